@@ -1,0 +1,413 @@
+/**
+ * The model format: the single source of truth for what a client may post. Engine and
+ * service types are inferred from these schemas; the OpenAPI document is generated from
+ * them. SI units throughout, right-handed frames, quaternions [w, x, y, z].
+ */
+import { z } from "zod";
+
+const finite = () => z.number().meta({ description: "finite number" });
+const positive = () => z.number().positive();
+const nonNegative = () => z.number().nonnegative();
+
+export const Vec3 = z.tuple([finite(), finite(), finite()]).meta({ id: "Vec3" });
+export const Quaternion = z
+  .tuple([finite(), finite(), finite(), finite()])
+  .refine((q) => Math.hypot(...q) > 1e-12, "quaternion must have non-zero norm (it is normalized)")
+  .meta({ id: "Quaternion", description: "[w, x, y, z]; normalized on load" });
+const NonZeroVec3 = Vec3.refine((v) => Math.hypot(...v) > 1e-12, "vector must be non-zero");
+
+export const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+$/, "ids use letters, digits, _ . : -");
+
+/** A point on a body, in that body's frame; "ground" (or no body) is the world frame. */
+export const BodyPoint = z
+  .object({
+    body: Id.default("ground"),
+    point: Vec3.default([0, 0, 0]),
+  })
+  .meta({ id: "BodyPoint" });
+
+/** Local placement of a shape in its body's frame. */
+const ShapePose = {
+  position: Vec3.default([0, 0, 0]),
+  orientation: Quaternion.default([1, 0, 0, 0]),
+};
+export const Shape = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("sphere"), radius: positive(), ...ShapePose }),
+    z.object({
+      type: z.literal("plane"),
+      normal: NonZeroVec3.default([0, 0, 1]),
+      offset: finite().default(0),
+      ...ShapePose,
+    }),
+    z.object({
+      type: z.literal("box"),
+      halfExtents: z.tuple([positive(), positive(), positive()]),
+      ...ShapePose,
+    }),
+    z.object({
+      type: z.literal("capsule"),
+      radius: positive(),
+      halfLength: nonNegative(),
+      ...ShapePose,
+    }),
+  ])
+  .meta({
+    id: "Shape",
+    description:
+      "plane: the solid is n·x ≤ offset (normal points out of it); capsule axis: local z",
+  });
+
+const Matrix3 = z.tuple([Vec3, Vec3, Vec3]);
+export const Inertia = z.union([Vec3, Matrix3]).meta({
+  description: "about the centre of mass in the body frame: [Ixx, Iyy, Izz] or a symmetric 3×3",
+});
+
+export const Body = z
+  .object({
+    id: Id,
+    kind: z.enum(["rigid", "particle"]).default("rigid"),
+    fixed: z.boolean().default(false),
+    mass: positive().optional(),
+    position: Vec3.default([0, 0, 0]),
+    orientation: Quaternion.default([1, 0, 0, 0]),
+    velocity: Vec3.default([0, 0, 0]),
+    angularVelocity: Vec3.default([0, 0, 0]),
+    inertia: Inertia.optional(),
+    shapes: z.array(Shape).max(64).default([]),
+  })
+  .meta({ id: "Body" });
+
+/**
+ * A scalar function of time t (s): a number (constant), `{offset, rate}` (offset + rate t),
+ * `{type:"sine", amplitude, frequency (Hz), phase (rad), offset}` or a piecewise-linear
+ * `{type:"table", points: [[t, value], ...]}` (t ascending, held constant outside).
+ */
+export const TimeFunction = z
+  .union([
+    finite(),
+    z.object({
+      type: z.literal("linear").optional(),
+      offset: finite().default(0),
+      rate: finite().default(0),
+    }),
+    z.object({
+      type: z.literal("sine"),
+      amplitude: finite(),
+      frequency: nonNegative(),
+      phase: finite().default(0),
+      offset: finite().default(0),
+    }),
+    z.object({
+      type: z.literal("table"),
+      points: z
+        .array(z.tuple([finite(), finite()]))
+        .min(1)
+        .max(100_000)
+        .refine(
+          (p) => p.every((x, i) => i === 0 || x[0] > p[i - 1][0]),
+          "table times must be strictly ascending",
+        ),
+    }),
+  ])
+  .meta({ id: "TimeFunction" });
+
+export const Force = z
+  .discriminatedUnion("type", [
+    z.object({
+      id: Id,
+      type: z.literal("spring"),
+      a: BodyPoint,
+      b: BodyPoint,
+      stiffness: nonNegative(),
+      damping: nonNegative().default(0),
+      restLength: nonNegative().optional().meta({ description: "default: the initial length" }),
+    }),
+    z.object({
+      id: Id,
+      type: z.literal("pointForce"),
+      at: BodyPoint,
+      force: z.tuple([TimeFunction, TimeFunction, TimeFunction]),
+      torque: z.tuple([TimeFunction, TimeFunction, TimeFunction]).optional(),
+    }),
+    z.object({
+      id: Id,
+      type: z.literal("frameSpring"),
+      a: BodyPoint,
+      b: BodyPoint,
+      stiffness: nonNegative(),
+      rotaryStiffness: nonNegative(),
+      damping: nonNegative().default(0),
+      rotaryDamping: nonNegative().default(0),
+    }),
+    z.object({
+      id: Id,
+      type: z.literal("damper"),
+      bodies: z.array(Id).optional().meta({ description: "default: every dynamic body" }),
+      linear: nonNegative().default(0),
+      angular: nonNegative().default(0),
+    }),
+  ])
+  .meta({ id: "Force" });
+
+const JointEnds = { id: Id, a: BodyPoint, b: BodyPoint };
+export const Joint = z
+  .discriminatedUnion("type", [
+    z.object({ ...JointEnds, type: z.literal("spherical") }),
+    z.object({ ...JointEnds, type: z.literal("revolute"), axis: NonZeroVec3 }),
+    z.object({ ...JointEnds, type: z.literal("prismatic"), axis: NonZeroVec3 }),
+    z.object({ ...JointEnds, type: z.literal("fixed") }),
+    z.object({
+      ...JointEnds,
+      type: z.literal("distance"),
+      length: positive().optional().meta({ description: "default: the initial distance" }),
+    }),
+  ])
+  .meta({ id: "Joint", description: "axis in world coordinates for the configuration given" });
+
+export const Motor = z
+  .object({
+    id: Id,
+    joint: Id,
+    angle: TimeFunction.optional().meta({
+      description: "revolute: angle (rad) from the model pose",
+    }),
+    offset: TimeFunction.optional().meta({
+      description: "prismatic: offset (m) from the model pose",
+    }),
+  })
+  .refine((m) => (m.angle === undefined) !== (m.offset === undefined), {
+    message: "a motor drives exactly one of angle (revolute) or offset (prismatic)",
+  })
+  .meta({ id: "Motor" });
+
+export const ContactBehavior = z
+  .discriminatedUnion("type", [
+    z.object({
+      type: z.literal("linear"),
+      stiffness: positive(),
+      damping: nonNegative().default(0),
+      stepDamping: nonNegative().default(0),
+      perUnitArea: z.boolean().default(false),
+    }),
+    z.object({
+      type: z.literal("hertz"),
+      youngModulus: positive(),
+      poissonRatio: z.number().min(0).lt(0.5).default(0.3),
+      damping: nonNegative().default(0),
+      stepDamping: nonNegative().default(0),
+    }),
+    z.object({
+      type: z.literal("table"),
+      points: z
+        .array(z.tuple([nonNegative(), nonNegative()]))
+        .min(2)
+        .max(10_000)
+        .meta({ description: "[penetration (m), force (N)] pairs, ascending, starting at [0, 0]" }),
+      damping: nonNegative().default(0),
+      stepDamping: nonNegative().default(0),
+    }),
+  ])
+  .meta({ id: "ContactBehavior" });
+
+export const ContactPair = z.object({
+  bodies: z.tuple([Id, Id]),
+  restitution: z.number().min(0).max(1).optional(),
+  friction: nonNegative().optional(),
+});
+
+export const Contact = z
+  .object({
+    method: z.enum(["nsc", "smc"]).default("nsc"),
+    restitution: z.number().min(0).max(1).default(0),
+    friction: nonNegative().default(0),
+    margin: nonNegative()
+      .default(0.01)
+      .meta({ description: "gap (m) under which contacts are tracked" }),
+    behavior: ContactBehavior.default({
+      type: "linear",
+      stiffness: 1e5,
+      damping: 0,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    }),
+    pairs: z.array(ContactPair).max(10_000).default([]),
+    collideJointed: z.boolean().default(false),
+  })
+  .meta({ id: "Contact" });
+
+export const SolverSettings = z
+  .object({
+    integrator: z
+      .enum(["moreau-jean", "newmark", "backward-euler", "symplectic-euler"])
+      .default("moreau-jean"),
+    dt: positive().max(1).default(0.005),
+    theta: z.number().min(0).max(1).default(0.5),
+    beta: z.number().min(0).max(0.5).default(0.25),
+    gamma: z.number().min(0).max(1).default(0.5),
+    rayleighMass: nonNegative().default(0),
+    rayleighStiffness: nonNegative().default(0),
+    velocityDamping: nonNegative().default(0).meta({
+      description:
+        "velocity decay rate (1/s): v ← v·exp(−h·velocityDamping) after each step (SOFA)",
+    }),
+    linearSolver: z
+      .enum(["auto", "dense-lu", "sparse-ldlt", "sparse-lu", "sparse-qr", "cg", "minres", "gmres"])
+      .default("auto"),
+    contactSolver: z.enum(["pgs", "lemke", "apgd", "pjacobi", "barzilai-borwein"]).default("pgs"),
+    maxIterations: z.number().int().min(1).max(100_000).default(200),
+    tolerance: positive().default(1e-10),
+    newtonIterations: z.number().int().min(1).max(100).default(1).meta({
+      description: "Newton iterations per step for nonlinear forces (1 = linearized step)",
+    }),
+    newtonTolerance: positive().default(1e-10),
+    projectOnConstraints: z.boolean().default(false),
+  })
+  .meta({ id: "SolverSettings" });
+
+const ModelObject = z.object({
+  name: z.string().max(256).default("model"),
+  gravity: Vec3.default([0, 0, -9.81]),
+  bodies: z.array(Body).min(1).max(100_000),
+  forces: z.array(Force).max(1_000_000).default([]),
+  joints: z.array(Joint).max(100_000).default([]),
+  motors: z.array(Motor).max(100_000).default([]),
+  contact: Contact.optional(),
+  solver: SolverSettings.default(SolverSettings.parse({})),
+});
+
+/** Cross-reference checks: unique ids, known bodies and joints, derivable inertia. */
+function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): void {
+  const seen = new Map<string, string>();
+  const bodies = new Map(m.bodies.map((b) => [b.id, b]));
+  const claim = (id: string, path: (string | number)[]) => {
+    if (id === "ground")
+      ctx.addIssue({ code: "custom", path, message: `"ground" is reserved for the world frame` });
+    else if (seen.has(id))
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `duplicate id "${id}" (also used at ${seen.get(id)})`,
+      });
+    else seen.set(id, path.join("."));
+  };
+  const knownBody = (owner: string, ref: string, path: (string | number)[]) => {
+    if (ref !== "ground" && !bodies.has(ref))
+      ctx.addIssue({ code: "custom", path, message: `${owner} refers to unknown body "${ref}"` });
+  };
+  m.bodies.forEach((b, i) => {
+    claim(b.id, ["bodies", i, "id"]);
+    if (b.fixed) return;
+    if (b.mass === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["bodies", i, "mass"],
+        message: `body "${b.id}": a dynamic body needs a positive mass`,
+      });
+    if (b.kind === "rigid" && b.inertia === undefined && !b.shapes.some((s) => s.type !== "plane"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["bodies", i, "inertia"],
+        message: `body "${b.id}": inertia is required when no sphere, box or capsule shape gives it`,
+      });
+    if (b.kind === "particle" && b.shapes.some((s) => s.type !== "sphere"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["bodies", i, "shapes"],
+        message: `particle "${b.id}" may carry only spheres`,
+      });
+    if (b.inertia !== undefined && !inertiaIsSpd(b.inertia))
+      ctx.addIssue({
+        code: "custom",
+        path: ["bodies", i, "inertia"],
+        message: `body "${b.id}": inertia must be symmetric positive definite`,
+      });
+  });
+  m.forces.forEach((f, i) => {
+    claim(f.id, ["forces", i, "id"]);
+    if (f.type === "spring" || f.type === "frameSpring") {
+      knownBody(`force "${f.id}"`, f.a.body, ["forces", i, "a", "body"]);
+      knownBody(`force "${f.id}"`, f.b.body, ["forces", i, "b", "body"]);
+    } else if (f.type === "pointForce")
+      knownBody(`force "${f.id}"`, f.at.body, ["forces", i, "at", "body"]);
+    else
+      f.bodies?.forEach((id, k) => {
+        knownBody(`force "${f.id}"`, id, ["forces", i, "bodies", k]);
+      });
+  });
+  const joints = new Map(m.joints.map((j) => [j.id, j]));
+  m.joints.forEach((j, i) => {
+    claim(j.id, ["joints", i, "id"]);
+    knownBody(`joint "${j.id}"`, j.a.body, ["joints", i, "a", "body"]);
+    knownBody(`joint "${j.id}"`, j.b.body, ["joints", i, "b", "body"]);
+    if (j.a.body === j.b.body)
+      ctx.addIssue({
+        code: "custom",
+        path: ["joints", i, "b", "body"],
+        message: `joint "${j.id}" joins body "${j.a.body}" to itself`,
+      });
+  });
+  m.motors.forEach((mo, i) => {
+    claim(mo.id, ["motors", i, "id"]);
+    const j = joints.get(mo.joint);
+    if (!j)
+      ctx.addIssue({
+        code: "custom",
+        path: ["motors", i, "joint"],
+        message: `motor "${mo.id}" refers to unknown joint "${mo.joint}"`,
+      });
+    else if (mo.angle !== undefined && j.type !== "revolute")
+      ctx.addIssue({
+        code: "custom",
+        path: ["motors", i, "angle"],
+        message: `motor "${mo.id}": angle drives a revolute joint, "${j.id}" is ${j.type}`,
+      });
+    else if (mo.offset !== undefined && j.type !== "prismatic")
+      ctx.addIssue({
+        code: "custom",
+        path: ["motors", i, "offset"],
+        message: `motor "${mo.id}": offset drives a prismatic joint, "${j.id}" is ${j.type}`,
+      });
+  });
+  m.contact?.pairs.forEach((p, i) => {
+    p.bodies.forEach((id, k) => {
+      knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
+    });
+  });
+}
+
+function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {
+  if (typeof inertia[0] === "number") return (inertia as number[]).every((x) => x > 0);
+  const a = inertia as number[][];
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < i; j++)
+      if (Math.abs(a[i][j] - a[j][i]) > 1e-12 * Math.abs(a[i][i] + a[j][j])) return false;
+  const m1 = a[0][0];
+  const m2 = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  const m3 =
+    a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+    a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+    a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  return m1 > 0 && m2 > 0 && m3 > 0;
+}
+
+export const Model = ModelObject.superRefine(checkReferences).meta({ id: "Model" });
+
+/** A model as posted (defaults optional). */
+export type ModelInput = z.input<typeof Model>;
+/** A validated model with every default filled in. */
+export type ModelSpec = z.output<typeof Model>;
+export type BodySpec = ModelSpec["bodies"][number];
+export type ShapeSpec = z.output<typeof Shape>;
+export type ForceSpec = ModelSpec["forces"][number];
+export type JointSpec = ModelSpec["joints"][number];
+export type MotorSpec = ModelSpec["motors"][number];
+export type ContactSpec = z.output<typeof Contact>;
+export type ContactBehaviorSpec = z.output<typeof ContactBehavior>;
+export type SolverSpec = z.output<typeof SolverSettings>;
+export type TimeFunctionSpec = z.output<typeof TimeFunction>;
+export type BodyPointSpec = z.output<typeof BodyPoint>;

@@ -1,0 +1,115 @@
+/**
+ * What the engine reports: the State of a simulation (REST answers and stream frames)
+ * and the assembly analysis' options and result. Forces in N, torques in N·m, world
+ * frame. For nonsmooth (NSC) contact, forces are the step's impulse divided by h.
+ */
+import { z } from "zod";
+import { Vec3 } from "./model";
+
+const Quat = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+
+export const BodyState = z
+  .object({
+    id: z.string(),
+    position: Vec3,
+    orientation: Quat,
+    velocity: Vec3,
+    angularVelocity: Vec3,
+  })
+  .meta({ id: "BodyState" });
+
+export const ContactState = z
+  .object({
+    bodies: z.tuple([z.string(), z.string()]),
+    point: Vec3,
+    normal: Vec3.meta({ description: "unit, from bodies[0] to bodies[1]" }),
+    gap: z.number().meta({ description: "signed distance (m), negative when penetrating" }),
+    normalForce: z.number().meta({ description: "N, ≥ 0, pushing the bodies apart" }),
+    tangentForce: Vec3.meta({ description: "friction force on bodies[1] (N, world frame)" }),
+    impulse: Vec3.meta({ description: "total contact impulse on bodies[1] over the step (N·s)" }),
+  })
+  .meta({ id: "ContactState" });
+
+export const JointState = z
+  .object({
+    id: z.string(),
+    force: Vec3.meta({ description: "force the joint applies on its body b (N, world)" }),
+    torque: Vec3.meta({ description: "torque on body b about the joint point on b (N·m, world)" }),
+  })
+  .meta({ id: "JointState" });
+
+export const Energy = z
+  .object({ kinetic: z.number(), potential: z.number(), total: z.number() })
+  .meta({ id: "Energy", description: "J; potential = gravitational + elastic" });
+
+export const SolverStats = z
+  .object({
+    newtonIterations: z.number(),
+    linearIterations: z.number(),
+    contactIterations: z.number(),
+    contactResidual: z.number(),
+  })
+  .meta({ id: "SolverStats", description: "figures of the last step" });
+
+export const State = z
+  .object({
+    time: z.number(),
+    step: z.number().int(),
+    bodies: z.array(BodyState),
+    contacts: z.array(ContactState),
+    joints: z.array(JointState),
+    energy: Energy,
+    solver: SolverStats,
+  })
+  .meta({ id: "State" });
+
+export const AssemblyLevel = z.enum(["position", "velocity", "acceleration"]);
+
+export const AssemblyOptions = z
+  .object({
+    levels: z.array(AssemblyLevel).min(1).default(["position", "velocity", "acceleration"]),
+    maxIterations: z.number().int().min(1).max(10_000).default(20),
+    relTolerance: z.number().nonnegative().default(1e-10),
+    absTolerance: z.number().nonnegative().default(1e-12),
+    residualTolerance: z.number().nonnegative().default(1e-10),
+    solver: z.enum(["sparse-lu", "sparse-qr", "minres", "gmres"]).default("sparse-qr"),
+    dt: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: "time (s) of the analysis; default: the current time" }),
+  })
+  .meta({ id: "AssemblyOptions" });
+
+export const ExitFlag = z.enum([
+  "SUCCESS",
+  "NOT_CONVERGED",
+  "ACCELERATION_INACCURATE",
+  "SINGULAR",
+  "UNSUPPORTED_CONTACTS",
+  "REDUNDANT_CONSTRAINTS",
+]);
+
+export const AssemblyResult = z
+  .object({
+    exitFlag: ExitFlag,
+    iterations: z.number().int(),
+    residualNorm: z.number(),
+    updateNorm: z.number(),
+    accelerationResidual: z.number(),
+    bodies: z.array(BodyState.extend({ acceleration: Vec3, angularAcceleration: Vec3 })),
+    reactions: z.array(
+      z.object({ id: z.string(), force: Vec3, torque: Vec3, multipliers: z.array(z.number()) }),
+    ),
+    warnings: z.array(z.string()),
+  })
+  .meta({ id: "AssemblyResult" });
+
+export type StateOut = z.infer<typeof State>;
+export type BodyStateOut = z.infer<typeof BodyState>;
+export type ContactStateOut = z.infer<typeof ContactState>;
+export type JointStateOut = z.infer<typeof JointState>;
+export type AssemblyOptionsIn = z.input<typeof AssemblyOptions>;
+export type AssemblyOptionsSpec = z.output<typeof AssemblyOptions>;
+export type AssemblyResultOut = z.infer<typeof AssemblyResult>;
+export type ExitFlagCode = z.infer<typeof ExitFlag>;

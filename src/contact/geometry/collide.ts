@@ -1,0 +1,311 @@
+/**
+ * Collision detection for a set of shapes attached to bodies: world poses, broad phase
+ * (sweep and prune over the bounded shapes, planes tested against every bounded shape),
+ * pair filtering and narrow phase into a reusable ContactBuffer.
+ *
+ * Contact a is always the shape with the lower index in the list given to the
+ * constructor, so the normal points from the lower-indexed shape's body to the other.
+ */
+import { SweepAndPrune } from "./broadphase";
+import type { ContactBuffer } from "./contact-buffer";
+import { collideShapes } from "./narrowphase";
+import { composePose, quatToMatrix, WorldPose } from "./pose";
+import { isUnbounded, type Shape, type ShapeInstance, worldAabb, worldPlane } from "./shapes";
+
+export interface CollisionOptions {
+  /**
+   * Contacts with gap < margin are reported (metres, ≥ 0; default 0). The time stepping
+   * uses slightly separated contacts to choose its active set from a predicted gap.
+   */
+  margin?: number;
+  /** Body index pairs that never collide (e.g. bodies joined by a joint). */
+  excludedPairs?: ReadonlyArray<readonly [number, number]>;
+  /** Indices of fixed bodies: pairs of two fixed bodies are skipped (body −1 is always fixed). */
+  fixedBodies?: readonly number[];
+}
+
+/** Per-detect counts and timings (milliseconds, performance.now()). */
+export interface DetectionStats {
+  /** Shapes in the broad phase (bounded shapes) and planes. */
+  boundedShapes: number;
+  planes: number;
+  /** Pairs passed to the narrow phase from the sweep and from the plane tests. */
+  broadPairs: number;
+  planePairs: number;
+  /** Contacts produced. */
+  contacts: number;
+  /** World poses + AABBs + sweep + plane tests. */
+  broadMs: number;
+  /** Pair functions. */
+  narrowMs: number;
+  totalMs: number;
+}
+
+/** Maximum body index + 2 supported by the excluded-pair keys. */
+const BODY_KEY = 1 << 26;
+
+export class CollisionDetector {
+  readonly shapes: readonly ShapeInstance[];
+  /** Contacts with gap < margin are reported. */
+  margin: number;
+  readonly stats: DetectionStats = {
+    boundedShapes: 0,
+    planes: 0,
+    broadPairs: 0,
+    planePairs: 0,
+    contacts: 0,
+    broadMs: 0,
+    narrowMs: 0,
+    totalMs: 0,
+  };
+  /** World pose of every shape, valid after detect(). */
+  readonly poses: WorldPose[];
+  /** World AABB of bounded shape proxies (proxy k is shape proxyShape[k]), padded by margin/2. */
+  readonly aabbMin: Float64Array;
+  readonly aabbMax: Float64Array;
+  /** Shape index of each broad-phase proxy. */
+  readonly proxyShape: Int32Array;
+  /** Shape index of each plane. */
+  readonly planeShape: Int32Array;
+
+  private readonly shapeList: Shape[];
+  private readonly body: Int32Array;
+  private readonly localP: Float64Array[];
+  private readonly localR: Float64Array[];
+  private readonly fixed: Uint8Array;
+  private readonly excluded: Set<number>;
+  private readonly sap: SweepAndPrune;
+  private readonly planeWorld: Float64Array;
+  private readonly scratchR = new Float64Array(9);
+  private planePairs: Int32Array = new Int32Array(64);
+  private planePairCount = 0;
+
+  constructor(shapes: readonly ShapeInstance[], options: CollisionOptions = {}) {
+    this.shapes = shapes;
+    this.margin = options.margin ?? 0;
+    if (!(this.margin >= 0)) throw new RangeError("margin must be a non-negative number");
+    const n = shapes.length;
+    if (n >= 1 << 18) throw new RangeError("at most 2^18 shapes (contact keys)");
+    this.shapeList = shapes.map((s) => s.shape);
+    this.body = new Int32Array(n);
+    this.localP = [];
+    this.localR = [];
+    this.poses = [];
+    let maxBody = -1;
+    let bounded = 0;
+    for (let i = 0; i < n; i++) {
+      const inst = shapes[i];
+      validateShape(inst.shape, i);
+      if (!Number.isInteger(inst.body) || inst.body < -1 || inst.body >= BODY_KEY - 2) {
+        throw new RangeError(`shape ${i}: body must be an integer ≥ −1`);
+      }
+      this.body[i] = inst.body;
+      if (inst.body > maxBody) maxBody = inst.body;
+      const lp = inst.localPosition ?? [0, 0, 0];
+      const lq = inst.localOrientation ?? [1, 0, 0, 0];
+      this.localP.push(new Float64Array(lp));
+      const R = new Float64Array(9);
+      quatToMatrix(lq[0], lq[1], lq[2], lq[3], R);
+      this.localR.push(R);
+      const pose = new WorldPose();
+      // Shapes on the world frame (body −1) keep their local pose as world pose.
+      pose.p.set(lp);
+      pose.R.set(R);
+      this.poses.push(pose);
+      if (!isUnbounded(inst.shape)) bounded++;
+    }
+    this.proxyShape = new Int32Array(bounded);
+    this.planeShape = new Int32Array(n - bounded);
+    let kb = 0;
+    let kp = 0;
+    for (let i = 0; i < n; i++) {
+      if (isUnbounded(this.shapeList[i])) this.planeShape[kp++] = i;
+      else this.proxyShape[kb++] = i;
+    }
+    this.aabbMin = new Float64Array(3 * bounded);
+    this.aabbMax = new Float64Array(3 * bounded);
+    this.planeWorld = new Float64Array(4 * kp);
+    this.stats.boundedShapes = bounded;
+    this.stats.planes = kp;
+
+    let maxFixed = maxBody;
+    for (const b of options.fixedBodies ?? []) if (b > maxFixed) maxFixed = b;
+    this.fixed = new Uint8Array(maxFixed + 2); // index body + 1; slot 0 is the world
+    this.fixed[0] = 1;
+    for (const b of options.fixedBodies ?? []) if (b >= -1) this.fixed[b + 1] = 1;
+    this.excluded = new Set();
+    for (const [p, q] of options.excludedPairs ?? []) this.excluded.add(bodyPairKey(p, q));
+    const proxyShape = this.proxyShape;
+    this.sap = new SweepAndPrune((i, j) => this.acceptShapes(proxyShape[i], proxyShape[j]));
+  }
+
+  /**
+   * Whether shapes i and j may collide: different bodies, not both fixed, not an
+   * excluded body pair.
+   */
+  acceptShapes(i: number, j: number): boolean {
+    const bi = this.body[i];
+    const bj = this.body[j];
+    if (bi === bj) return false;
+    if (this.isFixed(bi) && this.isFixed(bj)) return false;
+    if (this.excluded.size > 0 && this.excluded.has(bodyPairKey(bi, bj))) return false;
+    return true;
+  }
+
+  private isFixed(b: number): boolean {
+    const k = b + 1;
+    return k < this.fixed.length && this.fixed[k] === 1;
+  }
+
+  /**
+   * Detects all contacts for bodies at positions pos[3b..3b+2] and orientations
+   * quat[4b..4b+3] ([w, x, y, z]); `out` is cleared and filled (its arrays may be
+   * reallocated when it grows: read them after the call).
+   */
+  detect(pos: Float64Array, quat: Float64Array, out: ContactBuffer): void {
+    const t0 = performance.now();
+    const n = this.shapeList.length;
+    const pad = 0.5 * this.margin;
+    let kb = 0;
+    let kp = 0;
+    for (let i = 0; i < n; i++) {
+      const b = this.body[i];
+      const pose = this.poses[i];
+      if (b >= 0) composePose(pos, quat, b, this.localP[i], this.localR[i], pose, this.scratchR);
+      const shape = this.shapeList[i];
+      if (shape.type === "plane") {
+        worldPlane(shape, pose, this.planeWorld, 4 * kp);
+        kp++;
+      } else {
+        worldAabb(shape, pose, pad, this.aabbMin, this.aabbMax, 3 * kb);
+        kb++;
+      }
+    }
+    this.sap.update(kb, this.aabbMin, this.aabbMax);
+    this.collectPlanePairs(kb, kp, pad);
+    const t1 = performance.now();
+
+    out.clear();
+    const pairs = this.sap.pairs;
+    for (let k = 0; k < this.sap.pairCount; k++) {
+      this.narrow(this.proxyShape[pairs[2 * k]], this.proxyShape[pairs[2 * k + 1]], out);
+    }
+    const pp = this.planePairs;
+    for (let k = 0; k < this.planePairCount; k++) this.narrow(pp[2 * k], pp[2 * k + 1], out);
+    const t2 = performance.now();
+
+    const st = this.stats;
+    st.broadPairs = this.sap.pairCount;
+    st.planePairs = this.planePairCount;
+    st.contacts = out.count;
+    st.broadMs = t1 - t0;
+    st.narrowMs = t2 - t1;
+    st.totalMs = t2 - t0;
+  }
+
+  /** Shape pairs found by the last detect() (bounded pairs, then plane pairs), i < j. */
+  candidatePairs(): Array<[number, number]> {
+    const res: Array<[number, number]> = [];
+    const pairs = this.sap.pairs;
+    for (let k = 0; k < this.sap.pairCount; k++) {
+      const i = this.proxyShape[pairs[2 * k]];
+      const j = this.proxyShape[pairs[2 * k + 1]];
+      res.push(i < j ? [i, j] : [j, i]);
+    }
+    for (let k = 0; k < this.planePairCount; k++) {
+      res.push([this.planePairs[2 * k], this.planePairs[2 * k + 1]]);
+    }
+    return res;
+  }
+
+  /**
+   * Planes against every bounded shape, skipping shapes whose padded AABB lies above the
+   * plane by at least margin/2: the shape's gap is at least that AABB distance plus the
+   * padding (the padding adds pad·Σ|n_k| ≥ pad along a unit normal), hence ≥ margin.
+   */
+  private collectPlanePairs(kb: number, kp: number, pad: number): void {
+    this.planePairCount = 0;
+    const mn = this.aabbMin;
+    const mx = this.aabbMax;
+    const pw = this.planeWorld;
+    for (let q = 0; q < kp; q++) {
+      const ps = this.planeShape[q];
+      const nx = pw[4 * q];
+      const ny = pw[4 * q + 1];
+      const nz = pw[4 * q + 2];
+      const d = pw[4 * q + 3];
+      const anx = Math.abs(nx);
+      const any_ = Math.abs(ny);
+      const anz = Math.abs(nz);
+      for (let k = 0; k < kb; k++) {
+        const cx = 0.5 * (mn[3 * k] + mx[3 * k]);
+        const cy = 0.5 * (mn[3 * k + 1] + mx[3 * k + 1]);
+        const cz = 0.5 * (mn[3 * k + 2] + mx[3 * k + 2]);
+        const ex = 0.5 * (mx[3 * k] - mn[3 * k]);
+        const ey = 0.5 * (mx[3 * k + 1] - mn[3 * k + 1]);
+        const ez = 0.5 * (mx[3 * k + 2] - mn[3 * k + 2]);
+        const lower = nx * cx + ny * cy + nz * cz - d - (anx * ex + any_ * ey + anz * ez);
+        if (lower >= pad) continue;
+        const s = this.proxyShape[k];
+        if (!this.acceptShapes(ps, s)) continue;
+        this.pushPlanePair(ps < s ? ps : s, ps < s ? s : ps);
+      }
+    }
+  }
+
+  private pushPlanePair(i: number, j: number): void {
+    const k = 2 * this.planePairCount;
+    if (k + 2 > this.planePairs.length) {
+      const grown = new Int32Array(2 * this.planePairs.length);
+      grown.set(this.planePairs);
+      this.planePairs = grown;
+    }
+    this.planePairs[k] = i;
+    this.planePairs[k + 1] = j;
+    this.planePairCount++;
+  }
+
+  /** Narrow phase of shapes i < j: a = i, b = j. */
+  private narrow(i: number, j: number, out: ContactBuffer): void {
+    out.setPair(this.body[i], this.body[j], i, j);
+    collideShapes(
+      this.shapeList[i],
+      this.poses[i],
+      this.shapeList[j],
+      this.poses[j],
+      this.margin,
+      out,
+    );
+  }
+}
+
+function bodyPairKey(p: number, q: number): number {
+  const lo = p < q ? p : q;
+  const hi = p < q ? q : p;
+  return (lo + 1) * BODY_KEY + (hi + 1);
+}
+
+function validateShape(s: Shape, i: number): void {
+  const bad = (what: string) => new RangeError(`shape ${i} (${s.type}): ${what}`);
+  const finiteNonNeg = (x: number) => Number.isFinite(x) && x >= 0;
+  switch (s.type) {
+    case "sphere":
+      if (!finiteNonNeg(s.radius)) throw bad("radius must be finite and ≥ 0");
+      return;
+    case "capsule":
+      if (!finiteNonNeg(s.radius) || !finiteNonNeg(s.halfLength)) {
+        throw bad("radius and halfLength must be finite and ≥ 0");
+      }
+      return;
+    case "box":
+      if (!s.halfExtents.every(finiteNonNeg)) throw bad("halfExtents must be finite and ≥ 0");
+      return;
+    case "plane": {
+      const l = Math.hypot(s.normal[0], s.normal[1], s.normal[2]);
+      if (!(l > 0) || !Number.isFinite(l) || !Number.isFinite(s.offset)) {
+        throw bad("normal must be non-zero and offset finite");
+      }
+      return;
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Structure-of-arrays store of contact points, reused from step to step.
+ *
+ * Contact i joins body bodyA[i] (shape shapeA[i]) and body bodyB[i] (shape shapeB[i]):
+ *  - point[3i..3i+2]: world point midway between the two surfaces, metres;
+ *  - normal[3i..3i+2]: unit world normal pointing FROM body a TO body b;
+ *  - gap[i]: signed distance between the surfaces along the normal, metres
+ *    (gap = (p_b − p_a)·n for the surface points p_a, p_b; negative when penetrating);
+ *  - feature[i]: the pair function's feature id (which vertex / face / edge pair made
+ *    the point), stable while the same features stay in contact;
+ *  - key[i]: a stable identity of the contact, contactKey(shapeA, shapeB, feature), for
+ *    warm starting across steps (it does not depend on which shape is called a or b).
+ *
+ * The arrays grow (doubling) when the capacity is exceeded, so a caller must re-read
+ * the fields after each detect(); in steady state nothing is allocated.
+ */
+
+/** Number of feature ids reserved per shape pair in a contact key. */
+export const FEATURE_RANGE = 65536;
+
+/**
+ * Identity of a contact from its two shape indices and feature id:
+ * key = (hi (hi + 1)/2 + lo) · 65536 + feature with lo = min, hi = max shape index.
+ * Exact in a double for shape indices below 2^18 and features below 65536.
+ */
+export function contactKey(shapeA: number, shapeB: number, feature: number): number {
+  const lo = shapeA < shapeB ? shapeA : shapeB;
+  const hi = shapeA < shapeB ? shapeB : shapeA;
+  return ((hi * (hi + 1)) / 2 + lo) * FEATURE_RANGE + feature;
+}
+
+export class ContactBuffer {
+  count = 0;
+  capacity: number;
+  bodyA: Int32Array;
+  bodyB: Int32Array;
+  shapeA: Int32Array;
+  shapeB: Int32Array;
+  feature: Int32Array;
+  point: Float64Array;
+  normal: Float64Array;
+  gap: Float64Array;
+  key: Float64Array;
+
+  // Pair the next push()es belong to (set by setPair).
+  private curBodyA = -1;
+  private curBodyB = -1;
+  private curShapeA = 0;
+  private curShapeB = 1;
+  private curKeyBase = contactKey(0, 1, 0);
+
+  constructor(capacity = 64) {
+    this.capacity = Math.max(1, capacity | 0);
+    const c = this.capacity;
+    this.bodyA = new Int32Array(c);
+    this.bodyB = new Int32Array(c);
+    this.shapeA = new Int32Array(c);
+    this.shapeB = new Int32Array(c);
+    this.feature = new Int32Array(c);
+    this.point = new Float64Array(3 * c);
+    this.normal = new Float64Array(3 * c);
+    this.gap = new Float64Array(c);
+    this.key = new Float64Array(c);
+  }
+
+  /** Empties the buffer (keeps the storage). */
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Sets the bodies and shapes that the following push() calls are recorded for. */
+  setPair(bodyA: number, bodyB: number, shapeA: number, shapeB: number): void {
+    this.curBodyA = bodyA;
+    this.curBodyB = bodyB;
+    this.curShapeA = shapeA;
+    this.curShapeB = shapeB;
+    this.curKeyBase = contactKey(shapeA, shapeB, 0);
+  }
+
+  /** Appends a contact of the current pair; returns its index. */
+  push(
+    px: number,
+    py: number,
+    pz: number,
+    nx: number,
+    ny: number,
+    nz: number,
+    gap: number,
+    feature: number,
+  ): number {
+    if (this.count === this.capacity) this.grow(2 * this.capacity);
+    const i = this.count++;
+    this.bodyA[i] = this.curBodyA;
+    this.bodyB[i] = this.curBodyB;
+    this.shapeA[i] = this.curShapeA;
+    this.shapeB[i] = this.curShapeB;
+    this.feature[i] = feature;
+    this.key[i] = this.curKeyBase + feature;
+    this.point[3 * i] = px;
+    this.point[3 * i + 1] = py;
+    this.point[3 * i + 2] = pz;
+    this.normal[3 * i] = nx;
+    this.normal[3 * i + 1] = ny;
+    this.normal[3 * i + 2] = nz;
+    this.gap[i] = gap;
+    return i;
+  }
+
+  /**
+   * Negates the normals of the contacts from index `from` on. Used when a pair function
+   * written for (b, a) filled contacts that the caller records as (a, b): gap, point,
+   * feature and key are symmetric in a and b, only the normal's direction changes.
+   */
+  negateNormals(from: number): void {
+    const nrm = this.normal;
+    for (let k = 3 * from; k < 3 * this.count; k++) nrm[k] = -nrm[k];
+  }
+
+  /** Reallocates to at least `capacity` entries, keeping the contents. */
+  grow(capacity: number): void {
+    if (capacity <= this.capacity) return;
+    const n = this.count;
+    const i32 = (a: Int32Array) => {
+      const b = new Int32Array(capacity);
+      b.set(a.subarray(0, n));
+      return b;
+    };
+    const f64 = (a: Float64Array, w: number) => {
+      const b = new Float64Array(w * capacity);
+      b.set(a.subarray(0, w * n));
+      return b;
+    };
+    this.bodyA = i32(this.bodyA);
+    this.bodyB = i32(this.bodyB);
+    this.shapeA = i32(this.shapeA);
+    this.shapeB = i32(this.shapeB);
+    this.feature = i32(this.feature);
+    this.point = f64(this.point, 3);
+    this.normal = f64(this.normal, 3);
+    this.gap = f64(this.gap, 1);
+    this.key = f64(this.key, 1);
+    this.capacity = capacity;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The force effector interface of ArtiSynth (artisynth.core.mechmodels.ForceEffector).
+ *
+ * An effector holds a reference to the BodySystem it acts on. Per step the integrator
+ * calls, in order: `applyForces(t)` (adds, never sets, world-frame forces and torques
+ * about the centre of mass into sys.force / sys.torque), and, for implicit schemes,
+ * `addPosJacobian(M, s)` and `addVelJacobian(M, s)`, which add s·∂f/∂x and s·∂f/∂v to
+ * the solve matrix M. Position perturbations of a rigid body are [δx, δθ] with δθ a
+ * world-frame rotation vector (q ← exp(δθ) ⊗ q); velocity perturbations are [δv, δω].
+ * Note the sign: these are derivatives of the force, so the stiffness is K = −∂f/∂x and
+ * an integrator adds −h²β·(∂f/∂x) by passing s = −h²β.
+ *
+ * `addSolveBlocks(M)` is called once when the solve matrix is built (and again when the
+ * effector's set of bodies changes) to reserve the blocks the Jacobians fill.
+ */
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import type { MatrixTypeFlags } from "../solvers/linear/linear-solver";
+
+export interface ForceEffector {
+  /** The model id this effector came from (or a generated one, e.g. "gravity"). */
+  readonly id: string;
+  /**
+   * MatrixType flags (SYMMETRIC | POSITIVE_DEFINITE) that adding this effector's
+   * Jacobian terms (with the integrator's negative s) preserves in the solve matrix.
+   * Both are set when the effector has no Jacobian.
+   */
+  readonly jacobianType: MatrixTypeFlags;
+  /**
+   * False when the Jacobian methods add nothing (gravity, constant point forces on
+   * particles): an integrator whose every effector says so may use the mass matrix alone.
+   * Absent means true.
+   */
+  readonly hasJacobians?: boolean;
+  applyForces(t: number): void;
+  addSolveBlocks(m: SparseBlockMatrix): void;
+  addPosJacobian(m: SparseBlockMatrix, s: number): void;
+  addVelJacobian(m: SparseBlockMatrix, s: number): void;
+  /** Potential energy stored by this effector (J); 0 for non-conservative ones. */
+  potentialEnergy(): number;
+}

@@ -1,0 +1,247 @@
+/**
+ * The one step every integrator here shares, in acceleration form.
+ *
+ * Each scheme advances with an unknown generalized acceleration a (size numDofs) through
+ *   x_{t+h} = x_t ⊕ (Δx_pred + c_x a),     v_{t+h} = v_pred + c_v a,
+ * and asks that the momentum balance
+ *   R(a) = (1 − w) f(x_t, v_t, t) + w f(x_{t+h}, v_{t+h}, t+h) − (r_M M + r_K K) v_{t+h} − M a = 0
+ * hold (plus constraint and contact forces, added by the caller's correction phase):
+ *   Newmark (SOFA)      Δx_pred = h v + h²/2 (1−2β) a_t, v_pred = v + h(1−γ) a_t, c_x = h²β, c_v = hγ, w = 1
+ *   backward Euler      Δx_pred = h v,  v_pred = v,  c_x = h²,  c_v = h,  w = 1
+ *   Moreau–Jean θ       Δx_pred = h v,  v_pred = v,  c_x = h²θ, c_v = h,  w = θ
+ *   symplectic Euler    Δx_pred = h v,  v_pred = v,  c_x = h²,  c_v = h,  w = 0
+ * Newton's method on R with the iteration matrix (K = −∂f/∂x, D = −∂f/∂v)
+ *   W = (1 + c_v r_M) M + (w c_x + c_v r_K) K + w c_v D
+ * gives, for linear forces and one iteration from any guess, exactly SOFA's Newmark
+ * equation ((1 + hγ r_M) M + (h²β + hγ r_K) K) a = f_ext − (r_M M + r_K K)(v_pred) − K(x_pred).
+ * For nonlinear forces the iterations continue until ‖Δa‖∞ ≤ tol (1 + ‖a‖∞).
+ * ⊕ applies rotation increments on the unit quaternions (exponential map, world frame),
+ * always from the configuration at t, so repeated iterations do not accumulate roundoff.
+ */
+
+import type { ForceEffector } from "../forces/effector";
+import { SparseBlockMatrix } from "../math/block-matrix";
+import {
+  addMassBlocks,
+  addPositionIncrement,
+  type BodySystem,
+  clearForces,
+  createPositionSnapshot,
+  getForces,
+  massMultiply,
+  massSolve,
+  type PositionSnapshot,
+  restorePositions,
+  savePositions,
+  setVelocity,
+} from "../model/body-system";
+import { createLinearSolver } from "../solvers/linear";
+import {
+  type LinearSolver,
+  type LinearSolverName,
+  MatrixType,
+} from "../solvers/linear/linear-solver";
+
+/** Coefficients of one scheme for one step (see the file comment). */
+export interface SchemeCoefficients {
+  cx: number;
+  cv: number;
+  /** Weight w of the end-of-step forces (0 explicit, θ, 1 fully implicit). */
+  w: number;
+  rayleighMass: number;
+  rayleighStiffness: number;
+}
+
+export interface NewtonSettings {
+  maxIterations: number;
+  tolerance: number;
+}
+
+/**
+ * Work arrays and the solve matrix shared by the integrators of one simulation.
+ * Allocates in the constructor only.
+ */
+export class AccelerationStepper {
+  readonly n: number;
+  /** The unknown acceleration (result of `solve`). */
+  readonly a: Float64Array;
+  /** Predictor increment Δx_pred and velocity v_pred: the integrator fills them. */
+  readonly dxPred: Float64Array;
+  readonly vPred: Float64Array;
+  /** Generalized velocity at the end of the step (valid after `solve`). */
+  readonly v: Float64Array;
+  /** Forces at the start of the step (used when w < 1). */
+  readonly fStart: Float64Array;
+  readonly start: PositionSnapshot;
+  readonly matrix: SparseBlockMatrix;
+  /** AND of every effector's jacobianType: the solve matrix's type. */
+  readonly matrixType: number;
+  private readonly f: Float64Array;
+  private readonly r: Float64Array;
+  private readonly da: Float64Array;
+  private readonly inc: Float64Array;
+  private readonly tmp: Float64Array;
+  private readonly kv: Float64Array;
+  private readonly massOnly: boolean;
+  private solver: LinearSolver | null = null;
+  private solverName: LinearSolverName;
+  linearIterations = 0;
+
+  constructor(
+    readonly sys: BodySystem,
+    readonly effectors: readonly ForceEffector[],
+    linearSolver: LinearSolverName,
+  ) {
+    const n = sys.numDofs;
+    this.n = n;
+    this.a = new Float64Array(n);
+    this.dxPred = new Float64Array(n);
+    this.vPred = new Float64Array(n);
+    this.v = new Float64Array(n);
+    this.fStart = new Float64Array(n);
+    this.f = new Float64Array(n);
+    this.r = new Float64Array(n);
+    this.da = new Float64Array(n);
+    this.inc = new Float64Array(n);
+    this.tmp = new Float64Array(n);
+    this.kv = new Float64Array(n);
+    this.start = createPositionSnapshot(sys);
+    this.matrix = new SparseBlockMatrix(sys.blockSizes);
+    for (const e of effectors) e.addSolveBlocks(this.matrix);
+    this.matrix.finalize();
+    this.matrixType = effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+    this.massOnly = effectors.every((e) => e.hasJacobians === false);
+    this.solverName = linearSolver;
+  }
+
+  setLinearSolver(name: LinearSolverName): void {
+    if (name !== this.solverName) {
+      this.solverName = name;
+      this.solver = null;
+    }
+  }
+
+  /** Generalized applied force at the current state into out (clears the accumulators). */
+  computeForces(t: number, out: Float64Array): void {
+    clearForces(this.sys);
+    for (const e of this.effectors) e.applyForces(t);
+    getForces(this.sys, out);
+  }
+
+  /** Remembers the configuration at t (call before `solve`). */
+  beginStep(): void {
+    savePositions(this.sys, this.start);
+  }
+
+  /** Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a. */
+  applyUnknown(c: SchemeCoefficients, a: Float64Array): void {
+    const { inc, v, n } = this;
+    for (let i = 0; i < n; i++) {
+      inc[i] = this.dxPred[i] + c.cx * a[i];
+      v[i] = this.vPred[i] + c.cv * a[i];
+    }
+    restorePositions(this.sys, this.start);
+    addPositionIncrement(this.sys, inc, 1);
+    setVelocity(this.sys, v);
+  }
+
+  /**
+   * Newton iterations on R(a) = 0 from the guess in `this.a` (fStart must hold f at t
+   * when c.w < 1). Leaves the system at the end-of-step state of the final `a`.
+   * Returns the number of iterations.
+   */
+  solve(c: SchemeCoefficients, tEnd: number, newton: NewtonSettings): number {
+    const { a, da, r, n } = this;
+    let it = 0;
+    for (; it < newton.maxIterations; it++) {
+      this.applyUnknown(c, a);
+      this.residual(c, tEnd, r);
+      this.solveIteration(c, tEnd, r, da);
+      let dmax = 0;
+      let amax = 0;
+      for (let i = 0; i < n; i++) {
+        a[i] += da[i];
+        dmax = Math.max(dmax, Math.abs(da[i]));
+        amax = Math.max(amax, Math.abs(a[i]));
+      }
+      if (dmax <= newton.tolerance * (1 + amax) || (c.w === 0 && c.rayleighStiffness === 0)) {
+        it++;
+        break;
+      }
+    }
+    this.applyUnknown(c, a);
+    return it;
+  }
+
+  /** out = R(a) at the state currently applied (see file comment). */
+  residual(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
+    const { f, tmp, n } = this;
+    if (c.w > 0) this.computeForces(tEnd, f);
+    else f.fill(0);
+    massMultiply(this.sys, this.a, tmp);
+    for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
+    if (c.rayleighMass !== 0) {
+      massMultiply(this.sys, this.v, tmp);
+      for (let i = 0; i < n; i++) out[i] -= c.rayleighMass * tmp[i];
+    }
+    if (c.rayleighStiffness !== 0) {
+      this.stiffnessTimes(this.v, this.kv);
+      for (let i = 0; i < n; i++) out[i] -= c.rayleighStiffness * this.kv[i];
+    }
+  }
+
+  /** out = K x with K = −∂f/∂x at the current state. */
+  private stiffnessTimes(x: Float64Array, out: Float64Array): void {
+    const m = this.matrix;
+    m.clear();
+    for (const e of this.effectors) e.addPosJacobian(m, -1);
+    m.multiply(x, out);
+  }
+
+  /** Assembles W at the current state (see file comment) into `this.matrix`. */
+  assembleIterationMatrix(c: SchemeCoefficients): void {
+    const m = this.matrix;
+    m.clear();
+    const kScale = c.w * c.cx + c.cv * c.rayleighStiffness;
+    if (kScale !== 0) for (const e of this.effectors) e.addPosJacobian(m, -kScale);
+    if (c.w !== 0) for (const e of this.effectors) e.addVelJacobian(m, -c.w * c.cv);
+    addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
+  }
+
+  /** True when W is the (scaled) block-diagonal mass matrix. */
+  usesMassOnly(c: SchemeCoefficients): boolean {
+    return this.massOnly || (c.w === 0 && c.rayleighStiffness === 0);
+  }
+
+  /** Factors W at the current state (no-op work for the mass-only case). */
+  factor(c: SchemeCoefficients): void {
+    if (this.usesMassOnly(c)) return;
+    this.assembleIterationMatrix(c);
+    const csr = this.matrix.toCsr();
+    this.solver ??= createLinearSolver(this.solverName, this.matrixType, this.n);
+    this.solver?.factor(csr);
+  }
+
+  /** out = W⁻¹ rhs with the last factorization. */
+  solveFactored(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void {
+    if (this.usesMassOnly(c)) {
+      massSolve(this.sys, rhs, out);
+      const s = 1 / (1 + c.cv * c.rayleighMass);
+      if (s !== 1) for (let i = 0; i < this.n; i++) out[i] *= s;
+      return;
+    }
+    out.fill(0);
+    const info = this.solver!.solve(rhs, out);
+    this.linearIterations += info.iterations;
+  }
+
+  private solveIteration(
+    c: SchemeCoefficients,
+    _tEnd: number,
+    rhs: Float64Array,
+    out: Float64Array,
+  ) {
+    this.factor(c);
+    this.solveFactored(c, rhs, out);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Unit quaternions [w, x, y, z] (Hamilton convention, w scalar first) at an offset of a
+ * Float64Array. A body's orientation q maps body-frame vectors to the world:
+ * v_world = q ⊗ v_body ⊗ q*.
+ */
+import type { Vec } from "./vec3";
+
+/** out = a ⊗ b. out must alias neither. */
+export function quatMul(out: Vec, io: number, a: Vec, ia: number, b: Vec, ib: number): void {
+  const aw = a[ia];
+  const ax = a[ia + 1];
+  const ay = a[ia + 2];
+  const az = a[ia + 3];
+  const bw = b[ib];
+  const bx = b[ib + 1];
+  const by = b[ib + 2];
+  const bz = b[ib + 3];
+  out[io] = aw * bw - ax * bx - ay * by - az * bz;
+  out[io + 1] = aw * bx + ax * bw + ay * bz - az * by;
+  out[io + 2] = aw * by - ax * bz + ay * bw + az * bx;
+  out[io + 3] = aw * bz + ax * by - ay * bx + az * bw;
+}
+
+/** out = R(q) v : rotates a body-frame vector into the world. out may alias v. */
+export function quatRotate(out: Vec, io: number, q: Vec, iq: number, v: Vec, iv: number): void {
+  const w = q[iq];
+  const x = q[iq + 1];
+  const y = q[iq + 2];
+  const z = q[iq + 3];
+  const vx = v[iv];
+  const vy = v[iv + 1];
+  const vz = v[iv + 2];
+  // t = 2 (q_vec × v);  v' = v + w t + q_vec × t
+  const tx = 2 * (y * vz - z * vy);
+  const ty = 2 * (z * vx - x * vz);
+  const tz = 2 * (x * vy - y * vx);
+  out[io] = vx + w * tx + (y * tz - z * ty);
+  out[io + 1] = vy + w * ty + (z * tx - x * tz);
+  out[io + 2] = vz + w * tz + (x * ty - y * tx);
+}
+
+/** out = R(q)ᵀ v : world vector into the body frame. out may alias v. */
+export function quatRotateInverse(out: Vec, io: number, q: Vec, iq: number, v: Vec, iv: number) {
+  const w = q[iq];
+  const x = -q[iq + 1];
+  const y = -q[iq + 2];
+  const z = -q[iq + 3];
+  const vx = v[iv];
+  const vy = v[iv + 1];
+  const vz = v[iv + 2];
+  const tx = 2 * (y * vz - z * vy);
+  const ty = 2 * (z * vx - x * vz);
+  const tz = 2 * (x * vy - y * vx);
+  out[io] = vx + w * tx + (y * tz - z * ty);
+  out[io + 1] = vy + w * ty + (z * tx - x * tz);
+  out[io + 2] = vz + w * tz + (x * ty - y * tx);
+}
+
+/** Rotation matrix R(q), row-major 3×3. */
+export function quatToMat3(out: Vec, io: number, q: Vec, iq: number): void {
+  const w = q[iq];
+  const x = q[iq + 1];
+  const y = q[iq + 2];
+  const z = q[iq + 3];
+  out[io] = 1 - 2 * (y * y + z * z);
+  out[io + 1] = 2 * (x * y - w * z);
+  out[io + 2] = 2 * (x * z + w * y);
+  out[io + 3] = 2 * (x * y + w * z);
+  out[io + 4] = 1 - 2 * (x * x + z * z);
+  out[io + 5] = 2 * (y * z - w * x);
+  out[io + 6] = 2 * (x * z - w * y);
+  out[io + 7] = 2 * (y * z + w * x);
+  out[io + 8] = 1 - 2 * (x * x + y * y);
+}
+
+/** Normalizes in place; returns the norm before normalization. */
+export function quatNormalize(q: Vec, iq: number): number {
+  const n = Math.hypot(q[iq], q[iq + 1], q[iq + 2], q[iq + 3]);
+  if (n > 0) {
+    q[iq] /= n;
+    q[iq + 1] /= n;
+    q[iq + 2] /= n;
+    q[iq + 3] /= n;
+  }
+  return n;
+}
+
+/**
+ * Rotates q in place by the WORLD-frame rotation vector θ = s·(d[id..id+2]) (rad):
+ * q ← exp(θ/2) ⊗ q, using the exact exponential map (so a constant world angular velocity
+ * ω over h is reproduced exactly with θ = h ω), then renormalizes against roundoff.
+ */
+export function quatRotateByVector(q: Vec, iq: number, d: Vec, id: number, s: number): void {
+  const tx = s * d[id];
+  const ty = s * d[id + 1];
+  const tz = s * d[id + 2];
+  const angle = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  if (angle === 0) return;
+  const half = 0.5 * angle;
+  // sin(half)/angle, with its series near zero to keep full precision.
+  const k = angle < 1e-4 ? 0.5 - (angle * angle) / 48 : Math.sin(half) / angle;
+  const dw = Math.cos(half);
+  const dx = k * tx;
+  const dy = k * ty;
+  const dz = k * tz;
+  const w = q[iq];
+  const x = q[iq + 1];
+  const y = q[iq + 2];
+  const z = q[iq + 3];
+  q[iq] = dw * w - dx * x - dy * y - dz * z;
+  q[iq + 1] = dw * x + dx * w + dy * z - dz * y;
+  q[iq + 2] = dw * y - dx * z + dy * w + dz * x;
+  q[iq + 3] = dw * z + dx * y - dy * x + dz * w;
+  quatNormalize(q, iq);
+}
+
+/**
+ * World-frame rotation vector θ with exp(θ) ⊗ qa = qb (the "difference" qb ⊖ qa), taking
+ * the short way round. Used by finite-difference tests and frame springs.
+ */
+export function quatDifference(out: Vec, io: number, qb: Vec, ib: number, qa: Vec, ia: number) {
+  // d = qb ⊗ qa*
+  const aw = qa[ia];
+  const ax = -qa[ia + 1];
+  const ay = -qa[ia + 2];
+  const az = -qa[ia + 3];
+  const bw = qb[ib];
+  const bx = qb[ib + 1];
+  const by = qb[ib + 2];
+  const bz = qb[ib + 3];
+  let w = bw * aw - bx * ax - by * ay - bz * az;
+  let x = bw * ax + bx * aw + by * az - bz * ay;
+  let y = bw * ay - bx * az + by * aw + bz * ax;
+  let z = bw * az + bx * ay - by * ax + bz * aw;
+  if (w < 0) {
+    w = -w;
+    x = -x;
+    y = -y;
+    z = -z;
+  }
+  const sn = Math.sqrt(x * x + y * y + z * z);
+  const angle = 2 * Math.atan2(sn, w);
+  const k = sn < 1e-12 ? 2 / Math.max(w, 1e-300) : angle / sn;
+  out[io] = k * x;
+  out[io + 1] = k * y;
+  out[io + 2] = k * z;
+}

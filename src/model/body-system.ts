@@ -1,0 +1,294 @@
+/**
+ * The bodies of a model and their state, MuJoCo-style: plain structure-of-arrays over
+ * Float64Array, indexed by body number b (0..numBodies−1, in model order; "ground" is −1).
+ *
+ * Coordinates and velocities (world frame, SI):
+ *   pos[3b..3b+2]    centre of mass (m)
+ *   quat[4b..4b+3]   orientation [w, x, y, z] (body → world)
+ *   vel[3b..3b+2]    linear velocity of the centre of mass (m/s)
+ *   omega[3b..3b+2]  angular velocity, world frame (rad/s)
+ * Generalized vectors (size numDofs) stack, for each dynamic body in order, its 3
+ * (particle) or 6 (rigid: [v, ω]) dofs starting at dofOffset[b]; fixed bodies have none.
+ * A generalized position increment of a rigid body is [δx, δθ], δθ a world-frame
+ * rotation vector applied as q ← exp(δθ) ⊗ q.
+ * Generalized forces are [f, τ], τ about the centre of mass, world frame.
+ */
+
+import { mat3Congruence, mat3Invert, mat3MulVec } from "../math/mat3";
+import { quatRotateByVector, quatToMat3 } from "../math/quat";
+import { copy3 } from "../math/vec3";
+
+export const BodyKind = { FIXED: 0, PARTICLE: 1, RIGID: 2 } as const;
+export type BodyKindCode = (typeof BodyKind)[keyof typeof BodyKind];
+
+export interface BodySystem {
+  readonly numBodies: number;
+  readonly numDofs: number;
+  readonly ids: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+  /** BodyKind per body (FIXED for fixed bodies of either kind). */
+  readonly kind: Uint8Array;
+  /** True for rigid bodies (with an orientation), fixed or not. */
+  readonly hasOrientation: Uint8Array;
+  /** First dof of body b, −1 when fixed. */
+  readonly dofOffset: Int32Array;
+  /** Solve-block number of body b in a SparseBlockMatrix, −1 when fixed. */
+  readonly block: Int32Array;
+  /** Dynamic bodies in block order: blockBody[k] is the body of block k. */
+  readonly blockBody: Int32Array;
+  /** Size of each solve block (3 or 6). */
+  readonly blockSizes: Int32Array;
+
+  readonly mass: Float64Array;
+  /** Inertia about the centre of mass in the body frame, row-major 3×3 per body. */
+  readonly inertiaBody: Float64Array;
+  /** World-frame inertia R I Rᵀ and its inverse; refreshed by updateDerived(). */
+  readonly inertiaWorld: Float64Array;
+  readonly inertiaWorldInv: Float64Array;
+  /** Rotation matrices R(q), refreshed by updateDerived(). */
+  readonly rotation: Float64Array;
+
+  readonly pos: Float64Array;
+  readonly quat: Float64Array;
+  readonly vel: Float64Array;
+  readonly omega: Float64Array;
+
+  /** Force and torque accumulators (world frame; torque about the centre of mass). */
+  readonly force: Float64Array;
+  readonly torque: Float64Array;
+}
+
+export interface BodyInit {
+  id: string;
+  kind: "rigid" | "particle";
+  fixed: boolean;
+  mass: number;
+  inertia: ArrayLike<number>; // row-major 3×3 (ignored for particles)
+  position: ArrayLike<number>;
+  orientation: ArrayLike<number>;
+  velocity: ArrayLike<number>;
+  angularVelocity: ArrayLike<number>;
+}
+
+export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
+  const n = bodies.length;
+  const kind = new Uint8Array(n);
+  const hasOrientation = new Uint8Array(n);
+  const dofOffset = new Int32Array(n).fill(-1);
+  const block = new Int32Array(n).fill(-1);
+  const blockBody: number[] = [];
+  const blockSizes: number[] = [];
+  const mass = new Float64Array(n);
+  const inertiaBody = new Float64Array(9 * n);
+  const pos = new Float64Array(3 * n);
+  const quat = new Float64Array(4 * n);
+  const vel = new Float64Array(3 * n);
+  const omega = new Float64Array(3 * n);
+  let dofs = 0;
+  bodies.forEach((b, i) => {
+    const rigid = b.kind === "rigid";
+    hasOrientation[i] = rigid ? 1 : 0;
+    kind[i] = b.fixed ? BodyKind.FIXED : rigid ? BodyKind.RIGID : BodyKind.PARTICLE;
+    mass[i] = b.fixed ? 0 : b.mass;
+    for (let k = 0; k < 9; k++) inertiaBody[9 * i + k] = rigid ? b.inertia[k] : 0;
+    for (let k = 0; k < 3; k++) {
+      pos[3 * i + k] = b.position[k];
+      vel[3 * i + k] = b.fixed ? 0 : b.velocity[k];
+      omega[3 * i + k] = b.fixed || !rigid ? 0 : b.angularVelocity[k];
+    }
+    const qn = Math.hypot(b.orientation[0], b.orientation[1], b.orientation[2], b.orientation[3]);
+    for (let k = 0; k < 4; k++) quat[4 * i + k] = rigid ? b.orientation[k] / qn : k === 0 ? 1 : 0;
+    if (!b.fixed) {
+      dofOffset[i] = dofs;
+      block[i] = blockBody.length;
+      blockBody.push(i);
+      const size = rigid ? 6 : 3;
+      blockSizes.push(size);
+      dofs += size;
+    }
+  });
+  const sys: BodySystem = {
+    numBodies: n,
+    numDofs: dofs,
+    ids: bodies.map((b) => b.id),
+    index: new Map(bodies.map((b, i) => [b.id, i])),
+    kind,
+    hasOrientation,
+    dofOffset,
+    block,
+    blockBody: Int32Array.from(blockBody),
+    blockSizes: Int32Array.from(blockSizes),
+    mass,
+    inertiaBody,
+    inertiaWorld: new Float64Array(9 * n),
+    inertiaWorldInv: new Float64Array(9 * n),
+    rotation: new Float64Array(9 * n),
+    pos,
+    quat,
+    vel,
+    omega,
+    force: new Float64Array(3 * n),
+    torque: new Float64Array(3 * n),
+  };
+  updateDerived(sys);
+  return sys;
+}
+
+/** Refreshes rotation matrices and world inertias from the orientations. */
+export function updateDerived(sys: BodySystem): void {
+  const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
+  for (let b = 0; b < sys.numBodies; b++) {
+    quatToMat3(rotation, 9 * b, quat, 4 * b);
+    if (sys.kind[b] === BodyKind.RIGID) {
+      mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
+      mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
+    }
+  }
+}
+
+export function clearForces(sys: BodySystem): void {
+  sys.force.fill(0);
+  sys.torque.fill(0);
+}
+
+/** u ← the generalized velocity [v; ω] of every dynamic body. */
+export function getVelocity(sys: BodySystem, u: Float64Array): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    copy3(u, d, sys.vel, 3 * b);
+    if (sys.kind[b] === BodyKind.RIGID) copy3(u, d + 3, sys.omega, 3 * b);
+  }
+}
+
+/** Body velocities ← u. */
+export function setVelocity(sys: BodySystem, u: Float64Array): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    copy3(sys.vel, 3 * b, u, d);
+    if (sys.kind[b] === BodyKind.RIGID) copy3(sys.omega, 3 * b, u, d + 3);
+  }
+}
+
+/** f ← the accumulated generalized force [f; τ]. */
+export function getForces(sys: BodySystem, f: Float64Array): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    copy3(f, d, sys.force, 3 * b);
+    if (sys.kind[b] === BodyKind.RIGID) copy3(f, d + 3, sys.torque, 3 * b);
+  }
+}
+
+/**
+ * Positions ← positions ⊕ s·du: x += s δx and q ← exp(s δθ) ⊗ q (world-frame rotation
+ * vector). Refreshes the derived quantities.
+ */
+export function addPositionIncrement(sys: BodySystem, du: Float64Array, s: number): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    sys.pos[3 * b] += s * du[d];
+    sys.pos[3 * b + 1] += s * du[d + 1];
+    sys.pos[3 * b + 2] += s * du[d + 2];
+    if (sys.kind[b] === BodyKind.RIGID) quatRotateByVector(sys.quat, 4 * b, du, d + 3, s);
+  }
+  updateDerived(sys);
+}
+
+/** out = M u with M = blockdiag(m I₃, I_world). */
+export function massMultiply(sys: BodySystem, u: Float64Array, out: Float64Array): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    const m = sys.mass[b];
+    out[d] = m * u[d];
+    out[d + 1] = m * u[d + 1];
+    out[d + 2] = m * u[d + 2];
+    if (sys.kind[b] === BodyKind.RIGID) mat3MulVec(out, d + 3, sys.inertiaWorld, 9 * b, u, d + 3);
+  }
+}
+
+/** out = M⁻¹ f. */
+export function massSolve(sys: BodySystem, f: Float64Array, out: Float64Array): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    const im = 1 / sys.mass[b];
+    out[d] = im * f[d];
+    out[d + 1] = im * f[d + 1];
+    out[d + 2] = im * f[d + 2];
+    if (sys.kind[b] === BodyKind.RIGID)
+      mat3MulVec(out, d + 3, sys.inertiaWorldInv, 9 * b, f, d + 3);
+  }
+}
+
+/** Adds s·M to the diagonal blocks of a solve matrix (blocks numbered as sys.block). */
+export function addMassBlocks(
+  sys: BodySystem,
+  m: {
+    add3x3(
+      bi: number,
+      bj: number,
+      r0: number,
+      c0: number,
+      a: Float64Array,
+      ia: number,
+      s: number,
+    ): void;
+    addDiagonal3(b: number, r0: number, s: number): void;
+  },
+  s: number,
+): void {
+  for (let b = 0; b < sys.numBodies; b++) {
+    const k = sys.block[b];
+    if (k < 0) continue;
+    m.addDiagonal3(k, 0, s * sys.mass[b]);
+    if (sys.kind[b] === BodyKind.RIGID) m.add3x3(k, k, 3, 3, sys.inertiaWorld, 9 * b, s);
+  }
+}
+
+/** Kinetic energy ½ m v² + ½ ωᵀ I ω (J). */
+export function kineticEnergy(sys: BodySystem): number {
+  let e = 0;
+  const w = sys.omega;
+  const I = sys.inertiaWorld;
+  for (let b = 0; b < sys.numBodies; b++) {
+    if (sys.dofOffset[b] < 0) continue;
+    const v = sys.vel;
+    e += 0.5 * sys.mass[b] * (v[3 * b] ** 2 + v[3 * b + 1] ** 2 + v[3 * b + 2] ** 2);
+    if (sys.kind[b] !== BodyKind.RIGID) continue;
+    const i = 9 * b;
+    const x = w[3 * b];
+    const y = w[3 * b + 1];
+    const z = w[3 * b + 2];
+    e +=
+      0.5 *
+      (x * (I[i] * x + I[i + 1] * y + I[i + 2] * z) +
+        y * (I[i + 3] * x + I[i + 4] * y + I[i + 5] * z) +
+        z * (I[i + 6] * x + I[i + 7] * y + I[i + 8] * z));
+  }
+  return e;
+}
+
+/** A copy of the configuration (positions and orientations), for Newton iterations. */
+export interface PositionSnapshot {
+  pos: Float64Array;
+  quat: Float64Array;
+}
+
+export function savePositions(sys: BodySystem, out: PositionSnapshot): void {
+  out.pos.set(sys.pos);
+  out.quat.set(sys.quat);
+}
+
+export function restorePositions(sys: BodySystem, from: PositionSnapshot): void {
+  sys.pos.set(from.pos);
+  sys.quat.set(from.quat);
+  updateDerived(sys);
+}
+
+export function createPositionSnapshot(sys: BodySystem): PositionSnapshot {
+  return { pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) };
+}

@@ -1,0 +1,72 @@
+/**
+ * loadModel: validate a JSON model with the schema (schemas/model.ts) and build the
+ * simulation. Every validation failure becomes a ModelError listing zod's issue paths
+ * and messages, which name the offending body, force or joint id.
+ */
+import { Model, type ModelSpec } from "../../schemas/model";
+import { createForceEffectors } from "../forces/build";
+import { Simulation } from "../simulation/simulation";
+import { type BodyInit, createBodySystem } from "./body-system";
+import { inertiaFromShapes } from "./inertia";
+
+export interface ModelIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export class ModelError extends Error {
+  constructor(readonly issues: ModelIssue[]) {
+    super(
+      `invalid model: ${issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
+    );
+    this.name = "ModelError";
+  }
+}
+
+/** Validates `json` as a Model and returns a ready Simulation at t = 0. */
+export function loadModel(json: unknown): Simulation {
+  const parsed = Model.safeParse(json);
+  if (!parsed.success)
+    throw new ModelError(
+      parsed.error.issues.map((i) => ({
+        path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+        message: i.message,
+      })),
+    );
+  return buildSimulation(parsed.data);
+}
+
+/** Builds a simulation from an already validated model. */
+export function buildSimulation(model: ModelSpec): Simulation {
+  const system = createBodySystem(model.bodies.map(bodyInit));
+  const { effectors, gravity } = createForceEffectors(model.forces, system, model.gravity);
+  return new Simulation({ model, system, effectors, setGravity: (g) => gravity.setGravity(g) });
+}
+
+function bodyInit(b: ModelSpec["bodies"][number]): BodyInit {
+  const mass = b.mass ?? 0;
+  let inertia: ArrayLike<number>;
+  if (b.inertia === undefined)
+    inertia =
+      b.kind === "rigid" && !b.fixed
+        ? inertiaFromShapes(b.shapes, mass)
+        : [1, 0, 0, 0, 1, 0, 0, 0, 1];
+  else if (typeof b.inertia[0] === "number") {
+    const [x, y, z] = b.inertia as [number, number, number];
+    inertia = [x, 0, 0, 0, y, 0, 0, 0, z];
+  } else inertia = (b.inertia as number[][]).flat();
+  return {
+    id: b.id,
+    kind: b.kind,
+    fixed: b.fixed,
+    mass,
+    inertia,
+    position: b.position,
+    orientation: b.orientation,
+    velocity: b.velocity,
+    angularVelocity: b.angularVelocity,
+  };
+}

@@ -1,0 +1,97 @@
+import { projectOnCone } from "./cone";
+import { DenseDelassus } from "./delassus";
+import type { NonsmoothProblem, ResidualMeasure } from "./types";
+
+/**
+ * The one residual every solver reports: the natural-map (projection) residual
+ *   e = max over contacts i of ‖r_i − P_K(r_i − v_i)‖₂
+ * (∞-norm over contacts, Euclidean within a contact), zero exactly at a solution, with
+ * - "lcp" (contactDim 1): K = [0, ∞), v = w = W r + q, so r − P(r − w) = min(r, w) and
+ *   e = ‖min(r, w)‖∞;
+ * - "coulomb" (contactDim 3): K = K_μ and v = ũ = u + μ‖u_t‖ e_n (De Saxcé), the residual of
+ *   the exact Coulomb problem, as Siconos' fc3d_compute_error with ρ = 1 (absolute, not
+ *   divided by ‖q‖);
+ * - "ccp": same with v = u, the KKT residual of the cone-complementarity QP
+ *   min ½ rᵀW r + qᵀr, r ∈ K that APGD and BB solve (K ∋ r ⊥ u ∈ K*).
+ * Units: r is in N·s and u in m/s; the step ρ = 1 in r − ρ v makes e a mixed quantity that
+ * behaves like an impulse error for heavy bodies (W small) and like a velocity error for
+ * light ones. Tolerances are absolute in these units (the model's `solver.tolerance`).
+ * NaN anywhere propagates to the result (Math.max keeps NaN).
+ */
+
+const z = new Float64Array(3);
+
+/** ‖min(r, w)‖∞ over the first m entries (w = W r + q). */
+export function lcpResidual(m: number, r: Float64Array, w: Float64Array): number {
+  let e = 0;
+  for (let i = 0; i < m; i++) e = Math.max(e, Math.abs(Math.min(r[i], w[i])));
+  return e;
+}
+
+/**
+ * max_i ‖r_i − P_{K_μi}(r_i − v_i)‖₂ for contactDim 3, u = W r + q; v = u + μ‖u_t‖e_n when
+ * deSaxce (exact Coulomb), v = u otherwise (CCP).
+ */
+export function frictionResidual(
+  contacts: number,
+  r: Float64Array,
+  u: Float64Array,
+  mu: Float64Array,
+  deSaxce: boolean,
+): number {
+  let e = 0;
+  for (let i = 0; i < contacts; i++) {
+    const o = 3 * i;
+    const ut1 = u[o + 1];
+    const ut2 = u[o + 2];
+    const vn = deSaxce ? u[o] + mu[i] * Math.sqrt(ut1 * ut1 + ut2 * ut2) : u[o];
+    z[0] = r[o] - vn;
+    z[1] = r[o + 1] - ut1;
+    z[2] = r[o + 2] - ut2;
+    projectOnCone(z, 0, mu[i]);
+    const a = r[o] - z[0];
+    const b = r[o + 1] - z[1];
+    const c = r[o + 2] - z[2];
+    e = Math.max(e, Math.sqrt(a * a + b * b + c * c));
+  }
+  return e;
+}
+
+/** The residual in the given measure, for u = W r + q already computed. */
+export function residualFromVelocity(
+  measure: ResidualMeasure,
+  contacts: number,
+  r: Float64Array,
+  u: Float64Array,
+  mu: Float64Array | undefined,
+): number {
+  if (measure === "lcp") return lcpResidual(contacts, r, u);
+  if (!mu) throw new Error("friction residual needs mu");
+  return frictionResidual(contacts, r, u, mu, measure === "coulomb");
+}
+
+/**
+ * The residual of r for a problem, computing u = W r + q itself (allocates u: for tests and
+ * callers outside hot loops). Default measure: "lcp" for contactDim 1, "coulomb" for 3.
+ */
+export function problemResidual(
+  problem: NonsmoothProblem,
+  r: Float64Array,
+  measure: ResidualMeasure = problem.contactDim === 1 ? "lcp" : "coulomb",
+): number {
+  const u = problemVelocity(problem, r);
+  return residualFromVelocity(measure, problem.contacts, r, u, problem.mu);
+}
+
+/** u = W r + q (allocated, length m). */
+export function problemVelocity(problem: NonsmoothProblem, r: Float64Array): Float64Array {
+  const m = problem.contacts * problem.contactDim;
+  const op =
+    problem.W instanceof Float64Array
+      ? new DenseDelassus(problem.W, problem.contacts, problem.contactDim)
+      : problem.W;
+  const u = new Float64Array(m);
+  op.multiply(r, u);
+  for (let i = 0; i < m; i++) u[i] += problem.q[i];
+  return u;
+}

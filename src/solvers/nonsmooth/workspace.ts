@@ -1,0 +1,188 @@
+import type { LocalCoefficients } from "./cone";
+import { DenseDelassus } from "./delassus";
+import type {
+  ContactDim,
+  DelassusOperator,
+  NonsmoothOptions,
+  NonsmoothProblem,
+  NonsmoothResult,
+  NonsmoothStatus,
+  ResidualMeasure,
+} from "./types";
+import { DEFAULT_NONSMOOTH_OPTIONS, NonsmoothProblemError } from "./types";
+
+/**
+ * Workspace plumbing shared by the solvers: a validated view of the problem (dense input
+ * wrapped without allocation), resolved options, growable vectors, and the per-contact
+ * diagonal cache. Everything is sized on the first solve of a given size and reused; a
+ * larger problem grows the buffers (amortized), never an iteration.
+ */
+
+const EMPTY = new Float64Array(0);
+
+/** Returns a, or a larger fresh array when a has fewer than n entries. */
+export function grow(a: Float64Array, n: number): Float64Array {
+  return a.length >= n ? a : new Float64Array(Math.max(n, Math.ceil(a.length * 1.5)));
+}
+
+/** A validated, allocation-free view of a NonsmoothProblem. */
+export class ProblemView {
+  op: DelassusOperator;
+  contacts = 0;
+  dim: ContactDim = 1;
+  m = 0;
+  q: Float64Array = EMPTY;
+  mu: Float64Array = EMPTY;
+  private readonly dense = new DenseDelassus();
+
+  constructor() {
+    this.op = this.dense;
+  }
+
+  /** Checks sizes (q, r, μ, W) and binds the operator; throws NonsmoothProblemError. */
+  bind(problem: NonsmoothProblem, r: Float64Array): void {
+    const nc = problem.contacts;
+    const dim = problem.contactDim;
+    if (!(Number.isInteger(nc) && nc >= 0))
+      throw new NonsmoothProblemError(`contacts must be a non-negative integer, got ${nc}`);
+    if (dim !== 1 && dim !== 3)
+      throw new NonsmoothProblemError(`contactDim must be 1 or 3, got ${String(dim)}`);
+    const m = nc * dim;
+    if (problem.q.length < m)
+      throw new NonsmoothProblemError(`q has ${problem.q.length} entries, needs ${m}`);
+    if (r.length < m) throw new NonsmoothProblemError(`r has ${r.length} entries, needs ${m}`);
+    if (problem.W instanceof Float64Array) this.op = this.dense.set(problem.W, nc, dim);
+    else {
+      const op = problem.W;
+      if (op.size !== m || op.blockSize !== dim || op.blocks !== nc)
+        throw new NonsmoothProblemError(
+          `Delassus operator is ${op.blocks} blocks of ${op.blockSize} (size ${op.size}); ` +
+            `the problem has ${nc} contacts of dimension ${dim}`,
+        );
+      this.op = op;
+    }
+    if (dim === 3) {
+      const mu = problem.mu;
+      if (!mu || mu.length < nc)
+        throw new NonsmoothProblemError(`friction contact needs mu with ${nc} entries`);
+      for (let i = 0; i < nc; i++)
+        if (!(mu[i] >= 0))
+          throw new NonsmoothProblemError(`mu[${i}] = ${mu[i]} must be finite and ≥ 0`);
+      this.mu = mu;
+    } else this.mu = problem.mu ?? EMPTY;
+    this.contacts = nc;
+    this.dim = dim;
+    this.m = m;
+    this.q = problem.q;
+  }
+}
+
+/** Options with defaults applied (held by each solver, rewritten per solve). */
+export class ResolvedOptions {
+  maxIterations: number = DEFAULT_NONSMOOTH_OPTIONS.maxIterations;
+  tolerance: number = DEFAULT_NONSMOOTH_OPTIONS.tolerance;
+  /** NaN when the caller gave none (solvers pick their own default). */
+  omega = Number.NaN;
+  warmStart: boolean = DEFAULT_NONSMOOTH_OPTIONS.warmStart;
+
+  resolve(o: NonsmoothOptions | undefined): this {
+    this.maxIterations = o?.maxIterations ?? DEFAULT_NONSMOOTH_OPTIONS.maxIterations;
+    this.tolerance = o?.tolerance ?? DEFAULT_NONSMOOTH_OPTIONS.tolerance;
+    this.omega = o?.omega ?? Number.NaN;
+    this.warmStart = o?.warmStart ?? DEFAULT_NONSMOOTH_OPTIONS.warmStart;
+    if (!(this.maxIterations >= 0))
+      throw new NonsmoothProblemError(`maxIterations must be ≥ 0, got ${this.maxIterations}`);
+    if (!(this.tolerance >= 0))
+      throw new NonsmoothProblemError(`tolerance must be ≥ 0, got ${this.tolerance}`);
+    if (!Number.isNaN(this.omega) && !(this.omega > 0 && this.omega < 2))
+      throw new NonsmoothProblemError(`omega must be in (0, 2), got ${this.omega}`);
+    return this;
+  }
+}
+
+/** Growable per-contact diagonal cache (diagonal blocks, 1/W_nn, tangential step). */
+export class DiagonalCache implements LocalCoefficients {
+  diag: Float64Array = EMPTY;
+  invN: Float64Array = EMPTY;
+  rhoT: Float64Array = EMPTY;
+  private readonly block = new Float64Array(9);
+
+  load(v: ProblemView): void {
+    const nc = v.contacts;
+    const bb = v.dim * v.dim;
+    this.diag = grow(this.diag, 9 * nc);
+    this.invN = grow(this.invN, nc);
+    this.rhoT = grow(this.rhoT, nc);
+    const blk = this.block;
+    for (let i = 0; i < nc; i++) {
+      v.op.diagonalBlock(i, blk);
+      // Stored at stride 9 whatever the dimension (dim 1 uses entry 0).
+      for (let e = 0; e < bb; e++) this.diag[9 * i + e] = blk[e];
+      const wnn = blk[0];
+      this.invN[i] = wnn > 0 ? 1 / wnn : 0;
+      if (v.dim === 3) {
+        const tr = blk[4] + blk[8];
+        this.rhoT[i] = tr > 0 ? 2 / tr : 0;
+      } else this.rhoT[i] = 0;
+    }
+  }
+}
+
+/** Builds the result record (once per solve). */
+export function makeResult(
+  iterations: number,
+  residual: number,
+  converged: boolean,
+  measure: ResidualMeasure,
+  status: NonsmoothStatus,
+  message?: string,
+): NonsmoothResult {
+  const res: NonsmoothResult = { iterations, residual, converged, measure, status };
+  if (message !== undefined) res.message = message;
+  return res;
+}
+
+/** Status and message for an iterative solve that ended without reaching the tolerance. */
+export function unconvergedResult(
+  solver: string,
+  iterations: number,
+  residual: number,
+  tolerance: number,
+  measure: ResidualMeasure,
+  stalled = false,
+): NonsmoothResult {
+  if (!Number.isFinite(residual))
+    return makeResult(
+      iterations,
+      residual,
+      false,
+      measure,
+      "diverged",
+      `${solver}: residual became ${residual} after ${iterations} iterations (NaN/Inf in W, q or r?)`,
+    );
+  if (stalled)
+    return makeResult(
+      iterations,
+      residual,
+      false,
+      measure,
+      "stalled",
+      `${solver}: iterate stopped moving at residual ${residual.toExponential(3)} > tolerance ${tolerance} (${iterations} iterations)`,
+    );
+  return makeResult(
+    iterations,
+    residual,
+    false,
+    measure,
+    "max-iterations",
+    `${solver}: residual ${residual.toExponential(3)} > tolerance ${tolerance} after ${iterations} iterations`,
+  );
+}
+
+/** A fixed pseudo-random vector in [0.5, 1.5) for power iterations (no structural zeros). */
+export function fillProbe(x: Float64Array, m: number): void {
+  for (let i = 0; i < m; i++) {
+    const s = Math.sin((i + 1) * 12.9898) * 43758.5453;
+    x[i] = 0.5 + (s - Math.floor(s));
+  }
+}
