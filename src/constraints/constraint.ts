@@ -16,15 +16,29 @@
  * applies on body b, world frame, torque about the joint point on b.
  */
 export interface Constraint {
+  /** The joint's or motor's model id (reactions and warnings name it). */
   readonly id: string;
+  /** "joint" for the five joint types, "motor" for drives. */
+  readonly category: "joint" | "motor";
+  /** Model type: spherical, revolute, prismatic, fixed, distance, revolute-motor, prismatic-motor. */
+  readonly type: string;
+  /** True when C depends on t explicitly (motors): Ct and Ctt may then be non-zero. */
+  readonly timeDependent: boolean;
   /** Number of scalar equations. */
   readonly rows: number;
-  /** Body indices, −1 for ground. */
+  /**
+   * Body indices, −1 for ground. A fixed body keeps its index (it has no dofs, so the
+   * ConstraintSet assembles no block for it); its pose enters C like ground's.
+   */
   readonly bodyA: number;
   readonly bodyB: number;
   /** C(q, t) into out[off .. off+rows). Units: m for positions, rad for angles. */
   residual(t: number, out: Float64Array, off: number): void;
-  /** Cq blocks for the current configuration, rows×6 each (row-major). */
+  /**
+   * Cq blocks for the current configuration, rows×6 each (row-major). Both blocks are
+   * written whatever the bodies are (ground: the world frame as a body at the origin);
+   * rotation columns of a particle are zero.
+   */
   jacobian(t: number, jacA: Float64Array, jacB: Float64Array): void;
   /** Ct = ∂C/∂t (zero unless driven) into out[off ..). */
   velocityTerm(t: number, out: Float64Array, off: number): void;

@@ -86,6 +86,8 @@ export class AccelerationStepper {
   private solver: LinearSolver | null = null;
   private solverName: LinearSolverName;
   linearIterations = 0;
+  /** Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks. */
+  readonly timing = { assembly: 0, solve: 0 };
 
   constructor(
     readonly sys: BodySystem,
@@ -216,10 +218,14 @@ export class AccelerationStepper {
   /** Factors W at the current state (no-op work for the mass-only case). */
   factor(c: SchemeCoefficients): void {
     if (this.usesMassOnly(c)) return;
+    const t0 = performance.now();
     this.assembleIterationMatrix(c);
     const csr = this.matrix.toCsr();
+    const t1 = performance.now();
     this.solver ??= createLinearSolver(this.solverName, this.matrixType, this.n);
     this.solver?.factor(csr);
+    this.timing.assembly += t1 - t0;
+    this.timing.solve += performance.now() - t1;
   }
 
   /** out = W⁻¹ rhs with the last factorization. */
@@ -230,9 +236,21 @@ export class AccelerationStepper {
       if (s !== 1) for (let i = 0; i < this.n; i++) out[i] *= s;
       return;
     }
+    const t0 = performance.now();
     out.fill(0);
     const info = this.solver!.solve(rhs, out);
     this.linearIterations += info.iterations;
+    this.timing.solve += performance.now() - t0;
+  }
+
+  /**
+   * out = the acceleration change caused by the generalized force `rhs` (N, N·m) with the
+   * bilateral constraints (joints) held: Δa = W⁻¹ rhs restricted to G Δa = 0. Contact
+   * corrections use it to build their Delassus operator and to apply impulses, so joints,
+   * springs and contacts combine in one step. Without joints it is W⁻¹ rhs.
+   */
+  solveConstrained(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void {
+    this.solveFactored(c, rhs, out);
   }
 
   private solveIteration(

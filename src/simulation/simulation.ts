@@ -111,6 +111,11 @@ export class Simulation {
     return this.steps;
   }
 
+  /** Accumulated wall time (ms) in matrix assembly and linear solves since creation. */
+  get timing(): Readonly<{ assembly: number; solve: number }> {
+    return this.stepper.timing;
+  }
+
   get solver(): Readonly<SolverSpec> {
     return this.solverSpec;
   }

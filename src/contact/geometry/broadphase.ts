@@ -139,8 +139,8 @@ export class SweepAndPrune {
         if (keys[j] > hiI) break;
         if (min[3 * j + a1] > maxI1 || max[3 * j + a1] < minI1) continue;
         if (min[3 * j + a2] > maxI2 || max[3 * j + a2] < minI2) continue;
-        const lo = i < j ? i : j;
-        const hi = i < j ? j : i;
+        const lo = Math.min(i, j);
+        const hi = Math.max(i, j);
         if (filter !== null && !filter(lo, hi)) continue;
         this.pushPair(lo, hi);
       }

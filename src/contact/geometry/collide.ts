@@ -248,7 +248,7 @@ export class CollisionDetector {
         if (lower >= pad) continue;
         const s = this.proxyShape[k];
         if (!this.acceptShapes(ps, s)) continue;
-        this.pushPlanePair(ps < s ? ps : s, ps < s ? s : ps);
+        this.pushPlanePair(Math.min(ps, s), Math.max(ps, s));
       }
     }
   }
@@ -280,8 +280,8 @@ export class CollisionDetector {
 }
 
 function bodyPairKey(p: number, q: number): number {
-  const lo = p < q ? p : q;
-  const hi = p < q ? q : p;
+  const lo = Math.min(p, q);
+  const hi = Math.max(p, q);
   return (lo + 1) * BODY_KEY + (hi + 1);
 }
 

@@ -24,8 +24,8 @@ export const FEATURE_RANGE = 65536;
  * Exact in a double for shape indices below 2^18 and features below 65536.
  */
 export function contactKey(shapeA: number, shapeB: number, feature: number): number {
-  const lo = shapeA < shapeB ? shapeA : shapeB;
-  const hi = shapeA < shapeB ? shapeB : shapeA;
+  const lo = Math.min(shapeA, shapeB);
+  const hi = Math.max(shapeA, shapeB);
   return ((hi * (hi + 1)) / 2 + lo) * FEATURE_RANGE + feature;
 }
 

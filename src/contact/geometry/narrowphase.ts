@@ -163,8 +163,24 @@ function segmentSegment(
   ST[1] = t;
 }
 
+/** Parameter interval [T01[0], T01[1]] of a segment, clipped by clipT. */
+const T01 = new Float64Array(2);
+
+/** Clips the interval T01 by the linear constraint g0 + g1 t ≤ 0. */
+function clipT(g0: number, g1: number): void {
+  if (g1 > 0) {
+    const t = -g0 / g1;
+    if (t < T01[1]) T01[1] = t;
+  } else if (g1 < 0) {
+    const t = -g0 / g1;
+    if (t > T01[0]) T01[0] = t;
+  } else if (g0 > 0) {
+    T01[1] = -1; // infeasible everywhere
+  }
+}
+
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
+  return x < 0 ? 0 : Math.min(x, 1);
 }
 
 /**
@@ -250,9 +266,9 @@ function boxSignedDistance(qx: number, qy: number, qz: number, h: readonly numbe
   const ex = Math.abs(qx) - h[0];
   const ey = Math.abs(qy) - h[1];
   const ez = Math.abs(qz) - h[2];
-  const outside = Math.hypot(ex > 0 ? ex : 0, ey > 0 ? ey : 0, ez > 0 ? ez : 0);
-  const m = ex > ey ? (ex > ez ? ex : ez) : ey > ez ? ey : ez;
-  return outside + (m < 0 ? m : 0);
+  const outside = Math.hypot(Math.max(ex, 0), Math.max(ey, 0), Math.max(ez, 0));
+  const m = ex > ey ? Math.max(ex, ez) : Math.max(ey, ez);
+  return outside + Math.min(m, 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -394,7 +410,7 @@ export function capsuleSphere(
   const zz = R[8];
   const L = a.halfLength;
   let t = (pb.p[0] - pa.p[0]) * zx + (pb.p[1] - pa.p[1]) * zy + (pb.p[2] - pa.p[2]) * zz;
-  t = t < -L ? -L : t > L ? L : t;
+  t = t < -L ? -L : Math.min(t, L);
   const ax = pa.p[0] + t * zx;
   const ay = pa.p[1] + t * zy;
   const az = pa.p[2] + t * zz;
@@ -485,7 +501,7 @@ export function capsuleCapsule(
         const qay = cay + t * ay;
         const qaz = caz + t * az;
         let u = (qax - cbx) * bx + (qay - cby) * by + (qaz - cbz) * bz;
-        u = u < -LB ? -LB : u > LB ? LB : u;
+        u = u < -LB ? -LB : Math.min(u, LB);
         roundCores(
           qax,
           qay,
@@ -638,7 +654,7 @@ export function planeBox(
     }
   }
   // Keep the 4 deepest (selection; ties keep the lower vertex index first).
-  const k = m < 4 ? m : 4;
+  const k = Math.min(m, 4);
   for (let i = 0; i < k; i++) {
     let best = i;
     for (let j = i + 1; j < m; j++) if (GAPS[j] < GAPS[best]) best = j;
@@ -666,12 +682,15 @@ const CAPSULE_FACE_SIN = 0.2;
  * Box–capsule. The deepest point of the capsule's segment is found by minimizing the
  * box's signed distance along the segment, φ(t) = sd(s_0 + t (s_1 − s_0)), t ∈ [0, 1]
  * (sd is convex, so φ is convex and golden-section search converges to a minimizer;
- * endpoints are checked exactly). That point is then treated as a sphere of the
- * capsule's radius against the box (features 0..26: the region code, as boxSphere).
- * When it lies in a face region and the axis is within ≈11.5° of that face's plane,
- * the capsule is lying on the face: its segment is clipped to the face's slab and both
- * clipped ends are reported against the face plane (φ is linear there, so the deepest
- * point is one of them), features 27 + 2·face + end, face = 2·axis + (0 for +, 1 for −).
+ * endpoints are checked exactly, and an edge or vertex minimum is polished in closed
+ * form). That point is then treated as a sphere of the capsule's radius against the box
+ * (features 0..26: the region code, as boxSphere). When it lies in a face region and the
+ * axis is within ≈11.5° of that face's plane, the capsule is lying on the face: the
+ * segment is clipped to the part where that face is the nearest box feature, and both
+ * ends of that part are reported against the face plane (φ is linear there, so the
+ * deepest point is one of them and both gaps are exact), features 27 + 2·face + end,
+ * face = 2·axis + (0 for +, 1 for −). A capsule lying exactly along a box edge gets a
+ * single contact (at the end of its axis) — the closest set is then a segment.
  */
 export function boxCapsule(
   a: BoxShape,
@@ -739,7 +758,51 @@ export function boxCapsule(
       tBest = 0;
       fBest = f0;
     }
-    if (f1 < fBest) tBest = 1;
+    if (f1 < fBest) {
+      tBest = 1;
+      fBest = f1;
+    }
+    // Near a smooth minimum (closest to an edge or a vertex) comparisons of φ only fix t
+    // to ~√ε; polish t in closed form for the feature found: the closest point of the
+    // segment to that edge (segment–segment) or vertex (projection), kept if not worse.
+    pointBoxLocal(s0x + tBest * ddx, s0y + tBest * ddy, s0z + tBest * ddz, h);
+    const code0 = PB[7];
+    const e0 = code0 % 3;
+    const e1 = Math.floor(code0 / 3) % 3;
+    const e2 = Math.floor(code0 / 9);
+    const clamped = (e0 !== 1 ? 1 : 0) + (e1 !== 1 ? 1 : 0) + (e2 !== 1 ? 1 : 0);
+    let tRef = -1;
+    if (clamped === 3) {
+      const vx = (e0 - 1) * h[0] - s0x;
+      const vy = (e1 - 1) * h[1] - s0y;
+      const vz = (e2 - 1) * h[2] - s0z;
+      tRef = clamp01((vx * ddx + vy * ddy + vz * ddz) / (ddx * ddx + ddy * ddy + ddz * ddz));
+    } else if (clamped === 2) {
+      // Edge along the free axis m, at the clamped coordinates of the other two.
+      const m = e0 === 1 ? 0 : e1 === 1 ? 1 : 2;
+      const ex = m === 0 ? -h[0] : (e0 - 1) * h[0];
+      const ey = m === 1 ? -h[1] : (e1 - 1) * h[1];
+      const ez = m === 2 ? -h[2] : (e2 - 1) * h[2];
+      segmentSegment(
+        s0x,
+        s0y,
+        s0z,
+        ddx,
+        ddy,
+        ddz,
+        ex,
+        ey,
+        ez,
+        m === 0 ? 2 * h[0] : 0,
+        m === 1 ? 2 * h[1] : 0,
+        m === 2 ? 2 * h[2] : 0,
+      );
+      tRef = ST[0];
+    }
+    if (tRef >= 0) {
+      const f = boxSignedDistance(s0x + tRef * ddx, s0y + tRef * ddy, s0z + tRef * ddz, h);
+      if (f <= fBest + 1e-12 * (L + h[0] + h[1] + h[2])) tBest = tRef;
+    }
   }
   const qx = s0x + tBest * ddx;
   const qy = s0y + tBest * ddy;
@@ -756,27 +819,27 @@ export function boxCapsule(
     const sgn = (axis === 0 ? c0 : axis === 1 ? c1 : c2) === 2 ? 1 : -1;
     const dAxis = axis === 0 ? ddx : axis === 1 ? ddy : ddz;
     if (Math.abs(dAxis) <= CAPSULE_FACE_SIN * 2 * L) {
-      // Clip t to the slab |x_m| ≤ h_m of the two other axes.
-      let t0 = 0;
-      let t1 = 1;
+      // Keep the part of the segment where this face is the box's nearest feature:
+      // within the face's slab (|x_m| ≤ h_m, m ≠ axis), on this face's side (s x_a ≥ 0)
+      // and, for points inside the box, no deeper below this face than below another
+      // (|x_m| − h_m ≤ s x_a − h_a). There φ(t) = s x_a − h_a is linear in t, so the
+      // ends of that interval carry the minimum and their gaps are exact.
+      const sa = axis === 0 ? s0x : axis === 1 ? s0y : s0z;
+      const da = axis === 0 ? ddx : axis === 1 ? ddy : ddz;
+      T01[0] = 0;
+      T01[1] = 1;
+      clipT(-sgn * sa, -sgn * da);
       for (let m = 0; m < 3; m++) {
         if (m === axis) continue;
-        const s = m === 0 ? s0x : m === 1 ? s0y : s0z;
-        const d = m === 0 ? ddx : m === 1 ? ddy : ddz;
-        if (Math.abs(d) < 1e-15) {
-          if (Math.abs(s) > h[m]) t1 = -1;
-          continue;
-        }
-        let ta = (-h[m] - s) / d;
-        let tb = (h[m] - s) / d;
-        if (ta > tb) {
-          const tmp = ta;
-          ta = tb;
-          tb = tmp;
-        }
-        if (ta > t0) t0 = ta;
-        if (tb < t1) t1 = tb;
+        const sm = m === 0 ? s0x : m === 1 ? s0y : s0z;
+        const dm = m === 0 ? ddx : m === 1 ? ddy : ddz;
+        clipT(sm - h[m], dm);
+        clipT(-sm - h[m], -dm);
+        clipT(sm - h[m] - sgn * sa + h[axis], dm - sgn * da);
+        clipT(-sm - h[m] - sgn * sa + h[axis], -dm - sgn * da);
       }
+      const t0 = T01[0];
+      const t1 = T01[1];
       if (t1 - t0 > 1e-9) {
         const face = 2 * axis + (sgn > 0 ? 0 : 1);
         for (let end = 0; end < 2; end++) {
@@ -824,8 +887,9 @@ const BOX_EDGE_BASE = 2 * 6 * 6 * BOX_POINT_LABELS;
  *     a_i × b_j (skipped when nearly parallel). The separation along a unit axis L is
  *     |L·d| − Σ h^a_k |L·a_k| − Σ h^b_k |L·b_k| (d = c_b − c_a); if any exceeds the
  *     margin there is no contact. The axis of largest separation is chosen, with a bias
- *     for a's faces over b's and for faces over edges (relative 2% / 5%, absolute 1e-5 of
- *     the smallest half-extent), so ties (a box resting flat) resolve consistently.
+ *     for faces over edges (relative 5%, absolute 1e-5 of the smallest half-extent). Between
+ *     a's and b's best face axes: if nearly parallel, the larger face is the reference
+ *     (stable while a resting box rocks); otherwise b's face must beat a's by 2% + 1e-5.
  *  2. Face axis: the face of the reference box (the owner of the axis) facing the other
  *     box is the reference face; the other box's face most anti-parallel to it is the
  *     incident face. The incident quad is clipped (Sutherland–Hodgman) against the four
@@ -882,16 +946,36 @@ export function boxBox(
     }
   }
   const faceASep = bestSep;
+  const faceAIdx = bestIdx;
+  let faceBSep = Number.NEGATIVE_INFINITY;
+  let faceBIdx = 0;
   for (let j = 0; j < 3; j++) {
     const t = RB[j] * dx + RB[3 + j] * dy + RB[6 + j] * dz;
     const s = Math.abs(t) - (hA[0] * AC[j] + hA[1] * AC[3 + j] + hA[2] * AC[6 + j] + hB[j]);
     if (s > margin) return;
-    if (s > faceASep + 0.02 * Math.abs(faceASep) + absTol && s > bestSep) {
-      bestSep = s;
-      bestKind = 1;
-      bestIdx = j;
+    if (s > faceBSep) {
+      faceBSep = s;
+      faceBIdx = j;
     }
   }
+  // Reference face: when the best face axes of a and b are nearly parallel (within
+  // ≈1.8°) they describe the same face-to-face contact, and their separations differ
+  // only by O(angle · size); the larger face is then the reference (a's on a tie), which
+  // keeps the choice, hence the feature ids, steady while a resting box rocks slightly.
+  // Otherwise b's face must beat a's by the relative/absolute tolerance.
+  let useB: boolean;
+  if (AC[3 * faceAIdx + faceBIdx] > 0.9995) {
+    const areaA = hA[(faceAIdx + 1) % 3] * hA[(faceAIdx + 2) % 3];
+    const areaB = hB[(faceBIdx + 1) % 3] * hB[(faceBIdx + 2) % 3];
+    useB = areaB > areaA * (1 + 1e-9);
+  } else {
+    useB = faceBSep > faceASep + 0.02 * Math.abs(faceASep) + absTol;
+  }
+  if (useB) {
+    bestKind = 1;
+    bestIdx = faceBIdx;
+  }
+  bestSep = Math.max(faceASep, faceBSep);
   const faceSep = bestSep;
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
@@ -1101,6 +1185,13 @@ function clipFaces(
   }
 }
 
+/** Swaps keepIdx[r] and keepIdx[c]. */
+function sel(r: number, c: number): void {
+  const t = keepIdx[r];
+  keepIdx[r] = keepIdx[c];
+  keepIdx[c] = t;
+}
+
 /**
  * Chooses 4 of the m candidate points listed in keepIdx (indices into poly, (x, y, z)
  * in the reference face frame): the deepest, the farthest from it in the face plane, the
@@ -1108,11 +1199,6 @@ function clipFaces(
  * that triangle. The chosen indices are moved to keepIdx[0..3]; returns 4.
  */
 function reduceToFour(poly: Float64Array, m: number): number {
-  const sel = (r: number, c: number) => {
-    const t = keepIdx[r];
-    keepIdx[r] = keepIdx[c];
-    keepIdx[c] = t;
-  };
   let best = 0;
   for (let r = 1; r < m; r++) if (poly[3 * keepIdx[r] + 2] < poly[3 * keepIdx[best] + 2]) best = r;
   sel(0, best);
@@ -1314,29 +1400,37 @@ function dispatchOrdered(
         case "plane":
           return; // two half-spaces: no point contact
         case "box":
-          return planeBox(a, pa, b, pb, margin, out);
+          planeBox(a, pa, b, pb, margin, out);
+          return;
         case "capsule":
-          return planeCapsule(a, pa, b, pb, margin, out);
+          planeCapsule(a, pa, b, pb, margin, out);
+          return;
         case "sphere":
-          return planeSphere(a, pa, b, pb, margin, out);
+          planeSphere(a, pa, b, pb, margin, out);
+          return;
       }
       return;
     case "box":
       switch (b.type) {
         case "box":
-          return boxBox(a, pa, b, pb, margin, out);
+          boxBox(a, pa, b, pb, margin, out);
+          return;
         case "capsule":
-          return boxCapsule(a, pa, b, pb, margin, out);
+          boxCapsule(a, pa, b, pb, margin, out);
+          return;
         case "sphere":
-          return boxSphere(a, pa, b, pb, margin, out);
+          boxSphere(a, pa, b, pb, margin, out);
+          return;
       }
       return;
     case "capsule":
       switch (b.type) {
         case "capsule":
-          return capsuleCapsule(a, pa, b, pb, margin, out);
+          capsuleCapsule(a, pa, b, pb, margin, out);
+          return;
         case "sphere":
-          return capsuleSphere(a, pa, b, pb, margin, out);
+          capsuleSphere(a, pa, b, pb, margin, out);
+          return;
       }
       return;
     case "sphere":

@@ -14,11 +14,11 @@ import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 export class DenseCholeskySolver implements LinearSolver {
   readonly name = "dense-cholesky" as const;
   private n = 0;
-  private dense = new Float64Array(0);
-  private stored = new Uint8Array(0);
+  private dense: Float64Array = new Float64Array(0);
+  private stored: Uint8Array = new Uint8Array(0);
   /** L row-major (lower triangle). */
-  private l = new Float64Array(0);
-  private work = new Float64Array(0);
+  private l: Float64Array = new Float64Array(0);
+  private work: Float64Array = new Float64Array(0);
   private ok = false;
 
   factor(a: CsrMatrix): void {

@@ -6,18 +6,24 @@
  */
 import { LuDecomposition, Matrix } from "ml-matrix";
 import type { CsrMatrix } from "../../math/csr";
-import { csrToDenseInto, maxAbsEntry, unitLowerSolveInPlace, upperSolveInPlace, zeroPivotThreshold } from "./dense";
+import {
+  csrToDenseInto,
+  maxAbsEntry,
+  unitLowerSolveInPlace,
+  upperSolveInPlace,
+  zeroPivotThreshold,
+} from "./dense";
 import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 
 export class DenseLuSolver implements LinearSolver {
   readonly name = "dense-lu" as const;
   private n = 0;
-  private dense = new Float64Array(0);
+  private dense: Float64Array = new Float64Array(0);
   /** L (strict lower, unit diagonal implied) and U (upper) packed row-major. */
-  private lu = new Float64Array(0);
+  private lu: Float64Array = new Float64Array(0);
   /** Row i of P A is row piv[i] of A. */
-  private piv = new Int32Array(0);
-  private work = new Float64Array(0);
+  private piv: Int32Array = new Int32Array(0);
+  private work: Float64Array = new Float64Array(0);
   private ok = false;
   /** Index of the first (near-)zero pivot of U, or −1. */
   zeroPivot = -1;

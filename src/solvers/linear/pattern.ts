@@ -9,8 +9,8 @@ import type { CsrMatrix } from "../../math/csr";
 export class PatternCache {
   private rows = -1;
   private cols = -1;
-  private rowPtr = new Int32Array(0);
-  private colIdx = new Int32Array(0);
+  private rowPtr: Int32Array = new Int32Array(0);
+  private colIdx: Int32Array = new Int32Array(0);
 
   /** True when a has the pattern last passed to `remember`. */
   matches(a: CsrMatrix): boolean {

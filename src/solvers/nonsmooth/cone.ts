@@ -57,7 +57,7 @@ export interface LocalCoefficients {
 export function lcpRowUpdate(r: Float64Array, i: number, ui: number, invN: number, omega: number) {
   if (invN > 0) {
     const v = r[i] - omega * ui * invN;
-    r[i] = v > 0 ? v : 0;
+    r[i] = Math.max(v, 0);
   } else if (ui >= 0) r[i] = 0;
 }
 
@@ -98,7 +98,7 @@ export function coulombBlockUpdate(
   const invN = c.invN[i];
   if (invN > 0) {
     const v = rn0 - omega * un * invN;
-    rn = v > 0 ? v : 0;
+    rn = Math.max(v, 0);
   } else if (un >= 0) rn = 0;
   const dn = rn - rn0;
   const d = 9 * i;
@@ -122,9 +122,14 @@ export function coulombBlockUpdate(
   const t = Math.sqrt(a * a + b * b);
   const rad = mu * rn;
   if (t > rad) {
-    const s = rad / t;
-    a *= s;
-    b *= s;
+    if (rad > 0) {
+      const s = rad / t;
+      a *= s;
+      b *= s;
+    } else {
+      a = 0;
+      b = 0;
+    }
   }
   r[o] = rn;
   r[o + 1] = a;

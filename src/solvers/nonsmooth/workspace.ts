@@ -21,7 +21,7 @@ import { DEFAULT_NONSMOOTH_OPTIONS, NonsmoothProblemError } from "./types";
 const EMPTY = new Float64Array(0);
 
 /** Returns a, or a larger fresh array when a has fewer than n entries. */
-export function grow(a: Float64Array, n: number): Float64Array {
+export function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
   return a.length >= n ? a : new Float64Array(Math.max(n, Math.ceil(a.length * 1.5)));
 }
 
@@ -102,9 +102,9 @@ export class ResolvedOptions {
 
 /** Growable per-contact diagonal cache (diagonal blocks, 1/W_nn, tangential step). */
 export class DiagonalCache implements LocalCoefficients {
-  diag: Float64Array = EMPTY;
-  invN: Float64Array = EMPTY;
-  rhoT: Float64Array = EMPTY;
+  diag: Float64Array<ArrayBuffer> = EMPTY;
+  invN: Float64Array<ArrayBuffer> = EMPTY;
+  rhoT: Float64Array<ArrayBuffer> = EMPTY;
   private readonly block = new Float64Array(9);
 
   load(v: ProblemView): void {

@@ -1,0 +1,40 @@
+/**
+ * Liveness and readiness. /health answers from the event loop alone (it never waits on a
+ * worker), so it stays prompt while solvers compute; /ready is 200 when every worker is up
+ * and the server is not shutting down, else 503.
+ */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { Health, Readiness } from "../schemas/api";
+
+const health: FastifyPluginAsyncZod = async (app) => {
+  const { sessions } = app.moreau;
+  app.get(
+    "/health",
+    { schema: { tags: ["operations"], summary: "Liveness", response: { 200: Health } } },
+    async () => ({ status: "ok" as const, uptime: process.uptime() }),
+  );
+  app.get(
+    "/ready",
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "Readiness (all workers up, not shutting down)",
+        response: { 200: Readiness, 503: Readiness },
+      },
+    },
+    async (_req, reply) => {
+      const alive = sessions.pool.alive;
+      const total = sessions.pool.size;
+      const ready = alive === total && !sessions.isClosing;
+      reply.code(ready ? 200 : 503);
+      return {
+        ready,
+        workers: { total, alive },
+        sessions: sessions.size,
+        closing: sessions.isClosing,
+      };
+    },
+  );
+};
+
+export default health;

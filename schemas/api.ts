@@ -1,0 +1,243 @@
+/**
+ * The service's wire format besides the model (schemas/model.ts) and the engine's State and
+ * assembly bodies (schemas/state.ts): every request body, query, answer and error of the
+ * HTTP API and the WebSocket frames. Routes validate requests with these schemas and the
+ * OpenAPI document at /docs is generated from them (ids given with `.meta({ id })` become
+ * `components.schemas`).
+ */
+import { z } from "zod";
+import { BodyPoint, Contact, Id, Model, Shape, SolverSettings, Vec3 } from "./model";
+import { AssemblyOptions, State } from "./state";
+
+/**
+ * `ready`: created or reset, not running; `running`: a `run` is stepping it; `paused`: a run
+ * was paused or reached `until`; `diverged`: a step went non-finite or blew up (the last
+ * good state is kept, `reset` or a PATCH + reset recovers); `error`: the solver threw or the
+ * worker holding the session crashed or was stopped (the last state the server received is
+ * kept; `reset` rebuilds the simulation from its model).
+ */
+export const SessionStatus = z
+  .enum(["ready", "running", "paused", "diverged", "error"])
+  .meta({ id: "SessionStatus" });
+
+export const Session = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: SessionStatus,
+    time: z.number().meta({ description: "simulated time (s); refreshed at least every 100 ms while running" }),
+    step: z.number().int(),
+    dt: z.number().meta({ description: "current step size (s)" }),
+    counts: z.object({
+      bodies: z.number().int(),
+      forces: z.number().int(),
+      joints: z.number().int(),
+      motors: z.number().int(),
+    }),
+    message: z
+      .string()
+      .nullable()
+      .meta({ description: "why the session is diverged or in error, else null" }),
+    run: z
+      .object({ realtimeFactor: z.number().nullable(), until: z.number().nullable() })
+      .nullable()
+      .meta({ description: "the active run's parameters while running, else null" }),
+    subscribers: z.number().int().meta({ description: "open WebSocket streams" }),
+    createdAt: z.string().meta({ description: "ISO 8601" }),
+    lastActivityAt: z.string().meta({ description: "ISO 8601; idle sessions expire" }),
+  })
+  .meta({ id: "Session" });
+
+export const SessionList = z.object({ sessions: z.array(Session) }).meta({ id: "SessionList" });
+
+export const SessionParams = z.object({ id: z.string().min(1).max(128) });
+
+export const CreateSessionBody = z.strictObject({ model: Model }).meta({ id: "CreateSession" });
+
+export const StepBody = z
+  .strictObject({
+    steps: z.number().int().min(1).optional().meta({ description: "number of steps of solver.dt" }),
+    duration: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: "simulated time (s): ceil(duration / dt) steps" }),
+  })
+  .refine((b) => (b.steps === undefined) !== (b.duration === undefined), {
+    message: 'give exactly one of "steps" or "duration"',
+  })
+  .meta({ id: "StepRequest" });
+
+export const RunBody = z
+  .strictObject({
+    realtimeFactor: z
+      .number()
+      .positive()
+      .max(1e6)
+      .nullable()
+      .default(1)
+      .meta({ description: "simulated seconds per wall-clock second; null: as fast as it can" }),
+    until: z
+      .number()
+      .nonnegative()
+      .optional()
+      .meta({ description: "stop (status paused) when the simulated time reaches it (s)" }),
+  })
+  .prefault({})
+  .meta({ id: "RunRequest" });
+
+export const RunAccepted = z
+  .object({ session: Session, message: z.string() })
+  .meta({ id: "RunAccepted" });
+
+/**
+ * A partial copy of an object schema whose fields may all be omitted and, unlike zod's
+ * `.partial()`, fill in no defaults: a PATCH must change only what it names.
+ */
+function patchOf<S extends z.ZodRawShape>(obj: z.ZodObject<S>) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [k, v] of Object.entries(obj.shape)) {
+    const t = v as z.ZodType;
+    shape[k] = (t instanceof z.ZodDefault ? (t.unwrap() as z.ZodType) : t).optional();
+  }
+  return z.strictObject(shape) as unknown as z.ZodObject<{
+    [K in keyof S]: z.ZodOptional<S[K] extends z.ZodDefault<infer I> ? I : S[K]>;
+  }>;
+}
+
+export const SolverPatch = patchOf(SolverSettings).meta({ id: "SolverPatch" });
+export const ContactPatch = patchOf(Contact).meta({ id: "ContactPatch" });
+
+export const PatchSessionBody = z
+  .strictObject({
+    solver: SolverPatch.optional(),
+    gravity: Vec3.optional(),
+    contact: ContactPatch.optional(),
+  })
+  .meta({ id: "SessionPatch" });
+
+export const SessionAssemblyBody = AssemblyOptions.extend({
+  apply: z
+    .boolean()
+    .default(false)
+    .meta({ description: "write the assembled positions and velocities into the session" }),
+})
+  .strict()
+  .prefault({})
+  .meta({ id: "SessionAssemblyRequest" });
+
+export const AssemblyBody = z
+  .strictObject({ model: Model, options: AssemblyOptions.prefault({}) })
+  .meta({ id: "AssemblyRequest" });
+
+export const StreamFieldName = z.enum(["bodies", "contacts", "joints", "energy", "solver"]);
+export const ALL_STREAM_FIELDS = ["bodies", "contacts", "joints", "energy"] as const;
+
+export const StreamQuery = z.object({
+  every: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(1)
+    .meta({ description: "send a frame at every step number divisible by it" }),
+  fields: z
+    .string()
+    .default(ALL_STREAM_FIELDS.join(","))
+    .transform((s, ctx) => {
+      const names = s
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0);
+      const out: z.infer<typeof StreamFieldName>[] = [];
+      for (const n of names) {
+        const r = StreamFieldName.safeParse(n);
+        if (!r.success) {
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown field "${n}" (use ${StreamFieldName.options.join(", ")})`,
+          });
+          return z.NEVER;
+        }
+        if (!out.includes(r.data)) out.push(r.data);
+      }
+      return out;
+    })
+    .meta({ description: "comma-separated: bodies, contacts, joints, energy, solver" }),
+  format: z.enum(["json", "msgpack"]).default("json"),
+});
+export type StreamOptions = z.output<typeof StreamQuery>;
+export type StreamField = z.infer<typeof StreamFieldName>;
+
+/** First frame of every stream: what a viewer needs to draw the scene. */
+export const SceneFrame = z
+  .object({
+    type: z.literal("scene"),
+    session: z.string(),
+    name: z.string(),
+    time: z.number(),
+    step: z.number().int(),
+    bodies: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(["rigid", "particle"]),
+        fixed: z.boolean(),
+        shapes: z.array(Shape),
+      }),
+    ),
+    joints: z.array(z.object({ id: Id, type: z.string(), a: BodyPoint, b: BodyPoint })),
+  })
+  .meta({ id: "SceneFrame" });
+
+/**
+ * Every later frame: the session's State restricted to the subscribed fields, with the
+ * number of frames this subscriber missed (dropped because it read too slowly or the server
+ * was saturated) since the previous frame it received.
+ */
+export const StateFrame = State.partial({
+  bodies: true,
+  contacts: true,
+  joints: true,
+  energy: true,
+  solver: true,
+})
+  .extend({
+    type: z.literal("state"),
+    dropped: z.number().int().nonnegative(),
+  })
+  .meta({ id: "StateFrame" });
+
+export const ErrorBody = z
+  .object({
+    error: z.string().meta({
+      description:
+        "invalid_request, invalid_model, not_found, conflict, payload_too_large, too_many_sessions, diverged, solver_error, timeout, worker_crashed, shutting_down, internal",
+    }),
+    message: z.string(),
+    details: z.unknown().optional(),
+  })
+  .meta({ id: "Error" });
+
+export const Health = z
+  .object({ status: z.literal("ok"), uptime: z.number() })
+  .meta({ id: "Health" });
+
+export const Readiness = z
+  .object({
+    ready: z.boolean(),
+    workers: z.object({ total: z.number().int(), alive: z.number().int() }),
+    sessions: z.number().int(),
+    closing: z.boolean(),
+  })
+  .meta({ id: "Readiness" });
+
+export type SessionOut = z.infer<typeof Session>;
+export type SessionStatusName = z.infer<typeof SessionStatus>;
+export type StepRequest = z.output<typeof StepBody>;
+export type RunRequest = z.output<typeof RunBody>;
+export type SessionPatch = z.output<typeof PatchSessionBody>;
+export type SessionAssemblyRequest = z.output<typeof SessionAssemblyBody>;
+export type AssemblyRequest = z.output<typeof AssemblyBody>;
+export type ErrorOut = z.infer<typeof ErrorBody>;
+export type SceneFrameOut = z.infer<typeof SceneFrame>;
+export type StateFrameOut = z.infer<typeof StateFrame>;

@@ -1,0 +1,376 @@
+/**
+ * Kinematics of a pair of bodies (a, b) with one attachment point on each, and the
+ * scalar constraint "rows" every joint is built from. Each row primitive gives, for the
+ * current positions and velocities, its residual C, its Jacobian row (6 entries per body,
+ * world-frame [v, ω] columns, see constraint.ts) and its quadratic-velocity term
+ *     Qc = −(d/dt Cq) u     (time-independent part; motors add −Ctt themselves),
+ * derived analytically from the rigid-body identities (world frame, R = R(q)):
+ *     attached point   p = x + r,  r = R s:   ṗ = v + ω × r,  p̈ = a + α × r + ω × (ω × r)
+ *     attached vector  e = R e₀:              ė = ω × e,      ë = α × e + ω × (ω × e)
+ * The α- and a-terms of C̈ are Cq u̇; everything else is minus Qc. Ground (body −1) is the
+ * world frame (x = 0, R = I, v = ω = 0), and its point/vectors are given in world
+ * coordinates. Fixed bodies are read like any other body (their velocities are zero).
+ * Particles have R = I and ω = 0; the constraint zeroes their rotation columns.
+ *
+ * Cross-product identities used below: (ω × r)·e = ω·(r × e), e·(ω × f) = ω·(f × e),
+ * and ω × r = −[r]× ω.
+ */
+import type { BodySystem } from "../model/body-system";
+import type { Vec } from "../math/vec3";
+import { cross3, dot3 } from "../math/vec3";
+
+/** World-frame kinematic quantities of the two bodies and their attachment points. */
+export class PairKinematics {
+  /** Centres of mass (m). */
+  readonly xa = new Float64Array(3);
+  readonly xb = new Float64Array(3);
+  /** Rotation matrices (row-major 3×3, body → world). */
+  readonly Ra = new Float64Array(9);
+  readonly Rb = new Float64Array(9);
+  /** Linear and angular velocities (m/s, rad/s, world). */
+  readonly va = new Float64Array(3);
+  readonly vb = new Float64Array(3);
+  readonly wa = new Float64Array(3);
+  readonly wb = new Float64Array(3);
+  /** Levers r = R s from the centre of mass to the attachment point (m, world). */
+  readonly ra = new Float64Array(3);
+  readonly rb = new Float64Array(3);
+  /** Attachment points p = x + r (m, world). */
+  readonly pa = new Float64Array(3);
+  readonly pb = new Float64Array(3);
+  /** Separation d = p_b − p_a and its rate ḋ = ṗ_b − ṗ_a. */
+  readonly d = new Float64Array(3);
+  readonly dd = new Float64Array(3);
+  /** Centripetal accelerations ω × (ω × r) of the attachment points. */
+  readonly ca = new Float64Array(3);
+  readonly cb = new Float64Array(3);
+  /** p_b − x_a: lever from a's centre of mass to b's attachment point. */
+  readonly pbxa = new Float64Array(3);
+
+  /** Refreshes everything from the body system for bodies a, b and local points sa, sb. */
+  update(sys: BodySystem, a: number, sa: Float64Array, b: number, sb: Float64Array): void {
+    readBody(sys, a, this.xa, this.Ra, this.va, this.wa);
+    readBody(sys, b, this.xb, this.Rb, this.vb, this.wb);
+    rotate(this.ra, this.Ra, sa);
+    rotate(this.rb, this.Rb, sb);
+    const t = scratchT;
+    for (let i = 0; i < 3; i++) {
+      this.pa[i] = this.xa[i] + this.ra[i];
+      this.pb[i] = this.xb[i] + this.rb[i];
+      this.d[i] = this.pb[i] - this.pa[i];
+      this.pbxa[i] = this.pb[i] - this.xa[i];
+    }
+    // ḋ = (v_b + ω_b × r_b) − (v_a + ω_a × r_a)
+    cross3(t, 0, this.wb, 0, this.rb, 0);
+    cross3(t, 3, this.wa, 0, this.ra, 0);
+    for (let i = 0; i < 3; i++) this.dd[i] = this.vb[i] + t[i] - this.va[i] - t[3 + i];
+    // ω × (ω × r)
+    cross3(this.cb, 0, this.wb, 0, t, 0);
+    cross3(this.ca, 0, this.wa, 0, t, 3);
+  }
+}
+
+const scratchT = new Float64Array(6);
+
+function readBody(
+  sys: BodySystem,
+  b: number,
+  x: Float64Array,
+  R: Float64Array,
+  v: Float64Array,
+  w: Float64Array,
+): void {
+  if (b < 0) {
+    x.fill(0);
+    R.fill(0);
+    R[0] = 1;
+    R[4] = 1;
+    R[8] = 1;
+    v.fill(0);
+    w.fill(0);
+    return;
+  }
+  for (let i = 0; i < 3; i++) {
+    x[i] = sys.pos[3 * b + i];
+    v[i] = sys.vel[3 * b + i];
+    w[i] = sys.omega[3 * b + i];
+  }
+  for (let i = 0; i < 9; i++) R[i] = sys.rotation[9 * b + i];
+}
+
+/** out = R s (R row-major 3×3). out must not alias s. */
+export function rotate(out: Vec, R: Vec, s: Vec, io = 0, is = 0): void {
+  const x = s[is];
+  const y = s[is + 1];
+  const z = s[is + 2];
+  out[io] = R[0] * x + R[1] * y + R[2] * z;
+  out[io + 1] = R[3] * x + R[4] * y + R[5] * z;
+  out[io + 2] = R[6] * x + R[7] * y + R[8] * z;
+}
+
+/** out = Rᵀ s. out must not alias s. */
+export function rotateInverse(out: Vec, R: Vec, s: Vec, io = 0, is = 0): void {
+  const x = s[is];
+  const y = s[is + 1];
+  const z = s[is + 2];
+  out[io] = R[0] * x + R[3] * y + R[6] * z;
+  out[io + 1] = R[1] * x + R[4] * y + R[7] * z;
+  out[io + 2] = R[2] * x + R[5] * y + R[8] * z;
+}
+
+/**
+ * A right-handed orthonormal frame (n, u, w) with n the normalized axis: n × u = w,
+ * u × w = n. u is the world axis least aligned with n, made orthogonal to it (x unless
+ * |n_x| ≥ 0.9, then y). Writes n, u, w to out[0..9).
+ */
+export function axisFrame(axis: ArrayLike<number>, out: Float64Array): void {
+  const len = Math.hypot(axis[0], axis[1], axis[2]);
+  if (!(len > 1e-12)) throw new Error("axis must be a non-zero vector");
+  const nx = axis[0] / len;
+  const ny = axis[1] / len;
+  const nz = axis[2] / len;
+  let tx = 1;
+  let ty = 0;
+  if (Math.abs(nx) >= 0.9) {
+    tx = 0;
+    ty = 1;
+  }
+  const tn = tx * nx + ty * ny;
+  let ux = tx - tn * nx;
+  let uy = ty - tn * ny;
+  let uz = -tn * nz;
+  const ul = Math.hypot(ux, uy, uz);
+  ux /= ul;
+  uy /= ul;
+  uz /= ul;
+  out[0] = nx;
+  out[1] = ny;
+  out[2] = nz;
+  out[3] = ux;
+  out[4] = uy;
+  out[5] = uz;
+  out[6] = ny * uz - nz * uy;
+  out[7] = nz * ux - nx * uz;
+  out[8] = nx * uy - ny * ux;
+}
+
+/** Writes a 6-entry Jacobian half-row: [t, r] at jac[6 row ..]. */
+function setRow(jac: Float64Array, row: number, t: Vec, it: number, ts: number, r: Vec, ir: number, rs: number) {
+  const o = 6 * row;
+  jac[o] = ts * t[it];
+  jac[o + 1] = ts * t[it + 1];
+  jac[o + 2] = ts * t[it + 2];
+  jac[o + 3] = rs * r[ir];
+  jac[o + 4] = rs * r[ir + 1];
+  jac[o + 5] = rs * r[ir + 2];
+}
+
+const ZERO3 = new Float64Array(3);
+const tmp = new Float64Array(12);
+
+// ---------------------------------------------------------------------------------------
+// Point coincidence: C = p_b − p_a (3 rows, m).
+//   Ċ = v_b − [r_b]× ω_b − v_a + [r_a]× ω_a  ⇒  Cq_a = [−I, [r_a]×], Cq_b = [I, −[r_b]×]
+//   C̈ = Cq u̇ + ω_b × (ω_b × r_b) − ω_a × (ω_a × r_a)  ⇒  Qc = −(c_b − c_a)
+// ---------------------------------------------------------------------------------------
+
+export function pointResidual(k: PairKinematics, out: Float64Array, off: number): void {
+  out[off] = k.d[0];
+  out[off + 1] = k.d[1];
+  out[off + 2] = k.d[2];
+}
+
+export function pointJacobian(
+  k: PairKinematics,
+  jacA: Float64Array,
+  jacB: Float64Array,
+  row: number,
+): void {
+  const ra = k.ra;
+  const rb = k.rb;
+  jacA.fill(0, 6 * row, 6 * row + 18);
+  jacB.fill(0, 6 * row, 6 * row + 18);
+  for (let i = 0; i < 3; i++) {
+    jacA[6 * (row + i) + i] = -1;
+    jacB[6 * (row + i) + i] = 1;
+  }
+  // [r]× = [[0, −z, y], [z, 0, −x], [−y, x, 0]]
+  let o = 6 * row + 3;
+  jacA[o + 1] = -ra[2];
+  jacA[o + 2] = ra[1];
+  jacB[o + 1] = rb[2];
+  jacB[o + 2] = -rb[1];
+  o += 6;
+  jacA[o] = ra[2];
+  jacA[o + 2] = -ra[0];
+  jacB[o] = -rb[2];
+  jacB[o + 2] = rb[0];
+  o += 6;
+  jacA[o] = -ra[1];
+  jacA[o + 1] = ra[0];
+  jacB[o] = rb[1];
+  jacB[o + 1] = -rb[0];
+}
+
+export function pointQuadratic(k: PairKinematics, out: Float64Array, off: number): void {
+  out[off] = k.ca[0] - k.cb[0];
+  out[off + 1] = k.ca[1] - k.cb[1];
+  out[off + 2] = k.ca[2] - k.cb[2];
+}
+
+// ---------------------------------------------------------------------------------------
+// Perpendicularity of two attached unit vectors: C = e·f, e fixed in a, f fixed in b.
+//   Ċ = (ω_a × e)·f + e·(ω_b × f) = ω_a·(e × f) + ω_b·(f × e)
+//     ⇒ Cq_a = [0, (e × f)ᵀ], Cq_b = [0, (f × e)ᵀ]
+//   C̈ = Cq u̇ + (ω_a×(ω_a×e))·f + 2 (ω_a×e)·(ω_b×f) + e·(ω_b×(ω_b×f))
+// ---------------------------------------------------------------------------------------
+
+export function dotJacobian(
+  e: Vec,
+  ie: number,
+  f: Vec,
+  jf: number,
+  jacA: Float64Array,
+  jacB: Float64Array,
+  row: number,
+): void {
+  cross3(tmp, 0, e, ie, f, jf);
+  setRow(jacA, row, ZERO3, 0, 0, tmp, 0, 1);
+  setRow(jacB, row, ZERO3, 0, 0, tmp, 0, -1);
+}
+
+/** Time-independent part of C̈ for C = e·f (the negative of Qc). */
+export function dotQuadraticPart(k: PairKinematics, e: Vec, ie: number, f: Vec, jf: number): number {
+  const t = tmp;
+  cross3(t, 0, k.wa, 0, e, ie); // ω_a × e
+  cross3(t, 3, k.wb, 0, f, jf); // ω_b × f
+  cross3(t, 6, k.wa, 0, t, 0); // ω_a × (ω_a × e)
+  cross3(t, 9, k.wb, 0, t, 3); // ω_b × (ω_b × f)
+  return dot3(t, 6, f, jf) + 2 * dot3(t, 0, t, 3) + dot3(e, ie, t, 9);
+}
+
+/** Time derivative of e·f: ω_a·(e × f) + ω_b·(f × e). */
+export function dotRate(k: PairKinematics, e: Vec, ie: number, f: Vec, jf: number): number {
+  cross3(tmp, 0, e, ie, f, jf);
+  return dot3(k.wa, 0, tmp, 0) - dot3(k.wb, 0, tmp, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Offset of b's point along a vector fixed in a: C = d·e (m), d = p_b − p_a.
+//   Ċ = ḋ·e + d·(ω_a × e); ḋ = v_b + ω_b × r_b − v_a − ω_a × r_a
+//     ⇒ Cq_b = [eᵀ, (r_b × e)ᵀ], Cq_a = [−eᵀ, −((p_b − x_a) × e)ᵀ]
+//   (a force λe applied at p_b on b and −λe at the same point on a).
+//   C̈ = Cq u̇ + (c_b − c_a)·e + 2 ḋ·(ω_a × e) + d·(ω_a × (ω_a × e))
+// ---------------------------------------------------------------------------------------
+
+export function alongJacobian(
+  k: PairKinematics,
+  e: Vec,
+  ie: number,
+  jacA: Float64Array,
+  jacB: Float64Array,
+  row: number,
+): void {
+  cross3(tmp, 0, k.rb, 0, e, ie);
+  cross3(tmp, 3, k.pbxa, 0, e, ie);
+  setRow(jacB, row, e, ie, 1, tmp, 0, 1);
+  setRow(jacA, row, e, ie, -1, tmp, 3, -1);
+}
+
+/** Time-independent part of C̈ for C = d·e (the negative of Qc). */
+export function alongQuadraticPart(k: PairKinematics, e: Vec, ie: number): number {
+  const t = tmp;
+  cross3(t, 0, k.wa, 0, e, ie); // ω_a × e
+  cross3(t, 3, k.wa, 0, t, 0); // ω_a × (ω_a × e)
+  let s = 0;
+  for (let i = 0; i < 3; i++) s += (k.cb[i] - k.ca[i]) * e[ie + i];
+  return s + 2 * dot3(k.dd, 0, t, 0) + dot3(k.d, 0, t, 3);
+}
+
+// ---------------------------------------------------------------------------------------
+// Distance: C = |d| − L (m), n = d/|d|.
+//   Ċ = n·ḋ  ⇒ Cq_a = [−nᵀ, −(r_a × n)ᵀ], Cq_b = [nᵀ, (r_b × n)ᵀ]
+//   C̈ = n·d̈ + (|ḋ|² − (n·ḋ)²)/|d|, d̈ = (Cq-part) + c_b − c_a
+// ---------------------------------------------------------------------------------------
+
+export function distanceJacobian(
+  k: PairKinematics,
+  jacA: Float64Array,
+  jacB: Float64Array,
+  row: number,
+): void {
+  const len = Math.hypot(k.d[0], k.d[1], k.d[2]);
+  const inv = len > 0 ? 1 / len : 0;
+  const n = tmp;
+  n[0] = k.d[0] * inv;
+  n[1] = k.d[1] * inv;
+  n[2] = k.d[2] * inv;
+  cross3(n, 3, k.rb, 0, n, 0);
+  cross3(n, 6, k.ra, 0, n, 0);
+  setRow(jacB, row, n, 0, 1, n, 3, 1);
+  setRow(jacA, row, n, 0, -1, n, 6, -1);
+}
+
+/** Time-independent part of C̈ for C = |d| − L (the negative of Qc). */
+export function distanceQuadraticPart(k: PairKinematics): number {
+  const len = Math.hypot(k.d[0], k.d[1], k.d[2]);
+  if (!(len > 0)) return 0;
+  const inv = 1 / len;
+  let nc = 0;
+  let nd = 0;
+  let dd2 = 0;
+  for (let i = 0; i < 3; i++) {
+    const n = k.d[i] * inv;
+    nc += n * (k.cb[i] - k.ca[i]);
+    nd += n * k.dd[i];
+    dd2 += k.dd[i] * k.dd[i];
+  }
+  return nc + (dd2 - nd * nd) * inv;
+}
+
+// ---------------------------------------------------------------------------------------
+// Relative rotation angle of b about an axis of a (motors): with u_a, w_a = n_a × u_a
+// fixed in a and u_b fixed in b (u_b = u_a in the model pose),
+//   c = u_a·u_b,  s = w_a·u_b,  φ = atan2(s, c),
+// positive for a right-handed rotation of b relative to a about n_a. With ρ = c² + s²:
+//   φ̇ = (c ṡ − s ċ)/ρ                          ⇒ Cq = (c Cq_s − s Cq_c)/ρ
+//   φ̈ = Cq u̇ + (c q_s − s q_c)/ρ − 2 (c ṡ − s ċ)(c ċ + s ṡ)/ρ²
+// with q_c, q_s the time-independent parts of c̈, s̈ (dot rows above). Exact for any
+// pose: on the revolute's manifold (u_b ⊥ n_a) Cq reduces to ±[0, n_a].
+// ---------------------------------------------------------------------------------------
+
+const angleScratch = new Float64Array(24);
+
+/** Jacobian row of φ (rotational columns only). */
+export function angleJacobian(
+  ua: Vec,
+  wa: Vec,
+  ub: Vec,
+  jacA: Float64Array,
+  jacB: Float64Array,
+  row: number,
+): void {
+  const c = dot3(ua, 0, ub, 0);
+  const s = dot3(wa, 0, ub, 0);
+  const rho = Math.max(c * c + s * s, 1e-300);
+  const t = angleScratch;
+  // Cq_c (a side, rotational) = u_a × u_b ; Cq_s = w_a × u_b ; b side is the negative.
+  cross3(t, 0, ua, 0, ub, 0);
+  cross3(t, 3, wa, 0, ub, 0);
+  for (let i = 0; i < 3; i++) t[6 + i] = (c * t[3 + i] - s * t[i]) / rho;
+  setRow(jacA, row, ZERO3, 0, 0, t, 6, 1);
+  setRow(jacB, row, ZERO3, 0, 0, t, 6, -1);
+}
+
+/** Time-independent part of φ̈ (the negative of Qc without the drive's Ctt). */
+export function angleQuadraticPart(k: PairKinematics, ua: Vec, wa: Vec, ub: Vec): number {
+  const c = dot3(ua, 0, ub, 0);
+  const s = dot3(wa, 0, ub, 0);
+  const rho = Math.max(c * c + s * s, 1e-300);
+  const cd = dotRate(k, ua, 0, ub, 0);
+  const sd = dotRate(k, wa, 0, ub, 0);
+  const qc = dotQuadraticPart(k, ua, 0, ub, 0);
+  const qs = dotQuadraticPart(k, wa, 0, ub, 0);
+  const rate = c * sd - s * cd;
+  return (c * qs - s * qc) / rho - (2 * rate * (c * cd + s * sd)) / (rho * rho);
+}

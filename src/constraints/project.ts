@@ -1,0 +1,201 @@
+/**
+ * Projections onto the constraint manifold in the mass (kinetic-energy) metric, shared by
+ * the assembly analysis (position and velocity levels) and by the integrators (post-step
+ * drift correction):
+ *
+ *   positions  Newton–Raphson on C(q, t) = 0 where each update is the smallest in the
+ *              mass metric that cancels C to first order,
+ *                 δq = −M⁻¹Gᵀ λ,  S λ = C,  S = G M⁻¹ Gᵀ,     q ← q ⊕ δq
+ *              (the position level of Chrono's ChAssemblyAnalysis, whose
+ *              StateSolveCorrection solves [M Gᵀ; G 0][δq; λ] = [0; −C]), with G
+ *              re-evaluated at every iterate (full Newton, quadratic convergence). Stops
+ *              (converged) when ‖C‖∞ ≤ residualTolerance or when
+ *              ‖δq‖∞ ≤ absTolerance + relTolerance·‖X‖∞ (X: positions and quaternions of
+ *              the dynamic bodies, as Chrono's state norm), or after maxIterations
+ *              updates (not converged).
+ *   velocities v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct): the velocity closest to the given one in the
+ *              kinetic-energy metric that satisfies G v = −Ct.
+ *
+ * S is factored by the semidefinite LDLᵀ (semidefinite-ldlt.ts), so redundant rows and
+ * singular configurations give finite updates (dependent rows get zero multipliers; for
+ * consistent equations the result is the same as with the redundant rows removed).
+ * Work arrays live in a workspace cached per ConstraintSet: after the first call neither
+ * function allocates.
+ */
+import { addPositionIncrement, type BodySystem, getVelocity, massSolve, setVelocity } from "../model/body-system";
+import type { ConstraintSet } from "./constraint-set";
+import { MassSchurComplement } from "./schur";
+import { SemidefiniteLdlt } from "./semidefinite-ldlt";
+
+export interface PositionProjectionOptions {
+  maxIterations: number;
+  relTolerance: number;
+  absTolerance: number;
+  residualTolerance: number;
+}
+
+export interface PositionProjectionResult {
+  /** Newton updates applied. */
+  iterations: number;
+  /** ‖C‖∞ at the final configuration (m / rad). */
+  residualNorm: number;
+  /** ‖δq‖∞ of the last update (0 when none was needed). */
+  updateNorm: number;
+  converged: boolean;
+  /** Numerical rank of G at the last factorization (numRows when no update was made). */
+  rank: number;
+}
+
+/** Per-set work arrays and factorization (created on first use). */
+export class ProjectionWorkspace {
+  readonly schur: MassSchurComplement;
+  readonly ldlt = new SemidefiniteLdlt();
+  readonly c: Float64Array;
+  readonly lambda: Float64Array;
+  readonly du: Float64Array;
+  readonly tmp: Float64Array;
+  readonly u: Float64Array;
+
+  constructor(
+    readonly set: ConstraintSet,
+    sys: BodySystem,
+  ) {
+    this.schur = new MassSchurComplement(set, sys);
+    this.c = new Float64Array(set.numRows);
+    this.lambda = new Float64Array(set.numRows);
+    this.du = new Float64Array(sys.numDofs);
+    this.tmp = new Float64Array(sys.numDofs);
+    this.u = new Float64Array(sys.numDofs);
+  }
+
+  /** G ← Cq(q, t), S ← G M⁻¹ Gᵀ, factor S. */
+  factorAt(t: number): void {
+    this.set.updateJacobian(t);
+    this.ldlt.factor(this.schur.update());
+  }
+
+  /**
+   * du ← −M⁻¹Gᵀ S⁻¹ r (the smallest mass-weighted du with G du = −r on the kept rows),
+   * for the G and factorization of the last `factorAt`. r is overwritten by S⁻¹ r.
+   */
+  correction(r: Float64Array, du: Float64Array): void {
+    this.ldlt.solve(r, r);
+    this.set.multiplyTranspose(r, this.tmp);
+    massSolve(this.set.sys, this.tmp, du);
+    for (let i = 0; i < du.length; i++) du[i] = -du[i];
+  }
+}
+
+const workspaces = new WeakMap<ConstraintSet, ProjectionWorkspace>();
+
+/** The cached workspace of a set (created on first use). */
+export function projectionWorkspace(set: ConstraintSet): ProjectionWorkspace {
+  let ws = workspaces.get(set);
+  if (!ws) {
+    ws = new ProjectionWorkspace(set, set.sys);
+    workspaces.set(set, ws);
+  }
+  return ws;
+}
+
+function infNorm(x: Float64Array, n = x.length): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(x[i]);
+    if (a > m || Number.isNaN(a)) m = a;
+  }
+  return m;
+}
+
+/** ‖X‖∞ over the positions and quaternions of the dynamic bodies. */
+function stateNorm(sys: BodySystem): number {
+  let m = 0;
+  for (let b = 0; b < sys.numBodies; b++) {
+    if (sys.dofOffset[b] < 0) continue;
+    for (let i = 0; i < 3; i++) m = Math.max(m, Math.abs(sys.pos[3 * b + i]));
+    if (sys.hasOrientation[b]) for (let i = 0; i < 4; i++) m = Math.max(m, Math.abs(sys.quat[4 * b + i]));
+  }
+  return m;
+}
+
+/**
+ * Newton–Raphson projection of the positions onto C(q, t) = 0 in the mass metric (see the
+ * header). Moves the bodies of `sys` in place (positions and orientations; velocities are
+ * untouched).
+ */
+export function projectPositions(
+  sys: BodySystem,
+  set: ConstraintSet,
+  t: number,
+  options: PositionProjectionOptions,
+): PositionProjectionResult {
+  const result: PositionProjectionResult = {
+    iterations: 0,
+    residualNorm: 0,
+    updateNorm: 0,
+    converged: true,
+    rank: set.numRows,
+  };
+  if (set.numRows === 0) return result;
+  const ws = projectionWorkspace(set);
+  const { c, du } = ws;
+  set.residual(t, c);
+  let residualNorm = infNorm(c);
+  let converged = false;
+  for (;;) {
+    if (residualNorm <= options.residualTolerance) {
+      converged = true;
+      break;
+    }
+    if (result.iterations >= options.maxIterations || !Number.isFinite(residualNorm)) break;
+    ws.factorAt(t);
+    result.rank = ws.ldlt.rank;
+    ws.correction(c, du);
+    addPositionIncrement(sys, du, 1);
+    result.iterations++;
+    result.updateNorm = infNorm(du);
+    set.residual(t, c);
+    residualNorm = infNorm(c);
+    if (result.updateNorm <= options.absTolerance + options.relTolerance * stateNorm(sys)) {
+      converged = true;
+      break;
+    }
+  }
+  result.residualNorm = residualNorm;
+  result.converged = converged;
+  return result;
+}
+
+export interface VelocityProjectionResult {
+  /** ‖G v + Ct‖∞ after the projection (m/s / rad/s). */
+  residualNorm: number;
+  /** Numerical rank of G. */
+  rank: number;
+}
+
+/**
+ * Velocity projection v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct) (see the header), in place on the
+ * body velocities of `sys`, at the current positions.
+ */
+export function projectVelocities(
+  sys: BodySystem,
+  set: ConstraintSet,
+  t: number,
+): VelocityProjectionResult {
+  if (set.numRows === 0) return { residualNorm: 0, rank: 0 };
+  const ws = projectionWorkspace(set);
+  const { c, du, u } = ws;
+  ws.factorAt(t);
+  getVelocity(sys, u);
+  // r = G v + Ct
+  set.velocityTerm(t, ws.lambda);
+  set.multiply(u, c);
+  for (let i = 0; i < c.length; i++) c[i] += ws.lambda[i];
+  ws.correction(c, du);
+  for (let i = 0; i < u.length; i++) u[i] += du[i];
+  setVelocity(sys, u);
+  // Residual after the projection.
+  set.multiply(u, c);
+  for (let i = 0; i < c.length; i++) c[i] += ws.lambda[i];
+  return { residualNorm: infNorm(c), rank: ws.ldlt.rank };
+}

@@ -1,0 +1,135 @@
+/**
+ * The mass-weighted Gram matrix of the constraint rows, S = G M⁻¹ Gᵀ (m × m, symmetric
+ * positive semidefinite; definite iff G has full row rank), with M = blockdiag(m_b I₃,
+ * I_b,world) of the dynamic bodies. It is the Schur complement of the saddle-point
+ * matrix [M Gᵀ; G 0] and the matrix of every mass-metric projection onto the
+ * constraints (project.ts): the update δq = −M⁻¹Gᵀ S⁻¹ C is the smallest in ½δqᵀMδq
+ * that cancels C to first order.
+ *
+ * Pattern: S_ij ≠ 0 when rows i and j share a dynamic body (block tridiagonal for a
+ * chain). It is fixed at construction, both triangles stored, columns ascending.
+ * `update` refills the values from G's current values and the current world inertias,
+ * allocation-free: S = Σ_bodies G_b M_b⁻¹ G_bᵀ over each body's rows.
+ */
+import type { CsrMatrix } from "../math/csr";
+import { BodyKind, type BodySystem } from "../model/body-system";
+import type { ConstraintSet } from "./constraint-set";
+
+export class MassSchurComplement {
+  readonly S: CsrMatrix;
+  /** Rows touching each dynamic body: bodyRows[bodyStart[b] .. bodyStart[b+1]). */
+  private readonly bodyStart: Int32Array;
+  private readonly bodyRowSlot: Int32Array;
+  private readonly bodyList: Int32Array;
+  /** For body k's row pair (i, j) (row-major over its row list): slot in S.values. */
+  private readonly pairStart: Int32Array;
+  private readonly pairSlot: Int32Array;
+  private readonly w: Float64Array;
+
+  constructor(
+    readonly set: ConstraintSet,
+    readonly sys: BodySystem,
+  ) {
+    const m = set.numRows;
+    const nb = sys.numBodies;
+    const rowsOf: { row: number; slot: number }[][] = Array.from({ length: nb }, () => []);
+    for (let r = 0; r < m; r++)
+      for (let e = 0; e < 2; e++) {
+        const b = set.rowBody[2 * r + e];
+        if (b >= 0) rowsOf[b].push({ row: r, slot: set.rowSlot[2 * r + e] });
+      }
+    const bodies = rowsOf.map((l, b) => (l.length > 0 ? b : -1)).filter((b) => b >= 0);
+    this.bodyList = Int32Array.from(bodies);
+    this.bodyStart = new Int32Array(bodies.length + 1);
+    bodies.forEach((b, k) => {
+      this.bodyStart[k + 1] = this.bodyStart[k] + rowsOf[b].length;
+    });
+    const bodyRows = new Int32Array(this.bodyStart[bodies.length]);
+    this.bodyRowSlot = new Int32Array(bodyRows.length);
+    let maxRows = 0;
+    bodies.forEach((b, k) => {
+      rowsOf[b].forEach((e, i) => {
+        bodyRows[this.bodyStart[k] + i] = e.row;
+        this.bodyRowSlot[this.bodyStart[k] + i] = e.slot;
+      });
+      maxRows = Math.max(maxRows, rowsOf[b].length);
+    });
+    // Pattern of S.
+    const cols: Set<number>[] = Array.from({ length: m }, (_, r) => new Set([r]));
+    bodies.forEach((b) => {
+      for (const x of rowsOf[b]) for (const y of rowsOf[b]) cols[x.row].add(y.row);
+    });
+    const rowPtr = new Int32Array(m + 1);
+    for (let r = 0; r < m; r++) rowPtr[r + 1] = rowPtr[r] + cols[r].size;
+    const colIdx = new Int32Array(rowPtr[m]);
+    for (let r = 0; r < m; r++) {
+      const sorted = [...cols[r]].sort((x, y) => x - y);
+      colIdx.set(sorted, rowPtr[r]);
+    }
+    this.S = { rows: m, cols: m, rowPtr, colIdx, values: new Float64Array(rowPtr[m]) };
+    const find = (i: number, j: number) => {
+      let lo = rowPtr[i];
+      let hi = rowPtr[i + 1] - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (colIdx[mid] === j) return mid;
+        if (colIdx[mid] < j) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      throw new Error("schur: missing pattern entry");
+    };
+    this.pairStart = new Int32Array(bodies.length + 1);
+    bodies.forEach((b, k) => {
+      this.pairStart[k + 1] = this.pairStart[k] + rowsOf[b].length ** 2;
+    });
+    this.pairSlot = new Int32Array(this.pairStart[bodies.length]);
+    bodies.forEach((b, k) => {
+      const l = rowsOf[b];
+      for (let i = 0; i < l.length; i++)
+        for (let j = 0; j < l.length; j++)
+          this.pairSlot[this.pairStart[k] + i * l.length + j] = find(l[i].row, l[j].row);
+    });
+    this.w = new Float64Array(6 * maxRows);
+  }
+
+  /** S ← G M⁻¹ Gᵀ from set.G's current values (call set.updateJacobian first). */
+  update(): CsrMatrix {
+    const { sys, set, w, bodyStart, bodyRowSlot, pairStart, pairSlot, bodyList } = this;
+    const S = this.S.values;
+    const g = set.G.values;
+    S.fill(0);
+    for (let k = 0; k < bodyList.length; k++) {
+      const b = bodyList[k];
+      const n = bodyStart[k + 1] - bodyStart[k];
+      const rigid = sys.kind[b] === BodyKind.RIGID;
+      const im = 1 / sys.mass[b];
+      const I = sys.inertiaWorldInv;
+      const o = 9 * b;
+      // w_i = M_b⁻¹ g_i for each row i on this body
+      for (let i = 0; i < n; i++) {
+        const s = bodyRowSlot[bodyStart[k] + i];
+        w[6 * i] = im * g[s];
+        w[6 * i + 1] = im * g[s + 1];
+        w[6 * i + 2] = im * g[s + 2];
+        if (rigid) {
+          const x = g[s + 3];
+          const y = g[s + 4];
+          const z = g[s + 5];
+          w[6 * i + 3] = I[o] * x + I[o + 1] * y + I[o + 2] * z;
+          w[6 * i + 4] = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
+          w[6 * i + 5] = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
+        }
+      }
+      const width = rigid ? 6 : 3;
+      for (let i = 0; i < n; i++) {
+        const si = bodyRowSlot[bodyStart[k] + i];
+        for (let j = 0; j < n; j++) {
+          let acc = 0;
+          for (let c = 0; c < width; c++) acc += g[si + c] * w[6 * j + c];
+          S[pairSlot[pairStart[k] + i * n + j]] += acc;
+        }
+      }
+    }
+    return this.S;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Sparse LDLᵀ of a symmetric positive SEMIdefinite matrix in its natural order, with
+ * dependent rows dropped: the factorization used for S = G M⁻¹ Gᵀ (schur.ts), which is
+ * singular whenever constraint rows are redundant (a planar mechanism built from 3-D
+ * joints) or a configuration is singular (a slider-crank driven from the slider at a
+ * dead centre). The linear-solver library's LDLᵀ stops at such a zero pivot; this one,
+ * like the rank-revealing Cholesky of Higham ("Analysis of the Cholesky decomposition of
+ * a semi-definite matrix", 1990) without the pivoting, skips it.
+ *
+ * Up-looking LDLᵀ as T. A. Davis' LDL (ACM TOMS 31, 2005): row k of L solves
+ * L(0:k,0:k) D y = S(0:k, k) over the reach of S(:, k) in the elimination tree, then
+ * d_k = s_kk − Σ l_ki y_i. For S = A Aᵀ (A = G M^{-1/2}) the pivot d_k is the squared
+ * distance of row k of A from the span of rows 0..k−1 (d_k = R_kk² of the QR of Aᵀ
+ * without column pivoting), so the relative pivot d_k / s_kk is sin² of the angle between
+ * row k and the earlier rows. Row k is DROPPED when d_k ≤ pivotTolerance · s_kk: it is a
+ * combination of earlier rows (to that tolerance). A dropped row gets zero L entries (its
+ * Schur complement column is zero too, as |s_ik|² ≤ s_ii s_kk for a semidefinite Schur
+ * complement), and solve() returns x_k = 0 for it. Hence for b in range(S) the solution
+ * is exact, S x = b, with x supported on the kept rows: the natural order makes the
+ * LATER row of a dependent set the dropped one (motors, stacked after the joints, are
+ * dropped when a joint's rows already determine them).
+ *
+ * The symbolic analysis (elimination tree, column counts) is done once per pattern;
+ * numeric factorization and solves allocate nothing.
+ */
+import type { CsrMatrix } from "../math/csr";
+
+export class SemidefiniteLdlt {
+  /** Relative pivot threshold d_k ≤ tol·s_kk (sin² of the angle to the earlier rows). */
+  pivotTolerance: number;
+  /** 1 for a dropped (dependent) row. Valid after `factor`. */
+  dropped = new Uint8Array(0);
+  /** Number of kept rows (the numerical rank of S). */
+  rank = 0;
+
+  private n = -1;
+  private rowPtrRef: Int32Array | null = null;
+  private colIdxRef: Int32Array | null = null;
+  private parent = new Int32Array(0);
+  private lp = new Int32Array(0);
+  private li = new Int32Array(0);
+  private lx = new Float64Array(0);
+  private d = new Float64Array(0);
+  private lnz = new Int32Array(0);
+  private flag = new Int32Array(0);
+  private patt = new Int32Array(0);
+  private y = new Float64Array(0);
+
+  constructor(pivotTolerance = 1e-12) {
+    this.pivotTolerance = pivotTolerance;
+  }
+
+  /** Factors the symmetric matrix a (lower triangle read: entries with column ≤ row). */
+  factor(a: CsrMatrix): void {
+    if (a.rowPtr !== this.rowPtrRef || a.colIdx !== this.colIdxRef || a.rows !== this.n)
+      this.analyze(a);
+    this.numeric(a);
+  }
+
+  private analyze(a: CsrMatrix): void {
+    const n = a.rows;
+    const { rowPtr, colIdx } = a;
+    const parent = new Int32Array(n);
+    const lnz = new Int32Array(n);
+    const flag = new Int32Array(n);
+    // Row k of the lower triangle = column k of the upper triangle (symmetry).
+    for (let k = 0; k < n; k++) {
+      parent[k] = -1;
+      flag[k] = k;
+      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+        let i = colIdx[p];
+        if (i >= k) continue;
+        while (flag[i] !== k) {
+          if (parent[i] === -1) parent[i] = k;
+          lnz[i]++;
+          flag[i] = k;
+          i = parent[i];
+        }
+      }
+    }
+    const lp = new Int32Array(n + 1);
+    for (let k = 0; k < n; k++) lp[k + 1] = lp[k] + lnz[k];
+    this.n = n;
+    this.rowPtrRef = rowPtr;
+    this.colIdxRef = colIdx;
+    this.parent = parent;
+    this.lnz = lnz;
+    this.flag = flag;
+    this.lp = lp;
+    this.li = new Int32Array(lp[n]);
+    this.lx = new Float64Array(lp[n]);
+    this.d = new Float64Array(n);
+    this.patt = new Int32Array(n);
+    this.y = new Float64Array(n);
+    this.dropped = new Uint8Array(n);
+  }
+
+  private numeric(a: CsrMatrix): void {
+    const n = this.n;
+    const { rowPtr, colIdx, values } = a;
+    const { parent, lp, li, lx, d, lnz, flag, patt, y, dropped } = this;
+    const tol = this.pivotTolerance;
+    let rank = 0;
+    for (let k = 0; k < n; k++) {
+      y[k] = 0;
+      let top = n;
+      flag[k] = k;
+      lnz[k] = 0;
+      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+        let i = colIdx[p];
+        if (i > k) continue;
+        y[i] += values[p];
+        let len = 0;
+        while (flag[i] !== k) {
+          patt[len++] = i;
+          flag[i] = k;
+          i = parent[i];
+        }
+        while (len > 0) patt[--top] = patt[--len];
+      }
+      const skk = y[k];
+      let dk = skk;
+      y[k] = 0;
+      const top0 = top;
+      for (; top < n; top++) {
+        const i = patt[top];
+        const yi = y[i];
+        y[i] = 0;
+        const p2 = lp[i] + lnz[i];
+        for (let p = lp[i]; p < p2; p++) y[li[p]] -= lx[p] * yi;
+        const lki = dropped[i] ? 0 : yi / d[i];
+        dk -= lki * yi;
+        li[p2] = k;
+        lx[p2] = lki;
+        lnz[i]++;
+      }
+      if (!(skk > 0) || !(dk > tol * skk)) {
+        dropped[k] = 1;
+        d[k] = 1;
+        // Remove row k from L: its entries are the last ones appended to each column.
+        for (let q = top0; q < n; q++) {
+          const i = patt[q];
+          lx[lp[i] + lnz[i] - 1] = 0;
+        }
+      } else {
+        dropped[k] = 0;
+        d[k] = dk;
+        rank++;
+      }
+    }
+    this.rank = rank;
+  }
+
+  /** x = S⁺-like solution: S x = b on the kept rows, x = 0 on dropped rows. x may alias b. */
+  solve(b: Float64Array, x: Float64Array): void {
+    const n = this.n;
+    const { lp, li, lx, d, dropped } = this;
+    if (x !== b) for (let i = 0; i < n; i++) x[i] = b[i];
+    for (let j = 0; j < n; j++) {
+      const xj = x[j];
+      if (xj === 0) continue;
+      for (let p = lp[j]; p < lp[j + 1]; p++) x[li[p]] -= lx[p] * xj;
+    }
+    for (let j = 0; j < n; j++) x[j] = dropped[j] ? 0 : x[j] / d[j];
+    for (let j = n - 1; j >= 0; j--) {
+      let s = x[j];
+      for (let p = lp[j]; p < lp[j + 1]; p++) s -= lx[p] * x[li[p]];
+      x[j] = s;
+    }
+  }
+}

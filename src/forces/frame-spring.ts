@@ -1,0 +1,252 @@
+/**
+ * A 6-dof linear spring-damper between frame A (origin at point p_a of body a, axes of
+ * body a) and frame B (origin at p_b of body b, axes of body b), after ArtiSynth's
+ * FrameSpring with a linear material. Either body may be ground (−1); a particle end has
+ * fixed world-aligned axes (it has no orientation dofs), like ground.
+ *
+ * Translation (world frame), at the two frame origins, equal and opposite:
+ *   f_b = −k (x_B − x_A) − c (ẋ_B − ẋ_A),   f_a = −f_b
+ * (the origins should coincide in the model configuration for the spring to be relaxed
+ * there; the damping part, like any isotropic damper between distinct points, is not
+ * along x_B − x_A and exerts the net moment (x_B − x_A) × f_b on the pair).
+ *
+ * Rotation: the model's configuration is the rotational rest state. With q_a0, q_b0 the
+ * orientations at construction, C = q_b0⁻¹ q_a0, the world-frame relative rotation is
+ *   Δ = (q_b q_b0⁻¹)(q_a q_a0⁻¹)⁻¹ = q_b C q_a⁻¹,   θ = log(Δ) ∈ R³, |θ| ≤ π (short way)
+ * (Δ is invariant under a common motion of both bodies, Q q_a, Q q_b). Torques:
+ *   τ_b = −k_r θ − c_r (ω_b − ω_a),   τ_a = −τ_b.
+ * Perturbing q_b ← exp(δθ_b) q_b gives Δ ← exp(δθ_b) Δ, and q_a ← exp(δθ_a) q_a gives
+ * Δ ← Δ exp(−δθ_a). With the left and right Jacobians of SO(3),
+ * exp(θ + δ) = exp(J_l(θ) δ) exp(θ) = exp(θ) exp(J_r(θ) δ), so
+ *   ∂θ/∂θ_b = J_l⁻¹(θ),   ∂θ/∂θ_a = −J_r⁻¹(θ)
+ *   J_l⁻¹(θ) = I − ½[θ]× + β [θ]×²,   J_r⁻¹(θ) = I + ½[θ]× + β [θ]×²,
+ *   β(φ) = 1/φ² − cot(φ/2)/(2φ) = 1/12 + φ²/720 + φ⁴/30240 + …,   φ = |θ|
+ * (β is finite up to φ = π: β(π) = 1/π²). Because J_l⁻ᵀθ = J_r⁻¹θ = θ, the torques −k_r θ
+ * on b and +k_r θ on a are exactly −∂V/∂θ_b and −∂V/∂θ_a of V = ½ k_r |θ|²: the rotary
+ * spring is conservative. Rotational position blocks (torque rows, δθ columns):
+ *   (b,b) −k_r J_l⁻¹   (b,a) +k_r J_r⁻¹   (a,b) +k_r J_l⁻¹   (a,a) −k_r J_r⁻¹
+ * velocity blocks ∓c_r I, and the translational part's chain rule through the rotating
+ * offsets is TwoPointCoupling's with A = −k I, B = −c I (two-point.ts). At φ = π the
+ * log map jumps (θ → −θ): the potential has a ridge there and the torque is discontinuous.
+ *
+ * jacobianType GENERAL when an end is a dynamic rigid body (J_l⁻¹ and [f]×[r]× are
+ * nonsymmetric), SPD otherwise (−kI, −cI only).
+ * potentialEnergy ½ k |x_B − x_A|² + ½ k_r |θ|² (J).
+ */
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import { quatDifference, quatMul } from "../math/quat";
+import type { BodySystem } from "../model/body-system";
+import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
+import type { ForceEffector } from "./effector";
+import { setScaledIdentity } from "./jacobian-util";
+import { TwoPointCoupling } from "./two-point";
+
+export interface FrameSpringOptions {
+  id: string;
+  bodyA: number;
+  pointA?: ArrayLike<number>;
+  bodyB: number;
+  pointB?: ArrayLike<number>;
+  /** k (N/m) */
+  stiffness: number;
+  /** k_r (N·m/rad) */
+  rotaryStiffness: number;
+  /** c (N·s/m) */
+  damping?: number;
+  /** c_r (N·m·s/rad) */
+  rotaryDamping?: number;
+}
+
+const IDENTITY_QUAT = new Float64Array([1, 0, 0, 0]);
+
+export class FrameSpringEffector implements ForceEffector {
+  readonly id: string;
+  readonly jacobianType: MatrixTypeFlags;
+  readonly stiffness: number;
+  readonly rotaryStiffness: number;
+  readonly damping: number;
+  readonly rotaryDamping: number;
+  readonly ends: TwoPointCoupling;
+  /** Translational force f_b and rotation vector θ of the last evaluation. */
+  readonly f = new Float64Array(3);
+  readonly theta = new Float64Array(3);
+  /** Torque τ_b of the last evaluation (N·m). */
+  readonly tau = new Float64Array(3);
+
+  /** C = q_b0⁻¹ q_a0. */
+  private readonly rest = new Float64Array(4);
+  private readonly qtmp = new Float64Array(4);
+  private readonly A = new Float64Array(9);
+  private readonly B = new Float64Array(9);
+  private readonly jl = new Float64Array(9);
+  private readonly jr = new Float64Array(9);
+  private readonly eye = new Float64Array(9);
+
+  constructor(
+    private readonly sys: BodySystem,
+    o: FrameSpringOptions,
+  ) {
+    this.id = o.id;
+    this.stiffness = o.stiffness;
+    this.rotaryStiffness = o.rotaryStiffness;
+    this.damping = o.damping ?? 0;
+    this.rotaryDamping = o.rotaryDamping ?? 0;
+    for (const v of [this.stiffness, this.rotaryStiffness, this.damping, this.rotaryDamping])
+      if (!(v >= 0)) throw new Error(`frame spring "${o.id}": coefficients must be ≥ 0`);
+    this.ends = new TwoPointCoupling(
+      sys,
+      o.bodyA,
+      o.pointA ?? [0, 0, 0],
+      o.bodyB,
+      o.pointB ?? [0, 0, 0],
+    );
+    setScaledIdentity(this.A, -this.stiffness);
+    setScaledIdentity(this.B, -this.damping);
+    setScaledIdentity(this.eye, 1);
+    // C = conj(q_b0) ⊗ q_a0
+    const [qa, ia] = this.orientation(o.bodyA);
+    const [qb, ib] = this.orientation(o.bodyB);
+    const cb = this.qtmp;
+    cb[0] = qb[ib];
+    cb[1] = -qb[ib + 1];
+    cb[2] = -qb[ib + 2];
+    cb[3] = -qb[ib + 3];
+    quatMul(this.rest, 0, cb, 0, qa, ia);
+    const rotA = this.ends.a.rotational;
+    const rotB = this.ends.b.rotational;
+    this.jacobianType = rotA || rotB ? MatrixType.GENERAL : MatrixType.SPD;
+  }
+
+  applyForces(_t: number): void {
+    this.evaluate();
+    const { ends, tau } = this;
+    ends.applyForce(this.f);
+    const t = this.sys.torque;
+    if (ends.b.rotational) {
+      const i = 3 * ends.b.body;
+      t[i] += tau[0];
+      t[i + 1] += tau[1];
+      t[i + 2] += tau[2];
+    }
+    if (ends.a.rotational) {
+      const i = 3 * ends.a.body;
+      t[i] -= tau[0];
+      t[i + 1] -= tau[1];
+      t[i + 2] -= tau[2];
+    }
+  }
+
+  addSolveBlocks(m: SparseBlockMatrix): void {
+    this.ends.reserve(m);
+  }
+
+  addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    this.evaluate();
+    const { ends, jl, jr } = this;
+    ends.addPosJacobian(m, s, this.A, this.B, this.f);
+    const kr = this.rotaryStiffness;
+    if (kr === 0) return;
+    this.inverseJacobians();
+    const a = ends.a;
+    const b = ends.b;
+    // block (i, j) = −σ_i k_r ∂θ/∂θ_j with ∂θ/∂θ_b = J_l⁻¹, ∂θ/∂θ_a = −J_r⁻¹
+    if (b.rotational) m.add3x3(b.block, b.block, 3, 3, jl, 0, -s * kr);
+    if (b.rotational && a.rotational) {
+      m.add3x3(b.block, a.block, 3, 3, jr, 0, s * kr);
+      m.add3x3(a.block, b.block, 3, 3, jl, 0, s * kr);
+    }
+    if (a.rotational) m.add3x3(a.block, a.block, 3, 3, jr, 0, -s * kr);
+  }
+
+  addVelJacobian(m: SparseBlockMatrix, s: number): void {
+    const { ends, eye } = this;
+    if (this.damping > 0) {
+      ends.update();
+      ends.addVelJacobian(m, s, this.B);
+    }
+    const cr = this.rotaryDamping;
+    if (cr === 0) return;
+    // block (i, j) = −σ_i σ_j c_r I
+    const a = ends.a;
+    const b = ends.b;
+    if (b.rotational) m.add3x3(b.block, b.block, 3, 3, eye, 0, -s * cr);
+    if (b.rotational && a.rotational) {
+      m.add3x3(b.block, a.block, 3, 3, eye, 0, s * cr);
+      m.add3x3(a.block, b.block, 3, 3, eye, 0, s * cr);
+    }
+    if (a.rotational) m.add3x3(a.block, a.block, 3, 3, eye, 0, -s * cr);
+  }
+
+  potentialEnergy(): number {
+    this.evaluate();
+    const d = this.ends.d;
+    const th = this.theta;
+    return (
+      0.5 * this.stiffness * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) +
+      0.5 * this.rotaryStiffness * (th[0] * th[0] + th[1] * th[1] + th[2] * th[2])
+    );
+  }
+
+  /** The quaternion array and offset of a body (identity for ground). */
+  private orientation(body: number): [Float64Array, number] {
+    return body < 0 ? [IDENTITY_QUAT, 0] : [this.sys.quat, 4 * body];
+  }
+
+  /** d, ḋ, f_b, θ and τ_b for the current state. */
+  private evaluate(): void {
+    const { ends, f, theta, tau, qtmp, sys } = this;
+    ends.update();
+    const d = ends.d;
+    const dd = ends.dd;
+    const k = this.stiffness;
+    const c = this.damping;
+    for (let i = 0; i < 3; i++) f[i] = -k * d[i] - c * dd[i];
+    // θ = log(q_b C q_a⁻¹); particles' quaternions stay the identity in the BodySystem.
+    const bb = ends.b.body;
+    const ba = ends.a.body;
+    if (bb < 0) quatMul(qtmp, 0, IDENTITY_QUAT, 0, this.rest, 0);
+    else quatMul(qtmp, 0, sys.quat, 4 * bb, this.rest, 0);
+    if (ba < 0) quatDifference(theta, 0, qtmp, 0, IDENTITY_QUAT, 0);
+    else quatDifference(theta, 0, qtmp, 0, sys.quat, 4 * ba);
+    const kr = this.rotaryStiffness;
+    const cr = this.rotaryDamping;
+    const wa = ends.a.omega;
+    const wb = ends.b.omega;
+    for (let i = 0; i < 3; i++) tau[i] = -kr * theta[i] - cr * (wb[i] - wa[i]);
+  }
+
+  /** jl = J_l⁻¹(θ), jr = J_r⁻¹(θ) for the θ of the last evaluation. */
+  private inverseJacobians(): void {
+    const { jl, jr, theta: th } = this;
+    const x = th[0];
+    const y = th[1];
+    const z = th[2];
+    const p2 = x * x + y * y + z * z;
+    const phi = Math.sqrt(p2);
+    // β = 1/φ² − cot(φ/2)/(2φ), by its series where the difference cancels.
+    const beta =
+      phi < 1e-2
+        ? 1 / 12 + p2 / 720 + (p2 * p2) / 30240
+        : 1 / p2 - Math.cos(0.5 * phi) / (2 * phi * Math.sin(0.5 * phi));
+    // I + β [θ]×² with [θ]×² = θθᵀ − φ² I, then ∓ ½ [θ]×
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) {
+        const v = (i === j ? 1 - beta * p2 : 0) + beta * th[i] * th[j];
+        jl[3 * i + j] = v;
+        jr[3 * i + j] = v;
+      }
+    // [θ]× = [[0, −z, y], [z, 0, −x], [−y, x, 0]]
+    jl[1] += 0.5 * z;
+    jl[2] -= 0.5 * y;
+    jl[3] -= 0.5 * z;
+    jl[5] += 0.5 * x;
+    jl[6] += 0.5 * y;
+    jl[7] -= 0.5 * x;
+    jr[1] -= 0.5 * z;
+    jr[2] += 0.5 * y;
+    jr[3] += 0.5 * z;
+    jr[5] -= 0.5 * x;
+    jr[6] -= 0.5 * y;
+    jr[7] += 0.5 * x;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Axial spring-damper between a point on body a and a point on body b (ArtiSynth's
+ * AxialSpring). Either body may be ground (−1), a particle or a rigid body; the points are
+ * in the body frames.
+ *
+ * With d = x_B − x_A, l = |d|, û = d / l, ḋ = v_B − v_A, l̇ = ûᵀ ḋ:
+ *   f_b = −(k (l − l0) + c l̇) û = −s û,   f_a = −f_b        (N)
+ * applied at the two points (so rigid bodies also get r × f about their centres of mass).
+ * A spring with rest length l0 = 0 is linear instead: f_b = −k d − c ḋ (no direction is
+ * needed, so it is smooth through l = 0). Its damping is isotropic, so unlike the axial
+ * damper its force is not along d: it conserves linear momentum but exerts the net moment
+ * d × f_b = −c d × ḋ on the pair (zero when d ∥ ḋ or c = 0).
+ *
+ * Jacobians of f_b with respect to d and ḋ (P = I − ûûᵀ, ∂û/∂d = P / l,
+ * ∂l̇/∂d = ḋᵀ P / l):
+ *   A = ∂f/∂d = −k ûûᵀ − (s / l) P − (c / l) û (P ḋ)ᵀ        B = ∂f/∂ḋ = −c ûûᵀ
+ *   (zero-length: A = −k I, B = −c I)
+ * and the chain rule through the attachment points (rotating offsets r = R p, moment arms,
+ * point velocities v + ω × r) is TwoPointCoupling's (two-point.ts). If l collapses to 0
+ * with l0 > 0 the direction is undefined: the force and its Jacobian are taken as 0
+ * (as ArtiSynth does), never NaN.
+ *
+ * jacobianType (what adding s·J with the integrator's s < 0 preserves; it depends on the
+ * state, so read it when the solve matrix is assembled):
+ *   - SPD when no end is a dynamic rigid body with a moment arm and either l0 = 0
+ *     (A = −kI, B = −cI) or c = 0 and l ≥ l0 (in tension: −A = k ûûᵀ + (s/l) P ⪰ 0);
+ *   - SYMMETRIC for such a spring in compression with c = 0 ((s/l) P < 0: indefinite);
+ *   - GENERAL when c > 0 and l0 > 0 (the term (c/l) û (P ḋ)ᵀ is nonsymmetric) or when an
+ *     end is an offset point of a dynamic rigid body: the (θ, θ) block carries
+ *     σ [f]×[r]× = σ (r fᵀ − (f·r) I), symmetric only when f ∥ r (e.g. at equilibrium
+ *     f = 0). It is the asymmetric part of a potential's second derivative taken in
+ *     world-frame rotation vectors, which are not coordinates away from δθ = 0.
+ * potentialEnergy: ½ k (l − l0)² (J).
+ */
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import type { BodySystem } from "../model/body-system";
+import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
+import type { ForceEffector } from "./effector";
+import { setScaledIdentity } from "./jacobian-util";
+import { TwoPointCoupling } from "./two-point";
+
+export interface SpringOptions {
+  id: string;
+  /** Body index of end a (−1 for ground) and the point in its frame (m). */
+  bodyA: number;
+  pointA?: ArrayLike<number>;
+  bodyB: number;
+  pointB?: ArrayLike<number>;
+  /** k (N/m), ≥ 0. */
+  stiffness: number;
+  /** c (N·s/m), ≥ 0. */
+  damping?: number;
+  /** l0 (m), ≥ 0; default: the distance between the points in the current configuration. */
+  restLength?: number;
+}
+
+export class SpringEffector implements ForceEffector {
+  readonly id: string;
+  readonly stiffness: number;
+  readonly damping: number;
+  readonly restLength: number;
+  /** The two ends and their current geometry. */
+  readonly ends: TwoPointCoupling;
+  /** f_b of the last evaluation (N). */
+  readonly f = new Float64Array(3);
+  /** Current length l (m) and rate l̇ (m/s) of the last evaluation. */
+  length = 0;
+  lengthRate = 0;
+
+  private readonly zeroLength: boolean;
+  private readonly u = new Float64Array(3);
+  private readonly A = new Float64Array(9);
+  private readonly B = new Float64Array(9);
+  /** Tension s = k (l − l0) + c l̇ of the last evaluation (N). */
+  private tension = 0;
+  private hasDirection = false;
+
+  constructor(sys: BodySystem, o: SpringOptions) {
+    this.id = o.id;
+    this.stiffness = o.stiffness;
+    this.damping = o.damping ?? 0;
+    if (!(this.stiffness >= 0) || !(this.damping >= 0))
+      throw new Error(`spring "${o.id}": stiffness and damping must be ≥ 0`);
+    this.ends = new TwoPointCoupling(
+      sys,
+      o.bodyA,
+      o.pointA ?? [0, 0, 0],
+      o.bodyB,
+      o.pointB ?? [0, 0, 0],
+    );
+    const d = this.ends.d;
+    this.restLength = o.restLength ?? Math.hypot(d[0], d[1], d[2]);
+    if (!(this.restLength >= 0)) throw new Error(`spring "${o.id}": restLength must be ≥ 0`);
+    this.zeroLength = this.restLength === 0;
+    if (this.zeroLength) {
+      setScaledIdentity(this.A, -this.stiffness);
+      setScaledIdentity(this.B, -this.damping);
+    }
+  }
+
+  get jacobianType(): MatrixTypeFlags {
+    if (this.ends.hasMomentArm) return MatrixType.GENERAL;
+    if (this.zeroLength) return MatrixType.SPD;
+    if (this.damping > 0) return MatrixType.GENERAL;
+    const d = this.currentSeparation();
+    return Math.hypot(d[0], d[1], d[2]) >= this.restLength ? MatrixType.SPD : MatrixType.SYMMETRIC;
+  }
+
+  applyForces(_t: number): void {
+    this.evaluate();
+    this.ends.applyForce(this.f);
+  }
+
+  addSolveBlocks(m: SparseBlockMatrix): void {
+    this.ends.reserve(m);
+  }
+
+  addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    this.evaluate();
+    if (!this.zeroLength) this.axialJacobians();
+    this.ends.addPosJacobian(m, s, this.A, this.B, this.f);
+  }
+
+  addVelJacobian(m: SparseBlockMatrix, s: number): void {
+    if (this.damping === 0) return;
+    this.evaluate();
+    if (!this.zeroLength) this.axialJacobians();
+    this.ends.addVelJacobian(m, s, this.B);
+  }
+
+  potentialEnergy(): number {
+    const d = this.currentSeparation();
+    const e = Math.hypot(d[0], d[1], d[2]) - this.restLength;
+    return 0.5 * this.stiffness * e * e;
+  }
+
+  private currentSeparation(): Float64Array {
+    this.ends.update();
+    return this.ends.d;
+  }
+
+  /** Geometry, length, rate and f_b for the current state. */
+  private evaluate(): void {
+    const { ends, f, u, stiffness: k, damping: c } = this;
+    ends.update();
+    const d = ends.d;
+    const dd = ends.dd;
+    const l = Math.hypot(d[0], d[1], d[2]);
+    this.length = l;
+    if (this.zeroLength) {
+      for (let i = 0; i < 3; i++) f[i] = -k * d[i] - c * dd[i];
+      this.lengthRate = l > 0 ? (d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2]) / l : 0;
+      return;
+    }
+    // Direction undefined at (numerically) zero length: no force, no Jacobian.
+    this.hasDirection = l > 1e-12 * this.restLength;
+    if (!this.hasDirection) {
+      u.fill(0);
+      f.fill(0);
+      this.lengthRate = 0;
+      this.tension = 0;
+      return;
+    }
+    for (let i = 0; i < 3; i++) u[i] = d[i] / l;
+    const ldot = u[0] * dd[0] + u[1] * dd[1] + u[2] * dd[2];
+    this.lengthRate = ldot;
+    const s = k * (l - this.restLength) + c * ldot;
+    this.tension = s;
+    for (let i = 0; i < 3; i++) f[i] = -s * u[i];
+  }
+
+  /**
+   * A = −k ûûᵀ − (s/l) P − (c/l) û wᵀ with w = P ḋ = ḋ − l̇ û;  B = −c ûûᵀ
+   * (after evaluate(); both 0 when the direction is undefined).
+   */
+  private axialJacobians(): void {
+    const { A, B, u, stiffness: k, damping: c } = this;
+    if (!this.hasDirection) {
+      A.fill(0);
+      B.fill(0);
+      return;
+    }
+    const l = this.length;
+    const sl = this.tension / l;
+    const cl = c / l;
+    const dd = this.ends.dd;
+    const ldot = this.lengthRate;
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) {
+        const uu = u[i] * u[j];
+        const w = dd[j] - ldot * u[j];
+        A[3 * i + j] = -k * uu - sl * ((i === j ? 1 : 0) - uu) - cl * u[i] * w;
+        B[3 * i + j] = -c * uu;
+      }
+  }
+}

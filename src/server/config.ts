@@ -1,0 +1,108 @@
+/**
+ * Server configuration: embedded defaults, overridden by environment variables (parsed and
+ * checked with zod; a bad value stops the start with a message naming the variable).
+ *
+ * | variable                  | default            | meaning                                             |
+ * |---------------------------|--------------------|-----------------------------------------------------|
+ * | PORT                      | 8080               | TCP port (0: any free port)                         |
+ * | HOST                      | 127.0.0.1          | interface; 0.0.0.0 (or ::) listens on all of them   |
+ * | WORKERS                   | one per core       | solver worker threads                               |
+ * | MAX_SESSIONS              | 64                 | live sessions; beyond: 429                          |
+ * | MAX_BODIES                | 10000              | bodies per model; beyond: 413                       |
+ * | MAX_STEPS_PER_REQUEST     | 1000000            | steps one POST /step may ask for; beyond: 400       |
+ * | MAX_BODY_BYTES            | 10485760 (10 MiB)  | request body size; beyond: 413                      |
+ * | SESSION_IDLE_TTL          | 3600               | s without a request or a stream before a session    |
+ * |                           |                    | is deleted; 0 keeps sessions forever                |
+ * | LOG_LEVEL                 | info               | pino level: fatal error warn info debug trace silent|
+ * | REQUEST_TIMEOUT_MS        | 30000              | time limit of one request to a worker (see below)   |
+ * | STREAM_MAX_BUFFERED_BYTES | 1048576 (1 MiB)    | a WebSocket client's unsent bytes beyond which its  |
+ * |                           |                    | frames are dropped                                  |
+ * | FRAME_QUEUE_BYTES         | 16777216 (16 MiB)  | encoded frames in flight from one worker to the     |
+ * |                           |                    | event loop beyond which the worker drops frames     |
+ * | SHUTDOWN_TIMEOUT_MS       | 10000              | grace for in-flight requests on SIGTERM             |
+ *
+ * REQUEST_TIMEOUT_MS: a step request checks its deadline between steps and ends with 504
+ * `timeout` (the session keeps the state it reached). A request the worker does not answer
+ * within the deadline plus a grace of max(1 s, REQUEST_TIMEOUT_MS / 2) (one step that never
+ * ends) terminates that worker: it is replaced and every session it held goes to `error`.
+ */
+import { availableParallelism } from "node:os";
+import { z } from "zod";
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const ServerConfig = z.object({
+  port: int(0, 65535).default(8080),
+  host: z.string().min(1).default("127.0.0.1"),
+  workers: int(1, 256).default(() => Math.max(1, availableParallelism())),
+  maxSessions: int(1, 1_000_000).default(64),
+  maxBodies: int(1, 10_000_000).default(10_000),
+  maxStepsPerRequest: int(1, 1e12).default(1_000_000),
+  maxBodyBytes: int(1024, 2 ** 31 - 1).default(10 * 1024 * 1024),
+  sessionIdleTtl: z.coerce.number().min(0).default(3600),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
+  streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
+  frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
+  shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
+  /** Enables fault-injection messages to workers (tests only; never read from the environment). */
+  testHooks: z.boolean().default(false),
+});
+
+export type Config = z.output<typeof ServerConfig>;
+export type ConfigInput = z.input<typeof ServerConfig>;
+
+/** Environment variable of each setting. */
+export const ENV_VARS: Record<Exclude<keyof Config, "testHooks">, string> = {
+  port: "PORT",
+  host: "HOST",
+  workers: "WORKERS",
+  maxSessions: "MAX_SESSIONS",
+  maxBodies: "MAX_BODIES",
+  maxStepsPerRequest: "MAX_STEPS_PER_REQUEST",
+  maxBodyBytes: "MAX_BODY_BYTES",
+  sessionIdleTtl: "SESSION_IDLE_TTL",
+  logLevel: "LOG_LEVEL",
+  requestTimeoutMs: "REQUEST_TIMEOUT_MS",
+  streamMaxBufferedBytes: "STREAM_MAX_BUFFERED_BYTES",
+  frameQueueBytes: "FRAME_QUEUE_BYTES",
+  shutdownTimeoutMs: "SHUTDOWN_TIMEOUT_MS",
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Fills defaults into a partial configuration (used by tests and embedding programs). */
+export function resolveConfig(input: ConfigInput = {}): Config {
+  const r = ServerConfig.safeParse(input);
+  if (!r.success)
+    throw new ConfigError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  return r.data;
+}
+
+/** Reads the configuration from environment variables; empty variables count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const [key, name] of Object.entries(ENV_VARS)) {
+    const v = env[name];
+    if (v !== undefined && v.trim() !== "") input[key] = v.trim();
+  }
+  const r = ServerConfig.safeParse(input);
+  if (!r.success)
+    throw new ConfigError(
+      r.error.issues.map((i) => {
+        const key = String(i.path[0]) as keyof typeof ENV_VARS;
+        return `${ENV_VARS[key] ?? key}=${JSON.stringify(input[key])}: ${i.message}`;
+      }),
+    );
+  return r.data;
+}
+
+/** Grace after a request's deadline before its worker is deemed stuck and replaced. */
+export function watchdogGraceMs(config: Config): number {
+  return Math.max(1000, config.requestTimeoutMs / 2);
+}

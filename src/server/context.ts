@@ -1,0 +1,21 @@
+/**
+ * What the route plugins (routes/) get from the app: `app.moreau`. Routes know sessions,
+ * streams and metrics, never the engine.
+ */
+import type { Config } from "./config";
+import type { ServerMetrics } from "./metrics";
+import type { SessionManager } from "./session-manager";
+
+export interface MoreauContext {
+  readonly config: Config;
+  readonly sessions: SessionManager;
+  readonly metrics: ServerMetrics;
+  /** process.uptime() at build time, for /health */
+  readonly startedAt: number;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    moreau: MoreauContext;
+  }
+}

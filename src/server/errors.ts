@@ -1,0 +1,153 @@
+/**
+ * Service errors. Every error answer is JSON `{ error, message, details }` (schemas/api
+ * ErrorBody) with one of these codes and HTTP statuses:
+ *
+ *   400 invalid_request / invalid_model  zod issues in details.issues ([{ path, message }],
+ *                                        paths from the request body's root, e.g.
+ *                                        ["model", "joints", 0, "a", "body"])
+ *   404 not_found          unknown session or route
+ *   409 conflict           the session's status forbids the request (details.status)
+ *   413 payload_too_large  request body over MAX_BODY_BYTES or model over MAX_BODIES
+ *   422 diverged           the simulation went non-finite or blew up during the request
+ *   429 too_many_sessions  MAX_SESSIONS reached
+ *   500 solver_error / worker_crashed / internal
+ *   503 shutting_down      the server is closing
+ *   504 timeout            the request passed REQUEST_TIMEOUT_MS
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorOut } from "../../schemas/api";
+
+export interface Issue {
+  path: (string | number)[];
+  message: string;
+  code?: string;
+}
+
+export type ErrorCode =
+  | "invalid_request"
+  | "invalid_model"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "diverged"
+  | "too_many_sessions"
+  | "solver_error"
+  | "worker_crashed"
+  | "internal"
+  | "shutting_down"
+  | "timeout";
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_model: 400,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  diverged: 422,
+  too_many_sessions: 429,
+  solver_error: 500,
+  worker_crashed: 500,
+  internal: 500,
+  shutting_down: 503,
+  timeout: 504,
+};
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.statusCode = STATUS[code];
+  }
+
+  toJSON(): ErrorOut {
+    return this.details === undefined
+      ? { error: this.code, message: this.message }
+      : { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+export const notFound = (id: string) =>
+  new ApiError("not_found", `no session "${id}"`, { session: id });
+
+export const conflict = (id: string, status: string, what: string) =>
+  new ApiError("conflict", `session "${id}" is ${status}: ${what}`, { session: id, status });
+
+/**
+ * Request validation failure carrying zod's issues with their paths intact (fastify's own
+ * validation errors flatten paths to strings). Produced by the validator compiler in app.ts.
+ */
+export class RequestValidationError extends Error {
+  readonly statusCode = 400;
+  constructor(
+    readonly part: string,
+    readonly issues: Issue[],
+  ) {
+    super(
+      `invalid ${part}: ${issues
+        .slice(0, 3)
+        .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
+        .join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more` : ""}`,
+    );
+    this.name = "RequestValidationError";
+  }
+}
+
+/** A validation error is about the model when every issue lies under `model`. */
+export function validationApiError(err: RequestValidationError): ApiError {
+  const aboutModel =
+    err.part === "body" && err.issues.length > 0 && err.issues.every((i) => i.path[0] === "model");
+  return new ApiError(aboutModel ? "invalid_model" : "invalid_request", err.message, {
+    part: err.part,
+    issues: err.issues,
+  });
+}
+
+/** Maps anything thrown in a route to the service's error body. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof RequestValidationError) return validationApiError(err);
+  const fe = err as Partial<FastifyError> & { message?: string };
+  switch (fe.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new ApiError("payload_too_large", fe.message ?? "request body too large");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new ApiError("invalid_request", fe.message ?? "bad request body");
+  }
+  if (fe.statusCode === 413) return new ApiError("payload_too_large", fe.message ?? "too large");
+  if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500)
+    return new ApiError(
+      fe.statusCode === 404 ? "not_found" : "invalid_request",
+      fe.message ?? "bad request",
+    );
+  // JSON.parse failures in the body parser carry a SyntaxError
+  if (err instanceof SyntaxError) return new ApiError("invalid_request", err.message);
+  return new ApiError("internal", "internal server error");
+}
+
+/** Installs the JSON error handler and the 404 handler on the app. */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const api = toApiError(err);
+    if (api.statusCode >= 500) req.log.error({ err }, api.message);
+    else req.log.info({ code: api.code, msg: api.message }, "request rejected");
+    reply.code(api.statusCode).type("application/json").send(JSON.stringify(api.toJSON()));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply
+      .code(404)
+      .type("application/json")
+      .send(
+        JSON.stringify(
+          new ApiError("not_found", `no route ${req.method} ${req.url.split("?")[0]}`).toJSON(),
+        ),
+      );
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Stream frame encoding, shared by the workers (which encode every state frame once per
+ * subscribed field set and format) and the event loop (which only patches the `dropped`
+ * count of a frame for a subscriber that missed some).
+ *
+ * A state frame is `{ type: "state", time, step, <fields>, dropped }` with `dropped` the LAST
+ * key and encoded as 0, so the event loop can rewrite it without decoding: in JSON the
+ * encoding ends with the bytes `0}`, in msgpack with the positive fixint byte 0x00; the
+ * patch replaces those bytes with the count (JSON digits + `}`, msgpack uint).
+ */
+import { Packr } from "msgpackr";
+import type { StreamField } from "../../schemas/api";
+import type { StateOut } from "../../schemas/state";
+
+/** Standard msgpack maps (no msgpackr record extension), float64 numbers: any decoder reads it. */
+export const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+const utf8 = new TextEncoder();
+
+export type FrameFormat = "json" | "msgpack";
+
+/** The state frame object for `fields` (time and step are always present). */
+export function stateFrame(state: StateOut, fields: readonly StreamField[]): Record<string, unknown> {
+  const f: Record<string, unknown> = { type: "state", time: state.time, step: state.step };
+  for (const k of fields) f[k] = state[k];
+  f.dropped = 0;
+  return f;
+}
+
+/** Encodes a value; the result owns its ArrayBuffer exactly (safe to transfer). */
+export function encode(value: unknown, format: FrameFormat): Uint8Array {
+  if (format === "json") return utf8.encode(JSON.stringify(value));
+  // msgpackr returns a view into its reusable buffer: copy it out
+  return new Uint8Array(packr.pack(value));
+}
+
+export function encodeStateFrame(
+  state: StateOut,
+  fields: readonly StreamField[],
+  format: FrameFormat,
+): Uint8Array {
+  return encode(stateFrame(state, fields), format);
+}
+
+/** msgpack encoding of a non-negative integer. */
+export function msgpackUint(n: number): Uint8Array {
+  if (n <= 0x7f) return Uint8Array.of(n);
+  if (n <= 0xff) return Uint8Array.of(0xcc, n);
+  if (n <= 0xffff) return Uint8Array.of(0xcd, n >>> 8, n & 0xff);
+  if (n <= 0xffffffff) return Uint8Array.of(0xce, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+  const out = new Uint8Array(9);
+  out[0] = 0xcb;
+  new DataView(out.buffer).setFloat64(1, n);
+  return out;
+}
+
+/**
+ * A copy of an encoded state frame with `dropped` set to n (n > 0); the shared original is
+ * never modified because it may still sit in other subscribers' socket buffers.
+ */
+export function withDropped(frame: Uint8Array, format: FrameFormat, n: number): Uint8Array {
+  if (n === 0) return frame;
+  if (format === "json") {
+    // ...,"dropped":0}  →  ...,"dropped":<n>}
+    const tail = utf8.encode(`${n}}`);
+    const out = new Uint8Array(frame.length - 2 + tail.length);
+    out.set(frame.subarray(0, frame.length - 2), 0);
+    out.set(tail, frame.length - 2);
+    return out;
+  }
+  const tail = msgpackUint(n);
+  const out = new Uint8Array(frame.length - 1 + tail.length);
+  out.set(frame.subarray(0, frame.length - 1), 0);
+  out.set(tail, frame.length - 1);
+  return out;
+}
+
+/**
+ * Frames a subscriber with period `every` missed between the last frame it received (at
+ * step `last`) and the one at step `now`: the multiples of `every` strictly between them.
+ * A step going backwards (reset) or a first frame counts none.
+ */
+export function missedBetween(last: number | null, now: number, every: number): number {
+  if (last === null || now <= last) return 0;
+  return Math.max(0, Math.floor((now - 1) / every) - Math.floor(last / every));
+}

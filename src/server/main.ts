@@ -1,0 +1,65 @@
+/**
+ * `npm start` (tsx src/server/main.ts): reads the configuration from the environment
+ * (src/server/config.ts), starts the workers and listens. HOST defaults to 127.0.0.1 (this
+ * machine only); set HOST=0.0.0.0 to listen on all interfaces (containers).
+ *
+ * SIGTERM / SIGINT: graceful shutdown — stop accepting connections and sessions, close
+ * streams with 1001, stop runs, finish in-flight requests, stop the workers, exit 0; if that
+ * takes longer than SHUTDOWN_TIMEOUT_MS, exit 1.
+ */
+import { buildApp } from "./app";
+import { ConfigError, loadConfig } from "./config";
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`moreau: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const app = await buildApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  app.log.info(
+    {
+      host: config.host,
+      port,
+      workers: config.workers,
+      maxSessions: config.maxSessions,
+      docs: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}/docs`,
+    },
+    process.env.HOST?.trim()
+      ? `moreau listening on ${config.host}:${port}`
+      : `moreau listening on ${config.host}:${port} (HOST not set: this machine only; HOST=0.0.0.0 listens on all interfaces)`,
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, "shutting down");
+    setTimeout(() => {
+      app.log.error("shutdown took longer than SHUTDOWN_TIMEOUT_MS; exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, "error during shutdown");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((err) => {
+  process.stderr.write(`moreau: failed to start: ${(err as Error)?.stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,141 @@
+/**
+ * Messages between the event loop (session manager, worker pool) and the solver workers.
+ *
+ * What crosses and why: the worker owns every Simulation and does all the work that grows
+ * with the model — stepping, building the State and encoding it (JSON as UTF-8 bytes, or
+ * msgpack) — and sends the bytes in a transferred ArrayBuffer. The event loop only copies
+ * bytes to sockets: a REST answer is the worker's JSON as is, a stream frame is written to
+ * every subscriber without being decoded. Small control data (status, time, step) travels
+ * as plain structured-clone objects.
+ */
+import type { SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
+import type { AssemblyOptionsIn } from "../../schemas/state";
+
+/** What the event loop mirrors of a session after every reply or event. */
+export interface SessionSnapshot {
+  status: SessionStatusName;
+  time: number;
+  step: number;
+  dt: number;
+  message: string | null;
+  run: { realtimeFactor: number | null; until: number | null } | null;
+}
+
+export interface SceneInfo {
+  bodies: { id: string; kind: "rigid" | "particle"; fixed: boolean; shapes: unknown[] }[];
+  joints: { id: string; type: string; a: unknown; b: unknown }[];
+}
+
+/** One stream encoding the worker produces: a set of fields in a format. */
+export interface FrameEncoding {
+  /** `${fields joined by ","}|${format}` */
+  key: string;
+  fields: StreamField[];
+  format: "json" | "msgpack";
+}
+
+/** A subscription class: frames of `encoding` at every step divisible by `every`. */
+export interface Subscription extends FrameEncoding {
+  every: number;
+}
+
+export type TestHook =
+  | { action: "block"; ms: number }
+  | { action: "throwOnStep"; sessionId: string; message: string }
+  | { action: "exit"; code: number };
+
+export type WorkerRequestBody =
+  | { kind: "create"; sessionId: string; model: unknown }
+  | { kind: "state"; sessionId: string }
+  | { kind: "step"; sessionId: string; steps: number; deadline: number }
+  | { kind: "run"; sessionId: string; realtimeFactor: number | null; until: number | null }
+  | { kind: "pause"; sessionId: string }
+  | { kind: "reset"; sessionId: string }
+  | { kind: "update"; sessionId: string; patch: SessionPatch }
+  | {
+      kind: "assemble";
+      sessionId: string | null;
+      model: unknown;
+      options: AssemblyOptionsIn;
+      apply: boolean;
+    }
+  | { kind: "delete"; sessionId: string }
+  | { kind: "snapshot"; sessionId: string; encoding: FrameEncoding }
+  | { kind: "test"; hook: TestHook };
+
+export type WorkerRequest = WorkerRequestBody & { id: number };
+
+/** Fire-and-forget control messages (no reply). */
+export type WorkerNotice =
+  | { kind: "subscriptions"; sessionId: string; subscriptions: Subscription[] }
+  | { kind: "cancel"; sessionId: string }
+  | { kind: "shutdown" };
+
+export interface WorkerErrorInfo {
+  code: "invalid_model" | "conflict" | "not_found" | "diverged" | "solver_error" | "timeout";
+  message: string;
+  details?: unknown;
+}
+
+export type WorkerResult =
+  | { kind: "created"; scene: SceneInfo; state: Uint8Array }
+  | { kind: "state"; state: Uint8Array }
+  | { kind: "frame"; step: number; bytes: Uint8Array | null }
+  | { kind: "assembly"; result: Uint8Array; state: Uint8Array | null }
+  | { kind: "ok" };
+
+export type WorkerReply =
+  | {
+      kind: "reply";
+      id: number;
+      ok: true;
+      result: WorkerResult;
+      session: SessionSnapshot | null;
+    }
+  | {
+      kind: "reply";
+      id: number;
+      ok: false;
+      error: WorkerErrorInfo;
+      session: SessionSnapshot | null;
+    };
+
+/** Worker → event loop, unsolicited. */
+export type WorkerEvent =
+  | { kind: "ready" }
+  /** Encoded frames at one step, one per requested encoding; `forced`: not on an `every` boundary (reset, applied assembly). */
+  | {
+      kind: "frame";
+      sessionId: string;
+      step: number;
+      forced: boolean;
+      frames: { key: string; bytes: Uint8Array }[];
+      bytes: number;
+    }
+  /** Status / time changes: at least every PROGRESS_MS while running, and on every change of status. */
+  | { kind: "progress"; sessionId: string; session: SessionSnapshot }
+  /** Counters since the previous stats message. */
+  | { kind: "stats"; steps: number; buckets: number[]; sum: number };
+
+export type WorkerOutbound = WorkerReply | WorkerEvent;
+
+/** Step-duration histogram buckets (s), shared by the worker (counting) and /metrics. */
+export const STEP_BUCKETS = [
+  1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
+  5e-2, 0.1, 0.25, 0.5, 1,
+];
+
+export const PROGRESS_MS = 100;
+
+export function encodingKey(fields: readonly StreamField[], format: "json" | "msgpack"): string {
+  return `${fields.join(",")}|${format}`;
+}
+
+/** workerData handed to each worker thread. */
+export interface WorkerInit {
+  index: number;
+  /** Int32Array over it: [0] bytes of frames posted and not yet written out by the event loop. */
+  inflight: SharedArrayBuffer;
+  frameQueueBytes: number;
+  testHooks: boolean;
+}

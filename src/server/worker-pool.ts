@@ -1,0 +1,259 @@
+/**
+ * The pool of solver worker threads. No solver runs on the event-loop thread: each session
+ * lives in one worker (the least loaded when it is created); requests cross as messages
+ * with ids, replies and events come back with state bytes in transferred ArrayBuffers.
+ *
+ * Failure handling:
+ * - a worker that exits or errors (a crash) is replaced by a fresh one at the same index;
+ *   its pending requests fail with `worker_crashed` and the manager marks its sessions
+ *   `error` (onWorkerLost);
+ * - a request not answered by its deadline plus watchdogGraceMs (a step that never returns
+ *   to the worker's loop) fails with `timeout` and its worker is terminated and replaced the
+ *   same way.
+ * Workers start at worker-bootstrap.mjs, which registers tsx's TypeScript loader in the
+ * thread (Node 20 ignores `--import tsx` there) and loads worker.ts; this works both under
+ * `tsx src/server/main.ts` and under vitest.
+ */
+import { Worker } from "node:worker_threads";
+import type { FastifyBaseLogger } from "fastify";
+import { type Config, watchdogGraceMs } from "./config";
+import { ApiError } from "./errors";
+import type {
+  SessionSnapshot,
+  WorkerErrorInfo,
+  WorkerEvent,
+  WorkerInit,
+  WorkerNotice,
+  WorkerOutbound,
+  WorkerRequestBody,
+  WorkerResult,
+} from "./protocol";
+
+export interface WorkerAnswer {
+  result: WorkerResult;
+  session: SessionSnapshot | null;
+}
+
+/** A request the worker refused or failed; `session` is its state after the attempt. */
+export class WorkerFailure extends Error {
+  constructor(
+    readonly info: WorkerErrorInfo,
+    readonly session: SessionSnapshot | null,
+  ) {
+    super(info.message);
+    this.name = "WorkerFailure";
+  }
+}
+
+export interface PoolHandlers {
+  onEvent(worker: number, event: WorkerEvent): void;
+  /** The worker at `index` died or was stopped; a fresh one replaces it. */
+  onWorkerLost(worker: number, reason: string): void;
+}
+
+interface Pending {
+  resolve(a: WorkerAnswer): void;
+  reject(e: Error): void;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+interface Slot {
+  index: number;
+  worker: Worker;
+  ready: Promise<void>;
+  alive: boolean;
+  /** set when we terminate it on purpose: its exit is not a crash */
+  stopping: string | null;
+  inflight: Int32Array;
+  pending: Map<number, Pending>;
+  elu: ReturnType<Worker["performance"]["eventLoopUtilization"]> | null;
+}
+
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  private closed = false;
+  private readonly startFailures: number[] = [];
+
+  constructor(
+    private readonly config: Config,
+    private readonly handlers: PoolHandlers,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  get size(): number {
+    return this.config.workers;
+  }
+
+  get alive(): number {
+    return this.slots.filter((s) => s.alive).length;
+  }
+
+  /** Starts every worker and waits until each has loaded the engine. */
+  async start(): Promise<void> {
+    for (let i = 0; i < this.config.workers; i++) this.slots.push(this.spawn(i));
+    await Promise.all(this.slots.map((s) => s.ready));
+  }
+
+  private spawn(index: number): Slot {
+    const inflight = new SharedArrayBuffer(4);
+    const init: WorkerInit = {
+      index,
+      inflight,
+      frameQueueBytes: this.config.frameQueueBytes,
+      testHooks: this.config.testHooks,
+    };
+    const worker = new Worker(new URL("./worker-bootstrap.mjs", import.meta.url), {
+      workerData: init,
+      execArgv: [],
+      name: `moreau-solver-${index}`,
+    });
+    let markReady: () => void = () => {};
+    let failReady: (e: Error) => void = () => {};
+    const slot: Slot = {
+      index,
+      worker,
+      ready: new Promise<void>((res, rej) => {
+        markReady = res;
+        failReady = rej;
+      }),
+      alive: false,
+      stopping: null,
+      inflight: new Int32Array(inflight),
+      pending: new Map(),
+      elu: null,
+    };
+    slot.ready.catch(() => undefined);
+    worker.on("message", (msg: WorkerOutbound) => {
+      if (msg.kind === "reply") {
+        const p = slot.pending.get(msg.id);
+        if (!p) return;
+        slot.pending.delete(msg.id);
+        if (p.timer) clearTimeout(p.timer);
+        if (msg.ok) p.resolve({ result: msg.result, session: msg.session });
+        else p.reject(new WorkerFailure(msg.error, msg.session));
+      } else if (msg.kind === "ready") {
+        slot.alive = true;
+        slot.elu = worker.performance.eventLoopUtilization();
+        markReady();
+      } else this.handlers.onEvent(index, msg);
+    });
+    worker.on("error", (err) => {
+      this.log.error({ err, worker: index }, "solver worker error");
+    });
+    worker.on("exit", (code) => {
+      const wasAlive = slot.alive;
+      slot.alive = false;
+      const reason =
+        slot.stopping ?? `solver worker ${index} exited unexpectedly (exit code ${code})`;
+      failReady(new Error(reason));
+      for (const [, p] of slot.pending) {
+        if (p.timer) clearTimeout(p.timer);
+        p.reject(new ApiError("worker_crashed", `${reason}; the request was lost`));
+      }
+      slot.pending.clear();
+      if (this.closed) return;
+      if (!slot.stopping) this.log.error({ worker: index, code }, reason);
+      if (this.slots[index] === slot) {
+        // a worker that dies before it is ready (a broken engine import) is retried with
+        // exponential back-off instead of in a tight loop
+        const failures = wasAlive ? 0 : (this.startFailures[index] ?? 0) + 1;
+        this.startFailures[index] = failures;
+        const respawn = () => {
+          if (this.closed || this.slots[index] !== slot) return;
+          this.slots[index] = this.spawn(index);
+          this.slots[index].ready.catch((err) =>
+            this.log.error({ err, worker: index }, "replacement worker failed to start"),
+          );
+        };
+        if (failures === 0) respawn();
+        else setTimeout(respawn, Math.min(30_000, 250 * 2 ** failures)).unref();
+      }
+      if (wasAlive || slot.stopping) this.handlers.onWorkerLost(index, reason);
+    });
+    return slot;
+  }
+
+  /**
+   * Sends a request to worker `index` and resolves with its reply. `timeoutMs` (default
+   * REQUEST_TIMEOUT_MS) plus the watchdog grace bounds the wait: past it the worker is
+   * replaced and the request fails with `timeout`.
+   */
+  async request(index: number, body: WorkerRequestBody, timeoutMs?: number): Promise<WorkerAnswer> {
+    const slot = await this.live(index);
+    const id = this.nextId++;
+    const limit = (timeoutMs ?? this.config.requestTimeoutMs) + watchdogGraceMs(this.config);
+    return new Promise<WorkerAnswer>((resolve, reject) => {
+      const pending: Pending = { resolve, reject, timer: null };
+      pending.timer = setTimeout(() => {
+        if (!slot.pending.has(id)) return;
+        slot.pending.delete(id);
+        const msg = `the worker did not answer a ${body.kind} request within ${limit} ms`;
+        reject(new ApiError("timeout", `${msg}; it was restarted`, { kind: body.kind }));
+        this.replace(index, `solver worker ${index} was restarted: ${msg}`);
+      }, limit);
+      slot.pending.set(id, pending);
+      slot.worker.postMessage({ ...body, id });
+    });
+  }
+
+  /** The live worker at `index`, waiting for a starting or replacement one. */
+  private async live(index: number): Promise<Slot> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const slot = this.slots[index];
+      if (!slot) throw new ApiError("internal", `no worker ${index}`);
+      if (slot.alive) return slot;
+      await slot.ready.catch(() => undefined);
+    }
+    const slot = this.slots[index];
+    if (slot?.alive) return slot;
+    throw new ApiError("worker_crashed", `solver worker ${index} is not available`);
+  }
+
+  notify(index: number, notice: WorkerNotice): void {
+    const slot = this.slots[index];
+    if (slot?.alive) slot.worker.postMessage(notice);
+  }
+
+  /** The event loop has written out `bytes` of frames from worker `index`. */
+  framesDone(index: number, bytes: number): void {
+    const slot = this.slots[index];
+    if (slot) Atomics.sub(slot.inflight, 0, bytes);
+  }
+
+  /** Bytes of frames from worker `index` not yet written out. */
+  framesInFlight(index: number): number {
+    const slot = this.slots[index];
+    return slot ? Atomics.load(slot.inflight, 0) : 0;
+  }
+
+  /** Terminates worker `index` (it is replaced, its sessions lost). */
+  replace(index: number, reason: string): void {
+    const slot = this.slots[index];
+    if (!slot || slot.stopping) return;
+    slot.stopping = reason;
+    void slot.worker.terminate();
+  }
+
+  /** Fraction of wall time each worker's loop was busy since the previous call. */
+  utilization(): number[] {
+    return this.slots.map((s) => {
+      if (!s.alive || !s.elu) return 0;
+      const now = s.worker.performance.eventLoopUtilization();
+      const delta = s.worker.performance.eventLoopUtilization(now, s.elu);
+      s.elu = now;
+      return delta.utilization;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      this.slots.map(async (s) => {
+        s.stopping = "server shutting down";
+        if (s.alive) s.worker.postMessage({ kind: "shutdown" } satisfies WorkerNotice);
+        await s.worker.terminate();
+      }),
+    );
+  }
+}

@@ -1,0 +1,588 @@
+/**
+ * What runs inside a solver worker thread: the sessions' Simulations, the step and run
+ * loops, and the encoding of REST states and stream frames. worker.ts wires it to the
+ * thread's parentPort; tests may drive it in-process.
+ *
+ * Scheduling inside a worker:
+ * - Steps run in chunks of at most CHUNK_MS of wall time; between chunks the worker yields
+ *   (setImmediate), so messages for other sessions on this worker, reads of this session,
+ *   pauses and cancellations are handled while a long step request or a run is going on.
+ * - Every mutating operation on a session (step, run tick, pause, reset, update, assembly)
+ *   runs in that session's FIFO queue, so they never interleave; reads (state, snapshot)
+ *   bypass the queue and see the state between two chunks.
+ * - `run` paces itself on the wall clock: at real-time factor r it keeps simulated time at
+ *   t0 + r·(wall − wall0), stepping what is due and sleeping (setTimeout) until the next step
+ *   is due; when it falls more than MAX_LAG_S of wall time behind (a solver slower than real
+ *   time) it drops the lag instead of bursting. With r = null it steps chunk after chunk.
+ * - A step request checks its deadline between steps and ends with `timeout`.
+ */
+import { DivergenceError, loadModel, ModelError, type Simulation } from "../index";
+import type { SessionStatusName } from "../../schemas/api";
+import type { AssemblyOptionsIn } from "../../schemas/state";
+import { encode, encodeStateFrame } from "./frames";
+import {
+  type FrameEncoding,
+  PROGRESS_MS,
+  type SessionSnapshot,
+  STEP_BUCKETS,
+  type Subscription,
+  type WorkerErrorInfo,
+  type WorkerInit,
+  type WorkerNotice,
+  type WorkerOutbound,
+  type WorkerRequest,
+  type WorkerResult,
+} from "./protocol";
+
+/** Wall time (ms) of stepping between two yields. */
+export const CHUNK_MS = 10;
+/** A run behind real time by more than this (s of wall time) drops the backlog. */
+export const MAX_LAG_S = 0.25;
+const STATS_MS = 250;
+
+type Post = (msg: WorkerOutbound, transfer?: ArrayBuffer[]) => void;
+
+class Failure extends Error {
+  constructor(readonly info: WorkerErrorInfo) {
+    super(info.message);
+  }
+}
+
+interface RunState {
+  realtimeFactor: number | null;
+  until: number | null;
+  /** wall clock (performance.now, ms) and simulated time at the pacing reference */
+  wall0: number;
+  sim0: number;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+class WorkerSession {
+  status: SessionStatusName = "ready";
+  message: string | null = null;
+  run: RunState | null = null;
+  subscriptions: Subscription[] = [];
+  cancelled = false;
+  queue: Promise<unknown> = Promise.resolve();
+  lastProgress = 0;
+  /** test hook: the next step throws this (a solver failure that is not a divergence) */
+  throwOnStep: string | null = null;
+  constructor(
+    readonly id: string,
+    readonly sim: Simulation,
+  ) {}
+}
+
+const utf8 = new TextEncoder();
+
+export class WorkerRuntime {
+  private readonly sessions = new Map<string, WorkerSession>();
+  private readonly inflight: Int32Array;
+  private readonly buckets = new Float64Array(STEP_BUCKETS.length + 1);
+  private stepsSinceStats = 0;
+  private sumSinceStats = 0;
+  private readonly statsTimer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly init: WorkerInit,
+    private readonly post: Post,
+  ) {
+    this.inflight = new Int32Array(init.inflight);
+    this.statsTimer = setInterval(() => this.flushStats(), STATS_MS);
+    this.statsTimer.unref?.();
+  }
+
+  /** Entry for every message from the event loop. */
+  handle(msg: WorkerRequest | WorkerNotice): void {
+    switch (msg.kind) {
+      case "subscriptions": {
+        const s = this.sessions.get(msg.sessionId);
+        if (s) s.subscriptions = msg.subscriptions;
+        return;
+      }
+      case "cancel": {
+        const s = this.sessions.get(msg.sessionId);
+        if (s) s.cancelled = true;
+        return;
+      }
+      case "shutdown":
+        for (const s of this.sessions.values()) this.stopRun(s);
+        clearInterval(this.statsTimer);
+        this.flushStats();
+        return;
+    }
+    void this.dispatch(msg);
+  }
+
+  private async dispatch(msg: WorkerRequest): Promise<void> {
+    let s: WorkerSession | undefined;
+    try {
+      let result: WorkerResult;
+      switch (msg.kind) {
+        case "create":
+          s = this.create(msg.sessionId, msg.model);
+          result = { kind: "created", scene: s.sim.scene() as never, state: this.stateBytes(s) };
+          break;
+        case "assemble":
+          if (msg.sessionId === null) {
+            result = this.assembleModel(msg.model, msg.options);
+            break;
+          }
+          s = this.get(msg.sessionId);
+          result = await this.locked(s, () =>
+            this.assemble(s as WorkerSession, msg.options, msg.apply),
+          );
+          break;
+        case "state":
+          s = this.get(msg.sessionId);
+          result = { kind: "state", state: this.stateBytes(s) };
+          break;
+        case "snapshot": {
+          s = this.get(msg.sessionId);
+          result = {
+            kind: "frame",
+            step: s.sim.stepCount,
+            bytes: encodeStateFrame(s.sim.state(), msg.encoding.fields, msg.encoding.format),
+          };
+          break;
+        }
+        case "step":
+          s = this.get(msg.sessionId);
+          result = await this.locked(s, () =>
+            this.step(s as WorkerSession, msg.steps, msg.deadline),
+          );
+          break;
+        case "run":
+          s = this.get(msg.sessionId);
+          await this.locked(s, () =>
+            this.startRun(s as WorkerSession, msg.realtimeFactor, msg.until),
+          );
+          result = { kind: "ok" };
+          break;
+        case "pause":
+          s = this.get(msg.sessionId);
+          await this.locked(s, () => this.pause(s as WorkerSession));
+          result = { kind: "ok" };
+          break;
+        case "reset":
+          s = this.get(msg.sessionId);
+          result = await this.locked(s, () => this.reset(s as WorkerSession));
+          break;
+        case "update":
+          s = this.get(msg.sessionId);
+          await this.locked(s, () => this.update(s as WorkerSession, msg.patch));
+          result = { kind: "ok" };
+          break;
+        case "delete":
+          s = this.sessions.get(msg.sessionId);
+          if (s) {
+            s.cancelled = true;
+            this.stopRun(s);
+            this.sessions.delete(msg.sessionId);
+          }
+          s = undefined;
+          result = { kind: "ok" };
+          break;
+        case "test":
+          this.testHook(msg.hook);
+          result = { kind: "ok" };
+          break;
+      }
+      this.reply(msg.id, { ok: true, result }, s);
+    } catch (err) {
+      const info =
+        err instanceof Failure
+          ? err.info
+          : ({ code: "solver_error", message: (err as Error)?.message ?? String(err) } as const);
+      this.reply(msg.id, { ok: false, error: info }, s);
+    }
+  }
+
+  private reply(
+    id: number,
+    body: { ok: true; result: WorkerResult } | { ok: false; error: WorkerErrorInfo },
+    s: WorkerSession | undefined,
+  ): void {
+    const session = s && this.sessions.has(s.id) ? this.snapshot(s) : null;
+    const transfer: ArrayBuffer[] = [];
+    if (body.ok) {
+      const r = body.result;
+      if (r.kind === "created" || r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
+      else if (r.kind === "frame" && r.bytes) transfer.push(r.bytes.buffer as ArrayBuffer);
+      else if (r.kind === "assembly") {
+        transfer.push(r.result.buffer as ArrayBuffer);
+        if (r.state) transfer.push(r.state.buffer as ArrayBuffer);
+      }
+      this.post({ kind: "reply", id, ok: true, result: r, session }, transfer);
+    } else this.post({ kind: "reply", id, ok: false, error: body.error, session });
+  }
+
+  private snapshot(s: WorkerSession): SessionSnapshot {
+    return {
+      status: s.status,
+      time: s.sim.time,
+      step: s.sim.stepCount,
+      dt: s.sim.solver.dt,
+      message: s.message,
+      run: s.run ? { realtimeFactor: s.run.realtimeFactor, until: s.run.until } : null,
+    };
+  }
+
+  private progress(s: WorkerSession): void {
+    s.lastProgress = performance.now();
+    this.post({ kind: "progress", sessionId: s.id, session: this.snapshot(s) });
+  }
+
+  private get(id: string): WorkerSession {
+    const s = this.sessions.get(id);
+    if (!s) throw new Failure({ code: "not_found", message: `no session "${id}" on this worker` });
+    return s;
+  }
+
+  /** Runs fn after every earlier mutating operation of the session has finished. */
+  private locked<T>(s: WorkerSession, fn: () => T | Promise<T>): Promise<T> {
+    const p = s.queue.then(fn);
+    s.queue = p.catch(() => undefined);
+    return p;
+  }
+
+  private create(id: string, model: unknown): WorkerSession {
+    if (this.sessions.has(id))
+      throw new Failure({ code: "conflict", message: `session "${id}" exists` });
+    let sim: Simulation;
+    try {
+      sim = loadModel(model);
+    } catch (err) {
+      if (err instanceof ModelError)
+        throw new Failure({
+          code: "invalid_model",
+          message: err.message,
+          details: { issues: err.issues.map((i) => ({ ...i, path: ["model", ...i.path] })) },
+        });
+      throw new Failure({
+        code: "invalid_model",
+        message: `the engine cannot build this model: ${(err as Error)?.message ?? err}`,
+        details: { issues: [{ path: ["model"], message: String((err as Error)?.message ?? err) }] },
+      });
+    }
+    const s = new WorkerSession(id, sim);
+    this.sessions.set(id, s);
+    return s;
+  }
+
+  private stateBytes(s: WorkerSession): Uint8Array {
+    return utf8.encode(JSON.stringify(s.sim.state()));
+  }
+
+  private requireSteppable(s: WorkerSession, what: string): void {
+    if (s.status === "running" || s.status === "diverged" || s.status === "error")
+      throw new Failure({
+        code: "conflict",
+        message: `session "${s.id}" is ${s.status}: ${what}`,
+        details: { session: s.id, status: s.status },
+      });
+  }
+
+  /**
+   * Advances at most `max` steps for at most `budgetMs`, sending due stream frames after
+   * every step. Returns the steps done. A divergence or solver failure changes the status
+   * (diverged / error), stops a run and is rethrown as a Failure.
+   */
+  private advance(s: WorkerSession, max: number, budgetMs: number): number {
+    const start = performance.now();
+    let done = 0;
+    try {
+      while (done < max && !s.cancelled) {
+        const t0 = performance.now();
+        if (s.throwOnStep !== null) {
+          const m = s.throwOnStep;
+          s.throwOnStep = null;
+          throw new Error(m);
+        }
+        s.sim.step(1);
+        const t1 = performance.now();
+        this.recordStep((t1 - t0) / 1000);
+        done++;
+        if (s.subscriptions.length > 0) this.emitDue(s);
+        if (t1 - start >= budgetMs) break;
+      }
+    } catch (err) {
+      this.stopRun(s);
+      const diverged = err instanceof DivergenceError;
+      s.status = diverged ? "diverged" : "error";
+      s.message = diverged
+        ? (err as Error).message
+        : `solver failed: ${(err as Error)?.message ?? String(err)}`;
+      this.progress(s);
+      throw new Failure({
+        code: diverged ? "diverged" : "solver_error",
+        message: s.message,
+        details: { session: s.id, time: s.sim.time, step: s.sim.stepCount, stepsDone: done },
+      });
+    }
+    return done;
+  }
+
+  private recordStep(seconds: number): void {
+    this.stepsSinceStats++;
+    this.sumSinceStats += seconds;
+    let i = 0;
+    while (i < STEP_BUCKETS.length && seconds > STEP_BUCKETS[i]) i++;
+    this.buckets[i]++;
+  }
+
+  private flushStats(): void {
+    if (this.stepsSinceStats === 0) return;
+    this.post({
+      kind: "stats",
+      steps: this.stepsSinceStats,
+      buckets: Array.from(this.buckets),
+      sum: this.sumSinceStats,
+    });
+    this.stepsSinceStats = 0;
+    this.sumSinceStats = 0;
+    this.buckets.fill(0);
+  }
+
+  /** Frames for the subscriptions due at the current step. */
+  private emitDue(s: WorkerSession): void {
+    const step = s.sim.stepCount;
+    let due: FrameEncoding[] | null = null;
+    for (const sub of s.subscriptions) {
+      if (step % sub.every !== 0) continue;
+      due ??= [];
+      if (!due.some((e) => e.key === sub.key)) due.push(sub);
+    }
+    if (due) this.emitFrames(s, due, false);
+  }
+
+  private emitFrames(s: WorkerSession, encodings: FrameEncoding[], forced: boolean): void {
+    // Back-pressure: when the event loop has not yet written out FRAME_QUEUE_BYTES of our
+    // earlier frames, drop this one (subscribers see it in their `dropped` counts).
+    if (Atomics.load(this.inflight, 0) > this.init.frameQueueBytes) return;
+    const state = s.sim.state();
+    const frames = encodings.map((e) => ({
+      key: e.key,
+      bytes: encodeStateFrame(state, e.fields, e.format),
+    }));
+    const bytes = frames.reduce((n, f) => n + f.bytes.byteLength, 0);
+    Atomics.add(this.inflight, 0, bytes);
+    this.post(
+      { kind: "frame", sessionId: s.id, step: state.step, forced, frames, bytes },
+      frames.map((f) => f.bytes.buffer as ArrayBuffer),
+    );
+  }
+
+  private allEncodings(s: WorkerSession): FrameEncoding[] {
+    const out: FrameEncoding[] = [];
+    for (const sub of s.subscriptions) if (!out.some((e) => e.key === sub.key)) out.push(sub);
+    return out;
+  }
+
+  private async step(s: WorkerSession, steps: number, deadline: number): Promise<WorkerResult> {
+    this.requireSteppable(s, "it cannot step");
+    let done = 0;
+    while (done < steps) {
+      if (s.cancelled)
+        throw new Failure({ code: "not_found", message: `session "${s.id}" was deleted` });
+      if (Date.now() > deadline)
+        throw new Failure({
+          code: "timeout",
+          message: `step request stopped at the time limit after ${done} of ${steps} steps`,
+          details: {
+            session: s.id,
+            stepsDone: done,
+            stepsRequested: steps,
+            time: s.sim.time,
+            step: s.sim.stepCount,
+          },
+        });
+      done += this.advance(s, steps - done, CHUNK_MS);
+      if (done < steps) await yieldToLoop();
+    }
+    return { kind: "state", state: this.stateBytes(s) };
+  }
+
+  private startRun(s: WorkerSession, realtimeFactor: number | null, until: number | null): void {
+    this.requireSteppable(s, "it cannot run");
+    s.status = "running";
+    s.message = null;
+    s.run = {
+      realtimeFactor,
+      until,
+      wall0: performance.now(),
+      sim0: s.sim.time,
+      timer: null,
+    };
+    this.progress(s);
+    this.schedule(s, 0);
+  }
+
+  private schedule(s: WorkerSession, delayMs: number): void {
+    const run = s.run;
+    if (!run) return;
+    const fire = () => {
+      if (s.run !== run) return;
+      run.timer = null;
+      void this.locked(s, () => this.tick(s, run)).catch(() => undefined);
+    };
+    run.timer = delayMs <= 0 && run.realtimeFactor === null ? null : setTimeout(fire, delayMs);
+    if (run.timer === null) setImmediate(fire);
+  }
+
+  /** One slice of a run (in the session's queue). */
+  private tick(s: WorkerSession, run: RunState): void {
+    if (s.run !== run || s.status !== "running" || s.cancelled) return;
+    const dt = s.sim.solver.dt;
+    const eps = 1e-9 * dt;
+    let max = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    if (run.realtimeFactor !== null) {
+      const target = run.sim0 + (run.realtimeFactor * (now - run.wall0)) / 1000;
+      let due = Math.floor((target - s.sim.time) / dt + 1e-9);
+      if (due * dt > run.realtimeFactor * MAX_LAG_S) {
+        // slower than real time: forget the backlog, keep pacing from here
+        run.wall0 = now;
+        run.sim0 = s.sim.time;
+        due = 1;
+      }
+      max = due;
+    }
+    if (run.until !== null) max = Math.min(max, Math.ceil((run.until - s.sim.time) / dt - 1e-9));
+    if (run.until !== null && s.sim.time >= run.until - eps) max = 0;
+    if (max > 0) {
+      try {
+        this.advance(s, max, CHUNK_MS);
+      } catch {
+        return; // advance has set diverged / error and stopped the run
+      }
+    }
+    if (s.cancelled) return;
+    if (run.until !== null && s.sim.time >= run.until - eps) {
+      this.stopRun(s);
+      s.status = "paused";
+      this.progress(s);
+      return;
+    }
+    if (performance.now() - s.lastProgress >= PROGRESS_MS) this.progress(s);
+    if (run.realtimeFactor === null) this.schedule(s, 0);
+    else {
+      const nextDue = run.wall0 + ((s.sim.time + dt - run.sim0) / run.realtimeFactor) * 1000;
+      this.schedule(s, Math.max(0, nextDue - performance.now()));
+    }
+  }
+
+  private stopRun(s: WorkerSession): void {
+    if (s.run?.timer) clearTimeout(s.run.timer);
+    s.run = null;
+  }
+
+  private pause(s: WorkerSession): void {
+    if (s.status === "running") {
+      this.stopRun(s);
+      s.status = "paused";
+      this.progress(s);
+    } else if (s.status === "diverged" || s.status === "error")
+      throw new Failure({
+        code: "conflict",
+        message: `session "${s.id}" is ${s.status}: nothing to pause`,
+        details: { session: s.id, status: s.status },
+      });
+  }
+
+  private reset(s: WorkerSession): WorkerResult {
+    this.stopRun(s);
+    s.sim.reset();
+    s.status = "ready";
+    s.message = null;
+    s.throwOnStep = null;
+    this.progress(s);
+    const enc = this.allEncodings(s);
+    if (enc.length > 0) this.emitFrames(s, enc, true);
+    return { kind: "state", state: this.stateBytes(s) };
+  }
+
+  private update(s: WorkerSession, patch: Parameters<Simulation["update"]>[0]): void {
+    if (s.status === "error")
+      throw new Failure({
+        code: "conflict",
+        message: `session "${s.id}" is error: reset it first`,
+        details: { session: s.id, status: s.status },
+      });
+    try {
+      s.sim.update(patch);
+    } catch (err) {
+      throw new Failure({
+        code: "solver_error",
+        message: `update failed: ${(err as Error)?.message ?? err}`,
+      });
+    }
+    if (s.run) {
+      // a new dt or solver: pace from here
+      s.run.wall0 = performance.now();
+      s.run.sim0 = s.sim.time;
+    }
+  }
+
+  private assemble(s: WorkerSession, options: AssemblyOptionsIn, apply: boolean): WorkerResult {
+    if (s.status === "running" || s.status === "error")
+      throw new Failure({
+        code: "conflict",
+        message: `session "${s.id}" is ${s.status}: assembly needs a paused session`,
+        details: { session: s.id, status: s.status },
+      });
+    let result: unknown;
+    try {
+      result = s.sim.assemble(options, apply);
+    } catch (err) {
+      throw new Failure({
+        code: "solver_error",
+        message: `assembly failed: ${(err as Error)?.message ?? err}`,
+        details: { session: s.id },
+      });
+    }
+    if (apply) {
+      const enc = this.allEncodings(s);
+      if (enc.length > 0) this.emitFrames(s, enc, true);
+    }
+    return {
+      kind: "assembly",
+      result: encode(result, "json"),
+      state: apply ? this.stateBytes(s) : null,
+    };
+  }
+
+  private assembleModel(model: unknown, options: AssemblyOptionsIn): WorkerResult {
+    const id = `assembly-${Math.random().toString(36).slice(2)}`;
+    const s = this.create(id, model);
+    try {
+      return this.assemble(s, options, false);
+    } finally {
+      this.sessions.delete(id);
+    }
+  }
+
+  private testHook(hook: Extract<WorkerRequest, { kind: "test" }>["hook"]): void {
+    if (!this.init.testHooks)
+      throw new Failure({ code: "conflict", message: "test hooks are disabled" });
+    switch (hook.action) {
+      case "block": {
+        // a computation that never yields (e.g. one enormous step)
+        const end = Date.now() + hook.ms;
+        while (Date.now() < end) {
+          /* busy */
+        }
+        return;
+      }
+      case "throwOnStep":
+        this.get(hook.sessionId).throwOnStep = hook.message;
+        return;
+      case "exit":
+        process.exit(hook.code);
+    }
+  }
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}

@@ -1,0 +1,134 @@
+/**
+ * Shared plumbing of the Krylov solvers: the system is either a CsrMatrix or a
+ * matrix-free LinearOperator, and the preconditioner is built from whichever is given.
+ * Work vectors are allocated when the dimension changes, never per solve.
+ */
+import { type CsrMatrix, csrMultiply } from "../../math/csr";
+import type { LinearOperator, LinearSolverOptions, PreconditionerName } from "./linear-solver";
+import {
+  Ic0Preconditioner,
+  IdentityPreconditioner,
+  Ilu0Preconditioner,
+  JacobiPreconditioner,
+  type Preconditioner,
+} from "./preconditioners";
+
+export type MatrixOrOperator = CsrMatrix | LinearOperator;
+
+export function isCsrMatrix(a: MatrixOrOperator): a is CsrMatrix {
+  return (a as CsrMatrix).rowPtr !== undefined;
+}
+
+/** LinearOperator view of a square CsrMatrix. */
+export class CsrOperator implements LinearOperator {
+  readonly n: number;
+  constructor(readonly matrix: CsrMatrix) {
+    if (matrix.rows !== matrix.cols) throw new Error("CsrOperator: matrix must be square");
+    this.n = matrix.rows;
+  }
+  apply(x: Float64Array, out: Float64Array): void {
+    csrMultiply(this.matrix, x, out);
+  }
+  diagonal(out: Float64Array): void {
+    const a = this.matrix;
+    out.fill(0, 0, this.n);
+    for (let i = 0; i < a.rows; i++)
+      for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+        if (a.colIdx[k] === i) out[i] += a.values[k];
+  }
+}
+
+export const DEFAULT_TOLERANCE = 1e-10;
+
+/** Default iteration limit max(200, 3n). */
+export function defaultMaxIterations(n: number): number {
+  return Math.max(200, 3 * n);
+}
+
+/**
+ * Holds the operator and the preconditioner of an iterative solver. `absoluteJacobi`
+ * selects M = |diag(A)| (SPD, for MINRES).
+ */
+export class OperatorState {
+  op: LinearOperator | null = null;
+  matrix: CsrMatrix | null = null;
+  precond: Preconditioner = new IdentityPreconditioner(0);
+  n = 0;
+  private csrOp: CsrOperator | null = null;
+  private jacobi: JacobiPreconditioner | null = null;
+  private ic0: Ic0Preconditioner | null = null;
+  private ilu0: Ilu0Preconditioner | null = null;
+  private diagWork: Float64Array = new Float64Array(0);
+
+  constructor(
+    readonly preconditioner: PreconditionerName,
+    private readonly absoluteJacobi: boolean,
+    allowed: readonly PreconditionerName[],
+    private readonly solverName: string,
+  ) {
+    if (!allowed.includes(preconditioner))
+      throw new Error(`${solverName}: preconditioner ${preconditioner} not supported`);
+  }
+
+  /** Sets the system; returns true when the dimension changed. */
+  set(a: MatrixOrOperator): boolean {
+    let op: LinearOperator;
+    if (isCsrMatrix(a)) {
+      if (!this.csrOp || this.csrOp.matrix !== a) this.csrOp = new CsrOperator(a);
+      op = this.csrOp;
+      this.matrix = a;
+    } else {
+      op = a;
+      this.matrix = null;
+    }
+    this.op = op;
+    const changed = op.n !== this.n;
+    this.n = op.n;
+    this.buildPreconditioner(op);
+    return changed;
+  }
+
+  private buildPreconditioner(op: LinearOperator): void {
+    const n = op.n;
+    switch (this.preconditioner) {
+      case "none":
+        this.precond = new IdentityPreconditioner(n);
+        return;
+      case "jacobi": {
+        if (!this.jacobi || this.jacobi.n !== n) {
+          this.jacobi = new JacobiPreconditioner(n, this.absoluteJacobi);
+          this.diagWork = new Float64Array(n);
+        }
+        if (this.matrix) this.jacobi.updateFromCsr(this.matrix);
+        else this.jacobi.updateFromOperator(op, this.diagWork);
+        this.precond = this.jacobi;
+        return;
+      }
+      case "ic0": {
+        if (!this.matrix) throw new Error(`${this.solverName}: ic0 needs a CsrMatrix`);
+        this.ic0 ??= new Ic0Preconditioner();
+        this.ic0.update(this.matrix);
+        this.precond = this.ic0;
+        return;
+      }
+      case "ilu0": {
+        if (!this.matrix) throw new Error(`${this.solverName}: ilu0 needs a CsrMatrix`);
+        this.ilu0 ??= new Ilu0Preconditioner();
+        this.ilu0.update(this.matrix);
+        this.precond = this.ilu0;
+        return;
+      }
+    }
+  }
+}
+
+/** Resolved tolerance and iteration limit. */
+export function iterationSettings(
+  options: LinearSolverOptions,
+  n: number,
+): { tolerance: number; maxIterations: number } {
+  return {
+    tolerance: options.tolerance ?? DEFAULT_TOLERANCE,
+    maxIterations: options.maxIterations ?? defaultMaxIterations(n),
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * Preconditioners for the Krylov solvers, z = M⁻¹ r:
+ * - Jacobi: M = diag(A) (|diag(A)| with `absolute`, the SPD variant MINRES needs); zero
+ *   diagonal entries are replaced by 1 (no scaling of that row).
+ * - IC(0): incomplete Cholesky with no fill, A ≈ L Lᵀ on the pattern of tril(A)
+ *   (Meijerink & van der Vorst, Math. Comp. 31, 1977). When a pivot is not positive the
+ *   factorization is retried on A + α·diag(A), α = 1e-3, 1e-2, … (Manteuffel's shifted
+ *   IC, Math. Comp. 34, 1980), so it always exists for A with a positive diagonal.
+ * - ILU(0): incomplete LU with no fill on the pattern of A (Saad, "Iterative Methods for
+ *   Sparse Linear Systems", 2nd ed., alg. 10.4, IKJ variant). A pivot smaller than
+ *   √ε·max|a_ij| (zero included) is replaced by that value, with the pivot's sign, so the
+ *   preconditioner stays defined and bounded.
+ * IC(0) and ILU(0) need the matrix (a CsrMatrix with full storage; IC(0) reads its lower
+ * triangle). Their pattern is analysed once per sparsity pattern and refreshed without
+ * allocation.
+ */
+import type { CsrMatrix } from "../../math/csr";
+import type { LinearOperator } from "./linear-solver";
+import { PatternCache } from "./pattern";
+
+export interface Preconditioner {
+  /** z = M⁻¹ r (z and r distinct, length n). */
+  apply(r: Float64Array, z: Float64Array): void;
+}
+
+export class IdentityPreconditioner implements Preconditioner {
+  constructor(private readonly n: number) {}
+  apply(r: Float64Array, z: Float64Array): void {
+    for (let i = 0; i < this.n; i++) z[i] = r[i];
+  }
+}
+
+export class JacobiPreconditioner implements Preconditioner {
+  readonly invDiag: Float64Array;
+  constructor(
+    readonly n: number,
+    /** Use |a_ii| (keeps M SPD for indefinite A). */
+    readonly absolute = false,
+  ) {
+    this.invDiag = new Float64Array(n);
+  }
+
+  /** Sets M from the diagonal d. */
+  setDiagonal(d: Float64Array): void {
+    for (let i = 0; i < this.n; i++) {
+      const v = this.absolute ? Math.abs(d[i]) : d[i];
+      this.invDiag[i] = v !== 0 && Number.isFinite(v) ? 1 / v : 1;
+    }
+  }
+
+  updateFromCsr(a: CsrMatrix): void {
+    const d = this.invDiag;
+    d.fill(0);
+    for (let i = 0; i < a.rows; i++)
+      for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+        if (a.colIdx[k] === i) d[i] += a.values[k];
+    this.setDiagonal(d);
+  }
+
+  /** From op.diagonal when available, else identity. `work` has length n. */
+  updateFromOperator(op: LinearOperator, work: Float64Array): void {
+    if (op.diagonal) {
+      op.diagonal(work);
+      this.setDiagonal(work);
+    } else this.invDiag.fill(1);
+  }
+
+  apply(r: Float64Array, z: Float64Array): void {
+    const d = this.invDiag;
+    for (let i = 0; i < this.n; i++) z[i] = r[i] * d[i];
+  }
+}
+
+export class Ic0Preconditioner implements Preconditioner {
+  private readonly pattern = new PatternCache();
+  private n = 0;
+  // Lower triangle of A (diagonal last in each row, inserted when not stored).
+  private rp: Int32Array = new Int32Array(0);
+  private ci: Int32Array = new Int32Array(0);
+  private src: Int32Array = new Int32Array(0);
+  private lx: Float64Array = new Float64Array(0);
+  private w: Float64Array = new Float64Array(0);
+  /** Diagonal shift α of the last successful factorization (0 when none was needed). */
+  shift = 0;
+
+  update(a: CsrMatrix): void {
+    if (a.rows !== a.cols) throw new Error("ic0: matrix must be square");
+    if (!this.pattern.matches(a)) {
+      this.analyze(a);
+      this.pattern.remember(a);
+    }
+    const values = a.values;
+    for (let alpha = 0; ; alpha = alpha === 0 ? 1e-3 : alpha * 10) {
+      if (this.numeric(values, alpha)) {
+        this.shift = alpha;
+        return;
+      }
+      if (alpha > 1e6) throw new Error("ic0: no positive pivots even with a large diagonal shift");
+    }
+  }
+
+  private analyze(a: CsrMatrix): void {
+    const n = a.rows;
+    this.n = n;
+    const rp = new Int32Array(n + 1);
+    const ci: number[] = [];
+    const src: number[] = [];
+    for (let i = 0; i < n; i++) {
+      let diag = -1;
+      for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) {
+        const c = a.colIdx[k];
+        if (c < i) {
+          ci.push(c);
+          src.push(k);
+        } else if (c === i) diag = k;
+      }
+      ci.push(i);
+      src.push(diag);
+      rp[i + 1] = ci.length;
+    }
+    this.rp = rp;
+    this.ci = Int32Array.from(ci);
+    this.src = Int32Array.from(src);
+    this.lx = new Float64Array(ci.length);
+    this.w = new Float64Array(n);
+  }
+
+  /** Row-oriented IC(0) of A + α diag(A); false on a non-positive pivot. */
+  private numeric(values: Float64Array, alpha: number): boolean {
+    const { n, rp, ci, src, lx, w } = this;
+    for (let i = 0; i < n; i++) {
+      const end = rp[i + 1] - 1; // diagonal position
+      // L_ik = (a_ik − Σ_{j<k} L_ij L_kj) / L_kk over the pattern; w holds row i so far.
+      for (let p = rp[i]; p < end; p++) {
+        const k = ci[p];
+        let s = values[src[p]];
+        const kd = rp[k + 1] - 1;
+        for (let q = rp[k]; q < kd; q++) s -= lx[q] * w[ci[q]];
+        const lik = s / lx[kd];
+        lx[p] = lik;
+        w[k] = lik;
+      }
+      const ad = src[end] >= 0 ? values[src[end]] : 0;
+      let d = ad * (1 + alpha);
+      for (let p = rp[i]; p < end; p++) {
+        d -= lx[p] * lx[p];
+        w[ci[p]] = 0;
+      }
+      if (!(d > 0)) return false;
+      lx[end] = Math.sqrt(d);
+    }
+    return true;
+  }
+
+  apply(r: Float64Array, z: Float64Array): void {
+    const { n, rp, ci, lx } = this;
+    for (let i = 0; i < n; i++) {
+      const end = rp[i + 1] - 1;
+      let s = r[i];
+      for (let p = rp[i]; p < end; p++) s -= lx[p] * z[ci[p]];
+      z[i] = s / lx[end];
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      const end = rp[i + 1] - 1;
+      const zi = z[i] / lx[end];
+      z[i] = zi;
+      for (let p = rp[i]; p < end; p++) z[ci[p]] -= lx[p] * zi;
+    }
+  }
+}
+
+export class Ilu0Preconditioner implements Preconditioner {
+  private readonly pattern = new PatternCache();
+  private n = 0;
+  // Pattern of A with the diagonal inserted when missing; columns sorted per row.
+  private rp: Int32Array = new Int32Array(0);
+  private ci: Int32Array = new Int32Array(0);
+  private src: Int32Array = new Int32Array(0);
+  private diag: Int32Array = new Int32Array(0);
+  private lu: Float64Array = new Float64Array(0);
+  private pos: Int32Array = new Int32Array(0);
+  /** Number of zero pivots replaced in the last update. */
+  replacedPivots = 0;
+
+  update(a: CsrMatrix): void {
+    if (a.rows !== a.cols) throw new Error("ilu0: matrix must be square");
+    if (!this.pattern.matches(a)) {
+      this.analyze(a);
+      this.pattern.remember(a);
+    }
+    this.numeric(a.values);
+  }
+
+  private analyze(a: CsrMatrix): void {
+    const n = a.rows;
+    this.n = n;
+    const rp = new Int32Array(n + 1);
+    const ci: number[] = [];
+    const src: number[] = [];
+    const diag = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      let placed = false;
+      for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) {
+        const c = a.colIdx[k];
+        if (!placed && c >= i) {
+          if (c !== i) {
+            diag[i] = ci.length;
+            ci.push(i);
+            src.push(-1);
+          } else diag[i] = ci.length;
+          placed = true;
+        }
+        ci.push(c);
+        src.push(k);
+      }
+      if (!placed) {
+        diag[i] = ci.length;
+        ci.push(i);
+        src.push(-1);
+      }
+      rp[i + 1] = ci.length;
+    }
+    this.rp = rp;
+    this.ci = Int32Array.from(ci);
+    this.src = Int32Array.from(src);
+    this.diag = diag;
+    this.lu = new Float64Array(ci.length);
+    this.pos = new Int32Array(n).fill(-1);
+  }
+
+  private numeric(values: Float64Array): void {
+    const { n, rp, ci, src, diag, lu, pos } = this;
+    let amax = 0;
+    for (let p = 0; p < lu.length; p++) {
+      lu[p] = src[p] >= 0 ? values[src[p]] : 0;
+      amax = Math.max(amax, Math.abs(lu[p]));
+    }
+    const fix = Math.sqrt(Number.EPSILON) * (amax > 0 ? amax : 1);
+    this.replacedPivots = 0;
+    for (let i = 0; i < n; i++) {
+      for (let p = rp[i]; p < rp[i + 1]; p++) pos[ci[p]] = p;
+      for (let p = rp[i]; p < diag[i]; p++) {
+        const k = ci[p];
+        const lik = lu[p] / lu[diag[k]];
+        lu[p] = lik;
+        for (let q = diag[k] + 1; q < rp[k + 1]; q++) {
+          const t = pos[ci[q]];
+          if (t >= 0) lu[t] -= lik * lu[q];
+        }
+      }
+      for (let p = rp[i]; p < rp[i + 1]; p++) pos[ci[p]] = -1;
+      const d = lu[diag[i]];
+      if (Math.abs(d) < fix || !Number.isFinite(d)) {
+        lu[diag[i]] = d < 0 ? -fix : fix;
+        this.replacedPivots++;
+      }
+    }
+  }
+
+  apply(r: Float64Array, z: Float64Array): void {
+    const { n, rp, ci, diag, lu } = this;
+    for (let i = 0; i < n; i++) {
+      let s = r[i];
+      for (let p = rp[i]; p < diag[i]; p++) s -= lu[p] * z[ci[p]];
+      z[i] = s;
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      let s = z[i];
+      for (let p = diag[i] + 1; p < rp[i + 1]; p++) s -= lu[p] * z[ci[p]];
+      z[i] = s / lu[diag[i]];
+    }
+  }
+}

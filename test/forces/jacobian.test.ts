@@ -1,0 +1,272 @@
+/**
+ * Every force effector's exact position and velocity Jacobians against central finite
+ * differences of its applyForces, over several random (rotated, moving) configurations.
+ */
+import { describe, expect, it } from "vitest";
+import { DamperEffector } from "../../src/forces/damper";
+import { FrameSpringEffector } from "../../src/forces/frame-spring";
+import { GravityEffector } from "../../src/forces/gravity";
+import { GyroscopicEffector } from "../../src/forces/gyroscopic";
+import { PointForceEffector } from "../../src/forces/point-force";
+import { SpringEffector } from "../../src/forces/spring";
+import { MatrixType } from "../../src/solvers/linear/linear-solver";
+import { checkJacobians, particle, rigid, system } from "./jacobian-check";
+
+const pp = () => system(particle("p", 1, [0, 0, 0]), particle("q", 2, [1, 0.2, 0]));
+const pr = () => system(particle("p", 1, [0, 0, 0]), rigid("r", 2, [1, 0, 0]));
+const rr = () =>
+  system(
+    rigid("r1", 1, [0, 0, 0], { orientation: [0.9, 0.1, -0.3, 0.2] }),
+    rigid("r2", 2, [1, 0.5, 0]),
+  );
+const rg = () => system(rigid("r", 2, [0.3, 0, 1], { orientation: [0.7, 0.2, 0.1, -0.4] }));
+const rFixed = () => system(rigid("r", 2, [0, 0, 1]), rigid("base", 1, [1, 1, 0], { fixed: true }));
+
+/** The check must see a non-trivial Jacobian, and every error below the tolerance. */
+function expectExact(res: ReturnType<typeof checkJacobians>, needVel: boolean) {
+  for (const e of [...res.position, ...res.velocity]) expect(e).toBeLessThan(1e-6);
+  expect(Math.min(...res.positionNorm)).toBeGreaterThan(0.1);
+  if (needVel) expect(Math.min(...res.velocityNorm)).toBeGreaterThan(0.01);
+}
+
+describe("spring Jacobians (FD check)", () => {
+  const spring = (a: number, pa: number[], b: number, pb: number[], extra = {}) => ({
+    id: "s",
+    bodyA: a,
+    pointA: pa,
+    bodyB: b,
+    pointB: pb,
+    stiffness: 40,
+    damping: 1.5,
+    restLength: 0.8,
+    ...extra,
+  });
+
+  it("particle–particle (offset points, damping)", () => {
+    const res = checkJacobians(
+      pp,
+      (s) => new SpringEffector(s, spring(0, [0.1, 0, 0], 1, [0, 0.2, 0])),
+      {
+        configurations: 6,
+      },
+    );
+    expectExact(res, true);
+    // with damping and l0 > 0 the position Jacobian is nonsymmetric
+    expect(res.types.every((t) => t === MatrixType.GENERAL)).toBe(true);
+  });
+
+  it("particle–particle without damping: SPD in tension, SYMMETRIC in compression", () => {
+    const res = checkJacobians(
+      pp,
+      (s) =>
+        new SpringEffector(s, spring(0, [0, 0, 0], 1, [0, 0, 0], { damping: 0, restLength: 1.2 })),
+      { configurations: 8, seed: 3 },
+    );
+    expectExact(res, false);
+    // the helper verified each claim; both cases occur over the random configurations
+    expect(res.types).toContain(MatrixType.SPD);
+    expect(res.types).toContain(MatrixType.SYMMETRIC);
+  });
+
+  it("particle–rigid", () => {
+    const res = checkJacobians(
+      pr,
+      (s) => new SpringEffector(s, spring(0, [0, 0, 0], 1, [0.3, -0.2, 0.5])),
+      {
+        configurations: 6,
+      },
+    );
+    expectExact(res, true);
+  });
+
+  it("rigid–rigid", () => {
+    const res = checkJacobians(
+      rr,
+      (s) => new SpringEffector(s, spring(0, [0.2, 0.1, -0.3], 1, [-0.4, 0.3, 0.2])),
+      { configurations: 6 },
+    );
+    expectExact(res, true);
+  });
+
+  it("rigid–ground and rigid–fixed rigid body", () => {
+    expectExact(
+      checkJacobians(rg, (s) => new SpringEffector(s, spring(-1, [1, 2, 0], 0, [0.2, 0.5, -0.1]))),
+      true,
+    );
+    expectExact(
+      checkJacobians(
+        rFixed,
+        (s) => new SpringEffector(s, spring(1, [0.5, 0, 0.3], 0, [0.2, 0.5, -0.1])),
+      ),
+      true,
+    );
+  });
+
+  it("zero rest length (rigid–rigid, particle–particle)", () => {
+    const opts = { restLength: 0, damping: 0.7 };
+    expectExact(
+      checkJacobians(
+        rr,
+        (s) => new SpringEffector(s, spring(0, [0.2, 0, 0.1], 1, [0, -0.3, 0.2], opts)),
+      ),
+      true,
+    );
+    const res = checkJacobians(
+      pp,
+      (s) => new SpringEffector(s, spring(0, [0, 0, 0], 1, [0, 0, 0], opts)),
+    );
+    expectExact(res, true);
+    expect(res.types.every((t) => t === MatrixType.SPD)).toBe(true);
+  });
+
+  it("same rigid body at both ends (internal spring): no net load, no Jacobian", () => {
+    const res = checkJacobians(
+      rg,
+      (s) => new SpringEffector(s, spring(0, [0.5, 0, 0], 0, [0, 0.4, 0.1])),
+    );
+    for (const e of [...res.position, ...res.velocity]) expect(e).toBeLessThan(1e-6);
+    // the four chain-rule terms cancel: the analytic Jacobian is zero up to roundoff
+    for (const n of [...res.positionNorm, ...res.velocityNorm]) expect(n).toBeLessThan(1e-12);
+  });
+});
+
+describe("point force Jacobians (FD check)", () => {
+  it("rigid body, offset point, force and torque as time functions", () => {
+    const res = checkJacobians(
+      rr,
+      (s) =>
+        new PointForceEffector(s, {
+          id: "pf",
+          body: 1,
+          point: [0.3, -0.5, 0.2],
+          force: [
+            3,
+            { offset: 1, rate: 2 },
+            { type: "sine", amplitude: 2, frequency: 1, phase: 0.3, offset: 0 },
+          ],
+          torque: [0.5, -1, 0.2],
+        }),
+    );
+    expectExact(res, false);
+    expect(res.types.every((t) => t === MatrixType.GENERAL)).toBe(true);
+  });
+
+  it("particle: no Jacobian", () => {
+    const res = checkJacobians(
+      pp,
+      (s) => new PointForceEffector(s, { id: "pf", body: 0, point: [1, 0, 0], force: [1, 2, 3] }),
+    );
+    for (const e of [...res.position, ...res.velocity]) expect(e).toBe(0);
+    expect(res.types.every((t) => t === MatrixType.SPD)).toBe(true);
+  });
+});
+
+describe("frame spring Jacobians (FD check)", () => {
+  const fs = (a: number, pa: number[], b: number, pb: number[]) => ({
+    id: "fs",
+    bodyA: a,
+    pointA: pa,
+    bodyB: b,
+    pointB: pb,
+    stiffness: 30,
+    rotaryStiffness: 5,
+    damping: 0.8,
+    rotaryDamping: 0.4,
+  });
+
+  it("rigid–rigid", () => {
+    const res = checkJacobians(
+      rr,
+      (s) => new FrameSpringEffector(s, fs(0, [0.2, 0.1, 0], 1, [-0.3, 0, 0.2])),
+      {
+        configurations: 8,
+      },
+    );
+    expectExact(res, true);
+  });
+
+  it("rigid–ground, ground–rigid and rigid–fixed", () => {
+    expectExact(
+      checkJacobians(rg, (s) => new FrameSpringEffector(s, fs(0, [0.2, 0, 0.3], -1, [0, 0, 1]))),
+      true,
+    );
+    expectExact(
+      checkJacobians(rg, (s) => new FrameSpringEffector(s, fs(-1, [0, 1, 0], 0, [0.1, 0.2, 0]))),
+      true,
+    );
+    expectExact(
+      checkJacobians(
+        rFixed,
+        (s) => new FrameSpringEffector(s, fs(1, [0, 0, 0.4], 0, [0.1, 0.2, 0])),
+      ),
+      true,
+    );
+  });
+
+  it("particle–rigid (particle end has fixed axes)", () => {
+    expectExact(
+      checkJacobians(pr, (s) => new FrameSpringEffector(s, fs(0, [0, 0, 0], 1, [0.1, 0.2, 0]))),
+      true,
+    );
+  });
+
+  it("small relative rotations (series branch of J⁻¹)", () => {
+    // orientations within ±2 mrad of the rest state: |θ| < 1e-2 takes the series for β
+    const res = checkJacobians(
+      () =>
+        system(
+          rigid("r1", 1, [0, 0, 0], { orientation: [1, 0, 0, 0] }),
+          rigid("r2", 1, [0.1, 0, 0], { orientation: [1, 0, 0, 0] }),
+        ),
+      (s) => new FrameSpringEffector(s, fs(0, [0.1, 0, 0], 1, [0, 0.2, 0])),
+      { configurations: 3, rotationScale: 2e-3 },
+    );
+    expectExact(res, true);
+  });
+});
+
+describe("damper, gyroscopic and gravity Jacobians (FD check)", () => {
+  it("damper on every dynamic body", () => {
+    const res = checkJacobians(
+      () =>
+        system(
+          particle("p", 1, [0, 0, 0]),
+          rigid("r", 1, [1, 0, 0]),
+          rigid("f", 1, [0, 0, 0], { fixed: true }),
+        ),
+      (s) => new DamperEffector(s, { id: "d", linear: 0.7, angular: 0.3 }),
+    );
+    for (const e of res.velocity) expect(e).toBeLessThan(1e-9);
+    expect(Math.min(...res.velocityNorm)).toBeCloseTo(0.7, 12);
+    expect(res.types.every((t) => t === MatrixType.SPD)).toBe(true);
+  });
+
+  it("damper on listed bodies", () => {
+    const res = checkJacobians(
+      rr,
+      (s) => new DamperEffector(s, { id: "d", bodies: [1], linear: 2, angular: 0.5 }),
+    );
+    for (const e of res.velocity) expect(e).toBeLessThan(1e-9);
+  });
+
+  it("gyroscopic term (full inertia, rotated bodies)", () => {
+    const res = checkJacobians(
+      () =>
+        system(
+          rigid("r1", 1, [0, 0, 0]),
+          particle("p", 1, [1, 0, 0]),
+          rigid("r2", 3, [0, 1, 0], { inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3] }),
+        ),
+      (s) => new GyroscopicEffector(s),
+      { configurations: 6 },
+    );
+    expectExact(res, true);
+    expect(res.types.every((t) => t === MatrixType.GENERAL)).toBe(true);
+  });
+
+  it("gravity: no Jacobian, none needed", () => {
+    const res = checkJacobians(rr, (s) => new GravityEffector(s, [0, 0, -9.81]));
+    for (const e of [...res.position, ...res.velocity]) expect(e).toBe(0);
+    for (const n of [...res.positionNorm, ...res.velocityNorm]) expect(n).toBe(0);
+  });
+});
