@@ -69,3 +69,46 @@ export function clothModel(o: ClothOptions): ModelInput {
     solver: { integrator: o.integrator ?? "newmark", dt: o.dt ?? 1 / 240, beta: 0.25, gamma: 0.5 },
   };
 }
+
+export interface ChainOptions {
+  /** Number of links. */
+  links: number;
+  dt?: number;
+  integrator?: "newmark" | "backward-euler" | "symplectic-euler" | "moreau-jean";
+  newtonIterations?: number;
+}
+
+/**
+ * S2 "chain": L rigid links, boxes 0.1 × 0.02 × 0.02 m along x, 0.1 kg, spherical joints
+ * end to end, joint 0 at the fixed point (0, 0, 0); straight along +x at rest at t = 0.
+ */
+export function chainModel(o: ChainOptions): ModelInput {
+  const len = 0.1;
+  const bodies = Array.from({ length: o.links }, (_, k) => ({
+    id: `link${k}`,
+    mass: 0.1,
+    inertia: [6.667e-6, 8.667e-5, 8.667e-5] as [number, number, number],
+    position: [len * (k + 0.5), 0, 0] as [number, number, number],
+    shapes: [{ type: "box" as const, halfExtents: [0.05, 0.01, 0.01] as [number, number, number] }],
+  }));
+  const joints = Array.from({ length: o.links }, (_, k) => ({
+    id: `j${k}`,
+    type: "spherical" as const,
+    a:
+      k === 0
+        ? { body: "ground", point: [0, 0, 0] as [number, number, number] }
+        : { body: `link${k - 1}`, point: [len / 2, 0, 0] as [number, number, number] },
+    b: { body: `link${k}`, point: [-len / 2, 0, 0] as [number, number, number] },
+  }));
+  return {
+    name: `chain-${o.links}`,
+    gravity: [0, 0, -9.81],
+    bodies,
+    joints,
+    solver: {
+      integrator: o.integrator ?? "newmark",
+      dt: o.dt ?? 1 / 240,
+      newtonIterations: o.newtonIterations ?? 1,
+    },
+  };
+}

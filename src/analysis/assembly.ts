@@ -57,10 +57,10 @@
  * Time: `options.dt` when given (the schema's "time of the analysis"), else `t`.
  */
 import type { AssemblyOptionsSpec, AssemblyResultOut, ExitFlagCode } from "../../schemas/state";
-import { csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
-import { BodyKind, type BodySystem } from "../model/body-system";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectPositions, projectVelocities } from "../constraints/project";
+import { csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
+import { BodyKind, type BodySystem } from "../model/body-system";
 import { createLinearSolver, MatrixType } from "../solvers/linear/index";
 import { dependentRows, qrMinNormSolve, rankRevealingQr } from "../solvers/linear/sparse-qr";
 
@@ -176,9 +176,13 @@ export function assemble(
     set.velocityTerm(time, ct);
     const tol = options.residualTolerance * (1 + infNorm(ct));
     if (!(r.residualNorm <= tol)) {
-      raise(rankDeficient ? "SINGULAR" : "NOT_CONVERGED");
+      // The projection's factorization drops rows at angles below ~1e-6 rad from the span
+      // of the others (semidefinite-ldlt.ts), a looser test than the QR above: a row so
+      // nearly dependent is a singular configuration for practical purposes too.
+      const singular = rankDeficient || r.rank < m;
+      raise(singular ? "SINGULAR" : "NOT_CONVERGED");
       warnings.push(
-        `velocity constraints not satisfied: ‖G v + Ct‖∞ = ${r.residualNorm.toExponential(3)}${rankDeficient ? " (inconsistent at a singular configuration)" : ""}`,
+        `velocity constraints not satisfied: ‖G v + Ct‖∞ = ${r.residualNorm.toExponential(3)}${singular ? " (inconsistent at a singular configuration)" : ""}`,
       );
     }
   }
@@ -323,7 +327,12 @@ export function assemble(
       bodies.push({
         id: sys.ids[b],
         position: v3(sys.pos, 3 * b),
-        orientation: [sys.quat[4 * b], sys.quat[4 * b + 1], sys.quat[4 * b + 2], sys.quat[4 * b + 3]],
+        orientation: [
+          sys.quat[4 * b],
+          sys.quat[4 * b + 1],
+          sys.quat[4 * b + 2],
+          sys.quat[4 * b + 3],
+        ],
         velocity: v3(sys.vel, 3 * b),
         angularVelocity: v3(sys.omega, 3 * b),
         acceleration: d >= 0 ? v3(acc, d) : [0, 0, 0],

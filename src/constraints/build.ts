@@ -51,9 +51,7 @@ export function createConstraints(
     const a = attachment(sys, owner, j.a);
     const b = attachment(sys, owner, j.b);
     if (a.body === b.body)
-      throw new ConstraintBuildError(
-        `${owner} joins body "${j.a.body ?? "ground"}" to itself`,
-      );
+      throw new ConstraintBuildError(`${owner} joins body "${j.a.body ?? "ground"}" to itself`);
     const dynamic = (x: number) => x >= 0 && sys.dofOffset[x] >= 0;
     if (!dynamic(a.body) && !dynamic(b.body))
       throw new ConstraintBuildError(

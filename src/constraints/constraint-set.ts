@@ -74,7 +74,8 @@ export class ConstraintSet {
     this.jacA = new Float64Array(6 * maxRows);
     this.jacB = new Float64Array(6 * maxRows);
 
-    const width = (b: number) => (b < 0 || sys.dofOffset[b] < 0 ? 0 : sys.kind[b] === BodyKind.RIGID ? 6 : 3);
+    const width = (b: number) =>
+      b < 0 || sys.dofOffset[b] < 0 ? 0 : sys.kind[b] === BodyKind.RIGID ? 6 : 3;
     const rowPtr = new Int32Array(m + 1);
     for (let k = 0; k < nc; k++) {
       const c = constraints[k];
@@ -105,7 +106,8 @@ export class ConstraintSet {
       for (let i = 0; i < 2; i++) {
         const s = this.rowSlot[2 * r + i];
         if (s < 0) continue;
-        for (let c = 0; c < this.rowWidth[2 * r + i]; c++) colIdx[s + c] = this.rowDof[2 * r + i] + c;
+        for (let c = 0; c < this.rowWidth[2 * r + i]; c++)
+          colIdx[s + c] = this.rowDof[2 * r + i] + c;
       }
     this.G = { rows: m, cols: sys.numDofs, rowPtr, colIdx, values: new Float64Array(rowPtr[m]) };
   }
@@ -213,7 +215,11 @@ export class ConstraintSet {
       this.reaction(k, lambda, this.force3, this.torque3, scale);
       const f = this.force3;
       const t = this.torque3;
-      out.push({ id: this.constraints[k].id, force: [f[0], f[1], f[2]], torque: [t[0], t[1], t[2]] });
+      out.push({
+        id: this.constraints[k].id,
+        force: [f[0], f[1], f[2]],
+        torque: [t[0], t[1], t[2]],
+      });
     }
     return out;
   }

@@ -9,7 +9,13 @@
  * the first 3 are used, the last 3 are zero), row-major rows×6 in jacA and jacB.
  *
  * Acceleration level: Cq u̇ = Qc with Qc = −(d/dt Cq) u − 2 (∂Cq/∂t) u − Ctt, computed
- * analytically by each constraint (no finite differences).
+ * analytically by each constraint (no finite differences). None of the joints and
+ * motors here has a Cq that depends on t explicitly, so Qc = −(d/dt Cq) u − Ctt, and
+ * along a motion with constant u (constant world ω: R(τ) = exp(τ[ω]×) R₀) and t = t₀ + τ,
+ * d²C/dτ² = −Qc (this is what test/constraints/jacobian-fd.test.ts checks).
+ *
+ * The implementations are in kinematics.ts (row primitives with their derivations) and
+ * one file per joint type plus motor.ts; pair-constraint.ts holds the shared parts.
  *
  * Multipliers λ (one per row) give the constraint's generalized force Cqᵀ λ on the
  * bodies (so M u̇ = f + Cqᵀ λ); `reaction` maps λ to the force and torque the constraint

@@ -8,8 +8,9 @@
  * either body is a particle rows 3–5 are omitted (a particle has no orientation).
  * Reaction: rows 0..2 are the force on b at p_b, rows 3–5 a pure torque.
  */
-import type { BodySystem } from "../model/body-system";
+
 import { dot3 } from "../math/vec3";
+import type { BodySystem } from "../model/body-system";
 import {
   dotJacobian,
   dotQuadraticPart,
@@ -54,7 +55,8 @@ export class FixedJoint extends PairConstraint {
     if (!this.aligns) return;
     this.orient();
     const w = this.world;
-    for (let r = 0; r < 3; r++) out[off + 3 + r] = dot3(w, 3 * PAIRS[2 * r], w, 9 + 3 * PAIRS[2 * r + 1]);
+    for (let r = 0; r < 3; r++)
+      out[off + 3 + r] = dot3(w, 3 * PAIRS[2 * r], w, 9 + 3 * PAIRS[2 * r + 1]);
   }
 
   protected fullJacobian(_t: number, jacA: Float64Array, jacB: Float64Array): void {
@@ -73,6 +75,12 @@ export class FixedJoint extends PairConstraint {
     this.orient();
     const w = this.world;
     for (let r = 0; r < 3; r++)
-      out[off + 3 + r] = -dotQuadraticPart(this.k, w, 3 * PAIRS[2 * r], w, 9 + 3 * PAIRS[2 * r + 1]);
+      out[off + 3 + r] = -dotQuadraticPart(
+        this.k,
+        w,
+        3 * PAIRS[2 * r],
+        w,
+        9 + 3 * PAIRS[2 * r + 1],
+      );
   }
 }

@@ -15,9 +15,10 @@
  * Cross-product identities used below: (ω × r)·e = ω·(r × e), e·(ω × f) = ω·(f × e),
  * and ω × r = −[r]× ω.
  */
-import type { BodySystem } from "../model/body-system";
+
 import type { Vec } from "../math/vec3";
 import { cross3, dot3 } from "../math/vec3";
+import type { BodySystem } from "../model/body-system";
 
 /** World-frame kinematic quantities of the two bodies and their attachment points. */
 export class PairKinematics {
@@ -155,7 +156,16 @@ export function axisFrame(axis: ArrayLike<number>, out: Float64Array): void {
 }
 
 /** Writes a 6-entry Jacobian half-row: [t, r] at jac[6 row ..]. */
-function setRow(jac: Float64Array, row: number, t: Vec, it: number, ts: number, r: Vec, ir: number, rs: number) {
+function setRow(
+  jac: Float64Array,
+  row: number,
+  t: Vec,
+  it: number,
+  ts: number,
+  r: Vec,
+  ir: number,
+  rs: number,
+) {
   const o = 6 * row;
   jac[o] = ts * t[it];
   jac[o + 1] = ts * t[it + 1];
@@ -240,7 +250,13 @@ export function dotJacobian(
 }
 
 /** Time-independent part of C̈ for C = e·f (the negative of Qc). */
-export function dotQuadraticPart(k: PairKinematics, e: Vec, ie: number, f: Vec, jf: number): number {
+export function dotQuadraticPart(
+  k: PairKinematics,
+  e: Vec,
+  ie: number,
+  f: Vec,
+  jf: number,
+): number {
   const t = tmp;
   cross3(t, 0, k.wa, 0, e, ie); // ω_a × e
   cross3(t, 3, k.wb, 0, f, jf); // ω_b × f

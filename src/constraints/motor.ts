@@ -15,8 +15,9 @@
  * pose. Ct = −ṡ(t), Qc = −(d/dt Cq) u + s̈(t). Reaction: force λ n_a on b at p_b,
  * torque 0.
  */
-import type { BodySystem } from "../model/body-system";
+
 import { dot3 } from "../math/vec3";
+import type { BodySystem } from "../model/body-system";
 import {
   alongJacobian,
   alongQuadraticPart,

@@ -10,8 +10,9 @@
  * is a particle rows 2–4 are omitted.
  * Reaction: rows 0–1 give the force λ₀u_a + λ₁w_a on b at p_b, rows 2–4 pure torques.
  */
-import type { BodySystem } from "../model/body-system";
+
 import { dot3 } from "../math/vec3";
+import type { BodySystem } from "../model/body-system";
 import {
   alongJacobian,
   alongQuadraticPart,

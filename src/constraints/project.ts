@@ -22,7 +22,13 @@
  * Work arrays live in a workspace cached per ConstraintSet: after the first call neither
  * function allocates.
  */
-import { addPositionIncrement, type BodySystem, getVelocity, massSolve, setVelocity } from "../model/body-system";
+import {
+  addPositionIncrement,
+  type BodySystem,
+  getVelocity,
+  massSolve,
+  setVelocity,
+} from "../model/body-system";
 import type { ConstraintSet } from "./constraint-set";
 import { MassSchurComplement } from "./schur";
 import { SemidefiniteLdlt } from "./semidefinite-ldlt";
@@ -113,7 +119,8 @@ function stateNorm(sys: BodySystem): number {
   for (let b = 0; b < sys.numBodies; b++) {
     if (sys.dofOffset[b] < 0) continue;
     for (let i = 0; i < 3; i++) m = Math.max(m, Math.abs(sys.pos[3 * b + i]));
-    if (sys.hasOrientation[b]) for (let i = 0; i < 4; i++) m = Math.max(m, Math.abs(sys.quat[4 * b + i]));
+    if (sys.hasOrientation[b])
+      for (let i = 0; i < 4; i++) m = Math.max(m, Math.abs(sys.quat[4 * b + i]));
   }
   return m;
 }

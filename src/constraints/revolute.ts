@@ -10,6 +10,8 @@
  * Reaction: rows 0..2 give the force on b at p_b; rows 3–4 a pure torque
  * λ₃ (u_b × n_a) + λ₄ (w_b × n_a) (perpendicular to the axis).
  */
+
+import { dot3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import {
   axisFrame,
@@ -20,7 +22,6 @@ import {
   pointResidual,
 } from "./kinematics";
 import { type Attachment, hasOrientation, PairConstraint } from "./pair-constraint";
-import { dot3 } from "../math/vec3";
 
 export class RevoluteJoint extends PairConstraint {
   /** True when the two orientation rows are present. */

@@ -19,6 +19,8 @@
  * always from the configuration at t, so repeated iterations do not accumulate roundoff.
  */
 
+import type { ConstraintSet } from "../constraints/constraint-set";
+import { projectPositions, projectVelocities } from "../constraints/project";
 import type { ForceEffector } from "../forces/effector";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import {
@@ -41,6 +43,15 @@ import {
   type LinearSolverName,
   MatrixType,
 } from "../solvers/linear/linear-solver";
+import { ConstrainedSolve } from "./constrained-solve";
+
+/** Post-step projection: Newton on C = 0 to 1e-12 m (or rad), a few iterations at most. */
+const PROJECTION = {
+  maxIterations: 4,
+  relTolerance: 0,
+  absTolerance: 1e-14,
+  residualTolerance: 1e-12,
+};
 
 /** Coefficients of one scheme for one step (see the file comment). */
 export interface SchemeCoefficients {
@@ -89,12 +100,31 @@ export class AccelerationStepper {
   /** Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks. */
   readonly timing = { assembly: 0, solve: 0 };
 
+  /** Bilateral constraints (joints, motors) or null; see constrained-solve.ts. */
+  readonly constraints: ConstraintSet | null;
+  /** Constraint force multipliers of the last solve (M a = f + Gᵀλ), N or N·m. */
+  readonly lambda: Float64Array;
+  private readonly constrained: ConstrainedSolve | null;
+  private readonly rc: Float64Array;
+  private readonly ct: Float64Array;
+  private readonly zeroRows: Float64Array;
+  private readonly scratchLambda: Float64Array;
+
   constructor(
     readonly sys: BodySystem,
     readonly effectors: readonly ForceEffector[],
     linearSolver: LinearSolverName,
+    constraints: ConstraintSet | null = null,
   ) {
     const n = sys.numDofs;
+    this.constraints = constraints !== null && constraints.numRows > 0 ? constraints : null;
+    const m = this.constraints?.numRows ?? 0;
+    this.constrained = this.constraints ? new ConstrainedSolve(sys, this.constraints) : null;
+    this.lambda = new Float64Array(m);
+    this.rc = new Float64Array(m);
+    this.ct = new Float64Array(m);
+    this.zeroRows = new Float64Array(m);
+    this.scratchLambda = new Float64Array(m);
     this.n = n;
     this.a = new Float64Array(n);
     this.dxPred = new Float64Array(n);
@@ -250,16 +280,68 @@ export class AccelerationStepper {
    * springs and contacts combine in one step. Without joints it is W⁻¹ rhs.
    */
   solveConstrained(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void {
-    this.solveFactored(c, rhs, out);
+    if (this.constrained === null) this.solveFactored(c, rhs, out);
+    else this.constrained.solve(rhs, this.zeroRows, out, this.scratchLambda);
   }
 
   private solveIteration(
     c: SchemeCoefficients,
-    _tEnd: number,
+    tEnd: number,
     rhs: Float64Array,
     out: Float64Array,
   ) {
-    this.factor(c);
-    this.solveFactored(c, rhs, out);
+    const set = this.constraints;
+    if (set === null || this.constrained === null) {
+      this.factor(c);
+      this.solveFactored(c, rhs, out);
+      return;
+    }
+    this.factorConstrained(c, tEnd);
+    // Velocity level G v_{t+h} = −Ct, i.e. G Δa = −(G v + Ct)/c_v; acceleration level
+    // G a = Qc when c_v = 0 (the consistent initial acceleration).
+    const rc = this.rc;
+    if (c.cv > 0) {
+      set.velocityTerm(tEnd, this.ct);
+      set.multiply(this.v, rc);
+      for (let i = 0; i < rc.length; i++) rc[i] = -(rc[i] + this.ct[i]) / c.cv;
+    } else {
+      set.quadraticTerm(tEnd, this.ct);
+      set.multiply(this.a, rc);
+      for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
+    }
+    const t0 = performance.now();
+    this.constrained.solve(rhs, rc, out, this.lambda);
+    this.timing.solve += performance.now() - t0;
+  }
+
+  /** Updates G at the current iterate and factors the saddle-point system. */
+  private factorConstrained(c: SchemeCoefficients, tEnd: number): void {
+    const solver = this.constrained!;
+    const t0 = performance.now();
+    this.constraints!.updateJacobian(tEnd);
+    if (this.usesMassOnly(c)) {
+      this.timing.assembly += performance.now() - t0;
+      solver.factorMass(1 + c.cv * c.rayleighMass);
+      this.timing.solve += performance.now() - t0;
+      return;
+    }
+    this.assembleIterationMatrix(c);
+    const w = this.matrix.toCsr();
+    const t1 = performance.now();
+    solver.factorGeneral(w);
+    this.timing.assembly += t1 - t0;
+    this.timing.solve += performance.now() - t1;
+  }
+
+  /**
+   * Drift correction after a step with joints: positions projected onto C(q, t) = 0 and
+   * velocities onto G v = −Ct, both in the mass metric (constraints/project.ts), so the
+   * joint drift stays at the projection tolerance instead of accumulating.
+   */
+  projectOnConstraints(tEnd: number): void {
+    const set = this.constraints;
+    if (set === null) return;
+    projectPositions(this.sys, set, tEnd, PROJECTION);
+    projectVelocities(this.sys, set, tEnd);
   }
 }

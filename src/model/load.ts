@@ -4,6 +4,8 @@
  * and messages, which name the offending body, force or joint id.
  */
 import { Model, type ModelSpec } from "../../schemas/model";
+import { createConstraints } from "../constraints/build";
+import { ConstraintSet } from "../constraints/constraint-set";
 import { createForceEffectors } from "../forces/build";
 import { Simulation } from "../simulation/simulation";
 import { type BodyInit, createBodySystem } from "./body-system";
@@ -43,7 +45,17 @@ export function loadModel(json: unknown): Simulation {
 export function buildSimulation(model: ModelSpec): Simulation {
   const system = createBodySystem(model.bodies.map(bodyInit));
   const { effectors, gravity } = createForceEffectors(model.forces, system, model.gravity);
-  return new Simulation({ model, system, effectors, setGravity: (g) => gravity.setGravity(g) });
+  const constraints = new ConstraintSet(
+    system,
+    createConstraints(model.joints, model.motors, system),
+  );
+  return new Simulation({
+    model,
+    system,
+    effectors,
+    constraints,
+    setGravity: (g) => gravity.setGravity(g),
+  });
 }
 
 function bodyInit(b: ModelSpec["bodies"][number]): BodyInit {

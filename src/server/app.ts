@@ -40,6 +40,7 @@ const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
           message: i.message,
           code: i.code,
         })),
+        typeof data === "object" && data !== null && "model" in data,
       ),
     };
   };

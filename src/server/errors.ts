@@ -86,6 +86,8 @@ export class RequestValidationError extends Error {
   constructor(
     readonly part: string,
     readonly issues: Issue[],
+    /** the request body has a `model` member (so the issues under it are the model's) */
+    readonly modelGiven = false,
   ) {
     super(
       `invalid ${part}: ${issues
@@ -97,10 +99,13 @@ export class RequestValidationError extends Error {
   }
 }
 
-/** A validation error is about the model when every issue lies under `model`. */
+/** A validation error is about the model when a model was given and every issue lies in it. */
 export function validationApiError(err: RequestValidationError): ApiError {
   const aboutModel =
-    err.part === "body" && err.issues.length > 0 && err.issues.every((i) => i.path[0] === "model");
+    err.part === "body" &&
+    err.modelGiven &&
+    err.issues.length > 0 &&
+    err.issues.every((i) => i.path[0] === "model");
   return new ApiError(aboutModel ? "invalid_model" : "invalid_request", err.message, {
     part: err.part,
     issues: err.issues,

@@ -39,6 +39,9 @@ export interface StreamCounters {
   framesDropped(n: number): void;
 }
 
+/** Time (ms) a closing client gets to answer the close frame before its socket is destroyed. */
+export const CLOSE_GRACE_MS = 1000;
+
 /** Ping period (ms); a client that has not answered the previous ping is terminated. */
 export const HEARTBEAT_MS = 30_000;
 
@@ -181,9 +184,17 @@ export class StreamHub {
     if (dropped) this.counters.framesDropped(dropped);
   }
 
+  /**
+   * Closes a session's streams with a code and reason. A client that does not complete the
+   * closing handshake within CLOSE_GRACE_MS (one that reads nothing) is cut off.
+   */
   closeSession(sessionId: string, code: number, reason: string): void {
     for (const sub of this.bySession.get(sessionId) ?? []) {
       sub.ws.close(code, reason);
+      const ws = sub.ws;
+      setTimeout(() => {
+        if (ws.readyState !== ws.CLOSED) ws.terminate();
+      }, CLOSE_GRACE_MS).unref();
       this.remove(sub);
     }
   }

@@ -62,11 +62,13 @@ interface Slot {
   worker: Worker;
   ready: Promise<void>;
   alive: boolean;
-  /** set when we terminate it on purpose: its exit is not a crash */
-  stopping: string | null;
+  /** taken out of service (crashed, stuck or shut down): its exit needs no more handling */
+  retired: boolean;
+  failReady(e: Error): void;
   inflight: Int32Array;
   pending: Map<number, Pending>;
   elu: ReturnType<Worker["performance"]["eventLoopUtilization"]> | null;
+  lastError: string | null;
 }
 
 export class WorkerPool {
@@ -118,10 +120,12 @@ export class WorkerPool {
         failReady = rej;
       }),
       alive: false,
-      stopping: null,
+      retired: false,
+      failReady: (e) => failReady(e),
       inflight: new Int32Array(inflight),
       pending: new Map(),
       elu: null,
+      lastError: null,
     };
     slot.ready.catch(() => undefined);
     worker.on("message", (msg: WorkerOutbound) => {
@@ -139,37 +143,14 @@ export class WorkerPool {
       } else this.handlers.onEvent(index, msg);
     });
     worker.on("error", (err) => {
+      slot.lastError = err?.message ?? String(err);
       this.log.error({ err, worker: index }, "solver worker error");
     });
     worker.on("exit", (code) => {
-      const wasAlive = slot.alive;
-      slot.alive = false;
-      const reason =
-        slot.stopping ?? `solver worker ${index} exited unexpectedly (exit code ${code})`;
-      failReady(new Error(reason));
-      for (const [, p] of slot.pending) {
-        if (p.timer) clearTimeout(p.timer);
-        p.reject(new ApiError("worker_crashed", `${reason}; the request was lost`));
-      }
-      slot.pending.clear();
-      if (this.closed) return;
-      if (!slot.stopping) this.log.error({ worker: index, code }, reason);
-      if (this.slots[index] === slot) {
-        // a worker that dies before it is ready (a broken engine import) is retried with
-        // exponential back-off instead of in a tight loop
-        const failures = wasAlive ? 0 : (this.startFailures[index] ?? 0) + 1;
-        this.startFailures[index] = failures;
-        const respawn = () => {
-          if (this.closed || this.slots[index] !== slot) return;
-          this.slots[index] = this.spawn(index);
-          this.slots[index].ready.catch((err) =>
-            this.log.error({ err, worker: index }, "replacement worker failed to start"),
-          );
-        };
-        if (failures === 0) respawn();
-        else setTimeout(respawn, Math.min(30_000, 250 * 2 ** failures)).unref();
-      }
-      if (wasAlive || slot.stopping) this.handlers.onWorkerLost(index, reason);
+      if (slot.retired) return;
+      const reason = `solver worker ${index} exited unexpectedly (exit code ${code}${slot.lastError ? `: ${slot.lastError}` : ""})`;
+      if (!this.closed) this.log.error({ worker: index, code }, reason);
+      this.retire(slot, reason);
     });
     return slot;
   }
@@ -227,11 +208,48 @@ export class WorkerPool {
     return slot ? Atomics.load(slot.inflight, 0) : 0;
   }
 
-  /** Terminates worker `index` (it is replaced, its sessions lost). */
+  /**
+   * Takes a worker out of service at once: its pending requests fail with worker_crashed,
+   * a replacement starts, and the manager marks its sessions `error` (all before the old
+   * thread has actually stopped).
+   */
+  private retire(slot: Slot, reason: string): void {
+    if (slot.retired) return;
+    slot.retired = true;
+    const wasAlive = slot.alive;
+    slot.alive = false;
+    slot.failReady(new Error(reason));
+    for (const [, p] of slot.pending) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(new ApiError("worker_crashed", `${reason}; the request was lost`));
+    }
+    slot.pending.clear();
+    if (this.closed) return;
+    const index = slot.index;
+    if (this.slots[index] === slot) {
+      // a worker that dies before it is ready (a broken engine import) is retried with
+      // exponential back-off instead of in a tight loop
+      const failures = wasAlive ? 0 : (this.startFailures[index] ?? 0) + 1;
+      this.startFailures[index] = failures;
+      const respawn = () => {
+        if (this.closed || this.slots[index] !== slot) return;
+        this.slots[index] = this.spawn(index);
+        this.slots[index].ready.catch((err) =>
+          this.log.error({ err, worker: index }, "replacement worker failed to start"),
+        );
+      };
+      if (failures === 0) respawn();
+      else setTimeout(respawn, Math.min(30_000, 250 * 2 ** failures)).unref();
+    }
+    if (wasAlive) this.handlers.onWorkerLost(index, reason);
+  }
+
+  /** Terminates worker `index` (stuck or on request): it is replaced, its sessions lost. */
   replace(index: number, reason: string): void {
     const slot = this.slots[index];
-    if (!slot || slot.stopping) return;
-    slot.stopping = reason;
+    if (!slot || slot.retired) return;
+    this.log.error({ worker: index }, reason);
+    this.retire(slot, reason);
     void slot.worker.terminate();
   }
 
@@ -250,8 +268,8 @@ export class WorkerPool {
     this.closed = true;
     await Promise.all(
       this.slots.map(async (s) => {
-        s.stopping = "server shutting down";
         if (s.alive) s.worker.postMessage({ kind: "shutdown" } satisfies WorkerNotice);
+        this.retire(s, "server shutting down");
         await s.worker.terminate();
       }),
     );

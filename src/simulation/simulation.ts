@@ -5,6 +5,9 @@
  */
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schemas/state";
+import { AssemblyOptions } from "../../schemas/state";
+import { assemble } from "../analysis/assembly";
+import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ForceEffector } from "../forces/effector";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import type { Integrator, StepStats } from "../integrators/integrator";
@@ -32,6 +35,7 @@ export interface SimulationParts {
   model: ModelSpec;
   system: BodySystem;
   effectors: ForceEffector[];
+  constraints: ConstraintSet;
   setGravity(g: readonly [number, number, number]): void;
 }
 
@@ -61,6 +65,7 @@ export class Simulation {
   readonly system: BodySystem;
   private solverSpec: SolverSpec;
   private readonly effectors: ForceEffector[];
+  private readonly constraints: ConstraintSet;
   private readonly stepper: AccelerationStepper;
   private integrator: Integrator;
   private t = 0;
@@ -90,6 +95,7 @@ export class Simulation {
     this.model = parts.model;
     this.system = parts.system;
     this.effectors = parts.effectors;
+    this.constraints = parts.constraints;
     this.setGravityFn = parts.setGravity;
     this.gravity = [...parts.model.gravity];
     this.solverSpec = { ...parts.model.solver };
@@ -97,6 +103,7 @@ export class Simulation {
       this.system,
       this.effectors,
       this.solverSpec.linearSolver,
+      this.constraints,
     );
     this.integrator = this.createIntegrator();
     this.initial = this.copyState();
@@ -131,6 +138,7 @@ export class Simulation {
       let stats: StepStats;
       try {
         stats = this.integrator.step(this.t, h);
+        this.stepper.projectOnConstraints(this.t + h);
       } catch (err) {
         this.restoreGood();
         throw new DivergenceError(
@@ -196,14 +204,30 @@ export class Simulation {
       step: this.steps,
       bodies,
       contacts: [],
-      joints: [],
+      joints: this.constraints.jointStates(this.stepper.lambda),
       energy: { kinetic, potential, total: kinetic + potential },
       solver: { ...this.lastStats },
     };
   }
 
-  assemble(_options?: AssemblyOptionsIn, _apply?: boolean): AssemblyResultOut {
-    throw new Error("assembly analysis is not available yet");
+  /**
+   * Assembly analysis at the current time (Chrono ChAssemblyAnalysis semantics; see
+   * src/analysis/assembly.ts). The bodies are moved to the assembled state only when
+   * `apply` is true; otherwise the state is restored afterwards.
+   */
+  assemble(options?: AssemblyOptionsIn, apply = false): AssemblyResultOut {
+    const spec = AssemblyOptions.parse(options ?? {});
+    const before = this.copyState();
+    const result = assemble(
+      this.system,
+      this.constraints,
+      (t, out) => this.stepper.computeForces(t, out),
+      this.t,
+      spec,
+    );
+    if (apply) this.integrator.reset();
+    else this.restore(before);
+    return result;
   }
 
   scene(): ScenePart {

@@ -12,13 +12,13 @@ import { describe, expect, it } from "vitest";
 import type { JointSpec, MotorSpec, TimeFunctionSpec } from "../../schemas/model";
 import { createConstraints } from "../../src/constraints/build";
 import { ConstraintSet } from "../../src/constraints/constraint-set";
+import { csrMultiply } from "../../src/math/csr";
 import {
   addPositionIncrement,
   createPositionSnapshot,
   restorePositions,
   setVelocity,
 } from "../../src/model/body-system";
-import { csrMultiply } from "../../src/math/csr";
 import { type Kind, randomBody, randVec, rng, system } from "./helpers";
 
 type JointType = JointSpec["type"];
@@ -47,10 +47,21 @@ for (const type of ["spherical", "revolute", "prismatic", "fixed", "distance"] a
 const drives: TimeFunctionSpec[] = [
   { offset: 0.3, rate: 2.5 },
   { type: "sine", amplitude: 0.7, frequency: 1.3, phase: 0.4, offset: 0.1 },
-  { type: "table", points: [[0, 0], [1, 0.8], [2, -0.5]] },
+  {
+    type: "table",
+    points: [
+      [0, 0],
+      [1, 0.8],
+      [2, -0.5],
+    ],
+  },
 ];
 for (const drive of drives)
-  for (const [a, b] of [["rigid", "rigid"], ["ground", "rigid"], ["rigid", "ground"]] as const) {
+  for (const [a, b] of [
+    ["rigid", "rigid"],
+    ["ground", "rigid"],
+    ["rigid", "ground"],
+  ] as const) {
     cases.push({ type: "revolute", a, b, drive });
     cases.push({ type: "prismatic", a, b, drive });
   }
@@ -138,15 +149,21 @@ describe("constraint Jacobian, Ct and Qc vs finite differences along random moti
         set.quadraticTerm(t0, qc);
         for (let i = 0; i < m; i++) {
           const rate = gu[i] + tmp[i];
-          expect(Math.abs(first[i] - rate), `row ${i} rate`).toBeLessThan(1e-7 * (1 + Math.abs(rate)));
-          expect(Math.abs(second[i] + qc[i]), `row ${i} Qc`).toBeLessThan(2e-6 * (1 + Math.abs(qc[i])));
+          expect(Math.abs(first[i] - rate), `row ${i} rate`).toBeLessThan(
+            1e-7 * (1 + Math.abs(rate)),
+          );
+          expect(Math.abs(second[i] + qc[i]), `row ${i} Qc`).toBeLessThan(
+            2e-6 * (1 + Math.abs(qc[i])),
+          );
         }
         // Ct against the pure time derivative at fixed q.
         const cT = (tau: number, out: Float64Array) => set.residual(t0 + tau, out);
         cT(1e-4, cp);
         cT(-1e-4, cm);
         for (let i = 0; i < m; i++)
-          expect(Math.abs((cp[i] - cm[i]) / 2e-4 - tmp[i])).toBeLessThan(1e-6 * (1 + Math.abs(tmp[i])));
+          expect(Math.abs((cp[i] - cm[i]) / 2e-4 - tmp[i])).toBeLessThan(
+            1e-6 * (1 + Math.abs(tmp[i])),
+          );
       }
     });
   });
@@ -172,17 +189,21 @@ describe("reactions equal the virtual power of Cq_bᵀλ", () => {
         // λᵀ Cq_b [v_b; ω_b]
         let power = 0;
         for (let i = 0; i < con.rows; i++)
-          for (let k = 0; k < 6; k++) power += lambda[i] * jB[6 * i + k] * (k < 3 ? v[k] : w[k - 3]);
+          for (let k = 0; k < 6; k++)
+            power += lambda[i] * jB[6 * i + k] * (k < 3 ? v[k] : w[k - 3]);
         // F·ṗ_b + τ·ω_b with ṗ_b = v_b + ω_b × r_b, r_b = p_b − x_b
         const s = joint.b.point;
         const R = sys.rotation.subarray(9 * b, 9 * b + 9);
-        const pt = [0, 1, 2].map((i) => R[3 * i] * s[0] + R[3 * i + 1] * s[1] + R[3 * i + 2] * s[2]);
+        const pt = [0, 1, 2].map(
+          (i) => R[3 * i] * s[0] + R[3 * i + 1] * s[1] + R[3 * i + 2] * s[2],
+        );
         const pv = [
           v[0] + w[1] * pt[2] - w[2] * pt[1],
           v[1] + w[2] * pt[0] - w[0] * pt[2],
           v[2] + w[0] * pt[1] - w[1] * pt[0],
         ];
-        const p2 = F[0] * pv[0] + F[1] * pv[1] + F[2] * pv[2] + T[0] * w[0] + T[1] * w[1] + T[2] * w[2];
+        const p2 =
+          F[0] * pv[0] + F[1] * pv[1] + F[2] * pv[2] + T[0] * w[0] + T[1] * w[1] + T[2] * w[2];
         expect(Math.abs(p2 - power)).toBeLessThan(1e-12 * (1 + Math.abs(power)));
       }
     });

@@ -3,12 +3,12 @@
  * small symmetric positive definite systems. A is read as a symmetric matrix: where
  * both triangles are stored their mean is used, a triangle-only storage is mirrored.
  * `factor` converts to dense once; `solve` applies L and Lᵀ without allocating.
- * A matrix that is not positive definite (a pivot d_j = a_jj − Σ l_jk² ≤ n·ε·max|a|)
- * reports converged = false.
+ * A matrix that is not positive definite (a pivot d_j = a_jj − Σ l_jk² that is ≤ 0 or
+ * at rounding level, see dense.ts isZeroPivot) reports converged = false.
  */
 import { CholeskyDecomposition, Matrix } from "ml-matrix";
 import type { CsrMatrix } from "../../math/csr";
-import { maxAbsEntry, symmetricDenseInto, zeroPivotThreshold } from "./dense";
+import { isZeroPivot, symmetricDenseInto } from "./dense";
 import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 
 export class DenseCholeskySolver implements LinearSolver {
@@ -34,13 +34,17 @@ export class DenseCholeskySolver implements LinearSolver {
     symmetricDenseInto(a, this.dense, this.stored);
     const dec = new CholeskyDecomposition(Matrix.from1DArray(n, n, this.dense));
     const lm = dec.lowerTriangularMatrix;
-    // d_j = l_jj² is the Cholesky pivot.
-    const tol = zeroPivotThreshold(n, maxAbsEntry(a));
+    // The Cholesky pivot d_i = a_ii − Σ_j l_ij² = l_ii² (see dense.ts isZeroPivot).
     let ok = dec.isPositiveDefinite();
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j <= i; j++) this.l[i * n + j] = lm.get(i, j);
+      let sum = 0;
+      for (let j = 0; j <= i; j++) {
+        const v = lm.get(i, j);
+        this.l[i * n + j] = v;
+        if (j < i) sum += v * v;
+      }
       const d = this.l[i * n + i];
-      if (!(d * d > tol)) ok = false;
+      if (isZeroPivot(d * d, Math.abs(this.dense[i * n + i]) + sum, i + 1)) ok = false;
     }
     this.ok = ok;
   }

@@ -6,13 +6,7 @@
  */
 import { LuDecomposition, Matrix } from "ml-matrix";
 import type { CsrMatrix } from "../../math/csr";
-import {
-  csrToDenseInto,
-  maxAbsEntry,
-  unitLowerSolveInPlace,
-  upperSolveInPlace,
-  zeroPivotThreshold,
-} from "./dense";
+import { csrToDenseInto, isZeroPivot, unitLowerSolveInPlace, upperSolveInPlace } from "./dense";
 import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 
 export class DenseLuSolver implements LinearSolver {
@@ -43,13 +37,19 @@ export class DenseLuSolver implements LinearSolver {
     const l = dec.lowerTriangularMatrix;
     const u = dec.upperTriangularMatrix;
     const p = dec.pivotPermutationVector;
-    const tol = zeroPivotThreshold(n, maxAbsEntry(a));
     this.zeroPivot = -1;
     for (let i = 0; i < n; i++) {
       this.piv[i] = p[i];
       for (let j = 0; j < n; j++) this.lu[i * n + j] = i > j ? l.get(i, j) : u.get(i, j);
-      const d = this.lu[i * n + i];
-      if (this.zeroPivot < 0 && !(Math.abs(d) > tol)) this.zeroPivot = i;
+    }
+    // Pivot u_kk against the largest entry of column k of A and of U (dense.ts isZeroPivot).
+    for (let k = 0; k < n && this.zeroPivot < 0; k++) {
+      let scale = 0;
+      for (let i = 0; i < n; i++) {
+        scale = Math.max(scale, Math.abs(this.dense[i * n + k]));
+        if (i <= k) scale = Math.max(scale, Math.abs(this.lu[i * n + k]));
+      }
+      if (isZeroPivot(this.lu[k * n + k], scale, k + 1)) this.zeroPivot = k;
     }
     this.ok = this.zeroPivot < 0;
   }

@@ -41,25 +41,18 @@ export function symmetricDenseInto(a: CsrMatrix, out: Float64Array, stored: Uint
     }
 }
 
-/** Largest |a_ij| of the stored entries. */
-export function maxAbsEntry(a: CsrMatrix): number {
-  let m = 0;
-  const nnz = a.rowPtr[a.rows];
-  for (let k = 0; k < nnz; k++) {
-    const v = Math.abs(a.values[k]);
-    if (v > m) m = v;
-  }
-  return m;
-}
-
 /**
- * Pivot magnitude below which a direct solver reports a zero pivot: n·ε·max|a_ij|. A
- * pivot that small means cond(A) ≳ 1/(n²ε) (the pivot's inverse is an entry of the
- * inverse triangular factor), i.e. A is singular to working precision; the test also
- * catches the roundoff-sized "pivots" of exactly singular matrices that are not 0.0.
+ * Zero-pivot test shared by the direct solvers. A pivot is formed as an entry of A minus
+ * a sum of update terms; when |pivot| ≤ terms·ε·scale, with `scale` the magnitude of what
+ * was combined to form it (|a_kk| + Σ|update| for LDLᵀ and Cholesky; the largest entry of
+ * the pivot column, original or updated, for LU) and `terms` the number of terms, the
+ * pivot cannot be told from rounding error: it is exactly 0, or what cancellation leaves
+ * of a singular matrix. The test is invariant under diagonal scaling (D A D for LDLᵀ,
+ * column scaling for LU), so badly scaled but well-posed systems (mixed units: masses
+ * and small inertias next to stiff springs) are not rejected.
  */
-export function zeroPivotThreshold(n: number, maxAbs: number): number {
-  return n * Number.EPSILON * maxAbs;
+export function isZeroPivot(pivot: number, scale: number, terms: number): boolean {
+  return !(Math.abs(pivot) > terms * Number.EPSILON * scale);
 }
 
 /** y ← L⁻¹ y with L unit lower triangular, stored in the strict lower part of lu (n·n). */

@@ -23,13 +23,14 @@
  * full row rank), or set `regularization` δ > 0, which factors the quasi-definite
  * A + δ S (S = +1 where a_ii > 0, −1 where a_ii ≤ 0) and then recovers the solution of
  * A itself by iterative refinement (Gill, Saunders & Shinnerl, SIAM J. Matrix Anal.
- * Appl. 17, 1996; as OSQP/QDLDL). δ must exceed n·ε·max|a_ij|; 1e-8·max|a_ii| is typical.
- * A zero pivot (|d_k| ≤ n·ε·max|a_ij|) makes `solve` report converged = false.
+ * Appl. 17, 1996; as OSQP/QDLDL); 1e-8·max|a_ii| is a typical δ.
+ * A zero pivot (d_k = 0 or at rounding level: |d_k| ≤ m·ε·(|c_kk| + Σ|l_ki y_i|) over its
+ * m terms, see dense.ts isZeroPivot) makes `solve` report converged = false.
  * With refinement, `solve` reports the refinement steps taken as `iterations` and the
  * measured relative residual ‖b − A x‖/‖b‖.
  */
 import type { CsrMatrix } from "../../math/csr";
-import { maxAbsEntry, zeroPivotThreshold } from "./dense";
+import { isZeroPivot } from "./dense";
 import type {
   LinearSolveInfo,
   LinearSolver,
@@ -124,7 +125,7 @@ export class SparseLdltSolver implements LinearSolver {
       this.pattern.remember(a);
     }
     this.values = a.values;
-    this.numeric(a);
+    this.numeric();
   }
 
   /** Symbolic analysis: ordering, permuted upper triangle, etree, column counts. */
@@ -219,12 +220,11 @@ export class SparseLdltSolver implements LinearSolver {
   }
 
   /** ldl_numeric: allocation-free numeric factorization on the stored pattern. */
-  private numeric(a: CsrMatrix): void {
+  private numeric(): void {
     const n = this.n;
     const { cp, ci, parent, lp, li, lx, d, lnz, flag, patt, y, perm } = this;
     const delta = this.regularization;
     const signs = this.signs;
-    const tol = zeroPivotThreshold(n, maxAbsEntry(a));
     this.numericFactorizations++;
     this.ok = false;
     this.zeroPivot = -1;
@@ -253,6 +253,8 @@ export class SparseLdltSolver implements LinearSolver {
         dk += s >= 0 ? delta : -delta;
       }
       y[k] = 0;
+      let scale = Math.abs(dk);
+      const terms = n - top + 1;
       for (; top < n; top++) {
         const i = patt[top];
         const yi = y[i];
@@ -260,13 +262,15 @@ export class SparseLdltSolver implements LinearSolver {
         const p2 = lp[i] + lnz[i];
         for (let p = lp[i]; p < p2; p++) y[li[p]] -= lx[p] * yi;
         const lki = yi / d[i];
-        dk -= lki * yi;
+        const upd = lki * yi;
+        dk -= upd;
+        scale += Math.abs(upd);
         li[p2] = k;
         lx[p2] = lki;
         lnz[i]++;
       }
       d[k] = dk;
-      if (!(Math.abs(dk) > tol)) {
+      if (isZeroPivot(dk, scale, terms)) {
         this.zeroPivot = perm[k];
         this.positivePivots = pos;
         this.negativePivots = neg;

@@ -18,11 +18,13 @@
  * Pivot rule (threshold partial pivoting): with amax = max |x_i| over non-pivotal rows,
  * the diagonal row q_k is taken when |x_{q_k}| ≥ pivotTolerance·amax (default 0.1,
  * which bounds each multiplier by 10), else the row of amax. pivotTolerance = 1 is plain
- * partial pivoting. A pivot |u_kk| ≤ n·ε·max|a_ij| is a zero pivot: `solve` then reports
+ * partial pivoting. When no candidate is above rounding level relative to the column
+ * (|u_kk| ≤ m·ε·max(|A(:,q_k)|, |x|) over the m terms that formed it, see dense.ts
+ * isZeroPivot) the matrix is singular to working precision: `solve` reports
  * converged = false.
  */
 import type { CsrMatrix } from "../../math/csr";
-import { maxAbsEntry, zeroPivotThreshold } from "./dense";
+import { isZeroPivot } from "./dense";
 import type {
   LinearSolveInfo,
   LinearSolver,
@@ -226,7 +228,6 @@ export class SparseLuSolver implements LinearSolver {
     const n = this.n;
     const values = a.values;
     const { q, pinv, x, xi, lp, up } = this;
-    const tol = zeroPivotThreshold(n, maxAbsEntry(a));
     const ptol = this.pivotTolerance;
     this.numericFactorizations++;
     this.ok = false;
@@ -244,10 +245,13 @@ export class SparseLuSolver implements LinearSolver {
       const top = this.spsolve(col, values);
       let ipiv = -1;
       let amax = -1;
+      let scale = 0;
+      const unz0 = unz;
       for (let p = top; p < n; p++) {
         const i = xi[p];
+        const t = Math.abs(x[i]);
+        if (t > scale) scale = t;
         if (pinv[i] < 0) {
-          const t = Math.abs(x[i]);
           if (t > amax) {
             amax = t;
             ipiv = i;
@@ -257,7 +261,9 @@ export class SparseLuSolver implements LinearSolver {
           ux[unz++] = x[i];
         }
       }
-      if (ipiv === -1 || !(amax > tol)) {
+      for (let p = this.ap[col]; p < this.ap[col + 1]; p++)
+        scale = Math.max(scale, Math.abs(values[this.asrc[p]]));
+      if (ipiv === -1 || isZeroPivot(amax, scale, unz - unz0 + 1)) {
         for (let p = top; p < n; p++) x[xi[p]] = 0;
         this.zeroPivot = k;
         return;

@@ -42,7 +42,7 @@ const REFRESH = 25;
  * per iteration serves every trial λ and the new gradient g + λ W d. That recurrence is
  * refreshed from a fresh W x every 25 iterations, and always before declaring convergence.
  * α₀ = 1/L₀ (apgd.ts estimateLipschitz). Warm start: the r passed in, projected onto K.
- * omega is not used.
+ * Without convergence the iterate of smallest residual is returned. omega is not used.
  */
 export class BarzilaiBorweinSolver implements NonsmoothSolver {
   readonly name = "barzilai-borwein";
@@ -52,6 +52,7 @@ export class BarzilaiBorweinSolver implements NonsmoothSolver {
   private g = new Float64Array(0);
   private d = new Float64Array(0);
   private wd = new Float64Array(0);
+  private best = new Float64Array(0);
   private readonly fhist = new Float64Array(MEMORY);
 
   solve(problem: NonsmoothProblem, r: Float64Array, options?: NonsmoothOptions): NonsmoothResult {
@@ -66,7 +67,8 @@ export class BarzilaiBorweinSolver implements NonsmoothSolver {
     this.g = grow(this.g, m);
     this.d = grow(this.d, m);
     this.wd = grow(this.wd, m);
-    const { x, g, d, wd, fhist } = this;
+    this.best = grow(this.best, m);
+    const { x, g, d, wd, fhist, best } = this;
 
     const L0 = estimateLipschitz(op, m, x, g);
     const aMin = ALPHA_MIN / L0;
@@ -77,6 +79,8 @@ export class BarzilaiBorweinSolver implements NonsmoothSolver {
     let f = this.refresh();
     fhist.fill(f);
     let res = residualFromVelocity(measure, nc, x, g, mu);
+    let bestRes = res;
+    for (let i = 0; i < m; i++) best[i] = x[i];
     let it = 0;
     let stalled = false;
     let fresh = true;
@@ -140,9 +144,23 @@ export class BarzilaiBorweinSolver implements NonsmoothSolver {
         fresh = true;
         res = residualFromVelocity(measure, nc, x, g, mu);
       }
+      if (res < bestRes) {
+        bestRes = res;
+        for (let i = 0; i < m; i++) best[i] = x[i];
+      }
     }
-    for (let i = 0; i < m; i++) r[i] = x[i];
-    if (res <= o.tolerance) return makeResult(it, res, true, measure, "converged");
+    if (res <= o.tolerance) {
+      for (let i = 0; i < m; i++) r[i] = x[i];
+      return makeResult(it, res, true, measure, "converged");
+    }
+    // Not converged: the method is nonmonotone, so return the best iterate seen (as Chrono),
+    // with its residual recomputed from a fresh product.
+    for (let i = 0; i < m; i++) {
+      x[i] = best[i];
+      r[i] = best[i];
+    }
+    this.refresh();
+    res = residualFromVelocity(measure, nc, x, g, mu);
     return unconvergedResult("barzilai-borwein", it, res, o.tolerance, measure, stalled);
   }
 

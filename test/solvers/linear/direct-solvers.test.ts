@@ -171,6 +171,54 @@ describe("direct solvers against ml-matrix dense LU", () => {
     expect(chol.solve(b, x).converged).toBe(false);
   });
 
+  test("badly scaled systems (D A D, D from 1e-6 to 1e6) are solved, not rejected", () => {
+    // Mixed units (small inertias next to stiff springs) give such matrices. With
+    // y = D x the system is A y = D⁻¹ b: reference by ml-matrix on the unscaled A, and
+    // the error is measured in the scaled variables y (van der Sluis: LDLᵀ/Cholesky are
+    // accurate there whatever D).
+    const n = 50;
+    const a = randomSpd(n, 6, 31);
+    const dscale = Float64Array.from({ length: n }, (_, i) => 10 ** (-6 + (12 * i) / (n - 1)));
+    const scaled: CsrMatrix = {
+      ...a,
+      values: a.values.map((v, k) => {
+        let row = 0;
+        while (a.rowPtr[row + 1] <= k) row++;
+        return dscale[row] * v * dscale[a.colIdx[k]];
+      }),
+    };
+    const b = randomVector(n, 32);
+    const yRef = denseLuReference(
+      a,
+      b.map((v, i) => v / dscale[i]),
+    );
+    for (const s of [
+      new SparseLdltSolver(),
+      new DenseCholeskySolver(),
+      new DenseLuSolver(),
+      new SparseLuSolver(),
+    ]) {
+      const x = solveWith(s, scaled, b);
+      const y = x.map((v, i) => v * dscale[i]);
+      expect(relativeError(y, yRef), s.name).toBeLessThan(1e-10);
+    }
+    // A scaled singular matrix is still recognised: D [1 1; 1 1] D.
+    const d0 = 1e-6;
+    const d1 = 1e6;
+    const sing = csrFromTriplets(
+      2,
+      2,
+      [0, 0, 1, 1],
+      [0, 1, 0, 1],
+      [d0 * d0, d0 * d1, d1 * d0, d1 * d1],
+    );
+    const x2 = new Float64Array(2);
+    for (const s of [new SparseLdltSolver(), new DenseLuSolver(), new SparseLuSolver()]) {
+      s.factor(sing);
+      expect(s.solve(Float64Array.of(1, 1), x2).converged, s.name).toBe(false);
+    }
+  });
+
   test("symmetric solvers accept upper-only, lower-only or full storage", () => {
     const a = randomSpd(50, 6, 99);
     const b = randomVector(50, 100);

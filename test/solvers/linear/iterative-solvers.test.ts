@@ -49,7 +49,12 @@ describe("Krylov solvers against ml-matrix dense LU", () => {
       const ref = denseLuReference(a, b);
       for (const preconditioner of ["none", "jacobi", "ilu0"] as const)
         for (const restart of [5, 30]) {
-          const s = new GmresSolver(n, { tolerance: TOL, preconditioner, restart });
+          const s = new GmresSolver(n, {
+            tolerance: TOL,
+            preconditioner,
+            restart,
+            maxIterations: 2000,
+          });
           s.factor(a);
           const x = new Float64Array(n);
           const info = s.solve(b, x);

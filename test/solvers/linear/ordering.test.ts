@@ -189,6 +189,46 @@ describe("fill-reducing orderings", () => {
     expect(bandwidth(shuffled, rcm)).toBeLessThanOrEqual(2 * k);
   });
 
+  test("random graphs (incl. replicated nodes and overlapping cliques): valid permutations, etree counts = brute-force fill", () => {
+    const r = rng(12);
+    for (let trial = 0; trial < 60; trial++) {
+      const kind = trial % 3;
+      const t = new Triplets();
+      let n: number;
+      if (kind === 0) {
+        // Random sparse pattern.
+        n = 1 + Math.floor(r() * 80);
+        for (let e = 0; e < n * (1 + 3 * r()); e++)
+          t.add(Math.floor(r() * n), Math.floor(r() * n), 1);
+      } else if (kind === 1) {
+        // Every node replicated 3× (3-dof particles): indistinguishable supervariables.
+        const np = 1 + Math.floor(r() * 30);
+        n = 3 * np;
+        for (let e = 0; e < np * 2; e++) {
+          const a = Math.floor(r() * np);
+          const b = Math.floor(r() * np);
+          for (let p = 0; p < 3; p++) for (let q = 0; q < 3; q++) t.add(3 * a + p, 3 * b + q, 1);
+        }
+      } else {
+        // Overlapping cliques (elements), a few large.
+        n = 5 + Math.floor(r() * 70);
+        for (let c = 0; c < 1 + n / 4; c++) {
+          const size = 2 + Math.floor(r() * (r() < 0.2 ? 20 : 5));
+          const nodes = Array.from({ length: size }, () => Math.floor(r() * n));
+          for (const a of nodes) for (const b of nodes) t.add(a, b, 1);
+        }
+      }
+      for (let i = 0; i < n; i++) t.add(i, i, 1);
+      const a = t.toCsr(n, n);
+      const amd = amdOrder(symmetricPattern(a));
+      expect(isPermutation(amd, n), `trial ${trial}`).toBe(true);
+      expect(isPermutation(rcmOrder(symmetricPattern(a)), n)).toBe(true);
+      const s = new SparseLdltSolver({ ordering: "amd" });
+      s.factor(a);
+      expect(s.nnzL, `trial ${trial}`).toBe(choleskyFill(a, amd));
+    }
+  });
+
   test("symmetricPattern and ataPattern match brute force", () => {
     const a = randomNonsymmetric(40, 3, 4);
     const sym = graphSets(symmetricPattern(a));

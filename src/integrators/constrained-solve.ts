@@ -1,0 +1,94 @@
+/**
+ * The linear solve of one Newton iteration with bilateral constraints:
+ *     [ W  Gᵀ ] [ Δa ]   [ R  ]
+ *     [ G  0  ] [ μ  ] = [ r_c ],        constraint forces Gᵀλ with λ = −μ,
+ * where W is the iteration matrix of acceleration-step.ts, G the constraint Jacobian at
+ * the current iterate and r_c the constraint right-hand side (velocity level: G v_{t+h} = −Ct
+ * ⇒ r_c = −(G v + Ct)/c_v; acceleration level when c_v = 0: r_c = Qc − G a).
+ *
+ * Two paths, chosen by the structure of W:
+ * - W = s·M (block-diagonal mass only): the Schur complement S = G W⁻¹ Gᵀ = G M⁻¹ Gᵀ / s,
+ *   S μ = G W⁻¹ R − r_c, Δa = W⁻¹ (R − Gᵀ μ); S is factored by the semidefinite LDLᵀ, so
+ *   redundant joints give finite, minimum-norm-like multipliers.
+ * - otherwise: the whole saddle-point matrix (KktMatrix) by sparse LU with pivoting
+ *   (W may be nonsymmetric: gyroscopic and damping Jacobians).
+ * After `factor`, `solve` may be called again with other right-hand sides (contacts use
+ * it with r_c = 0 to apply impulses with the joints held).
+ */
+
+import type { ConstraintSet } from "../constraints/constraint-set";
+import { MassSchurComplement } from "../constraints/schur";
+import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
+import type { CsrMatrix } from "../math/csr";
+import { KktMatrix } from "../math/kkt";
+import { type BodySystem, massSolve } from "../model/body-system";
+import { SparseLuSolver } from "../solvers/linear/sparse-lu";
+
+export class ConstrainedSolve {
+  private readonly n: number;
+  private readonly m: number;
+  private readonly schur: MassSchurComplement;
+  private readonly schurLdlt = new SemidefiniteLdlt();
+  private kkt: KktMatrix | null = null;
+  private readonly lu = new SparseLuSolver({});
+  private readonly rhs: Float64Array;
+  private readonly sol: Float64Array;
+  private readonly tmpN: Float64Array;
+  private readonly tmpM: Float64Array;
+  private massScale = 1;
+  private useSchur = true;
+
+  constructor(
+    private readonly sys: BodySystem,
+    private readonly set: ConstraintSet,
+  ) {
+    this.n = sys.numDofs;
+    this.m = set.numRows;
+    this.schur = new MassSchurComplement(set, sys);
+    this.rhs = new Float64Array(this.n + this.m);
+    this.sol = new Float64Array(this.n + this.m);
+    this.tmpN = new Float64Array(this.n);
+    this.tmpM = new Float64Array(this.m);
+  }
+
+  /** Factors with W = massScale·M at the current configuration (G already updated). */
+  factorMass(massScale: number): void {
+    this.useSchur = true;
+    this.massScale = massScale;
+    this.schurLdlt.factor(this.schur.update());
+  }
+
+  /** Factors with a general W (CSR, same pattern on every call; G already updated). */
+  factorGeneral(w: CsrMatrix): void {
+    this.useSchur = false;
+    if (this.kkt === null || this.kkt.w !== w) this.kkt = new KktMatrix(w, this.set.G);
+    this.kkt.refresh(0);
+    this.lu.factor(this.kkt.matrix);
+  }
+
+  /** Δa and λ (constraint force multipliers, M a = f + Gᵀλ) for right-hand sides R, r_c. */
+  solve(r: Float64Array, rc: Float64Array, da: Float64Array, lambda: Float64Array): void {
+    const { n, m } = this;
+    if (this.useSchur) {
+      const s = this.massScale;
+      // y = W⁻¹ R;  S μ = G y − r_c  with S = G M⁻¹ Gᵀ / s
+      massSolve(this.sys, r, this.tmpN);
+      for (let i = 0; i < n; i++) this.tmpN[i] /= s;
+      this.set.multiply(this.tmpN, this.tmpM);
+      for (let i = 0; i < m; i++) this.tmpM[i] = s * (this.tmpM[i] - rc[i]);
+      this.schurLdlt.solve(this.tmpM, lambda); // lambda holds μ for now
+      this.set.multiplyTranspose(lambda, this.tmpN);
+      for (let i = 0; i < n; i++) this.tmpN[i] = r[i] - this.tmpN[i];
+      massSolve(this.sys, this.tmpN, da);
+      for (let i = 0; i < n; i++) da[i] /= s;
+    } else {
+      this.rhs.set(r, 0);
+      this.rhs.set(rc, n);
+      this.sol.fill(0);
+      this.lu.solve(this.rhs, this.sol);
+      da.set(this.sol.subarray(0, n));
+      lambda.set(this.sol.subarray(n, n + m));
+    }
+    for (let i = 0; i < m; i++) lambda[i] = -lambda[i];
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Isolation and responsiveness: /health answers within 100 ms while a worker computes a
+ * step request of several seconds, and so do other sessions (on the other worker and on the
+ * same one, between its chunks); concurrent sessions reach exactly the states they reach
+ * alone; bad models never change another session.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { State, type StateOut } from "../../schemas/state";
+import type { MoreauApp } from "../../src/server/app";
+import {
+  createSession,
+  fallingBody,
+  getState,
+  springParticle,
+  springRecurrence,
+  startApp,
+  step,
+} from "./helpers";
+
+let app: MoreauApp;
+beforeAll(async () => {
+  app = await startApp({ workers: 2, maxStepsPerRequest: 1e9, maxBodies: 100 });
+});
+afterAll(async () => {
+  await app.close();
+});
+const api = () => request(app.server);
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const v = await f();
+  return [v, performance.now() - t0];
+}
+
+describe("a long step request", () => {
+  it("leaves /health, other sessions and its own reads prompt", async () => {
+    const k = 100;
+    const dt = 1e-4;
+    const long = await createSession(app, springParticle(k, 1, 1, dt, "long"));
+    const other = await createSession(app, fallingBody(10, 0.005, "other"));
+    const sameWorker = await createSession(app, fallingBody(10, 0.005, "same"));
+    const m = app.moreau.sessions;
+    expect(m.workerOf(long)).not.toBe(m.workerOf(other));
+    expect(m.workerOf(sameWorker)).toBe(m.workerOf(long));
+
+    // calibrate: steps per second of this model on this machine now (after a warm-up)
+    await step(app, long, 50_000);
+    const [, ms] = await timed(() => step(app, long, 200_000));
+    const n = Math.max(500_000, Math.round((200_000 / ms) * 3000)); // ≈ 3 s of stepping
+    await api().post(`/v1/sessions/${long}/reset`).expect(200);
+
+    const t0 = performance.now();
+    const pending = api().post(`/v1/sessions/${long}/step`).send({ steps: n });
+    let healthMax = 0;
+    let otherMax = 0;
+    let sameMax = 0;
+    let probes = 0;
+    let midStep = -1;
+    let lastOther: StateOut | null = null;
+    const done = pending.then((r) => r);
+    let finished = false;
+    void done.then(() => {
+      finished = true;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    while (!finished && performance.now() - t0 < 2000) {
+      const [h, th] = await timed(() => api().get("/health"));
+      expect(h.status).toBe(200);
+      healthMax = Math.max(healthMax, th);
+      const [o, to] = await timed(() => step(app, other, 2));
+      lastOther = o;
+      otherMax = Math.max(otherMax, to);
+      const [, ts] = await timed(() => step(app, sameWorker, 2));
+      sameMax = Math.max(sameMax, ts);
+      const [mid] = await timed(() => getState(app, long));
+      midStep = mid.step;
+      probes++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const r = await done;
+    const elapsed = performance.now() - t0;
+    expect(r.status).toBe(200);
+    expect(elapsed).toBeGreaterThan(1500); // it really was a long request
+    expect(probes).toBeGreaterThan(5);
+    expect(healthMax).toBeLessThan(100);
+    expect(otherMax).toBeLessThan(100);
+    expect(sameMax).toBeLessThan(150); // waits for at most one chunk of the long request
+    expect(midStep).toBeGreaterThan(0);
+    expect(midStep).toBeLessThan(n);
+
+    const s = State.parse(r.body);
+    expect(s.step).toBe(n);
+    const ref = springRecurrence(k, 1, 1, dt, n);
+    expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
+    expect(s.bodies[0].velocity[0]).toBeCloseTo(ref.v, 8);
+    // the other sessions advanced exactly by their own requests
+    expect(lastOther?.step).toBe(2 * probes);
+    for (const id of [long, other, sameWorker]) await api().delete(`/v1/sessions/${id}`).expect(204);
+  }, 30_000);
+});
+
+describe("concurrent sessions", () => {
+  const models = [
+    springParticle(100, 1, 1, 0.001, "a"),
+    springParticle(40, 2, 0.5, 0.002, "b"),
+    fallingBody(3, 0.004, "c"),
+  ];
+  const N = 20_000;
+
+  async function alone(model: unknown): Promise<StateOut> {
+    const id = await createSession(app, model);
+    const s = await step(app, id, N);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+    return s;
+  }
+
+  it("reach the same states stepping together as each alone", async () => {
+    const ref: StateOut[] = [];
+    for (const m of models) ref.push(await alone(m));
+    // together: three sessions over two workers (two share one), stepped at once in chunks
+    const ids = await Promise.all(models.map((m) => createSession(app, m)));
+    const together = await Promise.all(
+      ids.map(async (id) => {
+        let s: StateOut | null = null;
+        for (let i = 0; i < 4; i++) s = await step(app, id, N / 4);
+        return s as StateOut;
+      }),
+    );
+    for (let i = 0; i < models.length; i++) {
+      expect(together[i].bodies).toEqual(ref[i].bodies);
+      expect(together[i].energy).toEqual(ref[i].energy);
+      expect(together[i].step).toBe(N);
+    }
+    const ra = springRecurrence(100, 1, 1, 0.001, N);
+    expect(ref[0].bodies[0].position[0]).toBeCloseTo(ra.x, 9);
+    for (const id of ids) await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("running sessions do not disturb each other either", async () => {
+    const ids = await Promise.all(models.map((m) => createSession(app, m)));
+    await Promise.all(
+      ids.map((id) =>
+        api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null, until: 8 }).expect(202),
+      ),
+    );
+    const states = await Promise.all(
+      ids.map(async (id) => {
+        for (;;) {
+          const s = (await api().get(`/v1/sessions/${id}`)).body;
+          if (s.status === "paused") return getState(app, id);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }),
+    );
+    // until = 8 s: 8000, 4000 and 2000 steps
+    expect(states.map((s) => s.step)).toEqual([8000, 4000, 2000]);
+    const ra = springRecurrence(100, 1, 1, 0.001, 8000);
+    const rb = springRecurrence(40, 2, 0.5, 0.002, 4000);
+    expect(states[0].bodies[0].position[0]).toBeCloseTo(ra.x, 9);
+    expect(states[1].bodies[0].position[0]).toBeCloseTo(rb.x, 9);
+    expect(states[2].bodies[0].position[2]).toBeCloseTo(3 - 0.5 * 9.81 * 64, 7);
+    for (const id of ids) await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("bad requests", () => {
+  it("never change another session", async () => {
+    const others = (await api().get("/v1/sessions")).body.sessions.length;
+    const id = await createSession(app, springParticle(100, 1, 1, 0.001, "victim"));
+    const before = await step(app, id, 100);
+    const bad: unknown[] = [
+      { model: { bodies: [] } },
+      { model: { bodies: [{ id: "x", mass: -1 }] } },
+      {
+        model: {
+          bodies: [{ id: "a", mass: 1, inertia: [1, 1, 1] }],
+          joints: [{ id: "j", type: "spherical", a: { body: "a" }, b: { body: "zz" } }],
+        },
+      },
+      { model: { bodies: Array.from({ length: 101 }, (_, i) => ({ id: `b${i}`, kind: "particle", mass: 1 })) } },
+      { model: { bodies: [{ id: "p", kind: "particle", mass: 1, position: [1e400, 0, 0] }] } },
+      "not json at all",
+    ];
+    // posted while the victim steps
+    const stepping = step(app, id, 50_000);
+    const answers = await Promise.all(
+      bad.map((b) =>
+        typeof b === "string"
+          ? api().post("/v1/sessions").set("content-type", "application/json").send(b)
+          : api().post("/v1/sessions").send(b as object),
+      ),
+    );
+    for (const a of answers) expect([400, 413], a.text).toContain(a.status);
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: "many" }).expect(400);
+    await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: "fast" } }).expect(400);
+    const after = await stepping;
+    expect(before.step).toBe(100);
+    expect(after.step).toBe(50_100);
+    const ref = springRecurrence(100, 1, 1, 0.001, 50_100);
+    expect(after.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
+    expect(after.bodies[0].velocity[0]).toBeCloseTo(ref.v, 8);
+    const list = (await api().get("/v1/sessions")).body.sessions;
+    expect(list.length).toBe(others + 1);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});

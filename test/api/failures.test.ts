@@ -1,0 +1,240 @@
+/**
+ * Failure paths: divergence (in a step request and in a run) keeps the last good state and
+ * a message; a solver that throws puts its session in `error`; a crashed worker is replaced
+ * and its sessions marked `error` while the server and the other worker's sessions carry
+ * on; time limits (cooperative 504, and the watchdog that replaces a stuck worker).
+ * Faults are injected through the worker's test hooks (enabled by `testHooks`, never from
+ * the environment).
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorBody, Session } from "../../schemas/api";
+import { State } from "../../schemas/state";
+import type { MoreauApp } from "../../src/server/app";
+import type { TestHook } from "../../src/server/protocol";
+import {
+  createSession,
+  divergingModel,
+  FrameClient,
+  fallingBody,
+  G,
+  getState,
+  listen,
+  springParticle,
+  springRecurrence,
+  startApp,
+  step,
+  waitFor,
+} from "./helpers";
+
+let app: MoreauApp;
+let base: string;
+beforeAll(async () => {
+  app = await startApp({ workers: 2, testHooks: true });
+  base = `ws://127.0.0.1:${await listen(app)}`;
+});
+afterAll(async () => {
+  await app.close();
+});
+const api = () => request(app.server);
+const hook = (a: MoreauApp, worker: number, h: TestHook) =>
+  a.moreau.sessions.pool.request(worker, { kind: "test", hook: h });
+const session = async (a: MoreauApp, id: string) =>
+  Session.parse((await request(a.server).get(`/v1/sessions/${id}`)).body);
+
+describe("divergence", () => {
+  it("a diverging step answers 422, keeps the last good state, and recovers after PATCH + reset", async () => {
+    const id = await createSession(app, divergingModel());
+    const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 10 });
+    expect(r.status).toBe(422);
+    const e = ErrorBody.parse(r.body);
+    expect(e.error).toBe("diverged");
+    expect(e.message).toMatch(/diverged at step 2/);
+    expect(e.details).toMatchObject({ session: id, step: 1, stepsDone: 1 });
+
+    const s = await session(app, id);
+    expect(s.status).toBe("diverged");
+    expect(s.message).toMatch(/blew up/);
+    // last good state: one symplectic Euler step of the 1e8 N/m spring
+    const good = await getState(app, id);
+    const ref = springRecurrence(1e8, 1, 1, 0.01, 1);
+    expect(good.step).toBe(1);
+    expect(good.bodies[0].position[0]).toBeCloseTo(ref.x, 6); // −9999
+    expect(good.bodies[0].velocity[0]).toBeCloseTo(ref.v, 4); // −1e6
+
+    expect((await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 })).status).toBe(409);
+    expect((await api().post(`/v1/sessions/${id}/run`).send({})).status).toBe(409);
+    await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: 1e-5 } }).expect(200);
+    const reset = State.parse((await api().post(`/v1/sessions/${id}/reset`).expect(200)).body);
+    expect(reset.bodies[0].position).toEqual([1, 0, 0]);
+    expect((await session(app, id)).status).toBe("ready");
+    // h²k/m = 0.01: stable now
+    const after = await step(app, id, 500);
+    const ref2 = springRecurrence(1e8, 1, 1, 1e-5, 500);
+    expect(after.bodies[0].position[0]).toBeCloseTo(ref2.x, 9);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("a run that diverges stops in `diverged`; the worker serves its other sessions", async () => {
+    const bad = await createSession(app, divergingModel());
+    const good = await createSession(app, fallingBody(10));
+    const other = await createSession(app, fallingBody(10)); // same worker as `bad`
+    const m = app.moreau.sessions;
+    expect(m.workerOf(other)).toBe(m.workerOf(bad));
+    await api().post(`/v1/sessions/${bad}/run`).send({ realtimeFactor: null }).expect(202);
+    const s = await waitFor(async () => {
+      const x = await session(app, bad);
+      return x.status === "diverged" ? x : null;
+    });
+    expect(s.run).toBeNull();
+    expect(s.step).toBe(1);
+    expect(s.message).toMatch(/diverged at step 2/);
+    const o = await step(app, other, 100);
+    expect(o.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G * 0.25, 10);
+    await step(app, good, 1);
+    expect((await api().get("/health")).status).toBe(200);
+    for (const id of [bad, good, other]) await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("a solver that throws", () => {
+  it("puts its session in `error` with a message and its last good state", async () => {
+    const id = await createSession(app, springParticle(100, 1, 1, 0.001, "thrower"));
+    const before = await step(app, id, 10);
+    await hook(app, app.moreau.sessions.workerOf(id), {
+      action: "throwOnStep",
+      sessionId: id,
+      message: "matrix is singular",
+    });
+    const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 10 });
+    expect(r.status).toBe(500);
+    expect(ErrorBody.parse(r.body)).toMatchObject({
+      error: "solver_error",
+      message: "solver failed: matrix is singular",
+    });
+    const s = await session(app, id);
+    expect(s).toMatchObject({ status: "error", step: 10, message: "solver failed: matrix is singular" });
+    expect((await getState(app, id)).bodies).toEqual(before.bodies);
+    expect((await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 })).status).toBe(409);
+    expect((await api().patch(`/v1/sessions/${id}`).send({ gravity: [0, 0, 0] })).status).toBe(409);
+    await api().post(`/v1/sessions/${id}/reset`).expect(200);
+    const again = await step(app, id, 10);
+    expect(again.bodies).toEqual(before.bodies);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("a crashed worker", () => {
+  it("is replaced; its sessions go to `error`; the rest of the server is unaffected", async () => {
+    const a = await createSession(app, springParticle(100, 1, 1, 0.001, "a"));
+    const b = await createSession(app, springParticle(100, 1, 1, 0.001, "b"));
+    const m = app.moreau.sessions;
+    expect(m.workerOf(a)).not.toBe(m.workerOf(b));
+    const lastA = await step(app, a, 30);
+    await step(app, b, 30);
+    const c = new FrameClient(`${base}/v1/sessions/${a}/stream?fields=bodies`);
+    await c.open();
+    await c.waitForMessages(2);
+
+    await expect(hook(app, m.workerOf(a), { action: "exit", code: 3 })).rejects.toThrow(
+      /exited unexpectedly \(exit code 3\)/,
+    );
+    const sa = await waitFor(async () => {
+      const x = await session(app, a);
+      return x.status === "error" ? x : null;
+    });
+    expect(sa.message).toMatch(/exited unexpectedly/);
+    expect(await getState(app, a)).toEqual(lastA); // the last state received
+    expect((await api().post(`/v1/sessions/${a}/step`).send({ steps: 1 })).status).toBe(409);
+    // the other worker's session and the server carry on
+    const sb = await step(app, b, 30);
+    const ref = springRecurrence(100, 1, 1, 0.001, 60);
+    expect(sb.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
+    expect((await api().get("/health")).status).toBe(200);
+    await waitFor(async () => (await api().get("/ready")).status === 200);
+    const metrics = (await api().get("/metrics")).text;
+    expect(metrics).toMatch(/^moreau_worker_restarts_total 1$/m);
+    expect(metrics).toMatch(/^moreau_sessions\{status="error"\} 1$/m);
+
+    // reset rebuilds the lost session on a live worker; its stream goes on
+    const r = State.parse((await api().post(`/v1/sessions/${a}/reset`).expect(200)).body);
+    expect(r.step).toBe(0);
+    expect((await session(app, a)).status).toBe("ready");
+    const sa2 = await step(app, a, 60);
+    expect(sa2.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
+    await waitFor(async () => c.states().at(-1)?.step === 60);
+    expect(c.states().at(-1)?.bodies).toEqual(sa2.bodies);
+    c.close();
+    for (const id of [a, b]) await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("time limits", () => {
+  it("a step request over REQUEST_TIMEOUT_MS ends with 504 and keeps the state it reached", async () => {
+    const t = await startApp({ workers: 1, requestTimeoutMs: 300, maxStepsPerRequest: 1e12 });
+    try {
+      const id = await createSession(t, springParticle(100, 1, 1, 1e-6, "slow"));
+      const t0 = performance.now();
+      const r = await request(t.server).post(`/v1/sessions/${id}/step`).send({ steps: 1e11 });
+      const ms = performance.now() - t0;
+      expect(r.status).toBe(504);
+      const e = ErrorBody.parse(r.body);
+      expect(e.error).toBe("timeout");
+      const d = e.details as { stepsDone: number; stepsRequested: number; step: number };
+      expect(d.stepsRequested).toBe(1e11);
+      expect(d.stepsDone).toBeGreaterThan(0);
+      expect(ms).toBeGreaterThan(290);
+      expect(ms).toBeLessThan(1000);
+      const s = await getState(t, id);
+      expect(s.step).toBe(d.step);
+      expect((await session(t, id)).status).toBe("ready");
+      const ref = springRecurrence(100, 1, 1, 1e-6, s.step);
+      expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("a worker that stops answering is replaced; the request answers 504", async () => {
+    const t = await startApp({ workers: 1, requestTimeoutMs: 200, testHooks: true });
+    try {
+      const id = await createSession(t, fallingBody());
+      // one computation that never yields for 4 s
+      const blocked = hook(t, 0, { action: "block", ms: 4000 }).catch((e: Error) => e);
+      const t0 = performance.now();
+      const r = await request(t.server).get(`/v1/sessions/${id}/state`);
+      const ms = performance.now() - t0;
+      expect(r.status).toBe(504);
+      expect(ErrorBody.parse(r.body).message).toMatch(/did not answer a state request/);
+      // limit 200 ms + grace max(1 s, 100 ms)
+      expect(ms).toBeGreaterThan(1150);
+      expect(ms).toBeLessThan(2500);
+      expect(((await blocked) as Error).message).toMatch(/restarted/);
+      expect((await session(t, id)).status).toBe("error");
+      expect((await request(t.server).get("/health")).status).toBe(200);
+      await waitFor(async () => (await request(t.server).get("/ready")).status === 200);
+      const id2 = await createSession(t, fallingBody(1));
+      expect((await step(t, id2, 10)).step).toBe(10);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("finishes an in-flight step, then refuses new work", async () => {
+    const t = await startApp({ workers: 1, maxStepsPerRequest: 1e9 });
+    const port = await listen(t);
+    const id = await createSession(t, springParticle(100, 1, 1, 1e-5, "shut"));
+    const n = 400_000;
+    const inflight = request(`http://127.0.0.1:${port}`).post(`/v1/sessions/${id}/step`).send({ steps: n });
+    const answered = inflight.then((r) => r);
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = t.close();
+    const r = await answered;
+    expect(r.status).toBe(200);
+    expect(State.parse(r.body).step).toBe(n);
+    await closing;
+    await expect(request(`http://127.0.0.1:${port}`).get("/health")).rejects.toThrow();
+  });
+});

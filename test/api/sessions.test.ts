@@ -1,0 +1,389 @@
+/**
+ * Every session route of the design's table with supertest, and every error code: 400 with
+ * zod's issue paths, 404, 409, 413 (body bytes and MAX_BODIES), 429. States are checked
+ * against closed forms (a body falling under gravity with the trapezoidal θ = 1/2 scheme,
+ * which is exact for constant acceleration).
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorBody, RunAccepted, Session, SessionList } from "../../schemas/api";
+import { State } from "../../schemas/state";
+import type { MoreauApp } from "../../src/server/app";
+import {
+  createSession,
+  fallingBody,
+  G,
+  getState,
+  springParticle,
+  springRecurrence,
+  startApp,
+  step,
+  waitFor,
+} from "./helpers";
+
+let app: MoreauApp;
+beforeAll(async () => {
+  app = await startApp({ workers: 2, maxSessions: 8, maxBodies: 50, maxStepsPerRequest: 5000 });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const api = () => request(app.server);
+
+function expectError(r: request.Response, status: number, code: string) {
+  expect(r.status, r.text).toBe(status);
+  const body = ErrorBody.parse(r.body);
+  expect(body.error).toBe(code);
+  expect(body.message.length).toBeGreaterThan(0);
+  return body;
+}
+
+describe("POST /v1/sessions", () => {
+  it("creates a session: 201 Session with id, location and a request id", async () => {
+    const r = await api().post("/v1/sessions").send({ model: fallingBody(10) });
+    expect(r.status).toBe(201);
+    const s = Session.parse(r.body);
+    expect(s).toMatchObject({
+      name: "fall",
+      status: "ready",
+      time: 0,
+      step: 0,
+      dt: 0.005,
+      counts: { bodies: 1, forces: 0, joints: 0, motors: 0 },
+      message: null,
+      run: null,
+      subscribers: 0,
+    });
+    expect(r.headers.location).toBe(`/v1/sessions/${s.id}`);
+    expect(r.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    await api().delete(`/v1/sessions/${s.id}`).expect(204);
+  });
+
+  it("echoes a client's x-request-id", async () => {
+    const r = await api().get("/health").set("x-request-id", "abc-123");
+    expect(r.headers["x-request-id"]).toBe("abc-123");
+  });
+
+  it("400 invalid_model with zod's issue path for a bad field", async () => {
+    const model = fallingBody();
+    (model.bodies[0] as { mass: number }).mass = -1;
+    const r = await api().post("/v1/sessions").send({ model });
+    const e = expectError(r, 400, "invalid_model");
+    const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
+    expect(issues.map((i) => i.path)).toContainEqual(["model", "bodies", 0, "mass"]);
+  });
+
+  it("400 names the joint and the unknown body id it refers to", async () => {
+    const model = {
+      bodies: [{ id: "link", mass: 1, inertia: [1, 1, 1] }],
+      joints: [
+        { id: "hinge", type: "revolute", a: { body: "link" }, b: { body: "nobody" }, axis: [0, 1, 0] },
+      ],
+    };
+    const r = await api().post("/v1/sessions").send({ model });
+    const e = expectError(r, 400, "invalid_model");
+    const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
+    const issue = issues.find((i) => JSON.stringify(i.path) === '["model","joints",0,"b","body"]');
+    expect(issue, JSON.stringify(issues)).toBeDefined();
+    expect(issue?.message).toContain('"hinge"');
+    expect(issue?.message).toContain('"nobody"');
+  });
+
+  it("400 invalid_request for a body without a model, unknown keys or bad JSON", async () => {
+    expectError(await api().post("/v1/sessions").send({}), 400, "invalid_request");
+    expectError(
+      await api().post("/v1/sessions").send({ model: fallingBody(), extra: 1 }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await api().post("/v1/sessions").set("content-type", "application/json").send("{nope"),
+      400,
+      "invalid_request",
+    );
+  });
+
+  it("413 for a model with more bodies than MAX_BODIES", async () => {
+    const bodies = Array.from({ length: 51 }, (_, i) => ({ id: `b${i}`, kind: "particle", mass: 1 }));
+    const e = expectError(
+      await api().post("/v1/sessions").send({ model: { bodies } }),
+      413,
+      "payload_too_large",
+    );
+    expect(e.details).toEqual({ bodies: 51, limit: 50 });
+  });
+
+  it("413 for a request body over MAX_BODY_BYTES", async () => {
+    const small = await startApp({ maxBodyBytes: 2048 });
+    try {
+      const bodies = Array.from({ length: 80 }, (_, i) => ({ id: `b${i}`, kind: "particle", mass: 1 }));
+      expect(JSON.stringify({ model: { bodies } }).length).toBeGreaterThan(2048);
+      const r = await request(small.server).post("/v1/sessions").send({ model: { bodies } });
+      expectError(r, 413, "payload_too_large");
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("429 when MAX_SESSIONS is reached, and room again after a delete", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await createSession(app, fallingBody()));
+    const e = expectError(
+      await api().post("/v1/sessions").send({ model: fallingBody() }),
+      429,
+      "too_many_sessions",
+    );
+    expect(e.details).toEqual({ limit: 8 });
+    await api().delete(`/v1/sessions/${ids.pop()}`).expect(204);
+    ids.push(await createSession(app, fallingBody()));
+    for (const id of ids) await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("reading sessions", () => {
+  it("GET /v1/sessions lists them; GET /v1/sessions/:id answers one; 404 otherwise", async () => {
+    const a = await createSession(app, fallingBody(1, 0.005, "a"));
+    const b = await createSession(app, springParticle());
+    const list = SessionList.parse((await api().get("/v1/sessions").expect(200)).body);
+    expect(list.sessions.map((s) => s.id)).toEqual(expect.arrayContaining([a, b]));
+    const one = Session.parse((await api().get(`/v1/sessions/${b}`).expect(200)).body);
+    expect(one).toMatchObject({ id: b, name: "spring", counts: { bodies: 1, forces: 1 } });
+    expectError(await api().get("/v1/sessions/nope"), 404, "not_found");
+    expectError(await api().get("/v1/sessions/nope/state"), 404, "not_found");
+    await api().delete(`/v1/sessions/${a}`).expect(204);
+    await api().delete(`/v1/sessions/${b}`).expect(204);
+  });
+
+  it("GET /state is the model's initial state at t = 0", async () => {
+    const id = await createSession(app, fallingBody(3));
+    const s = await getState(app, id);
+    expect(s.time).toBe(0);
+    expect(s.step).toBe(0);
+    expect(s.bodies).toEqual([
+      {
+        id: "ball",
+        position: [0, 0, 3],
+        orientation: [1, 0, 0, 0],
+        velocity: [0, 0, 0],
+        angularVelocity: [0, 0, 0],
+      },
+    ]);
+    // potential energy m g z relative to z = 0 (1 kg at 3 m)
+    expect(s.energy.kinetic).toBe(0);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("unknown routes answer 404 in the error format", async () => {
+    expectError(await api().get("/v2/nothing"), 404, "not_found");
+  });
+});
+
+describe("POST /v1/sessions/:id/step", () => {
+  it("steps n steps: z = z0 − g t²/2, v = −g t", async () => {
+    const id = await createSession(app, fallingBody(10));
+    const s = await step(app, id, 100);
+    expect(s.step).toBe(100);
+    expect(s.time).toBeCloseTo(0.5, 12);
+    expect(s.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G * 0.25, 10);
+    expect(s.bodies[0].velocity[2]).toBeCloseTo(-G * 0.5, 10);
+    const s2 = await step(app, id, 100);
+    expect(s2.step).toBe(200);
+    expect(s2.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G * 1, 10);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("steps a duration: ceil(duration / dt) steps", async () => {
+    const id = await createSession(app, springParticle(100, 1, 1, 0.001));
+    const r = await api().post(`/v1/sessions/${id}/step`).send({ duration: 0.25 }).expect(200);
+    const s = State.parse(r.body);
+    expect(s.step).toBe(250);
+    const ref = springRecurrence(100, 1, 1, 0.001, 250);
+    expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
+    expect(s.bodies[0].velocity[0]).toBeCloseTo(ref.v, 12);
+    const r2 = await api().post(`/v1/sessions/${id}/step`).send({ duration: 0.0015 }).expect(200);
+    expect(State.parse(r2.body).step).toBe(252);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("400 for neither or both of steps/duration, bad values, and over MAX_STEPS_PER_REQUEST", async () => {
+    const id = await createSession(app, fallingBody());
+    const url = `/v1/sessions/${id}/step`;
+    expectError(await api().post(url).send({}), 400, "invalid_request");
+    expectError(await api().post(url).send({ steps: 1, duration: 1 }), 400, "invalid_request");
+    const e0 = expectError(await api().post(url).send({ steps: 0 }), 400, "invalid_request");
+    expect((e0.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual(["steps"]);
+    expectError(await api().post(url).send({ steps: 1.5 }), 400, "invalid_request");
+    const e = expectError(await api().post(url).send({ steps: 5001 }), 400, "invalid_request");
+    expect((e.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual(["steps"]);
+    // 100 s at dt = 0.005 s is 20000 steps
+    const e2 = expectError(await api().post(url).send({ duration: 100 }), 400, "invalid_request");
+    expect((e2.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual(["duration"]);
+    expectError(await api().post("/v1/sessions/nope/step").send({ steps: 1 }), 404, "not_found");
+    // nothing of this changed the session
+    expect((await getState(app, id)).step).toBe(0);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("run, pause, reset", () => {
+  it("runs as fast as it can until `until`, then pauses itself", async () => {
+    const id = await createSession(app, fallingBody(10));
+    const r = await api()
+      .post(`/v1/sessions/${id}/run`)
+      .send({ realtimeFactor: null, until: 1 })
+      .expect(202);
+    const acc = RunAccepted.parse(r.body);
+    expect(acc.session.id).toBe(id);
+    const s = await waitFor(async () => {
+      const x = Session.parse((await api().get(`/v1/sessions/${id}`)).body);
+      return x.status === "paused" ? x : null;
+    });
+    expect(s.step).toBe(200);
+    expect(s.run).toBeNull();
+    const st = await getState(app, id);
+    expect(st.time).toBeCloseTo(1, 12);
+    expect(st.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G, 10);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("runs at a real-time factor: simulated time follows r × wall time", async () => {
+    const id = await createSession(app, fallingBody(1e4, 0.001));
+    const t0 = performance.now();
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: 2 }).expect(202);
+    await new Promise((res) => setTimeout(res, 400));
+    const running = Session.parse((await api().get(`/v1/sessions/${id}`)).body);
+    expect(running.status).toBe("running");
+    expect(running.run).toEqual({ realtimeFactor: 2, until: null });
+    const paused = Session.parse((await api().post(`/v1/sessions/${id}/pause`).expect(200)).body);
+    const wall = (performance.now() - t0) / 1000;
+    expect(paused.status).toBe("paused");
+    const st = await getState(app, id);
+    // simulated time ≈ 2 × wall, within pacing and request latencies
+    expect(st.time).toBeGreaterThan(2 * (wall - 0.15));
+    expect(st.time).toBeLessThanOrEqual(2 * wall + 0.01);
+    // paused means no more steps
+    await new Promise((res) => setTimeout(res, 50));
+    expect((await getState(app, id)).step).toBe(st.step);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("409 for step or run while running; pause is allowed and idempotent", async () => {
+    const id = await createSession(app, fallingBody(1e4, 0.001));
+    await api().post(`/v1/sessions/${id}/pause`).expect(200); // ready: no-op
+    await api().post(`/v1/sessions/${id}/run`).send({}).expect(202); // default: real time
+    const e = expectError(
+      await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 }),
+      409,
+      "conflict",
+    );
+    expect(e.details).toMatchObject({ status: "running" });
+    expectError(await api().post(`/v1/sessions/${id}/run`).send({}), 409, "conflict");
+    expectError(
+      await api().post(`/v1/sessions/${id}/assembly`).send({}),
+      409,
+      "conflict",
+    );
+    expectError(await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: -1 }), 400, "invalid_request");
+    expectError(await api().post("/v1/sessions/nope/run").send({}), 404, "not_found");
+    expectError(await api().post("/v1/sessions/nope/pause"), 404, "not_found");
+    await api().post(`/v1/sessions/${id}/pause`).expect(200);
+    await api().post(`/v1/sessions/${id}/pause`).expect(200);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("400 for an `until` not after the current time", async () => {
+    const id = await createSession(app, fallingBody());
+    await step(app, id, 10);
+    expectError(
+      await api().post(`/v1/sessions/${id}/run`).send({ until: 0.01 }),
+      400,
+      "invalid_request",
+    );
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("reset stops a run and answers the state at t = 0", async () => {
+    const id = await createSession(app, fallingBody(5, 0.001));
+    const initial = await getState(app, id);
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
+    await waitFor(async () => (await getState(app, id)).step > 100);
+    const r = await api().post(`/v1/sessions/${id}/reset`).expect(200);
+    const s = State.parse(r.body);
+    expect(s.time).toBe(0);
+    expect(s.step).toBe(0);
+    expect(s.bodies).toEqual(initial.bodies);
+    expect(s.energy).toEqual(initial.energy);
+    const sess = Session.parse((await api().get(`/v1/sessions/${id}`)).body);
+    expect(sess).toMatchObject({ status: "ready", step: 0, time: 0, run: null });
+    await new Promise((res) => setTimeout(res, 30));
+    expect((await getState(app, id)).step).toBe(0);
+    expectError(await api().post("/v1/sessions/nope/reset"), 404, "not_found");
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("PATCH /v1/sessions/:id", () => {
+  it("changes gravity: the motion follows the new gravity from the current state", async () => {
+    const id = await createSession(app, fallingBody(10));
+    const s1 = await step(app, id, 100); // t = 0.5
+    const r = await api().patch(`/v1/sessions/${id}`).send({ gravity: [0, 0, -1] }).expect(200);
+    expect(Session.parse(r.body).status).toBe("ready");
+    const s2 = await step(app, id, 100); // 0.5 s more at g = 1
+    const z1 = s1.bodies[0].position[2];
+    const v1 = s1.bodies[0].velocity[2];
+    expect(s2.bodies[0].position[2]).toBeCloseTo(z1 + v1 * 0.5 - 0.5 * 1 * 0.25, 9);
+    expect(s2.bodies[0].velocity[2]).toBeCloseTo(v1 - 0.5, 9);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("changes only the solver settings it names (no defaults filled in)", async () => {
+    const id = await createSession(app, springParticle(100, 1, 1, 0.002));
+    // a partial solver patch must keep dt = 0.002, not reset it to the default 0.005
+    const r = await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { newtonIterations: 2 } })
+      .expect(200);
+    expect(Session.parse(r.body).dt).toBe(0.002);
+    const s = await step(app, id, 10);
+    const ref = springRecurrence(100, 1, 1, 0.002, 10);
+    expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
+    const r2 = await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: 0.001 } }).expect(200);
+    expect(Session.parse(r2.body).dt).toBe(0.001);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("400 with paths for bad values and unknown keys; 404 for an unknown session", async () => {
+    const id = await createSession(app, fallingBody());
+    const e = expectError(
+      await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: -1 } }),
+      400,
+      "invalid_request",
+    );
+    expect((e.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual(["solver", "dt"]);
+    expectError(
+      await api().patch(`/v1/sessions/${id}`).send({ solver: { dtt: 1 } }),
+      400,
+      "invalid_request",
+    );
+    expectError(await api().patch(`/v1/sessions/${id}`).send({ gravity: [0, 0] }), 400, "invalid_request");
+    expectError(await api().patch("/v1/sessions/nope").send({ gravity: [0, 0, 0] }), 404, "not_found");
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("DELETE /v1/sessions/:id", () => {
+  it("204, then 404 for it", async () => {
+    const id = await createSession(app, fallingBody());
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+    expectError(await api().get(`/v1/sessions/${id}`), 404, "not_found");
+    expectError(await api().delete(`/v1/sessions/${id}`), 404, "not_found");
+  });
+
+  it("deletes a running session", async () => {
+    const id = await createSession(app, fallingBody(1e4, 0.001));
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+    expectError(await api().get(`/v1/sessions/${id}/state`), 404, "not_found");
+  });
+});

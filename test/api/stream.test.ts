@@ -1,0 +1,245 @@
+/**
+ * WebSocket streaming with a real `ws` client: scene frame first, then State frames whose
+ * bodies equal GET /state at the same step; `every`, `fields`, msgpack; several subscribers;
+ * 404 / 400 refusals of the upgrade; delete closes with a reason; a client that reads
+ * nothing costs bounded server memory and later learns how many frames it missed.
+ */
+import { unpack } from "msgpackr";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SceneFrame, StateFrame } from "../../schemas/api";
+import type { MoreauApp } from "../../src/server/app";
+import {
+  createSession,
+  FrameClient,
+  fallingBody,
+  getState,
+  listen,
+  sleep,
+  startApp,
+  step,
+  waitFor,
+} from "./helpers";
+
+let app: MoreauApp;
+let base: string;
+beforeAll(async () => {
+  app = await startApp({ workers: 1, streamMaxBufferedBytes: 64 * 1024 });
+  base = `ws://127.0.0.1:${await listen(app)}`;
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const api = () => request(app.server);
+
+describe("frames", () => {
+  it("scene first, then a State per step whose bodies match GET /state at that step", async () => {
+    const id = await createSession(app, {
+      ...fallingBody(2),
+      bodies: [
+        { ...fallingBody(2).bodies[0], shapes: [{ type: "sphere", radius: 0.1 }] },
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      ],
+    });
+    const c = new FrameClient(`${base}/v1/sessions/${id}/stream`);
+    await c.open();
+    await c.waitForMessages(2); // scene + the current state
+    const scene = SceneFrame.parse(c.messages[0]);
+    expect(scene.session).toBe(id);
+    expect(scene.bodies.map((b) => [b.id, b.fixed, b.shapes[0].type])).toEqual([
+      ["ball", false, "sphere"],
+      ["floor", true, "plane"],
+    ]);
+    expect(StateFrame.parse(c.messages[1]).step).toBe(0);
+
+    const after = await step(app, id, 5);
+    await c.waitForMessages(7);
+    const states = c.states().map((f) => StateFrame.parse(f));
+    expect(states.map((f) => f.step)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(states.every((f) => f.dropped === 0)).toBe(true);
+    expect(states[5].bodies).toEqual(after.bodies);
+    expect(states[5].bodies).toEqual((await getState(app, id)).bodies);
+    expect(states[5].energy).toEqual(after.energy);
+    expect(states[5].time).toBe(after.time);
+    const s = (await api().get(`/v1/sessions/${id}`)).body;
+    expect(s.subscribers).toBe(1);
+    c.close();
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("`every` and `fields` choose the steps and the members of the frames", async () => {
+    const id = await createSession(app, fallingBody(2));
+    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?every=3&fields=bodies,energy`);
+    await c.open();
+    await c.waitForMessages(2);
+    await step(app, id, 10);
+    await c.waitForMessages(5); // scene, 0, 3, 6, 9
+    const states = c.states();
+    expect(states.map((f) => f.step)).toEqual([0, 3, 6, 9]);
+    for (const f of states) {
+      expect(Object.keys(f).sort()).toEqual(["bodies", "dropped", "energy", "step", "time", "type"]);
+      expect(f.dropped).toBe(0);
+    }
+    c.close();
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("frames of a run arrive for every step, in order, while it runs", async () => {
+    const id = await createSession(app, fallingBody(2, 0.005));
+    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    await c.open();
+    await c.waitForMessages(2);
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null, until: 0.5 }).expect(202);
+    await c.waitForMessages(2 + 100);
+    const steps = c.states().map((f) => f.step);
+    expect(steps).toEqual(Array.from({ length: 101 }, (_, i) => i));
+    const last = c.states()[100];
+    // z = z0 − g t²/2 at t = 0.5 s
+    expect(last.bodies[0].position[2]).toBeCloseTo(2 - 0.5 * 9.81 * 0.25, 10);
+    c.close();
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("msgpack frames carry the same State as JSON frames", async () => {
+    const id = await createSession(app, fallingBody(2));
+    const j = new FrameClient(`${base}/v1/sessions/${id}/stream`);
+    const m = new FrameClient(`${base}/v1/sessions/${id}/stream?format=msgpack`);
+    await Promise.all([j.open(), m.open()]);
+    await Promise.all([j.waitForMessages(2), m.waitForMessages(2)]);
+    await step(app, id, 3);
+    await Promise.all([j.waitForMessages(5), m.waitForMessages(5)]);
+    const decoded = m.raw.map((b) => unpack(b));
+    expect(decoded[0]).toEqual(j.messages[0]);
+    expect(decoded.slice(1)).toEqual(j.messages.slice(1));
+    expect(decoded.map((d) => d.type)).toEqual(["scene", "state", "state", "state", "state"]);
+    j.close();
+    m.close();
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("many subscribers each get every frame in order", async () => {
+    const id = await createSession(app, fallingBody(2));
+    const clients = Array.from({ length: 4 }, () => new FrameClient(`${base}/v1/sessions/${id}/stream`));
+    await Promise.all(clients.map((c) => c.open()));
+    await Promise.all(clients.map((c) => c.waitForMessages(2)));
+    await step(app, id, 20);
+    await Promise.all(clients.map((c) => c.waitForMessages(22)));
+    for (const c of clients) {
+      expect(c.states().map((f) => f.step)).toEqual(Array.from({ length: 21 }, (_, i) => i));
+      expect(c.messages.slice(1)).toEqual(clients[0].messages.slice(1));
+    }
+    expect((await api().get(`/v1/sessions/${id}`)).body.subscribers).toBe(4);
+    clients.forEach((c) => {
+      c.close();
+    });
+    await waitFor(async () => (await api().get(`/v1/sessions/${id}`)).body.subscribers === 0);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("refusals and closing", () => {
+  it("an unknown session refuses the upgrade with 404; a bad query with 400", async () => {
+    await expect(new FrameClient(`${base}/v1/sessions/nope/stream`).open()).rejects.toThrow(
+      "unexpected-response 404",
+    );
+    const id = await createSession(app, fallingBody());
+    await expect(
+      new FrameClient(`${base}/v1/sessions/${id}/stream?every=0`).open(),
+    ).rejects.toThrow("unexpected-response 400");
+    await expect(
+      new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies,nothing`).open(),
+    ).rejects.toThrow("unexpected-response 400");
+    await expect(
+      new FrameClient(`${base}/v1/sessions/${id}/stream?format=xml`).open(),
+    ).rejects.toThrow("unexpected-response 400");
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("deleting a session closes its streams with a reason", async () => {
+    const id = await createSession(app, fallingBody());
+    const a = new FrameClient(`${base}/v1/sessions/${id}/stream`);
+    const b = new FrameClient(`${base}/v1/sessions/${id}/stream?format=msgpack`);
+    await Promise.all([a.open(), b.open()]);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+    expect(await a.waitClosed()).toEqual({ code: 1000, reason: "session deleted" });
+    expect(await b.waitClosed()).toEqual({ code: 1000, reason: "session deleted" });
+  });
+});
+
+describe("a slow client", () => {
+  it("is dropped, not buffered: bounded server memory, then `dropped` counts what it missed", async () => {
+    // 500 particles: a bodies-only frame is about 75 kB; 100 frames/s at real time
+    const bodies = Array.from({ length: 500 }, (_, i) => ({
+      id: `p${i}`,
+      kind: "particle",
+      mass: 1,
+      position: [i, 0, 0],
+    }));
+    const id = await createSession(app, { bodies, solver: { dt: 0.01 } });
+    const slow = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    await slow.open();
+    await slow.waitForMessages(2);
+    const [slowSub] = app.moreau.sessions.streams.subscribers(id);
+    const fast = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    await fast.open();
+    await fast.waitForMessages(2);
+    slow.ws.pause(); // reads nothing from now on
+    const limit = app.moreau.config.streamMaxBufferedBytes;
+    let maxBuffered = 0;
+    let frameBytes = 0;
+    const sampler = setInterval(() => {
+      maxBuffered = Math.max(maxBuffered, slowSub.ws.bufferedAmount);
+    }, 5);
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: 1 }).expect(202);
+    try {
+      await waitFor(async () => slowSub.dropped >= 40, 20_000);
+    } finally {
+      await api().post(`/v1/sessions/${id}/pause`).expect(200);
+      clearInterval(sampler);
+    }
+    frameBytes = fast.raw[fast.raw.length - 1].length;
+    expect(frameBytes).toBeGreaterThan(50_000);
+    // the hub never writes to a client holding more than the limit: at most one frame over
+    expect(maxBuffered).toBeLessThanOrEqual(limit + frameBytes);
+    expect(app.moreau.sessions.pool.framesInFlight(0)).toBeLessThanOrEqual(
+      app.moreau.config.frameQueueBytes + frameBytes,
+    );
+    const lastStep = (await getState(app, id)).step;
+
+    // the fast client got every frame, in order, none dropped
+    await fast.waitForMessages(2 + lastStep, 10_000);
+    const fs = fast.states();
+    expect(fs.map((f) => f.step)).toEqual(Array.from({ length: lastStep + 1 }, (_, i) => i));
+    expect(fs.every((f) => f.dropped === 0)).toBe(true);
+
+    // the slow one resumes: every frame it gets says how many it missed since the last
+    slow.ws.resume();
+    await step(app, id, 1);
+    await waitFor(async () => slow.states().at(-1)?.step === lastStep + 1, 10_000);
+    const ss = slow.states();
+    expect(ss.some((f) => f.dropped > 0)).toBe(true);
+    for (let i = 1; i < ss.length; i++) expect(ss[i].dropped).toBe(ss[i].step - ss[i - 1].step - 1);
+    const missed = ss.reduce((n, f) => n + f.dropped, 0);
+    expect(missed).toBe(slowSub.dropped);
+    expect(ss.length + missed).toBe(lastStep + 2);
+    slow.close();
+    fast.close();
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("shutdown", () => {
+  it("closes streams with 1001 and refuses new sessions", async () => {
+    const other = await startApp({ workers: 1 });
+    const port = await listen(other);
+    const id = await createSession(other, fallingBody());
+    const c = new FrameClient(`ws://127.0.0.1:${port}/v1/sessions/${id}/stream`);
+    await c.open();
+    await c.waitForMessages(2);
+    const closing = other.close();
+    expect(await c.waitClosed()).toEqual({ code: 1001, reason: "server shutting down" });
+    await closing;
+    await sleep(1);
+  });
+});

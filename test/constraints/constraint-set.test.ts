@@ -1,0 +1,358 @@
+/**
+ * ConstraintSet (global G, C, Ct, Qc, reactions), the mass-weighted Gram matrix
+ * S = G M⁻¹ Gᵀ, the semidefinite LDLᵀ and the position / velocity projections, against
+ * dense references computed here (dense M from masses and world inertias, dense
+ * Gaussian elimination).
+ */
+import { describe, expect, it } from "vitest";
+import type { JointSpec, MotorSpec } from "../../schemas/model";
+import { createConstraints } from "../../src/constraints/build";
+import { ConstraintSet } from "../../src/constraints/constraint-set";
+import { projectPositions, projectVelocities } from "../../src/constraints/project";
+import { MassSchurComplement } from "../../src/constraints/schur";
+import { SemidefiniteLdlt } from "../../src/constraints/semidefinite-ldlt";
+import { csrFromTriplets, csrToDense } from "../../src/math/csr";
+import { quatDifference } from "../../src/math/quat";
+import {
+  addPositionIncrement,
+  BodyKind,
+  type BodySystem,
+  createPositionSnapshot,
+  getVelocity,
+} from "../../src/model/body-system";
+import { solveDense } from "../analysis/slider-crank-fixture";
+import { randomBody, rng, system } from "./helpers";
+
+/** With `weld` the set is over-determined (R2 fixed twice), without it regular. */
+function scene(seed: number, weld = true) {
+  const r = rng(seed);
+  const sys = system([
+    randomBody(r, "R1", "rigid"),
+    randomBody(r, "R2", "rigid"),
+    randomBody(r, "P1", "particle"),
+    randomBody(r, "F", "fixed"),
+    randomBody(r, "R3", "rigid"),
+  ]);
+  const pt = (b: string, x: number, y: number, z: number) => ({
+    body: b,
+    point: [x, y, z] as [number, number, number],
+  });
+  const joints: JointSpec[] = [
+    {
+      id: "hinge",
+      type: "revolute",
+      a: pt("ground", 0, 0, 0),
+      b: pt("R1", 0.1, 0.2, 0),
+      axis: [0, 0.6, 0.8],
+    },
+    { id: "ball", type: "spherical", a: pt("R1", 0.3, 0, 0), b: pt("R2", -0.2, 0, 0.1) },
+    { id: "rope", type: "distance", a: pt("R2", 0, 0.1, 0), b: pt("P1", 0, 0, 0) },
+    {
+      id: "slide",
+      type: "prismatic",
+      a: pt("F", 0, 0, 0.2),
+      b: pt("R3", 0.1, 0, 0),
+      axis: [1, 1, 0],
+    },
+    ...(weld
+      ? [
+          {
+            id: "weld",
+            type: "fixed",
+            a: pt("R3", 0, 0.2, 0),
+            b: pt("R2", 0, 0, -0.1),
+          } as JointSpec,
+        ]
+      : []),
+    { id: "tether", type: "distance", a: pt("P1", 0, 0, 0), b: pt("ground", 1, 2, 3) },
+  ];
+  const motors: MotorSpec[] = [
+    { id: "spin", joint: "hinge", angle: { offset: 0, rate: 3 } },
+    {
+      id: "push",
+      joint: "slide",
+      offset: { type: "sine", amplitude: 0.1, frequency: 2, phase: 0, offset: 0 },
+    },
+  ];
+  const set = new ConstraintSet(sys, createConstraints(joints, motors, sys));
+  return { sys, set, r };
+}
+
+function denseMass(sys: BodySystem): number[][] {
+  const n = sys.numDofs;
+  const M = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    for (let i = 0; i < 3; i++) M[d + i][d + i] = sys.mass[b];
+    if (sys.kind[b] === BodyKind.RIGID)
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) M[d + 3 + i][d + 3 + j] = sys.inertiaWorld[9 * b + 3 * i + j];
+  }
+  return M;
+}
+
+function denseG(set: ConstraintSet): number[][] {
+  const g = csrToDense(set.G);
+  return Array.from({ length: set.numRows }, (_, i) =>
+    Array.from(g.subarray(i * set.numDofs, (i + 1) * set.numDofs)),
+  );
+}
+
+/** X = M⁻¹ B column by column (dense). */
+function massSolveCols(M: number[][], B: number[][]): number[][] {
+  const n = M.length;
+  const cols = B[0]?.length ?? 0;
+  const out = Array.from({ length: n }, () => new Array<number>(cols).fill(0));
+  for (let j = 0; j < cols; j++) {
+    const x = solveDense(
+      M,
+      B.map((row) => row[j]),
+    );
+    for (let i = 0; i < n; i++) out[i][j] = x[i];
+  }
+  return out;
+}
+
+const transpose = (A: number[][]) => A[0].map((_, j) => A.map((row) => row[j]));
+const matmul = (A: number[][], B: number[][]) =>
+  A.map((row) => B[0].map((_, j) => row.reduce((s, a, k) => s + a * B[k][j], 0)));
+
+describe("ConstraintSet", () => {
+  it("stacks rows (joints, then motors) and places each Jacobian block at its body's dofs", () => {
+    const { sys, set } = scene(1);
+    const ids = set.constraints.map((c) => `${c.id}:${c.rows}`);
+    expect(ids).toEqual([
+      "hinge:5",
+      "ball:3",
+      "rope:1",
+      "slide:5",
+      "weld:6",
+      "tether:1",
+      "spin:1",
+      "push:1",
+    ]);
+    expect(set.numRows).toBe(23);
+    expect(set.rowLabel(set.rowOffset[4] + 2)).toBe('joint "weld" row 2');
+    expect(set.rowLabel(set.rowOffset[7])).toBe('motor "push" row 0');
+    set.updateJacobian(0.2);
+    const G = denseG(set);
+    for (let k = 0; k < set.constraints.length; k++) {
+      const c = set.constraints[k];
+      const jA = new Float64Array(6 * c.rows);
+      const jB = new Float64Array(6 * c.rows);
+      c.jacobian(0.2, jA, jB);
+      for (let i = 0; i < c.rows; i++) {
+        const row = new Array<number>(sys.numDofs).fill(0);
+        for (const [b, j] of [
+          [c.bodyA, jA],
+          [c.bodyB, jB],
+        ] as const) {
+          if (b < 0 || sys.dofOffset[b] < 0) continue;
+          const w = sys.kind[b] === BodyKind.RIGID ? 6 : 3;
+          for (let q = 0; q < w; q++) row[sys.dofOffset[b] + q] += j[6 * i + q];
+        }
+        expect(G[set.rowOffset[k] + i]).toEqual(row);
+      }
+    }
+    // Gᵀ y
+    const y = Float64Array.from({ length: set.numRows }, (_, i) => Math.sin(i + 1));
+    const gty = new Float64Array(sys.numDofs);
+    set.multiplyTranspose(y, gty);
+    const ref = transpose(G).map((col) => col.reduce((s, g, i) => s + g * y[i], 0));
+    for (let j = 0; j < sys.numDofs; j++) expect(gty[j]).toBeCloseTo(ref[j], 13);
+  });
+
+  it("S = G M⁻¹ Gᵀ", () => {
+    const { sys, set } = scene(2);
+    set.updateJacobian(0);
+    const schur = new MassSchurComplement(set, sys);
+    const S = csrToDense(schur.update());
+    const G = denseG(set);
+    const ref = matmul(G, massSolveCols(denseMass(sys), transpose(G)));
+    const m = set.numRows;
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < m; j++)
+        expect(Math.abs(S[i * m + j] - ref[i][j])).toBeLessThan(1e-12 * (1 + Math.abs(ref[i][j])));
+  });
+
+  it("jointStates: one entry per constraint, ids in order; reactions are linear in λ", () => {
+    const { set } = scene(3);
+    const l = Float64Array.from({ length: set.numRows }, (_, i) => Math.cos(3 * i));
+    const a = set.jointStates(l);
+    const b = set.jointStates(l, -2);
+    expect(a.map((s) => s.id)).toEqual([
+      "hinge",
+      "ball",
+      "rope",
+      "slide",
+      "weld",
+      "tether",
+      "spin",
+      "push",
+    ]);
+    a.forEach((s, k) => {
+      for (let i = 0; i < 3; i++) {
+        expect(b[k].force[i]).toBeCloseTo(-2 * s.force[i], 12);
+        expect(b[k].torque[i]).toBeCloseTo(-2 * s.torque[i], 12);
+      }
+    });
+    // A revolute motor applies a pure torque; a prismatic motor a pure force.
+    expect(a[6].force).toEqual([0, 0, 0]);
+    expect(Math.hypot(...a[7].torque)).toBeLessThan(1e-14);
+  });
+});
+
+describe("SemidefiniteLdlt", () => {
+  function gram(rows: number[][]) {
+    const m = rows.length;
+    const ri: number[] = [];
+    const ci: number[] = [];
+    const vi: number[] = [];
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < m; j++) {
+        const v = rows[i].reduce((s, x, k) => s + x * rows[j][k], 0);
+        ri.push(i);
+        ci.push(j);
+        vi.push(v);
+      }
+    return csrFromTriplets(m, m, ri, ci, vi);
+  }
+
+  it("drops the later row of each dependent set and solves consistent systems exactly", () => {
+    const r = rng(8);
+    const base = Array.from({ length: 5 }, () => Array.from({ length: 7 }, () => 2 * r() - 1));
+    // rows: b0, b1, b0+b1, b2, 2·b2, b3, b4, b1−b3
+    const add = (x: number[], y: number[], s = 1) => x.map((v, i) => v + s * y[i]);
+    const rows = [
+      base[0],
+      base[1],
+      add(base[0], base[1]),
+      base[2],
+      base[2].map((v) => 2 * v),
+      base[3],
+      base[4],
+      add(base[1], base[3], -1),
+    ];
+    const S = gram(rows);
+    const f = new SemidefiniteLdlt();
+    f.factor(S);
+    expect(Array.from(f.dropped)).toEqual([0, 0, 1, 0, 1, 0, 0, 1]);
+    expect(f.rank).toBe(5);
+    // b in range(S): b = S y
+    const Sd = csrToDense(S);
+    const m = rows.length;
+    const y = Array.from({ length: m }, () => r());
+    const b = Float64Array.from({ length: m }, (_, i) =>
+      y.reduce((s, yj, j) => s + Sd[i * m + j] * yj, 0),
+    );
+    const x = new Float64Array(m);
+    f.solve(b, x);
+    for (let i = 0; i < m; i++) {
+      const sx = Array.from({ length: m }, (_, j) => Sd[i * m + j] * x[j]).reduce(
+        (s, v) => s + v,
+        0,
+      );
+      expect(Math.abs(sx - b[i])).toBeLessThan(1e-12 * (1 + Math.abs(b[i])));
+      if (f.dropped[i]) expect(x[i]).toBe(0);
+    }
+  });
+
+  it("matches a dense solve when definite", () => {
+    const r = rng(9);
+    const rows = Array.from({ length: 6 }, () => Array.from({ length: 9 }, () => 2 * r() - 1));
+    const S = gram(rows);
+    const f = new SemidefiniteLdlt();
+    f.factor(S);
+    expect(f.rank).toBe(6);
+    const b = Float64Array.from({ length: 6 }, () => r());
+    const x = new Float64Array(6);
+    f.solve(b, x);
+    const Sd = csrToDense(S);
+    const ref = solveDense(
+      Array.from({ length: 6 }, (_, i) => Array.from(Sd.subarray(6 * i, 6 * i + 6))),
+      Array.from(b),
+    );
+    for (let i = 0; i < 6; i++) expect(x[i]).toBeCloseTo(ref[i], 10);
+  });
+});
+
+describe("projections in the mass metric", () => {
+  function perturbed(seed: number, size: number) {
+    const s = scene(seed, false);
+    const du = new Float64Array(s.sys.numDofs);
+    for (let i = 0; i < du.length; i++) du[i] = size * (2 * s.r() - 1);
+    addPositionIncrement(s.sys, du, 1);
+    return s;
+  }
+
+  it("the first Newton update is δq = −M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹C", () => {
+    const { sys, set } = perturbed(4, 0.02);
+    const t = 0.1;
+    const c = new Float64Array(set.numRows);
+    set.residual(t, c);
+    set.updateJacobian(t);
+    const G = denseG(set);
+    const M = denseMass(sys);
+    const MiGt = massSolveCols(M, transpose(G));
+    const lam = solveDense(matmul(G, MiGt), Array.from(c));
+    const dq = MiGt.map((row) => -row.reduce((s, v, j) => s + v * lam[j], 0));
+    const before = createPositionSnapshot(sys);
+    const res = projectPositions(sys, set, t, {
+      maxIterations: 1,
+      relTolerance: 0,
+      absTolerance: 0,
+      residualTolerance: 0,
+    });
+    expect(res.iterations).toBe(1);
+    expect(res.converged).toBe(false);
+    const rot = new Float64Array(3);
+    for (let b = 0; b < sys.numBodies; b++) {
+      const d = sys.dofOffset[b];
+      if (d < 0) continue;
+      for (let i = 0; i < 3; i++)
+        expect(sys.pos[3 * b + i] - before.pos[3 * b + i]).toBeCloseTo(dq[d + i], 13);
+      if (sys.kind[b] !== BodyKind.RIGID) continue;
+      quatDifference(rot, 0, sys.quat, 4 * b, before.quat, 4 * b);
+      for (let i = 0; i < 3; i++) expect(rot[i]).toBeCloseTo(dq[d + 3 + i], 12);
+    }
+    expect(res.updateNorm).toBeCloseTo(Math.max(...dq.map(Math.abs)), 14);
+  });
+
+  it("Newton converges quadratically to C = 0", () => {
+    const { sys, set } = perturbed(5, 0.05);
+    const res = projectPositions(sys, set, 0.3, {
+      maxIterations: 20,
+      relTolerance: 0,
+      absTolerance: 0,
+      residualTolerance: 1e-13,
+    });
+    expect(res.converged).toBe(true);
+    expect(res.iterations).toBeLessThanOrEqual(6);
+    const c = new Float64Array(set.numRows);
+    set.residual(0.3, c);
+    expect(Math.max(...Array.from(c, Math.abs))).toBeLessThanOrEqual(1e-13);
+    expect(res.residualNorm).toBe(Math.max(...Array.from(c, Math.abs)));
+  });
+
+  it("velocity projection: G v = −Ct with the smallest kinetic-energy change", () => {
+    const { sys, set } = scene(6, false);
+    const t = 0.25;
+    const v0 = new Float64Array(sys.numDofs);
+    getVelocity(sys, v0);
+    set.updateJacobian(t);
+    const G = denseG(set);
+    const ct = new Float64Array(set.numRows);
+    set.velocityTerm(t, ct);
+    const M = denseMass(sys);
+    const MiGt = massSolveCols(M, transpose(G));
+    const rhs = G.map((row, i) => row.reduce((s, g, j) => s + g * v0[j], 0) + ct[i]);
+    const mu = solveDense(matmul(G, MiGt), rhs);
+    const vRef = Array.from(v0, (v, i) => v - MiGt[i].reduce((s, x, j) => s + x * mu[j], 0));
+    const res = projectVelocities(sys, set, t);
+    expect(res.residualNorm).toBeLessThan(1e-12);
+    const v = new Float64Array(sys.numDofs);
+    getVelocity(sys, v);
+    for (let i = 0; i < v.length; i++) expect(v[i]).toBeCloseTo(vRef[i], 12);
+  });
+});

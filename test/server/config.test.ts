@@ -1,0 +1,81 @@
+/** Configuration: embedded defaults, environment variables, and errors naming the variable. */
+import { availableParallelism } from "node:os";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, resolveConfig, watchdogGraceMs } from "../../src/server/config";
+
+describe("loadConfig", () => {
+  it("has the documented defaults", () => {
+    const c = loadConfig({});
+    expect(c).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      workers: Math.max(1, availableParallelism()),
+      maxSessions: 64,
+      maxBodies: 10_000,
+      maxStepsPerRequest: 1_000_000,
+      maxBodyBytes: 10 * 1024 * 1024,
+      sessionIdleTtl: 3600,
+      logLevel: "info",
+      requestTimeoutMs: 30_000,
+      streamMaxBufferedBytes: 1024 * 1024,
+      frameQueueBytes: 16 * 1024 * 1024,
+      shutdownTimeoutMs: 10_000,
+      testHooks: false,
+    });
+  });
+
+  it("reads every variable; empty ones count as unset", () => {
+    const c = loadConfig({
+      PORT: "9000",
+      HOST: "0.0.0.0",
+      WORKERS: "3",
+      MAX_SESSIONS: "5",
+      MAX_BODIES: "100",
+      MAX_STEPS_PER_REQUEST: "1000",
+      MAX_BODY_BYTES: "4096",
+      SESSION_IDLE_TTL: "0.5",
+      LOG_LEVEL: "warn",
+      REQUEST_TIMEOUT_MS: "250",
+      STREAM_MAX_BUFFERED_BYTES: "2048",
+      FRAME_QUEUE_BYTES: "65536",
+      SHUTDOWN_TIMEOUT_MS: "0",
+      TEST_HOOKS: "true",
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: "0.0.0.0",
+      workers: 3,
+      maxSessions: 5,
+      maxBodies: 100,
+      maxStepsPerRequest: 1000,
+      maxBodyBytes: 4096,
+      sessionIdleTtl: 0.5,
+      logLevel: "warn",
+      requestTimeoutMs: 250,
+      streamMaxBufferedBytes: 2048,
+      frameQueueBytes: 65536,
+      shutdownTimeoutMs: 0,
+      testHooks: false, // never from the environment
+    });
+    expect(loadConfig({ PORT: "", HOST: "  " }).port).toBe(8080);
+  });
+
+  it("rejects bad values naming the variable", () => {
+    expect(() => loadConfig({ PORT: "http" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "70000" })).toThrow(/PORT="70000"/);
+    expect(() => loadConfig({ WORKERS: "0" })).toThrow(/WORKERS/);
+    expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
+    expect(() => loadConfig({ MAX_SESSIONS: "1.5" })).toThrow(/MAX_SESSIONS/);
+  });
+
+  it("resolveConfig fills defaults into a partial object", () => {
+    expect(resolveConfig({ workers: 2 }).workers).toBe(2);
+    expect(resolveConfig({}).port).toBe(8080);
+    expect(() => resolveConfig({ workers: -1 })).toThrow(ConfigError);
+  });
+
+  it("the watchdog grace is max(1 s, REQUEST_TIMEOUT_MS / 2)", () => {
+    expect(watchdogGraceMs(resolveConfig({ requestTimeoutMs: 300 }))).toBe(1000);
+    expect(watchdogGraceMs(resolveConfig({ requestTimeoutMs: 30_000 }))).toBe(15_000);
+  });
+});

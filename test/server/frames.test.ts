@@ -1,0 +1,110 @@
+/**
+ * Frame encoding: the `dropped` patch on encoded JSON and msgpack frames (checked by
+ * decoding), msgpack integer encodings, and the count of missed frames between two steps
+ * (checked against counting the multiples one by one).
+ */
+import fc from "fast-check";
+import { unpack } from "msgpackr";
+import { describe, expect, it } from "vitest";
+import type { StateOut } from "../../schemas/state";
+import { encodeStateFrame, missedBetween, msgpackUint, withDropped } from "../../src/server/frames";
+
+const state: StateOut = {
+  time: 0.125,
+  step: 25,
+  bodies: [
+    {
+      id: "b",
+      position: [0.1, -2.5e-17, 3],
+      orientation: [1, 0, 0, 0],
+      velocity: [0, 0, -1.2262500000000001],
+      angularVelocity: [0, 0, 0],
+    },
+  ],
+  contacts: [],
+  joints: [{ id: "j", force: [1, 2, 3], torque: [0, 0, 0] }],
+  energy: { kinetic: 0.75, potential: 29.43, total: 30.18 },
+  solver: { newtonIterations: 1, linearIterations: 0, contactIterations: 0, contactResidual: 0 },
+};
+
+const decodeJson = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
+
+describe("state frames", () => {
+  it("hold time, step, the chosen fields and dropped = 0 as the last member", () => {
+    const f = decodeJson(encodeStateFrame(state, ["bodies", "energy"], "json"));
+    expect(f).toEqual({
+      type: "state",
+      time: 0.125,
+      step: 25,
+      bodies: state.bodies,
+      energy: state.energy,
+      dropped: 0,
+    });
+    expect(Object.keys(f).at(-1)).toBe("dropped");
+    expect(unpack(encodeStateFrame(state, ["joints"], "msgpack"))).toEqual({
+      type: "state",
+      time: 0.125,
+      step: 25,
+      joints: state.joints,
+      dropped: 0,
+    });
+  });
+
+  it("keep every double exactly in both formats", () => {
+    const j = decodeJson(encodeStateFrame(state, ["bodies"], "json"));
+    const m = unpack(encodeStateFrame(state, ["bodies"], "msgpack"));
+    expect(j.bodies[0].position[1]).toBe(-2.5e-17);
+    expect(m.bodies[0].velocity[2]).toBe(-1.2262500000000001);
+  });
+
+  const counts = [1, 9, 10, 99, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32 + 5, 1e15];
+  it.each(counts)("withDropped(%d) rewrites only `dropped` (JSON and msgpack)", (n) => {
+    for (const format of ["json", "msgpack"] as const) {
+      const frame = encodeStateFrame(state, ["bodies", "contacts", "energy"], format);
+      const copy = frame.slice();
+      const patched = withDropped(frame, format, n);
+      const decoded = format === "json" ? decodeJson(patched) : unpack(patched);
+      const original = format === "json" ? decodeJson(frame) : unpack(frame);
+      expect(decoded).toEqual({ ...original, dropped: n });
+      expect(Array.from(frame)).toEqual(Array.from(copy)); // the shared original is untouched
+    }
+  });
+
+  it("withDropped(0) is the frame itself", () => {
+    const frame = encodeStateFrame(state, ["bodies"], "json");
+    expect(withDropped(frame, "json", 0)).toBe(frame);
+  });
+
+  it("msgpackUint uses the shortest standard encodings", () => {
+    expect([...msgpackUint(0)]).toEqual([0]);
+    expect([...msgpackUint(127)]).toEqual([127]);
+    expect([...msgpackUint(128)]).toEqual([0xcc, 128]);
+    expect([...msgpackUint(256)]).toEqual([0xcd, 1, 0]);
+    expect([...msgpackUint(65536)]).toEqual([0xce, 0, 1, 0, 0]);
+    expect(msgpackUint(2 ** 40).length).toBe(9);
+    for (const n of [0, 5, 200, 40_000, 3e9, 2 ** 40]) expect(unpack(msgpackUint(n))).toBe(n);
+  });
+});
+
+describe("missedBetween", () => {
+  it("counts the multiples of `every` strictly between the last and the current step", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2000 }),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.integer({ min: 1, max: 50 }),
+        (last, now, every) => {
+          let brute = 0;
+          for (let s = last + 1; s < now; s++) if (s % every === 0) brute++;
+          expect(missedBetween(last, now, every)).toBe(brute);
+        },
+      ),
+    );
+  });
+
+  it("is 0 for a first frame and when the step goes back (reset)", () => {
+    expect(missedBetween(null, 100, 1)).toBe(0);
+    expect(missedBetween(500, 0, 1)).toBe(0);
+    expect(missedBetween(10, 10, 1)).toBe(0);
+  });
+});
