@@ -4,7 +4,7 @@
  *   --only <name>   run one group (cloth, ...)
  */
 import { loadModel } from "../src/index";
-import { clothModel } from "./scenes";
+import { chainModel, clothModel } from "./scenes";
 
 interface Row {
   [column: string]: string | number;
@@ -45,7 +45,35 @@ function benchCloth(): void {
   table("Newmark cloth, h = 0.01 (issue 2)", rows);
 }
 
-const groups: Record<string, () => void | Promise<void>> = { cloth: benchCloth };
+/** Full assembly analysis (position, velocity, acceleration) of long chains (issue 3). */
+function benchAssembly(): void {
+  const rows: Row[] = [];
+  let prev: { links: number; ms: number } | null = null;
+  for (const links of [100, 1000]) {
+    const sim = loadModel(chainModel({ links }));
+    // swing a little so every level has work to do, then perturb nothing: assemble as is
+    sim.step(20);
+    const reps = links > 500 ? 3 : 10;
+    sim.assemble({}); // warm-up
+    const t0 = performance.now();
+    let result = sim.assemble({});
+    for (let r = 1; r < reps; r++) result = sim.assemble({});
+    const ms = (performance.now() - t0) / reps;
+    rows.push({
+      chain: `${links} links (${6 * links} dof, ${3 * links} rows)`,
+      "ms/analysis": fmt(ms),
+      exitFlag: result.exitFlag,
+      "growth vs previous": prev ? `${fmt(ms / prev.ms)}× for ${links / prev.links}× links` : "",
+    });
+    prev = { links, ms };
+  }
+  table("Assembly analysis of a chain (issue 3)", rows);
+}
+
+const groups: Record<string, () => void | Promise<void>> = {
+  cloth: benchCloth,
+  assembly: benchAssembly,
+};
 
 const only = process.argv.indexOf("--only");
 const names = only >= 0 ? [process.argv[only + 1]] : Object.keys(groups);

@@ -25,7 +25,9 @@ export const Session = z
     id: z.string(),
     name: z.string(),
     status: SessionStatus,
-    time: z.number().meta({ description: "simulated time (s); refreshed at least every 100 ms while running" }),
+    time: z
+      .number()
+      .meta({ description: "simulated time (s); refreshed at least every 100 ms while running" }),
     step: z.number().int(),
     dt: z.number().meta({ description: "current step size (s)" }),
     counts: z.object({
@@ -39,7 +41,19 @@ export const Session = z
       .nullable()
       .meta({ description: "why the session is diverged or in error, else null" }),
     run: z
-      .object({ realtimeFactor: z.number().nullable(), until: z.number().nullable() })
+      .object({
+        realtimeFactor: z.number().nullable(),
+        until: z.number().nullable(),
+        wallStart: z.number().meta({
+          description:
+            "pacing reference, Unix epoch ms (fractional): simulated time t is due at wallStart + 1000 (t − simStart) / realtimeFactor; set when the run starts and moved when it cannot keep up",
+        }),
+        simStart: z.number().meta({ description: "simulated time (s) at wallStart" }),
+        lagResets: z.number().int().meta({
+          description:
+            "times the run fell more than 0.25 s behind real time and dropped the backlog",
+        }),
+      })
       .nullable()
       .meta({ description: "the active run's parameters while running, else null" }),
     subscribers: z.number().int().meta({ description: "open WebSocket streams" }),

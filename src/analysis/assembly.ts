@@ -49,7 +49,8 @@
  * performed (`context.contacts > 0` → UNSUPPORTED_CONTACTS, state untouched).
  *
  * Linear solvers for the acceleration level (`options.solver`): "sparse-lu" and
- * "sparse-qr" (direct; sparse-qr, the default, is a least-squares QR), "minres" (for the
+ * "sparse-qr" (direct; sparse-lu is the default; sparse-qr is a dense least-squares QR for
+ * small systems), "minres" (for the
  * symmetric indefinite saddle-point matrix) and "gmres", tolerance 1e-13 relative.
  *
  * Side effects: the analysis writes the consistent positions and velocities into `sys`
@@ -58,7 +59,7 @@
  */
 import type { AssemblyOptionsSpec, AssemblyResultOut, ExitFlagCode } from "../../schemas/state";
 import type { ConstraintSet } from "../constraints/constraint-set";
-import { projectPositions, projectVelocities } from "../constraints/project";
+import { projectionWorkspace, projectPositions, projectVelocities } from "../constraints/project";
 import { csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { createLinearSolver, MatrixType } from "../solvers/linear/index";
@@ -151,7 +152,7 @@ export function assemble(
 
   // Rank analysis of G at the final configuration.
   let dependent: Int32Array = new Int32Array(0);
-  if (m > 0) {
+  if (m > 0 && !fullRankBySchur()) {
     const G = set.updateJacobian(time);
     const dense = csrToDense(G);
     dependent = dependentRows(dense, m, n, RANK_TOLERANCE).dependent;
@@ -297,6 +298,18 @@ export function assemble(
       qrMinNormSolve(qr, g, lmin);
       if (allFinite(lmin)) lambda.set(lmin);
     }
+  }
+
+  /**
+   * Sparse first test of the rank: the semidefinite LDLᵀ of S = G M⁻¹ Gᵀ (natural order,
+   * no fill for chains) drops rows at angles below ~1e-6 rad from the span of the earlier
+   * ones, a looser test than the QR's 1e-10; when it keeps every row, the QR would too
+   * and its O(m²n) dense work is skipped (long chains). Otherwise the QR decides.
+   */
+  function fullRankBySchur(): boolean {
+    const ws = projectionWorkspace(set);
+    ws.factorAt(time);
+    return ws.ldlt.rank === m;
   }
 
   function massSolveInto(f: Float64Array, out: Float64Array): void {
