@@ -7,10 +7,7 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyPluginAsync } from "fastify";
-import {
-  createJsonSchemaTransform,
-  jsonSchemaTransformObject,
-} from "fastify-type-provider-zod";
+import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 
 const docs: FastifyPluginAsync = async (app) => {
   await app.register(swagger, {
@@ -18,8 +15,13 @@ const docs: FastifyPluginAsync = async (app) => {
       openapi: "3.1.0",
       info: {
         title: "Moreau",
-        description:
-          "Multibody simulation sessions over HTTP and WebSocket. Errors are JSON { error, message, details }.",
+        description: [
+          "Multibody simulation sessions over HTTP and WebSocket.",
+          "Errors are JSON { error, message, details } (components: Error); 400 answers carry zod's issues with their paths in details.issues.",
+          "Streaming (not an HTTP operation, so not listed below): GET /v1/sessions/{id}/stream upgrades to a WebSocket;",
+          "query every (int ≥ 1), fields (bodies,contacts,joints,energy,solver), format (json | msgpack).",
+          'The first frame is a SceneFrame ({"type":"scene"}), every later one a StateFrame ({"type":"state", ..., "dropped"}).',
+        ].join(" "),
         version: "1.0.0",
       },
       tags: [

@@ -18,8 +18,9 @@
  * damping term is the active one (compliant.ts), and each behavior gives its elastic
  * potential ∫ −f (the energy reported in the state).
  *
- * The behaviors are defined for dist ≤ 0; for dist > 0 every one returns force 0 and
- * compliance 0 (nothing is applied to separated contacts).
+ * The behaviors are defined for dist ≤ 0 (at dist = 0: force 0 and the compliance of the
+ * first contact, e.g. 1/k, which the compliant effector uses to continue the force law
+ * across dist = 0 within a step); for dist > 0 every one returns force 0 and compliance 0.
  *
  * Contact points carry the principal radius of curvature of their surface (`radius`:
  * the sphere's or capsule's radius, Infinity for planes and box faces), which Hertz uses.
@@ -127,7 +128,7 @@ export class LinearContactBehavior implements ContactBehavior {
   ): ContactResponse {
     const r = this.r;
     const k = this.k(area);
-    if (!(dist < 0) || k === 0) return setSeparated(r);
+    if (!(dist <= 0) || k === 0) return setSeparated(r);
     r.force = k * dist;
     r.compliance = 1 / k;
     r.stiffnessRate = 0;
@@ -189,7 +190,7 @@ export class HertzContactBehavior implements ContactBehavior {
     area: number,
   ): ContactResponse {
     const r = this.r;
-    if (!(dist < 0)) return setSeparated(r);
+    if (!(dist <= 0)) return setSeparated(r);
     const d = -dist;
     const E = this.contactModulus;
     const R = HertzContactBehavior.effectiveRadius(c0.radius, c1.radius);
@@ -292,7 +293,7 @@ export class TableContactBehavior implements ContactBehavior {
     _area: number,
   ): ContactResponse {
     const r = this.r;
-    if (!(dist < 0)) return setSeparated(r);
+    if (!(dist <= 0)) return setSeparated(r);
     const d = -dist;
     const k = this.segment(d);
     const slope = (this.frc[k + 1] - this.frc[k]) / (this.pen[k + 1] - this.pen[k]);

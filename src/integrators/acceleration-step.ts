@@ -53,6 +53,24 @@ const PROJECTION = {
   residualTolerance: 1e-12,
 };
 
+/**
+ * A force effector whose solve-matrix blocks change from step to step (compliant contact:
+ * its body pairs are the contacts detected at the start of each step). The stepper calls
+ * `beginStep()` from its own beginStep (configuration at t), then `addSolveBlocks` again
+ * and `matrix.finalize()`. Reserving a new block bumps the matrix's structureVersion and
+ * makes toCsr() build a new CSR object, so the linear solvers (which compare patterns)
+ * redo their symbolic analysis only when the pattern really changed. Blocks are never
+ * released: the pattern is the union over the steps.
+ */
+export interface DynamicStructureEffector extends ForceEffector {
+  readonly dynamicStructure: true;
+  beginStep(): void;
+}
+
+export function hasDynamicStructure(e: ForceEffector): e is DynamicStructureEffector {
+  return (e as Partial<DynamicStructureEffector>).dynamicStructure === true;
+}
+
 /** Coefficients of one scheme for one step (see the file comment). */
 export interface SchemeCoefficients {
   cx: number;
@@ -97,6 +115,13 @@ export class AccelerationStepper {
   private solver: LinearSolver | null = null;
   private solverName: LinearSolverName;
   linearIterations = 0;
+  /**
+   * A generalized force (N, N·m) held constant during `solve` and added to the residual
+   * with weight 1, or null: the nonsmooth contact force H^T P/h of Moreau–Jean's Newton
+   * iterations (integrators/moreau-jean.ts).
+   */
+  extraForce: Float64Array | null = null;
+  private readonly dynamicEffectors: DynamicStructureEffector[];
   /** Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks. */
   readonly timing = { assembly: 0, solve: 0 };
 
@@ -142,6 +167,7 @@ export class AccelerationStepper {
     for (const e of effectors) e.addSolveBlocks(this.matrix);
     this.matrix.finalize();
     this.matrixType = effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+    this.dynamicEffectors = effectors.filter(hasDynamicStructure);
     this.massOnly = effectors.every((e) => e.hasJacobians === false);
     this.solverName = linearSolver;
   }
@@ -163,6 +189,12 @@ export class AccelerationStepper {
   /** Remembers the configuration at t (call before `solve`). */
   beginStep(): void {
     savePositions(this.sys, this.start);
+    if (this.dynamicEffectors.length === 0) return;
+    for (const e of this.dynamicEffectors) {
+      e.beginStep();
+      e.addSolveBlocks(this.matrix);
+    }
+    this.matrix.finalize();
   }
 
   /** Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a. */
@@ -212,6 +244,8 @@ export class AccelerationStepper {
     else f.fill(0);
     massMultiply(this.sys, this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
+    const fx = this.extraForce;
+    if (fx !== null) for (let i = 0; i < n; i++) out[i] += fx[i];
     if (c.rayleighMass !== 0) {
       massMultiply(this.sys, this.v, tmp);
       for (let i = 0; i < n; i++) out[i] -= c.rayleighMass * tmp[i];

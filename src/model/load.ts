@@ -6,6 +6,7 @@
 import { Model, type ModelSpec } from "../../schemas/model";
 import { createConstraints } from "../constraints/build";
 import { ConstraintSet } from "../constraints/constraint-set";
+import { createContactModel } from "../contact/contact-model";
 import { createForceEffectors } from "../forces/build";
 import { Simulation } from "../simulation/simulation";
 import { type BodyInit, createBodySystem } from "./body-system";
@@ -49,11 +50,14 @@ export function buildSimulation(model: ModelSpec): Simulation {
     system,
     createConstraints(model.joints, model.motors, system),
   );
+  const contact = createContactModel(model, system);
+  if (contact) effectors.push(...contact.effectors);
   return new Simulation({
     model,
     system,
     effectors,
     constraints,
+    contact,
     setGravity: (g) => gravity.setGravity(g),
   });
 }

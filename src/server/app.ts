@@ -109,6 +109,8 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   await app.register(sessionRoutes);
   await app.register(assemblyRoutes);
   await app.register(streamRoutes);
+  // the dashboard page at GET / and its assets (routes/dashboard.ts)
+  await app.register((await import("../../routes/dashboard")).default);
   return app;
 }
 

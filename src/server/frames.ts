@@ -19,7 +19,10 @@ const utf8 = new TextEncoder();
 export type FrameFormat = "json" | "msgpack";
 
 /** The state frame object for `fields` (time and step are always present). */
-export function stateFrame(state: StateOut, fields: readonly StreamField[]): Record<string, unknown> {
+export function stateFrame(
+  state: StateOut,
+  fields: readonly StreamField[],
+): Record<string, unknown> {
   const f: Record<string, unknown> = { type: "state", time: state.time, step: state.step };
   for (const k of fields) f[k] = state[k];
   f.dropped = 0;
@@ -46,7 +49,8 @@ export function msgpackUint(n: number): Uint8Array {
   if (n <= 0x7f) return Uint8Array.of(n);
   if (n <= 0xff) return Uint8Array.of(0xcc, n);
   if (n <= 0xffff) return Uint8Array.of(0xcd, n >>> 8, n & 0xff);
-  if (n <= 0xffffffff) return Uint8Array.of(0xce, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+  if (n <= 0xffffffff)
+    return Uint8Array.of(0xce, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
   const out = new Uint8Array(9);
   out[0] = 0xcb;
   new DataView(out.buffer).setFloat64(1, n);

@@ -18,8 +18,8 @@
  *   plus prom-client's default process metrics (CPU, memory, event-loop lag).
  */
 import {
-  collectDefaultMetrics,
   Counter,
+  collectDefaultMetrics,
   Gauge,
   Histogram,
   type Metric,

@@ -18,7 +18,14 @@ export interface SessionSnapshot {
   step: number;
   dt: number;
   message: string | null;
-  run: { realtimeFactor: number | null; until: number | null } | null;
+  run: {
+    realtimeFactor: number | null;
+    until: number | null;
+    /** the pacing reference: epoch ms (fractional) and the simulated time then */
+    wallStart: number;
+    simStart: number;
+    lagResets: number;
+  } | null;
 }
 
 export interface SceneInfo {

@@ -90,8 +90,15 @@ export class SessionManager {
       },
       (id, subs) => {
         const rec = this.records.get(id);
-        if (rec && !rec.lost)
-          this.pool.notify(rec.worker, { kind: "subscriptions", sessionId: id, subscriptions: subs });
+        if (!rec) return;
+        // a stream joining or leaving counts as activity (the idle clock restarts)
+        rec.lastActivity = Date.now();
+        if (!rec.lost)
+          this.pool.notify(rec.worker, {
+            kind: "subscriptions",
+            sessionId: id,
+            subscriptions: subs,
+          });
       },
     );
   }
@@ -274,7 +281,11 @@ export class SessionManager {
 
   async assemble(id: string, options: AssemblyOptionsIn, apply: boolean): Promise<AssemblyAnswer> {
     const rec = this.touch(id);
-    this.allow(rec, ["ready", "paused", "diverged"], "assembly needs a session that is not running");
+    this.allow(
+      rec,
+      ["ready", "paused", "diverged"],
+      "assembly needs a session that is not running",
+    );
     return this.withRecord(rec, async () => {
       const a = await this.call(rec, rec.worker, {
         kind: "assemble",

@@ -10,15 +10,18 @@
  * - Every mutating operation on a session (step, run tick, pause, reset, update, assembly)
  *   runs in that session's FIFO queue, so they never interleave; reads (state, snapshot)
  *   bypass the queue and see the state between two chunks.
- * - `run` paces itself on the wall clock: at real-time factor r it keeps simulated time at
- *   t0 + r·(wall − wall0), stepping what is due and sleeping (setTimeout) until the next step
- *   is due; when it falls more than MAX_LAG_S of wall time behind (a solver slower than real
- *   time) it drops the lag instead of bursting. With r = null it steps chunk after chunk.
+ * - Runs are driven by one pump per worker (pump()): each turn serves every running session
+ *   round robin within CHUNK_MS in all, then the worker handles its messages and sleeps
+ *   until the earliest due step. At real-time factor r a run keeps simulated time at
+ *   t0 + r·(wall − wall0), stepping what is due; when it falls more than MAX_LAG_S of wall
+ *   time behind (a solver slower than real time) it drops the backlog instead of bursting.
+ *   With r = null it takes every turn it can.
  * - A step request checks its deadline between steps and ends with `timeout`.
  */
-import { DivergenceError, loadModel, ModelError, type Simulation } from "../index";
+
 import type { SessionStatusName } from "../../schemas/api";
 import type { AssemblyOptionsIn } from "../../schemas/state";
+import { DivergenceError, loadModel, ModelError, type Simulation } from "../index";
 import { encode, encodeStateFrame } from "./frames";
 import {
   type FrameEncoding,
@@ -54,7 +57,11 @@ interface RunState {
   /** wall clock (performance.now, ms) and simulated time at the pacing reference */
   wall0: number;
   sim0: number;
-  timer: ReturnType<typeof setTimeout> | null;
+  /** the same reference as epoch ms (what clients see) */
+  wallStart: number;
+  simStart: number;
+  /** times the backlog was dropped (the run could not keep up) */
+  lagResets: number;
 }
 
 class WorkerSession {
@@ -82,6 +89,12 @@ export class WorkerRuntime {
   private stepsSinceStats = 0;
   private sumSinceStats = 0;
   private readonly statsTimer: ReturnType<typeof setInterval>;
+  /** running sessions, served in turn by pump() */
+  private readonly running: WorkerSession[] = [];
+  private turn = 0;
+  private pumpImmediate: ReturnType<typeof setImmediate> | null = null;
+  private pumpTimer: ReturnType<typeof setTimeout> | null = null;
+  private pumpAt = 0;
 
   constructor(
     private readonly init: WorkerInit,
@@ -121,7 +134,7 @@ export class WorkerRuntime {
       switch (msg.kind) {
         case "create":
           s = this.create(msg.sessionId, msg.model);
-          result = { kind: "created", scene: s.sim.scene() as never, state: this.stateBytes(s) };
+          result = { kind: "created", scene: s.sim.scene(), state: this.stateBytes(s) };
           break;
         case "assemble":
           if (msg.sessionId === null) {
@@ -224,7 +237,15 @@ export class WorkerRuntime {
       step: s.sim.stepCount,
       dt: s.sim.solver.dt,
       message: s.message,
-      run: s.run ? { realtimeFactor: s.run.realtimeFactor, until: s.run.until } : null,
+      run: s.run
+        ? {
+            realtimeFactor: s.run.realtimeFactor,
+            until: s.run.until,
+            wallStart: s.run.wallStart,
+            simStart: s.run.simStart,
+            lagResets: s.run.lagResets,
+          }
+        : null,
     };
   }
 
@@ -407,32 +428,74 @@ export class WorkerRuntime {
     this.requireSteppable(s, "it cannot run");
     s.status = "running";
     s.message = null;
+    const now = performance.now();
     s.run = {
       realtimeFactor,
       until,
-      wall0: performance.now(),
+      wall0: now,
       sim0: s.sim.time,
-      timer: null,
+      wallStart: performance.timeOrigin + now,
+      simStart: s.sim.time,
+      lagResets: 0,
     };
+    this.running.push(s);
     this.progress(s);
-    this.schedule(s, 0);
+    this.wake(0);
   }
 
-  private schedule(s: WorkerSession, delayMs: number): void {
+  /** Schedules the run pump in `delayMs` (0: as soon as the loop has handled messages). */
+  private wake(delayMs: number): void {
+    if (this.pumpImmediate) return;
+    if (this.pumpTimer) {
+      if (delayMs > 0 && this.pumpAt <= performance.now() + delayMs) return;
+      clearTimeout(this.pumpTimer);
+      this.pumpTimer = null;
+    }
+    if (delayMs <= 0) {
+      this.pumpImmediate = setImmediate(() => this.pump());
+    } else {
+      this.pumpAt = performance.now() + delayMs;
+      this.pumpTimer = setTimeout(() => this.pump(), delayMs);
+    }
+  }
+
+  /**
+   * One turn of every running session of this worker: round robin, at most CHUNK_MS of
+   * stepping in all (each session gets an equal share of what is left), so the worker
+   * returns to its message queue at least every CHUNK_MS however many sessions run. Then
+   * it sleeps until the earliest next due step (or yields at once if some session is
+   * behind or runs as fast as it can).
+   */
+  private pump(): void {
+    this.pumpImmediate = null;
+    this.pumpTimer = null;
+    const list = this.running.slice(); // a run may end (and leave the list) during its tick
+    const n = list.length;
+    if (n === 0) return;
+    const start = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    let k = 0;
+    for (; k < n; k++) {
+      const used = performance.now() - start;
+      if (used >= CHUNK_MS) {
+        next = 0; // the others' turn comes right after the messages
+        break;
+      }
+      const s = list[(this.turn + k) % n];
+      next = Math.min(next, this.tick(s, Math.max(0.5, (CHUNK_MS - used) / (n - k))));
+    }
+    const m = this.running.length;
+    this.turn = m > 0 ? (this.turn + k) % m : 0;
+    if (m > 0 && Number.isFinite(next)) this.wake(next);
+  }
+
+  /**
+   * Advances a running session by what is due, within `budgetMs`. Returns the ms until its
+   * next step is due (0: behind or as fast as possible; Infinity: the run ended).
+   */
+  private tick(s: WorkerSession, budgetMs: number): number {
     const run = s.run;
-    if (!run) return;
-    const fire = () => {
-      if (s.run !== run) return;
-      run.timer = null;
-      void this.locked(s, () => this.tick(s, run)).catch(() => undefined);
-    };
-    run.timer = delayMs <= 0 && run.realtimeFactor === null ? null : setTimeout(fire, delayMs);
-    if (run.timer === null) setImmediate(fire);
-  }
-
-  /** One slice of a run (in the session's queue). */
-  private tick(s: WorkerSession, run: RunState): void {
-    if (s.run !== run || s.status !== "running" || s.cancelled) return;
+    if (!run || s.status !== "running" || s.cancelled) return Number.POSITIVE_INFINITY;
     const dt = s.sim.solver.dt;
     const eps = 1e-9 * dt;
     let max = Number.POSITIVE_INFINITY;
@@ -442,39 +505,48 @@ export class WorkerRuntime {
       let due = Math.floor((target - s.sim.time) / dt + 1e-9);
       if (due * dt > run.realtimeFactor * MAX_LAG_S) {
         // slower than real time: forget the backlog, keep pacing from here
-        run.wall0 = now;
-        run.sim0 = s.sim.time;
+        this.rebase(run, now, s.sim.time);
+        run.lagResets++;
         due = 1;
       }
       max = due;
     }
     if (run.until !== null) max = Math.min(max, Math.ceil((run.until - s.sim.time) / dt - 1e-9));
-    if (run.until !== null && s.sim.time >= run.until - eps) max = 0;
+    let done = 0;
     if (max > 0) {
       try {
-        this.advance(s, max, CHUNK_MS);
+        done = this.advance(s, max, budgetMs);
       } catch {
-        return; // advance has set diverged / error and stopped the run
+        return Number.POSITIVE_INFINITY; // advance has set diverged / error and stopped the run
       }
     }
-    if (s.cancelled) return;
+    if (s.cancelled) return Number.POSITIVE_INFINITY;
     if (run.until !== null && s.sim.time >= run.until - eps) {
       this.stopRun(s);
       s.status = "paused";
       this.progress(s);
-      return;
+      return Number.POSITIVE_INFINITY;
     }
     if (performance.now() - s.lastProgress >= PROGRESS_MS) this.progress(s);
-    if (run.realtimeFactor === null) this.schedule(s, 0);
-    else {
-      const nextDue = run.wall0 + ((s.sim.time + dt - run.sim0) / run.realtimeFactor) * 1000;
-      this.schedule(s, Math.max(0, nextDue - performance.now()));
-    }
+    if (run.realtimeFactor === null || done < max) return 0;
+    const nextDue = run.wall0 + ((s.sim.time + dt - run.sim0) / run.realtimeFactor) * 1000;
+    return Math.max(0, nextDue - performance.now());
+  }
+
+  private rebase(run: RunState, wall: number, time: number): void {
+    run.wall0 = wall;
+    run.sim0 = time;
+    run.wallStart = performance.timeOrigin + wall;
+    run.simStart = time;
   }
 
   private stopRun(s: WorkerSession): void {
-    if (s.run?.timer) clearTimeout(s.run.timer);
     s.run = null;
+    const i = this.running.indexOf(s);
+    if (i >= 0) {
+      this.running.splice(i, 1);
+      if (this.turn > i) this.turn--;
+    }
   }
 
   private pause(s: WorkerSession): void {
@@ -517,11 +589,8 @@ export class WorkerRuntime {
         message: `update failed: ${(err as Error)?.message ?? err}`,
       });
     }
-    if (s.run) {
-      // a new dt or solver: pace from here
-      s.run.wall0 = performance.now();
-      s.run.sim0 = s.sim.time;
-    }
+    // a new dt or solver: pace from here
+    if (s.run) this.rebase(s.run, performance.now(), s.sim.time);
   }
 
   private assemble(s: WorkerSession, options: AssemblyOptionsIn, apply: boolean): WorkerResult {

@@ -8,6 +8,7 @@ import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schem
 import { AssemblyOptions } from "../../schemas/state";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
+import type { ContactModel } from "../contact/contact-model";
 import type { ForceEffector } from "../forces/effector";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import type { Integrator, StepStats } from "../integrators/integrator";
@@ -36,6 +37,8 @@ export interface SimulationParts {
   system: BodySystem;
   effectors: ForceEffector[];
   constraints: ConstraintSet;
+  /** Contacts (model.contact), or undefined when bodies do not collide. */
+  contact?: ContactModel;
   setGravity(g: readonly [number, number, number]): void;
 }
 
@@ -66,6 +69,7 @@ export class Simulation {
   private solverSpec: SolverSpec;
   private readonly effectors: ForceEffector[];
   private readonly constraints: ConstraintSet;
+  private readonly contact: ContactModel | undefined;
   private readonly stepper: AccelerationStepper;
   private integrator: Integrator;
   private t = 0;
@@ -96,6 +100,7 @@ export class Simulation {
     this.system = parts.system;
     this.effectors = parts.effectors;
     this.constraints = parts.constraints;
+    this.contact = parts.contact;
     this.setGravityFn = parts.setGravity;
     this.gravity = [...parts.model.gravity];
     this.solverSpec = { ...parts.model.solver };
@@ -175,6 +180,7 @@ export class Simulation {
       this.gravity = [...patch.gravity];
       this.setGravityFn(this.gravity);
     }
+    if (patch.contact) this.contact?.update(patch.contact);
     if (patch.solver) {
       this.solverSpec = { ...this.solverSpec, ...patch.solver };
       this.stepper.setLinearSolver(this.solverSpec.linearSolver);
@@ -203,7 +209,7 @@ export class Simulation {
       time: this.t,
       step: this.steps,
       bodies,
-      contacts: [],
+      contacts: this.contact?.states() ?? [],
       joints: this.constraints.jointStates(this.stepper.lambda),
       energy: { kinetic, potential, total: kinetic + potential },
       solver: { ...this.lastStats },
@@ -245,6 +251,8 @@ export class Simulation {
   private createIntegrator(): Integrator {
     const p = this.solverSpec;
     const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
+    const withContact = this.contact?.createIntegrator(p, this.stepper);
+    if (withContact) return withContact;
     switch (p.integrator) {
       case "newmark":
         return new NewmarkIntegrator(this.stepper, {

@@ -37,8 +37,8 @@ afterAll(async () => {
   await app.close();
 });
 const api = () => request(app.server);
-const hook = (a: MoreauApp, worker: number, h: TestHook) =>
-  a.moreau.sessions.pool.request(worker, { kind: "test", hook: h });
+const hook = (a: MoreauApp, worker: number, h: TestHook, timeoutMs?: number) =>
+  a.moreau.sessions.pool.request(worker, { kind: "test", hook: h }, timeoutMs);
 const session = async (a: MoreauApp, id: string) =>
   Session.parse((await request(a.server).get(`/v1/sessions/${id}`)).body);
 
@@ -64,7 +64,10 @@ describe("divergence", () => {
 
     expect((await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 })).status).toBe(409);
     expect((await api().post(`/v1/sessions/${id}/run`).send({})).status).toBe(409);
-    await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: 1e-5 } }).expect(200);
+    await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { dt: 1e-5 } })
+      .expect(200);
     const reset = State.parse((await api().post(`/v1/sessions/${id}/reset`).expect(200)).body);
     expect(reset.bodies[0].position).toEqual([1, 0, 0]);
     expect((await session(app, id)).status).toBe("ready");
@@ -113,10 +116,20 @@ describe("a solver that throws", () => {
       message: "solver failed: matrix is singular",
     });
     const s = await session(app, id);
-    expect(s).toMatchObject({ status: "error", step: 10, message: "solver failed: matrix is singular" });
+    expect(s).toMatchObject({
+      status: "error",
+      step: 10,
+      message: "solver failed: matrix is singular",
+    });
     expect((await getState(app, id)).bodies).toEqual(before.bodies);
     expect((await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 })).status).toBe(409);
-    expect((await api().patch(`/v1/sessions/${id}`).send({ gravity: [0, 0, 0] })).status).toBe(409);
+    expect(
+      (
+        await api()
+          .patch(`/v1/sessions/${id}`)
+          .send({ gravity: [0, 0, 0] })
+      ).status,
+    ).toBe(409);
     await api().post(`/v1/sessions/${id}/reset`).expect(200);
     const again = await step(app, id, 10);
     expect(again.bodies).toEqual(before.bodies);
@@ -199,8 +212,8 @@ describe("time limits", () => {
     const t = await startApp({ workers: 1, requestTimeoutMs: 200, testHooks: true });
     try {
       const id = await createSession(t, fallingBody());
-      // one computation that never yields for 4 s
-      const blocked = hook(t, 0, { action: "block", ms: 4000 }).catch((e: Error) => e);
+      // one computation that never yields for 4 s (its own request may wait 60 s)
+      const blocked = hook(t, 0, { action: "block", ms: 4000 }, 60_000).catch((e: Error) => e);
       const t0 = performance.now();
       const r = await request(t.server).get(`/v1/sessions/${id}/state`);
       const ms = performance.now() - t0;
@@ -227,7 +240,9 @@ describe("graceful shutdown", () => {
     const port = await listen(t);
     const id = await createSession(t, springParticle(100, 1, 1, 1e-5, "shut"));
     const n = 400_000;
-    const inflight = request(`http://127.0.0.1:${port}`).post(`/v1/sessions/${id}/step`).send({ steps: n });
+    const inflight = request(`http://127.0.0.1:${port}`)
+      .post(`/v1/sessions/${id}/step`)
+      .send({ steps: n });
     const answered = inflight.then((r) => r);
     await new Promise((r) => setTimeout(r, 100));
     const closing = t.close();

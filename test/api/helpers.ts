@@ -30,7 +30,9 @@ export async function listen(app: MoreauApp): Promise<number> {
 export function fallingBody(z0 = 10, dt = 0.005, name = "fall") {
   return {
     name,
-    bodies: [{ id: "ball", kind: "rigid", mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, z0] }],
+    bodies: [
+      { id: "ball", kind: "rigid", mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, z0] },
+    ],
     solver: { dt },
   };
 }
@@ -45,7 +47,14 @@ export function springParticle(k = 100, m = 1, x0 = 1, dt = 0.001, name = "sprin
     gravity: [0, 0, 0],
     bodies: [{ id: "p", kind: "particle", mass: m, position: [x0, 0, 0] }],
     forces: [
-      { id: "s", type: "spring", a: { body: "p" }, b: { body: "ground" }, stiffness: k, restLength: 0 },
+      {
+        id: "s",
+        type: "spring",
+        a: { body: "p" },
+        b: { body: "ground" },
+        stiffness: k,
+        restLength: 0,
+      },
     ],
     solver: { integrator: "symplectic-euler", dt },
   };

@@ -11,9 +11,11 @@ import { State } from "../../schemas/state";
 import type { MoreauApp } from "../../src/server/app";
 import {
   createSession,
+  FrameClient,
   fallingBody,
   G,
   getState,
+  listen,
   springParticle,
   springRecurrence,
   startApp,
@@ -41,7 +43,9 @@ function expectError(r: request.Response, status: number, code: string) {
 
 describe("POST /v1/sessions", () => {
   it("creates a session: 201 Session with id, location and a request id", async () => {
-    const r = await api().post("/v1/sessions").send({ model: fallingBody(10) });
+    const r = await api()
+      .post("/v1/sessions")
+      .send({ model: fallingBody(10) });
     expect(r.status).toBe(201);
     const s = Session.parse(r.body);
     expect(s).toMatchObject({
@@ -78,7 +82,13 @@ describe("POST /v1/sessions", () => {
     const model = {
       bodies: [{ id: "link", mass: 1, inertia: [1, 1, 1] }],
       joints: [
-        { id: "hinge", type: "revolute", a: { body: "link" }, b: { body: "nobody" }, axis: [0, 1, 0] },
+        {
+          id: "hinge",
+          type: "revolute",
+          a: { body: "link" },
+          b: { body: "nobody" },
+          axis: [0, 1, 0],
+        },
       ],
     };
     const r = await api().post("/v1/sessions").send({ model });
@@ -105,7 +115,11 @@ describe("POST /v1/sessions", () => {
   });
 
   it("413 for a model with more bodies than MAX_BODIES", async () => {
-    const bodies = Array.from({ length: 51 }, (_, i) => ({ id: `b${i}`, kind: "particle", mass: 1 }));
+    const bodies = Array.from({ length: 51 }, (_, i) => ({
+      id: `b${i}`,
+      kind: "particle",
+      mass: 1,
+    }));
     const e = expectError(
       await api().post("/v1/sessions").send({ model: { bodies } }),
       413,
@@ -117,7 +131,11 @@ describe("POST /v1/sessions", () => {
   it("413 for a request body over MAX_BODY_BYTES", async () => {
     const small = await startApp({ maxBodyBytes: 2048 });
     try {
-      const bodies = Array.from({ length: 80 }, (_, i) => ({ id: `b${i}`, kind: "particle", mass: 1 }));
+      const bodies = Array.from({ length: 80 }, (_, i) => ({
+        id: `b${i}`,
+        kind: "particle",
+        mass: 1,
+      }));
       expect(JSON.stringify({ model: { bodies } }).length).toBeGreaterThan(2048);
       const r = await request(small.server).post("/v1/sessions").send({ model: { bodies } });
       expectError(r, 413, "payload_too_large");
@@ -254,7 +272,10 @@ describe("run, pause, reset", () => {
     await new Promise((res) => setTimeout(res, 400));
     const running = Session.parse((await api().get(`/v1/sessions/${id}`)).body);
     expect(running.status).toBe("running");
-    expect(running.run).toEqual({ realtimeFactor: 2, until: null });
+    expect(running.run).toMatchObject({ realtimeFactor: 2, until: null, simStart: 0 });
+    // the run started between the request and its answer (epoch ms)
+    expect(running.run?.wallStart).toBeGreaterThan(performance.timeOrigin + t0 - 5);
+    expect(running.run?.wallStart).toBeLessThan(performance.timeOrigin + t0 + 400);
     const paused = Session.parse((await api().post(`/v1/sessions/${id}/pause`).expect(200)).body);
     const wall = (performance.now() - t0) / 1000;
     expect(paused.status).toBe("paused");
@@ -279,12 +300,12 @@ describe("run, pause, reset", () => {
     );
     expect(e.details).toMatchObject({ status: "running" });
     expectError(await api().post(`/v1/sessions/${id}/run`).send({}), 409, "conflict");
+    expectError(await api().post(`/v1/sessions/${id}/assembly`).send({}), 409, "conflict");
     expectError(
-      await api().post(`/v1/sessions/${id}/assembly`).send({}),
-      409,
-      "conflict",
+      await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: -1 }),
+      400,
+      "invalid_request",
     );
-    expectError(await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: -1 }), 400, "invalid_request");
     expectError(await api().post("/v1/sessions/nope/run").send({}), 404, "not_found");
     expectError(await api().post("/v1/sessions/nope/pause"), 404, "not_found");
     await api().post(`/v1/sessions/${id}/pause`).expect(200);
@@ -327,7 +348,10 @@ describe("PATCH /v1/sessions/:id", () => {
   it("changes gravity: the motion follows the new gravity from the current state", async () => {
     const id = await createSession(app, fallingBody(10));
     const s1 = await step(app, id, 100); // t = 0.5
-    const r = await api().patch(`/v1/sessions/${id}`).send({ gravity: [0, 0, -1] }).expect(200);
+    const r = await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ gravity: [0, 0, -1] })
+      .expect(200);
     expect(Session.parse(r.body).status).toBe("ready");
     const s2 = await step(app, id, 100); // 0.5 s more at g = 1
     const z1 = s1.bodies[0].position[2];
@@ -348,7 +372,10 @@ describe("PATCH /v1/sessions/:id", () => {
     const s = await step(app, id, 10);
     const ref = springRecurrence(100, 1, 1, 0.002, 10);
     expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
-    const r2 = await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: 0.001 } }).expect(200);
+    const r2 = await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { dt: 0.001 } })
+      .expect(200);
     expect(Session.parse(r2.body).dt).toBe(0.001);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
@@ -356,18 +383,37 @@ describe("PATCH /v1/sessions/:id", () => {
   it("400 with paths for bad values and unknown keys; 404 for an unknown session", async () => {
     const id = await createSession(app, fallingBody());
     const e = expectError(
-      await api().patch(`/v1/sessions/${id}`).send({ solver: { dt: -1 } }),
+      await api()
+        .patch(`/v1/sessions/${id}`)
+        .send({ solver: { dt: -1 } }),
       400,
       "invalid_request",
     );
-    expect((e.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual(["solver", "dt"]);
+    expect((e.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual([
+      "solver",
+      "dt",
+    ]);
     expectError(
-      await api().patch(`/v1/sessions/${id}`).send({ solver: { dtt: 1 } }),
+      await api()
+        .patch(`/v1/sessions/${id}`)
+        .send({ solver: { dtt: 1 } }),
       400,
       "invalid_request",
     );
-    expectError(await api().patch(`/v1/sessions/${id}`).send({ gravity: [0, 0] }), 400, "invalid_request");
-    expectError(await api().patch("/v1/sessions/nope").send({ gravity: [0, 0, 0] }), 404, "not_found");
+    expectError(
+      await api()
+        .patch(`/v1/sessions/${id}`)
+        .send({ gravity: [0, 0] }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await api()
+        .patch("/v1/sessions/nope")
+        .send({ gravity: [0, 0, 0] }),
+      404,
+      "not_found",
+    );
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 });
@@ -385,5 +431,30 @@ describe("DELETE /v1/sessions/:id", () => {
     await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
     await api().delete(`/v1/sessions/${id}`).expect(204);
     expectError(await api().get(`/v1/sessions/${id}/state`), 404, "not_found");
+  });
+});
+
+describe("SESSION_IDLE_TTL", () => {
+  it("deletes sessions idle for longer than the TTL, not those with a stream", async () => {
+    const t = await startApp({ workers: 1, sessionIdleTtl: 0.3 });
+    try {
+      const port = await listen(t);
+      const idle = await createSession(t, fallingBody());
+      const watched = await createSession(t, fallingBody());
+      const c = new FrameClient(`ws://127.0.0.1:${port}/v1/sessions/${watched}/stream`);
+      await c.open();
+      // listing does not count as activity on a session; reading one does
+      const ids = async () =>
+        SessionList.parse((await request(t.server).get("/v1/sessions")).body).sessions.map(
+          (s) => s.id,
+        );
+      await waitFor(async () => !(await ids()).includes(idle), 3000);
+      expect(await ids()).toEqual([watched]);
+      c.close();
+      await waitFor(async () => (await ids()).length === 0, 3000);
+      expect((await request(t.server).get(`/v1/sessions/${idle}`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -78,7 +78,14 @@ describe("frames", () => {
     const states = c.states();
     expect(states.map((f) => f.step)).toEqual([0, 3, 6, 9]);
     for (const f of states) {
-      expect(Object.keys(f).sort()).toEqual(["bodies", "dropped", "energy", "step", "time", "type"]);
+      expect(Object.keys(f).sort()).toEqual([
+        "bodies",
+        "dropped",
+        "energy",
+        "step",
+        "time",
+        "type",
+      ]);
       expect(f.dropped).toBe(0);
     }
     c.close();
@@ -90,7 +97,10 @@ describe("frames", () => {
     const c = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
     await c.open();
     await c.waitForMessages(2);
-    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null, until: 0.5 }).expect(202);
+    await api()
+      .post(`/v1/sessions/${id}/run`)
+      .send({ realtimeFactor: null, until: 0.5 })
+      .expect(202);
     await c.waitForMessages(2 + 100);
     const steps = c.states().map((f) => f.step);
     expect(steps).toEqual(Array.from({ length: 101 }, (_, i) => i));
@@ -120,7 +130,10 @@ describe("frames", () => {
 
   it("many subscribers each get every frame in order", async () => {
     const id = await createSession(app, fallingBody(2));
-    const clients = Array.from({ length: 4 }, () => new FrameClient(`${base}/v1/sessions/${id}/stream`));
+    const clients = Array.from(
+      { length: 4 },
+      () => new FrameClient(`${base}/v1/sessions/${id}/stream`),
+    );
     await Promise.all(clients.map((c) => c.open()));
     await Promise.all(clients.map((c) => c.waitForMessages(2)));
     await step(app, id, 20);
@@ -215,6 +228,8 @@ describe("a slow client", () => {
 
     // the slow one resumes: every frame it gets says how many it missed since the last
     slow.ws.resume();
+    // once it has read its backlog, the next frame goes out to it again
+    await waitFor(async () => slowSub.ws.bufferedAmount === 0, 10_000);
     await step(app, id, 1);
     await waitFor(async () => slow.states().at(-1)?.step === lastStep + 1, 10_000);
     const ss = slow.states();

@@ -67,7 +67,9 @@ describe("stream query", () => {
   });
 
   it("parses strings from the query, dedupes fields and rejects unknown ones", () => {
-    expect(StreamQuery.parse({ every: "4", fields: "energy, bodies,energy", format: "msgpack" })).toEqual({
+    expect(
+      StreamQuery.parse({ every: "4", fields: "energy, bodies,energy", format: "msgpack" }),
+    ).toEqual({
       every: 4,
       fields: ["energy", "bodies"],
       format: "msgpack",

@@ -1,0 +1,136 @@
+/**
+ * Moreau through its public entry (src/index.ts): the scene description becomes a model
+ * JSON (validated by loadModel like any client's), stepped one solver.dt per call.
+ *
+ * Integrator per scene, the one a user would choose for it (issue 8):
+ *  - S1 spheres: Moreau–Jean time-stepping (θ = 0.5), nonsmooth contact ("nsc") with
+ *    Coulomb friction 0.5 and Newton restitution 0, projected Gauss–Seidel.
+ *  - S2 chain: Newmark (β = ¼, γ = ½, the implicit trapezoidal rule) with the joints in
+ *    the constrained (KKT) Newton step.
+ *  - S3 cloth: Newmark (β = ¼, γ = ½), linearized step (one Newton iteration, as SOFA).
+ */
+import type { ModelInput } from "../../../schemas/model";
+import { loadModel, type Simulation } from "../../../src/index";
+import type { SceneDesc } from "../scene";
+import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
+
+type Integrator = "moreau-jean" | "newmark";
+
+export function moreauIntegrator(scene: SceneDesc): Integrator {
+  return scene.kind === "spheres" ? "moreau-jean" : "newmark";
+}
+
+/** The model JSON of a scene (bodies in description order; S1's container body last). */
+export function toMoreauModel(scene: SceneDesc): ModelInput {
+  const bodies: ModelInput["bodies"] = scene.bodies.map((b) => ({
+    id: b.id,
+    kind: b.kind,
+    fixed: b.fixed,
+    ...(b.fixed ? {} : { mass: b.mass }),
+    ...(b.kind === "rigid" ? { inertia: [...b.inertia] as [number, number, number] } : {}),
+    position: [...b.position] as [number, number, number],
+    orientation: [...b.orientation] as [number, number, number, number],
+    shapes:
+      b.sphereRadius !== undefined
+        ? [{ type: "sphere" as const, radius: b.sphereRadius }]
+        : b.boxHalfExtents !== undefined
+          ? [{ type: "box" as const, halfExtents: [...b.boxHalfExtents] as [number, number, number] }]
+          : [],
+  }));
+  if (scene.halfSpaces.length > 0)
+    bodies.push({
+      id: "container",
+      kind: "rigid",
+      fixed: true,
+      // Moreau's plane: the solid is n·x ≤ offset, n pointing out of it (into free space),
+      // which is the description's half-space with its inward normal.
+      shapes: scene.halfSpaces.map((hs) => ({
+        type: "plane" as const,
+        normal: [...hs.normal] as [number, number, number],
+        offset: hs.offset,
+      })),
+    });
+  const ref = (i: number) => (i < 0 ? "ground" : scene.bodies[i].id);
+  const integrator = moreauIntegrator(scene);
+  return {
+    name: scene.id,
+    gravity: [...scene.gravity],
+    bodies,
+    forces: scene.springs.map((s, k) => ({
+      id: `s${k}`,
+      type: "spring" as const,
+      a: { body: ref(s.a) },
+      b: { body: ref(s.b) },
+      stiffness: s.stiffness,
+      damping: s.damping,
+      restLength: s.rest,
+    })),
+    joints: scene.joints.map((j) => ({
+      id: j.id,
+      type: "spherical" as const,
+      a: { body: ref(j.a), point: [...j.pa] as [number, number, number] },
+      b: { body: ref(j.b), point: [...j.pb] as [number, number, number] },
+    })),
+    ...(scene.contact
+      ? {
+          contact: {
+            method: "nsc" as const,
+            friction: scene.contact.friction,
+            restitution: scene.contact.restitution,
+          },
+        }
+      : {}),
+    solver:
+      integrator === "moreau-jean"
+        ? { integrator, dt: scene.h, theta: 0.5, contactSolver: "pgs" }
+        : { integrator, dt: scene.h, beta: 0.25, gamma: 0.5 },
+  };
+}
+
+class MoreauInstance implements EngineInstance {
+  private readonly sim: Simulation;
+  private readonly n: number;
+
+  constructor(scene: SceneDesc) {
+    this.sim = loadModel(toMoreauModel(scene));
+    this.n = scene.bodies.length;
+  }
+
+  step(): void {
+    this.sim.step(1);
+  }
+
+  read(out: BodyStates): void {
+    const bodies = this.sim.state().bodies;
+    for (let i = 0; i < this.n; i++) {
+      const b = bodies[i];
+      out.pos.set(b.position, 3 * i);
+      out.quat.set(b.orientation, 4 * i);
+      out.vel.set(b.velocity, 3 * i);
+      out.omega.set(b.angularVelocity, 3 * i);
+    }
+  }
+
+  engineContacts(): number | null {
+    return this.sim.state().contacts.length;
+  }
+
+  dispose(): void {}
+}
+
+export const moreauEngine: EngineAdapter = {
+  key: "moreau",
+  version: "moreau (this tree)",
+  async init() {},
+  method(scene) {
+    switch (scene.kind) {
+      case "spheres":
+        return "Moreau–Jean θ = 0.5, NSC contact, PGS";
+      case "chain":
+        return "Newmark β = ¼ γ = ½, constrained KKT step";
+      case "cloth":
+        return "Newmark β = ¼ γ = ½, linearized (1 Newton it.)";
+    }
+  },
+  create: (scene) => new MoreauInstance(scene),
+};

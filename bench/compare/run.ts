@@ -1,0 +1,330 @@
+/**
+ * The engine comparison (`npm run bench -- --compare`, or `npx tsx bench/compare/run.ts`):
+ * for each scene, for each engine, N repetitions run one after the other, each in a fresh
+ * process (bench/compare/worker.ts), never two at once; the median of the repetitions is
+ * printed as one table per scene and everything is written to
+ * bench/results/compare-<date>.json with a description of the machine.
+ *
+ * Options:
+ *   --scenes S1-100,S2-10,...   scenes (default: all of SCENE_IDS)
+ *   --engines moreau,rapier,... engines (default: DEFAULT_ENGINES; "ammo" on request)
+ *   --reps N                    repetitions per scene and engine (default 3)
+ *   --timeout S                 per-repetition timeout in seconds (default 600); the
+ *                               worker stops its timed loop itself at 80 % of it
+ *   --out DIR                   results directory (default bench/results)
+ *   --baseline FILE             an earlier results file: adds a "vs baseline" column
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_ENGINES, ENGINE_KEYS } from "./engines/index";
+import type { RunResult, RunStatus } from "./protocol";
+import { buildScene, SCENE_IDS, type SceneKind } from "./scene";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "../..");
+const WORKER = path.join(HERE, "worker.ts");
+const RESULT_PREFIX = "RESULT ";
+
+export interface CompareOptions {
+  scenes: string[];
+  engines: string[];
+  reps: number;
+  timeoutSeconds: number;
+  outDir: string;
+  baseline?: string;
+}
+
+/** One repetition as recorded: the worker's result, or a failure of the process itself. */
+export type RepResult = RunResult & { rep: number; wallSeconds: number; loadAverage: number };
+
+export interface Aggregate {
+  scene: string;
+  engine: string;
+  method: string;
+  version: string;
+  status: RunStatus | "mixed";
+  message?: string;
+  reps: number;
+  /** Medians over the repetitions that produced timings. */
+  meanMs: number;
+  medianMs: number;
+  stepsPerSecond: number;
+  steps: number;
+  /** Accuracy of the repetition with the median mean (the runs are deterministic). */
+  accuracy: RunResult["accuracy"];
+  runs: RepResult[];
+}
+
+export interface CompareFile {
+  kind: "moreau-compare";
+  date: string;
+  machine: Record<string, string | number>;
+  options: Omit<CompareOptions, "outDir">;
+  protocol: string;
+  results: Aggregate[];
+}
+
+export function parseArgs(argv: string[]): CompareOptions {
+  const get = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const list = (s: string | undefined) =>
+    s
+      ?.split(",")
+      .map((x) => x.trim())
+      .filter(Boolean);
+  const scenes = list(get("--scenes")) ?? [...SCENE_IDS];
+  const engines = list(get("--engines")) ?? [...DEFAULT_ENGINES];
+  for (const s of scenes) buildScene(s); // throws on an unknown id
+  for (const e of engines)
+    if (!(ENGINE_KEYS as readonly string[]).includes(e))
+      throw new Error(`unknown engine "${e}"; known: ${ENGINE_KEYS.join(", ")}`);
+  return {
+    scenes,
+    engines,
+    reps: Number(get("--reps") ?? 3),
+    timeoutSeconds: Number(get("--timeout") ?? 600),
+    outDir: path.resolve(get("--out") ?? path.join(ROOT, "bench/results")),
+    baseline: get("--baseline"),
+  };
+}
+
+function machine(): Record<string, string | number> {
+  const cpus = os.cpus();
+  let commit = "unknown";
+  let dirty = "";
+  try {
+    commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const changes = execFileSync("git", ["status", "--porcelain"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean).length;
+    dirty = changes > 0 ? `${changes} files changed` : "clean";
+  } catch {
+    // not a git checkout
+  }
+  return {
+    cpuModel: cpus[0]?.model ?? "unknown",
+    cpuCount: cpus.length,
+    totalMemGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    v8: process.versions.v8,
+    gitCommit: commit,
+    gitTree: dirty,
+    loadAverageAtStart: Math.round(os.loadavg()[0] * 100) / 100,
+  };
+}
+
+/** Runs one repetition in a fresh process; never rejects. */
+function runRep(engine: string, scene: string, rep: number, timeoutSeconds: number): Promise<RepResult> {
+  const started = performance.now();
+  const loadAverage = Math.round(os.loadavg()[0] * 100) / 100;
+  const soft = Math.max(1, Math.min(0.8 * timeoutSeconds, timeoutSeconds - 30));
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", WORKER, engine, scene, "--max-seconds", String(soft)],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid !== undefined) process.kill(child.pid, "SIGKILL");
+    }, 1000 * timeoutSeconds);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const wallSeconds = (performance.now() - started) / 1000;
+      const line = stdout
+        .split("\n")
+        .reverse()
+        .find((l) => l.startsWith(RESULT_PREFIX));
+      const base = { rep, wallSeconds, loadAverage };
+      if (line) {
+        const r = JSON.parse(line.slice(RESULT_PREFIX.length)) as RunResult;
+        resolve({ ...emptyResult(engine, scene), ...r, ...base });
+        return;
+      }
+      resolve({
+        ...emptyResult(engine, scene),
+        ...base,
+        status: timedOut ? "timeout" : "failed",
+        message: timedOut
+          ? `killed after the ${timeoutSeconds} s timeout`
+          : `worker exited with code ${code} and no result: ${stderr.trim().split("\n").slice(-3).join(" | ")}`,
+      });
+    });
+  });
+}
+
+function emptyResult(engine: string, scene: string): RunResult {
+  return {
+    engine,
+    version: "",
+    scene,
+    method: "",
+    status: "failed",
+    steps: 0,
+    stepsPlanned: 0,
+    meanMs: Number.NaN,
+    medianMs: Number.NaN,
+    minMs: Number.NaN,
+    maxMs: Number.NaN,
+    stepsPerSecond: Number.NaN,
+    buildMs: Number.NaN,
+    accuracy: {},
+  };
+}
+
+function medianOf(xs: number[]): number {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : 0.5 * (s[m - 1] + s[m]);
+}
+
+export function aggregate(runs: RepResult[]): Aggregate {
+  const timed = runs.filter((r) => r.steps > 0 && Number.isFinite(r.meanMs));
+  const meanMs = medianOf(timed.map((r) => r.meanMs));
+  const byMean = [...timed].sort((a, b) => a.meanMs - b.meanMs);
+  const mid = byMean[(byMean.length - 1) >> 1] ?? runs[0];
+  const statuses = new Set(runs.map((r) => r.status));
+  const status = statuses.size === 1 ? runs[0].status : "mixed";
+  const message =
+    status === "mixed"
+      ? runs.map((r) => `rep ${r.rep}: ${r.status}${r.message ? ` (${r.message})` : ""}`).join("; ")
+      : runs.find((r) => r.message)?.message;
+  return {
+    scene: runs[0].scene,
+    engine: runs[0].engine,
+    method: runs.find((r) => r.method)?.method ?? "",
+    version: runs.find((r) => r.version)?.version ?? "",
+    status,
+    ...(message ? { message } : {}),
+    reps: runs.length,
+    meanMs,
+    medianMs: medianOf(timed.map((r) => r.medianMs)),
+    stepsPerSecond: 1000 / meanMs,
+    steps: mid?.steps ?? 0,
+    accuracy: mid?.accuracy ?? {},
+    runs,
+  };
+}
+
+const fmt = (x: number | undefined | null, digits = 3): string =>
+  x === undefined || x === null || !Number.isFinite(x) ? "—" : Number(x.toPrecision(digits)).toString();
+const sci = (x: number | undefined | null, digits = 2): string =>
+  x === undefined || x === null || !Number.isFinite(x) ? "—" : x.toExponential(digits);
+
+export function tableRows(
+  kind: SceneKind,
+  rows: Aggregate[],
+  baseline?: Map<string, Aggregate>,
+): Record<string, string>[] {
+  const moreau = rows.find((r) => r.engine === "moreau");
+  return rows.map((r) => {
+    const ratio =
+      r.engine === "moreau"
+        ? "—"
+        : moreau && Number.isFinite(moreau.stepsPerSecond) && Number.isFinite(r.stepsPerSecond)
+          ? `${fmt(moreau.stepsPerSecond / r.stepsPerSecond)}×`
+          : "n/a";
+    const row: Record<string, string> = {
+      engine: r.engine,
+      status: r.status === "ok" ? "ok" : `${r.status}${r.steps < (r.runs[0]?.stepsPlanned ?? 0) ? ` @${r.steps}` : ""}`,
+      "steps/s": fmt(r.stepsPerSecond),
+      "mean ms/step": fmt(r.meanMs),
+      "median ms/step": fmt(r.medianMs),
+      "Moreau speed ÷ this": ratio,
+    };
+    const a = r.accuracy;
+    if (kind === "spheres") {
+      row.contacts = fmt(a.contacts, 6);
+      row["engine contacts"] = fmt(a.engineContacts, 6);
+      row["mean height m"] = fmt(a.meanHeight, 4);
+      row["max pen. mm"] = fmt(a.maxPenetration === undefined ? undefined : 1000 * a.maxPenetration, 3);
+    } else if (kind === "chain") {
+      row["joint drift m"] = sci(a.jointDrift);
+      row["energy drift"] = sci(a.energyDrift);
+    } else {
+      row["max strain"] = sci(a.maxStrain);
+      row["lowest z m"] = fmt(a.lowestZ, 4);
+    }
+    if (baseline) {
+      const b = baseline.get(`${r.scene}/${r.engine}`);
+      row["vs baseline"] =
+        b && Number.isFinite(b.stepsPerSecond) && Number.isFinite(r.stepsPerSecond)
+          ? `${fmt(r.stepsPerSecond / b.stepsPerSecond)}×`
+          : "—";
+    }
+    row.method = r.method;
+    return row;
+  });
+}
+
+export async function main(argv: string[]): Promise<CompareFile> {
+  const o = parseArgs(argv);
+  const date = new Date();
+  const stamp = date.toISOString().replace(/:/g, "-").replace(/\..*/, "");
+  mkdirSync(o.outDir, { recursive: true });
+  const file = path.join(o.outDir, `compare-${stamp}.json`);
+  let baseline: Map<string, Aggregate> | undefined;
+  if (o.baseline) {
+    const b = JSON.parse(readFileSync(o.baseline, "utf8")) as CompareFile;
+    baseline = new Map(b.results.map((r) => [`${r.scene}/${r.engine}`, r]));
+  }
+  const out: CompareFile = {
+    kind: "moreau-compare",
+    date: date.toISOString(),
+    machine: machine(),
+    options: { scenes: o.scenes, engines: o.engines, reps: o.reps, timeoutSeconds: o.timeoutSeconds, baseline: o.baseline },
+    protocol:
+      "../shared/BENCH-SCENES.md: h = 1/240 s; each repetition a fresh process; every step timed with process.hrtime.bigint(); steps/s = 1000 / mean ms; median of the repetitions",
+    results: [],
+  };
+  const m = out.machine;
+  console.log(
+    `Engine comparison on ${m.cpuModel} × ${m.cpuCount}, ${m.totalMemGiB} GiB, node ${m.node}; ${o.reps} repetition(s) each, one process at a time.`,
+  );
+  if (Number(m.loadAverageAtStart) > 0.5 * Number(m.cpuCount))
+    console.log(`warning: load average ${m.loadAverageAtStart} at start: timings will be noisy`);
+  for (const sceneId of o.scenes) {
+    const scene = buildScene(sceneId);
+    const rows: Aggregate[] = [];
+    for (const engine of o.engines) {
+      const runs: RepResult[] = [];
+      for (let rep = 1; rep <= o.reps; rep++) {
+        const r = await runRep(engine, sceneId, rep, o.timeoutSeconds);
+        runs.push(r);
+        process.stdout.write(
+          `  ${sceneId} ${engine} rep ${rep}: ${r.status} ${fmt(r.meanMs)} ms/step (${r.wallSeconds.toFixed(1)} s, load ${r.loadAverage})${r.message ? ` — ${r.message}` : ""}\n`,
+        );
+        // A build failure or a timeout will repeat: do not spend the other repetitions on it.
+        if (r.status === "timeout" || (r.status === "failed" && r.steps === 0)) break;
+      }
+      rows.push(aggregate(runs));
+    }
+    out.results.push(...rows);
+    console.log(`\n## ${scene.title} (h = 1/240 s; ${scene.protocol.timed} timed steps)`);
+    console.table(tableRows(scene.kind, rows, baseline));
+    for (const r of rows)
+      if (r.status !== "ok" && r.message) console.log(`  ${r.engine}: ${r.status}: ${r.message}`);
+    writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  }
+  console.log(`\nresults written to ${path.relative(process.cwd(), file)}`);
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  await main(process.argv.slice(2));

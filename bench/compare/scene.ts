@@ -1,0 +1,293 @@
+/**
+ * One engine-neutral description of each benchmark scene of ../shared/BENCH-SCENES.md,
+ * generated from its parameters. Every engine adapter (engines/*.ts) builds its own
+ * world from this description and nothing else, so the scenes are the same everywhere.
+ *
+ * Conventions: SI units, z up, world frame. A body's frame has its origin at its centre
+ * of mass; `inertia` is the principal inertia about it in the body frame (kg m²);
+ * quaternions are [w, x, y, z]. A half-space is the free side n·x ≥ offset of the plane
+ * n·x = offset (n the unit inward normal, pointing into the container).
+ */
+
+export type Vec3 = [number, number, number];
+
+export interface BodyDesc {
+  id: string;
+  /** particle: 3 translational dof (no rotation); rigid: 6 dof. */
+  kind: "particle" | "rigid";
+  fixed: boolean;
+  /** kg (ignored when fixed). */
+  mass: number;
+  /** Principal moments about the centre of mass, body frame (rigid only). */
+  inertia: Vec3;
+  position: Vec3;
+  orientation: [number, number, number, number];
+  /** Collision shape (only S1's spheres collide). */
+  sphereRadius?: number;
+  /** Box half-extents, for engines that need a shape for drawing or inertia (S2 links). */
+  boxHalfExtents?: Vec3;
+}
+
+/** Free side n·x ≥ offset; n unit, pointing into the container. */
+export interface HalfSpaceDesc {
+  id: string;
+  normal: Vec3;
+  offset: number;
+}
+
+/** Spherical joint: point `pa` on body `a` (−1 = world, pa in world) coincides with `pb` on `b`. */
+export interface JointDesc {
+  id: string;
+  a: number;
+  pa: Vec3;
+  b: number;
+  pb: Vec3;
+}
+
+/** Axial spring-damper between the centres of particles a and b: f = −k (l − rest) − c l̇. */
+export interface SpringDesc {
+  a: number;
+  b: number;
+  stiffness: number;
+  damping: number;
+  rest: number;
+  /** structural (4-neighbour) or shear (diagonal); the strain probe reads structural ones. */
+  structural: boolean;
+}
+
+export type SceneKind = "spheres" | "chain" | "cloth";
+
+export interface Protocol {
+  /** Steps before the timed region in the same instance (S1, S3). */
+  warmup: number;
+  /** Steps of a throw-away instance before a fresh instance is timed from t = 0 (S2). */
+  throwAway: number;
+  /** Timed steps. */
+  timed: number;
+  /** Probe after every timed step, outside the timed region (S2's joint and energy drift). */
+  probeEveryStep: boolean;
+}
+
+export interface SceneDesc {
+  /** e.g. "S1-100", "S2-10", "S3-32", "S3-32-stiff". */
+  id: string;
+  kind: SceneKind;
+  title: string;
+  /** s */
+  h: number;
+  gravity: Vec3;
+  bodies: BodyDesc[];
+  halfSpaces: HalfSpaceDesc[];
+  joints: JointDesc[];
+  springs: SpringDesc[];
+  /** Coulomb friction and Newton restitution of every contact (null: nothing collides). */
+  contact: { friction: number; restitution: number } | null;
+  protocol: Protocol;
+}
+
+export const H = 1 / 240;
+export const GRAVITY: Vec3 = [0, 0, -9.81];
+const IDENTITY: [number, number, number, number] = [1, 0, 0, 0];
+
+/**
+ * mulberry32 (Tommy Ettinger's 32-bit PRNG): uniform in [0, 1). Written out exactly as the
+ * reference JavaScript so every engine sees the same jitter.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed | 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const SPHERE_RADIUS = 0.05;
+export const SPHERE_MASS = 0.1;
+export const SPHERE_JITTER = 0.002;
+export const SPHERE_SEED = 12345;
+/** Half the inner width of the box (m). */
+export const BOX_HALF = 0.5;
+
+/**
+ * S1 "spheres": n = 100·layers spheres in layers of 10 × 10 in a 1 m × 1 m box (ground z = 0,
+ * walls x, y = ±0.5). Jitter: mulberry32(12345), x then y for each sphere in order k, j, i,
+ * uniform in ±2 mm, the jittered coordinate clamped to ±0.45.
+ */
+export function spheresScene(n: number): SceneDesc {
+  if (n % 100 !== 0 || n <= 0) throw new Error(`S1: N must be a positive multiple of 100, got ${n}`);
+  const layers = n / 100;
+  const rand = mulberry32(SPHERE_SEED);
+  const r = SPHERE_RADIUS;
+  const m = SPHERE_MASS;
+  const I = 0.4 * m * r * r;
+  const clamp = (x: number) => Math.min(0.45, Math.max(-0.45, x));
+  const bodies: BodyDesc[] = [];
+  for (let k = 0; k < layers; k++)
+    for (let j = 0; j < 10; j++)
+      for (let i = 0; i < 10; i++) {
+        const x = clamp(-0.45 + 0.1 * i + SPHERE_JITTER * (2 * rand() - 1));
+        const y = clamp(-0.45 + 0.1 * j + SPHERE_JITTER * (2 * rand() - 1));
+        const z = 0.1 + 0.2 * k + 0.1 * ((i + j) % 2);
+        bodies.push({
+          id: `s${k}_${j}_${i}`,
+          kind: "rigid",
+          fixed: false,
+          mass: m,
+          inertia: [I, I, I],
+          position: [x, y, z],
+          orientation: [...IDENTITY],
+          sphereRadius: r,
+        });
+      }
+  return {
+    id: `S1-${n}`,
+    kind: "spheres",
+    title: `S1 spheres N = ${n}`,
+    h: H,
+    gravity: [...GRAVITY],
+    bodies,
+    halfSpaces: [
+      { id: "ground", normal: [0, 0, 1], offset: 0 },
+      { id: "wall-x-", normal: [1, 0, 0], offset: -BOX_HALF },
+      { id: "wall-x+", normal: [-1, 0, 0], offset: -BOX_HALF },
+      { id: "wall-y-", normal: [0, 1, 0], offset: -BOX_HALF },
+      { id: "wall-y+", normal: [0, -1, 0], offset: -BOX_HALF },
+    ],
+    joints: [],
+    springs: [],
+    contact: { friction: 0.5, restitution: 0 },
+    protocol: { warmup: 100, throwAway: 0, timed: 1000, probeEveryStep: false },
+  };
+}
+
+export const LINK_LENGTH = 0.1;
+export const LINK_MASS = 0.1;
+export const LINK_INERTIA: Vec3 = [6.667e-6, 8.667e-5, 8.667e-5];
+
+/**
+ * S2 "chain": L boxes 0.1 × 0.02 × 0.02 m (long axis x), 0.1 kg, spherical joints end to
+ * end, joint 0 at the world point (0, 0, 0); straight along +x at rest at t = 0.
+ */
+export function chainScene(links: number): SceneDesc {
+  const half = LINK_LENGTH / 2;
+  const bodies: BodyDesc[] = Array.from({ length: links }, (_, k) => ({
+    id: `link${k}`,
+    kind: "rigid",
+    fixed: false,
+    mass: LINK_MASS,
+    inertia: [...LINK_INERTIA],
+    position: [LINK_LENGTH * (k + 0.5), 0, 0],
+    orientation: [...IDENTITY],
+    boxHalfExtents: [half, 0.01, 0.01],
+  }));
+  const joints: JointDesc[] = Array.from({ length: links }, (_, k) => ({
+    id: `j${k}`,
+    a: k - 1,
+    pa: k === 0 ? [0, 0, 0] : [half, 0, 0],
+    b: k,
+    pb: [-half, 0, 0],
+  }));
+  return {
+    id: `S2-${links}`,
+    kind: "chain",
+    title: `S2 chain L = ${links}`,
+    h: H,
+    gravity: [...GRAVITY],
+    bodies,
+    halfSpaces: [],
+    joints,
+    springs: [],
+    contact: null,
+    protocol: { warmup: 0, throwAway: 200, timed: 2000, probeEveryStep: true },
+  };
+}
+
+/**
+ * S3 "cloth": n × n particles over [0, 1]² at z = 0, total mass 1 kg, the row y = 0 fixed;
+ * structural and shear springs at their initial lengths, springs with both ends fixed left
+ * out (3875 for n = 32). Body index of particle (i, j) is j·n + i (x index i, y index j).
+ */
+export function clothScene(n: number, stiffness = 10): SceneDesc {
+  const spacing = 1 / (n - 1);
+  const mass = 1 / (n * n);
+  const bodies: BodyDesc[] = [];
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < n; i++)
+      bodies.push({
+        id: `p${i}_${j}`,
+        kind: "particle",
+        fixed: j === 0,
+        mass,
+        inertia: [0, 0, 0],
+        position: [i * spacing, j * spacing, 0],
+        orientation: [...IDENTITY],
+      });
+  const springs: SpringDesc[] = [];
+  const link = (i0: number, j0: number, i1: number, j1: number, structural: boolean) => {
+    if (i1 < 0 || i1 >= n || j1 >= n) return;
+    if (j0 === 0 && j1 === 0) return; // both ends fixed
+    springs.push({
+      a: j0 * n + i0,
+      b: j1 * n + i1,
+      stiffness,
+      damping: 0.01,
+      rest: Math.hypot((i1 - i0) * spacing, (j1 - j0) * spacing),
+      structural,
+    });
+  };
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < n; i++) {
+      link(i, j, i + 1, j, true);
+      link(i, j, i, j + 1, true);
+      link(i, j, i + 1, j + 1, false);
+      link(i, j, i - 1, j + 1, false);
+    }
+  const stiff = stiffness !== 10;
+  return {
+    id: `S3-${n}${stiff ? "-stiff" : ""}`,
+    kind: "cloth",
+    title: `S3 cloth ${n} × ${n}, k = ${stiffness} N/m`,
+    h: H,
+    gravity: [...GRAVITY],
+    bodies,
+    halfSpaces: [],
+    joints: [],
+    springs,
+    contact: null,
+    protocol: { warmup: 100, throwAway: 0, timed: 1000, probeEveryStep: false },
+  };
+}
+
+/** The scenes of the comparison, by id, in the order the tables print. */
+export const SCENE_IDS = ["S1-100", "S1-1000", "S2-10", "S2-100", "S3-32", "S3-32-stiff"] as const;
+export type SceneId = (typeof SCENE_IDS)[number];
+
+export function buildScene(id: string): SceneDesc {
+  switch (id) {
+    case "S1-100":
+      return spheresScene(100);
+    case "S1-1000":
+      return spheresScene(1000);
+    case "S2-10":
+      return chainScene(10);
+    case "S2-100":
+      return chainScene(100);
+    case "S3-32":
+      return clothScene(32, 10);
+    case "S3-32-stiff":
+      return clothScene(32, 1e4);
+    default:
+      throw new Error(`unknown scene "${id}"; known: ${SCENE_IDS.join(", ")}`);
+  }
+}
+
+/** Indices of the dynamic (non-fixed) bodies. */
+export function dynamicBodies(scene: SceneDesc): number[] {
+  const out: number[] = [];
+  scene.bodies.forEach((b, i) => {
+    if (!b.fixed) out.push(i);
+  });
+  return out;
+}

@@ -1,0 +1,404 @@
+// 3-D view of a session (three.js, z up): the bodies from the shapes of the stream's scene
+// frame, joints (a marker at each joint point and a line to the centre of mass of each
+// joined body), springs when the page knows the model, contact points and contact-force
+// arrows (normal force red, friction orange) whose length is proportional to the force,
+// with a scale that follows the largest recent force. Quaternions on the wire are
+// [w, x, y, z]; three.js takes (x, y, z, w).
+import * as THREE from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+
+const PALETTE = [0x4ea1ff, 0xf5a623, 0x7ed321, 0xbd10e0, 0x50e3c2, 0xf8e71c, 0xff6f61, 0x9b9bff];
+const NORMAL_COLOR = 0xff4040;
+const FRICTION_COLOR = 0xffa030;
+
+const tmpV = new THREE.Vector3();
+const tmpQ = new THREE.Quaternion();
+
+/** World coordinates of a point given in a body's frame. */
+function worldPoint(pose, p, out) {
+  if (!pose) return out.set(p[0], p[1], p[2]);
+  out.set(p[0], p[1], p[2]).applyQuaternion(pose.q);
+  return out.add(pose.x);
+}
+
+export class Viewer {
+  /** @param {HTMLElement} container */
+  constructor(container) {
+    this.container = container;
+    this.ok = true;
+    try {
+      this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    } catch (err) {
+      this.ok = false;
+      container.textContent = `WebGL is not available: ${err.message}`;
+      return;
+    }
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.renderer.setClearColor(0x15181c);
+    container.appendChild(this.renderer.domElement);
+
+    this.scene = new THREE.Scene();
+    this.camera = new THREE.PerspectiveCamera(45, 1, 0.01, 5000);
+    this.camera.up.set(0, 0, 1);
+    this.camera.position.set(1.5, -4, 1.5);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.addEventListener("change", () => {
+      this.dirty = true;
+    });
+
+    this.scene.add(new THREE.HemisphereLight(0xffffff, 0x303040, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+    sun.position.set(3, -5, 8);
+    this.scene.add(sun);
+    this.grid = new THREE.GridHelper(10, 20, 0x3a4048, 0x2a2f36);
+    this.grid.rotation.x = Math.PI / 2; // GridHelper lies in x–z: turn it into the x–y plane
+    this.scene.add(this.grid);
+    this.axes = new THREE.AxesHelper(0.3);
+    this.scene.add(this.axes);
+
+    this.world = new THREE.Group();
+    this.scene.add(this.world);
+    this.bodies = new Map(); // id -> { group, fixed }
+    this.poses = new Map(); // id -> { x: Vector3, q: Quaternion }
+    this.joints = [];
+    this.springs = [];
+    this.normalArrows = [];
+    this.frictionArrows = [];
+    this.contactPoints = null;
+    this.forceRef = 0;
+    this.framed = false;
+    this.extent = 1;
+    this.dirty = true;
+    this.contactsDrawn = 0;
+    this.renders = 0;
+
+    new ResizeObserver(() => this.resize()).observe(container);
+    this.resize();
+    const loop = () => {
+      requestAnimationFrame(loop);
+      this.controls.update();
+      if (this.dirty) {
+        this.dirty = false;
+        this.renderer.render(this.scene, this.camera);
+        this.renders++;
+      }
+    };
+    loop();
+  }
+
+  resize() {
+    if (!this.ok) return;
+    const w = Math.max(1, this.container.clientWidth);
+    const h = Math.max(1, this.container.clientHeight);
+    this.renderer.setSize(w, h);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.dirty = true;
+  }
+
+  /**
+   * Rebuilds the drawing from a scene frame; `model` (optional, the posted model) adds its
+   * springs and initial poses.
+   */
+  setScene(scene, model = null) {
+    if (!this.ok) return;
+    this.world.clear();
+    this.bodies.clear();
+    this.poses.clear();
+    this.joints = [];
+    this.springs = [];
+    this.normalArrows = [];
+    this.frictionArrows = [];
+    this.forceRef = 0;
+    this.framed = false;
+    const init = new Map((model?.bodies ?? []).map((b) => [b.id, b]));
+    const extent = this.estimateExtent(scene, init);
+    this.extent = extent;
+    let colorIndex = 0;
+    for (const b of scene.bodies) {
+      const group = new THREE.Group();
+      const color = b.fixed ? 0x8a939e : PALETTE[colorIndex++ % PALETTE.length];
+      const material = new THREE.MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.1 });
+      if (b.shapes.length === 0) {
+        group.add(new THREE.Mesh(new THREE.SphereGeometry(0.012 * extent, 12, 8), material));
+      }
+      for (const s of b.shapes) group.add(this.shapeMesh(s, material, extent));
+      const m = init.get(b.id);
+      const pose = {
+        x: new THREE.Vector3(...(m?.position ?? [0, 0, 0])),
+        q: new THREE.Quaternion(),
+      };
+      if (m?.orientation) {
+        const [w, x, y, z] = m.orientation;
+        pose.q.set(x, y, z, w).normalize();
+      }
+      group.position.copy(pose.x);
+      group.quaternion.copy(pose.q);
+      this.poses.set(b.id, pose);
+      const planeOnly = b.shapes.length > 0 && b.shapes.every((x) => x.type === "plane");
+      this.bodies.set(b.id, { group, fixed: b.fixed, planeOnly });
+      this.world.add(group);
+    }
+
+    const jointMat = new THREE.MeshBasicMaterial({ color: 0xffe080 });
+    const jointGeo = new THREE.SphereGeometry(0.015 * extent, 12, 8);
+    const linkMat = new THREE.LineBasicMaterial({ color: 0xffe080, transparent: true, opacity: 0.7 });
+    for (const j of scene.joints) {
+      const markerA = new THREE.Mesh(jointGeo, jointMat);
+      const markerB = new THREE.Mesh(jointGeo, jointMat);
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute("position", new THREE.BufferAttribute(new Float32Array(12), 3));
+      const lines = new THREE.LineSegments(geo, linkMat);
+      lines.frustumCulled = false;
+      this.world.add(markerA, markerB, lines);
+      this.joints.push({ j, markerA, markerB, lines });
+    }
+
+    const springs = (model?.forces ?? []).filter((f) => f.type === "spring");
+    if (springs.length) {
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute(
+        "position",
+        new THREE.BufferAttribute(new Float32Array(6 * springs.length), 3),
+      );
+      const seg = new THREE.LineSegments(
+        geo,
+        new THREE.LineBasicMaterial({ color: 0x9fb4c8, transparent: true, opacity: 0.8 }),
+      );
+      seg.frustumCulled = false;
+      this.world.add(seg);
+      this.springs = { list: springs, seg };
+    }
+
+    const pgeo = new THREE.BufferGeometry();
+    pgeo.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * 256), 3));
+    pgeo.setDrawRange(0, 0);
+    this.contactPoints = new THREE.Points(
+      pgeo,
+      new THREE.PointsMaterial({ color: NORMAL_COLOR, size: 6, sizeAttenuation: false }),
+    );
+    this.contactPoints.frustumCulled = false;
+    this.world.add(this.contactPoints);
+    this.grid.scale.setScalar(Math.max(0.2, extent / 2));
+    this.axes.scale.setScalar(Math.max(0.2, extent / 2));
+    this.updateLinks();
+    if (model) this.frame();
+    this.dirty = true;
+  }
+
+  estimateExtent(scene, init) {
+    let r = 0;
+    const box = new THREE.Box3();
+    for (const b of scene.bodies) {
+      const m = init.get(b.id);
+      if (m?.position) box.expandByPoint(tmpV.set(...m.position));
+      for (const s of b.shapes)
+        if (s.type === "sphere" || s.type === "capsule") r = Math.max(r, s.radius);
+        else if (s.type === "box") r = Math.max(r, ...s.halfExtents);
+    }
+    const size = box.isEmpty() ? 0 : box.getSize(tmpV).length();
+    return Math.max(size + 4 * r, 8 * r, 0.2);
+  }
+
+  shapeMesh(s, material, extent) {
+    let mesh;
+    switch (s.type) {
+      case "sphere":
+        mesh = new THREE.Mesh(new THREE.SphereGeometry(s.radius, 32, 20), material);
+        break;
+      case "box": {
+        const [x, y, z] = s.halfExtents;
+        mesh = new THREE.Mesh(new THREE.BoxGeometry(2 * x, 2 * y, 2 * z), material);
+        break;
+      }
+      case "capsule": {
+        const g = new THREE.CapsuleGeometry(s.radius, 2 * s.halfLength, 8, 20);
+        g.rotateX(Math.PI / 2); // three's capsule axis is y; Moreau's is the local z
+        mesh = new THREE.Mesh(g, material);
+        break;
+      }
+      case "plane": {
+        const size = Math.max(4, 4 * extent);
+        const g = new THREE.PlaneGeometry(size, size);
+        const mat = new THREE.MeshStandardMaterial({
+          color: 0x59636e,
+          roughness: 0.9,
+          transparent: true,
+          opacity: 0.55,
+          side: THREE.DoubleSide,
+          depthWrite: false,
+        });
+        mesh = new THREE.Mesh(g, mat);
+        const n = new THREE.Vector3(...s.normal).normalize();
+        // the plane's surface is n·x = offset in the shape frame; PlaneGeometry's normal is +z
+        const inner = new THREE.Group();
+        mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+        mesh.position.copy(n.multiplyScalar(s.offset));
+        inner.add(mesh);
+        mesh = inner;
+        break;
+      }
+      default:
+        mesh = new THREE.Group();
+    }
+    if (s.position) mesh.position.add(new THREE.Vector3(...s.position));
+    if (s.orientation) {
+      const [w, x, y, z] = s.orientation;
+      mesh.quaternion.premultiply(tmpQ.set(x, y, z, w).normalize());
+    }
+    return mesh;
+  }
+
+  /** Applies a state frame (bodies, contacts). */
+  update(frame) {
+    if (!this.ok) return;
+    if (frame.bodies) {
+      for (const b of frame.bodies) {
+        const pose = this.poses.get(b.id);
+        const entry = this.bodies.get(b.id);
+        if (!pose || !entry) continue;
+        pose.x.set(b.position[0], b.position[1], b.position[2]);
+        const [w, x, y, z] = b.orientation;
+        pose.q.set(x, y, z, w);
+        entry.group.position.copy(pose.x);
+        entry.group.quaternion.copy(pose.q);
+      }
+      this.updateLinks();
+      if (!this.framed) this.frame();
+    }
+    if (frame.contacts) this.updateContacts(frame.contacts);
+    this.dirty = true;
+  }
+
+  updateLinks() {
+    const a = new THREE.Vector3();
+    const b = new THREE.Vector3();
+    for (const { j, markerA, markerB, lines } of this.joints) {
+      const pa = this.poses.get(j.a.body);
+      const pb = this.poses.get(j.b.body);
+      worldPoint(pa, j.a.point, a);
+      worldPoint(pb, j.b.point, b);
+      markerA.position.copy(a);
+      markerB.position.copy(b);
+      const arr = lines.geometry.attributes.position.array;
+      const ca = pa ? pa.x : a;
+      const cb = pb ? pb.x : b;
+      arr.set([a.x, a.y, a.z, ca.x, ca.y, ca.z, b.x, b.y, b.z, cb.x, cb.y, cb.z]);
+      lines.geometry.attributes.position.needsUpdate = true;
+    }
+    if (this.springs.list) {
+      const arr = this.springs.seg.geometry.attributes.position.array;
+      this.springs.list.forEach((f, i) => {
+        worldPoint(this.poses.get(f.a.body ?? "ground"), f.a.point ?? [0, 0, 0], a);
+        worldPoint(this.poses.get(f.b.body ?? "ground"), f.b.point ?? [0, 0, 0], b);
+        arr.set([a.x, a.y, a.z, b.x, b.y, b.z], 6 * i);
+      });
+      this.springs.seg.geometry.attributes.position.needsUpdate = true;
+    }
+  }
+
+  updateContacts(contacts) {
+    let fmax = 0;
+    for (const c of contacts) {
+      fmax = Math.max(fmax, c.normalForce, Math.hypot(...c.tangentForce));
+    }
+    // the scale follows the largest force of recent frames (decaying), so an impact's
+    // spike does not shrink the arrows for long
+    this.forceRef = Math.max(fmax, this.forceRef * 0.97);
+    const scale = this.forceRef > 0 ? (0.25 * this.extent) / this.forceRef : 0;
+    const pts = this.contactPoints.geometry.attributes.position;
+    const n = Math.min(contacts.length, pts.count);
+    for (let i = 0; i < n; i++) pts.array.set(contacts[i].point, 3 * i);
+    pts.needsUpdate = true;
+    this.contactPoints.geometry.setDrawRange(0, n);
+    this.placeArrows(this.normalArrows, contacts, NORMAL_COLOR, scale, (c) => {
+      tmpV.set(...c.normal);
+      return c.normalForce;
+    });
+    this.placeArrows(this.frictionArrows, contacts, FRICTION_COLOR, scale, (c) => {
+      tmpV.set(...c.tangentForce);
+      return tmpV.length();
+    });
+    this.contactsDrawn = contacts.length;
+    this.arrowScale = scale;
+  }
+
+  placeArrows(pool, contacts, color, scale, dirOf) {
+    const origin = new THREE.Vector3();
+    let used = 0;
+    for (const c of contacts) {
+      const f = dirOf(c);
+      const len = f * scale;
+      if (!(len > 1e-6 * this.extent)) continue;
+      let arrow = pool[used];
+      if (!arrow) {
+        arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), origin, 1, color);
+        arrow.frustumCulled = false;
+        pool.push(arrow);
+        this.world.add(arrow);
+      }
+      origin.set(...c.point);
+      arrow.position.copy(origin);
+      arrow.setDirection(tmpV.normalize());
+      arrow.setLength(len, Math.min(0.3 * len, 0.05 * this.extent), Math.min(0.15 * len, 0.025 * this.extent));
+      arrow.visible = true;
+      used++;
+    }
+    for (let i = used; i < pool.length; i++) pool[i].visible = false;
+  }
+
+  /** Points the camera at the bodies (on the first state after a scene). */
+  frame() {
+    const box = new THREE.Box3();
+    for (const [id, pose] of this.poses) {
+      const entry = this.bodies.get(id);
+      if (entry?.planeOnly) continue;
+      box.expandByPoint(pose.x);
+    }
+    if (box.isEmpty()) return;
+    const center = box.getCenter(new THREE.Vector3());
+    const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, this.extent / 4, 0.1);
+    const dist = (1.6 * radius) / Math.tan((this.camera.fov * Math.PI) / 360);
+    const dir = new THREE.Vector3(0.45, -1, 0.45).normalize();
+    this.camera.position.copy(center).addScaledVector(dir, dist);
+    this.camera.near = dist / 100;
+    this.camera.far = dist * 100;
+    this.camera.updateProjectionMatrix();
+    this.controls.target.copy(center);
+    this.controls.update();
+    this.framed = true;
+    this.dirty = true;
+  }
+
+  /**
+   * Pixel statistics of the last rendered image (the renderer keeps its drawing buffer):
+   * the number of distinct colours (quantized) and the luminance standard deviation.
+   */
+  pixelStats() {
+    if (!this.ok) return { distinct: 0, stddev: 0, width: 0, height: 0 };
+    const src = this.renderer.domElement;
+    const c = document.createElement("canvas");
+    c.width = Math.min(src.width, 400);
+    c.height = Math.round((c.width * src.height) / Math.max(1, src.width));
+    const ctx = c.getContext("2d");
+    ctx.drawImage(src, 0, 0, c.width, c.height);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    const colors = new Set();
+    let s = 0;
+    let s2 = 0;
+    const n = d.length / 4;
+    for (let i = 0; i < d.length; i += 4) {
+      colors.add(((d[i] >> 3) << 10) | ((d[i + 1] >> 3) << 5) | (d[i + 2] >> 3));
+      const y = 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
+      s += y;
+      s2 += y * y;
+    }
+    const mean = s / n;
+    return {
+      distinct: colors.size,
+      stddev: Math.sqrt(Math.max(0, s2 / n - mean * mean)),
+      width: c.width,
+      height: c.height,
+    };
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The contact part of a simulation, built from a model's `contact` block:
+ *  - "nsc": a NonsmoothContact (nonsmooth-contact.ts) stepped by the Moreau–Jean
+ *    integrator (integrators/moreau-jean.ts); backward and symplectic Euler, θ-schemes with
+ *    θ = 1, use the same step. Newmark with nonsmooth contact is rejected: its stored
+ *    acceleration a_t would carry the impulse P/h into the next step's predictor.
+ *  - "smc": a CompliantContactEffector (compliant.ts) added to the force effectors, so it
+ *    works with every integrator, with its Jacobians in the implicit ones.
+ * The Simulation asks it for the integrator (createIntegrator), the State's contacts
+ * (states) and applies PATCHes of the contact parameters (update).
+ */
+import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
+import type { ContactStateOut } from "../../schemas/state";
+import type { ForceEffector } from "../forces/effector";
+import type { AccelerationStepper } from "../integrators/acceleration-step";
+import type { Integrator } from "../integrators/integrator";
+import { MoreauJeanIntegrator } from "../integrators/moreau-jean";
+import type { BodySystem } from "../model/body-system";
+import { createContactBehavior } from "./behaviors";
+import { CompliantContactEffector } from "./compliant";
+import type { CollisionDetector } from "./geometry/collide";
+import { NonsmoothContact, type NonsmoothContactSettings } from "./nonsmooth-contact";
+import { createDetector, PairParameters } from "./setup";
+
+function nscSettings(p: SolverSpec): NonsmoothContactSettings {
+  return { solver: p.contactSolver, maxIterations: p.maxIterations, tolerance: p.tolerance };
+}
+
+export class ContactModel {
+  readonly method: "nsc" | "smc";
+  readonly detector: CollisionDetector;
+  readonly params: PairParameters;
+  readonly nonsmooth: NonsmoothContact | null = null;
+  readonly compliant: CompliantContactEffector | null = null;
+  private spec: ContactSpec;
+
+  constructor(
+    model: ModelSpec,
+    readonly sys: BodySystem,
+  ) {
+    const spec = model.contact;
+    if (!spec) throw new Error("ContactModel needs a model with a contact block");
+    this.spec = { ...spec };
+    this.method = spec.method;
+    this.detector = createDetector(model, sys);
+    this.params = new PairParameters(sys, spec);
+    if (spec.method === "nsc") {
+      this.nonsmooth = new NonsmoothContact(
+        sys,
+        this.detector,
+        this.params,
+        spec.margin,
+        nscSettings(model.solver),
+        model.joints.length + model.motors.length > 0,
+      );
+    } else {
+      this.compliant = new CompliantContactEffector(
+        sys,
+        this.detector,
+        createContactBehavior(spec.behavior),
+        spec.margin,
+      );
+      this.compliant.stepSize = model.solver.dt;
+    }
+  }
+
+  /** Force effectors to add to the model's (the compliant contact, for "smc"). */
+  get effectors(): ForceEffector[] {
+    return this.compliant ? [this.compliant] : [];
+  }
+
+  /**
+   * The integrator for solver settings p when contact changes it (nonsmooth contact), or
+   * null to let the Simulation build its own. Also keeps the compliant step size at p.dt.
+   */
+  createIntegrator(p: SolverSpec, stepper: AccelerationStepper): Integrator | null {
+    if (this.compliant) {
+      this.compliant.stepSize = p.dt;
+      return null;
+    }
+    const nsc = this.nonsmooth!;
+    nsc.setSettings(nscSettings(p));
+    const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
+    const common = { newton, projectOnConstraints: p.projectOnConstraints };
+    switch (p.integrator) {
+      case "moreau-jean":
+        return new MoreauJeanIntegrator(
+          "moreau-jean",
+          stepper,
+          { theta: p.theta, forceWeight: p.theta, ...common },
+          nsc,
+        );
+      case "backward-euler":
+        return new MoreauJeanIntegrator(
+          "backward-euler",
+          stepper,
+          { theta: 1, forceWeight: 1, ...common },
+          nsc,
+        );
+      case "symplectic-euler":
+        return new MoreauJeanIntegrator(
+          "symplectic-euler",
+          stepper,
+          { theta: 1, forceWeight: 0, ...common },
+          nsc,
+        );
+      case "newmark":
+        throw new Error(
+          'contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with newmark',
+        );
+    }
+  }
+
+  /** The contacts for the State (see NonsmoothContact.states / CompliantContactEffector.states). */
+  states(): ContactStateOut[] {
+    if (this.nonsmooth) return this.nonsmooth.states(this.sys.ids);
+    return this.compliant!.states(this.sys.ids);
+  }
+
+  /**
+   * PATCH of the contact parameters: restitution, friction, pairs (replacing the list),
+   * margin and, for "smc", behavior. The method and collideJointed cannot change in a
+   * running session (they select the solver structure and the detector's exclusions).
+   */
+  update(patch: Partial<ContactSpec>): void {
+    if (patch.method !== undefined && patch.method !== this.method)
+      throw new Error(`contact.method cannot change in a session (it is "${this.method}")`);
+    if (patch.collideJointed !== undefined && patch.collideJointed !== this.spec.collideJointed)
+      throw new Error("contact.collideJointed cannot change in a session");
+    const before = {
+      restitution: this.spec.restitution,
+      friction: this.spec.friction,
+      pairs: this.spec.pairs,
+    };
+    this.params.set(patch);
+    try {
+      this.nonsmooth?.parametersChanged();
+    } catch (err) {
+      this.params.set(before);
+      throw err;
+    }
+    if (patch.margin !== undefined) {
+      if (this.nonsmooth) this.nonsmooth.margin = patch.margin;
+      if (this.compliant) this.compliant.margin = patch.margin;
+    }
+    if (patch.behavior !== undefined && this.compliant)
+      this.compliant.behavior = createContactBehavior(patch.behavior);
+    this.spec = { ...this.spec, ...patch };
+  }
+}
+
+/** The contact model of a validated model, or undefined when it has no contact block. */
+export function createContactModel(model: ModelSpec, sys: BodySystem): ContactModel | undefined {
+  return model.contact ? new ContactModel(model, sys) : undefined;
+}

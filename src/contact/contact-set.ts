@@ -1,0 +1,514 @@
+/**
+ * A set of contacts as one nonsmooth problem sees them: structure-of-arrays storage,
+ * local frames, the contact Jacobian H and the Delassus operator W_c = s·H Y Hᵀ for a
+ * block-diagonal Y (one w×w block per dynamic body, w = 3 or 6).
+ *
+ * Contact i joins body a = bodyA[i] and body b = bodyB[i] (−1 or a fixed body: no dofs).
+ * Its local frame is (n, t1, t2), rows of frame[9i..9i+8]: n from a to b (the collision
+ * layer's normal), t1 = normalize(n × e) with e the world axis least aligned with n, and
+ * t2 = n × t1, so (n, t1, t2) is right-handed and depends on n only (continuous while n
+ * varies slowly, which keeps warm-started tangential impulses meaningful).
+ * The local relative velocity of contact i is u_i = Fᵀ(v_pb − v_pa) with F = [n t1 t2]
+ * and v_p = v + ω × r the world velocity of a body's material point at the contact
+ * (r from the body's centre of mass to its surface point, world frame). So
+ *   u_i = Σ_X A_iX u_X,    A_iX = s_X Fᵀ [I₃, −[r_X]×]  (3 × w; s_b = +1, s_a = −1),
+ * for a particle A_iX = s_X Fᵀ (no rotation). Row k of A_iX is s_X [e_k, r_X × e_k]: the
+ * generalized force of a unit impulse along e_k on body b at its contact point is
+ * [e_k; r_b × e_k] (force and torque about the centre of mass), and −that on body a —
+ * the impulse P_i = (P_n, P_t1, P_t2) acts on b as F P_i and on a as −F P_i.
+ *
+ * The Delassus blocks are W_ij = s Σ_X A_iX Y_X A_jXᵀ over the dynamic bodies X shared by
+ * contacts i and j; W is assembled block-sparse in CSR-of-blocks form (blocks exist only
+ * between contacts sharing a body), rows in contact order, columns ascending, and handed to
+ * the nonsmooth solvers as a SparseBlockDelassus. Nothing is allocated per step once the
+ * buffers have grown to the largest contact count seen (the solver operator's own small
+ * index array aside).
+ */
+import { BodyKind, type BodySystem } from "../model/body-system";
+import { SparseBlockDelassus } from "../solvers/nonsmooth/delassus";
+import type { ContactDim } from "../solvers/nonsmooth/types";
+
+function growF(a: Float64Array, n: number): Float64Array {
+  if (a.length >= n) return a;
+  const b = new Float64Array(Math.max(n, 2 * a.length));
+  b.set(a);
+  return b;
+}
+
+function growI(a: Int32Array, n: number): Int32Array {
+  if (a.length >= n) return a;
+  const b = new Int32Array(Math.max(n, 2 * a.length));
+  b.set(a);
+  return b;
+}
+
+/** (t1, t2) for the unit normal n = frame[o..o+2], written to frame[o+3..o+8]. */
+export function tangentFrame(frame: Float64Array, o: number): void {
+  const nx = frame[o];
+  const ny = frame[o + 1];
+  const nz = frame[o + 2];
+  const ax = Math.abs(nx);
+  const ay = Math.abs(ny);
+  const az = Math.abs(nz);
+  // t1 = n × e, e the least aligned world axis.
+  let tx: number;
+  let ty: number;
+  let tz: number;
+  if (ax <= ay && ax <= az) {
+    tx = 0;
+    ty = nz;
+    tz = -ny;
+  } else if (ay <= az) {
+    tx = -nz;
+    ty = 0;
+    tz = nx;
+  } else {
+    tx = ny;
+    ty = -nx;
+    tz = 0;
+  }
+  const l = 1 / Math.hypot(tx, ty, tz);
+  tx *= l;
+  ty *= l;
+  tz *= l;
+  frame[o + 3] = tx;
+  frame[o + 4] = ty;
+  frame[o + 5] = tz;
+  frame[o + 6] = ny * tz - nz * ty;
+  frame[o + 7] = nz * tx - nx * tz;
+  frame[o + 8] = nx * ty - ny * tx;
+}
+
+export class ContactSet {
+  count = 0;
+  capacity = 0;
+  bodyA: Int32Array = new Int32Array(0);
+  bodyB: Int32Array = new Int32Array(0);
+  key: Float64Array = new Float64Array(0);
+  /** Rows n, t1, t2 (9 per contact). */
+  frame: Float64Array = new Float64Array(0);
+  /** Midpoint between the surfaces (3 per contact). */
+  point: Float64Array = new Float64Array(0);
+  gap: Float64Array = new Float64Array(0);
+  /** Lever arms r_a, r_b from each centre of mass to its surface point (3 each). */
+  rA: Float64Array = new Float64Array(0);
+  rB: Float64Array = new Float64Array(0);
+  /** A_ia (sign −1) then A_ib (sign +1): 18 numbers each (3 rows × 6), 36 per contact. */
+  jac: Float64Array = new Float64Array(0);
+  /** Y_X A_iXᵀ: per contact and side, 3 columns of 6 (column k at [k·6..k·6+5]). */
+  yjac: Float64Array = new Float64Array(0);
+  restitution: Float64Array = new Float64Array(0);
+  friction: Float64Array = new Float64Array(0);
+
+  // Per-body contact lists (CSR over bodies): entries 2·i + side.
+  private bodyStart: Int32Array = new Int32Array(0);
+  private bodyEntry: Int32Array = new Int32Array(0);
+  private fill: Int32Array = new Int32Array(0);
+  // Delassus storage.
+  private rowPtr: Int32Array = new Int32Array(1);
+  private colIdx: Int32Array = new Int32Array(0);
+  private values: Float64Array = new Float64Array(0);
+  private cols: Int32Array = new Int32Array(0);
+
+  constructor(readonly sys: BodySystem) {
+    this.bodyStart = new Int32Array(sys.numBodies + 1);
+    this.fill = new Int32Array(sys.numBodies);
+  }
+
+  /** Empties the set and makes room for n contacts. */
+  reset(n: number): void {
+    this.count = 0;
+    if (n <= this.capacity) return;
+    const c = Math.max(n, 2 * this.capacity, 16);
+    this.bodyA = growI(this.bodyA, c);
+    this.bodyB = growI(this.bodyB, c);
+    this.key = growF(this.key, c);
+    this.frame = growF(this.frame, 9 * c);
+    this.point = growF(this.point, 3 * c);
+    this.gap = growF(this.gap, c);
+    this.rA = growF(this.rA, 3 * c);
+    this.rB = growF(this.rB, 3 * c);
+    this.jac = growF(this.jac, 36 * c);
+    this.yjac = growF(this.yjac, 36 * c);
+    this.restitution = growF(this.restitution, c);
+    this.friction = growF(this.friction, c);
+    this.capacity = c;
+  }
+
+  /**
+   * Appends a contact: bodies, key, normal, midpoint, gap; the frame, lever arms (to the
+   * surface points p_a = point − (gap/2) n, p_b = point + (gap/2) n) and Jacobian rows are
+   * computed from the current body positions. Returns its index.
+   */
+  push(
+    bodyA: number,
+    bodyB: number,
+    key: number,
+    normal: Float64Array,
+    point: Float64Array,
+    gap: number,
+    src: number,
+  ): number {
+    const i = this.count++;
+    const { sys } = this;
+    this.bodyA[i] = bodyA;
+    this.bodyB[i] = bodyB;
+    this.key[i] = key;
+    this.gap[i] = gap;
+    const f = this.frame;
+    const o = 9 * i;
+    f[o] = normal[3 * src];
+    f[o + 1] = normal[3 * src + 1];
+    f[o + 2] = normal[3 * src + 2];
+    tangentFrame(f, o);
+    const h = 0.5 * gap;
+    for (let k = 0; k < 3; k++) {
+      const p = point[3 * src + k];
+      this.point[3 * i + k] = p;
+      this.rA[3 * i + k] = bodyA >= 0 ? p - h * f[o + k] - sys.pos[3 * bodyA + k] : 0;
+      this.rB[3 * i + k] = bodyB >= 0 ? p + h * f[o + k] - sys.pos[3 * bodyB + k] : 0;
+    }
+    this.jacobianRows(i);
+    return i;
+  }
+
+  /** Rows s[e_k, r × e_k] of A_ia (s = −1) and A_ib (s = +1). */
+  private jacobianRows(i: number): void {
+    const f = this.frame;
+    const J = this.jac;
+    for (let side = 0; side < 2; side++) {
+      const s = side === 0 ? -1 : 1;
+      const r = side === 0 ? this.rA : this.rB;
+      const rx = r[3 * i];
+      const ry = r[3 * i + 1];
+      const rz = r[3 * i + 2];
+      const base = 36 * i + 18 * side;
+      for (let k = 0; k < 3; k++) {
+        const ex = f[9 * i + 3 * k];
+        const ey = f[9 * i + 3 * k + 1];
+        const ez = f[9 * i + 3 * k + 2];
+        const o = base + 6 * k;
+        J[o] = s * ex;
+        J[o + 1] = s * ey;
+        J[o + 2] = s * ez;
+        J[o + 3] = s * (ry * ez - rz * ey);
+        J[o + 4] = s * (rz * ex - rx * ez);
+        J[o + 5] = s * (rx * ey - ry * ex);
+      }
+    }
+  }
+
+  /** Number of dofs of body b (0 when fixed or the world). */
+  width(b: number): number {
+    if (b < 0) return 0;
+    const k = this.sys.kind[b];
+    return k === BodyKind.RIGID ? 6 : k === BodyKind.PARTICLE ? 3 : 0;
+  }
+
+  /** out[dim·i .. dim·i + dim) = A_i u (local relative velocity from generalized u). */
+  localVelocity(u: Float64Array, dim: ContactDim, out: Float64Array): void {
+    const { sys, jac } = this;
+    for (let i = 0; i < this.count; i++) {
+      for (let k = 0; k < dim; k++) out[dim * i + k] = 0;
+      for (let side = 0; side < 2; side++) {
+        const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
+        const w = this.width(b);
+        if (w === 0) continue;
+        const d = sys.dofOffset[b];
+        for (let k = 0; k < dim; k++) {
+          const o = 36 * i + 18 * side + 6 * k;
+          let s = 0;
+          for (let c = 0; c < w; c++) s += jac[o + c] * u[d + c];
+          out[dim * i + k] += s;
+        }
+      }
+    }
+  }
+
+  /** Local relative velocity (3 per contact) from the bodies' current velocities. */
+  bodyVelocity(out: Float64Array): void {
+    const { sys, jac } = this;
+    for (let i = 0; i < this.count; i++) {
+      out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 0;
+      for (let side = 0; side < 2; side++) {
+        const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
+        const w = this.width(b);
+        if (w === 0) continue;
+        for (let k = 0; k < 3; k++) {
+          const o = 36 * i + 18 * side + 6 * k;
+          let s = jac[o] * sys.vel[3 * b] + jac[o + 1] * sys.vel[3 * b + 1] + jac[o + 2] * sys.vel[3 * b + 2];
+          if (w === 6)
+            s +=
+              jac[o + 3] * sys.omega[3 * b] +
+              jac[o + 4] * sys.omega[3 * b + 1] +
+              jac[o + 5] * sys.omega[3 * b + 2];
+          out[3 * i + k] += s;
+        }
+      }
+    }
+  }
+
+  /**
+   * yjac ← Y_X A_iXᵀ for every contact side with a dynamic body. Y holds one row-major
+   * w×w block per dynamic body at Y[yOff[block]] (block = sys.block[X]).
+   */
+  computeResponse(Y: Float64Array, yOff: Int32Array, dim: ContactDim): void {
+    const { jac, yjac, sys } = this;
+    for (let i = 0; i < this.count; i++)
+      for (let side = 0; side < 2; side++) {
+        const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
+        const w = this.width(b);
+        if (w === 0) continue;
+        const y0 = yOff[sys.block[b]];
+        for (let k = 0; k < dim; k++) {
+          const a = 36 * i + 18 * side + 6 * k;
+          for (let r = 0; r < w; r++) {
+            let s = 0;
+            const yr = y0 + r * w;
+            for (let c = 0; c < w; c++) s += Y[yr + c] * jac[a + c];
+            yjac[a + r] = s;
+          }
+        }
+      }
+  }
+
+  /** Rebuilds the per-body contact lists (entries 2i + side, ascending in i). */
+  private buildBodyLists(): void {
+    const nb = this.sys.numBodies;
+    const start = this.bodyStart;
+    start.fill(0);
+    for (let i = 0; i < this.count; i++) {
+      const a = this.bodyA[i];
+      const b = this.bodyB[i];
+      if (this.width(a) > 0) start[a + 1]++;
+      if (this.width(b) > 0) start[b + 1]++;
+    }
+    for (let x = 0; x < nb; x++) start[x + 1] += start[x];
+    this.bodyEntry = growI(this.bodyEntry, start[nb]);
+    this.fill.set(start.subarray(0, nb));
+    for (let i = 0; i < this.count; i++) {
+      const a = this.bodyA[i];
+      const b = this.bodyB[i];
+      if (this.width(a) > 0) this.bodyEntry[this.fill[a]++] = 2 * i;
+      if (this.width(b) > 0) this.bodyEntry[this.fill[b]++] = 2 * i + 1;
+    }
+  }
+
+  /**
+   * The Delassus operator W_ij = scale·Σ_X A_iX (Y_X A_jXᵀ) (computeResponse first), dim
+   * 1 (normal rows only) or 3.
+   */
+  buildDelassus(dim: ContactDim, scale: number): SparseBlockDelassus {
+    this.buildBodyLists();
+    const nc = this.count;
+    const bb = dim * dim;
+    this.rowPtr = growI(this.rowPtr, nc + 1);
+    const rowPtr = this.rowPtr;
+    rowPtr[0] = 0;
+    const start = this.bodyStart;
+    const entry = this.bodyEntry;
+    let nnz = 0;
+    for (let i = 0; i < nc; i++) {
+      // Merge the (ascending) contact lists of i's dynamic bodies into unique columns.
+      const a = this.bodyA[i];
+      const b = this.bodyB[i];
+      const la0 = this.width(a) > 0 ? start[a] : 0;
+      const la1 = this.width(a) > 0 ? start[a + 1] : 0;
+      const lb0 = this.width(b) > 0 ? start[b] : 0;
+      const lb1 = this.width(b) > 0 ? start[b + 1] : 0;
+      this.cols = growI(this.cols, la1 - la0 + lb1 - lb0);
+      const cols = this.cols;
+      let m = 0;
+      let p = la0;
+      let q = lb0;
+      while (p < la1 || q < lb1) {
+        const ja = p < la1 ? entry[p] >> 1 : 0x7fffffff;
+        const jb = q < lb1 ? entry[q] >> 1 : 0x7fffffff;
+        let j: number;
+        if (ja <= jb) {
+          j = ja;
+          p++;
+          if (jb === ja) q++;
+        } else {
+          j = jb;
+          q++;
+        }
+        if (m === 0 || cols[m - 1] !== j) cols[m++] = j;
+      }
+      this.colIdx = growI(this.colIdx, nnz + m);
+      this.values = growF(this.values, (nnz + m) * bb);
+      for (let c = 0; c < m; c++) {
+        const j = cols[c];
+        this.colIdx[nnz] = j;
+        const vo = nnz * bb;
+        for (let e = 0; e < bb; e++) this.values[vo + e] = 0;
+        for (let si = 0; si < 2; si++) {
+          const x = si === 0 ? a : b;
+          const w = this.width(x);
+          if (w === 0) continue;
+          const sj = this.bodyA[j] === x ? 0 : this.bodyB[j] === x ? 1 : -1;
+          if (sj < 0) continue;
+          const ai = 36 * i + 18 * si;
+          const yj = 36 * j + 18 * sj;
+          for (let k = 0; k < dim; k++)
+            for (let l = 0; l < dim; l++) {
+              let s = 0;
+              const ar = ai + 6 * k;
+              const yc = yj + 6 * l;
+              for (let t = 0; t < w; t++) s += this.jac[ar + t] * this.yjac[yc + t];
+              this.values[vo + k * dim + l] += scale * s;
+            }
+        }
+        nnz++;
+      }
+      rowPtr[i + 1] = nnz;
+    }
+    return new SparseBlockDelassus(
+      nc,
+      dim,
+      rowPtr.subarray(0, nc + 1),
+      this.colIdx,
+      this.values,
+    );
+  }
+
+  /**
+   * out[dofs of X] += scale·Y_X A_iXᵀ r_i for every contact (computeResponse first): the
+   * generalized response to the local impulses r (dim per contact).
+   */
+  addResponse(r: Float64Array, dim: ContactDim, scale: number, out: Float64Array): void {
+    const { sys, yjac } = this;
+    for (let i = 0; i < this.count; i++)
+      for (let side = 0; side < 2; side++) {
+        const x = side === 0 ? this.bodyA[i] : this.bodyB[i];
+        const w = this.width(x);
+        if (w === 0) continue;
+        const d = sys.dofOffset[x];
+        for (let k = 0; k < dim; k++) {
+          const rk = scale * r[dim * i + k];
+          if (rk === 0) continue;
+          const o = 36 * i + 18 * side + 6 * k;
+          for (let c = 0; c < w; c++) out[d + c] += rk * yjac[o + c];
+        }
+      }
+  }
+
+  /**
+   * out[dofs] += A_i,kᵀ·s for one row k of contact i (a generalized force for a unit
+   * local impulse), for the dense (column) path.
+   */
+  addRowTranspose(i: number, k: number, s: number, out: Float64Array): void {
+    for (let side = 0; side < 2; side++) {
+      const x = side === 0 ? this.bodyA[i] : this.bodyB[i];
+      const w = this.width(x);
+      if (w === 0) continue;
+      const d = this.sys.dofOffset[x];
+      const o = 36 * i + 18 * side + 6 * k;
+      for (let c = 0; c < w; c++) out[d + c] += s * this.jac[o + c];
+    }
+  }
+
+  /** A_i,k · u for generalized u (one local component). */
+  rowTimes(i: number, k: number, u: Float64Array): number {
+    let s = 0;
+    for (let side = 0; side < 2; side++) {
+      const x = side === 0 ? this.bodyA[i] : this.bodyB[i];
+      const w = this.width(x);
+      if (w === 0) continue;
+      const d = this.sys.dofOffset[x];
+      const o = 36 * i + 18 * side + 6 * k;
+      for (let c = 0; c < w; c++) s += this.jac[o + c] * u[d + c];
+    }
+    return s;
+  }
+}
+
+/**
+ * Y ← blockdiag(M_X⁻¹)·s: the inverse mass blocks (1/m I₃; for rigid bodies
+ * blockdiag(1/m I₃, I_world⁻¹)), row-major w×w per block at yOff[block].
+ */
+export function inverseMassBlocks(
+  sys: BodySystem,
+  Y: Float64Array,
+  yOff: Int32Array,
+  s = 1,
+): void {
+  for (let k = 0; k < sys.blockBody.length; k++) {
+    const b = sys.blockBody[k];
+    const w = sys.blockSizes[k];
+    const o = yOff[k];
+    for (let e = 0; e < w * w; e++) Y[o + e] = 0;
+    const im = s / sys.mass[b];
+    for (let d = 0; d < 3; d++) Y[o + d * w + d] = im;
+    if (w === 6) {
+      const I = sys.inertiaWorldInv;
+      for (let r = 0; r < 3; r++)
+        for (let c = 0; c < 3; c++) Y[o + (3 + r) * 6 + 3 + c] = s * I[9 * b + 3 * r + c];
+    }
+  }
+}
+
+/** Offsets of one w×w block per dynamic body (block order) and the total size. */
+export function blockOffsets(sys: BodySystem): { yOff: Int32Array; size: number } {
+  const yOff = new Int32Array(sys.blockSizes.length);
+  let s = 0;
+  for (let k = 0; k < sys.blockSizes.length; k++) {
+    yOff[k] = s;
+    s += sys.blockSizes[k] * sys.blockSizes[k];
+  }
+  return { yOff, size: s };
+}
+
+const LU = new Float64Array(36);
+
+/**
+ * out[oo..] ← inverse of the row-major w×w matrix a[ao..] (Gauss–Jordan with partial
+ * pivoting). Returns false when singular.
+ */
+export function invertBlock(
+  a: Float64Array,
+  ao: number,
+  w: number,
+  out: Float64Array,
+  oo: number,
+): boolean {
+  for (let e = 0; e < w * w; e++) LU[e] = a[ao + e];
+  for (let r = 0; r < w; r++)
+    for (let c = 0; c < w; c++) out[oo + r * w + c] = r === c ? 1 : 0;
+  for (let c = 0; c < w; c++) {
+    let p = c;
+    let best = Math.abs(LU[c * w + c]);
+    for (let r = c + 1; r < w; r++) {
+      const v = Math.abs(LU[r * w + c]);
+      if (v > best) {
+        best = v;
+        p = r;
+      }
+    }
+    if (!(best > 0)) return false;
+    if (p !== c)
+      for (let k = 0; k < w; k++) {
+        const t = LU[c * w + k];
+        LU[c * w + k] = LU[p * w + k];
+        LU[p * w + k] = t;
+        const u = out[oo + c * w + k];
+        out[oo + c * w + k] = out[oo + p * w + k];
+        out[oo + p * w + k] = u;
+      }
+    const inv = 1 / LU[c * w + c];
+    for (let k = 0; k < w; k++) {
+      LU[c * w + k] *= inv;
+      out[oo + c * w + k] *= inv;
+    }
+    for (let r = 0; r < w; r++) {
+      if (r === c) continue;
+      const f = LU[r * w + c];
+      if (f === 0) continue;
+      for (let k = 0; k < w; k++) {
+        LU[r * w + k] -= f * LU[c * w + k];
+        out[oo + r * w + k] -= f * out[oo + c * w + k];
+      }
+    }
+  }
+  return true;
+}

@@ -1,0 +1,601 @@
+/**
+ * The one-step nonsmooth contact problem of Moreau–Jean time stepping (Siconos'
+ * TimeStepping with MoreauJeanOSI and the LCP / FrictionContact one-step problems), and
+ * the position projection of TimeSteppingProjectOnConstraints.
+ *
+ * Per step (called by MoreauJeanIntegrator, src/integrators/moreau-jean.ts):
+ *  updateIndexSet  detect contacts at (x_t, v_t) and keep the active index set I₁:
+ *                  contact i is active when its predicted gap
+ *                      g_i + γ h u_n,i⁻ ≤ ε_act,    γ = 1/2,
+ *                  Siconos' MoreauJeanOSI::addInteractionInIndexSet (y + γ h ẏ ≤ 0 with its
+ *                  default γ = 1/2), u⁻ = H v_t the local velocity at t. ε_act =
+ *                  ACTIVATION_TOLERANCE (1e-9 m) only keeps a resting contact whose gap
+ *                  round-off made +1e-17 m active (otherwise it flickers: one free-fall
+ *                  step in two). The detection margin is raised to γ h·2 max|v_point| for
+ *                  the step so no contact that the prediction would activate is missed.
+ *  assemble        the contact Jacobian H (local frames (n, t1, t2), see contact-set.ts)
+ *                  and the Delassus matrix
+ *                      W_c = (c_v/h)·H W⁻¹ Hᵀ
+ *                  with W the integrator's iteration matrix (joints held): for Moreau–Jean
+ *                  c_v = h, so an impulse P changes the end velocity by Δv = W⁻¹ Hᵀ P and
+ *                  the local velocity by W_c P. Fast path (no joints, W block-diagonal, i.e.
+ *                  no coupling springs): W_c is built block-sparse from each body's w×w
+ *                  block of W⁻¹ (M⁻¹/(1 + h r_M) when W is the mass matrix). Otherwise one
+ *                  column W⁻¹ H_kᵀ per contact row through stepper.solveConstrained (W⁻¹
+ *                  with the joints held), and W_c dense.
+ *  solve           q = H v_free + e·u_n⁻ on the normal rows (the Newton impact law
+ *                  u_n⁺ + e u_n⁻ ≥ 0 ⊥ P_n ≥ 0 folded into q), q_t = H_t v_free, and with
+ *                  Coulomb friction the 3-D friction-contact problem (De Saxcé), without
+ *                  friction the LCP on the normal rows; any of the nonsmooth solvers
+ *                  (solvers/nonsmooth), warm-started from the previous step's impulses of
+ *                  the contacts with the same key (world impulse re-expressed in the new
+ *                  frame).
+ *  addAcceleration Δa = (1/h) W⁻¹ Hᵀ P (the impulse as a force P/h over the step).
+ *  saveMemory      Siconos saveYandLambdaInMemory: impulses by key for the warm start,
+ *                  the end-of-step local velocities for the reported gaps.
+ *  project         TimeSteppingProjectOnConstraints: positions onto g ≥ 0 in the kinetic
+ *                  metric (see the method).
+ * Units: impulses N·s, local velocities m/s, gaps m.
+ */
+import type { ContactStateOut } from "../../schemas/state";
+import type { AccelerationStepper, SchemeCoefficients } from "../integrators/acceleration-step";
+import { addPositionIncrement, type BodySystem } from "../model/body-system";
+import { createNonsmoothSolver } from "../solvers/nonsmooth";
+import type { SparseBlockDelassus } from "../solvers/nonsmooth/delassus";
+import type {
+  ContactDim,
+  NonsmoothResult,
+  NonsmoothSolver,
+  NonsmoothSolverName,
+} from "../solvers/nonsmooth/types";
+import {
+  blockOffsets,
+  ContactSet,
+  inverseMassBlocks,
+  invertBlock,
+} from "./contact-set";
+import type { CollisionDetector } from "./geometry/collide";
+import { ContactBuffer } from "./geometry/contact-buffer";
+import { boundingRadii, type PairParameters } from "./setup";
+
+/** Predicted gap (m) at or below which a contact is active (see the file comment). */
+export const ACTIVATION_TOLERANCE = 1e-6;
+/**
+ * Warm start by proximity (m): a contact whose key is new takes the remembered impulse of
+ * the nearest previous contact of the same body pair within this distance. Needed because
+ * feature labels are not unique where features coincide exactly (two equal boxes stacked
+ * flush: an incident vertex on a reference edge is labelled by the sign of round-off).
+ */
+export const WARM_START_RADIUS = 1e-3;
+/** Siconos' default γ of the activation prediction g + γ h u_n. */
+export const ACTIVATION_GAMMA = 0.5;
+
+export interface NonsmoothContactSettings {
+  solver: NonsmoothSolverName;
+  maxIterations: number;
+  tolerance: number;
+}
+
+export interface ProjectionSettings {
+  /** Largest penetration (m) left after the projection. */
+  tolerance: number;
+  /** Projection passes (detect, LCP, move) at most. */
+  maxIterations: number;
+}
+
+export const DEFAULT_PROJECTION: ProjectionSettings = { tolerance: 1e-9, maxIterations: 10 };
+
+/** Accumulated wall time (ms) by phase, and figures of the last step. */
+export interface NonsmoothContactStats {
+  broadMs: number;
+  narrowMs: number;
+  assemblyMs: number;
+  solverMs: number;
+  projectionMs: number;
+  /** Contacts detected / active in the last step. */
+  detected: number;
+  active: number;
+  iterations: number;
+  residual: number;
+}
+
+function growF(a: Float64Array, n: number): Float64Array {
+  return a.length >= n ? a : new Float64Array(Math.max(n, 2 * a.length));
+}
+
+export class NonsmoothContact {
+  readonly set: ContactSet;
+  readonly stats: NonsmoothContactStats = {
+    broadMs: 0,
+    narrowMs: 0,
+    assemblyMs: 0,
+    solverMs: 0,
+    projectionMs: 0,
+    detected: 0,
+    active: 0,
+    iterations: 0,
+    residual: 0,
+  };
+  /** Rows per contact of the current problem (3 with friction, else 1). */
+  dim: ContactDim = 1;
+  projection: ProjectionSettings = { ...DEFAULT_PROJECTION };
+
+  private readonly buffer = new ContactBuffer(64);
+  private readonly projBuffer = new ContactBuffer(64);
+  private readonly projSet: ContactSet;
+  private solver: NonsmoothSolver;
+  private readonly rho: Float64Array;
+  private readonly yOff: Int32Array;
+  private readonly Y: Float64Array;
+  private readonly n: number;
+  private readonly blockTotal: number;
+  // Per-contact work (grown on demand).
+  private r: Float64Array = new Float64Array(0);
+  private q: Float64Array = new Float64Array(0);
+  private mu: Float64Array = new Float64Array(0);
+  private uMinus: Float64Array = new Float64Array(0);
+  private uPlus: Float64Array = new Float64Array(0);
+  private impulse: Float64Array = new Float64Array(0);
+  private projMu: Float64Array = new Float64Array(0);
+  // Dense path.
+  private dense = false;
+  private cols: Float64Array = new Float64Array(0);
+  private Wd: Float64Array = new Float64Array(0);
+  private readonly rhs: Float64Array;
+  // Fast path operator of the current step.
+  private W: Float64Array | SparseBlockDelassus = new Float64Array(0);
+  private scale = 1;
+  // Warm-start memory: key → slot in memImpulse (world impulse on body b, 3 per slot).
+  private readonly memory = new Map<number, number>();
+  private memImpulse: Float64Array = new Float64Array(0);
+  /** Same memory by body pair: first slot of each pair, then a linked list (memNext). */
+  private readonly memPair = new Map<number, number>();
+  private memNext: Int32Array = new Int32Array(0);
+  private memPoint: Float64Array = new Float64Array(0);
+  private solverName: NonsmoothSolverName;
+  private lastH = 0;
+  private lastTheta = 0.5;
+
+  constructor(
+    readonly sys: BodySystem,
+    readonly detector: CollisionDetector,
+    readonly params: PairParameters,
+    /** contact.margin of the model (m). */
+    public margin: number,
+    public settings: NonsmoothContactSettings,
+    /** Joints or motors exist: the Delassus operator goes through solveConstrained. */
+    readonly hasJoints: boolean,
+  ) {
+    this.set = new ContactSet(sys);
+    this.projSet = new ContactSet(sys);
+    this.solverName = settings.solver;
+    this.solver = createNonsmoothSolver(settings.solver);
+    this.rho = boundingRadii(detector.shapes, sys.numBodies);
+    const { yOff, size } = blockOffsets(sys);
+    this.yOff = yOff;
+    this.Y = new Float64Array(size);
+    this.blockTotal = size;
+    this.n = sys.numDofs;
+    this.rhs = new Float64Array(sys.numDofs);
+    this.checkSolver();
+  }
+
+  /** Lemke solves the frictionless LCP only (solvers/nonsmooth/lemke.ts). */
+  private checkSolver(): void {
+    if (this.settings.solver === "lemke" && this.params.anyFriction())
+      throw new Error(
+        'contact solver "lemke" solves frictionless contact only; with friction use pgs, pjacobi, apgd or barzilai-borwein',
+      );
+  }
+
+  /** Applies new solver settings (solver name, iterations, tolerance). */
+  setSettings(settings: NonsmoothContactSettings): void {
+    this.settings = settings;
+    if (settings.solver !== this.solverName) {
+      this.solverName = settings.solver;
+      this.solver = createNonsmoothSolver(settings.solver);
+    }
+    this.checkSolver();
+  }
+
+  /** Re-checks the solver against changed friction parameters. */
+  parametersChanged(): void {
+    this.checkSolver();
+  }
+
+  /** Forgets warm-start memory and the last step's contacts (reset, external changes). */
+  clear(): void {
+    this.memory.clear();
+    this.memPair.clear();
+    this.set.reset(0);
+  }
+
+  get activeCount(): number {
+    return this.set.count;
+  }
+
+  /**
+   * Siconos updateIndexSets at (x_t, v_t): detection, then the active contacts (predicted
+   * gap ≤ ε_act) into `set` with their restitution, friction, u⁻ and warm-start impulses.
+   * Returns the number of active contacts.
+   */
+  updateIndexSet(h: number, gamma = ACTIVATION_GAMMA): number {
+    const { sys, buffer, set } = this;
+    // Bound on relative point speeds, for the detection margin of this step.
+    let vmax = 0;
+    for (let b = 0; b < sys.numBodies; b++) {
+      if (sys.dofOffset[b] < 0) continue;
+      const v = Math.hypot(sys.vel[3 * b], sys.vel[3 * b + 1], sys.vel[3 * b + 2]);
+      const w = Math.hypot(sys.omega[3 * b], sys.omega[3 * b + 1], sys.omega[3 * b + 2]);
+      vmax = Math.max(vmax, v + w * this.rho[b]);
+    }
+    this.detector.margin = Math.max(this.margin, 2 * gamma * h * vmax * 1.01 + ACTIVATION_TOLERANCE);
+    this.detector.detect(sys.pos, sys.quat, buffer);
+    const ds = this.detector.stats;
+    this.stats.broadMs += ds.broadMs;
+    this.stats.narrowMs += ds.narrowMs;
+    this.stats.detected = buffer.count;
+
+    // Velocities at t of every detected contact: push all, then compact the active ones.
+    set.reset(buffer.count);
+    for (let k = 0; k < buffer.count; k++)
+      set.push(
+        buffer.bodyA[k],
+        buffer.bodyB[k],
+        buffer.key[k],
+        buffer.normal,
+        buffer.point,
+        buffer.gap[k],
+        k,
+      );
+    this.uMinus = growF(this.uMinus, 3 * buffer.count);
+    set.bodyVelocity(this.uMinus);
+    let m = 0;
+    for (let k = 0; k < set.count; k++) {
+      if (set.gap[k] + gamma * h * this.uMinus[3 * k] > ACTIVATION_TOLERANCE) continue;
+      if (m !== k) this.moveContact(k, m);
+      m++;
+    }
+    set.count = m;
+    for (let i = 0; i < m; i++) {
+      set.restitution[i] = this.params.restitutionOf(set.bodyA[i], set.bodyB[i]);
+      set.friction[i] = this.params.frictionOf(set.bodyA[i], set.bodyB[i]);
+    }
+    let friction = false;
+    for (let i = 0; i < m; i++) if (set.friction[i] > 0) friction = true;
+    this.dim = friction ? 3 : 1;
+    this.stats.active = m;
+    this.warmStart();
+    return m;
+  }
+
+  /** Copies contact k to slot m (m < k) within `set` (and its u⁻). */
+  private moveContact(k: number, m: number): void {
+    const s = this.set;
+    s.bodyA[m] = s.bodyA[k];
+    s.bodyB[m] = s.bodyB[k];
+    s.key[m] = s.key[k];
+    s.gap[m] = s.gap[k];
+    s.frame.copyWithin(9 * m, 9 * k, 9 * k + 9);
+    s.point.copyWithin(3 * m, 3 * k, 3 * k + 3);
+    s.rA.copyWithin(3 * m, 3 * k, 3 * k + 3);
+    s.rB.copyWithin(3 * m, 3 * k, 3 * k + 3);
+    s.jac.copyWithin(36 * m, 36 * k, 36 * k + 36);
+    this.uMinus.copyWithin(3 * m, 3 * k, 3 * k + 3);
+  }
+
+  /** r ← the remembered impulses of contacts with known keys, in the new local frames. */
+  private warmStart(): void {
+    const { set, dim } = this;
+    const nc = set.count;
+    this.r = growF(this.r, 3 * nc);
+    this.q = growF(this.q, 3 * nc);
+    this.mu = growF(this.mu, nc);
+    this.impulse = growF(this.impulse, 3 * nc);
+    this.uPlus = growF(this.uPlus, 3 * nc);
+    const f = set.frame;
+    for (let i = 0; i < nc; i++) {
+      this.mu[i] = set.friction[i];
+      let slot = this.memory.get(set.key[i]);
+      for (let k = 0; k < dim; k++) this.r[dim * i + k] = 0;
+      if (slot === undefined) slot = this.nearestRemembered(i);
+      if (slot === undefined) continue;
+      const px = this.memImpulse[3 * slot];
+      const py = this.memImpulse[3 * slot + 1];
+      const pz = this.memImpulse[3 * slot + 2];
+      for (let k = 0; k < dim; k++) {
+        const o = 9 * i + 3 * k;
+        this.r[dim * i + k] = f[o] * px + f[o + 1] * py + f[o + 2] * pz;
+      }
+      if (this.r[dim * i] < 0) {
+        for (let k = 0; k < dim; k++) this.r[dim * i + k] = 0;
+      } else if (dim === 3) {
+        // Keep the warm start inside the (possibly changed) friction cone.
+        const t = Math.hypot(this.r[3 * i + 1], this.r[3 * i + 2]);
+        const lim = this.mu[i] * this.r[3 * i];
+        if (t > lim) {
+          const s = t > 0 ? lim / t : 0;
+          this.r[3 * i + 1] *= s;
+          this.r[3 * i + 2] *= s;
+        }
+      }
+    }
+  }
+
+  private pairKey(a: number, b: number): number {
+    return (a + 1) * (this.sys.numBodies + 2) + (b + 1);
+  }
+
+  /** The remembered contact of contact i's body pair nearest to its point, if close enough. */
+  private nearestRemembered(i: number): number | undefined {
+    const { set } = this;
+    let slot = this.memPair.get(this.pairKey(set.bodyA[i], set.bodyB[i]));
+    let best: number | undefined;
+    let bestD = WARM_START_RADIUS * WARM_START_RADIUS;
+    while (slot !== undefined && slot >= 0) {
+      const dx = this.memPoint[3 * slot] - set.point[3 * i];
+      const dy = this.memPoint[3 * slot + 1] - set.point[3 * i + 1];
+      const dz = this.memPoint[3 * slot + 2] - set.point[3 * i + 2];
+      const d = dx * dx + dy * dy + dz * dz;
+      if (d <= bestD) {
+        bestD = d;
+        best = slot;
+      }
+      slot = this.memNext[slot];
+    }
+    return best;
+  }
+
+  /** True when the fast block-diagonal path applies (see the file comment). */
+  private blockDiagonal(stepper: AccelerationStepper): boolean {
+    return !this.hasJoints && stepper.matrix.values.length === this.blockTotal;
+  }
+
+  /**
+   * Siconos prepareNewtonIteration / OneStepNSProblem::preCompute: the Delassus operator
+   * W_c = (c_v/h) H W⁻¹ Hᵀ for the stepper's iteration matrix at its current state.
+   */
+  assemble(stepper: AccelerationStepper, c: SchemeCoefficients, h: number): void {
+    const t0 = performance.now();
+    const { set, dim } = this;
+    this.scale = c.cv / h;
+    if (this.blockDiagonal(stepper)) {
+      this.dense = false;
+      if (stepper.usesMassOnly(c)) inverseMassBlocks(this.sys, this.Y, this.yOff, 1 / (1 + c.cv * c.rayleighMass));
+      else {
+        stepper.assembleIterationMatrix(c);
+        const M = stepper.matrix;
+        for (let k = 0; k < this.sys.blockSizes.length; k++) {
+          const w = this.sys.blockSizes[k];
+          if (!invertBlock(M.values, M.offsetOf(k, k), w, this.Y, this.yOff[k]))
+            throw new Error("contact: singular diagonal block of the iteration matrix");
+        }
+      }
+      set.computeResponse(this.Y, this.yOff, dim);
+      this.W = set.buildDelassus(dim, this.scale);
+    } else {
+      this.dense = true;
+      const m = set.count * dim;
+      const n = this.n;
+      this.cols = growF(this.cols, m * n);
+      this.Wd = growF(this.Wd, m * m);
+      const col = this.cols;
+      for (let p = 0; p < m; p++) {
+        const i = Math.floor(p / dim);
+        const k = p - i * dim;
+        this.rhs.fill(0);
+        set.addRowTranspose(i, k, 1, this.rhs);
+        const out = col.subarray(p * n, p * n + n);
+        stepper.solveConstrained(c, this.rhs, out);
+      }
+      for (let p = 0; p < m; p++) {
+        const i = Math.floor(p / dim);
+        const k = p - i * dim;
+        for (let qq = 0; qq < m; qq++) {
+          const out = col.subarray(qq * n, qq * n + n);
+          this.Wd[p * m + qq] = this.scale * set.rowTimes(i, k, out);
+        }
+      }
+      this.W = this.Wd;
+    }
+    this.stats.assemblyMs += performance.now() - t0;
+  }
+
+  /**
+   * Siconos computeOneStepNSProblem: q from the free generalized velocity vFree, solve in
+   * place on the warm-started impulses. Throws when the solver diverged (NaN).
+   */
+  solve(vFree: Float64Array): NonsmoothResult {
+    const t0 = performance.now();
+    const { set, dim } = this;
+    const nc = set.count;
+    set.localVelocity(vFree, dim, this.q);
+    for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[3 * i];
+    const res = this.solver.solve(
+      { contacts: nc, contactDim: dim, W: this.W, q: this.q, mu: dim === 3 ? this.mu : undefined },
+      this.r,
+      {
+        maxIterations: this.settings.maxIterations,
+        tolerance: this.settings.tolerance,
+        warmStart: true,
+      },
+    );
+    this.stats.solverMs += performance.now() - t0;
+    this.stats.iterations = res.iterations;
+    this.stats.residual = res.residual;
+    // Siconos CheckSolverOutput: a non-converged solve keeps its last iterate (reported in
+    // the step's residual); a NaN is an error.
+    if (res.status === "diverged" || !Number.isFinite(res.residual))
+      throw new Error(`contact solver ${this.solverName} diverged: ${res.message ?? "NaN"}`);
+    return res;
+  }
+
+  /** out += sign·Δa with Δa = (1/h) W⁻¹ Hᵀ P for the current impulses. */
+  addAcceleration(h: number, sign: number, out: Float64Array): void {
+    const { set, dim } = this;
+    if (!this.dense) {
+      set.addResponse(this.r, dim, sign / h, out);
+      return;
+    }
+    const n = this.n;
+    const m = set.count * dim;
+    for (let p = 0; p < m; p++) {
+      const s = (sign * this.r[p]) / h;
+      if (s === 0) continue;
+      const o = p * n;
+      for (let j = 0; j < n; j++) out[j] += s * this.cols[o + j];
+    }
+  }
+
+  /** out += scale·Hᵀ P: the generalized contact force (scale 1/h) or impulse (scale 1). */
+  addGeneralizedForce(scale: number, out: Float64Array): void {
+    const { set, dim } = this;
+    for (let i = 0; i < set.count; i++)
+      for (let k = 0; k < dim; k++) {
+        const v = this.r[dim * i + k];
+        if (v !== 0) set.addRowTranspose(i, k, scale * v, out);
+      }
+  }
+
+  /**
+   * Siconos saveYandLambdaInMemory: the world impulse of every active contact (on body b)
+   * by key, for the next step's warm start, and the end-of-step local velocities u⁺ (from
+   * the bodies' current velocities) for the reported gaps.
+   */
+  saveMemory(h: number, theta: number): void {
+    const { set, dim } = this;
+    const nc = set.count;
+    this.lastH = h;
+    this.lastTheta = theta;
+    this.memory.clear();
+    this.memPair.clear();
+    this.memImpulse = growF(this.memImpulse, 3 * nc);
+    this.memPoint = growF(this.memPoint, 3 * nc);
+    if (this.memNext.length < nc) this.memNext = new Int32Array(Math.max(nc, 2 * this.memNext.length));
+    const f = set.frame;
+    for (let i = 0; i < nc; i++) {
+      let px = 0;
+      let py = 0;
+      let pz = 0;
+      for (let k = 0; k < dim; k++) {
+        const v = this.r[dim * i + k];
+        px += v * f[9 * i + 3 * k];
+        py += v * f[9 * i + 3 * k + 1];
+        pz += v * f[9 * i + 3 * k + 2];
+      }
+      this.impulse[3 * i] = px;
+      this.impulse[3 * i + 1] = py;
+      this.impulse[3 * i + 2] = pz;
+      this.memImpulse[3 * i] = px;
+      this.memImpulse[3 * i + 1] = py;
+      this.memImpulse[3 * i + 2] = pz;
+      this.memory.set(set.key[i], i);
+      this.memPoint[3 * i] = set.point[3 * i];
+      this.memPoint[3 * i + 1] = set.point[3 * i + 1];
+      this.memPoint[3 * i + 2] = set.point[3 * i + 2];
+      const pk = this.pairKey(set.bodyA[i], set.bodyB[i]);
+      this.memNext[i] = this.memPair.get(pk) ?? -1;
+      this.memPair.set(pk, i);
+    }
+    set.bodyVelocity(this.uPlus);
+  }
+
+  /**
+   * TimeSteppingProjectOnConstraints (NewtonEulerDS, kinetic metric): after the step,
+   * contacts are detected at x_{t+h} and the positions are moved by the smallest
+   * correction in the kinetic-energy metric that cancels the penetrations to first order:
+   *     minimize ½ δqᵀ M δq  subject to  g + H_n δq ≥ 0,
+   * whose optimality conditions are the LCP
+   *     w = (H_n M⁻¹ H_nᵀ) μ + g ≥ 0 ⊥ μ ≥ 0,   δq = M⁻¹ H_nᵀ μ
+   * (same block-sparse Delassus structure as the velocity problem, with M⁻¹ in place of
+   * W⁻¹; μ is a position-level multiplier, kg·m). Separated detected contacts enter as
+   * inequalities, so the correction does not push a body into another. δq is applied on
+   * the manifold (quaternions through the exponential map) and the pass repeats (fresh
+   * detection, new H: Siconos' computeh/computeJach loop) until the deepest penetration is
+   * ≤ projection.tolerance or after projection.maxIterations passes. `projectJoints` (the
+   * joints' own position projection) runs after each contact pass, so both constraint
+   * sets are satisfied together (block Gauss–Seidel between the two). Velocities are not
+   * changed. Returns the passes made and the deepest penetration left (m, ≥ 0).
+   */
+  project(projectJoints?: () => void): { iterations: number; penetration: number } {
+    const t0 = performance.now();
+    const { sys, projSet } = this;
+    const det = this.detector;
+    det.margin = this.margin;
+    let it = 0;
+    let pen = 0;
+    for (;;) {
+      det.detect(sys.pos, sys.quat, this.projBuffer);
+      this.stats.broadMs += det.stats.broadMs;
+      this.stats.narrowMs += det.stats.narrowMs;
+      const b = this.projBuffer;
+      let gmin = 0;
+      for (let k = 0; k < b.count; k++) gmin = Math.min(gmin, b.gap[k]);
+      pen = -gmin;
+      if (pen <= this.projection.tolerance || it >= this.projection.maxIterations) break;
+      projSet.reset(b.count);
+      for (let k = 0; k < b.count; k++)
+        projSet.push(b.bodyA[k], b.bodyB[k], b.key[k], b.normal, b.point, b.gap[k], k);
+      inverseMassBlocks(sys, this.Y, this.yOff, 1);
+      projSet.computeResponse(this.Y, this.yOff, 1);
+      const W = projSet.buildDelassus(1, 1);
+      const nc = projSet.count;
+      this.q = growF(this.q, nc);
+      this.projMu = growF(this.projMu, nc);
+      const mu = this.projMu;
+      for (let k = 0; k < nc; k++) {
+        this.q[k] = projSet.gap[k];
+        mu[k] = 0;
+      }
+      this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
+        maxIterations: Math.max(this.settings.maxIterations, 50),
+        tolerance: 1e-14,
+        warmStart: false,
+      });
+      this.rhs.fill(0);
+      projSet.addResponse(mu, 1, 1, this.rhs);
+      addPositionIncrement(sys, this.rhs, 1);
+      projectJoints?.();
+      it++;
+    }
+    this.stats.projectionMs += performance.now() - t0;
+    return { iterations: it, penetration: Math.max(0, pen) };
+  }
+
+  /**
+   * The active contacts of the last step for the State: bodies (ids), the contact point
+   * and normal of the step (geometry at t), the gap linearized to the end of the step,
+   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺)   (Moreau–Jean's position update),
+   * the normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h (world, on body b)
+   * and the impulse F P (world, on body b, N·s).
+   */
+  states(ids: readonly string[]): ContactStateOut[] {
+    const { set } = this;
+    const out: ContactStateOut[] = [];
+    const h = this.lastH;
+    if (h === 0) return out;
+    const th = this.lastTheta;
+    for (let i = 0; i < set.count; i++) {
+      const f = set.frame;
+      const px = this.impulse[3 * i];
+      const py = this.impulse[3 * i + 1];
+      const pz = this.impulse[3 * i + 2];
+      const pn = px * f[9 * i] + py * f[9 * i + 1] + pz * f[9 * i + 2];
+      const name = (b: number) => (b < 0 ? "ground" : ids[b]);
+      out.push({
+        bodies: [name(set.bodyA[i]), name(set.bodyB[i])],
+        point: [set.point[3 * i], set.point[3 * i + 1], set.point[3 * i + 2]],
+        normal: [f[9 * i], f[9 * i + 1], f[9 * i + 2]],
+        gap: set.gap[i] + h * ((1 - th) * this.uMinus[3 * i] + th * this.uPlus[3 * i]),
+        normalForce: pn / h,
+        tangentForce: [
+          (px - pn * f[9 * i]) / h,
+          (py - pn * f[9 * i + 1]) / h,
+          (pz - pn * f[9 * i + 2]) / h,
+        ],
+        impulse: [px, py, pz],
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Moreau–Jean time stepping with nonsmooth contact, following Siconos' TimeStepping
+ * (reference/siconos-timestepping.html) with the MoreauJeanOSI θ-method:
+ *
+ *   M (v⁺ − v_t) = h[(1−w) f(x_t, v_t) + w f(x_{t+h}, v⁺)] + Hᵀ P,
+ *   x_{t+h} = x_t ⊕ h[(1−θ) v_t + θ v⁺],
+ *   u_n⁺ + e u_n⁻ ≥ 0 ⊥ P_n ≥ 0 (Newton impact law) and Coulomb's law on (u_t⁺, P_t)
+ *   for the contacts of the active index set,
+ * written in the acceleration form of acceleration-step.ts (a = (v⁺ − v_t)/h, c_v = h,
+ * c_x = h²θ, the contact impulse as the force P/h over the step). θ = w for Moreau–Jean;
+ * backward Euler (θ = w = 1) and symplectic Euler (θ = 1, w = 0) with contacts use the
+ * same step.
+ *
+ * One step, in Siconos' order (TimeStepping::newtonSolve):
+ *  0. updateIndexSets: contacts detected at (x_t, v_t), active set from the predicted gap
+ *     g + γ h u_n⁻ ≤ 0, γ = 1/2 (nonsmooth-contact.ts). Siconos does this at the end of
+ *     the previous step (nextStep); here it runs at the start of the step on the same
+ *     state, which also covers the first step and states changed from outside (reset,
+ *     PATCH, assembly with apply).
+ *  1. computeInitialResidu: x_t remembered, v_t, the predictor, f(x_t, v_t) when w < 1
+ *     (ThetaScheme.prepare).
+ *  2. prepareNewtonIteration: the iteration matrix W = M + hθ D + h²θ w K at the current
+ *     iterate is assembled and factored (inside the stepper's Newton iteration), with the
+ *     joints as a saddle-point system when there are any.
+ *  3. computeFreeState: one Newton iteration of the smooth dynamics with the current
+ *     contact force held (none on the first iteration) gives a; the free acceleration is
+ *     a_free = a − W⁻¹Hᵀ P_k/h and the free velocity v_free = v_t + h a_free.
+ *  4. computeOneStepNSProblem: the Delassus operator W_c = H W⁻¹ Hᵀ and
+ *     q = H v_free + e u_n⁻; the LCP (frictionless) or the friction-contact problem is
+ *     solved for P (warm-started by contact key).
+ *  5. update: a = a_free + W⁻¹ Hᵀ P/h, positions and velocities from it. With joints the
+ *     stepper re-solves once with the contact force Hᵀ P/h held, so the joint multipliers
+ *     (reported reactions) include the contact's share.
+ *  6. newtonCheckConvergence (nonlinear systems: solver.newtonIterations > 1): steps 2–5
+ *     repeat until ‖a_k+1 − a_k‖∞ ≤ tol (1 + ‖a‖∞). For linear forces one pass is exact.
+ *  7. saveYandLambdaInMemory: impulses by contact key (warm start), u⁺ for the output.
+ *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
+ *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
+ * Integration factors: as the θ-scheme, (h²θ, h, 1) for the solved acceleration; the
+ * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
+ */
+import type { NonsmoothContact } from "../contact/nonsmooth-contact";
+import type { AccelerationStepper } from "./acceleration-step";
+import type { IntegratorName, StepStats } from "./integrator";
+import { ThetaScheme, type ThetaParameters } from "./theta-scheme";
+
+export interface MoreauJeanParameters extends ThetaParameters {
+  /** Siconos' TimeSteppingProjectOnConstraints after each step. */
+  projectOnConstraints: boolean;
+}
+
+export class MoreauJeanIntegrator extends ThetaScheme {
+  private readonly aPrev: Float64Array;
+  private readonly vFree: Float64Array;
+  private readonly fContact: Float64Array;
+  /** Figures of the last projection (passes, deepest penetration left in m). */
+  lastProjection = { iterations: 0, penetration: 0 };
+
+  constructor(
+    name: IntegratorName,
+    stepper: AccelerationStepper,
+    public override params: MoreauJeanParameters,
+    readonly contact: NonsmoothContact,
+  ) {
+    super(name, stepper, params);
+    this.aPrev = new Float64Array(stepper.n);
+    this.vFree = new Float64Array(stepper.n);
+    this.fContact = new Float64Array(stepper.n);
+  }
+
+  override reset(): void {
+    super.reset();
+    this.contact.clear();
+  }
+
+  override step(t: number, h: number): StepStats {
+    const s = this.stepper;
+    const nsc = this.contact;
+    const tEnd = t + h;
+    const newton = this.params.newton;
+    // 1. initial residual (x_t, v_t, predictor, f_t)
+    const c = this.prepare(t, h);
+    // 0. index set at (x_t, v_t)
+    const active = nsc.updateIndexSet(h);
+    let newtonIterations = 0;
+    let contactIterations = 0;
+    let contactResidual = 0;
+    if (active === 0) {
+      s.extraForce = null;
+      newtonIterations = s.solve(c, tEnd, newton);
+    } else {
+      const one = { maxIterations: 1, tolerance: newton.tolerance };
+      const n = s.n;
+      const { a } = s;
+      const joints = s.constraints !== null;
+      s.extraForce = null;
+      try {
+        for (let k = 0; k < newton.maxIterations; k++) {
+          // 2–3. W at the iterate and one Newton iteration with the contact force held.
+          s.solve(c, tEnd, one);
+          newtonIterations++;
+          nsc.assemble(s, c, h);
+          if (k > 0) nsc.addAcceleration(h, -1, a);
+          for (let i = 0; i < n; i++) this.vFree[i] = s.vPred[i] + c.cv * a[i];
+          // 4. one-step nonsmooth problem
+          const res = nsc.solve(this.vFree);
+          contactIterations += res.iterations;
+          contactResidual = res.residual;
+          // 5. update
+          nsc.addAcceleration(h, 1, a);
+          s.applyUnknown(c, a);
+          this.fContact.fill(0);
+          nsc.addGeneralizedForce(1 / h, this.fContact);
+          if (joints) {
+            s.extraForce = this.fContact;
+            s.solve(c, tEnd, one);
+          }
+          // 6. Newton convergence check (nonlinear systems only)
+          if (newton.maxIterations === 1) break;
+          let dmax = 0;
+          let amax = 0;
+          for (let i = 0; i < n; i++) {
+            dmax = Math.max(dmax, Math.abs(a[i] - this.aPrev[i]));
+            amax = Math.max(amax, Math.abs(a[i]));
+          }
+          this.aPrev.set(a);
+          if (k > 0 && dmax <= newton.tolerance * (1 + amax)) break;
+          s.extraForce = this.fContact;
+        }
+      } finally {
+        s.extraForce = null;
+      }
+    }
+    // 7. memory
+    nsc.saveMemory(h, this.params.theta);
+    // 8. projection on constraints
+    if (this.params.projectOnConstraints) {
+      const joints = s.constraints !== null;
+      this.lastProjection = nsc.project(joints ? () => s.projectOnConstraints(tEnd) : undefined);
+    }
+    return {
+      newtonIterations,
+      linearIterations: s.linearIterations,
+      contactIterations,
+      contactResidual,
+    };
+  }
+}
