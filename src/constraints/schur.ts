@@ -92,6 +92,42 @@ export class MassSchurComplement {
     this.w = new Float64Array(6 * maxRows);
   }
 
+  /**
+   * S ← G W⁻¹ Gᵀ for a block-diagonal W given by the inverses of its diagonal blocks:
+   * body b's inverse is row-major width×width (width 3 or 6) at inverse[offset[b]..].
+   * W may be nonsymmetric (gyroscopic or damping Jacobians), and then so is S:
+   * S_ij = g_iᵀ W⁻¹ g_j. Call set.updateJacobian first.
+   */
+  updateBlockInverse(inverse: Float64Array, offset: Int32Array): CsrMatrix {
+    const { sys, set, w, bodyStart, bodyRowSlot, pairStart, pairSlot, bodyList } = this;
+    const S = this.S.values;
+    const g = set.G.values;
+    S.fill(0);
+    for (let k = 0; k < bodyList.length; k++) {
+      const b = bodyList[k];
+      const n = bodyStart[k + 1] - bodyStart[k];
+      const width = sys.kind[b] === BodyKind.RIGID ? 6 : 3;
+      const o = offset[b];
+      for (let i = 0; i < n; i++) {
+        const s = bodyRowSlot[bodyStart[k] + i];
+        for (let r = 0; r < width; r++) {
+          let acc = 0;
+          for (let c = 0; c < width; c++) acc += inverse[o + r * width + c] * g[s + c];
+          w[6 * i + r] = acc;
+        }
+      }
+      for (let i = 0; i < n; i++) {
+        const si = bodyRowSlot[bodyStart[k] + i];
+        for (let j = 0; j < n; j++) {
+          let acc = 0;
+          for (let c = 0; c < width; c++) acc += g[si + c] * w[6 * j + c];
+          S[pairSlot[pairStart[k] + i * n + j]] += acc;
+        }
+      }
+    }
+    return this.S;
+  }
+
   /** S ← G M⁻¹ Gᵀ from set.G's current values (call set.updateJacobian first). */
   update(): CsrMatrix {
     const { sys, set, w, bodyStart, bodyRowSlot, pairStart, pairSlot, bodyList } = this;

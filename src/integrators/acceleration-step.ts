@@ -47,7 +47,7 @@ import { ConstrainedSolve } from "./constrained-solve";
 
 /** Post-step projection: Newton on C = 0 to 1e-12 m (or rad), a few iterations at most. */
 const PROJECTION = {
-  maxIterations: 4,
+  maxIterations: 6,
   relTolerance: 0,
   absTolerance: 1e-14,
   residualTolerance: 1e-12,
@@ -360,6 +360,13 @@ export class AccelerationStepper {
       return;
     }
     this.assembleIterationMatrix(c);
+    if (this.matrix.isBlockDiagonal()) {
+      const t1 = performance.now();
+      const ok = solver.factorBlockDiagonal(this.matrix);
+      this.timing.assembly += t1 - t0;
+      this.timing.solve += performance.now() - t1;
+      if (ok) return;
+    }
     const w = this.matrix.toCsr();
     const t1 = performance.now();
     solver.factorGeneral(w);
@@ -375,7 +382,8 @@ export class AccelerationStepper {
   projectOnConstraints(tEnd: number): void {
     const set = this.constraints;
     if (set === null) return;
-    projectPositions(this.sys, set, tEnd, PROJECTION);
-    projectVelocities(this.sys, set, tEnd);
+    const moved = projectPositions(this.sys, set, tEnd, PROJECTION).iterations > 0;
+    // the step's solve already made G v = −Ct at the unprojected positions
+    if (moved) projectVelocities(this.sys, set, tEnd);
   }
 }

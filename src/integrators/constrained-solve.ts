@@ -6,10 +6,14 @@
  * the current iterate and r_c the constraint right-hand side (velocity level: G v_{t+h} = −Ct
  * ⇒ r_c = −(G v + Ct)/c_v; acceleration level when c_v = 0: r_c = Qc − G a).
  *
- * Two paths, chosen by the structure of W:
+ * Three paths, chosen by the structure of W:
  * - W = s·M (block-diagonal mass only): the Schur complement S = G W⁻¹ Gᵀ = G M⁻¹ Gᵀ / s,
  *   S μ = G W⁻¹ R − r_c, Δa = W⁻¹ (R − Gᵀ μ); S is factored by the semidefinite LDLᵀ, so
  *   redundant joints give finite, minimum-norm-like multipliers.
+ * - W block-diagonal (per-body Jacobians only: gyroscopic terms, dampers; no coupling
+ *   springs): the same Schur complement with W's inverted diagonal blocks; S may be
+ *   nonsymmetric and is factored by sparse LU. For a chain S is block tridiagonal, so a
+ *   step costs O(links).
  * - otherwise: the whole saddle-point matrix (KktMatrix) by sparse LU with pivoting
  *   (W may be nonsymmetric: gyroscopic and damping Jacobians).
  * After `factor`, `solve` may be called again with other right-hand sides (contacts use
@@ -19,8 +23,10 @@
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { MassSchurComplement } from "../constraints/schur";
 import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
+import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { CsrMatrix } from "../math/csr";
 import { KktMatrix } from "../math/kkt";
+import { invertSmall } from "../math/small-dense";
 import { type BodySystem, massSolve } from "../model/body-system";
 import { SparseLuSolver } from "../solvers/linear/sparse-lu";
 
@@ -36,7 +42,12 @@ export class ConstrainedSolve {
   private readonly tmpN: Float64Array;
   private readonly tmpM: Float64Array;
   private massScale = 1;
-  private useSchur = true;
+  private mode: "mass" | "blocks" | "kkt" = "mass";
+  /** Inverses of W's diagonal blocks (block-diagonal path), per body at blockInverseOffset. */
+  private readonly blockInverse: Float64Array;
+  private readonly blockInverseOffset: Int32Array;
+  private readonly schurLu = new SparseLuSolver({});
+  private readonly work36 = new Float64Array(36);
 
   constructor(
     private readonly sys: BodySystem,
@@ -49,27 +60,89 @@ export class ConstrainedSolve {
     this.sol = new Float64Array(this.n + this.m);
     this.tmpN = new Float64Array(this.n);
     this.tmpM = new Float64Array(this.m);
+    this.blockInverseOffset = new Int32Array(sys.numBodies).fill(-1);
+    let size = 0;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const k = sys.block[b];
+      if (k < 0) continue;
+      this.blockInverseOffset[b] = size;
+      size += sys.blockSizes[k] ** 2;
+    }
+    this.blockInverse = new Float64Array(size);
   }
 
   /** Factors with W = massScale·M at the current configuration (G already updated). */
   factorMass(massScale: number): void {
-    this.useSchur = true;
+    this.mode = "mass";
     this.massScale = massScale;
     this.schurLdlt.factor(this.schur.update());
   }
 
   /** Factors with a general W (CSR, same pattern on every call; G already updated). */
   factorGeneral(w: CsrMatrix): void {
-    this.useSchur = false;
+    this.mode = "kkt";
     if (this.kkt === null || this.kkt.w !== w) this.kkt = new KktMatrix(w, this.set.G);
     this.kkt.refresh(0);
     this.lu.factor(this.kkt.matrix);
   }
 
+  /**
+   * Factors with a block-diagonal W (matrix.isBlockDiagonal(); G already updated).
+   * Returns false when a diagonal block is singular (the caller falls back to the KKT).
+   */
+  factorBlockDiagonal(matrix: SparseBlockMatrix): boolean {
+    const sys = this.sys;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const k = sys.block[b];
+      if (k < 0) continue;
+      const n = sys.blockSizes[k];
+      if (
+        !invertSmall(
+          this.blockInverse,
+          this.blockInverseOffset[b],
+          matrix.values,
+          matrix.offsetOf(k, k),
+          n,
+          this.work36,
+        )
+      )
+        return false;
+    }
+    this.mode = "blocks";
+    this.schurLu.factor(this.schur.updateBlockInverse(this.blockInverse, this.blockInverseOffset));
+    return true;
+  }
+
+  /** out = W⁻¹ x with the inverted diagonal blocks. */
+  private blockSolve(x: Float64Array, out: Float64Array): void {
+    const sys = this.sys;
+    const inv = this.blockInverse;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const d = sys.dofOffset[b];
+      if (d < 0) continue;
+      const n = sys.blockSizes[sys.block[b]];
+      const o = this.blockInverseOffset[b];
+      for (let r = 0; r < n; r++) {
+        let acc = 0;
+        for (let c = 0; c < n; c++) acc += inv[o + r * n + c] * x[d + c];
+        out[d + r] = acc;
+      }
+    }
+  }
+
   /** Δa and λ (constraint force multipliers, M a = f + Gᵀλ) for right-hand sides R, r_c. */
   solve(r: Float64Array, rc: Float64Array, da: Float64Array, lambda: Float64Array): void {
     const { n, m } = this;
-    if (this.useSchur) {
+    if (this.mode === "blocks") {
+      // y = W⁻¹ R;  S μ = G y − r_c;  Δa = W⁻¹ (R − Gᵀ μ)
+      this.blockSolve(r, this.tmpN);
+      this.set.multiply(this.tmpN, this.tmpM);
+      for (let i = 0; i < m; i++) this.tmpM[i] -= rc[i];
+      this.schurLu.solve(this.tmpM, lambda);
+      this.set.multiplyTranspose(lambda, this.tmpN);
+      for (let i = 0; i < n; i++) this.tmpN[i] = r[i] - this.tmpN[i];
+      this.blockSolve(this.tmpN, da);
+    } else if (this.mode === "mass") {
       const s = this.massScale;
       // y = W⁻¹ R;  S μ = G y − r_c  with S = G M⁻¹ Gᵀ / s
       massSolve(this.sys, r, this.tmpN);

@@ -42,7 +42,7 @@
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { AccelerationStepper } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
-import { ThetaScheme, type ThetaParameters } from "./theta-scheme";
+import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
 export interface MoreauJeanParameters extends ThetaParameters {
   /** Siconos' TimeSteppingProjectOnConstraints after each step. */

@@ -95,6 +95,11 @@ export class SparseBlockMatrix {
     this.structureVersion++;
   }
 
+  /** True when only diagonal blocks are reserved (after finalize). */
+  isBlockDiagonal(): boolean {
+    return this.rowStart[this.numBlocks] === this.numBlocks;
+  }
+
   /** Offset of block (bi, bj) in `values`, or −1 when not reserved. */
   offsetOf(bi: number, bj: number): number {
     const cb = this.colBlock;

@@ -1,0 +1,53 @@
+/**
+ * Small dense matrices (up to 6×6, row-major at an offset): the inverses of the diagonal
+ * blocks of a block-diagonal iteration matrix. Gauss–Jordan with partial pivoting.
+ */
+
+/**
+ * out[io..] ← A⁻¹ for the n×n matrix A at a[ia..] (A is not modified; `work` holds at
+ * least n·n entries). Returns false when a pivot vanishes (singular to working precision).
+ */
+export function invertSmall(
+  out: Float64Array,
+  io: number,
+  a: Float64Array,
+  ia: number,
+  n: number,
+  work: Float64Array,
+): boolean {
+  for (let i = 0; i < n * n; i++) work[i] = a[ia + i];
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) out[io + i * n + j] = i === j ? 1 : 0;
+  let scale = 0;
+  for (let i = 0; i < n * n; i++) scale = Math.max(scale, Math.abs(work[i]));
+  for (let col = 0; col < n; col++) {
+    let p = col;
+    for (let r = col + 1; r < n; r++)
+      if (Math.abs(work[r * n + col]) > Math.abs(work[p * n + col])) p = r;
+    const pivot = work[p * n + col];
+    if (!(Math.abs(pivot) > 1e-14 * scale)) return false;
+    if (p !== col)
+      for (let c = 0; c < n; c++) {
+        let t = work[p * n + c];
+        work[p * n + c] = work[col * n + c];
+        work[col * n + c] = t;
+        t = out[io + p * n + c];
+        out[io + p * n + c] = out[io + col * n + c];
+        out[io + col * n + c] = t;
+      }
+    const inv = 1 / pivot;
+    for (let c = 0; c < n; c++) {
+      work[col * n + c] *= inv;
+      out[io + col * n + c] *= inv;
+    }
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const f = work[r * n + col];
+      if (f === 0) continue;
+      for (let c = 0; c < n; c++) {
+        work[r * n + c] -= f * work[col * n + c];
+        out[io + r * n + c] -= f * out[io + col * n + c];
+      }
+    }
+  }
+  return true;
+}
