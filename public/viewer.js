@@ -45,6 +45,9 @@ export class Viewer {
     this.controls.addEventListener("change", () => {
       this.dirty = true;
     });
+    this.controls.addEventListener("start", () => {
+      this.userMoved = true;
+    });
 
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x303040, 1.6));
     const sun = new THREE.DirectionalLight(0xffffff, 1.8);
@@ -111,6 +114,8 @@ export class Viewer {
     this.frictionArrows = [];
     this.forceRef = 0;
     this.framed = false;
+    this.userMoved = false;
+    this.viewBox = null;
     const init = new Map((model?.bodies ?? []).map((b) => [b.id, b]));
     const extent = this.estimateExtent(scene, init);
     this.extent = extent;
@@ -179,7 +184,6 @@ export class Viewer {
     );
     this.contactPoints.frustumCulled = false;
     this.world.add(this.contactPoints);
-    this.grid.scale.setScalar(Math.max(0.2, extent / 2));
     this.axes.scale.setScalar(Math.max(0.2, extent / 2));
     this.updateLinks();
     if (model) this.frame();
@@ -265,6 +269,7 @@ export class Viewer {
       }
       this.updateLinks();
       if (!this.framed) this.frame();
+      else this.followBodies();
     }
     if (frame.contacts) this.updateContacts(frame.contacts);
     this.dirty = true;
@@ -347,27 +352,70 @@ export class Viewer {
     for (let i = used; i < pool.length; i++) pool[i].visible = false;
   }
 
-  /** Points the camera at the bodies (on the first state after a scene). */
+  /**
+   * Points the camera at the bodies: their box, widened around every joint anchored to the
+   * ground by the distance of the farthest body from it (the reach of a swinging chain).
+   * Later frames widen the box when a body leaves it, until the user moves the camera.
+   */
   frame() {
     const box = new THREE.Box3();
+    const points = [];
     for (const [id, pose] of this.poses) {
-      const entry = this.bodies.get(id);
-      if (entry?.planeOnly) continue;
+      if (this.bodies.get(id)?.planeOnly) continue;
+      points.push(pose.x);
       box.expandByPoint(pose.x);
     }
     if (box.isEmpty()) return;
-    const center = box.getCenter(new THREE.Vector3());
-    const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, this.extent / 4, 0.1);
-    const dist = (1.6 * radius) / Math.tan((this.camera.fov * Math.PI) / 360);
-    const dir = new THREE.Vector3(0.45, -1, 0.45).normalize();
-    this.camera.position.copy(center).addScaledVector(dir, dist);
+    const sphere = box.getBoundingSphere(new THREE.Sphere());
+    for (const { j } of this.joints) {
+      if (j.a.body !== "ground") continue;
+      const pivot = new THREE.Vector3(...j.a.point);
+      let reach = 0;
+      for (const p of points) reach = Math.max(reach, p.distanceTo(pivot));
+      sphere.union(new THREE.Sphere(pivot, reach));
+    }
+    this.frameSphere(sphere);
+  }
+
+  frameSphere(sphere) {
+    const radius = Math.max(sphere.radius, this.extent / 4, 0.1);
+    this.viewBox = new THREE.Box3().setFromCenterAndSize(
+      sphere.center,
+      new THREE.Vector3(2 * radius, 2 * radius, 2 * radius),
+    );
+    // fit the sphere in the narrower of the two fields of view
+    const vfov = (this.camera.fov * Math.PI) / 180;
+    const hfov = 2 * Math.atan(Math.tan(vfov / 2) * this.camera.aspect);
+    const dist = (1.1 * radius) / Math.sin(Math.min(vfov, hfov) / 2);
+    const dir = new THREE.Vector3(0.35, -1, 0.3).normalize();
+    this.camera.position.copy(sphere.center).addScaledVector(dir, dist);
     this.camera.near = dist / 100;
     this.camera.far = dist * 100;
     this.camera.updateProjectionMatrix();
-    this.controls.target.copy(center);
+    this.controls.target.copy(sphere.center);
     this.controls.update();
+    // the grid is the floor of a scene without planes: below everything the view holds
+    const hasPlane = [...this.bodies.values()].some((b) => b.planeOnly);
+    this.grid.visible = !hasPlane;
+    this.grid.position.set(sphere.center.x, sphere.center.y, sphere.center.z - radius);
+    this.grid.scale.setScalar(Math.max(0.05, radius / 2.5));
     this.framed = true;
     this.dirty = true;
+  }
+
+  /** Widens the view when a body has left the framed region (unless the user took over). */
+  followBodies() {
+    if (this.userMoved || !this.viewBox) return;
+    let out = false;
+    for (const [id, pose] of this.poses)
+      if (!this.bodies.get(id)?.planeOnly && !this.viewBox.containsPoint(pose.x)) out = true;
+    if (!out) return;
+    const grown = this.viewBox.clone();
+    for (const [id, pose] of this.poses)
+      if (!this.bodies.get(id)?.planeOnly) grown.expandByPoint(pose.x);
+    const sphere = grown.getBoundingSphere(new THREE.Sphere());
+    sphere.radius *= 1.1;
+    this.frameSphere(sphere);
   }
 
   /**

@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 
-const finite = () => z.number().meta({ description: "finite number" });
+/** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
+const finite = () => z.number();
 const positive = () => z.number().positive();
 const nonNegative = () => z.number().nonnegative();
 

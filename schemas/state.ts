@@ -72,13 +72,10 @@ export const AssemblyOptions = z
     relTolerance: z.number().nonnegative().default(1e-10),
     absTolerance: z.number().nonnegative().default(1e-12),
     residualTolerance: z.number().nonnegative().default(1e-10),
-    solver: z
-      .enum(["sparse-lu", "sparse-qr", "minres", "gmres"])
-      .default("sparse-lu")
-      .meta({
-        description:
-          "acceleration-level solver; sparse-qr is a dense least-squares QR (small systems)",
-      }),
+    solver: z.enum(["sparse-lu", "sparse-qr", "minres", "gmres"]).default("sparse-lu").meta({
+      description:
+        "acceleration-level solver; sparse-qr is a dense least-squares QR (small systems)",
+    }),
     dt: z
       .number()
       .positive()

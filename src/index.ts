@@ -9,4 +9,4 @@
  *   sim.assemble(options);         // AssemblyResult (Chrono ChAssemblyAnalysis semantics)
  */
 export { loadModel, ModelError, type ModelIssue } from "./model/load";
-export { DivergenceError, Simulation, type SimulationPatch } from "./simulation/simulation";
+export { DivergenceError, Simulation, SolverError, type SimulationPatch } from "./simulation/simulation";

@@ -10,7 +10,12 @@ import type { SceneDesc, Vec3 } from "./scene";
 export const CONTACT_GAP_TOLERANCE = 1e-3;
 
 /** Rotates the body-frame vector p by the unit quaternion at q[4b..] into out (world). */
-export function rotate(q: Float64Array, b: number, p: Vec3 | Float64Array, out: Float64Array): void {
+export function rotate(
+  q: Float64Array,
+  b: number,
+  p: Vec3 | Float64Array,
+  out: Float64Array,
+): void {
   const w = q[4 * b];
   const x = q[4 * b + 1];
   const y = q[4 * b + 2];
@@ -101,11 +106,7 @@ export function probeSpheres(scene: SceneDesc, s: BodyStates): SphereProbe {
           if (!list) continue;
           for (const j of list) {
             if (j <= i) continue;
-            const d = Math.hypot(
-              s.pos[3 * j] - x,
-              s.pos[3 * j + 1] - y,
-              s.pos[3 * j + 2] - z,
-            );
+            const d = Math.hypot(s.pos[3 * j] - x, s.pos[3 * j + 1] - y, s.pos[3 * j + 2] - z);
             const gap = d - 2 * r;
             if (gap <= CONTACT_GAP_TOLERANCE) contacts++;
             maxPen = Math.max(maxPen, -gap);
@@ -158,7 +159,9 @@ export function energy(scene: SceneDesc, s: BodyStates): number {
       rotate(conj, 0, s.omega.subarray(3 * i, 3 * i + 3), wb);
       e +=
         0.5 *
-        (b.inertia[0] * wb[0] * wb[0] + b.inertia[1] * wb[1] * wb[1] + b.inertia[2] * wb[2] * wb[2]);
+        (b.inertia[0] * wb[0] * wb[0] +
+          b.inertia[1] * wb[1] * wb[1] +
+          b.inertia[2] * wb[2] * wb[2]);
     }
   });
   for (const sp of scene.springs) {

@@ -120,7 +120,12 @@ function machine(): Record<string, string | number> {
 }
 
 /** Runs one repetition in a fresh process; never rejects. */
-function runRep(engine: string, scene: string, rep: number, timeoutSeconds: number): Promise<RepResult> {
+function runRep(
+  engine: string,
+  scene: string,
+  rep: number,
+  timeoutSeconds: number,
+): Promise<RepResult> {
   const started = performance.now();
   const loadAverage = Math.round(os.loadavg()[0] * 100) / 100;
   const soft = Math.max(1, Math.min(0.8 * timeoutSeconds, timeoutSeconds - 30));
@@ -223,7 +228,9 @@ export function aggregate(runs: RepResult[]): Aggregate {
 }
 
 const fmt = (x: number | undefined | null, digits = 3): string =>
-  x === undefined || x === null || !Number.isFinite(x) ? "—" : Number(x.toPrecision(digits)).toString();
+  x === undefined || x === null || !Number.isFinite(x)
+    ? "—"
+    : Number(x.toPrecision(digits)).toString();
 const sci = (x: number | undefined | null, digits = 2): string =>
   x === undefined || x === null || !Number.isFinite(x) ? "—" : x.toExponential(digits);
 
@@ -242,7 +249,10 @@ export function tableRows(
           : "n/a";
     const row: Record<string, string> = {
       engine: r.engine,
-      status: r.status === "ok" ? "ok" : `${r.status}${r.steps < (r.runs[0]?.stepsPlanned ?? 0) ? ` @${r.steps}` : ""}`,
+      status:
+        r.status === "ok"
+          ? "ok"
+          : `${r.status}${r.steps < (r.runs[0]?.stepsPlanned ?? 0) ? ` @${r.steps}` : ""}`,
       "steps/s": fmt(r.stepsPerSecond),
       "mean ms/step": fmt(r.meanMs),
       "median ms/step": fmt(r.medianMs),
@@ -253,7 +263,10 @@ export function tableRows(
       row.contacts = fmt(a.contacts, 6);
       row["engine contacts"] = fmt(a.engineContacts, 6);
       row["mean height m"] = fmt(a.meanHeight, 4);
-      row["max pen. mm"] = fmt(a.maxPenetration === undefined ? undefined : 1000 * a.maxPenetration, 3);
+      row["max pen. mm"] = fmt(
+        a.maxPenetration === undefined ? undefined : 1000 * a.maxPenetration,
+        3,
+      );
     } else if (kind === "chain") {
       row["joint drift m"] = sci(a.jointDrift);
       row["energy drift"] = sci(a.energyDrift);
@@ -288,7 +301,13 @@ export async function main(argv: string[]): Promise<CompareFile> {
     kind: "moreau-compare",
     date: date.toISOString(),
     machine: machine(),
-    options: { scenes: o.scenes, engines: o.engines, reps: o.reps, timeoutSeconds: o.timeoutSeconds, baseline: o.baseline },
+    options: {
+      scenes: o.scenes,
+      engines: o.engines,
+      reps: o.reps,
+      timeoutSeconds: o.timeoutSeconds,
+      baseline: o.baseline,
+    },
     protocol:
       "../shared/BENCH-SCENES.md: h = 1/240 s; each repetition a fresh process; every step timed with process.hrtime.bigint(); steps/s = 1000 / mean ms; median of the repetitions",
     results: [],

@@ -116,7 +116,8 @@ export const BOX_HALF = 0.5;
  * uniform in ±2 mm, the jittered coordinate clamped to ±0.45.
  */
 export function spheresScene(n: number): SceneDesc {
-  if (n % 100 !== 0 || n <= 0) throw new Error(`S1: N must be a positive multiple of 100, got ${n}`);
+  if (n % 100 !== 0 || n <= 0)
+    throw new Error(`S1: N must be a positive multiple of 100, got ${n}`);
   const layers = n / 100;
   const rand = mulberry32(SPHERE_SEED);
   const r = SPHERE_RADIUS;

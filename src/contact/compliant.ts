@@ -6,14 +6,24 @@
  * handler does: for every contact with gap < margin, the normal n (world, from a to b),
  * the two surface points p_a = point − (g/2) n, p_b = point + (g/2) n attached to their
  * bodies as material points (body-frame coordinates ρ_a, ρ_b), and the contact area
- * (area.ts). Within the step the force model is evaluated at any trial state (Newton
+ * (area.ts). Within the step the force is evaluated at any trial state (the Newton
  * iterations of the implicit integrators) with that normal and those material points:
  *   r_X = R_X ρ_X,   p_X = x_X + r_X,   dist = n·(p_b − p_a),
  *   u_n = n·(v_b + ω_b × r_b − v_a − ω_a × r_a),
- *   F_n = −f(dist) − d u_n  for dist < 0 (0 otherwise),  d = max(damping, s h/compliance)
- * (d only when compliance > 0), applied as F_n n on b at p_b and −F_n n on a at p_a.
- * So a contact that is separated at t but penetrates at the end of the step pushes back
- * within the same step, and the Jacobians below are the exact derivatives of this model.
+ * and F_n n is applied on b at p_b, −F_n n on a at p_a, with
+ *   contacts penetrating at t (dist_t < 0, "active" for the step, as ArtiSynth's contact
+ *   constraints are for the step they were found in):
+ *       F_n = max(0, −f(dist) − d u_n),  d = max(damping, s h/compliance) (compliance > 0),
+ *       continued beyond dist = 0 with the response at 0: −f(dist) → −dist/compliance(0);
+ *   contacts found separated at t (0 ≤ dist_t < margin): F_n = max(0, −f(dist)), elastic
+ *       only, so a contact met during a step pushes back in that same step, and its
+ *       damping starts with the next step.
+ * Why: the damping term is discontinuous at dist = 0 (F jumps from d|u_n| to 0), and a
+ * Newton iteration on a discontinuous residual can have no solution and cycles; with the
+ * split above F_n is continuous and piecewise smooth in the state within every step. The
+ * clamp max(0, ·) is the unilateral nature of the contact (ArtiSynth's compliant contacts
+ * are unilateral constraints: their force never pulls). The Jacobians below are the
+ * exact derivatives of this model (zero where clamped).
  *
  * Exact Jacobians (X, Y ∈ {a, b} dynamic, s_a = −1, s_b = +1, w_X = 3 or 6 dofs):
  *   g_X = s_X [n; r_X × n]                     (∂dist/∂q_X, rotation increments δθ)
@@ -78,6 +88,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private area: Float64Array = new Float64Array(0);
   private radA: Float64Array = new Float64Array(0);
   private radB: Float64Array = new Float64Array(0);
+  /** 1 when the contact penetrated at t (dist_t < 0): its damping acts through the step. */
+  private activeAtStart: Uint8Array = new Uint8Array(0);
   // Evaluation at the current state (evaluate()).
   private rA: Float64Array = new Float64Array(0);
   private rB: Float64Array = new Float64Array(0);
@@ -126,6 +138,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this[name] = growF(this[name], 3 * n);
     for (const name of ["area", "radA", "radB", "dist", "un", "fn", "kappa", "damp"] as const)
       this[name] = growF(this[name], n);
+    if (this.activeAtStart.length < n) this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
@@ -133,6 +146,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const b = buffer.bodyB[i];
       this.bodyA[i] = a;
       this.bodyB[i] = b;
+      this.activeAtStart[i] = buffer.gap[i] < 0 ? 1 : 0;
       this.radA[i] = surfaceRadius(this.detector.shapes[buffer.shapeA[i]]);
       this.radB[i] = surfaceRadius(this.detector.shapes[buffer.shapeB[i]]);
       const hg = 0.5 * buffer.gap[i];
@@ -233,7 +247,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     return nx * vx + ny * vy + nz * vz;
   }
 
-  /** dist, u_n, F_n, κ and d of every contact at the current state. */
+  /** dist, u_n, F_n, κ and d of every contact at the current state (file comment). */
   private evaluate(): void {
     const h = this.stepSize;
     const nrm = this.nrm;
@@ -249,34 +263,39 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const un = this.pointVelocityN(i, 1) - this.pointVelocityN(i, 0);
       this.dist[i] = dist;
       this.un[i] = un;
-      if (!(dist < 0)) {
-        this.fn[i] = 0;
-        this.kappa[i] = 0;
-        this.damp[i] = 0;
-        continue;
-      }
+      this.fn[i] = 0;
+      this.kappa[i] = 0;
+      this.damp[i] = 0;
+      const active = this.activeAtStart[i] === 1;
+      if (!active && !(dist < 0)) continue;
+      // Active contacts beyond dist = 0 continue the law with the response at dist = 0.
       const r = this.behavior.computeResponse(
-        dist,
+        active && dist > 0 ? 0 : dist,
         this.c0 as ContactPoint,
         this.c1 as ContactPoint,
         nrm,
         this.area[i],
       );
-      const d = effectiveDamping(r, h);
       const kc = r.compliance > 0 && Number.isFinite(r.compliance) ? 1 / r.compliance : 0;
-      // ∂d/∂dist: the step-damping branch s h f′ varies with f′ (f″ = stiffnessRate).
-      const stepBranch = r.compliance > 0 && (r.stepDamping * h) / r.compliance > r.damping;
-      const dd = stepBranch ? r.stepDamping * h * r.stiffnessRate : 0;
-      const F = -r.force - d * un;
-      if (!(F > 0)) {
-        // A contact cannot pull (see the file comment): clamped, no Jacobian.
-        this.fn[i] = 0;
-        this.kappa[i] = 0;
-        this.damp[i] = 0;
-        continue;
+      let F: number;
+      let kap: number;
+      let d = 0;
+      if (active) {
+        d = effectiveDamping(r, h);
+        // ∂d/∂dist: the step-damping branch s h f′ varies with f′ (f″ = stiffnessRate).
+        const stepBranch =
+          dist <= 0 && r.compliance > 0 && (r.stepDamping * h) / r.compliance > r.damping;
+        const dd = stepBranch ? r.stepDamping * h * r.stiffnessRate : 0;
+        F = (dist > 0 ? -kc * dist : -r.force) - d * un;
+        kap = -kc - un * dd;
+      } else {
+        F = -r.force;
+        kap = -kc;
       }
+      // A contact cannot pull (see the file comment): clamped at 0, no Jacobian there.
+      if (!(F > 0)) continue;
       this.fn[i] = F;
-      this.kappa[i] = -kc - un * dd;
+      this.kappa[i] = kap;
       this.damp[i] = d;
     }
   }
@@ -352,7 +371,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.evaluate();
     const { sys, g, wv } = this;
     for (let i = 0; i < this.count; i++) {
-      if (!(this.dist[i] < 0)) continue;
+      if (this.fn[i] === 0) continue;
       this.gradients(i);
       const kap = this.kappa[i];
       const d = this.damp[i];
@@ -395,7 +414,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.evaluate();
     const { sys, g } = this;
     for (let i = 0; i < this.count; i++) {
-      if (!(this.dist[i] < 0)) continue;
+      if (this.fn[i] === 0) continue;
       const d = this.damp[i];
       if (d === 0) continue;
       this.gradients(i);

@@ -19,8 +19,24 @@ export interface StepStats {
   contactResidual: number;
 }
 
+/**
+ * Step memory an integrator carries from one step to the next, which a snapshot must keep
+ * for the continuation to be bit-identical (src/simulation/snapshot.ts). Arrays are
+ * generalized vectors (size numDofs, translational then rotational dofs per body).
+ */
+export interface IntegratorMemory {
+  /** Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses. */
+  acceleration?: Float64Array;
+  /** Newmark: a_t is valid (false after a reset or a PATCH: it is then recomputed). */
+  accelerationValid?: boolean;
+}
+
 export interface Integrator {
   readonly name: IntegratorName;
+  /** The step memory (a copy), for snapshots; integrators without memory omit it. */
+  saveMemory?(): IntegratorMemory;
+  /** Restores memory from saveMemory() of an integrator of the same kind and size. */
+  restoreMemory?(memory: IntegratorMemory): void;
   /** Advances the system from t to t + h (s). */
   step(t: number, h: number): StepStats;
   /** Forgets step memory (e.g. Newmark's a_t) after a reset or an external state change. */

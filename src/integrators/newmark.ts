@@ -16,7 +16,7 @@
 
 import { getVelocity, setVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
-import type { DerivativeOrder, Integrator, StepStats } from "./integrator";
+import type { DerivativeOrder, Integrator, IntegratorMemory, StepStats } from "./integrator";
 
 export interface NewmarkParameters {
   beta: number;
@@ -51,6 +51,23 @@ export class NewmarkIntegrator implements Integrator {
 
   reset(): void {
     this.haveAcceleration = false;
+  }
+
+  saveMemory(): IntegratorMemory {
+    return {
+      acceleration: new Float64Array(this.aPrev),
+      accelerationValid: this.haveAcceleration,
+    };
+  }
+
+  restoreMemory(memory: IntegratorMemory): void {
+    const a = memory.acceleration;
+    if (a !== undefined) {
+      if (a.length !== this.aPrev.length)
+        throw new Error(`newmark memory: a_t has ${a.length} entries, expected ${this.aPrev.length}`);
+      this.aPrev.set(a);
+    }
+    this.haveAcceleration = a !== undefined && memory.accelerationValid === true;
   }
 
   /** The acceleration at the start of the next step (a_t), for inspection and snapshots. */

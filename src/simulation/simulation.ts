@@ -28,6 +28,21 @@ export class DivergenceError extends Error {
   }
 }
 
+/**
+ * Thrown by step() when a solver fails for a reason other than divergence (an internal
+ * error); the state is the last good one. The service marks such a session `error`.
+ */
+export class SolverError extends Error {
+  constructor(
+    message: string,
+    readonly time: number,
+    readonly step: number,
+  ) {
+    super(message);
+    this.name = "SolverError";
+  }
+}
+
 /** Positions and velocities beyond these are treated as a blow-up (m, m/s). */
 const BLOW_UP_POSITION = 1e8;
 const BLOW_UP_VELOCITY = 1e8;
@@ -146,13 +161,12 @@ export class Simulation {
         this.stepper.projectOnConstraints(this.t + h);
       } catch (err) {
         this.restoreGood();
-        throw new DivergenceError(
+        throw new SolverError(
           `step ${this.steps + 1} failed: ${(err as Error).message}`,
           this.t,
           this.steps,
         );
-      }
-      const bad = this.findBlowUp();
+      }      const bad = this.findBlowUp();
       if (bad !== null) {
         this.restoreGood();
         throw new DivergenceError(
@@ -172,6 +186,7 @@ export class Simulation {
     this.restore(this.initial);
     this.t = 0;
     this.steps = 0;
+    this.lastStats = { newtonIterations: 0, linearIterations: 0, contactIterations: 0, contactResidual: 0 };
     this.integrator.reset();
   }
 

@@ -23,7 +23,7 @@ import { packageVersion } from "./version";
 
 /** A broadphase that reports no pairs: for scenes where nothing collides. */
 class NoBroadphase extends CANNON.Broadphase {
-  collisionPairs(_world: CANNON.World, _p1: CANNON.Body[], _p2: CANNON.Body[]): void {}
+  override collisionPairs(_world: CANNON.World, _p1: CANNON.Body[], _p2: CANNON.Body[]): void {}
 }
 
 class CannonInstance implements EngineInstance {

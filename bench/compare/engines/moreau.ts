@@ -34,7 +34,12 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
       b.sphereRadius !== undefined
         ? [{ type: "sphere" as const, radius: b.sphereRadius }]
         : b.boxHalfExtents !== undefined
-          ? [{ type: "box" as const, halfExtents: [...b.boxHalfExtents] as [number, number, number] }]
+          ? [
+              {
+                type: "box" as const,
+                halfExtents: [...b.boxHalfExtents] as [number, number, number],
+              },
+            ]
           : [],
   }));
   if (scene.halfSpaces.length > 0)

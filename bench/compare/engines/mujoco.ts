@@ -69,7 +69,8 @@ export function toMjcf(scene: SceneDesc, solver: MujocoSolver): string {
           `${"  ".repeat(depth + 2)}<body name="${b.id}" pos="${vec(rel)}"><joint name="${j.id}" type="ball" pos="${vec(j.pb)}"/><inertial pos="0 0 0" mass="${num(b.mass)}" diaginertia="${vec(b.inertia)}"/>`,
         );
         depth++;
-        if (k === scene.joints.length - 1) for (; depth > 0; depth--) out.push(`${"  ".repeat(depth + 1)}</body>`);
+        if (k === scene.joints.length - 1)
+          for (; depth > 0; depth--) out.push(`${"  ".repeat(depth + 1)}</body>`);
       });
       break;
     }

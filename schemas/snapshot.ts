@@ -1,0 +1,88 @@
+/**
+ * The engine's snapshot format (versioned): everything a Simulation needs to continue
+ * exactly where another one stopped — the model as validated, the solver, gravity and
+ * contact parameters as patched since creation, time and step, the body state arrays and
+ * the solver memory (Newmark's a_t, the joint multipliers of the last solve, the solve
+ * matrix's block pattern, the contact module's warm-start memory). Produced by
+ * Simulation.snapshot() and read by loadSnapshot() (src/index.ts); the service wraps it in
+ * its session document (schemas/api.ts `Snapshot`).
+ *
+ * Float64 arrays travel as base64 of their little-endian IEEE-754 bytes: lossless for every
+ * double (also −0, which JSON numbers lose), and about 11 characters per value. Body arrays
+ * are per body, in model order: position 3, orientation 4 ([w, x, y, z]), velocity 3 and
+ * angular velocity 3 values per body (fixed bodies included). Generalized vectors
+ * (acceleration) are over the dofs, 3 per dynamic particle and 6 per dynamic rigid body.
+ */
+import { z } from "zod";
+import { Contact, Model, SolverSettings, Vec3 } from "./model";
+
+export const SIMULATION_SNAPSHOT_FORMAT = "moreau.simulation";
+export const SIMULATION_SNAPSHOT_VERSION = 1;
+
+export const Float64Base64 = z
+  .string()
+  .max(1 << 28)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, "expected base64 of little-endian float64 values")
+  .meta({ description: "base64 of little-endian IEEE-754 float64 values" });
+
+const count = () => z.number().int().nonnegative();
+
+export const SimulationSnapshot = z
+  .strictObject({
+    format: z.literal(SIMULATION_SNAPSHOT_FORMAT, {
+      error: `expected "${SIMULATION_SNAPSHOT_FORMAT}"`,
+    }),
+    version: z.literal(SIMULATION_SNAPSHOT_VERSION, {
+      error: `unsupported snapshot version (this server reads version ${SIMULATION_SNAPSHOT_VERSION})`,
+    }),
+    model: Model,
+    parameters: z
+      .strictObject({
+        solver: SolverSettings,
+        gravity: Vec3,
+        contact: Contact.nullable(),
+      })
+      .meta({ description: "solver, gravity and contact parameters as patched since creation" }),
+    time: z.number().nonnegative().meta({ description: "simulated time (s)" }),
+    step: count(),
+    state: z.strictObject({
+      position: Float64Base64,
+      orientation: Float64Base64,
+      velocity: Float64Base64,
+      angularVelocity: Float64Base64,
+    }),
+    memory: z.strictObject({
+      integrator: z.strictObject({
+        acceleration: Float64Base64.optional().meta({ description: "Newmark a_t" }),
+        accelerationValid: z.boolean().optional(),
+      }),
+      lambda: Float64Base64.meta({
+        description: "joint multipliers of the last solve (the reported reactions)",
+      }),
+      stats: z.strictObject({
+        newtonIterations: count(),
+        linearIterations: count(),
+        contactIterations: count(),
+        contactResidual: z.number().nullable(),
+      }),
+      matrixBlocks: z
+        .array(z.tuple([count(), count()]))
+        .max(10_000_000)
+        .meta({ description: "off-diagonal blocks reserved in the solve matrix (bi, bj)" }),
+      contact: z
+        .unknown()
+        .optional()
+        .meta({ description: "the contact module's warm-start memory (opaque JSON)" }),
+    }),
+    hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest")
+      .meta({
+        description:
+          "sha256 of the position, orientation, velocity and angular-velocity bytes, in that order",
+      }),
+  })
+  .meta({ id: "SimulationSnapshot" });
+
+export type SimulationSnapshotIn = z.input<typeof SimulationSnapshot>;
+export type SimulationSnapshotSpec = z.output<typeof SimulationSnapshot>;
