@@ -5,6 +5,7 @@
  */
 import { loadModel } from "../src/index";
 import { chainModel, clothModel } from "./scenes";
+import { runServerLoad } from "./server-load";
 
 interface Row {
   [column: string]: string | number;
@@ -73,6 +74,9 @@ function benchAssembly(): void {
 const groups: Record<string, () => void | Promise<void>> = {
   cloth: benchCloth,
   assembly: benchAssembly,
+  server: async () => {
+    await runServerLoad({});
+  },
 };
 
 const only = process.argv.indexOf("--only");
