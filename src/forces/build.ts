@@ -15,6 +15,7 @@ import type { ForceEffector } from "./effector";
 import { FrameSpringEffector } from "./frame-spring";
 import { GravityEffector } from "./gravity";
 import { GyroscopicEffector } from "./gyroscopic";
+import { isTranslationalEnd, type ParticleSpring, ParticleSpringSet } from "./particle-springs";
 import { PointForceEffector } from "./point-force";
 import { SpringEffector } from "./spring";
 
@@ -28,7 +29,32 @@ export function createForceEffectors(
   let hasRigid = false;
   for (let b = 0; b < sys.numBodies; b++) if (sys.kind[b] === BodyKind.RIGID) hasRigid = true;
   if (hasRigid) effectors.push(new GyroscopicEffector(sys));
-  for (const spec of forces) effectors.push(createForceEffector(spec, sys));
+  // Springs between points without rotational dofs (particles, fixed bodies, ground)
+  // share one vectorized effector (particle-springs.ts), placed where the first one is.
+  const grouped: ParticleSpring[] = [];
+  let groupAt = -1;
+  for (const spec of forces) {
+    if (spec.type === "spring") {
+      const a = resolveBody(sys, spec.id, spec.a.body);
+      const b = resolveBody(sys, spec.id, spec.b.body);
+      if (isTranslationalEnd(sys, a) && isTranslationalEnd(sys, b)) {
+        if (groupAt < 0) groupAt = effectors.length;
+        grouped.push({
+          bodyA: a,
+          pointA: spec.a.point,
+          bodyB: b,
+          pointB: spec.b.point,
+          stiffness: spec.stiffness,
+          damping: spec.damping,
+          restLength: spec.restLength,
+        });
+        continue;
+      }
+    }
+    effectors.push(createForceEffector(spec, sys));
+  }
+  if (grouped.length > 0)
+    effectors.splice(groupAt, 0, new ParticleSpringSet(sys, "particle-springs", grouped));
   return { effectors, gravity: g };
 }
 

@@ -35,8 +35,8 @@
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
+import { AXIAL_LENGTH, AXIAL_RATE, axialSpring } from "./axial";
 import type { ForceEffector } from "./effector";
-import { setScaledIdentity } from "./jacobian-util";
 import { TwoPointCoupling } from "./two-point";
 
 export interface SpringOptions {
@@ -68,12 +68,11 @@ export class SpringEffector implements ForceEffector {
   lengthRate = 0;
 
   private readonly zeroLength: boolean;
-  private readonly u = new Float64Array(3);
-  private readonly A = new Float64Array(9);
-  private readonly B = new Float64Array(9);
-  /** Tension s = k (l − l0) + c l̇ of the last evaluation (N). */
-  private tension = 0;
-  private hasDirection = false;
+  /** A = ∂f_b/∂d and B = ∂f_b/∂ḋ of the last evaluation, views of one 18-entry array. */
+  private readonly jac = new Float64Array(18);
+  private readonly A = this.jac.subarray(0, 9);
+  private readonly B = this.jac.subarray(9, 18);
+  private readonly scalars = new Float64Array(3);
 
   constructor(sys: BodySystem, o: SpringOptions) {
     this.id = o.id;
@@ -92,10 +91,6 @@ export class SpringEffector implements ForceEffector {
     this.restLength = o.restLength ?? Math.hypot(d[0], d[1], d[2]);
     if (!(this.restLength >= 0)) throw new Error(`spring "${o.id}": restLength must be ≥ 0`);
     this.zeroLength = this.restLength === 0;
-    if (this.zeroLength) {
-      setScaledIdentity(this.A, -this.stiffness);
-      setScaledIdentity(this.B, -this.damping);
-    }
   }
 
   get jacobianType(): MatrixTypeFlags {
@@ -117,14 +112,12 @@ export class SpringEffector implements ForceEffector {
 
   addPosJacobian(m: SparseBlockMatrix, s: number): void {
     this.evaluate();
-    if (!this.zeroLength) this.axialJacobians();
     this.ends.addPosJacobian(m, s, this.A, this.B, this.f);
   }
 
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
     if (this.damping === 0) return;
     this.evaluate();
-    if (!this.zeroLength) this.axialJacobians();
     this.ends.addVelJacobian(m, s, this.B);
   }
 
@@ -139,58 +132,26 @@ export class SpringEffector implements ForceEffector {
     return this.ends.d;
   }
 
-  /** Geometry, length, rate and f_b for the current state. */
+  /** Geometry, length, rate and f_b (and A, B) for the current state (axial.ts). */
   private evaluate(): void {
-    const { ends, f, u, stiffness: k, damping: c } = this;
+    const { ends, f, scalars } = this;
     ends.update();
-    const d = ends.d;
-    const dd = ends.dd;
-    const l = Math.hypot(d[0], d[1], d[2]);
-    this.length = l;
-    if (this.zeroLength) {
-      for (let i = 0; i < 3; i++) f[i] = -k * d[i] - c * dd[i];
-      this.lengthRate = l > 0 ? (d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2]) / l : 0;
-      return;
-    }
-    // Direction undefined at (numerically) zero length: no force, no Jacobian.
-    this.hasDirection = l > 1e-12 * this.restLength;
-    if (!this.hasDirection) {
-      u.fill(0);
-      f.fill(0);
-      this.lengthRate = 0;
-      this.tension = 0;
-      return;
-    }
-    for (let i = 0; i < 3; i++) u[i] = d[i] / l;
-    const ldot = u[0] * dd[0] + u[1] * dd[1] + u[2] * dd[2];
-    this.lengthRate = ldot;
-    const s = k * (l - this.restLength) + c * ldot;
-    this.tension = s;
-    for (let i = 0; i < 3; i++) f[i] = -s * u[i];
-  }
-
-  /**
-   * A = −k ûûᵀ − (s/l) P − (c/l) û wᵀ with w = P ḋ = ḋ − l̇ û;  B = −c ûûᵀ
-   * (after evaluate(); both 0 when the direction is undefined).
-   */
-  private axialJacobians(): void {
-    const { A, B, u, stiffness: k, damping: c } = this;
-    if (!this.hasDirection) {
-      A.fill(0);
-      B.fill(0);
-      return;
-    }
-    const l = this.length;
-    const sl = this.tension / l;
-    const cl = c / l;
-    const dd = this.ends.dd;
-    const ldot = this.lengthRate;
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++) {
-        const uu = u[i] * u[j];
-        const w = dd[j] - ldot * u[j];
-        A[3 * i + j] = -k * uu - sl * ((i === j ? 1 : 0) - uu) - cl * u[i] * w;
-        B[3 * i + j] = -c * uu;
-      }
+    axialSpring(
+      ends.d,
+      0,
+      ends.dd,
+      0,
+      this.stiffness,
+      this.damping,
+      this.restLength,
+      f,
+      0,
+      scalars,
+      0,
+      this.jac,
+      0,
+    );
+    this.length = scalars[AXIAL_LENGTH];
+    this.lengthRate = scalars[AXIAL_RATE];
   }
 }

@@ -37,10 +37,11 @@ import {
   savePositions,
   setVelocity,
 } from "../model/body-system";
-import { createLinearSolver } from "../solvers/linear";
+import { createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
 import {
   type LinearSolver,
   type LinearSolverName,
+  type LinearSolverOptions,
   MatrixType,
 } from "../solvers/linear/linear-solver";
 import { ConstrainedSolve } from "./constrained-solve";
@@ -69,6 +70,16 @@ export interface DynamicStructureEffector extends ForceEffector {
 
 export function hasDynamicStructure(e: ForceEffector): e is DynamicStructureEffector {
   return (e as Partial<DynamicStructureEffector>).dynamicStructure === true;
+}
+
+/**
+ * Iterative solvers of the Newton step: incomplete factorizations as preconditioners
+ * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow,
+ * and a relative tolerance well below the Newton tolerance.
+ */
+function solverOptions(name: LinearSolverName): LinearSolverOptions {
+  const preconditioner = name === "cg" ? "ic0" : name === "gmres" ? "ilu0" : undefined;
+  return { tolerance: 1e-12, preconditioner };
 }
 
 /** Coefficients of one scheme for one step (see the file comment). */
@@ -286,7 +297,12 @@ export class AccelerationStepper {
     this.assembleIterationMatrix(c);
     const csr = this.matrix.toCsr();
     const t1 = performance.now();
-    this.solver ??= createLinearSolver(this.solverName, this.matrixType, this.n);
+    this.solver ??= createLinearSolver(
+      this.solverName,
+      this.matrixType,
+      this.n,
+      solverOptions(resolveLinearSolverName(this.solverName, this.matrixType, this.n)),
+    );
     this.solver?.factor(csr);
     this.timing.assembly += t1 - t0;
     this.timing.solve += performance.now() - t1;
@@ -302,8 +318,13 @@ export class AccelerationStepper {
     }
     const t0 = performance.now();
     out.fill(0);
-    const info = this.solver!.solve(rhs, out);
+    const solver = this.solver!;
+    const info = solver.solve(rhs, out);
     this.linearIterations += info.iterations;
+    if (!info.converged)
+      throw new Error(
+        `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,
+      );
     this.timing.solve += performance.now() - t0;
   }
 

@@ -64,7 +64,9 @@ export class NewmarkIntegrator implements Integrator {
     const a = memory.acceleration;
     if (a !== undefined) {
       if (a.length !== this.aPrev.length)
-        throw new Error(`newmark memory: a_t has ${a.length} entries, expected ${this.aPrev.length}`);
+        throw new Error(
+          `newmark memory: a_t has ${a.length} entries, expected ${this.aPrev.length}`,
+        );
       this.aPrev.set(a);
     }
     this.haveAcceleration = a !== undefined && memory.accelerationValid === true;

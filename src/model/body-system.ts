@@ -56,6 +56,14 @@ export interface BodySystem {
   /** Force and torque accumulators (world frame; torque about the centre of mass). */
   readonly force: Float64Array;
   readonly torque: Float64Array;
+
+  /**
+   * Incremented whenever positions or velocities change through this module
+   * (updateDerived, setVelocity and what calls them). Effectors may cache what they
+   * compute from the state under this number. Code that writes the state arrays directly
+   * must call updateDerived (positions) or markStateChanged afterwards.
+   */
+  stateVersion: number;
 }
 
 export interface BodyInit {
@@ -129,6 +137,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     omega,
     force: new Float64Array(3 * n),
     torque: new Float64Array(3 * n),
+    stateVersion: 0,
   };
   updateDerived(sys);
   return sys;
@@ -136,6 +145,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
 
 /** Refreshes rotation matrices and world inertias from the orientations. */
 export function updateDerived(sys: BodySystem): void {
+  sys.stateVersion++;
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
   for (let b = 0; b < sys.numBodies; b++) {
     quatToMat3(rotation, 9 * b, quat, 4 * b);
@@ -161,8 +171,14 @@ export function getVelocity(sys: BodySystem, u: Float64Array): void {
   }
 }
 
+/** Tells state-caching effectors that the state arrays were written directly. */
+export function markStateChanged(sys: BodySystem): void {
+  sys.stateVersion++;
+}
+
 /** Body velocities ← u. */
 export function setVelocity(sys: BodySystem, u: Float64Array): void {
+  sys.stateVersion++;
   for (let b = 0; b < sys.numBodies; b++) {
     const d = sys.dofOffset[b];
     if (d < 0) continue;

@@ -4,7 +4,7 @@ import { Force, type ForceSpec } from "../../schemas/model";
 import { createForceEffectors } from "../../src/forces/build";
 import { GravityEffector } from "../../src/forces/gravity";
 import { GyroscopicEffector } from "../../src/forces/gyroscopic";
-import type { SpringEffector } from "../../src/forces/spring";
+import { ParticleSpringSet } from "../../src/forces/particle-springs";
 import { clearForces } from "../../src/model/body-system";
 import { particle, rigid, system } from "./jacobian-check";
 
@@ -38,14 +38,22 @@ describe("createForceEffectors", () => {
       parse({ id: "d", type: "damper", linear: 0.1 }),
     ];
     const { effectors, gravity } = createForceEffectors(forces, sys, [0, 0, -9.81]);
-    expect(effectors.map((e) => e.id)).toEqual(["gravity", "gyroscopic", "s", "pf", "fs", "d"]);
+    // the particle–ground spring joins the vectorized set of translational springs
+    expect(effectors.map((e) => e.id)).toEqual([
+      "gravity",
+      "gyroscopic",
+      "particle-springs",
+      "pf",
+      "fs",
+      "d",
+    ]);
     expect(effectors[0]).toBe(gravity);
     expect(gravity).toBeInstanceOf(GravityEffector);
     expect(effectors[1]).toBeInstanceOf(GyroscopicEffector);
+    expect(effectors[2]).toBeInstanceOf(ParticleSpringSet);
     // default rest length: the initial distance |(1,0,0)| = 1, so no force initially
-    const s = effectors[2] as SpringEffector;
-    expect(s.restLength).toBe(1);
-    expect(s.ends.b.body).toBe(-1);
+    const s = effectors[2];
+    expect(s.potentialEnergy()).toBe(0);
     clearForces(sys);
     s.applyForces(0);
     expect(Array.from(sys.force)).toEqual([0, 0, 0, 0, 0, 0]);
@@ -71,7 +79,7 @@ describe("createForceEffectors", () => {
       sys,
       [0, 0, 0],
     );
-    expect(effectors.map((e) => e.id)).toEqual(["gravity", "s"]);
+    expect(effectors.map((e) => e.id)).toEqual(["gravity", "particle-springs"]);
     clearForces(sys);
     effectors[1].applyForces(0);
     expect(Array.from(sys.force.subarray(0, 3))).toEqual([-4, 0, 0]);

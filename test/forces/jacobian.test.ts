@@ -7,6 +7,7 @@ import { DamperEffector } from "../../src/forces/damper";
 import { FrameSpringEffector } from "../../src/forces/frame-spring";
 import { GravityEffector } from "../../src/forces/gravity";
 import { GyroscopicEffector } from "../../src/forces/gyroscopic";
+import { ParticleSpringSet } from "../../src/forces/particle-springs";
 import { PointForceEffector } from "../../src/forces/point-force";
 import { SpringEffector } from "../../src/forces/spring";
 import { MatrixType } from "../../src/solvers/linear/linear-solver";
@@ -268,5 +269,74 @@ describe("damper, gyroscopic and gravity Jacobians (FD check)", () => {
     const res = checkJacobians(rr, (s) => new GravityEffector(s, [0, 0, -9.81]));
     for (const e of [...res.position, ...res.velocity]) expect(e).toBe(0);
     for (const n of [...res.positionNorm, ...res.velocityNorm]) expect(n).toBe(0);
+  });
+});
+
+describe("ParticleSpringSet Jacobians (FD check)", () => {
+  const four = () =>
+    system(
+      particle("p", 1, [0, 0, 0]),
+      particle("q", 2, [1, 0.2, 0]),
+      particle("r", 0.5, [0.4, 1, 0.3]),
+      particle("anchor", 1, [2, 0, 1], true),
+    );
+  const springs = [
+    {
+      bodyA: 0,
+      pointA: [0, 0, 0],
+      bodyB: 1,
+      pointB: [0.1, 0, 0],
+      stiffness: 40,
+      damping: 1.5,
+      restLength: 0.8,
+    },
+    {
+      bodyA: 1,
+      pointA: [0, 0, 0],
+      bodyB: 2,
+      pointB: [0, 0, 0],
+      stiffness: 25,
+      damping: 0.7,
+      restLength: 0,
+    },
+    {
+      bodyA: -1,
+      pointA: [0, 0, 1],
+      bodyB: 2,
+      pointB: [0, 0, 0],
+      stiffness: 10,
+      damping: 0,
+      restLength: 0.5,
+    },
+    {
+      bodyA: 3,
+      pointA: [0, 0, 0],
+      bodyB: 0,
+      pointB: [0, 0, 0],
+      stiffness: 15,
+      damping: 0.3,
+      restLength: 1.1,
+    },
+  ];
+  it("every block (particle–particle, zero length, ground, fixed body) matches finite differences", () => {
+    const res = checkJacobians(four, (s) => new ParticleSpringSet(s, "springs", springs), {
+      configurations: 6,
+    });
+    expectExact(res, true);
+  });
+  it("gives the same forces as one SpringEffector per spring", () => {
+    const a = four();
+    const b = four();
+    const set = new ParticleSpringSet(a, "springs", springs);
+    const singles = springs.map((s, i) => new SpringEffector(b, { id: `s${i}`, ...s }));
+    a.force.fill(0);
+    b.force.fill(0);
+    set.applyForces(0);
+    for (const s of singles) s.applyForces(0);
+    for (let i = 0; i < a.force.length; i++) expect(a.force[i]).toBeCloseTo(b.force[i], 13);
+    expect(set.potentialEnergy()).toBeCloseTo(
+      singles.reduce((e, s) => e + s.potentialEnergy(), 0),
+      13,
+    );
   });
 });
