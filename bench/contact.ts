@@ -12,7 +12,6 @@
  *   runContactBench({ sizes: [100, 1000] }) → rows (and prints a table)
  */
 import type { ModelInput } from "../schemas/model";
-import type { NonsmoothContact } from "../src/contact/nonsmooth-contact";
 import { loadModel } from "../src/index";
 
 /** Deterministic PRNG (mulberry32), as the scene description fixes. */
@@ -127,8 +126,8 @@ export function runContactBench(o: ContactBenchOptions = {}): ContactBenchRow[] 
       spheresModel({ n, contactSolver: o.contactSolver, maxIterations: o.maxIterations }),
     );
     sim.step(o.warmup ?? 100);
-    const nsc = (sim as unknown as { contact: { nonsmooth: NonsmoothContact } }).contact
-      .nonsmooth;
+    const nsc = sim.contactModel?.nonsmooth;
+    if (!nsc) throw new Error("S1 uses nonsmooth contact");
     const st = nsc.stats;
     const s0 = { ...st };
     const steps = o.steps ?? 1000;
@@ -176,6 +175,9 @@ export function runContactBench(o: ContactBenchOptions = {}): ContactBenchRow[] 
 }
 
 if (process.argv[1]?.endsWith("contact.ts")) {
-  const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((x) => x > 0);
   runContactBench({ sizes: sizes.length ? sizes : undefined });
 }

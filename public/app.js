@@ -263,7 +263,8 @@ function showSession(s) {
   $("info-step").textContent = String(s.step);
   $("info-dt").textContent = `${s.dt} s`;
   const c = s.counts;
-  $("info-counts").textContent = `${c.bodies} (${c.forces} forces, ${c.joints} joints, ${c.motors} motors)`;
+  $("info-counts").textContent =
+    `${c.bodies} (${c.forces} forces, ${c.joints} joints, ${c.motors} motors)`;
   if (s.run?.realtimeFactor != null && document.activeElement !== ui.rtf)
     ui.rtf.value = String(s.run.realtimeFactor);
   updateButtons();
@@ -322,8 +323,10 @@ ui.step.addEventListener("click", () =>
 );
 
 async function changeRate() {
-  // a running session takes a new real-time factor by pause + run
-  if (state.session?.status !== "running") return;
+  // a running session takes a new real-time factor by pause + run (once per new value:
+  // an input also fires "change" when it loses the focus)
+  const s = state.session;
+  if (s?.status !== "running" || (s.run?.realtimeFactor ?? null) === realtimeFactor()) return;
   await command("changing the real-time factor", async (id) => {
     await client.pause(id);
     return client.run(id, { realtimeFactor: realtimeFactor() });
@@ -357,7 +360,8 @@ function onState(frame) {
   state.lastFrame = frame;
   viewer.update(frame);
   const t = frame.time;
-  if (frame.energy) energyPlot.push(t, [frame.energy.kinetic, frame.energy.potential, frame.energy.total]);
+  if (frame.energy)
+    energyPlot.push(t, [frame.energy.kinetic, frame.energy.potential, frame.energy.total]);
   const bodyId = ui.plotBody.value;
   const b = frame.bodies?.find((x) => x.id === bodyId);
   if (b) bodyPlot.push(t, b[ui.plotQuantity.value]);
@@ -390,7 +394,13 @@ function onState(frame) {
 
 const resetBodyPlot = () => {
   const q = ui.plotQuantity.value;
-  bodyPlot.setLabels(q === "angularVelocity" ? ["ωx", "ωy", "ωz"] : q === "velocity" ? ["vx", "vy", "vz"] : ["x", "y", "z"]);
+  bodyPlot.setLabels(
+    q === "angularVelocity"
+      ? ["ωx", "ωy", "ωz"]
+      : q === "velocity"
+        ? ["vx", "vy", "vz"]
+        : ["x", "y", "z"],
+  );
 };
 ui.plotBody.addEventListener("change", resetBodyPlot);
 ui.plotQuantity.addEventListener("change", resetBodyPlot);

@@ -26,7 +26,8 @@ export class MoreauApiError extends Error {
     const issues = this.details?.issues;
     if (!Array.isArray(issues)) return [];
     return issues.map(
-      (i) => `${Array.isArray(i.path) && i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`,
+      (i) =>
+        `${Array.isArray(i.path) && i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`,
     );
   }
 }
@@ -206,12 +207,14 @@ export class MoreauClient {
   /**
    * @param {string | URL} baseUrl e.g. location.origin
    * @param {{ fetch?: typeof fetch, headers?: Record<string, string>, timeoutMs?: number,
-   *           WebSocket?: typeof WebSocket }} [options]
+   *           apiKey?: string, WebSocket?: typeof WebSocket }} [options]
+   * (a browser cannot send the key with a WebSocket upgrade: the REST calls carry it)
    */
   constructor(baseUrl, options = {}) {
     this.baseUrl = String(baseUrl).replace(/\/+$/, "");
     this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.headers = options.headers ?? {};
+    this.headers = { ...options.headers };
+    if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.WebSocketImpl = options.WebSocket ?? globalThis.WebSocket;
   }

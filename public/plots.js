@@ -35,7 +35,10 @@ export class TimePlot {
         width: Math.max(200, this.container.clientWidth),
         height: 190,
         scales: { x: { time: false } },
-        axes: [{ ...axis, label: "t (s)" }, { ...axis, size: 60 }],
+        axes: [
+          { ...axis, label: "t (s)" },
+          { ...axis, size: 60 },
+        ],
         legend: { live: true },
         series: [
           { label: "t", value: (_u, v) => (v == null ? "–" : v.toFixed(3)) },
@@ -60,7 +63,8 @@ export class TimePlot {
   }
 
   resize() {
-    if (this.plot) this.plot.setSize({ width: Math.max(200, this.container.clientWidth), height: 190 });
+    if (this.plot)
+      this.plot.setSize({ width: Math.max(200, this.container.clientWidth), height: 190 });
   }
 
   /** Appends one point (t, values in series order); a time going backwards clears the plot. */

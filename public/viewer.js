@@ -1,7 +1,8 @@
 // 3-D view of a session (three.js, z up): the bodies from the shapes of the stream's scene
 // frame, joints (a marker at each joint point and a line to the centre of mass of each
 // joined body), springs when the page knows the model, contact points and contact-force
-// arrows (normal force red, friction orange) whose length is proportional to the force,
+// arrows (normal force red, friction orange; the force on the moving body of a contact
+// with a fixed one, else on the contact's second body) whose length is proportional to it,
 // with a scale that follows the largest recent force. Quaternions on the wire are
 // [w, x, y, z]; three.js takes (x, y, z, w).
 import * as THREE from "three";
@@ -147,7 +148,11 @@ export class Viewer {
 
     const jointMat = new THREE.MeshBasicMaterial({ color: 0xffe080 });
     const jointGeo = new THREE.SphereGeometry(0.015 * extent, 12, 8);
-    const linkMat = new THREE.LineBasicMaterial({ color: 0xffe080, transparent: true, opacity: 0.7 });
+    const linkMat = new THREE.LineBasicMaterial({
+      color: 0xffe080,
+      transparent: true,
+      opacity: 0.7,
+    });
     for (const j of scene.joints) {
       const markerA = new THREE.Mesh(jointGeo, jointMat);
       const markerB = new THREE.Mesh(jointGeo, jointMat);
@@ -180,8 +185,14 @@ export class Viewer {
     pgeo.setDrawRange(0, 0);
     this.contactPoints = new THREE.Points(
       pgeo,
-      new THREE.PointsMaterial({ color: NORMAL_COLOR, size: 6, sizeAttenuation: false }),
+      new THREE.PointsMaterial({
+        color: NORMAL_COLOR,
+        size: 6,
+        sizeAttenuation: false,
+        depthTest: false,
+      }),
     );
+    this.contactPoints.renderOrder = 10;
     this.contactPoints.frustumCulled = false;
     this.world.add(this.contactPoints);
     this.axes.scale.setScalar(Math.max(0.2, extent / 2));
@@ -316,12 +327,16 @@ export class Viewer {
     for (let i = 0; i < n; i++) pts.array.set(contacts[i].point, 3 * i);
     pts.needsUpdate = true;
     this.contactPoints.geometry.setDrawRange(0, n);
+    // the wire gives the force on bodies[1] (normal from bodies[0] to bodies[1]); against a
+    // fixed body, draw the opposite force, the one on the moving body
+    const sign = (c) =>
+      this.bodies.get(c.bodies[1])?.fixed && !this.bodies.get(c.bodies[0])?.fixed ? -1 : 1;
     this.placeArrows(this.normalArrows, contacts, NORMAL_COLOR, scale, (c) => {
-      tmpV.set(...c.normal);
+      tmpV.set(...c.normal).multiplyScalar(sign(c));
       return c.normalForce;
     });
     this.placeArrows(this.frictionArrows, contacts, FRICTION_COLOR, scale, (c) => {
-      tmpV.set(...c.tangentForce);
+      tmpV.set(...c.tangentForce).multiplyScalar(sign(c));
       return tmpV.length();
     });
     this.contactsDrawn = contacts.length;
@@ -339,13 +354,22 @@ export class Viewer {
       if (!arrow) {
         arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), origin, 1, color);
         arrow.frustumCulled = false;
+        // drawn over everything: a force on a body starts at its surface and points inside
+        for (const part of [arrow.line, arrow.cone]) {
+          part.material.depthTest = false;
+          part.renderOrder = 10;
+        }
         pool.push(arrow);
         this.world.add(arrow);
       }
       origin.set(...c.point);
       arrow.position.copy(origin);
       arrow.setDirection(tmpV.normalize());
-      arrow.setLength(len, Math.min(0.3 * len, 0.05 * this.extent), Math.min(0.15 * len, 0.025 * this.extent));
+      arrow.setLength(
+        len,
+        Math.min(0.3 * len, 0.05 * this.extent),
+        Math.min(0.15 * len, 0.025 * this.extent),
+      );
       arrow.visible = true;
       used++;
     }

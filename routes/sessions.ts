@@ -1,6 +1,8 @@
 /**
- * Sessions: create, list, inspect, step, run, pause, reset, patch, delete, and the session's
- * assembly analysis. Bodies are validated with the zod schemas of schemas/api.ts; State and
+ * Sessions: create (from a model or a snapshot), list, inspect, step, run, pause, reset,
+ * patch, delete, snapshot, fork, and the session's assembly analysis. Every handler passes
+ * the requester's API key id (`req.owner`, src/server/auth.ts) so that a key sees only its
+ * own sessions. Bodies are validated with the zod schemas of schemas/api.ts; State and
  * AssemblyResult answers are the worker's JSON bytes (see src/server/reply.ts).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -16,6 +18,8 @@ import {
   SessionAssemblyBody,
   SessionList,
   SessionParams,
+  Snapshot,
+  type SnapshotOut,
   StepBody,
 } from "../schemas/api";
 import { AssemblyResult, State } from "../schemas/state";
@@ -25,10 +29,16 @@ import { sendJsonBytes } from "../src/server/reply";
 const errors = (...codes: number[]) =>
   Object.fromEntries(codes.map((c) => [c, ErrorBody])) as Record<number, typeof ErrorBody>;
 
-/** 413 before validation for models with more bodies than MAX_BODIES. */
+/** 413 before validation for models (or snapshots' models) with more bodies than MAX_BODIES. */
 export function limitBodies(maxBodies: number) {
   return async (req: FastifyRequest, _reply: FastifyReply) => {
-    const bodies = (req.body as { model?: { bodies?: unknown } } | undefined)?.model?.bodies;
+    const body = req.body as
+      | {
+          model?: { bodies?: unknown };
+          snapshot?: { simulation?: { model?: { bodies?: unknown } } };
+        }
+      | undefined;
+    const bodies = body?.model?.bodies ?? body?.snapshot?.simulation?.model?.bodies;
     if (Array.isArray(bodies) && bodies.length > maxBodies)
       throw new ApiError(
         "payload_too_large",
@@ -48,13 +58,18 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       preValidation: limitBodies(config.maxBodies),
       schema: {
         tags,
-        summary: "Create a session from a model",
+        summary:
+          "Create a session from a model, or resume one from a snapshot (GET /v1/sessions/:id/snapshot)",
         body: CreateSessionBody,
-        response: { 201: Session, ...errors(400, 413, 429, 503) },
+        response: { 201: Session, ...errors(400, 401, 413, 415, 429, 503) },
       },
     },
     async (req, reply) => {
-      const s = await manager.create(req.body.model);
+      const { model, snapshot } = req.body;
+      const s = await manager.create(
+        model !== undefined ? { model } : { snapshot: snapshot as SnapshotOut },
+        req.owner,
+      );
       reply.code(201).header("location", `/v1/sessions/${s.id}`);
       return s;
     },
@@ -63,7 +78,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/v1/sessions",
     { schema: { tags, summary: "List sessions", response: { 200: SessionList } } },
-    async () => ({ sessions: manager.list() }),
+    async (req) => ({ sessions: manager.list(req.owner) }),
   );
 
   app.get(
@@ -76,7 +91,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         response: { 200: Session, ...errors(404) },
       },
     },
-    async (req) => manager.get(req.params.id),
+    async (req) => manager.get(req.params.id, req.owner),
   );
 
   app.get(
@@ -89,7 +104,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         response: { 200: State, ...errors(404) },
       },
     },
-    async (req, reply) => sendJsonBytes(reply, await manager.state(req.params.id)),
+    async (req, reply) => sendJsonBytes(reply, await manager.state(req.params.id, req.owner)),
   );
 
   app.post(
@@ -103,7 +118,8 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         response: { 200: State, ...errors(400, 404, 409, 422, 500, 504) },
       },
     },
-    async (req, reply) => sendJsonBytes(reply, await manager.step(req.params.id, req.body)),
+    async (req, reply) =>
+      sendJsonBytes(reply, await manager.step(req.params.id, req.body, req.owner)),
   );
 
   app.post(
@@ -118,7 +134,12 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req, reply) => {
-      const s = await manager.run(req.params.id, req.body.realtimeFactor, req.body.until ?? null);
+      const s = await manager.run(
+        req.params.id,
+        req.body.realtimeFactor,
+        req.body.until ?? null,
+        req.owner,
+      );
       reply.code(202);
       return {
         session: s,
@@ -140,7 +161,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         response: { 200: Session, ...errors(404, 409) },
       },
     },
-    async (req) => manager.pause(req.params.id),
+    async (req) => manager.pause(req.params.id, req.owner),
   );
 
   app.post(
@@ -153,7 +174,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         response: { 200: State, ...errors(404) },
       },
     },
-    async (req, reply) => sendJsonBytes(reply, await manager.reset(req.params.id)),
+    async (req, reply) => sendJsonBytes(reply, await manager.reset(req.params.id, req.owner)),
   );
 
   app.patch(
@@ -167,7 +188,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         response: { 200: Session, ...errors(400, 404, 409) },
       },
     },
-    async (req) => manager.patch(req.params.id, req.body),
+    async (req) => manager.patch(req.params.id, req.body, req.owner),
   );
 
   app.delete(
@@ -181,8 +202,40 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req, reply) => {
-      await manager.delete(req.params.id);
+      await manager.delete(req.params.id, req.owner);
       return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    "/v1/sessions/:id/snapshot",
+    {
+      schema: {
+        tags,
+        summary:
+          "The whole session (model, parameters as patched, state and solver memory), versioned; POST it back to /v1/sessions as { snapshot } to resume it",
+        params: SessionParams,
+        response: { 200: Snapshot, ...errors(404, 409) },
+      },
+    },
+    async (req, reply) =>
+      sendJsonBytes(reply, await manager.exportSnapshot(req.params.id, req.owner)),
+  );
+
+  app.post(
+    "/v1/sessions/:id/fork",
+    {
+      schema: {
+        tags,
+        summary: "A new session copied from this one at its current step (a running one: paused)",
+        params: SessionParams,
+        response: { 201: Session, ...errors(404, 409, 429, 503) },
+      },
+    },
+    async (req, reply) => {
+      const s = await manager.fork(req.params.id, req.owner);
+      reply.code(201).header("location", `/v1/sessions/${s.id}`);
+      return s;
     },
   );
 
@@ -199,7 +252,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     },
     async (req, reply) => {
       const { apply, ...options } = req.body;
-      const a = await manager.assemble(req.params.id, options, apply);
+      const a = await manager.assemble(req.params.id, options, apply, req.owner);
       return sendJsonBytes(reply, a.result);
     },
   );

@@ -4,7 +4,9 @@
  * joints, energy, solver; default the first four), `format` (json text frames or msgpack
  * binary frames). First frame `{ type: "scene" }`, then `{ type: "state", ..., dropped }`.
  * An unknown session refuses the upgrade with 404, a bad query with 400; deleting the
- * session closes the stream with 1000 "session deleted", shutdown with 1001.
+ * session closes the stream with 1000 "session deleted", shutdown with 1001. With API keys
+ * the upgrade request needs `Authorization: Bearer <key>` (401 before the upgrade) and a
+ * session of another key is 404.
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { SessionParams, StreamQuery } from "../schemas/api";
@@ -21,7 +23,7 @@ const stream: FastifyPluginAsyncZod = async (app) => {
       preHandler: async (req) => {
         if (sessions.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
         const { id } = req.params as { id: string };
-        if (!sessions.exists(id)) throw notFound(id);
+        if (!sessions.exists(id, req.owner)) throw notFound(id);
       },
     },
     (socket, req) => {

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { BodyPoint, Contact, Id, Model, Shape, SolverSettings, Vec3 } from "./model";
+import { SimulationSnapshot } from "./snapshot";
 import { AssemblyOptions, State } from "./state";
 
 /**
@@ -66,7 +67,50 @@ export const SessionList = z.object({ sessions: z.array(Session) }).meta({ id: "
 
 export const SessionParams = z.object({ id: z.string().min(1).max(128) });
 
-export const CreateSessionBody = z.strictObject({ model: Model }).meta({ id: "CreateSession" });
+export const SESSION_SNAPSHOT_FORMAT = "moreau.session";
+export const SESSION_SNAPSHOT_VERSION = 1;
+
+/**
+ * A whole session, as GET /v1/sessions/:id/snapshot answers it and POST /v1/sessions
+ * (`{ "snapshot": ... }`) resumes it: the engine snapshot (model, parameters as patched,
+ * state, solver memory) and the session's status. The new session continues bit-identically.
+ */
+export const Snapshot = z
+  .strictObject({
+    format: z.literal(SESSION_SNAPSHOT_FORMAT, { error: `expected "${SESSION_SNAPSHOT_FORMAT}"` }),
+    version: z.literal(SESSION_SNAPSHOT_VERSION, {
+      error: `unsupported snapshot version (this server reads version ${SESSION_SNAPSHOT_VERSION})`,
+    }),
+    session: z
+      .object({
+        id: z.string().max(128).optional(),
+        name: z.string().max(256),
+        status: SessionStatus,
+        message: z.string().max(10_000).nullable().default(null),
+        time: z.number().optional(),
+        step: z.number().int().optional(),
+        createdAt: z.string().max(64).optional(),
+        savedAt: z.string().max(64).optional(),
+      })
+      .meta({
+        description:
+          "informative, except status and message, which the resumed session takes (a running session resumes paused)",
+      }),
+    simulation: SimulationSnapshot,
+  })
+  .meta({ id: "Snapshot" });
+
+export const CreateSessionBody = z
+  .strictObject({
+    model: Model.optional().meta({ description: "a new session from a model" }),
+    snapshot: Snapshot.optional().meta({
+      description: "a session resumed from GET /v1/sessions/:id/snapshot",
+    }),
+  })
+  .refine((b) => (b.model === undefined) !== (b.snapshot === undefined), {
+    message: 'give exactly one of "model" or "snapshot"',
+  })
+  .meta({ id: "CreateSession" });
 
 export const StepBody = z
   .strictObject({
@@ -225,7 +269,7 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({
       description:
-        "invalid_request, invalid_model, not_found, conflict, payload_too_large, too_many_sessions, diverged, solver_error, timeout, worker_crashed, shutting_down, internal",
+        "invalid_request, invalid_model, unauthorized, not_found, conflict, payload_too_large, unsupported_media_type, too_many_sessions, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, internal",
     }),
     message: z.string(),
     details: z.unknown().optional(),
@@ -246,6 +290,8 @@ export const Readiness = z
   .meta({ id: "Readiness" });
 
 export type SessionOut = z.infer<typeof Session>;
+export type SnapshotIn = z.input<typeof Snapshot>;
+export type SnapshotOut = z.output<typeof Snapshot>;
 export type SessionStatusName = z.infer<typeof SessionStatus>;
 export type StepRequest = z.output<typeof StepBody>;
 export type RunRequest = z.output<typeof RunBody>;

@@ -7,6 +7,39 @@
  *   sim.state();                   // State (schemas/state)
  *   sim.reset();                   // back to t = 0 as loaded
  *   sim.assemble(options);         // AssemblyResult (Chrono ChAssemblyAnalysis semantics)
+ *   const snap = sim.snapshot();   // JSON-safe, versioned (schemas/snapshot)
+ *   loadSnapshot(snap);            // a Simulation that continues bit-identically (SnapshotError)
  */
+import { buildSimulation } from "./model/load";
+import type { Simulation } from "./simulation/simulation";
+import { parseSnapshot, SnapshotError } from "./simulation/snapshot";
+
 export { loadModel, ModelError, type ModelIssue } from "./model/load";
-export { DivergenceError, Simulation, SolverError, type SimulationPatch } from "./simulation/simulation";
+export {
+  DivergenceError,
+  Simulation,
+  type SimulationPatch,
+  SolverError,
+} from "./simulation/simulation";
+export {
+  type SimulationSnapshotSpec,
+  SnapshotError,
+  type SnapshotIssue,
+} from "./simulation/snapshot";
+
+/**
+ * Validates a snapshot (schemas/snapshot.ts) and returns the Simulation it describes, at
+ * its time and step with its solver memory. Throws SnapshotError (issue paths from the
+ * snapshot's root) when it is invalid or does not fit its own model.
+ */
+export function loadSnapshot(json: unknown): Simulation {
+  const snap = parseSnapshot(json);
+  let sim: Simulation;
+  try {
+    sim = buildSimulation(snap.model);
+  } catch (err) {
+    throw new SnapshotError([{ path: ["model"], message: (err as Error)?.message ?? String(err) }]);
+  }
+  sim.restoreSnapshot(snap);
+  return sim;
+}

@@ -5,7 +5,12 @@
  * with process.hrtime.bigint(). Probes run outside the timed region. Never throws: a
  * failure, a divergence or an exhausted time budget is recorded in `status`.
  */
-import { createBodyStates, type EngineAdapter, type EngineInstance } from "./engines/types";
+import {
+  type BodyStates,
+  createBodyStates,
+  type EngineAdapter,
+  type EngineInstance,
+} from "./engines/types";
 import {
   chainEnergyScale,
   energy,
@@ -66,6 +71,8 @@ export interface RunOptions {
   maxSeconds?: number;
   /** Finite-state check every this many steps when the scene does not probe every step. */
   checkEvery?: number;
+  /** When given, receives the body states after the last step (for tests). */
+  final?: BodyStates;
 }
 
 function errorStatus(err: unknown): { status: RunStatus; message: string } {
@@ -194,6 +201,12 @@ export function runScene(
   if (inst) {
     try {
       inst.read(states);
+      if (opts.final) {
+        opts.final.pos.set(states.pos);
+        opts.final.quat.set(states.quat);
+        opts.final.vel.set(states.vel);
+        opts.final.omega.set(states.omega);
+      }
       if (scene.kind === "spheres") {
         const s = probeSpheres(scene, states);
         Object.assign(accuracy, s, { engineContacts: inst.engineContacts() });

@@ -26,7 +26,10 @@ async function readAll(stream: Readable): Promise<string> {
 export async function readModelFile(path: string, cwd: string, stdin?: Readable): Promise<unknown> {
   let text: string;
   try {
-    text = path === "-" ? await readAll(stdin ?? process.stdin) : await readFile(resolve(cwd, path), "utf8");
+    text =
+      path === "-"
+        ? await readAll(stdin ?? process.stdin)
+        : await readFile(resolve(cwd, path), "utf8");
   } catch (err) {
     throw new CliError(`cannot read ${path}: ${(err as Error).message}`);
   }

@@ -48,6 +48,8 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** headers sent with every request (and the WebSocket upgrade) */
   headers?: Record<string, string>;
+  /** API key of a server with access control: sent as `Authorization: Bearer <key>` */
+  apiKey?: string;
   /** time limit of one request (ms, default 60 s) */
   timeoutMs?: number;
   /** parse every answer with its zod schema (default false) */
@@ -69,7 +71,8 @@ export class MoreauClient {
   constructor(baseUrl: string | URL, options: ClientOptions = {}) {
     this.baseUrl = String(baseUrl).replace(/\/+$/, "");
     this.fetchFn = options.fetch ?? globalThis.fetch;
-    this.headers = options.headers ?? {};
+    this.headers = { ...options.headers };
+    if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.validate = options.validate ?? false;
   }

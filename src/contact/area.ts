@@ -168,7 +168,10 @@ export function computeContactAreas(
     const A = shapes[sa]?.shape;
     const B = shapes[sb]?.shape;
     const round =
-      A?.type === "sphere" || A?.type === "capsule" || B?.type === "sphere" || B?.type === "capsule";
+      A?.type === "sphere" ||
+      A?.type === "capsule" ||
+      B?.type === "sphere" ||
+      B?.type === "capsule";
     if (round) {
       const R = 1 / (1 / surfaceRadius(shapes[sa]) + 1 / surfaceRadius(shapes[sb]));
       for (let k = i; k < j; k++) area[k] = roundContactArea(R, buf.gap[k]);

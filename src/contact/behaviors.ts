@@ -178,7 +178,8 @@ export class HertzContactBehavior implements ContactBehavior {
 
   /** Effective radius 1/(1/r₀ + 1/r₁) (Infinity when both are flat). */
   static effectiveRadius(r0: number, r1: number): number {
-    const k = (r0 > 0 ? 1 / r0 : Number.POSITIVE_INFINITY) + (r1 > 0 ? 1 / r1 : Number.POSITIVE_INFINITY);
+    const k =
+      (r0 > 0 ? 1 / r0 : Number.POSITIVE_INFINITY) + (r1 > 0 ? 1 / r1 : Number.POSITIVE_INFINITY);
     return k > 0 ? 1 / k : Number.POSITIVE_INFINITY;
   }
 

@@ -44,10 +44,10 @@
  * ContactForceBehavior); Coulomb friction is the nonsmooth method's.
  */
 import type { ContactStateOut } from "../../schemas/state";
+import type { DynamicStructureEffector } from "../integrators/acceleration-step";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import type { DynamicStructureEffector } from "../integrators/acceleration-step";
 import { computeContactAreas, surfaceRadius } from "./area";
 import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
 import type { CollisionDetector } from "./geometry/collide";
@@ -138,7 +138,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this[name] = growF(this[name], 3 * n);
     for (const name of ["area", "radA", "radB", "dist", "un", "fn", "kappa", "damp"] as const)
       this[name] = growF(this[name], n);
-    if (this.activeAtStart.length < n) this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
+    if (this.activeAtStart.length < n)
+      this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
@@ -398,7 +399,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
             const sgn = sx === 0 ? -1 : 1;
             const rr = sx === 0 ? this.rA : this.rB;
             const nn = this.normal;
-            const dot = nn[3 * i] * rr[3 * i] + nn[3 * i + 1] * rr[3 * i + 1] + nn[3 * i + 2] * rr[3 * i + 2];
+            const dot =
+              nn[3 * i] * rr[3 * i] + nn[3 * i + 1] * rr[3 * i + 1] + nn[3 * i + 2] * rr[3 * i + 2];
             const f = s * sgn * F;
             for (let a = 0; a < 3; a++)
               for (let b = 0; b < 3; b++)
@@ -455,9 +457,9 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   /**
    * The penetrating contacts at the current state for the State: re-detected here (so the
-   * answer is right after a reset too), forces from the behavior: normal force F_n
-   * (N; damping included, so it may dip below 0 while separating fast), no tangential
-   * force, impulse F_n n h (the force over one step of h = stepSize).
+   * answer is right after a reset too, and every penetrating contact counts as active):
+   * normal force F_n ≥ 0 (N, damping included, clamped at 0), no tangential force,
+   * impulse F_n n h on body b (the force over one step of h = stepSize).
    */
   states(ids: readonly string[]): ContactStateOut[] {
     this.beginStep();

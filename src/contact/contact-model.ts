@@ -111,6 +111,20 @@ export class ContactModel {
     }
   }
 
+  /**
+   * Snapshot hook (simulation/snapshot.ts MemoryExporter): the nonsmooth warm-start
+   * impulses by contact key; compliant contact keeps no memory between steps (its
+   * contacts are detected again at each step start; the solve-matrix pattern is saved by
+   * the simulation).
+   */
+  exportMemory(): unknown {
+    return this.nonsmooth ? this.nonsmooth.exportMemory() : null;
+  }
+
+  importMemory(memory: unknown): void {
+    if (this.nonsmooth) this.nonsmooth.importMemory(memory);
+  }
+
   /** The contacts for the State (see NonsmoothContact.states / CompliantContactEffector.states). */
   states(): ContactStateOut[] {
     if (this.nonsmooth) return this.nonsmooth.states(this.sys.ids);

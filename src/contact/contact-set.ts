@@ -236,7 +236,10 @@ export class ContactSet {
         if (w === 0) continue;
         for (let k = 0; k < 3; k++) {
           const o = 36 * i + 18 * side + 6 * k;
-          let s = jac[o] * sys.vel[3 * b] + jac[o + 1] * sys.vel[3 * b + 1] + jac[o + 2] * sys.vel[3 * b + 2];
+          let s =
+            jac[o] * sys.vel[3 * b] +
+            jac[o + 1] * sys.vel[3 * b + 1] +
+            jac[o + 2] * sys.vel[3 * b + 2];
           if (w === 6)
             s +=
               jac[o + 3] * sys.omega[3 * b] +
@@ -363,13 +366,7 @@ export class ContactSet {
       }
       rowPtr[i + 1] = nnz;
     }
-    return new SparseBlockDelassus(
-      nc,
-      dim,
-      rowPtr.subarray(0, nc + 1),
-      this.colIdx,
-      this.values,
-    );
+    return new SparseBlockDelassus(nc, dim, rowPtr.subarray(0, nc + 1), this.colIdx, this.values);
   }
 
   /**
@@ -427,12 +424,7 @@ export class ContactSet {
  * Y ← blockdiag(M_X⁻¹)·s: the inverse mass blocks (1/m I₃; for rigid bodies
  * blockdiag(1/m I₃, I_world⁻¹)), row-major w×w per block at yOff[block].
  */
-export function inverseMassBlocks(
-  sys: BodySystem,
-  Y: Float64Array,
-  yOff: Int32Array,
-  s = 1,
-): void {
+export function inverseMassBlocks(sys: BodySystem, Y: Float64Array, yOff: Int32Array, s = 1): void {
   for (let k = 0; k < sys.blockBody.length; k++) {
     const b = sys.blockBody[k];
     const w = sys.blockSizes[k];
@@ -457,58 +449,4 @@ export function blockOffsets(sys: BodySystem): { yOff: Int32Array; size: number 
     s += sys.blockSizes[k] * sys.blockSizes[k];
   }
   return { yOff, size: s };
-}
-
-const LU = new Float64Array(36);
-
-/**
- * out[oo..] ← inverse of the row-major w×w matrix a[ao..] (Gauss–Jordan with partial
- * pivoting). Returns false when singular.
- */
-export function invertBlock(
-  a: Float64Array,
-  ao: number,
-  w: number,
-  out: Float64Array,
-  oo: number,
-): boolean {
-  for (let e = 0; e < w * w; e++) LU[e] = a[ao + e];
-  for (let r = 0; r < w; r++)
-    for (let c = 0; c < w; c++) out[oo + r * w + c] = r === c ? 1 : 0;
-  for (let c = 0; c < w; c++) {
-    let p = c;
-    let best = Math.abs(LU[c * w + c]);
-    for (let r = c + 1; r < w; r++) {
-      const v = Math.abs(LU[r * w + c]);
-      if (v > best) {
-        best = v;
-        p = r;
-      }
-    }
-    if (!(best > 0)) return false;
-    if (p !== c)
-      for (let k = 0; k < w; k++) {
-        const t = LU[c * w + k];
-        LU[c * w + k] = LU[p * w + k];
-        LU[p * w + k] = t;
-        const u = out[oo + c * w + k];
-        out[oo + c * w + k] = out[oo + p * w + k];
-        out[oo + p * w + k] = u;
-      }
-    const inv = 1 / LU[c * w + c];
-    for (let k = 0; k < w; k++) {
-      LU[c * w + k] *= inv;
-      out[oo + c * w + k] *= inv;
-    }
-    for (let r = 0; r < w; r++) {
-      if (r === c) continue;
-      const f = LU[r * w + c];
-      if (f === 0) continue;
-      for (let k = 0; k < w; k++) {
-        LU[r * w + k] -= f * LU[c * w + k];
-        out[oo + r * w + k] -= f * out[oo + c * w + k];
-      }
-    }
-  }
-  return true;
 }

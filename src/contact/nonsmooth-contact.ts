@@ -9,10 +9,16 @@
  *                      g_i + γ h u_n,i⁻ ≤ ε_act,    γ = 1/2,
  *                  Siconos' MoreauJeanOSI::addInteractionInIndexSet (y + γ h ẏ ≤ 0 with its
  *                  default γ = 1/2), u⁻ = H v_t the local velocity at t. ε_act =
- *                  ACTIVATION_TOLERANCE (1e-9 m) only keeps a resting contact whose gap
- *                  round-off made +1e-17 m active (otherwise it flickers: one free-fall
- *                  step in two). The detection margin is raised to γ h·2 max|v_point| for
- *                  the step so no contact that the prediction would activate is missed.
+ *                  ACTIVATION_TOLERANCE (1 µm) is not in Siconos: it keeps a resting
+ *                  contact active when its gap came out slightly positive, by round-off
+ *                  (1e-17 m) or, mostly, by an iterative solve stopped before convergence
+ *                  (the gap then moves by hθ times the residual velocity, ~1e-8 m for a
+ *                  tall stack under PGS). Without it such a contact is released, the body
+ *                  falls freely for a step and sinks by g h²/2 (1e-4 m at h = 0.005): the
+ *                  active set flickers. 1 µm is far below the penetrations the scheme makes
+ *                  at impacts (up to γ h |u_n|). The detection margin is raised to
+ *                  γ h·2 max|v_point| for the step so no contact that the prediction would
+ *                  activate is missed.
  *  assemble        the contact Jacobian H (local frames (n, t1, t2), see contact-set.ts)
  *                  and the Delassus matrix
  *                      W_c = (c_v/h)·H W⁻¹ Hᵀ
@@ -39,7 +45,9 @@
  */
 import type { ContactStateOut } from "../../schemas/state";
 import type { AccelerationStepper, SchemeCoefficients } from "../integrators/acceleration-step";
+import { invertSmall } from "../math/small-dense";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
+import { decodeFloat64, encodeFloat64, SnapshotError } from "../simulation/snapshot";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { SparseBlockDelassus } from "../solvers/nonsmooth/delassus";
 import type {
@@ -48,12 +56,7 @@ import type {
   NonsmoothSolver,
   NonsmoothSolverName,
 } from "../solvers/nonsmooth/types";
-import {
-  blockOffsets,
-  ContactSet,
-  inverseMassBlocks,
-  invertBlock,
-} from "./contact-set";
+import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { CollisionDetector } from "./geometry/collide";
 import { ContactBuffer } from "./geometry/contact-buffer";
 import { boundingRadii, type PairParameters } from "./setup";
@@ -99,6 +102,16 @@ export interface NonsmoothContactStats {
   residual: number;
 }
 
+/** Warm-start memory of NonsmoothContact in a snapshot (Float64 data as base64 bytes). */
+export interface NonsmoothMemory {
+  count: number;
+  key: string;
+  bodyA: number[];
+  bodyB: number[];
+  impulse: string;
+  point: string;
+}
+
 function growF(a: Float64Array, n: number): Float64Array {
   return a.length >= n ? a : new Float64Array(Math.max(n, 2 * a.length));
 }
@@ -128,7 +141,8 @@ export class NonsmoothContact {
   private readonly yOff: Int32Array;
   private readonly Y: Float64Array;
   private readonly n: number;
-  private readonly blockTotal: number;
+  /** Scratch of the diagonal-block inversions. */
+  private readonly work = new Float64Array(36);
   // Per-contact work (grown on demand).
   private r: Float64Array = new Float64Array(0);
   private q: Float64Array = new Float64Array(0);
@@ -174,31 +188,30 @@ export class NonsmoothContact {
     const { yOff, size } = blockOffsets(sys);
     this.yOff = yOff;
     this.Y = new Float64Array(size);
-    this.blockTotal = size;
     this.n = sys.numDofs;
     this.rhs = new Float64Array(sys.numDofs);
     this.checkSolver();
   }
 
   /** Lemke solves the frictionless LCP only (solvers/nonsmooth/lemke.ts). */
-  private checkSolver(): void {
-    if (this.settings.solver === "lemke" && this.params.anyFriction())
+  private checkSolver(solver = this.settings.solver): void {
+    if (solver === "lemke" && this.params.anyFriction())
       throw new Error(
         'contact solver "lemke" solves frictionless contact only; with friction use pgs, pjacobi, apgd or barzilai-borwein',
       );
   }
 
-  /** Applies new solver settings (solver name, iterations, tolerance). */
+  /** Applies new solver settings (solver name, iterations, tolerance); checked first. */
   setSettings(settings: NonsmoothContactSettings): void {
+    this.checkSolver(settings.solver);
     this.settings = settings;
     if (settings.solver !== this.solverName) {
       this.solverName = settings.solver;
       this.solver = createNonsmoothSolver(settings.solver);
     }
-    this.checkSolver();
   }
 
-  /** Re-checks the solver against changed friction parameters. */
+  /** Re-checks the solver against changed friction parameters (throws when it cannot). */
   parametersChanged(): void {
     this.checkSolver();
   }
@@ -207,6 +220,7 @@ export class NonsmoothContact {
   clear(): void {
     this.memory.clear();
     this.memPair.clear();
+    this.memCount = 0;
     this.set.reset(0);
   }
 
@@ -229,7 +243,10 @@ export class NonsmoothContact {
       const w = Math.hypot(sys.omega[3 * b], sys.omega[3 * b + 1], sys.omega[3 * b + 2]);
       vmax = Math.max(vmax, v + w * this.rho[b]);
     }
-    this.detector.margin = Math.max(this.margin, 2 * gamma * h * vmax * 1.01 + ACTIVATION_TOLERANCE);
+    this.detector.margin = Math.max(
+      this.margin,
+      2 * gamma * h * vmax * 1.01 + ACTIVATION_TOLERANCE,
+    );
     this.detector.detect(sys.pos, sys.quat, buffer);
     const ds = this.detector.stats;
     this.stats.broadMs += ds.broadMs;
@@ -348,7 +365,7 @@ export class NonsmoothContact {
 
   /** True when the fast block-diagonal path applies (see the file comment). */
   private blockDiagonal(stepper: AccelerationStepper): boolean {
-    return !this.hasJoints && stepper.matrix.values.length === this.blockTotal;
+    return !this.hasJoints && stepper.matrix.isBlockDiagonal();
   }
 
   /**
@@ -361,13 +378,14 @@ export class NonsmoothContact {
     this.scale = c.cv / h;
     if (this.blockDiagonal(stepper)) {
       this.dense = false;
-      if (stepper.usesMassOnly(c)) inverseMassBlocks(this.sys, this.Y, this.yOff, 1 / (1 + c.cv * c.rayleighMass));
+      if (stepper.usesMassOnly(c))
+        inverseMassBlocks(this.sys, this.Y, this.yOff, 1 / (1 + c.cv * c.rayleighMass));
       else {
         stepper.assembleIterationMatrix(c);
         const M = stepper.matrix;
         for (let k = 0; k < this.sys.blockSizes.length; k++) {
           const w = this.sys.blockSizes[k];
-          if (!invertBlock(M.values, M.offsetOf(k, k), w, this.Y, this.yOff[k]))
+          if (!invertSmall(this.Y, this.yOff[k], M.values, M.offsetOf(k, k), w, this.work))
             throw new Error("contact: singular diagonal block of the iteration matrix");
         }
       }
@@ -471,7 +489,8 @@ export class NonsmoothContact {
     this.memPair.clear();
     this.memImpulse = growF(this.memImpulse, 3 * nc);
     this.memPoint = growF(this.memPoint, 3 * nc);
-    if (this.memNext.length < nc) this.memNext = new Int32Array(Math.max(nc, 2 * this.memNext.length));
+    if (this.memNext.length < nc)
+      this.memNext = new Int32Array(Math.max(nc, 2 * this.memNext.length));
     const f = set.frame;
     for (let i = 0; i < nc; i++) {
       let px = 0;
@@ -497,7 +516,77 @@ export class NonsmoothContact {
       this.memNext[i] = this.memPair.get(pk) ?? -1;
       this.memPair.set(pk, i);
     }
+    this.memCount = nc;
     set.bodyVelocity(this.uPlus);
+  }
+
+  /** Number of remembered contacts (the last step's active set). */
+  private memCount = 0;
+
+  /**
+   * The warm-start memory as JSON-safe data (for simulation snapshots): per remembered
+   * contact its key, bodies, world impulse and point, exact (float64 bytes).
+   */
+  exportMemory(): NonsmoothMemory {
+    const n = this.memCount;
+    const { set } = this;
+    return {
+      count: n,
+      key: encodeFloat64(set.key.slice(0, n)),
+      bodyA: Array.from(set.bodyA.subarray(0, n)),
+      bodyB: Array.from(set.bodyB.subarray(0, n)),
+      impulse: encodeFloat64(this.memImpulse.slice(0, 3 * n)),
+      point: encodeFloat64(this.memPoint.slice(0, 3 * n)),
+    };
+  }
+
+  /**
+   * Restores what exportMemory gave (same model): the next step warm-starts exactly as the
+   * exporting simulation's would. The last step's contacts are not restored (the State
+   * lists none until the next step). Throws SnapshotError on malformed data.
+   */
+  importMemory(memory: unknown): void {
+    const m = memory as Partial<NonsmoothMemory> | null;
+    const n = m?.count;
+    if (
+      !m ||
+      typeof n !== "number" ||
+      !Number.isInteger(n) ||
+      n < 0 ||
+      !Array.isArray(m.bodyA) ||
+      !Array.isArray(m.bodyB) ||
+      m.bodyA.length !== n ||
+      m.bodyB.length !== n ||
+      typeof m.key !== "string" ||
+      typeof m.impulse !== "string" ||
+      typeof m.point !== "string"
+    )
+      throw new SnapshotError([
+        { path: ["memory", "contact"], message: "malformed contact memory" },
+      ]);
+    const nb = this.sys.numBodies;
+    for (const b of [...m.bodyA, ...m.bodyB])
+      if (!Number.isInteger(b) || b < -1 || b >= nb)
+        throw new SnapshotError([
+          { path: ["memory", "contact"], message: `body index ${b} out of range` },
+        ]);
+    const key = decodeFloat64(m.key, n, ["memory", "contact", "key"]);
+    const impulse = decodeFloat64(m.impulse, 3 * n, ["memory", "contact", "impulse"]);
+    const point = decodeFloat64(m.point, 3 * n, ["memory", "contact", "point"]);
+    this.clear();
+    this.memImpulse = growF(this.memImpulse, 3 * n);
+    this.memPoint = growF(this.memPoint, 3 * n);
+    if (this.memNext.length < n) this.memNext = new Int32Array(n);
+    this.memImpulse.set(impulse);
+    this.memPoint.set(point);
+    for (let i = 0; i < n; i++) {
+      this.memory.set(key[i], i);
+      const pk = this.pairKey(m.bodyA[i], m.bodyB[i]);
+      this.memNext[i] = this.memPair.get(pk) ?? -1;
+      this.memPair.set(pk, i);
+    }
+    this.memCount = n;
+    this.lastH = 0;
   }
 
   /**

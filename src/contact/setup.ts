@@ -57,8 +57,7 @@ export function jointedPairs(model: ModelSpec, sys: BodySystem): Array<[number, 
   const contact = model.contact;
   if (!contact || contact.collideJointed) return [];
   return model.joints.map(
-    (j) =>
-      [contactBodyIndex(sys, j.a.body), contactBodyIndex(sys, j.b.body)] as [number, number],
+    (j) => [contactBodyIndex(sys, j.a.body), contactBodyIndex(sys, j.b.body)] as [number, number],
   );
 }
 
@@ -87,7 +86,8 @@ export function boundingRadii(shapes: readonly ShapeInstance[], numBodies: numbe
     const s = inst.shape;
     let ext = 0;
     if (s.type === "sphere") ext = s.radius;
-    else if (s.type === "box") ext = Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
+    else if (s.type === "box")
+      ext = Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
     else if (s.type === "capsule") ext = s.halfLength + s.radius;
     else continue;
     rho[inst.body] = Math.max(rho[inst.body], c + ext);
@@ -122,7 +122,10 @@ export class PairParameters {
       this.pairE.clear();
       this.pairMu.clear();
       for (const p of spec.pairs) {
-        const k = this.key(contactBodyIndex(this.sys, p.bodies[0]), contactBodyIndex(this.sys, p.bodies[1]));
+        const k = this.key(
+          contactBodyIndex(this.sys, p.bodies[0]),
+          contactBodyIndex(this.sys, p.bodies[1]),
+        );
         if (p.restitution !== undefined) this.pairE.set(k, p.restitution);
         if (p.friction !== undefined) this.pairMu.set(k, p.friction);
       }

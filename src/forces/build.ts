@@ -9,7 +9,6 @@
  */
 import type { ForceSpec } from "../../schemas/model";
 import type { BodySystem } from "../model/body-system";
-import { BodyKind } from "../model/body-system";
 import { DamperEffector } from "./damper";
 import type { ForceEffector } from "./effector";
 import { FrameSpringEffector } from "./frame-spring";
@@ -26,9 +25,8 @@ export function createForceEffectors(
 ): { effectors: ForceEffector[]; gravity: GravityEffector } {
   const g = new GravityEffector(sys, gravity);
   const effectors: ForceEffector[] = [g];
-  let hasRigid = false;
-  for (let b = 0; b < sys.numBodies; b++) if (sys.kind[b] === BodyKind.RIGID) hasRigid = true;
-  if (hasRigid) effectors.push(new GyroscopicEffector(sys));
+  const gyroscopic = new GyroscopicEffector(sys);
+  if (gyroscopic.bodies.length > 0) effectors.push(gyroscopic);
   // Springs between points without rotational dofs (particles, fixed bodies, ground)
   // share one vectorized effector (particle-springs.ts), placed where the first one is.
   const grouped: ParticleSpring[] = [];

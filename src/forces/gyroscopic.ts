@@ -19,6 +19,20 @@ import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solve
 import type { ForceEffector } from "./effector";
 import { skewSkew } from "./jacobian-util";
 
+/** True when the body-frame inertia at I[o..o+8] is a multiple of the identity. */
+function isotropic(I: Float64Array, o: number): boolean {
+  return (
+    I[o] === I[o + 4] &&
+    I[o] === I[o + 8] &&
+    I[o + 1] === 0 &&
+    I[o + 2] === 0 &&
+    I[o + 3] === 0 &&
+    I[o + 5] === 0 &&
+    I[o + 6] === 0 &&
+    I[o + 7] === 0
+  );
+}
+
 export class GyroscopicEffector implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags = MatrixType.GENERAL;
@@ -35,8 +49,11 @@ export class GyroscopicEffector implements ForceEffector {
     id = "gyroscopic",
   ) {
     this.id = id;
+    // Bodies with an isotropic inertia c·I have ω × (c ω) = 0 and zero Jacobians at every
+    // state: leaving them out keeps a sphere's iteration matrix the plain mass matrix.
     const list: number[] = [];
-    for (let b = 0; b < sys.numBodies; b++) if (sys.kind[b] === BodyKind.RIGID) list.push(b);
+    for (let b = 0; b < sys.numBodies; b++)
+      if (sys.kind[b] === BodyKind.RIGID && !isotropic(sys.inertiaBody, 9 * b)) list.push(b);
     this.bodies = Int32Array.from(list);
   }
 

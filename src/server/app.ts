@@ -4,14 +4,18 @@
  * echoed), one plugin per resource from routes/, the session manager and its worker pool
  * (started by app.ready()), and graceful close: app.close() refuses new sessions and
  * upgrades, closes streams with 1001, stops runs, lets in-flight requests finish, then
- * stops the workers.
+ * stops the workers (checkpointing every session first when DATA_DIR is set).
+ * Access control (API_KEY / API_KEYS, src/server/auth.ts) is an onRequest hook installed
+ * before every route; the per-key rate limit (@fastify/rate-limit, RATE_LIMIT_MAX per
+ * RATE_LIMIT_WINDOW_MS) applies when keys are set, to every route but /health and /ready.
  *
  * Tests: `const app = await buildApp({ workers: 1, logLevel: "silent" }); await app.ready();
  * supertest(app.server)...; await app.close()`.
  */
 import { randomUUID } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifySchemaCompiler } from "fastify";
+import Fastify, { type FastifyReply, type FastifySchemaCompiler } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { z } from "zod";
 import assemblyRoutes from "../../routes/assembly";
@@ -20,9 +24,10 @@ import healthRoutes from "../../routes/health";
 import metricsRoutes from "../../routes/metrics";
 import sessionRoutes from "../../routes/sessions";
 import streamRoutes from "../../routes/stream";
+import { installAuth, PUBLIC_PATHS, pathOf } from "./auth";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
-import { installErrorHandlers, RequestValidationError } from "./errors";
+import { ApiError, installErrorHandlers, RequestValidationError, toApiError } from "./errors";
 import { ServerMetrics } from "./metrics";
 import { SessionManager } from "./session-manager";
 
@@ -53,7 +58,15 @@ export async function buildApp(input: ConfigInput | Config = {}) {
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // router errors (bad URL encoding, over-long path parameters) in the service's format
+    frameworkErrors: (err, _req, reply) => {
+      const api = toApiError(err);
+      const raw = reply as unknown as FastifyReply;
+      raw.code(api.statusCode).type("application/json").send(JSON.stringify(api.toJSON()));
+    },
   }).withTypeProvider<ZodTypeProvider>();
+  // bodies are JSON only: text/plain (parsed by default) is refused with 415 like any other type
+  app.removeContentTypeParser("text/plain");
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -74,6 +87,22 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
+  installAuth(app, config.apiKeys);
+  if (config.apiKeys.length > 0 && config.rateLimitMax > 0)
+    await app.register(rateLimit, {
+      global: true,
+      max: config.rateLimitMax,
+      timeWindow: config.rateLimitWindowMs,
+      // per API key (the auth hook has run: req.owner is set)
+      keyGenerator: (req) => req.owner ?? req.ip,
+      allowList: (req) => PUBLIC_PATHS.has(pathOf(req)),
+      errorResponseBuilder: (_req, ctx) =>
+        new ApiError(
+          "rate_limited",
+          `rate limit of ${ctx.max} requests per ${ctx.after} reached for this API key (RATE_LIMIT_MAX); retry in ${Math.ceil(ctx.ttl / 1000)} s`,
+          { limit: ctx.max, retryAfterMs: ctx.ttl },
+        ),
+    });
   app.addHook("onResponse", async (req, reply) => {
     metrics.httpDuration.observe(
       {

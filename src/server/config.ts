@@ -20,11 +20,33 @@
  * | FRAME_QUEUE_BYTES         | 16777216 (16 MiB)  | encoded frames in flight from one worker to the     |
  * |                           |                    | event loop beyond which the worker drops frames     |
  * | SHUTDOWN_TIMEOUT_MS       | 10000              | grace for in-flight requests on SIGTERM             |
+ * | DATA_DIR                  | (unset: off)       | folder for session checkpoints (see below), e.g.    |
+ * |                           |                    | ./data; relative to the working directory           |
+ * | CHECKPOINT_EVERY_STEPS    | 1000               | with DATA_DIR: also checkpoint a session every this |
+ * |                           |                    | many steps (0: only on pause and shutdown)          |
+ * | API_KEY / API_KEYS        | (unset: no keys)   | one key / comma-separated keys; when set, every     |
+ * |                           |                    | route but /health and /ready needs                  |
+ * |                           |                    | `Authorization: Bearer <key>`                       |
+ * | MAX_SESSIONS_PER_KEY      | 16                 | live sessions one key may own; beyond: 429          |
+ * | RATE_LIMIT_MAX            | 1200               | with keys: requests per key per window; beyond: 429 |
+ * |                           |                    | (0: no rate limit)                                  |
+ * | RATE_LIMIT_WINDOW_MS      | 60000              | the rate limit's window                             |
  *
  * REQUEST_TIMEOUT_MS: a step request checks its deadline between steps and ends with 504
  * `timeout` (the session keeps the state it reached). A request the worker does not answer
  * within the deadline plus a grace of max(1 s, REQUEST_TIMEOUT_MS / 2) (one step that never
  * ends) terminates that worker: it is replaced and every session it held goes to `error`.
+ *
+ * DATA_DIR: sessions are checkpointed (src/server/persistence.ts) when created, paused,
+ * reset or patched, every CHECKPOINT_EVERY_STEPS steps and on graceful shutdown, into
+ * DATA_DIR/sessions/<id>.json (written to a temporary file and renamed, so a file is
+ * always whole); deleting a session deletes its file. On start the server restores every
+ * checkpointed session at its last checkpoint, paused (runs do not resume by themselves).
+ *
+ * API keys: sessions belong to the key that created them (another key gets 404), each key
+ * may own MAX_SESSIONS_PER_KEY sessions and make RATE_LIMIT_MAX requests per
+ * RATE_LIMIT_WINDOW_MS (@fastify/rate-limit). Without keys there is no access control, so
+ * HOST defaults to 127.0.0.1 and the start-up log says so.
  */
 import { availableParallelism } from "node:os";
 import { z } from "zod";
@@ -45,6 +67,14 @@ export const ServerConfig = z.object({
   streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
   frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
   shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
+  /** Checkpoint folder; "" turns persistence off. */
+  dataDir: z.string().default(""),
+  checkpointEverySteps: int(0, 1e12).default(1000),
+  /** API keys (empty: no access control). From API_KEY and API_KEYS (comma-separated). */
+  apiKeys: z.array(z.string().min(8, "an API key has at least 8 characters").max(512)).default([]),
+  maxSessionsPerKey: int(1, 1_000_000).default(16),
+  rateLimitMax: int(0, 1e9).default(1200),
+  rateLimitWindowMs: int(1, 2 ** 31 - 1).default(60_000),
   /** Enables fault-injection messages to workers (tests only; never read from the environment). */
   testHooks: z.boolean().default(false),
 });
@@ -53,7 +83,7 @@ export type Config = z.output<typeof ServerConfig>;
 export type ConfigInput = z.input<typeof ServerConfig>;
 
 /** Environment variable of each setting. */
-export const ENV_VARS: Record<Exclude<keyof Config, "testHooks">, string> = {
+export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, string> = {
   port: "PORT",
   host: "HOST",
   workers: "WORKERS",
@@ -67,6 +97,11 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks">, string> = {
   streamMaxBufferedBytes: "STREAM_MAX_BUFFERED_BYTES",
   frameQueueBytes: "FRAME_QUEUE_BYTES",
   shutdownTimeoutMs: "SHUTDOWN_TIMEOUT_MS",
+  dataDir: "DATA_DIR",
+  checkpointEverySteps: "CHECKPOINT_EVERY_STEPS",
+  maxSessionsPerKey: "MAX_SESSIONS_PER_KEY",
+  rateLimitMax: "RATE_LIMIT_MAX",
+  rateLimitWindowMs: "RATE_LIMIT_WINDOW_MS",
 };
 
 export class ConfigError extends Error {
@@ -86,17 +121,24 @@ export function resolveConfig(input: ConfigInput = {}): Config {
 
 /** Reads the configuration from environment variables; empty variables count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const input: Record<string, string> = {};
+  const input: Record<string, string | string[]> = {};
   for (const [key, name] of Object.entries(ENV_VARS)) {
     const v = env[name];
     if (v !== undefined && v.trim() !== "") input[key] = v.trim();
   }
+  const keys = [env.API_KEY ?? "", ...(env.API_KEYS ?? "").split(",")]
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+  if (keys.length > 0) input.apiKeys = [...new Set(keys)];
   const r = ServerConfig.safeParse(input);
   if (!r.success)
     throw new ConfigError(
       r.error.issues.map((i) => {
-        const key = String(i.path[0]) as keyof typeof ENV_VARS;
-        return `${ENV_VARS[key] ?? key}=${JSON.stringify(input[key])}: ${i.message}`;
+        const key = String(i.path[0]);
+        // never echo a key
+        if (key === "apiKeys") return `API_KEY/API_KEYS: ${i.message}`;
+        const name = ENV_VARS[key as keyof typeof ENV_VARS] ?? key;
+        return `${name}=${JSON.stringify(input[key])}: ${i.message}`;
       }),
     );
   return r.data;

@@ -5,11 +5,15 @@
  *   400 invalid_request / invalid_model  zod issues in details.issues ([{ path, message }],
  *                                        paths from the request body's root, e.g.
  *                                        ["model", "joints", 0, "a", "body"])
- *   404 not_found          unknown session or route
+ *   401 unauthorized       API keys are set and the request has no valid
+ *                          `Authorization: Bearer <key>`
+ *   404 not_found          unknown session or route (or a session of another key)
  *   409 conflict           the session's status forbids the request (details.status)
  *   413 payload_too_large  request body over MAX_BODY_BYTES or model over MAX_BODIES
+ *   415 unsupported_media_type  a body that is not application/json
  *   422 diverged           the simulation went non-finite or blew up during the request
- *   429 too_many_sessions  MAX_SESSIONS reached
+ *   429 too_many_sessions  MAX_SESSIONS or MAX_SESSIONS_PER_KEY reached
+ *   429 rate_limited       RATE_LIMIT_MAX requests in RATE_LIMIT_WINDOW_MS (per key)
  *   500 solver_error / worker_crashed / internal
  *   503 shutting_down      the server is closing
  *   504 timeout            the request passed REQUEST_TIMEOUT_MS
@@ -26,11 +30,14 @@ export interface Issue {
 export type ErrorCode =
   | "invalid_request"
   | "invalid_model"
+  | "unauthorized"
   | "not_found"
   | "conflict"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "diverged"
   | "too_many_sessions"
+  | "rate_limited"
   | "solver_error"
   | "worker_crashed"
   | "internal"
@@ -40,11 +47,14 @@ export type ErrorCode =
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_model: 400,
+  unauthorized: 401,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   diverged: 422,
   too_many_sessions: 429,
+  rate_limited: 429,
   solver_error: 500,
   worker_crashed: 500,
   internal: 500,
@@ -121,6 +131,10 @@ export function toApiError(err: unknown): ApiError {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new ApiError("payload_too_large", fe.message ?? "request body too large");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new ApiError(
+        "unsupported_media_type",
+        `${fe.message ?? "unsupported media type"}; send application/json`,
+      );
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":

@@ -3,6 +3,11 @@
  * (src/server/config.ts), starts the workers and listens. HOST defaults to 127.0.0.1 (this
  * machine only); set HOST=0.0.0.0 to listen on all interfaces (containers).
  *
+ * Without API_KEY / API_KEYS there is no access control: HOST still defaults to 127.0.0.1 and
+ * the start-up line says so (and warns when HOST exposes such a server beyond this machine).
+ * With DATA_DIR the start-up restores checkpointed sessions (logged) and shutdown
+ * checkpoints every session.
+ *
  * SIGTERM / SIGINT: graceful shutdown — stop accepting connections and sessions, close
  * streams with 1001, stop runs, finish in-flight requests, stop the workers, exit 0; if that
  * takes longer than SHUTDOWN_TIMEOUT_MS, exit 1.
@@ -25,18 +30,33 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
+  const keys = config.apiKeys.length;
+  const hostSet = Boolean(process.env.HOST?.trim());
+  const local = ["127.0.0.1", "localhost", "::1"].includes(config.host);
+  let where = `moreau listening on ${config.host}:${port}`;
+  if (keys === 0)
+    where += hostSet
+      ? "; no API_KEY set: access control is off"
+      : " (HOST not set: this machine only, since no API_KEY is set and access control is off; HOST=0.0.0.0 listens on all interfaces)";
+  else where += `; access control on (${keys} API key${keys > 1 ? "s" : ""})`;
   app.log.info(
     {
       host: config.host,
       port,
       workers: config.workers,
       maxSessions: config.maxSessions,
+      auth: keys > 0 ? "api-key" : "off",
+      dataDir: config.dataDir || null,
+      sessions: app.moreau.sessions.size,
       docs: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}/docs`,
     },
-    process.env.HOST?.trim()
-      ? `moreau listening on ${config.host}:${port}`
-      : `moreau listening on ${config.host}:${port} (HOST not set: this machine only; HOST=0.0.0.0 listens on all interfaces)`,
+    where,
   );
+  if (keys === 0 && !local)
+    app.log.warn(
+      { host: config.host },
+      "listening beyond this machine without API keys: anyone who can reach it can use it (set API_KEY)",
+    );
 
   let stopping = false;
   const stop = (signal: string) => {

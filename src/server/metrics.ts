@@ -108,6 +108,7 @@ export class ServerMetrics {
   readonly framesSent: Counter;
   readonly droppedFrames: Counter;
   readonly workerRestarts: Counter;
+  readonly checkpoints: Counter;
   readonly httpDuration: Histogram<"method" | "route" | "status_code">;
   private stepsAtLastScrape = 0;
   private lastScrape = performance.now();
@@ -190,6 +191,11 @@ export class ServerMetrics {
     this.workerRestarts = new Counter({
       name: "moreau_worker_restarts_total",
       help: "solver workers replaced after a crash or a stuck request",
+      registers,
+    });
+    this.checkpoints = new Counter({
+      name: "moreau_checkpoints_total",
+      help: "session checkpoints written to DATA_DIR",
       registers,
     });
     this.httpDuration = new Histogram({

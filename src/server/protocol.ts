@@ -68,6 +68,16 @@ export type WorkerRequestBody =
     }
   | { kind: "delete"; sessionId: string }
   | { kind: "snapshot"; sessionId: string; encoding: FrameEncoding }
+  /** The session's engine snapshot (schemas/snapshot.ts) as JSON bytes. */
+  | { kind: "export"; sessionId: string }
+  /** A session from an engine snapshot, with the status it had (running comes back paused). */
+  | {
+      kind: "restore";
+      sessionId: string;
+      snapshot: unknown;
+      status: SessionStatusName;
+      message: string | null;
+    }
   | { kind: "test"; hook: TestHook };
 
 export type WorkerRequest = WorkerRequestBody & { id: number };
@@ -79,7 +89,14 @@ export type WorkerNotice =
   | { kind: "shutdown" };
 
 export interface WorkerErrorInfo {
-  code: "invalid_model" | "conflict" | "not_found" | "diverged" | "solver_error" | "timeout";
+  code:
+    | "invalid_model"
+    | "invalid_request"
+    | "conflict"
+    | "not_found"
+    | "diverged"
+    | "solver_error"
+    | "timeout";
   message: string;
   details?: unknown;
 }
@@ -88,6 +105,7 @@ export type WorkerResult =
   | { kind: "created"; scene: SceneInfo; state: Uint8Array }
   | { kind: "state"; state: Uint8Array }
   | { kind: "frame"; step: number; bytes: Uint8Array | null }
+  | { kind: "exported"; bytes: Uint8Array }
   | { kind: "assembly"; result: Uint8Array; state: Uint8Array | null }
   | { kind: "ok" };
 

@@ -12,17 +12,31 @@
  * `reset` of a session whose worker crashed rebuilds its simulation from the stored model
  * on a live worker. A session is idle when it has had no request and no stream subscriber
  * for SESSION_IDLE_TTL seconds; idle sessions are deleted, running or not.
+ *
+ * Ownership (API keys, src/server/auth.ts): every method takes the requester's key id
+ * (`owner`, null without keys); a session of another key is answered 404 as if it did not
+ * exist, and each key may own MAX_SESSIONS_PER_KEY sessions.
+ *
+ * Snapshots and persistence: `exportSnapshot` answers the session document (schemas/api.ts
+ * Snapshot: the worker's engine snapshot bytes wrapped, never parsed here); `create` with a
+ * snapshot and `fork` start a session from one. With DATA_DIR (persistence.ts) a session is
+ * checkpointed when created, when it stops running (pause, `until` reached, divergence),
+ * after reset, PATCH and applied assembly, every CHECKPOINT_EVERY_STEPS steps and on
+ * graceful shutdown; `start` restores every checkpoint (same id, owner and creation time).
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
-import type {
-  SceneFrameOut,
-  SessionOut,
-  SessionPatch,
-  SessionStatusName,
-  StepRequest,
-  StreamOptions,
+import {
+  type SceneFrameOut,
+  SESSION_SNAPSHOT_FORMAT,
+  SESSION_SNAPSHOT_VERSION,
+  type SessionOut,
+  type SessionPatch,
+  type SessionStatusName,
+  type SnapshotOut,
+  type StepRequest,
+  type StreamOptions,
 } from "../../schemas/api";
 import type { ModelSpec } from "../../schemas/model";
 import type { AssemblyOptionsIn } from "../../schemas/state";
@@ -30,6 +44,7 @@ import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
 import { encode } from "./frames";
 import type { ServerMetrics } from "./metrics";
+import { CheckpointStore } from "./persistence";
 import type { SceneInfo, SessionSnapshot, WorkerEvent, WorkerRequestBody } from "./protocol";
 import { StreamHub } from "./stream";
 import { type WorkerAnswer, WorkerFailure, WorkerPool } from "./worker-pool";
@@ -54,7 +69,22 @@ interface SessionRecord {
   /** its worker died: the simulation is gone until a reset rebuilds it */
   lost: boolean;
   busy: number;
+  /** key id of the creator (null without API keys) */
+  owner: string | null;
+  /** step of the last checkpoint started (DATA_DIR) */
+  lastCheckpointStep: number;
+  /** the running checkpoint loop, if any, and whether another pass is wanted after it */
+  checkpointing: Promise<void> | null;
+  checkpointAgain: boolean;
+  deleted: boolean;
 }
+
+/** Where a new session comes from. */
+type Origin =
+  | { model: ModelSpec }
+  | { snapshot: SnapshotOut }
+  /** the engine snapshot bytes of another session (fork) */
+  | { fork: SessionRecord; bytes: Uint8Array };
 
 export interface AssemblyAnswer {
   result: Uint8Array;
@@ -68,12 +98,16 @@ export class SessionManager {
   readonly pool: WorkerPool;
   readonly streams: StreamHub;
   private sweeper: ReturnType<typeof setInterval> | null = null;
+  readonly store: CheckpointStore | null;
+  private readonly auth: boolean;
 
   constructor(
     private readonly config: Config,
     private readonly metrics: ServerMetrics,
     private readonly log: FastifyBaseLogger,
   ) {
+    this.store = config.dataDir ? new CheckpointStore(config.dataDir, log) : null;
+    this.auth = config.apiKeys.length > 0;
     this.pool = new WorkerPool(
       config,
       {
@@ -105,6 +139,10 @@ export class SessionManager {
 
   async start(): Promise<void> {
     await this.pool.start();
+    if (this.store) {
+      await this.store.init();
+      await this.restoreCheckpoints(this.store);
+    }
     if (this.config.sessionIdleTtl > 0) {
       const every = Math.min(60_000, Math.max(50, (this.config.sessionIdleTtl * 1000) / 4));
       this.sweeper = setInterval(() => this.sweepIdle(), every);
@@ -134,7 +172,34 @@ export class SessionManager {
 
   // ---------------------------------------------------------------- requests
 
-  async create(model: ModelSpec): Promise<SessionOut> {
+  /** A new session from a model, or resumed from a session document (a new id). */
+  async create(
+    from: { model: ModelSpec } | { snapshot: SnapshotOut },
+    owner: string | null = null,
+  ): Promise<SessionOut> {
+    return this.view(await this.open(randomUUID(), owner, from, new Date()));
+  }
+
+  /** A copy of a session at its current step (status as the source's, running → paused). */
+  async fork(id: string, owner: string | null = null): Promise<SessionOut> {
+    const rec = this.touch(id, owner);
+    const bytes = await this.withRecord(rec, () => this.exportEngine(rec));
+    return this.view(await this.open(randomUUID(), owner, { fork: rec, bytes }, new Date()));
+  }
+
+  /** The session document (schemas/api.ts Snapshot) as JSON bytes. */
+  async exportSnapshot(id: string, owner: string | null = null): Promise<Uint8Array> {
+    const rec = this.touch(id, owner);
+    return this.withRecord(rec, () => this.exportDocument(rec));
+  }
+
+  private async open(
+    id: string,
+    owner: string | null,
+    from: Origin,
+    createdAt: Date,
+    restoring = false,
+  ): Promise<SessionRecord> {
     if (this.closing) throw new ApiError("shutting_down", "the server is shutting down");
     if (this.records.size + this.creating >= this.config.maxSessions)
       throw new ApiError(
@@ -142,15 +207,52 @@ export class SessionManager {
         `the server holds its limit of ${this.config.maxSessions} sessions (MAX_SESSIONS); delete one first`,
         { limit: this.config.maxSessions },
       );
+    if (owner !== null && !restoring) {
+      let mine = 0;
+      for (const r of this.records.values()) if (r.owner === owner) mine++;
+      if (mine >= this.config.maxSessionsPerKey)
+        throw new ApiError(
+          "too_many_sessions",
+          `this API key holds its limit of ${this.config.maxSessionsPerKey} sessions (MAX_SESSIONS_PER_KEY); delete one first`,
+          { limit: this.config.maxSessionsPerKey, scope: "key" },
+        );
+    }
     this.creating++;
     try {
-      const id = randomUUID();
       const worker = this.leastLoadedWorker();
-      const a = await this.call(null, worker, { kind: "create", sessionId: id, model });
+      let model: ModelSpec;
+      let name: string;
+      let body: WorkerRequestBody;
+      if ("model" in from) {
+        model = from.model;
+        name = model.name;
+        body = { kind: "create", sessionId: id, model };
+      } else if ("snapshot" in from) {
+        model = from.snapshot.simulation.model;
+        name = from.snapshot.session.name;
+        body = {
+          kind: "restore",
+          sessionId: id,
+          snapshot: from.snapshot.simulation,
+          status: from.snapshot.session.status,
+          message: from.snapshot.session.message,
+        };
+      } else {
+        model = from.fork.model;
+        name = from.fork.name;
+        body = {
+          kind: "restore",
+          sessionId: id,
+          snapshot: from.bytes,
+          status: from.fork.status,
+          message: from.fork.message,
+        };
+      }
+      const a = await this.call(null, worker, body);
       if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
       const rec: SessionRecord = {
         id,
-        name: model.name,
+        name,
         worker,
         ...a.session,
         counts: {
@@ -159,36 +261,54 @@ export class SessionManager {
           joints: model.joints.length,
           motors: model.motors.length,
         },
-        createdAt: new Date(),
+        createdAt,
         lastActivity: Date.now(),
         model,
         scene: a.result.scene,
         lastState: a.result.state,
         lost: false,
         busy: 0,
+        owner,
+        lastCheckpointStep: a.session.step,
+        checkpointing: null,
+        checkpointAgain: false,
+        deleted: false,
       };
       this.records.set(id, rec);
-      this.log.info({ session: id, worker, bodies: rec.counts.bodies }, "session created");
-      return this.view(rec);
+      this.log.info(
+        {
+          session: id,
+          worker,
+          bodies: rec.counts.bodies,
+          step: rec.step,
+          from: Object.keys(from)[0],
+        },
+        restoring ? "session restored from its checkpoint" : "session created",
+      );
+      if (!restoring) void this.checkpoint(rec);
+      return rec;
     } finally {
       this.creating--;
     }
   }
 
-  list(): SessionOut[] {
-    return [...this.records.values()].map((r) => this.view(r));
+  list(owner: string | null = null): SessionOut[] {
+    return [...this.records.values()]
+      .filter((r) => this.visible(r, owner))
+      .map((r) => this.view(r));
   }
 
-  get(id: string): SessionOut {
-    return this.view(this.touch(id));
+  get(id: string, owner: string | null = null): SessionOut {
+    return this.view(this.touch(id, owner));
   }
 
-  exists(id: string): boolean {
-    return this.records.has(id);
+  exists(id: string, owner: string | null = null): boolean {
+    const rec = this.records.get(id);
+    return rec !== undefined && this.visible(rec, owner);
   }
 
-  async state(id: string): Promise<Uint8Array> {
-    const rec = this.touch(id);
+  async state(id: string, owner: string | null = null): Promise<Uint8Array> {
+    const rec = this.touch(id, owner);
     if (rec.lost) return rec.lastState;
     return this.withRecord(rec, async () => {
       const a = await this.call(rec, rec.worker, { kind: "state", sessionId: id });
@@ -196,8 +316,8 @@ export class SessionManager {
     });
   }
 
-  async step(id: string, body: StepRequest): Promise<Uint8Array> {
-    const rec = this.touch(id);
+  async step(id: string, body: StepRequest, owner: string | null = null): Promise<Uint8Array> {
+    const rec = this.touch(id, owner);
     this.allow(rec, ["ready", "paused"], "it cannot step");
     const steps = body.steps ?? Math.max(1, Math.ceil((body.duration ?? 0) / rec.dt - 1e-9));
     if (steps > this.config.maxStepsPerRequest)
@@ -225,8 +345,13 @@ export class SessionManager {
     });
   }
 
-  async run(id: string, realtimeFactor: number | null, until: number | null): Promise<SessionOut> {
-    const rec = this.touch(id);
+  async run(
+    id: string,
+    realtimeFactor: number | null,
+    until: number | null,
+    owner: string | null = null,
+  ): Promise<SessionOut> {
+    const rec = this.touch(id, owner);
     this.allow(rec, ["ready", "paused"], "it cannot run");
     if (until !== null && until <= rec.time)
       throw new ApiError(
@@ -240,38 +365,54 @@ export class SessionManager {
     return this.view(rec);
   }
 
-  async pause(id: string): Promise<SessionOut> {
-    const rec = this.touch(id);
+  async pause(id: string, owner: string | null = null): Promise<SessionOut> {
+    const rec = this.touch(id, owner);
     this.allow(rec, ["ready", "paused", "running"], "nothing to pause");
     await this.withRecord(rec, () => this.call(rec, rec.worker, { kind: "pause", sessionId: id }));
+    void this.checkpoint(rec);
     return this.view(rec);
   }
 
-  async reset(id: string): Promise<Uint8Array> {
-    const rec = this.touch(id);
-    return this.withRecord(rec, async () => {
+  async reset(id: string, owner: string | null = null): Promise<Uint8Array> {
+    const rec = this.touch(id, owner);
+    const state = await this.withRecord(rec, async () => {
       if (rec.lost) await this.rebuild(rec);
       const a = await this.call(rec, rec.worker, { kind: "reset", sessionId: id });
       return this.stateOf(rec, a);
     });
+    rec.lastCheckpointStep = 0;
+    void this.checkpoint(rec);
+    return state;
   }
 
-  async patch(id: string, patch: SessionPatch): Promise<SessionOut> {
-    const rec = this.touch(id);
+  async patch(id: string, patch: SessionPatch, owner: string | null = null): Promise<SessionOut> {
+    const rec = this.touch(id, owner);
     this.allow(rec, ["ready", "paused", "running", "diverged"], "reset it first");
     await this.withRecord(rec, () =>
       this.call(rec, rec.worker, { kind: "update", sessionId: id, patch }),
     );
+    void this.checkpoint(rec);
     return this.view(rec);
   }
 
-  async delete(id: string): Promise<void> {
+  async delete(id: string, owner: string | null = null): Promise<void> {
+    this.touch(id, owner);
+    await this.remove(id);
+  }
+
+  private async remove(id: string): Promise<void> {
     const rec = this.records.get(id);
     if (!rec) throw notFound(id);
+    rec.deleted = true;
     this.records.delete(id);
     this.streams.closeSession(id, 1000, "session deleted");
+    if (!rec.lost) this.pool.notify(rec.worker, { kind: "cancel", sessionId: id });
+    // a 204 means the checkpoint is gone too (after any write of it already under way)
+    if (this.store)
+      await this.store
+        .remove(id)
+        .catch((err) => this.log.warn({ err, session: id }, "checkpoint delete failed"));
     if (!rec.lost) {
-      this.pool.notify(rec.worker, { kind: "cancel", sessionId: id });
       await this.pool
         .request(rec.worker, { kind: "delete", sessionId: id })
         .catch((err) => this.log.warn({ err, session: id }, "worker delete failed"));
@@ -279,8 +420,13 @@ export class SessionManager {
     this.log.info({ session: id }, "session deleted");
   }
 
-  async assemble(id: string, options: AssemblyOptionsIn, apply: boolean): Promise<AssemblyAnswer> {
-    const rec = this.touch(id);
+  async assemble(
+    id: string,
+    options: AssemblyOptionsIn,
+    apply: boolean,
+    owner: string | null = null,
+  ): Promise<AssemblyAnswer> {
+    const rec = this.touch(id, owner);
     this.allow(
       rec,
       ["ready", "paused", "diverged"],
@@ -295,7 +441,10 @@ export class SessionManager {
         apply,
       });
       if (a.result.kind !== "assembly") throw new ApiError("internal", "bad reply");
-      if (a.result.state) rec.lastState = a.result.state;
+      if (a.result.state) {
+        rec.lastState = a.result.state;
+        void this.checkpoint(rec);
+      }
       return { result: a.result.result, state: a.result.state };
     });
   }
@@ -359,11 +508,119 @@ export class SessionManager {
 
   // ---------------------------------------------------------------- internals
 
-  private touch(id: string): SessionRecord {
+  private touch(id: string, owner: string | null): SessionRecord {
     const rec = this.records.get(id);
-    if (!rec) throw notFound(id);
+    if (!rec || !this.visible(rec, owner)) throw notFound(id);
     rec.lastActivity = Date.now();
     return rec;
+  }
+
+  /** Without API keys every session is everyone's; with keys, only its creator's. */
+  private visible(rec: SessionRecord, owner: string | null): boolean {
+    return !this.auth || rec.owner === owner;
+  }
+
+  // ---------------------------------------------------------------- snapshots, checkpoints
+
+  /** The engine snapshot bytes of a live session (a read: it does not wait for its queue). */
+  private async exportEngine(rec: SessionRecord): Promise<Uint8Array> {
+    if (rec.lost)
+      throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
+    const a = await this.call(rec, rec.worker, { kind: "export", sessionId: rec.id });
+    if (a.result.kind !== "exported") throw new ApiError("internal", "bad reply");
+    return a.result.bytes;
+  }
+
+  /** The session document: the engine snapshot wrapped with the session's status. */
+  private async exportDocument(rec: SessionRecord): Promise<Uint8Array> {
+    const engine = await this.exportEngine(rec);
+    const head = JSON.stringify({
+      format: SESSION_SNAPSHOT_FORMAT,
+      version: SESSION_SNAPSHOT_VERSION,
+      session: {
+        id: rec.id,
+        name: rec.name,
+        status: rec.status,
+        message: rec.message,
+        time: rec.time,
+        step: rec.step,
+        createdAt: rec.createdAt.toISOString(),
+        savedAt: new Date().toISOString(),
+      },
+    });
+    return Buffer.concat([
+      Buffer.from(`${head.slice(0, -1)},"simulation":`, "utf8"),
+      engine,
+      Buffer.from("}", "utf8"),
+    ]);
+  }
+
+  /**
+   * Writes the session's checkpoint (DATA_DIR); resolves when a checkpoint taken after
+   * this call is on disk. Failures are logged, never thrown.
+   */
+  private checkpoint(rec: SessionRecord): Promise<void> {
+    const store = this.store;
+    if (!store || rec.lost || rec.deleted) return Promise.resolve();
+    if (rec.checkpointing) {
+      rec.checkpointAgain = true;
+      return rec.checkpointing;
+    }
+    rec.checkpointAgain = true;
+    rec.checkpointing = (async () => {
+      try {
+        while (rec.checkpointAgain && !rec.deleted && !rec.lost) {
+          rec.checkpointAgain = false;
+          rec.lastCheckpointStep = rec.step;
+          const bytes = await this.exportDocument(rec);
+          // synchronous check and enqueue: a delete after this point removes the file
+          if (rec.deleted) break;
+          await store.write(rec.id, rec.owner, bytes);
+          this.metrics.checkpoints.inc();
+        }
+      } catch (err) {
+        this.log.warn({ err, session: rec.id }, "checkpoint failed");
+      } finally {
+        rec.checkpointing = null;
+      }
+    })();
+    return rec.checkpointing;
+  }
+
+  /** Checkpoints due by CHECKPOINT_EVERY_STEPS. */
+  private checkpointIfDue(rec: SessionRecord): void {
+    const every = this.config.checkpointEverySteps;
+    if (this.store && every > 0 && rec.step - rec.lastCheckpointStep >= every)
+      void this.checkpoint(rec);
+  }
+
+  private async restoreCheckpoints(store: CheckpointStore): Promise<void> {
+    const found = await store.readAll();
+    let restored = 0;
+    for (const cp of found) {
+      if (this.records.has(cp.id)) continue;
+      const created = Date.parse(cp.snapshot.session.createdAt ?? "");
+      try {
+        await this.open(
+          cp.id,
+          cp.owner,
+          { snapshot: cp.snapshot },
+          Number.isFinite(created) ? new Date(created) : new Date(),
+          true,
+        );
+        restored++;
+      } catch (err) {
+        this.log.error(
+          { err, session: cp.id, file: store.fileOf(cp.id) },
+          "a checkpointed session could not be restored",
+        );
+      }
+    }
+    if (found.length > 0)
+      this.log.info(
+        { restored, found: found.length, dir: store.dir },
+        `restored ${restored} session(s) from ${store.dir}`,
+      );
   }
 
   private allow(rec: SessionRecord, ok: SessionStatusName[], what: string): void {
@@ -409,12 +666,17 @@ export class SessionManager {
 
   private apply(rec: SessionRecord, s: SessionSnapshot): void {
     if (rec.lost) return;
+    const was = rec.status;
     rec.status = s.status;
     rec.time = s.time;
     rec.step = s.step;
     rec.dt = s.dt;
     rec.message = s.message;
     rec.run = s.run;
+    // a run that stopped (pause, `until` reached, divergence) is checkpointed
+    if (was === "running" && s.status !== "running" && this.records.has(rec.id))
+      void this.checkpoint(rec);
+    else this.checkpointIfDue(rec);
   }
 
   /** Recreates a lost session's simulation (t = 0) on the least loaded live worker. */
@@ -506,7 +768,7 @@ export class SessionManager {
     for (const rec of [...this.records.values()]) {
       if (rec.busy > 0 || rec.lastActivity > limit || this.streams.count(rec.id) > 0) continue;
       this.log.info({ session: rec.id }, "idle session expired");
-      void this.delete(rec.id).catch(() => undefined);
+      void this.remove(rec.id).catch(() => undefined);
     }
   }
 
@@ -529,9 +791,16 @@ export class SessionManager {
     );
   }
 
-  /** Second half (after in-flight requests are answered): stop the workers. */
+  /**
+   * Second half (after in-flight requests are answered): checkpoint every session (DATA_DIR),
+   * then stop the workers.
+   */
   async close(): Promise<void> {
     await this.beginClose();
+    if (this.store) {
+      await Promise.all([...this.records.values()].map((r) => this.checkpoint(r)));
+      await this.store.flush().catch(() => undefined);
+    }
     await this.pool.close();
   }
 }

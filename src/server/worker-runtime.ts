@@ -21,7 +21,15 @@
 
 import type { SessionStatusName } from "../../schemas/api";
 import type { AssemblyOptionsIn } from "../../schemas/state";
-import { DivergenceError, loadModel, ModelError, type Simulation } from "../index";
+import {
+  DivergenceError,
+  loadModel,
+  loadSnapshot,
+  ModelError,
+  type Simulation,
+  SnapshotError,
+  SolverError,
+} from "../index";
 import { encode, encodeStateFrame } from "./frames";
 import {
   type FrameEncoding,
@@ -159,6 +167,15 @@ export class WorkerRuntime {
           };
           break;
         }
+        case "export":
+          // a read: between two chunks the simulation is at a step boundary
+          s = this.get(msg.sessionId);
+          result = { kind: "exported", bytes: utf8.encode(JSON.stringify(s.sim.snapshot())) };
+          break;
+        case "restore":
+          s = this.restore(msg.sessionId, msg.snapshot, msg.status, msg.message);
+          result = { kind: "created", scene: s.sim.scene(), state: this.stateBytes(s) };
+          break;
         case "step":
           s = this.get(msg.sessionId);
           result = await this.locked(s, () =>
@@ -222,6 +239,7 @@ export class WorkerRuntime {
       const r = body.result;
       if (r.kind === "created" || r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
       else if (r.kind === "frame" && r.bytes) transfer.push(r.bytes.buffer as ArrayBuffer);
+      else if (r.kind === "exported") transfer.push(r.bytes.buffer as ArrayBuffer);
       else if (r.kind === "assembly") {
         transfer.push(r.result.buffer as ArrayBuffer);
         if (r.state) transfer.push(r.state.buffer as ArrayBuffer);
@@ -291,6 +309,50 @@ export class WorkerRuntime {
     return s;
   }
 
+  /**
+   * A session continuing from an engine snapshot (issue paths from the session document's
+   * root: ["snapshot", "simulation", ...]). A session that was running comes back paused.
+   */
+  private restore(
+    id: string,
+    snapshot: unknown,
+    status: SessionStatusName,
+    message: string | null,
+  ): WorkerSession {
+    if (this.sessions.has(id))
+      throw new Failure({ code: "conflict", message: `session "${id}" exists` });
+    let sim: Simulation;
+    try {
+      // a fork sends the source's snapshot as its JSON bytes
+      sim = loadSnapshot(
+        snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
+      );
+    } catch (err) {
+      if (err instanceof SnapshotError)
+        throw new Failure({
+          code: "invalid_request",
+          message: err.message,
+          details: {
+            part: "body",
+            issues: err.issues.map((i) => ({ ...i, path: ["snapshot", "simulation", ...i.path] })),
+          },
+        });
+      throw new Failure({
+        code: "invalid_request",
+        message: `the engine cannot restore this snapshot: ${(err as Error)?.message ?? err}`,
+        details: {
+          part: "body",
+          issues: [{ path: ["snapshot"], message: String((err as Error)?.message ?? err) }],
+        },
+      });
+    }
+    const s = new WorkerSession(id, sim);
+    s.status = status === "running" ? "paused" : status;
+    s.message = s.status === "diverged" || s.status === "error" ? message : null;
+    this.sessions.set(id, s);
+    return s;
+  }
+
   private stateBytes(s: WorkerSession): Uint8Array {
     return utf8.encode(JSON.stringify(s.sim.state()));
   }
@@ -329,7 +391,10 @@ export class WorkerRuntime {
       }
     } catch (err) {
       this.stopRun(s);
-      const diverged = err instanceof DivergenceError;
+      // A numerical failure of the step (SolverError: a singular iteration matrix, a contact
+      // solver gone NaN, an allocation the model's size cannot have) is the model's, as a
+      // blow-up is: `diverged`, last good state kept, 422. Anything else is ours: `error`.
+      const diverged = err instanceof DivergenceError || err instanceof SolverError;
       s.status = diverged ? "diverged" : "error";
       s.message = diverged
         ? (err as Error).message

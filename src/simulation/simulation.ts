@@ -15,6 +15,17 @@ import type { Integrator, StepStats } from "../integrators/integrator";
 import { NewmarkIntegrator } from "../integrators/newmark";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import {
+  canonicalJson,
+  decodeFloat64,
+  encodeFloat64,
+  finiteOrNull,
+  hashFloat64,
+  isMemoryExporter,
+  reservedOffDiagonalBlocks,
+  type SimulationSnapshotSpec,
+  SnapshotError,
+} from "./snapshot";
 
 /** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
 export class DivergenceError extends Error {
@@ -29,8 +40,10 @@ export class DivergenceError extends Error {
 }
 
 /**
- * Thrown by step() when a solver fails for a reason other than divergence (an internal
- * error); the state is the last good one. The service marks such a session `error`.
+ * Thrown by step() when a solver fails without the state going non-finite (a singular
+ * or unconverged linear solve, a rejected contact problem); the state is the last good
+ * one. The service ends such a session `diverged` with the message, as for a blow-up:
+ * both mean the model cannot be advanced with these settings.
  */
 export class SolverError extends Error {
   constructor(
@@ -109,6 +122,8 @@ export class Simulation {
   };
   private readonly setGravityFn: (g: readonly [number, number, number]) => void;
   private gravity: [number, number, number];
+  /** The contact parameters as patched (model.contact merged with every PATCH). */
+  private contactSpec: ContactSpec | null;
 
   constructor(parts: SimulationParts) {
     this.model = parts.model;
@@ -118,6 +133,7 @@ export class Simulation {
     this.contact = parts.contact;
     this.setGravityFn = parts.setGravity;
     this.gravity = [...parts.model.gravity];
+    this.contactSpec = parts.model.contact ? { ...parts.model.contact } : null;
     this.solverSpec = { ...parts.model.solver };
     this.stepper = new AccelerationStepper(
       this.system,
@@ -143,6 +159,11 @@ export class Simulation {
     return this.stepper.timing;
   }
 
+  /** The contact part (collision detection, contact solver and their timings), if any. */
+  get contactModel(): ContactModel | undefined {
+    return this.contact;
+  }
+
   get solver(): Readonly<SolverSpec> {
     return this.solverSpec;
   }
@@ -166,7 +187,8 @@ export class Simulation {
           this.t,
           this.steps,
         );
-      }      const bad = this.findBlowUp();
+      }
+      const bad = this.findBlowUp();
       if (bad !== null) {
         this.restoreGood();
         throw new DivergenceError(
@@ -186,7 +208,12 @@ export class Simulation {
     this.restore(this.initial);
     this.t = 0;
     this.steps = 0;
-    this.lastStats = { newtonIterations: 0, linearIterations: 0, contactIterations: 0, contactResidual: 0 };
+    this.lastStats = {
+      newtonIterations: 0,
+      linearIterations: 0,
+      contactIterations: 0,
+      contactResidual: 0,
+    };
     this.integrator.reset();
   }
 
@@ -195,11 +222,21 @@ export class Simulation {
       this.gravity = [...patch.gravity];
       this.setGravityFn(this.gravity);
     }
-    if (patch.contact) this.contact?.update(patch.contact);
+    if (patch.contact && this.contact) {
+      this.contact.update(patch.contact);
+      if (this.contactSpec) this.contactSpec = { ...this.contactSpec, ...patch.contact };
+    }
     if (patch.solver) {
-      this.solverSpec = { ...this.solverSpec, ...patch.solver };
+      // build the new integrator first, so a rejected combination changes nothing
+      const previous = this.solverSpec;
+      this.solverSpec = { ...previous, ...patch.solver };
+      try {
+        this.integrator = this.createIntegrator();
+      } catch (err) {
+        this.solverSpec = previous;
+        throw err;
+      }
       this.stepper.setLinearSolver(this.solverSpec.linearSolver);
-      this.integrator = this.createIntegrator();
     }
     this.integrator.reset();
   }
@@ -249,6 +286,146 @@ export class Simulation {
     if (apply) this.integrator.reset();
     else this.restore(before);
     return result;
+  }
+
+  /** sha256 (hex) of the position, orientation, velocity and angular-velocity bytes. */
+  stateHash(): string {
+    const s = this.system;
+    return hashFloat64([s.pos, s.quat, s.vel, s.omega]);
+  }
+
+  /**
+   * Everything a continuation needs, JSON-safe and versioned (schemas/snapshot.ts, why each
+   * piece: src/simulation/snapshot.ts). loadSnapshot (src/index.ts) builds a Simulation
+   * from it whose next steps are bit-identical to this one's.
+   */
+  snapshot(): SimulationSnapshotSpec {
+    const s = this.system;
+    const memory = this.integrator.saveMemory?.() ?? {};
+    const contact = this.contact;
+    return {
+      format: "moreau.simulation",
+      version: 1,
+      model: this.model,
+      parameters: {
+        solver: { ...this.solverSpec },
+        gravity: [...this.gravity],
+        contact: this.contactSpec ? { ...this.contactSpec } : null,
+      },
+      time: this.t,
+      step: this.steps,
+      state: {
+        position: encodeFloat64(s.pos),
+        orientation: encodeFloat64(s.quat),
+        velocity: encodeFloat64(s.vel),
+        angularVelocity: encodeFloat64(s.omega),
+      },
+      memory: {
+        integrator: {
+          ...(memory.acceleration ? { acceleration: encodeFloat64(memory.acceleration) } : {}),
+          ...(memory.accelerationValid !== undefined
+            ? { accelerationValid: memory.accelerationValid }
+            : {}),
+        },
+        lambda: encodeFloat64(this.stepper.lambda),
+        stats: { ...this.lastStats, contactResidual: finiteOrNull(this.lastStats.contactResidual) },
+        matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
+        ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
+      },
+      hash: this.stateHash(),
+    };
+  }
+
+  /**
+   * Continues from a snapshot of a simulation of the same model (validated with
+   * parseSnapshot). Throws SnapshotError, leaving this simulation as it was, when the
+   * snapshot does not fit the model or its state does not match its hash.
+   */
+  restoreSnapshot(snap: SimulationSnapshotSpec): void {
+    const s = this.system;
+    const n = s.numBodies;
+    if (canonicalJson(snap.model) !== canonicalJson(this.model))
+      throw new SnapshotError([
+        { path: ["model"], message: "the snapshot is of another model than this simulation's" },
+      ]);
+    const st = snap.state;
+    const pos = decodeFloat64(st.position, 3 * n, ["state", "position"]);
+    const quat = decodeFloat64(st.orientation, 4 * n, ["state", "orientation"]);
+    const vel = decodeFloat64(st.velocity, 3 * n, ["state", "velocity"]);
+    const omega = decodeFloat64(st.angularVelocity, 3 * n, ["state", "angularVelocity"]);
+    if (hashFloat64([pos, quat, vel, omega]) !== snap.hash)
+      throw new SnapshotError([
+        { path: ["hash"], message: "the state arrays do not match the snapshot's hash" },
+      ]);
+    for (const [name, a] of [
+      ["position", pos],
+      ["orientation", quat],
+      ["velocity", vel],
+      ["angularVelocity", omega],
+    ] as const)
+      if (!a.every(Number.isFinite))
+        throw new SnapshotError([{ path: ["state", name], message: "non-finite value" }]);
+    const mem = snap.memory;
+    const acceleration =
+      mem.integrator.acceleration !== undefined
+        ? decodeFloat64(mem.integrator.acceleration, s.numDofs, [
+            "memory",
+            "integrator",
+            "acceleration",
+          ])
+        : undefined;
+    const lambda = decodeFloat64(mem.lambda, this.stepper.lambda.length, ["memory", "lambda"]);
+    const nb = this.stepper.matrix.numBlocks;
+    mem.matrixBlocks.forEach(([bi, bj], k) => {
+      if (bi >= nb || bj >= nb)
+        throw new SnapshotError([
+          { path: ["memory", "matrixBlocks", k], message: `block index beyond ${nb - 1}` },
+        ]);
+    });
+    // Parameters first: update() rebuilds the integrator and clears its memory.
+    const p = snap.parameters;
+    const patch: SimulationPatch = {};
+    const solver = diffKeys(this.solverSpec, p.solver);
+    if (solver) patch.solver = solver as Partial<SolverSpec>;
+    if (canonicalJson(p.gravity) !== canonicalJson(this.gravity)) patch.gravity = [...p.gravity];
+    if ((p.contact === null) !== (this.contactSpec === null))
+      throw new SnapshotError([
+        {
+          path: ["parameters", "contact"],
+          message: "contact must be null exactly when the model has none",
+        },
+      ]);
+    if (p.contact && this.contactSpec) {
+      const contact = diffKeys(this.contactSpec, p.contact);
+      if (contact) patch.contact = contact as Partial<ContactSpec>;
+    }
+    try {
+      if (patch.solver || patch.gravity || patch.contact) this.update(patch);
+    } catch (err) {
+      throw new SnapshotError([{ path: ["parameters"], message: (err as Error).message }]);
+    }
+    s.pos.set(pos);
+    s.quat.set(quat);
+    s.vel.set(vel);
+    s.omega.set(omega);
+    updateDerived(s);
+    this.t = snap.time;
+    this.steps = snap.step;
+    this.integrator.reset();
+    this.integrator.restoreMemory?.({
+      acceleration,
+      accelerationValid: mem.integrator.accelerationValid,
+    });
+    this.stepper.lambda.set(lambda);
+    this.lastStats = {
+      ...mem.stats,
+      contactResidual: mem.stats.contactResidual ?? Number.NaN,
+    };
+    for (const [bi, bj] of mem.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
+    this.stepper.matrix.finalize();
+    const contact = this.contact;
+    if (mem.contact !== undefined && contact && isMemoryExporter(contact))
+      contact.importMemory(mem.contact);
   }
 
   scene(): ScenePart {
@@ -356,6 +533,20 @@ export class Simulation {
     s.omega.set(from.omega);
     updateDerived(s);
   }
+}
+
+/** The entries of `to` whose JSON differs from `from`'s, or null when none does. */
+function diffKeys(from: object, to: object): Record<string, unknown> | null {
+  const a = from as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const [k, v] of Object.entries(to)) {
+    if (canonicalJson(v) !== canonicalJson(a[k])) {
+      out[k] = v;
+      any = true;
+    }
+  }
+  return any ? out : null;
 }
 
 function vec3(a: Float64Array, i: number): [number, number, number] {

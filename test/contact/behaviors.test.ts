@@ -89,9 +89,9 @@ describe("Hertz behavior", () => {
     expect(Math.abs(fp * b.computeResponse(-d, flat, ball(R), n, 0).compliance - 1)).toBeLessThan(
       1e-7,
     );
-    expect(Math.abs(fpp / b.computeResponse(-d, flat, ball(R), n, 0).stiffnessRate - 1)).toBeLessThan(
-      1e-3,
-    );
+    expect(
+      Math.abs(fpp / b.computeResponse(-d, flat, ball(R), n, 0).stiffnessRate - 1),
+    ).toBeLessThan(1e-3);
   });
 
   it("two spheres use the effective radius; flat pairs use Sneddon's punch", () => {
@@ -126,8 +126,21 @@ describe("table behavior", () => {
   });
 
   it("rejects tables that do not start at [0, 0] or do not ascend", () => {
-    expect(() => new TableContactBehavior([[0.001, 0], [0.002, 1]])).toThrow();
-    expect(() => new TableContactBehavior([[0, 0], [0.002, 1], [0.001, 2]])).toThrow();
+    expect(
+      () =>
+        new TableContactBehavior([
+          [0.001, 0],
+          [0.002, 1],
+        ]),
+    ).toThrow();
+    expect(
+      () =>
+        new TableContactBehavior([
+          [0, 0],
+          [0.002, 1],
+          [0.001, 2],
+        ]),
+    ).toThrow();
   });
 
   it("the factory builds each behavior from its schema spec", () => {
@@ -149,9 +162,9 @@ describe("table behavior", () => {
         stepDamping: 0,
       }).type,
     ).toBe("hertz");
-    expect(createContactBehavior({ type: "table", points: pts, damping: 0, stepDamping: 0 }).type).toBe(
-      "table",
-    );
+    expect(
+      createContactBehavior({ type: "table", points: pts, damping: 0, stepDamping: 0 }).type,
+    ).toBe("table");
   });
 });
 

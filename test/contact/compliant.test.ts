@@ -219,7 +219,14 @@ function pressed(integrator: string, stepDamping: number, k: number, h: number) 
     },
     // The contact force is clamped at 0 (unilateral), so the step is piecewise linear:
     // a few semismooth Newton iterations find the branch (one when the guess is on it).
-    solver: { integrator, dt: h, beta: 0.25, gamma: 0.5, newtonIterations: 20, newtonTolerance: 1e-13 },
+    solver: {
+      integrator,
+      dt: h,
+      beta: 0.25,
+      gamma: 0.5,
+      newtonIterations: 20,
+      newtonTolerance: 1e-13,
+    },
   });
 }
 
@@ -229,7 +236,13 @@ function pressed(integrator: string, stepDamping: number, k: number, h: number) 
  *          y⁺ = y + h v + h²/2((1−2β) a + 2β a⁺), v⁺ = v + h((1−γ) a + γ a⁺);
  * backward Euler: (m + h d + h² k) a⁺ = −k(y + h v) − d v, v⁺ = v + h a⁺, y⁺ = y + h v⁺.
  */
-function recurrence(kind: "newmark" | "backward-euler", m: number, d: number, k: number, h: number) {
+function recurrence(
+  kind: "newmark" | "backward-euler",
+  m: number,
+  d: number,
+  k: number,
+  h: number,
+) {
   return (s: { y: number; v: number; a: number }) => {
     if (kind === "newmark") {
       const beta = 0.25;
@@ -272,7 +285,11 @@ describe("stiff compliant contact in the implicit integrators (h = 0.01, hω = 1
           sim.step(1);
           s = next(s);
           const b = sim.state().bodies[0];
-          maxErr = Math.max(maxErr, Math.abs(b.position[2] - zEq - s.y), Math.abs(b.velocity[2] - s.v) * h);
+          maxErr = Math.max(
+            maxErr,
+            Math.abs(b.position[2] - zEq - s.y),
+            Math.abs(b.velocity[2] - s.v) * h,
+          );
         }
         expect(maxErr).toBeLessThan(1e-12 + 1e-8 * Math.abs(y0));
         const c = sim.state().contacts;
@@ -312,7 +329,12 @@ describe("a dropped sphere settles where the contact force equals m g", () => {
         { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
       ],
       contact: { method: "smc", behavior },
-      solver: { integrator: "backward-euler", dt: 0.01, newtonIterations: 20, newtonTolerance: 1e-12 },
+      solver: {
+        integrator: "backward-euler",
+        dt: 0.01,
+        newtonIterations: 20,
+        newtonTolerance: 1e-12,
+      },
     });
     sim.step(300);
     return sim.state();
@@ -320,7 +342,11 @@ describe("a dropped sphere settles where the contact force equals m g", () => {
 
   it("linear: δ = mg/k", () => {
     const k = 1e6;
-    const st = drop({ type: "linear", stiffness: k, stepDamping: 0.5 }, { type: "sphere", radius: R }, R + 0.01);
+    const st = drop(
+      { type: "linear", stiffness: k, stepDamping: 0.5 },
+      { type: "sphere", radius: R },
+      R + 0.01,
+    );
     expect(Math.abs(R - st.bodies[0].position[2] - (m * g) / k)).toBeLessThan(1e-12);
     expect(st.contacts[0].normalForce).toBeCloseTo(m * g, 8);
   });
@@ -344,7 +370,11 @@ describe("a dropped sphere settles where the contact force equals m g", () => {
       [0.001, 5],
       [0.002, 20],
     ];
-    const st = drop({ type: "table", points: pts, stepDamping: 0.5 }, { type: "sphere", radius: R }, R + 0.005);
+    const st = drop(
+      { type: "table", points: pts, stepDamping: 0.5 },
+      { type: "sphere", radius: R },
+      R + 0.005,
+    );
     // m g = 9.81 lies on the second segment: 5 + 15 (δ − 0.001)/0.001 = 9.81.
     const delta = 0.001 + ((m * g - 5) / 15) * 0.001;
     expect(Math.abs(R - st.bodies[0].position[2] - delta)).toBeLessThan(1e-12);
@@ -363,5 +393,51 @@ describe("a dropped sphere settles where the contact force equals m g", () => {
     const A = 4 * hx * hy;
     expect(st.contacts).toHaveLength(4);
     expect(Math.abs(hz - st.bodies[0].position[2] - (m * g) / (kA * A))).toBeLessThan(1e-12);
+  });
+});
+
+describe("solve blocks that appear with the contacts", () => {
+  it("two compliant spheres collide head-on: coupling blocks reserved, momentum kept", () => {
+    // With one linearized backward-Euler iteration, W Δa = R with R the (internal, zero-sum)
+    // contact force and W = M + h d G Gᵀ + h² K: 1ᵀ W = 1ᵀ M only when K and the damping
+    // carry their off-diagonal (a, b) blocks, so Σ m v stays exact only if the stepper
+    // reserved those blocks when the contact appeared.
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "a",
+          kind: "particle",
+          mass: 1,
+          position: [0, 0, 0],
+          velocity: [1, 0, 0],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        {
+          id: "b",
+          kind: "particle",
+          mass: 3,
+          position: [0.25, 0, 0],
+          velocity: [-0.2, 0, 0],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+      ],
+      contact: { method: "smc", behavior: { type: "linear", stiffness: 1e5, stepDamping: 0.2 } },
+      solver: { integrator: "backward-euler", dt: 0.002 },
+    });
+    const stepper = (sim as unknown as { stepper: { matrix: SparseBlockMatrix } }).stepper;
+    const v0 = stepper.matrix.structureVersion;
+    let touched = false;
+    for (let k = 0; k < 200; k++) {
+      sim.step(1);
+      const st = sim.state();
+      if (st.contacts.length > 0) touched = true;
+      const p = st.bodies[0].velocity[0] * 1 + st.bodies[1].velocity[0] * 3;
+      expect(Math.abs(p - (1 - 0.6))).toBeLessThan(1e-12);
+    }
+    expect(touched).toBe(true);
+    expect(stepper.matrix.structureVersion).toBeGreaterThan(v0);
+    const [a, b] = sim.state().bodies;
+    expect(b.velocity[0]).toBeGreaterThan(a.velocity[0]); // they separated
   });
 });

@@ -35,7 +35,12 @@ export interface ExampleModel {
     stiffness: number;
     restLength?: number;
   }[];
-  joints?: { id: string; type: string; a: { body: string; point: V3 }; b: { body: string; point: V3 } }[];
+  joints?: {
+    id: string;
+    type: string;
+    a: { body: string; point: V3 };
+    b: { body: string; point: V3 };
+  }[];
   solver: { dt: number; integrator?: string };
   [k: string]: unknown;
 }
@@ -64,7 +69,11 @@ export function rotate(q: Q | number[], v: V3 | number[]): V3 {
 }
 
 /** World position of a point given in a body's frame ("ground": the point itself). */
-export function worldPoint(st: StateOut, body: string | undefined, p: V3 | number[] = [0, 0, 0]): V3 {
+export function worldPoint(
+  st: StateOut,
+  body: string | undefined,
+  p: V3 | number[] = [0, 0, 0],
+): V3 {
   if (body === undefined || body === "ground") return [p[0], p[1], p[2]];
   const b = bodyOf(st, body);
   const r = rotate(b.orientation, p);
@@ -98,7 +107,8 @@ export function mechanicalEnergy(model: ExampleModel, st: StateOut, initial?: St
       if (!b.inertia) throw new Error(`body ${b.id}: the test needs an explicit diagonal inertia`);
       const [w, x, y, z] = s.orientation;
       const wb = rotate([w, -x, -y, -z], s.angularVelocity); // Rᵀ ω
-      e += 0.5 * (b.inertia[0] * wb[0] ** 2 + b.inertia[1] * wb[1] ** 2 + b.inertia[2] * wb[2] ** 2);
+      e +=
+        0.5 * (b.inertia[0] * wb[0] ** 2 + b.inertia[1] * wb[1] ** 2 + b.inertia[2] * wb[2] ** 2);
     }
   }
   for (const f of model.forces ?? []) {
@@ -117,8 +127,10 @@ export function mechanicalEnergy(model: ExampleModel, st: StateOut, initial?: St
 /** Every number of a state is finite. */
 export function allFinite(st: StateOut): boolean {
   const nums: number[] = [st.time, st.energy.kinetic, st.energy.potential, st.energy.total];
-  for (const b of st.bodies) nums.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
-  for (const c of st.contacts) nums.push(...c.point, ...c.normal, c.gap, c.normalForce, ...c.tangentForce);
+  for (const b of st.bodies)
+    nums.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
+  for (const c of st.contacts)
+    nums.push(...c.point, ...c.normal, c.gap, c.normalForce, ...c.tangentForce);
   for (const j of st.joints) nums.push(...j.force, ...j.torque);
   return nums.every(Number.isFinite);
 }

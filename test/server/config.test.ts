@@ -20,6 +20,12 @@ describe("loadConfig", () => {
       streamMaxBufferedBytes: 1024 * 1024,
       frameQueueBytes: 16 * 1024 * 1024,
       shutdownTimeoutMs: 10_000,
+      dataDir: "",
+      checkpointEverySteps: 1000,
+      apiKeys: [],
+      maxSessionsPerKey: 16,
+      rateLimitMax: 1200,
+      rateLimitWindowMs: 60_000,
       testHooks: false,
     });
   });
@@ -58,6 +64,35 @@ describe("loadConfig", () => {
       testHooks: false, // never from the environment
     });
     expect(loadConfig({ PORT: "", HOST: "  " }).port).toBe(8080);
+  });
+
+  it("reads persistence and access-control variables; API_KEY and API_KEYS add up", () => {
+    const c = loadConfig({
+      DATA_DIR: "./data",
+      CHECKPOINT_EVERY_STEPS: "0",
+      API_KEY: "first-key-0001",
+      API_KEYS: " second-key-0002, third-key-0003 ,,first-key-0001",
+      MAX_SESSIONS_PER_KEY: "4",
+      RATE_LIMIT_MAX: "0",
+      RATE_LIMIT_WINDOW_MS: "1000",
+    });
+    expect(c).toMatchObject({
+      dataDir: "./data",
+      checkpointEverySteps: 0,
+      apiKeys: ["first-key-0001", "second-key-0002", "third-key-0003"],
+      maxSessionsPerKey: 4,
+      rateLimitMax: 0,
+      rateLimitWindowMs: 1000,
+    });
+    // a bad key is reported without echoing it
+    let message = "";
+    try {
+      loadConfig({ API_KEY: "short" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/API_KEY\/API_KEYS: an API key has at least 8 characters/);
+    expect(message).not.toContain("short");
   });
 
   it("rejects bad values naming the variable", () => {

@@ -109,48 +109,55 @@ class AmmoInstance implements EngineInstance {
   private readonly f: Float64Array;
   private readonly x: Float64Array;
   private readonly v: Float64Array;
+  /** Every object allocated on the asm.js heap, freed by dispose() (the heap is fixed). */
+  private readonly owned: object[] = [];
+  private readonly A: AmmoModule;
 
   constructor(A: AmmoModule, scene: SceneDesc) {
+    this.A = A;
     this.scene = scene;
+    const own = <T extends object>(o: T): T => {
+      this.owned.push(o);
+      return o;
+    };
     this.hasContacts = scene.contact !== null;
-    const cfg = new A.btDefaultCollisionConfiguration();
-    const dispatcher = new A.btCollisionDispatcher(cfg);
-    this.world = new A.btDiscreteDynamicsWorld(
-      dispatcher,
-      new A.btDbvtBroadphase(),
-      new A.btSequentialImpulseConstraintSolver(),
-      cfg,
+    const cfg = own(new A.btDefaultCollisionConfiguration());
+    const dispatcher = own(new A.btCollisionDispatcher(cfg));
+    this.world = own(
+      new A.btDiscreteDynamicsWorld(
+        dispatcher,
+        own(new A.btDbvtBroadphase()),
+        own(new A.btSequentialImpulseConstraintSolver()),
+        cfg,
+      ),
     );
     const g = scene.gravity;
-    this.world.setGravity(new A.btVector3(g[0], g[1], g[2]));
+    this.world.setGravity(own(new A.btVector3(g[0], g[1], g[2])));
     const friction = Math.sqrt(scene.contact?.friction ?? 0);
     const restitution = scene.contact?.restitution ?? 0;
     for (const b of scene.bodies) {
-      const t = new A.btTransform();
+      const t = own(new A.btTransform());
       t.setIdentity();
-      t.setOrigin(new A.btVector3(...b.position));
+      t.setOrigin(own(new A.btVector3(...b.position)));
       const [w, x, y, z] = b.orientation;
-      t.setRotation(new A.btQuaternion(x, y, z, w));
+      t.setRotation(own(new A.btQuaternion(x, y, z, w)));
       const mass = b.fixed ? 0 : b.mass;
       const shape =
         b.sphereRadius !== undefined
-          ? new A.btSphereShape(b.sphereRadius)
+          ? own(new A.btSphereShape(b.sphereRadius))
           : b.boxHalfExtents !== undefined
-            ? new A.btBoxShape(new A.btVector3(...b.boxHalfExtents))
-            : new A.btSphereShape(1e-3);
-      const inertia = new A.btVector3(0, 0, 0);
+            ? own(new A.btBoxShape(own(new A.btVector3(...b.boxHalfExtents))))
+            : own(new A.btSphereShape(1e-3));
+      const inertia = own(new A.btVector3(0, 0, 0));
       if (!b.fixed) {
         if (b.sphereRadius !== undefined) shape.calculateLocalInertia(mass, inertia);
         else if (b.kind === "rigid") inertia.setValue(...b.inertia);
         else inertia.setValue(1e-9, 1e-9, 1e-9); // a particle: no torque ever acts
       }
-      const info = new A.btRigidBodyConstructionInfo(
-        mass,
-        new A.btDefaultMotionState(t),
-        shape,
-        inertia,
+      const info = own(
+        new A.btRigidBodyConstructionInfo(mass, own(new A.btDefaultMotionState(t)), shape, inertia),
       );
-      const body = new A.btRigidBody(info);
+      const body = own(new A.btRigidBody(info));
       body.setActivationState(DISABLE_DEACTIVATION);
       body.setDamping(0, 0);
       if (scene.contact && b.sphereRadius !== undefined) {
@@ -161,34 +168,38 @@ class AmmoInstance implements EngineInstance {
       this.bodies.push(body);
     }
     for (const hs of scene.halfSpaces) {
-      const t = new A.btTransform();
+      const t = own(new A.btTransform());
       t.setIdentity();
-      const shape = new A.btStaticPlaneShape(new A.btVector3(...hs.normal), hs.offset);
-      const info = new A.btRigidBodyConstructionInfo(
-        0,
-        new A.btDefaultMotionState(t),
-        shape,
-        new A.btVector3(0, 0, 0),
+      const shape = own(new A.btStaticPlaneShape(own(new A.btVector3(...hs.normal)), hs.offset));
+      const info = own(
+        new A.btRigidBodyConstructionInfo(
+          0,
+          own(new A.btDefaultMotionState(t)),
+          shape,
+          own(new A.btVector3(0, 0, 0)),
+        ),
       );
-      const wall = new A.btRigidBody(info);
+      const wall = own(new A.btRigidBody(info));
       wall.setFriction(friction);
       wall.setRestitution(restitution);
       this.world.addRigidBody(wall);
     }
     for (const j of scene.joints) {
-      const pb = new A.btVector3(...j.pb);
+      const pb = own(new A.btVector3(...j.pb));
       const c =
         j.a < 0
-          ? new A.btPoint2PointConstraint(this.bodies[j.b], pb)
-          : new A.btPoint2PointConstraint(
-              this.bodies[j.a],
-              this.bodies[j.b],
-              new A.btVector3(...j.pa),
-              pb,
+          ? own(new A.btPoint2PointConstraint(this.bodies[j.b], pb))
+          : own(
+              new A.btPoint2PointConstraint(
+                this.bodies[j.a],
+                this.bodies[j.b],
+                own(new A.btVector3(...j.pa)),
+                pb,
+              ),
             );
       this.world.addConstraint(c, true);
     }
-    this.force = new A.btVector3(0, 0, 0);
+    this.force = own(new A.btVector3(0, 0, 0));
     const n = scene.bodies.length;
     this.f = new Float64Array(3 * n);
     this.x = new Float64Array(3 * n);
@@ -275,8 +286,13 @@ class AmmoInstance implements EngineInstance {
     return n;
   }
 
-  /** The asm.js heap is one per process and is not reclaimed here (the worker exits). */
-  dispose(): void {}
+  /** Frees every heap object, the world first (its destructor still reads its parts). */
+  dispose(): void {
+    const world = this.owned.indexOf(this.world);
+    if (world >= 0) this.A.destroy(this.owned.splice(world, 1)[0]);
+    for (let i = this.owned.length - 1; i >= 0; i--) this.A.destroy(this.owned[i]);
+    this.owned.length = 0;
+  }
 }
 
 export const ammoEngine: EngineAdapter = {

@@ -99,6 +99,43 @@ export function toMjcf(scene: SceneDesc, solver: MujocoSolver): string {
 
 let mujoco: MainModule | null = null;
 let fileCounter = 0;
+const SOLVER_CODE: Record<MujocoSolver, number> = { CG: 1, Newton: 2 }; // mjtSolver
+
+/**
+ * Compiled models by topology. MuJoCo's compiler is slow for many multi-joint bodies (the
+ * 992 three-slide particles of S3 take seconds), so one compiled model serves every
+ * instance of the same topology: each instance gets a copy with its solver and its
+ * tendon stiffness, damping and rest length written in. Not timed either way.
+ */
+const compiled = new Map<string, MjModel>();
+
+function modelFor(mj: MainModule, scene: SceneDesc, solver: MujocoSolver): MjModel {
+  const topology: SceneDesc = {
+    ...scene,
+    springs: scene.springs.map((s) => ({ ...s, stiffness: 0, damping: 0, rest: 0 })),
+  };
+  const key = toMjcf({ ...topology, id: scene.kind }, "Newton");
+  let base = compiled.get(key);
+  if (!base) {
+    const path = `/bench/model-${fileCounter++}.xml`;
+    mj.FS.writeFile(path, key);
+    base = mj.MjModel.loadFromXML(path);
+    mj.FS.unlink(path);
+    compiled.set(key, base);
+  }
+  const model = new mj.MjModel(base);
+  model.opt.solver = SOLVER_CODE[solver];
+  const stiffness = model.tendon_stiffness as Float64Array;
+  const damping = model.tendon_damping as Float64Array;
+  const lengthspring = model.tendon_lengthspring as Float64Array;
+  scene.springs.forEach((s, i) => {
+    stiffness[i] = s.stiffness;
+    damping[i] = s.damping;
+    lengthspring[2 * i] = s.rest; // [low, high] of the dead band: none
+    lengthspring[2 * i + 1] = s.rest;
+  });
+  return model;
+}
 
 class MujocoInstance implements EngineInstance {
   private readonly model: MjModel;
@@ -112,10 +149,7 @@ class MujocoInstance implements EngineInstance {
   constructor(mj: MainModule, scene: SceneDesc, solver: MujocoSolver) {
     this.mj = mj;
     this.scene = scene;
-    const path = `/bench/${scene.id}-${solver}-${fileCounter++}.xml`;
-    mj.FS.writeFile(path, toMjcf(scene, solver));
-    this.model = mj.MjModel.loadFromXML(path);
-    mj.FS.unlink(path);
+    this.model = modelFor(mj, scene, solver);
     this.data = new mj.MjData(this.model);
     this.bodyId = new Int32Array(scene.bodies.length);
     let next = 1;

@@ -1,0 +1,10 @@
+import loadMujoco from "mujoco-js";
+import { toMjcf } from "../engines/mujoco";
+import { clothScene } from "../scene";
+const mj = await loadMujoco(); mj.FS.mkdir("/w");
+mj.FS.writeFile("/w/a.xml", toMjcf(clothScene(4), "Newton"));
+const m0 = mj.MjModel.loadFromXML("/w/a.xml");
+const m = new mj.MjModel(m0);
+console.log("solver", m.opt.solver); m.opt.solver = 1; console.log("after set", m.opt.solver, "orig", m0.opt.solver);
+const ls = m.tendon_lengthspring; console.log("ls len", ls.length, m.ntendon, ls[0], ls[1]);
+m.tendon_stiffness[0] = 77; console.log(m.tendon_stiffness[0], m0.tendon_stiffness[0]);

@@ -1,0 +1,13 @@
+import loadMujoco from "mujoco-js";
+import { toMjcf } from "../engines/mujoco";
+import { clothScene } from "../scene";
+const mj = await loadMujoco(); mj.FS.mkdir("/w");
+const xml = toMjcf(clothScene(Number(process.argv[2] ?? 32)), "CG");
+mj.FS.writeFile("/w/a.xml", xml);
+let t0 = performance.now();
+const m = mj.MjModel.loadFromXML("/w/a.xml");
+console.log("compile ms", (performance.now()-t0).toFixed(0), "nv", m.nv, "ntendon", m.ntendon);
+t0 = performance.now();
+const d = new mj.MjData(m);
+console.log("data ms", (performance.now()-t0).toFixed(0));
+t0 = performance.now(); for (let i=0;i<10;i++) mj.mj_step(m,d); console.log("10 steps ms", (performance.now()-t0).toFixed(0));

@@ -1,0 +1,333 @@
+/**
+ * The `moreau` command line (bin/moreau.js runs it through tsx):
+ *
+ *   moreau run <model.json> [--server URL] [--steps N | --duration S] [--every K]
+ *              [--format csv|json] [--out FILE] [--bodies a,b] [--progress | --no-progress]
+ *   moreau validate <model.json>
+ *   moreau assemble <model.json> [--server URL] [--levels position,velocity,acceleration]
+ *              [--max-iterations N] [--solver S] [--options JSON] [--out FILE]
+ *
+ * A model file may hold a Model or a create-session body `{ "model": ... }`; "-" reads
+ * standard input. Without --server (or MOREAU_SERVER) the engine runs in this process.
+ * Exit codes: 0 done; 1 invalid model, diverged run, server error, assembly not SUCCESS;
+ * 2 bad usage or unreadable file.
+ */
+import { createWriteStream, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { Model } from "../../schemas/model";
+import type { AssemblyOptionsIn } from "../../schemas/state";
+import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../client/index";
+import { loadModel, ModelError } from "../index";
+import { CliError, readModelFile } from "./model-file";
+import { writeChunk } from "./output";
+import { runCommand } from "./run";
+
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean };
+  stdin?: Readable;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export const USAGE = `moreau — multibody simulation (Moreau engine and server)
+
+Usage:
+  moreau run <model.json> [options]        step a model, write its trajectory
+  moreau validate <model.json>             check a model against the schema
+  moreau assemble <model.json> [options]   assembly analysis (positions, velocities,
+                                           accelerations, joint reactions)
+
+Options of run:
+  --server URL        run on a Moreau server (default: MOREAU_SERVER, else in this process)
+  --api-key KEY       the server's API key (default: MOREAU_API_KEY)
+  --steps N           number of steps of solver.dt
+  --duration S        simulated seconds (default 1 when --steps is not given)
+  --every K           record every K steps (default 1); t = 0 and the last step always
+  --format csv|json   output format (default: json for an --out ending in .json, else csv)
+  --out FILE          output file (default: standard output)
+  --bodies a,b        only these bodies in the output
+  --progress          always show the progress bar (standard error)
+  --no-progress       never show it (default: on a terminal for runs of 2000+ steps)
+
+Options of assemble:
+  --server URL        as above
+  --api-key KEY       as above
+  --levels L          comma-separated: position,velocity,acceleration (default: all)
+  --max-iterations N  Newton iterations of the position level
+  --solver S          sparse-lu | sparse-qr | minres | gmres
+  --options JSON      any AssemblyOptions, e.g. '{"relTolerance":1e-12}'
+  --out FILE          write the AssemblyResult there (default: standard output)
+
+A model file holds a Model (examples/*.json) or { "model": Model }; "-" reads stdin.
+Exit codes: 0 done, 1 invalid model / diverged / server error / assembly not SUCCESS,
+2 bad usage.`;
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(
+      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+    ) as { version?: string };
+    return pkg.version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+function positiveInt(name: string, v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliError(`${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function positiveNumber(name: string, v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CliError(`${name} must be a positive number, got "${v}"`);
+  return n;
+}
+
+async function openOut(
+  file: string | undefined,
+  io: CliIo,
+): Promise<{ out: Writable; close: () => Promise<void> }> {
+  if (!file || file === "-") return { out: io.stdout, close: async () => {} };
+  const path = resolve(io.cwd ?? process.cwd(), file);
+  const out = createWriteStream(path);
+  await new Promise<void>((res, rej) => {
+    out.once("open", () => res());
+    out.once("error", (e) => rej(new CliError(`cannot write ${file}: ${e.message}`)));
+  });
+  return {
+    out,
+    close: () =>
+      new Promise<void>((res, rej) => {
+        out.end((e?: Error | null) => (e ? rej(e) : res()));
+      }),
+  };
+}
+
+async function cmdRun(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    allowNegative: true,
+    options: {
+      server: { type: "string" },
+      steps: { type: "string" },
+      duration: { type: "string" },
+      every: { type: "string" },
+      format: { type: "string" },
+      out: { type: "string", short: "o" },
+      bodies: { type: "string" },
+      progress: { type: "boolean" },
+      "api-key": { type: "string" },
+    },
+  });
+  if (positionals.length !== 1) throw new CliError("run takes one model file");
+  const steps = positiveInt("--steps", values.steps);
+  const duration = positiveNumber("--duration", values.duration);
+  if (steps !== null && duration !== null)
+    throw new CliError("give --steps or --duration, not both");
+  const format = values.format ?? (values.out?.endsWith(".json") ? "json" : "csv");
+  if (format !== "csv" && format !== "json") throw new CliError(`--format must be csv or json`);
+  const model = await readModelFile(positionals[0], io.cwd ?? process.cwd(), io.stdin);
+  const server = values.server ?? io.env?.MOREAU_SERVER ?? null;
+  const { out, close } = await openOut(values.out, io);
+  try {
+    const r = await runCommand(
+      {
+        model,
+        server: server || null,
+        apiKey: values["api-key"] ?? io.env?.MOREAU_API_KEY ?? null,
+        steps,
+        duration,
+        every: positiveInt("--every", values.every) ?? 1,
+        format,
+        bodies: values.bodies
+          ? values.bodies
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : null,
+        progress: values.progress ?? null,
+      },
+      out,
+      io.stderr,
+    );
+    if (values.out)
+      await writeChunk(
+        io.stderr,
+        `${r.rows} states (${r.steps} steps, t = ${r.time.toPrecision(6)} s) written to ${values.out}\n`,
+      );
+  } finally {
+    await close();
+  }
+  return 0;
+}
+
+async function cmdValidate(args: string[], io: CliIo): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new CliError("validate takes one model file");
+  const file = positionals[0];
+  const json = await readModelFile(file, io.cwd ?? process.cwd(), io.stdin);
+  const parsed = Model.safeParse(json);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (i) => `  ${i.path.map(String).join(".") || "(root)"}: ${i.message}`,
+    );
+    await writeChunk(io.stderr, `${file}: invalid model\n${lines.join("\n")}\n`);
+    return 1;
+  }
+  try {
+    loadModel(json); // the engine builds it too (catches what the schema cannot)
+  } catch (err) {
+    const msg = err instanceof ModelError ? err.message : (err as Error).message;
+    await writeChunk(io.stderr, `${file}: the model cannot be built: ${msg}\n`);
+    return 1;
+  }
+  const m = parsed.data;
+  const dynamic = m.bodies.filter((b) => !b.fixed).length;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
+  await writeChunk(
+    io.stdout,
+    `${file}: valid model "${m.name}": ${m.bodies.length} ${m.bodies.length === 1 ? "body" : "bodies"} (${dynamic} dynamic), ${plural(m.forces.length, "force")}, ${plural(m.joints.length, "joint")}, ${plural(m.motors.length, "motor")}; ${m.contact ? `contact ${m.contact.method}` : "no contact"}; ${m.solver.integrator}, dt ${m.solver.dt} s\n`,
+  );
+  return 0;
+}
+
+async function cmdAssemble(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      server: { type: "string" },
+      levels: { type: "string" },
+      "max-iterations": { type: "string" },
+      solver: { type: "string" },
+      options: { type: "string" },
+      out: { type: "string", short: "o" },
+      "api-key": { type: "string" },
+    },
+  });
+  if (positionals.length !== 1) throw new CliError("assemble takes one model file");
+  let options: Record<string, unknown> = {};
+  if (values.options) {
+    try {
+      options = JSON.parse(values.options) as Record<string, unknown>;
+    } catch (err) {
+      throw new CliError(`--options is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  if (values.levels) options.levels = values.levels.split(",").map((s) => s.trim());
+  const maxIt = positiveInt("--max-iterations", values["max-iterations"]);
+  if (maxIt !== null) options.maxIterations = maxIt;
+  if (values.solver) options.solver = values.solver;
+  const model = await readModelFile(positionals[0], io.cwd ?? process.cwd(), io.stdin);
+  const server = values.server ?? io.env?.MOREAU_SERVER ?? null;
+  let result: { exitFlag: string };
+  if (server) {
+    try {
+      const apiKey = values["api-key"] ?? io.env?.MOREAU_API_KEY;
+      result = await new MoreauClient(server, { apiKey }).assemble(
+        model,
+        options as AssemblyOptionsIn,
+      );
+    } catch (err) {
+      if (err instanceof MoreauApiError && err.status === 400)
+        throw new CliError(
+          `invalid request:\n${err
+            .issueLines()
+            .map((l) => `  ${l}`)
+            .join("\n")}`,
+          1,
+        );
+      throw err;
+    }
+  } else {
+    let sim: ReturnType<typeof loadModel>;
+    try {
+      sim = loadModel(model);
+    } catch (err) {
+      if (err instanceof ModelError)
+        throw new CliError(
+          `invalid model:\n${err.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n")}`,
+          1,
+        );
+      throw err;
+    }
+    try {
+      result = sim.assemble(options as AssemblyOptionsIn);
+    } catch (err) {
+      throw new CliError(`invalid assembly options: ${(err as Error).message}`);
+    }
+  }
+  const { out, close } = await openOut(values.out, io);
+  try {
+    await writeChunk(out, `${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await close();
+  }
+  if (result.exitFlag !== "SUCCESS") {
+    await writeChunk(io.stderr, `assembly: ${result.exitFlag}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** Runs the command line; resolves to the process exit code. */
+export async function main(argv: string[], io?: Partial<CliIo>): Promise<number> {
+  const full: CliIo = {
+    stdout: io?.stdout ?? process.stdout,
+    stderr: io?.stderr ?? process.stderr,
+    stdin: io?.stdin ?? process.stdin,
+    cwd: io?.cwd ?? process.cwd(),
+    env: io?.env ?? process.env,
+  };
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case "run":
+        return await cmdRun(rest, full);
+      case "validate":
+        return await cmdValidate(rest, full);
+      case "assemble":
+        return await cmdAssemble(rest, full);
+      case "--version":
+      case "-v":
+      case "version":
+        await writeChunk(full.stdout, `${version()}\n`);
+        return 0;
+      case undefined:
+      case "--help":
+      case "-h":
+      case "help":
+        await writeChunk(full.stdout, `${USAGE}\n`);
+        return 0;
+      default:
+        throw new CliError(`unknown command "${cmd}"\n\n${USAGE}`);
+    }
+  } catch (err) {
+    if (err instanceof CliError) {
+      await writeChunk(full.stderr, `moreau: ${err.message}\n`);
+      return err.exitCode;
+    }
+    // parseArgs errors (unknown or malformed options) are usage errors
+    const code = (err as { code?: string }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+      await writeChunk(full.stderr, `moreau: ${(err as Error).message}\n`);
+      return 2;
+    }
+    if (err instanceof MoreauConnectionError || err instanceof MoreauApiError) {
+      await writeChunk(full.stderr, `moreau: ${(err as Error).message}\n`);
+      return 1;
+    }
+    await writeChunk(full.stderr, `moreau: ${(err as Error)?.stack ?? err}\n`);
+    return 1;
+  }
+}

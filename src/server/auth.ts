@@ -1,0 +1,73 @@
+/**
+ * Access control with API keys (API_KEY / API_KEYS). When keys are configured, every
+ * request but GET /health and GET /ready (WebSocket upgrades included: they are GET
+ * requests that pass the same onRequest hook before any upgrade) must carry
+ * `Authorization: Bearer <key>`; otherwise it is answered 401 `unauthorized` with
+ * `WWW-Authenticate: Bearer`. The request's `owner` is then the key's id: the first 16 hex
+ * digits of its sha256, which is what sessions, checkpoints and logs keep (never the key).
+ * Keys are compared through their digests with timingSafeEqual, so the comparison time does
+ * not depend on how much of a guess is right. Without keys `owner` is null and every
+ * session is everyone's.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ApiError } from "./errors";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Id of the API key the request authenticated with, or null without access control. */
+    owner: string | null;
+  }
+}
+
+/** Paths served without a key (liveness and readiness probes). */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/health", "/ready"]);
+
+export function keyId(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex").slice(0, 16);
+}
+
+function digest(key: string): Buffer {
+  return createHash("sha256").update(key, "utf8").digest();
+}
+
+export function pathOf(req: FastifyRequest): string {
+  const url = req.raw.url ?? req.url;
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Installs the key check (no-op without keys) and the `owner` request property. */
+export function installAuth(app: FastifyInstance, keys: readonly string[]): void {
+  app.decorateRequest("owner", null);
+  if (keys.length === 0) return;
+  const known = keys.map((k) => ({ digest: digest(k), id: keyId(k) }));
+  // An upgrade refused here never reaches @fastify/websocket's own onRequest hook, whose
+  // onResponse would end the socket: end it once the 401 is written.
+  app.addHook("onResponse", async (req) => {
+    if (req.raw.headers.upgrade !== undefined && (req as { ws?: boolean }).ws !== true)
+      req.raw.socket?.destroy();
+  });
+  app.addHook("onRequest", async (req, reply) => {
+    if (PUBLIC_PATHS.has(pathOf(req))) return;
+    const header = req.headers.authorization;
+    const m = typeof header === "string" ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+    if (m === null) {
+      reply.header("www-authenticate", 'Bearer realm="moreau"');
+      throw new ApiError(
+        "unauthorized",
+        header === undefined
+          ? "this server needs an API key: send Authorization: Bearer <key>"
+          : "malformed Authorization header: expected Bearer <key>",
+      );
+    }
+    const d = digest(m[1]);
+    let id: string | null = null;
+    for (const k of known) if (timingSafeEqual(d, k.digest)) id = k.id;
+    if (id === null) {
+      reply.header("www-authenticate", 'Bearer realm="moreau", error="invalid_token"');
+      throw new ApiError("unauthorized", "unknown API key");
+    }
+    req.owner = id;
+  });
+}

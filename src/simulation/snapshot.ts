@@ -1,0 +1,147 @@
+/**
+ * Pieces of the snapshot format (schemas/snapshot.ts) the Simulation uses to save and
+ * restore itself (Simulation.snapshot / restoreSnapshot) and loadSnapshot (src/index.ts)
+ * uses to read one.
+ *
+ * Why each piece is there — a continuation is bit-identical only if every value that a
+ * later step reads is restored exactly:
+ *  - the body arrays (positions, unit quaternions, velocities), as their bytes: a decimal
+ *    round trip would be exact for finite doubles but loses the sign of −0;
+ *  - time, step, and the solver / gravity / contact parameters as patched;
+ *  - integrator memory (Newmark's a_t and its validity, Integrator.saveMemory);
+ *  - the joint multipliers of the last solve (they are the reported joint reactions);
+ *  - the solve matrix's block pattern: compliant contact reserves blocks as contacts come
+ *    and never releases them, and the pattern fixes the fill-reducing ordering of the
+ *    sparse factorizations, hence their rounding;
+ *  - the contact module's warm-start memory (impulses by contact key), through the
+ *    MemoryExporter hook below.
+ * Derived quantities (rotation matrices, world inertias) are recomputed from the
+ * quaternions, as every step does.
+ */
+import { createHash } from "node:crypto";
+import { endianness } from "node:os";
+import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../schemas/snapshot";
+import type { SparseBlockMatrix } from "../math/block-matrix";
+
+export interface SnapshotIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** An unreadable or inconsistent snapshot; issues carry paths from the snapshot's root. */
+export class SnapshotError extends Error {
+  constructor(readonly issues: SnapshotIssue[]) {
+    super(
+      `invalid snapshot: ${issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
+    );
+    this.name = "SnapshotError";
+  }
+}
+
+/**
+ * A part of the engine with step-to-step memory beyond the state arrays (the contact
+ * module: warm-start impulses by contact key). exportMemory returns JSON-safe data
+ * (Float64 arrays encoded with encodeFloat64 when they must be exact); importMemory takes
+ * what exportMemory gave on an object built from the same model.
+ */
+export interface MemoryExporter {
+  exportMemory(): unknown;
+  importMemory(memory: unknown): void;
+}
+
+export function isMemoryExporter(x: unknown): x is MemoryExporter {
+  const o = x as Partial<MemoryExporter> | null | undefined;
+  return typeof o?.exportMemory === "function" && typeof o?.importMemory === "function";
+}
+
+const littleEndian = endianness() === "LE";
+
+/** base64 of the array's little-endian float64 bytes. */
+export function encodeFloat64(a: Float64Array): string {
+  if (!littleEndian) throw new Error("snapshots need a little-endian platform");
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64");
+}
+
+/** The array encoded by encodeFloat64; throws SnapshotError unless it has `length` values. */
+export function decodeFloat64(s: string, length: number, path: (string | number)[]): Float64Array {
+  if (!littleEndian) throw new Error("snapshots need a little-endian platform");
+  const bytes = Buffer.from(s, "base64");
+  if (bytes.byteLength !== 8 * length)
+    throw new SnapshotError([
+      {
+        path,
+        message: `expected ${length} float64 values (${8 * length} bytes), got ${bytes.byteLength} bytes`,
+      },
+    ]);
+  const out = new Float64Array(length);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+/** sha256 (hex) of the arrays' bytes, concatenated in the order given. */
+export function hashFloat64(arrays: readonly Float64Array[]): string {
+  const h = createHash("sha256");
+  for (const a of arrays) h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  return h.digest("hex");
+}
+
+/** Validates a snapshot with its schema; SnapshotError with zod's issue paths otherwise. */
+export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
+  const r = SimulationSnapshot.safeParse(json);
+  if (!r.success)
+    throw new SnapshotError(
+      r.error.issues.map((i) => ({
+        path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+        message: i.message,
+      })),
+    );
+  return r.data;
+}
+
+/**
+ * The off-diagonal blocks reserved in a solve matrix, as (bi, bj) pairs in row order,
+ * read from its CSR pattern (the first scalar row of each block row lists the block's
+ * columns). Diagonal blocks always exist and are not listed.
+ */
+export function reservedOffDiagonalBlocks(m: SparseBlockMatrix): [number, number][] {
+  const out: [number, number][] = [];
+  if (m.numBlocks === 0) return out;
+  m.finalize();
+  const csr = m.toCsr();
+  const colBlock = new Int32Array(m.size);
+  for (let b = 0; b < m.numBlocks; b++)
+    for (let c = m.blockOffset[b]; c < m.blockOffset[b + 1]; c++) colBlock[c] = b;
+  for (let bi = 0; bi < m.numBlocks; bi++) {
+    const row = m.blockOffset[bi];
+    let last = -1;
+    for (let k = csr.rowPtr[row]; k < csr.rowPtr[row + 1]; k++) {
+      const bj = colBlock[csr.colIdx[k]];
+      if (bj !== last && bj !== bi) out.push([bi, bj]);
+      last = bj;
+    }
+  }
+  return out;
+}
+
+/** Non-finite step statistics travel as null (JSON has no NaN or Infinity). */
+export function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+/** Stable JSON of a value (object keys sorted), for comparing parameter sets. */
+export function canonicalJson(x: unknown): string {
+  return JSON.stringify(x, (_k, v) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
+      : v,
+  );
+}
+
+export type { SimulationSnapshotSpec };

@@ -1,0 +1,294 @@
+/**
+ * Snapshots over HTTP: GET /v1/sessions/:id/snapshot gives the whole session in a
+ * versioned document; POST /v1/sessions { snapshot } resumes it and POST .../fork copies a
+ * session at its step — both continue bit-identically (sha256 of the state arrays, computed
+ * here from the document's base64 float64 bytes); a bad snapshot is a 400 with its path.
+ */
+import { createHash } from "node:crypto";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MoreauApp } from "../../src/server/app";
+import { createSession, divergingModel, startApp, step } from "./helpers";
+
+let app: MoreauApp;
+beforeAll(async () => {
+  app = await startApp({ workers: 2 });
+});
+afterAll(async () => {
+  await app.close();
+});
+const api = () => request(app.server);
+
+interface Doc {
+  format: string;
+  version: number;
+  session: { id: string; name: string; status: string; message: string | null; step: number };
+  simulation: {
+    step: number;
+    time: number;
+    hash: string;
+    state: Record<"position" | "orientation" | "velocity" | "angularVelocity", string>;
+    parameters: { solver: Record<string, unknown>; gravity: number[] };
+    memory: { integrator: { acceleration?: string; accelerationValid?: boolean } };
+  };
+}
+
+async function snapshot(id: string): Promise<Doc> {
+  const r = await api().get(`/v1/sessions/${id}/snapshot`).expect(200);
+  return r.body as Doc;
+}
+
+/** sha256 over the decoded position, orientation, velocity and angular-velocity bytes. */
+function hashOf(doc: Doc): string {
+  const h = createHash("sha256");
+  const s = doc.simulation.state;
+  for (const k of ["position", "orientation", "velocity", "angularVelocity"] as const)
+    h.update(Buffer.from(s[k], "base64"));
+  return h.digest("hex");
+}
+
+const newmark = {
+  name: "newmark-pendulum",
+  gravity: [0, 0, -9.81],
+  bodies: [
+    {
+      id: "a",
+      kind: "rigid",
+      mass: 1.5,
+      inertia: [0.02, 0.03, 0.04],
+      position: [0.6, 0, 0],
+      angularVelocity: [0, 2, 1],
+    },
+    { id: "b", kind: "particle", mass: 0.4, position: [1.1, 0.2, -0.3] },
+  ],
+  forces: [
+    {
+      id: "s1",
+      type: "spring",
+      a: { body: "ground" },
+      b: { body: "a", point: [0.05, 0, 0] },
+      stiffness: 300,
+      damping: 0.4,
+      restLength: 0.4,
+    },
+    {
+      id: "s2",
+      type: "spring",
+      a: { body: "a" },
+      b: { body: "b" },
+      stiffness: 150,
+      restLength: 0.3,
+    },
+  ],
+  solver: {
+    integrator: "newmark",
+    dt: 0.002,
+    gamma: 0.6,
+    beta: 0.3,
+    newtonIterations: 6,
+    newtonTolerance: 1e-12,
+    rayleighMass: 0.02,
+  },
+};
+
+const chain = {
+  name: "chain",
+  bodies: [0, 1].map((i) => ({
+    id: `l${i}`,
+    kind: "rigid",
+    mass: 1,
+    inertia: [0.01, 0.01, 0.002],
+    position: [0, 0, -0.25 - 0.5 * i],
+  })),
+  joints: [
+    {
+      id: "j0",
+      type: "revolute",
+      a: { body: "ground" },
+      b: { body: "l0", point: [0, 0, 0.25] },
+      axis: [0, 1, 0],
+    },
+    {
+      id: "j1",
+      type: "spherical",
+      a: { body: "l0", point: [0, 0, -0.25] },
+      b: { body: "l1", point: [0, 0, 0.25] },
+    },
+  ],
+  motors: [{ id: "m0", joint: "j0", angle: { offset: 0, rate: 2 } }],
+};
+
+const contact = {
+  name: "sliding-box",
+  bodies: [
+    { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane" }] },
+    {
+      id: "box",
+      kind: "rigid",
+      mass: 1,
+      position: [0, 0, 0.1],
+      velocity: [0.8, 0.2, 0],
+      angularVelocity: [0, 0, 1],
+      shapes: [{ type: "box", halfExtents: [0.2, 0.1, 0.1] }],
+    },
+  ],
+  contact: { method: "nsc", friction: 0.3 },
+  solver: { dt: 0.005, maxIterations: 20, tolerance: 1e-14 },
+};
+
+describe("GET /v1/sessions/:id/snapshot", () => {
+  it("is a versioned document with model, patched parameters, state and solver memory", async () => {
+    const id = await createSession(app, newmark);
+    await step(app, id, 20);
+    await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ gravity: [0, 0, -5], solver: { velocityDamping: 0.1 } })
+      .expect(200);
+    await step(app, id, 5);
+    const doc = await snapshot(id);
+    expect(doc.format).toBe("moreau.session");
+    expect(doc.version).toBe(1);
+    expect(doc.session).toMatchObject({ id, name: "newmark-pendulum", status: "ready", step: 25 });
+    expect(doc.simulation.step).toBe(25);
+    expect(doc.simulation.time).toBeCloseTo(0.05, 12);
+    expect(doc.simulation.parameters.gravity).toEqual([0, 0, -5]);
+    expect(doc.simulation.parameters.solver.velocityDamping).toBe(0.1);
+    expect(doc.simulation.memory.integrator.accelerationValid).toBe(true);
+    // a_t: 6 + 3 dofs as float64
+    expect(
+      Buffer.from(doc.simulation.memory.integrator.acceleration ?? "", "base64").byteLength,
+    ).toBe(72);
+    expect(hashOf(doc)).toBe(doc.simulation.hash);
+  });
+
+  it("404 for an unknown session", async () => {
+    const r = await api().get("/v1/sessions/nope/snapshot").expect(404);
+    expect(r.body.error).toBe("not_found");
+  });
+});
+
+describe("resume and fork continue bit-identically", () => {
+  for (const [name, model] of [
+    ["newmark with newton iterations", newmark],
+    ["joints and a motor", chain],
+    ["nonsmooth contact with friction", contact],
+  ] as const) {
+    it(`POST { snapshot }: ${name}`, async () => {
+      const a = await createSession(app, model);
+      await step(app, a, 60);
+      const doc = await snapshot(a);
+      const r = await api().post("/v1/sessions").send({ snapshot: doc }).expect(201);
+      const b = r.body.id as string;
+      expect(b).not.toBe(a);
+      expect(r.body).toMatchObject({ step: 60, status: "ready", name: model.name });
+      expect(hashOf(await snapshot(b))).toBe(hashOf(doc));
+      const sa = await step(app, a, 90);
+      const sb = await step(app, b, 90);
+      expect(sb).toEqual(sa);
+      const [da, db] = [await snapshot(a), await snapshot(b)];
+      expect(db.simulation.step).toBe(150);
+      expect(hashOf(db)).toBe(hashOf(da));
+      expect(db.simulation.memory).toEqual(da.simulation.memory);
+    });
+  }
+
+  it("POST /v1/sessions/:id/fork copies at the current step; the two then evolve apart", async () => {
+    const a = await createSession(app, newmark);
+    await step(app, a, 40);
+    const before = hashOf(await snapshot(a));
+    const r = await api().post(`/v1/sessions/${a}/fork`).expect(201);
+    const f = r.body.id as string;
+    expect(r.headers.location).toBe(`/v1/sessions/${f}`);
+    expect(r.body).toMatchObject({ step: 40, status: "ready" });
+    expect(hashOf(await snapshot(f))).toBe(before);
+    // stepping the fork leaves the source alone
+    await step(app, f, 30);
+    expect(hashOf(await snapshot(a))).toBe(before);
+    await step(app, a, 30);
+    expect(hashOf(await snapshot(a))).toBe(hashOf(await snapshot(f)));
+    // a PATCH of one does not reach the other
+    await api()
+      .patch(`/v1/sessions/${f}`)
+      .send({ gravity: [0, 0, 0] })
+      .expect(200);
+    expect((await snapshot(a)).simulation.parameters.gravity).toEqual([0, 0, -9.81]);
+  });
+
+  it("keeps diverged (with its message); a running session resumes paused", async () => {
+    const d = await createSession(app, divergingModel());
+    await api().post(`/v1/sessions/${d}/step`).send({ steps: 200 }).expect(422);
+    const dd = await snapshot(d);
+    expect(dd.session.status).toBe("diverged");
+    const r = await api().post("/v1/sessions").send({ snapshot: dd }).expect(201);
+    expect(r.body.status).toBe("diverged");
+    expect(r.body.message).toBe(dd.session.message);
+
+    const run = await createSession(app, chain);
+    await api().post(`/v1/sessions/${run}/run`).send({ realtimeFactor: 1 }).expect(202);
+    const rd = await snapshot(run);
+    expect(rd.session.status).toBe("running");
+    const f = await api().post("/v1/sessions").send({ snapshot: rd }).expect(201);
+    expect(f.body.status).toBe("paused");
+    expect(f.body.step).toBe(rd.simulation.step);
+    const fk = await api().post(`/v1/sessions/${run}/fork`).expect(201);
+    expect(fk.body.status).toBe("paused");
+    await api().post(`/v1/sessions/${run}/pause`).expect(200);
+  });
+});
+
+describe("bad snapshots", () => {
+  let doc: Doc;
+  beforeAll(async () => {
+    const id = await createSession(app, chain);
+    await step(app, id, 3);
+    doc = await snapshot(id);
+  });
+  const post = (body: unknown) =>
+    api()
+      .post("/v1/sessions")
+      .send(body as object);
+  const copy = (): Doc & Record<string, unknown> => JSON.parse(JSON.stringify(doc));
+
+  it("400 with the path of what is wrong", async () => {
+    const v = copy();
+    v.version = 2;
+    let r = await post({ snapshot: v }).expect(400);
+    expect(r.body.details.issues[0].path).toEqual(["snapshot", "version"]);
+
+    const t = copy();
+    const bytes = Buffer.from(t.simulation.state.velocity, "base64");
+    bytes[9] ^= 4;
+    t.simulation.state.velocity = bytes.toString("base64");
+    r = await post({ snapshot: t }).expect(400);
+    expect(r.body.error).toBe("invalid_request");
+    expect(r.body.details.issues[0].path).toEqual(["snapshot", "simulation", "hash"]);
+
+    const s = copy();
+    s.simulation.state.position = "AAAA";
+    r = await post({ snapshot: s }).expect(400);
+    expect(r.body.details.issues[0].path).toEqual(["snapshot", "simulation", "state", "position"]);
+
+    const m = copy() as unknown as { simulation: { model: { joints: { b: { body: string } }[] } } };
+    m.simulation.model.joints[1].b.body = "ghost";
+    r = await post({ snapshot: m }).expect(400);
+    expect(r.body.details.issues[0].path).toEqual([
+      "snapshot",
+      "simulation",
+      "model",
+      "joints",
+      1,
+      "b",
+      "body",
+    ]);
+
+    r = await post({ snapshot: { format: "moreau.session" } }).expect(400);
+    expect(r.body.details.issues.length).toBeGreaterThan(0);
+  });
+
+  it("400 for both or neither of model and snapshot", async () => {
+    let r = await post({ snapshot: doc, model: chain }).expect(400);
+    expect(r.body.message).toMatch(/exactly one of "model" or "snapshot"/);
+    r = await post({}).expect(400);
+    expect(r.body.message).toMatch(/exactly one/);
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * The typed client (src/client) against a real server, with `validate: true` so every
+ * answer is also parsed by its zod schema: each REST method, the error mapping (status,
+ * code, zod issue paths), and the reconnecting stream (scene first, states in step order,
+ * msgpack, a dropped connection reconnects with a new scene frame, deletion ends the
+ * stream, an unknown session is not retried). States are checked against the symplectic
+ * Euler recurrence of a particle on a spring, written out in the test.
+ */
+
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SceneFrameOut, StateFrameOut } from "../../schemas/api";
+import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../../src/client/index";
+import { buildApp, type MoreauApp } from "../../src/server/app";
+import { dropStreams, H, recurrence, springModel, startServer, waitFor } from "./helpers";
+
+let app: MoreauApp;
+let url: string;
+let client: MoreauClient;
+beforeAll(async () => {
+  ({ app, url } = await startServer());
+  client = new MoreauClient(`${url}/`, { validate: true });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe("REST", () => {
+  it("operations: health, ready, metrics", async () => {
+    expect((await client.health()).status).toBe("ok");
+    const ready = await client.ready();
+    expect(ready).toMatchObject({ ready: true, closing: false, workers: { total: 1, alive: 1 } });
+    expect(await client.metrics()).toMatch(/^# HELP /m);
+  });
+
+  it("a session's life: create, step, get, list, patch, run, pause, reset, assemble, delete", async () => {
+    const s = await client.createSession(springModel);
+    expect(s).toMatchObject({ name: "spring", status: "ready", step: 0, dt: H });
+    expect((await client.listSessions()).map((x) => x.id)).toContain(s.id);
+
+    const st = await client.step(s.id, { steps: 25 });
+    const want = recurrence(25);
+    expect(st.step).toBe(25);
+    expect(st.bodies[0].position[0]).toBeCloseTo(want.x, 12);
+    expect(st.bodies[0].velocity[0]).toBeCloseTo(want.v, 12);
+    expect((await client.getState(s.id)).bodies).toEqual(st.bodies);
+    expect((await client.step(s.id, { duration: 5 * H })).step).toBe(30);
+    expect((await client.getSession(s.id)).step).toBe(30);
+
+    const patched = await client.patch(s.id, { gravity: [0, 0, -1] });
+    expect(patched.status).toBe("ready");
+
+    const run = await client.run(s.id, { realtimeFactor: null, until: 0.2 });
+    expect(run.session.run).toMatchObject({ realtimeFactor: null, until: 0.2 });
+    await waitFor(async () => (await client.getSession(s.id)).status === "paused", 10_000);
+    const reset = await client.reset(s.id);
+    expect(reset).toMatchObject({ time: 0, step: 0 });
+    expect(reset.bodies[0].position).toEqual([1, 0, 0]);
+
+    await client.run(s.id, { realtimeFactor: 1 });
+    const paused = await client.pause(s.id);
+    expect(paused.status).toBe("paused");
+
+    const asm = await client.assembleSession(s.id, { levels: ["position", "velocity"] });
+    expect(asm.exitFlag).toBe("SUCCESS");
+
+    await client.deleteSession(s.id);
+    const gone = await client.getSession(s.id).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(MoreauApiError);
+    expect(gone).toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it("assembly of a posted model: a particle hanging on a zero-length spring in gravity", async () => {
+    const model = { ...springModel, gravity: [0, 0, -9.81] as [number, number, number] };
+    const r = await client.assemble(model, { levels: ["acceleration"] });
+    // a = −(k/m) x + g at x = (1, 0, 0)
+    expect(r.bodies[0].acceleration[0]).toBeCloseTo(-100, 10);
+    expect(r.bodies[0].acceleration[2]).toBeCloseTo(-9.81, 10);
+  });
+
+  it("maps error answers: 400 with issue paths, 409 conflict, connection failures", async () => {
+    const bad = { ...springModel, forces: [{ ...springModel.forces[0], b: { body: "nope" } }] };
+    const e = (await client.createSession(bad).catch((x: unknown) => x)) as MoreauApiError;
+    expect(e).toBeInstanceOf(MoreauApiError);
+    expect(e.status).toBe(400);
+    expect(e.code).toBe("invalid_model");
+    expect(e.issueLines()).toContain(
+      'model.forces.0.b.body: force "s" refers to unknown body "nope"',
+    );
+    expect(e.request).toBe("POST /v1/sessions");
+
+    const s = await client.createSession(springModel);
+    await client.run(s.id, { realtimeFactor: 0.01 });
+    const c = (await client.step(s.id, { steps: 1 }).catch((x: unknown) => x)) as MoreauApiError;
+    expect(c).toMatchObject({ status: 409, code: "conflict" });
+    await client.deleteSession(s.id);
+
+    const down = new MoreauClient("http://127.0.0.1:1", { timeoutMs: 2000 });
+    await expect(down.health()).rejects.toBeInstanceOf(MoreauConnectionError);
+  });
+});
+
+describe("stream", () => {
+  it("scene first, then States in step order that follow the recurrence (json and msgpack)", async () => {
+    const s = await client.createSession(springModel);
+    for (const format of ["json", "msgpack"] as const) {
+      const scenes: SceneFrameOut[] = [];
+      const states: StateFrameOut[] = [];
+      const stream = client.stream(
+        s.id,
+        { every: 2, fields: ["bodies", "energy"], format },
+        { onScene: (f) => scenes.push(f), onState: (f) => states.push(f) },
+      );
+      await stream.opened();
+      await waitFor(() => states.length >= 1);
+      const start = states[0].step;
+      await client.step(s.id, { steps: 10 });
+      await waitFor(() => states.length >= 6);
+      expect(scenes).toHaveLength(1);
+      expect(scenes[0]).toMatchObject({ type: "scene", session: s.id, name: "spring" });
+      expect(scenes[0].bodies.map((b) => b.id)).toEqual(["p"]);
+      const steps = states.map((f) => f.step);
+      expect(steps).toEqual([start, ...[2, 4, 6, 8, 10].map((k) => start + k)]);
+      for (const f of states) {
+        expect(f.bodies?.[0].position[0]).toBeCloseTo(recurrence(f.step).x, 12);
+        expect(f.contacts).toBeUndefined();
+      }
+      expect(stream.dropped).toBe(0);
+      stream.close();
+      await stream.ended();
+      expect(stream.status).toBe("closed");
+    }
+    await client.deleteSession(s.id);
+  });
+
+  it("reconnects after a dropped connection; the scene comes again and frames go on", async () => {
+    const s = await client.createSession(springModel);
+    const scenes: SceneFrameOut[] = [];
+    const states: StateFrameOut[] = [];
+    const statuses: string[] = [];
+    const stream = client.stream(
+      s.id,
+      { reconnect: { initialDelayMs: 50 } },
+      {
+        onScene: (f) => scenes.push(f),
+        onState: (f) => states.push(f),
+        onStatus: (st) => statuses.push(st),
+      },
+    );
+    await stream.opened();
+    await waitFor(() => states.length >= 1);
+    expect(dropStreams(app, s.id)).toBe(1);
+    await waitFor(() => statuses.includes("reconnecting"));
+    await waitFor(() => stream.status === "open" && scenes.length === 2 && states.length >= 2);
+    expect(stream.reconnects).toBe(1);
+    const before = states.length;
+    await client.step(s.id, { steps: 3 });
+    await waitFor(() => states.length >= before + 3);
+    expect(states.slice(-3).map((f) => f.step)).toEqual([1, 2, 3]);
+    expect((await client.getSession(s.id)).subscribers).toBe(1);
+
+    // deleting the session ends the stream (1000), with no reconnection
+    await client.deleteSession(s.id);
+    await stream.ended();
+    expect(stream.lastClose?.code).toBe(1000);
+    expect(stream.reconnects).toBe(1);
+  });
+
+  it("does not retry an unknown session (404 refusal)", async () => {
+    const errors: Error[] = [];
+    const stream = client.stream("no-such-session", {}, { onError: (e) => errors.push(e) });
+    await stream.ended();
+    expect(errors.some((e) => /HTTP 404/.test(e.message))).toBe(true);
+    expect(stream.reconnects).toBe(0);
+  });
+});
+
+describe("access control (API keys)", () => {
+  const KEY = "client-test-key-0123456789";
+  let keyed: MoreauApp;
+  let keyedUrl: string;
+  beforeAll(async () => {
+    keyed = await buildApp({ workers: 1, logLevel: "silent", apiKeys: [KEY] });
+    await keyed.listen({ port: 0, host: "127.0.0.1" });
+    keyedUrl = `http://127.0.0.1:${(keyed.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await keyed.close();
+  });
+
+  it("sends the key with every request and the stream's upgrade", async () => {
+    const anonymous = new MoreauClient(keyedUrl);
+    const e = (await anonymous.listSessions().catch((x: unknown) => x)) as MoreauApiError;
+    expect(e).toMatchObject({ status: 401, code: "unauthorized" });
+    expect((await anonymous.health()).status).toBe("ok"); // probes need no key
+
+    const c = new MoreauClient(keyedUrl, { apiKey: KEY, validate: true });
+    const s = await c.createSession(springModel);
+    const states: StateFrameOut[] = [];
+    const stream = c.stream(s.id, {}, { onState: (f) => states.push(f) });
+    await stream.opened();
+    await c.step(s.id, { steps: 3 });
+    await waitFor(() => states.some((f) => f.step === 3));
+    expect(states.at(-1)?.bodies?.[0].position[0]).toBeCloseTo(recurrence(3).x, 12);
+    stream.close();
+    await c.deleteSession(s.id);
+
+    const refused = anonymous.stream(s.id, { reconnect: false });
+    await refused.ended();
+    expect(refused.frames).toBe(0);
+  });
+});

@@ -1,0 +1,224 @@
+/**
+ * The dashboard end to end in real headless Chromium (Debian's /usr/bin/chromium driven by
+ * playwright-core; WebGL through SwiftShader, no GPU): the page loads with its examples,
+ * a session is created from one and run at a real-time factor, frames arrive, the 3-D
+ * canvas is not blank (pixel statistics read back from the WebGL drawing buffer) and
+ * changes as the ball moves, the plots gain points and their canvases change, the
+ * real-time factor reaches the server, the resting ball shows a contact whose plotted
+ * normal force is its weight m g, the stream reconnects after the server drops it, pause /
+ * step / reset work, and an uploaded model file creates a session. A screenshot of the
+ * page is saved to test/dashboard/__screenshots__/dashboard.png.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, type MoreauApp } from "../../src/server/app";
+
+const SHOTS = resolve(import.meta.dirname, "__screenshots__");
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--use-gl=angle",
+  "--use-angle=swiftshader",
+  "--enable-unsafe-swiftshader",
+];
+
+let app: MoreauApp;
+let base: string;
+let context: BrowserContext;
+let page: Page;
+let userDataDir: string;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  app = await buildApp({ workers: 1, logLevel: "silent" });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  userDataDir = mkdtempSync(join(tmpdir(), "moreau-chromium-"));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 760 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(10_000);
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await app?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+const dash = <T>(fn: string) =>
+  page.evaluate(`(() => { const d = window.moreauDashboard; return ${fn}; })()`) as Promise<T>;
+
+async function waitDash(cond: string, timeout = 10_000) {
+  await page.waitForFunction(
+    `(() => { const d = window.moreauDashboard; return ${cond}; })()`,
+    null,
+    {
+      timeout,
+      polling: 50,
+    },
+  );
+}
+
+/** expect.poll with a time limit suited to a loaded machine */
+const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 10_000, interval: 50 });
+
+async function createFromExample(name: string): Promise<string> {
+  const before = await dash<string | null>("d.state.sessionId");
+  await page.selectOption("#example-select", `/examples/${name}.json`);
+  await page.waitForFunction(
+    (n) => (document.getElementById("model-text") as HTMLTextAreaElement).value.includes(`"${n}"`),
+    name,
+  );
+  await page.click("#create-btn");
+  await waitDash(
+    `d.state.sessionId && d.state.sessionId !== ${JSON.stringify(before)} && d.state.scenesReceived >= 1 && d.state.statesReceived >= 1 && d.streamStatus === 'open'`,
+  );
+  return (await dash<string>("d.state.sessionId"))!;
+}
+
+async function session(id: string) {
+  return (await (await fetch(`${base}/v1/sessions/${id}`)).json()) as {
+    status: string;
+    step: number;
+    time: number;
+    run: { realtimeFactor: number | null } | null;
+  };
+}
+
+describe("dashboard at GET /", () => {
+  it("streams a session live: 3-D view, plots, controls, reconnection, upload", async () => {
+    await page.goto(`${base}/`);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+    expect(await page.locator("#example-select option").count()).toBe(11); // placeholder + 10
+    expect(await page.textContent("#server-status")).toBe("server: up");
+
+    // ---- a session from the double-pendulum example (it never stops moving), at 1× real time
+    const id1 = await createFromExample("double-pendulum");
+    expect((await session(id1)).status).toBe("ready");
+    await page.fill("#rtf", "1");
+    await page.click("#run-btn");
+    await waitDash("d.state.statesReceived >= 20");
+    const s1 = await session(id1);
+    expect(s1.status).toBe("running");
+    expect(s1.run?.realtimeFactor).toBe(1);
+
+    // ---- the canvas shows something, and it moves; the plots gain points and redraw
+    const px = await dash<{ distinct: number; stddev: number }>("d.viewer.pixelStats()");
+    expect(px.distinct).toBeGreaterThan(20);
+    expect(px.stddev).toBeGreaterThan(3);
+    const view = page.locator("#view canvas");
+    const shotA = await view.screenshot();
+    const energyA = await dash<number>("d.plots.energy.length");
+    const plotA = await dash<string>("d.plots.energy.canvas.toDataURL()");
+    await page.waitForTimeout(300);
+    const shotB = await view.screenshot();
+    expect(shotB.equals(shotA)).toBe(false);
+    expect(await dash<number>("d.plots.energy.length")).toBeGreaterThan(energyA);
+    await poll(() => dash<string>("d.plots.energy.canvas.toDataURL()")).not.toBe(plotA);
+    expect(await dash<number>("d.plots.body.length")).toBeGreaterThan(10);
+    expect(await page.textContent("#solver-newton")).toMatch(/^\d+$/);
+
+    // ---- a new real-time factor while running reaches the server (pause + run)
+    await page.fill("#rtf", "3");
+    await page.locator("#rtf").blur(); // "change"
+    await poll(async () => (await session(id1)).run?.realtimeFactor).toBe(3);
+    expect((await session(id1)).status).toBe("running");
+    await page.click("#pause-btn");
+    await poll(async () => (await session(id1)).status).toBe("paused");
+
+    // ---- the bouncing ball as fast as possible: once it rests (after ~3.9 s of bounces)
+    // ---- the floor carries m g = 9.81 N, drawn as a contact with a force arrow
+    const id = await createFromExample("bouncing-ball");
+    await page.check("#rtf-max");
+    await page.click("#run-btn");
+    await poll(async () => (await session(id)).time).toBeGreaterThan(5);
+    await page.click("#pause-btn");
+    await poll(async () => (await session(id)).status).toBe("paused");
+    await page.uncheck("#rtf-max");
+    await waitDash("d.viewer.contactsDrawn >= 1 && d.state.lastFrame.time > 5");
+    const normal = await dash<number>("d.plots.contacts.data[1].at(-1)");
+    expect(Math.abs(normal / 9.81 - 1)).toBeLessThan(0.02);
+    expect(
+      await dash<number>("d.viewer.normalArrows.filter((a) => a.visible).length"),
+    ).toBeGreaterThanOrEqual(1);
+    expect(await page.textContent("#solver-contacts")).not.toBe("0");
+    expect(await page.textContent("#legend")).toMatch(/contact arrows: 1 m = .* N/);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, "dashboard.png") });
+
+    // ---- the server drops the stream: the page reconnects (scene and state again)
+    const framesBefore = await dash<number>("d.state.statesReceived");
+    for (const sub of app.moreau.sessions.streams.subscribers(id)) sub.ws.terminate();
+    await waitDash("d.reconnects === 1 && d.streamStatus === 'open'");
+    await waitDash(`d.state.scenesReceived >= 2 && d.state.statesReceived > ${framesBefore}`);
+    expect(await page.textContent("#stream-status")).toBe("stream: open");
+
+    // ---- step and reset; frames keep arriving on the new connection
+    const stepBefore = (await session(id)).step;
+    await page.fill("#step-count", "16");
+    await page.click("#step-btn");
+    await poll(async () => (await session(id)).step).toBe(stepBefore + 16);
+    // frames come at the steps divisible by the stream's `every` (8 here)
+    await waitDash(`d.state.lastFrame.step > ${stepBefore} && d.state.lastFrame.step % 8 === 0`);
+    await poll(() => page.textContent("#info-step")).toBe(String(stepBefore + 16));
+    await page.click("#reset-btn");
+    await poll(async () => (await session(id)).time).toBe(0);
+    await poll(() => page.textContent("#info-time")).toBe("0.0000 s");
+    expect(await dash<number>("d.plots.energy.length")).toBeLessThanOrEqual(2);
+
+    // ---- upload a model file: a new session with its bodies
+    const upload = join(userDataDir, "my-pendulum.json");
+    writeFileSync(
+      upload,
+      JSON.stringify({
+        name: "uploaded",
+        bodies: [
+          {
+            id: "bob",
+            kind: "particle",
+            mass: 1,
+            position: [0.5, 0, 0],
+            shapes: [{ type: "sphere", radius: 0.05 }],
+          },
+        ],
+        joints: [{ id: "rod", type: "distance", a: { body: "ground" }, b: { body: "bob" } }],
+      }),
+    );
+    await page.setInputFiles("#model-file", upload);
+    await page.waitForFunction(() =>
+      (document.getElementById("model-text") as HTMLTextAreaElement).value.includes("uploaded"),
+    );
+    await page.click("#create-btn");
+    await waitDash(
+      `d.state.sessionId !== ${JSON.stringify(id)} && d.state.scenesReceived >= 1 && d.streamStatus === 'open'`,
+    );
+    expect(await page.textContent("#info-name")).toBe("uploaded");
+    expect(await page.locator("#plot-body option").allTextContents()).toEqual(["bob"]);
+
+    // ---- an invalid model (edited in the page) is reported with its issue path
+    await page.click("#model-details summary");
+    await page.fill("#model-text", JSON.stringify({ bodies: [{ id: "x", mass: -1 }] }));
+    await page.click("#create-btn");
+    await poll(() => page.textContent("#message")).toMatch(
+      /400 invalid_model[\s\S]*model\.bodies\.0\.mass/,
+    );
+
+    expect(pageErrors).toEqual([]);
+  });
+});

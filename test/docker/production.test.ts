@@ -1,0 +1,295 @@
+/**
+ * The production image without a Docker engine: the commands are read from the Dockerfile
+ * itself and run here the same way.
+ * - Dockerfile: multi-stage on node:20-slim, production dependencies only, a non-root
+ *   user, HEALTHCHECK on /health, HOST=0.0.0.0, CMD = the command of `npm start`; every
+ *   path it copies exists and none is excluded by .dockerignore.
+ * - docker/compose.yaml: builds the Dockerfile, publishes the port, checks /health, passes
+ *   every configuration variable of src/server/config.ts through.
+ * - The image's steps in a temporary directory: copy what the Dockerfile copies, run its
+ *   `npm ci` (with --prefer-offline: the npm cache is warm, the machine offline), check that
+ *   exactly the lockfile's non-dev packages are installed, start the server with the CMD
+ *   (configured by environment variables), run the HEALTHCHECK command, use /health,
+ *   /ready, the dashboard, a session and the CLI, then SIGTERM: a graceful exit 0.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { ENV_VARS } from "../../src/server/config";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+/** A variable reference as Dockerfiles and compose files write it: ${NAME} */
+const ref = (name: string) => `$${"{"}${name}}`;
+const run = promisify(execFile);
+const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  scripts: Record<string, string>;
+};
+
+/** Dockerfile instructions (continuation lines joined), with the stage they belong to. */
+function instructions(text: string) {
+  const joined = text.replace(/\\\n/g, " ").split("\n");
+  const out: { op: string; args: string; stage: string }[] = [];
+  let stage = "";
+  for (const raw of joined) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    const m = /^(\w+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const op = m[1].toUpperCase();
+    if (op === "FROM") stage = /\bAS\s+(\S+)/i.exec(m[2])?.[1] ?? "";
+    out.push({ op, args: m[2].trim(), stage });
+  }
+  return out;
+}
+
+const ins = instructions(dockerfile);
+const argDefault = (name: string) =>
+  ins.find((i) => i.op === "ARG" && i.args.startsWith(`${name}=`))?.args.split("=")[1];
+const runtime = ins.filter((i) => i.stage === "runtime");
+/** Paths the runtime stage copies from the build context. */
+const copied = runtime
+  .filter((i) => i.op === "COPY" && !i.args.startsWith("--from"))
+  .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+/** The `npm ci ...` of the deps stage (what follows `&&` only cleans the image's cache). */
+const installCmd = ins
+  .find((i) => i.stage === "deps" && i.op === "RUN")!
+  .args.split("&&")[0]
+  .trim()
+  .split(/\s+/);
+const cmd = JSON.parse(runtime.find((i) => i.op === "CMD")!.args) as string[];
+const healthcheck = runtime.find((i) => i.op === "HEALTHCHECK")!.args;
+
+describe("Dockerfile", () => {
+  it("is multi-stage on node:20-slim, installs production dependencies only", () => {
+    expect(argDefault("NODE_VERSION")).toBe("20");
+    const froms = ins.filter((i) => i.op === "FROM").map((i) => i.args);
+    expect(froms).toEqual([
+      `node:${ref("NODE_VERSION")}-slim AS deps`,
+      `node:${ref("NODE_VERSION")}-slim AS runtime`,
+    ]);
+    expect(installCmd.slice(0, 2)).toEqual(["npm", "ci"]);
+    expect(installCmd).toContain("--omit=dev");
+    expect(
+      runtime.some((i) => i.op === "COPY" && i.args.startsWith("--from=deps /app/node_modules")),
+    ).toBe(true);
+  });
+
+  it("runs as a non-root user the command of `npm start`, with a HEALTHCHECK on /health", () => {
+    const user = runtime.filter((i) => i.op === "USER").at(-1)?.args;
+    expect(user).toBeDefined();
+    expect(["root", "0"]).not.toContain(user);
+    // npm start = "tsx src/server/main.ts"; the image runs node_modules/.bin/tsx directly
+    const start = pkg.scripts.start.split(/\s+/);
+    expect(cmd).toEqual([`node_modules/.bin/${start[0]}`, ...start.slice(1)]);
+    expect(healthcheck).toMatch(
+      /^--interval=\S+\s+--timeout=\S+\s+--start-period=\S+\s+--retries=\d+\s+CMD\s+\[/,
+    );
+    expect(healthcheck).toContain("/health");
+    const env = runtime.find((i) => i.op === "ENV")!.args;
+    expect(env).toMatch(/HOST=0\.0\.0\.0/);
+    expect(env).toMatch(/PORT=8080/);
+    expect(runtime.some((i) => i.op === "EXPOSE" && i.args === "8080")).toBe(true);
+  });
+
+  it("copies paths that exist and that .dockerignore keeps", () => {
+    const ignored = readFileSync(join(ROOT, ".dockerignore"), "utf8")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith("#"));
+    expect(ignored).toContain("node_modules");
+    for (const p of copied) {
+      expect(existsSync(join(ROOT, p)), p).toBe(true);
+      expect(ignored, p).not.toContain(p);
+    }
+    // a checkpoint directory the non-root user owns
+    expect(runtime.some((i) => i.op === "RUN" && /chown node:node \/data/.test(i.args))).toBe(true);
+    expect(copied).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "package-lock.json",
+        "src",
+        "routes",
+        "schemas",
+        "public",
+        "examples",
+        "bin",
+      ]),
+    );
+  });
+});
+
+describe("docker/compose.yaml", () => {
+  const compose = parseYaml(readFileSync(join(ROOT, "docker/compose.yaml"), "utf8")) as {
+    services: Record<
+      string,
+      {
+        build: { context: string; dockerfile: string };
+        ports: string[];
+        environment: Record<string, string>;
+        healthcheck: { test: string[]; interval: string };
+      }
+    >;
+  };
+  const svc = compose.services.moreau;
+
+  it("builds the Dockerfile, publishes the port, checks /health", () => {
+    expect(existsSync(resolve(ROOT, "docker", svc.build.context, svc.build.dockerfile))).toBe(true);
+    expect(resolve(ROOT, "docker", svc.build.context)).toBe(ROOT);
+    expect(svc.ports).toEqual([`${ref("MOREAU_PORT:-8080")}:8080`]);
+    expect(svc.environment.PORT).toBe("8080");
+    expect(svc.environment.HOST).toBe("0.0.0.0");
+    expect(svc.healthcheck.test[0]).toBe("CMD");
+    expect(svc.healthcheck.test.join(" ")).toContain("http://127.0.0.1:8080/health");
+    expect(svc.environment.DATA_DIR).toBe(ref("DATA_DIR:-/data"));
+    expect((svc as unknown as { volumes: string[] }).volumes).toEqual(["moreau-data:/data"]);
+  });
+
+  it("passes every configuration variable of the server through", () => {
+    // ENV_VARS, plus API_KEYS (the keys, read apart so that they are never echoed)
+    expect(Object.keys(svc.environment).sort()).toEqual(
+      [...Object.values(ENV_VARS), "API_KEYS"].sort(),
+    );
+  });
+});
+
+// ------------------------------------------------------------------ the production tree
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+describe("the image's commands, run here", () => {
+  let dir: string;
+  let server: ChildProcess | null = null;
+  let port: number;
+  let logs = "";
+  const env = (extra: Record<string, string>) => {
+    const e: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+    return e;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "moreau-prod-"));
+    for (const p of copied) cpSync(join(ROOT, p), join(dir, p), { recursive: true });
+    const [bin, ...args] = installCmd;
+    await run(bin, [...args, "--prefer-offline"], {
+      cwd: dir,
+      env: env({ npm_config_update_notifier: "false" }),
+      timeout: 55_000,
+    });
+  }, 60_000);
+
+  afterAll(() => {
+    if (server && server.exitCode === null) server.kill("SIGKILL");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("installs exactly the lockfile's production packages", () => {
+    const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }>;
+    };
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (const [path, p] of Object.entries(lock.packages)) {
+      if (path === "") continue;
+      const there = existsSync(join(dir, path));
+      if (p.dev && there) extra.push(path);
+      if (!p.dev && !p.optional && !p.devOptional && !there) missing.push(path);
+    }
+    expect(missing).toEqual([]);
+    expect(extra).toEqual([]);
+    for (const devOnly of ["vitest", "playwright-core", "typescript", "@biomejs/biome"])
+      expect(existsSync(join(dir, "node_modules", devOnly)), devOnly).toBe(false);
+  });
+
+  it("starts with the image's CMD, answers /health, serves the dashboard, stops on SIGTERM", async () => {
+    port = await freePort();
+    server = spawn(cmd[0], cmd.slice(1), {
+      cwd: dir,
+      env: env({
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        WORKERS: "1",
+        LOG_LEVEL: "info",
+      }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    server.stdout?.on("data", (c: Buffer) => {
+      logs += c.toString();
+    });
+    server.stderr?.on("data", (c: Buffer) => {
+      logs += c.toString();
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const end = Date.now() + 30_000;
+    for (;;) {
+      const ok = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() > end || server.exitCode !== null)
+        throw new Error(`server did not start:\n${logs}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: "ok" });
+    expect(logs).toContain(`moreau listening on 127.0.0.1:${port}`);
+
+    // the HEALTHCHECK command, as Docker runs it (exec form) with the container's PORT
+    const hc = JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD") + 3).trim()) as string[];
+    await run(hc[0] === "node" ? process.execPath : hc[0], hc.slice(1), {
+      env: env({ PORT: String(port) }),
+      timeout: 10_000,
+    });
+
+    expect((await fetch(`${base}/ready`)).status).toBe(200);
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script type="importmap">');
+    expect((await fetch(`${base}/vendor/three/three.module.js`)).status).toBe(200);
+    expect((await fetch(`${base}/vendor/uplot/uPlot.esm.js`)).status).toBe(200);
+
+    // a session from an example, stepped by a worker thread of the production tree
+    const model = JSON.parse(readFileSync(join(dir, "examples/spring-mass-chain.json"), "utf8"));
+    const created = await fetch(`${base}/v1/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const stepped = await fetch(`${base}/v1/sessions/${id}/step`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ steps: 10 }),
+    });
+    expect(stepped.status).toBe(200);
+    expect(((await stepped.json()) as { step: number }).step).toBe(10);
+
+    // the CLI of the production tree
+    const v = await run(process.execPath, ["bin/moreau.js", "validate", "examples/pendulum.json"], {
+      cwd: dir,
+      env: env({}),
+      timeout: 20_000,
+    });
+    expect(v.stdout).toContain('valid model "pendulum"');
+
+    const exited = new Promise<number | null>((res) => server!.once("exit", (code) => res(code)));
+    server.kill("SIGTERM");
+    expect(await exited, logs.slice(-3000)).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,156 @@
+/**
+ * Valid but ill-conditioned models (mass ratios of 1e9, stiffnesses of 1e12) with every
+ * integrator and several linear solvers either run (finite states) or end `diverged` with a
+ * message (422) — never a 5xx, never a stuck worker — and the session stays usable (state,
+ * reset, step). A request that runs past REQUEST_TIMEOUT_MS ends with a clear `timeout`
+ * error, keeps the steps it made, and neither the session nor its worker is harmed.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MoreauApp } from "../../src/server/app";
+import { springParticle, startApp } from "../api/helpers";
+
+let app: MoreauApp;
+beforeAll(async () => {
+  app = await startApp({ workers: 2, requestTimeoutMs: 400 });
+});
+afterAll(async () => {
+  await app.close();
+});
+const api = () => request(app.server);
+
+/** Particles of 1e-3 kg and 1e6 kg in a chain of 1e12 N/m springs (ratio 1e9). */
+function stiffChain(integrator: string, linearSolver: string) {
+  const n = 6;
+  return {
+    name: `stiff-${integrator}-${linearSolver}`,
+    gravity: [0, 0, -9.81],
+    bodies: Array.from({ length: n }, (_, i) => ({
+      id: `p${i}`,
+      kind: "particle",
+      mass: i % 2 === 0 ? 1e-3 : 1e6,
+      position: [0.1 * (i + 1), 0, 0],
+      velocity: [0, 0, i === 0 ? 1 : 0],
+    })),
+    forces: Array.from({ length: n }, (_, i) => ({
+      id: `s${i}`,
+      type: "spring",
+      a: { body: i === 0 ? "ground" : `p${i - 1}` },
+      b: { body: `p${i}` },
+      stiffness: 1e12,
+      damping: 1e3,
+      restLength: 0.1,
+    })),
+    solver: { integrator, linearSolver, dt: 0.001, newtonIterations: 5, maxIterations: 500 },
+  };
+}
+
+/** A 1e6 kg rigid body on a 1e-3 kg one, frame springs of 1e12, and a box on a plane (contact). */
+function stiffRigid(method: "nsc" | "smc") {
+  return {
+    name: `rigid-${method}`,
+    bodies: [
+      { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane" }] },
+      {
+        id: "light",
+        kind: "rigid",
+        mass: 1e-3,
+        position: [0, 0, 0.1],
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      },
+      {
+        id: "heavy",
+        kind: "rigid",
+        mass: 1e6,
+        position: [0, 0, 0.35],
+        angularVelocity: [3, 0, 1],
+        shapes: [{ type: "box", halfExtents: [0.2, 0.2, 0.15] }],
+      },
+    ],
+    forces: [
+      {
+        id: "fs",
+        type: "frameSpring",
+        a: { body: "light" },
+        b: { body: "heavy" },
+        stiffness: 1e12,
+        rotaryStiffness: 1e12,
+      },
+    ],
+    contact: { method, friction: 0.5, behavior: { type: "linear", stiffness: 1e12 } },
+    solver: { integrator: method === "nsc" ? "moreau-jean" : "newmark", dt: 0.002 },
+  };
+}
+
+async function exercise(model: unknown) {
+  const c = await api().post("/v1/sessions").send({ model });
+  expect(c.status, c.text).toBe(201);
+  const id = c.body.id as string;
+  const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 150 });
+  expect([200, 422], r.text).toContain(r.status);
+  if (r.status === 200) {
+    for (const b of r.body.bodies)
+      for (const x of [...b.position, ...b.velocity]) expect(Number.isFinite(x)).toBe(true);
+  } else {
+    expect(r.body.error).toBe("diverged");
+    expect(r.body.message).toMatch(/step \d+/);
+    const s = await api().get(`/v1/sessions/${id}`).expect(200);
+    expect(s.body.status).toBe("diverged");
+    expect(s.body.message).toBe(r.body.message);
+  }
+  // still usable: its state, a reset, a step
+  await api().get(`/v1/sessions/${id}/state`).expect(200);
+  await api().post(`/v1/sessions/${id}/reset`).expect(200);
+  const again = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 });
+  expect([200, 422]).toContain(again.status);
+  await api().delete(`/v1/sessions/${id}`).expect(204);
+  return r.status;
+}
+
+describe("ill-conditioned models run or end diverged", () => {
+  for (const integrator of ["newmark", "backward-euler", "moreau-jean", "symplectic-euler"])
+    for (const solver of ["auto", "cg", "gmres"])
+      it(`mass ratio 1e9, k = 1e12: ${integrator} / ${solver}`, async () => {
+        await exercise(stiffChain(integrator, solver));
+      });
+
+  it("symplectic Euler at k = 1e12 on 1e-3 kg is unstable and ends diverged", async () => {
+    expect(await exercise({ ...stiffChain("symplectic-euler", "auto") })).toBe(422);
+  });
+
+  for (const method of ["nsc", "smc"] as const)
+    it(`rigid bodies with a 1e9 mass ratio and 1e12 stiffness, ${method} contact`, async () => {
+      await exercise(stiffRigid(method));
+    });
+});
+
+describe("per-request time limits", () => {
+  it("a step request past REQUEST_TIMEOUT_MS ends with 504 timeout; session and worker go on", async () => {
+    const id = (
+      await api()
+        .post("/v1/sessions")
+        .send({ model: stiffChain("newmark", "auto") })
+        .expect(201)
+    ).body.id;
+    const neighbour = (
+      await api().post("/v1/sessions").send({ model: springParticle() }).expect(201)
+    ).body.id;
+    const t0 = Date.now();
+    const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1_000_000 });
+    expect(r.status).toBe(504);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(r.body.error).toBe("timeout");
+    expect(r.body.message).toMatch(/time limit after \d+ of 1000000 steps/);
+    const done = r.body.details.stepsDone as number;
+    expect(done).toBeGreaterThan(0);
+    const s = await api().get(`/v1/sessions/${id}`).expect(200);
+    expect(s.body).toMatchObject({ step: done, status: "ready" });
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: 2 }).expect(200);
+    expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(done + 2);
+    // no worker was replaced and the other session is intact
+    const ready = await api().get("/ready").expect(200);
+    expect(ready.body.workers).toEqual({ total: 2, alive: 2 });
+    const n = await api().post(`/v1/sessions/${neighbour}/step`).send({ steps: 3 }).expect(200);
+    expect(n.body.step).toBe(3);
+  });
+});
