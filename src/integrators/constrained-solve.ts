@@ -30,6 +30,29 @@ import { invertSmall } from "../math/small-dense";
 import { type BodySystem, massSolve } from "../model/body-system";
 import { SparseLuSolver } from "../solvers/linear/sparse-lu";
 
+/** Relative regularization of the constraint block (see factorGeneral). */
+const REGULARIZATION = 1e-10;
+
+/** max_i 1/|A_ii| over the diagonal of a CSR matrix (0 when the diagonal is empty). */
+function maxInverseDiagonal(a: CsrMatrix): number {
+  let m = 0;
+  for (let i = 0; i < a.rows; i++)
+    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+      if (a.colIdx[k] === i && a.values[k] !== 0) m = Math.max(m, 1 / Math.abs(a.values[k]));
+  return m;
+}
+
+/** A += (rel · max_i A_ii) I on the stored diagonal (S is positive on its diagonal). */
+function regularizeDiagonal(a: CsrMatrix, rel: number): void {
+  let d = 0;
+  for (let i = 0; i < a.rows; i++)
+    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+      if (a.colIdx[k] === i) d = Math.max(d, a.values[k]);
+  const eps = rel * d;
+  for (let i = 0; i < a.rows; i++)
+    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) if (a.colIdx[k] === i) a.values[k] += eps;
+}
+
 export class ConstrainedSolve {
   private readonly n: number;
   private readonly m: number;
@@ -82,7 +105,10 @@ export class ConstrainedSolve {
   factorGeneral(w: CsrMatrix): void {
     this.mode = "kkt";
     if (this.kkt === null || this.kkt.w !== w) this.kkt = new KktMatrix(w, this.set.G);
-    this.kkt.refresh(0);
+    // ε ≈ 1e-10 ‖S‖ with S = G W⁻¹ Gᵀ ~ max 1/W_ii: redundant joint rows (a closed
+    // planar loop of revolute joints) make the saddle point singular; the regularized
+    // system gives the minimum-norm-like multipliers and meets G Δa = r_c to ε|μ|.
+    this.kkt.refresh(REGULARIZATION * maxInverseDiagonal(w));
     this.lu.factor(this.kkt.matrix);
   }
 
@@ -109,7 +135,9 @@ export class ConstrainedSolve {
         return false;
     }
     this.mode = "blocks";
-    this.schurLu.factor(this.schur.updateBlockInverse(this.blockInverse, this.blockInverseOffset));
+    const S = this.schur.updateBlockInverse(this.blockInverse, this.blockInverseOffset);
+    regularizeDiagonal(S, REGULARIZATION);
+    this.schurLu.factor(S);
     return true;
   }
 
