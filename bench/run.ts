@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: the engine and service benchmarks, printed as tables. Figures are
  * wall-clock on this machine; run nothing else meanwhile. Options:
- *   --only <name>   run one group (cloth, ...)
+ *   --only <name>   run one group: cloth, assembly, contact, server
+ *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
  */
 import { loadModel } from "../src/index";
+import { runContactBench } from "./contact";
 import { chainModel, clothModel } from "./scenes";
 import { runServerLoad } from "./server-load";
 
@@ -74,6 +76,9 @@ function benchAssembly(): void {
 const groups: Record<string, () => void | Promise<void>> = {
   cloth: benchCloth,
   assembly: benchAssembly,
+  contact: () => {
+    runContactBench({});
+  },
   server: async () => {
     await runServerLoad({});
   },
