@@ -311,6 +311,18 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     }
   }
 
+  /**
+   * out[i] = 1 where contact i pushes (F_n > 0) at the current state; returns the number of
+   * contacts of this step (out is left untouched when it is shorter). Newmark uses it to
+   * see contacts switch within a step.
+   */
+  pushing(out: Uint8Array): number {
+    if (out.length < this.count) return this.count;
+    this.evaluate();
+    for (let i = 0; i < this.count; i++) out[i] = this.fn[i] > 0 ? 1 : 0;
+    return this.count;
+  }
+
   applyForces(_t: number): void {
     this.evaluate();
     const { sys } = this;

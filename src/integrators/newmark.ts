@@ -25,6 +25,21 @@ export interface NewmarkParameters {
   rayleighStiffness: number;
   velocityDamping: number;
   newton: NewtonSettings;
+  /**
+   * Compliant contacts, or none. A step in which a contact starts or stops pushing is
+   * redone with backward Euler: the trapezoidal rule does not damp the stiff contact mode
+   * (hω ≫ 1 at h = 0.01) and integrates a force that switches on or off inside the step as
+   * if it acted linearly over the whole step, which pumps energy into every impact; one
+   * dissipative step at each switch removes that, while a persistent contact keeps the
+   * energy-conserving Newmark update (a_t is then the backward-Euler acceleration).
+   */
+  impacts?: ImpactSource;
+}
+
+/** What Newmark needs of a compliant contact effector to see its contacts switch. */
+export interface ImpactSource {
+  /** out[i] = 1 where contact i pushes at the current state (i < the step's count). */
+  pushing(out: Uint8Array): number;
 }
 
 export class NewmarkIntegrator implements Integrator {
@@ -32,6 +47,8 @@ export class NewmarkIntegrator implements Integrator {
   /** a_t, valid when `haveAcceleration`. */
   private readonly aPrev: Float64Array;
   private readonly vt: Float64Array;
+  /** Pushing flags of the contacts at the start [0] and end [1] of the step. */
+  private readonly flags: [Uint8Array, Uint8Array] = [new Uint8Array(16), new Uint8Array(16)];
   private haveAcceleration = false;
   private readonly coeff: SchemeCoefficients = {
     cx: 0,
@@ -98,7 +115,20 @@ export class NewmarkIntegrator implements Integrator {
     c.cv = h * gamma;
     c.w = 1;
     s.linearIterations = 0;
-    const newtonIterations = s.solve(c, t + h, this.params.newton);
+    const impacts = this.params.impacts;
+    const before = impacts ? this.pushingFlags(impacts, 0) : 0;
+    let newtonIterations = s.solve(c, t + h, this.params.newton);
+    if (impacts && this.switched(impacts, before)) {
+      // backward Euler from the same start: Δx_pred = h v_t, v_pred = v_t, c_x = h², c_v = h
+      for (let i = 0; i < s.n; i++) {
+        dxPred[i] = h * vt[i];
+        vPred[i] = vt[i];
+        a[i] = 0;
+      }
+      c.cx = h * h;
+      c.cv = h;
+      newtonIterations += s.solve(c, t + h, this.params.newton);
+    }
     at.set(a);
     this.haveAcceleration = true;
     applyVelocityDecay(s, h, this.params.velocityDamping);
@@ -129,6 +159,25 @@ export class NewmarkIntegrator implements Integrator {
     s.solve(c, t, { maxIterations: 1, tolerance: 0 });
     this.aPrev.set(s.a);
     this.haveAcceleration = true;
+  }
+
+  /** Records which contacts push at the current state; returns their number. */
+  private pushingFlags(impacts: ImpactSource, which: 0 | 1): number {
+    const n = impacts.pushing(this.flags[which]);
+    if (n > this.flags[which].length) {
+      this.flags[0] = grow(this.flags[0], n);
+      this.flags[1] = grow(this.flags[1], n);
+      return impacts.pushing(this.flags[which]);
+    }
+    return n;
+  }
+
+  /** True when some contact's pushing state differs from the step's start. */
+  private switched(impacts: ImpactSource, count: number): boolean {
+    this.pushingFlags(impacts, 1);
+    const [a, b] = this.flags;
+    for (let i = 0; i < count; i++) if (a[i] !== b[i]) return true;
+    return false;
   }
 
   getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {
@@ -162,4 +211,8 @@ export function applyVelocityDecay(s: AccelerationStepper, h: number, rate: numb
   const k = Math.exp(-h * rate);
   for (let i = 0; i < s.n; i++) s.v[i] *= k;
   setVelocity(s.sys, s.v);
+}
+
+function grow(a: Uint8Array, n: number): Uint8Array {
+  return a.length >= n ? a : new Uint8Array(Math.max(n, 2 * a.length));
 }

@@ -454,6 +454,7 @@ export class Simulation {
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,
           newton,
+          impacts: this.contact?.compliant ?? undefined,
         });
       case "backward-euler":
         return new ThetaScheme("backward-euler", this.stepper, {
