@@ -13,6 +13,8 @@ import type { ForceEffector } from "./effector";
 export class GravityEffector implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags = MatrixType.SPD;
+  /** Constant forces: no Jacobian, so with gravity alone W is the mass matrix. */
+  readonly hasJacobians = false;
   /** The gravitational acceleration g (m/s², world frame). */
   readonly g = new Float64Array(3);
 
