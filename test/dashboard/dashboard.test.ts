@@ -48,7 +48,7 @@ beforeAll(async () => {
     executablePath: "/usr/bin/chromium",
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 760 },
+    viewport: { width: 1200, height: 720 },
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(10_000);
@@ -147,11 +147,11 @@ describe("dashboard at GET /", () => {
     const id = await createFromExample("bouncing-ball");
     await page.check("#rtf-max");
     await page.click("#run-btn");
-    await poll(async () => (await session(id)).time).toBeGreaterThan(5);
+    await poll(async () => (await session(id)).time).toBeGreaterThan(4.5);
     await page.click("#pause-btn");
     await poll(async () => (await session(id)).status).toBe("paused");
     await page.uncheck("#rtf-max");
-    await waitDash("d.viewer.contactsDrawn >= 1 && d.state.lastFrame.time > 5");
+    await waitDash("d.viewer.contactsDrawn >= 1 && d.state.lastFrame.time > 4.5");
     const normal = await dash<number>("d.plots.contacts.data[1].at(-1)");
     expect(Math.abs(normal / 9.81 - 1)).toBeLessThan(0.02);
     expect(
