@@ -88,6 +88,11 @@ const groups: Record<string, () => void | Promise<void>> = {
   },
 };
 
+if (process.argv.includes("--compare")) {
+  await (await import("./compare/run")).main(process.argv.slice(2));
+  process.exit(0);
+}
+
 const only = process.argv.indexOf("--only");
 const names = only >= 0 ? [process.argv[only + 1]] : Object.keys(groups);
 for (const name of names) {

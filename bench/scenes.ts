@@ -3,6 +3,8 @@
  * for S1–S3). Used by bench/run.ts and kept building by test/bench/scenes.test.ts.
  */
 import type { ModelInput } from "../schemas/model";
+import { toMoreauModel } from "./compare/engines/moreau";
+import { spheresScene } from "./compare/scene";
 
 export interface ClothOptions {
   /** Particles per side. */
@@ -111,4 +113,13 @@ export function chainModel(o: ChainOptions): ModelInput {
       newtonIterations: o.newtonIterations ?? 1,
     },
   };
+}
+
+/**
+ * S1 "spheres" (N = 100 · layers) as a Moreau model: built from the engine-neutral
+ * description that every engine of the comparison uses (bench/compare/scene.ts), with
+ * Moreau–Jean time-stepping and nonsmooth contact (friction 0.5, restitution 0).
+ */
+export function spheresModel(n: number): ModelInput {
+  return toMoreauModel(spheresScene(n));
 }

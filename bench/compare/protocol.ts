@@ -214,7 +214,16 @@ export function runScene(
           status = "invalid";
           message = `${s.escaped} spheres left the box (contact not handled?)`;
         }
-      } else if (scene.kind === "cloth") Object.assign(accuracy, probeCloth(scene, states));
+      } else if (scene.kind === "cloth") {
+        const c = probeCloth(scene, states);
+        Object.assign(accuracy, c);
+        // A spring stretched to more than twice its rest length is a blow-up that stayed
+        // finite (the soft cloth's physical sag is a strain of about 0.5).
+        if (status === "ok" && c.maxStrain > 1) {
+          status = "invalid";
+          message = `a structural spring is at ${(c.maxStrain + 1).toFixed(1)}× its rest length (blow-up)`;
+        }
+      }
       if (scene.kind === "chain" && status === "ok" && (accuracy.jointDrift ?? 0) > 0.05) {
         status = "invalid";
         message = `joints came apart (drift ${accuracy.jointDrift?.toExponential(2)} m)`;

@@ -234,6 +234,14 @@ const fmt = (x: number | undefined | null, digits = 3): string =>
 const sci = (x: number | undefined | null, digits = 2): string =>
   x === undefined || x === null || !Number.isFinite(x) ? "—" : x.toExponential(digits);
 
+function statusText(r: Aggregate): string {
+  if (r.status === "ok") return "ok";
+  const planned = r.runs[0]?.stepsPlanned ?? 0;
+  if (r.steps === 0 && r.status !== "failed" && r.status !== "timeout")
+    return `${r.status} in warm-up`;
+  return r.steps < planned ? `${r.status} at step ${r.steps}` : r.status;
+}
+
 export function tableRows(
   kind: SceneKind,
   rows: Aggregate[],
@@ -249,10 +257,7 @@ export function tableRows(
           : "n/a";
     const row: Record<string, string> = {
       engine: r.engine,
-      status:
-        r.status === "ok"
-          ? "ok"
-          : `${r.status}${r.steps < (r.runs[0]?.stepsPlanned ?? 0) ? ` @${r.steps}` : ""}`,
+      status: statusText(r),
       "steps/s": fmt(r.stepsPerSecond),
       "mean ms/step": fmt(r.meanMs),
       "median ms/step": fmt(r.medianMs),
@@ -329,8 +334,14 @@ export async function main(argv: string[]): Promise<CompareFile> {
         process.stdout.write(
           `  ${sceneId} ${engine} rep ${rep}: ${r.status} ${fmt(r.meanMs)} ms/step (${r.wallSeconds.toFixed(1)} s, load ${r.loadAverage})${r.message ? ` — ${r.message}` : ""}\n`,
         );
-        // A build failure or a timeout will repeat: do not spend the other repetitions on it.
-        if (r.status === "timeout" || (r.status === "failed" && r.steps === 0)) break;
+        // A build failure, a timeout or an exhausted budget will repeat: do not spend the
+        // other repetitions on it.
+        if (
+          r.status === "timeout" ||
+          r.status === "truncated" ||
+          (r.status === "failed" && r.steps === 0)
+        )
+          break;
       }
       rows.push(aggregate(runs));
     }

@@ -25,6 +25,8 @@ import {
   SCENE_IDS,
   spheresScene,
 } from "../../bench/compare/scene";
+import { spheresModel } from "../../bench/scenes";
+import { loadModel } from "../../src/index";
 
 const g = 9.81;
 const h = 1 / 240;
@@ -75,7 +77,9 @@ describe("scene descriptions", () => {
     expect(atWall).toBeGreaterThan(clamped);
     expect(atWall).toBeLessThan(400); // 10 layers × 4 walls × 10 spheres
     const st = createBodyStates(1000);
-    s.bodies.forEach((b, i) => st.pos.set(b.position, 3 * i));
+    s.bodies.forEach((b, i) => {
+      st.pos.set(b.position, 3 * i);
+    });
     const p = probeSpheres(s, st);
     expect(p.contacts).toBe(atWall);
     expect(p.maxPenetration).toBeLessThan(1e-12);
@@ -152,7 +156,9 @@ describe("probes", () => {
   it("largest structural strain and lowest z of a stretched cloth", () => {
     const s = clothScene(4);
     const st = createBodyStates(16);
-    s.bodies.forEach((b, i) => st.pos.set(b.position, 3 * i));
+    s.bodies.forEach((b, i) => {
+      st.pos.set(b.position, 3 * i);
+    });
     // stretch the top row (j = 3) in y by 10 % of a spacing and drop one particle
     for (let i = 0; i < 4; i++) st.pos[3 * (12 + i) + 1] += 0.1 / 3;
     st.pos[3 * 13 + 2] = -0.2;
@@ -161,6 +167,20 @@ describe("probes", () => {
     // particle 13 (i = 1, j = 3) to 9 (i = 1, j = 2): (0, 1.1·l0, −0.2)
     expect(c.maxStrain).toBeCloseTo(Math.hypot(1.1 * l0, 0.2) / l0 - 1, 12);
     expect(c.lowestZ).toBe(-0.2);
+  });
+});
+
+describe("Moreau models", () => {
+  it("bench/scenes spheresModel is S1 with the container's five planes", () => {
+    const sim = loadModel(spheresModel(100));
+    expect(sim.model.bodies).toHaveLength(101);
+    const box = sim.model.bodies[100];
+    expect(box.fixed).toBe(true);
+    expect(box.shapes.map((sh) => (sh.type === "plane" ? sh.offset : Number.NaN))).toEqual([
+      0, -0.5, -0.5, -0.5, -0.5,
+    ]);
+    expect(sim.model.solver.integrator).toBe("moreau-jean");
+    expect(sim.model.contact?.friction).toBe(0.5);
   });
 });
 
@@ -174,6 +194,9 @@ describe("MJCF generation", () => {
     expect(chain.match(/type="ball"/g)).toHaveLength(3);
   });
 });
+
+/** Engines whose cloth springs are explicit forces (the rest solve them implicitly). */
+const EXPLICIT_SPRINGS = new Set(["cannon", "mujoco", "mujoco-cg", "ammo"]);
 
 describe.each([...ENGINE_KEYS])("engine %s", (key) => {
   let engine: EngineAdapter;
@@ -191,9 +214,15 @@ describe.each([...ENGINE_KEYS])("engine %s", (key) => {
       timed: 3,
       final: st,
     });
+    expect(r.steps).toBe(3);
+    if (id === "S3-32-stiff" && EXPLICIT_SPRINGS.has(key)) {
+      // k = 1e4 N/m at this step is past the explicit stability limit (h·√(k/m) ≈ 13):
+      // the springs already run away within 3 steps; the run itself must still complete.
+      expect(["ok", "invalid", "diverged"]).toContain(r.status);
+      return;
+    }
     expect(r.message ?? "").toBe("");
     expect(r.status).toBe("ok");
-    expect(r.steps).toBe(3);
     expect(statesFinite(st)).toBe(true);
 
     // the first 3 steps, checked against hand-worked values
