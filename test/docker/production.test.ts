@@ -260,8 +260,13 @@ describe("the image's commands, run here", () => {
     const page = await fetch(`${base}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<script type="importmap">');
-    expect((await fetch(`${base}/vendor/three/three.module.js`)).status).toBe(200);
-    expect((await fetch(`${base}/vendor/uplot/uPlot.esm.js`)).status).toBe(200);
+    // read the bodies: an unread 1 MB response keeps its connection busy, and the graceful
+    // shutdown below would wait for this client to take it
+    for (const asset of ["/vendor/three/three.module.js", "/vendor/uplot/uPlot.esm.js"]) {
+      const r = await fetch(`${base}${asset}`);
+      expect(r.status).toBe(200);
+      expect((await r.text()).length).toBeGreaterThan(1000);
+    }
 
     // a session from an example, stepped by a worker thread of the production tree
     const model = JSON.parse(readFileSync(join(dir, "examples/spring-mass-chain.json"), "utf8"));
