@@ -76,7 +76,7 @@ async function waitDash(cond: string, timeout = 10_000) {
 }
 
 /** expect.poll with a time limit suited to a loaded machine */
-const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 10_000, interval: 50 });
+const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
 
 async function createFromExample(name: string): Promise<string> {
   const before = await dash<string | null>("d.state.sessionId");
