@@ -325,7 +325,11 @@ ui.step.addEventListener("click", () =>
 async function changeRate() {
   // a running session takes a new real-time factor by pause + run (once per new value:
   // an input also fires "change" when it loses the focus)
-  const s = state.session;
+  // (decided on the server's current status, not on the last one shown: a refresh may be
+  // in flight)
+  const id = state.sessionId;
+  if (!id) return;
+  const s = await client.getSession(id).catch(() => state.session);
   if (s?.status !== "running" || (s.run?.realtimeFactor ?? null) === realtimeFactor()) return;
   await command("changing the real-time factor", async (id) => {
     await client.pause(id);
