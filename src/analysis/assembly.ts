@@ -61,7 +61,7 @@ import type { AssemblyOptionsSpec, AssemblyResultOut, ExitFlagCode } from "../..
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectionWorkspace, projectPositions, projectVelocities } from "../constraints/project";
 import { csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
-import { BodyKind, type BodySystem } from "../model/body-system";
+import { BodyKind, type BodySystem, massSolve } from "../model/body-system";
 import { createLinearSolver, MatrixType } from "../solvers/linear/index";
 import { dependentRows, qrMinNormSolve, rankRevealingQr } from "../solvers/linear/sparse-qr";
 
@@ -202,7 +202,7 @@ export function assemble(
     const f = new Float64Array(n);
     computeForces(time, f);
     if (m === 0) {
-      massSolveInto(f, acc);
+      massSolve(sys, f, acc);
       return 0;
     }
     const G = set.updateJacobian(time);
@@ -310,21 +310,6 @@ export function assemble(
     const ws = projectionWorkspace(set);
     ws.factorAt(time);
     return ws.ldlt.rank === m;
-  }
-
-  function massSolveInto(f: Float64Array, out: Float64Array): void {
-    for (let b = 0; b < sys.numBodies; b++) {
-      const d = sys.dofOffset[b];
-      if (d < 0) continue;
-      for (let i = 0; i < 3; i++) out[d + i] = f[d + i] / sys.mass[b];
-      if (sys.kind[b] === BodyKind.RIGID) {
-        const I = sys.inertiaWorldInv;
-        const o = 9 * b;
-        for (let i = 0; i < 3; i++)
-          out[d + 3 + i] =
-            I[o + 3 * i] * f[d + 3] + I[o + 3 * i + 1] * f[d + 4] + I[o + 3 * i + 2] * f[d + 5];
-      }
-    }
   }
 
   function result(exitFlag: ExitFlagCode): AssemblyResultOut {

@@ -82,14 +82,3 @@ export function mat3Invert(out: Vec, io: number, a: Vec, ia: number): number {
   out[io + 8] = (a0 * a4 - a1 * a3) * inv;
   return det;
 }
-
-/** True when the symmetric matrix is positive definite (Sylvester's criterion). */
-export function mat3IsSpd(a: Vec, ia = 0): boolean {
-  const m1 = a[ia];
-  const m2 = a[ia] * a[ia + 4] - a[ia + 1] * a[ia + 3];
-  const m3 =
-    a[ia] * (a[ia + 4] * a[ia + 8] - a[ia + 5] * a[ia + 7]) -
-    a[ia + 1] * (a[ia + 3] * a[ia + 8] - a[ia + 5] * a[ia + 6]) +
-    a[ia + 2] * (a[ia + 3] * a[ia + 7] - a[ia + 4] * a[ia + 6]);
-  return m1 > 0 && m2 > 0 && m3 > 0;
-}
