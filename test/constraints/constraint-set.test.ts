@@ -4,11 +4,15 @@
  * dense references computed here (dense M from masses and world inertias, dense
  * Gaussian elimination).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { JointSpec, MotorSpec } from "../../schemas/model";
 import { createConstraints } from "../../src/constraints/build";
 import { ConstraintSet } from "../../src/constraints/constraint-set";
-import { projectPositions, projectVelocities } from "../../src/constraints/project";
+import {
+  projectionWorkspace,
+  projectPositions,
+  projectVelocities,
+} from "../../src/constraints/project";
 import { MassSchurComplement } from "../../src/constraints/schur";
 import { SemidefiniteLdlt } from "../../src/constraints/semidefinite-ldlt";
 import { csrFromTriplets, csrToDense } from "../../src/math/csr";
@@ -333,6 +337,87 @@ describe("projections in the mass metric", () => {
     set.residual(0.3, c);
     expect(Math.max(...Array.from(c, Math.abs))).toBeLessThanOrEqual(1e-13);
     expect(res.residualNorm).toBe(Math.max(...Array.from(c, Math.abs)));
+  });
+
+  /** On C = 0 at t (full Newton), then every coordinate moved by up to ±size. */
+  function drifted(seed: number, size: number, t: number) {
+    const s = scene(seed, false);
+    const exact = { maxIterations: 30, relTolerance: 0, absTolerance: 0, residualTolerance: 1e-14 };
+    expect(projectPositions(s.sys, s.set, t, exact).converged).toBe(true);
+    const du = new Float64Array(s.sys.numDofs);
+    for (let i = 0; i < du.length; i++) du[i] = size * (2 * s.r() - 1);
+    addPositionIncrement(s.sys, du, 1);
+    return s;
+  }
+
+  it("chord iterations: one factorization for a small drift, to C = 0 as Newton", () => {
+    const options = {
+      maxIterations: 20,
+      relTolerance: 0,
+      absTolerance: 0,
+      residualTolerance: 1e-13,
+    };
+    const newton = drifted(7, 1e-5, 0.3);
+    const chord = drifted(7, 1e-5, 0.3);
+    const factor = vi.spyOn(projectionWorkspace(chord.set), "factorAt");
+    const rc = projectPositions(chord.sys, chord.set, 0.3, { ...options, chord: true });
+    const rn = projectPositions(newton.sys, newton.set, 0.3, options);
+    expect(factor).toHaveBeenCalledTimes(1);
+    expect(rc.converged).toBe(true);
+    expect(rc.iterations).toBeLessThanOrEqual(4);
+    const c = new Float64Array(chord.set.numRows);
+    chord.set.residual(0.3, c);
+    expect(Math.max(...Array.from(c, Math.abs))).toBeLessThanOrEqual(1e-13);
+    // Both are on C = 0, reached from the same point by updates that agree to first
+    // order: they differ by O(δq²) (δq ~ 1e-5 here).
+    expect(rn.converged).toBe(true);
+    for (let i = 0; i < chord.sys.pos.length; i++)
+      expect(Math.abs(chord.sys.pos[i] - newton.sys.pos[i])).toBeLessThan(1e-8);
+  });
+
+  it("chord iterations refactor when the drift is large and still reach C = 0", () => {
+    const { sys, set } = perturbed(5, 0.05);
+    const factor = vi.spyOn(projectionWorkspace(set), "factorAt");
+    const res = projectPositions(sys, set, 0.3, {
+      maxIterations: 20,
+      relTolerance: 0,
+      absTolerance: 0,
+      residualTolerance: 1e-13,
+      chord: true,
+    });
+    expect(res.converged).toBe(true);
+    expect(factor.mock.calls.length).toBeGreaterThan(1);
+    expect(factor.mock.calls.length).toBeLessThan(res.iterations);
+  });
+
+  it("velocity projection reusing an earlier factorization is the exact projection", () => {
+    // The chord corrections all lie in range(M⁻¹G(q)ᵀ) with G at the current positions
+    // and end on G v = −Ct: the unique mass-metric projection, whatever S was used.
+    const t = 0.25;
+    const { sys, set } = drifted(6, 1e-4, t);
+    projectionWorkspace(set).factorAt(t); // S at the perturbed positions
+    projectPositions(sys, set, t, {
+      maxIterations: 20,
+      relTolerance: 0,
+      absTolerance: 0,
+      residualTolerance: 1e-13,
+    });
+    const v0 = new Float64Array(sys.numDofs);
+    getVelocity(sys, v0);
+    set.updateJacobian(t);
+    const G = denseG(set);
+    const ct = new Float64Array(set.numRows);
+    set.velocityTerm(t, ct);
+    const MiGt = massSolveCols(denseMass(sys), transpose(G));
+    const rhs = G.map((row, i) => row.reduce((s, g, j) => s + g * v0[j], 0) + ct[i]);
+    const mu = solveDense(matmul(G, MiGt), rhs);
+    const vRef = Array.from(v0, (v, i) => v - MiGt[i].reduce((s, x, j) => s + x * mu[j], 0));
+    projectionWorkspace(set).factorAt(0); // a stale factorization (other time, same q)
+    const res = projectVelocities(sys, set, t, true);
+    expect(res.residualNorm).toBeLessThan(1e-11);
+    const v = new Float64Array(sys.numDofs);
+    getVelocity(sys, v);
+    for (let i = 0; i < v.length; i++) expect(v[i]).toBeCloseTo(vRef[i], 11);
   });
 
   it("velocity projection: G v = −Ct with the smallest kinetic-energy change", () => {
