@@ -34,7 +34,7 @@ export class DistanceJoint extends PairConstraint {
   }
 
   quadraticTerm(_t: number, out: Float64Array, off: number): void {
-    this.refresh();
+    this.refreshWithVelocities();
     out[off] = -distanceQuadraticPart(this.k);
   }
 }

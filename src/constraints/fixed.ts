@@ -69,7 +69,7 @@ export class FixedJoint extends PairConstraint {
   }
 
   quadraticTerm(_t: number, out: Float64Array, off: number): void {
-    this.refresh();
+    this.refreshWithVelocities();
     pointQuadratic(this.k, out, off);
     if (!this.aligns) return;
     this.orient();

@@ -48,19 +48,28 @@ export class PairKinematics {
   /** p_b − x_a: lever from a's centre of mass to b's attachment point. */
   readonly pbxa = new Float64Array(3);
 
-  /** Refreshes everything from the body system for bodies a, b and local points sa, sb. */
+  /**
+   * Refreshes the positions (x, R, r, p, d, p_b − x_a) from the body system for bodies a,
+   * b and local points sa, sb. Residuals and Jacobians need nothing else.
+   */
   update(sys: BodySystem, a: number, sa: Float64Array, b: number, sb: Float64Array): void {
-    readBody(sys, a, this.xa, this.Ra, this.va, this.wa);
-    readBody(sys, b, this.xb, this.Rb, this.vb, this.wb);
+    readPose(sys, a, this.xa, this.Ra);
+    readPose(sys, b, this.xb, this.Rb);
     rotate(this.ra, this.Ra, sa);
     rotate(this.rb, this.Rb, sb);
-    const t = scratchT;
     for (let i = 0; i < 3; i++) {
       this.pa[i] = this.xa[i] + this.ra[i];
       this.pb[i] = this.xb[i] + this.rb[i];
       this.d[i] = this.pb[i] - this.pa[i];
       this.pbxa[i] = this.pb[i] - this.xa[i];
     }
+  }
+
+  /** Then the velocities (v, ω, ḋ, ω × (ω × r)) for the quadratic-velocity terms. */
+  updateVelocities(sys: BodySystem, a: number, b: number): void {
+    readTwist(sys, a, this.va, this.wa);
+    readTwist(sys, b, this.vb, this.wb);
+    const t = scratchT;
     // ḋ = (v_b + ω_b × r_b) − (v_a + ω_a × r_a)
     cross3(t, 0, this.wb, 0, this.rb, 0);
     cross3(t, 3, this.wa, 0, this.ra, 0);
@@ -73,30 +82,35 @@ export class PairKinematics {
 
 const scratchT = new Float64Array(6);
 
-function readBody(
-  sys: BodySystem,
-  b: number,
-  x: Float64Array,
-  R: Float64Array,
-  v: Float64Array,
-  w: Float64Array,
-): void {
+/** Centre of mass and rotation of body b (the world frame for ground, b = −1). */
+function readPose(sys: BodySystem, b: number, x: Float64Array, R: Float64Array): void {
   if (b < 0) {
     x.fill(0);
     R.fill(0);
     R[0] = 1;
     R[4] = 1;
     R[8] = 1;
+    return;
+  }
+  x[0] = sys.pos[3 * b];
+  x[1] = sys.pos[3 * b + 1];
+  x[2] = sys.pos[3 * b + 2];
+  const rot = sys.rotation;
+  const o = 9 * b;
+  for (let i = 0; i < 9; i++) R[i] = rot[o + i];
+}
+
+/** Linear and angular velocity of body b (zero for ground). */
+function readTwist(sys: BodySystem, b: number, v: Float64Array, w: Float64Array): void {
+  if (b < 0) {
     v.fill(0);
     w.fill(0);
     return;
   }
   for (let i = 0; i < 3; i++) {
-    x[i] = sys.pos[3 * b + i];
     v[i] = sys.vel[3 * b + i];
     w[i] = sys.omega[3 * b + i];
   }
-  for (let i = 0; i < 9; i++) R[i] = sys.rotation[9 * b + i];
 }
 
 /** out = R s (R row-major 3×3). out must not alias s. */

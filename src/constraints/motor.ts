@@ -105,7 +105,7 @@ export class RevoluteMotor extends PairConstraint {
   }
 
   quadraticTerm(t: number, out: Float64Array, off: number): void {
-    this.refresh();
+    this.refreshWithVelocities();
     this.orient();
     out[off] = -angleQuadraticPart(this.k, this.ua, this.wa, this.ub) + this.drive.accel(t);
   }
@@ -157,7 +157,7 @@ export class PrismaticMotor extends PairConstraint {
   }
 
   quadraticTerm(t: number, out: Float64Array, off: number): void {
-    this.refresh();
+    this.refreshWithVelocities();
     this.worldA(this.local, 0, this.world, 0);
     out[off] = -alongQuadraticPart(this.k, this.world, 0) + this.drive.accel(t);
   }

@@ -55,9 +55,15 @@ export abstract class PairConstraint implements Constraint {
     this.reactB = new Float64Array(6 * rows);
   }
 
-  /** Re-reads the bodies' positions and velocities. */
+  /** Re-reads the bodies' positions (enough for residuals, Jacobians and reactions). */
   protected refresh(): void {
     this.k.update(this.sys, this.bodyA, this.sA, this.bodyB, this.sB);
+  }
+
+  /** Re-reads positions and velocities (for the quadratic-velocity terms). */
+  protected refreshWithVelocities(): void {
+    this.refresh();
+    this.k.updateVelocities(this.sys, this.bodyA, this.bodyB);
   }
 
   /** World vector → a's frame (for storing axes given in world coordinates). */

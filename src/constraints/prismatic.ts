@@ -71,7 +71,7 @@ export class PrismaticJoint extends PairConstraint {
   }
 
   quadraticTerm(_t: number, out: Float64Array, off: number): void {
-    this.refresh();
+    this.refreshWithVelocities();
     this.orient();
     const w = this.world;
     out[off] = -alongQuadraticPart(this.k, w, 3);

@@ -22,7 +22,7 @@ export class SphericalJoint extends PairConstraint {
   }
 
   quadraticTerm(_t: number, out: Float64Array, off: number): void {
-    this.refresh();
+    this.refreshWithVelocities();
     pointQuadratic(this.k, out, off);
   }
 }
