@@ -20,6 +20,13 @@
  * LATER row of a dependent set the dropped one (motors, stacked after the joints, are
  * dropped when a joint's rows already determine them).
  *
+ * Unsymmetric values on a symmetric pattern (S = G W⁻¹ Gᵀ with a block-diagonal but
+ * nonsymmetric W: gyroscopic and damping Jacobians) are factored as S = L D U with U unit
+ * upper triangular, U ≠ Lᵀ, on the same elimination tree and without pivoting (the
+ * symmetric part of such an S is positive definite for independent rows): column k of U
+ * comes from L⁻¹ S(0:k, k) as column k of Lᵀ does above, row k of L from U⁻ᵀ S(k, 0:k)ᵀ,
+ * and d_k = s_kk − Σ l_ki d_i u_ik; the same relative pivot test drops dependent rows.
+ *
  * The symbolic analysis (elimination tree, column counts) is done once per pattern;
  * numeric factorization and solves allocate nothing.
  */
@@ -40,6 +47,12 @@ export class SemidefiniteLdlt {
   private lp = new Int32Array(0);
   private li = new Int32Array(0);
   private lx = new Float64Array(0);
+  /** U's strictly upper entries, by rows, on L's pattern (ux = lx when symmetric). */
+  private ux = new Float64Array(0);
+  private uxOwn = new Float64Array(0);
+  /** For each stored entry p = (i, j) of the pattern: the slot of (j, i). */
+  private transposeSlot: Int32Array = new Int32Array(0);
+  private x = new Float64Array(0);
   private d = new Float64Array(0);
   private lnz = new Int32Array(0);
   private flag = new Int32Array(0);
@@ -50,11 +63,21 @@ export class SemidefiniteLdlt {
     this.pivotTolerance = pivotTolerance;
   }
 
-  /** Factors the symmetric matrix a (lower triangle read: entries with column ≤ row). */
-  factor(a: CsrMatrix): void {
+  /**
+   * Factors a. symmetric: a is symmetric and only its lower triangle (entries with column
+   * ≤ row) is read; otherwise a's pattern must be symmetric (its values need not be) and
+   * S = L D U is computed.
+   */
+  factor(a: CsrMatrix, symmetric = true): void {
     if (a.rowPtr !== this.rowPtrRef || a.colIdx !== this.colIdxRef || a.rows !== this.n)
       this.analyze(a);
-    this.numeric(a);
+    if (symmetric) {
+      this.ux = this.lx;
+      this.numeric(a);
+    } else {
+      this.ux = this.uxOwn;
+      this.numericUnsymmetric(a);
+    }
   }
 
   private analyze(a: CsrMatrix): void {
@@ -89,6 +112,10 @@ export class SemidefiniteLdlt {
     this.lp = lp;
     this.li = new Int32Array(lp[n]);
     this.lx = new Float64Array(lp[n]);
+    this.uxOwn = new Float64Array(lp[n]);
+    this.ux = this.lx;
+    this.x = new Float64Array(n);
+    this.transposeSlot = transposeSlots(a);
     this.d = new Float64Array(n);
     this.patt = new Int32Array(n);
     this.y = new Float64Array(n);
@@ -151,10 +178,78 @@ export class SemidefiniteLdlt {
     this.rank = rank;
   }
 
+  /** L D U of a matrix with symmetric pattern (see the header); same steps as numeric. */
+  private numericUnsymmetric(a: CsrMatrix): void {
+    const n = this.n;
+    const { rowPtr, colIdx, values } = a;
+    const { parent, lp, li, lx, ux, d, lnz, flag, patt, y, x, dropped, transposeSlot } = this;
+    const tol = this.pivotTolerance;
+    let rank = 0;
+    for (let k = 0; k < n; k++) {
+      // y ← S(0:k, k) (column k, upper part), x ← S(k, 0:k) (row k, lower part)
+      y[k] = 0;
+      x[k] = 0;
+      let top = n;
+      flag[k] = k;
+      lnz[k] = 0;
+      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+        let i = colIdx[p];
+        if (i > k) continue;
+        x[i] += values[p];
+        y[i] += values[transposeSlot[p]];
+        let len = 0;
+        while (flag[i] !== k) {
+          patt[len++] = i;
+          flag[i] = k;
+          i = parent[i];
+        }
+        while (len > 0) patt[--top] = patt[--len];
+      }
+      const skk = x[k];
+      let dk = skk;
+      y[k] = 0;
+      x[k] = 0;
+      const top0 = top;
+      for (; top < n; top++) {
+        const i = patt[top];
+        const yi = y[i]; // d_i u_ik
+        const xi = x[i]; // d_i l_ki
+        y[i] = 0;
+        x[i] = 0;
+        const p2 = lp[i] + lnz[i];
+        for (let p = lp[i]; p < p2; p++) {
+          y[li[p]] -= lx[p] * yi;
+          x[li[p]] -= ux[p] * xi;
+        }
+        const lki = dropped[i] ? 0 : xi / d[i];
+        const uik = dropped[i] ? 0 : yi / d[i];
+        dk -= lki * yi;
+        li[p2] = k;
+        lx[p2] = lki;
+        ux[p2] = uik;
+        lnz[i]++;
+      }
+      if (!(skk > 0) || !(dk > tol * skk)) {
+        dropped[k] = 1;
+        d[k] = 1;
+        for (let q = top0; q < n; q++) {
+          const i = patt[q];
+          lx[lp[i] + lnz[i] - 1] = 0;
+          ux[lp[i] + lnz[i] - 1] = 0;
+        }
+      } else {
+        dropped[k] = 0;
+        d[k] = dk;
+        rank++;
+      }
+    }
+    this.rank = rank;
+  }
+
   /** x = S⁺-like solution: S x = b on the kept rows, x = 0 on dropped rows. x may alias b. */
   solve(b: Float64Array, x: Float64Array): void {
     const n = this.n;
-    const { lp, li, lx, d, dropped } = this;
+    const { lp, li, lx, ux, d, dropped } = this;
     if (x !== b) for (let i = 0; i < n; i++) x[i] = b[i];
     for (let j = 0; j < n; j++) {
       const xj = x[j];
@@ -164,8 +259,25 @@ export class SemidefiniteLdlt {
     for (let j = 0; j < n; j++) x[j] = dropped[j] ? 0 : x[j] / d[j];
     for (let j = n - 1; j >= 0; j--) {
       let s = x[j];
-      for (let p = lp[j]; p < lp[j + 1]; p++) s -= lx[p] * x[li[p]];
+      for (let p = lp[j]; p < lp[j + 1]; p++) s -= ux[p] * x[li[p]];
       x[j] = s;
     }
   }
+}
+
+/** For each entry p = (i, j) of a CSR matrix with symmetric pattern, the slot of (j, i). */
+function transposeSlots(a: CsrMatrix): Int32Array {
+  const { rows, rowPtr, colIdx } = a;
+  const slot = new Int32Array(rowPtr[rows]);
+  const next = Int32Array.from(rowPtr.subarray(0, rows));
+  // Walking rows in order visits the entries (j, i) of column i by increasing j, which
+  // is the order of row i's columns (ascending): next[i] runs along row i.
+  for (let r = 0; r < rows; r++)
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) {
+      const c = colIdx[p];
+      const q = next[c]++;
+      if (colIdx[q] !== r) throw new Error("semidefinite-ldlt: the pattern is not symmetric");
+      slot[p] = q;
+    }
+  return slot;
 }

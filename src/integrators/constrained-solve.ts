@@ -12,7 +12,8 @@
  *   redundant joints give finite, minimum-norm-like multipliers.
  * - W block-diagonal (per-body Jacobians only: gyroscopic terms, dampers; no coupling
  *   springs): the same Schur complement with W's inverted diagonal blocks; S may be
- *   nonsymmetric and is factored by sparse LU. For a chain S is block tridiagonal, so a
+ *   nonsymmetric (its pattern is symmetric) and is factored as L D U by the same
+ *   semidefinite factorization, without pivoting. For a chain S is block tridiagonal, so a
  *   step costs O(links).
  * - otherwise: the whole saddle-point matrix (KktMatrix) by sparse LU with pivoting
  *   (W may be nonsymmetric: gyroscopic and damping Jacobians).
@@ -42,17 +43,6 @@ function maxInverseDiagonal(a: CsrMatrix): number {
   return m;
 }
 
-/** A += (rel · max_i A_ii) I on the stored diagonal (S is positive on its diagonal). */
-function regularizeDiagonal(a: CsrMatrix, rel: number): void {
-  let d = 0;
-  for (let i = 0; i < a.rows; i++)
-    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
-      if (a.colIdx[k] === i) d = Math.max(d, a.values[k]);
-  const eps = rel * d;
-  for (let i = 0; i < a.rows; i++)
-    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) if (a.colIdx[k] === i) a.values[k] += eps;
-}
-
 export class ConstrainedSolve {
   private readonly n: number;
   private readonly m: number;
@@ -69,7 +59,6 @@ export class ConstrainedSolve {
   /** Inverses of W's diagonal blocks (block-diagonal path), per body at blockInverseOffset. */
   private readonly blockInverse: Float64Array;
   private readonly blockInverseOffset: Int32Array;
-  private readonly schurLu = new SparseLuSolver({});
   private readonly work36 = new Float64Array(36);
 
   constructor(
@@ -135,9 +124,10 @@ export class ConstrainedSolve {
         return false;
     }
     this.mode = "blocks";
-    const S = this.schur.updateBlockInverse(this.blockInverse, this.blockInverseOffset);
-    regularizeDiagonal(S, REGULARIZATION);
-    this.schurLu.factor(S);
+    this.schurLdlt.factor(
+      this.schur.updateBlockInverse(this.blockInverse, this.blockInverseOffset),
+      false,
+    );
     return true;
   }
 
@@ -166,7 +156,7 @@ export class ConstrainedSolve {
       this.blockSolve(r, this.tmpN);
       this.set.multiply(this.tmpN, this.tmpM);
       for (let i = 0; i < m; i++) this.tmpM[i] -= rc[i];
-      this.schurLu.solve(this.tmpM, lambda);
+      this.schurLdlt.solve(this.tmpM, lambda);
       this.set.multiplyTranspose(lambda, this.tmpN);
       for (let i = 0; i < n; i++) this.tmpN[i] = r[i] - this.tmpN[i];
       this.blockSolve(this.tmpN, da);

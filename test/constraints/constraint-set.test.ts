@@ -262,6 +262,102 @@ describe("SemidefiniteLdlt", () => {
     }
   });
 
+  /** S = A B Aᵀ with B = I + skew (nonsymmetric, positive definite symmetric part), only
+   * the structural nonzeros stored (a symmetric pattern). */
+  function skewGram(rows: number[][], skew: number[][]) {
+    const m = rows.length;
+    const n = rows[0].length;
+    const B = (k: number, l: number) => (k === l ? 1 : 0) + skew[k][l] - skew[l][k];
+    const ri: number[] = [];
+    const ci: number[] = [];
+    const vi: number[] = [];
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < m; j++) {
+        let v = 0;
+        let structural = false;
+        for (let k = 0; k < n; k++)
+          for (let l = 0; l < n; l++) {
+            if (rows[i][k] === 0 || rows[j][l] === 0) continue;
+            structural = true;
+            v += rows[i][k] * B(k, l) * rows[j][l];
+          }
+        if (!structural) continue;
+        ri.push(i);
+        ci.push(j);
+        vi.push(v);
+      }
+    return csrFromTriplets(m, m, ri, ci, vi);
+  }
+
+  /** Rows supported on 3 consecutive columns: a banded, chain-like pattern. */
+  function bandRows(r: () => number, m: number) {
+    return Array.from({ length: m }, (_, i) =>
+      Array.from({ length: m + 2 }, (_, k) => (k >= i && k < i + 3 ? 2 * r() - 1 : 0)),
+    );
+  }
+
+  it("unsymmetric values on a symmetric pattern: S = L D U matches a dense solve", () => {
+    const r = rng(10);
+    const m = 12;
+    const rows = bandRows(r, m);
+    const skew = Array.from({ length: m + 2 }, () =>
+      Array.from({ length: m + 2 }, () => 0.3 * r()),
+    );
+    const S = skewGram(rows, skew);
+    const Sd = csrToDense(S);
+    expect(Math.abs(Sd[1] - Sd[m])).toBeGreaterThan(1e-3); // really unsymmetric
+    const f = new SemidefiniteLdlt();
+    f.factor(S, false);
+    expect(f.rank).toBe(m);
+    const b = Float64Array.from({ length: m }, () => 2 * r() - 1);
+    const x = new Float64Array(m);
+    f.solve(b, x);
+    const ref = solveDense(
+      Array.from({ length: m }, (_, i) => Array.from(Sd.subarray(m * i, m * i + m))),
+      Array.from(b),
+    );
+    const scale = Math.max(...ref.map(Math.abs));
+    for (let i = 0; i < m; i++) expect(Math.abs(x[i] - ref[i])).toBeLessThan(1e-10 * scale);
+    // the same factorization object then factors a symmetric matrix (U = Lᵀ again)
+    const sym = gram(rows);
+    f.factor(sym);
+    f.solve(b, x);
+    const Sy = csrToDense(sym);
+    const refSym = solveDense(
+      Array.from({ length: m }, (_, i) => Array.from(Sy.subarray(m * i, m * i + m))),
+      Array.from(b),
+    );
+    const scaleSym = Math.max(...refSym.map(Math.abs));
+    for (let i = 0; i < m; i++) expect(Math.abs(x[i] - refSym[i])).toBeLessThan(1e-10 * scaleSym);
+  });
+
+  it("unsymmetric: drops dependent rows and solves consistent systems exactly", () => {
+    const r = rng(11);
+    const base = Array.from({ length: 4 }, () => Array.from({ length: 6 }, () => 2 * r() - 1));
+    const rows = [base[0], base[1], base[0].map((v, i) => v - 2 * base[1][i]), base[2], base[3]];
+    const skew = Array.from({ length: 6 }, () => Array.from({ length: 6 }, () => 0.3 * r()));
+    const S = skewGram(rows, skew);
+    const f = new SemidefiniteLdlt();
+    f.factor(S, false);
+    expect(Array.from(f.dropped)).toEqual([0, 0, 1, 0, 0]);
+    const Sd = csrToDense(S);
+    const m = rows.length;
+    const y = Array.from({ length: m }, () => r());
+    const b = Float64Array.from({ length: m }, (_, i) =>
+      y.reduce((s, yj, j) => s + Sd[i * m + j] * yj, 0),
+    );
+    const x = new Float64Array(m);
+    f.solve(b, x);
+    expect(x[2]).toBe(0);
+    for (let i = 0; i < m; i++) {
+      const sx = Array.from({ length: m }, (_, j) => Sd[i * m + j] * x[j]).reduce(
+        (s, v) => s + v,
+        0,
+      );
+      expect(Math.abs(sx - b[i])).toBeLessThan(1e-11 * (1 + Math.abs(b[i])));
+    }
+  });
+
   it("matches a dense solve when definite", () => {
     const r = rng(9);
     const rows = Array.from({ length: 6 }, () => Array.from({ length: 9 }, () => 2 * r() - 1));
