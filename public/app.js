@@ -2,12 +2,22 @@
 // run / pause / step / reset it at a chosen real-time factor, and watch it live over the
 // session's WebSocket stream (3-D view, time plots, solver figures). The stream reconnects
 // when it drops. window.moreauDashboard exposes the page's state for tests and debugging.
+// A server with access control answers 401: the page then asks for an API key, keeps it
+// for the tab (sessionStorage) and sends it with its API calls and stream.
 import { MoreauApiError, MoreauClient } from "./client.js";
 import { TimePlot } from "./plots.js";
 import { Viewer } from "./viewer.js";
 
 const $ = (id) => document.getElementById(id);
-const client = new MoreauClient(location.origin);
+const KEY_STORAGE = "moreau.apiKey";
+
+/** The API client with the key entered in this tab, if any. */
+function makeClient() {
+  const apiKey = sessionStorage.getItem(KEY_STORAGE) ?? undefined;
+  return new MoreauClient(location.origin, { apiKey });
+}
+
+let client = makeClient();
 
 const ui = {
   example: $("example-select"),
@@ -33,6 +43,8 @@ const ui = {
   plotBody: $("plot-body"),
   plotQuantity: $("plot-quantity"),
   legend: $("legend"),
+  keyForm: $("key-form"),
+  key: $("api-key"),
 };
 
 const viewer = new Viewer($("view"));
@@ -73,9 +85,31 @@ async function guarded(what, fn) {
     return await fn();
   } catch (err) {
     say(`${what} failed: ${describeError(err)}`, true);
+    if (err instanceof MoreauApiError && err.status === 401) askForKey();
     return undefined;
   }
 }
+
+// ------------------------------------------------------------------ API key
+
+function askForKey() {
+  ui.keyForm.hidden = false;
+  ui.key.focus();
+}
+
+ui.keyForm.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const key = ui.key.value.trim();
+  if (key) sessionStorage.setItem(KEY_STORAGE, key);
+  else sessionStorage.removeItem(KEY_STORAGE);
+  client = makeClient();
+  ui.key.value = "";
+  ui.keyForm.hidden = true;
+  guarded("listing sessions", async () => {
+    await refreshSessions();
+    say(key ? "API key set for this tab" : "API key cleared");
+  });
+});
 
 // ------------------------------------------------------------------ models
 

@@ -39,6 +39,13 @@ export class MoreauConnectionError extends Error {
   }
 }
 
+/** The subprotocol that carries an API key on a WebSocket upgrade: bearer.<base64url(key)>. */
+function bearerProtocol(key) {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(key)) binary += String.fromCharCode(byte);
+  return `bearer.${btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+}
+
 /** Close codes after which reconnecting is pointless (1000: session deleted). */
 const FINAL_CLOSE_CODES = new Set([1000, 1008, 1003]);
 
@@ -50,8 +57,10 @@ const FINAL_CLOSE_CODES = new Set([1000, 1008, 1003]);
  * a delay doubling from initialDelayMs to maxDelayMs.
  */
 export class SessionStream {
-  constructor(url, reconnect, handlers, WebSocketImpl, sessionExists) {
+  /** protocols: the WebSocket subprotocols to offer (the API key's, see MoreauClient) */
+  constructor(url, reconnect, handlers, WebSocketImpl, sessionExists, protocols) {
     this.url = url;
+    this.protocols = protocols;
     const r = typeof reconnect === "object" && reconnect ? reconnect : {};
     this.reconnectEnabled = reconnect !== false;
     this.initialDelayMs = r.initialDelayMs ?? 250;
@@ -130,7 +139,7 @@ export class SessionStream {
     if (this.stopped) return;
     let ws;
     try {
-      ws = new this.WebSocketImpl(this.url);
+      ws = new this.WebSocketImpl(this.url, this.protocols);
     } catch (err) {
       this.handlers.onError?.(err);
       this.scheduleReconnect(0, String(err));
@@ -208,13 +217,15 @@ export class MoreauClient {
    * @param {string | URL} baseUrl e.g. location.origin
    * @param {{ fetch?: typeof fetch, headers?: Record<string, string>, timeoutMs?: number,
    *           apiKey?: string, WebSocket?: typeof WebSocket }} [options]
-   * (a browser cannot send the key with a WebSocket upgrade: the REST calls carry it)
+   * A browser cannot set headers on a WebSocket upgrade: with apiKey the stream offers the
+   * subprotocols ["moreau", "bearer." + base64url(apiKey)] instead (src/server/auth.ts).
    */
   constructor(baseUrl, options = {}) {
     this.baseUrl = String(baseUrl).replace(/\/+$/, "");
     this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.headers = { ...options.headers };
     if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
+    this.streamProtocols = options.apiKey ? ["moreau", bearerProtocol(options.apiKey)] : undefined;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.WebSocketImpl = options.WebSocket ?? globalThis.WebSocket;
   }
@@ -304,6 +315,7 @@ export class MoreauClient {
       handlers,
       this.WebSocketImpl,
       exists,
+      this.streamProtocols,
     );
   }
 

@@ -9,7 +9,9 @@
  * - the model files of examples/ under /examples/<name>.json, and their list at
  *   GET /examples (`{ examples: [{ id, name, file, bodies, joints, forces, contact,
  *   integrator }] }`) for the dashboard's model picker.
- * These routes are hidden from the OpenAPI document (they are not part of API v1).
+ * These routes are hidden from the OpenAPI document (they are not part of API v1) and are
+ * public when access control is on (they hold no data; the page asks for a key and sends
+ * it with its API calls and stream: src/server/auth.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -86,6 +88,10 @@ export function listExamples(dir = EXAMPLES_DIR): ExampleEntry[] {
 }
 
 const dashboard: FastifyPluginAsync = async (app) => {
+  // every route of this plugin (and of @fastify/static inside it) is public
+  app.addHook("onRoute", (route) => {
+    route.config = { ...route.config, public: true };
+  });
   await app.register(fastifyStatic, {
     root: PUBLIC_DIR,
     prefix: "/",

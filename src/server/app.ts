@@ -24,7 +24,7 @@ import healthRoutes from "../../routes/health";
 import metricsRoutes from "../../routes/metrics";
 import sessionRoutes from "../../routes/sessions";
 import streamRoutes from "../../routes/stream";
-import { installAuth, PUBLIC_PATHS, pathOf } from "./auth";
+import { installAuth, PUBLIC_PATHS, pathOf, WS_PROTOCOL } from "./auth";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
 import { ApiError, installErrorHandlers, RequestValidationError, toApiError } from "./errors";
@@ -129,7 +129,12 @@ export async function buildApp(input: ConfigInput | Config = {}) {
 
   await app.register(docsRoutes);
   await app.register(websocket, {
-    options: { maxPayload: 64 * 1024 },
+    // the stream's subprotocol when the client offers it (a browser sending its key as
+    // a `bearer.` subprotocol must be answered with one it offered: auth.ts)
+    options: {
+      maxPayload: 64 * 1024,
+      handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    },
     // streams are closed by the session manager with 1001 in its own preClose
     preClose: (done) => done(),
   });

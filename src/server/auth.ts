@@ -1,9 +1,13 @@
 /**
  * Access control with API keys (API_KEY / API_KEYS). When keys are configured, every
- * request but GET /health and GET /ready (WebSocket upgrades included: they are GET
- * requests that pass the same onRequest hook before any upgrade) must carry
+ * request but GET /health, GET /ready and the routes marked `config: { public: true }`
+ * (the dashboard's page and assets, which hold no data) must carry
  * `Authorization: Bearer <key>`; otherwise it is answered 401 `unauthorized` with
- * `WWW-Authenticate: Bearer`. The request's `owner` is then the key's id: the first 16 hex
+ * `WWW-Authenticate: Bearer`. WebSocket upgrades pass the same onRequest hook before any
+ * upgrade; since a browser cannot set headers on one, an upgrade may instead carry the key
+ * as the subprotocol `bearer.<base64url(key)>` next to `moreau`
+ * (`new WebSocket(url, ["moreau", "bearer." + base64url(key)])`), the server selecting
+ * `moreau` (never echoing the key). The request's `owner` is then the key's id: the first 16 hex
  * digits of its sha256, which is what sessions, checkpoints and logs keep (never the key).
  * Keys are compared through their digests with timingSafeEqual, so the comparison time does
  * not depend on how much of a guess is right. Without keys `owner` is null and every
@@ -20,8 +24,35 @@ declare module "fastify" {
   }
 }
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Served without a key when access control is on (no data behind the route). */
+    public?: boolean;
+  }
+}
+
 /** Paths served without a key (liveness and readiness probes). */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/health", "/ready"]);
+
+/** The WebSocket subprotocol of the stream; the server selects it when offered. */
+export const WS_PROTOCOL = "moreau";
+const BEARER_PROTOCOL = "bearer.";
+
+/** The subprotocol entry that carries a key on a WebSocket upgrade (browsers). */
+export function bearerProtocol(key: string): string {
+  return BEARER_PROTOCOL + Buffer.from(key, "utf8").toString("base64url");
+}
+
+/** The key of a `bearer.<base64url>` entry of Sec-WebSocket-Protocol, or null. */
+function keyFromProtocols(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  for (const entry of header.split(",")) {
+    const p = entry.trim();
+    if (p.startsWith(BEARER_PROTOCOL))
+      return Buffer.from(p.slice(BEARER_PROTOCOL.length), "base64url").toString("utf8");
+  }
+  return null;
+}
 
 export function keyId(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex").slice(0, 16);
@@ -49,19 +80,24 @@ export function installAuth(app: FastifyInstance, keys: readonly string[]): void
       req.raw.socket?.destroy();
   });
   app.addHook("onRequest", async (req, reply) => {
-    if (PUBLIC_PATHS.has(pathOf(req))) return;
+    if (PUBLIC_PATHS.has(pathOf(req)) || req.routeOptions.config?.public === true) return;
     const header = req.headers.authorization;
     const m = typeof header === "string" ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
-    if (m === null) {
+    const wsKey =
+      header === undefined && req.raw.headers.upgrade !== undefined
+        ? keyFromProtocols(req.headers["sec-websocket-protocol"])
+        : null;
+    const key = m?.[1] ?? wsKey;
+    if (key == null) {
       reply.header("www-authenticate", 'Bearer realm="moreau"');
       throw new ApiError(
         "unauthorized",
         header === undefined
-          ? "this server needs an API key: send Authorization: Bearer <key>"
+          ? "this server needs an API key: send Authorization: Bearer <key> (a browser's WebSocket: the subprotocol bearer.<base64url(key)>)"
           : "malformed Authorization header: expected Bearer <key>",
       );
     }
-    const d = digest(m[1]);
+    const d = digest(key);
     let id: string | null = null;
     for (const k of known) if (timingSafeEqual(d, k.digest)) id = k.id;
     if (id === null) {

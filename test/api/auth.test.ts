@@ -9,7 +9,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import type { MoreauApp } from "../../src/server/app";
-import { keyId } from "../../src/server/auth";
+import { bearerProtocol, keyId } from "../../src/server/auth";
 import { fallingBody, listen, startApp } from "./helpers";
 
 const A = "alpha-key-0123456789";
@@ -40,11 +40,17 @@ async function create(key: string): Promise<string> {
   return r.body.id as string;
 }
 
-/** Status of a WebSocket upgrade (101 when it opened). */
-function upgrade(path: string, headers: Record<string, string> = {}): Promise<number> {
+/** Status of a WebSocket upgrade (101 when it opened) and the subprotocol selected. */
+function upgrade(
+  path: string,
+  headers: Record<string, string> = {},
+  protocols: string[] = [],
+  selected: { protocol?: string } = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, protocols, { headers });
     ws.once("open", () => {
+      selected.protocol = ws.protocol;
       ws.close();
       resolve(101);
     });
@@ -126,6 +132,28 @@ describe("with API keys", () => {
     expect(await upgrade(`/v1/sessions/${a}/stream`, as(B))).toBe(404);
     expect(await upgrade(`/v1/sessions/${a}/stream`, as(A))).toBe(101);
     await api().delete(`/v1/sessions/${a}`).set(as(A)).expect(204);
+  });
+
+  it("a browser's upgrade may carry the key as the subprotocol bearer.<base64url(key)>", async () => {
+    const a = await create(A);
+    const path = `/v1/sessions/${a}/stream`;
+    const selected: { protocol?: string } = {};
+    expect(await upgrade(path, {}, ["moreau", bearerProtocol(A)], selected)).toBe(101);
+    expect(selected.protocol).toBe("moreau"); // the key is never echoed
+    expect(await upgrade(path, {}, ["moreau", bearerProtocol("wrong-key-000000")])).toBe(401);
+    expect(await upgrade(path, {}, ["moreau", bearerProtocol(B)])).toBe(404);
+    // only upgrades: a REST call with the protocol header is still refused
+    await api().get("/v1/sessions").set("sec-websocket-protocol", bearerProtocol(A)).expect(401);
+    await api().delete(`/v1/sessions/${a}`).set(as(A)).expect(204);
+  });
+
+  it("the dashboard page and its assets are public (no data); its API calls are not", async () => {
+    for (const path of ["/", "/app.js", "/client.js", "/style.css", "/examples"]) {
+      const r = await api().get(path);
+      expect(r.status, path).toBe(200);
+    }
+    await api().get("/vendor/uplot/uPlot.esm.js").expect(200);
+    await api().get("/v1/sessions").expect(401);
   });
 
   it("a key may own MAX_SESSIONS_PER_KEY sessions; other keys are not affected", async () => {

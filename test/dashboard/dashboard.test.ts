@@ -9,71 +9,33 @@
  * step / reset work, and an uploaded model file creates a session. A screenshot of the
  * page is saved to test/dashboard/__screenshots__/dashboard.png.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp, type MoreauApp } from "../../src/server/app";
+import type { MoreauApp } from "../../src/server/app";
+import { type DashboardHarness, startDashboard } from "./browser";
 
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--use-gl=angle",
-  "--use-angle=swiftshader",
-  "--enable-unsafe-swiftshader",
-];
 
+let h: DashboardHarness;
 let app: MoreauApp;
 let base: string;
-let context: BrowserContext;
 let page: Page;
 let userDataDir: string;
-const pageErrors: string[] = [];
+let pageErrors: string[];
 
 beforeAll(async () => {
-  app = await buildApp({ workers: 1, logLevel: "silent" });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  userDataDir = mkdtempSync(join(tmpdir(), "moreau-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1200, height: 720 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
-  page.on("pageerror", (e) => pageErrors.push(e.message));
+  h = await startDashboard();
+  ({ app, base, page, userDataDir, pageErrors } = h);
 });
 
 afterAll(async () => {
-  await context?.close();
-  await app?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  await h?.close();
 });
 
-const dash = <T>(fn: string) =>
-  page.evaluate(`(() => { const d = window.moreauDashboard; return ${fn}; })()`) as Promise<T>;
-
-async function waitDash(cond: string, timeout = 10_000) {
-  await page.waitForFunction(
-    `(() => { const d = window.moreauDashboard; return ${cond}; })()`,
-    null,
-    {
-      timeout,
-      polling: 50,
-    },
-  );
-}
+const dash = <T>(expr: string) => h.dash<T>(expr);
+const waitDash = (cond: string, timeout?: number) => h.waitDash(cond, timeout);
 
 /** expect.poll with a time limit suited to a loaded machine */
 const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
