@@ -71,13 +71,8 @@ export class SemidefiniteLdlt {
   factor(a: CsrMatrix, symmetric = true): void {
     if (a.rowPtr !== this.rowPtrRef || a.colIdx !== this.colIdxRef || a.rows !== this.n)
       this.analyze(a);
-    if (symmetric) {
-      this.ux = this.lx;
-      this.numeric(a);
-    } else {
-      this.ux = this.uxOwn;
-      this.numericUnsymmetric(a);
-    }
+    this.ux = symmetric ? this.lx : this.uxOwn;
+    this.numeric(a, symmetric);
   }
 
   private analyze(a: CsrMatrix): void {
@@ -122,64 +117,12 @@ export class SemidefiniteLdlt {
     this.dropped = new Uint8Array(n);
   }
 
-  private numeric(a: CsrMatrix): void {
-    const n = this.n;
-    const { rowPtr, colIdx, values } = a;
-    const { parent, lp, li, lx, d, lnz, flag, patt, y, dropped } = this;
-    const tol = this.pivotTolerance;
-    let rank = 0;
-    for (let k = 0; k < n; k++) {
-      y[k] = 0;
-      let top = n;
-      flag[k] = k;
-      lnz[k] = 0;
-      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
-        let i = colIdx[p];
-        if (i > k) continue;
-        y[i] += values[p];
-        let len = 0;
-        while (flag[i] !== k) {
-          patt[len++] = i;
-          flag[i] = k;
-          i = parent[i];
-        }
-        while (len > 0) patt[--top] = patt[--len];
-      }
-      const skk = y[k];
-      let dk = skk;
-      y[k] = 0;
-      const top0 = top;
-      for (; top < n; top++) {
-        const i = patt[top];
-        const yi = y[i];
-        y[i] = 0;
-        const p2 = lp[i] + lnz[i];
-        for (let p = lp[i]; p < p2; p++) y[li[p]] -= lx[p] * yi;
-        const lki = dropped[i] ? 0 : yi / d[i];
-        dk -= lki * yi;
-        li[p2] = k;
-        lx[p2] = lki;
-        lnz[i]++;
-      }
-      if (!(skk > 0) || !(dk > tol * skk)) {
-        dropped[k] = 1;
-        d[k] = 1;
-        // Remove row k from L: its entries are the last ones appended to each column.
-        for (let q = top0; q < n; q++) {
-          const i = patt[q];
-          lx[lp[i] + lnz[i] - 1] = 0;
-        }
-      } else {
-        dropped[k] = 0;
-        d[k] = dk;
-        rank++;
-      }
-    }
-    this.rank = rank;
-  }
-
-  /** L D U of a matrix with symmetric pattern (see the header); same steps as numeric. */
-  private numericUnsymmetric(a: CsrMatrix): void {
+  /**
+   * Row k of L and column k of U by the sparse triangular solves of the header, over the
+   * reach of row k's pattern in the elimination tree. Symmetric: y serves as both (ux and
+   * lx are the same array, x is unused).
+   */
+  private numeric(a: CsrMatrix, symmetric: boolean): void {
     const n = this.n;
     const { rowPtr, colIdx, values } = a;
     const { parent, lp, li, lx, ux, d, lnz, flag, patt, y, x, dropped, transposeSlot } = this;
@@ -195,8 +138,11 @@ export class SemidefiniteLdlt {
       for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
         let i = colIdx[p];
         if (i > k) continue;
-        x[i] += values[p];
-        y[i] += values[transposeSlot[p]];
+        if (symmetric) y[i] += values[p];
+        else {
+          y[i] += values[transposeSlot[p]];
+          x[i] += values[p];
+        }
         let len = 0;
         while (flag[i] !== k) {
           patt[len++] = i;
@@ -205,7 +151,7 @@ export class SemidefiniteLdlt {
         }
         while (len > 0) patt[--top] = patt[--len];
       }
-      const skk = x[k];
+      const skk = symmetric ? y[k] : x[k];
       let dk = skk;
       y[k] = 0;
       x[k] = 0;
@@ -213,25 +159,26 @@ export class SemidefiniteLdlt {
       for (; top < n; top++) {
         const i = patt[top];
         const yi = y[i]; // d_i u_ik
-        const xi = x[i]; // d_i l_ki
         y[i] = 0;
-        x[i] = 0;
         const p2 = lp[i] + lnz[i];
-        for (let p = lp[i]; p < p2; p++) {
-          y[li[p]] -= lx[p] * yi;
-          x[li[p]] -= ux[p] * xi;
+        for (let p = lp[i]; p < p2; p++) y[li[p]] -= lx[p] * yi;
+        let xi = yi; // d_i l_ki
+        if (!symmetric) {
+          xi = x[i];
+          x[i] = 0;
+          for (let p = lp[i]; p < p2; p++) x[li[p]] -= ux[p] * xi;
         }
         const lki = dropped[i] ? 0 : xi / d[i];
-        const uik = dropped[i] ? 0 : yi / d[i];
         dk -= lki * yi;
         li[p2] = k;
         lx[p2] = lki;
-        ux[p2] = uik;
+        if (!symmetric) ux[p2] = dropped[i] ? 0 : yi / d[i];
         lnz[i]++;
       }
       if (!(skk > 0) || !(dk > tol * skk)) {
         dropped[k] = 1;
         d[k] = 1;
+        // Remove row k from L (and column k from U): the last entries of each column.
         for (let q = top0; q < n; q++) {
           const i = patt[q];
           lx[lp[i] + lnz[i] - 1] = 0;

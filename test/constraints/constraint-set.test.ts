@@ -15,7 +15,7 @@ import {
 } from "../../src/constraints/project";
 import { MassSchurComplement } from "../../src/constraints/schur";
 import { SemidefiniteLdlt } from "../../src/constraints/semidefinite-ldlt";
-import { csrFromTriplets, csrToDense } from "../../src/math/csr";
+import { type CsrMatrix, csrFromTriplets, csrToDense } from "../../src/math/csr";
 import { quatDifference } from "../../src/math/quat";
 import {
   addPositionIncrement,
@@ -223,6 +223,24 @@ describe("SemidefiniteLdlt", () => {
     return csrFromTriplets(m, m, ri, ci, vi);
   }
 
+  /** For b = S y in range(S): S x = b to tol (relative) and x = 0 on the dropped rows. */
+  function expectConsistentSolve(f: SemidefiniteLdlt, S: CsrMatrix, r: () => number, tol: number) {
+    const Sd = csrToDense(S);
+    const m = S.rows;
+    const y = Array.from({ length: m }, () => r());
+    const b = Float64Array.from({ length: m }, (_, i) =>
+      y.reduce((s, yj, j) => s + Sd[i * m + j] * yj, 0),
+    );
+    const x = new Float64Array(m);
+    f.solve(b, x);
+    for (let i = 0; i < m; i++) {
+      let sx = 0;
+      for (let j = 0; j < m; j++) sx += Sd[i * m + j] * x[j];
+      expect(Math.abs(sx - b[i])).toBeLessThan(tol * (1 + Math.abs(b[i])));
+      if (f.dropped[i]) expect(x[i]).toBe(0);
+    }
+  }
+
   it("drops the later row of each dependent set and solves consistent systems exactly", () => {
     const r = rng(8);
     const base = Array.from({ length: 5 }, () => Array.from({ length: 7 }, () => 2 * r() - 1));
@@ -243,23 +261,7 @@ describe("SemidefiniteLdlt", () => {
     f.factor(S);
     expect(Array.from(f.dropped)).toEqual([0, 0, 1, 0, 1, 0, 0, 1]);
     expect(f.rank).toBe(5);
-    // b in range(S): b = S y
-    const Sd = csrToDense(S);
-    const m = rows.length;
-    const y = Array.from({ length: m }, () => r());
-    const b = Float64Array.from({ length: m }, (_, i) =>
-      y.reduce((s, yj, j) => s + Sd[i * m + j] * yj, 0),
-    );
-    const x = new Float64Array(m);
-    f.solve(b, x);
-    for (let i = 0; i < m; i++) {
-      const sx = Array.from({ length: m }, (_, j) => Sd[i * m + j] * x[j]).reduce(
-        (s, v) => s + v,
-        0,
-      );
-      expect(Math.abs(sx - b[i])).toBeLessThan(1e-12 * (1 + Math.abs(b[i])));
-      if (f.dropped[i]) expect(x[i]).toBe(0);
-    }
+    expectConsistentSolve(f, S, r, 1e-12);
   });
 
   /** S = A B Aᵀ with B = I + skew (nonsymmetric, positive definite symmetric part), only
@@ -340,22 +342,8 @@ describe("SemidefiniteLdlt", () => {
     const f = new SemidefiniteLdlt();
     f.factor(S, false);
     expect(Array.from(f.dropped)).toEqual([0, 0, 1, 0, 0]);
-    const Sd = csrToDense(S);
-    const m = rows.length;
-    const y = Array.from({ length: m }, () => r());
-    const b = Float64Array.from({ length: m }, (_, i) =>
-      y.reduce((s, yj, j) => s + Sd[i * m + j] * yj, 0),
-    );
-    const x = new Float64Array(m);
-    f.solve(b, x);
-    expect(x[2]).toBe(0);
-    for (let i = 0; i < m; i++) {
-      const sx = Array.from({ length: m }, (_, j) => Sd[i * m + j] * x[j]).reduce(
-        (s, v) => s + v,
-        0,
-      );
-      expect(Math.abs(sx - b[i])).toBeLessThan(1e-11 * (1 + Math.abs(b[i])));
-    }
+    expect(f.dropped[2]).toBe(1);
+    expectConsistentSolve(f, S, r, 1e-11);
   });
 
   it("matches a dense solve when definite", () => {
@@ -376,6 +364,23 @@ describe("SemidefiniteLdlt", () => {
     for (let i = 0; i < 6; i++) expect(x[i]).toBeCloseTo(ref[i], 10);
   });
 });
+
+/**
+ * The mass-metric velocity projection written out densely: v − M⁻¹Gᵀ (G M⁻¹ Gᵀ)⁻¹ (G v + Ct)
+ * at the current positions and velocities.
+ */
+function denseVelocityProjection(sys: BodySystem, set: ConstraintSet, t: number): number[] {
+  const v0 = new Float64Array(sys.numDofs);
+  getVelocity(sys, v0);
+  set.updateJacobian(t);
+  const G = denseG(set);
+  const ct = new Float64Array(set.numRows);
+  set.velocityTerm(t, ct);
+  const MiGt = massSolveCols(denseMass(sys), transpose(G));
+  const rhs = G.map((row, i) => row.reduce((s, g, j) => s + g * v0[j], 0) + ct[i]);
+  const mu = solveDense(matmul(G, MiGt), rhs);
+  return Array.from(v0, (v, i) => v - MiGt[i].reduce((s, x, j) => s + x * mu[j], 0));
+}
 
 describe("projections in the mass metric", () => {
   function perturbed(seed: number, size: number) {
@@ -498,16 +503,7 @@ describe("projections in the mass metric", () => {
       absTolerance: 0,
       residualTolerance: 1e-13,
     });
-    const v0 = new Float64Array(sys.numDofs);
-    getVelocity(sys, v0);
-    set.updateJacobian(t);
-    const G = denseG(set);
-    const ct = new Float64Array(set.numRows);
-    set.velocityTerm(t, ct);
-    const MiGt = massSolveCols(denseMass(sys), transpose(G));
-    const rhs = G.map((row, i) => row.reduce((s, g, j) => s + g * v0[j], 0) + ct[i]);
-    const mu = solveDense(matmul(G, MiGt), rhs);
-    const vRef = Array.from(v0, (v, i) => v - MiGt[i].reduce((s, x, j) => s + x * mu[j], 0));
+    const vRef = denseVelocityProjection(sys, set, t);
     projectionWorkspace(set).factorAt(0); // a stale factorization (other time, same q)
     const res = projectVelocities(sys, set, t, true);
     expect(res.residualNorm).toBeLessThan(1e-11);
@@ -519,17 +515,7 @@ describe("projections in the mass metric", () => {
   it("velocity projection: G v = −Ct with the smallest kinetic-energy change", () => {
     const { sys, set } = scene(6, false);
     const t = 0.25;
-    const v0 = new Float64Array(sys.numDofs);
-    getVelocity(sys, v0);
-    set.updateJacobian(t);
-    const G = denseG(set);
-    const ct = new Float64Array(set.numRows);
-    set.velocityTerm(t, ct);
-    const M = denseMass(sys);
-    const MiGt = massSolveCols(M, transpose(G));
-    const rhs = G.map((row, i) => row.reduce((s, g, j) => s + g * v0[j], 0) + ct[i]);
-    const mu = solveDense(matmul(G, MiGt), rhs);
-    const vRef = Array.from(v0, (v, i) => v - MiGt[i].reduce((s, x, j) => s + x * mu[j], 0));
+    const vRef = denseVelocityProjection(sys, set, t);
     const res = projectVelocities(sys, set, t);
     expect(res.residualNorm).toBeLessThan(1e-12);
     const v = new Float64Array(sys.numDofs);
