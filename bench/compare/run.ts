@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_ENGINES, ENGINE_KEYS } from "./engines/index";
 import type { RunResult, RunStatus } from "./protocol";
 import { buildScene, SCENE_IDS, type SceneKind } from "./scene";
+import { targetVerdicts } from "./targets";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
@@ -352,6 +353,13 @@ export async function main(argv: string[]): Promise<CompareFile> {
       if (r.status !== "ok" && r.message) console.log(`  ${r.engine}: ${r.status}: ${r.message}`);
     writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   }
+  console.log("\n## Speed targets of issue 8 (peers measured in this run)");
+  console.table(
+    targetVerdicts(out.results).map((v) => ({
+      ...v,
+      met: v.met === null ? "not measured" : v.met ? "yes" : "no",
+    })),
+  );
   console.log(`\nresults written to ${path.relative(process.cwd(), file)}`);
   return out;
 }

@@ -1,0 +1,80 @@
+/**
+ * The speed targets of issue 8, judged on one comparison run (the peers measured in the
+ * same run, on the same machine):
+ *   S1-1000   Moreau's steps/s ≥ the best peer's, status ok (no sphere left the box, no
+ *             explosion: the protocol's `invalid` / `diverged` statuses);
+ *   S2-100    ≥ the best peer's, joint drift < 1e-6 m, status ok (no divergence);
+ *   S3-32     ≥ MuJoCo's (the faster of its Newton and CG solvers), with Newmark;
+ *   S3-32-stiff  Moreau's status ok (stable).
+ * A target whose scene (or peer) is not in the run is reported as not measured.
+ */
+import type { Aggregate } from "./run";
+
+export interface TargetVerdict {
+  target: string;
+  moreau: string;
+  reference: string;
+  met: boolean | null;
+}
+
+const PEERS_OF_MUJOCO = new Set(["mujoco", "mujoco-cg"]);
+
+function best(rows: Aggregate[], accept: (r: Aggregate) => boolean): Aggregate | undefined {
+  return rows
+    .filter((r) => r.engine !== "moreau" && accept(r) && Number.isFinite(r.stepsPerSecond))
+    .sort((a, b) => b.stepsPerSecond - a.stepsPerSecond)[0];
+}
+
+const sps = (r: Aggregate) => `${Math.round(r.stepsPerSecond)} steps/s`;
+
+export function targetVerdicts(results: Aggregate[]): TargetVerdict[] {
+  const of = (scene: string) => results.filter((r) => r.scene === scene);
+  const speed = (
+    target: string,
+    scene: string,
+    peer: (r: Aggregate) => boolean,
+    extra: (m: Aggregate) => string | null,
+  ): TargetVerdict => {
+    const rows = of(scene);
+    const m = rows.find((r) => r.engine === "moreau");
+    const p = best(rows, peer);
+    if (!m || !p) return { target, moreau: m ? sps(m) : "—", reference: "not measured", met: null };
+    const failure = m.status !== "ok" ? `status ${m.status}` : extra(m);
+    return {
+      target,
+      moreau: `${sps(m)}${failure ? ` (${failure})` : ""}`,
+      reference: `${p.engine} ${sps(p)}`,
+      met: failure === null && m.stepsPerSecond >= p.stepsPerSecond,
+    };
+  };
+  const stiff = of("S3-32-stiff").find((r) => r.engine === "moreau");
+  return [
+    speed(
+      "S1-1000 ≥ best peer, nothing escapes",
+      "S1-1000",
+      () => true,
+      () => null,
+    ),
+    speed(
+      "S2-100 ≥ best peer, drift < 1e-6 m",
+      "S2-100",
+      () => true,
+      (m) => {
+        const d = m.accuracy.jointDrift;
+        return d !== undefined && d < 1e-6 ? null : `joint drift ${d?.toExponential(1)} m`;
+      },
+    ),
+    speed(
+      "S3-32 ≥ MuJoCo, Newmark",
+      "S3-32",
+      (r) => PEERS_OF_MUJOCO.has(r.engine),
+      (m) => (/newmark/i.test(m.method) ? null : `method ${m.method}`),
+    ),
+    {
+      target: "S3-32-stiff stable",
+      moreau: stiff ? stiff.status : "—",
+      reference: "status ok",
+      met: stiff ? stiff.status === "ok" : null,
+    },
+  ];
+}

@@ -1,0 +1,61 @@
+/** The issue-8 target verdicts of a comparison run, on hand-made results. */
+import { describe, expect, it } from "vitest";
+import type { Aggregate } from "../../bench/compare/run";
+import { targetVerdicts } from "../../bench/compare/targets";
+
+function row(
+  scene: string,
+  engine: string,
+  stepsPerSecond: number,
+  extra: Partial<Aggregate> = {},
+): Aggregate {
+  return {
+    scene,
+    engine,
+    method: engine === "moreau" ? "Newmark β = ¼ γ = ½" : "",
+    version: "",
+    status: "ok",
+    reps: 3,
+    meanMs: 1000 / stepsPerSecond,
+    medianMs: 1000 / stepsPerSecond,
+    stepsPerSecond,
+    steps: 1000,
+    accuracy: {},
+    runs: [],
+    ...extra,
+  };
+}
+
+describe("targetVerdicts", () => {
+  it("compares Moreau with the best peer of the same run and checks the accuracy conditions", () => {
+    const v = targetVerdicts([
+      row("S1-1000", "moreau", 130),
+      row("S1-1000", "ammo", 120),
+      row("S1-1000", "rapier", 80),
+      row("S2-100", "moreau", 6000, { accuracy: { jointDrift: 2e-6 } }),
+      row("S2-100", "cannon", 5000, { accuracy: { jointDrift: 0.1 } }),
+      row("S3-32", "moreau", 1000),
+      row("S3-32", "cannon", 1300), // not MuJoCo: does not count for S3
+      row("S3-32", "mujoco-cg", 900),
+      row("S3-32", "mujoco", 400),
+      row("S3-32-stiff", "moreau", 900, { status: "invalid" }),
+    ]);
+    expect(v.map((x) => x.met)).toEqual([true, false, true, false]);
+    expect(v[0].reference).toBe("ammo 120 steps/s");
+    expect(v[1].moreau).toMatch(/joint drift 2.0e-6 m/);
+    expect(v[2].reference).toBe("mujoco-cg 900 steps/s");
+    expect(v[3].moreau).toBe("invalid");
+  });
+
+  it("a scene or peer missing from the run is not measured; a bad status fails", () => {
+    const v = targetVerdicts([
+      row("S1-1000", "moreau", 500, { status: "invalid" }),
+      row("S1-1000", "rapier", 80),
+      row("S2-100", "moreau", 500),
+    ]);
+    expect(v[0]).toMatchObject({ met: false, moreau: "500 steps/s (status invalid)" });
+    expect(v[1].met).toBeNull();
+    expect(v[2].met).toBeNull();
+    expect(v[3].met).toBeNull();
+  });
+});
