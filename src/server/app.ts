@@ -15,7 +15,11 @@
 import { randomUUID } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyReply, type FastifySchemaCompiler } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifySchemaCompiler,
+} from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { z } from "zod";
 import assemblyRoutes from "../../routes/assembly";
@@ -115,15 +119,18 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   });
 
   const manager = sessions;
+  const drain = answeredResponseDrain(app);
   app.addHook("onReady", async () => {
     await manager.start();
   });
   // before the HTTP server stops: refuse new work, close streams (1001), stop runs
   app.addHook("preClose", async () => {
+    drain.start();
     await manager.beginClose();
   });
   // after in-flight requests are answered: stop the workers
   app.addHook("onClose", async () => {
+    drain.stop();
     await manager.close();
   });
 
@@ -149,3 +156,44 @@ export async function buildApp(input: ConfigInput | Config = {}) {
 }
 
 export type MoreauApp = Awaited<ReturnType<typeof buildApp>>;
+
+/** How long an answer may make no progress towards its client once the server is closing. */
+const DRAIN_GRACE_MS = 1000;
+
+/**
+ * The server stops (server.close) only when every connection has ended. An answer whose
+ * client does not read it (a large body never consumed) keeps its connection open, so
+ * the graceful shutdown would wait until SHUTDOWN_TIMEOUT_MS and exit 1. Once closing, a
+ * connection whose answer has started (headers sent) but has not moved a byte for
+ * DRAIN_GRACE_MS is destroyed: requests still being computed (a step in a worker, no
+ * headers yet) and clients still reading are left to finish.
+ */
+function answeredResponseDrain(app: FastifyInstance) {
+  const open = new Set<FastifyReply>();
+  const progress = new WeakMap<FastifyReply, { bytes: number; at: number }>();
+  let timer: NodeJS.Timeout | null = null;
+  app.addHook("onRequest", async (_req, reply) => {
+    open.add(reply);
+    reply.raw.once("close", () => open.delete(reply));
+  });
+  const sweep = () => {
+    const now = Date.now();
+    for (const reply of open) {
+      const socket = reply.raw.socket;
+      if (!reply.raw.headersSent || socket === null) continue;
+      const last = progress.get(reply);
+      if (last === undefined || socket.bytesWritten !== last.bytes)
+        progress.set(reply, { bytes: socket.bytesWritten, at: now });
+      else if (now - last.at >= DRAIN_GRACE_MS) socket.destroy();
+    }
+  };
+  return {
+    start() {
+      timer ??= setInterval(sweep, 100).unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
+}

@@ -6,6 +6,7 @@
  * Faults are injected through the worker's test hooks (enabled by `testHooks`, never from
  * the environment).
  */
+import { connect } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorBody, Session } from "../../schemas/api";
@@ -252,4 +253,22 @@ describe("graceful shutdown", () => {
     await closing;
     await expect(request(`http://127.0.0.1:${port}`).get("/health")).rejects.toThrow();
   });
+
+  it("a client that never reads its answer does not hold the shutdown", async () => {
+    const t = await startApp({ workers: 1 });
+    const port = await listen(t);
+    // three.js (~1.3 MB) eight times, pipelined on a socket that is never read: the
+    // answers fill the socket buffers and stay unflushed
+    const socket = connect(port, "127.0.0.1");
+    await new Promise<void>((r) => socket.once("connect", () => r()));
+    socket.pause();
+    socket.write("GET /vendor/three/three.module.js HTTP/1.1\r\nHost: x\r\n\r\n".repeat(8));
+    await new Promise((r) => setTimeout(r, 200));
+    const closed = new Promise<void>((r) => socket.once("close", () => r()));
+    const t0 = performance.now();
+    await t.close();
+    expect(performance.now() - t0).toBeLessThan(4000);
+    socket.resume(); // let the destroyed connection's close reach this side
+    await closed;
+  }, 20_000);
 });

@@ -5,7 +5,7 @@
  * step and state hash) and it continues bit-identically; files are whole JSON, temporary
  * files of a killed writer are removed and unreadable files are set aside, not fatal.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
@@ -103,7 +103,11 @@ describe("checkpoints", () => {
     const a = await open(dir, 100);
     const id = await createSession(a, springParticle());
     await step(a, id, 250);
-    await waitFor(async () => readCheckpoint(dir, id).snapshot.simulation.step === 250);
+    // written after the answer: wait for the file, then for the step
+    await waitFor(
+      async () =>
+        existsSync(fileOf(dir, id)) && readCheckpoint(dir, id).snapshot.simulation.step === 250,
+    );
     await step(a, id, 50); // 300 − 250 < 100: not yet
     await new Promise((r) => setTimeout(r, 100));
     expect(readCheckpoint(dir, id).snapshot.simulation.step).toBe(250);
