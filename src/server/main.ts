@@ -9,8 +9,9 @@
  * checkpoints every session.
  *
  * SIGTERM / SIGINT: graceful shutdown — stop accepting connections and sessions, close
- * streams with 1001, stop runs, finish in-flight requests, stop the workers, exit 0; if that
- * takes longer than SHUTDOWN_TIMEOUT_MS, exit 1.
+ * streams with 1001, stop runs, finish in-flight requests (an answer its client has stopped
+ * reading is dropped after 1 s: app.ts), stop the workers, exit 0; if that takes longer
+ * than SHUTDOWN_TIMEOUT_MS, exit 1.
  */
 import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
