@@ -6,7 +6,9 @@
  *   S2-100    ≥ the best peer's, joint drift < 1e-6 m, status ok (no divergence);
  *   S3-32     ≥ MuJoCo's (the faster of its Newton and CG solvers), with Newmark;
  *   S3-32-stiff  Moreau's status ok (stable).
- * A target whose scene (or peer) is not in the run is reported as not measured.
+ * The reference is the fastest peer whose own run was valid (status ok): an engine whose
+ * chain came apart (`invalid`) or that blew up did not do the work being compared. A
+ * target whose scene (or peer) is not in the run is reported as not measured.
  */
 import type { Aggregate } from "./run";
 
@@ -21,7 +23,13 @@ const PEERS_OF_MUJOCO = new Set(["mujoco", "mujoco-cg"]);
 
 function best(rows: Aggregate[], accept: (r: Aggregate) => boolean): Aggregate | undefined {
   return rows
-    .filter((r) => r.engine !== "moreau" && accept(r) && Number.isFinite(r.stepsPerSecond))
+    .filter(
+      (r) =>
+        r.engine !== "moreau" &&
+        r.status === "ok" &&
+        accept(r) &&
+        Number.isFinite(r.stepsPerSecond),
+    )
     .sort((a, b) => b.stepsPerSecond - a.stepsPerSecond)[0];
 }
 

@@ -31,6 +31,7 @@ describe("targetVerdicts", () => {
     const v = targetVerdicts([
       row("S1-1000", "moreau", 130),
       row("S1-1000", "ammo", 120),
+      row("S1-1000", "cannon", 900, { status: "invalid" }), // its spheres escaped: no reference
       row("S1-1000", "rapier", 80),
       row("S2-100", "moreau", 6000, { accuracy: { jointDrift: 2e-6 } }),
       row("S2-100", "cannon", 5000, { accuracy: { jointDrift: 0.1 } }),
