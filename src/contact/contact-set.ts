@@ -18,14 +18,13 @@
  * the impulse P_i = (P_n, P_t1, P_t2) acts on b as F P_i and on a as −F P_i.
  *
  * The Delassus blocks are W_ij = s Σ_X A_iX Y_X A_jXᵀ over the dynamic bodies X shared by
- * contacts i and j; W is assembled block-sparse in CSR-of-blocks form (blocks exist only
- * between contacts sharing a body), rows in contact order, columns ascending, and handed to
- * the nonsmooth solvers as a SparseBlockDelassus. Nothing is allocated per step once the
- * buffers have grown to the largest contact count seen (the solver operator's own small
- * index array aside).
+ * contacts i and j; W is not assembled: the solvers get it factored (A and Y Aᵀ per contact
+ * side, a FactoredDelassus), so products cost O(contacts) and the velocity-form PGS sweeps
+ * contact by contact. Nothing is allocated per step once the buffers have grown to the
+ * largest contact count seen.
  */
 import { BodyKind, type BodySystem } from "../model/body-system";
-import { SparseBlockDelassus } from "../solvers/nonsmooth/delassus";
+import { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type { ContactDim } from "../solvers/nonsmooth/types";
 
 function growF(a: Float64Array, n: number): Float64Array {
@@ -67,7 +66,7 @@ export function tangentFrame(frame: Float64Array, o: number): void {
     ty = -nx;
     tz = 0;
   }
-  const l = 1 / Math.hypot(tx, ty, tz);
+  const l = 1 / Math.sqrt(tx * tx + ty * ty + tz * tz);
   tx *= l;
   ty *= l;
   tz *= l;
@@ -100,24 +99,26 @@ export class ContactSet {
   restitution: Float64Array = new Float64Array(0);
   friction: Float64Array = new Float64Array(0);
 
-  // Per-body contact lists (CSR over bodies): entries 2·i + side.
-  private bodyStart: Int32Array = new Int32Array(0);
-  private bodyEntry: Int32Array = new Int32Array(0);
-  private fill: Int32Array = new Int32Array(0);
-  // Delassus storage.
-  private rowPtr: Int32Array = new Int32Array(1);
-  private colIdx: Int32Array = new Int32Array(0);
-  private values: Float64Array = new Float64Array(0);
-  private cols: Int32Array = new Int32Array(0);
+  /** Dofs per body (6 rigid, 3 particle, 0 fixed), refreshed by reset(). */
+  private readonly bodyWidth: Int32Array;
+  /** The factored Delassus operator of the set (rebound by delassus()). */
+  private readonly op = new FactoredDelassus();
 
   constructor(readonly sys: BodySystem) {
-    this.bodyStart = new Int32Array(sys.numBodies + 1);
-    this.fill = new Int32Array(sys.numBodies);
+    this.bodyWidth = new Int32Array(sys.numBodies);
   }
 
-  /** Empties the set and makes room for n contacts. */
+  /**
+   * Empties the set and makes room for n contacts; re-reads the bodies' kinds (a body may
+   * have been fixed or freed since the last step).
+   */
   reset(n: number): void {
     this.count = 0;
+    const kind = this.sys.kind;
+    const rigid = BodyKind.RIGID;
+    const particle = BodyKind.PARTICLE;
+    for (let b = 0; b < kind.length; b++)
+      this.bodyWidth[b] = kind[b] === rigid ? 6 : kind[b] === particle ? 3 : 0;
     if (n <= this.capacity) return;
     const c = Math.max(n, 2 * this.capacity, 16);
     this.bodyA = growI(this.bodyA, c);
@@ -198,11 +199,9 @@ export class ContactSet {
     }
   }
 
-  /** Number of dofs of body b (0 when fixed or the world). */
+  /** Number of dofs of body b (0 when fixed or the world), as of the last reset(). */
   width(b: number): number {
-    if (b < 0) return 0;
-    const k = this.sys.kind[b];
-    return k === BodyKind.RIGID ? 6 : k === BodyKind.PARTICLE ? 3 : 0;
+    return b < 0 ? 0 : this.bodyWidth[b];
   }
 
   /** out[dim·i .. dim·i + dim) = A_i u (local relative velocity from generalized u). */
@@ -225,37 +224,34 @@ export class ContactSet {
     }
   }
 
-  /** Local relative velocity (3 per contact) from the bodies' current velocities. */
-  bodyVelocity(out: Float64Array): void {
+  /** Normal relative velocity u_n = A_i,n v of contact i from the bodies' current velocities. */
+  normalVelocity(i: number): number {
     const { sys, jac } = this;
-    for (let i = 0; i < this.count; i++) {
-      out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 0;
-      for (let side = 0; side < 2; side++) {
-        const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
-        const w = this.width(b);
-        if (w === 0) continue;
-        for (let k = 0; k < 3; k++) {
-          const o = 36 * i + 18 * side + 6 * k;
-          let s =
-            jac[o] * sys.vel[3 * b] +
-            jac[o + 1] * sys.vel[3 * b + 1] +
-            jac[o + 2] * sys.vel[3 * b + 2];
-          if (w === 6)
-            s +=
-              jac[o + 3] * sys.omega[3 * b] +
-              jac[o + 4] * sys.omega[3 * b + 1] +
-              jac[o + 5] * sys.omega[3 * b + 2];
-          out[3 * i + k] += s;
-        }
-      }
+    let s = 0;
+    for (let side = 0; side < 2; side++) {
+      const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
+      const w = this.width(b);
+      if (w === 0) continue;
+      const o = 36 * i + 18 * side;
+      s +=
+        jac[o] * sys.vel[3 * b] + jac[o + 1] * sys.vel[3 * b + 1] + jac[o + 2] * sys.vel[3 * b + 2];
+      if (w === 6)
+        s +=
+          jac[o + 3] * sys.omega[3 * b] +
+          jac[o + 4] * sys.omega[3 * b + 1] +
+          jac[o + 5] * sys.omega[3 * b + 2];
     }
+    return s;
   }
 
   /**
    * yjac ← Y_X A_iXᵀ for every contact side with a dynamic body. Y holds one row-major
-   * w×w block per dynamic body at Y[yOff[block]] (block = sys.block[X]).
+   * w×w block per dynamic body at Y[yOff[block]] (block = sys.block[X]). With `massBlocks`
+   * the caller asserts each block has the structure inverseMassBlocks gives,
+   * diag(y I₃, B) with B 3×3 (rigid) or y I₃ (particle), and only those entries are read:
+   * 3 + 9 instead of 36 products per row of a rigid body.
    */
-  computeResponse(Y: Float64Array, yOff: Int32Array, dim: ContactDim): void {
+  computeResponse(Y: Float64Array, yOff: Int32Array, dim: ContactDim, massBlocks = false): void {
     const { jac, yjac, sys } = this;
     for (let i = 0; i < this.count; i++)
       for (let side = 0; side < 2; side++) {
@@ -265,6 +261,22 @@ export class ContactSet {
         const y0 = yOff[sys.block[b]];
         for (let k = 0; k < dim; k++) {
           const a = 36 * i + 18 * side + 6 * k;
+          if (massBlocks) {
+            const y = Y[y0];
+            yjac[a] = y * jac[a];
+            yjac[a + 1] = y * jac[a + 1];
+            yjac[a + 2] = y * jac[a + 2];
+            if (w === 6) {
+              const j3 = jac[a + 3];
+              const j4 = jac[a + 4];
+              const j5 = jac[a + 5];
+              for (let r = 0; r < 3; r++) {
+                const yr = y0 + (3 + r) * 6 + 3;
+                yjac[a + 3 + r] = Y[yr] * j3 + Y[yr + 1] * j4 + Y[yr + 2] * j5;
+              }
+            }
+            continue;
+          }
           for (let r = 0; r < w; r++) {
             let s = 0;
             const yr = y0 + r * w;
@@ -275,119 +287,23 @@ export class ContactSet {
       }
   }
 
-  /** Rebuilds the per-body contact lists (entries 2i + side, ascending in i). */
-  private buildBodyLists(): void {
-    const nb = this.sys.numBodies;
-    const start = this.bodyStart;
-    start.fill(0);
+  /**
+   * The Delassus operator W = scale·H Y Hᵀ in factored form (computeResponse first), dim
+   * 1 (normal rows only) or 3: it reads jac and yjac in place (solvers/nonsmooth/factored.ts).
+   * The operator is owned by the set and rebound on every call.
+   */
+  delassus(dim: ContactDim, scale: number): FactoredDelassus {
+    const op = this.op.reset(this.count, dim, this.sys.numDofs, scale, this.jac, this.yjac);
+    const off = this.sys.dofOffset;
     for (let i = 0; i < this.count; i++) {
       const a = this.bodyA[i];
       const b = this.bodyB[i];
-      if (this.width(a) > 0) start[a + 1]++;
-      if (this.width(b) > 0) start[b + 1]++;
+      const wa = this.width(a);
+      const wb = this.width(b);
+      op.setSide(i, 0, wa > 0 ? off[a] : 0, wa);
+      op.setSide(i, 1, wb > 0 ? off[b] : 0, wb);
     }
-    for (let x = 0; x < nb; x++) start[x + 1] += start[x];
-    this.bodyEntry = growI(this.bodyEntry, start[nb]);
-    this.fill.set(start.subarray(0, nb));
-    for (let i = 0; i < this.count; i++) {
-      const a = this.bodyA[i];
-      const b = this.bodyB[i];
-      if (this.width(a) > 0) this.bodyEntry[this.fill[a]++] = 2 * i;
-      if (this.width(b) > 0) this.bodyEntry[this.fill[b]++] = 2 * i + 1;
-    }
-  }
-
-  /**
-   * The Delassus operator W_ij = scale·Σ_X A_iX (Y_X A_jXᵀ) (computeResponse first), dim
-   * 1 (normal rows only) or 3.
-   */
-  buildDelassus(dim: ContactDim, scale: number): SparseBlockDelassus {
-    this.buildBodyLists();
-    const nc = this.count;
-    const bb = dim * dim;
-    this.rowPtr = growI(this.rowPtr, nc + 1);
-    const rowPtr = this.rowPtr;
-    rowPtr[0] = 0;
-    const start = this.bodyStart;
-    const entry = this.bodyEntry;
-    let nnz = 0;
-    for (let i = 0; i < nc; i++) {
-      // Merge the (ascending) contact lists of i's dynamic bodies into unique columns.
-      const a = this.bodyA[i];
-      const b = this.bodyB[i];
-      const la0 = this.width(a) > 0 ? start[a] : 0;
-      const la1 = this.width(a) > 0 ? start[a + 1] : 0;
-      const lb0 = this.width(b) > 0 ? start[b] : 0;
-      const lb1 = this.width(b) > 0 ? start[b + 1] : 0;
-      this.cols = growI(this.cols, la1 - la0 + lb1 - lb0);
-      const cols = this.cols;
-      let m = 0;
-      let p = la0;
-      let q = lb0;
-      while (p < la1 || q < lb1) {
-        const ja = p < la1 ? entry[p] >> 1 : 0x7fffffff;
-        const jb = q < lb1 ? entry[q] >> 1 : 0x7fffffff;
-        let j: number;
-        if (ja <= jb) {
-          j = ja;
-          p++;
-          if (jb === ja) q++;
-        } else {
-          j = jb;
-          q++;
-        }
-        if (m === 0 || cols[m - 1] !== j) cols[m++] = j;
-      }
-      this.colIdx = growI(this.colIdx, nnz + m);
-      this.values = growF(this.values, (nnz + m) * bb);
-      for (let c = 0; c < m; c++) {
-        const j = cols[c];
-        this.colIdx[nnz] = j;
-        const vo = nnz * bb;
-        for (let e = 0; e < bb; e++) this.values[vo + e] = 0;
-        for (let si = 0; si < 2; si++) {
-          const x = si === 0 ? a : b;
-          const w = this.width(x);
-          if (w === 0) continue;
-          const sj = this.bodyA[j] === x ? 0 : this.bodyB[j] === x ? 1 : -1;
-          if (sj < 0) continue;
-          const ai = 36 * i + 18 * si;
-          const yj = 36 * j + 18 * sj;
-          for (let k = 0; k < dim; k++)
-            for (let l = 0; l < dim; l++) {
-              let s = 0;
-              const ar = ai + 6 * k;
-              const yc = yj + 6 * l;
-              for (let t = 0; t < w; t++) s += this.jac[ar + t] * this.yjac[yc + t];
-              this.values[vo + k * dim + l] += scale * s;
-            }
-        }
-        nnz++;
-      }
-      rowPtr[i + 1] = nnz;
-    }
-    return new SparseBlockDelassus(nc, dim, rowPtr.subarray(0, nc + 1), this.colIdx, this.values);
-  }
-
-  /**
-   * out[dofs of X] += scale·Y_X A_iXᵀ r_i for every contact (computeResponse first): the
-   * generalized response to the local impulses r (dim per contact).
-   */
-  addResponse(r: Float64Array, dim: ContactDim, scale: number, out: Float64Array): void {
-    const { sys, yjac } = this;
-    for (let i = 0; i < this.count; i++)
-      for (let side = 0; side < 2; side++) {
-        const x = side === 0 ? this.bodyA[i] : this.bodyB[i];
-        const w = this.width(x);
-        if (w === 0) continue;
-        const d = sys.dofOffset[x];
-        for (let k = 0; k < dim; k++) {
-          const rk = scale * r[dim * i + k];
-          if (rk === 0) continue;
-          const o = 36 * i + 18 * side + 6 * k;
-          for (let c = 0; c < w; c++) out[d + c] += rk * yjac[o + c];
-        }
-      }
+    return op;
   }
 
   /**

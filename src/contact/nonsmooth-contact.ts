@@ -25,8 +25,10 @@
  *                  with W the integrator's iteration matrix (joints held): for Moreau–Jean
  *                  c_v = h, so an impulse P changes the end velocity by Δv = W⁻¹ Hᵀ P and
  *                  the local velocity by W_c P. Fast path (no joints, W block-diagonal, i.e.
- *                  no coupling springs): W_c is built block-sparse from each body's w×w
- *                  block of W⁻¹ (M⁻¹/(1 + h r_M) when W is the mass matrix). Otherwise one
+ *                  no coupling springs): W_c is kept factored (FactoredDelassus: per
+ *                  contact side the rows of H and W_X⁻¹ H_Xᵀ from each body's w×w block
+ *                  W_X⁻¹, M⁻¹/(1 + h r_M) when W is the mass matrix), so the PGS runs in
+ *                  velocity form at O(contacts) per sweep. Otherwise one
  *                  column W⁻¹ H_kᵀ per contact row through stepper.solveConstrained (W⁻¹
  *                  with the joints held), and W_c dense.
  *  solve           q = H v_free + e·u_n⁻ on the normal rows (the Newton impact law
@@ -49,7 +51,7 @@ import { invertSmall } from "../math/small-dense";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
 import { decodeFloat64, encodeFloat64, SnapshotError } from "../simulation/snapshot";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
-import type { SparseBlockDelassus } from "../solvers/nonsmooth/delassus";
+import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type {
   ContactDim,
   NonsmoothResult,
@@ -59,6 +61,7 @@ import type {
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { CollisionDetector } from "./geometry/collide";
 import { ContactBuffer } from "./geometry/contact-buffer";
+import { KeyTable } from "./key-table";
 import { boundingRadii, type PairParameters } from "./setup";
 
 /** Predicted gap (m) at or below which a contact is active (see the file comment). */
@@ -147,23 +150,24 @@ export class NonsmoothContact {
   private r: Float64Array = new Float64Array(0);
   private q: Float64Array = new Float64Array(0);
   private mu: Float64Array = new Float64Array(0);
+  /** Normal relative velocities u_n⁻ at t and u_n⁺ at the end of the step (one per contact). */
   private uMinus: Float64Array = new Float64Array(0);
   private uPlus: Float64Array = new Float64Array(0);
   private impulse: Float64Array = new Float64Array(0);
   private projMu: Float64Array = new Float64Array(0);
   // Dense path.
-  private dense = false;
   private cols: Float64Array = new Float64Array(0);
   private Wd: Float64Array = new Float64Array(0);
   private readonly rhs: Float64Array;
-  // Fast path operator of the current step.
-  private W: Float64Array | SparseBlockDelassus = new Float64Array(0);
+  // Operator of the current step: the factored one (fast path) or the dense Wd.
+  private W: Float64Array | FactoredDelassus = new Float64Array(0);
+  private factored: FactoredDelassus | null = null;
   private scale = 1;
   // Warm-start memory: key → slot in memImpulse (world impulse on body b, 3 per slot).
-  private readonly memory = new Map<number, number>();
+  private readonly memory = new KeyTable();
   private memImpulse: Float64Array = new Float64Array(0);
   /** Same memory by body pair: first slot of each pair, then a linked list (memNext). */
-  private readonly memPair = new Map<number, number>();
+  private readonly memPair = new KeyTable();
   private memNext: Int32Array = new Int32Array(0);
   private memPoint: Float64Array = new Float64Array(0);
   private solverName: NonsmoothSolverName;
@@ -239,8 +243,14 @@ export class NonsmoothContact {
     let vmax = 0;
     for (let b = 0; b < sys.numBodies; b++) {
       if (sys.dofOffset[b] < 0) continue;
-      const v = Math.hypot(sys.vel[3 * b], sys.vel[3 * b + 1], sys.vel[3 * b + 2]);
-      const w = Math.hypot(sys.omega[3 * b], sys.omega[3 * b + 1], sys.omega[3 * b + 2]);
+      const vx = sys.vel[3 * b];
+      const vy = sys.vel[3 * b + 1];
+      const vz = sys.vel[3 * b + 2];
+      const wx = sys.omega[3 * b];
+      const wy = sys.omega[3 * b + 1];
+      const wz = sys.omega[3 * b + 2];
+      const v = Math.sqrt(vx * vx + vy * vy + vz * vz);
+      const w = Math.sqrt(wx * wx + wy * wy + wz * wz);
       vmax = Math.max(vmax, v + w * this.rho[b]);
     }
     this.detector.margin = Math.max(
@@ -253,10 +263,12 @@ export class NonsmoothContact {
     this.stats.narrowMs += ds.narrowMs;
     this.stats.detected = buffer.count;
 
-    // Velocities at t of every detected contact: push all, then compact the active ones.
+    // Active index set: each detected contact is pushed (frame, Jacobian rows) and kept
+    // when its predicted gap g + γ h u_n⁻ is within the activation tolerance.
     set.reset(buffer.count);
-    for (let k = 0; k < buffer.count; k++)
-      set.push(
+    this.uMinus = growF(this.uMinus, buffer.count);
+    for (let k = 0; k < buffer.count; k++) {
+      const i = set.push(
         buffer.bodyA[k],
         buffer.bodyB[k],
         buffer.key[k],
@@ -265,15 +277,11 @@ export class NonsmoothContact {
         buffer.gap[k],
         k,
       );
-    this.uMinus = growF(this.uMinus, 3 * buffer.count);
-    set.bodyVelocity(this.uMinus);
-    let m = 0;
-    for (let k = 0; k < set.count; k++) {
-      if (set.gap[k] + gamma * h * this.uMinus[3 * k] > ACTIVATION_TOLERANCE) continue;
-      if (m !== k) this.moveContact(k, m);
-      m++;
+      const un = set.normalVelocity(i);
+      if (set.gap[i] + gamma * h * un > ACTIVATION_TOLERANCE) set.count--;
+      else this.uMinus[i] = un;
     }
-    set.count = m;
+    const m = set.count;
     for (let i = 0; i < m; i++) {
       set.restitution[i] = this.params.restitutionOf(set.bodyA[i], set.bodyB[i]);
       set.friction[i] = this.params.frictionOf(set.bodyA[i], set.bodyB[i]);
@@ -286,21 +294,6 @@ export class NonsmoothContact {
     return m;
   }
 
-  /** Copies contact k to slot m (m < k) within `set` (and its u⁻). */
-  private moveContact(k: number, m: number): void {
-    const s = this.set;
-    s.bodyA[m] = s.bodyA[k];
-    s.bodyB[m] = s.bodyB[k];
-    s.key[m] = s.key[k];
-    s.gap[m] = s.gap[k];
-    s.frame.copyWithin(9 * m, 9 * k, 9 * k + 9);
-    s.point.copyWithin(3 * m, 3 * k, 3 * k + 3);
-    s.rA.copyWithin(3 * m, 3 * k, 3 * k + 3);
-    s.rB.copyWithin(3 * m, 3 * k, 3 * k + 3);
-    s.jac.copyWithin(36 * m, 36 * k, 36 * k + 36);
-    this.uMinus.copyWithin(3 * m, 3 * k, 3 * k + 3);
-  }
-
   /** r ← the remembered impulses of contacts with known keys, in the new local frames. */
   private warmStart(): void {
     const { set, dim } = this;
@@ -309,14 +302,14 @@ export class NonsmoothContact {
     this.q = growF(this.q, 3 * nc);
     this.mu = growF(this.mu, nc);
     this.impulse = growF(this.impulse, 3 * nc);
-    this.uPlus = growF(this.uPlus, 3 * nc);
+    this.uPlus = growF(this.uPlus, nc);
     const f = set.frame;
     for (let i = 0; i < nc; i++) {
       this.mu[i] = set.friction[i];
       let slot = this.memory.get(set.key[i]);
       for (let k = 0; k < dim; k++) this.r[dim * i + k] = 0;
-      if (slot === undefined) slot = this.nearestRemembered(i);
-      if (slot === undefined) continue;
+      if (slot < 0) slot = this.nearestRemembered(i);
+      if (slot < 0) continue;
       const px = this.memImpulse[3 * slot];
       const py = this.memImpulse[3 * slot + 1];
       const pz = this.memImpulse[3 * slot + 2];
@@ -343,13 +336,13 @@ export class NonsmoothContact {
     return (a + 1) * (this.sys.numBodies + 2) + (b + 1);
   }
 
-  /** The remembered contact of contact i's body pair nearest to its point, if close enough. */
-  private nearestRemembered(i: number): number | undefined {
+  /** The remembered contact of contact i's body pair nearest to its point within the radius, or −1. */
+  private nearestRemembered(i: number): number {
     const { set } = this;
     let slot = this.memPair.get(this.pairKey(set.bodyA[i], set.bodyB[i]));
-    let best: number | undefined;
+    let best = -1;
     let bestD = WARM_START_RADIUS * WARM_START_RADIUS;
-    while (slot !== undefined && slot >= 0) {
+    while (slot >= 0) {
       const dx = this.memPoint[3 * slot] - set.point[3 * i];
       const dy = this.memPoint[3 * slot + 1] - set.point[3 * i + 1];
       const dz = this.memPoint[3 * slot + 2] - set.point[3 * i + 2];
@@ -377,9 +370,8 @@ export class NonsmoothContact {
     const { set, dim } = this;
     this.scale = c.cv / h;
     if (this.blockDiagonal(stepper)) {
-      this.dense = false;
-      if (stepper.usesMassOnly(c))
-        inverseMassBlocks(this.sys, this.Y, this.yOff, 1 / (1 + c.cv * c.rayleighMass));
+      const massOnly = stepper.usesMassOnly(c);
+      if (massOnly) inverseMassBlocks(this.sys, this.Y, this.yOff, 1 / (1 + c.cv * c.rayleighMass));
       else {
         stepper.assembleIterationMatrix(c);
         const M = stepper.matrix;
@@ -389,10 +381,11 @@ export class NonsmoothContact {
             throw new Error("contact: singular diagonal block of the iteration matrix");
         }
       }
-      set.computeResponse(this.Y, this.yOff, dim);
-      this.W = set.buildDelassus(dim, this.scale);
+      set.computeResponse(this.Y, this.yOff, dim, massOnly);
+      this.factored = set.delassus(dim, this.scale);
+      this.W = this.factored;
     } else {
-      this.dense = true;
+      this.factored = null;
       const m = set.count * dim;
       const n = this.n;
       this.cols = growF(this.cols, m * n);
@@ -428,7 +421,7 @@ export class NonsmoothContact {
     const { set, dim } = this;
     const nc = set.count;
     set.localVelocity(vFree, dim, this.q);
-    for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[3 * i];
+    for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[i];
     const res = this.solver.solve(
       { contacts: nc, contactDim: dim, W: this.W, q: this.q, mu: dim === 3 ? this.mu : undefined },
       this.r,
@@ -451,8 +444,8 @@ export class NonsmoothContact {
   /** out += sign·Δa with Δa = (1/h) W⁻¹ Hᵀ P for the current impulses. */
   addAcceleration(h: number, sign: number, out: Float64Array): void {
     const { set, dim } = this;
-    if (!this.dense) {
-      set.addResponse(this.r, dim, sign / h, out);
+    if (this.factored !== null) {
+      this.factored.addResponse(this.r, sign / h, out);
       return;
     }
     const n = this.n;
@@ -487,6 +480,8 @@ export class NonsmoothContact {
     this.lastTheta = theta;
     this.memory.clear();
     this.memPair.clear();
+    this.memory.reserve(nc);
+    this.memPair.reserve(nc);
     this.memImpulse = growF(this.memImpulse, 3 * nc);
     this.memPoint = growF(this.memPoint, 3 * nc);
     if (this.memNext.length < nc)
@@ -513,11 +508,11 @@ export class NonsmoothContact {
       this.memPoint[3 * i + 1] = set.point[3 * i + 1];
       this.memPoint[3 * i + 2] = set.point[3 * i + 2];
       const pk = this.pairKey(set.bodyA[i], set.bodyB[i]);
-      this.memNext[i] = this.memPair.get(pk) ?? -1;
+      this.memNext[i] = this.memPair.get(pk);
       this.memPair.set(pk, i);
     }
     this.memCount = nc;
-    set.bodyVelocity(this.uPlus);
+    for (let i = 0; i < nc; i++) this.uPlus[i] = set.normalVelocity(i);
   }
 
   /** Number of remembered contacts (the last step's active set). */
@@ -582,7 +577,7 @@ export class NonsmoothContact {
     for (let i = 0; i < n; i++) {
       this.memory.set(key[i], i);
       const pk = this.pairKey(m.bodyA[i], m.bodyB[i]);
-      this.memNext[i] = this.memPair.get(pk) ?? -1;
+      this.memNext[i] = this.memPair.get(pk);
       this.memPair.set(pk, i);
     }
     this.memCount = n;
@@ -596,7 +591,7 @@ export class NonsmoothContact {
    *     minimize ½ δqᵀ M δq  subject to  g + H_n δq ≥ 0,
    * whose optimality conditions are the LCP
    *     w = (H_n M⁻¹ H_nᵀ) μ + g ≥ 0 ⊥ μ ≥ 0,   δq = M⁻¹ H_nᵀ μ
-   * (same block-sparse Delassus structure as the velocity problem, with M⁻¹ in place of
+   * (same factored Delassus structure as the velocity problem, with M⁻¹ in place of
    * W⁻¹; μ is a position-level multiplier, kg·m). Separated detected contacts enter as
    * inequalities, so the correction does not push a body into another. δq is applied on
    * the manifold (quaternions through the exponential map) and the pass repeats (fresh
@@ -626,8 +621,8 @@ export class NonsmoothContact {
       for (let k = 0; k < b.count; k++)
         projSet.push(b.bodyA[k], b.bodyB[k], b.key[k], b.normal, b.point, b.gap[k], k);
       inverseMassBlocks(sys, this.Y, this.yOff, 1);
-      projSet.computeResponse(this.Y, this.yOff, 1);
-      const W = projSet.buildDelassus(1, 1);
+      projSet.computeResponse(this.Y, this.yOff, 1, true);
+      const W = projSet.delassus(1, 1);
       const nc = projSet.count;
       this.q = growF(this.q, nc);
       this.projMu = growF(this.projMu, nc);
@@ -642,7 +637,7 @@ export class NonsmoothContact {
         warmStart: false,
       });
       this.rhs.fill(0);
-      projSet.addResponse(mu, 1, 1, this.rhs);
+      W.addResponse(mu, 1, this.rhs);
       addPositionIncrement(sys, this.rhs, 1);
       projectJoints?.();
       it++;
@@ -675,7 +670,7 @@ export class NonsmoothContact {
         bodies: [name(set.bodyA[i]), name(set.bodyB[i])],
         point: [set.point[3 * i], set.point[3 * i + 1], set.point[3 * i + 2]],
         normal: [f[9 * i], f[9 * i + 1], f[9 * i + 2]],
-        gap: set.gap[i] + h * ((1 - th) * this.uMinus[3 * i] + th * this.uPlus[3 * i]),
+        gap: set.gap[i] + h * ((1 - th) * this.uMinus[i] + th * this.uPlus[i]),
         normalForce: pn / h,
         tangentForce: [
           (px - pn * f[9 * i]) / h,

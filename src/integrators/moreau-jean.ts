@@ -109,8 +109,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           // 5. update
           nsc.addAcceleration(h, 1, a);
           s.applyUnknown(c, a);
-          this.fContact.fill(0);
-          nsc.addGeneralizedForce(1 / h, this.fContact);
+          // The generalized contact force Hᵀ P/h is needed only as the stepper's held
+          // force: the joint re-solve and further Newton iterations.
+          if (joints || newton.maxIterations > 1) {
+            this.fContact.fill(0);
+            nsc.addGeneralizedForce(1 / h, this.fContact);
+          }
           if (joints) {
             s.extraForce = this.fContact;
             s.solve(c, tEnd, one);

@@ -267,15 +267,22 @@ export class CollisionDetector {
 
   /** Narrow phase of shapes i < j: a = i, b = j. */
   private narrow(i: number, j: number, out: ContactBuffer): void {
+    const si = this.shapeList[i];
+    const sj = this.shapeList[j];
+    if (si.type === "sphere" && sj.type === "sphere") {
+      // Early out before the pair bookkeeping: most broad-phase pairs of a sphere pile
+      // are box overlaps whose spheres stay beyond the margin (S1-1000: 10 000 pairs,
+      // 3 000 contacts). Same condition as sphereSphere: |c_b − c_a| − r_a − r_b < margin.
+      const pa = this.poses[i].p;
+      const pb = this.poses[j].p;
+      const dx = pb[0] - pa[0];
+      const dy = pb[1] - pa[1];
+      const dz = pb[2] - pa[2];
+      const reach = si.radius + sj.radius + this.margin;
+      if (dx * dx + dy * dy + dz * dz > reach * reach) return;
+    }
     out.setPair(this.body[i], this.body[j], i, j);
-    collideShapes(
-      this.shapeList[i],
-      this.poses[i],
-      this.shapeList[j],
-      this.poses[j],
-      this.margin,
-      out,
-    );
+    collideShapes(si, this.poses[i], sj, this.poses[j], this.margin, out);
   }
 }
 

@@ -317,7 +317,8 @@ function roundCores(
   const dx = bx - ax;
   const dy = by - ay;
   const dz = bz - az;
-  const dist = Math.hypot(dx, dy, dz);
+  // sqrt rather than Math.hypot (several times slower in V8; no overflow at metre scales).
+  const dist = Math.sqrt(dx * dx + dy * dy + dz * dz);
   const gap = dist - ra - rb;
   if (!(gap < margin)) return;
   let nx = fx;

@@ -16,6 +16,7 @@ export { ApgdSolver, estimateLipschitz } from "./apgd";
 export { BarzilaiBorweinSolver } from "./barzilai-borwein";
 export { projectOnCone, projectOnK } from "./cone";
 export { DenseDelassus, SparseBlockDelassus } from "./delassus";
+export { FactoredDelassus } from "./factored";
 export { LEMKE_FRICTION_MESSAGE, LemkeSolver } from "./lemke";
 export { PgsSolver } from "./pgs";
 export { PJacobiSolver } from "./pjacobi";

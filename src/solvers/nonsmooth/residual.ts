@@ -29,6 +29,31 @@ export function lcpResidual(m: number, r: Float64Array, w: Float64Array): number
 }
 
 /**
+ * ‖r_i − P_{K_μ}(r_i − v_i)‖₂ of one friction contact with impulse (rn, r1, r2) and local
+ * velocity (un, u1, u2): v = u + μ‖u_t‖e_n when deSaxce (exact Coulomb), v = u otherwise.
+ */
+export function contactResidual(
+  mu: number,
+  rn: number,
+  r1: number,
+  r2: number,
+  un: number,
+  u1: number,
+  u2: number,
+  deSaxce: boolean,
+): number {
+  const vn = deSaxce ? un + mu * Math.sqrt(u1 * u1 + u2 * u2) : un;
+  z[0] = rn - vn;
+  z[1] = r1 - u1;
+  z[2] = r2 - u2;
+  projectOnCone(z, 0, mu);
+  const a = rn - z[0];
+  const b = r1 - z[1];
+  const c = r2 - z[2];
+  return Math.sqrt(a * a + b * b + c * c);
+}
+
+/**
  * max_i ‖r_i − P_{K_μi}(r_i − v_i)‖₂ for contactDim 3, u = W r + q; v = u + μ‖u_t‖e_n when
  * deSaxce (exact Coulomb), v = u otherwise (CCP).
  */
@@ -42,17 +67,8 @@ export function frictionResidual(
   let e = 0;
   for (let i = 0; i < contacts; i++) {
     const o = 3 * i;
-    const ut1 = u[o + 1];
-    const ut2 = u[o + 2];
-    const vn = deSaxce ? u[o] + mu[i] * Math.sqrt(ut1 * ut1 + ut2 * ut2) : u[o];
-    z[0] = r[o] - vn;
-    z[1] = r[o + 1] - ut1;
-    z[2] = r[o + 2] - ut2;
-    projectOnCone(z, 0, mu[i]);
-    const a = r[o] - z[0];
-    const b = r[o + 1] - z[1];
-    const c = r[o + 2] - z[2];
-    e = Math.max(e, Math.sqrt(a * a + b * b + c * c));
+    const ei = contactResidual(mu[i], r[o], r[o + 1], r[o + 2], u[o], u[o + 1], u[o + 2], deSaxce);
+    e = Math.max(e, ei);
   }
   return e;
 }

@@ -80,6 +80,34 @@ describe("sweep and prune", () => {
     expect(axes[7]).toBe(2);
   });
 
+  it("a jammed lattice pile (layers on every axis): strips find the brute-force pairs", () => {
+    // 10 × 10 × 10 spheres of radius 0.05 at spacing 0.1 with ±2 mm jitter, boxes padded
+    // by 5 mm: every layer overlaps in projection on every axis (S1-1000's settled pile),
+    // mixed box sizes (one sphere in ten is three times larger) and moves between updates.
+    const n = 1000;
+    const r = rng(12345);
+    const c = new Float64Array(3 * n);
+    const rad = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      c[3 * i] = -0.45 + 0.1 * (i % 10) + 0.004 * (r() - 0.5);
+      c[3 * i + 1] = -0.45 + 0.1 * (Math.floor(i / 10) % 10) + 0.004 * (r() - 0.5);
+      c[3 * i + 2] = 0.05 + 0.1 * Math.floor(i / 100) + 0.004 * (r() - 0.5);
+      rad[i] = (i % 10 === 3 ? 0.15 : 0.05) + 0.005;
+    }
+    const min = new Float64Array(3 * n);
+    const max = new Float64Array(3 * n);
+    const sap = new SweepAndPrune();
+    for (let step = 0; step < 5; step++) {
+      for (let i = 0; i < 3 * n; i++) {
+        min[i] = c[i] - rad[(i / 3) | 0];
+        max[i] = c[i] + rad[(i / 3) | 0];
+      }
+      sap.update(n, min, max);
+      expect(sapPairs(sap)).toEqual(bruteAabbPairs(n, min, max));
+      for (let i = 0; i < 3 * n; i++) c[i] += 0.01 * (r() - 0.5);
+    }
+  });
+
   it("the filter excludes pairs", () => {
     const r = rng(5);
     const n = 300;
