@@ -19,20 +19,6 @@ import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solve
 import type { ForceEffector } from "./effector";
 import { skewSkew } from "./jacobian-util";
 
-/** True when the body-frame inertia at I[o..o+8] is a multiple of the identity. */
-function isotropic(I: Float64Array, o: number): boolean {
-  return (
-    I[o] === I[o + 4] &&
-    I[o] === I[o + 8] &&
-    I[o + 1] === 0 &&
-    I[o + 2] === 0 &&
-    I[o + 3] === 0 &&
-    I[o + 5] === 0 &&
-    I[o + 6] === 0 &&
-    I[o + 7] === 0
-  );
-}
-
 export class GyroscopicEffector implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags = MatrixType.GENERAL;
@@ -53,7 +39,7 @@ export class GyroscopicEffector implements ForceEffector {
     // state: leaving them out keeps a sphere's iteration matrix the plain mass matrix.
     const list: number[] = [];
     for (let b = 0; b < sys.numBodies; b++)
-      if (sys.kind[b] === BodyKind.RIGID && !isotropic(sys.inertiaBody, 9 * b)) list.push(b);
+      if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) list.push(b);
     this.bodies = Int32Array.from(list);
   }
 

@@ -42,6 +42,12 @@ export interface BodySystem {
   readonly mass: Float64Array;
   /** Inertia about the centre of mass in the body frame, row-major 3×3 per body. */
   readonly inertiaBody: Float64Array;
+  /**
+   * 1 for a dynamic rigid body whose body-frame inertia is c·I (a sphere): its world inertia is
+   * c·I at every orientation, so updateDerived leaves it alone and the gyroscopic term
+   * ω × (c ω) vanishes.
+   */
+  readonly isotropic: Uint8Array;
   /** World-frame inertia R I Rᵀ and its inverse; refreshed by updateDerived(). */
   readonly inertiaWorld: Float64Array;
   readonly inertiaWorldInv: Float64Array;
@@ -128,6 +134,9 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     blockSizes: Int32Array.from(blockSizes),
     mass,
     inertiaBody,
+    isotropic: Uint8Array.from({ length: n }, (_, i) =>
+      kind[i] === BodyKind.RIGID && isIsotropic(inertiaBody, 9 * i) ? 1 : 0,
+    ),
     inertiaWorld: new Float64Array(9 * n),
     inertiaWorldInv: new Float64Array(9 * n),
     rotation: new Float64Array(9 * n),
@@ -139,8 +148,32 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     torque: new Float64Array(3 * n),
     stateVersion: 0,
   };
+  // constant world inertias, set once (updateDerived skips these bodies)
+  for (let b = 0; b < n; b++)
+    if (sys.isotropic[b]) {
+      const c = inertiaBody[9 * b];
+      for (let k = 0; k < 9; k += 4) {
+        sys.inertiaWorld[9 * b + k] = c;
+        sys.inertiaWorldInv[9 * b + k] = 1 / c;
+      }
+    }
   updateDerived(sys);
   return sys;
+}
+
+/** True when the row-major 3×3 at I[o..o+8] is a (positive) multiple of the identity. */
+export function isIsotropic(I: Float64Array, o: number): boolean {
+  return (
+    I[o] > 0 &&
+    I[o] === I[o + 4] &&
+    I[o] === I[o + 8] &&
+    I[o + 1] === 0 &&
+    I[o + 2] === 0 &&
+    I[o + 3] === 0 &&
+    I[o + 5] === 0 &&
+    I[o + 6] === 0 &&
+    I[o + 7] === 0
+  );
 }
 
 /** Refreshes rotation matrices and world inertias from the orientations. */
@@ -149,7 +182,7 @@ export function updateDerived(sys: BodySystem): void {
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
   for (let b = 0; b < sys.numBodies; b++) {
     quatToMat3(rotation, 9 * b, quat, 4 * b);
-    if (sys.kind[b] === BodyKind.RIGID) {
+    if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) {
       mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
       mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
     }
