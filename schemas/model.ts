@@ -267,6 +267,14 @@ export const SolverSettings = z
     }),
     newtonTolerance: positive().default(1e-10),
     projectOnConstraints: z.boolean().default(false),
+    projectionTolerance: positive().max(1).default(1e-9).meta({
+      description:
+        "projectOnConstraints with nonsmooth contact: deepest penetration (m) left after each step's position projection",
+    }),
+    projectionIterations: z.number().int().min(1).max(100_000).default(200).meta({
+      description:
+        "projectOnConstraints with nonsmooth contact: Gauss–Seidel sweeps of the position projection per step at most",
+    }),
   })
   .meta({ id: "SolverSettings" });
 

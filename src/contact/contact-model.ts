@@ -19,11 +19,20 @@ import type { BodySystem } from "../model/body-system";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
 import type { CollisionDetector } from "./geometry/collide";
-import { NonsmoothContact, type NonsmoothContactSettings } from "./nonsmooth-contact";
+import {
+  NonsmoothContact,
+  type NonsmoothContactSettings,
+  type ProjectionSettings,
+} from "./nonsmooth-contact";
 import { createDetector, PairParameters } from "./setup";
 
 function nscSettings(p: SolverSpec): NonsmoothContactSettings {
   return { solver: p.contactSolver, maxIterations: p.maxIterations, tolerance: p.tolerance };
+}
+
+/** The position projection's settings (solver.projectionTolerance, projectionIterations). */
+function projectionSettings(p: SolverSpec): ProjectionSettings {
+  return { tolerance: p.projectionTolerance, maxIterations: p.projectionIterations };
 }
 
 export class ContactModel {
@@ -80,6 +89,7 @@ export class ContactModel {
     }
     const nsc = this.nonsmooth!;
     nsc.setSettings(nscSettings(p));
+    nsc.projection = projectionSettings(p);
     const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
     const common = { newton, projectOnConstraints: p.projectOnConstraints };
     switch (p.integrator) {

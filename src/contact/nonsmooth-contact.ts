@@ -50,7 +50,7 @@ import type { AccelerationStepper, SchemeCoefficients } from "../integrators/acc
 import { invertSmall } from "../math/small-dense";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
 import { decodeFloat64, encodeFloat64, SnapshotError } from "../simulation/snapshot";
-import { createNonsmoothSolver } from "../solvers/nonsmooth";
+import { createNonsmoothSolver, PgsSolver } from "../solvers/nonsmooth";
 import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type {
   ContactDim,
@@ -83,13 +83,30 @@ export interface NonsmoothContactSettings {
 }
 
 export interface ProjectionSettings {
-  /** Largest penetration (m) left after the projection. */
+  /**
+   * Largest penetration (m) left after the projection (the model's
+   * solver.projectionTolerance): the passes stop once every gap is ≥ −tolerance, and each
+   * pass's LCP is solved to the "lcp-local" residual ≤ tolerance (see project()).
+   */
   tolerance: number;
-  /** Projection passes (detect, LCP, move) at most. */
+  /** Gauss–Seidel sweeps per step at most, over all passes (solver.projectionIterations). */
   maxIterations: number;
 }
 
-export const DEFAULT_PROJECTION: ProjectionSettings = { tolerance: 1e-9, maxIterations: 10 };
+/** The schema's defaults (solver.projectionTolerance, projectionIterations). */
+export const DEFAULT_PROJECTION: ProjectionSettings = { tolerance: 1e-9, maxIterations: 200 };
+/** What one projection did. */
+export interface ProjectionResult {
+  /** Passes (LCP solve and move). */
+  iterations: number;
+  /** Gauss–Seidel sweeps over all passes. */
+  sweeps: number;
+  /** Deepest penetration left (m, ≥ 0). */
+  penetration: number;
+}
+
+/** Projection passes (gaps, LCP, move) per step at most. */
+export const PROJECTION_PASSES = 10;
 
 /** Accumulated wall time (ms) by phase, and figures of the last step. */
 export interface NonsmoothContactStats {
@@ -113,10 +130,17 @@ export interface NonsmoothMemory {
   bodyB: number[];
   impulse: string;
   point: string;
+  /** The projection's warm start: position multipliers (kg·m) by contact key. */
+  projection?: { count: number; key: string; mu: string };
 }
 
 function growF(a: Float64Array, n: number): Float64Array {
   return a.length >= n ? a : new Float64Array(Math.max(n, 2 * a.length));
+}
+
+/** a[i..i+2]·b[j..j+2]. */
+function rowDot(a: Float64Array, i: number, b: Float64Array, j: number): number {
+  return a[i] * b[j] + a[i + 1] * b[j + 1] + a[i + 2] * b[j + 2];
 }
 
 export class NonsmoothContact {
@@ -137,9 +161,30 @@ export class NonsmoothContact {
   projection: ProjectionSettings = { ...DEFAULT_PROJECTION };
 
   private readonly buffer = new ContactBuffer(64);
-  private readonly projBuffer = new ContactBuffer(64);
   private readonly projSet: ContactSet;
   private solver: NonsmoothSolver;
+  /** The projection's LCP solver: PGS measured in gap units (see project()). */
+  private readonly projSolver = new PgsSolver({ residual: "lcp-local" });
+  /**
+   * Pose at which `buffer` was detected (centres, rotation matrices) and the margin used:
+   * the projection transports the detected contacts from it (see project()). A negative
+   * margin: no detection to reuse (before the first step, after clear()).
+   */
+  private readonly refPos: Float64Array;
+  private readonly refRot: Float64Array;
+  private refMargin = -1;
+  /** Per body: the rotation T = R Rᵣₑ𝒻ᵀ since the detection pose (9 per body). */
+  private readonly turn: Float64Array;
+  /** Per shape: the radius about its core (sphere, capsule), 0 for boxes and planes. */
+  private readonly shapeRadius: Float64Array;
+  /** Transported gaps and midpoints of the detected contacts (projection). */
+  private tGap: Float64Array = new Float64Array(0);
+  private tPoint: Float64Array = new Float64Array(0);
+  /** Projection warm start: key → slot of projMemMu (first pass of the last projection). */
+  private readonly projMemory = new KeyTable();
+  private projMemMu: Float64Array = new Float64Array(0);
+  private projMemKey: Float64Array = new Float64Array(0);
+  private projMemCount = 0;
   private readonly rho: Float64Array;
   private readonly yOff: Int32Array;
   private readonly Y: Float64Array;
@@ -189,6 +234,12 @@ export class NonsmoothContact {
     this.solverName = settings.solver;
     this.solver = createNonsmoothSolver(settings.solver);
     this.rho = boundingRadii(detector.shapes, sys.numBodies);
+    this.refPos = new Float64Array(3 * sys.numBodies);
+    this.refRot = new Float64Array(9 * sys.numBodies);
+    this.turn = new Float64Array(9 * sys.numBodies);
+    this.shapeRadius = Float64Array.from(detector.shapes, ({ shape: sh }) =>
+      sh.type === "sphere" || sh.type === "capsule" ? sh.radius : 0,
+    );
     const { yOff, size } = blockOffsets(sys);
     this.yOff = yOff;
     this.Y = new Float64Array(size);
@@ -225,7 +276,11 @@ export class NonsmoothContact {
     this.memory.clear();
     this.memPair.clear();
     this.memCount = 0;
+    this.projMemory.clear();
+    this.projMemCount = 0;
     this.set.reset(0);
+    this.buffer.clear();
+    this.refMargin = -1;
   }
 
   get activeCount(): number {
@@ -257,7 +312,7 @@ export class NonsmoothContact {
       this.margin,
       2 * gamma * h * vmax * 1.01 + ACTIVATION_TOLERANCE,
     );
-    this.detector.detect(sys.pos, sys.quat, buffer);
+    this.detectAtCurrentPose();
     const ds = this.detector.stats;
     this.stats.broadMs += ds.broadMs;
     this.stats.narrowMs += ds.narrowMs;
@@ -532,6 +587,11 @@ export class NonsmoothContact {
       bodyB: Array.from(set.bodyB.subarray(0, n)),
       impulse: encodeFloat64(this.memImpulse.slice(0, 3 * n)),
       point: encodeFloat64(this.memPoint.slice(0, 3 * n)),
+      projection: {
+        count: this.projMemCount,
+        key: encodeFloat64(this.projMemKey.slice(0, this.projMemCount)),
+        mu: encodeFloat64(this.projMemMu.slice(0, this.projMemCount)),
+      },
     };
   }
 
@@ -582,44 +642,214 @@ export class NonsmoothContact {
     }
     this.memCount = n;
     this.lastH = 0;
+    this.importProjectionMemory(m.projection);
+  }
+
+  /** The projection's part of importMemory (absent in snapshots from before it existed). */
+  private importProjectionMemory(p: NonsmoothMemory["projection"] | undefined): void {
+    if (p === undefined) return;
+    const n = p?.count;
+    if (
+      p === null ||
+      typeof n !== "number" ||
+      !Number.isInteger(n) ||
+      n < 0 ||
+      typeof p.key !== "string" ||
+      typeof p.mu !== "string"
+    )
+      throw new SnapshotError([
+        { path: ["memory", "contact", "projection"], message: "malformed projection memory" },
+      ]);
+    const key = decodeFloat64(p.key, n, ["memory", "contact", "projection", "key"]);
+    const mu = decodeFloat64(p.mu, n, ["memory", "contact", "projection", "mu"]);
+    this.projMemKey = growF(this.projMemKey, n);
+    this.projMemMu = growF(this.projMemMu, n);
+    this.projMemKey.set(key);
+    this.projMemMu.set(mu);
+    this.projMemory.reserve(n);
+    for (let i = 0; i < n; i++) this.projMemory.set(key[i], i);
+    this.projMemCount = n;
   }
 
   /**
-   * TimeSteppingProjectOnConstraints (NewtonEulerDS, kinetic metric): after the step,
-   * contacts are detected at x_{t+h} and the positions are moved by the smallest
-   * correction in the kinetic-energy metric that cancels the penetrations to first order:
+   * Detection at the current pose into `buffer` with the detector's current margin,
+   * remembering the pose and the margin for the projection's transport.
+   */
+  private detectAtCurrentPose(): void {
+    const { sys } = this;
+    this.detector.detect(sys.pos, sys.quat, this.buffer);
+    this.refPos.set(sys.pos);
+    this.refRot.set(sys.rotation);
+    this.refMargin = this.detector.margin;
+  }
+
+  /**
+   * Whether `buffer` still lists every contact that can penetrate at the current pose: a
+   * pair it lacks had gap ≥ refMargin at the detection pose, and its gap has since dropped
+   * by at most δ_a + δ_b, δ_X = |x_X − x_X,ref| + ρ_X ‖R_X − R_X,ref‖_F bounding how far a
+   * point of body X's shapes moved (ρ_X its bounding radius; a rotation by φ moves a point
+   * at distance ρ by 2ρ sin(φ/2) = ρ ‖R − R_ref‖_F / √2). So the two largest δ summing to
+   * at most refMargin suffice (a pair with a fixed body needs δ ≤ refMargin only).
+   * Also fills turn (the rotations since the detection pose) for transportGaps.
+   */
+  private detectionCovers(): boolean {
+    const { sys, refPos, refRot, turn, rho } = this;
+    const R = sys.rotation;
+    let d1 = 0;
+    let d2 = 0;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const o = 9 * b;
+      let f = 0;
+      for (let k = 0; k < 9; k++) {
+        const e = R[o + k] - refRot[o + k];
+        f += e * e;
+      }
+      // T_ij = (row i of R)·(row j of Rᵣₑ𝒻).
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) turn[o + 3 * i + j] = rowDot(R, o + 3 * i, refRot, o + 3 * j);
+      const dx = sys.pos[3 * b] - refPos[3 * b];
+      const dy = sys.pos[3 * b + 1] - refPos[3 * b + 1];
+      const dz = sys.pos[3 * b + 2] - refPos[3 * b + 2];
+      const d = Math.sqrt(dx * dx + dy * dy + dz * dz) + rho[b] * Math.sqrt(f);
+      if (d > d1) {
+        d2 = d1;
+        d1 = d;
+      } else if (d > d2) d2 = d;
+    }
+    return d1 + d2 <= this.refMargin;
+  }
+
+  /**
+   * The detected contacts carried to the current pose (turn from detectionCovers), into
+   * tGap and tPoint. The normal n is kept and each side's core point moves rigidly with
+   * its body: the surface point p_a = point − (gap/2) n, p_b = point + (gap/2) n, moved
+   * inwards by the shape's radius ρ (sphere centre, capsule axis point; ρ = 0 and the
+   * surface point itself for boxes and planes), k_a = p_a − ρ_a n, k_b = p_b + ρ_b n, then
+   * k_X' = x_X + T_X (k_X − x_X,ref), and
+   *     g' = n·(k_b' − k_a') − ρ_a − ρ_b,   midpoint (k_a' + ρ_a n + k_b' − ρ_b n)/2.
+   * Why the core and not the surface point: a sphere's contact point is no material point
+   * (the sphere rolls under it); carried with the body's rotation φ it would raise the gap
+   * by ρ(1 − cos φ) (4e-5 m for a 5 cm sphere turning 0.04 rad in a step). So: exact for a
+   * box vertex or a sphere on a fixed plane, and for two spheres g' = n·(c_b' − c_a') −
+   * ρ_a − ρ_b ≤ |c_b' − c_a'| − ρ_a − ρ_b, the true gap — the carried penetration is then
+   * never less than the true one. Elsewhere (edge and face contacts of boxes) it is exact
+   * to first order, like the Jacobian H_n. Returns the deepest carried penetration
+   * max(0, −min g') (m).
+   */
+  private transportGaps(): number {
+    const { sys, buffer, refPos, turn, shapeRadius } = this;
+    const nc = buffer.count;
+    this.tGap = growF(this.tGap, nc);
+    this.tPoint = growF(this.tPoint, 3 * nc);
+    const { normal, point, gap } = buffer;
+    const tp = this.tPoint;
+    let gmin = 0;
+    for (let k = 0; k < nc; k++) {
+      const nx = normal[3 * k];
+      const ny = normal[3 * k + 1];
+      const nz = normal[3 * k + 2];
+      const ra = shapeRadius[buffer.shapeA[k]];
+      const rb = shapeRadius[buffer.shapeB[k]];
+      const ha = 0.5 * gap[k] + ra;
+      const hb = 0.5 * gap[k] + rb;
+      let ax = point[3 * k] - ha * nx;
+      let ay = point[3 * k + 1] - ha * ny;
+      let az = point[3 * k + 2] - ha * nz;
+      let bx = point[3 * k] + hb * nx;
+      let by = point[3 * k + 1] + hb * ny;
+      let bz = point[3 * k + 2] + hb * nz;
+      const a = buffer.bodyA[k];
+      if (a >= 0) {
+        const o = 9 * a;
+        const lx = ax - refPos[3 * a];
+        const ly = ay - refPos[3 * a + 1];
+        const lz = az - refPos[3 * a + 2];
+        ax = sys.pos[3 * a] + turn[o] * lx + turn[o + 1] * ly + turn[o + 2] * lz;
+        ay = sys.pos[3 * a + 1] + turn[o + 3] * lx + turn[o + 4] * ly + turn[o + 5] * lz;
+        az = sys.pos[3 * a + 2] + turn[o + 6] * lx + turn[o + 7] * ly + turn[o + 8] * lz;
+      }
+      const b = buffer.bodyB[k];
+      if (b >= 0) {
+        const o = 9 * b;
+        const lx = bx - refPos[3 * b];
+        const ly = by - refPos[3 * b + 1];
+        const lz = bz - refPos[3 * b + 2];
+        bx = sys.pos[3 * b] + turn[o] * lx + turn[o + 1] * ly + turn[o + 2] * lz;
+        by = sys.pos[3 * b + 1] + turn[o + 3] * lx + turn[o + 4] * ly + turn[o + 5] * lz;
+        bz = sys.pos[3 * b + 2] + turn[o + 6] * lx + turn[o + 7] * ly + turn[o + 8] * lz;
+      }
+      const g = nx * (bx - ax) + ny * (by - ay) + nz * (bz - az) - ra - rb;
+      this.tGap[k] = g;
+      // Midpoint of the surface points k_a' + ρ_a n and k_b' − ρ_b n.
+      const c = 0.5 * (ra - rb);
+      tp[3 * k] = 0.5 * (ax + bx) + c * nx;
+      tp[3 * k + 1] = 0.5 * (ay + by) + c * ny;
+      tp[3 * k + 2] = 0.5 * (az + bz) + c * nz;
+      if (g < gmin) gmin = g;
+    }
+    return -gmin;
+  }
+
+  /**
+   * TimeSteppingProjectOnConstraints (NewtonEulerDS, kinetic metric): after the step the
+   * positions are moved by the smallest correction in the kinetic-energy metric that
+   * cancels the penetrations to first order:
    *     minimize ½ δqᵀ M δq  subject to  g + H_n δq ≥ 0,
    * whose optimality conditions are the LCP
    *     w = (H_n M⁻¹ H_nᵀ) μ + g ≥ 0 ⊥ μ ≥ 0,   δq = M⁻¹ H_nᵀ μ
-   * (same factored Delassus structure as the velocity problem, with M⁻¹ in place of
-   * W⁻¹; μ is a position-level multiplier, kg·m). Separated detected contacts enter as
-   * inequalities, so the correction does not push a body into another. δq is applied on
-   * the manifold (quaternions through the exponential map) and the pass repeats (fresh
-   * detection, new H: Siconos' computeh/computeJach loop) until the deepest penetration is
-   * ≤ projection.tolerance or after projection.maxIterations passes. `projectJoints` (the
-   * joints' own position projection) runs after each contact pass, so both constraint
-   * sets are satisfied together (block Gauss–Seidel between the two). Velocities are not
-   * changed. Returns the passes made and the deepest penetration left (m, ≥ 0).
+   * (μ a position-level multiplier, kg·m). Separated contacts enter as inequalities, so
+   * the correction does not push a body into another. Velocities are not changed.
+   *
+   * Cost per step, O(contacts) (issue 8: S1-1000 went from ~120 to ~1–2 ms per step):
+   *  - Contacts: the step's own detection (at x_t, margin ≥ the model's) is carried to
+   *    x_{t+h} (transportGaps) instead of detecting again, as long as it provably still
+   *    lists every contact that can penetrate (detectionCovers: bodies moved less than the
+   *    margin); otherwise, e.g. during a fast fall, contacts are detected afresh.
+   *  - The target is g + H_n δq ≥ −τ/2 (τ = projection.tolerance), solved on the factored
+   *    operator H_n M⁻¹ H_nᵀ (never assembled) by the velocity-form PGS
+   *    (solvers/nonsmooth/pgs.ts) measured in gap units: it stops when
+   *    ‖min(W_ii μ_i, w_i)‖∞ ≤ τ/2 with w = g + τ/2 + H_n δq, so every linearized gap is
+   *    ≥ −τ and a contact with a multiplier is left at a gap in [−τ, 0] (or its own
+   *    multiplier moved it by at most τ/2). Not separated: a contact pushed apart by more
+   *    than ACTIVATION_TOLERANCE would leave the next step's active set, its body fall
+   *    freely for a step and hit again (measured on S1-1000 with g ≥ 0 as the target and
+   *    τ = 0.1 mm: the contact solve's residual rose from 1e-5 to 5e-2). A warm start that
+   *    pushes too far is thereby undone too. projection.maxIterations bounds the sweeps
+   *    per step.
+   *  - Warm start of the first pass by contact key from the previous step's first pass
+   *    when that converged (saveProjectionMemory), else from zero: where a drift repeats
+   *    step after step (the contact solve's unconverged velocity error times h), so do
+   *    the multipliers. A step without a pass leaves zero multipliers to the next.
+   * δq is applied on the manifold (quaternions through the exponential map) and the pass
+   * repeats on the gaps carried to the new pose (Siconos' computeh/computeJach loop) until
+   * the deepest penetration is ≤ projection.tolerance, the sweeps are spent or after
+   * PROJECTION_PASSES passes. `projectJoints` (the joints' own position projection) runs
+   * after each contact pass, so both constraint sets are satisfied together (block
+   * Gauss–Seidel between the two). Returns the passes and sweeps made and the deepest
+   * penetration left (m, ≥ 0) among the carried gaps — the geometry is detected exactly
+   * again at the next step's start, so their second-order error does not accumulate.
    */
-  project(projectJoints?: () => void): { iterations: number; penetration: number } {
+  project(projectJoints?: () => void): ProjectionResult {
     const t0 = performance.now();
     const { sys, projSet } = this;
-    const det = this.detector;
-    det.margin = this.margin;
+    const { tolerance, maxIterations } = this.projection;
+    let sweeps = maxIterations;
     let it = 0;
     let pen = 0;
     for (;;) {
-      det.detect(sys.pos, sys.quat, this.projBuffer);
-      this.stats.broadMs += det.stats.broadMs;
-      this.stats.narrowMs += det.stats.narrowMs;
-      const b = this.projBuffer;
-      let gmin = 0;
-      for (let k = 0; k < b.count; k++) gmin = Math.min(gmin, b.gap[k]);
-      pen = -gmin;
-      if (pen <= this.projection.tolerance || it >= this.projection.maxIterations) break;
+      if (!this.detectionCovers()) {
+        this.detector.margin = this.margin;
+        this.detectAtCurrentPose();
+        this.stats.broadMs += this.detector.stats.broadMs;
+        this.stats.narrowMs += this.detector.stats.narrowMs;
+        this.detectionCovers();
+      }
+      pen = this.transportGaps();
+      if (pen <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
+      const b = this.buffer;
       projSet.reset(b.count);
       for (let k = 0; k < b.count; k++)
-        projSet.push(b.bodyA[k], b.bodyB[k], b.key[k], b.normal, b.point, b.gap[k], k);
+        projSet.push(b.bodyA[k], b.bodyB[k], b.key[k], b.normal, this.tPoint, this.tGap[k], k);
       inverseMassBlocks(sys, this.Y, this.yOff, 1);
       projSet.computeResponse(this.Y, this.yOff, 1, true);
       const W = projSet.delassus(1, 1);
@@ -627,23 +857,67 @@ export class NonsmoothContact {
       this.q = growF(this.q, nc);
       this.projMu = growF(this.projMu, nc);
       const mu = this.projMu;
-      for (let k = 0; k < nc; k++) {
-        this.q[k] = projSet.gap[k];
-        mu[k] = 0;
-      }
-      this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
-        maxIterations: Math.max(this.settings.maxIterations, 50),
-        tolerance: 1e-14,
-        warmStart: false,
+      // Target g + H δq ≥ −tolerance/2, solved to the residual tolerance/2 (see above).
+      const half = 0.5 * tolerance;
+      for (let k = 0; k < nc; k++) this.q[k] = projSet.gap[k] + half;
+      if (it === 0) this.projectionWarmStart();
+      else mu.fill(0, 0, nc);
+      const res = this.projSolver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
+        maxIterations: sweeps,
+        tolerance: half,
+        warmStart: true,
       });
+      if (!Number.isFinite(res.residual))
+        throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
+      sweeps -= res.iterations;
+      if (it === 0) this.saveProjectionMemory(res.converged);
       this.rhs.fill(0);
       W.addResponse(mu, 1, this.rhs);
       addPositionIncrement(sys, this.rhs, 1);
       projectJoints?.();
       it++;
     }
+    // No pass: this step's multipliers are all zero, and so is the next one's warm start.
+    if (it === 0) {
+      this.projMemory.clear();
+      this.projMemCount = 0;
+    }
     this.stats.projectionMs += performance.now() - t0;
-    return { iterations: it, penetration: Math.max(0, pen) };
+    return { iterations: it, sweeps: maxIterations - sweeps, penetration: pen };
+  }
+
+  /** projMu ← the last projection's first-pass multipliers of the contacts with known keys. */
+  private projectionWarmStart(): void {
+    const { projSet, projMu } = this;
+    for (let i = 0; i < projSet.count; i++) {
+      const slot = this.projMemory.get(projSet.key[i]);
+      projMu[i] = slot < 0 ? 0 : this.projMemMu[slot];
+    }
+  }
+
+  /**
+   * Remembers the positive multipliers of the pass just solved by contact key, or nothing
+   * when the solve stopped at the sweep limit: an unconverged iterate may push contacts
+   * apart that the next step does not need pushed, and with the sweeps spent before that
+   * is undone they leave the active set (S1-1000, τ = 0.1 mm, 20 sweeps: 214 projected
+   * steps with such warm starts against 116 without them).
+   */
+  private saveProjectionMemory(converged: boolean): void {
+    const { projSet, projMu } = this;
+    const nc = converged ? projSet.count : 0;
+    this.projMemory.clear();
+    this.projMemory.reserve(nc);
+    this.projMemMu = growF(this.projMemMu, nc);
+    this.projMemKey = growF(this.projMemKey, nc);
+    let n = 0;
+    for (let i = 0; i < nc; i++) {
+      if (!(projMu[i] > 0)) continue;
+      this.projMemory.set(projSet.key[i], n);
+      this.projMemMu[n] = projMu[i];
+      this.projMemKey[n] = projSet.key[i];
+      n++;
+    }
+    this.projMemCount = n;
   }
 
   /**

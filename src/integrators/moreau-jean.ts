@@ -39,7 +39,7 @@
  * Integration factors: as the θ-scheme, (h²θ, h, 1) for the solved acceleration; the
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  */
-import type { NonsmoothContact } from "../contact/nonsmooth-contact";
+import type { NonsmoothContact, ProjectionResult } from "../contact/nonsmooth-contact";
 import type { AccelerationStepper } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
@@ -53,8 +53,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   private readonly aPrev: Float64Array;
   private readonly vFree: Float64Array;
   private readonly fContact: Float64Array;
-  /** Figures of the last projection (passes, deepest penetration left in m). */
-  lastProjection = { iterations: 0, penetration: 0 };
+  /** Figures of the last projection (passes, sweeps, deepest penetration left in m). */
+  lastProjection: ProjectionResult = { iterations: 0, sweeps: 0, penetration: 0 };
 
   constructor(
     name: IntegratorName,

@@ -18,10 +18,11 @@ export { projectOnCone, projectOnK } from "./cone";
 export { DenseDelassus, SparseBlockDelassus } from "./delassus";
 export { FactoredDelassus } from "./factored";
 export { LEMKE_FRICTION_MESSAGE, LemkeSolver } from "./lemke";
-export { PgsSolver } from "./pgs";
+export { type PgsSettings, PgsSolver } from "./pgs";
 export { PJacobiSolver } from "./pjacobi";
 export {
   frictionResidual,
+  lcpLocalResidual,
   lcpResidual,
   problemResidual,
   problemVelocity,

@@ -50,6 +50,18 @@ import {
  * check, whatever the number of neighbours. In exact arithmetic the iterates are those
  * of the Delassus form (u_i is the same number), so convergence and fixed points are too.
  */
+/**
+ * Frictionless problems can be measured in the units of w instead (PgsSettings.residual
+ * "lcp-local", residual.ts: ‖min(W_ii r_i, w_i)‖∞), both in the exact checks and in the
+ * velocity form's estimate, so a tolerance reads as a bound on w — a gap in m for the
+ * position projection of nonsmooth-contact.ts, whose multipliers (kg·m) would make the
+ * "lcp" tolerance depend on the masses.
+ */
+export interface PgsSettings {
+  /** Residual of frictionless problems (default "lcp"); friction always uses "coulomb". */
+  residual?: "lcp" | "lcp-local";
+}
+
 /** Sweeps between residual checks once the first four have not converged. */
 const RESIDUAL_CHECK_INTERVAL = 8;
 
@@ -71,6 +83,11 @@ export class PgsSolver implements NonsmoothSolver {
   private readonly ui = new Float64Array(3);
   /** Velocity form: Δv = Y Hᵀ r of the current iterate (generalized, length n). */
   private dv = new Float64Array(0);
+  private readonly lcpMeasure: "lcp" | "lcp-local";
+
+  constructor(settings: PgsSettings = {}) {
+    this.lcpMeasure = settings.residual ?? "lcp";
+  }
 
   solve(problem: NonsmoothProblem, r: Float64Array, options?: NonsmoothOptions): NonsmoothResult {
     const v = this.view;
@@ -78,7 +95,7 @@ export class PgsSolver implements NonsmoothSolver {
     const o = this.opts.resolve(options);
     const omega = Number.isNaN(o.omega) ? 1 : o.omega;
     const { m, contacts: nc, dim, op, q, mu } = v;
-    const measure: ResidualMeasure = dim === 1 ? "lcp" : "coulomb";
+    const measure: ResidualMeasure = dim === 1 ? this.lcpMeasure : "coulomb";
     if (!o.warmStart) r.fill(0, 0, m);
     if (m === 0) return makeResult(0, 0, true, measure, "converged");
     this.u = grow(this.u, m);
@@ -105,7 +122,7 @@ export class PgsSolver implements NonsmoothSolver {
         if (fac !== null) fac.velocities(this.dv, u);
         else op.multiply(r, u);
         for (let k = 0; k < m; k++) u[k] += q[k];
-        res = residualFromVelocity(measure, nc, r, u, mu);
+        res = residualFromVelocity(measure, nc, r, u, mu, this.cache.diag);
         if (res <= o.tolerance) return makeResult(it, res, true, measure, "converged");
         if (it >= o.maxIterations || !Number.isFinite(res)) break;
       }
@@ -162,6 +179,7 @@ export class PgsSolver implements NonsmoothSolver {
     const { jac, resp, dof, width, scale: s, blocks: nc, blockSize: dim } = op;
     const dv = this.dv;
     const c = this.cache;
+    const local = this.lcpMeasure === "lcp-local";
     let est = 0;
     for (let i = 0; i < nc; i++) {
       const e = 2 * i;
@@ -177,7 +195,8 @@ export class PgsSolver implements NonsmoothSolver {
         for (let k = 0; k < wb; k++) un += jac[ob + k] * dv[db + k];
         const r0 = r[i];
         const w = s * un + q[i];
-        if (est <= tolerance) est = Math.max(est, Math.abs(Math.min(r0, w)));
+        if (est <= tolerance)
+          est = Math.max(est, Math.abs(Math.min(local ? c.diag[9 * i] * r0 : r0, w)));
         lcpUpdate(r, i, w, c.invN[i], omega);
         const d0 = r[i] - r0;
         if (d0 === 0) continue;

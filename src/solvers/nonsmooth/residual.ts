@@ -1,6 +1,6 @@
 import { projectOnCone } from "./cone";
 import { DenseDelassus } from "./delassus";
-import type { NonsmoothProblem, ResidualMeasure } from "./types";
+import type { DelassusOperator, NonsmoothProblem, ResidualMeasure } from "./types";
 
 /**
  * The one residual every solver reports: the natural-map (projection) residual
@@ -25,6 +25,25 @@ const z = new Float64Array(3);
 export function lcpResidual(m: number, r: Float64Array, w: Float64Array): number {
   let e = 0;
   for (let i = 0; i < m; i++) e = Math.max(e, Math.abs(Math.min(r[i], w[i])));
+  return e;
+}
+
+/**
+ * "lcp-local": ‖min(W_ii r_i, w_i)‖∞ over the first m entries, W_ii = diag[9i] (the
+ * DiagonalCache layout, stride 9). It is W_ii times the natural-map residual with PGS's own
+ * step ρ_i = 1/W_ii, |min(r_i, w_i/W_ii)|, so it is in the units of w and zero exactly at a
+ * solution (W_ii > 0). Read for a position-level LCP (w a gap in m, r in kg·m): e ≤ tol says
+ * no gap is below −tol, and a contact with a multiplier is separated by at most tol, or its
+ * multiplier moves its own gap by at most tol (W_ii r_i ≤ tol).
+ */
+export function lcpLocalResidual(
+  m: number,
+  r: Float64Array,
+  w: Float64Array,
+  diag: Float64Array,
+): number {
+  let e = 0;
+  for (let i = 0; i < m; i++) e = Math.max(e, Math.abs(Math.min(diag[9 * i] * r[i], w[i])));
   return e;
 }
 
@@ -73,15 +92,23 @@ export function frictionResidual(
   return e;
 }
 
-/** The residual in the given measure, for u = W r + q already computed. */
+/**
+ * The residual in the given measure, for u = W r + q already computed; "lcp-local" needs
+ * the diagonal W_ii at diag[9i].
+ */
 export function residualFromVelocity(
   measure: ResidualMeasure,
   contacts: number,
   r: Float64Array,
   u: Float64Array,
   mu: Float64Array | undefined,
+  diag?: Float64Array,
 ): number {
   if (measure === "lcp") return lcpResidual(contacts, r, u);
+  if (measure === "lcp-local") {
+    if (!diag) throw new Error('the "lcp-local" residual needs the diagonal of W');
+    return lcpLocalResidual(contacts, r, u, diag);
+  }
   if (!mu) throw new Error("friction residual needs mu");
   return frictionResidual(contacts, r, u, mu, measure === "coulomb");
 }
@@ -96,16 +123,30 @@ export function problemResidual(
   measure: ResidualMeasure = problem.contactDim === 1 ? "lcp" : "coulomb",
 ): number {
   const u = problemVelocity(problem, r);
-  return residualFromVelocity(measure, problem.contacts, r, u, problem.mu);
+  let diag: Float64Array | undefined;
+  if (measure === "lcp-local") {
+    const op = delassusOperator(problem);
+    const blk = new Float64Array(9);
+    diag = new Float64Array(9 * problem.contacts);
+    for (let i = 0; i < problem.contacts; i++) {
+      op.diagonalBlock(i, blk);
+      diag[9 * i] = blk[0];
+    }
+  }
+  return residualFromVelocity(measure, problem.contacts, r, u, problem.mu, diag);
+}
+
+/** The problem's W as an operator (a dense W wrapped). */
+function delassusOperator(problem: NonsmoothProblem): DelassusOperator {
+  return problem.W instanceof Float64Array
+    ? new DenseDelassus(problem.W, problem.contacts, problem.contactDim)
+    : problem.W;
 }
 
 /** u = W r + q (allocated, length m). */
 export function problemVelocity(problem: NonsmoothProblem, r: Float64Array): Float64Array {
   const m = problem.contacts * problem.contactDim;
-  const op =
-    problem.W instanceof Float64Array
-      ? new DenseDelassus(problem.W, problem.contacts, problem.contactDim)
-      : problem.W;
+  const op = delassusOperator(problem);
   const u = new Float64Array(m);
   op.multiply(r, u);
   for (let i = 0; i < m; i++) u[i] += problem.q[i];

@@ -83,12 +83,14 @@ export const DEFAULT_NONSMOOTH_OPTIONS = {
 } as const;
 
 /**
- * Which residual a result reports (residual.ts): "lcp" is ‖min(r, W r + q)‖∞; "coulomb" is
- * the projection residual of the exact Coulomb problem (De Saxcé term included); "ccp" is the
- * same projection residual without the De Saxcé term, i.e. the KKT residual of the convex
+ * Which residual a result reports (residual.ts): "lcp" is ‖min(r, W r + q)‖∞; "lcp-local"
+ * is ‖min(W_ii r_i, w_i)‖∞, the same natural map in the units of w (PGS on request, for
+ * tolerances on w: a gap in m for the position projection); "coulomb" is the projection
+ * residual of the exact Coulomb problem (De Saxcé term included); "ccp" is the same
+ * projection residual without the De Saxcé term, i.e. the KKT residual of the convex
  * cone-complementarity relaxation that APGD and BB solve.
  */
-export type ResidualMeasure = "lcp" | "coulomb" | "ccp";
+export type ResidualMeasure = "lcp" | "lcp-local" | "coulomb" | "ccp";
 
 /** How a solve ended. */
 export type NonsmoothStatus =

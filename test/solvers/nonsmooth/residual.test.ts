@@ -4,6 +4,7 @@ import {
   lcpResidual,
   type NonsmoothProblem,
   NonsmoothProblemError,
+  PgsSolver,
   problemResidual,
   SparseBlockDelassus,
   solveNonsmooth,
@@ -75,5 +76,37 @@ describe("problem validation", () => {
   it("problemResidual defaults to the exact measure of the problem type", () => {
     const r = Float64Array.from([1, 0, 0]); // u = (0, 0, 0): the exact solution
     expect(problemResidual(base, r)).toBe(0);
+  });
+});
+
+describe('"lcp-local": the LCP residual in the units of w', () => {
+  // W = diag-dominant 2×2 with very different diagonals, so "lcp" and "lcp-local" differ.
+  const W = Float64Array.from([400, 1, 1, 0.01]);
+  const q = Float64Array.from([-2, -1e-3]);
+  const problem: NonsmoothProblem = { contacts: 2, contactDim: 1, W, q };
+
+  it("is ‖min(W_ii r_i, w_i)‖∞ (hand-computed)", () => {
+    // r = (0.01, 0): w = (400·0.01 − 2, 0.01 − 1e-3) = (2, 0.009);
+    // min(W_11 r_1, w_1) = min(4, 2) = 2; min(0, 0.009) = 0 → 2 ("lcp": min(0.01, 2) = 0.01).
+    const r = Float64Array.from([0.01, 0]);
+    expect(problemResidual(problem, r, "lcp-local")).toBeCloseTo(2, 14);
+    expect(problemResidual(problem, r, "lcp")).toBeCloseTo(0.01, 14);
+  });
+
+  it("PGS measured in it stops with every w_i ≥ −tol and no pushed contact with w_i > tol", () => {
+    const tol = 1e-9;
+    const r = new Float64Array(2);
+    const res = new PgsSolver({ residual: "lcp-local" }).solve(problem, r, {
+      tolerance: tol,
+      maxIterations: 10_000,
+    });
+    expect(res).toMatchObject({ converged: true, measure: "lcp-local" });
+    // Exact solution by the active sets: both active, W r = −q = (2, 1e-3), det W = 3,
+    // gives r₂ = (400·1e-3 − 2)/3 < 0, rejected; contact 1 alone: r₁ = 2/400 = 0.005 and
+    // w₂ = r₁ − 1e-3 = 0.004 > 0, the solution.
+    expect(r[1]).toBe(0);
+    expect(Math.abs(400 * r[0] - 2)).toBeLessThanOrEqual(tol);
+    const w = [400 * r[0] + r[1] - 2, r[0] + 0.01 * r[1] - 1e-3];
+    expect(Math.min(...w)).toBeGreaterThanOrEqual(-tol);
   });
 });
