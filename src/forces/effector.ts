@@ -38,3 +38,39 @@ export interface ForceEffector {
   /** Potential energy stored by this effector (J); 0 for non-conservative ones. */
   potentialEnergy(): number;
 }
+
+/**
+ * Optional: an effector whose exact Jacobian is nonsymmetric but which can supply a
+ * symmetric approximation with the same force (so a Newton iteration converges to the
+ * same solution; only its iteration matrix changes). When `symmetricJacobian` is true,
+ * addPosJacobian / addVelJacobian / jacobianType describe that approximation. The
+ * integrator sets it when the linear solver needs a symmetric matrix (CG, MINRES, LDLᵀ,
+ * Cholesky). Rayleigh stiffness damping r_K K v is built from the same K, so with r_K > 0
+ * it follows the approximation too (for springs positive semidefinite: it never adds
+ * energy, where the exact K of a compressed spring would).
+ */
+export interface SymmetrizableEffector extends ForceEffector {
+  symmetricJacobian: boolean;
+}
+
+export function isSymmetrizable(e: ForceEffector): e is SymmetrizableEffector {
+  return typeof (e as Partial<SymmetrizableEffector>).symmetricJacobian === "boolean";
+}
+
+/**
+ * Optional: matrix-free products with J = s_x ∂f/∂x + s_v ∂f/∂v (the same s convention as
+ * addPosJacobian), so a Krylov solver can use the Newton iteration matrix without
+ * assembling it. `setJacobianProduct(sx, sv, diagonal)` fixes J at the current state and
+ * adds its diagonal blocks to `diagonal`, a SparseBlockMatrix laid out as the solve matrix
+ * (only its diagonal blocks are touched: the block-Jacobi preconditioner); then
+ * `addJacobianProduct(x, out)` adds J x (generalized vectors of size numDofs). Neither
+ * may allocate.
+ */
+export interface JacobianProductEffector extends ForceEffector {
+  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix): void;
+  addJacobianProduct(x: Float64Array, out: Float64Array): void;
+}
+
+export function hasJacobianProduct(e: ForceEffector): e is JacobianProductEffector {
+  return typeof (e as Partial<JacobianProductEffector>).addJacobianProduct === "function";
+}

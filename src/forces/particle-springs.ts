@@ -1,21 +1,45 @@
 /**
  * Many axial springs whose ends are particles, fixed bodies or ground, in one effector
  * with structure-of-arrays storage (as MuJoCo keeps its tendons): one loop evaluates every
- * spring with the shared law of axial.ts and caches forces and 3×3 Jacobian blocks under
- * the system's stateVersion, so applyForces, addPosJacobian and addVelJacobian at one
- * state cost one evaluation. Solve-matrix offsets are cached per structureVersion.
+ * spring with the shared law of axial.ts and caches forces and the Jacobians' factors
+ * under the system's stateVersion, so applyForces, addPosJacobian and addVelJacobian at
+ * one state cost one evaluation (the 3×3 blocks are expanded from the factors only when a
+ * matrix is assembled). Solve-matrix offsets are cached per structureVersion.
  *
  * Particles have no rotation: an end's world point is x_body + p. A fixed body's point is
  * constant (its world position at construction). With A = ∂f_b/∂d and B = ∂f_b/∂ḋ of
  * axial.ts and d = x_b − x_a, the blocks are ∂f_b/∂x_b = A, ∂f_b/∂x_a = −A,
  * ∂f_a/∂x_b = −A, ∂f_a/∂x_a = A (B likewise for velocities).
+ *
+ * `symmetricJacobian` switches A to its symmetric approximation (axial.ts, as SOFA's
+ * StiffSpringForceField), for symmetric solvers. The matrix-free product
+ * (JacobianProductEffector) applies C = s_x A + s_v B (rank one plus a multiple of I,
+ * axial.ts) spring by spring:
+ *   y = C (x_b − x_a),  out_b += y,  out_a −= y,
+ * O(springs) per product with no assembly; the diagonal blocks are C at (b, b) and (a, a).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { quatRotate } from "../math/quat";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import { AXIAL_LENGTH, axialSpring } from "./axial";
-import type { ForceEffector } from "./effector";
+import {
+  AXIAL_COMBINATION,
+  AXIAL_FACTORS,
+  AXIAL_LENGTH,
+  AXIAL_TENSION,
+  axialCombination,
+  axialForces,
+  axialJacobian,
+} from "./axial";
+import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
+
+// Module-level copies of imports used once per spring: under the CommonJS transform (tsx)
+// every use of an imported binding is a getter call, which showed in the profile.
+/** Jacobian factors per spring (axial.ts layout). */
+const STRIDE = AXIAL_FACTORS;
+const springCombination = axialCombination;
+/** Rank-one form [û, g, p] of C = s_x A + s_v B per spring (axialCombination). */
+const CSTRIDE = AXIAL_COMBINATION;
 
 export interface ParticleSpring {
   /** Body index of each end (−1 ground), and the point in its frame (m). */
@@ -34,11 +58,14 @@ export function isTranslationalEnd(sys: BodySystem, body: number): boolean {
   return body < 0 || sys.kind[body] !== BodyKind.RIGID;
 }
 
-export class ParticleSpringSet implements ForceEffector {
+export class ParticleSpringSet implements SymmetrizableEffector, JacobianProductEffector {
   readonly count: number;
   /** Dynamic body of each end (−1 when the end does not move). */
   private readonly a: Int32Array;
   private readonly b: Int32Array;
+  /** First dof of each end (−1 when the end does not move). */
+  private readonly dofA: Int32Array;
+  private readonly dofB: Int32Array;
   /** Local offset of a moving end, or the world point of a still one (3 per spring). */
   private readonly pa: Float64Array;
   private readonly pb: Float64Array;
@@ -47,16 +74,27 @@ export class ParticleSpringSet implements ForceEffector {
   private readonly l0: Float64Array;
   // cache at `cachedVersion`
   private readonly f: Float64Array;
-  private readonly jac: Float64Array;
+  private readonly factors: Float64Array;
   private readonly scalars: Float64Array;
-  private readonly d = new Float64Array(3);
-  private readonly dd = new Float64Array(3);
+  /** A and B blocks (18 per spring), expanded from the factors at `jacVersion`. */
+  private readonly jac: Float64Array;
+  private jacVersion = -1;
+  /** d = x_b − x_a and ḋ of every spring (3 per spring). */
+  private readonly d: Float64Array;
+  private readonly dd: Float64Array;
   private cachedVersion = -1;
   // solve-matrix offsets (aa, ab, ba, bb) at `offsetsVersion`
   private readonly offsets: Int32Array;
   private offsetsVersion = -1;
   private readonly anyDamped: boolean;
   private readonly anyAxial: boolean;
+  private symmetric = false;
+  /** C = s_x A + s_v B = û gᵀ + p I per spring as [û, g, p], set by setJacobianProduct. */
+  private readonly product: Float64Array;
+  /** Offsets of the (a, a) and (b, b) blocks in `diagMatrix` at `diagVersion`. */
+  private readonly diagOffsets: Int32Array;
+  private diagMatrix: SparseBlockMatrix | null = null;
+  private diagVersion = -1;
 
   constructor(
     private readonly sys: BodySystem,
@@ -67,6 +105,8 @@ export class ParticleSpringSet implements ForceEffector {
     this.count = n;
     this.a = new Int32Array(n);
     this.b = new Int32Array(n);
+    this.dofA = new Int32Array(n);
+    this.dofB = new Int32Array(n);
     this.pa = new Float64Array(3 * n);
     this.pb = new Float64Array(3 * n);
     this.k = new Float64Array(n);
@@ -74,8 +114,13 @@ export class ParticleSpringSet implements ForceEffector {
     this.l0 = new Float64Array(n);
     this.f = new Float64Array(3 * n);
     this.jac = new Float64Array(18 * n);
+    this.factors = new Float64Array(STRIDE * n);
     this.scalars = new Float64Array(3 * n);
     this.offsets = new Int32Array(4 * n);
+    this.product = new Float64Array(CSTRIDE * n);
+    this.d = new Float64Array(3 * n);
+    this.dd = new Float64Array(3 * n);
+    this.diagOffsets = new Int32Array(2 * n);
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
       if (body >= 0 && !isTranslationalEnd(sys, body))
@@ -94,12 +139,14 @@ export class ParticleSpringSet implements ForceEffector {
     springs.forEach((s, i) => {
       this.a[i] = end(s.bodyA, s.pointA, this.pa, i);
       this.b[i] = end(s.bodyB, s.pointB, this.pb, i);
+      this.dofA[i] = this.a[i] >= 0 ? sys.dofOffset[this.a[i]] : -1;
+      this.dofB[i] = this.b[i] >= 0 ? sys.dofOffset[this.b[i]] : -1;
       this.k[i] = s.stiffness;
       this.c[i] = s.damping;
     });
+    this.separations();
     for (let i = 0; i < n; i++) {
-      this.endSeparation(i);
-      const l = Math.hypot(this.d[0], this.d[1], this.d[2]);
+      const l = Math.hypot(this.d[3 * i], this.d[3 * i + 1], this.d[3 * i + 2]);
       this.l0[i] = springs[i].restLength ?? l;
     }
     this.anyAxial = this.l0.some((l) => l > 0);
@@ -107,18 +154,29 @@ export class ParticleSpringSet implements ForceEffector {
   }
 
   /**
-   * As SpringEffector: SPD when every spring is zero-length or undamped in tension;
-   * SYMMETRIC when an undamped one is compressed; GENERAL with damped axial springs
-   * (the term (c/l) û (P ḋ)ᵀ is nonsymmetric).
+   * As SpringEffector: SPD when every spring is zero-length or in tension (s ≥ 0, −A is
+   * then k ûûᵀ + (s/l) P ⪰ 0); SYMMETRIC when one is compressed; GENERAL with damped
+   * axial springs (the term (c/l) û (P ḋ)ᵀ is nonsymmetric). With symmetricJacobian
+   * always SPD (axial.ts: −A⁺ ⪰ 0).
    */
   get jacobianType(): MatrixTypeFlags {
+    if (this.symmetric || !this.anyAxial) return MatrixType.SPD;
     if (this.anyDamped) return MatrixType.GENERAL;
-    if (!this.anyAxial) return MatrixType.SPD;
     this.evaluate();
     for (let i = 0; i < this.count; i++)
-      if (this.l0[i] > 0 && this.scalars[3 * i + AXIAL_LENGTH] < this.l0[i])
-        return MatrixType.SYMMETRIC;
+      if (this.l0[i] > 0 && this.scalars[3 * i + AXIAL_TENSION] < 0) return MatrixType.SYMMETRIC;
     return MatrixType.SPD;
+  }
+
+  get symmetricJacobian(): boolean {
+    return this.symmetric;
+  }
+
+  set symmetricJacobian(on: boolean) {
+    if (on === this.symmetric) return;
+    this.symmetric = on;
+    this.cachedVersion = -1;
+    this.jacVersion = -1;
   }
 
   applyForces(_t: number): void {
@@ -158,6 +216,85 @@ export class ParticleSpringSet implements ForceEffector {
     this.addBlocks(m, s, 9);
   }
 
+  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix): void {
+    this.evaluate();
+    const { factors, product: C, diagOffsets: off } = this;
+    const m = diagonal;
+    if (this.diagMatrix !== m || this.diagVersion !== m.structureVersion) {
+      const blk = this.sys.block;
+      for (let i = 0; i < this.count; i++) {
+        off[2 * i] = this.a[i] >= 0 ? m.offsetOf(blk[this.a[i]], blk[this.a[i]]) : -1;
+        off[2 * i + 1] = this.b[i] >= 0 ? m.offsetOf(blk[this.b[i]], blk[this.b[i]]) : -1;
+      }
+      this.diagMatrix = m;
+      this.diagVersion = m.structureVersion;
+    }
+    const v = m.values;
+    for (let i = 0; i < this.count; i++) {
+      const p = CSTRIDE * i;
+      springCombination(factors, STRIDE * i, sx, sv, C, p);
+      // C = û gᵀ + p I sits on the diagonal blocks (a, a) and (b, b) of both moving ends
+      const u0 = C[p];
+      const u1 = C[p + 1];
+      const u2 = C[p + 2];
+      const g0 = C[p + 3];
+      const g1 = C[p + 4];
+      const g2 = C[p + 5];
+      const q = C[p + 6];
+      for (let end = 0; end < 2; end++) {
+        const o = off[2 * i + end];
+        if (o < 0) continue;
+        v[o] += u0 * g0 + q;
+        v[o + 1] += u0 * g1;
+        v[o + 2] += u0 * g2;
+        v[o + 3] += u1 * g0;
+        v[o + 4] += u1 * g1 + q;
+        v[o + 5] += u1 * g2;
+        v[o + 6] += u2 * g0;
+        v[o + 7] += u2 * g1;
+        v[o + 8] += u2 * g2 + q;
+      }
+    }
+  }
+
+  addJacobianProduct(x: Float64Array, out: Float64Array): void {
+    const { dofA, dofB, product: C } = this;
+    for (let i = 0; i < this.count; i++) {
+      const oa = dofA[i];
+      const ob = dofB[i];
+      let d0 = 0;
+      let d1 = 0;
+      let d2 = 0;
+      if (ob >= 0) {
+        d0 = x[ob];
+        d1 = x[ob + 1];
+        d2 = x[ob + 2];
+      }
+      if (oa >= 0) {
+        d0 -= x[oa];
+        d1 -= x[oa + 1];
+        d2 -= x[oa + 2];
+      }
+      // y = C δ = û (g·δ) + p δ
+      const p = CSTRIDE * i;
+      const gd = C[p + 3] * d0 + C[p + 4] * d1 + C[p + 5] * d2;
+      const q = C[p + 6];
+      const y0 = C[p] * gd + q * d0;
+      const y1 = C[p + 1] * gd + q * d1;
+      const y2 = C[p + 2] * gd + q * d2;
+      if (ob >= 0) {
+        out[ob] += y0;
+        out[ob + 1] += y1;
+        out[ob + 2] += y2;
+      }
+      if (oa >= 0) {
+        out[oa] -= y0;
+        out[oa + 1] -= y1;
+        out[oa + 2] -= y2;
+      }
+    }
+  }
+
   potentialEnergy(): number {
     this.evaluate();
     let e = 0;
@@ -171,6 +308,13 @@ export class ParticleSpringSet implements ForceEffector {
   /** Adds s·(A or B) blocks (which = 0: A, 9: B) with the sign pattern of the header. */
   private addBlocks(m: SparseBlockMatrix, s: number, which: number): void {
     this.evaluate();
+    if (this.jacVersion !== this.cachedVersion) {
+      for (let i = 0; i < this.count; i++) {
+        axialJacobian(this.factors, STRIDE * i, 1, 0, this.jac, 18 * i);
+        axialJacobian(this.factors, STRIDE * i, 0, 1, this.jac, 18 * i + 9);
+      }
+      this.jacVersion = this.cachedVersion;
+    }
     this.refreshOffsets(m);
     const { a, b, jac, offsets } = this;
     const v = m.values;
@@ -211,39 +355,50 @@ export class ParticleSpringSet implements ForceEffector {
     this.offsetsVersion = m.structureVersion;
   }
 
-  /** d = x_b − x_a and ḋ into this.d, this.dd for spring i. */
-  private endSeparation(i: number): void {
-    const { sys, d, dd } = this;
-    const ia = this.a[i];
-    const ib = this.b[i];
-    for (let j = 0; j < 3; j++) {
-      const xa = ia >= 0 ? sys.pos[3 * ia + j] + this.pa[3 * i + j] : this.pa[3 * i + j];
-      const xb = ib >= 0 ? sys.pos[3 * ib + j] + this.pb[3 * i + j] : this.pb[3 * i + j];
-      d[j] = xb - xa;
-      dd[j] = (ib >= 0 ? sys.vel[3 * ib + j] : 0) - (ia >= 0 ? sys.vel[3 * ia + j] : 0);
+  /** d = x_b − x_a and ḋ = v_b − v_a of every spring into this.d, this.dd. */
+  private separations(): void {
+    const { d, dd, pa, pb, a, b } = this;
+    const { pos, vel } = this.sys;
+    for (let i = 0; i < this.count; i++) {
+      const p = 3 * i;
+      let d0 = pb[p] - pa[p];
+      let d1 = pb[p + 1] - pa[p + 1];
+      let d2 = pb[p + 2] - pa[p + 2];
+      let v0 = 0;
+      let v1 = 0;
+      let v2 = 0;
+      const ia = 3 * a[i];
+      const ib = 3 * b[i];
+      if (ib >= 0) {
+        d0 += pos[ib];
+        d1 += pos[ib + 1];
+        d2 += pos[ib + 2];
+        v0 = vel[ib];
+        v1 = vel[ib + 1];
+        v2 = vel[ib + 2];
+      }
+      if (ia >= 0) {
+        d0 -= pos[ia];
+        d1 -= pos[ia + 1];
+        d2 -= pos[ia + 2];
+        v0 -= vel[ia];
+        v1 -= vel[ia + 1];
+        v2 -= vel[ia + 2];
+      }
+      d[p] = d0;
+      d[p + 1] = d1;
+      d[p + 2] = d2;
+      dd[p] = v0;
+      dd[p + 1] = v1;
+      dd[p + 2] = v2;
     }
   }
 
   private evaluate(): void {
     if (this.cachedVersion === this.sys.stateVersion) return;
-    for (let i = 0; i < this.count; i++) {
-      this.endSeparation(i);
-      axialSpring(
-        this.d,
-        0,
-        this.dd,
-        0,
-        this.k[i],
-        this.c[i],
-        this.l0[i],
-        this.f,
-        3 * i,
-        this.scalars,
-        3 * i,
-        this.jac,
-        18 * i,
-      );
-    }
+    this.separations();
+    const { d, dd, k, c, l0, f, scalars, factors, symmetric } = this;
+    axialForces(this.count, d, dd, k, c, l0, f, scalars, factors, symmetric);
     this.cachedVersion = this.sys.stateVersion;
   }
 }

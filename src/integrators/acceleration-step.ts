@@ -21,7 +21,7 @@
 
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectPositions, projectVelocities } from "../constraints/project";
-import type { ForceEffector } from "../forces/effector";
+import { type ForceEffector, isSymmetrizable } from "../forces/effector";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import {
   addMassBlocks,
@@ -37,7 +37,13 @@ import {
   savePositions,
   setVelocity,
 } from "../model/body-system";
-import { createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
+import {
+  ConjugateGradientSolver,
+  createLinearSolver,
+  GmresSolver,
+  MinresSolver,
+  resolveLinearSolverName,
+} from "../solvers/linear";
 import {
   type LinearSolver,
   type LinearSolverName,
@@ -45,6 +51,7 @@ import {
   MatrixType,
 } from "../solvers/linear/linear-solver";
 import { ConstrainedSolve } from "./constrained-solve";
+import { IterationOperator } from "./iteration-operator";
 
 /** Post-step projection: chord Newton on C = 0 to 1e-12 m (or rad), a few iterations at most. */
 const PROJECTION = {
@@ -75,12 +82,58 @@ export function hasDynamicStructure(e: ForceEffector): e is DynamicStructureEffe
 
 /**
  * Iterative solvers of the Newton step: incomplete factorizations as preconditioners
- * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow,
- * and a relative tolerance well below the Newton tolerance.
+ * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow;
+ * on the matrix-free operator (iteration-operator.ts), which has no CSR matrix to factor,
+ * block Jacobi. Their relative tolerance is set per solve (see `linearTolerance`).
  */
-function solverOptions(name: LinearSolverName): LinearSolverOptions {
-  const preconditioner = name === "cg" ? "ic0" : name === "gmres" ? "ilu0" : undefined;
-  return { tolerance: 1e-12, preconditioner };
+function solverOptions(name: LinearSolverName, matrixFree: boolean): LinearSolverOptions {
+  const preconditioner = matrixFree
+    ? "block-jacobi"
+    : name === "cg"
+      ? "ic0"
+      : name === "gmres"
+        ? "ilu0"
+        : undefined;
+  return { tolerance: LINEAR_TOLERANCE_FLOOR, preconditioner };
+}
+
+/**
+ * Krylov tolerance of the Newton step: relative residual η = max(Newton tolerance, 1e-12),
+ * an inexact Newton method (Dembo, Eisenstat & Steihaug, SIAM J. Numer. Anal. 19, 1982).
+ * The error it leaves in Δa is at most κ(W) η ‖Δa‖ (2-norms), of the order of what the
+ * Newton test ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) accepts as converged when W is well conditioned
+ * (κ ≈ 2 for the benchmark cloth's block-Jacobi-scaled W); for a linearized step (one
+ * iteration) it adds to the linearization error, which dominates (benchmark cloth at
+ * η = 1e-3: 3e-7 m against 6.8e-5 m per step, bench/compare/engines/moreau.ts). The floor
+ * keeps η above rounding; it was the fixed tolerance before.
+ */
+const LINEAR_TOLERANCE_FLOOR = 1e-12;
+
+/**
+ * Solvers that need a symmetric matrix: with one of them the effectors that can are asked
+ * for their symmetric Jacobian approximation (same forces, so the same Newton solution).
+ */
+const SYMMETRIC_SOLVERS: readonly LinearSolverName[] = [
+  "cg",
+  "minres",
+  "sparse-ldlt",
+  "dense-cholesky",
+];
+
+/** Krylov solvers that run on the matrix-free operator when every effector offers it. */
+const MATRIX_FREE_SOLVERS: readonly LinearSolverName[] = ["cg", "gmres"];
+
+/** Smallest step fraction of the Newton line search (see AccelerationStepper.solve). */
+const LINE_SEARCH_MIN_STEP = 1 / 64;
+/** Residual reduction below which the line search takes full steps (rounding regime). */
+const LINE_SEARCH_FLOOR = 1e-8;
+/** Residual, relative to the forces, below which it is rounding (see `solve`). */
+const ROUNDING_FLOOR = 1e-9;
+
+function norm2(x: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += x[i] * x[i];
+  return Math.sqrt(s);
 }
 
 /** Coefficients of one scheme for one step (see the file comment). */
@@ -115,17 +168,28 @@ export class AccelerationStepper {
   readonly fStart: Float64Array;
   readonly start: PositionSnapshot;
   readonly matrix: SparseBlockMatrix;
-  /** AND of every effector's jacobianType: the solve matrix's type. */
-  readonly matrixType: number;
+  /** AND of every effector's jacobianType: the solve matrix's type (set with the solver). */
+  matrixType: number = MatrixType.SPD;
   private readonly f: Float64Array;
   private readonly r: Float64Array;
   private readonly da: Float64Array;
   private readonly inc: Float64Array;
   private readonly tmp: Float64Array;
   private readonly kv: Float64Array;
+  private readonly aStart: Float64Array;
+  /** Relative tolerance of the Krylov solvers in the current `solve` (see LINEAR_TOLERANCE_FLOOR). */
+  private linearTolerance = LINEAR_TOLERANCE_FLOOR;
+  /** Whether the last `solve` met the Newton tolerance. */
+  newtonConverged = true;
+  /** Whether the last `solve` ended stalled, not merely out of iterations (see `solve`). */
+  newtonStalled = false;
+  private searchFailed = false;
   private readonly massOnly: boolean;
   private solver: LinearSolver | null = null;
-  private solverName: LinearSolverName;
+  private solverName: LinearSolverName = "auto";
+  /** The matrix-free W when every Jacobian effector offers products, else null. */
+  private readonly operator: IterationOperator | null;
+  private matrixFree = false;
   linearIterations = 0;
   /**
    * A generalized force (N, N·m) held constant during `solve` and added to the residual
@@ -174,21 +238,33 @@ export class AccelerationStepper {
     this.inc = new Float64Array(n);
     this.tmp = new Float64Array(n);
     this.kv = new Float64Array(n);
+    this.aStart = new Float64Array(n);
     this.start = createPositionSnapshot(sys);
     this.matrix = new SparseBlockMatrix(sys.blockSizes);
     for (const e of effectors) e.addSolveBlocks(this.matrix);
     this.matrix.finalize();
-    this.matrixType = effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
     this.massOnly = effectors.every((e) => e.hasJacobians === false);
-    this.solverName = linearSolver;
+    this.operator = IterationOperator.create(sys, effectors);
+    this.selectSolver(linearSolver);
   }
 
   setLinearSolver(name: LinearSolverName): void {
-    if (name !== this.solverName) {
-      this.solverName = name;
-      this.solver = null;
-    }
+    if (name !== this.solverName) this.selectSolver(name);
+  }
+
+  /**
+   * Symmetric Jacobians for a symmetric solver, then the matrix type (AND over the
+   * effectors) and whether the solver runs matrix-free; the solver is created on first use.
+   */
+  private selectSolver(name: LinearSolverName): void {
+    this.solverName = name;
+    this.solver = null;
+    const symmetric = SYMMETRIC_SOLVERS.includes(name);
+    for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = symmetric;
+    this.matrixType = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+    const concrete = resolveLinearSolverName(name, this.matrixType, this.n);
+    this.matrixFree = this.operator !== null && MATRIX_FREE_SOLVERS.includes(concrete);
   }
 
   /** Generalized applied force at the current state into out (clears the accumulators). */
@@ -224,29 +300,94 @@ export class AccelerationStepper {
   /**
    * Newton iterations on R(a) = 0 from the guess in `this.a` (fStart must hold f at t
    * when c.w < 1). Leaves the system at the end-of-step state of the final `a`.
-   * Returns the number of iterations.
+   * Returns the number of iterations. `newtonConverged` tells whether the last correction
+   * met ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) (always true for maxIterations = 1, the linearized step);
+   * `newtonStalled` whether the iterations ended stuck (below), not merely out of budget.
+   *
+   * With more than one iteration, no joints and no compliant contacts (whose piecewise
+   * linear force a semismooth Newton with full steps resolves in a few iterations, while
+   * shortened steps make it wander between branches), each correction is globalized by a
+   * backtracking line search on the residual (Armijo on ‖R‖₂: accept a + α Δa when
+   * ‖R(a + α Δa)‖ ≤ (1 − 10⁻⁴ α) ‖R(a)‖, else halve α, down to 2⁻⁶; Dennis & Schnabel,
+   * "Numerical Methods for Unconstrained Optimization", §6.3). Plain Newton overshoots on
+   * stiff geometrically nonlinear springs (h ω ≫ 1, the stiff cloth of the benchmark:
+   * a full step then rotates a spring far past the solution and the iterates diverge).
+   * Once ‖R‖ is below 1e-8 of the step's first residual or 1e-9 of the forces (‖f‖₂, the
+   * terms that cancel in R) the full step is taken: there rounding, not the model, decides
+   * whether ‖R‖ still decreases. Unconverged iterations
+   * are stalled, rather than out of budget, when ‖R‖ is still above that level and the
+   * last iteration failed the search or did not halve ‖R‖ (Newton no longer converging
+   * fast: an approximate Jacobian on a strongly nonlinear or indefinite step; going on
+   * from such iterates let the stiff cloth blow up even when they had reduced ‖R‖ by
+   * 1e3); the integrator then retries with a shorter step (newmark.ts).
    */
   solve(c: SchemeCoefficients, tEnd: number, newton: NewtonSettings): number {
     const { a, da, r, n } = this;
+    this.linearTolerance = Math.max(newton.tolerance, LINEAR_TOLERANCE_FLOOR);
+    const search =
+      newton.maxIterations > 1 && this.constraints === null && this.dynamicEffectors.length === 0;
     let it = 0;
+    let rNorm = -1;
+    let rFirst = -1;
+    this.newtonConverged = newton.maxIterations === 1;
+    this.newtonStalled = false;
     for (; it < newton.maxIterations; it++) {
-      this.applyUnknown(c, a);
-      this.residual(c, tEnd, r);
+      if (rNorm < 0) {
+        this.applyUnknown(c, a);
+        this.residual(c, tEnd, r);
+      }
       this.solveIteration(c, tEnd, r, da);
       let dmax = 0;
       let amax = 0;
       for (let i = 0; i < n; i++) {
-        a[i] += da[i];
         dmax = Math.max(dmax, Math.abs(da[i]));
-        amax = Math.max(amax, Math.abs(a[i]));
+        amax = Math.max(amax, Math.abs(a[i] + da[i]));
       }
       if (dmax <= newton.tolerance * (1 + amax) || (c.w === 0 && c.rayleighStiffness === 0)) {
+        for (let i = 0; i < n; i++) a[i] += da[i];
+        this.newtonConverged = true;
         it++;
         break;
       }
+      if (!search) {
+        for (let i = 0; i < n; i++) a[i] += da[i];
+        continue;
+      }
+      if (rNorm < 0) rNorm = norm2(r, n);
+      if (rFirst < 0) rFirst = rNorm;
+      const before = rNorm;
+      const rounding = () =>
+        Math.max(LINE_SEARCH_FLOOR * rFirst, ROUNDING_FLOOR * norm2(this.f, n));
+      rNorm = this.lineSearch(c, tEnd, rNorm, rNorm <= rounding());
+      this.newtonStalled = rNorm > rounding() && (this.searchFailed || rNorm > 0.5 * before);
     }
+    if (this.newtonConverged) this.newtonStalled = false;
     this.applyUnknown(c, a);
     return it;
+  }
+
+  /**
+   * a ← a + α Δa by backtracking (see `solve`; `full` takes α = 1), leaving R at the
+   * accepted point in `r` (the next iteration's residual); searchFailed tells whether it
+   * ended at the smallest α without the decrease. `rn0` is ‖R(a)‖₂. Returns ‖R‖₂ at the
+   * accepted point.
+   */
+  private lineSearch(c: SchemeCoefficients, tEnd: number, rn0: number, full: boolean): number {
+    const { a, da, r, aStart, n } = this;
+    aStart.set(a);
+    let alpha = 1;
+    for (;;) {
+      for (let i = 0; i < n; i++) a[i] = aStart[i] + alpha * da[i];
+      this.applyUnknown(c, a);
+      this.residual(c, tEnd, r);
+      const rn = norm2(r, n);
+      const decreased = rn <= (1 - 1e-4 * alpha) * rn0;
+      if (full || decreased || alpha <= LINE_SEARCH_MIN_STEP) {
+        this.searchFailed = !full && !decreased;
+        return rn;
+      }
+      alpha *= 0.5;
+    }
   }
 
   /** out = R(a) at the state currently applied (see file comment). */
@@ -295,16 +436,30 @@ export class AccelerationStepper {
   factor(c: SchemeCoefficients): void {
     if (this.usesMassOnly(c)) return;
     const t0 = performance.now();
-    this.assembleIterationMatrix(c);
-    const csr = this.matrix.toCsr();
+    const op = this.matrixFree ? this.operator : null;
+    if (op !== null) op.update(c);
+    else this.assembleIterationMatrix(c);
+    const csr = op === null ? this.matrix.toCsr() : null;
     const t1 = performance.now();
     this.solver ??= createLinearSolver(
       this.solverName,
       this.matrixType,
       this.n,
-      solverOptions(resolveLinearSolverName(this.solverName, this.matrixType, this.n)),
+      solverOptions(resolveLinearSolverName(this.solverName, this.matrixType, this.n), op !== null),
     );
-    this.solver?.factor(csr);
+    const solver = this.solver;
+    if (
+      solver instanceof ConjugateGradientSolver ||
+      solver instanceof GmresSolver ||
+      solver instanceof MinresSolver
+    )
+      solver.tolerance = this.linearTolerance;
+    if (csr !== null) solver.factor(csr);
+    else if (
+      op !== null &&
+      (solver instanceof ConjugateGradientSolver || solver instanceof GmresSolver)
+    )
+      solver.factor(op);
     this.timing.assembly += t1 - t0;
     this.timing.solve += performance.now() - t1;
   }

@@ -6,17 +6,22 @@
  *   x_{t+h} = x_t + h v_t + h²/2 ((1−2β) a_t + 2β a_{t+h})
  *   v_{t+h} = v_t + h ((1−γ) a_t + γ a_{t+h})
  * with the tangent stiffness K = −∂f/∂x (and D = −∂f/∂v) for nonlinear forces and
- * Newton iterations to `newtonTolerance` (see acceleration-step.ts). Unlike SOFA, a_t
- * is recomputed from the state (M a_t = f(x_t, v_t) − (r_M M + r_K K) v_t) on the first
+ * Newton iterations to `newtonTolerance` (see acceleration-step.ts: with a line search
+ * when more than one iteration is allowed; a step whose iterations stall is redone as two
+ * half steps, see `advance`, never continued from a stuck iterate). Unlike SOFA, a_t is
+ * recomputed from the state (M a_t = f(x_t, v_t) − (r_M M + r_K K) v_t) on the first
  * step and after every reset or external change, never reused stale.
  * After the step, v ← v·exp(−h·velocityDamping) (SOFA's velocity decay).
  * (β, γ) = (1/4, 1/2) is the trapezoidal rule: unconditionally stable, no numerical
  * damping, energy-conserving for linear systems; γ > 1/2 damps high frequencies.
  */
 
-import { getVelocity, setVelocity } from "../model/body-system";
+import { getVelocity, restorePositions, setVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
 import type { DerivativeOrder, Integrator, IntegratorMemory, StepStats } from "./integrator";
+
+/** Step halvings tried when Newton does not converge (see NewmarkIntegrator.advance). */
+const MAX_HALVINGS = 4;
 
 export interface NewmarkParameters {
   beta: number;
@@ -95,6 +100,46 @@ export class NewmarkIntegrator implements Integrator {
   }
 
   step(t: number, h: number): StepStats {
+    const stats: StepStats = {
+      newtonIterations: 0,
+      linearIterations: 0,
+      contactIterations: 0,
+      contactResidual: 0,
+    };
+    this.advance(t, h, 0, stats);
+    return stats;
+  }
+
+  /**
+   * One step of size h; when its Newton iterations stall unconverged (the line search
+   * finds no decrease of the residual, acceleration-step.ts), the state is put back and
+   * the interval is covered by two steps of h/2 instead, recursively up to MAX_HALVINGS
+   * times, then it throws. Going on from such an iterate is what blew up the stiff cloth
+   * (h ω ≈ 13: at the bottom of the swing its free edge whips with accelerations of
+   * 10⁴ m/s², and Newton from a_t stalls); halving h brings the step back into Newton's
+   * reach, and the result is still a Newmark solution (with the smaller h) rather than an
+   * iterate. Iterations that merely use up newtonIterations while still reducing the
+   * residual end the step as before (a budget, as SOFA's).
+   */
+  private advance(t: number, h: number, depth: number, stats: StepStats): void {
+    if (this.trySingle(t, h, stats)) return;
+    const { maxIterations, tolerance } = this.params.newton;
+    if (depth >= MAX_HALVINGS)
+      throw new Error(
+        `newmark: Newton stalled before ${tolerance} in ${maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h})`,
+      );
+    const s = this.stepper;
+    restorePositions(s.sys, s.start);
+    setVelocity(s.sys, this.vt);
+    this.advance(t, 0.5 * h, depth + 1, stats);
+    this.advance(t + 0.5 * h, 0.5 * h, depth + 1, stats);
+  }
+
+  /**
+   * One Newmark step of size h; false (nothing committed: a_t kept, the system left at the
+   * last iterate) when its Newton iterations stalled unconverged.
+   */
+  private trySingle(t: number, h: number, stats: StepStats): boolean {
     const s = this.stepper;
     const { beta, gamma } = this.params;
     const c = this.coeff;
@@ -117,8 +162,9 @@ export class NewmarkIntegrator implements Integrator {
     s.linearIterations = 0;
     const impacts = this.params.impacts;
     const before = impacts ? this.pushingFlags(impacts, 0) : 0;
-    let newtonIterations = s.solve(c, t + h, this.params.newton);
-    if (impacts && this.switched(impacts, before)) {
+    stats.newtonIterations += s.solve(c, t + h, this.params.newton);
+    let ok = s.newtonConverged || !s.newtonStalled;
+    if (ok && impacts && this.switched(impacts, before)) {
       // backward Euler from the same start: Δx_pred = h v_t, v_pred = v_t, c_x = h², c_v = h
       for (let i = 0; i < s.n; i++) {
         dxPred[i] = h * vt[i];
@@ -127,17 +173,15 @@ export class NewmarkIntegrator implements Integrator {
       }
       c.cx = h * h;
       c.cv = h;
-      newtonIterations += s.solve(c, t + h, this.params.newton);
+      stats.newtonIterations += s.solve(c, t + h, this.params.newton);
+      ok = s.newtonConverged || !s.newtonStalled;
     }
+    stats.linearIterations += s.linearIterations;
+    if (!ok) return false;
     at.set(a);
     this.haveAcceleration = true;
     applyVelocityDecay(s, h, this.params.velocityDamping);
-    return {
-      newtonIterations,
-      linearIterations: s.linearIterations,
-      contactIterations: 0,
-      contactResidual: 0,
-    };
+    return true;
   }
 
   /**

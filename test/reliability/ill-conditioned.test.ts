@@ -126,12 +126,26 @@ describe("ill-conditioned models run or end diverged", () => {
 
 describe("per-request time limits", () => {
   it("a step request past REQUEST_TIMEOUT_MS ends with 504 timeout; session and worker go on", async () => {
-    const id = (
-      await api()
-        .post("/v1/sessions")
-        .send({ model: stiffChain("newmark", "auto") })
-        .expect(201)
-    ).body.id;
+    // a well-posed model that simply takes long: 10⁶ implicit steps of a 40-particle chain
+    const chain = {
+      ...stiffChain("newmark", "auto"),
+      bodies: Array.from({ length: 40 }, (_, i) => ({
+        id: `p${i}`,
+        kind: "particle",
+        mass: 0.01,
+        position: [0.1 * (i + 1), 0, 0],
+      })),
+      forces: Array.from({ length: 40 }, (_, i) => ({
+        id: `s${i}`,
+        type: "spring",
+        a: { body: i === 0 ? "ground" : `p${i - 1}` },
+        b: { body: `p${i}` },
+        stiffness: 100,
+        damping: 0.01,
+        restLength: 0.1,
+      })),
+    };
+    const id = (await api().post("/v1/sessions").send({ model: chain }).expect(201)).body.id;
     const neighbour = (
       await api().post("/v1/sessions").send({ model: springParticle() }).expect(201)
     ).body.id;

@@ -1,7 +1,8 @@
 /**
  * Preconditioned conjugate gradients (Hestenes & Stiefel 1952; Saad, "Iterative Methods
  * for Sparse Linear Systems", 2nd ed., alg. 9.1) for symmetric positive definite A, with
- * a symmetric positive definite preconditioner M: Jacobi (default), IC(0) or none.
+ * a symmetric positive definite preconditioner M: Jacobi (default), block Jacobi, IC(0) or
+ * none.
  *
  * Stopping: the recursively updated residual r_k reaching ‖r_k‖ ≤ tol·‖b‖ is confirmed
  * with the true residual b − A x_k; if rounding made them drift apart, r is replaced by
@@ -45,7 +46,7 @@ export class ConjugateGradientSolver implements LinearSolver {
     this.state = new OperatorState(
       options.preconditioner ?? "jacobi",
       false,
-      ["none", "jacobi", "ic0"],
+      ["none", "jacobi", "block-jacobi", "ic0"],
       "cg",
     );
     this.allocate(n);
@@ -78,9 +79,14 @@ export class ConjugateGradientSolver implements LinearSolver {
       return { iterations: 0, residual: 0, converged: true };
     }
     const target = this.tolerance * bn;
-    // r = b − A x, then p = z = M⁻¹ r.
-    op.apply(x, q);
-    for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
+    // r = b − A x (no product for the usual start x = 0), then p = z = M⁻¹ r.
+    let zeroStart = true;
+    for (let i = 0; i < n && zeroStart; i++) zeroStart = x[i] === 0;
+    if (zeroStart) r.set(b.subarray(0, n));
+    else {
+      op.apply(x, q);
+      for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
+    }
     let rn = Math.sqrt(dot(r, r, n));
     m.apply(r, z);
     for (let i = 0; i < n; i++) p[i] = z[i];
@@ -111,11 +117,14 @@ export class ConjugateGradientSolver implements LinearSolver {
         break;
       }
       const alpha = rz / pq;
+      let rr = 0;
       for (let i = 0; i < n; i++) {
         x[i] += alpha * p[i];
-        r[i] -= alpha * q[i];
+        const ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        rr += ri * ri;
       }
-      rn = Math.sqrt(dot(r, r, n));
+      rn = Math.sqrt(rr);
       it++;
       m.apply(r, z);
       const rzNew = dot(r, z, n);

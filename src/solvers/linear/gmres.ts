@@ -2,7 +2,7 @@
  * Restarted GMRES(m) (Saad & Schultz, SIAM J. Sci. Stat. Comput. 7, 1986; Saad,
  * "Iterative Methods for Sparse Linear Systems", 2nd ed., alg. 6.9 and §9.3.2) for
  * general nonsymmetric A, with right preconditioning A M⁻¹ u = b, x = M⁻¹ u: Jacobi
- * (default), ILU(0) or none. Right preconditioning keeps the residual GMRES minimizes
+ * (default), block Jacobi, ILU(0) or none. Right preconditioning keeps the residual GMRES minimizes
  * equal to the true residual b − A x, so the Givens-rotated |g_{j+1}| is the true
  * residual norm in exact arithmetic; it is re-measured at every restart and at the end.
  *
@@ -57,7 +57,7 @@ export class GmresSolver implements LinearSolver {
     this.state = new OperatorState(
       options.preconditioner ?? "jacobi",
       false,
-      ["none", "jacobi", "ilu0"],
+      ["none", "jacobi", "block-jacobi", "ilu0"],
       "gmres",
     );
     this.allocate(n);

@@ -90,6 +90,7 @@ export {
   symmetricPattern,
 } from "./ordering";
 export {
+  BlockJacobiPreconditioner,
   Ic0Preconditioner,
   IdentityPreconditioner,
   Ilu0Preconditioner,

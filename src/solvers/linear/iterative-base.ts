@@ -6,6 +6,7 @@
 import { type CsrMatrix, csrMultiply } from "../../math/csr";
 import type { LinearOperator, LinearSolverOptions, PreconditionerName } from "./linear-solver";
 import {
+  BlockJacobiPreconditioner,
   Ic0Preconditioner,
   IdentityPreconditioner,
   Ilu0Preconditioner,
@@ -56,6 +57,7 @@ export class OperatorState {
   n = 0;
   private csrOp: CsrOperator | null = null;
   private jacobi: JacobiPreconditioner | null = null;
+  private blockJacobi: BlockJacobiPreconditioner | null = null;
   private ic0: Ic0Preconditioner | null = null;
   private ilu0: Ilu0Preconditioner | null = null;
   private diagWork: Float64Array = new Float64Array(0);
@@ -102,6 +104,16 @@ export class OperatorState {
         if (this.matrix) this.jacobi.updateFromCsr(this.matrix);
         else this.jacobi.updateFromOperator(op, this.diagWork);
         this.precond = this.jacobi;
+        return;
+      }
+      case "block-jacobi": {
+        if (!op.blockDiagonal)
+          throw new Error(
+            `${this.solverName}: block-jacobi needs an operator with blockDiagonal()`,
+          );
+        this.blockJacobi ??= new BlockJacobiPreconditioner();
+        this.blockJacobi.update(op.blockDiagonal());
+        this.precond = this.blockJacobi;
         return;
       }
       case "ic0": {

@@ -1,3 +1,4 @@
+import type { SparseBlockMatrix } from "../../math/block-matrix";
 import type { CsrMatrix } from "../../math/csr";
 
 /**
@@ -53,19 +54,21 @@ export interface LinearSolver {
  * A square linear operator for matrix-free iterative solvers: `apply` writes A x into
  * `out` (never aliasing x) and must not allocate. `diagonal`, when present, writes
  * diag(A) into `out`; the Jacobi preconditioner uses it (without it Jacobi is the
- * identity).
+ * identity). `blockDiagonal`, when present, returns a SparseBlockMatrix whose diagonal
+ * blocks are A's (its other blocks are ignored); the block-Jacobi preconditioner needs it.
  */
 export interface LinearOperator {
   readonly n: number;
   apply(x: Float64Array, out: Float64Array): void;
   diagonal?(out: Float64Array): void;
+  blockDiagonal?(): SparseBlockMatrix;
 }
 
 /** Fill-reducing orderings of the sparse direct solvers (see ordering.ts). */
 export type OrderingName = "amd" | "amd-ata" | "rcm" | "natural";
 
 /** Preconditioners of the iterative solvers (see preconditioners.ts). */
-export type PreconditionerName = "none" | "jacobi" | "ic0" | "ilu0";
+export type PreconditionerName = "none" | "jacobi" | "block-jacobi" | "ic0" | "ilu0";
 
 /**
  * Options of every solver; each solver reads the fields that concern it and ignores the
