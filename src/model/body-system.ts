@@ -148,6 +148,8 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     torque: new Float64Array(3 * n),
     stateVersion: 0,
   };
+  for (let b = 0; b < n; b++)
+    if (!hasOrientation[b]) for (let k = 0; k < 9; k += 4) sys.rotation[9 * b + k] = 1;
   // constant world inertias, set once (updateDerived skips these bodies)
   for (let b = 0; b < n; b++)
     if (sys.isotropic[b]) {
@@ -181,6 +183,8 @@ export function updateDerived(sys: BodySystem): void {
   sys.stateVersion++;
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
   for (let b = 0; b < sys.numBodies; b++) {
+    // a particle keeps R = I (its quaternion is never rotated)
+    if (sys.hasOrientation[b] === 0) continue;
     quatToMat3(rotation, 9 * b, quat, 4 * b);
     if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) {
       mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);

@@ -205,3 +205,43 @@ describe("matrix-free operators", () => {
     ).toThrow();
   });
 });
+
+describe("CG's confirmation of the recursive residual", () => {
+  /** A CSR matrix as an operator that counts its products. */
+  function counted(a: ReturnType<typeof randomSpd>) {
+    const op = {
+      n: a.rows,
+      products: 0,
+      apply(x: Float64Array, out: Float64Array) {
+        op.products++;
+        for (let i = 0; i < a.rows; i++) {
+          let s = 0;
+          for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) s += a.values[k] * x[a.colIdx[k]];
+          out[i] = s;
+        }
+      },
+    };
+    return op;
+  }
+
+  test("a loose tolerance reached quickly is reported without the extra product", () => {
+    const n = 120;
+    const a = randomSpd(n, 6, 77);
+    const b = randomVector(n, 78);
+    for (const [tolerance, extra] of [
+      [1e-4, 0],
+      [1e-10, 1],
+    ] as const) {
+      const op = counted(a);
+      const s = new ConjugateGradientSolver(n, { tolerance, preconditioner: "none" });
+      s.factor(op);
+      const x = new Float64Array(n);
+      const info = s.solve(b, x);
+      expect(info.converged).toBe(true);
+      expect(op.products).toBe(info.iterations + extra);
+      // the reported residual is the true one to rounding, confirmed or not
+      expect(Math.abs(relativeResidual(a, x, b) - info.residual)).toBeLessThan(1e-12);
+      expect(relativeResidual(a, x, b)).toBeLessThanOrEqual(tolerance * (1 + 1e-9));
+    }
+  });
+});
