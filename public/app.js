@@ -358,16 +358,18 @@ ui.step.addEventListener("click", () =>
 
 async function changeRate() {
   // a running session takes a new real-time factor by pause + run (once per new value:
-  // an input also fires "change" when it loses the focus)
-  // (decided on the server's current status, not on the last one shown: a refresh may be
-  // in flight)
+  // an input also fires "change" when it loses the focus), decided on the server's
+  // current status, not on the last one shown (a refresh may be in flight). The factor
+  // is read now, synchronously: once the input has lost the focus a session refresh
+  // shows the server's old factor in it.
   const id = state.sessionId;
   if (!id) return;
+  const wanted = realtimeFactor();
   const s = await client.getSession(id).catch(() => state.session);
-  if (s?.status !== "running" || (s.run?.realtimeFactor ?? null) === realtimeFactor()) return;
+  if (s?.status !== "running" || (s.run?.realtimeFactor ?? null) === wanted) return;
   await command("changing the real-time factor", async (id) => {
     await client.pause(id);
-    return client.run(id, { realtimeFactor: realtimeFactor() });
+    return client.run(id, { realtimeFactor: wanted });
   });
 }
 ui.rtf.addEventListener("change", changeRate);
