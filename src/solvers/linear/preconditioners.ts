@@ -22,6 +22,7 @@
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
 import type { CsrMatrix } from "../../math/csr";
+import { mat3Invert } from "../../math/mat3";
 import type { LinearOperator } from "./linear-solver";
 import { PatternCache } from "./pattern";
 
@@ -190,38 +191,15 @@ export class BlockJacobiPreconditioner implements Preconditioner {
 }
 
 /**
- * out[o..o+8] = A⁻¹ of the row-major 3×3 A = a[ia..] by the adjugate (the particle blocks,
- * the common case); false, writing nothing, when |det A| ≤ 1e-12 ‖A‖³ (max-norm), which
- * leaves the pivoted elimination to decide.
+ * out[o..o+8] = A⁻¹ of the row-major 3×3 A = a[ia..] by the adjugate (mat3Invert; the
+ * particle blocks, the common case); false when |det A| ≤ 1e-12 ‖A‖³ (max-norm), which
+ * leaves the pivoted elimination (which then overwrites out) to decide.
  */
 function invert3(a: Float64Array, ia: number, out: Float64Array, o: number): boolean {
-  const a00 = a[ia];
-  const a01 = a[ia + 1];
-  const a02 = a[ia + 2];
-  const a10 = a[ia + 3];
-  const a11 = a[ia + 4];
-  const a12 = a[ia + 5];
-  const a20 = a[ia + 6];
-  const a21 = a[ia + 7];
-  const a22 = a[ia + 8];
-  const c00 = a11 * a22 - a12 * a21;
-  const c01 = a12 * a20 - a10 * a22;
-  const c02 = a10 * a21 - a11 * a20;
-  const det = a00 * c00 + a01 * c01 + a02 * c02;
   let scale = 0;
   for (let k = 0; k < 9; k++) scale = Math.max(scale, Math.abs(a[ia + k]));
-  if (!(Math.abs(det) > 1e-12 * scale * scale * scale)) return false;
-  const id = 1 / det;
-  out[o] = c00 * id;
-  out[o + 1] = (a02 * a21 - a01 * a22) * id;
-  out[o + 2] = (a01 * a12 - a02 * a11) * id;
-  out[o + 3] = c01 * id;
-  out[o + 4] = (a00 * a22 - a02 * a20) * id;
-  out[o + 5] = (a02 * a10 - a00 * a12) * id;
-  out[o + 6] = c02 * id;
-  out[o + 7] = (a01 * a20 - a00 * a21) * id;
-  out[o + 8] = (a00 * a11 - a01 * a10) * id;
-  return true;
+  const det = mat3Invert(out, o, a, ia);
+  return Math.abs(det) > 1e-12 * scale * scale * scale;
 }
 
 export class Ic0Preconditioner implements Preconditioner {
