@@ -736,6 +736,9 @@ export class NonsmoothContact {
    * to first order, like the Jacobian H_n. Returns the deepest carried penetration
    * max(0, −min g') (m).
    */
+  /** Scratch of transportGaps: the two carried core points. */
+  private readonly carried = new Float64Array(6);
+
   private transportGaps(): number {
     const { sys, buffer, refPos, turn, shapeRadius } = this;
     const nc = buffer.count;
@@ -752,32 +755,35 @@ export class NonsmoothContact {
       const rb = shapeRadius[buffer.shapeB[k]];
       const ha = 0.5 * gap[k] + ra;
       const hb = 0.5 * gap[k] + rb;
-      let ax = point[3 * k] - ha * nx;
-      let ay = point[3 * k + 1] - ha * ny;
-      let az = point[3 * k + 2] - ha * nz;
-      let bx = point[3 * k] + hb * nx;
-      let by = point[3 * k + 1] + hb * ny;
-      let bz = point[3 * k + 2] + hb * nz;
-      const a = buffer.bodyA[k];
-      if (a >= 0) {
-        const o = 9 * a;
-        const lx = ax - refPos[3 * a];
-        const ly = ay - refPos[3 * a + 1];
-        const lz = az - refPos[3 * a + 2];
-        ax = sys.pos[3 * a] + turn[o] * lx + turn[o + 1] * ly + turn[o + 2] * lz;
-        ay = sys.pos[3 * a + 1] + turn[o + 3] * lx + turn[o + 4] * ly + turn[o + 5] * lz;
-        az = sys.pos[3 * a + 2] + turn[o + 6] * lx + turn[o + 7] * ly + turn[o + 8] * lz;
-      }
-      const b = buffer.bodyB[k];
-      if (b >= 0) {
-        const o = 9 * b;
-        const lx = bx - refPos[3 * b];
-        const ly = by - refPos[3 * b + 1];
-        const lz = bz - refPos[3 * b + 2];
-        bx = sys.pos[3 * b] + turn[o] * lx + turn[o + 1] * ly + turn[o + 2] * lz;
-        by = sys.pos[3 * b + 1] + turn[o + 3] * lx + turn[o + 4] * ly + turn[o + 5] * lz;
-        bz = sys.pos[3 * b + 2] + turn[o + 6] * lx + turn[o + 7] * ly + turn[o + 8] * lz;
-      }
+      const kp = this.carried;
+      carryPoint(
+        sys.pos,
+        refPos,
+        turn,
+        buffer.bodyA[k],
+        point[3 * k] - ha * nx,
+        point[3 * k + 1] - ha * ny,
+        point[3 * k + 2] - ha * nz,
+        kp,
+        0,
+      );
+      carryPoint(
+        sys.pos,
+        refPos,
+        turn,
+        buffer.bodyB[k],
+        point[3 * k] + hb * nx,
+        point[3 * k + 1] + hb * ny,
+        point[3 * k + 2] + hb * nz,
+        kp,
+        3,
+      );
+      const ax = kp[0];
+      const ay = kp[1];
+      const az = kp[2];
+      const bx = kp[3];
+      const by = kp[4];
+      const bz = kp[5];
       const g = nx * (bx - ax) + ny * (by - ay) + nz * (bz - az) - ra - rb;
       this.tGap[k] = g;
       // Midpoint of the surface points k_a' + ρ_a n and k_b' − ρ_b n.
@@ -956,4 +962,34 @@ export class NonsmoothContact {
     }
     return out;
   }
+}
+
+/**
+ * out[o..o+2] = the point (x, y, z) carried rigidly with body b since the reference pose:
+ * x_b + T_b (p − x_b,ref) (T_b: row-major 3×3 at 9b); the point itself for ground (b < 0).
+ */
+function carryPoint(
+  pos: Float64Array,
+  refPos: Float64Array,
+  turn: Float64Array,
+  b: number,
+  x: number,
+  y: number,
+  z: number,
+  out: Float64Array,
+  o: number,
+): void {
+  if (b < 0) {
+    out[o] = x;
+    out[o + 1] = y;
+    out[o + 2] = z;
+    return;
+  }
+  const t = 9 * b;
+  const lx = x - refPos[3 * b];
+  const ly = y - refPos[3 * b + 1];
+  const lz = z - refPos[3 * b + 2];
+  out[o] = pos[3 * b] + turn[t] * lx + turn[t + 1] * ly + turn[t + 2] * lz;
+  out[o + 1] = pos[3 * b + 1] + turn[t + 3] * lx + turn[t + 4] * ly + turn[t + 5] * lz;
+  out[o + 2] = pos[3 * b + 2] + turn[t + 6] * lx + turn[t + 7] * ly + turn[t + 8] * lz;
 }
