@@ -31,6 +31,7 @@
  * numeric factorization and solves allocate nothing.
  */
 import type { CsrMatrix } from "../math/csr";
+import { eliminationTree } from "../solvers/linear/elimination-tree";
 
 export class SemidefiniteLdlt {
   /** Relative pivot threshold d_k ≤ tol·s_kk (sin² of the angle to the earlier rows). */
@@ -78,26 +79,8 @@ export class SemidefiniteLdlt {
   private analyze(a: CsrMatrix): void {
     const n = a.rows;
     const { rowPtr, colIdx } = a;
-    const parent = new Int32Array(n);
-    const lnz = new Int32Array(n);
-    const flag = new Int32Array(n);
-    // Row k of the lower triangle = column k of the upper triangle (symmetry).
-    for (let k = 0; k < n; k++) {
-      parent[k] = -1;
-      flag[k] = k;
-      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
-        let i = colIdx[p];
-        if (i >= k) continue;
-        while (flag[i] !== k) {
-          if (parent[i] === -1) parent[i] = k;
-          lnz[i]++;
-          flag[i] = k;
-          i = parent[i];
-        }
-      }
-    }
-    const lp = new Int32Array(n + 1);
-    for (let k = 0; k < n; k++) lp[k + 1] = lp[k] + lnz[k];
+    // row k of the lower triangle = column k of the upper triangle (symmetric pattern)
+    const { parent, lnz, lp, flag } = eliminationTree(n, rowPtr, colIdx);
     this.n = n;
     this.rowPtrRef = rowPtr;
     this.colIdxRef = colIdx;

@@ -31,6 +31,7 @@
  */
 import type { CsrMatrix } from "../../math/csr";
 import { isZeroPivot } from "./dense";
+import { eliminationTree } from "./elimination-tree";
 import type {
   LinearSolveInfo,
   LinearSolver,
@@ -175,28 +176,8 @@ export class SparseLdltSolver implements LinearSolver {
     }
     this.cp = cp;
 
-    // ldl_symbolic: elimination tree and nonzero counts of each column of L. Row k of
-    // L is the set of nodes reached from the entries of C(0:k-1, k) by walking up the
-    // tree until a node already flagged k; each node i visited gets L(k, i) ≠ 0.
-    const parent = new Int32Array(n);
-    const lnz = new Int32Array(n);
-    const flag = new Int32Array(n);
-    for (let k = 0; k < n; k++) {
-      parent[k] = -1;
-      flag[k] = k;
-      for (let p = cp[k]; p < cp[k + 1]; p++) {
-        let i = this.ci[p];
-        if (i >= k) continue;
-        while (flag[i] !== k) {
-          if (parent[i] === -1) parent[i] = k;
-          lnz[i]++;
-          flag[i] = k;
-          i = parent[i];
-        }
-      }
-    }
-    const lp = new Int32Array(n + 1);
-    for (let k = 0; k < n; k++) lp[k + 1] = lp[k] + lnz[k];
+    // ldl_symbolic on the columns of the upper triangle (= rows of the lower one)
+    const { parent, lnz, lp, flag } = eliminationTree(n, cp, this.ci);
     this.parent = parent;
     this.lp = lp;
     this.lnz = lnz;
