@@ -294,3 +294,22 @@ describe("stiff cloth (k = 1e4, h ω ≈ 13) with Newmark", () => {
     expect(maxDiff(two.x, run(1).x)).toBeGreaterThan(0);
   });
 });
+
+describe("`auto` on particle springs", () => {
+  it("runs CG on the matrix-free operator from 1000 dofs, a direct solve below", () => {
+    const run = (n: number, linearSolver: string) => {
+      const sim = loadModel(cloth(n, 10, 0.01, { linearSolver, newtonTolerance: 1e-10 }).model);
+      sim.step(5);
+      return { x: positions(sim), linear: sim.state().solver.linearIterations };
+    };
+    // 19 × 19 − 19 fixed = 342 particles, 1026 dofs: auto is cg, the same steps exactly
+    const big = run(19, "auto");
+    const cg = run(19, "cg");
+    expect(big.linear).toBeGreaterThan(0);
+    expect(big.x).toEqual(cg.x);
+    // 18 × 18: 918 dofs, auto factors (sparse LU on the exact Jacobian), no Krylov iterations
+    const small = run(18, "auto");
+    expect(small.linear).toBe(0);
+    expect(small.x).toEqual(run(18, "sparse-lu").x);
+  });
+});
