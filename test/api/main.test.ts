@@ -21,7 +21,8 @@ it("starts from the environment and shuts down gracefully on SIGTERM", async () 
     MAX_SESSIONS: "3",
   };
   delete env.HOST;
-  child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/server/main.ts"], {
+  // node itself runs the server (tsx as a loader), as `npm start` does through the tsx CLI
+  child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

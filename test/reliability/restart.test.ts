@@ -38,7 +38,9 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   delete e.HOST;
   delete e.API_KEY;
   delete e.API_KEYS;
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/server/main.ts"], {
+  // node itself runs the server (tsx as a loader, not the tsx CLI, whose child would
+  // outlive a SIGKILL of the CLI): kill -9 then really kills the server
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
     env: e,
     stdio: ["ignore", "pipe", "pipe"],
   });
