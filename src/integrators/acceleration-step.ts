@@ -37,14 +37,9 @@ import {
   savePositions,
   setVelocity,
 } from "../model/body-system";
+import { createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
 import {
-  ConjugateGradientSolver,
-  createLinearSolver,
-  GmresSolver,
-  MinresSolver,
-  resolveLinearSolverName,
-} from "../solvers/linear";
-import {
+  isIterative,
   type LinearSolver,
   type LinearSolverName,
   type LinearSolverOptions,
@@ -462,18 +457,9 @@ export class AccelerationStepper {
       ),
     );
     const solver = this.solver;
-    if (
-      solver instanceof ConjugateGradientSolver ||
-      solver instanceof GmresSolver ||
-      solver instanceof MinresSolver
-    )
-      solver.tolerance = this.linearTolerance;
+    if (isIterative(solver)) solver.tolerance = this.linearTolerance;
     if (csr !== null) solver.factor(csr);
-    else if (
-      op !== null &&
-      (solver instanceof ConjugateGradientSolver || solver instanceof GmresSolver)
-    )
-      solver.factor(op);
+    else if (op !== null && isIterative(solver)) solver.factor(op);
     this.timing.assembly += t1 - t0;
     this.timing.solve += performance.now() - t1;
   }

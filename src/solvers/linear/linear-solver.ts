@@ -51,6 +51,21 @@ export interface LinearSolver {
 }
 
 /**
+ * The Krylov solvers (cg, minres, gmres): a relative tolerance that may change between
+ * solves, and `factor` also takes a matrix-free LinearOperator.
+ */
+export interface IterativeLinearSolver extends LinearSolver {
+  tolerance: number;
+  factor(a: CsrMatrix | LinearOperator): void;
+}
+
+const ITERATIVE: ReadonlySet<LinearSolverName> = new Set(["cg", "minres", "gmres"]);
+
+export function isIterative(s: LinearSolver): s is IterativeLinearSolver {
+  return ITERATIVE.has(s.name);
+}
+
+/**
  * A square linear operator for matrix-free iterative solvers: `apply` writes A x into
  * `out` (never aliasing x) and must not allocate. `diagonal`, when present, writes
  * diag(A) into `out`; the Jacobi preconditioner uses it (without it Jacobi is the
