@@ -30,6 +30,28 @@ const floor = {
 };
 type Vec3 = [number, number, number];
 
+const COLUMN_RADIUS = 0.05;
+
+/** Six 0.1 kg spheres stacked on the floor, Moreau–Jean with a one-sweep contact solve. */
+function restingColumn(projectOnConstraints: boolean, projectionTolerance: number) {
+  const R = COLUMN_RADIUS;
+  return {
+    gravity: [0, 0, -g] as Vec3,
+    bodies: [
+      ...Array.from({ length: 6 }, (_, k) => sphere(`s${k}`, 0.1, R, [0, 0, R + 2 * R * k])),
+      floor,
+    ],
+    contact: { method: "nsc" as const },
+    solver: {
+      integrator: "moreau-jean" as const,
+      dt: 1 / 240,
+      maxIterations: 1,
+      projectOnConstraints,
+      projectionTolerance,
+    },
+  };
+}
+
 function sphere(id: string, mass: number, r: number, position: Vec3) {
   const I = 0.4 * mass * r * r;
   return {
@@ -233,24 +255,10 @@ describe("position projection under gravity: no penetration beyond the tolerance
   });
 
   it("a resting column with a one-sweep contact solve: sinks without, holds with", () => {
-    const R = 0.05;
+    const R = COLUMN_RADIUS;
     const tau = 1e-6;
     const run = (projectOnConstraints: boolean) => {
-      const sim = loadModel({
-        gravity: [0, 0, -g],
-        bodies: [
-          ...Array.from({ length: 6 }, (_, k) => sphere(`s${k}`, 0.1, R, [0, 0, R + 2 * R * k])),
-          floor,
-        ],
-        contact: { method: "nsc" },
-        solver: {
-          integrator: "moreau-jean",
-          dt: 1 / 240,
-          maxIterations: 1,
-          projectOnConstraints,
-          projectionTolerance: tau,
-        },
-      });
+      const sim = loadModel(restingColumn(projectOnConstraints, tau));
       let worst = 0;
       let top = 0;
       for (let step = 0; step < 240; step++) {
@@ -365,22 +373,7 @@ describe("position projection: warm start", () => {
 
 describe("position projection: snapshots", () => {
   it("carry the projection's warm start: the continuation is bit-identical", () => {
-    const R = 0.05;
-    const model = {
-      gravity: [0, 0, -g],
-      bodies: [
-        ...Array.from({ length: 6 }, (_, k) => sphere(`s${k}`, 0.1, R, [0, 0, R + 2 * R * k])),
-        floor,
-      ],
-      contact: { method: "nsc" },
-      solver: {
-        integrator: "moreau-jean",
-        dt: 1 / 240,
-        maxIterations: 1,
-        projectOnConstraints: true,
-        projectionTolerance: 1e-6,
-      },
-    };
+    const model = restingColumn(true, 1e-6);
     const a = loadModel(model);
     a.step(20);
     const snap = JSON.parse(JSON.stringify(a.snapshot()));
