@@ -21,7 +21,7 @@
  * differs, by O(c |w| / l + |s⁻| / l), which slows Newton to linear convergence where
  * those terms matter.
  *
- * Every case has the factored form (axialForce writes it, axialJacobian expands it)
+ * Every case has the factored form (axialForces writes it, axialJacobian expands it)
  *   A = a1 ûûᵀ + a2 I + a3 û wᵀ,   B = b1 ûûᵀ + b2 I,
  * with (a1, a2, a3, b1, b2) = (s/l − k, −s/l, −c/l or 0, −c, 0) for l0 > 0,
  * (0, −k, 0, 0, −c) for l0 = 0 and all 0 when the direction is undefined; so a combination
@@ -43,91 +43,13 @@ export const AXIAL_B1 = 9;
 export const AXIAL_B2 = 10;
 export const AXIAL_FACTORS = 11;
 
-const scratch = new Float64Array(AXIAL_FACTORS);
-
 /**
- * Evaluates the law for d = d[id..], ḋ = dd[idd..]: f_b into f[io..], the scalars into
- * scalars[is..] and, when `factors` is given, the Jacobian factors into
- * factors[ifac..ifac+10] (layout above). Returns false when the direction is undefined
- * (force 0).
- */
-export function axialForce(
-  d: Float64Array,
-  id: number,
-  dd: Float64Array,
-  idd: number,
-  k: number,
-  c: number,
-  l0: number,
-  f: Float64Array,
-  io: number,
-  scalars: Float64Array,
-  is: number,
-  factors: Float64Array | null,
-  ifac: number,
-  symmetric = false,
-): boolean {
-  const dx = d[id];
-  const dy = d[id + 1];
-  const dz = d[id + 2];
-  const vx = dd[idd];
-  const vy = dd[idd + 1];
-  const vz = dd[idd + 2];
-  const l = Math.sqrt(dx * dx + dy * dy + dz * dz);
-  scalars[is + AXIAL_LENGTH] = l;
-  if (l0 === 0) {
-    f[io] = -k * dx - c * vx;
-    f[io + 1] = -k * dy - c * vy;
-    f[io + 2] = -k * dz - c * vz;
-    scalars[is + AXIAL_RATE] = l > 0 ? (dx * vx + dy * vy + dz * vz) / l : 0;
-    scalars[is + AXIAL_TENSION] = k * l;
-    if (factors !== null) {
-      factors.fill(0, ifac, ifac + AXIAL_FACTORS);
-      factors[ifac + AXIAL_A2] = -k;
-      factors[ifac + AXIAL_B2] = -c;
-    }
-    return true;
-  }
-  if (!(l > 1e-12 * l0)) {
-    f[io] = 0;
-    f[io + 1] = 0;
-    f[io + 2] = 0;
-    scalars[is + AXIAL_RATE] = 0;
-    scalars[is + AXIAL_TENSION] = 0;
-    if (factors !== null) factors.fill(0, ifac, ifac + AXIAL_FACTORS);
-    return false;
-  }
-  const il = 1 / l;
-  const ux = dx * il;
-  const uy = dy * il;
-  const uz = dz * il;
-  const ldot = ux * vx + uy * vy + uz * vz;
-  const s = k * (l - l0) + c * ldot;
-  scalars[is + AXIAL_RATE] = ldot;
-  scalars[is + AXIAL_TENSION] = s;
-  f[io] = -s * ux;
-  f[io + 1] = -s * uy;
-  f[io + 2] = -s * uz;
-  if (factors === null) return true;
-  const sl = (symmetric ? Math.max(s, 0) : s) * il;
-  factors[ifac + AXIAL_U] = ux;
-  factors[ifac + AXIAL_U + 1] = uy;
-  factors[ifac + AXIAL_U + 2] = uz;
-  factors[ifac + AXIAL_W] = vx - ldot * ux; // w = P ḋ
-  factors[ifac + AXIAL_W + 1] = vy - ldot * uy;
-  factors[ifac + AXIAL_W + 2] = vz - ldot * uz;
-  factors[ifac + AXIAL_A1] = sl - k;
-  factors[ifac + AXIAL_A2] = -sl;
-  factors[ifac + AXIAL_A3] = symmetric ? 0 : -c * il;
-  factors[ifac + AXIAL_B1] = -c;
-  factors[ifac + AXIAL_B2] = 0;
-  return true;
-}
-
-/**
- * axialForce for springs i = 0 … count − 1 stored side by side: d, ḋ, f and the scalars
- * at 3i, the factors at AXIAL_FACTORS·i (the vectorized ParticleSpringSet: one call, so
- * the per-spring law is inlined into this loop instead of called per spring).
+ * The law for springs i = 0 … count − 1 stored side by side: d, ḋ, f_b (N) and the
+ * scalars (length l, rate l̇, tension s) at 3i, stiffness k (N/m), damping c (N·s/m) and
+ * rest length l0 (m) at i, the Jacobian factors (layout above) at AXIAL_FACTORS·i. The one
+ * implementation of the law: the vectorized ParticleSpringSet calls it once for all its
+ * springs, so the law is evaluated in this loop rather than called per spring (V8 does not
+ * inline a function this size), and the single SpringEffector through axialSpring.
  */
 export function axialForces(
   count: number,
@@ -141,32 +63,95 @@ export function axialForces(
   factors: Float64Array,
   symmetric: boolean,
 ): void {
-  for (let i = 0; i < count; i++)
-    axialForce(
-      d,
-      3 * i,
-      dd,
-      3 * i,
-      k[i],
-      c[i],
-      l0[i],
-      f,
-      3 * i,
-      scalars,
-      3 * i,
-      factors,
-      AXIAL_FACTORS * i,
-      symmetric,
-    );
+  for (let i = 0; i < count; i++) {
+    const p = 3 * i;
+    const q = AXIAL_FACTORS * i;
+    const dx = d[p];
+    const dy = d[p + 1];
+    const dz = d[p + 2];
+    const vx = dd[p];
+    const vy = dd[p + 1];
+    const vz = dd[p + 2];
+    const ki = k[i];
+    const ci = c[i];
+    const rest = l0[i];
+    const l = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    scalars[p + AXIAL_LENGTH] = l;
+    if (rest === 0) {
+      f[p] = -ki * dx - ci * vx;
+      f[p + 1] = -ki * dy - ci * vy;
+      f[p + 2] = -ki * dz - ci * vz;
+      scalars[p + AXIAL_RATE] = l > 0 ? (dx * vx + dy * vy + dz * vz) / l : 0;
+      scalars[p + AXIAL_TENSION] = ki * l;
+      for (let j = 0; j < AXIAL_FACTORS; j++) factors[q + j] = 0;
+      factors[q + AXIAL_A2] = -ki;
+      factors[q + AXIAL_B2] = -ci;
+      continue;
+    }
+    if (!(l > 1e-12 * rest)) {
+      f[p] = 0;
+      f[p + 1] = 0;
+      f[p + 2] = 0;
+      scalars[p + AXIAL_RATE] = 0;
+      scalars[p + AXIAL_TENSION] = 0;
+      for (let j = 0; j < AXIAL_FACTORS; j++) factors[q + j] = 0;
+      continue;
+    }
+    const il = 1 / l;
+    const ux = dx * il;
+    const uy = dy * il;
+    const uz = dz * il;
+    const ldot = ux * vx + uy * vy + uz * vz;
+    const s = ki * (l - rest) + ci * ldot;
+    scalars[p + AXIAL_RATE] = ldot;
+    scalars[p + AXIAL_TENSION] = s;
+    f[p] = -s * ux;
+    f[p + 1] = -s * uy;
+    f[p + 2] = -s * uz;
+    const sl = (symmetric ? Math.max(s, 0) : s) * il;
+    factors[q + AXIAL_U] = ux;
+    factors[q + AXIAL_U + 1] = uy;
+    factors[q + AXIAL_U + 2] = uz;
+    factors[q + AXIAL_W] = vx - ldot * ux; // w = P ḋ
+    factors[q + AXIAL_W + 1] = vy - ldot * uy;
+    factors[q + AXIAL_W + 2] = vz - ldot * uz;
+    factors[q + AXIAL_A1] = sl - ki;
+    factors[q + AXIAL_A2] = -sl;
+    factors[q + AXIAL_A3] = symmetric ? 0 : -ci * il;
+    factors[q + AXIAL_B1] = -ci;
+    factors[q + AXIAL_B2] = 0;
+  }
+}
+
+/** Number of scalars written by axialCombinationScalars. */
+export const AXIAL_SCALARS = 3;
+
+/**
+ * The scalars (p1, p3, p) of the combination sx·A + sv·B = û (p1 û + p3 w)ᵀ + p I from the
+ * factors at factors[ifac..]: p1 = sx a1 + sv b1, p3 = sx a3, p = sx a2 + sv b2, written to
+ * out[o..o+2]. A product with δ is then û (p1 û·δ + p3 w·δ) + p δ.
+ */
+export function axialCombinationScalars(
+  factors: Float64Array,
+  ifac: number,
+  sx: number,
+  sv: number,
+  out: Float64Array,
+  o: number,
+): void {
+  out[o] = sx * factors[ifac + AXIAL_A1] + sv * factors[ifac + AXIAL_B1];
+  out[o + 1] = sx * factors[ifac + AXIAL_A3];
+  out[o + 2] = sx * factors[ifac + AXIAL_A2] + sv * factors[ifac + AXIAL_B2];
 }
 
 /** Length of the rank-one form of sx·A + sv·B written by axialCombination. */
 export const AXIAL_COMBINATION = 7;
 
+const combinationScalars = new Float64Array(AXIAL_SCALARS);
+
 /**
- * sx·A + sv·B from the factors at factors[ifac..] in rank-one form û gᵀ + p I:
- * g = (sx a1 + sv b1) û + sx a3 w and p = sx a2 + sv b2, written as [û, g, p] to
- * out[o..o+6]. A product with a vector δ is then û (g·δ) + p δ.
+ * sx·A + sv·B from the factors at factors[ifac..] in rank-one form û gᵀ + p I with
+ * g = p1 û + p3 w (axialCombinationScalars), written as [û, g, p] to out[o..o+6].
  */
 export function axialCombination(
   factors: Float64Array,
@@ -176,14 +161,14 @@ export function axialCombination(
   out: Float64Array,
   o: number,
 ): void {
-  const p1 = sx * factors[ifac + AXIAL_A1] + sv * factors[ifac + AXIAL_B1];
-  const p3 = sx * factors[ifac + AXIAL_A3];
+  const r = combinationScalars;
+  axialCombinationScalars(factors, ifac, sx, sv, r, 0);
   for (let j = 0; j < 3; j++) {
     const u = factors[ifac + AXIAL_U + j];
     out[o + j] = u;
-    out[o + 3 + j] = p1 * u + p3 * factors[ifac + AXIAL_W + j];
+    out[o + 3 + j] = r[0] * u + r[1] * factors[ifac + AXIAL_W + j];
   }
-  out[o + 6] = sx * factors[ifac + AXIAL_A2] + sv * factors[ifac + AXIAL_B2];
+  out[o + 6] = r[2];
 }
 
 const combination = new Float64Array(AXIAL_COMBINATION);
@@ -203,30 +188,35 @@ export function axialJacobian(
     for (let j = 0; j < 3; j++) out[o + 3 * i + j] = r[i] * r[3 + j] + (i === j ? r[6] : 0);
 }
 
+/** One spring's inputs and factors for axialSpring. */
+const single = {
+  k: new Float64Array(1),
+  c: new Float64Array(1),
+  l0: new Float64Array(1),
+  factors: new Float64Array(AXIAL_FACTORS),
+};
+
 /**
- * axialForce, and when `jac` is given A into jac[ia..ia+8] and B into jac[ia+9..ia+17].
- * Returns false when the direction is undefined (force 0).
+ * The law for one spring (axialForces with count 1: d, ḋ, f_b and the scalars at index 0),
+ * and when `jac` is given A into jac[0..8] and B into jac[9..17] (row-major).
  */
 export function axialSpring(
   d: Float64Array,
-  id: number,
   dd: Float64Array,
-  idd: number,
   k: number,
   c: number,
   l0: number,
   f: Float64Array,
-  io: number,
   scalars: Float64Array,
-  is: number,
   jac: Float64Array | null,
-  ia: number,
   symmetric = false,
-): boolean {
-  const ok = axialForce(d, id, dd, idd, k, c, l0, f, io, scalars, is, jac && scratch, 0, symmetric);
+): void {
+  single.k[0] = k;
+  single.c[0] = c;
+  single.l0[0] = l0;
+  axialForces(1, d, dd, single.k, single.c, single.l0, f, scalars, single.factors, symmetric);
   if (jac !== null) {
-    axialJacobian(scratch, 0, 1, 0, jac, ia);
-    axialJacobian(scratch, 0, 0, 1, jac, ia + 9);
+    axialJacobian(single.factors, 0, 1, 0, jac, 0);
+    axialJacobian(single.factors, 0, 0, 1, jac, 9);
   }
-  return ok;
 }

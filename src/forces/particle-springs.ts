@@ -13,8 +13,9 @@
  *
  * `symmetricJacobian` switches A to its symmetric approximation (axial.ts, as SOFA's
  * StiffSpringForceField), for symmetric solvers. The matrix-free product
- * (JacobianProductEffector) applies C = s_x A + s_v B (rank one plus a multiple of I,
- * axial.ts) spring by spring:
+ * (JacobianProductEffector) applies C = s_x A + s_v B = û gᵀ + p I (axial.ts), kept per
+ * spring as [û, g, p] so that the operator stays the one of setJacobianProduct even if the
+ * springs are evaluated at another state meanwhile, spring by spring:
  *   y = C (x_b − x_a),  out_b += y,  out_a −= y,
  * O(springs) per product with no assembly; the diagonal blocks are C at (b, b) and (a, a).
  */
@@ -26,8 +27,11 @@ import {
   AXIAL_COMBINATION,
   AXIAL_FACTORS,
   AXIAL_LENGTH,
+  AXIAL_SCALARS,
   AXIAL_TENSION,
-  axialCombination,
+  AXIAL_U,
+  AXIAL_W,
+  axialCombinationScalars,
   axialForces,
   axialJacobian,
 } from "./axial";
@@ -37,8 +41,10 @@ import type { JacobianProductEffector, SymmetrizableEffector } from "./effector"
 // every use of an imported binding is a getter call, which showed in the profile.
 /** Jacobian factors per spring (axial.ts layout). */
 const STRIDE = AXIAL_FACTORS;
-const springCombination = axialCombination;
-/** Rank-one form [û, g, p] of C = s_x A + s_v B per spring (axialCombination). */
+const U = AXIAL_U;
+const W = AXIAL_W;
+const combinationScalars = axialCombinationScalars;
+/** Rank-one form [û, g, p] of C = s_x A + s_v B per spring. */
 const CSTRIDE = AXIAL_COMBINATION;
 
 export interface ParticleSpring {
@@ -91,6 +97,8 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private symmetric = false;
   /** C = s_x A + s_v B = û gᵀ + p I per spring as [û, g, p], set by setJacobianProduct. */
   private readonly product: Float64Array;
+  /** (p1, p3, p) of one spring's combination (axialCombinationScalars). */
+  private readonly combination = new Float64Array(AXIAL_SCALARS);
   /** Offsets of the (a, a) and (b, b) blocks in `diagMatrix` at `diagVersion`. */
   private readonly diagOffsets: Int32Array;
   private diagMatrix: SparseBlockMatrix | null = null;
@@ -218,7 +226,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
 
   setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix): void {
     this.evaluate();
-    const { factors, product: C, diagOffsets: off } = this;
+    const { factors, product: C, diagOffsets: off, combination: r } = this;
     const m = diagonal;
     if (this.diagMatrix !== m || this.diagVersion !== m.structureVersion) {
       const blk = this.sys.block;
@@ -232,27 +240,47 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     const v = m.values;
     for (let i = 0; i < this.count; i++) {
       const p = CSTRIDE * i;
-      springCombination(factors, STRIDE * i, sx, sv, C, p);
-      // C = û gᵀ + p I sits on the diagonal blocks (a, a) and (b, b) of both moving ends
-      const u0 = C[p];
-      const u1 = C[p + 1];
-      const u2 = C[p + 2];
-      const g0 = C[p + 3];
-      const g1 = C[p + 4];
-      const g2 = C[p + 5];
-      const q = C[p + 6];
+      const o = STRIDE * i;
+      combinationScalars(factors, o, sx, sv, r, 0);
+      // C = û gᵀ + q I with g = p1 û + p3 w, on the diagonal blocks (a, a) and (b, b) of
+      // both moving ends
+      const u0 = factors[o + U];
+      const u1 = factors[o + U + 1];
+      const u2 = factors[o + U + 2];
+      const p1 = r[0];
+      const p3 = r[1];
+      const q = r[2];
+      const g0 = p1 * u0 + p3 * factors[o + W];
+      const g1 = p1 * u1 + p3 * factors[o + W + 1];
+      const g2 = p1 * u2 + p3 * factors[o + W + 2];
+      C[p] = u0;
+      C[p + 1] = u1;
+      C[p + 2] = u2;
+      C[p + 3] = g0;
+      C[p + 4] = g1;
+      C[p + 5] = g2;
+      C[p + 6] = q;
+      const c00 = u0 * g0 + q;
+      const c01 = u0 * g1;
+      const c02 = u0 * g2;
+      const c10 = u1 * g0;
+      const c11 = u1 * g1 + q;
+      const c12 = u1 * g2;
+      const c20 = u2 * g0;
+      const c21 = u2 * g1;
+      const c22 = u2 * g2 + q;
       for (let end = 0; end < 2; end++) {
-        const o = off[2 * i + end];
-        if (o < 0) continue;
-        v[o] += u0 * g0 + q;
-        v[o + 1] += u0 * g1;
-        v[o + 2] += u0 * g2;
-        v[o + 3] += u1 * g0;
-        v[o + 4] += u1 * g1 + q;
-        v[o + 5] += u1 * g2;
-        v[o + 6] += u2 * g0;
-        v[o + 7] += u2 * g1;
-        v[o + 8] += u2 * g2 + q;
+        const b = off[2 * i + end];
+        if (b < 0) continue;
+        v[b] += c00;
+        v[b + 1] += c01;
+        v[b + 2] += c02;
+        v[b + 3] += c10;
+        v[b + 4] += c11;
+        v[b + 5] += c12;
+        v[b + 6] += c20;
+        v[b + 7] += c21;
+        v[b + 8] += c22;
       }
     }
   }

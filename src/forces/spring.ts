@@ -138,18 +138,13 @@ export class SpringEffector implements ForceEffector {
     ends.update();
     axialSpring(
       ends.d,
-      0,
       ends.dd,
-      0,
       this.stiffness,
       this.damping,
       this.restLength,
       f,
-      0,
       scalars,
-      0,
       this.jac,
-      0,
     );
     this.length = scalars[AXIAL_LENGTH];
     this.lengthRate = scalars[AXIAL_RATE];
