@@ -25,7 +25,6 @@ import { type ForceEffector, isSymmetrizable } from "../forces/effector";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import {
   addMassBlocks,
-  addPositionIncrement,
   type BodySystem,
   clearForces,
   createPositionSnapshot,
@@ -33,8 +32,8 @@ import {
   massMultiply,
   massSolve,
   type PositionSnapshot,
-  restorePositions,
   savePositions,
+  setPositionsFrom,
   setVelocity,
 } from "../model/body-system";
 import { createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
@@ -298,8 +297,7 @@ export class AccelerationStepper {
       inc[i] = this.dxPred[i] + c.cx * a[i];
       v[i] = this.vPred[i] + c.cv * a[i];
     }
-    restorePositions(this.sys, this.start);
-    addPositionIncrement(this.sys, inc, 1);
+    setPositionsFrom(this.sys, this.start, inc, 1);
     setVelocity(this.sys, v);
   }
 
@@ -343,6 +341,12 @@ export class AccelerationStepper {
         this.residual(c, tEnd, r);
       }
       this.solveIteration(c, tEnd, r, da);
+      if (newton.maxIterations === 1) {
+        // the linearized step: one correction, nothing to test
+        for (let i = 0; i < n; i++) a[i] += da[i];
+        it++;
+        break;
+      }
       let dmax = 0;
       let amax = 0;
       for (let i = 0; i < n; i++) {

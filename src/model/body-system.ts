@@ -342,6 +342,35 @@ export function restorePositions(sys: BodySystem, from: PositionSnapshot): void 
   updateDerived(sys);
 }
 
+/**
+ * Positions ← from ⊕ s·du (restorePositions followed by addPositionIncrement, in one pass
+ * and with one refresh of the derived quantities).
+ */
+export function setPositionsFrom(
+  sys: BodySystem,
+  from: PositionSnapshot,
+  du: Float64Array,
+  s: number,
+): void {
+  const { pos, quat } = sys;
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    const p = 3 * b;
+    if (d < 0) {
+      pos[p] = from.pos[p];
+      pos[p + 1] = from.pos[p + 1];
+      pos[p + 2] = from.pos[p + 2];
+    } else {
+      pos[p] = from.pos[p] + s * du[d];
+      pos[p + 1] = from.pos[p + 1] + s * du[d + 1];
+      pos[p + 2] = from.pos[p + 2] + s * du[d + 2];
+    }
+    for (let k = 4 * b; k < 4 * b + 4; k++) quat[k] = from.quat[k];
+    if (d >= 0 && sys.kind[b] === BodyKind.RIGID) quatRotateByVector(quat, 4 * b, du, d + 3, s);
+  }
+  updateDerived(sys);
+}
+
 export function createPositionSnapshot(sys: BodySystem): PositionSnapshot {
   return { pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) };
 }

@@ -91,15 +91,14 @@ export class ConjugateGradientSolver implements LinearSolver {
     // r = b − A x (no product for the usual start x = 0), then p = z = M⁻¹ r.
     let zeroStart = true;
     for (let i = 0; i < n && zeroStart; i++) zeroStart = x[i] === 0;
-    if (zeroStart) r.set(b.subarray(0, n));
+    if (zeroStart) for (let i = 0; i < n; i++) r[i] = b[i];
     else {
       op.apply(x, q);
       for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
     }
     let rn = Math.sqrt(dot(r, r, n));
-    m.apply(r, z);
+    let rz = m.apply(r, z);
     for (let i = 0; i < n; i++) p[i] = z[i];
-    let rz = dot(r, z, n);
     let it = 0;
     let trueRn = Number.NaN;
     const trusted = this.tolerance >= LOOSE_TOLERANCE;
@@ -116,9 +115,8 @@ export class ConjugateGradientSolver implements LinearSolver {
         // Residual replacement and restart from the current iterate.
         for (let i = 0; i < n; i++) r[i] = q[i];
         rn = trueRn;
-        m.apply(r, z);
+        rz = m.apply(r, z);
         for (let i = 0; i < n; i++) p[i] = z[i];
-        rz = dot(r, z, n);
         trueRn = Number.NaN;
       }
       if (it >= maxIt) break;
@@ -140,8 +138,7 @@ export class ConjugateGradientSolver implements LinearSolver {
       }
       rn = Math.sqrt(rr);
       it++;
-      m.apply(r, z);
-      const rzNew = dot(r, z, n);
+      const rzNew = m.apply(r, z);
       const beta = rzNew / rz;
       rz = rzNew;
       for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];

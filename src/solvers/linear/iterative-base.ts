@@ -61,6 +61,7 @@ export class OperatorState {
   private ic0: Ic0Preconditioner | null = null;
   private ilu0: Ilu0Preconditioner | null = null;
   private diagWork: Float64Array = new Float64Array(0);
+  private identity: IdentityPreconditioner | null = null;
 
   constructor(
     readonly preconditioner: PreconditionerName,
@@ -94,7 +95,8 @@ export class OperatorState {
     const n = op.n;
     switch (this.preconditioner) {
       case "none":
-        this.precond = new IdentityPreconditioner(n);
+        if (this.identity?.n !== n) this.identity = new IdentityPreconditioner(n);
+        this.precond = this.identity;
         return;
       case "jacobi": {
         if (!this.jacobi || this.jacobi.n !== n) {

@@ -107,8 +107,7 @@ export class MinresSolver implements LinearSolver {
     for (let i = 0; i < n; i++) r1[i] = b[i] - y[i];
     const r0n = Math.sqrt(dot(r1, r1, n));
     if (r0n <= target) return { iterations: 0, residual: r0n / bn, converged: true };
-    m.apply(r1, y);
-    let beta1 = dot(r1, y, n);
+    let beta1 = m.apply(r1, y);
     if (!(beta1 >= 0))
       return { iterations: 0, residual: this.trueResidual(op, b, x) / bn, converged: false };
     if (beta1 === 0) return { iterations: 0, residual: 0, converged: true };
@@ -148,9 +147,8 @@ export class MinresSolver implements LinearSolver {
       r1 = r2;
       r2 = y;
       y = tmp;
-      m.apply(r2, y);
       oldb = beta;
-      const bb = dot(r2, y, n);
+      const bb = m.apply(r2, y);
       if (!(bb >= 0)) break; // M not positive definite
       beta = Math.sqrt(bb);
       // Apply the previous rotation, then compute and apply the new one.

@@ -24,17 +24,26 @@ import type { SparseBlockMatrix } from "../../math/block-matrix";
 import type { CsrMatrix } from "../../math/csr";
 import { mat3Invert } from "../../math/mat3";
 import type { LinearOperator } from "./linear-solver";
-import { PatternCache } from "./pattern";
+import { dot, PatternCache } from "./pattern";
 
 export interface Preconditioner {
-  /** z = M⁻¹ r (z and r distinct, length n). */
-  apply(r: Float64Array, z: Float64Array): void;
+  /**
+   * z = M⁻¹ r (z and r distinct, length n); returns rᵀz, which CG and MINRES need next
+   * and which costs nothing extra while z is formed.
+   */
+  apply(r: Float64Array, z: Float64Array): number;
 }
 
 export class IdentityPreconditioner implements Preconditioner {
-  constructor(private readonly n: number) {}
-  apply(r: Float64Array, z: Float64Array): void {
-    for (let i = 0; i < this.n; i++) z[i] = r[i];
+  constructor(readonly n: number) {}
+  apply(r: Float64Array, z: Float64Array): number {
+    let rz = 0;
+    for (let i = 0; i < this.n; i++) {
+      const ri = r[i];
+      z[i] = ri;
+      rz += ri * ri;
+    }
+    return rz;
   }
 }
 
@@ -73,9 +82,16 @@ export class JacobiPreconditioner implements Preconditioner {
     } else this.invDiag.fill(1);
   }
 
-  apply(r: Float64Array, z: Float64Array): void {
+  apply(r: Float64Array, z: Float64Array): number {
     const d = this.invDiag;
-    for (let i = 0; i < this.n; i++) z[i] = r[i] * d[i];
+    let rz = 0;
+    for (let i = 0; i < this.n; i++) {
+      const ri = r[i];
+      const zi = ri * d[i];
+      z[i] = zi;
+      rz += ri * zi;
+    }
+    return rz;
   }
 }
 
@@ -165,8 +181,9 @@ export class BlockJacobiPreconditioner implements Preconditioner {
     return ok;
   }
 
-  apply(r: Float64Array, z: Float64Array): void {
+  apply(r: Float64Array, z: Float64Array): number {
     const { offset, start, inv } = this;
+    let rz = 0;
     for (let b = 0; b < this.numBlocks; b++) {
       const o = offset[b];
       const w = offset[b + 1] - o;
@@ -176,17 +193,25 @@ export class BlockJacobiPreconditioner implements Preconditioner {
         const r0 = r[o];
         const r1 = r[o + 1];
         const r2 = r[o + 2];
-        z[o] = inv[p] * r0 + inv[p + 1] * r1 + inv[p + 2] * r2;
-        z[o + 1] = inv[p + 3] * r0 + inv[p + 4] * r1 + inv[p + 5] * r2;
-        z[o + 2] = inv[p + 6] * r0 + inv[p + 7] * r1 + inv[p + 8] * r2;
+        const z0 = inv[p] * r0 + inv[p + 1] * r1 + inv[p + 2] * r2;
+        const z1 = inv[p + 3] * r0 + inv[p + 4] * r1 + inv[p + 5] * r2;
+        const z2 = inv[p + 6] * r0 + inv[p + 7] * r1 + inv[p + 8] * r2;
+        z[o] = z0;
+        z[o + 1] = z1;
+        z[o + 2] = z2;
+        rz += r0 * z0;
+        rz += r1 * z1;
+        rz += r2 * z2;
         continue;
       }
       for (let i = 0; i < w; i++) {
         let s = 0;
         for (let j = 0; j < w; j++) s += inv[p++] * r[o + j];
         z[o + i] = s;
+        rz += r[o + i] * s;
       }
     }
+    return rz;
   }
 }
 
@@ -283,7 +308,7 @@ export class Ic0Preconditioner implements Preconditioner {
     return true;
   }
 
-  apply(r: Float64Array, z: Float64Array): void {
+  apply(r: Float64Array, z: Float64Array): number {
     const { n, rp, ci, lx } = this;
     for (let i = 0; i < n; i++) {
       const end = rp[i + 1] - 1;
@@ -297,6 +322,7 @@ export class Ic0Preconditioner implements Preconditioner {
       z[i] = zi;
       for (let p = rp[i]; p < end; p++) z[ci[p]] -= lx[p] * zi;
     }
+    return dot(r, z, n);
   }
 }
 
@@ -388,7 +414,7 @@ export class Ilu0Preconditioner implements Preconditioner {
     }
   }
 
-  apply(r: Float64Array, z: Float64Array): void {
+  apply(r: Float64Array, z: Float64Array): number {
     const { n, rp, ci, diag, lu } = this;
     for (let i = 0; i < n; i++) {
       let s = r[i];
@@ -400,5 +426,6 @@ export class Ilu0Preconditioner implements Preconditioner {
       for (let p = diag[i] + 1; p < rp[i + 1]; p++) s -= lu[p] * z[ci[p]];
       z[i] = s / lu[diag[i]];
     }
+    return dot(r, z, n);
   }
 }
