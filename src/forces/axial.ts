@@ -44,17 +44,33 @@ export const AXIAL_B2 = 10;
 export const AXIAL_FACTORS = 11;
 
 /**
- * The law for springs i = 0 … count − 1 stored side by side: d, ḋ, f_b (N) and the
- * scalars (length l, rate l̇, tension s) at 3i, stiffness k (N/m), damping c (N·s/m) and
- * rest length l0 (m) at i, the Jacobian factors (layout above) at AXIAL_FACTORS·i. The one
- * implementation of the law: the vectorized ParticleSpringSet calls it once for all its
- * springs, so the law is evaluated in this loop rather than called per spring (V8 does not
- * inline a function this size), and the single SpringEffector through axialSpring.
+ * Where the law reads d and ḋ: d = (x[ib] + p_b) − (x[ia] + p_a), ḋ = v[ib] − v[ia] with
+ * 3-vectors at the indices ia, ib (3·body for particles, 0 for a single spring's own
+ * vectors), an index −1 standing for a still end (its position term is then p alone, its
+ * velocity 0). So the vectorized ParticleSpringSet gathers straight from the particle
+ * positions and the single SpringEffector passes d itself with ia = −1, p = 0.
+ */
+export interface AxialEnds {
+  x: Float64Array;
+  v: Float64Array;
+  ia: Int32Array;
+  ib: Int32Array;
+  pa: Float64Array;
+  pb: Float64Array;
+}
+
+/**
+ * The law for springs i = 0 … count − 1 stored side by side: d and ḋ gathered as
+ * AxialEnds says, f_b (N) and the scalars (length l, rate l̇, tension s) at 3i, stiffness
+ * k (N/m), damping c (N·s/m) and rest length l0 (m) at i, the Jacobian factors (layout
+ * above) at AXIAL_FACTORS·i. The one implementation of the law: the vectorized
+ * ParticleSpringSet calls it once for all its springs, so the law is evaluated in this
+ * loop rather than called per spring (V8 does not inline a function this size), and the
+ * single SpringEffector through axialSpring.
  */
 export function axialForces(
   count: number,
-  d: Float64Array,
-  dd: Float64Array,
+  ends: AxialEnds,
   k: Float64Array,
   c: Float64Array,
   l0: Float64Array,
@@ -63,15 +79,34 @@ export function axialForces(
   factors: Float64Array,
   symmetric: boolean,
 ): void {
+  const { x, v, ia, ib, pa, pb } = ends;
   for (let i = 0; i < count; i++) {
     const p = 3 * i;
     const q = AXIAL_FACTORS * i;
-    const dx = d[p];
-    const dy = d[p + 1];
-    const dz = d[p + 2];
-    const vx = dd[p];
-    const vy = dd[p + 1];
-    const vz = dd[p + 2];
+    let dx = pb[p] - pa[p];
+    let dy = pb[p + 1] - pa[p + 1];
+    let dz = pb[p + 2] - pa[p + 2];
+    let vx = 0;
+    let vy = 0;
+    let vz = 0;
+    const a = ia[i];
+    const b = ib[i];
+    if (b >= 0) {
+      dx += x[b];
+      dy += x[b + 1];
+      dz += x[b + 2];
+      vx = v[b];
+      vy = v[b + 1];
+      vz = v[b + 2];
+    }
+    if (a >= 0) {
+      dx -= x[a];
+      dy -= x[a + 1];
+      dz -= x[a + 2];
+      vx -= v[a];
+      vy -= v[a + 1];
+      vz -= v[a + 2];
+    }
     const ki = k[i];
     const ci = c[i];
     const rest = l0[i];
@@ -188,8 +223,16 @@ export function axialJacobian(
     for (let j = 0; j < 3; j++) out[o + 3 * i + j] = r[i] * r[3 + j] + (i === j ? r[6] : 0);
 }
 
-/** One spring's inputs and factors for axialSpring. */
+/** One spring's inputs and factors for axialSpring: d and ḋ as the b end, a still at 0. */
 const single = {
+  ends: {
+    x: new Float64Array(3),
+    v: new Float64Array(3),
+    ia: Int32Array.of(-1),
+    ib: Int32Array.of(0),
+    pa: new Float64Array(3),
+    pb: new Float64Array(3),
+  },
   k: new Float64Array(1),
   c: new Float64Array(1),
   l0: new Float64Array(1),
@@ -211,10 +254,15 @@ export function axialSpring(
   jac: Float64Array | null,
   symmetric = false,
 ): void {
+  const { x, v } = single.ends;
+  for (let j = 0; j < 3; j++) {
+    x[j] = d[j];
+    v[j] = dd[j];
+  }
   single.k[0] = k;
   single.c[0] = c;
   single.l0[0] = l0;
-  axialForces(1, d, dd, single.k, single.c, single.l0, f, scalars, single.factors, symmetric);
+  axialForces(1, single.ends, single.k, single.c, single.l0, f, scalars, single.factors, symmetric);
   if (jac !== null) {
     axialJacobian(single.factors, 0, 1, 0, jac, 0);
     axialJacobian(single.factors, 0, 0, 1, jac, 9);

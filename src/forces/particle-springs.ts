@@ -31,6 +31,7 @@ import {
   AXIAL_TENSION,
   AXIAL_U,
   AXIAL_W,
+  type AxialEnds,
   axialCombinationScalars,
   axialForces,
   axialJacobian,
@@ -85,9 +86,8 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   /** A and B blocks (18 per spring), expanded from the factors at `jacVersion`. */
   private readonly jac: Float64Array;
   private jacVersion = -1;
-  /** d = x_b − x_a and ḋ of every spring (3 per spring). */
-  private readonly d: Float64Array;
-  private readonly dd: Float64Array;
+  /** The law's view of the ends: particle positions and velocities at 3·body. */
+  private readonly ends: AxialEnds;
   private cachedVersion = -1;
   // solve-matrix offsets (aa, ab, ba, bb) at `offsetsVersion`
   private readonly offsets: Int32Array;
@@ -126,8 +126,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.scalars = new Float64Array(3 * n);
     this.offsets = new Int32Array(4 * n);
     this.product = new Float64Array(CSTRIDE * n);
-    this.d = new Float64Array(3 * n);
-    this.dd = new Float64Array(3 * n);
     this.diagOffsets = new Int32Array(2 * n);
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
@@ -152,11 +150,19 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       this.k[i] = s.stiffness;
       this.c[i] = s.damping;
     });
-    this.separations();
-    for (let i = 0; i < n; i++) {
-      const l = Math.hypot(this.d[3 * i], this.d[3 * i + 1], this.d[3 * i + 2]);
-      this.l0[i] = springs[i].restLength ?? l;
-    }
+    this.ends = {
+      x: sys.pos,
+      v: sys.vel,
+      ia: this.a.map((body) => (body >= 0 ? 3 * body : -1)),
+      ib: this.b.map((body) => (body >= 0 ? 3 * body : -1)),
+      pa: this.pa,
+      pb: this.pb,
+    };
+    // the current lengths (written for any l0), for the springs without a rest length
+    this.evaluate();
+    for (let i = 0; i < n; i++)
+      this.l0[i] = springs[i].restLength ?? this.scalars[3 * i + AXIAL_LENGTH];
+    this.cachedVersion = -1;
     this.anyAxial = this.l0.some((l) => l > 0);
     this.anyDamped = springs.some((s, i) => s.damping > 0 && this.l0[i] > 0);
   }
@@ -383,50 +389,10 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.offsetsVersion = m.structureVersion;
   }
 
-  /** d = x_b − x_a and ḋ = v_b − v_a of every spring into this.d, this.dd. */
-  private separations(): void {
-    const { d, dd, pa, pb, a, b } = this;
-    const { pos, vel } = this.sys;
-    for (let i = 0; i < this.count; i++) {
-      const p = 3 * i;
-      let d0 = pb[p] - pa[p];
-      let d1 = pb[p + 1] - pa[p + 1];
-      let d2 = pb[p + 2] - pa[p + 2];
-      let v0 = 0;
-      let v1 = 0;
-      let v2 = 0;
-      const ia = 3 * a[i];
-      const ib = 3 * b[i];
-      if (ib >= 0) {
-        d0 += pos[ib];
-        d1 += pos[ib + 1];
-        d2 += pos[ib + 2];
-        v0 = vel[ib];
-        v1 = vel[ib + 1];
-        v2 = vel[ib + 2];
-      }
-      if (ia >= 0) {
-        d0 -= pos[ia];
-        d1 -= pos[ia + 1];
-        d2 -= pos[ia + 2];
-        v0 -= vel[ia];
-        v1 -= vel[ia + 1];
-        v2 -= vel[ia + 2];
-      }
-      d[p] = d0;
-      d[p + 1] = d1;
-      d[p + 2] = d2;
-      dd[p] = v0;
-      dd[p + 1] = v1;
-      dd[p + 2] = v2;
-    }
-  }
-
   private evaluate(): void {
     if (this.cachedVersion === this.sys.stateVersion) return;
-    this.separations();
-    const { d, dd, k, c, l0, f, scalars, factors, symmetric } = this;
-    axialForces(this.count, d, dd, k, c, l0, f, scalars, factors, symmetric);
+    const { ends, k, c, l0, f, scalars, factors, symmetric } = this;
+    axialForces(this.count, ends, k, c, l0, f, scalars, factors, symmetric);
     this.cachedVersion = this.sys.stateVersion;
   }
 }

@@ -343,8 +343,8 @@ export function restorePositions(sys: BodySystem, from: PositionSnapshot): void 
 }
 
 /**
- * Positions ← from ⊕ s·du (restorePositions followed by addPositionIncrement, in one pass
- * and with one refresh of the derived quantities).
+ * Positions ← from ⊕ s·du: restorePositions then addPositionIncrement, with one refresh
+ * of the derived quantities instead of two.
  */
 export function setPositionsFrom(
   sys: BodySystem,
@@ -352,23 +352,9 @@ export function setPositionsFrom(
   du: Float64Array,
   s: number,
 ): void {
-  const { pos, quat } = sys;
-  for (let b = 0; b < sys.numBodies; b++) {
-    const d = sys.dofOffset[b];
-    const p = 3 * b;
-    if (d < 0) {
-      pos[p] = from.pos[p];
-      pos[p + 1] = from.pos[p + 1];
-      pos[p + 2] = from.pos[p + 2];
-    } else {
-      pos[p] = from.pos[p] + s * du[d];
-      pos[p + 1] = from.pos[p + 1] + s * du[d + 1];
-      pos[p + 2] = from.pos[p + 2] + s * du[d + 2];
-    }
-    for (let k = 4 * b; k < 4 * b + 4; k++) quat[k] = from.quat[k];
-    if (d >= 0 && sys.kind[b] === BodyKind.RIGID) quatRotateByVector(quat, 4 * b, du, d + 3, s);
-  }
-  updateDerived(sys);
+  sys.pos.set(from.pos);
+  sys.quat.set(from.quat);
+  addPositionIncrement(sys, du, s);
 }
 
 export function createPositionSnapshot(sys: BodySystem): PositionSnapshot {
