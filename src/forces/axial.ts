@@ -63,7 +63,8 @@ export interface AxialEnds {
  * The law for springs i = 0 … count − 1 stored side by side: d and ḋ gathered as
  * AxialEnds says, f_b (N) and the scalars (length l, rate l̇, tension s) at 3i, stiffness
  * k (N/m), damping c (N·s/m) and rest length l0 (m) at i, the Jacobian factors (layout
- * above) at AXIAL_FACTORS·i. The one implementation of the law: the vectorized
+ * above) at AXIAL_FACTORS·i; when `force` is given (an accumulator laid out as the ends'
+ * x), f_b is also added to it at ib and subtracted at ia. The one implementation of the law: the vectorized
  * ParticleSpringSet calls it once for all its springs, so the law is evaluated in this
  * loop rather than called per spring (V8 does not inline a function this size), and the
  * single SpringEffector through axialSpring.
@@ -78,6 +79,7 @@ export function axialForces(
   scalars: Float64Array,
   factors: Float64Array,
   symmetric: boolean,
+  force: Float64Array | null = null,
 ): void {
   const { x, v, ia, ib, pa, pb } = ends;
   for (let i = 0; i < count; i++) {
@@ -112,49 +114,62 @@ export function axialForces(
     const rest = l0[i];
     const l = Math.sqrt(dx * dx + dy * dy + dz * dz);
     scalars[p + AXIAL_LENGTH] = l;
+    let fx = 0;
+    let fy = 0;
+    let fz = 0;
     if (rest === 0) {
-      f[p] = -ki * dx - ci * vx;
-      f[p + 1] = -ki * dy - ci * vy;
-      f[p + 2] = -ki * dz - ci * vz;
+      fx = -ki * dx - ci * vx;
+      fy = -ki * dy - ci * vy;
+      fz = -ki * dz - ci * vz;
       scalars[p + AXIAL_RATE] = l > 0 ? (dx * vx + dy * vy + dz * vz) / l : 0;
       scalars[p + AXIAL_TENSION] = ki * l;
       for (let j = 0; j < AXIAL_FACTORS; j++) factors[q + j] = 0;
       factors[q + AXIAL_A2] = -ki;
       factors[q + AXIAL_B2] = -ci;
-      continue;
-    }
-    if (!(l > 1e-12 * rest)) {
-      f[p] = 0;
-      f[p + 1] = 0;
-      f[p + 2] = 0;
+    } else if (!(l > 1e-12 * rest)) {
       scalars[p + AXIAL_RATE] = 0;
       scalars[p + AXIAL_TENSION] = 0;
       for (let j = 0; j < AXIAL_FACTORS; j++) factors[q + j] = 0;
-      continue;
+    } else {
+      const il = 1 / l;
+      const ux = dx * il;
+      const uy = dy * il;
+      const uz = dz * il;
+      const ldot = ux * vx + uy * vy + uz * vz;
+      const s = ki * (l - rest) + ci * ldot;
+      scalars[p + AXIAL_RATE] = ldot;
+      scalars[p + AXIAL_TENSION] = s;
+      fx = -s * ux;
+      fy = -s * uy;
+      fz = -s * uz;
+      const sl = (symmetric ? Math.max(s, 0) : s) * il;
+      factors[q + AXIAL_U] = ux;
+      factors[q + AXIAL_U + 1] = uy;
+      factors[q + AXIAL_U + 2] = uz;
+      factors[q + AXIAL_W] = vx - ldot * ux; // w = P ḋ
+      factors[q + AXIAL_W + 1] = vy - ldot * uy;
+      factors[q + AXIAL_W + 2] = vz - ldot * uz;
+      factors[q + AXIAL_A1] = sl - ki;
+      factors[q + AXIAL_A2] = -sl;
+      factors[q + AXIAL_A3] = symmetric ? 0 : -ci * il;
+      factors[q + AXIAL_B1] = -ci;
+      factors[q + AXIAL_B2] = 0;
     }
-    const il = 1 / l;
-    const ux = dx * il;
-    const uy = dy * il;
-    const uz = dz * il;
-    const ldot = ux * vx + uy * vy + uz * vz;
-    const s = ki * (l - rest) + ci * ldot;
-    scalars[p + AXIAL_RATE] = ldot;
-    scalars[p + AXIAL_TENSION] = s;
-    f[p] = -s * ux;
-    f[p + 1] = -s * uy;
-    f[p + 2] = -s * uz;
-    const sl = (symmetric ? Math.max(s, 0) : s) * il;
-    factors[q + AXIAL_U] = ux;
-    factors[q + AXIAL_U + 1] = uy;
-    factors[q + AXIAL_U + 2] = uz;
-    factors[q + AXIAL_W] = vx - ldot * ux; // w = P ḋ
-    factors[q + AXIAL_W + 1] = vy - ldot * uy;
-    factors[q + AXIAL_W + 2] = vz - ldot * uz;
-    factors[q + AXIAL_A1] = sl - ki;
-    factors[q + AXIAL_A2] = -sl;
-    factors[q + AXIAL_A3] = symmetric ? 0 : -ci * il;
-    factors[q + AXIAL_B1] = -ci;
-    factors[q + AXIAL_B2] = 0;
+    f[p] = fx;
+    f[p + 1] = fy;
+    f[p + 2] = fz;
+    if (force !== null) {
+      if (b >= 0) {
+        force[b] += fx;
+        force[b + 1] += fy;
+        force[b + 2] += fz;
+      }
+      if (a >= 0) {
+        force[a] -= fx;
+        force[a + 1] -= fy;
+        force[a + 2] -= fz;
+      }
+    }
   }
 }
 

@@ -194,23 +194,10 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   }
 
   applyForces(_t: number): void {
-    this.evaluate();
-    const { a, b, f } = this;
-    const F = this.sys.force;
-    for (let i = 0; i < this.count; i++) {
-      const ia = a[i];
-      const ib = b[i];
-      if (ib >= 0) {
-        F[3 * ib] += f[3 * i];
-        F[3 * ib + 1] += f[3 * i + 1];
-        F[3 * ib + 2] += f[3 * i + 2];
-      }
-      if (ia >= 0) {
-        F[3 * ia] -= f[3 * i];
-        F[3 * ia + 1] -= f[3 * i + 1];
-        F[3 * ia + 2] -= f[3 * i + 2];
-      }
-    }
+    // the law adds the forces as it evaluates them (re-evaluated if cached: rare, and
+    // one loop instead of a second scatter)
+    this.cachedVersion = -1;
+    this.evaluate(this.sys.force);
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -389,10 +376,11 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.offsetsVersion = m.structureVersion;
   }
 
-  private evaluate(): void {
+  /** Evaluates the law at the current state unless cached; adds the forces to `force` too. */
+  private evaluate(force: Float64Array | null = null): void {
     if (this.cachedVersion === this.sys.stateVersion) return;
     const { ends, k, c, l0, f, scalars, factors, symmetric } = this;
-    axialForces(this.count, ends, k, c, l0, f, scalars, factors, symmetric);
+    axialForces(this.count, ends, k, c, l0, f, scalars, factors, symmetric, force);
     this.cachedVersion = this.sys.stateVersion;
   }
 }
