@@ -1,9 +1,12 @@
 /**
  * The engine comparison (`npm run bench -- --compare`, or `npx tsx bench/compare/run.ts`):
- * for each scene, for each engine, N repetitions run one after the other, each in a fresh
- * process (bench/compare/worker.ts), never two at once; the median of the repetitions is
- * printed as one table per scene and everything is written to
- * bench/results/compare-<date>.json with a description of the machine.
+ * for each scene, N rounds in which every engine runs one repetition, each in a fresh
+ * process (bench/compare/worker.ts), never two at once; the median of an engine's
+ * repetitions is printed as one table per scene and everything is written to
+ * bench/results/compare-<date>.json with a description of the machine. Rounds rather than
+ * an engine's repetitions back to back: on a shared machine whose speed drifts by tens of
+ * per cent over minutes, a slow period then falls on every engine's repetitions alike
+ * instead of on one engine's median.
  *
  * Options:
  *   --scenes S1-100,S2-10,...   scenes (default: all of SCENE_IDS)
@@ -326,12 +329,13 @@ export async function main(argv: string[]): Promise<CompareFile> {
     console.log(`warning: load average ${m.loadAverageAtStart} at start: timings will be noisy`);
   for (const sceneId of o.scenes) {
     const scene = buildScene(sceneId);
-    const rows: Aggregate[] = [];
-    for (const engine of o.engines) {
-      const runs: RepResult[] = [];
-      for (let rep = 1; rep <= o.reps; rep++) {
+    const runs = new Map<string, RepResult[]>(o.engines.map((e) => [e, []]));
+    const stopped = new Set<string>();
+    for (let rep = 1; rep <= o.reps; rep++)
+      for (const engine of o.engines) {
+        if (stopped.has(engine)) continue;
         const r = await runRep(engine, sceneId, rep, o.timeoutSeconds);
-        runs.push(r);
+        runs.get(engine)!.push(r);
         process.stdout.write(
           `  ${sceneId} ${engine} rep ${rep}: ${r.status} ${fmt(r.meanMs)} ms/step (${r.wallSeconds.toFixed(1)} s, load ${r.loadAverage})${r.message ? ` — ${r.message}` : ""}\n`,
         );
@@ -342,10 +346,9 @@ export async function main(argv: string[]): Promise<CompareFile> {
           r.status === "truncated" ||
           (r.status === "failed" && r.steps === 0)
         )
-          break;
+          stopped.add(engine);
       }
-      rows.push(aggregate(runs));
-    }
+    const rows = o.engines.map((e) => aggregate(runs.get(e)!));
     out.results.push(...rows);
     console.log(`\n## ${scene.title} (h = 1/240 s; ${scene.protocol.timed} timed steps)`);
     console.table(tableRows(scene.kind, rows, baseline));
