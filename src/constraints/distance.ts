@@ -4,6 +4,8 @@
  * is the force along n on b at p_b (N, see constraint.ts for the sign convention of λ):
  * λ > 0 pushes b away from a (the link is in compression), λ < 0 pulls it (tension).
  */
+
+import { length3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { distanceJacobian, distanceQuadraticPart } from "./kinematics";
 import { type Attachment, PairConstraint } from "./pair-constraint";
@@ -17,7 +19,7 @@ export class DistanceJoint extends PairConstraint {
     super(id, "distance", "joint", sys, a, b, 1);
     this.refresh();
     const d = this.k.d;
-    const current = Math.hypot(d[0], d[1], d[2]);
+    const current = length3(d[0], d[1], d[2]);
     this.length = length ?? current;
     if (!(this.length > 0))
       throw new Error(`joint "${id}": distance needs a positive length (the points coincide)`);
@@ -26,7 +28,7 @@ export class DistanceJoint extends PairConstraint {
   residual(_t: number, out: Float64Array, off: number): void {
     this.refresh();
     const d = this.k.d;
-    out[off] = Math.hypot(d[0], d[1], d[2]) - this.length;
+    out[off] = length3(d[0], d[1], d[2]) - this.length;
   }
 
   protected fullJacobian(_t: number, jacA: Float64Array, jacB: Float64Array): void {

@@ -24,6 +24,8 @@
  *    first-order (Hertz) circle for two spheres. Zero when not penetrating.
  * All areas in m². Nothing here allocates.
  */
+
+import { length3 } from "../math/vec3";
 import type { ContactBuffer } from "./geometry/contact-buffer";
 import type { WorldPose } from "./geometry/pose";
 import type { ShapeInstance } from "./geometry/shapes";
@@ -193,7 +195,7 @@ export function computeContactAreas(
       let t1x = ny * ez - nz * ey;
       let t1y = nz * ex - nx * ez;
       let t1z = nx * ey - ny * ex;
-      const l = Math.hypot(t1x, t1y, t1z);
+      const l = length3(t1x, t1y, t1z);
       t1x /= l;
       t1y /= l;
       t1z /= l;

@@ -376,7 +376,9 @@ export class NonsmoothContact {
         for (let k = 0; k < dim; k++) this.r[dim * i + k] = 0;
       } else if (dim === 3) {
         // Keep the warm start inside the (possibly changed) friction cone.
-        const t = Math.hypot(this.r[3 * i + 1], this.r[3 * i + 2]);
+        const rt1 = this.r[3 * i + 1];
+        const rt2 = this.r[3 * i + 2];
+        const t = Math.sqrt(rt1 * rt1 + rt2 * rt2);
         const lim = this.mu[i] * this.r[3 * i];
         if (t > lim) {
           const s = t > 0 ? lim / t : 0;

@@ -37,8 +37,8 @@ export interface Integrator {
   saveMemory?(): IntegratorMemory;
   /** Restores memory from saveMemory() of an integrator of the same kind and size. */
   restoreMemory?(memory: IntegratorMemory): void;
-  /** Advances the system from t to t + h (s). */
-  step(t: number, h: number): StepStats;
+  /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
+  step(t: number, h: number, stats: StepStats): void;
   /** Forgets step memory (e.g. Newmark's a_t) after a reset or an external state change. */
   reset(): void;
   getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number;

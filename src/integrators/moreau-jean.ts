@@ -40,7 +40,7 @@
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  */
 import type { NonsmoothContact, ProjectionResult } from "../contact/nonsmooth-contact";
-import type { AccelerationStepper } from "./acceleration-step";
+import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
@@ -68,12 +68,15 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.fContact = new Float64Array(stepper.n);
   }
 
+  /** Newton settings of one iteration at a time (the contact loop drives the iterations). */
+  private readonly oneIteration: NewtonSettings = { maxIterations: 1, tolerance: 0 };
+
   override reset(): void {
     super.reset();
     this.contact.clear();
   }
 
-  override step(t: number, h: number): StepStats {
+  override step(t: number, h: number, stats: StepStats): void {
     const s = this.stepper;
     const nsc = this.contact;
     const tEnd = t + h;
@@ -89,7 +92,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       s.extraForce = null;
       newtonIterations = s.solve(c, tEnd, newton);
     } else {
-      const one = { maxIterations: 1, tolerance: newton.tolerance };
+      const one = this.oneIteration;
+      one.tolerance = newton.tolerance;
       const n = s.n;
       const { a } = s;
       const joints = s.constraints !== null;
@@ -142,11 +146,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       const joints = s.constraints !== null;
       this.lastProjection = nsc.project(joints ? () => s.projectOnConstraints(tEnd) : undefined);
     }
-    return {
-      newtonIterations,
-      linearIterations: s.linearIterations,
-      contactIterations,
-      contactResidual,
-    };
+    stats.newtonIterations = newtonIterations;
+    stats.linearIterations = s.linearIterations;
+    stats.contactIterations = contactIterations;
+    stats.contactResidual = contactResidual;
   }
 }

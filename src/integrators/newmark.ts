@@ -99,15 +99,12 @@ export class NewmarkIntegrator implements Integrator {
     return this.aPrev;
   }
 
-  step(t: number, h: number): StepStats {
-    const stats: StepStats = {
-      newtonIterations: 0,
-      linearIterations: 0,
-      contactIterations: 0,
-      contactResidual: 0,
-    };
+  step(t: number, h: number, stats: StepStats): void {
+    stats.newtonIterations = 0;
+    stats.linearIterations = 0;
+    stats.contactIterations = 0;
+    stats.contactResidual = 0;
     this.advance(t, h, 0, stats);
-    return stats;
   }
 
   /**

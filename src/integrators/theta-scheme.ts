@@ -64,15 +64,12 @@ export class ThetaScheme implements Integrator {
     return c;
   }
 
-  step(t: number, h: number): StepStats {
+  step(t: number, h: number, stats: StepStats): void {
     const c = this.prepare(t, h);
-    const newtonIterations = this.stepper.solve(c, t + h, this.params.newton);
-    return {
-      newtonIterations,
-      linearIterations: this.stepper.linearIterations,
-      contactIterations: 0,
-      contactResidual: 0,
-    };
+    stats.newtonIterations = this.stepper.solve(c, t + h, this.params.newton);
+    stats.linearIterations = this.stepper.linearIterations;
+    stats.contactIterations = 0;
+    stats.contactResidual = 0;
   }
 
   getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {

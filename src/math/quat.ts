@@ -75,7 +75,11 @@ export function quatToMat3(out: Vec, io: number, q: Vec, iq: number): void {
 
 /** Normalizes in place; returns the norm before normalization. */
 export function quatNormalize(q: Vec, iq: number): number {
-  const n = Math.hypot(q[iq], q[iq + 1], q[iq + 2], q[iq + 3]);
+  const w = q[iq];
+  const x = q[iq + 1];
+  const y = q[iq + 2];
+  const z = q[iq + 3];
+  const n = Math.sqrt(w * w + x * x + y * y + z * z); // not Math.hypot: see length3 (vec3.ts)
   if (n > 0) {
     q[iq] /= n;
     q[iq + 1] /= n;

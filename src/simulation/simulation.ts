@@ -108,6 +108,8 @@ export class Simulation {
     contactIterations: 0,
     contactResidual: 0,
   };
+  /** The running step's counts (copied to lastStats when the step succeeds). */
+  private readonly stepStats: StepStats = { ...this.lastStats };
   private readonly initial: {
     pos: Float64Array;
     quat: Float64Array;
@@ -176,9 +178,9 @@ export class Simulation {
     const h = this.solverSpec.dt;
     for (let k = 0; k < n; k++) {
       this.saveGood();
-      let stats: StepStats;
+      const stats = this.stepStats;
       try {
-        stats = this.integrator.step(this.t, h);
+        this.integrator.step(this.t, h, stats);
         this.stepper.projectOnConstraints(this.t + h);
       } catch (err) {
         this.restoreGood();
@@ -197,7 +199,7 @@ export class Simulation {
           this.steps,
         );
       }
-      this.lastStats = stats;
+      Object.assign(this.lastStats, stats);
       this.steps++;
       this.t += h;
     }

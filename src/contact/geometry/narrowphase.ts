@@ -17,6 +17,8 @@
  * negates the normals when it had to swap. Nothing here allocates: scratch storage is
  * module-level (single-threaded; each worker thread has its own module instance).
  */
+
+import { length3 } from "../../math/vec3";
 import type { ContactBuffer } from "./contact-buffer";
 import type { WorldPose } from "./pose";
 import {
@@ -97,7 +99,7 @@ function perpendicular(x: number, y: number, z: number, gx: number, gy: number, 
     py = -x;
     pz = 0; // v × e_z
   }
-  const l = Math.hypot(px, py, pz);
+  const l = length3(px, py, pz);
   let s = l > 0 ? 1 / l : 0;
   if (px * gx + py * gy + pz * gz < 0) s = -s;
   NF[0] = px * s;
@@ -224,7 +226,7 @@ function pointBoxLocal(qx: number, qy: number, qz: number, h: readonly number[])
     const dx = qx - kx;
     const dy = qy - ky;
     const dz = qz - kz;
-    const dist = Math.hypot(dx, dy, dz);
+    const dist = length3(dx, dy, dz);
     PB[0] = kx;
     PB[1] = ky;
     PB[2] = kz;
@@ -266,7 +268,7 @@ function boxSignedDistance(qx: number, qy: number, qz: number, h: readonly numbe
   const ex = Math.abs(qx) - h[0];
   const ey = Math.abs(qy) - h[1];
   const ez = Math.abs(qz) - h[2];
-  const outside = Math.hypot(Math.max(ex, 0), Math.max(ey, 0), Math.max(ez, 0));
+  const outside = length3(Math.max(ex, 0), Math.max(ey, 0), Math.max(ez, 0));
   const m = ex > ey ? Math.max(ex, ez) : Math.max(ey, ez);
   return outside + Math.min(m, 0);
 }
@@ -317,8 +319,7 @@ function roundCores(
   const dx = bx - ax;
   const dy = by - ay;
   const dz = bz - az;
-  // sqrt rather than Math.hypot (several times slower in V8; no overflow at metre scales).
-  const dist = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  const dist = length3(dx, dy, dz);
   const gap = dist - ra - rb;
   if (!(gap < margin)) return;
   let nx = fx;
@@ -475,7 +476,7 @@ export function capsuleCapsule(
   const xx = ay * bz - az * by;
   const xy = az * bx - ax * bz;
   const xz = ax * by - ay * bx;
-  const sinAngle = Math.hypot(xx, xy, xz);
+  const sinAngle = length3(xx, xy, xz);
   let fx: number;
   let fy: number;
   let fz: number;
@@ -1000,7 +1001,7 @@ export function boxBox(
         l1 = v0;
         l2 = 0;
       }
-      const len = Math.hypot(l0, l1, l2);
+      const len = length3(l0, l1, l2);
       if (len < 1e-6) continue;
       const rA = hA[0] * Math.abs(l0) + hA[1] * Math.abs(l1) + hA[2] * Math.abs(l2);
       let rB = 0;
@@ -1278,7 +1279,7 @@ function edgeEdge(
   let nx = aiy * bjz - aiz * bjy;
   let ny = aiz * bjx - aix * bjz;
   let nz = aix * bjy - aiy * bjx;
-  const len = Math.hypot(nx, ny, nz);
+  const len = length3(nx, ny, nz);
   let s = 1 / len;
   if (nx * (pb.p[0] - pa.p[0]) + ny * (pb.p[1] - pa.p[1]) + nz * (pb.p[2] - pa.p[2]) < 0) s = -s;
   nx *= s;
