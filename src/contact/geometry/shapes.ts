@@ -6,6 +6,8 @@
  * world by the body's position and orientation (DESIGN.md: origin at the centre of
  * mass, quaternion [w, x, y, z]). Lengths in metres.
  */
+
+import { length3 } from "../../math/vec3";
 import type { WorldPose } from "./pose";
 
 /** Ball of the given radius centred at the shape frame's origin. */
@@ -147,7 +149,7 @@ export function worldAabb(
 export function worldPlane(shape: PlaneShape, pose: WorldPose, out: Float64Array, o = 0): void {
   const R = pose.R;
   const n = shape.normal;
-  const len = Math.hypot(n[0], n[1], n[2]);
+  const len = length3(n[0], n[1], n[2]);
   const nx = n[0] / len;
   const ny = n[1] / len;
   const nz = n[2] / len;
