@@ -1,6 +1,14 @@
-/** World inertias R I Rᵀ and their inverses after updateDerived, isotropic bodies included. */
+/**
+ * World inertias R I Rᵀ and their inverses after updateDerived, isotropic bodies included;
+ * positions set from a snapshot ⊕ an increment.
+ */
 import { describe, expect, it } from "vitest";
-import { addPositionIncrement, createBodySystem } from "../../src/model/body-system";
+import {
+  addPositionIncrement,
+  createBodySystem,
+  createPositionSnapshot,
+  setPositionsFrom,
+} from "../../src/model/body-system";
 
 describe("body system world inertias", () => {
   it("R I Rᵀ for an anisotropic body, c·I for an isotropic one, at every orientation", () => {
@@ -50,5 +58,60 @@ describe("body system world inertias", () => {
         expect(sys.inertiaWorld[9 + 3 * i + j]).toBe(i === j ? 0.4 : 0);
         expect(sys.inertiaWorldInv[9 + 3 * i + j]).toBe(i === j ? 1 / 0.4 : 0);
       }
+  });
+});
+
+describe("setPositionsFrom", () => {
+  it("x = x₀ + s δx and q = exp(s δθ / 2) ⊗ q₀ from the snapshot, whatever the current state", () => {
+    const sys = createBodySystem([
+      {
+        id: "rigid",
+        kind: "rigid",
+        fixed: false,
+        mass: 2,
+        inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
+        position: [0.1, -0.2, 0.3],
+        orientation: [0.5, 0.5, 0.5, 0.5],
+        velocity: [0, 0, 0],
+        angularVelocity: [0, 0, 0],
+      },
+      {
+        id: "particle",
+        kind: "particle",
+        fixed: false,
+        mass: 1,
+        inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
+        position: [1, 2, 3],
+        orientation: [1, 0, 0, 0],
+        velocity: [0, 0, 0],
+        angularVelocity: [0, 0, 0],
+      },
+    ]);
+    const start = createPositionSnapshot(sys);
+    // move away first: the result must not depend on the current positions
+    addPositionIncrement(sys, Float64Array.from([5, 5, 5, 1, 2, 3, 7, 7, 7]), 1);
+    const du = Float64Array.from([0.2, 0.4, -0.6, 0.3, -0.2, 0.7, -1, 0.5, 0.25]);
+    const s = 0.5;
+    setPositionsFrom(sys, start, du, s);
+    const expectedPos = [0.1 + 0.1, -0.2 + 0.2, 0.3 - 0.3, 1 - 0.5, 2 + 0.25, 3 + 0.125];
+    expectedPos.forEach((v, k) => {
+      expect(sys.pos[k]).toBeCloseTo(v, 15);
+    });
+    // exp(θ/2) for θ = s·(0.3, −0.2, 0.7), then the Hamilton product with q₀
+    const t = [0.15, -0.1, 0.35];
+    const angle = Math.sqrt(t[0] ** 2 + t[1] ** 2 + t[2] ** 2);
+    const k = Math.sin(angle / 2) / angle;
+    const [aw, ax, ay, az] = [Math.cos(angle / 2), k * t[0], k * t[1], k * t[2]];
+    const [bw, bx, by, bz] = [0.5, 0.5, 0.5, 0.5];
+    const q = [
+      aw * bw - ax * bx - ay * by - az * bz,
+      aw * bx + ax * bw + ay * bz - az * by,
+      aw * by - ax * bz + ay * bw + az * bx,
+      aw * bz + ax * by - ay * bx + az * bw,
+    ];
+    q.forEach((v, i) => {
+      expect(sys.quat[i]).toBeCloseTo(v, 14);
+    });
+    expect(Array.from(sys.quat.subarray(4, 8))).toEqual([1, 0, 0, 0]);
   });
 });

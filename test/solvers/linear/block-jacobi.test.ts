@@ -55,6 +55,19 @@ describe("BlockJacobiPreconditioner", () => {
     }
   });
 
+  it("returns rᵀz with z = M⁻¹r", () => {
+    const { m } = randomSpdBlocks(4);
+    const p = new BlockJacobiPreconditioner();
+    p.update(m);
+    const r = rng(11);
+    const x = Float64Array.from({ length: m.size }, () => 2 * r() - 1);
+    const z = new Float64Array(m.size);
+    const rz = p.apply(x, z);
+    let ref = 0;
+    for (let i = 0; i < m.size; i++) ref += x[i] * z[i];
+    expect(rz).toBeCloseTo(ref, 13);
+  });
+
   it("falls back to the inverse diagonal for a singular block", () => {
     const m = new SparseBlockMatrix([3]);
     m.finalize();

@@ -5,6 +5,13 @@ import { GmresSolver } from "../../../src/solvers/linear/gmres";
 import type { LinearOperator } from "../../../src/solvers/linear/linear-solver";
 import { MinresSolver } from "../../../src/solvers/linear/minres";
 import {
+  Ic0Preconditioner,
+  IdentityPreconditioner,
+  Ilu0Preconditioner,
+  JacobiPreconditioner,
+  type Preconditioner,
+} from "../../../src/solvers/linear/preconditioners";
+import {
   denseLuReference,
   randomKkt,
   randomNonsymmetric,
@@ -242,6 +249,30 @@ describe("CG's confirmation of the recursive residual", () => {
       // the reported residual is the true one to rounding, confirmed or not
       expect(Math.abs(relativeResidual(a, x, b) - info.residual)).toBeLessThan(1e-12);
       expect(relativeResidual(a, x, b)).toBeLessThanOrEqual(tolerance * (1 + 1e-9));
+    }
+  });
+});
+
+describe("preconditioners", () => {
+  test("apply returns rᵀz with z = M⁻¹r (identity, Jacobi, IC(0), ILU(0))", () => {
+    const n = 60;
+    const a = randomSpd(n, 6, 91);
+    const r = randomVector(n, 92);
+    const preconditioners: Preconditioner[] = [new IdentityPreconditioner(n)];
+    const jacobi = new JacobiPreconditioner(n);
+    jacobi.updateFromCsr(a);
+    const ic0 = new Ic0Preconditioner();
+    ic0.update(a);
+    const ilu0 = new Ilu0Preconditioner();
+    ilu0.update(a);
+    preconditioners.push(jacobi, ic0, ilu0);
+    for (const p of preconditioners) {
+      const z = new Float64Array(n);
+      const rz = p.apply(r, z);
+      let ref = 0;
+      for (let i = 0; i < n; i++) ref += r[i] * z[i];
+      expect(rz).toBeCloseTo(ref, 12);
+      expect(rz).toBeGreaterThan(0); // M SPD
     }
   });
 });
