@@ -220,7 +220,7 @@ export const moreauEngine: EngineAdapter = {
       case "cloth":
         return unresolvedSprings(scene)
           ? "Newmark β = 0.3025 γ = 0.6, Newton to 1e-4 (line search), CG"
-          : "Newmark β = ¼ γ = ½, linearized (1 Newton it.), CG";
+          : "Newmark β = ¼ γ = ½, linearized (1 Newton it.), CG to 1e-2";
     }
   },
   create: (scene) => new MoreauInstance(scene),
