@@ -157,12 +157,14 @@ export class MassSchurComplement {
         }
       }
       const width = rigid ? 6 : 3;
+      // S is symmetric here (M_b⁻¹ is): each pair once, written to both triangles
       for (let i = 0; i < n; i++) {
         const si = bodyRowSlot[bodyStart[k] + i];
-        for (let j = 0; j < n; j++) {
+        for (let j = i; j < n; j++) {
           let acc = 0;
           for (let c = 0; c < width; c++) acc += g[si + c] * w[6 * j + c];
           S[pairSlot[pairStart[k] + i * n + j]] += acc;
+          if (j !== i) S[pairSlot[pairStart[k] + j * n + i]] += acc;
         }
       }
     }
