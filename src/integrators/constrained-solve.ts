@@ -27,8 +27,7 @@ import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { CsrMatrix } from "../math/csr";
 import { KktMatrix } from "../math/kkt";
-import { mat3Invert } from "../math/mat3";
-import { invertSmall } from "../math/small-dense";
+import { invertDecoupled6, invertSmall } from "../math/small-dense";
 import { type BodySystem, massSolve } from "../model/body-system";
 import { SparseLuSolver } from "../solvers/linear/sparse-lu";
 
@@ -43,41 +42,6 @@ function maxInverseDiagonal(a: CsrMatrix): number {
       if (a.colIdx[k] === i && a.values[k] !== 0) m = Math.max(m, 1 / Math.abs(a.values[k]));
   return m;
 }
-
-/**
- * out[io..] ← A⁻¹ for a 6×6 rigid-body block A = [A_vv 0; 0 A_ωω] whose translation–
- * rotation coupling blocks are exactly zero (W = s M + gyroscopic and per-body damping
- * Jacobians, which act on ω alone): the two 3×3 inverses by cofactors. False (nothing
- * decided) when A is coupled or a 3×3 block is singular to |det| ≤ 1e-12 ‖block‖³; the
- * general inversion then decides.
- */
-function invertDecoupled6(out: Float64Array, io: number, a: Float64Array, ia: number): boolean {
-  for (let r = 0; r < 3; r++)
-    for (let c = 0; c < 3; c++)
-      if (a[ia + 6 * r + 3 + c] !== 0 || a[ia + 6 * (r + 3) + c] !== 0) return false;
-  const blocks = decoupledScratch;
-  for (let r = 0; r < 3; r++)
-    for (let c = 0; c < 3; c++) {
-      blocks[3 * r + c] = a[ia + 6 * r + c];
-      blocks[9 + 3 * r + c] = a[ia + 6 * (r + 3) + 3 + c];
-    }
-  for (let h = 0; h < 2; h++) {
-    let scale = 0;
-    for (let e = 0; e < 9; e++) scale = Math.max(scale, Math.abs(blocks[9 * h + e]));
-    const det = mat3Invert(blocks, 18 + 9 * h, blocks, 9 * h);
-    if (!(Math.abs(det) > 1e-12 * scale * scale * scale)) return false;
-  }
-  for (let r = 0; r < 6; r++)
-    for (let c = 0; c < 6; c++) {
-      const h = r < 3 ? 0 : 1;
-      out[io + 6 * r + c] =
-        r < 3 === c < 3 ? blocks[18 + 9 * h + 3 * (r - 3 * h) + (c - 3 * h)] : 0;
-    }
-  return true;
-}
-
-/** A_vv, A_ωω and their inverses for invertDecoupled6. */
-const decoupledScratch = new Float64Array(36);
 
 export class ConstrainedSolve {
   private readonly n: number;

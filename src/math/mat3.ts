@@ -82,3 +82,14 @@ export function mat3Invert(out: Vec, io: number, a: Vec, ia: number): number {
   out[io + 8] = (a0 * a4 - a1 * a3) * inv;
   return det;
 }
+
+/**
+ * out[io..io+8] ← A⁻¹ (mat3Invert) when A is not singular to working precision,
+ * |det A| > 1e-12 ‖A‖³ (max-norm); returns false otherwise (out is then undefined).
+ */
+export function mat3InvertChecked(out: Vec, io: number, a: Vec, ia: number): boolean {
+  let scale = 0;
+  for (let k = 0; k < 9; k++) scale = Math.max(scale, Math.abs(a[ia + k]));
+  const det = mat3Invert(out, io, a, ia);
+  return Math.abs(det) > 1e-12 * scale * scale * scale;
+}

@@ -1,7 +1,9 @@
 /**
  * Small dense matrices (up to 6×6, row-major at an offset): the inverses of the diagonal
- * blocks of a block-diagonal iteration matrix. Gauss–Jordan with partial pivoting.
+ * blocks of a block-diagonal iteration matrix. Gauss–Jordan with partial pivoting, and
+ * the common rigid-body block without translation–rotation coupling by two 3×3 adjugates.
  */
+import { mat3InvertChecked } from "./mat3";
 
 /**
  * out[io..] ← A⁻¹ for the n×n matrix A at a[ia..] (A is not modified; `work` holds at
@@ -49,5 +51,39 @@ export function invertSmall(
       }
     }
   }
+  return true;
+}
+
+/** A_vv, A_ωω and their inverses for invertDecoupled6. */
+const decoupled = new Float64Array(36);
+
+/**
+ * out[io..] ← A⁻¹ for a 6×6 rigid-body block A = [A_vv 0; 0 A_ωω] whose translation–
+ * rotation coupling blocks are exactly zero (W = s M plus gyroscopic and per-body damping
+ * Jacobians, which act on ω alone): the inverses of the two 3×3 blocks. Returns false
+ * (out undefined) when A is coupled or a 3×3 block is singular to working precision
+ * (mat3InvertChecked); invertSmall then decides.
+ */
+export function invertDecoupled6(
+  out: Float64Array,
+  io: number,
+  a: Float64Array,
+  ia: number,
+): boolean {
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < 3; c++)
+      if (a[ia + 6 * r + 3 + c] !== 0 || a[ia + 6 * (r + 3) + c] !== 0) return false;
+  const w = decoupled;
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < 3; c++) {
+      w[3 * r + c] = a[ia + 6 * r + c];
+      w[9 + 3 * r + c] = a[ia + 6 * (r + 3) + 3 + c];
+    }
+  if (!mat3InvertChecked(w, 18, w, 0) || !mat3InvertChecked(w, 27, w, 9)) return false;
+  for (let r = 0; r < 6; r++)
+    for (let c = 0; c < 6; c++) {
+      const h = r < 3 ? 0 : 1;
+      out[io + 6 * r + c] = r < 3 === c < 3 ? w[18 + 9 * h + 3 * (r - 3 * h) + (c - 3 * h)] : 0;
+    }
   return true;
 }

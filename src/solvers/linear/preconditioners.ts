@@ -22,7 +22,7 @@
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
 import type { CsrMatrix } from "../../math/csr";
-import { mat3Invert } from "../../math/mat3";
+import { mat3InvertChecked } from "../../math/mat3";
 import type { LinearOperator } from "./linear-solver";
 import { dot, PatternCache } from "./pattern";
 
@@ -137,7 +137,8 @@ export class BlockJacobiPreconditioner implements Preconditioner {
 
   /** out[o..] = A⁻¹ for the row-major w×w block A = a[ia..]; false when A is singular. */
   private invert(a: Float64Array, ia: number, w: number, out: Float64Array, o: number): boolean {
-    if (w === 3 && invert3(a, ia, out, o)) return true;
+    // the particle case by the adjugate; a near-singular one goes on to the pivoted elimination
+    if (w === 3 && mat3InvertChecked(out, o, a, ia)) return true;
     const g = this.work;
     const w2 = 2 * w;
     let scale = 0;
@@ -213,18 +214,6 @@ export class BlockJacobiPreconditioner implements Preconditioner {
     }
     return rz;
   }
-}
-
-/**
- * out[o..o+8] = A⁻¹ of the row-major 3×3 A = a[ia..] by the adjugate (mat3Invert; the
- * particle blocks, the common case); false when |det A| ≤ 1e-12 ‖A‖³ (max-norm), which
- * leaves the pivoted elimination (which then overwrites out) to decide.
- */
-function invert3(a: Float64Array, ia: number, out: Float64Array, o: number): boolean {
-  let scale = 0;
-  for (let k = 0; k < 9; k++) scale = Math.max(scale, Math.abs(a[ia + k]));
-  const det = mat3Invert(out, o, a, ia);
-  return Math.abs(det) > 1e-12 * scale * scale * scale;
 }
 
 export class Ic0Preconditioner implements Preconditioner {
