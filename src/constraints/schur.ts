@@ -12,6 +12,7 @@
  * allocation-free: S = Σ_bodies G_b M_b⁻¹ G_bᵀ over each body's rows.
  */
 import type { CsrMatrix } from "../math/csr";
+import { mat6MulVec } from "../math/small-dense";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { ConstraintSet } from "./constraint-set";
 
@@ -110,11 +111,13 @@ export class MassSchurComplement {
       const o = offset[b];
       for (let i = 0; i < n; i++) {
         const s = bodyRowSlot[bodyStart[k] + i];
-        for (let r = 0; r < width; r++) {
-          let acc = 0;
-          for (let c = 0; c < width; c++) acc += inverse[o + r * width + c] * g[s + c];
-          w[6 * i + r] = acc;
-        }
+        if (width === 6) mat6MulVec(w, 6 * i, inverse, o, g, s);
+        else
+          for (let r = 0; r < 3; r++) {
+            let acc = 0;
+            for (let c = 0; c < 3; c++) acc += inverse[o + r * 3 + c] * g[s + c];
+            w[6 * i + r] = acc;
+          }
       }
       for (let i = 0; i < n; i++) {
         const si = bodyRowSlot[bodyStart[k] + i];

@@ -27,7 +27,7 @@ import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { CsrMatrix } from "../math/csr";
 import { KktMatrix } from "../math/kkt";
-import { invertDecoupled6, invertSmall } from "../math/small-dense";
+import { invertDecoupled6, invertSmall, mat6MulVec } from "../math/small-dense";
 import { type BodySystem, massSolve } from "../model/body-system";
 import { SparseLuSolver } from "../solvers/linear/sparse-lu";
 
@@ -133,6 +133,10 @@ export class ConstrainedSolve {
       if (d < 0) continue;
       const n = sys.blockSizes[sys.block[b]];
       const o = this.blockInverseOffset[b];
+      if (n === 6) {
+        mat6MulVec(out, d, inv, o, x, d);
+        continue;
+      }
       for (let r = 0; r < n; r++) {
         let acc = 0;
         for (let c = 0; c < n; c++) acc += inv[o + r * n + c] * x[d + c];

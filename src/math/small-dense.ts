@@ -87,3 +87,25 @@ export function invertDecoupled6(
     }
   return true;
 }
+
+/** out[io..io+5] = A x for the row-major 6×6 A = a[ia..] and x = x[ix..ix+5], unrolled. */
+export function mat6MulVec(
+  out: Float64Array,
+  io: number,
+  a: Float64Array,
+  ia: number,
+  x: Float64Array,
+  ix: number,
+): void {
+  const x0 = x[ix];
+  const x1 = x[ix + 1];
+  const x2 = x[ix + 2];
+  const x3 = x[ix + 3];
+  const x4 = x[ix + 4];
+  const x5 = x[ix + 5];
+  for (let r = 0; r < 6; r++) {
+    const p = ia + 6 * r;
+    out[io + r] =
+      a[p] * x0 + a[p + 1] * x1 + a[p + 2] * x2 + a[p + 3] * x3 + a[p + 4] * x4 + a[p + 5] * x5;
+  }
+}

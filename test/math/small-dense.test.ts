@@ -1,7 +1,7 @@
 /** Small dense inverses against ml-matrix, the decoupled rigid-body block included. */
 import { inverse, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
-import { invertDecoupled6, invertSmall } from "../../src/math/small-dense";
+import { invertDecoupled6, invertSmall, mat6MulVec } from "../../src/math/small-dense";
 
 /** A row-major 6×6 with the given 3×3 diagonal blocks and coupling blocks. */
 function block6(vv: number[], ww: number[], coupling = 0): Float64Array {
@@ -45,5 +45,19 @@ describe("small dense inverses", () => {
     const singular = block6(vv, [1, 2, 3, 2, 4, 6, 0, 0, 1]);
     expect(invertDecoupled6(out, 0, singular, 0)).toBe(false);
     expect(invertSmall(out, 0, singular, 0, 6, new Float64Array(36))).toBe(false);
+  });
+});
+
+describe("mat6MulVec", () => {
+  it("is the 6×6 matrix–vector product at offsets", () => {
+    const a = Float64Array.from({ length: 40 }, (_, k) => Math.sin(k + 1));
+    const x = Float64Array.from({ length: 9 }, (_, k) => Math.cos(k));
+    const out = new Float64Array(8);
+    mat6MulVec(out, 1, a, 4, x, 2);
+    for (let r = 0; r < 6; r++) {
+      let ref = 0;
+      for (let c = 0; c < 6; c++) ref += a[4 + 6 * r + c] * x[2 + c];
+      expect(out[1 + r]).toBeCloseTo(ref, 14);
+    }
   });
 });
