@@ -60,14 +60,15 @@ export function isSymmetrizable(e: ForceEffector): e is SymmetrizableEffector {
 /**
  * Optional: matrix-free products with J = s_x ∂f/∂x + s_v ∂f/∂v (the same s convention as
  * addPosJacobian), so a Krylov solver can use the Newton iteration matrix without
- * assembling it. `setJacobianProduct(sx, sv, diagonal)` fixes J at the current state and
- * adds its diagonal blocks to `diagonal`, a SparseBlockMatrix laid out as the solve matrix
- * (only its diagonal blocks are touched: the block-Jacobi preconditioner); then
+ * assembling it. `setJacobianProduct(sx, sv, diagonal)` fixes J at the current state and,
+ * unless `diagonal` is null (the mass preconditions alone, iteration-operator.ts), adds
+ * its diagonal blocks to `diagonal`, a SparseBlockMatrix laid out as the solve matrix (only
+ * its diagonal blocks are touched: the block-Jacobi preconditioner); then
  * `addJacobianProduct(x, out)` adds J x (generalized vectors of size numDofs). Neither
  * may allocate.
  */
 export interface JacobianProductEffector extends ForceEffector {
-  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix): void;
+  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void;
   addJacobianProduct(x: Float64Array, out: Float64Array): void;
 }
 

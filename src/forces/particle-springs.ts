@@ -217,11 +217,11 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.addBlocks(m, s, 9);
   }
 
-  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix): void {
+  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void {
     this.evaluate();
     const { factors, product: C, diagOffsets: off, combination: r } = this;
     const m = diagonal;
-    if (this.diagMatrix !== m || this.diagVersion !== m.structureVersion) {
+    if (m !== null && (this.diagMatrix !== m || this.diagVersion !== m.structureVersion)) {
       const blk = this.sys.block;
       for (let i = 0; i < this.count; i++) {
         off[2 * i] = this.a[i] >= 0 ? m.offsetOf(blk[this.a[i]], blk[this.a[i]]) : -1;
@@ -230,13 +230,12 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       this.diagMatrix = m;
       this.diagVersion = m.structureVersion;
     }
-    const v = m.values;
+    const v = m?.values ?? null;
     for (let i = 0; i < this.count; i++) {
       const p = CSTRIDE * i;
       const o = STRIDE * i;
       combinationScalars(factors, o, sx, sv, r, 0);
-      // C = û gᵀ + q I with g = p1 û + p3 w, on the diagonal blocks (a, a) and (b, b) of
-      // both moving ends
+      // C = û gᵀ + q I with g = p1 û + p3 w
       const u0 = factors[o + U];
       const u1 = factors[o + U + 1];
       const u2 = factors[o + U + 2];
@@ -253,6 +252,8 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       C[p + 4] = g1;
       C[p + 5] = g2;
       C[p + 6] = q;
+      if (v === null) continue;
+      // on the diagonal blocks (a, a) and (b, b) of both moving ends
       const c00 = u0 * g0 + q;
       const c01 = u0 * g1;
       const c02 = u0 * g2;

@@ -96,12 +96,19 @@ function solverOptions(name: LinearSolverName, matrixFree: boolean): LinearSolve
  * an inexact Newton method (Dembo, Eisenstat & Steihaug, SIAM J. Numer. Anal. 19, 1982).
  * The error it leaves in Δa is at most κ(W) η ‖Δa‖ (2-norms), of the order of what the
  * Newton test ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) accepts as converged when W is well conditioned
- * (κ ≈ 2 for the benchmark cloth's block-Jacobi-scaled W); for a linearized step (one
- * iteration) it adds to the linearization error, which dominates (benchmark cloth at
- * η = 1e-3: 3e-7 m against 6.8e-5 m per step, bench/compare/engines/moreau.ts). The floor
- * keeps η above rounding; it was the fixed tolerance before.
+ * (κ ≈ 2 for the benchmark cloth's mass-scaled W); for a linearized step (one iteration)
+ * it adds to the linearization error, which dominates (benchmark cloth: one step within
+ * 4.0e-5 m of converged Newton at η = 1e-2, 3.7e-5 m at 1e-3, bench/compare/engines/
+ * moreau.ts). The floor keeps η above rounding; it was the fixed tolerance before.
  */
 const LINEAR_TOLERANCE_FLOOR = 1e-12;
+
+/**
+ * Krylov iterations up to which a matrix-free solve counts as easy: the next one is then
+ * preconditioned by the mass alone, a harder one's successor by the full block diagonal
+ * (iteration-operator.ts: the full diagonal costs about one iteration per solve).
+ */
+const FEW_ITERATIONS = 8;
 
 /**
  * Solvers that need a symmetric matrix: with one of them the effectors that can are asked
@@ -481,6 +488,9 @@ export class AccelerationStepper {
     const solver = this.solver!;
     const info = solver.solve(rhs, out);
     this.linearIterations += info.iterations;
+    // the preconditioner of the next solve (iteration-operator.ts)
+    if (this.matrixFree && this.operator !== null)
+      this.operator.fullDiagonal = info.iterations > FEW_ITERATIONS;
     if (!info.converged)
       throw new Error(
         `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,

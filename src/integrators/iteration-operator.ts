@@ -3,10 +3,21 @@
  *   W = (1 + c_v r_M) M + (w c_x + c_v r_K) K + w c_v D,   K = −∂f/∂x, D = −∂f/∂v,
  * as a matrix-free LinearOperator for the Krylov solvers: W x = (1 + c_v r_M) M x + J x
  * with J = s_x ∂f/∂x + s_v ∂f/∂v, s_x = −(w c_x + c_v r_K), s_v = −w c_v, applied by each
- * effector (JacobianProductEffector) without assembling a matrix. Its block diagonal (mass
- * blocks plus each effector's diagonal Jacobian blocks) feeds the block-Jacobi
- * preconditioner. Usable when every effector that has Jacobians offers the product; then
- * one product costs O(springs) and nothing is converted to CSR per step.
+ * effector (JacobianProductEffector) without assembling a matrix. Usable when every
+ * effector that has Jacobians offers the product; then one product costs O(springs) and
+ * nothing is converted to CSR per step.
+ *
+ * Its block diagonal feeds the block-Jacobi preconditioner, and is one of two:
+ * - `fullDiagonal`: the mass blocks plus each effector's diagonal Jacobian blocks, rebuilt
+ *   at every update (stiff springs, h ω ≫ 1: W is far from M);
+ * - otherwise the (scaled) mass blocks alone, a constant: the preconditioner is M⁻¹ and
+ *   is not rebuilt (diagonalVersion unchanged). Building the full diagonal, inverting its
+ *   blocks and applying them costs about one CG iteration per solve, which it cannot earn
+ *   back when the solves take a few iterations anyway (resolved springs, W ≈ M; the 32 × 32
+ *   cloth of the benchmark: 2.7 iterations per step with M⁻¹ against 2.2 with the full
+ *   block diagonal, and 10 % less time per step).
+ * The stepper chooses (acceleration-step.ts, FEW_ITERATIONS): the full diagonal after a
+ * solve that took more than a few iterations, the mass after one that took few.
  */
 import {
   type ForceEffector,
@@ -22,6 +33,12 @@ export class IterationOperator implements LinearOperator {
   readonly n: number;
   private readonly diag: SparseBlockMatrix;
   private massScale = 1;
+  /** Precondition with the full block diagonal (see the header); else with the mass. */
+  fullDiagonal = true;
+  /** Changes exactly when the block diagonal does (LinearOperator.diagonalVersion). */
+  diagonalVersion = 0;
+  /** Mass scale of the diagonal when it holds the mass alone, NaN otherwise. */
+  private massOnlyScale = Number.NaN;
 
   private constructor(
     private readonly sys: BodySystem,
@@ -49,9 +66,20 @@ export class IterationOperator implements LinearOperator {
     const sx = -(c.w * c.cx + c.cv * c.rayleighStiffness);
     const sv = -c.w * c.cv;
     const d = this.diag;
+    if (!this.fullDiagonal) {
+      for (const e of this.effectors) e.setJacobianProduct(sx, sv, null);
+      if (this.massOnlyScale === this.massScale) return;
+      d.clear();
+      addMassBlocks(this.sys, d, this.massScale);
+      this.massOnlyScale = this.massScale;
+      this.diagonalVersion++;
+      return;
+    }
     d.clear();
     addMassBlocks(this.sys, d, this.massScale);
     for (const e of this.effectors) e.setJacobianProduct(sx, sv, d);
+    this.massOnlyScale = Number.NaN;
+    this.diagonalVersion++;
   }
 
   apply(x: Float64Array, out: Float64Array): void {

@@ -313,3 +313,71 @@ describe("`auto` on particle springs", () => {
     expect(small.x).toEqual(run(18, "sparse-lu").x);
   });
 });
+
+describe("the matrix-free step's preconditioner", () => {
+  type Operator = {
+    fullDiagonal: boolean;
+    diagonalVersion: number;
+    blockDiagonal(): {
+      numBlocks: number;
+      values: Float64Array;
+      offsetOf(i: number, j: number): number;
+    };
+  };
+  const operatorOf = (sim: ReturnType<typeof loadModel>) =>
+    (sim as unknown as { stepper: { operator: Operator } }).stepper.operator;
+
+  it("after easy solves, the mass alone and no rebuild; after hard ones, the full block diagonal", () => {
+    // resolved springs, loose tolerance: a few CG iterations per step
+    const soft = loadModel(cloth(6, 10, 0.01, { linearSolver: "cg", newtonTolerance: 1e-2 }).model);
+    soft.step(3);
+    const op = operatorOf(soft);
+    expect(op.fullDiagonal).toBe(false);
+    const version = op.diagonalVersion;
+    soft.step(5);
+    expect(op.diagonalVersion).toBe(version);
+    const d = op.blockDiagonal();
+    for (let b = 0; b < d.numBlocks; b++) {
+      const o = d.offsetOf(b, b);
+      for (let e = 0; e < 9; e++) expect(d.values[o + e]).toBe(e % 4 === 0 ? 1 / 1024 : 0);
+    }
+    // unresolved springs (h ω ≈ 13) iterated to 1e-10: many iterations, the full diagonal
+    const stiff = loadModel(
+      cloth(6, 1e4, 0.01, {
+        linearSolver: "cg",
+        newtonTolerance: 1e-10,
+        newtonIterations: 30,
+        beta: 0.3025,
+        gamma: 0.6,
+      }).model,
+    );
+    stiff.step(2);
+    const sop = operatorOf(stiff);
+    expect(sop.fullDiagonal).toBe(true);
+    const before = sop.diagonalVersion;
+    stiff.step(1);
+    expect(sop.diagonalVersion).toBeGreaterThan(before);
+    const sd = sop.blockDiagonal();
+    // a free particle's block: m I plus the springs' h²β k (and damping) terms, well above m
+    const o = sd.offsetOf(sd.numBlocks - 1, sd.numBlocks - 1);
+    expect(sd.values[o]).toBeGreaterThan(2 / 1024);
+  });
+
+  it("either way the step is the Newton system's solution (cg at 1e-10 against dense Cholesky)", () => {
+    const run = (linearSolver: LinearSolverName, full: boolean | null) => {
+      const sim = loadModel(
+        cloth(5, 10, 0.01, { linearSolver: "cg", newtonTolerance: 1e-10 }).model,
+      );
+      const stepper = (sim as unknown as { stepper: AccelerationStepper }).stepper;
+      stepper.setLinearSolver(linearSolver);
+      for (let k = 0; k < 20; k++) {
+        if (full !== null) operatorOf(sim).fullDiagonal = full;
+        sim.step(1);
+      }
+      return positions(sim);
+    };
+    const dense = run("dense-cholesky", null);
+    expect(maxDiff(run("cg", false), dense)).toBeLessThan(1e-10);
+    expect(maxDiff(run("cg", true), dense)).toBeLessThan(1e-10);
+  });
+});

@@ -62,6 +62,8 @@ export class OperatorState {
   private ilu0: Ilu0Preconditioner | null = null;
   private diagWork: Float64Array = new Float64Array(0);
   private identity: IdentityPreconditioner | null = null;
+  /** op.diagonalVersion the preconditioner was built from (NaN: rebuild). */
+  private builtVersion = Number.NaN;
 
   constructor(
     readonly preconditioner: PreconditionerName,
@@ -84,10 +86,13 @@ export class OperatorState {
       op = a;
       this.matrix = null;
     }
-    this.op = op;
     const changed = op.n !== this.n;
+    const same = op === this.op && !changed && op.diagonalVersion !== undefined;
+    this.op = op;
     this.n = op.n;
+    if (same && op.diagonalVersion === this.builtVersion) return false;
     this.buildPreconditioner(op);
+    this.builtVersion = op.diagonalVersion ?? Number.NaN;
     return changed;
   }
 

@@ -77,6 +77,13 @@ export interface LinearOperator {
   apply(x: Float64Array, out: Float64Array): void;
   diagonal?(out: Float64Array): void;
   blockDiagonal?(): SparseBlockMatrix;
+  /**
+   * When present, changes exactly when diagonal() / blockDiagonal() do: a solver given the
+   * same operator again rebuilds its preconditioner only then (the Newton operator keeps
+   * its diagonal at the mass while the mass preconditions well enough, see
+   * integrators/iteration-operator.ts).
+   */
+  readonly diagonalVersion?: number;
 }
 
 /** Fill-reducing orderings of the sparse direct solvers (see ordering.ts). */
