@@ -32,9 +32,10 @@
  *    so each step starts its Newton iteration far from its end and the projection
  *    removes more; measured on S2-100, γ = 0.6 loses less energy (max |ΔE|/(m g L)
  *    0.15 against 0.21) and takes ~15 % less time per step, joint drift 1e-12 m in both.
- *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (block-Jacobi
- *    preconditioner, the springs' symmetric Jacobian: same forces, so the same Newton
- *    solution, see src/forces/axial.ts), the choice for a large spring system.
+ *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (the springs' symmetric
+ *    Jacobian: same forces, so the same Newton solution, see src/forces/axial.ts;
+ *    preconditioned by the mass or the block diagonal as the solves go,
+ *    src/integrators/iteration-operator.ts), the choice for a large spring system.
  *    · k = 10 (h ω ≈ 0.4, ω = √(k/m) per particle: the springs are resolved): β = ¼,
  *      γ = ½, the linearized step (one Newton iteration, as SOFA). newtonTolerance 1e-2
  *      sets the CG tolerance (acceleration-step.ts; an inexact Newton step), chosen as
@@ -44,7 +45,8 @@
  *      differs from the converged step (Newton to 1e-13) by up to 4.0e-5 m (mean 6.3e-6
  *      m), against 3.7e-5 m (5.8e-6 m) with tolerance 1e-3: the linearization, not CG,
  *      makes most of that error, and the whole stays below a tenth of the
- *      discretization error, while 1e-3 costs ~40 % more CG iterations (2.2 → 3.5).
+ *      discretization error, while 1e-3 costs ~60 % more CG iterations
+ *      (3.5 against 2.2 per step with the block-diagonal preconditioner).
  *    · k = 1e4 (h ω ≈ 13: the springs' period is not resolved): Newton iterated to
  *      newtonTolerance 1e-4 (line search, step halving when it fails), and β = 0.3025,
  *      γ = 0.6, Newmark's numerically damped member. Both are needed: the linearized step
