@@ -41,11 +41,11 @@
  *      sets the CG tolerance (acceleration-step.ts; an inexact Newton step), chosen as
  *      implicit ODE codes choose their algebraic tolerances, a fraction of the step's own
  *      discretization error. Measured at 40 states of the run: the converged Newmark step
- *      differs from 16 substeps of h/16 by up to 5.1e-4 m (mean 1.4e-4 m); the step as run
- *      differs from the converged step (Newton to 1e-13) by up to 4.0e-5 m (mean 6.3e-6
- *      m), against 3.7e-5 m (5.8e-6 m) with tolerance 1e-3: the linearization, not CG,
- *      makes most of that error, and the whole stays below a tenth of the
- *      discretization error, while 1e-3 costs ~60 % more CG iterations
+ *      differs from 16 substeps of h/16 by up to 3.9e-4 m (mean 1.3e-4 m); the step as run
+ *      differs from the converged step (Newton to 1e-13) by up to 3.5e-5 m (mean 5.8e-6
+ *      m), the same as with tolerance 1e-3 (3.7e-5 m, 5.8e-6 m, measured before the mass
+ *      preconditioner): the linearization, not CG, makes that error, and it stays below a
+ *      tenth of the discretization error, while 1e-3 costs ~60 % more CG iterations
  *      (3.5 against 2.2 per step with the block-diagonal preconditioner).
  *    · k = 1e4 (h ω ≈ 13: the springs' period is not resolved): Newton iterated to
  *      newtonTolerance 1e-4 (line search, step halving when it fails), and β = 0.3025,
