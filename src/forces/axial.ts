@@ -61,7 +61,7 @@ export interface AxialEnds {
 
 /**
  * The law for springs i = 0 … count − 1 stored side by side: d and ḋ gathered as
- * AxialEnds says, f_b (N) and the scalars (length l, rate l̇, tension s) at 3i, stiffness
+ * AxialEnds says, f_b (N; into f unless null) and the scalars (length l, rate l̇, tension s) at 3i, stiffness
  * k (N/m), damping c (N·s/m) and rest length l0 (m) at i, the Jacobian factors (layout
  * above) at AXIAL_FACTORS·i; when `force` is given (an accumulator laid out as the ends'
  * x), f_b is also added to it at ib and subtracted at ia. The one implementation of the
@@ -76,7 +76,7 @@ export function axialForces(
   k: Float64Array,
   c: Float64Array,
   l0: Float64Array,
-  f: Float64Array,
+  f: Float64Array | null,
   scalars: Float64Array,
   factors: Float64Array,
   symmetric: boolean,
@@ -156,9 +156,11 @@ export function axialForces(
       factors[q + AXIAL_B1] = -ci;
       factors[q + AXIAL_B2] = 0;
     }
-    f[p] = fx;
-    f[p + 1] = fy;
-    f[p + 2] = fz;
+    if (f !== null) {
+      f[p] = fx;
+      f[p + 1] = fy;
+      f[p + 2] = fz;
+    }
     if (force !== null) {
       if (b >= 0) {
         force[b] += fx;

@@ -80,7 +80,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private readonly c: Float64Array;
   private readonly l0: Float64Array;
   // cache at `cachedVersion`
-  private readonly f: Float64Array;
   private readonly factors: Float64Array;
   private readonly scalars: Float64Array;
   /** A and B blocks (18 per spring), expanded from the factors at `jacVersion`. */
@@ -120,7 +119,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.k = new Float64Array(n);
     this.c = new Float64Array(n);
     this.l0 = new Float64Array(n);
-    this.f = new Float64Array(3 * n);
     this.jac = new Float64Array(18 * n);
     this.factors = new Float64Array(STRIDE * n);
     this.scalars = new Float64Array(3 * n);
@@ -380,8 +378,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   /** Evaluates the law at the current state unless cached; adds the forces to `force` too. */
   private evaluate(force: Float64Array | null = null): void {
     if (this.cachedVersion === this.sys.stateVersion) return;
-    const { ends, k, c, l0, f, scalars, factors, symmetric } = this;
-    axialForces(this.count, ends, k, c, l0, f, scalars, factors, symmetric, force);
+    const { ends, k, c, l0, scalars, factors, symmetric } = this;
+    // f_b only into the accumulator: the set keeps no per-spring forces
+    axialForces(this.count, ends, k, c, l0, null, scalars, factors, symmetric, force);
     this.cachedVersion = this.sys.stateVersion;
   }
 }
