@@ -176,35 +176,14 @@ export function axialForces(
   }
 }
 
-/** Number of scalars written by axialCombinationScalars. */
-export const AXIAL_SCALARS = 3;
-
-/**
- * The scalars (p1, p3, p) of the combination sx·A + sv·B = û (p1 û + p3 w)ᵀ + p I from the
- * factors at factors[ifac..]: p1 = sx a1 + sv b1, p3 = sx a3, p = sx a2 + sv b2, written to
- * out[o..o+2]. A product with δ is then û (p1 û·δ + p3 w·δ) + p δ.
- */
-export function axialCombinationScalars(
-  factors: Float64Array,
-  ifac: number,
-  sx: number,
-  sv: number,
-  out: Float64Array,
-  o: number,
-): void {
-  out[o] = sx * factors[ifac + AXIAL_A1] + sv * factors[ifac + AXIAL_B1];
-  out[o + 1] = sx * factors[ifac + AXIAL_A3];
-  out[o + 2] = sx * factors[ifac + AXIAL_A2] + sv * factors[ifac + AXIAL_B2];
-}
-
 /** Length of the rank-one form of sx·A + sv·B written by axialCombination. */
 export const AXIAL_COMBINATION = 7;
 
-const combinationScalars = new Float64Array(AXIAL_SCALARS);
-
 /**
  * sx·A + sv·B from the factors at factors[ifac..] in rank-one form û gᵀ + p I with
- * g = p1 û + p3 w (axialCombinationScalars), written as [û, g, p] to out[o..o+6].
+ * g = p1 û + p3 w, p1 = sx a1 + sv b1, p3 = sx a3, p = sx a2 + sv b2, written as
+ * [û, g, p] to out[o..o+6]. A product with δ is then û (g·δ) + p δ. Unrolled and
+ * allocation-free, so that V8 inlines it into the particle set's per-spring loop.
  */
 export function axialCombination(
   factors: Float64Array,
@@ -214,14 +193,18 @@ export function axialCombination(
   out: Float64Array,
   o: number,
 ): void {
-  const r = combinationScalars;
-  axialCombinationScalars(factors, ifac, sx, sv, r, 0);
-  for (let j = 0; j < 3; j++) {
-    const u = factors[ifac + AXIAL_U + j];
-    out[o + j] = u;
-    out[o + 3 + j] = r[0] * u + r[1] * factors[ifac + AXIAL_W + j];
-  }
-  out[o + 6] = r[2];
+  const p1 = sx * factors[ifac + AXIAL_A1] + sv * factors[ifac + AXIAL_B1];
+  const p3 = sx * factors[ifac + AXIAL_A3];
+  const u0 = factors[ifac + AXIAL_U];
+  const u1 = factors[ifac + AXIAL_U + 1];
+  const u2 = factors[ifac + AXIAL_U + 2];
+  out[o] = u0;
+  out[o + 1] = u1;
+  out[o + 2] = u2;
+  out[o + 3] = p1 * u0 + p3 * factors[ifac + AXIAL_W];
+  out[o + 4] = p1 * u1 + p3 * factors[ifac + AXIAL_W + 1];
+  out[o + 5] = p1 * u2 + p3 * factors[ifac + AXIAL_W + 2];
+  out[o + 6] = sx * factors[ifac + AXIAL_A2] + sv * factors[ifac + AXIAL_B2];
 }
 
 const combination = new Float64Array(AXIAL_COMBINATION);

@@ -27,12 +27,9 @@ import {
   AXIAL_COMBINATION,
   AXIAL_FACTORS,
   AXIAL_LENGTH,
-  AXIAL_SCALARS,
   AXIAL_TENSION,
-  AXIAL_U,
-  AXIAL_W,
   type AxialEnds,
-  axialCombinationScalars,
+  axialCombination,
   axialForces,
   axialJacobian,
 } from "./axial";
@@ -42,9 +39,7 @@ import type { JacobianProductEffector, SymmetrizableEffector } from "./effector"
 // every use of an imported binding is a getter call, which showed in the profile.
 /** Jacobian factors per spring (axial.ts layout). */
 const STRIDE = AXIAL_FACTORS;
-const U = AXIAL_U;
-const W = AXIAL_W;
-const combinationScalars = axialCombinationScalars;
+const springCombination = axialCombination;
 /** Rank-one form [û, g, p] of C = s_x A + s_v B per spring. */
 const CSTRIDE = AXIAL_COMBINATION;
 
@@ -96,8 +91,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private symmetric = false;
   /** C = s_x A + s_v B = û gᵀ + p I per spring as [û, g, p], set by setJacobianProduct. */
   private readonly product: Float64Array;
-  /** (p1, p3, p) of one spring's combination (axialCombinationScalars). */
-  private readonly combination = new Float64Array(AXIAL_SCALARS);
   /** Offsets of the (a, a) and (b, b) blocks in `diagMatrix` at `diagVersion`. */
   private readonly diagOffsets: Int32Array;
   private diagMatrix: SparseBlockMatrix | null = null;
@@ -217,7 +210,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
 
   setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void {
     this.evaluate();
-    const { factors, product: C, diagOffsets: off, combination: r } = this;
+    const { factors, product: C, diagOffsets: off } = this;
     const m = diagonal;
     if (m !== null && (this.diagMatrix !== m || this.diagVersion !== m.structureVersion)) {
       const blk = this.sys.block;
@@ -231,26 +224,16 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     const v = m?.values ?? null;
     for (let i = 0; i < this.count; i++) {
       const p = CSTRIDE * i;
-      const o = STRIDE * i;
-      combinationScalars(factors, o, sx, sv, r, 0);
-      // C = û gᵀ + q I with g = p1 û + p3 w
-      const u0 = factors[o + U];
-      const u1 = factors[o + U + 1];
-      const u2 = factors[o + U + 2];
-      const p1 = r[0];
-      const p3 = r[1];
-      const q = r[2];
-      const g0 = p1 * u0 + p3 * factors[o + W];
-      const g1 = p1 * u1 + p3 * factors[o + W + 1];
-      const g2 = p1 * u2 + p3 * factors[o + W + 2];
-      C[p] = u0;
-      C[p + 1] = u1;
-      C[p + 2] = u2;
-      C[p + 3] = g0;
-      C[p + 4] = g1;
-      C[p + 5] = g2;
-      C[p + 6] = q;
+      // C = û gᵀ + q I (axialCombination)
+      springCombination(factors, STRIDE * i, sx, sv, C, p);
       if (v === null) continue;
+      const u0 = C[p];
+      const u1 = C[p + 1];
+      const u2 = C[p + 2];
+      const g0 = C[p + 3];
+      const g1 = C[p + 4];
+      const g2 = C[p + 5];
+      const q = C[p + 6];
       // on the diagonal blocks (a, a) and (b, b) of both moving ends
       const c00 = u0 * g0 + q;
       const c01 = u0 * g1;
