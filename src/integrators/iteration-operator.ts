@@ -65,21 +65,17 @@ export class IterationOperator implements LinearOperator {
     this.massScale = 1 + c.cv * c.rayleighMass;
     const sx = -(c.w * c.cx + c.cv * c.rayleighStiffness);
     const sv = -c.w * c.cv;
-    const d = this.diag;
-    if (!this.fullDiagonal) {
-      for (const e of this.effectors) e.setJacobianProduct(sx, sv, null);
-      if (this.massOnlyScale === this.massScale) return;
+    const full = this.fullDiagonal;
+    // the mass-only diagonal stays as it is while its scale does
+    const keep = !full && this.massOnlyScale === this.massScale;
+    const d = keep ? null : this.diag;
+    if (d !== null) {
       d.clear();
       addMassBlocks(this.sys, d, this.massScale);
-      this.massOnlyScale = this.massScale;
+      this.massOnlyScale = full ? Number.NaN : this.massScale;
       this.diagonalVersion++;
-      return;
     }
-    d.clear();
-    addMassBlocks(this.sys, d, this.massScale);
-    for (const e of this.effectors) e.setJacobianProduct(sx, sv, d);
-    this.massOnlyScale = Number.NaN;
-    this.diagonalVersion++;
+    for (const e of this.effectors) e.setJacobianProduct(sx, sv, full ? d : null);
   }
 
   apply(x: Float64Array, out: Float64Array): void {
