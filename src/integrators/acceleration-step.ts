@@ -78,7 +78,9 @@ export function hasDynamicStructure(e: ForceEffector): e is DynamicStructureEffe
  * Iterative solvers of the Newton step: incomplete factorizations as preconditioners
  * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow;
  * on the matrix-free operator (iteration-operator.ts), which has no CSR matrix to factor,
- * block Jacobi. Their relative tolerance is set per solve (see `linearTolerance`).
+ * block Jacobi on the operator's diagonal (the mass, or the full block diagonal after a
+ * hard solve: FEW_ITERATIONS). Their relative tolerance is set per solve (see
+ * `linearTolerance`).
  */
 function solverOptions(name: LinearSolverName, matrixFree: boolean): LinearSolverOptions {
   const preconditioner = matrixFree
