@@ -21,7 +21,7 @@
  * differs, by O(c |w| / l + |s⁻| / l), which slows Newton to linear convergence where
  * those terms matter.
  *
- * Every case has the factored form (axialForces writes it, axialJacobian expands it)
+ * Every case has the factored form (axialForces writes it, axialBlocks expands it)
  *   A = a1 ûûᵀ + a2 I + a3 û wᵀ,   B = b1 ûûᵀ + b2 I,
  * with (a1, a2, a3, b1, b2) = (s/l − k, −s/l, −c/l or 0, −c, 0) for l0 > 0,
  * (0, −k, 0, 0, −c) for l0 = 0 and all 0 when the direction is undefined; so a combination
@@ -42,6 +42,24 @@ export const AXIAL_A3 = 8;
 export const AXIAL_B1 = 9;
 export const AXIAL_B2 = 10;
 export const AXIAL_FACTORS = 11;
+
+/**
+ * Length of the rank-one form [û, g, p] of a combination sx·A + sv·B = û gᵀ + p I (the
+ * factored form gives g = (sx a1 + sv b1) û + sx a3 w, p = sx a2 + sv b2); a product
+ * with δ is then û (g·δ) + p δ.
+ */
+export const AXIAL_COMBINATION = 7;
+
+/**
+ * A request to axialForces for sx·A + sv·B in rank-one form at AXIAL_COMBINATION·i of
+ * `out`, computed with the law (the matrix-free Newton operator's per-spring form, with
+ * no second pass over the springs).
+ */
+export interface AxialProduct {
+  sx: number;
+  sv: number;
+  out: Float64Array;
+}
 
 /**
  * Where the law reads d and ḋ: d = (x[ib] + p_b) − (x[ia] + p_a), ḋ = v[ib] − v[ia] with
@@ -78,14 +96,17 @@ export function axialForces(
   l0: Float64Array,
   f: Float64Array | null,
   scalars: Float64Array,
-  factors: Float64Array,
+  factors: Float64Array | null,
   symmetric: boolean,
   force: Float64Array | null = null,
+  product: AxialProduct | null = null,
 ): void {
   const { x, v, ia, ib, pa, pb } = ends;
+  const out = product === null ? null : product.out;
+  const sx = product === null ? 0 : product.sx;
+  const sv = product === null ? 0 : product.sv;
   for (let i = 0; i < count; i++) {
     const p = 3 * i;
-    const q = AXIAL_FACTORS * i;
     let dx = pb[p] - pa[p];
     let dy = pb[p + 1] - pa[p + 1];
     let dz = pb[p + 2] - pa[p + 2];
@@ -118,24 +139,34 @@ export function axialForces(
     let fx = 0;
     let fy = 0;
     let fz = 0;
+    // the factors (layout above): 0 unless set below (the undefined direction)
+    let ux = 0;
+    let uy = 0;
+    let uz = 0;
+    let wx = 0;
+    let wy = 0;
+    let wz = 0;
+    let a1 = 0;
+    let a2 = 0;
+    let a3 = 0;
+    let b1 = 0;
+    let b2 = 0;
     if (rest === 0) {
       fx = -ki * dx - ci * vx;
       fy = -ki * dy - ci * vy;
       fz = -ki * dz - ci * vz;
       scalars[p + AXIAL_RATE] = l > 0 ? (dx * vx + dy * vy + dz * vz) / l : 0;
       scalars[p + AXIAL_TENSION] = ki * l;
-      for (let j = 0; j < AXIAL_FACTORS; j++) factors[q + j] = 0;
-      factors[q + AXIAL_A2] = -ki;
-      factors[q + AXIAL_B2] = -ci;
+      a2 = -ki;
+      b2 = -ci;
     } else if (!(l > 1e-12 * rest)) {
       scalars[p + AXIAL_RATE] = 0;
       scalars[p + AXIAL_TENSION] = 0;
-      for (let j = 0; j < AXIAL_FACTORS; j++) factors[q + j] = 0;
     } else {
       const il = 1 / l;
-      const ux = dx * il;
-      const uy = dy * il;
-      const uz = dz * il;
+      ux = dx * il;
+      uy = dy * il;
+      uz = dz * il;
       const ldot = ux * vx + uy * vy + uz * vz;
       const s = ki * (l - rest) + ci * ldot;
       scalars[p + AXIAL_RATE] = ldot;
@@ -144,17 +175,40 @@ export function axialForces(
       fy = -s * uy;
       fz = -s * uz;
       const sl = (symmetric ? Math.max(s, 0) : s) * il;
+      wx = vx - ldot * ux; // w = P ḋ
+      wy = vy - ldot * uy;
+      wz = vz - ldot * uz;
+      a1 = sl - ki;
+      a2 = -sl;
+      a3 = symmetric ? 0 : -ci * il;
+      b1 = -ci;
+    }
+    if (factors !== null) {
+      const q = AXIAL_FACTORS * i;
       factors[q + AXIAL_U] = ux;
       factors[q + AXIAL_U + 1] = uy;
       factors[q + AXIAL_U + 2] = uz;
-      factors[q + AXIAL_W] = vx - ldot * ux; // w = P ḋ
-      factors[q + AXIAL_W + 1] = vy - ldot * uy;
-      factors[q + AXIAL_W + 2] = vz - ldot * uz;
-      factors[q + AXIAL_A1] = sl - ki;
-      factors[q + AXIAL_A2] = -sl;
-      factors[q + AXIAL_A3] = symmetric ? 0 : -ci * il;
-      factors[q + AXIAL_B1] = -ci;
-      factors[q + AXIAL_B2] = 0;
+      factors[q + AXIAL_W] = wx;
+      factors[q + AXIAL_W + 1] = wy;
+      factors[q + AXIAL_W + 2] = wz;
+      factors[q + AXIAL_A1] = a1;
+      factors[q + AXIAL_A2] = a2;
+      factors[q + AXIAL_A3] = a3;
+      factors[q + AXIAL_B1] = b1;
+      factors[q + AXIAL_B2] = b2;
+    }
+    if (out !== null) {
+      // sx·A + sv·B = û gᵀ + p I with g = (sx a1 + sv b1) û + sx a3 w, p = sx a2 + sv b2
+      const o = AXIAL_COMBINATION * i;
+      const p1 = sx * a1 + sv * b1;
+      const p3 = sx * a3;
+      out[o] = ux;
+      out[o + 1] = uy;
+      out[o + 2] = uz;
+      out[o + 3] = p1 * ux + p3 * wx;
+      out[o + 4] = p1 * uy + p3 * wy;
+      out[o + 5] = p1 * uz + p3 * wz;
+      out[o + 6] = sx * a2 + sv * b2;
     }
     if (f !== null) {
       f[p] = fx;
@@ -176,52 +230,30 @@ export function axialForces(
   }
 }
 
-/** Length of the rank-one form of sx·A + sv·B written by axialCombination. */
-export const AXIAL_COMBINATION = 7;
-
 /**
- * sx·A + sv·B from the factors at factors[ifac..] in rank-one form û gᵀ + p I with
- * g = p1 û + p3 w, p1 = sx a1 + sv b1, p3 = sx a3, p = sx a2 + sv b2, written as
- * [û, g, p] to out[o..o+6]. A product with δ is then û (g·δ) + p δ. Unrolled and
- * allocation-free, so that V8 inlines it into the particle set's per-spring loop.
+ * The blocks A (row-major, out[o..o+8]) and B (out[o+9..o+17]) from the factors at
+ * factors[ifac..]: A = a1 ûûᵀ + a2 I + a3 û wᵀ, B = b1 ûûᵀ + b2 I (the header).
  */
-export function axialCombination(
+export function axialBlocks(
   factors: Float64Array,
   ifac: number,
-  sx: number,
-  sv: number,
   out: Float64Array,
   o: number,
 ): void {
-  const p1 = sx * factors[ifac + AXIAL_A1] + sv * factors[ifac + AXIAL_B1];
-  const p3 = sx * factors[ifac + AXIAL_A3];
-  const u0 = factors[ifac + AXIAL_U];
-  const u1 = factors[ifac + AXIAL_U + 1];
-  const u2 = factors[ifac + AXIAL_U + 2];
-  out[o] = u0;
-  out[o + 1] = u1;
-  out[o + 2] = u2;
-  out[o + 3] = p1 * u0 + p3 * factors[ifac + AXIAL_W];
-  out[o + 4] = p1 * u1 + p3 * factors[ifac + AXIAL_W + 1];
-  out[o + 5] = p1 * u2 + p3 * factors[ifac + AXIAL_W + 2];
-  out[o + 6] = sx * factors[ifac + AXIAL_A2] + sv * factors[ifac + AXIAL_B2];
-}
-
-const combination = new Float64Array(AXIAL_COMBINATION);
-
-/** The 3×3 block sx·A + sv·B (row-major, into out[o..o+8]): û gᵀ + p I of axialCombination. */
-export function axialJacobian(
-  factors: Float64Array,
-  ifac: number,
-  sx: number,
-  sv: number,
-  out: Float64Array,
-  o: number,
-): void {
-  const r = combination;
-  axialCombination(factors, ifac, sx, sv, r, 0);
-  for (let i = 0; i < 3; i++)
-    for (let j = 0; j < 3; j++) out[o + 3 * i + j] = r[i] * r[3 + j] + (i === j ? r[6] : 0);
+  const a1 = factors[ifac + AXIAL_A1];
+  const a2 = factors[ifac + AXIAL_A2];
+  const a3 = factors[ifac + AXIAL_A3];
+  const b1 = factors[ifac + AXIAL_B1];
+  const b2 = factors[ifac + AXIAL_B2];
+  for (let i = 0; i < 3; i++) {
+    const ui = factors[ifac + AXIAL_U + i];
+    for (let j = 0; j < 3; j++) {
+      const uj = factors[ifac + AXIAL_U + j];
+      const diagonal = i === j ? 1 : 0;
+      out[o + 3 * i + j] = a1 * ui * uj + a2 * diagonal + a3 * ui * factors[ifac + AXIAL_W + j];
+      out[o + 9 + 3 * i + j] = b1 * ui * uj + b2 * diagonal;
+    }
+  }
 }
 
 /** One spring's inputs and factors for axialSpring: d and ḋ as the b end, a still at 0. */
@@ -264,8 +296,5 @@ export function axialSpring(
   single.c[0] = c;
   single.l0[0] = l0;
   axialForces(1, single.ends, single.k, single.c, single.l0, f, scalars, single.factors, symmetric);
-  if (jac !== null) {
-    axialJacobian(single.factors, 0, 1, 0, jac, 0);
-    axialJacobian(single.factors, 0, 0, 1, jac, 9);
-  }
+  if (jac !== null) axialBlocks(single.factors, 0, jac, 0);
 }

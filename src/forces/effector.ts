@@ -65,10 +65,14 @@ export function isSymmetrizable(e: ForceEffector): e is SymmetrizableEffector {
  * its diagonal blocks to `diagonal`, a SparseBlockMatrix laid out as the solve matrix (only
  * its diagonal blocks are touched: the block-Jacobi preconditioner); then
  * `addJacobianProduct(x, out)` adds J x (generalized vectors of size numDofs). Neither
- * may allocate.
+ * may allocate. `announceJacobianProduct(sx, sv)`, optional, tells the effector the
+ * coefficients of the coming `setJacobianProduct` before the forces at that state are
+ * applied (the stepper calls it before the residual), so it may compute J along with the
+ * forces instead of in a pass of its own.
  */
 export interface JacobianProductEffector extends ForceEffector {
   setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void;
+  announceJacobianProduct?(sx: number, sv: number): void;
   addJacobianProduct(x: Float64Array, out: Float64Array): void;
 }
 

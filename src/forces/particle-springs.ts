@@ -14,8 +14,11 @@
  * `symmetricJacobian` switches A to its symmetric approximation (axial.ts, as SOFA's
  * StiffSpringForceField), for symmetric solvers. The matrix-free product
  * (JacobianProductEffector) applies C = s_x A + s_v B = û gᵀ + p I (axial.ts), kept per
- * spring as [û, g, p] so that the operator stays the one of setJacobianProduct even if the
- * springs are evaluated at another state meanwhile, spring by spring:
+ * spring as [û, g, p]. Once (s_x, s_v) are announced the law writes C as it evaluates the
+ * forces (one pass over the springs per Newton iteration instead of two: −10 % per step
+ * on the benchmark cloth), into the second of two buffers; setJacobianProduct pins it, so
+ * the operator stays the one of setJacobianProduct even if the springs are evaluated at
+ * another state meanwhile. A product, spring by spring:
  *   y = C (x_b − x_a),  out_b += y,  out_a −= y,
  * O(springs) per product with no assembly; the diagonal blocks are C at (b, b) and (a, a).
  */
@@ -29,9 +32,9 @@ import {
   AXIAL_LENGTH,
   AXIAL_TENSION,
   type AxialEnds,
-  axialCombination,
+  type AxialProduct,
+  axialBlocks,
   axialForces,
-  axialJacobian,
 } from "./axial";
 import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
 
@@ -39,7 +42,6 @@ import type { JacobianProductEffector, SymmetrizableEffector } from "./effector"
 // every use of an imported binding is a getter call, which showed in the profile.
 /** Jacobian factors per spring (axial.ts layout). */
 const STRIDE = AXIAL_FACTORS;
-const springCombination = axialCombination;
 /** Rank-one form [û, g, p] of C = s_x A + s_v B per spring. */
 const CSTRIDE = AXIAL_COMBINATION;
 
@@ -83,6 +85,8 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   /** The law's view of the ends: particle positions and velocities at 3·body. */
   private readonly ends: AxialEnds;
   private cachedVersion = -1;
+  /** stateVersion of `factors` (−1 when the last evaluation left them out). */
+  private factorsVersion = -1;
   // solve-matrix offsets (aa, ab, ba, bb) at `offsetsVersion`
   private readonly offsets: Int32Array;
   private offsetsVersion = -1;
@@ -90,7 +94,12 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private readonly anyAxial: boolean;
   private symmetric = false;
   /** C = s_x A + s_v B = û gᵀ + p I per spring as [û, g, p], set by setJacobianProduct. */
-  private readonly product: Float64Array;
+  private product: Float64Array;
+  /** The announced coefficients and the buffer the law fills for them (see announce…). */
+  private readonly next: AxialProduct;
+  private announced = false;
+  /** stateVersion at which `next.out` was filled for `next.sx`, `next.sv` (−1: not). */
+  private nextVersion = -1;
   /** Offsets of the (a, a) and (b, b) blocks in `diagMatrix` at `diagVersion`. */
   private readonly diagOffsets: Int32Array;
   private diagMatrix: SparseBlockMatrix | null = null;
@@ -117,6 +126,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.scalars = new Float64Array(3 * n);
     this.offsets = new Int32Array(4 * n);
     this.product = new Float64Array(CSTRIDE * n);
+    this.next = { sx: 0, sv: 0, out: new Float64Array(CSTRIDE * n) };
     this.diagOffsets = new Int32Array(2 * n);
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
@@ -150,10 +160,11 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       pb: this.pb,
     };
     // the current lengths (written for any l0), for the springs without a rest length
-    this.evaluate();
+    this.evaluate(null, false);
     for (let i = 0; i < n; i++)
       this.l0[i] = springs[i].restLength ?? this.scalars[3 * i + AXIAL_LENGTH];
     this.cachedVersion = -1;
+    this.factorsVersion = -1;
     this.anyAxial = this.l0.some((l) => l > 0);
     this.anyDamped = springs.some((s, i) => s.damping > 0 && this.l0[i] > 0);
   }
@@ -167,7 +178,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   get jacobianType(): MatrixTypeFlags {
     if (this.symmetric || !this.anyAxial) return MatrixType.SPD;
     if (this.anyDamped) return MatrixType.GENERAL;
-    this.evaluate();
+    this.evaluate(null, false);
     for (let i = 0; i < this.count; i++)
       if (this.l0[i] > 0 && this.scalars[3 * i + AXIAL_TENSION] < 0) return MatrixType.SYMMETRIC;
     return MatrixType.SPD;
@@ -181,14 +192,14 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     if (on === this.symmetric) return;
     this.symmetric = on;
     this.cachedVersion = -1;
-    this.jacVersion = -1;
+    this.factorsVersion = -1;
+    this.nextVersion = -1;
   }
 
   applyForces(_t: number): void {
     // the law adds the forces as it evaluates them (re-evaluated if cached: rare, and
     // one loop instead of a second scatter)
-    this.cachedVersion = -1;
-    this.evaluate(this.sys.force);
+    this.evaluate(this.sys.force, false);
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -208,9 +219,38 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.addBlocks(m, s, 9);
   }
 
+  /**
+   * The coefficients of the coming setJacobianProduct calls: from now on the law also
+   * computes C = sx A + sv B whenever it evaluates the springs (into `next`), so the
+   * product form costs no pass of its own.
+   */
+  announceJacobianProduct(sx: number, sv: number): void {
+    const next = this.next;
+    if (this.announced && next.sx === sx && next.sv === sv) return;
+    next.sx = sx;
+    next.sv = sv;
+    this.announced = true;
+    this.nextVersion = -1;
+  }
+
+  /**
+   * Pins C = sx A + sv B at the current state: the one the law computed with the forces
+   * when (sx, sv) were announced before the residual (as the stepper does), else the law
+   * is evaluated again for them. The pinned C stays while the springs are evaluated
+   * elsewhere (the law then writes the other buffer).
+   */
   setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void {
-    this.evaluate();
-    const { factors, product: C, diagOffsets: off } = this;
+    this.announceJacobianProduct(sx, sv);
+    if (this.nextVersion !== this.sys.stateVersion) {
+      this.cachedVersion = -1;
+      this.evaluate(null, false);
+    }
+    const next = this.next;
+    const pinned = next.out;
+    next.out = this.product;
+    this.product = pinned;
+    this.nextVersion = -1;
+    const { product: C, diagOffsets: off } = this;
     const m = diagonal;
     if (m !== null && (this.diagMatrix !== m || this.diagVersion !== m.structureVersion)) {
       const blk = this.sys.block;
@@ -222,11 +262,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       this.diagVersion = m.structureVersion;
     }
     const v = m?.values ?? null;
+    if (v === null) return;
     for (let i = 0; i < this.count; i++) {
       const p = CSTRIDE * i;
-      // C = û gᵀ + q I (axialCombination)
-      springCombination(factors, STRIDE * i, sx, sv, C, p);
-      if (v === null) continue;
       const u0 = C[p];
       const u1 = C[p + 1];
       const u2 = C[p + 2];
@@ -299,7 +337,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   }
 
   potentialEnergy(): number {
-    this.evaluate();
+    this.evaluate(null, false);
     let e = 0;
     for (let i = 0; i < this.count; i++) {
       const x = this.scalars[3 * i + AXIAL_LENGTH] - this.l0[i];
@@ -310,13 +348,10 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
 
   /** Adds s·(A or B) blocks (which = 0: A, 9: B) with the sign pattern of the header. */
   private addBlocks(m: SparseBlockMatrix, s: number, which: number): void {
-    this.evaluate();
-    if (this.jacVersion !== this.cachedVersion) {
-      for (let i = 0; i < this.count; i++) {
-        axialJacobian(this.factors, STRIDE * i, 1, 0, this.jac, 18 * i);
-        axialJacobian(this.factors, STRIDE * i, 0, 1, this.jac, 18 * i + 9);
-      }
-      this.jacVersion = this.cachedVersion;
+    this.evaluate(null, true);
+    if (this.jacVersion !== this.factorsVersion) {
+      for (let i = 0; i < this.count; i++) axialBlocks(this.factors, STRIDE * i, this.jac, 18 * i);
+      this.jacVersion = this.factorsVersion;
     }
     this.refreshOffsets(m);
     const { a, b, jac, offsets } = this;
@@ -358,12 +393,23 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.offsetsVersion = m.structureVersion;
   }
 
-  /** Evaluates the law at the current state unless cached; adds the forces to `force` too. */
-  private evaluate(force: Float64Array | null = null): void {
-    if (this.cachedVersion === this.sys.stateVersion) return;
-    const { ends, k, c, l0, scalars, factors, symmetric } = this;
-    // f_b only into the accumulator: the set keeps no per-spring forces
-    axialForces(this.count, ends, k, c, l0, null, scalars, factors, symmetric, force);
-    this.cachedVersion = this.sys.stateVersion;
+  /**
+   * Evaluates the law at the current state unless cached: the scalars, and the factors
+   * when `withFactors` or when no product is announced; with `force`, always, adding the
+   * forces to it (the set keeps no per-spring forces). With an announced product the law
+   * fills its buffer too (announceJacobianProduct).
+   */
+  private evaluate(force: Float64Array | null, withFactors: boolean): void {
+    const version = this.sys.stateVersion;
+    const cached =
+      this.cachedVersion === version && (!withFactors || this.factorsVersion === version);
+    if (force === null && cached) return;
+    const { ends, k, c, l0, scalars, symmetric } = this;
+    const product = this.announced ? this.next : null;
+    const factors = withFactors || product === null ? this.factors : null;
+    axialForces(this.count, ends, k, c, l0, null, scalars, factors, symmetric, force, product);
+    this.cachedVersion = version;
+    this.factorsVersion = factors === null ? -1 : version;
+    if (product !== null) this.nextVersion = version;
   }
 }

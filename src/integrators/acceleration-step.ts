@@ -344,6 +344,9 @@ export class AccelerationStepper {
     let rFirst = -1;
     this.newtonConverged = newton.maxIterations === 1;
     this.newtonStalled = false;
+    // the springs then build the operator's product form with the residual's forces
+    if (this.matrixFree && this.operator !== null && !this.usesMassOnly(c))
+      this.operator.announce(c);
     for (; it < newton.maxIterations; it++) {
       if (rNorm < 0) {
         this.applyUnknown(c, a);

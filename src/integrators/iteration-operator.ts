@@ -33,6 +33,8 @@ export class IterationOperator implements LinearOperator {
   readonly n: number;
   private readonly diag: SparseBlockMatrix;
   private massScale = 1;
+  private sx = 0;
+  private sv = 0;
   /** Precondition with the full block diagonal (see the header); else with the mass. */
   fullDiagonal = true;
   /** Changes exactly when the block diagonal does (LinearOperator.diagonalVersion). */
@@ -60,11 +62,26 @@ export class IterationOperator implements LinearOperator {
     return new IterationOperator(sys, products);
   }
 
+  /** s_x and s_v of J for scheme coefficients c (see the header). */
+  private setCoefficients(c: SchemeCoefficients): void {
+    this.sx = -(c.w * c.cx + c.cv * c.rayleighStiffness);
+    this.sv = -c.w * c.cv;
+  }
+
+  /**
+   * Tells the effectors the coefficients of the coming updates, before the forces of the
+   * Newton iterate are applied (JacobianProductEffector.announceJacobianProduct).
+   */
+  announce(c: SchemeCoefficients): void {
+    this.setCoefficients(c);
+    for (const e of this.effectors) e.announceJacobianProduct?.(this.sx, this.sv);
+  }
+
   /** Fixes W for scheme coefficients c at the current state (effectors evaluated there). */
   update(c: SchemeCoefficients): void {
     this.massScale = 1 + c.cv * c.rayleighMass;
-    const sx = -(c.w * c.cx + c.cv * c.rayleighStiffness);
-    const sv = -c.w * c.cv;
+    this.setCoefficients(c);
+    const { sx, sv } = this;
     const full = this.fullDiagonal;
     // the mass-only diagonal stays as it is while its scale does
     const keep = !full && this.massOnlyScale === this.massScale;

@@ -4,7 +4,9 @@
  *    written out here, is SPD-claimed and −A⁺ ⪰ 0 in every state (compressed included);
  *  - undamped and in tension it is the exact Jacobian (finite differences);
  *  - addJacobianProduct and the diagonal blocks of setJacobianProduct equal the assembled s_x ∂f/∂x + s_v ∂f/∂v
- *    times a vector / its diagonal blocks, in both modes.
+ *    times a vector / its diagonal blocks, in both modes; announced before the forces,
+ *    the product the law computes with them is the one pinned, kept while the springs
+ *    are evaluated at another state.
  */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
@@ -147,8 +149,45 @@ describe("ParticleSpringSet symmetric Jacobian", () => {
   });
 });
 
+/** J x (onto a non-zero `out`: products add) and diag(J) against the dense jp + jv. */
+function expectProduct(
+  set: ParticleSpringSet,
+  n: number,
+  jp: Float64Array,
+  jv: Float64Array,
+  x: Float64Array,
+  diag: SparseBlockMatrix,
+): void {
+  const out = Float64Array.from({ length: n }, (_, i) => i);
+  set.addJacobianProduct(x, out);
+  for (let i = 0; i < n; i++) {
+    let ref = i;
+    for (let j = 0; j < n; j++) ref += (jp[i * n + j] + jv[i * n + j]) * x[j];
+    expect(out[i]).toBeCloseTo(ref, 11);
+  }
+  for (let b = 0; b < diag.numBlocks; b++) {
+    const o = diag.blockOffset[b];
+    const off = diag.offsetOf(b, b);
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++)
+        expect(diag.values[off + 3 * r + c]).toBeCloseTo(
+          jp[(o + r) * n + o + c] + jv[(o + r) * n + o + c],
+          11,
+        );
+  }
+}
+
+function emptyDiagonal(sys: ReturnType<typeof four>): SparseBlockMatrix {
+  const diag = new SparseBlockMatrix(sys.blockSizes);
+  diag.finalize();
+  diag.clear();
+  return diag;
+}
+
 describe("ParticleSpringSet matrix-free products", () => {
-  for (const symmetric of [false, true])
+  const sx = -0.3;
+  const sv = -0.05;
+  for (const symmetric of [false, true]) {
     it(`J x and diag(J) equal the assembled s_x ∂f/∂x + s_v ∂f/∂v (symmetric ${symmetric})`, () => {
       const rng = makeRng(12);
       for (let trial = 0; trial < 4; trial++) {
@@ -157,32 +196,39 @@ describe("ParticleSpringSet matrix-free products", () => {
         set.symmetricJacobian = symmetric;
         randomizeState(sys, rng);
         const n = sys.numDofs;
-        const sx = -0.3;
-        const sv = -0.05;
         const jp = denseJacobian(sys, set, "position", sx);
         const jv = denseJacobian(sys, set, "velocity", sv);
         const x = Float64Array.from({ length: n }, () => 2 * rng() - 1);
-        const out = Float64Array.from({ length: n }, (_, i) => i); // products add
-        const diag = new SparseBlockMatrix(sys.blockSizes);
-        diag.finalize();
-        diag.clear();
+        const diag = emptyDiagonal(sys);
         set.setJacobianProduct(sx, sv, diag);
-        set.addJacobianProduct(x, out);
-        for (let i = 0; i < n; i++) {
-          let ref = i;
-          for (let j = 0; j < n; j++) ref += (jp[i * n + j] + jv[i * n + j]) * x[j];
-          expect(out[i]).toBeCloseTo(ref, 11);
-        }
-        for (let b = 0; b < diag.numBlocks; b++) {
-          const o = diag.blockOffset[b];
-          const off = diag.offsetOf(b, b);
-          for (let r = 0; r < 3; r++)
-            for (let c = 0; c < 3; c++)
-              expect(diag.values[off + 3 * r + c]).toBeCloseTo(
-                jp[(o + r) * n + o + c] + jv[(o + r) * n + o + c],
-                11,
-              );
-        }
+        expectProduct(set, n, jp, jv, x, diag);
       }
     });
+
+    it(`announced: the product computed with the forces is pinned, and stays while the springs are evaluated elsewhere (symmetric ${symmetric})`, () => {
+      const rng = makeRng(13);
+      for (let trial = 0; trial < 4; trial++) {
+        const sys = four();
+        const set = new ParticleSpringSet(sys, "s", springs(0.9, 0.7));
+        const plain = new ParticleSpringSet(sys, "plain", springs(0.9, 0.7));
+        set.symmetricJacobian = symmetric;
+        plain.symmetricJacobian = symmetric;
+        randomizeState(sys, rng);
+        const n = sys.numDofs;
+        const jp = denseJacobian(sys, plain, "position", sx);
+        const jv = denseJacobian(sys, plain, "velocity", sv);
+        set.announceJacobianProduct(sx, sv);
+        // the law with the product request gives the same forces
+        expect(Array.from(generalizedForce(sys, set, 0))).toEqual(
+          Array.from(generalizedForce(sys, plain, 0)),
+        );
+        const diag = emptyDiagonal(sys);
+        set.setJacobianProduct(sx, sv, diag);
+        randomizeState(sys, rng);
+        generalizedForce(sys, set, 0);
+        const x = Float64Array.from({ length: n }, () => 2 * rng() - 1);
+        expectProduct(set, n, jp, jv, x, diag);
+      }
+    });
+  }
 });
