@@ -165,6 +165,15 @@ describe("ConstraintSet", () => {
     set.multiplyTranspose(y, gty);
     const ref = transpose(G).map((col) => col.reduce((s, g, i) => s + g * y[i], 0));
     for (let j = 0; j < sys.numDofs; j++) expect(gty[j]).toBeCloseTo(ref[j], 13);
+    // G x
+    const x = Float64Array.from({ length: sys.numDofs }, (_, i) => Math.cos(2 * i + 1));
+    const gx = new Float64Array(set.numRows);
+    set.multiply(x, gx);
+    for (let r = 0; r < set.numRows; r++)
+      expect(gx[r]).toBeCloseTo(
+        G[r].reduce((s, g, j) => s + g * x[j], 0),
+        13,
+      );
   });
 
   it("S = G M⁻¹ Gᵀ", () => {
