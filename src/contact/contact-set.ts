@@ -137,24 +137,28 @@ export class ContactSet {
   }
 
   /**
-   * Appends a contact: bodies, key, normal, midpoint, gap; the frame, lever arms (to the
-   * surface points p_a = point − (gap/2) n, p_b = point + (gap/2) n) and Jacobian rows are
-   * computed from the current body positions. Returns its index.
+   * Appends contact `src` of the arrays given (key, gap at src; normal and midpoint at
+   * 3·src: a ContactBuffer's layout): bodies, key, normal, midpoint, gap; the frame, lever
+   * arms (to the surface points p_a = point − (gap/2) n, p_b = point + (gap/2) n) and
+   * Jacobian rows are computed from the current body positions. Returns its index. (Key
+   * and gap are read here rather than passed: doubles passed to a call V8 does not inline
+   * are boxed, two allocations per contact.)
    */
   push(
     bodyA: number,
     bodyB: number,
-    key: number,
+    keys: Float64Array,
     normal: Float64Array,
     point: Float64Array,
-    gap: number,
+    gaps: Float64Array,
     src: number,
   ): number {
     const i = this.count++;
     const { sys } = this;
+    const gap = gaps[src];
     this.bodyA[i] = bodyA;
     this.bodyB[i] = bodyB;
-    this.key[i] = key;
+    this.key[i] = keys[src];
     this.gap[i] = gap;
     const f = this.frame;
     const o = 9 * i;
@@ -224,8 +228,16 @@ export class ContactSet {
     }
   }
 
-  /** Normal relative velocity u_n = A_i,n v of contact i from the bodies' current velocities. */
-  normalVelocity(i: number): number {
+  /**
+   * out[i] = u_n,i = A_i,n v, the normal relative velocity of contacts i = from … to − 1
+   * from the bodies' current velocities (into an array: a double returned from a call
+   * that V8 does not inline is boxed, an allocation per contact).
+   */
+  normalVelocities(out: Float64Array, from = 0, to = this.count): void {
+    for (let i = from; i < to; i++) out[i] = this.normalVelocity(i);
+  }
+
+  private normalVelocity(i: number): number {
     const { sys, jac } = this;
     let s = 0;
     for (let side = 0; side < 2; side++) {

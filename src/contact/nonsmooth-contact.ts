@@ -326,15 +326,14 @@ export class NonsmoothContact {
       const i = set.push(
         buffer.bodyA[k],
         buffer.bodyB[k],
-        buffer.key[k],
+        buffer.key,
         buffer.normal,
         buffer.point,
-        buffer.gap[k],
+        buffer.gap,
         k,
       );
-      const un = set.normalVelocity(i);
-      if (set.gap[i] + gamma * h * un > ACTIVATION_TOLERANCE) set.count--;
-      else this.uMinus[i] = un;
+      set.normalVelocities(this.uMinus, i, i + 1);
+      if (set.gap[i] + gamma * h * this.uMinus[i] > ACTIVATION_TOLERANCE) set.count--;
     }
     const m = set.count;
     for (let i = 0; i < m; i++) {
@@ -569,7 +568,7 @@ export class NonsmoothContact {
       this.memPair.set(pk, i);
     }
     this.memCount = nc;
-    for (let i = 0; i < nc; i++) this.uPlus[i] = set.normalVelocity(i);
+    set.normalVelocities(this.uPlus, 0, nc);
   }
 
   /** Number of remembered contacts (the last step's active set). */
@@ -857,7 +856,7 @@ export class NonsmoothContact {
       const b = this.buffer;
       projSet.reset(b.count);
       for (let k = 0; k < b.count; k++)
-        projSet.push(b.bodyA[k], b.bodyB[k], b.key[k], b.normal, this.tPoint, this.tGap[k], k);
+        projSet.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, this.tPoint, this.tGap, k);
       inverseMassBlocks(sys, this.Y, this.yOff, 1);
       projSet.computeResponse(this.Y, this.yOff, 1, true);
       const W = projSet.delassus(1, 1);

@@ -292,39 +292,48 @@ export function sphereSphere(
   const ax = pa.p[0];
   const ay = pa.p[1];
   const az = pa.p[2];
-  roundCores(ax, ay, az, a.radius, pb.p[0], pb.p[1], pb.p[2], b.radius, 0, 0, 1, margin, out, 0);
+  CORES[0] = ax;
+  CORES[1] = ay;
+  CORES[2] = az;
+  CORES[3] = a.radius;
+  CORES[4] = pb.p[0];
+  CORES[5] = pb.p[1];
+  CORES[6] = pb.p[2];
+  CORES[7] = b.radius;
+  CORES[8] = 0;
+  CORES[9] = 0;
+  CORES[10] = 1;
+  roundCores(margin, out, 0);
 }
 
 /**
+ * Input of roundCores, written by its callers: core point A (0..2), radius r_a (3), core
+ * point B (4..6), radius r_b (7), unit fallback normal (8..10). Passed through this array
+ * rather than as arguments (or a setter's): V8 does not inline every such call, and boxes
+ * each double argument of a call it does not inline (an allocation per contact).
+ */
+const CORES = new Float64Array(11);
+
+/**
  * Contact between two balls of radii ra, rb around core points A and B (spheres, or
- * the closest points of capsule segments). (fx, fy, fz) is a unit fallback normal used
+ * the closest points of capsule segments), read from CORES. The fallback normal is used
  * when the core points coincide.
  */
-function roundCores(
-  ax: number,
-  ay: number,
-  az: number,
-  ra: number,
-  bx: number,
-  by: number,
-  bz: number,
-  rb: number,
-  fx: number,
-  fy: number,
-  fz: number,
-  margin: number,
-  out: ContactBuffer,
-  feature: number,
-): void {
-  const dx = bx - ax;
-  const dy = by - ay;
-  const dz = bz - az;
+function roundCores(margin: number, out: ContactBuffer, feature: number): void {
+  const ax = CORES[0];
+  const ay = CORES[1];
+  const az = CORES[2];
+  const ra = CORES[3];
+  const rb = CORES[7];
+  const dx = CORES[4] - ax;
+  const dy = CORES[5] - ay;
+  const dz = CORES[6] - az;
   const dist = length3(dx, dy, dz);
   const gap = dist - ra - rb;
   if (!(gap < margin)) return;
-  let nx = fx;
-  let ny = fy;
-  let nz = fz;
+  let nx = CORES[8];
+  let ny = CORES[9];
+  let nz = CORES[10];
   if (dist > 1e-12 * (ra + rb) && dist > 0) {
     nx = dx / dist;
     ny = dy / dist;
@@ -417,22 +426,18 @@ export function capsuleSphere(
   const ay = pa.p[1] + t * zy;
   const az = pa.p[2] + t * zz;
   perpendicular(zx, zy, zz, pb.p[0] - pa.p[0], pb.p[1] - pa.p[1], pb.p[2] - pa.p[2]);
-  roundCores(
-    ax,
-    ay,
-    az,
-    a.radius,
-    pb.p[0],
-    pb.p[1],
-    pb.p[2],
-    b.radius,
-    NF[0],
-    NF[1],
-    NF[2],
-    margin,
-    out,
-    0,
-  );
+  CORES[0] = ax;
+  CORES[1] = ay;
+  CORES[2] = az;
+  CORES[3] = a.radius;
+  CORES[4] = pb.p[0];
+  CORES[5] = pb.p[1];
+  CORES[6] = pb.p[2];
+  CORES[7] = b.radius;
+  CORES[8] = NF[0];
+  CORES[9] = NF[1];
+  CORES[10] = NF[2];
+  roundCores(margin, out, 0);
 }
 
 /** sin of the angle below which two capsules are treated as parallel (two-point contact). */
@@ -504,22 +509,18 @@ export function capsuleCapsule(
         const qaz = caz + t * az;
         let u = (qax - cbx) * bx + (qay - cby) * by + (qaz - cbz) * bz;
         u = u < -LB ? -LB : Math.min(u, LB);
-        roundCores(
-          qax,
-          qay,
-          qaz,
-          a.radius,
-          cbx + u * bx,
-          cby + u * by,
-          cbz + u * bz,
-          b.radius,
-          fx,
-          fy,
-          fz,
-          margin,
-          out,
-          1 + end,
-        );
+        CORES[0] = qax;
+        CORES[1] = qay;
+        CORES[2] = qaz;
+        CORES[3] = a.radius;
+        CORES[4] = cbx + u * bx;
+        CORES[5] = cby + u * by;
+        CORES[6] = cbz + u * bz;
+        CORES[7] = b.radius;
+        CORES[8] = fx;
+        CORES[9] = fy;
+        CORES[10] = fz;
+        roundCores(margin, out, 1 + end);
       }
       return;
     }
@@ -546,22 +547,18 @@ export function capsuleCapsule(
   );
   const s = 2 * LA * ST[0];
   const t = 2 * LB * ST[1];
-  roundCores(
-    p1x + s * ax,
-    p1y + s * ay,
-    p1z + s * az,
-    a.radius,
-    p2x + t * bx,
-    p2y + t * by,
-    p2z + t * bz,
-    b.radius,
-    fx,
-    fy,
-    fz,
-    margin,
-    out,
-    0,
-  );
+  CORES[0] = p1x + s * ax;
+  CORES[1] = p1y + s * ay;
+  CORES[2] = p1z + s * az;
+  CORES[3] = a.radius;
+  CORES[4] = p2x + t * bx;
+  CORES[5] = p2y + t * by;
+  CORES[6] = p2z + t * bz;
+  CORES[7] = b.radius;
+  CORES[8] = fx;
+  CORES[9] = fy;
+  CORES[10] = fz;
+  roundCores(margin, out, 0);
 }
 
 // ---------------------------------------------------------------------------------------

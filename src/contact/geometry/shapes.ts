@@ -121,21 +121,20 @@ export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array,
 }
 
 /**
- * World AABB of a shape as [min, max] written into min[o..o+2] and max[o..o+2], inflated
- * by `pad` on every side (the detector pads by margin/2 so that two boxes overlap
- * whenever the shapes are closer than the margin along every axis).
+ * World AABB of a shape as [min, max] written into min[o..o+2] and max[o..o+2] (the
+ * detector pads it by margin/2 itself, in its own loop: a double argument to this call,
+ * which V8 does not inline there, would be boxed for every shape).
  */
 export function worldAabb(
   shape: Shape,
   pose: WorldPose,
-  pad: number,
   min: Float64Array,
   max: Float64Array,
   o = 0,
 ): void {
   aabbHalfWidths(shape, pose, min, o);
   for (let i = 0; i < 3; i++) {
-    const e = min[o + i] + pad;
+    const e = min[o + i];
     min[o + i] = pose.p[i] - e;
     max[o + i] = pose.p[i] + e;
   }
