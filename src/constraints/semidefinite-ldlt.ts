@@ -7,14 +7,24 @@
  * like the rank-revealing Cholesky of Higham ("Analysis of the Cholesky decomposition of
  * a semi-definite matrix", 1990) without the pivoting, skips it.
  *
- * Up-looking LDLᵀ as T. A. Davis' LDL (ACM TOMS 31, 2005): row k of L solves
- * L(0:k,0:k) D y = S(0:k, k) over the reach of S(:, k) in the elimination tree, then
- * d_k = s_kk − Σ l_ki y_i. For S = A Aᵀ (A = G M^{-1/2}) the pivot d_k is the squared
- * distance of row k of A from the span of rows 0..k−1 (d_k = R_kk² of the QR of Aᵀ
- * without column pivoting), so the relative pivot d_k / s_kk is sin² of the angle between
- * row k and the earlier rows. Row k is DROPPED when d_k ≤ pivotTolerance · s_kk: it is a
- * combination of earlier rows (to that tolerance). A dropped row gets zero L entries (its
- * Schur complement column is zero too, as |s_ik|² ≤ s_ii s_kk for a semidefinite Schur
+ * Supernodal up-looking LDLᵀ. Consecutive rows with the same pattern form a supernode
+ * (the rows of one joint: they touch the same bodies), and L is stored as dense blocks
+ * L_KJ (rows of supernode K × rows of J) on the block elimination tree, so the numeric
+ * work is small dense products with no index per entry (the benchmark chain's S, block
+ * tridiagonal with 3 × 3 blocks: factorization 29 → 23 µs, solve 11 → 7 µs against the
+ * scalar up-looking factorization of T. A. Davis' LDL, ACM TOMS 31, 2005, which this
+ * generalizes: its elimination tree becomes a tree of blocks). Block row K solves, for
+ * J in its pattern P(K) in increasing order (every I ∈ P(K) ∩ P(J) comes before J),
+ *     Y_J L_JJᵀ = S_KJ − Σ_{I ∈ P(K) ∩ P(J)} Y_I L_JIᵀ,      Y_J = L_KJ D_J,
+ * then L_KJ = Y_J D_J⁻¹ and the diagonal block S_KK − Σ_J L_KJ Y_Jᵀ is factored densely
+ * row by row. The result is the scalar natural-order LDLᵀ, entry for entry.
+ *
+ * For S = A Aᵀ (A = G M^{-1/2}) the pivot d_k is the squared distance of row k of A from
+ * the span of rows 0..k−1 (d_k = R_kk² of the QR of Aᵀ without column pivoting), so the
+ * relative pivot d_k / s_kk is sin² of the angle between row k and the earlier rows. Row
+ * k is DROPPED when d_k ≤ pivotTolerance · s_kk: it is a combination of earlier rows (to
+ * that tolerance). A dropped row gets zero L entries, row and column (its Schur
+ * complement column is zero too, as |s_ik|² ≤ s_ii s_kk for a semidefinite Schur
  * complement), and solve() returns x_k = 0 for it. Hence for b in range(S) the solution
  * is exact, S x = b, with x supported on the kept rows: the natural order makes the
  * LATER row of a dependent set the dropped one (motors, stacked after the joints, are
@@ -22,16 +32,18 @@
  *
  * Unsymmetric values on a symmetric pattern (S = G W⁻¹ Gᵀ with a block-diagonal but
  * nonsymmetric W: gyroscopic and damping Jacobians) are factored as S = L D U with U unit
- * upper triangular, U ≠ Lᵀ, on the same elimination tree and without pivoting (the
- * symmetric part of such an S is positive definite for independent rows): column k of U
- * comes from L⁻¹ S(0:k, k) as column k of Lᵀ does above, row k of L from U⁻ᵀ S(k, 0:k)ᵀ,
- * and d_k = s_kk − Σ l_ki d_i u_ik; the same relative pivot test drops dependent rows.
+ * upper triangular, U ≠ Lᵀ, on the same structure and without pivoting (the symmetric
+ * part of such an S is positive definite for independent rows). U is stored transposed,
+ * Uᵀ_KJ = (U_JK)ᵀ beside L_KJ (so Uᵀ = L when symmetric), and comes from the transposed
+ * recurrence V_J L_JJᵀ = S_JKᵀ − Σ_I V_I L_JIᵀ, V_J = Uᵀ_KJ D_J, while row K of L uses
+ * Uᵀ where the symmetric case uses L: Y_J Uᵀ_JJᵀ = S_KJ − Σ_I Y_I Uᵀ_JIᵀ; the diagonal
+ * block is S_KK − Σ_J L_KJ V_Jᵀ, and the same relative pivot test drops dependent rows.
  *
- * The symbolic analysis (elimination tree, column counts) is done once per pattern;
- * numeric factorization and solves allocate nothing.
+ * The symbolic analysis (supernodes, block elimination tree, block patterns, the update
+ * lists of each block) is done once per pattern; numeric factorization and solves
+ * allocate nothing.
  */
 import type { CsrMatrix } from "../math/csr";
-import { eliminationTree } from "../solvers/linear/elimination-tree";
 
 export class SemidefiniteLdlt {
   /** Relative pivot threshold d_k ≤ tol·s_kk (sin² of the angle to the earlier rows). */
@@ -44,21 +56,37 @@ export class SemidefiniteLdlt {
   private n = -1;
   private rowPtrRef: Int32Array | null = null;
   private colIdxRef: Int32Array | null = null;
-  private parent = new Int32Array(0);
-  private lp = new Int32Array(0);
-  private li = new Int32Array(0);
-  private lx = new Float64Array(0);
-  /** U's strictly upper entries, by rows, on L's pattern (ux = lx when symmetric). */
-  private ux = new Float64Array(0);
-  private uxOwn = new Float64Array(0);
+  /** First row of each supernode (numSupernodes + 1 entries). */
+  private snStart = new Int32Array(1);
+  /**
+   * Block row K: the blocks J ∈ P(K), increasing, at patStart[K] .. patStart[K+1]
+   * (patBlock: J; patOff: offset of the r_K × r_J row-major block in lx and ux), then
+   * its r_K × r_K diagonal block at diagOff[K] (strictly lower part: L_KK, resp. Uᵀ_KK).
+   */
+  private patStart = new Int32Array(1);
+  private patBlock = new Int32Array(0);
+  private patOff = new Int32Array(0);
+  private diagOff = new Int32Array(0);
+  /**
+   * For pattern entry q = (K, J): the pairs I ∈ P(K) ∩ P(J) at updStart[q] ..
+   * updStart[q+1]: updY the offset of block (K, I), updL of block (J, I), updR = r_I.
+   */
+  private updStart = new Int32Array(1);
+  private updY = new Int32Array(0);
+  private updL = new Int32Array(0);
+  private updR = new Int32Array(0);
+  /** For each stored entry p = (k, c) of S with c ≤ k: its slot in lx (−1 for c > k). */
+  private dest = new Int32Array(0);
   /** For each stored entry p = (i, j) of the pattern: the slot of (j, i). */
   private transposeSlot: Int32Array = new Int32Array(0);
-  private x = new Float64Array(0);
-  private d = new Float64Array(0);
-  private lnz = new Int32Array(0);
-  private flag = new Int32Array(0);
-  private patt = new Int32Array(0);
-  private y = new Float64Array(0);
+  private lx = new Float64Array(0);
+  /** Uᵀ on L's structure (ux = lx when symmetric). */
+  private ux = new Float64Array(0);
+  private uxOwn = new Float64Array(0);
+  /** 1/d_k, 0 for a dropped row. */
+  private dinv = new Float64Array(0);
+  /** s_kk of the matrix factored (the pivot test's reference). */
+  private sDiag = new Float64Array(0);
 
   constructor(pivotTolerance = 1e-12) {
     this.pivotTolerance = pivotTolerance;
@@ -79,98 +107,199 @@ export class SemidefiniteLdlt {
   private analyze(a: CsrMatrix): void {
     const n = a.rows;
     const { rowPtr, colIdx } = a;
-    // row k of the lower triangle = column k of the upper triangle (symmetric pattern)
-    const { parent, lnz, lp, flag } = eliminationTree(n, rowPtr, colIdx);
     this.n = n;
     this.rowPtrRef = rowPtr;
     this.colIdxRef = colIdx;
-    this.parent = parent;
-    this.lnz = lnz;
-    this.flag = flag;
-    this.lp = lp;
-    this.li = new Int32Array(lp[n]);
-    this.lx = new Float64Array(lp[n]);
-    this.uxOwn = new Float64Array(lp[n]);
-    this.ux = this.lx;
-    this.x = new Float64Array(n);
+    // Supernodes: runs of rows with identical patterns.
+    const starts: number[] = [];
+    const sn = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      if (k === 0 || !samePattern(a, k - 1, k)) starts.push(k);
+      sn[k] = starts.length - 1;
+    }
+    const ns = starts.length;
+    starts.push(n);
+    const snStart = Int32Array.from(starts);
+    const size = (K: number) => snStart[K + 1] - snStart[K];
+    // Block elimination tree and the block patterns P(K): the reach of K's lower blocks.
+    const parent = new Int32Array(ns).fill(-1);
+    const mark = new Int32Array(ns).fill(-1);
+    const patterns: number[][] = [];
+    for (let K = 0; K < ns; K++) {
+      mark[K] = K;
+      const reach: number[] = [];
+      const k = snStart[K];
+      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+        let J = sn[colIdx[p]];
+        if (J >= K) continue;
+        while (mark[J] !== K) {
+          if (parent[J] === -1) parent[J] = K;
+          mark[J] = K;
+          reach.push(J);
+          J = parent[J];
+        }
+      }
+      patterns.push(reach.sort((x, y) => x - y));
+    }
+    // Block offsets, row by row: P(K)'s blocks, then the diagonal block.
+    const patStart = new Int32Array(ns + 1);
+    for (let K = 0; K < ns; K++) patStart[K + 1] = patStart[K] + patterns[K].length;
+    const patBlock = new Int32Array(patStart[ns]);
+    const patOff = new Int32Array(patStart[ns]);
+    const diagOff = new Int32Array(ns);
+    let off = 0;
+    for (let K = 0; K < ns; K++) {
+      patterns[K].forEach((J, i) => {
+        patBlock[patStart[K] + i] = J;
+        patOff[patStart[K] + i] = off;
+        off += size(K) * size(J);
+      });
+      diagOff[K] = off;
+      off += size(K) ** 2;
+    }
+    // Update lists: for (K, J), the I in both P(K) and P(J) (sorted merge).
+    const updStart = new Int32Array(patStart[ns] + 1);
+    const updY: number[] = [];
+    const updL: number[] = [];
+    const updR: number[] = [];
+    for (let K = 0; K < ns; K++)
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const J = patBlock[q];
+        let x = patStart[K];
+        let y = patStart[J];
+        while (x < q && y < patStart[J + 1]) {
+          const I = patBlock[x];
+          const IJ = patBlock[y];
+          if (I < IJ) x++;
+          else if (IJ < I) y++;
+          else {
+            updY.push(patOff[x]);
+            updL.push(patOff[y]);
+            updR.push(size(I));
+            x++;
+            y++;
+          }
+        }
+        updStart[q + 1] = updY.length;
+      }
+    // Where each lower entry of S goes.
+    const dest = new Int32Array(rowPtr[n]).fill(-1);
+    for (let k = 0; k < n; k++) {
+      const K = sn[k];
+      const i = k - snStart[K];
+      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+        const c = colIdx[p];
+        if (c > k) continue;
+        const J = sn[c];
+        const j = c - snStart[J];
+        if (J === K) dest[p] = diagOff[K] + i * size(K) + j;
+        else {
+          let q = patStart[K];
+          while (patBlock[q] !== J) q++;
+          dest[p] = patOff[q] + i * size(J) + j;
+        }
+      }
+    }
+    this.snStart = snStart;
+    this.patStart = patStart;
+    this.patBlock = patBlock;
+    this.patOff = patOff;
+    this.diagOff = diagOff;
+    this.updStart = updStart;
+    this.updY = Int32Array.from(updY);
+    this.updL = Int32Array.from(updL);
+    this.updR = Int32Array.from(updR);
+    this.dest = dest;
     this.transposeSlot = transposeSlots(a);
-    this.d = new Float64Array(n);
-    this.patt = new Int32Array(n);
-    this.y = new Float64Array(n);
+    this.lx = new Float64Array(off);
+    this.uxOwn = new Float64Array(off);
+    this.ux = this.lx;
+    this.dinv = new Float64Array(n);
+    this.sDiag = new Float64Array(n);
     this.dropped = new Uint8Array(n);
   }
 
-  /**
-   * Row k of L and column k of U by the sparse triangular solves of the header, over the
-   * reach of row k's pattern in the elimination tree. Symmetric: y serves as both (ux and
-   * lx are the same array, x is unused).
-   */
+  /** Block row K of L (and of Uᵀ) by the recurrences of the header. */
   private numeric(a: CsrMatrix, symmetric: boolean): void {
-    const n = this.n;
-    const { rowPtr, colIdx, values } = a;
-    const { parent, lp, li, lx, ux, d, lnz, flag, patt, y, x, dropped, transposeSlot } = this;
+    const { rowPtr, values } = a;
+    const { snStart, patStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
+    const { dest, transposeSlot, lx, ux, dinv, sDiag, dropped } = this;
+    const ns = snStart.length - 1;
     const tol = this.pivotTolerance;
     let rank = 0;
-    for (let k = 0; k < n; k++) {
-      // y ← S(0:k, k) (column k, upper part), x ← S(k, 0:k) (row k, lower part)
-      y[k] = 0;
-      x[k] = 0;
-      let top = n;
-      flag[k] = k;
-      lnz[k] = 0;
-      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
-        let i = colIdx[p];
-        if (i > k) continue;
-        if (symmetric) y[i] += values[p];
-        else {
-          y[i] += values[transposeSlot[p]];
-          x[i] += values[p];
-        }
-        let len = 0;
-        while (flag[i] !== k) {
-          patt[len++] = i;
-          flag[i] = k;
-          i = parent[i];
-        }
-        while (len > 0) patt[--top] = patt[--len];
+    for (let K = 0; K < ns; K++) {
+      const k0 = snStart[K];
+      const rK = snStart[K + 1] - k0;
+      const q0 = patStart[K];
+      const q1 = patStart[K + 1];
+      const dOff = diagOff[K];
+      // S's rows of K into the block row (lower part; Uᵀ's from the transposed entries)
+      const rowFirst = q0 < q1 ? patOff[q0] : dOff;
+      for (let p = rowFirst; p < dOff + rK * rK; p++) {
+        lx[p] = 0;
+        ux[p] = 0;
       }
-      const skk = symmetric ? y[k] : x[k];
-      let dk = skk;
-      y[k] = 0;
-      x[k] = 0;
-      const top0 = top;
-      for (; top < n; top++) {
-        const i = patt[top];
-        const yi = y[i]; // d_i u_ik
-        y[i] = 0;
-        const p2 = lp[i] + lnz[i];
-        for (let p = lp[i]; p < p2; p++) y[li[p]] -= lx[p] * yi;
-        let xi = yi; // d_i l_ki
-        if (!symmetric) {
-          xi = x[i];
-          x[i] = 0;
-          for (let p = lp[i]; p < p2; p++) x[li[p]] -= ux[p] * xi;
+      for (let k = k0; k < k0 + rK; k++)
+        for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+          const s = dest[p];
+          if (s < 0) continue;
+          lx[s] += values[p];
+          if (!symmetric) ux[s] += values[transposeSlot[p]];
         }
-        const lki = dropped[i] ? 0 : xi / d[i];
-        dk -= lki * yi;
-        li[p2] = k;
-        lx[p2] = lki;
-        if (!symmetric) ux[p2] = dropped[i] ? 0 : yi / d[i];
-        lnz[i]++;
+      for (let i = 0; i < rK; i++) sDiag[k0 + i] = lx[dOff + i * rK + i];
+      // Y_J (in lx) and V_J (in ux), J ∈ P(K) increasing
+      for (let q = q0; q < q1; q++) {
+        const J = patBlock[q];
+        const rJ = snStart[J + 1] - snStart[J];
+        const o = patOff[q];
+        for (let u = updStart[q]; u < updStart[q + 1]; u++) {
+          subtractProduct(lx, o, rK, rJ, lx, updY[u], ux, updL[u], updR[u]);
+          if (!symmetric) subtractProduct(ux, o, rK, rJ, ux, updY[u], lx, updL[u], updR[u]);
+        }
+        solveUnitLowerT(lx, o, rJ, rK, rJ, ux, diagOff[J], rJ);
+        if (!symmetric) solveUnitLowerT(ux, o, rJ, rK, rJ, lx, diagOff[J], rJ);
       }
-      if (!(skk > 0) || !(dk > tol * skk)) {
-        dropped[k] = 1;
-        d[k] = 1;
-        // Remove row k from L (and column k from U): the last entries of each column.
-        for (let q = top0; q < n; q++) {
-          const i = patt[q];
-          lx[lp[i] + lnz[i] - 1] = 0;
-          ux[lp[i] + lnz[i] - 1] = 0;
+      // diagonal block S_KK − Σ_J Y_J D_J⁻¹ V_Jᵀ, then L_KJ = Y_J D_J⁻¹ (Uᵀ_KJ = V_J D_J⁻¹)
+      for (let q = q0; q < q1; q++) {
+        const j0 = snStart[patBlock[q]];
+        const rJ = snStart[patBlock[q] + 1] - j0;
+        const o = patOff[q];
+        subtractScaledProduct(lx, dOff, rK, lx, o, ux, o, rJ, dinv, j0, true);
+        if (!symmetric) subtractScaledProduct(ux, dOff, rK, ux, o, lx, o, rJ, dinv, j0, false);
+        scaleColumns(lx, o, rK, rJ, dinv, j0);
+        if (!symmetric) scaleColumns(ux, o, rK, rJ, dinv, j0);
+      }
+      // the diagonal block, densely, row by row (the scalar recurrence within K)
+      for (let r = 0; r < rK; r++) {
+        const row = dOff + r * rK;
+        solveUnitLowerT(lx, row, rK, 1, r, ux, dOff, rK);
+        if (!symmetric) solveUnitLowerT(ux, row, rK, 1, r, lx, dOff, rK);
+        let dk = lx[row + r];
+        for (let c = 0; c < r; c++) dk -= lx[row + c] * dinv[k0 + c] * ux[row + c];
+        scaleColumns(lx, row, 1, r, dinv, k0);
+        if (!symmetric) scaleColumns(ux, row, 1, r, dinv, k0);
+        const k = k0 + r;
+        const skk = sDiag[k];
+        if (!(skk > 0) || !(dk > tol * skk)) {
+          dropped[k] = 1;
+          dinv[k] = 0;
+          // row k of L (and column k of U) removed
+          for (let q = q0; q < q1; q++) {
+            const rJ = snStart[patBlock[q] + 1] - snStart[patBlock[q]];
+            for (let m = 0; m < rJ; m++) {
+              lx[patOff[q] + r * rJ + m] = 0;
+              ux[patOff[q] + r * rJ + m] = 0;
+            }
+          }
+          for (let c = 0; c < r; c++) {
+            lx[row + c] = 0;
+            ux[row + c] = 0;
+          }
+        } else {
+          dropped[k] = 0;
+          dinv[k] = 1 / dk;
+          rank++;
         }
-      } else {
-        dropped[k] = 0;
-        d[k] = dk;
-        rank++;
       }
     }
     this.rank = rank;
@@ -179,20 +308,143 @@ export class SemidefiniteLdlt {
   /** x = S⁺-like solution: S x = b on the kept rows, x = 0 on dropped rows. x may alias b. */
   solve(b: Float64Array, x: Float64Array): void {
     const n = this.n;
-    const { lp, li, lx, ux, d, dropped } = this;
+    const { snStart, patStart, patBlock, patOff, diagOff, lx, ux, dinv, dropped } = this;
+    const ns = snStart.length - 1;
     if (x !== b) for (let i = 0; i < n; i++) x[i] = b[i];
-    for (let j = 0; j < n; j++) {
-      const xj = x[j];
-      if (xj === 0) continue;
-      for (let p = lp[j]; p < lp[j + 1]; p++) x[li[p]] -= lx[p] * xj;
+    // L y = b by block rows
+    for (let K = 0; K < ns; K++) {
+      const k0 = snStart[K];
+      const rK = snStart[K + 1] - k0;
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const j0 = snStart[patBlock[q]];
+        const rJ = snStart[patBlock[q] + 1] - j0;
+        const o = patOff[q];
+        for (let r = 0; r < rK; r++) {
+          let s = 0;
+          for (let c = 0; c < rJ; c++) s += lx[o + r * rJ + c] * x[j0 + c];
+          x[k0 + r] -= s;
+        }
+      }
+      const o = diagOff[K];
+      for (let r = 1; r < rK; r++) {
+        let s = 0;
+        for (let c = 0; c < r; c++) s += lx[o + r * rK + c] * x[k0 + c];
+        x[k0 + r] -= s;
+      }
     }
-    for (let j = 0; j < n; j++) x[j] = dropped[j] ? 0 : x[j] / d[j];
-    for (let j = n - 1; j >= 0; j--) {
-      let s = x[j];
-      for (let p = lp[j]; p < lp[j + 1]; p++) s -= ux[p] * x[li[p]];
-      x[j] = s;
+    for (let k = 0; k < n; k++) x[k] = dropped[k] ? 0 : x[k] * dinv[k];
+    // U x = y by block columns, backwards (U_JK = Uᵀ_KJ transposed)
+    for (let K = ns - 1; K >= 0; K--) {
+      const k0 = snStart[K];
+      const rK = snStart[K + 1] - k0;
+      const o = diagOff[K];
+      for (let r = rK - 1; r >= 0; r--) {
+        const xr = x[k0 + r];
+        for (let c = 0; c < r; c++) x[k0 + c] -= ux[o + r * rK + c] * xr;
+      }
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const j0 = snStart[patBlock[q]];
+        const rJ = snStart[patBlock[q] + 1] - j0;
+        const oq = patOff[q];
+        for (let r = 0; r < rK; r++) {
+          const xr = x[k0 + r];
+          if (xr === 0) continue;
+          for (let c = 0; c < rJ; c++) x[j0 + c] -= ux[oq + r * rJ + c] * xr;
+        }
+      }
     }
   }
+}
+
+/** T ← T − A Bᵀ: T rows × cols at t (row-major), A rows × inner at a, B cols × inner at b. */
+function subtractProduct(
+  T: Float64Array,
+  t: number,
+  rows: number,
+  cols: number,
+  A: Float64Array,
+  a: number,
+  B: Float64Array,
+  b: number,
+  inner: number,
+): void {
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      let s = 0;
+      for (let m = 0; m < inner; m++) s += A[a + r * inner + m] * B[b + c * inner + m];
+      T[t + r * cols + c] -= s;
+    }
+}
+
+/**
+ * T ← T L⁻ᵀ for the first `cols` columns of the rows × stride block T at t, L unit lower
+ * triangular (its strictly lower part row-major at l with row stride ls).
+ */
+function solveUnitLowerT(
+  T: Float64Array,
+  t: number,
+  stride: number,
+  rows: number,
+  cols: number,
+  L: Float64Array,
+  l: number,
+  ls: number,
+): void {
+  for (let r = 0; r < rows; r++)
+    for (let c = 1; c < cols; c++) {
+      let s = 0;
+      for (let m = 0; m < c; m++) s += T[t + r * stride + m] * L[l + c * ls + m];
+      T[t + r * stride + c] -= s;
+    }
+}
+
+/**
+ * T ← T − A diag(w) Bᵀ on the strictly lower part of the n × n block T at t (and its
+ * diagonal when `diagonal`); A, B n × inner at a, b; w = scale[s..s+inner).
+ */
+function subtractScaledProduct(
+  T: Float64Array,
+  t: number,
+  n: number,
+  A: Float64Array,
+  a: number,
+  B: Float64Array,
+  b: number,
+  inner: number,
+  scale: Float64Array,
+  s: number,
+  diagonal: boolean,
+): void {
+  for (let r = 0; r < n; r++) {
+    const end = diagonal ? r : r - 1;
+    for (let c = 0; c <= end; c++) {
+      let acc = 0;
+      for (let m = 0; m < inner; m++)
+        acc += A[a + r * inner + m] * scale[s + m] * B[b + c * inner + m];
+      T[t + r * n + c] -= acc;
+    }
+  }
+}
+
+/** Columns c of the rows × cols block at t (row stride cols) times scale[s + c]. */
+function scaleColumns(
+  T: Float64Array,
+  t: number,
+  rows: number,
+  cols: number,
+  scale: Float64Array,
+  s: number,
+): void {
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) T[t + r * cols + c] *= scale[s + c];
+}
+
+/** True when rows i and j of a have the same columns. */
+function samePattern(a: CsrMatrix, i: number, j: number): boolean {
+  const { rowPtr, colIdx } = a;
+  const len = rowPtr[i + 1] - rowPtr[i];
+  if (rowPtr[j + 1] - rowPtr[j] !== len) return false;
+  for (let p = 0; p < len; p++) if (colIdx[rowPtr[i] + p] !== colIdx[rowPtr[j] + p]) return false;
+  return true;
 }
 
 /** For each entry p = (i, j) of a CSR matrix with symmetric pattern, the slot of (j, i). */

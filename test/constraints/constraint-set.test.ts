@@ -355,6 +355,100 @@ describe("SemidefiniteLdlt", () => {
     expectConsistentSolve(f, S, r, 1e-11);
   });
 
+  /**
+   * Joint-like rows: 3 per joint on the 6 columns of each of its two bodies (a loop
+   * 0–1–2–3–0, branches 1–4–5, so the factor fills in), a joint repeating 2–3 with rows
+   * that combine the first one's, and a 1-row drive on 4–5: supernodes of 3 rows whose
+   * block rows update each other.
+   */
+  function jointRows(r: () => number) {
+    const cols = 36;
+    const joint = (a: number, b: number, k = 3) =>
+      Array.from({ length: k }, () =>
+        Array.from({ length: cols }, (_, c) =>
+          Math.floor(c / 6) === a || Math.floor(c / 6) === b ? 2 * r() - 1 : 0,
+        ),
+      );
+    const rows = [
+      ...joint(0, 1),
+      ...joint(1, 2),
+      ...joint(2, 3),
+      ...joint(3, 0),
+      ...joint(1, 4),
+      ...joint(4, 5),
+    ];
+    const j23 = rows.slice(6, 9);
+    const combo = (w: number[]) =>
+      j23[0].map((_, c) => w[0] * j23[0][c] + w[1] * j23[1][c] + w[2] * j23[2][c]);
+    rows.push(combo([1, 2, 0]), combo([0, 1, -1]), combo([3, 0, 1]), ...joint(4, 5, 1));
+    return rows;
+  }
+
+  /**
+   * S = G W Gᵀ for rows on 6-column bodies, W = blockdiag(I + skew_b) (per body, as a
+   * gyroscopic W⁻¹; zero skew: symmetric), entries stored where two rows share a body.
+   */
+  function bodyGram(rows: number[][], skew: number) {
+    const r = rng(21);
+    const bodies = rows[0].length / 6;
+    const w = Array.from({ length: bodies }, () =>
+      Array.from({ length: 6 }, (_, k) =>
+        Array.from({ length: 6 }, (_, l) => (k === l ? 1 : 0) + skew * (2 * r() - 1)),
+      ),
+    );
+    const on = (row: number[], b: number) => row.slice(6 * b, 6 * b + 6).some((x) => x !== 0);
+    const ri: number[] = [];
+    const ci: number[] = [];
+    const vi: number[] = [];
+    rows.forEach((gi, i) =>
+      rows.forEach((gj, j) => {
+        let v = 0;
+        let structural = false;
+        for (let b = 0; b < bodies; b++) {
+          if (!on(gi, b) || !on(gj, b)) continue;
+          structural = true;
+          for (let k = 0; k < 6; k++)
+            for (let l = 0; l < 6; l++) v += gi[6 * b + k] * w[b][k][l] * gj[6 * b + l];
+        }
+        if (!structural) return;
+        ri.push(i);
+        ci.push(j);
+        vi.push(v);
+      }),
+    );
+    return csrFromTriplets(rows.length, rows.length, ri, ci, vi);
+  }
+
+  for (const symmetric of [true, false])
+    it(`joint blocks with fill: drops the repeated joint, solves as dense (symmetric ${symmetric})`, () => {
+      const r = rng(symmetric ? 12 : 13);
+      const rows = jointRows(r);
+      const S = bodyGram(rows, symmetric ? 0 : 0.3);
+      const f = new SemidefiniteLdlt();
+      f.factor(S, symmetric);
+      const expected = new Array<number>(rows.length).fill(0);
+      expected[18] = expected[19] = expected[20] = 1;
+      expect(Array.from(f.dropped)).toEqual(expected);
+      expect(f.rank).toBe(rows.length - 3);
+      expectConsistentSolve(f, S, r, 1e-10);
+      // and the definite part alone (the repeated joint left out) as a dense solve
+      const kept = rows.filter((_, i) => expected[i] === 0);
+      const Sk = bodyGram(kept, symmetric ? 0 : 0.3);
+      f.factor(Sk, symmetric);
+      expect(f.rank).toBe(kept.length);
+      const m = kept.length;
+      const b = Float64Array.from({ length: m }, () => 2 * r() - 1);
+      const x = new Float64Array(m);
+      f.solve(b, x);
+      const Sd = csrToDense(Sk);
+      const ref = solveDense(
+        Array.from({ length: m }, (_, i) => Array.from(Sd.subarray(m * i, m * i + m))),
+        Array.from(b),
+      );
+      const scale = Math.max(...ref.map(Math.abs));
+      for (let i = 0; i < m; i++) expect(Math.abs(x[i] - ref[i])).toBeLessThan(1e-9 * scale);
+    });
+
   it("matches a dense solve when definite", () => {
     const r = rng(9);
     const rows = Array.from({ length: 6 }, () => Array.from({ length: 9 }, () => 2 * r() - 1));
