@@ -400,7 +400,7 @@ describe("SemidefiniteLdlt", () => {
     const ri: number[] = [];
     const ci: number[] = [];
     const vi: number[] = [];
-    rows.forEach((gi, i) =>
+    rows.forEach((gi, i) => {
       rows.forEach((gj, j) => {
         let v = 0;
         let structural = false;
@@ -414,8 +414,8 @@ describe("SemidefiniteLdlt", () => {
         ri.push(i);
         ci.push(j);
         vi.push(v);
-      }),
-    );
+      });
+    });
     return csrFromTriplets(rows.length, rows.length, ri, ci, vi);
   }
 
