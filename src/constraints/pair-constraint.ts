@@ -31,6 +31,8 @@ export abstract class PairConstraint implements Constraint {
   readonly timeDependent: boolean = false;
   /** Kinematics at the last refresh. */
   readonly k = new PairKinematics();
+  /** poseVersion of the last kinematics update (−1: none yet). */
+  private refreshedPose = -1;
   protected readonly sA = new Float64Array(3);
   protected readonly sB = new Float64Array(3);
   private readonly reactA: Float64Array;
@@ -55,9 +57,16 @@ export abstract class PairConstraint implements Constraint {
     this.reactB = new Float64Array(6 * rows);
   }
 
-  /** Re-reads the bodies' positions (enough for residuals, Jacobians and reactions). */
+  /**
+   * Re-reads the bodies' positions (enough for residuals, Jacobians and reactions), unless
+   * they are unchanged since the last refresh (the system's poseVersion): a residual and
+   * the Jacobian at one configuration share one evaluation of the kinematics.
+   */
   protected refresh(): void {
+    const version = this.sys.poseVersion;
+    if (version === this.refreshedPose) return;
     this.k.update(this.sys, this.bodyA, this.sA, this.bodyB, this.sB);
+    this.refreshedPose = version;
   }
 
   /** Re-reads positions and velocities (for the quadratic-velocity terms). */

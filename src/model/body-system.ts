@@ -70,6 +70,11 @@ export interface BodySystem {
    * must call updateDerived (positions) or markStateChanged afterwards.
    */
   stateVersion: number;
+  /**
+   * Incremented whenever positions or orientations change (updateDerived): what is
+   * computed from the configuration alone (joint kinematics) may be cached under it.
+   */
+  poseVersion: number;
 }
 
 export interface BodyInit {
@@ -147,6 +152,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     force: new Float64Array(3 * n),
     torque: new Float64Array(3 * n),
     stateVersion: 0,
+    poseVersion: 0,
   };
   for (let b = 0; b < n; b++)
     if (!hasOrientation[b]) for (let k = 0; k < 9; k += 4) sys.rotation[9 * b + k] = 1;
@@ -181,6 +187,7 @@ export function isIsotropic(I: Float64Array, o: number): boolean {
 /** Refreshes rotation matrices and world inertias from the orientations. */
 export function updateDerived(sys: BodySystem): void {
   sys.stateVersion++;
+  sys.poseVersion++;
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
   for (let b = 0; b < sys.numBodies; b++) {
     // a particle keeps R = I (its quaternion is never rotated)
