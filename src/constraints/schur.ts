@@ -121,11 +121,8 @@ export class MassSchurComplement {
       }
       for (let i = 0; i < n; i++) {
         const si = bodyRowSlot[bodyStart[k] + i];
-        for (let j = 0; j < n; j++) {
-          let acc = 0;
-          for (let c = 0; c < width; c++) acc += g[si + c] * w[6 * j + c];
-          S[pairSlot[pairStart[k] + i * n + j]] += acc;
-        }
+        const pi = pairStart[k] + i * n;
+        for (let j = 0; j < n; j++) S[pairSlot[pi + j]] += rowDot(g, si, w, 6 * j, width);
       }
     }
     return this.S;
@@ -163,14 +160,22 @@ export class MassSchurComplement {
       // S is symmetric here (M_b⁻¹ is): each pair once, written to both triangles
       for (let i = 0; i < n; i++) {
         const si = bodyRowSlot[bodyStart[k] + i];
-        for (let j = i; j < n; j++) {
-          let acc = 0;
-          for (let c = 0; c < width; c++) acc += g[si + c] * w[6 * j + c];
-          S[pairSlot[pairStart[k] + i * n + j]] += acc;
-          if (j !== i) S[pairSlot[pairStart[k] + j * n + i]] += acc;
+        const p = pairStart[k];
+        S[pairSlot[p + i * n + i]] += rowDot(g, si, w, 6 * i, width);
+        for (let j = i + 1; j < n; j++) {
+          const acc = rowDot(g, si, w, 6 * j, width);
+          S[pairSlot[p + i * n + j]] += acc;
+          S[pairSlot[p + j * n + i]] += acc;
         }
       }
     }
     return this.S;
   }
+}
+
+/** g[gi..gi+width) · w[wi..wi+width), width 6 (unrolled) or 3. */
+function rowDot(g: Float64Array, gi: number, w: Float64Array, wi: number, width: number): number {
+  const s = g[gi] * w[wi] + g[gi + 1] * w[wi + 1] + g[gi + 2] * w[wi + 2];
+  if (width === 3) return s;
+  return s + g[gi + 3] * w[wi + 3] + g[gi + 4] * w[wi + 4] + g[gi + 5] * w[wi + 5];
 }

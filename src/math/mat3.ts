@@ -54,8 +54,13 @@ export function mat3Skew(out: Vec, io: number, a: Vec, ia: number): void {
   out[io + 8] = 0;
 }
 
-/** Inverse of a general 3×3 by the adjugate; returns the determinant (0 when singular). */
-export function mat3Invert(out: Vec, io: number, a: Vec, ia: number): number {
+/**
+ * out[io..io+8] ← A⁻¹ by the adjugate. Returns false, leaving out undefined, when A is
+ * singular: det A = 0, or with relTolerance > 0 |det A| ≤ relTolerance ‖A‖³ (max-norm),
+ * singular to that precision. (A boolean rather than the determinant: a double returned
+ * from a call V8 does not inline is boxed, an allocation per body and step.)
+ */
+export function mat3Invert(out: Vec, io: number, a: Vec, ia: number, relTolerance = 0): boolean {
   const a0 = a[ia];
   const a1 = a[ia + 1];
   const a2 = a[ia + 2];
@@ -69,7 +74,12 @@ export function mat3Invert(out: Vec, io: number, a: Vec, ia: number): number {
   const c1 = a5 * a6 - a3 * a8;
   const c2 = a3 * a7 - a4 * a6;
   const det = a0 * c0 + a1 * c1 + a2 * c2;
-  if (det === 0) return 0;
+  if (det === 0) return false;
+  if (relTolerance > 0) {
+    let scale = 0;
+    for (let k = 0; k < 9; k++) scale = Math.max(scale, Math.abs(a[ia + k]));
+    if (!(Math.abs(det) > relTolerance * scale * scale * scale)) return false;
+  }
   const inv = 1 / det;
   out[io] = c0 * inv;
   out[io + 1] = (a2 * a7 - a1 * a8) * inv;
@@ -80,16 +90,13 @@ export function mat3Invert(out: Vec, io: number, a: Vec, ia: number): number {
   out[io + 6] = c2 * inv;
   out[io + 7] = (a1 * a6 - a0 * a7) * inv;
   out[io + 8] = (a0 * a4 - a1 * a3) * inv;
-  return det;
+  return true;
 }
 
 /**
- * out[io..io+8] ← A⁻¹ (mat3Invert) when A is not singular to working precision,
- * |det A| > 1e-12 ‖A‖³ (max-norm); returns false otherwise (out is then undefined).
+ * out[io..io+8] ← A⁻¹ when A is not singular to working precision, |det A| > 1e-12 ‖A‖³
+ * (max-norm); returns false otherwise (out is then undefined).
  */
 export function mat3InvertChecked(out: Vec, io: number, a: Vec, ia: number): boolean {
-  let scale = 0;
-  for (let k = 0; k < 9; k++) scale = Math.max(scale, Math.abs(a[ia + k]));
-  const det = mat3Invert(out, io, a, ia);
-  return Math.abs(det) > 1e-12 * scale * scale * scale;
+  return mat3Invert(out, io, a, ia, 1e-12);
 }
