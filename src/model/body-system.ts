@@ -14,7 +14,7 @@
  * Generalized forces are [f, τ], τ about the centre of mass, world frame.
  */
 
-import { mat3Congruence, mat3Invert, mat3MulVec } from "../math/mat3";
+import { mat3Congruence, mat3Invert, mat3MulVec, mat3RotateDiagonal } from "../math/mat3";
 import { quatRotateByVector, quatToMat3 } from "../math/quat";
 import { copy3 } from "../math/vec3";
 
@@ -48,6 +48,13 @@ export interface BodySystem {
    * ω × (c ω) vanishes.
    */
   readonly isotropic: Uint8Array;
+  /**
+   * For a dynamic rigid body whose body-frame inertia is diagonal (principal axes, not
+   * isotropic): its moments and their inverses at 3b (else NaN), so updateDerived forms
+   * the world inertia and its inverse as R diag(I) Rᵀ and R diag(1/I) Rᵀ.
+   */
+  readonly principalInertia: Float64Array;
+  readonly principalInertiaInv: Float64Array;
   /** World-frame inertia R I Rᵀ and its inverse; refreshed by updateDerived(). */
   readonly inertiaWorld: Float64Array;
   readonly inertiaWorldInv: Float64Array;
@@ -142,6 +149,8 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     isotropic: Uint8Array.from({ length: n }, (_, i) =>
       kind[i] === BodyKind.RIGID && isIsotropic(inertiaBody, 9 * i) ? 1 : 0,
     ),
+    principalInertia: new Float64Array(3 * n).fill(Number.NaN),
+    principalInertiaInv: new Float64Array(3 * n).fill(Number.NaN),
     inertiaWorld: new Float64Array(9 * n),
     inertiaWorldInv: new Float64Array(9 * n),
     rotation: new Float64Array(9 * n),
@@ -156,6 +165,16 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
   };
   for (let b = 0; b < n; b++)
     if (!hasOrientation[b]) for (let k = 0; k < 9; k += 4) sys.rotation[9 * b + k] = 1;
+  for (let b = 0; b < n; b++) {
+    const o = 9 * b;
+    const I = inertiaBody;
+    const diagonal = [1, 2, 3, 5, 6, 7].every((k) => I[o + k] === 0);
+    if (kind[b] !== BodyKind.RIGID || sys.isotropic[b] || !diagonal) continue;
+    for (let k = 0; k < 3; k++) {
+      sys.principalInertia[3 * b + k] = I[o + 4 * k];
+      sys.principalInertiaInv[3 * b + k] = 1 / I[o + 4 * k];
+    }
+  }
   // constant world inertias, set once (updateDerived skips these bodies)
   for (let b = 0; b < n; b++)
     if (sys.isotropic[b]) {
@@ -189,11 +208,16 @@ export function updateDerived(sys: BodySystem): void {
   sys.stateVersion++;
   sys.poseVersion++;
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
+  const { principalInertia, principalInertiaInv } = sys;
   for (let b = 0; b < sys.numBodies; b++) {
     // a particle keeps R = I (its quaternion is never rotated)
     if (sys.hasOrientation[b] === 0) continue;
     quatToMat3(rotation, 9 * b, quat, 4 * b);
-    if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) {
+    if (sys.kind[b] !== BodyKind.RIGID || sys.isotropic[b] === 1) continue;
+    if (principalInertia[3 * b] >= 0) {
+      mat3RotateDiagonal(inertiaWorld, 9 * b, rotation, 9 * b, principalInertia, 3 * b);
+      mat3RotateDiagonal(inertiaWorldInv, 9 * b, rotation, 9 * b, principalInertiaInv, 3 * b);
+    } else {
       mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
       mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
     }

@@ -36,8 +36,19 @@ describe("body system world inertias", () => {
         velocity: [0, 0, 0],
         angularVelocity: [0, 0, 0],
       },
+      {
+        id: "plate", // not on principal axes: the general R I Rᵀ and its inverse
+        kind: "rigid",
+        fixed: false,
+        mass: 1,
+        inertia: [2, 0.3, 0, 0.3, 1, 0.1, 0, 0.1, 3],
+        position: [2, 0, 0],
+        orientation: [1, 0, 0, 0],
+        velocity: [0, 0, 0],
+        angularVelocity: [0, 0, 0],
+      },
     ]);
-    expect(Array.from(sys.isotropic)).toEqual([0, 1]);
+    expect(Array.from(sys.isotropic)).toEqual([0, 1, 0]);
     const box = Array.from(sys.inertiaWorld.subarray(0, 9));
     [2, 0, 0, 0, 1, 0, 0, 0, 3].forEach((v, k) => {
       expect(box[k]).toBeCloseTo(v, 14);
@@ -47,17 +58,34 @@ describe("body system world inertias", () => {
       expect(boxInv[k]).toBeCloseTo(v, 14);
     });
     // turn both by a rotation vector (0.3, −0.2, 0.7) rad: the ball's stays 0.4 I
-    const du = Float64Array.from([0, 0, 0, 0.3, -0.2, 0.7, 0, 0, 0, 0.3, -0.2, 0.7]);
+    const turn = [0, 0, 0, 0.3, -0.2, 0.7];
+    const du = Float64Array.from([...turn, ...turn, ...turn]);
     addPositionIncrement(sys, du, 1);
     const R = sys.rotation;
+    const plate = [2, 0.3, 0, 0.3, 1, 0.1, 0, 0.1, 3];
     for (let i = 0; i < 3; i++)
       for (let j = 0; j < 3; j++) {
         let rir = 0;
-        for (let k = 0; k < 3; k++) rir += R[3 * i + k] * [1, 2, 3][k] * R[3 * j + k];
+        let rpr = 0;
+        for (let k = 0; k < 3; k++) {
+          rir += R[3 * i + k] * [1, 2, 3][k] * R[3 * j + k];
+          for (let l = 0; l < 3; l++)
+            rpr += R[18 + 3 * i + k] * plate[3 * k + l] * R[18 + 3 * j + l];
+        }
         expect(sys.inertiaWorld[3 * i + j]).toBeCloseTo(rir, 13);
         expect(sys.inertiaWorld[9 + 3 * i + j]).toBe(i === j ? 0.4 : 0);
         expect(sys.inertiaWorldInv[9 + 3 * i + j]).toBe(i === j ? 1 / 0.4 : 0);
+        expect(sys.inertiaWorld[18 + 3 * i + j]).toBeCloseTo(rpr, 13);
       }
+    // the inverses: I_w I_w⁻¹ = 1 for the box and the plate
+    for (const o of [0, 18])
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) {
+          let p = 0;
+          for (let k = 0; k < 3; k++)
+            p += sys.inertiaWorld[o + 3 * i + k] * sys.inertiaWorldInv[o + 3 * k + j];
+          expect(p).toBeCloseTo(i === j ? 1 : 0, 13);
+        }
   });
 });
 
