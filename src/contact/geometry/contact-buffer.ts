@@ -42,6 +42,7 @@ export class ContactBuffer {
   gap: Float64Array;
   key: Float64Array;
 
+  private readonly scratch = new Float64Array(7);
   // Pair the next push()es belong to (set by setPair).
   private curBodyA = -1;
   private curBodyB = -1;
@@ -88,6 +89,23 @@ export class ContactBuffer {
     gap: number,
     feature: number,
   ): number {
+    const c = this.scratch;
+    c[0] = px;
+    c[1] = py;
+    c[2] = pz;
+    c[3] = nx;
+    c[4] = ny;
+    c[5] = nz;
+    c[6] = gap;
+    return this.pushFrom(c, feature);
+  }
+
+  /**
+   * push() with point, normal and gap read from c[0..6] ([p, n, gap]): the hot pair
+   * functions use it, since double arguments to a call that V8 does not inline are
+   * boxed (an allocation each).
+   */
+  pushFrom(c: Float64Array, feature: number): number {
     if (this.count === this.capacity) this.grow(2 * this.capacity);
     const i = this.count++;
     this.bodyA[i] = this.curBodyA;
@@ -96,13 +114,13 @@ export class ContactBuffer {
     this.shapeB[i] = this.curShapeB;
     this.feature[i] = feature;
     this.key[i] = this.curKeyBase + feature;
-    this.point[3 * i] = px;
-    this.point[3 * i + 1] = py;
-    this.point[3 * i + 2] = pz;
-    this.normal[3 * i] = nx;
-    this.normal[3 * i + 1] = ny;
-    this.normal[3 * i + 2] = nz;
-    this.gap[i] = gap;
+    this.point[3 * i] = c[0];
+    this.point[3 * i + 1] = c[1];
+    this.point[3 * i + 2] = c[2];
+    this.normal[3 * i] = c[3];
+    this.normal[3 * i + 1] = c[4];
+    this.normal[3 * i + 2] = c[5];
+    this.gap[i] = c[6];
     return i;
   }
 

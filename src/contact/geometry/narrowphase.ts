@@ -18,7 +18,7 @@
  * module-level (single-threaded; each worker thread has its own module instance).
  */
 
-import { length3 } from "../../math/vec3";
+import { copy3, length3 } from "../../math/vec3";
 import type { ContactBuffer } from "./contact-buffer";
 import type { WorldPose } from "./pose";
 import {
@@ -57,6 +57,19 @@ const keepIdx = new Int32Array(POLY_MAX);
 const C = new Float64Array(9);
 const AC = new Float64Array(9);
 
+/**
+ * A contact by its surface point on a: p_a (0..2), normal n (3..5), gap (6), written by
+ * the caller; pushContactFromA records it. (An array rather than arguments, as CORES.)
+ */
+const CONTACT = new Float64Array(7);
+
+/** Pushes the contact in CONTACT: point = p_a + (gap/2) n. */
+function pushContactFromA(out: ContactBuffer, feature: number): void {
+  const h = 0.5 * CONTACT[6];
+  for (let k = 0; k < 3; k++) CONTACT[k] += h * CONTACT[3 + k];
+  out.pushFrom(CONTACT, feature);
+}
+
 /** Pushes a contact from the surface point on a (ax, ay, az): point = p_a + (gap/2) n. */
 function pushFromA(
   out: ContactBuffer,
@@ -69,8 +82,14 @@ function pushFromA(
   gap: number,
   feature: number,
 ): void {
-  const h = 0.5 * gap;
-  out.push(ax + h * nx, ay + h * ny, az + h * nz, nx, ny, nz, gap, feature);
+  CONTACT[0] = ax;
+  CONTACT[1] = ay;
+  CONTACT[2] = az;
+  CONTACT[3] = nx;
+  CONTACT[4] = ny;
+  CONTACT[5] = nz;
+  CONTACT[6] = gap;
+  pushContactFromA(out, feature);
 }
 
 /**
@@ -289,16 +308,9 @@ export function sphereSphere(
   margin: number,
   out: ContactBuffer,
 ): void {
-  const ax = pa.p[0];
-  const ay = pa.p[1];
-  const az = pa.p[2];
-  CORES[0] = ax;
-  CORES[1] = ay;
-  CORES[2] = az;
+  copy3(CORES, 0, pa.p, 0);
   CORES[3] = a.radius;
-  CORES[4] = pb.p[0];
-  CORES[5] = pb.p[1];
-  CORES[6] = pb.p[2];
+  copy3(CORES, 4, pb.p, 0);
   CORES[7] = b.radius;
   CORES[8] = 0;
   CORES[9] = 0;
@@ -339,7 +351,14 @@ function roundCores(margin: number, out: ContactBuffer, feature: number): void {
     ny = dy / dist;
     nz = dz / dist;
   }
-  pushFromA(out, ax + ra * nx, ay + ra * ny, az + ra * nz, nx, ny, nz, gap, feature);
+  CONTACT[0] = ax + ra * nx;
+  CONTACT[1] = ay + ra * ny;
+  CONTACT[2] = az + ra * nz;
+  CONTACT[3] = nx;
+  CONTACT[4] = ny;
+  CONTACT[5] = nz;
+  CONTACT[6] = gap;
+  pushContactFromA(out, feature);
 }
 
 /**
@@ -364,7 +383,14 @@ export function planeSphere(
   if (!(gap < margin)) return;
   // p_a = c − (gap + r) n on the plane.
   const s = gap + r;
-  pushFromA(out, c[0] - s * nx, c[1] - s * ny, c[2] - s * nz, nx, ny, nz, gap, 0);
+  CONTACT[0] = c[0] - s * nx;
+  CONTACT[1] = c[1] - s * ny;
+  CONTACT[2] = c[2] - s * nz;
+  CONTACT[3] = nx;
+  CONTACT[4] = ny;
+  CONTACT[5] = nz;
+  CONTACT[6] = gap;
+  pushContactFromA(out, 0);
 }
 
 /**
@@ -430,13 +456,9 @@ export function capsuleSphere(
   CORES[1] = ay;
   CORES[2] = az;
   CORES[3] = a.radius;
-  CORES[4] = pb.p[0];
-  CORES[5] = pb.p[1];
-  CORES[6] = pb.p[2];
+  copy3(CORES, 4, pb.p, 0);
   CORES[7] = b.radius;
-  CORES[8] = NF[0];
-  CORES[9] = NF[1];
-  CORES[10] = NF[2];
+  copy3(CORES, 8, NF, 0);
   roundCores(margin, out, 0);
 }
 
