@@ -95,11 +95,12 @@ export class MassSchurComplement {
 
   /**
    * S ← G W⁻¹ Gᵀ for a block-diagonal W given by the inverses of its diagonal blocks:
-   * body b's inverse is row-major width×width (width 3 or 6) at inverse[offset[b]..].
+   * body b's inverse is row-major width×width (width 3 or 6) at inverse[offset[b]..],
+   * with zero translation–rotation blocks where decoupled[b] = 1 (mat6MulVec).
    * W may be nonsymmetric (gyroscopic or damping Jacobians), and then so is S:
    * S_ij = g_iᵀ W⁻¹ g_j. Call set.updateJacobian first.
    */
-  updateBlockInverse(inverse: Float64Array, offset: Int32Array): CsrMatrix {
+  updateBlockInverse(inverse: Float64Array, offset: Int32Array, decoupled: Uint8Array): CsrMatrix {
     const { sys, set, w, bodyStart, bodyRowSlot, pairStart, pairSlot, bodyList } = this;
     const S = this.S.values;
     const g = set.G.values;
@@ -111,7 +112,7 @@ export class MassSchurComplement {
       const o = offset[b];
       for (let i = 0; i < n; i++) {
         const s = bodyRowSlot[bodyStart[k] + i];
-        if (width === 6) mat6MulVec(w, 6 * i, inverse, o, g, s);
+        if (width === 6) mat6MulVec(w, 6 * i, inverse, o, g, s, decoupled[b] === 1);
         else
           for (let r = 0; r < 3; r++) {
             let acc = 0;

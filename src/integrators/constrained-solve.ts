@@ -59,6 +59,8 @@ export class ConstrainedSolve {
   /** Inverses of W's diagonal blocks (block-diagonal path), per body at blockInverseOffset. */
   private readonly blockInverse: Float64Array;
   private readonly blockInverseOffset: Int32Array;
+  /** 1 where a body's inverse is decoupled (invertDecoupled6): two 3×3 blocks. */
+  private readonly blockDecoupled: Uint8Array;
   private readonly work36 = new Float64Array(36);
 
   constructor(
@@ -73,6 +75,7 @@ export class ConstrainedSolve {
     this.tmpN = new Float64Array(this.n);
     this.tmpM = new Float64Array(this.m);
     this.blockInverseOffset = new Int32Array(sys.numBodies).fill(-1);
+    this.blockDecoupled = new Uint8Array(sys.numBodies);
     let size = 0;
     for (let b = 0; b < sys.numBodies; b++) {
       const k = sys.block[b];
@@ -113,12 +116,18 @@ export class ConstrainedSolve {
       const n = sys.blockSizes[k];
       const o = this.blockInverseOffset[b];
       const ia = matrix.offsetOf(k, k);
-      if (n === 6 && invertDecoupled6(this.blockInverse, o, matrix.values, ia)) continue;
+      const decoupled = n === 6 && invertDecoupled6(this.blockInverse, o, matrix.values, ia);
+      this.blockDecoupled[b] = decoupled ? 1 : 0;
+      if (decoupled) continue;
       if (!invertSmall(this.blockInverse, o, matrix.values, ia, n, this.work36)) return false;
     }
     this.mode = "blocks";
     this.schurLdlt.factor(
-      this.schur.updateBlockInverse(this.blockInverse, this.blockInverseOffset),
+      this.schur.updateBlockInverse(
+        this.blockInverse,
+        this.blockInverseOffset,
+        this.blockDecoupled,
+      ),
       false,
     );
     return true;
@@ -134,7 +143,7 @@ export class ConstrainedSolve {
       const n = sys.blockSizes[sys.block[b]];
       const o = this.blockInverseOffset[b];
       if (n === 6) {
-        mat6MulVec(out, d, inv, o, x, d);
+        mat6MulVec(out, d, inv, o, x, d, this.blockDecoupled[b] === 1);
         continue;
       }
       for (let r = 0; r < n; r++) {

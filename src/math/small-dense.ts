@@ -88,7 +88,11 @@ export function invertDecoupled6(
   return true;
 }
 
-/** out[io..io+5] = A x for the row-major 6×6 A = a[ia..] and x = x[ix..ix+5], unrolled. */
+/**
+ * out[io..io+5] = A x for the row-major 6×6 A = a[ia..] and x = x[ix..ix+5], unrolled;
+ * `decoupled`: A's translation–rotation blocks are zero (invertDecoupled6's inverses), and
+ * only its two diagonal 3×3 blocks are read (half the multiplications).
+ */
 export function mat6MulVec(
   out: Float64Array,
   io: number,
@@ -96,6 +100,7 @@ export function mat6MulVec(
   ia: number,
   x: Float64Array,
   ix: number,
+  decoupled = false,
 ): void {
   const x0 = x[ix];
   const x1 = x[ix + 1];
@@ -103,6 +108,15 @@ export function mat6MulVec(
   const x3 = x[ix + 3];
   const x4 = x[ix + 4];
   const x5 = x[ix + 5];
+  if (decoupled) {
+    for (let r = 0; r < 3; r++) {
+      const p = ia + 6 * r;
+      const q = p + 21; // row r + 3, column 3
+      out[io + r] = a[p] * x0 + a[p + 1] * x1 + a[p + 2] * x2;
+      out[io + r + 3] = a[q] * x3 + a[q + 1] * x4 + a[q + 2] * x5;
+    }
+    return;
+  }
   for (let r = 0; r < 6; r++) {
     const p = ia + 6 * r;
     out[io + r] =

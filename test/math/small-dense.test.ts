@@ -60,4 +60,16 @@ describe("mat6MulVec", () => {
       expect(out[1 + r]).toBeCloseTo(ref, 14);
     }
   });
+
+  it("decoupled: the same product when the translation–rotation blocks are zero", () => {
+    const a = Float64Array.from({ length: 40 }, (_, k) => Math.sin(k + 1));
+    for (let r = 0; r < 6; r++)
+      for (let c = 0; c < 6; c++) if (r < 3 !== c < 3) a[4 + 6 * r + c] = 0;
+    const x = Float64Array.from({ length: 9 }, (_, k) => Math.cos(k));
+    const full = new Float64Array(8);
+    const half = new Float64Array(8);
+    mat6MulVec(full, 1, a, 4, x, 2);
+    mat6MulVec(half, 1, a, 4, x, 2, true);
+    expect(Array.from(half)).toEqual(Array.from(full));
+  });
 });
