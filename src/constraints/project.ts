@@ -144,21 +144,27 @@ function stateNorm(sys: BodySystem): number {
 /**
  * Newton–Raphson projection of the positions onto C(q, t) = 0 in the mass metric (see the
  * header). Moves the bodies of `sys` in place (positions and orientations; velocities are
- * untouched).
+ * untouched). The result is written to `result` when given (a stepper's own, so that a
+ * step allocates nothing), else to a new object.
  */
 export function projectPositions(
   sys: BodySystem,
   set: ConstraintSet,
   t: number,
   options: PositionProjectionOptions,
-): PositionProjectionResult {
-  const result: PositionProjectionResult = {
+  result: PositionProjectionResult = {
     iterations: 0,
     residualNorm: 0,
     updateNorm: 0,
     converged: true,
-    rank: set.numRows,
-  };
+    rank: 0,
+  },
+): PositionProjectionResult {
+  result.iterations = 0;
+  result.residualNorm = 0;
+  result.updateNorm = 0;
+  result.converged = true;
+  result.rank = set.numRows;
   if (set.numRows === 0) return result;
   const ws = projectionWorkspace(set);
   const { c, du } = ws;
@@ -211,15 +217,19 @@ export interface VelocityProjectionResult {
  * few µm away after a post-step correction), and the update is repeated as a chord
  * iteration until ‖G v + Ct‖∞ ≤ 1e-12 (1 + its initial value) (each must cut it
  * twentyfold; ~1e-4 per iteration after a small post-step correction); when one does
- * not, S is refactored and the projection done exactly.
+ * not, S is refactored and the projection done exactly. The result is written to
+ * `result` when given, else to a new object.
  */
 export function projectVelocities(
   sys: BodySystem,
   set: ConstraintSet,
   t: number,
   reuseFactorization = false,
+  result: VelocityProjectionResult = { residualNorm: 0, rank: 0 },
 ): VelocityProjectionResult {
-  if (set.numRows === 0) return { residualNorm: 0, rank: 0 };
+  result.residualNorm = 0;
+  result.rank = 0;
+  if (set.numRows === 0) return result;
   const ws = projectionWorkspace(set);
   const { c, du, u } = ws;
   const ct = ws.lambda;
@@ -227,24 +237,33 @@ export function projectVelocities(
   else ws.factorAt(t);
   getVelocity(sys, u);
   set.velocityTerm(t, ct);
-  // r = G v + Ct
-  const residual = () => {
-    set.multiply(u, c);
-    for (let i = 0; i < c.length; i++) c[i] += ct[i];
-    return infNorm(c);
-  };
-  let norm = residual();
+  velocityResidual(set, u, ct, c);
+  let norm = infNorm(c);
   const tolerance = VELOCITY_TOLERANCE * (1 + norm);
   for (let it = 0; norm > tolerance && it < MAX_VELOCITY_ITERATIONS; it++) {
     ws.correction(c, du);
     for (let i = 0; i < u.length; i++) u[i] += du[i];
     const previous = norm;
-    norm = residual();
+    velocityResidual(set, u, ct, c);
+    norm = infNorm(c);
     if (reuseFactorization && !(norm <= CHORD_CONTRACTION * previous)) {
       ws.factorAt(t);
       reuseFactorization = false;
     } else if (!reuseFactorization) break;
   }
   setVelocity(sys, u);
-  return { residualNorm: norm, rank: ws.ldlt.rank };
+  result.residualNorm = norm;
+  result.rank = ws.ldlt.rank;
+  return result;
+}
+
+/** c = G u + Ct (ct holds Ct). */
+function velocityResidual(
+  set: ConstraintSet,
+  u: Float64Array,
+  ct: Float64Array,
+  c: Float64Array,
+): void {
+  set.multiply(u, c);
+  for (let i = 0; i < c.length; i++) c[i] += ct[i];
 }

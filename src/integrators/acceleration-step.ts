@@ -20,7 +20,12 @@
  */
 
 import type { ConstraintSet } from "../constraints/constraint-set";
-import { projectPositions, projectVelocities } from "../constraints/project";
+import {
+  type PositionProjectionResult,
+  projectPositions,
+  projectVelocities,
+  type VelocityProjectionResult,
+} from "../constraints/project";
 import { type ForceEffector, isSymmetrizable } from "../forces/effector";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import {
@@ -218,6 +223,15 @@ export class AccelerationStepper {
   private readonly ct: Float64Array;
   private readonly zeroRows: Float64Array;
   private readonly scratchLambda: Float64Array;
+  /** Results of the post-step projections (reused: a step allocates nothing). */
+  private readonly positionProjection: PositionProjectionResult = {
+    iterations: 0,
+    residualNorm: 0,
+    updateNorm: 0,
+    converged: true,
+    rank: 0,
+  };
+  private readonly velocityProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
 
   constructor(
     readonly sys: BodySystem,
@@ -284,7 +298,8 @@ export class AccelerationStepper {
   /** Generalized applied force at the current state into out (clears the accumulators). */
   computeForces(t: number, out: Float64Array): void {
     clearForces(this.sys);
-    for (const e of this.effectors) e.applyForces(t);
+    const effectors = this.effectors;
+    for (let i = 0; i < effectors.length; i++) effectors[i].applyForces(t);
     getForces(this.sys, out);
   }
 
@@ -444,8 +459,12 @@ export class AccelerationStepper {
     const m = this.matrix;
     m.clear();
     const kScale = c.w * c.cx + c.cv * c.rayleighStiffness;
-    if (kScale !== 0) for (const e of this.effectors) e.addPosJacobian(m, -kScale);
-    if (c.w !== 0) for (const e of this.effectors) e.addVelJacobian(m, -c.w * c.cv);
+    // indexed loops: a for…of here kept its iterator object (an allocation per call)
+    const effectors = this.effectors;
+    if (kScale !== 0)
+      for (let i = 0; i < effectors.length; i++) effectors[i].addPosJacobian(m, -kScale);
+    if (c.w !== 0)
+      for (let i = 0; i < effectors.length; i++) effectors[i].addVelJacobian(m, -c.w * c.cv);
     addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
   }
 
@@ -580,8 +599,9 @@ export class AccelerationStepper {
   projectOnConstraints(tEnd: number): void {
     const set = this.constraints;
     if (set === null) return;
-    const moved = projectPositions(this.sys, set, tEnd, PROJECTION).iterations > 0;
+    const moved =
+      projectPositions(this.sys, set, tEnd, PROJECTION, this.positionProjection).iterations > 0;
     // the step's solve already made G v = −Ct at the unprojected positions
-    if (moved) projectVelocities(this.sys, set, tEnd, true);
+    if (moved) projectVelocities(this.sys, set, tEnd, true, this.velocityProjection);
   }
 }

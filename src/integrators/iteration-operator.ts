@@ -92,14 +92,17 @@ export class IterationOperator implements LinearOperator {
       this.massOnlyScale = full ? Number.NaN : this.massScale;
       this.diagonalVersion++;
     }
-    for (const e of this.effectors) e.setJacobianProduct(sx, sv, full ? d : null);
+    const effectors = this.effectors;
+    for (let i = 0; i < effectors.length; i++)
+      effectors[i].setJacobianProduct(sx, sv, full ? d : null);
   }
 
   apply(x: Float64Array, out: Float64Array): void {
     massMultiply(this.sys, x, out);
     const s = this.massScale;
     if (s !== 1) for (let i = 0; i < this.n; i++) out[i] *= s;
-    for (const e of this.effectors) e.addJacobianProduct(x, out);
+    const effectors = this.effectors;
+    for (let i = 0; i < effectors.length; i++) effectors[i].addJacobianProduct(x, out);
   }
 
   diagonal(out: Float64Array): void {
