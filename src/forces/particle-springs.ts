@@ -193,6 +193,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.symmetric = on;
     this.cachedVersion = -1;
     this.factorsVersion = -1;
+    this.jacVersion = -1;
     this.nextVersion = -1;
   }
 

@@ -133,6 +133,19 @@ describe("ParticleSpringSet symmetric Jacobian", () => {
     expect(compressed).toBeGreaterThan(0);
   });
 
+  it("switched at one state, the assembled Jacobian is the new mode's (no stale blocks)", () => {
+    const rng = makeRng(31);
+    const sys = four();
+    randomizeState(sys, rng);
+    const set = new ParticleSpringSet(sys, "s", springs(0.8, 0.9));
+    const exact = denseJacobian(sys, set, "position");
+    set.symmetricJacobian = true;
+    const switched = denseJacobian(sys, set, "position");
+    const fresh = symmetricSet(sys, 0.8, 0.9);
+    expect(Array.from(switched)).toEqual(Array.from(denseJacobian(sys, fresh, "position")));
+    expect(Array.from(switched)).not.toEqual(Array.from(exact));
+  });
+
   it("changes the Jacobian, never the force", () => {
     const a = four();
     const b = four();
