@@ -10,7 +10,12 @@ import type { JointSpec, MotorSpec } from "../../schemas/model";
 import { createConstraints } from "../../src/constraints/build";
 import { ConstraintSet } from "../../src/constraints/constraint-set";
 import { csrToDense } from "../../src/math/csr";
-import { updateDerived } from "../../src/model/body-system";
+import {
+  addPositionIncrement,
+  createPositionSnapshot,
+  setPositionsFrom,
+  updateDerived,
+} from "../../src/model/body-system";
 import { dependentRows } from "../../src/solvers/linear/sparse-qr";
 import { randomBody, randVec, rng, system } from "./helpers";
 
@@ -140,6 +145,33 @@ describe("joint kinematics", () => {
         }
       }
     });
+
+  it("residual and G follow every pose change (kinematics cached per poseVersion)", () => {
+    for (const type of Object.keys(rankOf) as (keyof typeof rankOf)[]) {
+      // two copies of one model: the first evaluated (cached) before the move, the other not
+      const a = setup(type, 21);
+      const b = setup(type, 21);
+      const start = createPositionSnapshot(a.sys);
+      const c = new Float64Array(a.set.numRows);
+      a.set.residual(0, c);
+      a.set.updateJacobian(0);
+      const du = Float64Array.from({ length: 12 }, () => 0.2 * (2 * a.r() - 1));
+      addPositionIncrement(a.sys, du, 1);
+      addPositionIncrement(b.sys, du, 1);
+      a.set.residual(0, c);
+      const cb = new Float64Array(b.set.numRows);
+      b.set.residual(0, cb);
+      expect(Array.from(c)).toEqual(Array.from(cb));
+      expect(Math.max(...Array.from(c, Math.abs))).toBeGreaterThan(1e-3);
+      expect(Array.from(csrToDense(a.set.updateJacobian(0)))).toEqual(
+        Array.from(csrToDense(b.set.updateJacobian(0))),
+      );
+      // back to the model pose through the snapshot path: C = 0 again
+      setPositionsFrom(a.sys, start, new Float64Array(12), 1);
+      a.set.residual(0, c);
+      for (const x of c) expect(Math.abs(x)).toBeLessThan(1e-14);
+    }
+  });
 
   it("revolute motor angle: zero in the model pose, measures the relative rotation about the axis", () => {
     const { sys, joint, axis } = setup("revolute", 11);
