@@ -168,7 +168,9 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
   for (let b = 0; b < n; b++) {
     const o = 9 * b;
     const I = inertiaBody;
-    const diagonal = [1, 2, 3, 5, 6, 7].every((k) => I[o + k] === 0);
+    // positive principal moments (a singular inertia keeps the general path, as before)
+    const diagonal =
+      [1, 2, 3, 5, 6, 7].every((k) => I[o + k] === 0) && [0, 4, 8].every((k) => I[o + k] > 0);
     if (kind[b] !== BodyKind.RIGID || sys.isotropic[b] || !diagonal) continue;
     for (let k = 0; k < 3; k++) {
       sys.principalInertia[3 * b + k] = I[o + 4 * k];
