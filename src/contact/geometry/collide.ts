@@ -190,15 +190,13 @@ export class CollisionDetector {
         const max = this.aabbMax;
         if (r >= 0)
           for (let k = 0; k < 3; k++) {
-            min[o + k] = pose.p[k] - r - pad;
-            max[o + k] = pose.p[k] + r + pad;
+            min[o + k] = pose.p[k] - r;
+            max[o + k] = pose.p[k] + r;
           }
-        else {
-          worldAabb(shape, pose, min, max, o);
-          for (let k = o; k < o + 3; k++) {
-            min[k] -= pad;
-            max[k] += pad;
-          }
+        else worldAabb(shape, pose, min, max, o);
+        for (let k = o; k < o + 3; k++) {
+          min[k] -= pad;
+          max[k] += pad;
         }
         kb++;
       }
