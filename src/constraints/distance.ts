@@ -5,7 +5,7 @@
  * λ > 0 pushes b away from a (the link is in compression), λ < 0 pulls it (tension).
  */
 
-import { length3 } from "../math/vec3";
+import { norm3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { distanceJacobian, distanceQuadraticPart } from "./kinematics";
 import { type Attachment, PairConstraint } from "./pair-constraint";
@@ -19,7 +19,7 @@ export class DistanceJoint extends PairConstraint {
     super(id, "distance", "joint", sys, a, b, 1);
     this.refresh();
     const d = this.k.d;
-    const current = length3(d[0], d[1], d[2]);
+    const current = norm3(d);
     this.length = length ?? current;
     if (!(this.length > 0))
       throw new Error(`joint "${id}": distance needs a positive length (the points coincide)`);
@@ -28,7 +28,7 @@ export class DistanceJoint extends PairConstraint {
   residual(_t: number, out: Float64Array, off: number): void {
     this.refresh();
     const d = this.k.d;
-    out[off] = length3(d[0], d[1], d[2]) - this.length;
+    out[off] = norm3(d) - this.length;
   }
 
   protected fullJacobian(_t: number, jacA: Float64Array, jacB: Float64Array): void {

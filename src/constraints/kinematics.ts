@@ -17,7 +17,7 @@
  */
 
 import type { Vec } from "../math/vec3";
-import { cross3, dot3, length3 } from "../math/vec3";
+import { cross3, dot3, length3, norm3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 
 /** World-frame kinematic quantities of the two bodies and their attachment points. */
@@ -329,7 +329,7 @@ export function distanceJacobian(
   jacB: Float64Array,
   row: number,
 ): void {
-  const len = length3(k.d[0], k.d[1], k.d[2]);
+  const len = norm3(k.d);
   const inv = len > 0 ? 1 / len : 0;
   const n = tmp;
   n[0] = k.d[0] * inv;
@@ -343,7 +343,7 @@ export function distanceJacobian(
 
 /** Time-independent part of C̈ for C = |d| − L (the negative of Qc). */
 export function distanceQuadraticPart(k: PairKinematics): number {
-  const len = length3(k.d[0], k.d[1], k.d[2]);
+  const len = norm3(k.d);
   if (!(len > 0)) return 0;
   const inv = 1 / len;
   let nc = 0;

@@ -46,7 +46,7 @@
 import type { ContactStateOut } from "../../schemas/state";
 import type { DynamicStructureEffector } from "../integrators/acceleration-step";
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { length3 } from "../math/vec3";
+import { norm3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
@@ -135,8 +135,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     const { sys, buffer } = this;
     let vmax = 0;
     for (let b = 0; b < sys.numBodies; b++)
-      if (sys.dofOffset[b] >= 0)
-        vmax = Math.max(vmax, length3(sys.vel[3 * b], sys.vel[3 * b + 1], sys.vel[3 * b + 2]));
+      if (sys.dofOffset[b] >= 0) vmax = Math.max(vmax, norm3(sys.vel, 3 * b));
     this.detector.margin = this.margin + 2 * this.stepSize * vmax;
     this.detector.detect(sys.pos, sys.quat, buffer);
     this.timing.broadMs += this.detector.stats.broadMs;

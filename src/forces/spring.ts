@@ -33,7 +33,7 @@
  * potentialEnergy: ½ k (l − l0)² (J).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { length3 } from "../math/vec3";
+import { norm3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { AXIAL_LENGTH, AXIAL_RATE, axialSpring } from "./axial";
@@ -89,7 +89,7 @@ export class SpringEffector implements ForceEffector {
       o.pointB ?? [0, 0, 0],
     );
     const d = this.ends.d;
-    this.restLength = o.restLength ?? length3(d[0], d[1], d[2]);
+    this.restLength = o.restLength ?? norm3(d);
     if (!(this.restLength >= 0)) throw new Error(`spring "${o.id}": restLength must be ≥ 0`);
     this.zeroLength = this.restLength === 0;
   }
@@ -99,7 +99,7 @@ export class SpringEffector implements ForceEffector {
     if (this.zeroLength) return MatrixType.SPD;
     if (this.damping > 0) return MatrixType.GENERAL;
     const d = this.currentSeparation();
-    return length3(d[0], d[1], d[2]) >= this.restLength ? MatrixType.SPD : MatrixType.SYMMETRIC;
+    return norm3(d) >= this.restLength ? MatrixType.SPD : MatrixType.SYMMETRIC;
   }
 
   applyForces(_t: number): void {
@@ -124,7 +124,7 @@ export class SpringEffector implements ForceEffector {
 
   potentialEnergy(): number {
     const d = this.currentSeparation();
-    const e = length3(d[0], d[1], d[2]) - this.restLength;
+    const e = norm3(d) - this.restLength;
     return 0.5 * this.stiffness * e * e;
   }
 
