@@ -81,8 +81,9 @@ export interface AxialEnds {
  * The law for springs i = 0 … count − 1 stored side by side: d and ḋ gathered as
  * AxialEnds says, f_b (N; into f unless null) and the scalars (length l, rate l̇, tension s) at 3i, stiffness
  * k (N/m), damping c (N·s/m) and rest length l0 (m) at i, the Jacobian factors (layout
- * above) at AXIAL_FACTORS·i; when `force` is given (an accumulator laid out as the ends'
- * x), f_b is also added to it at ib and subtracted at ia. The one implementation of the
+ * above) at AXIAL_FACTORS·i unless `factors` is null, and the rank-one combination that
+ * `product` asks for (AxialProduct); when `force` is given (an accumulator laid out as
+ * the ends' x), f_b is also added to it at ib and subtracted at ia. The one implementation of the
  * law: the vectorized ParticleSpringSet calls it once for all its springs, so the law is
  * evaluated in this loop rather than called per spring (V8 does not inline a function
  * this size, and passes its double arguments boxed), and the single SpringEffector

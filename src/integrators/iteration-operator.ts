@@ -74,7 +74,9 @@ export class IterationOperator implements LinearOperator {
    */
   announce(c: SchemeCoefficients): void {
     this.setCoefficients(c);
-    for (const e of this.effectors) e.announceJacobianProduct?.(this.sx, this.sv);
+    const effectors = this.effectors;
+    for (let i = 0; i < effectors.length; i++)
+      effectors[i].announceJacobianProduct?.(this.sx, this.sv);
   }
 
   /** Fixes W for scheme coefficients c at the current state (effectors evaluated there). */
