@@ -141,11 +141,23 @@ function stateNorm(sys: BodySystem): number {
   return m;
 }
 
+/** ‖C(q, t)‖∞ at the current configuration (m / rad). */
+export function constraintResidualNorm(set: ConstraintSet, t: number): number {
+  if (set.numRows === 0) return 0;
+  const { c } = projectionWorkspace(set);
+  set.residual(t, c);
+  return infNorm(c);
+}
+
 /**
  * Newton–Raphson projection of the positions onto C(q, t) = 0 in the mass metric (see the
  * header). Moves the bodies of `sys` in place (positions and orientations; velocities are
  * untouched). The result is written to `result` when given (a stepper's own, so that a
  * step allocates nothing), else to a new object.
+ *
+ * reuseFactorization: the set's workspace already holds G and the factorization of S at
+ * the current configuration (a velocity projection just made there), so the first update
+ * uses them instead of factoring again.
  */
 export function projectPositions(
   sys: BodySystem,
@@ -159,6 +171,7 @@ export function projectPositions(
     converged: true,
     rank: 0,
   },
+  reuseFactorization = false,
 ): PositionProjectionResult {
   result.iterations = 0;
   result.residualNorm = 0;
@@ -171,7 +184,8 @@ export function projectPositions(
   set.residual(t, c);
   let residualNorm = infNorm(c);
   let converged = false;
-  let factored = false;
+  let factored = reuseFactorization;
+  if (factored) result.rank = ws.ldlt.rank;
   for (;;) {
     if (residualNorm <= options.residualTolerance) {
       converged = true;

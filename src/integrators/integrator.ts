@@ -31,8 +31,28 @@ export interface IntegratorMemory {
   accelerationValid?: boolean;
 }
 
+/**
+ * Order of the post-step drift correction of the joints (AccelerationStepper.
+ * projectOnConstraints), a property of the scheme:
+ * - "velocities-first" (the θ-schemes: Moreau–Jean, backward and symplectic Euler): the
+ *   velocities are made tangent at the end-of-step configuration the step reached
+ *   (G v = −Ct there, as a converged Newton loop of Siconos' Moreau–Jean leaves them),
+ *   then the positions alone are projected (Siconos' TimeSteppingProjectOnConstraints,
+ *   "projection on position only … with kinetic metric"); both use one factorization
+ *   of G M⁻¹ Gᵀ. The velocities then miss the tangent at the projected positions by
+ *   ‖ΔG v‖ (ΔG the change of G over the µm correction); the next step's velocity
+ *   constraint removes that, with a gain of about hω/2 per step on the drift it causes.
+ * - "positions-first" (Newmark): positions projected, then velocities at the projected
+ *   positions. Newmark's acceleration memory a_t makes the other order unstable: on the
+ *   benchmark chain (bench/compare, S2-100) it came 3.3 m apart, with β = ¼, γ = ½ as
+ *   with β = 0.3025, γ = 0.6, where every θ-scheme stays at 1e-12 m.
+ */
+export type ProjectionOrder = "velocities-first" | "positions-first";
+
 export interface Integrator {
   readonly name: IntegratorName;
+  /** Order of the joints' post-step projection (see ProjectionOrder). */
+  readonly projectionOrder: ProjectionOrder;
   /** The step memory (a copy), for snapshots; integrators without memory omit it. */
   saveMemory?(): IntegratorMemory;
   /** Restores memory from saveMemory() of an integrator of the same kind and size. */

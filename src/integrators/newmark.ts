@@ -18,7 +18,13 @@
 
 import { getVelocity, restorePositions, setVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
-import type { DerivativeOrder, Integrator, IntegratorMemory, StepStats } from "./integrator";
+import type {
+  DerivativeOrder,
+  Integrator,
+  IntegratorMemory,
+  ProjectionOrder,
+  StepStats,
+} from "./integrator";
 
 /** Step halvings tried when Newton does not converge (see NewmarkIntegrator.advance). */
 const MAX_HALVINGS = 4;
@@ -48,6 +54,7 @@ export interface ImpactSource {
 }
 
 export class NewmarkIntegrator implements Integrator {
+  readonly projectionOrder: ProjectionOrder = "positions-first";
   readonly name = "newmark" as const;
   /** a_t, valid when `haveAcceleration`. */
   private readonly aPrev: Float64Array;

@@ -15,7 +15,13 @@
 
 import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
-import type { DerivativeOrder, Integrator, IntegratorName, StepStats } from "./integrator";
+import type {
+  DerivativeOrder,
+  Integrator,
+  IntegratorName,
+  ProjectionOrder,
+  StepStats,
+} from "./integrator";
 
 export interface ThetaParameters {
   /** θ ∈ [0, 1]: weight of the end-of-step velocity in the position update. */
@@ -26,6 +32,7 @@ export interface ThetaParameters {
 }
 
 export class ThetaScheme implements Integrator {
+  readonly projectionOrder: ProjectionOrder = "velocities-first";
   private readonly coeff: SchemeCoefficients = {
     cx: 0,
     cv: 0,

@@ -181,7 +181,7 @@ export class Simulation {
       const stats = this.stepStats;
       try {
         this.integrator.step(this.t, h, stats);
-        this.stepper.projectOnConstraints(this.t + h);
+        this.stepper.projectOnConstraints(this.t + h, this.integrator.projectionOrder);
       } catch (err) {
         this.restoreGood();
         throw new SolverError(
