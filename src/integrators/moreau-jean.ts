@@ -144,7 +144,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 8. projection on constraints
     if (this.params.projectOnConstraints) {
       const joints = s.constraints !== null;
-      this.lastProjection = nsc.project(joints ? () => s.projectOnConstraints(tEnd, this.projectionOrder) : undefined);
+      this.lastProjection = nsc.project(
+        joints ? () => s.projectOnConstraints(tEnd, this.projectionOrder) : undefined,
+      );
     }
     stats.newtonIterations = newtonIterations;
     stats.linearIterations = s.linearIterations;
