@@ -183,11 +183,14 @@ export class ConstraintSet {
     }
   }
 
-  /** out = Gᵀ y (overwritten), entry by entry as `multiply`. */
-  multiplyTranspose(y: Float64Array, out: Float64Array): void {
+  /**
+   * out = Gᵀ y (overwritten), entry by entry as `multiply`; `values` may hold G's values at
+   * another configuration (same pattern), as a projection's factorization keeps them.
+   */
+  multiplyTranspose(y: Float64Array, out: Float64Array, values = this.G.values): void {
     out.fill(0, 0, this.numDofs);
     const { rowSlot, rowDof, rowWidth } = this;
-    const v = this.G.values;
+    const v = values;
     for (let r = 0; r < this.numRows; r++) {
       const yr = y[r];
       if (yr === 0) continue;

@@ -73,6 +73,8 @@ export class ProjectionWorkspace {
   readonly du: Float64Array;
   readonly tmp: Float64Array;
   readonly u: Float64Array;
+  /** G's values at the last `factorAt` (the corrections' directions, see `correction`). */
+  readonly factoredG: Float64Array;
 
   constructor(
     readonly set: ConstraintSet,
@@ -84,21 +86,32 @@ export class ProjectionWorkspace {
     this.du = new Float64Array(sys.numDofs);
     this.tmp = new Float64Array(sys.numDofs);
     this.u = new Float64Array(sys.numDofs);
+    this.factoredG = new Float64Array(set.G.values.length);
   }
 
-  /** G ← Cq(q, t), S ← G M⁻¹ Gᵀ, factor S. */
+  /** G ← Cq(q, t), S ← G M⁻¹ Gᵀ, factor S; keeps G's values as factoredG. */
   factorAt(t: number): void {
-    this.set.updateJacobian(t);
+    this.factoredG.set(this.set.updateJacobian(t).values);
     this.ldlt.factor(this.schur.update());
   }
 
   /**
-   * du ← −M⁻¹Gᵀ S⁻¹ r (the smallest mass-weighted du with G du = −r on the kept rows),
-   * for the G and factorization of the last `factorAt`. r is overwritten by S⁻¹ r.
+   * du ← −M⁻¹G_fᵀ S_f⁻¹ r with G_f and S_f those of the last `factorAt` (the smallest
+   * mass-weighted du with G_f du = −r on the kept rows). r is overwritten by S_f⁻¹ r.
+   *
+   * Chord iterations evaluate r at the current configuration and correct along the
+   * factorization's own G_f: the residual then changes by −G M⁻¹ G_fᵀ S_f⁻¹ r, off r by
+   * (G_f − G) M⁻¹ G_fᵀ S_f⁻¹ r = (G_f − G) du: the drift of G times the correction.
+   * Along the current G the error would be (S_f − S) S_f⁻¹ r instead, and S_f⁻¹
+   * amplifies by up to κ(S) (~1e4 on a 100-link chain): a µm move already makes that
+   * diverge, while (G_f − G) du stays ~1e-3 of r (the whipping chain of the benchmark).
+   * The converged velocity projection is then oblique, along M⁻¹G_fᵀ: it meets G v = −Ct
+   * at the current positions and is first order in G_f − G away from the
+   * mass-orthogonal one.
    */
   correction(r: Float64Array, du: Float64Array): void {
     this.ldlt.solve(r, r);
-    this.set.multiplyTranspose(r, this.tmp);
+    this.set.multiplyTranspose(r, this.tmp, this.factoredG);
     massSolve(this.set.sys, this.tmp, du);
     for (let i = 0; i < du.length; i++) du[i] = -du[i];
   }
@@ -226,13 +239,13 @@ export interface VelocityProjectionResult {
  * Velocity projection v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct) (see the header), in place on the
  * body velocities of `sys`, at the current positions.
  *
- * reuseFactorization: G is re-evaluated at the current positions but S is kept from the
- * last factorization of this set's workspace (the last position-projection iterate, a
- * few µm away after a post-step correction), and the update is repeated as a chord
- * iteration until ‖G v + Ct‖∞ ≤ 1e-12 (1 + its initial value) (each must cut it
- * twentyfold; ~1e-4 per iteration after a small post-step correction); when one does
- * not, S is refactored and the projection done exactly. The result is written to
- * `result` when given, else to a new object.
+ * reuseFactorization: the residual G v + Ct is evaluated with G at the current positions,
+ * the corrections with the last factorization of this set's workspace and its G_f (the
+ * first position-projection iterate, a few µm away after a post-step correction; see
+ * `correction`), repeated as a chord iteration until ‖G v + Ct‖∞ ≤ 1e-12 (1 + its initial
+ * value) (each must cut it twentyfold; ~1e-3 per iteration on the whipping benchmark
+ * chain); when one does not, S is refactored and the projection done exactly. The
+ * result is written to `result` when given, else to a new object.
  */
 export function projectVelocities(
   sys: BodySystem,
