@@ -24,18 +24,19 @@
  *    one step in five to ten needs a pass — the landing, where the 20 sweeps can run out
  *    and leave up to ~1 mm for a step or two — and the settled pile's drift stays below
  *    the tolerance, so a step costs one evaluation of the carried gaps.
- *  - S2 chain: Moreau–Jean θ = ½ (no contacts: the θ-method at velocity level, the joints
- *    in its constrained Newton step, a Schur complement of the block-diagonal iteration
- *    matrix, O(links)) and the post-step projection in its velocities-first order
- *    (src/integrators/integrator.ts, ProjectionOrder: velocities tangent at the
- *    configuration the step reached, then positions, one factorization of G M⁻¹ Gᵀ for
- *    both). Newmark must project velocities at the projected positions instead, which
- *    needs a second factorization in half of the steps (κ(G M⁻¹ Gᵀ) ~ 1e4 on 100 links:
- *    the µm position correction of a whip step makes a chord iteration diverge); measured
- *    on S2-100 in one process against Newmark β = 0.3025, γ = 0.6 (its numerically damped
- *    member: with γ = ½ the accelerations along the constraints alternate in sign, ±7e3
- *    rad/s² in the whip): 17 % less time per step, joint drift 1.2e-12 m against 1.3e-12
- *    m, max |ΔE|/(m g L) 0.158 against 0.151.
+ *  - S2 chain: Newmark with the joints in the constrained Newton step (Schur complement of
+ *    the block-diagonal iteration matrix, O(links)) and the post-step projection, with
+ *    Newmark's numerically damped member β = 0.3025, γ = 0.6 (as Chrono's HHT with α < 0
+ *    for such mechanisms): with γ = ½ the accelerations along the constraint directions
+ *    are not damped and alternate in sign from step to step (±7e3 rad/s² in the whip),
+ *    so each step starts its Newton iteration far from its end and the projection
+ *    removes more; measured on S2-100, γ = 0.6 loses less energy (max |ΔE|/(m g L)
+ *    0.15 against 0.21) and takes ~15 % less time per step, joint drift 1e-12 m in both.
+ *    Moreau–Jean θ = ½ with its velocities-first projection (src/integrators/integrator.ts,
+ *    ProjectionOrder) runs this chain 17 % faster (one process, alternating batches) at
+ *    max |ΔE|/(m g L) 0.158 against 0.151, but the README advises Newmark for jointed
+ *    mechanisms without contact (θ = ½ dissipates in proportion to h on a pendulum), so
+ *    that is what a user would run here.
  *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (the springs' symmetric
  *    Jacobian: same forces, so the same Newton solution, see src/forces/axial.ts;
  *    preconditioned by the mass or the block diagonal as the solves go,
@@ -75,7 +76,7 @@ const PROJECTION_TOLERANCE = 1e-4;
 const PROJECTION_SWEEPS = 20;
 
 export function moreauIntegrator(scene: SceneDesc): Integrator {
-  return scene.kind === "cloth" ? "newmark" : "moreau-jean";
+  return scene.kind === "spheres" ? "moreau-jean" : "newmark";
 }
 
 /** True when some spring's h ω = h √(k / m) exceeds 1 (m the lighter moving end's mass). */
@@ -176,7 +177,9 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
                 }
               : {}),
           }
-        : clothSolver(scene),
+        : scene.kind === "cloth"
+          ? clothSolver(scene)
+          : { integrator, dt: scene.h, beta: 0.3025, gamma: 0.6 },
   };
 }
 
@@ -220,7 +223,7 @@ export const moreauEngine: EngineAdapter = {
       case "spheres":
         return "Moreau–Jean θ = 0.5, NSC contact, PGS, position projection to 0.1 mm";
       case "chain":
-        return "Moreau–Jean θ = 0.5, constrained step + projection (velocities first)";
+        return "Newmark β = 0.3025 γ = 0.6, constrained step + projection";
       case "cloth":
         return unresolvedSprings(scene)
           ? "Newmark β = 0.3025 γ = 0.6, Newton to 1e-4 (line search), CG"
