@@ -606,9 +606,9 @@ export class AccelerationStepper {
    *   (chord iterations then, refactoring only when one does not contract).
    * - positions-first: S is factored at the first position iterate (chord iterations) and
    *   serves the velocity projection at the projected positions as a chord iteration too,
-   *   refactored there when the positions moved too far for it to contract (κ(S) grows
-   *   as the square of a chain's length: for the 100-link chain a 8 µm correction
-   *   already makes the chord diverge).
+   *   its corrections along the factorization's own G (project.ts, `correction`: ~1e-3
+   *   per iteration on the whipping 100-link chain, whose κ(S) ~ 1e4 would make the chord
+   *   along the current G diverge after an 8 µm correction).
    */
   projectOnConstraints(tEnd: number, order: ProjectionOrder): void {
     const set = this.constraints;
