@@ -123,7 +123,28 @@ export class MassSchurComplement {
       for (let i = 0; i < n; i++) {
         const si = bodyRowSlot[bodyStart[k] + i];
         const pi = pairStart[k] + i * n;
-        for (let j = 0; j < n; j++) S[pairSlot[pi + j]] += rowDot(g, si, w, 6 * j, width);
+        // row i's entries loaded once for its n dots
+        const g0 = g[si];
+        const g1 = g[si + 1];
+        const g2 = g[si + 2];
+        if (width === 3) {
+          for (let j = 0; j < n; j++)
+            S[pairSlot[pi + j]] += g0 * w[6 * j] + g1 * w[6 * j + 1] + g2 * w[6 * j + 2];
+          continue;
+        }
+        const g3 = g[si + 3];
+        const g4 = g[si + 4];
+        const g5 = g[si + 5];
+        for (let j = 0; j < n; j++) {
+          const o = 6 * j;
+          S[pairSlot[pi + j]] +=
+            g0 * w[o] +
+            g1 * w[o + 1] +
+            g2 * w[o + 2] +
+            g3 * w[o + 3] +
+            g4 * w[o + 4] +
+            g5 * w[o + 5];
+        }
       }
     }
     return this.S;
@@ -155,28 +176,33 @@ export class MassSchurComplement {
           w[6 * i + 3] = I[o] * x + I[o + 1] * y + I[o + 2] * z;
           w[6 * i + 4] = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
           w[6 * i + 5] = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
-        }
+        } else w.fill(0, 6 * i + 3, 6 * i + 6);
       }
-      const width = rigid ? 6 : 3;
       // S is symmetric here (M_b⁻¹ is): each pair once, written to both triangles
+      const p = pairStart[k];
       for (let i = 0; i < n; i++) {
         const si = bodyRowSlot[bodyStart[k] + i];
-        const p = pairStart[k];
-        S[pairSlot[p + i * n + i]] += rowDot(g, si, w, 6 * i, width);
-        for (let j = i + 1; j < n; j++) {
-          const acc = rowDot(g, si, w, 6 * j, width);
+        // row i's entries loaded once for its dots (a particle's row has 3)
+        const g0 = g[si];
+        const g1 = g[si + 1];
+        const g2 = g[si + 2];
+        const g3 = rigid ? g[si + 3] : 0;
+        const g4 = rigid ? g[si + 4] : 0;
+        const g5 = rigid ? g[si + 5] : 0;
+        for (let j = i; j < n; j++) {
+          const o = 6 * j;
+          const acc =
+            g0 * w[o] +
+            g1 * w[o + 1] +
+            g2 * w[o + 2] +
+            g3 * w[o + 3] +
+            g4 * w[o + 4] +
+            g5 * w[o + 5];
           S[pairSlot[p + i * n + j]] += acc;
-          S[pairSlot[p + j * n + i]] += acc;
+          if (j !== i) S[pairSlot[p + j * n + i]] += acc;
         }
       }
     }
     return this.S;
   }
-}
-
-/** g[gi..gi+width) · w[wi..wi+width), width 6 (unrolled) or 3. */
-function rowDot(g: Float64Array, gi: number, w: Float64Array, wi: number, width: number): number {
-  const s = g[gi] * w[wi] + g[gi + 1] * w[wi + 1] + g[gi + 2] * w[wi + 2];
-  if (width === 3) return s;
-  return s + g[gi + 3] * w[wi + 3] + g[gi + 4] * w[wi + 4] + g[gi + 5] * w[wi + 5];
 }

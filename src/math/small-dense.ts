@@ -80,11 +80,16 @@ export function invertDecoupled6(
       w[9 + 3 * r + c] = a[ia + 6 * (r + 3) + 3 + c];
     }
   if (!mat3InvertChecked(w, 18, w, 0) || !mat3InvertChecked(w, 27, w, 9)) return false;
-  for (let r = 0; r < 6; r++)
-    for (let c = 0; c < 6; c++) {
-      const h = r < 3 ? 0 : 1;
-      out[io + 6 * r + c] = r < 3 === c < 3 ? w[18 + 9 * h + 3 * (r - 3 * h) + (c - 3 * h)] : 0;
+  for (let r = 0; r < 3; r++) {
+    const top = io + 6 * r;
+    const bottom = top + 18;
+    for (let c = 0; c < 3; c++) {
+      out[top + c] = w[18 + 3 * r + c];
+      out[top + 3 + c] = 0;
+      out[bottom + c] = 0;
+      out[bottom + 3 + c] = w[27 + 3 * r + c];
     }
+  }
   return true;
 }
 
