@@ -123,16 +123,10 @@ export class ConstraintSet {
       const eb = this.entryB[k];
       for (let i = 0; i < c.rows; i++) {
         const r = this.rowOffset[k] + i;
-        if (ea >= 0) {
-          const s = this.rowSlot[2 * r + ea];
-          const w = this.rowWidth[2 * r + ea];
-          for (let j = 0; j < w; j++) v[s + j] = jacA[6 * i + j];
-        }
-        if (eb >= 0) {
-          const s = this.rowSlot[2 * r + eb];
-          const w = this.rowWidth[2 * r + eb];
-          for (let j = 0; j < w; j++) v[s + j] = jacB[6 * i + j];
-        }
+        if (ea >= 0)
+          copyHalfRow(v, this.rowSlot[2 * r + ea], jacA, 6 * i, this.rowWidth[2 * r + ea]);
+        if (eb >= 0)
+          copyHalfRow(v, this.rowSlot[2 * r + eb], jacB, 6 * i, this.rowWidth[2 * r + eb]);
       }
     }
     return G;
@@ -251,4 +245,21 @@ export class ConstraintSet {
     }
     return out;
   }
+}
+
+/** out[o..o+width) = jac[j..j+width), width 6 (a rigid body's columns) or 3 (a particle's). */
+function copyHalfRow(
+  out: Float64Array,
+  o: number,
+  jac: Float64Array,
+  j: number,
+  width: number,
+): void {
+  out[o] = jac[j];
+  out[o + 1] = jac[j + 1];
+  out[o + 2] = jac[j + 2];
+  if (width === 3) return;
+  out[o + 3] = jac[j + 3];
+  out[o + 4] = jac[j + 4];
+  out[o + 5] = jac[j + 5];
 }

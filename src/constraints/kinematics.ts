@@ -25,9 +25,15 @@ export class PairKinematics {
   /** Centres of mass (m). */
   readonly xa = new Float64Array(3);
   readonly xb = new Float64Array(3);
-  /** Rotation matrices (row-major 3×3, body → world). */
-  readonly Ra = new Float64Array(9);
-  readonly Rb = new Float64Array(9);
+  /**
+   * Rotation matrices (row-major 3×3, body → world) at Ra[raOffset..], Rb[rbOffset..]:
+   * the body system's own storage (sys.rotation), or the identity for ground, read in
+   * place rather than copied.
+   */
+  Ra: Float64Array = IDENTITY;
+  Rb: Float64Array = IDENTITY;
+  raOffset = 0;
+  rbOffset = 0;
   /** Linear and angular velocities (m/s, rad/s, world). */
   readonly va = new Float64Array(3);
   readonly vb = new Float64Array(3);
@@ -53,10 +59,14 @@ export class PairKinematics {
    * b and local points sa, sb. Residuals and Jacobians need nothing else.
    */
   update(sys: BodySystem, a: number, sa: Float64Array, b: number, sb: Float64Array): void {
-    readPose(sys, a, this.xa, this.Ra);
-    readPose(sys, b, this.xb, this.Rb);
-    rotate(this.ra, this.Ra, sa);
-    rotate(this.rb, this.Rb, sb);
+    readPosition(sys, a, this.xa);
+    readPosition(sys, b, this.xb);
+    this.Ra = a < 0 ? IDENTITY : sys.rotation;
+    this.raOffset = a < 0 ? 0 : 9 * a;
+    this.Rb = b < 0 ? IDENTITY : sys.rotation;
+    this.rbOffset = b < 0 ? 0 : 9 * b;
+    rotate(this.ra, this.Ra, sa, 0, 0, this.raOffset);
+    rotate(this.rb, this.Rb, sb, 0, 0, this.rbOffset);
     for (let i = 0; i < 3; i++) {
       this.pa[i] = this.xa[i] + this.ra[i];
       this.pb[i] = this.xb[i] + this.rb[i];
@@ -82,22 +92,17 @@ export class PairKinematics {
 
 const scratchT = new Float64Array(6);
 
-/** Centre of mass and rotation of body b (the world frame for ground, b = −1). */
-function readPose(sys: BodySystem, b: number, x: Float64Array, R: Float64Array): void {
+const IDENTITY = Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1);
+
+/** Centre of mass of body b (the world origin for ground, b = −1). */
+function readPosition(sys: BodySystem, b: number, x: Float64Array): void {
   if (b < 0) {
     x.fill(0);
-    R.fill(0);
-    R[0] = 1;
-    R[4] = 1;
-    R[8] = 1;
     return;
   }
   x[0] = sys.pos[3 * b];
   x[1] = sys.pos[3 * b + 1];
   x[2] = sys.pos[3 * b + 2];
-  const rot = sys.rotation;
-  const o = 9 * b;
-  for (let i = 0; i < 9; i++) R[i] = rot[o + i];
 }
 
 /** Linear and angular velocity of body b (zero for ground). */
@@ -113,24 +118,24 @@ function readTwist(sys: BodySystem, b: number, v: Float64Array, w: Float64Array)
   }
 }
 
-/** out = R s (R row-major 3×3). out must not alias s. */
-export function rotate(out: Vec, R: Vec, s: Vec, io = 0, is = 0): void {
+/** out = R s (R row-major 3×3 at R[iR..]). out must not alias s. */
+export function rotate(out: Vec, R: Vec, s: Vec, io = 0, is = 0, iR = 0): void {
   const x = s[is];
   const y = s[is + 1];
   const z = s[is + 2];
-  out[io] = R[0] * x + R[1] * y + R[2] * z;
-  out[io + 1] = R[3] * x + R[4] * y + R[5] * z;
-  out[io + 2] = R[6] * x + R[7] * y + R[8] * z;
+  out[io] = R[iR] * x + R[iR + 1] * y + R[iR + 2] * z;
+  out[io + 1] = R[iR + 3] * x + R[iR + 4] * y + R[iR + 5] * z;
+  out[io + 2] = R[iR + 6] * x + R[iR + 7] * y + R[iR + 8] * z;
 }
 
-/** out = Rᵀ s. out must not alias s. */
-export function rotateInverse(out: Vec, R: Vec, s: Vec, io = 0, is = 0): void {
+/** out = Rᵀ s (R at R[iR..]). out must not alias s. */
+export function rotateInverse(out: Vec, R: Vec, s: Vec, io = 0, is = 0, iR = 0): void {
   const x = s[is];
   const y = s[is + 1];
   const z = s[is + 2];
-  out[io] = R[0] * x + R[3] * y + R[6] * z;
-  out[io + 1] = R[1] * x + R[4] * y + R[7] * z;
-  out[io + 2] = R[2] * x + R[5] * y + R[8] * z;
+  out[io] = R[iR] * x + R[iR + 3] * y + R[iR + 6] * z;
+  out[io + 1] = R[iR + 1] * x + R[iR + 4] * y + R[iR + 7] * z;
+  out[io + 2] = R[iR + 2] * x + R[iR + 5] * y + R[iR + 8] * z;
 }
 
 /**
@@ -210,30 +215,36 @@ export function pointJacobian(
   jacB: Float64Array,
   row: number,
 ): void {
-  const ra = k.ra;
-  const rb = k.rb;
-  jacA.fill(0, 6 * row, 6 * row + 18);
-  jacB.fill(0, 6 * row, 6 * row + 18);
-  for (let i = 0; i < 3; i++) {
-    jacA[6 * (row + i) + i] = -1;
-    jacB[6 * (row + i) + i] = 1;
-  }
-  // [r]× = [[0, −z, y], [z, 0, −x], [−y, x, 0]]
-  let o = 6 * row + 3;
-  jacA[o + 1] = -ra[2];
-  jacA[o + 2] = ra[1];
-  jacB[o + 1] = rb[2];
-  jacB[o + 2] = -rb[1];
-  o += 6;
-  jacA[o] = ra[2];
-  jacA[o + 2] = -ra[0];
-  jacB[o] = -rb[2];
-  jacB[o + 2] = rb[0];
-  o += 6;
-  jacA[o] = -ra[1];
-  jacA[o + 1] = ra[0];
-  jacB[o] = rb[1];
-  jacB[o + 1] = -rb[0];
+  pointBlock(jacA, 6 * row, -1, k.ra);
+  pointBlock(jacB, 6 * row, 1, k.rb);
+}
+
+/**
+ * The 3 half-rows [σ I, −σ [r]×] (σ = ±1, [r]× = [[0, −z, y], [z, 0, −x], [−y, x, 0]])
+ * at jac[o..o+18), every entry written.
+ */
+function pointBlock(jac: Float64Array, o: number, sign: number, r: Vec): void {
+  const x = sign * r[0];
+  const y = sign * r[1];
+  const z = sign * r[2];
+  jac[o] = sign;
+  jac[o + 1] = 0;
+  jac[o + 2] = 0;
+  jac[o + 3] = 0;
+  jac[o + 4] = z;
+  jac[o + 5] = -y;
+  jac[o + 6] = 0;
+  jac[o + 7] = sign;
+  jac[o + 8] = 0;
+  jac[o + 9] = -z;
+  jac[o + 10] = 0;
+  jac[o + 11] = x;
+  jac[o + 12] = 0;
+  jac[o + 13] = 0;
+  jac[o + 14] = sign;
+  jac[o + 15] = y;
+  jac[o + 16] = -x;
+  jac[o + 17] = 0;
 }
 
 export function pointQuadratic(k: PairKinematics, out: Float64Array, off: number): void {

@@ -78,21 +78,21 @@ export abstract class PairConstraint implements Constraint {
   /** World vector → a's frame (for storing axes given in world coordinates). */
   protected toLocalA(world: ArrayLike<number>, out: Float64Array, io = 0): void {
     this.refresh();
-    rotateInverse(out, this.k.Ra, world as Float64Array, io, 0);
+    rotateInverse(out, this.k.Ra, world as Float64Array, io, 0, this.k.raOffset);
   }
 
   protected toLocalB(world: ArrayLike<number>, out: Float64Array, io = 0): void {
     this.refresh();
-    rotateInverse(out, this.k.Rb, world as Float64Array, io, 0);
+    rotateInverse(out, this.k.Rb, world as Float64Array, io, 0, this.k.rbOffset);
   }
 
   /** out[io..] = R_a local[il..]: a vector fixed in a, in world coordinates. */
   protected worldA(local: Float64Array, il: number, out: Float64Array, io: number): void {
-    rotate(out, this.k.Ra, local, io, il);
+    rotate(out, this.k.Ra, local, io, il, this.k.raOffset);
   }
 
   protected worldB(local: Float64Array, il: number, out: Float64Array, io: number): void {
-    rotate(out, this.k.Rb, local, io, il);
+    rotate(out, this.k.Rb, local, io, il, this.k.rbOffset);
   }
 
   abstract residual(t: number, out: Float64Array, off: number): void;
