@@ -489,6 +489,10 @@ function subtractScaledProduct(
   diagonal: boolean,
   w: Float64Array,
 ): void {
+  if (n === 3 && inner === 3) {
+    subtractScaledProduct3(T, t, A, a, B, b, scale, s, diagonal);
+    return;
+  }
   // row r of A diag(scale) once (into w, of length ≥ inner), then its dots with B's rows
   for (let r = 0; r < n; r++) {
     for (let m = 0; m < inner; m++) w[m] = A[a + r * inner + m] * scale[s + m];
@@ -498,6 +502,31 @@ function subtractScaledProduct(
       for (let m = 0; m < inner; m++) acc += w[m] * B[b + c * inner + m];
       T[t + r * n + c] -= acc;
     }
+  }
+}
+
+/** subtractScaledProduct for 3 × 3 blocks (spherical joints' rows), unrolled. */
+function subtractScaledProduct3(
+  T: Float64Array,
+  t: number,
+  A: Float64Array,
+  a: number,
+  B: Float64Array,
+  b: number,
+  scale: Float64Array,
+  s: number,
+  diagonal: boolean,
+): void {
+  const d0 = scale[s];
+  const d1 = scale[s + 1];
+  const d2 = scale[s + 2];
+  for (let r = 0; r < 3; r++) {
+    const w0 = A[a + 3 * r] * d0;
+    const w1 = A[a + 3 * r + 1] * d1;
+    const w2 = A[a + 3 * r + 2] * d2;
+    const end = diagonal ? r : r - 1;
+    for (let c = 0; c <= end; c++)
+      T[t + 3 * r + c] -= w0 * B[b + 3 * c] + w1 * B[b + 3 * c + 1] + w2 * B[b + 3 * c + 2];
   }
 }
 
