@@ -101,7 +101,7 @@ export class MassSchurComplement {
    * S_ij = g_iᵀ W⁻¹ g_j. Call set.updateJacobian first.
    */
   updateBlockInverse(inverse: Float64Array, offset: Int32Array, decoupled: Uint8Array): CsrMatrix {
-    const { sys, set, w, bodyStart, bodyRowSlot, pairStart, pairSlot, bodyList } = this;
+    const { sys, set, w, bodyStart, bodyRowSlot, bodyList } = this;
     const S = this.S.values;
     const g = set.G.values;
     S.fill(0);
@@ -113,46 +113,23 @@ export class MassSchurComplement {
       for (let i = 0; i < n; i++) {
         const s = bodyRowSlot[bodyStart[k] + i];
         if (width === 6) mat6MulVec(w, 6 * i, inverse, o, g, s, decoupled[b] === 1);
-        else
+        else {
           for (let r = 0; r < 3; r++) {
             let acc = 0;
             for (let c = 0; c < 3; c++) acc += inverse[o + r * 3 + c] * g[s + c];
             w[6 * i + r] = acc;
           }
-      }
-      for (let i = 0; i < n; i++) {
-        const si = bodyRowSlot[bodyStart[k] + i];
-        const pi = pairStart[k] + i * n;
-        // row i's entries loaded once for its n dots
-        const g0 = g[si];
-        const g1 = g[si + 1];
-        const g2 = g[si + 2];
-        if (width === 3) {
-          for (let j = 0; j < n; j++)
-            S[pairSlot[pi + j]] += g0 * w[6 * j] + g1 * w[6 * j + 1] + g2 * w[6 * j + 2];
-          continue;
-        }
-        const g3 = g[si + 3];
-        const g4 = g[si + 4];
-        const g5 = g[si + 5];
-        for (let j = 0; j < n; j++) {
-          const o = 6 * j;
-          S[pairSlot[pi + j]] +=
-            g0 * w[o] +
-            g1 * w[o + 1] +
-            g2 * w[o + 2] +
-            g3 * w[o + 3] +
-            g4 * w[o + 4] +
-            g5 * w[o + 5];
+          w.fill(0, 6 * i + 3, 6 * i + 6);
         }
       }
+      this.addBodyPairs(k, n, width === 6, false);
     }
     return this.S;
   }
 
   /** S ← G M⁻¹ Gᵀ from set.G's current values (call set.updateJacobian first). */
   update(): CsrMatrix {
-    const { sys, set, w, bodyStart, bodyRowSlot, pairStart, pairSlot, bodyList } = this;
+    const { sys, set, w, bodyStart, bodyRowSlot, bodyList } = this;
     const S = this.S.values;
     const g = set.G.values;
     S.fill(0);
@@ -179,30 +156,37 @@ export class MassSchurComplement {
         } else w.fill(0, 6 * i + 3, 6 * i + 6);
       }
       // S is symmetric here (M_b⁻¹ is): each pair once, written to both triangles
-      const p = pairStart[k];
-      for (let i = 0; i < n; i++) {
-        const si = bodyRowSlot[bodyStart[k] + i];
-        // row i's entries loaded once for its dots (a particle's row has 3)
-        const g0 = g[si];
-        const g1 = g[si + 1];
-        const g2 = g[si + 2];
-        const g3 = rigid ? g[si + 3] : 0;
-        const g4 = rigid ? g[si + 4] : 0;
-        const g5 = rigid ? g[si + 5] : 0;
-        for (let j = i; j < n; j++) {
-          const o = 6 * j;
-          const acc =
-            g0 * w[o] +
-            g1 * w[o + 1] +
-            g2 * w[o + 2] +
-            g3 * w[o + 3] +
-            g4 * w[o + 4] +
-            g5 * w[o + 5];
-          S[pairSlot[p + i * n + j]] += acc;
-          if (j !== i) S[pairSlot[p + j * n + i]] += acc;
-        }
-      }
+      this.addBodyPairs(k, n, rigid, true);
     }
     return this.S;
+  }
+
+  /**
+   * S_ij += g_i · w_j for the n rows of body list entry k (w_j = W_b⁻¹ g_j in this.w,
+   * 6 apart; a particle's rows have 3 entries). symmetric: each pair once, written to
+   * both triangles.
+   */
+  private addBodyPairs(k: number, n: number, rigid: boolean, symmetric: boolean): void {
+    const { w, bodyStart, bodyRowSlot, pairStart, pairSlot } = this;
+    const S = this.S.values;
+    const g = this.set.G.values;
+    const p = pairStart[k];
+    for (let i = 0; i < n; i++) {
+      const si = bodyRowSlot[bodyStart[k] + i];
+      // row i's entries loaded once for its dots
+      const g0 = g[si];
+      const g1 = g[si + 1];
+      const g2 = g[si + 2];
+      const g3 = rigid ? g[si + 3] : 0;
+      const g4 = rigid ? g[si + 4] : 0;
+      const g5 = rigid ? g[si + 5] : 0;
+      for (let j = symmetric ? i : 0; j < n; j++) {
+        const o = 6 * j;
+        const acc =
+          g0 * w[o] + g1 * w[o + 1] + g2 * w[o + 2] + g3 * w[o + 3] + g4 * w[o + 4] + g5 * w[o + 5];
+        S[pairSlot[p + i * n + j]] += acc;
+        if (symmetric && j !== i) S[pairSlot[p + j * n + i]] += acc;
+      }
+    }
   }
 }
