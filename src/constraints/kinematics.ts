@@ -28,7 +28,9 @@ export class PairKinematics {
   /**
    * Rotation matrices (row-major 3×3, body → world) at Ra[raOffset..], Rb[rbOffset..]:
    * the body system's own storage (sys.rotation), or the identity for ground, read in
-   * place rather than copied.
+   * place rather than copied (read-only). Unlike the copies here they follow the
+   * system's current pose, which is that of the last `update` wherever they are read:
+   * the constraints refresh first (pair-constraint.ts, under the system's poseVersion).
    */
   Ra: Float64Array = IDENTITY;
   Rb: Float64Array = IDENTITY;
