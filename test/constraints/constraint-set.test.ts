@@ -450,6 +450,23 @@ describe("SemidefiniteLdlt", () => {
       for (let i = 0; i < m; i++) expect(Math.abs(x[i] - ref[i])).toBeLessThan(1e-9 * scale);
     });
 
+  for (const symmetric of [true, false])
+    it(`refactoring one pattern after dropped rows reloads every entry (symmetric ${symmetric})`, () => {
+      // the factorization keeps its symbolic analysis for the same pattern and reloads only
+      // S's entries and the fill-in; the dropped rows' cleared entries must come back
+      const r = rng(symmetric ? 31 : 32);
+      const rows = jointRows(r);
+      const S = bodyGram(rows, symmetric ? 0 : 0.3);
+      const f = new SemidefiniteLdlt();
+      f.factor(S, symmetric);
+      expect(f.rank).toBe(rows.length - 3);
+      for (let i = 0; i < S.rows; i++)
+        for (let p = S.rowPtr[i]; p < S.rowPtr[i + 1]; p++) if (S.colIdx[p] === i) S.values[p] += 1;
+      f.factor(S, symmetric);
+      expect(f.rank).toBe(rows.length);
+      expectConsistentSolve(f, S, r, 1e-10);
+    });
+
   it("matches a dense solve when definite", () => {
     const r = rng(9);
     const rows = Array.from({ length: 6 }, () => Array.from({ length: 9 }, () => 2 * r() - 1));
