@@ -539,6 +539,17 @@ function scaleColumns(
   scale: Float64Array,
   s: number,
 ): void {
+  if (rows === 3 && cols === 3) {
+    const d0 = scale[s];
+    const d1 = scale[s + 1];
+    const d2 = scale[s + 2];
+    for (let o = t; o < t + 9; o += 3) {
+      T[o] *= d0;
+      T[o + 1] *= d1;
+      T[o + 2] *= d2;
+    }
+    return;
+  }
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) T[t + r * cols + c] *= scale[s + c];
 }
 
