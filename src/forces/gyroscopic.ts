@@ -13,7 +13,7 @@
  * work: ω·(ω × h) = 0).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { mat3Mul, mat3Skew } from "../math/mat3";
+import { mat3Skew } from "../math/mat3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import type { ForceEffector } from "./effector";
@@ -26,9 +26,11 @@ export class GyroscopicEffector implements ForceEffector {
   readonly bodies: Int32Array;
 
   private readonly h = new Float64Array(3);
-  private readonly w = new Float64Array(9);
   private readonly t1 = new Float64Array(9);
-  private readonly t2 = new Float64Array(9);
+  /** h = I_w ω and C = [ω]× I_w per listed body, at stateVersion factorsVersion. */
+  private readonly hs: Float64Array;
+  private readonly cs: Float64Array;
+  private factorsVersion = -1;
 
   constructor(
     private readonly sys: BodySystem,
@@ -41,6 +43,8 @@ export class GyroscopicEffector implements ForceEffector {
     for (let b = 0; b < sys.numBodies; b++)
       if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) list.push(b);
     this.bodies = Int32Array.from(list);
+    this.hs = new Float64Array(3 * list.length);
+    this.cs = new Float64Array(9 * list.length);
   }
 
   /** h = I_w ω of body b into this.h. */
@@ -74,32 +78,73 @@ export class GyroscopicEffector implements ForceEffector {
     for (const b of this.bodies) m.addBlock(this.sys.block[b], this.sys.block[b]);
   }
 
-  /** s ([ω]×[h]× − [ω]× I_w [ω]×) into each body's (θ, θ) sub-block. */
-  addPosJacobian(m: SparseBlockMatrix, s: number): void {
-    const { sys, h, w, t1, t2 } = this;
+  /**
+   * h = I_w ω and C = [ω]× I_w of every listed body at the current state (into hs, cs, 3
+   * and 9 per list entry), shared by addPosJacobian and addVelJacobian, which assemble
+   * at one state (cached under the system's stateVersion, as the springs' factors).
+   * C's column j is ω × (I_w's column j).
+   */
+  private refreshJacobianFactors(): void {
+    const sys = this.sys;
+    if (this.factorsVersion === sys.stateVersion) return;
+    this.factorsVersion = sys.stateVersion;
+    const { hs, cs } = this;
+    const I = sys.inertiaWorld;
+    const om = sys.omega;
     for (let n = 0; n < this.bodies.length; n++) {
       const b = this.bodies[n];
-      this.momentum(b);
-      mat3Skew(w, 0, sys.omega, 3 * b);
-      mat3Mul(t1, 0, w, 0, sys.inertiaWorld, 9 * b); // [ω]× I_w
-      mat3Mul(t2, 0, t1, 0, w, 0); // [ω]× I_w [ω]×
-      skewSkew(t1, 0, sys.omega, 3 * b, h, 0); // [ω]×[h]×
-      for (let k = 0; k < 9; k++) t1[k] -= t2[k];
+      const o = 9 * b;
+      const x = om[3 * b];
+      const y = om[3 * b + 1];
+      const z = om[3 * b + 2];
+      hs[3 * n] = I[o] * x + I[o + 1] * y + I[o + 2] * z;
+      hs[3 * n + 1] = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
+      hs[3 * n + 2] = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
+      const c = 9 * n;
+      for (let j = 0; j < 3; j++) {
+        const i0 = I[o + j];
+        const i1 = I[o + 3 + j];
+        const i2 = I[o + 6 + j];
+        cs[c + j] = y * i2 - z * i1;
+        cs[c + 3 + j] = z * i0 - x * i2;
+        cs[c + 6 + j] = x * i1 - y * i0;
+      }
+    }
+  }
+
+  /** s ([ω]×[h]× − [ω]× I_w [ω]×) into each body's (θ, θ) sub-block. */
+  addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    this.refreshJacobianFactors();
+    const { sys, hs, cs, t1 } = this;
+    const om = sys.omega;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      const x = om[3 * b];
+      const y = om[3 * b + 1];
+      const z = om[3 * b + 2];
+      skewSkew(t1, 0, om, 3 * b, hs, 3 * n); // [ω]×[h]×
+      // − C [ω]×, row by row: (C [ω]×)_r = (C_r1 ω_z − C_r2 ω_y, C_r2 ω_x − C_r0 ω_z, C_r0 ω_y − C_r1 ω_x)
+      for (let r = 0; r < 3; r++) {
+        const c0 = cs[9 * n + 3 * r];
+        const c1 = cs[9 * n + 3 * r + 1];
+        const c2 = cs[9 * n + 3 * r + 2];
+        t1[3 * r] -= c1 * z - c2 * y;
+        t1[3 * r + 1] -= c2 * x - c0 * z;
+        t1[3 * r + 2] -= c0 * y - c1 * x;
+      }
       m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
     }
   }
 
   /** s ([h]× − [ω]× I_w) into each body's (ω, ω) sub-block. */
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
-    const { sys, h, w, t1, t2 } = this;
+    this.refreshJacobianFactors();
+    const { sys, hs, cs, t1 } = this;
     for (let n = 0; n < this.bodies.length; n++) {
       const b = this.bodies[n];
-      this.momentum(b);
-      mat3Skew(w, 0, sys.omega, 3 * b);
-      mat3Mul(t1, 0, w, 0, sys.inertiaWorld, 9 * b); // [ω]× I_w
-      mat3Skew(t2, 0, h, 0); // [h]×
-      for (let k = 0; k < 9; k++) t2[k] -= t1[k];
-      m.add3x3(sys.block[b], sys.block[b], 3, 3, t2, 0, s);
+      mat3Skew(t1, 0, hs, 3 * n); // [h]×
+      for (let k = 0; k < 9; k++) t1[k] -= cs[9 * n + k];
+      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
     }
   }
 

@@ -10,8 +10,17 @@ import { GyroscopicEffector } from "../../src/forces/gyroscopic";
 import { ParticleSpringSet } from "../../src/forces/particle-springs";
 import { PointForceEffector } from "../../src/forces/point-force";
 import { SpringEffector } from "../../src/forces/spring";
+import { addPositionIncrement, getVelocity, setVelocity } from "../../src/model/body-system";
 import { MatrixType } from "../../src/solvers/linear/linear-solver";
-import { checkJacobians, particle, rigid, system } from "./jacobian-check";
+import {
+  checkJacobians,
+  denseJacobian,
+  makeRng,
+  particle,
+  randomizeState,
+  rigid,
+  system,
+} from "./jacobian-check";
 
 const pp = () => system(particle("p", 1, [0, 0, 0]), particle("q", 2, [1, 0.2, 0]));
 const pr = () => system(particle("p", 1, [0, 0, 0]), rigid("r", 2, [1, 0, 0]));
@@ -263,6 +272,30 @@ describe("damper, gyroscopic and gravity Jacobians (FD check)", () => {
     );
     expectExact(res, true);
     expect(res.types.every((t) => t === MatrixType.GENERAL)).toBe(true);
+  });
+
+  it("gyroscopic Jacobians follow the state: after setVelocity and a pose change they equal a fresh effector's", () => {
+    // the effector keeps I_w ω and [ω]× I_w between its two Jacobians under stateVersion
+    const make = () =>
+      system(rigid("r", 3, [0, 1, 0], { inertia: [1, 0.2, 0, 0.2, 2, 0.1, 0, 0.1, 3] }));
+    const sys = make();
+    const rng = makeRng(5);
+    randomizeState(sys, rng);
+    const eff = new GyroscopicEffector(sys);
+    const before = [denseJacobian(sys, eff, "position"), denseJacobian(sys, eff, "velocity")];
+    const u = new Float64Array(sys.numDofs);
+    getVelocity(sys, u);
+    for (let i = 3; i < 6; i++) u[i] = 2 * rng() - 1;
+    setVelocity(sys, u);
+    addPositionIncrement(sys, Float64Array.of(0, 0, 0, 0.3, -0.2, 0.1), 1);
+    const fresh = new GyroscopicEffector(sys);
+    for (const which of ["position", "velocity"] as const) {
+      const a = denseJacobian(sys, eff, which);
+      const b = denseJacobian(sys, fresh, which);
+      expect(Array.from(a)).toEqual(Array.from(b));
+    }
+    // the state did change the Jacobians
+    expect(denseJacobian(sys, eff, "velocity")).not.toEqual(before[1]);
   });
 
   it("gravity: no Jacobian, none needed", () => {
