@@ -88,18 +88,19 @@ export class GyroscopicEffector implements ForceEffector {
     const sys = this.sys;
     if (this.factorsVersion === sys.stateVersion) return;
     this.factorsVersion = sys.stateVersion;
-    const { hs, cs } = this;
+    const { h, hs, cs } = this;
     const I = sys.inertiaWorld;
     const om = sys.omega;
     for (let n = 0; n < this.bodies.length; n++) {
       const b = this.bodies[n];
+      this.momentum(b);
+      hs[3 * n] = h[0];
+      hs[3 * n + 1] = h[1];
+      hs[3 * n + 2] = h[2];
       const o = 9 * b;
       const x = om[3 * b];
       const y = om[3 * b + 1];
       const z = om[3 * b + 2];
-      hs[3 * n] = I[o] * x + I[o + 1] * y + I[o + 2] * z;
-      hs[3 * n + 1] = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
-      hs[3 * n + 2] = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
       const c = 9 * n;
       for (let j = 0; j < 3; j++) {
         const i0 = I[o + j];
