@@ -266,6 +266,10 @@ export const SolverSettings = z
       description: "Newton iterations per step for nonlinear forces (1 = linearized step)",
     }),
     newtonTolerance: positive().default(1e-10),
+    jointTolerance: positive().max(1e-3).default(1e-12).meta({
+      description:
+        "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt)",
+    }),
     projectOnConstraints: z.boolean().default(false),
     projectionTolerance: positive().max(1).default(1e-9).meta({
       description:

@@ -252,6 +252,10 @@ export interface VelocityProjectionResult {
  * value) (each must cut it twentyfold; ~1e-3 per iteration on the whipping benchmark
  * chain); when one does not, S is refactored and the projection done exactly. The
  * result is written to `result` when given, else to a new object.
+ *
+ * absoluteTolerance (m/s, rad/s) loosens that stop to ‖G v + Ct‖∞ ≤ absoluteTolerance
+ * when it is larger: a stepper holding the joints to a drift τ needs only τ/(10 h),
+ * which moves them by τ/10 over its next step (acceleration-step.ts).
  */
 export function projectVelocities(
   sys: BodySystem,
@@ -259,6 +263,7 @@ export function projectVelocities(
   t: number,
   reuseFactorization = false,
   result: VelocityProjectionResult = { residualNorm: 0, rank: 0 },
+  absoluteTolerance = 0,
 ): VelocityProjectionResult {
   result.residualNorm = 0;
   result.rank = 0;
@@ -272,7 +277,7 @@ export function projectVelocities(
   set.velocityTerm(t, ct);
   velocityResidual(set, u, ct, c);
   let norm = infNorm(c);
-  const tolerance = VELOCITY_TOLERANCE * (1 + norm);
+  const tolerance = Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance);
   for (let it = 0; norm > tolerance && it < MAX_VELOCITY_ITERATIONS; it++) {
     ws.correction(c, du);
     for (let i = 0; i < u.length; i++) u[i] += du[i];

@@ -91,7 +91,11 @@ export class ContactModel {
     nsc.setSettings(nscSettings(p));
     nsc.projection = projectionSettings(p);
     const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
-    const common = { newton, projectOnConstraints: p.projectOnConstraints };
+    const common = {
+      newton,
+      projectOnConstraints: p.projectOnConstraints,
+      jointTolerance: p.jointTolerance,
+    };
     switch (p.integrator) {
       case "moreau-jean":
         return new MoreauJeanIntegrator(

@@ -55,10 +55,11 @@ import type { ProjectionOrder } from "./integrator";
 import { IterationOperator } from "./iteration-operator";
 
 /**
- * Post-step projection: chord Newton on C = 0 to 1e-12 m (or rad). Newton's quadratic
- * regime starts only below a drift of about L/κ(S) (lever arm over the condition number
- * of G M⁻¹ Gᵀ: ~5 µm on the benchmark's 100-link chain), so the mm drift of a violent
- * whip step takes up to ~15 updates; one to three otherwise.
+ * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (default 1e-12 m
+ * or rad; `residualTolerance` here is replaced by it). Newton's quadratic regime starts
+ * only below a drift of about L/κ(S) (lever arm over the condition number of G M⁻¹ Gᵀ:
+ * ~5 µm on the benchmark's 100-link chain), so the mm drift of a violent whip step takes
+ * up to ~15 updates; one to three otherwise.
  */
 const PROJECTION = {
   maxIterations: 25,
@@ -239,6 +240,8 @@ export class AccelerationStepper {
     rank: 0,
   };
   private readonly velocityProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  /** The post-step position projection's options (PROJECTION, residualTolerance set). */
+  private readonly projection = { ...PROJECTION };
 
   constructor(
     readonly sys: BodySystem,
@@ -599,8 +602,11 @@ export class AccelerationStepper {
   /**
    * Drift correction after a step with joints: positions projected onto C(q, t) = 0 and
    * velocities onto G v = −Ct, both in the mass metric (constraints/project.ts), so the
-   * joint drift stays at the projection tolerance instead of accumulating; nothing when
-   * C is already within it. `order` is the integrator's (integrator.ts, ProjectionOrder):
+   * joint drift stays at jointTolerance (m, rad; solver.jointTolerance) instead of
+   * accumulating; nothing when C is already within it. h (s) is the step just taken: the
+   * velocities are projected to max(1e-9 (1 + ‖G v + Ct‖∞), 0.1 jointTolerance/h), a
+   * residual that moves the joints by a tenth of the tolerance over the next step.
+   * `order` is the integrator's (integrator.ts, ProjectionOrder):
    * - velocities-first: S = G M⁻¹ Gᵀ is factored once, at the configuration the step
    *   reached; the velocity projection and the position projection's first update use it
    *   (chord iterations then, refactoring only when one does not contract).
@@ -610,18 +616,28 @@ export class AccelerationStepper {
    *   per iteration on the whipping 100-link chain, whose κ(S) ~ 1e4 would make the chord
    *   along the current G diverge after an 8 µm correction).
    */
-  projectOnConstraints(tEnd: number, order: ProjectionOrder): void {
+  projectOnConstraints(
+    tEnd: number,
+    h: number,
+    order: ProjectionOrder,
+    jointTolerance = PROJECTION.residualTolerance,
+  ): void {
     const set = this.constraints;
     if (set === null) return;
+    const options = this.projection;
+    options.residualTolerance = jointTolerance;
+    // a velocity residual ε moves the joints by h ε over the next step: a tenth of the
+    // drift allowed (project.ts, projectVelocities)
+    const velocityTolerance = (0.1 * jointTolerance) / h;
+    const { sys, velocityProjection, positionProjection } = this;
     if (order === "velocities-first") {
-      if (constraintResidualNorm(set, tEnd) <= PROJECTION.residualTolerance) return;
-      projectVelocities(this.sys, set, tEnd, false, this.velocityProjection);
-      projectPositions(this.sys, set, tEnd, PROJECTION, this.positionProjection, true);
+      if (constraintResidualNorm(set, tEnd) <= jointTolerance) return;
+      projectVelocities(sys, set, tEnd, false, velocityProjection, velocityTolerance);
+      projectPositions(sys, set, tEnd, options, positionProjection, true);
       return;
     }
-    const moved =
-      projectPositions(this.sys, set, tEnd, PROJECTION, this.positionProjection).iterations > 0;
+    const moved = projectPositions(sys, set, tEnd, options, positionProjection).iterations > 0;
     // unmoved positions keep the velocities the step made (G v = −Ct where it linearized)
-    if (moved) projectVelocities(this.sys, set, tEnd, true, this.velocityProjection);
+    if (moved) projectVelocities(sys, set, tEnd, true, velocityProjection, velocityTolerance);
   }
 }

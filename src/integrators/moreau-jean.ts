@@ -47,6 +47,8 @@ import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 export interface MoreauJeanParameters extends ThetaParameters {
   /** Siconos' TimeSteppingProjectOnConstraints after each step. */
   projectOnConstraints: boolean;
+  /** Joint drift (m, rad) its joint projection leaves (solver.jointTolerance). */
+  jointTolerance: number;
 }
 
 export class MoreauJeanIntegrator extends ThetaScheme {
@@ -145,7 +147,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     if (this.params.projectOnConstraints) {
       const joints = s.constraints !== null;
       this.lastProjection = nsc.project(
-        joints ? () => s.projectOnConstraints(tEnd, this.projectionOrder) : undefined,
+        joints
+          ? () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance)
+          : undefined,
       );
     }
     stats.newtonIterations = newtonIterations;

@@ -181,7 +181,12 @@ export class Simulation {
       const stats = this.stepStats;
       try {
         this.integrator.step(this.t, h, stats);
-        this.stepper.projectOnConstraints(this.t + h, this.integrator.projectionOrder);
+        this.stepper.projectOnConstraints(
+          this.t + h,
+          h,
+          this.integrator.projectionOrder,
+          this.solverSpec.jointTolerance,
+        );
       } catch (err) {
         this.restoreGood();
         throw new SolverError(

@@ -78,3 +78,30 @@ describe("100-link chain through its whip (the benchmark's S2-100, 1000 steps of
       expect(fastest).toBeGreaterThan(10);
     });
 });
+
+describe("solver.jointTolerance", () => {
+  // The post-step projection stops once the joints are within the tolerance asked for:
+  // the drift, measured here from the body states, never exceeds it, and a loose
+  // tolerance is really used (the drift rises above what the default 1e-12 m leaves).
+  for (const integrator of ["newmark", "moreau-jean"] as const)
+    it(`${integrator}: drift stays within jointTolerance = 1e-7 m`, () => {
+      const tolerance = 1e-7;
+      const model = chainModel({ links: 10, dt: 0.005, integrator });
+      const sim = loadModel({ ...model, solver: { ...model.solver, jointTolerance: tolerance } });
+      let drift = 0;
+      for (let n = 0; n < 400; n++) {
+        sim.step(1);
+        drift = Math.max(drift, maxDrift(sim.state(), 10));
+      }
+      // ‖C‖∞ ≤ τ per component: the distance of the two anchors is at most √3 τ
+      expect(drift).toBeLessThanOrEqual(Math.sqrt(3) * tolerance);
+      expect(drift).toBeGreaterThan(1e-10);
+    });
+
+  it("is validated: a tolerance of 0 names its path", () => {
+    const model = chainModel({ links: 2 });
+    expect(() => loadModel({ ...model, solver: { ...model.solver, jointTolerance: 0 } })).toThrow(
+      /solver\.jointTolerance/,
+    );
+  });
+});

@@ -36,7 +36,11 @@
  *    ProjectionOrder) runs this chain 17 % faster (one process, alternating batches) at
  *    max |ΔE|/(m g L) 0.158 against 0.151, but the README advises Newmark for jointed
  *    mechanisms without contact (θ = ½ dissipates in proportion to h on a pendulum), so
- *    that is what a user would run here.
+ *    that is what a user would run here. The target asks for a drift below 1e-6 m, so
+ *    solver.jointTolerance is CHAIN_JOINT_TOLERANCE = 1e-8 m, a hundredth of it, as a
+ *    user would set it, not the default 1e-12 m meant for assembly-grade precision:
+ *    measured on S2-100, 1.24 instead of 2.16 position and 1.50 instead of 1.95 velocity
+ *    chord iterations per step, drift 1.25e-8 m, energy drift unchanged (0.150).
  *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (the springs' symmetric
  *    Jacobian: same forces, so the same Newton solution, see src/forces/axial.ts;
  *    preconditioned by the mass or the block diagonal as the solves go,
@@ -71,6 +75,9 @@ import type { SceneDesc } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 
 type Integrator = "moreau-jean" | "newmark";
+
+/** S2's joint drift tolerance (m; see the file comment). */
+const CHAIN_JOINT_TOLERANCE = 1e-8;
 
 /** S1's contact solver budget (see the file comment). */
 const PGS_SWEEPS = 10;
@@ -186,7 +193,13 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
           }
         : scene.kind === "cloth"
           ? clothSolver(scene)
-          : { integrator, dt: scene.h, beta: 0.3025, gamma: 0.6 },
+          : {
+              integrator,
+              dt: scene.h,
+              beta: 0.3025,
+              gamma: 0.6,
+              jointTolerance: CHAIN_JOINT_TOLERANCE,
+            },
   };
 }
 
