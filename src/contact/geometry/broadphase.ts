@@ -74,6 +74,9 @@ export class SweepAndPrune {
   /** Strip index of each box along the first other axis (see update), and in sweep order. */
   private strip: Float64Array = new Float64Array(0);
   private sStrip: Float64Array = new Float64Array(0);
+  /** order and sLo cut to the current count, for in-place sorts (no view per update). */
+  private orderPrefix: Int32Array = new Int32Array(0);
+  private sLoPrefix: Float64Array = new Float64Array(0);
   private n = -1;
   /** Updates since the sweep axis was last chosen. */
   private sinceChoice = 0;
@@ -109,6 +112,8 @@ export class SweepAndPrune {
         this.sStrip = new Float64Array(cap);
       }
       for (let i = 0; i < count; i++) this.order[i] = i;
+      this.orderPrefix = this.order.subarray(0, count);
+      this.sLoPrefix = this.sLo.subarray(0, count);
       this.n = count;
       fullSort = true;
     }
@@ -170,7 +175,7 @@ export class SweepAndPrune {
         order[j + 1] = p;
       }
     }
-    if (fullSort) order.subarray(0, count).sort(this.compare);
+    if (fullSort) this.orderPrefix.sort(this.compare);
 
     // Copies of the boxes in sorted order (contiguous reads in the inner loops).
     const { sLo, sHi, sMin1, sMax1, sMin2, sMax2, sStrip } = this;
@@ -247,7 +252,7 @@ export class SweepAndPrune {
     let curTests = Number.POSITIVE_INFINITY;
     for (let a = 0; a < 3; a++) {
       for (let i = 0; i < count; i++) L[i] = min[3 * i + a];
-      L.subarray(0, count).sort();
+      this.sLoPrefix.sort();
       let tests = 0;
       for (let i = 0; i < count; i++)
         tests += upperBound(L, count, max[3 * i + a]) - lowerBound(L, count, min[3 * i + a]) - 1;
