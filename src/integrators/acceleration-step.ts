@@ -349,10 +349,11 @@ export class AccelerationStepper {
 
   /** Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a. */
   applyUnknown(c: SchemeCoefficients, a: Float64Array): void {
-    const { inc, v, n } = this;
+    const { inc, v, n, dxPred, vPred } = this;
+    const { cx, cv } = c;
     for (let i = 0; i < n; i++) {
-      inc[i] = this.dxPred[i] + c.cx * a[i];
-      v[i] = this.vPred[i] + c.cv * a[i];
+      inc[i] = dxPred[i] + cx * a[i];
+      v[i] = vPred[i] + cv * a[i];
     }
     setPositionsFrom(this.sys, this.start, inc, 1);
     setVelocity(this.sys, v);
