@@ -243,7 +243,7 @@ export const moreauEngine: EngineAdapter = {
       case "spheres":
         return "Moreau–Jean θ = 0.5, NSC contact, PGS, position projection to 0.1 mm";
       case "chain":
-        return "Newmark β = 0.3025 γ = 0.6, constrained step + projection";
+        return "Newmark β = 0.3025 γ = 0.6, constrained step + projection to 1e-8 m";
       case "cloth":
         return unresolvedSprings(scene)
           ? "Newmark β = 0.3025 γ = 0.6, Newton to 1e-4 (line search), CG"
