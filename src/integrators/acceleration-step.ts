@@ -55,8 +55,8 @@ import type { ProjectionOrder } from "./integrator";
 import { IterationOperator } from "./iteration-operator";
 
 /**
- * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (default 1e-12 m
- * or rad; `residualTolerance` here is replaced by it). Newton's quadratic regime starts
+ * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (m or rad; the
+ * schema's default 1e-12; `residualTolerance` here is replaced by it at every call). Newton's quadratic regime starts
  * only below a drift of about L/κ(S) (lever arm over the condition number of G M⁻¹ Gᵀ:
  * ~5 µm on the benchmark's 100-link chain), so the mm drift of a violent whip step takes
  * up to ~15 updates; one to three otherwise.
@@ -654,7 +654,7 @@ export class AccelerationStepper {
     tEnd: number,
     h: number,
     order: ProjectionOrder,
-    jointTolerance = PROJECTION.residualTolerance,
+    jointTolerance: number,
   ): void {
     const set = this.constraints;
     if (set === null) return;
