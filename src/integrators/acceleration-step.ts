@@ -404,9 +404,11 @@ export class AccelerationStepper {
         this.applyUnknown(c, a);
         this.residual(c, tEnd, r);
       }
+      // ‖R‖₂ at this iterate (iterated Newton only; the line search's when it ran)
+      let rk = rNorm;
       if (newton.maxIterations > 1) {
         // iterated Newton: the Krylov tolerance follows the convergence (forcingTerm)
-        const rk = rNorm >= 0 ? rNorm : norm2(r, n);
+        if (rk < 0) rk = norm2(r, n);
         if (rPrevious > 0) eta = forcingTerm(eta, rk / rPrevious);
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);
@@ -434,7 +436,7 @@ export class AccelerationStepper {
         for (let i = 0; i < n; i++) a[i] += da[i];
         continue;
       }
-      if (rNorm < 0) rNorm = norm2(r, n);
+      rNorm = rk;
       if (rFirst < 0) rFirst = rNorm;
       const before = rNorm;
       const rounding = () =>
