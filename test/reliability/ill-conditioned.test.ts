@@ -10,9 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { springParticle, startApp } from "../api/helpers";
 
+/**
+ * The models run on the default request time limit (on a loaded 2-core machine a cold
+ * worker's 150 steps can take longer than the short one); the time-limit test has its own
+ * app with REQUEST_TIMEOUT_MS = 400.
+ */
 let app: MoreauApp;
 beforeAll(async () => {
-  app = await startApp({ workers: 2, requestTimeoutMs: 400 });
+  app = await startApp({ workers: 2 });
 });
 afterAll(async () => {
   await app.close();
@@ -125,6 +130,14 @@ describe("ill-conditioned models run or end diverged", () => {
 });
 
 describe("per-request time limits", () => {
+  let limited: MoreauApp;
+  beforeAll(async () => {
+    limited = await startApp({ workers: 2, requestTimeoutMs: 400 });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+  const limitedApi = () => request(limited.server);
   it("a step request past REQUEST_TIMEOUT_MS ends with 504 timeout; session and worker go on", async () => {
     // a well-posed model that simply takes long: 10⁶ implicit steps of a 40-particle chain
     const chain = {
@@ -145,26 +158,29 @@ describe("per-request time limits", () => {
         restLength: 0.1,
       })),
     };
-    const id = (await api().post("/v1/sessions").send({ model: chain }).expect(201)).body.id;
+    const id = (await limitedApi().post("/v1/sessions").send({ model: chain }).expect(201)).body.id;
     const neighbour = (
-      await api().post("/v1/sessions").send({ model: springParticle() }).expect(201)
+      await limitedApi().post("/v1/sessions").send({ model: springParticle() }).expect(201)
     ).body.id;
     const t0 = Date.now();
-    const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1_000_000 });
+    const r = await limitedApi().post(`/v1/sessions/${id}/step`).send({ steps: 1_000_000 });
     expect(r.status).toBe(504);
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(r.body.error).toBe("timeout");
     expect(r.body.message).toMatch(/time limit after \d+ of 1000000 steps/);
     const done = r.body.details.stepsDone as number;
     expect(done).toBeGreaterThan(0);
-    const s = await api().get(`/v1/sessions/${id}`).expect(200);
+    const s = await limitedApi().get(`/v1/sessions/${id}`).expect(200);
     expect(s.body).toMatchObject({ step: done, status: "ready" });
-    await api().post(`/v1/sessions/${id}/step`).send({ steps: 2 }).expect(200);
-    expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(done + 2);
+    await limitedApi().post(`/v1/sessions/${id}/step`).send({ steps: 2 }).expect(200);
+    expect((await limitedApi().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(done + 2);
     // no worker was replaced and the other session is intact
-    const ready = await api().get("/ready").expect(200);
+    const ready = await limitedApi().get("/ready").expect(200);
     expect(ready.body.workers).toEqual({ total: 2, alive: 2 });
-    const n = await api().post(`/v1/sessions/${neighbour}/step`).send({ steps: 3 }).expect(200);
+    const n = await limitedApi()
+      .post(`/v1/sessions/${neighbour}/step`)
+      .send({ steps: 3 })
+      .expect(200);
     expect(n.body.step).toBe(3);
   });
 });
