@@ -13,6 +13,13 @@ import type { AssemblyOptionsIn } from "../../schemas/state";
 
 /** What the event loop mirrors of a session after every reply or event. */
 export interface SessionSnapshot {
+  /**
+   * The worker's count of snapshots taken when this one was: a later snapshot of a session
+   * has a larger seq. The event loop applies a snapshot only when it is newer than the
+   * last it applied from that worker (a reply's snapshot is applied after its awaiting
+   * continuation runs, which can come after a progress event the worker posted later).
+   */
+  seq: number;
   status: SessionStatusName;
   time: number;
   step: number;

@@ -53,6 +53,8 @@ interface SessionRecord {
   id: string;
   name: string;
   worker: number;
+  /** seq of the last worker snapshot applied (see SessionSnapshot.seq) */
+  seq: number;
   status: SessionStatusName;
   time: number;
   step: number;
@@ -665,7 +667,9 @@ export class SessionManager {
   }
 
   private apply(rec: SessionRecord, s: SessionSnapshot): void {
-    if (rec.lost) return;
+    // an older snapshot than the last applied (a reply overtaken by a progress event)
+    if (rec.lost || s.seq <= rec.seq) return;
+    rec.seq = s.seq;
     const was = rec.status;
     rec.status = s.status;
     rec.time = s.time;
@@ -690,6 +694,7 @@ export class SessionManager {
         throw err;
       });
     rec.worker = worker;
+    rec.seq = 0; // another worker counts its own snapshots
     rec.lost = false;
     if (a.session) this.apply(rec, a.session);
     this.pool.notify(worker, {

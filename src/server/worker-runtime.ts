@@ -100,6 +100,8 @@ export class WorkerRuntime {
   /** running sessions, served in turn by pump() */
   private readonly running: WorkerSession[] = [];
   private turn = 0;
+  /** Snapshots taken so far (SessionSnapshot.seq: the order the event loop applies them in). */
+  private snapshotSeq = 0;
   private pumpImmediate: ReturnType<typeof setImmediate> | null = null;
   private pumpTimer: ReturnType<typeof setTimeout> | null = null;
   private pumpAt = 0;
@@ -250,6 +252,7 @@ export class WorkerRuntime {
 
   private snapshot(s: WorkerSession): SessionSnapshot {
     return {
+      seq: ++this.snapshotSeq,
       status: s.status,
       time: s.sim.time,
       step: s.sim.stepCount,

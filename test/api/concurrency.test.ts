@@ -165,6 +165,43 @@ describe("concurrent sessions", () => {
   });
 });
 
+describe("replies and progress events in order", () => {
+  it("a run that ends before the event loop reads its reply ends paused", async () => {
+    // The worker posts the run's reply (status running) and later the progress event of
+    // the run's end (paused). When the event loop is busy the messages queue, and Node
+    // dispatches queued messages one after the other before the reply's awaiting
+    // continuation applies its snapshot: the older "running" must not overwrite "paused"
+    // (SessionSnapshot.seq; a clean-clone CI run once polled "running" here for 60 s).
+    // Blocking the loop while the run starts exercises that path; whether the end-of-run
+    // event is queued before the loop resumes depends on the worker's timing.
+    const id = await createSession(app, fallingBody(3, 0.004, "quick"));
+    const started = app.moreau.sessions.run(id, null, 0.1);
+    // the request goes out a few microtasks later (worker-pool.ts: after `live`), before
+    // this loop turn's setImmediate; the worker's messages come in a later poll phase
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        const busyUntil = Date.now() + 300;
+        while (Date.now() < busyUntil) {
+          /* the event loop blocked, as under load */
+        }
+        resolve();
+      }),
+    );
+    await started;
+    let s = (await api().get(`/v1/sessions/${id}`)).body;
+    for (let i = 0; i < 100 && s.status === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      s = (await api().get(`/v1/sessions/${id}`)).body;
+    }
+    expect(s.status).toBe("paused");
+    expect(s.step).toBe(25);
+    const state = await getState(app, id);
+    // free fall from z = 3 for 0.1 s (the default integrator is exact for a constant force)
+    expect(state.bodies[0].position[2]).toBeCloseTo(3 - 0.5 * 9.81 * 0.1 ** 2, 9);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
 describe("bad requests", () => {
   it("never change another session", async () => {
     const others = (await api().get("/v1/sessions")).body.sessions.length;
