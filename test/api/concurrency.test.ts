@@ -16,6 +16,7 @@ import {
   springRecurrence,
   startApp,
   step,
+  waitFor,
 } from "./helpers";
 
 let app: MoreauApp;
@@ -147,11 +148,12 @@ describe("concurrent sessions", () => {
     );
     const states = await Promise.all(
       ids.map(async (id) => {
-        for (;;) {
-          const s = (await api().get(`/v1/sessions/${id}`)).body;
-          if (s.status === "paused") return getState(app, id);
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await waitFor(
+          async () => (await api().get(`/v1/sessions/${id}`)).body.status === "paused",
+          30_000,
+          20,
+        );
+        return getState(app, id);
       }),
     );
     // until = 8 s: 8000, 4000 and 2000 steps
@@ -188,11 +190,11 @@ describe("replies and progress events in order", () => {
       }),
     );
     await started;
-    let s = (await api().get(`/v1/sessions/${id}`)).body;
-    for (let i = 0; i < 100 && s.status === "running"; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      s = (await api().get(`/v1/sessions/${id}`)).body;
-    }
+    // the run's end is a progress event: it must arrive (within 2 s) and say paused
+    const s = await waitFor(async () => {
+      const b = (await api().get(`/v1/sessions/${id}`)).body;
+      return b.status !== "running" && b;
+    }, 2000);
     expect(s.status).toBe("paused");
     expect(s.step).toBe(25);
     const state = await getState(app, id);
