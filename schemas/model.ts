@@ -266,6 +266,10 @@ export const SolverSettings = z
       description: "Newton iterations per step for nonlinear forces (1 = linearized step)",
     }),
     newtonTolerance: positive().default(1e-10),
+    gyroscopicJacobian: z.boolean().default(true).meta({
+      description:
+        "whether the gyroscopic torque's Jacobians enter the iteration matrix: false is cheaper (with joints and no other Jacobians, the step factors the symmetric G M⁻¹ Gᵀ) and loses nothing for axisymmetric bodies that do not spin about their axis (the torque vanishes), but a fast-spinning asymmetric body (h|ω| ≳ 0.3) diverges without them",
+    }),
     jointTolerance: positive().max(1e-3).default(1e-12).meta({
       description:
         "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt)",

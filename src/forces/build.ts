@@ -1,6 +1,7 @@
 /**
  * Builds the force effectors of a validated model: one per ForceSpec, plus gravity (always)
- * and the gyroscopic term (when the model has a dynamic rigid body). Body ids resolve with
+ * and the gyroscopic term (when the model has a dynamic rigid body; `gyroscopicJacobian`:
+ * whether its Jacobians enter the iteration matrix, gyroscopic.ts). Body ids resolve with
  * sys.index, "ground" to −1. The schema already rejects unknown ids; this check repeats it
  * for programmatic callers, naming the force and the body. Springs without a restLength
  * take the distance between their points in the configuration sys holds (the model's
@@ -22,10 +23,11 @@ export function createForceEffectors(
   forces: readonly ForceSpec[],
   sys: BodySystem,
   gravity: ArrayLike<number>,
+  gyroscopicJacobian = true,
 ): { effectors: ForceEffector[]; gravity: GravityEffector } {
   const g = new GravityEffector(sys, gravity);
   const effectors: ForceEffector[] = [g];
-  const gyroscopic = new GyroscopicEffector(sys);
+  const gyroscopic = new GyroscopicEffector(sys, "gyroscopic", gyroscopicJacobian);
   if (gyroscopic.bodies.length > 0) effectors.push(gyroscopic);
   // Springs between points without rotational dofs (particles, fixed bodies, ground)
   // share one vectorized effector (particle-springs.ts), placed where the first one is.

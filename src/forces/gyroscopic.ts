@@ -11,6 +11,17 @@
  *   ∂τ_g/∂θ = −[ω]× (−[h]× + I_w [ω]×) = [ω]×[h]× − [ω]× I_w [ω]×
  * Neither is symmetric in general: jacobianType GENERAL. No potential energy (it does no
  * work: ω·(ω × h) = 0).
+ *
+ * `jacobians = false` (solver.gyroscopicJacobian) leaves both Jacobians out: the torque is
+ * still applied, but a linearized step then takes it at the predicted state, and the
+ * iteration matrix of a model whose other forces have no Jacobians is the mass matrix
+ * alone (with joints, one symmetric G M⁻¹ Gᵀ to factor instead of G W⁻¹ Gᵀ with W's
+ * blocks inverted: the benchmark's 100-link chain steps 23–25 % faster, same drift and
+ * energy). That is exact where the torque vanishes along the motion, e.g. axisymmetric
+ * links whose joints sit on their axis (no torque about it, so no spin about it), and
+ * unstable for a fast-spinning asymmetric body: a free body with inertias 2, 3, 6 spun at
+ * 7 rad/s near its middle axis diverges at h ω = 0.35 (Newmark, one iteration), where the
+ * implicit torque keeps it bounded (test/integrators/gyroscopic-jacobian.test.ts).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { mat3Skew } from "../math/mat3";
@@ -21,7 +32,6 @@ import { skewSkew } from "./jacobian-util";
 
 export class GyroscopicEffector implements ForceEffector {
   readonly id: string;
-  readonly jacobianType: MatrixTypeFlags = MatrixType.GENERAL;
   /** The dynamic rigid bodies it acts on. */
   readonly bodies: Int32Array;
 
@@ -35,6 +45,8 @@ export class GyroscopicEffector implements ForceEffector {
   constructor(
     private readonly sys: BodySystem,
     id = "gyroscopic",
+    /** Whether the Jacobians enter the iteration matrix (see the header). */
+    public jacobians = true,
   ) {
     this.id = id;
     // Bodies with an isotropic inertia c·I have ω × (c ω) = 0 and zero Jacobians at every
@@ -45,6 +57,14 @@ export class GyroscopicEffector implements ForceEffector {
     this.bodies = Int32Array.from(list);
     this.hs = new Float64Array(3 * list.length);
     this.cs = new Float64Array(9 * list.length);
+  }
+
+  get hasJacobians(): boolean {
+    return this.jacobians;
+  }
+
+  get jacobianType(): MatrixTypeFlags {
+    return this.jacobians ? MatrixType.GENERAL : MatrixType.SPD;
   }
 
   /** h = I_w ω of body b into this.h. */
@@ -115,6 +135,7 @@ export class GyroscopicEffector implements ForceEffector {
 
   /** s ([ω]×[h]× − [ω]× I_w [ω]×) into each body's (θ, θ) sub-block. */
   addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.jacobians) return;
     this.refreshJacobianFactors();
     const { sys, hs, cs, t1 } = this;
     const om = sys.omega;
@@ -139,6 +160,7 @@ export class GyroscopicEffector implements ForceEffector {
 
   /** s ([h]× − [ω]× I_w) into each body's (ω, ω) sub-block. */
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.jacobians) return;
     this.refreshJacobianFactors();
     const { sys, hs, cs, t1 } = this;
     for (let n = 0; n < this.bodies.length; n++) {

@@ -226,13 +226,14 @@ export class AccelerationStepper {
   /** Whether the last `solve` ended stalled, not merely out of iterations (see `solve`). */
   newtonStalled = false;
   private searchFailed = false;
-  private readonly massOnly: boolean;
+  /** Every effector's Jacobians are empty (see `effectorsChanged`). */
+  private massOnly = false;
   private solver: LinearSolver | null = null;
   private solverName: LinearSolverName = "auto";
   /** The solver actually used: solverName, or cg for `auto` on a large matrix-free system. */
   private solverChoice: LinearSolverName = "auto";
   /** The matrix-free W when every Jacobian effector offers products, else null. */
-  private readonly operator: IterationOperator | null;
+  private operator: IterationOperator | null = null;
   private matrixFree = false;
   linearIterations = 0;
   /**
@@ -299,9 +300,19 @@ export class AccelerationStepper {
     for (const e of effectors) e.addSolveBlocks(this.matrix);
     this.matrix.finalize();
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
-    this.massOnly = effectors.every((e) => e.hasJacobians === false);
-    this.operator = IterationOperator.create(sys, effectors);
-    this.selectSolver(linearSolver);
+    this.solverName = linearSolver;
+    this.effectorsChanged();
+  }
+
+  /**
+   * Re-reads what the effectors' Jacobians are (hasJacobians, jacobianType, the
+   * matrix-free products) after one of them changed (solver.gyroscopicJacobian), and
+   * selects the linear solver again.
+   */
+  effectorsChanged(): void {
+    this.massOnly = this.effectors.every((e) => e.hasJacobians === false);
+    this.operator = IterationOperator.create(this.sys, this.effectors);
+    this.selectSolver(this.solverName);
   }
 
   setLinearSolver(name: LinearSolverName): void {

@@ -45,7 +45,12 @@ export function loadModel(json: unknown): Simulation {
 /** Builds a simulation from an already validated model. */
 export function buildSimulation(model: ModelSpec): Simulation {
   const system = createBodySystem(model.bodies.map(bodyInit));
-  const { effectors, gravity } = createForceEffectors(model.forces, system, model.gravity);
+  const { effectors, gravity } = createForceEffectors(
+    model.forces,
+    system,
+    model.gravity,
+    model.solver.gyroscopicJacobian,
+  );
   const constraints = new ConstraintSet(
     system,
     createConstraints(model.joints, model.motors, system),

@@ -10,6 +10,7 @@ import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
 import type { ForceEffector } from "../forces/effector";
+import { GyroscopicEffector } from "../forces/gyroscopic";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import type { Integrator, StepStats } from "../integrators/integrator";
 import { NewmarkIntegrator } from "../integrators/newmark";
@@ -244,6 +245,12 @@ export class Simulation {
         throw err;
       }
       this.stepper.setLinearSolver(this.solverSpec.linearSolver);
+      const jacobians = this.solverSpec.gyroscopicJacobian;
+      const gyroscopic = this.effectors.find((e) => e instanceof GyroscopicEffector);
+      if (gyroscopic !== undefined && gyroscopic.jacobians !== jacobians) {
+        gyroscopic.jacobians = jacobians;
+        this.stepper.effectorsChanged();
+      }
     }
     this.integrator.reset();
   }
