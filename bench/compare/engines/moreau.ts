@@ -51,9 +51,9 @@
  *    the gyroscopic torque needs no Jacobian (src/forces/gyroscopic.ts); the iteration
  *    matrix is then the mass matrix and the Newton step factors the symmetric G M⁻¹ Gᵀ
  *    instead of inverting 100 gyroscopic blocks and factoring G W⁻¹ Gᵀ as L D U. Measured
- *    on S2-100 in one process, alternating batches of 100 steps: 1018–1056 → 1270–1297
- *    steps/s (+23–25 %), joint drift 1.26e-7 → 1.30e-7 m, energy drift 0.152 → 0.151
- *    (bench runs, moreau only). A user who knows the links are symmetric would set it.
+ *    on S2-100 (then at jointTolerance 1e-7 m) in one process, alternating batches of 100
+ *    steps: 1018–1056 → 1270–1297 steps/s (+23–25 %), joint drift 1.26e-7 → 1.30e-7 m,
+ *    energy drift 0.152 → 0.151 (bench runs, moreau only). A user who knows the links are symmetric would set it.
  *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (the springs' symmetric
  *    Jacobian: same forces, so the same Newton solution, see src/forces/axial.ts;
  *    preconditioned by the mass or the block diagonal as the solves go,
