@@ -54,6 +54,9 @@ export const SimulationSnapshot = z
     memory: z.strictObject({
       integrator: z.strictObject({
         acceleration: Float64Base64.optional().meta({ description: "Newmark a_t" }),
+        previousAcceleration: Float64Base64.optional().meta({
+          description: "Newmark a_{t−h} (its Newton guess; a_t when absent)",
+        }),
         accelerationValid: z.boolean().optional(),
       }),
       lambda: Float64Base64.meta({

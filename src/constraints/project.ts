@@ -91,7 +91,18 @@ export class ProjectionWorkspace {
 
   /** G ← Cq(q, t), S ← G M⁻¹ Gᵀ, factor S; keeps G's values as factoredG. */
   factorAt(t: number): void {
-    this.factoredG.set(this.set.updateJacobian(t).values);
+    this.set.updateJacobian(t);
+    this.factorCurrent();
+  }
+
+  /**
+   * S ← G M⁻¹ Gᵀ from G's current values (set.updateJacobian done by the caller), factor
+   * S; keeps G's values as factoredG. The constrained Newton step's mass path factors
+   * here too (constrained-solve.ts), so a projection after it can start from its
+   * factorization.
+   */
+  factorCurrent(): void {
+    this.factoredG.set(this.set.G.values);
     this.ldlt.factor(this.schur.update());
   }
 

@@ -186,6 +186,12 @@ export interface SchemeCoefficients {
   w: number;
   rayleighMass: number;
   rayleighStiffness: number;
+  /**
+   * Joint rows at the position level (index 3, requires c_x > 0): each Newton iteration
+   * asks C(x) + G c_x Δa = 0 at its iterate x instead of G (v + c_v Δa) = −Ct (see
+   * `solveIteration`). Default false (velocity level).
+   */
+  positionLevel?: boolean;
 }
 
 export interface NewtonSettings {
@@ -264,6 +270,13 @@ export class AccelerationStepper {
     rank: 0,
   };
   private readonly velocityProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  /** The last Newton iteration's joint rows were at the position level (see solveIteration). */
+  private positionLevelRows = false;
+  /**
+   * The last constrained factorization took the mass path, whose S = G M⁻¹ Gᵀ is the
+   * projections' own (constrained-solve.ts shares the set's ProjectionWorkspace).
+   */
+  private massMetricFactored = false;
   /** The post-step position projection's options (PROJECTION, residualTolerance set). */
   private readonly projection = { ...PROJECTION };
 
@@ -603,10 +616,15 @@ export class AccelerationStepper {
       return;
     }
     this.factorConstrained(c, tEnd);
-    // Velocity level G v_{t+h} = −Ct, i.e. G Δa = −(G v + Ct)/c_v; acceleration level
+    // Velocity level G v_{t+h} = −Ct, i.e. G Δa = −(G v + Ct)/c_v; position level
+    // C(x) + G c_x Δa = 0, i.e. G Δa = −C/c_x (positionLevel); acceleration level
     // G a = Qc when c_v = 0 (the consistent initial acceleration).
     const rc = this.rc;
-    if (c.cv > 0) {
+    this.positionLevelRows = c.positionLevel === true && c.cv > 0;
+    if (this.positionLevelRows) {
+      set.residual(tEnd, rc);
+      for (let i = 0; i < rc.length; i++) rc[i] = -rc[i] / c.cx;
+    } else if (c.cv > 0) {
       set.velocityTerm(tEnd, this.ct);
       set.multiply(this.v, rc);
       for (let i = 0; i < rc.length; i++) rc[i] = -(rc[i] + this.ct[i]) / c.cv;
@@ -625,7 +643,8 @@ export class AccelerationStepper {
     const solver = this.constrained!;
     const t0 = performance.now();
     this.constraints!.updateJacobian(tEnd);
-    if (this.usesMassOnly(c)) {
+    this.massMetricFactored = this.usesMassOnly(c);
+    if (this.massMetricFactored) {
       this.timing.assembly += performance.now() - t0;
       solver.factorMass(1 + c.cv * c.rayleighMass);
       this.timing.solve += performance.now() - t0;
@@ -661,7 +680,9 @@ export class AccelerationStepper {
    *   serves the velocity projection at the projected positions as a chord iteration too,
    *   its corrections along the factorization's own G (project.ts, `correction`: ~1e-3
    *   per iteration on the whipping 100-link chain, whose κ(S) ~ 1e4 would make the chord
-   *   along the current G diverge after an 8 µm correction).
+   *   along the current G diverge after an 8 µm correction). After position-level rows
+   *   the velocities are projected even when the positions were within tolerance (see
+   *   the body).
    */
   projectOnConstraints(
     tEnd: number,
@@ -684,7 +705,20 @@ export class AccelerationStepper {
       return;
     }
     const moved = projectPositions(sys, set, tEnd, options, positionProjection).iterations > 0;
-    // unmoved positions keep the velocities the step made (G v = −Ct where it linearized)
-    if (moved) projectVelocities(sys, set, tEnd, true, velocityProjection, velocityTolerance);
+    // Unmoved positions after velocity-level rows keep the velocities the step made
+    // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free, so their
+    // velocities are projected after every step; when the positions did not move, from
+    // the Newton step's own factorization on the mass path (at the iterate it linearized
+    // at, which ended within jointTolerance of the manifold: a close chord), else from a
+    // new one.
+    if (moved || this.positionLevelRows)
+      projectVelocities(
+        sys,
+        set,
+        tEnd,
+        moved || this.massMetricFactored,
+        velocityProjection,
+        velocityTolerance,
+      );
   }
 }

@@ -22,6 +22,7 @@
  */
 
 import type { ConstraintSet } from "../constraints/constraint-set";
+import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/project";
 import { MassSchurComplement } from "../constraints/schur";
 import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
 import type { SparseBlockMatrix } from "../math/block-matrix";
@@ -46,8 +47,11 @@ function maxInverseDiagonal(a: CsrMatrix): number {
 export class ConstrainedSolve {
   private readonly n: number;
   private readonly m: number;
+  /** S = G W⁻¹ Gᵀ of the block-diagonal path and its L D U. */
   private readonly schur: MassSchurComplement;
   private readonly schurLdlt = new SemidefiniteLdlt();
+  /** The mass path's S = G M⁻¹ Gᵀ and its factorization, shared with the projections. */
+  private readonly projection: ProjectionWorkspace;
   private kkt: KktMatrix | null = null;
   private readonly lu = new SparseLuSolver({});
   private readonly rhs: Float64Array;
@@ -70,6 +74,7 @@ export class ConstrainedSolve {
     this.n = sys.numDofs;
     this.m = set.numRows;
     this.schur = new MassSchurComplement(set, sys);
+    this.projection = projectionWorkspace(set);
     this.rhs = new Float64Array(this.n + this.m);
     this.sol = new Float64Array(this.n + this.m);
     this.tmpN = new Float64Array(this.n);
@@ -86,11 +91,15 @@ export class ConstrainedSolve {
     this.blockInverse = new Float64Array(size);
   }
 
-  /** Factors with W = massScale·M at the current configuration (G already updated). */
+  /**
+   * Factors with W = massScale·M at the current configuration (G already updated). S is
+   * then the projections' G M⁻¹ Gᵀ (constraints/project.ts), factored in the set's
+   * projection workspace, whose chord iterations may then start from it.
+   */
   factorMass(massScale: number): void {
     this.mode = "mass";
     this.massScale = massScale;
-    this.schurLdlt.factor(this.schur.update());
+    this.projection.factorCurrent();
   }
 
   /** Factors with a general W (CSR, same pattern on every call; G already updated). */
@@ -173,7 +182,7 @@ export class ConstrainedSolve {
       for (let i = 0; i < n; i++) this.tmpN[i] /= s;
       this.set.multiply(this.tmpN, this.tmpM);
       for (let i = 0; i < m; i++) this.tmpM[i] = s * (this.tmpM[i] - rc[i]);
-      this.schurLdlt.solve(this.tmpM, lambda); // lambda holds μ for now
+      this.projection.ldlt.solve(this.tmpM, lambda); // lambda holds μ for now
       this.set.multiplyTranspose(lambda, this.tmpN);
       for (let i = 0; i < n; i++) this.tmpN[i] = r[i] - this.tmpN[i];
       massSolve(this.sys, this.tmpN, da);

@@ -27,6 +27,8 @@ export interface StepStats {
 export interface IntegratorMemory {
   /** Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses. */
   acceleration?: Float64Array;
+  /** Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts). */
+  previousAcceleration?: Float64Array;
   /** Newmark: a_t is valid (false after a reset or a PATCH: it is then recomputed). */
   accelerationValid?: boolean;
 }

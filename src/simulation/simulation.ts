@@ -337,6 +337,9 @@ export class Simulation {
       memory: {
         integrator: {
           ...(memory.acceleration ? { acceleration: encodeFloat64(memory.acceleration) } : {}),
+          ...(memory.previousAcceleration
+            ? { previousAcceleration: encodeFloat64(memory.previousAcceleration) }
+            : {}),
           ...(memory.accelerationValid !== undefined
             ? { accelerationValid: memory.accelerationValid }
             : {}),
@@ -380,14 +383,14 @@ export class Simulation {
       if (!a.every(Number.isFinite))
         throw new SnapshotError([{ path: ["state", name], message: "non-finite value" }]);
     const mem = snap.memory;
-    const acceleration =
-      mem.integrator.acceleration !== undefined
-        ? decodeFloat64(mem.integrator.acceleration, s.numDofs, [
-            "memory",
-            "integrator",
-            "acceleration",
-          ])
+    const vector = (name: "acceleration" | "previousAcceleration") => {
+      const encoded = mem.integrator[name];
+      return encoded !== undefined
+        ? decodeFloat64(encoded, s.numDofs, ["memory", "integrator", name])
         : undefined;
+    };
+    const acceleration = vector("acceleration");
+    const previousAcceleration = vector("previousAcceleration");
     const lambda = decodeFloat64(mem.lambda, this.stepper.lambda.length, ["memory", "lambda"]);
     const nb = this.stepper.matrix.numBlocks;
     mem.matrixBlocks.forEach(([bi, bj], k) => {
@@ -428,6 +431,7 @@ export class Simulation {
     this.integrator.reset();
     this.integrator.restoreMemory?.({
       acceleration,
+      previousAcceleration,
       accelerationValid: mem.integrator.accelerationValid,
     });
     this.stepper.lambda.set(lambda);
