@@ -156,13 +156,14 @@ export class ConstraintSet {
   }
 
   /**
-   * out = G x (G as of the last `updateJacobian`). Row by row over its (at most two) body
-   * entries of 3 or 6 contiguous columns (rowSlot, rowDof, rowWidth), unrolled: no column
-   * index per entry, twice as fast as the generic CSR product on a chain's G.
+   * out = G x (G as of the last `updateJacobian`, or G's values at another configuration
+   * in `values`, as multiplyTranspose). Row by row over its (at most two) body entries of
+   * 3 or 6 contiguous columns (rowSlot, rowDof, rowWidth), unrolled: no column index per
+   * entry, twice as fast as the generic CSR product on a chain's G.
    */
-  multiply(x: Float64Array, out: Float64Array): void {
+  multiply(x: Float64Array, out: Float64Array, values = this.G.values): void {
     const { rowSlot, rowDof, rowWidth } = this;
-    const v = this.G.values;
+    const v = values;
     for (let r = 0; r < this.numRows; r++) {
       let acc = 0;
       for (let e = 2 * r; e < 2 * r + 2; e++) {

@@ -234,7 +234,9 @@ export function projectPositions(
     set.residual(t, c);
     const previous = residualNorm;
     residualNorm = infNorm(c);
-    if (result.updateNorm <= options.absTolerance + options.relTolerance * stateNorm(sys)) {
+    // (‖X‖∞ only when it counts: the steppers' projection has relTolerance 0)
+    const relative = options.relTolerance > 0 ? options.relTolerance * stateNorm(sys) : 0;
+    if (result.updateNorm <= options.absTolerance + relative) {
       converged = true;
       break;
     }
@@ -253,16 +255,29 @@ export interface VelocityProjectionResult {
 }
 
 /**
+ * Where a velocity projection takes its factorization of S (projectVelocities):
+ * - "factor": factored at the current positions: the exact mass-metric projection.
+ * - "chord": the last factorization of the set's workspace and its G_f, the residual
+ *   G v + Ct at the current positions (see projectVelocities).
+ * - "factored-configuration": the velocities made tangent at the configuration of the
+ *   last factorization instead (G_f v = −Ct, one exact correction): where a step
+ *   linearized, when its end is within the joint tolerance of it.
+ */
+export type VelocityProjectionStart = "factor" | "chord" | "factored-configuration";
+
+/**
  * Velocity projection v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct) (see the header), in place on the
- * body velocities of `sys`, at the current positions.
+ * body velocities of `sys`, at the current positions (`start` "factor").
  *
- * reuseFactorization: the residual G v + Ct is evaluated with G at the current positions,
- * the corrections with the last factorization of this set's workspace and its G_f (the
- * first position-projection iterate, a few µm away after a post-step correction; see
+ * "chord": the residual G v + Ct is evaluated with G at the current positions, the
+ * corrections with the last factorization of this set's workspace and its G_f (the first
+ * position-projection iterate, a few µm away after a post-step correction; see
  * `correction`), repeated as a chord iteration until ‖G v + Ct‖∞ ≤ 1e-9 (1 + its initial
  * value) (each must cut it twentyfold; ~1e-3 per iteration on the whipping benchmark
- * chain); when one does not, S is refactored and the projection done exactly. The
- * result is written to `result` when given, else to a new object.
+ * chain); when one does not, S is refactored and the projection done exactly.
+ * "factored-configuration": G_f v = −Ct with G_f (residual and correction on the same
+ * G, so one correction is exact). The result is written to `result`
+ * when given, else to a new object.
  *
  * absoluteTolerance (m/s, rad/s) loosens that stop to ‖G v + Ct‖∞ ≤ absoluteTolerance
  * when it is larger: a stepper holding the joints to a drift τ needs only τ/(10 h),
@@ -272,7 +287,7 @@ export function projectVelocities(
   sys: BodySystem,
   set: ConstraintSet,
   t: number,
-  reuseFactorization = false,
+  start: VelocityProjectionStart = "factor",
   result: VelocityProjectionResult = { residualNorm: 0, rank: 0 },
   absoluteTolerance = 0,
 ): VelocityProjectionResult {
@@ -282,23 +297,25 @@ export function projectVelocities(
   const ws = projectionWorkspace(set);
   const { c, du, u } = ws;
   const ct = ws.lambda;
-  if (reuseFactorization) set.updateJacobian(t);
-  else ws.factorAt(t);
+  if (start === "factor") ws.factorAt(t);
+  else if (start === "chord") set.updateJacobian(t);
+  const values = start === "factored-configuration" ? ws.factoredG : set.G.values;
+  let chord = start === "chord";
   getVelocity(sys, u);
   set.velocityTerm(t, ct);
-  velocityResidual(set, u, ct, c);
+  velocityResidual(set, u, ct, c, values);
   let norm = infNorm(c);
   const tolerance = Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance);
   for (let it = 0; norm > tolerance && it < MAX_VELOCITY_ITERATIONS; it++) {
     ws.correction(c, du);
-    for (let i = 0; i < u.length; i++) u[i] += du[i];
+    addTo(u, du);
     const previous = norm;
-    velocityResidual(set, u, ct, c);
+    velocityResidual(set, u, ct, c, values);
     norm = infNorm(c);
-    if (reuseFactorization && !(norm <= CHORD_CONTRACTION * previous)) {
+    if (chord && !(norm <= CHORD_CONTRACTION * previous)) {
       ws.factorAt(t);
-      reuseFactorization = false;
-    } else if (!reuseFactorization) break;
+      chord = false;
+    } else if (!chord) break;
   }
   setVelocity(sys, u);
   result.residualNorm = norm;
@@ -306,13 +323,23 @@ export function projectVelocities(
   return result;
 }
 
-/** c = G u + Ct (ct holds Ct). */
+/**
+ * u += du. Its own function: inlined in projectVelocities' loop, V8 (Node 20) compiled
+ * the element accesses generically and boxed every double (~5 KB of garbage per step of
+ * the benchmark's 100-link chain).
+ */
+function addTo(u: Float64Array, du: Float64Array): void {
+  for (let i = 0; i < u.length; i++) u[i] += du[i];
+}
+
+/** c = G u + Ct (ct holds Ct; G's values `values`). */
 function velocityResidual(
   set: ConstraintSet,
   u: Float64Array,
   ct: Float64Array,
   c: Float64Array,
+  values: Float64Array,
 ): void {
-  set.multiply(u, c);
+  set.multiply(u, c, values);
   for (let i = 0; i < c.length; i++) c[i] += ct[i];
 }

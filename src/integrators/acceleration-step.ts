@@ -700,23 +700,23 @@ export class AccelerationStepper {
     const { sys, velocityProjection, positionProjection } = this;
     if (order === "velocities-first") {
       if (constraintResidualNorm(set, tEnd) <= jointTolerance) return;
-      projectVelocities(sys, set, tEnd, false, velocityProjection, velocityTolerance);
+      projectVelocities(sys, set, tEnd, "factor", velocityProjection, velocityTolerance);
       projectPositions(sys, set, tEnd, options, positionProjection, true);
       return;
     }
     const moved = projectPositions(sys, set, tEnd, options, positionProjection).iterations > 0;
     // Unmoved positions after velocity-level rows keep the velocities the step made
-    // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free, so their
-    // velocities are projected after every step; when the positions did not move, from
-    // the Newton step's own factorization on the mass path (at the iterate it linearized
-    // at, which ended within jointTolerance of the manifold: a close chord), else from a
-    // new one.
+    // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free: their
+    // velocities are made tangent where the step linearized (its end is within
+    // jointTolerance of that configuration), with the Newton step's own factorization
+    // when it took the mass path (shared with the projections), else with a new one
+    // at the end of the step.
     if (moved || this.positionLevelRows)
       projectVelocities(
         sys,
         set,
         tEnd,
-        moved || this.massMetricFactored,
+        moved ? "chord" : this.massMetricFactored ? "factored-configuration" : "factor",
         velocityProjection,
         velocityTolerance,
       );

@@ -627,7 +627,7 @@ describe("projections in the mass metric", () => {
     });
     const vRef = denseVelocityProjection(sys, set, t);
     projectionWorkspace(set).factorAt(0); // a stale factorization (other time, same q)
-    const res = projectVelocities(sys, set, t, true);
+    const res = projectVelocities(sys, set, t, "chord");
     expect(res.residualNorm).toBeLessThan(1e-11);
     const v = new Float64Array(sys.numDofs);
     getVelocity(sys, v);
@@ -686,7 +686,7 @@ describe("projections in the mass metric", () => {
     const v0 = new Float64Array(sys.numDofs);
     getVelocity(sys, v0);
     const factor = vi.spyOn(ws, "factorAt");
-    const res = projectVelocities(sys, set, t, true);
+    const res = projectVelocities(sys, set, t, "chord");
     expect(factor).not.toHaveBeenCalled();
     expect(res.residualNorm).toBeLessThan(1e-11);
     const v = new Float64Array(sys.numDofs);
