@@ -13,6 +13,7 @@
  * c_x = h²θ (position) and c_v = h (velocity).
  */
 
+import { plainRecord } from "../math/plain-record";
 import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
 import type {
@@ -33,13 +34,14 @@ export interface ThetaParameters {
 
 export class ThetaScheme implements Integrator {
   readonly projectionOrder: ProjectionOrder = "velocities-first";
-  private readonly coeff: SchemeCoefficients = {
+  private readonly coeff: SchemeCoefficients = plainRecord({
     cx: 0,
     cv: 0,
     w: 0,
     rayleighMass: 0,
     rayleighStiffness: 0,
-  };
+    positionLevel: false,
+  });
   private readonly vt: Float64Array;
 
   constructor(

@@ -15,6 +15,7 @@
  */
 
 import { mat3Congruence, mat3Invert, mat3MulVec, mat3RotateDiagonal } from "../math/mat3";
+import { plainRecord } from "../math/plain-record";
 import { quatRotateByVector, quatToMat3 } from "../math/quat";
 import { copy3 } from "../math/vec3";
 
@@ -133,7 +134,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
       dofs += size;
     }
   });
-  const sys: BodySystem = {
+  const sys: BodySystem = plainRecord({
     numBodies: n,
     numDofs: dofs,
     ids: bodies.map((b) => b.id),
@@ -162,7 +163,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     torque: new Float64Array(3 * n),
     stateVersion: 0,
     poseVersion: 0,
-  };
+  });
   for (let b = 0; b < n; b++)
     if (!hasOrientation[b]) for (let k = 0; k < 9; k += 4) sys.rotation[9 * b + k] = 1;
   for (let b = 0; b < n; b++) {
@@ -391,5 +392,5 @@ export function setPositionsFrom(
 }
 
 export function createPositionSnapshot(sys: BodySystem): PositionSnapshot {
-  return { pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) };
+  return plainRecord({ pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) });
 }
