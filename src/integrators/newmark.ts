@@ -191,11 +191,11 @@ export class NewmarkIntegrator implements Integrator {
     const vt = this.vt;
     const at = this.aPrev;
     const aBefore = this.aBefore;
-    // Joint rows at the position level with numerical damping, Newton's first iterate
-    // then at the mean of the last two accelerations; otherwise at the velocity level
-    // from a_t (see the file comment).
+    // Joint rows at the position level with numerical damping, and with joints Newton's
+    // first iterate then at the mean of the last two accelerations; otherwise at the
+    // velocity level from a_t (see the file comment).
     const positionLevel = gamma > 0.5 && beta > 0;
-    const mean = positionLevel ? 0.5 : 0;
+    const mean = positionLevel && s.constraints !== null ? 0.5 : 0;
     for (let i = 0; i < s.n; i++) {
       dxPred[i] = h * vt[i] + 0.5 * h * h * (1 - 2 * beta) * at[i];
       vPred[i] = vt[i] + h * (1 - gamma) * at[i];
