@@ -41,26 +41,6 @@ export function mat3Congruence(out: Vec, io: number, r: Vec, ir: number, d: Vec,
         t[3 * i + 2] * r[ir + 3 * j + 2];
 }
 
-/**
- * out[io..io+8] ← R diag(d) Rᵀ, R row-major at ir, d = d[id..id+2] (a principal-axes
- * inertia in world coordinates: 18 multiplications, against 54 for mat3Congruence).
- */
-export function mat3RotateDiagonal(out: Vec, io: number, r: Vec, ir: number, d: Vec, id: number) {
-  const d0 = d[id];
-  const d1 = d[id + 1];
-  const d2 = d[id + 2];
-  for (let i = 0; i < 3; i++) {
-    const a0 = r[ir + 3 * i] * d0;
-    const a1 = r[ir + 3 * i + 1] * d1;
-    const a2 = r[ir + 3 * i + 2] * d2;
-    for (let j = i; j < 3; j++) {
-      const v = a0 * r[ir + 3 * j] + a1 * r[ir + 3 * j + 1] + a2 * r[ir + 3 * j + 2];
-      out[io + 3 * i + j] = v;
-      out[io + 3 * j + i] = v;
-    }
-  }
-}
-
 /** Skew matrix [a]× such that [a]× x = a × x. */
 export function mat3Skew(out: Vec, io: number, a: Vec, ia: number): void {
   out[io] = 0;

@@ -14,9 +14,9 @@
  * Generalized forces are [f, τ], τ about the centre of mass, world frame.
  */
 
-import { mat3Congruence, mat3Invert, mat3MulVec, mat3RotateDiagonal } from "../math/mat3";
+import { mat3Congruence, mat3Invert, mat3MulVec } from "../math/mat3";
 import { plainRecord } from "../math/plain-record";
-import { quatRotateByVector, quatToMat3 } from "../math/quat";
+import { quatRotateByVector, quatToMat3, quatToMat3Inertias } from "../math/quat";
 import { copy3 } from "../math/vec3";
 
 export const BodyKind = { FIXED: 0, PARTICLE: 1, RIGID: 2 } as const;
@@ -215,15 +215,26 @@ export function updateDerived(sys: BodySystem): void {
   for (let b = 0; b < sys.numBodies; b++) {
     // a particle keeps R = I (its quaternion is never rotated)
     if (sys.hasOrientation[b] === 0) continue;
-    quatToMat3(rotation, 9 * b, quat, 4 * b);
-    if (sys.kind[b] !== BodyKind.RIGID || sys.isotropic[b] === 1) continue;
-    if (principalInertia[3 * b] >= 0) {
-      mat3RotateDiagonal(inertiaWorld, 9 * b, rotation, 9 * b, principalInertia, 3 * b);
-      mat3RotateDiagonal(inertiaWorldInv, 9 * b, rotation, 9 * b, principalInertiaInv, 3 * b);
-    } else {
-      mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
-      mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
+    const rigid = sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0;
+    if (rigid && principalInertia[3 * b] >= 0) {
+      // R, R diag(I_p) Rᵀ and R diag(1/I_p) Rᵀ in one pass
+      quatToMat3Inertias(
+        rotation,
+        9 * b,
+        quat,
+        4 * b,
+        principalInertia,
+        inertiaWorld,
+        principalInertiaInv,
+        inertiaWorldInv,
+        3 * b,
+      );
+      continue;
     }
+    quatToMat3(rotation, 9 * b, quat, 4 * b);
+    if (!rigid) continue;
+    mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
+    mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
   }
 }
 
