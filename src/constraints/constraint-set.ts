@@ -25,6 +25,8 @@ export class ConstraintSet {
   readonly constraints: readonly Constraint[];
   readonly numRows: number;
   readonly numDofs: number;
+  /** True when some constraint depends on t explicitly (Ct may be non-zero). */
+  readonly timeDependent: boolean;
   /** First row of each constraint; length constraints.length + 1. */
   readonly rowOffset: Int32Array;
   /** Constraint index of each row. */
@@ -55,6 +57,7 @@ export class ConstraintSet {
   ) {
     this.constraints = constraints;
     this.numDofs = sys.numDofs;
+    this.timeDependent = constraints.some((c) => c.timeDependent);
     const nc = constraints.length;
     this.rowOffset = new Int32Array(nc + 1);
     let maxRows = 0;
@@ -140,6 +143,12 @@ export class ConstraintSet {
 
   /** out[0..m) = Ct = ∂C/∂t. */
   velocityTerm(t: number, out: Float64Array): void {
+    // Ct = 0 without time-dependent constraints: one fill rather than a typed-array fill
+    // per constraint (~6 µs on the benchmark's 100 joints, at every velocity projection)
+    if (!this.timeDependent) {
+      out.fill(0, 0, this.numRows);
+      return;
+    }
     for (let k = 0; k < this.constraints.length; k++)
       this.constraints[k].velocityTerm(t, out, this.rowOffset[k]);
   }
@@ -148,11 +157,6 @@ export class ConstraintSet {
   quadraticTerm(t: number, out: Float64Array): void {
     for (let k = 0; k < this.constraints.length; k++)
       this.constraints[k].quadraticTerm(t, out, this.rowOffset[k]);
-  }
-
-  /** True when some constraint depends on t explicitly (Ct may be non-zero). */
-  get timeDependent(): boolean {
-    return this.constraints.some((c) => c.timeDependent);
   }
 
   /**
