@@ -13,7 +13,6 @@
  * c_x = h²θ (position) and c_v = h (velocity).
  */
 
-import { plainRecord } from "../math/plain-record";
 import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
 import type {
@@ -34,14 +33,13 @@ export interface ThetaParameters {
 
 export class ThetaScheme implements Integrator {
   readonly projectionOrder: ProjectionOrder = "velocities-first";
-  private readonly coeff: SchemeCoefficients = plainRecord({
+  private readonly coeff: SchemeCoefficients = {
     cx: 0,
     cv: 0,
     w: 0,
     rayleighMass: 0,
     rayleighStiffness: 0,
-    positionLevel: false,
-  });
+  };
   private readonly vt: Float64Array;
 
   constructor(

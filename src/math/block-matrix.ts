@@ -14,7 +14,7 @@
  * `structureVersion` and the next `finalize()` rebuilds the pattern, which tells the
  * linear solvers to redo their symbolic analysis.
  */
-import { type CsrMatrix, csrMatrix } from "./csr";
+import type { CsrMatrix } from "./csr";
 import type { Vec } from "./vec3";
 
 export class SparseBlockMatrix {
@@ -197,7 +197,13 @@ export class SparseBlockMatrix {
               colIdx[base + csrColInRow[k] + c] = blockOffset[bj] + c;
           }
         }
-      this.csr = csrMatrix(this.size, this.size, rowPtr, colIdx, new Float64Array(colIdx.length));
+      this.csr = {
+        rows: this.size,
+        cols: this.size,
+        rowPtr,
+        colIdx,
+        values: new Float64Array(colIdx.length),
+      };
     }
     const { rowPtr, values: out } = this.csr;
     for (let bi = 0; bi < this.numBlocks; bi++) {

@@ -3,8 +3,6 @@
  * each row. The structure arrays are owned by whoever built the matrix and are reused
  * while the sparsity pattern is unchanged; only `values` changes from step to step.
  */
-import { plainRecord } from "./plain-record";
-
 export interface CsrMatrix {
   /** Number of rows. */
   readonly rows: number;
@@ -16,17 +14,6 @@ export interface CsrMatrix {
   readonly colIdx: Int32Array;
   /** Value of each stored entry. */
   readonly values: Float64Array;
-}
-
-/** A CsrMatrix built as a plain record (see plain-record.ts: steps read its arrays). */
-export function csrMatrix(
-  rows: number,
-  cols: number,
-  rowPtr: Int32Array,
-  colIdx: Int32Array,
-  values: Float64Array,
-): CsrMatrix {
-  return plainRecord({ rows, cols, rowPtr, colIdx, values });
 }
 
 /** out = A x (out is overwritten). */
@@ -64,7 +51,7 @@ export function csrFromTriplets(
       values[k++] = v;
     }
   }
-  return csrMatrix(rows, cols, rowPtr, colIdx, values);
+  return { rows, cols, rowPtr, colIdx, values };
 }
 
 /** Dense row-major copy of a CSR matrix (for small systems and tests). */

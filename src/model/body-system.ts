@@ -15,7 +15,6 @@
  */
 
 import { mat3Congruence, mat3Invert, mat3MulVec } from "../math/mat3";
-import { plainRecord } from "../math/plain-record";
 import { quatRotateByVector, quatToMat3, quatToMat3Inertias } from "../math/quat";
 import { copy3 } from "../math/vec3";
 
@@ -134,7 +133,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
       dofs += size;
     }
   });
-  const sys: BodySystem = plainRecord({
+  const sys: BodySystem = {
     numBodies: n,
     numDofs: dofs,
     ids: bodies.map((b) => b.id),
@@ -163,7 +162,7 @@ export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
     torque: new Float64Array(3 * n),
     stateVersion: 0,
     poseVersion: 0,
-  });
+  };
   for (let b = 0; b < n; b++)
     if (!hasOrientation[b]) for (let k = 0; k < 9; k += 4) sys.rotation[9 * b + k] = 1;
   for (let b = 0; b < n; b++) {
@@ -403,5 +402,5 @@ export function setPositionsFrom(
 }
 
 export function createPositionSnapshot(sys: BodySystem): PositionSnapshot {
-  return plainRecord({ pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) });
+  return { pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) };
 }

@@ -3,7 +3,6 @@
  * clear step pipeline. Constructed by loadModel (src/model/load.ts) from a validated
  * model; the service and embedding programs use it through src/index.ts.
  */
-
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schemas/state";
 import { AssemblyOptions } from "../../schemas/state";
@@ -16,7 +15,6 @@ import { AccelerationStepper } from "../integrators/acceleration-step";
 import type { Integrator, StepStats } from "../integrators/integrator";
 import { NewmarkIntegrator } from "../integrators/newmark";
 import { ThetaScheme } from "../integrators/theta-scheme";
-import { plainRecord } from "../math/plain-record";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
 import {
   canonicalJson,
@@ -462,24 +460,20 @@ export class Simulation {
 
   private createIntegrator(): Integrator {
     const p = this.solverSpec;
-    // plain records, not literals: read by every step (src/math/plain-record.ts)
-    const newton = plainRecord({ maxIterations: p.newtonIterations, tolerance: p.newtonTolerance });
+    const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
     const withContact = this.contact?.createIntegrator(p, this.stepper);
     if (withContact) return withContact;
     switch (p.integrator) {
       case "newmark":
-        return new NewmarkIntegrator(
-          this.stepper,
-          plainRecord({
-            beta: p.beta,
-            gamma: p.gamma,
-            rayleighMass: p.rayleighMass,
-            rayleighStiffness: p.rayleighStiffness,
-            velocityDamping: p.velocityDamping,
-            newton,
-            impacts: this.contact?.compliant ?? undefined,
-          }),
-        );
+        return new NewmarkIntegrator(this.stepper, {
+          beta: p.beta,
+          gamma: p.gamma,
+          rayleighMass: p.rayleighMass,
+          rayleighStiffness: p.rayleighStiffness,
+          velocityDamping: p.velocityDamping,
+          newton,
+          impacts: this.contact?.compliant ?? undefined,
+        });
       case "backward-euler":
         return new ThetaScheme("backward-euler", this.stepper, {
           theta: 1,
