@@ -272,7 +272,7 @@ export const SolverSettings = z
     }),
     jointTolerance: positive().max(1e-3).default(1e-12).meta({
       description:
-        "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt)",
+        "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized)",
     }),
     projectOnConstraints: z.boolean().default(false),
     projectionTolerance: positive().max(1).default(1e-9).meta({

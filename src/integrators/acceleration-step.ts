@@ -706,11 +706,11 @@ export class AccelerationStepper {
     }
     const moved = projectPositions(sys, set, tEnd, options, positionProjection).iterations > 0;
     // Unmoved positions after velocity-level rows keep the velocities the step made
-    // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free: their
-    // velocities are made tangent where the step linearized (its end is within
-    // jointTolerance of that configuration), with the Newton step's own factorization
-    // when it took the mass path (shared with the projections), else with a new one
-    // at the end of the step.
+    // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free: when the
+    // step ended within jointTolerance of the manifold, its velocities are made tangent
+    // where it linearized, with the Newton step's own factorization when it took the
+    // mass path (shared with the projections), else at the end of the step with a new
+    // factorization.
     if (moved || this.positionLevelRows)
       projectVelocities(
         sys,
