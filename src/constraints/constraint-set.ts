@@ -17,7 +17,7 @@
  * along the axis, torque 0), so the joint's total action on b is the sum of the two.
  */
 import type { JointStateOut } from "../../schemas/state";
-import type { CsrMatrix } from "../math/csr";
+import { CsrMatrix } from "../math/csr";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { Constraint } from "./constraint";
 
@@ -112,7 +112,7 @@ export class ConstraintSet {
         for (let c = 0; c < this.rowWidth[2 * r + i]; c++)
           colIdx[s + c] = this.rowDof[2 * r + i] + c;
       }
-    this.G = { rows: m, cols: sys.numDofs, rowPtr, colIdx, values: new Float64Array(rowPtr[m]) };
+    this.G = new CsrMatrix(m, sys.numDofs, rowPtr, colIdx, new Float64Array(rowPtr[m]));
   }
 
   /** Refreshes G = Cq(q, t) for the current configuration; returns G. */

@@ -11,7 +11,7 @@
  * `update` refills the values from G's current values and the current world inertias,
  * allocation-free: S = Σ_bodies G_b M_b⁻¹ G_bᵀ over each body's rows.
  */
-import type { CsrMatrix } from "../math/csr";
+import { CsrMatrix } from "../math/csr";
 import { mat6MulVec } from "../math/small-dense";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { ConstraintSet } from "./constraint-set";
@@ -67,7 +67,7 @@ export class MassSchurComplement {
       const sorted = [...cols[r]].sort((x, y) => x - y);
       colIdx.set(sorted, rowPtr[r]);
     }
-    this.S = { rows: m, cols: m, rowPtr, colIdx, values: new Float64Array(rowPtr[m]) };
+    this.S = new CsrMatrix(m, m, rowPtr, colIdx, new Float64Array(rowPtr[m]));
     const find = (i: number, j: number) => {
       let lo = rowPtr[i];
       let hi = rowPtr[i + 1] - 1;

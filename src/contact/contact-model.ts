@@ -92,7 +92,6 @@ export class ContactModel {
     nsc.projection = projectionSettings(p);
     const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
     const common = {
-      newton,
       projectOnConstraints: p.projectOnConstraints,
       jointTolerance: p.jointTolerance,
     };
@@ -102,6 +101,7 @@ export class ContactModel {
           "moreau-jean",
           stepper,
           { theta: p.theta, forceWeight: p.theta, ...common },
+          newton,
           nsc,
         );
       case "backward-euler":
@@ -109,6 +109,7 @@ export class ContactModel {
           "backward-euler",
           stepper,
           { theta: 1, forceWeight: 1, ...common },
+          newton,
           nsc,
         );
       case "symplectic-euler":
@@ -116,6 +117,7 @@ export class ContactModel {
           "symplectic-euler",
           stepper,
           { theta: 1, forceWeight: 0, ...common },
+          newton,
           nsc,
         );
       case "newmark":

@@ -146,15 +146,15 @@ function rowDot(a: Float64Array, i: number, b: Float64Array, j: number): number 
 export class NonsmoothContact {
   readonly set: ContactSet;
   readonly stats: NonsmoothContactStats = {
-    broadMs: 0,
-    narrowMs: 0,
-    assemblyMs: 0,
-    solverMs: 0,
-    projectionMs: 0,
+    broadMs: -0,
+    narrowMs: -0,
+    assemblyMs: -0,
+    solverMs: -0,
+    projectionMs: -0,
     detected: 0,
     active: 0,
     iterations: 0,
-    residual: 0,
+    residual: -0,
   };
   /** Rows per contact of the current problem (3 with friction, else 1). */
   dim: ContactDim = 1;

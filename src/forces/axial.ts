@@ -55,10 +55,12 @@ export const AXIAL_COMBINATION = 7;
  * `out`, computed with the law (the matrix-free Newton operator's per-spring form, with
  * no second pass over the springs).
  */
-export interface AxialProduct {
-  sx: number;
-  sv: number;
-  out: Float64Array;
+export class AxialProduct {
+  /** The coefficients (doubles from the start, see BodySystem on V8). */
+  sx = -0;
+  sv = -0;
+
+  constructor(public out: Float64Array) {}
 }
 
 /**
@@ -68,13 +70,15 @@ export interface AxialProduct {
  * velocity 0). So the vectorized ParticleSpringSet gathers straight from the particle
  * positions and the single SpringEffector passes d itself with ia = −1, p = 0.
  */
-export interface AxialEnds {
-  x: Float64Array;
-  v: Float64Array;
-  ia: Int32Array;
-  ib: Int32Array;
-  pa: Float64Array;
-  pb: Float64Array;
+export class AxialEnds {
+  constructor(
+    readonly x: Float64Array,
+    readonly v: Float64Array,
+    readonly ia: Int32Array,
+    readonly ib: Int32Array,
+    readonly pa: Float64Array,
+    readonly pb: Float64Array,
+  ) {}
 }
 
 /**
@@ -259,14 +263,14 @@ export function axialBlocks(
 
 /** One spring's inputs and factors for axialSpring: d and ḋ as the b end, a still at 0. */
 const single = {
-  ends: {
-    x: new Float64Array(3),
-    v: new Float64Array(3),
-    ia: Int32Array.of(-1),
-    ib: Int32Array.of(0),
-    pa: new Float64Array(3),
-    pb: new Float64Array(3),
-  },
+  ends: new AxialEnds(
+    new Float64Array(3),
+    new Float64Array(3),
+    Int32Array.of(-1),
+    Int32Array.of(0),
+    new Float64Array(3),
+    new Float64Array(3),
+  ),
   k: new Float64Array(1),
   c: new Float64Array(1),
   l0: new Float64Array(1),

@@ -31,8 +31,8 @@ import {
   AXIAL_FACTORS,
   AXIAL_LENGTH,
   AXIAL_TENSION,
-  type AxialEnds,
-  type AxialProduct,
+  AxialEnds,
+  AxialProduct,
   axialBlocks,
   axialForces,
 } from "./axial";
@@ -126,7 +126,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.scalars = new Float64Array(3 * n);
     this.offsets = new Int32Array(4 * n);
     this.product = new Float64Array(CSTRIDE * n);
-    this.next = { sx: 0, sv: 0, out: new Float64Array(CSTRIDE * n) };
+    this.next = new AxialProduct(new Float64Array(CSTRIDE * n));
     this.diagOffsets = new Int32Array(2 * n);
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
@@ -151,14 +151,14 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       this.k[i] = s.stiffness;
       this.c[i] = s.damping;
     });
-    this.ends = {
-      x: sys.pos,
-      v: sys.vel,
-      ia: this.a.map((body) => (body >= 0 ? 3 * body : -1)),
-      ib: this.b.map((body) => (body >= 0 ? 3 * body : -1)),
-      pa: this.pa,
-      pb: this.pb,
-    };
+    this.ends = new AxialEnds(
+      sys.pos,
+      sys.vel,
+      this.a.map((body) => (body >= 0 ? 3 * body : -1)),
+      this.b.map((body) => (body >= 0 ? 3 * body : -1)),
+      this.pa,
+      this.pb,
+    );
     // the current lengths (written for any l0), for the springs without a rest length
     this.evaluate(null, false);
     for (let i = 0; i < n; i++)

@@ -33,11 +33,10 @@ import {
   addMassBlocks,
   type BodySystem,
   clearForces,
-  createPositionSnapshot,
   getForces,
   massMultiply,
   massSolve,
-  type PositionSnapshot,
+  PositionSnapshot,
   savePositions,
   setPositionsFrom,
   setVelocity,
@@ -178,25 +177,39 @@ function norm2(x: Float64Array, n: number): number {
   return Math.sqrt(s);
 }
 
-/** Coefficients of one scheme for one step (see the file comment). */
-export interface SchemeCoefficients {
-  cx: number;
-  cv: number;
+/**
+ * Coefficients of one scheme for one solve (see the file comment): Δx = Δx_pred + c_x a,
+ * v = v_pred + c_v a, end-of-step forces weighted by w. The integrator that owns it sets
+ * the fields before each solve. A class whose number fields start as doubles (−0), so
+ * that every integrator's coefficients share one stable map (see BodySystem on V8).
+ */
+export class SchemeCoefficients {
+  cx = -0;
+  cv = -0;
   /** Weight w of the end-of-step forces (0 explicit, θ, 1 fully implicit). */
-  w: number;
-  rayleighMass: number;
-  rayleighStiffness: number;
+  w = -0;
+  rayleighMass = -0;
+  rayleighStiffness = -0;
   /**
    * Joint rows at the position level (index 3, requires c_x > 0): each Newton iteration
    * asks C(x) + G c_x Δa = 0 at its iterate x instead of G (v + c_v Δa) = −Ct (see
    * `solveIteration`). Default false (velocity level).
    */
-  positionLevel?: boolean;
+  positionLevel = false;
 }
 
 export interface NewtonSettings {
   maxIterations: number;
   tolerance: number;
+}
+
+/**
+ * Accumulated wall time (ms) of matrix assembly and of factor + solve: a class with
+ * doubles from the start (−0), see BodySystem on V8.
+ */
+export class SolveTiming {
+  assembly = -0;
+  solve = -0;
 }
 
 /**
@@ -250,7 +263,7 @@ export class AccelerationStepper {
   extraForce: Float64Array | null = null;
   private readonly dynamicEffectors: DynamicStructureEffector[];
   /** Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks. */
-  readonly timing = { assembly: 0, solve: 0 };
+  readonly timing = new SolveTiming();
 
   /** Bilateral constraints (joints, motors) or null; see constrained-solve.ts. */
   readonly constraints: ConstraintSet | null;
@@ -308,7 +321,7 @@ export class AccelerationStepper {
     this.tmp = new Float64Array(n);
     this.kv = new Float64Array(n);
     this.aStart = new Float64Array(n);
-    this.start = createPositionSnapshot(sys);
+    this.start = new PositionSnapshot(sys);
     this.matrix = new SparseBlockMatrix(sys.blockSizes);
     for (const e of effectors) e.addSolveBlocks(this.matrix);
     this.matrix.finalize();
@@ -620,7 +633,7 @@ export class AccelerationStepper {
     // C(x) + G c_x Δa = 0, i.e. G Δa = −C/c_x (positionLevel); acceleration level
     // G a = Qc when c_v = 0 (the consistent initial acceleration).
     const rc = this.rc;
-    this.positionLevelRows = c.positionLevel === true && c.cv > 0;
+    this.positionLevelRows = c.positionLevel && c.cv > 0;
     if (this.positionLevelRows) {
       set.residual(tEnd, rc);
       for (let i = 0; i < rc.length; i++) rc[i] = -rc[i] / c.cx;

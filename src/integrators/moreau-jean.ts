@@ -62,16 +62,18 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     name: IntegratorName,
     stepper: AccelerationStepper,
     public override params: MoreauJeanParameters,
+    newton: NewtonSettings,
     readonly contact: NonsmoothContact,
   ) {
-    super(name, stepper, params);
+    super(name, stepper, params, newton);
     this.aPrev = new Float64Array(stepper.n);
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
+    this.oneIteration = { maxIterations: 1, tolerance: newton.tolerance };
   }
 
   /** Newton settings of one iteration at a time (the contact loop drives the iterations). */
-  private readonly oneIteration: NewtonSettings = { maxIterations: 1, tolerance: 0 };
+  private readonly oneIteration: NewtonSettings;
 
   override reset(): void {
     super.reset();
@@ -82,7 +84,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     const s = this.stepper;
     const nsc = this.contact;
     const tEnd = t + h;
-    const newton = this.params.newton;
+    const newton = this.newton;
     // 1. initial residual (x_t, v_t, predictor, f_t)
     const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)
@@ -95,7 +97,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       newtonIterations = s.solve(c, tEnd, newton);
     } else {
       const one = this.oneIteration;
-      one.tolerance = newton.tolerance;
       const n = s.n;
       const { a } = s;
       const joints = s.constraints !== null;

@@ -39,7 +39,11 @@
  */
 
 import { getVelocity, restorePositions, setVelocity } from "../model/body-system";
-import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
+import {
+  type AccelerationStepper,
+  type NewtonSettings,
+  SchemeCoefficients,
+} from "./acceleration-step";
 import type {
   DerivativeOrder,
   Integrator,
@@ -57,16 +61,6 @@ export interface NewmarkParameters {
   rayleighMass: number;
   rayleighStiffness: number;
   velocityDamping: number;
-  newton: NewtonSettings;
-  /**
-   * Compliant contacts, or none. A step in which a contact starts or stops pushing is
-   * redone with backward Euler: the trapezoidal rule does not damp the stiff contact mode
-   * (hω ≫ 1 at h = 0.01) and integrates a force that switches on or off inside the step as
-   * if it acted linearly over the whole step, which pumps energy into every impact; one
-   * dissipative step at each switch removes that, while a persistent contact keeps the
-   * energy-conserving Newmark update (a_t is then the backward-Euler acceleration).
-   */
-  impacts?: ImpactSource;
 }
 
 /** What Newmark needs of a compliant contact effector to see its contacts switch. */
@@ -86,17 +80,24 @@ export class NewmarkIntegrator implements Integrator {
   /** Pushing flags of the contacts at the start [0] and end [1] of the step. */
   private readonly flags: [Uint8Array, Uint8Array] = [new Uint8Array(16), new Uint8Array(16)];
   private haveAcceleration = false;
-  private readonly coeff: SchemeCoefficients = {
-    cx: 0,
-    cv: 0,
-    w: 1,
-    rayleighMass: 0,
-    rayleighStiffness: 0,
-  };
+  private readonly coeff = new SchemeCoefficients();
 
+  /**
+   * @param impacts compliant contacts, or null. A step in which a contact starts or stops
+   *   pushing is redone with backward Euler: the trapezoidal rule does not damp the stiff
+   *   contact mode (hω ≫ 1 at h = 0.01) and integrates a force that switches on or off
+   *   inside the step as if it acted linearly over the whole step, which pumps energy into
+   *   every impact; one dissipative step at each switch removes that, while a persistent
+   *   contact keeps the energy-conserving Newmark update (a_t is then the backward-Euler
+   *   acceleration).
+   * @param newton Newton's budget and tolerance (apart from params: a record the kernels
+   *   read must hold numbers only or be a class, see BodySystem on V8).
+   */
   constructor(
     private readonly stepper: AccelerationStepper,
     public params: NewmarkParameters,
+    private readonly newton: NewtonSettings,
+    private readonly impacts: ImpactSource | null = null,
   ) {
     this.aPrev = new Float64Array(stepper.n);
     this.aBefore = new Float64Array(stepper.n);
@@ -160,7 +161,7 @@ export class NewmarkIntegrator implements Integrator {
    */
   private advance(t: number, h: number, depth: number, stats: StepStats): void {
     if (this.trySingle(t, h, stats)) return;
-    const { maxIterations, tolerance } = this.params.newton;
+    const { maxIterations, tolerance } = this.newton;
     if (depth >= MAX_HALVINGS)
       throw new Error(
         `newmark: Newton stalled before ${tolerance} in ${maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h})`,
@@ -204,9 +205,9 @@ export class NewmarkIntegrator implements Integrator {
     c.w = 1;
     c.positionLevel = positionLevel;
     s.linearIterations = 0;
-    const impacts = this.params.impacts;
+    const impacts = this.impacts;
     const before = impacts ? this.pushingFlags(impacts, 0) : 0;
-    stats.newtonIterations += s.solve(c, t + h, this.params.newton);
+    stats.newtonIterations += s.solve(c, t + h, this.newton);
     let ok = s.newtonConverged || !s.newtonStalled;
     if (ok && impacts && this.switched(impacts, before)) {
       // backward Euler from the same start: Δx_pred = h v_t, v_pred = v_t, c_x = h², c_v = h
@@ -217,7 +218,7 @@ export class NewmarkIntegrator implements Integrator {
       }
       c.cx = h * h;
       c.cv = h;
-      stats.newtonIterations += s.solve(c, t + h, this.params.newton);
+      stats.newtonIterations += s.solve(c, t + h, this.newton);
       ok = s.newtonConverged || !s.newtonStalled;
     }
     stats.linearIterations += s.linearIterations;
@@ -238,13 +239,10 @@ export class NewmarkIntegrator implements Integrator {
     s.dxPred.fill(0);
     s.vPred.set(this.vt);
     s.a.fill(0);
-    const c: SchemeCoefficients = {
-      cx: 0,
-      cv: 0,
-      w: 1,
-      rayleighMass: this.params.rayleighMass,
-      rayleighStiffness: this.params.rayleighStiffness,
-    };
+    const c = new SchemeCoefficients();
+    c.w = 1;
+    c.rayleighMass = this.params.rayleighMass;
+    c.rayleighStiffness = this.params.rayleighStiffness;
     s.solve(c, t, { maxIterations: 1, tolerance: 0 });
     this.aPrev.set(s.a);
     this.aBefore.set(s.a);

@@ -14,7 +14,11 @@
  */
 
 import { getVelocity } from "../model/body-system";
-import type { AccelerationStepper, NewtonSettings, SchemeCoefficients } from "./acceleration-step";
+import {
+  type AccelerationStepper,
+  type NewtonSettings,
+  SchemeCoefficients,
+} from "./acceleration-step";
 import type {
   DerivativeOrder,
   Integrator,
@@ -28,24 +32,19 @@ export interface ThetaParameters {
   theta: number;
   /** Weight of the end-of-step forces (0: explicit forces). */
   forceWeight: number;
-  newton: NewtonSettings;
 }
 
 export class ThetaScheme implements Integrator {
   readonly projectionOrder: ProjectionOrder = "velocities-first";
-  private readonly coeff: SchemeCoefficients = {
-    cx: 0,
-    cv: 0,
-    w: 0,
-    rayleighMass: 0,
-    rayleighStiffness: 0,
-  };
+  private readonly coeff = new SchemeCoefficients();
   private readonly vt: Float64Array;
 
   constructor(
     readonly name: IntegratorName,
     protected readonly stepper: AccelerationStepper,
     public params: ThetaParameters,
+    /** Newton's budget and tolerance (apart from params, see BodySystem on V8). */
+    protected readonly newton: NewtonSettings,
   ) {
     this.vt = new Float64Array(stepper.n);
   }
@@ -73,7 +72,7 @@ export class ThetaScheme implements Integrator {
 
   step(t: number, h: number, stats: StepStats): void {
     const c = this.prepare(t, h);
-    stats.newtonIterations = this.stepper.solve(c, t + h, this.params.newton);
+    stats.newtonIterations = this.stepper.solve(c, t + h, this.newton);
     stats.linearIterations = this.stepper.linearIterations;
     stats.contactIterations = 0;
     stats.contactResidual = 0;

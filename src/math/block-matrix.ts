@@ -14,7 +14,7 @@
  * `structureVersion` and the next `finalize()` rebuilds the pattern, which tells the
  * linear solvers to redo their symbolic analysis.
  */
-import type { CsrMatrix } from "./csr";
+import { CsrMatrix } from "./csr";
 import type { Vec } from "./vec3";
 
 export class SparseBlockMatrix {
@@ -39,13 +39,7 @@ export class SparseBlockMatrix {
   private valueStart = new Int32Array(0);
   /** Scalar column offset of each block within its CSR row (sum of preceding widths). */
   private csrColInRow = new Int32Array(0);
-  private csr: {
-    rows: number;
-    cols: number;
-    rowPtr: Int32Array;
-    colIdx: Int32Array;
-    values: Float64Array;
-  } | null = null;
+  private csr: CsrMatrix | null = null;
 
   constructor(blockSizes: ArrayLike<number>) {
     this.numBlocks = blockSizes.length;
@@ -197,13 +191,13 @@ export class SparseBlockMatrix {
               colIdx[base + csrColInRow[k] + c] = blockOffset[bj] + c;
           }
         }
-      this.csr = {
-        rows: this.size,
-        cols: this.size,
+      this.csr = new CsrMatrix(
+        this.size,
+        this.size,
         rowPtr,
         colIdx,
-        values: new Float64Array(colIdx.length),
-      };
+        new Float64Array(colIdx.length),
+      );
     }
     const { rowPtr, values: out } = this.csr;
     for (let bi = 0; bi < this.numBlocks; bi++) {

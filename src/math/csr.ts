@@ -3,17 +3,24 @@
  * each row. The structure arrays are owned by whoever built the matrix and are reused
  * while the sparsity pattern is unchanged; only `values` changes from step to step.
  */
-export interface CsrMatrix {
-  /** Number of rows. */
-  readonly rows: number;
-  /** Number of columns. */
-  readonly cols: number;
-  /** rowPtr[i]..rowPtr[i+1] index the entries of row i; length rows + 1. */
-  readonly rowPtr: Int32Array;
-  /** Column of each stored entry, ascending within a row. */
-  readonly colIdx: Int32Array;
-  /** Value of each stored entry. */
-  readonly values: Float64Array;
+export class CsrMatrix {
+  /**
+   * @param rows number of rows
+   * @param cols number of columns
+   * @param rowPtr rowPtr[i]..rowPtr[i+1] index the entries of row i; length rows + 1
+   * @param colIdx column of each stored entry, ascending within a row
+   * @param values value of each stored entry
+   *
+   * A class rather than an object literal so that every matrix has one map whose fields
+   * keep their types when another simulation builds its matrices (see BodySystem).
+   */
+  constructor(
+    readonly rows: number,
+    readonly cols: number,
+    readonly rowPtr: Int32Array,
+    readonly colIdx: Int32Array,
+    readonly values: Float64Array,
+  ) {}
 }
 
 /** out = A x (out is overwritten). */
@@ -51,7 +58,7 @@ export function csrFromTriplets(
       values[k++] = v;
     }
   }
-  return { rows, cols, rowPtr, colIdx, values };
+  return new CsrMatrix(rows, cols, rowPtr, colIdx, values);
 }
 
 /** Dense row-major copy of a CSR matrix (for small systems and tests). */

@@ -8,7 +8,7 @@
  * so an LDLᵀ factorization exists for every symmetric ordering (Vanderbei 1995); with
  * ε = 0 use a pivoting LU.
  */
-import type { CsrMatrix } from "./csr";
+import { CsrMatrix } from "./csr";
 
 export class KktMatrix {
   readonly matrix: CsrMatrix;
@@ -70,13 +70,7 @@ export class KktMatrix {
       colIdx[p] = n + i;
       this.diagMap[i] = p;
     }
-    this.matrix = {
-      rows: size,
-      cols: size,
-      rowPtr,
-      colIdx,
-      values: new Float64Array(colIdx.length),
-    };
+    this.matrix = new CsrMatrix(size, size, rowPtr, colIdx, new Float64Array(colIdx.length));
   }
 
   /** Copies the current values of W and G (same patterns as at construction) into K. */

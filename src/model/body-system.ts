@@ -21,7 +21,41 @@ import { copy3 } from "../math/vec3";
 export const BodyKind = { FIXED: 0, PARTICLE: 1, RIGID: 2 } as const;
 export type BodyKindCode = (typeof BodyKind)[keyof typeof BodyKind];
 
-export interface BodySystem {
+export interface BodyInit {
+  id: string;
+  kind: "rigid" | "particle";
+  fixed: boolean;
+  mass: number;
+  inertia: ArrayLike<number>; // row-major 3×3 (ignored for particles)
+  position: ArrayLike<number>;
+  orientation: ArrayLike<number>;
+  velocity: ArrayLike<number>;
+  angularVelocity: ArrayLike<number>;
+}
+
+/**
+ * The bodies' arrays, built from the model's bodies in order (derived quantities
+ * refreshed, updateDerived).
+ *
+ * Why a class (V8, and the rule every per-simulation record that kernels read follows):
+ * a second simulation in the same process (a server worker's next session, the
+ * benchmark's timed instance after its throw-away one) must not deoptimize the compiled
+ * kernels of the first. Two things did, re-tiering a 100-link chain for its first ~100
+ * steps (S2-100's protocol run 11 % slower in all):
+ *  - an object literal with object-valued fields (typed arrays, records) evaluated a
+ *    second time: V8 makes its boilerplate then and generalizes the fields' types, which
+ *    every kernel compiled against them depended on. Such records are classes assigning
+ *    each field in the constructor (BodySystem, CsrMatrix, PositionSnapshot, AxialEnds,
+ *    SchemeCoefficients), or keep their objects out of the record (the integrators'
+ *    NewtonSettings is a separate argument, not a field of their parameters);
+ *  - a number field born holding a small integer (0, 1) that later holds a fraction: its
+ *    representation changes and the map with it, the next instance arrives with the old
+ *    map, and the field of the object holding it is generalized. Such fields start as a
+ *    double: −0 for an accumulator or coefficient that is always written before it is
+ *    read (SolveTiming, SchemeCoefficients, the contact stats), NaN for a value not yet
+ *    set.
+ */
+export class BodySystem {
   readonly numBodies: number;
   readonly numDofs: number;
   readonly ids: readonly string[];
@@ -82,112 +116,96 @@ export interface BodySystem {
    * computed from the configuration alone (joint kinematics) may be cached under it.
    */
   poseVersion: number;
-}
-
-export interface BodyInit {
-  id: string;
-  kind: "rigid" | "particle";
-  fixed: boolean;
-  mass: number;
-  inertia: ArrayLike<number>; // row-major 3×3 (ignored for particles)
-  position: ArrayLike<number>;
-  orientation: ArrayLike<number>;
-  velocity: ArrayLike<number>;
-  angularVelocity: ArrayLike<number>;
-}
-
-export function createBodySystem(bodies: readonly BodyInit[]): BodySystem {
-  const n = bodies.length;
-  const kind = new Uint8Array(n);
-  const hasOrientation = new Uint8Array(n);
-  const dofOffset = new Int32Array(n).fill(-1);
-  const block = new Int32Array(n).fill(-1);
-  const blockBody: number[] = [];
-  const blockSizes: number[] = [];
-  const mass = new Float64Array(n);
-  const inertiaBody = new Float64Array(9 * n);
-  const pos = new Float64Array(3 * n);
-  const quat = new Float64Array(4 * n);
-  const vel = new Float64Array(3 * n);
-  const omega = new Float64Array(3 * n);
-  let dofs = 0;
-  bodies.forEach((b, i) => {
-    const rigid = b.kind === "rigid";
-    hasOrientation[i] = rigid ? 1 : 0;
-    kind[i] = b.fixed ? BodyKind.FIXED : rigid ? BodyKind.RIGID : BodyKind.PARTICLE;
-    mass[i] = b.fixed ? 0 : b.mass;
-    for (let k = 0; k < 9; k++) inertiaBody[9 * i + k] = rigid ? b.inertia[k] : 0;
-    for (let k = 0; k < 3; k++) {
-      pos[3 * i + k] = b.position[k];
-      vel[3 * i + k] = b.fixed ? 0 : b.velocity[k];
-      omega[3 * i + k] = b.fixed || !rigid ? 0 : b.angularVelocity[k];
-    }
-    const qn = Math.hypot(b.orientation[0], b.orientation[1], b.orientation[2], b.orientation[3]);
-    for (let k = 0; k < 4; k++) quat[4 * i + k] = rigid ? b.orientation[k] / qn : k === 0 ? 1 : 0;
-    if (!b.fixed) {
-      dofOffset[i] = dofs;
-      block[i] = blockBody.length;
-      blockBody.push(i);
-      const size = rigid ? 6 : 3;
-      blockSizes.push(size);
-      dofs += size;
-    }
-  });
-  const sys: BodySystem = {
-    numBodies: n,
-    numDofs: dofs,
-    ids: bodies.map((b) => b.id),
-    index: new Map(bodies.map((b, i) => [b.id, i])),
-    kind,
-    hasOrientation,
-    dofOffset,
-    block,
-    blockBody: Int32Array.from(blockBody),
-    blockSizes: Int32Array.from(blockSizes),
-    mass,
-    inertiaBody,
-    isotropic: Uint8Array.from({ length: n }, (_, i) =>
+  constructor(bodies: readonly BodyInit[]) {
+    const n = bodies.length;
+    const kind = new Uint8Array(n);
+    const hasOrientation = new Uint8Array(n);
+    const dofOffset = new Int32Array(n).fill(-1);
+    const block = new Int32Array(n).fill(-1);
+    const blockBody: number[] = [];
+    const blockSizes: number[] = [];
+    const mass = new Float64Array(n);
+    const inertiaBody = new Float64Array(9 * n);
+    const pos = new Float64Array(3 * n);
+    const quat = new Float64Array(4 * n);
+    const vel = new Float64Array(3 * n);
+    const omega = new Float64Array(3 * n);
+    let dofs = 0;
+    bodies.forEach((b, i) => {
+      const rigid = b.kind === "rigid";
+      hasOrientation[i] = rigid ? 1 : 0;
+      kind[i] = b.fixed ? BodyKind.FIXED : rigid ? BodyKind.RIGID : BodyKind.PARTICLE;
+      mass[i] = b.fixed ? 0 : b.mass;
+      for (let k = 0; k < 9; k++) inertiaBody[9 * i + k] = rigid ? b.inertia[k] : 0;
+      for (let k = 0; k < 3; k++) {
+        pos[3 * i + k] = b.position[k];
+        vel[3 * i + k] = b.fixed ? 0 : b.velocity[k];
+        omega[3 * i + k] = b.fixed || !rigid ? 0 : b.angularVelocity[k];
+      }
+      const qn = Math.hypot(b.orientation[0], b.orientation[1], b.orientation[2], b.orientation[3]);
+      for (let k = 0; k < 4; k++) quat[4 * i + k] = rigid ? b.orientation[k] / qn : k === 0 ? 1 : 0;
+      if (!b.fixed) {
+        dofOffset[i] = dofs;
+        block[i] = blockBody.length;
+        blockBody.push(i);
+        const size = rigid ? 6 : 3;
+        blockSizes.push(size);
+        dofs += size;
+      }
+    });
+    this.numBodies = n;
+    this.numDofs = dofs;
+    this.ids = bodies.map((b) => b.id);
+    this.index = new Map(bodies.map((b, i) => [b.id, i]));
+    this.kind = kind;
+    this.hasOrientation = hasOrientation;
+    this.dofOffset = dofOffset;
+    this.block = block;
+    this.blockBody = Int32Array.from(blockBody);
+    this.blockSizes = Int32Array.from(blockSizes);
+    this.mass = mass;
+    this.inertiaBody = inertiaBody;
+    this.isotropic = Uint8Array.from({ length: n }, (_, i) =>
       kind[i] === BodyKind.RIGID && isIsotropic(inertiaBody, 9 * i) ? 1 : 0,
-    ),
-    principalInertia: new Float64Array(3 * n).fill(Number.NaN),
-    principalInertiaInv: new Float64Array(3 * n).fill(Number.NaN),
-    inertiaWorld: new Float64Array(9 * n),
-    inertiaWorldInv: new Float64Array(9 * n),
-    rotation: new Float64Array(9 * n),
-    pos,
-    quat,
-    vel,
-    omega,
-    force: new Float64Array(3 * n),
-    torque: new Float64Array(3 * n),
-    stateVersion: 0,
-    poseVersion: 0,
-  };
-  for (let b = 0; b < n; b++)
-    if (!hasOrientation[b]) for (let k = 0; k < 9; k += 4) sys.rotation[9 * b + k] = 1;
-  for (let b = 0; b < n; b++) {
-    const o = 9 * b;
-    const I = inertiaBody;
-    // positive principal moments (a singular inertia keeps the general path, as before)
-    const diagonal =
-      [1, 2, 3, 5, 6, 7].every((k) => I[o + k] === 0) && [0, 4, 8].every((k) => I[o + k] > 0);
-    if (kind[b] !== BodyKind.RIGID || sys.isotropic[b] || !diagonal) continue;
-    for (let k = 0; k < 3; k++) {
-      sys.principalInertia[3 * b + k] = I[o + 4 * k];
-      sys.principalInertiaInv[3 * b + k] = 1 / I[o + 4 * k];
-    }
-  }
-  // constant world inertias, set once (updateDerived skips these bodies)
-  for (let b = 0; b < n; b++)
-    if (sys.isotropic[b]) {
-      const c = inertiaBody[9 * b];
-      for (let k = 0; k < 9; k += 4) {
-        sys.inertiaWorld[9 * b + k] = c;
-        sys.inertiaWorldInv[9 * b + k] = 1 / c;
+    );
+    this.principalInertia = new Float64Array(3 * n).fill(Number.NaN);
+    this.principalInertiaInv = new Float64Array(3 * n).fill(Number.NaN);
+    this.inertiaWorld = new Float64Array(9 * n);
+    this.inertiaWorldInv = new Float64Array(9 * n);
+    this.rotation = new Float64Array(9 * n);
+    this.pos = pos;
+    this.quat = quat;
+    this.vel = vel;
+    this.omega = omega;
+    this.force = new Float64Array(3 * n);
+    this.torque = new Float64Array(3 * n);
+    this.stateVersion = 0;
+    this.poseVersion = 0;
+    for (let b = 0; b < n; b++)
+      if (!this.hasOrientation[b]) for (let k = 0; k < 9; k += 4) this.rotation[9 * b + k] = 1;
+    for (let b = 0; b < n; b++) {
+      const o = 9 * b;
+      const I = inertiaBody;
+      // positive principal moments (a singular inertia keeps the general path, as before)
+      const diagonal =
+        [1, 2, 3, 5, 6, 7].every((k) => I[o + k] === 0) && [0, 4, 8].every((k) => I[o + k] > 0);
+      if (kind[b] !== BodyKind.RIGID || this.isotropic[b] || !diagonal) continue;
+      for (let k = 0; k < 3; k++) {
+        this.principalInertia[3 * b + k] = I[o + 4 * k];
+        this.principalInertiaInv[3 * b + k] = 1 / I[o + 4 * k];
       }
     }
-  updateDerived(sys);
-  return sys;
+    // constant world inertias, set once (updateDerived skips these bodies)
+    for (let b = 0; b < n; b++)
+      if (this.isotropic[b]) {
+        const c = inertiaBody[9 * b];
+        for (let k = 0; k < 9; k += 4) {
+          this.inertiaWorld[9 * b + k] = c;
+          this.inertiaWorldInv[9 * b + k] = 1 / c;
+        }
+      }
+    updateDerived(this);
+  }
 }
 
 /** True when the row-major 3×3 at I[o..o+8] is a (positive) multiple of the identity. */
@@ -370,9 +388,15 @@ export function kineticEnergy(sys: BodySystem): number {
 }
 
 /** A copy of the configuration (positions and orientations), for Newton iterations. */
-export interface PositionSnapshot {
-  pos: Float64Array;
-  quat: Float64Array;
+/** A copy of the positions and orientations (a class for V8, see BodySystem). */
+export class PositionSnapshot {
+  readonly pos: Float64Array;
+  readonly quat: Float64Array;
+
+  constructor(sys: BodySystem) {
+    this.pos = new Float64Array(sys.pos);
+    this.quat = new Float64Array(sys.quat);
+  }
 }
 
 export function savePositions(sys: BodySystem, out: PositionSnapshot): void {
@@ -399,8 +423,4 @@ export function setPositionsFrom(
   sys.pos.set(from.pos);
   sys.quat.set(from.quat);
   addPositionIncrement(sys, du, s);
-}
-
-export function createPositionSnapshot(sys: BodySystem): PositionSnapshot {
-  return { pos: new Float64Array(sys.pos), quat: new Float64Array(sys.quat) };
 }

@@ -9,7 +9,7 @@ import { ConstraintSet } from "../constraints/constraint-set";
 import { createContactModel } from "../contact/contact-model";
 import { createForceEffectors } from "../forces/build";
 import { Simulation } from "../simulation/simulation";
-import { type BodyInit, createBodySystem } from "./body-system";
+import { type BodyInit, BodySystem } from "./body-system";
 import { inertiaFromShapes } from "./inertia";
 
 export interface ModelIssue {
@@ -44,7 +44,7 @@ export function loadModel(json: unknown): Simulation {
 
 /** Builds a simulation from an already validated model. */
 export function buildSimulation(model: ModelSpec): Simulation {
-  const system = createBodySystem(model.bodies.map(bodyInit));
+  const system = new BodySystem(model.bodies.map(bodyInit));
   const { effectors, gravity } = createForceEffectors(
     model.forces,
     system,

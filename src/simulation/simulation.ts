@@ -465,33 +465,39 @@ export class Simulation {
     if (withContact) return withContact;
     switch (p.integrator) {
       case "newmark":
-        return new NewmarkIntegrator(this.stepper, {
-          beta: p.beta,
-          gamma: p.gamma,
-          rayleighMass: p.rayleighMass,
-          rayleighStiffness: p.rayleighStiffness,
-          velocityDamping: p.velocityDamping,
+        return new NewmarkIntegrator(
+          this.stepper,
+          {
+            beta: p.beta,
+            gamma: p.gamma,
+            rayleighMass: p.rayleighMass,
+            rayleighStiffness: p.rayleighStiffness,
+            velocityDamping: p.velocityDamping,
+          },
           newton,
-          impacts: this.contact?.compliant ?? undefined,
-        });
+          this.contact?.compliant ?? null,
+        );
       case "backward-euler":
-        return new ThetaScheme("backward-euler", this.stepper, {
-          theta: 1,
-          forceWeight: 1,
+        return new ThetaScheme(
+          "backward-euler",
+          this.stepper,
+          { theta: 1, forceWeight: 1 },
           newton,
-        });
+        );
       case "symplectic-euler":
-        return new ThetaScheme("symplectic-euler", this.stepper, {
-          theta: 1,
-          forceWeight: 0,
+        return new ThetaScheme(
+          "symplectic-euler",
+          this.stepper,
+          { theta: 1, forceWeight: 0 },
           newton,
-        });
+        );
       case "moreau-jean":
-        return new ThetaScheme("moreau-jean", this.stepper, {
-          theta: p.theta,
-          forceWeight: p.theta,
+        return new ThetaScheme(
+          "moreau-jean",
+          this.stepper,
+          { theta: p.theta, forceWeight: p.theta },
           newton,
-        });
+        );
     }
   }
 

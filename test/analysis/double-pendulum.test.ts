@@ -20,7 +20,7 @@ import type { JointSpec } from "../../schemas/model";
 import { assemble } from "../../src/analysis/assembly";
 import { createConstraints } from "../../src/constraints/build";
 import { ConstraintSet } from "../../src/constraints/constraint-set";
-import { createBodySystem } from "../../src/model/body-system";
+import { BodySystem } from "../../src/model/body-system";
 import { defaultOptions } from "./slider-crank-model";
 
 const g = 9.81;
@@ -80,7 +80,7 @@ describe("double pendulum of point masses on distance constraints", () => {
         velocity: v3(v),
         angularVelocity: [0, 0, 0],
       });
-      const sys = createBodySystem([
+      const sys = new BodySystem([
         particle("p1", c.m1, ref.p1, ref.v1),
         particle("p2", c.m2, ref.p2, ref.v2),
       ]);

@@ -14,7 +14,7 @@ import { createConstraints } from "../../src/constraints/build";
 import { ConstraintSet } from "../../src/constraints/constraint-set";
 import { projectPositions } from "../../src/constraints/project";
 import { csrToDense } from "../../src/math/csr";
-import { addPositionIncrement, createBodySystem } from "../../src/model/body-system";
+import { addPositionIncrement, BodySystem } from "../../src/model/body-system";
 import { solveDense } from "./slider-crank-fixture";
 import { defaultOptions, gravityAndGyroscopic } from "./slider-crank-model";
 
@@ -24,7 +24,7 @@ describe("door on two coaxial hinges", () => {
   it("stays at rest; total reaction balances gravity; multipliers are minimum-norm", () => {
     const m = 12;
     const z0 = 0.35; // centre of mass height on the axis (hinges at z = 0 and z = 1)
-    const sys = createBodySystem([
+    const sys = new BodySystem([
       {
         id: "door",
         kind: "rigid",
@@ -113,7 +113,7 @@ describe("long chain", () => {
       velocity: [0, 0, 0],
       angularVelocity: [0, 0, 0],
     }));
-    const sys = createBodySystem(bodies);
+    const sys = new BodySystem(bodies);
     const joints: JointSpec[] = bodies.map((_, k) => ({
       id: `s${k}`,
       type: "spherical",

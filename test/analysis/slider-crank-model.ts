@@ -13,7 +13,7 @@ import type { JointSpec, MotorSpec, TimeFunctionSpec } from "../../schemas/model
 import type { AssemblyOptionsSpec } from "../../schemas/state";
 import { createConstraints } from "../../src/constraints/build";
 import { ConstraintSet } from "../../src/constraints/constraint-set";
-import { type BodySystem, createBodySystem } from "../../src/model/body-system";
+import { BodySystem } from "../../src/model/body-system";
 import { G, I1, I2, L, M1, M2, M3, R, type SliderCrankSolution } from "./slider-crank-fixture";
 
 export const zQuat = (a: number): [number, number, number, number] => [
@@ -38,7 +38,7 @@ export function buildSliderCrank(sol: SliderCrankSolution, o: BuildOptions = {})
   const v3 = (p: [number, number]): [number, number, number] => [p[0], p[1], 0];
   const I3 = 1e-3;
   const withV = o.withVelocities ?? false;
-  const sys: BodySystem = createBodySystem([
+  const sys: BodySystem = new BodySystem([
     {
       id: "crank",
       kind: "rigid",

@@ -21,8 +21,8 @@ import {
   addPositionIncrement,
   BodyKind,
   type BodySystem,
-  createPositionSnapshot,
   getVelocity,
+  PositionSnapshot,
   setVelocity,
 } from "../../src/model/body-system";
 import { solveDense } from "../analysis/slider-crank-fixture";
@@ -544,7 +544,7 @@ describe("projections in the mass metric", () => {
     const MiGt = massSolveCols(M, transpose(G));
     const lam = solveDense(matmul(G, MiGt), Array.from(c));
     const dq = MiGt.map((row) => -row.reduce((s, v, j) => s + v * lam[j], 0));
-    const before = createPositionSnapshot(sys);
+    const before = new PositionSnapshot(sys);
     const res = projectPositions(sys, set, t, {
       maxIterations: 1,
       relTolerance: 0,

@@ -1,7 +1,7 @@
 /**
  * Test helpers: a seeded random generator and random bodies for constraint tests.
  */
-import { type BodyInit, type BodySystem, createBodySystem } from "../../src/model/body-system";
+import { type BodyInit, BodySystem } from "../../src/model/body-system";
 
 /** mulberry32: small deterministic PRNG in [0, 1). */
 export function rng(seed: number): () => number {
@@ -45,5 +45,5 @@ export function randomBody(r: () => number, id: string, kind: Kind): BodyInit {
 }
 
 export function system(bodies: BodyInit[]): BodySystem {
-  return createBodySystem(bodies);
+  return new BodySystem(bodies);
 }

@@ -15,7 +15,7 @@ import { ConstraintSet } from "../../src/constraints/constraint-set";
 import { csrMultiply } from "../../src/math/csr";
 import {
   addPositionIncrement,
-  createPositionSnapshot,
+  PositionSnapshot,
   restorePositions,
   setVelocity,
 } from "../../src/model/body-system";
@@ -115,7 +115,7 @@ describe("constraint Jacobian, Ct and Qc vs finite differences along random moti
         const { sys, set, u } = build(c, 1000 * ci + trial + 1);
         const m = set.numRows;
         const t0 = 0.37;
-        const snap = createPositionSnapshot(sys);
+        const snap = new PositionSnapshot(sys);
         const tmp = new Float64Array(m);
         const cAt = (tau: number, out: Float64Array) => {
           addPositionIncrement(sys, u, tau);

@@ -12,7 +12,7 @@ import { ConstraintSet } from "../../src/constraints/constraint-set";
 import { csrToDense } from "../../src/math/csr";
 import {
   addPositionIncrement,
-  createPositionSnapshot,
+  PositionSnapshot,
   setPositionsFrom,
   updateDerived,
 } from "../../src/model/body-system";
@@ -151,7 +151,7 @@ describe("joint kinematics", () => {
       // two copies of one model: the first evaluated (cached) before the move, the other not
       const a = setup(type, 21);
       const b = setup(type, 21);
-      const start = createPositionSnapshot(a.sys);
+      const start = new PositionSnapshot(a.sys);
       const c = new Float64Array(a.set.numRows);
       a.set.residual(0, c);
       a.set.updateJacobian(0);

@@ -23,12 +23,11 @@ import { SparseBlockMatrix } from "../../src/math/block-matrix";
 import { csrToDense } from "../../src/math/csr";
 import {
   addPositionIncrement,
-  type BodySystem,
+  BodySystem,
   clearForces,
-  createBodySystem,
-  createPositionSnapshot,
   getForces,
   getVelocity,
+  PositionSnapshot,
   restorePositions,
   setVelocity,
 } from "../../src/model/body-system";
@@ -63,7 +62,7 @@ function jacobianErrors(sys: BodySystem, e: CompliantContactEffector) {
   };
   const Jq = dense(true);
   const Jv = dense(false);
-  const snap = createPositionSnapshot(sys);
+  const snap = new PositionSnapshot(sys);
   const u0 = new Float64Array(n);
   getVelocity(sys, u0);
   const eps = 1e-7;
@@ -108,7 +107,7 @@ describe("compliant contact Jacobians", () => {
   it("tilted rotating box on a plane (linear, step damping): exact against differences", () => {
     const h = [0.2, 0.15, 0.1] as const;
     const q = axisAngle([1, 0.3, 0], 0.02);
-    const sys = createBodySystem([
+    const sys = new BodySystem([
       {
         id: "box",
         kind: "rigid",
@@ -147,7 +146,7 @@ describe("compliant contact Jacobians", () => {
   });
 
   it("sphere pressed into a rotating box (Hertz, d from the step rule varies with δ)", () => {
-    const sys = createBodySystem([
+    const sys = new BodySystem([
       {
         id: "box",
         kind: "rigid",

@@ -23,12 +23,11 @@ import { quatRotateByVector } from "../../src/math/quat";
 import {
   addPositionIncrement,
   type BodyInit,
-  type BodySystem,
+  BodySystem,
   clearForces,
-  createBodySystem,
-  createPositionSnapshot,
   getForces,
   getVelocity,
+  PositionSnapshot,
   restorePositions,
   savePositions,
   setVelocity,
@@ -169,7 +168,7 @@ function relError(a: Float64Array, b: Float64Array, floor: number): number {
 function fdPosition(sys: BodySystem, eff: ForceEffector, t: number, h: number): Float64Array {
   const n = sys.numDofs;
   const out = new Float64Array(n * n);
-  const snap = createPositionSnapshot(sys);
+  const snap = new PositionSnapshot(sys);
   savePositions(sys, snap);
   const du = new Float64Array(n);
   for (let k = 0; k < n; k++) {
@@ -368,7 +367,7 @@ export function rigid(
 }
 
 export function system(...bodies: BodyInit[]): BodySystem {
-  return createBodySystem(bodies);
+  return new BodySystem(bodies);
 }
 
 /**
@@ -398,7 +397,7 @@ export function energyGradientErrors(
     );
     const n = sys.numDofs;
     const f = generalizedForce(sys, eff, t);
-    const snap = createPositionSnapshot(sys);
+    const snap = new PositionSnapshot(sys);
     savePositions(sys, snap);
     const du = new Float64Array(n);
     let err = 0;

@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { createForceEffectors } from "../../src/forces/build";
 import { GyroscopicEffector } from "../../src/forces/gyroscopic";
 import { loadModel } from "../../src/index";
-import { AccelerationStepper } from "../../src/integrators/acceleration-step";
+import { AccelerationStepper, SchemeCoefficients } from "../../src/integrators/acceleration-step";
 
 const m = 2;
 const half: [number, number, number] = [0.5, 0.2, 0.2]; // box half extents (m)
@@ -98,7 +98,10 @@ describe("solver.gyroscopicJacobian", () => {
     const sys = sim.system;
     const { effectors } = createForceEffectors([], sys, [0, 0, -g], false);
     const stepper = new AccelerationStepper(sys, effectors, "auto");
-    const c = { cx: 1e-6, cv: 1e-3, w: 1, rayleighMass: 0, rayleighStiffness: 0 };
+    const c = new SchemeCoefficients();
+    c.cx = 1e-6;
+    c.cv = 1e-3;
+    c.w = 1;
     expect(stepper.usesMassOnly(c)).toBe(true);
     const gyroscopic = effectors.find((e) => e instanceof GyroscopicEffector);
     if (gyroscopic === undefined) throw new Error("no gyroscopic effector");

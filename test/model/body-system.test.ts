@@ -5,15 +5,15 @@
 import { describe, expect, it } from "vitest";
 import {
   addPositionIncrement,
-  createBodySystem,
-  createPositionSnapshot,
+  BodySystem,
+  PositionSnapshot,
   setPositionsFrom,
 } from "../../src/model/body-system";
 
 describe("body system world inertias", () => {
   it("R I Rᵀ for an anisotropic body, c·I for an isotropic one, at every orientation", () => {
     const c = Math.SQRT1_2;
-    const sys = createBodySystem([
+    const sys = new BodySystem([
       {
         id: "box",
         kind: "rigid",
@@ -91,7 +91,7 @@ describe("body system world inertias", () => {
 
 describe("setPositionsFrom", () => {
   it("x = x₀ + s δx and q = exp(s δθ / 2) ⊗ q₀ from the snapshot, whatever the current state", () => {
-    const sys = createBodySystem([
+    const sys = new BodySystem([
       {
         id: "rigid",
         kind: "rigid",
@@ -115,7 +115,7 @@ describe("setPositionsFrom", () => {
         angularVelocity: [0, 0, 0],
       },
     ]);
-    const start = createPositionSnapshot(sys);
+    const start = new PositionSnapshot(sys);
     // move away first: the result must not depend on the current positions
     addPositionIncrement(sys, Float64Array.from([5, 5, 5, 1, 2, 3, 7, 7, 7]), 1);
     const du = Float64Array.from([0.2, 0.4, -0.6, 0.3, -0.2, 0.7, -1, 0.5, 0.25]);

@@ -54,9 +54,9 @@ export class CollisionDetector {
     broadPairs: 0,
     planePairs: 0,
     contacts: 0,
-    broadMs: 0,
-    narrowMs: 0,
-    totalMs: 0,
+    broadMs: -0,
+    narrowMs: -0,
+    totalMs: -0,
   };
   /** World pose of every shape, valid after detect(). */
   readonly poses: WorldPose[];

@@ -34,8 +34,8 @@ export class FactoredDelassus implements DelassusOperator {
   blockSize: ContactDim = 1;
   /** Length of the generalized velocity vector. */
   n = 0;
-  /** Scale s of W = s H Y Hᵀ. */
-  scale = 1;
+  /** Scale s of W = s H Y Hᵀ (set by reset; NaN, a double, before: see BodySystem on V8). */
+  scale = Number.NaN;
   jac: Float64Array = new Float64Array(0);
   resp: Float64Array = new Float64Array(0);
   dof: Int32Array = new Int32Array(0);
