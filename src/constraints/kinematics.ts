@@ -67,13 +67,19 @@ export class PairKinematics {
     this.raOffset = a < 0 ? 0 : 9 * a;
     this.Rb = b < 0 ? IDENTITY : sys.rotation;
     this.rbOffset = b < 0 ? 0 : 9 * b;
-    rotate(this.ra, this.Ra, sa, 0, 0, this.raOffset);
-    rotate(this.rb, this.Rb, sb, 0, 0, this.rbOffset);
+    const { xa, xb, ra, rb, pa, pb, d, pbxa } = this;
+    rotate(ra, this.Ra, sa, 0, 0, this.raOffset);
+    rotate(rb, this.Rb, sb, 0, 0, this.rbOffset);
+    // one component at a time through locals: with the arrays re-read after each store
+    // (V8 cannot tell them apart) this was most of a joint's refresh
     for (let i = 0; i < 3; i++) {
-      this.pa[i] = this.xa[i] + this.ra[i];
-      this.pb[i] = this.xb[i] + this.rb[i];
-      this.d[i] = this.pb[i] - this.pa[i];
-      this.pbxa[i] = this.pb[i] - this.xa[i];
+      const x = xa[i];
+      const p = x + ra[i];
+      const q = xb[i] + rb[i];
+      pa[i] = p;
+      pb[i] = q;
+      d[i] = q - p;
+      pbxa[i] = q - x;
     }
   }
 

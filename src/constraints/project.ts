@@ -103,7 +103,9 @@ export class ProjectionWorkspace {
    */
   factorCurrent(): void {
     this.factoredG.set(this.set.G.values);
-    this.ldlt.factor(this.schur.update());
+    const { ldlt, schur } = this;
+    schur.updateInto(ldlt.beginLoad(schur.S), ldlt.loadSlots(schur.S));
+    ldlt.factorLoaded(schur.S);
   }
 
   /**

@@ -25,6 +25,9 @@ export class MassSchurComplement {
   /** For body k's row pair (i, j) (row-major over its row list): slot in S.values. */
   private readonly pairStart: Int32Array;
   private readonly pairSlot: Int32Array;
+  /** pairSlot through the slot map of the last `updateInto` (built when that map changes). */
+  private intoSlot = new Int32Array(0);
+  private intoMap: Int32Array | null = null;
   private readonly w: Float64Array;
 
   constructor(
@@ -122,7 +125,7 @@ export class MassSchurComplement {
           w.fill(0, 6 * i + 3, 6 * i + 6);
         }
       }
-      this.addBodyPairs(k, n, width === 6, false);
+      this.addBodyPairs(k, n, width === 6, false, S, this.pairSlot);
     }
     return this.S;
   }
@@ -134,10 +137,29 @@ export class MassSchurComplement {
    * 7–9 % less time per update on the benchmark's chain.
    */
   update(): CsrMatrix {
-    const { sys, set, w, bodyStart, bodyRowSlot, bodyList } = this;
     const S = this.S.values;
-    const g = set.G.values;
     S.fill(0);
+    this.accumulate(S, this.pairSlot);
+    return this.S;
+  }
+
+  /**
+   * The lower triangle of G M⁻¹ Gᵀ, as `update`, added into out (zeroed by the caller):
+   * S's entry p at out[slot[p]] (slot[p] ≥ 0 for every entry of the lower triangle), the
+   * fused load of a factorization (SemidefiniteLdlt.loadSlots). S.values is left as it is.
+   */
+  updateInto(out: Float64Array, slot: Int32Array): void {
+    if (slot !== this.intoMap) {
+      this.intoSlot = Int32Array.from(this.pairSlot, (p) => slot[p]);
+      this.intoMap = slot;
+    }
+    this.accumulate(out, this.intoSlot);
+  }
+
+  /** out[target[pair]] += g_i · M_b⁻¹ g_j over every body's row pairs (j ≥ i). */
+  private accumulate(out: Float64Array, target: Int32Array): void {
+    const { sys, set, w, bodyStart, bodyRowSlot, bodyList } = this;
+    const g = set.G.values;
     for (let k = 0; k < bodyList.length; k++) {
       const b = bodyList[k];
       const n = bodyStart[k + 1] - bodyStart[k];
@@ -170,19 +192,25 @@ export class MassSchurComplement {
         w[wi + 5] = i20 * x + i21 * y + i22 * z;
       }
       // S is symmetric here (M_b⁻¹ is): each pair once, into the lower triangle
-      this.addBodyPairs(k, n, rigid, true);
+      this.addBodyPairs(k, n, rigid, true, out, target);
     }
-    return this.S;
   }
 
   /**
    * S_ij += g_i · w_j for the n rows of body list entry k (w_j = W_b⁻¹ g_j in this.w,
-   * 6 apart; a particle's rows have 3 entries). symmetric: each pair once, written to the
-   * lower triangle only.
+   * 6 apart; a particle's rows have 3 entries), S_ij at out[target[pair]] (target:
+   * pairSlot, S's own entries, or a factorization's slots). symmetric: each pair once,
+   * written to the lower triangle only.
    */
-  private addBodyPairs(k: number, n: number, rigid: boolean, symmetric: boolean): void {
-    const { w, bodyStart, bodyRowSlot, pairStart, pairSlot } = this;
-    const S = this.S.values;
+  private addBodyPairs(
+    k: number,
+    n: number,
+    rigid: boolean,
+    symmetric: boolean,
+    out: Float64Array,
+    target: Int32Array,
+  ): void {
+    const { w, bodyStart, bodyRowSlot, pairStart } = this;
     const g = this.set.G.values;
     const p = pairStart[k];
     for (let i = 0; i < n; i++) {
@@ -199,8 +227,8 @@ export class MassSchurComplement {
         const acc =
           g0 * w[o] + g1 * w[o + 1] + g2 * w[o + 2] + g3 * w[o + 3] + g4 * w[o + 4] + g5 * w[o + 5];
         // the body's rows ascend, so (j, i) with j ≥ i is the lower triangle's entry
-        if (symmetric) S[pairSlot[p + j * n + i]] += acc;
-        else S[pairSlot[p + i * n + j]] += acc;
+        if (symmetric) out[target[p + j * n + i]] += acc;
+        else out[target[p + i * n + j]] += acc;
       }
     }
   }

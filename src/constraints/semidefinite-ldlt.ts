@@ -90,6 +90,8 @@ export class SemidefiniteLdlt {
   private loadDst = new Int32Array(0);
   private fillStart = new Int32Array(1);
   private fillSlot = new Int32Array(0);
+  /** Slot in lx of each entry of S (−1 above the diagonal): `loadSlots`. */
+  private entrySlot = new Int32Array(0);
   private lx = new Float64Array(0);
   /** Uᵀ on L's structure (ux = lx when symmetric). */
   private ux = new Float64Array(0);
@@ -116,10 +118,41 @@ export class SemidefiniteLdlt {
    * S = L D U is computed.
    */
   factor(a: CsrMatrix, symmetric = true): void {
+    this.analyzeIfNew(a);
+    this.ux = symmetric ? this.lx : this.uxOwn;
+    this.numeric(a, symmetric, false);
+  }
+
+  /**
+   * A fused load, for a caller that computes a symmetric S itself (schur.ts): rather than
+   * into a.values, it accumulates S's lower triangle into `beginLoad(a)`'s storage, entry
+   * p at slot[p] of this array (−1 for the entries above the diagonal, which are not
+   * read), then calls `factorLoaded(a)`. The factorization is the same, operation for
+   * operation, as `factor(a)` with those values; it saves copying S into the factor's
+   * storage (most of `numeric`'s own time on a chain). Both analyze a's pattern when it
+   * is new.
+   */
+  loadSlots(a: CsrMatrix): Int32Array {
+    this.analyzeIfNew(a);
+    return this.entrySlot;
+  }
+
+  /** The factor storage for a's pattern, zeroed, for a fused load (see loadSlots). */
+  beginLoad(a: CsrMatrix): Float64Array {
+    this.analyzeIfNew(a);
+    this.lx.fill(0);
+    return this.lx;
+  }
+
+  /** Factors (symmetric) the values a fused load left in the storage (see loadSlots). */
+  factorLoaded(a: CsrMatrix): void {
+    this.ux = this.lx;
+    this.numeric(a, true, true);
+  }
+
+  private analyzeIfNew(a: CsrMatrix): void {
     if (a.rowPtr !== this.rowPtrRef || a.colIdx !== this.colIdxRef || a.rows !== this.n)
       this.analyze(a);
-    this.ux = symmetric ? this.lx : this.uxOwn;
-    this.numeric(a, symmetric);
   }
 
   private analyze(a: CsrMatrix): void {
@@ -255,6 +288,8 @@ export class SemidefiniteLdlt {
     this.loadDst = Int32Array.from(loadDst);
     this.fillStart = fillStart;
     this.fillSlot = Int32Array.from(fillSlot);
+    this.entrySlot = new Int32Array(colIdx.length).fill(-1);
+    for (let e = 0; e < loadSrc.length; e++) this.entrySlot[loadSrc[e]] = loadDst[e];
     this.lx = new Float64Array(off);
     this.uxOwn = new Float64Array(off);
     this.ux = this.lx;
@@ -269,8 +304,11 @@ export class SemidefiniteLdlt {
     this.dropped = new Uint8Array(n);
   }
 
-  /** Block row K of L (and of Uᵀ) by the recurrences of the header. */
-  private numeric(a: CsrMatrix, symmetric: boolean): void {
+  /**
+   * Block row K of L (and of Uᵀ) by the recurrences of the header. loaded: S's values
+   * are already in lx and every other slot is zero (a fused load, see loadSlots).
+   */
+  private numeric(a: CsrMatrix, symmetric: boolean, loaded: boolean): void {
     const { values } = a;
     const { snStart, patStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
     const { loadStart, loadSrc, loadSrcT, loadDst, fillStart, fillSlot } = this;
@@ -285,13 +323,16 @@ export class SemidefiniteLdlt {
       const q1 = patStart[K + 1];
       const dOff = diagOff[K];
       // S's rows of K into the block row (lower part; Uᵀ's from the transposed entries)
-      for (let f = fillStart[K]; f < fillStart[K + 1]; f++) {
-        lx[fillSlot[f]] = 0;
-        ux[fillSlot[f]] = 0;
+      if (!loaded) {
+        for (let f = fillStart[K]; f < fillStart[K + 1]; f++) {
+          lx[fillSlot[f]] = 0;
+          ux[fillSlot[f]] = 0;
+        }
+        for (let e = loadStart[K]; e < loadStart[K + 1]; e++) lx[loadDst[e]] = values[loadSrc[e]];
+        if (!symmetric)
+          for (let e = loadStart[K]; e < loadStart[K + 1]; e++)
+            ux[loadDst[e]] = values[loadSrcT[e]];
       }
-      for (let e = loadStart[K]; e < loadStart[K + 1]; e++) lx[loadDst[e]] = values[loadSrc[e]];
-      if (!symmetric)
-        for (let e = loadStart[K]; e < loadStart[K + 1]; e++) ux[loadDst[e]] = values[loadSrcT[e]];
       for (let i = 0; i < rK; i++) sDiag[k0 + i] = lx[dOff + i * rK + i];
       if (symmetric && this.row3[K] === 1) {
         rank += this.factorRow3(k0, q0, q1, dOff);

@@ -179,14 +179,15 @@ export class ConstrainedSolve {
       const s = this.massScale;
       // y = W⁻¹ R;  S μ = G y − r_c  with S = G M⁻¹ Gᵀ / s
       massSolve(this.sys, r, this.tmpN);
-      for (let i = 0; i < n; i++) this.tmpN[i] /= s;
+      // (s = 1 without Rayleigh mass damping: the divisions are then skipped)
+      if (s !== 1) for (let i = 0; i < n; i++) this.tmpN[i] /= s;
       this.set.multiply(this.tmpN, this.tmpM);
       for (let i = 0; i < m; i++) this.tmpM[i] = s * (this.tmpM[i] - rc[i]);
       this.projection.ldlt.solve(this.tmpM, lambda); // lambda holds μ for now
       this.set.multiplyTranspose(lambda, this.tmpN);
       for (let i = 0; i < n; i++) this.tmpN[i] = r[i] - this.tmpN[i];
       massSolve(this.sys, this.tmpN, da);
-      for (let i = 0; i < n; i++) da[i] /= s;
+      if (s !== 1) for (let i = 0; i < n; i++) da[i] /= s;
     } else {
       this.rhs.set(r, 0);
       this.rhs.set(rc, n);

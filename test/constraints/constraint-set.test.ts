@@ -195,6 +195,38 @@ describe("ConstraintSet", () => {
     expect(offDiagonal).toBeGreaterThan(1e-3); // rows really couple
   });
 
+  it("a fused load (S accumulated into the factor's storage) factors as factor(S), to the bit", () => {
+    const { sys, set } = scene(2);
+    set.updateJacobian(0);
+    const schur = new MassSchurComplement(set, sys);
+    const plain = new SemidefiniteLdlt();
+    plain.factor(schur.update());
+    const fused = new SemidefiniteLdlt();
+    for (let pass = 0; pass < 2; pass++) {
+      // the second pass reuses the analysis and the composed slot map
+      schur.updateInto(fused.beginLoad(schur.S), fused.loadSlots(schur.S));
+      fused.factorLoaded(schur.S);
+      expect(fused.rank).toBe(plain.rank);
+      expect(Array.from(fused.dropped)).toEqual(Array.from(plain.dropped));
+      // a consistent right-hand side b = S y (S is singular: the scene's weld repeats rows)
+      const m = set.numRows;
+      const G = denseG(set);
+      const S = matmul(G, massSolveCols(denseMass(sys), transpose(G)));
+      const y = Array.from({ length: m }, (_, i) => Math.sin(i + 1));
+      const b = Float64Array.from(S, (row) => row.reduce((acc, v, j) => acc + v * y[j], 0));
+      const x1 = new Float64Array(m);
+      const x2 = new Float64Array(m);
+      plain.solve(b, x1);
+      fused.solve(b, x2);
+      expect(Array.from(x2)).toEqual(Array.from(x1));
+      // and it solves S x = b (the dense G M⁻¹ Gᵀ)
+      for (let i = 0; i < m; i++) {
+        const sx = S[i].reduce((acc, v, j) => acc + v * x2[j], 0);
+        expect(Math.abs(sx - b[i])).toBeLessThan(1e-9);
+      }
+    }
+  });
+
   it("jointStates: one entry per constraint, ids in order; reactions are linear in λ", () => {
     const { set } = scene(3);
     const l = Float64Array.from({ length: set.numRows }, (_, i) => Math.cos(3 * i));
