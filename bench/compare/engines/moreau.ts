@@ -234,15 +234,17 @@ class MoreauInstance implements EngineInstance {
     this.sim.step(1);
   }
 
+  /**
+   * From the simulation's state arrays (Simulation.system: the same world-frame values
+   * as state() gives, without building its JSON-shaped objects every probed step).
+   */
   read(out: BodyStates): void {
-    const bodies = this.sim.state().bodies;
-    for (let i = 0; i < this.n; i++) {
-      const b = bodies[i];
-      out.pos.set(b.position, 3 * i);
-      out.quat.set(b.orientation, 4 * i);
-      out.vel.set(b.velocity, 3 * i);
-      out.omega.set(b.angularVelocity, 3 * i);
-    }
+    const s = this.sim.system;
+    const n = this.n;
+    out.pos.set(s.pos.subarray(0, 3 * n));
+    out.quat.set(s.quat.subarray(0, 4 * n));
+    out.vel.set(s.vel.subarray(0, 3 * n));
+    out.omega.set(s.omega.subarray(0, 3 * n));
   }
 
   engineContacts(): number | null {
