@@ -83,6 +83,8 @@ export class NewmarkIntegrator implements Integrator {
   private readonly coeff = new SchemeCoefficients();
 
   /**
+   * @param newton Newton's budget and tolerance (apart from params: a record the kernels
+   *   read must hold numbers only or be a class, see BodySystem on V8).
    * @param impacts compliant contacts, or null. A step in which a contact starts or stops
    *   pushing is redone with backward Euler: the trapezoidal rule does not damp the stiff
    *   contact mode (hω ≫ 1 at h = 0.01) and integrates a force that switches on or off
@@ -90,8 +92,6 @@ export class NewmarkIntegrator implements Integrator {
    *   every impact; one dissipative step at each switch removes that, while a persistent
    *   contact keeps the energy-conserving Newmark update (a_t is then the backward-Euler
    *   acceleration).
-   * @param newton Newton's budget and tolerance (apart from params: a record the kernels
-   *   read must hold numbers only or be a class, see BodySystem on V8).
    */
   constructor(
     private readonly stepper: AccelerationStepper,
