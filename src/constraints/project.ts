@@ -143,14 +143,12 @@ export function projectionWorkspace(set: ConstraintSet): ProjectionWorkspace {
 }
 
 /**
- * Chord velocity projection tolerance, relative to 1 + ‖G v + Ct‖∞ before it (m/s,
- * rad/s). A residual ε left here drifts the joints by h ε during the next step (4e-12 m
- * for ε = 1e-9 m/s at h = 1/240 s), which that step's own projection removes with the
- * drift of the step itself (~1e-6 m on the benchmark chain). Tighter (1e-12) costs a
- * third chord iteration in half of that chain's steps, 7 % of the step time.
+ * Velocity projection tolerance, relative to 1 + ‖G v + Ct‖∞ before it (m/s, rad/s): a
+ * residual below it is left as it is. A residual ε drifts the joints by h ε during the
+ * next step (4e-12 m for ε = 1e-9 m/s at h = 1/240 s), which that step's own projection
+ * removes with the drift of the step itself (~1e-6 m on the benchmark chain).
  */
 const VELOCITY_TOLERANCE = 1e-9;
-const MAX_VELOCITY_ITERATIONS = 6;
 
 function infNorm(x: Float64Array, n = x.length): number {
   let m = 0;
@@ -259,31 +257,23 @@ export interface VelocityProjectionResult {
 /**
  * Where a velocity projection takes its factorization of S (projectVelocities):
  * - "factor": factored at the current positions: the exact mass-metric projection.
- * - "chord": the last factorization of the set's workspace and its G_f, the residual
- *   G v + Ct at the current positions (see projectVelocities).
  * - "factored-configuration": the velocities made tangent at the configuration of the
- *   last factorization instead (G_f v = −Ct, one exact correction): where a step
- *   linearized, when its end is within the joint tolerance of it.
+ *   set's last factorization instead (G_f v = −Ct, G_f its G), with that factorization:
+ *   where a step or a position projection linearized last, when the positions are
+ *   within the joint tolerance of it (acceleration-step.ts).
  */
-export type VelocityProjectionStart = "factor" | "chord" | "factored-configuration";
+export type VelocityProjectionStart = "factor" | "factored-configuration";
 
 /**
  * Velocity projection v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct) (see the header), in place on the
- * body velocities of `sys`, at the current positions (`start` "factor").
- *
- * "chord": the residual G v + Ct is evaluated with G at the current positions, the
- * corrections with the last factorization of this set's workspace and its G_f (the first
- * position-projection iterate, a few µm away after a post-step correction; see
- * `correction`), repeated as a chord iteration until ‖G v + Ct‖∞ ≤ 1e-9 (1 + its initial
- * value) (each must cut it twentyfold; ~1e-3 per iteration on the whipping benchmark
- * chain); when one does not, S is refactored and the projection done exactly.
- * "factored-configuration": G_f v = −Ct with G_f (residual and correction on the same
- * G, so one correction is exact). The result is written to `result`
- * when given, else to a new object.
- *
- * absoluteTolerance (m/s, rad/s) loosens that stop to ‖G v + Ct‖∞ ≤ absoluteTolerance
- * when it is larger: a stepper holding the joints to a drift τ needs only τ/(10 h),
- * which moves them by τ/10 over its next step (acceleration-step.ts).
+ * body velocities of `sys`, at the current positions (`start` "factor"), or
+ * v ← v − M⁻¹G_fᵀ S_f⁻¹ (G_f v + Ct) at the configuration of the last factorization
+ * ("factored-configuration": residual and correction on the same G_f). Either is one
+ * exact correction, made when ‖G v + Ct‖∞ exceeds 1e-9 (1 + its value) or
+ * absoluteTolerance (m/s, rad/s), whichever is larger: a stepper holding the joints to
+ * a drift τ needs only τ/(10 h), which moves them by τ/10 over its next step
+ * (acceleration-step.ts). The result is written to `result` when given, else to a new
+ * object; its residualNorm is the residual after the correction.
  */
 export function projectVelocities(
   sys: BodySystem,
@@ -300,33 +290,25 @@ export function projectVelocities(
   const { c, du, u } = ws;
   const ct = ws.lambda;
   if (start === "factor") ws.factorAt(t);
-  else if (start === "chord") set.updateJacobian(t);
-  const values = start === "factored-configuration" ? ws.factoredG : set.G.values;
-  let chord = start === "chord";
+  const values = ws.factoredG;
   getVelocity(sys, u);
   set.velocityTerm(t, ct);
   velocityResidual(set, u, ct, c, values);
   let norm = infNorm(c);
-  const tolerance = Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance);
-  for (let it = 0; norm > tolerance && it < MAX_VELOCITY_ITERATIONS; it++) {
+  if (norm > Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance)) {
     ws.correction(c, du);
     addTo(u, du);
-    const previous = norm;
     velocityResidual(set, u, ct, c, values);
     norm = infNorm(c);
-    if (chord && !(norm <= CHORD_CONTRACTION * previous)) {
-      ws.factorAt(t);
-      chord = false;
-    } else if (!chord) break;
+    setVelocity(sys, u);
   }
-  setVelocity(sys, u);
   result.residualNorm = norm;
   result.rank = ws.ldlt.rank;
   return result;
 }
 
 /**
- * u += du. Its own function: inlined in projectVelocities' loop, V8 (Node 20) compiled
+ * u += du. Its own function: inlined in projectVelocities, V8 (Node 20) compiled
  * the element accesses generically and boxed every double (~5 KB of garbage per step of
  * the benchmark's 100-link chain).
  */

@@ -689,13 +689,13 @@ export class AccelerationStepper {
    * - velocities-first: S = G M⁻¹ Gᵀ is factored once, at the configuration the step
    *   reached; the velocity projection and the position projection's first update use it
    *   (chord iterations then, refactoring only when one does not contract).
-   * - positions-first: S is factored at the first position iterate (chord iterations) and
-   *   serves the velocity projection at the projected positions as a chord iteration too,
-   *   its corrections along the factorization's own G (project.ts, `correction`: ~1e-3
-   *   per iteration on the whipping 100-link chain, whose κ(S) ~ 1e4 would make the chord
-   *   along the current G diverge after an 8 µm correction). After position-level rows
-   *   the velocities are projected even when the positions were within tolerance (see
-   *   the body).
+   * - positions-first: S is factored at the first position iterate (chord iterations,
+   *   each correction along the factorization's own G: project.ts, `correction`). When
+   *   one correction sufficed, the velocities are then made tangent where that
+   *   factorization was made, with it ("factored-configuration", one correction), as in
+   *   a step whose positions needed no projection (see the body); else at the projected
+   *   positions. After position-level rows the velocities are projected even when the
+   *   positions were within tolerance.
    */
   projectOnConstraints(
     tEnd: number,
@@ -718,20 +718,27 @@ export class AccelerationStepper {
       return;
     }
     const moved = projectPositions(sys, set, tEnd, options, positionProjection).iterations > 0;
+    // Moved positions: when one correction brought them within tolerance, the velocities
+    // are made tangent where the projection factored (the positions are then within
+    // ~√(2 L τ) of it, L a lever, as in an unmoved step below); after more corrections
+    // (the mm drift of a violent whip step: tangent there, the whip's velocities would
+    // slip by 3e-2 m/s) at the projected positions with a new factorization.
     // Unmoved positions after velocity-level rows keep the velocities the step made
     // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free: when the
     // step ended within jointTolerance of the manifold, its velocities are made tangent
     // where it linearized, with the Newton step's own factorization when it took the
     // mass path (shared with the projections), else at the end of the step with a new
     // factorization.
-    if (moved || this.positionLevelRows)
+    if (moved || this.positionLevelRows) {
+      const atFactored = moved ? positionProjection.iterations === 1 : this.massMetricFactored;
       projectVelocities(
         sys,
         set,
         tEnd,
-        moved ? "chord" : this.massMetricFactored ? "factored-configuration" : "factor",
+        atFactored ? "factored-configuration" : "factor",
         velocityProjection,
         velocityTolerance,
       );
+    }
   }
 }

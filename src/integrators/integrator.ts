@@ -44,10 +44,11 @@ export interface IntegratorMemory {
  *   of G M⁻¹ Gᵀ. The velocities then miss the tangent at the projected positions by
  *   ‖ΔG v‖ (ΔG the change of G over the µm correction); the next step's velocity
  *   constraint removes that, with a gain of about hω/2 per step on the drift it causes.
- * - "positions-first" (Newmark): positions projected, then velocities at the projected
- *   positions. Newmark's acceleration memory a_t makes the other order unstable: on the
- *   benchmark chain (bench/compare, S2-100) it came 3.3 m apart, with β = ¼, γ = ½ as
- *   with β = 0.3025, γ = 0.6, where every θ-scheme stays at 1e-12 m.
+ * - "positions-first" (Newmark): positions projected, then velocities, tangent where the
+ *   positions were linearized last when that is within one correction of them, else at
+ *   the projected positions. Newmark's acceleration memory a_t makes the other order
+ *   unstable: on the benchmark chain (bench/compare, S2-100) it came 3.3 m apart, with
+ *   β = ¼, γ = ½ as with β = 0.3025, γ = 0.6, where every θ-scheme stays at 1e-12 m.
  */
 export type ProjectionOrder = "velocities-first" | "positions-first";
 
