@@ -105,7 +105,7 @@ export class ProjectionWorkspace {
     this.factoredG.set(this.set.G.values);
     const { ldlt, schur } = this;
     schur.updateInto(ldlt.beginLoad(schur.S), ldlt.loadSlots(schur.S));
-    ldlt.factorLoaded(schur.S);
+    ldlt.factorLoaded();
   }
 
   /**

@@ -120,14 +120,14 @@ export class SemidefiniteLdlt {
   factor(a: CsrMatrix, symmetric = true): void {
     this.analyzeIfNew(a);
     this.ux = symmetric ? this.lx : this.uxOwn;
-    this.numeric(a, symmetric, false);
+    this.numeric(a.values, symmetric);
   }
 
   /**
    * A fused load, for a caller that computes a symmetric S itself (schur.ts): rather than
    * into a.values, it accumulates S's lower triangle into `beginLoad(a)`'s storage, entry
    * p at slot[p] of this array (−1 for the entries above the diagonal, which are not
-   * read), then calls `factorLoaded(a)`. The factorization is the same, operation for
+   * read), then calls `factorLoaded()`. The factorization is the same, operation for
    * operation, as `factor(a)` with those values; it saves copying S into the factor's
    * storage (most of `numeric`'s own time on a chain). Both analyze a's pattern when it
    * is new.
@@ -145,9 +145,9 @@ export class SemidefiniteLdlt {
   }
 
   /** Factors (symmetric) the values a fused load left in the storage (see loadSlots). */
-  factorLoaded(a: CsrMatrix): void {
+  factorLoaded(): void {
     this.ux = this.lx;
-    this.numeric(a, true, true);
+    this.numeric(null, true);
   }
 
   private analyzeIfNew(a: CsrMatrix): void {
@@ -305,11 +305,11 @@ export class SemidefiniteLdlt {
   }
 
   /**
-   * Block row K of L (and of Uᵀ) by the recurrences of the header. loaded: S's values
-   * are already in lx and every other slot is zero (a fused load, see loadSlots).
+   * Block row K of L (and of Uᵀ) by the recurrences of the header, from S's values, or
+   * with values null from those a fused load left in lx, every other slot zero (see
+   * loadSlots).
    */
-  private numeric(a: CsrMatrix, symmetric: boolean, loaded: boolean): void {
-    const { values } = a;
+  private numeric(values: Float64Array | null, symmetric: boolean): void {
     const { snStart, patStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
     const { loadStart, loadSrc, loadSrcT, loadDst, fillStart, fillSlot } = this;
     const { lx, ux, dinv, sDiag, dropped, work } = this;
@@ -323,7 +323,7 @@ export class SemidefiniteLdlt {
       const q1 = patStart[K + 1];
       const dOff = diagOff[K];
       // S's rows of K into the block row (lower part; Uᵀ's from the transposed entries)
-      if (!loaded) {
+      if (values !== null) {
         for (let f = fillStart[K]; f < fillStart[K + 1]; f++) {
           lx[fillSlot[f]] = 0;
           ux[fillSlot[f]] = 0;
