@@ -8,8 +8,9 @@
  *
  * Pattern: S_ij ≠ 0 when rows i and j share a dynamic body (block tridiagonal for a
  * chain). It is fixed at construction, both triangles stored, columns ascending.
- * `update` refills the values from G's current values and the current world inertias,
- * allocation-free: S = Σ_bodies G_b M_b⁻¹ G_bᵀ over each body's rows.
+ * `updateInto` writes S = Σ_bodies G_b M_b⁻¹ G_bᵀ (over each body's rows) from G's current
+ * values and the current world inertias straight into a factorization's storage,
+ * `updateBlockInverse` S = G W⁻¹ Gᵀ into S.values; both allocation-free.
  */
 import { CsrMatrix } from "../math/csr";
 import { mat6MulVec } from "../math/small-dense";
@@ -131,33 +132,19 @@ export class MassSchurComplement {
   }
 
   /**
-   * S ← G M⁻¹ Gᵀ from set.G's current values (call set.updateJacobian first): its lower
-   * triangle (entries with column ≤ row; the upper one is left zero), all that the
-   * symmetric factorization reads (semidefinite-ldlt.ts): half the scattered writes,
-   * 7–9 % less time per update on the benchmark's chain.
-   */
-  update(): CsrMatrix {
-    const S = this.S.values;
-    S.fill(0);
-    this.accumulate(S, this.pairSlot);
-    return this.S;
-  }
-
-  /**
-   * The lower triangle of G M⁻¹ Gᵀ, as `update`, added into out (zeroed by the caller):
-   * S's entry p at out[slot[p]] (slot[p] ≥ 0 for every entry of the lower triangle), the
-   * fused load of a factorization (SemidefiniteLdlt.loadSlots). S.values is left as it is.
+   * S = G M⁻¹ Gᵀ from set.G's current values (call set.updateJacobian first), added into
+   * out (zeroed by the caller): S's entry p at out[slot[p]] (slot[p] ≥ 0 for every entry
+   * of the lower triangle), the fused load of a factorization (SemidefiniteLdlt.loadSlots).
+   * The lower triangle only (entries with column ≤ row), all that the symmetric
+   * factorization reads: half the scattered writes, 7–9 % less time per update on the
+   * benchmark's chain. S.values is left as it is.
    */
   updateInto(out: Float64Array, slot: Int32Array): void {
     if (slot !== this.intoMap) {
       this.intoSlot = Int32Array.from(this.pairSlot, (p) => slot[p]);
       this.intoMap = slot;
     }
-    this.accumulate(out, this.intoSlot);
-  }
-
-  /** out[target[pair]] += g_i · M_b⁻¹ g_j over every body's row pairs (j ≥ i). */
-  private accumulate(out: Float64Array, target: Int32Array): void {
+    const target = this.intoSlot;
     const { sys, set, w, bodyStart, bodyRowSlot, bodyList } = this;
     const g = set.G.values;
     for (let k = 0; k < bodyList.length; k++) {

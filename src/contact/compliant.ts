@@ -76,8 +76,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   stepSize = 0.005;
   /** Contacts tracked in the current step. */
   count = 0;
-  /** Accumulated detection time (ms). */
-  readonly timing = { broadMs: 0, narrowMs: 0 };
+  /** Accumulated detection time (ms; doubles from the start, see BodySystem on V8). */
+  readonly timing = { broadMs: -0, narrowMs: -0 };
 
   private readonly buffer = new ContactBuffer(64);
   private bodyA: Int32Array = new Int32Array(0);
