@@ -23,7 +23,6 @@
 
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/project";
-import { MassSchurComplement } from "../constraints/schur";
 import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { CsrMatrix } from "../math/csr";
@@ -47,8 +46,11 @@ function maxInverseDiagonal(a: CsrMatrix): number {
 export class ConstrainedSolve {
   private readonly n: number;
   private readonly m: number;
-  /** S = G W⁻¹ Gᵀ of the block-diagonal path and its L D U. */
-  private readonly schur: MassSchurComplement;
+  /**
+   * The block-diagonal path's L D U of S = G W⁻¹ Gᵀ (S in the projection workspace's
+   * MassSchurComplement, whose S.values nothing else reads: the projections load their
+   * S straight into their factorization).
+   */
   private readonly schurLdlt = new SemidefiniteLdlt();
   /** The mass path's S = G M⁻¹ Gᵀ and its factorization, shared with the projections. */
   private readonly projection: ProjectionWorkspace;
@@ -73,7 +75,6 @@ export class ConstrainedSolve {
   ) {
     this.n = sys.numDofs;
     this.m = set.numRows;
-    this.schur = new MassSchurComplement(set, sys);
     this.projection = projectionWorkspace(set);
     this.rhs = new Float64Array(this.n + this.m);
     this.sol = new Float64Array(this.n + this.m);
@@ -132,7 +133,7 @@ export class ConstrainedSolve {
     }
     this.mode = "blocks";
     this.schurLdlt.factor(
-      this.schur.updateBlockInverse(
+      this.projection.schur.updateBlockInverse(
         this.blockInverse,
         this.blockInverseOffset,
         this.blockDecoupled,
