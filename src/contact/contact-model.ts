@@ -121,8 +121,9 @@ export class ContactModel {
           nsc,
         );
       case "newmark":
+      case "generalized-alpha":
         throw new Error(
-          'contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with newmark',
+          `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${p.integrator}`,
         );
     }
   }

@@ -52,6 +52,7 @@ import {
 import { ConstrainedSolve } from "./constrained-solve";
 import type { ProjectionOrder } from "./integrator";
 import { IterationOperator } from "./iteration-operator";
+import { addTransportForce, applyScrewIncrement, carryToEnd } from "./lie-group";
 
 /**
  * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (m or rad; the
@@ -164,6 +165,20 @@ const AUTO_KRYLOV_MIN_DOFS = 1000;
 /** Krylov solvers that run on the matrix-free operator when every effector offers it. */
 const MATRIX_FREE_SOLVERS: readonly LinearSolverName[] = ["cg", "gmres"];
 
+/**
+ * Iterated Newton without line search (joints, compliant contacts) reuses the iteration
+ * matrix's factorization after a full Newton correction (a chord, or simplified Newton,
+ * iteration: Hairer & Wanner, "Solving ODEs II", §IV.8), and factors again only after a
+ * chord correction that did not shrink the correction at least fourfold. On a linear
+ * problem the second iteration then costs one residual and one solve, not a second
+ * factorization, and confirms convergence; near the solution of a nonlinear one the chord
+ * corrections contract at a rate of the order of how much W changed over the step.
+ */
+const CHORD_CONTRACTION = 0.25;
+
+/** Relative rounding of C(x) at the position level (16 ulps; see positionRoundingFloor). */
+const POSITION_ROUNDING = 16 * Number.EPSILON;
+
 /** Smallest step fraction of the Newton line search (see AccelerationStepper.solve). */
 const LINE_SEARCH_MIN_STEP = 1 / 64;
 /** Residual reduction below which the line search takes full steps (rounding regime). */
@@ -196,6 +211,13 @@ export class SchemeCoefficients {
    * `solveIteration`). Default false (velocity level).
    */
   positionLevel = false;
+  /**
+   * Lie-group (SE(3)) update of rigid bodies (integrators/lie-group.ts): the unknown is
+   * each body's twist derivative, the increments are applied as screw motions and the
+   * velocities carried by the step's rotation. Default false (R³ × SO(3), the unknown the
+   * world acceleration [ẍ; ω̇]).
+   */
+  lieGroup = false;
 }
 
 export interface NewtonSettings {
@@ -238,6 +260,8 @@ export class AccelerationStepper {
   private readonly tmp: Float64Array;
   private readonly kv: Float64Array;
   private readonly aStart: Float64Array;
+  /** Lie-group steps: the unknown carried to the world frame at t + h (lie-group.ts). */
+  readonly aEnd: Float64Array;
   /** Relative tolerance of the Krylov solvers in the current `solve` (see LINEAR_TOLERANCE_FLOOR). */
   private linearTolerance = LINEAR_TOLERANCE_FLOOR;
   /** Whether the last `solve` met the Newton tolerance. */
@@ -321,6 +345,7 @@ export class AccelerationStepper {
     this.tmp = new Float64Array(n);
     this.kv = new Float64Array(n);
     this.aStart = new Float64Array(n);
+    this.aEnd = new Float64Array(n);
     this.start = new PositionSnapshot(sys);
     this.matrix = new SparseBlockMatrix(sys.blockSizes);
     for (const e of effectors) e.addSolveBlocks(this.matrix);
@@ -384,7 +409,11 @@ export class AccelerationStepper {
     this.matrix.finalize();
   }
 
-  /** Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a. */
+  /**
+   * Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a; with
+   * c.lieGroup, as screw motions with the velocities carried by the step's rotation
+   * (lie-group.ts), and aEnd = a carried to t + h.
+   */
   applyUnknown(c: SchemeCoefficients, a: Float64Array): void {
     const { inc, v, n, dxPred, vPred } = this;
     const { cx, cv } = c;
@@ -392,8 +421,17 @@ export class AccelerationStepper {
       inc[i] = dxPred[i] + cx * a[i];
       v[i] = vPred[i] + cv * a[i];
     }
+    if (c.lieGroup) applyScrewIncrement(this.sys, inc, v, a, this.aEnd);
     setPositionsFrom(this.sys, this.start, inc, 1);
     setVelocity(this.sys, v);
+  }
+
+  /**
+   * x ← x carried from the world frame at t to the world frame at t + h by each rigid
+   * body's rotation over the last applied step (Lie-group steps, lie-group.ts).
+   */
+  carryToEnd(x: Float64Array): void {
+    carryToEnd(this.sys, this.inc, x);
   }
 
   /**
@@ -436,6 +474,11 @@ export class AccelerationStepper {
     const floor = this.linearTolerance;
     let eta = FORCING_MAX;
     let rPrevious = -1;
+    // chord iterations (see CHORD_CONTRACTION): refactor on the first iteration, and
+    // after a chord correction that did not contract enough
+    let refactor = true;
+    let dPrevious = -1;
+    const roundingFloor = c.positionLevel && c.cx > 0 ? this.positionRoundingFloor(c.cx) : 0;
     for (; it < newton.maxIterations; it++) {
       if (rNorm < 0) {
         this.applyUnknown(c, a);
@@ -450,7 +493,7 @@ export class AccelerationStepper {
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);
       }
-      this.solveIteration(c, tEnd, r, da);
+      this.solveIteration(c, tEnd, r, da, refactor || search);
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
         for (let i = 0; i < n; i++) a[i] += da[i];
@@ -463,7 +506,10 @@ export class AccelerationStepper {
         dmax = Math.max(dmax, Math.abs(da[i]));
         amax = Math.max(amax, Math.abs(a[i] + da[i]));
       }
-      if (dmax <= newton.tolerance * (1 + amax) || (c.w === 0 && c.rayleighStiffness === 0)) {
+      if (
+        dmax <= newton.tolerance * (1 + amax) + roundingFloor ||
+        (c.w === 0 && c.rayleighStiffness === 0)
+      ) {
         for (let i = 0; i < n; i++) a[i] += da[i];
         this.newtonConverged = true;
         it++;
@@ -471,6 +517,8 @@ export class AccelerationStepper {
       }
       if (!search) {
         for (let i = 0; i < n; i++) a[i] += da[i];
+        refactor = !refactor && dmax > CHORD_CONTRACTION * dPrevious;
+        dPrevious = dmax;
         continue;
       }
       rNorm = rk;
@@ -484,6 +532,19 @@ export class AccelerationStepper {
     if (this.newtonConverged) this.newtonStalled = false;
     this.applyUnknown(c, a);
     return it;
+  }
+
+  /**
+   * The smallest correction (m/s², rad/s²) that position-level joint rows can resolve:
+   * they ask G c_x Δa = −C(x), and C is computed from positions to within a few ulps of
+   * their magnitude, so Δa carries a rounding noise of about ε (1 + ‖x‖∞)/c_x (4e-9 m/s²
+   * for positions of 1 m at h = 1 ms): Newton's test on ‖Δa‖ cannot go below it.
+   */
+  private positionRoundingFloor(cx: number): number {
+    const pos = this.start.pos;
+    let xmax = 0;
+    for (let i = 0; i < pos.length; i++) xmax = Math.max(xmax, Math.abs(pos[i]));
+    return (POSITION_ROUNDING * (1 + xmax)) / cx;
   }
 
   /**
@@ -515,8 +576,9 @@ export class AccelerationStepper {
     const { f, tmp, n } = this;
     if (c.w > 0) this.computeForces(tEnd, f);
     else f.fill(0);
-    massMultiply(this.sys, this.a, tmp);
+    massMultiply(this.sys, c.lieGroup ? this.aEnd : this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
+    if (c.lieGroup) addTransportForce(this.sys, out);
     const fx = this.extraForce;
     if (fx !== null) for (let i = 0; i < n; i++) out[i] += fx[i];
     if (c.rayleighMass !== 0) {
@@ -616,19 +678,29 @@ export class AccelerationStepper {
     else this.constrained.solve(rhs, this.zeroRows, out, this.scratchLambda);
   }
 
+  /**
+   * One Newton correction: W (and with joints the saddle-point system) factored at the
+   * current iterate when `refactor`, else the last factorization reused (a chord
+   * iteration; with joints G is refreshed for the right-hand side, so that the iterations
+   * still converge to the solution of the exact equations).
+   */
   private solveIteration(
     c: SchemeCoefficients,
     tEnd: number,
     rhs: Float64Array,
     out: Float64Array,
+    refactor: boolean,
   ) {
     const set = this.constraints;
     if (set === null || this.constrained === null) {
-      this.factor(c);
+      if (refactor) this.factor(c);
+      else if (this.solver !== null && isIterative(this.solver))
+        this.solver.tolerance = this.linearTolerance;
       this.solveFactored(c, rhs, out);
       return;
     }
-    this.factorConstrained(c, tEnd);
+    if (refactor) this.factorConstrained(c, tEnd);
+    else set.updateJacobian(tEnd);
     // Velocity level G v_{t+h} = −Ct, i.e. G Δa = −(G v + Ct)/c_v; position level
     // C(x) + G c_x Δa = 0, i.e. G Δa = −C/c_x (positionLevel); acceleration level
     // G a = Qc when c_v = 0 (the consistent initial acceleration).
@@ -647,7 +719,18 @@ export class AccelerationStepper {
       for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     }
     const t0 = performance.now();
-    this.constrained.solve(rhs, rc, out, this.lambda);
+    if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
+    else {
+      // Chord: the factorization's G differs from the current one, so the solve must be
+      // for increments of the whole residual R + Gᵀλ (current G and λ), λ += Δλ; solving
+      // for λ itself, as a fresh factorization does, would end where
+      // G W⁻¹ Gᵀ − S_factored leaves C ≠ 0 (the four-bar example went unstable).
+      set.multiplyTranspose(this.lambda, this.tmp);
+      for (let i = 0; i < this.n; i++) rhs[i] += this.tmp[i];
+      const dLambda = this.scratchLambda;
+      this.constrained.solve(rhs, rc, out, dLambda);
+      for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
+    }
     this.timing.solve += performance.now() - t0;
   }
 
@@ -704,7 +787,7 @@ export class AccelerationStepper {
     jointTolerance: number,
   ): void {
     const set = this.constraints;
-    if (set === null) return;
+    if (set === null || order === "none") return;
     const options = this.projection;
     options.residualTolerance = jointTolerance;
     // a velocity residual ε moves the joints by h ε over the next step: a tenth of the

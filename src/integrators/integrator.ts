@@ -10,7 +10,12 @@
  */
 export type DerivativeOrder = 0 | 1 | 2;
 
-export type IntegratorName = "moreau-jean" | "newmark" | "backward-euler" | "symplectic-euler";
+export type IntegratorName =
+  | "moreau-jean"
+  | "newmark"
+  | "generalized-alpha"
+  | "backward-euler"
+  | "symplectic-euler";
 
 export interface StepStats {
   newtonIterations: number;
@@ -25,10 +30,15 @@ export interface StepStats {
  * generalized vectors (size numDofs, translational then rotational dofs per body).
  */
 export interface IntegratorMemory {
-  /** Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses. */
+  /**
+   * Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses;
+   * generalized-α: ä_n (rigid bodies: the twist derivative, lie-group.ts).
+   */
   acceleration?: Float64Array;
   /** Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts). */
   previousAcceleration?: Float64Array;
+  /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */
+  pseudoAcceleration?: Float64Array;
   /** Newmark: a_t is valid (false after a reset or a PATCH: it is then recomputed). */
   accelerationValid?: boolean;
 }
@@ -49,8 +59,13 @@ export interface IntegratorMemory {
  *   the projected positions. Newmark's acceleration memory a_t makes the other order
  *   unstable: on the benchmark chain (bench/compare, S2-100) it came 3.3 m apart, with
  *   β = ¼, γ = ½ as with β = 0.3025, γ = 0.6, where every θ-scheme stays at 1e-12 m.
+ * - "none" (generalized-α): the step holds the joints at the position level and Newton
+ *   converges it (acceleration-step.ts, positionLevel): the positions end on the manifold
+ *   to Newton's tolerance, and the velocities are the scheme's own (projecting them would
+ *   change v without the acceleration memory, a perturbation of the scheme that the
+ *   generalized-α's convergence analysis does not cover).
  */
-export type ProjectionOrder = "velocities-first" | "positions-first";
+export type ProjectionOrder = "velocities-first" | "positions-first" | "none";
 
 export interface Integrator {
   readonly name: IntegratorName;
