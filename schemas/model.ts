@@ -4,6 +4,7 @@
  * them. SI units throughout, right-handed frames, quaternions [w, x, y, z].
  */
 import { z } from "zod";
+import { energyLimitMessage, nonConservativeReason } from "../src/simulation/monitor";
 
 /** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
 const finite = () => z.number();
@@ -244,12 +245,20 @@ export const Contact = z
 export const SolverSettings = z
   .object({
     integrator: z
-      .enum(["moreau-jean", "newmark", "backward-euler", "symplectic-euler"])
-      .default("moreau-jean"),
+      .enum(["moreau-jean", "newmark", "generalized-alpha", "backward-euler", "symplectic-euler"])
+      .default("moreau-jean")
+      .meta({
+        description:
+          "generalized-alpha for jointed mechanisms and stiff forces (long runs keep their energy), moreau-jean for nonsmooth contact and impacts, newmark for SOFA's scheme",
+      }),
     dt: positive().max(1).default(0.005),
     theta: z.number().min(0).max(1).default(0.5),
     beta: z.number().min(0).max(0.5).default(0.25),
     gamma: z.number().min(0).max(1).default(0.5),
+    rhoInfinity: z.number().min(0).max(1).default(0.9).meta({
+      description:
+        "generalized-alpha: spectral radius at infinite frequency (1: no numerical dissipation; lower damps stiff modes and joint-force oscillations faster)",
+    }),
     rayleighMass: nonNegative().default(0),
     rayleighStiffness: nonNegative().default(0),
     velocityDamping: nonNegative().default(0).meta({
@@ -262,10 +271,14 @@ export const SolverSettings = z
     contactSolver: z.enum(["pgs", "lemke", "apgd", "pjacobi", "barzilai-borwein"]).default("pgs"),
     maxIterations: z.number().int().min(1).max(100_000).default(200),
     tolerance: positive().default(1e-10),
-    newtonIterations: z.number().int().min(1).max(100).default(1).meta({
-      description: "Newton iterations per step for nonlinear forces (1 = linearized step)",
+    newtonIterations: z.number().int().min(1).max(100).default(25).meta({
+      description:
+        "Newton iterations per step at most; a step that does not converge to newtonTolerance in them is redone as two half steps (up to four times), then the run ends diverged. 1 = the linearized step (one iteration, no convergence test)",
     }),
-    newtonTolerance: positive().default(1e-10),
+    newtonTolerance: positive().default(1e-10).meta({
+      description:
+        "Newton converges when the last correction Δa satisfies ‖Δa‖∞ ≤ newtonTolerance (1 + ‖a‖∞) (m/s², rad/s²)",
+    }),
     gyroscopicJacobian: z.boolean().default(true).meta({
       description:
         "whether the gyroscopic torque's Jacobians enter the iteration matrix: false is cheaper (with joints and no other Jacobians, the step factors the symmetric G M⁻¹ Gᵀ) and loses nothing for axisymmetric bodies that do not spin about their axis (the torque vanishes), but a fast-spinning asymmetric body (h|ω| ≳ 0.3) diverges without them",
@@ -283,6 +296,10 @@ export const SolverSettings = z
       description:
         "projectOnConstraints with nonsmooth contact: Gauss–Seidel sweeps of the position projection per step at most",
     }),
+    energyDriftLimit: positive().nullable().optional().meta({
+      description:
+        "J; absent or null: off. On a conservative model (no damper, spring or frameSpring damping, motor, contact, pointForce or solver damping: the state's energy.error is a number), a step after which |energy.error| exceeds it ends the run `diverged` with the last good state; rejected on a model that is not conservative",
+    }),
   })
   .meta({ id: "SolverSettings" });
 
@@ -297,7 +314,10 @@ const ModelObject = z.object({
   solver: SolverSettings.default(SolverSettings.parse({})),
 });
 
-/** Cross-reference checks: unique ids, known bodies and joints, derivable inertia. */
+/**
+ * Cross-reference checks: unique ids, known bodies and joints, derivable inertia, and an
+ * energyDriftLimit only on a conservative model (src/simulation/monitor.ts).
+ */
 function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): void {
   const seen = new Map<string, string>();
   const bodies = new Map(m.bodies.map((b) => [b.id, b]));
@@ -395,6 +415,15 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
       knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
     });
   });
+  if (m.solver.energyDriftLimit != null) {
+    const reason = nonConservativeReason(m, m.solver);
+    if (reason !== null)
+      ctx.addIssue({
+        code: "custom",
+        path: ["solver", "energyDriftLimit"],
+        message: energyLimitMessage(reason),
+      });
+  }
 }
 
 function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {

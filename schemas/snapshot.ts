@@ -3,7 +3,8 @@
  * exactly where another one stopped — the model as validated, the solver, gravity and
  * contact parameters as patched since creation, time and step, the body state arrays and
  * the solver memory (Newmark's a_t, the joint multipliers of the last solve, the solve
- * matrix's block pattern, the contact module's warm-start memory). Produced by
+ * matrix's block pattern, the contact module's warm-start memory, the energy reference of
+ * energy.error). Produced by
  * Simulation.snapshot() and read by loadSnapshot() (src/index.ts); the service wraps it in
  * its session document (schemas/api.ts `Snapshot`).
  *
@@ -53,9 +54,14 @@ export const SimulationSnapshot = z
     }),
     memory: z.strictObject({
       integrator: z.strictObject({
-        acceleration: Float64Base64.optional().meta({ description: "Newmark a_t" }),
+        acceleration: Float64Base64.optional().meta({
+          description: "Newmark a_t; generalized-α ä_n",
+        }),
         previousAcceleration: Float64Base64.optional().meta({
           description: "Newmark a_{t−h} (its Newton guess; a_t when absent)",
+        }),
+        pseudoAcceleration: Float64Base64.optional().meta({
+          description: "generalized-α a_n (acceleration holds ä_n)",
         }),
         accelerationValid: z.boolean().optional(),
       }),
@@ -64,9 +70,19 @@ export const SimulationSnapshot = z
       }),
       stats: z.strictObject({
         newtonIterations: count(),
+        newtonConverged: z.boolean().optional().meta({
+          description: "solver.newtonConverged of the last step (absent in older snapshots: true)",
+        }),
         linearIterations: count(),
         contactIterations: count(),
         contactResidual: z.number().nullable(),
+        reactionChange: z.number().nonnegative().optional().meta({
+          description: "solver.reactionChange of the last step (absent in older snapshots: 0)",
+        }),
+      }),
+      energyReference: z.number().optional().meta({
+        description:
+          "total energy (J) that energy.error is measured from (absent in older snapshots: the restored state's energy)",
       }),
       matrixBlocks: z
         .array(z.tuple([count(), count()]))

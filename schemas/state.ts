@@ -39,15 +39,31 @@ export const JointState = z
   .meta({ id: "JointState" });
 
 export const Energy = z
-  .object({ kinetic: z.number(), potential: z.number(), total: z.number() })
+  .object({
+    kinetic: z.number(),
+    potential: z.number(),
+    total: z.number(),
+    error: z.number().nullable().meta({
+      description:
+        "total minus its reference (the total at t = 0, re-taken after reset, a PATCH of gravity or solver damping, an applied assembly): the integrator's energy drift; null unless the model is conservative (no damper, spring damping, motor, contact, pointForce or solver damping)",
+    }),
+  })
   .meta({ id: "Energy", description: "J; potential = gravitational + elastic" });
 
 export const SolverStats = z
   .object({
     newtonIterations: z.number(),
+    newtonConverged: z.boolean().meta({
+      description:
+        "whether the step's Newton iterations met solver.newtonTolerance (always true for one iteration, the linearized step); only Moreau–Jean with nonsmooth contact can end a step unconverged (its contact solver's tolerance limits it), every other integrator redoes such a step in halves or ends the run diverged",
+    }),
     linearIterations: z.number(),
     contactIterations: z.number(),
     contactResidual: z.number(),
+    reactionChange: z.number().meta({
+      description:
+        "largest change between the last two steps of any joint's reaction force or torque component (N, N·m; ∞-norm over joints); 0 before the second step",
+    }),
   })
   .meta({ id: "SolverStats", description: "figures of the last step" });
 

@@ -17,6 +17,7 @@ import { parseSnapshot, SnapshotError } from "./simulation/snapshot";
 export { loadModel, ModelError, type ModelIssue } from "./model/load";
 export {
   DivergenceError,
+  ParameterError,
   Simulation,
   type SimulationPatch,
   SolverError,

@@ -268,6 +268,17 @@ export class AccelerationStepper {
   newtonConverged = true;
   /** Whether the last `solve` ended stalled, not merely out of iterations (see `solve`). */
   newtonStalled = false;
+
+  /**
+   * Whether the last `solve` must be redone (step-halving.ts): it did not converge, and
+   * either stalled or has no compliant contacts. With compliant contacts an unconverged
+   * solve that still reduced its corrections is kept (Newton can cycle between the two
+   * branches of a contact force switching at a kink, where halving h does not help), and
+   * the step's stats say newtonConverged: false.
+   */
+  get mustRedo(): boolean {
+    return !this.newtonConverged && (this.newtonStalled || this.dynamicEffectors.length === 0);
+  }
   private searchFailed = false;
   /** Every effector's Jacobians are empty (see `effectorsChanged`). */
   private massOnly = false;
@@ -456,7 +467,8 @@ export class AccelerationStepper {
    * last iteration failed the search or did not halve ‖R‖ (Newton no longer converging
    * fast: an approximate Jacobian on a strongly nonlinear or indefinite step; going on
    * from such iterates let the stiff cloth blow up even when they had reduced ‖R‖ by
-   * 1e3); the integrator then retries with a shorter step (newmark.ts).
+   * 1e3); the iterations then stop at once. A step that ends unconverged, stalled or out
+   * of iterations, is redone by the integrator in halves (step-halving.ts).
    */
   solve(c: SchemeCoefficients, tEnd: number, newton: NewtonSettings): number {
     const { a, da, r, n } = this;
@@ -478,6 +490,9 @@ export class AccelerationStepper {
     // after a chord correction that did not contract enough
     let refactor = true;
     let dPrevious = -1;
+    // no chord on compliant contacts: their piecewise-linear forces switch between
+    // iterates, and a stale W then stops contracting (the impact tests' ball)
+    const chord = !search && this.dynamicEffectors.length === 0;
     const roundingFloor = c.positionLevel && c.cx > 0 ? this.positionRoundingFloor(c.cx) : 0;
     for (; it < newton.maxIterations; it++) {
       if (rNorm < 0) {
@@ -493,7 +508,7 @@ export class AccelerationStepper {
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);
       }
-      this.solveIteration(c, tEnd, r, da, refactor || search);
+      this.solveIteration(c, tEnd, r, da, refactor || !chord);
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
         for (let i = 0; i < n; i++) a[i] += da[i];
@@ -528,6 +543,12 @@ export class AccelerationStepper {
         Math.max(LINE_SEARCH_FLOOR * rFirst, ROUNDING_FLOOR * norm2(this.f, n));
       rNorm = this.lineSearch(c, tEnd, rNorm, rNorm <= rounding());
       this.newtonStalled = rNorm > rounding() && (this.searchFailed || rNorm > 0.5 * before);
+      // stalled: more iterations from here would not converge; the integrator redoes the
+      // step in halves (step-halving.ts)
+      if (this.newtonStalled) {
+        it++;
+        break;
+      }
     }
     if (this.newtonConverged) this.newtonStalled = false;
     this.applyUnknown(c, a);

@@ -43,17 +43,17 @@ import {
   type NewtonSettings,
   SchemeCoefficients,
 } from "./acceleration-step";
-import type {
-  DerivativeOrder,
-  Integrator,
-  IntegratorMemory,
-  ProjectionOrder,
-  StepStats,
+import {
+  type DerivativeOrder,
+  emptyStepStats,
+  type Integrator,
+  type IntegratorMemory,
+  type ProjectionOrder,
+  resetStepStats,
+  type StepStats,
 } from "./integrator";
 import { worldToTwistAcceleration } from "./lie-group";
-
-/** Step halvings tried when Newton does not converge. */
-const MAX_HALVINGS = 4;
+import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
 export interface GeneralizedAlphaParameters {
   /** Spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical dissipation). */
@@ -77,7 +77,7 @@ export function generalizedAlphaCoefficients(rhoInfinity: number): {
   return { alphaM, alphaF, gamma, beta };
 }
 
-export class GeneralizedAlphaIntegrator implements Integrator {
+export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   readonly name = "generalized-alpha" as const;
   readonly projectionOrder: ProjectionOrder = "none";
   /** ä_n, the acceleration (twist derivative) at the start of the next step. */
@@ -86,6 +86,8 @@ export class GeneralizedAlphaIntegrator implements Integrator {
   private readonly pseudo: Float64Array;
   private readonly vt: Float64Array;
   private haveAcceleration = false;
+  /** The running step's counts (set by `step`, added to by every sub-step). */
+  private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
 
   constructor(
@@ -130,30 +132,21 @@ export class GeneralizedAlphaIntegrator implements Integrator {
   }
 
   step(t: number, h: number, stats: StepStats): void {
-    stats.newtonIterations = 0;
-    stats.linearIterations = 0;
-    stats.contactIterations = 0;
-    stats.contactResidual = 0;
-    this.advance(t, h, 0, stats);
+    resetStepStats(stats);
+    this.stats = stats;
+    advanceWithHalving(this, t, h, this.newton, "generalized-alpha");
   }
 
-  /** One step of h, or two of h/2 (recursively) when Newton does not converge. */
-  private advance(t: number, h: number, depth: number, stats: StepStats): void {
-    if (this.trySingle(t, h, stats)) return;
-    const { maxIterations, tolerance } = this.newton;
-    if (depth >= MAX_HALVINGS)
-      throw new Error(
-        `generalized-alpha: Newton did not converge to ${tolerance} in ${maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
-      );
+  /** Puts the state back at the start of the step (advanceWithHalving). */
+  restoreStart(): void {
     const s = this.stepper;
     restorePositions(s.sys, s.start);
     setVelocity(s.sys, this.vt);
-    this.advance(t, 0.5 * h, depth + 1, stats);
-    this.advance(t + 0.5 * h, 0.5 * h, depth + 1, stats);
   }
 
   /** One step of h; false (memory untouched) when Newton did not converge. */
-  private trySingle(t: number, h: number, stats: StepStats): boolean {
+  trySingle(t: number, h: number): boolean {
+    const stats = this.stats;
     const s = this.stepper;
     const { alphaM, alphaF, gamma, beta } = generalizedAlphaCoefficients(this.params.rhoInfinity);
     s.beginStep();
@@ -179,7 +172,8 @@ export class GeneralizedAlphaIntegrator implements Integrator {
     s.linearIterations = 0;
     stats.newtonIterations += s.solve(c, t + h, this.newton);
     stats.linearIterations += s.linearIterations;
-    if (!s.newtonConverged) return false;
+    if (s.mustRedo) return false;
+    stats.newtonConverged &&= s.newtonConverged;
     // a_{n+1} = ((1 − α_f) ä_{n+1} + α_f ä_n − α_m a_n)/(1 − α_m), then both carried to
     // the world frame at t_{n+1}
     for (let i = 0; i < s.n; i++)

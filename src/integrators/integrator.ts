@@ -19,9 +19,31 @@ export type IntegratorName =
 
 export interface StepStats {
   newtonIterations: number;
+  /** Newton met its tolerance (schemas/state.ts SolverStats). */
+  newtonConverged: boolean;
   linearIterations: number;
   contactIterations: number;
   contactResidual: number;
+}
+
+/** Counts of a step not yet taken (every figure zero, converged). */
+export function emptyStepStats(): StepStats {
+  return {
+    newtonIterations: 0,
+    newtonConverged: true,
+    linearIterations: 0,
+    contactIterations: 0,
+    contactResidual: 0,
+  };
+}
+
+/** Zeroes the counts of `stats` for a new step (converged until a sub-step says not). */
+export function resetStepStats(stats: StepStats): void {
+  stats.newtonIterations = 0;
+  stats.newtonConverged = true;
+  stats.linearIterations = 0;
+  stats.contactIterations = 0;
+  stats.contactResidual = 0;
 }
 
 /**

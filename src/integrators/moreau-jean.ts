@@ -92,9 +92,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     let newtonIterations = 0;
     let contactIterations = 0;
     let contactResidual = 0;
+    let converged = true;
     if (active === 0) {
       s.extraForce = null;
-      newtonIterations = s.solve(c, tEnd, newton);
+      // the smooth step, redone in halves when Newton does not converge
+      super.step(t, h, stats);
+      newtonIterations = stats.newtonIterations;
     } else {
       const one = this.oneIteration;
       const n = s.n;
@@ -126,8 +129,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
             s.extraForce = this.fContact;
             s.solve(c, tEnd, one);
           }
-          // 6. Newton convergence check (nonlinear systems only)
-          if (newton.maxIterations === 1) break;
+          // 6. Newton convergence check (nonlinear systems only: with forces that have no
+          // Jacobians the smooth part is linear in a and one pass is exact)
+          if (newton.maxIterations === 1 || s.usesMassOnly(c)) break;
           let dmax = 0;
           let amax = 0;
           for (let i = 0; i < n; i++) {
@@ -135,7 +139,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
             amax = Math.max(amax, Math.abs(a[i]));
           }
           this.aPrev.set(a);
-          if (k > 0 && dmax <= newton.tolerance * (1 + amax)) break;
+          converged = k > 0 && dmax <= newton.tolerance * (1 + amax);
+          if (converged) break;
           s.extraForce = this.fContact;
         }
       } finally {
@@ -154,7 +159,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       );
     }
     stats.newtonIterations = newtonIterations;
-    stats.linearIterations = s.linearIterations;
+    stats.newtonConverged = converged;
+    if (active > 0) stats.linearIterations = s.linearIterations;
     stats.contactIterations = contactIterations;
     stats.contactResidual = contactResidual;
   }

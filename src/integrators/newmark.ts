@@ -7,8 +7,9 @@
  *   v_{t+h} = v_t + h ((1−γ) a_t + γ a_{t+h})
  * with the tangent stiffness K = −∂f/∂x (and D = −∂f/∂v) for nonlinear forces and
  * Newton iterations to `newtonTolerance` (see acceleration-step.ts: with a line search
- * when more than one iteration is allowed; a step whose iterations stall is redone as two
- * half steps, see `advance`, never continued from a stuck iterate). Unlike SOFA, a_t is
+ * when more than one iteration is allowed; a step whose iterations do not converge is
+ * redone as two half steps, step-halving.ts, never continued from an unconverged iterate;
+ * solver.newtonIterations = 1 asks for SOFA's linearized step). Unlike SOFA, a_t is
  * recomputed from the state (M a_t = f(x_t, v_t) − (r_M M + r_K K) v_t) on the first
  * step and after every reset or external change, never reused stale.
  * After the step, v ← v·exp(−h·velocityDamping) (SOFA's velocity decay).
@@ -44,16 +45,16 @@ import {
   type NewtonSettings,
   SchemeCoefficients,
 } from "./acceleration-step";
-import type {
-  DerivativeOrder,
-  Integrator,
-  IntegratorMemory,
-  ProjectionOrder,
-  StepStats,
+import {
+  type DerivativeOrder,
+  emptyStepStats,
+  type Integrator,
+  type IntegratorMemory,
+  type ProjectionOrder,
+  resetStepStats,
+  type StepStats,
 } from "./integrator";
-
-/** Step halvings tried when Newton does not converge (see NewmarkIntegrator.advance). */
-const MAX_HALVINGS = 4;
+import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
 export interface NewmarkParameters {
   beta: number;
@@ -69,7 +70,7 @@ export interface ImpactSource {
   pushing(out: Uint8Array): number;
 }
 
-export class NewmarkIntegrator implements Integrator {
+export class NewmarkIntegrator implements Integrator, HalvingStep {
   readonly projectionOrder: ProjectionOrder = "positions-first";
   readonly name = "newmark" as const;
   /** a_t, valid when `haveAcceleration`. */
@@ -80,6 +81,8 @@ export class NewmarkIntegrator implements Integrator {
   /** Pushing flags of the contacts at the start [0] and end [1] of the step. */
   private readonly flags: [Uint8Array, Uint8Array] = [new Uint8Array(16), new Uint8Array(16)];
   private haveAcceleration = false;
+  /** The running step's counts (set by `step`, added to by every sub-step). */
+  private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
 
   /**
@@ -141,43 +144,24 @@ export class NewmarkIntegrator implements Integrator {
   }
 
   step(t: number, h: number, stats: StepStats): void {
-    stats.newtonIterations = 0;
-    stats.linearIterations = 0;
-    stats.contactIterations = 0;
-    stats.contactResidual = 0;
-    this.advance(t, h, 0, stats);
+    resetStepStats(stats);
+    this.stats = stats;
+    advanceWithHalving(this, t, h, this.newton, "newmark");
   }
 
-  /**
-   * One step of size h; when its Newton iterations stall unconverged (the line search
-   * finds no decrease of the residual, acceleration-step.ts), the state is put back and
-   * the interval is covered by two steps of h/2 instead, recursively up to MAX_HALVINGS
-   * times, then it throws. Going on from such an iterate is what blew up the stiff cloth
-   * (h ω ≈ 13: at the bottom of the swing its free edge whips with accelerations of
-   * 10⁴ m/s², and Newton from a_t stalls); halving h brings the step back into Newton's
-   * reach, and the result is still a Newmark solution (with the smaller h) rather than an
-   * iterate. Iterations that merely use up newtonIterations while still reducing the
-   * residual end the step as before (a budget, as SOFA's).
-   */
-  private advance(t: number, h: number, depth: number, stats: StepStats): void {
-    if (this.trySingle(t, h, stats)) return;
-    const { maxIterations, tolerance } = this.newton;
-    if (depth >= MAX_HALVINGS)
-      throw new Error(
-        `newmark: Newton stalled before ${tolerance} in ${maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h})`,
-      );
+  /** Puts the state back at the start of the step (advanceWithHalving). */
+  restoreStart(): void {
     const s = this.stepper;
     restorePositions(s.sys, s.start);
     setVelocity(s.sys, this.vt);
-    this.advance(t, 0.5 * h, depth + 1, stats);
-    this.advance(t + 0.5 * h, 0.5 * h, depth + 1, stats);
   }
 
   /**
    * One Newmark step of size h; false (nothing committed: a_t kept, the system left at the
-   * last iterate) when its Newton iterations stalled unconverged.
+   * last iterate) when its Newton iterations did not converge.
    */
-  private trySingle(t: number, h: number, stats: StepStats): boolean {
+  trySingle(t: number, h: number): boolean {
+    const stats = this.stats;
     const s = this.stepper;
     const { beta, gamma } = this.params;
     const c = this.coeff;
@@ -208,7 +192,7 @@ export class NewmarkIntegrator implements Integrator {
     const impacts = this.impacts;
     const before = impacts ? this.pushingFlags(impacts, 0) : 0;
     stats.newtonIterations += s.solve(c, t + h, this.newton);
-    let ok = s.newtonConverged || !s.newtonStalled;
+    let ok = !s.mustRedo;
     if (ok && impacts && this.switched(impacts, before)) {
       // backward Euler from the same start: Δx_pred = h v_t, v_pred = v_t, c_x = h², c_v = h
       for (let i = 0; i < s.n; i++) {
@@ -219,10 +203,11 @@ export class NewmarkIntegrator implements Integrator {
       c.cx = h * h;
       c.cv = h;
       stats.newtonIterations += s.solve(c, t + h, this.newton);
-      ok = s.newtonConverged || !s.newtonStalled;
+      ok = !s.mustRedo;
     }
     stats.linearIterations += s.linearIterations;
     if (!ok) return false;
+    stats.newtonConverged &&= s.newtonConverged;
     aBefore.set(at);
     at.set(a);
     this.haveAcceleration = true;

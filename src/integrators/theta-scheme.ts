@@ -13,19 +13,22 @@
  * c_x = h²θ (position) and c_v = h (velocity).
  */
 
-import { getVelocity } from "../model/body-system";
+import { getVelocity, restorePositions, setVelocity } from "../model/body-system";
 import {
   type AccelerationStepper,
   type NewtonSettings,
   SchemeCoefficients,
 } from "./acceleration-step";
-import type {
-  DerivativeOrder,
-  Integrator,
-  IntegratorName,
-  ProjectionOrder,
-  StepStats,
+import {
+  type DerivativeOrder,
+  emptyStepStats,
+  type Integrator,
+  type IntegratorName,
+  type ProjectionOrder,
+  resetStepStats,
+  type StepStats,
 } from "./integrator";
+import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
 export interface ThetaParameters {
   /** θ ∈ [0, 1]: weight of the end-of-step velocity in the position update. */
@@ -34,10 +37,12 @@ export interface ThetaParameters {
   forceWeight: number;
 }
 
-export class ThetaScheme implements Integrator {
+export class ThetaScheme implements Integrator, HalvingStep {
   readonly projectionOrder: ProjectionOrder = "velocities-first";
   private readonly coeff = new SchemeCoefficients();
   private readonly vt: Float64Array;
+  /** The running step's counts (set by `step`, added to by every sub-step). */
+  private stats: StepStats = emptyStepStats();
 
   constructor(
     readonly name: IntegratorName,
@@ -71,11 +76,26 @@ export class ThetaScheme implements Integrator {
   }
 
   step(t: number, h: number, stats: StepStats): void {
+    resetStepStats(stats);
+    this.stats = stats;
+    advanceWithHalving(this, t, h, this.newton, this.name);
+  }
+
+  /** One step of h; false when Newton did not converge (step-halving.ts). */
+  trySingle(t: number, h: number): boolean {
     const c = this.prepare(t, h);
-    stats.newtonIterations = this.stepper.solve(c, t + h, this.newton);
-    stats.linearIterations = this.stepper.linearIterations;
-    stats.contactIterations = 0;
-    stats.contactResidual = 0;
+    this.stats.newtonIterations += this.stepper.solve(c, t + h, this.newton);
+    this.stats.linearIterations += this.stepper.linearIterations;
+    if (this.stepper.mustRedo) return false;
+    this.stats.newtonConverged &&= this.stepper.newtonConverged;
+    return true;
+  }
+
+  /** Puts the state back at the start of the step (step-halving.ts). */
+  restoreStart(): void {
+    const s = this.stepper;
+    restorePositions(s.sys, s.start);
+    setVelocity(s.sys, this.vt);
   }
 
   getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {

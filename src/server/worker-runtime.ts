@@ -26,6 +26,7 @@ import {
   loadModel,
   loadSnapshot,
   ModelError,
+  ParameterError,
   type Simulation,
   SnapshotError,
   SolverError,
@@ -372,9 +373,10 @@ export class WorkerRuntime {
   /**
    * Advances at most `max` steps for at most `budgetMs`, sending due stream frames after
    * every step. Returns the steps done. A divergence or solver failure changes the status
-   * (diverged / error), stops a run and is rethrown as a Failure.
+   * (diverged / error), stops a run and is rethrown as a Failure whose stepsDone counts
+   * `doneBefore` (the request's earlier chunks) with this chunk's.
    */
-  private advance(s: WorkerSession, max: number, budgetMs: number): number {
+  private advance(s: WorkerSession, max: number, budgetMs: number, doneBefore = 0): number {
     const start = performance.now();
     let done = 0;
     try {
@@ -406,7 +408,12 @@ export class WorkerRuntime {
       throw new Failure({
         code: diverged ? "diverged" : "solver_error",
         message: s.message,
-        details: { session: s.id, time: s.sim.time, step: s.sim.stepCount, stepsDone: done },
+        details: {
+          session: s.id,
+          time: s.sim.time,
+          step: s.sim.stepCount,
+          stepsDone: doneBefore + done,
+        },
       });
     }
     return done;
@@ -486,7 +493,7 @@ export class WorkerRuntime {
             step: s.sim.stepCount,
           },
         });
-      done += this.advance(s, steps - done, CHUNK_MS);
+      done += this.advance(s, steps - done, CHUNK_MS, done);
       if (done < steps) await yieldToLoop();
     }
     return { kind: "state", state: this.stateBytes(s) };
@@ -652,6 +659,13 @@ export class WorkerRuntime {
     try {
       s.sim.update(patch);
     } catch (err) {
+      // a setting the session's model cannot take (as request validation: 400, paths)
+      if (err instanceof ParameterError)
+        throw new Failure({
+          code: "invalid_request",
+          message: `invalid body: ${err.message}`,
+          details: { part: "body", issues: err.issues },
+        });
       throw new Failure({
         code: "solver_error",
         message: `update failed: ${(err as Error)?.message ?? err}`,

@@ -10,12 +10,15 @@ import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
 import type { ForceEffector } from "../forces/effector";
+import { potentialEnergy } from "../forces/energy";
 import { GyroscopicEffector } from "../forces/gyroscopic";
 import { AccelerationStepper } from "../integrators/acceleration-step";
-import type { Integrator, StepStats } from "../integrators/integrator";
+import { GeneralizedAlphaIntegrator } from "../integrators/generalized-alpha";
+import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
 import { NewmarkIntegrator } from "../integrators/newmark";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monitor";
 import {
   canonicalJson,
   decodeFloat64,
@@ -54,6 +57,18 @@ export class SolverError extends Error {
   ) {
     super(message);
     this.name = "SolverError";
+  }
+}
+
+/**
+ * Thrown by update() when a patch is valid on its own but not for this model (an
+ * energyDriftLimit on a model that is not conservative); nothing has changed. The issues'
+ * paths are from the patch's root, as in a request validation error.
+ */
+export class ParameterError extends Error {
+  constructor(readonly issues: { path: (string | number)[]; message: string }[]) {
+    super(issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    this.name = "ParameterError";
   }
 }
 
@@ -103,12 +118,7 @@ export class Simulation {
   private integrator: Integrator;
   private t = 0;
   private steps = 0;
-  private lastStats: StepStats = {
-    newtonIterations: 0,
-    linearIterations: 0,
-    contactIterations: 0,
-    contactResidual: 0,
-  };
+  private lastStats: StepStats = emptyStepStats();
   /** The running step's counts (copied to lastStats when the step succeeds). */
   private readonly stepStats: StepStats = { ...this.lastStats };
   private readonly initial: {
@@ -123,6 +133,10 @@ export class Simulation {
     vel: Float64Array;
     omega: Float64Array;
   };
+  /** The multipliers of the last good step (restored with `good`). */
+  private readonly goodLambda: Float64Array;
+  /** energy.error's reference and solver.reactionChange (monitor.ts). */
+  private readonly monitor: StepMonitor;
   private readonly setGravityFn: (g: readonly [number, number, number]) => void;
   private gravity: [number, number, number];
   /** The contact parameters as patched (model.contact merged with every PATCH). */
@@ -147,6 +161,12 @@ export class Simulation {
     this.integrator = this.createIntegrator();
     this.initial = this.copyState();
     this.good = this.copyState();
+    this.goodLambda = new Float64Array(this.stepper.lambda.length);
+    this.monitor = new StepMonitor(
+      this.constraints,
+      nonConservativeReason(this.model, this.solverSpec) === null,
+    );
+    this.monitor.rebase(this.totalEnergy());
   }
 
   get time(): number {
@@ -173,7 +193,8 @@ export class Simulation {
 
   /**
    * Advances n steps of solver.dt. Throws DivergenceError, with the state restored to the
-   * last good step, when it becomes non-finite or blows up.
+   * last good step, when it becomes non-finite or blows up, or when |energy.error| of a
+   * conservative model exceeds solver.energyDriftLimit.
    */
   step(n = 1): void {
     const h = this.solverSpec.dt;
@@ -205,7 +226,18 @@ export class Simulation {
           this.steps,
         );
       }
+      const drift = this.energyDrift();
+      if (drift !== null) {
+        const limit = this.solverSpec.energyDriftLimit;
+        this.restoreGood();
+        throw new DivergenceError(
+          `diverged at step ${this.steps + 1} (t = ${(this.t + h).toPrecision(6)} s): energy error ${drift.toPrecision(4)} J exceeds solver.energyDriftLimit = ${limit} J`,
+          this.t,
+          this.steps,
+        );
+      }
       Object.assign(this.lastStats, stats);
+      this.monitor.afterStep(this.stepper.lambda, this.steps > 0);
       this.steps++;
       this.t += h;
     }
@@ -216,19 +248,28 @@ export class Simulation {
     this.restore(this.initial);
     this.t = 0;
     this.steps = 0;
-    this.lastStats = {
-      newtonIterations: 0,
-      linearIterations: 0,
-      contactIterations: 0,
-      contactResidual: 0,
-    };
+    this.lastStats = emptyStepStats();
     this.integrator.reset();
+    this.monitor.resetReactions();
+    this.monitor.rebase(this.totalEnergy());
   }
 
+  /**
+   * Applies a PATCH. Throws ParameterError, changing nothing, when the solver settings it
+   * leaves set an energyDriftLimit on a model that is not conservative. Re-takes
+   * energy.error's reference when gravity or the conservativeness changes.
+   */
   update(patch: SimulationPatch): void {
+    const solver = patch.solver ? { ...this.solverSpec, ...patch.solver } : this.solverSpec;
+    const reason = nonConservativeReason(this.model, solver);
+    if (solver.energyDriftLimit != null && reason !== null)
+      throw new ParameterError([
+        { path: ["solver", "energyDriftLimit"], message: energyLimitMessage(reason) },
+      ]);
     if (patch.gravity) {
       this.gravity = [...patch.gravity];
       this.setGravityFn(this.gravity);
+      this.monitor.rebase(this.totalEnergy());
     }
     if (patch.contact && this.contact) {
       this.contact.update(patch.contact);
@@ -253,6 +294,10 @@ export class Simulation {
       }
     }
     this.integrator.reset();
+    if ((reason === null) !== this.monitor.conservative) {
+      this.monitor.conservative = reason === null;
+      this.monitor.rebase(this.totalEnergy());
+    }
   }
 
   state(): StateOut {
@@ -277,8 +322,13 @@ export class Simulation {
       bodies,
       contacts: this.contact?.states() ?? [],
       joints: this.constraints.jointStates(this.stepper.lambda),
-      energy: { kinetic, potential, total: kinetic + potential },
-      solver: { ...this.lastStats },
+      energy: {
+        kinetic,
+        potential,
+        total: kinetic + potential,
+        error: this.monitor.energyError(kinetic + potential),
+      },
+      solver: { ...this.lastStats, reactionChange: this.monitor.reactionChange },
     };
   }
 
@@ -297,8 +347,10 @@ export class Simulation {
       this.t,
       spec,
     );
-    if (apply) this.integrator.reset();
-    else this.restore(before);
+    if (apply) {
+      this.integrator.reset();
+      this.monitor.rebase(this.totalEnergy());
+    } else this.restore(before);
     return result;
   }
 
@@ -340,12 +392,20 @@ export class Simulation {
           ...(memory.previousAcceleration
             ? { previousAcceleration: encodeFloat64(memory.previousAcceleration) }
             : {}),
+          ...(memory.pseudoAcceleration
+            ? { pseudoAcceleration: encodeFloat64(memory.pseudoAcceleration) }
+            : {}),
           ...(memory.accelerationValid !== undefined
             ? { accelerationValid: memory.accelerationValid }
             : {}),
         },
         lambda: encodeFloat64(this.stepper.lambda),
-        stats: { ...this.lastStats, contactResidual: finiteOrNull(this.lastStats.contactResidual) },
+        stats: {
+          ...this.lastStats,
+          contactResidual: finiteOrNull(this.lastStats.contactResidual),
+          reactionChange: this.monitor.reactionChange,
+        },
+        energyReference: this.monitor.reference,
         matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
         ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       },
@@ -383,7 +443,7 @@ export class Simulation {
       if (!a.every(Number.isFinite))
         throw new SnapshotError([{ path: ["state", name], message: "non-finite value" }]);
     const mem = snap.memory;
-    const vector = (name: "acceleration" | "previousAcceleration") => {
+    const vector = (name: "acceleration" | "previousAcceleration" | "pseudoAcceleration") => {
       const encoded = mem.integrator[name];
       return encoded !== undefined
         ? decodeFloat64(encoded, s.numDofs, ["memory", "integrator", name])
@@ -391,6 +451,7 @@ export class Simulation {
     };
     const acceleration = vector("acceleration");
     const previousAcceleration = vector("previousAcceleration");
+    const pseudoAcceleration = vector("pseudoAcceleration");
     const lambda = decodeFloat64(mem.lambda, this.stepper.lambda.length, ["memory", "lambda"]);
     const nb = this.stepper.matrix.numBlocks;
     mem.matrixBlocks.forEach(([bi, bj], k) => {
@@ -419,6 +480,10 @@ export class Simulation {
     try {
       if (patch.solver || patch.gravity || patch.contact) this.update(patch);
     } catch (err) {
+      if (err instanceof ParameterError)
+        throw new SnapshotError(
+          err.issues.map((i) => ({ path: ["parameters", ...i.path], message: i.message })),
+        );
       throw new SnapshotError([{ path: ["parameters"], message: (err as Error).message }]);
     }
     s.pos.set(pos);
@@ -432,13 +497,18 @@ export class Simulation {
     this.integrator.restoreMemory?.({
       acceleration,
       previousAcceleration,
+      pseudoAcceleration,
       accelerationValid: mem.integrator.accelerationValid,
     });
     this.stepper.lambda.set(lambda);
+    const { reactionChange, ...stats } = mem.stats;
     this.lastStats = {
-      ...mem.stats,
-      contactResidual: mem.stats.contactResidual ?? Number.NaN,
+      ...stats,
+      newtonConverged: stats.newtonConverged ?? true,
+      contactResidual: stats.contactResidual ?? Number.NaN,
     };
+    this.monitor.restoreReactions(lambda, reactionChange ?? 0);
+    this.monitor.rebase(mem.energyReference ?? this.totalEnergy());
     for (const [bi, bj] of mem.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
     this.stepper.matrix.finalize();
     const contact = this.contact;
@@ -476,6 +546,16 @@ export class Simulation {
           },
           newton,
           this.contact?.compliant ?? null,
+        );
+      case "generalized-alpha":
+        return new GeneralizedAlphaIntegrator(
+          this.stepper,
+          {
+            rhoInfinity: p.rhoInfinity,
+            rayleighMass: p.rayleighMass,
+            rayleighStiffness: p.rayleighStiffness,
+          },
+          newton,
         );
       case "backward-euler":
         return new ThetaScheme(
@@ -532,8 +612,25 @@ export class Simulation {
     };
   }
 
+  /** Total energy (J), as state() sums it. */
+  private totalEnergy(): number {
+    return kineticEnergy(this.system) + potentialEnergy(this.effectors);
+  }
+
+  /**
+   * energy.error after a step when it is beyond solver.energyDriftLimit (or not finite) on
+   * a conservative model, else null.
+   */
+  private energyDrift(): number | null {
+    const limit = this.solverSpec.energyDriftLimit;
+    if (limit == null || !this.monitor.conservative) return null;
+    const error = this.totalEnergy() - this.monitor.reference;
+    return Math.abs(error) <= limit ? null : error;
+  }
+
   private saveGood(): void {
     const s = this.system;
+    this.goodLambda.set(this.stepper.lambda);
     this.good.pos.set(s.pos);
     this.good.quat.set(s.quat);
     this.good.vel.set(s.vel);
@@ -542,6 +639,7 @@ export class Simulation {
 
   private restoreGood(): void {
     this.restore(this.good);
+    this.stepper.lambda.set(this.goodLambda);
     this.integrator.reset();
   }
 

@@ -9,7 +9,9 @@
  *    round trip would be exact for finite doubles but loses the sign of −0;
  *  - time, step, and the solver / gravity / contact parameters as patched;
  *  - integrator memory (Newmark's a_t and its validity, Integrator.saveMemory);
- *  - the joint multipliers of the last solve (they are the reported joint reactions);
+ *  - the joint multipliers of the last solve (they are the reported joint reactions, and
+ *    the previous step's reactions that solver.reactionChange compares with);
+ *  - the energy reference of energy.error and the last reactionChange (monitor.ts);
  *  - the solve matrix's block pattern: compliant contact reserves blocks as contacts come
  *    and never releases them, and the pattern fixes the fill-reducing ordering of the
  *    sparse factorizations, hence their rounding;

@@ -64,7 +64,6 @@ const chain = {
   solver: {
     integrator: "newmark",
     dt: 0.002,
-    newtonIterations: 4,
     newtonTolerance: 1e-12,
     gamma: 0.55,
   },

@@ -23,8 +23,15 @@ const state: StateOut = {
   ],
   contacts: [],
   joints: [{ id: "j", force: [1, 2, 3], torque: [0, 0, 0] }],
-  energy: { kinetic: 0.75, potential: 29.43, total: 30.18 },
-  solver: { newtonIterations: 1, linearIterations: 0, contactIterations: 0, contactResidual: 0 },
+  energy: { kinetic: 0.75, potential: 29.43, total: 30.18, error: null },
+  solver: {
+    newtonIterations: 1,
+    newtonConverged: true,
+    linearIterations: 0,
+    contactIterations: 0,
+    contactResidual: 0,
+    reactionChange: 0,
+  },
 };
 
 const decodeJson = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));

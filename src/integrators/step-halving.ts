@@ -1,0 +1,38 @@
+/**
+ * A step whose Newton iterations do not converge is never accepted: it is redone as two
+ * steps of half the size, recursively up to MAX_HALVINGS times, and then fails (the
+ * simulation ends `diverged` with its last good state). Halving brings a hard step (a
+ * whipping stiff cloth, a contact switching inside the step) back into Newton's reach, and
+ * the result is still a solution of the scheme (with the smaller h) rather than an
+ * unconverged iterate. Shared by every implicit integrator.
+ */
+import type { NewtonSettings } from "./acceleration-step";
+
+/** Step halvings tried when Newton does not converge. */
+export const MAX_HALVINGS = 4;
+
+export interface HalvingStep {
+  /** One step from t of size h; false when Newton did not converge (nothing committed). */
+  trySingle(t: number, h: number): boolean;
+  /** Puts the state back at the start of the failed step. */
+  restoreStart(): void;
+}
+
+/** Covers [t, t + h] with steps of h, or of h/2^k when a step does not converge. */
+export function advanceWithHalving(
+  step: HalvingStep,
+  t: number,
+  h: number,
+  newton: NewtonSettings,
+  scheme: string,
+  depth = 0,
+): void {
+  if (step.trySingle(t, h)) return;
+  if (depth >= MAX_HALVINGS)
+    throw new Error(
+      `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
+    );
+  step.restoreStart();
+  advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1);
+  advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1);
+}
