@@ -108,7 +108,7 @@ export class SemidefiniteLdlt {
    */
   private row3 = new Uint8Array(0);
 
-  constructor(pivotTolerance = 1e-12) {
+  constructor(pivotTolerance = 1e-10) {
     this.pivotTolerance = pivotTolerance;
   }
 
