@@ -132,6 +132,30 @@ export class MassSchurComplement {
   }
 
   /**
+   * S ← G V, V's columns in G's own layout: S_ij = Σ_b g_i,bᵀ v_j,b over the bodies b that
+   * rows i and j share, v_j,b at vCols[the slot of row j's entry on b] (width 3 or 6, as
+   * G's). G is set.G's current values (set.updateJacobian first); S is nonsymmetric in
+   * general (the symmetric joints of generalized-α: V = W⁻¹ M M_t⁻¹ G_tᵀ, columns from
+   * the step's start configuration, rows from the current one).
+   */
+  updateProduct(vCols: Float64Array): CsrMatrix {
+    const { sys, w, bodyStart, bodyRowSlot, bodyList } = this;
+    const S = this.S.values;
+    S.fill(0);
+    for (let k = 0; k < bodyList.length; k++) {
+      const b = bodyList[k];
+      const n = bodyStart[k + 1] - bodyStart[k];
+      const rigid = sys.kind[b] === BodyKind.RIGID;
+      for (let i = 0; i < n; i++) {
+        const s = bodyRowSlot[bodyStart[k] + i];
+        for (let c = 0; c < 6; c++) w[6 * i + c] = rigid || c < 3 ? vCols[s + c] : 0;
+      }
+      this.addBodyPairs(k, n, rigid, false, S, this.pairSlot);
+    }
+    return this.S;
+  }
+
+  /**
    * S = G M⁻¹ Gᵀ from set.G's current values (call set.updateJacobian first), added into
    * out (zeroed by the caller): S's entry p at out[slot[p]] (slot[p] ≥ 0 for every entry
    * of the lower triangle), the fused load of a factorization (SemidefiniteLdlt.loadSlots).

@@ -23,6 +23,7 @@ import type { ConstraintSet } from "../constraints/constraint-set";
 import {
   constraintResidualNorm,
   type PositionProjectionResult,
+  projectionWorkspace,
   projectPositions,
   projectVelocities,
   type VelocityProjectionResult,
@@ -34,8 +35,10 @@ import {
   type BodySystem,
   clearForces,
   getForces,
+  getVelocity,
   massMultiply,
   massSolve,
+  massSolveWith,
   PositionSnapshot,
   savePositions,
   setPositionsFrom,
@@ -228,6 +231,18 @@ export class SchemeCoefficients {
    * world acceleration [ẍ; ω̇]).
    */
   lieGroup = false;
+  /**
+   * Joints in the symmetric (RATTLE-type) form of generalized-alpha.ts: the position rows
+   * C(x_{t+h}) = 0 are held by a force ρ M M_t⁻¹ G_tᵀ λ̃ along the directions of the step's
+   * START configuration (acting on x with weight c_x ρ = h²/2 and on v with weight
+   * startVelocityWeight), and the velocities are projected onto G v = −Ct at the end
+   * configuration, in the mass metric, at every iterate. Requires positionLevel.
+   */
+  symmetricJoints = false;
+  /** ρ of symmetricJoints (dimensionless). */
+  startForceWeight = -0;
+  /** κ of symmetricJoints (s): v = v_pred + c_v a + κ M_t⁻¹ G_tᵀ λ̃ before the projection. */
+  startVelocityWeight = -0;
 }
 
 export interface NewtonSettings {
@@ -328,6 +343,21 @@ export class AccelerationStepper {
     rank: 0,
   };
   private readonly velocityProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  /** The end-of-iterate velocity projection of symmetricJoints. */
+  private readonly endProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  /** symmetricJoints: G's values and the world inverse inertias at the step's start. */
+  private readonly startG: Float64Array;
+  private readonly startInertiaInv: Float64Array;
+  /** symmetricJoints: λ̃ (N, N·m) and Y λ̃ = M_t⁻¹ G_tᵀ λ̃ (m/s², rad/s²). */
+  readonly startLambda: Float64Array;
+  readonly startAccel: Float64Array;
+  private readonly startForce: Float64Array;
+  /** symmetricJoints: the last factorization has its mixed Jacobian (factorMixed). */
+  private mixedFactored = false;
+  /** symmetricJoints: ‖Y Δλ_k‖∞ of the last correction (see solveIteration). */
+  private startChange = 0;
+  /** The end time of the running `solve` (s). */
+  private tEnd = 0;
   /** The last Newton iteration's joint rows were at the position level (see solveIteration). */
   private positionLevelRows = false;
   /**
@@ -353,6 +383,11 @@ export class AccelerationStepper {
     this.ct = new Float64Array(m);
     this.zeroRows = new Float64Array(m);
     this.scratchLambda = new Float64Array(m);
+    this.startG = new Float64Array(this.constraints?.G.values.length ?? 0);
+    this.startInertiaInv = new Float64Array(sys.inertiaWorldInv.length);
+    this.startLambda = new Float64Array(m);
+    this.startAccel = new Float64Array(n);
+    this.startForce = new Float64Array(n);
     this.n = n;
     this.a = new Float64Array(n);
     this.dxPred = new Float64Array(n);
@@ -442,9 +477,62 @@ export class AccelerationStepper {
       inc[i] = dxPred[i] + cx * a[i];
       v[i] = vPred[i] + cv * a[i];
     }
+    const set = this.constraints;
+    const symmetric = c.symmetricJoints && set !== null;
+    if (symmetric) {
+      const k = c.startVelocityWeight;
+      const y = this.startAccel;
+      for (let i = 0; i < n; i++) v[i] += k * y[i];
+    }
     if (c.lieGroup) applyScrewIncrement(this.sys, inc, v, a, this.aEnd);
     setPositionsFrom(this.sys, this.start, inc, 1);
     setVelocity(this.sys, v);
+    if (symmetric) {
+      projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0);
+      getVelocity(this.sys, v);
+    }
+  }
+
+  /**
+   * symmetricJoints: records G and M⁻¹ at the step's start configuration (time t, the
+   * current state) and starts λ̃ from the last step's joint multipliers.
+   */
+  beginStartDirections(t: number): void {
+    const set = this.constraints;
+    if (set === null) return;
+    set.updateJacobian(t);
+    this.startG.set(set.G.values);
+    this.startInertiaInv.set(this.sys.inertiaWorldInv);
+    this.startLambda.set(this.lambda);
+    set.multiplyTranspose(this.startLambda, this.startForce, this.startG);
+    massSolveWith(this.sys, this.startInertiaInv, this.startForce, this.startAccel);
+  }
+
+  /**
+   * λ ← the joint multipliers consistent with the current state (N, N·m): M ü = f + Gᵀλ
+   * with G ü = Qc, i.e. λ = S⁻¹ (Qc − G M⁻¹ f_eff), S = G M⁻¹ Gᵀ factored at the current
+   * configuration by the last velocity projection of symmetricJoints (f_eff: the forces
+   * less the Rayleigh terms). The reactions a state reports, free of the step's iteration.
+   */
+  consistentMultipliers(c: SchemeCoefficients, t: number): void {
+    const set = this.constraints;
+    if (set === null) return;
+    const { f, tmp, n } = this;
+    this.computeForces(t, f);
+    if (c.rayleighMass !== 0) {
+      massMultiply(this.sys, this.v, tmp);
+      for (let i = 0; i < n; i++) f[i] -= c.rayleighMass * tmp[i];
+    }
+    if (c.rayleighStiffness !== 0) {
+      this.stiffnessTimes(this.v, this.kv);
+      for (let i = 0; i < n; i++) f[i] -= c.rayleighStiffness * this.kv[i];
+    }
+    massSolve(this.sys, f, tmp);
+    const rc = this.rc;
+    set.multiply(tmp, rc);
+    set.quadraticTerm(t, this.ct);
+    for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
+    projectionWorkspace(set).ldlt.solve(rc, this.lambda);
   }
 
   /**
@@ -482,6 +570,7 @@ export class AccelerationStepper {
    */
   solve(c: SchemeCoefficients, tEnd: number, newton: NewtonSettings): number {
     const { a, da, r, n } = this;
+    this.tEnd = tEnd;
     this.linearTolerance = Math.max(newton.tolerance, LINEAR_TOLERANCE_FLOOR);
     const search =
       newton.maxIterations > 1 && this.constraints === null && this.dynamicEffectors.length === 0;
@@ -531,6 +620,7 @@ export class AccelerationStepper {
         dmax = Math.max(dmax, Math.abs(da[i]));
         amax = Math.max(amax, Math.abs(a[i] + da[i]));
       }
+      if (c.symmetricJoints) dmax = Math.max(dmax, this.startChange);
       const target = newton.tolerance * (1 + amax) + roundingFloor;
       if (
         dmax <= target ||
@@ -616,6 +706,11 @@ export class AccelerationStepper {
     massMultiply(this.sys, c.lieGroup ? this.aEnd : this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
     if (c.lieGroup) addTransportForce(this.sys, out);
+    if (c.symmetricJoints && this.constraints !== null) {
+      massMultiply(this.sys, this.startAccel, tmp);
+      const k = c.startForceWeight;
+      for (let i = 0; i < n; i++) out[i] += k * tmp[i];
+    }
     const fx = this.extraForce;
     if (fx !== null) for (let i = 0; i < n; i++) out[i] += fx[i];
     if (c.rayleighMass !== 0) {
@@ -756,7 +851,34 @@ export class AccelerationStepper {
       for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     }
     const t0 = performance.now();
-    if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
+    if (c.symmetricJoints) {
+      // the balance holds the joints' force ρ M Y λ̃ (residual): Newton for the increments
+      // with the exact mixed Jacobian on the mass and block-diagonal paths
+      // (ConstrainedSolve.factorMixed); on the general path along G at the iterate
+      // (ρ M M_t⁻¹ G_tᵀ ≈ ρ Gᵀ, off by the change of G over the step), λ̃ += Δλ/ρ
+      const dLambda = this.scratchLambda;
+      if (refactor)
+        this.mixedFactored = this.constrained.factorMixed(
+          this.startG,
+          this.startInertiaInv,
+          c.startForceWeight,
+        );
+      let k = 1;
+      if (this.mixedFactored) this.constrained.solveMixed(rhs, rc, out, dLambda);
+      else {
+        this.constrained.solve(rhs, rc, out, dLambda);
+        k = 1 / c.startForceWeight;
+      }
+      for (let i = 0; i < dLambda.length; i++) this.startLambda[i] += k * dLambda[i];
+      set.multiplyTranspose(dLambda, this.startForce, this.startG);
+      massSolveWith(this.sys, this.startInertiaInv, this.startForce, this.tmp);
+      let change = 0;
+      for (let i = 0; i < this.n; i++) {
+        this.startAccel[i] += k * this.tmp[i];
+        change = Math.max(change, Math.abs(k * c.startForceWeight * this.tmp[i]));
+      }
+      this.startChange = change;
+    } else if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
     else {
       // Chord: the factorization's G differs from the current one, so the solve must be
       // for increments of the whole residual R + Gᵀλ (current G and λ), λ += Δλ; solving
@@ -765,6 +887,10 @@ export class AccelerationStepper {
       set.multiplyTranspose(this.lambda, this.tmp);
       for (let i = 0; i < this.n; i++) rhs[i] += this.tmp[i];
       const dLambda = this.scratchLambda;
+      if (process.env.ENDDIR) {
+        this.startG.set(set.G.values);
+        this.startInertiaInv.set(this.sys.inertiaWorldInv);
+      }
       this.constrained.solve(rhs, rc, out, dLambda);
       for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
     }

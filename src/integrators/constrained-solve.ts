@@ -27,8 +27,9 @@ import { SemidefiniteLdlt } from "../constraints/semidefinite-ldlt";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { CsrMatrix } from "../math/csr";
 import { KktMatrix } from "../math/kkt";
+import { mat3MulVec } from "../math/mat3";
 import { invertDecoupled6, invertSmall, mat6MulVec } from "../math/small-dense";
-import { type BodySystem, massSolve } from "../model/body-system";
+import { BodyKind, type BodySystem, massSolve } from "../model/body-system";
 import { SparseLuSolver } from "../solvers/linear/sparse-lu";
 
 /** Relative regularization of the constraint block (see factorGeneral). */
@@ -68,6 +69,9 @@ export class ConstrainedSolve {
   /** 1 where a body's inverse is decoupled (invertDecoupled6): two 3×3 blocks. */
   private readonly blockDecoupled: Uint8Array;
   private readonly work36 = new Float64Array(36);
+  /** factorMixed's S̃ columns in G's layout, and its L D U. */
+  private readonly mixedColumns: Float64Array;
+  private readonly mixedLdlt = new SemidefiniteLdlt();
 
   constructor(
     private readonly sys: BodySystem,
@@ -76,6 +80,7 @@ export class ConstrainedSolve {
     this.n = sys.numDofs;
     this.m = set.numRows;
     this.projection = projectionWorkspace(set);
+    this.mixedColumns = new Float64Array(set.G.values.length);
     this.rhs = new Float64Array(this.n + this.m);
     this.sol = new Float64Array(this.n + this.m);
     this.tmpN = new Float64Array(this.n);
@@ -162,6 +167,70 @@ export class ConstrainedSolve {
         out[d + r] = acc;
       }
     }
+  }
+
+  /**
+   * Symmetric joints (generalized-alpha.ts): after `factorMass` or `factorBlockDiagonal`
+   * at the current iterate, factors S̃ = ρ G W⁻¹ M M_t⁻¹ G_tᵀ, the exact Jacobian of the
+   * position rows with respect to λ̃ when the joints' force is ρ M M_t⁻¹ G_tᵀ λ̃ (G_t, M_t:
+   * the step's start configuration, `startG` in G's layout and `startInertiaInv` 9 per
+   * body). Returns false for the general (KKT) path, which has no such factorization.
+   */
+  factorMixed(startG: Float64Array, startInertiaInv: Float64Array, rho: number): boolean {
+    if (this.mode === "kkt") return false;
+    const { sys, set } = this;
+    const v = this.mixedColumns;
+    const scale = this.mode === "mass" ? rho / this.massScale : rho;
+    const u = this.work36;
+    for (let e = 0; e < set.rowBody.length; e++) {
+      const b = set.rowBody[e];
+      if (b < 0) continue;
+      const slot = set.rowSlot[e];
+      const rigid = sys.kind[b] === BodyKind.RIGID;
+      // u = M_t⁻¹ g_t on body b
+      const im = 1 / sys.mass[b];
+      for (let c = 0; c < 3; c++) u[c] = im * startG[slot + c];
+      if (rigid) mat3MulVec(u, 3, startInertiaInv, 9 * b, startG, slot + 3);
+      if (this.mode === "mass") {
+        for (let c = 0; c < (rigid ? 6 : 3); c++) v[slot + c] = scale * u[c];
+        continue;
+      }
+      // blocks: v = ρ W_b⁻¹ M_b u with M_b the current mass block
+      const m = sys.mass[b];
+      for (let c = 0; c < 3; c++) u[6 + c] = m * u[c];
+      if (rigid) mat3MulVec(u, 9, sys.inertiaWorld, 9 * b, u, 3);
+      const o = this.blockInverseOffset[b];
+      if (rigid) mat6MulVec(u, 12, this.blockInverse, o, u, 6, this.blockDecoupled[b] === 1);
+      else
+        for (let r = 0; r < 3; r++) {
+          let acc = 0;
+          for (let c = 0; c < 3; c++) acc += this.blockInverse[o + r * 3 + c] * u[6 + c];
+          u[12 + r] = acc;
+        }
+      for (let c = 0; c < (rigid ? 6 : 3); c++) v[slot + c] = scale * u[12 + c];
+    }
+    this.mixedLdlt.factor(this.projection.schur.updateProduct(v), false);
+    return true;
+  }
+
+  /**
+   * After `factorMixed`: Δa and Δλ̃ of the symmetric joints' Newton system
+   *   W Δa − ρ M M_t⁻¹ G_tᵀ Δλ̃ = R,   G Δa = r_c,
+   * i.e. S̃ Δλ̃ = r_c − G W⁻¹ R and Δa = W⁻¹ R + (the columns of S̃'s right factor) Δλ̃.
+   */
+  solveMixed(r: Float64Array, rc: Float64Array, da: Float64Array, dLambda: Float64Array): void {
+    const { n, m, set, sys } = this;
+    if (this.mode === "mass") {
+      massSolve(sys, r, da);
+      const s = this.massScale;
+      if (s !== 1) for (let i = 0; i < n; i++) da[i] /= s;
+    } else this.blockSolve(r, da);
+    set.multiply(da, this.tmpM);
+    for (let i = 0; i < m; i++) this.tmpM[i] = rc[i] - this.tmpM[i];
+    this.mixedLdlt.solve(this.tmpM, dLambda);
+    // da += V Δλ̃ with V's columns in G's layout (mixedColumns)
+    set.multiplyTranspose(dLambda, this.tmpN, this.mixedColumns);
+    for (let i = 0; i < n; i++) da[i] += this.tmpN[i];
   }
 
   /** Δa and λ (constraint force multipliers, M a = f + Gᵀλ) for right-hand sides R, r_c. */

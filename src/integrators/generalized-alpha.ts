@@ -37,7 +37,7 @@
  * a_0 = ä_0) and after every reset or external change of the state.
  */
 
-import { getVelocity, restorePositions, setVelocity } from "../model/body-system";
+import { getVelocity, massSolve, restorePositions, setVelocity } from "../model/body-system";
 import {
   type AccelerationStepper,
   type NewtonSettings,
@@ -52,7 +52,6 @@ import {
   resetStepStats,
   type StepStats,
 } from "./integrator";
-import { worldToTwistAcceleration } from "./lie-group";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
 export interface GeneralizedAlphaParameters {
@@ -152,41 +151,49 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     s.beginStep();
     getVelocity(s.sys, this.vt);
     if (!this.haveAcceleration) this.initialAcceleration(t);
-    const { dxPred, vPred, a } = s;
-    const { vt, acc, pseudo } = this;
-    const k = 1 / (1 - alphaM);
-    for (let i = 0; i < s.n; i++) {
-      const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
-      dxPred[i] = h * vt[i] + h * h * ((0.5 - beta) * pseudo[i] + beta * carried);
-      vPred[i] = vt[i] + h * ((1 - gamma) * pseudo[i] + gamma * carried);
-      a[i] = acc[i];
-    }
     const c = this.coeff;
+    const k = 1 / (1 - alphaM);
     c.cx = h * h * beta * (1 - alphaF) * k;
     c.cv = h * gamma * (1 - alphaF) * k;
     c.w = 1;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
     c.positionLevel = true;
-    c.lieGroup = true;
+    c.lieGroup = false;
+    c.symmetricJoints = true;
+    // ρ: the joints' force acts on x with weight c_x ρ = h²/2; κ: on v with h/2 − c_v ρ
+    c.startForceWeight = (h * h) / (2 * c.cx);
+    c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
+    s.beginStartDirections(t);
+    const { dxPred, vPred, a, startAccel } = s;
+    const { vt, acc, pseudo } = this;
+    const rho = c.startForceWeight;
+    for (let i = 0; i < s.n; i++) {
+      const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
+      dxPred[i] = h * vt[i] + h * h * ((0.5 - beta) * pseudo[i] + beta * carried);
+      vPred[i] = vt[i] + h * ((1 - gamma) * pseudo[i] + gamma * carried);
+      a[i] = acc[i] + rho * startAccel[i];
+    }
     s.linearIterations = 0;
     stats.newtonIterations += s.solve(c, t + h, this.newton);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
     stats.newtonConverged &&= s.newtonConverged;
-    // a_{n+1} = ((1 − α_f) ä_{n+1} + α_f ä_n − α_m a_n)/(1 − α_m), then both carried to
-    // the world frame at t_{n+1}
-    for (let i = 0; i < s.n; i++)
-      pseudo[i] = k * ((1 - alphaF) * a[i] + alphaF * acc[i] - alphaM * pseudo[i]);
-    acc.set(a);
-    s.carryToEnd(pseudo);
-    s.carryToEnd(acc);
+    // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
+    // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
+    for (let i = 0; i < s.n; i++) {
+      const b = a[i] - rho * startAccel[i];
+      pseudo[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
+      acc[i] = b;
+    }
+    s.consistentMultipliers(c, t + h);
     return true;
   }
 
   /**
-   * ä at the current state: M ä = f − (r_M M + r_K K) v + Gᵀλ with G ä = Qc (the scheme
-   * with c_x = c_v = 0, see NewmarkIntegrator.initialAcceleration), as a twist derivative.
+   * A_n = M⁻¹ (f − (r_M M + r_K K) v) at the current state, the free acceleration (the
+   * joints' forces are the step's own, not memory): the stepper's residual at a = 0 with
+   * the state left where it is (c_x = c_v = 0).
    */
   private initialAcceleration(t: number): void {
     const s = this.stepper;
@@ -197,10 +204,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     c.w = 1;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
-    s.solve(c, t, { maxIterations: 1, tolerance: 0 });
-    worldToTwistAcceleration(s.sys, s.a);
-    this.acc.set(s.a);
-    this.pseudo.set(s.a);
+    s.applyUnknown(c, s.a);
+    s.residual(c, t, this.pseudo);
+    massSolve(s.sys, this.pseudo, this.acc);
+    this.pseudo.set(this.acc);
     this.haveAcceleration = true;
   }
 

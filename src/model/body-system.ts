@@ -327,6 +327,19 @@ export function massMultiply(sys: BodySystem, u: Float64Array, out: Float64Array
 
 /** out = M⁻¹ f. */
 export function massSolve(sys: BodySystem, f: Float64Array, out: Float64Array): void {
+  massSolveWith(sys, sys.inertiaWorldInv, f, out);
+}
+
+/**
+ * out = M⁻¹ f with the world inverse inertias `inertiaInv` (9 per body, as
+ * sys.inertiaWorldInv): M⁻¹ at another configuration, e.g. the start of a step.
+ */
+export function massSolveWith(
+  sys: BodySystem,
+  inertiaInv: Float64Array,
+  f: Float64Array,
+  out: Float64Array,
+): void {
   for (let b = 0; b < sys.numBodies; b++) {
     const d = sys.dofOffset[b];
     if (d < 0) continue;
@@ -334,8 +347,7 @@ export function massSolve(sys: BodySystem, f: Float64Array, out: Float64Array): 
     out[d] = im * f[d];
     out[d + 1] = im * f[d + 1];
     out[d + 2] = im * f[d + 2];
-    if (sys.kind[b] === BodyKind.RIGID)
-      mat3MulVec(out, d + 3, sys.inertiaWorldInv, 9 * b, f, d + 3);
+    if (sys.kind[b] === BodyKind.RIGID) mat3MulVec(out, d + 3, inertiaInv, 9 * b, f, d + 3);
   }
 }
 
