@@ -887,10 +887,6 @@ export class AccelerationStepper {
       set.multiplyTranspose(this.lambda, this.tmp);
       for (let i = 0; i < this.n; i++) rhs[i] += this.tmp[i];
       const dLambda = this.scratchLambda;
-      if (process.env.ENDDIR) {
-        this.startG.set(set.G.values);
-        this.startInertiaInv.set(this.sys.inertiaWorldInv);
-      }
       this.constrained.solve(rhs, rc, out, dLambda);
       for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
     }
