@@ -55,7 +55,6 @@ import {
 import { ConstrainedSolve } from "./constrained-solve";
 import type { ProjectionOrder } from "./integrator";
 import { IterationOperator } from "./iteration-operator";
-import { addTransportForce, applyScrewIncrement, carryToEnd } from "./lie-group";
 
 /**
  * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (m or rad; the
@@ -225,13 +224,6 @@ export class SchemeCoefficients {
    */
   positionLevel = false;
   /**
-   * Lie-group (SE(3)) update of rigid bodies (integrators/lie-group.ts): the unknown is
-   * each body's twist derivative, the increments are applied as screw motions and the
-   * velocities carried by the step's rotation. Default false (R³ × SO(3), the unknown the
-   * world acceleration [ẍ; ω̇]).
-   */
-  lieGroup = false;
-  /**
    * Joints in the symmetric (RATTLE-type) form of generalized-alpha.ts: the position rows
    * C(x_{t+h}) = 0 are held by a force ρ M M_t⁻¹ G_tᵀ λ̃ along the directions of the step's
    * START configuration (acting on x with weight c_x ρ = h²/2 and on v with weight
@@ -285,8 +277,6 @@ export class AccelerationStepper {
   private readonly tmp: Float64Array;
   private readonly kv: Float64Array;
   private readonly aStart: Float64Array;
-  /** Lie-group steps: the unknown carried to the world frame at t + h (lie-group.ts). */
-  readonly aEnd: Float64Array;
   /** Relative tolerance of the Krylov solvers in the current `solve` (see LINEAR_TOLERANCE_FLOOR). */
   private linearTolerance = LINEAR_TOLERANCE_FLOOR;
   /** Whether the last `solve` met the Newton tolerance. */
@@ -401,7 +391,6 @@ export class AccelerationStepper {
     this.tmp = new Float64Array(n);
     this.kv = new Float64Array(n);
     this.aStart = new Float64Array(n);
-    this.aEnd = new Float64Array(n);
     this.start = new PositionSnapshot(sys);
     this.matrix = new SparseBlockMatrix(sys.blockSizes);
     for (const e of effectors) e.addSolveBlocks(this.matrix);
@@ -466,9 +455,8 @@ export class AccelerationStepper {
   }
 
   /**
-   * Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a; with
-   * c.lieGroup, as screw motions with the velocities carried by the step's rotation
-   * (lie-group.ts), and aEnd = a carried to t + h.
+   * Sets positions x_t ⊕ (Δx_pred + c_x a) and velocities v_pred + c_v a (with
+   * symmetricJoints, plus κ Y λ̃, then projected onto G v = −Ct at the new positions).
    */
   applyUnknown(c: SchemeCoefficients, a: Float64Array): void {
     const { inc, v, n, dxPred, vPred } = this;
@@ -484,7 +472,6 @@ export class AccelerationStepper {
       const y = this.startAccel;
       for (let i = 0; i < n; i++) v[i] += k * y[i];
     }
-    if (c.lieGroup) applyScrewIncrement(this.sys, inc, v, a, this.aEnd);
     setPositionsFrom(this.sys, this.start, inc, 1);
     setVelocity(this.sys, v);
     if (symmetric) {
@@ -533,14 +520,6 @@ export class AccelerationStepper {
     set.quadraticTerm(t, this.ct);
     for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     projectionWorkspace(set).ldlt.solve(rc, this.lambda);
-  }
-
-  /**
-   * x ← x carried from the world frame at t to the world frame at t + h by each rigid
-   * body's rotation over the last applied step (Lie-group steps, lie-group.ts).
-   */
-  carryToEnd(x: Float64Array): void {
-    carryToEnd(this.sys, this.inc, x);
   }
 
   /**
@@ -703,9 +682,8 @@ export class AccelerationStepper {
     const { f, tmp, n } = this;
     if (c.w > 0) this.computeForces(tEnd, f);
     else f.fill(0);
-    massMultiply(this.sys, c.lieGroup ? this.aEnd : this.a, tmp);
+    massMultiply(this.sys, this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
-    if (c.lieGroup) addTransportForce(this.sys, out);
     if (c.symmetricJoints && this.constraints !== null) {
       massMultiply(this.sys, this.startAccel, tmp);
       const k = c.startForceWeight;

@@ -54,7 +54,7 @@ export function resetStepStats(stats: StepStats): void {
 export interface IntegratorMemory {
   /**
    * Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses;
-   * generalized-α: ä_n (rigid bodies: the twist derivative, lie-group.ts).
+   * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts).
    */
   acceleration?: Float64Array;
   /** Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts). */
