@@ -8,6 +8,7 @@
  * corrupted or mismatched snapshot is refused with a path.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/index";
 
@@ -213,6 +214,17 @@ function continuation(model: unknown, before: number, after: number) {
 }
 
 describe("snapshot → restore → continue is bit-identical", () => {
+  it("generalized-α with joints and a motor (A_n, a_n and the start multipliers kept)", () => {
+    const crank = JSON.parse(
+      readFileSync(new URL("../../examples/slider-crank.json", import.meta.url), "utf8"),
+    );
+    crank.solver = { ...crank.solver, rhoInfinity: 0.7 };
+    const { a, c } = continuation(crank, 137, 150);
+    expect(c.state()).toEqual(a.state());
+    const snap = a.snapshot();
+    expect(snap.memory.integrator.pseudoAcceleration).toBeTypeOf("string");
+  });
+
   it("Newmark with Newton iterations and Rayleigh damping (a_t kept)", () => {
     const { a, c } = continuation(newmarkModel, 150, 150);
     expect(c.state()).toEqual(a.state());
