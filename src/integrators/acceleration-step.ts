@@ -879,7 +879,9 @@ export class AccelerationStepper {
     this.massMetricFactored = this.usesMassOnly(c);
     if (this.massMetricFactored) {
       this.timing.assembly += performance.now() - t0;
-      solver.factorMass(1 + c.cv * c.rayleighMass);
+      // symmetricJoints: the velocity projection of this iterate (applyUnknown) has just
+      // factored the same S = G M⁻¹ Gᵀ in the shared workspace
+      solver.factorMass(1 + c.cv * c.rayleighMass, c.symmetricJoints);
       this.timing.solve += performance.now() - t0;
       return;
     }

@@ -100,12 +100,13 @@ export class ConstrainedSolve {
   /**
    * Factors with W = massScale·M at the current configuration (G already updated). S is
    * then the projections' G M⁻¹ Gᵀ (constraints/project.ts), factored in the set's
-   * projection workspace, whose chord iterations may then start from it.
+   * projection workspace, whose chord iterations may then start from it; `alreadyFactored`
+   * when a projection has just factored it there at this configuration.
    */
-  factorMass(massScale: number): void {
+  factorMass(massScale: number, alreadyFactored = false): void {
     this.mode = "mass";
     this.massScale = massScale;
-    this.projection.factorCurrent();
+    if (!alreadyFactored) this.projection.factorCurrent();
   }
 
   /** Factors with a general W (CSR, same pattern on every call; G already updated). */
