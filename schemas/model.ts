@@ -255,9 +255,9 @@ export const SolverSettings = z
     theta: z.number().min(0).max(1).default(0.5),
     beta: z.number().min(0).max(0.5).default(0.25),
     gamma: z.number().min(0).max(1).default(0.5),
-    rhoInfinity: z.number().min(0).max(1).default(0.9).meta({
+    rhoInfinity: z.number().min(0).max(1).default(1).meta({
       description:
-        "generalized-alpha: spectral radius at infinite frequency (1: no numerical dissipation; lower damps stiff modes and joint-force oscillations faster)",
+        "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact, see the README on its effect on long jointed chains)",
     }),
     rayleighMass: nonNegative().default(0),
     rayleighStiffness: nonNegative().default(0),

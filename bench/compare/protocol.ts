@@ -77,7 +77,11 @@ export interface RunOptions {
 
 function errorStatus(err: unknown): { status: RunStatus; message: string } {
   const e = err as Error;
-  const diverged = e?.name === "DivergenceError" || /diverg|blow|NaN|non-finite/i.test(e?.message);
+  // Moreau's SolverError "… Newton did not converge … even with the step halved" ends its
+  // run diverged (its own verdict, schemas/model.ts solver.newtonIterations)
+  const diverged =
+    e?.name === "DivergenceError" ||
+    /diverg|blow|NaN|non-finite|did not converge/i.test(e?.message);
   return {
     status: diverged ? "diverged" : "failed",
     message: `${e?.name ?? "Error"}: ${e?.message ?? String(err)}`,

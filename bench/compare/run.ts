@@ -10,7 +10,9 @@
  *
  * Options:
  *   --scenes S1-100,S2-10,...   scenes (default: all of SCENE_IDS)
- *   --engines moreau,rapier,... engines (default: DEFAULT_ENGINES; "ammo" on request)
+ *   --engines moreau,rapier,... engines (default: DEFAULT_ENGINES; "ammo" on request); an
+ *                               engine set up for some scene kinds only (the Moreau
+ *                               generalized-α variants: the chain) skips the others
  *   --reps N                    repetitions per scene and engine (default 3)
  *   --timeout S                 per-repetition timeout in seconds (default 600); the
  *                               worker stops its timed loop itself at 80 % of it
@@ -22,7 +24,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_ENGINES, ENGINE_KEYS } from "./engines/index";
+import { DEFAULT_ENGINES, ENGINE_KEYS, engineRunsScene } from "./engines/index";
 import type { RunResult, RunStatus } from "./protocol";
 import { buildScene, SCENE_IDS, type SceneKind } from "./scene";
 import { targetVerdicts } from "./targets";
@@ -279,6 +281,7 @@ export function tableRows(
     } else if (kind === "chain") {
       row["joint drift m"] = sci(a.jointDrift);
       row["energy drift"] = sci(a.energyDrift);
+      row["energy drift end"] = sci(a.energyDriftFinal);
     } else {
       row["max strain"] = sci(a.maxStrain);
       row["lowest z m"] = fmt(a.lowestZ, 4);
@@ -329,10 +332,12 @@ export async function main(argv: string[]): Promise<CompareFile> {
     console.log(`warning: load average ${m.loadAverageAtStart} at start: timings will be noisy`);
   for (const sceneId of o.scenes) {
     const scene = buildScene(sceneId);
-    const runs = new Map<string, RepResult[]>(o.engines.map((e) => [e, []]));
+    const engines = o.engines.filter((e) => engineRunsScene(e, scene.kind));
+    if (engines.length === 0) continue;
+    const runs = new Map<string, RepResult[]>(engines.map((e) => [e, []]));
     const stopped = new Set<string>();
     for (let rep = 1; rep <= o.reps; rep++)
-      for (const engine of o.engines) {
+      for (const engine of engines) {
         if (stopped.has(engine)) continue;
         const r = await runRep(engine, sceneId, rep, o.timeoutSeconds);
         runs.get(engine)!.push(r);
@@ -348,7 +353,7 @@ export async function main(argv: string[]): Promise<CompareFile> {
         )
           stopped.add(engine);
       }
-    const rows = o.engines.map((e) => aggregate(runs.get(e)!));
+    const rows = engines.map((e) => aggregate(runs.get(e)!));
     out.results.push(...rows);
     console.log(`\n## ${scene.title} (h = 1/240 s; ${scene.protocol.timed} timed steps)`);
     console.table(tableRows(scene.kind, rows, baseline));

@@ -8,8 +8,11 @@
  *   S3-32-stiff  Moreau's status ok (stable).
  * The reference is the fastest peer whose own run was valid (status ok): an engine whose
  * chain came apart (`invalid`) or that blew up did not do the work being compared. A
- * target whose scene (or peer) is not in the run is reported as not measured.
+ * target whose scene (or peer) is not in the run is reported as not measured. The targets
+ * judge the "moreau" row (the set-up of engines/moreau.ts); Moreau's variant rows (the
+ * generalized-α chain, "moreau-…") are neither judged nor counted as peers.
  */
+import { isMoreau } from "./engines/index";
 import type { Aggregate } from "./run";
 
 export interface TargetVerdict {
@@ -25,10 +28,7 @@ function best(rows: Aggregate[], accept: (r: Aggregate) => boolean): Aggregate |
   return rows
     .filter(
       (r) =>
-        r.engine !== "moreau" &&
-        r.status === "ok" &&
-        accept(r) &&
-        Number.isFinite(r.stepsPerSecond),
+        !isMoreau(r.engine) && r.status === "ok" && accept(r) && Number.isFinite(r.stepsPerSecond),
     )
     .sort((a, b) => b.stepsPerSecond - a.stepsPerSecond)[0];
 }

@@ -372,7 +372,13 @@ export class SemidefiniteLdlt {
         if (!symmetric) scaleColumns(ux, row, 1, r, dinv, k0);
         const k = k0 + r;
         const skk = sDiag[k];
-        if (!(skk > 0) || !(dk > tol * skk)) {
+        // symmetric: S is semidefinite, d_k ≥ 0 is the squared distance to the earlier
+        // rows; unsymmetric (G W⁻¹ Gᵀ, or the mixed G M⁻¹ G_tᵀ of acceleration-step.ts'
+        // symmetric joints, whose rows and columns may have turned apart), |d_k| against |s_kk|
+        const keep = symmetric
+          ? skk > 0 && dk > tol * skk
+          : skk !== 0 && Math.abs(dk) > tol * Math.abs(skk);
+        if (!keep) {
           dropped[k] = 1;
           dinv[k] = 0;
           // row k of L (and column k of U) removed

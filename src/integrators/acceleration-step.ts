@@ -637,6 +637,18 @@ export class AccelerationStepper {
     }
     if (this.newtonConverged) this.newtonStalled = false;
     this.applyUnknown(c, a);
+    // Position-level rows: a converged correction must also have closed the joints (a row
+    // that a factorization dropped as dependent is not held by the correction: a whipping
+    // chain whose step turned a link by more than a quarter turn opened by 25 cm that way)
+    if (this.newtonConverged && c.positionLevel && this.constraints !== null && it > 1) {
+      this.constraints.residual(tEnd, this.rc);
+      let cmax = 0;
+      for (let i = 0; i < this.rc.length; i++) cmax = Math.max(cmax, Math.abs(this.rc[i]));
+      let amax = 0;
+      for (let i = 0; i < n; i++) amax = Math.max(amax, Math.abs(a[i]));
+      const target = newton.tolerance * (1 + amax) + roundingFloor;
+      if (cmax > c.cx * NOISE_FACTOR * target) this.newtonConverged = false;
+    }
     return it;
   }
 

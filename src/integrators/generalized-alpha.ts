@@ -26,9 +26,9 @@
  * and μ̃ exchanged, and nothing but the state is carried from step to step (A_n is a
  * function of the state). A symmetric, memoryless method keeps the energy of a
  * conservative mechanism within O(h²) for arbitrarily long runs, without drift, and
- * reproduces every relative equilibrium that the model's symmetries allow exactly (a rod
- * spinning on a frictionless hinge keeps ω to rounding at any h: its map of ω is its own
- * inverse). The index-3 generalized-α of Arnold & Brüls (Multibody Syst. Dyn. 18, 2007),
+ * keeps the velocities of every relative equilibrium that the model's symmetries allow
+ * exactly (a rod spinning on a frictionless hinge keeps ω to rounding at any h: its map
+ * of ω is its own inverse; its angle has the scheme's phase error, (hω)²/8 per step). The index-3 generalized-α of Arnold & Brüls (Multibody Syst. Dyn. 18, 2007),
  * with the multipliers in the memory, was measured here first: at ρ∞ = 1 it is unstable
  * (the multipliers' spurious root −α_f/(1 − α_f) reaches −1); at ρ∞ = 0.9 the double
  * pendulum and four-bar examples' largest energy errors were 2.6–3.6 times this form's
@@ -38,7 +38,15 @@
  * With ρ∞ < 1 the applied forces' high-frequency modes (stiff springs, contact) are damped
  * with the Chung–Hulbert spectral radius (→ ρ∞ as hω → ∞; 1 − ρ = O((hω)⁴) at low
  * frequency, 1e-11 per step at hω = 0.02 for ρ∞ = 0.9), while the joints stay exact:
- * nothing of the scheme acts along them but λ̃ and μ̃.
+ * nothing of the scheme acts along them but λ̃ and μ̃. The symmetry is then lost, and the
+ * free accelerations' lag against the joints' memoryless forces can feed energy into a
+ * chain of light slender links (the benchmark's S2-10 at ρ∞ = 0.9 diverges, at ρ∞ = 1
+ * not): the default is ρ∞ = 1.
+ * The start directions must still act on the end configuration: a step that turns a link
+ * through a large angle (a whipping 100-link chain's tip at h = 1/240 s) makes the mixed
+ * Jacobian G M_t⁻¹ G_tᵀ lose its pivots; such steps are halved (a row left open by a
+ * dropped pivot fails the closure test of AccelerationStepper.solve), and the run ends
+ * `diverged` when four halvings do not suffice.
  *
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.

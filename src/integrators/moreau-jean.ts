@@ -121,7 +121,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           s.applyUnknown(c, a);
           // The generalized contact force Hᵀ P/h is needed only as the stepper's held
           // force: the joint re-solve and further Newton iterations.
-          if (joints || newton.maxIterations > 1) {
+          if (joints || (newton.maxIterations > 1 && !s.usesMassOnly(c))) {
             this.fContact.fill(0);
             nsc.addGeneralizedForce(1 / h, this.fContact);
           }

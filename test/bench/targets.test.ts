@@ -48,6 +48,20 @@ describe("targetVerdicts", () => {
     expect(v[3].moreau).toBe("invalid");
   });
 
+  it("judges the moreau row only; Moreau's variant rows are not peers", () => {
+    const v = targetVerdicts([
+      row("S2-100", "moreau", 5000, { accuracy: { jointDrift: 5e-7 } }),
+      row("S2-100", "moreau-galpha-1", 9000, { accuracy: { jointDrift: 1e-15 } }),
+      row("S2-100", "moreau-galpha-0.9", 8000, { status: "diverged" }),
+      row("S2-100", "rapier", 4000),
+    ]);
+    expect(v[1]).toMatchObject({
+      met: true,
+      moreau: "5000 steps/s",
+      reference: "rapier 4000 steps/s",
+    });
+  });
+
   it("a scene or peer missing from the run is not measured; a bad status fails", () => {
     const v = targetVerdicts([
       row("S1-1000", "moreau", 500, { status: "invalid" }),

@@ -2,18 +2,62 @@
  * The engines of the comparison, loaded on demand so that a worker process imports only
  * the engine it runs.
  */
+import type { SceneKind } from "../scene";
 import type { EngineAdapter } from "./types";
 
-export const ENGINE_KEYS = ["moreau", "rapier", "cannon", "mujoco", "mujoco-cg", "ammo"] as const;
+export const ENGINE_KEYS = [
+  "moreau",
+  "moreau-galpha-1",
+  "moreau-galpha-0.9",
+  "rapier",
+  "cannon",
+  "mujoco",
+  "mujoco-cg",
+  "ammo",
+] as const;
 export type EngineKey = (typeof ENGINE_KEYS)[number];
 
-/** The engines a plain `--compare` runs (ammo, the old Bullet build, only on request). */
-export const DEFAULT_ENGINES: EngineKey[] = ["moreau", "rapier", "cannon", "mujoco", "mujoco-cg"];
+/**
+ * The engines a plain `--compare` runs (ammo, the old Bullet build, only on request). The
+ * Moreau variants come right after "moreau", so that its rows sit together and the rounds
+ * run them back to back.
+ */
+export const DEFAULT_ENGINES: EngineKey[] = [
+  "moreau",
+  "moreau-galpha-1",
+  "moreau-galpha-0.9",
+  "rapier",
+  "cannon",
+  "mujoco",
+  "mujoco-cg",
+];
+
+/**
+ * Engines that run only some kinds of scene (the rest run every scene): the generalized-α
+ * variants of Moreau are set up for the chain (engines/moreau.ts).
+ */
+const SCENE_KINDS: Partial<Record<EngineKey, readonly SceneKind[]>> = {
+  "moreau-galpha-1": ["chain"],
+  "moreau-galpha-0.9": ["chain"],
+};
+
+/** Whether the engine `key` runs scenes of this kind (a run skips the other pairs). */
+export function engineRunsScene(key: string, kind: SceneKind): boolean {
+  return SCENE_KINDS[key as EngineKey]?.includes(kind) ?? true;
+}
+
+/** Moreau itself or one of its variant rows: never a peer in the targets (targets.ts). */
+export function isMoreau(key: string): boolean {
+  return key === "moreau" || key.startsWith("moreau-");
+}
 
 export async function loadEngine(key: string): Promise<EngineAdapter> {
   switch (key) {
     case "moreau":
       return (await import("./moreau")).moreauEngine;
+    case "moreau-galpha-1":
+    case "moreau-galpha-0.9":
+      return (await import("./moreau")).moreauGeneralizedAlphaEngines[key];
     case "rapier":
       return (await import("./rapier")).rapierEngine;
     case "cannon":
