@@ -26,7 +26,7 @@ export const Id = z
 
 /** A point on a body, in that body's frame; "ground" (or no body) is the world frame. */
 export const BodyPoint = z
-  .object({
+  .strictObject({
     body: Id.default("ground"),
     point: Vec3.default([0, 0, 0]),
   })
@@ -39,19 +39,19 @@ const ShapePose = {
 };
 export const Shape = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("sphere"), radius: positive(), ...ShapePose }),
-    z.object({
+    z.strictObject({ type: z.literal("sphere"), radius: positive(), ...ShapePose }),
+    z.strictObject({
       type: z.literal("plane"),
       normal: NonZeroVec3.default([0, 0, 1]),
       offset: finite().default(0),
       ...ShapePose,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("box"),
       halfExtents: z.tuple([positive(), positive(), positive()]),
       ...ShapePose,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("capsule"),
       radius: positive(),
       halfLength: nonNegative(),
@@ -70,7 +70,7 @@ export const Inertia = z.union([Vec3, Matrix3]).meta({
 });
 
 export const Body = z
-  .object({
+  .strictObject({
     id: Id,
     kind: z.enum(["rigid", "particle"]).default("rigid"),
     fixed: z.boolean().default(false),
@@ -92,19 +92,19 @@ export const Body = z
 export const TimeFunction = z
   .union([
     finite(),
-    z.object({
+    z.strictObject({
       type: z.literal("linear").optional(),
       offset: finite().default(0),
       rate: finite().default(0),
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("sine"),
       amplitude: finite(),
       frequency: nonNegative(),
       phase: finite().default(0),
       offset: finite().default(0),
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("table"),
       points: z
         .array(z.tuple([finite(), finite()]))
@@ -120,7 +120,7 @@ export const TimeFunction = z
 
 export const Force = z
   .discriminatedUnion("type", [
-    z.object({
+    z.strictObject({
       id: Id,
       type: z.literal("spring"),
       a: BodyPoint,
@@ -129,14 +129,14 @@ export const Force = z
       damping: nonNegative().default(0),
       restLength: nonNegative().optional().meta({ description: "default: the initial length" }),
     }),
-    z.object({
+    z.strictObject({
       id: Id,
       type: z.literal("pointForce"),
       at: BodyPoint,
       force: z.tuple([TimeFunction, TimeFunction, TimeFunction]),
       torque: z.tuple([TimeFunction, TimeFunction, TimeFunction]).optional(),
     }),
-    z.object({
+    z.strictObject({
       id: Id,
       type: z.literal("frameSpring"),
       a: BodyPoint,
@@ -146,7 +146,7 @@ export const Force = z
       damping: nonNegative().default(0),
       rotaryDamping: nonNegative().default(0),
     }),
-    z.object({
+    z.strictObject({
       id: Id,
       type: z.literal("damper"),
       bodies: z.array(Id).optional().meta({ description: "default: every dynamic body" }),
@@ -159,11 +159,11 @@ export const Force = z
 const JointEnds = { id: Id, a: BodyPoint, b: BodyPoint };
 export const Joint = z
   .discriminatedUnion("type", [
-    z.object({ ...JointEnds, type: z.literal("spherical") }),
-    z.object({ ...JointEnds, type: z.literal("revolute"), axis: NonZeroVec3 }),
-    z.object({ ...JointEnds, type: z.literal("prismatic"), axis: NonZeroVec3 }),
-    z.object({ ...JointEnds, type: z.literal("fixed") }),
-    z.object({
+    z.strictObject({ ...JointEnds, type: z.literal("spherical") }),
+    z.strictObject({ ...JointEnds, type: z.literal("revolute"), axis: NonZeroVec3 }),
+    z.strictObject({ ...JointEnds, type: z.literal("prismatic"), axis: NonZeroVec3 }),
+    z.strictObject({ ...JointEnds, type: z.literal("fixed") }),
+    z.strictObject({
       ...JointEnds,
       type: z.literal("distance"),
       length: positive().optional().meta({ description: "default: the initial distance" }),
@@ -172,7 +172,7 @@ export const Joint = z
   .meta({ id: "Joint", description: "axis in world coordinates for the configuration given" });
 
 export const Motor = z
-  .object({
+  .strictObject({
     id: Id,
     joint: Id,
     angle: TimeFunction.optional().meta({
@@ -189,21 +189,21 @@ export const Motor = z
 
 export const ContactBehavior = z
   .discriminatedUnion("type", [
-    z.object({
+    z.strictObject({
       type: z.literal("linear"),
       stiffness: positive(),
       damping: nonNegative().default(0),
       stepDamping: nonNegative().default(0),
       perUnitArea: z.boolean().default(false),
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("hertz"),
       youngModulus: positive(),
       poissonRatio: z.number().min(0).lt(0.5).default(0.3),
       damping: nonNegative().default(0),
       stepDamping: nonNegative().default(0),
     }),
-    z.object({
+    z.strictObject({
       type: z.literal("table"),
       points: z
         .array(z.tuple([nonNegative(), nonNegative()]))
@@ -216,14 +216,14 @@ export const ContactBehavior = z
   ])
   .meta({ id: "ContactBehavior" });
 
-export const ContactPair = z.object({
+export const ContactPair = z.strictObject({
   bodies: z.tuple([Id, Id]),
   restitution: z.number().min(0).max(1).optional(),
   friction: nonNegative().optional(),
 });
 
 export const Contact = z
-  .object({
+  .strictObject({
     method: z.enum(["nsc", "smc"]).default("nsc"),
     restitution: z.number().min(0).max(1).default(0),
     friction: nonNegative().default(0),
@@ -243,7 +243,7 @@ export const Contact = z
   .meta({ id: "Contact" });
 
 export const SolverSettings = z
-  .object({
+  .strictObject({
     integrator: z
       .enum(["moreau-jean", "newmark", "generalized-alpha", "backward-euler", "symplectic-euler"])
       .default("moreau-jean")
@@ -303,7 +303,7 @@ export const SolverSettings = z
   })
   .meta({ id: "SolverSettings" });
 
-const ModelObject = z.object({
+const ModelObject = z.strictObject({
   name: z.string().max(256).default("model"),
   gravity: Vec3.default([0, 0, -9.81]),
   bodies: z.array(Body).min(1).max(100_000),

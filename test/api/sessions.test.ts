@@ -78,6 +78,17 @@ describe("POST /v1/sessions", () => {
     expect(issues.map((i) => i.path)).toContainEqual(["model", "bodies", 0, "mass"]);
   });
 
+  it("400 invalid_model naming an unknown key of the model and its path", async () => {
+    const model = fallingBody();
+    (model.bodies[0] as Record<string, unknown>).friction = 0.3;
+    const r = await api().post("/v1/sessions").send({ model });
+    const e = expectError(r, 400, "invalid_model");
+    const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
+    const issue = issues.find((i) => JSON.stringify(i.path) === '["model","bodies",0]');
+    expect(issue, JSON.stringify(issues)).toBeDefined();
+    expect(issue?.message).toContain('"friction"');
+  });
+
   it("400 names the joint and the unknown body id it refers to", async () => {
     const model = {
       bodies: [{ id: "link", mass: 1, inertia: [1, 1, 1] }],

@@ -18,6 +18,53 @@ function errorOf(model: unknown): ModelError {
 }
 
 describe("loadModel rejects invalid input, naming the offending id", () => {
+  it("an unknown key anywhere in the model, named with its path (never silently dropped)", () => {
+    const hinge = {
+      id: "j",
+      type: "revolute",
+      a: { body: "ground" },
+      b: { body: "ball", point: [0, 0, 1] },
+      axis: [0, 1, 0],
+    };
+    const cases: [unknown, (string | number)[], string][] = [
+      [{ bodies: [ball], colour: "red" }, [], "colour"],
+      [{ bodies: [{ ...ball, spin: 3 }] }, ["bodies", 0], "spin"],
+      [
+        { bodies: [{ ...ball, shapes: [{ type: "sphere", radius: 0.1, r: 1 }] }] },
+        ["bodies", 0, "shapes", 0],
+        "r",
+      ],
+      [{ bodies: [ball], joints: [{ ...hinge, limits: [-1, 1] }] }, ["joints", 0], "limits"],
+      [
+        { bodies: [ball], joints: [{ ...hinge, b: { body: "ball", pt: [0, 0, 1] } }] },
+        ["joints", 0, "b"],
+        "pt",
+      ],
+      [{ bodies: [ball], solver: { integrator: "newmark", rho: 0.5 } }, ["solver"], "rho"],
+      [
+        { bodies: [ball], contact: { method: "nsc", restitutoin: 0.5 } },
+        ["contact"],
+        "restitutoin",
+      ],
+      [
+        {
+          bodies: [ball],
+          forces: [
+            { id: "g", type: "pointForce", at: { body: "ball" }, force: [0, 0, 1], extra: 1 },
+          ],
+        },
+        ["forces", 0],
+        "extra",
+      ],
+    ];
+    for (const [model, path, key] of cases) {
+      const e = errorOf(model);
+      expect(e.issues[0].path).toEqual(path);
+      expect(e.issues[0].message).toContain(`"${key}"`);
+      expect(e.message).toContain(key);
+    }
+  });
+
   it("non-positive mass", () => {
     const e = errorOf({ bodies: [{ ...ball, id: "heavy", mass: -1 }] });
     expect(e.issues[0].path).toEqual(["bodies", 0, "mass"]);
