@@ -388,9 +388,20 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         message: `joint "${j.id}" joins body "${j.a.body}" to itself`,
       });
   });
+  // one motor per joint: two would prescribe the same coordinate twice (redundant or
+  // contradictory rows)
+  const driven = new Map<string, string>();
   m.motors.forEach((mo, i) => {
     claim(mo.id, ["motors", i, "id"]);
     const j = joints.get(mo.joint);
+    const other = driven.get(mo.joint);
+    if (other !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["motors", i, "joint"],
+        message: `motor "${mo.id}" drives joint "${mo.joint}", which motor "${other}" already drives`,
+      });
+    driven.set(mo.joint, mo.id);
     if (!j)
       ctx.addIssue({
         code: "custom",

@@ -18,6 +18,28 @@ function errorOf(model: unknown): ModelError {
 }
 
 describe("loadModel rejects invalid input, naming the offending id", () => {
+  it("two motors on one joint, naming both", () => {
+    const e = errorOf({
+      bodies: [ball],
+      joints: [
+        {
+          id: "j",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "ball", point: [0, 0, 1] },
+          axis: [0, 1, 0],
+        },
+      ],
+      motors: [
+        { id: "m1", joint: "j", angle: 0 },
+        { id: "m2", joint: "j", angle: { type: "linear", rate: 1 } },
+      ],
+    });
+    expect(e.issues[0].path).toEqual(["motors", 1, "joint"]);
+    expect(e.issues[0].message).toContain('"m2"');
+    expect(e.issues[0].message).toContain('"m1"');
+  });
+
   it("an unknown key anywhere in the model, named with its path (never silently dropped)", () => {
     const hinge = {
       id: "j",
