@@ -900,7 +900,7 @@ export class AccelerationStepper {
     this.assembleIterationMatrix(c);
     if (this.matrix.isBlockDiagonal()) {
       const t1 = performance.now();
-      const ok = solver.factorBlockDiagonal(this.matrix);
+      const ok = solver.factorBlockDiagonal(this.matrix, !c.symmetricJoints);
       this.timing.assembly += t1 - t0;
       this.timing.solve += performance.now() - t1;
       if (ok) return;

@@ -123,8 +123,10 @@ export class ConstrainedSolve {
   /**
    * Factors with a block-diagonal W (matrix.isBlockDiagonal(); G already updated).
    * Returns false when a diagonal block is singular (the caller falls back to the KKT).
+   * `schur` false inverts W's blocks only (the symmetric joints factor their own mixed
+   * matrix instead, factorMixed).
    */
-  factorBlockDiagonal(matrix: SparseBlockMatrix): boolean {
+  factorBlockDiagonal(matrix: SparseBlockMatrix, schur = true): boolean {
     const sys = this.sys;
     for (let b = 0; b < sys.numBodies; b++) {
       const k = sys.block[b];
@@ -138,6 +140,7 @@ export class ConstrainedSolve {
       if (!invertSmall(this.blockInverse, o, matrix.values, ia, n, this.work36)) return false;
     }
     this.mode = "blocks";
+    if (!schur) return true;
     this.schurLdlt.factor(
       this.projection.schur.updateBlockInverse(
         this.blockInverse,
