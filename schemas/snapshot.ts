@@ -28,6 +28,31 @@ export const Float64Base64 = z
 
 const count = () => z.number().int().nonnegative();
 
+/** Body indices of the contact memory (−1: the ground), at most one per remembered contact. */
+const BodyIndices = z.array(z.number().int().min(-1)).max(10_000_000);
+
+/**
+ * The contact module's warm-start memory (src/contact/nonsmooth-contact.ts exportMemory):
+ * null for compliant contact, which keeps none. A closed shape, so that nothing deeper or
+ * larger than the memory itself crosses to a solver worker.
+ */
+const ContactMemory = z
+  .union([
+    z.null(),
+    z.strictObject({
+      count: count(),
+      key: Float64Base64,
+      bodyA: BodyIndices,
+      bodyB: BodyIndices,
+      impulse: Float64Base64,
+      point: Float64Base64,
+      projection: z
+        .strictObject({ count: count(), key: Float64Base64, mu: Float64Base64 })
+        .optional(),
+    }),
+  ])
+  .meta({ description: "the contact module's warm-start memory (nonsmooth contact; null: none)" });
+
 export const SimulationSnapshot = z
   .strictObject({
     format: z.literal(SIMULATION_SNAPSHOT_FORMAT, {
@@ -88,10 +113,7 @@ export const SimulationSnapshot = z
         .array(z.tuple([count(), count()]))
         .max(10_000_000)
         .meta({ description: "off-diagonal blocks reserved in the solve matrix (bi, bj)" }),
-      contact: z
-        .unknown()
-        .optional()
-        .meta({ description: "the contact module's warm-start memory (opaque JSON)" }),
+      contact: ContactMemory.optional(),
     }),
     hash: z
       .string()
@@ -105,3 +127,6 @@ export const SimulationSnapshot = z
 
 export type SimulationSnapshotIn = z.input<typeof SimulationSnapshot>;
 export type SimulationSnapshotSpec = z.output<typeof SimulationSnapshot>;
+
+/** The contact memory as the snapshot carries it (see ContactMemory). */
+export type ContactMemorySpec = z.output<typeof ContactMemory>;

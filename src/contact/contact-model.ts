@@ -10,6 +10,7 @@
  * (states) and applies PATCHes of the contact parameters (update).
  */
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
+import type { ContactMemorySpec } from "../../schemas/snapshot";
 import type { ContactStateOut } from "../../schemas/state";
 import type { ForceEffector } from "../forces/effector";
 import type { AccelerationStepper } from "../integrators/acceleration-step";
@@ -134,11 +135,11 @@ export class ContactModel {
    * contacts are detected again at each step start; the solve-matrix pattern is saved by
    * the simulation).
    */
-  exportMemory(): unknown {
+  exportMemory(): ContactMemorySpec {
     return this.nonsmooth ? this.nonsmooth.exportMemory() : null;
   }
 
-  importMemory(memory: unknown): void {
+  importMemory(memory: ContactMemorySpec): void {
     if (this.nonsmooth) this.nonsmooth.importMemory(memory);
   }
 

@@ -174,7 +174,20 @@ export class WorkerPool {
         this.replace(index, `solver worker ${index} was restarted: ${msg}`);
       }, limit);
       slot.pending.set(id, pending);
-      slot.worker.postMessage({ ...body, id });
+      try {
+        slot.worker.postMessage({ ...body, id });
+      } catch (err) {
+        // the message could not be cloned (e.g. nested too deep for the structured clone):
+        // nothing reached the worker, so nothing is left pending and the worker is fine
+        slot.pending.delete(id);
+        if (pending.timer !== null) clearTimeout(pending.timer);
+        reject(
+          new ApiError(
+            "invalid_request",
+            `the ${body.kind} request could not be sent to a solver worker: ${(err as Error).message}`,
+          ),
+        );
+      }
     });
   }
 

@@ -22,7 +22,11 @@
  */
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
-import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../schemas/snapshot";
+import {
+  type ContactMemorySpec,
+  SimulationSnapshot,
+  type SimulationSnapshotSpec,
+} from "../../schemas/snapshot";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 
 export interface SnapshotIssue {
@@ -50,8 +54,8 @@ export class SnapshotError extends Error {
  * what exportMemory gave on an object built from the same model.
  */
 export interface MemoryExporter {
-  exportMemory(): unknown;
-  importMemory(memory: unknown): void;
+  exportMemory(): ContactMemorySpec;
+  importMemory(memory: ContactMemorySpec): void;
 }
 
 export function isMemoryExporter(x: unknown): x is MemoryExporter {

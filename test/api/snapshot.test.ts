@@ -285,6 +285,34 @@ describe("bad snapshots", () => {
     expect(r.body.details.issues.length).toBeGreaterThan(0);
   });
 
+  it("400 for contact memory of the wrong shape (5000 nested objects), and the worker lives on", async () => {
+    const id = await createSession(app, contact);
+    await step(app, id, 5);
+    const good = await snapshot(id);
+    // the text is built by hand: JSON.stringify itself runs out of stack at that depth
+    const bad = JSON.parse(JSON.stringify(good));
+    bad.simulation.memory.contact = "DEEP";
+    const nested = `${'{"x":'.repeat(5000)}{}${"}".repeat(5000)}`;
+    const text = JSON.stringify({ snapshot: bad }).replace('"DEEP"', nested);
+    const r = await api()
+      .post("/v1/sessions")
+      .set("content-type", "application/json")
+      .send(text)
+      .expect(400);
+    expect(r.body.error).toBe("invalid_request");
+    expect(r.body.details.issues[0].path.slice(0, 4)).toEqual([
+      "snapshot",
+      "simulation",
+      "memory",
+      "contact",
+    ]);
+    // nothing was left behind: the same worker still steps the session and restores the
+    // good snapshot
+    await step(app, id, 5);
+    const copyId = (await post({ snapshot: good }).expect(201)).body.id as string;
+    await step(app, copyId, 5);
+  });
+
   it("400 for both or neither of model and snapshot", async () => {
     let r = await post({ snapshot: doc, model: chain }).expect(400);
     expect(r.body.message).toMatch(/exactly one of "model" or "snapshot"/);
