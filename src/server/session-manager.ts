@@ -96,6 +96,8 @@ export interface AssemblyAnswer {
 export class SessionManager {
   private readonly records = new Map<string, SessionRecord>();
   private creating = 0;
+  /** Creations in flight per API key (counted against MAX_SESSIONS_PER_KEY). */
+  private readonly creatingByOwner = new Map<string, number>();
   private closing = false;
   readonly pool: WorkerPool;
   readonly streams: StreamHub;
@@ -210,7 +212,9 @@ export class SessionManager {
         { limit: this.config.maxSessions },
       );
     if (owner !== null && !restoring) {
-      let mine = 0;
+      // sessions of this key plus its creations still in flight (concurrent creates
+      // would each see the same count and all pass)
+      let mine = this.creatingByOwner.get(owner) ?? 0;
       for (const r of this.records.values()) if (r.owner === owner) mine++;
       if (mine >= this.config.maxSessionsPerKey)
         throw new ApiError(
@@ -220,6 +224,7 @@ export class SessionManager {
         );
     }
     this.creating++;
+    if (owner !== null) this.creatingByOwner.set(owner, (this.creatingByOwner.get(owner) ?? 0) + 1);
     try {
       const worker = this.leastLoadedWorker();
       let model: ModelSpec;
@@ -291,6 +296,11 @@ export class SessionManager {
       return rec;
     } finally {
       this.creating--;
+      if (owner !== null) {
+        const left = (this.creatingByOwner.get(owner) ?? 1) - 1;
+        if (left > 0) this.creatingByOwner.set(owner, left);
+        else this.creatingByOwner.delete(owner);
+      }
     }
   }
 

@@ -177,6 +177,20 @@ describe("with API keys", () => {
     await api().delete(`/v1/sessions/${b}`).set(as(B)).expect(204);
   });
 
+  it("concurrent creates do not beat the quota: 10 at once give exactly 3 sessions", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api().post("/v1/sessions").set(as(A)).send({ model: fallingBody() }),
+      ),
+    );
+    const created = answers.filter((r) => r.status === 201).map((r) => r.body.id as string);
+    expect(created.length).toBe(3);
+    expect(answers.filter((r) => r.status === 429).length).toBe(7);
+    const listed = await api().get("/v1/sessions").set(as(A)).expect(200);
+    expect(listed.body.sessions.length).toBe(3);
+    for (const id of created) await api().delete(`/v1/sessions/${id}`).set(as(A)).expect(204);
+  });
+
   it("keys are kept as ids (a digest prefix), never in the clear", () => {
     expect(keyId(A)).toMatch(/^[0-9a-f]{16}$/);
     expect(keyId(A)).not.toBe(keyId(B));
