@@ -257,7 +257,7 @@ export const SolverSettings = z
     gamma: z.number().min(0).max(1).default(0.5),
     rhoInfinity: z.number().min(0).max(1).default(1).meta({
       description:
-        "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact, see the README on its effect on long jointed chains)",
+        "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact)",
     }),
     rayleighMass: nonNegative().default(0),
     rayleighStiffness: nonNegative().default(0),
