@@ -259,6 +259,10 @@ export const SolverSettings = z
       description:
         "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact)",
     }),
+    stepTolerance: positive().nullable().optional().meta({
+      description:
+        "generalized-alpha: local error per step (m, rad) above which a step is redone as two half steps, up to four times (estimated as h²/12 times the change of the mean acceleration from the previous step); absent or null: off",
+    }),
     rayleighMass: nonNegative().default(0),
     rayleighStiffness: nonNegative().default(0),
     velocityDamping: nonNegative().default(0).meta({

@@ -83,7 +83,8 @@ export const SimulationSnapshot = z
           description: "Newmark a_t; generalized-α ä_n",
         }),
         previousAcceleration: Float64Base64.optional().meta({
-          description: "Newmark a_{t−h} (its Newton guess; a_t when absent)",
+          description:
+            "Newmark a_{t−h} (its Newton guess; a_t when absent); generalized-α: the last step's mean acceleration (error control)",
         }),
         pseudoAcceleration: Float64Base64.optional().meta({
           description: "generalized-α a_n (acceleration holds ä_n)",

@@ -77,6 +77,8 @@ import { advanceWithHalving, type HalvingStep } from "./step-halving";
 export interface GeneralizedAlphaParameters {
   /** Spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical dissipation). */
   rhoInfinity: number;
+  /** Local error per step (m, rad) above which a step is halved; null: no error control. */
+  stepTolerance: number | null;
   rayleighMass: number;
   rayleighStiffness: number;
 }
@@ -104,6 +106,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   /** a_n, the pseudo-acceleration. */
   private readonly pseudo: Float64Array;
   private readonly vt: Float64Array;
+  /** The last accepted step's mean acceleration (v_{t+h} − v_t)/h (error control). */
+  private readonly mean: Float64Array;
+  private haveMean = false;
   private haveAcceleration = false;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
@@ -117,16 +122,19 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     this.acc = new Float64Array(stepper.n);
     this.pseudo = new Float64Array(stepper.n);
     this.vt = new Float64Array(stepper.n);
+    this.mean = new Float64Array(stepper.n);
   }
 
   reset(): void {
     this.haveAcceleration = false;
+    this.haveMean = false;
   }
 
   saveMemory(): IntegratorMemory {
     return {
       acceleration: new Float64Array(this.acc),
       pseudoAcceleration: new Float64Array(this.pseudo),
+      ...(this.haveMean ? { previousAcceleration: new Float64Array(this.mean) } : {}),
       accelerationValid: this.haveAcceleration,
     };
   }
@@ -141,6 +149,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
         throw new Error(
           `generalized-alpha memory: ${name} has ${x.length} entries, expected ${this.acc.length}`,
         );
+    const mean = memory.previousAcceleration;
+    if (mean !== undefined && mean.length === this.mean.length) this.mean.set(mean);
+    this.haveMean = mean !== undefined && mean.length === this.mean.length;
     if (acceleration === undefined || pseudoAcceleration === undefined) {
       this.haveAcceleration = false;
       return;
@@ -164,7 +175,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   }
 
   /** One step of h; false (memory untouched) when Newton did not converge. */
-  trySingle(t: number, h: number): boolean {
+  trySingle(t: number, h: number, last: boolean): boolean {
     const stats = this.stats;
     const s = this.stepper;
     const { alphaM, alphaF, gamma, beta } = generalizedAlphaCoefficients(this.params.rhoInfinity);
@@ -197,6 +208,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     stats.newtonIterations += s.solve(c, t + h, this.newton);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
+    if (!last && this.rejectedByErrorControl(h)) return false;
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
     // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
@@ -207,6 +219,30 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     }
     s.consistentMultipliers(c, t + h);
     return true;
+  }
+
+  /**
+   * Error control (params.stepTolerance, m or rad per step; null: off): the step's mean
+   * acceleration D = (v_{t+h} − v_t)/h changes from the previous step's by about h x‴, so
+   * (h²/12) ‖D − D_prev‖∞ estimates the trapezoidal rule's local error h³ x‴/12. A step
+   * whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts);
+   * an accepted one keeps its D for the next step's estimate. Steps that resolve the motion
+   * are never touched; a whipping chain's tip at a coarse h is (see the file comment).
+   */
+  private rejectedByErrorControl(h: number): boolean {
+    const tol = this.params.stepTolerance;
+    if (tol === null) return false;
+    const { v, n } = this.stepper;
+    const { vt, mean } = this;
+    let change = 0;
+    for (let i = 0; i < n; i++) {
+      const d = (v[i] - vt[i]) / h;
+      if (this.haveMean) change = Math.max(change, Math.abs(d - mean[i]));
+    }
+    if (this.haveMean && ((h * h) / 12) * change > tol) return true;
+    for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
+    this.haveMean = true;
+    return false;
   }
 
   /**

@@ -57,7 +57,10 @@ export interface IntegratorMemory {
    * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts).
    */
   acceleration?: Float64Array;
-  /** Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts). */
+  /**
+   * Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts); generalized-α: the
+   * last step's mean acceleration (v_{t+h} − v_t)/h, for its error control.
+   */
   previousAcceleration?: Float64Array;
   /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */
   pseudoAcceleration?: Float64Array;

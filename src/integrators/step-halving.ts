@@ -12,13 +12,20 @@ import type { NewtonSettings } from "./acceleration-step";
 export const MAX_HALVINGS = 4;
 
 export interface HalvingStep {
-  /** One step from t of size h; false when Newton did not converge (nothing committed). */
-  trySingle(t: number, h: number): boolean;
+  /**
+   * One step from t of size h; false when Newton did not converge or the step's error
+   * control rejects it (nothing committed). `last`: no further halving follows, so an
+   * error control must accept a converged step.
+   */
+  trySingle(t: number, h: number, last: boolean): boolean;
   /** Puts the state back at the start of the failed step. */
   restoreStart(): void;
 }
 
-/** Covers [t, t + h] with steps of h, or of h/2^k when a step does not converge. */
+/**
+ * Covers [t, t + h] with steps of h, or of h/2^k when a step does not converge (or its
+ * integrator's error control rejects it: generalized-alpha.ts, stepTolerance).
+ */
 export function advanceWithHalving(
   step: HalvingStep,
   t: number,
@@ -27,7 +34,7 @@ export function advanceWithHalving(
   scheme: string,
   depth = 0,
 ): void {
-  if (step.trySingle(t, h)) return;
+  if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return;
   if (depth >= MAX_HALVINGS)
     throw new Error(
       `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,

@@ -552,6 +552,7 @@ export class Simulation {
           this.stepper,
           {
             rhoInfinity: p.rhoInfinity,
+            stepTolerance: p.stepTolerance ?? null,
             rayleighMass: p.rayleighMass,
             rayleighStiffness: p.rayleighStiffness,
           },

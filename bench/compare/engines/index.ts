@@ -9,6 +9,7 @@ export const ENGINE_KEYS = [
   "moreau",
   "moreau-galpha-1",
   "moreau-galpha-0.9",
+  "moreau-galpha-tol",
   "rapier",
   "cannon",
   "mujoco",
@@ -18,7 +19,8 @@ export const ENGINE_KEYS = [
 export type EngineKey = (typeof ENGINE_KEYS)[number];
 
 /**
- * The engines a plain `--compare` runs (ammo, the old Bullet build, only on request). The
+ * The engines a plain `--compare` runs (ammo, the old Bullet build, and the slow
+ * error-controlled generalized-α variant only on request). The
  * Moreau variants come right after "moreau", so that its rows sit together and the rounds
  * run them back to back.
  */
@@ -39,6 +41,7 @@ export const DEFAULT_ENGINES: EngineKey[] = [
 const SCENE_KINDS: Partial<Record<EngineKey, readonly SceneKind[]>> = {
   "moreau-galpha-1": ["chain"],
   "moreau-galpha-0.9": ["chain"],
+  "moreau-galpha-tol": ["chain"],
 };
 
 /** Whether the engine `key` runs scenes of this kind (a run skips the other pairs). */
@@ -57,6 +60,7 @@ export async function loadEngine(key: string): Promise<EngineAdapter> {
       return (await import("./moreau")).moreauEngine;
     case "moreau-galpha-1":
     case "moreau-galpha-0.9":
+    case "moreau-galpha-tol":
       return (await import("./moreau")).moreauGeneralizedAlphaEngines[key];
     case "rapier":
       return (await import("./rapier")).rapierEngine;

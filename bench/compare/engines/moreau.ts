@@ -258,22 +258,37 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
 
 /** S2 with generalized-α at a given ρ∞, the integrator's defaults otherwise (file comment). */
 export interface GeneralizedAlphaVariant {
-  key: "moreau-galpha-1" | "moreau-galpha-0.9";
+  key: "moreau-galpha-1" | "moreau-galpha-0.9" | "moreau-galpha-tol";
   rhoInfinity: number;
+  /** solver.stepTolerance (m, rad per step), or none. */
+  stepTolerance?: number;
 }
 
 export const GENERALIZED_ALPHA_VARIANTS: readonly GeneralizedAlphaVariant[] = [
   { key: "moreau-galpha-1", rhoInfinity: 1 },
   { key: "moreau-galpha-0.9", rhoInfinity: 0.9 },
+  { key: "moreau-galpha-tol", rhoInfinity: 1, stepTolerance: 1e-3 },
 ];
 
-/** The model of a chain scene stepped by generalized-α at ρ∞ (only integrator, ρ∞, dt set). */
-export function toGeneralizedAlphaModel(scene: SceneDesc, rhoInfinity: number): ModelInput {
+/**
+ * The model of a chain scene stepped by generalized-α at ρ∞ (only integrator, ρ∞, dt and
+ * the variant's stepTolerance set).
+ */
+export function toGeneralizedAlphaModel(
+  scene: SceneDesc,
+  rhoInfinity: number,
+  stepTolerance?: number,
+): ModelInput {
   if (scene.kind !== "chain")
     throw new Error(`the generalized-α variants run the chain scenes only, not ${scene.id}`);
   return {
     ...toMoreauModel(scene),
-    solver: { integrator: "generalized-alpha", rhoInfinity, dt: scene.h },
+    solver: {
+      integrator: "generalized-alpha",
+      rhoInfinity,
+      dt: scene.h,
+      ...(stepTolerance !== undefined ? { stepTolerance } : {}),
+    },
   };
 }
 
@@ -336,8 +351,9 @@ function generalizedAlphaEngine(v: GeneralizedAlphaVariant): EngineAdapter {
     version: "moreau (this tree)",
     async init() {},
     method: () =>
-      `generalized-α ρ∞ = ${v.rhoInfinity}${defaultRho}, RATTLE-type joints, integrator defaults (Newton to 1e-10, ≤ 25 it., gyroscopic Jacobian)`,
-    create: (scene) => new MoreauInstance(scene, toGeneralizedAlphaModel(scene, v.rhoInfinity)),
+      `generalized-α ρ∞ = ${v.rhoInfinity}${defaultRho}, RATTLE-type joints, ${v.stepTolerance !== undefined ? `stepTolerance ${v.stepTolerance} (steps halved on their error estimate), ` : ""}integrator defaults (Newton to 1e-10, ≤ 25 it., gyroscopic Jacobian)`,
+    create: (scene) =>
+      new MoreauInstance(scene, toGeneralizedAlphaModel(scene, v.rhoInfinity, v.stepTolerance)),
   };
 }
 
@@ -345,4 +361,5 @@ export const moreauGeneralizedAlphaEngines: Record<GeneralizedAlphaVariant["key"
   {
     "moreau-galpha-1": generalizedAlphaEngine(GENERALIZED_ALPHA_VARIANTS[0]),
     "moreau-galpha-0.9": generalizedAlphaEngine(GENERALIZED_ALPHA_VARIANTS[1]),
+    "moreau-galpha-tol": generalizedAlphaEngine(GENERALIZED_ALPHA_VARIANTS[2]),
   };
