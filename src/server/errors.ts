@@ -156,7 +156,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const api = toApiError(err);
     if (api.statusCode >= 500) req.log.error({ err }, api.message);
-    else req.log.info({ code: api.code, msg: api.message }, "request rejected");
+    // the reason as a field of its own: a "msg" field would be a second msg key on the line
+    else req.log.info({ code: api.code, reason: api.message }, "request rejected");
     reply.code(api.statusCode).type("application/json").send(JSON.stringify(api.toJSON()));
   });
   app.setNotFoundHandler((req, reply) => {
