@@ -35,6 +35,13 @@ export const JointState = z
     id: z.string(),
     force: Vec3.meta({ description: "force the joint applies on its body b (N, world)" }),
     torque: Vec3.meta({ description: "torque on body b about the joint point on b (N·m, world)" }),
+    coordinates: z.array(z.number()).meta({
+      description:
+        "the joint's free coordinates from the model pose: revolute [angle (rad, in (−π, π], b relative to a about the axis)], prismatic [offset (m) along the axis]; [] for the other types and motors",
+    }),
+    rates: z.array(z.number()).meta({
+      description: "the coordinates' time derivatives (rad/s, m/s)",
+    }),
   })
   .meta({ id: "JointState" });
 

@@ -242,10 +242,15 @@ export class ConstraintSet {
       this.reaction(k, lambda, this.force3, this.torque3, scale);
       const f = this.force3;
       const t = this.torque3;
+      const coordinates: number[] = [];
+      const rates: number[] = [];
+      this.constraints[k].coordinates?.(coordinates, rates);
       out.push({
         id: this.constraints[k].id,
         force: [f[0], f[1], f[2]],
         torque: [t[0], t[1], t[2]],
+        coordinates,
+        rates,
       });
     }
     return out;
