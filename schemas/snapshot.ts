@@ -123,6 +123,14 @@ export const SimulationSnapshot = z
         description:
           "sha256 of the position, orientation, velocity and angular-velocity bytes, in that order",
       }),
+    checksum: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest")
+      .optional()
+      .meta({
+        description:
+          "sha256 of the whole document's canonical JSON (keys sorted) without this field; absent in older snapshots (then not checked)",
+      }),
   })
   .meta({ id: "SimulationSnapshot" });
 

@@ -29,6 +29,7 @@ import {
   reservedOffDiagonalBlocks,
   type SimulationSnapshotSpec,
   SnapshotError,
+  withChecksum,
 } from "./snapshot";
 
 /** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
@@ -369,7 +370,7 @@ export class Simulation {
     const s = this.system;
     const memory = this.integrator.saveMemory?.() ?? {};
     const contact = this.contact;
-    return {
+    return withChecksum({
       format: "moreau.simulation",
       version: 1,
       model: this.model,
@@ -410,7 +411,7 @@ export class Simulation {
         ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       },
       hash: this.stateHash(),
-    };
+    });
   }
 
   /**

@@ -96,6 +96,7 @@ export function hashFloat64(arrays: readonly Float64Array[]): string {
 
 /** Validates a snapshot with its schema; SnapshotError with zod's issue paths otherwise. */
 export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
+  verifyChecksum(json);
   const r = SimulationSnapshot.safeParse(json);
   if (!r.success)
     throw new SnapshotError(
@@ -135,6 +136,38 @@ export function reservedOffDiagonalBlocks(m: SparseBlockMatrix): [number, number
 /** Non-finite step statistics travel as null (JSON has no NaN or Infinity). */
 export function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
+}
+
+/** sha256 (hex) of the canonical JSON of a snapshot without its checksum field. */
+function documentDigest(doc: Record<string, unknown>): string {
+  const { checksum: _omitted, ...rest } = doc;
+  return createHash("sha256").update(canonicalJson(rest)).digest("hex");
+}
+
+/**
+ * The snapshot with its `checksum`: the whole document's digest (model, parameters, memory
+ * and state), so that a changed mass or a changed memory is refused like changed state
+ * bytes (`hash` covers those alone).
+ */
+export function withChecksum(doc: SimulationSnapshotSpec): SimulationSnapshotSpec {
+  return { ...doc, checksum: documentDigest(doc as unknown as Record<string, unknown>) };
+}
+
+/**
+ * Refuses (SnapshotError at ["checksum"]) a document whose checksum does not match its
+ * content; a document without one (written before it existed) is not checked.
+ */
+function verifyChecksum(json: unknown): void {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return;
+  const doc = json as Record<string, unknown>;
+  if (typeof doc.checksum !== "string") return;
+  if (documentDigest(doc) !== doc.checksum)
+    throw new SnapshotError([
+      {
+        path: ["checksum"],
+        message: "the document does not match its checksum (changed after it was written)",
+      },
+    ]);
 }
 
 /** Stable JSON of a value (object keys sorted), for comparing parameter sets. */

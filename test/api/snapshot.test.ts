@@ -247,7 +247,19 @@ describe("bad snapshots", () => {
     api()
       .post("/v1/sessions")
       .send(body as object);
-  const copy = (): Doc & Record<string, unknown> => JSON.parse(JSON.stringify(doc));
+  /** The document without its whole-document checksum (as an older one), to reach the other checks. */
+  const copy = (): Doc & Record<string, unknown> => {
+    const c = JSON.parse(JSON.stringify(doc));
+    delete c.simulation.checksum;
+    return c;
+  };
+
+  it("400 at the checksum for a document changed after it was written", async () => {
+    const c = JSON.parse(JSON.stringify(doc));
+    c.simulation.model.bodies[0].mass *= 2;
+    const r = await post({ snapshot: c }).expect(400);
+    expect(r.body.details.issues[0].path).toEqual(["snapshot", "simulation", "checksum"]);
+  });
 
   it("400 with the path of what is wrong", async () => {
     const v = copy();

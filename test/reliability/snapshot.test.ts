@@ -240,7 +240,9 @@ describe("snapshot → restore → continue is bit-identical", () => {
     const b = loadModel(linearized);
     const ref = trace(a, 120);
     trace(b, 60);
+    // changed memory, as an older snapshot without the whole-document checksum
     const snap = JSON.parse(JSON.stringify(b.snapshot()));
+    delete snap.checksum;
     expect(snap.memory.integrator.accelerationValid).toBe(true);
     snap.memory.integrator.accelerationValid = false;
     const c = loadSnapshot(snap);
@@ -265,6 +267,7 @@ describe("snapshot → restore → continue is bit-identical", () => {
     const ref = trace(loadModel(damped), 120);
     trace(b, 60);
     const snap = JSON.parse(JSON.stringify(b.snapshot()));
+    delete snap.checksum;
     expect(snap.memory.integrator.previousAcceleration).toBeTypeOf("string");
     delete snap.memory.integrator.previousAcceleration;
     expect(trace(loadSnapshot(snap), 60)[59]).not.toBe(ref[119]);
@@ -306,6 +309,7 @@ describe("snapshot → restore → continue is bit-identical", () => {
     const ref = trace(a, 100);
     trace(b, 40);
     const snap = JSON.parse(JSON.stringify(b.snapshot()));
+    delete snap.checksum;
     delete snap.memory.contact;
     expect(trace(loadSnapshot(snap), 60)).not.toEqual(ref.slice(40));
   });
@@ -393,10 +397,13 @@ describe("the snapshot format", () => {
     expect(JSON.parse(JSON.stringify(-0))).toBe(0);
   });
 
+  /** A snapshot without its whole-document checksum (as an older one), to reach the other checks. */
   const base = () => {
     const b = loadModel(jointModel);
     b.step(5);
-    return JSON.parse(JSON.stringify(b.snapshot()));
+    const snap = JSON.parse(JSON.stringify(b.snapshot()));
+    delete snap.checksum;
+    return snap;
   };
   const issuesOf = (snap: unknown) => {
     try {
@@ -407,6 +414,16 @@ describe("the snapshot format", () => {
     }
     throw new Error("accepted");
   };
+
+  it("refuses a document changed after it was written (a heavier body) by its checksum", () => {
+    const b = loadModel(jointModel);
+    b.step(5);
+    const snap = JSON.parse(JSON.stringify(b.snapshot()));
+    expect(snap.checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect(() => loadSnapshot(JSON.parse(JSON.stringify(snap)))).not.toThrow();
+    snap.model.bodies[0].mass *= 2;
+    expect(issuesOf(snap)[0].path).toEqual(["checksum"]);
+  });
 
   it("refuses another version, a changed state, wrong lengths and a bad model, with paths", () => {
     const v = base();
