@@ -379,6 +379,7 @@ describe("position projection: snapshots", () => {
     const snap = JSON.parse(JSON.stringify(a.snapshot()));
     expect(snap.memory.contact.projection.count).toBeGreaterThan(0);
     const b = loadSnapshot(snap);
+    delete snap.checksum; // an older snapshot: no whole-document checksum either
     delete snap.memory.contact.projection;
     const c = loadSnapshot(snap);
     a.step(20);
