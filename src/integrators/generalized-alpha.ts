@@ -28,8 +28,9 @@
  * conservative mechanism within O(h²) for arbitrarily long runs, without drift, and
  * keeps the velocities of every relative equilibrium that the model's symmetries allow
  * exactly (a rod spinning on a frictionless hinge keeps ω to rounding at any h: its map
- * of ω is its own inverse; its angle has the scheme's phase error, (hω)²/8 per step). The index-3 generalized-α of Arnold & Brüls (Multibody Syst. Dyn. 18, 2007),
- * with the multipliers in the memory, was measured here first: at ρ∞ = 1 it is unstable
+ * of ω is its own inverse; its angle has the scheme's phase error, (hω)²/8 per step).
+ * The index-3 generalized-α of Arnold & Brüls (Multibody Syst. Dyn. 18, 2007), with the
+ * multipliers in the memory, was measured here first: at ρ∞ = 1 it is unstable
  * (the multipliers' spurious root −α_f/(1 − α_f) reaches −1); at ρ∞ = 0.9 the double
  * pendulum and four-bar examples' largest energy errors were 2.6–3.6 times this form's
  * (h = 2 ms), and a heavy top's reaction carried a first-order error (1.7e-2 m g at
@@ -47,7 +48,9 @@
  * through a large angle (a whipping 100-link chain's tip at h = 1/240 s) makes the mixed
  * Jacobian G M_t⁻¹ G_tᵀ lose its pivots; such steps are halved (a row left open by a
  * dropped pivot fails the closure test of AccelerationStepper.solve), and the run ends
- * `diverged` when four halvings do not suffice.
+ * `diverged` when four halvings do not suffice. The error control (params.stepTolerance,
+ * rejectedByErrorControl) halves such steps before they go wrong: with 1e-3 the
+ * benchmark's 100-link chain runs at h = 1/240 s with an energy drift of 6.4e-4 m g L.
  *
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.
