@@ -1,7 +1,7 @@
 /**
  * Liveness and readiness. /health answers from the event loop alone (it never waits on a
- * worker), so it stays prompt while solvers compute; /ready is 200 when every worker is up
- * and the server is not shutting down, else 503.
+ * worker), so it stays prompt while solvers compute; /ready is 200 when every worker is up,
+ * the server is not shutting down and (with DATA_DIR) checkpoints reach the disk, else 503.
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { Health, Readiness } from "../schemas/api";
@@ -18,20 +18,22 @@ const health: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["operations"],
-        summary: "Readiness (all workers up, not shutting down)",
+        summary: "Readiness (all workers up, not shutting down, checkpoints written)",
         response: { 200: Readiness, 503: Readiness },
       },
     },
     async (_req, reply) => {
       const alive = sessions.pool.alive;
       const total = sessions.pool.size;
-      const ready = alive === total && !sessions.isClosing;
+      const persistence = sessions.persistence;
+      const ready = alive === total && !sessions.isClosing && persistence?.ok !== false;
       reply.code(ready ? 200 : 503);
       return {
         ready,
         workers: { total, alive },
         sessions: sessions.size,
         closing: sessions.isClosing,
+        persistence,
       };
     },
   );

@@ -58,6 +58,13 @@ export const Session = z
       .nullable()
       .meta({ description: "the active run's parameters while running, else null" }),
     subscribers: z.number().int().meta({ description: "open WebSocket streams" }),
+    persisted: z.boolean().nullable().meta({
+      description:
+        "DATA_DIR set: whether the session's last checkpoint attempt reached the disk (false: it failed, see /ready); null without DATA_DIR",
+    }),
+    checkpointStep: z.number().int().nullable().meta({
+      description: "the step of the session's last checkpoint on disk, null when none",
+    }),
     createdAt: z.string().meta({ description: "ISO 8601" }),
     lastActivityAt: z.string().meta({ description: "ISO 8601; idle sessions expire" }),
   })
@@ -286,6 +293,10 @@ export const Readiness = z
     workers: z.object({ total: z.number().int(), alive: z.number().int() }),
     sessions: z.number().int(),
     closing: z.boolean(),
+    persistence: z.object({ ok: z.boolean(), error: z.string().nullable() }).nullable().meta({
+      description:
+        "DATA_DIR set: ok false (and /ready 503) while the last checkpoint write failed, with its error; null without DATA_DIR",
+    }),
   })
   .meta({ id: "Readiness" });
 

@@ -109,6 +109,7 @@ export class ServerMetrics {
   readonly droppedFrames: Counter;
   readonly workerRestarts: Counter;
   readonly checkpoints: Counter;
+  readonly checkpointFailures: Counter;
   readonly httpDuration: Histogram<"method" | "route" | "status_code">;
   private stepsAtLastScrape = 0;
   private lastScrape = performance.now();
@@ -196,6 +197,11 @@ export class ServerMetrics {
     this.checkpoints = new Counter({
       name: "moreau_checkpoints_total",
       help: "session checkpoints written to DATA_DIR",
+      registers,
+    });
+    this.checkpointFailures = new Counter({
+      name: "moreau_checkpoint_failures_total",
+      help: "session checkpoints that could not be written to DATA_DIR",
       registers,
     });
     this.httpDuration = new Histogram({

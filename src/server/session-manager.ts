@@ -73,6 +73,9 @@ interface SessionRecord {
   busy: number;
   /** key id of the creator (null without API keys) */
   owner: string | null;
+  /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
+  savedStep: number | null;
+  persisted: boolean;
   /** step of the last checkpoint started (DATA_DIR) */
   lastCheckpointStep: number;
   /** the running checkpoint loop, if any, and whether another pass is wanted after it */
@@ -96,6 +99,8 @@ export interface AssemblyAnswer {
 export class SessionManager {
   private readonly records = new Map<string, SessionRecord>();
   private creating = 0;
+  /** DATA_DIR: the last checkpoint failure, cleared by the next successful write (/ready). */
+  private persistenceError: string | null = null;
   /** Creations in flight per API key (counted against MAX_SESSIONS_PER_KEY). */
   private readonly creatingByOwner = new Map<string, number>();
   private closing = false;
@@ -156,6 +161,12 @@ export class SessionManager {
 
   get isClosing(): boolean {
     return this.closing;
+  }
+
+  /** DATA_DIR: whether checkpoints reach the disk (the last failure, if any); null without it. */
+  get persistence(): { ok: boolean; error: string | null } | null {
+    if (!this.store) return null;
+    return { ok: this.persistenceError === null, error: this.persistenceError };
   }
 
   get size(): number {
@@ -279,6 +290,8 @@ export class SessionManager {
         lastCheckpointStep: a.session.step,
         checkpointing: null,
         checkpointAgain: false,
+        savedStep: restoring ? a.session.step : null,
+        persisted: true,
         deleted: false,
       };
       this.records.set(id, rec);
@@ -587,10 +600,17 @@ export class SessionManager {
           const bytes = await this.exportDocument(rec);
           // synchronous check and enqueue: a delete after this point removes the file
           if (rec.deleted) break;
+          const step = rec.lastCheckpointStep;
           await store.write(rec.id, rec.owner, bytes);
           this.metrics.checkpoints.inc();
+          rec.savedStep = step;
+          rec.persisted = true;
+          this.persistenceError = null;
         }
       } catch (err) {
+        rec.persisted = false;
+        this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
+        this.metrics.checkpointFailures.inc();
         this.log.warn({ err, session: rec.id }, "checkpoint failed");
       } finally {
         rec.checkpointing = null;
@@ -734,6 +754,8 @@ export class SessionManager {
       message: rec.message,
       run: rec.run,
       subscribers: this.streams.count(rec.id),
+      persisted: this.store ? rec.persisted : null,
+      checkpointStep: rec.savedStep,
       createdAt: rec.createdAt.toISOString(),
       lastActivityAt: new Date(rec.lastActivity).toISOString(),
     };

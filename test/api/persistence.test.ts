@@ -5,7 +5,15 @@
  * step and state hash) and it continues bit-identically; files are whole JSON, temporary
  * files of a killed writer are removed and unreadable files are set aside, not fatal.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
@@ -119,6 +127,49 @@ describe("checkpoints", () => {
     }, 5000);
     await request(a.server).post(`/v1/sessions/${id}/pause`).expect(200);
     await a.close();
+  });
+});
+
+describe("a checkpoint folder that cannot be written", () => {
+  it("shows in /ready (503, with the error), the session (persisted false) and the metrics, until a write succeeds", async () => {
+    const dir = tempDir();
+    const a = await open(dir);
+    const api = () => request(a.server);
+    const id = await createSession(a, springParticle());
+    const fresh = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
+    await waitFor(async () => (await api().get(`/v1/sessions/${id}`)).body.checkpointStep === 0);
+    expect(fresh.persisted).toBe(true);
+    expect((await api().get("/ready").expect(200)).body.persistence).toEqual({
+      ok: true,
+      error: null,
+    });
+
+    // the folder becomes a file: every write fails (ENOTDIR), also for a root process
+    rmSync(join(dir, "sessions"), { recursive: true, force: true });
+    writeFileSync(join(dir, "sessions"), "not a folder");
+    await step(a, id, 5);
+    await api().post(`/v1/sessions/${id}/pause`).expect(200); // a checkpoint on pause
+    await waitFor(async () => (await api().get("/ready")).status === 503);
+    const ready = (await api().get("/ready").expect(503)).body;
+    expect(ready.ready).toBe(false);
+    expect(ready.persistence.ok).toBe(false);
+    expect(ready.persistence.error).toMatch(new RegExp(`checkpoint of session ${id} failed`));
+    const s = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
+    expect(s.persisted).toBe(false);
+    expect(s.checkpointStep).toBe(0);
+    expect((await api().get("/metrics").expect(200)).text).toMatch(
+      /moreau_checkpoint_failures_total [1-9]/,
+    );
+
+    // the folder back: the next checkpoint succeeds and readiness returns
+    rmSync(join(dir, "sessions"), { force: true });
+    mkdirSync(join(dir, "sessions"));
+    await step(a, id, 5);
+    await api().post(`/v1/sessions/${id}/pause`).expect(200);
+    await waitFor(async () => (await api().get("/ready")).status === 200);
+    const back = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
+    expect(back.persisted).toBe(true);
+    expect(back.checkpointStep).toBe(10);
   });
 });
 
