@@ -40,6 +40,7 @@ import {
   massSolve,
   massSolveWith,
   PositionSnapshot,
+  restorePositions,
   savePositions,
   setPositionsFrom,
   setVelocity,
@@ -443,6 +444,32 @@ export class AccelerationStepper {
     getForces(this.sys, out);
   }
 
+  /**
+   * Puts the system back at the start of the step: the configuration `beginStep` saved
+   * and the velocities vt (an integrator redoing a step, step-halving.ts).
+   */
+  restoreStart(vt: Float64Array): void {
+    restorePositions(this.sys, this.start);
+    setVelocity(this.sys, vt);
+  }
+
+  /**
+   * Coefficients that leave the state where it is (x_t, v_t = vt: Δx_pred = 0,
+   * v_pred = vt, c_x = c_v = 0, the guess a = 0), with end-of-step forces and the given
+   * Rayleigh damping: the start of an acceleration memory computed from the state
+   * (newmark.ts, generalized-alpha.ts).
+   */
+  holdState(vt: Float64Array, rayleighMass: number, rayleighStiffness: number): SchemeCoefficients {
+    this.dxPred.fill(0);
+    this.vPred.set(vt);
+    this.a.fill(0);
+    const c = new SchemeCoefficients();
+    c.w = 1;
+    c.rayleighMass = rayleighMass;
+    c.rayleighStiffness = rayleighStiffness;
+    return c;
+  }
+
   /** Remembers the configuration at t (call before `solve`). */
   beginStep(): void {
     savePositions(this.sys, this.start);
@@ -504,16 +531,9 @@ export class AccelerationStepper {
   consistentMultipliers(c: SchemeCoefficients, t: number): void {
     const set = this.constraints;
     if (set === null) return;
-    const { f, tmp, n } = this;
+    const { f, tmp } = this;
     this.computeForces(t, f);
-    if (c.rayleighMass !== 0) {
-      massMultiply(this.sys, this.v, tmp);
-      for (let i = 0; i < n; i++) f[i] -= c.rayleighMass * tmp[i];
-    }
-    if (c.rayleighStiffness !== 0) {
-      this.stiffnessTimes(this.v, this.kv);
-      for (let i = 0; i < n; i++) f[i] -= c.rayleighStiffness * this.kv[i];
-    }
+    this.subtractRayleigh(c, f);
     massSolve(this.sys, f, tmp);
     const rc = this.rc;
     set.multiply(tmp, rc);
@@ -703,6 +723,12 @@ export class AccelerationStepper {
     }
     const fx = this.extraForce;
     if (fx !== null) for (let i = 0; i < n; i++) out[i] += fx[i];
+    this.subtractRayleigh(c, out);
+  }
+
+  /** out −= (r_M M + r_K K) v at the current state (Rayleigh damping forces). */
+  private subtractRayleigh(c: SchemeCoefficients, out: Float64Array): void {
+    const { tmp, n } = this;
     if (c.rayleighMass !== 0) {
       massMultiply(this.sys, this.v, tmp);
       for (let i = 0; i < n; i++) out[i] -= c.rayleighMass * tmp[i];

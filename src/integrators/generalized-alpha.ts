@@ -60,7 +60,7 @@
  * starts from A_0 with a_0 = A_0, and again after every reset or external change.
  */
 
-import { getVelocity, massSolve, restorePositions, setVelocity } from "../model/body-system";
+import { getVelocity, massSolve } from "../model/body-system";
 import {
   type AccelerationStepper,
   type NewtonSettings,
@@ -74,6 +74,7 @@ import {
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
+  stateIntegrationFactor,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
@@ -172,9 +173,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
 
   /** Puts the state back at the start of the step (advanceWithHalving). */
   restoreStart(): void {
-    const s = this.stepper;
-    restorePositions(s.sys, s.start);
-    setVelocity(s.sys, this.vt);
+    this.stepper.restoreStart(this.vt);
   }
 
   /** One step of h; false (memory untouched) when Newton did not converge. */
@@ -237,12 +236,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     if (tol === null) return false;
     const { v, n } = this.stepper;
     const { vt, mean } = this;
-    let change = 0;
-    for (let i = 0; i < n; i++) {
-      const d = (v[i] - vt[i]) / h;
-      if (this.haveMean) change = Math.max(change, Math.abs(d - mean[i]));
+    if (this.haveMean) {
+      let change = 0;
+      for (let i = 0; i < n; i++) change = Math.max(change, Math.abs((v[i] - vt[i]) / h - mean[i]));
+      if (((h * h) / 12) * change > tol) return true;
     }
-    if (this.haveMean && ((h * h) / 12) * change > tol) return true;
     for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
     this.haveMean = true;
     return false;
@@ -255,13 +253,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
    */
   private initialAcceleration(t: number): void {
     const s = this.stepper;
-    s.dxPred.fill(0);
-    s.vPred.set(this.vt);
-    s.a.fill(0);
-    const c = new SchemeCoefficients();
-    c.w = 1;
-    c.rayleighMass = this.params.rayleighMass;
-    c.rayleighStiffness = this.params.rayleighStiffness;
+    const c = s.holdState(this.vt, this.params.rayleighMass, this.params.rayleighStiffness);
     s.applyUnknown(c, s.a);
     s.residual(c, t, this.pseudo);
     massSolve(s.sys, this.pseudo, this.acc);
@@ -270,14 +262,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   }
 
   getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {
-    // with the unknown ä_{n+1} and the memory (ä_n, a_n) held: ∂x/∂x_n = 1, ∂x/∂v_n = h,
-    // ∂v/∂v_n = 1 (acceleration inputs enter through the memory, not the state)
-    const table = [
-      [1, h, 0],
-      [0, 1, 0],
-      [0, 0, 0],
-    ];
-    return table[output][input];
+    // the memory (A_n, a_n) held: acceleration inputs enter through it, not the state
+    return stateIntegrationFactor(input, output, h);
   }
 
   getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number {

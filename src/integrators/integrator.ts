@@ -37,6 +37,20 @@ export function emptyStepStats(): StepStats {
   };
 }
 
+/**
+ * ∂(order o at t+h)/∂(order i at t) of a step whose end state depends on the state at t
+ * only through x_{t+h} = x_t + h v_t + … and v_{t+h} = v_t + … (the θ-schemes,
+ * generalized-α): ∂x/∂x_t = 1, ∂x/∂v_t = h, ∂v/∂v_t = 1, nothing from an acceleration.
+ */
+export function stateIntegrationFactor(
+  input: DerivativeOrder,
+  output: DerivativeOrder,
+  h: number,
+): number {
+  if (output === 2 || input === 2 || input < output) return 0;
+  return input === output ? 1 : h;
+}
+
 /** Zeroes the counts of `stats` for a new step (converged until a sub-step says not). */
 export function resetStepStats(stats: StepStats): void {
   stats.newtonIterations = 0;

@@ -13,7 +13,7 @@
  * c_x = h²θ (position) and c_v = h (velocity).
  */
 
-import { getVelocity, restorePositions, setVelocity } from "../model/body-system";
+import { getVelocity } from "../model/body-system";
 import {
   type AccelerationStepper,
   type NewtonSettings,
@@ -27,6 +27,7 @@ import {
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
+  stateIntegrationFactor,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
@@ -93,19 +94,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
 
   /** Puts the state back at the start of the step (step-halving.ts). */
   restoreStart(): void {
-    const s = this.stepper;
-    restorePositions(s.sys, s.start);
-    setVelocity(s.sys, this.vt);
+    this.stepper.restoreStart(this.vt);
   }
 
   getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {
-    // x_{t+h} = x_t + h v_t + h²θ a: ∂x/∂x_t = 1, ∂x/∂v_t = h; ∂v/∂v_t = 1.
-    const table = [
-      [1, h, 0],
-      [0, 1, 0],
-      [0, 0, 0],
-    ];
-    return table[output][input];
+    // x_{t+h} = x_t + h v_t + h²θ a: no acceleration input
+    return stateIntegrationFactor(input, output, h);
   }
 
   getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number {
