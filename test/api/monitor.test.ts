@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorBody, Session } from "../../schemas/api";
 import type { StateOut } from "../../schemas/state";
 import type { MoreauApp } from "../../src/server/app";
+import { readExample } from "../examples/helpers";
 import { createSession, FrameClient, getState, listen, startApp, step, waitFor } from "./helpers";
 
 let app: MoreauApp;
@@ -25,34 +26,10 @@ const api = () => request(app.server);
 
 const LIMIT = 0.5;
 
-/** A double pendulum released horizontal; backward Euler loses energy steadily. */
+/** The double-pendulum example released horizontal; backward Euler loses energy steadily. */
 function pendulum(solver: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  const rod = (id: string, x: number) => ({
-    id,
-    mass: 1,
-    position: [x, 0, 0],
-    orientation: [Math.SQRT1_2, 0, Math.SQRT1_2, 0],
-    inertia: [0.0208333333333, 0.0208333333333, 0.0002],
-  });
   return {
-    name: "pendulum",
-    bodies: [rod("upper", 0.25), rod("lower", 0.75)],
-    joints: [
-      {
-        id: "shoulder",
-        type: "revolute",
-        a: { body: "ground" },
-        b: { body: "upper", point: [0, 0, -0.25] },
-        axis: [0, 1, 0],
-      },
-      {
-        id: "elbow",
-        type: "revolute",
-        a: { body: "upper", point: [0, 0, 0.25] },
-        b: { body: "lower", point: [0, 0, -0.25] },
-        axis: [0, 1, 0],
-      },
-    ],
+    ...readExample("double-pendulum"),
     solver: { integrator: "backward-euler", dt: 0.005, ...solver },
     ...extra,
   };

@@ -17,37 +17,12 @@ import {
   type Simulation,
   SnapshotError,
 } from "../../src/index";
+import { readExample } from "../examples/helpers";
 
-/** Two 0.5 m rods on revolute joints, released horizontal (examples/double-pendulum.json). */
+/** The double-pendulum example (two 0.5 m rods on revolute joints, released horizontal). */
 function doublePendulum(solver: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  const rod = (id: string, x: number) => ({
-    id,
-    kind: "rigid",
-    mass: 1,
-    position: [x, 0, 0],
-    orientation: [Math.SQRT1_2, 0, Math.SQRT1_2, 0],
-    inertia: [0.0208333333333, 0.0208333333333, 0.0002],
-  });
   return {
-    name: "double-pendulum",
-    gravity: [0, 0, -9.81],
-    bodies: [rod("upper", 0.25), rod("lower", 0.75)],
-    joints: [
-      {
-        id: "shoulder",
-        type: "revolute",
-        a: { body: "ground", point: [0, 0, 0] },
-        b: { body: "upper", point: [0, 0, -0.25] },
-        axis: [0, 1, 0],
-      },
-      {
-        id: "elbow",
-        type: "revolute",
-        a: { body: "upper", point: [0, 0, 0.25] },
-        b: { body: "lower", point: [0, 0, -0.25] },
-        axis: [0, 1, 0],
-      },
-    ],
+    ...readExample("double-pendulum"),
     solver: { integrator: "newmark", dt: 0.005, ...solver },
     ...extra,
   };
