@@ -87,19 +87,25 @@ export interface GeneralizedAlphaParameters {
   rayleighStiffness: number;
 }
 
-/** The scheme's coefficients for a spectral radius at infinity ρ∞ (Chung & Hulbert). */
-export function generalizedAlphaCoefficients(rhoInfinity: number): {
-  alphaM: number;
-  alphaF: number;
-  gamma: number;
-  beta: number;
-} {
-  const r = rhoInfinity;
-  const alphaM = (2 * r - 1) / (r + 1);
-  const alphaF = r / (r + 1);
-  const gamma = 0.5 + alphaF - alphaM;
-  const beta = 0.25 * (gamma + 0.5) ** 2;
-  return { alphaM, alphaF, gamma, beta };
+/**
+ * The scheme's coefficients for a spectral radius at infinity ρ∞ (Chung & Hulbert), set
+ * in place (a step reads them without allocating; a class with double fields, see
+ * BodySystem on V8).
+ */
+export class AlphaCoefficients {
+  alphaM = -0;
+  alphaF = -0;
+  gamma = -0;
+  beta = -0;
+
+  set(rhoInfinity: number): this {
+    const r = rhoInfinity;
+    this.alphaM = (2 * r - 1) / (r + 1);
+    this.alphaF = r / (r + 1);
+    this.gamma = 0.5 + this.alphaF - this.alphaM;
+    this.beta = 0.25 * (this.gamma + 0.5) ** 2;
+    return this;
+  }
 }
 
 export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
@@ -117,6 +123,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
+  private readonly alpha = new AlphaCoefficients();
 
   constructor(
     private readonly stepper: AccelerationStepper,
@@ -180,7 +187,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   trySingle(t: number, h: number, last: boolean): boolean {
     const stats = this.stats;
     const s = this.stepper;
-    const { alphaM, alphaF, gamma, beta } = generalizedAlphaCoefficients(this.params.rhoInfinity);
+    const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
     s.beginStep();
     getVelocity(s.sys, this.vt);
     if (!this.haveAcceleration) this.initialAcceleration(t);
@@ -267,7 +274,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   }
 
   getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number {
-    const { alphaM, alphaF, gamma, beta } = generalizedAlphaCoefficients(this.params.rhoInfinity);
+    const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
     const k = (1 - alphaF) / (1 - alphaM);
     return [h * h * beta * k, h * gamma * k, 1][output];
   }
