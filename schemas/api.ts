@@ -6,7 +6,12 @@
  * `components.schemas`).
  */
 import { z } from "zod";
-import { BodyPoint, Contact, Id, Model, Shape, SolverSettings, Vec3 } from "./model";
+import { ParametersPatch } from "./input";
+
+export { ContactPatch, InputsAccepted, InputsBody, SolverPatch } from "./input";
+export const PatchSessionBody = ParametersPatch;
+
+import { BodyPoint, Id, Model, Shape, SolverSettings, Vec3 } from "./model";
 import { SimulationSnapshot } from "./snapshot";
 import { AssemblyOptions, State } from "./state";
 
@@ -155,32 +160,6 @@ export const RunAccepted = z
   .object({ session: Session, message: z.string() })
   .meta({ id: "RunAccepted" });
 
-/**
- * A partial copy of an object schema whose fields may all be omitted and, unlike zod's
- * `.partial()`, fill in no defaults: a PATCH must change only what it names.
- */
-function patchOf<S extends z.ZodRawShape>(obj: z.ZodObject<S>) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [k, v] of Object.entries(obj.shape)) {
-    const t = v as z.ZodType;
-    shape[k] = (t instanceof z.ZodDefault ? (t.unwrap() as z.ZodType) : t).optional();
-  }
-  return z.strictObject(shape) as unknown as z.ZodObject<{
-    [K in keyof S]: z.ZodOptional<S[K] extends z.ZodDefault<infer I> ? I : S[K]>;
-  }>;
-}
-
-export const SolverPatch = patchOf(SolverSettings).meta({ id: "SolverPatch" });
-export const ContactPatch = patchOf(Contact).meta({ id: "ContactPatch" });
-
-export const PatchSessionBody = z
-  .strictObject({
-    solver: SolverPatch.optional(),
-    gravity: Vec3.optional(),
-    contact: ContactPatch.optional(),
-  })
-  .meta({ id: "SessionPatch" });
-
 export const SessionAssemblyBody = AssemblyOptions.extend({
   apply: z
     .boolean()
@@ -195,8 +174,23 @@ export const AssemblyBody = z
   .strictObject({ model: Model, options: AssemblyOptions.prefault({}) })
   .meta({ id: "AssemblyRequest" });
 
-export const StreamFieldName = z.enum(["bodies", "contacts", "joints", "energy", "solver"]);
-export const ALL_STREAM_FIELDS = ["bodies", "contacts", "joints", "energy"] as const;
+export const StreamFieldName = z.enum([
+  "bodies",
+  "contacts",
+  "joints",
+  "actuators",
+  "observation",
+  "energy",
+  "solver",
+]);
+export const ALL_STREAM_FIELDS = [
+  "bodies",
+  "contacts",
+  "joints",
+  "actuators",
+  "observation",
+  "energy",
+] as const;
 
 export const StreamQuery = z.object({
   every: z.coerce
@@ -307,6 +301,7 @@ export type SessionStatusName = z.infer<typeof SessionStatus>;
 export type StepRequest = z.output<typeof StepBody>;
 export type RunRequest = z.output<typeof RunBody>;
 export type SessionPatch = z.output<typeof PatchSessionBody>;
+
 export type SessionAssemblyRequest = z.output<typeof SessionAssemblyBody>;
 export type AssemblyRequest = z.output<typeof AssemblyBody>;
 export type ErrorOut = z.infer<typeof ErrorBody>;

@@ -57,11 +57,17 @@ export const Shape = z
       halfLength: nonNegative(),
       ...ShapePose,
     }),
+    z.strictObject({
+      type: z.literal("cylinder"),
+      radius: positive(),
+      halfLength: positive(),
+      ...ShapePose,
+    }),
   ])
   .meta({
     id: "Shape",
     description:
-      "plane: the solid is n·x ≤ offset (normal points out of it); capsule axis: local z",
+      "plane: the solid is n·x ≤ offset (normal points out of it); capsule and cylinder axis: local z (halfLength: half the length of the axis segment; the cylinder has flat caps at z = ±halfLength)",
   });
 
 const Matrix3 = z.tuple([Vec3, Vec3, Vec3]);
@@ -133,8 +139,12 @@ export const Force = z
       id: Id,
       type: z.literal("pointForce"),
       at: BodyPoint,
-      force: z.tuple([TimeFunction, TimeFunction, TimeFunction]),
+      force: z.tuple([TimeFunction, TimeFunction, TimeFunction]).default([0, 0, 0]),
       torque: z.tuple([TimeFunction, TimeFunction, TimeFunction]).optional(),
+      frame: z.enum(["world", "body"]).default("world").meta({
+        description:
+          "frame of force and torque: world (fixed directions) or body (a follower load, turning with the body)",
+      }),
     }),
     z.strictObject({
       id: Id,
@@ -156,12 +166,43 @@ export const Force = z
   ])
   .meta({ id: "Force" });
 
+/**
+ * A joint limit lower ≤ q ≤ upper on the joint's coordinate (revolute angle in rad,
+ * unwrapped, prismatic offset in m, both from the model pose), enforced by a compliant
+ * unilateral law (src/actuators/joint-limit.ts).
+ */
+export const JointLimits = z
+  .strictObject({
+    lower: finite().meta({ description: "rad (revolute) or m (prismatic)" }),
+    upper: finite().meta({ description: "rad (revolute) or m (prismatic)" }),
+    stiffness: nonNegative().optional().meta({
+      description:
+        "N·m/rad or N/m; default m̃(2π/0.02 s)², m̃ = 1/(gᵀM⁻¹g) the coordinate's inertia with the joints free",
+    }),
+    damping: nonNegative().optional().meta({
+      description:
+        "N·m·s/rad or N·s/m; default 2m̃(2π/0.02 s) (critical with the default stiffness)",
+    }),
+  })
+  .refine((l) => l.lower < l.upper, { message: "limits: lower must be below upper" })
+  .meta({ id: "JointLimits" });
+
 const JointEnds = { id: Id, a: BodyPoint, b: BodyPoint };
 export const Joint = z
   .discriminatedUnion("type", [
     z.strictObject({ ...JointEnds, type: z.literal("spherical") }),
-    z.strictObject({ ...JointEnds, type: z.literal("revolute"), axis: NonZeroVec3 }),
-    z.strictObject({ ...JointEnds, type: z.literal("prismatic"), axis: NonZeroVec3 }),
+    z.strictObject({
+      ...JointEnds,
+      type: z.literal("revolute"),
+      axis: NonZeroVec3,
+      limits: JointLimits.optional(),
+    }),
+    z.strictObject({
+      ...JointEnds,
+      type: z.literal("prismatic"),
+      axis: NonZeroVec3,
+      limits: JointLimits.optional(),
+    }),
     z.strictObject({ ...JointEnds, type: z.literal("fixed") }),
     z.strictObject({
       ...JointEnds,
@@ -186,6 +227,81 @@ export const Motor = z
     message: "a motor drives exactly one of angle (revolute) or offset (prismatic)",
   })
   .meta({ id: "Motor" });
+
+const EffortLimit = positive().optional().meta({
+  description: "|effort| at most (N·m for a revolute joint, N for a prismatic one); absent: none",
+});
+/**
+ * Actuators: a generalized effort τ along a revolute or prismatic joint's coordinate q
+ * (src/actuators/actuator.ts), positive driving q up. The command (effort or target) is a
+ * time function of the model or set at run time by an input.
+ */
+export const Actuator = z
+  .discriminatedUnion("type", [
+    z.strictObject({
+      id: Id,
+      joint: Id,
+      type: z.literal("torque"),
+      effort: TimeFunction.default(0).meta({ description: "τ(t) (N·m or N)" }),
+      effortLimit: EffortLimit,
+    }),
+    z.strictObject({
+      id: Id,
+      joint: Id,
+      type: z.literal("velocity"),
+      target: TimeFunction.default(0).meta({ description: "q̇*(t) (rad/s or m/s)" }),
+      kv: nonNegative().meta({ description: "τ = kv (q̇* − q̇); N·m·s/rad or N·s/m" }),
+      effortLimit: EffortLimit,
+    }),
+    z.strictObject({
+      id: Id,
+      joint: Id,
+      type: z.literal("position"),
+      target: TimeFunction.default(0).meta({
+        description: "q*(t) (rad or m, from the model pose; revolute angles unwrapped)",
+      }),
+      kp: nonNegative().meta({ description: "N·m/rad or N/m" }),
+      kd: nonNegative().default(0).meta({
+        description: "τ = kp (q* − q) + kd (q̇* − q̇), q̇* the target's rate; N·m·s/rad or N·s/m",
+      }),
+      effortLimit: EffortLimit,
+    }),
+  ])
+  .meta({ id: "Actuator" });
+
+/**
+ * Sensors: what a session observes each frame, concatenated in model order into the
+ * state's flat `observation` vector (widths: time, joint and actuator sensors 1, vectors 3,
+ * orientation 4).
+ */
+export const Sensor = z
+  .discriminatedUnion("type", [
+    z.strictObject({ id: Id, type: z.literal("time") }),
+    z.strictObject({ id: Id, type: z.literal("jointPosition"), joint: Id }),
+    z.strictObject({ id: Id, type: z.literal("jointVelocity"), joint: Id }),
+    z.strictObject({ id: Id, type: z.literal("actuatorEffort"), actuator: Id }),
+    z.strictObject({ id: Id, type: z.literal("bodyPosition"), body: Id }),
+    z.strictObject({ id: Id, type: z.literal("bodyOrientation"), body: Id }),
+    z.strictObject({ id: Id, type: z.literal("bodyVelocity"), body: Id }),
+    z.strictObject({ id: Id, type: z.literal("bodyAngularVelocity"), body: Id }),
+    z
+      .strictObject({
+        id: Id,
+        type: z.literal("bodyAcceleration"),
+        body: Id,
+      })
+      .meta({ description: "(v_t − v_{t−h})/h over the last step (m/s²); 0 before the first" }),
+    z
+      .strictObject({
+        id: Id,
+        type: z.literal("contactForce"),
+        bodies: z.tuple([Id, Id]),
+      })
+      .meta({
+        description: "sum of the contact forces on the second body from the first (N, world)",
+      }),
+  ])
+  .meta({ id: "Sensor" });
 
 export const ContactBehavior = z
   .discriminatedUnion("type", [
@@ -314,6 +430,8 @@ const ModelObject = z.strictObject({
   forces: z.array(Force).max(1_000_000).default([]),
   joints: z.array(Joint).max(100_000).default([]),
   motors: z.array(Motor).max(100_000).default([]),
+  actuators: z.array(Actuator).max(100_000).default([]),
+  sensors: z.array(Sensor).max(10_000).default([]),
   contact: Contact.optional(),
   solver: SolverSettings.default(SolverSettings.parse({})),
 });
@@ -383,6 +501,8 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
   const joints = new Map(m.joints.map((j) => [j.id, j]));
   m.joints.forEach((j, i) => {
     claim(j.id, ["joints", i, "id"]);
+    if ((j.type === "revolute" || j.type === "prismatic") && j.limits && !hasCoordinate(j, bodies))
+      ctx.addIssue({ code: "custom", path: ["joints", i, "limits"], message: noCoordinate(j) });
     knownBody(`joint "${j.id}"`, j.a.body, ["joints", i, "a", "body"]);
     knownBody(`joint "${j.id}"`, j.b.body, ["joints", i, "b", "body"]);
     if (j.a.body === j.b.body)
@@ -425,6 +545,62 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         message: `motor "${mo.id}": offset drives a prismatic joint, "${j.id}" is ${j.type}`,
       });
   });
+  m.actuators.forEach((ac, i) => {
+    claim(ac.id, ["actuators", i, "id"]);
+    const j = joints.get(ac.joint);
+    const path = ["actuators", i, "joint"];
+    if (!j)
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `actuator "${ac.id}" refers to unknown joint "${ac.joint}"`,
+      });
+    else if (!hasCoordinate(j, bodies))
+      ctx.addIssue({ code: "custom", path, message: `actuator "${ac.id}": ${noCoordinate(j)}` });
+    else if (driven.has(ac.joint))
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `actuator "${ac.id}" acts on joint "${ac.joint}", which motor "${driven.get(ac.joint)}" prescribes`,
+      });
+  });
+  const actuators = new Set(m.actuators.map((a) => a.id));
+  m.sensors.forEach((se, i) => {
+    claim(se.id, ["sensors", i, "id"]);
+    if (se.type === "jointPosition" || se.type === "jointVelocity") {
+      const j = joints.get(se.joint);
+      if (!j)
+        ctx.addIssue({
+          code: "custom",
+          path: ["sensors", i, "joint"],
+          message: `sensor "${se.id}" refers to unknown joint "${se.joint}"`,
+        });
+      else if (!hasCoordinate(j, bodies))
+        ctx.addIssue({
+          code: "custom",
+          path: ["sensors", i, "joint"],
+          message: `sensor "${se.id}": ${noCoordinate(j)}`,
+        });
+    } else if (se.type === "actuatorEffort") {
+      if (!actuators.has(se.actuator))
+        ctx.addIssue({
+          code: "custom",
+          path: ["sensors", i, "actuator"],
+          message: `sensor "${se.id}" refers to unknown actuator "${se.actuator}"`,
+        });
+    } else if (se.type === "contactForce")
+      se.bodies.forEach((id, k) => {
+        knownBody(`sensor "${se.id}"`, id, ["sensors", i, "bodies", k]);
+      });
+    else if (se.type !== "time") {
+      if (!bodies.has(se.body))
+        ctx.addIssue({
+          code: "custom",
+          path: ["sensors", i, "body"],
+          message: `sensor "${se.id}" refers to unknown body "${se.body}"`,
+        });
+    }
+  });
   m.contact?.pairs.forEach((p, i) => {
     p.bodies.forEach((id, k) => {
       knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
@@ -439,6 +615,27 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         message: energyLimitMessage(reason),
       });
   }
+}
+
+type JointIn = z.infer<typeof ModelObject>["joints"][number];
+type BodyIn = z.infer<typeof ModelObject>["bodies"][number];
+
+/**
+ * Whether a joint has a free coordinate that actuators, limits and sensors act on: a
+ * prismatic joint, or a revolute joint whose ends both have an orientation (ground or a
+ * rigid body).
+ */
+function hasCoordinate(j: JointIn, bodies: Map<string, BodyIn>): boolean {
+  if (j.type === "prismatic") return true;
+  if (j.type !== "revolute") return false;
+  const oriented = (id: string) => id === "ground" || bodies.get(id)?.kind !== "particle";
+  return oriented(j.a.body) && oriented(j.b.body);
+}
+
+function noCoordinate(j: JointIn): string {
+  return j.type === "revolute"
+    ? `revolute joint "${j.id}" has a particle end, so no angle`
+    : `joint "${j.id}" is ${j.type}; only revolute and prismatic joints have a coordinate`;
 }
 
 function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {
@@ -467,6 +664,8 @@ export type ShapeSpec = z.output<typeof Shape>;
 export type ForceSpec = ModelSpec["forces"][number];
 export type JointSpec = ModelSpec["joints"][number];
 export type MotorSpec = ModelSpec["motors"][number];
+export type ActuatorSpec = ModelSpec["actuators"][number];
+export type SensorSpec = ModelSpec["sensors"][number];
 export type ContactSpec = z.output<typeof Contact>;
 export type ContactBehaviorSpec = z.output<typeof ContactBehavior>;
 export type SolverSpec = z.output<typeof SolverSettings>;

@@ -15,7 +15,8 @@
  * (acceleration) are over the dofs, 3 per dynamic particle and 6 per dynamic rigid body.
  */
 import { z } from "zod";
-import { Contact, Model, SolverSettings, Vec3 } from "./model";
+import { TimedInput } from "./input";
+import { Contact, Id, Model, SolverSettings, Vec3 } from "./model";
 
 export const SIMULATION_SNAPSHOT_FORMAT = "moreau.simulation";
 export const SIMULATION_SNAPSHOT_VERSION = 1;
@@ -115,7 +116,33 @@ export const SimulationSnapshot = z
         .max(10_000_000)
         .meta({ description: "off-diagonal blocks reserved in the solve matrix (bi, bj)" }),
       contact: ContactMemory.optional(),
+      turns: z
+        .array(z.tuple([Id, z.number().int(), z.number()]))
+        .max(100_000)
+        .optional()
+        .meta({
+          description:
+            "[joint id, whole turns, last wrapped angle (rad)] of each revolute coordinate (unwrapping; absent: 0 turns)",
+        }),
     }),
+    controls: z
+      .strictObject({
+        actuators: z
+          .array(z.tuple([Id, z.number()]))
+          .max(100_000)
+          .meta({
+            description: "[actuator id, command] of the actuators commanded at run time",
+          }),
+        loads: z
+          .array(z.tuple([Id, z.strictObject({ force: Vec3, torque: Vec3 })]))
+          .max(100_000)
+          .meta({ description: "[pointForce id, values] of the loads set at run time" }),
+        pending: z.array(TimedInput).max(100_000).meta({
+          description: "inputs and parameter patches scheduled for later step boundaries",
+        }),
+      })
+      .optional()
+      .meta({ description: "run-time inputs in effect and pending (absent: none)" }),
     hash: z
       .string()
       .regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest")

@@ -37,7 +37,7 @@ export const JointState = z
     torque: Vec3.meta({ description: "torque on body b about the joint point on b (N·m, world)" }),
     coordinates: z.array(z.number()).meta({
       description:
-        "the joint's free coordinates from the model pose: revolute [angle (rad, in (−π, π], b relative to a about the axis)], prismatic [offset (m) along the axis]; [] for the other types and motors",
+        "the joint's free coordinates from the model pose: revolute [angle (rad, b relative to a about the axis, unwrapped: it counts whole turns)], prismatic [offset (m) along the axis]; [] for the other types, motors and a revolute joint with a particle end",
     }),
     rates: z.array(z.number()).meta({
       description: "the coordinates' time derivatives (rad/s, m/s)",
@@ -74,6 +74,18 @@ export const SolverStats = z
   })
   .meta({ id: "SolverStats", description: "figures of the last step" });
 
+export const ActuatorState = z
+  .object({
+    id: z.string(),
+    effort: z.number().meta({
+      description: "the effort applied in the last evaluation (N·m or N, after the effort limit)",
+    }),
+    command: z.number().meta({
+      description: "the command now: effort (torque), target rate (velocity) or target (position)",
+    }),
+  })
+  .meta({ id: "ActuatorState" });
+
 export const State = z
   .object({
     time: z.number(),
@@ -81,6 +93,10 @@ export const State = z
     bodies: z.array(BodyState),
     contacts: z.array(ContactState),
     joints: z.array(JointState),
+    actuators: z.array(ActuatorState),
+    observation: z.array(z.number()).meta({
+      description: "the model's sensors' values, concatenated in model order ([] without sensors)",
+    }),
     energy: Energy,
     solver: SolverStats,
   })

@@ -235,16 +235,25 @@ export class ConstraintSet {
       }
   }
 
-  /** The reactions of every constraint (see the header for ids and order). Allocates. */
-  jointStates(lambda: Float64Array, scale = 1): JointStateOut[] {
+  /**
+   * The reactions of every constraint (see the header for ids and order), with the
+   * coordinate and rate of the joints `coordinates` holds (by joint id). Allocates.
+   */
+  jointStates(
+    lambda: Float64Array,
+    coordinateOf: ReadonlyMap<string, { value: number; rate: number; evaluate(): void }>,
+    scale = 1,
+  ): JointStateOut[] {
     const out: JointStateOut[] = [];
     for (let k = 0; k < this.constraints.length; k++) {
       this.reaction(k, lambda, this.force3, this.torque3, scale);
       const f = this.force3;
       const t = this.torque3;
-      const coordinates: number[] = [];
-      const rates: number[] = [];
-      this.constraints[k].coordinates?.(coordinates, rates);
+      const c = this.constraints[k];
+      const q = c.category === "joint" ? coordinateOf.get(c.id) : undefined;
+      q?.evaluate();
+      const coordinates = q ? [q.value] : [];
+      const rates = q ? [q.rate] : [];
       out.push({
         id: this.constraints[k].id,
         force: [f[0], f[1], f[2]],

@@ -52,11 +52,4 @@ export interface Constraint {
   quadraticTerm(t: number, out: Float64Array, off: number): void;
   /** Force and torque on body b from multipliers lambda[off .. off+rows). */
   reaction(lambda: Float64Array, off: number, force: Float64Array, torque: Float64Array): void;
-  /**
-   * The joint's free coordinates and their rates at the current state, into q and qd
-   * (returns how many): a revolute joint's angle (rad, b relative to a about the axis, from
-   * the model pose, in (−π, π]) and rate (rad/s); a prismatic joint's offset along the axis
-   * (m, from the model pose) and rate (m/s). Absent (none) for the other types.
-   */
-  coordinates?(q: number[], qd: number[]): number;
 }

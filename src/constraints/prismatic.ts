@@ -38,30 +38,6 @@ export class PrismaticJoint extends PairConstraint {
     for (let i = 0; i < 3; i++) this.toLocalA(frame.subarray(3 * i, 3 * i + 3), this.local, 3 * i);
     this.toLocalB(frame.subarray(3, 6), this.local, 9);
     this.toLocalB(frame.subarray(6, 9), this.local, 12);
-    this.refresh();
-    this.orient();
-    this.s0 = dot3(this.k.d, 0, this.world, 0);
-  }
-
-  /** d·n_a in the model pose (the offset's zero, m). */
-  private readonly s0: number;
-
-  /**
-   * The offset s = d·n_a − s₀ (m) along the axis and its rate ṡ = ḋ·n_a + d·(ω_a × n_a)
-   * (m/s).
-   */
-  coordinates(q: number[], qd: number[]): number {
-    this.refreshWithVelocities();
-    this.orient();
-    const n = this.world;
-    const { d, dd, wa } = this.k;
-    q.push(dot3(d, 0, n, 0) - this.s0);
-    // ω_a × n_a
-    const x = wa[1] * n[2] - wa[2] * n[1];
-    const y = wa[2] * n[0] - wa[0] * n[2];
-    const z = wa[0] * n[1] - wa[1] * n[0];
-    qd.push(dot3(dd, 0, n, 0) + d[0] * x + d[1] * y + d[2] * z);
-    return 1;
   }
 
   private orient(): void {

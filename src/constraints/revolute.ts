@@ -26,8 +26,8 @@ import { type Attachment, hasOrientation, PairConstraint } from "./pair-constrai
 export class RevoluteJoint extends PairConstraint {
   /** True when the two orientation rows are present. */
   readonly aligns: boolean;
-  /** n in a's frame (0..2); u, w in b's frame (3..8); u in a's frame (9..11). */
-  private readonly local = new Float64Array(12);
+  /** n in a's frame (0..2); u, w in b's frame (3..8). */
+  private readonly local = new Float64Array(9);
   /** World copies at the last refresh: n_a, u_b, w_b. */
   private readonly world = new Float64Array(9);
 
@@ -40,33 +40,7 @@ export class RevoluteJoint extends PairConstraint {
     this.toLocalA(frame.subarray(0, 3), this.local, 0);
     this.toLocalB(frame.subarray(3, 6), this.local, 3);
     this.toLocalB(frame.subarray(6, 9), this.local, 6);
-    this.toLocalA(frame.subarray(3, 6), this.local, 9);
   }
-
-  /**
-   * The angle φ of b relative to a about n, from the model pose: atan2((u_a × u_b)·n_a,
-   * u_a·u_b) with u carried by each body (zero in the model pose), and φ̇ = n_a·(ω_b − ω_a).
-   * Without the orientation rows (a particle) there is no angle: none.
-   */
-  coordinates(q: number[], qd: number[]): number {
-    if (!this.aligns) return 0;
-    this.refreshWithVelocities();
-    this.orient();
-    const w = this.world;
-    const ua = this.uA;
-    this.worldA(this.local, 9, ua, 0);
-    // u_a × u_b
-    const cx = ua[1] * w[5] - ua[2] * w[4];
-    const cy = ua[2] * w[3] - ua[0] * w[5];
-    const cz = ua[0] * w[4] - ua[1] * w[3];
-    q.push(Math.atan2(cx * w[0] + cy * w[1] + cz * w[2], dot3(ua, 0, w, 3)));
-    const { wa, wb } = this.k;
-    qd.push(w[0] * (wb[0] - wa[0]) + w[1] * (wb[1] - wa[1]) + w[2] * (wb[2] - wa[2]));
-    return 1;
-  }
-
-  /** u_a in the world (coordinates). */
-  private readonly uA = new Float64Array(3);
 
   private orient(): void {
     this.worldA(this.local, 0, this.world, 0);

@@ -86,6 +86,7 @@ export function createForceEffector(spec: ForceSpec, sys: BodySystem): ForceEffe
         point: spec.at.point,
         force: spec.force,
         torque: spec.torque,
+        frame: spec.frame,
       });
     case "frameSpring":
       return new FrameSpringEffector(sys, {

@@ -4,6 +4,7 @@
  * and messages, which name the offending body, force or joint id.
  */
 import { Model, type ModelSpec } from "../../schemas/model";
+import { createActuation } from "../actuators/build";
 import { createConstraints } from "../constraints/build";
 import { ConstraintSet } from "../constraints/constraint-set";
 import { createContactModel } from "../contact/contact-model";
@@ -55,6 +56,8 @@ export function buildSimulation(model: ModelSpec): Simulation {
     system,
     createConstraints(model.joints, model.motors, system),
   );
+  const actuation = createActuation(model.joints, model.actuators, system);
+  effectors.push(...actuation.actuators, ...actuation.limits);
   const contact = createContactModel(model, system);
   if (contact) effectors.push(...contact.effectors);
   return new Simulation({
@@ -63,6 +66,7 @@ export function buildSimulation(model: ModelSpec): Simulation {
     effectors,
     constraints,
     contact,
+    actuation,
     setGravity: (g) => gravity.setGravity(g),
   });
 }

@@ -4,7 +4,7 @@
  *
  *  - `energy.error` (J): the total energy minus a reference, reported only when the model is
  *    conservative (nonConservativeReason is null: no damper, no spring or frameSpring
- *    damping, no motor — a prescribed motion does work —, no contact, no pointForce — its
+ *    damping, no motor — a prescribed motion does work —, no actuator, no joint limit, no contact, no pointForce — its
  *    work is not in the potential —, and solver rayleighMass = rayleighStiffness =
  *    velocityDamping = 0), null otherwise. Nothing then adds or removes energy but the
  *    integrator and the joint projection, so the figure is their drift. The reference is the
@@ -33,6 +33,8 @@ import type { ConstraintSet } from "../constraints/constraint-set";
 export interface ConservativenessInput {
   forces: readonly ForceSpec[];
   motors: readonly { id: string }[];
+  actuators: readonly { id: string }[];
+  joints: readonly { id: string; limits?: unknown }[];
   contact?: unknown;
 }
 
@@ -68,6 +70,11 @@ export function nonConservativeReason(
   }
   if (model.motors.length > 0)
     return `motor "${model.motors[0].id}" (motors.0) prescribes a motion, which does work`;
+  if (model.actuators.length > 0)
+    return `actuator "${model.actuators[0].id}" (actuators.0) does work`;
+  const limited = model.joints.findIndex((j) => j.limits !== undefined);
+  if (limited >= 0)
+    return `joint "${model.joints[limited].id}" (joints.${limited}) has limits (their damping absorbs energy)`;
   if (model.contact !== undefined && model.contact !== null)
     return "the model has contact (impacts, friction and contact damping change the energy)";
   for (const name of ["rayleighMass", "rayleighStiffness", "velocityDamping"] as const)

@@ -3,22 +3,28 @@
  * clear step pipeline. Constructed by loadModel (src/model/load.ts) from a validated
  * model; the service and embedding programs use it through src/index.ts.
  */
+import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../schemas/input";
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schemas/state";
 import { AssemblyOptions } from "../../schemas/state";
+import type { JointActuator } from "../actuators/actuator";
+import type { Actuation } from "../actuators/build";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
 import type { ForceEffector } from "../forces/effector";
 import { potentialEnergy } from "../forces/energy";
 import { GyroscopicEffector } from "../forces/gyroscopic";
+import { PointForceEffector } from "../forces/point-force";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { GeneralizedAlphaIntegrator } from "../integrators/generalized-alpha";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
 import { NewmarkIntegrator } from "../integrators/newmark";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
 import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monitor";
+import { SensorSet } from "./sensors";
 import {
   canonicalJson,
   decodeFloat64,
@@ -73,6 +79,31 @@ export class ParameterError extends Error {
   }
 }
 
+/**
+ * Thrown by schedule() when inputs do not fit this model or name a step already passed;
+ * nothing is scheduled. Paths are from the request's root (inputs.<i>.…, step).
+ */
+export class InputError extends Error {
+  constructor(readonly issues: InputIssue[]) {
+    super(issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    this.name = "InputError";
+  }
+}
+
+/** Inputs a recording keeps at most (then it is marked truncated and cannot be replayed). */
+export const MAX_RECORDED_INPUTS = 100_000;
+
+/**
+ * What was done to a simulation since a start: the snapshot it started from (null: the
+ * model's initial state at t = 0) and every input and parameter patch with the step
+ * boundary it took effect at. Replaying them from the start reproduces the run bit for bit.
+ */
+export interface RecordingLog {
+  start: SimulationSnapshotSpec | null;
+  entries: TimedInputSpec[];
+  truncated: boolean;
+}
+
 /** Positions and velocities beyond these are treated as a blow-up (m, m/s). */
 const BLOW_UP_POSITION = 1e8;
 const BLOW_UP_VELOCITY = 1e8;
@@ -84,6 +115,8 @@ export interface SimulationParts {
   constraints: ConstraintSet;
   /** Contacts (model.contact), or undefined when bodies do not collide. */
   contact?: ContactModel;
+  /** Joint coordinates, actuators and joint limits (their effectors are in `effectors`). */
+  actuation: Actuation;
   setGravity(g: readonly [number, number, number]): void;
 }
 
@@ -142,6 +175,17 @@ export class Simulation {
   private gravity: [number, number, number];
   /** The contact parameters as patched (model.contact merged with every PATCH). */
   private contactSpec: ContactSpec | null;
+  /** What inputs act on: actuators and point forces by id, the bodies. */
+  private readonly targets: InputTargets;
+  private readonly actuation: Actuation;
+  private readonly sensors: SensorSet;
+  /** Inputs and patches waiting for their step boundary, in the order they apply. */
+  private pending: TimedInputSpec[] = [];
+  private log: RecordingLog = { start: null, entries: [], truncated: false };
+  /** Length of the last step (s; 0 before the first and after a state change). */
+  private lastH = 0;
+  /** The contacts of the state being reported (sensors read them). */
+  private reportedContacts: StateOut["contacts"] = [];
 
   constructor(parts: SimulationParts) {
     this.model = parts.model;
@@ -168,6 +212,19 @@ export class Simulation {
       nonConservativeReason(this.model, this.solverSpec) === null,
     );
     this.monitor.rebase(this.totalEnergy());
+    this.actuation = parts.actuation;
+    const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
+    const loads = new Map<string, PointForceEffector>();
+    for (const e of this.effectors) if (e instanceof PointForceEffector) loads.set(e.id, e);
+    this.targets = { system: this.system, actuators, loads };
+    this.sensors = new SensorSet(this.model.sensors, {
+      system: this.system,
+      coordinates: parts.actuation.coordinates,
+      actuators,
+      time: () => this.t,
+      previousVelocity: () => ({ vel: this.good.vel, h: this.lastH }),
+      contacts: () => this.reportedContacts,
+    });
   }
 
   get time(): number {
@@ -200,6 +257,7 @@ export class Simulation {
   step(n = 1): void {
     const h = this.solverSpec.dt;
     for (let k = 0; k < n; k++) {
+      if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -239,9 +297,85 @@ export class Simulation {
       }
       Object.assign(this.lastStats, stats);
       this.monitor.afterStep(this.stepper.lambda, this.steps > 0);
+      for (const q of this.actuation.coordinates.values()) q.track();
       this.steps++;
       this.t += h;
+      this.lastH = h;
     }
+  }
+
+  /**
+   * Schedules inputs at the step boundary `step` (default: the next one, the current step
+   * count), after any already scheduled there. Throws InputError, scheduling nothing, when
+   * an input does not fit the model or the step has passed. Returns the boundary and the
+   * number of inputs then pending.
+   */
+  schedule(inputs: readonly InputSpec[], step = this.steps): { step: number; pending: number } {
+    const issues: InputIssue[] = [];
+    if (!Number.isInteger(step) || step < this.steps)
+      issues.push({
+        path: ["step"],
+        message: `step ${step} has passed (the simulation is at step ${this.steps})`,
+      });
+    inputs.forEach((input, i) => {
+      for (const issue of checkInput(input, this.targets))
+        issues.push({ path: ["inputs", i, ...issue.path], message: issue.message });
+    });
+    if (issues.length > 0) throw new InputError(issues);
+    for (const input of inputs) this.enqueue({ step, input });
+    // due now: applied at once, so the state of this step number already includes them
+    if (step === this.steps) this.applyDue();
+    return { step, pending: this.pending.length };
+  }
+
+  /** Inputs and patches waiting for a later step boundary (a copy). */
+  pendingInputs(): TimedInputSpec[] {
+    return this.pending.map((p) => ({ ...p }));
+  }
+
+  /** The recording since the last start (creation, reset, restore or applied assembly). */
+  recording(): RecordingLog {
+    return { ...this.log, entries: [...this.log.entries] };
+  }
+
+  /** Inserts keeping the queue ordered by step, after entries of the same step. */
+  private enqueue(entry: TimedInputSpec): void {
+    let i = this.pending.length;
+    while (i > 0 && this.pending[i - 1].step > entry.step) i--;
+    this.pending.splice(i, 0, entry);
+  }
+
+  /** Applies the pending inputs and patches due at this step boundary, and records them. */
+  private applyDue(): void {
+    let moved = false;
+    while (this.pending.length > 0 && this.pending[0].step <= this.steps) {
+      const entry = this.pending.shift() as TimedInputSpec;
+      if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
+      else this.applyPatch(entry.parameters);
+      this.record({ ...entry, step: this.steps });
+    }
+    if (moved) this.stateChanged();
+  }
+
+  private record(entry: TimedInputSpec): void {
+    if (this.log.truncated) return;
+    if (this.log.entries.length >= MAX_RECORDED_INPUTS) this.log.truncated = true;
+    else this.log.entries.push(entry);
+  }
+
+  /** After positions or velocities were set from outside: derived data and memories. */
+  private stateChanged(): void {
+    updateDerived(this.system);
+    this.integrator.reset();
+    for (const q of this.actuation.coordinates.values()) q.track();
+    this.lastH = 0;
+    this.monitor.rebase(this.totalEnergy());
+  }
+
+  /** Starts a new recording at the current state (after reset, restore, applied assembly). */
+  private restartRecording(atModelStart: boolean): void {
+    this.log = { start: null, entries: [], truncated: false };
+    if (!atModelStart) this.log.start = this.snapshot();
   }
 
   /** Back to t = 0 with the model's initial state. */
@@ -249,10 +383,16 @@ export class Simulation {
     this.restore(this.initial);
     this.t = 0;
     this.steps = 0;
+    this.lastH = 0;
     this.lastStats = emptyStepStats();
     this.integrator.reset();
     this.monitor.resetReactions();
     this.monitor.rebase(this.totalEnergy());
+    for (const a of this.targets.actuators.values()) a.override = null;
+    for (const l of this.targets.loads.values()) l.setLoad(null);
+    for (const q of this.actuation.coordinates.values()) q.resetTurns();
+    this.pending = [];
+    this.restartRecording(true);
   }
 
   /**
@@ -261,6 +401,11 @@ export class Simulation {
    * energy.error's reference when gravity or the conservativeness changes.
    */
   update(patch: SimulationPatch): void {
+    this.applyPatch(patch);
+    this.record({ step: this.steps, parameters: patch as ParametersPatchSpec });
+  }
+
+  private applyPatch(patch: SimulationPatch): void {
     const solver = patch.solver ? { ...this.solverSpec, ...patch.solver } : this.solverSpec;
     const reason = nonConservativeReason(this.model, solver);
     if (solver.energyDriftLimit != null && reason !== null)
@@ -317,12 +462,20 @@ export class Simulation {
     }));
     const kinetic = kineticEnergy(s);
     const potential = this.effectors.reduce((e, f) => e + f.potentialEnergy(), 0);
+    const contacts = this.contact?.states() ?? [];
+    this.reportedContacts = contacts;
     return {
       time: this.t,
       step: this.steps,
       bodies,
-      contacts: this.contact?.states() ?? [],
-      joints: this.constraints.jointStates(this.stepper.lambda),
+      contacts,
+      joints: this.constraints.jointStates(this.stepper.lambda, this.actuation.coordinates),
+      actuators: this.actuation.actuators.map((a) => ({
+        id: a.id,
+        effort: a.effort,
+        command: a.commandAt(this.t),
+      })),
+      observation: this.sensors.observe(),
       energy: {
         kinetic,
         potential,
@@ -349,8 +502,8 @@ export class Simulation {
       spec,
     );
     if (apply) {
-      this.integrator.reset();
-      this.monitor.rebase(this.totalEnergy());
+      this.stateChanged();
+      this.restartRecording(false);
     } else this.restore(before);
     return result;
   }
@@ -409,7 +562,15 @@ export class Simulation {
         energyReference: this.monitor.reference,
         matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
         ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
+        ...(this.hasTurns()
+          ? {
+              turns: [...this.actuation.coordinates.values()]
+                .filter((q) => q.kind === "angle")
+                .map((q) => [q.joint, q.turns, q.lastAngle] as [string, number, number]),
+            }
+          : {}),
       },
+      ...(this.hasControls() ? { controls: this.controls() } : {}),
       hash: this.stateHash(),
     });
   }
@@ -487,6 +648,7 @@ export class Simulation {
         );
       throw new SnapshotError([{ path: ["parameters"], message: (err as Error).message }]);
     }
+    this.restoreControls(snap);
     s.pos.set(pos);
     s.quat.set(quat);
     s.vel.set(vel);
@@ -515,6 +677,91 @@ export class Simulation {
     const contact = this.contact;
     if (mem.contact !== undefined && contact && isMemoryExporter(contact))
       contact.importMemory(mem.contact);
+    this.lastH = 0;
+    this.restartRecording(false);
+  }
+
+  private hasTurns(): boolean {
+    for (const q of this.actuation.coordinates.values())
+      if (q.kind === "angle" && (q.turns !== 0 || q.lastAngle !== 0)) return true;
+    return false;
+  }
+
+  private hasControls(): boolean {
+    if (this.pending.length > 0) return true;
+    for (const a of this.targets.actuators.values()) if (a.override !== null) return true;
+    for (const l of this.targets.loads.values()) if (l.override !== null) return true;
+    return false;
+  }
+
+  /** The run-time commands in effect and the pending inputs (snapshot `controls`). */
+  private controls(): NonNullable<SimulationSnapshotSpec["controls"]> {
+    const actuators: [string, number][] = [];
+    for (const a of this.targets.actuators.values())
+      if (a.override !== null) actuators.push([a.id, a.override]);
+    const loads: [string, { force: [number, number, number]; torque: [number, number, number] }][] =
+      [];
+    for (const l of this.targets.loads.values())
+      if (l.override !== null)
+        loads.push([
+          l.id,
+          {
+            force: [l.override.force[0], l.override.force[1], l.override.force[2]],
+            torque: [l.override.torque[0], l.override.torque[1], l.override.torque[2]],
+          },
+        ]);
+    return { actuators, loads, pending: this.pendingInputs() };
+  }
+
+  /** Restores snapshot `controls` and `memory.turns` (checked: throws SnapshotError). */
+  private restoreControls(snap: SimulationSnapshotSpec): void {
+    const c = snap.controls ?? { actuators: [], loads: [], pending: [] };
+    const issues: { path: (string | number)[]; message: string }[] = [];
+    c.actuators.forEach(([id], i) => {
+      if (!this.targets.actuators.has(id))
+        issues.push({ path: ["controls", "actuators", i, 0], message: `unknown actuator "${id}"` });
+    });
+    c.loads.forEach(([id], i) => {
+      if (!this.targets.loads.has(id))
+        issues.push({ path: ["controls", "loads", i, 0], message: `unknown pointForce "${id}"` });
+    });
+    c.pending.forEach((p, i) => {
+      if (p.step < snap.step)
+        issues.push({
+          path: ["controls", "pending", i, "step"],
+          message: "before the snapshot's step",
+        });
+      if ("input" in p)
+        for (const issue of checkInput(p.input, this.targets))
+          issues.push({
+            path: ["controls", "pending", i, "input", ...issue.path],
+            message: issue.message,
+          });
+    });
+    const turns = snap.memory.turns ?? [];
+    turns.forEach(([id], i) => {
+      if (this.actuation.coordinates.get(id)?.kind !== "angle")
+        issues.push({ path: ["memory", "turns", i, 0], message: `no revolute coordinate "${id}"` });
+    });
+    if (issues.length > 0) throw new SnapshotError(issues);
+    for (const a of this.targets.actuators.values()) a.override = null;
+    for (const l of this.targets.loads.values()) l.setLoad(null);
+    for (const [id, v] of c.actuators)
+      (this.targets.actuators.get(id) as JointActuator).override = v;
+    for (const [id, v] of c.loads)
+      this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
+    this.pending = c.pending.map((p) => ({ ...p }));
+    for (const q of this.actuation.coordinates.values()) {
+      q.turns = 0;
+      q.lastAngle = 0;
+    }
+    for (const [id, k, angle] of turns) {
+      const q = this.actuation.coordinates.get(id);
+      if (q) {
+        q.turns = k;
+        q.lastAngle = angle;
+      }
+    }
   }
 
   scene(): ScenePart {

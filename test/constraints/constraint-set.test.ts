@@ -241,8 +241,8 @@ describe("ConstraintSet", () => {
   it("jointStates: one entry per constraint, ids in order; reactions are linear in λ", () => {
     const { set } = scene(3);
     const l = Float64Array.from({ length: set.numRows }, (_, i) => Math.cos(3 * i));
-    const a = set.jointStates(l);
-    const b = set.jointStates(l, -2);
+    const a = set.jointStates(l, new Map());
+    const b = set.jointStates(l, new Map(), -2);
     expect(a.map((s) => s.id)).toEqual([
       "hinge",
       "ball",

@@ -58,10 +58,10 @@ describe("step and run bodies", () => {
 });
 
 describe("stream query", () => {
-  it("defaults: every step, bodies, contacts, joints and energy, JSON", () => {
+  it("defaults: every step, bodies, contacts, joints, actuators, observation and energy, JSON", () => {
     expect(StreamQuery.parse({})).toEqual({
       every: 1,
-      fields: ["bodies", "contacts", "joints", "energy"],
+      fields: ["bodies", "contacts", "joints", "actuators", "observation", "energy"],
       format: "json",
     });
   });

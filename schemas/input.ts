@@ -1,0 +1,112 @@
+/**
+ * Run-time inputs: what a client sends to drive a running simulation (POST
+ * /v1/sessions/:id/inputs and the `inputs` message on the session's WebSocket), and the
+ * parameter patch (PATCH /v1/sessions/:id). An input takes effect at a step boundary: the
+ * next one, or the one its `step` names (not in the past). Units SI, world frame unless
+ * said otherwise; ids name the model's actuators, point forces and bodies.
+ */
+import { z } from "zod";
+import { Contact, Id, Quaternion, SolverSettings, Vec3 } from "./model";
+
+/**
+ * A partial copy of an object schema whose fields may all be omitted and, unlike zod's
+ * `.partial()`, fill in no defaults: a PATCH must change only what it names.
+ */
+function patchOf<S extends z.ZodRawShape>(obj: z.ZodObject<S>) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [k, v] of Object.entries(obj.shape)) {
+    const t = v as z.ZodType;
+    shape[k] = (t instanceof z.ZodDefault ? (t.unwrap() as z.ZodType) : t).optional();
+  }
+  return z.strictObject(shape) as unknown as z.ZodObject<{
+    [K in keyof S]: z.ZodOptional<S[K] extends z.ZodDefault<infer I> ? I : S[K]>;
+  }>;
+}
+
+export const SolverPatch = patchOf(SolverSettings).meta({ id: "SolverPatch" });
+export const ContactPatch = patchOf(Contact).meta({ id: "ContactPatch" });
+
+export const ParametersPatch = z
+  .strictObject({
+    solver: SolverPatch.optional(),
+    gravity: Vec3.optional(),
+    contact: ContactPatch.optional(),
+  })
+  .meta({ id: "SessionPatch" });
+
+/** One input. */
+export const Input = z
+  .discriminatedUnion("type", [
+    z.strictObject({
+      type: z.literal("actuator"),
+      id: Id.meta({ description: "the actuator's id" }),
+      value: z.number().nullable().meta({
+        description:
+          "the command from now on: a torque actuator's effort (N·m or N), a velocity servo's target rate (rad/s or m/s), a position servo's target (rad or m; its target rate is then 0); null: back to the model's time function",
+      }),
+    }),
+    z.strictObject({
+      type: z.literal("load"),
+      id: Id.meta({ description: "a pointForce's id" }),
+      force: Vec3.default([0, 0, 0]).meta({ description: "N, in the load's frame" }),
+      torque: Vec3.default([0, 0, 0]).meta({ description: "N·m, in the load's frame" }),
+      reset: z.boolean().default(false).meta({
+        description: "true: back to the model's time functions (force and torque ignored)",
+      }),
+    }),
+    z.strictObject({
+      type: z.literal("bodyState"),
+      id: Id.meta({ description: "the body's id (a dynamic body)" }),
+      position: Vec3.optional(),
+      orientation: Quaternion.optional().meta({ description: "[w, x, y, z]; normalized" }),
+      velocity: Vec3.optional(),
+      angularVelocity: Vec3.optional(),
+    }),
+    z.strictObject({
+      type: z.literal("impulse"),
+      id: Id.meta({ description: "the body's id (a dynamic body)" }),
+      impulse: Vec3.default([0, 0, 0]).meta({ description: "N·s, world frame, at `point`" }),
+      point: Vec3.default([0, 0, 0]).meta({
+        description: "where the impulse acts, in the body frame (m)",
+      }),
+      angularImpulse: Vec3.default([0, 0, 0]).meta({ description: "N·m·s, world frame" }),
+    }),
+  ])
+  .meta({
+    id: "Input",
+    description:
+      "actuator: set a command; load: set a point force; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
+  });
+
+export const InputsBody = z
+  .strictObject({
+    inputs: z.array(Input).min(1).max(1000),
+    step: z.number().int().nonnegative().optional().meta({
+      description:
+        "apply at this step boundary (before step `step + 1` is taken); absent: the next boundary; a step already passed is refused",
+    }),
+  })
+  .meta({ id: "InputsRequest" });
+
+export const InputsAccepted = z
+  .object({
+    step: z.number().int().nonnegative().meta({
+      description:
+        "the step boundary at which the inputs take effect: the state with this step number is the first to include them",
+    }),
+    pending: z.number().int().nonnegative().meta({ description: "inputs waiting for later steps" }),
+  })
+  .meta({ id: "InputsAccepted" });
+
+/** An input or a parameter patch at a step boundary (recordings, snapshots' pending list). */
+export const TimedInput = z
+  .union([
+    z.strictObject({ step: z.number().int().nonnegative(), input: Input }),
+    z.strictObject({ step: z.number().int().nonnegative(), parameters: ParametersPatch }),
+  ])
+  .meta({ id: "TimedInput" });
+
+export type InputIn = z.input<typeof Input>;
+export type InputSpec = z.output<typeof Input>;
+export type ParametersPatchSpec = z.output<typeof ParametersPatch>;
+export type TimedInputSpec = z.output<typeof TimedInput>;

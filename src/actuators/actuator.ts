@@ -1,0 +1,184 @@
+/**
+ * Joint actuators (MuJoCo's actuators, PyBullet's motor control): a generalized effort τ
+ * along a joint's coordinate q (joint-coordinate.ts), applied as the force gᵀτ on the
+ * joint's two bodies (N·m about the axis for a revolute joint, N along it for a
+ * prismatic one; positive drives q up, b relative to a).
+ *
+ *   torque     τ = u(t)                                   (u: the commanded effort)
+ *   velocity   τ = k_v (q̇* − q̇)                           (q̇*: the target rate)
+ *   position   τ = k_p (q* − q) + k_d (q̇*(t) − q̇)         (q*: the target, q̇* its rate)
+ *
+ * each clamped to |τ| ≤ effortLimit. The target (or effort) is a time function of the
+ * model or a constant set at run time (setCommand, an input), which then holds: its rate
+ * is 0. An actuator is a force effector like a spring: the servos are implicit, their
+ * Jacobians ∂f/∂x = −k_p g gᵀ and ∂f/∂v = −k_d g gᵀ (k_v for the velocity servo) enter
+ * the Newton matrix, so a stiff servo stays stable at ordinary steps (the variation of
+ * g with the configuration, of order τ, is left out: the iteration converges to the same
+ * step). Saturated (|τ| at the limit), the effort does not depend on the state: no
+ * Jacobian. −∂f is symmetric positive semidefinite: jacobianType SPD. Not conservative.
+ */
+
+import type { ForceEffector } from "../forces/effector";
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import type { BodySystem } from "../model/body-system";
+import type { CompiledTimeFunction } from "../model/time-function";
+import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
+import type { JointCoordinate } from "./joint-coordinate";
+
+export type ActuatorType = "torque" | "velocity" | "position";
+
+export interface ActuatorOptions {
+  id: string;
+  type: ActuatorType;
+  /** torque: the effort u(t); velocity: the target rate; position: the target q*(t). */
+  command: CompiledTimeFunction;
+  /** Position gain k_p (N·m/rad or N/m), position servo only. */
+  kp: number;
+  /** Rate gain: k_d of the position servo, k_v of the velocity servo (N·m·s/rad, N·s/m). */
+  kd: number;
+  /** |τ| at most (N·m or N); Infinity: none. */
+  effortLimit: number;
+}
+
+export class JointActuator implements ForceEffector {
+  readonly id: string;
+  readonly type: ActuatorType;
+  readonly jacobianType: MatrixTypeFlags = MatrixType.SPD;
+  readonly hasJacobians: boolean;
+  /** The effort τ of the last applyForces (N·m or N). */
+  effort = 0;
+  /** The run-time command (set by an input), or null: the model's time function. */
+  override: number | null = null;
+  private saturated = false;
+  private readonly kp: number;
+  private readonly kd: number;
+  private readonly limit: number;
+  private readonly command: CompiledTimeFunction;
+
+  constructor(
+    private readonly sys: BodySystem,
+    readonly coordinate: JointCoordinate,
+    o: ActuatorOptions,
+  ) {
+    this.id = o.id;
+    this.type = o.type;
+    this.command = o.command;
+    this.kp = o.type === "position" ? o.kp : 0;
+    this.kd = o.type === "torque" ? 0 : o.kd;
+    this.limit = o.effortLimit;
+    this.hasJacobians = this.kp > 0 || this.kd > 0;
+  }
+
+  /** The command at t: the run-time value when one is set, else the model's function. */
+  commandAt(t: number): number {
+    return this.override ?? this.command.value(t);
+  }
+
+  applyForces(t: number): void {
+    const q = this.coordinate;
+    q.evaluate();
+    const u = this.commandAt(t);
+    let tau: number;
+    switch (this.type) {
+      case "torque":
+        tau = u;
+        break;
+      case "velocity":
+        tau = this.kd * (u - q.rate);
+        break;
+      case "position": {
+        const rate = this.override === null ? this.command.rate(t) : 0;
+        tau = this.kp * (u - q.value) + this.kd * (rate - q.rate);
+        break;
+      }
+    }
+    this.saturated = Math.abs(tau) > this.limit;
+    if (this.saturated) tau = Math.sign(tau) * this.limit;
+    this.effort = tau;
+    addGeneralizedEffort(this.sys, q, tau);
+  }
+
+  addSolveBlocks(m: SparseBlockMatrix): void {
+    reserveCoordinateBlocks(this.sys, this.coordinate, m);
+  }
+
+  addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.saturated && this.kp > 0)
+      addCoordinateOuter(this.sys, this.coordinate, m, -s * this.kp);
+  }
+
+  addVelJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.saturated && this.kd > 0)
+      addCoordinateOuter(this.sys, this.coordinate, m, -s * this.kd);
+  }
+
+  potentialEnergy(): number {
+    return 0;
+  }
+}
+
+/** Adds the generalized force gᵀτ of an effort τ along q to sys.force / sys.torque. */
+export function addGeneralizedEffort(sys: BodySystem, q: JointCoordinate, tau: number): void {
+  addSide(sys, q.bodyA, q.jacA, tau);
+  addSide(sys, q.bodyB, q.jacB, tau);
+}
+
+function addSide(sys: BodySystem, b: number, g: Float64Array, tau: number): void {
+  if (b < 0 || sys.block[b] < 0) return;
+  const i = 3 * b;
+  sys.force[i] += g[0] * tau;
+  sys.force[i + 1] += g[1] * tau;
+  sys.force[i + 2] += g[2] * tau;
+  sys.torque[i] += g[3] * tau;
+  sys.torque[i + 1] += g[4] * tau;
+  sys.torque[i + 2] += g[5] * tau;
+}
+
+/** Reserves the blocks (a,a), (a,b), (b,a), (b,b) of the coordinate's dynamic bodies. */
+export function reserveCoordinateBlocks(
+  sys: BodySystem,
+  q: JointCoordinate,
+  m: SparseBlockMatrix,
+): void {
+  const ka = q.bodyA < 0 ? -1 : sys.block[q.bodyA];
+  const kb = q.bodyB < 0 ? -1 : sys.block[q.bodyB];
+  for (const i of [ka, kb]) for (const j of [ka, kb]) if (i >= 0 && j >= 0) m.addBlock(i, j);
+}
+
+/** Adds c g gᵀ to the solve matrix (c = −s k for a stiffness or damping k along q, s the integrator's negative factor). */
+export function addCoordinateOuter(
+  sys: BodySystem,
+  q: JointCoordinate,
+  m: SparseBlockMatrix,
+  c: number,
+): void {
+  const ka = q.bodyA < 0 ? -1 : sys.block[q.bodyA];
+  const kb = q.bodyB < 0 ? -1 : sys.block[q.bodyB];
+  if (ka >= 0) addOuterBlock(m, ka, q.jacA, ka, q.jacA, c);
+  if (kb >= 0) addOuterBlock(m, kb, q.jacB, kb, q.jacB, c);
+  if (ka >= 0 && kb >= 0) {
+    addOuterBlock(m, ka, q.jacA, kb, q.jacB, c);
+    addOuterBlock(m, kb, q.jacB, ka, q.jacA, c);
+  }
+}
+
+/** Block (bi, bj) += c gi gjᵀ over the blocks' widths (3 or 6). */
+function addOuterBlock(
+  m: SparseBlockMatrix,
+  bi: number,
+  gi: Float64Array,
+  bj: number,
+  gj: Float64Array,
+  c: number,
+): void {
+  const off = m.offsetOf(bi, bj);
+  if (off < 0) throw new Error(`block (${bi}, ${bj}) was not reserved (call addSolveBlocks)`);
+  const wi = m.blockSize[bi];
+  const wj = m.blockSize[bj];
+  const v = m.values;
+  for (let r = 0; r < wi; r++) {
+    const x = c * gi[r];
+    if (x === 0) continue;
+    for (let k = 0; k < wj; k++) v[off + r * wj + k] += x * gj[k];
+  }
+}

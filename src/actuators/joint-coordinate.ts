@@ -1,0 +1,118 @@
+/**
+ * The free coordinate q of a revolute joint (the angle of b relative to a about the axis,
+ * rad) or of a prismatic joint (the offset of b along the axis, m), both zero in the
+ * model pose, with its rate q̇ and its Jacobian g: q̇ = g_a·[v_a; ω_a] + g_b·[v_b; ω_b]
+ * (world frame, ω about the centres of mass). Actuators and joint limits act along g: a
+ * generalized effort τ (N·m or N, positive drives q up) is the force gᵀτ on the bodies.
+ *
+ * The measure is the driving row of a motor on the joint (motor.ts) with the drive held
+ * at zero, so a coordinate, a motor and the joint agree on the angle's origin and sign.
+ *
+ * Revolute angles are unwrapped: the measure gives φ ∈ (−π, π]; q = φ + 2πk with the
+ * turn count k taken at the last step boundary (track()) and, inside a step, the branch
+ * nearest to the angle then (a step turns a joint by less than π). q is computed from φ
+ * and the integer k only, so a continuation from a snapshot (which saves k and the last
+ * φ) evaluates the same numbers.
+ */
+
+import { PrismaticMotor, RevoluteMotor } from "../constraints/motor";
+import type { Attachment } from "../constraints/pair-constraint";
+import type { BodySystem } from "../model/body-system";
+
+const ZERO_DRIVE = { value: () => 0, rate: () => 0, accel: () => 0, constant: true };
+const TWO_PI = 2 * Math.PI;
+
+export class JointCoordinate {
+  /** q (rad or m) and q̇ (rad/s or m/s) at the last evaluate(). */
+  value = 0;
+  rate = 0;
+  /** g_a and g_b (6 each: [linear, angular]; a particle's angular part is zero). */
+  readonly jacA = new Float64Array(6);
+  readonly jacB = new Float64Array(6);
+  /** Turn count k and φ at the last step boundary (revolute only). */
+  turns = 0;
+  lastAngle = 0;
+  private readonly scratch = new Float64Array(1);
+
+  constructor(
+    /** The joint's model id. */
+    readonly joint: string,
+    /** "angle" (revolute, rad) or "offset" (prismatic, m). */
+    readonly kind: "angle" | "offset",
+    private readonly sys: BodySystem,
+    private readonly measure: RevoluteMotor | PrismaticMotor,
+  ) {}
+
+  get bodyA(): number {
+    return this.measure.bodyA;
+  }
+
+  get bodyB(): number {
+    return this.measure.bodyB;
+  }
+
+  /** q, q̇ and g at the system's current positions and velocities. */
+  evaluate(): void {
+    const m = this.measure;
+    m.residual(0, this.scratch, 0);
+    const raw = this.scratch[0];
+    if (this.kind === "angle") {
+      const d = raw - this.lastAngle;
+      const k = this.turns + (d > Math.PI ? -1 : d < -Math.PI ? 1 : 0);
+      this.value = raw + TWO_PI * k;
+    } else this.value = raw;
+    m.jacobian(0, this.jacA, this.jacB);
+    this.rate = this.side(this.jacA, m.bodyA) + this.side(this.jacB, m.bodyB);
+  }
+
+  /** Takes the turn count at a step boundary (after a step, a reset or a teleport). */
+  track(): void {
+    if (this.kind !== "angle") return;
+    this.evaluate();
+    const raw = this.scratch[0];
+    this.turns = Math.round((this.value - raw) / TWO_PI);
+    this.lastAngle = raw;
+  }
+
+  /** Back to the model pose's branch (k = 0) at the current state. */
+  resetTurns(): void {
+    this.turns = 0;
+    this.lastAngle = 0;
+    this.track();
+  }
+
+  /** g_X · [v_X; ω_X] (0 for ground and fixed bodies). */
+  private side(g: Float64Array, b: number): number {
+    if (b < 0) return 0;
+    const { vel, omega } = this.sys;
+    const i = 3 * b;
+    return (
+      g[0] * vel[i] +
+      g[1] * vel[i + 1] +
+      g[2] * vel[i + 2] +
+      g[3] * omega[i] +
+      g[4] * omega[i + 1] +
+      g[5] * omega[i + 2]
+    );
+  }
+}
+
+/**
+ * The coordinate of a revolute joint between two oriented ends (ground or rigid bodies),
+ * or of a prismatic joint; null for a revolute joint with a particle end (no angle).
+ */
+export function createJointCoordinate(
+  sys: BodySystem,
+  joint: { id: string; type: "revolute" | "prismatic"; axis: ArrayLike<number> },
+  a: Attachment,
+  b: Attachment,
+): JointCoordinate | null {
+  const oriented = (x: number) => x < 0 || sys.hasOrientation[x] === 1;
+  if (joint.type === "revolute") {
+    if (!oriented(a.body) || !oriented(b.body)) return null;
+    const m = new RevoluteMotor(`${joint.id}#q`, joint.id, sys, a, b, joint.axis, ZERO_DRIVE);
+    return new JointCoordinate(joint.id, "angle", sys, m);
+  }
+  const m = new PrismaticMotor(`${joint.id}#q`, joint.id, sys, a, b, joint.axis, ZERO_DRIVE);
+  return new JointCoordinate(joint.id, "offset", sys, m);
+}
