@@ -42,6 +42,10 @@ export const JointState = z
     rates: z.array(z.number()).meta({
       description: "the coordinates' time derivatives (rad/s, m/s)",
     }),
+    limitEffort: z.number().meta({
+      description:
+        "effort of the joint's limits along its coordinate (N·m or N, positive pushing the coordinate up; 0 inside the range or without limits)",
+    }),
   })
   .meta({ id: "JointState" });
 

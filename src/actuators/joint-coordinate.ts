@@ -29,6 +29,8 @@ export class JointCoordinate {
   /** g_a and g_b (6 each: [linear, angular]; a particle's angular part is zero). */
   readonly jacA = new Float64Array(6);
   readonly jacB = new Float64Array(6);
+  /** The joint limit's effort at the last evaluation (N·m or N; 0 inside the range or without limits). */
+  limitEffort = 0;
   /** Turn count k and φ at the last step boundary (revolute only). */
   turns = 0;
   lastAngle = 0;

@@ -3,9 +3,10 @@
  * enforced by a compliant unilateral law (the SMC counterpart of a contact): past a
  * bound by δ > 0 the limit pushes q back with the effort
  *
- *   τ = ±(k δ − c q̇_in),  clamped to push only (τ ≥ 0 at the lower bound, ≤ 0 at the upper)
+ *   τ = ±(k δ + c q̇_in min(1, δ/δ_r)),  clamped to push only (τ ≥ 0 at the lower
+ *   bound, ≤ 0 at the upper)
  *
- * with q̇_in the rate further into the limit (a Kelvin–Voigt law without adhesion; k in
+ * with q̇_in the rate further into the limit, δ_r = DAMPING_RAMP (a Kelvin–Voigt law without adhesion; k in
  * N·m/rad or N/m, c in N·m·s/rad or N·s/m). Its Jacobians (−k g gᵀ, −c g gᵀ while the
  * law is active and not clamped) enter the Newton matrix as a spring's do, so a stiff limit
  * is stable at ordinary steps.
@@ -26,6 +27,13 @@ import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { addCoordinateOuter, addGeneralizedEffort, reserveCoordinateBlocks } from "./actuator";
 import type { JointCoordinate } from "./joint-coordinate";
+
+/**
+ * Depth (rad or m) over which the damping term ramps in: c q̇_in min(1, δ/δ_r). Without
+ * it the effort would jump by c q̇_in where the limit is reached, and Newton would cycle
+ * between the two sides of the jump; with it the law is continuous.
+ */
+export const DAMPING_RAMP = 1e-4;
 
 /** Period T (s) of the default compliant limit. */
 export const DEFAULT_PERIOD = 0.02;
@@ -48,8 +56,9 @@ export class CompliantJointLimit implements ForceEffector {
   readonly damping: number;
   /** The limit's effort of the last applyForces (N·m or N; 0 when inside the range). */
   effort = 0;
-  /** Whether the law is active and unclamped (its Jacobians apply). */
-  private engaged = false;
+  /** −∂τ/∂q and −∂τ/∂q̇ of the last applyForces (0 when the law is inactive or clamped). */
+  private jacobianStiffness = 0;
+  private jacobianDamping = 0;
 
   constructor(
     private readonly sys: BodySystem,
@@ -69,13 +78,28 @@ export class CompliantJointLimit implements ForceEffector {
   applyForces(_t: number): void {
     const q = this.coordinate;
     q.evaluate();
+    // δ past the bound and the rate into the limit, for either side (σ = +1 lower, −1 upper)
+    const sigma = q.value < this.lower ? 1 : q.value > this.upper ? -1 : 0;
     let tau = 0;
-    if (q.value < this.lower)
-      tau = Math.max(0, this.stiffness * (this.lower - q.value) - this.damping * q.rate);
-    else if (q.value > this.upper)
-      tau = Math.min(0, this.stiffness * (this.upper - q.value) - this.damping * q.rate);
-    this.engaged = tau !== 0;
+    this.jacobianStiffness = 0;
+    this.jacobianDamping = 0;
+    if (sigma !== 0) {
+      const delta = sigma > 0 ? this.lower - q.value : q.value - this.upper;
+      const rateIn = -sigma * q.rate;
+      const ramp = Math.min(1, delta / DAMPING_RAMP);
+      const push = this.stiffness * delta + this.damping * ramp * rateIn;
+      if (push > 0) {
+        tau = sigma * push;
+        // ∂push/∂δ = k + c q̇_in/δ_r on the ramp; kept ≥ 0 so −∂f stays semidefinite
+        this.jacobianStiffness = Math.max(
+          0,
+          this.stiffness + (ramp < 1 ? (this.damping * rateIn) / DAMPING_RAMP : 0),
+        );
+        this.jacobianDamping = this.damping * ramp;
+      }
+    }
     this.effort = tau;
+    q.limitEffort = tau;
     if (tau !== 0) addGeneralizedEffort(this.sys, q, tau);
   }
 
@@ -84,11 +108,13 @@ export class CompliantJointLimit implements ForceEffector {
   }
 
   addPosJacobian(m: SparseBlockMatrix, s: number): void {
-    if (this.engaged) addCoordinateOuter(this.sys, this.coordinate, m, -s * this.stiffness);
+    if (this.jacobianStiffness > 0)
+      addCoordinateOuter(this.sys, this.coordinate, m, -s * this.jacobianStiffness);
   }
 
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
-    if (this.engaged) addCoordinateOuter(this.sys, this.coordinate, m, -s * this.damping);
+    if (this.jacobianDamping > 0)
+      addCoordinateOuter(this.sys, this.coordinate, m, -s * this.jacobianDamping);
   }
 
   potentialEnergy(): number {

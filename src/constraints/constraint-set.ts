@@ -241,7 +241,10 @@ export class ConstraintSet {
    */
   jointStates(
     lambda: Float64Array,
-    coordinateOf: ReadonlyMap<string, { value: number; rate: number; evaluate(): void }>,
+    coordinateOf: ReadonlyMap<
+      string,
+      { value: number; rate: number; limitEffort: number; evaluate(): void }
+    >,
     scale = 1,
   ): JointStateOut[] {
     const out: JointStateOut[] = [];
@@ -260,6 +263,7 @@ export class ConstraintSet {
         torque: [t[0], t[1], t[2]],
         coordinates,
         rates,
+        limitEffort: q ? q.limitEffort : 0,
       });
     }
     return out;
