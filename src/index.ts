@@ -9,6 +9,8 @@
  *   sim.assemble(options);         // AssemblyResult (Chrono ChAssemblyAnalysis semantics)
  *   const snap = sim.snapshot();   // JSON-safe, versioned (schemas/snapshot)
  *   loadSnapshot(snap);            // a Simulation that continues bit-identically (SnapshotError)
+ *   sim.schedule(inputs, step);    // run-time inputs (schemas/input) at a step boundary (InputError)
+ *   recordingOf(sim);              // the inputs since the start (schemas/recording); replayRecording
  */
 import { buildSimulation } from "./model/load";
 import type { Simulation } from "./simulation/simulation";
@@ -16,7 +18,15 @@ import { parseSnapshot, SnapshotError } from "./simulation/snapshot";
 
 export { loadModel, ModelError, type ModelIssue } from "./model/load";
 export {
+  parseRecording,
+  RecordingError,
+  recordingOf,
+  replayRecording,
+  replayStates,
+} from "./simulation/recording";
+export {
   DivergenceError,
+  InputError,
   ParameterError,
   Simulation,
   type SimulationPatch,

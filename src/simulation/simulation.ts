@@ -255,9 +255,10 @@ export class Simulation {
    * conservative model exceeds solver.energyDriftLimit.
    */
   step(n = 1): void {
-    const h = this.solverSpec.dt;
     for (let k = 0; k < n; k++) {
       if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+      // read after the inputs: a scheduled patch may change it
+      const h = this.solverSpec.dt;
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -326,6 +327,28 @@ export class Simulation {
     // due now: applied at once, so the state of this step number already includes them
     if (step === this.steps) this.applyDue();
     return { step, pending: this.pending.length };
+  }
+
+  /**
+   * Schedules timed inputs and parameter patches (a recording's, a replay), each at its
+   * own step; checked as schedule() checks (paths from the list's root), nothing
+   * scheduled on error.
+   */
+  scheduleTimed(entries: readonly TimedInputSpec[]): void {
+    const issues: InputIssue[] = [];
+    entries.forEach((e, i) => {
+      if (e.step < this.steps)
+        issues.push({
+          path: [i, "step"],
+          message: `step ${e.step} has passed (the simulation is at step ${this.steps})`,
+        });
+      if ("input" in e)
+        for (const issue of checkInput(e.input, this.targets))
+          issues.push({ path: [i, "input", ...issue.path], message: issue.message });
+    });
+    if (issues.length > 0) throw new InputError(issues);
+    for (const e of entries) this.enqueue(e);
+    if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
   }
 
   /** Inputs and patches waiting for a later step boundary (a copy). */
