@@ -11,7 +11,10 @@ import { z } from "zod";
 import {
   CreateSessionBody,
   ErrorBody,
+  InputsAccepted,
+  InputsBody,
   PatchSessionBody,
+  RecordingQuery,
   RunAccepted,
   RunBody,
   Session,
@@ -22,6 +25,7 @@ import {
   type SnapshotOut,
   StepBody,
 } from "../schemas/api";
+import { Recording, type RecordingSpec } from "../schemas/recording";
 import { AssemblyResult, State } from "../schemas/state";
 import { ApiError } from "../src/server/errors";
 import { sendJsonBytes } from "../src/server/reply";
@@ -36,9 +40,13 @@ export function limitBodies(maxBodies: number) {
       | {
           model?: { bodies?: unknown };
           snapshot?: { simulation?: { model?: { bodies?: unknown } } };
+          recording?: { model?: { bodies?: unknown } };
         }
       | undefined;
-    const bodies = body?.model?.bodies ?? body?.snapshot?.simulation?.model?.bodies;
+    const bodies =
+      body?.model?.bodies ??
+      body?.snapshot?.simulation?.model?.bodies ??
+      body?.recording?.model?.bodies;
     if (Array.isArray(bodies) && bodies.length > maxBodies)
       throw new ApiError(
         "payload_too_large",
@@ -59,15 +67,19 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary:
-          "Create a session from a model, or resume one from a snapshot (GET /v1/sessions/:id/snapshot)",
+          "Create a session from a model, resume one from a snapshot (GET /v1/sessions/:id/snapshot), or replay a recording (GET /v1/sessions/:id/recording)",
         body: CreateSessionBody,
         response: { 201: Session, ...errors(400, 401, 413, 415, 429, 503) },
       },
     },
     async (req, reply) => {
-      const { model, snapshot } = req.body;
+      const { model, snapshot, recording } = req.body;
       const s = await manager.create(
-        model !== undefined ? { model } : { snapshot: snapshot as SnapshotOut },
+        model !== undefined
+          ? { model }
+          : recording !== undefined
+            ? { recording: recording as RecordingSpec }
+            : { snapshot: snapshot as SnapshotOut },
         req.owner,
       );
       reply.code(201).header("location", `/v1/sessions/${s.id}`);
@@ -189,6 +201,40 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req) => manager.patch(req.params.id, req.body, req.owner),
+  );
+
+  app.post(
+    "/v1/sessions/:id/inputs",
+    {
+      schema: {
+        tags,
+        summary:
+          "Run-time inputs (actuator commands, loads, teleports, kicks) at the next step boundary or at a given step; the answer says at which",
+        params: SessionParams,
+        body: InputsBody,
+        response: { 200: InputsAccepted, ...errors(400, 404, 409) },
+      },
+    },
+    async (req) => manager.inputs(req.params.id, req.body, req.owner),
+  );
+
+  app.get(
+    "/v1/sessions/:id/recording",
+    {
+      schema: {
+        tags,
+        summary:
+          "The model, start and every input since the session's start (creation, reset, restore), and the end hash; POST it to /v1/sessions as { recording } to replay it bit for bit",
+        params: SessionParams,
+        querystring: RecordingQuery,
+        response: { 200: Recording, ...errors(400, 404, 409) },
+      },
+    },
+    async (req, reply) =>
+      sendJsonBytes(
+        reply,
+        await manager.recording(req.params.id, req.query.every ?? null, req.owner),
+      ),
   );
 
   app.delete(

@@ -1,16 +1,25 @@
 /**
  * GET /v1/sessions/:id/stream: WebSocket of a session's frames. Query: `every` (frames at
  * step numbers divisible by it, default 1), `fields` (comma-separated: bodies, contacts,
- * joints, energy, solver; default the first four), `format` (json text frames or msgpack
- * binary frames). First frame `{ type: "scene" }`, then `{ type: "state", ..., dropped }`.
- * An unknown session refuses the upgrade with 404, a bad query with 400; deleting the
- * session closes the stream with 1000 "session deleted", shutdown with 1001. With API keys
- * the upgrade request needs `Authorization: Bearer <key>` (401 before the upgrade) and a
- * session of another key is 404.
+ * joints, actuators, observation, energy, solver; default all but solver), `format` (json
+ * text frames or msgpack binary frames). First frame `{ type: "scene" }`, then
+ * `{ type: "state", ..., dropped }`. An unknown session refuses the upgrade with 404, a
+ * bad query with 400; deleting the session closes the stream with 1000 "session deleted",
+ * shutdown with 1001. With API keys the upgrade request needs `Authorization: Bearer
+ * <key>` (401 before the upgrade) and a session of another key is 404.
+ *
+ * The client may send `{ type: "inputs", inputs, step?, ref? }` and `{ type: "step",
+ * steps, ref? }` (schemas/api.ts StreamClientMessage; JSON text, or msgpack binary) to
+ * drive the session as POST /v1/sessions/:id/inputs and /step do, handled one at a time
+ * in arrival order; the answer `{ type: "inputs", step, pending, ref }`, `{ type:
+ * "stepped", step, time, ref }` or `{ type: "error", error, message, details, ref }` comes
+ * on the same socket, in the stream's format, after the frames of the steps it took.
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { SessionParams, StreamQuery } from "../schemas/api";
-import { ApiError, notFound } from "../src/server/errors";
+import { unpack } from "msgpackr";
+import { SessionParams, StreamClientMessage, StreamQuery } from "../schemas/api";
+import { ApiError, notFound, toApiError } from "../src/server/errors";
+import { encode } from "../src/server/frames";
 
 const stream: FastifyPluginAsyncZod = async (app) => {
   const { sessions } = app.moreau;
@@ -27,7 +36,60 @@ const stream: FastifyPluginAsyncZod = async (app) => {
       },
     },
     (socket, req) => {
-      sessions.subscribe(req.params.id, socket, req.query);
+      const { id } = req.params;
+      const format = req.query.format;
+      const answer = (value: unknown) => {
+        if (socket.readyState === socket.OPEN) socket.send(encode(value, format));
+      };
+      let queue: Promise<void> = Promise.resolve();
+      socket.on("message", (data, isBinary) => {
+        let ref: string | number | undefined;
+        let message: unknown;
+        try {
+          const bytes = Array.isArray(data)
+            ? Buffer.concat(data)
+            : Buffer.from(data as ArrayBuffer);
+          message = isBinary ? unpack(bytes) : JSON.parse(bytes.toString("utf8"));
+          const r = (message as { ref?: unknown } | null)?.ref;
+          if (typeof r === "string" || typeof r === "number") ref = r;
+        } catch (err) {
+          answer({
+            type: "error",
+            error: "invalid_request",
+            message: `unreadable message: ${(err as Error).message}`,
+          });
+          return;
+        }
+        const parsed = StreamClientMessage.safeParse(message);
+        if (!parsed.success) {
+          answer({
+            type: "error",
+            ref,
+            error: "invalid_request",
+            message: "invalid message",
+            details: {
+              issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+            },
+          });
+          return;
+        }
+        const m = parsed.data;
+        // one at a time, in arrival order: inputs then a step act in that order
+        queue = queue.then(async () => {
+          try {
+            if (m.type === "inputs")
+              answer({ type: "inputs", ref, ...(await sessions.inputs(id, m, req.owner)) });
+            else {
+              await sessions.step(id, { steps: m.steps }, req.owner);
+              const s = sessions.get(id, req.owner);
+              answer({ type: "stepped", ref, step: s.step, time: s.time });
+            }
+          } catch (err) {
+            answer({ type: "error", ref, ...toApiError(err).toJSON() });
+          }
+        });
+      });
+      sessions.subscribe(id, socket, req.query);
     },
   );
 };

@@ -6,12 +6,10 @@
  * `components.schemas`).
  */
 import { z } from "zod";
-import { ParametersPatch } from "./input";
-
-export { ContactPatch, InputsAccepted, InputsBody, SolverPatch } from "./input";
-export const PatchSessionBody = ParametersPatch;
+import { InputsAccepted, InputsBody, ParametersPatch } from "./input";
 
 import { BodyPoint, Id, Model, Shape, SolverSettings, Vec3 } from "./model";
+import { Recording } from "./recording";
 import { SimulationSnapshot } from "./snapshot";
 import { AssemblyOptions, State } from "./state";
 
@@ -118,11 +116,24 @@ export const CreateSessionBody = z
     snapshot: Snapshot.optional().meta({
       description: "a session resumed from GET /v1/sessions/:id/snapshot",
     }),
+    recording: Recording.optional().meta({
+      description:
+        "a session at the start of a recording (GET /v1/sessions/:id/recording) with its inputs pending: stepping it to end.step replays the run bit for bit",
+    }),
   })
-  .refine((b) => (b.model === undefined) !== (b.snapshot === undefined), {
-    message: 'give exactly one of "model" or "snapshot"',
+  .refine((b) => [b.model, b.snapshot, b.recording].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of "model", "snapshot" or "recording"',
   })
   .meta({ id: "CreateSession" });
+
+export const RecordingQuery = z
+  .strictObject({
+    every: z.coerce.number().int().min(1).max(1_000_000).optional().meta({
+      description:
+        "also return the states every `every` steps (and at the end), computed by replaying the recording",
+    }),
+  })
+  .meta({ id: "RecordingQuery" });
 
 export const StepBody = z
   .strictObject({
@@ -257,6 +268,8 @@ export const StateFrame = State.partial({
   bodies: true,
   contacts: true,
   joints: true,
+  actuators: true,
+  observation: true,
   energy: true,
   solver: true,
 })
@@ -265,6 +278,55 @@ export const StateFrame = State.partial({
     dropped: z.number().int().nonnegative(),
   })
   .meta({ id: "StateFrame" });
+
+/**
+ * Messages a client sends on the stream's socket (JSON text, or msgpack binary in the
+ * msgpack format): run-time inputs, as POST /v1/sessions/:id/inputs takes them, and
+ * steps, as POST /v1/sessions/:id/step takes them, each with an optional `ref` the answer
+ * repeats. Messages are handled in the order they arrive.
+ */
+const Ref = z
+  .union([z.string().max(128), z.number()])
+  .optional()
+  .meta({
+    description: "any tag; the answer repeats it",
+  });
+export const StreamClientMessage = z
+  .discriminatedUnion("type", [
+    InputsBody.extend({ type: z.literal("inputs"), ref: Ref }),
+    z.strictObject({
+      type: z.literal("step"),
+      steps: z.number().int().min(1).meta({
+        description:
+          "advance this many steps (as POST /v1/sessions/:id/step; a paused or ready session): a controller in lock-step sends its inputs, then a step, and reads the frames",
+      }),
+      ref: Ref,
+    }),
+  ])
+  .meta({ id: "StreamClientMessage" });
+
+/** The server's answer to a client message, in the stream's format. */
+export const StreamAnswerFrame = z
+  .union([
+    InputsAccepted.extend({
+      type: z.literal("inputs"),
+      ref: z.union([z.string(), z.number()]).optional(),
+    }),
+    z.object({
+      type: z.literal("stepped"),
+      ref: z.union([z.string(), z.number()]).optional(),
+      step: z.number().int().meta({ description: "the session's step after the request" }),
+      time: z.number(),
+    }),
+    z.object({
+      type: z.literal("error"),
+      ref: z.union([z.string(), z.number()]).optional(),
+      error: z.string(),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  ])
+  .meta({ id: "StreamAnswerFrame" });
 
 export const ErrorBody = z
   .object({
@@ -300,6 +362,8 @@ export type SnapshotOut = z.output<typeof Snapshot>;
 export type SessionStatusName = z.infer<typeof SessionStatus>;
 export type StepRequest = z.output<typeof StepBody>;
 export type RunRequest = z.output<typeof RunBody>;
+export { ContactPatch, InputsAccepted, InputsBody, SolverPatch } from "./input";
+export const PatchSessionBody = ParametersPatch;
 export type SessionPatch = z.output<typeof PatchSessionBody>;
 
 export type SessionAssemblyRequest = z.output<typeof SessionAssemblyBody>;

@@ -9,6 +9,7 @@
  * as plain structured-clone objects.
  */
 import type { SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
+import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 
 /** What the event loop mirrors of a session after every reply or event. */
@@ -85,6 +86,12 @@ export type WorkerRequestBody =
       status: SessionStatusName;
       message: string | null;
     }
+  /** Run-time inputs at the boundary `step` (null: the next one). */
+  | { kind: "inputs"; sessionId: string; inputs: InputSpec[]; step: number | null }
+  /** The session's recording (schemas/recording.ts) as JSON bytes; `every`: with replayed states. */
+  | { kind: "recording"; sessionId: string; every: number | null; maxSteps: number }
+  /** A session at a recording's start with its inputs pending (a parsed recording). */
+  | { kind: "replay"; sessionId: string; recording: unknown }
   | { kind: "test"; hook: TestHook };
 
 export type WorkerRequest = WorkerRequestBody & { id: number };
@@ -114,6 +121,7 @@ export type WorkerResult =
   | { kind: "frame"; step: number; bytes: Uint8Array | null }
   | { kind: "exported"; bytes: Uint8Array }
   | { kind: "assembly"; result: Uint8Array; state: Uint8Array | null }
+  | { kind: "inputs"; step: number; pending: number }
   | { kind: "ok" };
 
 export type WorkerReply =

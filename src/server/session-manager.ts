@@ -38,7 +38,9 @@ import {
   type StepRequest,
   type StreamOptions,
 } from "../../schemas/api";
+import type { InputSpec } from "../../schemas/input";
 import type { ModelSpec } from "../../schemas/model";
+import type { RecordingSpec } from "../../schemas/recording";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
@@ -88,6 +90,8 @@ interface SessionRecord {
 type Origin =
   | { model: ModelSpec }
   | { snapshot: SnapshotOut }
+  /** a recording (schemas/recording.ts), validated by the route */
+  | { recording: RecordingSpec }
   /** the engine snapshot bytes of another session (fork) */
   | { fork: SessionRecord; bytes: Uint8Array };
 
@@ -189,7 +193,7 @@ export class SessionManager {
 
   /** A new session from a model, or resumed from a session document (a new id). */
   async create(
-    from: { model: ModelSpec } | { snapshot: SnapshotOut },
+    from: { model: ModelSpec } | { snapshot: SnapshotOut } | { recording: RecordingSpec },
     owner: string | null = null,
   ): Promise<SessionOut> {
     return this.view(await this.open(randomUUID(), owner, from, new Date()));
@@ -255,6 +259,10 @@ export class SessionManager {
           status: from.snapshot.session.status,
           message: from.snapshot.session.message,
         };
+      } else if ("recording" in from) {
+        model = from.recording.model;
+        name = model.name;
+        body = { kind: "replay", sessionId: id, recording: from.recording };
       } else {
         model = from.fork.model;
         name = from.fork.name;
@@ -418,6 +426,48 @@ export class SessionManager {
     );
     void this.checkpoint(rec);
     return this.view(rec);
+  }
+
+  /** Schedules run-time inputs (schemas/input.ts) at a step boundary. */
+  async inputs(
+    id: string,
+    body: { inputs: InputSpec[]; step?: number },
+    owner: string | null = null,
+  ): Promise<{ step: number; pending: number }> {
+    const rec = this.touch(id, owner);
+    this.allow(rec, ["ready", "paused", "running"], "reset it first");
+    const a = await this.withRecord(rec, () =>
+      this.call(rec, rec.worker, {
+        kind: "inputs",
+        sessionId: id,
+        inputs: body.inputs,
+        step: body.step ?? null,
+      }),
+    );
+    if (a.result.kind !== "inputs") throw new ApiError("internal", "bad reply");
+    void this.checkpoint(rec);
+    return { step: a.result.step, pending: a.result.pending };
+  }
+
+  /** The recording (schemas/recording.ts) as JSON bytes; `every`: with replayed states. */
+  async recording(
+    id: string,
+    every: number | null,
+    owner: string | null = null,
+  ): Promise<Uint8Array> {
+    const rec = this.touch(id, owner);
+    if (rec.lost)
+      throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
+    const a = await this.withRecord(rec, () =>
+      this.call(rec, rec.worker, {
+        kind: "recording",
+        sessionId: id,
+        every,
+        maxSteps: this.config.maxStepsPerRequest,
+      }),
+    );
+    if (a.result.kind !== "exported") throw new ApiError("internal", "bad reply");
+    return a.result.bytes;
   }
 
   async delete(id: string, owner: string | null = null): Promise<void> {

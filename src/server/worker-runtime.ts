@@ -20,13 +20,20 @@
  */
 
 import type { SessionStatusName } from "../../schemas/api";
+import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import {
   DivergenceError,
+  InputError,
   loadModel,
   loadSnapshot,
   ModelError,
   ParameterError,
+  parseRecording,
+  RecordingError,
+  recordingOf,
+  replayRecording,
+  replayStates,
   type Simulation,
   SnapshotError,
   SolverError,
@@ -215,6 +222,21 @@ export class WorkerRuntime {
           }
           s = undefined;
           result = { kind: "ok" };
+          break;
+        case "inputs":
+          s = this.get(msg.sessionId);
+          result = await this.locked(s, () =>
+            this.inputs(s as WorkerSession, msg.inputs, msg.step),
+          );
+          break;
+        case "recording":
+          // a read: between two chunks the simulation is at a step boundary
+          s = this.get(msg.sessionId);
+          result = this.recording(s, msg.every, msg.maxSteps);
+          break;
+        case "replay":
+          s = this.replay(msg.sessionId, msg.recording);
+          result = { kind: "created", scene: s.sim.scene(), state: this.stateBytes(s) };
           break;
         case "test":
           this.testHook(msg.hook);
@@ -673,6 +695,94 @@ export class WorkerRuntime {
     }
     // a new dt or solver: pace from here
     if (s.run) this.rebase(s.run, performance.now(), s.sim.time);
+  }
+
+  /** Schedules inputs; the state changes they make at once are streamed as a forced frame. */
+  private inputs(s: WorkerSession, inputs: InputSpec[], step: number | null): WorkerResult {
+    if (s.status === "error" || s.status === "diverged")
+      throw new Failure({
+        code: "conflict",
+        message: `session "${s.id}" is ${s.status}: reset it first`,
+        details: { session: s.id, status: s.status },
+      });
+    try {
+      const r = s.sim.schedule(inputs, step ?? undefined);
+      // applied now to a session that is not stepping: subscribers see the change
+      if (r.step === s.sim.stepCount && s.status !== "running") {
+        const enc = this.allEncodings(s);
+        if (enc.length > 0) this.emitFrames(s, enc, true);
+      }
+      return { kind: "inputs", ...r };
+    } catch (err) {
+      if (err instanceof InputError)
+        throw new Failure({
+          code: "invalid_request",
+          message: `invalid body: ${err.message}`,
+          details: { part: "body", issues: err.issues },
+        });
+      throw new Failure({
+        code: "solver_error",
+        message: `inputs failed: ${(err as Error)?.message ?? err}`,
+      });
+    }
+  }
+
+  /** The recording, with the replayed states every `every` steps when asked. */
+  private recording(s: WorkerSession, every: number | null, maxSteps: number): WorkerResult {
+    let rec: ReturnType<typeof recordingOf>;
+    try {
+      rec = recordingOf(s.sim);
+    } catch (err) {
+      throw new Failure({
+        code: "conflict",
+        message: (err as Error).message,
+        details: { session: s.id },
+      });
+    }
+    if (every !== null) {
+      const start = rec.start?.step ?? 0;
+      if (rec.end.step - start > maxSteps)
+        throw new Failure({
+          code: "conflict",
+          message: `the recording spans ${rec.end.step - start} steps; states are replayed for at most ${maxSteps} (ask without every, or reset to start a new recording)`,
+          details: { session: s.id, steps: rec.end.step - start, limit: maxSteps },
+        });
+      const { states, matches } = replayStates(rec, every);
+      if (!matches)
+        throw new Failure({
+          code: "solver_error",
+          message: "the replay did not reproduce the recorded end state",
+          details: { session: s.id },
+        });
+      return { kind: "exported", bytes: utf8.encode(JSON.stringify({ ...rec, states })) };
+    }
+    return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
+  }
+
+  /** A session at a recording's start with its inputs pending (paths from the body's root). */
+  private replay(id: string, json: unknown): WorkerSession {
+    if (this.sessions.has(id))
+      throw new Failure({ code: "conflict", message: `session "${id}" exists` });
+    let sim: Simulation;
+    try {
+      sim = replayRecording(parseRecording(json));
+    } catch (err) {
+      const issues =
+        err instanceof RecordingError
+          ? err.issues
+          : [{ path: [], message: String((err as Error)?.message ?? err) }];
+      throw new Failure({
+        code: "invalid_request",
+        message: (err as Error).message,
+        details: {
+          part: "body",
+          issues: issues.map((i) => ({ ...i, path: ["recording", ...i.path] })),
+        },
+      });
+    }
+    const s = new WorkerSession(id, sim);
+    this.sessions.set(id, s);
+    return s;
   }
 
   private assemble(s: WorkerSession, options: AssemblyOptionsIn, apply: boolean): WorkerResult {

@@ -302,6 +302,8 @@ export class Simulation {
       this.steps++;
       this.t += h;
       this.lastH = h;
+      // inputs due at the new boundary act now: the state of this step number includes them
+      if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
     }
   }
 

@@ -117,12 +117,16 @@ describe("inputs", () => {
     expect(sim.schedule(inputs([{ type: "bodyState", id: "p", velocity: [1, 0, 0] }]), 10)).toEqual(
       { step: 10, pending: 1 },
     );
-    sim.step(7);
+    sim.step(6);
     expect(sim.state().bodies[0].velocity).toEqual([0, 0, 0]);
     expect(sim.pendingInputs()).toHaveLength(1);
     sim.step(1);
-    // applied before step 11 was taken: the particle moved for one step
+    // the state of step 10 is the first to include it; the particle has not moved yet
+    expect(sim.state().step).toBe(10);
     expect(sim.state().bodies[0].velocity).toEqual([1, 0, 0]);
+    expect(sim.state().bodies[0].position[0]).toBe(0);
+    expect(sim.pendingInputs()).toHaveLength(0);
+    sim.step(1);
     expect(sim.state().bodies[0].position[0]).toBeCloseTo(sim.solver.dt, 15);
   });
 
@@ -222,7 +226,7 @@ describe("recordings and snapshots with inputs", () => {
     a.schedule(inputs([{ type: "actuator", id: "drive", value: 0.3 }]));
     a.schedule(inputs([{ type: "load", id: "wind", force: [0.5, 0, 0] }]), 150);
     a.schedule(inputs([{ type: "actuator", id: "drive", value: -0.1 }]), 300);
-    a.step(200);
+    a.step(150);
     const snap = JSON.parse(JSON.stringify(a.snapshot()));
     expect(snap.controls.pending).toHaveLength(1);
     const b = loadSnapshot(snap);

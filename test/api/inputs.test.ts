@@ -1,0 +1,189 @@
+/**
+ * Driving a session over the API: POST /v1/sessions/:id/inputs (the step it takes effect
+ * at, refusals with paths), GET /v1/sessions/:id/recording and its replay through POST
+ * /v1/sessions { recording } (bit-identical: the replayed states equal the recorded run's
+ * to the last bit, which JSON numbers carry exactly), and a controller over the
+ * WebSocket: an inverted pendulum on a cart, kicked at t = 0, held upright for 10 s by a
+ * state-feedback law u = k·(x, ẋ, θ, θ̇) computed in the test from each observation
+ * frame, sent as an actuator input, in lock-step (inputs, then step 10, then the frame).
+ */
+import { pack, unpack } from "msgpackr";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import type { MoreauApp } from "../../src/server/app";
+import { createSession, getState, listen, startApp, step, waitFor } from "./helpers";
+
+const cartPole = {
+  name: "cart-pole",
+  bodies: [
+    { id: "cart", mass: 1, inertia: [0.1, 0.1, 0.1] },
+    { id: "pole", mass: 0.2, position: [0, 0, 0.5], inertia: [0.0167, 0.0167, 1e-4] },
+  ],
+  joints: [
+    { id: "rail", type: "prismatic", a: { body: "ground" }, b: { body: "cart" }, axis: [1, 0, 0] },
+    {
+      id: "hinge",
+      type: "revolute",
+      a: { body: "cart" },
+      b: { body: "pole", point: [0, 0, -0.5] },
+      axis: [0, 1, 0],
+    },
+  ],
+  actuators: [{ id: "push", joint: "rail", type: "torque", effortLimit: 50 }],
+  sensors: [
+    { id: "x", type: "jointPosition", joint: "rail" },
+    { id: "v", type: "jointVelocity", joint: "rail" },
+    { id: "theta", type: "jointPosition", joint: "hinge" },
+    { id: "omega", type: "jointVelocity", joint: "hinge" },
+  ],
+  solver: { integrator: "generalized-alpha", dt: 0.002 },
+};
+/** Feedback gains on (x, ẋ, θ, θ̇): θ > 0 leans the pole to +x, the cart must follow. */
+const K = [2, 3, 40, 8];
+
+let app: MoreauApp;
+let base: string;
+
+beforeAll(async () => {
+  app = await startApp();
+  base = `ws://127.0.0.1:${await listen(app)}`;
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe("POST /v1/sessions/:id/inputs", () => {
+  it("answers the step boundary; the state of that step includes a teleport", async () => {
+    const id = await createSession(app, cartPole);
+    await step(app, id, 7);
+    const r = await request(app.server)
+      .post(`/v1/sessions/${id}/inputs`)
+      .send({ inputs: [{ type: "bodyState", id: "cart", velocity: [0.5, 0, 0] }] });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ step: 7, pending: 0 });
+    expect((await getState(app, id)).bodies[0].velocity).toEqual([0.5, 0, 0]);
+    const later = await request(app.server)
+      .post(`/v1/sessions/${id}/inputs`)
+      .send({ inputs: [{ type: "actuator", id: "push", value: 3 }], step: 20 });
+    expect(later.body).toEqual({ step: 20, pending: 1 });
+    expect((await step(app, id, 13)).actuators[0].command).toBe(3);
+  });
+
+  it("refuses unknown ids, unknown keys, past steps and deleted sessions with 4xx and paths", async () => {
+    const id = await createSession(app, cartPole);
+    await step(app, id, 5);
+    const post = (body: unknown) =>
+      request(app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    const unknown = await post({ inputs: [{ type: "actuator", id: "nope", value: 1 }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details.issues).toEqual([
+      { path: ["inputs", 0, "id"], message: 'unknown actuator "nope"' },
+    ]);
+    const key = await post({ inputs: [{ type: "actuator", id: "push", value: 1, gain: 2 }] });
+    expect(key.status).toBe(400);
+    expect(key.body.details.issues[0].message).toContain("gain");
+    expect(key.body.details.issues[0].path).toEqual(["inputs", 0]);
+    const type = await post({ inputs: [{ type: "actuator", id: "push", value: "high" }] });
+    expect(type.status).toBe(400);
+    expect(type.body.details.issues[0].path).toEqual(["inputs", 0, "value"]);
+    const past = await post({ inputs: [{ type: "actuator", id: "push", value: 1 }], step: 2 });
+    expect(past.status).toBe(400);
+    expect(past.body.details.issues[0].path).toEqual(["step"]);
+    await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
+    const gone = await post({ inputs: [{ type: "actuator", id: "push", value: 1 }] });
+    expect(gone.status).toBe(404);
+  });
+});
+
+/** A lock-step controller over one socket (msgpack): returns the session id. */
+async function controlLoop(
+  seconds: number,
+): Promise<{ id: string; worstTheta: number; worstX: number }> {
+  const id = await createSession(app, cartPole);
+  // the kick: 0.1 N·s at the pole's top
+  await request(app.server)
+    .post(`/v1/sessions/${id}/inputs`)
+    .send({ inputs: [{ type: "impulse", id: "pole", impulse: [0.1, 0, 0], point: [0, 0, 0.5] }] })
+    .expect(200);
+  const ws = new WebSocket(
+    `${base}/v1/sessions/${id}/stream?format=msgpack&every=10&fields=observation`,
+  );
+  const messages: Record<string, unknown>[] = [];
+  ws.on("message", (data: Buffer) => messages.push(unpack(data)));
+  await new Promise((r) => ws.once("open", r));
+  const next = async (pred: (m: Record<string, unknown>) => boolean) =>
+    waitFor(
+      async () => {
+        const i = messages.findIndex(pred);
+        return i >= 0 ? messages.splice(0, i + 1)[i] : undefined;
+      },
+      10_000,
+      1,
+    );
+  let frame = await next((m) => m.type === "state");
+  let worstTheta = 0;
+  let worstX = 0;
+  const rounds = Math.round(seconds / (10 * cartPole.solver.dt));
+  for (let k = 0; k < rounds; k++) {
+    const [x, v, theta, omega] = frame.observation as number[];
+    worstTheta = Math.max(worstTheta, Math.abs(theta));
+    worstX = Math.max(worstX, Math.abs(x));
+    const u = K[0] * x + K[1] * v + K[2] * theta + K[3] * omega;
+    ws.send(pack({ type: "inputs", ref: k, inputs: [{ type: "actuator", id: "push", value: u }] }));
+    ws.send(pack({ type: "step", ref: k, steps: 10 }));
+    const accepted = await next((m) => m.type === "inputs" || m.type === "error");
+    expect(accepted).toEqual({ type: "inputs", ref: k, step: frame.step, pending: 0 });
+    frame = await next((m) => m.type === "state" && m.step === (frame.step as number) + 10);
+    const stepped = await next((m) => m.type === "stepped" || m.type === "error");
+    expect(stepped.step).toBe(frame.step);
+  }
+  ws.close();
+  return { id, worstTheta, worstX };
+}
+
+describe("a controller over the WebSocket", () => {
+  it("holds the kicked inverted pendulum on its cart upright for 10 s; the recording replays bit-identically", async () => {
+    const { id, worstTheta, worstX } = await controlLoop(10);
+    const end = await getState(app, id);
+    expect(end.time).toBeCloseTo(10, 9);
+    expect(worstTheta).toBeGreaterThan(0.05); // the kick did tip it
+    expect(worstTheta).toBeLessThan(0.3);
+    expect(Math.abs(end.observation[2])).toBeLessThan(1e-3); // upright at the end
+    expect(worstX).toBeLessThan(2);
+    // the recording: the kick at step 0, then one actuator input every 10 steps
+    const rec = await request(app.server).get(`/v1/sessions/${id}/recording`).expect(200);
+    expect(rec.body.inputs).toHaveLength(501);
+    expect(rec.body.inputs.slice(0, 3).map((e: { step: number }) => e.step)).toEqual([0, 0, 10]);
+    expect(rec.body.end.step).toBe(5000);
+    const created = await request(app.server)
+      .post("/v1/sessions")
+      .send({ recording: rec.body })
+      .expect(201);
+    const replay = await step(app, created.body.id, 5000);
+    expect(replay.bodies).toEqual(end.bodies);
+    expect(replay.observation).toEqual(end.observation);
+  }, 120_000);
+
+  it("GET /recording?every=k returns the replayed states; a malformed recording is refused with paths", async () => {
+    const id = await createSession(app, cartPole);
+    await request(app.server)
+      .post(`/v1/sessions/${id}/inputs`)
+      .send({ inputs: [{ type: "actuator", id: "push", value: 1 }] });
+    const last = await step(app, id, 25);
+    const rec = await request(app.server).get(`/v1/sessions/${id}/recording?every=10`).expect(200);
+    expect(rec.body.states.map((s: { step: number }) => s.step)).toEqual([10, 20, 25]);
+    expect(rec.body.states[2].bodies).toEqual(last.bodies);
+    const bad = await request(app.server)
+      .post("/v1/sessions")
+      .send({
+        recording: {
+          ...rec.body,
+          states: undefined,
+          inputs: [{ step: 3, input: { type: "actuator", id: "ghost", value: 0 } }],
+        },
+      });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.issues[0].path).toEqual(["recording", "inputs", 0, "input", "id"]);
+  });
+});
