@@ -73,8 +73,7 @@ describe("POST /v1/sessions/:id/inputs", () => {
   it("refuses unknown ids, unknown keys, past steps and deleted sessions with 4xx and paths", async () => {
     const id = await createSession(app, cartPole);
     await step(app, id, 5);
-    const post = (body: unknown) =>
-      request(app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    const post = (body: object) => request(app.server).post(`/v1/sessions/${id}/inputs`).send(body);
     const unknown = await post({ inputs: [{ type: "actuator", id: "nope", value: 1 }] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.issues).toEqual([

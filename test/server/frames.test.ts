@@ -22,7 +22,16 @@ const state: StateOut = {
     },
   ],
   contacts: [],
-  joints: [{ id: "j", force: [1, 2, 3], torque: [0, 0, 0], coordinates: [0.5], rates: [-1], limitEffort: 0 }],
+  joints: [
+    {
+      id: "j",
+      force: [1, 2, 3],
+      torque: [0, 0, 0],
+      coordinates: [0.5],
+      rates: [-1],
+      limitEffort: 0,
+    },
+  ],
   actuators: [{ id: "m", effort: 0.25, command: 1 }],
   observation: [0.5, -1],
   energy: { kinetic: 0.75, potential: 29.43, total: 30.18, error: null },
