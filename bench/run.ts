@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: the engine and service benchmarks, printed as tables. Figures are
  * wall-clock on this machine; run nothing else meanwhile. Options:
- *   --only <name>   run one group: cloth, assembly, contact, server
+ *   --only <name>   run one group: cloth, assembly, contact, server, control
  *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
  */
 import { loadModel } from "../src/index";
 import { runContactBench } from "./contact";
+import { runControlBench } from "./control";
 import { chainModel, clothModel } from "./scenes";
 import { runServerLoad } from "./server-load";
 
@@ -87,6 +88,9 @@ const groups: Record<string, () => void | Promise<void>> = {
   },
   server: async () => {
     await runServerLoad({});
+  },
+  control: async () => {
+    await runControlBench({});
   },
 };
 

@@ -94,7 +94,7 @@ function chain(n: number, name: string) {
   return { name, bodies, forces, solver: { integrator: "newmark", dt: DT } };
 }
 
-function quantile(sorted: number[], q: number): number {
+export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
   return sorted[i];
@@ -107,7 +107,7 @@ function sample(text: string, name: string): number {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function call(
+export function call(
   port: number,
   method: string,
   path: string,
@@ -152,7 +152,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts `tsx src/server/main.ts` with request logging off (LOG_LEVEL=warn). */
-async function startServer(
+export async function startServer(
   workers: number,
   maxSessions: number,
 ): Promise<{ child: ChildProcess; port: number }> {

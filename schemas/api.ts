@@ -7,8 +7,7 @@
  */
 import { z } from "zod";
 import { InputsAccepted, InputsBody, ParametersPatch } from "./input";
-
-import { BodyPoint, Id, Model, Shape, SolverSettings, Vec3 } from "./model";
+import { BodyPoint, Id, Model, Shape } from "./model";
 import { Recording } from "./recording";
 import { SimulationSnapshot } from "./snapshot";
 import { AssemblyOptions, State } from "./state";
@@ -126,14 +125,12 @@ export const CreateSessionBody = z
   })
   .meta({ id: "CreateSession" });
 
-export const RecordingQuery = z
-  .strictObject({
-    every: z.coerce.number().int().min(1).max(1_000_000).optional().meta({
-      description:
-        "also return the states every `every` steps (and at the end), computed by replaying the recording",
-    }),
-  })
-  .meta({ id: "RecordingQuery" });
+export const RecordingQuery = z.strictObject({
+  every: z.coerce.number().int().min(1).max(1_000_000).optional().meta({
+    description:
+      "also return the states every `every` steps (and at the end), computed by replaying the recording",
+  }),
+});
 
 export const StepBody = z
   .strictObject({

@@ -325,9 +325,9 @@ describe("bad snapshots", () => {
     await step(app, copyId, 5);
   });
 
-  it("400 for both or neither of model and snapshot", async () => {
+  it("400 for two or none of model, snapshot and recording", async () => {
     let r = await post({ snapshot: doc, model: chain }).expect(400);
-    expect(r.body.message).toMatch(/exactly one of "model" or "snapshot"/);
+    expect(r.body.message).toMatch(/exactly one of "model", "snapshot" or "recording"/);
     r = await post({}).expect(400);
     expect(r.body.message).toMatch(/exactly one/);
   });

@@ -56,7 +56,23 @@ describe("loadModel rejects invalid input, naming the offending id", () => {
         ["bodies", 0, "shapes", 0],
         "r",
       ],
-      [{ bodies: [ball], joints: [{ ...hinge, limits: [-1, 1] }] }, ["joints", 0], "limits"],
+      [
+        {
+          bodies: [ball],
+          joints: [{ ...hinge, limits: { lower: -1, upper: 1, restitution: 0.5 } }],
+        },
+        ["joints", 0, "limits"],
+        "restitution",
+      ],
+      [
+        {
+          bodies: [ball],
+          joints: [hinge],
+          actuators: [{ id: "m", joint: hinge.id, type: "position", kp: 1, ki: 2 }],
+        },
+        ["actuators", 0],
+        "ki",
+      ],
       [
         { bodies: [ball], joints: [{ ...hinge, b: { body: "ball", pt: [0, 0, 1] } }] },
         ["joints", 0, "b"],

@@ -1,0 +1,185 @@
+/**
+ * Control-loop benchmark (issue 25), bounded in time, on 127.0.0.1, against a server
+ * process as `npm start` runs it (bench/server-load.ts startServer).
+ *
+ * The scene: a cart-pole (2 bodies, a prismatic and a revolute joint, a torque actuator on
+ * the cart, 4 sensors) stepped at 1 kHz (h = 1 ms, real time), streamed as msgpack with
+ * `fields=observation`.
+ *
+ * 1. Round-trip latency: one session, a client subscribed to every frame sends an input
+ *    (an actuator effort) on the socket and waits for the first frame whose observation
+ *    shows it (the actuator-effort sensor equals the value sent): the wall time from the
+ *    send to that frame's arrival, p50 / p99 over `rounds` inputs, one every 10 ms.
+ * 2. Sessions at 100 Hz: n sessions each run at real time with a client closing a 100 Hz
+ *    loop (every = 10: a frame each 10 ms, answered at once with an input, as a controller
+ *    would). A level passes when no run fell behind real time (no lag reset) and the p99
+ *    round trip (input → the frame that shows it) stays within one control period (10 ms).
+ *    n doubles from 1 until a level fails; the table reports every level.
+ */
+import { pack, unpack } from "msgpackr";
+import { WebSocket } from "ws";
+import { call, quantile, startServer } from "./server-load";
+
+const model = {
+  name: "cart-pole",
+  bodies: [
+    { id: "cart", mass: 1, inertia: [0.1, 0.1, 0.1] },
+    { id: "pole", mass: 0.2, position: [0, 0, 0.5], inertia: [0.0167, 0.0167, 1e-4] },
+  ],
+  joints: [
+    { id: "rail", type: "prismatic", a: { body: "ground" }, b: { body: "cart" }, axis: [1, 0, 0] },
+    {
+      id: "hinge",
+      type: "revolute",
+      a: { body: "cart" },
+      b: { body: "pole", point: [0, 0, -0.5] },
+      axis: [0, 1, 0],
+    },
+  ],
+  actuators: [{ id: "push", joint: "rail", type: "torque", effortLimit: 50 }],
+  sensors: [
+    { id: "x", type: "jointPosition", joint: "rail" },
+    { id: "theta", type: "jointPosition", joint: "hinge" },
+    { id: "effort", type: "actuatorEffort", actuator: "push" },
+  ],
+  solver: { integrator: "generalized-alpha", dt: 0.001 },
+};
+
+interface Loop {
+  latencies: number[];
+  done: Promise<void>;
+}
+
+/**
+ * A client on session `id` that, on every `every`-th frame, sends a new effort and times
+ * the wait for the frame showing it, `rounds` times (a frame arriving while waiting only
+ * ends the wait when it shows the value).
+ */
+async function controlClient(
+  port: number,
+  id: string,
+  every: number,
+  rounds: number,
+): Promise<Loop> {
+  const ws = new WebSocket(
+    `ws://127.0.0.1:${port}/v1/sessions/${id}/stream?format=msgpack&fields=observation&every=${every}`,
+  );
+  await new Promise((r, j) => {
+    ws.once("open", r);
+    ws.once("error", j);
+  });
+  const latencies: number[] = [];
+  let waiting: { value: number; t0: number } | null = null;
+  let k = 0;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((r) => {
+    finish = r;
+  });
+  ws.on("message", (data: Buffer) => {
+    const m = unpack(data) as { type: string; observation?: number[] };
+    if (m.type !== "state" || !m.observation) return;
+    const now = performance.now();
+    if (waiting && m.observation[2] === waiting.value) {
+      latencies.push(now - waiting.t0);
+      waiting = null;
+    }
+    if (waiting === null) {
+      if (latencies.length >= rounds) {
+        ws.close();
+        finish();
+        return;
+      }
+      // a new value each time (alternating sign keeps the cart near the middle)
+      const value = (k++ % 2 === 0 ? 1 : -1) * (1 + (k % 7) / 8);
+      waiting = { value, t0: performance.now() };
+      ws.send(pack({ type: "inputs", inputs: [{ type: "actuator", id: "push", value }] }));
+    }
+  });
+  return { latencies, done };
+}
+
+async function createRunning(port: number): Promise<string> {
+  const r = await call(port, "POST", "/v1/sessions", { model });
+  const id = JSON.parse(r.text).id as string;
+  await call(port, "POST", `/v1/sessions/${id}/run`, { realtimeFactor: 1 });
+  return id;
+}
+
+async function lagResets(port: number, ids: string[]): Promise<number> {
+  let n = 0;
+  for (const id of ids) {
+    const s = JSON.parse((await call(port, "GET", `/v1/sessions/${id}`)).text);
+    n += s.run?.lagResets ?? 0;
+  }
+  return n;
+}
+
+export async function runControlBench(
+  opts: { rounds?: number; maxSessions?: number; workers?: number } = {},
+) {
+  const rounds = opts.rounds ?? 300;
+  const workers = opts.workers ?? 2;
+  const { child, port } = await startServer(workers, 1000);
+  try {
+    // 1. one session, every frame
+    const id = await createRunning(port);
+    await new Promise((r) => setTimeout(r, 500));
+    const one = await controlClient(port, id, 1, rounds);
+    await one.done;
+    const lat = [...one.latencies].sort((a, b) => a - b);
+    console.log(
+      "\n## Control round trip: input → first frame showing it (1 session, 1 kHz stepping)",
+    );
+    console.table([
+      {
+        rounds: lat.length,
+        "p50 ms": quantile(lat, 0.5).toPrecision(3),
+        "p99 ms": quantile(lat, 0.99).toPrecision(3),
+        "max ms": lat[lat.length - 1].toPrecision(3),
+      },
+    ]);
+    await call(port, "DELETE", `/v1/sessions/${id}`);
+    // 2. n sessions with a 100 Hz loop each
+    const rows: Record<string, string | number>[] = [];
+    for (let n = 1; n <= (opts.maxSessions ?? 64); n *= 2) {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) ids.push(await createRunning(port));
+      await new Promise((r) => setTimeout(r, 500));
+      const before = await lagResets(port, ids);
+      const loops = await Promise.all(ids.map((s) => controlClient(port, s, 10, 100)));
+      await Promise.race([
+        Promise.all(loops.map((l) => l.done)),
+        new Promise((r) => setTimeout(r, 20_000)),
+      ]);
+      const behind = (await lagResets(port, ids)) - before;
+      const all = loops.flatMap((l) => l.latencies).sort((a, b) => a - b);
+      const p99 = quantile(all, 0.99);
+      const pass = behind === 0 && p99 <= 10 && all.length === 100 * n;
+      rows.push({
+        sessions: n,
+        "steps/s (total)": 1000 * n,
+        "round trips": all.length,
+        "p50 ms": quantile(all, 0.5).toPrecision(3),
+        "p99 ms": p99.toPrecision(3),
+        "runs fallen behind": behind,
+        "100 Hz loops held": pass ? "yes" : "no",
+      });
+      for (const s of ids) await call(port, "DELETE", `/v1/sessions/${s}`);
+      if (!pass) break;
+    }
+    console.log(
+      `\n## Sessions each closing a 100 Hz control loop (${workers} workers, 1 kHz stepping each)`,
+    );
+    console.table(rows);
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((r) => {
+      if (child.exitCode !== null) r(null);
+      else child.once("exit", r);
+      setTimeout(() => {
+        child.kill("SIGKILL");
+        r(null);
+      }, 10_000).unref();
+    });
+  }
+}
