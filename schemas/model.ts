@@ -168,16 +168,22 @@ export const Force = z
 
 /**
  * A joint limit lower ≤ q ≤ upper on the joint's coordinate (revolute angle in rad,
- * unwrapped, prismatic offset in m, both from the model pose), enforced by a compliant
- * unilateral law (src/actuators/joint-limit.ts).
+ * unwrapped, prismatic offset in m, both from the model pose): a unilateral constraint
+ * with Newton's impact law (restitution) under the velocity-level integrators
+ * (src/actuators/limit-problem.ts), a compliant unilateral law (stiffness, damping) under
+ * newmark and generalized-alpha (src/actuators/joint-limit.ts).
  */
 export const JointLimits = z
   .strictObject({
     lower: finite().meta({ description: "rad (revolute) or m (prismatic)" }),
     upper: finite().meta({ description: "rad (revolute) or m (prismatic)" }),
+    restitution: z.number().min(0).max(1).default(0).meta({
+      description:
+        "Newton's coefficient at the bounds (moreau-jean, backward-euler, symplectic-euler: the nonsmooth treatment)",
+    }),
     stiffness: nonNegative().optional().meta({
       description:
-        "N·m/rad or N/m; default m̃(2π/0.02 s)², m̃ = 1/(gᵀM⁻¹g) the coordinate's inertia with the joints free",
+        "compliant law (newmark, generalized-alpha): N·m/rad or N/m; default m̃(2π/0.02 s)², m̃ = 1/(gᵀM⁻¹g) the coordinate's inertia with the joints free",
     }),
     damping: nonNegative().optional().meta({
       description:

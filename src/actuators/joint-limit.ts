@@ -17,8 +17,9 @@
  * within about T/4 (MuJoCo's soft constraints scale their stiffness by the effective
  * mass the same way). Under a steady effort τ the joint rests δ = τ/k past its bound.
  *
- * The nonsmooth law (Moreau–Jean, impacts with restitution) is the other treatment of the
- * same limit (see the model's `limits`); this file is the compliant one.
+ * The nonsmooth law (Moreau–Jean impacts with restitution, limit-problem.ts) is the other
+ * treatment of the same limit, used with the velocity-level integrators; this one is used
+ * with newmark and generalized-alpha.
  */
 
 import type { ForceEffector } from "../forces/effector";
@@ -56,6 +57,11 @@ export class CompliantJointLimit implements ForceEffector {
   readonly damping: number;
   /** The limit's effort of the last applyForces (N·m or N; 0 when inside the range). */
   effort = 0;
+  /**
+   * False while the limit is treated as a nonsmooth constraint (velocity-level
+   * integrators, limit-problem.ts): the compliant law then adds nothing.
+   */
+  enabled = true;
   /** −∂τ/∂q and −∂τ/∂q̇ of the last applyForces (0 when the law is inactive or clamped). */
   private jacobianStiffness = 0;
   private jacobianDamping = 0;
@@ -76,13 +82,14 @@ export class CompliantJointLimit implements ForceEffector {
   }
 
   applyForces(_t: number): void {
+    this.jacobianStiffness = 0;
+    this.jacobianDamping = 0;
+    if (!this.enabled) return;
     const q = this.coordinate;
     q.evaluate();
     // δ past the bound and the rate into the limit, for either side (σ = +1 lower, −1 upper)
     const sigma = q.value < this.lower ? 1 : q.value > this.upper ? -1 : 0;
     let tau = 0;
-    this.jacobianStiffness = 0;
-    this.jacobianDamping = 0;
     if (sigma !== 0) {
       const delta = sigma > 0 ? this.lower - q.value : q.value - this.upper;
       const rateIn = -sigma * q.rate;

@@ -15,7 +15,6 @@ import type { ContactStateOut } from "../../schemas/state";
 import type { ForceEffector } from "../forces/effector";
 import type { AccelerationStepper } from "../integrators/acceleration-step";
 import type { Integrator } from "../integrators/integrator";
-import { MoreauJeanIntegrator } from "../integrators/moreau-jean";
 import type { BodySystem } from "../model/body-system";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
@@ -80,53 +79,22 @@ export class ContactModel {
   }
 
   /**
-   * The integrator for solver settings p when contact changes it (nonsmooth contact), or
-   * null to let the Simulation build its own. Also keeps the compliant step size at p.dt.
+   * Applies solver settings p: the compliant contact's step size, the nonsmooth contact's
+   * solver and projection settings. Throws for nonsmooth contact with an integrator that
+   * has no velocity level (newmark, generalized-alpha).
    */
-  createIntegrator(p: SolverSpec, stepper: AccelerationStepper): Integrator | null {
+  configure(p: SolverSpec): void {
     if (this.compliant) {
       this.compliant.stepSize = p.dt;
-      return null;
+      return;
     }
-    const nsc = this.nonsmooth!;
+    if (p.integrator === "newmark" || p.integrator === "generalized-alpha")
+      throw new Error(
+        `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${p.integrator}`,
+      );
+    const nsc = this.nonsmooth as NonsmoothContact;
     nsc.setSettings(nscSettings(p));
     nsc.projection = projectionSettings(p);
-    const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
-    const common = {
-      projectOnConstraints: p.projectOnConstraints,
-      jointTolerance: p.jointTolerance,
-    };
-    switch (p.integrator) {
-      case "moreau-jean":
-        return new MoreauJeanIntegrator(
-          "moreau-jean",
-          stepper,
-          { theta: p.theta, forceWeight: p.theta, ...common },
-          newton,
-          nsc,
-        );
-      case "backward-euler":
-        return new MoreauJeanIntegrator(
-          "backward-euler",
-          stepper,
-          { theta: 1, forceWeight: 1, ...common },
-          newton,
-          nsc,
-        );
-      case "symplectic-euler":
-        return new MoreauJeanIntegrator(
-          "symplectic-euler",
-          stepper,
-          { theta: 1, forceWeight: 0, ...common },
-          newton,
-          nsc,
-        );
-      case "newmark":
-      case "generalized-alpha":
-        throw new Error(
-          `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${p.integrator}`,
-        );
-    }
   }
 
   /**

@@ -12,6 +12,9 @@
  * same step.
  *
  * One step, in Siconos' order (TimeStepping::newtonSolve):
+ * The one-step problem is the contacts' (nonsmooth-contact.ts), the joint limits'
+ * (actuators/limit-problem.ts) or both coupled (one-step-problem.ts).
+ *
  *  0. updateIndexSets: contacts detected at (x_t, v_t), active set from the predicted gap
  *     g + γ h u_n⁻ ≤ 0, γ = 1/2 (nonsmooth-contact.ts). Siconos does this at the end of
  *     the previous step (nextStep); here it runs at the start of the step on the same
@@ -42,6 +45,7 @@
 import type { NonsmoothContact, ProjectionResult } from "../contact/nonsmooth-contact";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
+import type { OneStepProblem } from "./one-step-problem";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
 export interface MoreauJeanParameters extends ThetaParameters {
@@ -63,7 +67,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     stepper: AccelerationStepper,
     public override params: MoreauJeanParameters,
     newton: NewtonSettings,
-    readonly contact: NonsmoothContact,
+    /** The one-step problem: contacts, joint limits, or both coupled. */
+    readonly problem: OneStepProblem,
+    /** The contacts, for the position projection (null: no nonsmooth contact). */
+    readonly contact: NonsmoothContact | null,
   ) {
     super(name, stepper, params, newton);
     this.aPrev = new Float64Array(stepper.n);
@@ -77,12 +84,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
 
   override reset(): void {
     super.reset();
-    this.contact.clear();
+    this.problem.clear();
   }
 
   override step(t: number, h: number, stats: StepStats): void {
     const s = this.stepper;
-    const nsc = this.contact;
+    const nsc = this.problem;
     const tEnd = t + h;
     const newton = this.newton;
     // 1. initial residual (x_t, v_t, predictor, f_t)
@@ -150,9 +157,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 7. memory
     nsc.saveMemory(h, this.params.theta);
     // 8. projection on constraints
-    if (this.params.projectOnConstraints) {
+    if (this.params.projectOnConstraints && this.contact !== null) {
       const joints = s.constraints !== null;
-      this.lastProjection = nsc.project(
+      this.lastProjection = this.contact.project(
         joints
           ? () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance)
           : undefined,

@@ -9,6 +9,7 @@ import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schem
 import { AssemblyOptions } from "../../schemas/state";
 import type { JointActuator } from "../actuators/actuator";
 import type { Actuation } from "../actuators/build";
+import { JointLimitProblem } from "../actuators/limit-problem";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
@@ -19,7 +20,9 @@ import { PointForceEffector } from "../forces/point-force";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { GeneralizedAlphaIntegrator } from "../integrators/generalized-alpha";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
+import { MoreauJeanIntegrator } from "../integrators/moreau-jean";
 import { NewmarkIntegrator } from "../integrators/newmark";
+import { CoupledProblems } from "../integrators/one-step-problem";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
@@ -178,6 +181,8 @@ export class Simulation {
   /** What inputs act on: actuators and point forces by id, the bodies. */
   private readonly targets: InputTargets;
   private readonly actuation: Actuation;
+  /** The joint limits as a one-step problem (velocity-level integrators), or null. */
+  private readonly limitProblem: JointLimitProblem | null;
   private readonly sensors: SensorSet;
   /** Inputs and patches waiting for their step boundary, in the order they apply. */
   private pending: TimedInputSpec[] = [];
@@ -197,6 +202,21 @@ export class Simulation {
     this.gravity = [...parts.model.gravity];
     this.contactSpec = parts.model.contact ? { ...parts.model.contact } : null;
     this.solverSpec = { ...parts.model.solver };
+    this.actuation = parts.actuation;
+    const limited = this.model.joints.flatMap((j) => {
+      const q = parts.actuation.coordinates.get(j.id);
+      return (j.type === "revolute" || j.type === "prismatic") && j.limits && q
+        ? [
+            {
+              coordinate: q,
+              lower: j.limits.lower,
+              upper: j.limits.upper,
+              restitution: j.limits.restitution,
+            },
+          ]
+        : [];
+    });
+    this.limitProblem = limited.length > 0 ? new JointLimitProblem(this.system, limited) : null;
     this.stepper = new AccelerationStepper(
       this.system,
       this.effectors,
@@ -212,7 +232,6 @@ export class Simulation {
       nonConservativeReason(this.model, this.solverSpec) === null,
     );
     this.monitor.rebase(this.totalEnergy());
-    this.actuation = parts.actuation;
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
     for (const e of this.effectors) if (e instanceof PointForceEffector) loads.set(e.id, e);
@@ -801,11 +820,18 @@ export class Simulation {
     };
   }
 
+  /**
+   * The integrator of the current solver settings. Joint limits are nonsmooth (Moreau–Jean
+   * impacts with restitution, JointLimitProblem) with the velocity-level schemes
+   * (moreau-jean, backward-euler, symplectic-euler) and compliant (CompliantJointLimit)
+   * with newmark and generalized-alpha; nonsmooth contact needs a velocity-level scheme.
+   */
   private createIntegrator(): Integrator {
     const p = this.solverSpec;
     const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
-    const withContact = this.contact?.createIntegrator(p, this.stepper);
-    if (withContact) return withContact;
+    this.contact?.configure(p);
+    const velocityLevel = p.integrator !== "newmark" && p.integrator !== "generalized-alpha";
+    for (const l of this.actuation.limits) l.enabled = !velocityLevel;
     switch (p.integrator) {
       case "newmark":
         return new NewmarkIntegrator(
@@ -831,28 +857,26 @@ export class Simulation {
           },
           newton,
         );
-      case "backward-euler":
-        return new ThetaScheme(
-          "backward-euler",
-          this.stepper,
-          { theta: 1, forceWeight: 1 },
-          newton,
-        );
-      case "symplectic-euler":
-        return new ThetaScheme(
-          "symplectic-euler",
-          this.stepper,
-          { theta: 1, forceWeight: 0 },
-          newton,
-        );
-      case "moreau-jean":
-        return new ThetaScheme(
-          "moreau-jean",
-          this.stepper,
-          { theta: p.theta, forceWeight: p.theta },
-          newton,
-        );
     }
+    const theta =
+      p.integrator === "moreau-jean"
+        ? { theta: p.theta, forceWeight: p.theta }
+        : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0 };
+    const contact = this.contact?.nonsmooth ?? null;
+    const limits = this.limitProblem;
+    const problem =
+      contact && limits
+        ? new CoupledProblems(contact, limits, this.system.numDofs, p.tolerance)
+        : (contact ?? limits);
+    if (problem === null) return new ThetaScheme(p.integrator, this.stepper, theta, newton);
+    return new MoreauJeanIntegrator(
+      p.integrator,
+      this.stepper,
+      { ...theta, projectOnConstraints: p.projectOnConstraints, jointTolerance: p.jointTolerance },
+      newton,
+      problem,
+      contact,
+    );
   }
 
   private findBlowUp(): string | null {

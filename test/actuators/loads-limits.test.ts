@@ -9,8 +9,11 @@
  * of a torque about a principal axis from rest: ω = τ t / I_zz.
  *
  * Limits: a rod pendulum (pivot at one end) released horizontal under gravity onto a
- * revolute limit at −π/4: at rest on the limit its limit effort equals the gravity
+ * revolute limit at π/4. Compliant law (generalized-α, Newmark): at rest on the limit its limit effort equals the gravity
  * moment m g (L/2) cos θ at its rest angle θ and it rests δ = τ/k past the bound (the compliant law).
+ * Nonsmooth law (Moreau–Jean): with e = 0 it rests on the bound with the limit effort the
+ * gravity moment and does not creep; with e > 0 it leaves the bound at ω⁺ = −e ω⁻ and the
+ * apex of the rebound satisfies sin θ = (1 − e²) sin(π/4) (energy, closed form).
  * A prismatic limit stops a slider pushed by a constant force at its upper bound with the
  * limit effort equal to the force.
  */
@@ -113,11 +116,11 @@ describe("applied torques", () => {
   });
 });
 
-describe("joint limits (compliant law)", () => {
+describe("joint limits", () => {
   const m = 1.2;
   const L = 0.8;
   const g = 9.81;
-  const pendulum = (integrator: string) =>
+  const pendulum = (integrator: string, limits: Record<string, number> = {}, dt = 2e-3) =>
     loadModel({
       bodies: [
         {
@@ -134,13 +137,13 @@ describe("joint limits (compliant law)", () => {
           a: { body: "ground" },
           b: { body: "rod", point: [-L / 2, 0, 0] },
           axis: [0, 1, 0],
-          limits: { lower: -Math.PI, upper: Math.PI / 4 },
+          limits: { lower: -Math.PI, upper: Math.PI / 4, ...limits },
         },
       ],
-      solver: { integrator, dt: 2e-3 },
+      solver: { integrator, dt },
     } as ModelInput);
 
-  for (const integrator of ["generalized-alpha", "newmark", "moreau-jean"])
+  for (const integrator of ["generalized-alpha", "newmark"])
     it(`${integrator}: the pendulum comes to rest on the limit, limit effort = gravity moment, δ = τ/k`, () => {
       // axis +y: gravity (−z) turns the rod's +x end down, a positive angle about y
       const sim = pendulum(integrator);
@@ -156,6 +159,40 @@ describe("joint limits (compliant law)", () => {
       const delta = j.coordinates[0] - Math.PI / 4;
       expect(delta).toBeGreaterThan(0);
       expect(delta).toBeCloseTo((Math.cos(j.coordinates[0]) * m * g * (L / 2)) / k, 6);
+    });
+
+  it("moreau-jean, e = 0 (nonsmooth): the pendulum rests on the bound itself, limit effort = gravity moment there", () => {
+    const sim = pendulum("moreau-jean");
+    sim.step(2500);
+    const j = sim.state().joints[0];
+    // the gravity moment at the rest angle, which is the bound up to the impact's
+    // penetration γ h |u⁻| (|u⁻| ≈ 5 rad/s here): no compliance, no creep
+    const moment = m * g * (L / 2) * Math.cos(j.coordinates[0]);
+    expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+    expect(j.limitEffort).toBeCloseTo(-moment, 8);
+    expect(Math.abs(j.coordinates[0] - Math.PI / 4)).toBeLessThan(0.5 * 2e-3 * 10);
+    const before = j.coordinates[0];
+    sim.step(2500);
+    expect(sim.state().joints[0].coordinates[0]).toBeCloseTo(before, 10);
+  });
+
+  for (const e of [0.5, 0.8])
+    it(`moreau-jean, e = ${e}: the rebound follows Newton's law (apex sin θ = (1 − e²) sin(π/4), energy)`, () => {
+      // from horizontal the rod hits the bound with ½ I ω⁻² = m g (L/2) sin(π/4); it leaves
+      // with ω⁺ = −e ω⁻ and rises while ½ I ω⁺² = m g (L/2) (sin(π/4) − sin θ_apex)
+      const h = 1e-4;
+      const sim = pendulum("moreau-jean", { restitution: e }, h);
+      let hit = false;
+      let apex = Number.POSITIVE_INFINITY;
+      for (let n = 0; n < 15_000; n++) {
+        sim.step(1);
+        const j = sim.state().joints[0];
+        if (j.limitEffort !== 0) hit = true;
+        if (hit && j.rates[0] < 0) apex = Math.min(apex, j.coordinates[0]);
+        if (hit && j.rates[0] > 0 && apex < Math.PI / 4) break;
+      }
+      const exact = Math.asin((1 - e * e) * Math.sin(Math.PI / 4));
+      expect(apex).toBeCloseTo(exact, 2);
     });
 
   it("a prismatic limit stops a slider pushed by a constant force; limit effort = −force", () => {
@@ -179,5 +216,43 @@ describe("joint limits (compliant law)", () => {
     const j = sim.state().joints[0];
     expect(j.limitEffort).toBeCloseTo(-4, 8);
     expect(j.coordinates[0]).toBeCloseTo(0.25 + 4 / 1e5, 9);
+  });
+
+  it("moreau-jean with nonsmooth contact and a limit together (coupled one-step problems): a cart pushed onto its stop carries a resting ball", () => {
+    const sim = loadModel({
+      bodies: [
+        {
+          id: "cart",
+          mass: 2,
+          position: [0, 0, 0.1],
+          shapes: [{ type: "box", halfExtents: [0.3, 0.2, 0.1] }],
+        },
+        { id: "ball", mass: 0.5, position: [0, 0, 0.3], shapes: [{ type: "sphere", radius: 0.1 }] },
+      ],
+      joints: [
+        {
+          id: "rail",
+          type: "prismatic",
+          a: { body: "ground", point: [0, 0, 0.1] },
+          b: { body: "cart" },
+          axis: [1, 0, 0],
+          limits: { lower: -1, upper: 0.2 },
+        },
+      ],
+      forces: [{ id: "push", type: "pointForce", at: { body: "cart" }, force: [3, 0, 0] }],
+      contact: { method: "nsc", friction: 0.8 },
+      solver: { integrator: "moreau-jean", dt: 2e-3 },
+    } as ModelInput);
+    sim.step(2000);
+    const s = sim.state();
+    const rail = s.joints[0];
+    expect(rail.coordinates[0]).toBeCloseTo(0.2, 2);
+    expect(Math.abs(rail.rates[0])).toBeLessThan(1e-8);
+    // the stop holds the push: nothing else acts along x at rest
+    expect(rail.limitEffort).toBeCloseTo(-3, 6);
+    const onBall = s.contacts.filter((c) => c.bodies.includes("ball"));
+    const normal = onBall.reduce((f, c) => f + c.normalForce, 0);
+    expect(normal).toBeCloseTo(0.5 * 9.81, 6);
+    expect(Math.abs(s.bodies[1].velocity[0])).toBeLessThan(1e-8);
   });
 });
