@@ -59,10 +59,10 @@ describe("loadModel rejects invalid input, naming the offending id", () => {
       [
         {
           bodies: [ball],
-          joints: [{ ...hinge, limits: { lower: -1, upper: 1, restitution: 0.5 } }],
+          joints: [{ ...hinge, limits: { lower: -1, upper: 1, bounce: 0.5 } }],
         },
         ["joints", 0, "limits"],
-        "restitution",
+        "bounce",
       ],
       [
         {
