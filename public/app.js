@@ -1,7 +1,11 @@
 // The Moreau dashboard: pick an example or upload a model, create (or attach to) a session,
 // run / pause / step / reset it at a chosen real-time factor, and watch it live over the
 // session's WebSocket stream (3-D view, time plots, solver figures). The stream reconnects
-// when it drops. window.moreauDashboard exposes the page's state for tests and debugging.
+// when it drops. Run-time control: a slider per actuator of the model (its command, sent as
+// inputs), a push gesture (shift-drag from a body, or drag in push mode: an impulse at the
+// picked point) and a replay of the session's recording (a scrubber over its states, shown
+// in the 3-D view and marked in the plots). window.moreauDashboard exposes the page's state
+// for tests and debugging.
 // A server with access control answers 401: the page then asks for an API key, keeps it
 // for the tab (sessionStorage) and sends it with its API calls and stream.
 import { MoreauApiError, MoreauClient } from "./client.js";
@@ -45,18 +49,33 @@ const ui = {
   legend: $("legend"),
   keyForm: $("key-form"),
   key: $("api-key"),
+  view: $("view"),
+  actuatorsSection: $("actuators-section"),
+  actuators: $("actuators"),
+  pushMode: $("push-mode"),
+  pushScale: $("push-scale"),
+  recording: $("recording-btn"),
+  replay: $("replay"),
+  replaySlider: $("replay-slider"),
+  replayMarks: $("replay-marks"),
+  replayInfo: $("replay-info"),
+  live: $("live-btn"),
 };
 
 const viewer = new Viewer($("view"));
 const energyPlot = new TimePlot($("plot-energy"), ["kinetic", "potential", "total"]);
 const bodyPlot = new TimePlot($("plot-body-chart"), ["x", "y", "z"]);
 const contactPlot = new TimePlot($("plot-contacts"), ["Σ normal", "Σ |friction|", "max normal"]);
+const plots = { energy: energyPlot, body: bodyPlot, contacts: contactPlot };
 
 /** What the page is showing. */
 const state = {
   sessionId: null,
   session: null,
-  /** the model this page posted for the session (null when attached to someone else's) */
+  /**
+   * the session's model: the one this page posted, or for a session attached by id the one
+   * of its recording (null until known)
+   */
   model: null,
   stream: null,
   framesReceived: 0,
@@ -65,6 +84,15 @@ const state = {
   lastFrame: null,
   scene: null,
   poll: null,
+  /** actuator id -> its control (slider, number box, range, readout) */
+  controls: new Map(),
+  /** inputs the server accepted (actuator commands and pushes), and their requests */
+  inputsSent: 0,
+  inputRequests: 0,
+  /** the last push: { id, impulse, point, pixels, step } */
+  lastPush: null,
+  /** the recording being replayed: { recording, every, index } (null: live) */
+  replay: null,
 };
 
 function say(text, isError = false) {
@@ -218,6 +246,9 @@ function autoEvery(dt) {
 }
 
 function detach() {
+  exitReplay(false);
+  clearInputQueue();
+  cancelPush();
   state.stream?.close();
   state.stream = null;
   clearInterval(state.poll);
@@ -233,14 +264,41 @@ async function attach(id, model) {
   state.sessionId = id;
   state.model = model;
   state.scene = null;
-  energyPlot.clear();
-  bodyPlot.clear();
-  contactPlot.clear();
+  state.lastFrame = null;
+  state.lastPush = null;
+  clearPlots();
+  buildActuators(model?.actuators ?? [], model);
   const s = await guarded("reading the session", () => client.getSession(id));
   if (!s) return;
   showSession(s);
   openStream();
   state.poll = setInterval(pollSession, 1000);
+  if (!model) fetchModel(id);
+}
+
+/**
+ * The model of a session attached by id, from its recording (for the actuators' types and
+ * ranges, the bodies' masses and the springs of the view). Without it (an error) the
+ * actuators' ids come from the frames.
+ */
+async function fetchModel(id) {
+  let rec;
+  try {
+    rec = await client.request("GET", client.path(id, "/recording"));
+  } catch {
+    return;
+  }
+  if (state.sessionId === id && !state.model) adoptModel(rec.model);
+}
+
+function adoptModel(model) {
+  state.model = model;
+  if (state.scene) {
+    viewer.setScene(state.scene, model);
+    if (state.replay) showReplayState(state.replay.index);
+    else if (state.lastFrame) viewer.update(state.lastFrame);
+  }
+  buildActuators(model?.actuators ?? [], model);
 }
 
 function openStream() {
@@ -250,7 +308,7 @@ function openStream() {
   const every = Number(ui.every.value) || autoEvery(state.session?.dt ?? 0.005);
   state.stream = client.stream(
     id,
-    { every, fields: ["bodies", "contacts", "joints", "energy", "solver"] },
+    { every, fields: ["bodies", "contacts", "joints", "actuators", "energy", "solver"] },
     {
       onScene: onScene,
       onState: onState,
@@ -313,6 +371,8 @@ function updateButtons() {
   ui.pause.disabled = !has || status !== "running";
   ui.reset.disabled = !has;
   ui.del.disabled = !has;
+  ui.recording.disabled = !has;
+  ui.live.disabled = !state.replay;
 }
 
 // ------------------------------------------------------------------ controls
@@ -342,9 +402,9 @@ ui.pause.addEventListener("click", () => command("pause", (id) => client.pause(i
 ui.reset.addEventListener("click", () =>
   command("reset", async (id) => {
     const st = await client.reset(id);
-    energyPlot.clear();
-    bodyPlot.clear();
-    contactPlot.clear();
+    exitReplay(false);
+    clearPlots();
+    releaseControls(); // the commands are the model's again
     onState({ ...st, type: "state", dropped: 0 });
     return st;
   }),
@@ -392,19 +452,56 @@ function onScene(scene) {
     ui.plotBody.appendChild(opt);
   }
   if ([...ui.plotBody.options].some((o) => o.value === keep)) ui.plotBody.value = keep;
+  if (state.replay) showReplayState(state.replay.index);
 }
 
 function onState(frame) {
   state.framesReceived++;
   state.statesReceived++;
   state.lastFrame = frame;
+  if (frame.actuators?.length && state.controls.size === 0 && !state.model)
+    buildActuators(
+      frame.actuators.map((a) => ({ id: a.id })),
+      null,
+    );
+  $("stream-frames").textContent = `${state.stream?.frames ?? 0} / ${state.stream?.dropped ?? 0}`;
+  $("info-time").textContent = `${frame.time.toFixed(4)} s`;
+  $("info-step").textContent = String(frame.step);
+  if (state.replay) return; // the view shows a recorded state: live frames wait
+  showFrame(frame);
+  plotFrame(frame);
+}
+
+/** Draws a state (live or recorded) in the 3-D view, the solver figures and the actuators. */
+function showFrame(frame) {
   viewer.update(frame);
+  if (frame.actuators) showActuators(frame.actuators);
+  if (frame.solver) {
+    $("solver-newton").textContent = String(frame.solver.newtonIterations);
+    $("solver-linear").textContent = String(frame.solver.linearIterations);
+    $("solver-contact").textContent = String(frame.solver.contactIterations);
+    $("solver-residual").textContent = frame.solver.contactResidual.toExponential(2);
+  }
+  $("solver-contacts").textContent = String(frame.contacts?.length ?? 0);
+  ui.legend.textContent =
+    viewer.arrowScale > 0
+      ? `contact arrows: 1 m = ${(1 / viewer.arrowScale).toPrecision(3)} N`
+      : "";
+}
+
+function clearPlots() {
+  for (const p of Object.values(plots)) p.clear();
+}
+
+/** Appends a state to the time plots (bodyOnly: to the body's plot only). */
+function plotFrame(frame, bodyOnly = false) {
   const t = frame.time;
-  if (frame.energy)
-    energyPlot.push(t, [frame.energy.kinetic, frame.energy.potential, frame.energy.total]);
   const bodyId = ui.plotBody.value;
   const b = frame.bodies?.find((x) => x.id === bodyId);
   if (b) bodyPlot.push(t, b[ui.plotQuantity.value]);
+  if (bodyOnly) return;
+  if (frame.energy)
+    energyPlot.push(t, [frame.energy.kinetic, frame.energy.potential, frame.energy.total]);
   if (frame.contacts) {
     let sn = 0;
     let st = 0;
@@ -416,20 +513,6 @@ function onState(frame) {
     }
     contactPlot.push(t, [sn, st, mx]);
   }
-  if (frame.solver) {
-    $("solver-newton").textContent = String(frame.solver.newtonIterations);
-    $("solver-linear").textContent = String(frame.solver.linearIterations);
-    $("solver-contact").textContent = String(frame.solver.contactIterations);
-    $("solver-residual").textContent = frame.solver.contactResidual.toExponential(2);
-  }
-  $("solver-contacts").textContent = String(frame.contacts?.length ?? 0);
-  $("stream-frames").textContent = `${state.stream?.frames ?? 0} / ${state.stream?.dropped ?? 0}`;
-  $("info-time").textContent = `${t.toFixed(4)} s`;
-  $("info-step").textContent = String(frame.step);
-  ui.legend.textContent =
-    viewer.arrowScale > 0
-      ? `contact arrows: 1 m = ${(1 / viewer.arrowScale).toPrecision(3)} N`
-      : "";
 }
 
 const resetBodyPlot = () => {
@@ -441,9 +524,499 @@ const resetBodyPlot = () => {
         ? ["vx", "vy", "vz"]
         : ["x", "y", "z"],
   );
+  if (state.replay) {
+    for (const s of state.replay.recording.states) plotFrame(s, true);
+    bodyPlot.maybeRedraw(true);
+    markPlots(state.replay.recording.states[state.replay.index].time);
+  }
 };
 ui.plotBody.addEventListener("change", resetBodyPlot);
 ui.plotQuantity.addEventListener("change", resetBodyPlot);
+
+// ------------------------------------------------------------------ inputs
+
+/** Actuator commands are sent at most this often (ms): the last value of a burst wins. */
+const INPUT_INTERVAL_MS = 40;
+
+/**
+ * Sends run-time inputs (POST /v1/sessions/:id/inputs); a refusal (400 with the issue
+ * path, 409 for a diverged session…) is shown in the message area. Returns the answer
+ * ({ step, pending }) or undefined.
+ */
+async function sendInputs(inputs, what = "sending inputs") {
+  const id = state.sessionId;
+  if (!id) return undefined;
+  const out = await guarded(what, () =>
+    client.request("POST", client.path(id, "/inputs"), { inputs }),
+  );
+  if (out) {
+    state.inputsSent += inputs.length;
+    state.inputRequests++;
+  }
+  return out;
+}
+
+/** Throttled inputs: key -> the latest input for it, sent in one request. */
+const inputQueue = { pending: new Map(), timer: null, busy: false, last: -Infinity };
+
+function queueInput(key, input) {
+  inputQueue.pending.set(key, input);
+  scheduleInputs();
+}
+
+function scheduleInputs() {
+  if (inputQueue.timer || inputQueue.busy || inputQueue.pending.size === 0) return;
+  const wait = Math.max(0, inputQueue.last + INPUT_INTERVAL_MS - performance.now());
+  inputQueue.timer = setTimeout(flushInputs, wait);
+}
+
+async function flushInputs() {
+  inputQueue.timer = null;
+  const inputs = [...inputQueue.pending.values()];
+  inputQueue.pending.clear();
+  if (inputs.length === 0) return;
+  inputQueue.last = performance.now();
+  inputQueue.busy = true; // one request at a time: the server sees the commands in order
+  try {
+    await sendInputs(inputs, "setting the actuators");
+  } finally {
+    inputQueue.busy = false;
+    scheduleInputs();
+  }
+}
+
+function clearInputQueue() {
+  clearTimeout(inputQueue.timer);
+  inputQueue.timer = null;
+  inputQueue.pending.clear();
+}
+
+// ------------------------------------------------------------------ actuators
+
+const fmt = (v) =>
+  v == null || !Number.isFinite(v)
+    ? "–"
+    : v !== 0 && (Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3)
+      ? v.toExponential(2)
+      : v.toFixed(3);
+
+/**
+ * An actuator's default slider range and units: a position servo ±π rad on a revolute
+ * joint, ±1 m on a prismatic one (the joint's limits when it has some), a velocity servo
+ * ±20 rad/s or m/s, a torque ±20 N·m or N (± its effort limit when it has one).
+ */
+function actuatorRange(a, model) {
+  const joint = model?.joints?.find((j) => j.id === a.joint);
+  const prismatic = joint?.type === "prismatic";
+  const effortUnit = joint ? (prismatic ? "N" : "N·m") : "";
+  switch (a.type) {
+    case "position": {
+      const [lo, hi] = joint?.limits
+        ? [joint.limits.lower, joint.limits.upper]
+        : prismatic
+          ? [-1, 1]
+          : [-Math.PI, Math.PI];
+      return { min: lo, max: hi, unit: joint ? (prismatic ? "m" : "rad") : "", effortUnit };
+    }
+    case "velocity":
+      return { min: -20, max: 20, unit: joint ? (prismatic ? "m/s" : "rad/s") : "", effortUnit };
+    case "torque": {
+      const l = a.effortLimit ?? 20;
+      return { min: -l, max: l, unit: effortUnit, effortUnit };
+    }
+    default:
+      return { min: -20, max: 20, unit: "", effortUnit };
+  }
+}
+
+function el(tag, props = {}, children = []) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "dataset") Object.assign(e.dataset, v);
+    else e[k] = v;
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+/** One actuator's row: slider, number box, min / max, "model" (back to its function), readout. */
+function actuatorControl(a, model, previous) {
+  const range = actuatorRange(a, model);
+  const min = previous?.rangeEdited ? Number(previous.slider.min) : range.min;
+  const max = previous?.rangeEdited ? Number(previous.slider.max) : range.max;
+  const slider = el("input", { type: "range", step: "any", min: String(min), max: String(max) });
+  slider.setAttribute("aria-label", `${a.id} command`);
+  const box = el("input", { type: "number", step: "any", className: "act-value" });
+  box.setAttribute("aria-label", `${a.id} command value`);
+  const minBox = el("input", { type: "number", step: "any", value: String(+min.toFixed(3)) });
+  const maxBox = el("input", { type: "number", step: "any", value: String(+max.toFixed(3)) });
+  minBox.setAttribute("aria-label", `${a.id} slider minimum`);
+  maxBox.setAttribute("aria-label", `${a.id} slider maximum`);
+  const release = el("button", {
+    type: "button",
+    textContent: "model",
+    title: "give the actuator back to the model's function (value null)",
+  });
+  const readout = el("div", { className: "actuator-readout", textContent: "command – · effort –" });
+  const kind = a.type ? `${a.type}${a.joint ? ` · ${a.joint}` : ""}` : "";
+  const root = el("div", { className: "actuator", dataset: { id: a.id } }, [
+    el("div", { className: "actuator-head" }, [
+      el("span", { className: "actuator-name", textContent: a.id }),
+      el("span", {
+        className: "actuator-kind",
+        textContent: range.unit ? `${kind} (${range.unit})` : kind,
+      }),
+    ]),
+    el("div", { className: "row" }, [slider, box, release]),
+    el("div", { className: "row bounds" }, [
+      el("label", { className: "inline" }, ["min ", minBox]),
+      el("label", { className: "inline" }, ["max ", maxBox]),
+    ]),
+    readout,
+  ]);
+  // touched: the user set the command (the slider no longer follows the frames')
+  const c = { id: a.id, spec: a, range, el: root, slider, box, readout, touched: false };
+  c.rangeEdited = previous?.rangeEdited ?? false;
+  setControlValue(c, previous ? Number(previous.box.value) || 0 : 0);
+  c.touched = previous?.touched ?? false;
+
+  const command = (value) => {
+    c.touched = true;
+    queueInput(`actuator:${a.id}`, { type: "actuator", id: a.id, value });
+  };
+  slider.addEventListener("input", () => {
+    const v = Number(slider.value);
+    box.value = String(+v.toFixed(6));
+    command(v);
+  });
+  box.addEventListener("change", () => {
+    const v = Number(box.value);
+    if (box.value.trim() === "" || !Number.isFinite(v)) return;
+    setControlValue(c, v);
+    command(v);
+  });
+  const bounds = () => {
+    const lo = Number(minBox.value);
+    const hi = Number(maxBox.value);
+    if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi)) {
+      minBox.value = slider.min;
+      maxBox.value = slider.max;
+      return;
+    }
+    c.rangeEdited = true;
+    slider.min = String(lo);
+    slider.max = String(hi);
+    slider.value = box.value; // the browser clamps it into the new range
+  };
+  minBox.addEventListener("change", bounds);
+  maxBox.addEventListener("change", bounds);
+  release.addEventListener("click", () => {
+    c.touched = false; // the slider follows the frames' command (the model's) again
+    queueInput(`actuator:${a.id}`, { type: "actuator", id: a.id, value: null });
+  });
+  return c;
+}
+
+/** Puts a value on a control, widening its slider's range to hold it. */
+function setControlValue(c, v) {
+  const { slider, box } = c;
+  if (v < Number(slider.min)) slider.min = String(v);
+  if (v > Number(slider.max)) slider.max = String(v);
+  const [minBox, maxBox] = c.el.querySelectorAll(".bounds input");
+  if (minBox) minBox.value = String(+Number(slider.min).toFixed(3));
+  if (maxBox) maxBox.value = String(+Number(slider.max).toFixed(3));
+  slider.value = String(v);
+  box.value = String(+v.toFixed(6));
+}
+
+/** (Re)builds the actuators' panel; values and ranges the user set are kept. */
+function buildActuators(list, model) {
+  const old = state.controls;
+  state.controls = new Map();
+  ui.actuators.textContent = "";
+  for (const a of list) {
+    const c = actuatorControl(a, model, old.get(a.id));
+    state.controls.set(a.id, c);
+    ui.actuators.appendChild(c.el);
+  }
+  ui.actuatorsSection.hidden = list.length === 0;
+}
+
+/** After a reset: the sliders show the next frame's commands (the model's). */
+function releaseControls() {
+  clearInputQueue();
+  for (const c of state.controls.values()) c.touched = false;
+}
+
+/**
+ * The frame's commands and applied efforts; a slider the user has not moved (or gave back
+ * to the model) follows the command.
+ */
+function showActuators(actuators) {
+  for (const a of actuators) {
+    const c = state.controls.get(a.id);
+    if (!c) continue;
+    const u = c.range.unit ? ` ${c.range.unit}` : "";
+    const eu = c.range.effortUnit ? ` ${c.range.effortUnit}` : "";
+    c.readout.textContent = `command ${fmt(a.command)}${u} · effort ${fmt(a.effort)}${eu}`;
+    c.command = a.command;
+    c.effort = a.effort;
+    if (!c.touched && document.activeElement !== c.slider && document.activeElement !== c.box)
+      setControlValue(c, a.command);
+  }
+}
+
+// ------------------------------------------------------------------ push
+
+/**
+ * The push gesture: shift-drag (or drag in push mode) from a dynamic body draws an arrow
+ * from the picked point in the view plane; releasing sends an impulse along it, at the
+ * picked point (in the body frame, through the body's pose of the latest frame), of
+ * magnitude scale × mass × drag length in pixels: the body's speed changes by about
+ * scale (m/s) per pixel whatever its mass (plus the turn an off-centre kick gives).
+ * Without the modifier, or away from a body, the camera orbits (pans with shift) as before.
+ */
+const push = { drag: null };
+const MIN_PUSH_PIXELS = 3;
+
+function pushScale() {
+  const k = Number(ui.pushScale.value);
+  return Number.isFinite(k) && k >= 0 ? k : 0.01;
+}
+
+function bodyMass(id) {
+  const m = state.model?.bodies?.find((b) => b.id === id)?.mass;
+  return Number.isFinite(m) && m > 0 ? m : 1;
+}
+
+function pushImpulse(d) {
+  const pixels = Math.hypot(d.x - d.x0, d.y - d.y0);
+  const dir = d.end.clone().sub(d.hit);
+  if (pixels < MIN_PUSH_PIXELS || dir.lengthSq() === 0) return null;
+  const magnitude = pushScale() * bodyMass(d.id) * pixels;
+  dir.normalize().multiplyScalar(magnitude);
+  return { pixels, magnitude, impulse: [dir.x, dir.y, dir.z] };
+}
+
+function setPushCursor(on) {
+  ui.view.classList.toggle("push", on || ui.pushMode.checked || push.drag !== null);
+}
+
+ui.view.addEventListener(
+  "pointerdown",
+  (ev) => {
+    if (ev.button !== 0 || !(ev.shiftKey || ui.pushMode.checked)) return;
+    if (!state.sessionId || state.replay || push.drag) return;
+    const hit = viewer.pick(ev.clientX, ev.clientY);
+    const pose = hit && viewer.poses.get(hit.id);
+    if (!hit || !pose) return; // not on a body: the camera takes it
+    // capture phase on the view's container: the camera controls never see this drag
+    ev.stopPropagation();
+    ev.preventDefault();
+    ui.view.setPointerCapture(ev.pointerId);
+    const local = hit.point.clone().sub(pose.x).applyQuaternion(pose.q.clone().invert());
+    push.drag = {
+      id: hit.id,
+      pointerId: ev.pointerId,
+      hit: hit.point,
+      local: [local.x, local.y, local.z],
+      end: hit.point.clone(),
+      x0: ev.clientX,
+      y0: ev.clientY,
+      x: ev.clientX,
+      y: ev.clientY,
+    };
+    setPushCursor(true);
+  },
+  { capture: true },
+);
+
+ui.view.addEventListener("pointermove", (ev) => {
+  const d = push.drag;
+  if (!d || ev.pointerId !== d.pointerId) return;
+  ev.stopPropagation();
+  const end = viewer.viewPlanePoint(ev.clientX, ev.clientY, d.hit);
+  if (!end) return;
+  d.end = end;
+  d.x = ev.clientX;
+  d.y = ev.clientY;
+  viewer.showPushArrow(d.hit, end);
+  const p = pushImpulse(d);
+  ui.legend.textContent = p
+    ? `push ${d.id}: ${p.magnitude.toPrecision(3)} N·s (${p.pixels.toFixed(0)} px × ${pushScale()} m/s/px × ${bodyMass(d.id)} kg)`
+    : `push ${d.id}: drag to aim`;
+});
+
+ui.view.addEventListener("pointerup", (ev) => {
+  const d = push.drag;
+  if (!d || ev.pointerId !== d.pointerId) return;
+  ev.stopPropagation();
+  const end = viewer.viewPlanePoint(ev.clientX, ev.clientY, d.hit);
+  if (end) {
+    d.end = end;
+    d.x = ev.clientX;
+    d.y = ev.clientY;
+  }
+  cancelPush();
+  const p = pushImpulse(d);
+  if (!p) return;
+  const input = { type: "impulse", id: d.id, impulse: p.impulse, point: d.local };
+  sendInputs([input], `pushing ${d.id}`).then((out) => {
+    if (!out) return;
+    state.lastPush = { id: d.id, impulse: p.impulse, point: d.local, pixels: p.pixels, ...out };
+    say(`pushed ${d.id}: ${p.magnitude.toPrecision(3)} N·s at step ${out.step}`);
+  });
+});
+
+function cancelPush() {
+  const d = push.drag;
+  push.drag = null;
+  viewer.hidePushArrow();
+  if (d && ui.view.hasPointerCapture?.(d.pointerId)) ui.view.releasePointerCapture(d.pointerId);
+  setPushCursor(false);
+}
+
+ui.view.addEventListener("pointercancel", cancelPush);
+ui.view.addEventListener("lostpointercapture", () => {
+  if (push.drag) cancelPush();
+});
+window.addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape" && push.drag) cancelPush();
+  else if (ev.key === "Shift") setPushCursor(true);
+});
+window.addEventListener("keyup", (ev) => {
+  if (ev.key === "Shift") setPushCursor(false);
+});
+window.addEventListener("blur", () => setPushCursor(false));
+ui.pushMode.addEventListener("change", () => setPushCursor(false));
+
+// ------------------------------------------------------------------ recording replay
+
+/** The replay asks for at most about this many states (every = ⌈steps / this⌉). */
+const MAX_REPLAY_STATES = 2000;
+
+/**
+ * Fetches the session's recording (GET /v1/sessions/:id/recording: first without states,
+ * for its span, then with ?every=k) and shows its states under the scrubber.
+ */
+async function loadRecording() {
+  const id = state.sessionId;
+  if (!id) return;
+  ui.recording.disabled = true;
+  try {
+    await guarded("fetching the recording", async () => {
+      const head = await client.request("GET", client.path(id, "/recording"));
+      const span = head.end.step - (head.start?.step ?? 0);
+      if (span <= 0) {
+        say("nothing recorded yet: run or step the session first");
+        return;
+      }
+      const every = Math.max(1, Math.ceil(span / MAX_REPLAY_STATES));
+      say(`replaying ${span} steps…`);
+      const rec = await client.request("GET", client.path(id, `/recording?every=${every}`));
+      if (state.sessionId !== id) return;
+      if (!state.model) adoptModel(rec.model);
+      if (!rec.states?.length) {
+        say("the recording has no states");
+        return;
+      }
+      enterReplay(rec, every);
+      say(
+        `recording: ${rec.states.length} states (every ${every} steps), ${rec.inputs.length} inputs`,
+      );
+    });
+  } finally {
+    updateButtons();
+  }
+}
+
+function enterReplay(rec, every) {
+  const states = rec.states;
+  state.replay = { recording: rec, every, index: states.length - 1 };
+  ui.replay.dataset.mode = "replay";
+  ui.replaySlider.min = "0";
+  ui.replaySlider.max = String(states.length - 1);
+  ui.replaySlider.disabled = false;
+  ui.replaySlider.value = String(states.length - 1);
+  // the recorded inputs' steps on the track
+  ui.replayMarks.textContent = "";
+  const s0 = states[0].step;
+  const span = Math.max(1, states[states.length - 1].step - s0);
+  const seen = new Set();
+  for (const x of rec.inputs) {
+    const f = Math.min(1, Math.max(0, (x.step - s0) / span));
+    const key = Math.round(f * 500);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    ui.replayMarks.appendChild(el("span", { style: `left: ${(100 * f).toFixed(2)}%` }));
+  }
+  clearPlots();
+  for (const s of states) plotFrame(s);
+  for (const p of Object.values(plots)) p.maybeRedraw(true);
+  showReplayState(state.replay.index);
+  updateButtons();
+}
+
+/** Shows recorded state i in the view (and the actuators' readouts), marked in the plots. */
+function showReplayState(i) {
+  const r = state.replay;
+  if (!r) return;
+  const states = r.recording.states;
+  r.index = Math.min(states.length - 1, Math.max(0, i));
+  const s = states[r.index];
+  showFrame(s);
+  markPlots(s.time);
+  setReplayInfo(
+    `t ${s.time.toFixed(3)} s · step ${s.step}`,
+    `${r.recording.inputs.length} inputs · ${r.index + 1}/${states.length}`,
+  );
+}
+
+function setReplayInfo(a, b) {
+  ui.replayInfo.textContent = "";
+  ui.replayInfo.append(el("span", { textContent: a }), el("span", { textContent: b }));
+}
+
+/** A dashed line at time t in every plot (and uPlot's cursor there, for its legend). */
+function markPlots(t) {
+  for (const p of Object.values(plots)) {
+    const u = p.plot;
+    if (!u?.over) continue;
+    let m = u.over.querySelector(".replay-mark");
+    if (!m) {
+      m = el("div", { className: "replay-mark" });
+      u.over.appendChild(m);
+    }
+    const x = u.valToPos(t, "x");
+    m.hidden = !Number.isFinite(x);
+    if (Number.isFinite(x)) {
+      m.style.left = `${x}px`;
+      u.setCursor({ left: x, top: u.over.clientHeight / 2 });
+    }
+  }
+}
+
+function unmarkPlots() {
+  for (const p of Object.values(plots)) p.plot?.over?.querySelector(".replay-mark")?.remove();
+}
+
+/** Back to the live stream (the plots start again from the next frame). */
+function exitReplay(showLatest = true) {
+  if (!state.replay) return;
+  state.replay = null;
+  ui.replay.dataset.mode = "live";
+  ui.replaySlider.disabled = true;
+  ui.replayMarks.textContent = "";
+  setReplayInfo("live", "");
+  unmarkPlots();
+  clearPlots();
+  if (showLatest && state.lastFrame) showFrame(state.lastFrame);
+  updateButtons();
+}
+
+ui.recording.addEventListener("click", loadRecording);
+ui.live.addEventListener("click", () => exitReplay(true));
+ui.replaySlider.addEventListener("input", () => showReplayState(Number(ui.replaySlider.value)));
 
 // ------------------------------------------------------------------ start
 
@@ -451,7 +1024,7 @@ window.moreauDashboard = {
   client,
   state,
   viewer,
-  plots: { energy: energyPlot, body: bodyPlot, contacts: contactPlot },
+  plots,
   get streamStatus() {
     return state.stream?.status ?? "idle";
   },
@@ -459,6 +1032,13 @@ window.moreauDashboard = {
     return state.stream?.reconnects ?? 0;
   },
   attach,
+  sendInputs,
+  loadRecording,
+  exitReplay,
+  /** the push gesture's scale: velocity change (m/s) per pixel of drag */
+  get pushScale() {
+    return pushScale();
+  },
 };
 
 (async () => {

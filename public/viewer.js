@@ -210,6 +210,7 @@ export class Viewer {
       for (const s of b.shapes)
         if (s.type === "sphere" || s.type === "capsule") r = Math.max(r, s.radius);
         else if (s.type === "box") r = Math.max(r, ...s.halfExtents);
+        else if (s.type === "cylinder") r = Math.max(r, s.radius, s.halfLength);
     }
     const size = box.isEmpty() ? 0 : box.getSize(tmpV).length();
     return Math.max(size + 4 * r, 8 * r, 0.2);
@@ -229,6 +230,12 @@ export class Viewer {
       case "capsule": {
         const g = new THREE.CapsuleGeometry(s.radius, 2 * s.halfLength, 8, 20);
         g.rotateX(Math.PI / 2); // three's capsule axis is y; Moreau's is the local z
+        mesh = new THREE.Mesh(g, material);
+        break;
+      }
+      case "cylinder": {
+        const g = new THREE.CylinderGeometry(s.radius, s.radius, 2 * s.halfLength, 32);
+        g.rotateX(Math.PI / 2); // three's cylinder axis is y; Moreau's is the local z
         mesh = new THREE.Mesh(g, material);
         break;
       }
@@ -472,5 +479,101 @@ export class Viewer {
       width: c.width,
       height: c.height,
     };
+  }
+
+  // ---------------------------------------------------------------- picking and pushing
+  // (used by the dashboard's push gesture: app.js)
+
+  /** A ray from the camera through a point of the page (client px). */
+  rayAt(clientX, clientY) {
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    const ndc = new THREE.Vector2(
+      ((clientX - rect.left) / Math.max(1, rect.width)) * 2 - 1,
+      -((clientY - rect.top) / Math.max(1, rect.height)) * 2 + 1,
+    );
+    this.raycaster ??= new THREE.Raycaster();
+    this.raycaster.setFromCamera(ndc, this.camera);
+    return this.raycaster;
+  }
+
+  /**
+   * The dynamic body under a point of the page (client px): `{ id, point }` with the hit
+   * point in world coordinates (a THREE.Vector3), or null (nothing, a fixed body or a plane).
+   */
+  pick(clientX, clientY) {
+    if (!this.ok) return null;
+    const owner = new Map();
+    for (const [id, e] of this.bodies) if (!e.fixed && !e.planeOnly) owner.set(e.group, id);
+    if (owner.size === 0) return null;
+    this.scene.updateMatrixWorld();
+    const hits = this.rayAt(clientX, clientY).intersectObjects([...owner.keys()], true);
+    for (const h of hits) {
+      for (let o = h.object; o; o = o.parent) {
+        const id = owner.get(o);
+        if (id !== undefined) return { id, point: h.point.clone() };
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Where the ray through a point of the page (client px) meets the view plane through
+   * `anchor` (the plane normal to the camera's viewing direction), or null.
+   */
+  viewPlanePoint(clientX, clientY, anchor) {
+    if (!this.ok) return null;
+    const normal = this.camera.getWorldDirection(new THREE.Vector3());
+    const plane = new THREE.Plane().setFromNormalAndCoplanarPoint(normal, anchor);
+    return this.rayAt(clientX, clientY).ray.intersectPlane(plane, new THREE.Vector3());
+  }
+
+  /** Page coordinates (client px) of a world point, e.g. a body's origin. */
+  screenPoint(p) {
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    const v = new THREE.Vector3(p.x, p.y, p.z).project(this.camera);
+    return {
+      x: rect.left + ((v.x + 1) / 2) * rect.width,
+      y: rect.top + ((1 - v.y) / 2) * rect.height,
+    };
+  }
+
+  /** Page coordinates (client px) of a body's origin as drawn, or null. */
+  bodyScreenPoint(id) {
+    const pose = this.poses.get(id);
+    return pose && this.ok ? this.screenPoint(pose.x) : null;
+  }
+
+  /** Draws the push gesture's arrow from `from` to `to` (world), over everything. */
+  showPushArrow(from, to) {
+    if (!this.ok) return;
+    if (!this.pushArrow) {
+      this.pushArrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), from, 1, 0x50e3c2);
+      this.pushArrow.frustumCulled = false;
+      for (const part of [this.pushArrow.line, this.pushArrow.cone]) {
+        part.material.depthTest = false;
+        part.renderOrder = 20;
+      }
+      this.scene.add(this.pushArrow);
+    }
+    const d = new THREE.Vector3().subVectors(to, from);
+    const len = d.length();
+    this.pushArrow.visible = len > 1e-9;
+    if (this.pushArrow.visible) {
+      this.pushArrow.position.copy(from);
+      this.pushArrow.setDirection(d.normalize());
+      this.pushArrow.setLength(
+        len,
+        Math.min(0.3 * len, 0.05 * this.extent),
+        Math.min(0.15 * len, 0.025 * this.extent),
+      );
+    }
+    this.dirty = true;
+  }
+
+  hidePushArrow() {
+    if (this.pushArrow?.visible) {
+      this.pushArrow.visible = false;
+      this.dirty = true;
+    }
   }
 }
