@@ -6,6 +6,7 @@
  * `components.schemas`).
  */
 import { z } from "zod";
+import { denseOrderIssue, systemOrder } from "../src/solvers/linear/cost";
 import { InputsAccepted, InputsBody, ParametersPatch } from "./input";
 import { BodyPoint, Id, Model, Shape } from "./model";
 import { Recording } from "./recording";
@@ -180,6 +181,11 @@ export const SessionAssemblyBody = AssemblyOptions.extend({
 
 export const AssemblyBody = z
   .strictObject({ model: Model, options: AssemblyOptions.prefault({}) })
+  .superRefine((b, ctx) => {
+    const dense = denseOrderIssue(b.options.solver, systemOrder(b.model));
+    if (dense !== null)
+      ctx.addIssue({ code: "custom", path: ["options", "solver"], message: dense });
+  })
   .meta({ id: "AssemblyRequest" });
 
 export const StreamFieldName = z.enum([

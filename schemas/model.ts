@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { energyLimitMessage, nonConservativeReason } from "../src/simulation/monitor";
+import { denseOrderIssue, systemOrder } from "../src/solvers/linear/cost";
 
 /** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
 const finite = () => z.number();
@@ -612,6 +613,9 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
       knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
     });
   });
+  const dense = denseOrderIssue(m.solver.linearSolver, systemOrder(m));
+  if (dense !== null)
+    ctx.addIssue({ code: "custom", path: ["solver", "linearSolver"], message: dense });
   if (m.solver.energyDriftLimit != null) {
     const reason = nonConservativeReason(m, m.solver);
     if (reason !== null)

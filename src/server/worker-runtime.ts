@@ -796,6 +796,13 @@ export class WorkerRuntime {
     try {
       result = s.sim.assemble(options, apply);
     } catch (err) {
+      // options this model cannot take (a dense solver above its size): 400 with paths
+      if (err instanceof ParameterError)
+        throw new Failure({
+          code: "invalid_request",
+          message: `invalid body: ${err.message}`,
+          details: { part: "body", issues: err.issues },
+        });
       throw new Failure({
         code: "solver_error",
         message: `assembly failed: ${(err as Error)?.message ?? err}`,

@@ -25,6 +25,7 @@ import { NewmarkIntegrator } from "../integrators/newmark";
 import { CoupledProblems } from "../integrators/one-step-problem";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import { denseOrderIssue, systemOrder } from "../solvers/linear/cost";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
 import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
@@ -456,6 +457,9 @@ export class Simulation {
       throw new ParameterError([
         { path: ["solver", "energyDriftLimit"], message: energyLimitMessage(reason) },
       ]);
+    const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
+    if (dense !== null)
+      throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);
     if (patch.gravity) {
       this.gravity = [...patch.gravity];
       this.setGravityFn(this.gravity);
@@ -537,6 +541,8 @@ export class Simulation {
    */
   assemble(options?: AssemblyOptionsIn, apply = false): AssemblyResultOut {
     const spec = AssemblyOptions.parse(options ?? {});
+    const dense = denseOrderIssue(spec.solver, systemOrder(this.model));
+    if (dense !== null) throw new ParameterError([{ path: ["solver"], message: dense }]);
     const before = this.copyState();
     const result = assemble(
       this.system,

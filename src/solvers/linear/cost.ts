@@ -1,0 +1,48 @@
+/**
+ * Cost limits of the dense factorizations, checked when a model, a PATCH or an assembly
+ * request names one, so that a single request cannot ask a worker for gigabytes: dense LU
+ * (`dense-lu`) and the dense least-squares QR (`sparse-qr`, see sparse-qr.ts) store the
+ * whole n×n matrix (8 n² bytes) and take O(n³) time.
+ */
+
+/** Largest order of a dense factorization (4000: a 128 MB matrix, seconds of work). */
+export const DENSE_MAX_ORDER = 4000;
+
+/** The solvers that factor a dense matrix. */
+export function isDenseSolver(name: string): boolean {
+  return name === "dense-lu" || name === "sparse-qr";
+}
+
+/**
+ * Why `solver` may not factor a system of this order (a message naming both and the
+ * limit), or null when it may. `order` is the system's size: the dofs plus the
+ * constraint rows (the saddle-point system's order; an upper bound of what is factored).
+ */
+export function denseOrderIssue(solver: string, order: number): string | null {
+  if (!isDenseSolver(solver) || order <= DENSE_MAX_ORDER) return null;
+  return `${solver} factors a dense matrix: this system has order ${order} (dofs plus constraint rows), above the limit of ${DENSE_MAX_ORDER} (8·n² bytes); use sparse-lu, sparse-ldlt or an iterative solver`;
+}
+
+/** Rows each joint type adds (motor drives: one). */
+export const JOINT_ROWS: Record<string, number> = {
+  spherical: 3,
+  revolute: 5,
+  prismatic: 5,
+  fixed: 6,
+  distance: 1,
+};
+
+/**
+ * The order of a model's saddle-point system: 3 dofs per dynamic particle, 6 per dynamic
+ * rigid body, plus the joints' and motors' rows.
+ */
+export function systemOrder(model: {
+  bodies: readonly { kind: string; fixed: boolean }[];
+  joints: readonly { type: string }[];
+  motors: readonly unknown[];
+}): number {
+  let n = 0;
+  for (const b of model.bodies) if (!b.fixed) n += b.kind === "particle" ? 3 : 6;
+  for (const j of model.joints) n += JOINT_ROWS[j.type] ?? 6;
+  return n + model.motors.length;
+}
