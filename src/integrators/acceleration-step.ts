@@ -45,6 +45,7 @@ import {
   setPositionsFrom,
   setVelocity,
 } from "../model/body-system";
+import { checkDeadline } from "../solvers/deadline";
 import { createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
 import {
   isIterative,
@@ -593,6 +594,7 @@ export class AccelerationStepper {
     const chord = !search && this.dynamicEffectors.length === 0;
     const roundingFloor = c.positionLevel && c.cx > 0 ? this.positionRoundingFloor(c.cx) : 0;
     for (; it < newton.maxIterations; it++) {
+      checkDeadline();
       if (rNorm < 0) {
         this.applyUnknown(c, a);
         this.residual(c, tEnd, r);

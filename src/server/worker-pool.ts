@@ -103,6 +103,7 @@ export class WorkerPool {
       index,
       inflight,
       frameQueueBytes: this.config.frameQueueBytes,
+      stepLimitMs: this.config.requestTimeoutMs,
       testHooks: this.config.testHooks,
     };
     const worker = new Worker(new URL("./worker-bootstrap.mjs", import.meta.url), {

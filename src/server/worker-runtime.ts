@@ -38,6 +38,7 @@ import {
   SnapshotError,
   SolverError,
 } from "../index";
+import { clearDeadline, DeadlineExceeded, setDeadline } from "../solvers/deadline";
 import { encode, encodeStateFrame } from "./frames";
 import {
   type FrameEncoding,
@@ -398,7 +399,13 @@ export class WorkerRuntime {
    * (diverged / error), stops a run and is rethrown as a Failure whose stepsDone counts
    * `doneBefore` (the request's earlier chunks) with this chunk's.
    */
-  private advance(s: WorkerSession, max: number, budgetMs: number, doneBefore = 0): number {
+  private advance(
+    s: WorkerSession,
+    max: number,
+    budgetMs: number,
+    doneBefore = 0,
+    stepDeadline = Number.POSITIVE_INFINITY,
+  ): number {
     const start = performance.now();
     let done = 0;
     try {
@@ -409,6 +416,8 @@ export class WorkerRuntime {
           s.throwOnStep = null;
           throw new Error(m);
         }
+        // a step request's own deadline, or a run's per-step limit (whichever is sooner)
+        setDeadline(Math.min(this.init.stepLimitMs, stepDeadline - Date.now()));
         s.sim.step(1);
         const t1 = performance.now();
         this.recordStep((t1 - t0) / 1000);
@@ -417,14 +426,37 @@ export class WorkerRuntime {
         if (t1 - start >= budgetMs) break;
       }
     } catch (err) {
+      clearDeadline();
+      // a step request's deadline passed inside a step: that step is undone (the state is
+      // the last good one) and the request times out, the session stays steppable
+      if (
+        err instanceof DeadlineExceeded &&
+        stepDeadline !== Number.POSITIVE_INFINITY &&
+        Date.now() >= stepDeadline
+      )
+        throw new Failure({
+          code: "timeout",
+          message: `step request stopped at the time limit inside step ${s.sim.stepCount + 1} after ${doneBefore + done} steps`,
+          details: {
+            session: s.id,
+            stepsDone: doneBefore + done,
+            time: s.sim.time,
+            step: s.sim.stepCount,
+          },
+        });
       this.stopRun(s);
       // A numerical failure of the step (SolverError: a singular iteration matrix, a contact
       // solver gone NaN, an allocation the model's size cannot have) is the model's, as a
       // blow-up is: `diverged`, last good state kept, 422. Anything else is ours: `error`.
-      const diverged = err instanceof DivergenceError || err instanceof SolverError;
+      const diverged =
+        err instanceof DivergenceError ||
+        err instanceof SolverError ||
+        err instanceof DeadlineExceeded;
       s.status = diverged ? "diverged" : "error";
       s.message = diverged
-        ? (err as Error).message
+        ? err instanceof DeadlineExceeded
+          ? `${err.message} (REQUEST_TIMEOUT_MS); the state is the last good step's: change the solver settings (fewer iterations, a cheaper solver, a smaller model) and continue`
+          : (err as Error).message
         : `solver failed: ${(err as Error)?.message ?? String(err)}`;
       this.progress(s);
       throw new Failure({
@@ -438,6 +470,7 @@ export class WorkerRuntime {
         },
       });
     }
+    clearDeadline();
     return done;
   }
 
@@ -515,7 +548,7 @@ export class WorkerRuntime {
             step: s.sim.stepCount,
           },
         });
-      done += this.advance(s, steps - done, CHUNK_MS, done);
+      done += this.advance(s, steps - done, CHUNK_MS, done, deadline);
       if (done < steps) await yieldToLoop();
     }
     return { kind: "state", state: this.stateBytes(s) };

@@ -25,6 +25,7 @@ import { NewmarkIntegrator } from "../integrators/newmark";
 import { CoupledProblems } from "../integrators/one-step-problem";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import { DeadlineExceeded } from "../solvers/deadline";
 import { denseOrderIssue, systemOrder } from "../solvers/linear/cost";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
 import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monitor";
@@ -291,6 +292,8 @@ export class Simulation {
         );
       } catch (err) {
         this.restoreGood();
+        // a host's time limit, not the model's failure: the step is undone, nothing else
+        if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
           `step ${this.steps + 1} failed: ${(err as Error).message}`,
           this.t,

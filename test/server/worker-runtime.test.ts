@@ -19,7 +19,7 @@ beforeEach(() => {
   const sab = new SharedArrayBuffer(4);
   inflight = new Int32Array(sab);
   rt = new WorkerRuntime(
-    { index: 0, inflight: sab, frameQueueBytes: LIMIT, testHooks: false },
+    { index: 0, inflight: sab, frameQueueBytes: LIMIT, testHooks: false, stepLimitMs: 30_000 },
     (m) => out.push(m),
   );
 });

@@ -20,6 +20,7 @@
  * work vectors are allocated once per dimension.
  */
 
+import { checkDeadline } from "../deadline";
 import {
   DEFAULT_TOLERANCE,
   defaultMaxIterations,
@@ -103,6 +104,7 @@ export class ConjugateGradientSolver implements LinearSolver {
     let trueRn = Number.NaN;
     const trusted = this.tolerance >= LOOSE_TOLERANCE;
     for (;;) {
+      if ((it & 31) === 31) checkDeadline();
       if (rn <= target && trusted && it <= CONFIRM_AFTER) {
         trueRn = rn;
         break;

@@ -16,6 +16,7 @@
  * (m + 1 vectors of length n) and the small dense arrays are allocated once.
  */
 
+import { checkDeadline } from "../deadline";
 import {
   DEFAULT_TOLERANCE,
   defaultMaxIterations,
@@ -118,6 +119,7 @@ export class GmresSolver implements LinearSolver {
       g[0] = beta;
       let j = 0;
       while (j < m && total < maxIt) {
+        if ((total & 31) === 31) checkDeadline();
         // w = A M⁻¹ v_j
         prec.apply(this.views[j], z);
         op.apply(z, w);

@@ -16,6 +16,7 @@
  * allocated once per dimension.
  */
 
+import { checkDeadline } from "../deadline";
 import {
   DEFAULT_TOLERANCE,
   defaultMaxIterations,
@@ -131,6 +132,7 @@ export class MinresSolver implements LinearSolver {
     let converged = false;
     while (it < maxIt) {
       it++;
+      if ((it & 31) === 0) checkDeadline();
       // Lanczos step: v = y/β, y = A v − (β/β_old) r1 − (α/β) r2.
       const s = 1 / beta;
       for (let i = 0; i < n; i++) v[i] = s * y[i];

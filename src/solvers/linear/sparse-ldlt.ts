@@ -30,6 +30,7 @@
  * measured relative residual ‖b − A x‖/‖b‖.
  */
 import type { CsrMatrix } from "../../math/csr";
+import { checkDeadline } from "../deadline";
 import { isZeroPivot } from "./dense";
 import { eliminationTree } from "./elimination-tree";
 import type {
@@ -212,6 +213,7 @@ export class SparseLdltSolver implements LinearSolver {
     let pos = 0;
     let neg = 0;
     for (let k = 0; k < n; k++) {
+      if ((k & 1023) === 1023) checkDeadline();
       y[k] = 0;
       let top = n;
       flag[k] = k;

@@ -24,6 +24,7 @@
  * converged = false.
  */
 import type { CsrMatrix } from "../../math/csr";
+import { checkDeadline } from "../deadline";
 import { isZeroPivot } from "./dense";
 import type {
   LinearSolveInfo,
@@ -236,6 +237,7 @@ export class SparseLuSolver implements LinearSolver {
     let lnz = 0;
     let unz = 0;
     for (let k = 0; k < n; k++) {
+      if ((k & 1023) === 1023) checkDeadline();
       lp[k] = lnz;
       up[k] = unz;
       if (lnz + n > this.li.length) this.growL(lnz + n);

@@ -1,3 +1,4 @@
+import { checkDeadline } from "../deadline";
 import { projectOnK } from "./cone";
 import { residualFromVelocity } from "./residual";
 import type {
@@ -115,6 +116,7 @@ export class ApgdSolver implements NonsmoothSolver {
     let res = bestRes;
     let stalled = false;
     while (!(bestRes <= o.tolerance) && it < o.maxIterations && Number.isFinite(res)) {
+      if ((it & 15) === 15) checkDeadline();
       for (let i = 0; i < m; i++) g[i] = wy[i] + q[i];
       let dd = 0;
       for (let bt = 0; ; bt++) {

@@ -1,3 +1,4 @@
+import { checkDeadline } from "../deadline";
 import { estimateLipschitz } from "./apgd";
 import { projectOnK } from "./cone";
 import { residualFromVelocity } from "./residual";
@@ -85,6 +86,7 @@ export class BarzilaiBorweinSolver implements NonsmoothSolver {
     let stalled = false;
     let fresh = true;
     while (!(res <= o.tolerance) && it < o.maxIterations && Number.isFinite(res)) {
+      if ((it & 15) === 15) checkDeadline();
       let dd = 0;
       let gd = 0;
       for (let i = 0; i < m; i++) d[i] = x[i] - alpha * g[i];

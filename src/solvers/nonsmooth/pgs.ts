@@ -1,3 +1,4 @@
+import { checkDeadline } from "../deadline";
 import { coulombBlockUpdate, lcpRowUpdate } from "./cone";
 import { FactoredDelassus } from "./factored";
 import { contactResidual, residualFromVelocity } from "./residual";
@@ -126,6 +127,7 @@ export class PgsSolver implements NonsmoothSolver {
         if (res <= o.tolerance) return makeResult(it, res, true, measure, "converged");
         if (it >= o.maxIterations || !Number.isFinite(res)) break;
       }
+      if ((it & 15) === 15) checkDeadline();
       if (fac !== null) estimate = this.velocitySweep(fac, r, q, mu, omega, o.tolerance);
       else this.delassusSweep(op, nc, dim, r, q, mu, omega);
       it++;

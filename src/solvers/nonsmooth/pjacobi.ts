@@ -1,3 +1,4 @@
+import { checkDeadline } from "../deadline";
 import { coulombBlockUpdate, lcpRowUpdate } from "./cone";
 import { residualFromVelocity } from "./residual";
 import type {
@@ -70,6 +71,7 @@ export class PJacobiSolver implements NonsmoothSolver {
       res = residualFromVelocity(measure, nc, r, u, mu);
       if (res <= o.tolerance) return makeResult(it, res, true, measure, "converged");
       if (it >= o.maxIterations || !Number.isFinite(res)) break;
+      if ((it & 15) === 15) checkDeadline();
       // Contacts are independent given u (Jacobi): each reads only its own r_i and u_i.
       if (dim === 1) for (let i = 0; i < nc; i++) lcpRowUpdate(r, i, u[i], c.invN[i], omega);
       else
