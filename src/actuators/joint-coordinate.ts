@@ -70,9 +70,9 @@ export class JointCoordinate {
   /** Takes the turn count at a step boundary (after a step, a reset or a teleport). */
   track(): void {
     if (this.kind !== "angle") return;
-    this.evaluate();
-    const raw = this.scratch[0];
-    this.turns = Math.round((this.value - raw) / TWO_PI);
+    const raw = this.raw();
+    const d = raw - this.lastAngle;
+    this.turns += d > Math.PI ? -1 : d < -Math.PI ? 1 : 0;
     this.lastAngle = raw;
   }
 
@@ -81,6 +81,12 @@ export class JointCoordinate {
     this.turns = 0;
     this.lastAngle = 0;
     this.track();
+  }
+
+  /** φ ∈ (−π, π] of the current configuration. */
+  private raw(): number {
+    this.measure.residual(0, this.scratch, 0);
+    return this.scratch[0];
   }
 
   /** g_X · [v_X; ω_X] (0 for ground and fixed bodies). */

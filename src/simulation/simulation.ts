@@ -9,6 +9,7 @@ import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schem
 import { AssemblyOptions } from "../../schemas/state";
 import type { JointActuator } from "../actuators/actuator";
 import type { Actuation } from "../actuators/build";
+import type { JointCoordinate } from "../actuators/joint-coordinate";
 import { JointLimitProblem } from "../actuators/limit-problem";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
@@ -183,6 +184,8 @@ export class Simulation {
   /** What inputs act on: actuators and point forces by id, the bodies. */
   private readonly targets: InputTargets;
   private readonly actuation: Actuation;
+  /** The revolute coordinates, whose turns are counted after every step. */
+  private readonly angles: JointCoordinate[];
   /** The joint limits as a one-step problem (velocity-level integrators), or null. */
   private readonly limitProblem: JointLimitProblem | null;
   private readonly sensors: SensorSet;
@@ -205,6 +208,7 @@ export class Simulation {
     this.contactSpec = parts.model.contact ? { ...parts.model.contact } : null;
     this.solverSpec = { ...parts.model.solver };
     this.actuation = parts.actuation;
+    this.angles = [...parts.actuation.coordinates.values()].filter((q) => q.kind === "angle");
     const limited = this.model.joints.flatMap((j) => {
       const q = parts.actuation.coordinates.get(j.id);
       return (j.type === "revolute" || j.type === "prismatic") && j.limits && q
@@ -321,7 +325,7 @@ export class Simulation {
       }
       Object.assign(this.lastStats, stats);
       this.monitor.afterStep(this.stepper.lambda, this.steps > 0);
-      for (const q of this.actuation.coordinates.values()) q.track();
+      for (let i = 0; i < this.angles.length; i++) this.angles[i].track();
       this.steps++;
       this.t += h;
       this.lastH = h;
@@ -415,7 +419,7 @@ export class Simulation {
   private stateChanged(): void {
     updateDerived(this.system);
     this.integrator.reset();
-    for (const q of this.actuation.coordinates.values()) q.track();
+    for (const q of this.angles) q.track();
     this.lastH = 0;
     this.monitor.rebase(this.totalEnergy());
   }
