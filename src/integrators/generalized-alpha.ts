@@ -67,14 +67,12 @@ import {
   SchemeCoefficients,
 } from "./acceleration-step";
 import {
-  type DerivativeOrder,
   emptyStepStats,
   type Integrator,
   type IntegratorMemory,
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
-  stateIntegrationFactor,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
@@ -266,16 +264,5 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     massSolve(s.sys, this.pseudo, this.acc);
     this.pseudo.set(this.acc);
     this.haveAcceleration = true;
-  }
-
-  getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {
-    // the memory (A_n, a_n) held: acceleration inputs enter through it, not the state
-    return stateIntegrationFactor(input, output, h);
-  }
-
-  getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number {
-    const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
-    const k = (1 - alphaF) / (1 - alphaM);
-    return [h * h * beta * k, h * gamma * k, 1][output];
   }
 }

@@ -1,14 +1,10 @@
 /**
- * The integrator interface. Like SOFA's OdeSolver, each integrator states its
- * integration factors, which constraint and contact corrections use to turn a change of
- * the solved-for unknown into changes of position and velocity at the end of the step.
- *
- * Derivative orders: 0 = position, 1 = velocity, 2 = acceleration.
- *   getIntegrationFactor(i, o): ∂(output of order o at t+h) / ∂(input of order i at t)
- *   getSolutionIntegrationFactor(o): ∂(output of order o at t+h) / ∂(the unknown solved)
- * E.g. Newmark solves for a_{t+h}: solution factors (h²β, hγ, 1) for o = (0, 1, 2).
+ * The integrator interface: one step of the equations of motion from t to t + h, the
+ * order of the joints' projection after it, and the step's memory for snapshots. Each
+ * integrator states how the solved-for unknown maps to the end state in its
+ * SchemeCoefficients (acceleration-step.ts: c_x, c_v), which the constraint and contact
+ * corrections use (SOFA's OdeSolver integration factors).
  */
-export type DerivativeOrder = 0 | 1 | 2;
 
 export type IntegratorName =
   | "moreau-jean"
@@ -35,20 +31,6 @@ export function emptyStepStats(): StepStats {
     contactIterations: 0,
     contactResidual: 0,
   };
-}
-
-/**
- * ∂(order o at t+h)/∂(order i at t) of a step whose end state depends on the state at t
- * only through x_{t+h} = x_t + h v_t + … and v_{t+h} = v_t + … (the θ-schemes,
- * generalized-α): ∂x/∂x_t = 1, ∂x/∂v_t = h, ∂v/∂v_t = 1, nothing from an acceleration.
- */
-export function stateIntegrationFactor(
-  input: DerivativeOrder,
-  output: DerivativeOrder,
-  h: number,
-): number {
-  if (output === 2 || input === 2 || input < output) return 0;
-  return input === output ? 1 : h;
 }
 
 /** Zeroes the counts of `stats` for a new step (converged until a sub-step says not). */
@@ -118,6 +100,4 @@ export interface Integrator {
   step(t: number, h: number, stats: StepStats): void;
   /** Forgets step memory (e.g. Newmark's a_t) after a reset or an external state change. */
   reset(): void;
-  getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number;
-  getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number;
 }

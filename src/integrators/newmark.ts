@@ -46,7 +46,6 @@ import {
   SchemeCoefficients,
 } from "./acceleration-step";
 import {
-  type DerivativeOrder,
   emptyStepStats,
   type Integrator,
   type IntegratorMemory,
@@ -247,30 +246,6 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     for (let i = 0; i < count; i++) if (a[i] !== b[i]) return true;
     return false;
   }
-
-  getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {
-    return newmarkFactor(input, output, h, this.params.beta, this.params.gamma);
-  }
-
-  getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number {
-    return [h * h * this.params.beta, h * this.params.gamma, 1][output];
-  }
-}
-
-/** ∂(order o at t+h)/∂(order i at t) of the Newmark update, as SOFA tabulates it. */
-function newmarkFactor(
-  i: DerivativeOrder,
-  o: DerivativeOrder,
-  h: number,
-  beta: number,
-  gamma: number,
-) {
-  const table = [
-    [1, h, 0.5 * h * h * (1 - 2 * beta)],
-    [0, 1, h * (1 - gamma)],
-    [0, 0, 0],
-  ];
-  return table[o][i];
 }
 
 /** v ← v·exp(−h·rate) (SOFA's velocityDamping); no-op for rate 0. */

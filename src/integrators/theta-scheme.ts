@@ -20,14 +20,12 @@ import {
   SchemeCoefficients,
 } from "./acceleration-step";
 import {
-  type DerivativeOrder,
   emptyStepStats,
   type Integrator,
   type IntegratorName,
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
-  stateIntegrationFactor,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
@@ -95,14 +93,5 @@ export class ThetaScheme implements Integrator, HalvingStep {
   /** Puts the state back at the start of the step (step-halving.ts). */
   restoreStart(): void {
     this.stepper.restoreStart(this.vt);
-  }
-
-  getIntegrationFactor(input: DerivativeOrder, output: DerivativeOrder, h: number): number {
-    // x_{t+h} = x_t + h v_t + h²θ a: no acceleration input
-    return stateIntegrationFactor(input, output, h);
-  }
-
-  getSolutionIntegrationFactor(output: DerivativeOrder, h: number): number {
-    return [h * h * this.params.theta, h, 1][output];
   }
 }

@@ -3,6 +3,8 @@
  * simulation. Every validation failure becomes a ModelError listing zod's issue paths
  * and messages, which name the offending body, force or joint id.
  */
+
+import { issuesOf } from "../../schemas/issues";
 import { Model, type ModelSpec } from "../../schemas/model";
 import { createActuation } from "../actuators/build";
 import { createConstraints } from "../constraints/build";
@@ -33,13 +35,7 @@ export class ModelError extends Error {
 /** Validates `json` as a Model and returns a ready Simulation at t = 0. */
 export function loadModel(json: unknown): Simulation {
   const parsed = Model.safeParse(json);
-  if (!parsed.success)
-    throw new ModelError(
-      parsed.error.issues.map((i) => ({
-        path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-        message: i.message,
-      })),
-    );
+  if (!parsed.success) throw new ModelError(issuesOf(parsed.error));
   return buildSimulation(parsed.data);
 }
 

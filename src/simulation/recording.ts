@@ -4,7 +4,8 @@
  * for bit (same model, same start, the same inputs and patches at the same step
  * boundaries: every step of the engine is deterministic).
  */
-import type { z } from "zod";
+
+import { issuesOf } from "../../schemas/issues";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -53,13 +54,7 @@ export function recordingOf(sim: Simulation): RecordingSpec {
 /** Validates a recording document (RecordingError with zod's paths). */
 export function parseRecording(json: unknown): RecordingSpec {
   const r = Recording.safeParse(json);
-  if (!r.success)
-    throw new RecordingError(
-      r.error.issues.map((i: z.core.$ZodIssue) => ({
-        path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-        message: i.message,
-      })),
-    );
+  if (!r.success) throw new RecordingError(issuesOf(r.error));
   return r.data;
 }
 

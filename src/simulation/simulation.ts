@@ -516,7 +516,7 @@ export class Simulation {
       angularVelocity: vec3(s.omega, 3 * b),
     }));
     const kinetic = kineticEnergy(s);
-    const potential = this.effectors.reduce((e, f) => e + f.potentialEnergy(), 0);
+    const potential = potentialEnergy(this.effectors);
     const contacts = this.contact?.states() ?? [];
     this.reportedContacts = contacts;
     return {

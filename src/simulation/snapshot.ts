@@ -22,6 +22,7 @@
  */
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
+import { issuesOf } from "../../schemas/issues";
 import {
   type ContactMemorySpec,
   SimulationSnapshot,
@@ -98,13 +99,7 @@ export function hashFloat64(arrays: readonly Float64Array[]): string {
 export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
   verifyChecksum(json);
   const r = SimulationSnapshot.safeParse(json);
-  if (!r.success)
-    throw new SnapshotError(
-      r.error.issues.map((i) => ({
-        path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-        message: i.message,
-      })),
-    );
+  if (!r.success) throw new SnapshotError(issuesOf(r.error));
   return r.data;
 }
 
