@@ -5,38 +5,55 @@
 #   docker run --rm -p 8080:8080 moreau          # dashboard at http://localhost:8080/
 # Configured through the environment variables of src/server/config.ts (PORT, HOST,
 # WORKERS, MAX_SESSIONS, LOG_LEVEL, ...). docker/compose.yaml runs it with a healthcheck.
-# test/docker/production.test.ts runs this file's install and start commands outside Docker.
+# test/docker/production.test.ts runs this file's build, install and start commands
+# outside Docker.
 
-ARG NODE_VERSION=20
+# one pinned base image for every stage (an exact Node.js release)
+ARG NODE_IMAGE=node:22.23.4-slim
 
-# ---- production dependencies only (tsx, the TypeScript runner, is one of them)
-FROM node:${NODE_VERSION}-slim AS deps
+# ---- build: the server compiled to JavaScript (esbuild, `npm run build`: dist/)
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY routes ./routes
+COPY schemas ./schemas
+RUN npm run build
+
+# ---- production dependencies only
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-# ---- runtime: the sources run as they are (no build step), as a non-root user
-FROM node:${NODE_VERSION}-slim AS runtime
+# ---- runtime: node runs the compiled server (no run-time transpiling), as a non-root user
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json ./
+COPY --from=build /app/dist ./dist
+COPY package.json package-lock.json ./
+# the dashboard's files and the example models, served by the server
+COPY public ./public
+COPY examples ./examples
+# the `moreau` command line (bin/moreau.js runs src/cli with tsx, a production dependency)
 COPY bin ./bin
 COPY schemas ./schemas
 COPY src ./src
-COPY routes ./routes
-COPY public ./public
-COPY examples ./examples
-# the files stay root-owned and read-only for the server; tsx caches in /tmp; /data is
-# the server's own, for session checkpoints when DATA_DIR=/data (docker/compose.yaml)
+# the files stay root-owned and read-only for the server; /data is the server's own, for
+# session checkpoints when DATA_DIR=/data (docker/compose.yaml)
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM: checkpoint every session, answer requests still running at SHUTDOWN_TIMEOUT_MS
+# with 503, exit 0 (docker/compose.yaml's stop grace period exceeds that timeout)
 STOPSIGNAL SIGTERM
-# the command of `npm start` (tsx src/server/main.ts) without npm in between: SIGTERM
-# reaches tsx, which passes it to the server for its graceful shutdown
-CMD ["node_modules/.bin/tsx", "src/server/main.ts"]
+# the command of `npm start` (after its build), node itself as PID 1's child (init: true in
+# compose) or PID 1: SIGTERM reaches the server
+CMD ["node", "--enable-source-maps", "dist/main.js"]

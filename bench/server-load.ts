@@ -56,7 +56,7 @@ export interface ServerLoadResult {
   lagResets: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   serverCpuPercent: number;
-  /** busy fraction of each worker's loop over the last second of streaming */
+  /** busy fraction of each worker's loop over the measured streaming */
   workerUtilization: number[];
   /** event-loop delay p99 of the server's main thread (ms) */
   eventLoopLagP99Ms: number;
@@ -329,9 +329,10 @@ export async function runServerLoad(opts: ServerLoadOptions = {}): Promise<Serve
         max: latencies.at(-1) ?? Number.NaN,
       },
       serverCpuPercent: (100 * cpuServer) / wall,
-      workerUtilization: Array.from({ length: workers }, (_, i) =>
-        sample(m1, `moreau_worker_utilization{worker="${i}"}`),
-      ),
+      workerUtilization: Array.from({ length: workers }, (_, i) => {
+        const busy = `moreau_worker_busy_seconds_total{worker="${i}"}`;
+        return (sample(m1, busy) - sample(m0, busy)) / wall;
+      }),
       eventLoopLagP99Ms: 1000 * sample(m1, "moreau_nodejs_eventloop_lag_p99_seconds"),
       serverRssMiB: Math.max(rssMax, sample(m1, "moreau_process_resident_memory_bytes")) / 2 ** 20,
       serverHeapMiB: sample(m1, "moreau_nodejs_heap_size_used_bytes") / 2 ** 20,

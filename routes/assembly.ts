@@ -16,6 +16,7 @@ const assembly: FastifyPluginAsyncZod = async (app) => {
       preValidation: limitBodies(config.maxBodies),
       schema: {
         tags: ["assembly"],
+        operationId: "assembleModel",
         summary: "Assembly analysis of a model (no session kept)",
         body: AssemblyBody,
         response: { 200: AssemblyResult, 400: ErrorBody, 413: ErrorBody, 500: ErrorBody },

@@ -1,6 +1,7 @@
 /** GET /metrics: Prometheus text format (see src/server/metrics.ts for the series). */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { ErrorBody } from "../schemas/api";
 
 const metrics: FastifyPluginAsyncZod = async (app) => {
   const { metrics: m } = app.moreau;
@@ -9,8 +10,12 @@ const metrics: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["operations"],
+        operationId: "getMetrics",
         summary: "Prometheus metrics",
-        response: { 200: z.string().meta({ description: "Prometheus text exposition format" }) },
+        response: {
+          200: z.string().meta({ description: "Prometheus text exposition format" }),
+          401: ErrorBody,
+        },
       },
     },
     async (_req, reply) => {

@@ -66,6 +66,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       preValidation: limitBodies(config.maxBodies),
       schema: {
         tags,
+        operationId: "createSession",
         summary:
           "Create a session from a model, resume one from a snapshot (GET /v1/sessions/:id/snapshot), or replay a recording (GET /v1/sessions/:id/recording)",
         body: CreateSessionBody,
@@ -89,7 +90,14 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/v1/sessions",
-    { schema: { tags, summary: "List sessions", response: { 200: SessionList } } },
+    {
+      schema: {
+        tags,
+        operationId: "listSessions",
+        summary: "List sessions",
+        response: { 200: SessionList, ...errors(401, 429) },
+      },
+    },
     async (req) => ({ sessions: manager.list(req.owner) }),
   );
 
@@ -98,6 +106,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "getSession",
         summary: "A session: status, time, step, counts",
         params: SessionParams,
         response: { 200: Session, ...errors(404) },
@@ -111,6 +120,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "getSessionState",
         summary: "The session's current State",
         params: SessionParams,
         response: { 200: State, ...errors(404) },
@@ -124,6 +134,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "stepSession",
         summary: "Advance a number of steps (or a duration) and answer the State after them",
         params: SessionParams,
         body: StepBody,
@@ -139,6 +150,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "runSession",
         summary: "Step continuously at a real-time factor (null: as fast as possible)",
         params: SessionParams,
         body: RunBody,
@@ -168,6 +180,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "pauseSession",
         summary: "Pause a run",
         params: SessionParams,
         response: { 200: Session, ...errors(404, 409) },
@@ -181,6 +194,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "resetSession",
         summary: "Back to t = 0 as loaded (stops a run; rebuilds a session lost with its worker)",
         params: SessionParams,
         response: { 200: State, ...errors(404) },
@@ -194,6 +208,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "patchSession",
         summary: "Change solver settings, gravity or contact parameters",
         params: SessionParams,
         body: PatchSessionBody,
@@ -208,6 +223,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "postSessionInputs",
         summary:
           "Run-time inputs (actuator commands, loads, teleports, kicks) at the next step boundary or at a given step; the answer says at which",
         params: SessionParams,
@@ -223,6 +239,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "getSessionRecording",
         summary:
           "The model, start and every input since the session's start (creation, reset, restore), and the end hash; POST it to /v1/sessions as { recording } to replay it bit for bit",
         params: SessionParams,
@@ -242,6 +259,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "deleteSession",
         summary: "Delete a session (closes its streams)",
         params: SessionParams,
         response: { 204: z.undefined(), ...errors(404) },
@@ -258,6 +276,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "getSessionSnapshot",
         summary:
           "The whole session (model, parameters as patched, state and solver memory), versioned; POST it back to /v1/sessions as { snapshot } to resume it",
         params: SessionParams,
@@ -273,6 +292,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: "forkSession",
         summary: "A new session copied from this one at its current step (a running one: paused)",
         params: SessionParams,
         response: { 201: Session, ...errors(404, 409, 429, 503) },
@@ -290,6 +310,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["assembly"],
+        operationId: "assembleSession",
         summary: "Assembly analysis of the session's current configuration",
         params: SessionParams,
         body: SessionAssemblyBody,

@@ -6,7 +6,16 @@
  * `{ type: "state", ..., dropped }`. An unknown session refuses the upgrade with 404, a
  * bad query with 400; deleting the session closes the stream with 1000 "session deleted",
  * shutdown with 1001. With API keys the upgrade request needs `Authorization: Bearer
- * <key>` (401 before the upgrade) and a session of another key is 404.
+ * <key>` (401 before the upgrade) and a session of another key is 404; upgrades count in
+ * the per-key rate limit like any request.
+ *
+ * Limits (src/server/stream.ts): a session has at most MAX_SUBSCRIBERS_PER_SESSION streams,
+ * an API key MAX_SUBSCRIBERS_PER_KEY, the server MAX_SUBSCRIBERS; one more is refused
+ * before the upgrade with 429 `too_many_subscribers` naming the limit (details.limit). A
+ * stream gets at most STREAM_FPS frames per second of wall time (bursts of two seconds'
+ * worth pass whole), or `?maxFps=` (a number > 0, at most STREAM_MAX_FPS, else 400); the
+ * frames over the rate are skipped and counted in the next frame's `dropped`, and the
+ * latest one is sent when the rate allows.
  *
  * The client may send `{ type: "inputs", inputs, step?, ref? }` and `{ type: "step",
  * steps, ref? }` (schemas/api.ts StreamClientMessage; JSON text, or msgpack binary) to
@@ -17,29 +26,61 @@
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { unpack } from "msgpackr";
+import { z } from "zod";
 import { SessionParams, StreamClientMessage, StreamQuery } from "../schemas/api";
 import { ApiError, notFound, toApiError } from "../src/server/errors";
 import { encode } from "../src/server/frames";
+import { StreamAdmission } from "../src/server/stream";
+
+/** The stream's query: StreamQuery and the frame rate the client asks for. */
+const StreamRouteQuery = StreamQuery.extend({
+  maxFps: z.coerce
+    .number()
+    .gt(0)
+    .optional()
+    .meta({ description: "frames per second of wall time at most (default STREAM_FPS)" }),
+});
 
 const stream: FastifyPluginAsyncZod = async (app) => {
-  const { sessions } = app.moreau;
+  const { sessions, config } = app.moreau;
+  const admission = new StreamAdmission({
+    perSession: config.maxSubscribersPerSession,
+    perKey: config.maxSubscribersPerKey,
+    total: config.maxSubscribers,
+  });
   app.get(
     "/v1/sessions/:id/stream",
     {
       websocket: true,
-      schema: { params: SessionParams, querystring: StreamQuery },
+      schema: { params: SessionParams, querystring: StreamRouteQuery },
       // runs after validation and before the upgrade: an error here answers plain HTTP
       preHandler: async (req) => {
         if (sessions.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
         const { id } = req.params as { id: string };
         if (!sessions.exists(id, req.owner)) throw notFound(id);
+        const { maxFps } = req.query as { maxFps?: number };
+        if (maxFps !== undefined && maxFps > config.streamMaxFps)
+          throw new ApiError(
+            "invalid_request",
+            `maxFps ${maxFps} is over this server's limit of ${config.streamMaxFps} frames per second (STREAM_MAX_FPS)`,
+            { part: "querystring", issues: [{ path: ["maxFps"], message: "over STREAM_MAX_FPS" }] },
+          );
+        // the place is held from here until the connection closes (upgraded or not)
+        const ticket = admission.admit(id, req.owner);
+        const connection = req.raw.socket;
+        if (connection.destroyed) ticket.release();
+        else connection.once("close", () => ticket.release());
       },
     },
     (socket, req) => {
       const { id } = req.params;
       const format = req.query.format;
       const answer = (value: unknown) => {
-        if (socket.readyState === socket.OPEN) socket.send(encode(value, format));
+        // the frames of the steps this answers go first, even those held back by the rate
+        sessions.streams.flush(socket);
+        // in the stream's format: JSON text frames, or msgpack binary ones
+        if (socket.readyState === socket.OPEN)
+          socket.send(encode(value, format), { binary: format === "msgpack" });
       };
       let queue: Promise<void> = Promise.resolve();
       socket.on("message", (data, isBinary) => {
@@ -89,6 +130,7 @@ const stream: FastifyPluginAsyncZod = async (app) => {
           }
         });
       });
+      sessions.streams.limitRate(socket, req.query.maxFps ?? config.streamFps);
       sessions.subscribe(id, socket, req.query);
     },
   );

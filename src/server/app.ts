@@ -7,17 +7,32 @@
  * stops the workers (checkpointing every session first when DATA_DIR is set).
  * Access control (API_KEY / API_KEYS, src/server/auth.ts) is an onRequest hook installed
  * before every route; the per-key rate limit (@fastify/rate-limit, RATE_LIMIT_MAX per
- * RATE_LIMIT_WINDOW_MS) applies when keys are set, to every route but /health and /ready.
+ * RATE_LIMIT_WINDOW_MS) applies when keys are set, to every route but /health and /ready
+ * (WebSocket upgrades included: they pass the same hooks), and wrong keys are limited per
+ * client address (AUTH_FAILURE_MAX, auth.ts).
+ *
+ * Hardening (hooks installed before every route):
+ * - security headers on every answer (onSend: securityHeaders below; router errors too);
+ * - ALLOWED_HOSTS: a Host header outside the list is answered 421 (/health and /ready
+ *   answer any Host: probes reach them by address), first of the onRequest checks;
+ * - CORS_ORIGINS: CORS for the listed origins (off by default; corsHook below), preflights
+ *   answered before access control (a browser sends no key on them);
+ * - connections: HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS,
+ *   CONNECTION_TIMEOUT_MS and MAX_CONNECTIONS (server options, see installConnectionLimits);
+ * - a body over MAX_BODY_BYTES is drained (up to MAX_DRAIN_BYTES) so the client reads its 413.
  *
  * Tests: `const app = await buildApp({ workers: 1, logLevel: "silent" }); await app.ready();
  * supertest(app.server)...; await app.close()`.
  */
 import { randomUUID } from "node:crypto";
+import type { Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import rateLimit from "@fastify/rate-limit";
 import websocket from "@fastify/websocket";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifySchemaCompiler,
 } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -59,6 +74,16 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   const app = Fastify({
     logger: { level: config.logLevel },
     bodyLimit: config.maxBodyBytes,
+    // a client has HEADERS_TIMEOUT_MS to send its headers and RECEIVE_TIMEOUT_MS its whole
+    // request (Node answers 408 and closes); Node checks them every connectionsCheckingInterval
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.receiveTimeoutMs,
+      connectionsCheckingInterval: checkingIntervalMs(config),
+    },
+    requestTimeout: config.receiveTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
@@ -66,6 +91,7 @@ export async function buildApp(input: ConfigInput | Config = {}) {
     frameworkErrors: (err, _req, reply) => {
       const api = toApiError(err);
       const raw = reply as unknown as FastifyReply;
+      setSecurityHeaders(raw, false);
       raw.code(api.statusCode).type("application/json").send(JSON.stringify(api.toJSON()));
     },
   }).withTypeProvider<ZodTypeProvider>();
@@ -74,24 +100,40 @@ export async function buildApp(input: ConfigInput | Config = {}) {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandlers(app);
+  installErrorHandlers(app, {
+    maxDrainBytes: config.maxDrainBytes,
+    maxBodyBytes: config.maxBodyBytes,
+  });
 
   let sessions: SessionManager | null = null;
   const metrics = new ServerMetrics({
     sessionsByStatus: () =>
       sessions?.byStatus() ?? { ready: 0, running: 0, paused: 0, diverged: 0, error: 0 },
     wsClients: () => sessions?.streams.clients ?? 0,
-    workerUtilization: () => sessions?.pool.utilization() ?? [],
     workersAlive: () => sessions?.pool.alive ?? 0,
   });
   sessions = new SessionManager(config, metrics, app.log);
   const ctx: MoreauContext = { config, sessions, metrics, startedAt: process.uptime() };
   app.decorate("moreau", ctx);
 
+  installConnectionLimits(app, config);
+  // An upgrade refused by an onRequest hook (host, CORS, key, rate limit) never reaches
+  // @fastify/websocket's own onRequest hook, whose onResponse would end the socket: end it
+  // once the refusal is written.
+  app.addHook("onResponse", async (req) => {
+    if (req.raw.headers.upgrade !== undefined && (req as { ws?: boolean }).ws !== true)
+      req.raw.socket?.destroy();
+  });
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
-  installAuth(app, config.apiKeys);
+  app.addHook("onSend", securityHeaders);
+  if (config.allowedHosts.length > 0) app.addHook("onRequest", hostCheck(config.allowedHosts));
+  if (config.corsOrigins.length > 0) app.addHook("onRequest", corsHook(config.corsOrigins));
+  installAuth(app, config.apiKeys, {
+    failureMax: config.authFailureMax,
+    failureWindowMs: config.authFailureWindowMs,
+  });
   if (config.apiKeys.length > 0 && config.rateLimitMax > 0)
     await app.register(rateLimit, {
       global: true,
@@ -156,6 +198,134 @@ export async function buildApp(input: ConfigInput | Config = {}) {
 }
 
 export type MoreauApp = Awaited<ReturnType<typeof buildApp>>;
+
+/** How often Node looks for requests past HEADERS_TIMEOUT_MS / RECEIVE_TIMEOUT_MS. */
+function checkingIntervalMs(config: Config): number {
+  return Math.min(5000, Math.max(25, Math.floor(config.headersTimeoutMs / 4)));
+}
+
+/**
+ * MAX_CONNECTIONS (Node closes a connection over it at once) and CONNECTION_TIMEOUT_MS:
+ * a connection on which no byte has moved for that long is destroyed, unless its request
+ * has been received whole and its answer is still being computed (a long step: its own
+ * deadline, REQUEST_TIMEOUT_MS, bounds it). Upgraded WebSockets have their own heartbeat
+ * (ws turns the socket timeout off).
+ */
+function installConnectionLimits(app: FastifyInstance, config: Config): void {
+  const server: Server = app.server;
+  if (config.maxConnections > 0) server.maxConnections = config.maxConnections;
+  if (config.connectionTimeoutMs <= 0) return;
+  /** the answer in progress on each socket */
+  const current = new WeakMap<Socket, { res: ServerResponse; complete: () => boolean }>();
+  app.addHook("onRequest", async (req, reply) => {
+    const socket = req.raw.socket as Socket | null;
+    if (socket) current.set(socket, { res: reply.raw, complete: () => req.raw.complete });
+  });
+  // a 'timeout' listener takes over Node's default (destroy) for every socket timeout,
+  // keep-alive ones included
+  server.on("timeout", (socket: Socket) => {
+    const c = current.get(socket);
+    const computing = c?.complete() && !c.res.headersSent && !c.res.writableEnded;
+    if (!computing) socket.destroy();
+  });
+}
+
+/**
+ * Headers on every answer: no MIME sniffing, no framing (X-Frame-Options and CSP
+ * frame-ancestors), no Referer, same-origin resource and opener policies. HTML pages (the
+ * dashboard, Swagger UI) get a CSP that leaves their own scripts alone (base-uri,
+ * object-src, form-action, frame-ancestors); every other answer, data only, `default-src
+ * 'none'`. No HSTS: the server speaks plain HTTP (TLS ends at a proxy, which sets it).
+ */
+async function securityHeaders(_req: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  setSecurityHeaders(reply, String(reply.getHeader("content-type") ?? "").startsWith("text/html"));
+  return payload;
+}
+
+function setSecurityHeaders(reply: FastifyReply, html: boolean): void {
+  reply.header("x-content-type-options", "nosniff");
+  reply.header("x-frame-options", "DENY");
+  reply.header("referrer-policy", "no-referrer");
+  reply.header("cross-origin-resource-policy", "same-origin");
+  reply.header("cross-origin-opener-policy", "same-origin");
+  reply.header("x-permitted-cross-domain-policies", "none");
+  reply.header(
+    "content-security-policy",
+    html
+      ? "base-uri 'self'; object-src 'none'; form-action 'self'; frame-ancestors 'none'"
+      : "default-src 'none'; frame-ancestors 'none'",
+  );
+}
+
+/** The Host header's name and port, lower-case ("example.com", "8080"), or null. */
+function splitHost(host: string): { name: string; port: string | null } | null {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase());
+  return m ? { name: m[1], port: m[2] ?? null } : null;
+}
+
+/** ALLOWED_HOSTS entries: `name`, `name:port`, `*.domain` (any subdomain), `[v6]:port`. */
+export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
+  if (host === undefined) return false;
+  const h = splitHost(host);
+  if (h === null) return false;
+  return allowed.some((entry) => {
+    const e = splitHost(entry);
+    if (e === null) return false;
+    if (e.port !== null && e.port !== h.port) return false;
+    if (e.name.startsWith("*.")) return h.name.endsWith(e.name.slice(1));
+    return e.name === h.name;
+  });
+}
+
+function hostCheck(allowed: readonly string[]) {
+  return async (req: FastifyRequest) => {
+    if (PUBLIC_PATHS.has(pathOf(req))) return;
+    const host = req.headers.host;
+    if (!hostAllowed(host, allowed))
+      throw new ApiError(
+        "misdirected_request",
+        `this server does not answer for host "${host ?? ""}" (ALLOWED_HOSTS)`,
+        { host: host ?? null },
+      );
+  };
+}
+
+const CORS_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
+const CORS_HEADERS = "authorization, content-type, x-request-id";
+const CORS_EXPOSED =
+  "x-request-id, retry-after, www-authenticate, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
+
+/**
+ * CORS for CORS_ORIGINS ("*": any origin). An allowed Origin gets
+ * Access-Control-Allow-Origin (the origin itself, with Vary: Origin) on every answer,
+ * errors included; a preflight (OPTIONS with Access-Control-Request-Method) from it is
+ * answered 204 here, before access control (browsers send no key on preflights). Keys
+ * travel in the Authorization header, never in cookies: no Allow-Credentials. Other
+ * origins get no CORS header (the browser then refuses to share the answer); a preflight
+ * from them is answered 204 without any, so it fails.
+ */
+function corsHook(origins: readonly string[]) {
+  const any = origins.includes("*");
+  const allowed = new Set(origins);
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const origin = req.headers.origin;
+    const preflight =
+      req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+    reply.header("vary", "Origin");
+    const ok = typeof origin === "string" && (any || allowed.has(origin.toLowerCase()));
+    if (ok) {
+      reply.header("access-control-allow-origin", origin);
+      reply.header("access-control-expose-headers", CORS_EXPOSED);
+    }
+    if (!preflight) return;
+    if (ok) {
+      reply.header("access-control-allow-methods", CORS_METHODS);
+      reply.header("access-control-allow-headers", CORS_HEADERS);
+      reply.header("access-control-max-age", "600");
+    }
+    return reply.code(204).send();
+  };
+}
 
 /** How long an answer may make no progress towards its client once the server is closing. */
 const DRAIN_GRACE_MS = 1000;

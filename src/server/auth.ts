@@ -12,6 +12,12 @@
  * Keys are compared through their digests with timingSafeEqual, so the comparison time does
  * not depend on how much of a guess is right. Without keys `owner` is null and every
  * session is everyone's.
+ *
+ * Guessing is rate-limited per client address (req.ip: the peer's address, a proxy's when
+ * behind one): each request with a wrong key counts, and an address that has sent
+ * AUTH_FAILURE_MAX of them within AUTH_FAILURE_WINDOW_MS is answered 429 `rate_limited`
+ * (Retry-After) before its key is even looked at, until that window ends. A missing or
+ * malformed Authorization header is no guess and does not count.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -68,17 +74,77 @@ export function pathOf(req: FastifyRequest): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
+/**
+ * Failed key checks per client address in fixed windows: `blocked` says for how long an
+ * address that reached `max` failures must wait. Memory is bounded: expired windows are
+ * swept when the table grows, and past `capacity` addresses the oldest entries go.
+ */
+export class FailureLimiter {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+    private readonly capacity = 100_000,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** ms until `address` may try again, or 0 when it may now. */
+  blocked(address: string): number {
+    if (this.max <= 0) return 0;
+    const w = this.windows.get(address);
+    if (w === undefined) return 0;
+    const left = w.resetAt - this.now();
+    if (left <= 0) {
+      this.windows.delete(address);
+      return 0;
+    }
+    return w.count >= this.max ? left : 0;
+  }
+
+  fail(address: string): void {
+    if (this.max <= 0) return;
+    const now = this.now();
+    let w = this.windows.get(address);
+    if (w === undefined || w.resetAt <= now) {
+      if (w !== undefined) this.windows.delete(address);
+      if (this.windows.size >= this.capacity) this.sweep(now);
+      w = { count: 0, resetAt: now + this.windowMs };
+      this.windows.set(address, w);
+    }
+    w.count++;
+  }
+
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [a, w] of this.windows) if (w.resetAt <= now) this.windows.delete(a);
+    // still full: the oldest windows (insertion order) go
+    for (const a of this.windows.keys()) {
+      if (this.windows.size < this.capacity) break;
+      this.windows.delete(a);
+    }
+  }
+}
+
+export interface AuthOptions {
+  /** wrong keys per address per window before 429 (0: no limit) */
+  failureMax?: number;
+  failureWindowMs?: number;
+}
+
 /** Installs the key check (no-op without keys) and the `owner` request property. */
-export function installAuth(app: FastifyInstance, keys: readonly string[]): void {
+export function installAuth(
+  app: FastifyInstance,
+  keys: readonly string[],
+  opts: AuthOptions = {},
+): void {
   app.decorateRequest("owner", null);
   if (keys.length === 0) return;
   const known = keys.map((k) => ({ digest: digest(k), id: keyId(k) }));
-  // An upgrade refused here never reaches @fastify/websocket's own onRequest hook, whose
-  // onResponse would end the socket: end it once the 401 is written.
-  app.addHook("onResponse", async (req) => {
-    if (req.raw.headers.upgrade !== undefined && (req as { ws?: boolean }).ws !== true)
-      req.raw.socket?.destroy();
-  });
+  const failures = new FailureLimiter(opts.failureMax ?? 0, opts.failureWindowMs ?? 60_000);
   app.addHook("onRequest", async (req, reply) => {
     if (PUBLIC_PATHS.has(pathOf(req)) || req.routeOptions.config?.public === true) return;
     const header = req.headers.authorization;
@@ -97,10 +163,21 @@ export function installAuth(app: FastifyInstance, keys: readonly string[]): void
           : "malformed Authorization header: expected Bearer <key>",
       );
     }
+    const wait = failures.blocked(req.ip);
+    if (wait > 0) {
+      const s = Math.ceil(wait / 1000);
+      reply.header("retry-after", String(s));
+      throw new ApiError(
+        "rate_limited",
+        `too many wrong API keys from this address (AUTH_FAILURE_MAX ${failures.max} per ${failures.windowMs} ms); retry in ${s} s`,
+        { limit: "AUTH_FAILURE_MAX", max: failures.max, retryAfterMs: Math.ceil(wait) },
+      );
+    }
     const d = digest(key);
     let id: string | null = null;
     for (const k of known) if (timingSafeEqual(d, k.digest)) id = k.id;
     if (id === null) {
+      failures.fail(req.ip);
       reply.header("www-authenticate", 'Bearer realm="moreau", error="invalid_token"');
       throw new ApiError("unauthorized", "unknown API key");
     }

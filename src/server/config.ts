@@ -24,6 +24,10 @@
  * |                           |                    | ./data; relative to the working directory           |
  * | CHECKPOINT_EVERY_STEPS    | 1000               | with DATA_DIR: also checkpoint a session every this |
  * |                           |                    | many steps (0: only on pause and shutdown)          |
+ * | CHECKPOINT_MIN_INTERVAL_MS | 1000              | least time between two checkpoints of a session but |
+ * |                           |                    | at creation, end of run, pause, shutdown (0: none)  |
+ * | CHECKPOINT_MEMORY_BYTES   | 268435456 (256 MiB)| last checkpoints kept in memory for all sessions,   |
+ * |                           |                    | to rebuild them after a worker loss (0: none)       |
  * | API_KEY / API_KEYS        | (unset: no keys)   | one key / comma-separated keys; when set, every     |
  * |                           |                    | route but /health and /ready needs                  |
  * |                           |                    | `Authorization: Bearer <key>`                       |
@@ -31,6 +35,33 @@
  * | RATE_LIMIT_MAX            | 1200               | with keys: requests per key per window; beyond: 429 |
  * |                           |                    | (0: no rate limit)                                  |
  * | RATE_LIMIT_WINDOW_MS      | 60000              | the rate limit's window                             |
+ * | AUTH_FAILURE_MAX          | 30                 | with keys: wrong keys one client address may send   |
+ * |                           |                    | per window; beyond: 429 before any key is checked   |
+ * |                           |                    | (0: no limit)                                       |
+ * | AUTH_FAILURE_WINDOW_MS    | 60000              | that limit's window                                 |
+ * | MAX_SUBSCRIBERS_PER_SESSION | 32               | WebSocket streams of one session; beyond: 429       |
+ * | MAX_SUBSCRIBERS_PER_KEY   | 64                 | with keys: streams of one API key; beyond: 429      |
+ * | MAX_SUBSCRIBERS           | 1000               | streams of the whole server; beyond: 429            |
+ * | STREAM_FPS                | 60                 | frames per second (wall time) one stream gets at    |
+ * |                           |                    | most unless it asks for another rate (?maxFps=)     |
+ * | STREAM_MAX_FPS            | 240                | the largest ?maxFps a client may ask for            |
+ * | MAX_CONNECTIONS           | 2048               | open TCP connections (streams included); beyond,    |
+ * |                           |                    | new ones are closed at once (0: no cap)             |
+ * | HEADERS_TIMEOUT_MS        | 10000              | time to send a request's headers; beyond: 408 and   |
+ * |                           |                    | the connection is closed                            |
+ * | RECEIVE_TIMEOUT_MS        | 60000              | time to send a whole request (headers and body)     |
+ * | KEEP_ALIVE_TIMEOUT_MS     | 72000              | an idle keep-alive connection is closed after it    |
+ * | CONNECTION_TIMEOUT_MS     | 60000              | a connection on which no byte moves either way for  |
+ * |                           |                    | this long is closed, unless its request is being    |
+ * |                           |                    | computed (REQUEST_TIMEOUT_MS bounds that); 0: off   |
+ * | MAX_DRAIN_BYTES           | 67108864 (64 MiB)  | a body over MAX_BODY_BYTES is read and discarded up |
+ * |                           |                    | to this size so the client reads its 413; beyond,   |
+ * |                           |                    | the connection is closed                            |
+ * | ALLOWED_HOSTS             | (unset: any)       | comma-separated Host names (`name`, `name:port`,    |
+ * |                           |                    | `*.domain`); another Host header is answered 421    |
+ * |                           |                    | (/health and /ready answer any)                     |
+ * | CORS_ORIGINS              | (unset: no CORS)   | comma-separated origins (https://app.example:8443)  |
+ * |                           |                    | allowed to call the API from a browser, or *        |
  *
  * REQUEST_TIMEOUT_MS: a step request checks its deadline between steps and ends with 504
  * `timeout` (the session keeps the state it reached). A request the worker does not answer
@@ -46,38 +77,124 @@
  * API keys: sessions belong to the key that created them (another key gets 404), each key
  * may own MAX_SESSIONS_PER_KEY sessions and make RATE_LIMIT_MAX requests per
  * RATE_LIMIT_WINDOW_MS (@fastify/rate-limit). Without keys there is no access control, so
- * HOST defaults to 127.0.0.1 and the start-up log says so.
+ * HOST defaults to 127.0.0.1 and the start-up log says so. A client address that sends
+ * AUTH_FAILURE_MAX wrong keys within AUTH_FAILURE_WINDOW_MS is answered 429 until the
+ * window ends, whatever key it sends (src/server/auth.ts).
+ *
+ * Streams (src/server/stream.ts): an upgrade past MAX_SUBSCRIBERS_PER_SESSION,
+ * MAX_SUBSCRIBERS_PER_KEY or MAX_SUBSCRIBERS is refused before the upgrade (429
+ * `too_many_subscribers`, details.limit names the variable); upgrades count in the
+ * per-key rate limit like any request. Each stream gets at most STREAM_FPS frames per
+ * second of wall time on average (bursts of up to 2 s of frames pass, so a short step
+ * request shows every step), or its `?maxFps=` (at most STREAM_MAX_FPS); the frames over
+ * it are skipped and counted in the next frame's `dropped`, the latest one being sent
+ * when the rate allows, so the last state always arrives.
+ *
+ * Connections (src/server/app.ts): HEADERS_TIMEOUT_MS and RECEIVE_TIMEOUT_MS bound how
+ * long a client may take to send a request (Node's headersTimeout / requestTimeout: 408
+ * and close), KEEP_ALIVE_TIMEOUT_MS how long an idle keep-alive connection stays,
+ * CONNECTION_TIMEOUT_MS how long a connection may go without a byte either way (not
+ * while its answer is being computed), MAX_CONNECTIONS how many may be open at once.
  */
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-export const ServerConfig = z.object({
-  port: int(0, 65535).default(8080),
-  host: z.string().min(1).default("127.0.0.1"),
-  workers: int(1, 256).default(() => Math.max(1, availableParallelism())),
-  maxSessions: int(1, 1_000_000).default(64),
-  maxBodies: int(1, 10_000_000).default(10_000),
-  maxStepsPerRequest: int(1, 1e12).default(1_000_000),
-  maxBodyBytes: int(1024, 2 ** 31 - 1).default(10 * 1024 * 1024),
-  sessionIdleTtl: z.coerce.number().min(0).default(3600),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
-  streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
-  frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
-  shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
-  /** Checkpoint folder; "" turns persistence off. */
-  dataDir: z.string().default(""),
-  checkpointEverySteps: int(0, 1e12).default(1000),
-  /** API keys (empty: no access control). From API_KEY and API_KEYS (comma-separated). */
-  apiKeys: z.array(z.string().min(8, "an API key has at least 8 characters").max(512)).default([]),
-  maxSessionsPerKey: int(1, 1_000_000).default(16),
-  rateLimitMax: int(0, 1e9).default(1200),
-  rateLimitWindowMs: int(1, 2 ** 31 - 1).default(60_000),
-  /** Enables fault-injection messages to workers (tests only; never read from the environment). */
-  testHooks: z.boolean().default(false),
-});
+/** A list from an array or a comma-separated string (blank entries ignored). */
+const list = <T extends z.ZodType>(item: T) =>
+  z
+    .preprocess(
+      (v) =>
+        typeof v === "string"
+          ? v
+              .split(",")
+              .map((x) => x.trim())
+              .filter((x) => x !== "")
+          : v,
+      z.array(item),
+    )
+    .default([]);
+
+export const ServerConfig = z
+  .object({
+    port: int(0, 65535).default(8080),
+    host: z.string().min(1).default("127.0.0.1"),
+    workers: int(1, 256).default(() => Math.max(1, availableParallelism())),
+    maxSessions: int(1, 1_000_000).default(64),
+    maxBodies: int(1, 10_000_000).default(10_000),
+    maxStepsPerRequest: int(1, 1e12).default(1_000_000),
+    maxBodyBytes: int(1024, 2 ** 31 - 1).default(10 * 1024 * 1024),
+    sessionIdleTtl: z.coerce.number().min(0).default(3600),
+    logLevel: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .default("info"),
+    requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
+    streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
+    frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
+    shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
+    /** Checkpoint folder; "" turns persistence off. */
+    dataDir: z.string().default(""),
+    checkpointEverySteps: int(0, 1e12).default(1000),
+    checkpointMinIntervalMs: int(0, 2 ** 31 - 1).default(1000),
+    checkpointMemoryBytes: int(0, 2 ** 53 - 1).default(256 * 1024 * 1024),
+    /** API keys (empty: no access control). From API_KEY and API_KEYS (comma-separated). */
+    apiKeys: z
+      .array(z.string().min(8, "an API key has at least 8 characters").max(512))
+      .default([]),
+    maxSessionsPerKey: int(1, 1_000_000).default(16),
+    rateLimitMax: int(0, 1e9).default(1200),
+    rateLimitWindowMs: int(1, 2 ** 31 - 1).default(60_000),
+    authFailureMax: int(0, 1e9).default(30),
+    authFailureWindowMs: int(1, 2 ** 31 - 1).default(60_000),
+    maxSubscribersPerSession: int(1, 1_000_000).default(32),
+    maxSubscribersPerKey: int(1, 1_000_000).default(64),
+    maxSubscribers: int(1, 1_000_000).default(1000),
+    streamFps: z.coerce.number().gt(0).max(1e6).default(60),
+    streamMaxFps: z.coerce.number().gt(0).max(1e6).default(240),
+    maxConnections: int(0, 1e9).default(2048),
+    headersTimeoutMs: int(1, 2 ** 31 - 1).default(10_000),
+    receiveTimeoutMs: int(1, 2 ** 31 - 1).default(60_000),
+    keepAliveTimeoutMs: int(1, 2 ** 31 - 1).default(72_000),
+    connectionTimeoutMs: int(0, 2 ** 31 - 1).default(60_000),
+    maxDrainBytes: int(0, 2 ** 53 - 1).default(64 * 1024 * 1024),
+    /** Host names the server answers to (empty: any); from ALLOWED_HOSTS (comma-separated). */
+    allowedHosts: list(
+      z
+        .string()
+        .regex(
+          /^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
+          "a host name, name:port, *.domain or [IPv6]:port",
+        )
+        .transform((h) => h.toLowerCase()),
+    ),
+    /** Origins allowed by CORS (empty: CORS off; ["*"]: any); from CORS_ORIGINS (comma-separated). */
+    corsOrigins: list(
+      z
+        .string()
+        .regex(
+          /^\*$|^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
+          "an origin such as https://app.example or http://127.0.0.1:5173 (no path), or *",
+        )
+        .transform((o) => o.toLowerCase()),
+    ),
+    /** Enables fault-injection messages to workers (tests only; never read from the environment). */
+    testHooks: z.boolean().default(false),
+  })
+  .superRefine((c, ctx) => {
+    if (c.headersTimeoutMs > c.receiveTimeoutMs)
+      ctx.addIssue({
+        code: "custom",
+        path: ["headersTimeoutMs"],
+        message: `must not exceed RECEIVE_TIMEOUT_MS (${c.receiveTimeoutMs})`,
+      });
+    if (c.streamFps > c.streamMaxFps)
+      ctx.addIssue({
+        code: "custom",
+        path: ["streamFps"],
+        message: `must not exceed STREAM_MAX_FPS (${c.streamMaxFps})`,
+      });
+  });
 
 export type Config = z.output<typeof ServerConfig>;
 export type ConfigInput = z.input<typeof ServerConfig>;
@@ -99,9 +216,26 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   shutdownTimeoutMs: "SHUTDOWN_TIMEOUT_MS",
   dataDir: "DATA_DIR",
   checkpointEverySteps: "CHECKPOINT_EVERY_STEPS",
+  checkpointMinIntervalMs: "CHECKPOINT_MIN_INTERVAL_MS",
+  checkpointMemoryBytes: "CHECKPOINT_MEMORY_BYTES",
   maxSessionsPerKey: "MAX_SESSIONS_PER_KEY",
   rateLimitMax: "RATE_LIMIT_MAX",
   rateLimitWindowMs: "RATE_LIMIT_WINDOW_MS",
+  authFailureMax: "AUTH_FAILURE_MAX",
+  authFailureWindowMs: "AUTH_FAILURE_WINDOW_MS",
+  maxSubscribersPerSession: "MAX_SUBSCRIBERS_PER_SESSION",
+  maxSubscribersPerKey: "MAX_SUBSCRIBERS_PER_KEY",
+  maxSubscribers: "MAX_SUBSCRIBERS",
+  streamFps: "STREAM_FPS",
+  streamMaxFps: "STREAM_MAX_FPS",
+  maxConnections: "MAX_CONNECTIONS",
+  headersTimeoutMs: "HEADERS_TIMEOUT_MS",
+  receiveTimeoutMs: "RECEIVE_TIMEOUT_MS",
+  keepAliveTimeoutMs: "KEEP_ALIVE_TIMEOUT_MS",
+  connectionTimeoutMs: "CONNECTION_TIMEOUT_MS",
+  maxDrainBytes: "MAX_DRAIN_BYTES",
+  allowedHosts: "ALLOWED_HOSTS",
+  corsOrigins: "CORS_ORIGINS",
 };
 
 export class ConfigError extends Error {

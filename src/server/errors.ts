@@ -9,11 +9,17 @@
  *                          `Authorization: Bearer <key>`
  *   404 not_found          unknown session or route (or a session of another key)
  *   409 conflict           the session's status forbids the request (details.status)
- *   413 payload_too_large  request body over MAX_BODY_BYTES or model over MAX_BODIES
+ *   413 payload_too_large  request body over MAX_BODY_BYTES or model over MAX_BODIES (the
+ *                          rest of an over-long body is read and discarded, up to
+ *                          MAX_DRAIN_BYTES, so that the client reads the answer)
  *   415 unsupported_media_type  a body that is not application/json
  *   422 diverged           the simulation went non-finite or blew up during the request
  *   429 too_many_sessions  MAX_SESSIONS or MAX_SESSIONS_PER_KEY reached
- *   429 rate_limited       RATE_LIMIT_MAX requests in RATE_LIMIT_WINDOW_MS (per key)
+ *   421 misdirected_request  a Host header not in ALLOWED_HOSTS
+ *   429 too_many_subscribers MAX_SUBSCRIBERS_PER_SESSION / _PER_KEY / MAX_SUBSCRIBERS streams
+ *                          (details.limit names the variable)
+ *   429 rate_limited       RATE_LIMIT_MAX requests in RATE_LIMIT_WINDOW_MS (per key), or
+ *                          AUTH_FAILURE_MAX wrong keys in AUTH_FAILURE_WINDOW_MS (per address)
  *   500 solver_error / worker_crashed / internal
  *   503 shutting_down      the server is closing
  *   504 timeout            the request passed REQUEST_TIMEOUT_MS
@@ -37,6 +43,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "diverged"
   | "too_many_sessions"
+  | "too_many_subscribers"
+  | "misdirected_request"
   | "rate_limited"
   | "solver_error"
   | "worker_crashed"
@@ -54,6 +62,8 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   diverged: 422,
   too_many_sessions: 429,
+  too_many_subscribers: 429,
+  misdirected_request: 421,
   rate_limited: 429,
   solver_error: 500,
   worker_crashed: 500,
@@ -151,13 +161,52 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError("internal", "internal server error");
 }
 
+/**
+ * A body refused as too large (Fastify stops reading it and answers with `Connection: close`)
+ * would have its connection closed while the client is still sending, and most clients
+ * (Node's fetch among them) then fail with EPIPE instead of reading the 413. Instead the
+ * rest of the body is read and discarded, keeping the connection, up to `maxDrainBytes` in
+ * all (beyond, or when Content-Length announces more, the connection is closed: bounded
+ * work); RECEIVE_TIMEOUT_MS bounds how long it may take.
+ */
+export function drainRefusedBody(req: FastifyRequest, reply: FastifyReply, maxDrainBytes: number) {
+  const raw = req.raw;
+  if (raw.complete || raw.destroyed) return;
+  const declared = Number(raw.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxDrainBytes) return;
+  reply.removeHeader("connection");
+  let seen = 0;
+  raw.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxDrainBytes) raw.socket?.destroy();
+  });
+  raw.resume();
+}
+
+export interface ErrorHandlerOptions {
+  /** bytes of a refused (too large) body read and discarded before closing (0: none) */
+  maxDrainBytes?: number;
+  /** MAX_BODY_BYTES, named in the 413 of a body over it */
+  maxBodyBytes?: number;
+}
+
 /** Installs the JSON error handler and the 404 handler on the app. */
-export function installErrorHandlers(app: FastifyInstance): void {
+export function installErrorHandlers(app: FastifyInstance, opts: ErrorHandlerOptions = {}): void {
+  const maxDrainBytes = opts.maxDrainBytes ?? 0;
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
-    const api = toApiError(err);
+    const tooLarge = (err as { code?: unknown } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE";
+    const api =
+      tooLarge && opts.maxBodyBytes !== undefined
+        ? new ApiError(
+            "payload_too_large",
+            `request body over ${opts.maxBodyBytes} bytes (MAX_BODY_BYTES)`,
+            { limit: "MAX_BODY_BYTES", max: opts.maxBodyBytes },
+          )
+        : toApiError(err);
     if (api.statusCode >= 500) req.log.error({ err }, api.message);
     // the reason as a field of its own: a "msg" field would be a second msg key on the line
     else req.log.info({ code: api.code, reason: api.message }, "request rejected");
+    if (tooLarge && maxDrainBytes > 0) drainRefusedBody(req, reply, maxDrainBytes);
     reply.code(api.statusCode).type("application/json").send(JSON.stringify(api.toJSON()));
   });
   app.setNotFoundHandler((req, reply) => {

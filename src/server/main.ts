@@ -1,7 +1,10 @@
 /**
- * `npm start` (tsx src/server/main.ts): reads the configuration from the environment
- * (src/server/config.ts), starts the workers and listens. HOST defaults to 127.0.0.1 (this
- * machine only); set HOST=0.0.0.0 to listen on all interfaces (containers).
+ * The server's entry. `npm start` builds it (esbuild, `npm run build`: dist/main.js and
+ * the worker threads' dist/worker.js) and runs `node dist/main.js` — node itself, so that
+ * SIGTERM reaches this process; the Docker image runs the same file. Reads the
+ * configuration from the environment (src/server/config.ts), starts the workers and listens. HOST
+ * defaults to 127.0.0.1 (this machine only); set HOST=0.0.0.0 to listen on all interfaces
+ * (containers).
  *
  * Without API_KEY / API_KEYS there is no access control: HOST still defaults to 127.0.0.1 and
  * the start-up line says so (and warns when HOST exposes such a server beyond this machine).
@@ -9,12 +12,17 @@
  * checkpoints every session.
  *
  * SIGTERM / SIGINT: graceful shutdown — stop accepting connections and sessions, close
- * streams with 1001, stop runs, finish in-flight requests (an answer its client has stopped
- * reading is dropped after 1 s: app.ts), stop the workers, exit 0; if that takes longer
- * than SHUTDOWN_TIMEOUT_MS, exit 1.
+ * streams with 1001, stop runs, checkpoint every session (first, with DATA_DIR), let
+ * in-flight requests finish (an answer its client has stopped reading is dropped after
+ * 1 s: app.ts); those still running SHUTDOWN_TIMEOUT_MS after the signal are answered 503
+ * `shutting_down` (session-manager.ts); checkpoint again, stop the workers, exit 0. Only a
+ * shutdown stuck FORCE_EXIT_GRACE_MS past SHUTDOWN_TIMEOUT_MS (a disk that hangs) exits 1.
  */
 import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
+
+/** How long past SHUTDOWN_TIMEOUT_MS the last checkpoints and the workers' stop may take. */
+const FORCE_EXIT_GRACE_MS = 5000;
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -63,13 +71,22 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, "shutting down");
+    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, "shutting down");
     setTimeout(() => {
-      app.log.error("shutdown took longer than SHUTDOWN_TIMEOUT_MS; exiting");
+      app.log.error(
+        `shutdown still not done ${FORCE_EXIT_GRACE_MS} ms past SHUTDOWN_TIMEOUT_MS; exiting`,
+      );
       process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
+    }, config.shutdownTimeoutMs + FORCE_EXIT_GRACE_MS).unref();
+    // a keep-alive connection whose request was in flight when the shutdown began would stay
+    // open (and hold the server's close) until its keep-alive timeout: close each as soon as
+    // its answer is out
+    setInterval(() => app.server.closeIdleConnections(), 50).unref();
     app.close().then(
-      () => process.exit(0),
+      () => {
+        app.log.info("shut down");
+        process.exit(0);
+      },
       (err) => {
         app.log.error({ err }, "error during shutdown");
         process.exit(1);

@@ -1,21 +1,32 @@
 /**
  * Prometheus metrics (prom-client), one registry per app so several apps can live in one
- * process (tests). Exposed at GET /metrics.
+ * process (tests). Exposed at GET /metrics. Nothing depends on when or how often it is
+ * scraped (several scrapers see the same series): rates are the scraper's business, e.g.
+ * steps/s = rate(moreau_steps_total[1m]), worker utilization =
+ * rate(moreau_worker_busy_seconds_total[1m]).
  *
  *   moreau_sessions{status}                 gauge     sessions by status
  *   moreau_steps_total                      counter   simulation steps taken by all workers
- *   moreau_steps_per_second                 gauge     steps/s over the last scrape interval
  *   moreau_step_duration_seconds            histogram wall time of single steps (counted in
  *                                                     the workers, merged here)
  *   moreau_ws_clients                       gauge     open stream subscribers
  *   moreau_stream_frames_sent_total         counter   state frames written to subscribers
  *   moreau_stream_dropped_frames_total      counter   state frames subscribers missed
- *   moreau_worker_utilization{worker}       gauge     fraction of time the worker's loop was
- *                                                     busy since the previous scrape
+ *   moreau_worker_busy_seconds_total{worker} counter  time the worker's event loop was busy
+ *                                                     (over the successive workers at that
+ *                                                     index)
  *   moreau_workers_alive                    gauge
  *   moreau_worker_restarts_total            counter   crashed or stuck workers replaced
+ *   moreau_session_rebuilds_total{from}     counter   sessions lost with their worker and
+ *                                                     rebuilt from their checkpoint (from:
+ *                                                     memory | disk), or not (none: no
+ *                                                     checkpoint; failed)
+ *   moreau_checkpoints_total                counter   checkpoints written to DATA_DIR
+ *   moreau_checkpoint_failures_total        counter   checkpoints that could not be written
+ *   moreau_checkpoint_memory_bytes          gauge     checkpoints held in memory
  *   moreau_http_request_duration_seconds{method,route,status_code}  histogram
- *   plus prom-client's default process metrics (CPU, memory, event-loop lag).
+ *   plus prom-client's default process metrics with the moreau_ prefix (CPU, resident
+ *   memory, heap, event-loop lag, open file descriptors, GC).
  */
 import {
   Counter,
@@ -94,11 +105,47 @@ class MergedHistogram {
   }
 }
 
+/**
+ * A counter whose value is read from elsewhere when scraped (monotonic by construction of
+ * its source), one series per label value index.
+ */
+class CollectedCounter {
+  readonly type = "counter";
+  readonly aggregator = "sum";
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly label: string,
+    private readonly read: () => number[],
+    registry: Registry,
+  ) {
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  async get() {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.read().map((value, i) => ({ labels: { [this.label]: String(i) }, value })),
+    };
+  }
+
+  reset(): void {}
+}
+
 export interface MetricsSources {
   sessionsByStatus(): Record<SessionStatusName, number>;
   wsClients(): number;
-  workerUtilization(): number[];
   workersAlive(): number;
+}
+
+/** Sources the session manager attaches once it exists. */
+export interface ManagerSources {
+  /** busy seconds of each worker index (monotonic) */
+  workerBusySeconds(): number[];
+  checkpointMemoryBytes(): number;
 }
 
 export class ServerMetrics {
@@ -110,9 +157,9 @@ export class ServerMetrics {
   readonly workerRestarts: Counter;
   readonly checkpoints: Counter;
   readonly checkpointFailures: Counter;
+  readonly sessionRebuilds: Counter<"from">;
   readonly httpDuration: Histogram<"method" | "route" | "status_code">;
-  private stepsAtLastScrape = 0;
-  private lastScrape = performance.now();
+  private manager: ManagerSources | null = null;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -133,19 +180,6 @@ export class ServerMetrics {
       registers,
     });
     const self = this;
-    new Gauge({
-      name: "moreau_steps_per_second",
-      help: "steps per second since the previous scrape",
-      registers,
-      async collect() {
-        const total = (await self.stepsTotal.get()).values[0]?.value ?? 0;
-        const now = performance.now();
-        const dt = (now - self.lastScrape) / 1000;
-        this.set(dt > 0 ? (total - self.stepsAtLastScrape) / dt : 0);
-        self.stepsAtLastScrape = total;
-        self.lastScrape = now;
-      },
-    });
     this.stepDuration = new MergedHistogram(
       "moreau_step_duration_seconds",
       "wall time of one simulation step",
@@ -170,17 +204,13 @@ export class ServerMetrics {
       help: "state frames stream subscribers missed (slow reader or saturated server)",
       registers,
     });
-    new Gauge({
-      name: "moreau_worker_utilization",
-      help: "fraction of time each solver worker was busy since the previous scrape",
-      labelNames: ["worker"],
-      registers,
-      collect() {
-        sources.workerUtilization().forEach((u, i) => {
-          this.set({ worker: String(i) }, u);
-        });
-      },
-    });
+    new CollectedCounter(
+      "moreau_worker_busy_seconds_total",
+      "time each solver worker's event loop was busy (its rate is the worker's utilization)",
+      "worker",
+      () => self.manager?.workerBusySeconds() ?? [],
+      this.registry,
+    );
     new Gauge({
       name: "moreau_workers_alive",
       help: "solver workers alive",
@@ -204,6 +234,20 @@ export class ServerMetrics {
       help: "session checkpoints that could not be written to DATA_DIR",
       registers,
     });
+    new Gauge({
+      name: "moreau_checkpoint_memory_bytes",
+      help: "bytes of session checkpoints held in memory (CHECKPOINT_MEMORY_BYTES at most)",
+      registers,
+      collect() {
+        this.set(self.manager?.checkpointMemoryBytes() ?? 0);
+      },
+    });
+    this.sessionRebuilds = new Counter({
+      name: "moreau_session_rebuilds_total",
+      help: "sessions lost with their worker, by where they were rebuilt from (memory, disk; none: no checkpoint; failed)",
+      labelNames: ["from"],
+      registers,
+    });
     this.httpDuration = new Histogram({
       name: "moreau_http_request_duration_seconds",
       help: "HTTP request duration",
@@ -211,6 +255,11 @@ export class ServerMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
+  }
+
+  /** The session manager's sources (it is made after the metrics). */
+  attach(sources: ManagerSources): void {
+    this.manager = sources;
   }
 
   recordWorkerStats(steps: number, buckets: readonly number[], sum: number): void {

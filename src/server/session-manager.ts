@@ -9,20 +9,44 @@
  *   PATCH           any but error
  *   assembly        ready | paused | diverged
  *   state, reset, delete, stream   any status
- * `reset` of a session whose worker crashed rebuilds its simulation from the stored model
- * on a live worker. A session is idle when it has had no request and no stream subscriber
- * for SESSION_IDLE_TTL seconds; idle sessions are deleted, running or not.
+ * A session is idle when it has had no request and no stream subscriber for
+ * SESSION_IDLE_TTL seconds; idle sessions are deleted, running or not.
  *
  * Ownership (API keys, src/server/auth.ts): every method takes the requester's key id
  * (`owner`, null without keys); a session of another key is answered 404 as if it did not
  * exist, and each key may own MAX_SESSIONS_PER_KEY sessions.
  *
- * Snapshots and persistence: `exportSnapshot` answers the session document (schemas/api.ts
+ * Snapshots and checkpoints: `exportSnapshot` answers the session document (schemas/api.ts
  * Snapshot: the worker's engine snapshot bytes wrapped, never parsed here); `create` with a
- * snapshot and `fork` start a session from one. With DATA_DIR (persistence.ts) a session is
- * checkpointed when created, when it stops running (pause, `until` reached, divergence),
- * after reset, PATCH and applied assembly, every CHECKPOINT_EVERY_STEPS steps and on
- * graceful shutdown; `start` restores every checkpoint (same id, owner and creation time).
+ * snapshot and `fork` start a session from one. A session is checkpointed when created,
+ * when it stops running (pause, `until` reached, divergence), after reset, PATCH, inputs
+ * and applied assembly, every CHECKPOINT_EVERY_STEPS steps and on shutdown. Checkpoints are
+ * coalesced per session: one at a time, and those asked for less than
+ * CHECKPOINT_MIN_INTERVAL_MS after the previous one are deferred to that interval (the
+ * latest state wins); creation, the end of a run, pause and shutdown are written at once.
+ * The last checkpoint of every session is kept in memory (its engine snapshot bytes, within
+ * CHECKPOINT_MEMORY_BYTES for all sessions) and, with DATA_DIR (persistence.ts), written to
+ * disk; `start` restores every checkpoint on disk (same id, owner and creation time).
+ *
+ * A lost worker (crashed, killed, or stopped by the watchdog): its pending requests fail
+ * (`worker_crashed`) and each of its sessions is rebuilt at once, live, on the least loaded
+ * worker (its replacement included) from its last checkpoint — the file in DATA_DIR, or the
+ * copy in memory when it is newer (a failed write) or there is no DATA_DIR — the way a
+ * restart restores; a session that was running
+ * runs on (unless it was lost twice within LOSS_WINDOW_MS: then it comes back paused).
+ * Requests that arrive meanwhile wait for the rebuild; reads (state, snapshot, recording)
+ * that were in flight on the lost worker are asked again of the rebuilt session. Only a
+ * session without any checkpoint (or whose checkpoint cannot be restored) goes to `error`,
+ * and `reset` rebuilds it from its model at t = 0.
+ *
+ * Shutdown (`beginClose`, then `close`): new sessions are refused, streams close with 1001,
+ * runs stop, and every session is checkpointed first; requests still in flight
+ * SHUTDOWN_TIMEOUT_MS after the start of the shutdown are answered 503 `shutting_down`;
+ * then every session is checkpointed again (the steps of the requests that finished) and
+ * the workers stop.
+ *
+ * A DELETE answers 204 only once the session's checkpoint is durably gone (persistence.ts);
+ * when it cannot be, the session is kept and the DELETE answers 500 (retry it).
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
@@ -51,6 +75,20 @@ import type { SceneInfo, SessionSnapshot, WorkerEvent, WorkerRequestBody } from 
 import { StreamHub } from "./stream";
 import { type WorkerAnswer, WorkerFailure, WorkerPool } from "./worker-pool";
 
+/** A session lost twice within this window comes back paused (its run is not resumed). */
+const LOSS_WINDOW_MS = 60_000;
+/** Time the last checkpoints of a shutdown may take once SHUTDOWN_TIMEOUT_MS has passed. */
+const FINAL_CHECKPOINT_GRACE_MS = 2000;
+
+/** The last checkpoint of a session, in memory. */
+interface MemoryCheckpoint {
+  /** the engine snapshot's JSON bytes */
+  engine: Uint8Array;
+  step: number;
+  status: SessionStatusName;
+  message: string | null;
+}
+
 interface SessionRecord {
   id: string;
   name: string;
@@ -70,19 +108,35 @@ interface SessionRecord {
   scene: SceneInfo;
   /** the last State bytes the event loop received (served when the worker is gone) */
   lastState: Uint8Array;
-  /** its worker died: the simulation is gone until a reset rebuilds it */
+  /** its worker died: the simulation is gone until a rebuild (under way, or by reset) */
   lost: boolean;
+  /** the rebuild after a worker loss, while it goes on (never rejects) */
+  rebuilding: Promise<void> | null;
+  /** times this session was lost with its worker, within LOSS_WINDOW_MS */
+  losses: number[];
   busy: number;
   /** key id of the creator (null without API keys) */
   owner: string | null;
   /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
   savedStep: number | null;
   persisted: boolean;
-  /** step of the last checkpoint started (DATA_DIR) */
+  /** the last checkpoint held in memory (null: none, or over CHECKPOINT_MEMORY_BYTES) */
+  memory: MemoryCheckpoint | null;
+  /** step of the last checkpoint started */
   lastCheckpointStep: number;
-  /** the running checkpoint loop, if any, and whether another pass is wanted after it */
+  /** status of the last checkpoint taken */
+  lastCheckpointStatus: SessionStatusName;
+  /** Date.now() when the last checkpoint started */
+  lastCheckpointAt: number;
+  /** the running checkpoint loop, if any */
   checkpointing: Promise<void> | null;
-  checkpointAgain: boolean;
+  /** a checkpoint is wanted (now if urgent, else once CHECKPOINT_MIN_INTERVAL_MS has passed) */
+  checkpointWanted: boolean;
+  checkpointUrgent: boolean;
+  checkpointTimer: ReturnType<typeof setTimeout> | null;
+  /** a delete is under way: no checkpoint write starts */
+  deleting: boolean;
+  removing: Promise<void> | null;
   deleted: boolean;
 }
 
@@ -100,6 +154,11 @@ export interface AssemblyAnswer {
   state: Uint8Array | null;
 }
 
+export interface SessionManagerOptions {
+  /** the checkpoint store (default: one on DATA_DIR when it is set); tests pass their own */
+  store?: CheckpointStore | null;
+}
+
 export class SessionManager {
   private readonly records = new Map<string, SessionRecord>();
   private creating = 0;
@@ -108,18 +167,30 @@ export class SessionManager {
   /** Creations in flight per API key (counted against MAX_SESSIONS_PER_KEY). */
   private readonly creatingByOwner = new Map<string, number>();
   private closing = false;
+  private closingStarted: Promise<void> | null = null;
+  /** Date.now() by which in-flight requests must have finished (shutdown) */
+  private shutdownDeadline = Number.POSITIVE_INFINITY;
+  private abortTimer: ReturnType<typeof setTimeout> | null = null;
   readonly pool: WorkerPool;
   readonly streams: StreamHub;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   readonly store: CheckpointStore | null;
   private readonly auth: boolean;
+  /** bytes of the checkpoints held in memory */
+  private memoryBytes = 0;
 
   constructor(
     private readonly config: Config,
     private readonly metrics: ServerMetrics,
     private readonly log: FastifyBaseLogger,
+    options: SessionManagerOptions = {},
   ) {
-    this.store = config.dataDir ? new CheckpointStore(config.dataDir, log) : null;
+    this.store =
+      options.store !== undefined
+        ? options.store
+        : config.dataDir
+          ? new CheckpointStore(config.dataDir, log)
+          : null;
     this.auth = config.apiKeys.length > 0;
     this.pool = new WorkerPool(
       config,
@@ -129,6 +200,10 @@ export class SessionManager {
       },
       log,
     );
+    metrics.attach({
+      workerBusySeconds: () => this.pool.busySeconds(),
+      checkpointMemoryBytes: () => this.memoryBytes,
+    });
     this.streams = new StreamHub(
       config.streamMaxBufferedBytes,
       {
@@ -201,15 +276,17 @@ export class SessionManager {
 
   /** A copy of a session at its current step (status as the source's, running → paused). */
   async fork(id: string, owner: string | null = null): Promise<SessionOut> {
-    const rec = this.touch(id, owner);
-    const bytes = await this.withRecord(rec, () => this.exportEngine(rec));
+    const rec = await this.live(id, owner);
+    const bytes = await this.withRecord(rec, () => this.exportEngine(rec, true));
     return this.view(await this.open(randomUUID(), owner, { fork: rec, bytes }, new Date()));
   }
 
   /** The session document (schemas/api.ts Snapshot) as JSON bytes. */
   async exportSnapshot(id: string, owner: string | null = null): Promise<Uint8Array> {
-    const rec = this.touch(id, owner);
-    return this.withRecord(rec, () => this.exportDocument(rec));
+    const rec = await this.live(id, owner);
+    return this.withRecord(rec, async () =>
+      this.documentOf(rec, await this.exportEngine(rec, true)),
+    );
   }
 
   private async open(
@@ -293,13 +370,22 @@ export class SessionManager {
         scene: a.result.scene,
         lastState: a.result.state,
         lost: false,
+        rebuilding: null,
+        losses: [],
         busy: 0,
         owner,
+        memory: null,
         lastCheckpointStep: a.session.step,
+        lastCheckpointStatus: a.session.status,
+        lastCheckpointAt: 0,
         checkpointing: null,
-        checkpointAgain: false,
+        checkpointWanted: false,
+        checkpointUrgent: false,
+        checkpointTimer: null,
         savedStep: restoring ? a.session.step : null,
         persisted: true,
+        deleting: false,
+        removing: null,
         deleted: false,
       };
       this.records.set(id, rec);
@@ -313,7 +399,9 @@ export class SessionManager {
         },
         restoring ? "session restored from its checkpoint" : "session created",
       );
-      if (!restoring) void this.checkpoint(rec);
+      // the first checkpoint at once (a restored session has its file; the memory copy
+      // comes with its next checkpoint)
+      if (!restoring) void this.checkpoint(rec, true);
       return rec;
     } finally {
       this.creating--;
@@ -341,16 +429,15 @@ export class SessionManager {
   }
 
   async state(id: string, owner: string | null = null): Promise<Uint8Array> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     if (rec.lost) return rec.lastState;
-    return this.withRecord(rec, async () => {
-      const a = await this.call(rec, rec.worker, { kind: "state", sessionId: id });
-      return this.stateOf(rec, a);
-    });
+    return this.withRecord(rec, async () =>
+      this.stateOf(rec, await this.read(rec, { kind: "state", sessionId: id })),
+    );
   }
 
   async step(id: string, body: StepRequest, owner: string | null = null): Promise<Uint8Array> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     this.allow(rec, ["ready", "paused"], "it cannot step");
     const steps = body.steps ?? Math.max(1, Math.ceil((body.duration ?? 0) / rec.dt - 1e-9));
     if (steps > this.config.maxStepsPerRequest)
@@ -384,7 +471,7 @@ export class SessionManager {
     until: number | null,
     owner: string | null = null,
   ): Promise<SessionOut> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     this.allow(rec, ["ready", "paused"], "it cannot run");
     if (until !== null && until <= rec.time)
       throw new ApiError(
@@ -399,17 +486,18 @@ export class SessionManager {
   }
 
   async pause(id: string, owner: string | null = null): Promise<SessionOut> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     this.allow(rec, ["ready", "paused", "running"], "nothing to pause");
     await this.withRecord(rec, () => this.call(rec, rec.worker, { kind: "pause", sessionId: id }));
-    void this.checkpoint(rec);
+    // flushed now (a run it stopped is already being checkpointed: apply)
+    if (!rec.checkpointing) void this.checkpoint(rec, true);
     return this.view(rec);
   }
 
   async reset(id: string, owner: string | null = null): Promise<Uint8Array> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     const state = await this.withRecord(rec, async () => {
-      if (rec.lost) await this.rebuild(rec);
+      if (rec.lost) await this.rebuildFromModel(rec);
       const a = await this.call(rec, rec.worker, { kind: "reset", sessionId: id });
       return this.stateOf(rec, a);
     });
@@ -419,7 +507,7 @@ export class SessionManager {
   }
 
   async patch(id: string, patch: SessionPatch, owner: string | null = null): Promise<SessionOut> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     this.allow(rec, ["ready", "paused", "running", "diverged"], "reset it first");
     await this.withRecord(rec, () =>
       this.call(rec, rec.worker, { kind: "update", sessionId: id, patch }),
@@ -434,7 +522,7 @@ export class SessionManager {
     body: { inputs: InputSpec[]; step?: number },
     owner: string | null = null,
   ): Promise<{ step: number; pending: number }> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     this.allow(rec, ["ready", "paused", "running"], "reset it first");
     const a = await this.withRecord(rec, () =>
       this.call(rec, rec.worker, {
@@ -455,11 +543,11 @@ export class SessionManager {
     every: number | null,
     owner: string | null = null,
   ): Promise<Uint8Array> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     if (rec.lost)
       throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
     const a = await this.withRecord(rec, () =>
-      this.call(rec, rec.worker, {
+      this.read(rec, {
         kind: "recording",
         sessionId: id,
         every,
@@ -475,24 +563,53 @@ export class SessionManager {
     await this.remove(id);
   }
 
-  private async remove(id: string): Promise<void> {
+  /**
+   * Deletes a session: its checkpoint first (durably: persistence.ts), then the session.
+   * When the checkpoint cannot be deleted durably the session is kept and this throws
+   * (500): a session answered deleted must not come back after a restart.
+   */
+  private remove(id: string): Promise<void> {
     const rec = this.records.get(id);
-    if (!rec) throw notFound(id);
-    rec.deleted = true;
-    this.records.delete(id);
-    this.streams.closeSession(id, 1000, "session deleted");
-    if (!rec.lost) this.pool.notify(rec.worker, { kind: "cancel", sessionId: id });
-    // a 204 means the checkpoint is gone too (after any write of it already under way)
-    if (this.store)
-      await this.store
-        .remove(id)
-        .catch((err) => this.log.warn({ err, session: id }, "checkpoint delete failed"));
-    if (!rec.lost) {
-      await this.pool
-        .request(rec.worker, { kind: "delete", sessionId: id })
-        .catch((err) => this.log.warn({ err, session: id }, "worker delete failed"));
-    }
-    this.log.info({ session: id }, "session deleted");
+    if (!rec) return Promise.reject(notFound(id));
+    if (rec.removing) return rec.removing;
+    const removing = (async () => {
+      if (rec.rebuilding) await rec.rebuilding;
+      rec.deleting = true; // no checkpoint write starts from here on
+      this.clearCheckpointTimer(rec);
+      if (this.store) {
+        try {
+          // after any write of it already under way
+          await this.store.remove(id);
+        } catch (err) {
+          rec.deleting = false;
+          this.log.error({ err, session: id }, "session not deleted: its checkpoint remains");
+          throw new ApiError(
+            "internal",
+            `session "${id}" was not deleted: ${(err as Error).message}; it is kept, retry the delete`,
+            { session: id },
+          );
+        }
+      }
+      rec.deleted = true;
+      this.records.delete(id);
+      this.forget(rec);
+      this.streams.closeSession(id, 1000, "session deleted");
+      if (!rec.lost) {
+        this.pool.notify(rec.worker, { kind: "cancel", sessionId: id });
+        await this.pool
+          .request(rec.worker, { kind: "delete", sessionId: id })
+          .catch((err) => this.log.warn({ err, session: id }, "worker delete failed"));
+      }
+      this.log.info({ session: id }, "session deleted");
+    })();
+    rec.removing = removing;
+    void removing.then(
+      () => undefined,
+      () => {
+        if (rec.removing === removing) rec.removing = null;
+      },
+    );
+    return removing;
   }
 
   async assemble(
@@ -501,7 +618,7 @@ export class SessionManager {
     apply: boolean,
     owner: string | null = null,
   ): Promise<AssemblyAnswer> {
-    const rec = this.touch(id, owner);
+    const rec = await this.live(id, owner);
     this.allow(
       rec,
       ["ready", "paused", "diverged"],
@@ -581,12 +698,40 @@ export class SessionManager {
     return rec.worker;
   }
 
+  /** Step of a session's last checkpoint held in memory, null if none (tests, diagnostics). */
+  memoryCheckpointStep(id: string): number | null {
+    const rec = this.records.get(id);
+    if (!rec) throw notFound(id);
+    return rec.memory?.step ?? null;
+  }
+
+  /** Resolves when no session is being rebuilt after a worker loss (tests). */
+  async rebuilt(): Promise<void> {
+    for (;;) {
+      const pending = [...this.records.values()].flatMap((r) =>
+        r.rebuilding ? [r.rebuilding] : [],
+      );
+      if (pending.length === 0) return;
+      await Promise.all(pending);
+    }
+  }
+
   // ---------------------------------------------------------------- internals
 
   private touch(id: string, owner: string | null): SessionRecord {
     const rec = this.records.get(id);
     if (!rec || !this.visible(rec, owner)) throw notFound(id);
     rec.lastActivity = Date.now();
+    return rec;
+  }
+
+  /** `touch`, after the rebuild of a session lost with its worker (if one is under way). */
+  private async live(id: string, owner: string | null): Promise<SessionRecord> {
+    const rec = this.touch(id, owner);
+    if (rec.rebuilding) {
+      await rec.rebuilding;
+      if (!this.records.has(id)) throw notFound(id);
+    }
     return rec;
   }
 
@@ -597,28 +742,35 @@ export class SessionManager {
 
   // ---------------------------------------------------------------- snapshots, checkpoints
 
-  /** The engine snapshot bytes of a live session (a read: it does not wait for its queue). */
-  private async exportEngine(rec: SessionRecord): Promise<Uint8Array> {
+  /**
+   * The engine snapshot bytes of a live session (a read: it does not wait for its queue).
+   * `retry`: asked again of the rebuilt session if the worker is lost meanwhile.
+   */
+  private async exportEngine(rec: SessionRecord, retry: boolean): Promise<Uint8Array> {
     if (rec.lost)
       throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
-    const a = await this.call(rec, rec.worker, { kind: "export", sessionId: rec.id });
+    const body: WorkerRequestBody = { kind: "export", sessionId: rec.id };
+    const a = retry ? await this.read(rec, body) : await this.call(rec, rec.worker, body);
     if (a.result.kind !== "exported") throw new ApiError("internal", "bad reply");
     return a.result.bytes;
   }
 
   /** The session document: the engine snapshot wrapped with the session's status. */
-  private async exportDocument(rec: SessionRecord): Promise<Uint8Array> {
-    const engine = await this.exportEngine(rec);
+  private documentOf(
+    rec: SessionRecord,
+    engine: Uint8Array,
+    at: Pick<SessionRecord, "status" | "message" | "time" | "step"> = rec,
+  ): Uint8Array {
     const head = JSON.stringify({
       format: SESSION_SNAPSHOT_FORMAT,
       version: SESSION_SNAPSHOT_VERSION,
       session: {
         id: rec.id,
         name: rec.name,
-        status: rec.status,
-        message: rec.message,
-        time: rec.time,
-        step: rec.step,
+        status: at.status,
+        message: at.message,
+        time: at.time,
+        step: at.step,
         createdAt: rec.createdAt.toISOString(),
         savedAt: new Date().toISOString(),
       },
@@ -631,49 +783,123 @@ export class SessionManager {
   }
 
   /**
-   * Writes the session's checkpoint (DATA_DIR); resolves when a checkpoint taken after
-   * this call is on disk. Failures are logged, never thrown.
+   * Asks for a checkpoint of the session: kept in memory and (DATA_DIR) written to disk.
+   * `urgent`: at once (after the one under way); otherwise no sooner than
+   * CHECKPOINT_MIN_INTERVAL_MS after the previous one started. Resolves when a checkpoint
+   * taken after this call is done (an urgent one) or deferred. Failures are logged, never
+   * thrown.
    */
-  private checkpoint(rec: SessionRecord): Promise<void> {
-    const store = this.store;
-    if (!store || rec.lost || rec.deleted) return Promise.resolve();
-    if (rec.checkpointing) {
-      rec.checkpointAgain = true;
-      return rec.checkpointing;
+  private checkpoint(rec: SessionRecord, urgent = false): Promise<void> {
+    if (rec.lost || rec.deleted || rec.deleting) return Promise.resolve();
+    rec.checkpointWanted = true;
+    if (urgent) rec.checkpointUrgent = true;
+    if (rec.checkpointing) return rec.checkpointing;
+    const wait = rec.checkpointUrgent
+      ? 0
+      : rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
+    if (wait > 0) {
+      this.deferCheckpoint(rec, wait);
+      return Promise.resolve();
     }
-    rec.checkpointAgain = true;
-    rec.checkpointing = (async () => {
-      try {
-        while (rec.checkpointAgain && !rec.deleted && !rec.lost) {
-          rec.checkpointAgain = false;
-          rec.lastCheckpointStep = rec.step;
-          const bytes = await this.exportDocument(rec);
-          // synchronous check and enqueue: a delete after this point removes the file
-          if (rec.deleted) break;
-          const step = rec.lastCheckpointStep;
-          await store.write(rec.id, rec.owner, bytes);
-          this.metrics.checkpoints.inc();
-          rec.savedStep = step;
-          rec.persisted = true;
-          this.persistenceError = null;
-        }
-      } catch (err) {
-        rec.persisted = false;
-        this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
-        this.metrics.checkpointFailures.inc();
-        this.log.warn({ err, session: rec.id }, "checkpoint failed");
-      } finally {
-        rec.checkpointing = null;
-      }
-    })();
+    rec.checkpointing = this.checkpointLoop(rec);
     return rec.checkpointing;
+  }
+
+  private deferCheckpoint(rec: SessionRecord, wait: number): void {
+    if (rec.checkpointTimer) return;
+    rec.checkpointTimer = setTimeout(() => {
+      rec.checkpointTimer = null;
+      if (rec.checkpointWanted) void this.checkpoint(rec, true);
+    }, wait);
+    rec.checkpointTimer.unref?.();
+  }
+
+  private clearCheckpointTimer(rec: SessionRecord): void {
+    if (rec.checkpointTimer) clearTimeout(rec.checkpointTimer);
+    rec.checkpointTimer = null;
+  }
+
+  private async checkpointLoop(rec: SessionRecord): Promise<void> {
+    const store = this.store;
+    try {
+      while (rec.checkpointWanted && !rec.deleted && !rec.deleting && !rec.lost) {
+        if (!rec.checkpointUrgent) {
+          const wait = rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
+          if (wait > 0) {
+            this.deferCheckpoint(rec, wait);
+            return;
+          }
+        }
+        this.clearCheckpointTimer(rec);
+        rec.checkpointWanted = false;
+        rec.checkpointUrgent = false;
+        rec.lastCheckpointAt = Date.now();
+        rec.lastCheckpointStep = rec.step;
+        let engine: Uint8Array;
+        try {
+          engine = await this.exportEngine(rec, false);
+        } catch (err) {
+          // the worker could not export (lost with its worker, deleted meanwhile, or a
+          // shutdown): not a persistence failure
+          if (!rec.lost && !rec.deleted && !rec.deleting && !this.closing)
+            this.log.warn({ err, session: rec.id }, "checkpoint export failed");
+          return;
+        }
+        // the reply refreshed the record: these are the exported snapshot's
+        const at = { status: rec.status, message: rec.message, time: rec.time, step: rec.step };
+        rec.lastCheckpointStep = at.step;
+        rec.lastCheckpointStatus = at.status;
+        this.keepInMemory(rec, { engine, ...at });
+        // synchronous check and enqueue: a delete after this point removes the file
+        if (!store || rec.deleted || rec.deleting) continue;
+        try {
+          await store.write(rec.id, rec.owner, this.documentOf(rec, engine, at));
+        } catch (err) {
+          rec.persisted = false;
+          this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
+          this.metrics.checkpointFailures.inc();
+          this.log.warn({ err, session: rec.id }, "checkpoint failed");
+          return;
+        }
+        this.metrics.checkpoints.inc();
+        rec.savedStep = at.step;
+        rec.persisted = true;
+        this.persistenceError = null;
+      }
+    } finally {
+      rec.checkpointing = null;
+      // asked for again meanwhile (after a failure or a deferral: within the interval)
+      if (rec.checkpointWanted && !rec.checkpointTimer) void this.checkpoint(rec);
+    }
+  }
+
+  /** Keeps a session's last checkpoint in memory, within CHECKPOINT_MEMORY_BYTES for all. */
+  private keepInMemory(rec: SessionRecord, cp: MemoryCheckpoint): void {
+    const old = rec.memory?.engine.byteLength ?? 0;
+    const total = this.memoryBytes - old + cp.engine.byteLength;
+    if (total <= this.config.checkpointMemoryBytes) {
+      this.memoryBytes = total;
+      rec.memory = cp;
+    } else if (rec.memory === null || rec.memory.engine.byteLength < cp.engine.byteLength) {
+      // over the budget: the older copy is kept (a rebuild takes the newer of it and the file)
+      this.log.debug(
+        { session: rec.id, bytes: cp.engine.byteLength, budget: this.config.checkpointMemoryBytes },
+        "checkpoint not kept in memory (CHECKPOINT_MEMORY_BYTES)",
+      );
+    }
+  }
+
+  /** Releases what a deleted session held. */
+  private forget(rec: SessionRecord): void {
+    this.clearCheckpointTimer(rec);
+    if (rec.memory) this.memoryBytes -= rec.memory.engine.byteLength;
+    rec.memory = null;
   }
 
   /** Checkpoints due by CHECKPOINT_EVERY_STEPS. */
   private checkpointIfDue(rec: SessionRecord): void {
     const every = this.config.checkpointEverySteps;
-    if (this.store && every > 0 && rec.step - rec.lastCheckpointStep >= every)
-      void this.checkpoint(rec);
+    if (every > 0 && rec.step - rec.lastCheckpointStep >= every) void this.checkpoint(rec);
   }
 
   private async restoreCheckpoints(store: CheckpointStore): Promise<void> {
@@ -740,6 +966,21 @@ export class SessionManager {
     }
   }
 
+  /**
+   * A read (nothing changes in the worker): if its worker is lost while it is in flight,
+   * it is asked again of the session rebuilt from its checkpoint.
+   */
+  private async read(rec: SessionRecord, body: WorkerRequestBody): Promise<WorkerAnswer> {
+    try {
+      return await this.call(rec, rec.worker, body);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === "worker_crashed" && rec.rebuilding)) throw err;
+      await rec.rebuilding;
+      if (rec.lost || !this.records.has(rec.id)) throw err;
+      return this.call(rec, rec.worker, body);
+    }
+  }
+
   private stateOf(rec: SessionRecord, a: WorkerAnswer): Uint8Array {
     if (a.result.kind !== "state") throw new ApiError("internal", "bad reply");
     rec.lastState = a.result.state;
@@ -757,26 +998,183 @@ export class SessionManager {
     rec.dt = s.dt;
     rec.message = s.message;
     rec.run = s.run;
-    // a run that stopped (pause, `until` reached, divergence) is checkpointed
+    // a run that stopped (pause, `until` reached, divergence) is checkpointed at once
     if (was === "running" && s.status !== "running" && this.records.has(rec.id))
-      void this.checkpoint(rec);
+      void this.checkpoint(rec, true);
     else this.checkpointIfDue(rec);
   }
 
-  /** Recreates a lost session's simulation (t = 0) on the least loaded live worker. */
-  private async rebuild(rec: SessionRecord): Promise<void> {
-    const worker = this.leastLoadedWorker(rec.id);
-    const a = await this.pool
-      .request(worker, { kind: "create", sessionId: rec.id, model: rec.model })
-      .catch((err) => {
+  // ---------------------------------------------------------------- worker losses
+
+  private onWorkerLost(worker: number, reason: string): void {
+    this.metrics.workerRestarts.inc();
+    const lost: { rec: SessionRecord; run: SessionSnapshot["run"] }[] = [];
+    for (const rec of this.records.values()) {
+      if (rec.worker !== worker || rec.lost) continue;
+      rec.lost = true;
+      this.clearCheckpointTimer(rec);
+      lost.push({ rec, run: rec.status === "running" ? rec.run : null });
+      this.log.warn({ session: rec.id, worker }, "session lost with its worker");
+    }
+    if (this.closing) {
+      for (const { rec } of lost) this.markLost(rec, `${reason}; the server is shutting down`);
+      return;
+    }
+    // spread over the workers (the replacement of the lost one included: requests to it
+    // wait until it has started)
+    const load = this.loads();
+    for (const { rec, run } of lost) {
+      if (rec.deleting) {
+        this.markLost(rec, reason);
+        continue;
+      }
+      let target = 0;
+      for (let i = 1; i < load.length; i++) if (load[i] < load[target]) target = i;
+      load[target]++;
+      rec.message = `${reason}; restoring the session from its last checkpoint`;
+      rec.busy++;
+      const done = this.rebuildFromCheckpoint(rec, reason, run, target).finally(() => {
+        rec.busy--;
+        if (rec.rebuilding === done) rec.rebuilding = null;
+      });
+      rec.rebuilding = done;
+    }
+  }
+
+  /** The session stays lost: `error`, its last state served, reset rebuilds it from the model. */
+  private markLost(rec: SessionRecord, why: string): void {
+    rec.status = "error";
+    rec.run = null;
+    rec.message = `${why}; the simulation was lost (state: the last one received; reset rebuilds it from the model)`;
+  }
+
+  /**
+   * Rebuilds a lost session from its last checkpoint (the newer of memory and disk) on
+   * worker `target`, and resumes its run if it was running. Never rejects.
+   */
+  private async rebuildFromCheckpoint(
+    rec: SessionRecord,
+    reason: string,
+    run: SessionSnapshot["run"],
+    target: number,
+  ): Promise<void> {
+    const now = Date.now();
+    rec.losses = [...rec.losses.filter((t) => now - t < LOSS_WINDOW_MS), now];
+    try {
+      let body: WorkerRequestBody | null = null;
+      let from: "memory" | "disk" = "memory";
+      let step = -1;
+      const mem = rec.memory;
+      if (this.store && rec.savedStep !== null && (!mem || rec.savedStep >= mem.step)) {
+        const cp = await this.store.read(rec.id).catch(() => null);
+        if (cp) {
+          body = {
+            kind: "restore",
+            sessionId: rec.id,
+            snapshot: cp.snapshot.simulation,
+            status: cp.snapshot.session.status,
+            message: cp.snapshot.session.message,
+          };
+          from = "disk";
+          step = cp.snapshot.simulation.step;
+        }
+      }
+      if (!body && mem) {
+        body = {
+          kind: "restore",
+          sessionId: rec.id,
+          snapshot: mem.engine,
+          status: mem.status,
+          message: mem.message,
+        };
+        step = mem.step;
+      }
+      if (!body || rec.deleted) {
+        this.metrics.sessionRebuilds.inc({ from: "none" });
+        this.markLost(rec, `${reason}; no checkpoint of it was kept`);
+        return;
+      }
+      await this.relocate(rec, body, target);
+      this.metrics.sessionRebuilds.inc({ from });
+      this.log.warn(
+        { session: rec.id, worker: rec.worker, step, from },
+        "session lost with its worker rebuilt from its last checkpoint",
+      );
+      if (run && !this.closing) {
+        if (rec.losses.length > 1)
+          this.log.warn(
+            { session: rec.id, losses: rec.losses.length },
+            "session lost again within a minute: restored paused, its run not resumed",
+          );
+        else if (run.until === null || run.until > rec.time)
+          await this.call(rec, rec.worker, {
+            kind: "run",
+            sessionId: rec.id,
+            realtimeFactor: run.realtimeFactor,
+            until: run.until,
+          }).catch((err) =>
+            this.log.warn({ err, session: rec.id }, "run not resumed after the rebuild"),
+          );
+      }
+    } catch (err) {
+      this.metrics.sessionRebuilds.inc({ from: "failed" });
+      this.log.error({ err, session: rec.id }, "session could not be rebuilt from its checkpoint");
+      rec.lost = true;
+      this.markLost(
+        rec,
+        `${reason}; it could not be restored from its checkpoint (${(err as Error)?.message})`,
+      );
+    }
+  }
+
+  /** Recreates a lost session's simulation from its model (t = 0) on the least loaded worker. */
+  private async rebuildFromModel(rec: SessionRecord): Promise<void> {
+    const load = this.loads(rec.id);
+    let target = 0;
+    for (let i = 1; i < load.length; i++) if (load[i] < load[target]) target = i;
+    await this.relocate(rec, { kind: "create", sessionId: rec.id, model: rec.model }, target);
+  }
+
+  /**
+   * Creates (or restores) a lost session's simulation on worker `target` — or, if that one
+   * cannot start, on another — and makes it the session's.
+   */
+  private async relocate(
+    rec: SessionRecord,
+    body: WorkerRequestBody,
+    target: number,
+  ): Promise<void> {
+    const order = [target, ...Array.from({ length: this.pool.size }, (_, i) => i)].filter(
+      (w, i, all) => all.indexOf(w) === i,
+    );
+    let a: WorkerAnswer | null = null;
+    let worker = target;
+    for (const w of order) {
+      try {
+        a = await this.pool.request(w, body);
+        worker = w;
+        break;
+      } catch (err) {
+        const last = w === order[order.length - 1];
+        if (err instanceof ApiError && err.code === "worker_crashed" && !last && !this.closing)
+          continue;
         if (err instanceof WorkerFailure)
           throw new ApiError(err.info.code, err.info.message, err.info.details);
         throw err;
-      });
+      }
+    }
+    if (!a) throw new ApiError("worker_crashed", "no solver worker could take the session");
     rec.worker = worker;
     rec.seq = 0; // another worker counts its own snapshots
     rec.lost = false;
-    if (a.session) this.apply(rec, a.session);
+    if (a.result.kind === "created") {
+      rec.lastState = a.result.state;
+      rec.scene = a.result.scene;
+    }
+    if (a.session) {
+      this.apply(rec, a.session);
+      rec.lastCheckpointStep = a.session.step;
+    }
     this.pool.notify(worker, {
       kind: "subscriptions",
       sessionId: rec.id,
@@ -784,9 +1182,15 @@ export class SessionManager {
     });
   }
 
-  private leastLoadedWorker(except?: string): number {
+  /** Sessions per worker (those lost with theirs not counted). */
+  private loads(except?: string): number[] {
     const load = new Array(this.pool.size).fill(0);
     for (const r of this.records.values()) if (!r.lost && r.id !== except) load[r.worker]++;
+    return load;
+  }
+
+  private leastLoadedWorker(except?: string): number {
+    const load = this.loads(except);
     let best = 0;
     for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
     return best;
@@ -838,18 +1242,6 @@ export class SessionManager {
     }
   }
 
-  private onWorkerLost(worker: number, reason: string): void {
-    this.metrics.workerRestarts.inc();
-    for (const rec of this.records.values()) {
-      if (rec.worker !== worker || rec.lost) continue;
-      rec.lost = true;
-      rec.status = "error";
-      rec.run = null;
-      rec.message = `${reason}; the simulation was lost (state: the last one received; reset rebuilds it from the model)`;
-      this.log.warn({ session: rec.id, worker }, "session lost with its worker");
-    }
-  }
-
   private sweepIdle(): void {
     const limit = Date.now() - this.config.sessionIdleTtl * 1000;
     for (const rec of [...this.records.values()]) {
@@ -859,35 +1251,99 @@ export class SessionManager {
     }
   }
 
+  // ---------------------------------------------------------------- shutdown
+
   /**
-   * First half of a graceful shutdown (before the HTTP server stops): refuse new sessions,
-   * close every stream with 1001 and stop runs; in-flight step requests go on.
+   * First half of a graceful shutdown (before the HTTP server waits for in-flight requests):
+   * refuse new sessions, close every stream with 1001, stop runs, and checkpoint every
+   * session. Requests still in flight SHUTDOWN_TIMEOUT_MS after this call are answered 503
+   * `shutting_down`.
    */
-  async beginClose(): Promise<void> {
-    if (this.closing) return;
+  beginClose(): Promise<void> {
+    this.closingStarted ??= this.startClosing();
+    return this.closingStarted;
+  }
+
+  private async startClosing(): Promise<void> {
     this.closing = true;
+    const timeout = this.config.shutdownTimeoutMs;
+    this.shutdownDeadline = Date.now() + timeout;
+    this.abortTimer = setTimeout(() => {
+      const n = this.pool.abortPending(
+        () =>
+          new ApiError(
+            "shutting_down",
+            `the server is shutting down and this request did not finish within SHUTDOWN_TIMEOUT_MS (${timeout} ms); its session keeps the state it reached and is checkpointed before the server stops`,
+          ),
+      );
+      if (n > 0)
+        this.log.warn({ requests: n }, "requests still in flight at the shutdown timeout: 503");
+    }, timeout);
+    this.abortTimer.unref?.();
     if (this.sweeper) clearInterval(this.sweeper);
     this.streams.closeAll(1001, "server shutting down");
     this.streams.close();
-    await Promise.all(
-      [...this.records.values()]
-        .filter((r) => r.status === "running" && !r.lost)
-        .map((r) =>
-          this.pool.request(r.worker, { kind: "pause", sessionId: r.id }).catch(() => undefined),
-        ),
+    await this.bounded(
+      (async () => {
+        await Promise.all([...this.records.values()].map((r) => r.rebuilding ?? Promise.resolve()));
+        await Promise.all(
+          [...this.records.values()]
+            .filter((r) => r.status === "running" && !r.lost)
+            .map((r) =>
+              this.pool
+                .request(r.worker, { kind: "pause", sessionId: r.id })
+                .then((a) => a.session && this.apply(r, a.session))
+                .catch(() => undefined),
+            ),
+        );
+        // checkpoint first: what was acknowledged is on disk before anything else is waited for
+        await this.checkpointAll();
+      })(),
+      this.shutdownDeadline,
     );
   }
 
   /**
-   * Second half (after in-flight requests are answered): checkpoint every session (DATA_DIR),
-   * then stop the workers.
+   * Second half (after in-flight requests are answered): checkpoint every session again
+   * (the steps of the requests that finished meanwhile), then stop the workers.
    */
   async close(): Promise<void> {
     await this.beginClose();
-    if (this.store) {
-      await Promise.all([...this.records.values()].map((r) => this.checkpoint(r)));
-      await this.store.flush().catch(() => undefined);
-    }
+    if (this.abortTimer) clearTimeout(this.abortTimer);
+    await this.bounded(
+      this.checkpointAll(),
+      Math.max(this.shutdownDeadline, Date.now() + FINAL_CHECKPOINT_GRACE_MS),
+    );
+    for (const r of this.records.values()) this.clearCheckpointTimer(r);
     await this.pool.close();
+  }
+
+  /** Checkpoints every session whose last checkpoint is not its current state. */
+  private async checkpointAll(): Promise<void> {
+    await Promise.all(
+      [...this.records.values()].map(async (r) => {
+        if (r.checkpointing) await r.checkpointing;
+        const current =
+          !r.checkpointWanted &&
+          r.lastCheckpointStep === r.step &&
+          r.lastCheckpointStatus === r.status &&
+          (!this.store || (r.persisted && r.savedStep === r.step));
+        if (!current) await this.checkpoint(r, true);
+      }),
+    );
+    if (this.store) await this.store.flush().catch(() => undefined);
+  }
+
+  /** Waits for `p` until the time `deadline` (Date.now() scale) at most. */
+  private async bounded(p: Promise<unknown>, deadline: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const late = new Promise<void>((res) => {
+      timer = setTimeout(res, Math.max(0, deadline - Date.now()));
+    });
+    try {
+      await Promise.race([p.then(() => undefined), late]);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
   }
 }

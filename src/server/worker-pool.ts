@@ -5,14 +5,19 @@
  *
  * Failure handling:
  * - a worker that exits or errors (a crash) is replaced by a fresh one at the same index;
- *   its pending requests fail with `worker_crashed` and the manager marks its sessions
- *   `error` (onWorkerLost);
+ *   its pending requests fail with `worker_crashed` and the manager rebuilds its sessions
+ *   from their last checkpoints (onWorkerLost);
  * - a request not answered by its deadline plus watchdogGraceMs (a step that never returns
  *   to the worker's loop) fails with `timeout` and its worker is terminated and replaced the
  *   same way.
- * Workers start at worker-bootstrap.mjs, which registers tsx's TypeScript loader in the
- * thread (Node 20 ignores `--import tsx` there) and loads worker.ts; this works both under
- * `tsx src/server/main.ts` and under vitest.
+ * Workers start at the compiled worker.js beside the compiled server (dist/, `npm run
+ * build`: what `npm start` and the Docker image run), or, when this module runs from its
+ * TypeScript source (tsx, vitest), at worker-bootstrap.mjs, which registers tsx's
+ * TypeScript loader in the thread (Node 20 ignores `--import tsx` there) and loads
+ * worker.ts.
+ *
+ * Metrics: busySeconds() is the time each worker index's event loop has been busy, summed
+ * over the successive workers at that index (a counter: it never goes down).
  */
 import { Worker } from "node:worker_threads";
 import type { FastifyBaseLogger } from "fastify";
@@ -28,6 +33,11 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "./protocol";
+
+/** The worker thread's entry: compiled JavaScript beside this bundle, or the tsx bootstrap. */
+const WORKER_ENTRY = import.meta.url.endsWith(".ts")
+  ? new URL("./worker-bootstrap.mjs", import.meta.url)
+  : new URL("./worker.js", import.meta.url);
 
 export interface WorkerAnswer {
   result: WorkerResult;
@@ -67,7 +77,8 @@ interface Slot {
   failReady(e: Error): void;
   inflight: Int32Array;
   pending: Map<number, Pending>;
-  elu: ReturnType<Worker["performance"]["eventLoopUtilization"]> | null;
+  /** the worker's busy time (ms) when last read */
+  active: number;
   lastError: string | null;
 }
 
@@ -76,6 +87,8 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
   private readonly startFailures: number[] = [];
+  /** busy ms of the retired workers, per index */
+  private readonly retiredActive: number[] = [];
 
   constructor(
     private readonly config: Config,
@@ -106,7 +119,7 @@ export class WorkerPool {
       stepLimitMs: this.config.requestTimeoutMs,
       testHooks: this.config.testHooks,
     };
-    const worker = new Worker(new URL("./worker-bootstrap.mjs", import.meta.url), {
+    const worker = new Worker(WORKER_ENTRY, {
       workerData: init,
       execArgv: [],
       name: `moreau-solver-${index}`,
@@ -125,7 +138,7 @@ export class WorkerPool {
       failReady: (e) => failReady(e),
       inflight: new Int32Array(inflight),
       pending: new Map(),
-      elu: null,
+      active: 0,
       lastError: null,
     };
     slot.ready.catch(() => undefined);
@@ -139,7 +152,6 @@ export class WorkerPool {
         else p.reject(new WorkerFailure(msg.error, msg.session));
       } else if (msg.kind === "ready") {
         slot.alive = true;
-        slot.elu = worker.performance.eventLoopUtilization();
         markReady();
       } else this.handlers.onEvent(index, msg);
     });
@@ -195,6 +207,7 @@ export class WorkerPool {
   /** The live worker at `index`, waiting for a starting or replacement one. */
   private async live(index: number): Promise<Slot> {
     for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.closed) throw new ApiError("shutting_down", "the server is shutting down");
       const slot = this.slots[index];
       if (!slot) throw new ApiError("internal", `no worker ${index}`);
       if (slot.alive) return slot;
@@ -230,6 +243,9 @@ export class WorkerPool {
   private retire(slot: Slot, reason: string): void {
     if (slot.retired) return;
     slot.retired = true;
+    this.readActive(slot);
+    this.retiredActive[slot.index] = (this.retiredActive[slot.index] ?? 0) + slot.active;
+    slot.active = 0;
     const wasAlive = slot.alive;
     slot.alive = false;
     slot.failReady(new Error(reason));
@@ -267,15 +283,50 @@ export class WorkerPool {
     void slot.worker.terminate();
   }
 
-  /** Fraction of wall time each worker's loop was busy since the previous call. */
-  utilization(): number[] {
-    return this.slots.map((s) => {
-      if (!s.alive || !s.elu) return 0;
-      const now = s.worker.performance.eventLoopUtilization();
-      const delta = s.worker.performance.eventLoopUtilization(now, s.elu);
-      s.elu = now;
-      return delta.utilization;
+  /**
+   * Answers every pending request of every worker with the error `make()` gives (the
+   * workers go on; their late replies are ignored). Returns how many were pending.
+   */
+  abortPending(make: () => Error): number {
+    let n = 0;
+    for (const slot of this.slots) {
+      for (const [, p] of slot.pending) {
+        if (p.timer) clearTimeout(p.timer);
+        p.reject(make());
+        n++;
+      }
+      slot.pending.clear();
+    }
+    return n;
+  }
+
+  /** Seconds each worker index's event loop has been busy, over all its successive workers. */
+  busySeconds(): number[] {
+    return Array.from({ length: this.config.workers }, (_, i) => {
+      const slot = this.slots[i];
+      if (slot && !slot.retired) this.readActive(slot);
+      return ((this.retiredActive[i] ?? 0) + (slot && !slot.retired ? slot.active : 0)) / 1000;
     });
+  }
+
+  private readActive(slot: Slot): void {
+    if (!slot.alive) return;
+    try {
+      slot.active = Math.max(slot.active, slot.worker.performance.eventLoopUtilization().active);
+    } catch {
+      /* the thread is gone: keep the last reading */
+    }
+  }
+
+  /**
+   * Terminates worker `index` from outside, as the system would kill it (tests only: needs
+   * the testHooks setting). Its exit is handled as a crash.
+   */
+  killForTest(index: number): Promise<number> {
+    if (!this.config.testHooks) throw new Error("killForTest needs testHooks");
+    const slot = this.slots[index];
+    if (!slot) throw new Error(`no worker ${index}`);
+    return slot.worker.terminate();
   }
 
   async close(): Promise<void> {

@@ -436,10 +436,11 @@ export class WorkerRuntime {
       )
         throw new Failure({
           code: "timeout",
-          message: `step request stopped at the time limit inside step ${s.sim.stepCount + 1} after ${doneBefore + done} steps`,
+          message: `step request stopped at the time limit after ${doneBefore + done} of ${doneBefore + max} steps (inside step ${s.sim.stepCount + 1}, undone)`,
           details: {
             session: s.id,
             stepsDone: doneBefore + done,
+            stepsRequested: doneBefore + max,
             time: s.sim.time,
             step: s.sim.stepCount,
           },

@@ -1,8 +1,8 @@
 /**
  * Failure paths: divergence (in a step request and in a run) keeps the last good state and
  * a message; a solver that throws puts its session in `error`; a crashed worker is replaced
- * and its sessions marked `error` while the server and the other worker's sessions carry
- * on; time limits (cooperative 504, and the watchdog that replaces a stuck worker).
+ * and its sessions rebuilt from their last checkpoint while the server and the other
+ * worker's sessions carry on (test/reliability/chaos.test.ts kills one mid-run); time limits (cooperative 504, and the watchdog that replaces a stuck worker).
  * Faults are injected through the worker's test hooks (enabled by `testHooks`, never from
  * the environment).
  */
@@ -139,12 +139,16 @@ describe("a solver that throws", () => {
 });
 
 describe("a crashed worker", () => {
-  it("is replaced; its sessions go to `error`; the rest of the server is unaffected", async () => {
+  it("is replaced; its sessions are rebuilt from their last checkpoint; the rest of the server is unaffected", async () => {
     const a = await createSession(app, springParticle(100, 1, 1, 0.001, "a"));
     const b = await createSession(app, springParticle(100, 1, 1, 0.001, "b"));
     const m = app.moreau.sessions;
     expect(m.workerOf(a)).not.toBe(m.workerOf(b));
-    const lastA = await step(app, a, 30);
+    const at30 = await step(app, a, 30);
+    // a pause is checkpointed at once (held in memory: no DATA_DIR here)
+    await api().post(`/v1/sessions/${a}/pause`).expect(200);
+    await waitFor(async () => m.memoryCheckpointStep(a) === 30);
+    await step(app, a, 10); // not checkpointed
     await step(app, b, 30);
     const c = new FrameClient(`${base}/v1/sessions/${a}/stream?fields=bodies`);
     await c.open();
@@ -153,13 +157,9 @@ describe("a crashed worker", () => {
     await expect(hook(app, m.workerOf(a), { action: "exit", code: 3 })).rejects.toThrow(
       /exited unexpectedly \(exit code 3\)/,
     );
-    const sa = await waitFor(async () => {
-      const x = await session(app, a);
-      return x.status === "error" ? x : null;
-    });
-    expect(sa.message).toMatch(/exited unexpectedly/);
-    expect(await getState(app, a)).toEqual(lastA); // the last state received
-    expect((await api().post(`/v1/sessions/${a}/step`).send({ steps: 1 })).status).toBe(409);
+    // rebuilt live at its last checkpoint (step 30): requests wait for the rebuild
+    expect(await getState(app, a)).toEqual(at30);
+    expect(await session(app, a)).toMatchObject({ status: "ready", step: 30 });
     // the other worker's session and the server carry on
     const sb = await step(app, b, 30);
     const ref = springRecurrence(100, 1, 1, 0.001, 60);
@@ -168,13 +168,12 @@ describe("a crashed worker", () => {
     await waitFor(async () => (await api().get("/ready")).status === 200);
     const metrics = (await api().get("/metrics")).text;
     expect(metrics).toMatch(/^moreau_worker_restarts_total 1$/m);
-    expect(metrics).toMatch(/^moreau_sessions\{status="error"\} 1$/m);
+    expect(metrics).toMatch(/^moreau_session_rebuilds_total\{from="memory"\} 1$/m);
+    expect(metrics).toMatch(/^moreau_sessions\{status="error"\} 0$/m);
 
-    // reset rebuilds the lost session on a live worker; its stream goes on
-    const r = State.parse((await api().post(`/v1/sessions/${a}/reset`).expect(200)).body);
-    expect(r.step).toBe(0);
-    expect((await session(app, a)).status).toBe("ready");
-    const sa2 = await step(app, a, 60);
+    // it continues from the checkpoint as the uninterrupted session would; its stream goes on
+    const sa2 = await step(app, a, 30);
+    expect(sa2.step).toBe(60);
     expect(sa2.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
     await waitFor(async () => c.states().at(-1)?.step === 60);
     expect(c.states().at(-1)?.bodies).toEqual(sa2.bodies);
@@ -224,7 +223,8 @@ describe("time limits", () => {
       expect(ms).toBeGreaterThan(1150);
       expect(ms).toBeLessThan(2500);
       expect(((await blocked) as Error).message).toMatch(/restarted/);
-      expect((await session(t, id)).status).toBe("error");
+      // rebuilt from its last checkpoint (its creation)
+      expect(await session(t, id)).toMatchObject({ status: "ready", step: 0 });
       expect((await request(t.server).get("/health")).status).toBe(200);
       await waitFor(async () => (await request(t.server).get("/ready")).status === 200);
       const id2 = await createSession(t, fallingBody(1));

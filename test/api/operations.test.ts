@@ -69,9 +69,8 @@ describe("/metrics", () => {
     expect(sample(text, "moreau_ws_clients")).toBe(1);
     expect(sample(text, "moreau_stream_frames_sent_total")).toBe(6);
     expect(sample(text, "moreau_stream_dropped_frames_total")).toBe(0);
-    expect(text).toMatch(/^moreau_worker_utilization\{worker="0"\} [0-9.e-]+$/m);
-    expect(text).toMatch(/^moreau_worker_utilization\{worker="1"\} [0-9.e-]+$/m);
-    expect(text).toMatch(/^moreau_steps_per_second [0-9.e+-]+$/m);
+    expect(text).toMatch(/^moreau_worker_busy_seconds_total\{worker="0"\} [0-9.e-]+$/m);
+    expect(text).toMatch(/^moreau_worker_busy_seconds_total\{worker="1"\} [0-9.e-]+$/m);
     expect(sample(text, "moreau_workers_alive")).toBe(2);
     expect(text).toMatch(/^moreau_process_cpu_seconds_total /m);
     expect(text).toMatch(

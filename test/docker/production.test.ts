@@ -1,19 +1,32 @@
 /**
  * The production image without a Docker engine: the commands are read from the Dockerfile
  * itself and run here the same way.
- * - Dockerfile: multi-stage on node:20-slim, production dependencies only, a non-root
- *   user, HEALTHCHECK on /health, HOST=0.0.0.0, CMD = the command of `npm start`; every
- *   path it copies exists and none is excluded by .dockerignore.
+ * - Dockerfile: multi-stage on one pinned base image (an exact node:22 release, -slim), a
+ *   build stage compiling the server (`npm run build`: dist/), production dependencies
+ *   only in the image, a non-root user, HEALTHCHECK on /health, HOST=0.0.0.0, CMD = the
+ *   command of `npm start` (node on dist/main.js); every path it copies exists and none is
+ *   excluded by .dockerignore.
  * - docker/compose.yaml: builds the Dockerfile, publishes the port, checks /health, passes
- *   every configuration variable of src/server/config.ts through.
- * - The image's steps in a temporary directory: copy what the Dockerfile copies, run its
- *   `npm ci` (with --prefer-offline: the npm cache is warm, the machine offline), check that
- *   exactly the lockfile's non-dev packages are installed, start the server with the CMD
- *   (configured by environment variables), run the HEALTHCHECK command, use /health,
- *   /ready, the dashboard, a session and the CLI, then SIGTERM: a graceful exit 0.
+ *   every configuration variable of the server through.
+ * - The image's steps in temporary directories: the build stage's build command on what it
+ *   copies (its `npm ci` is the full install of the same lockfile: the repository's
+ *   node_modules stand in for it), then the runtime's tree: copy what the Dockerfile
+ *   copies, run its `npm ci` (with --prefer-offline: the npm cache is warm, the machine
+ *   offline), check that exactly the lockfile's non-dev packages are installed, start the
+ *   server with the CMD (configured by environment variables) without any TypeScript source
+ *   beside it, run the HEALTHCHECK command, use /health, /ready, the dashboard, a session
+ *   and the CLI, then SIGTERM: a graceful exit 0.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -52,10 +65,15 @@ const ins = instructions(dockerfile);
 const argDefault = (name: string) =>
   ins.find((i) => i.op === "ARG" && i.args.startsWith(`${name}=`))?.args.split("=")[1];
 const runtime = ins.filter((i) => i.stage === "runtime");
-/** Paths the runtime stage copies from the build context. */
-const copied = runtime
-  .filter((i) => i.op === "COPY" && !i.args.startsWith("--from"))
-  .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+const build = ins.filter((i) => i.stage === "build");
+/** Paths a stage copies from the build context. */
+const copiedBy = (stage: typeof ins) =>
+  stage
+    .filter((i) => i.op === "COPY" && !i.args.startsWith("--from"))
+    .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+const copied = copiedBy(runtime);
+/** The build stage's commands: its install, then the build. */
+const buildRuns = build.filter((i) => i.op === "RUN").map((i) => i.args);
 /** The `npm ci ...` of the deps stage (what follows `&&` only cleans the image's cache). */
 const installCmd = ins
   .find((i) => i.stage === "deps" && i.op === "RUN")!
@@ -66,27 +84,42 @@ const cmd = JSON.parse(runtime.find((i) => i.op === "CMD")!.args) as string[];
 const healthcheck = runtime.find((i) => i.op === "HEALTHCHECK")!.args;
 
 describe("Dockerfile", () => {
-  it("is multi-stage on node:20-slim, installs production dependencies only", () => {
-    expect(argDefault("NODE_VERSION")).toBe("20");
+  it("is multi-stage on a pinned node:22 slim image, builds the server, installs production dependencies only", () => {
+    // an exact release (and optionally its digest), never a moving tag
+    expect(argDefault("NODE_IMAGE")).toMatch(/^node:22\.\d+\.\d+-slim(@sha256:[0-9a-f]{64})?$/);
     const froms = ins.filter((i) => i.op === "FROM").map((i) => i.args);
     expect(froms).toEqual([
-      `node:${ref("NODE_VERSION")}-slim AS deps`,
-      `node:${ref("NODE_VERSION")}-slim AS runtime`,
+      `${ref("NODE_IMAGE")} AS build`,
+      `${ref("NODE_IMAGE")} AS deps`,
+      `${ref("NODE_IMAGE")} AS runtime`,
     ]);
+    // build: the full install of the lockfile, then `npm run build`
+    expect(buildRuns[0].split(/\s+/).slice(0, 2)).toEqual(["npm", "ci"]);
+    expect(buildRuns[0]).not.toContain("--omit");
+    expect(buildRuns.slice(1)).toEqual(["npm run build"]);
+    expect(pkg.scripts.build).toMatch(/^esbuild .*--outdir=dist/);
     expect(installCmd.slice(0, 2)).toEqual(["npm", "ci"]);
     expect(installCmd).toContain("--omit=dev");
     expect(
       runtime.some((i) => i.op === "COPY" && i.args.startsWith("--from=deps /app/node_modules")),
     ).toBe(true);
+    expect(runtime.some((i) => i.op === "COPY" && i.args === "--from=build /app/dist ./dist")).toBe(
+      true,
+    );
   });
 
-  it("runs as a non-root user the command of `npm start`, with a HEALTHCHECK on /health", () => {
+  it("runs as a non-root user the command of `npm start` (node on the compiled server), with a HEALTHCHECK on /health", () => {
     const user = runtime.filter((i) => i.op === "USER").at(-1)?.args;
     expect(user).toBeDefined();
     expect(["root", "0"]).not.toContain(user);
-    // npm start = "tsx src/server/main.ts"; the image runs node_modules/.bin/tsx directly
+    // npm start = "exec node --enable-source-maps dist/main.js" after its build (prestart);
+    // the image runs the same node command (built in the build stage)
+    expect(pkg.scripts.prestart).toBe("npm run build");
     const start = pkg.scripts.start.split(/\s+/);
-    expect(cmd).toEqual([`node_modules/.bin/${start[0]}`, ...start.slice(1)]);
+    expect(start[0]).toBe("exec");
+    expect(cmd).toEqual(start.slice(1));
+    expect(cmd[0]).toBe("node");
+    expect(cmd.at(-1)).toBe("dist/main.js");
     expect(healthcheck).toMatch(
       /^--interval=\S+\s+--timeout=\S+\s+--start-period=\S+\s+--retries=\d+\s+CMD\s+\[/,
     );
@@ -114,13 +147,17 @@ describe("Dockerfile", () => {
         "package.json",
         "package-lock.json",
         "src",
-        "routes",
         "schemas",
         "public",
         "examples",
         "bin",
       ]),
     );
+    for (const p of copiedBy(build)) {
+      expect(existsSync(join(ROOT, p)), p).toBe(true);
+      expect(ignored, p).not.toContain(p);
+    }
+    expect(ignored).toContain("dist");
   });
 });
 
@@ -151,7 +188,8 @@ describe("docker/compose.yaml", () => {
   });
 
   it("passes every configuration variable of the server through", () => {
-    // ENV_VARS, plus API_KEYS (the keys, read apart so that they are never echoed)
+    // ENV_VARS, plus API_KEYS (the keys, read apart so that they are never echoed) and the
+    // checkpoint settings read by main.ts
     expect(Object.keys(svc.environment).sort()).toEqual(
       [...Object.values(ENV_VARS), "API_KEYS"].sort(),
     );
@@ -181,9 +219,22 @@ describe("the image's commands, run here", () => {
     return e;
   };
 
+  let buildDir: string;
   beforeAll(async () => {
+    // the build stage: what it copies, the lockfile's full install (the repository's), its build
+    buildDir = mkdtempSync(join(tmpdir(), "moreau-build-"));
+    for (const p of copiedBy(build)) cpSync(join(ROOT, p), join(buildDir, p), { recursive: true });
+    symlinkSync(join(ROOT, "node_modules"), join(buildDir, "node_modules"), "dir");
+    for (const command of buildRuns.slice(1))
+      await run("sh", ["-c", command], {
+        cwd: buildDir,
+        env: env({ npm_config_update_notifier: "false" }),
+        timeout: 55_000,
+      });
+    // the runtime stage
     dir = mkdtempSync(join(tmpdir(), "moreau-prod-"));
     for (const p of copied) cpSync(join(ROOT, p), join(dir, p), { recursive: true });
+    cpSync(join(buildDir, "dist"), join(dir, "dist"), { recursive: true });
     const [bin, ...args] = installCmd;
     await run(bin, [...args, "--prefer-offline"], {
       cwd: dir,
@@ -195,6 +246,7 @@ describe("the image's commands, run here", () => {
   afterAll(() => {
     if (server && server.exitCode === null) server.kill("SIGKILL");
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
   });
 
   it("installs exactly the lockfile's production packages", () => {
@@ -217,6 +269,8 @@ describe("the image's commands, run here", () => {
 
   it("starts with the image's CMD, answers /health, serves the dashboard, stops on SIGTERM", async () => {
     port = await freePort();
+    // no TypeScript beside it: the server and its worker threads run the compiled JavaScript
+    renameSync(join(dir, "src"), join(dir, "src.away"));
     server = spawn(cmd[0], cmd.slice(1), {
       cwd: dir,
       env: env({
@@ -247,6 +301,9 @@ describe("the image's commands, run here", () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: "ok" });
+    // the start-up line (stdout is a pipe: it may arrive after the first answer)
+    for (let i = 0; i < 100 && !logs.includes("moreau listening"); i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(logs).toContain(`moreau listening on 127.0.0.1:${port}`);
 
     // the HEALTHCHECK command, as Docker runs it (exec form) with the container's PORT
@@ -285,7 +342,8 @@ describe("the image's commands, run here", () => {
     expect(stepped.status).toBe(200);
     expect(((await stepped.json()) as { step: number }).step).toBe(10);
 
-    // the CLI of the production tree
+    // the CLI of the production tree (it runs its TypeScript sources with tsx)
+    renameSync(join(dir, "src.away"), join(dir, "src"));
     const v = await run(process.execPath, ["bin/moreau.js", "validate", "examples/pendulum.json"], {
       cwd: dir,
       env: env({}),

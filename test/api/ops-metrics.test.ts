@@ -1,0 +1,81 @@
+/**
+ * Metrics as Prometheus intends (issue 26, item 12): nothing computed "since the previous
+ * scrape" (two scrapers used to corrupt each other: each scrape reset the other's window
+ * of moreau_steps_per_second and moreau_worker_utilization); worker busy time is a counter
+ * that never goes down, not even across a worker restart; process metrics are there with
+ * the moreau_ prefix.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MoreauApp } from "../../src/server/app";
+import { createSession, springParticle, startApp, step, waitFor } from "./helpers";
+
+let app: MoreauApp;
+beforeAll(async () => {
+  app = await startApp({ workers: 2, testHooks: true });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const scrape = async () => (await request(app.server).get("/metrics").expect(200)).text;
+
+function sample(text: string, name: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.slice(name.length + 1)) : Number.NaN;
+}
+
+const busy = (text: string) =>
+  [0, 1].map((w) => sample(text, `moreau_worker_busy_seconds_total{worker="${w}"}`));
+
+describe("metrics", () => {
+  it("has no series that depends on when it was last scraped", async () => {
+    const text = await scrape();
+    expect(text).not.toMatch(/previous scrape/i);
+    expect(text).not.toMatch(/^moreau_steps_per_second/m);
+    expect(text).not.toMatch(/^moreau_worker_utilization/m);
+    expect(text).toMatch(/^# TYPE moreau_worker_busy_seconds_total counter$/m);
+    expect(text).toMatch(/^# TYPE moreau_steps_total counter$/m);
+  });
+
+  it("two scrapers read the same counters: busy seconds only grow, across a worker restart too", async () => {
+    const id = await createSession(app, springParticle(100, 1, 1, 1e-5, "busy"));
+    const worker = app.moreau.sessions.workerOf(id);
+    await step(app, id, 20_000);
+    // scraper A, then B right after it, then A again: neither resets anything for the other
+    const a1 = busy(await scrape());
+    const b1 = busy(await scrape());
+    await step(app, id, 20_000);
+    const a2 = busy(await scrape());
+    for (let w = 0; w < 2; w++) {
+      expect(b1[w]).toBeGreaterThanOrEqual(a1[w]);
+      expect(a2[w]).toBeGreaterThanOrEqual(b1[w]);
+    }
+    expect(a2[worker]).toBeGreaterThan(a1[worker]);
+    expect(a1[worker]).toBeGreaterThan(0);
+
+    // the worker dies and is replaced: its index's counter does not go back to 0
+    await app.moreau.sessions.pool.killForTest(worker);
+    await waitFor(async () => (await request(app.server).get("/ready")).status === 200);
+    await app.moreau.sessions.rebuilt();
+    const after = busy(await scrape());
+    expect(after[worker]).toBeGreaterThanOrEqual(a2[worker]);
+    expect(sample(await scrape(), "moreau_worker_restarts_total")).toBe(1);
+  });
+
+  it("has the process metrics, with the moreau_ prefix", async () => {
+    const text = await scrape();
+    for (const name of [
+      "moreau_process_cpu_user_seconds_total",
+      "moreau_process_cpu_system_seconds_total",
+      "moreau_process_resident_memory_bytes",
+      "moreau_process_open_fds",
+      "moreau_process_start_time_seconds",
+      "moreau_nodejs_heap_size_used_bytes",
+      "moreau_nodejs_eventloop_lag_p99_seconds",
+    ])
+      expect(sample(text, name), name).toBeGreaterThan(0);
+    expect(text).toMatch(/^moreau_nodejs_gc_duration_seconds_count\{kind="\w+"\} \d+$/m);
+    expect(text).toMatch(/^moreau_checkpoint_memory_bytes \d+$/m);
+  });
+});
