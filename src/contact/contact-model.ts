@@ -6,15 +6,14 @@
  *    acceleration a_t would carry the impulse P/h into the next step's predictor.
  *  - "smc": a CompliantContactEffector (compliant.ts) added to the force effectors, so it
  *    works with every integrator, with its Jacobians in the implicit ones.
- * The Simulation asks it for the integrator (createIntegrator), the State's contacts
- * (states) and applies PATCHes of the contact parameters (update).
+ * The Simulation applies the solver settings through it (configure) and builds the
+ * integrator over its one-step problem, asks it for the State's contacts (states) and
+ * applies PATCHes of the contact parameters (update).
  */
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
 import type { ContactMemorySpec } from "../../schemas/snapshot";
 import type { ContactStateOut } from "../../schemas/state";
 import type { ForceEffector } from "../forces/effector";
-import type { AccelerationStepper } from "../integrators/acceleration-step";
-import type { Integrator } from "../integrators/integrator";
 import type { BodySystem } from "../model/body-system";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
