@@ -63,6 +63,8 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/v1/sessions",
     {
+      // a full server or key is refused before the body is read and parsed
+      onRequest: async (req) => manager.checkCapacity(req.owner),
       preValidation: limitBodies(config.maxBodies),
       schema: {
         tags,

@@ -69,6 +69,31 @@ const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     };
   };
 
+/** Deepest nesting of objects and arrays a JSON body may have. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The nesting depth of a JSON text (brackets outside strings), stopping once it passes
+ * MAX_JSON_DEPTH: O(length), no allocation. Malformed text is left to the parser.
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max && (max = depth) > MAX_JSON_DEPTH) return max;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
 export async function buildApp(input: ConfigInput | Config = {}) {
   const config = resolveConfig(input);
   const app = Fastify({
@@ -97,6 +122,26 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   }).withTypeProvider<ZodTypeProvider>();
   // bodies are JSON only: text/plain (parsed by default) is refused with 415 like any other type
   app.removeContentTypeParser("text/plain");
+  // JSON nested deeper than MAX_JSON_DEPTH is refused before it is parsed (a deep document
+  // costs the parser and later the validator stack and time; no model nests beyond ~8);
+  // then Fastify's own parser, with its prototype-poisoning checks
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    const depth = jsonDepth(body as string);
+    if (depth > MAX_JSON_DEPTH) {
+      done(
+        new ApiError(
+          "invalid_request",
+          `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
+          { limit: MAX_JSON_DEPTH },
+        ),
+        undefined,
+      );
+      return;
+    }
+    parseJson(req, body as string, done);
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -296,25 +296,8 @@ export class SessionManager {
     createdAt: Date,
     restoring = false,
   ): Promise<SessionRecord> {
-    if (this.closing) throw new ApiError("shutting_down", "the server is shutting down");
-    if (this.records.size + this.creating >= this.config.maxSessions)
-      throw new ApiError(
-        "too_many_sessions",
-        `the server holds its limit of ${this.config.maxSessions} sessions (MAX_SESSIONS); delete one first`,
-        { limit: this.config.maxSessions },
-      );
-    if (owner !== null && !restoring) {
-      // sessions of this key plus its creations still in flight (concurrent creates
-      // would each see the same count and all pass)
-      let mine = this.creatingByOwner.get(owner) ?? 0;
-      for (const r of this.records.values()) if (r.owner === owner) mine++;
-      if (mine >= this.config.maxSessionsPerKey)
-        throw new ApiError(
-          "too_many_sessions",
-          `this API key holds its limit of ${this.config.maxSessionsPerKey} sessions (MAX_SESSIONS_PER_KEY); delete one first`,
-          { limit: this.config.maxSessionsPerKey, scope: "key" },
-        );
-    }
+    // a restored session was already counted against its key's quota
+    this.checkCapacity(restoring ? null : owner);
     this.creating++;
     if (owner !== null) this.creatingByOwner.set(owner, (this.creatingByOwner.get(owner) ?? 0) + 1);
     try {
@@ -411,6 +394,32 @@ export class SessionManager {
         else this.creatingByOwner.delete(owner);
       }
     }
+  }
+
+  /**
+   * Throws what a new session of `owner` would be refused with now (shutting down, the
+   * server's or the key's session limit): the create route calls it before reading the
+   * body, so a full quota costs no parsing (issue 26, item 5), and open() again.
+   */
+  checkCapacity(owner: string | null): void {
+    if (this.closing) throw new ApiError("shutting_down", "the server is shutting down");
+    if (this.records.size + this.creating >= this.config.maxSessions)
+      throw new ApiError(
+        "too_many_sessions",
+        `the server holds its limit of ${this.config.maxSessions} sessions (MAX_SESSIONS); delete one first`,
+        { limit: this.config.maxSessions },
+      );
+    if (owner === null) return;
+    // sessions of this key plus its creations still in flight (concurrent creates would
+    // each see the same count and all pass)
+    let mine = this.creatingByOwner.get(owner) ?? 0;
+    for (const r of this.records.values()) if (r.owner === owner) mine++;
+    if (mine >= this.config.maxSessionsPerKey)
+      throw new ApiError(
+        "too_many_sessions",
+        `this API key holds its limit of ${this.config.maxSessionsPerKey} sessions (MAX_SESSIONS_PER_KEY); delete one first`,
+        { limit: this.config.maxSessionsPerKey, scope: "key" },
+      );
   }
 
   list(owner: string | null = null): SessionOut[] {
