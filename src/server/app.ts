@@ -88,7 +88,11 @@ export function jsonDepth(text: string): number {
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
-      if (++depth > max && (max = depth) > MAX_JSON_DEPTH) return max;
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > MAX_JSON_DEPTH) return max;
+      }
     } else if (c === 125 || c === 93) depth--;
   }
   return max;
