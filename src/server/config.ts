@@ -15,6 +15,8 @@
  * |                           |                    | is deleted; 0 keeps sessions forever                |
  * | LOG_LEVEL                 | info               | pino level: fatal error warn info debug trace silent|
  * | REQUEST_TIMEOUT_MS        | 30000              | time limit of one request to a worker (see below)   |
+ * | WORKER_MEMORY_MB          | 2048               | heap of one solver worker; beyond, that worker ends |
+ * |                           |                    | and its sessions are rebuilt from checkpoints       |
  * | STREAM_MAX_BUFFERED_BYTES | 1048576 (1 MiB)    | a WebSocket client's unsent bytes beyond which its  |
  * |                           |                    | frames are dropped                                  |
  * | FRAME_QUEUE_BYTES         | 16777216 (16 MiB)  | encoded frames in flight from one worker to the     |
@@ -130,6 +132,7 @@ export const ServerConfig = z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),
     requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
+    workerMemoryMb: int(64, 1_048_576).default(2048),
     streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
     frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
     shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
@@ -211,6 +214,7 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   sessionIdleTtl: "SESSION_IDLE_TTL",
   logLevel: "LOG_LEVEL",
   requestTimeoutMs: "REQUEST_TIMEOUT_MS",
+  workerMemoryMb: "WORKER_MEMORY_MB",
   streamMaxBufferedBytes: "STREAM_MAX_BUFFERED_BYTES",
   frameQueueBytes: "FRAME_QUEUE_BYTES",
   shutdownTimeoutMs: "SHUTDOWN_TIMEOUT_MS",

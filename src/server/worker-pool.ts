@@ -123,6 +123,11 @@ export class WorkerPool {
       workerData: init,
       execArgv: [],
       name: `moreau-solver-${index}`,
+      // a runaway of JavaScript objects (a contact explosion's records, a huge model) ends
+      // this worker with ERR_WORKER_OUT_OF_MEMORY instead of the process: handled as a
+      // crash, its sessions rebuilt from their checkpoints. Typed arrays live outside this
+      // heap: the dense factorizations are bounded at validation instead (cost.ts)
+      resourceLimits: { maxOldGenerationSizeMb: this.config.workerMemoryMb },
     });
     let markReady: () => void = () => {};
     let failReady: (e: Error) => void = () => {};

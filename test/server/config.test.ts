@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       sessionIdleTtl: 3600,
       logLevel: "info",
       requestTimeoutMs: 30_000,
+      workerMemoryMb: 2048,
       streamMaxBufferedBytes: 1024 * 1024,
       frameQueueBytes: 16 * 1024 * 1024,
       shutdownTimeoutMs: 10_000,
