@@ -17,7 +17,18 @@
  *    (b_j the box axes; {j, k, l} a permutation of the axes). A box lying flat on a face
  *    gets a quarter of that face per corner: its four corners cover the face exactly.
  *  - box–box manifolds of three or more points (face on face): a contour region, the
- *    convex hull of the pair's points projected on the normal plane, divided by the count.
+ *    convex hull of the pair's points projected on the normal plane, divided by the count;
+ *    the same for any pair with a cylinder (against a plane, box or cylinder) with three
+ *    or more points (a cap flush on a face or cap: its rim points, or the clipped cap).
+ *  - cylinder rim points otherwise (one or two points: a rim point, a side line's two
+ *    ends): the cylinder as the mesh of its narrow-phase rim samples (RIM_SAMPLES per cap,
+ *    the cap an RIM_SAMPLES-gon, the side RIM_SAMPLES quads), a rim vertex's share as for
+ *    the box: 1/RIM_SAMPLES of the cap and a quarter of its two side quads,
+ *    (π r² |z·n| + 2π r L √(1 − (z·n)²))/RIM_SAMPLES (z the axis; the radial direction of
+ *    the vertex taken along n's). A cylinder lying on a face: π r L/4 at each end of its
+ *    line contact; against a box the smaller of the two shapes' rules, as box–box.
+ *  Cylinders count as flat for the curvature radius (surfaceRadius: the cap is flat and
+ *  the side straight along the axis), so Hertz uses the flat-punch law with these areas.
  *  - round contacts (a sphere, or a capsule end or side, against anything): the circle in
  *    which the two surfaces overlap, π a² with a² = 2 R δ − δ² (R = 1/(1/r₀ + 1/r₁) the
  *    effective radius, δ = −dist the penetration): exact for a sphere cutting a plane, the
@@ -27,6 +38,7 @@
 
 import { length3 } from "../math/vec3";
 import type { ContactBuffer } from "./geometry/contact-buffer";
+import { RIM_SAMPLES } from "./geometry/cylinder";
 import type { WorldPose } from "./geometry/pose";
 import type { ShapeInstance } from "./geometry/shapes";
 
@@ -81,6 +93,23 @@ export function boxVertexArea(
   const d1 = Math.abs(R[1] * x + R[4] * y + R[7] * z);
   const d2 = Math.abs(R[2] * x + R[5] * y + R[8] * z);
   return hy * hz * d0 + hx * hz * d1 + hx * hy * d2;
+}
+
+/**
+ * Cylinder rim vertex area (π r² |z·n| + 2π r L √(1 − (z·n)²))/RIM_SAMPLES (see the file
+ * comment): r, L the radius and half-length, R the cylinder's row-major world rotation
+ * (column 2 = axis z), n = normal[no..no+2] unit.
+ */
+export function cylinderRimArea(
+  radius: number,
+  halfLength: number,
+  R: ArrayLike<number>,
+  normal: ArrayLike<number>,
+  no = 0,
+): number {
+  const c = Math.abs(R[2] * normal[no] + R[5] * normal[no + 1] + R[8] * normal[no + 2]);
+  const s = Math.sqrt(Math.max(0, 1 - c * c));
+  return (Math.PI * radius * (radius * c + 2 * halfLength * s)) / RIM_SAMPLES;
 }
 
 /** π a² with a² = max(0, 2 R δ − δ²), δ = −dist; R may be Infinity only with δ = 0. */
@@ -139,7 +168,10 @@ export function convexHullArea2D(xs: Float64Array, ys: Float64Array, k: number):
   return 0.5 * Math.abs(a);
 }
 
-/** Radius of curvature of a shape's surface at a contact (Infinity for flat ones). */
+/**
+ * Radius of curvature of a shape's surface at a contact (Infinity for flat ones: planes,
+ * boxes and cylinders, whose caps are flat and side straight along the axis).
+ */
 export function surfaceRadius(inst: ShapeInstance | undefined): number {
   if (!inst) return Number.POSITIVE_INFINITY;
   const s = inst.shape;
@@ -177,7 +209,13 @@ export function computeContactAreas(
     if (round) {
       const R = 1 / (1 / surfaceRadius(shapes[sa]) + 1 / surfaceRadius(shapes[sb]));
       for (let k = i; k < j; k++) area[k] = roundContactArea(R, buf.gap[k]);
-    } else if (A?.type === "box" && B?.type === "box" && j - i >= 3 && j - i <= 16) {
+    } else if (
+      ((A?.type === "box" && B?.type === "box") ||
+        A?.type === "cylinder" ||
+        B?.type === "cylinder") &&
+      j - i >= 3 &&
+      j - i <= 16
+    ) {
       // Contour region: hull of the points in the normal plane of the first contact.
       const nx = buf.normal[3 * i];
       const ny = buf.normal[3 * i + 1];
@@ -210,13 +248,18 @@ export function computeContactAreas(
       const each = convexHullArea2D(PX, PY, j - i) / (j - i);
       for (let k = i; k < j; k++) area[k] = each;
     } else {
-      // Box vertices (plane–box; box–box with one or two points: the smaller box's rule).
+      // Box vertices (plane–box; box–box with one or two points: the smaller box's rule),
+      // cylinder rim points.
       for (let k = i; k < j; k++) {
         let a = Number.POSITIVE_INFINITY;
         if (A?.type === "box")
           a = Math.min(a, boxVertexArea(A.halfExtents, poses[sa].R, buf.normal, 3 * k));
+        else if (A?.type === "cylinder")
+          a = Math.min(a, cylinderRimArea(A.radius, A.halfLength, poses[sa].R, buf.normal, 3 * k));
         if (B?.type === "box")
           a = Math.min(a, boxVertexArea(B.halfExtents, poses[sb].R, buf.normal, 3 * k));
+        else if (B?.type === "cylinder")
+          a = Math.min(a, cylinderRimArea(B.radius, B.halfLength, poses[sb].R, buf.normal, 3 * k));
         area[k] = a === Number.POSITIVE_INFINITY ? 0 : a;
       }
     }

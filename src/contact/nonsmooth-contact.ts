@@ -175,7 +175,7 @@ export class NonsmoothContact {
   private refMargin = -1;
   /** Per body: the rotation T = R Rᵣₑ𝒻ᵀ since the detection pose (9 per body). */
   private readonly turn: Float64Array;
-  /** Per shape: the radius about its core (sphere, capsule), 0 for boxes and planes. */
+  /** Per shape: the radius about its core (sphere, capsule, cylinder), 0 for boxes and planes. */
   private readonly shapeRadius: Float64Array;
   /** Transported gaps and midpoints of the detected contacts (projection). */
   private tGap: Float64Array = new Float64Array(0);
@@ -238,7 +238,7 @@ export class NonsmoothContact {
     this.refRot = new Float64Array(9 * sys.numBodies);
     this.turn = new Float64Array(9 * sys.numBodies);
     this.shapeRadius = Float64Array.from(detector.shapes, ({ shape: sh }) =>
-      sh.type === "sphere" || sh.type === "capsule" ? sh.radius : 0,
+      sh.type === "sphere" || sh.type === "capsule" || sh.type === "cylinder" ? sh.radius : 0,
     );
     const { yOff, size } = blockOffsets(sys);
     this.yOff = yOff;
@@ -724,8 +724,10 @@ export class NonsmoothContact {
    * The detected contacts carried to the current pose (turn from detectionCovers), into
    * tGap and tPoint. The normal n is kept and each side's core point moves rigidly with
    * its body: the surface point p_a = point − (gap/2) n, p_b = point + (gap/2) n, moved
-   * inwards by the shape's radius ρ (sphere centre, capsule axis point; ρ = 0 and the
-   * surface point itself for boxes and planes), k_a = p_a − ρ_a n, k_b = p_b + ρ_b n, then
+   * inwards by the shape's radius ρ (sphere centre, capsule axis point; a cylinder's
+   * radius too, exact for a rolling side contact and conservative by ρ(1 − cos φ) for a
+   * rim point; ρ = 0 and the surface point itself for boxes and planes),
+   * k_a = p_a − ρ_a n, k_b = p_b + ρ_b n, then
    * k_X' = x_X + T_X (k_X − x_X,ref), and
    *     g' = n·(k_b' − k_a') − ρ_a − ρ_b,   midpoint (k_a' + ρ_a n + k_b' − ρ_b n)/2.
    * Why the core and not the surface point: a sphere's contact point is no material point

@@ -32,6 +32,9 @@ export function shapeInstances(model: ModelSpec, sys: BodySystem): ShapeInstance
         case "capsule":
           shape = { type: "capsule", radius: s.radius, halfLength: s.halfLength };
           break;
+        case "cylinder":
+          shape = { type: "cylinder", radius: s.radius, halfLength: s.halfLength };
+          break;
       }
       out.push({
         shape,
@@ -89,6 +92,7 @@ export function boundingRadii(shapes: readonly ShapeInstance[], numBodies: numbe
     else if (s.type === "box")
       ext = Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
     else if (s.type === "capsule") ext = s.halfLength + s.radius;
+    else if (s.type === "cylinder") ext = Math.hypot(s.halfLength, s.radius);
     else continue;
     rho[inst.body] = Math.max(rho[inst.body], c + ext);
   }

@@ -18,6 +18,8 @@ export function shapeVolume(s: ShapeSpec): number {
       return 8 * s.halfExtents[0] * s.halfExtents[1] * s.halfExtents[2];
     case "capsule":
       return Math.PI * s.radius ** 2 * (2 * s.halfLength) + (4 / 3) * Math.PI * s.radius ** 3;
+    case "cylinder":
+      return Math.PI * s.radius ** 2 * (2 * s.halfLength);
     case "plane":
       return 0;
   }
@@ -26,7 +28,8 @@ export function shapeVolume(s: ShapeSpec): number {
 /**
  * Principal inertia (about the shape's centre, in its own frame) of a solid of mass m:
  * sphere 2/5 m r²; box m/3 (b² + c²) etc. with half extents; capsule (axis z, cylinder of
- * length 2h plus two hemispherical caps) by the standard composite formula.
+ * length 2h plus two hemispherical caps) by the standard composite formula; solid cylinder
+ * (axis z, radius r, length 2h): m r²/2 about the axis, m (3r² + (2h)²)/12 transversally.
  */
 export function shapePrincipalInertia(s: ShapeSpec, m: number): [number, number, number] {
   switch (s.type) {
@@ -54,6 +57,12 @@ export function shapePrincipalInertia(s: ShapeSpec, m: number): [number, number,
         mc * ((r * r) / 4 + (4 * h * h) / 12) +
         2 * (half * ((83 / 320) * r * r) + half * (h + (3 * r) / 8) ** 2);
       return [transverse, transverse, axial];
+    }
+    case "cylinder": {
+      const r = s.radius;
+      const len = 2 * s.halfLength;
+      const transverse = (m * (3 * r * r + len * len)) / 12;
+      return [transverse, transverse, 0.5 * m * r * r];
     }
     case "plane":
       return [0, 0, 0];

@@ -333,6 +333,11 @@ function validateShape(s: Shape, i: number): void {
         throw bad("radius and halfLength must be finite and ≥ 0");
       }
       return;
+    case "cylinder":
+      if (!(s.radius > 0 && s.halfLength > 0 && Number.isFinite(s.radius + s.halfLength))) {
+        throw bad("radius and halfLength must be finite and > 0");
+      }
+      return;
     case "box":
       if (!s.halfExtents.every(finiteNonNeg)) throw bad("halfExtents must be finite and ≥ 0");
       return;

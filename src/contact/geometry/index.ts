@@ -6,6 +6,15 @@ export { type PairFilter, SweepAndPrune } from "./broadphase";
 export { CollisionDetector, type CollisionOptions, type DetectionStats } from "./collide";
 export { ContactBuffer, contactKey, FEATURE_RANGE } from "./contact-buffer";
 export {
+  boxCylinder,
+  CYLINDER_FLUSH_SIN,
+  capsuleCylinder,
+  cylinderCylinder,
+  cylinderSphere,
+  planeCylinder,
+  RIM_SAMPLES,
+} from "./cylinder";
+export {
   boxBox,
   boxCapsule,
   boxSphere,
@@ -22,6 +31,7 @@ export {
   aabbHalfWidths,
   type BoxShape,
   type CapsuleShape,
+  type CylinderShape,
   isUnbounded,
   type PlaneShape,
   type Shape,

@@ -12,14 +12,22 @@
  * Reporting slightly separated contacts (0 ≤ gap < margin) lets the time stepping build
  * its active set from a predicted gap (Moreau–Jean: g + h·v_n ≤ 0).
  *
- * The pair functions are written for the canonical order plane < box < capsule < sphere
- * (`planeBox(plane, box)`, never `boxPlane`); collideShapes() dispatches any order and
+ * The pair functions are written for the canonical order plane < box < capsule < cylinder <
+ * sphere (`planeBox(plane, box)`, never `boxPlane`; the cylinder's pairs are in
+ * cylinder.ts); collideShapes() dispatches any order and
  * negates the normals when it had to swap. Nothing here allocates: scratch storage is
  * module-level (single-threaded; each worker thread has its own module instance).
  */
 
 import { copy3, length3 } from "../../math/vec3";
 import type { ContactBuffer } from "./contact-buffer";
+import {
+  boxCylinder,
+  capsuleCylinder,
+  cylinderCylinder,
+  cylinderSphere,
+  planeCylinder,
+} from "./cylinder";
 import type { WorldPose } from "./pose";
 import {
   type BoxShape,
@@ -1426,6 +1434,9 @@ function dispatchOrdered(
         case "capsule":
           planeCapsule(a, pa, b, pb, margin, out);
           return;
+        case "cylinder":
+          planeCylinder(a, pa, b, pb, margin, out);
+          return;
         case "sphere":
           planeSphere(a, pa, b, pb, margin, out);
           return;
@@ -1439,6 +1450,9 @@ function dispatchOrdered(
         case "capsule":
           boxCapsule(a, pa, b, pb, margin, out);
           return;
+        case "cylinder":
+          boxCylinder(a, pa, b, pb, margin, out);
+          return;
         case "sphere":
           boxSphere(a, pa, b, pb, margin, out);
           return;
@@ -1449,8 +1463,21 @@ function dispatchOrdered(
         case "capsule":
           capsuleCapsule(a, pa, b, pb, margin, out);
           return;
+        case "cylinder":
+          capsuleCylinder(a, pa, b, pb, margin, out);
+          return;
         case "sphere":
           capsuleSphere(a, pa, b, pb, margin, out);
+          return;
+      }
+      return;
+    case "cylinder":
+      switch (b.type) {
+        case "cylinder":
+          cylinderCylinder(a, pa, b, pb, margin, out);
+          return;
+        case "sphere":
+          cylinderSphere(a, pa, b, pb, margin, out);
           return;
       }
       return;

@@ -44,7 +44,17 @@ export interface CapsuleShape {
   readonly halfLength: number;
 }
 
-export type Shape = SphereShape | PlaneShape | BoxShape | CapsuleShape;
+/**
+ * Solid cylinder: all points with x² + y² ≤ radius² and |z| ≤ halfLength in the shape
+ * frame, i.e. the axis is the local z and the flat caps are at z = ±halfLength.
+ */
+export interface CylinderShape {
+  readonly type: "cylinder";
+  readonly radius: number;
+  readonly halfLength: number;
+}
+
+export type Shape = SphereShape | PlaneShape | BoxShape | CapsuleShape | CylinderShape;
 export type ShapeType = Shape["type"];
 
 /**
@@ -63,7 +73,7 @@ export interface ShapeInstance {
 
 /**
  * Rank used to put a pair of shapes in the canonical order the pair functions are
- * written for (plane < box < capsule < sphere): e.g. `planeBox(plane, box)`.
+ * written for (plane < box < capsule < cylinder < sphere): e.g. `planeBox(plane, box)`.
  */
 export function shapeRank(type: ShapeType): number {
   switch (type) {
@@ -73,8 +83,10 @@ export function shapeRank(type: ShapeType): number {
       return 1;
     case "capsule":
       return 2;
-    case "sphere":
+    case "cylinder":
       return 3;
+    case "sphere":
+      return 4;
   }
 }
 
@@ -89,7 +101,9 @@ export function isUnbounded(shape: Shape): boolean {
  * shapes (they are symmetric about their frame origin).
  *  - sphere: r on every axis;
  *  - box: e_i = Σ_j |R_ij| h_j (the support of the box along world axis i);
- *  - capsule: e_i = |R_i2| L + r (segment of half-length L along local z, plus r).
+ *  - capsule: e_i = |R_i2| L + r (segment of half-length L along local z, plus r);
+ *  - cylinder: e_i = |R_i2| L + r √(1 − R_i2²) (the caps' discs, of normal z, reach
+ *    r √(1 − z_i²) along world axis i).
  * Planes have no finite box; calling this for a plane writes +∞.
  */
 export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array, eo = 0): void {
@@ -111,6 +125,15 @@ export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array,
       const L = shape.halfLength;
       const r = shape.radius;
       for (let i = 0; i < 3; i++) ext[eo + i] = Math.abs(R[3 * i + 2]) * L + r;
+      return;
+    }
+    case "cylinder": {
+      const L = shape.halfLength;
+      const r = shape.radius;
+      for (let i = 0; i < 3; i++) {
+        const z = R[3 * i + 2];
+        ext[eo + i] = Math.abs(z) * L + r * Math.sqrt(Math.max(0, 1 - z * z));
+      }
       return;
     }
     case "plane": {
