@@ -2,6 +2,9 @@
  * Control-loop benchmark (issue 25), bounded in time, on 127.0.0.1, against a server
  * process as `npm start` runs it (bench/server-load.ts startServer).
  *
+ * The server runs with STREAM_MAX_FPS=2000 so the clients may ask for twice their frame
+ * rate (maxFps = 2000/every; at exactly the rate, jitter would hold frames back).
+ *
  * The scene: a cart-pole (2 bodies, a prismatic and a revolute joint, a torque actuator on
  * the cart, 4 sensors) stepped at 1 kHz (h = 1 ms, real time), streamed as msgpack with
  * `fields=observation`.
@@ -64,8 +67,9 @@ async function controlClient(
   every: number,
   rounds: number,
 ): Promise<Loop> {
+  // twice the loop's frame rate (the default cap is STREAM_FPS = 60 frames/s)
   const ws = new WebSocket(
-    `ws://127.0.0.1:${port}/v1/sessions/${id}/stream?format=msgpack&fields=observation&every=${every}`,
+    `ws://127.0.0.1:${port}/v1/sessions/${id}/stream?format=msgpack&fields=observation&every=${every}&maxFps=${2000 / every}`,
   );
   await new Promise((r, j) => {
     ws.once("open", r);
@@ -128,7 +132,8 @@ export async function runControlBench(
 ) {
   const rounds = opts.rounds ?? 300;
   const workers = opts.workers ?? 2;
-  const { child, port } = await startServer(workers, 1000);
+  // a 1 kHz client asking for 2000 frames/s needs STREAM_MAX_FPS ≥ 2000 (default 240)
+  const { child, port } = await startServer(workers, 1000, { STREAM_MAX_FPS: "2000" });
   try {
     // 1. one session, every frame
     const id = await createRunning(port);

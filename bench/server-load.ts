@@ -155,6 +155,7 @@ async function freePort(): Promise<number> {
 export async function startServer(
   workers: number,
   maxSessions: number,
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const port = await freePort();
@@ -167,6 +168,7 @@ export async function startServer(
       WORKERS: String(workers),
       MAX_SESSIONS: String(maxSessions),
       LOG_LEVEL: "warn",
+      ...env,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
