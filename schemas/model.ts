@@ -478,7 +478,7 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
       ctx.addIssue({
         code: "custom",
         path: ["bodies", i, "inertia"],
-        message: `body "${b.id}": inertia is required when no sphere, box or capsule shape gives it`,
+        message: `body "${b.id}": inertia is required when no sphere, box, capsule or cylinder shape gives it`,
       });
     if (b.kind === "particle" && b.shapes.some((s) => s.type !== "sphere"))
       ctx.addIssue({

@@ -40,10 +40,10 @@
  *     EPA's depth converges much faster than its face normals (≈1e-5 rad on a curved
  *     contact), so the normal is then polished: the overlap h_a(n) + h_b(−n) is
  *     minimized over unit n from there, with its exact gradient (the support point of
- *     a − b) — 2-D Newton steps, a cylinder's axis ±z (its cap face, a cone point of its
- *     support), 1-D Newton steps along a nearby kink circle n ⟂ k (k a box, cylinder or
- *     capsule axis, where the overlap is not differentiable) and the crossings of two
- *     such circles. The reported core gap is −overlap(n), the exact separation along the
+ *     a − b) and exact Hessian — 2-D Newton steps, a cylinder's axis ±z (its cap face, a
+ *     cone point of its support), 1-D Newton steps along a nearby kink circle n ⟂ k (k a
+ *     box, cylinder or capsule axis, where the overlap is not differentiable) and the
+ *     crossings of two such circles. The reported core gap is −overlap(n), the exact separation along the
  *     reported normal (so never less penetration than the truth); the witnesses are moved
  *     onto the support sets along n, and the contact placed from the lower-dimensional
  *     one (a vertex or rim point, else an edge or side line, or the closest points of two
@@ -1144,10 +1144,11 @@ function slope(x: number, y: number, z: number, tx: number, ty: number, tz: numb
  * Refines the GJK/EPA normal (RES[0..2]) by minimizing the overlap h_a(n) + h_b(−n) over
  * unit n, whose gradient is the support point of a − b (exact): EPA's depth converges
  * quadratically faster than its face normals, which on a curved contact are only good to
- * ~1e-5 rad. Candidates, the best kept: 2-D Newton steps (finite differences of the exact
- * gradient); a cylinder's axis ±z (its cap face: a cone point of its support) when n is
- * near it; where n is near a kink circle n ⟂ k (k an axis of a core: the overlap is not
- * differentiable across it), 1-D Newton steps along that circle; and the crossings of two
+ * ~1e-5 rad. Candidates, the best kept: 2-D Newton steps with the exact Hessian
+ * (newton2D; before the others and again from the best of them); a cylinder's axis ±z (its
+ * cap face: a cone point of its support) when n is near it; where n is near a kink circle
+ * n ⟂ k (k an axis of a core: the overlap is not differentiable across it), 1-D Newton
+ * steps along that circle (finite differences of the gradient); and the crossings of two
  * such circles. Writes PN (normal, overlap).
  */
 function polishNormal(): void {
@@ -1156,39 +1157,7 @@ function polishNormal(): void {
   PN[2] = RES[2];
   PN[3] = overlapAlong(PN[0], PN[1], PN[2]);
   const h = 1e-6;
-  // Smooth minimum: Newton in the tangent plane.
-  for (let it = 0; it < 3; it++) {
-    const nx = PN[0];
-    const ny = PN[1];
-    const nz = PN[2];
-    tangentBasis(nx, ny, nz);
-    const g1 = slope(nx, ny, nz, TB[0], TB[1], TB[2]);
-    const g2 = slope(nx, ny, nz, TB[3], TB[4], TB[5]);
-    let x = nx + h * TB[0];
-    let y = ny + h * TB[1];
-    let z = nz + h * TB[2];
-    let l = length3(x, y, z);
-    const a11 = (slope(x / l, y / l, z / l, TB[0], TB[1], TB[2]) - g1) / h;
-    const a21 = (slope(x / l, y / l, z / l, TB[3], TB[4], TB[5]) - g2) / h;
-    x = nx + h * TB[3];
-    y = ny + h * TB[4];
-    z = nz + h * TB[5];
-    l = length3(x, y, z);
-    const a12 = (slope(x / l, y / l, z / l, TB[0], TB[1], TB[2]) - g1) / h;
-    const a22 = (slope(x / l, y / l, z / l, TB[3], TB[4], TB[5]) - g2) / h;
-    const off = 0.5 * (a12 + a21);
-    const det = a11 * a22 - off * off;
-    if (!(a11 > 0 && det > 0)) break;
-    const d1 = -(a22 * g1 - off * g2) / det;
-    const d2 = -(a11 * g2 - off * g1) / det;
-    if (!(Math.abs(d1) + Math.abs(d2) < 0.1)) break;
-    PN[4] = nx + d1 * TB[0] + d2 * TB[3];
-    PN[5] = ny + d1 * TB[1] + d2 * TB[4];
-    PN[6] = nz + d1 * TB[2] + d2 * TB[5];
-    const before = PN[3];
-    tryNormal();
-    if (!(PN[3] < before)) break;
-  }
+  newton2D();
   // Kink circles near the normal, and their crossings.
   let nk = 0;
   for (let s = 0; s < 2; s++) {
@@ -1294,6 +1263,8 @@ function polishNormal(): void {
     PN[6] = ct * uz + st * vz;
     tryNormal();
   }
+  // From the best candidate (a point near a cone or a circle may still improve).
+  newton2D();
 }
 
 /** Support segments of projectOnSupport: slot s's ends at SSEG[6s..6s+5]. */
@@ -1435,6 +1406,99 @@ function placeWitnesses(nx: number, ny: number, nz: number): void {
     RES[6] = RES[3] + g * nx;
     RES[7] = RES[4] + g * ny;
     RES[8] = RES[5] + g * nz;
+  }
+}
+
+/** Hessian of the overlap in space (row-major 3×3), summed by addSupportHessian. */
+const HS = new Float64Array(9);
+/** addSupportHessian's axis z (0..2) and unit radial direction û (3..5). */
+const ZU = new Float64Array(6);
+
+/**
+ * Adds the Hessian of slot s's support function h(d) at the unit d to HS: 0 for a box or
+ * a segment (piecewise linear), and for a cylinder h = L |d·z| + r |d_⊥| (d_⊥ = d −
+ * (d·z) z), whose Hessian away from its kinks is (r/|d_⊥|)(I − z zᵀ − û ûᵀ), û = d_⊥/|d_⊥|.
+ */
+function addSupportHessian(s: number, dx: number, dy: number, dz: number): void {
+  if (SK[s] !== K_CYL) return;
+  const o = 9 * s;
+  const zx = SR[o + 2];
+  const zy = SR[o + 5];
+  const zz = SR[o + 8];
+  const c = dx * zx + dy * zy + dz * zz;
+  const px = dx - c * zx;
+  const py = dy - c * zy;
+  const pz = dz - c * zz;
+  const l = length3(px, py, pz);
+  if (!(l > 1e-12)) return;
+  const k = SD[3 * s] / l;
+  ZU[0] = zx;
+  ZU[1] = zy;
+  ZU[2] = zz;
+  ZU[3] = px / l;
+  ZU[4] = py / l;
+  ZU[5] = pz / l;
+  for (let a = 0; a < 3; a++)
+    for (let b = 0; b < 3; b++)
+      HS[3 * a + b] += k * ((a === b ? 1 : 0) - ZU[a] * ZU[b] - ZU[3 + a] * ZU[3 + b]);
+}
+
+/**
+ * Newton steps on the overlap F(n) = h_a(n) + h_b(−n) in the tangent plane of PN's normal:
+ * gradient from the support points, exact Hessian P (H_a(n) + H_b(−n)) P − F P on the
+ * sphere; a step is halved up to 6 times until it lowers the overlap. Where that Hessian
+ * is not positive definite (near a cone point its curvature vanishes radially), steepest
+ * descent scaled by the largest curvature.
+ */
+function newton2D(): void {
+  for (let it = 0; it < 16; it++) {
+    const nx = PN[0];
+    const ny = PN[1];
+    const nz = PN[2];
+    tangentBasis(nx, ny, nz);
+    const f = overlapAlong(nx, ny, nz);
+    const wx = WAB[0] - WAB[3];
+    const wy = WAB[1] - WAB[4];
+    const wz = WAB[2] - WAB[5];
+    const g1 = wx * TB[0] + wy * TB[1] + wz * TB[2];
+    const g2 = wx * TB[3] + wy * TB[4] + wz * TB[5];
+    HS.fill(0);
+    addSupportHessian(0, nx, ny, nz);
+    addSupportHessian(1, -nx, -ny, -nz);
+    // e_iᵀ HS e_j − F δ_ij.
+    let a11 = -f;
+    let a22 = -f;
+    let off = 0;
+    for (let p = 0; p < 3; p++)
+      for (let q = 0; q < 3; q++) {
+        const h = HS[3 * p + q];
+        a11 += TB[p] * h * TB[q];
+        a22 += TB[3 + p] * h * TB[3 + q];
+        off += TB[p] * h * TB[3 + q];
+      }
+    const det = a11 * a22 - off * off;
+    let d1: number;
+    let d2: number;
+    if (a11 > 0 && det > 0) {
+      d1 = -(a22 * g1 - off * g2) / det;
+      d2 = -(a11 * g2 - off * g1) / det;
+    } else {
+      const k = Math.max(Math.abs(a11), Math.abs(a22), Math.abs(off), 1e-12);
+      d1 = -g1 / k;
+      d2 = -g2 / k;
+    }
+    if (!(Math.abs(d1) + Math.abs(d2) < 0.1)) return;
+    if (Math.abs(d1) + Math.abs(d2) < 1e-15) return;
+    const before = PN[3];
+    for (let half = 0; half < 7 && !(PN[3] < before); half++) {
+      PN[4] = nx + d1 * TB[0] + d2 * TB[3];
+      PN[5] = ny + d1 * TB[1] + d2 * TB[4];
+      PN[6] = nz + d1 * TB[2] + d2 * TB[5];
+      tryNormal();
+      d1 *= 0.5;
+      d2 *= 0.5;
+    }
+    if (!(PN[3] < before)) return;
   }
 }
 

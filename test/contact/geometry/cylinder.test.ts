@@ -32,7 +32,8 @@
  *    EPA's polytope meets coplanar supports): the deepest gap is δ to 1e-8;
  *  - flush manifolds: a cylinder standing on a box face, overhanging its edge, lying on it,
  *    standing on another cylinder, a short one across a capsule, two side by side;
- *    features stable under a tiny motion; AABB and the detector's dispatch.
+ *    features stable under a tiny motion; 2000 nearly flush cap-on-cap pairs whose every
+ *    contact lies on both surfaces (1e-6 m); AABB and the detector's dispatch.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { CollisionDetector } from "../../../src/contact/geometry/collide";
@@ -800,6 +801,42 @@ describe("flush manifolds", () => {
     const xs = cs.map((c) => c.point[0]).sort((x, y) => x - y);
     expect(xs[0]).toBeCloseTo(0, 12);
     expect(xs[1]).toBeCloseTo(0.2, 12);
+  });
+
+  it("nearly flush caps (tilts 1e-5…1e-2 rad, rims crossing): every point on both surfaces", () => {
+    // Two cone points of the overlap (the caps' normals) lie close together here; the
+    // polish needs the exact Hessian to place the single rim–rim contact.
+    const r = rng(5);
+    let worst = 0;
+    let singles = 0;
+    for (let t = 0; t < 2000; t++) {
+      const a: Placed = {
+        shape: { type: "cylinder", radius: 0.1 + 0.1 * r(), halfLength: 0.1 + 0.1 * r() },
+        c: [0, 0, 0],
+        q: axisAngle([r() - 0.5, r() - 0.5, 0], 10 ** (-5 + 3 * r())),
+      };
+      const sb: CylinderShape = {
+        type: "cylinder",
+        radius: 0.1 + 0.1 * r(),
+        halfLength: 0.05 + 0.1 * r(),
+      };
+      const q = qmul(
+        axisAngle([0, 0, 1], 6 * r()),
+        axisAngle([r() - 0.5, r() - 0.5, 0], 10 ** (-5 + 3 * r())),
+      );
+      const off = ((a.shape as CylinderShape).radius + sb.radius) * (0.3 + 0.6 * r());
+      const ang = 6.3 * r();
+      const h = (a.shape as CylinderShape).halfLength + sb.halfLength + (r() - 0.5) * 0.01;
+      const b: Placed = { shape: sb, c: [off * Math.cos(ang), off * Math.sin(ang), h], q };
+      for (const c of contacts(a, b, 0.01)) {
+        if (c.feature < SINGLE_FEATURES) singles++;
+        const pa = add(c.point, c.normal, -c.gap / 2);
+        const pb = add(c.point, c.normal, c.gap / 2);
+        worst = Math.max(worst, Math.abs(sdf(a, pa)), Math.abs(sdf(b, pb)));
+      }
+    }
+    expect(singles).toBeGreaterThan(1000);
+    expect(worst).toBeLessThan(1e-6);
   });
 
   it("two cylinders side by side (parallel logs): two points", () => {
