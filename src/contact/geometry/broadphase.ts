@@ -53,6 +53,13 @@ function upperBound(a: Float64Array, count: number, x: number): number {
 /** Returns false to exclude the pair of proxies (i, j), i < j. */
 export type PairFilter = (i: number, j: number) => boolean;
 
+/**
+ * Overlapping pairs one update may report at most (32 MB of indices; a 1000-sphere pile has
+ * a few thousand). Beyond it the step fails (the simulation ends `diverged` with the
+ * message) instead of a contact set of gigabytes: 10 000 shapes at one point make 5·10⁷.
+ */
+export const MAX_BROADPHASE_PAIRS = 4_000_000;
+
 export class SweepAndPrune {
   /** Overlapping pairs as (i, j) with i < j: pairs[2k], pairs[2k + 1]; pairCount valid entries. */
   pairs: Int32Array = new Int32Array(128);
@@ -267,6 +274,10 @@ export class SweepAndPrune {
 
   private pushPair(i: number, j: number): void {
     const k = 2 * this.pairCount;
+    if (this.pairCount >= MAX_BROADPHASE_PAIRS)
+      throw new Error(
+        `more than ${MAX_BROADPHASE_PAIRS} overlapping shape pairs in one step (shapes piled into one place?): the contact problem would need gigabytes`,
+      );
     if (k + 2 > this.pairs.length) {
       const grown = new Int32Array(2 * this.pairs.length);
       grown.set(this.pairs);

@@ -1,0 +1,39 @@
+/**
+ * Issue 26, item 2 (contact pairs): shapes piled into one place make O(n²) overlapping
+ * pairs; beyond MAX_BROADPHASE_PAIRS per step the step fails with a message and the
+ * session ends `diverged` with its last good state, instead of allocating contact sets of
+ * gigabytes until the worker dies. 3000 spheres at one point: 4.5·10⁶ pairs.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_BROADPHASE_PAIRS } from "../../src/contact/geometry/broadphase";
+import type { MoreauApp } from "../../src/server/app";
+import { createSession, fallingBody, startApp, step } from "./helpers";
+
+let app: MoreauApp;
+beforeAll(async () => {
+  app = await startApp({ workers: 1 });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe("a contact explosion", () => {
+  it("3000 spheres at one point: 422 diverged naming the pair limit; the worker's other session steps on", async () => {
+    expect((3000 * 2999) / 2).toBeGreaterThan(MAX_BROADPHASE_PAIRS);
+    const other = await createSession(app, fallingBody());
+    const id = await createSession(app, {
+      bodies: Array.from({ length: 3000 }, (_, i) => ({
+        id: `s${i}`,
+        mass: 1,
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      })),
+      contact: { method: "nsc" },
+      gravity: [0, 0, 0],
+    });
+    const r = await request(app.server).post(`/v1/sessions/${id}/step`).send({ steps: 1 });
+    expect(r.status).toBe(422);
+    expect(r.body.message).toContain(`more than ${MAX_BROADPHASE_PAIRS} overlapping shape pairs`);
+    expect((await step(app, other, 2)).step).toBe(2);
+  }, 60_000);
+});
