@@ -525,6 +525,12 @@ export class WorkerRuntime {
     );
   }
 
+  /** A frame of every subscribed encoding now (off the `every` grid: reset, inputs, assembly). */
+  private emitForced(s: WorkerSession): void {
+    const enc = this.allEncodings(s);
+    if (enc.length > 0) this.emitFrames(s, enc, true);
+  }
+
   private allEncodings(s: WorkerSession): FrameEncoding[] {
     const out: FrameEncoding[] = [];
     for (const sub of s.subscriptions) if (!out.some((e) => e.key === sub.key)) out.push(sub);
@@ -700,8 +706,7 @@ export class WorkerRuntime {
     s.message = null;
     s.throwOnStep = null;
     this.progress(s);
-    const enc = this.allEncodings(s);
-    if (enc.length > 0) this.emitFrames(s, enc, true);
+    this.emitForced(s);
     return { kind: "state", state: this.stateBytes(s) };
   }
 
@@ -716,12 +721,7 @@ export class WorkerRuntime {
       s.sim.update(patch);
     } catch (err) {
       // a setting the session's model cannot take (as request validation: 400, paths)
-      if (err instanceof ParameterError)
-        throw new Failure({
-          code: "invalid_request",
-          message: `invalid body: ${err.message}`,
-          details: { part: "body", issues: err.issues },
-        });
+      if (err instanceof ParameterError) throw invalidBody(err);
       throw new Failure({
         code: "solver_error",
         message: `update failed: ${(err as Error)?.message ?? err}`,
@@ -743,17 +743,11 @@ export class WorkerRuntime {
       const r = s.sim.schedule(inputs, step ?? undefined);
       // applied now to a session that is not stepping: subscribers see the change
       if (r.step === s.sim.stepCount && s.status !== "running") {
-        const enc = this.allEncodings(s);
-        if (enc.length > 0) this.emitFrames(s, enc, true);
+        this.emitForced(s);
       }
       return { kind: "inputs", ...r };
     } catch (err) {
-      if (err instanceof InputError)
-        throw new Failure({
-          code: "invalid_request",
-          message: `invalid body: ${err.message}`,
-          details: { part: "body", issues: err.issues },
-        });
+      if (err instanceof InputError) throw invalidBody(err);
       throw new Failure({
         code: "solver_error",
         message: `inputs failed: ${(err as Error)?.message ?? err}`,
@@ -831,12 +825,7 @@ export class WorkerRuntime {
       result = s.sim.assemble(options, apply);
     } catch (err) {
       // options this model cannot take (a dense solver above its size): 400 with paths
-      if (err instanceof ParameterError)
-        throw new Failure({
-          code: "invalid_request",
-          message: `invalid body: ${err.message}`,
-          details: { part: "body", issues: err.issues },
-        });
+      if (err instanceof ParameterError) throw invalidBody(err);
       throw new Failure({
         code: "solver_error",
         message: `assembly failed: ${(err as Error)?.message ?? err}`,
@@ -844,8 +833,7 @@ export class WorkerRuntime {
       });
     }
     if (apply) {
-      const enc = this.allEncodings(s);
-      if (enc.length > 0) this.emitFrames(s, enc, true);
+      this.emitForced(s);
     }
     return {
       kind: "assembly",
@@ -887,4 +875,13 @@ export class WorkerRuntime {
 
 function yieldToLoop(): Promise<void> {
   return new Promise((r) => setImmediate(r));
+}
+
+/** A request the session's model cannot take, as request validation answers it: 400 with paths. */
+function invalidBody(err: ParameterError | InputError): Failure {
+  return new Failure({
+    code: "invalid_request",
+    message: `invalid body: ${err.message}`,
+    details: { part: "body", issues: err.issues },
+  });
 }
