@@ -16,7 +16,7 @@
  */
 
 import { PrismaticMotor, RevoluteMotor } from "../constraints/motor";
-import type { Attachment } from "../constraints/pair-constraint";
+import { type Attachment, hasOrientation } from "../constraints/pair-constraint";
 import type { BodySystem } from "../model/body-system";
 
 const ZERO_DRIVE = { value: () => 0, rate: () => 0, accel: () => 0, constant: true };
@@ -115,9 +115,8 @@ export function createJointCoordinate(
   a: Attachment,
   b: Attachment,
 ): JointCoordinate | null {
-  const oriented = (x: number) => x < 0 || sys.hasOrientation[x] === 1;
   if (joint.type === "revolute") {
-    if (!oriented(a.body) || !oriented(b.body)) return null;
+    if (!hasOrientation(sys, a.body) || !hasOrientation(sys, b.body)) return null;
     const m = new RevoluteMotor(`${joint.id}#q`, joint.id, sys, a, b, joint.axis, ZERO_DRIVE);
     return new JointCoordinate(joint.id, "angle", sys, m);
   }
