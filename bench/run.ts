@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: the engine and service benchmarks, printed as tables. Figures are
  * wall-clock on this machine; run nothing else meanwhile. Options:
- *   --only <name>   run one group: cloth, assembly, contact, server, control
+ *   --only <name>   run one group: cloth, assembly, contact, server, control, bodies
  *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
  */
 import { loadModel } from "../src/index";
 import { runContactBench } from "./contact";
 import { runControlBench } from "./control";
+import { runModelBodiesBench } from "./model-bodies";
 import { chainModel, clothModel } from "./scenes";
 import { runServerLoad } from "./server-load";
 
@@ -91,6 +92,9 @@ const groups: Record<string, () => void | Promise<void>> = {
   },
   control: async () => {
     await runControlBench({});
+  },
+  bodies: async () => {
+    await runModelBodiesBench();
   },
 };
 

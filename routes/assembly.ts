@@ -6,14 +6,16 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { AssemblyBody, ErrorBody } from "../schemas/api";
 import { AssemblyResult } from "../schemas/state";
 import { sendJsonBytes } from "../src/server/reply";
-import { limitBodies } from "./sessions";
+import { bodyBytes } from "./sessions";
 
 const assembly: FastifyPluginAsyncZod = async (app) => {
   const { sessions, config } = app.moreau;
   app.post(
     "/v1/assembly",
     {
-      preValidation: limitBodies(config.maxBodies),
+      // the model (up to MAX_MODEL_BYTES) is parsed and validated in a worker
+      bodyLimit: config.maxModelBytes,
+      config: { bodyInWorker: true },
       schema: {
         tags: ["assembly"],
         operationId: "assembleModel",
@@ -22,8 +24,7 @@ const assembly: FastifyPluginAsyncZod = async (app) => {
         response: { 200: AssemblyResult, 400: ErrorBody, 413: ErrorBody, 500: ErrorBody },
       },
     },
-    async (req, reply) =>
-      sendJsonBytes(reply, await sessions.assembleModel(req.body.model, req.body.options)),
+    async (req, reply) => sendJsonBytes(reply, await sessions.assembleModel(bodyBytes(req.body))),
   );
 };
 

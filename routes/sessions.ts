@@ -1,11 +1,3 @@
-/**
- * Sessions: create (from a model or a snapshot), list, inspect, step, run, pause, reset,
- * patch, delete, snapshot, fork, and the session's assembly analysis. Every handler passes
- * the requester's API key id (`req.owner`, src/server/auth.ts) so that a key sees only its
- * own sessions. Bodies are validated with the zod schemas of schemas/api.ts; State and
- * AssemblyResult answers are the worker's JSON bytes (see src/server/reply.ts).
- */
-import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
@@ -22,38 +14,25 @@ import {
   SessionList,
   SessionParams,
   Snapshot,
-  type SnapshotOut,
   StepBody,
 } from "../schemas/api";
-import { Recording, type RecordingSpec } from "../schemas/recording";
+import { Recording } from "../schemas/recording";
 import { AssemblyResult, State } from "../schemas/state";
 import { ApiError } from "../src/server/errors";
 import { sendJsonBytes } from "../src/server/reply";
+import { JsonText } from "../src/server/request-body";
 
 const errors = (...codes: number[]) =>
   Object.fromEntries(codes.map((c) => [c, ErrorBody])) as Record<number, typeof ErrorBody>;
 
-/** 413 before validation for models (or snapshots' models) with more bodies than MAX_BODIES. */
-export function limitBodies(maxBodies: number) {
-  return async (req: FastifyRequest, _reply: FastifyReply) => {
-    const body = req.body as
-      | {
-          model?: { bodies?: unknown };
-          snapshot?: { simulation?: { model?: { bodies?: unknown } } };
-          recording?: { model?: { bodies?: unknown } };
-        }
-      | undefined;
-    const bodies =
-      body?.model?.bodies ??
-      body?.snapshot?.simulation?.model?.bodies ??
-      body?.recording?.model?.bodies;
-    if (Array.isArray(bodies) && bodies.length > maxBodies)
-      throw new ApiError(
-        "payload_too_large",
-        `the model has ${bodies.length} bodies; the limit is ${maxBodies} (MAX_BODIES)`,
-        { bodies: bodies.length, limit: maxBodies },
-      );
-  };
+/**
+ * The unparsed JSON bytes of a model-carrying body (routes flagged `bodyInWorker`, whose
+ * body a worker parses and validates: src/server/request-body.ts); its declared schema
+ * documents it.
+ */
+export function bodyBytes(body: unknown): Uint8Array {
+  if (!(body instanceof JsonText)) throw new ApiError("internal", "the body was parsed here");
+  return body.bytes;
 }
 
 const sessions: FastifyPluginAsyncZod = async (app) => {
@@ -63,9 +42,11 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/v1/sessions",
     {
-      // a full server or key is refused before the body is read and parsed
+      // a full server or key is refused before the body is read; the body (a model, a
+      // snapshot or a recording: up to MAX_MODEL_BYTES) is parsed and validated in a worker
       onRequest: async (req) => manager.checkCapacity(req.owner),
-      preValidation: limitBodies(config.maxBodies),
+      bodyLimit: config.maxModelBytes,
+      config: { bodyInWorker: true },
       schema: {
         tags,
         operationId: "createSession",
@@ -76,15 +57,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req, reply) => {
-      const { model, snapshot, recording } = req.body;
-      const s = await manager.create(
-        model !== undefined
-          ? { model }
-          : recording !== undefined
-            ? { recording: recording as RecordingSpec }
-            : { snapshot: snapshot as SnapshotOut },
-        req.owner,
-      );
+      const s = await manager.create({ body: bodyBytes(req.body) }, req.owner);
       reply.code(201).header("location", `/v1/sessions/${s.id}`);
       return s;
     },

@@ -46,57 +46,19 @@ import streamRoutes from "../../routes/stream";
 import { installAuth, PUBLIC_PATHS, pathOf, WS_PROTOCOL } from "./auth";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
-import { ApiError, installErrorHandlers, RequestValidationError, toApiError } from "./errors";
+import { ApiError, installErrorHandlers, toApiError } from "./errors";
 import { ServerMetrics } from "./metrics";
+import { JsonText, parseJsonBody, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
 
-/** Validates a request part with its zod schema, keeping zod's issue paths. */
+/**
+ * Validates a request part with its zod schema, keeping zod's issue paths; a JsonText body
+ * (a model-carrying route's, see request-body.ts) is validated by the worker instead.
+ */
 const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
-  (data) => {
-    const r = schema.safeParse(data);
-    if (r.success) return { value: r.data };
-    return {
-      error: new RequestValidationError(
-        httpPart ?? "body",
-        r.error.issues.map((i) => ({
-          path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-          message: i.message,
-          code: i.code,
-        })),
-        typeof data === "object" && data !== null && "model" in data,
-      ),
-    };
-  };
-
-/** Deepest nesting of objects and arrays a JSON body may have. */
-export const MAX_JSON_DEPTH = 32;
-
-/**
- * The nesting depth of a JSON text (brackets outside strings), stopping once it passes
- * MAX_JSON_DEPTH: O(length), no allocation. Malformed text is left to the parser.
- */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      depth++;
-      if (depth > max) {
-        max = depth;
-        if (max > MAX_JSON_DEPTH) return max;
-      }
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return max;
-}
+  (data) =>
+    data instanceof JsonText ? { value: data } : validatePart(schema, data, httpPart ?? "body");
 
 export async function buildApp(input: ConfigInput | Config = {}) {
   const config = resolveConfig(input);
@@ -126,25 +88,21 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   }).withTypeProvider<ZodTypeProvider>();
   // bodies are JSON only: text/plain (parsed by default) is refused with 415 like any other type
   app.removeContentTypeParser("text/plain");
-  // JSON nested deeper than MAX_JSON_DEPTH is refused before it is parsed (a deep document
-  // costs the parser and later the validator stack and time; no model nests beyond ~8);
-  // then Fastify's own parser, with its prototype-poisoning checks
-  const parseJson = app.getDefaultJsonParser("error", "error");
+  // JSON: the bodies of routes flagged `config: { bodyInWorker: true }` (a model, a snapshot
+  // or a recording: megabytes) go to a worker as bytes, parsed and validated there; the
+  // others are parsed here (request-body.ts: nesting bound, prototype-poisoning checks)
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
-    const depth = jsonDepth(body as string);
-    if (depth > MAX_JSON_DEPTH) {
-      done(
-        new ApiError(
-          "invalid_request",
-          `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
-          { limit: MAX_JSON_DEPTH },
-        ),
-        undefined,
-      );
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, body, done) => {
+    const bytes = body as Buffer;
+    if (req.routeOptions.config?.bodyInWorker === true) {
+      done(null, new JsonText(bytes));
       return;
     }
-    parseJson(req, body as string, done);
+    try {
+      done(null, parseJsonBody(bytes.toString("utf8")));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -152,6 +110,7 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   installErrorHandlers(app, {
     maxDrainBytes: config.maxDrainBytes,
     maxBodyBytes: config.maxBodyBytes,
+    maxModelBytes: config.maxModelBytes,
   });
 
   let sessions: SessionManager | null = null;

@@ -10,7 +10,14 @@
  * | MAX_SESSIONS              | 64                 | live sessions; beyond: 429                          |
  * | MAX_BODIES                | 10000              | bodies per model; beyond: 413                       |
  * | MAX_STEPS_PER_REQUEST     | 1000000            | steps one POST /step may ask for; beyond: 400       |
- * | MAX_BODY_BYTES            | 10485760 (10 MiB)  | request body size; beyond: 413                      |
+ * | MAX_BODY_BYTES            | 1048576 (1 MiB)    | request body size but for the routes below; beyond: |
+ * |                           |                    | 413                                                 |
+ * | MAX_MODEL_BYTES           | 12582912 (12 MiB)  | body size of POST /v1/sessions and /v1/assembly (a  |
+ * |                           |                    | model, snapshot or recording); beyond: 413. These   |
+ * |                           |                    | bodies are parsed and validated in a worker, never  |
+ * |                           |                    | on the event loop. A 100×100 cloth (10 000 bodies,  |
+ * |                           |                    | MAX_BODIES; 39 402 springs) is 5 MB as a model and  |
+ * |                           |                    | 9.5 MB as a snapshot (defaults written out)         |
  * | SESSION_IDLE_TTL          | 3600               | s without a request or a stream before a session    |
  * |                           |                    | is deleted; 0 keeps sessions forever                |
  * | LOG_LEVEL                 | info               | pino level: fatal error warn info debug trace silent|
@@ -56,8 +63,8 @@
  * | CONNECTION_TIMEOUT_MS     | 60000              | a connection on which no byte moves either way for  |
  * |                           |                    | this long is closed, unless its request is being    |
  * |                           |                    | computed (REQUEST_TIMEOUT_MS bounds that); 0: off   |
- * | MAX_DRAIN_BYTES           | 67108864 (64 MiB)  | a body over MAX_BODY_BYTES is read and discarded up |
- * |                           |                    | to this size so the client reads its 413; beyond,   |
+ * | MAX_DRAIN_BYTES           | 67108864 (64 MiB)  | a body over its limit is read and discarded up to   |
+ * |                           |                    | this size so the client reads its 413; beyond,      |
  * |                           |                    | the connection is closed                            |
  * | ALLOWED_HOSTS             | (unset: any)       | comma-separated Host names (`name`, `name:port`,    |
  * |                           |                    | `*.domain`); another Host header is answered 421    |
@@ -126,7 +133,8 @@ export const ServerConfig = z
     maxSessions: int(1, 1_000_000).default(64),
     maxBodies: int(1, 10_000_000).default(10_000),
     maxStepsPerRequest: int(1, 1e12).default(1_000_000),
-    maxBodyBytes: int(1024, 2 ** 31 - 1).default(10 * 1024 * 1024),
+    maxBodyBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
+    maxModelBytes: int(1024, 2 ** 31 - 1).default(12 * 1024 * 1024),
     sessionIdleTtl: z.coerce.number().min(0).default(3600),
     logLevel: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
@@ -211,6 +219,7 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   maxBodies: "MAX_BODIES",
   maxStepsPerRequest: "MAX_STEPS_PER_REQUEST",
   maxBodyBytes: "MAX_BODY_BYTES",
+  maxModelBytes: "MAX_MODEL_BYTES",
   sessionIdleTtl: "SESSION_IDLE_TTL",
   logLevel: "LOG_LEVEL",
   requestTimeoutMs: "REQUEST_TIMEOUT_MS",

@@ -18,4 +18,11 @@ declare module "fastify" {
   interface FastifyInstance {
     moreau: MoreauContext;
   }
+  interface FastifyContextConfig {
+    /**
+     * The JSON body reaches the handler unparsed (a JsonText, src/server/request-body.ts),
+     * to be parsed and validated in a worker; its size limit is MAX_MODEL_BYTES.
+     */
+    bodyInWorker?: boolean;
+  }
 }

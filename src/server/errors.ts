@@ -188,6 +188,8 @@ export interface ErrorHandlerOptions {
   maxDrainBytes?: number;
   /** MAX_BODY_BYTES, named in the 413 of a body over it */
   maxBodyBytes?: number;
+  /** MAX_MODEL_BYTES, the limit of the routes whose body goes to a worker (`bodyInWorker`) */
+  maxModelBytes?: number;
 }
 
 /** Installs the JSON error handler and the 404 handler on the app. */
@@ -195,13 +197,15 @@ export function installErrorHandlers(app: FastifyInstance, opts: ErrorHandlerOpt
   const maxDrainBytes = opts.maxDrainBytes ?? 0;
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const tooLarge = (err as { code?: unknown } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE";
+    const [limit, max] = req.routeOptions.config?.bodyInWorker
+      ? ["MAX_MODEL_BYTES", opts.maxModelBytes]
+      : ["MAX_BODY_BYTES", opts.maxBodyBytes];
     const api =
-      tooLarge && opts.maxBodyBytes !== undefined
-        ? new ApiError(
-            "payload_too_large",
-            `request body over ${opts.maxBodyBytes} bytes (MAX_BODY_BYTES)`,
-            { limit: "MAX_BODY_BYTES", max: opts.maxBodyBytes },
-          )
+      tooLarge && max !== undefined
+        ? new ApiError("payload_too_large", `request body over ${max} bytes (${limit})`, {
+            limit,
+            max,
+          })
         : toApiError(err);
     if (api.statusCode >= 500) req.log.error({ err }, api.message);
     // the reason as a field of its own: a "msg" field would be a second msg key on the line

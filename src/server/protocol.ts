@@ -60,20 +60,20 @@ export type TestHook =
   | { action: "exit"; code: number };
 
 export type WorkerRequestBody =
-  | { kind: "create"; sessionId: string; model: unknown }
+  /**
+   * A session from the JSON (UTF-8 bytes) of a create body (schemas/api.ts CreateSession: a model, a
+   * snapshot or a recording), parsed and validated in the worker; MAX_BODIES applies.
+   */
+  | { kind: "open"; sessionId: string; body: Uint8Array; maxBodies: number }
   | { kind: "state"; sessionId: string }
   | { kind: "step"; sessionId: string; steps: number; deadline: number }
   | { kind: "run"; sessionId: string; realtimeFactor: number | null; until: number | null }
   | { kind: "pause"; sessionId: string }
   | { kind: "reset"; sessionId: string }
   | { kind: "update"; sessionId: string; patch: SessionPatch }
-  | {
-      kind: "assemble";
-      sessionId: string | null;
-      model: unknown;
-      options: AssemblyOptionsIn;
-      apply: boolean;
-    }
+  | { kind: "assemble"; sessionId: string; options: AssemblyOptionsIn; apply: boolean }
+  /** Assembly of the model in the JSON (UTF-8 bytes) of an AssemblyRequest body; nothing is kept. */
+  | { kind: "assembleModel"; body: Uint8Array; maxBodies: number }
   | { kind: "delete"; sessionId: string }
   | { kind: "snapshot"; sessionId: string; encoding: FrameEncoding }
   /** The session's engine snapshot (schemas/snapshot.ts) as JSON bytes. */
@@ -82,6 +82,8 @@ export type WorkerRequestBody =
   | {
       kind: "restore";
       sessionId: string;
+      /** the session's name (the snapshot's session name) */
+      name: string;
       snapshot: unknown;
       status: SessionStatusName;
       message: string | null;
@@ -90,8 +92,6 @@ export type WorkerRequestBody =
   | { kind: "inputs"; sessionId: string; inputs: InputSpec[]; step: number | null }
   /** The session's recording (schemas/recording.ts) as JSON bytes; `every`: with replayed states. */
   | { kind: "recording"; sessionId: string; every: number | null; maxSteps: number }
-  /** A session at a recording's start with its inputs pending (a parsed recording). */
-  | { kind: "replay"; sessionId: string; recording: unknown }
   | { kind: "test"; hook: TestHook };
 
 export type WorkerRequest = WorkerRequestBody & { id: number };
@@ -106,6 +106,7 @@ export interface WorkerErrorInfo {
   code:
     | "invalid_model"
     | "invalid_request"
+    | "payload_too_large"
     | "conflict"
     | "not_found"
     | "diverged"
@@ -115,8 +116,18 @@ export interface WorkerErrorInfo {
   details?: unknown;
 }
 
+/** What the event loop keeps of a new session's model. */
+export interface SessionOrigin {
+  /** the session's name: its model's, or the snapshot's session name */
+  name: string;
+  counts: { bodies: number; forces: number; joints: number; motors: number };
+  /** the validated model (defaults written out) as UTF-8 JSON: a lost session without a
+   * checkpoint is rebuilt from it */
+  model: Uint8Array;
+}
+
 export type WorkerResult =
-  | { kind: "created"; scene: SceneInfo; state: Uint8Array }
+  | { kind: "created"; scene: SceneInfo; state: Uint8Array; origin: SessionOrigin }
   | { kind: "state"; state: Uint8Array }
   | { kind: "frame"; step: number; bytes: Uint8Array | null }
   | { kind: "exported"; bytes: Uint8Array }

@@ -63,8 +63,6 @@ import {
   type StreamOptions,
 } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
-import type { ModelSpec } from "../../schemas/model";
-import type { RecordingSpec } from "../../schemas/recording";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
@@ -104,7 +102,8 @@ interface SessionRecord {
   counts: SessionOut["counts"];
   createdAt: Date;
   lastActivity: number;
-  model: ModelSpec;
+  /** the validated model as UTF-8 JSON (SessionOrigin.model): rebuilds without a checkpoint */
+  model: Uint8Array;
   scene: SceneInfo;
   /** the last State bytes the event loop received (served when the worker is gone) */
   lastState: Uint8Array;
@@ -142,10 +141,10 @@ interface SessionRecord {
 
 /** Where a new session comes from. */
 type Origin =
-  | { model: ModelSpec }
+  /** the JSON of a create body (schemas/api.ts CreateSession), validated by the worker */
+  | { body: Uint8Array }
+  /** a checkpoint's session document */
   | { snapshot: SnapshotOut }
-  /** a recording (schemas/recording.ts), validated by the route */
-  | { recording: RecordingSpec }
   /** the engine snapshot bytes of another session (fork) */
   | { fork: SessionRecord; bytes: Uint8Array };
 
@@ -266,12 +265,16 @@ export class SessionManager {
 
   // ---------------------------------------------------------------- requests
 
-  /** A new session from a model, or resumed from a session document (a new id). */
+  /**
+   * A new session from a create body: its JSON bytes (POST /v1/sessions hands them over
+   * unparsed: a worker parses and validates them, src/server/request-body.ts) or a model.
+   */
   async create(
-    from: { model: ModelSpec } | { snapshot: SnapshotOut } | { recording: RecordingSpec },
+    from: { body: Uint8Array } | { model: unknown },
     owner: string | null = null,
   ): Promise<SessionOut> {
-    return this.view(await this.open(randomUUID(), owner, from, new Date()));
+    const body = "body" in from ? from.body : Buffer.from(JSON.stringify({ model: from.model }));
+    return this.view(await this.open(randomUUID(), owner, { body }, new Date()));
   }
 
   /** A copy of a session at its current step (status as the source's, running → paused). */
@@ -302,54 +305,38 @@ export class SessionManager {
     if (owner !== null) this.creatingByOwner.set(owner, (this.creatingByOwner.get(owner) ?? 0) + 1);
     try {
       const worker = this.leastLoadedWorker();
-      let model: ModelSpec;
-      let name: string;
-      let body: WorkerRequestBody;
-      if ("model" in from) {
-        model = from.model;
-        name = model.name;
-        body = { kind: "create", sessionId: id, model };
-      } else if ("snapshot" in from) {
-        model = from.snapshot.simulation.model;
-        name = from.snapshot.session.name;
-        body = {
-          kind: "restore",
-          sessionId: id,
-          snapshot: from.snapshot.simulation,
-          status: from.snapshot.session.status,
-          message: from.snapshot.session.message,
-        };
-      } else if ("recording" in from) {
-        model = from.recording.model;
-        name = model.name;
-        body = { kind: "replay", sessionId: id, recording: from.recording };
-      } else {
-        model = from.fork.model;
-        name = from.fork.name;
-        body = {
-          kind: "restore",
-          sessionId: id,
-          snapshot: from.bytes,
-          status: from.fork.status,
-          message: from.fork.message,
-        };
-      }
+      const body: WorkerRequestBody =
+        "body" in from
+          ? { kind: "open", sessionId: id, body: from.body, maxBodies: this.config.maxBodies }
+          : "snapshot" in from
+            ? {
+                kind: "restore",
+                sessionId: id,
+                name: from.snapshot.session.name,
+                snapshot: from.snapshot.simulation,
+                status: from.snapshot.session.status,
+                message: from.snapshot.session.message,
+              }
+            : {
+                kind: "restore",
+                sessionId: id,
+                name: from.fork.name,
+                snapshot: from.bytes,
+                status: from.fork.status,
+                message: from.fork.message,
+              };
       const a = await this.call(null, worker, body);
       if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
+      const { origin } = a.result;
       const rec: SessionRecord = {
         id,
-        name,
+        name: origin.name,
         worker,
         ...a.session,
-        counts: {
-          bodies: model.bodies.length,
-          forces: model.forces.length,
-          joints: model.joints.length,
-          motors: model.motors.length,
-        },
+        counts: origin.counts,
         createdAt,
         lastActivity: Date.now(),
-        model,
+        model: origin.model,
         scene: a.result.scene,
         lastState: a.result.state,
         lost: false,
@@ -378,7 +365,7 @@ export class SessionManager {
           worker,
           bodies: rec.counts.bodies,
           step: rec.step,
-          from: Object.keys(from)[0],
+          from: "body" in from ? "request" : Object.keys(from)[0],
         },
         restoring ? "session restored from its checkpoint" : "session created",
       );
@@ -637,7 +624,6 @@ export class SessionManager {
       const a = await this.call(rec, rec.worker, {
         kind: "assemble",
         sessionId: id,
-        model: null,
         options,
         apply,
       });
@@ -650,15 +636,16 @@ export class SessionManager {
     });
   }
 
-  /** Assembly of a posted model on the least loaded worker; nothing is kept. */
-  async assembleModel(model: ModelSpec, options: AssemblyOptionsIn): Promise<Uint8Array> {
+  /**
+   * Assembly of a posted model on the least loaded worker; nothing is kept. `body`: the
+   * AssemblyRequest's JSON bytes, parsed and validated by the worker.
+   */
+  async assembleModel(body: Uint8Array): Promise<Uint8Array> {
     if (this.closing) throw new ApiError("shutting_down", "the server is shutting down");
     const a = await this.call(null, this.leastLoadedWorker(), {
-      kind: "assemble",
-      sessionId: null,
-      model,
-      options,
-      apply: false,
+      kind: "assembleModel",
+      body,
+      maxBodies: this.config.maxBodies,
     });
     if (a.result.kind !== "assembly") throw new ApiError("internal", "bad reply");
     return a.result.result;
@@ -1080,6 +1067,7 @@ export class SessionManager {
           body = {
             kind: "restore",
             sessionId: rec.id,
+            name: rec.name,
             snapshot: cp.snapshot.simulation,
             status: cp.snapshot.session.status,
             message: cp.snapshot.session.message,
@@ -1092,6 +1080,7 @@ export class SessionManager {
         body = {
           kind: "restore",
           sessionId: rec.id,
+          name: rec.name,
           snapshot: mem.engine,
           status: mem.status,
           message: mem.message,
@@ -1141,7 +1130,16 @@ export class SessionManager {
     const load = this.loads(rec.id);
     let target = 0;
     for (let i = 1; i < load.length; i++) if (load[i] < load[target]) target = i;
-    await this.relocate(rec, { kind: "create", sessionId: rec.id, model: rec.model }, target);
+    await this.relocate(
+      rec,
+      {
+        kind: "open",
+        sessionId: rec.id,
+        body: Buffer.concat([Buffer.from('{"model":'), rec.model, Buffer.from("}")]),
+        maxBodies: this.config.maxBodies,
+      },
+      target,
+    );
   }
 
   /**

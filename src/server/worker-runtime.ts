@@ -19,15 +19,15 @@
  * - A step request checks its deadline between steps and ends with `timeout`.
  */
 
-import type { SessionStatusName } from "../../schemas/api";
+import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
+import type { ModelSpec } from "../../schemas/model";
+import type { RecordingSpec } from "../../schemas/recording";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import {
   DivergenceError,
   InputError,
-  loadModel,
   loadSnapshot,
-  ModelError,
   ParameterError,
   parseRecording,
   RecordingError,
@@ -38,7 +38,9 @@ import {
   SnapshotError,
   SolverError,
 } from "../index";
+import { buildSimulation } from "../model/load";
 import { clearDeadline, DeadlineExceeded, setDeadline } from "../solvers/deadline";
+import { ApiError } from "./errors";
 import { encode, encodeStateFrame } from "./frames";
 import {
   type FrameEncoding,
@@ -53,6 +55,7 @@ import {
   type WorkerRequest,
   type WorkerResult,
 } from "./protocol";
+import { parseModelBody } from "./request-body";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -151,15 +154,16 @@ export class WorkerRuntime {
     try {
       let result: WorkerResult;
       switch (msg.kind) {
-        case "create":
-          s = this.create(msg.sessionId, msg.model);
-          result = { kind: "created", scene: s.sim.scene(), state: this.stateBytes(s) };
+        case "open": {
+          const opened = this.open(msg.sessionId, msg.body, msg.maxBodies);
+          s = opened.session;
+          result = this.created(s, opened.name);
+          break;
+        }
+        case "assembleModel":
+          result = this.assembleModel(msg.body, msg.maxBodies);
           break;
         case "assemble":
-          if (msg.sessionId === null) {
-            result = this.assembleModel(msg.model, msg.options);
-            break;
-          }
           s = this.get(msg.sessionId);
           result = await this.locked(s, () =>
             this.assemble(s as WorkerSession, msg.options, msg.apply),
@@ -185,7 +189,7 @@ export class WorkerRuntime {
           break;
         case "restore":
           s = this.restore(msg.sessionId, msg.snapshot, msg.status, msg.message);
-          result = { kind: "created", scene: s.sim.scene(), state: this.stateBytes(s) };
+          result = this.created(s, msg.name);
           break;
         case "step":
           s = this.get(msg.sessionId);
@@ -235,10 +239,6 @@ export class WorkerRuntime {
           s = this.get(msg.sessionId);
           result = this.recording(s, msg.every, msg.maxSteps);
           break;
-        case "replay":
-          s = this.replay(msg.sessionId, msg.recording);
-          result = { kind: "created", scene: s.sim.scene(), state: this.stateBytes(s) };
-          break;
         case "test":
           this.testHook(msg.hook);
           result = { kind: "ok" };
@@ -246,10 +246,12 @@ export class WorkerRuntime {
       }
       this.reply(msg.id, { ok: true, result }, s);
     } catch (err) {
-      const info =
+      const info: WorkerErrorInfo =
         err instanceof Failure
           ? err.info
-          : ({ code: "solver_error", message: (err as Error)?.message ?? String(err) } as const);
+          : err instanceof ApiError
+            ? failureInfo(err)
+            : { code: "solver_error", message: (err as Error)?.message ?? String(err) };
       this.reply(msg.id, { ok: false, error: info }, s);
     }
   }
@@ -263,7 +265,9 @@ export class WorkerRuntime {
     const transfer: ArrayBuffer[] = [];
     if (body.ok) {
       const r = body.result;
-      if (r.kind === "created" || r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
+      if (r.kind === "created")
+        transfer.push(r.state.buffer as ArrayBuffer, r.origin.model.buffer as ArrayBuffer);
+      else if (r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
       else if (r.kind === "frame" && r.bytes) transfer.push(r.bytes.buffer as ArrayBuffer);
       else if (r.kind === "exported") transfer.push(r.bytes.buffer as ArrayBuffer);
       else if (r.kind === "assembly") {
@@ -312,19 +316,59 @@ export class WorkerRuntime {
     return p;
   }
 
-  private create(id: string, model: unknown): WorkerSession {
+  /**
+   * A session from the JSON text of a create body, parsed and validated here rather than on
+   * the event loop (src/server/request-body.ts): from a model, a snapshot (its status kept,
+   * running → paused) or a recording (at its start, inputs pending). Errors carry the
+   * paths from the body's root, as the route's own validation would.
+   */
+  private open(
+    id: string,
+    bytes: Uint8Array,
+    maxBodies: number,
+  ): { session: WorkerSession; name: string } {
+    const body = parseModelBody(CreateSessionBody, bytes, maxBodies);
+    if (body.model !== undefined)
+      return { session: this.create(id, body.model), name: body.model.name };
+    if (body.snapshot !== undefined) {
+      const { session, simulation } = body.snapshot;
+      return {
+        session: this.restore(id, simulation, session.status, session.message),
+        name: session.name,
+      };
+    }
+    const recording = body.recording as RecordingSpec;
+    return { session: this.replay(id, recording), name: recording.model.name };
+  }
+
+  /** The answer to a request that made a session: its scene, state and what the event loop keeps. */
+  private created(s: WorkerSession, name: string): WorkerResult {
+    const model = s.sim.model;
+    return {
+      kind: "created",
+      scene: s.sim.scene(),
+      state: this.stateBytes(s),
+      origin: {
+        name,
+        counts: {
+          bodies: model.bodies.length,
+          forces: model.forces.length,
+          joints: model.joints.length,
+          motors: model.motors.length,
+        },
+        model: utf8.encode(JSON.stringify(model)),
+      },
+    };
+  }
+
+  /** A session from a validated model (paths of engine failures under "model"). */
+  private create(id: string, model: ModelSpec): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
     try {
-      sim = loadModel(model);
+      sim = buildSimulation(model);
     } catch (err) {
-      if (err instanceof ModelError)
-        throw new Failure({
-          code: "invalid_model",
-          message: err.message,
-          details: { issues: err.issues.map((i) => ({ ...i, path: ["model", ...i.path] })) },
-        });
       throw new Failure({
         code: "invalid_model",
         message: `the engine cannot build this model: ${(err as Error)?.message ?? err}`,
@@ -842,7 +886,9 @@ export class WorkerRuntime {
     };
   }
 
-  private assembleModel(model: unknown, options: AssemblyOptionsIn): WorkerResult {
+  /** Assembly of the model of an AssemblyRequest body's JSON text (validated here). */
+  private assembleModel(bytes: Uint8Array, maxBodies: number): WorkerResult {
+    const { model, options } = parseModelBody(AssemblyBody, bytes, maxBodies);
     const id = `assembly-${Math.random().toString(36).slice(2)}`;
     const s = this.create(id, model);
     try {
@@ -884,4 +930,9 @@ function invalidBody(err: ParameterError | InputError): Failure {
     message: `invalid body: ${err.message}`,
     details: { part: "body", issues: err.issues },
   });
+}
+
+/** A refusal thrown as an ApiError (request-body.ts) in the worker protocol's terms. */
+function failureInfo(err: ApiError): WorkerErrorInfo {
+  return { code: err.code as WorkerErrorInfo["code"], message: err.message, details: err.details };
 }

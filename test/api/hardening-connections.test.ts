@@ -5,7 +5,7 @@
  *   connection and an idle keep-alive one are closed too; MAX_CONNECTIONS caps open
  *   connections (the one over it is closed at once, and a place frees when one closes);
  * - a request whose answer takes longer than CONNECTION_TIMEOUT_MS to compute is not cut;
- * - a body over MAX_BODY_BYTES is answered 413 and Node's fetch (in another process, as a
+ * - a body over MAX_MODEL_BYTES is answered 413 and Node's fetch (in another process, as a
  *   real client is) reads that 413, instead of failing with EPIPE.
  * Bounds are generous (seconds against limits of a few hundred milliseconds).
  */
@@ -243,11 +243,11 @@ process.stdout.write(JSON.stringify(out));`;
   });
 }
 
-describe("a body over MAX_BODY_BYTES", () => {
+describe("a body over MAX_MODEL_BYTES", () => {
   let app: MoreauApp;
   let base: string;
   beforeAll(async () => {
-    app = await startApp({ maxBodyBytes: 16 * 1024, maxDrainBytes: 32 * 1024 * 1024 });
+    app = await startApp({ maxModelBytes: 16 * 1024, maxDrainBytes: 32 * 1024 * 1024 });
     base = `http://127.0.0.1:${await listen(app)}`;
   });
   afterAll(async () => {
@@ -266,8 +266,8 @@ describe("a body over MAX_BODY_BYTES", () => {
         status: 413,
         body: {
           error: "payload_too_large",
-          message: "request body over 16384 bytes (MAX_BODY_BYTES)",
-          details: { limit: "MAX_BODY_BYTES", max: 16384 },
+          message: "request body over 16384 bytes (MAX_MODEL_BYTES)",
+          details: { limit: "MAX_MODEL_BYTES", max: 16384 },
         },
       })),
     );

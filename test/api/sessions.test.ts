@@ -139,17 +139,44 @@ describe("POST /v1/sessions", () => {
     expect(e.details).toEqual({ bodies: 51, limit: 50 });
   });
 
-  it("413 for a request body over MAX_BODY_BYTES", async () => {
-    const small = await startApp({ maxBodyBytes: 2048 });
+  it("413 for a model body over MAX_MODEL_BYTES and any other body over MAX_BODY_BYTES", async () => {
+    const small = await startApp({ maxBodyBytes: 1024, maxModelBytes: 4096 });
     try {
-      const bodies = Array.from({ length: 80 }, (_, i) => ({
-        id: `b${i}`,
-        kind: "particle",
-        mass: 1,
+      const model = (n: number) => ({
+        bodies: Array.from({ length: n }, (_, i) => ({ id: `b${i}`, kind: "particle", mass: 1 })),
+      });
+      // a model under MAX_MODEL_BYTES but over MAX_BODY_BYTES is accepted
+      expect(JSON.stringify({ model: model(30) }).length).toBeGreaterThan(1024);
+      const id = (
+        await request(small.server)
+          .post("/v1/sessions")
+          .send({ model: model(30) })
+          .expect(201)
+      ).body.id;
+      expect(JSON.stringify({ model: model(120) }).length).toBeGreaterThan(4096);
+      for (const path of ["/v1/sessions", "/v1/assembly"]) {
+        const e = expectError(
+          await request(small.server)
+            .post(path)
+            .send({ model: model(120) }),
+          413,
+          "payload_too_large",
+        );
+        expect(e.details).toEqual({ limit: "MAX_MODEL_BYTES", max: 4096 });
+      }
+      // a control body (here inputs) over MAX_BODY_BYTES
+      const inputs = Array.from({ length: 40 }, () => ({
+        type: "impulse",
+        id: "b0",
+        impulse: [0, 0, 1],
       }));
-      expect(JSON.stringify({ model: { bodies } }).length).toBeGreaterThan(2048);
-      const r = await request(small.server).post("/v1/sessions").send({ model: { bodies } });
-      expectError(r, 413, "payload_too_large");
+      expect(JSON.stringify({ inputs }).length).toBeGreaterThan(1024);
+      const e = expectError(
+        await request(small.server).post(`/v1/sessions/${id}/inputs`).send({ inputs }),
+        413,
+        "payload_too_large",
+      );
+      expect(e.details).toEqual({ limit: "MAX_BODY_BYTES", max: 1024 });
     } finally {
       await small.close();
     }

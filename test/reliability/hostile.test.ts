@@ -65,6 +65,7 @@ beforeAll(async () => {
   app = await startApp({
     workers: 2,
     maxBodyBytes: 1 << 20,
+    maxModelBytes: 1 << 20,
     maxSessions: 1000,
     requestTimeoutMs: 5000,
   });

@@ -29,9 +29,20 @@ afterAll(async () => {
 
 describe("WorkerPool.request", () => {
   it("a body the structured clone refuses: 400 invalid_request, nothing pending, the worker kept", async () => {
-    const model = { ...fallingBody(), note: () => "functions do not clone" };
+    const snapshot = { note: () => "functions do not clone" };
     const failure = await pool
-      .request(0, { kind: "create", sessionId: "unclonable", model }, 200)
+      .request(
+        0,
+        {
+          kind: "restore",
+          sessionId: "unclonable",
+          name: "unclonable",
+          snapshot,
+          status: "ready",
+          message: null,
+        },
+        200,
+      )
       .then(
         () => null,
         (e: unknown) => e,
@@ -43,7 +54,12 @@ describe("WorkerPool.request", () => {
     await new Promise((r) => setTimeout(r, 1300));
     expect(lost).toEqual([]);
     expect(pool.alive).toBe(1);
-    const answer = await pool.request(0, { kind: "create", sessionId: "ok", model: fallingBody() });
+    const answer = await pool.request(0, {
+      kind: "open",
+      sessionId: "ok",
+      body: Buffer.from(JSON.stringify({ model: fallingBody() })),
+      maxBodies: 100,
+    });
     expect(answer).toBeDefined();
   });
 });

@@ -40,7 +40,12 @@ const frames = () =>
 const decode = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
 
 async function created() {
-  const r = await call({ kind: "create", sessionId: "s", model: fallingBody(10) });
+  const r = await call({
+    kind: "open",
+    sessionId: "s",
+    body: Buffer.from(JSON.stringify({ model: fallingBody(10) })),
+    maxBodies: 100,
+  });
   expect(r.ok).toBe(true);
   return r;
 }
@@ -127,9 +132,10 @@ describe("WorkerRuntime", () => {
 
   it("reports invalid models with paths under `model`", async () => {
     const r = await call({
-      kind: "create",
+      kind: "open",
       sessionId: "x",
-      model: { bodies: [{ id: "a", mass: 0 }] },
+      body: Buffer.from(JSON.stringify({ model: { bodies: [{ id: "a", mass: 0 }] } })),
+      maxBodies: 100,
     });
     expect(r.ok).toBe(false);
     if (!r.ok) {

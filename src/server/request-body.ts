@@ -1,0 +1,150 @@
+/**
+ * Request bodies: JSON parsing with a nesting bound and prototype-poisoning checks, and zod
+ * validation that keeps zod's issue paths, written once for the two places that do it — the
+ * event loop (small control bodies: step, run, patch, inputs) and the solver workers (the
+ * bodies that carry a model, a snapshot or a recording: POST /v1/sessions and
+ * POST /v1/assembly, which can be megabytes; parsing and validating them takes hundreds of
+ * milliseconds that must not block the event loop, so their route hands the text to a
+ * worker unparsed as a JsonText).
+ */
+import secureJsonParse from "secure-json-parse";
+import type { z } from "zod";
+import { ApiError, type Issue, RequestValidationError, validationApiError } from "./errors";
+
+/** Deepest nesting of objects and arrays a JSON body may have (no model nests beyond ~8). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The unparsed UTF-8 bytes of a body that a worker parses and validates (the route's body
+ * validator lets it through; see parseModelBody). Bytes, not a string: posting bytes to a
+ * worker is a copy, while a string of megabytes costs the event loop tens of milliseconds
+ * to serialize.
+ */
+export class JsonText {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * The nesting depth of a JSON text (brackets outside strings), stopping once it passes
+ * MAX_JSON_DEPTH: O(length), no allocation. Malformed text is left to the parser.
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > MAX_JSON_DEPTH) return max;
+      }
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+/**
+ * A JSON body's value: refused (400 invalid_request) when empty, nested deeper than
+ * MAX_JSON_DEPTH (checked before parsing: a deep document costs the parser and later the
+ * validator stack and time), malformed, or carrying `__proto__` / `constructor.prototype`
+ * keys (secure-json-parse, as Fastify's own parser). Messages as Fastify's.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0)
+    throw new ApiError(
+      "invalid_request",
+      "Body cannot be empty when content-type is set to 'application/json'",
+    );
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new ApiError(
+      "invalid_request",
+      `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      { limit: MAX_JSON_DEPTH },
+    );
+  try {
+    return secureJsonParse.parse(text, undefined, {
+      protoAction: "error",
+      constructorAction: "error",
+    });
+  } catch {
+    throw new ApiError(
+      "invalid_request",
+      "Body is not valid JSON but content-type is set to 'application/json'",
+    );
+  }
+}
+
+/** zod's issues with their codes, paths from the request part's root. */
+function requestIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+    message: i.message,
+    code: i.code,
+  }));
+}
+
+/** Validates a request part with its zod schema: the value, or the 400 to answer. */
+export function validatePart<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  part: string,
+): { value: z.output<S> } | { error: RequestValidationError } {
+  const r = schema.safeParse(data);
+  if (r.success) return { value: r.data };
+  return {
+    error: new RequestValidationError(
+      part,
+      requestIssues(r.error),
+      typeof data === "object" && data !== null && "model" in data,
+    ),
+  };
+}
+
+/**
+ * 413 before validation when a model (given directly, in a snapshot or in a recording) has
+ * more bodies than MAX_BODIES: validating it would cost time for nothing.
+ */
+export function checkModelSize(body: unknown, maxBodies: number): void {
+  const b = body as
+    | {
+        model?: { bodies?: unknown };
+        snapshot?: { simulation?: { model?: { bodies?: unknown } } };
+        recording?: { model?: { bodies?: unknown } };
+      }
+    | null
+    | undefined;
+  const bodies =
+    b?.model?.bodies ?? b?.snapshot?.simulation?.model?.bodies ?? b?.recording?.model?.bodies;
+  if (Array.isArray(bodies) && bodies.length > maxBodies)
+    throw new ApiError(
+      "payload_too_large",
+      `the model has ${bodies.length} bodies; the limit is ${maxBodies} (MAX_BODIES)`,
+      { bodies: bodies.length, limit: maxBodies },
+    );
+}
+
+/**
+ * A model-carrying body from its JSON bytes, as the route would have had it: parsed, size
+ * checked against MAX_BODIES, validated with `schema`; failures thrown as the ApiError the
+ * route answers (400 invalid_request / invalid_model with zod's paths, 413).
+ */
+export function parseModelBody<S extends z.ZodType>(
+  schema: S,
+  bytes: Uint8Array,
+  maxBodies: number,
+): z.output<S> {
+  const data = parseJsonBody(utf8.decode(bytes));
+  checkModelSize(data, maxBodies);
+  const r = validatePart(schema, data, "body");
+  if ("error" in r) throw validationApiError(r.error);
+  return r.value;
+}
