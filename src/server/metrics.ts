@@ -16,6 +16,8 @@
  *                                                     (over the successive workers at that
  *                                                     index)
  *   moreau_workers_alive                    gauge
+ *   moreau_worker_heap_used_bytes{worker}   gauge     V8 heap in use of each worker (last reported)
+ *   moreau_worker_external_memory_bytes{worker} gauge  memory outside it (ArrayBuffers)
  *   moreau_worker_restarts_total            counter   crashed or stuck workers replaced
  *   moreau_session_rebuilds_total{from}     counter   sessions lost with their worker and
  *                                                     rebuilt from their checkpoint (from:
@@ -145,6 +147,8 @@ export interface MetricsSources {
 export interface ManagerSources {
   /** busy seconds of each worker index (monotonic) */
   workerBusySeconds(): number[];
+  /** memory of each worker index, as last reported (bytes): V8 heap in use, and outside it */
+  workerMemory(): readonly { heapUsed: number; external: number }[];
   checkpointMemoryBytes(): number;
 }
 
@@ -211,6 +215,30 @@ export class ServerMetrics {
       () => self.manager?.workerBusySeconds() ?? [],
       this.registry,
     );
+    new Gauge({
+      name: "moreau_worker_heap_used_bytes",
+      help: "V8 heap in use of each solver worker (WORKER_MEMORY_MB bounds it), as last reported",
+      labelNames: ["worker"],
+      registers,
+      collect() {
+        this.reset();
+        (self.manager?.workerMemory() ?? []).forEach((m, w) => {
+          this.set({ worker: String(w) }, m.heapUsed);
+        });
+      },
+    });
+    new Gauge({
+      name: "moreau_worker_external_memory_bytes",
+      help: "memory each solver worker holds outside its V8 heap (ArrayBuffers), as last reported",
+      labelNames: ["worker"],
+      registers,
+      collect() {
+        this.reset();
+        (self.manager?.workerMemory() ?? []).forEach((m, w) => {
+          this.set({ worker: String(w) }, m.external);
+        });
+      },
+    });
     new Gauge({
       name: "moreau_workers_alive",
       help: "solver workers alive",

@@ -165,8 +165,18 @@ export type WorkerEvent =
     }
   /** Status / time changes: at least every PROGRESS_MS while running, and on every change of status. */
   | { kind: "progress"; sessionId: string; session: SessionSnapshot }
-  /** Counters since the previous stats message. */
-  | { kind: "stats"; steps: number; buckets: number[]; sum: number };
+  /**
+   * Counters since the previous stats message, and the worker isolate's memory now (bytes):
+   * V8 heap in use, and memory held outside it (ArrayBuffers).
+   */
+  | {
+      kind: "stats";
+      steps: number;
+      buckets: number[];
+      sum: number;
+      heapUsed: number;
+      external: number;
+    };
 
 export type WorkerOutbound = WorkerReply | WorkerEvent;
 

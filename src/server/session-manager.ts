@@ -177,6 +177,8 @@ export class SessionManager {
   private readonly auth: boolean;
   /** bytes of the checkpoints held in memory */
   private memoryBytes = 0;
+  /** memory of each worker, from its stats messages (bytes) */
+  private readonly workerMemory: { heapUsed: number; external: number }[] = [];
 
   constructor(
     private readonly config: Config,
@@ -201,6 +203,7 @@ export class SessionManager {
     );
     metrics.attach({
       workerBusySeconds: () => this.pool.busySeconds(),
+      workerMemory: () => this.workerMemory,
       checkpointMemoryBytes: () => this.memoryBytes,
     });
     this.streams = new StreamHub(
@@ -1243,6 +1246,7 @@ export class SessionManager {
       }
       case "stats":
         this.metrics.recordWorkerStats(ev.steps, ev.buckets, ev.sum);
+        this.workerMemory[worker] = { heapUsed: ev.heapUsed, external: ev.external };
         return;
       case "ready":
         return;

@@ -19,6 +19,7 @@
  * - A step request checks its deadline between steps and ends with `timeout`.
  */
 
+import { getHeapStatistics } from "node:v8";
 import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
 import type { ModelSpec } from "../../schemas/model";
@@ -528,12 +529,14 @@ export class WorkerRuntime {
   }
 
   private flushStats(): void {
-    if (this.stepsSinceStats === 0) return;
+    const heap = getHeapStatistics();
     this.post({
       kind: "stats",
       steps: this.stepsSinceStats,
       buckets: Array.from(this.buckets),
       sum: this.sumSinceStats,
+      heapUsed: heap.used_heap_size,
+      external: heap.external_memory,
     });
     this.stepsSinceStats = 0;
     this.sumSinceStats = 0;

@@ -1,0 +1,245 @@
+/**
+ * Issue 26: a bounded soak on 127.0.0.1. The server runs as its own process (its RSS is its
+ * own, worker threads included); each round creates sessions of every kind of work (a cloth
+ * of springs, a contact pile, a pendulum driven by a servo), steps them while a WebSocket
+ * subscriber reads frames, sends inputs, exports a snapshot, forks, resumes from the
+ * snapshot, runs an assembly analysis, then deletes everything. After a warm-up, the V8
+ * heaps in use (the event loop's and every worker's, from /metrics) and the resident set
+ * must stay flat: a leak of anything a round creates (a session record, its model and
+ * checkpoint, a stream, a worker-side simulation) grows them by megabytes per round (a
+ * deliberate leak of the deleted session records, ~1 MiB a round, lifts the heap's low
+ * point by 40 MiB over these rounds). Both rise and fall with the collectors (a sawtooth of
+ * 10–15 rounds), so the low point of the first third of the rounds is compared with that of
+ * the last third; the resident set also settles slowly (the allocator keeps freed pages),
+ * hence its wider bound.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const WARMUP_ROUNDS = 20;
+const ROUNDS = 45;
+/** how much the low points may rise from the first to the last third of the rounds (MiB) */
+const MAX_HEAP_GROWTH_MIB = 8;
+const MAX_RSS_GROWTH_MIB = 32;
+
+let server: ChildProcess;
+let base: string;
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => res(typeof a === "object" && a ? a.port : 0));
+    });
+  });
+}
+
+async function call(method: string, path: string, body?: unknown) {
+  const r = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+  return text.length > 0 && r.headers.get("content-type")?.includes("json")
+    ? JSON.parse(text)
+    : text;
+}
+
+/** Sum of a metric's samples in a Prometheus text exposition (all label sets), in MiB. */
+function metricMiB(text: string, name: string): number {
+  let sum = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm")))
+    sum += Number(m[1]);
+  return sum / 2 ** 20;
+}
+
+/** How much the low point of a sawtooth series rises from its first to its last third. */
+function lowPointGrowth(series: number[]): number {
+  const third = Math.floor(series.length / 3);
+  return Math.min(...series.slice(-third)) - Math.min(...series.slice(0, third));
+}
+
+/** Resident set of the server process (KiB → MiB), from /proc. */
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return kib / 1024;
+}
+
+const example = (name: string) =>
+  JSON.parse(readFileSync(resolve(ROOT, "examples", `${name}.json`), "utf8"));
+
+/** A 20 × 20 cloth of springs (its model and checkpoints are hundreds of kB). */
+function cloth() {
+  const n = 20;
+  const bodies = [];
+  const forces = [];
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < n; i++)
+      bodies.push({
+        id: `p${i}_${j}`,
+        kind: "particle",
+        mass: 0.01,
+        fixed: j === 0,
+        position: [i * 0.05, j * 0.05, 1],
+      });
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < n; i++) {
+      if (i + 1 < n)
+        forces.push({
+          id: `h${i}_${j}`,
+          type: "spring",
+          a: { body: `p${i}_${j}` },
+          b: { body: `p${i + 1}_${j}` },
+          stiffness: 100,
+          damping: 0.01,
+        });
+      if (j + 1 < n)
+        forces.push({
+          id: `v${i}_${j}`,
+          type: "spring",
+          a: { body: `p${i}_${j}` },
+          b: { body: `p${i}_${j + 1}` },
+          stiffness: 100,
+          damping: 0.01,
+        });
+    }
+  return { name: "soak-cloth", bodies, forces, solver: { dt: 0.01 } };
+}
+
+/** A pendulum whose joint is driven by a position servo. */
+function servoPendulum() {
+  return {
+    name: "soak-servo",
+    bodies: [
+      {
+        id: "rod",
+        kind: "rigid",
+        mass: 1,
+        position: [0.5, 0, 0],
+        shapes: [{ type: "box", halfExtents: [0.5, 0.02, 0.02] }],
+      },
+    ],
+    joints: [
+      {
+        id: "hinge",
+        type: "revolute",
+        a: { body: "ground" },
+        b: { body: "rod", point: [-0.5, 0, 0] },
+        axis: [0, 1, 0],
+      },
+    ],
+    actuators: [{ id: "servo", joint: "hinge", type: "position", kp: 50, kd: 5, target: 0 }],
+    solver: { dt: 0.005 },
+  };
+}
+
+/** Subscribes to a session, steps it, and returns the frames read. */
+async function streamWhileStepping(id: string, steps: number): Promise<number> {
+  const ws = new WebSocket(`${base.replace("http", "ws")}/v1/sessions/${id}/stream?every=10`);
+  let frames = 0;
+  ws.on("message", () => {
+    frames++;
+  });
+  await new Promise<void>((res, rej) => {
+    ws.once("open", () => res());
+    ws.once("error", rej);
+  });
+  await call("POST", `/v1/sessions/${id}/step`, { steps });
+  // the last frame of the step request (step `steps` is a multiple of 10) ends the wait
+  const deadline = Date.now() + 10_000;
+  while (frames < 1 + steps / 10 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  ws.close();
+  await new Promise((r) => ws.once("close", r));
+  return frames;
+}
+
+async function round(): Promise<void> {
+  const ids: string[] = [];
+  const create = async (body: unknown) => {
+    const s = await call("POST", "/v1/sessions", body);
+    ids.push(s.id);
+    return s.id as string;
+  };
+  const clothId = await create({ model: cloth() });
+  const pileId = await create({ model: example("box-stack") });
+  const servoId = await create({ model: servoPendulum() });
+  expect(await streamWhileStepping(clothId, 50)).toBeGreaterThanOrEqual(6);
+  await call("POST", `/v1/sessions/${pileId}/step`, { steps: 100 });
+  await call("POST", `/v1/sessions/${servoId}/inputs`, {
+    inputs: [{ type: "actuator", id: "servo", value: 0.5 }],
+  });
+  await call("POST", `/v1/sessions/${servoId}/step`, { steps: 100 });
+  const snapshot = await call("GET", `/v1/sessions/${servoId}/snapshot`);
+  await create({ snapshot });
+  const fork = await call("POST", `/v1/sessions/${clothId}/fork`);
+  ids.push(fork.id);
+  await call("GET", `/v1/sessions/${servoId}/recording`);
+  await call("POST", "/v1/assembly", { model: example("four-bar") });
+  for (const id of ids) await call("DELETE", `/v1/sessions/${id}`);
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", WORKERS: "2", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`${base}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error("the server did not become ready");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+});
+
+afterAll(async () => {
+  server.kill("SIGTERM");
+  await new Promise((r) => server.once("exit", r));
+});
+
+describe("soak", () => {
+  it(`RSS stays flat over ${ROUNDS} rounds of every kind of work`, async () => {
+    const pid = server.pid as number;
+    for (let i = 0; i < WARMUP_ROUNDS; i++) await round();
+    const rss: number[] = [];
+    const heap: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      await round();
+      rss.push(rssMiB(pid));
+      const metrics: string = await call("GET", "/metrics");
+      heap.push(
+        metricMiB(metrics, "moreau_nodejs_heap_size_used_bytes") +
+          metricMiB(metrics, "moreau_nodejs_external_memory_bytes") +
+          metricMiB(metrics, "moreau_worker_heap_used_bytes") +
+          metricMiB(metrics, "moreau_worker_external_memory_bytes"),
+      );
+    }
+    // nothing is left behind
+    expect((await call("GET", "/v1/sessions")).sessions).toEqual([]);
+    expect(await call("GET", "/metrics")).toMatch(/^moreau_ws_clients 0$/m);
+    const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(" ");
+    expect(lowPointGrowth(heap), `heap in use (MiB) per round: ${show(heap)}`).toBeLessThan(
+      MAX_HEAP_GROWTH_MIB,
+    );
+    expect(lowPointGrowth(rss), `RSS (MiB) per round: ${show(rss)}`).toBeLessThan(
+      MAX_RSS_GROWTH_MIB,
+    );
+  }, 240_000);
+});
