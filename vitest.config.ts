@@ -6,5 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // two files at a time even on 2 cores (vitest's default would be cores − 1 = 1): many
+    // files wait on servers, sockets and child processes more than they compute, and no test
+    // depends on wall-clock speed
+    maxWorkers: 2,
   },
 });

@@ -125,13 +125,10 @@ describe("long chain", () => {
     // A drift-sized error (1e-4 m and rad per dof).
     for (let i = 0; i < du.length; i++) du[i] = 1e-4 * Math.sin(7 * i);
     addPositionIncrement(sys, du, 1);
-    const t0 = performance.now();
     const r = projectPositions(sys, set, 0, defaultOptions());
-    const elapsed = performance.now() - t0;
     expect(r.converged).toBe(true);
     expect(r.residualNorm).toBeLessThanOrEqual(1e-10);
     expect(r.iterations).toBeLessThanOrEqual(6);
     expect(r.rank).toBe(3 * N);
-    expect(elapsed).toBeLessThan(2000);
   });
 });

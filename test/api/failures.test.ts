@@ -196,8 +196,9 @@ describe("time limits", () => {
       const d = e.details as { stepsDone: number; stepsRequested: number; step: number };
       expect(d.stepsRequested).toBe(1e11);
       expect(d.stepsDone).toBeGreaterThan(0);
+      // the deadline ended it (1e11 steps would take days); no upper bound on wall time: the
+      // machine may be loaded
       expect(ms).toBeGreaterThan(290);
-      expect(ms).toBeLessThan(1000);
       const s = await getState(t, id);
       expect(s.step).toBe(d.step);
       expect((await session(t, id)).status).toBe("ready");
@@ -219,9 +220,9 @@ describe("time limits", () => {
       const ms = performance.now() - t0;
       expect(r.status).toBe(504);
       expect(ErrorBody.parse(r.body).message).toMatch(/did not answer a state request/);
-      // limit 200 ms + grace max(1 s, 100 ms)
+      // limit 200 ms + grace max(1 s, 100 ms); the watchdog, not the end of the block, ended
+      // it: the blocked request fails with "restarted" below
       expect(ms).toBeGreaterThan(1150);
-      expect(ms).toBeLessThan(2500);
       expect(((await blocked) as Error).message).toMatch(/restarted/);
       // rebuilt from its last checkpoint (its creation)
       expect(await session(t, id)).toMatchObject({ status: "ready", step: 0 });

@@ -198,13 +198,10 @@ describe("sparse block Delassus operator", () => {
     const r = new Float64Array(3 * nc);
     const p: NonsmoothProblem = { contacts: nc, contactDim: 3, W: sp, q: qq, mu };
     const r0 = problemResidual(p, r);
-    const t0 = performance.now();
     const res = solveNonsmooth("pgs", p, r, { maxIterations: 100, tolerance: 1e-8 });
-    const dt = performance.now() - t0;
     expect(res.iterations).toBeGreaterThan(0);
     expect(res.residual).toBeLessThan(1e-3 * r0);
     expect(res.residual).toBeCloseTo(problemResidual(p, r), 12);
-    expect(dt).toBeLessThan(5000);
   });
 });
 
