@@ -12,11 +12,13 @@
  *   sim.schedule(inputs, step);    // run-time inputs (schemas/input) at a step boundary (InputError)
  *   recordingOf(sim);              // the inputs since the start (schemas/recording); replayRecording
  */
-import { buildSimulation } from "./model/load";
+import { SnapshotError } from "./model/state-codec";
+import { buildSimulation } from "./simulation/build";
 import type { Simulation } from "./simulation/simulation";
-import { parseSnapshot, SnapshotError } from "./simulation/snapshot";
+import { parseSnapshot } from "./simulation/snapshot";
 
-export { loadModel, ModelError, type ModelIssue } from "./model/load";
+export { SnapshotError, type SnapshotIssue } from "./model/state-codec";
+export { buildSimulation, loadModel, ModelError, type ModelIssue } from "./simulation/build";
 export {
   parseRecording,
   RecordingError,
@@ -32,11 +34,9 @@ export {
   type SimulationPatch,
   SolverError,
 } from "./simulation/simulation";
-export {
-  type SimulationSnapshotSpec,
-  SnapshotError,
-  type SnapshotIssue,
-} from "./simulation/snapshot";
+export type { SimulationSnapshotSpec } from "./simulation/snapshot";
+/** The wall-clock limit of a step, checked inside the solvers' loops (src/solvers/deadline.ts). */
+export { clearDeadline, DeadlineExceeded, setDeadline } from "./solvers/deadline";
 
 /**
  * Validates a snapshot (schemas/snapshot.ts) and returns the Simulation it describes, at

@@ -1,7 +1,7 @@
 /**
  * Joint limits as unilateral constraints of Moreau–Jean time stepping (the nonsmooth
  * treatment; joint-limit.ts is the compliant one). Each bound is a row of the one-step
- * problem (integrators/one-step-problem.ts) along the joint's coordinate q:
+ * problem (dynamics/one-step-problem.ts) along the joint's coordinate q:
  *
  *   lower:  gap g = q − lower,  row  H =  gᵀ   (u = q̇)
  *   upper:  gap g = upper − q,  row  H = −gᵀ   (u = −q̇)
@@ -16,9 +16,12 @@
  * is σ P/h (σ = +1 lower, −1 upper): the mean effort over the step.
  */
 
-import { ACTIVATION_GAMMA, ACTIVATION_TOLERANCE } from "../contact/nonsmooth-contact";
-import type { AccelerationStepper, SchemeCoefficients } from "../integrators/acceleration-step";
-import type { OneStepProblem } from "../integrators/one-step-problem";
+import {
+  ACTIVATION_GAMMA,
+  ACTIVATION_TOLERANCE,
+  type OneStepProblem,
+} from "../dynamics/one-step-problem";
+import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
 import type { BodySystem } from "../model/body-system";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
@@ -91,7 +94,7 @@ export class JointLimitProblem implements OneStepProblem {
     return this.count;
   }
 
-  assemble(stepper: AccelerationStepper, c: SchemeCoefficients, h: number): void {
+  assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void {
     const m = this.count;
     const n = this.n;
     this.scale = c.cv / h;

@@ -44,7 +44,7 @@
  * ContactForceBehavior); Coulomb friction is the nonsmooth method's.
  */
 import type { ContactStateOut } from "../../schemas/state";
-import type { DynamicStructureEffector } from "../integrators/acceleration-step";
+import type { DynamicStructureEffector } from "../dynamics/stepper";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { norm3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";

@@ -46,10 +46,15 @@
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import type { ContactStateOut } from "../../schemas/state";
-import type { AccelerationStepper, SchemeCoefficients } from "../integrators/acceleration-step";
+import {
+  ACTIVATION_GAMMA,
+  ACTIVATION_TOLERANCE,
+  type OneStepProblem,
+} from "../dynamics/one-step-problem";
+import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
 import { invertSmall } from "../math/small-dense";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
-import { decodeFloat64, encodeFloat64, SnapshotError } from "../simulation/snapshot";
+import { decodeFloat64, encodeFloat64, SnapshotError } from "../model/state-codec";
 import { createNonsmoothSolver, PgsSolver } from "../solvers/nonsmooth";
 import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type {
@@ -64,8 +69,6 @@ import { ContactBuffer } from "./geometry/contact-buffer";
 import { KeyTable } from "./key-table";
 import { boundingRadii, type PairParameters } from "./setup";
 
-/** Predicted gap (m) at or below which a contact is active (see the file comment). */
-export const ACTIVATION_TOLERANCE = 1e-6;
 /**
  * Warm start by proximity (m): a contact whose key is new takes the remembered impulse of
  * the nearest previous contact of the same body pair within this distance. Needed because
@@ -73,8 +76,6 @@ export const ACTIVATION_TOLERANCE = 1e-6;
  * flush: an incident vertex on a reference edge is labelled by the sign of round-off).
  */
 export const WARM_START_RADIUS = 1e-3;
-/** Siconos' default γ of the activation prediction g + γ h u_n. */
-export const ACTIVATION_GAMMA = 0.5;
 
 export interface NonsmoothContactSettings {
   solver: NonsmoothSolverName;
@@ -143,7 +144,7 @@ function rowDot(a: Float64Array, i: number, b: Float64Array, j: number): number 
   return a[i] * b[j] + a[i + 1] * b[j + 1] + a[i + 2] * b[j + 2];
 }
 
-export class NonsmoothContact {
+export class NonsmoothContact implements OneStepProblem {
   readonly set: ContactSet;
   readonly stats: NonsmoothContactStats = {
     broadMs: -0,
@@ -413,7 +414,7 @@ export class NonsmoothContact {
   }
 
   /** True when the fast block-diagonal path applies (see the file comment). */
-  private blockDiagonal(stepper: AccelerationStepper): boolean {
+  private blockDiagonal(stepper: NewtonStepper): boolean {
     return !this.hasJoints && stepper.matrix.isBlockDiagonal();
   }
 
@@ -421,7 +422,7 @@ export class NonsmoothContact {
    * Siconos prepareNewtonIteration / OneStepNSProblem::preCompute: the Delassus operator
    * W_c = (c_v/h) H W⁻¹ Hᵀ for the stepper's iteration matrix at its current state.
    */
-  assemble(stepper: AccelerationStepper, c: SchemeCoefficients, h: number): void {
+  assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void {
     const t0 = performance.now();
     const { set, dim } = this;
     this.scale = c.cv / h;

@@ -60,12 +60,9 @@
  * starts from A_0 with a_0 = A_0, and again after every reset or external change.
  */
 
+import { SchemeCoefficients } from "../dynamics/stepper";
 import { getVelocity, massSolve } from "../model/body-system";
-import {
-  type AccelerationStepper,
-  type NewtonSettings,
-  SchemeCoefficients,
-} from "./acceleration-step";
+import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import {
   emptyStepStats,
   type Integrator,

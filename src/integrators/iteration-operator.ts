@@ -19,6 +19,8 @@
  * The stepper chooses (acceleration-step.ts, FEW_ITERATIONS): the full diagonal after a
  * solve that took more than a few iterations, the mass after one that took few.
  */
+
+import type { SchemeCoefficients } from "../dynamics/stepper";
 import {
   type ForceEffector,
   hasJacobianProduct,
@@ -27,7 +29,6 @@ import {
 import { SparseBlockMatrix } from "../math/block-matrix";
 import { addMassBlocks, type BodySystem, massMultiply } from "../model/body-system";
 import type { LinearOperator } from "../solvers/linear/linear-solver";
-import type { SchemeCoefficients } from "./acceleration-step";
 
 export class IterationOperator implements LinearOperator {
   readonly n: number;

@@ -13,7 +13,7 @@
  *
  * One step, in Siconos' order (TimeStepping::newtonSolve):
  * The one-step problem is the contacts' (nonsmooth-contact.ts), the joint limits'
- * (actuators/limit-problem.ts) or both coupled (one-step-problem.ts).
+ * (actuators/limit-problem.ts) or both coupled (dynamics/one-step-problem.ts).
  *
  *  0. updateIndexSets: contacts detected at (x_t, v_t), active set from the predicted gap
  *     g + γ h u_n⁻ ≤ 0, γ = 1/2 (nonsmooth-contact.ts). Siconos does this at the end of
@@ -43,9 +43,9 @@
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  */
 import type { NonsmoothContact, ProjectionResult } from "../contact/nonsmooth-contact";
+import type { OneStepProblem } from "../dynamics/one-step-problem";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
-import type { OneStepProblem } from "./one-step-problem";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
 export interface MoreauJeanParameters extends ThetaParameters {

@@ -13,12 +13,9 @@
  * c_x = h²θ (position) and c_v = h (velocity).
  */
 
+import { SchemeCoefficients } from "../dynamics/stepper";
 import { getVelocity } from "../model/body-system";
-import {
-  type AccelerationStepper,
-  type NewtonSettings,
-  SchemeCoefficients,
-} from "./acceleration-step";
+import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import {
   emptyStepStats,
   type Integrator,

@@ -26,6 +26,9 @@ import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import {
+  buildSimulation,
+  clearDeadline,
+  DeadlineExceeded,
   DivergenceError,
   InputError,
   loadSnapshot,
@@ -38,9 +41,8 @@ import {
   type Simulation,
   SnapshotError,
   SolverError,
+  setDeadline,
 } from "../index";
-import { buildSimulation } from "../model/load";
-import { clearDeadline, DeadlineExceeded, setDeadline } from "../solvers/deadline";
 import { ApiError } from "./errors";
 import { encode, encodeStateFrame } from "./frames";
 import {

@@ -13,9 +13,9 @@ import {
   type RecordingSpec,
 } from "../../schemas/recording";
 import type { StateOut } from "../../schemas/state";
-import { buildSimulation } from "../model/load";
+import { SnapshotError, type SnapshotIssue } from "../model/state-codec";
+import { buildSimulation } from "./build";
 import { InputError, type Simulation } from "./simulation";
-import { SnapshotError, type SnapshotIssue } from "./snapshot";
 
 /** A recording that cannot be read or replayed; paths from the recording's root. */
 export class RecordingError extends Error {

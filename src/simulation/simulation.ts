@@ -1,6 +1,6 @@
 /**
  * A simulation: the bodies, their force effectors and the integrator, advanced by one
- * clear step pipeline. Constructed by loadModel (src/model/load.ts) from a validated
+ * clear step pipeline. Constructed by loadModel (src/simulation/build.ts) from a validated
  * model; the service and embedding programs use it through src/index.ts.
  */
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../schemas/input";
@@ -14,6 +14,7 @@ import { JointLimitProblem } from "../actuators/limit-problem";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
+import { CoupledProblems } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import { potentialEnergy } from "../forces/energy";
 import { GyroscopicEffector } from "../forces/gyroscopic";
@@ -23,9 +24,15 @@ import { GeneralizedAlphaIntegrator } from "../integrators/generalized-alpha";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
 import { MoreauJeanIntegrator } from "../integrators/moreau-jean";
 import { NewmarkIntegrator } from "../integrators/newmark";
-import { CoupledProblems } from "../integrators/one-step-problem";
 import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import {
+  decodeFloat64,
+  encodeFloat64,
+  hashFloat64,
+  isMemoryExporter,
+  SnapshotError,
+} from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
 import { denseOrderIssue, systemOrder } from "../solvers/linear/cost";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
@@ -33,14 +40,9 @@ import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monito
 import { SensorSet } from "./sensors";
 import {
   canonicalJson,
-  decodeFloat64,
-  encodeFloat64,
   finiteOrNull,
-  hashFloat64,
-  isMemoryExporter,
   reservedOffDiagonalBlocks,
   type SimulationSnapshotSpec,
-  SnapshotError,
   withChecksum,
 } from "./snapshot";
 

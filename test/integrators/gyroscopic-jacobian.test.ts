@@ -14,10 +14,11 @@
  * of the balance: without it the cone would turn at √(m g d / (cos θ I_P)), 4 % slower here.
  */
 import { describe, expect, it } from "vitest";
+import { SchemeCoefficients } from "../../src/dynamics/stepper";
 import { createForceEffectors } from "../../src/forces/build";
 import { GyroscopicEffector } from "../../src/forces/gyroscopic";
 import { loadModel } from "../../src/index";
-import { AccelerationStepper, SchemeCoefficients } from "../../src/integrators/acceleration-step";
+import { AccelerationStepper } from "../../src/integrators/acceleration-step";
 
 const m = 2;
 const half: [number, number, number] = [0.5, 0.2, 0.2]; // box half extents (m)

@@ -11,9 +11,9 @@ import { createConstraints } from "../constraints/build";
 import { ConstraintSet } from "../constraints/constraint-set";
 import { createContactModel } from "../contact/contact-model";
 import { createForceEffectors } from "../forces/build";
-import { Simulation } from "../simulation/simulation";
-import { type BodyInit, BodySystem } from "./body-system";
-import { inertiaFromShapes } from "./inertia";
+import { type BodyInit, BodySystem } from "../model/body-system";
+import { inertiaFromShapes } from "../model/inertia";
+import { Simulation } from "./simulation";
 
 export interface ModelIssue {
   path: (string | number)[];

@@ -7,13 +7,22 @@
  * joint limits (JointLimitProblem); CoupledProblems solves two of them together.
  */
 import type { NonsmoothResult } from "../solvers/nonsmooth/types";
-import type { AccelerationStepper, SchemeCoefficients } from "./acceleration-step";
+import type { NewtonStepper, SchemeCoefficients } from "./stepper";
+
+/**
+ * Predicted gap (m, or rad for a joint limit) at or below which a unilateral row is active:
+ * g + γ h u⁻ ≤ ε_act (Siconos' MoreauJeanOSI index-set rule; ε_act is not in Siconos: it
+ * keeps a resting contact active through round-off).
+ */
+export const ACTIVATION_TOLERANCE = 1e-6;
+/** Siconos' default γ of the activation prediction g + γ h u_n. */
+export const ACTIVATION_GAMMA = 0.5;
 
 export interface OneStepProblem {
   /** Active rows at (x_t, v_t); returns how many (0: the step is smooth). */
   updateIndexSet(h: number): number;
   /** W_c at the stepper's current iterate. */
-  assemble(stepper: AccelerationStepper, c: SchemeCoefficients, h: number): void;
+  assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void;
   /** P from the free generalized velocity (warm-started from the current P). */
   solve(vFree: Float64Array): Pick<NonsmoothResult, "iterations" | "residual">;
   /** out += sign·(1/h) W⁻¹ Hᵀ P. */
@@ -62,7 +71,7 @@ export class CoupledProblems implements OneStepProblem {
     return this.activeA + this.activeB;
   }
 
-  assemble(stepper: AccelerationStepper, c: SchemeCoefficients, h: number): void {
+  assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void {
     this.cv = c.cv;
     this.h = h;
     if (this.activeA > 0) this.a.assemble(stepper, c, h);

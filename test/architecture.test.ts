@@ -1,0 +1,119 @@
+/**
+ * The engine's layering (issue 27): its folders are stages in one dependency order, and no
+ * file imports from a later stage than its own. The service (server, cli, client) uses the
+ * engine only through its public entry, src/index.ts; the client (a library for remote
+ * users) knows nothing of the engine or the server.
+ *
+ *   math → solvers (linear, nonsmooth kernels) → contact/geometry (collision) → model
+ *   (bodies, inertias, the state codec) → forces → constraints → dynamics (the step's
+ *   interfaces: the Newton stepper, the one-step nonsmooth problem) → actuators, contact →
+ *   integrators → analysis → simulation (build and step) → src/index.ts
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "../src");
+
+/** Engine stages in dependency order; folders on one line may not import each other. */
+const STAGES: string[][] = [
+  ["math"],
+  ["solvers"],
+  ["contact/geometry"],
+  ["model"],
+  ["forces"],
+  ["constraints"],
+  ["dynamics"],
+  ["actuators", "contact"],
+  ["integrators"],
+  ["analysis"],
+  ["simulation"],
+  ["index.ts"],
+];
+const SERVICE = ["server", "cli", "client"];
+
+/** The stage key of a file under src/: its folder (contact/geometry apart), or index.ts. */
+function keyOf(file: string): string {
+  const rel = relative(SRC, file).split("/");
+  if (rel.length === 1) return rel[0];
+  if (rel[0] === "contact" && rel[1] === "geometry" && rel.length > 2) return "contact/geometry";
+  return rel[0];
+}
+
+function rankOf(key: string): number {
+  return STAGES.findIndex((s) => s.includes(key));
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sourceFiles(p);
+    return p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+/** Relative import specifiers of a file (static, re-exports and dynamic imports). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)) out.push(m[1]);
+  return out;
+}
+
+/** The file an import resolves to (a folder means its index.ts). */
+function target(from: string, spec: string): string {
+  const p = resolve(dirname(from), spec);
+  try {
+    if (statSync(p).isDirectory()) return join(p, "index.ts");
+  } catch {
+    // not a folder: a module path without its extension
+  }
+  return p.endsWith(".ts") ? p : `${p}.ts`;
+}
+
+const files = sourceFiles(SRC);
+const edges = files.flatMap((f) =>
+  importsOf(f).map((spec) => ({ from: f, spec, to: target(f, spec) })),
+);
+const within = (p: string) => p.startsWith(`${SRC}/`);
+const show = (e: { from: string; spec: string }) => `${relative(SRC, e.from)} → "${e.spec}"`;
+
+describe("engine layering", () => {
+  it("every engine folder has a stage", () => {
+    expect(edges.length).toBeGreaterThan(300);
+    const keys = new Set(files.map(keyOf).filter((k) => !SERVICE.includes(k)));
+    expect([...keys].filter((k) => rankOf(k) < 0)).toEqual([]);
+  });
+
+  it("no engine file imports from a later stage (or a sibling of its stage)", () => {
+    const backward = edges.filter((e) => {
+      const a = keyOf(e.from);
+      if (SERVICE.includes(a) || !within(e.to)) return false;
+      const b = keyOf(e.to);
+      if (a === b) return false;
+      if (SERVICE.includes(b)) return true;
+      return rankOf(b) >= rankOf(a);
+    });
+    expect(backward.map(show)).toEqual([]);
+  });
+
+  it("the service uses the engine only through src/index.ts; the client not at all", () => {
+    const wrong = edges.filter((e) => {
+      const a = keyOf(e.from);
+      if (!SERVICE.includes(a) || !within(e.to)) return false;
+      const b = keyOf(e.to);
+      if (SERVICE.includes(b)) return a === "client" ? b !== "client" : false;
+      return a === "client" || b !== "index.ts";
+    });
+    expect(wrong.map(show)).toEqual([]);
+  });
+
+  it("the rule sees a backward import", () => {
+    // the checker itself: a constraint file importing the integrators would be caught
+    const a = keyOf(join(SRC, "constraints/x.ts"));
+    const b = keyOf(join(SRC, "integrators/y.ts"));
+    expect(rankOf(b)).toBeGreaterThan(rankOf(a));
+    expect(keyOf(join(SRC, "contact/geometry/sphere.ts"))).toBe("contact/geometry");
+    expect(rankOf("contact/geometry")).toBeLessThan(rankOf("contact"));
+  });
+});
