@@ -5,9 +5,10 @@
  * The server runs with STREAM_MAX_FPS=2000 so the clients may ask for twice their frame
  * rate (maxFps = 2000/every; at exactly the rate, jitter would hold frames back).
  *
- * The scene: a cart-pole (2 bodies, a prismatic and a revolute joint, a torque actuator on
- * the cart, 4 sensors) stepped at 1 kHz (h = 1 ms, real time), streamed as msgpack with
- * `fields=observation`.
+ * The scene: the cart-pole of test/support/models.ts (2 bodies, a prismatic and a revolute
+ * joint, an effort actuator on the cart; sensors x, θ and the actuator's effort, so the
+ * effort is observation[2]) stepped at 1 kHz (h = 1 ms, real time), streamed as msgpack
+ * with `fields=observation`.
  *
  * 1. Round-trip latency: one session, a client subscribed to every frame sends an input
  *    (an actuator effort) on the socket and waits for the first frame whose observation
@@ -22,32 +23,10 @@
  */
 import { pack, unpack } from "msgpackr";
 import { WebSocket } from "ws";
+import { cartPoleModel } from "../test/support/models";
 import { call, quantile, startServer } from "./server-load";
 
-const model = {
-  name: "cart-pole",
-  bodies: [
-    { id: "cart", mass: 1, inertia: [0.1, 0.1, 0.1] },
-    { id: "pole", mass: 0.2, position: [0, 0, 0.5], inertia: [0.0167, 0.0167, 1e-4] },
-  ],
-  joints: [
-    { id: "rail", type: "prismatic", a: { body: "ground" }, b: { body: "cart" }, axis: [1, 0, 0] },
-    {
-      id: "hinge",
-      type: "revolute",
-      a: { body: "cart" },
-      b: { body: "pole", point: [0, 0, -0.5] },
-      axis: [0, 1, 0],
-    },
-  ],
-  actuators: [{ id: "push", joint: "rail", type: "torque", effortLimit: 50 }],
-  sensors: [
-    { id: "x", type: "jointPosition", joint: "rail" },
-    { id: "theta", type: "jointPosition", joint: "hinge" },
-    { id: "effort", type: "actuatorEffort", actuator: "push" },
-  ],
-  solver: { integrator: "generalized-alpha", dt: 0.001 },
-};
+const model = cartPoleModel({ dt: 0.001, sensors: ["x", "theta", "effort"] });
 
 interface Loop {
   latencies: number[];

@@ -3,6 +3,7 @@
  * for S1–S3). Used by bench/run.ts and kept building by test/bench/scenes.test.ts.
  */
 import type { ModelInput } from "../schemas/model";
+import { sphericalChain } from "../test/support/models";
 import { toMoreauModel } from "./compare/engines/moreau";
 import { spheresScene } from "./compare/scene";
 
@@ -85,23 +86,15 @@ export interface ChainOptions {
  * end to end, joint 0 at the fixed point (0, 0, 0); straight along +x at rest at t = 0.
  */
 export function chainModel(o: ChainOptions): ModelInput {
-  const len = 0.1;
-  const bodies = Array.from({ length: o.links }, (_, k) => ({
-    id: `link${k}`,
+  const { bodies, joints } = sphericalChain({
+    links: o.links,
+    length: 0.1,
     mass: 0.1,
-    inertia: [6.667e-6, 8.667e-5, 8.667e-5] as [number, number, number],
-    position: [len * (k + 0.5), 0, 0] as [number, number, number],
-    shapes: [{ type: "box" as const, halfExtents: [0.05, 0.01, 0.01] as [number, number, number] }],
-  }));
-  const joints = Array.from({ length: o.links }, (_, k) => ({
-    id: `j${k}`,
-    type: "spherical" as const,
-    a:
-      k === 0
-        ? { body: "ground", point: [0, 0, 0] as [number, number, number] }
-        : { body: `link${k - 1}`, point: [len / 2, 0, 0] as [number, number, number] },
-    b: { body: `link${k}`, point: [-len / 2, 0, 0] as [number, number, number] },
-  }));
+    inertia: [6.667e-6, 8.667e-5, 8.667e-5],
+    box: [0.05, 0.01, 0.01],
+    prefix: "link",
+    groundPoint: true,
+  });
   return {
     name: `chain-${o.links}`,
     gravity: [0, 0, -9.81],

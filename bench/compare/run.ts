@@ -3,7 +3,9 @@
  * for each scene, N rounds in which every engine runs one repetition, each in a fresh
  * process (bench/compare/worker.ts), never two at once; the median of an engine's
  * repetitions is printed as one table per scene and everything is written to
- * bench/results/compare-<date>.json with a description of the machine. Rounds rather than
+ * bench/runs/compare-<date>.json (not in git) with a description of the machine; with
+ * --baseline-update the finished file replaces the baseline kept in git, the one
+ * compare-*.json of bench/results/. Rounds rather than
  * an engine's repetitions back to back: on a shared machine whose speed drifts by tens of
  * per cent over minutes, a slow period then falls on every engine's repetitions alike
  * instead of on one engine's median.
@@ -16,11 +18,14 @@
  *   --reps N                    repetitions per scene and engine (default 3)
  *   --timeout S                 per-repetition timeout in seconds (default 600); the
  *                               worker stops its timed loop itself at 80 % of it
- *   --out DIR                   results directory (default bench/results)
+ *   --out DIR                   results directory (default bench/runs)
  *   --baseline FILE             an earlier results file: adds a "vs baseline" column
+ *   --baseline-update           when the run is done, its file replaces the baseline:
+ *                               copied to bench/results/, every other compare-* file
+ *                               there deleted
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +38,10 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
 const WORKER = path.join(HERE, "worker.ts");
 const RESULT_PREFIX = "RESULT ";
+/** The baseline kept in git: one compare-<date>.json. */
+const BASELINE_DIR = path.join(ROOT, "bench/results");
+/** Where runs write by default (.gitignore). */
+const RUNS_DIR = path.join(ROOT, "bench/runs");
 
 export interface CompareOptions {
   scenes: string[];
@@ -41,6 +50,8 @@ export interface CompareOptions {
   timeoutSeconds: number;
   outDir: string;
   baseline?: string;
+  /** Replace the baseline in bench/results/ with this run's file once it is complete. */
+  baselineUpdate: boolean;
 }
 
 /** One repetition as recorded: the worker's result, or a failure of the process itself. */
@@ -68,7 +79,7 @@ export interface CompareFile {
   kind: "moreau-compare";
   date: string;
   machine: Record<string, string | number>;
-  options: Omit<CompareOptions, "outDir">;
+  options: Omit<CompareOptions, "outDir" | "baselineUpdate">;
   protocol: string;
   results: Aggregate[];
 }
@@ -94,9 +105,24 @@ export function parseArgs(argv: string[]): CompareOptions {
     engines,
     reps: Number(get("--reps") ?? 3),
     timeoutSeconds: Number(get("--timeout") ?? 600),
-    outDir: path.resolve(get("--out") ?? path.join(ROOT, "bench/results")),
+    outDir: path.resolve(get("--out") ?? RUNS_DIR),
     baseline: get("--baseline"),
+    baselineUpdate: argv.includes("--baseline-update"),
   };
+}
+
+/**
+ * Makes `file` the baseline: copies it into bench/results/ (unless it is there already) and
+ * deletes every other compare-* file there, so that the directory keeps one result.
+ * Returns the baseline's path.
+ */
+export function replaceBaseline(file: string, dir = BASELINE_DIR): string {
+  mkdirSync(dir, { recursive: true });
+  const target = path.join(dir, path.basename(file));
+  if (path.resolve(file) !== target) copyFileSync(file, target);
+  for (const name of readdirSync(dir))
+    if (name.startsWith("compare-") && name !== path.basename(file)) rmSync(path.join(dir, name));
+  return target;
 }
 
 function machine(): Record<string, string | number> {
@@ -369,6 +395,8 @@ export async function main(argv: string[]): Promise<CompareFile> {
     })),
   );
   console.log(`\nresults written to ${path.relative(process.cwd(), file)}`);
+  if (o.baselineUpdate)
+    console.log(`baseline replaced: ${path.relative(process.cwd(), replaceBaseline(file))}`);
   return out;
 }
 

@@ -117,7 +117,7 @@ export class ProjectionWorkspace {
    * (G_f − G) M⁻¹ G_fᵀ S_f⁻¹ r = (G_f − G) du: the drift of G times the correction.
    * Along the current G the error would be (S_f − S) S_f⁻¹ r instead, and S_f⁻¹
    * amplifies by up to κ(S) (~1e4 on a 100-link chain): a µm move already makes that
-   * diverge, while (G_f − G) du stays ~1e-3 of r (the whipping chain of the benchmark).
+   * diverge, while (G_f − G) du, not amplified, stays a small fraction of r.
    * The converged velocity projection is then oblique, along M⁻¹G_fᵀ: it meets G v = −Ct
    * at the current positions and is first order in G_f − G away from the
    * mass-orthogonal one.
@@ -309,8 +309,8 @@ export function projectVelocities(
 
 /**
  * u += du. Its own function: inlined in projectVelocities, V8 (Node 20) compiled
- * the element accesses generically and boxed every double (~5 KB of garbage per step of
- * the benchmark's 100-link chain).
+ * the element accesses generically and boxed every double, garbage at every step
+ * (bench/README.md, "Velocity projection").
  */
 function addTo(u: Float64Array, du: Float64Array): void {
   for (let i = 0; i < u.length; i++) u[i] += du[i];

@@ -160,8 +160,8 @@ export class MassSchurComplement {
    * out (zeroed by the caller): S's entry p at out[slot[p]] (slot[p] ≥ 0 for every entry
    * of the lower triangle), the fused load of a factorization (SemidefiniteLdlt.loadSlots).
    * The lower triangle only (entries with column ≤ row), all that the symmetric
-   * factorization reads: half the scattered writes, 7–9 % less time per update on the
-   * benchmark's chain. S.values is left as it is.
+   * factorization reads: half the scattered writes (bench/README.md, "Joint
+   * factorization"). S.values is left as it is.
    */
   updateInto(out: Float64Array, slot: Int32Array): void {
     if (slot !== this.intoMap) {
@@ -176,7 +176,7 @@ export class MassSchurComplement {
       const n = bodyStart[k + 1] - bodyStart[k];
       const rigid = sys.kind[b] === BodyKind.RIGID;
       const im = 1 / sys.mass[b];
-      // I_b,world⁻¹ in locals: V8 would reload it after every store to w (−8 % per update)
+      // I_b,world⁻¹ in locals: V8 would reload it after every store to w (they may alias)
       const I = sys.inertiaWorldInv;
       const o = 9 * b;
       const i00 = rigid ? I[o] : 0;

@@ -10,13 +10,12 @@
  * Supernodal up-looking LDLᵀ. Consecutive rows with the same pattern form a supernode
  * (the rows of one joint: they touch the same bodies), and L is stored as dense blocks
  * L_KJ (rows of supernode K × rows of J) on the block elimination tree, so the numeric
- * work is small dense products with no index per entry (the benchmark chain's S, block
- * tridiagonal with 3 × 3 blocks: factorization 29 → 21 µs, solve 11 → 7 µs against the
- * scalar up-looking factorization of T. A. Davis' LDL, ACM TOMS 31, 2005, which this
- * generalizes: its elimination tree becomes a tree of blocks). S's values are loaded
- * into the blocks by a list of (entry, slot) pairs per block row, and only fill-in slots
- * are cleared (none on a chain): −14 % per factorization. The solves unroll the 3 × 3
- * blocks of spherical joints' rows (−35 % per solve on the chain). Block row K solves, for
+ * work is small dense products with no index per entry (this generalizes the scalar
+ * up-looking factorization of T. A. Davis' LDL, ACM TOMS 31, 2005: its elimination tree
+ * becomes a tree of blocks; timings of both in bench/README.md, "Joint factorization").
+ * S's values are loaded into the blocks by a list of (entry, slot) pairs per block row,
+ * and only fill-in slots are cleared (none on a chain), rather than every block. The
+ * solves unroll the 3 × 3 blocks of spherical joints' rows. Block row K solves, for
  * J in its pattern P(K) in increasing order (every I ∈ P(K) ∩ P(J) comes before J),
  *     Y_J L_JJᵀ = S_KJ − Σ_{I ∈ P(K) ∩ P(J)} Y_I L_JIᵀ,      Y_J = L_KJ D_J,
  * then L_KJ = Y_J D_J⁻¹ and the diagonal block S_KK − Σ_J L_KJ Y_Jᵀ is factored densely
@@ -406,10 +405,9 @@ export class SemidefiniteLdlt {
   /**
    * Block row K (rows k0..k0+2) of a symmetric factorization when it and every block of
    * its pattern have 3 rows: the recurrences of `numeric` with the 3 × 3 products
-   * unrolled: the same operations in the same order, so bit-identical factors, in 0.64–0.67
-   * of the time of the general loops on the benchmark's 100-link chain (35 → 23, 45 → 30,
-   * 54 → 34 µs per factorization in one process, alternating). Returns the number of rows
-   * kept.
+   * unrolled: the same operations in the same order, so bit-identical factors, without
+   * the general loops' index arithmetic per entry (spherical joints, the common case;
+   * bench/README.md, "Joint factorization"). Returns the number of rows kept.
    */
   private factorRow3(k0: number, q0: number, q1: number, dOff: number): number {
     const { lx, dinv, snStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;

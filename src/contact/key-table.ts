@@ -2,8 +2,9 @@
  * Open-addressing hash table from non-negative integer keys (exact in a double, < 2^53:
  * contact keys, body-pair keys) to int32 values, with linear probing over typed arrays.
  * It replaces Map<number, number> in the per-step warm-start memory: keys above 2^31 are
- * heap numbers in a Map, so each step's thousands of insertions allocated and the garbage
- * collector showed in the S1 profile. Cleared and refilled every step; the capacity (a
+ * heap numbers in a Map, so each step's thousands of insertions allocated, work for the
+ * garbage collector at every step (bench/README.md, "Contact key table"). Cleared and
+ * refilled every step; the capacity (a
  * power of two, at least twice the entries) grows only when more keys are inserted than
  * ever before.
  */

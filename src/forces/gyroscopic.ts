@@ -15,10 +15,11 @@
  * `jacobians = false` (solver.gyroscopicJacobian) leaves both Jacobians out: the torque is
  * still applied, but a linearized step then takes it at the predicted state, and the
  * iteration matrix of a model whose other forces have no Jacobians is the mass matrix
- * alone (with joints, one symmetric G M⁻¹ Gᵀ to factor instead of G W⁻¹ Gᵀ with W's
- * blocks inverted: the benchmark's 100-link chain steps 23–25 % faster, same drift and
- * energy). That is exact where the torque vanishes along the motion, e.g. axisymmetric
- * links whose joints sit on their axis (no torque about it, so no spin about it), and
+ * alone (with joints, one symmetric G M⁻¹ Gᵀ to factor as L D Lᵀ instead of G W⁻¹ Gᵀ as
+ * L D U with W's nonsymmetric blocks inverted: cheaper per step; bench/README.md,
+ * "Gyroscopic Jacobian"). That is exact where the torque vanishes along the motion, e.g.
+ * axisymmetric links whose joints sit on their axis (no torque about it, so no spin
+ * about it), and
  * unstable for a fast-spinning asymmetric body: a free body with inertias 2, 3, 6 spun at
  * 7 rad/s near its middle axis diverges at h ω = 0.35 (Newmark, one iteration), where the
  * implicit torque keeps it bounded (test/integrators/gyroscopic-jacobian.test.ts).

@@ -15,8 +15,8 @@
  * StiffSpringForceField), for symmetric solvers. The matrix-free product
  * (JacobianProductEffector) applies C = s_x A + s_v B = û gᵀ + p I (axial.ts), kept per
  * spring as [û, g, p]. Once (s_x, s_v) are announced the law writes C as it evaluates the
- * forces (one pass over the springs per Newton iteration instead of two: −10 % per step
- * on the benchmark cloth), into the second of two buffers; setJacobianProduct pins it, so
+ * forces (one pass over the springs per Newton iteration instead of two; bench/README.md,
+ * "Cloth"), into the second of two buffers; setJacobianProduct pins it, so
  * the operator stays the one of setJacobianProduct even if the springs are evaluated at
  * another state meanwhile. A product, spring by spring:
  *   y = C (x_b − x_a),  out_b += y,  out_a −= y,
@@ -39,7 +39,8 @@ import {
 import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
 
 // Module-level copies of imports used once per spring: under the CommonJS transform (tsx)
-// every use of an imported binding is a getter call, which showed in the profile.
+// every use of an imported binding is a getter call, here once per spring and pass
+// (bench/README.md, "Imported bindings in hot loops").
 /** Jacobian factors per spring (axial.ts layout). */
 const STRIDE = AXIAL_FACTORS;
 /** Rank-one form [û, g, p] of C = s_x A + s_v B per spring. */

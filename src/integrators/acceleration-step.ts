@@ -104,10 +104,9 @@ function solverOptions(name: LinearSolverName, matrixFree: boolean): LinearSolve
  * iterated Newton loosens it while far from the solution (`forcingTerm`).
  * The error it leaves in Δa is at most κ(W) η ‖Δa‖ (2-norms), of the order of what the
  * Newton test ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) accepts as converged when W is well conditioned
- * (κ ≈ 2 for the benchmark cloth's mass-scaled W); for a linearized step (one iteration)
- * it adds to the linearization error, which dominates (benchmark cloth: one step within
- * 4.0e-5 m of converged Newton at η = 1e-2, 3.7e-5 m at 1e-3, bench/compare/engines/
- * moreau.ts). The floor keeps η above rounding; it was the fixed tolerance before.
+ * (κ(W) of order 1 when the mass dominates W: resolved springs); for a linearized step
+ * (one iteration) it adds to the linearization error, which dominates at the tolerances
+ * used (bench/README.md, "Cloth"). The floor keeps η above rounding.
  */
 const LINEAR_TOLERANCE_FLOOR = 1e-12;
 
@@ -121,10 +120,8 @@ const FORCING_MAX = 0.1;
  * the line search's test that ‖R‖ at least halves (`solve`) can still be met. The Krylov
  * solve of iteration k then stops at ‖W Δa + R_k‖ ≤ η_k ‖R_k‖: loose while Newton is far
  * from the solution (the linear model is then poor anyway), as tight as the Newton
- * tolerance once it converges quadratically. Measured on the benchmark's stiff cloth
- * (Newton to 1e-4, CG): CG iterations per step ~485 → ~231 late in the run, 16.6 → 35.3
- * steps/s over its 1100 steps, one-step error against the converged step unchanged
- * (max 2.3e-7 m against 2.2e-7 m, 22 samples).
+ * tolerance once it converges quadratically: fewer Krylov iterations for the same
+ * converged step (bench/README.md, "Stiff cloth").
  */
 function forcingTerm(previous: number, ratio: number): number {
   let eta = 0.9 * ratio * ratio;
@@ -173,8 +170,9 @@ const CHORD_CONTRACTION = 0.25;
  * this factor of Newton's target is the problem's rounding noise, not a lack of
  * convergence: near a singular configuration of the joints (a parallelogram linkage
  * passing its flat position) S = G W⁻¹ Gᵀ is nearly singular and amplifies the rounding of
- * C(x) beyond positionRoundingFloor (measured: corrections stagnating at 1.2–3× the target
- * there, whatever h), so such a step is accepted as converged.
+ * C(x) beyond positionRoundingFloor (the corrections then stagnate at a small multiple of
+ * the target, whatever h; bench/README.md, "Projection near singular configurations"), so
+ * such a step is accepted as converged.
  */
 const NOISE_FACTOR = 1e3;
 
@@ -380,8 +378,9 @@ export class AccelerationStepper implements NewtonStepper {
     this.solverName = name;
     this.solver = null;
     // `auto` on a large system whose Jacobians all offer the matrix-free product (particle
-    // springs): CG on the operator rather than a sparse factorization (a 32 × 32 cloth:
-    // ~6 ms per step against ~76 ms with sparse LU, bench/run.ts)
+    // springs): CG on the operator rather than a sparse factorization, whose fill-in grows
+    // faster than the springs on a 2-d mesh while a product costs O(springs) and W, close
+    // to the mass matrix, needs few iterations (bench/README.md, "Cloth")
     const chosen: LinearSolverName =
       name === "auto" && this.operator !== null && this.n >= AUTO_KRYLOV_MIN_DOFS ? "cg" : name;
     this.solverChoice = chosen;

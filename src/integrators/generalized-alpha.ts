@@ -29,28 +29,29 @@
  * keeps the velocities of every relative equilibrium that the model's symmetries allow
  * exactly (a rod spinning on a frictionless hinge keeps ω to rounding at any h: its map
  * of ω is its own inverse; its angle has the scheme's phase error, (hω)²/8 per step).
- * The index-3 generalized-α of Arnold & Brüls (Multibody Syst. Dyn. 18, 2007), with the
- * multipliers in the memory, was measured here first: at ρ∞ = 1 it is unstable
- * (the multipliers' spurious root −α_f/(1 − α_f) reaches −1); at ρ∞ = 0.9 the double
- * pendulum and four-bar examples' largest energy errors were 2.6–3.6 times this form's
- * (h = 2 ms), and a heavy top's reaction carried a first-order error (1.7e-2 m g at
- * h = 0.5 ms); this form with the END directions in the position update instead of the
- * start ones lost 9 J of the double pendulum's 10 and reversed the spinning rod.
+ * Why not the index-3 generalized-α of Arnold & Brüls (Multibody Syst. Dyn. 18, 2007),
+ * with the multipliers in the memory: at ρ∞ = 1 it is unstable (the multipliers'
+ * spurious root −α_f/(1 − α_f) reaches −1); at ρ∞ < 1 its energy errors on the double
+ * pendulum and four-bar examples are several times this form's, and its reactions carry
+ * a first-order error in h (a heavy top's). Nor this form with the END directions in the
+ * position update instead of the start ones: it loses most of the double pendulum's
+ * energy and reverses the spinning rod (bench/README.md, "Generalized-α").
  * With ρ∞ < 1 the applied forces' high-frequency modes (stiff springs, contact) are damped
  * with the Chung–Hulbert spectral radius (→ ρ∞ as hω → ∞; 1 − ρ = O((hω)⁴) at low
  * frequency, 1e-11 per step at hω = 0.02 for ρ∞ = 0.9), while the joints stay exact:
  * nothing of the scheme acts along them but λ̃ and μ̃ (the symmetry is then lost). The
  * default is ρ∞ = 1: the symmetric scheme. Neither value makes an under-resolved motion
  * right: the benchmark's whipping 10-link chain at h = 1/240 s gains energy at single
- * violent steps, ending +0.4 m g L at ρ∞ = 1 and diverged at 0.9 (with isotropic links
- * the other way round), and both run within 1.3 % of m g L at h = 1/480 s.
+ * violent steps (or diverges) whatever ρ∞, and h = 1/480 s resolves it (bench/README.md,
+ * "Generalized-α").
  * The start directions must still act on the end configuration: a step that turns a link
  * through a large angle (a whipping 100-link chain's tip at h = 1/240 s) makes the mixed
  * Jacobian G M_t⁻¹ G_tᵀ lose its pivots; such steps are halved (a row left open by a
  * dropped pivot fails the closure test of AccelerationStepper.solve), and the run ends
  * `diverged` when four halvings do not suffice. The error control (params.stepTolerance,
- * rejectedByErrorControl) halves such steps before they go wrong: with 1e-3 the
- * benchmark's 100-link chain runs at h = 1/240 s with an energy drift of 6.4e-4 m g L.
+ * rejectedByErrorControl) halves such steps before they go wrong, so the whipping
+ * 100-link chain runs at h = 1/240 s, at a higher cost per step (bench/README.md,
+ * "Generalized-α").
  *
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.

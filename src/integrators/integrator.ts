@@ -78,8 +78,9 @@ export interface IntegratorMemory {
  * - "positions-first" (Newmark): positions projected, then velocities, tangent where the
  *   positions were linearized last when that is within one correction of them, else at
  *   the projected positions. Newmark's acceleration memory a_t makes the other order
- *   unstable: on the benchmark chain (bench/compare, S2-100) it came 3.3 m apart, with
- *   β = ¼, γ = ½ as with β = 0.3025, γ = 0.6, where every θ-scheme stays at 1e-12 m.
+ *   unstable: a whipping chain's joints come apart with it, with β = ¼, γ = ½ as with
+ *   β = 0.3025, γ = 0.6, where every θ-scheme holds them (bench/README.md, "Projection
+ *   order").
  * - "none" (generalized-α): the step holds the joints at the position level and Newton
  *   converges it (acceleration-step.ts, positionLevel): the positions end on the manifold
  *   to Newton's tolerance, and the velocities are the scheme's own (projecting them would

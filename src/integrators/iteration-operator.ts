@@ -13,9 +13,8 @@
  * - otherwise the (scaled) mass blocks alone, a constant: the preconditioner is M⁻¹ and
  *   is not rebuilt (diagonalVersion unchanged). Building the full diagonal, inverting its
  *   blocks and applying them costs about one CG iteration per solve, which it cannot earn
- *   back when the solves take a few iterations anyway (resolved springs, W ≈ M; the 32 × 32
- *   cloth of the benchmark: 2.7 iterations per step with M⁻¹ against 2.2 with the full
- *   block diagonal, and ~8 % less time per step).
+ *   back when the solves take a few iterations anyway (resolved springs, W ≈ M: the full
+ *   diagonal saves less than one iteration per solve there; bench/README.md, "Cloth").
  * The stepper chooses (acceleration-step.ts, FEW_ITERATIONS): the full diagonal after a
  * solve that took more than a few iterations, the mass after one that took few.
  */

@@ -26,17 +26,17 @@
  * and need no position projection; their velocities, which position-level rows do not
  * constrain, are projected after every step instead (acceleration-step.ts). Index 3 needs
  * the numerical damping: with γ = ½ the accelerations along the joint directions are not
- * damped, and the 100-link chain of the benchmark (S2-100) diverges within ~400 steps.
+ * damped, and the 100-link chain of the benchmark (S2-100) diverges.
  * Newton's guess is then the mean of the last two accelerations rather than a_t: the
  * drift is quadratic in the guess's error, and the joint-direction accelerations
  * alternate from step to step (Newmark's spurious root at h ω → ∞ is
  * 1 − 2/(γ + ½) ≈ −0.82 for γ = 0.6), which a_t repeats and the mean largely cancels.
- * Measured on S2-100 (h = 1/240 s, β = 0.3025, γ = 0.6, jointTolerance 5e-7 m): position
- * projection factorizations per step 0.81 (velocity level) → 0.61 (position level, guess
- * a_t) → 0.38 (the mean); other guesses a_t + e (a_t − a_{t−h}): e = −0.1: 0.53,
- * −0.25: 0.44, −0.4: 0.37, −0.75: 0.87, and e = 0.5 or 1 diverge. With the velocity
- * projection after every step, the whole step (Newton's factorization included) takes
- * 1.39 factorizations against 1.81, and the median step 0.53–0.58 ms against 0.75 ms.
+ * Of the guesses a_t + e (a_t − a_{t−h}), e near −½ (the mean) leaves the fewest steps
+ * needing a position projection; e ≥ ½ (extrapolating a change that alternates in sign)
+ * diverges. The
+ * position level, with the velocity projection after every step, takes fewer
+ * factorizations per step than the velocity level with its projections (bench/README.md,
+ * "Newmark at the position level").
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";

@@ -65,9 +65,10 @@ export function quatToMat3(out: Vec, io: number, q: Vec, iq: number): void {
  * R = R(q) (row-major 3×3) into out[io..io+8] and, when given, R diag(d) Rᵀ into dOut and
  * R diag(e) Rᵀ into eOut (both at io; d, e at id..id+2): a rigid body's world inertia and
  * its inverse from its principal moments and their reciprocals (18 multiplications each,
- * against 54 for a general congruence). R's entries stay in registers for the two
- * products: read back from `out` after writing it, the three took 1.7× as long
- * (17.7 → 10.7 µs per update of the benchmark's 100 links, bit-identical).
+ * against 54 for a general congruence). R's entries are kept in local variables for the
+ * two products rather than read back from `out` after it is written: a load from a typed
+ * array after a store to one that may share its buffer cannot be served from a register
+ * (same result to the bit; bench/README.md, "World inertias").
  */
 export function quatToMat3Inertias(
   out: Vec,

@@ -11,8 +11,8 @@ export function dot3(a: Vec, ia: number, b: Vec, ib: number): number {
 
 /**
  * |(x, y, z)|. The numerics use this, not Math.hypot: V8 runs Math.hypot as a builtin call
- * with boxed arguments (a heap allocation per call, ~14× slower in a hot loop, measured);
- * the overflow it guards against needs components beyond 1e154.
+ * with boxed arguments (a heap allocation per call; bench/README.md, "Math.hypot"); the
+ * overflow it guards against needs components beyond 1e154.
  */
 export function length3(x: number, y: number, z: number): number {
   return Math.sqrt(x * x + y * y + z * z);

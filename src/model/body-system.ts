@@ -40,8 +40,9 @@ export interface BodyInit {
  * Why a class (V8, and the rule every per-simulation record that kernels read follows):
  * a second simulation in the same process (a server worker's next session, the
  * benchmark's timed instance after its throw-away one) must not deoptimize the compiled
- * kernels of the first. Two things did, re-tiering a 100-link chain for its first ~100
- * steps (S2-100's protocol run 11 % slower in all):
+ * kernels of the first: the second simulation's first steps would run in the interpreter
+ * and be compiled again (bench/README.md, "A second simulation in one process"). Two
+ * things did that:
  *  - an object literal with object-valued fields (typed arrays, records) evaluated a
  *    second time: V8 makes its boilerplate then and generalizes the fields' types, which
  *    every kernel compiled against them depended on. Such records are classes assigning

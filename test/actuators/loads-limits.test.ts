@@ -20,6 +20,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../schemas/model";
 import { loadModel } from "../../src/index";
+import { rodPendulum } from "../support/models";
 
 type V = [number, number, number];
 type Q = [number, number, number, number];
@@ -120,28 +121,17 @@ describe("joint limits", () => {
   const m = 1.2;
   const L = 0.8;
   const g = 9.81;
+  // the rod pinned at one end about y, under gravity, with a limit at π/4
   const pendulum = (integrator: string, limits: Record<string, number> = {}, dt = 2e-3) =>
-    loadModel({
-      bodies: [
-        {
-          id: "rod",
-          mass: m,
-          position: [L / 2, 0, 0],
-          inertia: [1e-3, (m * L * L) / 12, (m * L * L) / 12],
-        },
-      ],
-      joints: [
-        {
-          id: "pin",
-          type: "revolute",
-          a: { body: "ground" },
-          b: { body: "rod", point: [-L / 2, 0, 0] },
-          axis: [0, 1, 0],
-          limits: { lower: -Math.PI, upper: Math.PI / 4, ...limits },
-        },
-      ],
-      solver: { integrator, dt },
-    } as ModelInput);
+    loadModel(
+      rodPendulum({
+        mass: m,
+        length: L,
+        axis: [0, 1, 0],
+        limits: { lower: -Math.PI, upper: Math.PI / 4, ...limits },
+        solver: { integrator, dt },
+      }),
+    );
 
   for (const integrator of ["generalized-alpha", "newmark"])
     it(`${integrator}: the pendulum comes to rest on the limit, limit effort = gravity moment, δ = τ/k`, () => {

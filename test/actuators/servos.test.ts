@@ -16,34 +16,22 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../schemas/model";
 import { loadModel } from "../../src/index";
+import { rodPendulum } from "../support/models";
 
 const m = 2;
 const L = 0.6;
 const Ipivot = (m * L * L) / 3;
 
+/** The rod of length L, mass m pinned at one end about z, no gravity, with a servo on the pin. */
 function rodModel(actuator: Record<string, unknown>, solver: Record<string, unknown> = {}) {
-  return {
+  return rodPendulum({
+    mass: m,
+    length: L,
+    axis: [0, 0, 1],
     gravity: [0, 0, 0],
-    bodies: [
-      {
-        id: "rod",
-        mass: m,
-        position: [L / 2, 0, 0],
-        inertia: [1e-3, (m * L * L) / 12, (m * L * L) / 12],
-      },
-    ],
-    joints: [
-      {
-        id: "pin",
-        type: "revolute",
-        a: { body: "ground" },
-        b: { body: "rod", point: [-L / 2, 0, 0] },
-        axis: [0, 0, 1],
-      },
-    ],
-    actuators: [{ id: "servo", joint: "pin", ...actuator }],
+    servo: actuator,
     solver: { integrator: "generalized-alpha", dt: 1e-3, ...solver },
-  } as ModelInput;
+  });
 }
 
 const angleOf = (sim: ReturnType<typeof loadModel>) => sim.state().joints[0].coordinates[0];

@@ -10,23 +10,13 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { DENSE_MAX_ORDER, systemOrder } from "../../src/solvers/linear/cost";
+import { sphericalChain } from "../support/models";
 import { createSession, startApp } from "./helpers";
 
 /** A chain of n rigid links joined by spherical joints (6 dofs + 3 rows per link). */
 function chain(n: number, solver: Record<string, unknown> = {}) {
   return {
-    bodies: Array.from({ length: n }, (_, i) => ({
-      id: `l${i}`,
-      mass: 1,
-      inertia: [0.01, 0.01, 0.01],
-      position: [0.1 * i + 0.05, 0, 0],
-    })),
-    joints: Array.from({ length: n }, (_, i) => ({
-      id: `j${i}`,
-      type: "spherical",
-      a: i === 0 ? { body: "ground" } : { body: `l${i - 1}`, point: [0.05, 0, 0] },
-      b: { body: `l${i}`, point: [-0.05, 0, 0] },
-    })),
+    ...sphericalChain({ links: n, length: 0.1, mass: 1, inertia: [0.01, 0.01, 0.01], prefix: "l" }),
     solver,
   };
 }

@@ -12,33 +12,10 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import type { MoreauApp } from "../../src/server/app";
+import { cartPoleModel } from "../support/models";
 import { createSession, getState, listen, startApp, step, waitFor } from "./helpers";
 
-const cartPole = {
-  name: "cart-pole",
-  bodies: [
-    { id: "cart", mass: 1, inertia: [0.1, 0.1, 0.1] },
-    { id: "pole", mass: 0.2, position: [0, 0, 0.5], inertia: [0.0167, 0.0167, 1e-4] },
-  ],
-  joints: [
-    { id: "rail", type: "prismatic", a: { body: "ground" }, b: { body: "cart" }, axis: [1, 0, 0] },
-    {
-      id: "hinge",
-      type: "revolute",
-      a: { body: "cart" },
-      b: { body: "pole", point: [0, 0, -0.5] },
-      axis: [0, 1, 0],
-    },
-  ],
-  actuators: [{ id: "push", joint: "rail", type: "torque", effortLimit: 50 }],
-  sensors: [
-    { id: "x", type: "jointPosition", joint: "rail" },
-    { id: "v", type: "jointVelocity", joint: "rail" },
-    { id: "theta", type: "jointPosition", joint: "hinge" },
-    { id: "omega", type: "jointVelocity", joint: "hinge" },
-  ],
-  solver: { integrator: "generalized-alpha", dt: 0.002 },
-};
+const cartPole = cartPoleModel({ dt: 0.002, sensors: ["x", "v", "theta", "omega"] });
 /** Feedback gains on (x, ẋ, θ, θ̇): θ > 0 leans the pole to +x, the cart must follow. */
 const K = [2, 3, 40, 8];
 

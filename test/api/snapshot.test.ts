@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
+import { hangingChain } from "../support/models";
 import { createSession, divergingModel, startApp, step } from "./helpers";
 
 let app: MoreauApp;
@@ -93,28 +94,11 @@ const newmark = {
 
 const chain = {
   name: "chain",
-  bodies: [0, 1].map((i) => ({
-    id: `l${i}`,
-    kind: "rigid",
+  ...hangingChain({
+    joints: [{ type: "revolute", axis: [0, 1, 0] }, { type: "spherical" }],
     mass: 1,
     inertia: [0.01, 0.01, 0.002],
-    position: [0, 0, -0.25 - 0.5 * i],
-  })),
-  joints: [
-    {
-      id: "j0",
-      type: "revolute",
-      a: { body: "ground" },
-      b: { body: "l0", point: [0, 0, 0.25] },
-      axis: [0, 1, 0],
-    },
-    {
-      id: "j1",
-      type: "spherical",
-      a: { body: "l0", point: [0, 0, -0.25] },
-      b: { body: "l1", point: [0, 0, 0.25] },
-    },
-  ],
+  }),
   motors: [{ id: "m0", joint: "j0", angle: { offset: 0, rate: 2 } }],
 };
 

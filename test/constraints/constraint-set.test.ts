@@ -26,11 +26,12 @@ import {
   setVelocity,
 } from "../../src/model/body-system";
 import { solveDense } from "../analysis/slider-crank-fixture";
-import { randomBody, rng, system } from "./helpers";
+import { mulberry32 } from "../support/random";
+import { randomBody, system } from "./helpers";
 
 /** With `weld` the set is over-determined (R2 fixed twice), without it regular. */
 function scene(seed: number, weld = true) {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const sys = system([
     randomBody(r, "R1", "rigid"),
     randomBody(r, "R2", "rigid"),
@@ -300,7 +301,7 @@ describe("SemidefiniteLdlt", () => {
   }
 
   it("drops the later row of each dependent set and solves consistent systems exactly", () => {
-    const r = rng(8);
+    const r = mulberry32(8);
     const base = Array.from({ length: 5 }, () => Array.from({ length: 7 }, () => 2 * r() - 1));
     // rows: b0, b1, b0+b1, b2, 2·b2, b3, b4, b1−b3
     const add = (x: number[], y: number[], s = 1) => x.map((v, i) => v + s * y[i]);
@@ -357,7 +358,7 @@ describe("SemidefiniteLdlt", () => {
   }
 
   it("unsymmetric values on a symmetric pattern: S = L D U matches a dense solve", () => {
-    const r = rng(10);
+    const r = mulberry32(10);
     const m = 12;
     const rows = bandRows(r, m);
     const skew = Array.from({ length: m + 2 }, () =>
@@ -392,7 +393,7 @@ describe("SemidefiniteLdlt", () => {
   });
 
   it("unsymmetric: drops dependent rows and solves consistent systems exactly", () => {
-    const r = rng(11);
+    const r = mulberry32(11);
     const base = Array.from({ length: 4 }, () => Array.from({ length: 6 }, () => 2 * r() - 1));
     const rows = [base[0], base[1], base[0].map((v, i) => v - 2 * base[1][i]), base[2], base[3]];
     const skew = Array.from({ length: 6 }, () => Array.from({ length: 6 }, () => 0.3 * r()));
@@ -438,7 +439,7 @@ describe("SemidefiniteLdlt", () => {
    * gyroscopic W⁻¹; zero skew: symmetric), entries stored where two rows share a body.
    */
   function bodyGram(rows: number[][], skew: number) {
-    const r = rng(21);
+    const r = mulberry32(21);
     const bodies = rows[0].length / 6;
     const w = Array.from({ length: bodies }, () =>
       Array.from({ length: 6 }, (_, k) =>
@@ -470,7 +471,7 @@ describe("SemidefiniteLdlt", () => {
 
   for (const symmetric of [true, false])
     it(`joint blocks with fill: drops the repeated joint, solves as dense (symmetric ${symmetric})`, () => {
-      const r = rng(symmetric ? 12 : 13);
+      const r = mulberry32(symmetric ? 12 : 13);
       const rows = jointRows(r);
       const S = bodyGram(rows, symmetric ? 0 : 0.3);
       const f = new SemidefiniteLdlt();
@@ -501,7 +502,7 @@ describe("SemidefiniteLdlt", () => {
   it("a dependent row inside a 3-row joint block (symmetric: the unrolled block rows)", () => {
     // joint (1, 2)'s third row is the sum of its first two: that row alone is dropped,
     // along with the repeated joint at the end, and consistent systems still solve
-    const r = rng(14);
+    const r = mulberry32(14);
     const rows = jointRows(r);
     rows[5] = rows[3].map((v, c) => v + rows[4][c]);
     const S = bodyGram(rows, 0);
@@ -518,7 +519,7 @@ describe("SemidefiniteLdlt", () => {
     it(`refactoring one pattern after dropped rows reloads every entry (symmetric ${symmetric})`, () => {
       // the factorization keeps its symbolic analysis for the same pattern and reloads only
       // S's entries and the fill-in; the dropped rows' cleared entries must come back
-      const r = rng(symmetric ? 31 : 32);
+      const r = mulberry32(symmetric ? 31 : 32);
       const rows = jointRows(r);
       const S = bodyGram(rows, symmetric ? 0 : 0.3);
       const f = new SemidefiniteLdlt();
@@ -532,7 +533,7 @@ describe("SemidefiniteLdlt", () => {
     });
 
   it("matches a dense solve when definite", () => {
-    const r = rng(9);
+    const r = mulberry32(9);
     const rows = Array.from({ length: 6 }, () => Array.from({ length: 9 }, () => 2 * r() - 1));
     const S = gram(rows);
     const f = new SemidefiniteLdlt();
@@ -700,7 +701,7 @@ describe("projections in the mass metric", () => {
 
   /** The benchmark's 100-link chain (S2): straight along x, random velocities, then drifted. */
   function longChain(seed: number, drift: number, t: number) {
-    const r = rng(seed);
+    const r = mulberry32(seed);
     const links = 100;
     const sys = system(
       Array.from({ length: links }, (_, k) => ({

@@ -1,19 +1,8 @@
 /**
- * Test helpers: a seeded random generator and random bodies for constraint tests.
+ * Test helpers: random bodies for constraint tests (drawn from a seeded generator,
+ * test/support/random.ts, passed in).
  */
 import { type BodyInit, BodySystem } from "../../src/model/body-system";
-
-/** mulberry32: small deterministic PRNG in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function randVec(r: () => number, scale = 1): [number, number, number] {
   return [scale * (2 * r() - 1), scale * (2 * r() - 1), scale * (2 * r() - 1)];

@@ -2,11 +2,11 @@
 import { describe, expect, it } from "vitest";
 import { contactKey } from "../../src/contact/geometry/contact-buffer";
 import { KeyTable } from "../../src/contact/key-table";
-import { rng } from "./geometry/helpers";
+import { mulberry32 } from "../support/random";
 
 describe("KeyTable", () => {
   it("agrees with a Map through growth, overwrites and clears", () => {
-    const r = rng(3);
+    const r = mulberry32(3);
     const t = new KeyTable();
     for (let round = 0; round < 4; round++) {
       const ref = new Map<number, number>();

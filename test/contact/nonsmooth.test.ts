@@ -17,6 +17,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot } from "../../src/index";
+import { mulberry32 } from "../support/random";
 
 const g = 9.81;
 const floor = {
@@ -25,21 +26,9 @@ const floor = {
   shapes: [{ type: "plane" as const, normal: [0, 0, 1] as [number, number, number], offset: 0 }],
 };
 
-/** mulberry32 PRNG. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A few spheres touching the floor and each other (random radii, masses, small overlaps). */
 function pile(seed: number, solver: string, friction = 0, extra: Record<string, unknown> = {}) {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const bodies: Record<string, unknown>[] = [];
   const n = 3 + Math.floor(r() * 4);
   let x = 0;

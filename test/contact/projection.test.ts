@@ -21,6 +21,7 @@ import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot, ModelError } from "../../src/index";
 import { updateDerived } from "../../src/model/body-system";
 import { bruteForceLcp } from "../solvers/nonsmooth/helpers";
+import { minstd } from "../support/random";
 
 const g = 9.81;
 const floor = {
@@ -196,11 +197,7 @@ describe("position projection under gravity: no penetration beyond the tolerance
   it("a random pile in a box: every step's exact gaps ≥ −tolerance, none escapes", () => {
     const R = 0.05;
     const tau = 1e-5;
-    let seed = 7;
-    const rand = () => {
-      seed = (seed * 16807) % 2147483647;
-      return seed / 2147483647;
-    };
+    const rand = minstd(7);
     // 3 × 3 × 4 spheres at spacing 0.098 (2 mm overlaps) with ±3 mm jitter, in a box of
     // inner size 0.32 × 0.32 (wider than three diameters: a row spanning the box exactly,
     // as in S1, makes the projection ill-conditioned — with tilted normals its correction

@@ -8,10 +8,10 @@ import { GyroscopicEffector } from "../../src/forces/gyroscopic";
 import { PointForceEffector } from "../../src/forces/point-force";
 import { quatRotateByVector } from "../../src/math/quat";
 import { clearForces, updateDerived } from "../../src/model/body-system";
+import { mulberry32 } from "../support/random";
 import {
   denseJacobian,
   energyGradientErrors,
-  makeRng,
   particle,
   randomizeState,
   rigid,
@@ -70,7 +70,7 @@ describe("gyroscopic term", () => {
   });
 
   it("does no work: ω·τ = 0 for random states", () => {
-    const rng = makeRng(5);
+    const rng = mulberry32(5);
     const sys = system(rigid("a", 1, [0, 0, 0]));
     const gy = new GyroscopicEffector(sys);
     for (let k = 0; k < 10; k++) {
@@ -249,7 +249,7 @@ describe("frame spring", () => {
   });
 
   it("undamped: zero net force and moment; forces are −∇V", () => {
-    const rng = makeRng(21);
+    const rng = mulberry32(21);
     for (let c = 0; c < 4; c++) {
       const sys = pair();
       const fs = make(sys);

@@ -34,11 +34,12 @@ import {
   updateDerived,
 } from "../../src/model/body-system";
 import { MatrixType } from "../../src/solvers/linear/linear-solver";
+import { mulberry32 } from "../support/random";
 
 export interface JacobianCheckOptions {
   /** Number of random configurations (default 4). */
   configurations?: number;
-  /** PRNG seed (default 1). */
+  /** mulberry32 seed (test/support/random.ts; default 1). */
   seed?: number;
   /** Finite-difference step (default 1e-5). */
   h?: number;
@@ -71,18 +72,6 @@ export interface JacobianCheckResult {
   velocityNorm: number[];
   /** jacobianType per configuration. */
   types: number[];
-}
-
-/** mulberry32: a small deterministic PRNG in [0, 1). */
-export function makeRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A random unit quaternion (uniform on SO(3): normalized 4-d Gaussian). */
@@ -238,7 +227,7 @@ export function checkJacobians(
   const h = options.h ?? 1e-5;
   const tol = options.tolerance ?? 1e-6;
   const t = options.t ?? 0.3;
-  const rng = makeRng(options.seed ?? 1);
+  const rng = mulberry32(options.seed ?? 1);
   const result: JacobianCheckResult = {
     position: [],
     velocity: [],
@@ -381,7 +370,7 @@ export function energyGradientErrors(
   makeEffector: (sys: BodySystem) => ForceEffector,
   options: JacobianCheckOptions = {},
 ): number[] {
-  const rng = makeRng(options.seed ?? 7);
+  const rng = mulberry32(options.seed ?? 7);
   const h = options.h ?? 1e-5;
   const t = options.t ?? 0.3;
   const out: number[] = [];

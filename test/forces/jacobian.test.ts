@@ -12,10 +12,10 @@ import { PointForceEffector } from "../../src/forces/point-force";
 import { SpringEffector } from "../../src/forces/spring";
 import { addPositionIncrement, getVelocity, setVelocity } from "../../src/model/body-system";
 import { MatrixType } from "../../src/solvers/linear/linear-solver";
+import { mulberry32 } from "../support/random";
 import {
   checkJacobians,
   denseJacobian,
-  makeRng,
   particle,
   randomizeState,
   rigid,
@@ -279,7 +279,7 @@ describe("damper, gyroscopic and gravity Jacobians (FD check)", () => {
     const make = () =>
       system(rigid("r", 3, [0, 1, 0], { inertia: [1, 0.2, 0, 0.2, 2, 0.1, 0, 0.1, 3] }));
     const sys = make();
-    const rng = makeRng(5);
+    const rng = mulberry32(5);
     randomizeState(sys, rng);
     const eff = new GyroscopicEffector(sys);
     const before = [denseJacobian(sys, eff, "position"), denseJacobian(sys, eff, "velocity")];

@@ -13,11 +13,11 @@ import { describe, expect, it } from "vitest";
 import { type ParticleSpring, ParticleSpringSet } from "../../src/forces/particle-springs";
 import { SparseBlockMatrix } from "../../src/math/block-matrix";
 import { MatrixType } from "../../src/solvers/linear/linear-solver";
+import { mulberry32 } from "../support/random";
 import {
   checkJacobians,
   denseJacobian,
   generalizedForce,
-  makeRng,
   particle,
   randomizeState,
   system,
@@ -85,7 +85,7 @@ describe("ParticleSpringSet symmetric Jacobian", () => {
   });
 
   it("equals −k ûûᵀ − (max(s,0)/l) P and −c ûûᵀ, with −A⁺ ⪰ 0, compressed and damped", () => {
-    const rng = makeRng(4);
+    const rng = mulberry32(4);
     let compressed = 0;
     for (let trial = 0; trial < 8; trial++) {
       const sys = system(particle("p", 1, [0, 0, 0]), particle("q", 1, [1, 0, 0]));
@@ -134,7 +134,7 @@ describe("ParticleSpringSet symmetric Jacobian", () => {
   });
 
   it("switched at one state, the assembled Jacobian is the new mode's (no stale blocks)", () => {
-    const rng = makeRng(31);
+    const rng = mulberry32(31);
     const sys = four();
     randomizeState(sys, rng);
     const set = new ParticleSpringSet(sys, "s", springs(0.8, 0.9));
@@ -151,7 +151,7 @@ describe("ParticleSpringSet symmetric Jacobian", () => {
     const b = four();
     const exact = new ParticleSpringSet(a, "s", springs(0.8, 0.9));
     const sym = symmetricSet(b, 0.8, 0.9);
-    const rng = makeRng(2);
+    const rng = mulberry32(2);
     randomizeState(a, rng);
     b.pos.set(a.pos);
     b.vel.set(a.vel);
@@ -202,7 +202,7 @@ describe("ParticleSpringSet matrix-free products", () => {
   const sv = -0.05;
   for (const symmetric of [false, true]) {
     it(`J x and diag(J) equal the assembled s_x ∂f/∂x + s_v ∂f/∂v (symmetric ${symmetric})`, () => {
-      const rng = makeRng(12);
+      const rng = mulberry32(12);
       for (let trial = 0; trial < 4; trial++) {
         const sys = four();
         const set = new ParticleSpringSet(sys, "s", springs(0.9, 0.7));
@@ -219,7 +219,7 @@ describe("ParticleSpringSet matrix-free products", () => {
     });
 
     it(`announced: the product computed with the forces is pinned, and stays while the springs are evaluated elsewhere (symmetric ${symmetric})`, () => {
-      const rng = makeRng(13);
+      const rng = mulberry32(13);
       for (let trial = 0; trial < 4; trial++) {
         const sys = four();
         const set = new ParticleSpringSet(sys, "s", springs(0.9, 0.7));

@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { SpringEffector } from "../../src/forces/spring";
 import { clearForces } from "../../src/model/body-system";
+import { mulberry32 } from "../support/random";
 import {
   denseJacobian,
   energyGradientErrors,
-  makeRng,
   particle,
   randomizeState,
   rigid,
@@ -170,7 +170,7 @@ describe("spring momentum balance and energy", () => {
   }
 
   it("axial spring-damper between rigid bodies: zero net force and moment", () => {
-    const rng = makeRng(11);
+    const rng = mulberry32(11);
     for (let c = 0; c < 5; c++) {
       const sys = twoRigid();
       const sp = new SpringEffector(sys, {
@@ -197,7 +197,7 @@ describe("spring momentum balance and energy", () => {
   });
 
   it("zero-length spring: zero net force; net moment −c d × ḋ from the isotropic damper", () => {
-    const rng = makeRng(12);
+    const rng = mulberry32(12);
     const sys = twoRigid();
     const sp = new SpringEffector(sys, {
       id: "s",

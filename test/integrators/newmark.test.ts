@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../src/index";
+import { springChain } from "../support/models";
 
 const k = (2 * Math.PI) ** 2;
 
@@ -79,24 +80,18 @@ describe("Newmark on the one-dof oscillator m = 1, k = (2π)²", () => {
 function chainModel(beta: number, gamma: number) {
   const n = 10;
   const spacing = 0.1;
-  const bodies = Array.from({ length: n }, (_, i) => ({
-    id: `m${i}`,
-    kind: "particle",
-    mass: 0.1 + 0.01 * i,
-    position: [spacing * (i + 1) + (i === 4 ? 0.03 : 0) + (i === 7 ? -0.02 : 0), 0, 0],
-  }));
-  const forces = Array.from({ length: n + 1 }, (_, i) => ({
-    id: `s${i}`,
-    type: "spring",
-    a: i === 0 ? { body: "ground", point: [0, 0, 0] } : { body: `m${i - 1}` },
-    b: i === n ? { body: "ground", point: [spacing * (n + 1), 0, 0] } : { body: `m${i}` },
-    stiffness: 50 + 5 * i,
-    restLength: spacing,
-  }));
   return {
     gravity: [0, 0, 0],
-    bodies,
-    forces,
+    ...springChain({
+      particles: n,
+      prefix: "m",
+      mass: (i) => 0.1 + 0.01 * i,
+      position: (i) => [spacing * (i + 1) + (i === 4 ? 0.03 : 0) + (i === 7 ? -0.02 : 0), 0, 0],
+      stiffness: (i) => 50 + 5 * i,
+      restLength: spacing,
+      anchor: [0, 0, 0],
+      wall: [spacing * (n + 1), 0, 0],
+    }),
     solver: { integrator: "newmark", dt: 0.01, beta, gamma },
   };
 }

@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { loadModel } from "../../src/index";
 import type { AccelerationStepper } from "../../src/integrators/acceleration-step";
 import type { LinearSolverName } from "../../src/solvers/linear/linear-solver";
+import { springChain } from "../support/models";
 
 type Solver = Record<string, unknown>;
 
@@ -138,15 +139,14 @@ describe("matrix-free CG Newmark on a linear spring chain", () => {
   const h = 0.01;
   const model = {
     gravity: g,
-    bodies: masses.map((m, i) => ({ id: `p${i}`, kind: "particle", mass: m, position: x0[i] })),
-    forces: ks.map((k, i) => ({
-      id: `s${i}`,
-      type: "spring",
-      a: { body: i === 0 ? "ground" : `p${i - 1}` },
-      b: { body: `p${i}` },
-      stiffness: k,
+    ...springChain({
+      particles: masses.length,
+      prefix: "p",
+      mass: (i) => masses[i],
+      position: (i) => x0[i] as [number, number, number],
+      stiffness: (i) => ks[i],
       restLength: 0,
-    })),
+    }),
     solver: {
       integrator: "newmark",
       dt: h,

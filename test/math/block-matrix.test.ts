@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SparseBlockMatrix } from "../../src/math/block-matrix";
 import { csrMultiply, csrToDense } from "../../src/math/csr";
+import { minstd } from "../support/random";
 
 /** Dense reference of the same additions. */
 function denseOf(sizes: number[]) {
@@ -25,11 +26,8 @@ describe("SparseBlockMatrix", () => {
     ];
     for (const [i, j] of pairs) m.addBlock(i, j);
     m.finalize();
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 16807) % 2147483647;
-      return seed / 2147483647 - 0.5;
-    };
+    const uniform = minstd(7);
+    const rnd = () => uniform() - 0.5;
     const fill = () => {
       m.clear();
       ref.d.fill(0);

@@ -9,6 +9,7 @@ import request from "supertest";
 import { afterAll, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { FrameClient, fallingBody, listen, springParticle, startApp } from "../api/helpers";
+import { hangingChain } from "../support/models";
 
 const apps: MoreauApp[] = [];
 const clients: FrameClient[] = [];
@@ -20,36 +21,16 @@ afterAll(async () => {
 /** A jointed chain with a motor and a spring, Newmark with Newton iterations. */
 const chain = {
   name: "chain",
-  bodies: [0, 1, 2].map((i) => ({
-    id: `l${i}`,
-    kind: "rigid",
-    mass: 1 + i,
+  ...hangingChain({
+    joints: [
+      { type: "revolute", axis: [0, 1, 0] },
+      { type: "spherical" },
+      { type: "revolute", axis: [1, 0, 0] },
+    ],
+    mass: (i) => 1 + i,
     inertia: [0.01, 0.012, 0.002],
-    position: [0, 0, -0.25 - 0.5 * i],
-    angularVelocity: [0.1 * i, 0, 0],
-  })),
-  joints: [
-    {
-      id: "j0",
-      type: "revolute",
-      a: { body: "ground" },
-      b: { body: "l0", point: [0, 0, 0.25] },
-      axis: [0, 1, 0],
-    },
-    {
-      id: "j1",
-      type: "spherical",
-      a: { body: "l0", point: [0, 0, -0.25] },
-      b: { body: "l1", point: [0, 0, 0.25] },
-    },
-    {
-      id: "j2",
-      type: "revolute",
-      a: { body: "l1", point: [0, 0, -0.25] },
-      b: { body: "l2", point: [0, 0, 0.25] },
-      axis: [1, 0, 0],
-    },
-  ],
+    angularVelocity: (i) => [0.1 * i, 0, 0],
+  }),
   motors: [{ id: "m0", joint: "j0", angle: { type: "sine", amplitude: 0.5, frequency: 2 } }],
   forces: [
     {

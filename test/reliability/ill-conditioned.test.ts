@@ -9,6 +9,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { springParticle, startApp } from "../api/helpers";
+import { springChain } from "../support/models";
 
 /**
  * The models run on the default request time limit (on a loaded 2-core machine a cold
@@ -30,22 +31,16 @@ function stiffChain(integrator: string, linearSolver: string) {
   return {
     name: `stiff-${integrator}-${linearSolver}`,
     gravity: [0, 0, -9.81],
-    bodies: Array.from({ length: n }, (_, i) => ({
-      id: `p${i}`,
-      kind: "particle",
-      mass: i % 2 === 0 ? 1e-3 : 1e6,
-      position: [0.1 * (i + 1), 0, 0],
-      velocity: [0, 0, i === 0 ? 1 : 0],
-    })),
-    forces: Array.from({ length: n }, (_, i) => ({
-      id: `s${i}`,
-      type: "spring",
-      a: { body: i === 0 ? "ground" : `p${i - 1}` },
-      b: { body: `p${i}` },
+    ...springChain({
+      particles: n,
+      prefix: "p",
+      mass: (i) => (i % 2 === 0 ? 1e-3 : 1e6),
+      position: (i) => [0.1 * (i + 1), 0, 0],
+      velocity: (i) => [0, 0, i === 0 ? 1 : 0],
       stiffness: 1e12,
       damping: 1e3,
       restLength: 0.1,
-    })),
+    }),
     solver: { integrator, linearSolver, dt: 0.001, newtonIterations: 5, maxIterations: 500 },
   };
 }
@@ -142,21 +137,15 @@ describe("per-request time limits", () => {
     // a well-posed model that simply takes long: 10⁶ implicit steps of a 40-particle chain
     const chain = {
       ...stiffChain("newmark", "auto"),
-      bodies: Array.from({ length: 40 }, (_, i) => ({
-        id: `p${i}`,
-        kind: "particle",
+      ...springChain({
+        particles: 40,
+        prefix: "p",
         mass: 0.01,
-        position: [0.1 * (i + 1), 0, 0],
-      })),
-      forces: Array.from({ length: 40 }, (_, i) => ({
-        id: `s${i}`,
-        type: "spring",
-        a: { body: i === 0 ? "ground" : `p${i - 1}` },
-        b: { body: `p${i}` },
+        position: (i) => [0.1 * (i + 1), 0, 0],
         stiffness: 100,
         damping: 0.01,
         restLength: 0.1,
-      })),
+      }),
     };
     const id = (await limitedApi().post("/v1/sessions").send({ model: chain }).expect(201)).body.id;
     const neighbour = (

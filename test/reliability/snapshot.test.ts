@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/index";
+import { hangingChain } from "../support/models";
 
 function hashOf(sim: Simulation): string {
   const h = createHash("sha256");
@@ -102,35 +103,15 @@ const newmarkModel = {
 /** A three-link chain on revolute joints, the first driven by a motor. */
 const jointModel = {
   name: "chain",
-  bodies: [0, 1, 2].map((i) => ({
-    id: `l${i}`,
-    kind: "rigid",
+  ...hangingChain({
+    joints: [
+      { type: "revolute", axis: [0, 1, 0] },
+      { type: "revolute", axis: [0, 1, 0] },
+      { type: "spherical" },
+    ],
     mass: 1,
     inertia: [0.01, 0.01, 0.002],
-    position: [0, 0, -0.25 - 0.5 * i],
-  })),
-  joints: [
-    {
-      id: "j0",
-      type: "revolute",
-      a: { body: "ground" },
-      b: { body: "l0", point: [0, 0, 0.25] },
-      axis: [0, 1, 0],
-    },
-    {
-      id: "j1",
-      type: "revolute",
-      a: { body: "l0", point: [0, 0, -0.25] },
-      b: { body: "l1", point: [0, 0, 0.25] },
-      axis: [0, 1, 0],
-    },
-    {
-      id: "j2",
-      type: "spherical",
-      a: { body: "l1", point: [0, 0, -0.25] },
-      b: { body: "l2", point: [0, 0, 0.25] },
-    },
-  ],
+  }),
   motors: [{ id: "m0", joint: "j0", angle: { type: "sine", amplitude: 0.8, frequency: 1.5 } }],
   forces: [{ id: "kick", type: "pointForce", at: { body: "l2" }, force: [0.3, 0.2, 0] }],
   solver: { integrator: "moreau-jean", dt: 0.002 },

@@ -73,16 +73,12 @@
  *    only integrator, rhoInfinity and dt set (everything else at the integrator's
  *    defaults: Newton to 1e-10 in at most 25 iterations, the gyroscopic Jacobian): engine
  *    keys `moreau-galpha-1` and `moreau-galpha-0.9` (GENERALIZED_ALPHA_VARIANTS). They are
- *    for comparison only; the speed target judges the Newmark row. In
- *    compare-2026-12-03T22-02-27: S2-10 at ρ∞ = 1 runs (6430 steps/s, joint drift 1e-13 m,
- *    energy drift 0.42), at 0.9 diverges at step 1702; S2-100 diverges at step 1461 (ρ∞ =
- *    1) and 1819 (0.9): Newton fails even with the step halved four times where the
- *    whipping tip turns its links too far per step for the symmetric joints' start
- *    directions (generalized-alpha.ts). A third row, `moreau-galpha-tol` (on request, not
- *    in the default list: S2-100 takes ~30 s per repetition), adds the integrator's error
- *    control, stepTolerance 1e-3 m/rad per step; compare-2026-12-03T22-37-55: S2-10 4410
- *    steps/s, energy drift 2.7e-2; S2-100 73 steps/s, energy drift 6.4e-4, joints to
- *    5e-15 m.
+ *    for comparison only; the speed target judges the Newmark row. Where they diverge,
+ *    Newton fails even with the step halved four times: the whipping tip turns its links
+ *    too far per step for the symmetric joints' start directions (generalized-alpha.ts).
+ *    A third row, `moreau-galpha-tol` (on request, not in the default list: S2-100 takes
+ *    ~30 s per repetition), adds the integrator's error control, stepTolerance 1e-3 m/rad
+ *    per step. Their figures: bench/README.md, "Generalized-α".
  *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (the springs' symmetric
  *    Jacobian: same forces, so the same Newton solution, see src/forces/axial.ts;
  *    preconditioned by the mass or the block diagonal as the solves go,

@@ -7,8 +7,9 @@
  *     exactly from the sorted lower bounds (chooseAxis) when the proxy count changes and
  *     every AXIS_CHOICE_INTERVAL updates, with hysteresis (another axis must test 1.25×
  *     fewer). The spread of the centres is not enough: a settled pile has layers, so
- *     every box of a layer overlaps all the others in projection on the vertical axis
- *     (S1-1000: 3× the tests of a horizontal axis at about the same variance);
+ *     every box of a layer overlaps all the others in projection on the vertical axis,
+ *     which then tests several times the pairs of a horizontal axis at about the same
+ *     variance (bench/README.md, "Broad phase");
  *  2. sorts the proxies by their lower bound on that axis, ties broken by proxy index,
  *     so the order is a function of the current boxes only (deterministic pair order,
  *     whatever the history). Between steps the order is nearly sorted already, and an

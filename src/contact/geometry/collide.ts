@@ -291,8 +291,9 @@ export class CollisionDetector {
     const rj = this.sphereRadius[j];
     if (ri >= 0 && rj >= 0) {
       // Early out before the pair bookkeeping: most broad-phase pairs of a sphere pile
-      // are box overlaps whose spheres stay beyond the margin (S1-1000: 10 000 pairs,
-      // 3 000 contacts). Same condition as sphereSphere: |c_b − c_a| − r_a − r_b < margin.
+      // are box overlaps whose spheres stay beyond the margin (the boxes' corners overlap,
+      // the spheres do not; bench/README.md, "Broad phase"). Same condition as
+      // sphereSphere: |c_b − c_a| − r_a − r_b < margin.
       // The radii come from a Float64Array: a double field read where the shape objects
       // (a union of hidden classes) meet is boxed, 16 bytes per pair.
       const pa = this.poses[i].p;

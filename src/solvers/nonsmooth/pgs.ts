@@ -69,7 +69,8 @@ const RESIDUAL_CHECK_INTERVAL = 8;
 /**
  * Local bindings of the per-contact functions: tsx / esbuild compile an imported function
  * to a getter on the exporting module, evaluated on every use; the sweeps call these once
- * per contact per sweep (the getter showed as 3–4 % self time of an S1 step's profile).
+ * per contact per sweep, so a local binding saves a getter call per contact and sweep
+ * (bench/README.md, "Imported bindings in hot loops").
  */
 const coulombUpdate = coulombBlockUpdate;
 const lcpUpdate = lcpRowUpdate;

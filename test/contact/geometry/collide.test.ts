@@ -7,7 +7,8 @@ import { SweepAndPrune } from "../../../src/contact/geometry/broadphase";
 import { CollisionDetector } from "../../../src/contact/geometry/collide";
 import { ContactBuffer, contactKey } from "../../../src/contact/geometry/contact-buffer";
 import type { ShapeInstance } from "../../../src/contact/geometry/shapes";
-import { axisAngle, type Q4, qmul, rng, rotate, type V3 } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { axisAngle, type Q4, qmul, rotate, type V3 } from "./helpers";
 
 function pairKey(i: number, j: number): string {
   return i < j ? `${i},${j}` : `${j},${i}`;
@@ -43,7 +44,7 @@ function sapPairs(sap: SweepAndPrune): Set<string> {
 describe("sweep and prune", () => {
   it("1000 random spheres: same pairs as brute force, through moves and an axis switch", () => {
     const n = 1000;
-    const r = rng(42);
+    const r = mulberry32(42);
     const c = new Float64Array(3 * n);
     const rad = new Float64Array(n);
     for (let i = 0; i < n; i++) {
@@ -85,7 +86,7 @@ describe("sweep and prune", () => {
     // by 5 mm: every layer overlaps in projection on every axis (S1-1000's settled pile),
     // mixed box sizes (one sphere in ten is three times larger) and moves between updates.
     const n = 1000;
-    const r = rng(12345);
+    const r = mulberry32(12345);
     const c = new Float64Array(3 * n);
     const rad = new Float64Array(n);
     for (let i = 0; i < n; i++) {
@@ -109,7 +110,7 @@ describe("sweep and prune", () => {
   });
 
   it("the filter excludes pairs", () => {
-    const r = rng(5);
+    const r = mulberry32(5);
     const n = 300;
     const min = new Float64Array(3 * n);
     const max = new Float64Array(3 * n);
@@ -160,7 +161,7 @@ function bruteSphereGaps(
 }
 
 function randomSpheres(n: number, seed: number, size: number) {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const pos = new Float64Array(3 * n);
   const quat = new Float64Array(4 * n);
   const rad = new Float64Array(n);
@@ -343,7 +344,7 @@ describe("CollisionDetector", () => {
       expect(out.count).toBe(8);
       expect(pairs0).toEqual(new Set(["0,1", "2,3"]));
       expect(new Set(keys0).size).toBe(8);
-      const r = rng(1);
+      const r = mulberry32(1);
       for (let trial = 0; trial < 20; trial++) {
         const p2 = Float64Array.from(pos);
         const q2 = Float64Array.from(quat);
@@ -366,7 +367,7 @@ describe("CollisionDetector", () => {
     // Boxes, capsules and spheres in a 10 m cube: the broad-phase candidates equal the
     // brute-force AABB overlaps of the padded world boxes.
     const n = 1000;
-    const r = rng(77);
+    const r = mulberry32(77);
     const shapes: ShapeInstance[] = [];
     const pos = new Float64Array(3 * n);
     const quat = new Float64Array(4 * n);

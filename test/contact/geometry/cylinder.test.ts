@@ -49,7 +49,8 @@ import type {
 } from "../../../src/contact/geometry/shapes";
 import { aabbHalfWidths } from "../../../src/contact/geometry/shapes";
 import { inertiaFromShapes } from "../../../src/model/inertia";
-import { axisAngle, type C, collide, pose, type Q4, qmul, rng, rotate, type V3 } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { axisAngle, type C, collide, pose, type Q4, qmul, rotate, type V3 } from "./helpers";
 
 const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -363,7 +364,7 @@ describe("plane–cylinder", () => {
     const pl: PlaneShape = { type: "plane", normal: [0.6, -0.4, 2], offset: 0.2 };
     // Offset along the unit normal: 0.2/|(0.6,−0.4,2)|.
     const d = 0.2 / Math.hypot(0.6, -0.4, 2);
-    const q = randomQuat(rng(5));
+    const q = randomQuat(mulberry32(5));
     const c: V3 = [0.1, 0.2, 0.3];
     const z = rotate(q, [0, 0, 1]);
     const cz = dot(n, z);
@@ -535,7 +536,7 @@ describe("general pairs against brute force (random poses)", () => {
   // overlap function; it is within 2e-4 m here for shapes of 0.1–0.5 m.
   const tol = 2e-4;
   it("box–cylinder", () => {
-    const r = rng(21);
+    const r = mulberry32(21);
     let n = 0;
     for (let trial = 0; trial < TRIALS; trial++) {
       const [a, b] = randomPair(
@@ -556,7 +557,7 @@ describe("general pairs against brute force (random poses)", () => {
   });
 
   it("cylinder–cylinder", () => {
-    const r = rng(22);
+    const r = mulberry32(22);
     let n = 0;
     const mk = (): CylinderShape => ({
       type: "cylinder",
@@ -571,7 +572,7 @@ describe("general pairs against brute force (random poses)", () => {
   });
 
   it("capsule–cylinder", () => {
-    const r = rng(23);
+    const r = mulberry32(23);
     let n = 0;
     for (let trial = 0; trial < TRIALS; trial++) {
       const [a, b] = randomPair(
@@ -623,7 +624,7 @@ describe("near-flush and shallow poses against brute force", () => {
     ],
   ] as const)
     it(`${name}–cylinder`, () => {
-      const r = rng(31 + name.length);
+      const r = mulberry32(31 + name.length);
       let n = 0;
       for (let trial = 0; trial < TRIALS; trial++) {
         const sa = makeA(r);
@@ -682,7 +683,7 @@ describe("touching poses (GJK's slow convergence where surfaces touch)", () => {
   ];
   for (const [name, makeA] of makers)
     it(`${name}–cylinder`, () => {
-      const r = rng(41 + name.length);
+      const r = mulberry32(41 + name.length);
       for (let trial = 0; trial < TRIALS / 2; trial++) {
         const alignedPose = trial % 2 === 0;
         const a: Placed = {
@@ -806,7 +807,7 @@ describe("flush manifolds", () => {
   it("nearly flush caps (tilts 1e-5…1e-2 rad, rims crossing): every point on both surfaces", () => {
     // Two cone points of the overlap (the caps' normals) lie close together here; the
     // polish needs the exact Hessian to place the single rim–rim contact.
-    const r = rng(5);
+    const r = mulberry32(5);
     let worst = 0;
     let singles = 0;
     for (let t = 0; t < 2000; t++) {
@@ -853,7 +854,7 @@ describe("flush manifolds", () => {
 describe("broad phase and detector", () => {
   it("AABB half widths bound the cylinder tightly", () => {
     const cyl: CylinderShape = { type: "cylinder", radius: 0.2, halfLength: 0.5 };
-    const r = rng(9);
+    const r = mulberry32(9);
     for (let t = 0; t < 20; t++) {
       const q = randomQuat(r);
       const p = new WorldPose().set([0, 0, 0], q);

@@ -10,7 +10,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BoxShape, CapsuleShape } from "../../../src/contact/geometry/shapes";
-import { axisAngle, collide, pose, type Q4, qmul, rng, rotate, type V3 } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { axisAngle, collide, pose, type Q4, qmul, rotate, type V3 } from "./helpers";
 
 function boxSd(q: V3, h: readonly number[]): number {
   const e = [Math.abs(q[0]) - h[0], Math.abs(q[1]) - h[1], Math.abs(q[2]) - h[2]];
@@ -36,7 +37,7 @@ function randomQuat(r: () => number): Q4 {
 
 describe("narrow phase against brute force", () => {
   it("box–capsule: minimum gap equals the sampled minimum of sd − r", () => {
-    const r = rng(7);
+    const r = mulberry32(7);
     let checked = 0;
     for (let trial = 0; trial < 200; trial++) {
       const h = [0.3 + r(), 0.3 + r(), 0.3 + r()];
@@ -79,7 +80,7 @@ describe("narrow phase against brute force", () => {
   });
 
   it("capsule–capsule: minimum gap equals the sampled segment distance − r_a − r_b", () => {
-    const r = rng(11);
+    const r = mulberry32(11);
     for (let trial = 0; trial < 60; trial++) {
       const A: CapsuleShape = { type: "capsule", radius: 0.1 + 0.2 * r(), halfLength: 0.2 + r() };
       const B: CapsuleShape = { type: "capsule", radius: 0.1 + 0.2 * r(), halfLength: 0.2 + r() };
@@ -114,7 +115,7 @@ describe("narrow phase against brute force", () => {
   });
 
   it("box–box: contact surface points lie on both boxes, normals from a to b", () => {
-    const r = rng(3);
+    const r = mulberry32(3);
     let contacts = 0;
     for (let trial = 0; trial < 300; trial++) {
       const ha = [0.2 + r(), 0.2 + r(), 0.2 + r()];

@@ -9,7 +9,7 @@ import { ConjugateGradientSolver } from "../../../src/solvers/linear/cg";
 import { GmresSolver } from "../../../src/solvers/linear/gmres";
 import type { LinearOperator } from "../../../src/solvers/linear/linear-solver";
 import { BlockJacobiPreconditioner } from "../../../src/solvers/linear/preconditioners";
-import { rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
 
 /** Block sizes of a mixed particle / rigid-body system. */
 const SIZES = [3, 6, 3, 3, 6];
@@ -19,7 +19,7 @@ const SIZES = [3, 6, 3, 3, 6];
  * stored with every block reserved, plus its dense copy.
  */
 function randomSpdBlocks(seed: number): { m: SparseBlockMatrix; dense: Matrix } {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const m = new SparseBlockMatrix(SIZES);
   for (let i = 0; i < SIZES.length; i++) for (let j = 0; j < SIZES.length; j++) m.addBlock(i, j);
   m.finalize();
@@ -42,7 +42,7 @@ describe("BlockJacobiPreconditioner", () => {
     const p = new BlockJacobiPreconditioner();
     p.update(m);
     expect(p.singularBlocks).toBe(0);
-    const r = rng(9);
+    const r = mulberry32(9);
     const x = Float64Array.from({ length: m.size }, () => 2 * r() - 1);
     const z = new Float64Array(m.size);
     p.apply(x, z);
@@ -59,7 +59,7 @@ describe("BlockJacobiPreconditioner", () => {
     const { m } = randomSpdBlocks(4);
     const p = new BlockJacobiPreconditioner();
     p.update(m);
-    const r = rng(11);
+    const r = mulberry32(11);
     const x = Float64Array.from({ length: m.size }, () => 2 * r() - 1);
     const z = new Float64Array(m.size);
     const rz = p.apply(x, z);
@@ -95,7 +95,7 @@ describe("BlockJacobiPreconditioner", () => {
       const s =
         solver === "cg" ? new ConjugateGradientSolver(n, options) : new GmresSolver(n, options);
       s.factor(op);
-      const r = rng(11);
+      const r = mulberry32(11);
       const b = Float64Array.from({ length: n }, () => 2 * r() - 1);
       const x = new Float64Array(n);
       const info = s.solve(b, x);

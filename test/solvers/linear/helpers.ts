@@ -5,18 +5,7 @@
  */
 import { LuDecomposition, Matrix } from "ml-matrix";
 import { type CsrMatrix, csrFromTriplets, csrToDense } from "../../../src/math/csr";
-
-/** mulberry32: small deterministic PRNG returning floats in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../../support/random";
 
 export class Triplets {
   ri: number[] = [];
@@ -39,7 +28,7 @@ export class Triplets {
  * condition number that grows as the margin shrinks.
  */
 export function randomSpd(n: number, perRow: number, seed: number, margin = 0.05): CsrMatrix {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const t = new Triplets();
   const rowAbs = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -68,7 +57,7 @@ export function randomNonsymmetric(
   seed: number,
   shuffleRows = false,
 ): CsrMatrix {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const rowPerm = Array.from({ length: n }, (_, i) => i);
   if (shuffleRows)
     for (let i = n - 1; i > 0; i--) {
@@ -101,7 +90,7 @@ export function randomKkt(
   seed: number,
   storeZeroDiagonal = false,
 ): CsrMatrix {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const m = randomSpd(nq, 4, seed + 1000);
   const t = new Triplets();
   for (let i = 0; i < nq; i++)
@@ -125,7 +114,7 @@ export function randomKkt(
 
 /** Random vector with entries in [−1, 1]. */
 export function randomVector(n: number, seed: number): Float64Array {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const v = new Float64Array(n);
   for (let i = 0; i < n; i++) v[i] = 2 * r() - 1;
   return v;

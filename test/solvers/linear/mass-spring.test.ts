@@ -11,7 +11,8 @@ import { ConjugateGradientSolver } from "../../../src/solvers/linear/cg";
 import type { LinearOperator } from "../../../src/solvers/linear/linear-solver";
 import { MinresSolver } from "../../../src/solvers/linear/minres";
 import { SparseLdltSolver } from "../../../src/solvers/linear/sparse-ldlt";
-import { denseLuReference, randomVector, relativeError, rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { denseLuReference, randomVector, relativeError } from "./helpers";
 
 interface Sheet {
   n: number;
@@ -29,7 +30,7 @@ interface Sheet {
  * enters K as +K_s on the aa and bb blocks and −K_s on ab and ba.
  */
 function massSpringSheet(nx: number, ny: number, seed: number): Sheet {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const np = nx * ny;
   const n = 3 * np;
   const mass = 0.01;

@@ -7,7 +7,8 @@ import {
   qrMinNormSolve,
   rankRevealingQr,
 } from "../../../src/solvers/linear/sparse-qr";
-import { randomVector, relativeError, rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { randomVector, relativeError } from "./helpers";
 
 /** Row-major rows×cols from an array of rows. */
 function pack(rowsArr: number[][]): { a: Float64Array; rows: number; cols: number } {
@@ -38,7 +39,7 @@ function pinvSolve(a: Float64Array, rows: number, cols: number, b: Float64Array)
  * row 6 = 2·row0 − 3·row3. Rank 6, dependent rows {5, 6}.
  */
 function redundantJacobian(seed: number) {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const cols = 12;
   const rr = [0, 1, 2, 3, 4].map(() => randomRow(cols, r));
   rr.push([...rr[1]]);
@@ -74,7 +75,7 @@ describe("rank-revealing QR", () => {
   });
 
   test("dependentRows keeps the earlier of duplicated rows, also for scaled copies", () => {
-    const r = rng(2);
+    const r = mulberry32(2);
     const base = [0, 1, 2, 3].map(() => randomRow(6, r));
     // rows: b0, −0.5·b2, b1, b0 (dup), b2, b3, b1 + b3
     const rr = [
@@ -94,7 +95,7 @@ describe("rank-revealing QR", () => {
   });
 
   test("the tolerance decides about nearly dependent rows", () => {
-    const r = rng(3);
+    const r = mulberry32(3);
     const rr = [0, 1, 2].map(() => randomRow(5, r));
     // row 3 = row 1 + 1e-13 · noise: dependent at the default 1e-10, not at 1e-15.
     rr.push(rr[1].map((v) => v + 1e-13 * (2 * r() - 1)));
@@ -153,7 +154,7 @@ describe("rank-revealing QR", () => {
   });
 
   test("tall matrix with dependent columns: rank and minimum-norm solution", () => {
-    const r = rng(8);
+    const r = mulberry32(8);
     const rowsN = 15;
     const rr: number[][] = [];
     for (let i = 0; i < rowsN; i++) {

@@ -2,18 +2,18 @@ import { describe, expect, test } from "vitest";
 import type { CsrMatrix } from "../../../src/math/csr";
 import { SparseLdltSolver } from "../../../src/solvers/linear/sparse-ldlt";
 import { SparseLuSolver } from "../../../src/solvers/linear/sparse-lu";
+import { mulberry32 } from "../../support/random";
 import {
   denseLuReference,
   randomNonsymmetric,
   randomSpd,
   randomVector,
   relativeError,
-  rng,
 } from "./helpers";
 
 /** Same pattern, new values: symmetric perturbation keeping diagonal dominance. */
 function newSymmetricValues(a: CsrMatrix, seed: number): void {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const v = a.values;
   for (let i = 0; i < a.rows; i++)
     for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) {
@@ -91,7 +91,7 @@ describe("symbolic analysis is reused while the pattern is unchanged", () => {
     s.factor(a);
     const q = s.columnPermutation;
     const growths = s.storageGrowths;
-    const r = rng(6);
+    const r = mulberry32(6);
     for (let step = 0; step < 3; step++) {
       // New values, same pattern (scaled and perturbed; stays nonsingular with
       // overwhelming probability and is checked against the reference anyway).

@@ -10,7 +10,8 @@ import {
   projectOnCone,
   solveNonsmooth,
 } from "../../../src/solvers/nonsmooth";
-import { affine, denseSolve, maxAbsDiff, randomSpd, rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { affine, denseSolve, maxAbsDiff, randomSpd } from "./helpers";
 
 function fc(W: ArrayLike<number>, q: ArrayLike<number>, mu: ArrayLike<number>): NonsmoothProblem {
   return {
@@ -156,7 +157,7 @@ function coulombReference(W: number[], q: number[], mu: number): number[][] {
 
 describe("single contact with anisotropic, coupled W", () => {
   it("PGS and projected Jacobi match the θ-scan reference (stick and slip)", () => {
-    const rand = rng(7);
+    const rand = mulberry32(7);
     let slips = 0;
     let sticks = 0;
     for (let c = 0; c < 40; c++) {
@@ -257,7 +258,7 @@ describe("two coupled contacts: particle in a V-groove", () => {
 });
 
 describe("random coupled friction problems", () => {
-  const rand = rng(99);
+  const rand = mulberry32(99);
   const problems: NonsmoothProblem[] = [];
   for (let c = 0; c < 8; c++) {
     const nc = 2 + (c % 4);
@@ -302,7 +303,7 @@ describe("random coupled friction problems", () => {
 
 describe("projection on the Coulomb cone", () => {
   it("is the Euclidean projection: idempotent, Moreau decomposition x = P_K(x) + P_K°(x)", () => {
-    const rand = rng(3);
+    const rand = mulberry32(3);
     for (let k = 0; k < 200; k++) {
       const mu = k % 10 === 0 ? 0 : 2 * rand();
       const x = Float64Array.from([4 * rand() - 2, 4 * rand() - 2, 4 * rand() - 2]);

@@ -1,20 +1,9 @@
 /**
- * Independent test references for the nonsmooth solvers: a seeded PRNG, random SPD
- * matrices, a dense Gaussian-elimination solve, and a brute-force LCP solver that
- * enumerates all 2ⁿ active sets (no code shared with src/solvers/nonsmooth).
+ * Independent test references for the nonsmooth solvers: random SPD matrices (from a
+ * seeded generator passed in, test/support/random.ts), a dense Gaussian-elimination
+ * solve, and a brute-force LCP solver that enumerates all 2ⁿ active sets (no code shared
+ * with src/solvers/nonsmooth).
  */
-
-/** mulberry32: deterministic uniform [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** W = AᵀA + εI, A n×n with entries uniform in [−1, 1] (row-major). */
 export function randomSpd(n: number, eps: number, rand: () => number): Float64Array {

@@ -10,7 +10,8 @@ import {
   SparseBlockDelassus,
   solveNonsmooth,
 } from "../../../src/solvers/nonsmooth";
-import { affine, bruteForceLcp, maxAbsDiff, randomSpd, rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { affine, bruteForceLcp, maxAbsDiff, randomSpd } from "./helpers";
 
 function lcp(W: Float64Array, q: Float64Array): NonsmoothProblem {
   return { contacts: q.length, contactDim: 1, W, q };
@@ -30,7 +31,7 @@ function expectComplementary(W: Float64Array, q: Float64Array, r: Float64Array, 
 // 3 random LCPs per size 2..12: W = AᵀA + 0.5 I (SPD, condition number ≲ 100), q ∈ [−1, 1]ⁿ.
 const cases: { n: number; W: Float64Array; q: Float64Array; ref: Float64Array }[] = [];
 {
-  const rand = rng(20240611);
+  const rand = mulberry32(20240611);
   for (let n = 2; n <= 12; n++)
     for (let c = 0; c < 3; c++) {
       const W = randomSpd(n, 0.5, rand);

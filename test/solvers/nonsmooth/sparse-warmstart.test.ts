@@ -8,7 +8,8 @@ import {
   SparseBlockDelassus,
   solveNonsmooth,
 } from "../../../src/solvers/nonsmooth";
-import { maxAbsDiff, randomSpd, rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { maxAbsDiff, randomSpd } from "./helpers";
 
 type Vec3 = [number, number, number];
 const cross = (a: Vec3, b: Vec3): Vec3 => [
@@ -30,7 +31,7 @@ const unit = (a: Vec3): Vec3 => {
  * SparseBlockDelassus.fromBlockPairs; q = H v for random free velocities v.
  */
 function particleContacts(nb: number, nc: number, seed: number, withDense: boolean) {
-  const rand = rng(seed);
+  const rand = mulberry32(seed);
   const mass = Array.from({ length: nb }, () => 0.5 + rand());
   const R: Vec3[][] = [];
   const ends: [number, number][] = [];
@@ -206,7 +207,7 @@ describe("sparse block Delassus operator", () => {
 });
 
 describe("warm start", () => {
-  const rand = rng(42);
+  const rand = mulberry32(42);
   const nc = 5;
   const W = randomSpd(3 * nc, 0.5, rand);
   const q = Float64Array.from({ length: 3 * nc }, (_, k) =>

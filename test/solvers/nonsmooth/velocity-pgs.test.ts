@@ -13,7 +13,8 @@ import {
   PgsSolver,
   problemResidual,
 } from "../../../src/solvers/nonsmooth";
-import { affine, bruteForceLcp, maxAbsDiff, rng } from "./helpers";
+import { mulberry32 } from "../../support/random";
+import { affine, bruteForceLcp, maxAbsDiff } from "./helpers";
 
 /** A random multibody contact set: bodies of width 6 or 3, contacts on 1 or 2 bodies. */
 interface RandomSet {
@@ -26,7 +27,7 @@ interface RandomSet {
 }
 
 function randomSet(seed: number, nb: number, nc: number, dim: 1 | 3, scale = 1): RandomSet {
-  const rand = rng(seed);
+  const rand = mulberry32(seed);
   const widths = Array.from({ length: nb }, () => (rand() < 0.7 ? 6 : 3));
   const off: number[] = [];
   let n = 0;
@@ -104,7 +105,7 @@ describe("FactoredDelassus", () => {
       const set = randomSet(7 + dim, 6, 14, dim, 0.8);
       const W = denseW(set, dim, 0.8);
       const m = set.nc * dim;
-      const rand = rng(99);
+      const rand = mulberry32(99);
       const r = Float64Array.from({ length: m }, () => rand() - 0.3);
       const out = new Float64Array(m);
       set.op.multiply(r, out);
@@ -131,7 +132,7 @@ describe("velocity-form PGS", () => {
         const set = randomSet(100 * seed + dim, 5, 12, dim);
         const W = denseW(set, dim);
         const m = set.nc * dim;
-        const rand = rng(seed);
+        const rand = mulberry32(seed);
         const q = Float64Array.from({ length: m }, () => 2 * rand() - 1);
         const mu = Float64Array.from({ length: set.nc }, () => 0.2 + 0.6 * rand());
         const base = { contacts: set.nc, contactDim: dim, q, mu: dim === 3 ? mu : undefined };
@@ -153,7 +154,7 @@ describe("velocity-form PGS", () => {
     for (let seed = 1; seed <= 8; seed++) {
       const set = randomSet(500 + seed, 4, 7, 1);
       const W = denseW(set, 1);
-      const rand = rng(seed + 40);
+      const rand = mulberry32(seed + 40);
       const q = Float64Array.from({ length: set.nc }, () => 2 * rand() - 1.2);
       const ref = bruteForceLcp(W, q, set.nc, 1e-9);
       const r = new Float64Array(set.nc);
@@ -178,7 +179,7 @@ describe("velocity-form PGS", () => {
       const set = randomSet(900 + seed, 6, 5, 3);
       const W = denseW(set, 3);
       const m = 3 * set.nc;
-      const rand = rng(seed + 7);
+      const rand = mulberry32(seed + 7);
       const q = Float64Array.from({ length: m }, (_, k) => (k % 3 === 0 ? -rand() : rand() - 0.5));
       const mu = Float64Array.from({ length: set.nc }, () => 0.3 + 0.4 * rand());
       const r = new Float64Array(m);

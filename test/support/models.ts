@@ -1,0 +1,254 @@
+/**
+ * Model generators shared by the tests (and by bench/, which may import from here; src/
+ * never does). Each returns plain model JSON as POST /v1/sessions and loadModel take it;
+ * the parts a test varies (masses, stiffnesses, joint types, solver, …) are parameters, so
+ * every test keeps its own numbers. SI units throughout: m, kg, kg·m², N/m, N·s/m, s.
+ * Generators that build part of a model (bodies and joints, bodies and springs) leave the
+ * name, gravity, motors, extra forces and solver to the caller.
+ *
+ * The benchmark scenes (S1 spheres, S2 chain, S3 cloth) are in bench/scenes.ts.
+ */
+import type { ModelInput } from "../../schemas/model";
+
+export type Vec3 = [number, number, number];
+type BodyIn = NonNullable<ModelInput["bodies"]>[number];
+type JointIn = NonNullable<ModelInput["joints"]>[number];
+type ForceIn = NonNullable<ModelInput["forces"]>[number];
+type SensorIn = NonNullable<ModelInput["sensors"]>[number];
+type ActuatorIn = NonNullable<ModelInput["actuators"]>[number];
+
+/** A value that is either the same for every index or given per index i. */
+type PerIndex<T> = T | ((i: number) => T);
+const at = <T>(v: PerIndex<T>, i: number): T =>
+  typeof v === "function" ? (v as (i: number) => T)(i) : v;
+
+export interface CartPoleOptions {
+  /** Time step h (s). */
+  dt: number;
+  /**
+   * Sensors, in observation order: x, v (the cart's position (m) and velocity (m/s) on its
+   * rail), theta, omega (the pole's angle (rad) and rate (rad/s), 0 upright, positive
+   * leaning towards +x), effort (the force (N) the actuator applies).
+   */
+  sensors: ("x" | "v" | "theta" | "omega" | "effort")[];
+}
+
+/**
+ * Cart-pole: a cart of 1 kg on the rail "rail" (a prismatic joint along x to the ground),
+ * a pole of 0.2 kg, 1 m long (centre 0.5 m above the cart, inertia m L²/12 = 0.0167 kg·m²
+ * about its centre), pinned to the cart by the revolute joint "hinge" about y, upright
+ * at rest; "push" is an effort actuator on the rail (type "torque": a force along the
+ * rail, |u| ≤ 50 N); default gravity (−9.81 m/s² along z); generalized-α at h = dt. Used
+ * by bench/control.ts and test/api/inputs.test.ts.
+ */
+export function cartPoleModel(o: CartPoleOptions) {
+  const sensors = {
+    x: { id: "x", type: "jointPosition", joint: "rail" },
+    v: { id: "v", type: "jointVelocity", joint: "rail" },
+    theta: { id: "theta", type: "jointPosition", joint: "hinge" },
+    omega: { id: "omega", type: "jointVelocity", joint: "hinge" },
+    effort: { id: "effort", type: "actuatorEffort", actuator: "push" },
+  } satisfies Record<CartPoleOptions["sensors"][number], SensorIn>;
+  return {
+    name: "cart-pole",
+    bodies: [
+      { id: "cart", mass: 1, inertia: [0.1, 0.1, 0.1] },
+      { id: "pole", mass: 0.2, position: [0, 0, 0.5], inertia: [0.0167, 0.0167, 1e-4] },
+    ],
+    joints: [
+      {
+        id: "rail",
+        type: "prismatic",
+        a: { body: "ground" },
+        b: { body: "cart" },
+        axis: [1, 0, 0],
+      },
+      {
+        id: "hinge",
+        type: "revolute",
+        a: { body: "cart" },
+        b: { body: "pole", point: [0, 0, -0.5] },
+        axis: [0, 1, 0],
+      },
+    ],
+    actuators: [{ id: "push", joint: "rail", type: "torque", effortLimit: 50 }],
+    sensors: o.sensors.map((s) => sensors[s]),
+    solver: { integrator: "generalized-alpha", dt: o.dt },
+  } satisfies ModelInput;
+}
+
+export interface RodPendulumOptions {
+  /** Rod mass m (kg). */
+  mass: number;
+  /** Rod length L (m). */
+  length: number;
+  /** The pin's axis (world = rod frame at rest). */
+  axis: Vec3;
+  /** Gravity (m/s²); the model default (0, 0, −9.81) when left out. */
+  gravity?: Vec3;
+  /** Limits of the pin joint (rad), as the model takes them. */
+  limits?: Record<string, number>;
+  /** An actuator on the pin, id "servo" (type, gains, target, limit). */
+  servo?: Record<string, unknown>;
+  /** Solver settings, as the model takes them. */
+  solver: Record<string, unknown>;
+}
+
+/**
+ * Rod pendulum: a uniform rod "rod" of mass m and length L along x, centre at (L/2, 0, 0),
+ * inertia diag(1e-3, m L²/12, m L²/12) about its centre (so m L²/3 about the pivot for
+ * the y and z axes), pinned at its end x = 0 to the ground by the revolute joint "pin".
+ */
+export function rodPendulum(o: RodPendulumOptions): ModelInput {
+  const { mass: m, length: L } = o;
+  return {
+    ...(o.gravity ? { gravity: o.gravity } : {}),
+    bodies: [
+      {
+        id: "rod",
+        mass: m,
+        position: [L / 2, 0, 0],
+        inertia: [1e-3, (m * L * L) / 12, (m * L * L) / 12],
+      },
+    ],
+    joints: [
+      {
+        id: "pin",
+        type: "revolute",
+        a: { body: "ground" },
+        b: { body: "rod", point: [-L / 2, 0, 0] },
+        axis: [...o.axis],
+        ...(o.limits ? { limits: o.limits } : {}),
+      },
+    ],
+    ...(o.servo ? { actuators: [{ id: "servo", joint: "pin", ...o.servo } as ActuatorIn] } : {}),
+    solver: o.solver,
+  } as ModelInput;
+}
+
+export interface HangingChainOptions {
+  /** One entry per joint j0, j1, …: joint k joins link k − 1 (the ground for k = 0) to link k. */
+  joints: ({ type: "revolute"; axis: Vec3 } | { type: "spherical" })[];
+  /** Mass of link i (kg). */
+  mass: PerIndex<number>;
+  /** Principal inertia of every link about its centre (kg·m²). */
+  inertia: Vec3;
+  /** Initial angular velocity of link i (rad/s); none when left out. */
+  angularVelocity?: (i: number) => Vec3;
+}
+
+/**
+ * A chain of rigid links l0, l1, … 0.5 m long hanging straight down from the origin:
+ * link i's centre at z = −0.25 − 0.5 i, joint k at the top of link k (the origin for
+ * k = 0, else the bottom of link k − 1). Returns the bodies and joints.
+ */
+export function hangingChain(o: HangingChainOptions): { bodies: BodyIn[]; joints: JointIn[] } {
+  const bodies = o.joints.map((_, i) => ({
+    id: `l${i}`,
+    kind: "rigid" as const,
+    mass: at(o.mass, i),
+    inertia: [...o.inertia] as Vec3,
+    position: [0, 0, -0.25 - 0.5 * i] as Vec3,
+    ...(o.angularVelocity ? { angularVelocity: o.angularVelocity(i) } : {}),
+  }));
+  const joints = o.joints.map((j, k) => ({
+    id: `j${k}`,
+    type: j.type,
+    a: k === 0 ? { body: "ground" } : { body: `l${k - 1}`, point: [0, 0, -0.25] as Vec3 },
+    b: { body: `l${k}`, point: [0, 0, 0.25] as Vec3 },
+    ...(j.type === "revolute" ? { axis: [...j.axis] as Vec3 } : {}),
+  })) as JointIn[];
+  return { bodies, joints };
+}
+
+export interface SphericalChainOptions {
+  links: number;
+  /** Link length (m). */
+  length: number;
+  /** Mass of each link (kg). */
+  mass: number;
+  /** Principal inertia of each link about its centre (kg·m²). */
+  inertia: Vec3;
+  /** Body ids are `${prefix}${k}`. */
+  prefix: string;
+  /** Each link's box half-extents (m), as a shape; no shape when left out. */
+  box?: Vec3;
+  /** Write the first joint's ground point (0, 0, 0) out (it is the default). */
+  groundPoint?: boolean;
+}
+
+/**
+ * A chain of rigid links along +x, straight at rest: link k's centre at (k + ½)·length,
+ * spherical joints j0, j1, … end to end, j0 holding link 0's end to the ground at the
+ * origin. 6 dofs and 3 constraint rows per link. Returns the bodies and joints.
+ */
+export function sphericalChain(o: SphericalChainOptions): { bodies: BodyIn[]; joints: JointIn[] } {
+  const len = o.length;
+  const bodies = Array.from({ length: o.links }, (_, k) => ({
+    id: `${o.prefix}${k}`,
+    mass: o.mass,
+    inertia: [...o.inertia] as Vec3,
+    position: [len * (k + 0.5), 0, 0] as Vec3,
+    ...(o.box ? { shapes: [{ type: "box" as const, halfExtents: [...o.box] as Vec3 }] } : {}),
+  }));
+  const ground = o.groundPoint ? { body: "ground", point: [0, 0, 0] as Vec3 } : { body: "ground" };
+  const joints = Array.from({ length: o.links }, (_, k) => ({
+    id: `j${k}`,
+    type: "spherical" as const,
+    a: k === 0 ? ground : { body: `${o.prefix}${k - 1}`, point: [len / 2, 0, 0] as Vec3 },
+    b: { body: `${o.prefix}${k}`, point: [-len / 2, 0, 0] as Vec3 },
+  }));
+  return { bodies, joints };
+}
+
+export interface SpringChainOptions {
+  /** Number of particles. */
+  particles: number;
+  /** Particle ids are `${prefix}${i}`; springs are s0, s1, …. */
+  prefix: string;
+  /** Mass of particle i (kg). */
+  mass: PerIndex<number>;
+  /** Initial position of particle i (m). */
+  position: (i: number) => Vec3;
+  /** Initial velocity of particle i (m/s); none when left out. */
+  velocity?: (i: number) => Vec3;
+  /** Stiffness of spring i (N/m). */
+  stiffness: PerIndex<number>;
+  /** Damping of every spring (N·s/m); the model default when left out. */
+  damping?: number;
+  /** Rest length of every spring (m). */
+  restLength: number;
+  /** The ground point spring 0 starts at; written out only when given (default origin). */
+  anchor?: Vec3;
+  /** A last spring from the last particle to this ground point (a second wall). */
+  wall?: Vec3;
+}
+
+/**
+ * A chain of particles joined by axial springs: spring 0 from the ground (anchor) to
+ * particle 0, spring i from particle i − 1 to particle i, and with `wall` one more from
+ * the last particle to a second ground point. Returns the bodies and springs.
+ */
+export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: ForceIn[] } {
+  const n = o.particles;
+  const id = (i: number) => `${o.prefix}${i}`;
+  const bodies = Array.from({ length: n }, (_, i) => ({
+    id: id(i),
+    kind: "particle" as const,
+    mass: at(o.mass, i),
+    position: o.position(i),
+    ...(o.velocity ? { velocity: o.velocity(i) } : {}),
+  }));
+  const ground = (point: Vec3 | undefined) =>
+    point ? { body: "ground", point } : { body: "ground" };
+  const forces = Array.from({ length: o.wall ? n + 1 : n }, (_, i) => ({
+    id: `s${i}`,
+    type: "spring" as const,
+    a: i === 0 ? ground(o.anchor) : { body: id(i - 1) },
+    b: i === n ? ground(o.wall) : { body: id(i) },
+    stiffness: at(o.stiffness, i),
+    ...(o.damping !== undefined ? { damping: o.damping } : {}),
+    restLength: o.restLength,
+  }));
+  return { bodies, forces };
+}
