@@ -8,8 +8,9 @@
 # test/docker/production.test.ts runs this file's build, install and start commands
 # outside Docker.
 
-# one pinned base image for every stage (an exact Node.js release)
-ARG NODE_IMAGE=node:22.23.4-slim
+# one pinned base image for every stage: an exact release of Node.js 26, the active LTS line
+# (package.json `engines` gives every supported line; override with --build-arg NODE_IMAGE=...)
+ARG NODE_IMAGE=node:26.12.1-slim
 
 # ---- build: the server compiled to JavaScript (esbuild, `npm run build`: dist/)
 FROM ${NODE_IMAGE} AS build

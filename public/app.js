@@ -4,8 +4,12 @@
 // when it drops. Run-time control: a slider per actuator of the model (its command, sent as
 // inputs), a push gesture (shift-drag from a body, or drag in push mode: an impulse at the
 // picked point) and a replay of the session's recording (a scrubber over its states, shown
-// in the 3-D view and marked in the plots). window.moreauDashboard exposes the page's state
-// for tests and debugging.
+// in the 3-D view and marked in the plots). A session attached by id (one created over
+// REST) gets its model (springs, actuators) and the plots of its steps so far from its
+// recording. The contact plot shows, besides the frames' own contacts, the largest total
+// normal force since the previous frame (the frames' contactPeak), so a one-step impact
+// between two frames shows. Errors from the server show in a banner over the 3-D view.
+// window.moreauDashboard exposes the page's state for tests and debugging.
 // A server with access control answers 401: the page then asks for an API key, keeps it
 // for the tab (sessionStorage) and sends it with its API calls and stream.
 import { MoreauApiError, MoreauClient } from "./client.js";
@@ -60,12 +64,22 @@ const ui = {
   replayMarks: $("replay-marks"),
   replayInfo: $("replay-info"),
   live: $("live-btn"),
+  alert: $("alert"),
+  alertText: $("alert-text"),
+  alertClose: $("alert-close"),
+  fit: $("fit-btn"),
+  follow: $("follow"),
 };
 
 const viewer = new Viewer($("view"));
 const energyPlot = new TimePlot($("plot-energy"), ["kinetic", "potential", "total"]);
 const bodyPlot = new TimePlot($("plot-body-chart"), ["x", "y", "z"]);
-const contactPlot = new TimePlot($("plot-contacts"), ["Σ normal", "Σ |friction|", "max normal"]);
+const contactPlot = new TimePlot($("plot-contacts"), [
+  "Σ normal",
+  "Σ |friction|",
+  "max normal",
+  "peak Σ normal",
+]);
 const plots = { energy: energyPlot, body: bodyPlot, contacts: contactPlot };
 
 /** What the page is showing. */
@@ -78,6 +92,17 @@ const state = {
    */
   model: null,
   stream: null,
+  /** the `every` of the open stream */
+  streamEvery: null,
+  /**
+   * live frames kept while the plots show something else (the history being fetched, a
+   * replay), plotted after it when it ends; null: not kept
+   */
+  liveBuffer: null,
+  /** the history plotted for a session attached by id: { states, every } (null: none) */
+  history: null,
+  /** counts attaches and resets: a history fetched before one of them is not plotted */
+  epoch: 0,
   framesReceived: 0,
   scenesReceived: 0,
   statesReceived: 0,
@@ -95,14 +120,28 @@ const state = {
   replay: null,
 };
 
+/** A status line in the header; an error also shows in the banner over the 3-D view. */
 function say(text, isError = false) {
   ui.message.textContent = text;
   ui.message.classList.toggle("error", isError);
+  if (isError) showAlert(text);
 }
+
+function showAlert(text) {
+  ui.alertText.textContent = text;
+  ui.alert.hidden = false;
+}
+
+function hideAlert() {
+  ui.alert.hidden = true;
+}
+
+ui.alertClose.addEventListener("click", hideAlert);
 
 function describeError(err) {
   if (err instanceof MoreauApiError) {
-    const lines = err.issueLines();
+    // the issues the message does not already spell out
+    const lines = err.issueLines().filter((l) => !err.message.includes(l));
     return `${err.status} ${err.code}: ${err.message}${lines.length ? `\n${lines.slice(0, 6).join("\n")}` : ""}`;
   }
   return String(err?.message ?? err);
@@ -240,13 +279,29 @@ ui.del.addEventListener("click", () =>
   }),
 );
 
-function autoEvery(dt) {
-  // about 60 frames per simulated second
-  return Math.max(1, Math.round(1 / (60 * dt)));
+/** Frames per second of wall time the automatic `every` aims at (under the server's default 60). */
+const AUTO_FPS = 50;
+
+/**
+ * The stream's `every`: the one entered, else about AUTO_FPS frames per second of wall time
+ * at the real-time factor (1 for "as fast as possible"). A stream over the server's frame
+ * rate loses frames, and a lost frame's contact peak with it.
+ */
+function streamEvery() {
+  const entered = Number(ui.every.value);
+  if (entered >= 1) return Math.floor(entered);
+  const dt = state.session?.dt ?? 0.005;
+  return Math.max(1, Math.ceil((realtimeFactor() ?? 1) / (AUTO_FPS * dt) - 1e-9));
+}
+
+/** Reopens the stream when the `every` it should have changed (a new real-time factor). */
+function keepEvery() {
+  if (state.stream && state.streamEvery !== streamEvery()) openStream();
 }
 
 function detach() {
   exitReplay(false);
+  state.liveBuffer = null;
   clearInputQueue();
   cancelPush();
   state.stream?.close();
@@ -261,34 +316,89 @@ function detach() {
 
 async function attach(id, model) {
   detach();
+  hideAlert();
   state.sessionId = id;
   state.model = model;
   state.scene = null;
   state.lastFrame = null;
   state.lastPush = null;
+  state.history = null;
+  state.epoch++;
   clearPlots();
   buildActuators(model?.actuators ?? [], model);
   const s = await guarded("reading the session", () => client.getSession(id));
   if (!s) return;
   showSession(s);
+  // attached by id: keep the frames from the start, the history goes before them
+  if (!model) state.liveBuffer = [];
   openStream();
   state.poll = setInterval(pollSession, 1000);
-  if (!model) fetchModel(id);
+  if (!model) fetchModelAndHistory(id);
+}
+
+/** The history is replayed (GET .../recording?every=k) only up to this many body-steps. */
+const HISTORY_BODY_STEPS = 100_000;
+/** ... at about this many states. */
+const HISTORY_STATES = 1000;
+/** Live frames kept at most while the plots show something else. */
+const MAX_LIVE_BUFFER = 5000;
+
+/**
+ * A session attached by id: its model from its recording (the actuators' types and ranges,
+ * the bodies' masses, the springs of the view; from its snapshot when the recording is
+ * refused, e.g. truncated), then the plots of its steps so far from the recording's
+ * replayed states when that replay is short (it runs on the session's worker). Without the
+ * model the actuators' ids come from the frames.
+ */
+async function fetchModelAndHistory(id) {
+  const epoch = state.epoch;
+  let head;
+  try {
+    head = await client.request("GET", client.path(id, "/recording"));
+  } catch {
+    state.liveBuffer = null;
+    const snap = await client.request("GET", client.path(id, "/snapshot")).catch(() => null);
+    if (snap && state.sessionId === id && !state.model) adoptModel(snap.simulation.model);
+    return;
+  }
+  if (state.sessionId !== id) return;
+  if (!state.model) adoptModel(head.model);
+  if (state.epoch !== epoch) return; // reset meanwhile: those steps are gone
+  const span = head.end.step - (head.start?.step ?? 0);
+  const bodies = Math.max(1, head.model.bodies.length);
+  if (span <= 0 || span * bodies > HISTORY_BODY_STEPS) {
+    state.liveBuffer = null;
+    if (span > 0)
+      say(
+        `attached at step ${head.end.step}: the plots start now (Recording replays the steps before)`,
+      );
+    return;
+  }
+  const every = Math.max(1, Math.ceil(span / HISTORY_STATES));
+  const rec = await guarded("fetching the history", () =>
+    client.request("GET", client.path(id, `/recording?every=${every}`)),
+  );
+  if (state.epoch !== epoch) return;
+  if (!rec) {
+    state.liveBuffer = null;
+    return;
+  }
+  state.history = { states: rec.states.length, every };
+  if (!state.replay) replot(rec.states);
 }
 
 /**
- * The model of a session attached by id, from its recording (for the actuators' types and
- * ranges, the bodies' masses and the springs of the view). Without it (an error) the
- * actuators' ids come from the frames.
+ * Plots recorded states (the history, a replay's) followed by the live frames kept
+ * meanwhile, and stops keeping them.
  */
-async function fetchModel(id) {
-  let rec;
-  try {
-    rec = await client.request("GET", client.path(id, "/recording"));
-  } catch {
-    return;
-  }
-  if (state.sessionId === id && !state.model) adoptModel(rec.model);
+function replot(states) {
+  const live = state.liveBuffer ?? [];
+  state.liveBuffer = null;
+  clearPlots();
+  const first = live.length ? live[0].step : Number.POSITIVE_INFINITY;
+  for (const s of states) if (s.step < first) plotFrame(s);
+  for (const f of live) plotFrame(f);
+  for (const p of Object.values(plots)) p.maybeRedraw(true);
 }
 
 function adoptModel(model) {
@@ -305,20 +415,27 @@ function openStream() {
   const id = state.sessionId;
   if (!id) return;
   state.stream?.close();
-  const every = Number(ui.every.value) || autoEvery(state.session?.dt ?? 0.005);
-  state.stream = client.stream(
+  const every = streamEvery();
+  state.streamEvery = every;
+  const stream = client.stream(
     id,
-    { every, fields: ["bodies", "contacts", "joints", "actuators", "energy", "solver"] },
+    {
+      every,
+      fields: ["bodies", "contacts", "joints", "actuators", "energy", "solver", "contactPeak"],
+    },
     {
       onScene: onScene,
       onState: onState,
       onStatus: (s, info) => {
+        if (state.stream !== stream) return; // replaced by a newer stream
         setStreamStatus(s, info);
+        // the server's reason, e.g. "session deleted" (1000) or a refusal
         if (s === "closed" && state.sessionId === id && info.reason)
-          say(`stream closed: ${info.reason}`, info.code !== 1000);
+          say(`stream closed: ${info.reason}`, true);
       },
     },
   );
+  state.stream = stream;
 }
 
 ui.every.addEventListener("change", () => {
@@ -395,14 +512,17 @@ async function command(what, fn) {
   });
 }
 
-ui.run.addEventListener("click", () =>
-  command("run", (id) => client.run(id, { realtimeFactor: realtimeFactor() })),
-);
+ui.run.addEventListener("click", async () => {
+  await command("run", (id) => client.run(id, { realtimeFactor: realtimeFactor() }));
+  keepEvery();
+});
 ui.pause.addEventListener("click", () => command("pause", (id) => client.pause(id)));
 ui.reset.addEventListener("click", () =>
   command("reset", async (id) => {
     const st = await client.reset(id);
     exitReplay(false);
+    state.liveBuffer = null;
+    state.epoch++;
     clearPlots();
     releaseControls(); // the commands are the model's again
     onState({ ...st, type: "state", dropped: 0 });
@@ -432,16 +552,22 @@ async function changeRate() {
     return client.run(id, { realtimeFactor: wanted });
   });
 }
-ui.rtf.addEventListener("change", changeRate);
-ui.rtfMax.addEventListener("change", changeRate);
+async function rateChanged() {
+  await changeRate();
+  keepEvery();
+}
+ui.rtf.addEventListener("change", rateChanged);
+ui.rtfMax.addEventListener("change", rateChanged);
 
 // ------------------------------------------------------------------ frames
 
 function onScene(scene) {
   state.framesReceived++;
   state.scenesReceived++;
+  // the same session's scene again (a reconnection, a new `every`): the view stays as it is
+  const again = state.scene?.session === scene.session;
   state.scene = scene;
-  viewer.setScene(scene, state.model);
+  viewer.setScene(scene, state.model, !again);
   const keep = ui.plotBody.value;
   ui.plotBody.textContent = "";
   for (const b of scene.bodies) {
@@ -453,6 +579,7 @@ function onScene(scene) {
   }
   if ([...ui.plotBody.options].some((o) => o.value === keep)) ui.plotBody.value = keep;
   if (state.replay) showReplayState(state.replay.index);
+  else if (again && state.lastFrame) viewer.update(state.lastFrame); // until the next frame
 }
 
 function onState(frame) {
@@ -467,6 +594,10 @@ function onState(frame) {
   $("stream-frames").textContent = `${state.stream?.frames ?? 0} / ${state.stream?.dropped ?? 0}`;
   $("info-time").textContent = `${frame.time.toFixed(4)} s`;
   $("info-step").textContent = String(frame.step);
+  if (state.liveBuffer) {
+    state.liveBuffer.push(frame);
+    if (state.liveBuffer.length > MAX_LIVE_BUFFER) state.liveBuffer.shift();
+  }
   if (state.replay) return; // the view shows a recorded state: live frames wait
   showFrame(frame);
   plotFrame(frame);
@@ -511,7 +642,10 @@ function plotFrame(frame, bodyOnly = false) {
       st += Math.hypot(...c.tangentForce);
       mx = Math.max(mx, c.normalForce);
     }
-    contactPlot.push(t, [sn, st, mx]);
+    // the largest Σ normal of the steps since the previous frame; a frame that covers no
+    // step (after a reset, inputs) and a recorded state have only their own
+    const peak = frame.contactPeak?.steps > 0 ? frame.contactPeak.maxNormalForce : sn;
+    contactPlot.push(t, [sn, st, mx, peak]);
   }
 }
 
@@ -933,6 +1067,8 @@ async function loadRecording() {
 function enterReplay(rec, every) {
   const states = rec.states;
   state.replay = { recording: rec, every, index: states.length - 1 };
+  // live frames arriving meanwhile are plotted after the recording when it ends
+  state.liveBuffer ??= [];
   ui.replay.dataset.mode = "replay";
   ui.replaySlider.min = "0";
   ui.replaySlider.max = String(states.length - 1);
@@ -1000,23 +1136,41 @@ function unmarkPlots() {
   for (const p of Object.values(plots)) p.plot?.over?.querySelector(".replay-mark")?.remove();
 }
 
-/** Back to the live stream (the plots start again from the next frame). */
+/**
+ * Back to the live stream: the plots hold the recording and the live frames since it was
+ * loaded (with showLatest; else, on a reset or a detach, they start again from the next frame).
+ */
 function exitReplay(showLatest = true) {
-  if (!state.replay) return;
+  const r = state.replay;
+  if (!r) return;
   state.replay = null;
   ui.replay.dataset.mode = "live";
   ui.replaySlider.disabled = true;
   ui.replayMarks.textContent = "";
   setReplayInfo("live", "");
   unmarkPlots();
-  clearPlots();
-  if (showLatest && state.lastFrame) showFrame(state.lastFrame);
+  if (showLatest) {
+    replot(r.recording.states);
+    if (state.lastFrame) showFrame(state.lastFrame);
+  } else {
+    state.liveBuffer = null;
+    clearPlots();
+  }
   updateButtons();
 }
 
 ui.recording.addEventListener("click", loadRecording);
 ui.live.addEventListener("click", () => exitReplay(true));
 ui.replaySlider.addEventListener("input", () => showReplayState(Number(ui.replaySlider.value)));
+
+// ------------------------------------------------------------------ camera
+
+ui.fit.addEventListener("click", () => {
+  ui.follow.checked = false;
+  viewer.setFollow(false);
+  viewer.fit();
+});
+ui.follow.addEventListener("change", () => viewer.setFollow(ui.follow.checked));
 
 // ------------------------------------------------------------------ start
 
@@ -1030,6 +1184,9 @@ window.moreauDashboard = {
   },
   get reconnects() {
     return state.stream?.reconnects ?? 0;
+  },
+  get streamEvery() {
+    return state.streamEvery;
   },
   attach,
   sendInputs,

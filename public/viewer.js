@@ -3,7 +3,9 @@
 // joined body), springs when the page knows the model, contact points and contact-force
 // arrows (normal force red, friction orange; the force on the moving body of a contact
 // with a fixed one, else on the contact's second body) whose length is proportional to it,
-// with a scale that follows the largest recent force. Quaternions on the wire are
+// with a scale that follows the largest recent force. The camera is fitted to the whole
+// scene at the start (shapes, joint anchors, springs, and the sweep of the chains hinged to
+// the ground); on request it follows the moving bodies. Quaternions on the wire are
 // [w, x, y, z]; three.js takes (x, y, z, w).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
@@ -14,6 +16,8 @@ const FRICTION_COLOR = 0xffa030;
 
 const tmpV = new THREE.Vector3();
 const tmpQ = new THREE.Quaternion();
+/** The initial viewing direction (from the target to the camera): front right, a little above. */
+const VIEW_DIRECTION = new THREE.Vector3(0.35, -1, 0.3).normalize();
 
 /** World coordinates of a point given in a body's frame. */
 function worldPoint(pose, p, out) {
@@ -71,6 +75,8 @@ export class Viewer {
     this.contactPoints = null;
     this.forceRef = 0;
     this.framed = false;
+    /** follow mode: the camera keeps the moving bodies in view at every frame */
+    this.follow = false;
     this.extent = 1;
     this.dirty = true;
     this.contactsDrawn = 0;
@@ -97,14 +103,19 @@ export class Viewer {
     this.renderer.setSize(w, h);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
+    // a fitted view stays fitted in the new shape (unless the user has moved the camera)
+    if (this.follow) this.track();
+    else if (this.framed && !this.userMoved) this.frame();
     this.dirty = true;
   }
 
   /**
-   * Rebuilds the drawing from a scene frame; `model` (optional, the posted model) adds its
-   * springs and initial poses.
+   * Rebuilds the drawing from a scene frame; `model` (optional, the session's model) adds
+   * its springs and initial poses. `fit`: frame the camera on the scene (with a model at
+   * once, else at the first state); false keeps the view (the same session's scene again,
+   * after a reconnection).
    */
-  setScene(scene, model = null) {
+  setScene(scene, model = null, fit = true) {
     if (!this.ok) return;
     this.world.clear();
     this.bodies.clear();
@@ -114,9 +125,12 @@ export class Viewer {
     this.normalArrows = [];
     this.frictionArrows = [];
     this.forceRef = 0;
-    this.framed = false;
-    this.userMoved = false;
-    this.viewBox = null;
+    this.contactsDrawn = 0;
+    if (fit) {
+      this.framed = false;
+      this.userMoved = false;
+      this.viewBox = null;
+    }
     const init = new Map((model?.bodies ?? []).map((b) => [b.id, b]));
     const extent = this.estimateExtent(scene, init);
     this.extent = extent;
@@ -197,7 +211,7 @@ export class Viewer {
     this.world.add(this.contactPoints);
     this.axes.scale.setScalar(Math.max(0.2, extent / 2));
     this.updateLinks();
-    if (model) this.frame();
+    if (model && !this.framed) this.frame();
     this.dirty = true;
   }
 
@@ -240,7 +254,8 @@ export class Viewer {
         break;
       }
       case "plane": {
-        const size = Math.max(4, 4 * extent);
+        // large: a body followed down a slope stays over it
+        const size = Math.max(50, 100 * extent);
         const g = new THREE.PlaneGeometry(size, size);
         const mat = new THREE.MeshStandardMaterial({
           color: 0x59636e,
@@ -254,6 +269,7 @@ export class Viewer {
         const n = new THREE.Vector3(...s.normal).normalize();
         // the plane's surface is n·x = offset in the shape frame; PlaneGeometry's normal is +z
         const inner = new THREE.Group();
+        inner.userData.plane = true; // drawn as a large square: not part of the scene's bounds
         mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
         mesh.position.copy(n.multiplyScalar(s.offset));
         inner.add(mesh);
@@ -286,8 +302,9 @@ export class Viewer {
         entry.group.quaternion.copy(pose.q);
       }
       this.updateLinks();
-      if (!this.framed) this.frame();
-      else this.followBodies();
+      if (this.follow) this.track();
+      else if (!this.framed) this.frame();
+      else this.widen();
     }
     if (frame.contacts) this.updateContacts(frame.contacts);
     this.dirty = true;
@@ -384,69 +401,171 @@ export class Viewer {
   }
 
   /**
-   * Points the camera at the bodies: their box, widened around every joint anchored to the
-   * ground by the distance of the farthest body from it (the reach of a swinging chain).
-   * Later frames widen the box when a body leaves it, until the user moves the camera.
+   * The box of what the scene draws at the current poses, planes excepted: the shapes of
+   * the bodies (all, or the moving ones), their markers, and with `links` the joints'
+   * anchors, the springs' ends and the point of every plane under the box's centre (the
+   * floor a dropped body falls to).
    */
-  frame() {
+  sceneBox(movingOnly = false, links = true) {
     const box = new THREE.Box3();
-    const points = [];
-    for (const [id, pose] of this.poses) {
-      if (this.bodies.get(id)?.planeOnly) continue;
-      points.push(pose.x);
-      box.expandByPoint(pose.x);
+    this.world.updateMatrixWorld(true);
+    for (const b of this.bodies.values()) {
+      if (b.planeOnly || (movingOnly && b.fixed)) continue;
+      for (const part of b.group.children) if (!part.userData.plane) box.expandByObject(part);
     }
-    if (box.isEmpty()) return;
-    const sphere = box.getBoundingSphere(new THREE.Sphere());
-    for (const { j } of this.joints) {
-      if (j.a.body !== "ground") continue;
-      const pivot = new THREE.Vector3(...j.a.point);
-      let reach = 0;
-      for (const p of points) reach = Math.max(reach, p.distanceTo(pivot));
-      sphere.union(new THREE.Sphere(pivot, reach));
+    if (!links) return box;
+    for (const { markerA, markerB } of this.joints) {
+      box.expandByPoint(markerA.position);
+      box.expandByPoint(markerB.position);
     }
-    this.frameSphere(sphere);
+    if (this.springs.list) {
+      const arr = this.springs.seg.geometry.attributes.position.array;
+      for (let i = 0; i < arr.length; i += 3) box.expandByPoint(tmpV.fromArray(arr, i));
+    }
+    if (box.isEmpty()) return box;
+    const centre = box.getCenter(new THREE.Vector3());
+    const onPlane = new THREE.Vector3();
+    const normal = new THREE.Vector3();
+    for (const b of this.bodies.values())
+      for (const part of b.group.children) {
+        if (!part.userData.plane) continue;
+        // the plane's mesh lies on the surface, its local +z along the normal
+        const mesh = part.children[0];
+        mesh.getWorldPosition(onPlane);
+        normal.set(0, 0, 1).applyQuaternion(mesh.getWorldQuaternion(tmpQ));
+        const height = normal.dot(tmpV.subVectors(centre, onPlane));
+        box.expandByPoint(tmpV.copy(centre).addScaledVector(normal, -height));
+      }
+    return box;
   }
 
-  frameSphere(sphere) {
+  /**
+   * The sphere a hinged chain can sweep: for every joint to the ground, around its anchor,
+   * out to the farthest point of the bodies joined to it (directly or through other joints),
+   * so that a pendulum released sideways stays in view as it swings down.
+   */
+  reachSpheres() {
+    const links = new Map(); // body id -> ids of the bodies jointed to it
+    const link = (a, b) => {
+      if (!links.has(a)) links.set(a, new Set());
+      links.get(a).add(b);
+    };
+    for (const { j } of this.joints) {
+      link(j.a.body, j.b.body);
+      link(j.b.body, j.a.body);
+    }
+    const out = [];
+    this.world.updateMatrixWorld(true);
+    for (const { j, markerA, markerB } of this.joints) {
+      const groundA = j.a.body === "ground";
+      if (groundA === (j.b.body === "ground")) continue;
+      const pivot = (groundA ? markerA : markerB).position;
+      const seen = new Set(["ground"]);
+      const todo = [groundA ? j.b.body : j.a.body];
+      let reach = 0;
+      while (todo.length) {
+        const id = todo.pop();
+        if (seen.has(id)) continue;
+        seen.add(id);
+        for (const next of links.get(id) ?? []) todo.push(next);
+        const body = this.bodies.get(id);
+        if (!body || body.planeOnly) continue;
+        const box = new THREE.Box3();
+        for (const part of body.group.children) if (!part.userData.plane) box.expandByObject(part);
+        if (box.isEmpty()) continue;
+        const s = box.getBoundingSphere(new THREE.Sphere());
+        reach = Math.max(reach, s.center.distanceTo(pivot) + s.radius);
+      }
+      if (reach > 0) out.push(new THREE.Sphere(pivot.clone(), reach));
+    }
+    return out;
+  }
+
+  /**
+   * Fits the camera to the whole scene (sceneBox and the reach of the hinged chains), seen
+   * from the initial direction; later frames widen the view when a body leaves it, until
+   * the user moves the camera.
+   */
+  frame() {
+    const box = this.sceneBox();
+    if (box.isEmpty()) return;
+    const sphere = box.getBoundingSphere(new THREE.Sphere());
+    for (const r of this.reachSpheres()) sphere.union(r);
+    const radius = this.frameSphere(sphere, VIEW_DIRECTION);
+    this.placeGrid(sphere.center, radius);
+    this.viewBox = new THREE.Box3().setFromCenterAndSize(sphere.center, tmpV.setScalar(2 * radius));
+    this.framed = true;
+  }
+
+  /**
+   * Points the camera at a sphere from `dir` (unit, target to camera), the sphere in full
+   * view; a small one is widened to a quarter of the scene's extent. Returns the radius
+   * fitted.
+   */
+  frameSphere(sphere, dir) {
     const radius = Math.max(sphere.radius, this.extent / 4, 0.1);
-    this.viewBox = new THREE.Box3().setFromCenterAndSize(
-      sphere.center,
-      new THREE.Vector3(2 * radius, 2 * radius, 2 * radius),
-    );
     // fit the sphere in the narrower of the two fields of view
     const vfov = (this.camera.fov * Math.PI) / 180;
     const hfov = 2 * Math.atan(Math.tan(vfov / 2) * this.camera.aspect);
     const dist = (1.1 * radius) / Math.sin(Math.min(vfov, hfov) / 2);
-    const dir = new THREE.Vector3(0.35, -1, 0.3).normalize();
     this.camera.position.copy(sphere.center).addScaledVector(dir, dist);
     this.camera.near = dist / 100;
     this.camera.far = dist * 100;
     this.camera.updateProjectionMatrix();
     this.controls.target.copy(sphere.center);
     this.controls.update();
-    // the grid is the floor of a scene without planes: below everything the view holds
+    this.dirty = true;
+    return radius;
+  }
+
+  /** The grid is the floor of a scene without planes: below everything the view holds. */
+  placeGrid(centre, radius) {
     const hasPlane = [...this.bodies.values()].some((b) => b.planeOnly);
     this.grid.visible = !hasPlane;
-    this.grid.position.set(sphere.center.x, sphere.center.y, sphere.center.z - radius);
+    this.grid.position.set(centre.x, centre.y, centre.z - radius);
     this.grid.scale.setScalar(Math.max(0.05, radius / 2.5));
-    this.framed = true;
-    this.dirty = true;
   }
 
   /** Widens the view when a body has left the framed region (unless the user took over). */
-  followBodies() {
+  widen() {
     if (this.userMoved || !this.viewBox) return;
-    let out = false;
-    for (const [id, pose] of this.poses)
-      if (!this.bodies.get(id)?.planeOnly && !this.viewBox.containsPoint(pose.x)) out = true;
-    if (!out) return;
-    const grown = this.viewBox.clone();
-    for (const [id, pose] of this.poses)
-      if (!this.bodies.get(id)?.planeOnly) grown.expandByPoint(pose.x);
+    const bodies = this.sceneBox(false, false);
+    if (bodies.isEmpty() || this.viewBox.containsBox(bodies)) return;
+    const grown = this.viewBox.clone().union(bodies);
     const sphere = grown.getBoundingSphere(new THREE.Sphere());
     sphere.radius *= 1.1;
-    this.frameSphere(sphere);
+    this.frameSphere(sphere, this.viewDirection());
+    this.viewBox = grown;
+  }
+
+  /** The current direction from the camera's target to the camera (unit). */
+  viewDirection() {
+    return new THREE.Vector3().subVectors(this.camera.position, this.controls.target).normalize();
+  }
+
+  /** Follow mode on or off: on, the camera keeps the moving bodies in view from now on. */
+  setFollow(on) {
+    this.follow = on;
+    if (on && this.ok) this.track();
+  }
+
+  /**
+   * Follow mode: the camera keeps the box of the moving bodies (all bodies in a scene
+   * without any) in view from its current direction, so the user may still orbit.
+   */
+  track() {
+    let box = this.sceneBox(true, false);
+    if (box.isEmpty()) box = this.sceneBox(false, false);
+    if (box.isEmpty()) return;
+    this.frameSphere(box.getBoundingSphere(new THREE.Sphere()), this.viewDirection());
+    this.framed = true;
+  }
+
+  /** Back to the whole scene (the "fit" button). */
+  fit() {
+    if (!this.ok) return;
+    this.userMoved = false;
+    this.frame();
   }
 
   /**

@@ -9,6 +9,13 @@
  * server (the one serving the document), and an operationId on every operation (the
  * routes' own, else OPERATION_IDS below). test/api/ops-openapi.test.ts lints it with
  * `@redocly/cli lint` (no errors allowed).
+ *
+ * Requests are described by zod's input types (components `<Id>Input`: fields with a
+ * default optional), answers by its output types (`<Id>`); the schemas of request bodies
+ * carry their defaults in their descriptions instead of `default` (see
+ * requestDefaultsToDescriptions), so that generators read them as optional.
+ * test/api/openapi-typescript.test.ts generates types with openapi-typescript and checks
+ * that every example model type-checks as a create-session body.
  */
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -50,6 +57,77 @@ const transform: typeof zodTransform = (input) => {
   return out;
 };
 
+type Json = Record<string, unknown>;
+
+const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** JSON Schema keywords whose value is a schema, a list of schemas or a map of schemas. */
+const SUBSCHEMA = [
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "dependentSchemas"];
+
+const COMPONENT_REF = "#/components/schemas/";
+
+/**
+ * Moves the `default` of every schema a request body uses (following $refs into
+ * components.schemas) into its description. openapi-typescript, with its defaults
+ * (defaultNonNullable), types a property that has a `default` in a component as always
+ * present: right for answers, which the server completes, wrong for requests, which may
+ * leave it out (the examples failed to type-check as create-session bodies with ~1000
+ * errors). A default is only an annotation in JSON Schema, which the description keeps.
+ * Answers (output components) and parameters keep `default`.
+ */
+function requestDefaultsToDescriptions(doc: Json): void {
+  const components =
+    isJson(doc.components) && isJson(doc.components.schemas) ? doc.components.schemas : {};
+  const seen = new Set<unknown>();
+  const visit = (schema: unknown): void => {
+    if (!isJson(schema) || seen.has(schema)) return;
+    seen.add(schema);
+    if (typeof schema.$ref === "string" && schema.$ref.startsWith(COMPONENT_REF))
+      visit(components[schema.$ref.slice(COMPONENT_REF.length)]);
+    if (schema.default !== undefined) {
+      const text = `default: ${JSON.stringify(schema.default)}`;
+      schema.description =
+        typeof schema.description === "string" ? `${schema.description} (${text})` : text;
+      delete schema.default;
+    }
+    for (const k of SUBSCHEMA) visit(schema[k]);
+    for (const k of SUBSCHEMA_LISTS) {
+      const list = schema[k];
+      if (Array.isArray(list)) for (const s of list) visit(s);
+    }
+    for (const k of SUBSCHEMA_MAPS) {
+      const map = schema[k];
+      if (isJson(map)) for (const s of Object.values(map)) visit(s);
+    }
+  };
+  for (const item of Object.values(isJson(doc.paths) ? doc.paths : {}))
+    for (const op of Object.values(isJson(item) ? item : {})) {
+      const content = isJson(op) && isJson(op.requestBody) ? op.requestBody.content : undefined;
+      for (const media of Object.values(isJson(content) ? content : {}))
+        if (isJson(media)) visit(media.schema);
+    }
+}
+
+/** The zod transform's components, then the request bodies' defaults into descriptions. */
+const transformObject: typeof jsonSchemaTransformObject = (input) => {
+  const doc = jsonSchemaTransformObject(input);
+  requestDefaultsToDescriptions(doc as Json);
+  return doc;
+};
+
 const docs: FastifyPluginAsync = async (app) => {
   await app.register(swagger, {
     openapi: {
@@ -86,7 +164,7 @@ const docs: FastifyPluginAsync = async (app) => {
       ],
     },
     transform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 };

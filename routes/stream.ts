@@ -1,11 +1,11 @@
 /**
  * GET /v1/sessions/:id/stream: WebSocket of a session's frames. Query: `every` (frames at
  * step numbers divisible by it, default 1), `fields` (comma-separated: bodies, contacts,
- * joints, actuators, observation, energy, solver; default all but solver), `format` (json
- * text frames or msgpack binary frames). First frame `{ type: "scene" }`, then
- * `{ type: "state", ..., dropped }`. An unknown session refuses the upgrade with 404, a
- * bad query with 400; deleting the session closes the stream with 1000 "session deleted",
- * shutdown with 1001. With API keys the upgrade request needs `Authorization: Bearer
+ * joints, actuators, observation, energy, solver, contactPeak; default all but solver and
+ * contactPeak), `format` (json text frames or msgpack binary frames). First frame
+ * `{ type: "scene" }`, then `{ type: "state", ..., dropped }`. An unknown session refuses
+ * the upgrade with 404, a bad query with 400; deleting the session closes the stream with
+ * 1000 "session deleted", shutdown with 1001. With API keys the upgrade request needs `Authorization: Bearer
  * <key>` (401 before the upgrade) and a session of another key is 404; upgrades count in
  * the per-key rate limit like any request.
  *

@@ -196,6 +196,7 @@ export const StreamFieldName = z.enum([
   "observation",
   "energy",
   "solver",
+  "contactPeak",
 ]);
 export const ALL_STREAM_FIELDS = [
   "bodies",
@@ -236,7 +237,10 @@ export const StreamQuery = z.object({
       }
       return out;
     })
-    .meta({ description: "comma-separated: bodies, contacts, joints, energy, solver" }),
+    .meta({
+      description:
+        "comma-separated: bodies, contacts, joints, actuators, observation, energy (the default), solver, contactPeak",
+    }),
   format: z.enum(["json", "msgpack"]).default("json"),
 });
 export type StreamOptions = z.output<typeof StreamQuery>;
@@ -263,9 +267,33 @@ export const SceneFrame = z
   .meta({ id: "SceneFrame" });
 
 /**
- * Every later frame: the session's State restricted to the subscribed fields, with the
- * number of frames this subscriber missed (dropped because it read too slowly or the server
- * was saturated) since the previous frame it received.
+ * A frame's contact figures over the steps since the previous frame of its subscription
+ * class (its fields, format and `every`): a one-step impact between two frames shows in
+ * the next one. A frame the server skips (counted in a later frame's `dropped`) takes its
+ * steps' figures with it; when subscribers of one field set and format differ in `every`,
+ * a frame due for several of them covers the longest of their intervals.
+ */
+export const ContactPeak = z
+  .object({
+    steps: z.number().int().nonnegative().meta({
+      description:
+        "steps covered: those since the class's previous frame (0 for a first frame, the frame of a reset and a frame with no step since the previous one, e.g. one sent at once for inputs)",
+    }),
+    maxNormalForce: z.number().meta({
+      description:
+        "N: the largest total normal contact force (Σ normalForce over a step's contacts) of these steps; 0 without contact",
+    }),
+    normalImpulse: z.number().meta({
+      description: "N·s: the normal contact impulse over these steps (Σ total normal force × h)",
+    }),
+  })
+  .meta({ id: "ContactPeak" });
+
+/**
+ * Every later frame: the session's State restricted to the subscribed fields (and
+ * contactPeak when subscribed), with the number of frames this subscriber missed (dropped
+ * because it read too slowly or the server was saturated) since the previous frame it
+ * received.
  */
 export const StateFrame = State.partial({
   bodies: true,
@@ -278,6 +306,7 @@ export const StateFrame = State.partial({
 })
   .extend({
     type: z.literal("state"),
+    contactPeak: ContactPeak.optional(),
     dropped: z.number().int().nonnegative(),
   })
   .meta({ id: "StateFrame" });
@@ -374,3 +403,4 @@ export type AssemblyRequest = z.output<typeof AssemblyBody>;
 export type ErrorOut = z.infer<typeof ErrorBody>;
 export type SceneFrameOut = z.infer<typeof SceneFrame>;
 export type StateFrameOut = z.infer<typeof StateFrame>;
+export type ContactPeakOut = z.infer<typeof ContactPeak>;

@@ -7,10 +7,14 @@
  *   moreau assemble <model.json> [--server URL] [--levels position,velocity,acceleration]
  *              [--max-iterations N] [--solver S] [--options JSON] [--out FILE]
  *
- * A model file may hold a Model or a create-session body `{ "model": ... }`; "-" reads
- * standard input. Without --server (or MOREAU_SERVER) the engine runs in this process.
- * Exit codes: 0 done; 1 invalid model, diverged run, server error, assembly not SUCCESS;
- * 2 bad usage or unreadable file.
+ * Every command takes -h / --help. A model file may hold a Model or a create-session body
+ * `{ "model": ... }`; "-" reads standard input. Without --server (or MOREAU_SERVER) the
+ * engine runs in this process. Exit codes: 0 done; 1 invalid model, diverged run, server
+ * error, assembly not SUCCESS; 2 bad usage or unreadable file.
+ *
+ * A standard output closed by its reader (`moreau run ... | head`) ends the command as it
+ * ends Unix tools, quietly with status 0: the run stops at its next write and a server
+ * session is deleted as after a complete run.
  */
 import { createWriteStream, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -21,7 +25,7 @@ import type { AssemblyOptionsIn } from "../../schemas/state";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../client/index";
 import { loadModel, ModelError } from "../index";
 import { CliError, readModelFile } from "./model-file";
-import { writeChunk } from "./output";
+import { note, writeChunk } from "./output";
 import { runCommand } from "./run";
 
 export interface CliIo {
@@ -32,6 +36,69 @@ export interface CliIo {
   env?: NodeJS.ProcessEnv;
 }
 
+const EXIT_CODES = `Exit codes: 0 done (also when the reader of standard output closes it early, as
+with \`| head\`), 1 invalid model / diverged / server error / assembly not SUCCESS,
+2 bad usage.`;
+
+const MODEL_FILE = `A model file holds a Model (examples/*.json) or { "model": Model }; "-" reads stdin.`;
+
+export const RUN_USAGE = `Usage: moreau run <model.json> [options]
+
+Steps a model, in this process or on a server, and writes its trajectory: the State at
+t = 0, every K steps and at the last step.
+
+Options:
+  --server URL        run on a Moreau server (default: MOREAU_SERVER, else in this process)
+  --api-key KEY       the server's API key (default: MOREAU_API_KEY)
+  --steps N           number of steps of solver.dt
+  --duration S        simulated seconds (default 1 when --steps is not given)
+  --every K           record every K steps (default: about 60 frames per simulated
+                      second, K = max(1, round((1/60) / dt)); dt 0.005 gives K = 3)
+  --format csv|json   output format (default: json for an --out ending in .json, else csv)
+  -o, --out FILE      output file (default: standard output)
+  --bodies a,b        only these bodies in the output
+  --progress          always show the progress bar (standard error)
+  --no-progress       never show it (default: on a terminal for runs of 2000+ steps)
+  -h, --help          show this help
+
+Output:
+  csv    a header, then one row per State: time, step, per body <id>.x <id>.y <id>.z,
+         <id>.qw <id>.qx <id>.qy <id>.qz (rigid bodies only), <id>.vx <id>.vy <id>.vz,
+         <id>.wx <id>.wy <id>.wz (rigid bodies only), then kinetic, potential, total
+  json   { name, source, dt, every, frames: [State, ...] }; a particle's body state has
+         id, position and velocity only (no orientation, no angularVelocity)
+
+${MODEL_FILE}
+${EXIT_CODES}`;
+
+export const VALIDATE_USAGE = `Usage: moreau validate <model.json>
+
+Checks a model against the schema and builds it; prints a summary.
+
+Options:
+  -h, --help          show this help
+
+${MODEL_FILE}
+Exit codes: 0 valid, 1 invalid model, 2 bad usage.`;
+
+export const ASSEMBLE_USAGE = `Usage: moreau assemble <model.json> [options]
+
+Assembly analysis: positions, velocities and accelerations that satisfy the joints,
+and the joint reactions; writes the AssemblyResult as JSON.
+
+Options:
+  --server URL        run on a Moreau server (default: MOREAU_SERVER, else in this process)
+  --api-key KEY       the server's API key (default: MOREAU_API_KEY)
+  --levels L          comma-separated: position,velocity,acceleration (default: all)
+  --max-iterations N  Newton iterations of the position level
+  --solver S          sparse-lu | sparse-qr | minres | gmres
+  --options JSON      any AssemblyOptions, e.g. '{"relTolerance":1e-12}'
+  -o, --out FILE      write the AssemblyResult there (default: standard output)
+  -h, --help          show this help
+
+${MODEL_FILE}
+${EXIT_CODES}`;
+
 export const USAGE = `moreau — multibody simulation (Moreau engine and server)
 
 Usage:
@@ -39,31 +106,18 @@ Usage:
   moreau validate <model.json>             check a model against the schema
   moreau assemble <model.json> [options]   assembly analysis (positions, velocities,
                                            accelerations, joint reactions)
+  moreau --version
 
-Options of run:
-  --server URL        run on a Moreau server (default: MOREAU_SERVER, else in this process)
-  --api-key KEY       the server's API key (default: MOREAU_API_KEY)
-  --steps N           number of steps of solver.dt
-  --duration S        simulated seconds (default 1 when --steps is not given)
-  --every K           record every K steps (default 1); t = 0 and the last step always
-  --format csv|json   output format (default: json for an --out ending in .json, else csv)
-  --out FILE          output file (default: standard output)
-  --bodies a,b        only these bodies in the output
-  --progress          always show the progress bar (standard error)
-  --no-progress       never show it (default: on a terminal for runs of 2000+ steps)
+\`moreau <command> --help\` (or \`moreau help <command>\`) shows a command's options.
 
-Options of assemble:
-  --server URL        as above
-  --api-key KEY       as above
-  --levels L          comma-separated: position,velocity,acceleration (default: all)
-  --max-iterations N  Newton iterations of the position level
-  --solver S          sparse-lu | sparse-qr | minres | gmres
-  --options JSON      any AssemblyOptions, e.g. '{"relTolerance":1e-12}'
-  --out FILE          write the AssemblyResult there (default: standard output)
+${MODEL_FILE}
+${EXIT_CODES}`;
 
-A model file holds a Model (examples/*.json) or { "model": Model }; "-" reads stdin.
-Exit codes: 0 done, 1 invalid model / diverged / server error / assembly not SUCCESS,
-2 bad usage.`;
+const COMMAND_USAGE = new Map([
+  ["run", RUN_USAGE],
+  ["validate", VALIDATE_USAGE],
+  ["assemble", ASSEMBLE_USAGE],
+]);
 
 function version(): string {
   try {
@@ -127,8 +181,10 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
       bodies: { type: "string" },
       progress: { type: "boolean" },
       "api-key": { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) return usage(io, RUN_USAGE);
   if (positionals.length !== 1) throw new CliError("run takes one model file");
   const steps = positiveInt("--steps", values.steps);
   const duration = positiveNumber("--duration", values.duration);
@@ -147,7 +203,7 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
         apiKey: values["api-key"] ?? io.env?.MOREAU_API_KEY ?? null,
         steps,
         duration,
-        every: positiveInt("--every", values.every) ?? 1,
+        every: positiveInt("--every", values.every),
         format,
         bodies: values.bodies
           ? values.bodies
@@ -161,7 +217,7 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
       io.stderr,
     );
     if (values.out)
-      await writeChunk(
+      await note(
         io.stderr,
         `${r.rows} states (${r.steps} steps, t = ${r.time.toPrecision(6)} s) written to ${values.out}\n`,
       );
@@ -172,7 +228,12 @@ async function cmdRun(args: string[], io: CliIo): Promise<number> {
 }
 
 async function cmdValidate(args: string[], io: CliIo): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) return usage(io, VALIDATE_USAGE);
   if (positionals.length !== 1) throw new CliError("validate takes one model file");
   const file = positionals[0];
   const json = await readModelFile(file, io.cwd ?? process.cwd(), io.stdin);
@@ -181,14 +242,14 @@ async function cmdValidate(args: string[], io: CliIo): Promise<number> {
     const lines = parsed.error.issues.map(
       (i) => `  ${i.path.map(String).join(".") || "(root)"}: ${i.message}`,
     );
-    await writeChunk(io.stderr, `${file}: invalid model\n${lines.join("\n")}\n`);
+    await note(io.stderr, `${file}: invalid model\n${lines.join("\n")}\n`);
     return 1;
   }
   try {
     loadModel(json); // the engine builds it too (catches what the schema cannot)
   } catch (err) {
     const msg = err instanceof ModelError ? err.message : (err as Error).message;
-    await writeChunk(io.stderr, `${file}: the model cannot be built: ${msg}\n`);
+    await note(io.stderr, `${file}: the model cannot be built: ${msg}\n`);
     return 1;
   }
   const m = parsed.data;
@@ -213,8 +274,10 @@ async function cmdAssemble(args: string[], io: CliIo): Promise<number> {
       options: { type: "string" },
       out: { type: "string", short: "o" },
       "api-key": { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) return usage(io, ASSEMBLE_USAGE);
   if (positionals.length !== 1) throw new CliError("assemble takes one model file");
   let options: Record<string, unknown> = {};
   if (values.options) {
@@ -274,10 +337,39 @@ async function cmdAssemble(args: string[], io: CliIo): Promise<number> {
     await close();
   }
   if (result.exitFlag !== "SUCCESS") {
-    await writeChunk(io.stderr, `assembly: ${result.exitFlag}\n`);
+    await note(io.stderr, `assembly: ${result.exitFlag}\n`);
     return 1;
   }
   return 0;
+}
+
+async function usage(io: CliIo, text: string): Promise<number> {
+  await writeChunk(io.stdout, `${text}\n`);
+  return 0;
+}
+
+/** The first error each output stream emitted, once watchErrors listens to it. */
+const streamErrors = new WeakMap<Writable, { first: NodeJS.ErrnoException | null }>();
+
+/**
+ * An output closed by its reader (EPIPE) emits 'error', which crashes the process when
+ * nobody listens; the failed write's callback hands the same error to writeChunk. The
+ * listener keeps the first error (process.stdout is never destroyed, so its `errored`
+ * stays null) and stays for the life of the stream: the event may come after main()
+ * has returned.
+ */
+function watchErrors(stream: Writable): void {
+  if (streamErrors.has(stream)) return;
+  const seen: { first: NodeJS.ErrnoException | null } = { first: null };
+  streamErrors.set(stream, seen);
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    seen.first ??= err;
+  });
+}
+
+/** Whether the reader of the stream closed it (`| head`). */
+function closedByReader(stream: Writable): boolean {
+  return streamErrors.get(stream)?.first?.code === "EPIPE";
 }
 
 /** Runs the command line; resolves to the process exit code. */
@@ -289,6 +381,8 @@ export async function main(argv: string[], io?: Partial<CliIo>): Promise<number>
     cwd: io?.cwd ?? process.cwd(),
     env: io?.env ?? process.env,
   };
+  watchErrors(full.stdout);
+  watchErrors(full.stderr);
   const [cmd, ...rest] = argv;
   try {
     switch (cmd) {
@@ -306,28 +400,33 @@ export async function main(argv: string[], io?: Partial<CliIo>): Promise<number>
       case undefined:
       case "--help":
       case "-h":
-      case "help":
-        await writeChunk(full.stdout, `${USAGE}\n`);
-        return 0;
+        return await usage(full, USAGE);
+      case "help": {
+        const topic = rest[0] === undefined ? USAGE : COMMAND_USAGE.get(rest[0]);
+        if (topic === undefined) throw new CliError(`no command "${rest[0]}"\n\n${USAGE}`);
+        return await usage(full, topic);
+      }
       default:
         throw new CliError(`unknown command "${cmd}"\n\n${USAGE}`);
     }
   } catch (err) {
+    // whatever failed after the reader left (writes, the JSON's closing bracket) is moot
+    if (closedByReader(full.stdout)) return 0;
     if (err instanceof CliError) {
-      await writeChunk(full.stderr, `moreau: ${err.message}\n`);
+      await note(full.stderr, `moreau: ${err.message}\n`);
       return err.exitCode;
     }
     // parseArgs errors (unknown or malformed options) are usage errors
     const code = (err as { code?: string }).code;
     if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
-      await writeChunk(full.stderr, `moreau: ${(err as Error).message}\n`);
+      await note(full.stderr, `moreau: ${(err as Error).message}\n`);
       return 2;
     }
     if (err instanceof MoreauConnectionError || err instanceof MoreauApiError) {
-      await writeChunk(full.stderr, `moreau: ${(err as Error).message}\n`);
+      await note(full.stderr, `moreau: ${(err as Error).message}\n`);
       return 1;
     }
-    await writeChunk(full.stderr, `moreau: ${(err as Error)?.stack ?? err}\n`);
+    await note(full.stderr, `moreau: ${(err as Error)?.stack ?? err}\n`);
     return 1;
   }
 }

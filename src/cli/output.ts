@@ -3,13 +3,19 @@
  * (`{ name, source, dt, every, frames: [State, ...] }`), written incrementally with
  * back-pressure so that long runs never hold the whole trajectory in memory.
  *
- * CSV columns: time, step, then for each body `<id>.x <id>.y <id>.z` (position, m),
- * `<id>.qw <id>.qx <id>.qy <id>.qz` (orientation), `<id>.vx <id>.vy <id>.vz` (velocity,
- * m/s), `<id>.wx <id>.wy <id>.wz` (angular velocity, rad/s, world frame), then
- * `kinetic potential total` (J). Numbers are written in their shortest round-trip form.
+ * A particle (body kind "particle") has a position and a velocity only, so its orientation
+ * and angular velocity (always the identity and zero) are left out: in JSON its body states
+ * carry id, position and velocity; in CSV its columns are `<id>.x <id>.y <id>.z <id>.vx
+ * <id>.vy <id>.vz`.
+ *
+ * CSV columns: time, step, then for each body `<id>.x <id>.y <id>.z` (position, m), for a
+ * rigid body `<id>.qw <id>.qx <id>.qy <id>.qz` (orientation), `<id>.vx <id>.vy <id>.vz`
+ * (velocity, m/s), for a rigid body `<id>.wx <id>.wy <id>.wz` (angular velocity, rad/s,
+ * world frame), then `kinetic potential total` (J). Numbers are written in their shortest
+ * round-trip form.
  */
 import type { Writable } from "node:stream";
-import type { StateOut } from "../../schemas/state";
+import type { BodyStateOut, StateOut } from "../../schemas/state";
 
 export type Format = "csv" | "json";
 
@@ -20,28 +26,36 @@ export interface TrajectoryWriter {
   readonly rows: number;
 }
 
-/** Writes a chunk, waiting for 'drain' when the sink's buffer is full. */
+/**
+ * Writes a chunk; when the sink's buffer is full, waits until the chunk is flushed. Rejects
+ * with the sink's error, also when the sink is already destroyed (a write callback is
+ * called in every case, unlike 'drain' and 'error', which a destroyed stream never emits).
+ */
 export function writeChunk(out: Writable, chunk: string): Promise<void> {
-  if (out.write(chunk)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onDrain = () => {
-      out.off("error", onError);
-      resolve();
-    };
-    const onError = (err: Error) => {
-      out.off("drain", onDrain);
-      reject(err);
-    };
-    out.once("drain", onDrain);
-    out.once("error", onError);
+    const flushed = (err?: Error | null) => (err ? reject(err) : resolve());
+    if (out.write(chunk, flushed)) resolve();
   });
 }
 
-const SUFFIXES = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"];
+/**
+ * Writes a diagnostic (standard error). A standard error closed by its reader loses the
+ * message, and only that: the trajectory goes to standard output or a file.
+ */
+export function note(err: Writable, text: string): Promise<void> {
+  return writeChunk(err, text).catch(() => undefined);
+}
 
-export function csvHeader(bodyIds: readonly string[]): string {
+const RIGID = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"];
+const PARTICLE = ["x", "y", "z", "vx", "vy", "vz"];
+
+/** Ids of a model's particles: what the writers leave the rotation of out. */
+export type Particles = ReadonlySet<string>;
+
+export function csvHeader(bodyIds: readonly string[], particles: Particles): string {
   const cols = ["time", "step"];
-  for (const id of bodyIds) for (const s of SUFFIXES) cols.push(csvField(`${id}.${s}`));
+  for (const id of bodyIds)
+    for (const s of particles.has(id) ? PARTICLE : RIGID) cols.push(csvField(`${id}.${s}`));
   cols.push("kinetic", "potential", "total");
   return cols.join(",");
 }
@@ -50,16 +64,22 @@ function csvField(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function csvRow(state: StateOut, bodyIds: readonly string[]): string {
+export function csvRow(state: StateOut, bodyIds: readonly string[], particles: Particles): string {
   const byId = new Map(state.bodies.map((b) => [b.id, b]));
   const v: number[] = [state.time, state.step];
   for (const id of bodyIds) {
     const b = byId.get(id);
     if (!b) throw new Error(`body "${id}" is missing from the state`);
-    v.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
+    if (particles.has(id)) v.push(...b.position, ...b.velocity);
+    else v.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
   }
   v.push(state.energy.kinetic, state.energy.potential, state.energy.total);
   return v.map(String).join(",");
+}
+
+/** A body of a JSON frame: a rigid body's BodyState, a particle's without its rotation. */
+function frameBody(b: BodyStateOut, particles: Particles) {
+  return particles.has(b.id) ? { id: b.id, position: b.position, velocity: b.velocity } : b;
 }
 
 export function createWriter(
@@ -67,6 +87,7 @@ export function createWriter(
   out: Writable,
   meta: { name: string; source: string; dt: number; every: number },
   bodies: readonly string[] | null,
+  particles: Particles,
 ): TrajectoryWriter {
   let rows = 0;
   let ids: readonly string[] | null = bodies;
@@ -78,9 +99,9 @@ export function createWriter(
       async write(state) {
         if (rows === 0) {
           ids ??= state.bodies.map((b) => b.id);
-          await writeChunk(out, `${csvHeader(ids)}\n`);
+          await writeChunk(out, `${csvHeader(ids, particles)}\n`);
         }
-        await writeChunk(out, `${csvRow(state, ids!)}\n`);
+        await writeChunk(out, `${csvRow(state, ids!, particles)}\n`);
         rows++;
       },
       async end() {},
@@ -100,10 +121,9 @@ export function createWriter(
         started = true;
         await start();
       }
-      const s = bodies
-        ? { ...state, bodies: state.bodies.filter((b) => bodies.includes(b.id)) }
-        : state;
-      await writeChunk(out, `${rows === 0 ? "\n" : ",\n"}${JSON.stringify(s)}`);
+      const kept = bodies ? state.bodies.filter((b) => bodies.includes(b.id)) : state.bodies;
+      const frame = { ...state, bodies: kept.map((b) => frameBody(b, particles)) };
+      await writeChunk(out, `${rows === 0 ? "\n" : ",\n"}${JSON.stringify(frame)}`);
       rows++;
     },
     async end() {

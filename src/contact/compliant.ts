@@ -478,6 +478,16 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   }
 
   /**
+   * The total normal force of the last evaluation (N): Σ F_n over the contacts, the sum of
+   * the normalForce values states() reports. Allocates nothing.
+   */
+  get totalNormalForce(): number {
+    let sum = 0;
+    for (let i = 0; i < this.count; i++) sum += this.fn[i];
+    return sum;
+  }
+
+  /**
    * The penetrating contacts at the current state for the State: re-detected here (so the
    * answer is right after a reset too, and every penetrating contact counts as active):
    * normal force F_n ≥ 0 (N, damping included, clamped at 0), no tangential force,

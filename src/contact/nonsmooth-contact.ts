@@ -289,6 +289,20 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
+   * The total normal force of the last step (N): Σ P_n / h over its contacts, the sum of
+   * the normalForce values states() reports; 0 before the first step. Allocates nothing.
+   */
+  get totalNormalForce(): number {
+    if (this.lastH === 0) return 0;
+    const p = this.impulse;
+    const f = this.set.frame;
+    let pn = 0;
+    for (let i = 0; i < this.set.count; i++)
+      pn += p[3 * i] * f[9 * i] + p[3 * i + 1] * f[9 * i + 1] + p[3 * i + 2] * f[9 * i + 2];
+    return pn / this.lastH;
+  }
+
+  /**
    * Siconos updateIndexSets at (x_t, v_t): detection, then the active contacts (predicted
    * gap ≤ ε_act) into `set` with their restitution, friction, u⁻ and warm-start impulses.
    * Returns the number of active contacts.
@@ -810,7 +824,7 @@ export class NonsmoothContact implements OneStepProblem {
    * (μ a position-level multiplier, kg·m). Separated contacts enter as inequalities, so
    * the correction does not push a body into another. Velocities are not changed.
    *
-   * Cost per step, O(contacts) (issue 8: S1-1000 went from ~120 to ~1–2 ms per step):
+   * Cost per step, O(contacts) (bench/README.md, "Contact position projection"):
    *  - Contacts: the step's own detection (at x_t, margin ≥ the model's) is carried to
    *    x_{t+h} (transportGaps) instead of detecting again, as long as it provably still
    *    lists every contact that can penetrate (detectionCovers: bodies moved less than the
@@ -822,8 +836,8 @@ export class NonsmoothContact implements OneStepProblem {
    *    ≥ −τ and a contact with a multiplier is left at a gap in [−τ, 0] (or its own
    *    multiplier moved it by at most τ/2). Not separated: a contact pushed apart by more
    *    than ACTIVATION_TOLERANCE would leave the next step's active set, its body fall
-   *    freely for a step and hit again (measured on S1-1000 with g ≥ 0 as the target and
-   *    τ = 0.1 mm: the contact solve's residual rose from 1e-5 to 5e-2). A warm start that
+   *    freely for a step and hit again, which spoils the contact solve's convergence
+   *    (bench/README.md, "Contact position projection"). A warm start that
    *    pushes too far is thereby undone too. projection.maxIterations bounds the sweeps
    *    per step.
    *  - Warm start of the first pass by contact key from the previous step's first pass
@@ -909,8 +923,8 @@ export class NonsmoothContact implements OneStepProblem {
    * Remembers the positive multipliers of the pass just solved by contact key, or nothing
    * when the solve stopped at the sweep limit: an unconverged iterate may push contacts
    * apart that the next step does not need pushed, and with the sweeps spent before that
-   * is undone they leave the active set (S1-1000, τ = 0.1 mm, 20 sweeps: 214 projected
-   * steps with such warm starts against 116 without them).
+   * is undone they leave the active set, and more steps then need a projection
+   * (bench/README.md, "Contact position projection").
    */
   private saveProjectionMemory(converged: boolean): void {
     const { projSet, projMu } = this;

@@ -3,13 +3,16 @@
  * subscribed field set and format) and the event loop (which only patches the `dropped`
  * count of a frame for a subscriber that missed some).
  *
+ * The `contactPeak` field is not in the State: it covers the steps since the previous frame
+ * of the subscription class, which the worker follows with one ContactWindow per class.
+ *
  * A state frame is `{ type: "state", time, step, <fields>, dropped }` with `dropped` the LAST
  * key and encoded as 0, so the event loop can rewrite it without decoding: in JSON the
  * encoding ends with the bytes `0}`, in msgpack with the positive fixint byte 0x00; the
  * patch replaces those bytes with the count (JSON digits + `}`, msgpack uint).
  */
 import { Packr } from "msgpackr";
-import type { StreamField } from "../../schemas/api";
+import type { ContactPeakOut, StreamField } from "../../schemas/api";
 import type { StateOut } from "../../schemas/state";
 
 /** Standard msgpack maps (no msgpackr record extension), float64 numbers: any decoder reads it. */
@@ -18,13 +21,59 @@ const utf8 = new TextEncoder();
 
 export type FrameFormat = "json" | "msgpack";
 
-/** The state frame object for `fields` (time and step are always present). */
+/** contactPeak of a frame that covers no step (a first frame, a frame right after a reset). */
+const NO_CONTACT_STEPS: ContactPeakOut = { steps: 0, maxNormalForce: 0, normalImpulse: 0 };
+
+/**
+ * The contact figures of one subscription class (fields with contactPeak, `every`) over the
+ * steps since its previous frame: updated after every step without allocating, read into
+ * the class's next frame and cleared once that frame is posted.
+ */
+export class ContactWindow {
+  steps = 0;
+  /** N: the largest total normal contact force of a step */
+  maxNormalForce = 0;
+  /** N·s: Σ of (total normal contact force × step length) */
+  normalImpulse = 0;
+
+  constructor(
+    readonly key: string,
+    readonly every: number,
+  ) {}
+
+  /** Counts a step of h seconds whose contacts pushed with `force` N in all. */
+  add(force: number, h: number): void {
+    this.steps++;
+    if (force > this.maxNormalForce) this.maxNormalForce = force;
+    this.normalImpulse += force * h;
+  }
+
+  clear(): void {
+    this.steps = 0;
+    this.maxNormalForce = 0;
+    this.normalImpulse = 0;
+  }
+
+  figures(): ContactPeakOut {
+    return {
+      steps: this.steps,
+      maxNormalForce: this.maxNormalForce,
+      normalImpulse: this.normalImpulse,
+    };
+  }
+}
+
+/**
+ * The state frame object for `fields` (time and step are always present); `contactPeak`
+ * (when subscribed) is `peak`, else covers no step.
+ */
 export function stateFrame(
   state: StateOut,
   fields: readonly StreamField[],
+  peak: ContactPeakOut = NO_CONTACT_STEPS,
 ): Record<string, unknown> {
   const f: Record<string, unknown> = { type: "state", time: state.time, step: state.step };
-  for (const k of fields) f[k] = state[k];
+  for (const k of fields) f[k] = k === "contactPeak" ? peak : state[k];
   f.dropped = 0;
   return f;
 }
@@ -40,8 +89,9 @@ export function encodeStateFrame(
   state: StateOut,
   fields: readonly StreamField[],
   format: FrameFormat,
+  peak?: ContactPeakOut,
 ): Uint8Array {
-  return encode(stateFrame(state, fields), format);
+  return encode(stateFrame(state, fields, peak), format);
 }
 
 /** msgpack encoding of a non-negative integer. */

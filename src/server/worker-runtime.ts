@@ -44,7 +44,7 @@ import {
   setDeadline,
 } from "../index";
 import { ApiError } from "./errors";
-import { encode, encodeStateFrame } from "./frames";
+import { ContactWindow, encode, encodeStateFrame } from "./frames";
 import {
   type FrameEncoding,
   PROGRESS_MS,
@@ -92,6 +92,8 @@ class WorkerSession {
   message: string | null = null;
   run: RunState | null = null;
   subscriptions: Subscription[] = [];
+  /** one per subscription class with contactPeak: its contact figures since its last frame */
+  windows: ContactWindow[] = [];
   cancelled = false;
   queue: Promise<unknown> = Promise.resolve();
   lastProgress = 0;
@@ -135,7 +137,16 @@ export class WorkerRuntime {
     switch (msg.kind) {
       case "subscriptions": {
         const s = this.sessions.get(msg.sessionId);
-        if (s) s.subscriptions = msg.subscriptions;
+        if (!s) return;
+        s.subscriptions = msg.subscriptions;
+        // a class that stays keeps its window: a new subscriber does not cut the others' short
+        s.windows = msg.subscriptions
+          .filter((sub) => sub.fields.includes("contactPeak"))
+          .map(
+            (sub) =>
+              s.windows.find((w) => w.key === sub.key && w.every === sub.every) ??
+              new ContactWindow(sub.key, sub.every),
+          );
         return;
       }
       case "cancel": {
@@ -465,11 +476,12 @@ export class WorkerRuntime {
         }
         // a step request's own deadline, or a run's per-step limit (whichever is sooner)
         setDeadline(Math.min(this.init.stepLimitMs, stepDeadline - Date.now()));
+        const time = s.sim.time;
         s.sim.step(1);
         const t1 = performance.now();
         this.recordStep((t1 - t0) / 1000);
         done++;
-        if (s.subscriptions.length > 0) this.emitDue(s);
+        if (s.subscriptions.length > 0) this.emitDue(s, s.sim.time - time);
         if (t1 - start >= budgetMs) break;
       }
     } catch (err) {
@@ -545,8 +557,15 @@ export class WorkerRuntime {
     this.buckets.fill(0);
   }
 
-  /** Frames for the subscriptions due at the current step. */
-  private emitDue(s: WorkerSession): void {
+  /**
+   * After a step of h seconds: adds it to the contact windows, then sends the frames of the
+   * subscriptions due at the current step.
+   */
+  private emitDue(s: WorkerSession, h: number): void {
+    if (s.windows.length > 0) {
+      const force = s.sim.contactNormalForce;
+      for (const w of s.windows) w.add(force, h);
+    }
     const step = s.sim.stepCount;
     let due: FrameEncoding[] | null = null;
     for (const sub of s.subscriptions) {
@@ -560,12 +579,24 @@ export class WorkerRuntime {
   private emitFrames(s: WorkerSession, encodings: FrameEncoding[], forced: boolean): void {
     // Back-pressure: when the event loop has not yet written out FRAME_QUEUE_BYTES of our
     // earlier frames, drop this one (subscribers see it in their `dropped` counts).
+    // A dropped frame leaves the contact windows as they are: the next frame covers its steps.
     if (Atomics.load(this.inflight, 0) > this.init.frameQueueBytes) return;
     const state = s.sim.state();
-    const frames = encodings.map((e) => ({
-      key: e.key,
-      bytes: encodeStateFrame(state, e.fields, e.format),
-    }));
+    // the windows this frame closes: of its encodings' classes, every one due now
+    const closing = s.windows.filter(
+      (w) => (forced || state.step % w.every === 0) && encodings.some((e) => e.key === w.key),
+    );
+    const frames = encodings.map((e) => {
+      // classes that share an encoding share its bytes: the longest of their windows
+      let longest: ContactWindow | undefined;
+      for (const w of closing)
+        if (w.key === e.key && (longest === undefined || w.steps > longest.steps)) longest = w;
+      return {
+        key: e.key,
+        bytes: encodeStateFrame(state, e.fields, e.format, longest?.figures()),
+      };
+    });
+    for (const w of closing) w.clear();
     const bytes = frames.reduce((n, f) => n + f.bytes.byteLength, 0);
     Atomics.add(this.inflight, 0, bytes);
     this.post(
@@ -754,6 +785,7 @@ export class WorkerRuntime {
     s.status = "ready";
     s.message = null;
     s.throwOnStep = null;
+    for (const w of s.windows) w.clear(); // the steps they cover are undone
     this.progress(s);
     this.emitForced(s);
     return { kind: "state", state: this.stateBytes(s) };

@@ -272,6 +272,20 @@ export class Simulation {
     return this.contact;
   }
 
+  /**
+   * The total normal contact force of the last step (N): the sum over its contacts of the
+   * normalForce the State reports (nonsmooth: P_n/h; compliant: F_n of the step's last
+   * evaluation), without building the State's contacts, so that a stream can read it after
+   * every step (the frames' contactPeak). 0 without contact and before the first step.
+   * Allocates nothing.
+   */
+  get contactNormalForce(): number {
+    const nsc = this.contact?.nonsmooth;
+    if (nsc) return nsc.totalNormalForce;
+    const smc = this.contact?.compliant;
+    return smc && this.steps > 0 ? smc.totalNormalForce : 0;
+  }
+
   get solver(): Readonly<SolverSpec> {
     return this.solverSpec;
   }

@@ -1,9 +1,13 @@
 /**
  * WebSocket streaming with a real `ws` client: scene frame first, then State frames whose
  * bodies equal GET /state at the same step; `every`, `fields`, msgpack; several subscribers;
+ * `contactPeak` shows an impact between two frames (bouncing-ball example) while REST
+ * States stay without it;
  * 404 / 400 refusals of the upgrade; delete closes with a reason; a client that reads
  * nothing costs bounded server memory and later learns how many frames it missed.
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { unpack } from "msgpackr";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -125,6 +129,44 @@ describe("frames", () => {
     expect(decoded.map((d) => d.type)).toEqual(["scene", "state", "state", "state", "state"]);
     j.close();
     m.close();
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("`contactPeak` shows an impact that falls between two frames", async () => {
+    const model = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, "../../examples/bouncing-ball.json"), "utf8"),
+    );
+    const id = await createSession(app, model);
+    const c = new FrameClient(
+      `${base}/v1/sessions/${id}/stream?every=10&fields=contacts,contactPeak`,
+    );
+    await c.open();
+    await c.waitForMessages(2);
+    // the first impact is at step 215 (t = 0.43 s, v ≈ −4.2 m/s): in the frame at step 220
+    const state = await step(app, id, 230);
+    await c.waitForMessages(2 + 23);
+    const states = c.states().map((f) => StateFrame.parse(f));
+    expect(states[0].contactPeak).toEqual({ steps: 0, maxNormalForce: 0, normalImpulse: 0 });
+    const hit = states.find((f) => (f.contactPeak?.maxNormalForce ?? 0) > 0)!;
+    expect(hit.step).toBe(220);
+    expect(hit.contactPeak?.steps).toBe(10);
+    // the impulse stops the fall and sends the ball up: m (v⁺ − v⁻) + m g h over the step
+    const rec = (await api().get(`/v1/sessions/${id}/recording?every=1`)).body.states as {
+      step: number;
+      bodies: { velocity: number[] }[];
+    }[];
+    const v = rec.map((s) => s.bodies[0].velocity[2]);
+    const k = v.findIndex((vz, i) => i > 0 && v[i - 1] < 0 && vz > 0);
+    expect(rec[k].step).toBe(215);
+    const dt = model.solver.dt;
+    const impulse = v[k] - v[k - 1] + 9.81 * dt;
+    expect(hit.contactPeak?.maxNormalForce).toBeCloseTo(impulse / dt, 6);
+    expect(hit.contactPeak?.normalImpulse).toBeCloseTo(impulse, 8);
+    // in flight again: no contact in the frame at step 220 itself
+    expect(hit.contacts).toEqual([]);
+    expect(state).not.toHaveProperty("contactPeak");
+    expect(await getState(app, id)).not.toHaveProperty("contactPeak");
+    c.close();
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 

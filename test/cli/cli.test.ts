@@ -1,12 +1,13 @@
 /**
- * The `moreau` command line: run (local and against a server, CSV and JSON, --every,
- * --duration, --bodies, the progress bar, a diverging run), validate, assemble, usage
- * errors, and the bin/moreau.js launcher in a child process (with a model on stdin).
+ * The `moreau` command line: run (local and against a server, CSV and JSON, --every and its
+ * default, --duration, --bodies, particles without rotation, the progress bar, a diverging
+ * run), validate, assemble, usage errors and --help, and the bin/moreau.js launcher in a
+ * child process (with a model on stdin; piped into `head`, locally and on a server).
  * Trajectories are checked against recurrences and closed forms written out here:
  * symplectic Euler on a zero-length spring (v ← v − h k/m x, x ← x + h v) and a body
  * falling under gravity with the θ = 1/2 scheme (exact for constant acceleration).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,7 +15,7 @@ import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AssemblyResult, State } from "../../schemas/state";
-import { main } from "../../src/cli/main";
+import { main, RUN_USAGE } from "../../src/cli/main";
 import { buildApp, type MoreauApp } from "../../src/server/app";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -67,6 +68,16 @@ const fallModel = {
   solver: { dt: 0.01 },
 };
 
+/** A particle and a rigid body, falling. */
+const mixedModel = {
+  name: "mixed",
+  bodies: [
+    { id: "ball", mass: 2, inertia: [0.1, 0.1, 0.1], position: [0, 0, 10] },
+    { id: "bead", kind: "particle", mass: 1, position: [1, 0, 10] },
+  ],
+  solver: { dt: 0.01 },
+};
+
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -109,9 +120,62 @@ describe("moreau run (local)", () => {
       expect(row.kinetic).toBeCloseTo(0.5 * M * v * v, 10);
       expect(row.potential).toBeCloseTo(0.5 * K * x * x, 10);
     }
+    // p is a particle: no orientation, no angular velocity
     expect(r.out.split("\n")[0]).toBe(
-      "time,step,p.x,p.y,p.z,p.qw,p.qx,p.qy,p.qz,p.vx,p.vy,p.vz,p.wx,p.wy,p.wz,kinetic,potential,total",
+      "time,step,p.x,p.y,p.z,p.vx,p.vy,p.vz,kinetic,potential,total",
     );
+  });
+
+  it("leaves a particle's orientation and angular velocity out, not a rigid body's", async () => {
+    const model = file("mixed.json", mixedModel);
+    const json = await cli(["run", model, "--steps", "2", "--every", "1", "--format", "json"]);
+    expect(json.code, json.err).toBe(0);
+    const frames = JSON.parse(json.out).frames as { bodies: Record<string, unknown>[] }[];
+    expect(frames).toHaveLength(3);
+    for (const f of frames) {
+      const [ball, bead] = f.bodies;
+      expect(Object.keys(ball)).toEqual([
+        "id",
+        "position",
+        "orientation",
+        "velocity",
+        "angularVelocity",
+      ]);
+      expect(ball.id).toBe("ball");
+      expect(Object.keys(bead)).toEqual(["id", "position", "velocity"]);
+      expect(bead.id).toBe("bead");
+    }
+    const csv = await cli(["run", model, "--steps", "2", "--every", "1"]);
+    expect(csv.out.split("\n")[0]).toBe(
+      "time,step,ball.x,ball.y,ball.z,ball.qw,ball.qx,ball.qy,ball.qz,ball.vx,ball.vy,ball.vz,ball.wx,ball.wy,ball.wz,bead.x,bead.y,bead.z,bead.vx,bead.vy,bead.vz,kinetic,potential,total",
+    );
+    const row = parseCsv(csv.out)[2];
+    expect(row["bead.vz"]).toBeCloseTo(-G * 0.02, 10);
+    expect(row["ball.qw"]).toBe(1);
+  });
+
+  it("records about 60 frames per simulated second by default: every max(1, round((1/60)/dt)) steps", async () => {
+    // dt 0.001: every 17 steps (0.017 s); dt 0.005: every 3 (0.015 s); dt 0.05: every step
+    for (const [dt, every] of [
+      [0.001, 17],
+      [0.005, 3],
+      [0.05, 1],
+    ]) {
+      const model = file(`every-${dt}.json`, { ...mixedModel, solver: { dt } });
+      const r = await cli(["run", model, "--duration", "0.1", "--format", "json"]);
+      expect(r.code, r.err).toBe(0);
+      const doc = JSON.parse(r.out) as { every: number; frames: { time: number; step: number }[] };
+      expect(doc.every).toBe(every);
+      const total = Math.round(0.1 / dt);
+      const steps = doc.frames.map((f) => f.step);
+      expect(steps.at(-1)).toBe(total);
+      // successive frames are every·dt apart in time, but for the last step
+      for (let i = 1; i < doc.frames.length - 1; i++)
+        expect(doc.frames[i].time - doc.frames[i - 1].time).toBeCloseTo(every * dt, 12);
+      expect(steps.slice(0, -1)).toEqual(
+        Array.from({ length: Math.ceil(total / every) }, (_, i) => i * every),
+      );
+    }
   });
 
   it("writes JSON States to --out (format from the extension); --duration and the last step", async () => {
@@ -198,6 +262,12 @@ describe("moreau run --server", () => {
     const remote = await cli(["run", model, "--steps", "40", "--every", "7", "--server", url]);
     expect(remote.code, remote.err).toBe(0);
     expect(remote.out).toBe(local.out);
+    // the particles are known on a server too (from the model sent)
+    const mixed = file("mixed-remote.json", mixedModel);
+    const mixedLocal = await cli(["run", mixed, "--steps", "5"]);
+    const mixedRemote = await cli(["run", mixed, "--steps", "5", "--server", url]);
+    expect(mixedRemote.out).toBe(mixedLocal.out);
+    expect(mixedRemote.out).toContain(",bead.vz,kinetic");
     expect(parseCsv(remote.out).map((x) => x.step)).toEqual([0, 7, 14, 21, 28, 35, 40]);
     const viaEnv = await cli(["run", model, "--steps", "40", "--every", "7"], {
       MOREAU_SERVER: url,
@@ -292,13 +362,42 @@ describe("moreau validate / assemble / usage", () => {
     expect(help.code).toBe(0);
     expect(help.out).toContain("moreau run <model.json>");
   });
+
+  it("every command takes --help / -h and prints its usage (exit 0)", async () => {
+    for (const [cmd, usage] of [
+      ["run", "Usage: moreau run <model.json> [options]"],
+      ["validate", "Usage: moreau validate <model.json>"],
+      ["assemble", "Usage: moreau assemble <model.json> [options]"],
+    ])
+      for (const args of [
+        [cmd, "--help"],
+        [cmd, "-h"],
+        ["help", cmd],
+        [cmd, "model.json", "-h"],
+      ]) {
+        const r = await cli(args);
+        expect(r.code, `${args.join(" ")}: ${r.err}`).toBe(0);
+        expect(r.out.startsWith(usage), args.join(" ")).toBe(true);
+        expect(r.err).toBe("");
+      }
+    const run = await cli(["run", "--help"]);
+    expect(run.out).toBe(`${RUN_USAGE}\n`);
+    expect(run.out).toContain("--every K");
+    expect(run.out).toContain("round((1/60) / dt)");
+    for (const args of [["--help"], ["-h"], ["help"], []]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain("moreau <command> --help");
+    }
+    expect((await cli(["help", "frobnicate"])).code).toBe(2);
+  });
 });
 
 describe("bin/moreau.js", () => {
   it("runs the command line through tsx, reading a model from stdin", () => {
     const r = spawnSync(
       process.execPath,
-      [join(ROOT, "bin/moreau.js"), "run", "-", "--steps", "3"],
+      [join(ROOT, "bin/moreau.js"), "run", "-", "--steps", "3", "--every", "1"],
       {
         input: JSON.stringify(springModel),
         encoding: "utf8",
@@ -311,4 +410,81 @@ describe("bin/moreau.js", () => {
     expect(rows.map((x) => x.step)).toEqual([0, 1, 2, 3]);
     expect(rows[3]["p.x"]).toBeCloseTo(recurrence(3).x, 12);
   });
+
+  it("exits quietly with status 0 when `head` closes its standard output, stopping the run", async () => {
+    // a million cloth steps would take many minutes: the run must stop at the closed pipe
+    const r = await runIntoHead([join(ROOT, "examples/cloth.json"), "--steps", "1000000"], 3);
+    expect(r.status, r.err).toBe(0);
+    expect(r.err).toBe("");
+    expect(r.lines).toHaveLength(3);
+    expect(r.lines[0]).toMatch(/^time,step,p0_0\.x,p0_0\.y,p0_0\.z,p0_0\.vx,/);
+    expect(r.lines[1]).toMatch(/^0,0,/);
+  }, 30_000);
 });
+
+describe("bin/moreau.js --server, piped into head", () => {
+  let app: MoreauApp;
+  let url: string;
+  beforeAll(async () => {
+    app = await buildApp({ workers: 1, logLevel: "silent" });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("exits quietly with status 0 and deletes its session (JSON)", async () => {
+    const r = await runIntoHead(
+      [
+        join(ROOT, "examples/cloth.json"),
+        "--steps",
+        "1000000",
+        "--every",
+        "1",
+        "--format",
+        "json",
+        "--server",
+        url,
+      ],
+      3,
+    );
+    expect(r.status, r.err).toBe(0);
+    expect(r.err).toBe("");
+    expect(r.lines[0]).toMatch(/^\{"name":"cloth","source":"http:/);
+    expect(r.lines[2]).toMatch(/^\{"time":0\.005,"step":1,/);
+    const list = await (await fetch(`${url}/v1/sessions`)).json();
+    expect(list.sessions).toEqual([]);
+  }, 30_000);
+});
+
+/**
+ * `(node bin/moreau.js run ARGS 2>ERR; echo $? >STATUS) | head -n LINES` in a real shell:
+ * moreau's exit status and standard error, and what head printed.
+ */
+function runIntoHead(
+  args: string[],
+  lines: number,
+): Promise<{ status: number; err: string; lines: string[] }> {
+  const tag = Math.random().toString(36).slice(2);
+  const errFile = join(dir, `head-${tag}.err`);
+  const statusFile = join(dir, `head-${tag}.status`);
+  const script = `("$0" "$@" 2>"$ERR_FILE"; echo $? >"$STATUS_FILE") | head -n ${lines}`;
+  const child = spawn(
+    "sh",
+    ["-c", script, process.execPath, join(ROOT, "bin/moreau.js"), "run", ...args],
+    { cwd: dir, env: { ...process.env, ERR_FILE: errFile, STATUS_FILE: statusFile } },
+  );
+  const out: Buffer[] = [];
+  child.stdout.on("data", (c: Buffer) => out.push(c));
+  return new Promise((res, rej) => {
+    child.on("error", rej);
+    child.on("close", () =>
+      res({
+        status: Number(readFileSync(statusFile, "utf8")),
+        err: readFileSync(errFile, "utf8"),
+        lines: Buffer.concat(out).toString().split("\n").filter(Boolean),
+      }),
+    );
+  });
+}

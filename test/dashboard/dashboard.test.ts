@@ -133,12 +133,17 @@ describe("dashboard at GET /", () => {
 
     // ---- step and reset; frames keep arriving on the new connection
     const stepBefore = (await session(id)).step;
-    await page.fill("#step-count", "16");
+    // the automatic `every`: about 50 frames per second of wall time at 3× real time
+    const every = await dash<number>("d.streamEvery");
+    expect(every).toBe(Math.ceil(3 / (50 * 0.002)));
+    await page.fill("#step-count", String(2 * every));
     await page.click("#step-btn");
-    await poll(async () => (await session(id)).step).toBe(stepBefore + 16);
-    // frames come at the steps divisible by the stream's `every` (8 here)
-    await waitDash(`d.state.lastFrame.step > ${stepBefore} && d.state.lastFrame.step % 8 === 0`);
-    await poll(() => page.textContent("#info-step")).toBe(String(stepBefore + 16));
+    await poll(async () => (await session(id)).step).toBe(stepBefore + 2 * every);
+    // frames come at the steps divisible by the stream's `every`
+    await waitDash(
+      `d.state.lastFrame.step > ${stepBefore} && d.state.lastFrame.step % ${every} === 0`,
+    );
+    await poll(() => page.textContent("#info-step")).toBe(String(stepBefore + 2 * every));
     await page.click("#reset-btn");
     await poll(async () => (await session(id)).time).toBe(0);
     await poll(() => page.textContent("#info-time")).toBe("0.0000 s");

@@ -1,7 +1,7 @@
 /**
  * The production image without a Docker engine: the commands are read from the Dockerfile
  * itself and run here the same way.
- * - Dockerfile: multi-stage on one pinned base image (an exact node:22 release, -slim), a
+ * - Dockerfile: multi-stage on one pinned base image (an exact node:26 release, -slim), a
  *   build stage compiling the server (`npm run build`: dist/), production dependencies
  *   only in the image, a non-root user, HEALTHCHECK on /health, HOST=0.0.0.0, CMD = the
  *   command of `npm start` (node on dist/main.js); every path it copies exists and none is
@@ -84,9 +84,9 @@ const cmd = JSON.parse(runtime.find((i) => i.op === "CMD")!.args) as string[];
 const healthcheck = runtime.find((i) => i.op === "HEALTHCHECK")!.args;
 
 describe("Dockerfile", () => {
-  it("is multi-stage on a pinned node:22 slim image, builds the server, installs production dependencies only", () => {
-    // an exact release (and optionally its digest), never a moving tag
-    expect(argDefault("NODE_IMAGE")).toMatch(/^node:22\.\d+\.\d+-slim(@sha256:[0-9a-f]{64})?$/);
+  it("is multi-stage on a pinned node:26 slim image, builds the server, installs production dependencies only", () => {
+    // an exact release of the active LTS line (and optionally its digest), never a moving tag
+    expect(argDefault("NODE_IMAGE")).toMatch(/^node:26\.\d+\.\d+-slim(@sha256:[0-9a-f]{64})?$/);
     const froms = ins.filter((i) => i.op === "FROM").map((i) => i.args);
     expect(froms).toEqual([
       `${ref("NODE_IMAGE")} AS build`,

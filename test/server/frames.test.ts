@@ -1,13 +1,20 @@
 /**
  * Frame encoding: the `dropped` patch on encoded JSON and msgpack frames (checked by
- * decoding), msgpack integer encodings, and the count of missed frames between two steps
- * (checked against counting the multiples one by one).
+ * decoding), msgpack integer encodings, the count of missed frames between two steps
+ * (checked against counting the multiples one by one), and the contactPeak member and its
+ * window (maximum and h-weighted sum of the steps' forces, checked against a brute force).
  */
 import fc from "fast-check";
 import { unpack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { StateOut } from "../../schemas/state";
-import { encodeStateFrame, missedBetween, msgpackUint, withDropped } from "../../src/server/frames";
+import {
+  ContactWindow,
+  encodeStateFrame,
+  missedBetween,
+  msgpackUint,
+  withDropped,
+} from "../../src/server/frames";
 
 const state: StateOut = {
   time: 0.125,
@@ -68,6 +75,28 @@ describe("state frames", () => {
     });
   });
 
+  it("hold contactPeak when subscribed: the given figures, else a window of no step", () => {
+    const peak = { steps: 5, maxNormalForce: 3788.5, normalImpulse: 7.75 };
+    const f = decodeJson(encodeStateFrame(state, ["contacts", "contactPeak"], "json", peak));
+    expect(f).toEqual({
+      type: "state",
+      time: 0.125,
+      step: 25,
+      contacts: [],
+      contactPeak: peak,
+      dropped: 0,
+    });
+    expect(Object.keys(f).at(-1)).toBe("dropped");
+    expect(unpack(encodeStateFrame(state, ["contactPeak"], "msgpack")).contactPeak).toEqual({
+      steps: 0,
+      maxNormalForce: 0,
+      normalImpulse: 0,
+    });
+    expect(decodeJson(encodeStateFrame(state, ["bodies"], "json", peak))).not.toHaveProperty(
+      "contactPeak",
+    );
+  });
+
   it("keep every double exactly in both formats", () => {
     const j = decodeJson(encodeStateFrame(state, ["bodies"], "json"));
     const m = unpack(encodeStateFrame(state, ["bodies"], "msgpack"));
@@ -124,5 +153,34 @@ describe("missedBetween", () => {
     expect(missedBetween(null, 100, 1)).toBe(0);
     expect(missedBetween(500, 0, 1)).toBe(0);
     expect(missedBetween(10, 10, 1)).toBe(0);
+  });
+});
+
+describe("ContactWindow", () => {
+  it("holds the largest force and the impulse of the steps added since it was cleared", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.double({ min: 0, max: 1e4, noNaN: true }),
+            fc.double({ min: 1e-5, max: 0.1 }),
+          ),
+          { maxLength: 40 },
+        ),
+        (steps) => {
+          const w = new ContactWindow("contactPeak|json", 3);
+          w.add(123, 0.5);
+          w.clear();
+          for (const [force, h] of steps) w.add(force, h);
+          let impulse = 0;
+          for (const [force, h] of steps) impulse += force * h;
+          expect(w.figures()).toEqual({
+            steps: steps.length,
+            maxNormalForce: Math.max(0, ...steps.map(([force]) => force)),
+            normalImpulse: impulse,
+          });
+        },
+      ),
+    );
   });
 });

@@ -1,11 +1,23 @@
 /**
  * The worker runtime driven in-process (no thread): frames per subscription class at the
  * steps `every` selects, worker-side dropping when the event loop has not drained
- * FRAME_QUEUE_BYTES, the step deadline, and disabled test hooks.
+ * FRAME_QUEUE_BYTES, the step deadline, and disabled test hooks. The frames' contactPeak
+ * (bouncing-ball example) against a reference simulation stepped alone: per step, the sum
+ * of the State's contact normal forces, whose maximum and h-weighted sum over each frame's
+ * interval the frame must carry; classes sharing an encoding, a dropped frame and a reset.
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { WorkerOutbound, WorkerRequestBody, WorkerResult } from "../../src/server/protocol";
+import type { ContactPeakOut } from "../../schemas/api";
+import type {
+  Subscription,
+  WorkerOutbound,
+  WorkerRequestBody,
+  WorkerResult,
+} from "../../src/server/protocol";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
+import { loadModel } from "../../src/simulation/build";
 import { fallingBody } from "../api/helpers";
 
 const LIMIT = 64 * 1024;
@@ -143,5 +155,114 @@ describe("WorkerRuntime", () => {
       const issues = (r.error.details as { issues: { path: unknown[] }[] }).issues;
       expect(issues[0].path).toEqual(["model", "bodies", 0, "mass"]);
     }
+  });
+});
+
+const BALL = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, "../../examples/bouncing-ball.json"), "utf8"),
+);
+
+/** Σ normalForce of the State's contacts after every step 1..n of the bouncing ball, alone. */
+function referenceForces(n: number): number[] {
+  const sim = loadModel(BALL);
+  const out = [0]; // step 0: no step yet
+  for (let k = 1; k <= n; k++) {
+    sim.step(1);
+    out.push(sim.state().contacts.reduce((a, c) => a + c.normalForce, 0));
+  }
+  return out;
+}
+
+/** The expected contactPeak of a frame at `step` covering the `steps` steps before it. */
+function window(ref: number[], step: number, steps: number): ContactPeakOut {
+  const span = ref.slice(step - steps + 1, step + 1);
+  return {
+    steps,
+    maxNormalForce: Math.max(0, ...span),
+    normalImpulse: span.reduce((a, f) => a + f * BALL.solver.dt, 0),
+  };
+}
+
+function expectPeak(got: ContactPeakOut, want: ContactPeakOut) {
+  expect(got.steps).toBe(want.steps);
+  expect(got.maxNormalForce).toBeCloseTo(want.maxNormalForce, 9);
+  expect(got.normalImpulse).toBeCloseTo(want.normalImpulse, 9);
+}
+
+describe("contactPeak", () => {
+  const peakSub = (every: number): Subscription => ({
+    key: "contactPeak|json",
+    fields: ["contactPeak"],
+    format: "json",
+    every,
+  });
+  const ball = () =>
+    call({
+      kind: "open",
+      sessionId: "b",
+      body: Buffer.from(JSON.stringify({ model: BALL })),
+      maxBodies: 100,
+    });
+  const peaks = () =>
+    frames().map((f) => ({ step: f.step, peak: decode(f.frames[0].bytes).contactPeak }));
+  const stepBall = (steps: number) =>
+    call({ kind: "step", sessionId: "b", steps, deadline: Date.now() + 10_000 });
+
+  it("carries the largest contact force and the impulse of the steps since the class's last frame", async () => {
+    expect((await ball()).ok).toBe(true);
+    rt.handle({ kind: "subscriptions", sessionId: "b", subscriptions: [peakSub(7)] });
+    const n = 560; // the first two impacts, at steps 215 and 558
+    await stepBall(n);
+    const ref = referenceForces(n);
+    const got = peaks();
+    expect(got.map((f) => f.step)).toEqual(Array.from({ length: 80 }, (_, i) => 7 * (i + 1)));
+    for (const f of got) expectPeak(f.peak, window(ref, f.step, 7));
+    // every impact shows in the frame after it, though no frame falls on its step
+    const impacts = ref.flatMap((f, k) => (f > 1000 ? [k] : []));
+    expect(impacts).toEqual([215, 558]);
+    for (const k of impacts) {
+      const f = got.find((x) => x.step >= k)!;
+      expect(f.step).not.toBe(k);
+      expect(f.peak.maxNormalForce).toBeCloseTo(ref[k], 9);
+      expect(f.peak.maxNormalForce).toBeGreaterThan(3000); // m (1 + e) v / h, v ≈ 4.2 m/s
+    }
+  });
+
+  it("classes of one encoding share the longest window; a dropped frame's steps go to the next; a reset starts afresh", async () => {
+    expect((await ball()).ok).toBe(true);
+    rt.handle({ kind: "subscriptions", sessionId: "b", subscriptions: [peakSub(1), peakSub(4)] });
+    await stepBall(212);
+    const ref = referenceForces(230);
+    out = [];
+    await stepBall(4); // steps 213..216: the impact at 215, in the frame at 215 and at 216
+    expect(peaks().map((f) => [f.step, f.peak.steps])).toEqual([
+      [213, 1],
+      [214, 1],
+      [215, 1],
+      [216, 4], // due for every = 1 and every = 4: the longer interval
+    ]);
+    expectPeak(peaks()[2].peak, window(ref, 215, 1));
+    expectPeak(peaks()[3].peak, window(ref, 216, 4));
+
+    // the event loop is behind: frames are dropped, the next one covers their steps
+    Atomics.store(inflight, 0, LIMIT + 1);
+    await stepBall(5); // 217..221
+    Atomics.store(inflight, 0, 0);
+    out = [];
+    await stepBall(1); // 222: for every = 1, the steps 217..222
+    expect(peaks().map((f) => [f.step, f.peak.steps])).toEqual([[222, 6]]);
+    expectPeak(peaks()[0].peak, window(ref, 222, 6));
+
+    out = [];
+    expect((await stepBall(1)).ok).toBe(true); // 223
+    const r = await call({ kind: "reset", sessionId: "b" });
+    expect(r.ok).toBe(true);
+    expect(peaks()).toEqual([
+      { step: 223, peak: window(ref, 223, 1) },
+      { step: 0, peak: { steps: 0, maxNormalForce: 0, normalImpulse: 0 } },
+    ]);
+    out = [];
+    await stepBall(4);
+    expect(peaks().at(-1)).toEqual({ step: 4, peak: expect.objectContaining({ steps: 4 }) });
   });
 });
