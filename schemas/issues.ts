@@ -16,3 +16,22 @@ export function issuesOf(error: z.ZodError): Issue[] {
     message: i.message,
   }));
 }
+
+/** One issue as text: "bodies.0.mass: expected number" (an empty path reads "(root)"). */
+export function issueText(i: Issue): string {
+  return `${i.path.join(".") || "(root)"}: ${i.message}`;
+}
+
+/** The first `max` issues as text joined by "; ", and how many more there are. */
+export function issuesSummary(issues: readonly Issue[], max = Number.POSITIVE_INFINITY): string {
+  const shown = issues.slice(0, max).map(issueText).join("; ");
+  return issues.length > max ? `${shown}; and ${issues.length - max} more` : shown;
+}
+
+/** Issues of a part seen from the enclosing document's root: `prefix` before each path. */
+export function underPath<I extends Issue>(
+  prefix: readonly (string | number)[],
+  issues: readonly I[],
+): I[] {
+  return issues.map((i) => ({ ...i, path: [...prefix, ...i.path] }));
+}

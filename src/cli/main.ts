@@ -20,6 +20,7 @@ import { createWriteStream, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
+import { issuesOf, issueText } from "../../schemas/issues";
 import { Model } from "../../schemas/model";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../client/index";
@@ -239,9 +240,7 @@ async function cmdValidate(args: string[], io: CliIo): Promise<number> {
   const json = await readModelFile(file, io.cwd ?? process.cwd(), io.stdin);
   const parsed = Model.safeParse(json);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map(
-      (i) => `  ${i.path.map(String).join(".") || "(root)"}: ${i.message}`,
-    );
+    const lines = issuesOf(parsed.error).map((i) => `  ${issueText(i)}`);
     await note(io.stderr, `${file}: invalid model\n${lines.join("\n")}\n`);
     return 1;
   }
@@ -319,7 +318,7 @@ async function cmdAssemble(args: string[], io: CliIo): Promise<number> {
     } catch (err) {
       if (err instanceof ModelError)
         throw new CliError(
-          `invalid model:\n${err.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n")}`,
+          `invalid model:\n${err.issues.map((i) => `  ${issueText(i)}`).join("\n")}`,
           1,
         );
       throw err;

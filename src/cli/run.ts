@@ -11,6 +11,7 @@
 
 import type { Writable } from "node:stream";
 import { SingleBar } from "cli-progress";
+import { issueText } from "../../schemas/issues";
 import type { StateOut } from "../../schemas/state";
 import { MoreauApiError, MoreauClient } from "../client/index";
 import { DivergenceError, loadModel, ModelError } from "../index";
@@ -64,10 +65,7 @@ function localSource(model: unknown): Source {
     sim = loadModel(model);
   } catch (err) {
     if (err instanceof ModelError)
-      throw new CliError(
-        `invalid model:\n${issuesText(err.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`))}`,
-        1,
-      );
+      throw new CliError(`invalid model:\n${issuesText(err.issues.map(issueText))}`, 1);
     throw err;
   }
   return {

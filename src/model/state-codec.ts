@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
+import { issuesSummary } from "../../schemas/issues";
 import type { ContactMemorySpec } from "../../schemas/snapshot";
 
 export interface SnapshotIssue {
@@ -17,12 +18,7 @@ export interface SnapshotIssue {
 /** An unreadable or inconsistent snapshot; issues carry paths from the snapshot's root. */
 export class SnapshotError extends Error {
   constructor(readonly issues: SnapshotIssue[]) {
-    super(
-      `invalid snapshot: ${issues
-        .slice(0, 5)
-        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
-    );
+    super(`invalid snapshot: ${issuesSummary(issues, 5)}`);
     this.name = "SnapshotError";
   }
 }

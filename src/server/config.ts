@@ -107,6 +107,7 @@
  */
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { issuesOf, issueText } from "../../schemas/issues";
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -261,8 +262,7 @@ export class ConfigError extends Error {
 /** Fills defaults into a partial configuration (used by tests and embedding programs). */
 export function resolveConfig(input: ConfigInput = {}): Config {
   const r = ServerConfig.safeParse(input);
-  if (!r.success)
-    throw new ConfigError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  if (!r.success) throw new ConfigError(issuesOf(r.error).map(issueText));
   return r.data;
 }
 

@@ -26,6 +26,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorOut } from "../../schemas/api";
+import { issuesSummary } from "../../schemas/issues";
 
 export interface Issue {
   path: (string | number)[];
@@ -109,12 +110,7 @@ export class RequestValidationError extends Error {
     /** the request body has a `model` member (so the issues under it are the model's) */
     readonly modelGiven = false,
   ) {
-    super(
-      `invalid ${part}: ${issues
-        .slice(0, 3)
-        .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-        .join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more` : ""}`,
-    );
+    super(`invalid ${part}: ${issuesSummary(issues, 3)}`);
     this.name = "RequestValidationError";
   }
 }

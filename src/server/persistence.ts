@@ -29,6 +29,7 @@ import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { Snapshot, type SnapshotOut } from "../../schemas/api";
+import { issuesOf, issuesSummary } from "../../schemas/issues";
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const TOMBSTONE = ".tombstone";
@@ -130,13 +131,7 @@ export class CheckpointStore {
     }
     try {
       const parsed = CheckpointFile.safeParse(JSON.parse(text));
-      if (!parsed.success)
-        throw new Error(
-          parsed.error.issues
-            .slice(0, 3)
-            .map((i) => `${i.path.join(".")}: ${i.message}`)
-            .join("; "),
-        );
+      if (!parsed.success) throw new Error(issuesSummary(issuesOf(parsed.error), 3));
       return { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot };
     } catch (err) {
       return this.reject(id, file, err, setAside);

@@ -22,6 +22,7 @@
 import { getHeapStatistics } from "node:v8";
 import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
+import { underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
 import type { AssemblyOptionsIn } from "../../schemas/state";
@@ -419,7 +420,7 @@ export class WorkerRuntime {
           message: err.message,
           details: {
             part: "body",
-            issues: err.issues.map((i) => ({ ...i, path: ["snapshot", "simulation", ...i.path] })),
+            issues: underPath(["snapshot", "simulation"], err.issues),
           },
         });
       throw new Failure({
@@ -885,7 +886,7 @@ export class WorkerRuntime {
         message: (err as Error).message,
         details: {
           part: "body",
-          issues: issues.map((i) => ({ ...i, path: ["recording", ...i.path] })),
+          issues: underPath(["recording"], issues),
         },
       });
     }

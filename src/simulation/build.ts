@@ -4,7 +4,7 @@
  * and messages, which name the offending body, force or joint id.
  */
 
-import { issuesOf } from "../../schemas/issues";
+import { issuesOf, issuesSummary } from "../../schemas/issues";
 import { Model, type ModelSpec } from "../../schemas/model";
 import { createActuation } from "../actuators/build";
 import { createConstraints } from "../constraints/build";
@@ -22,12 +22,7 @@ export interface ModelIssue {
 
 export class ModelError extends Error {
   constructor(readonly issues: ModelIssue[]) {
-    super(
-      `invalid model: ${issues
-        .slice(0, 5)
-        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
-    );
+    super(`invalid model: ${issuesSummary(issues, 5)}`);
     this.name = "ModelError";
   }
 }

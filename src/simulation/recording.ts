@@ -5,7 +5,7 @@
  * boundaries: every step of the engine is deterministic).
  */
 
-import { issuesOf } from "../../schemas/issues";
+import { issuesOf, issuesSummary, underPath } from "../../schemas/issues";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -20,12 +20,7 @@ import { InputError, type Simulation } from "./simulation";
 /** A recording that cannot be read or replayed; paths from the recording's root. */
 export class RecordingError extends Error {
   constructor(readonly issues: SnapshotIssue[]) {
-    super(
-      `invalid recording: ${issues
-        .slice(0, 5)
-        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        .join("; ")}`,
-    );
+    super(`invalid recording: ${issuesSummary(issues, 5)}`);
     this.name = "RecordingError";
   }
 }
@@ -69,8 +64,7 @@ export function replayRecording(rec: RecordingSpec): Simulation {
     sim = buildSimulation(rec.model);
     if (rec.start !== null) sim.restoreSnapshot(rec.start);
   } catch (err) {
-    if (err instanceof SnapshotError)
-      throw new RecordingError(err.issues.map((i) => ({ ...i, path: ["start", ...i.path] })));
+    if (err instanceof SnapshotError) throw new RecordingError(underPath(["start"], err.issues));
     throw new RecordingError([
       { path: ["model"], message: (err as Error)?.message ?? String(err) },
     ]);
@@ -84,8 +78,7 @@ export function replayRecording(rec: RecordingSpec): Simulation {
   try {
     sim.scheduleTimed(rec.inputs);
   } catch (err) {
-    if (err instanceof InputError)
-      throw new RecordingError(err.issues.map((i) => ({ ...i, path: ["inputs", ...i.path] })));
+    if (err instanceof InputError) throw new RecordingError(underPath(["inputs"], err.issues));
     throw err;
   }
   return sim;

@@ -4,6 +4,7 @@
  * model; the service and embedding programs use it through src/index.ts.
  */
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../schemas/input";
+import { issuesSummary, underPath } from "../../schemas/issues";
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schemas/state";
 import { AssemblyOptions } from "../../schemas/state";
@@ -82,7 +83,7 @@ export class SolverError extends Error {
  */
 export class ParameterError extends Error {
   constructor(readonly issues: { path: (string | number)[]; message: string }[]) {
-    super(issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    super(issuesSummary(issues));
     this.name = "ParameterError";
   }
 }
@@ -93,7 +94,7 @@ export class ParameterError extends Error {
  */
 export class InputError extends Error {
   constructor(readonly issues: InputIssue[]) {
-    super(issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    super(issuesSummary(issues));
     this.name = "InputError";
   }
 }
@@ -716,9 +717,7 @@ export class Simulation {
       if (patch.solver || patch.gravity || patch.contact) this.update(patch);
     } catch (err) {
       if (err instanceof ParameterError)
-        throw new SnapshotError(
-          err.issues.map((i) => ({ path: ["parameters", ...i.path], message: i.message })),
-        );
+        throw new SnapshotError(underPath(["parameters"], err.issues));
       throw new SnapshotError([{ path: ["parameters"], message: (err as Error).message }]);
     }
     this.restoreControls(snap);
