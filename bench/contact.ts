@@ -13,18 +13,7 @@
  */
 import type { ModelInput } from "../schemas/model";
 import { loadModel } from "../src/index";
-
-/** Deterministic PRNG (mulberry32), as the scene description fixes. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "./compare/scene";
 
 export interface SpheresOptions {
   n: number;
