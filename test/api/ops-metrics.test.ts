@@ -75,7 +75,9 @@ describe("metrics", () => {
       "moreau_nodejs_eventloop_lag_p99_seconds",
     ])
       expect(sample(text, name), name).toBeGreaterThan(0);
-    expect(text).toMatch(/^moreau_nodejs_gc_duration_seconds_count\{kind="\w+"\} \d+$/m);
+    // registered (its samples appear once a collection has happened since the registry was
+    // made, which a short-lived test process cannot count on)
+    expect(text).toMatch(/^# TYPE moreau_nodejs_gc_duration_seconds histogram$/m);
     expect(text).toMatch(/^moreau_checkpoint_memory_bytes \d+$/m);
   });
 });
