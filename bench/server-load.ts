@@ -21,9 +21,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
-import net from "node:net";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { WebSocket } from "ws";
+import { freePort } from "../test/support/net";
 
 export interface ServerLoadOptions {
   sessions?: number;
@@ -137,17 +137,6 @@ export function call(
     req.on("error", reject);
     if (data) req.write(data);
     req.end();
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
   });
 }
 

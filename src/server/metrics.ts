@@ -215,30 +215,30 @@ export class ServerMetrics {
       () => self.manager?.workerBusySeconds() ?? [],
       this.registry,
     );
-    new Gauge({
-      name: "moreau_worker_heap_used_bytes",
-      help: "V8 heap in use of each solver worker (WORKER_MEMORY_MB bounds it), as last reported",
-      labelNames: ["worker"],
-      registers,
-      collect() {
-        this.reset();
-        (self.manager?.workerMemory() ?? []).forEach((m, w) => {
-          this.set({ worker: String(w) }, m.heapUsed);
-        });
-      },
-    });
-    new Gauge({
-      name: "moreau_worker_external_memory_bytes",
-      help: "memory each solver worker holds outside its V8 heap (ArrayBuffers), as last reported",
-      labelNames: ["worker"],
-      registers,
-      collect() {
-        this.reset();
-        (self.manager?.workerMemory() ?? []).forEach((m, w) => {
-          this.set({ worker: String(w) }, m.external);
-        });
-      },
-    });
+    for (const [key, name, help] of [
+      [
+        "heapUsed",
+        "moreau_worker_heap_used_bytes",
+        "V8 heap in use of each solver worker (WORKER_MEMORY_MB bounds it), as last reported",
+      ],
+      [
+        "external",
+        "moreau_worker_external_memory_bytes",
+        "memory each solver worker holds outside its V8 heap (ArrayBuffers), as last reported",
+      ],
+    ] as const)
+      new Gauge({
+        name,
+        help,
+        labelNames: ["worker"],
+        registers,
+        collect() {
+          this.reset();
+          (self.manager?.workerMemory() ?? []).forEach((m, w) => {
+            this.set({ worker: String(w) }, m[key]);
+          });
+        },
+      });
     new Gauge({
       name: "moreau_workers_alive",
       help: "solver workers alive",

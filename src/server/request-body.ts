@@ -9,6 +9,7 @@
  */
 import secureJsonParse from "secure-json-parse";
 import type { z } from "zod";
+import { issuesOf } from "../../schemas/issues";
 import { ApiError, type Issue, RequestValidationError, validationApiError } from "./errors";
 
 /** Deepest nesting of objects and arrays a JSON body may have (no model nests beyond ~8). */
@@ -83,13 +84,9 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
-/** zod's issues with their codes, paths from the request part's root. */
+/** zod's issues (schemas/issues.ts) with their codes, paths from the request part's root. */
 function requestIssues(error: z.ZodError): Issue[] {
-  return error.issues.map((i) => ({
-    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-    message: i.message,
-    code: i.code,
-  }));
+  return issuesOf(error).map((i, k) => ({ ...i, code: error.issues[k].code }));
 }
 
 /** Validates a request part with its zod schema: the value, or the 400 to answer. */

@@ -27,13 +27,13 @@ import {
   rmSync,
   symlinkSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ENV_VARS } from "../../src/server/config";
+import { freePort } from "../support/net";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 /** A variable reference as Dockerfiles and compose files write it: ${NAME} */
@@ -197,17 +197,6 @@ describe("docker/compose.yaml", () => {
 });
 
 // ------------------------------------------------------------------ the production tree
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 describe("the image's commands, run here", () => {
   let dir: string;

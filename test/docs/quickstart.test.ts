@@ -10,11 +10,11 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/net";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BEGIN = "<!-- quickstart:begin -->";
@@ -97,17 +97,6 @@ function shapeMismatches(actual: unknown, shape: unknown, path = "$"): string[] 
   return Object.is(actual, shape)
     ? []
     : [`${path} is ${JSON.stringify(actual)}, not ${JSON.stringify(shape)}`];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
 }
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");

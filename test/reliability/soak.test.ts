@@ -15,10 +15,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { freePort } from "../support/net";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const WARMUP_ROUNDS = 20;
@@ -40,17 +40,6 @@ const MAX_RSS_GROWTH_MIB = 64;
 
 let server: ChildProcess;
 let base: string;
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => res(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
 
 async function call(method: string, path: string, body?: unknown) {
   const r = await fetch(`${base}${path}`, {
