@@ -488,8 +488,9 @@ export class SessionManager {
     const rec = await this.live(id, owner);
     this.allow(rec, ["ready", "paused", "running"], "nothing to pause");
     await this.withRecord(rec, () => this.call(rec, rec.worker, { kind: "pause", sessionId: id }));
-    // flushed now (a run it stopped is already being checkpointed: apply)
-    if (!rec.checkpointing) void this.checkpoint(rec, true);
+    // flushed now; a checkpoint in flight (the creation's, a run's end) may have exported an
+    // earlier step, so this one is queued behind it rather than skipped
+    void this.checkpoint(rec, true);
     return this.view(rec);
   }
 

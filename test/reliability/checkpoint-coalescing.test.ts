@@ -165,4 +165,44 @@ describe("checkpoint coalescing", () => {
     const onDisk = JSON.parse(readFileSync(join(dir, "sessions", "s1.json"), "utf8"));
     expect(onDisk.snapshot.session.step).toBe(10);
   });
+
+  it("a pause while the creation checkpoint is still being written is checkpointed after it", async () => {
+    const dir = tempDir();
+    // the first write waits until released: the creation checkpoint stays in flight
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    class GatedStore extends CountingStore {
+      protected override async persist(target: string, owner: string | null, bytes: Uint8Array) {
+        if (this.writes.length === 0) await gate;
+        await super.persist(target, owner, bytes);
+      }
+    }
+    const store = new GatedStore(dir, log);
+    const config = resolveConfig({
+      workers: 1,
+      dataDir: dir,
+      checkpointEverySteps: 0,
+      checkpointMinIntervalMs: 60_000,
+    });
+    const metrics = new ServerMetrics({
+      sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
+      wsClients: () => 0,
+      workersAlive: () => 1,
+    });
+    const m = new SessionManager(config, metrics, log, { store });
+    await m.start();
+    try {
+      const id = (await m.create({ model: springParticle() })).id;
+      await m.step(id, { steps: 120 });
+      await m.pause(id);
+      release();
+      // before the fix the pause saw a checkpoint in flight and asked for none
+      await waitFor(async () => store.writes.length === 2, 5000);
+      expect(store.writes.map((w) => w.step)).toEqual([0, 120]);
+    } finally {
+      await m.close();
+    }
+  });
 });
