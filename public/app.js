@@ -92,6 +92,8 @@ const state = {
    */
   model: null,
   stream: null,
+  /** the id of the session whose stream the server closed with a reason already shown */
+  closedWithReason: null,
   /** the `every` of the open stream */
   streamEvery: null,
   /**
@@ -430,8 +432,10 @@ function openStream() {
         if (state.stream !== stream) return; // replaced by a newer stream
         setStreamStatus(s, info);
         // the server's reason, e.g. "session deleted" (1000) or a refusal
-        if (s === "closed" && state.sessionId === id && info.reason)
+        if (s === "closed" && state.sessionId === id && info.reason) {
           say(`stream closed: ${info.reason}`, true);
+          state.closedWithReason = id;
+        }
       },
     },
   );
@@ -457,7 +461,10 @@ async function pollSession() {
     ui.serverStatus.textContent = "server: up";
   } catch (err) {
     if (err instanceof MoreauApiError && err.status === 404) {
-      say(`session ${id} no longer exists`, true);
+      // the server closes a deleted session's stream with its reason, which onStatus shows:
+      // while that stream is open the close is on its way; once it has shown, leave it
+      if (state.stream?.status === "open") return;
+      if (state.closedWithReason !== id) say(`session ${id} no longer exists`, true);
       detach();
     } else ui.serverStatus.textContent = "server: unreachable";
   }

@@ -139,7 +139,11 @@ describe("dashboard attached to a REST session", () => {
     await page.click("#model-details summary");
     await page.fill("#model-text", JSON.stringify({ bodies: [{ id: "x", mass: -1 }] }));
     await page.click("#create-btn");
-    await page.waitForSelector("#alert:not([hidden])");
+    // the banner may still show a message about the deleted session (its stream's reconnect
+    // attempts): wait for the create's own answer to replace it
+    await page.waitForFunction(() =>
+      /creating the session failed/.test(document.querySelector("#alert-text")?.textContent ?? ""),
+    );
     expect(await page.textContent("#alert-text")).toMatch(
       /creating the session failed: 400 invalid_model[\s\S]*model\.bodies\.0\.mass/,
     );
