@@ -182,6 +182,7 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   app.addHook("onClose", async () => {
     drain.stop();
     await manager.close();
+    metrics.close();
   });
 
   await app.register(docsRoutes);

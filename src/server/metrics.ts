@@ -18,6 +18,12 @@
  *   moreau_workers_alive                    gauge
  *   moreau_worker_heap_used_bytes{worker}   gauge     V8 heap in use of each worker (last reported)
  *   moreau_worker_external_memory_bytes{worker} gauge  memory outside it (ArrayBuffers)
+ *   moreau_worker_heap_live_bytes{worker}   gauge     both, right after the worker's latest
+ *                                                     major collection (its live set: a leak
+ *                                                     climbs here without the collector's
+ *                                                     sawtooth; absent before the first)
+ *   moreau_heap_live_bytes                  gauge     the same for the event loop's thread (0
+ *                                                     before its first major collection)
  *   moreau_worker_restarts_total            counter   crashed or stuck workers replaced
  *   moreau_session_rebuilds_total{from}     counter   sessions lost with their worker and
  *                                                     rebuilt from their checkpoint (from:
@@ -39,6 +45,7 @@ import {
   Registry,
 } from "prom-client";
 import type { SessionStatusName } from "../../schemas/api";
+import { trackLiveHeap } from "./live-heap";
 import { STEP_BUCKETS } from "./protocol";
 
 const STATUSES: SessionStatusName[] = ["ready", "running", "paused", "diverged", "error"];
@@ -137,6 +144,16 @@ class CollectedCounter {
   reset(): void {}
 }
 
+/** A worker's memory as last reported (bytes); see src/server/live-heap.ts for liveHeap. */
+export interface WorkerMemory {
+  /** V8 heap in use */
+  heapUsed: number;
+  /** memory outside the V8 heap (ArrayBuffers) */
+  external: number;
+  /** heap and external memory right after the latest major collection; NaN before the first */
+  liveHeap: number;
+}
+
 export interface MetricsSources {
   sessionsByStatus(): Record<SessionStatusName, number>;
   wsClients(): number;
@@ -147,8 +164,8 @@ export interface MetricsSources {
 export interface ManagerSources {
   /** busy seconds of each worker index (monotonic) */
   workerBusySeconds(): number[];
-  /** memory of each worker index, as last reported (bytes): V8 heap in use, and outside it */
-  workerMemory(): readonly { heapUsed: number; external: number }[];
+  /** memory of each worker index, as last reported */
+  workerMemory(): readonly WorkerMemory[];
   checkpointMemoryBytes(): number;
 }
 
@@ -164,10 +181,21 @@ export class ServerMetrics {
   readonly sessionRebuilds: Counter<"from">;
   readonly httpDuration: Histogram<"method" | "route" | "status_code">;
   private manager: ManagerSources | null = null;
+  private readonly liveHeap = trackLiveHeap();
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
+    const self = this;
     collectDefaultMetrics({ register: this.registry, prefix: "moreau_" });
+    new Gauge({
+      name: "moreau_heap_live_bytes",
+      help: "heap and external memory of the event loop's thread right after its latest major collection",
+      registers,
+      collect() {
+        this.reset();
+        if (!Number.isNaN(self.liveHeap.bytes)) this.set(self.liveHeap.bytes);
+      },
+    });
     new Gauge({
       name: "moreau_sessions",
       help: "sessions by status",
@@ -183,7 +211,6 @@ export class ServerMetrics {
       help: "simulation steps taken",
       registers,
     });
-    const self = this;
     this.stepDuration = new MergedHistogram(
       "moreau_step_duration_seconds",
       "wall time of one simulation step",
@@ -226,6 +253,11 @@ export class ServerMetrics {
         "moreau_worker_external_memory_bytes",
         "memory each solver worker holds outside its V8 heap (ArrayBuffers), as last reported",
       ],
+      [
+        "liveHeap",
+        "moreau_worker_heap_live_bytes",
+        "heap and external memory of each solver worker right after its latest major collection",
+      ],
     ] as const)
       new Gauge({
         name,
@@ -235,7 +267,7 @@ export class ServerMetrics {
         collect() {
           this.reset();
           (self.manager?.workerMemory() ?? []).forEach((m, w) => {
-            this.set({ worker: String(w) }, m[key]);
+            if (!Number.isNaN(m[key])) this.set({ worker: String(w) }, m[key]);
           });
         },
       });
@@ -283,6 +315,11 @@ export class ServerMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
+  }
+
+  /** Stops observing the collector (the registry stays readable). */
+  close(): void {
+    this.liveHeap.stop();
   }
 
   /** The session manager's sources (it is made after the metrics). */

@@ -167,7 +167,8 @@ export type WorkerEvent =
   | { kind: "progress"; sessionId: string; session: SessionSnapshot }
   /**
    * Counters since the previous stats message, and the worker isolate's memory now (bytes):
-   * V8 heap in use, and memory held outside it (ArrayBuffers).
+   * V8 heap in use, memory held outside it (ArrayBuffers), and both right after the latest
+   * major collection (src/server/live-heap.ts; NaN before the first).
    */
   | {
       kind: "stats";
@@ -176,6 +177,7 @@ export type WorkerEvent =
       sum: number;
       heapUsed: number;
       external: number;
+      liveHeap: number;
     };
 
 export type WorkerOutbound = WorkerReply | WorkerEvent;

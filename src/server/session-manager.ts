@@ -67,7 +67,7 @@ import type { AssemblyOptionsIn } from "../../schemas/state";
 import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
 import { encode } from "./frames";
-import type { ServerMetrics } from "./metrics";
+import type { ServerMetrics, WorkerMemory } from "./metrics";
 import { CheckpointStore } from "./persistence";
 import type { SceneInfo, SessionSnapshot, WorkerEvent, WorkerRequestBody } from "./protocol";
 import { StreamHub } from "./stream";
@@ -178,7 +178,7 @@ export class SessionManager {
   /** bytes of the checkpoints held in memory */
   private memoryBytes = 0;
   /** memory of each worker, from its stats messages (bytes) */
-  private readonly workerMemory: { heapUsed: number; external: number }[] = [];
+  private readonly workerMemory: WorkerMemory[] = [];
 
   constructor(
     private readonly config: Config,
@@ -1247,7 +1247,11 @@ export class SessionManager {
       }
       case "stats":
         this.metrics.recordWorkerStats(ev.steps, ev.buckets, ev.sum);
-        this.workerMemory[worker] = { heapUsed: ev.heapUsed, external: ev.external };
+        this.workerMemory[worker] = {
+          heapUsed: ev.heapUsed,
+          external: ev.external,
+          liveHeap: ev.liveHeap,
+        };
         return;
       case "ready":
         return;

@@ -46,6 +46,7 @@ import {
 } from "../index";
 import { ApiError } from "./errors";
 import { ContactWindow, encode, encodeStateFrame } from "./frames";
+import { trackLiveHeap } from "./live-heap";
 import {
   type FrameEncoding,
   PROGRESS_MS,
@@ -115,6 +116,7 @@ export class WorkerRuntime {
   private stepsSinceStats = 0;
   private sumSinceStats = 0;
   private readonly statsTimer: ReturnType<typeof setInterval>;
+  private readonly liveHeap = trackLiveHeap();
   /** running sessions, served in turn by pump() */
   private readonly running: WorkerSession[] = [];
   private turn = 0;
@@ -159,6 +161,7 @@ export class WorkerRuntime {
         for (const s of this.sessions.values()) this.stopRun(s);
         clearInterval(this.statsTimer);
         this.flushStats();
+        this.liveHeap.stop();
         return;
     }
     void this.dispatch(msg);
@@ -552,6 +555,7 @@ export class WorkerRuntime {
       sum: this.sumSinceStats,
       heapUsed: heap.used_heap_size,
       external: heap.external_memory,
+      liveHeap: this.liveHeap.bytes,
     });
     this.stepsSinceStats = 0;
     this.sumSinceStats = 0;
