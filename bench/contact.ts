@@ -12,7 +12,7 @@
  *   runContactBench({ sizes: [100, 1000] }) → rows (and prints a table)
  */
 import type { ModelInput } from "../schemas/model";
-import { loadModel } from "../src/index";
+import { loadModel } from "../src/engine/index";
 import { mulberry32 } from "./compare/scene";
 
 export interface SpheresOptions {

@@ -4,7 +4,7 @@
  *   --only <name>   run one group: cloth, assembly, contact, server, control, bodies
  *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
  */
-import { loadModel } from "../src/index";
+import { loadModel } from "../src/engine/index";
 import { runContactBench } from "./contact";
 import { runControlBench } from "./control";
 import { runModelBodiesBench } from "./model-bodies";

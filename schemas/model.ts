@@ -4,8 +4,8 @@
  * them. SI units throughout, right-handed frames, quaternions [w, x, y, z].
  */
 import { z } from "zod";
-import { energyLimitMessage, nonConservativeReason } from "../src/simulation/monitor";
-import { denseOrderIssue, systemOrder } from "../src/solvers/linear/cost";
+import { energyLimitMessage, nonConservativeReason } from "../src/engine/simulation/monitor";
+import { denseOrderIssue, systemOrder } from "../src/engine/solvers/linear/cost";
 
 /** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
 const finite = () => z.number();
@@ -171,8 +171,8 @@ export const Force = z
  * A joint limit lower ≤ q ≤ upper on the joint's coordinate (revolute angle in rad,
  * unwrapped, prismatic offset in m, both from the model pose): a unilateral constraint
  * with Newton's impact law (restitution) under the velocity-level integrators
- * (src/actuators/limit-problem.ts), a compliant unilateral law (stiffness, damping) under
- * newmark and generalized-alpha (src/actuators/joint-limit.ts).
+ * (src/engine/actuators/limit-problem.ts), a compliant unilateral law (stiffness, damping) under
+ * newmark and generalized-alpha (src/engine/actuators/joint-limit.ts).
  */
 export const JointLimits = z
   .strictObject({
@@ -240,7 +240,7 @@ const EffortLimit = positive().optional().meta({
 });
 /**
  * Actuators: a generalized effort τ along a revolute or prismatic joint's coordinate q
- * (src/actuators/actuator.ts), positive driving q up. The command (effort or target) is a
+ * (src/engine/actuators/actuator.ts), positive driving q up. The command (effort or target) is a
  * time function of the model or set at run time by an input.
  */
 export const Actuator = z
@@ -445,7 +445,7 @@ const ModelObject = z.strictObject({
 
 /**
  * Cross-reference checks: unique ids, known bodies and joints, derivable inertia, and an
- * energyDriftLimit only on a conservative model (src/simulation/monitor.ts).
+ * energyDriftLimit only on a conservative model (src/engine/simulation/monitor.ts).
  */
 function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): void {
   const seen = new Map<string, string>();

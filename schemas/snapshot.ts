@@ -5,7 +5,7 @@
  * the solver memory (Newmark's a_t, the joint multipliers of the last solve, the solve
  * matrix's block pattern, the contact module's warm-start memory, the energy reference of
  * energy.error). Produced by
- * Simulation.snapshot() and read by loadSnapshot() (src/index.ts); the service wraps it in
+ * Simulation.snapshot() and read by loadSnapshot() (src/engine/index.ts); the service wraps it in
  * its session document (schemas/api.ts `Snapshot`).
  *
  * Float64 arrays travel as base64 of their little-endian IEEE-754 bytes: lossless for every
@@ -33,7 +33,7 @@ const count = () => z.number().int().nonnegative();
 const BodyIndices = z.array(z.number().int().min(-1)).max(10_000_000);
 
 /**
- * The contact module's warm-start memory (src/contact/nonsmooth-contact.ts exportMemory):
+ * The contact module's warm-start memory (src/engine/contact/nonsmooth-contact.ts exportMemory):
  * null for compliant contact, which keeps none. A closed shape, so that nothing deeper or
  * larger than the memory itself crosses to a solver worker.
  */

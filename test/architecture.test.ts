@@ -1,13 +1,13 @@
 /**
- * The engine's layering (issue 27): its folders are stages in one dependency order, and no
- * file imports from a later stage than its own. The service (server, cli, client) uses the
- * engine only through its public entry, src/index.ts; the client (a library for remote
- * users) knows nothing of the engine or the server.
+ * The engine's layering (issue 27): the folders of src/engine are stages in one dependency
+ * order, and no file imports from a later stage than its own. The service (src/server,
+ * src/cli, src/client) uses the engine only through its public entry, src/engine/index.ts;
+ * the client (a library for remote users) knows nothing of the engine or the server.
  *
- *   math → solvers (linear, nonsmooth kernels) → contact/geometry (collision) → model
+ *   math → solvers (linear algebra, nonsmooth kernels) → geometry (collision) → model
  *   (bodies, inertias, the state codec) → forces → constraints → dynamics (the step's
  *   interfaces: the Newton stepper, the one-step nonsmooth problem) → actuators, contact →
- *   integrators → analysis → simulation (build and step) → src/index.ts
+ *   integrators → analysis → simulation (build and step) → src/engine/index.ts
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -19,7 +19,7 @@ const SRC = resolve(import.meta.dirname, "../src");
 const STAGES: string[][] = [
   ["math"],
   ["solvers"],
-  ["contact/geometry"],
+  ["geometry"],
   ["model"],
   ["forces"],
   ["constraints"],
@@ -32,12 +32,14 @@ const STAGES: string[][] = [
 ];
 const SERVICE = ["server", "cli", "client"];
 
-/** The stage key of a file under src/: its folder (contact/geometry apart), or index.ts. */
+/**
+ * The stage key of a file under src/: its folder under src/engine, or index.ts for the
+ * engine's entry; a service file's folder under src/.
+ */
 function keyOf(file: string): string {
   const rel = relative(SRC, file).split("/");
-  if (rel.length === 1) return rel[0];
-  if (rel[0] === "contact" && rel[1] === "geometry" && rel.length > 2) return "contact/geometry";
-  return rel[0];
+  if (rel[0] !== "engine") return rel[0];
+  return rel.length === 2 ? "index.ts" : rel[1];
 }
 
 function rankOf(key: string): number {
@@ -97,7 +99,7 @@ describe("engine layering", () => {
     expect(backward.map(show)).toEqual([]);
   });
 
-  it("the service uses the engine only through src/index.ts; the client not at all", () => {
+  it("the service uses the engine only through src/engine/index.ts; the client not at all", () => {
     const wrong = edges.filter((e) => {
       const a = keyOf(e.from);
       if (!SERVICE.includes(a) || !within(e.to)) return false;
@@ -110,10 +112,11 @@ describe("engine layering", () => {
 
   it("the rule sees a backward import", () => {
     // the checker itself: a constraint file importing the integrators would be caught
-    const a = keyOf(join(SRC, "constraints/x.ts"));
-    const b = keyOf(join(SRC, "integrators/y.ts"));
+    const a = keyOf(join(SRC, "engine/constraints/x.ts"));
+    const b = keyOf(join(SRC, "engine/integrators/y.ts"));
     expect(rankOf(b)).toBeGreaterThan(rankOf(a));
-    expect(keyOf(join(SRC, "contact/geometry/sphere.ts"))).toBe("contact/geometry");
-    expect(rankOf("contact/geometry")).toBeLessThan(rankOf("contact"));
+    expect(keyOf(join(SRC, "engine/index.ts"))).toBe("index.ts");
+    expect(keyOf(join(SRC, "server/app.ts"))).toBe("server");
+    expect(rankOf("geometry")).toBeLessThan(rankOf("contact"));
   });
 });

@@ -24,7 +24,7 @@ import { issuesOf, issueText } from "../../schemas/issues";
 import { Model } from "../../schemas/model";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../client/index";
-import { loadModel, ModelError } from "../index";
+import { loadModel, ModelError } from "../engine/index";
 import { CliError, readModelFile } from "./model-file";
 import { note, writeChunk } from "./output";
 import { runCommand } from "./run";

@@ -1,5 +1,5 @@
 /**
- * `moreau run`: steps a model locally (the engine in this process, through src/index.ts)
+ * `moreau run`: steps a model locally (the engine in this process, through src/engine/index.ts)
  * or on a server (a session created, stepped with POST /step and deleted at the end) and
  * writes the trajectory: the State at t = 0, then every `every` steps, and the last one.
  * `every` defaults to the step count nearest FRAME_INTERVAL of simulated time: a stepper's
@@ -14,7 +14,7 @@ import { SingleBar } from "cli-progress";
 import { issueText } from "../../schemas/issues";
 import type { StateOut } from "../../schemas/state";
 import { MoreauApiError, MoreauClient } from "../client/index";
-import { DivergenceError, loadModel, ModelError } from "../index";
+import { DivergenceError, loadModel, ModelError } from "../engine/index";
 import { CliError } from "./model-file";
 import { createWriter, type Format, type Particles } from "./output";
 

@@ -203,7 +203,7 @@ export interface WorkerInit {
   testHooks: boolean;
   /**
    * Wall time (ms) one step of a run may take (REQUEST_TIMEOUT_MS): past it the step is
-   * abandoned cooperatively (src/solvers/deadline.ts) and the session ends `diverged`
+   * abandoned cooperatively (src/engine/solvers/deadline.ts) and the session ends `diverged`
    * with its last good state, instead of the watchdog replacing the whole worker.
    */
   stepLimitMs: number;

@@ -43,7 +43,7 @@ import {
   SnapshotError,
   SolverError,
   setDeadline,
-} from "../index";
+} from "../engine/index";
 import { ApiError } from "./errors";
 import { ContactWindow, encode, encodeStateFrame } from "./frames";
 import { trackLiveHeap } from "./live-heap";

@@ -6,7 +6,7 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BROADPHASE_PAIRS } from "../../src/contact/geometry/broadphase";
+import { MAX_BROADPHASE_PAIRS } from "../../src/engine/geometry/broadphase";
 import type { MoreauApp } from "../../src/server/app";
 import { createSession, fallingBody, startApp, step } from "./helpers";
 

@@ -8,8 +8,8 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DENSE_MAX_ORDER, systemOrder } from "../../src/engine/solvers/linear/cost";
 import type { MoreauApp } from "../../src/server/app";
-import { DENSE_MAX_ORDER, systemOrder } from "../../src/solvers/linear/cost";
 import { sphericalChain } from "../support/models";
 import { createSession, startApp } from "./helpers";
 

@@ -1,6 +1,6 @@
 /**
  * Issue 26, item 2 (deadlines inside the solver loops): one step that takes longer than
- * REQUEST_TIMEOUT_MS is abandoned cooperatively (src/solvers/deadline.ts checks in the
+ * REQUEST_TIMEOUT_MS is abandoned cooperatively (src/engine/solvers/deadline.ts checks in the
  * Newton, nonsmooth and Krylov loops and the sparse factorizations), so the worker is not
  * replaced and the other sessions on it live on. Before, the only way out was the
  * watchdog terminating the worker, which took every co-located session to `error`.

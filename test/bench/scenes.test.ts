@@ -31,7 +31,7 @@ import {
   spheresScene,
 } from "../../bench/compare/scene";
 import { spheresModel } from "../../bench/scenes";
-import { loadModel } from "../../src/index";
+import { loadModel } from "../../src/engine/index";
 import { mulberry32 } from "../support/random";
 
 const g = 9.81;

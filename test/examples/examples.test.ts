@@ -21,7 +21,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Model } from "../../schemas/model";
 import { State, type StateOut } from "../../schemas/state";
-import { loadModel } from "../../src/index";
+import { loadModel } from "../../src/engine/index";
 import type { MoreauApp } from "../../src/server/app";
 import { buildApp } from "../../src/server/app";
 import {

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/index";
+import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/engine/index";
 import { hangingChain } from "../support/models";
 
 function hashOf(sim: Simulation): string {

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ContactPeakOut } from "../../schemas/api";
+import { loadModel } from "../../src/engine/simulation/build";
 import type {
   Subscription,
   WorkerOutbound,
@@ -17,7 +18,6 @@ import type {
   WorkerResult,
 } from "../../src/server/protocol";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
-import { loadModel } from "../../src/simulation/build";
 import { fallingBody } from "../api/helpers";
 
 const LIMIT = 64 * 1024;

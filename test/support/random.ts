@@ -6,7 +6,7 @@
  * - mulberry32: the generator of the tests (and of the benchmark scene S1's jitter,
  *   bench/compare/scene.ts, which test/bench/scenes.test.ts checks against this one).
  * - minstd: kept for the two tests whose random data were drawn from it (the block matrix
- *   entries of test/math/block-matrix.test.ts, the pile of test/contact/projection.test.ts);
+ *   entries of test/engine/math/block-matrix.test.ts, the pile of test/engine/contact/projection.test.ts);
  *   a test that is not tied to its exact sequence should use mulberry32.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Moreau through its public entry (src/index.ts): the scene description becomes a model
+ * Moreau through its public entry (src/engine/index.ts): the scene description becomes a model
  * JSON (validated by loadModel like any client's), stepped one solver.dt per call.
  *
  * Integrator per scene, the one a user would choose for it (issue 8):
@@ -37,10 +37,10 @@
  *    removes more; measured on S2-100, γ = 0.6 loses less energy (max |ΔE|/(m g L)
  *    0.15 against 0.21) and takes ~15 % less time per step, joint drift 1e-12 m in both.
  *    With γ > ½ the step holds the joints at the position level, linearized at the mean
- *    of the last two accelerations (src/integrators/newmark.ts): 1.39 factorizations per
+ *    of the last two accelerations (src/engine/integrators/newmark.ts): 1.39 factorizations per
  *    step against 1.81 at the velocity level, +14 % in one process (alternating
  *    batches), energy drift 0.140 against 0.152.
- *    Moreau–Jean θ = ½ with its velocities-first projection (src/integrators/integrator.ts,
+ *    Moreau–Jean θ = ½ with its velocities-first projection (src/engine/integrators/integrator.ts,
  *    ProjectionOrder) runs this chain 17 % faster (one process, alternating batches) at
  *    max |ΔE|/(m g L) 0.158 against 0.151, but the README advises Newmark for jointed
  *    mechanisms without contact (θ = ½ dissipates in proportion to h on a pendulum), so
@@ -56,7 +56,7 @@
  *    and 1.01 at 1e-7, and 1e-7 ran 10–13 % faster than 1e-8.
  *    solver.gyroscopicJacobian is false: the links are axisymmetric (inertia
  *    diag(a, b, b)) and their joints sit on their axis, so nothing spins them about it and
- *    the gyroscopic torque needs no Jacobian (src/forces/gyroscopic.ts); the iteration
+ *    the gyroscopic torque needs no Jacobian (src/engine/forces/gyroscopic.ts); the iteration
  *    matrix is then the mass matrix and the Newton step factors the symmetric G M⁻¹ Gᵀ
  *    instead of inverting 100 gyroscopic blocks and factoring G W⁻¹ Gᵀ as L D U. Measured
  *    on S2-100 (then at jointTolerance 1e-7 m) in one process, alternating batches of 100
@@ -69,7 +69,7 @@
  *    the iterated step instead: measured on 500 steps of S2-100, 32 Newton iterations per
  *    step and ~12× the time, so it is pinned here to keep the row comparable.
  *    Beside it, two rows run S2 with the generalized-α integrator
- *    (src/integrators/generalized-alpha.ts) at its default ρ∞ = 1 and at ρ∞ = 0.9, with
+ *    (src/engine/integrators/generalized-alpha.ts) at its default ρ∞ = 1 and at ρ∞ = 0.9, with
  *    only integrator, rhoInfinity and dt set (everything else at the integrator's
  *    defaults: Newton to 1e-10 in at most 25 iterations, the gyroscopic Jacobian): engine
  *    keys `moreau-galpha-1` and `moreau-galpha-0.9` (GENERALIZED_ALPHA_VARIANTS). They are
@@ -80,9 +80,9 @@
  *    ~30 s per repetition), adds the integrator's error control, stepTolerance 1e-3 m/rad
  *    per step. Their figures: bench/README.md, "Generalized-α".
  *  - S3 cloth: Newmark with CG on the matrix-free Newton matrix (the springs' symmetric
- *    Jacobian: same forces, so the same Newton solution, see src/forces/axial.ts;
+ *    Jacobian: same forces, so the same Newton solution, see src/engine/forces/axial.ts;
  *    preconditioned by the mass or the block diagonal as the solves go,
- *    src/integrators/iteration-operator.ts), the choice for a large spring system.
+ *    src/engine/integrators/iteration-operator.ts), the choice for a large spring system.
  *    · k = 10 (h ω ≈ 0.4, ω = √(k/m) per particle: the springs are resolved): β = ¼,
  *      γ = ½, the linearized step (one Newton iteration, as SOFA: newtonIterations 1, set
  *      explicitly since the default became 25; with the default this cloth iterates 2.35
@@ -110,7 +110,7 @@
  *      swing (h ω ≈ 0.02).
  */
 import type { ModelInput } from "../../../schemas/model";
-import { loadModel, type Simulation } from "../../../src/index";
+import { loadModel, type Simulation } from "../../../src/engine/index";
 import type { SceneDesc } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 

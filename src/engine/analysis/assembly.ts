@@ -1,0 +1,367 @@
+/**
+ * Assembly analysis with the semantics of Chrono's ChAssemblyAnalysis
+ * (/work/shared/reference/chrono-ChAssemblyAnalysis.txt): consistent positions,
+ * velocities, accelerations and reactions of a constrained system, level by level in the
+ * order position → velocity → acceleration (any subset of them).
+ *
+ *   position      Newton–Raphson on C(q, t) = 0, each update the smallest in the mass
+ *                 metric (project.ts `projectPositions`, the same function the
+ *                 integrators use for drift correction), limited by maxIterations and
+ *                 stopped by relTolerance/absTolerance on ‖δq‖∞ and residualTolerance on
+ *                 ‖C‖∞. Reports iterations, the last residual norm (at the final
+ *                 configuration) and the last update norm. Not converged → NOT_CONVERGED.
+ *   velocity      the velocity closest to the given one in the kinetic-energy metric with
+ *                 G v = −Ct (project.ts `projectVelocities`).
+ *   acceleration  the saddle-point system
+ *                     [M  Gᵀ] [a]   [f ]
+ *                     [G  0 ] [λ] = [Qc]
+ *                 with f from `computeForces` (applied + gyroscopic forces, [f; τ] per
+ *                 dof) and Qc the analytic quadratic-velocity term of every constraint
+ *                 (no central differencing, hence no roundoff floor). SIGN OF λ: the
+ *                 constraint force on the bodies is −Gᵀλ (M a = f − Gᵀλ); the reported
+ *                 `multipliers` are this λ, and a constraint's reaction (the force and
+ *                 torque on its body b, world frame, torque about its point on b) is the
+ *                 constraint.ts reaction of −λ. E.g. a distance link's multiplier is its
+ *                 tension (positive when it pulls the bodies together).
+ *                 accelerationResidual = ‖G a − Qc‖∞ over all rows; above
+ *                 residualTolerance·(1 + ‖Qc‖∞) it flags ACCELERATION_INACCURATE.
+ *
+ * Redundant and singular constraints. After the position level the rows of G are
+ * checked for linear dependence by Householder QR of Gᵀ taking the rows in order and
+ * deferring dependent ones (solvers/linear/sparse-qr.ts `dependentRows`, relative
+ * tolerance 1e-10); constraints are stacked joints first, motors last, so:
+ *   - a dependent JOINT row is redundant (e.g. a planar four-bar or slider-crank built
+ *     from full 3-D joints): it is named in `warnings` as `joint "<id>" row k`; the
+ *     solve uses the independent rows, and the multipliers returned are the
+ *     minimum-norm ones among all λ giving the same constraint force Gᵀλ, λ = (Gᵀ)⁺Gᵀλ_I,
+ *     unique in the determined directions. The result is still SUCCESS (REDUNDANT_CONSTRAINTS
+ *     is not raised: the answer is complete and correct, the warnings say what was
+ *     indeterminate).
+ *   - a dependent MOTOR row means the joints already fix what the drive prescribes to
+ *     first order: the drive does not determine the motion (a slider-crank driven from
+ *     its slider at a dead centre) → SINGULAR, with finite output: the motion follows the
+ *     dynamics in the undriven direction.
+ *   - if any row is dependent and the velocity or acceleration equations are then not
+ *     satisfied (inconsistent at a singular configuration) → SINGULAR as well.
+ * SINGULAR output is finite (never NaN); non-finite solver output is replaced by zeros.
+ *
+ * Contacts: like ChSystem::DoAssembly, an analysis with active nonsmooth contacts is not
+ * performed (`context.contacts > 0` → UNSUPPORTED_CONTACTS, state untouched).
+ *
+ * Linear solvers for the acceleration level (`options.solver`): "sparse-lu" and
+ * "sparse-qr" (direct; sparse-lu is the default; sparse-qr is a dense least-squares QR for
+ * small systems), "minres" (for the
+ * symmetric indefinite saddle-point matrix) and "gmres", tolerance 1e-13 relative.
+ *
+ * Side effects: the analysis writes the consistent positions and velocities into `sys`
+ * (Chrono does the same); a caller that must not change the state snapshots and restores.
+ * Time: `options.dt` when given (the schema's "time of the analysis"), else `t`.
+ */
+import type { AssemblyOptionsSpec, AssemblyResultOut, ExitFlagCode } from "../../../schemas/state";
+import type { ConstraintSet } from "../constraints/constraint-set";
+import { projectionWorkspace, projectPositions, projectVelocities } from "../constraints/project";
+import { csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
+import { BodyKind, type BodySystem, massSolve } from "../model/body-system";
+import { createLinearSolver, MatrixType } from "../solvers/linear/index";
+import { dependentRows, qrMinNormSolve, rankRevealingQr } from "../solvers/linear/sparse-qr";
+
+/** Relative tolerance of the rank decisions (see the header). */
+export const RANK_TOLERANCE = 1e-10;
+/** Relative residual tolerance given to the iterative solvers. */
+export const ITERATIVE_TOLERANCE = 1e-13;
+
+export interface AssemblyContext {
+  /** Number of active nonsmooth (NSC) contacts; > 0 gives UNSUPPORTED_CONTACTS. */
+  contacts?: number;
+  /** When given (length numDofs), receives the accelerations [a; α] per dof. */
+  accelerations?: Float64Array;
+  /** When given (length numRows), receives the multipliers λ (sign as in the header). */
+  multipliers?: Float64Array;
+}
+
+const FLAG_RANK: Record<ExitFlagCode, number> = {
+  SUCCESS: 0,
+  REDUNDANT_CONSTRAINTS: 1,
+  ACCELERATION_INACCURATE: 2,
+  SINGULAR: 3,
+  NOT_CONVERGED: 4,
+  UNSUPPORTED_CONTACTS: 5,
+};
+
+function infNorm(x: Float64Array): number {
+  let m = 0;
+  for (let i = 0; i < x.length; i++) {
+    const a = Math.abs(x[i]);
+    if (!(a <= m)) m = a;
+  }
+  return m;
+}
+
+function allFinite(x: Float64Array): boolean {
+  for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) return false;
+  return true;
+}
+
+export function assemble(
+  sys: BodySystem,
+  set: ConstraintSet,
+  computeForces: (t: number, out: Float64Array) => void,
+  t: number,
+  options: AssemblyOptionsSpec,
+  context: AssemblyContext = {},
+): AssemblyResultOut {
+  const time = options.dt ?? t;
+  const n = sys.numDofs;
+  const m = set.numRows;
+  const warnings: string[] = [];
+  let flag: ExitFlagCode = "SUCCESS";
+  const raise = (f: ExitFlagCode) => {
+    if (FLAG_RANK[f] > FLAG_RANK[flag]) flag = f;
+  };
+  const acc = new Float64Array(n);
+  const lambda = new Float64Array(m);
+  let iterations = 0;
+  let updateNorm = 0;
+  let accelerationResidual = 0;
+  let haveReactions = false;
+  const c = new Float64Array(m);
+  set.residual(time, c);
+  let residualNorm = infNorm(c);
+
+  if ((context.contacts ?? 0) > 0) {
+    warnings.push(
+      `${context.contacts} active nonsmooth contacts: assembly is not performed with NSC contacts (as Chrono's DoAssembly); use smc contact or a short settling run`,
+    );
+    return result("UNSUPPORTED_CONTACTS");
+  }
+
+  const levels = new Set(options.levels);
+
+  if (levels.has("position")) {
+    const r = projectPositions(sys, set, time, options);
+    iterations = r.iterations;
+    residualNorm = r.residualNorm;
+    updateNorm = r.updateNorm;
+    if (!r.converged) {
+      raise("NOT_CONVERGED");
+      warnings.push(
+        `position level not converged after ${r.iterations} iterations: ‖C‖∞ = ${r.residualNorm.toExponential(3)}, last ‖δq‖∞ = ${r.updateNorm.toExponential(3)}`,
+      );
+    }
+  }
+
+  // Rank analysis of G at the final configuration.
+  let dependent: Int32Array = new Int32Array(0);
+  if (m > 0 && !fullRankBySchur()) {
+    const G = set.updateJacobian(time);
+    const dense = csrToDense(G);
+    dependent = dependentRows(dense, m, n, RANK_TOLERANCE).dependent;
+    for (const r of dependent) {
+      const con = set.constraints[set.rowConstraint[r]];
+      if (con.category === "motor") {
+        raise("SINGULAR");
+        warnings.push(
+          `${set.rowLabel(r)} depends on the other constraint rows: the drive does not determine the motion in this configuration (singular, e.g. a dead centre)`,
+        );
+      } else
+        warnings.push(
+          `${set.rowLabel(r)} is redundant (a combination of earlier constraint rows); its share of the reactions is not determined, the minimum-norm multipliers are reported`,
+        );
+    }
+  }
+  const rankDeficient = dependent.length > 0;
+
+  if (levels.has("velocity") && m > 0) {
+    const r = projectVelocities(sys, set, time);
+    const ct = new Float64Array(m);
+    set.velocityTerm(time, ct);
+    const tol = options.residualTolerance * (1 + infNorm(ct));
+    if (!(r.residualNorm <= tol)) {
+      // The projection's factorization drops rows at angles below ~1e-6 rad from the span
+      // of the others (semidefinite-ldlt.ts), a looser test than the QR above: a row so
+      // nearly dependent is a singular configuration for practical purposes too.
+      const singular = rankDeficient || r.rank < m;
+      raise(singular ? "SINGULAR" : "NOT_CONVERGED");
+      warnings.push(
+        `velocity constraints not satisfied: ‖G v + Ct‖∞ = ${r.residualNorm.toExponential(3)}${singular ? " (inconsistent at a singular configuration)" : ""}`,
+      );
+    }
+  }
+
+  if (levels.has("acceleration")) {
+    accelerationResidual = accelerationLevel();
+    haveReactions = true;
+  }
+
+  if (context.accelerations) context.accelerations.set(acc);
+  if (context.multipliers) context.multipliers.set(lambda);
+  return result(flag);
+
+  /** Solves the saddle-point system; fills acc and lambda; returns ‖G a − Qc‖∞. */
+  function accelerationLevel(): number {
+    const f = new Float64Array(n);
+    computeForces(time, f);
+    if (m === 0) {
+      massSolve(sys, f, acc);
+      return 0;
+    }
+    const G = set.updateJacobian(time);
+    const qc = new Float64Array(m);
+    set.quadraticTerm(time, qc);
+    const isDependent = new Uint8Array(m);
+    for (const r of dependent) isDependent[r] = 1;
+    const kept: number[] = [];
+    for (let r = 0; r < m; r++) if (!isDependent[r]) kept.push(r);
+    const nk = kept.length;
+    // K = [M G_Iᵀ; G_I 0] as triplets.
+    const ri: number[] = [];
+    const ci: number[] = [];
+    const vi: number[] = [];
+    for (let b = 0; b < sys.numBodies; b++) {
+      const d = sys.dofOffset[b];
+      if (d < 0) continue;
+      for (let i = 0; i < 3; i++) {
+        ri.push(d + i);
+        ci.push(d + i);
+        vi.push(sys.mass[b]);
+      }
+      if (sys.kind[b] === BodyKind.RIGID)
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            ri.push(d + 3 + i);
+            ci.push(d + 3 + j);
+            vi.push(sys.inertiaWorld[9 * b + 3 * i + j]);
+          }
+    }
+    kept.forEach((r, k) => {
+      for (let p = G.rowPtr[r]; p < G.rowPtr[r + 1]; p++) {
+        ri.push(n + k, G.colIdx[p]);
+        ci.push(G.colIdx[p], n + k);
+        vi.push(G.values[p], G.values[p]);
+      }
+    });
+    const N = n + nk;
+    const K = csrFromTriplets(N, N, ri, ci, vi);
+    const rhs = new Float64Array(N);
+    rhs.set(f);
+    kept.forEach((r, k) => {
+      rhs[n + k] = qc[r];
+    });
+    const x = new Float64Array(N);
+    const solver = createLinearSolver(options.solver, MatrixType.SYMMETRIC, N, {
+      tolerance: ITERATIVE_TOLERANCE,
+      maxIterations: Math.max(1000, 20 * N),
+      preconditioner: "jacobi",
+    });
+    solver.factor(K);
+    const info = solver.solve(rhs, x);
+    if (!allFinite(x)) {
+      raise("SINGULAR");
+      warnings.push(
+        `the acceleration-level system is singular to working precision (${options.solver}); accelerations and reactions are set to zero`,
+      );
+      x.fill(0);
+    } else if (!info.converged) {
+      raise("ACCELERATION_INACCURATE");
+      warnings.push(
+        `${options.solver} did not converge at the acceleration level (relative residual ${info.residual.toExponential(3)} after ${info.iterations} iterations)`,
+      );
+    }
+    acc.set(x.subarray(0, n));
+    kept.forEach((r, k) => {
+      lambda[r] = x[n + k];
+    });
+    if (rankDeficient) minimumNormMultipliers();
+    // ‖G a − Qc‖∞ over every row, the dependent ones included.
+    const ga = new Float64Array(m);
+    csrMultiply(G, acc, ga);
+    for (let r = 0; r < m; r++) ga[r] -= qc[r];
+    const res = infNorm(ga);
+    const tol = options.residualTolerance * (1 + infNorm(qc));
+    if (!(res <= tol)) {
+      raise(rankDeficient ? "SINGULAR" : "ACCELERATION_INACCURATE");
+      warnings.push(
+        `acceleration constraints not satisfied: ‖G a − Qc‖∞ = ${res.toExponential(3)} > ${tol.toExponential(3)}${rankDeficient ? " (inconsistent at a singular configuration)" : ""}`,
+      );
+    }
+    return res;
+
+    /** λ ← the minimum-norm multipliers with the same constraint force Gᵀλ. */
+    function minimumNormMultipliers(): void {
+      const g = new Float64Array(n);
+      set.multiplyTranspose(lambda, g);
+      const gd = csrToDense(G); // m×n row-major = (Gᵀ)ᵀ: transpose into n×m
+      const gt = new Float64Array(n * m);
+      for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) gt[j * m + r] = gd[r * n + j];
+      const qr = rankRevealingQr(gt, n, m, RANK_TOLERANCE);
+      const lmin = new Float64Array(m);
+      qrMinNormSolve(qr, g, lmin);
+      if (allFinite(lmin)) lambda.set(lmin);
+    }
+  }
+
+  /**
+   * Sparse first test of the rank: the semidefinite LDLᵀ of S = G M⁻¹ Gᵀ (natural order,
+   * no fill for chains) drops rows at angles below ~1e-6 rad from the span of the earlier
+   * ones, a looser test than the QR's 1e-10; when it keeps every row, the QR would too
+   * and its O(m²n) dense work is skipped (long chains). Otherwise the QR decides.
+   */
+  function fullRankBySchur(): boolean {
+    const ws = projectionWorkspace(set);
+    ws.factorAt(time);
+    return ws.ldlt.rank === m;
+  }
+
+  function result(exitFlag: ExitFlagCode): AssemblyResultOut {
+    const bodies: AssemblyResultOut["bodies"] = [];
+    for (let b = 0; b < sys.numBodies; b++) {
+      const d = sys.dofOffset[b];
+      const v3 = (arr: Float64Array, o: number): [number, number, number] => [
+        arr[o],
+        arr[o + 1],
+        arr[o + 2],
+      ];
+      const rigidDyn = d >= 0 && sys.kind[b] === BodyKind.RIGID;
+      bodies.push({
+        id: sys.ids[b],
+        position: v3(sys.pos, 3 * b),
+        orientation: [
+          sys.quat[4 * b],
+          sys.quat[4 * b + 1],
+          sys.quat[4 * b + 2],
+          sys.quat[4 * b + 3],
+        ],
+        velocity: v3(sys.vel, 3 * b),
+        angularVelocity: v3(sys.omega, 3 * b),
+        acceleration: d >= 0 ? v3(acc, d) : [0, 0, 0],
+        angularAcceleration: rigidDyn ? v3(acc, d + 3) : [0, 0, 0],
+      });
+    }
+    const reactions: AssemblyResultOut["reactions"] = [];
+    if (haveReactions) {
+      const F = new Float64Array(3);
+      const T = new Float64Array(3);
+      set.constraints.forEach((con, k) => {
+        // Constraint force −Gᵀλ: the constraint.ts reaction of −λ.
+        set.reaction(k, lambda, F, T, -1);
+        const o = set.rowOffset[k];
+        reactions.push({
+          id: con.id,
+          force: [F[0], F[1], F[2]],
+          torque: [T[0], T[1], T[2]],
+          multipliers: Array.from(lambda.subarray(o, o + con.rows)),
+        });
+      });
+    }
+    return {
+      exitFlag,
+      iterations,
+      residualNorm,
+      updateNorm,
+      accelerationResidual,
+      bodies,
+      reactions,
+      warnings,
+    };
+  }
+}

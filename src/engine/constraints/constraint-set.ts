@@ -1,0 +1,288 @@
+/**
+ * All bilateral constraints of a model stacked into one system of m = numRows equations:
+ *   C(q, t) = 0,   G u = −Ct  (G = Cq, m × numDofs),   G u̇ = Qc,
+ * constraint k owning rows rowOffset[k] .. rowOffset[k+1]. G is a CsrMatrix whose
+ * pattern is fixed at construction (row r has the 3 or 6 columns of each dynamic body of
+ * its constraint, ascending); `updateJacobian` refreshes its values without allocating.
+ * Ground and fixed bodies have no columns.
+ *
+ * Multipliers follow constraint.ts: the constraint forces on the bodies are Gᵀλ, so
+ * M u̇ = f + Gᵀλ. (The assembly analysis solves [M Gᵀ; G 0][a; λ] = [f; Qc], whose λ is
+ * the negative of this one, and converts; see src/engine/analysis/assembly.ts.)
+ *
+ * Reactions: one JointState per constraint, in order: the joints in model order, then
+ * the motors in model order, each under its own id. A joint's entry holds its own rows
+ * only; a motor's entry is the drive's force/torque on the joint's body b (a revolute
+ * motor: force 0 and the drive torque about the axis; a prismatic motor: the drive force
+ * along the axis, torque 0), so the joint's total action on b is the sum of the two.
+ */
+import type { JointStateOut } from "../../../schemas/state";
+import { CsrMatrix } from "../math/csr";
+import { BodyKind, type BodySystem } from "../model/body-system";
+import type { Constraint } from "./constraint";
+
+export class ConstraintSet {
+  readonly constraints: readonly Constraint[];
+  readonly numRows: number;
+  readonly numDofs: number;
+  /** True when some constraint depends on t explicitly (Ct may be non-zero). */
+  readonly timeDependent: boolean;
+  /** First row of each constraint; length constraints.length + 1. */
+  readonly rowOffset: Int32Array;
+  /** Constraint index of each row. */
+  readonly rowConstraint: Int32Array;
+  /** The constraint Jacobian G = Cq (values valid after `updateJacobian`). */
+  readonly G: CsrMatrix;
+  /**
+   * Up to two body entries per row r, in column order, at [2r] and [2r+1]: body index
+   * (−1 when absent), its first dof, its width (3 or 6) and the offset of its first
+   * entry in G.values. Used to build G M⁻¹ Gᵀ (schur.ts).
+   */
+  readonly rowBody: Int32Array;
+  readonly rowDof: Int32Array;
+  readonly rowWidth: Int32Array;
+  readonly rowSlot: Int32Array;
+
+  private readonly jacA: Float64Array;
+  private readonly jacB: Float64Array;
+  /** For constraint k: entry index (0/1) of body a and of body b in its rows, −1 if none. */
+  private readonly entryA: Int8Array;
+  private readonly entryB: Int8Array;
+  private readonly force3 = new Float64Array(3);
+  private readonly torque3 = new Float64Array(3);
+
+  constructor(
+    readonly sys: BodySystem,
+    constraints: readonly Constraint[],
+  ) {
+    this.constraints = constraints;
+    this.numDofs = sys.numDofs;
+    this.timeDependent = constraints.some((c) => c.timeDependent);
+    const nc = constraints.length;
+    this.rowOffset = new Int32Array(nc + 1);
+    let maxRows = 0;
+    for (let k = 0; k < nc; k++) {
+      this.rowOffset[k + 1] = this.rowOffset[k] + constraints[k].rows;
+      maxRows = Math.max(maxRows, constraints[k].rows);
+    }
+    const m = this.rowOffset[nc];
+    this.numRows = m;
+    this.rowConstraint = new Int32Array(m);
+    this.rowBody = new Int32Array(2 * m).fill(-1);
+    this.rowDof = new Int32Array(2 * m).fill(-1);
+    this.rowWidth = new Int32Array(2 * m);
+    this.rowSlot = new Int32Array(2 * m).fill(-1);
+    this.entryA = new Int8Array(nc).fill(-1);
+    this.entryB = new Int8Array(nc).fill(-1);
+    this.jacA = new Float64Array(6 * maxRows);
+    this.jacB = new Float64Array(6 * maxRows);
+
+    const width = (b: number) =>
+      b < 0 || sys.dofOffset[b] < 0 ? 0 : sys.kind[b] === BodyKind.RIGID ? 6 : 3;
+    const rowPtr = new Int32Array(m + 1);
+    for (let k = 0; k < nc; k++) {
+      const c = constraints[k];
+      const ends: { body: number; which: "a" | "b" }[] = [];
+      if (width(c.bodyA) > 0) ends.push({ body: c.bodyA, which: "a" });
+      if (width(c.bodyB) > 0) ends.push({ body: c.bodyB, which: "b" });
+      ends.sort((x, y) => sys.dofOffset[x.body] - sys.dofOffset[y.body]);
+      ends.forEach((e, i) => {
+        if (e.which === "a") this.entryA[k] = i;
+        else this.entryB[k] = i;
+      });
+      const w = ends.reduce((s, e) => s + width(e.body), 0);
+      for (let r = this.rowOffset[k]; r < this.rowOffset[k + 1]; r++) {
+        this.rowConstraint[r] = k;
+        rowPtr[r + 1] = rowPtr[r] + w;
+        let slot = rowPtr[r];
+        ends.forEach((e, i) => {
+          this.rowBody[2 * r + i] = e.body;
+          this.rowDof[2 * r + i] = sys.dofOffset[e.body];
+          this.rowWidth[2 * r + i] = width(e.body);
+          this.rowSlot[2 * r + i] = slot;
+          slot += width(e.body);
+        });
+      }
+    }
+    const colIdx = new Int32Array(rowPtr[m]);
+    for (let r = 0; r < m; r++)
+      for (let i = 0; i < 2; i++) {
+        const s = this.rowSlot[2 * r + i];
+        if (s < 0) continue;
+        for (let c = 0; c < this.rowWidth[2 * r + i]; c++)
+          colIdx[s + c] = this.rowDof[2 * r + i] + c;
+      }
+    this.G = new CsrMatrix(m, sys.numDofs, rowPtr, colIdx, new Float64Array(rowPtr[m]));
+  }
+
+  /** Refreshes G = Cq(q, t) for the current configuration; returns G. */
+  updateJacobian(t: number): CsrMatrix {
+    const { jacA, jacB, G } = this;
+    const v = G.values;
+    for (let k = 0; k < this.constraints.length; k++) {
+      const c = this.constraints[k];
+      c.jacobian(t, jacA, jacB);
+      const ea = this.entryA[k];
+      const eb = this.entryB[k];
+      for (let i = 0; i < c.rows; i++) {
+        const r = this.rowOffset[k] + i;
+        if (ea >= 0)
+          copyHalfRow(v, this.rowSlot[2 * r + ea], jacA, 6 * i, this.rowWidth[2 * r + ea]);
+        if (eb >= 0)
+          copyHalfRow(v, this.rowSlot[2 * r + eb], jacB, 6 * i, this.rowWidth[2 * r + eb]);
+      }
+    }
+    return G;
+  }
+
+  /** out[0..m) = C(q, t). */
+  residual(t: number, out: Float64Array): void {
+    for (let k = 0; k < this.constraints.length; k++)
+      this.constraints[k].residual(t, out, this.rowOffset[k]);
+  }
+
+  /** out[0..m) = Ct = ∂C/∂t. */
+  velocityTerm(t: number, out: Float64Array): void {
+    // Ct = 0 without time-dependent constraints: one fill rather than a typed-array fill
+    // (a call) per constraint, at every velocity projection
+    if (!this.timeDependent) {
+      out.fill(0, 0, this.numRows);
+      return;
+    }
+    for (let k = 0; k < this.constraints.length; k++)
+      this.constraints[k].velocityTerm(t, out, this.rowOffset[k]);
+  }
+
+  /** out[0..m) = Qc (G u̇ = Qc), for the current positions and velocities. */
+  quadraticTerm(t: number, out: Float64Array): void {
+    for (let k = 0; k < this.constraints.length; k++)
+      this.constraints[k].quadraticTerm(t, out, this.rowOffset[k]);
+  }
+
+  /**
+   * out = G x (G as of the last `updateJacobian`, or G's values at another configuration
+   * in `values`, as multiplyTranspose). Row by row over its (at most two) body entries of
+   * 3 or 6 contiguous columns (rowSlot, rowDof, rowWidth), unrolled: no column index per
+   * entry, twice as fast as the generic CSR product on a chain's G.
+   */
+  multiply(x: Float64Array, out: Float64Array, values = this.G.values): void {
+    const { rowSlot, rowDof, rowWidth } = this;
+    const v = values;
+    for (let r = 0; r < this.numRows; r++) {
+      let acc = 0;
+      for (let e = 2 * r; e < 2 * r + 2; e++) {
+        const s = rowSlot[e];
+        if (s < 0) continue;
+        const d = rowDof[e];
+        acc += v[s] * x[d] + v[s + 1] * x[d + 1] + v[s + 2] * x[d + 2];
+        if (rowWidth[e] === 6)
+          acc += v[s + 3] * x[d + 3] + v[s + 4] * x[d + 4] + v[s + 5] * x[d + 5];
+      }
+      out[r] = acc;
+    }
+  }
+
+  /**
+   * out = Gᵀ y (overwritten), entry by entry as `multiply`; `values` may hold G's values at
+   * another configuration (same pattern), as a projection's factorization keeps them.
+   */
+  multiplyTranspose(y: Float64Array, out: Float64Array, values = this.G.values): void {
+    out.fill(0, 0, this.numDofs);
+    const { rowSlot, rowDof, rowWidth } = this;
+    const v = values;
+    for (let r = 0; r < this.numRows; r++) {
+      const yr = y[r];
+      if (yr === 0) continue;
+      for (let e = 2 * r; e < 2 * r + 2; e++) {
+        const s = rowSlot[e];
+        if (s < 0) continue;
+        const d = rowDof[e];
+        out[d] += v[s] * yr;
+        out[d + 1] += v[s + 1] * yr;
+        out[d + 2] += v[s + 2] * yr;
+        if (rowWidth[e] === 6) {
+          out[d + 3] += v[s + 3] * yr;
+          out[d + 4] += v[s + 4] * yr;
+          out[d + 5] += v[s + 5] * yr;
+        }
+      }
+    }
+  }
+
+  /** `joint "<id>" row k` (or `motor "<id>" row 0`) for global row r. */
+  rowLabel(r: number): string {
+    const k = this.rowConstraint[r];
+    const c = this.constraints[k];
+    return `${c.category} "${c.id}" row ${r - this.rowOffset[k]}`;
+  }
+
+  /**
+   * Force and torque constraint k applies on its body b (world; torque about the
+   * attachment point on b) for the multipliers scale·lambda (global vector).
+   */
+  reaction(
+    k: number,
+    lambda: Float64Array,
+    force: Float64Array,
+    torque: Float64Array,
+    scale = 1,
+  ): void {
+    this.constraints[k].reaction(lambda, this.rowOffset[k], force, torque);
+    if (scale !== 1)
+      for (let i = 0; i < 3; i++) {
+        force[i] *= scale;
+        torque[i] *= scale;
+      }
+  }
+
+  /**
+   * The reactions of every constraint (see the header for ids and order), with the
+   * coordinate and rate of the joints `coordinates` holds (by joint id). Allocates.
+   */
+  jointStates(
+    lambda: Float64Array,
+    coordinateOf: ReadonlyMap<
+      string,
+      { value: number; rate: number; limitEffort: number; evaluate(): void }
+    >,
+    scale = 1,
+  ): JointStateOut[] {
+    const out: JointStateOut[] = [];
+    for (let k = 0; k < this.constraints.length; k++) {
+      this.reaction(k, lambda, this.force3, this.torque3, scale);
+      const f = this.force3;
+      const t = this.torque3;
+      const c = this.constraints[k];
+      const q = c.category === "joint" ? coordinateOf.get(c.id) : undefined;
+      q?.evaluate();
+      const coordinates = q ? [q.value] : [];
+      const rates = q ? [q.rate] : [];
+      out.push({
+        id: this.constraints[k].id,
+        force: [f[0], f[1], f[2]],
+        torque: [t[0], t[1], t[2]],
+        coordinates,
+        rates,
+        limitEffort: q ? q.limitEffort : 0,
+      });
+    }
+    return out;
+  }
+}
+
+/** out[o..o+width) = jac[j..j+width), width 6 (a rigid body's columns) or 3 (a particle's). */
+function copyHalfRow(
+  out: Float64Array,
+  o: number,
+  jac: Float64Array,
+  j: number,
+  width: number,
+): void {
+  out[o] = jac[j];
+  out[o + 1] = jac[j + 1];
+  out[o + 2] = jac[j + 2];
+  if (width === 3) return;
+  out[o + 3] = jac[j + 3];
+  out[o + 4] = jac[j + 4];
+  out[o + 5] = jac[j + 5];
+}

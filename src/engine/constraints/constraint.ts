@@ -1,0 +1,55 @@
+/**
+ * A bilateral constraint (a joint, a motor, a distance link): m scalar equations
+ * C(q, t) = 0 between body a and body b (either may be ground, index −1).
+ *
+ * Jacobian convention: Cq maps the generalized velocity of the two bodies, world-frame
+ * [v_a, ω_a, v_b, ω_b], to Ċ − Ct, i.e. Ċ = Cq u + Ct. Because a rigid body's position
+ * perturbation is the world-frame rotation vector δθ (q ← exp(δθ) ⊗ q), the same Cq also
+ * gives δC = Cq [δx, δθ] to first order. Each row stores 6 entries per body (particles:
+ * the first 3 are used, the last 3 are zero), row-major rows×6 in jacA and jacB.
+ *
+ * Acceleration level: Cq u̇ = Qc with Qc = −(d/dt Cq) u − 2 (∂Cq/∂t) u − Ctt, computed
+ * analytically by each constraint (no finite differences). None of the joints and
+ * motors here has a Cq that depends on t explicitly, so Qc = −(d/dt Cq) u − Ctt, and
+ * along a motion with constant u (constant world ω: R(τ) = exp(τ[ω]×) R₀) and t = t₀ + τ,
+ * d²C/dτ² = −Qc (this is what test/engine/constraints/jacobian-fd.test.ts checks).
+ *
+ * The implementations are in kinematics.ts (row primitives with their derivations) and
+ * one file per joint type plus motor.ts; pair-constraint.ts holds the shared parts.
+ *
+ * Multipliers λ (one per row) give the constraint's generalized force Cqᵀ λ on the
+ * bodies (so M u̇ = f + Cqᵀ λ); `reaction` maps λ to the force and torque the constraint
+ * applies on body b, world frame, torque about the joint point on b.
+ */
+export interface Constraint {
+  /** The joint's or motor's model id (reactions and warnings name it). */
+  readonly id: string;
+  /** "joint" for the five joint types, "motor" for drives. */
+  readonly category: "joint" | "motor";
+  /** Model type: spherical, revolute, prismatic, fixed, distance, revolute-motor, prismatic-motor. */
+  readonly type: string;
+  /** True when C depends on t explicitly (motors): Ct and Ctt may then be non-zero. */
+  readonly timeDependent: boolean;
+  /** Number of scalar equations. */
+  readonly rows: number;
+  /**
+   * Body indices, −1 for ground. A fixed body keeps its index (it has no dofs, so the
+   * ConstraintSet assembles no block for it); its pose enters C like ground's.
+   */
+  readonly bodyA: number;
+  readonly bodyB: number;
+  /** C(q, t) into out[off .. off+rows). Units: m for positions, rad for angles. */
+  residual(t: number, out: Float64Array, off: number): void;
+  /**
+   * Cq blocks for the current configuration, rows×6 each (row-major). Both blocks are
+   * written whatever the bodies are (ground: the world frame as a body at the origin);
+   * rotation columns of a particle are zero.
+   */
+  jacobian(t: number, jacA: Float64Array, jacB: Float64Array): void;
+  /** Ct = ∂C/∂t (zero unless driven) into out[off ..). */
+  velocityTerm(t: number, out: Float64Array, off: number): void;
+  /** Qc into out[off ..), for the current positions and velocities. */
+  quadraticTerm(t: number, out: Float64Array, off: number): void;
+  /** Force and torque on body b from multipliers lambda[off .. off+rows). */
+  reaction(lambda: Float64Array, off: number, force: Float64Array, torque: Float64Array): void;
+}

@@ -1,0 +1,329 @@
+/**
+ * Projections onto the constraint manifold in the mass (kinetic-energy) metric, shared by
+ * the assembly analysis (position and velocity levels) and by the integrators (post-step
+ * drift correction):
+ *
+ *   positions  Newton–Raphson on C(q, t) = 0 where each update is the smallest in the
+ *              mass metric that cancels C to first order,
+ *                 δq = −M⁻¹Gᵀ λ,  S λ = C,  S = G M⁻¹ Gᵀ,     q ← q ⊕ δq
+ *              (the position level of Chrono's ChAssemblyAnalysis, whose
+ *              StateSolveCorrection solves [M Gᵀ; G 0][δq; λ] = [0; −C]), with G
+ *              re-evaluated at every iterate (full Newton, quadratic convergence). Stops
+ *              (converged) when ‖C‖∞ ≤ residualTolerance or when
+ *              ‖δq‖∞ ≤ absTolerance + relTolerance·‖X‖∞ (X: positions and quaternions of
+ *              the dynamic bodies, as Chrono's state norm), or after maxIterations
+ *              updates (not converged).
+ *   velocities v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct): the velocity closest to the given one in the
+ *              kinetic-energy metric that satisfies G v = −Ct.
+ *
+ * S is factored by the semidefinite LDLᵀ (semidefinite-ldlt.ts), so redundant rows and
+ * singular configurations give finite updates (dependent rows get zero multipliers; for
+ * consistent equations the result is the same as with the redundant rows removed).
+ * Work arrays live in a workspace cached per ConstraintSet: after the first call neither
+ * function allocates.
+ */
+import {
+  addPositionIncrement,
+  type BodySystem,
+  getVelocity,
+  massSolve,
+  setVelocity,
+} from "../model/body-system";
+import { SemidefiniteLdlt } from "../solvers/linear/semidefinite-ldlt";
+import type { ConstraintSet } from "./constraint-set";
+import { MassSchurComplement } from "./schur";
+
+export interface PositionProjectionOptions {
+  maxIterations: number;
+  relTolerance: number;
+  absTolerance: number;
+  residualTolerance: number;
+  /**
+   * Chord (simplified Newton) iterations: keep the factorization of S while each update
+   * cuts ‖C‖∞ twentyfold (they contract at a rate of the order of how far the bodies
+   * moved since the factorization, |δq|/lever arm: ~1e-4 after a µm post-step drift,
+   * ~0.05 after the mm drift of a whipping chain's step), refactor at the current
+   * iterate when one does not. Default false (full
+   * Newton, G and S at every iterate, as the assembly analysis wants).
+   */
+  chord?: boolean;
+}
+
+/** A chord iteration (positions or velocities) must cut the residual at least twentyfold. */
+const CHORD_CONTRACTION = 0.05;
+
+export interface PositionProjectionResult {
+  /** Newton updates applied. */
+  iterations: number;
+  /** ‖C‖∞ at the final configuration (m / rad). */
+  residualNorm: number;
+  /** ‖δq‖∞ of the last update (0 when none was needed). */
+  updateNorm: number;
+  converged: boolean;
+  /** Numerical rank of G at the last factorization (numRows when no update was made). */
+  rank: number;
+}
+
+/** Per-set work arrays and factorization (created on first use). */
+export class ProjectionWorkspace {
+  readonly schur: MassSchurComplement;
+  readonly ldlt = new SemidefiniteLdlt();
+  readonly c: Float64Array;
+  readonly lambda: Float64Array;
+  readonly du: Float64Array;
+  readonly tmp: Float64Array;
+  readonly u: Float64Array;
+  /** G's values at the last `factorAt` (the corrections' directions, see `correction`). */
+  readonly factoredG: Float64Array;
+
+  constructor(
+    readonly set: ConstraintSet,
+    sys: BodySystem,
+  ) {
+    this.schur = new MassSchurComplement(set, sys);
+    this.c = new Float64Array(set.numRows);
+    this.lambda = new Float64Array(set.numRows);
+    this.du = new Float64Array(sys.numDofs);
+    this.tmp = new Float64Array(sys.numDofs);
+    this.u = new Float64Array(sys.numDofs);
+    this.factoredG = new Float64Array(set.G.values.length);
+  }
+
+  /** G ← Cq(q, t), S ← G M⁻¹ Gᵀ, factor S; keeps G's values as factoredG. */
+  factorAt(t: number): void {
+    this.set.updateJacobian(t);
+    this.factorCurrent();
+  }
+
+  /**
+   * S ← G M⁻¹ Gᵀ from G's current values (set.updateJacobian done by the caller), factor
+   * S; keeps G's values as factoredG. The constrained Newton step's mass path factors
+   * here too (constrained-solve.ts), so a projection after it can start from its
+   * factorization.
+   */
+  factorCurrent(): void {
+    this.factoredG.set(this.set.G.values);
+    const { ldlt, schur } = this;
+    schur.updateInto(ldlt.beginLoad(schur.S), ldlt.loadSlots(schur.S));
+    ldlt.factorLoaded();
+  }
+
+  /**
+   * du ← −M⁻¹G_fᵀ S_f⁻¹ r with G_f and S_f those of the last `factorAt` (the smallest
+   * mass-weighted du with G_f du = −r on the kept rows). r is overwritten by S_f⁻¹ r.
+   *
+   * Chord iterations evaluate r at the current configuration and correct along the
+   * factorization's own G_f: the residual then changes by −G M⁻¹ G_fᵀ S_f⁻¹ r, off r by
+   * (G_f − G) M⁻¹ G_fᵀ S_f⁻¹ r = (G_f − G) du: the drift of G times the correction.
+   * Along the current G the error would be (S_f − S) S_f⁻¹ r instead, and S_f⁻¹
+   * amplifies by up to κ(S) (~1e4 on a 100-link chain): a µm move already makes that
+   * diverge, while (G_f − G) du, not amplified, stays a small fraction of r.
+   * The converged velocity projection is then oblique, along M⁻¹G_fᵀ: it meets G v = −Ct
+   * at the current positions and is first order in G_f − G away from the
+   * mass-orthogonal one.
+   */
+  correction(r: Float64Array, du: Float64Array): void {
+    this.ldlt.solve(r, r);
+    this.set.multiplyTranspose(r, this.tmp, this.factoredG);
+    massSolve(this.set.sys, this.tmp, du);
+    for (let i = 0; i < du.length; i++) du[i] = -du[i];
+  }
+}
+
+const workspaces = new WeakMap<ConstraintSet, ProjectionWorkspace>();
+
+/** The cached workspace of a set (created on first use). */
+export function projectionWorkspace(set: ConstraintSet): ProjectionWorkspace {
+  let ws = workspaces.get(set);
+  if (!ws) {
+    ws = new ProjectionWorkspace(set, set.sys);
+    workspaces.set(set, ws);
+  }
+  return ws;
+}
+
+/**
+ * Velocity projection tolerance, relative to 1 + ‖G v + Ct‖∞ before it (m/s, rad/s): a
+ * residual below it is left as it is. A residual ε drifts the joints by h ε during the
+ * next step (4e-12 m for ε = 1e-9 m/s at h = 1/240 s), which that step's own projection
+ * removes with the drift of the step itself (~1e-6 m on the benchmark chain).
+ */
+const VELOCITY_TOLERANCE = 1e-9;
+
+function infNorm(x: Float64Array, n = x.length): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(x[i]);
+    if (a > m || Number.isNaN(a)) m = a;
+  }
+  return m;
+}
+
+/** ‖X‖∞ over the positions and quaternions of the dynamic bodies. */
+function stateNorm(sys: BodySystem): number {
+  let m = 0;
+  for (let b = 0; b < sys.numBodies; b++) {
+    if (sys.dofOffset[b] < 0) continue;
+    for (let i = 0; i < 3; i++) m = Math.max(m, Math.abs(sys.pos[3 * b + i]));
+    if (sys.hasOrientation[b])
+      for (let i = 0; i < 4; i++) m = Math.max(m, Math.abs(sys.quat[4 * b + i]));
+  }
+  return m;
+}
+
+/** ‖C(q, t)‖∞ at the current configuration (m / rad). */
+export function constraintResidualNorm(set: ConstraintSet, t: number): number {
+  if (set.numRows === 0) return 0;
+  const { c } = projectionWorkspace(set);
+  set.residual(t, c);
+  return infNorm(c);
+}
+
+/**
+ * Newton–Raphson projection of the positions onto C(q, t) = 0 in the mass metric (see the
+ * header). Moves the bodies of `sys` in place (positions and orientations; velocities are
+ * untouched). The result is written to `result` when given (a stepper's own, so that a
+ * step allocates nothing), else to a new object.
+ *
+ * reuseFactorization: the set's workspace already holds G and the factorization of S at
+ * the current configuration (a velocity projection just made there), so the first update
+ * uses them instead of factoring again.
+ */
+export function projectPositions(
+  sys: BodySystem,
+  set: ConstraintSet,
+  t: number,
+  options: PositionProjectionOptions,
+  result: PositionProjectionResult = {
+    iterations: 0,
+    residualNorm: 0,
+    updateNorm: 0,
+    converged: true,
+    rank: 0,
+  },
+  reuseFactorization = false,
+): PositionProjectionResult {
+  result.iterations = 0;
+  result.residualNorm = 0;
+  result.updateNorm = 0;
+  result.converged = true;
+  result.rank = set.numRows;
+  if (set.numRows === 0) return result;
+  const ws = projectionWorkspace(set);
+  const { c, du } = ws;
+  set.residual(t, c);
+  let residualNorm = infNorm(c);
+  let converged = false;
+  let factored = reuseFactorization;
+  if (factored) result.rank = ws.ldlt.rank;
+  for (;;) {
+    if (residualNorm <= options.residualTolerance) {
+      converged = true;
+      break;
+    }
+    if (result.iterations >= options.maxIterations || !Number.isFinite(residualNorm)) break;
+    if (!factored || !options.chord) {
+      ws.factorAt(t);
+      factored = true;
+      result.rank = ws.ldlt.rank;
+    }
+    ws.correction(c, du);
+    addPositionIncrement(sys, du, 1);
+    result.iterations++;
+    result.updateNorm = infNorm(du);
+    set.residual(t, c);
+    const previous = residualNorm;
+    residualNorm = infNorm(c);
+    // (‖X‖∞ only when it counts: the steppers' projection has relTolerance 0)
+    const relative = options.relTolerance > 0 ? options.relTolerance * stateNorm(sys) : 0;
+    if (result.updateNorm <= options.absTolerance + relative) {
+      converged = true;
+      break;
+    }
+    if (!(residualNorm <= CHORD_CONTRACTION * previous)) factored = false;
+  }
+  result.residualNorm = residualNorm;
+  result.converged = converged;
+  return result;
+}
+
+export interface VelocityProjectionResult {
+  /** ‖G v + Ct‖∞ after the projection (m/s / rad/s). */
+  residualNorm: number;
+  /** Numerical rank of G. */
+  rank: number;
+}
+
+/**
+ * Where a velocity projection takes its factorization of S (projectVelocities):
+ * - "factor": factored at the current positions: the exact mass-metric projection.
+ * - "factored-configuration": the velocities made tangent at the configuration of the
+ *   set's last factorization instead (G_f v = −Ct, G_f its G), with that factorization:
+ *   where a step or a position projection linearized last, when the positions are
+ *   within the joint tolerance of it (acceleration-step.ts).
+ */
+export type VelocityProjectionStart = "factor" | "factored-configuration";
+
+/**
+ * Velocity projection v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct) (see the header), in place on the
+ * body velocities of `sys`, at the current positions (`start` "factor"), or
+ * v ← v − M⁻¹G_fᵀ S_f⁻¹ (G_f v + Ct) at the configuration of the last factorization
+ * ("factored-configuration": residual and correction on the same G_f). Either is one
+ * exact correction, made when ‖G v + Ct‖∞ exceeds 1e-9 (1 + its value) or
+ * absoluteTolerance (m/s, rad/s), whichever is larger: a stepper holding the joints to
+ * a drift τ needs only τ/(10 h), which moves them by τ/10 over its next step
+ * (acceleration-step.ts). The result is written to `result` when given, else to a new
+ * object; its residualNorm is the residual after the correction.
+ */
+export function projectVelocities(
+  sys: BodySystem,
+  set: ConstraintSet,
+  t: number,
+  start: VelocityProjectionStart = "factor",
+  result: VelocityProjectionResult = { residualNorm: 0, rank: 0 },
+  absoluteTolerance = 0,
+): VelocityProjectionResult {
+  result.residualNorm = 0;
+  result.rank = 0;
+  if (set.numRows === 0) return result;
+  const ws = projectionWorkspace(set);
+  const { c, du, u } = ws;
+  const ct = ws.lambda;
+  if (start === "factor") ws.factorAt(t);
+  const values = ws.factoredG;
+  getVelocity(sys, u);
+  set.velocityTerm(t, ct);
+  velocityResidual(set, u, ct, c, values);
+  let norm = infNorm(c);
+  if (norm > Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance)) {
+    ws.correction(c, du);
+    addTo(u, du);
+    velocityResidual(set, u, ct, c, values);
+    norm = infNorm(c);
+    setVelocity(sys, u);
+  }
+  result.residualNorm = norm;
+  result.rank = ws.ldlt.rank;
+  return result;
+}
+
+/**
+ * u += du. Its own function: inlined in projectVelocities, V8 (Node 20) compiled
+ * the element accesses generically and boxed every double, garbage at every step
+ * (bench/README.md, "Velocity projection").
+ */
+function addTo(u: Float64Array, du: Float64Array): void {
+  for (let i = 0; i < u.length; i++) u[i] += du[i];
+}
+
+/** c = G u + Ct (ct holds Ct; G's values `values`). */
+function velocityResidual(
+  set: ConstraintSet,
+  u: Float64Array,
+  ct: Float64Array,
+  c: Float64Array,
+  values: Float64Array,
+): void {
+  set.multiply(u, c, values);
+  for (let i = 0; i < c.length; i++) c[i] += ct[i];
+}

@@ -1,0 +1,268 @@
+/**
+ * Contact areas for compliant contact (the `contactArea` argument of
+ * ContactBehavior.computeResponse), as ArtiSynth defines them, plus documented
+ * equivalents for the analytic shapes of the collision layer.
+ *
+ * ArtiSynth (ContactForceBehavior.computeResponse): for a vertex penetration contact the
+ * area is one third of the area of each face around the penetrating vertex, projected on
+ * the plane perpendicular to the normal; for two-way contact (vertex penetrations computed
+ * for both collidables) it is halved, since both vertex sets then cover the same patch;
+ * for a contour region it is the region's area divided by its number of contact points.
+ *
+ * Analytic equivalents (the collision layer has no meshes):
+ *  - box vertex (plane–box, and box–box pairs with one or two points): the box surface is
+ *    a mesh of six quads; a vertex's share of a quad is one quarter (the average of the
+ *    one-third shares over the quad's two triangulations), so the area is
+ *    Σ_j (1/4)(4 h_k h_l)|b_j·n| = Σ_j h_k h_l |b_j·n| over the three faces at the vertex
+ *    (b_j the box axes; {j, k, l} a permutation of the axes). A box lying flat on a face
+ *    gets a quarter of that face per corner: its four corners cover the face exactly.
+ *  - box–box manifolds of three or more points (face on face): a contour region, the
+ *    convex hull of the pair's points projected on the normal plane, divided by the count;
+ *    the same for any pair with a cylinder (against a plane, box or cylinder) with three
+ *    or more points (a cap flush on a face or cap: its rim points, or the clipped cap).
+ *  - cylinder rim points otherwise (one or two points: a rim point, a side line's two
+ *    ends): the cylinder as the mesh of its narrow-phase rim samples (RIM_SAMPLES per cap,
+ *    the cap an RIM_SAMPLES-gon, the side RIM_SAMPLES quads), a rim vertex's share as for
+ *    the box: 1/RIM_SAMPLES of the cap and a quarter of its two side quads,
+ *    (π r² |z·n| + 2π r L √(1 − (z·n)²))/RIM_SAMPLES (z the axis; the radial direction of
+ *    the vertex taken along n's). A cylinder lying on a face: π r L/4 at each end of its
+ *    line contact; against a box the smaller of the two shapes' rules, as box–box.
+ *  Cylinders count as flat for the curvature radius (surfaceRadius: the cap is flat and
+ *  the side straight along the axis), so Hertz uses the flat-punch law with these areas.
+ *  - round contacts (a sphere, or a capsule end or side, against anything): the circle in
+ *    which the two surfaces overlap, π a² with a² = 2 R δ − δ² (R = 1/(1/r₀ + 1/r₁) the
+ *    effective radius, δ = −dist the penetration): exact for a sphere cutting a plane, the
+ *    first-order (Hertz) circle for two spheres. Zero when not penetrating.
+ * All areas in m². Nothing here allocates.
+ */
+
+import type { ContactBuffer } from "../geometry/contact-buffer";
+import { RIM_SAMPLES } from "../geometry/cylinder";
+import type { WorldPose } from "../geometry/pose";
+import type { ShapeInstance } from "../geometry/shapes";
+import { length3 } from "../math/vec3";
+
+/**
+ * ArtiSynth's vertex area: (1/3) Σ_f A_f |n̂_f·n| over the triangles f around the vertex,
+ * given as 9 numbers each (three corners, world), halved when `twoWay`.
+ * |n̂_f·n| A_f = |((p1 − p0) × (p2 − p0))·n| / 2, the triangle's area projected on the
+ * plane ⊥ n (n unit).
+ */
+export function vertexContactArea(
+  triangles: ArrayLike<number>,
+  count: number,
+  normal: ArrayLike<number>,
+  twoWay = false,
+): number {
+  let s = 0;
+  for (let f = 0; f < count; f++) {
+    const o = 9 * f;
+    const ux = triangles[o + 3] - triangles[o];
+    const uy = triangles[o + 4] - triangles[o + 1];
+    const uz = triangles[o + 5] - triangles[o + 2];
+    const vx = triangles[o + 6] - triangles[o];
+    const vy = triangles[o + 7] - triangles[o + 1];
+    const vz = triangles[o + 8] - triangles[o + 2];
+    const cx = uy * vz - uz * vy;
+    const cy = uz * vx - ux * vz;
+    const cz = ux * vy - uy * vx;
+    s += 0.5 * Math.abs(cx * normal[0] + cy * normal[1] + cz * normal[2]);
+  }
+  const a = s / 3;
+  return twoWay ? 0.5 * a : a;
+}
+
+/**
+ * Box vertex area Σ_j h_k h_l |b_j·n| (see the file comment): h the half extents, R the
+ * box's row-major world rotation (column j = axis b_j), n = normal[no..no+2] unit. The same for all eight
+ * vertices (each touches one face per axis).
+ */
+export function boxVertexArea(
+  halfExtents: ArrayLike<number>,
+  R: ArrayLike<number>,
+  normal: ArrayLike<number>,
+  no = 0,
+): number {
+  const hx = halfExtents[0];
+  const hy = halfExtents[1];
+  const hz = halfExtents[2];
+  const x = normal[no];
+  const y = normal[no + 1];
+  const z = normal[no + 2];
+  const d0 = Math.abs(R[0] * x + R[3] * y + R[6] * z);
+  const d1 = Math.abs(R[1] * x + R[4] * y + R[7] * z);
+  const d2 = Math.abs(R[2] * x + R[5] * y + R[8] * z);
+  return hy * hz * d0 + hx * hz * d1 + hx * hy * d2;
+}
+
+/**
+ * Cylinder rim vertex area (π r² |z·n| + 2π r L √(1 − (z·n)²))/RIM_SAMPLES (see the file
+ * comment): r, L the radius and half-length, R the cylinder's row-major world rotation
+ * (column 2 = axis z), n = normal[no..no+2] unit.
+ */
+export function cylinderRimArea(
+  radius: number,
+  halfLength: number,
+  R: ArrayLike<number>,
+  normal: ArrayLike<number>,
+  no = 0,
+): number {
+  const c = Math.abs(R[2] * normal[no] + R[5] * normal[no + 1] + R[8] * normal[no + 2]);
+  const s = Math.sqrt(Math.max(0, 1 - c * c));
+  return (Math.PI * radius * (radius * c + 2 * halfLength * s)) / RIM_SAMPLES;
+}
+
+/** π a² with a² = max(0, 2 R δ − δ²), δ = −dist; R may be Infinity only with δ = 0. */
+export function roundContactArea(effectiveRadius: number, dist: number): number {
+  const d = -dist;
+  if (!(d > 0)) return 0;
+  if (effectiveRadius === Number.POSITIVE_INFINITY) return 0;
+  return Math.PI * Math.max(0, 2 * effectiveRadius * d - d * d);
+}
+
+const HX = new Float64Array(16);
+const HY = new Float64Array(16);
+const HULL = new Int32Array(33);
+
+/**
+ * Area of the convex hull of k ≤ 16 points (x, y) (Andrew's monotone chain on the
+ * points sorted by x then y, sorted here by insertion).
+ */
+export function convexHullArea2D(xs: Float64Array, ys: Float64Array, k: number): number {
+  if (k < 3) return 0;
+  // Insertion sort of the indices by (x, y).
+  const idx = HULL;
+  const ox = HX;
+  const oy = HY;
+  for (let i = 0; i < k; i++) {
+    let j = i;
+    const x = xs[i];
+    const y = ys[i];
+    while (j > 0 && (ox[j - 1] > x || (ox[j - 1] === x && oy[j - 1] > y))) {
+      ox[j] = ox[j - 1];
+      oy[j] = oy[j - 1];
+      j--;
+    }
+    ox[j] = x;
+    oy[j] = y;
+  }
+  const cross = (o: number, a: number, b: number) =>
+    (ox[a] - ox[o]) * (oy[b] - oy[o]) - (oy[a] - oy[o]) * (ox[b] - ox[o]);
+  let m = 0;
+  for (let i = 0; i < k; i++) {
+    while (m >= 2 && cross(idx[m - 2], idx[m - 1], i) <= 0) m--;
+    idx[m++] = i;
+  }
+  const lower = m + 1;
+  for (let i = k - 2; i >= 0; i--) {
+    while (m >= lower && cross(idx[m - 2], idx[m - 1], i) <= 0) m--;
+    idx[m++] = i;
+  }
+  // idx[0..m-1] is closed (last = first).
+  let a = 0;
+  for (let i = 0; i + 1 < m; i++) {
+    const p = idx[i];
+    const q = idx[i + 1];
+    a += ox[p] * oy[q] - ox[q] * oy[p];
+  }
+  return 0.5 * Math.abs(a);
+}
+
+/**
+ * Radius of curvature of a shape's surface at a contact (Infinity for flat ones: planes,
+ * boxes and cylinders, whose caps are flat and side straight along the axis).
+ */
+export function surfaceRadius(inst: ShapeInstance | undefined): number {
+  if (!inst) return Number.POSITIVE_INFINITY;
+  const s = inst.shape;
+  return s.type === "sphere" || s.type === "capsule" ? s.radius : Number.POSITIVE_INFINITY;
+}
+
+const PX = new Float64Array(16);
+const PY = new Float64Array(16);
+
+/**
+ * Fills area[i] for the contacts 0..buf.count−1 of a detection, from the shapes and world
+ * poses of the detector (see the file comment for the rules). Contacts of one shape pair
+ * are contiguous in the buffer (the detector runs each pair's narrow phase at once).
+ */
+export function computeContactAreas(
+  buf: ContactBuffer,
+  shapes: readonly ShapeInstance[],
+  poses: readonly WorldPose[],
+  area: Float64Array,
+): void {
+  const n = buf.count;
+  let i = 0;
+  while (i < n) {
+    const sa = buf.shapeA[i];
+    const sb = buf.shapeB[i];
+    let j = i + 1;
+    while (j < n && buf.shapeA[j] === sa && buf.shapeB[j] === sb) j++;
+    const A = shapes[sa]?.shape;
+    const B = shapes[sb]?.shape;
+    const round =
+      A?.type === "sphere" ||
+      A?.type === "capsule" ||
+      B?.type === "sphere" ||
+      B?.type === "capsule";
+    if (round) {
+      const R = 1 / (1 / surfaceRadius(shapes[sa]) + 1 / surfaceRadius(shapes[sb]));
+      for (let k = i; k < j; k++) area[k] = roundContactArea(R, buf.gap[k]);
+    } else if (
+      ((A?.type === "box" && B?.type === "box") ||
+        A?.type === "cylinder" ||
+        B?.type === "cylinder") &&
+      j - i >= 3 &&
+      j - i <= 16
+    ) {
+      // Contour region: hull of the points in the normal plane of the first contact.
+      const nx = buf.normal[3 * i];
+      const ny = buf.normal[3 * i + 1];
+      const nz = buf.normal[3 * i + 2];
+      // Tangent basis t1 = n × e (e the axis least aligned with n), t2 = n × t1.
+      let ex = 0;
+      let ey = 0;
+      let ez = 0;
+      const ax = Math.abs(nx);
+      const ay = Math.abs(ny);
+      const az = Math.abs(nz);
+      if (ax <= ay && ax <= az) ex = 1;
+      else if (ay <= az) ey = 1;
+      else ez = 1;
+      let t1x = ny * ez - nz * ey;
+      let t1y = nz * ex - nx * ez;
+      let t1z = nx * ey - ny * ex;
+      const l = length3(t1x, t1y, t1z);
+      t1x /= l;
+      t1y /= l;
+      t1z /= l;
+      const t2x = ny * t1z - nz * t1y;
+      const t2y = nz * t1x - nx * t1z;
+      const t2z = nx * t1y - ny * t1x;
+      for (let k = i; k < j; k++) {
+        const p = 3 * k;
+        PX[k - i] = buf.point[p] * t1x + buf.point[p + 1] * t1y + buf.point[p + 2] * t1z;
+        PY[k - i] = buf.point[p] * t2x + buf.point[p + 1] * t2y + buf.point[p + 2] * t2z;
+      }
+      const each = convexHullArea2D(PX, PY, j - i) / (j - i);
+      for (let k = i; k < j; k++) area[k] = each;
+    } else {
+      // Box vertices (plane–box; box–box with one or two points: the smaller box's rule),
+      // cylinder rim points.
+      for (let k = i; k < j; k++) {
+        let a = Number.POSITIVE_INFINITY;
+        if (A?.type === "box")
+          a = Math.min(a, boxVertexArea(A.halfExtents, poses[sa].R, buf.normal, 3 * k));
+        else if (A?.type === "cylinder")
+          a = Math.min(a, cylinderRimArea(A.radius, A.halfLength, poses[sa].R, buf.normal, 3 * k));
+        if (B?.type === "box")
+          a = Math.min(a, boxVertexArea(B.halfExtents, poses[sb].R, buf.normal, 3 * k));
+        else if (B?.type === "cylinder")
+          a = Math.min(a, cylinderRimArea(B.radius, B.halfLength, poses[sb].R, buf.normal, 3 * k));
+        area[k] = a === Number.POSITIVE_INFINITY ? 0 : a;
+      }
+    }
+    i = j;
+  }
+}

@@ -1,0 +1,526 @@
+/**
+ * Compliant (penalty) contact, `contact.method = "smc"`, as a force effector with exact
+ * Jacobians, after ArtiSynth's ContactForceBehavior (behaviors.ts) and ForceEffector.
+ *
+ * Contact geometry is taken once per step (beginStep, at x_t), as ArtiSynth's collision
+ * handler does: for every contact with gap < margin, the normal n (world, from a to b),
+ * the two surface points p_a = point − (g/2) n, p_b = point + (g/2) n attached to their
+ * bodies as material points (body-frame coordinates ρ_a, ρ_b), and the contact area
+ * (area.ts). Within the step the force is evaluated at any trial state (the Newton
+ * iterations of the implicit integrators) with that normal and those material points:
+ *   r_X = R_X ρ_X,   p_X = x_X + r_X,   dist = n·(p_b − p_a),
+ *   u_n = n·(v_b + ω_b × r_b − v_a − ω_a × r_a),
+ * and F_n n is applied on b at p_b, −F_n n on a at p_a, with
+ *   contacts penetrating at t (dist_t < 0, "active" for the step, as ArtiSynth's contact
+ *   constraints are for the step they were found in):
+ *       F_n = max(0, −f(dist) − d u_n),  d = max(damping, s h/compliance) (compliance > 0),
+ *       continued beyond dist = 0 with the response at 0: −f(dist) → −dist/compliance(0);
+ *   contacts found separated at t (0 ≤ dist_t < margin): F_n = max(0, −f(dist)), elastic
+ *       only, so a contact met during a step pushes back in that same step, and its
+ *       damping starts with the next step.
+ * Why: the damping term is discontinuous at dist = 0 (F jumps from d|u_n| to 0), and a
+ * Newton iteration on a discontinuous residual can have no solution and cycles; with the
+ * split above F_n is continuous and piecewise smooth in the state within every step. The
+ * clamp max(0, ·) is the unilateral nature of the contact (ArtiSynth's compliant contacts
+ * are unilateral constraints: their force never pulls). The Jacobians below are the
+ * exact derivatives of this model (zero where clamped).
+ *
+ * Exact Jacobians (X, Y ∈ {a, b} dynamic, s_a = −1, s_b = +1, w_X = 3 or 6 dofs):
+ *   g_X = s_X [n; r_X × n]                     (∂dist/∂q_X, rotation increments δθ)
+ *   ∂u_n/∂θ_X = s_X r_X × (n × ω_X)            (the lever arm turns with the body)
+ *   κ = ∂F_n/∂dist = −f′(dist) − u_n ∂d/∂dist,  ∂d/∂dist = s h f″ when the step-damping
+ *       term is the larger one (0 otherwise)
+ *   ∂Q_X/∂q_Y = g_X (κ g_Yᵀ − d ∂u_n/∂q_Y) + δ_XY s_X F_n [0 0; 0 [n]×[r_X]×]
+ *   ∂Q_X/∂v_Y = −d g_X g_Yᵀ
+ * (the last term of ∂Q/∂q: the torque r_X × (s_X F_n n) changes as r_X turns,
+ * δτ = δr × F = F_n s_X [n]×[r_X]× δθ). With particles only, the matrix added with the
+ * integrators' negative scale is symmetric positive semidefinite (SPD type); with rigid
+ * bodies the rotational terms make it nonsymmetric (GENERAL).
+ *
+ * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
+ * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
+ * The effector needs h for the step damping: `stepSize` (set by the contact model from
+ * solver.dt). Friction is not modelled by this effector (normal force only, as
+ * ContactForceBehavior); Coulomb friction is the nonsmooth method's.
+ */
+import type { ContactStateOut } from "../../../schemas/state";
+import type { DynamicStructureEffector } from "../dynamics/stepper";
+import type { CollisionDetector } from "../geometry/collide";
+import { ContactBuffer } from "../geometry/contact-buffer";
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import { norm3 } from "../math/vec3";
+import { BodyKind, type BodySystem } from "../model/body-system";
+import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
+import { computeContactAreas, surfaceRadius } from "./area";
+import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
+
+interface MutablePoint {
+  position: Float64Array;
+  body: number;
+  radius: number;
+}
+
+function growF(a: Float64Array, n: number): Float64Array {
+  return a.length >= n ? a : new Float64Array(Math.max(n, 2 * a.length));
+}
+function growI(a: Int32Array, n: number): Int32Array {
+  return a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length));
+}
+
+export class CompliantContactEffector implements DynamicStructureEffector {
+  readonly id = "contact";
+  readonly dynamicStructure = true as const;
+  readonly hasJacobians = true;
+  readonly jacobianType: MatrixTypeFlags;
+  /** h (s) for the step damping rule; kept equal to solver.dt by the contact model. */
+  stepSize = 0.005;
+  /** Contacts tracked in the current step. */
+  count = 0;
+  /** Accumulated detection time (ms; doubles from the start, see BodySystem on V8). */
+  readonly timing = { broadMs: -0, narrowMs: -0 };
+
+  private readonly buffer = new ContactBuffer(64);
+  private bodyA: Int32Array = new Int32Array(0);
+  private bodyB: Int32Array = new Int32Array(0);
+  private normal: Float64Array = new Float64Array(0);
+  /** Material points: body-frame coordinates (world coordinates for the world, body −1). */
+  private rhoA: Float64Array = new Float64Array(0);
+  private rhoB: Float64Array = new Float64Array(0);
+  private area: Float64Array = new Float64Array(0);
+  private radA: Float64Array = new Float64Array(0);
+  private radB: Float64Array = new Float64Array(0);
+  /** 1 when the contact penetrated at t (dist_t < 0): its damping acts through the step. */
+  private activeAtStart: Uint8Array = new Uint8Array(0);
+  // Evaluation at the current state (evaluate()).
+  private rA: Float64Array = new Float64Array(0);
+  private rB: Float64Array = new Float64Array(0);
+  private dist: Float64Array = new Float64Array(0);
+  private un: Float64Array = new Float64Array(0);
+  private fn: Float64Array = new Float64Array(0);
+  private kappa: Float64Array = new Float64Array(0);
+  private damp: Float64Array = new Float64Array(0);
+  private readonly c0: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
+  private readonly c1: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
+  private readonly nrm = new Float64Array(3);
+  private readonly g = new Float64Array(12);
+  private readonly wv = new Float64Array(12);
+
+  constructor(
+    readonly sys: BodySystem,
+    readonly detector: CollisionDetector,
+    public behavior: ContactBehavior,
+    /** contact.margin (m): contacts with gap below it are tracked through the step. */
+    public margin: number,
+  ) {
+    let rigid = false;
+    for (const s of detector.shapes)
+      if (s.body >= 0 && sys.kind[s.body] === BodyKind.RIGID) rigid = true;
+    this.jacobianType = rigid ? MatrixType.GENERAL : MatrixType.SPD;
+  }
+
+  private width(b: number): number {
+    if (b < 0) return 0;
+    const k = this.sys.kind[b];
+    return k === BodyKind.RIGID ? 6 : k === BodyKind.PARTICLE ? 3 : 0;
+  }
+
+  /**
+   * Detects the contacts at the current configuration (x_t) and attaches their points.
+   * The detection margin is widened by the distance two bodies can close in one step,
+   * 2·h·max|v| (speculative contacts): a contact the step will reach is in the set from
+   * its start, so the implicit solve meets it instead of ending the step deep inside and
+   * releasing the stored penalty energy ½kδ² on the next.
+   */
+  beginStep(): void {
+    const { sys, buffer } = this;
+    let vmax = 0;
+    for (let b = 0; b < sys.numBodies; b++)
+      if (sys.dofOffset[b] >= 0) vmax = Math.max(vmax, norm3(sys.vel, 3 * b));
+    this.detector.margin = this.margin + 2 * this.stepSize * vmax;
+    this.detector.detect(sys.pos, sys.quat, buffer);
+    this.timing.broadMs += this.detector.stats.broadMs;
+    this.timing.narrowMs += this.detector.stats.narrowMs;
+    const n = buffer.count;
+    this.count = n;
+    this.bodyA = growI(this.bodyA, n);
+    this.bodyB = growI(this.bodyB, n);
+    for (const name of ["normal", "rhoA", "rhoB", "rA", "rB"] as const)
+      this[name] = growF(this[name], 3 * n);
+    for (const name of ["area", "radA", "radB", "dist", "un", "fn", "kappa", "damp"] as const)
+      this[name] = growF(this[name], n);
+    if (this.activeAtStart.length < n)
+      this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
+    computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
+    const R = sys.rotation;
+    for (let i = 0; i < n; i++) {
+      const a = buffer.bodyA[i];
+      const b = buffer.bodyB[i];
+      this.bodyA[i] = a;
+      this.bodyB[i] = b;
+      this.activeAtStart[i] = buffer.gap[i] < 0 ? 1 : 0;
+      this.radA[i] = surfaceRadius(this.detector.shapes[buffer.shapeA[i]]);
+      this.radB[i] = surfaceRadius(this.detector.shapes[buffer.shapeB[i]]);
+      const hg = 0.5 * buffer.gap[i];
+      for (let side = 0; side < 2; side++) {
+        const body = side === 0 ? a : b;
+        const rho = side === 0 ? this.rhoA : this.rhoB;
+        const sg = side === 0 ? -hg : hg;
+        const px = buffer.point[3 * i] + sg * buffer.normal[3 * i];
+        const py = buffer.point[3 * i + 1] + sg * buffer.normal[3 * i + 1];
+        const pz = buffer.point[3 * i + 2] + sg * buffer.normal[3 * i + 2];
+        if (body < 0) {
+          rho[3 * i] = px;
+          rho[3 * i + 1] = py;
+          rho[3 * i + 2] = pz;
+          continue;
+        }
+        // ρ = Rᵀ (p − x)
+        const dx = px - sys.pos[3 * body];
+        const dy = py - sys.pos[3 * body + 1];
+        const dz = pz - sys.pos[3 * body + 2];
+        const o = 9 * body;
+        rho[3 * i] = R[o] * dx + R[o + 3] * dy + R[o + 6] * dz;
+        rho[3 * i + 1] = R[o + 1] * dx + R[o + 4] * dy + R[o + 7] * dz;
+        rho[3 * i + 2] = R[o + 2] * dx + R[o + 5] * dy + R[o + 8] * dz;
+      }
+      this.normal[3 * i] = buffer.normal[3 * i];
+      this.normal[3 * i + 1] = buffer.normal[3 * i + 1];
+      this.normal[3 * i + 2] = buffer.normal[3 * i + 2];
+    }
+  }
+
+  addSolveBlocks(m: SparseBlockMatrix): void {
+    const { sys } = this;
+    for (let i = 0; i < this.count; i++) {
+      const ka = this.bodyA[i] >= 0 ? sys.block[this.bodyA[i]] : -1;
+      const kb = this.bodyB[i] >= 0 ? sys.block[this.bodyB[i]] : -1;
+      if (ka >= 0) m.addBlock(ka, ka);
+      if (kb >= 0) m.addBlock(kb, kb);
+      if (ka >= 0 && kb >= 0) {
+        m.addBlock(ka, kb);
+        m.addBlock(kb, ka);
+      }
+    }
+  }
+
+  /** World lever arm r and point p of side X of contact i into rOut (3i) and this.c0/c1. */
+  private placePoint(i: number, side: 0 | 1): void {
+    const { sys } = this;
+    const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
+    const rho = side === 0 ? this.rhoA : this.rhoB;
+    const r = side === 0 ? this.rA : this.rB;
+    const cp = side === 0 ? this.c0 : this.c1;
+    cp.body = body;
+    cp.radius = side === 0 ? this.radA[i] : this.radB[i];
+    if (body < 0) {
+      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+      cp.position[0] = rho[3 * i];
+      cp.position[1] = rho[3 * i + 1];
+      cp.position[2] = rho[3 * i + 2];
+      return;
+    }
+    const R = sys.rotation;
+    const o = 9 * body;
+    const x = rho[3 * i];
+    const y = rho[3 * i + 1];
+    const z = rho[3 * i + 2];
+    const rx = R[o] * x + R[o + 1] * y + R[o + 2] * z;
+    const ry = R[o + 3] * x + R[o + 4] * y + R[o + 5] * z;
+    const rz = R[o + 6] * x + R[o + 7] * y + R[o + 8] * z;
+    r[3 * i] = rx;
+    r[3 * i + 1] = ry;
+    r[3 * i + 2] = rz;
+    cp.position[0] = sys.pos[3 * body] + rx;
+    cp.position[1] = sys.pos[3 * body + 1] + ry;
+    cp.position[2] = sys.pos[3 * body + 2] + rz;
+  }
+
+  /** World velocity of the material point of side X (v + ω × r), dotted with n. */
+  private pointVelocityN(i: number, side: 0 | 1): number {
+    const { sys } = this;
+    const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
+    if (body < 0 || sys.dofOffset[body] < 0) return 0;
+    const r = side === 0 ? this.rA : this.rB;
+    const nx = this.normal[3 * i];
+    const ny = this.normal[3 * i + 1];
+    const nz = this.normal[3 * i + 2];
+    let vx = sys.vel[3 * body];
+    let vy = sys.vel[3 * body + 1];
+    let vz = sys.vel[3 * body + 2];
+    if (sys.kind[body] === BodyKind.RIGID) {
+      const wx = sys.omega[3 * body];
+      const wy = sys.omega[3 * body + 1];
+      const wz = sys.omega[3 * body + 2];
+      vx += wy * r[3 * i + 2] - wz * r[3 * i + 1];
+      vy += wz * r[3 * i] - wx * r[3 * i + 2];
+      vz += wx * r[3 * i + 1] - wy * r[3 * i];
+    }
+    return nx * vx + ny * vy + nz * vz;
+  }
+
+  /** dist, u_n, F_n, κ and d of every contact at the current state (file comment). */
+  private evaluate(): void {
+    const h = this.stepSize;
+    const nrm = this.nrm;
+    for (let i = 0; i < this.count; i++) {
+      this.placePoint(i, 0);
+      this.placePoint(i, 1);
+      nrm[0] = this.normal[3 * i];
+      nrm[1] = this.normal[3 * i + 1];
+      nrm[2] = this.normal[3 * i + 2];
+      const pa = this.c0.position;
+      const pb = this.c1.position;
+      const dist = nrm[0] * (pb[0] - pa[0]) + nrm[1] * (pb[1] - pa[1]) + nrm[2] * (pb[2] - pa[2]);
+      const un = this.pointVelocityN(i, 1) - this.pointVelocityN(i, 0);
+      this.dist[i] = dist;
+      this.un[i] = un;
+      this.fn[i] = 0;
+      this.kappa[i] = 0;
+      this.damp[i] = 0;
+      const active = this.activeAtStart[i] === 1;
+      if (!active && !(dist < 0)) continue;
+      // Active contacts beyond dist = 0 continue the law with the response at dist = 0.
+      const r = this.behavior.computeResponse(
+        active && dist > 0 ? 0 : dist,
+        this.c0 as ContactPoint,
+        this.c1 as ContactPoint,
+        nrm,
+        this.area[i],
+      );
+      const kc = r.compliance > 0 && Number.isFinite(r.compliance) ? 1 / r.compliance : 0;
+      let F: number;
+      let kap: number;
+      let d = 0;
+      if (active) {
+        d = effectiveDamping(r, h);
+        // ∂d/∂dist: the step-damping branch s h f′ varies with f′ (f″ = stiffnessRate).
+        const stepBranch =
+          dist <= 0 && r.compliance > 0 && (r.stepDamping * h) / r.compliance > r.damping;
+        const dd = stepBranch ? r.stepDamping * h * r.stiffnessRate : 0;
+        F = (dist > 0 ? -kc * dist : -r.force) - d * un;
+        kap = -kc - un * dd;
+      } else {
+        F = -r.force;
+        kap = -kc;
+      }
+      // A contact cannot pull (see the file comment): clamped at 0, no Jacobian there.
+      if (!(F > 0)) continue;
+      this.fn[i] = F;
+      this.kappa[i] = kap;
+      this.damp[i] = d;
+    }
+  }
+
+  /**
+   * out[i] = 1 where contact i pushes (F_n > 0) at the current state; returns the number of
+   * contacts of this step (out is left untouched when it is shorter). Newmark uses it to
+   * see contacts switch within a step.
+   */
+  pushing(out: Uint8Array): number {
+    if (out.length < this.count) return this.count;
+    this.evaluate();
+    for (let i = 0; i < this.count; i++) out[i] = this.fn[i] > 0 ? 1 : 0;
+    return this.count;
+  }
+
+  applyForces(_t: number): void {
+    this.evaluate();
+    const { sys } = this;
+    for (let i = 0; i < this.count; i++) {
+      const F = this.fn[i];
+      if (F === 0) continue;
+      const fx = F * this.normal[3 * i];
+      const fy = F * this.normal[3 * i + 1];
+      const fz = F * this.normal[3 * i + 2];
+      for (let side = 0; side < 2; side++) {
+        const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
+        if (body < 0 || sys.dofOffset[body] < 0) continue;
+        const s = side === 0 ? -1 : 1;
+        sys.force[3 * body] += s * fx;
+        sys.force[3 * body + 1] += s * fy;
+        sys.force[3 * body + 2] += s * fz;
+        if (sys.kind[body] !== BodyKind.RIGID) continue;
+        const r = side === 0 ? this.rA : this.rB;
+        const rx = r[3 * i];
+        const ry = r[3 * i + 1];
+        const rz = r[3 * i + 2];
+        sys.torque[3 * body] += s * (ry * fz - rz * fy);
+        sys.torque[3 * body + 1] += s * (rz * fx - rx * fz);
+        sys.torque[3 * body + 2] += s * (rx * fy - ry * fx);
+      }
+    }
+  }
+
+  /**
+   * g (∂dist/∂q) and wv (∂u_n/∂q) of both sides of contact i into this.g / this.wv at
+   * [0..5] (side a) and [6..11] (side b).
+   */
+  private gradients(i: number): void {
+    const { sys, g, wv } = this;
+    const nx = this.normal[3 * i];
+    const ny = this.normal[3 * i + 1];
+    const nz = this.normal[3 * i + 2];
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
+      const s = side === 0 ? -1 : 1;
+      const o = 6 * side;
+      const r = side === 0 ? this.rA : this.rB;
+      const rx = r[3 * i];
+      const ry = r[3 * i + 1];
+      const rz = r[3 * i + 2];
+      g[o] = s * nx;
+      g[o + 1] = s * ny;
+      g[o + 2] = s * nz;
+      g[o + 3] = s * (ry * nz - rz * ny);
+      g[o + 4] = s * (rz * nx - rx * nz);
+      g[o + 5] = s * (rx * ny - ry * nx);
+      wv[o] = wv[o + 1] = wv[o + 2] = 0;
+      wv[o + 3] = wv[o + 4] = wv[o + 5] = 0;
+      if (body < 0 || sys.kind[body] !== BodyKind.RIGID) continue;
+      // s r × (n × ω)
+      const wx = sys.omega[3 * body];
+      const wy = sys.omega[3 * body + 1];
+      const wz = sys.omega[3 * body + 2];
+      const cx = ny * wz - nz * wy;
+      const cy = nz * wx - nx * wz;
+      const cz = nx * wy - ny * wx;
+      wv[o + 3] = s * (ry * cz - rz * cy);
+      wv[o + 4] = s * (rz * cx - rx * cz);
+      wv[o + 5] = s * (rx * cy - ry * cx);
+    }
+  }
+
+  addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    this.evaluate();
+    const { sys, g, wv } = this;
+    for (let i = 0; i < this.count; i++) {
+      if (this.fn[i] === 0) continue;
+      this.gradients(i);
+      const kap = this.kappa[i];
+      const d = this.damp[i];
+      const F = this.fn[i];
+      for (let sx = 0; sx < 2; sx++) {
+        const X = sx === 0 ? this.bodyA[i] : this.bodyB[i];
+        const wX = this.width(X);
+        if (wX === 0) continue;
+        const kX = sys.block[X];
+        for (let sy = 0; sy < 2; sy++) {
+          const Y = sy === 0 ? this.bodyA[i] : this.bodyB[i];
+          const wY = this.width(Y);
+          if (wY === 0) continue;
+          const off = m.offsetOf(kX, sys.block[Y]);
+          const vals = m.values;
+          for (let r = 0; r < wX; r++) {
+            const gr = s * g[6 * sx + r];
+            if (gr === 0) continue;
+            for (let c = 0; c < wY; c++)
+              vals[off + r * wY + c] += gr * (kap * g[6 * sy + c] - d * wv[6 * sy + c]);
+          }
+          if (sx === sy && wX === 6 && F !== 0) {
+            // s_X F_n [n]×[r_X]× on the (θ, θ) sub-block: [n]×[r]× = r nᵀ − (n·r) I.
+            const sgn = sx === 0 ? -1 : 1;
+            const rr = sx === 0 ? this.rA : this.rB;
+            const nn = this.normal;
+            const dot =
+              nn[3 * i] * rr[3 * i] + nn[3 * i + 1] * rr[3 * i + 1] + nn[3 * i + 2] * rr[3 * i + 2];
+            const f = s * sgn * F;
+            for (let a = 0; a < 3; a++)
+              for (let b = 0; b < 3; b++)
+                vals[off + (3 + a) * 6 + 3 + b] +=
+                  f * (rr[3 * i + a] * nn[3 * i + b] - (a === b ? dot : 0));
+          }
+        }
+      }
+    }
+  }
+
+  addVelJacobian(m: SparseBlockMatrix, s: number): void {
+    this.evaluate();
+    const { sys, g } = this;
+    for (let i = 0; i < this.count; i++) {
+      if (this.fn[i] === 0) continue;
+      const d = this.damp[i];
+      if (d === 0) continue;
+      this.gradients(i);
+      for (let sx = 0; sx < 2; sx++) {
+        const X = sx === 0 ? this.bodyA[i] : this.bodyB[i];
+        const wX = this.width(X);
+        if (wX === 0) continue;
+        for (let sy = 0; sy < 2; sy++) {
+          const Y = sy === 0 ? this.bodyA[i] : this.bodyB[i];
+          const wY = this.width(Y);
+          if (wY === 0) continue;
+          const off = m.offsetOf(sys.block[X], sys.block[Y]);
+          const vals = m.values;
+          for (let r = 0; r < wX; r++) {
+            const gr = -s * d * g[6 * sx + r];
+            if (gr === 0) continue;
+            for (let c = 0; c < wY; c++) vals[off + r * wY + c] += gr * g[6 * sy + c];
+          }
+        }
+      }
+    }
+  }
+
+  potentialEnergy(): number {
+    this.evaluate();
+    let e = 0;
+    for (let i = 0; i < this.count; i++) {
+      if (!(this.dist[i] < 0)) continue;
+      this.placePoint(i, 0);
+      this.placePoint(i, 1);
+      this.nrm[0] = this.normal[3 * i];
+      this.nrm[1] = this.normal[3 * i + 1];
+      this.nrm[2] = this.normal[3 * i + 2];
+      e += this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
+    }
+    return e;
+  }
+
+  /**
+   * The total normal force of the last evaluation (N): Σ F_n over the contacts, the sum of
+   * the normalForce values states() reports. Allocates nothing.
+   */
+  get totalNormalForce(): number {
+    let sum = 0;
+    for (let i = 0; i < this.count; i++) sum += this.fn[i];
+    return sum;
+  }
+
+  /**
+   * The penetrating contacts at the current state for the State: re-detected here (so the
+   * answer is right after a reset too, and every penetrating contact counts as active):
+   * normal force F_n ≥ 0 (N, damping included, clamped at 0), no tangential force,
+   * impulse F_n n h on body b (the force over one step of h = stepSize).
+   */
+  states(ids: readonly string[]): ContactStateOut[] {
+    this.beginStep();
+    this.evaluate();
+    const out: ContactStateOut[] = [];
+    const name = (b: number) => (b < 0 ? "ground" : ids[b]);
+    const h = this.stepSize;
+    for (let i = 0; i < this.count; i++) {
+      if (!(this.dist[i] < 0)) continue;
+      this.placePoint(i, 0);
+      this.placePoint(i, 1);
+      const pa = this.c0.position;
+      const pb = this.c1.position;
+      const n: [number, number, number] = [
+        this.normal[3 * i],
+        this.normal[3 * i + 1],
+        this.normal[3 * i + 2],
+      ];
+      const F = this.fn[i];
+      out.push({
+        bodies: [name(this.bodyA[i]), name(this.bodyB[i])],
+        point: [0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])],
+        normal: n,
+        gap: this.dist[i],
+        normalForce: F,
+        tangentForce: [0, 0, 0],
+        impulse: [F * n[0] * h, F * n[1] * h, F * n[2] * h],
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The contact part of a simulation, built from a model's `contact` block:
+ *  - "nsc": a NonsmoothContact (nonsmooth-contact.ts) stepped by the Moreau–Jean
+ *    integrator (integrators/moreau-jean.ts); backward and symplectic Euler, θ-schemes with
+ *    θ = 1, use the same step. Newmark with nonsmooth contact is rejected: its stored
+ *    acceleration a_t would carry the impulse P/h into the next step's predictor.
+ *  - "smc": a CompliantContactEffector (compliant.ts) added to the force effectors, so it
+ *    works with every integrator, with its Jacobians in the implicit ones.
+ * The Simulation applies the solver settings through it (configure) and builds the
+ * integrator over its one-step problem, asks it for the State's contacts (states) and
+ * applies PATCHes of the contact parameters (update).
+ */
+import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
+import type { ContactMemorySpec } from "../../../schemas/snapshot";
+import type { ContactStateOut } from "../../../schemas/state";
+import type { ForceEffector } from "../forces/effector";
+import type { CollisionDetector } from "../geometry/collide";
+import type { BodySystem } from "../model/body-system";
+import { createContactBehavior } from "./behaviors";
+import { CompliantContactEffector } from "./compliant";
+import {
+  NonsmoothContact,
+  type NonsmoothContactSettings,
+  type ProjectionSettings,
+} from "./nonsmooth-contact";
+import { createDetector, PairParameters } from "./setup";
+
+function nscSettings(p: SolverSpec): NonsmoothContactSettings {
+  return { solver: p.contactSolver, maxIterations: p.maxIterations, tolerance: p.tolerance };
+}
+
+/** The position projection's settings (solver.projectionTolerance, projectionIterations). */
+function projectionSettings(p: SolverSpec): ProjectionSettings {
+  return { tolerance: p.projectionTolerance, maxIterations: p.projectionIterations };
+}
+
+export class ContactModel {
+  readonly method: "nsc" | "smc";
+  readonly detector: CollisionDetector;
+  readonly params: PairParameters;
+  readonly nonsmooth: NonsmoothContact | null = null;
+  readonly compliant: CompliantContactEffector | null = null;
+  private spec: ContactSpec;
+
+  constructor(
+    model: ModelSpec,
+    readonly sys: BodySystem,
+  ) {
+    const spec = model.contact;
+    if (!spec) throw new Error("ContactModel needs a model with a contact block");
+    this.spec = { ...spec };
+    this.method = spec.method;
+    this.detector = createDetector(model, sys);
+    this.params = new PairParameters(sys, spec);
+    if (spec.method === "nsc") {
+      this.nonsmooth = new NonsmoothContact(
+        sys,
+        this.detector,
+        this.params,
+        spec.margin,
+        nscSettings(model.solver),
+        model.joints.length + model.motors.length > 0,
+      );
+    } else {
+      this.compliant = new CompliantContactEffector(
+        sys,
+        this.detector,
+        createContactBehavior(spec.behavior),
+        spec.margin,
+      );
+      this.compliant.stepSize = model.solver.dt;
+    }
+  }
+
+  /** Force effectors to add to the model's (the compliant contact, for "smc"). */
+  get effectors(): ForceEffector[] {
+    return this.compliant ? [this.compliant] : [];
+  }
+
+  /**
+   * Applies solver settings p: the compliant contact's step size, the nonsmooth contact's
+   * solver and projection settings. Throws for nonsmooth contact with an integrator that
+   * has no velocity level (newmark, generalized-alpha).
+   */
+  configure(p: SolverSpec): void {
+    if (this.compliant) {
+      this.compliant.stepSize = p.dt;
+      return;
+    }
+    if (p.integrator === "newmark" || p.integrator === "generalized-alpha")
+      throw new Error(
+        `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${p.integrator}`,
+      );
+    const nsc = this.nonsmooth as NonsmoothContact;
+    nsc.setSettings(nscSettings(p));
+    nsc.projection = projectionSettings(p);
+  }
+
+  /**
+   * Snapshot hook (simulation/snapshot.ts MemoryExporter): the nonsmooth warm-start
+   * impulses by contact key; compliant contact keeps no memory between steps (its
+   * contacts are detected again at each step start; the solve-matrix pattern is saved by
+   * the simulation).
+   */
+  exportMemory(): ContactMemorySpec {
+    return this.nonsmooth ? this.nonsmooth.exportMemory() : null;
+  }
+
+  importMemory(memory: ContactMemorySpec): void {
+    if (this.nonsmooth) this.nonsmooth.importMemory(memory);
+  }
+
+  /** The contacts for the State (see NonsmoothContact.states / CompliantContactEffector.states). */
+  states(): ContactStateOut[] {
+    if (this.nonsmooth) return this.nonsmooth.states(this.sys.ids);
+    return this.compliant!.states(this.sys.ids);
+  }
+
+  /**
+   * PATCH of the contact parameters: restitution, friction, pairs (replacing the list),
+   * margin and, for "smc", behavior. The method and collideJointed cannot change in a
+   * running session (they select the solver structure and the detector's exclusions).
+   */
+  update(patch: Partial<ContactSpec>): void {
+    if (patch.method !== undefined && patch.method !== this.method)
+      throw new Error(`contact.method cannot change in a session (it is "${this.method}")`);
+    if (patch.collideJointed !== undefined && patch.collideJointed !== this.spec.collideJointed)
+      throw new Error("contact.collideJointed cannot change in a session");
+    const before = {
+      restitution: this.spec.restitution,
+      friction: this.spec.friction,
+      pairs: this.spec.pairs,
+    };
+    this.params.set(patch);
+    try {
+      this.nonsmooth?.parametersChanged();
+    } catch (err) {
+      this.params.set(before);
+      throw err;
+    }
+    if (patch.margin !== undefined) {
+      if (this.nonsmooth) this.nonsmooth.margin = patch.margin;
+      if (this.compliant) this.compliant.margin = patch.margin;
+    }
+    if (patch.behavior !== undefined && this.compliant)
+      this.compliant.behavior = createContactBehavior(patch.behavior);
+    this.spec = { ...this.spec, ...patch };
+  }
+}
+
+/** The contact model of a validated model, or undefined when it has no contact block. */
+export function createContactModel(model: ModelSpec, sys: BodySystem): ContactModel | undefined {
+  return model.contact ? new ContactModel(model, sys) : undefined;
+}

@@ -1,0 +1,161 @@
+/**
+ * From a validated model to the collision layer's inputs: one ShapeInstance per body
+ * shape (body index from the BodySystem; shapes on "ground" do not exist in the model, a
+ * fixed body carries the floor), the body pairs that never collide (bodies joined by a
+ * joint or motor unless contact.collideJointed), the fixed bodies, and the per-pair
+ * restitution and friction (contact.pairs override the defaults, in either order of the
+ * two ids; "ground" names the world).
+ */
+import type { ContactSpec, ModelSpec } from "../../../schemas/model";
+import { CollisionDetector } from "../geometry/collide";
+import type { Shape, ShapeInstance } from "../geometry/shapes";
+import { BodyKind, type BodySystem } from "../model/body-system";
+
+/** The collision shapes of every body, in model order. */
+export function shapeInstances(model: ModelSpec, sys: BodySystem): ShapeInstance[] {
+  const out: ShapeInstance[] = [];
+  model.bodies.forEach((b) => {
+    const body = sys.index.get(b.id);
+    if (body === undefined) throw new Error(`contact: unknown body "${b.id}"`);
+    for (const s of b.shapes) {
+      let shape: Shape;
+      switch (s.type) {
+        case "sphere":
+          shape = { type: "sphere", radius: s.radius };
+          break;
+        case "plane":
+          shape = { type: "plane", normal: s.normal, offset: s.offset };
+          break;
+        case "box":
+          shape = { type: "box", halfExtents: s.halfExtents };
+          break;
+        case "capsule":
+          shape = { type: "capsule", radius: s.radius, halfLength: s.halfLength };
+          break;
+        case "cylinder":
+          shape = { type: "cylinder", radius: s.radius, halfLength: s.halfLength };
+          break;
+      }
+      out.push({
+        shape,
+        body,
+        localPosition: s.position,
+        localOrientation: s.orientation,
+      });
+    }
+  });
+  return out;
+}
+
+/** Body index of an id for the contact layer ("ground" → −1). */
+export function contactBodyIndex(sys: BodySystem, id: string): number {
+  if (id === "ground") return -1;
+  const b = sys.index.get(id);
+  if (b === undefined) throw new Error(`contact: unknown body "${id}"`);
+  return b;
+}
+
+/** Pairs of bodies joined by a joint (and so by its motors), unless collideJointed. */
+export function jointedPairs(model: ModelSpec, sys: BodySystem): Array<[number, number]> {
+  const contact = model.contact;
+  if (!contact || contact.collideJointed) return [];
+  return model.joints.map(
+    (j) => [contactBodyIndex(sys, j.a.body), contactBodyIndex(sys, j.b.body)] as [number, number],
+  );
+}
+
+/** The detector of a model's shapes (margin from contact.margin). */
+export function createDetector(model: ModelSpec, sys: BodySystem): CollisionDetector {
+  const fixed: number[] = [];
+  for (let b = 0; b < sys.numBodies; b++) if (sys.kind[b] === BodyKind.FIXED) fixed.push(b);
+  return new CollisionDetector(shapeInstances(model, sys), {
+    margin: model.contact?.margin ?? 0,
+    excludedPairs: jointedPairs(model, sys),
+    fixedBodies: fixed,
+  });
+}
+
+/**
+ * Bounding radius of every body's shapes about its centre of mass (m): the largest
+ * distance of a point of a bounded shape from the body origin (planes: 0, they move only
+ * with fixed bodies in practice). Used to bound contact point speeds |v| + |ω| ρ.
+ */
+export function boundingRadii(shapes: readonly ShapeInstance[], numBodies: number): Float64Array {
+  const rho = new Float64Array(numBodies);
+  for (const inst of shapes) {
+    if (inst.body < 0) continue;
+    const p = inst.localPosition ?? [0, 0, 0];
+    const c = Math.hypot(p[0], p[1], p[2]);
+    const s = inst.shape;
+    let ext = 0;
+    if (s.type === "sphere") ext = s.radius;
+    else if (s.type === "box")
+      ext = Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
+    else if (s.type === "capsule") ext = s.halfLength + s.radius;
+    else if (s.type === "cylinder") ext = Math.hypot(s.halfLength, s.radius);
+    else continue;
+    rho[inst.body] = Math.max(rho[inst.body], c + ext);
+  }
+  return rho;
+}
+
+/**
+ * Restitution e and friction μ of each body pair: the defaults unless a contact.pairs
+ * entry names the pair. Lookup is O(1) (a map on a packed pair key).
+ */
+export class PairParameters {
+  restitution = 0;
+  friction = 0;
+  private readonly pairE = new Map<number, number>();
+  private readonly pairMu = new Map<number, number>();
+  private readonly stride: number;
+
+  constructor(
+    private readonly sys: BodySystem,
+    spec: Pick<ContactSpec, "restitution" | "friction" | "pairs">,
+  ) {
+    this.stride = sys.numBodies + 2;
+    this.set(spec);
+  }
+
+  /** Replaces the defaults and, when given, the pair overrides. */
+  set(spec: Partial<Pick<ContactSpec, "restitution" | "friction" | "pairs">>): void {
+    if (spec.restitution !== undefined) this.restitution = spec.restitution;
+    if (spec.friction !== undefined) this.friction = spec.friction;
+    if (spec.pairs !== undefined) {
+      this.pairE.clear();
+      this.pairMu.clear();
+      for (const p of spec.pairs) {
+        const k = this.key(
+          contactBodyIndex(this.sys, p.bodies[0]),
+          contactBodyIndex(this.sys, p.bodies[1]),
+        );
+        if (p.restitution !== undefined) this.pairE.set(k, p.restitution);
+        if (p.friction !== undefined) this.pairMu.set(k, p.friction);
+      }
+    }
+  }
+
+  private key(a: number, b: number): number {
+    const lo = Math.min(a, b) + 1;
+    const hi = Math.max(a, b) + 1;
+    return lo * this.stride + hi;
+  }
+
+  restitutionOf(a: number, b: number): number {
+    if (this.pairE.size === 0) return this.restitution;
+    return this.pairE.get(this.key(a, b)) ?? this.restitution;
+  }
+
+  frictionOf(a: number, b: number): number {
+    if (this.pairMu.size === 0) return this.friction;
+    return this.pairMu.get(this.key(a, b)) ?? this.friction;
+  }
+
+  /** True when some pair (or the default) has μ > 0. */
+  anyFriction(): boolean {
+    if (this.friction > 0) return true;
+    for (const m of this.pairMu.values()) if (m > 0) return true;
+    return false;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * What the one-step problems (contacts, joint limits: src/engine/contact, src/engine/actuators) need of the
+ * integrators' Newton stepper, declared below both so that they depend on this interface and
+ * not on the integrators (src/engine/integrators/acceleration-step.ts implements it): the scheme's
+ * coefficients of one solve, the iteration matrix W and solves with W with the joints held.
+ */
+import type { ForceEffector } from "../forces/effector";
+import type { SparseBlockMatrix } from "../math/block-matrix";
+
+/**
+ * Coefficients of one scheme for one solve (see the file comment): Δx = Δx_pred + c_x a,
+ * v = v_pred + c_v a, end-of-step forces weighted by w. The integrator that owns it sets
+ * the fields before each solve. A class whose number fields start as doubles (−0), so
+ * that every integrator's coefficients share one stable map (see BodySystem on V8).
+ */
+export class SchemeCoefficients {
+  cx = -0;
+  cv = -0;
+  /** Weight w of the end-of-step forces (0 explicit, θ, 1 fully implicit). */
+  w = -0;
+  rayleighMass = -0;
+  rayleighStiffness = -0;
+  /**
+   * Joint rows at the position level (index 3, requires c_x > 0): each Newton iteration
+   * asks C(x) + G c_x Δa = 0 at its iterate x instead of G (v + c_v Δa) = −Ct (see
+   * `solveIteration`). Default false (velocity level).
+   */
+  positionLevel = false;
+  /**
+   * Joints in the symmetric (RATTLE-type) form of generalized-alpha.ts: the position rows
+   * C(x_{t+h}) = 0 are held by a force ρ M M_t⁻¹ G_tᵀ λ̃ along the directions of the step's
+   * START configuration (acting on x with weight c_x ρ = h²/2 and on v with weight
+   * startVelocityWeight), and the velocities are projected onto G v = −Ct at the end
+   * configuration, in the mass metric, at every iterate. Requires positionLevel.
+   */
+  symmetricJoints = false;
+  /** ρ of symmetricJoints (dimensionless). */
+  startForceWeight = -0;
+  /** κ of symmetricJoints (s): v = v_pred + c_v a + κ M_t⁻¹ G_tᵀ λ̃ before the projection. */
+  startVelocityWeight = -0;
+}
+
+/** The Newton stepper as a one-step problem sees it. */
+export interface NewtonStepper {
+  /** W = c_M M + c_D D − c_K K (block sparse) at the last assembly */
+  readonly matrix: SparseBlockMatrix;
+  /** Assembles W at the current state into `matrix`. */
+  assembleIterationMatrix(c: SchemeCoefficients): void;
+  /** True when W is the (scaled) block-diagonal mass matrix. */
+  usesMassOnly(c: SchemeCoefficients): boolean;
+  /**
+   * out = the acceleration change caused by the generalized force `rhs` (N, N·m) with the
+   * bilateral constraints (joints) held: Δa = W⁻¹ rhs restricted to G Δa = 0.
+   */
+  solveConstrained(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void;
+}
+
+/**
+ * A force effector whose solve-matrix blocks change from step to step (compliant contact:
+ * its body pairs are the contacts detected at the start of each step). The stepper calls
+ * `beginStep()` from its own beginStep (configuration at t), then `addSolveBlocks` again
+ * and `matrix.finalize()`. Reserving a new block bumps the matrix's structureVersion and
+ * makes toCsr() build a new CSR object, so the linear solvers (which compare patterns)
+ * redo their symbolic analysis only when the pattern really changed. Blocks are never
+ * released: the pattern is the union over the steps.
+ */
+export interface DynamicStructureEffector extends ForceEffector {
+  readonly dynamicStructure: true;
+  beginStep(): void;
+}
+
+export function hasDynamicStructure(e: ForceEffector): e is DynamicStructureEffector {
+  return (e as Partial<DynamicStructureEffector>).dynamicStructure === true;
+}

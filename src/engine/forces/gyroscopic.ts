@@ -1,0 +1,178 @@
+/**
+ * The gyroscopic (inertial) torque of rigid bodies in world-frame Euler equations:
+ *   I_w ω̇ = τ − ω × (I_w ω),   I_w = R I_body Rᵀ
+ * so the term is applied as a torque τ_g = −ω × (I_w ω) on every dynamic rigid body (the
+ * integrators then solve M u̇ = f with a constant-in-step mass matrix).
+ *
+ * Velocity Jacobian (h = I_w ω; δτ = −δω × h − ω × I_w δω):
+ *   ∂τ_g/∂ω = [h]× − [ω]× I_w
+ * Position Jacobian (q ← exp(δθ) ⊗ q gives δI_w = [δθ]× I_w − I_w [δθ]×, ω held fixed):
+ *   δ(I_w ω) = δθ × h − I_w (δθ × ω) = (−[h]× + I_w [ω]×) δθ
+ *   ∂τ_g/∂θ = −[ω]× (−[h]× + I_w [ω]×) = [ω]×[h]× − [ω]× I_w [ω]×
+ * Neither is symmetric in general: jacobianType GENERAL. No potential energy (it does no
+ * work: ω·(ω × h) = 0).
+ *
+ * `jacobians = false` (solver.gyroscopicJacobian) leaves both Jacobians out: the torque is
+ * still applied, but a linearized step then takes it at the predicted state, and the
+ * iteration matrix of a model whose other forces have no Jacobians is the mass matrix
+ * alone (with joints, one symmetric G M⁻¹ Gᵀ to factor as L D Lᵀ instead of G W⁻¹ Gᵀ as
+ * L D U with W's nonsymmetric blocks inverted: cheaper per step; bench/README.md,
+ * "Gyroscopic Jacobian"). That is exact where the torque vanishes along the motion, e.g.
+ * axisymmetric links whose joints sit on their axis (no torque about it, so no spin
+ * about it), and
+ * unstable for a fast-spinning asymmetric body: a free body with inertias 2, 3, 6 spun at
+ * 7 rad/s near its middle axis diverges at h ω = 0.35 (Newmark, one iteration), where the
+ * implicit torque keeps it bounded (test/engine/integrators/gyroscopic-jacobian.test.ts).
+ */
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import { mat3Skew } from "../math/mat3";
+import { BodyKind, type BodySystem } from "../model/body-system";
+import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
+import type { ForceEffector } from "./effector";
+import { skewSkew } from "./jacobian-util";
+
+export class GyroscopicEffector implements ForceEffector {
+  readonly id: string;
+  /** The dynamic rigid bodies it acts on. */
+  readonly bodies: Int32Array;
+
+  private readonly h = new Float64Array(3);
+  private readonly t1 = new Float64Array(9);
+  /** h = I_w ω and C = [ω]× I_w per listed body, at stateVersion factorsVersion. */
+  private readonly hs: Float64Array;
+  private readonly cs: Float64Array;
+  private factorsVersion = -1;
+
+  constructor(
+    private readonly sys: BodySystem,
+    id = "gyroscopic",
+    /** Whether the Jacobians enter the iteration matrix (see the header). */
+    public jacobians = true,
+  ) {
+    this.id = id;
+    // Bodies with an isotropic inertia c·I have ω × (c ω) = 0 and zero Jacobians at every
+    // state: leaving them out keeps a sphere's iteration matrix the plain mass matrix.
+    const list: number[] = [];
+    for (let b = 0; b < sys.numBodies; b++)
+      if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) list.push(b);
+    this.bodies = Int32Array.from(list);
+    this.hs = new Float64Array(3 * list.length);
+    this.cs = new Float64Array(9 * list.length);
+  }
+
+  get hasJacobians(): boolean {
+    return this.jacobians;
+  }
+
+  get jacobianType(): MatrixTypeFlags {
+    return this.jacobians ? MatrixType.GENERAL : MatrixType.SPD;
+  }
+
+  /** h = I_w ω of body b into this.h. */
+  private momentum(b: number): void {
+    const I = this.sys.inertiaWorld;
+    const w = this.sys.omega;
+    const o = 9 * b;
+    const x = w[3 * b];
+    const y = w[3 * b + 1];
+    const z = w[3 * b + 2];
+    this.h[0] = I[o] * x + I[o + 1] * y + I[o + 2] * z;
+    this.h[1] = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
+    this.h[2] = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
+  }
+
+  applyForces(_t: number): void {
+    const { sys, h } = this;
+    const w = sys.omega;
+    const tq = sys.torque;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      this.momentum(b);
+      const i = 3 * b;
+      tq[i] -= w[i + 1] * h[2] - w[i + 2] * h[1];
+      tq[i + 1] -= w[i + 2] * h[0] - w[i] * h[2];
+      tq[i + 2] -= w[i] * h[1] - w[i + 1] * h[0];
+    }
+  }
+
+  addSolveBlocks(m: SparseBlockMatrix): void {
+    for (const b of this.bodies) m.addBlock(this.sys.block[b], this.sys.block[b]);
+  }
+
+  /**
+   * h = I_w ω and C = [ω]× I_w of every listed body at the current state (into hs, cs, 3
+   * and 9 per list entry), shared by addPosJacobian and addVelJacobian, which assemble
+   * at one state (cached under the system's stateVersion, as the springs' factors).
+   * C's column j is ω × (I_w's column j).
+   */
+  private refreshJacobianFactors(): void {
+    const sys = this.sys;
+    if (this.factorsVersion === sys.stateVersion) return;
+    this.factorsVersion = sys.stateVersion;
+    const { h, hs, cs } = this;
+    const I = sys.inertiaWorld;
+    const om = sys.omega;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      this.momentum(b);
+      hs[3 * n] = h[0];
+      hs[3 * n + 1] = h[1];
+      hs[3 * n + 2] = h[2];
+      const o = 9 * b;
+      const x = om[3 * b];
+      const y = om[3 * b + 1];
+      const z = om[3 * b + 2];
+      const c = 9 * n;
+      for (let j = 0; j < 3; j++) {
+        const i0 = I[o + j];
+        const i1 = I[o + 3 + j];
+        const i2 = I[o + 6 + j];
+        cs[c + j] = y * i2 - z * i1;
+        cs[c + 3 + j] = z * i0 - x * i2;
+        cs[c + 6 + j] = x * i1 - y * i0;
+      }
+    }
+  }
+
+  /** s ([ω]×[h]× − [ω]× I_w [ω]×) into each body's (θ, θ) sub-block. */
+  addPosJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.jacobians) return;
+    this.refreshJacobianFactors();
+    const { sys, hs, cs, t1 } = this;
+    const om = sys.omega;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      const x = om[3 * b];
+      const y = om[3 * b + 1];
+      const z = om[3 * b + 2];
+      skewSkew(t1, 0, om, 3 * b, hs, 3 * n); // [ω]×[h]×
+      // − C [ω]×, row by row: (C [ω]×)_r = (C_r1 ω_z − C_r2 ω_y, C_r2 ω_x − C_r0 ω_z, C_r0 ω_y − C_r1 ω_x)
+      for (let r = 0; r < 3; r++) {
+        const c0 = cs[9 * n + 3 * r];
+        const c1 = cs[9 * n + 3 * r + 1];
+        const c2 = cs[9 * n + 3 * r + 2];
+        t1[3 * r] -= c1 * z - c2 * y;
+        t1[3 * r + 1] -= c2 * x - c0 * z;
+        t1[3 * r + 2] -= c0 * y - c1 * x;
+      }
+      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
+    }
+  }
+
+  /** s ([h]× − [ω]× I_w) into each body's (ω, ω) sub-block. */
+  addVelJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.jacobians) return;
+    this.refreshJacobianFactors();
+    const { sys, hs, cs, t1 } = this;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      mat3Skew(t1, 0, hs, 3 * n); // [h]×
+      for (let k = 0; k < 9; k++) t1[k] -= cs[9 * n + k];
+      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
+    }
+  }
+
+  potentialEnergy(): number {
+    return 0;
+  }
+}

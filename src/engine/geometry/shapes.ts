@@ -1,0 +1,185 @@
+/**
+ * Collision shape descriptors and their world-space bounds.
+ *
+ * Every shape is described in its own shape frame; a ShapeInstance places that frame in
+ * a body frame (localPosition, localOrientation) and the body frame is placed in the
+ * world by the body's position and orientation (DESIGN.md: origin at the centre of
+ * mass, quaternion [w, x, y, z]). Lengths in metres.
+ */
+
+import { length3 } from "../math/vec3";
+import type { WorldPose } from "./pose";
+
+/** Ball of the given radius centred at the shape frame's origin. */
+export interface SphereShape {
+  readonly type: "sphere";
+  readonly radius: number;
+}
+
+/**
+ * Half-space {x : n·x ≤ offset} in the shape frame. The half-space is the SOLID part:
+ * the plane's body occupies the side opposite its normal, and the surface is n·x = offset.
+ * `normal` should be unit; a non-unit normal is normalized together with the offset by
+ * the detector so that the surface stays the same.
+ */
+export interface PlaneShape {
+  readonly type: "plane";
+  readonly normal: readonly [number, number, number];
+  readonly offset: number;
+}
+
+/** Box |x_i| ≤ halfExtents_i in the shape frame. */
+export interface BoxShape {
+  readonly type: "box";
+  readonly halfExtents: readonly [number, number, number];
+}
+
+/**
+ * Capsule: all points within `radius` of the segment from (0, 0, −halfLength) to
+ * (0, 0, +halfLength), i.e. the axis is the shape frame's local z.
+ */
+export interface CapsuleShape {
+  readonly type: "capsule";
+  readonly radius: number;
+  readonly halfLength: number;
+}
+
+/**
+ * Solid cylinder: all points with x² + y² ≤ radius² and |z| ≤ halfLength in the shape
+ * frame, i.e. the axis is the local z and the flat caps are at z = ±halfLength.
+ */
+export interface CylinderShape {
+  readonly type: "cylinder";
+  readonly radius: number;
+  readonly halfLength: number;
+}
+
+export type Shape = SphereShape | PlaneShape | BoxShape | CapsuleShape | CylinderShape;
+export type ShapeType = Shape["type"];
+
+/**
+ * A shape attached to a body. `body` indexes the pos (3 per body) and quat (4 per body)
+ * arrays passed to the detector; body −1 is the fixed world frame (the shape's local
+ * pose is then its world pose). The local pose defaults to the identity.
+ */
+export interface ShapeInstance {
+  readonly shape: Shape;
+  readonly body: number;
+  /** Position of the shape frame's origin in the body frame, metres. */
+  readonly localPosition?: readonly [number, number, number];
+  /** Orientation of the shape frame in the body frame, [w, x, y, z]. */
+  readonly localOrientation?: readonly [number, number, number, number];
+}
+
+/**
+ * Rank used to put a pair of shapes in the canonical order the pair functions are
+ * written for (plane < box < capsule < cylinder < sphere): e.g. `planeBox(plane, box)`.
+ */
+export function shapeRank(type: ShapeType): number {
+  switch (type) {
+    case "plane":
+      return 0;
+    case "box":
+      return 1;
+    case "capsule":
+      return 2;
+    case "cylinder":
+      return 3;
+    case "sphere":
+      return 4;
+  }
+}
+
+/** True for shapes with an unbounded extent (excluded from the broad phase). */
+export function isUnbounded(shape: Shape): boolean {
+  return shape.type === "plane";
+}
+
+/**
+ * Writes the half-widths of the world axis-aligned bounding box of a bounded shape
+ * placed at `pose` into ext[eo..eo+2]; the box is centred at pose.p for all bounded
+ * shapes (they are symmetric about their frame origin).
+ *  - sphere: r on every axis;
+ *  - box: e_i = Σ_j |R_ij| h_j (the support of the box along world axis i);
+ *  - capsule: e_i = |R_i2| L + r (segment of half-length L along local z, plus r);
+ *  - cylinder: e_i = |R_i2| L + r √(1 − R_i2²) (the caps' discs, of normal z, reach
+ *    r √(1 − z_i²) along world axis i).
+ * Planes have no finite box; calling this for a plane writes +∞.
+ */
+export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array, eo = 0): void {
+  const R = pose.R;
+  switch (shape.type) {
+    case "sphere": {
+      ext[eo] = ext[eo + 1] = ext[eo + 2] = shape.radius;
+      return;
+    }
+    case "box": {
+      const h = shape.halfExtents;
+      for (let i = 0; i < 3; i++) {
+        ext[eo + i] =
+          Math.abs(R[3 * i]) * h[0] + Math.abs(R[3 * i + 1]) * h[1] + Math.abs(R[3 * i + 2]) * h[2];
+      }
+      return;
+    }
+    case "capsule": {
+      const L = shape.halfLength;
+      const r = shape.radius;
+      for (let i = 0; i < 3; i++) ext[eo + i] = Math.abs(R[3 * i + 2]) * L + r;
+      return;
+    }
+    case "cylinder": {
+      const L = shape.halfLength;
+      const r = shape.radius;
+      for (let i = 0; i < 3; i++) {
+        const z = R[3 * i + 2];
+        ext[eo + i] = Math.abs(z) * L + r * Math.sqrt(Math.max(0, 1 - z * z));
+      }
+      return;
+    }
+    case "plane": {
+      ext[eo] = ext[eo + 1] = ext[eo + 2] = Number.POSITIVE_INFINITY;
+      return;
+    }
+  }
+}
+
+/**
+ * World AABB of a shape as [min, max] written into min[o..o+2] and max[o..o+2] (the
+ * detector pads it by margin/2 itself, in its own loop: a double argument to this call,
+ * which V8 does not inline there, would be boxed for every shape).
+ */
+export function worldAabb(
+  shape: Shape,
+  pose: WorldPose,
+  min: Float64Array,
+  max: Float64Array,
+  o = 0,
+): void {
+  aabbHalfWidths(shape, pose, min, o);
+  for (let i = 0; i < 3; i++) {
+    const e = min[o + i];
+    min[o + i] = pose.p[i] - e;
+    max[o + i] = pose.p[i] + e;
+  }
+}
+
+/**
+ * World surface of a plane shape placed at `pose`: unit normal n_w = R n and offset
+ * d_w = n_w·p + d, so that the surface is n_w·x = d_w and the solid is n_w·x ≤ d_w.
+ * Writes [n_w, d_w] into out[o..o+3].
+ */
+export function worldPlane(shape: PlaneShape, pose: WorldPose, out: Float64Array, o = 0): void {
+  const R = pose.R;
+  const n = shape.normal;
+  const len = length3(n[0], n[1], n[2]);
+  const nx = n[0] / len;
+  const ny = n[1] / len;
+  const nz = n[2] / len;
+  const wx = R[0] * nx + R[1] * ny + R[2] * nz;
+  const wy = R[3] * nx + R[4] * ny + R[5] * nz;
+  const wz = R[6] * nx + R[7] * ny + R[8] * nz;
+  out[o] = wx;
+  out[o + 1] = wy;
+  out[o + 2] = wz;
+  out[o + 3] = wx * pose.p[0] + wy * pose.p[1] + wz * pose.p[2] + shape.offset / len;
+}

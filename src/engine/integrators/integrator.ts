@@ -1,0 +1,104 @@
+/**
+ * The integrator interface: one step of the equations of motion from t to t + h, the
+ * order of the joints' projection after it, and the step's memory for snapshots. Each
+ * integrator states how the solved-for unknown maps to the end state in its
+ * SchemeCoefficients (acceleration-step.ts: c_x, c_v), which the constraint and contact
+ * corrections use (SOFA's OdeSolver integration factors).
+ */
+
+export type IntegratorName =
+  | "moreau-jean"
+  | "newmark"
+  | "generalized-alpha"
+  | "backward-euler"
+  | "symplectic-euler";
+
+export interface StepStats {
+  newtonIterations: number;
+  /** Newton met its tolerance (schemas/state.ts SolverStats). */
+  newtonConverged: boolean;
+  linearIterations: number;
+  contactIterations: number;
+  contactResidual: number;
+}
+
+/** Counts of a step not yet taken (every figure zero, converged). */
+export function emptyStepStats(): StepStats {
+  return {
+    newtonIterations: 0,
+    newtonConverged: true,
+    linearIterations: 0,
+    contactIterations: 0,
+    contactResidual: 0,
+  };
+}
+
+/** Zeroes the counts of `stats` for a new step (converged until a sub-step says not). */
+export function resetStepStats(stats: StepStats): void {
+  stats.newtonIterations = 0;
+  stats.newtonConverged = true;
+  stats.linearIterations = 0;
+  stats.contactIterations = 0;
+  stats.contactResidual = 0;
+}
+
+/**
+ * Step memory an integrator carries from one step to the next, which a snapshot must keep
+ * for the continuation to be bit-identical (src/engine/simulation/snapshot.ts). Arrays are
+ * generalized vectors (size numDofs, translational then rotational dofs per body).
+ */
+export interface IntegratorMemory {
+  /**
+   * Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses;
+   * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts).
+   */
+  acceleration?: Float64Array;
+  /**
+   * Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts); generalized-α: the
+   * last step's mean acceleration (v_{t+h} − v_t)/h, for its error control.
+   */
+  previousAcceleration?: Float64Array;
+  /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */
+  pseudoAcceleration?: Float64Array;
+  /** Newmark: a_t is valid (false after a reset or a PATCH: it is then recomputed). */
+  accelerationValid?: boolean;
+}
+
+/**
+ * Order of the post-step drift correction of the joints (AccelerationStepper.
+ * projectOnConstraints), a property of the scheme:
+ * - "velocities-first" (the θ-schemes: Moreau–Jean, backward and symplectic Euler): the
+ *   velocities are made tangent at the end-of-step configuration the step reached
+ *   (G v = −Ct there, as a converged Newton loop of Siconos' Moreau–Jean leaves them),
+ *   then the positions alone are projected (Siconos' TimeSteppingProjectOnConstraints,
+ *   "projection on position only … with kinetic metric"); both use one factorization
+ *   of G M⁻¹ Gᵀ. The velocities then miss the tangent at the projected positions by
+ *   ‖ΔG v‖ (ΔG the change of G over the µm correction); the next step's velocity
+ *   constraint removes that, with a gain of about hω/2 per step on the drift it causes.
+ * - "positions-first" (Newmark): positions projected, then velocities, tangent where the
+ *   positions were linearized last when that is within one correction of them, else at
+ *   the projected positions. Newmark's acceleration memory a_t makes the other order
+ *   unstable: a whipping chain's joints come apart with it, with β = ¼, γ = ½ as with
+ *   β = 0.3025, γ = 0.6, where every θ-scheme holds them (bench/README.md, "Projection
+ *   order").
+ * - "none" (generalized-α): the step holds the joints at the position level and Newton
+ *   converges it (acceleration-step.ts, positionLevel): the positions end on the manifold
+ *   to Newton's tolerance, and the velocities are the scheme's own (projecting them would
+ *   change v without the acceleration memory, a perturbation of the scheme that the
+ *   generalized-α's convergence analysis does not cover).
+ */
+export type ProjectionOrder = "velocities-first" | "positions-first" | "none";
+
+export interface Integrator {
+  readonly name: IntegratorName;
+  /** Order of the joints' post-step projection (see ProjectionOrder). */
+  readonly projectionOrder: ProjectionOrder;
+  /** The step memory (a copy), for snapshots; integrators without memory omit it. */
+  saveMemory?(): IntegratorMemory;
+  /** Restores memory from saveMemory() of an integrator of the same kind and size. */
+  restoreMemory?(memory: IntegratorMemory): void;
+  /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
+  step(t: number, h: number, stats: StepStats): void;
+  /** Forgets step memory (e.g. Newmark's a_t) after a reset or an external state change. */
+  reset(): void;
+}

@@ -1,0 +1,88 @@
+/**
+ * loadModel: validate a JSON model with the schema (schemas/model.ts) and build the
+ * simulation. Every validation failure becomes a ModelError listing zod's issue paths
+ * and messages, which name the offending body, force or joint id.
+ */
+
+import { issuesOf, issuesSummary } from "../../../schemas/issues";
+import { Model, type ModelSpec } from "../../../schemas/model";
+import { createActuation } from "../actuators/build";
+import { createConstraints } from "../constraints/build";
+import { ConstraintSet } from "../constraints/constraint-set";
+import { createContactModel } from "../contact/contact-model";
+import { createForceEffectors } from "../forces/build";
+import { type BodyInit, BodySystem } from "../model/body-system";
+import { inertiaFromShapes } from "../model/inertia";
+import { Simulation } from "./simulation";
+
+export interface ModelIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export class ModelError extends Error {
+  constructor(readonly issues: ModelIssue[]) {
+    super(`invalid model: ${issuesSummary(issues, 5)}`);
+    this.name = "ModelError";
+  }
+}
+
+/** Validates `json` as a Model and returns a ready Simulation at t = 0. */
+export function loadModel(json: unknown): Simulation {
+  const parsed = Model.safeParse(json);
+  if (!parsed.success) throw new ModelError(issuesOf(parsed.error));
+  return buildSimulation(parsed.data);
+}
+
+/** Builds a simulation from an already validated model. */
+export function buildSimulation(model: ModelSpec): Simulation {
+  const system = new BodySystem(model.bodies.map(bodyInit));
+  const { effectors, gravity } = createForceEffectors(
+    model.forces,
+    system,
+    model.gravity,
+    model.solver.gyroscopicJacobian,
+  );
+  const constraints = new ConstraintSet(
+    system,
+    createConstraints(model.joints, model.motors, system),
+  );
+  const actuation = createActuation(model.joints, model.actuators, system);
+  effectors.push(...actuation.actuators, ...actuation.limits);
+  const contact = createContactModel(model, system);
+  if (contact) effectors.push(...contact.effectors);
+  return new Simulation({
+    model,
+    system,
+    effectors,
+    constraints,
+    contact,
+    actuation,
+    setGravity: (g) => gravity.setGravity(g),
+  });
+}
+
+function bodyInit(b: ModelSpec["bodies"][number]): BodyInit {
+  const mass = b.mass ?? 0;
+  let inertia: ArrayLike<number>;
+  if (b.inertia === undefined)
+    inertia =
+      b.kind === "rigid" && !b.fixed
+        ? inertiaFromShapes(b.shapes, mass)
+        : [1, 0, 0, 0, 1, 0, 0, 0, 1];
+  else if (typeof b.inertia[0] === "number") {
+    const [x, y, z] = b.inertia as [number, number, number];
+    inertia = [x, 0, 0, 0, y, 0, 0, 0, z];
+  } else inertia = (b.inertia as number[][]).flat();
+  return {
+    id: b.id,
+    kind: b.kind,
+    fixed: b.fixed,
+    mass,
+    inertia,
+    position: b.position,
+    orientation: b.orientation,
+    velocity: b.velocity,
+    angularVelocity: b.angularVelocity,
+  };
+}

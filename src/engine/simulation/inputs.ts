@@ -1,0 +1,116 @@
+/**
+ * Run-time inputs (schemas/input.ts) checked against a model and applied to its state.
+ * Checking names the input's path and the unknown or unfit id; applying happens at a step
+ * boundary (Simulation.step calls it before the step whose number the input was
+ * scheduled at).
+ *
+ * bodyState (teleport, as MuJoCo MPC's SetState) writes any of position, orientation
+ * (normalized), velocity and angular velocity (world frame) of a dynamic body.
+ * impulse (a kick) changes the velocities of a dynamic body as an impulse J (N·s, world)
+ * at the body point p (body frame) and an angular impulse L (N·m·s, world) would:
+ *   Δv = J/m,   Δω = I_w⁻¹ (r × J + L),   r = R p
+ * (a particle: Δv only; L and the moment are refused on it). Joints are not consulted: a
+ * kick or a teleport of a jointed body is corrected by the joints' projection at the end
+ * of the next step (jointTolerance), as an assembly would.
+ */
+import type { InputSpec } from "../../../schemas/input";
+import type { JointActuator } from "../actuators/actuator";
+import type { PointForceEffector } from "../forces/point-force";
+import { quatNormalize } from "../math/quat";
+import { BodyKind, type BodySystem } from "../model/body-system";
+
+export interface InputTargets {
+  system: BodySystem;
+  actuators: ReadonlyMap<string, JointActuator>;
+  loads: ReadonlyMap<string, PointForceEffector>;
+}
+
+export interface InputIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Why `input` cannot act on this model (paths from the input), or [] when it can. */
+export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
+  const sys = t.system;
+  switch (input.type) {
+    case "actuator":
+      return t.actuators.has(input.id)
+        ? []
+        : [{ path: ["id"], message: `unknown actuator "${input.id}"` }];
+    case "load":
+      return t.loads.has(input.id)
+        ? []
+        : [{ path: ["id"], message: `unknown pointForce "${input.id}"` }];
+    case "bodyState":
+    case "impulse": {
+      const b = sys.index.get(input.id);
+      if (b === undefined) return [{ path: ["id"], message: `unknown body "${input.id}"` }];
+      if (sys.dofOffset[b] < 0)
+        return [{ path: ["id"], message: `body "${input.id}" is fixed: it cannot be moved` }];
+      if (sys.kind[b] !== BodyKind.PARTICLE) return [];
+      if (input.type === "bodyState" && input.orientation)
+        return [{ path: ["orientation"], message: `particle "${input.id}" has no orientation` }];
+      if (input.type === "bodyState" && input.angularVelocity)
+        return [{ path: ["angularVelocity"], message: `particle "${input.id}" does not rotate` }];
+      if (input.type === "impulse" && input.angularImpulse.some((x) => x !== 0))
+        return [{ path: ["angularImpulse"], message: `particle "${input.id}" does not rotate` }];
+      return [];
+    }
+  }
+}
+
+/**
+ * Applies a checked input. Returns true when it changed the state (positions or
+ * velocities), which the caller follows with what a state change needs (the integrator's
+ * memory, the energy reference, the joints' turn counts).
+ */
+export function applyInput(input: InputSpec, t: InputTargets): boolean {
+  const sys = t.system;
+  switch (input.type) {
+    case "actuator": {
+      const a = t.actuators.get(input.id);
+      if (a) a.override = input.value;
+      return false;
+    }
+    case "load":
+      t.loads
+        .get(input.id)
+        ?.setLoad(input.reset ? null : { force: input.force, torque: input.torque });
+      return false;
+    case "bodyState": {
+      const b = sys.index.get(input.id) as number;
+      if (input.position) sys.pos.set(input.position, 3 * b);
+      if (input.orientation) {
+        sys.quat.set(input.orientation, 4 * b);
+        quatNormalize(sys.quat, 4 * b);
+      }
+      if (input.velocity) sys.vel.set(input.velocity, 3 * b);
+      if (input.angularVelocity) sys.omega.set(input.angularVelocity, 3 * b);
+      return true;
+    }
+    case "impulse": {
+      const b = sys.index.get(input.id) as number;
+      const J = input.impulse;
+      const m = sys.mass[b];
+      for (let k = 0; k < 3; k++) sys.vel[3 * b + k] += J[k] / m;
+      if (sys.kind[b] !== BodyKind.RIGID) return true;
+      const R = sys.rotation;
+      const o = 9 * b;
+      const p = input.point;
+      const r = [0, 1, 2].map(
+        (i) => R[o + 3 * i] * p[0] + R[o + 3 * i + 1] * p[1] + R[o + 3 * i + 2] * p[2],
+      );
+      const L = [
+        r[1] * J[2] - r[2] * J[1] + input.angularImpulse[0],
+        r[2] * J[0] - r[0] * J[2] + input.angularImpulse[1],
+        r[0] * J[1] - r[1] * J[0] + input.angularImpulse[2],
+      ];
+      const W = sys.inertiaWorldInv;
+      for (let i = 0; i < 3; i++)
+        sys.omega[3 * b + i] +=
+          W[o + 3 * i] * L[0] + W[o + 3 * i + 1] * L[1] + W[o + 3 * i + 2] * L[2];
+      return true;
+    }
+  }
+}

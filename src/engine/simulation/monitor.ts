@@ -1,0 +1,171 @@
+/**
+ * What a Simulation watches besides its state, so that what goes wrong is reported rather
+ * than returned as a result (Simulation.step, Simulation.state):
+ *
+ *  - `energy.error` (J): the total energy minus a reference, reported only when the model is
+ *    conservative (nonConservativeReason is null: no damper, no spring or frameSpring
+ *    damping, no motor — a prescribed motion does work —, no actuator, no joint limit, no contact, no pointForce — its
+ *    work is not in the potential —, and solver rayleighMass = rayleighStiffness =
+ *    velocityDamping = 0), null otherwise. Nothing then adds or removes energy but the
+ *    integrator and the joint projection, so the figure is their drift. The reference is the
+ *    total energy when the monitor is rebased: at t = 0, after reset, after a PATCH of
+ *    gravity or of whether the model is conservative (the solver damping), after an applied
+ *    assembly, and as saved in a snapshot (an older snapshot without it: the energy of the
+ *    restored state).
+ *  - `solver.reactionChange` (N, N·m): the largest change between the last two steps of any
+ *    component of any joint's (or motor's) reaction force or torque, the ∞-norm over the
+ *    entries of State.joints; 0 before the second step since t = 0. Computed after each good
+ *    step from the step's multipliers with ConstraintSet.reaction (what State.joints reports,
+ *    bit for bit) into two Float64Arrays swapped from step to step: no allocation.
+ *  - `solver.energyDriftLimit` (J): on a conservative model, Simulation.step ends with a
+ *    DivergenceError, the state back at the last good step, when |energy.error| exceeds it.
+ *    A limit on a non-conservative model could never act, so it is rejected, at model
+ *    validation (schemas/model.ts) and on PATCH (Simulation.update), with the reason from
+ *    nonConservativeReason.
+ *
+ * nonConservativeReason reads validated model pieces only (no engine state), so that the
+ * model schema can use it too.
+ */
+import type { ForceSpec, SolverSpec } from "../../../schemas/model";
+import type { ConstraintSet } from "../constraints/constraint-set";
+
+/** The parts of a model that decide whether it is conservative. */
+export interface ConservativenessInput {
+  forces: readonly ForceSpec[];
+  motors: readonly { id: string }[];
+  actuators: readonly { id: string }[];
+  joints: readonly { id: string; limits?: unknown }[];
+  contact?: unknown;
+}
+
+/** The solver parameters that decide it. */
+export type SolverDamping = Pick<
+  SolverSpec,
+  "rayleighMass" | "rayleighStiffness" | "velocityDamping"
+>;
+
+/**
+ * Why the model with these solver settings is not conservative (the first reason found,
+ * naming the force, motor or field), or null when it is.
+ */
+export function nonConservativeReason(
+  model: ConservativenessInput,
+  solver: SolverDamping,
+): string | null {
+  for (let i = 0; i < model.forces.length; i++) {
+    const f = model.forces[i];
+    const at = `(forces.${i})`;
+    switch (f.type) {
+      case "damper":
+        return `force "${f.id}" ${at} is a damper`;
+      case "spring":
+        if (f.damping > 0) return `spring "${f.id}" ${at} has damping ${f.damping}`;
+        break;
+      case "frameSpring":
+        if (f.damping > 0 || f.rotaryDamping > 0) return `frameSpring "${f.id}" ${at} has damping`;
+        break;
+      case "pointForce":
+        return `pointForce "${f.id}" ${at} does work that is not in the potential energy`;
+    }
+  }
+  if (model.motors.length > 0)
+    return `motor "${model.motors[0].id}" (motors.0) prescribes a motion, which does work`;
+  if (model.actuators.length > 0)
+    return `actuator "${model.actuators[0].id}" (actuators.0) does work`;
+  const limited = model.joints.findIndex((j) => j.limits !== undefined);
+  if (limited >= 0)
+    return `joint "${model.joints[limited].id}" (joints.${limited}) has limits (their damping absorbs energy)`;
+  if (model.contact !== undefined && model.contact !== null)
+    return "the model has contact (impacts, friction and contact damping change the energy)";
+  for (const name of ["rayleighMass", "rayleighStiffness", "velocityDamping"] as const)
+    if (solver[name] !== 0) return `solver.${name} is ${solver[name]}`;
+  return null;
+}
+
+/** The validation message for an energyDriftLimit on a model that is not conservative. */
+export function energyLimitMessage(reason: string): string {
+  return `energyDriftLimit needs a conservative model (energy.error is null otherwise, so the limit could never act), but ${reason}`;
+}
+
+/** The energy reference and the reaction history of one Simulation (see the header). */
+export class StepMonitor {
+  /** Whether the model, with the current solver settings, is conservative. */
+  conservative: boolean;
+  /** Total energy (J) that energy.error is measured from. */
+  reference = 0;
+  /** solver.reactionChange of the last step. */
+  reactionChange = 0;
+  private previous: Float64Array;
+  private current: Float64Array;
+  private readonly force = new Float64Array(3);
+  private readonly torque = new Float64Array(3);
+
+  constructor(
+    private readonly constraints: ConstraintSet,
+    conservative: boolean,
+  ) {
+    this.conservative = conservative;
+    const n = 6 * constraints.constraints.length;
+    this.previous = new Float64Array(n);
+    this.current = new Float64Array(n);
+  }
+
+  /** Measures energy.error from `total` on. */
+  rebase(total: number): void {
+    this.reference = total;
+  }
+
+  /** energy.error for a state of total energy `total`: null unless conservative. */
+  energyError(total: number): number | null {
+    return this.conservative ? total - this.reference : null;
+  }
+
+  /**
+   * After a good step: the reactions of its multipliers `lambda` at the current positions;
+   * reactionChange is their largest difference from the previous step's when `hasPrevious`
+   * (a step ran since t = 0 before this one), else 0.
+   */
+  afterStep(lambda: Float64Array, hasPrevious: boolean): void {
+    const cur = this.previous;
+    this.previous = this.current;
+    this.current = cur;
+    this.fill(lambda, cur);
+    let change = 0;
+    if (hasPrevious) {
+      const prev = this.previous;
+      for (let i = 0; i < cur.length; i++) {
+        const d = Math.abs(cur[i] - prev[i]);
+        if (d > change) change = d;
+      }
+    }
+    this.reactionChange = change;
+  }
+
+  /** Back to t = 0: no previous step. */
+  resetReactions(): void {
+    this.reactionChange = 0;
+  }
+
+  /**
+   * After a snapshot restore: the last step's reactions from its multipliers `lambda` at the
+   * restored positions (ConstraintSet.reaction reads only them), and its reactionChange.
+   */
+  restoreReactions(lambda: Float64Array, reactionChange: number): void {
+    this.fill(lambda, this.current);
+    this.reactionChange = reactionChange;
+  }
+
+  private fill(lambda: Float64Array, out: Float64Array): void {
+    const { force, torque, constraints } = this;
+    for (let k = 0; k < constraints.constraints.length; k++) {
+      constraints.reaction(k, lambda, force, torque);
+      const o = 6 * k;
+      out[o] = force[0];
+      out[o + 1] = force[1];
+      out[o + 2] = force[2];
+      out[o + 3] = torque[0];
+      out[o + 4] = torque[1];
+      out[o + 5] = torque[2];
+    }
+  }
+}

@@ -1,0 +1,1003 @@
+/**
+ * A simulation: the bodies, their force effectors and the integrator, advanced by one
+ * clear step pipeline. Constructed by loadModel (src/engine/simulation/build.ts) from a validated
+ * model; the service and embedding programs use it through src/engine/index.ts.
+ */
+import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
+import { issuesSummary, underPath } from "../../../schemas/issues";
+import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
+import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../../schemas/state";
+import { AssemblyOptions } from "../../../schemas/state";
+import type { JointActuator } from "../actuators/actuator";
+import type { Actuation } from "../actuators/build";
+import type { JointCoordinate } from "../actuators/joint-coordinate";
+import { JointLimitProblem } from "../actuators/limit-problem";
+import { assemble } from "../analysis/assembly";
+import type { ConstraintSet } from "../constraints/constraint-set";
+import type { ContactModel } from "../contact/contact-model";
+import { CoupledProblems } from "../dynamics/one-step-problem";
+import type { ForceEffector } from "../forces/effector";
+import { potentialEnergy } from "../forces/energy";
+import { GyroscopicEffector } from "../forces/gyroscopic";
+import { PointForceEffector } from "../forces/point-force";
+import { AccelerationStepper } from "../integrators/acceleration-step";
+import { GeneralizedAlphaIntegrator } from "../integrators/generalized-alpha";
+import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
+import { MoreauJeanIntegrator } from "../integrators/moreau-jean";
+import { NewmarkIntegrator } from "../integrators/newmark";
+import { ThetaScheme } from "../integrators/theta-scheme";
+import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
+import {
+  decodeFloat64,
+  encodeFloat64,
+  hashFloat64,
+  isMemoryExporter,
+  SnapshotError,
+} from "../model/state-codec";
+import { DeadlineExceeded } from "../solvers/deadline";
+import { denseOrderIssue, systemOrder } from "../solvers/linear/cost";
+import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
+import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monitor";
+import { SensorSet } from "./sensors";
+import {
+  canonicalJson,
+  finiteOrNull,
+  reservedOffDiagonalBlocks,
+  type SimulationSnapshotSpec,
+  withChecksum,
+} from "./snapshot";
+
+/** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
+export class DivergenceError extends Error {
+  constructor(
+    message: string,
+    readonly time: number,
+    readonly step: number,
+  ) {
+    super(message);
+    this.name = "DivergenceError";
+  }
+}
+
+/**
+ * Thrown by step() when a solver fails without the state going non-finite (a singular
+ * or unconverged linear solve, a rejected contact problem); the state is the last good
+ * one. The service ends such a session `diverged` with the message, as for a blow-up:
+ * both mean the model cannot be advanced with these settings.
+ */
+export class SolverError extends Error {
+  constructor(
+    message: string,
+    readonly time: number,
+    readonly step: number,
+  ) {
+    super(message);
+    this.name = "SolverError";
+  }
+}
+
+/**
+ * Thrown by update() when a patch is valid on its own but not for this model (an
+ * energyDriftLimit on a model that is not conservative); nothing has changed. The issues'
+ * paths are from the patch's root, as in a request validation error.
+ */
+export class ParameterError extends Error {
+  constructor(readonly issues: { path: (string | number)[]; message: string }[]) {
+    super(issuesSummary(issues));
+    this.name = "ParameterError";
+  }
+}
+
+/**
+ * Thrown by schedule() when inputs do not fit this model or name a step already passed;
+ * nothing is scheduled. Paths are from the request's root (inputs.<i>.…, step).
+ */
+export class InputError extends Error {
+  constructor(readonly issues: InputIssue[]) {
+    super(issuesSummary(issues));
+    this.name = "InputError";
+  }
+}
+
+/** Inputs a recording keeps at most (then it is marked truncated and cannot be replayed). */
+export const MAX_RECORDED_INPUTS = 100_000;
+
+/**
+ * What was done to a simulation since a start: the snapshot it started from (null: the
+ * model's initial state at t = 0) and every input and parameter patch with the step
+ * boundary it took effect at. Replaying them from the start reproduces the run bit for bit.
+ */
+export interface RecordingLog {
+  start: SimulationSnapshotSpec | null;
+  entries: TimedInputSpec[];
+  truncated: boolean;
+}
+
+/** Positions and velocities beyond these are treated as a blow-up (m, m/s). */
+const BLOW_UP_POSITION = 1e8;
+const BLOW_UP_VELOCITY = 1e8;
+
+export interface SimulationParts {
+  model: ModelSpec;
+  system: BodySystem;
+  effectors: ForceEffector[];
+  constraints: ConstraintSet;
+  /** Contacts (model.contact), or undefined when bodies do not collide. */
+  contact?: ContactModel;
+  /** Joint coordinates, actuators and joint limits (their effectors are in `effectors`). */
+  actuation: Actuation;
+  setGravity(g: readonly [number, number, number]): void;
+}
+
+export interface ScenePart {
+  bodies: {
+    id: string;
+    kind: "rigid" | "particle";
+    fixed: boolean;
+    shapes: ModelSpec["bodies"][number]["shapes"];
+  }[];
+  joints: {
+    id: string;
+    type: string;
+    a: { body: string; point: number[] };
+    b: { body: string; point: number[] };
+  }[];
+}
+
+export interface SimulationPatch {
+  solver?: Partial<SolverSpec>;
+  gravity?: [number, number, number];
+  contact?: Partial<ContactSpec>;
+}
+
+export class Simulation {
+  readonly model: ModelSpec;
+  readonly system: BodySystem;
+  private solverSpec: SolverSpec;
+  private readonly effectors: ForceEffector[];
+  private readonly constraints: ConstraintSet;
+  private readonly contact: ContactModel | undefined;
+  private readonly stepper: AccelerationStepper;
+  private integrator: Integrator;
+  private t = 0;
+  private steps = 0;
+  private lastStats: StepStats = emptyStepStats();
+  /** The running step's counts (copied to lastStats when the step succeeds). */
+  private readonly stepStats: StepStats = { ...this.lastStats };
+  private readonly initial: {
+    pos: Float64Array;
+    quat: Float64Array;
+    vel: Float64Array;
+    omega: Float64Array;
+  };
+  private readonly good: {
+    pos: Float64Array;
+    quat: Float64Array;
+    vel: Float64Array;
+    omega: Float64Array;
+  };
+  /** The multipliers of the last good step (restored with `good`). */
+  private readonly goodLambda: Float64Array;
+  /** energy.error's reference and solver.reactionChange (monitor.ts). */
+  private readonly monitor: StepMonitor;
+  private readonly setGravityFn: (g: readonly [number, number, number]) => void;
+  private gravity: [number, number, number];
+  /** The contact parameters as patched (model.contact merged with every PATCH). */
+  private contactSpec: ContactSpec | null;
+  /** What inputs act on: actuators and point forces by id, the bodies. */
+  private readonly targets: InputTargets;
+  private readonly actuation: Actuation;
+  /** The revolute coordinates, whose turns are counted after every step. */
+  private readonly angles: JointCoordinate[];
+  /** The joint limits as a one-step problem (velocity-level integrators), or null. */
+  private readonly limitProblem: JointLimitProblem | null;
+  private readonly sensors: SensorSet;
+  /** Inputs and patches waiting for their step boundary, in the order they apply. */
+  private pending: TimedInputSpec[] = [];
+  private log: RecordingLog = { start: null, entries: [], truncated: false };
+  /** Length of the last step (s; 0 before the first and after a state change). */
+  private lastH = 0;
+  /** The contacts of the state being reported (sensors read them). */
+  private reportedContacts: StateOut["contacts"] = [];
+
+  constructor(parts: SimulationParts) {
+    this.model = parts.model;
+    this.system = parts.system;
+    this.effectors = parts.effectors;
+    this.constraints = parts.constraints;
+    this.contact = parts.contact;
+    this.setGravityFn = parts.setGravity;
+    this.gravity = [...parts.model.gravity];
+    this.contactSpec = parts.model.contact ? { ...parts.model.contact } : null;
+    this.solverSpec = { ...parts.model.solver };
+    this.actuation = parts.actuation;
+    this.angles = [...parts.actuation.coordinates.values()].filter((q) => q.kind === "angle");
+    const limited = this.model.joints.flatMap((j) => {
+      const q = parts.actuation.coordinates.get(j.id);
+      return (j.type === "revolute" || j.type === "prismatic") && j.limits && q
+        ? [
+            {
+              coordinate: q,
+              lower: j.limits.lower,
+              upper: j.limits.upper,
+              restitution: j.limits.restitution,
+            },
+          ]
+        : [];
+    });
+    this.limitProblem = limited.length > 0 ? new JointLimitProblem(this.system, limited) : null;
+    this.stepper = new AccelerationStepper(
+      this.system,
+      this.effectors,
+      this.solverSpec.linearSolver,
+      this.constraints,
+    );
+    this.integrator = this.createIntegrator();
+    this.initial = this.copyState();
+    this.good = this.copyState();
+    this.goodLambda = new Float64Array(this.stepper.lambda.length);
+    this.monitor = new StepMonitor(
+      this.constraints,
+      nonConservativeReason(this.model, this.solverSpec) === null,
+    );
+    this.monitor.rebase(this.totalEnergy());
+    const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
+    const loads = new Map<string, PointForceEffector>();
+    for (const e of this.effectors) if (e instanceof PointForceEffector) loads.set(e.id, e);
+    this.targets = { system: this.system, actuators, loads };
+    this.sensors = new SensorSet(this.model.sensors, {
+      system: this.system,
+      coordinates: parts.actuation.coordinates,
+      actuators,
+      time: () => this.t,
+      previousVelocity: () => ({ vel: this.good.vel, h: this.lastH }),
+      contacts: () => this.reportedContacts,
+    });
+  }
+
+  get time(): number {
+    return this.t;
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /** Accumulated wall time (ms) in matrix assembly and linear solves since creation. */
+  get timing(): Readonly<{ assembly: number; solve: number }> {
+    return this.stepper.timing;
+  }
+
+  /** The contact part (collision detection, contact solver and their timings), if any. */
+  get contactModel(): ContactModel | undefined {
+    return this.contact;
+  }
+
+  /**
+   * The total normal contact force of the last step (N): the sum over its contacts of the
+   * normalForce the State reports (nonsmooth: P_n/h; compliant: F_n of the step's last
+   * evaluation), without building the State's contacts, so that a stream can read it after
+   * every step (the frames' contactPeak). 0 without contact and before the first step.
+   * Allocates nothing.
+   */
+  get contactNormalForce(): number {
+    const nsc = this.contact?.nonsmooth;
+    if (nsc) return nsc.totalNormalForce;
+    const smc = this.contact?.compliant;
+    return smc && this.steps > 0 ? smc.totalNormalForce : 0;
+  }
+
+  get solver(): Readonly<SolverSpec> {
+    return this.solverSpec;
+  }
+
+  /**
+   * Advances n steps of solver.dt. Throws DivergenceError, with the state restored to the
+   * last good step, when it becomes non-finite or blows up, or when |energy.error| of a
+   * conservative model exceeds solver.energyDriftLimit.
+   */
+  step(n = 1): void {
+    for (let k = 0; k < n; k++) {
+      if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+      // read after the inputs: a scheduled patch may change it
+      const h = this.solverSpec.dt;
+      this.saveGood();
+      const stats = this.stepStats;
+      try {
+        this.integrator.step(this.t, h, stats);
+        this.stepper.projectOnConstraints(
+          this.t + h,
+          h,
+          this.integrator.projectionOrder,
+          this.solverSpec.jointTolerance,
+        );
+      } catch (err) {
+        this.restoreGood();
+        // a host's time limit, not the model's failure: the step is undone, nothing else
+        if (err instanceof DeadlineExceeded) throw err;
+        throw new SolverError(
+          `step ${this.steps + 1} failed: ${(err as Error).message}`,
+          this.t,
+          this.steps,
+        );
+      }
+      const bad = this.findBlowUp();
+      if (bad !== null) {
+        this.restoreGood();
+        throw new DivergenceError(
+          `diverged at step ${this.steps + 1} (t = ${(this.t + h).toPrecision(6)} s): ${bad}`,
+          this.t,
+          this.steps,
+        );
+      }
+      const drift = this.energyDrift();
+      if (drift !== null) {
+        const limit = this.solverSpec.energyDriftLimit;
+        this.restoreGood();
+        throw new DivergenceError(
+          `diverged at step ${this.steps + 1} (t = ${(this.t + h).toPrecision(6)} s): energy error ${drift.toPrecision(4)} J exceeds solver.energyDriftLimit = ${limit} J`,
+          this.t,
+          this.steps,
+        );
+      }
+      Object.assign(this.lastStats, stats);
+      this.monitor.afterStep(this.stepper.lambda, this.steps > 0);
+      for (let i = 0; i < this.angles.length; i++) this.angles[i].track();
+      this.steps++;
+      this.t += h;
+      this.lastH = h;
+      // inputs due at the new boundary act now: the state of this step number includes them
+      if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+    }
+  }
+
+  /**
+   * Schedules inputs at the step boundary `step` (default: the next one, the current step
+   * count), after any already scheduled there. Throws InputError, scheduling nothing, when
+   * an input does not fit the model or the step has passed. Returns the boundary and the
+   * number of inputs then pending.
+   */
+  schedule(inputs: readonly InputSpec[], step = this.steps): { step: number; pending: number } {
+    const issues: InputIssue[] = [];
+    if (!Number.isInteger(step) || step < this.steps)
+      issues.push({
+        path: ["step"],
+        message: `step ${step} has passed (the simulation is at step ${this.steps})`,
+      });
+    inputs.forEach((input, i) => {
+      for (const issue of checkInput(input, this.targets))
+        issues.push({ path: ["inputs", i, ...issue.path], message: issue.message });
+    });
+    if (issues.length > 0) throw new InputError(issues);
+    for (const input of inputs) this.enqueue({ step, input });
+    // due now: applied at once, so the state of this step number already includes them
+    if (step === this.steps) this.applyDue();
+    return { step, pending: this.pending.length };
+  }
+
+  /**
+   * Schedules timed inputs and parameter patches (a recording's, a replay), each at its
+   * own step; checked as schedule() checks (paths from the list's root), nothing
+   * scheduled on error.
+   */
+  scheduleTimed(entries: readonly TimedInputSpec[]): void {
+    const issues: InputIssue[] = [];
+    entries.forEach((e, i) => {
+      if (e.step < this.steps)
+        issues.push({
+          path: [i, "step"],
+          message: `step ${e.step} has passed (the simulation is at step ${this.steps})`,
+        });
+      if ("input" in e)
+        for (const issue of checkInput(e.input, this.targets))
+          issues.push({ path: [i, "input", ...issue.path], message: issue.message });
+    });
+    if (issues.length > 0) throw new InputError(issues);
+    for (const e of entries) this.enqueue(e);
+    if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+  }
+
+  /** Inputs and patches waiting for a later step boundary (a copy). */
+  pendingInputs(): TimedInputSpec[] {
+    return this.pending.map((p) => ({ ...p }));
+  }
+
+  /** The recording since the last start (creation, reset, restore or applied assembly). */
+  recording(): RecordingLog {
+    return { ...this.log, entries: [...this.log.entries] };
+  }
+
+  /** Inserts keeping the queue ordered by step, after entries of the same step. */
+  private enqueue(entry: TimedInputSpec): void {
+    let i = this.pending.length;
+    while (i > 0 && this.pending[i - 1].step > entry.step) i--;
+    this.pending.splice(i, 0, entry);
+  }
+
+  /** Applies the pending inputs and patches due at this step boundary, and records them. */
+  private applyDue(): void {
+    let moved = false;
+    while (this.pending.length > 0 && this.pending[0].step <= this.steps) {
+      const entry = this.pending.shift() as TimedInputSpec;
+      if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
+      else this.applyPatch(entry.parameters);
+      this.record({ ...entry, step: this.steps });
+    }
+    if (moved) this.stateChanged();
+  }
+
+  private record(entry: TimedInputSpec): void {
+    if (this.log.truncated) return;
+    if (this.log.entries.length >= MAX_RECORDED_INPUTS) this.log.truncated = true;
+    else this.log.entries.push(entry);
+  }
+
+  /** After positions or velocities were set from outside: derived data and memories. */
+  private stateChanged(): void {
+    updateDerived(this.system);
+    this.integrator.reset();
+    for (const q of this.angles) q.track();
+    this.lastH = 0;
+    this.monitor.rebase(this.totalEnergy());
+  }
+
+  /** Starts a new recording at the current state (after reset, restore, applied assembly). */
+  private restartRecording(atModelStart: boolean): void {
+    this.log = { start: null, entries: [], truncated: false };
+    if (!atModelStart) this.log.start = this.snapshot();
+  }
+
+  /** Back to t = 0 with the model's initial state. */
+  reset(): void {
+    this.restore(this.initial);
+    this.t = 0;
+    this.steps = 0;
+    this.lastH = 0;
+    this.lastStats = emptyStepStats();
+    this.integrator.reset();
+    this.monitor.resetReactions();
+    this.monitor.rebase(this.totalEnergy());
+    for (const a of this.targets.actuators.values()) a.override = null;
+    for (const l of this.targets.loads.values()) l.setLoad(null);
+    for (const q of this.actuation.coordinates.values()) q.resetTurns();
+    this.pending = [];
+    this.restartRecording(true);
+  }
+
+  /**
+   * Applies a PATCH. Throws ParameterError, changing nothing, when the solver settings it
+   * leaves set an energyDriftLimit on a model that is not conservative. Re-takes
+   * energy.error's reference when gravity or the conservativeness changes.
+   */
+  update(patch: SimulationPatch): void {
+    this.applyPatch(patch);
+    this.record({ step: this.steps, parameters: patch as ParametersPatchSpec });
+  }
+
+  private applyPatch(patch: SimulationPatch): void {
+    const solver = patch.solver ? { ...this.solverSpec, ...patch.solver } : this.solverSpec;
+    const reason = nonConservativeReason(this.model, solver);
+    if (solver.energyDriftLimit != null && reason !== null)
+      throw new ParameterError([
+        { path: ["solver", "energyDriftLimit"], message: energyLimitMessage(reason) },
+      ]);
+    const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
+    if (dense !== null)
+      throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);
+    if (patch.gravity) {
+      this.gravity = [...patch.gravity];
+      this.setGravityFn(this.gravity);
+      this.monitor.rebase(this.totalEnergy());
+    }
+    if (patch.contact && this.contact) {
+      this.contact.update(patch.contact);
+      if (this.contactSpec) this.contactSpec = { ...this.contactSpec, ...patch.contact };
+    }
+    if (patch.solver) {
+      // build the new integrator first, so a rejected combination changes nothing
+      const previous = this.solverSpec;
+      this.solverSpec = { ...previous, ...patch.solver };
+      try {
+        this.integrator = this.createIntegrator();
+      } catch (err) {
+        this.solverSpec = previous;
+        throw err;
+      }
+      this.stepper.setLinearSolver(this.solverSpec.linearSolver);
+      const jacobians = this.solverSpec.gyroscopicJacobian;
+      const gyroscopic = this.effectors.find((e) => e instanceof GyroscopicEffector);
+      if (gyroscopic !== undefined && gyroscopic.jacobians !== jacobians) {
+        gyroscopic.jacobians = jacobians;
+        this.stepper.effectorsChanged();
+      }
+    }
+    this.integrator.reset();
+    if ((reason === null) !== this.monitor.conservative) {
+      this.monitor.conservative = reason === null;
+      this.monitor.rebase(this.totalEnergy());
+    }
+  }
+
+  state(): StateOut {
+    const s = this.system;
+    const bodies = s.ids.map((id, b) => ({
+      id,
+      position: vec3(s.pos, 3 * b),
+      orientation: [s.quat[4 * b], s.quat[4 * b + 1], s.quat[4 * b + 2], s.quat[4 * b + 3]] as [
+        number,
+        number,
+        number,
+        number,
+      ],
+      velocity: vec3(s.vel, 3 * b),
+      angularVelocity: vec3(s.omega, 3 * b),
+    }));
+    const kinetic = kineticEnergy(s);
+    const potential = potentialEnergy(this.effectors);
+    const contacts = this.contact?.states() ?? [];
+    this.reportedContacts = contacts;
+    return {
+      time: this.t,
+      step: this.steps,
+      bodies,
+      contacts,
+      joints: this.constraints.jointStates(this.stepper.lambda, this.actuation.coordinates),
+      actuators: this.actuation.actuators.map((a) => ({
+        id: a.id,
+        effort: a.effort,
+        command: a.commandAt(this.t),
+      })),
+      observation: this.sensors.observe(),
+      energy: {
+        kinetic,
+        potential,
+        total: kinetic + potential,
+        error: this.monitor.energyError(kinetic + potential),
+      },
+      solver: { ...this.lastStats, reactionChange: this.monitor.reactionChange },
+    };
+  }
+
+  /**
+   * Assembly analysis at the current time (Chrono ChAssemblyAnalysis semantics; see
+   * src/engine/analysis/assembly.ts). The bodies are moved to the assembled state only when
+   * `apply` is true; otherwise the state is restored afterwards.
+   */
+  assemble(options?: AssemblyOptionsIn, apply = false): AssemblyResultOut {
+    const spec = AssemblyOptions.parse(options ?? {});
+    const dense = denseOrderIssue(spec.solver, systemOrder(this.model));
+    if (dense !== null) throw new ParameterError([{ path: ["solver"], message: dense }]);
+    const before = this.copyState();
+    const result = assemble(
+      this.system,
+      this.constraints,
+      (t, out) => this.stepper.computeForces(t, out),
+      this.t,
+      spec,
+    );
+    if (apply) {
+      this.stateChanged();
+      this.restartRecording(false);
+    } else this.restore(before);
+    return result;
+  }
+
+  /** sha256 (hex) of the position, orientation, velocity and angular-velocity bytes. */
+  stateHash(): string {
+    const s = this.system;
+    return hashFloat64([s.pos, s.quat, s.vel, s.omega]);
+  }
+
+  /**
+   * Everything a continuation needs, JSON-safe and versioned (schemas/snapshot.ts, why each
+   * piece: src/engine/simulation/snapshot.ts). loadSnapshot (src/engine/index.ts) builds a Simulation
+   * from it whose next steps are bit-identical to this one's.
+   */
+  snapshot(): SimulationSnapshotSpec {
+    const s = this.system;
+    const memory = this.integrator.saveMemory?.() ?? {};
+    const contact = this.contact;
+    return withChecksum({
+      format: "moreau.simulation",
+      version: 1,
+      model: this.model,
+      parameters: {
+        solver: { ...this.solverSpec },
+        gravity: [...this.gravity],
+        contact: this.contactSpec ? { ...this.contactSpec } : null,
+      },
+      time: this.t,
+      step: this.steps,
+      state: {
+        position: encodeFloat64(s.pos),
+        orientation: encodeFloat64(s.quat),
+        velocity: encodeFloat64(s.vel),
+        angularVelocity: encodeFloat64(s.omega),
+      },
+      memory: {
+        integrator: {
+          ...(memory.acceleration ? { acceleration: encodeFloat64(memory.acceleration) } : {}),
+          ...(memory.previousAcceleration
+            ? { previousAcceleration: encodeFloat64(memory.previousAcceleration) }
+            : {}),
+          ...(memory.pseudoAcceleration
+            ? { pseudoAcceleration: encodeFloat64(memory.pseudoAcceleration) }
+            : {}),
+          ...(memory.accelerationValid !== undefined
+            ? { accelerationValid: memory.accelerationValid }
+            : {}),
+        },
+        lambda: encodeFloat64(this.stepper.lambda),
+        stats: {
+          ...this.lastStats,
+          contactResidual: finiteOrNull(this.lastStats.contactResidual),
+          reactionChange: this.monitor.reactionChange,
+        },
+        energyReference: this.monitor.reference,
+        matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
+        ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
+        ...(this.hasTurns()
+          ? {
+              turns: [...this.actuation.coordinates.values()]
+                .filter((q) => q.kind === "angle")
+                .map((q) => [q.joint, q.turns, q.lastAngle] as [string, number, number]),
+            }
+          : {}),
+      },
+      ...(this.hasControls() ? { controls: this.controls() } : {}),
+      hash: this.stateHash(),
+    });
+  }
+
+  /**
+   * Continues from a snapshot of a simulation of the same model (validated with
+   * parseSnapshot). Throws SnapshotError, leaving this simulation as it was, when the
+   * snapshot does not fit the model or its state does not match its hash.
+   */
+  restoreSnapshot(snap: SimulationSnapshotSpec): void {
+    const s = this.system;
+    const n = s.numBodies;
+    if (canonicalJson(snap.model) !== canonicalJson(this.model))
+      throw new SnapshotError([
+        { path: ["model"], message: "the snapshot is of another model than this simulation's" },
+      ]);
+    const st = snap.state;
+    const pos = decodeFloat64(st.position, 3 * n, ["state", "position"]);
+    const quat = decodeFloat64(st.orientation, 4 * n, ["state", "orientation"]);
+    const vel = decodeFloat64(st.velocity, 3 * n, ["state", "velocity"]);
+    const omega = decodeFloat64(st.angularVelocity, 3 * n, ["state", "angularVelocity"]);
+    if (hashFloat64([pos, quat, vel, omega]) !== snap.hash)
+      throw new SnapshotError([
+        { path: ["hash"], message: "the state arrays do not match the snapshot's hash" },
+      ]);
+    for (const [name, a] of [
+      ["position", pos],
+      ["orientation", quat],
+      ["velocity", vel],
+      ["angularVelocity", omega],
+    ] as const)
+      if (!a.every(Number.isFinite))
+        throw new SnapshotError([{ path: ["state", name], message: "non-finite value" }]);
+    const mem = snap.memory;
+    const vector = (name: "acceleration" | "previousAcceleration" | "pseudoAcceleration") => {
+      const encoded = mem.integrator[name];
+      return encoded !== undefined
+        ? decodeFloat64(encoded, s.numDofs, ["memory", "integrator", name])
+        : undefined;
+    };
+    const acceleration = vector("acceleration");
+    const previousAcceleration = vector("previousAcceleration");
+    const pseudoAcceleration = vector("pseudoAcceleration");
+    const lambda = decodeFloat64(mem.lambda, this.stepper.lambda.length, ["memory", "lambda"]);
+    const nb = this.stepper.matrix.numBlocks;
+    mem.matrixBlocks.forEach(([bi, bj], k) => {
+      if (bi >= nb || bj >= nb)
+        throw new SnapshotError([
+          { path: ["memory", "matrixBlocks", k], message: `block index beyond ${nb - 1}` },
+        ]);
+    });
+    // Parameters first: update() rebuilds the integrator and clears its memory.
+    const p = snap.parameters;
+    const patch: SimulationPatch = {};
+    const solver = diffKeys(this.solverSpec, p.solver);
+    if (solver) patch.solver = solver as Partial<SolverSpec>;
+    if (canonicalJson(p.gravity) !== canonicalJson(this.gravity)) patch.gravity = [...p.gravity];
+    if ((p.contact === null) !== (this.contactSpec === null))
+      throw new SnapshotError([
+        {
+          path: ["parameters", "contact"],
+          message: "contact must be null exactly when the model has none",
+        },
+      ]);
+    if (p.contact && this.contactSpec) {
+      const contact = diffKeys(this.contactSpec, p.contact);
+      if (contact) patch.contact = contact as Partial<ContactSpec>;
+    }
+    try {
+      if (patch.solver || patch.gravity || patch.contact) this.update(patch);
+    } catch (err) {
+      if (err instanceof ParameterError)
+        throw new SnapshotError(underPath(["parameters"], err.issues));
+      throw new SnapshotError([{ path: ["parameters"], message: (err as Error).message }]);
+    }
+    this.restoreControls(snap);
+    s.pos.set(pos);
+    s.quat.set(quat);
+    s.vel.set(vel);
+    s.omega.set(omega);
+    updateDerived(s);
+    this.t = snap.time;
+    this.steps = snap.step;
+    this.integrator.reset();
+    this.integrator.restoreMemory?.({
+      acceleration,
+      previousAcceleration,
+      pseudoAcceleration,
+      accelerationValid: mem.integrator.accelerationValid,
+    });
+    this.stepper.lambda.set(lambda);
+    const { reactionChange, ...stats } = mem.stats;
+    this.lastStats = {
+      ...stats,
+      newtonConverged: stats.newtonConverged ?? true,
+      contactResidual: stats.contactResidual ?? Number.NaN,
+    };
+    this.monitor.restoreReactions(lambda, reactionChange ?? 0);
+    this.monitor.rebase(mem.energyReference ?? this.totalEnergy());
+    for (const [bi, bj] of mem.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
+    this.stepper.matrix.finalize();
+    const contact = this.contact;
+    if (mem.contact !== undefined && contact && isMemoryExporter(contact))
+      contact.importMemory(mem.contact);
+    this.lastH = 0;
+    this.restartRecording(false);
+  }
+
+  private hasTurns(): boolean {
+    for (const q of this.actuation.coordinates.values())
+      if (q.kind === "angle" && (q.turns !== 0 || q.lastAngle !== 0)) return true;
+    return false;
+  }
+
+  private hasControls(): boolean {
+    if (this.pending.length > 0) return true;
+    for (const a of this.targets.actuators.values()) if (a.override !== null) return true;
+    for (const l of this.targets.loads.values()) if (l.override !== null) return true;
+    return false;
+  }
+
+  /** The run-time commands in effect and the pending inputs (snapshot `controls`). */
+  private controls(): NonNullable<SimulationSnapshotSpec["controls"]> {
+    const actuators: [string, number][] = [];
+    for (const a of this.targets.actuators.values())
+      if (a.override !== null) actuators.push([a.id, a.override]);
+    const loads: [string, { force: [number, number, number]; torque: [number, number, number] }][] =
+      [];
+    for (const l of this.targets.loads.values())
+      if (l.override !== null)
+        loads.push([
+          l.id,
+          {
+            force: [l.override.force[0], l.override.force[1], l.override.force[2]],
+            torque: [l.override.torque[0], l.override.torque[1], l.override.torque[2]],
+          },
+        ]);
+    return { actuators, loads, pending: this.pendingInputs() };
+  }
+
+  /** Restores snapshot `controls` and `memory.turns` (checked: throws SnapshotError). */
+  private restoreControls(snap: SimulationSnapshotSpec): void {
+    const c = snap.controls ?? { actuators: [], loads: [], pending: [] };
+    const issues: { path: (string | number)[]; message: string }[] = [];
+    c.actuators.forEach(([id], i) => {
+      if (!this.targets.actuators.has(id))
+        issues.push({ path: ["controls", "actuators", i, 0], message: `unknown actuator "${id}"` });
+    });
+    c.loads.forEach(([id], i) => {
+      if (!this.targets.loads.has(id))
+        issues.push({ path: ["controls", "loads", i, 0], message: `unknown pointForce "${id}"` });
+    });
+    c.pending.forEach((p, i) => {
+      if (p.step < snap.step)
+        issues.push({
+          path: ["controls", "pending", i, "step"],
+          message: "before the snapshot's step",
+        });
+      if ("input" in p)
+        for (const issue of checkInput(p.input, this.targets))
+          issues.push({
+            path: ["controls", "pending", i, "input", ...issue.path],
+            message: issue.message,
+          });
+    });
+    const turns = snap.memory.turns ?? [];
+    turns.forEach(([id], i) => {
+      if (this.actuation.coordinates.get(id)?.kind !== "angle")
+        issues.push({ path: ["memory", "turns", i, 0], message: `no revolute coordinate "${id}"` });
+    });
+    if (issues.length > 0) throw new SnapshotError(issues);
+    for (const a of this.targets.actuators.values()) a.override = null;
+    for (const l of this.targets.loads.values()) l.setLoad(null);
+    for (const [id, v] of c.actuators)
+      (this.targets.actuators.get(id) as JointActuator).override = v;
+    for (const [id, v] of c.loads)
+      this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
+    this.pending = c.pending.map((p) => ({ ...p }));
+    for (const q of this.actuation.coordinates.values()) {
+      q.turns = 0;
+      q.lastAngle = 0;
+    }
+    for (const [id, k, angle] of turns) {
+      const q = this.actuation.coordinates.get(id);
+      if (q) {
+        q.turns = k;
+        q.lastAngle = angle;
+      }
+    }
+  }
+
+  scene(): ScenePart {
+    return {
+      bodies: this.model.bodies.map((b) => ({
+        id: b.id,
+        kind: b.kind,
+        fixed: b.fixed,
+        shapes: b.shapes,
+      })),
+      joints: this.model.joints.map((j) => ({ id: j.id, type: j.type, a: j.a, b: j.b })),
+    };
+  }
+
+  /**
+   * The integrator of the current solver settings. Joint limits are nonsmooth (Moreau–Jean
+   * impacts with restitution, JointLimitProblem) with the velocity-level schemes
+   * (moreau-jean, backward-euler, symplectic-euler) and compliant (CompliantJointLimit)
+   * with newmark and generalized-alpha; nonsmooth contact needs a velocity-level scheme.
+   */
+  private createIntegrator(): Integrator {
+    const p = this.solverSpec;
+    const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
+    this.contact?.configure(p);
+    const velocityLevel = p.integrator !== "newmark" && p.integrator !== "generalized-alpha";
+    for (const l of this.actuation.limits) l.enabled = !velocityLevel;
+    switch (p.integrator) {
+      case "newmark":
+        return new NewmarkIntegrator(
+          this.stepper,
+          {
+            beta: p.beta,
+            gamma: p.gamma,
+            rayleighMass: p.rayleighMass,
+            rayleighStiffness: p.rayleighStiffness,
+            velocityDamping: p.velocityDamping,
+          },
+          newton,
+          this.contact?.compliant ?? null,
+        );
+      case "generalized-alpha":
+        return new GeneralizedAlphaIntegrator(
+          this.stepper,
+          {
+            rhoInfinity: p.rhoInfinity,
+            stepTolerance: p.stepTolerance ?? null,
+            rayleighMass: p.rayleighMass,
+            rayleighStiffness: p.rayleighStiffness,
+          },
+          newton,
+        );
+    }
+    const theta =
+      p.integrator === "moreau-jean"
+        ? { theta: p.theta, forceWeight: p.theta }
+        : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0 };
+    const contact = this.contact?.nonsmooth ?? null;
+    const limits = this.limitProblem;
+    const problem =
+      contact && limits
+        ? new CoupledProblems(contact, limits, this.system.numDofs, p.tolerance)
+        : (contact ?? limits);
+    if (problem === null) return new ThetaScheme(p.integrator, this.stepper, theta, newton);
+    return new MoreauJeanIntegrator(
+      p.integrator,
+      this.stepper,
+      { ...theta, projectOnConstraints: p.projectOnConstraints, jointTolerance: p.jointTolerance },
+      newton,
+      problem,
+      contact,
+    );
+  }
+
+  private findBlowUp(): string | null {
+    const s = this.system;
+    for (let b = 0; b < s.numBodies; b++) {
+      for (let k = 0; k < 3; k++) {
+        const x = s.pos[3 * b + k];
+        const v = s.vel[3 * b + k];
+        const w = s.omega[3 * b + k];
+        if (!Number.isFinite(x) || !Number.isFinite(v) || !Number.isFinite(w))
+          return `body "${s.ids[b]}" has a non-finite state`;
+        if (
+          Math.abs(x) > BLOW_UP_POSITION ||
+          Math.abs(v) > BLOW_UP_VELOCITY ||
+          Math.abs(w) > BLOW_UP_VELOCITY
+        )
+          return `body "${s.ids[b]}" blew up (|x| or |v| beyond 1e8)`;
+      }
+      if (!Number.isFinite(s.quat[4 * b])) return `body "${s.ids[b]}" has a non-finite orientation`;
+    }
+    return null;
+  }
+
+  private copyState() {
+    const s = this.system;
+    return {
+      pos: new Float64Array(s.pos),
+      quat: new Float64Array(s.quat),
+      vel: new Float64Array(s.vel),
+      omega: new Float64Array(s.omega),
+    };
+  }
+
+  /** Total energy (J), as state() sums it. */
+  private totalEnergy(): number {
+    return kineticEnergy(this.system) + potentialEnergy(this.effectors);
+  }
+
+  /**
+   * energy.error after a step when it is beyond solver.energyDriftLimit (or not finite) on
+   * a conservative model, else null.
+   */
+  private energyDrift(): number | null {
+    const limit = this.solverSpec.energyDriftLimit;
+    if (limit == null || !this.monitor.conservative) return null;
+    const error = this.totalEnergy() - this.monitor.reference;
+    return Math.abs(error) <= limit ? null : error;
+  }
+
+  private saveGood(): void {
+    const s = this.system;
+    this.goodLambda.set(this.stepper.lambda);
+    this.good.pos.set(s.pos);
+    this.good.quat.set(s.quat);
+    this.good.vel.set(s.vel);
+    this.good.omega.set(s.omega);
+  }
+
+  private restoreGood(): void {
+    this.restore(this.good);
+    this.stepper.lambda.set(this.goodLambda);
+    this.integrator.reset();
+  }
+
+  private restore(from: {
+    pos: Float64Array;
+    quat: Float64Array;
+    vel: Float64Array;
+    omega: Float64Array;
+  }) {
+    const s = this.system;
+    s.pos.set(from.pos);
+    s.quat.set(from.quat);
+    s.vel.set(from.vel);
+    s.omega.set(from.omega);
+    updateDerived(s);
+  }
+}
+
+/** The entries of `to` whose JSON differs from `from`'s, or null when none does. */
+function diffKeys(from: object, to: object): Record<string, unknown> | null {
+  const a = from as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const [k, v] of Object.entries(to)) {
+    if (canonicalJson(v) !== canonicalJson(a[k])) {
+      out[k] = v;
+      any = true;
+    }
+  }
+  return any ? out : null;
+}
+
+function vec3(a: Float64Array, i: number): [number, number, number] {
+  return [a[i], a[i + 1], a[i + 2]];
+}

@@ -1,0 +1,112 @@
+/**
+ * Pieces of the snapshot format (schemas/snapshot.ts) the Simulation uses to save and
+ * restore itself (Simulation.snapshot / restoreSnapshot) and loadSnapshot (src/engine/index.ts)
+ * uses to read one.
+ *
+ * Why each piece is there — a continuation is bit-identical only if every value that a
+ * later step reads is restored exactly:
+ *  - the body arrays (positions, unit quaternions, velocities), as their bytes: a decimal
+ *    round trip would be exact for finite doubles but loses the sign of −0;
+ *  - time, step, and the solver / gravity / contact parameters as patched;
+ *  - integrator memory (Newmark's a_t and its validity, Integrator.saveMemory);
+ *  - the joint multipliers of the last solve (they are the reported joint reactions, and
+ *    the previous step's reactions that solver.reactionChange compares with);
+ *  - the energy reference of energy.error and the last reactionChange (monitor.ts);
+ *  - the solve matrix's block pattern: compliant contact reserves blocks as contacts come
+ *    and never releases them, and the pattern fixes the fill-reducing ordering of the
+ *    sparse factorizations, hence their rounding;
+ *  - the contact module's warm-start memory (impulses by contact key), through the
+ *    MemoryExporter hook below.
+ * Derived quantities (rotation matrices, world inertias) are recomputed from the
+ * quaternions, as every step does.
+ */
+import { createHash } from "node:crypto";
+import { issuesOf } from "../../../schemas/issues";
+import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../../schemas/snapshot";
+import type { SparseBlockMatrix } from "../math/block-matrix";
+import { SnapshotError } from "../model/state-codec";
+
+/** Validates a snapshot with its schema; SnapshotError with zod's issue paths otherwise. */
+export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
+  verifyChecksum(json);
+  const r = SimulationSnapshot.safeParse(json);
+  if (!r.success) throw new SnapshotError(issuesOf(r.error));
+  return r.data;
+}
+
+/**
+ * The off-diagonal blocks reserved in a solve matrix, as (bi, bj) pairs in row order,
+ * read from its CSR pattern (the first scalar row of each block row lists the block's
+ * columns). Diagonal blocks always exist and are not listed.
+ */
+export function reservedOffDiagonalBlocks(m: SparseBlockMatrix): [number, number][] {
+  const out: [number, number][] = [];
+  if (m.numBlocks === 0) return out;
+  m.finalize();
+  const csr = m.toCsr();
+  const colBlock = new Int32Array(m.size);
+  for (let b = 0; b < m.numBlocks; b++)
+    for (let c = m.blockOffset[b]; c < m.blockOffset[b + 1]; c++) colBlock[c] = b;
+  for (let bi = 0; bi < m.numBlocks; bi++) {
+    const row = m.blockOffset[bi];
+    let last = -1;
+    for (let k = csr.rowPtr[row]; k < csr.rowPtr[row + 1]; k++) {
+      const bj = colBlock[csr.colIdx[k]];
+      if (bj !== last && bj !== bi) out.push([bi, bj]);
+      last = bj;
+    }
+  }
+  return out;
+}
+
+/** Non-finite step statistics travel as null (JSON has no NaN or Infinity). */
+export function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+/** sha256 (hex) of the canonical JSON of a snapshot without its checksum field. */
+function documentDigest(doc: Record<string, unknown>): string {
+  const { checksum: _omitted, ...rest } = doc;
+  return createHash("sha256").update(canonicalJson(rest)).digest("hex");
+}
+
+/**
+ * The snapshot with its `checksum`: the whole document's digest (model, parameters, memory
+ * and state), so that a changed mass or a changed memory is refused like changed state
+ * bytes (`hash` covers those alone).
+ */
+export function withChecksum(doc: SimulationSnapshotSpec): SimulationSnapshotSpec {
+  return { ...doc, checksum: documentDigest(doc as unknown as Record<string, unknown>) };
+}
+
+/**
+ * Refuses (SnapshotError at ["checksum"]) a document whose checksum does not match its
+ * content; a document without one (written before it existed) is not checked.
+ */
+function verifyChecksum(json: unknown): void {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return;
+  const doc = json as Record<string, unknown>;
+  if (typeof doc.checksum !== "string") return;
+  if (documentDigest(doc) !== doc.checksum)
+    throw new SnapshotError([
+      {
+        path: ["checksum"],
+        message: "the document does not match its checksum (changed after it was written)",
+      },
+    ]);
+}
+
+/** Stable JSON of a value (object keys sorted), for comparing parameter sets. */
+export function canonicalJson(x: unknown): string {
+  return JSON.stringify(x, (_k, v) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
+      : v,
+  );
+}
+
+export type { SimulationSnapshotSpec };

@@ -1,0 +1,746 @@
+/**
+ * Sparse LDLᵀ of a symmetric positive SEMIdefinite matrix in its natural order, with
+ * dependent rows dropped: the factorization used for S = G M⁻¹ Gᵀ (schur.ts), which is
+ * singular whenever constraint rows are redundant (a planar mechanism built from 3-D
+ * joints) or a configuration is singular (a slider-crank driven from the slider at a
+ * dead centre). The linear-solver library's LDLᵀ stops at such a zero pivot; this one,
+ * like the rank-revealing Cholesky of Higham ("Analysis of the Cholesky decomposition of
+ * a semi-definite matrix", 1990) without the pivoting, skips it.
+ *
+ * Supernodal up-looking LDLᵀ. Consecutive rows with the same pattern form a supernode
+ * (the rows of one joint: they touch the same bodies), and L is stored as dense blocks
+ * L_KJ (rows of supernode K × rows of J) on the block elimination tree, so the numeric
+ * work is small dense products with no index per entry (this generalizes the scalar
+ * up-looking factorization of T. A. Davis' LDL, ACM TOMS 31, 2005: its elimination tree
+ * becomes a tree of blocks; timings of both in bench/README.md, "Joint factorization").
+ * S's values are loaded into the blocks by a list of (entry, slot) pairs per block row,
+ * and only fill-in slots are cleared (none on a chain), rather than every block. The
+ * solves unroll the 3 × 3 blocks of spherical joints' rows. Block row K solves, for
+ * J in its pattern P(K) in increasing order (every I ∈ P(K) ∩ P(J) comes before J),
+ *     Y_J L_JJᵀ = S_KJ − Σ_{I ∈ P(K) ∩ P(J)} Y_I L_JIᵀ,      Y_J = L_KJ D_J,
+ * then L_KJ = Y_J D_J⁻¹ and the diagonal block S_KK − Σ_J L_KJ Y_Jᵀ is factored densely
+ * row by row. The result is the scalar natural-order LDLᵀ, entry for entry.
+ *
+ * For S = A Aᵀ (A = G M^{-1/2}) the pivot d_k is the squared distance of row k of A from
+ * the span of rows 0..k−1 (d_k = R_kk² of the QR of Aᵀ without column pivoting), so the
+ * relative pivot d_k / s_kk is sin² of the angle between row k and the earlier rows. Row
+ * k is DROPPED when d_k ≤ pivotTolerance · s_kk: it is a combination of earlier rows (to
+ * that tolerance). A dropped row gets zero L entries, row and column (its Schur
+ * complement column is zero too, as |s_ik|² ≤ s_ii s_kk for a semidefinite Schur
+ * complement), and solve() returns x_k = 0 for it. Hence for b in range(S) the solution
+ * is exact, S x = b, with x supported on the kept rows: the natural order makes the
+ * LATER row of a dependent set the dropped one (motors, stacked after the joints, are
+ * dropped when a joint's rows already determine them).
+ *
+ * Unsymmetric values on a symmetric pattern (S = G W⁻¹ Gᵀ with a block-diagonal but
+ * nonsymmetric W: gyroscopic and damping Jacobians) are factored as S = L D U with U unit
+ * upper triangular, U ≠ Lᵀ, on the same structure and without pivoting (the symmetric
+ * part of such an S is positive definite for independent rows). U is stored transposed,
+ * Uᵀ_KJ = (U_JK)ᵀ beside L_KJ (so Uᵀ = L when symmetric), and comes from the transposed
+ * recurrence V_J L_JJᵀ = S_JKᵀ − Σ_I V_I L_JIᵀ, V_J = Uᵀ_KJ D_J, while row K of L uses
+ * Uᵀ where the symmetric case uses L: Y_J Uᵀ_JJᵀ = S_KJ − Σ_I Y_I Uᵀ_JIᵀ; the diagonal
+ * block is S_KK − Σ_J L_KJ V_Jᵀ, and the same relative pivot test drops dependent rows.
+ *
+ * The symbolic analysis (supernodes, block elimination tree, block patterns, the update
+ * lists of each block) is done once per pattern; numeric factorization and solves
+ * allocate nothing.
+ */
+import type { CsrMatrix } from "../../math/csr";
+
+export class SemidefiniteLdlt {
+  /** Relative pivot threshold d_k ≤ tol·s_kk (sin² of the angle to the earlier rows). */
+  pivotTolerance: number;
+  /** 1 for a dropped (dependent) row. Valid after `factor`. */
+  dropped = new Uint8Array(0);
+  /** Number of kept rows (the numerical rank of S). */
+  rank = 0;
+
+  private n = -1;
+  private rowPtrRef: Int32Array | null = null;
+  private colIdxRef: Int32Array | null = null;
+  /** First row of each supernode (numSupernodes + 1 entries). */
+  private snStart = new Int32Array(1);
+  /**
+   * Block row K: the blocks J ∈ P(K), increasing, at patStart[K] .. patStart[K+1]
+   * (patBlock: J; patOff: offset of the r_K × r_J row-major block in lx and ux), then
+   * its r_K × r_K diagonal block at diagOff[K] (strictly lower part: L_KK, resp. Uᵀ_KK).
+   */
+  private patStart = new Int32Array(1);
+  private patBlock = new Int32Array(0);
+  private patOff = new Int32Array(0);
+  private diagOff = new Int32Array(0);
+  /**
+   * For pattern entry q = (K, J): the pairs I ∈ P(K) ∩ P(J) at updStart[q] ..
+   * updStart[q+1]: updY the offset of block (K, I), updL of block (J, I), updR = r_I.
+   */
+  private updStart = new Int32Array(1);
+  private updY = new Int32Array(0);
+  private updL = new Int32Array(0);
+  private updR = new Int32Array(0);
+  /**
+   * Block row K's entries of S: for i in loadStart[K] .. loadStart[K+1], S's entry
+   * loadSrc[i] (lower triangle, c ≤ k) goes to lx[loadDst[i]], and its transposed entry
+   * loadSrcT[i] to ux[loadDst[i]]; the slots of L's structure no entry of S reaches
+   * (fill-in) at fillSlot[fillStart[K] .. fillStart[K+1]) start from zero.
+   */
+  private loadStart = new Int32Array(1);
+  private loadSrc = new Int32Array(0);
+  private loadSrcT = new Int32Array(0);
+  private loadDst = new Int32Array(0);
+  private fillStart = new Int32Array(1);
+  private fillSlot = new Int32Array(0);
+  /** Slot in lx of each entry of S (−1 above the diagonal): `loadSlots`. */
+  private entrySlot = new Int32Array(0);
+  private lx = new Float64Array(0);
+  /** Uᵀ on L's structure (ux = lx when symmetric). */
+  private ux = new Float64Array(0);
+  private uxOwn = new Float64Array(0);
+  /** 1/d_k, 0 for a dropped row. */
+  private dinv = new Float64Array(0);
+  /** A row of the largest supernode (subtractScaledProduct's work). */
+  private work = new Float64Array(0);
+  /** s_kk of the matrix factored (the pivot test's reference). */
+  private sDiag = new Float64Array(0);
+  /**
+   * 1 for a block row of 3 rows whose pattern blocks all have 3 rows (spherical joints
+   * between bodies with such joints): factored by the unrolled `factorRow3`.
+   */
+  private row3 = new Uint8Array(0);
+
+  constructor(pivotTolerance = 1e-10) {
+    this.pivotTolerance = pivotTolerance;
+  }
+
+  /**
+   * Factors a. symmetric: a is symmetric and only its lower triangle (entries with column
+   * ≤ row) is read; otherwise a's pattern must be symmetric (its values need not be) and
+   * S = L D U is computed.
+   */
+  factor(a: CsrMatrix, symmetric = true): void {
+    this.analyzeIfNew(a);
+    this.ux = symmetric ? this.lx : this.uxOwn;
+    this.numeric(a.values, symmetric);
+  }
+
+  /**
+   * A fused load, for a caller that computes a symmetric S itself (schur.ts): rather than
+   * into a.values, it accumulates S's lower triangle into `beginLoad(a)`'s storage, entry
+   * p at slot[p] of this array (−1 for the entries above the diagonal, which are not
+   * read), then calls `factorLoaded()`. The factorization is the same, operation for
+   * operation, as `factor(a)` with those values; it saves copying S into the factor's
+   * storage (most of `numeric`'s own time on a chain). Both analyze a's pattern when it
+   * is new.
+   */
+  loadSlots(a: CsrMatrix): Int32Array {
+    this.analyzeIfNew(a);
+    return this.entrySlot;
+  }
+
+  /** The factor storage for a's pattern, zeroed, for a fused load (see loadSlots). */
+  beginLoad(a: CsrMatrix): Float64Array {
+    this.analyzeIfNew(a);
+    this.lx.fill(0);
+    return this.lx;
+  }
+
+  /** Factors (symmetric) the values a fused load left in the storage (see loadSlots). */
+  factorLoaded(): void {
+    this.ux = this.lx;
+    this.numeric(null, true);
+  }
+
+  private analyzeIfNew(a: CsrMatrix): void {
+    if (a.rowPtr !== this.rowPtrRef || a.colIdx !== this.colIdxRef || a.rows !== this.n)
+      this.analyze(a);
+  }
+
+  private analyze(a: CsrMatrix): void {
+    const n = a.rows;
+    const { rowPtr, colIdx } = a;
+    this.n = n;
+    this.rowPtrRef = rowPtr;
+    this.colIdxRef = colIdx;
+    // Supernodes: runs of rows with identical patterns.
+    const starts: number[] = [];
+    const sn = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      if (k === 0 || !samePattern(a, k - 1, k)) starts.push(k);
+      sn[k] = starts.length - 1;
+    }
+    const ns = starts.length;
+    starts.push(n);
+    const snStart = Int32Array.from(starts);
+    const size = (K: number) => snStart[K + 1] - snStart[K];
+    // Block elimination tree and the block patterns P(K): the reach of K's lower blocks.
+    const parent = new Int32Array(ns).fill(-1);
+    const mark = new Int32Array(ns).fill(-1);
+    const patterns: number[][] = [];
+    for (let K = 0; K < ns; K++) {
+      mark[K] = K;
+      const reach: number[] = [];
+      const k = snStart[K];
+      for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+        let J = sn[colIdx[p]];
+        if (J >= K) continue;
+        while (mark[J] !== K) {
+          if (parent[J] === -1) parent[J] = K;
+          mark[J] = K;
+          reach.push(J);
+          J = parent[J];
+        }
+      }
+      patterns.push(reach.sort((x, y) => x - y));
+    }
+    // Block offsets, row by row: P(K)'s blocks, then the diagonal block.
+    const patStart = new Int32Array(ns + 1);
+    for (let K = 0; K < ns; K++) patStart[K + 1] = patStart[K] + patterns[K].length;
+    const patBlock = new Int32Array(patStart[ns]);
+    const patOff = new Int32Array(patStart[ns]);
+    const diagOff = new Int32Array(ns);
+    let off = 0;
+    for (let K = 0; K < ns; K++) {
+      patterns[K].forEach((J, i) => {
+        patBlock[patStart[K] + i] = J;
+        patOff[patStart[K] + i] = off;
+        off += size(K) * size(J);
+      });
+      diagOff[K] = off;
+      off += size(K) ** 2;
+    }
+    // Update lists: for (K, J), the I in both P(K) and P(J) (sorted merge).
+    const updStart = new Int32Array(patStart[ns] + 1);
+    const updY: number[] = [];
+    const updL: number[] = [];
+    const updR: number[] = [];
+    for (let K = 0; K < ns; K++)
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const J = patBlock[q];
+        let x = patStart[K];
+        let y = patStart[J];
+        while (x < q && y < patStart[J + 1]) {
+          const I = patBlock[x];
+          const IJ = patBlock[y];
+          if (I < IJ) x++;
+          else if (IJ < I) y++;
+          else {
+            updY.push(patOff[x]);
+            updL.push(patOff[y]);
+            updR.push(size(I));
+            x++;
+            y++;
+          }
+        }
+        updStart[q + 1] = updY.length;
+      }
+    // Where each lower entry of S goes, block row by block row, and the fill-in slots.
+    const transpose = transposeSlots(a);
+    const loadStart = new Int32Array(ns + 1);
+    const loadSrc: number[] = [];
+    const loadDst: number[] = [];
+    const fillStart = new Int32Array(ns + 1);
+    const fillSlot: number[] = [];
+    const reached = new Uint8Array(off);
+    for (let K = 0; K < ns; K++) {
+      for (let k = snStart[K]; k < snStart[K + 1]; k++) {
+        const i = k - snStart[K];
+        for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+          const c = colIdx[p];
+          if (c > k) continue;
+          const J = sn[c];
+          const j = c - snStart[J];
+          let slot: number;
+          if (J === K) slot = diagOff[K] + i * size(K) + j;
+          else {
+            let q = patStart[K];
+            while (patBlock[q] !== J) q++;
+            slot = patOff[q] + i * size(J) + j;
+          }
+          loadSrc.push(p);
+          loadDst.push(slot);
+          reached[slot] = 1;
+        }
+      }
+      loadStart[K + 1] = loadSrc.length;
+      // L's structure in block row K: the blocks of P(K), then the diagonal block's lower
+      // triangle with its diagonal (its strict upper part is never read)
+      const rK = size(K);
+      for (let q = patStart[K]; q < patStart[K + 1]; q++)
+        for (let e = 0; e < rK * size(patBlock[q]); e++)
+          if (!reached[patOff[q] + e]) fillSlot.push(patOff[q] + e);
+      for (let r = 0; r < rK; r++)
+        for (let c = 0; c <= r; c++)
+          if (!reached[diagOff[K] + r * rK + c]) fillSlot.push(diagOff[K] + r * rK + c);
+      fillStart[K + 1] = fillSlot.length;
+    }
+    this.snStart = snStart;
+    this.patStart = patStart;
+    this.patBlock = patBlock;
+    this.patOff = patOff;
+    this.diagOff = diagOff;
+    this.updStart = updStart;
+    this.updY = Int32Array.from(updY);
+    this.updL = Int32Array.from(updL);
+    this.updR = Int32Array.from(updR);
+    this.loadStart = loadStart;
+    this.loadSrc = Int32Array.from(loadSrc);
+    this.loadSrcT = Int32Array.from(loadSrc, (p) => transpose[p]);
+    this.loadDst = Int32Array.from(loadDst);
+    this.fillStart = fillStart;
+    this.fillSlot = Int32Array.from(fillSlot);
+    this.entrySlot = new Int32Array(colIdx.length).fill(-1);
+    for (let e = 0; e < loadSrc.length; e++) this.entrySlot[loadSrc[e]] = loadDst[e];
+    this.lx = new Float64Array(off);
+    this.uxOwn = new Float64Array(off);
+    this.ux = this.lx;
+    this.dinv = new Float64Array(n);
+    this.sDiag = new Float64Array(n);
+    let widest = 0;
+    for (let K = 0; K < ns; K++) widest = Math.max(widest, size(K));
+    this.row3 = Uint8Array.from({ length: ns }, (_, K) =>
+      size(K) === 3 && patterns[K].every((J) => size(J) === 3) ? 1 : 0,
+    );
+    this.work = new Float64Array(widest);
+    this.dropped = new Uint8Array(n);
+  }
+
+  /**
+   * Block row K of L (and of Uᵀ) by the recurrences of the header, from S's values, or
+   * with values null from those a fused load left in lx, every other slot zero (see
+   * loadSlots).
+   */
+  private numeric(values: Float64Array | null, symmetric: boolean): void {
+    const { snStart, patStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
+    const { loadStart, loadSrc, loadSrcT, loadDst, fillStart, fillSlot } = this;
+    const { lx, ux, dinv, sDiag, dropped, work } = this;
+    const ns = snStart.length - 1;
+    const tol = this.pivotTolerance;
+    let rank = 0;
+    for (let K = 0; K < ns; K++) {
+      const k0 = snStart[K];
+      const rK = snStart[K + 1] - k0;
+      const q0 = patStart[K];
+      const q1 = patStart[K + 1];
+      const dOff = diagOff[K];
+      // S's rows of K into the block row (lower part; Uᵀ's from the transposed entries)
+      if (values !== null) {
+        for (let f = fillStart[K]; f < fillStart[K + 1]; f++) {
+          lx[fillSlot[f]] = 0;
+          ux[fillSlot[f]] = 0;
+        }
+        for (let e = loadStart[K]; e < loadStart[K + 1]; e++) lx[loadDst[e]] = values[loadSrc[e]];
+        if (!symmetric)
+          for (let e = loadStart[K]; e < loadStart[K + 1]; e++)
+            ux[loadDst[e]] = values[loadSrcT[e]];
+      }
+      for (let i = 0; i < rK; i++) sDiag[k0 + i] = lx[dOff + i * rK + i];
+      if (symmetric && this.row3[K] === 1) {
+        rank += this.factorRow3(k0, q0, q1, dOff);
+        continue;
+      }
+      // Y_J (in lx) and V_J (in ux), J ∈ P(K) increasing
+      for (let q = q0; q < q1; q++) {
+        const J = patBlock[q];
+        const rJ = snStart[J + 1] - snStart[J];
+        const o = patOff[q];
+        for (let u = updStart[q]; u < updStart[q + 1]; u++) {
+          subtractProduct(lx, o, rK, rJ, lx, updY[u], ux, updL[u], updR[u]);
+          if (!symmetric) subtractProduct(ux, o, rK, rJ, ux, updY[u], lx, updL[u], updR[u]);
+        }
+        solveUnitLowerT(lx, o, rJ, rK, rJ, ux, diagOff[J], rJ);
+        if (!symmetric) solveUnitLowerT(ux, o, rJ, rK, rJ, lx, diagOff[J], rJ);
+      }
+      // diagonal block S_KK − Σ_J Y_J D_J⁻¹ V_Jᵀ, then L_KJ = Y_J D_J⁻¹ (Uᵀ_KJ = V_J D_J⁻¹)
+      for (let q = q0; q < q1; q++) {
+        const j0 = snStart[patBlock[q]];
+        const rJ = snStart[patBlock[q] + 1] - j0;
+        const o = patOff[q];
+        subtractScaledProduct(lx, dOff, rK, lx, o, ux, o, rJ, dinv, j0, true, work);
+        if (!symmetric)
+          subtractScaledProduct(ux, dOff, rK, ux, o, lx, o, rJ, dinv, j0, false, work);
+        scaleColumns(lx, o, rK, rJ, dinv, j0);
+        if (!symmetric) scaleColumns(ux, o, rK, rJ, dinv, j0);
+      }
+      // the diagonal block, densely, row by row (the scalar recurrence within K)
+      for (let r = 0; r < rK; r++) {
+        const row = dOff + r * rK;
+        solveUnitLowerT(lx, row, rK, 1, r, ux, dOff, rK);
+        if (!symmetric) solveUnitLowerT(ux, row, rK, 1, r, lx, dOff, rK);
+        let dk = lx[row + r];
+        for (let c = 0; c < r; c++) dk -= lx[row + c] * dinv[k0 + c] * ux[row + c];
+        scaleColumns(lx, row, 1, r, dinv, k0);
+        if (!symmetric) scaleColumns(ux, row, 1, r, dinv, k0);
+        const k = k0 + r;
+        const skk = sDiag[k];
+        // symmetric: S is semidefinite, d_k ≥ 0 is the squared distance to the earlier
+        // rows; unsymmetric (G W⁻¹ Gᵀ, or the mixed G M⁻¹ G_tᵀ of acceleration-step.ts'
+        // symmetric joints, whose rows and columns may have turned apart), |d_k| against |s_kk|
+        const keep = symmetric
+          ? skk > 0 && dk > tol * skk
+          : skk !== 0 && Math.abs(dk) > tol * Math.abs(skk);
+        if (!keep) {
+          dropped[k] = 1;
+          dinv[k] = 0;
+          // row k of L (and column k of U) removed
+          for (let q = q0; q < q1; q++) {
+            const rJ = snStart[patBlock[q] + 1] - snStart[patBlock[q]];
+            for (let m = 0; m < rJ; m++) {
+              lx[patOff[q] + r * rJ + m] = 0;
+              ux[patOff[q] + r * rJ + m] = 0;
+            }
+          }
+          for (let c = 0; c < r; c++) {
+            lx[row + c] = 0;
+            ux[row + c] = 0;
+          }
+        } else {
+          dropped[k] = 0;
+          dinv[k] = 1 / dk;
+          rank++;
+        }
+      }
+    }
+    this.rank = rank;
+  }
+
+  /**
+   * Block row K (rows k0..k0+2) of a symmetric factorization when it and every block of
+   * its pattern have 3 rows: the recurrences of `numeric` with the 3 × 3 products
+   * unrolled: the same operations in the same order, so bit-identical factors, without
+   * the general loops' index arithmetic per entry (spherical joints, the common case;
+   * bench/README.md, "Joint factorization"). Returns the number of rows kept.
+   */
+  private factorRow3(k0: number, q0: number, q1: number, dOff: number): number {
+    const { lx, dinv, snStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
+    // Y_J = S_KJ − Σ_I Y_I L_JIᵀ, then Y_J L_JJᵀ = that (columns 1 and 2 of each row)
+    for (let q = q0; q < q1; q++) {
+      const o = patOff[q];
+      for (let u = updStart[q]; u < updStart[q + 1]; u++)
+        subtractProduct(lx, o, 3, 3, lx, updY[u], lx, updL[u], updR[u]);
+      const d = diagOff[patBlock[q]];
+      const l10 = lx[d + 3];
+      const l20 = lx[d + 6];
+      const l21 = lx[d + 7];
+      for (let r = o; r < o + 9; r += 3) {
+        const t1 = lx[r + 1] - lx[r] * l10;
+        lx[r + 1] = t1;
+        lx[r + 2] = lx[r + 2] - lx[r] * l20 - t1 * l21;
+      }
+    }
+    // S_KK − Σ_J Y_J D_J⁻¹ Y_Jᵀ (lower triangle), then L_KJ = Y_J D_J⁻¹
+    let s00 = lx[dOff];
+    let s10 = lx[dOff + 3];
+    let s11 = lx[dOff + 4];
+    let s20 = lx[dOff + 6];
+    let s21 = lx[dOff + 7];
+    let s22 = lx[dOff + 8];
+    for (let q = q0; q < q1; q++) {
+      const o = patOff[q];
+      const j0 = snStart[patBlock[q]];
+      const d0 = dinv[j0];
+      const d1 = dinv[j0 + 1];
+      const d2 = dinv[j0 + 2];
+      const y00 = lx[o];
+      const y01 = lx[o + 1];
+      const y02 = lx[o + 2];
+      const y10 = lx[o + 3];
+      const y11 = lx[o + 4];
+      const y12 = lx[o + 5];
+      const y20 = lx[o + 6];
+      const y21 = lx[o + 7];
+      const y22 = lx[o + 8];
+      const l00 = y00 * d0;
+      const l01 = y01 * d1;
+      const l02 = y02 * d2;
+      const l10 = y10 * d0;
+      const l11 = y11 * d1;
+      const l12 = y12 * d2;
+      const l20 = y20 * d0;
+      const l21 = y21 * d1;
+      const l22 = y22 * d2;
+      s00 -= l00 * y00 + l01 * y01 + l02 * y02;
+      s10 -= l10 * y00 + l11 * y01 + l12 * y02;
+      s11 -= l10 * y10 + l11 * y11 + l12 * y12;
+      s20 -= l20 * y00 + l21 * y01 + l22 * y02;
+      s21 -= l20 * y10 + l21 * y11 + l22 * y12;
+      s22 -= l20 * y20 + l21 * y21 + l22 * y22;
+      lx[o] = l00;
+      lx[o + 1] = l01;
+      lx[o + 2] = l02;
+      lx[o + 3] = l10;
+      lx[o + 4] = l11;
+      lx[o + 5] = l12;
+      lx[o + 6] = l20;
+      lx[o + 7] = l21;
+      lx[o + 8] = l22;
+    }
+    // the diagonal block row by row, each pivot tested as in `numeric`
+    const keep0 = this.pivot(k0, 0, s00, q0, q1);
+    const keep1 = this.pivot(k0, 1, s11 - s10 * dinv[k0] * s10, q0, q1);
+    const L10 = keep1 === 1 ? s10 * dinv[k0] : 0;
+    s21 -= s20 * L10;
+    const dk2 = s22 - s20 * dinv[k0] * s20 - s21 * dinv[k0 + 1] * s21;
+    const keep2 = this.pivot(k0, 2, dk2, q0, q1);
+    lx[dOff] = s00;
+    lx[dOff + 3] = L10;
+    lx[dOff + 4] = s11;
+    lx[dOff + 6] = keep2 === 1 ? s20 * dinv[k0] : 0;
+    lx[dOff + 7] = keep2 === 1 ? s21 * dinv[k0 + 1] : 0;
+    lx[dOff + 8] = s22;
+    return keep0 + keep1 + keep2;
+  }
+
+  /**
+   * The pivot test of `numeric` for row r of the 3-row block row at k0 with pivot dk:
+   * 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of the pattern blocks zeroed).
+   */
+  private pivot(k0: number, r: number, dk: number, q0: number, q1: number): number {
+    const k = k0 + r;
+    const skk = this.sDiag[k];
+    if (!(skk > 0) || !(dk > this.pivotTolerance * skk)) {
+      this.dropped[k] = 1;
+      this.dinv[k] = 0;
+      for (let q = q0; q < q1; q++) {
+        const o = this.patOff[q] + 3 * r;
+        this.lx.fill(0, o, o + 3);
+      }
+      return 0;
+    }
+    this.dropped[k] = 0;
+    this.dinv[k] = 1 / dk;
+    return 1;
+  }
+
+  /**
+   * x = S⁺-like solution: S x = b on the kept rows, x = 0 on dropped rows. x may alias b.
+   * Blocks of 3 rows (a spherical joint's, the commonest) take unrolled branches.
+   */
+  solve(b: Float64Array, x: Float64Array): void {
+    const n = this.n;
+    const { snStart, patStart, patBlock, patOff, diagOff, lx, ux, dinv, dropped } = this;
+    const ns = snStart.length - 1;
+    if (x !== b) for (let i = 0; i < n; i++) x[i] = b[i];
+    // L y = b by block rows
+    for (let K = 0; K < ns; K++) {
+      const k0 = snStart[K];
+      const rK = snStart[K + 1] - k0;
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const j0 = snStart[patBlock[q]];
+        const rJ = snStart[patBlock[q] + 1] - j0;
+        const o = patOff[q];
+        if (rK === 3 && rJ === 3) {
+          const y0 = x[j0];
+          const y1 = x[j0 + 1];
+          const y2 = x[j0 + 2];
+          x[k0] -= lx[o] * y0 + lx[o + 1] * y1 + lx[o + 2] * y2;
+          x[k0 + 1] -= lx[o + 3] * y0 + lx[o + 4] * y1 + lx[o + 5] * y2;
+          x[k0 + 2] -= lx[o + 6] * y0 + lx[o + 7] * y1 + lx[o + 8] * y2;
+          continue;
+        }
+        for (let r = 0; r < rK; r++) {
+          let s = 0;
+          for (let c = 0; c < rJ; c++) s += lx[o + r * rJ + c] * x[j0 + c];
+          x[k0 + r] -= s;
+        }
+      }
+      const o = diagOff[K];
+      if (rK === 3) {
+        const x1 = x[k0 + 1] - lx[o + 3] * x[k0];
+        x[k0 + 1] = x1;
+        x[k0 + 2] -= lx[o + 6] * x[k0] + lx[o + 7] * x1;
+        continue;
+      }
+      for (let r = 1; r < rK; r++) {
+        let s = 0;
+        for (let c = 0; c < r; c++) s += lx[o + r * rK + c] * x[k0 + c];
+        x[k0 + r] -= s;
+      }
+    }
+    for (let k = 0; k < n; k++) x[k] = dropped[k] ? 0 : x[k] * dinv[k];
+    // U x = y by block columns, backwards (U_JK = Uᵀ_KJ transposed)
+    for (let K = ns - 1; K >= 0; K--) {
+      const k0 = snStart[K];
+      const rK = snStart[K + 1] - k0;
+      const o = diagOff[K];
+      if (rK === 3) {
+        const x2 = x[k0 + 2];
+        const x1 = x[k0 + 1] - ux[o + 7] * x2;
+        x[k0 + 1] = x1;
+        x[k0] -= ux[o + 6] * x2 + ux[o + 3] * x1;
+      } else
+        for (let r = rK - 1; r >= 0; r--) {
+          const xr = x[k0 + r];
+          for (let c = 0; c < r; c++) x[k0 + c] -= ux[o + r * rK + c] * xr;
+        }
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const j0 = snStart[patBlock[q]];
+        const rJ = snStart[patBlock[q] + 1] - j0;
+        const oq = patOff[q];
+        if (rK === 3 && rJ === 3) {
+          const y0 = x[k0];
+          const y1 = x[k0 + 1];
+          const y2 = x[k0 + 2];
+          x[j0] -= ux[oq] * y0 + ux[oq + 3] * y1 + ux[oq + 6] * y2;
+          x[j0 + 1] -= ux[oq + 1] * y0 + ux[oq + 4] * y1 + ux[oq + 7] * y2;
+          x[j0 + 2] -= ux[oq + 2] * y0 + ux[oq + 5] * y1 + ux[oq + 8] * y2;
+          continue;
+        }
+        for (let r = 0; r < rK; r++) {
+          const xr = x[k0 + r];
+          if (xr === 0) continue;
+          for (let c = 0; c < rJ; c++) x[j0 + c] -= ux[oq + r * rJ + c] * xr;
+        }
+      }
+    }
+  }
+}
+
+/** T ← T − A Bᵀ: T rows × cols at t (row-major), A rows × inner at a, B cols × inner at b. */
+function subtractProduct(
+  T: Float64Array,
+  t: number,
+  rows: number,
+  cols: number,
+  A: Float64Array,
+  a: number,
+  B: Float64Array,
+  b: number,
+  inner: number,
+): void {
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      let s = 0;
+      for (let m = 0; m < inner; m++) s += A[a + r * inner + m] * B[b + c * inner + m];
+      T[t + r * cols + c] -= s;
+    }
+}
+
+/**
+ * T ← T L⁻ᵀ for the first `cols` columns of the rows × stride block T at t, L unit lower
+ * triangular (its strictly lower part row-major at l with row stride ls).
+ */
+function solveUnitLowerT(
+  T: Float64Array,
+  t: number,
+  stride: number,
+  rows: number,
+  cols: number,
+  L: Float64Array,
+  l: number,
+  ls: number,
+): void {
+  // column by column, each entry of L read once for all rows
+  for (let c = 1; c < cols; c++)
+    for (let m = 0; m < c; m++) {
+      const lcm = L[l + c * ls + m];
+      if (lcm === 0) continue;
+      for (let r = 0; r < rows; r++) T[t + r * stride + c] -= T[t + r * stride + m] * lcm;
+    }
+}
+
+/**
+ * T ← T − A diag(d) Bᵀ on the strictly lower part of the n × n block T at t (and its
+ * diagonal when `diagonal`); A, B n × inner at a, b; d = scale[s..s+inner); w a work row.
+ */
+function subtractScaledProduct(
+  T: Float64Array,
+  t: number,
+  n: number,
+  A: Float64Array,
+  a: number,
+  B: Float64Array,
+  b: number,
+  inner: number,
+  scale: Float64Array,
+  s: number,
+  diagonal: boolean,
+  w: Float64Array,
+): void {
+  if (n === 3 && inner === 3) {
+    subtractScaledProduct3(T, t, A, a, B, b, scale, s, diagonal);
+    return;
+  }
+  // row r of A diag(scale) once (into w, of length ≥ inner), then its dots with B's rows
+  for (let r = 0; r < n; r++) {
+    for (let m = 0; m < inner; m++) w[m] = A[a + r * inner + m] * scale[s + m];
+    const end = diagonal ? r : r - 1;
+    for (let c = 0; c <= end; c++) {
+      let acc = 0;
+      for (let m = 0; m < inner; m++) acc += w[m] * B[b + c * inner + m];
+      T[t + r * n + c] -= acc;
+    }
+  }
+}
+
+/** subtractScaledProduct for 3 × 3 blocks (spherical joints' rows), unrolled. */
+function subtractScaledProduct3(
+  T: Float64Array,
+  t: number,
+  A: Float64Array,
+  a: number,
+  B: Float64Array,
+  b: number,
+  scale: Float64Array,
+  s: number,
+  diagonal: boolean,
+): void {
+  const d0 = scale[s];
+  const d1 = scale[s + 1];
+  const d2 = scale[s + 2];
+  for (let r = 0; r < 3; r++) {
+    const w0 = A[a + 3 * r] * d0;
+    const w1 = A[a + 3 * r + 1] * d1;
+    const w2 = A[a + 3 * r + 2] * d2;
+    const end = diagonal ? r : r - 1;
+    for (let c = 0; c <= end; c++)
+      T[t + 3 * r + c] -= w0 * B[b + 3 * c] + w1 * B[b + 3 * c + 1] + w2 * B[b + 3 * c + 2];
+  }
+}
+
+/** Columns c of the rows × cols block at t (row stride cols) times scale[s + c]. */
+function scaleColumns(
+  T: Float64Array,
+  t: number,
+  rows: number,
+  cols: number,
+  scale: Float64Array,
+  s: number,
+): void {
+  if (rows === 3 && cols === 3) {
+    const d0 = scale[s];
+    const d1 = scale[s + 1];
+    const d2 = scale[s + 2];
+    for (let o = t; o < t + 9; o += 3) {
+      T[o] *= d0;
+      T[o + 1] *= d1;
+      T[o + 2] *= d2;
+    }
+    return;
+  }
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) T[t + r * cols + c] *= scale[s + c];
+}
+
+/** True when rows i and j of a have the same columns. */
+function samePattern(a: CsrMatrix, i: number, j: number): boolean {
+  const { rowPtr, colIdx } = a;
+  const len = rowPtr[i + 1] - rowPtr[i];
+  if (rowPtr[j + 1] - rowPtr[j] !== len) return false;
+  for (let p = 0; p < len; p++) if (colIdx[rowPtr[i] + p] !== colIdx[rowPtr[j] + p]) return false;
+  return true;
+}
+
+/** For each entry p = (i, j) of a CSR matrix with symmetric pattern, the slot of (j, i). */
+function transposeSlots(a: CsrMatrix): Int32Array {
+  const { rows, rowPtr, colIdx } = a;
+  const slot = new Int32Array(rowPtr[rows]);
+  const next = Int32Array.from(rowPtr.subarray(0, rows));
+  // Walking rows in order visits the entries (j, i) of column i by increasing j, which
+  // is the order of row i's columns (ascending): next[i] runs along row i.
+  for (let r = 0; r < rows; r++)
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) {
+      const c = colIdx[p];
+      const q = next[c]++;
+      if (colIdx[q] !== r) throw new Error("semidefinite-ldlt: the pattern is not symmetric");
+      slot[p] = q;
+    }
+  return slot;
+}

@@ -1,0 +1,173 @@
+/**
+ * Actuators against closed forms.
+ *
+ * Position servo (PD) on a revolute joint, no gravity: a rod of mass m, length L pivoting
+ * about one end (inertia about the pivot I = m L²/3, held by the joint: the servo sees
+ * that inertia, not the centre's): I θ̈ = k_p (θ* − θ) − k_d θ̇, so with ω_n = √(k_p/I),
+ * ζ = k_d / (2 √(k_p I)) < 1, ω_d = ω_n √(1 − ζ²), from rest at 0:
+ *   θ(t) = θ* [1 − e^{−ζω_n t} (cos ω_d t + ζω_n/ω_d sin ω_d t)].
+ * Velocity servo on a wheel (I about its axis) under a load torque τ_L opposing it:
+ *   I ω̇ = k_v (ω* − ω) − τ_L  →  ω(t) = ω_ss + (ω₀ − ω_ss) e^{−k_v t / I},
+ *   ω_ss = ω* − τ_L/k_v, while k_v (ω* − ω) ≤ τ_max; beyond the limit the servo gives
+ *   τ_max and the wheel decelerates at (τ_L − τ_max)/I.
+ * A stiff servo (h ω_n = 50) stays stable and reaches its target: its Jacobians are in
+ * the Newton matrix.
+ */
+import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../../schemas/model";
+import { loadModel } from "../../../src/engine/index";
+import { rodPendulum } from "../../support/models";
+
+const m = 2;
+const L = 0.6;
+const Ipivot = (m * L * L) / 3;
+
+/** The rod of length L, mass m pinned at one end about z, no gravity, with a servo on the pin. */
+function rodModel(actuator: Record<string, unknown>, solver: Record<string, unknown> = {}) {
+  return rodPendulum({
+    mass: m,
+    length: L,
+    axis: [0, 0, 1],
+    gravity: [0, 0, 0],
+    servo: actuator,
+    solver: { integrator: "generalized-alpha", dt: 1e-3, ...solver },
+  });
+}
+
+const angleOf = (sim: ReturnType<typeof loadModel>) => sim.state().joints[0].coordinates[0];
+
+describe("position servo (PD)", () => {
+  it("follows the closed-form second-order response (ζ, ω_n from gains and the pivot inertia) to 1e-3 rad over 4 s", () => {
+    const kp = 20;
+    const kd = 0.8;
+    const target = 1.2;
+    const sim = loadModel(rodModel({ type: "position", target, kp, kd }));
+    const wn = Math.sqrt(kp / Ipivot);
+    const zeta = kd / (2 * Math.sqrt(kp * Ipivot));
+    expect(zeta).toBeLessThan(1);
+    const wd = wn * Math.sqrt(1 - zeta * zeta);
+    const exact = (t: number) =>
+      target *
+      (1 - Math.exp(-zeta * wn * t) * (Math.cos(wd * t) + ((zeta * wn) / wd) * Math.sin(wd * t)));
+    let worst = 0;
+    for (let n = 1; n <= 4000; n++) {
+      sim.step(1);
+      worst = Math.max(worst, Math.abs(angleOf(sim) - exact(n * 1e-3)));
+    }
+    expect(worst).toBeLessThan(1e-3);
+    // the effort reported is the PD law at the end state
+    const s = sim.state();
+    const j = s.joints[0];
+    expect(s.actuators[0].effort).toBeCloseTo(
+      kp * (target - j.coordinates[0]) - kd * j.rates[0],
+      10,
+    );
+  });
+
+  it("a target beyond π is reached on the unwrapped angle (no branch jump), 3 turns", () => {
+    const target = 6 * Math.PI;
+    const sim = loadModel(rodModel({ type: "position", target, kp: 5, kd: 2 }));
+    sim.step(20_000);
+    expect(angleOf(sim)).toBeCloseTo(target, 6);
+  });
+
+  it("a stiff servo (h ω_n = 50) is stable and settles on its target with the default generalized-α and with backward Euler", () => {
+    const kp = 2500 * Ipivot * 1e4; // ω_n = 1e4 rad/s
+    for (const solver of [
+      { integrator: "generalized-alpha", dt: 0.005, rhoInfinity: 0.5 },
+      { integrator: "backward-euler", dt: 0.005 },
+    ]) {
+      const sim = loadModel(rodModel({ type: "position", target: 0.5, kp, kd: 0.05 * kp }, solver));
+      sim.step(400);
+      expect(Math.abs(angleOf(sim) - 0.5)).toBeLessThan(1e-8);
+      expect(Math.abs(sim.state().joints[0].rates[0])).toBeLessThan(1e-6);
+    }
+  });
+
+  it("an effort limit caps the torque: constant acceleration τ_max / I until the PD law takes over", () => {
+    const tmax = 0.3;
+    const sim = loadModel(
+      rodModel({ type: "position", target: 100, kp: 1e4, kd: 0, effortLimit: tmax }),
+    );
+    sim.step(500);
+    const t = 0.5;
+    expect(sim.state().actuators[0].effort).toBe(tmax);
+    expect(angleOf(sim)).toBeCloseTo((0.5 * tmax * t * t) / Ipivot, 6);
+  });
+});
+
+describe("velocity servo", () => {
+  const I = 0.05; // wheel inertia about z (kg m²)
+  const kv = 0.4;
+  const target = 10;
+  const wheel = (load: number, limit: number, omega0: number) =>
+    loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "wheel", mass: 1, inertia: [0.03, 0.03, I], angularVelocity: [0, 0, omega0] }],
+      joints: [
+        {
+          id: "axle",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "wheel" },
+          axis: [0, 0, 1],
+        },
+      ],
+      forces: [{ id: "brake", type: "pointForce", at: { body: "wheel" }, torque: [0, 0, -load] }],
+      actuators: [{ id: "drive", joint: "axle", type: "velocity", target, kv, effortLimit: limit }],
+      solver: { integrator: "generalized-alpha", dt: 1e-3 },
+    } as ModelInput);
+
+  it("holds its rate under a load below its limit: ω(t) = ω_ss + (ω₀ − ω_ss) e^{−k_v t/I}", () => {
+    const load = 1.5;
+    const sim = wheel(load, 5, 0);
+    const wss = target - load / kv;
+    let worst = 0;
+    for (let n = 1; n <= 3000; n++) {
+      sim.step(1);
+      const exact = wss + (0 - wss) * Math.exp((-kv * n * 1e-3) / I);
+      worst = Math.max(worst, Math.abs(sim.state().joints[0].rates[0] - exact));
+    }
+    expect(worst).toBeLessThan(1e-4 * target);
+    expect(sim.state().actuators[0].effort).toBeCloseTo(load, 6);
+  });
+
+  it("saturates beyond its limit: effort = τ_max and ω decreases at (τ_L − τ_max)/I", () => {
+    const load = 2;
+    const limit = 0.5;
+    // from ω₀ = ω* − 2: k_v (ω* − ω) ≥ 0.8 > τ_max throughout
+    const omega0 = target - 2;
+    const sim = wheel(load, limit, omega0);
+    for (let n = 1; n <= 1000; n++) {
+      sim.step(1);
+      const s = sim.state();
+      expect(s.actuators[0].effort).toBe(limit);
+      expect(s.joints[0].rates[0]).toBeCloseTo(omega0 - ((load - limit) / I) * n * 1e-3, 8);
+    }
+  });
+});
+
+describe("torque actuator", () => {
+  it("a time-function effort on a prismatic joint: x(t) = ∫∫ u/m (u = 3 t: x = t³/(2m))", () => {
+    const mass = 1.5;
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "cart", mass, inertia: [1, 1, 1] }],
+      joints: [
+        {
+          id: "rail",
+          type: "prismatic",
+          a: { body: "ground" },
+          b: { body: "cart" },
+          axis: [1, 0, 0],
+        },
+      ],
+      actuators: [{ id: "push", joint: "rail", type: "torque", effort: { rate: 3 } }],
+      solver: { integrator: "generalized-alpha", dt: 1e-3 },
+    } as ModelInput);
+    sim.step(2000);
+    const t = 2;
+    expect(sim.state().joints[0].coordinates[0]).toBeCloseTo(t ** 3 / (2 * mass), 5);
+    expect(sim.state().bodies[0].position[0]).toBeCloseTo(t ** 3 / (2 * mass), 5);
+  });
+});

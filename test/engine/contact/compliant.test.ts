@@ -1,0 +1,442 @@
+/**
+ * Compliant contact (SMC, ArtiSynth ContactForceBehavior) as a force effector:
+ * 1. its Jacobians against central differences of its generalized forces, for a tilted
+ *    rotating box on a plane (linear law, active and merely tracked corners, damping with
+ *    the step rule) and for a sphere pressed into a rotating dynamic box (Hertz, with the
+ *    step-damping branch whose d depends on the penetration);
+ * 2. the implicit integrators with stiff contact at h = 0.01 (k = 1e6 N/m, m = 1 kg, so
+ *    hω = 10): a particle sphere pressed into the floor and released at rest never leaves
+ *    it, so its penetration obeys the linear oscillator m ÿ + d ẏ + k y = 0 about
+ *    y = mg/k, and each scheme's scalar recurrence, written out in the test, predicts every
+ *    step: Newmark (β, γ) = (¼, ½) and backward Euler, with damping 0 and the step damping
+ *    rule d = stepDamping·h·k (damping 0 makes the rule visible: with stepDamping 0 the
+ *    trapezoid keeps the oscillator's energy, with 0.5 it decays at the predicted rate);
+ *    symplectic (explicit) Euler blows up on the same problem;
+ * 3. a dropped sphere (and a box) settles where the behavior's force equals m g.
+ */
+import { describe, expect, it } from "vitest";
+import { createContactBehavior } from "../../../src/engine/contact/behaviors";
+import { CompliantContactEffector } from "../../../src/engine/contact/compliant";
+import { CollisionDetector } from "../../../src/engine/geometry/index";
+import { loadModel } from "../../../src/engine/index";
+import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
+import { csrToDense } from "../../../src/engine/math/csr";
+import {
+  addPositionIncrement,
+  BodySystem,
+  clearForces,
+  getForces,
+  getVelocity,
+  PositionSnapshot,
+  restorePositions,
+  setVelocity,
+} from "../../../src/engine/model/body-system";
+
+type V3 = [number, number, number];
+
+function axisAngle(axis: V3, angle: number): [number, number, number, number] {
+  const l = Math.hypot(...axis);
+  const s = Math.sin(angle / 2) / l;
+  return [Math.cos(angle / 2), axis[0] * s, axis[1] * s, axis[2] * s];
+}
+
+function generalizedForce(sys: BodySystem, e: CompliantContactEffector): Float64Array {
+  clearForces(sys);
+  e.applyForces(0);
+  const f = new Float64Array(sys.numDofs);
+  getForces(sys, f);
+  return f;
+}
+
+/** max |J − J_FD| / max |J_FD| for positions and velocities (central differences). */
+function jacobianErrors(sys: BodySystem, e: CompliantContactEffector) {
+  const n = sys.numDofs;
+  const m = new SparseBlockMatrix(sys.blockSizes);
+  e.addSolveBlocks(m);
+  m.finalize();
+  const dense = (pos: boolean) => {
+    m.clear();
+    if (pos) e.addPosJacobian(m, 1);
+    else e.addVelJacobian(m, 1);
+    return csrToDense(m.toCsr());
+  };
+  const Jq = dense(true);
+  const Jv = dense(false);
+  const snap = new PositionSnapshot(sys);
+  const u0 = new Float64Array(n);
+  getVelocity(sys, u0);
+  const eps = 1e-7;
+  let errQ = 0;
+  let errV = 0;
+  let normQ = 0;
+  let normV = 0;
+  const d = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const col: Float64Array[] = [];
+    for (const s of [1, -1]) {
+      restorePositions(sys, snap);
+      d.fill(0);
+      d[k] = s * eps;
+      addPositionIncrement(sys, d, 1);
+      col.push(generalizedForce(sys, e));
+    }
+    restorePositions(sys, snap);
+    const colV: Float64Array[] = [];
+    for (const s of [1, -1]) {
+      const u = Float64Array.from(u0);
+      u[k] += s * eps;
+      setVelocity(sys, u);
+      colV.push(generalizedForce(sys, e));
+    }
+    setVelocity(sys, u0);
+    for (let r = 0; r < n; r++) {
+      const fq = (col[0][r] - col[1][r]) / (2 * eps);
+      const fv = (colV[0][r] - colV[1][r]) / (2 * eps);
+      const aq = Jq[r * n + k];
+      const av = Jv[r * n + k];
+      errQ = Math.max(errQ, Math.abs(aq - fq));
+      errV = Math.max(errV, Math.abs(av - fv));
+      normQ = Math.max(normQ, Math.abs(fq));
+      normV = Math.max(normV, Math.abs(fv));
+    }
+  }
+  return { pos: errQ / normQ, vel: errV / normV, normQ, normV };
+}
+
+describe("compliant contact Jacobians", () => {
+  it("tilted rotating box on a plane (linear, step damping): exact against differences", () => {
+    const h = [0.2, 0.15, 0.1] as const;
+    const q = axisAngle([1, 0.3, 0], 0.02);
+    const sys = new BodySystem([
+      {
+        id: "box",
+        kind: "rigid",
+        fixed: false,
+        mass: 2,
+        inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+        position: [0.01, -0.02, 0.1 - 0.0015],
+        orientation: q,
+        velocity: [0.02, -0.01, -0.01],
+        angularVelocity: [0.1, -0.2, 0.05],
+      },
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "box", halfExtents: h }, body: 0 },
+      ],
+      { margin: 0.02 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: 1e4,
+      damping: 2,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(sys, det, beh, 0.02);
+    e.stepSize = 0.01;
+    e.beginStep();
+    expect(e.count).toBe(4);
+    const err = jacobianErrors(sys, e);
+    expect(err.normQ).toBeGreaterThan(1e3);
+    expect(err.normV).toBeGreaterThan(10);
+    expect(err.pos).toBeLessThan(1e-6);
+    expect(err.vel).toBeLessThan(1e-6);
+  });
+
+  it("sphere pressed into a rotating box (Hertz, d from the step rule varies with δ)", () => {
+    const sys = new BodySystem([
+      {
+        id: "box",
+        kind: "rigid",
+        fixed: false,
+        mass: 3,
+        inertia: [0.05, 0, 0, 0, 0.06, 0, 0, 0, 0.07],
+        position: [0, 0, 0],
+        orientation: axisAngle([0.2, 1, 0.1], 0.05),
+        velocity: [0.01, 0.02, -0.03],
+        angularVelocity: [0.3, -0.1, 0.2],
+      },
+      {
+        id: "ball",
+        kind: "rigid",
+        fixed: false,
+        mass: 0.5,
+        inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+        position: [0.07, -0.04, 0.1 + 0.05 - 0.0032 - 0.0025],
+        orientation: [1, 0, 0, 0],
+        velocity: [0.05, 0, -0.02],
+        angularVelocity: [1, 2, -1],
+      },
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "box", halfExtents: [0.2, 0.2, 0.1] }, body: 0 },
+        { shape: { type: "sphere", radius: 0.05 }, body: 1 },
+      ],
+      { margin: 0.01 },
+    );
+    const beh = createContactBehavior({
+      type: "hertz",
+      youngModulus: 1e7,
+      poissonRatio: 0.3,
+      damping: 0,
+      stepDamping: 0.5,
+    });
+    const e = new CompliantContactEffector(sys, det, beh, 0.01);
+    e.stepSize = 0.01;
+    e.beginStep();
+    expect(e.count).toBe(1);
+    const err = jacobianErrors(sys, e);
+    expect(err.normQ).toBeGreaterThan(1e3);
+    expect(err.pos).toBeLessThan(1e-6);
+    expect(err.vel).toBeLessThan(1e-6);
+  });
+});
+
+/** The pressed-particle model: δ0 = mg/(2k) initial penetration, at rest. */
+function pressed(integrator: string, stepDamping: number, k: number, h: number) {
+  const m = 1;
+  const g = 9.81;
+  const R = 0.1;
+  return loadModel({
+    gravity: [0, 0, -g],
+    bodies: [
+      {
+        id: "ball",
+        kind: "particle",
+        mass: m,
+        position: [0, 0, R - (m * g) / (2 * k)],
+        shapes: [{ type: "sphere", radius: R }],
+      },
+      { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
+    ],
+    contact: {
+      method: "smc",
+      behavior: { type: "linear", stiffness: k, damping: 0, stepDamping },
+    },
+    // The contact force is clamped at 0 (unilateral), so the step is piecewise linear:
+    // a few semismooth Newton iterations find the branch (one when the guess is on it).
+    solver: {
+      integrator,
+      dt: h,
+      beta: 0.25,
+      gamma: 0.5,
+      newtonIterations: 20,
+      newtonTolerance: 1e-13,
+    },
+  });
+}
+
+/**
+ * One step of the scheme on m ÿ + d ẏ + k y = 0 (y = z − z_eq), written out:
+ * Newmark: (m + γh d + βh² k) a⁺ = −k(y + h v + h²/2 (1−2β) a) − d(v + h(1−γ) a),
+ *          y⁺ = y + h v + h²/2((1−2β) a + 2β a⁺), v⁺ = v + h((1−γ) a + γ a⁺);
+ * backward Euler: (m + h d + h² k) a⁺ = −k(y + h v) − d v, v⁺ = v + h a⁺, y⁺ = y + h v⁺.
+ */
+function recurrence(
+  kind: "newmark" | "backward-euler",
+  m: number,
+  d: number,
+  k: number,
+  h: number,
+) {
+  return (s: { y: number; v: number; a: number }) => {
+    if (kind === "newmark") {
+      const beta = 0.25;
+      const gamma = 0.5;
+      const a1 =
+        (-k * (s.y + h * s.v + 0.5 * h * h * (1 - 2 * beta) * s.a) -
+          d * (s.v + h * (1 - gamma) * s.a)) /
+        (m + gamma * h * d + beta * h * h * k);
+      return {
+        y: s.y + h * s.v + 0.5 * h * h * ((1 - 2 * beta) * s.a + 2 * beta * a1),
+        v: s.v + h * ((1 - gamma) * s.a + gamma * a1),
+        a: a1,
+      };
+    }
+    const a1 = (-k * (s.y + h * s.v) - d * s.v) / (m + h * d + h * h * k);
+    const v1 = s.v + h * a1;
+    return { y: s.y + h * v1, v: v1, a: a1 };
+  };
+}
+
+describe("stiff compliant contact in the implicit integrators (h = 0.01, hω = 10)", () => {
+  const k = 1e6;
+  const m = 1;
+  const g = 9.81;
+  const h = 0.01;
+  const R = 0.1;
+  const zEq = R - (m * g) / k;
+
+  for (const integrator of ["newmark", "backward-euler"] as const)
+    for (const stepDamping of [0, 0.5])
+      it(`${integrator}, stepDamping ${stepDamping}: every step matches the scheme's recurrence`, () => {
+        const sim = pressed(integrator, stepDamping, k, h);
+        const d = stepDamping * h * k; // damping 0: d = max(0, s·h/compliance) = s h k
+        const next = recurrence(integrator, m, d, k, h);
+        let s = { y: R - (m * g) / (2 * k) - zEq, v: 0, a: 0 };
+        s.a = -(k * s.y) / m; // Newmark's consistent a_0
+        const y0 = s.y;
+        let maxErr = 0;
+        for (let n = 0; n < 200; n++) {
+          sim.step(1);
+          s = next(s);
+          const b = sim.state().bodies[0];
+          maxErr = Math.max(
+            maxErr,
+            Math.abs(b.position[2] - zEq - s.y),
+            Math.abs(b.velocity[2] - s.v) * h,
+          );
+        }
+        expect(maxErr).toBeLessThan(1e-12 + 1e-8 * Math.abs(y0));
+        const c = sim.state().contacts;
+        expect(c).toHaveLength(1);
+        // Force = k δ − d u_n at the end state (u_n = ż).
+        const b = sim.state().bodies[0];
+        expect(c[0].normalForce).toBeCloseTo(k * (R - b.position[2]) - d * b.velocity[2], 6);
+        const energy = 0.5 * k * s.y ** 2 + 0.5 * m * s.v ** 2;
+        const e0 = 0.5 * k * y0 ** 2;
+        if (integrator === "newmark" && stepDamping === 0)
+          expect(Math.abs(energy / e0 - 1)).toBeLessThan(1e-9); // the trapezoid keeps it
+        else expect(energy / e0).toBeLessThan(0.05); // damped (numerically or by d)
+      });
+
+  it("symplectic (explicit) Euler is unstable on the same contact: the ball is shot off", () => {
+    const sim = pressed("symplectic-euler", 0, k, h);
+    const e0 = 0.5 * k * ((m * g) / (2 * k)) ** 2; // elastic energy about equilibrium
+    let zMax = 0;
+    for (let n = 0; n < 20; n++) {
+      sim.step(1);
+      zMax = Math.max(zMax, sim.state().bodies[0].position[2]);
+    }
+    // Rising to zMax needs m g (zMax − z_eq) ≫ e0 of energy: created by the explicit step.
+    expect(m * g * (zMax - zEq)).toBeGreaterThan(1e4 * e0);
+  });
+});
+
+describe("a dropped sphere settles where the contact force equals m g", () => {
+  const m = 1;
+  const g = 9.81;
+  const R = 0.1;
+  function drop(behavior: Record<string, unknown>, shape: Record<string, unknown>, z0: number) {
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        { id: "body", mass: m, position: [0, 0, z0], shapes: [shape] },
+        { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
+      ],
+      contact: { method: "smc", behavior },
+      solver: {
+        integrator: "backward-euler",
+        dt: 0.01,
+        newtonIterations: 20,
+        newtonTolerance: 1e-12,
+      },
+    });
+    sim.step(300);
+    return sim.state();
+  }
+
+  it("linear: δ = mg/k", () => {
+    const k = 1e6;
+    const st = drop(
+      { type: "linear", stiffness: k, stepDamping: 0.5 },
+      { type: "sphere", radius: R },
+      R + 0.01,
+    );
+    expect(Math.abs(R - st.bodies[0].position[2] - (m * g) / k)).toBeLessThan(1e-12);
+    expect(st.contacts[0].normalForce).toBeCloseTo(m * g, 8);
+  });
+
+  it("Hertz: δ = (3mg / (4 E* √R))^{2/3}", () => {
+    const E = 1e7;
+    const nu = 0.3;
+    const Es = E / (2 * (1 - nu * nu));
+    const st = drop(
+      { type: "hertz", youngModulus: E, poissonRatio: nu, stepDamping: 0.5 },
+      { type: "sphere", radius: R },
+      R + 0.01,
+    );
+    const delta = ((3 * m * g) / (4 * Es * Math.sqrt(R))) ** (2 / 3);
+    expect(Math.abs((R - st.bodies[0].position[2]) / delta - 1)).toBeLessThan(1e-9);
+  });
+
+  it("table: the penetration where the interpolated force is m g", () => {
+    const pts = [
+      [0, 0],
+      [0.001, 5],
+      [0.002, 20],
+    ];
+    const st = drop(
+      { type: "table", points: pts, stepDamping: 0.5 },
+      { type: "sphere", radius: R },
+      R + 0.005,
+    );
+    // m g = 9.81 lies on the second segment: 5 + 15 (δ − 0.001)/0.001 = 9.81.
+    const delta = 0.001 + ((m * g - 5) / 15) * 0.001;
+    expect(Math.abs(R - st.bodies[0].position[2] - delta)).toBeLessThan(1e-12);
+  });
+
+  it("linear per unit area, a box on its face: k A δ = m g over the four corners", () => {
+    const kA = 1e8; // N/m³
+    const hx = 0.1;
+    const hy = 0.05;
+    const hz = 0.05;
+    const st = drop(
+      { type: "linear", stiffness: kA, stepDamping: 0.5, perUnitArea: true },
+      { type: "box", halfExtents: [hx, hy, hz] },
+      hz + 0.002,
+    );
+    const A = 4 * hx * hy;
+    expect(st.contacts).toHaveLength(4);
+    expect(Math.abs(hz - st.bodies[0].position[2] - (m * g) / (kA * A))).toBeLessThan(1e-12);
+  });
+});
+
+describe("solve blocks that appear with the contacts", () => {
+  it("two compliant spheres collide head-on: coupling blocks reserved, momentum kept", () => {
+    // With one linearized backward-Euler iteration, W Δa = R with R the (internal, zero-sum)
+    // contact force and W = M + h d G Gᵀ + h² K: 1ᵀ W = 1ᵀ M only when K and the damping
+    // carry their off-diagonal (a, b) blocks, so Σ m v stays exact only if the stepper
+    // reserved those blocks when the contact appeared.
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "a",
+          kind: "particle",
+          mass: 1,
+          position: [0, 0, 0],
+          velocity: [1, 0, 0],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        {
+          id: "b",
+          kind: "particle",
+          mass: 3,
+          position: [0.25, 0, 0],
+          velocity: [-0.2, 0, 0],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+      ],
+      contact: { method: "smc", behavior: { type: "linear", stiffness: 1e5, stepDamping: 0.2 } },
+      solver: { integrator: "backward-euler", dt: 0.002 },
+    });
+    const stepper = (sim as unknown as { stepper: { matrix: SparseBlockMatrix } }).stepper;
+    const v0 = stepper.matrix.structureVersion;
+    let touched = false;
+    for (let k = 0; k < 200; k++) {
+      sim.step(1);
+      const st = sim.state();
+      if (st.contacts.length > 0) touched = true;
+      const p = st.bodies[0].velocity[0] * 1 + st.bodies[1].velocity[0] * 3;
+      expect(Math.abs(p - (1 - 0.6))).toBeLessThan(1e-12);
+    }
+    expect(touched).toBe(true);
+    expect(stepper.matrix.structureVersion).toBeGreaterThan(v0);
+    const [a, b] = sim.state().bodies;
+    expect(b.velocity[0]).toBeGreaterThan(a.velocity[0]); // they separated
+  });
+});

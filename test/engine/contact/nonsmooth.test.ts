@@ -1,0 +1,361 @@
+/**
+ * The nonsmooth contact step's wiring, checked against independent figures:
+ * - Lemke and PGS give the same step on random frictionless sphere piles, and Lemke's
+ *   impulses satisfy complementarity with the end velocities (from the bodies' states,
+ *   u_n = n·(v_b − v_a) for spheres) to 1e-12;
+ * - the block-sparse fast path and the dense path through the stepper's solveConstrained
+ *   (forced here by a spring of zero stiffness, which couples two bodies' blocks without a
+ *   force) give the same trajectories of a frictional pile;
+ * - joints: a pendulum whose bob strikes the floor with the arm horizontal (contact normal
+ *   ⟂ arm, one dof) rebounds with ω⁺ = −e ω⁻ (to O(hωφ)), and the joint's reported reaction
+ *   closes the impulse balance m(v⁺ − v⁻) = m g h + P + F_joint h;
+ * - per-pair restitution and friction override the defaults; PATCH changes them in a
+ *   running session; bodies joined by a joint do not collide unless collideJointed;
+ * - Lemke refuses friction, Newmark refuses nonsmooth contact, reset forgets contacts;
+ * - a snapshot carries the warm-start impulses: the continuation is bit-identical, and
+ *   differs (within the solver tolerance) when the memory is dropped.
+ */
+import { describe, expect, it } from "vitest";
+import { loadModel, loadSnapshot } from "../../../src/engine/index";
+import { mulberry32 } from "../../support/random";
+
+const g = 9.81;
+const floor = {
+  id: "floor",
+  fixed: true,
+  shapes: [{ type: "plane" as const, normal: [0, 0, 1] as [number, number, number], offset: 0 }],
+};
+
+/** A few spheres touching the floor and each other (random radii, masses, small overlaps). */
+function pile(seed: number, solver: string, friction = 0, extra: Record<string, unknown> = {}) {
+  const r = mulberry32(seed);
+  const bodies: Record<string, unknown>[] = [];
+  const n = 3 + Math.floor(r() * 4);
+  let x = 0;
+  for (let i = 0; i < n; i++) {
+    const R = 0.05 + 0.05 * r();
+    x += i === 0 ? 0 : R + (bodies[i - 1] as { radius: number }).radius - 1e-4 * r();
+    const z = R - 1e-4 * r();
+    bodies.push({
+      id: `s${i}`,
+      radius: R,
+      mass: 0.5 + r(),
+      position: [x, 0.01 * (r() - 0.5), z],
+      velocity: [r() - 0.5, 0, -r()],
+      shapes: [{ type: "sphere", radius: R }],
+    });
+  }
+  for (const b of bodies) delete b.radius;
+  return loadModel({
+    gravity: [0, 0, -g],
+    bodies: [...bodies, floor],
+    contact: { method: "nsc", friction },
+    solver: {
+      integrator: "moreau-jean",
+      dt: 0.005,
+      contactSolver: solver,
+      tolerance: 1e-14,
+      maxIterations: 5000,
+    },
+    ...extra,
+  });
+}
+
+describe("Lemke and PGS on random sphere piles (frictionless LCP)", () => {
+  for (let seed = 1; seed <= 8; seed++)
+    it(`seed ${seed}: same velocities, Lemke complementary to 1e-12`, () => {
+      const a = pile(seed, "lemke");
+      const b = pile(seed, "pgs");
+      a.step(1);
+      b.step(1);
+      const sa = a.state();
+      const sb = b.state();
+      expect(sa.contacts.length).toBeGreaterThan(2);
+      sa.bodies.forEach((body, i) => {
+        for (let k = 0; k < 3; k++)
+          expect(Math.abs(body.velocity[k] - sb.bodies[i].velocity[k])).toBeLessThan(1e-9);
+      });
+      const vel = new Map(sa.bodies.map((x) => [x.id, x.velocity]));
+      for (const c of sa.contacts) {
+        const va = vel.get(c.bodies[0]) ?? [0, 0, 0];
+        const vb = vel.get(c.bodies[1]) ?? [0, 0, 0];
+        const un = c.normal.reduce((s, nk, k) => s + nk * (vb[k] - va[k]), 0);
+        const Pn = c.normalForce * 0.005;
+        expect(Pn).toBeGreaterThanOrEqual(0);
+        expect(un).toBeGreaterThan(-1e-12);
+        expect(Math.abs(Pn * un)).toBeLessThan(1e-12);
+      }
+    });
+});
+
+describe("fast block-sparse path and dense solveConstrained path agree", () => {
+  it("a frictional pile with and without a zero-stiffness coupling spring", () => {
+    const spring = {
+      forces: [{ id: "k0", type: "spring", a: { body: "s0" }, b: { body: "s2" }, stiffness: 0 }],
+    };
+    const fast = pile(11, "pgs", 0.4);
+    const dense = pile(11, "pgs", 0.4, spring);
+    for (let k = 0; k < 40; k++) {
+      fast.step(1);
+      dense.step(1);
+    }
+    const a = fast.state();
+    const b = dense.state();
+    expect(a.contacts.length).toBeGreaterThan(2);
+    a.bodies.forEach((body, i) => {
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(body.position[k] - b.bodies[i].position[k])).toBeLessThan(1e-10);
+        expect(Math.abs(body.velocity[k] - b.bodies[i].velocity[k])).toBeLessThan(1e-8);
+      }
+    });
+  });
+});
+
+describe("contact with joints (Delassus through the constrained solve)", () => {
+  it("a pendulum bob striking the floor with the arm horizontal rebounds with ω⁺ ≈ −e ω⁻", () => {
+    const L = 0.5;
+    const r = 0.05;
+    const e = 0.6;
+    const m = 2;
+    const h = 0.002;
+    // Pivot at (0, 0, r); bob (the body) centred on the arm; it starts 20° above
+    // horizontal and the floor z = 0 is touched when the arm is horizontal.
+    const a0 = (20 * Math.PI) / 180;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "bob",
+          mass: m,
+          position: [L * Math.cos(a0), 0, r + L * Math.sin(a0)],
+          inertia: [0.002, 0.002, 0.002],
+          shapes: [{ type: "sphere", radius: r }],
+        },
+        floor,
+      ],
+      joints: [
+        {
+          id: "pivot",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, r] },
+          b: { body: "bob", point: [-L * Math.cos(a0), 0, -L * Math.sin(a0)] },
+          axis: [0, 1, 0],
+        },
+      ],
+      contact: { method: "nsc", restitution: e },
+      solver: { integrator: "moreau-jean", dt: h, tolerance: 1e-14 },
+    });
+    let hit = false;
+    for (let k = 0; k < 2000 && !hit; k++) {
+      const before = sim.state().bodies[0];
+      sim.step(1);
+      const st = sim.state();
+      if (st.contacts.length === 0 || st.contacts[0].normalForce <= 0) continue;
+      hit = true;
+      const after = st.bodies[0];
+      // One dof: u_n = ω L cos φ (φ the arm's angle below horizontal). The contact row is
+      // taken at t, the joint's velocity constraint at t + h, so the ratio is −e up to
+      // cos φ_t / cos φ_{t+h} − 1 and the end-of-step joint linearization, O(h ω φ) ≈ 1e-4.
+      expect(Math.abs(after.angularVelocity[1] / before.angularVelocity[1] + e)).toBeLessThan(3e-4);
+      // Impulse balance on the bob: m Δv = m g h + P_contact(on bob) + F_joint h (to the
+      // joints' post-step velocity projection, a correction of O(h² ω²) not in F_joint).
+      const c = st.contacts[0];
+      const onBob = c.bodies[1] === "bob" ? 1 : -1;
+      const F = st.joints[0].force;
+      for (let k2 = 0; k2 < 3; k2++) {
+        const lhs = m * (after.velocity[k2] - before.velocity[k2]);
+        const rhs = (k2 === 2 ? -m * g * h : 0) + onBob * c.impulse[k2] + F[k2] * h;
+        expect(Math.abs(lhs - rhs)).toBeLessThan(1e-6);
+      }
+    }
+    expect(hit).toBe(true);
+  });
+});
+
+describe("projection on constraints with joints", () => {
+  it("contact and joint projections together: no penetration, no joint drift", () => {
+    const L = 0.5;
+    const r = 0.05;
+    const a0 = (20 * Math.PI) / 180;
+    const run = (projectOnConstraints: boolean) => {
+      const sim = loadModel({
+        gravity: [0, 0, -g],
+        bodies: [
+          {
+            id: "bob",
+            mass: 2,
+            position: [L * Math.cos(a0), 0, r + L * Math.sin(a0)],
+            inertia: [0.002, 0.002, 0.002],
+            shapes: [{ type: "sphere", radius: r }],
+          },
+          floor,
+        ],
+        joints: [
+          {
+            id: "pivot",
+            type: "revolute",
+            a: { body: "ground", point: [0, 0, r] },
+            b: { body: "bob", point: [-L * Math.cos(a0), 0, -L * Math.sin(a0)] },
+            axis: [0, 1, 0],
+          },
+        ],
+        contact: { method: "nsc", restitution: 0.3 },
+        solver: { integrator: "moreau-jean", dt: 0.005, projectOnConstraints },
+      });
+      let pen = 0;
+      let drift = 0;
+      for (let k = 0; k < 400; k++) {
+        sim.step(1);
+        const b = sim.state().bodies[0];
+        pen = Math.max(pen, r - b.position[2]);
+        drift = Math.max(drift, Math.abs(Math.hypot(b.position[0], b.position[2] - r) - L));
+      }
+      return { pen, drift };
+    };
+    const off = run(false);
+    const on = run(true);
+    expect(off.pen).toBeGreaterThan(1e-3);
+    expect(on.pen).toBeLessThan(1e-6);
+    expect(on.drift).toBeLessThan(1e-10);
+  });
+});
+
+function twoBalls(contact: Record<string, unknown>) {
+  return loadModel({
+    gravity: [0, 0, 0],
+    bodies: [
+      {
+        id: "a",
+        mass: 1,
+        position: [0, 0, 0],
+        velocity: [1, 0, 0],
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      },
+      { id: "b", mass: 1, position: [0.2, 0, 0], shapes: [{ type: "sphere", radius: 0.1 }] },
+    ],
+    contact: { method: "nsc", ...contact },
+    solver: { integrator: "moreau-jean", dt: 0.001 },
+  });
+}
+
+describe("parameters", () => {
+  it("per-pair restitution overrides the default, and PATCH changes it", () => {
+    const e = 0.3;
+    const sim = twoBalls({ restitution: 1, pairs: [{ bodies: ["b", "a"], restitution: e }] });
+    sim.step(1);
+    const v = sim.state().bodies.map((b) => b.velocity[0]);
+    expect(v[0]).toBeCloseTo((1 - e) / 2, 12);
+    expect(v[1]).toBeCloseTo((1 + e) / 2, 12);
+    const sim2 = twoBalls({ restitution: 1 });
+    sim2.update({ contact: { restitution: 0 } });
+    sim2.step(1);
+    expect(sim2.state().bodies[1].velocity[0]).toBeCloseTo(0.5, 12);
+  });
+
+  it("per-pair friction: a block slides freely on one floor pair and not on another", () => {
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "free",
+          mass: 1,
+          position: [0, 0, 0.1],
+          velocity: [1, 0, 0],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        {
+          id: "held",
+          mass: 1,
+          position: [0, 1, 0.1],
+          velocity: [1, 0, 0],
+          inertia: [1e6, 1e6, 1e6],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        floor,
+      ],
+      contact: {
+        method: "nsc",
+        friction: 0.5,
+        pairs: [{ bodies: ["free", "floor"], friction: 0 }],
+      },
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    });
+    sim.step(10);
+    const [free, held] = sim.state().bodies;
+    expect(free.velocity[0]).toBeCloseTo(1, 12);
+    // held: friction μ g per unit mass (its huge inertia hardly lets it roll).
+    expect(held.velocity[0]).toBeCloseTo(1 - 10 * 0.5 * g * 0.005, 5);
+  });
+
+  it("jointed bodies do not collide unless collideJointed", () => {
+    const model = (collideJointed: boolean) =>
+      loadModel({
+        gravity: [0, 0, 0],
+        bodies: [
+          {
+            id: "a",
+            mass: 1,
+            position: [0, 0, 0],
+            velocity: [1, 0, 0],
+            shapes: [{ type: "sphere", radius: 0.1 }],
+          },
+          { id: "b", mass: 1, position: [0.2, 0, 0], shapes: [{ type: "sphere", radius: 0.1 }] },
+        ],
+        joints: [{ id: "d", type: "distance", a: { body: "a" }, b: { body: "b" }, length: 0.2 }],
+        contact: { method: "nsc", collideJointed },
+        solver: { integrator: "moreau-jean", dt: 0.001 },
+      });
+    const off = model(false);
+    off.step(1);
+    expect(off.state().contacts).toHaveLength(0);
+    const on = model(true);
+    on.step(1);
+    expect(on.state().contacts).toHaveLength(1);
+  });
+
+  it("Lemke with friction and Newmark with nonsmooth contact are refused; reset forgets contacts", () => {
+    expect(() =>
+      twoBalls({ friction: 0.2 }).update({ solver: { contactSolver: "lemke" } }),
+    ).toThrow(/lemke/);
+    expect(() => twoBalls({}).update({ solver: { integrator: "newmark" } })).toThrow(/nsc/);
+    const sim = twoBalls({});
+    sim.step(1);
+    expect(sim.state().contacts).toHaveLength(1);
+    sim.reset();
+    expect(sim.state().contacts).toHaveLength(0);
+  });
+});
+
+describe("snapshots", () => {
+  it("continue bit-identically with the warm-start memory, not without it", () => {
+    // Three stacked boxes: PGS stops at its iteration limit here, so the warm start
+    // decides the iterate.
+    const bodies: Record<string, unknown>[] = [floor];
+    for (let i = 0; i < 3; i++)
+      bodies.push({
+        id: `b${i}`,
+        mass: 1,
+        position: [0, 0, 0.1 + 0.2 * i],
+        shapes: [{ type: "box", halfExtents: [0.1, 0.1, 0.1] }],
+      });
+    const a = loadModel({
+      gravity: [0, 0, -g],
+      bodies,
+      contact: { method: "nsc", friction: 0.5 },
+      solver: { integrator: "moreau-jean", dt: 0.005, maxIterations: 50 },
+    });
+    a.step(20);
+    const snap = JSON.parse(JSON.stringify(a.snapshot()));
+    const b = loadSnapshot(snap);
+    const c = loadSnapshot(snap);
+    c.contactModel?.nonsmooth?.clear();
+    a.step(20);
+    b.step(20);
+    c.step(20);
+    expect(b.stateHash()).toBe(a.stateHash());
+    expect(c.stateHash()).not.toBe(a.stateHash());
+    const pa = a.state().bodies[3].position;
+    const pc = c.state().bodies[3].position;
+    for (let k = 0; k < 3; k++) expect(Math.abs(pa[k] - pc[k])).toBeLessThan(1e-4);
+  });
+});

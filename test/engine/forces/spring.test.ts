@@ -1,0 +1,264 @@
+/** Axial spring: closed-form forces, energies, momentum balance and degenerate lengths. */
+import { describe, expect, it } from "vitest";
+import { SpringEffector } from "../../../src/engine/forces/spring";
+import { clearForces } from "../../../src/engine/model/body-system";
+import { mulberry32 } from "../../support/random";
+import {
+  denseJacobian,
+  energyGradientErrors,
+  particle,
+  randomizeState,
+  rigid,
+  system,
+} from "./jacobian-check";
+
+const S = Math.SQRT1_2;
+
+describe("spring forces in closed form", () => {
+  it("ground–particle: f = −(k (l − l0) + c l̇) û", () => {
+    const sys = system(particle("p", 1, [3, 4, 0]));
+    sys.vel.set([1, 0, 0]);
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: -1,
+      bodyB: 0,
+      stiffness: 10,
+      damping: 5,
+      restLength: 2,
+    });
+    clearForces(sys);
+    sp.applyForces(0);
+    // l = 5, û = (0.6, 0.8, 0), l̇ = 0.6, s = 10·3 + 5·0.6 = 33
+    expect(sys.force[0]).toBeCloseTo(-33 * 0.6, 12);
+    expect(sys.force[1]).toBeCloseTo(-33 * 0.8, 12);
+    expect(sys.force[2]).toBe(0);
+    expect(sp.length).toBeCloseTo(5, 14);
+    expect(sp.lengthRate).toBeCloseTo(0.6, 14);
+    // ½ k (l − l0)² = ½·10·9
+    expect(sp.potentialEnergy()).toBeCloseTo(45, 12);
+  });
+
+  it("rigid end: the point rotates with the body and the torque is r × f", () => {
+    // body at the origin turned 90° about z: body point (1,0,0) is at world (0,1,0)
+    const sys = system(rigid("r", 1, [0, 0, 0], { orientation: [S, 0, 0, S] }));
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: -1,
+      pointA: [2, 1, 0],
+      bodyB: 0,
+      pointB: [1, 0, 0],
+      stiffness: 4,
+      restLength: 1,
+    });
+    clearForces(sys);
+    sp.applyForces(0);
+    // d = (0,1,0) − (2,1,0) = (−2,0,0), l = 2, û = (−1,0,0): f_b = −4·1·û = (4,0,0)
+    expect(Array.from(sys.force)).toEqual([4, 0, 0].map((v) => expect.closeTo(v, 12)));
+    // τ = (0,1,0) × (4,0,0) = (0,0,−4)
+    expect(Array.from(sys.torque)).toEqual([0, 0, -4].map((v) => expect.closeTo(v, 12)));
+    expect(sp.potentialEnergy()).toBeCloseTo(2, 12);
+  });
+
+  it("particle–particle: equal and opposite", () => {
+    const sys = system(particle("a", 1, [0, 0, 0]), particle("b", 1, [0, 0, 3]));
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: 0,
+      bodyB: 1,
+      stiffness: 2,
+      restLength: 1,
+    });
+    clearForces(sys);
+    sp.applyForces(0);
+    expect(Array.from(sys.force)).toEqual([0, 0, 4, 0, 0, -4]);
+  });
+
+  it("default rest length is the configuration's distance: no force there", () => {
+    const sys = system(
+      rigid("r", 1, [0, 0, 1], { orientation: [0.8, 0.6, 0, 0] }),
+      particle("p", 1, [2, 1, 0]),
+    );
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: 0,
+      pointA: [0.1, 0.2, 0.3],
+      bodyB: 1,
+      stiffness: 100,
+    });
+    clearForces(sys);
+    sp.applyForces(0);
+    for (const v of [...sys.force, ...sys.torque]) expect(Math.abs(v)).toBeLessThan(1e-12);
+    expect(sp.potentialEnergy()).toBeLessThan(1e-28);
+    expect(sp.restLength).toBeGreaterThan(1);
+  });
+
+  it("zero rest length is linear: f = −k d − c ḋ, smooth through l = 0", () => {
+    const sys = system(particle("a", 1, [1, 2, 3]), particle("b", 1, [1.5, 2, 2]));
+    sys.vel.set([0, 0, 0, 0.2, -0.4, 1]);
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: 0,
+      bodyB: 1,
+      stiffness: 3,
+      damping: 2,
+      restLength: 0,
+    });
+    clearForces(sys);
+    sp.applyForces(0);
+    // d = (0.5, 0, −1), ḋ = (0.2, −0.4, 1)
+    const fb = [-3 * 0.5 - 2 * 0.2, 2 * 0.4, 3 - 2];
+    for (let k = 0; k < 3; k++) {
+      expect(sys.force[3 + k]).toBeCloseTo(fb[k], 12);
+      expect(sys.force[k]).toBeCloseTo(-fb[k], 12);
+    }
+    expect(sp.potentialEnergy()).toBeCloseTo(0.5 * 3 * 1.25, 12);
+    // coincident points: no NaN, only the damping force remains
+    sys.pos.set([1, 2, 3, 1, 2, 3]);
+    clearForces(sys);
+    sp.applyForces(0);
+    expect(Array.from(sys.force.subarray(3))).toEqual(
+      [-0.4, 0.8, -2].map((v) => expect.closeTo(v, 12)),
+    );
+    const k = denseJacobian(sys, sp, "position");
+    expect(k.every(Number.isFinite)).toBe(true);
+    expect(k[0]).toBe(-3); // ∂f_a/∂x_a = −k I
+  });
+
+  it("positive rest length with coincident points: zero force, finite Jacobians", () => {
+    const sys = system(particle("a", 1, [1, 1, 1]), rigid("r", 1, [1, 1, 0]));
+    sys.vel.set([0.3, 0, 0, 0, 1, 0]);
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: 0,
+      bodyB: 1,
+      pointB: [0, 0, 1],
+      stiffness: 3,
+      damping: 1,
+      restLength: 0.5,
+    });
+    clearForces(sys);
+    sp.applyForces(0);
+    for (const v of [...sys.force, ...sys.torque]) expect(v).toBe(0);
+    expect(denseJacobian(sys, sp, "position").every(Number.isFinite)).toBe(true);
+    expect(denseJacobian(sys, sp, "velocity").every(Number.isFinite)).toBe(true);
+    expect(sp.potentialEnergy()).toBeCloseTo(0.5 * 3 * 0.25, 14);
+  });
+});
+
+describe("spring momentum balance and energy", () => {
+  const twoRigid = () =>
+    system(
+      rigid("r1", 1, [0, 0, 0]),
+      rigid("r2", 2, [1, 0.5, 0.2], { orientation: [0.5, 0.5, 0.5, 0.5] }),
+    );
+
+  /** Σ f and Σ (x × f + τ) about the world origin. */
+  function netLoad(sys: ReturnType<typeof twoRigid>) {
+    const f = [0, 0, 0];
+    const m = [0, 0, 0];
+    for (let b = 0; b < sys.numBodies; b++) {
+      const [x, y, z] = sys.pos.subarray(3 * b, 3 * b + 3);
+      const [fx, fy, fz] = sys.force.subarray(3 * b, 3 * b + 3);
+      f[0] += fx;
+      f[1] += fy;
+      f[2] += fz;
+      m[0] += y * fz - z * fy + sys.torque[3 * b];
+      m[1] += z * fx - x * fz + sys.torque[3 * b + 1];
+      m[2] += x * fy - y * fx + sys.torque[3 * b + 2];
+    }
+    return { f, m };
+  }
+
+  it("axial spring-damper between rigid bodies: zero net force and moment", () => {
+    const rng = mulberry32(11);
+    for (let c = 0; c < 5; c++) {
+      const sys = twoRigid();
+      const sp = new SpringEffector(sys, {
+        id: "s",
+        bodyA: 0,
+        pointA: [0.3, -0.2, 0.1],
+        bodyB: 1,
+        pointB: [0, 0.4, -0.5],
+        stiffness: 50,
+        damping: 3,
+        restLength: 0.7,
+      });
+      randomizeState(sys, rng);
+      clearForces(sys);
+      sp.applyForces(0);
+      const { f, m } = netLoad(sys);
+      const scale = Math.hypot(sys.force[0], sys.force[1], sys.force[2]);
+      expect(scale).toBeGreaterThan(1);
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(f[k])).toBeLessThan(1e-12 * scale);
+        expect(Math.abs(m[k])).toBeLessThan(1e-12 * scale);
+      }
+    }
+  });
+
+  it("zero-length spring: zero net force; net moment −c d × ḋ from the isotropic damper", () => {
+    const rng = mulberry32(12);
+    const sys = twoRigid();
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: 0,
+      pointA: [0.3, -0.2, 0.1],
+      bodyB: 1,
+      pointB: [0, 0.4, -0.5],
+      stiffness: 50,
+      damping: 3,
+      restLength: 0,
+    });
+    randomizeState(sys, rng);
+    clearForces(sys);
+    sp.applyForces(0);
+    const { f, m } = netLoad(sys);
+    const d = sp.ends.d;
+    const dd = sp.ends.dd;
+    const expected = [
+      -3 * (d[1] * dd[2] - d[2] * dd[1]),
+      -3 * (d[2] * dd[0] - d[0] * dd[2]),
+      -3 * (d[0] * dd[1] - d[1] * dd[0]),
+    ];
+    for (let k = 0; k < 3; k++) {
+      expect(Math.abs(f[k])).toBeLessThan(1e-12);
+      expect(m[k]).toBeCloseTo(expected[k], 10);
+    }
+  });
+
+  it("the elastic force is −∇V of ½ k (l − l0)² (rigid–rigid, zero length, rigid–ground)", () => {
+    const opts = { stiffness: 20, restLength: 0.6 };
+    const cases = [
+      (s: ReturnType<typeof twoRigid>) =>
+        new SpringEffector(s, {
+          id: "s",
+          bodyA: 0,
+          pointA: [0.3, 0, 0.1],
+          bodyB: 1,
+          pointB: [0, 0.2, -0.4],
+          ...opts,
+        }),
+      (s: ReturnType<typeof twoRigid>) =>
+        new SpringEffector(s, {
+          id: "s",
+          bodyA: 0,
+          pointA: [0.3, 0, 0.1],
+          bodyB: 1,
+          pointB: [0, 0.2, -0.4],
+          ...opts,
+          restLength: 0,
+        }),
+      (s: ReturnType<typeof twoRigid>) =>
+        new SpringEffector(s, {
+          id: "s",
+          bodyA: -1,
+          pointA: [1, 1, 1],
+          bodyB: 1,
+          pointB: [0, 0.2, -0.4],
+          ...opts,
+        }),
+    ];
+    for (const make of cases)
+      for (const e of energyGradientErrors(twoRigid, make)) expect(e).toBeLessThan(1e-7);
+  });
+});

@@ -1,0 +1,404 @@
+/**
+ * Broad phase and CollisionDetector: pair sets against brute-force O(n²) references,
+ * exclusion / fixed-body / same-body filters, local shape poses, and stable contact keys.
+ */
+import { describe, expect, it } from "vitest";
+import { SweepAndPrune } from "../../../src/engine/geometry/broadphase";
+import { CollisionDetector } from "../../../src/engine/geometry/collide";
+import { ContactBuffer, contactKey } from "../../../src/engine/geometry/contact-buffer";
+import type { ShapeInstance } from "../../../src/engine/geometry/shapes";
+import { mulberry32 } from "../../support/random";
+import { axisAngle, type Q4, qmul, rotate, type V3 } from "./helpers";
+
+function pairKey(i: number, j: number): string {
+  return i < j ? `${i},${j}` : `${j},${i}`;
+}
+
+/** All pairs i < j whose closed boxes overlap on every axis. */
+function bruteAabbPairs(n: number, min: Float64Array, max: Float64Array): Set<string> {
+  const s = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      let ok = true;
+      for (let k = 0; k < 3 && ok; k++) {
+        if (min[3 * i + k] > max[3 * j + k] || min[3 * j + k] > max[3 * i + k]) ok = false;
+      }
+      if (ok) s.add(pairKey(i, j));
+    }
+  }
+  return s;
+}
+
+function sapPairs(sap: SweepAndPrune): Set<string> {
+  const s = new Set<string>();
+  for (let k = 0; k < sap.pairCount; k++) {
+    const i = sap.pairs[2 * k];
+    const j = sap.pairs[2 * k + 1];
+    expect(i).toBeLessThan(j);
+    s.add(pairKey(i, j));
+  }
+  expect(s.size).toBe(sap.pairCount); // no duplicates
+  return s;
+}
+
+describe("sweep and prune", () => {
+  it("1000 random spheres: same pairs as brute force, through moves and an axis switch", () => {
+    const n = 1000;
+    const r = mulberry32(42);
+    const c = new Float64Array(3 * n);
+    const rad = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      c[3 * i] = 10 * r();
+      c[3 * i + 1] = 5 * r();
+      c[3 * i + 2] = 2 * r();
+      rad[i] = 0.1 + 0.3 * r();
+    }
+    const min = new Float64Array(3 * n);
+    const max = new Float64Array(3 * n);
+    const fill = () => {
+      for (let i = 0; i < 3 * n; i++) {
+        min[i] = c[i] - rad[(i / 3) | 0];
+        max[i] = c[i] + rad[(i / 3) | 0];
+      }
+    };
+    const sap = new SweepAndPrune();
+    const axes: number[] = [];
+    for (let step = 0; step < 8; step++) {
+      fill();
+      sap.update(n, min, max);
+      axes.push(sap.axis);
+      const ref = bruteAabbPairs(n, min, max);
+      expect(ref.size).toBeGreaterThan(500);
+      expect(sapPairs(sap)).toEqual(ref);
+      // Small random moves; from step 4 on, stretch the cloud along z so that z becomes
+      // the axis of largest variance.
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < 3; k++) c[3 * i + k] += 0.05 * (r() - 0.5);
+        if (step === 3) c[3 * i + 2] *= 8;
+      }
+    }
+    expect(axes[0]).toBe(0); // x has the largest spread at first
+    expect(axes[7]).toBe(2);
+  });
+
+  it("a jammed lattice pile (layers on every axis): strips find the brute-force pairs", () => {
+    // 10 × 10 × 10 spheres of radius 0.05 at spacing 0.1 with ±2 mm jitter, boxes padded
+    // by 5 mm: every layer overlaps in projection on every axis (S1-1000's settled pile),
+    // mixed box sizes (one sphere in ten is three times larger) and moves between updates.
+    const n = 1000;
+    const r = mulberry32(12345);
+    const c = new Float64Array(3 * n);
+    const rad = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      c[3 * i] = -0.45 + 0.1 * (i % 10) + 0.004 * (r() - 0.5);
+      c[3 * i + 1] = -0.45 + 0.1 * (Math.floor(i / 10) % 10) + 0.004 * (r() - 0.5);
+      c[3 * i + 2] = 0.05 + 0.1 * Math.floor(i / 100) + 0.004 * (r() - 0.5);
+      rad[i] = (i % 10 === 3 ? 0.15 : 0.05) + 0.005;
+    }
+    const min = new Float64Array(3 * n);
+    const max = new Float64Array(3 * n);
+    const sap = new SweepAndPrune();
+    for (let step = 0; step < 5; step++) {
+      for (let i = 0; i < 3 * n; i++) {
+        min[i] = c[i] - rad[(i / 3) | 0];
+        max[i] = c[i] + rad[(i / 3) | 0];
+      }
+      sap.update(n, min, max);
+      expect(sapPairs(sap)).toEqual(bruteAabbPairs(n, min, max));
+      for (let i = 0; i < 3 * n; i++) c[i] += 0.01 * (r() - 0.5);
+    }
+  });
+
+  it("the filter excludes pairs", () => {
+    const r = mulberry32(5);
+    const n = 300;
+    const min = new Float64Array(3 * n);
+    const max = new Float64Array(3 * n);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 3; k++) {
+        const x = 3 * r();
+        min[3 * i + k] = x - 0.2;
+        max[3 * i + k] = x + 0.2;
+      }
+    }
+    const ref = bruteAabbPairs(n, min, max);
+    const sap = new SweepAndPrune((i, j) => (i + j) % 3 !== 0);
+    sap.update(n, min, max);
+    const got = sapPairs(sap);
+    const expected = new Set(
+      [...ref].filter((p) => {
+        const [i, j] = p.split(",").map(Number);
+        return (i + j) % 3 !== 0;
+      }),
+    );
+    expect(got).toEqual(expected);
+    expect(expected.size).toBeLessThan(ref.size);
+  });
+});
+
+/** Brute-force sphere contacts: pairs with |c_i − c_j| − r_i − r_j < margin. */
+function bruteSphereGaps(
+  n: number,
+  pos: Float64Array,
+  rad: Float64Array,
+  margin: number,
+  keep: (i: number, j: number) => boolean,
+): Map<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      if (!keep(i, j)) continue;
+      const d = Math.hypot(
+        pos[3 * j] - pos[3 * i],
+        pos[3 * j + 1] - pos[3 * i + 1],
+        pos[3 * j + 2] - pos[3 * i + 2],
+      );
+      const g = d - rad[i] - rad[j];
+      if (g < margin) m.set(pairKey(i, j), g);
+    }
+  }
+  return m;
+}
+
+function randomSpheres(n: number, seed: number, size: number) {
+  const r = mulberry32(seed);
+  const pos = new Float64Array(3 * n);
+  const quat = new Float64Array(4 * n);
+  const rad = new Float64Array(n);
+  const shapes: ShapeInstance[] = [];
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < 3; k++) pos[3 * i + k] = size * r();
+    quat[4 * i] = 1;
+    rad[i] = 0.05 + 0.15 * r();
+    shapes.push({ shape: { type: "sphere", radius: rad[i] }, body: i });
+  }
+  return { pos, quat, rad, shapes };
+}
+
+describe("CollisionDetector", () => {
+  it("1000 spheres with a margin: exactly the brute-force contacts, gaps and normals", () => {
+    const n = 1000;
+    const margin = 0.02;
+    const { pos, quat, rad, shapes } = randomSpheres(n, 9, 4);
+    const det = new CollisionDetector(shapes, { margin });
+    const out = new ContactBuffer(4); // forces growth
+    det.detect(pos, quat, out);
+    const ref = bruteSphereGaps(n, pos, rad, margin, () => true);
+    expect(ref.size).toBeGreaterThan(300);
+    expect(out.count).toBe(ref.size);
+    for (let k = 0; k < out.count; k++) {
+      const a = out.bodyA[k];
+      const b = out.bodyB[k];
+      expect(a).toBeLessThan(b); // a is the lower shape index (here shape i = body i)
+      expect(out.gap[k]).toBeCloseTo(ref.get(pairKey(a, b))!, 12);
+      const d = Math.hypot(
+        pos[3 * b] - pos[3 * a],
+        pos[3 * b + 1] - pos[3 * a + 1],
+        pos[3 * b + 2] - pos[3 * a + 2],
+      );
+      for (let q = 0; q < 3; q++) {
+        expect(out.normal[3 * k + q]).toBeCloseTo((pos[3 * b + q] - pos[3 * a + q]) / d, 12);
+      }
+      expect(out.key[k]).toBe(contactKey(a, b, 0));
+    }
+    const st = det.stats;
+    expect(st.contacts).toBe(out.count);
+    expect(st.boundedShapes).toBe(n);
+    expect(st.broadPairs).toBeGreaterThanOrEqual(out.count);
+    expect(st.broadPairs).toBeLessThan(20 * out.count); // far from n²/2 ≈ 500 000
+    expect(st.broadMs).toBeGreaterThanOrEqual(0);
+    expect(st.narrowMs).toBeGreaterThanOrEqual(0);
+    expect(st.totalMs).toBeGreaterThanOrEqual(st.broadMs);
+  });
+
+  it("excluded pairs, fixed–fixed pairs and shapes of one body are skipped", () => {
+    const n = 400;
+    const margin = 0.01;
+    const { pos, quat, rad, shapes } = randomSpheres(n, 21, 3);
+    const all = bruteSphereGaps(n, pos, rad, margin, () => true);
+    // Exclude every third contacting pair, fix bodies 0..99.
+    const excluded: Array<[number, number]> = [];
+    let k = 0;
+    for (const p of all.keys()) {
+      if (k++ % 3 === 0) {
+        const [i, j] = p.split(",").map(Number);
+        excluded.push(k % 2 ? [i, j] : [j, i]);
+      }
+    }
+    const fixedBodies = Array.from({ length: 100 }, (_, i) => i);
+    const excludedSet = new Set(excluded.map(([i, j]) => pairKey(i, j)));
+    const keep = (i: number, j: number) => !excludedSet.has(pairKey(i, j)) && !(i < 100 && j < 100);
+    const det = new CollisionDetector(shapes, { margin, excludedPairs: excluded, fixedBodies });
+    const out = new ContactBuffer();
+    det.detect(pos, quat, out);
+    const ref = bruteSphereGaps(n, pos, rad, margin, keep);
+    expect(ref.size).toBeLessThan(all.size);
+    const got = new Set<string>();
+    for (let c = 0; c < out.count; c++) got.add(pairKey(out.bodyA[c], out.bodyB[c]));
+    expect(got).toEqual(new Set(ref.keys()));
+    // Same body: two overlapping spheres on one body never collide.
+    const same = new CollisionDetector([
+      { shape: { type: "sphere", radius: 1 }, body: 0 },
+      { shape: { type: "sphere", radius: 1 }, body: 0, localPosition: [0.5, 0, 0] },
+    ]);
+    same.detect(new Float64Array(3), new Float64Array([1, 0, 0, 0]), out);
+    expect(out.count).toBe(0);
+  });
+
+  it("planes are tested against every shape; world-frame (body −1) shapes; local poses", () => {
+    // Floor on the world frame; 200 spheres over it; one box body carrying a sphere offset
+    // by a local pose.
+    const n = 200;
+    const margin = 0.005;
+    const { pos, quat, rad, shapes } = randomSpheres(n, 33, 4);
+    for (let i = 0; i < n; i++) pos[3 * i + 2] = 0.4 * (i / n) - 0.1; // heights −0.1 .. 0.3
+    const floorShape: ShapeInstance = {
+      shape: { type: "plane", normal: [0, 0, 1], offset: 0 },
+      body: -1,
+      localPosition: [0, 0, -0.05], // surface at z = −0.05
+    };
+    const det = new CollisionDetector([floorShape, ...shapes], { margin });
+    const out = new ContactBuffer();
+    det.detect(pos, quat, out);
+    const expectedFloor = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const g = pos[3 * i + 2] + 0.05 - rad[i];
+      if (g < margin) expectedFloor.set(i, g);
+    }
+    const spheres = bruteSphereGaps(n, pos, rad, margin, () => true);
+    let floorCount = 0;
+    for (let c = 0; c < out.count; c++) {
+      if (out.shapeA[c] === 0) {
+        floorCount++;
+        expect(out.bodyA[c]).toBe(-1);
+        const b = out.bodyB[c];
+        expect(out.gap[c]).toBeCloseTo(expectedFloor.get(b)!, 13);
+        expect(out.normal[3 * c + 2]).toBe(1);
+        expect(out.point[3 * c + 2]).toBeCloseTo(-0.05 + expectedFloor.get(b)! / 2, 13);
+      }
+    }
+    expect(floorCount).toBe(expectedFloor.size);
+    expect(out.count - floorCount).toBe(spheres.size);
+    expect(det.stats.planes).toBe(1);
+    expect(det.stats.planePairs).toBeGreaterThanOrEqual(expectedFloor.size);
+    expect(det.stats.planePairs).toBeLessThan(n);
+
+    // A body at p with orientation q carries a cube (h = 0.5) at local position l with
+    // local orientation ql: its world pose is (p + q l, q ⊗ ql). Compared with the same
+    // cube placed directly on a body at that pose.
+    const q: Q4 = axisAngle([0.3, -0.5, 1], 0.7);
+    const ql: Q4 = axisAngle([1, 1, 0], 0.4);
+    const p: V3 = [0.2, -0.1, 1.0];
+    const l: V3 = [0.1, 0.3, -0.2];
+    const ql2 = qmul(q, ql);
+    const ro = rotate(q, l);
+    const world: V3 = [p[0] + ro[0], p[1] + ro[1], p[2] + ro[2]];
+    const boxShape = {
+      type: "box" as const,
+      halfExtents: [0.5, 0.5, 0.5] as [number, number, number],
+    };
+    const floor0: ShapeInstance = {
+      shape: { type: "plane", normal: [0, 0, 1], offset: 0 },
+      body: -1,
+    };
+    const local = new CollisionDetector(
+      [floor0, { shape: boxShape, body: 0, localPosition: l, localOrientation: ql }],
+      { margin: 2 },
+    );
+    const direct = new CollisionDetector([floor0, { shape: boxShape, body: 0 }], { margin: 2 });
+    const o1 = new ContactBuffer();
+    const o2 = new ContactBuffer();
+    local.detect(new Float64Array(p), new Float64Array(q), o1);
+    direct.detect(new Float64Array(world), new Float64Array(ql2), o2);
+    expect(o1.count).toBe(4);
+    expect(o2.count).toBe(4);
+    for (let c = 0; c < 4; c++) {
+      expect(o1.gap[c]).toBeCloseTo(o2.gap[c], 12);
+      expect(o1.feature[c]).toBe(o2.feature[c]);
+      for (let k = 0; k < 3; k++) expect(o1.point[3 * c + k]).toBeCloseTo(o2.point[3 * c + k], 12);
+    }
+  });
+
+  for (const cubeFirst of [false, true]) {
+    it(`feature keys of resting boxes stay the same when they move slightly${cubeFirst ? " (cube listed first)" : ""}`, () => {
+      // Big box (h = (2, 2, 0.5)) on fixed body 0; cube (h = 0.5) on body 1 resting on it;
+      // the floor on the world frame; box h = (0.4, 0.3, 0.2) on body 2 resting on the floor.
+      const big: ShapeInstance = { shape: { type: "box", halfExtents: [2, 2, 0.5] }, body: 0 };
+      const cube: ShapeInstance = { shape: { type: "box", halfExtents: [0.5, 0.5, 0.5] }, body: 1 };
+      const shapes: ShapeInstance[] = [
+        cubeFirst ? cube : big,
+        cubeFirst ? big : cube,
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "box", halfExtents: [0.4, 0.3, 0.2] }, body: 2 },
+      ];
+      const det = new CollisionDetector(shapes, { margin: 0.01, fixedBodies: [0] });
+      const pos = new Float64Array([0, 0, 0.5, 0.3, -0.2, 1.499, 5, 5, 0.199]);
+      const quat = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
+      const out = new ContactBuffer();
+      det.detect(pos, quat, out);
+      const keys0 = Array.from(out.key.subarray(0, out.count)).sort();
+      const pairs0 = new Set<string>();
+      for (let c = 0; c < out.count; c++) pairs0.add(pairKey(out.shapeA[c], out.shapeB[c]));
+      // Cube on the big box (4) and the small box on the floor (4); the big box touches the
+      // floor too, but both are fixed (body 0 is fixed, body −1 is the world): skipped.
+      expect(out.count).toBe(8);
+      expect(pairs0).toEqual(new Set(["0,1", "2,3"]));
+      expect(new Set(keys0).size).toBe(8);
+      const r = mulberry32(1);
+      for (let trial = 0; trial < 20; trial++) {
+        const p2 = Float64Array.from(pos);
+        const q2 = Float64Array.from(quat);
+        for (const b of [1, 2]) {
+          p2[3 * b] += 2e-3 * (r() - 0.5);
+          p2[3 * b + 1] += 2e-3 * (r() - 0.5);
+          p2[3 * b + 2] += 1e-3 * (r() - 0.5);
+          const dq = axisAngle([0.2 * (r() - 0.5), 0.2 * (r() - 0.5), 1], 2e-3 * (r() - 0.5));
+          q2.set(dq, 4 * b);
+        }
+        det.detect(p2, q2, out);
+        expect(out.count).toBe(8);
+        const keys = Array.from(out.key.subarray(0, out.count)).sort();
+        expect(keys).toEqual(keys0);
+      }
+    });
+  }
+
+  it("a 1000-body mixed scene stays fast and matches brute force pair candidates", () => {
+    // Boxes, capsules and spheres in a 10 m cube: the broad-phase candidates equal the
+    // brute-force AABB overlaps of the padded world boxes.
+    const n = 1000;
+    const r = mulberry32(77);
+    const shapes: ShapeInstance[] = [];
+    const pos = new Float64Array(3 * n);
+    const quat = new Float64Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 3; k++) pos[3 * i + k] = 10 * r();
+      const u = Math.sqrt(r());
+      const a = 2 * Math.PI * r();
+      quat.set([Math.sqrt(1 - u * u), u * Math.cos(a), u * Math.sin(a), 0], 4 * i);
+      const t = i % 3;
+      shapes.push({
+        shape:
+          t === 0
+            ? { type: "box", halfExtents: [0.1 + 0.1 * r(), 0.1 + 0.1 * r(), 0.1 + 0.1 * r()] }
+            : t === 1
+              ? { type: "capsule", radius: 0.05 + 0.1 * r(), halfLength: 0.1 + 0.2 * r() }
+              : { type: "sphere", radius: 0.1 + 0.1 * r() },
+        body: i,
+      });
+    }
+    const det = new CollisionDetector(shapes, { margin: 0.01 });
+    const out = new ContactBuffer();
+    det.detect(pos, quat, out);
+    const ref = bruteAabbPairs(n, det.aabbMin, det.aabbMax);
+    const got = new Set(det.candidatePairs().map(([i, j]) => pairKey(i, j)));
+    expect(got).toEqual(ref);
+    let best = Number.POSITIVE_INFINITY;
+    for (let rep = 0; rep < 5; rep++) {
+      det.detect(pos, quat, out);
+      best = Math.min(best, det.stats.totalMs);
+    }
+    expect(best).toBeLessThan(50);
+    for (let c = 0; c < out.count; c++) expect(out.gap[c]).toBeLessThan(0.01);
+  });
+});

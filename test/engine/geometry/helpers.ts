@@ -1,0 +1,96 @@
+/** Small helpers shared by the collision-geometry tests (independent of the code under test). */
+import { ContactBuffer } from "../../../src/engine/geometry/contact-buffer";
+import { collideShapes } from "../../../src/engine/geometry/narrowphase";
+import { WorldPose } from "../../../src/engine/geometry/pose";
+import type { Shape } from "../../../src/engine/geometry/shapes";
+
+export type V3 = [number, number, number];
+export type Q4 = [number, number, number, number];
+
+/** Quaternion [w, x, y, z] of a rotation by `angle` about the unit `axis`. */
+export function axisAngle(axis: V3, angle: number): Q4 {
+  const n = Math.hypot(axis[0], axis[1], axis[2]);
+  const s = Math.sin(angle / 2) / n;
+  return [Math.cos(angle / 2), axis[0] * s, axis[1] * s, axis[2] * s];
+}
+
+/** Hamilton product p ⊗ q. */
+export function qmul(p: Q4, q: Q4): Q4 {
+  const [pw, px, py, pz] = p;
+  const [qw, qx, qy, qz] = q;
+  return [
+    pw * qw - px * qx - py * qy - pz * qz,
+    pw * qx + px * qw + py * qz - pz * qy,
+    pw * qy - px * qz + py * qw + pz * qx,
+    pw * qz + px * qy - py * qx + pz * qw,
+  ];
+}
+
+/** Rotates v by the unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v). */
+export function rotate(q: Q4, v: V3): V3 {
+  const [w, x, y, z] = q;
+  const tx = 2 * (y * v[2] - z * v[1]);
+  const ty = 2 * (z * v[0] - x * v[2]);
+  const tz = 2 * (x * v[1] - y * v[0]);
+  return [
+    v[0] + w * tx + (y * tz - z * ty),
+    v[1] + w * ty + (z * tx - x * tz),
+    v[2] + w * tz + (x * ty - y * tx),
+  ];
+}
+
+export function pose(p: V3, q: Q4 = [1, 0, 0, 0]): WorldPose {
+  return new WorldPose().set(p, q);
+}
+
+export interface C {
+  point: V3;
+  normal: V3;
+  gap: number;
+  feature: number;
+}
+
+/** Runs collideShapes for (a, b) and returns the contacts as plain objects. */
+export function collide(a: Shape, pa: WorldPose, b: Shape, pb: WorldPose, margin = 0): C[] {
+  const out = new ContactBuffer(2);
+  out.setPair(0, 1, 0, 1);
+  collideShapes(a, pa, b, pb, margin, out);
+  const res: C[] = [];
+  for (let i = 0; i < out.count; i++) {
+    res.push({
+      point: [out.point[3 * i], out.point[3 * i + 1], out.point[3 * i + 2]],
+      normal: [out.normal[3 * i], out.normal[3 * i + 1], out.normal[3 * i + 2]],
+      gap: out.gap[i],
+      feature: out.feature[i],
+    });
+  }
+  return res;
+}
+
+export function expectVec(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  tol = 1e-9,
+): void {
+  for (let i = 0; i < 3; i++) {
+    if (!(Math.abs(actual[i] - expected[i]) <= tol)) {
+      throw new Error(
+        `vector mismatch: got [${Array.from(actual).join(", ")}], expected [${Array.from(expected).join(", ")}] (tol ${tol})`,
+      );
+    }
+  }
+}
+
+/** Finds the contact whose point is nearest to p. */
+export function nearest(cs: C[], p: V3): C {
+  let best = cs[0];
+  let bd = Number.POSITIVE_INFINITY;
+  for (const c of cs) {
+    const d = Math.hypot(c.point[0] - p[0], c.point[1] - p[1], c.point[2] - p[2]);
+    if (d < bd) {
+      bd = d;
+      best = c;
+    }
+  }
+  return best;
+}

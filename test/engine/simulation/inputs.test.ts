@@ -1,0 +1,249 @@
+/**
+ * Run-time inputs, recordings and snapshots with inputs.
+ *
+ * Impulse (kick) against the closed form Δv = J/m, Δω = I_w⁻¹ (r × J + L) with r = R p;
+ * teleport; scheduling at a future step boundary (the state of that step number is the
+ * first to include the input); refusals with paths. A cart-pole driven by a PD actuator
+ * whose target, a load and a kick change at run time, with a PATCH of dt in between:
+ * replaying its recording reproduces the end state's hash bit for bit, and a snapshot
+ * taken with inputs in effect and pending continues bit-identically.
+ */
+import { describe, expect, it } from "vitest";
+import type { InputIn } from "../../../schemas/input";
+import { Input } from "../../../schemas/input";
+import type { ModelInput } from "../../../schemas/model";
+import {
+  InputError,
+  loadModel,
+  loadSnapshot,
+  recordingOf,
+  replayRecording,
+  replayStates,
+} from "../../../src/engine/index";
+
+const inputs = (list: InputIn[]) => list.map((i) => Input.parse(i));
+
+const cartPole: ModelInput = {
+  bodies: [
+    { id: "cart", mass: 1, inertia: [0.1, 0.1, 0.1], shapes: [] },
+    {
+      id: "pole",
+      mass: 0.2,
+      position: [0, 0, 0.5],
+      orientation: [1, 0, 0, 0],
+      inertia: [0.02, 0.02, 1e-4],
+    },
+  ],
+  joints: [
+    { id: "rail", type: "prismatic", a: { body: "ground" }, b: { body: "cart" }, axis: [1, 0, 0] },
+    {
+      id: "hinge",
+      type: "revolute",
+      a: { body: "cart" },
+      b: { body: "pole", point: [0, 0, -0.5] },
+      axis: [0, 1, 0],
+    },
+  ],
+  actuators: [
+    { id: "drive", joint: "rail", type: "position", target: 0, kp: 40, kd: 8, effortLimit: 30 },
+  ],
+  forces: [
+    { id: "wind", type: "pointForce", at: { body: "pole", point: [0, 0, 0.5] }, force: [0, 0, 0] },
+  ],
+  sensors: [
+    { id: "x", type: "jointPosition", joint: "rail" },
+    { id: "theta", type: "jointPosition", joint: "hinge" },
+    { id: "f", type: "actuatorEffort", actuator: "drive" },
+  ],
+  solver: { integrator: "generalized-alpha", dt: 2e-3 },
+};
+
+describe("inputs", () => {
+  it("an impulse changes the velocities by J/m and I_w⁻¹(r × J + L), at once", () => {
+    const q = [Math.cos(0.3), Math.sin(0.3) / Math.sqrt(2), 0, Math.sin(0.3) / Math.sqrt(2)];
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "b",
+          mass: 2,
+          inertia: [1, 2, 3],
+          orientation: q as [number, number, number, number],
+        },
+      ],
+    });
+    const J = [0.5, -1, 2];
+    const p = [0.1, 0.2, -0.3];
+    const L = [0, 0.4, 0];
+    const r = sim.schedule(
+      inputs([
+        {
+          type: "impulse",
+          id: "b",
+          impulse: J as never,
+          point: p as never,
+          angularImpulse: L as never,
+        },
+      ]),
+    );
+    expect(r).toEqual({ step: 0, pending: 0 });
+    const s = sim.state();
+    expect(s.bodies[0].velocity).toEqual(J.map((x) => x / 2));
+    // independent: R from q, I_w = R diag(1,2,3) Rᵀ, solve I_w Δω = r × J + L
+    const [w, x, y, z] = q;
+    const R = [
+      [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ];
+    const rw = R.map((row) => row[0] * p[0] + row[1] * p[1] + row[2] * p[2]);
+    const m = [
+      rw[1] * J[2] - rw[2] * J[1] + L[0],
+      rw[2] * J[0] - rw[0] * J[2] + L[1],
+      rw[0] * J[1] - rw[1] * J[0] + L[2],
+    ];
+    // Δω = R diag(1/I) Rᵀ m
+    const mb = [0, 1, 2].map((i) => R[0][i] * m[0] + R[1][i] * m[1] + R[2][i] * m[2]);
+    const wb = [mb[0] / 1, mb[1] / 2, mb[2] / 3];
+    const dw = R.map((row) => row[0] * wb[0] + row[1] * wb[1] + row[2] * wb[2]);
+    s.bodies[0].angularVelocity.forEach((v, i) => {
+      expect(v).toBeCloseTo(dw[i], 14);
+    });
+  });
+
+  it("inputs scheduled for a later step apply exactly at that boundary", () => {
+    const sim = loadModel({ gravity: [0, 0, 0], bodies: [{ id: "p", kind: "particle", mass: 1 }] });
+    sim.step(3);
+    expect(sim.schedule(inputs([{ type: "bodyState", id: "p", velocity: [1, 0, 0] }]), 10)).toEqual(
+      { step: 10, pending: 1 },
+    );
+    sim.step(6);
+    expect(sim.state().bodies[0].velocity).toEqual([0, 0, 0]);
+    expect(sim.pendingInputs()).toHaveLength(1);
+    sim.step(1);
+    // the state of step 10 is the first to include it; the particle has not moved yet
+    expect(sim.state().step).toBe(10);
+    expect(sim.state().bodies[0].velocity).toEqual([1, 0, 0]);
+    expect(sim.state().bodies[0].position[0]).toBe(0);
+    expect(sim.pendingInputs()).toHaveLength(0);
+    sim.step(1);
+    expect(sim.state().bodies[0].position[0]).toBeCloseTo(sim.solver.dt, 15);
+  });
+
+  it("a teleport is in the state of the current step at once", () => {
+    const sim = loadModel(cartPole);
+    sim.step(5);
+    sim.schedule(inputs([{ type: "bodyState", id: "pole", angularVelocity: [0, 1, 0] }]));
+    expect(sim.state().step).toBe(5);
+    expect(sim.state().bodies[1].angularVelocity).toEqual([0, 1, 0]);
+  });
+
+  it("refuses unknown ids, fixed bodies, particles' rotations and past steps, naming the path; nothing is scheduled", () => {
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        { id: "p", kind: "particle", mass: 1 },
+        { id: "wall", fixed: true },
+      ],
+    });
+    sim.step(2);
+    const issues = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+        return (e as InputError).issues;
+      }
+      throw new Error("no error");
+    };
+    expect(
+      issues(() => sim.schedule(inputs([{ type: "actuator", id: "nope", value: 1 }]))),
+    ).toEqual([{ path: ["inputs", 0, "id"], message: 'unknown actuator "nope"' }]);
+    expect(
+      issues(() => sim.schedule(inputs([{ type: "impulse", id: "wall", impulse: [1, 0, 0] }]))),
+    ).toEqual([{ path: ["inputs", 0, "id"], message: 'body "wall" is fixed: it cannot be moved' }]);
+    expect(
+      issues(() =>
+        sim.schedule(inputs([{ type: "bodyState", id: "p", angularVelocity: [1, 0, 0] }])),
+      ),
+    ).toEqual([
+      { path: ["inputs", 0, "angularVelocity"], message: 'particle "p" does not rotate' },
+    ]);
+    expect(issues(() => sim.schedule(inputs([{ type: "load", id: "x" }]), 1))[0].path).toEqual([
+      "step",
+    ]);
+    expect(sim.pendingInputs()).toEqual([]);
+  });
+});
+
+function drive(sim: ReturnType<typeof loadModel>) {
+  sim.step(100);
+  sim.schedule(inputs([{ type: "actuator", id: "drive", value: 0.3 }]));
+  sim.schedule(inputs([{ type: "load", id: "wind", force: [0.5, 0, 0] }]), 180);
+  sim.step(150);
+  sim.update({ solver: { dt: 1e-3 } });
+  sim.schedule(
+    inputs([{ type: "impulse", id: "pole", impulse: [0.05, 0, 0], point: [0, 0, 0.5] }]),
+  );
+  sim.schedule(
+    inputs([
+      { type: "actuator", id: "drive", value: -0.2 },
+      { type: "load", id: "wind", reset: true },
+    ]),
+    400,
+  );
+  sim.step(100);
+}
+
+describe("recordings and snapshots with inputs", () => {
+  it("replaying a recording reproduces the run bit for bit (hash at the end), with states on request", () => {
+    const sim = loadModel(cartPole);
+    drive(sim);
+    sim.step(300);
+    const rec = recordingOf(sim);
+    expect(rec.start).toBeNull();
+    expect(rec.inputs.map((e) => e.step)).toEqual([100, 180, 250, 250, 400, 400]);
+    const replay = replayRecording(JSON.parse(JSON.stringify(rec)));
+    replay.step(rec.end.step);
+    expect(replay.stateHash()).toBe(rec.end.hash);
+    expect(replay.state().observation).toEqual(sim.state().observation);
+    const { states, matches } = replayStates(rec, 100);
+    expect(matches).toBe(true);
+    expect(states.map((s) => s.step)).toEqual([100, 200, 300, 400, 500, 600, 650]);
+    // the last command is in effect; the observation is [x, θ, effort] of the final state
+    const end = sim.state();
+    expect(end.actuators[0].command).toBe(-0.2);
+    expect(end.observation).toEqual([
+      end.joints[0].coordinates[0],
+      end.joints[1].coordinates[0],
+      end.actuators[0].effort,
+    ]);
+  });
+
+  it("a snapshot with commands in effect and inputs pending continues bit-identically", () => {
+    const a = loadModel(cartPole);
+    a.step(100);
+    a.schedule(inputs([{ type: "actuator", id: "drive", value: 0.3 }]));
+    a.schedule(inputs([{ type: "load", id: "wind", force: [0.5, 0, 0] }]), 150);
+    a.schedule(inputs([{ type: "actuator", id: "drive", value: -0.1 }]), 300);
+    a.step(150);
+    const snap = JSON.parse(JSON.stringify(a.snapshot()));
+    expect(snap.controls.pending).toHaveLength(1);
+    const b = loadSnapshot(snap);
+    a.step(400);
+    b.step(400);
+    expect(b.stateHash()).toBe(a.stateHash());
+    expect(b.state().actuators).toEqual(a.state().actuators);
+  });
+
+  it("reset forgets commands, pending inputs and the recording", () => {
+    const sim = loadModel(cartPole);
+    sim.schedule(inputs([{ type: "actuator", id: "drive", value: 0.3 }]));
+    sim.schedule(inputs([{ type: "actuator", id: "drive", value: 0.1 }]), 50);
+    sim.step(10);
+    sim.reset();
+    expect(sim.pendingInputs()).toEqual([]);
+    expect(sim.recording().entries).toEqual([]);
+    expect(sim.state().actuators[0].command).toBe(0);
+  });
+});
