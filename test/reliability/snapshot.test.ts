@@ -284,6 +284,19 @@ describe("snapshot → restore → continue is bit-identical", () => {
     expect(b.state().contacts.length).toBeGreaterThanOrEqual(2);
   });
 
+  it("a snapshot taken right after a restore saves the restored memory (a rebuilt session's checkpoint)", () => {
+    const a = loadModel(nscPile);
+    const ref = trace(a, 200);
+    const b = loadModel(nscPile);
+    trace(b, 120);
+    const first = b.snapshot();
+    const restored = roundTrip(b);
+    const again = restored.snapshot();
+    expect((again.memory.contact as { count: number }).count).toBeGreaterThan(0);
+    expect(again.memory.contact).toEqual(first.memory.contact);
+    expect(trace(roundTrip(restored), 80)).toEqual(ref.slice(120));
+  });
+
   it("warm starts matter: without the contact memory the continuation departs", () => {
     const a = loadModel(nscModel);
     const b = loadModel(nscModel);

@@ -43,28 +43,22 @@
  * solver.dt). Friction is not modelled by this effector (normal force only, as
  * ContactForceBehavior); Coulomb friction is the nonsmooth method's.
  */
-import type { ContactStateOut } from "../../../schemas/state";
 import type { DynamicStructureEffector } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
 import { ContactBuffer } from "../geometry/contact-buffer";
 import type { SparseBlockMatrix } from "../math/block-matrix";
+import { grow } from "../math/grow";
 import { norm3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
 import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
+import type { ContactReport } from "./report";
 
 interface MutablePoint {
   position: Float64Array;
   body: number;
   radius: number;
-}
-
-function growF(a: Float64Array, n: number): Float64Array {
-  return a.length >= n ? a : new Float64Array(Math.max(n, 2 * a.length));
-}
-function growI(a: Int32Array, n: number): Int32Array {
-  return a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length));
 }
 
 export class CompliantContactEffector implements DynamicStructureEffector {
@@ -142,12 +136,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.timing.narrowMs += this.detector.stats.narrowMs;
     const n = buffer.count;
     this.count = n;
-    this.bodyA = growI(this.bodyA, n);
-    this.bodyB = growI(this.bodyB, n);
+    this.bodyA = grow(this.bodyA, n);
+    this.bodyB = grow(this.bodyB, n);
     for (const name of ["normal", "rhoA", "rhoB", "rA", "rB"] as const)
-      this[name] = growF(this[name], 3 * n);
+      this[name] = grow(this[name], 3 * n);
     for (const name of ["area", "radA", "radB", "dist", "un", "fn", "kappa", "damp"] as const)
-      this[name] = growF(this[name], n);
+      this[name] = grow(this[name], n);
     if (this.activeAtStart.length < n)
       this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
@@ -493,11 +487,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
    * normal force F_n ≥ 0 (N, damping included, clamped at 0), no tangential force,
    * impulse F_n n h on body b (the force over one step of h = stepSize).
    */
-  states(ids: readonly string[]): ContactStateOut[] {
+  report(out: ContactReport): void {
     this.beginStep();
     this.evaluate();
-    const out: ContactStateOut[] = [];
-    const name = (b: number) => (b < 0 ? "ground" : ids[b]);
+    out.begin(this.count);
     const h = this.stepSize;
     for (let i = 0; i < this.count; i++) {
       if (!(this.dist[i] < 0)) continue;
@@ -505,22 +498,17 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.placePoint(i, 1);
       const pa = this.c0.position;
       const pb = this.c1.position;
-      const n: [number, number, number] = [
-        this.normal[3 * i],
-        this.normal[3 * i + 1],
-        this.normal[3 * i + 2],
-      ];
       const F = this.fn[i];
-      out.push({
-        bodies: [name(this.bodyA[i]), name(this.bodyB[i])],
-        point: [0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])],
-        normal: n,
-        gap: this.dist[i],
-        normalForce: F,
-        tangentForce: [0, 0, 0],
-        impulse: [F * n[0] * h, F * n[1] * h, F * n[2] * h],
-      });
+      const j = out.add(this.bodyA[i], this.bodyB[i]);
+      for (let k = 0; k < 3; k++) {
+        const n = this.normal[3 * i + k];
+        out.point[3 * j + k] = 0.5 * (pa[k] + pb[k]);
+        out.normal[3 * j + k] = n;
+        out.tangentForce[3 * j + k] = 0;
+        out.impulse[3 * j + k] = F * n * h;
+      }
+      out.gap[j] = this.dist[i];
+      out.normalForce[j] = F;
     }
-    return out;
   }
 }

@@ -12,17 +12,14 @@
  */
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
 import type { ContactMemorySpec } from "../../../schemas/snapshot";
-import type { ContactStateOut } from "../../../schemas/state";
 import type { ForceEffector } from "../forces/effector";
 import type { CollisionDetector } from "../geometry/collide";
 import type { BodySystem } from "../model/body-system";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
-import {
-  NonsmoothContact,
-  type NonsmoothContactSettings,
-  type ProjectionSettings,
-} from "./nonsmooth-contact";
+import { NonsmoothContact, type NonsmoothContactSettings } from "./nonsmooth-contact";
+import type { ProjectionSettings } from "./projection";
+import type { ContactReport } from "./report";
 import { createDetector, PairParameters } from "./setup";
 
 function nscSettings(p: SolverSpec): NonsmoothContactSettings {
@@ -93,7 +90,7 @@ export class ContactModel {
       );
     const nsc = this.nonsmooth as NonsmoothContact;
     nsc.setSettings(nscSettings(p));
-    nsc.projection = projectionSettings(p);
+    nsc.projection.settings = projectionSettings(p);
   }
 
   /**
@@ -110,10 +107,10 @@ export class ContactModel {
     if (this.nonsmooth) this.nonsmooth.importMemory(memory);
   }
 
-  /** The contacts for the State (see NonsmoothContact.states / CompliantContactEffector.states). */
-  states(): ContactStateOut[] {
-    if (this.nonsmooth) return this.nonsmooth.states(this.sys.ids);
-    return this.compliant!.states(this.sys.ids);
+  /** The contacts for the State (NonsmoothContact.report / CompliantContactEffector.report). */
+  report(out: ContactReport): void {
+    if (this.nonsmooth) this.nonsmooth.report(out);
+    else this.compliant?.report(out);
   }
 
   /**

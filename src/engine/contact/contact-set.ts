@@ -23,23 +23,10 @@
  * contact by contact. Nothing is allocated per step once the buffers have grown to the
  * largest contact count seen.
  */
+import { extend } from "../math/grow";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type { ContactDim } from "../solvers/nonsmooth/types";
-
-function growF(a: Float64Array, n: number): Float64Array {
-  if (a.length >= n) return a;
-  const b = new Float64Array(Math.max(n, 2 * a.length));
-  b.set(a);
-  return b;
-}
-
-function growI(a: Int32Array, n: number): Int32Array {
-  if (a.length >= n) return a;
-  const b = new Int32Array(Math.max(n, 2 * a.length));
-  b.set(a);
-  return b;
-}
 
 /** (t1, t2) for the unit normal n = frame[o..o+2], written to frame[o+3..o+8]. */
 export function tangentFrame(frame: Float64Array, o: number): void {
@@ -121,18 +108,18 @@ export class ContactSet {
       this.bodyWidth[b] = kind[b] === rigid ? 6 : kind[b] === particle ? 3 : 0;
     if (n <= this.capacity) return;
     const c = Math.max(n, 2 * this.capacity, 16);
-    this.bodyA = growI(this.bodyA, c);
-    this.bodyB = growI(this.bodyB, c);
-    this.key = growF(this.key, c);
-    this.frame = growF(this.frame, 9 * c);
-    this.point = growF(this.point, 3 * c);
-    this.gap = growF(this.gap, c);
-    this.rA = growF(this.rA, 3 * c);
-    this.rB = growF(this.rB, 3 * c);
-    this.jac = growF(this.jac, 36 * c);
-    this.yjac = growF(this.yjac, 36 * c);
-    this.restitution = growF(this.restitution, c);
-    this.friction = growF(this.friction, c);
+    this.bodyA = extend(this.bodyA, c);
+    this.bodyB = extend(this.bodyB, c);
+    this.key = extend(this.key, c);
+    this.frame = extend(this.frame, 9 * c);
+    this.point = extend(this.point, 3 * c);
+    this.gap = extend(this.gap, c);
+    this.rA = extend(this.rA, 3 * c);
+    this.rB = extend(this.rB, 3 * c);
+    this.jac = extend(this.jac, 36 * c);
+    this.yjac = extend(this.yjac, 36 * c);
+    this.restitution = extend(this.restitution, c);
+    this.friction = extend(this.friction, c);
     this.capacity = c;
   }
 

@@ -42,7 +42,8 @@
  * Integration factors: as the θ-scheme, (h²θ, h, 1) for the solved acceleration; the
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  */
-import type { NonsmoothContact, ProjectionResult } from "../contact/nonsmooth-contact";
+import type { NonsmoothContact } from "../contact/nonsmooth-contact";
+import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";

@@ -40,6 +40,7 @@
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
+import { grow } from "../math/grow";
 import { getVelocity, setVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import {
@@ -251,8 +252,4 @@ export function applyVelocityDecay(s: AccelerationStepper, h: number, rate: numb
   const k = Math.exp(-h * rate);
   for (let i = 0; i < s.n; i++) s.v[i] *= k;
   setVelocity(s.sys, s.v);
-}
-
-function grow(a: Uint8Array, n: number): Uint8Array {
-  return a.length >= n ? a : new Uint8Array(Math.max(n, 2 * a.length));
 }

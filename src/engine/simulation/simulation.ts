@@ -15,6 +15,7 @@ import { JointLimitProblem } from "../actuators/limit-problem";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
+import { ContactReport } from "../contact/report";
 import { CoupledProblems } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import { potentialEnergy } from "../forces/energy";
@@ -199,6 +200,7 @@ export class Simulation {
   private lastH = 0;
   /** The contacts of the state being reported (sensors read them). */
   private reportedContacts: StateOut["contacts"] = [];
+  private readonly contactReport = new ContactReport();
 
   constructor(parts: SimulationParts) {
     this.model = parts.model;
@@ -534,7 +536,7 @@ export class Simulation {
     }));
     const kinetic = kineticEnergy(s);
     const potential = potentialEnergy(this.effectors);
-    const contacts = this.contact?.states() ?? [];
+    const contacts = this.contactStates();
     this.reportedContacts = contacts;
     return {
       time: this.t,
@@ -580,6 +582,24 @@ export class Simulation {
       this.restartRecording(false);
     } else this.restore(before);
     return result;
+  }
+
+  /** The contacts of the State, in the wire format (bodies by id; see ContactReport). */
+  private contactStates(): StateOut["contacts"] {
+    if (!this.contact) return [];
+    const r = this.contactReport;
+    this.contact.report(r);
+    const ids = this.system.ids;
+    const name = (b: number) => (b < 0 ? "ground" : ids[b]);
+    return Array.from({ length: r.count }, (_, i) => ({
+      bodies: [name(r.bodyA[i]), name(r.bodyB[i])],
+      point: vec3(r.point, 3 * i),
+      normal: vec3(r.normal, 3 * i),
+      gap: r.gap[i],
+      normalForce: r.normalForce[i],
+      tangentForce: vec3(r.tangentForce, 3 * i),
+      impulse: vec3(r.impulse, 3 * i),
+    }));
   }
 
   /** sha256 (hex) of the position, orientation, velocity and angular-velocity bytes. */

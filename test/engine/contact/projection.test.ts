@@ -348,7 +348,7 @@ describe("position projection: warm start", () => {
     const model = sim.contactModel!;
     const nsc = model.nonsmooth!;
     const sys = model.sys;
-    nsc.projection = { tolerance: 1e-10, maxIterations: 1000 };
+    nsc.projection.settings = { tolerance: 1e-10, maxIterations: 1000 };
     const x0 = sys.pos.slice();
     const q0 = sys.quat.slice();
     const cold = nsc.project();
@@ -424,7 +424,7 @@ describe("solver.projectionTolerance and projectionIterations", () => {
   it("reach the projection, from the model and from a PATCH", () => {
     const sim = loadModel(model({ projectionTolerance: 5e-3, projectionIterations: 7 }));
     const nsc = sim.contactModel!.nonsmooth!;
-    expect(nsc.projection).toEqual({ tolerance: 5e-3, maxIterations: 7 });
+    expect(nsc.projection.settings).toEqual({ tolerance: 5e-3, maxIterations: 7 });
     // The ball's impact penetrations (up to h V / 2 ≈ 1 cm, V = √(2 g 0.9)) are left up
     // to the loose tolerance: above 5e-3 they are brought back to 2.5e-3, below untouched.
     let worst = 0;
@@ -435,6 +435,6 @@ describe("solver.projectionTolerance and projectionIterations", () => {
     expect(worst).toBeGreaterThan(1e-3);
     expect(worst).toBeLessThanOrEqual(5e-3 + 1e-12);
     sim.update({ solver: { projectionTolerance: 1e-6 } });
-    expect(nsc.projection).toEqual({ tolerance: 1e-6, maxIterations: 7 });
+    expect(nsc.projection.settings).toEqual({ tolerance: 1e-6, maxIterations: 7 });
   });
 });

@@ -1,3 +1,4 @@
+import { grow } from "../../math/grow";
 import { checkDeadline } from "../deadline";
 import { estimateLipschitz } from "./apgd";
 import { projectOnK } from "./cone";
@@ -9,7 +10,7 @@ import type {
   NonsmoothSolver,
   ResidualMeasure,
 } from "./types";
-import { grow, makeResult, ProblemView, ResolvedOptions, unconvergedResult } from "./workspace";
+import { makeResult, ProblemView, ResolvedOptions, unconvergedResult } from "./workspace";
 
 /** Nonmonotone memory M: the step must decrease f below the max of the last M values. */
 const MEMORY = 10;

@@ -1,3 +1,4 @@
+import { grow } from "../../math/grow";
 import { lcpResidual } from "./residual";
 import type {
   DelassusOperator,
@@ -7,7 +8,7 @@ import type {
   NonsmoothSolver,
 } from "./types";
 import { NonsmoothProblemError } from "./types";
-import { grow, makeResult, ProblemView, ResolvedOptions } from "./workspace";
+import { makeResult, ProblemView, ResolvedOptions } from "./workspace";
 
 export const LEMKE_FRICTION_MESSAGE =
   "lemke solves the frictionless LCP only (contactDim 1): the Coulomb cone is not polyhedral, " +
@@ -20,10 +21,6 @@ const PIVOT_REL = 1e-11;
 const PIVOT_ABS = 1e-14;
 /** Relative tolerance under which two ratios (or lexicographic entries) count as tied. */
 const TIE_REL = 1e-11;
-
-function growInt(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
-  return a.length >= n ? a : new Int32Array(Math.max(n, Math.ceil(a.length * 1.5)));
-}
 
 /**
  * Lemke's complementary pivoting algorithm (Lemke 1965; Cottle, Pang & Stone, The Linear
@@ -195,9 +192,9 @@ export class LemkeSolver implements NonsmoothSolver {
     this.n = n;
     this.cols = C;
     this.T = grow(this.T, n * C);
-    this.basis = growInt(this.basis, n);
-    this.cand = growInt(this.cand, n);
-    this.act = growInt(this.act, n);
+    this.basis = grow(this.basis, n);
+    this.cand = grow(this.cand, n);
+    this.act = grow(this.act, n);
     this.col = grow(this.col, n);
     this.z = grow(this.z, n);
     this.zp = grow(this.zp, n);

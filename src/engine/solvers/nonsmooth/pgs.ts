@@ -1,3 +1,4 @@
+import { grow } from "../../math/grow";
 import { checkDeadline } from "../deadline";
 import { coulombBlockUpdate, lcpRowUpdate } from "./cone";
 import { FactoredDelassus } from "./factored";
@@ -13,7 +14,6 @@ import type {
 } from "./types";
 import {
   DiagonalCache,
-  grow,
   makeResult,
   ProblemView,
   ResolvedOptions,

@@ -1,3 +1,4 @@
+import { grow } from "../../math/grow";
 import { checkDeadline } from "../deadline";
 import { coulombBlockUpdate, lcpRowUpdate } from "./cone";
 import { residualFromVelocity } from "./residual";
@@ -11,7 +12,6 @@ import type {
 import {
   DiagonalCache,
   fillProbe,
-  grow,
   makeResult,
   ProblemView,
   ResolvedOptions,

@@ -1,3 +1,4 @@
+import { grow } from "../../math/grow";
 import type { LocalCoefficients } from "./cone";
 import { DenseDelassus } from "./delassus";
 import type {
@@ -19,11 +20,6 @@ import { DEFAULT_NONSMOOTH_OPTIONS, NonsmoothProblemError } from "./types";
  */
 
 const EMPTY = new Float64Array(0);
-
-/** Returns a, or a larger fresh array when a has fewer than n entries. */
-export function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
-  return a.length >= n ? a : new Float64Array(Math.max(n, Math.ceil(a.length * 1.5)));
-}
 
 /** A validated, allocation-free view of a NonsmoothProblem. */
 export class ProblemView {

@@ -1,0 +1,214 @@
+/**
+ * A contact detection that stays usable while the bodies move a little: detected once at
+ * a pose (with a margin), its contacts are carried rigidly with their bodies to later poses
+ * as long as it provably still lists every contact that can penetrate. The nonsmooth
+ * contact detects at the step's start (x_t) and its position projection reuses that
+ * detection at x_{t+h} and after each projection pass (bench/README.md, "Contact position
+ * projection"). Units: m.
+ */
+import type { CollisionDetector } from "../geometry/collide";
+import { ContactBuffer } from "../geometry/contact-buffer";
+import { grow } from "../math/grow";
+import type { BodySystem } from "../model/body-system";
+import { boundingRadii } from "./setup";
+
+/** a[i..i+2]·b[j..j+2]. */
+function rowDot(a: Float64Array, i: number, b: Float64Array, j: number): number {
+  return a[i] * b[j] + a[i + 1] * b[j + 1] + a[i + 2] * b[j + 2];
+}
+
+export class CarriedDetection {
+  /** The contacts detected at the reference pose. */
+  readonly buffer = new ContactBuffer(64);
+  /** Per body: the bounding radius of its shapes about its centre (m). */
+  readonly rho: Float64Array;
+  /** Gaps and midpoints of the detected contacts carried to the current pose (transport). */
+  gap: Float64Array = new Float64Array(0);
+  point: Float64Array = new Float64Array(0);
+  /**
+   * Pose at which `buffer` was detected (centres, rotation matrices) and the margin used.
+   * A negative margin: no detection to reuse (before the first step, after clear()).
+   */
+  private readonly refPos: Float64Array;
+  private readonly refRot: Float64Array;
+  private refMargin = -1;
+  /** Per body: the rotation T = R Rᵣₑ𝒻ᵀ since the detection pose (9 per body). */
+  private readonly turn: Float64Array;
+  /** Per shape: the radius about its core (sphere, capsule, cylinder), 0 for boxes and planes. */
+  private readonly shapeRadius: Float64Array;
+  /** Scratch of transport: the two carried core points. */
+  private readonly carried = new Float64Array(6);
+
+  constructor(
+    private readonly sys: BodySystem,
+    readonly detector: CollisionDetector,
+  ) {
+    this.rho = boundingRadii(detector.shapes, sys.numBodies);
+    this.refPos = new Float64Array(3 * sys.numBodies);
+    this.refRot = new Float64Array(9 * sys.numBodies);
+    this.turn = new Float64Array(9 * sys.numBodies);
+    this.shapeRadius = Float64Array.from(detector.shapes, ({ shape: sh }) =>
+      sh.type === "sphere" || sh.type === "capsule" || sh.type === "cylinder" ? sh.radius : 0,
+    );
+  }
+
+  /** Forgets the detection (nothing to reuse until the next detect). */
+  clear(): void {
+    this.buffer.clear();
+    this.refMargin = -1;
+  }
+
+  /**
+   * Detection at the current pose into `buffer` with the detector's current margin,
+   * remembering the pose and the margin for covers() and transport().
+   */
+  detect(): void {
+    const { sys } = this;
+    this.detector.detect(sys.pos, sys.quat, this.buffer);
+    this.refPos.set(sys.pos);
+    this.refRot.set(sys.rotation);
+    this.refMargin = this.detector.margin;
+  }
+
+  /**
+   * Whether `buffer` still lists every contact that can penetrate at the current pose: a
+   * pair it lacks had gap ≥ refMargin at the detection pose, and its gap has since dropped
+   * by at most δ_a + δ_b, δ_X = |x_X − x_X,ref| + ρ_X ‖R_X − R_X,ref‖_F bounding how far a
+   * point of body X's shapes moved (ρ_X its bounding radius; a rotation by φ moves a point
+   * at distance ρ by 2ρ sin(φ/2) = ρ ‖R − R_ref‖_F / √2). So the two largest δ summing to
+   * at most refMargin suffice (a pair with a fixed body needs δ ≤ refMargin only).
+   * Also fills turn (the rotations since the detection pose) for transport().
+   */
+  covers(): boolean {
+    const { sys, refPos, refRot, turn, rho } = this;
+    const R = sys.rotation;
+    let d1 = 0;
+    let d2 = 0;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const o = 9 * b;
+      let f = 0;
+      for (let k = 0; k < 9; k++) {
+        const e = R[o + k] - refRot[o + k];
+        f += e * e;
+      }
+      // T_ij = (row i of R)·(row j of Rᵣₑ𝒻).
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) turn[o + 3 * i + j] = rowDot(R, o + 3 * i, refRot, o + 3 * j);
+      const dx = sys.pos[3 * b] - refPos[3 * b];
+      const dy = sys.pos[3 * b + 1] - refPos[3 * b + 1];
+      const dz = sys.pos[3 * b + 2] - refPos[3 * b + 2];
+      const d = Math.sqrt(dx * dx + dy * dy + dz * dz) + rho[b] * Math.sqrt(f);
+      if (d > d1) {
+        d2 = d1;
+        d1 = d;
+      } else if (d > d2) d2 = d;
+    }
+    return d1 + d2 <= this.refMargin;
+  }
+
+  /**
+   * The detected contacts carried to the current pose (turn from covers()), into gap and
+   * point. The normal n is kept and each side's core point moves rigidly with its body:
+   * the surface point p_a = point − (gap/2) n, p_b = point + (gap/2) n, moved inwards by
+   * the shape's radius ρ (sphere centre, capsule axis point; a cylinder's radius too, exact
+   * for a rolling side contact and conservative by ρ(1 − cos φ) for a rim point; ρ = 0 and
+   * the surface point itself for boxes and planes),
+   * k_a = p_a − ρ_a n, k_b = p_b + ρ_b n, then
+   * k_X' = x_X + T_X (k_X − x_X,ref), and
+   *     g' = n·(k_b' − k_a') − ρ_a − ρ_b,   midpoint (k_a' + ρ_a n + k_b' − ρ_b n)/2.
+   * Why the core and not the surface point: a sphere's contact point is no material point
+   * (the sphere rolls under it); carried with the body's rotation φ it would raise the gap
+   * by ρ(1 − cos φ) (4e-5 m for a 5 cm sphere turning 0.04 rad in a step). So: exact for a
+   * box vertex or a sphere on a fixed plane, and for two spheres g' = n·(c_b' − c_a') −
+   * ρ_a − ρ_b ≤ |c_b' − c_a'| − ρ_a − ρ_b, the true gap — the carried penetration is then
+   * never less than the true one. Elsewhere (edge and face contacts of boxes) it is exact
+   * to first order, like the Jacobian H_n. Returns the deepest carried penetration
+   * max(0, −min g') (m).
+   */
+  transport(): number {
+    const { sys, buffer, refPos, turn, shapeRadius } = this;
+    const nc = buffer.count;
+    this.gap = grow(this.gap, nc);
+    this.point = grow(this.point, 3 * nc);
+    const { normal, point, gap } = buffer;
+    const tp = this.point;
+    let gmin = 0;
+    for (let k = 0; k < nc; k++) {
+      const nx = normal[3 * k];
+      const ny = normal[3 * k + 1];
+      const nz = normal[3 * k + 2];
+      const ra = shapeRadius[buffer.shapeA[k]];
+      const rb = shapeRadius[buffer.shapeB[k]];
+      const ha = 0.5 * gap[k] + ra;
+      const hb = 0.5 * gap[k] + rb;
+      const kp = this.carried;
+      carryPoint(
+        sys.pos,
+        refPos,
+        turn,
+        buffer.bodyA[k],
+        point[3 * k] - ha * nx,
+        point[3 * k + 1] - ha * ny,
+        point[3 * k + 2] - ha * nz,
+        kp,
+        0,
+      );
+      carryPoint(
+        sys.pos,
+        refPos,
+        turn,
+        buffer.bodyB[k],
+        point[3 * k] + hb * nx,
+        point[3 * k + 1] + hb * ny,
+        point[3 * k + 2] + hb * nz,
+        kp,
+        3,
+      );
+      const ax = kp[0];
+      const ay = kp[1];
+      const az = kp[2];
+      const bx = kp[3];
+      const by = kp[4];
+      const bz = kp[5];
+      const g = nx * (bx - ax) + ny * (by - ay) + nz * (bz - az) - ra - rb;
+      this.gap[k] = g;
+      // Midpoint of the surface points k_a' + ρ_a n and k_b' − ρ_b n.
+      const c = 0.5 * (ra - rb);
+      tp[3 * k] = 0.5 * (ax + bx) + c * nx;
+      tp[3 * k + 1] = 0.5 * (ay + by) + c * ny;
+      tp[3 * k + 2] = 0.5 * (az + bz) + c * nz;
+      if (g < gmin) gmin = g;
+    }
+    return -gmin;
+  }
+}
+
+/**
+ * out[o..o+2] = the point (x, y, z) carried rigidly with body b since the reference pose:
+ * x_b + T_b (p − x_b,ref) (T_b: row-major 3×3 at 9b); the point itself for ground (b < 0).
+ */
+function carryPoint(
+  pos: Float64Array,
+  refPos: Float64Array,
+  turn: Float64Array,
+  b: number,
+  x: number,
+  y: number,
+  z: number,
+  out: Float64Array,
+  o: number,
+): void {
+  if (b < 0) {
+    out[o] = x;
+    out[o + 1] = y;
+    out[o + 2] = z;
+    return;
+  }
+  const t = 9 * b;
+  const lx = x - refPos[3 * b];
+  const ly = y - refPos[3 * b + 1];
+  const lz = z - refPos[3 * b + 2];
+  out[o] = pos[3 * b] + turn[t] * lx + turn[t + 1] * ly + turn[t + 2] * lz;
+  out[o + 1] = pos[3 * b + 1] + turn[t + 3] * lx + turn[t + 4] * ly + turn[t + 5] * lz;
+  out[o + 2] = pos[3 * b + 2] + turn[t + 6] * lx + turn[t + 7] * ly + turn[t + 8] * lz;
+}

@@ -1,0 +1,158 @@
+/**
+ * The warm-start memory of the nonsmooth contact (Siconos saveYandLambdaInMemory): the
+ * world impulse (N·s, on body b) of every active contact of the last step, by contact key,
+ * and by body pair with the contact point for the lookup by proximity. It owns every value
+ * it exports, so a snapshot taken right after a restore saves what was restored.
+ */
+import type { ContactMemorySpec } from "../../../schemas/snapshot";
+import { grow } from "../math/grow";
+import { decodeFloat64, encodeFloat64, SnapshotError } from "../model/state-codec";
+import { KeyTable } from "./key-table";
+
+/**
+ * Warm start by proximity (m): a contact whose key is new takes the remembered impulse of
+ * the nearest previous contact of the same body pair within this distance. Needed because
+ * feature labels are not unique where features coincide exactly (two equal boxes stacked
+ * flush: an incident vertex on a reference edge is labelled by the sign of round-off).
+ */
+export const WARM_START_RADIUS = 1e-3;
+
+/** The impulse memory in a snapshot (Float64 data as base64 bytes). */
+export interface ImpulseMemorySpec {
+  count: number;
+  key: string;
+  bodyA: number[];
+  bodyB: number[];
+  impulse: string;
+  point: string;
+}
+
+/** The contacts remembered, in slots 0..count−1 (3 values per slot for impulse and point). */
+export class ImpulseMemory {
+  count = 0;
+  /** World impulse on body b (N·s). */
+  impulse: Float64Array = new Float64Array(0);
+  /** Contact point (m, world). */
+  point: Float64Array = new Float64Array(0);
+  private key: Float64Array = new Float64Array(0);
+  private bodyA: Int32Array = new Int32Array(0);
+  private bodyB: Int32Array = new Int32Array(0);
+  private readonly byKey = new KeyTable();
+  /** Same memory by body pair: first slot of each pair, then a linked list (next). */
+  private readonly byPair = new KeyTable();
+  private next: Int32Array = new Int32Array(0);
+
+  constructor(private readonly numBodies: number) {}
+
+  clear(): void {
+    this.byKey.clear();
+    this.byPair.clear();
+    this.count = 0;
+  }
+
+  /** Empties the memory and makes room for n slots (filled by set, in slot order). */
+  begin(n: number): void {
+    this.clear();
+    this.byKey.reserve(n);
+    this.byPair.reserve(n);
+    this.impulse = grow(this.impulse, 3 * n);
+    this.point = grow(this.point, 3 * n);
+    this.key = grow(this.key, n);
+    this.next = grow(this.next, n);
+    this.bodyA = grow(this.bodyA, n);
+    this.bodyB = grow(this.bodyB, n);
+  }
+
+  /**
+   * Remembers slot `count` (then count+1): its key, bodies and, at 3·src of `point`, its
+   * point; the caller writes its impulse into impulse[3·slot..].
+   */
+  add(key: number, a: number, b: number, point: Float64Array, src: number): number {
+    const slot = this.count++;
+    this.key[slot] = key;
+    this.bodyA[slot] = a;
+    this.bodyB[slot] = b;
+    this.point[3 * slot] = point[3 * src];
+    this.point[3 * slot + 1] = point[3 * src + 1];
+    this.point[3 * slot + 2] = point[3 * src + 2];
+    this.byKey.set(key, slot);
+    const pk = this.pairKey(a, b);
+    this.next[slot] = this.byPair.get(pk);
+    this.byPair.set(pk, slot);
+    return slot;
+  }
+
+  /**
+   * The slot remembered for a contact: by its key, else the nearest remembered contact of
+   * its body pair within WARM_START_RADIUS of its point (3·src of `point`); −1 if none.
+   */
+  find(key: number, a: number, b: number, point: Float64Array, src: number): number {
+    const slot = this.byKey.get(key);
+    if (slot >= 0) return slot;
+    let s = this.byPair.get(this.pairKey(a, b));
+    let best = -1;
+    let bestD = WARM_START_RADIUS * WARM_START_RADIUS;
+    while (s >= 0) {
+      const dx = this.point[3 * s] - point[3 * src];
+      const dy = this.point[3 * s + 1] - point[3 * src + 1];
+      const dz = this.point[3 * s + 2] - point[3 * src + 2];
+      const d = dx * dx + dy * dy + dz * dz;
+      if (d <= bestD) {
+        bestD = d;
+        best = s;
+      }
+      s = this.next[s];
+    }
+    return best;
+  }
+
+  /** JSON-safe and exact (float64 bytes), for simulation snapshots. */
+  export(): ImpulseMemorySpec {
+    const n = this.count;
+    return {
+      count: n,
+      key: encodeFloat64(this.key.slice(0, n)),
+      bodyA: Array.from(this.bodyA.subarray(0, n)),
+      bodyB: Array.from(this.bodyB.subarray(0, n)),
+      impulse: encodeFloat64(this.impulse.slice(0, 3 * n)),
+      point: encodeFloat64(this.point.slice(0, 3 * n)),
+    };
+  }
+
+  /** Restores what export gave (same model); SnapshotError at memory.contact otherwise. */
+  import(memory: ContactMemorySpec): void {
+    const m = memory as Partial<ImpulseMemorySpec> | null;
+    const n = m?.count;
+    if (
+      !m ||
+      typeof n !== "number" ||
+      !Number.isInteger(n) ||
+      n < 0 ||
+      !Array.isArray(m.bodyA) ||
+      !Array.isArray(m.bodyB) ||
+      m.bodyA.length !== n ||
+      m.bodyB.length !== n ||
+      typeof m.key !== "string" ||
+      typeof m.impulse !== "string" ||
+      typeof m.point !== "string"
+    )
+      throw new SnapshotError([
+        { path: ["memory", "contact"], message: "malformed contact memory" },
+      ]);
+    for (const b of [...m.bodyA, ...m.bodyB])
+      if (!Number.isInteger(b) || b < -1 || b >= this.numBodies)
+        throw new SnapshotError([
+          { path: ["memory", "contact"], message: `body index ${b} out of range` },
+        ]);
+    const key = decodeFloat64(m.key, n, ["memory", "contact", "key"]);
+    const impulse = decodeFloat64(m.impulse, 3 * n, ["memory", "contact", "impulse"]);
+    const point = decodeFloat64(m.point, 3 * n, ["memory", "contact", "point"]);
+    this.begin(n);
+    for (let i = 0; i < n; i++) this.add(key[i], m.bodyA[i], m.bodyB[i], point, i);
+    this.impulse.set(impulse);
+  }
+
+  private pairKey(a: number, b: number): number {
+    return (a + 1) * (this.numBodies + 2) + (b + 1);
+  }
+}

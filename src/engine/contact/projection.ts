@@ -1,0 +1,246 @@
+/**
+ * The position projection of nonsmooth contact (Siconos TimeSteppingProjectOnConstraints,
+ * NewtonEulerDS, kinetic metric): after the step the positions are moved by the smallest
+ * correction in the kinetic-energy metric that cancels the penetrations to first order:
+ *     minimize ½ δqᵀ M δq  subject to  g + H_n δq ≥ 0,
+ * whose optimality conditions are the LCP
+ *     w = (H_n M⁻¹ H_nᵀ) μ + g ≥ 0 ⊥ μ ≥ 0,   δq = M⁻¹ H_nᵀ μ
+ * (μ a position-level multiplier, kg·m). Separated contacts enter as inequalities, so the
+ * correction does not push a body into another. Velocities are not changed.
+ */
+import { grow } from "../math/grow";
+import { addPositionIncrement, type BodySystem } from "../model/body-system";
+import { decodeFloat64, encodeFloat64, SnapshotError } from "../model/state-codec";
+import { PgsSolver } from "../solvers/nonsmooth";
+import type { CarriedDetection } from "./carried-detection";
+import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
+import { KeyTable } from "./key-table";
+
+export interface ProjectionSettings {
+  /**
+   * Largest penetration (m) left after the projection (the model's
+   * solver.projectionTolerance): the passes stop once every gap is ≥ −tolerance, and each
+   * pass's LCP is solved to the "lcp-local" residual ≤ tolerance (see project()).
+   */
+  tolerance: number;
+  /** Gauss–Seidel sweeps per step at most, over all passes (solver.projectionIterations). */
+  maxIterations: number;
+}
+
+/** The schema's defaults (solver.projectionTolerance, projectionIterations). */
+export const DEFAULT_PROJECTION: ProjectionSettings = { tolerance: 1e-9, maxIterations: 200 };
+
+/** What one projection did. */
+export interface ProjectionResult {
+  /** Passes (LCP solve and move). */
+  iterations: number;
+  /** Gauss–Seidel sweeps over all passes. */
+  sweeps: number;
+  /** Deepest penetration left (m, ≥ 0). */
+  penetration: number;
+}
+
+/** The projection's warm start in a snapshot: position multipliers (kg·m) by contact key. */
+export interface ProjectionMemorySpec {
+  count: number;
+  key: string;
+  mu: string;
+}
+
+/** Projection passes (gaps, LCP, move) per step at most. */
+export const PROJECTION_PASSES = 10;
+
+/** Wall time (ms) the projection spends, added to its owner's figures. */
+export interface ProjectionTimes {
+  broadMs: number;
+  narrowMs: number;
+  projectionMs: number;
+}
+
+export class ContactProjection {
+  settings: ProjectionSettings = { ...DEFAULT_PROJECTION };
+  private readonly set: ContactSet;
+  /** The LCP solver: PGS measured in gap units (see project()). */
+  private readonly solver = new PgsSolver({ residual: "lcp-local" });
+  private readonly yOff: Int32Array;
+  private readonly Y: Float64Array;
+  private readonly rhs: Float64Array;
+  private q: Float64Array = new Float64Array(0);
+  private mu: Float64Array = new Float64Array(0);
+  /** Warm start: key → slot of memMu (first pass of the last projection). */
+  private readonly memory = new KeyTable();
+  private memMu: Float64Array = new Float64Array(0);
+  private memKey: Float64Array = new Float64Array(0);
+  private memCount = 0;
+
+  constructor(private readonly sys: BodySystem) {
+    this.set = new ContactSet(sys);
+    const { yOff, size } = blockOffsets(sys);
+    this.yOff = yOff;
+    this.Y = new Float64Array(size);
+    this.rhs = new Float64Array(sys.numDofs);
+  }
+
+  /** Forgets the warm start. */
+  clear(): void {
+    this.memory.clear();
+    this.memCount = 0;
+  }
+
+  /**
+   * Projects the positions out of penetration. Cost per step, O(contacts)
+   * (bench/README.md, "Contact position projection"):
+   *  - Contacts: the step's own detection (at x_t, margin ≥ the model's) is carried to
+   *    x_{t+h} (CarriedDetection) instead of detecting again, as long as it provably still
+   *    lists every contact that can penetrate; otherwise, e.g. during a fast fall, contacts
+   *    are detected afresh with the model's `margin` (m).
+   *  - The target is g + H_n δq ≥ −τ/2 (τ = settings.tolerance), solved on the factored
+   *    operator H_n M⁻¹ H_nᵀ (never assembled) by the velocity-form PGS
+   *    (solvers/nonsmooth/pgs.ts) measured in gap units: it stops when
+   *    ‖min(W_ii μ_i, w_i)‖∞ ≤ τ/2 with w = g + τ/2 + H_n δq, so every linearized gap is
+   *    ≥ −τ and a contact with a multiplier is left at a gap in [−τ, 0] (or its own
+   *    multiplier moved it by at most τ/2). Not separated: a contact pushed apart by more
+   *    than ACTIVATION_TOLERANCE would leave the next step's active set, its body fall
+   *    freely for a step and hit again, which spoils the contact solve's convergence. A
+   *    warm start that pushes too far is thereby undone too. settings.maxIterations bounds
+   *    the sweeps per step.
+   *  - Warm start of the first pass by contact key from the previous step's first pass
+   *    when that converged (remember), else from zero: where a drift repeats step after
+   *    step (the contact solve's unconverged velocity error times h), so do the
+   *    multipliers. A step without a pass leaves zero multipliers to the next.
+   * δq is applied on the manifold (quaternions through the exponential map) and the pass
+   * repeats on the gaps carried to the new pose (Siconos' computeh/computeJach loop) until
+   * the deepest penetration is ≤ settings.tolerance, the sweeps are spent or after
+   * PROJECTION_PASSES passes. `projectJoints` (the joints' own position projection) runs
+   * after each contact pass, so both constraint sets are satisfied together (block
+   * Gauss–Seidel between the two). Returns the passes and sweeps made and the deepest
+   * penetration left (m, ≥ 0) among the carried gaps — the geometry is detected exactly
+   * again at the next step's start, so their second-order error does not accumulate.
+   */
+  project(
+    detection: CarriedDetection,
+    margin: number,
+    times: ProjectionTimes,
+    projectJoints?: () => void,
+  ): ProjectionResult {
+    const t0 = performance.now();
+    const { sys, set } = this;
+    const { tolerance, maxIterations } = this.settings;
+    let sweeps = maxIterations;
+    let it = 0;
+    let pen = 0;
+    for (;;) {
+      if (!detection.covers()) {
+        detection.detector.margin = margin;
+        detection.detect();
+        times.broadMs += detection.detector.stats.broadMs;
+        times.narrowMs += detection.detector.stats.narrowMs;
+        detection.covers();
+      }
+      pen = detection.transport();
+      if (pen <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
+      const b = detection.buffer;
+      set.reset(b.count);
+      for (let k = 0; k < b.count; k++)
+        set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, detection.point, detection.gap, k);
+      inverseMassBlocks(sys, this.Y, this.yOff, 1);
+      set.computeResponse(this.Y, this.yOff, 1, true);
+      const W = set.delassus(1, 1);
+      const nc = set.count;
+      this.q = grow(this.q, nc);
+      this.mu = grow(this.mu, nc);
+      const mu = this.mu;
+      // Target g + H δq ≥ −tolerance/2, solved to the residual tolerance/2 (see above).
+      const half = 0.5 * tolerance;
+      for (let k = 0; k < nc; k++) this.q[k] = set.gap[k] + half;
+      if (it === 0) this.warmStart();
+      else mu.fill(0, 0, nc);
+      const res = this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
+        maxIterations: sweeps,
+        tolerance: half,
+        warmStart: true,
+      });
+      if (!Number.isFinite(res.residual))
+        throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
+      sweeps -= res.iterations;
+      if (it === 0) this.remember(res.converged);
+      this.rhs.fill(0);
+      W.addResponse(mu, 1, this.rhs);
+      addPositionIncrement(sys, this.rhs, 1);
+      projectJoints?.();
+      it++;
+    }
+    // No pass: this step's multipliers are all zero, and so is the next one's warm start.
+    if (it === 0) this.clear();
+    times.projectionMs += performance.now() - t0;
+    return { iterations: it, sweeps: maxIterations - sweeps, penetration: pen };
+  }
+
+  /** mu ← the last projection's first-pass multipliers of the contacts with known keys. */
+  private warmStart(): void {
+    const { set, mu } = this;
+    for (let i = 0; i < set.count; i++) {
+      const slot = this.memory.get(set.key[i]);
+      mu[i] = slot < 0 ? 0 : this.memMu[slot];
+    }
+  }
+
+  /**
+   * Remembers the positive multipliers of the pass just solved by contact key, or nothing
+   * when the solve stopped at the sweep limit: an unconverged iterate may push contacts
+   * apart that the next step does not need pushed, and with the sweeps spent before that
+   * is undone they leave the active set, and more steps then need a projection
+   * (bench/README.md, "Contact position projection").
+   */
+  private remember(converged: boolean): void {
+    const { set, mu } = this;
+    const nc = converged ? set.count : 0;
+    this.memory.clear();
+    this.memory.reserve(nc);
+    this.memMu = grow(this.memMu, nc);
+    this.memKey = grow(this.memKey, nc);
+    let n = 0;
+    for (let i = 0; i < nc; i++) {
+      if (!(mu[i] > 0)) continue;
+      this.memory.set(set.key[i], n);
+      this.memMu[n] = mu[i];
+      this.memKey[n] = set.key[i];
+      n++;
+    }
+    this.memCount = n;
+  }
+
+  /** The warm start, JSON-safe and exact (float64 bytes), for simulation snapshots. */
+  exportMemory(): ProjectionMemorySpec {
+    return {
+      count: this.memCount,
+      key: encodeFloat64(this.memKey.slice(0, this.memCount)),
+      mu: encodeFloat64(this.memMu.slice(0, this.memCount)),
+    };
+  }
+
+  /** Restores what exportMemory gave; SnapshotError at memory.contact.projection otherwise. */
+  importMemory(p: ProjectionMemorySpec | null): void {
+    const n = p?.count;
+    if (
+      p === null ||
+      typeof n !== "number" ||
+      !Number.isInteger(n) ||
+      n < 0 ||
+      typeof p.key !== "string" ||
+      typeof p.mu !== "string"
+    )
+      throw new SnapshotError([
+        { path: ["memory", "contact", "projection"], message: "malformed projection memory" },
+      ]);
+    const key = decodeFloat64(p.key, n, ["memory", "contact", "projection", "key"]);
+    const mu = decodeFloat64(p.mu, n, ["memory", "contact", "projection", "mu"]);
+    this.memKey = grow(this.memKey, n);
+    this.memMu = grow(this.memMu, n);
+    this.memKey.set(key);
+    this.memMu.set(mu);
+    this.memory.reserve(n);
+    for (let i = 0; i < n; i++) this.memory.set(key[i], i);
+    this.memCount = n;
+  }
+}
