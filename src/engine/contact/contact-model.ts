@@ -6,12 +6,13 @@
  *    acceleration a_t would carry the impulse P/h into the next step's predictor.
  *  - "smc": a CompliantContactEffector (compliant.ts) added to the force effectors, so it
  *    works with every integrator, with its Jacobians in the implicit ones.
- * The Simulation applies the solver settings through it (configure) and builds the
- * integrator over its one-step problem, asks it for the State's contacts (states) and
- * applies PATCHes of the contact parameters (update).
+ * The Simulation applies the solver settings through it (configure), hands its parts to
+ * the integrator factory (integrators/factory.ts), asks it for the State's contacts
+ * (report) and applies PATCHes of the contact parameters (update).
  */
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
 import type { ContactMemorySpec } from "../../../schemas/snapshot";
+import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import type { CollisionDetector } from "../geometry/collide";
 import type { BodySystem } from "../model/body-system";
@@ -84,7 +85,7 @@ export class ContactModel {
       this.compliant.stepSize = p.dt;
       return;
     }
-    if (p.integrator === "newmark" || p.integrator === "generalized-alpha")
+    if (!isVelocityLevel(p.integrator))
       throw new Error(
         `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${p.integrator}`,
       );

@@ -131,3 +131,14 @@ export class CoupledProblems implements OneStepProblem {
     this.b.clear();
   }
 }
+
+/**
+ * Whether an integrator (solver.integrator) steps at the velocity level, impulses and all
+ * (Moreau–Jean and its θ = 1 cases, backward and symplectic Euler): only those take
+ * one-step nonsmooth problems (contact.method "nsc", nonsmooth joint limits). Newmark and
+ * generalized-α step accelerations, whose memory a_t would carry an impulse P/h into the
+ * next step's predictor; they take the compliant forms instead.
+ */
+export function isVelocityLevel(integrator: string): boolean {
+  return integrator !== "newmark" && integrator !== "generalized-alpha";
+}

@@ -16,17 +16,14 @@ import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ContactModel } from "../contact/contact-model";
 import { ContactReport } from "../contact/report";
-import { CoupledProblems } from "../dynamics/one-step-problem";
+import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import { potentialEnergy } from "../forces/energy";
 import { GyroscopicEffector } from "../forces/gyroscopic";
 import { PointForceEffector } from "../forces/point-force";
 import { AccelerationStepper } from "../integrators/acceleration-step";
-import { GeneralizedAlphaIntegrator } from "../integrators/generalized-alpha";
+import { createIntegrator } from "../integrators/factory";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
-import { MoreauJeanIntegrator } from "../integrators/moreau-jean";
-import { NewmarkIntegrator } from "../integrators/newmark";
-import { ThetaScheme } from "../integrators/theta-scheme";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
 import {
   decodeFloat64,
@@ -876,55 +873,13 @@ export class Simulation {
    */
   private createIntegrator(): Integrator {
     const p = this.solverSpec;
-    const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
     this.contact?.configure(p);
-    const velocityLevel = p.integrator !== "newmark" && p.integrator !== "generalized-alpha";
-    for (const l of this.actuation.limits) l.enabled = !velocityLevel;
-    switch (p.integrator) {
-      case "newmark":
-        return new NewmarkIntegrator(
-          this.stepper,
-          {
-            beta: p.beta,
-            gamma: p.gamma,
-            rayleighMass: p.rayleighMass,
-            rayleighStiffness: p.rayleighStiffness,
-            velocityDamping: p.velocityDamping,
-          },
-          newton,
-          this.contact?.compliant ?? null,
-        );
-      case "generalized-alpha":
-        return new GeneralizedAlphaIntegrator(
-          this.stepper,
-          {
-            rhoInfinity: p.rhoInfinity,
-            stepTolerance: p.stepTolerance ?? null,
-            rayleighMass: p.rayleighMass,
-            rayleighStiffness: p.rayleighStiffness,
-          },
-          newton,
-        );
-    }
-    const theta =
-      p.integrator === "moreau-jean"
-        ? { theta: p.theta, forceWeight: p.theta }
-        : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0 };
-    const contact = this.contact?.nonsmooth ?? null;
-    const limits = this.limitProblem;
-    const problem =
-      contact && limits
-        ? new CoupledProblems(contact, limits, this.system.numDofs, p.tolerance)
-        : (contact ?? limits);
-    if (problem === null) return new ThetaScheme(p.integrator, this.stepper, theta, newton);
-    return new MoreauJeanIntegrator(
-      p.integrator,
-      this.stepper,
-      { ...theta, projectOnConstraints: p.projectOnConstraints, jointTolerance: p.jointTolerance },
-      newton,
-      problem,
-      contact,
-    );
+    for (const l of this.actuation.limits) l.enabled = !isVelocityLevel(p.integrator);
+    return createIntegrator(p, this.stepper, {
+      compliant: this.contact?.compliant ?? null,
+      nonsmooth: this.contact?.nonsmooth ?? null,
+      limits: this.limitProblem,
+    });
   }
 
   private findBlowUp(): string | null {

@@ -1,0 +1,85 @@
+/**
+ * The one place an integrator is chosen from the solver settings (solver.integrator and
+ * its parameters):
+ *   newmark            NewmarkIntegrator (SOFA's NewmarkImplicitSolver, Rayleigh damping)
+ *   generalized-alpha  GeneralizedAlphaIntegrator (Chung–Hulbert, ρ∞)
+ *   moreau-jean, backward-euler, symplectic-euler
+ *                      the θ-method of Moreau–Jean with θ, forceWeight: (θ, θ), (1, 1),
+ *                      (1, 0); a MoreauJeanIntegrator over the one-step nonsmooth problem
+ *                      when the model has one (nonsmooth contact, nonsmooth joint limits,
+ *                      or both coupled), else the smooth ThetaScheme.
+ * Contact and joint limits plug in through what they are: a compliant contact effector
+ * (Newmark evaluates it at the predictor), one-step problems (the velocity-level schemes).
+ */
+import type { SolverSpec } from "../../../schemas/model";
+import type { CompliantContactEffector } from "../contact/compliant";
+import type { NonsmoothContact } from "../contact/nonsmooth-contact";
+import { CoupledProblems, type OneStepProblem } from "../dynamics/one-step-problem";
+import type { AccelerationStepper } from "./acceleration-step";
+import { GeneralizedAlphaIntegrator } from "./generalized-alpha";
+import type { Integrator } from "./integrator";
+import { MoreauJeanIntegrator } from "./moreau-jean";
+import { NewmarkIntegrator } from "./newmark";
+import { ThetaScheme } from "./theta-scheme";
+
+/** The parts of a model an integrator steps besides the stepper's forces and joints. */
+export interface IntegratorParts {
+  /** contact.method "smc" */
+  compliant: CompliantContactEffector | null;
+  /** contact.method "nsc" */
+  nonsmooth: NonsmoothContact | null;
+  /** joint limits as impacts (velocity-level schemes) */
+  limits: OneStepProblem | null;
+}
+
+export function createIntegrator(
+  p: SolverSpec,
+  stepper: AccelerationStepper,
+  parts: IntegratorParts,
+): Integrator {
+  const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
+  switch (p.integrator) {
+    case "newmark":
+      return new NewmarkIntegrator(
+        stepper,
+        {
+          beta: p.beta,
+          gamma: p.gamma,
+          rayleighMass: p.rayleighMass,
+          rayleighStiffness: p.rayleighStiffness,
+          velocityDamping: p.velocityDamping,
+        },
+        newton,
+        parts.compliant,
+      );
+    case "generalized-alpha":
+      return new GeneralizedAlphaIntegrator(
+        stepper,
+        {
+          rhoInfinity: p.rhoInfinity,
+          stepTolerance: p.stepTolerance ?? null,
+          rayleighMass: p.rayleighMass,
+          rayleighStiffness: p.rayleighStiffness,
+        },
+        newton,
+      );
+  }
+  const theta =
+    p.integrator === "moreau-jean"
+      ? { theta: p.theta, forceWeight: p.theta }
+      : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0 };
+  const { nonsmooth: contact, limits } = parts;
+  const problem =
+    contact && limits
+      ? new CoupledProblems(contact, limits, stepper.n, p.tolerance)
+      : (contact ?? limits);
+  if (problem === null) return new ThetaScheme(p.integrator, stepper, theta, newton);
+  return new MoreauJeanIntegrator(
+    p.integrator,
+    stepper,
+    { ...theta, projectOnConstraints: p.projectOnConstraints, jointTolerance: p.jointTolerance },
+    newton,
+    problem,
+    contact,
+  );
+}
