@@ -60,7 +60,7 @@
 import type { AssemblyOptionsSpec, AssemblyResultOut, ExitFlagCode } from "../../../schemas/state";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectionWorkspace, projectPositions, projectVelocities } from "../constraints/project";
-import { csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
+import { type CsrMatrix, csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
 import { BodyKind, type BodySystem, massSolve } from "../model/body-system";
 import { createLinearSolver, MatrixType } from "../solvers/linear/index";
 import { dependentRows, qrMinNormSolve, rankRevealingQr } from "../solvers/linear/sparse-qr";
@@ -102,6 +102,21 @@ function allFinite(x: Float64Array): boolean {
   return true;
 }
 
+/** The exit flag (the most severe raised) and the warnings of one analysis. */
+class Outcome {
+  flag: ExitFlagCode = "SUCCESS";
+  readonly warnings: string[] = [];
+
+  raise(f: ExitFlagCode, warning?: string): void {
+    if (FLAG_RANK[f] > FLAG_RANK[this.flag]) this.flag = f;
+    if (warning !== undefined) this.warnings.push(warning);
+  }
+
+  warn(warning: string): void {
+    this.warnings.push(warning);
+  }
+}
+
 export function assemble(
   sys: BodySystem,
   set: ConstraintSet,
@@ -111,257 +126,303 @@ export function assemble(
   context: AssemblyContext = {},
 ): AssemblyResultOut {
   const time = options.dt ?? t;
-  const n = sys.numDofs;
   const m = set.numRows;
-  const warnings: string[] = [];
-  let flag: ExitFlagCode = "SUCCESS";
-  const raise = (f: ExitFlagCode) => {
-    if (FLAG_RANK[f] > FLAG_RANK[flag]) flag = f;
-  };
-  const acc = new Float64Array(n);
+  const out = new Outcome();
+  const acc = new Float64Array(sys.numDofs);
   const lambda = new Float64Array(m);
-  let iterations = 0;
-  let updateNorm = 0;
-  let accelerationResidual = 0;
-  let haveReactions = false;
   const c = new Float64Array(m);
   set.residual(time, c);
-  let residualNorm = infNorm(c);
+  const position = { iterations: 0, residualNorm: infNorm(c), updateNorm: 0 };
+  const result = (reactions: boolean, accelerationResidual: number) =>
+    assemblyResult(sys, set, out, position, accelerationResidual, acc, reactions ? lambda : null);
 
   if ((context.contacts ?? 0) > 0) {
-    warnings.push(
+    out.raise(
+      "UNSUPPORTED_CONTACTS",
       `${context.contacts} active nonsmooth contacts: assembly is not performed with NSC contacts (as Chrono's DoAssembly); use smc contact or a short settling run`,
     );
-    return result("UNSUPPORTED_CONTACTS");
+    return result(false, 0);
   }
-
   const levels = new Set(options.levels);
-
   if (levels.has("position")) {
     const r = projectPositions(sys, set, time, options);
-    iterations = r.iterations;
-    residualNorm = r.residualNorm;
-    updateNorm = r.updateNorm;
-    if (!r.converged) {
-      raise("NOT_CONVERGED");
-      warnings.push(
+    position.iterations = r.iterations;
+    position.residualNorm = r.residualNorm;
+    position.updateNorm = r.updateNorm;
+    if (!r.converged)
+      out.raise(
+        "NOT_CONVERGED",
         `position level not converged after ${r.iterations} iterations: ‖C‖∞ = ${r.residualNorm.toExponential(3)}, last ‖δq‖∞ = ${r.updateNorm.toExponential(3)}`,
       );
-    }
   }
-
-  // Rank analysis of G at the final configuration.
-  let dependent: Int32Array = new Int32Array(0);
-  if (m > 0 && !fullRankBySchur()) {
-    const G = set.updateJacobian(time);
-    const dense = csrToDense(G);
-    dependent = dependentRows(dense, m, n, RANK_TOLERANCE).dependent;
-    for (const r of dependent) {
-      const con = set.constraints[set.rowConstraint[r]];
-      if (con.category === "motor") {
-        raise("SINGULAR");
-        warnings.push(
-          `${set.rowLabel(r)} depends on the other constraint rows: the drive does not determine the motion in this configuration (singular, e.g. a dead centre)`,
-        );
-      } else
-        warnings.push(
-          `${set.rowLabel(r)} is redundant (a combination of earlier constraint rows); its share of the reactions is not determined, the minimum-norm multipliers are reported`,
-        );
-    }
-  }
-  const rankDeficient = dependent.length > 0;
-
-  if (levels.has("velocity") && m > 0) {
-    const r = projectVelocities(sys, set, time);
-    const ct = new Float64Array(m);
-    set.velocityTerm(time, ct);
-    const tol = options.residualTolerance * (1 + infNorm(ct));
-    if (!(r.residualNorm <= tol)) {
-      // The projection's factorization drops rows at angles below ~1e-6 rad from the span
-      // of the others (semidefinite-ldlt.ts), a looser test than the QR above: a row so
-      // nearly dependent is a singular configuration for practical purposes too.
-      const singular = rankDeficient || r.rank < m;
-      raise(singular ? "SINGULAR" : "NOT_CONVERGED");
-      warnings.push(
-        `velocity constraints not satisfied: ‖G v + Ct‖∞ = ${r.residualNorm.toExponential(3)}${singular ? " (inconsistent at a singular configuration)" : ""}`,
-      );
-    }
-  }
-
-  if (levels.has("acceleration")) {
-    accelerationResidual = accelerationLevel();
-    haveReactions = true;
-  }
-
+  const dependent = dependentConstraintRows(sys, set, time, out);
+  if (levels.has("velocity") && m > 0)
+    velocityLevel(sys, set, time, options, dependent.length > 0, out);
+  let accelerationResidual = 0;
+  if (levels.has("acceleration"))
+    accelerationResidual = accelerationLevel(
+      sys,
+      set,
+      computeForces,
+      time,
+      options,
+      dependent,
+      out,
+      acc,
+      lambda,
+    );
   if (context.accelerations) context.accelerations.set(acc);
   if (context.multipliers) context.multipliers.set(lambda);
-  return result(flag);
+  return result(levels.has("acceleration"), accelerationResidual);
+}
 
-  /** Solves the saddle-point system; fills acc and lambda; returns ‖G a − Qc‖∞. */
-  function accelerationLevel(): number {
-    const f = new Float64Array(n);
-    computeForces(time, f);
-    if (m === 0) {
-      massSolve(sys, f, acc);
-      return 0;
-    }
-    const G = set.updateJacobian(time);
-    const qc = new Float64Array(m);
-    set.quadraticTerm(time, qc);
-    const isDependent = new Uint8Array(m);
-    for (const r of dependent) isDependent[r] = 1;
-    const kept: number[] = [];
-    for (let r = 0; r < m; r++) if (!isDependent[r]) kept.push(r);
-    const nk = kept.length;
-    // K = [M G_Iᵀ; G_I 0] as triplets.
-    const ri: number[] = [];
-    const ci: number[] = [];
-    const vi: number[] = [];
-    for (let b = 0; b < sys.numBodies; b++) {
-      const d = sys.dofOffset[b];
-      if (d < 0) continue;
-      for (let i = 0; i < 3; i++) {
-        ri.push(d + i);
-        ci.push(d + i);
-        vi.push(sys.mass[b]);
-      }
-      if (sys.kind[b] === BodyKind.RIGID)
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            ri.push(d + 3 + i);
-            ci.push(d + 3 + j);
-            vi.push(sys.inertiaWorld[9 * b + 3 * i + j]);
-          }
-    }
-    kept.forEach((r, k) => {
-      for (let p = G.rowPtr[r]; p < G.rowPtr[r + 1]; p++) {
-        ri.push(n + k, G.colIdx[p]);
-        ci.push(G.colIdx[p], n + k);
-        vi.push(G.values[p], G.values[p]);
-      }
-    });
-    const N = n + nk;
-    const K = csrFromTriplets(N, N, ri, ci, vi);
-    const rhs = new Float64Array(N);
-    rhs.set(f);
-    kept.forEach((r, k) => {
-      rhs[n + k] = qc[r];
-    });
-    const x = new Float64Array(N);
-    const solver = createLinearSolver(options.solver, MatrixType.SYMMETRIC, N, {
-      tolerance: ITERATIVE_TOLERANCE,
-      maxIterations: Math.max(1000, 20 * N),
-      preconditioner: "jacobi",
-    });
-    solver.factor(K);
-    const info = solver.solve(rhs, x);
-    if (!allFinite(x)) {
-      raise("SINGULAR");
-      warnings.push(
-        `the acceleration-level system is singular to working precision (${options.solver}); accelerations and reactions are set to zero`,
+/**
+ * Rank analysis of G at the final configuration: the dependent rows (see the header), each
+ * named in a warning; a dependent motor row raises SINGULAR.
+ */
+function dependentConstraintRows(
+  sys: BodySystem,
+  set: ConstraintSet,
+  time: number,
+  out: Outcome,
+): Int32Array {
+  const m = set.numRows;
+  if (m === 0 || fullRankBySchur(set, time)) return new Int32Array(0);
+  const G = set.updateJacobian(time);
+  const dependent = dependentRows(csrToDense(G), m, sys.numDofs, RANK_TOLERANCE).dependent;
+  for (const r of dependent) {
+    if (set.constraints[set.rowConstraint[r]].category === "motor")
+      out.raise(
+        "SINGULAR",
+        `${set.rowLabel(r)} depends on the other constraint rows: the drive does not determine the motion in this configuration (singular, e.g. a dead centre)`,
       );
-      x.fill(0);
-    } else if (!info.converged) {
-      raise("ACCELERATION_INACCURATE");
-      warnings.push(
-        `${options.solver} did not converge at the acceleration level (relative residual ${info.residual.toExponential(3)} after ${info.iterations} iterations)`,
+    else
+      out.warn(
+        `${set.rowLabel(r)} is redundant (a combination of earlier constraint rows); its share of the reactions is not determined, the minimum-norm multipliers are reported`,
       );
-    }
-    acc.set(x.subarray(0, n));
-    kept.forEach((r, k) => {
-      lambda[r] = x[n + k];
-    });
-    if (rankDeficient) minimumNormMultipliers();
-    // ‖G a − Qc‖∞ over every row, the dependent ones included.
-    const ga = new Float64Array(m);
-    csrMultiply(G, acc, ga);
-    for (let r = 0; r < m; r++) ga[r] -= qc[r];
-    const res = infNorm(ga);
-    const tol = options.residualTolerance * (1 + infNorm(qc));
-    if (!(res <= tol)) {
-      raise(rankDeficient ? "SINGULAR" : "ACCELERATION_INACCURATE");
-      warnings.push(
-        `acceleration constraints not satisfied: ‖G a − Qc‖∞ = ${res.toExponential(3)} > ${tol.toExponential(3)}${rankDeficient ? " (inconsistent at a singular configuration)" : ""}`,
-      );
-    }
-    return res;
-
-    /** λ ← the minimum-norm multipliers with the same constraint force Gᵀλ. */
-    function minimumNormMultipliers(): void {
-      const g = new Float64Array(n);
-      set.multiplyTranspose(lambda, g);
-      const gd = csrToDense(G); // m×n row-major = (Gᵀ)ᵀ: transpose into n×m
-      const gt = new Float64Array(n * m);
-      for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) gt[j * m + r] = gd[r * n + j];
-      const qr = rankRevealingQr(gt, n, m, RANK_TOLERANCE);
-      const lmin = new Float64Array(m);
-      qrMinNormSolve(qr, g, lmin);
-      if (allFinite(lmin)) lambda.set(lmin);
-    }
   }
+  return dependent;
+}
 
-  /**
-   * Sparse first test of the rank: the semidefinite LDLᵀ of S = G M⁻¹ Gᵀ (natural order,
-   * no fill for chains) drops rows at angles below ~1e-6 rad from the span of the earlier
-   * ones, a looser test than the QR's 1e-10; when it keeps every row, the QR would too
-   * and its O(m²n) dense work is skipped (long chains). Otherwise the QR decides.
-   */
-  function fullRankBySchur(): boolean {
-    const ws = projectionWorkspace(set);
-    ws.factorAt(time);
-    return ws.ldlt.rank === m;
+/**
+ * Sparse first test of the rank: the semidefinite LDLᵀ of S = G M⁻¹ Gᵀ (natural order,
+ * no fill for chains) drops rows at angles below ~1e-6 rad from the span of the earlier
+ * ones, a looser test than the QR's 1e-10; when it keeps every row, the QR would too
+ * and its O(m²n) dense work is skipped (long chains). Otherwise the QR decides.
+ */
+function fullRankBySchur(set: ConstraintSet, time: number): boolean {
+  const ws = projectionWorkspace(set);
+  ws.factorAt(time);
+  return ws.ldlt.rank === set.numRows;
+}
+
+/** The velocity level: v projected onto G v = −Ct, its residual checked. */
+function velocityLevel(
+  sys: BodySystem,
+  set: ConstraintSet,
+  time: number,
+  options: AssemblyOptionsSpec,
+  rankDeficient: boolean,
+  out: Outcome,
+): void {
+  const m = set.numRows;
+  const r = projectVelocities(sys, set, time);
+  const ct = new Float64Array(m);
+  set.velocityTerm(time, ct);
+  const tol = options.residualTolerance * (1 + infNorm(ct));
+  if (r.residualNorm <= tol) return;
+  // The projection's factorization drops rows at angles below ~1e-6 rad from the span
+  // of the others (semidefinite-ldlt.ts), a looser test than the QR above: a row so
+  // nearly dependent is a singular configuration for practical purposes too.
+  const singular = rankDeficient || r.rank < m;
+  out.raise(
+    singular ? "SINGULAR" : "NOT_CONVERGED",
+    `velocity constraints not satisfied: ‖G v + Ct‖∞ = ${r.residualNorm.toExponential(3)}${singular ? " (inconsistent at a singular configuration)" : ""}`,
+  );
+}
+
+/**
+ * The acceleration level: solves the saddle-point system on the independent rows into acc
+ * and lambda (minimum-norm multipliers when rows are dependent); returns ‖G a − Qc‖∞.
+ */
+function accelerationLevel(
+  sys: BodySystem,
+  set: ConstraintSet,
+  computeForces: (t: number, out: Float64Array) => void,
+  time: number,
+  options: AssemblyOptionsSpec,
+  dependent: Int32Array,
+  out: Outcome,
+  acc: Float64Array,
+  lambda: Float64Array,
+): number {
+  const n = sys.numDofs;
+  const m = set.numRows;
+  const f = new Float64Array(n);
+  computeForces(time, f);
+  if (m === 0) {
+    massSolve(sys, f, acc);
+    return 0;
   }
+  const G = set.updateJacobian(time);
+  const qc = new Float64Array(m);
+  set.quadraticTerm(time, qc);
+  const isDependent = new Uint8Array(m);
+  for (const r of dependent) isDependent[r] = 1;
+  const kept: number[] = [];
+  for (let r = 0; r < m; r++) if (!isDependent[r]) kept.push(r);
+  const N = n + kept.length;
+  const K = saddlePointMatrix(sys, G, kept);
+  const rhs = new Float64Array(N);
+  rhs.set(f);
+  kept.forEach((r, k) => {
+    rhs[n + k] = qc[r];
+  });
+  const x = new Float64Array(N);
+  const solver = createLinearSolver(options.solver, MatrixType.SYMMETRIC, N, {
+    tolerance: ITERATIVE_TOLERANCE,
+    maxIterations: Math.max(1000, 20 * N),
+    preconditioner: "jacobi",
+  });
+  solver.factor(K);
+  const info = solver.solve(rhs, x);
+  if (!allFinite(x)) {
+    out.raise(
+      "SINGULAR",
+      `the acceleration-level system is singular to working precision (${options.solver}); accelerations and reactions are set to zero`,
+    );
+    x.fill(0);
+  } else if (!info.converged)
+    out.raise(
+      "ACCELERATION_INACCURATE",
+      `${options.solver} did not converge at the acceleration level (relative residual ${info.residual.toExponential(3)} after ${info.iterations} iterations)`,
+    );
+  acc.set(x.subarray(0, n));
+  kept.forEach((r, k) => {
+    lambda[r] = x[n + k];
+  });
+  const rankDeficient = dependent.length > 0;
+  if (rankDeficient) minimumNormMultipliers(set, G, n, lambda);
+  // ‖G a − Qc‖∞ over every row, the dependent ones included.
+  const ga = new Float64Array(m);
+  csrMultiply(G, acc, ga);
+  for (let r = 0; r < m; r++) ga[r] -= qc[r];
+  const res = infNorm(ga);
+  const tol = options.residualTolerance * (1 + infNorm(qc));
+  if (!(res <= tol))
+    out.raise(
+      rankDeficient ? "SINGULAR" : "ACCELERATION_INACCURATE",
+      `acceleration constraints not satisfied: ‖G a − Qc‖∞ = ${res.toExponential(3)} > ${tol.toExponential(3)}${rankDeficient ? " (inconsistent at a singular configuration)" : ""}`,
+    );
+  return res;
+}
 
-  function result(exitFlag: ExitFlagCode): AssemblyResultOut {
-    const bodies: AssemblyResultOut["bodies"] = [];
-    for (let b = 0; b < sys.numBodies; b++) {
-      const d = sys.dofOffset[b];
-      const v3 = (arr: Float64Array, o: number): [number, number, number] => [
-        arr[o],
-        arr[o + 1],
-        arr[o + 2],
-      ];
-      const rigidDyn = d >= 0 && sys.kind[b] === BodyKind.RIGID;
-      bodies.push({
-        id: sys.ids[b],
-        position: v3(sys.pos, 3 * b),
-        orientation: [
-          sys.quat[4 * b],
-          sys.quat[4 * b + 1],
-          sys.quat[4 * b + 2],
-          sys.quat[4 * b + 3],
-        ],
-        velocity: v3(sys.vel, 3 * b),
-        angularVelocity: v3(sys.omega, 3 * b),
-        acceleration: d >= 0 ? v3(acc, d) : [0, 0, 0],
-        angularAcceleration: rigidDyn ? v3(acc, d + 3) : [0, 0, 0],
+/** K = [M G_Iᵀ; G_I 0] (G_I: the rows `kept` of G), sparse. */
+function saddlePointMatrix(sys: BodySystem, G: CsrMatrix, kept: readonly number[]): CsrMatrix {
+  const n = sys.numDofs;
+  const ri: number[] = [];
+  const ci: number[] = [];
+  const vi: number[] = [];
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0) continue;
+    for (let i = 0; i < 3; i++) {
+      ri.push(d + i);
+      ci.push(d + i);
+      vi.push(sys.mass[b]);
+    }
+    if (sys.kind[b] === BodyKind.RIGID)
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) {
+          ri.push(d + 3 + i);
+          ci.push(d + 3 + j);
+          vi.push(sys.inertiaWorld[9 * b + 3 * i + j]);
+        }
+  }
+  kept.forEach((r, k) => {
+    for (let p = G.rowPtr[r]; p < G.rowPtr[r + 1]; p++) {
+      ri.push(n + k, G.colIdx[p]);
+      ci.push(G.colIdx[p], n + k);
+      vi.push(G.values[p], G.values[p]);
+    }
+  });
+  const N = n + kept.length;
+  return csrFromTriplets(N, N, ri, ci, vi);
+}
+
+/** λ ← the minimum-norm multipliers with the same constraint force Gᵀλ. */
+function minimumNormMultipliers(
+  set: ConstraintSet,
+  G: CsrMatrix,
+  n: number,
+  lambda: Float64Array,
+): void {
+  const m = set.numRows;
+  const g = new Float64Array(n);
+  set.multiplyTranspose(lambda, g);
+  const gd = csrToDense(G); // m×n row-major = (Gᵀ)ᵀ: transpose into n×m
+  const gt = new Float64Array(n * m);
+  for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) gt[j * m + r] = gd[r * n + j];
+  const qr = rankRevealingQr(gt, n, m, RANK_TOLERANCE);
+  const lmin = new Float64Array(m);
+  qrMinNormSolve(qr, g, lmin);
+  if (allFinite(lmin)) lambda.set(lmin);
+}
+
+/**
+ * The analysis's answer: the bodies' consistent state and accelerations, and, when the
+ * acceleration level ran (`lambda` given), each constraint's reaction.
+ */
+function assemblyResult(
+  sys: BodySystem,
+  set: ConstraintSet,
+  out: Outcome,
+  position: { iterations: number; residualNorm: number; updateNorm: number },
+  accelerationResidual: number,
+  acc: Float64Array,
+  lambda: Float64Array | null,
+): AssemblyResultOut {
+  const v3 = (arr: Float64Array, o: number): [number, number, number] => [
+    arr[o],
+    arr[o + 1],
+    arr[o + 2],
+  ];
+  const bodies: AssemblyResultOut["bodies"] = [];
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    const rigidDyn = d >= 0 && sys.kind[b] === BodyKind.RIGID;
+    bodies.push({
+      id: sys.ids[b],
+      position: v3(sys.pos, 3 * b),
+      orientation: [sys.quat[4 * b], sys.quat[4 * b + 1], sys.quat[4 * b + 2], sys.quat[4 * b + 3]],
+      velocity: v3(sys.vel, 3 * b),
+      angularVelocity: v3(sys.omega, 3 * b),
+      acceleration: d >= 0 ? v3(acc, d) : [0, 0, 0],
+      angularAcceleration: rigidDyn ? v3(acc, d + 3) : [0, 0, 0],
+    });
+  }
+  const reactions: AssemblyResultOut["reactions"] = [];
+  if (lambda !== null) {
+    const F = new Float64Array(3);
+    const T = new Float64Array(3);
+    set.constraints.forEach((con, k) => {
+      // Constraint force −Gᵀλ: the constraint.ts reaction of −λ.
+      set.reaction(k, lambda, F, T, -1);
+      const o = set.rowOffset[k];
+      reactions.push({
+        id: con.id,
+        force: [F[0], F[1], F[2]],
+        torque: [T[0], T[1], T[2]],
+        multipliers: Array.from(lambda.subarray(o, o + con.rows)),
       });
-    }
-    const reactions: AssemblyResultOut["reactions"] = [];
-    if (haveReactions) {
-      const F = new Float64Array(3);
-      const T = new Float64Array(3);
-      set.constraints.forEach((con, k) => {
-        // Constraint force −Gᵀλ: the constraint.ts reaction of −λ.
-        set.reaction(k, lambda, F, T, -1);
-        const o = set.rowOffset[k];
-        reactions.push({
-          id: con.id,
-          force: [F[0], F[1], F[2]],
-          torque: [T[0], T[1], T[2]],
-          multipliers: Array.from(lambda.subarray(o, o + con.rows)),
-        });
-      });
-    }
-    return {
-      exitFlag,
-      iterations,
-      residualNorm,
-      updateNorm,
-      accelerationResidual,
-      bodies,
-      reactions,
-      warnings,
-    };
+    });
   }
+  return {
+    exitFlag: out.flag,
+    ...position,
+    accelerationResidual,
+    bodies,
+    reactions,
+    warnings: out.warnings,
+  };
 }
