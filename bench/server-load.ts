@@ -23,6 +23,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { WebSocket } from "ws";
+import { springChain } from "../test/support/models";
 import { freePort } from "../test/support/net";
 
 export interface ServerLoadOptions {
@@ -75,22 +76,18 @@ interface RunInfo {
   lagResets: number;
 }
 
+/** n particles 0.1 m apart along x, the first one fixed, joined by n − 1 springs. */
 function chain(n: number, name: string) {
-  const bodies = Array.from({ length: n }, (_, i) => ({
-    id: `p${i}`,
-    kind: "particle",
+  const { bodies, forces } = springChain({
+    particles: n,
+    prefix: "p",
     mass: 0.1,
-    fixed: i === 0,
-    position: [0.1 * i, 0, 0],
-  }));
-  const forces = Array.from({ length: n - 1 }, (_, i) => ({
-    id: `s${i}`,
-    type: "spring",
-    a: { body: `p${i}` },
-    b: { body: `p${i + 1}` },
+    fixed: (i) => i === 0,
+    position: (i) => [0.1 * i, 0, 0],
     stiffness: 200,
     damping: 0.05,
-  }));
+    grounded: false,
+  });
   return { name, bodies, forces, solver: { integrator: "newmark", dt: DT } };
 }
 

@@ -6,7 +6,7 @@
  * `components.schemas`).
  */
 import { z } from "zod";
-import { denseOrderIssue, systemOrder } from "../src/engine/solvers/linear/cost";
+import { denseOrderIssue, systemOrder } from "./cost";
 import { InputsAccepted, InputsBody, ParametersPatch } from "./input";
 import { BodyPoint, Id, Model, Shape } from "./model";
 import { Recording } from "./recording";

@@ -4,8 +4,8 @@
  * them. SI units throughout, right-handed frames, quaternions [w, x, y, z].
  */
 import { z } from "zod";
-import { energyLimitMessage, nonConservativeReason } from "../src/engine/simulation/monitor";
-import { denseOrderIssue, systemOrder } from "../src/engine/solvers/linear/cost";
+import { denseOrderIssue, systemOrder } from "./cost";
+import { energyLimitMessage, nonConservativeReason } from "./energy";
 
 /** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
 const finite = () => z.number();
@@ -445,7 +445,8 @@ const ModelObject = z.strictObject({
 
 /**
  * Cross-reference checks: unique ids, known bodies and joints, derivable inertia, and an
- * energyDriftLimit only on a conservative model (src/engine/simulation/monitor.ts).
+ * energyDriftLimit only on a conservative model (schemas/energy.ts), and a dense solver only
+ * under its size limit (schemas/cost.ts).
  */
 function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): void {
   const seen = new Map<string, string>();

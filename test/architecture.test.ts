@@ -8,12 +8,17 @@
  *   (bodies, inertias, the state codec) → forces → constraints → dynamics (the step's
  *   interfaces: the Newton stepper, the one-step nonsmooth problem) → actuators, contact →
  *   integrators → analysis → simulation (build and step) → src/engine/index.ts
+ *
+ * schemas/ is the single source of the wire format and sits below all of it: the engine and
+ * the service import schemas (for types, constants and validity checks such as
+ * schemas/cost.ts), never the reverse, so no file under schemas/ imports from src/.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "../src");
+const SCHEMAS = resolve(import.meta.dirname, "../schemas");
 
 /** Engine stages in dependency order; folders on one line may not import each other. */
 const STAGES: string[][] = [
@@ -118,5 +123,24 @@ describe("engine layering", () => {
     expect(keyOf(join(SRC, "engine/index.ts"))).toBe("index.ts");
     expect(keyOf(join(SRC, "server/app.ts"))).toBe("server");
     expect(rankOf("geometry")).toBeLessThan(rankOf("contact"));
+  });
+});
+
+describe("schemas layering", () => {
+  const schemaEdges = sourceFiles(SCHEMAS).flatMap((f) =>
+    importsOf(f).map((spec) => ({ from: f, spec, to: target(f, spec) })),
+  );
+
+  it("no file under schemas/ imports from src/", () => {
+    expect(schemaEdges.length).toBeGreaterThan(10);
+    const wrong = schemaEdges.filter((e) => within(e.to));
+    expect(wrong.map((e) => `schemas/${relative(SCHEMAS, e.from)} → "${e.spec}"`)).toEqual([]);
+  });
+
+  it("the rule sees an import of the engine", () => {
+    // the checker itself: schemas/model.ts importing the monitor would be caught
+    const from = join(SCHEMAS, "model.ts");
+    expect(within(target(from, "../src/engine/simulation/monitor"))).toBe(true);
+    expect(within(target(from, "./energy"))).toBe(false);
   });
 });

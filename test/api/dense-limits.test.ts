@@ -8,7 +8,7 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DENSE_MAX_ORDER, systemOrder } from "../../src/engine/solvers/linear/cost";
+import { DENSE_MAX_ORDER, systemOrder } from "../../schemas/cost";
 import type { MoreauApp } from "../../src/server/app";
 import { sphericalChain } from "../support/models";
 import { createSession, startApp } from "./helpers";

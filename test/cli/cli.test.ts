@@ -9,14 +9,14 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AssemblyResult, State } from "../../schemas/state";
 import { main, RUN_USAGE } from "../../src/cli/main";
-import { buildApp, type MoreauApp } from "../../src/server/app";
+import { springParticle, springParticleRecurrence } from "../support/models";
+import { startServer, useServer } from "../support/server";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const G = 9.81;
@@ -30,34 +30,10 @@ function file(name: string, content: unknown): string {
 
 const K = 100;
 const M = 1;
-const X0 = 1;
 const H = 0.001;
-const springModel = {
-  name: "spring",
-  gravity: [0, 0, 0],
-  bodies: [{ id: "p", kind: "particle", mass: M, position: [X0, 0, 0] }],
-  forces: [
-    {
-      id: "s",
-      type: "spring",
-      a: { body: "p" },
-      b: { body: "ground" },
-      stiffness: K,
-      restLength: 0,
-    },
-  ],
-  solver: { integrator: "symplectic-euler", dt: H },
-};
-
-function recurrence(n: number) {
-  let x = X0;
-  let v = 0;
-  for (let i = 0; i < n; i++) {
-    v -= H * (K / M) * x;
-    x += H * v;
-  }
-  return { x, v };
-}
+const SPRING = { stiffness: K, mass: M, x0: 1, dt: H };
+const springModel = springParticle({ ...SPRING, name: "spring" });
+const recurrence = (n: number) => springParticleRecurrence(SPRING, n);
 
 const fallModel = {
   name: "fall",
@@ -221,12 +197,8 @@ describe("moreau run (local)", () => {
   });
 
   it("stops with exit code 1 when the run diverges, leaving a complete JSON document", async () => {
-    const diverging = {
-      ...springModel,
-      name: "diverging",
-      forces: [{ ...springModel.forces[0], stiffness: 1e8 }],
-      solver: { integrator: "symplectic-euler", dt: 0.01 },
-    };
+    // |1 − h² k/m| ≫ 1: explicit stepping blows up
+    const diverging = springParticle({ ...SPRING, stiffness: 1e8, dt: 0.01, name: "diverging" });
     const r = await cli(["run", file("div.json", diverging), "--steps", "500", "--format", "json"]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/moreau: .*(diverged|non-finite|blew up)/);
@@ -244,19 +216,12 @@ describe("moreau run (local)", () => {
   });
 });
 
-describe("moreau run --server", () => {
-  let app: MoreauApp;
-  let url: string;
-  beforeAll(async () => {
-    app = await buildApp({ workers: 1, logLevel: "silent" });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+/** The server of the --server runs (each deletes its session: the list stays empty). */
+const server = useServer();
 
+describe("moreau run --server", () => {
   it("writes the same trajectory as the local run, and deletes its session", async () => {
+    const { url } = server;
     const model = file("spring-remote.json", { model: springModel }); // a create-session body
     const local = await cli(["run", model, "--steps", "40", "--every", "7"]);
     const remote = await cli(["run", model, "--steps", "40", "--every", "7", "--server", url]);
@@ -278,6 +243,7 @@ describe("moreau run --server", () => {
   });
 
   it("assembles on the server as locally", async () => {
+    const { url } = server;
     const ex = join(ROOT, "examples/slider-crank.json");
     const local = await cli(["assemble", ex]);
     const remote = await cli(["assemble", ex, "--server", url]);
@@ -287,9 +253,7 @@ describe("moreau run --server", () => {
 
   it("sends --api-key (or MOREAU_API_KEY) to a server with access control", async () => {
     const KEY = "cli-test-key-0123456789";
-    const keyed = await buildApp({ workers: 1, logLevel: "silent", apiKeys: [KEY] });
-    await keyed.listen({ port: 0, host: "127.0.0.1" });
-    const keyedUrl = `http://127.0.0.1:${(keyed.server.address() as AddressInfo).port}`;
+    const { app: keyed, url: keyedUrl } = await startServer({ apiKeys: [KEY] });
     try {
       const model = file("spring-keyed.json", springModel);
       const refused = await cli(["run", model, "--steps", "5", "--server", keyedUrl]);
@@ -423,18 +387,8 @@ describe("bin/moreau.js", () => {
 });
 
 describe("bin/moreau.js --server, piped into head", () => {
-  let app: MoreauApp;
-  let url: string;
-  beforeAll(async () => {
-    app = await buildApp({ workers: 1, logLevel: "silent" });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-
   it("exits quietly with status 0 and deletes its session (JSON)", async () => {
+    const { url } = server;
     const r = await runIntoHead(
       [
         join(ROOT, "examples/cloth.json"),

@@ -5,26 +5,17 @@
  * one from an example and streams it (the browser's WebSocket carries the key as the
  * subprotocol bearer.<base64url(key)>); the session belongs to that key.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { keyId } from "../../src/server/auth";
-import { type DashboardHarness, startDashboard } from "./browser";
+import { useDashboard } from "./browser";
 
 const KEY = "dashboard-key-0123456789";
-let h: DashboardHarness;
-
-beforeAll(async () => {
-  h = await startDashboard({ apiKeys: [KEY] });
-});
-
-afterAll(async () => {
-  await h?.close();
-});
+const h = useDashboard({ apiKeys: [KEY] });
 
 describe("dashboard with API keys", () => {
   it("asks for the key, then lists, creates and streams with it", async () => {
-    const { page, base } = h;
-    await page.goto(`${base}/`);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+    const { page } = h;
+    await h.open();
     expect(await page.locator("#example-select option").count()).toBeGreaterThan(1);
     await page.waitForSelector("#key-form:not([hidden])");
     expect(await page.textContent("#message")).toMatch(/401 unauthorized/);
@@ -43,17 +34,9 @@ describe("dashboard with API keys", () => {
     );
     expect(await page.isHidden("#key-form")).toBe(true);
 
-    await page.selectOption("#example-select", "/examples/bouncing-ball.json");
-    await page.waitForFunction(() =>
-      (document.getElementById("model-text") as HTMLTextAreaElement).value.includes("ball"),
-    );
-    await page.click("#create-btn");
-    await h.waitDash(
-      "d.state.sessionId && d.state.scenesReceived >= 1 && d.state.statesReceived >= 1 && d.streamStatus === 'open'",
-    );
+    const id = await h.createFromExample("bouncing-ball");
     await page.click("#run-btn");
     await h.waitDash("d.state.statesReceived >= 10");
-    const id = await h.dash<string>("d.state.sessionId");
     expect(h.app.moreau.sessions.exists(id, keyId(KEY))).toBe(true);
     expect(h.app.moreau.sessions.exists(id, keyId("someone-else"))).toBe(false);
     await page.click("#pause-btn");

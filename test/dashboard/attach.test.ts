@@ -9,9 +9,8 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DashboardHarness, startDashboard } from "./browser";
+import { describe, expect, it } from "vitest";
+import { useDashboard } from "./browser";
 
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
 const MODEL = JSON.parse(
@@ -23,29 +22,8 @@ const MODEL = JSON.parse(
 const SPRINGS = MODEL.forces.filter((f) => f.type === "spring");
 const STEPS = 300;
 
-let h: DashboardHarness;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  h = await startDashboard();
-  ({ page, base } = h);
-});
-
-afterAll(async () => {
-  await h?.close();
-});
-
-const dash = <T>(expr: string) => h.dash<T>(expr);
-const waitDash = (cond: string, timeout?: number) => h.waitDash(cond, timeout);
-
-async function post(path: string, body: unknown) {
-  return fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
+const h = useDashboard();
+const { dash, waitDash, post } = h;
 
 /** The springs' ends as drawn: [a, b] per spring, world coordinates. */
 const drawnSprings = () =>
@@ -74,13 +52,13 @@ function expectClose(got: number[][][], want: number[][][]) {
 
 describe("dashboard attached to a REST session", () => {
   it("shows its springs, its history and its recording; errors show in the banner", async () => {
+    const { page, base } = h;
     const created = await post("/v1/sessions", { model: MODEL });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     expect((await post(`/v1/sessions/${id}/step`, { steps: STEPS })).status).toBe(200);
 
-    await page.goto(`${base}/`);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+    await h.open();
     await page.selectOption("#session-select", id);
     await page.click("#attach-btn");
     await waitDash(

@@ -12,27 +12,15 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DashboardHarness, startDashboard } from "./browser";
+import { describe, expect, it } from "vitest";
+import { useDashboard } from "./browser";
 
 const MODEL = JSON.parse(
   readFileSync(resolve(import.meta.dirname, "../../examples/bouncing-ball.json"), "utf8"),
 ) as { bodies: { mass?: number }[]; solver: { dt: number }; gravity: number[] };
 const THRESHOLD = 450; // N
 
-let h: DashboardHarness;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  h = await startDashboard();
-  ({ page, base } = h);
-});
-
-afterAll(async () => {
-  await h?.close();
-});
+const h = useDashboard();
 
 interface RecordedState {
   step: number;
@@ -42,18 +30,10 @@ interface RecordedState {
 
 describe("dashboard contact-force plot", () => {
   it("shows every bounce of the bouncing ball, though frames fall between them", async () => {
-    await page.goto(`${base}/`);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
-    await page.selectOption("#example-select", "/examples/bouncing-ball.json");
-    await page.waitForFunction(() =>
-      (document.getElementById("model-text") as HTMLTextAreaElement).value.includes("bouncing"),
-    );
-    await page.fill("#rtf", "2");
-    await page.click("#create-btn");
-    await h.waitDash(
-      "d.state.sessionId && d.state.statesReceived >= 1 && d.streamStatus === 'open'",
-    );
-    const id = await h.dash<string>("d.state.sessionId");
+    const { page, base } = h;
+    await h.open();
+    await page.fill("#rtf", "2"); // before Create: the stream's `every` follows it
+    const id = await h.createFromExample("bouncing-ball");
     // about 50 frames per second of wall time at 2× real time, under the server's 60
     expect(await h.dash<number>("d.streamEvery")).toBe(20);
     await page.click("#run-btn");

@@ -11,28 +11,13 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DashboardHarness, startDashboard } from "./browser";
+import { describe, expect, it } from "vitest";
+import { poll, useDashboard } from "./browser";
 
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
 
-let h: DashboardHarness;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  h = await startDashboard();
-  ({ page, base } = h);
-});
-
-afterAll(async () => {
-  await h?.close();
-});
-
-const dash = <T>(expr: string) => h.dash<T>(expr);
-const waitDash = (cond: string, timeout?: number) => h.waitDash(cond, timeout);
-const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
+const h = useDashboard();
+const { dash, waitDash } = h;
 
 const MODEL = {
   name: "servo-rod",
@@ -72,19 +57,19 @@ interface StateOut {
 }
 
 async function getState(id: string): Promise<StateOut> {
-  return (await (await fetch(`${base}/v1/sessions/${id}/state`)).json()) as StateOut;
+  return (await (await fetch(`${h.base}/v1/sessions/${id}/state`)).json()) as StateOut;
 }
 
 async function status(id: string): Promise<string> {
-  return ((await (await fetch(`${base}/v1/sessions/${id}`)).json()) as { status: string }).status;
+  return ((await (await fetch(`${h.base}/v1/sessions/${id}`)).json()) as { status: string }).status;
 }
 
 const body = (s: StateOut, id: string) => s.bodies.find((b) => b.id === id)!;
 
 describe("dashboard run-time control", () => {
   it("drives actuators, pushes bodies and replays the recording", async () => {
-    await page.goto(`${base}/`);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+    const { page, base } = h;
+    await h.open();
     expect(await page.isHidden("#actuators-section")).toBe(true);
 
     // ---- upload the servo model and create a session from it

@@ -11,51 +11,16 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MoreauApp } from "../../src/server/app";
-import { type DashboardHarness, startDashboard } from "./browser";
+import { describe, expect, it } from "vitest";
+import { poll, useDashboard } from "./browser";
 
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
 
-let h: DashboardHarness;
-let app: MoreauApp;
-let base: string;
-let page: Page;
-let userDataDir: string;
-let pageErrors: string[];
-
-beforeAll(async () => {
-  h = await startDashboard();
-  ({ app, base, page, userDataDir, pageErrors } = h);
-});
-
-afterAll(async () => {
-  await h?.close();
-});
-
-const dash = <T>(expr: string) => h.dash<T>(expr);
-const waitDash = (cond: string, timeout?: number) => h.waitDash(cond, timeout);
-
-/** expect.poll with a time limit suited to a loaded machine */
-const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
-
-async function createFromExample(name: string): Promise<string> {
-  const before = await dash<string | null>("d.state.sessionId");
-  await page.selectOption("#example-select", `/examples/${name}.json`);
-  await page.waitForFunction(
-    (n) => (document.getElementById("model-text") as HTMLTextAreaElement).value.includes(`"${n}"`),
-    name,
-  );
-  await page.click("#create-btn");
-  await waitDash(
-    `d.state.sessionId && d.state.sessionId !== ${JSON.stringify(before)} && d.state.scenesReceived >= 1 && d.state.statesReceived >= 1 && d.streamStatus === 'open'`,
-  );
-  return (await dash<string>("d.state.sessionId"))!;
-}
+const h = useDashboard();
+const { dash, waitDash, createFromExample } = h;
 
 async function session(id: string) {
-  return (await (await fetch(`${base}/v1/sessions/${id}`)).json()) as {
+  return (await (await fetch(`${h.base}/v1/sessions/${id}`)).json()) as {
     status: string;
     step: number;
     time: number;
@@ -65,8 +30,8 @@ async function session(id: string) {
 
 describe("dashboard at GET /", () => {
   it("streams a session live: 3-D view, plots, controls, reconnection, upload", async () => {
-    await page.goto(`${base}/`);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+    const { page, app, userDataDir, pageErrors } = h;
+    await h.open();
     expect(await page.locator("#example-select option").count()).toBe(11); // placeholder + 10
     expect(await page.textContent("#server-status")).toBe("server: up");
 

@@ -10,9 +10,8 @@
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DashboardHarness, startDashboard } from "./browser";
+import { describe, expect, it } from "vitest";
+import { useDashboard } from "./browser";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../examples");
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
@@ -126,28 +125,11 @@ function sceneCorners(m: Model): V3[] {
   return corners;
 }
 
-let h: DashboardHarness;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  h = await startDashboard();
-  ({ page, base } = h);
-});
-
-afterAll(async () => {
-  await h?.close();
-});
-
-const dash = <T>(expr: string) => h.dash<T>(expr);
-const waitDash = (cond: string, timeout?: number) => h.waitDash(cond, timeout);
+const h = useDashboard();
+const { dash, waitDash, post } = h;
 
 async function create(model: unknown): Promise<string> {
-  const res = await fetch(`${base}/v1/sessions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model }),
-  });
+  const res = await post("/v1/sessions", { model });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
@@ -177,17 +159,12 @@ function expectInView(ndc: V3[], what: string) {
   }
 }
 
-const run = (id: string, body: unknown) =>
-  fetch(`${base}/v1/sessions/${id}/run`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+const run = (id: string, body: unknown) => post(`/v1/sessions/${id}/run`, body);
 
 describe("dashboard camera", () => {
   it("shows the whole scene of every example, the swinging rod and the followed ball", async () => {
-    await page.goto(`${base}/`);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+    const { page } = h;
+    await h.open();
     mkdirSync(SHOTS, { recursive: true });
     const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json"));
     expect(files.length).toBeGreaterThanOrEqual(10);

@@ -77,6 +77,52 @@ export function cartPoleModel(o: CartPoleOptions) {
   } satisfies ModelInput;
 }
 
+export interface SpringParticleOptions {
+  /** Spring stiffness k (N/m). */
+  stiffness: number;
+  /** Particle mass m (kg). */
+  mass: number;
+  /** Initial position along x (m), at rest. */
+  x0: number;
+  /** Time step h (s). */
+  dt: number;
+}
+
+/**
+ * A particle "p" of mass m at (x0, 0, 0), at rest, on the zero-length spring "s" to the
+ * origin, no gravity, integrated by symplectic Euler at h = dt: a motion with the short
+ * recurrence written out in springParticleRecurrence.
+ */
+export function springParticle(o: SpringParticleOptions & { name: string }) {
+  return {
+    name: o.name,
+    gravity: [0, 0, 0] as Vec3,
+    bodies: [{ id: "p", kind: "particle" as const, mass: o.mass, position: [o.x0, 0, 0] as Vec3 }],
+    forces: [
+      {
+        id: "s",
+        type: "spring" as const,
+        a: { body: "p" },
+        b: { body: "ground" },
+        stiffness: o.stiffness,
+        restLength: 0,
+      },
+    ],
+    solver: { integrator: "symplectic-euler" as const, dt: o.dt },
+  } satisfies ModelInput;
+}
+
+/** springParticle's x and v after n steps: v ← v − h (k/m) x, then x ← x + h v. */
+export function springParticleRecurrence(o: SpringParticleOptions, n: number) {
+  let x = o.x0;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    v -= o.dt * (o.stiffness / o.mass) * x;
+    x += o.dt * v;
+  }
+  return { x, v };
+}
+
 export interface RodPendulumOptions {
   /** Rod mass m (kg). */
   mass: number;
@@ -175,28 +221,46 @@ export interface SphericalChainOptions {
   box?: Vec3;
   /** Write the first joint's ground point (0, 0, 0) out (it is the default). */
   groundPoint?: boolean;
+  /**
+   * The unit vector the chain lies along, in the world and in each link's frame: one of
+   * ±x, ±y, ±z (its other components 0, so the coordinates are exact); +x when left out.
+   */
+  direction?: Vec3;
+  /** Initial velocity of link k (m/s), called for k = 0, 1, … in order; none when left out. */
+  velocity?: (k: number) => Vec3;
+  /**
+   * Initial angular velocity of link k (rad/s), called after velocity(k); none when left
+   * out.
+   */
+  angularVelocity?: (k: number) => Vec3;
 }
 
 /**
- * A chain of rigid links along +x, straight at rest: link k's centre at (k + ½)·length,
- * spherical joints j0, j1, … end to end, j0 holding link 0's end to the ground at the
- * origin. 6 dofs and 3 constraint rows per link. Returns the bodies and joints.
+ * A chain of rigid links along `direction` (+x by default), straight at rest: link k's
+ * centre at (k + ½)·length along it, spherical joints j0, j1, … end to end, j0 holding
+ * link 0's end to the ground at the origin. 6 dofs and 3 constraint rows per link.
+ * Returns the bodies and joints.
  */
 export function sphericalChain(o: SphericalChainOptions): { bodies: BodyIn[]; joints: JointIn[] } {
   const len = o.length;
+  const dir = o.direction ?? [1, 0, 0];
+  // 0, not −0, off the axis: the coordinates are those written out by hand
+  const along = (s: number) => dir.map((d) => (d === 0 ? 0 : d * s)) as Vec3;
   const bodies = Array.from({ length: o.links }, (_, k) => ({
     id: `${o.prefix}${k}`,
     mass: o.mass,
     inertia: [...o.inertia] as Vec3,
-    position: [len * (k + 0.5), 0, 0] as Vec3,
+    position: along(len * (k + 0.5)),
+    ...(o.velocity ? { velocity: o.velocity(k) } : {}),
+    ...(o.angularVelocity ? { angularVelocity: o.angularVelocity(k) } : {}),
     ...(o.box ? { shapes: [{ type: "box" as const, halfExtents: [...o.box] as Vec3 }] } : {}),
   }));
   const ground = o.groundPoint ? { body: "ground", point: [0, 0, 0] as Vec3 } : { body: "ground" };
   const joints = Array.from({ length: o.links }, (_, k) => ({
     id: `j${k}`,
     type: "spherical" as const,
-    a: k === 0 ? ground : { body: `${o.prefix}${k - 1}`, point: [len / 2, 0, 0] as Vec3 },
-    b: { body: `${o.prefix}${k}`, point: [-len / 2, 0, 0] as Vec3 },
+    a: k === 0 ? ground : { body: `${o.prefix}${k - 1}`, point: along(len / 2) },
+    b: { body: `${o.prefix}${k}`, point: along(-len / 2) },
   }));
   return { bodies, joints };
 }
@@ -208,16 +272,24 @@ export interface SpringChainOptions {
   prefix: string;
   /** Mass of particle i (kg). */
   mass: PerIndex<number>;
+  /** Whether particle i is fixed; written out only when given (default: none is). */
+  fixed?: PerIndex<boolean>;
   /** Initial position of particle i (m). */
   position: (i: number) => Vec3;
   /** Initial velocity of particle i (m/s); none when left out. */
   velocity?: (i: number) => Vec3;
-  /** Stiffness of spring i (N/m). */
+  /** Stiffness of spring s<i> (N/m). */
   stiffness: PerIndex<number>;
   /** Damping of every spring (N·s/m); the model default when left out. */
   damping?: number;
-  /** Rest length of every spring (m). */
-  restLength: number;
+  /** Rest length of every spring (m); the model default (its initial length) when left out. */
+  restLength?: number;
+  /**
+   * Whether a spring holds particle 0 to the ground (anchor); true when left out. Without
+   * it the springs only join the particles (spring i from particle i to particle i + 1),
+   * e.g. for a chain whose first particle is fixed.
+   */
+  grounded?: boolean;
   /** The ground point spring 0 starts at; written out only when given (default origin). */
   anchor?: Vec3;
   /** A last spring from the last particle to this ground point (a second wall). */
@@ -227,7 +299,8 @@ export interface SpringChainOptions {
 /**
  * A chain of particles joined by axial springs: spring 0 from the ground (anchor) to
  * particle 0, spring i from particle i − 1 to particle i, and with `wall` one more from
- * the last particle to a second ground point. Returns the bodies and springs.
+ * the last particle to a second ground point. Without `grounded` the first spring is left
+ * out and the others numbered from 0. Returns the bodies and springs.
  */
 export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: ForceIn[] } {
   const n = o.particles;
@@ -236,19 +309,25 @@ export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: 
     id: id(i),
     kind: "particle" as const,
     mass: at(o.mass, i),
+    ...(o.fixed !== undefined ? { fixed: at(o.fixed, i) } : {}),
     position: o.position(i),
     ...(o.velocity ? { velocity: o.velocity(i) } : {}),
   }));
   const ground = (point: Vec3 | undefined) =>
     point ? { body: "ground", point } : { body: "ground" };
-  const forces = Array.from({ length: o.wall ? n + 1 : n }, (_, i) => ({
-    id: `s${i}`,
-    type: "spring" as const,
-    a: i === 0 ? ground(o.anchor) : { body: id(i - 1) },
-    b: i === n ? ground(o.wall) : { body: id(i) },
-    stiffness: at(o.stiffness, i),
-    ...(o.damping !== undefined ? { damping: o.damping } : {}),
-    restLength: o.restLength,
-  }));
+  // spring i of the grounded chain joins particle i − 1 (the ground for i = 0) to particle i
+  const first = o.grounded === false ? 1 : 0;
+  const forces = Array.from({ length: (o.wall ? n + 1 : n) - first }, (_, k) => {
+    const i = k + first;
+    return {
+      id: `s${k}`,
+      type: "spring" as const,
+      a: i === 0 ? ground(o.anchor) : { body: id(i - 1) },
+      b: i === n ? ground(o.wall) : { body: id(i) },
+      stiffness: at(o.stiffness, k),
+      ...(o.damping !== undefined ? { damping: o.damping } : {}),
+      ...(o.restLength !== undefined ? { restLength: o.restLength } : {}),
+    };
+  });
   return { bodies, forces };
 }

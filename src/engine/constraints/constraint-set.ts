@@ -16,7 +16,6 @@
  * motor: force 0 and the drive torque about the axis; a prismatic motor: the drive force
  * along the axis, torque 0), so the joint's total action on b is the sum of the two.
  */
-import type { JointStateOut } from "../../../schemas/state";
 import { CsrMatrix } from "../math/csr";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { Constraint } from "./constraint";
@@ -48,8 +47,6 @@ export class ConstraintSet {
   /** For constraint k: entry index (0/1) of body a and of body b in its rows, −1 if none. */
   private readonly entryA: Int8Array;
   private readonly entryB: Int8Array;
-  private readonly force3 = new Float64Array(3);
-  private readonly torque3 = new Float64Array(3);
 
   constructor(
     readonly sys: BodySystem,
@@ -233,40 +230,6 @@ export class ConstraintSet {
         force[i] *= scale;
         torque[i] *= scale;
       }
-  }
-
-  /**
-   * The reactions of every constraint (see the header for ids and order), with the
-   * coordinate and rate of the joints `coordinates` holds (by joint id). Allocates.
-   */
-  jointStates(
-    lambda: Float64Array,
-    coordinateOf: ReadonlyMap<
-      string,
-      { value: number; rate: number; limitEffort: number; evaluate(): void }
-    >,
-    scale = 1,
-  ): JointStateOut[] {
-    const out: JointStateOut[] = [];
-    for (let k = 0; k < this.constraints.length; k++) {
-      this.reaction(k, lambda, this.force3, this.torque3, scale);
-      const f = this.force3;
-      const t = this.torque3;
-      const c = this.constraints[k];
-      const q = c.category === "joint" ? coordinateOf.get(c.id) : undefined;
-      q?.evaluate();
-      const coordinates = q ? [q.value] : [];
-      const rates = q ? [q.rate] : [];
-      out.push({
-        id: this.constraints[k].id,
-        force: [f[0], f[1], f[2]],
-        torque: [t[0], t[1], t[2]],
-        coordinates,
-        rates,
-        limitEffort: q ? q.limitEffort : 0,
-      });
-    }
-    return out;
   }
 }
 

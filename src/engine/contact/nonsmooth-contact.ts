@@ -69,11 +69,7 @@ import type {
 import { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import { ImpulseMemory, type ImpulseMemorySpec } from "./impulse-memory";
-import {
-  ContactProjection,
-  type ProjectionMemorySpec,
-  type ProjectionResult,
-} from "./projection";
+import { ContactProjection, type ProjectionMemorySpec, type ProjectionResult } from "./projection";
 import type { ContactReport } from "./report";
 import type { PairParameters } from "./setup";
 

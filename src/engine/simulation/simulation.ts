@@ -3,6 +3,9 @@
  * clear step pipeline. Constructed by loadModel (src/engine/simulation/build.ts) from a validated
  * model; the service and embedding programs use it through src/engine/index.ts.
  */
+
+import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
+import { energyLimitMessage, nonConservativeReason } from "../../../schemas/energy";
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
 import { issuesSummary, underPath } from "../../../schemas/issues";
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
@@ -33,9 +36,8 @@ import {
   SnapshotError,
 } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
-import { denseOrderIssue, systemOrder } from "../solvers/linear/cost";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
-import { energyLimitMessage, nonConservativeReason, StepMonitor } from "./monitor";
+import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
 import {
   canonicalJson,
@@ -540,7 +542,7 @@ export class Simulation {
       step: this.steps,
       bodies,
       contacts,
-      joints: this.constraints.jointStates(this.stepper.lambda, this.actuation.coordinates),
+      joints: this.jointStates(),
       actuators: this.actuation.actuators.map((a) => ({
         id: a.id,
         effort: a.effort,
@@ -579,6 +581,30 @@ export class Simulation {
       this.restartRecording(false);
     } else this.restore(before);
     return result;
+  }
+
+  /**
+   * The joints and motors of the State, in the wire format: each constraint's reaction on
+   * its body b (world; N, N·m about its attachment point on b) from the last solve's
+   * multipliers, with the coordinate and rate of the joints that have one.
+   */
+  private jointStates(): StateOut["joints"] {
+    const set = this.constraints;
+    const force = new Float64Array(3);
+    const torque = new Float64Array(3);
+    return set.constraints.map((c, k) => {
+      set.reaction(k, this.stepper.lambda, force, torque);
+      const q = c.category === "joint" ? this.actuation.coordinates.get(c.id) : undefined;
+      q?.evaluate();
+      return {
+        id: c.id,
+        force: vec3(force, 0),
+        torque: vec3(torque, 0),
+        coordinates: q ? [q.value] : [],
+        rates: q ? [q.rate] : [],
+        limitEffort: q ? q.limitEffort : 0,
+      };
+    });
   }
 
   /** The contacts of the State, in the wire format (bodies by id; see ContactReport). */

@@ -15,6 +15,8 @@ import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { projectPositions } from "../../../src/engine/constraints/project";
 import { csrToDense } from "../../../src/engine/math/csr";
 import { addPositionIncrement, BodySystem } from "../../../src/engine/model/body-system";
+import { sphericalChain } from "../../support/models";
+import { modelSystem } from "../../support/system";
 import { solveDense } from "./slider-crank-fixture";
 import { defaultOptions, gravityAndGyroscopic } from "./slider-crank-model";
 
@@ -101,26 +103,19 @@ describe("door on two coaxial hinges", () => {
 describe("long chain", () => {
   it("a 300-link pendulum chain of rigid bodies with spherical joints projects in a few iterations", () => {
     const N = 300;
-    const l = 0.1;
-    const bodies = Array.from({ length: N }, (_, k) => ({
-      id: `b${k}`,
-      kind: "rigid" as const,
-      fixed: false,
-      mass: 0.1,
-      inertia: [1e-4, 0, 0, 0, 1e-4, 0, 0, 0, 1e-5],
-      position: [0, 0, -(k + 0.5) * l],
-      orientation: [1, 0, 0, 0],
-      velocity: [0, 0, 0],
-      angularVelocity: [0, 0, 0],
-    }));
-    const sys = new BodySystem(bodies);
-    const joints: JointSpec[] = bodies.map((_, k) => ({
-      id: `s${k}`,
-      type: "spherical",
-      a: { body: k === 0 ? "ground" : `b${k - 1}`, point: [0, 0, k === 0 ? 0 : -l / 2] },
-      b: { body: `b${k}`, point: [0, 0, l / 2] },
-    }));
-    const set = new ConstraintSet(sys, createConstraints(joints, [], sys));
+    // hanging straight down from the origin, 0.1 m links
+    const { system: sys, spec } = modelSystem(
+      sphericalChain({
+        links: N,
+        length: 0.1,
+        mass: 0.1,
+        inertia: [1e-4, 1e-4, 1e-5],
+        prefix: "b",
+        groundPoint: true,
+        direction: [0, 0, -1],
+      }),
+    );
+    const set = new ConstraintSet(sys, createConstraints(spec.joints, [], sys));
     const du = new Float64Array(sys.numDofs);
     // A drift-sized error (1e-4 m and rad per dof).
     for (let i = 0; i < du.length; i++) du[i] = 1e-4 * Math.sin(7 * i);

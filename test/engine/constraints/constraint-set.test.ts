@@ -25,7 +25,9 @@ import {
   setVelocity,
 } from "../../../src/engine/model/body-system";
 import { SemidefiniteLdlt } from "../../../src/engine/solvers/linear/semidefinite-ldlt";
+import { sphericalChain } from "../../support/models";
 import { mulberry32 } from "../../support/random";
+import { modelSystem } from "../../support/system";
 import { solveDense } from "../analysis/slider-crank-fixture";
 import { randomBody, system } from "./helpers";
 
@@ -239,11 +241,18 @@ describe("ConstraintSet", () => {
     }
   });
 
-  it("jointStates: one entry per constraint, ids in order; reactions are linear in λ", () => {
+  it("reactions: one per constraint, ids in order; linear in λ", () => {
     const { set } = scene(3);
     const l = Float64Array.from({ length: set.numRows }, (_, i) => Math.cos(3 * i));
-    const a = set.jointStates(l, new Map());
-    const b = set.jointStates(l, new Map(), -2);
+    const reactions = (scale: number) =>
+      set.constraints.map((c, k) => {
+        const force = new Float64Array(3);
+        const torque = new Float64Array(3);
+        set.reaction(k, l, force, torque, scale);
+        return { id: c.id, force: [...force], torque: [...torque] };
+      });
+    const a = reactions(1);
+    const b = reactions(-2);
     expect(a.map((s) => s.id)).toEqual([
       "hinge",
       "ball",
@@ -699,31 +708,25 @@ describe("projections in the mass metric", () => {
     for (let i = 0; i < v.length; i++) expect(v[i]).toBeCloseTo(vRef[i], 11);
   });
 
-  /** The benchmark's 100-link chain (S2): straight along x, random velocities, then drifted. */
+  /**
+   * The benchmark's 100-link chain (S2, bench/scenes.ts, without its boxes): straight
+   * along x, random velocities, then drifted.
+   */
   function longChain(seed: number, drift: number, t: number) {
     const r = mulberry32(seed);
-    const links = 100;
-    const sys = system(
-      Array.from({ length: links }, (_, k) => ({
-        id: `l${k}`,
-        kind: "rigid" as const,
-        fixed: false,
+    const { system: sys, spec } = modelSystem(
+      sphericalChain({
+        links: 100,
+        length: 0.1,
         mass: 0.1,
-        inertia: [6.667e-6, 0, 0, 0, 8.667e-5, 0, 0, 0, 8.667e-5],
-        position: [0.1 * (k + 0.5), 0, 0] as [number, number, number],
-        orientation: [1, 0, 0, 0] as [number, number, number, number],
-        velocity: [2 * r() - 1, 2 * r() - 1, 2 * r() - 1] as [number, number, number],
-        angularVelocity: [5 * r() - 2.5, 5 * r() - 2.5, 5 * r() - 2.5] as [number, number, number],
-      })),
+        inertia: [6.667e-6, 8.667e-5, 8.667e-5],
+        prefix: "l",
+        groundPoint: true,
+        velocity: () => [2 * r() - 1, 2 * r() - 1, 2 * r() - 1],
+        angularVelocity: () => [5 * r() - 2.5, 5 * r() - 2.5, 5 * r() - 2.5],
+      }),
     );
-    const joints: JointSpec[] = Array.from({ length: links }, (_, k) => ({
-      id: `j${k}`,
-      type: "spherical" as const,
-      a:
-        k === 0 ? { body: "ground", point: [0, 0, 0] } : { body: `l${k - 1}`, point: [0.05, 0, 0] },
-      b: { body: `l${k}`, point: [-0.05, 0, 0] },
-    }));
-    const set = new ConstraintSet(sys, createConstraints(joints, [], sys));
+    const set = new ConstraintSet(sys, createConstraints(spec.joints, [], sys));
     const du = new Float64Array(sys.numDofs);
     for (let i = 0; i < du.length; i++) du[i] = drift * (2 * r() - 1);
     addPositionIncrement(sys, du, 1);

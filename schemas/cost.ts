@@ -1,8 +1,12 @@
 /**
- * Cost limits of the dense factorizations, checked when a model, a PATCH or an assembly
- * request names one, so that a single request cannot ask a worker for gigabytes: dense LU
- * (`dense-lu`) and the dense least-squares QR (`sparse-qr`, see sparse-qr.ts) store the
+ * Cost limits of the dense factorizations, part of a request's validity: a model, a PATCH
+ * or an assembly request that names a dense solver for too large a system is rejected, so
+ * that a single request cannot ask a worker for gigabytes. Dense LU (`dense-lu`) and the
+ * dense least-squares QR (`sparse-qr`, src/engine/solvers/linear/sparse-qr.ts) store the
  * whole n×n matrix (8 n² bytes) and take O(n³) time.
+ *
+ * Pure functions over the model spec, with no import: the schemas (model.ts, api.ts) check
+ * them at validation, and the engine (Simulation.update, assembly) imports them from here.
  */
 
 /** Largest order of a dense factorization (4000: a 128 MB matrix, seconds of work). */
