@@ -12,7 +12,8 @@
 # (package.json `engines` gives every supported line; override with --build-arg NODE_IMAGE=...)
 ARG NODE_IMAGE=node:26.12.1-slim
 
-# ---- build: the server compiled to JavaScript (esbuild, `npm run build`: dist/)
+# ---- build: the server compiled to JavaScript and the dashboard's API client bundled for
+# the browser from src/client (esbuild, `npm run build`: dist/main.js, dist/client.js)
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -12,6 +12,7 @@
 // window.moreauDashboard exposes the page's state for tests and debugging.
 // A server with access control answers 401: the page then asks for an API key, keeps it
 // for the tab (sessionStorage) and sends it with its API calls and stream.
+// /client.js: the typed client of src/client, bundled for the browser (src/server/client-bundle.ts)
 import { MoreauApiError, MoreauClient } from "./client.js";
 import { TimePlot } from "./plots.js";
 import { Viewer } from "./viewer.js";
@@ -356,10 +357,10 @@ async function fetchModelAndHistory(id) {
   const epoch = state.epoch;
   let head;
   try {
-    head = await client.request("GET", client.path(id, "/recording"));
+    head = await client.getRecording(id);
   } catch {
     state.liveBuffer = null;
-    const snap = await client.request("GET", client.path(id, "/snapshot")).catch(() => null);
+    const snap = await client.getSnapshot(id).catch(() => null);
     if (snap && state.sessionId === id && !state.model) adoptModel(snap.simulation.model);
     return;
   }
@@ -377,9 +378,7 @@ async function fetchModelAndHistory(id) {
     return;
   }
   const every = Math.max(1, Math.ceil(span / HISTORY_STATES));
-  const rec = await guarded("fetching the history", () =>
-    client.request("GET", client.path(id, `/recording?every=${every}`)),
-  );
+  const rec = await guarded("fetching the history", () => client.getRecording(id, every));
   if (state.epoch !== epoch) return;
   if (!rec) {
     state.liveBuffer = null;
@@ -687,9 +686,7 @@ const INPUT_INTERVAL_MS = 40;
 async function sendInputs(inputs, what = "sending inputs") {
   const id = state.sessionId;
   if (!id) return undefined;
-  const out = await guarded(what, () =>
-    client.request("POST", client.path(id, "/inputs"), { inputs }),
-  );
+  const out = await guarded(what, () => client.sendInputs(id, inputs));
   if (out) {
     state.inputsSent += inputs.length;
     state.inputRequests++;
@@ -1046,7 +1043,7 @@ async function loadRecording() {
   ui.recording.disabled = true;
   try {
     await guarded("fetching the recording", async () => {
-      const head = await client.request("GET", client.path(id, "/recording"));
+      const head = await client.getRecording(id);
       const span = head.end.step - (head.start?.step ?? 0);
       if (span <= 0) {
         say("nothing recorded yet: run or step the session first");
@@ -1054,7 +1051,7 @@ async function loadRecording() {
       }
       const every = Math.max(1, Math.ceil(span / MAX_REPLAY_STATES));
       say(`replaying ${span} steps…`);
-      const rec = await client.request("GET", client.path(id, `/recording?every=${every}`));
+      const rec = await client.getRecording(id, every);
       if (state.sessionId !== id) return;
       if (!state.model) adoptModel(rec.model);
       if (!rec.states?.length) {

@@ -3,7 +3,8 @@
  * when it drops.
  *
  * Every (re)connection starts with a `scene` frame, then `state` frames (schemas/api
- * SceneFrame, StateFrame). Reconnection policy:
+ * SceneFrame, StateFrame): JSON text frames, or msgpack binary frames with
+ * `format: "msgpack"`. Reconnection policy:
  * - closed by close(): never reconnects;
  * - closed by the server with 1000 (the session was deleted) or refused with 4xx (unknown
  *   session, bad query): the stream ends (`closed`);
@@ -12,8 +13,19 @@
  *   connection that opens, until `maxAttempts` consecutive failures (default unlimited).
  * After a reconnect the frames continue from the session's current step (the `scene` frame
  * is sent again); frames produced while disconnected are not replayed.
+ *
+ * One code for Node and the browser: the socket is driven through the WHATWG WebSocket
+ * interface (onopen, onmessage, onclose, onerror, binaryType), which the `ws` package also
+ * implements; the browser bundle of the client substitutes the browser's own WebSocket for
+ * `ws` (src/client/browser/). Where they differ:
+ * - authentication: `ws` sends the client's headers (Authorization) with the upgrade; a
+ *   browser cannot, and offers the key as the subprotocol `bearer.<base64url(key)>` instead
+ *   (src/server/auth.ts);
+ * - a refused upgrade: `ws` reports the HTTP status (`unexpected-response`); a browser
+ *   hides it, so a connection that never opened asks `sessionExists` (GET
+ *   /v1/sessions/:id) and ends when the session is gone.
  */
-import { unpack } from "msgpackr";
+import { unpack } from "msgpackr/unpack";
 import { WebSocket } from "ws";
 import type { SceneFrameOut, StateFrameOut, StreamField } from "../../schemas/api";
 
@@ -34,6 +46,19 @@ export interface StreamHandlers {
   onState?(frame: StateFrameOut): void;
   onStatus?(status: StreamStatus, info: { code?: number; reason?: string; attempt: number }): void;
   onError?(err: Error): void;
+}
+
+/** How a stream connects (MoreauClient fills it in). */
+export interface StreamConnection {
+  /** headers of the upgrade request (sent by `ws`; a browser cannot send them) */
+  headers?: Record<string, string>;
+  /** WebSocket subprotocols to offer (the API key's: MoreauClient) */
+  protocols?: string[];
+  /**
+   * Whether the session still exists (false: it is gone, the stream ends), asked when a
+   * connection never opened and the refusal's HTTP status is unknown (a browser).
+   */
+  sessionExists?: () => Promise<boolean>;
 }
 
 /** Close codes after which reconnecting is pointless. */
@@ -62,10 +87,11 @@ export class SessionStream {
 
   constructor(
     url: string,
-    private readonly format: "json" | "msgpack",
+    /** the format asked for (a frame is decoded by its kind: text JSON, binary msgpack) */
+    readonly format: "json" | "msgpack",
     reconnect: StreamOptions["reconnect"],
     private readonly handlers: StreamHandlers,
-    private readonly headers: Record<string, string> = {},
+    private readonly connection: StreamConnection = {},
   ) {
     this.url = url;
     const r = typeof reconnect === "object" ? reconnect : {};
@@ -139,68 +165,119 @@ export class SessionStream {
 
   private connect(): void {
     if (this.stopped) return;
-    const ws = new WebSocket(this.url, { headers: this.headers });
+    let ws: WebSocket;
+    try {
+      // never `undefined` for the subprotocols (a browser would offer one named so); the
+      // third argument is `ws`'s options, which a browser's WebSocket ignores
+      ws = new WebSocket(this.url, this.connection.protocols ?? [], {
+        headers: this.connection.headers,
+      });
+    } catch (err) {
+      // a URL or subprotocol the implementation refuses outright
+      this.handlers.onError?.(err as Error);
+      this.retry(0, String(err));
+      return;
+    }
     this.ws = ws;
+    ws.binaryType = "arraybuffer";
     let opened = false;
-    let refusedFinal = false;
-    ws.on("open", () => {
+    /** HTTP status of a refused upgrade, when the implementation tells it (`ws`) */
+    let refusal: number | null = null;
+    // `ws` only (the browser's WebSocket has no `on`): the refusal's status
+    if (typeof ws.on === "function")
+      ws.on("unexpected-response", (_req, res) => {
+        refusal = res.statusCode ?? 0;
+        this.handlers.onError?.(new Error(`stream refused with HTTP ${refusal}`));
+        res.resume();
+        ws.terminate();
+      });
+    ws.onopen = () => {
       opened = true;
       if (this.attempt > 0 || this.frames > 0) this.reconnects++;
       this.attempt = 0;
       this.setStatus("open", { attempt: 0 });
-    });
-    ws.on("unexpected-response", (_req, res) => {
-      const code = res.statusCode ?? 0;
-      // 4xx: unknown session or bad query — retrying cannot help
-      refusedFinal = code >= 400 && code < 500;
-      this.handlers.onError?.(new Error(`stream refused with HTTP ${code}`));
-      res.resume();
-      ws.terminate();
-    });
-    ws.on("error", (err) => {
-      this.handlers.onError?.(err);
-    });
-    ws.on("message", (data: Buffer, isBinary: boolean) => {
-      let frame: { type?: string; dropped?: number };
-      try {
-        frame = isBinary || this.format === "msgpack" ? unpack(data) : JSON.parse(data.toString());
-      } catch (err) {
-        this.handlers.onError?.(err as Error);
+    };
+    ws.onerror = (ev) => {
+      // `ws` carries the error; a browser tells nothing more than that there was one
+      const err: unknown = (ev as { error?: unknown }).error;
+      this.handlers.onError?.(err instanceof Error ? err : new Error("stream connection error"));
+    };
+    ws.onmessage = (ev) => this.receive(ev.data);
+    ws.onclose = (ev) => {
+      void this.closed(ws, ev.code, ev.reason, opened, refusal);
+    };
+  }
+
+  /** One frame: JSON text, or msgpack bytes (an ArrayBuffer: binaryType). */
+  private receive(data: unknown): void {
+    let frame: { type?: string; dropped?: number };
+    try {
+      frame =
+        typeof data === "string"
+          ? JSON.parse(data)
+          : unpack(data instanceof Uint8Array ? data : new Uint8Array(data as ArrayBuffer));
+    } catch (err) {
+      this.handlers.onError?.(err as Error);
+      return;
+    }
+    this.frames++;
+    if (frame.type === "scene") this.handlers.onScene?.(frame as SceneFrameOut);
+    else if (frame.type === "state") {
+      this.dropped += frame.dropped ?? 0;
+      this.handlers.onState?.(frame as StateFrameOut);
+    }
+  }
+
+  /** A connection closed: the stream ends, or reconnects (see the policy above). */
+  private async closed(
+    ws: WebSocket,
+    code: number,
+    reason: string,
+    opened: boolean,
+    refusal: number | null,
+  ): Promise<void> {
+    this.lastClose = { code, reason };
+    if (this.ws === ws) this.ws = null;
+    // 4xx: unknown session or bad query — retrying cannot help
+    const refusedFinal = refusal !== null && refusal >= 400 && refusal < 500;
+    if (
+      this.stopped ||
+      !this.reconnectEnabled ||
+      refusedFinal ||
+      (opened && FINAL_CLOSE_CODES.has(code))
+    ) {
+      this.end({ code, reason, attempt: this.attempt });
+      return;
+    }
+    if (!opened && refusal === null && this.connection.sessionExists) {
+      // the refusal's status is hidden (a browser): ask whether the session still exists
+      const exists = await this.connection.sessionExists().catch(() => true);
+      if (!exists) {
+        this.end({ code, reason: "session not found", attempt: this.attempt });
         return;
       }
-      this.frames++;
-      if (frame.type === "scene") this.handlers.onScene?.(frame as SceneFrameOut);
-      else if (frame.type === "state") {
-        this.dropped += frame.dropped ?? 0;
-        this.handlers.onState?.(frame as StateFrameOut);
-      }
-    });
-    ws.on("close", (code, reasonBuf) => {
-      const reason = reasonBuf.toString();
-      this.lastClose = { code, reason };
-      if (this.ws === ws) this.ws = null;
-      const final =
-        this.stopped ||
-        !this.reconnectEnabled ||
-        refusedFinal ||
-        (opened && FINAL_CLOSE_CODES.has(code));
-      if (final) {
-        this.stopped = true;
-        this.setStatus("closed", { code, reason, attempt: this.attempt });
-        return;
-      }
-      this.attempt++;
-      if (this.attempt > this.maxAttempts) {
-        this.stopped = true;
-        this.setStatus("closed", { code, reason, attempt: this.attempt });
-        return;
-      }
-      const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (this.attempt - 1));
-      this.setStatus("reconnecting", { code, reason, attempt: this.attempt });
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.connect();
-      }, delay);
-    });
+    }
+    this.retry(code, reason);
+  }
+
+  private end(info: { code: number; reason: string; attempt: number }): void {
+    this.stopped = true;
+    this.setStatus("closed", info);
+  }
+
+  /** The next attempt after the backoff delay (or the end after `maxAttempts`). */
+  private retry(code: number, reason: string): void {
+    if (this.stopped) return;
+    this.attempt++;
+    if (this.attempt > this.maxAttempts) {
+      this.end({ code, reason, attempt: this.attempt });
+      return;
+    }
+    const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (this.attempt - 1));
+    this.setStatus("reconnecting", { code, reason, attempt: this.attempt });
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, delay);
   }
 }

@@ -44,6 +44,7 @@ import metricsRoutes from "../../routes/metrics";
 import sessionRoutes from "../../routes/sessions";
 import streamRoutes from "../../routes/stream";
 import { installAuth, PUBLIC_PATHS, pathOf, WS_PROTOCOL } from "./auth";
+import { registerClientBundle } from "./client-bundle";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
 import { ApiError, installErrorHandlers, toApiError } from "./errors";
@@ -203,6 +204,8 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   await app.register(streamRoutes);
   // the dashboard page at GET / and its assets (routes/dashboard.ts)
   await app.register((await import("../../routes/dashboard")).default);
+  // its API client at /client.js: the browser bundle of src/client (client-bundle.ts)
+  registerClientBundle(app);
   return app;
 }
 

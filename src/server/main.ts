@@ -15,7 +15,7 @@
  * streams with 1001, stop runs, checkpoint every session (first, with DATA_DIR), let
  * in-flight requests finish (an answer its client has stopped reading is dropped after
  * 1 s: app.ts); those still running SHUTDOWN_TIMEOUT_MS after the signal are answered 503
- * `shutting_down` (session-manager.ts); checkpoint again, stop the workers, exit 0. Only a
+ * `shutting_down` (sessions/shutdown.ts); checkpoint again, stop the workers, exit 0. Only a
  * shutdown stuck FORCE_EXIT_GRACE_MS past SHUTDOWN_TIMEOUT_MS (a disk that hangs) exits 1.
  */
 import { buildApp } from "./app";

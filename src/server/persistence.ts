@@ -12,7 +12,7 @@
  * in flight, and a write asked for while another is in flight waits for it; several asked
  * for meanwhile become one, with the latest bytes (each caller's promise resolves when
  * bytes at least as new as its own are on disk). How often a session is checkpointed at
- * all (CHECKPOINT_MIN_INTERVAL_MS) is the session manager's business.
+ * all (CHECKPOINT_MIN_INTERVAL_MS) is the business of sessions/checkpoints.ts.
  *
  * Deletes are durable: `remove` unlinks the file (and fsyncs the folder); when the unlink
  * fails it renames the file aside (<id>.json.deleting-<time>, never restored, removed on

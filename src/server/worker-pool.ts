@@ -6,7 +6,7 @@
  * Failure handling:
  * - a worker that exits or errors (a crash) is replaced by a fresh one at the same index;
  *   its pending requests fail with `worker_crashed` and the manager rebuilds its sessions
- *   from their last checkpoints (onWorkerLost);
+ *   from their last checkpoints (onWorkerLost: sessions/recovery.ts);
  * - a request not answered by its deadline plus watchdogGraceMs (a step that never returns
  *   to the worker's loop) fails with `timeout` and its worker is terminated and replaced the
  *   same way.

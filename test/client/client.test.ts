@@ -1,6 +1,7 @@
 /**
  * The typed client (src/client) against a real server, with `validate: true` so every
- * answer is also parsed by its zod schema: each REST method, the error mapping (status,
+ * answer is also parsed by its zod schema: each REST method (inputs, recording, snapshot
+ * and fork included), the error mapping (status,
  * code, zod issue paths), and the reconnecting stream (scene first, states in step order,
  * msgpack, a dropped connection reconnects with a new scene frame, deletion ends the
  * stream, an unknown session is not retried). States are checked against the symplectic
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SceneFrameOut, StateFrameOut } from "../../schemas/api";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../../src/client/index";
 import { buildApp, type MoreauApp } from "../../src/server/app";
-import { dropStreams, H, recurrence, springModel, startServer, waitFor } from "./helpers";
+import { dropStreams, H, K, M, recurrence, springModel, startServer, waitFor } from "./helpers";
 
 let app: MoreauApp;
 let url: string;
@@ -68,6 +69,35 @@ describe("REST", () => {
     const gone = await client.getSession(s.id).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(MoreauApiError);
     expect(gone).toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it("inputs, recording, snapshot and fork", async () => {
+    const s = await client.createSession(springModel);
+    await client.step(s.id, { steps: 10 });
+    // teleported to x = 0.5 at rest at the boundary after step 10
+    const accepted = await client.sendInputs(s.id, [
+      { type: "bodyState", id: "p", position: [0.5, 0, 0], velocity: [0, 0, 0] },
+    ]);
+    expect(accepted.step).toBe(10);
+    const st = await client.step(s.id, { steps: 1 });
+    const v = -H * (K / M) * 0.5;
+    expect(st.bodies[0].position[0]).toBeCloseTo(0.5 + H * v, 12);
+
+    const rec = await client.getRecording(s.id);
+    expect(rec).toMatchObject({ format: "moreau.recording", end: { step: 11 } });
+    expect(rec.inputs).toHaveLength(1);
+    expect(rec.states).toBeUndefined();
+    const replayed = await client.getRecording(s.id, 11);
+    expect(replayed.states?.at(-1)?.bodies).toEqual(st.bodies);
+
+    const snap = await client.getSnapshot(s.id);
+    expect(snap.session).toMatchObject({ name: "spring", step: 11 });
+    const fork = await client.forkSession(s.id);
+    expect(fork).toMatchObject({ name: "spring", step: 11 });
+    expect(fork.id).not.toBe(s.id);
+    expect((await client.getState(fork.id)).bodies).toEqual(st.bodies);
+    await client.deleteSession(fork.id);
+    await client.deleteSession(s.id);
   });
 
   it("assembly of a posted model: a particle hanging on a zero-length spring in gravity", async () => {

@@ -1,0 +1,283 @@
+/**
+ * When a session is checkpointed, where its checkpoints go, and which one a rebuild takes.
+ *
+ * When: at creation; when it stops running (pause, `until` reached, divergence); after
+ * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS steps; and on
+ * shutdown (shutdown.ts, `all`). Checkpoints are coalesced per session: one at a time, and
+ * those asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are deferred
+ * to that interval (the latest state wins); creation, the end of a run, pause and shutdown
+ * are urgent: written at once (after the one under way, never skipped for it: that one may
+ * have exported an earlier step).
+ *
+ * Where: the last checkpoint of every session is kept in memory (its engine snapshot bytes,
+ * within CHECKPOINT_MEMORY_BYTES for all sessions) and, with DATA_DIR, written to disk as
+ * the session document (persistence.ts: atomic writes, durable deletes). A failed write
+ * shows in /ready until a write succeeds.
+ *
+ * Which: a session lost with its worker is rebuilt (recovery.ts) from the newer of the file
+ * and the copy in memory (the copy when a write failed or there is no DATA_DIR).
+ */
+import type { FastifyBaseLogger } from "fastify";
+import {
+  SESSION_SNAPSHOT_FORMAT,
+  SESSION_SNAPSHOT_VERSION,
+  type SessionStatusName,
+} from "../../../schemas/api";
+import type { Config } from "../config";
+import type { ServerMetrics } from "../metrics";
+import type { CheckpointStore } from "../persistence";
+import type { WorkerRequestBody } from "../protocol";
+import type { MemoryCheckpoint, SessionRecord, SessionTable } from "./records";
+import type { WorkerCalls } from "./worker-calls";
+
+/** A session's status at the step its engine snapshot was taken. */
+type SnapshotAt = Pick<SessionRecord, "status" | "message" | "time" | "step">;
+
+/** A checkpoint to rebuild a session from: the worker's restore request for it. */
+export interface RestoreSource {
+  body: WorkerRequestBody;
+  from: "memory" | "disk";
+  step: number;
+}
+
+/**
+ * The session document (schemas/api.ts Snapshot): the engine snapshot bytes wrapped with
+ * the session's status, never parsed here.
+ */
+export function sessionDocument(
+  rec: SessionRecord,
+  engine: Uint8Array,
+  at: SnapshotAt = rec,
+): Uint8Array {
+  const head = JSON.stringify({
+    format: SESSION_SNAPSHOT_FORMAT,
+    version: SESSION_SNAPSHOT_VERSION,
+    session: {
+      id: rec.id,
+      name: rec.name,
+      status: at.status,
+      message: at.message,
+      time: at.time,
+      step: at.step,
+      createdAt: rec.createdAt.toISOString(),
+      savedAt: new Date().toISOString(),
+    },
+  });
+  return Buffer.concat([
+    Buffer.from(`${head.slice(0, -1)},"simulation":`, "utf8"),
+    engine,
+    Buffer.from("}", "utf8"),
+  ]);
+}
+
+export class Checkpoints {
+  /** bytes of the checkpoints held in memory */
+  private memoryBytes = 0;
+  /** DATA_DIR: the last checkpoint failure, cleared by the next successful write (/ready). */
+  private persistenceError: string | null = null;
+
+  constructor(
+    private readonly config: Config,
+    private readonly metrics: ServerMetrics,
+    private readonly log: FastifyBaseLogger,
+    /** DATA_DIR's store, or null (checkpoints in memory only) */
+    readonly store: CheckpointStore | null,
+    private readonly table: SessionTable,
+    private readonly calls: WorkerCalls,
+    private readonly closing: () => boolean,
+  ) {}
+
+  /** Bytes of the checkpoints held in memory (moreau_checkpoint_memory_bytes). */
+  get bytesInMemory(): number {
+    return this.memoryBytes;
+  }
+
+  /** DATA_DIR: whether checkpoints reach the disk (the last failure, if any); null without it. */
+  get persistence(): { ok: boolean; error: string | null } | null {
+    if (!this.store) return null;
+    return { ok: this.persistenceError === null, error: this.persistenceError };
+  }
+
+  /**
+   * Asks for a checkpoint of the session: kept in memory and (DATA_DIR) written to disk.
+   * `urgent`: at once (after the one under way); otherwise no sooner than
+   * CHECKPOINT_MIN_INTERVAL_MS after the previous one started. Resolves when a checkpoint
+   * taken after this call is done (an urgent one) or deferred. Failures are logged, never
+   * thrown.
+   */
+  checkpoint(rec: SessionRecord, urgent = false): Promise<void> {
+    if (rec.lost || rec.deleted || rec.deleting) return Promise.resolve();
+    rec.checkpointWanted = true;
+    if (urgent) rec.checkpointUrgent = true;
+    if (rec.checkpointing) return rec.checkpointing;
+    const wait = rec.checkpointUrgent
+      ? 0
+      : rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
+    if (wait > 0) {
+      this.defer(rec, wait);
+      return Promise.resolve();
+    }
+    rec.checkpointing = this.loop(rec);
+    return rec.checkpointing;
+  }
+
+  /**
+   * After a worker's snapshot was applied to the record (`was`: its status before): a run
+   * that stopped (pause, `until` reached, divergence) is checkpointed at once; otherwise a
+   * checkpoint is taken when CHECKPOINT_EVERY_STEPS steps have passed since the last one.
+   */
+  afterSnapshot(rec: SessionRecord, was: SessionStatusName): void {
+    if (was === "running" && rec.status !== "running" && this.table.has(rec.id))
+      void this.checkpoint(rec, true);
+    else {
+      const every = this.config.checkpointEverySteps;
+      if (every > 0 && rec.step - rec.lastCheckpointStep >= every) void this.checkpoint(rec);
+    }
+  }
+
+  /** Checkpoints every session whose last checkpoint is not its current state (shutdown). */
+  async all(): Promise<void> {
+    await Promise.all(
+      this.table.all().map(async (r) => {
+        if (r.checkpointing) await r.checkpointing;
+        const current =
+          !r.checkpointWanted &&
+          r.lastCheckpointStep === r.step &&
+          r.lastCheckpointStatus === r.status &&
+          (!this.store || (r.persisted && r.savedStep === r.step));
+        if (!current) await this.checkpoint(r, true);
+      }),
+    );
+    if (this.store) await this.store.flush().catch(() => undefined);
+  }
+
+  /**
+   * The last checkpoint of a lost session as a restore request: the file in DATA_DIR, or
+   * the copy in memory when it is newer (a failed write) or there is no file; null: none.
+   */
+  async latest(rec: SessionRecord): Promise<RestoreSource | null> {
+    const mem = rec.memory;
+    if (this.store && rec.savedStep !== null && (!mem || rec.savedStep >= mem.step)) {
+      const cp = await this.store.read(rec.id).catch(() => null);
+      if (cp)
+        return {
+          body: {
+            kind: "restore",
+            sessionId: rec.id,
+            name: rec.name,
+            snapshot: cp.snapshot.simulation,
+            status: cp.snapshot.session.status,
+            message: cp.snapshot.session.message,
+          },
+          from: "disk",
+          step: cp.snapshot.simulation.step,
+        };
+    }
+    if (!mem) return null;
+    return {
+      body: {
+        kind: "restore",
+        sessionId: rec.id,
+        name: rec.name,
+        snapshot: mem.engine,
+        status: mem.status,
+        message: mem.message,
+      },
+      from: "memory",
+      step: mem.step,
+    };
+  }
+
+  /** Cancels a deferred checkpoint (a loss, a delete, the end of a shutdown). */
+  clearTimer(rec: SessionRecord): void {
+    if (rec.checkpointTimer) clearTimeout(rec.checkpointTimer);
+    rec.checkpointTimer = null;
+  }
+
+  /** Releases what a deleted session held. */
+  forget(rec: SessionRecord): void {
+    this.clearTimer(rec);
+    if (rec.memory) this.memoryBytes -= rec.memory.engine.byteLength;
+    rec.memory = null;
+  }
+
+  private defer(rec: SessionRecord, wait: number): void {
+    if (rec.checkpointTimer) return;
+    rec.checkpointTimer = setTimeout(() => {
+      rec.checkpointTimer = null;
+      if (rec.checkpointWanted) void this.checkpoint(rec, true);
+    }, wait);
+    rec.checkpointTimer.unref?.();
+  }
+
+  /** Takes checkpoints of the session while they are wanted (one at a time). */
+  private async loop(rec: SessionRecord): Promise<void> {
+    const store = this.store;
+    try {
+      while (rec.checkpointWanted && !rec.deleted && !rec.deleting && !rec.lost) {
+        if (!rec.checkpointUrgent) {
+          const wait = rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
+          if (wait > 0) {
+            this.defer(rec, wait);
+            return;
+          }
+        }
+        this.clearTimer(rec);
+        rec.checkpointWanted = false;
+        rec.checkpointUrgent = false;
+        rec.lastCheckpointAt = Date.now();
+        rec.lastCheckpointStep = rec.step;
+        let engine: Uint8Array;
+        try {
+          engine = await this.calls.exportEngine(rec, false);
+        } catch (err) {
+          // the worker could not export (lost with its worker, deleted meanwhile, or a
+          // shutdown): not a persistence failure
+          if (!rec.lost && !rec.deleted && !rec.deleting && !this.closing())
+            this.log.warn({ err, session: rec.id }, "checkpoint export failed");
+          return;
+        }
+        // the reply refreshed the record: these are the exported snapshot's
+        const at = { status: rec.status, message: rec.message, time: rec.time, step: rec.step };
+        rec.lastCheckpointStep = at.step;
+        rec.lastCheckpointStatus = at.status;
+        this.keepInMemory(rec, { engine, ...at });
+        // synchronous check and enqueue: a delete after this point removes the file
+        if (!store || rec.deleted || rec.deleting) continue;
+        try {
+          await store.write(rec.id, rec.owner, sessionDocument(rec, engine, at));
+        } catch (err) {
+          rec.persisted = false;
+          this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
+          this.metrics.checkpointFailures.inc();
+          this.log.warn({ err, session: rec.id }, "checkpoint failed");
+          return;
+        }
+        this.metrics.checkpoints.inc();
+        rec.savedStep = at.step;
+        rec.persisted = true;
+        this.persistenceError = null;
+      }
+    } finally {
+      rec.checkpointing = null;
+      // asked for again meanwhile (after a failure or a deferral: within the interval)
+      if (rec.checkpointWanted && !rec.checkpointTimer) void this.checkpoint(rec);
+    }
+  }
+
+  /** Keeps a session's last checkpoint in memory, within CHECKPOINT_MEMORY_BYTES for all. */
+  private keepInMemory(rec: SessionRecord, cp: MemoryCheckpoint): void {
+    const old = rec.memory?.engine.byteLength ?? 0;
+    const total = this.memoryBytes - old + cp.engine.byteLength;
+    if (total <= this.config.checkpointMemoryBytes) {
+      this.memoryBytes = total;
+      rec.memory = cp;
+    } else if (rec.memory === null || rec.memory.engine.byteLength < cp.engine.byteLength) {
+      // over the budget: the older copy is kept (a rebuild takes the newer of it and the file)
+      this.log.debug(
+        { session: rec.id, bytes: cp.engine.byteLength, budget: this.config.checkpointMemoryBytes },
+        "checkpoint not kept in memory (CHECKPOINT_MEMORY_BYTES)",
+      );
+    }
+  }
+}

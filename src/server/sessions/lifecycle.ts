@@ -1,0 +1,213 @@
+/**
+ * How a session comes to be and how it goes.
+ *
+ * `open`: a new session on the least loaded worker, from a create body (validated by the
+ * worker), a checkpoint's session document (a restart's restore) or another session's
+ * engine snapshot (fork); admitted first (admission.ts), and checkpointed at once unless it
+ * was restored from its checkpoint. `restoreAll`: on start, every checkpoint of DATA_DIR is
+ * opened again (same id, owner and creation time).
+ *
+ * `remove`: a DELETE completes only once the session's checkpoint is durably gone
+ * (persistence.ts); when it cannot be, the session is kept and the DELETE answers 500
+ * (retry it): a session answered deleted must not come back after a restart.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type { SnapshotOut } from "../../../schemas/api";
+import type { Config } from "../config";
+import { ApiError, notFound } from "../errors";
+import type { CheckpointStore } from "../persistence";
+import type { WorkerRequestBody } from "../protocol";
+import type { StreamHub } from "../stream";
+import type { WorkerPool } from "../worker-pool";
+import type { Admission } from "./admission";
+import type { Checkpoints } from "./checkpoints";
+import type { SessionRecord, SessionTable } from "./records";
+import type { WorkerCalls } from "./worker-calls";
+
+/** Where a new session comes from. */
+export type Origin =
+  /** the JSON of a create body (schemas/api.ts CreateSession), validated by the worker */
+  | { body: Uint8Array }
+  /** a checkpoint's session document */
+  | { snapshot: SnapshotOut }
+  /** the engine snapshot bytes of another session (fork) */
+  | { fork: SessionRecord; bytes: Uint8Array };
+
+export class SessionLifecycle {
+  constructor(
+    private readonly config: Config,
+    private readonly log: FastifyBaseLogger,
+    private readonly pool: WorkerPool,
+    private readonly streams: StreamHub,
+    private readonly table: SessionTable,
+    private readonly admission: Admission,
+    private readonly calls: WorkerCalls,
+    private readonly checkpoints: Checkpoints,
+  ) {}
+
+  /** Opens session `id` of `owner` from `from`; `restoring`: from its own checkpoint. */
+  async open(
+    id: string,
+    owner: string | null,
+    from: Origin,
+    createdAt: Date,
+    restoring = false,
+  ): Promise<SessionRecord> {
+    // a restored session was already counted against its key's quota
+    const admitted = this.admission.enter(owner, !restoring);
+    try {
+      const worker = this.table.leastLoaded(this.pool.size);
+      const a = await this.calls.call(null, worker, requestOf(id, from, this.config.maxBodies));
+      if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
+      const { origin } = a.result;
+      const rec: SessionRecord = {
+        id,
+        name: origin.name,
+        worker,
+        ...a.session,
+        counts: origin.counts,
+        createdAt,
+        lastActivity: Date.now(),
+        model: origin.model,
+        scene: a.result.scene,
+        lastState: a.result.state,
+        lost: false,
+        rebuilding: null,
+        losses: [],
+        busy: 0,
+        owner,
+        memory: null,
+        lastCheckpointStep: a.session.step,
+        lastCheckpointStatus: a.session.status,
+        lastCheckpointAt: 0,
+        checkpointing: null,
+        checkpointWanted: false,
+        checkpointUrgent: false,
+        checkpointTimer: null,
+        savedStep: restoring ? a.session.step : null,
+        persisted: true,
+        deleting: false,
+        removing: null,
+        deleted: false,
+      };
+      this.table.add(rec);
+      this.log.info(
+        {
+          session: id,
+          worker,
+          bodies: rec.counts.bodies,
+          step: rec.step,
+          from: "body" in from ? "request" : Object.keys(from)[0],
+        },
+        restoring ? "session restored from its checkpoint" : "session created",
+      );
+      // the first checkpoint at once (a restored session has its file; the memory copy
+      // comes with its next checkpoint)
+      if (!restoring) void this.checkpoints.checkpoint(rec, true);
+      return rec;
+    } finally {
+      admitted();
+    }
+  }
+
+  /** Opens every checkpoint of the store again (server start). */
+  async restoreAll(store: CheckpointStore): Promise<void> {
+    const found = await store.readAll();
+    let restored = 0;
+    for (const cp of found) {
+      if (this.table.has(cp.id)) continue;
+      const created = Date.parse(cp.snapshot.session.createdAt ?? "");
+      try {
+        await this.open(
+          cp.id,
+          cp.owner,
+          { snapshot: cp.snapshot },
+          Number.isFinite(created) ? new Date(created) : new Date(),
+          true,
+        );
+        restored++;
+      } catch (err) {
+        this.log.error(
+          { err, session: cp.id, file: store.fileOf(cp.id) },
+          "a checkpointed session could not be restored",
+        );
+      }
+    }
+    if (found.length > 0)
+      this.log.info(
+        { restored, found: found.length, dir: store.dir },
+        `restored ${restored} session(s) from ${store.dir}`,
+      );
+  }
+
+  /**
+   * Deletes a session: its checkpoint first (durably), then the session, its streams
+   * (closed with 1000) and its simulation in the worker. Concurrent calls share one delete.
+   */
+  remove(id: string): Promise<void> {
+    const rec = this.table.find(id);
+    if (!rec) return Promise.reject(notFound(id));
+    if (rec.removing) return rec.removing;
+    const store = this.checkpoints.store;
+    const removing = (async () => {
+      if (rec.rebuilding) await rec.rebuilding;
+      rec.deleting = true; // no checkpoint write starts from here on
+      this.checkpoints.clearTimer(rec);
+      if (store) {
+        try {
+          // after any write of it already under way
+          await store.remove(id);
+        } catch (err) {
+          rec.deleting = false;
+          this.log.error({ err, session: id }, "session not deleted: its checkpoint remains");
+          throw new ApiError(
+            "internal",
+            `session "${id}" was not deleted: ${(err as Error).message}; it is kept, retry the delete`,
+            { session: id },
+          );
+        }
+      }
+      rec.deleted = true;
+      this.table.delete(id);
+      this.checkpoints.forget(rec);
+      this.streams.closeSession(id, 1000, "session deleted");
+      if (!rec.lost) {
+        this.pool.notify(rec.worker, { kind: "cancel", sessionId: id });
+        await this.pool
+          .request(rec.worker, { kind: "delete", sessionId: id })
+          .catch((err) => this.log.warn({ err, session: id }, "worker delete failed"));
+      }
+      this.log.info({ session: id }, "session deleted");
+    })();
+    rec.removing = removing;
+    void removing.then(
+      () => undefined,
+      () => {
+        if (rec.removing === removing) rec.removing = null;
+      },
+    );
+    return removing;
+  }
+}
+
+/** The worker request that opens a session from `from`. */
+function requestOf(id: string, from: Origin, maxBodies: number): WorkerRequestBody {
+  if ("body" in from) return { kind: "open", sessionId: id, body: from.body, maxBodies };
+  if ("snapshot" in from)
+    return {
+      kind: "restore",
+      sessionId: id,
+      name: from.snapshot.session.name,
+      snapshot: from.snapshot.simulation,
+      status: from.snapshot.session.status,
+      message: from.snapshot.session.message,
+    };
+  return {
+    kind: "restore",
+    sessionId: id,
+    name: from.fork.name,
+    snapshot: from.bytes,
+    status: from.fork.status,
+    message: from.fork.message,
+  };
+}

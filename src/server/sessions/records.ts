@@ -1,0 +1,208 @@
+/**
+ * What the event loop keeps of each session (SessionRecord: status, time and step mirrored
+ * from its worker's replies and progress events, its checkpoint bookkeeping, its loss and
+ * delete flags) and the table of them: lookup with ownership, the status rule of a request,
+ * the busy count that keeps a session from expiring while a request on it runs, and the
+ * sessions per worker that placement follows.
+ *
+ * Ownership (API keys, src/server/auth.ts): with keys, a session is visible only to the key
+ * that created it (`owner`); any other key is answered 404 as if it did not exist.
+ */
+import type { SessionOut, SessionStatusName } from "../../../schemas/api";
+import { conflict, notFound } from "../errors";
+import type { SceneInfo, SessionSnapshot } from "../protocol";
+
+/** The last checkpoint of a session, in memory. */
+export interface MemoryCheckpoint {
+  /** the engine snapshot's JSON bytes */
+  engine: Uint8Array;
+  step: number;
+  status: SessionStatusName;
+  message: string | null;
+}
+
+export interface SessionRecord {
+  id: string;
+  name: string;
+  worker: number;
+  /** seq of the last worker snapshot applied (see SessionSnapshot.seq) */
+  seq: number;
+  status: SessionStatusName;
+  time: number;
+  step: number;
+  dt: number;
+  message: string | null;
+  run: SessionSnapshot["run"];
+  counts: SessionOut["counts"];
+  createdAt: Date;
+  lastActivity: number;
+  /** the validated model as UTF-8 JSON (SessionOrigin.model): rebuilds without a checkpoint */
+  model: Uint8Array;
+  scene: SceneInfo;
+  /** the last State bytes the event loop received (served when the worker is gone) */
+  lastState: Uint8Array;
+  /** its worker died: the simulation is gone until a rebuild (under way, or by reset) */
+  lost: boolean;
+  /** the rebuild after a worker loss, while it goes on (never rejects) */
+  rebuilding: Promise<void> | null;
+  /** times this session was lost with its worker, within LOSS_WINDOW_MS (recovery.ts) */
+  losses: number[];
+  busy: number;
+  /** key id of the creator (null without API keys) */
+  owner: string | null;
+  /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
+  savedStep: number | null;
+  persisted: boolean;
+  /** the last checkpoint held in memory (null: none, or over CHECKPOINT_MEMORY_BYTES) */
+  memory: MemoryCheckpoint | null;
+  /** step of the last checkpoint started */
+  lastCheckpointStep: number;
+  /** status of the last checkpoint taken */
+  lastCheckpointStatus: SessionStatusName;
+  /** Date.now() when the last checkpoint started */
+  lastCheckpointAt: number;
+  /** the running checkpoint loop, if any */
+  checkpointing: Promise<void> | null;
+  /** a checkpoint is wanted (now if urgent, else once CHECKPOINT_MIN_INTERVAL_MS has passed) */
+  checkpointWanted: boolean;
+  checkpointUrgent: boolean;
+  checkpointTimer: ReturnType<typeof setTimeout> | null;
+  /** a delete is under way: no checkpoint write starts */
+  deleting: boolean;
+  removing: Promise<void> | null;
+  deleted: boolean;
+}
+
+/** The Session body of a record (schemas/api.ts Session). */
+export function viewOf(rec: SessionRecord, subscribers: number, persistence: boolean): SessionOut {
+  return {
+    id: rec.id,
+    name: rec.name,
+    status: rec.status,
+    time: rec.time,
+    step: rec.step,
+    dt: rec.dt,
+    counts: rec.counts,
+    message: rec.message,
+    run: rec.run,
+    subscribers,
+    persisted: persistence ? rec.persisted : null,
+    checkpointStep: rec.savedStep,
+    createdAt: rec.createdAt.toISOString(),
+    lastActivityAt: new Date(rec.lastActivity).toISOString(),
+  };
+}
+
+/** Throws 409 `conflict` unless the session's status is one of `ok`. */
+export function requireStatus(rec: SessionRecord, ok: SessionStatusName[], what: string): void {
+  if (!ok.includes(rec.status)) throw conflict(rec.id, rec.status, what);
+}
+
+/**
+ * Runs a request on a session: busy while it runs (the idle sweep leaves it alone), and
+ * its end counts as activity.
+ */
+export async function withRecord<T>(rec: SessionRecord, fn: () => Promise<T>): Promise<T> {
+  rec.busy++;
+  try {
+    return await fn();
+  } finally {
+    rec.busy--;
+    rec.lastActivity = Date.now();
+  }
+}
+
+/** Every session by id, seen through ownership. */
+export class SessionTable {
+  private readonly records = new Map<string, SessionRecord>();
+
+  /** `auth`: API keys are configured (sessions are their creator's) */
+  constructor(private readonly auth: boolean) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  /** The record of `id` whoever owns it (internal paths: events, streams, tests). */
+  find(id: string): SessionRecord | undefined {
+    return this.records.get(id);
+  }
+
+  add(rec: SessionRecord): void {
+    this.records.set(rec.id, rec);
+  }
+
+  delete(id: string): void {
+    this.records.delete(id);
+  }
+
+  /** A copy of the records (callers may delete while they go through it). */
+  all(): SessionRecord[] {
+    return [...this.records.values()];
+  }
+
+  /** Without API keys every session is everyone's; with keys, only its creator's. */
+  visible(rec: SessionRecord, owner: string | null): boolean {
+    return !this.auth || rec.owner === owner;
+  }
+
+  /** The session of `id` as `owner` sees it (404 otherwise); a request is activity. */
+  touch(id: string, owner: string | null): SessionRecord {
+    const rec = this.records.get(id);
+    if (!rec || !this.visible(rec, owner)) throw notFound(id);
+    rec.lastActivity = Date.now();
+    return rec;
+  }
+
+  /** `touch`, after the rebuild of a session lost with its worker (if one is under way). */
+  async live(id: string, owner: string | null): Promise<SessionRecord> {
+    const rec = this.touch(id, owner);
+    if (rec.rebuilding) {
+      await rec.rebuilding;
+      if (!this.records.has(id)) throw notFound(id);
+    }
+    return rec;
+  }
+
+  /** Sessions of one API key. */
+  ownedBy(owner: string): number {
+    let n = 0;
+    for (const r of this.records.values()) if (r.owner === owner) n++;
+    return n;
+  }
+
+  byStatus(): Record<SessionStatusName, number> {
+    const out: Record<SessionStatusName, number> = {
+      ready: 0,
+      running: 0,
+      paused: 0,
+      diverged: 0,
+      error: 0,
+    };
+    for (const r of this.records.values()) out[r.status]++;
+    return out;
+  }
+
+  /** Sessions per worker, for `workers` workers (those lost with theirs not counted). */
+  loads(workers: number, except?: string): number[] {
+    const load = new Array<number>(workers).fill(0);
+    for (const r of this.records.values()) if (!r.lost && r.id !== except) load[r.worker]++;
+    return load;
+  }
+
+  /** The worker with the fewest sessions (the first of them on a tie). */
+  leastLoaded(workers: number, except?: string): number {
+    return lightest(this.loads(workers, except));
+  }
+}
+
+/** Index of the smallest load (the first of them on a tie). */
+export function lightest(load: readonly number[]): number {
+  let best = 0;
+  for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
+  return best;
+}

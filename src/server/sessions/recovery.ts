@@ -1,0 +1,199 @@
+/**
+ * Sessions lost with their worker (crashed, killed, or stopped by the watchdog).
+ *
+ * The pool fails the worker's pending requests (`worker_crashed`) and each of its sessions
+ * is rebuilt at once, live, on the least loaded worker (its replacement included) from its
+ * last checkpoint (checkpoints.ts `latest`: the file in DATA_DIR, or the copy in memory when
+ * it is newer or there is no DATA_DIR), the way a restart restores; a session that was
+ * running runs on, unless it was lost twice within LOSS_WINDOW_MS (then it comes back
+ * paused). Requests that arrive meanwhile wait for the rebuild (SessionTable.live); reads
+ * in flight on the lost worker are asked again of the rebuilt session (WorkerCalls.read).
+ * Only a session without any checkpoint (or whose checkpoint cannot be restored) goes to
+ * `error` with its last state kept, and `reset` rebuilds it from its model at t = 0
+ * (`rebuildFromModel`). During a shutdown nothing is rebuilt.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../config";
+import { ApiError } from "../errors";
+import type { ServerMetrics } from "../metrics";
+import type { SessionSnapshot, WorkerRequestBody } from "../protocol";
+import type { StreamHub } from "../stream";
+import { type WorkerAnswer, WorkerFailure, type WorkerPool } from "../worker-pool";
+import type { Checkpoints } from "./checkpoints";
+import { lightest, type SessionRecord, type SessionTable } from "./records";
+import type { WorkerCalls } from "./worker-calls";
+
+/** A session lost twice within this window comes back paused (its run is not resumed). */
+const LOSS_WINDOW_MS = 60_000;
+
+export class Recovery {
+  constructor(
+    private readonly config: Config,
+    private readonly metrics: ServerMetrics,
+    private readonly log: FastifyBaseLogger,
+    private readonly pool: WorkerPool,
+    private readonly streams: StreamHub,
+    private readonly table: SessionTable,
+    private readonly calls: WorkerCalls,
+    private readonly checkpoints: Checkpoints,
+    private readonly closing: () => boolean,
+  ) {}
+
+  /** The pool lost `worker`: its sessions are rebuilt elsewhere (or marked lost). */
+  onWorkerLost(worker: number, reason: string): void {
+    this.metrics.workerRestarts.inc();
+    const lost: { rec: SessionRecord; run: SessionSnapshot["run"] }[] = [];
+    for (const rec of this.table.all()) {
+      if (rec.worker !== worker || rec.lost) continue;
+      rec.lost = true;
+      this.checkpoints.clearTimer(rec);
+      lost.push({ rec, run: rec.status === "running" ? rec.run : null });
+      this.log.warn({ session: rec.id, worker }, "session lost with its worker");
+    }
+    if (this.closing()) {
+      for (const { rec } of lost) markLost(rec, `${reason}; the server is shutting down`);
+      return;
+    }
+    // spread over the workers (the replacement of the lost one included: requests to it
+    // wait until it has started)
+    const load = this.table.loads(this.pool.size);
+    for (const { rec, run } of lost) {
+      if (rec.deleting) {
+        markLost(rec, reason);
+        continue;
+      }
+      const target = lightest(load);
+      load[target]++;
+      rec.message = `${reason}; restoring the session from its last checkpoint`;
+      rec.busy++;
+      const done = this.rebuildFromCheckpoint(rec, reason, run, target).finally(() => {
+        rec.busy--;
+        if (rec.rebuilding === done) rec.rebuilding = null;
+      });
+      rec.rebuilding = done;
+    }
+  }
+
+  /** Recreates a lost session's simulation from its model (t = 0) on the least loaded worker. */
+  async rebuildFromModel(rec: SessionRecord): Promise<void> {
+    await this.relocate(
+      rec,
+      {
+        kind: "open",
+        sessionId: rec.id,
+        body: Buffer.concat([Buffer.from('{"model":'), rec.model, Buffer.from("}")]),
+        maxBodies: this.config.maxBodies,
+      },
+      this.table.leastLoaded(this.pool.size, rec.id),
+    );
+  }
+
+  /**
+   * Rebuilds a lost session from its last checkpoint on worker `target`, and resumes its
+   * run if it was running. Never rejects.
+   */
+  private async rebuildFromCheckpoint(
+    rec: SessionRecord,
+    reason: string,
+    run: SessionSnapshot["run"],
+    target: number,
+  ): Promise<void> {
+    const now = Date.now();
+    rec.losses = [...rec.losses.filter((t) => now - t < LOSS_WINDOW_MS), now];
+    try {
+      const source = await this.checkpoints.latest(rec);
+      if (!source || rec.deleted) {
+        this.metrics.sessionRebuilds.inc({ from: "none" });
+        markLost(rec, `${reason}; no checkpoint of it was kept`);
+        return;
+      }
+      const { body, from, step } = source;
+      await this.relocate(rec, body, target);
+      this.metrics.sessionRebuilds.inc({ from });
+      this.log.warn(
+        { session: rec.id, worker: rec.worker, step, from },
+        "session lost with its worker rebuilt from its last checkpoint",
+      );
+      if (run && !this.closing()) {
+        if (rec.losses.length > 1)
+          this.log.warn(
+            { session: rec.id, losses: rec.losses.length },
+            "session lost again within a minute: restored paused, its run not resumed",
+          );
+        else if (run.until === null || run.until > rec.time)
+          await this.calls
+            .call(rec, rec.worker, {
+              kind: "run",
+              sessionId: rec.id,
+              realtimeFactor: run.realtimeFactor,
+              until: run.until,
+            })
+            .catch((err) =>
+              this.log.warn({ err, session: rec.id }, "run not resumed after the rebuild"),
+            );
+      }
+    } catch (err) {
+      this.metrics.sessionRebuilds.inc({ from: "failed" });
+      this.log.error({ err, session: rec.id }, "session could not be rebuilt from its checkpoint");
+      rec.lost = true;
+      markLost(
+        rec,
+        `${reason}; it could not be restored from its checkpoint (${(err as Error)?.message})`,
+      );
+    }
+  }
+
+  /**
+   * Creates (or restores) a lost session's simulation on worker `target` — or, if that one
+   * cannot start, on another — and makes it the session's.
+   */
+  private async relocate(
+    rec: SessionRecord,
+    body: WorkerRequestBody,
+    target: number,
+  ): Promise<void> {
+    const order = [target, ...Array.from({ length: this.pool.size }, (_, i) => i)].filter(
+      (w, i, all) => all.indexOf(w) === i,
+    );
+    let a: WorkerAnswer | null = null;
+    let worker = target;
+    for (const w of order) {
+      try {
+        a = await this.pool.request(w, body);
+        worker = w;
+        break;
+      } catch (err) {
+        const last = w === order[order.length - 1];
+        if (err instanceof ApiError && err.code === "worker_crashed" && !last && !this.closing())
+          continue;
+        if (err instanceof WorkerFailure)
+          throw new ApiError(err.info.code, err.info.message, err.info.details);
+        throw err;
+      }
+    }
+    if (!a) throw new ApiError("worker_crashed", "no solver worker could take the session");
+    rec.worker = worker;
+    rec.seq = 0; // another worker counts its own snapshots
+    rec.lost = false;
+    if (a.result.kind === "created") {
+      rec.lastState = a.result.state;
+      rec.scene = a.result.scene;
+    }
+    if (a.session) {
+      this.calls.apply(rec, a.session);
+      rec.lastCheckpointStep = a.session.step;
+    }
+    this.pool.notify(worker, {
+      kind: "subscriptions",
+      sessionId: rec.id,
+      subscriptions: this.streams.subscriptions(rec.id),
+    });
+  }
+}
+
+/** The session stays lost: `error`, its last state served, reset rebuilds it from the model. */
+function markLost(rec: SessionRecord, why: string): void {
+  rec.status = "error";
+  rec.run = null;
+  rec.message = `${why}; the simulation was lost (state: the last one received; reset rebuilds it from the model)`;
+}
