@@ -308,7 +308,11 @@ describe("the image's commands, run here", () => {
     expect(await page.text()).toContain('<script type="importmap">');
     // read the bodies: an unread 1 MB response keeps its connection busy, and the graceful
     // shutdown below would wait for this client to take it
-    for (const asset of ["/vendor/three/three.module.js", "/vendor/uplot/uPlot.esm.js"]) {
+    for (const asset of [
+      "/vendor/three/three.module.js",
+      "/vendor/uplot/uPlot.esm.js",
+      "/client.js",
+    ]) {
       const r = await fetch(`${base}${asset}`);
       expect(r.status).toBe(200);
       expect((await r.text()).length).toBeGreaterThan(1000);
