@@ -28,24 +28,18 @@ import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
-import {
-  decodeFloat64,
-  encodeFloat64,
-  hashFloat64,
-  isMemoryExporter,
-  SnapshotError,
-} from "../model/state-codec";
+import { hashFloat64, isMemoryExporter, SnapshotError } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
 import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
 import {
   canonicalJson,
-  finiteOrNull,
   reservedOffDiagonalBlocks,
   type SimulationSnapshotSpec,
   withChecksum,
 } from "./snapshot";
+import { type Controls, decodeState, encodeState, type SimulationState } from "./state";
 
 /** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
 export class DivergenceError extends Error {
@@ -632,14 +626,12 @@ export class Simulation {
   }
 
   /**
-   * Everything a continuation needs, JSON-safe and versioned (schemas/snapshot.ts, why each
-   * piece: src/engine/simulation/snapshot.ts). loadSnapshot (src/engine/index.ts) builds a Simulation
-   * from it whose next steps are bit-identical to this one's.
+   * Everything a continuation needs, JSON-safe and versioned (schemas/snapshot.ts): the
+   * model, the parameters as patched and the state record (state.ts). loadSnapshot
+   * (src/engine/index.ts) builds a Simulation from it whose next steps are bit-identical
+   * to this one's.
    */
   snapshot(): SimulationSnapshotSpec {
-    const s = this.system;
-    const memory = this.integrator.saveMemory?.() ?? {};
-    const contact = this.contact;
     return withChecksum({
       format: "moreau.simulation",
       version: 1,
@@ -649,46 +641,7 @@ export class Simulation {
         gravity: [...this.gravity],
         contact: this.contactSpec ? { ...this.contactSpec } : null,
       },
-      time: this.t,
-      step: this.steps,
-      state: {
-        position: encodeFloat64(s.pos),
-        orientation: encodeFloat64(s.quat),
-        velocity: encodeFloat64(s.vel),
-        angularVelocity: encodeFloat64(s.omega),
-      },
-      memory: {
-        integrator: {
-          ...(memory.acceleration ? { acceleration: encodeFloat64(memory.acceleration) } : {}),
-          ...(memory.previousAcceleration
-            ? { previousAcceleration: encodeFloat64(memory.previousAcceleration) }
-            : {}),
-          ...(memory.pseudoAcceleration
-            ? { pseudoAcceleration: encodeFloat64(memory.pseudoAcceleration) }
-            : {}),
-          ...(memory.accelerationValid !== undefined
-            ? { accelerationValid: memory.accelerationValid }
-            : {}),
-        },
-        lambda: encodeFloat64(this.stepper.lambda),
-        stats: {
-          ...this.lastStats,
-          contactResidual: finiteOrNull(this.lastStats.contactResidual),
-          reactionChange: this.monitor.reactionChange,
-        },
-        energyReference: this.monitor.reference,
-        matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
-        ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
-        ...(this.hasTurns()
-          ? {
-              turns: [...this.actuation.coordinates.values()]
-                .filter((q) => q.kind === "angle")
-                .map((q) => [q.joint, q.turns, q.lastAngle] as [string, number, number]),
-            }
-          : {}),
-      },
-      ...(this.hasControls() ? { controls: this.controls() } : {}),
-      hash: this.stateHash(),
+      ...encodeState(this.captureState()),
     });
   }
 
@@ -698,46 +651,15 @@ export class Simulation {
    * snapshot does not fit the model or its state does not match its hash.
    */
   restoreSnapshot(snap: SimulationSnapshotSpec): void {
-    const s = this.system;
-    const n = s.numBodies;
     if (canonicalJson(snap.model) !== canonicalJson(this.model))
       throw new SnapshotError([
         { path: ["model"], message: "the snapshot is of another model than this simulation's" },
       ]);
-    const st = snap.state;
-    const pos = decodeFloat64(st.position, 3 * n, ["state", "position"]);
-    const quat = decodeFloat64(st.orientation, 4 * n, ["state", "orientation"]);
-    const vel = decodeFloat64(st.velocity, 3 * n, ["state", "velocity"]);
-    const omega = decodeFloat64(st.angularVelocity, 3 * n, ["state", "angularVelocity"]);
-    if (hashFloat64([pos, quat, vel, omega]) !== snap.hash)
-      throw new SnapshotError([
-        { path: ["hash"], message: "the state arrays do not match the snapshot's hash" },
-      ]);
-    for (const [name, a] of [
-      ["position", pos],
-      ["orientation", quat],
-      ["velocity", vel],
-      ["angularVelocity", omega],
-    ] as const)
-      if (!a.every(Number.isFinite))
-        throw new SnapshotError([{ path: ["state", name], message: "non-finite value" }]);
-    const mem = snap.memory;
-    const vector = (name: "acceleration" | "previousAcceleration" | "pseudoAcceleration") => {
-      const encoded = mem.integrator[name];
-      return encoded !== undefined
-        ? decodeFloat64(encoded, s.numDofs, ["memory", "integrator", name])
-        : undefined;
-    };
-    const acceleration = vector("acceleration");
-    const previousAcceleration = vector("previousAcceleration");
-    const pseudoAcceleration = vector("pseudoAcceleration");
-    const lambda = decodeFloat64(mem.lambda, this.stepper.lambda.length, ["memory", "lambda"]);
-    const nb = this.stepper.matrix.numBlocks;
-    mem.matrixBlocks.forEach(([bi, bj], k) => {
-      if (bi >= nb || bj >= nb)
-        throw new SnapshotError([
-          { path: ["memory", "matrixBlocks", k], message: `block index beyond ${nb - 1}` },
-        ]);
+    const state = decodeState(snap, {
+      numBodies: this.system.numBodies,
+      numDofs: this.system.numDofs,
+      numRows: this.stepper.lambda.length,
+      numBlocks: this.stepper.matrix.numBlocks,
     });
     // Parameters first: update() rebuilds the integrator and clears its memory.
     const p = snap.parameters;
@@ -763,35 +685,66 @@ export class Simulation {
         throw new SnapshotError(underPath(["parameters"], err.issues));
       throw new SnapshotError([{ path: ["parameters"], message: (err as Error).message }]);
     }
-    this.restoreControls(snap);
-    s.pos.set(pos);
-    s.quat.set(quat);
-    s.vel.set(vel);
-    s.omega.set(omega);
-    updateDerived(s);
-    this.t = snap.time;
-    this.steps = snap.step;
-    this.integrator.reset();
-    this.integrator.restoreMemory?.({
-      acceleration,
-      previousAcceleration,
-      pseudoAcceleration,
-      accelerationValid: mem.integrator.accelerationValid,
-    });
-    this.stepper.lambda.set(lambda);
-    const { reactionChange, ...stats } = mem.stats;
-    this.lastStats = {
-      ...stats,
-      newtonConverged: stats.newtonConverged ?? true,
-      contactResidual: stats.contactResidual ?? Number.NaN,
+    this.applyState(state);
+  }
+
+  /** The state record of this simulation now (copies; state.ts). */
+  captureState(): SimulationState {
+    const s = this.system;
+    const contact = this.contact;
+    return {
+      time: this.t,
+      step: this.steps,
+      position: new Float64Array(s.pos),
+      orientation: new Float64Array(s.quat),
+      velocity: new Float64Array(s.vel),
+      angularVelocity: new Float64Array(s.omega),
+      integrator: this.integrator.saveMemory?.() ?? {},
+      lambda: new Float64Array(this.stepper.lambda),
+      stats: { ...this.lastStats },
+      reactionChange: this.monitor.reactionChange,
+      energyReference: this.monitor.reference,
+      matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
+      ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
+      ...(this.hasTurns()
+        ? {
+            turns: [...this.actuation.coordinates.values()]
+              .filter((q) => q.kind === "angle")
+              .map((q) => [q.joint, q.turns, q.lastAngle] as [string, number, number]),
+          }
+        : {}),
+      ...(this.hasControls() ? { controls: this.controls() } : {}),
     };
-    this.monitor.restoreReactions(lambda, reactionChange ?? 0);
-    this.monitor.rebase(mem.energyReference ?? this.totalEnergy());
-    for (const [bi, bj] of mem.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
+  }
+
+  /**
+   * Puts a state record of a simulation of this model (decodeState checked its sizes)
+   * back: the next steps continue it bit for bit. Throws SnapshotError, before changing
+   * anything, when its controls or turns name what this model lacks.
+   */
+  applyState(state: SimulationState): void {
+    this.restoreControls(state);
+    const s = this.system;
+    s.pos.set(state.position);
+    s.quat.set(state.orientation);
+    s.vel.set(state.velocity);
+    s.omega.set(state.angularVelocity);
+    updateDerived(s);
+    this.t = state.time;
+    this.steps = state.step;
+    this.integrator.reset();
+    this.integrator.restoreMemory?.(state.integrator);
+    this.stepper.lambda.set(state.lambda);
+    this.lastStats = { ...state.stats };
+    this.monitor.restoreReactions(state.lambda, state.reactionChange);
+    this.monitor.rebase(
+      Number.isNaN(state.energyReference) ? this.totalEnergy() : state.energyReference,
+    );
+    for (const [bi, bj] of state.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
     this.stepper.matrix.finalize();
     const contact = this.contact;
-    if (mem.contact !== undefined && contact && isMemoryExporter(contact))
-      contact.importMemory(mem.contact);
+    if (state.contact !== undefined && contact && isMemoryExporter(contact))
+      contact.importMemory(state.contact);
     this.lastH = 0;
     this.restartRecording(false);
   }
@@ -810,7 +763,7 @@ export class Simulation {
   }
 
   /** The run-time commands in effect and the pending inputs (snapshot `controls`). */
-  private controls(): NonNullable<SimulationSnapshotSpec["controls"]> {
+  private controls(): Controls {
     const actuators: [string, number][] = [];
     for (const a of this.targets.actuators.values())
       if (a.override !== null) actuators.push([a.id, a.override]);
@@ -828,9 +781,9 @@ export class Simulation {
     return { actuators, loads, pending: this.pendingInputs() };
   }
 
-  /** Restores snapshot `controls` and `memory.turns` (checked: throws SnapshotError). */
-  private restoreControls(snap: SimulationSnapshotSpec): void {
-    const c = snap.controls ?? { actuators: [], loads: [], pending: [] };
+  /** Restores the state's controls and turns (checked: throws SnapshotError). */
+  private restoreControls(state: SimulationState): void {
+    const c = state.controls ?? { actuators: [], loads: [], pending: [] };
     const issues: { path: (string | number)[]; message: string }[] = [];
     c.actuators.forEach(([id], i) => {
       if (!this.targets.actuators.has(id))
@@ -841,7 +794,7 @@ export class Simulation {
         issues.push({ path: ["controls", "loads", i, 0], message: `unknown pointForce "${id}"` });
     });
     c.pending.forEach((p, i) => {
-      if (p.step < snap.step)
+      if (p.step < state.step)
         issues.push({
           path: ["controls", "pending", i, "step"],
           message: "before the snapshot's step",
@@ -853,7 +806,7 @@ export class Simulation {
             message: issue.message,
           });
     });
-    const turns = snap.memory.turns ?? [];
+    const turns = state.turns ?? [];
     turns.forEach(([id], i) => {
       if (this.actuation.coordinates.get(id)?.kind !== "angle")
         issues.push({ path: ["memory", "turns", i, 0], message: `no revolute coordinate "${id}"` });

@@ -1,24 +1,7 @@
 /**
- * Pieces of the snapshot format (schemas/snapshot.ts) the Simulation uses to save and
- * restore itself (Simulation.snapshot / restoreSnapshot) and loadSnapshot (src/engine/index.ts)
- * uses to read one.
- *
- * Why each piece is there — a continuation is bit-identical only if every value that a
- * later step reads is restored exactly:
- *  - the body arrays (positions, unit quaternions, velocities), as their bytes: a decimal
- *    round trip would be exact for finite doubles but loses the sign of −0;
- *  - time, step, and the solver / gravity / contact parameters as patched;
- *  - integrator memory (Newmark's a_t and its validity, Integrator.saveMemory);
- *  - the joint multipliers of the last solve (they are the reported joint reactions, and
- *    the previous step's reactions that solver.reactionChange compares with);
- *  - the energy reference of energy.error and the last reactionChange (monitor.ts);
- *  - the solve matrix's block pattern: compliant contact reserves blocks as contacts come
- *    and never releases them, and the pattern fixes the fill-reducing ordering of the
- *    sparse factorizations, hence their rounding;
- *  - the contact module's warm-start memory (impulses by contact key), through the
- *    MemoryExporter hook below.
- * Derived quantities (rotation matrices, world inertias) are recomputed from the
- * quaternions, as every step does.
+ * The snapshot document's own pieces (schemas/snapshot.ts): its validation with the
+ * checksum over the whole document, the solve matrix's reserved blocks, canonical JSON.
+ * The state it carries is the record of state.ts (why each piece is there: see there).
  */
 import { createHash } from "node:crypto";
 import { issuesOf } from "../../../schemas/issues";
