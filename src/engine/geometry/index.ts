@@ -5,27 +5,19 @@
 export { type PairFilter, SweepAndPrune } from "./broadphase";
 export { CollisionDetector, type CollisionOptions, type DetectionStats } from "./collide";
 export { ContactBuffer, contactKey, FEATURE_RANGE } from "./contact-buffer";
+export { CYLINDER_FLUSH_SIN, RIM_SAMPLES } from "./cylinder";
+export { collideShapes } from "./narrowphase";
+export { boxCapsule, boxSphere, planeBox } from "./pairs/box";
+export { boxBox } from "./pairs/box-box";
+export { capsuleCapsule, capsuleSphere, planeCapsule } from "./pairs/capsule";
 export {
   boxCylinder,
-  CYLINDER_FLUSH_SIN,
   capsuleCylinder,
   cylinderCylinder,
   cylinderSphere,
   planeCylinder,
-  RIM_SAMPLES,
-} from "./cylinder";
-export {
-  boxBox,
-  boxCapsule,
-  boxSphere,
-  capsuleCapsule,
-  capsuleSphere,
-  collideShapes,
-  planeBox,
-  planeCapsule,
-  planeSphere,
-  sphereSphere,
-} from "./narrowphase";
+} from "./pairs/cylinder";
+export { planeSphere, sphereSphere } from "./pairs/sphere";
 export { composePose, quatToMatrix, WorldPose } from "./pose";
 export {
   aabbHalfWidths,

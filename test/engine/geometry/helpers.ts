@@ -1,8 +1,15 @@
 /** Small helpers shared by the collision-geometry tests (independent of the code under test). */
+import { expect } from "vitest";
 import { ContactBuffer } from "../../../src/engine/geometry/contact-buffer";
 import { collideShapes } from "../../../src/engine/geometry/narrowphase";
 import { WorldPose } from "../../../src/engine/geometry/pose";
-import type { Shape } from "../../../src/engine/geometry/shapes";
+import type {
+  BoxShape,
+  CapsuleShape,
+  PlaneShape,
+  Shape,
+  SphereShape,
+} from "../../../src/engine/geometry/shapes";
 
 export type V3 = [number, number, number];
 export type Q4 = [number, number, number, number];
@@ -93,4 +100,28 @@ export function nearest(cs: C[], p: V3): C {
     }
   }
   return best;
+}
+
+export const sphere = (radius: number): SphereShape => ({ type: "sphere", radius });
+export const box = (hx: number, hy: number, hz: number): BoxShape => ({
+  type: "box",
+  halfExtents: [hx, hy, hz],
+});
+export const capsule = (radius: number, halfLength: number): CapsuleShape => ({
+  type: "capsule",
+  radius,
+  halfLength,
+});
+/** The plane z = 0, solid below. */
+export const floor: PlaneShape = { type: "plane", normal: [0, 0, 1], offset: 0 };
+
+/** Capsule axis (local z) turned onto world x: a rotation of +90° about y maps e_z to e_x. */
+export const ALONG_X = axisAngle([0, 1, 0], Math.PI / 2);
+/** +90° about x maps e_z to −e_y. */
+export const ALONG_Y = axisAngle([1, 0, 0], Math.PI / 2);
+
+/** The one contact of cs (asserting that there is exactly one). */
+export function expectOne(cs: C[]): C {
+  expect(cs.length).toBe(1);
+  return cs[0];
 }

@@ -36,9 +36,9 @@
  *    contact lies on both surfaces (1e-6 m); AABB and the detector's dispatch.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { CollisionDetector } from "../../../src/engine/geometry/collide";
-import { ContactBuffer } from "../../../src/engine/geometry/contact-buffer";
-import { WorldPose } from "../../../src/engine/geometry/pose";
+import { CollisionDetector } from "../../../../src/engine/geometry/collide";
+import { ContactBuffer } from "../../../../src/engine/geometry/contact-buffer";
+import { WorldPose } from "../../../../src/engine/geometry/pose";
 import type {
   BoxShape,
   CapsuleShape,
@@ -46,11 +46,11 @@ import type {
   PlaneShape,
   Shape,
   SphereShape,
-} from "../../../src/engine/geometry/shapes";
-import { aabbHalfWidths } from "../../../src/engine/geometry/shapes";
-import { inertiaFromShapes } from "../../../src/engine/model/inertia";
-import { mulberry32 } from "../../support/random";
-import { axisAngle, type C, collide, pose, type Q4, qmul, rotate, type V3 } from "./helpers";
+} from "../../../../src/engine/geometry/shapes";
+import { aabbHalfWidths } from "../../../../src/engine/geometry/shapes";
+import { inertiaFromShapes } from "../../../../src/engine/model/inertia";
+import { mulberry32 } from "../../../support/random";
+import { axisAngle, type C, collide, pose, type Q4, qmul, rotate, type V3 } from "../helpers";
 
 const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];

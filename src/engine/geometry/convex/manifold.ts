@@ -1,0 +1,372 @@
+/**
+ * Contact manifolds of two convex cores from their features (features.ts) facing each
+ * other along the polished normal n (a→b), and the single contact when there is none:
+ *  - polygon–polygon: the reference is the polygon whose normal separates the cores best
+ *    (ties, e.g. parallel faces: the larger one; clip.ts referenceIsB); the incident
+ *    polygon (a cap gets its exact deepest rim point inserted where the samples miss it)
+ *    is clipped (Sutherland–Hodgman) against the reference's sides, gaps = heights above
+ *    the reference plane, at most MAX_MANIFOLD points (deepest, then spread);
+ *  - polygon–segment: the segment (for a cylinder side: the exact deepest point of each
+ *    rim, joined) clipped to the polygon, two points;
+ *  - segment–segment, parallel within PARALLEL_SIN: at each end of their overlap, the
+ *    point of a's support line (on a's surface) and where the line from it along n
+ *    enters b (on b's surface), gap = that parameter;
+ *  - otherwise none: the single GJK/EPA contact. A reference polygon must separate the
+ *    cores nearly as well as the optimal normal (within 5 % and 1e-5 of the size, as
+ *    box–box prefers faces to edges), else the contact is at its boundary (a rim or an
+ *    edge) and no manifold is built.
+ * Normals: the reference polygon's normal for clipped manifolds, else the polished one.
+ *
+ * Feature ids (below FEATURE_RANGE = 65536): single contact 27·code_a + code_b (the cores'
+ * point codes), then ranges for polygon–polygon (reference side, a's polygon code, b's
+ * polygon code, clip label), polygon–segment, segment–polygon (polygon code, segment code,
+ * segment clip label) and segment–segment (the *_BASE constants).
+ */
+
+import { length3 } from "../../math/vec3";
+import type { ContactBuffer } from "../contact-buffer";
+import { pushFromA } from "../helpers";
+import {
+  CLIP_IN,
+  CLIP_IN_LABELS,
+  clipPolygon,
+  clipped,
+  clipSegment,
+  FRAME,
+  FRAME_POINT,
+  PICK,
+  pickBelow,
+  pushPicked,
+  REFERENCE,
+  referenceIsB,
+  SIDE_AXIS,
+  SIDES,
+  swapPick,
+  toFrame,
+} from "./clip";
+import {
+  type ConvexShape,
+  F_POINT,
+  F_POLY,
+  FC,
+  FCOUNT,
+  FLAB,
+  FNRM,
+  FPOLY,
+  FT,
+  PARALLEL_SIN,
+  POLY_CAP,
+  RAY,
+} from "./features";
+import { RES } from "./gjk";
+import { PN } from "./polish";
+import { separationAlong, toLocal } from "./support";
+
+/** Radius each core is swept by (slot 0: a, 1: b), metres: a capsule's radius, else 0. */
+export const RADII = new Float64Array(2);
+
+/** Most points of a clipped manifold. */
+const MAX_MANIFOLD = 8;
+
+/** Feature id ranges of the convex pairs (all below FEATURE_RANGE = 65536). */
+const POINT_RANGE = 27 * 27;
+/** Clip labels of polygon–polygon: vertex q (16), edge e ∩ side k (256), side corners (256). */
+const CLIP_LABELS = POLY_CAP + 2 * POLY_CAP * POLY_CAP;
+const PP_BASE = POINT_RANGE;
+const PS_BASE = PP_BASE + 2 * 6 * 6 * CLIP_LABELS;
+/** Labels of a clipped segment: end e kept (0, 1) or cut by side k (2 + 2k + e). */
+const SEG_LABELS = 2 + 2 * POLY_CAP;
+const SP_BASE = PS_BASE + 6 * 12 * SEG_LABELS;
+const SS_BASE = SP_BASE + 12 * 6 * SEG_LABELS;
+
+/** Local direction scratch of classifyFacing. */
+const LOCAL = new Float64Array(3);
+
+/** Classifies core c's feature (slot s) facing the world direction d (FT[s], FC[s]). */
+function classifyFacing(c: ConvexShape, s: number, dx: number, dy: number, dz: number): void {
+  toLocal(c, dx, dy, dz, LOCAL);
+  c.classify(LOCAL, s);
+}
+
+/**
+ * Pushes the manifold of the cores a and b facing each other along the unit normal n
+ * (a→b), if their features make one (see the file comment); `scale` is the size of the
+ * pair (sum of bounding radii).
+ */
+export function buildManifold(
+  a: ConvexShape,
+  b: ConvexShape,
+  nx: number,
+  ny: number,
+  nz: number,
+  margin: number,
+  scale: number,
+  out: ContactBuffer,
+): void {
+  classifyFacing(a, 0, nx, ny, nz);
+  classifyFacing(b, 1, -nx, -ny, -nz);
+  const ta = FT[0];
+  const tb = FT[1];
+  if (ta === F_POINT || tb === F_POINT) return;
+  if (ta === F_POLY && tb === F_POLY) polygonPolygon(a, b, margin, scale, out);
+  else if (ta === F_POLY) {
+    a.polygon(0, false, 0, 0, 0, 0);
+    if (!goodReference(separationAlong(a, b, FNRM[0], FNRM[1], FNRM[2]), scale)) return;
+    b.segment(1, -FNRM[0], -FNRM[1], -FNRM[2]);
+    const sides = polygonFrame(0);
+    const base = PS_BASE + (FC[0] * 12 + FC[1]) * SEG_LABELS;
+    clipSegment(FPOLY, 3 * POLY_CAP, sides, RADII[1], margin, 1, base, out);
+  } else if (tb === F_POLY) {
+    b.polygon(1, false, 0, 0, 0, 0);
+    if (!goodReference(separationAlong(a, b, -FNRM[3], -FNRM[4], -FNRM[5]), scale)) return;
+    a.segment(0, -FNRM[3], -FNRM[4], -FNRM[5]);
+    const sides = polygonFrame(1);
+    const base = SP_BASE + (FC[0] * 6 + FC[1]) * SEG_LABELS;
+    clipSegment(FPOLY, 0, sides, RADII[0], margin, -1, base, out);
+  } else {
+    a.segment(0, nx, ny, nz);
+    b.segment(1, -nx, -ny, -nz);
+    parallelSegments(b, nx, ny, nz, margin, SS_BASE + (FC[0] * 12 + FC[1]) * 2, scale, out);
+  }
+}
+
+/**
+ * Whether a polygon's normal, separating the cores by `sep` (the separation along it),
+ * may carry a clipped manifold: it must separate nearly as well as the optimum −PN[3]
+ * (within 5 % and 1e-5 of the size, as box–box prefers faces over edges); otherwise the
+ * contact is really at the polygon's boundary (a rim or an edge) and the single contact
+ * is kept.
+ */
+function goodReference(sep: number, scale: number): boolean {
+  const best = -PN[3];
+  return sep >= best - 0.05 * Math.abs(best) - 1e-5 * scale;
+}
+
+/** Polygon–polygon: the incident polygon clipped against the reference one. */
+function polygonPolygon(
+  a: ConvexShape,
+  b: ConvexShape,
+  margin: number,
+  scale: number,
+  out: ContactBuffer,
+): void {
+  a.polygon(0, false, 0, 0, 0, 0);
+  b.polygon(1, false, 0, 0, 0, 0);
+  const sepA = separationAlong(a, b, FNRM[0], FNRM[1], FNRM[2]);
+  const sepB = separationAlong(a, b, -FNRM[3], -FNRM[4], -FNRM[5]);
+  REFERENCE[0] = -(FNRM[0] * FNRM[3] + FNRM[1] * FNRM[4] + FNRM[2] * FNRM[5]);
+  REFERENCE[1] = a.polygonArea(FC[0]);
+  REFERENCE[2] = b.polygonArea(FC[1]);
+  REFERENCE[3] = sepA;
+  REFERENCE[4] = sepB;
+  REFERENCE[5] = 1e-5 * scale;
+  const useB = referenceIsB();
+  const ref = useB ? 1 : 0;
+  const inc = 1 - ref;
+  if (!goodReference(useB ? sepB : sepA, scale)) return;
+  // The incident polygon rebuilt with its exact deepest rim point towards the reference.
+  const o = 3 * ref;
+  (inc === 0 ? a : b).polygon(inc, true, -FNRM[o], -FNRM[o + 1], -FNRM[o + 2], 1e-7 * scale);
+  const sides = polygonFrame(ref);
+  // The incident polygon in the reference frame, clipped.
+  const n = FCOUNT[inc];
+  const ib = 3 * inc * POLY_CAP;
+  for (let q = 0; q < n; q++) {
+    toFrame(FPOLY[ib + 3 * q], FPOLY[ib + 3 * q + 1], FPOLY[ib + 3 * q + 2]);
+    CLIP_IN[3 * q] = FRAME_POINT[0];
+    CLIP_IN[3 * q + 1] = FRAME_POINT[1];
+    CLIP_IN[3 * q + 2] = FRAME_POINT[2];
+    CLIP_IN_LABELS[q] = FLAB[inc * POLY_CAP + q];
+  }
+  let m = pickBelow(clipPolygon(n, sides, POLY_CAP), margin);
+  if (m > MAX_MANIFOLD) m = spread(clipped.points, m);
+  const base = PP_BASE + ((ref * 6 + FC[0]) * 6 + FC[1]) * CLIP_LABELS;
+  pushPicked(out, m, ref === 0 ? 1 : -1, base);
+}
+
+/**
+ * Sets the clip frame (FRAME, SIDES) from slot s's polygon: origin its vertex centroid,
+ * u towards its first vertex, normal FNRM[s] (towards the incident side). Returns the
+ * number of sides.
+ */
+function polygonFrame(s: number): number {
+  const n = FCOUNT[s];
+  const base = 3 * s * POLY_CAP;
+  let fx = 0;
+  let fy = 0;
+  let fz = 0;
+  for (let k = 0; k < n; k++) {
+    fx += FPOLY[base + 3 * k];
+    fy += FPOLY[base + 3 * k + 1];
+    fz += FPOLY[base + 3 * k + 2];
+  }
+  fx /= n;
+  fy /= n;
+  fz /= n;
+  const mx = FNRM[3 * s];
+  const my = FNRM[3 * s + 1];
+  const mz = FNRM[3 * s + 2];
+  let ux = FPOLY[base] - fx;
+  let uy = FPOLY[base + 1] - fy;
+  let uz = FPOLY[base + 2] - fz;
+  const um = ux * mx + uy * my + uz * mz;
+  ux -= um * mx;
+  uy -= um * my;
+  uz -= um * mz;
+  const ul = length3(ux, uy, uz);
+  ux /= ul;
+  uy /= ul;
+  uz /= ul;
+  FRAME[0] = fx;
+  FRAME[1] = fy;
+  FRAME[2] = fz;
+  FRAME[3] = ux;
+  FRAME[4] = uy;
+  FRAME[5] = uz;
+  FRAME[6] = my * uz - mz * uy;
+  FRAME[7] = mz * ux - mx * uz;
+  FRAME[8] = mx * uy - my * ux;
+  FRAME[9] = mx;
+  FRAME[10] = my;
+  FRAME[11] = mz;
+  for (let k = 0; k < n; k++) {
+    const p = base + 3 * k;
+    const q = base + 3 * ((k + 1) % n);
+    const px = (FPOLY[p] - fx) * ux + (FPOLY[p + 1] - fy) * uy + (FPOLY[p + 2] - fz) * uz;
+    const py =
+      (FPOLY[p] - fx) * FRAME[6] + (FPOLY[p + 1] - fy) * FRAME[7] + (FPOLY[p + 2] - fz) * FRAME[8];
+    const qx = (FPOLY[q] - fx) * ux + (FPOLY[q + 1] - fy) * uy + (FPOLY[q + 2] - fz) * uz;
+    const qy =
+      (FPOLY[q] - fx) * FRAME[6] + (FPOLY[q + 1] - fy) * FRAME[7] + (FPOLY[q + 2] - fz) * FRAME[8];
+    let ox = qy - py;
+    let oy = px - qx;
+    const ol = Math.hypot(ox, oy);
+    ox /= ol;
+    oy /= ol;
+    if (ox * px + oy * py < 0) {
+      ox = -ox;
+      oy = -oy;
+    }
+    SIDES[3 * k] = ox;
+    SIDES[3 * k + 1] = oy;
+    SIDES[3 * k + 2] = ox * px + oy * py;
+    SIDE_AXIS[k] = -1;
+  }
+  return n;
+}
+
+/**
+ * Keeps MAX_MANIFOLD of the m points PICK[0..m−1]: the deepest, then repeatedly the one
+ * farthest (in the plane) from those kept. Returns MAX_MANIFOLD.
+ */
+function spread(poly: Float64Array, m: number): number {
+  let best = 0;
+  for (let r = 1; r < m; r++) if (poly[3 * PICK[r] + 2] < poly[3 * PICK[best] + 2]) best = r;
+  swapPick(0, best);
+  for (let c = 1; c < MAX_MANIFOLD; c++) {
+    let bi = c;
+    let bd = -1;
+    for (let r = c; r < m; r++) {
+      const p = PICK[r];
+      let dmin = Number.POSITIVE_INFINITY;
+      for (let q = 0; q < c; q++) {
+        const o = PICK[q];
+        const d = (poly[3 * p] - poly[3 * o]) ** 2 + (poly[3 * p + 1] - poly[3 * o + 1]) ** 2;
+        if (d < dmin) dmin = d;
+      }
+      if (dmin > bd) {
+        bd = dmin;
+        bi = r;
+      }
+    }
+    swapPick(c, bi);
+  }
+  return MAX_MANIFOLD;
+}
+
+/**
+ * Segment–segment (normal (nx, ny, nz) a→b), when parallel within PARALLEL_SIN and
+ * overlapping, and b has rayEntry (the cylinder): at each end of the overlap of a's
+ * support segment (on a's surface: a box edge, or the side line of a capsule or cylinder
+ * along n) with b's, the point p_a there and where the line p_a + s n enters b (on b's
+ * surface): gap = s, so that p_b − p_a = gap n exactly; the exact line distance for
+ * parallel axes, the height of b's surface along n at that station for slightly skewed
+ * ones.
+ */
+function parallelSegments(
+  b: ConvexShape,
+  nx: number,
+  ny: number,
+  nz: number,
+  margin: number,
+  base: number,
+  scale: number,
+  out: ContactBuffer,
+): void {
+  const A = 0;
+  const B = 3 * POLY_CAP;
+  const ra = RADII[0];
+  // a's support segment on its surface (a capsule's axis moved out by its radius).
+  const a0x = FPOLY[A] + ra * nx;
+  const a0y = FPOLY[A + 1] + ra * ny;
+  const a0z = FPOLY[A + 2] + ra * nz;
+  let dax = FPOLY[A + 3] - FPOLY[A];
+  let day = FPOLY[A + 4] - FPOLY[A + 1];
+  let daz = FPOLY[A + 5] - FPOLY[A + 2];
+  const la = length3(dax, day, daz);
+  const b0x = FPOLY[B];
+  const b0y = FPOLY[B + 1];
+  const b0z = FPOLY[B + 2];
+  let dbx = FPOLY[B + 3] - b0x;
+  let dby = FPOLY[B + 4] - b0y;
+  let dbz = FPOLY[B + 5] - b0z;
+  const lb = length3(dbx, dby, dbz);
+  if (!(la > 0 && lb > 0) || b.rayEntry === undefined) return;
+  dax /= la;
+  day /= la;
+  daz /= la;
+  dbx /= lb;
+  dby /= lb;
+  dbz /= lb;
+  const sx = day * dbz - daz * dby;
+  const sy = daz * dbx - dax * dbz;
+  const sz = dax * dby - day * dbx;
+  if (length3(sx, sy, sz) > PARALLEL_SIN) return;
+  const tb0 = (b0x - a0x) * dax + (b0y - a0y) * day + (b0z - a0z) * daz;
+  const tb1 = tb0 + lb * (dbx * dax + dby * day + dbz * daz);
+  const lo = Math.max(0, Math.min(tb0, tb1));
+  const hi = Math.min(la, Math.max(tb0, tb1));
+  if (!(hi - lo > 1e-9 * scale)) return;
+  for (let e = 0; e < 2; e++) {
+    const t = e === 0 ? lo : hi;
+    const px = a0x + t * dax;
+    const py = a0y + t * day;
+    const pz = a0z + t * daz;
+    if (!b.rayEntry(px, py, pz, nx, ny, nz)) continue;
+    const gap = RAY[0];
+    if (!(gap < margin)) continue;
+    pushFromA(out, px, py, pz, nx, ny, nz, gap, base + e);
+  }
+}
+
+/**
+ * Pushes the single GJK/EPA contact (witnesses RES, polished normal PN, radii added) when
+ * below the margin; feature 27·code_a + code_b.
+ */
+export function singleContact(
+  a: ConvexShape,
+  b: ConvexShape,
+  margin: number,
+  scale: number,
+  out: ContactBuffer,
+): void {
+  const ra = RADII[0];
+  const gap = RES[9] - ra - RADII[1];
+  if (!(gap < margin)) return;
+  const nx = PN[0];
+  const ny = PN[1];
+  const nz = PN[2];
+  const code =
+    27 * a.pointCode(RES[3], RES[4], RES[5], scale) + b.pointCode(RES[6], RES[7], RES[8], scale);
+  pushFromA(out, RES[3] + ra * nx, RES[4] + ra * ny, RES[5] + ra * nz, nx, ny, nz, gap, code);
+}

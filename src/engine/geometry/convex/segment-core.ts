@@ -1,0 +1,112 @@
+/**
+ * A segment from (0, 0, −L) to (0, 0, +L) (shape frame) as a convex core: the core of a
+ * capsule, whose radius the convex pairs add after working on the core. Support function
+ * h(d) = L |d·z|, kinked on the great circle n ⟂ z; its one feature besides its points is
+ * the whole segment (segment code 0), and the code of a point on it: 0/1 the −z/+z end,
+ * 2 between them.
+ */
+
+import { clamp } from "../helpers";
+import type { WorldPose } from "../pose";
+import {
+  type ConvexShape,
+  F_POINT,
+  F_SEG,
+  FC,
+  FCOUNT,
+  FLAB,
+  FPOLY,
+  FT,
+  LINE_SIN,
+  POLY_CAP,
+} from "./features";
+import { localToWorld } from "./support";
+
+export class SegmentCore implements ConvexShape {
+  p = new Float64Array(3);
+  R = new Float64Array(9);
+  /** Half-length L, metres. */
+  private readonly d = new Float64Array(1);
+
+  /** Places the core: the segment of half-length L at `pose` (referenced, not copied). */
+  place(pose: WorldPose, halfLength: number): this {
+    this.p = pose.p;
+    this.R = pose.R;
+    this.d[0] = halfLength;
+    return this;
+  }
+
+  boundingRadius(): number {
+    return this.d[0];
+  }
+
+  localSupport(d: Float64Array, s: Float64Array): void {
+    s[0] = 0;
+    s[1] = 0;
+    s[2] = d[2] >= 0 ? this.d[0] : -this.d[0];
+  }
+
+  /** The supporting end, or (d ⟂ the axis) the whole segment, q clamped onto it. */
+  projectOnSupport(q: Float64Array, d: Float64Array, ends: Float64Array): number {
+    const eps = 1e-9;
+    const L = this.d[0];
+    q[0] = 0;
+    q[1] = 0;
+    if (d[2] > eps) q[2] = L;
+    else if (d[2] < -eps) q[2] = -L;
+    else {
+      q[2] = clamp(q[2], -L, L);
+      ends[0] = ends[1] = ends[3] = ends[4] = 0;
+      ends[2] = -L;
+      ends[5] = L;
+      return 1;
+    }
+    return 0;
+  }
+
+  addSupportHessian(): void {
+    // Piecewise linear: zero Hessian.
+  }
+
+  kinkAxes(out: Float64Array, o: number): number {
+    const R = this.R;
+    out[3 * o] = R[2];
+    out[3 * o + 1] = R[5];
+    out[3 * o + 2] = R[8];
+    return 1;
+  }
+
+  coneAxes(): number {
+    return 0;
+  }
+
+  classify(d: Float64Array, s: number): void {
+    FT[s] = Math.abs(d[2]) <= LINE_SIN ? F_SEG : F_POINT;
+    FC[s] = 0;
+  }
+
+  /** A segment has no polygon feature (classify never reports one). */
+  polygon(): void {}
+
+  segment(s: number): void {
+    const L = this.d[0];
+    localToWorld(this, 0, 0, -L, FPOLY, 3 * (s * POLY_CAP));
+    localToWorld(this, 0, 0, L, FPOLY, 3 * (s * POLY_CAP + 1));
+    FLAB[s * POLY_CAP] = 0;
+    FLAB[s * POLY_CAP + 1] = 1;
+    FCOUNT[s] = 2;
+  }
+
+  pointCode(x: number, y: number, z: number, scale: number): number {
+    const R = this.R;
+    const l2 = R[2] * (x - this.p[0]) + R[5] * (y - this.p[1]) + R[8] * (z - this.p[2]);
+    const tol = 1e-7 * scale;
+    const L = this.d[0];
+    return l2 > L - tol ? 1 : l2 < -L + tol ? 0 : 2;
+  }
+
+  /** A segment has no polygon feature. */
+  polygonArea(): number {
+    return 0;
+  }
+}

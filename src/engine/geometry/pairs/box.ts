@@ -1,0 +1,484 @@
+/**
+ * Box pairs in closed form: box–sphere, plane–box and box–capsule, with the box's point
+ * queries they share: a point against the box (closest or deepest surface point, normal,
+ * signed distance and Voronoi region) and the box's signed distance. Box–box is in
+ * box-box.ts.
+ */
+
+import { length3 } from "../../math/vec3";
+import type { ContactBuffer } from "../contact-buffer";
+import { LINE_SIN } from "../convex/features";
+import {
+  clamp01,
+  PLANE,
+  pushFromA,
+  pushLocalFromA,
+  SEGMENTS,
+  ST,
+  segmentSegment,
+} from "../helpers";
+import type { WorldPose } from "../pose";
+import {
+  type BoxShape,
+  type CapsuleShape,
+  type PlaneShape,
+  type SphereShape,
+  worldPlane,
+} from "../shapes";
+
+// ---------------------------------------------------------------------------------------
+// Point queries on a box |x_i| ≤ h_i (in its frame)
+// ---------------------------------------------------------------------------------------
+
+/**
+ * pointBoxLocal input: the point q (0..2, box frame); result: closest/deepest surface
+ * point k (0..2), normal (3..5), signed distance (6), region code (7).
+ */
+const PB = new Float64Array(8);
+
+/**
+ * Point q = PB[0..2] (box frame) against the box |x_i| ≤ h_i. Writes into PB:
+ *  - k: closest point of the box surface when q is outside; when q is inside, the
+ *    point of the face nearest to q (the deepest-penetration projection);
+ *  - n: unit outward normal from k towards q (outside) or of that nearest face (inside);
+ *  - dist: signed distance |q − k| outside, −(distance to the nearest face) inside;
+ *  - code: Voronoi region, Σ_i c_i 3^i with c_i = 0 (q_i < −h_i), 1 (within), 2 (q_i > h_i);
+ *    for inside points the nearest face's code (so a face keeps its code across the surface).
+ */
+function pointBoxLocal(h: readonly number[]): void {
+  const qx = PB[0];
+  const qy = PB[1];
+  const qz = PB[2];
+  let kx = qx;
+  let ky = qy;
+  let kz = qz;
+  let c0 = 1;
+  let c1 = 1;
+  let c2 = 1;
+  if (qx > h[0]) {
+    kx = h[0];
+    c0 = 2;
+  } else if (qx < -h[0]) {
+    kx = -h[0];
+    c0 = 0;
+  }
+  if (qy > h[1]) {
+    ky = h[1];
+    c1 = 2;
+  } else if (qy < -h[1]) {
+    ky = -h[1];
+    c1 = 0;
+  }
+  if (qz > h[2]) {
+    kz = h[2];
+    c2 = 2;
+  } else if (qz < -h[2]) {
+    kz = -h[2];
+    c2 = 0;
+  }
+  if (c0 !== 1 || c1 !== 1 || c2 !== 1) {
+    const dx = qx - kx;
+    const dy = qy - ky;
+    const dz = qz - kz;
+    const dist = length3(dx, dy, dz);
+    PB[0] = kx;
+    PB[1] = ky;
+    PB[2] = kz;
+    PB[3] = dx / dist;
+    PB[4] = dy / dist;
+    PB[5] = dz / dist;
+    PB[6] = dist;
+    PB[7] = c0 + 3 * c1 + 9 * c2;
+    return;
+  }
+  // Inside: the face with the least depth h_i − |q_i| (ties: lowest axis, + side).
+  const d0 = h[0] - Math.abs(qx);
+  const d1 = h[1] - Math.abs(qy);
+  const d2 = h[2] - Math.abs(qz);
+  let axis = 0;
+  let depth = d0;
+  if (d1 < depth) {
+    axis = 1;
+    depth = d1;
+  }
+  if (d2 < depth) {
+    axis = 2;
+    depth = d2;
+  }
+  const q = axis === 0 ? qx : axis === 1 ? qy : qz;
+  const s = q >= 0 ? 1 : -1;
+  PB[0] = qx;
+  PB[1] = qy;
+  PB[2] = qz;
+  PB[axis] = s * h[axis];
+  PB[3] = PB[4] = PB[5] = 0;
+  PB[3 + axis] = s;
+  PB[6] = -depth;
+  PB[7] = 13 + (s > 0 ? 1 : -1) * (axis === 0 ? 1 : axis === 1 ? 3 : 9);
+}
+
+/** Signed distance from q (box frame) to the box |x_i| ≤ h_i (convex in q). */
+function boxSignedDistance(qx: number, qy: number, qz: number, h: readonly number[]): number {
+  const ex = Math.abs(qx) - h[0];
+  const ey = Math.abs(qy) - h[1];
+  const ez = Math.abs(qz) - h[2];
+  const outside = length3(Math.max(ex, 0), Math.max(ey, 0), Math.max(ez, 0));
+  const m = ex > ey ? Math.max(ex, ez) : Math.max(ey, ez);
+  return outside + Math.min(m, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Box–sphere and plane–box
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Box–sphere. The sphere centre q in the box frame is classified against the box
+ * (pointBoxLocal): outside, p_a is the closest box point and n = (q − p_a)/|q − p_a|;
+ * inside, the nearest face gives n and the depth. gap = signed distance − r.
+ * Feature: the Voronoi region code Σ c_i 3^i (face, edge or vertex region, 0..26).
+ */
+export function boxSphere(
+  a: BoxShape,
+  pa: WorldPose,
+  b: SphereShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const R = pa.R;
+  const dx = pb.p[0] - pa.p[0];
+  const dy = pb.p[1] - pa.p[1];
+  const dz = pb.p[2] - pa.p[2];
+  // q = Rᵀ (c − p)
+  PB[0] = R[0] * dx + R[3] * dy + R[6] * dz;
+  PB[1] = R[1] * dx + R[4] * dy + R[7] * dz;
+  PB[2] = R[2] * dx + R[5] * dy + R[8] * dz;
+  pointBoxLocal(a.halfExtents);
+  const gap = PB[6] - b.radius;
+  if (!(gap < margin)) return;
+  PB[6] = gap;
+  pushLocalFromA(out, pa, PB, 0);
+}
+
+/** planeBox's candidate vertices: gaps and vertex indices. */
+const GAPS = new Float64Array(8);
+const IDX = new Int32Array(8);
+
+/**
+ * Plane–box: the signed distance n·v − d of each of the 8 vertices
+ * v = c + Σ_j s_j h_j b_j (b_j the box axes), reporting up to 4 vertices with the
+ * smallest gaps below the margin (a box resting on a face gives its 4 bottom vertices,
+ * on an edge 2, on a vertex 1). Normal n (out of the plane's solid). Feature: vertex
+ * index, bit j set when s_j = +1.
+ */
+export function planeBox(
+  a: PlaneShape,
+  pa: WorldPose,
+  b: BoxShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  worldPlane(a, pa, PLANE);
+  const nx = PLANE[0];
+  const ny = PLANE[1];
+  const nz = PLANE[2];
+  const R = pb.R;
+  const h = b.halfExtents;
+  const c = pb.p;
+  const dc = nx * c[0] + ny * c[1] + nz * c[2] - PLANE[3];
+  // n·(h_j b_j)
+  const e0 = h[0] * (nx * R[0] + ny * R[3] + nz * R[6]);
+  const e1 = h[1] * (nx * R[1] + ny * R[4] + nz * R[7]);
+  const e2 = h[2] * (nx * R[2] + ny * R[5] + nz * R[8]);
+  let m = 0;
+  for (let v = 0; v < 8; v++) {
+    const g = dc + (v & 1 ? e0 : -e0) + (v & 2 ? e1 : -e1) + (v & 4 ? e2 : -e2);
+    if (g < margin) {
+      GAPS[m] = g;
+      IDX[m] = v;
+      m++;
+    }
+  }
+  // Keep the 4 deepest (selection; ties keep the lower vertex index first).
+  const k = Math.min(m, 4);
+  for (let i = 0; i < k; i++) {
+    let best = i;
+    for (let j = i + 1; j < m; j++) if (GAPS[j] < GAPS[best]) best = j;
+    const g = GAPS[best];
+    const v = IDX[best];
+    GAPS[best] = GAPS[i];
+    IDX[best] = IDX[i];
+    GAPS[i] = g;
+    IDX[i] = v;
+    const s0 = v & 1 ? h[0] : -h[0];
+    const s1 = v & 2 ? h[1] : -h[1];
+    const s2 = v & 4 ? h[2] : -h[2];
+    const vx = c[0] + R[0] * s0 + R[1] * s1 + R[2] * s2;
+    const vy = c[1] + R[3] * s0 + R[4] * s1 + R[5] * s2;
+    const vz = c[2] + R[6] * s0 + R[7] * s1 + R[8] * s2;
+    // The vertex is p_b; p_a = v − g n.
+    pushFromA(out, vx - g * nx, vy - g * ny, vz - g * nz, nx, ny, nz, g, v);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Box–capsule
+// ---------------------------------------------------------------------------------------
+
+/** boxCapsule's segment in the box frame: start s_0 (0..2), direction d = s_1 − s_0 (3..5). */
+const SEG = new Float64Array(6);
+
+/**
+ * Box–capsule. The deepest point of the capsule's segment is found by minimizing the
+ * box's signed distance along the segment, φ(t) = sd(s_0 + t (s_1 − s_0)), t ∈ [0, 1]
+ * (deepestParameter). That point is then treated as a sphere of the capsule's radius
+ * against the box (features 0..26: the region code, as boxSphere). When it lies in a face
+ * region and the axis is within LINE_SIN (≈11.5°) of that face's plane, the capsule is
+ * lying on the face: the two-point contact of faceLineContact (features 27 + 2·face + end,
+ * face = 2·axis + (0 for +, 1 for −)). A capsule lying exactly along a box edge gets a
+ * single contact (at the end of its axis) — the closest set is then a segment.
+ */
+export function boxCapsule(
+  a: BoxShape,
+  pa: WorldPose,
+  b: CapsuleShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const R = pa.R;
+  const Rb = pb.R;
+  const h = a.halfExtents;
+  const L = b.halfLength;
+  const r = b.radius;
+  const dx = pb.p[0] - pa.p[0];
+  const dy = pb.p[1] - pa.p[1];
+  const dz = pb.p[2] - pa.p[2];
+  // Capsule centre and axis in the box frame.
+  const cx = R[0] * dx + R[3] * dy + R[6] * dz;
+  const cy = R[1] * dx + R[4] * dy + R[7] * dz;
+  const cz = R[2] * dx + R[5] * dy + R[8] * dz;
+  const zx = R[0] * Rb[2] + R[3] * Rb[5] + R[6] * Rb[8];
+  const zy = R[1] * Rb[2] + R[4] * Rb[5] + R[7] * Rb[8];
+  const zz = R[2] * Rb[2] + R[5] * Rb[5] + R[8] * Rb[8];
+  SEG[0] = cx - L * zx;
+  SEG[1] = cy - L * zy;
+  SEG[2] = cz - L * zz;
+  SEG[3] = 2 * L * zx;
+  SEG[4] = 2 * L * zy;
+  SEG[5] = 2 * L * zz;
+
+  // Quick reject: the segment's centre is farther than L + r + margin from the box.
+  if (boxSignedDistance(cx, cy, cz, h) - L - r >= margin) return;
+
+  const t = L > 0 ? deepestParameter(h, L) : 0;
+  PB[0] = SEG[0] + t * SEG[3];
+  PB[1] = SEG[1] + t * SEG[4];
+  PB[2] = SEG[2] + t * SEG[5];
+  pointBoxLocal(h);
+  if (L > 0 && faceLineContact(pa, h, L, r, PB[7], margin, out)) return;
+  const gap = PB[6] - r;
+  if (!(gap < margin)) return;
+  PB[6] = gap;
+  pushLocalFromA(out, pa, PB, 0);
+}
+
+/**
+ * The parameter t ∈ [0, 1] of the deepest point of SEG (length 2L > 0) in the box: the
+ * minimizer of φ(t) = sd(s_0 + t d). sd is convex, so φ is convex and golden-section
+ * search converges to a minimizer; the endpoints are checked exactly. Near a smooth
+ * minimum (closest to an edge or a vertex) comparisons of φ only fix t to ~√ε: t is then
+ * polished in closed form for the feature found (closestToFeature), kept if not worse.
+ */
+function deepestParameter(h: readonly number[], L: number): number {
+  const s0x = SEG[0];
+  const s0y = SEG[1];
+  const s0z = SEG[2];
+  const ddx = SEG[3];
+  const ddy = SEG[4];
+  const ddz = SEG[5];
+  const f0 = boxSignedDistance(s0x, s0y, s0z, h);
+  const f1 = boxSignedDistance(s0x + ddx, s0y + ddy, s0z + ddz, h);
+  // Golden-section search on the convex φ over [0, 1].
+  const PHI = 0.6180339887498949;
+  let lo = 0;
+  let hi = 1;
+  let x1 = hi - PHI * (hi - lo);
+  let x2 = lo + PHI * (hi - lo);
+  let g1 = boxSignedDistance(s0x + x1 * ddx, s0y + x1 * ddy, s0z + x1 * ddz, h);
+  let g2 = boxSignedDistance(s0x + x2 * ddx, s0y + x2 * ddy, s0z + x2 * ddz, h);
+  for (let it = 0; it < 80 && hi - lo > 1e-13; it++) {
+    if (g1 <= g2) {
+      hi = x2;
+      x2 = x1;
+      g2 = g1;
+      x1 = hi - PHI * (hi - lo);
+      g1 = boxSignedDistance(s0x + x1 * ddx, s0y + x1 * ddy, s0z + x1 * ddz, h);
+    } else {
+      lo = x1;
+      x1 = x2;
+      g1 = g2;
+      x2 = lo + PHI * (hi - lo);
+      g2 = boxSignedDistance(s0x + x2 * ddx, s0y + x2 * ddy, s0z + x2 * ddz, h);
+    }
+  }
+  let tBest = 0.5 * (lo + hi);
+  let fBest = boxSignedDistance(s0x + tBest * ddx, s0y + tBest * ddy, s0z + tBest * ddz, h);
+  if (f0 <= fBest) {
+    tBest = 0;
+    fBest = f0;
+  }
+  if (f1 < fBest) {
+    tBest = 1;
+    fBest = f1;
+  }
+  const tRef = closestToFeature(tBest, h);
+  if (tRef >= 0) {
+    const f = boxSignedDistance(s0x + tRef * ddx, s0y + tRef * ddy, s0z + tRef * ddz, h);
+    if (f <= fBest + 1e-12 * (L + h[0] + h[1] + h[2])) tBest = tRef;
+  }
+  return tBest;
+}
+
+/**
+ * The parameter of the point of SEG closest to the box feature nearest to SEG(t): a
+ * vertex (projection on the segment) or an edge (segment–segment closest points); −1 when
+ * that feature is a face (φ is then linear there and t needs no polish).
+ */
+function closestToFeature(t: number, h: readonly number[]): number {
+  const s0x = SEG[0];
+  const s0y = SEG[1];
+  const s0z = SEG[2];
+  const ddx = SEG[3];
+  const ddy = SEG[4];
+  const ddz = SEG[5];
+  PB[0] = s0x + t * ddx;
+  PB[1] = s0y + t * ddy;
+  PB[2] = s0z + t * ddz;
+  pointBoxLocal(h);
+  const code = PB[7];
+  const e0 = code % 3;
+  const e1 = Math.floor(code / 3) % 3;
+  const e2 = Math.floor(code / 9);
+  const clamped = (e0 !== 1 ? 1 : 0) + (e1 !== 1 ? 1 : 0) + (e2 !== 1 ? 1 : 0);
+  if (clamped === 3) {
+    const vx = (e0 - 1) * h[0] - s0x;
+    const vy = (e1 - 1) * h[1] - s0y;
+    const vz = (e2 - 1) * h[2] - s0z;
+    return clamp01((vx * ddx + vy * ddy + vz * ddz) / (ddx * ddx + ddy * ddy + ddz * ddz));
+  }
+  if (clamped !== 2) return -1;
+  // Edge along the free axis m, at the clamped coordinates of the other two.
+  const m = e0 === 1 ? 0 : e1 === 1 ? 1 : 2;
+  const ex = m === 0 ? -h[0] : (e0 - 1) * h[0];
+  const ey = m === 1 ? -h[1] : (e1 - 1) * h[1];
+  const ez = m === 2 ? -h[2] : (e2 - 1) * h[2];
+  SEGMENTS[0] = s0x;
+  SEGMENTS[1] = s0y;
+  SEGMENTS[2] = s0z;
+  SEGMENTS[3] = ddx;
+  SEGMENTS[4] = ddy;
+  SEGMENTS[5] = ddz;
+  SEGMENTS[6] = ex;
+  SEGMENTS[7] = ey;
+  SEGMENTS[8] = ez;
+  SEGMENTS[9] = m === 0 ? 2 * h[0] : 0;
+  SEGMENTS[10] = m === 1 ? 2 * h[1] : 0;
+  SEGMENTS[11] = m === 2 ? 2 * h[2] : 0;
+  segmentSegment();
+  return ST[0];
+}
+
+/** Parameter interval [T01[0], T01[1]] of a segment, clipped by clipT. */
+const T01 = new Float64Array(2);
+
+/** Clips the interval T01 by the linear constraint g0 + g1 t ≤ 0. */
+function clipT(g0: number, g1: number): void {
+  if (g1 > 0) {
+    const t = -g0 / g1;
+    if (t < T01[1]) T01[1] = t;
+  } else if (g1 < 0) {
+    const t = -g0 / g1;
+    if (t > T01[0]) T01[0] = t;
+  } else if (g0 > 0) {
+    T01[1] = -1; // infeasible everywhere
+  }
+}
+
+/** A face contact of faceLineContact in the box frame, as pushLocalFromA reads it. */
+const FACE_CONTACT = new Float64Array(8);
+
+/**
+ * The capsule lying on a box face (boxCapsule): when the deepest point's region `code`
+ * (in PB, from pointBoxLocal) is a face region and SEG is within LINE_SIN of the face's
+ * plane, keeps the part of the segment where this face is the box's nearest feature:
+ * within the face's slab (|x_m| ≤ h_m, m ≠ axis), on this face's side (s x_a ≥ 0) and, for
+ * points inside the box, no deeper below this face than below another
+ * (|x_m| − h_m ≤ s x_a − h_a). There φ(t) = s x_a − h_a is linear in t, so the ends of
+ * that interval carry the minimum and their gaps are exact: both are pushed against the
+ * face plane (features 27 + 2·face + end). Returns false (nothing pushed) otherwise.
+ */
+function faceLineContact(
+  pa: WorldPose,
+  h: readonly number[],
+  L: number,
+  r: number,
+  code: number,
+  margin: number,
+  out: ContactBuffer,
+): boolean {
+  const s0x = SEG[0];
+  const s0y = SEG[1];
+  const s0z = SEG[2];
+  const ddx = SEG[3];
+  const ddy = SEG[4];
+  const ddz = SEG[5];
+  // Face region: exactly one coordinate code differs from 1.
+  const c0 = code % 3;
+  const c1 = Math.floor(code / 3) % 3;
+  const c2 = Math.floor(code / 9);
+  const off = (c0 !== 1 ? 1 : 0) + (c1 !== 1 ? 1 : 0) + (c2 !== 1 ? 1 : 0);
+  if (off !== 1) return false;
+  const axis = c0 !== 1 ? 0 : c1 !== 1 ? 1 : 2;
+  const sgn = (axis === 0 ? c0 : axis === 1 ? c1 : c2) === 2 ? 1 : -1;
+  const dAxis = axis === 0 ? ddx : axis === 1 ? ddy : ddz;
+  if (!(Math.abs(dAxis) <= LINE_SIN * 2 * L)) return false;
+  const sa = axis === 0 ? s0x : axis === 1 ? s0y : s0z;
+  const da = axis === 0 ? ddx : axis === 1 ? ddy : ddz;
+  T01[0] = 0;
+  T01[1] = 1;
+  clipT(-sgn * sa, -sgn * da);
+  for (let m = 0; m < 3; m++) {
+    if (m === axis) continue;
+    const sm = m === 0 ? s0x : m === 1 ? s0y : s0z;
+    const dm = m === 0 ? ddx : m === 1 ? ddy : ddz;
+    clipT(sm - h[m], dm);
+    clipT(-sm - h[m], -dm);
+    clipT(sm - h[m] - sgn * sa + h[axis], dm - sgn * da);
+    clipT(-sm - h[m] - sgn * sa + h[axis], -dm - sgn * da);
+  }
+  const t0 = T01[0];
+  const t1 = T01[1];
+  if (!(t1 - t0 > 1e-9)) return false;
+  const face = 2 * axis + (sgn > 0 ? 0 : 1);
+  for (let end = 0; end < 2; end++) {
+    const t = end === 0 ? t0 : t1;
+    const x = s0x + t * ddx;
+    const y = s0y + t * ddy;
+    const z = s0z + t * ddz;
+    const coord = axis === 0 ? x : axis === 1 ? y : z;
+    const gap = sgn * coord - h[axis] - r;
+    if (!(gap < margin)) continue;
+    FACE_CONTACT[0] = axis === 0 ? sgn * h[0] : x;
+    FACE_CONTACT[1] = axis === 1 ? sgn * h[1] : y;
+    FACE_CONTACT[2] = axis === 2 ? sgn * h[2] : z;
+    FACE_CONTACT[3] = axis === 0 ? sgn : 0;
+    FACE_CONTACT[4] = axis === 1 ? sgn : 0;
+    FACE_CONTACT[5] = axis === 2 ? sgn : 0;
+    FACE_CONTACT[6] = gap;
+    FACE_CONTACT[7] = 27 + 2 * face + end;
+    pushLocalFromA(out, pa, FACE_CONTACT, 0);
+  }
+  return true;
+}

@@ -1,0 +1,224 @@
+/**
+ * Capsule pairs in closed form: plane–capsule, capsule–sphere and capsule–capsule. A
+ * capsule is the ball of radius r swept along its core segment, from (0, 0, −L) to
+ * (0, 0, +L) in its frame (axis z): against a sphere or another capsule the contact is
+ * that of two balls at the closest points of the cores (roundCores).
+ */
+
+import { copy3, length3 } from "../../math/vec3";
+import type { ContactBuffer } from "../contact-buffer";
+import { PARALLEL_SIN } from "../convex/features";
+import {
+  clamp,
+  NF,
+  PLANE,
+  perpendicular,
+  pushFromA,
+  SEGMENTS,
+  ST,
+  segmentSegment,
+} from "../helpers";
+import type { WorldPose } from "../pose";
+import { type CapsuleShape, type PlaneShape, type SphereShape, worldPlane } from "../shapes";
+import { CORES, roundCores } from "./sphere";
+
+/**
+ * Plane–capsule: the two end spheres (centres c ∓ L z, z the capsule's world axis)
+ * against the plane, gap = n·x − d − r each. Feature 0 for the −z end, 1 for the +z end,
+ * so a lying capsule gets two contacts and a standing one gets its lower end.
+ */
+export function planeCapsule(
+  a: PlaneShape,
+  pa: WorldPose,
+  b: CapsuleShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  worldPlane(a, pa, PLANE);
+  const nx = PLANE[0];
+  const ny = PLANE[1];
+  const nz = PLANE[2];
+  const R = pb.R;
+  const L = b.halfLength;
+  const r = b.radius;
+  const zx = R[2];
+  const zy = R[5];
+  const zz = R[8];
+  for (let end = 0; end < 2; end++) {
+    const sgn = end === 0 ? -L : L;
+    const x = pb.p[0] + sgn * zx;
+    const y = pb.p[1] + sgn * zy;
+    const z = pb.p[2] + sgn * zz;
+    const dist = nx * x + ny * y + nz * z - PLANE[3];
+    const gap = dist - r;
+    if (gap < margin)
+      pushFromA(out, x - dist * nx, y - dist * ny, z - dist * nz, nx, ny, nz, gap, end);
+    if (L === 0) break;
+  }
+}
+
+/**
+ * Capsule–sphere: the sphere centre against the closest point of the capsule's segment,
+ * x = c_a + clamp((c_b − c_a)·z, −L, L) z, then as two spheres. Feature 0.
+ */
+export function capsuleSphere(
+  a: CapsuleShape,
+  pa: WorldPose,
+  b: SphereShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const R = pa.R;
+  const zx = R[2];
+  const zy = R[5];
+  const zz = R[8];
+  const L = a.halfLength;
+  const t = clamp(
+    (pb.p[0] - pa.p[0]) * zx + (pb.p[1] - pa.p[1]) * zy + (pb.p[2] - pa.p[2]) * zz,
+    -L,
+    L,
+  );
+  const ax = pa.p[0] + t * zx;
+  const ay = pa.p[1] + t * zy;
+  const az = pa.p[2] + t * zz;
+  perpendicular(zx, zy, zz, pb.p[0] - pa.p[0], pb.p[1] - pa.p[1], pb.p[2] - pa.p[2]);
+  CORES[0] = ax;
+  CORES[1] = ay;
+  CORES[2] = az;
+  CORES[3] = a.radius;
+  copy3(CORES, 4, pb.p, 0);
+  CORES[7] = b.radius;
+  copy3(CORES, 8, NF, 0);
+  roundCores(margin, out, 0);
+}
+
+/**
+ * Capsule–capsule. In general one contact from the closest points of the two segments
+ * (Ericson §5.1.9), feature 0. When the axes are parallel within PARALLEL_SIN and their
+ * projections overlap, the closest set is a segment: two contacts at the ends of the
+ * overlap (each end point of a's segment against its closest point on b's), features 1
+ * and 2, so that one capsule lying along another is supported.
+ */
+export function capsuleCapsule(
+  a: CapsuleShape,
+  pa: WorldPose,
+  b: CapsuleShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const RA = pa.R;
+  const RB = pb.R;
+  const ax = RA[2];
+  const ay = RA[5];
+  const az = RA[8];
+  const bx = RB[2];
+  const by = RB[5];
+  const bz = RB[8];
+  const LA = a.halfLength;
+  const LB = b.halfLength;
+  const dcx = pb.p[0] - pa.p[0];
+  const dcy = pb.p[1] - pa.p[1];
+  const dcz = pb.p[2] - pa.p[2];
+  // Fallback normal (for core points that coincide): perpendicular to both axes, or to
+  // a's axis when they are parallel, towards b.
+  const xx = ay * bz - az * by;
+  const xy = az * bx - ax * bz;
+  const xz = ax * by - ay * bx;
+  const sinAngle = length3(xx, xy, xz);
+  if (sinAngle > 1e-9) {
+    const s = (xx * dcx + xy * dcy + xz * dcz >= 0 ? 1 : -1) / sinAngle;
+    CORES[8] = xx * s;
+    CORES[9] = xy * s;
+    CORES[10] = xz * s;
+  } else {
+    perpendicular(ax, ay, az, dcx, dcy, dcz);
+    copy3(CORES, 8, NF, 0);
+  }
+  if (sinAngle < PARALLEL_SIN && LA > 0 && LB > 0 && parallelCapsules(a, pa, b, pb, margin, out))
+    return;
+  const p1x = pa.p[0] - LA * ax;
+  const p1y = pa.p[1] - LA * ay;
+  const p1z = pa.p[2] - LA * az;
+  const p2x = pb.p[0] - LB * bx;
+  const p2y = pb.p[1] - LB * by;
+  const p2z = pb.p[2] - LB * bz;
+  SEGMENTS[0] = p1x;
+  SEGMENTS[1] = p1y;
+  SEGMENTS[2] = p1z;
+  SEGMENTS[3] = 2 * LA * ax;
+  SEGMENTS[4] = 2 * LA * ay;
+  SEGMENTS[5] = 2 * LA * az;
+  SEGMENTS[6] = p2x;
+  SEGMENTS[7] = p2y;
+  SEGMENTS[8] = p2z;
+  SEGMENTS[9] = 2 * LB * bx;
+  SEGMENTS[10] = 2 * LB * by;
+  SEGMENTS[11] = 2 * LB * bz;
+  segmentSegment();
+  const s = 2 * LA * ST[0];
+  const t = 2 * LB * ST[1];
+  CORES[0] = p1x + s * ax;
+  CORES[1] = p1y + s * ay;
+  CORES[2] = p1z + s * az;
+  CORES[3] = a.radius;
+  CORES[4] = p2x + t * bx;
+  CORES[5] = p2y + t * by;
+  CORES[6] = p2z + t * bz;
+  CORES[7] = b.radius;
+  roundCores(margin, out, 0);
+}
+
+/**
+ * Two parallel capsules (within PARALLEL_SIN, the fallback normal in CORES[8..10]): when
+ * the projection of b's segment on a's axis, [t_m − t_b, t_m + t_b] with t_m = d·a and
+ * t_b = L_b (b·a), overlaps a's [−L_a, L_a] by more than 1e-9 (L_a + L_b), pushes the two
+ * contacts at the ends of the overlap (features 1, 2) and returns true.
+ */
+function parallelCapsules(
+  a: CapsuleShape,
+  pa: WorldPose,
+  b: CapsuleShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): boolean {
+  const ax = pa.R[2];
+  const ay = pa.R[5];
+  const az = pa.R[8];
+  const bx = pb.R[2];
+  const by = pb.R[5];
+  const bz = pb.R[8];
+  const LA = a.halfLength;
+  const LB = b.halfLength;
+  const cax = pa.p[0];
+  const cay = pa.p[1];
+  const caz = pa.p[2];
+  const cbx = pb.p[0];
+  const cby = pb.p[1];
+  const cbz = pb.p[2];
+  const tm = (cbx - cax) * ax + (cby - cay) * ay + (cbz - caz) * az;
+  const tb = LB * (bx * ax + by * ay + bz * az);
+  const t0 = Math.max(-LA, Math.min(tm - tb, tm + tb));
+  const t1 = Math.min(LA, Math.max(tm - tb, tm + tb));
+  if (!(t1 - t0 > 1e-9 * (LA + LB))) return false;
+  for (let end = 0; end < 2; end++) {
+    const t = end === 0 ? t0 : t1;
+    const qax = cax + t * ax;
+    const qay = cay + t * ay;
+    const qaz = caz + t * az;
+    const u = clamp((qax - cbx) * bx + (qay - cby) * by + (qaz - cbz) * bz, -LB, LB);
+    CORES[0] = qax;
+    CORES[1] = qay;
+    CORES[2] = qaz;
+    CORES[3] = a.radius;
+    CORES[4] = cbx + u * bx;
+    CORES[5] = cby + u * by;
+    CORES[6] = cbz + u * bz;
+    CORES[7] = b.radius;
+    roundCores(margin, out, 1 + end);
+  }
+  return true;
+}

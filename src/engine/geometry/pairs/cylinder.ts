@@ -1,0 +1,307 @@
+/**
+ * Cylinder pairs (radius r, half-length L, axis the shape frame's local z, flat caps at
+ * z = ±L). In canonical order the cylinder is b except against a sphere.
+ *
+ * Closed forms:
+ *  - plane–cylinder: the deepest point of each cap's rim, c ± L z − r û with û the unit
+ *    part of the plane normal n perpendicular to the axis, gap = n·c − d ± L (n·z) − r|û|
+ *    (features 0: −z cap, 1: +z cap), so a cylinder lying on the plane gets its line
+ *    contact as two points at the ends of the side; when the cap facing the plane is
+ *    within CYLINDER_FLUSH_SIN of flush, its RIM_SAMPLES rim points at fixed angles
+ *    (material points: their gaps are exact and steady) are added, features
+ *    2 + RIM_SAMPLES·cap + k. A cap lying flat thus gets an 8-point manifold; the exact
+ *    deepest point is then kept only where the samples miss it by more than 1e-7 (r + L)
+ *    (a tilted cap), so that at rest no contact wanders with the rounding noise of û.
+ *  - cylinder–sphere: the sphere centre against the solid cylinder (closest point,
+ *    or the nearest of side and caps from inside), feature the region code
+ *    c_z + 3 c_ρ (c_z: 0 below −L, 1 within, 2 above +L; c_ρ: 0 within r, 1 outside;
+ *    an inside centre takes its nearest feature's code: side 4, caps 0 and 2).
+ *
+ * General convex pairs (box–cylinder, capsule–cylinder, cylinder–cylinder) on the cores'
+ * support functions and features (convex/pair.ts collideConvex): the box, the cylinder,
+ * the capsule's segment with the capsule's radius added. Their feature ids: the single
+ * contact 27·code_a + code_b (box: the region code of the witness Σ c_i 3^i as boxSphere;
+ * cylinder: 0/1 the −z/+z cap, 2 the side, 3/4 the −z/+z rim; capsule: 0/1 its ends, 2
+ * its side), then the manifold ranges of convex/manifold.ts.
+ */
+
+import { length3 } from "../../math/vec3";
+import type { ContactBuffer } from "../contact-buffer";
+import { BoxCore } from "../convex/box-core";
+import { CylinderCore } from "../convex/cylinder-core";
+import { collideConvex } from "../convex/pair";
+import { SegmentCore } from "../convex/segment-core";
+import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
+import { clamp, PLANE, pushFromA, pushLocalFromA } from "../helpers";
+import type { WorldPose } from "../pose";
+import {
+  type BoxShape,
+  type CapsuleShape,
+  type CylinderShape,
+  type PlaneShape,
+  type SphereShape,
+  worldPlane,
+} from "../shapes";
+
+// ---------------------------------------------------------------------------------------
+// Closed forms
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Plane–cylinder (see the file comment): exact deepest rim point of each cap, features 0
+ * (−z cap) and 1 (+z cap), plus the rim samples of a flush cap, features
+ * 2 + RIM_SAMPLES·cap + k. Normal: the plane's (towards the cylinder).
+ */
+export function planeCylinder(
+  a: PlaneShape,
+  pa: WorldPose,
+  b: CylinderShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  worldPlane(a, pa, PLANE);
+  const nx = PLANE[0];
+  const ny = PLANE[1];
+  const nz = PLANE[2];
+  const R = pb.R;
+  const c = pb.p;
+  const r = b.radius;
+  const L = b.halfLength;
+  const zx = R[2];
+  const zy = R[5];
+  const zz = R[8];
+  const cz = nx * zx + ny * zy + nz * zz;
+  const dc = nx * c[0] + ny * c[1] + nz * c[2] - PLANE[3];
+  // û: the part of n perpendicular to the axis.
+  let ux = nx - cz * zx;
+  let uy = ny - cz * zy;
+  let uz = nz - cz * zz;
+  const su = length3(ux, uy, uz);
+  if (su > 0) {
+    ux /= su;
+    uy /= su;
+    uz /= su;
+  }
+  const flush = Math.abs(cz) >= FLUSH_COS;
+  // The cap facing the plane: outward normal s z along −n.
+  const low = cz > 0 ? 0 : 1;
+  const tol = 1e-7 * (r + L);
+  // Deepest rim sample of the flush cap (for the exact point's test).
+  let sampleMin = Number.POSITIVE_INFINITY;
+  if (flush) {
+    const s = low === 0 ? -L : L;
+    const xd = nx * R[0] + ny * R[3] + nz * R[6];
+    const yd = nx * R[1] + ny * R[4] + nz * R[7];
+    for (let k = 0; k < RIM_SAMPLES; k++) {
+      const g = dc + s * cz + r * (RIM_COS[k] * xd + RIM_SIN[k] * yd);
+      if (g < sampleMin) sampleMin = g;
+    }
+  }
+  for (let e = 0; e < 2; e++) {
+    if (su === 0) break;
+    const s = e === 0 ? -L : L;
+    const g = dc + s * cz - r * su;
+    if (!(g < margin)) continue;
+    if (flush && e === low && !(g < sampleMin - tol)) continue;
+    const px = c[0] + s * zx - r * ux;
+    const py = c[1] + s * zy - r * uy;
+    const pz = c[2] + s * zz - r * uz;
+    pushFromA(out, px - g * nx, py - g * ny, pz - g * nz, nx, ny, nz, g, e);
+  }
+  if (flush) pushRimSamples(b, pb, low, margin, out);
+}
+
+/**
+ * The rim samples of the cap `cap` (0: −z, 1: +z) of the cylinder b at pb against the
+ * world plane in PLANE: each sample's gap n·x − d, pushed when below the margin with
+ * feature 2 + RIM_SAMPLES·cap + k.
+ */
+function pushRimSamples(
+  b: CylinderShape,
+  pb: WorldPose,
+  cap: number,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const nx = PLANE[0];
+  const ny = PLANE[1];
+  const nz = PLANE[2];
+  const R = pb.R;
+  const c = pb.p;
+  const r = b.radius;
+  const s = cap === 0 ? -b.halfLength : b.halfLength;
+  for (let k = 0; k < RIM_SAMPLES; k++) {
+    const lx = r * RIM_COS[k];
+    const ly = r * RIM_SIN[k];
+    const px = c[0] + R[0] * lx + R[1] * ly + s * R[2];
+    const py = c[1] + R[3] * lx + R[4] * ly + s * R[5];
+    const pz = c[2] + R[6] * lx + R[7] * ly + s * R[8];
+    const g = nx * px + ny * py + nz * pz - PLANE[3];
+    if (g < margin)
+      pushFromA(
+        out,
+        px - g * nx,
+        py - g * ny,
+        pz - g * nz,
+        nx,
+        ny,
+        nz,
+        g,
+        2 + RIM_SAMPLES * cap + k,
+      );
+  }
+}
+
+/**
+ * pointCylinderLocal input: the point q (0..2, cylinder frame); result: closest/deepest
+ * surface point k (3..5), unit normal (6..8), signed distance (9), region code (10).
+ */
+const PC = new Float64Array(11);
+
+/**
+ * Point q = PC[0..2] (cylinder frame) against the solid cylinder c. Outside: k the closest
+ * point, n = (q − k)/|q − k|, distance |q − k|; inside: the nearest of the side (radial
+ * normal, +x on the axis) and the caps (±z), distance minus its depth. Code: the region
+ * code of the file comment.
+ */
+function pointCylinderLocal(c: CylinderShape): void {
+  const x = PC[0];
+  const y = PC[1];
+  const z = PC[2];
+  const r = c.radius;
+  const L = c.halfLength;
+  const rho = Math.hypot(x, y);
+  const outR = rho > r;
+  const outZ = z > L || z < -L;
+  if (outR || outZ) {
+    const kx = outR ? (x * r) / rho : x;
+    const ky = outR ? (y * r) / rho : y;
+    const kz = clamp(z, -L, L);
+    let mx = x - kx;
+    let my = y - ky;
+    let mz = z - kz;
+    const dist = length3(mx, my, mz);
+    mx /= dist;
+    my /= dist;
+    mz /= dist;
+    PC[3] = kx;
+    PC[4] = ky;
+    PC[5] = kz;
+    PC[6] = mx;
+    PC[7] = my;
+    PC[8] = mz;
+    PC[9] = dist;
+    PC[10] = (z > L ? 2 : z < -L ? 0 : 1) + (outR ? 3 : 0);
+    return;
+  }
+  const dSide = r - rho;
+  const dCap = L - Math.abs(z);
+  if (dSide < dCap) {
+    let mx: number;
+    let my: number;
+    if (rho > 0) {
+      mx = x / rho;
+      my = y / rho;
+    } else {
+      mx = 1;
+      my = 0;
+    }
+    PC[3] = r * mx;
+    PC[4] = r * my;
+    PC[5] = z;
+    PC[6] = mx;
+    PC[7] = my;
+    PC[8] = 0;
+    PC[9] = -dSide;
+    PC[10] = 4;
+  } else {
+    const s = z >= 0 ? 1 : -1;
+    PC[3] = x;
+    PC[4] = y;
+    PC[5] = s * L;
+    PC[6] = 0;
+    PC[7] = 0;
+    PC[8] = s;
+    PC[9] = -dCap;
+    PC[10] = s > 0 ? 2 : 0;
+  }
+}
+
+/**
+ * Cylinder–sphere: the sphere centre q (cylinder frame) against the solid cylinder
+ * (pointCylinderLocal). gap = signed distance − radius; feature: the region code of the
+ * file comment.
+ */
+export function cylinderSphere(
+  a: CylinderShape,
+  pa: WorldPose,
+  b: SphereShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const R = pa.R;
+  const dx = pb.p[0] - pa.p[0];
+  const dy = pb.p[1] - pa.p[1];
+  const dz = pb.p[2] - pa.p[2];
+  PC[0] = R[0] * dx + R[3] * dy + R[6] * dz;
+  PC[1] = R[1] * dx + R[4] * dy + R[7] * dz;
+  PC[2] = R[2] * dx + R[5] * dy + R[8] * dz;
+  pointCylinderLocal(a);
+  const gap = PC[9] - b.radius;
+  if (!(gap < margin)) return;
+  PC[9] = gap;
+  pushLocalFromA(out, pa, PC, 3);
+}
+
+// ---------------------------------------------------------------------------------------
+// General convex pairs
+// ---------------------------------------------------------------------------------------
+
+const BOX = new BoxCore();
+const SEGMENT = new SegmentCore();
+const CYLINDER_A = new CylinderCore();
+const CYLINDER_B = new CylinderCore();
+
+/** Box–cylinder: the two solid cores (convex/pair.ts). */
+export function boxCylinder(
+  a: BoxShape,
+  pa: WorldPose,
+  b: CylinderShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  BOX.place(pa, a.halfExtents);
+  CYLINDER_B.place(pb, b.radius, b.halfLength);
+  collideConvex(BOX, 0, CYLINDER_B, 0, margin, out);
+}
+
+/** Capsule–cylinder: the capsule's axis segment as core, its radius added. */
+export function capsuleCylinder(
+  a: CapsuleShape,
+  pa: WorldPose,
+  b: CylinderShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  SEGMENT.place(pa, a.halfLength);
+  CYLINDER_B.place(pb, b.radius, b.halfLength);
+  collideConvex(SEGMENT, a.radius, CYLINDER_B, 0, margin, out);
+}
+
+/** Cylinder–cylinder: the two solid cores (convex/pair.ts). */
+export function cylinderCylinder(
+  a: CylinderShape,
+  pa: WorldPose,
+  b: CylinderShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  CYLINDER_A.place(pa, a.radius, a.halfLength);
+  CYLINDER_B.place(pb, b.radius, b.halfLength);
+  collideConvex(CYLINDER_A, 0, CYLINDER_B, 0, margin, out);
+}
