@@ -57,7 +57,7 @@
  * (Chrono does the same); a caller that must not change the state snapshots and restores.
  * Time: `options.dt` when given (the schema's "time of the analysis"), else `t`.
  */
-import type { AssemblyOptionsSpec, AssemblyResultOut, ExitFlagCode } from "../../../schemas/state";
+import type { AssemblyOptionsSpec, ExitFlagCode } from "../../../schemas/state";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectionWorkspace, projectPositions, projectVelocities } from "../constraints/project";
 import { type CsrMatrix, csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
@@ -73,10 +73,26 @@ export const ITERATIVE_TOLERANCE = 1e-13;
 export interface AssemblyContext {
   /** Number of active nonsmooth (NSC) contacts; > 0 gives UNSUPPORTED_CONTACTS. */
   contacts?: number;
-  /** When given (length numDofs), receives the accelerations [a; α] per dof. */
-  accelerations?: Float64Array;
-  /** When given (length numRows), receives the multipliers λ (sign as in the header). */
-  multipliers?: Float64Array;
+}
+
+/**
+ * What an analysis found. The consistent positions and velocities are in the BodySystem
+ * (see Side effects in the header); Simulation turns this into the wire format.
+ */
+export interface Assembly {
+  /** the most severe condition met (FLAG_RANK order) */
+  exitFlag: ExitFlagCode;
+  /** position level: Newton iterations, ‖C‖∞ at the end, the last ‖δq‖∞ */
+  iterations: number;
+  residualNorm: number;
+  updateNorm: number;
+  /** ‖G a − Qc‖∞ (0 when the acceleration level did not run) */
+  accelerationResidual: number;
+  warnings: string[];
+  /** generalized accelerations [a; α] per dof (m/s², rad/s²; zeros without that level) */
+  accelerations: Float64Array;
+  /** multipliers λ (sign as in the header), null when the acceleration level did not run */
+  multipliers: Float64Array | null;
 }
 
 const FLAG_RANK: Record<ExitFlagCode, number> = {
@@ -124,7 +140,7 @@ export function assemble(
   t: number,
   options: AssemblyOptionsSpec,
   context: AssemblyContext = {},
-): AssemblyResultOut {
+): Assembly {
   const time = options.dt ?? t;
   const m = set.numRows;
   const out = new Outcome();
@@ -133,8 +149,14 @@ export function assemble(
   const c = new Float64Array(m);
   set.residual(time, c);
   const position = { iterations: 0, residualNorm: infNorm(c), updateNorm: 0 };
-  const result = (reactions: boolean, accelerationResidual: number) =>
-    assemblyResult(sys, set, out, position, accelerationResidual, acc, reactions ? lambda : null);
+  const result = (reactions: boolean, accelerationResidual: number): Assembly => ({
+    exitFlag: out.flag,
+    ...position,
+    accelerationResidual,
+    warnings: out.warnings,
+    accelerations: acc,
+    multipliers: reactions ? lambda : null,
+  });
 
   if ((context.contacts ?? 0) > 0) {
     out.raise(
@@ -171,8 +193,6 @@ export function assemble(
       acc,
       lambda,
     );
-  if (context.accelerations) context.accelerations.set(acc);
-  if (context.multipliers) context.multipliers.set(lambda);
   return result(levels.has("acceleration"), accelerationResidual);
 }
 
@@ -367,62 +387,4 @@ function minimumNormMultipliers(
   const lmin = new Float64Array(m);
   qrMinNormSolve(qr, g, lmin);
   if (allFinite(lmin)) lambda.set(lmin);
-}
-
-/**
- * The analysis's answer: the bodies' consistent state and accelerations, and, when the
- * acceleration level ran (`lambda` given), each constraint's reaction.
- */
-function assemblyResult(
-  sys: BodySystem,
-  set: ConstraintSet,
-  out: Outcome,
-  position: { iterations: number; residualNorm: number; updateNorm: number },
-  accelerationResidual: number,
-  acc: Float64Array,
-  lambda: Float64Array | null,
-): AssemblyResultOut {
-  const v3 = (arr: Float64Array, o: number): [number, number, number] => [
-    arr[o],
-    arr[o + 1],
-    arr[o + 2],
-  ];
-  const bodies: AssemblyResultOut["bodies"] = [];
-  for (let b = 0; b < sys.numBodies; b++) {
-    const d = sys.dofOffset[b];
-    const rigidDyn = d >= 0 && sys.kind[b] === BodyKind.RIGID;
-    bodies.push({
-      id: sys.ids[b],
-      position: v3(sys.pos, 3 * b),
-      orientation: [sys.quat[4 * b], sys.quat[4 * b + 1], sys.quat[4 * b + 2], sys.quat[4 * b + 3]],
-      velocity: v3(sys.vel, 3 * b),
-      angularVelocity: v3(sys.omega, 3 * b),
-      acceleration: d >= 0 ? v3(acc, d) : [0, 0, 0],
-      angularAcceleration: rigidDyn ? v3(acc, d + 3) : [0, 0, 0],
-    });
-  }
-  const reactions: AssemblyResultOut["reactions"] = [];
-  if (lambda !== null) {
-    const F = new Float64Array(3);
-    const T = new Float64Array(3);
-    set.constraints.forEach((con, k) => {
-      // Constraint force −Gᵀλ: the constraint.ts reaction of −λ.
-      set.reaction(k, lambda, F, T, -1);
-      const o = set.rowOffset[k];
-      reactions.push({
-        id: con.id,
-        force: [F[0], F[1], F[2]],
-        torque: [T[0], T[1], T[2]],
-        multipliers: Array.from(lambda.subarray(o, o + con.rows)),
-      });
-    });
-  }
-  return {
-    exitFlag: out.flag,
-    ...position,
-    accelerationResidual,
-    bodies,
-    reactions,
-    warnings: out.warnings,
-  };
 }

@@ -30,6 +30,7 @@ import { emptyStepStats, type Integrator, type StepStats } from "../integrators/
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
 import { hashFloat64, isMemoryExporter, SnapshotError } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
+import { assemblyResultOut } from "./assembly-result";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
 import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
@@ -563,13 +564,20 @@ export class Simulation {
     const dense = denseOrderIssue(spec.solver, systemOrder(this.model));
     if (dense !== null) throw new ParameterError([{ path: ["solver"], message: dense }]);
     const before = this.copyState();
-    const result = assemble(
+    const result = assemblyResultOut(
       this.system,
       this.constraints,
-      (t, out) => this.stepper.computeForces(t, out),
-      this.t,
-      spec,
+      assemble(
+        this.system,
+        this.constraints,
+        (t, out) => this.stepper.computeForces(t, out),
+        this.t,
+        spec,
+        { contacts: this.contact?.nonsmooth?.activeCount ?? 0 },
+      ),
     );
+    // not performed: nothing to apply (the state, its memory and the recording stay)
+    if (result.exitFlag === "UNSUPPORTED_CONTACTS") return result;
     if (apply) {
       this.stateChanged();
       this.restartRecording(false);

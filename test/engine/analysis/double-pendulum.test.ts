@@ -17,10 +17,10 @@
  */
 import { describe, expect, it } from "vitest";
 import type { JointSpec } from "../../../schemas/model";
-import { assemble } from "../../../src/engine/analysis/assembly";
 import { createConstraints } from "../../../src/engine/constraints/build";
 import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { BodySystem } from "../../../src/engine/model/body-system";
+import { assemble } from "./analyse";
 import { defaultOptions } from "./slider-crank-model";
 
 const g = 9.81;

@@ -9,7 +9,6 @@
  */
 import { describe, expect, it } from "vitest";
 import type { JointSpec } from "../../../schemas/model";
-import { assemble } from "../../../src/engine/analysis/assembly";
 import { createConstraints } from "../../../src/engine/constraints/build";
 import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { projectPositions } from "../../../src/engine/constraints/project";
@@ -17,6 +16,7 @@ import { csrToDense } from "../../../src/engine/math/csr";
 import { addPositionIncrement, BodySystem } from "../../../src/engine/model/body-system";
 import { sphericalChain } from "../../support/models";
 import { modelSystem } from "../../support/system";
+import { assemble } from "./analyse";
 import { solveDense } from "./slider-crank-fixture";
 import { defaultOptions, gravityAndGyroscopic } from "./slider-crank-model";
 

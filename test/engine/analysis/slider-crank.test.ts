@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AssemblyResultOut } from "../../../schemas/state";
-import { assemble } from "../../../src/engine/analysis/assembly";
+import { assemble } from "./analyse";
 import { type SliderCrankSolution, sliderCrank } from "./slider-crank-fixture";
 import {
   buildSliderCrank,
