@@ -44,7 +44,6 @@ import {
   getVelocity,
   massMultiply,
   massSolve,
-  massSolveWith,
   PositionSnapshot,
   restorePositions,
   savePositions,
@@ -63,6 +62,7 @@ import {
 import { ConstrainedSolve } from "./constrained-solve";
 import type { ProjectionOrder } from "./integrator";
 import { IterationOperator } from "./iteration-operator";
+import { StartDirections } from "./start-directions";
 
 /**
  * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (m or rad; the
@@ -290,17 +290,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly velocityProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
   /** The end-of-iterate velocity projection of symmetricJoints. */
   private readonly endProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
-  /** symmetricJoints: G's values and the world inverse inertias at the step's start. */
-  private readonly startG: Float64Array;
-  private readonly startInertiaInv: Float64Array;
-  /** symmetricJoints: λ̃ (N, N·m) and Y λ̃ = M_t⁻¹ G_tᵀ λ̃ (m/s², rad/s²). */
-  readonly startLambda: Float64Array;
-  readonly startAccel: Float64Array;
-  private readonly startForce: Float64Array;
-  /** symmetricJoints: the last factorization has its mixed Jacobian (factorMixed). */
-  private mixedFactored = false;
-  /** symmetricJoints: ‖Y Δλ_k‖∞ of the last correction (see solveIteration). */
-  private startChange = 0;
+  /** symmetricJoints: the joint force along the start configuration (start-directions.ts). */
+  readonly startDirections: StartDirections;
   /** The end time of the running `solve` (s). */
   private tEnd = 0;
   /** The last Newton iteration's joint rows were at the position level (see solveIteration). */
@@ -328,11 +319,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.ct = new Float64Array(m);
     this.zeroRows = new Float64Array(m);
     this.scratchLambda = new Float64Array(m);
-    this.startG = new Float64Array(this.constraints?.G.values.length ?? 0);
-    this.startInertiaInv = new Float64Array(sys.inertiaWorldInv.length);
-    this.startLambda = new Float64Array(m);
-    this.startAccel = new Float64Array(n);
-    this.startForce = new Float64Array(n);
+    this.startDirections = new StartDirections(sys, this.constraints);
     this.n = n;
     this.a = new Float64Array(n);
     this.dxPred = new Float64Array(n);
@@ -451,7 +438,7 @@ export class AccelerationStepper implements NewtonStepper {
     const symmetric = c.symmetricJoints && set !== null;
     if (symmetric) {
       const k = c.startVelocityWeight;
-      const y = this.startAccel;
+      const y = this.startDirections.accel;
       for (let i = 0; i < n; i++) v[i] += k * y[i];
     }
     setPositionsFrom(this.sys, this.start, inc, 1);
@@ -462,19 +449,9 @@ export class AccelerationStepper implements NewtonStepper {
     }
   }
 
-  /**
-   * symmetricJoints: records G and M⁻¹ at the step's start configuration (time t, the
-   * current state) and starts λ̃ from the last step's joint multipliers.
-   */
+  /** symmetricJoints: starts the step's joint force (StartDirections.begin) at time t. */
   beginStartDirections(t: number): void {
-    const set = this.constraints;
-    if (set === null) return;
-    set.updateJacobian(t);
-    this.startG.set(set.G.values);
-    this.startInertiaInv.set(this.sys.inertiaWorldInv);
-    this.startLambda.set(this.lambda);
-    set.multiplyTranspose(this.startLambda, this.startForce, this.startG);
-    massSolveWith(this.sys, this.startInertiaInv, this.startForce, this.startAccel);
+    this.startDirections.begin(t, this.lambda);
   }
 
   /**
@@ -575,7 +552,7 @@ export class AccelerationStepper implements NewtonStepper {
         dmax = Math.max(dmax, Math.abs(da[i]));
         amax = Math.max(amax, Math.abs(a[i] + da[i]));
       }
-      if (c.symmetricJoints) dmax = Math.max(dmax, this.startChange);
+      if (c.symmetricJoints) dmax = Math.max(dmax, this.startDirections.change);
       const target = newton.tolerance * (1 + amax) + roundingFloor;
       if (
         dmax <= target ||
@@ -673,7 +650,7 @@ export class AccelerationStepper implements NewtonStepper {
     massMultiply(this.sys, this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
     if (c.symmetricJoints && this.constraints !== null) {
-      massMultiply(this.sys, this.startAccel, tmp);
+      massMultiply(this.sys, this.startDirections.accel, tmp);
       const k = c.startForceWeight;
       for (let i = 0; i < n; i++) out[i] += k * tmp[i];
     }
@@ -823,34 +800,18 @@ export class AccelerationStepper implements NewtonStepper {
       for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     }
     const t0 = performance.now();
-    if (c.symmetricJoints) {
-      // the balance holds the joints' force ρ M Y λ̃ (residual): Newton for the increments
-      // with the exact mixed Jacobian on the mass and block-diagonal paths
-      // (ConstrainedSolve.factorMixed); on the general path along G at the iterate
-      // (ρ M M_t⁻¹ G_tᵀ ≈ ρ Gᵀ, off by the change of G over the step), λ̃ += Δλ/ρ
-      const dLambda = this.scratchLambda;
-      if (refactor)
-        this.mixedFactored = this.constrained.factorMixed(
-          this.startG,
-          this.startInertiaInv,
-          c.startForceWeight,
-        );
-      let k = 1;
-      if (this.mixedFactored) this.constrained.solveMixed(rhs, rc, out, dLambda);
-      else {
-        this.constrained.solve(rhs, rc, out, dLambda);
-        k = 1 / c.startForceWeight;
-      }
-      for (let i = 0; i < dLambda.length; i++) this.startLambda[i] += k * dLambda[i];
-      set.multiplyTranspose(dLambda, this.startForce, this.startG);
-      massSolveWith(this.sys, this.startInertiaInv, this.startForce, this.tmp);
-      let change = 0;
-      for (let i = 0; i < this.n; i++) {
-        this.startAccel[i] += k * this.tmp[i];
-        change = Math.max(change, Math.abs(k * c.startForceWeight * this.tmp[i]));
-      }
-      this.startChange = change;
-    } else if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
+    if (c.symmetricJoints)
+      this.startDirections.correct(
+        set,
+        this.constrained,
+        c,
+        refactor,
+        rhs,
+        rc,
+        out,
+        this.scratchLambda,
+      );
+    else if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
     else {
       // Chord: the factorization's G differs from the current one, so the solve must be
       // for increments of the whole residual R + Gᵀλ (current G and λ), λ += Δλ; solving

@@ -200,7 +200,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     c.startForceWeight = (h * h) / (2 * c.cx);
     c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
     s.beginStartDirections(t);
-    const { dxPred, vPred, a, startAccel } = s;
+    const { dxPred, vPred, a } = s;
+    const startAccel = s.startDirections.accel;
     const { vt, acc, pseudo } = this;
     const rho = c.startForceWeight;
     for (let i = 0; i < s.n; i++) {

@@ -1,0 +1,100 @@
+/**
+ * The joint force of SchemeCoefficients.symmetricJoints (generalized-α): the joints are
+ * held by a force ρ M Y λ̃ along the directions of the step's START configuration,
+ *     Y λ̃ = M_t⁻¹ G_tᵀ λ̃   (m/s², rad/s²),
+ * with G_t and M_t⁻¹ frozen at time t and the multipliers λ̃ (N, N·m) found by Newton
+ * with the step's acceleration. This object holds the frozen G_t values and world inverse
+ * inertias, λ̃ and Y λ̃, and performs the λ̃ part of each Newton correction. Without
+ * joints (set null) Y λ̃ stays 0.
+ */
+import type { ConstraintSet } from "../constraints/constraint-set";
+import type { SchemeCoefficients } from "../dynamics/stepper";
+import { type BodySystem, massSolveWith } from "../model/body-system";
+import type { ConstrainedSolve } from "./constrained-solve";
+
+export class StartDirections {
+  /** λ̃ (N, N·m) */
+  readonly lambda: Float64Array;
+  /** Y λ̃ = M_t⁻¹ G_tᵀ λ̃ (m/s², rad/s²) */
+  readonly accel: Float64Array;
+  /** ‖ρ Y Δλ̃‖∞ of the last correction (m/s²): part of Newton's convergence test. */
+  change = 0;
+  /** G's values and the world inverse inertias at the step's start. */
+  private readonly startG: Float64Array;
+  private readonly startInertiaInv: Float64Array;
+  /** Scratch: G_tᵀ Δλ̃ and M_t⁻¹ of it. */
+  private readonly force: Float64Array;
+  private readonly scratch: Float64Array;
+  /** The last factorization has its mixed Jacobian (ConstrainedSolve.factorMixed). */
+  private mixedFactored = false;
+
+  constructor(
+    private readonly sys: BodySystem,
+    private readonly set: ConstraintSet | null,
+  ) {
+    const n = sys.numDofs;
+    this.lambda = new Float64Array(set?.numRows ?? 0);
+    this.accel = new Float64Array(n);
+    this.startG = new Float64Array(set?.G.values.length ?? 0);
+    this.startInertiaInv = new Float64Array(sys.inertiaWorldInv.length);
+    this.force = new Float64Array(n);
+    this.scratch = new Float64Array(n);
+  }
+
+  /**
+   * Records G and M⁻¹ at the step's start configuration (time t, the current state) and
+   * starts λ̃ from the last step's joint multipliers.
+   */
+  begin(t: number, lambda: Float64Array): void {
+    const { set, sys } = this;
+    if (set === null) return;
+    set.updateJacobian(t);
+    this.startG.set(set.G.values);
+    this.startInertiaInv.set(sys.inertiaWorldInv);
+    this.lambda.set(lambda);
+    set.multiplyTranspose(this.lambda, this.force, this.startG);
+    massSolveWith(sys, this.startInertiaInv, this.force, this.accel);
+  }
+
+  /**
+   * One Newton correction of the constrained system for Δa (into `out`) and λ̃: the
+   * balance holds the joints' force ρ M Y λ̃ (residual), so Newton for the increments with
+   * the exact mixed Jacobian on the mass and block-diagonal paths
+   * (ConstrainedSolve.factorMixed); on the general path along G at the iterate
+   * (ρ M M_t⁻¹ G_tᵀ ≈ ρ Gᵀ, off by the change of G over the step), λ̃ += Δλ/ρ.
+   * `set` is the joints' (this object's), `rhs` and `rc` the residuals of the balance and of the joint rows, `dLambda`
+   * scratch of the rows' size.
+   */
+  correct(
+    set: ConstraintSet,
+    solver: ConstrainedSolve,
+    c: SchemeCoefficients,
+    refactor: boolean,
+    rhs: Float64Array,
+    rc: Float64Array,
+    out: Float64Array,
+    dLambda: Float64Array,
+  ): void {
+    if (refactor)
+      this.mixedFactored = solver.factorMixed(
+        this.startG,
+        this.startInertiaInv,
+        c.startForceWeight,
+      );
+    let k = 1;
+    if (this.mixedFactored) solver.solveMixed(rhs, rc, out, dLambda);
+    else {
+      solver.solve(rhs, rc, out, dLambda);
+      k = 1 / c.startForceWeight;
+    }
+    for (let i = 0; i < dLambda.length; i++) this.lambda[i] += k * dLambda[i];
+    set.multiplyTranspose(dLambda, this.force, this.startG);
+    massSolveWith(this.sys, this.startInertiaInv, this.force, this.scratch);
+    let change = 0;
+    for (let i = 0; i < this.scratch.length; i++) {
+      this.accel[i] += k * this.scratch[i];
+      change = Math.max(change, Math.abs(k * c.startForceWeight * this.scratch[i]));
+    }
+    this.change = change;
+  }
+}
