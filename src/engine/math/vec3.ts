@@ -18,6 +18,11 @@ export function length3(x: number, y: number, z: number): number {
   return Math.sqrt(x * x + y * y + z * z);
 }
 
+/** |(x, y)|, for the same reason as length3. */
+export function length2(x: number, y: number): number {
+  return Math.sqrt(x * x + y * y);
+}
+
 export function norm3(a: Vec, ia = 0): number {
   return Math.sqrt(a[ia] * a[ia] + a[ia + 1] * a[ia + 1] + a[ia + 2] * a[ia + 2]);
 }

@@ -7,7 +7,7 @@
  * the −z/+z rim.
  */
 
-import { length3 } from "../../math/vec3";
+import { length2, length3 } from "../../math/vec3";
 import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
 import { clamp } from "../helpers";
 import type { WorldPose } from "../pose";
@@ -47,12 +47,12 @@ export class CylinderCore implements ConvexShape {
   }
 
   boundingRadius(): number {
-    return Math.hypot(this.d[0], this.d[1]);
+    return length2(this.d[0], this.d[1]);
   }
 
   localSupport(d: Float64Array, s: Float64Array): void {
     const r = this.d[0];
-    const rho = Math.hypot(d[0], d[1]);
+    const rho = length2(d[0], d[1]);
     if (rho > 0) {
       s[0] = (r * d[0]) / rho;
       s[1] = (r * d[1]) / rho;
@@ -73,12 +73,12 @@ export class CylinderCore implements ConvexShape {
     const rad = this.d[0];
     const axial = this.d[1];
     let dim = 0;
-    const rho = Math.hypot(d[0], d[1]);
+    const rho = length2(d[0], d[1]);
     if (rho > eps) {
       q[0] = (rad * d[0]) / rho;
       q[1] = (rad * d[1]) / rho;
     } else {
-      const m = Math.hypot(q[0], q[1]);
+      const m = length2(q[0], q[1]);
       if (m > rad) {
         q[0] *= rad / m;
         q[1] *= rad / m;
@@ -176,7 +176,7 @@ export class CylinderCore implements ConvexShape {
     if (incident) {
       const lx = R[0] * tx + R[3] * ty + R[6] * tz;
       const ly = R[1] * tx + R[4] * ty + R[7] * tz;
-      const rho = Math.hypot(lx, ly);
+      const rho = length2(lx, ly);
       if (rho > 0) {
         ex = lx / rho;
         ey = ly / rho;
@@ -211,7 +211,7 @@ export class CylinderCore implements ConvexShape {
     const L = this.d[1];
     const lx = R[0] * tx + R[3] * ty + R[6] * tz;
     const ly = R[1] * tx + R[4] * ty + R[7] * tz;
-    const rho = Math.hypot(lx, ly);
+    const rho = length2(lx, ly);
     const ux = rho > 0 ? (r * lx) / rho : r;
     const uy = rho > 0 ? (r * ly) / rho : 0;
     localToWorld(this, ux, uy, -L, FPOLY, 3 * (s * POLY_CAP));
@@ -230,7 +230,7 @@ export class CylinderCore implements ConvexShape {
     const l1 = R[1] * dx + R[4] * dy + R[7] * dz;
     const l2 = R[2] * dx + R[5] * dy + R[8] * dz;
     const tol = 1e-7 * scale;
-    const onSide = Math.hypot(l0, l1) > this.d[0] - tol;
+    const onSide = length2(l0, l1) > this.d[0] - tol;
     const L = this.d[1];
     const cap = l2 > L - tol ? 1 : l2 < -L + tol ? 0 : -1;
     if (cap >= 0) return onSide ? 3 + cap : cap;

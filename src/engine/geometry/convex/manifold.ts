@@ -23,7 +23,7 @@
  * segment clip label) and segment–segment (the *_BASE constants).
  */
 
-import { length3 } from "../../math/vec3";
+import { length2, length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { pushFromA } from "../helpers";
 import {
@@ -240,7 +240,7 @@ function polygonFrame(s: number): number {
       (FPOLY[q] - fx) * FRAME[6] + (FPOLY[q + 1] - fy) * FRAME[7] + (FPOLY[q + 2] - fz) * FRAME[8];
     let ox = qy - py;
     let oy = px - qx;
-    const ol = Math.hypot(ox, oy);
+    const ol = length2(ox, oy);
     ox /= ol;
     oy /= ol;
     if (ox * px + oy * py < 0) {

@@ -25,7 +25,7 @@
  * its side), then the manifold ranges of convex/manifold.ts.
  */
 
-import { length3 } from "../../math/vec3";
+import { length2, length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { BoxCore } from "../convex/box-core";
 import { CylinderCore } from "../convex/cylinder-core";
@@ -171,7 +171,7 @@ function pointCylinderLocal(c: CylinderShape): void {
   const z = PC[2];
   const r = c.radius;
   const L = c.halfLength;
-  const rho = Math.hypot(x, y);
+  const rho = length2(x, y);
   const outR = rho > r;
   const outZ = z > L || z < -L;
   if (outR || outZ) {
