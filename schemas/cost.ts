@@ -38,15 +38,26 @@ export const JOINT_ROWS: Record<string, number> = {
 
 /**
  * The order of a model's saddle-point system: 3 dofs per dynamic particle, 6 per dynamic
- * rigid body, plus the joints' and motors' rows.
+ * rigid body, plus the joints' and motors' rows; a fem body adds 3 per node (its fixed
+ * nodes included: a bound) and 3 rows per attachment.
  */
 export function systemOrder(model: {
   bodies: readonly { kind: string; fixed: boolean }[];
   joints: readonly { type: string }[];
   motors: readonly unknown[];
+  fem?: readonly {
+    nodes?: readonly unknown[];
+    box?: { resolution: readonly number[] };
+    attachments: readonly unknown[];
+  }[];
 }): number {
   let n = 0;
   for (const b of model.bodies) if (!b.fixed) n += b.kind === "particle" ? 3 : 6;
   for (const j of model.joints) n += JOINT_ROWS[j.type] ?? 6;
+  for (const f of model.fem ?? []) {
+    const r = f.box?.resolution;
+    n += 3 * (r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0));
+    n += 3 * f.attachments.length;
+  }
   return n + model.motors.length;
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { denseOrderIssue, systemOrder } from "./cost";
 import { energyLimitMessage, nonConservativeReason } from "./energy";
+import { FEM_MAX_NODES, femIssues, femNodeCount, femNodeFixed, parseNodeRef } from "./fem";
 
 /** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
 const finite = () => z.number();
@@ -25,10 +26,23 @@ export const Id = z
   .max(128)
   .regex(/^[A-Za-z0-9_.:-]+$/, "ids use letters, digits, _ . : -");
 
+/**
+ * A reference to a body: its id, or "<fem id>/<k>" for node k of a fem body (a particle;
+ * schemas/fem.ts).
+ */
+export const BodyRef = z
+  .string()
+  .min(1)
+  .max(160)
+  .regex(
+    /^[A-Za-z0-9_.:-]+(\/[0-9]+)?$/,
+    'a body id, or "<fem id>/<node index>" for a node of a fem body',
+  );
+
 /** A point on a body, in that body's frame; "ground" (or no body) is the world frame. */
 export const BodyPoint = z
   .strictObject({
-    body: Id.default("ground"),
+    body: BodyRef.default("ground"),
     point: Vec3.default([0, 0, 0]),
   })
   .meta({ id: "BodyPoint" });
@@ -160,7 +174,7 @@ export const Force = z
     z.strictObject({
       id: Id,
       type: z.literal("damper"),
-      bodies: z.array(Id).optional().meta({ description: "default: every dynamic body" }),
+      bodies: z.array(BodyRef).optional().meta({ description: "default: every dynamic body" }),
       linear: nonNegative().default(0),
       angular: nonNegative().default(0),
     }),
@@ -287,15 +301,15 @@ export const Sensor = z
     z.strictObject({ id: Id, type: z.literal("jointPosition"), joint: Id }),
     z.strictObject({ id: Id, type: z.literal("jointVelocity"), joint: Id }),
     z.strictObject({ id: Id, type: z.literal("actuatorEffort"), actuator: Id }),
-    z.strictObject({ id: Id, type: z.literal("bodyPosition"), body: Id }),
-    z.strictObject({ id: Id, type: z.literal("bodyOrientation"), body: Id }),
-    z.strictObject({ id: Id, type: z.literal("bodyVelocity"), body: Id }),
-    z.strictObject({ id: Id, type: z.literal("bodyAngularVelocity"), body: Id }),
+    z.strictObject({ id: Id, type: z.literal("bodyPosition"), body: BodyRef }),
+    z.strictObject({ id: Id, type: z.literal("bodyOrientation"), body: BodyRef }),
+    z.strictObject({ id: Id, type: z.literal("bodyVelocity"), body: BodyRef }),
+    z.strictObject({ id: Id, type: z.literal("bodyAngularVelocity"), body: BodyRef }),
     z
       .strictObject({
         id: Id,
         type: z.literal("bodyAcceleration"),
-        body: Id,
+        body: BodyRef,
       })
       .meta({ description: "(v_t − v_{t−h})/h over the last step (m/s²); 0 before the first" }),
     z
@@ -430,10 +444,81 @@ export const SolverSettings = z
   })
   .meta({ id: "SolverSettings" });
 
+const NodeIndex = z.number().int().min(0).max(199_999);
+const CellCount = z.number().int().min(1).max(1000);
+
+export const FemBox = z
+  .strictObject({
+    size: z
+      .tuple([positive(), positive(), positive()])
+      .meta({ description: "edge lengths along the box's local x, y, z (m)" }),
+    resolution: z.tuple([CellCount, CellCount, CellCount]).meta({
+      description:
+        "cells along x, y, z, each split into 5 tetrahedra; node (i, j, k) has the index i + (nx+1)(j + (ny+1) k)",
+    }),
+    center: Vec3.default([0, 0, 0]),
+    orientation: Quaternion.default([1, 0, 0, 0]),
+  })
+  .meta({ id: "FemBox", description: "a box (beam) meshed with tetrahedra" });
+
+export const FemAttachment = z
+  .strictObject({
+    node: NodeIndex,
+    body: BodyRef.meta({ description: 'a body, "ground", or another fem body\'s node' }),
+    point: Vec3.optional().meta({
+      description: "in the body's frame; default: where the node is in the model's configuration",
+    }),
+  })
+  .meta({
+    id: "FemAttachment",
+    description:
+      "node held at a point of a body (a spherical joint, with its reaction in the State)",
+  });
+
+export const Fem = z
+  .strictObject({
+    id: Id,
+    nodes: z
+      .array(Vec3)
+      .min(4)
+      .max(200_000)
+      .optional()
+      .meta({ description: "rest positions (m, world frame), with elements" }),
+    elements: z
+      .array(z.tuple([NodeIndex, NodeIndex, NodeIndex, NodeIndex]))
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .meta({ description: "linear tetrahedra as 4 node indices (either orientation)" }),
+    box: FemBox.optional(),
+    density: positive().meta({ description: "kg/m³" }),
+    youngModulus: positive().meta({ description: "Pa" }),
+    poissonRatio: z.number().gt(-1).lt(0.5).default(0.3),
+    material: z.enum(["corotational", "stvk", "neo-hookean"]).default("corotational"),
+    tangent: z.enum(["exact", "approximate"]).default("exact").meta({
+      description:
+        "corotational: exact (with the rotation's variation) or approximate (R K₀ Rᵀ: SPD, exact only at rest and in rigid motion)",
+    }),
+    velocity: Vec3.default([0, 0, 0]).meta({ description: "initial velocity of every node (m/s)" }),
+    fixedNodes: z.array(NodeIndex).max(200_000).default([]),
+    fixedFaces: z
+      .array(z.enum(["-x", "+x", "-y", "+y", "-z", "+z"]))
+      .max(6)
+      .default([])
+      .meta({ description: "box: the nodes of these faces (local axes) are fixed" }),
+    attachments: z.array(FemAttachment).max(200_000).default([]),
+  })
+  .meta({
+    id: "Fem",
+    description:
+      'a deformable body of linear tetrahedra (README, Methods, "Deformable bodies"); its nodes are particles with the ids `<id>/<k>` (k from 0) and lumped masses (ρV/4 from each element), which forces, joints and sensors may name',
+  });
+
 const ModelObject = z.strictObject({
   name: z.string().max(256).default("model"),
   gravity: Vec3.default([0, 0, -9.81]),
   bodies: z.array(Body).min(1).max(100_000),
+  fem: z.array(Fem).max(1000).default([]),
   forces: z.array(Force).max(1_000_000).default([]),
   joints: z.array(Joint).max(100_000).default([]),
   motors: z.array(Motor).max(100_000).default([]),
@@ -462,9 +547,26 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
       });
     else seen.set(id, path.join("."));
   };
+  const femNodes = new Map(m.fem.map((f) => [f.id, femNodeCount(f)]));
+  const allNodes = m.fem.reduce((s, f) => s + femNodeCount(f), 0);
+  if (allNodes > FEM_MAX_NODES)
+    ctx.addIssue({
+      code: "custom",
+      path: ["fem"],
+      message: `the fem bodies have ${allNodes} nodes together, above the limit of ${FEM_MAX_NODES}`,
+    });
   const knownBody = (owner: string, ref: string, path: (string | number)[]) => {
-    if (ref !== "ground" && !bodies.has(ref))
+    if (ref === "ground" || bodies.has(ref)) return;
+    const node = parseNodeRef(ref);
+    const count = node === null ? undefined : femNodes.get(node.fem);
+    if (node === null || count === undefined)
       ctx.addIssue({ code: "custom", path, message: `${owner} refers to unknown body "${ref}"` });
+    else if (node.node >= count)
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `${owner} refers to node ${node.node} of fem "${node.fem}", which has ${count} nodes`,
+      });
   };
   m.bodies.forEach((b, i) => {
     claim(b.id, ["bodies", i, "id"]);
@@ -493,6 +595,30 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         path: ["bodies", i, "inertia"],
         message: `body "${b.id}": inertia must be symmetric positive definite`,
       });
+  });
+  m.fem.forEach((f, i) => {
+    claim(f.id, ["fem", i, "id"]);
+    for (const issue of femIssues(f, i)) ctx.addIssue({ code: "custom", ...issue });
+    f.attachments.forEach((a, k) => {
+      const path = ["fem", i, "attachments", k, "body"];
+      knownBody(`fem "${f.id}" attachment ${k}`, a.body, path);
+      const ref = parseNodeRef(a.body);
+      if (ref !== null && ref.fem === f.id && ref.node === a.node)
+        ctx.addIssue({
+          code: "custom",
+          path,
+          message: `fem "${f.id}" attachment ${k} attaches node ${a.node} to itself`,
+        });
+      else if (
+        femNodeFixed(f, a.node) &&
+        (a.body === "ground" || bodies.get(a.body)?.fixed === true)
+      )
+        ctx.addIssue({
+          code: "custom",
+          path,
+          message: `fem "${f.id}" attachment ${k}: node ${a.node} is fixed and "${a.body}" cannot move`,
+        });
+    });
   });
   m.forces.forEach((f, i) => {
     claim(f.id, ["forces", i, "id"]);
@@ -601,12 +727,14 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         knownBody(`sensor "${se.id}"`, id, ["sensors", i, "bodies", k]);
       });
     else if (se.type !== "time") {
-      if (!bodies.has(se.body))
+      // a body or a fem node; not "ground" (knownBody lets it pass)
+      if (se.body === "ground")
         ctx.addIssue({
           code: "custom",
           path: ["sensors", i, "body"],
-          message: `sensor "${se.id}" refers to unknown body "${se.body}"`,
+          message: `sensor "${se.id}" refers to unknown body "ground"`,
         });
+      else knownBody(`sensor "${se.id}"`, se.body, ["sensors", i, "body"]);
     }
   });
   m.contact?.pairs.forEach((p, i) => {
@@ -639,7 +767,9 @@ type BodyIn = z.infer<typeof ModelObject>["bodies"][number];
 function hasCoordinate(j: JointIn, bodies: Map<string, BodyIn>): boolean {
   if (j.type === "prismatic") return true;
   if (j.type !== "revolute") return false;
-  const oriented = (id: string) => id === "ground" || bodies.get(id)?.kind !== "particle";
+  // a fem node ("<fem id>/<k>") is a particle
+  const oriented = (id: string) =>
+    id === "ground" || (parseNodeRef(id) === null && bodies.get(id)?.kind !== "particle");
   return oriented(j.a.body) && oriented(j.b.body);
 }
 
@@ -677,6 +807,7 @@ export type JointSpec = ModelSpec["joints"][number];
 export type MotorSpec = ModelSpec["motors"][number];
 export type ActuatorSpec = ModelSpec["actuators"][number];
 export type SensorSpec = ModelSpec["sensors"][number];
+export type FemSpec = ModelSpec["fem"][number];
 export type ContactSpec = z.output<typeof Contact>;
 export type ContactBehaviorSpec = z.output<typeof ContactBehavior>;
 export type SolverSpec = z.output<typeof SolverSettings>;

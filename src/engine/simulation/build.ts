@@ -11,6 +11,12 @@ import { createConstraints } from "../constraints/build";
 import { ConstraintSet } from "../constraints/constraint-set";
 import { createContactModel } from "../contact/contact-model";
 import { createForceEffectors } from "../forces/build";
+import {
+  createFemEffectors,
+  femAttachmentJoints,
+  femBodyInits,
+  prepareFem,
+} from "../forces/fem/build";
 import { type BodyInit, BodySystem } from "../model/body-system";
 import { inertiaFromShapes } from "../model/inertia";
 import { Simulation } from "./simulation";
@@ -36,17 +42,18 @@ export function loadModel(json: unknown): Simulation {
 
 /** Builds a simulation from an already validated model. */
 export function buildSimulation(model: ModelSpec): Simulation {
-  const system = new BodySystem(model.bodies.map(bodyInit));
+  // fem bodies: their nodes are particles after the model's bodies (forces/fem/build.ts)
+  const fem = prepareFem(model.fem ?? []);
+  const system = new BodySystem([...model.bodies.map(bodyInit), ...femBodyInits(fem)]);
   const { effectors, gravity } = createForceEffectors(
     model.forces,
     system,
     model.gravity,
     model.solver.gyroscopicJacobian,
   );
-  const constraints = new ConstraintSet(
-    system,
-    createConstraints(model.joints, model.motors, system),
-  );
+  effectors.push(...createFemEffectors(fem, system));
+  const joints = [...model.joints, ...femAttachmentJoints(fem, system)];
+  const constraints = new ConstraintSet(system, createConstraints(joints, model.motors, system));
   const actuation = createActuation(model.joints, model.actuators, system);
   effectors.push(...actuation.actuators, ...actuation.limits);
   const contact = createContactModel(model, system);

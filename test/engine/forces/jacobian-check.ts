@@ -61,6 +61,11 @@ export interface JacobianCheckOptions {
    * central difference's own roundoff is ~ε·|F|/h ≈ 1e-10 for the forces of these tests.
    */
   floor?: number;
+  /**
+   * Replaces the random state (randomizeState) by the caller's: called with the system as
+   * makeSystem built it and the check's generator, e.g. a random deformation of a mesh.
+   */
+  randomize?: (sys: BodySystem, rng: () => number) => void;
 }
 
 export interface JacobianCheckResult {
@@ -238,13 +243,15 @@ export function checkJacobians(
   for (let c = 0; c < configs; c++) {
     const sys = makeSystem();
     const eff = makeEffector(sys);
-    randomizeState(
-      sys,
-      rng,
-      options.positionScale ?? 1,
-      options.velocityScale ?? 1.5,
-      options.rotationScale,
-    );
+    if (options.randomize) options.randomize(sys, rng);
+    else
+      randomizeState(
+        sys,
+        rng,
+        options.positionScale ?? 1,
+        options.velocityScale ?? 1.5,
+        options.rotationScale,
+      );
     const n = sys.numDofs;
 
     // applyForces adds: pre-filled accumulators are kept.
@@ -377,13 +384,15 @@ export function energyGradientErrors(
   for (let c = 0; c < (options.configurations ?? 4); c++) {
     const sys = makeSystem();
     const eff = makeEffector(sys);
-    randomizeState(
-      sys,
-      rng,
-      options.positionScale ?? 1,
-      options.velocityScale ?? 1.5,
-      options.rotationScale,
-    );
+    if (options.randomize) options.randomize(sys, rng);
+    else
+      randomizeState(
+        sys,
+        rng,
+        options.positionScale ?? 1,
+        options.velocityScale ?? 1.5,
+        options.rotationScale,
+      );
     const n = sys.numDofs;
     const f = generalizedForce(sys, eff, t);
     const snap = new PositionSnapshot(sys);

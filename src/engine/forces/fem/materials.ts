@@ -1,0 +1,390 @@
+/**
+ * Hyperelastic materials of the tetrahedral elements (tet.ts, fem-effector.ts), as the
+ * strain energy density ψ(F) (J/m³), the first Piola–Kirchhoff stress P = ∂ψ/∂F (Pa) and
+ * its differential dP = (∂P/∂F) : dF, the material part of the element's tangent
+ * stiffness. F is the deformation gradient, row-major 3×3. μ and λ are the Lamé
+ * parameters, from Young's modulus E and Poisson's ratio ν:
+ *   μ = E / (2 (1 + ν)),   λ = E ν / ((1 + ν)(1 − 2ν)).
+ *
+ * corotational (corotated linear elasticity; Müller et al. 2002, SOFA's and ArtiSynth's
+ * corotational FEM): with the polar decomposition F = R S (polar.ts, R a rotation also
+ * for inverted elements),
+ *   ψ = μ ‖S − I‖² + λ/2 tr(S − I)²,   P = R [2μ (S − I) + λ tr(S − I) I] = 2μ (F − R) + λ tr(S − I) R,
+ * which is −R K₀ (Rᵀx − X) per element (K₀ the linear element stiffness, S − I the
+ * corotated small strain). Exact tangent (tangent "exact"), including the variation of R:
+ *   dP = 2μ dF + (λ tr(S − I) − 2μ) dR + λ tr(Rᵀ dF) R,   dR = R [w]×,
+ *   (tr(S) I − S) w = vee(Rᵀ dF − dFᵀ R)
+ * (from dF = dR S + R dS and [w]× S + S [w]× = [(tr(S) I − S) w]×). tr(S) I − S has the
+ * eigenvalues σ_j + σ_k; near σ_j + σ_k = 0 (an element flattened and inverted so that
+ * two singular values cancel) the exact tangent is unbounded, and the sums are clamped
+ * at 1e-6 σ₁ (a bounded approximation there). Approximate tangent (tangent
+ * "approximate"): the standard R K₀ Rᵀ, dP = R [2μ sym(Rᵀ dF) + λ tr(Rᵀ dF) I], which
+ * leaves out dR. Its error, exact minus approximate, is
+ *   2μ R skew(Rᵀ dF) + (λ tr(S − I) − 2μ) dR,
+ * zero at rest and in any rigid motion (S = I: dR = R skew(Rᵀ dF)), and otherwise of the
+ * order of the stress: relative error O(‖S − I‖) with the strain. It is symmetric
+ * positive semidefinite everywhere (K₀ is, and R · Rᵀ is a congruence), so the solve
+ * matrix stays SPD and Rayleigh stiffness damping never adds energy; but it is not the
+ * force's derivative, so Newton converges linearly instead of quadratically (to the same
+ * solution: the force is the same).
+ *
+ * stvk (St Venant–Kirchhoff): E = ½ (FᵀF − I), S₂ = λ tr(E) I + 2μ E,
+ *   ψ = μ E : E + λ/2 tr(E)²,   P = F S₂,   dP = dF S₂ + F (λ tr(dE) I + 2μ dE),  dE = sym(Fᵀ dF).
+ *
+ * neo-hookean (compressible): J = det F,
+ *   ψ = μ/2 (tr(FᵀF) − 3) − μ ln J + λ/2 (ln J)²,   P = μ F + h′(J) cof F,
+ *   dP = μ dF + h″(J) (cof F : dF) cof F + h′(J) d(cof F)
+ * with h(J) = −μ ln J + λ/2 (ln J)², h′ = (λ ln J − μ)/J, h″ = (μ + λ − λ ln J)/J² and
+ * cof F = J F⁻ᵀ = ∂J/∂F (no inverse is formed). Below J₀ = 0.01 (a volume compressed to
+ * 1 %) h continues as its second-order Taylor expansion at J₀, so an element crushed or
+ * inverted by a large step gets a finite, strongly restoring force instead of NaN
+ * (ψ stays C²).
+ *
+ * Each material keeps, after `evaluate(F)`, what `differential` needs at that F; an
+ * instance serves one element at a time. No allocation after construction.
+ */
+import { polarDecomposition } from "./polar";
+
+export type MaterialName = "corotational" | "stvk" | "neo-hookean";
+
+export interface ElasticMaterial {
+  readonly name: MaterialName;
+  /** True when the tangent is positive semidefinite at every F (approximate corotational). */
+  readonly positiveTangent: boolean;
+  /** ψ(F) (J/m³); writes P(F) into p and keeps what `differential` needs. */
+  evaluate(f: Float64Array, p: Float64Array): number;
+  /** dP for dF at the F of the last `evaluate` (the tangent the Jacobian uses). */
+  differential(df: Float64Array, dp: Float64Array): void;
+  /** ψ(F) alone (J/m³). */
+  energy(f: Float64Array): number;
+}
+
+/** Lamé parameters [μ, λ] (Pa) of Young's modulus E (Pa) and Poisson's ratio ν. */
+export function lame(youngModulus: number, poissonRatio: number): [number, number] {
+  const e = youngModulus;
+  const nu = poissonRatio;
+  return [e / (2 * (1 + nu)), (e * nu) / ((1 + nu) * (1 - 2 * nu))];
+}
+
+export function createMaterial(
+  name: MaterialName,
+  youngModulus: number,
+  poissonRatio: number,
+  tangent: "exact" | "approximate" = "exact",
+): ElasticMaterial {
+  const [mu, lambda] = lame(youngModulus, poissonRatio);
+  switch (name) {
+    case "corotational":
+      return new CorotationalMaterial(mu, lambda, tangent === "exact");
+    case "stvk":
+      return new StVenantKirchhoffMaterial(mu, lambda);
+    case "neo-hookean":
+      return new NeoHookeanMaterial(mu, lambda);
+  }
+}
+
+/** Clamp of σ_j + σ_k relative to σ₁ in the exact corotational tangent (see header). */
+const ROTATION_SUM_FLOOR = 1e-6;
+
+export class CorotationalMaterial implements ElasticMaterial {
+  readonly name = "corotational" as const;
+  readonly positiveTangent: boolean;
+  private readonly r = new Float64Array(9);
+  private readonly sigma = new Float64Array(3);
+  private readonly v = new Float64Array(9);
+  /** (tr(S) I − S)⁻¹ at the last evaluate (exact tangent). */
+  private readonly minv = new Float64Array(9);
+  private readonly t = new Float64Array(9);
+  /** λ tr(S − I) − 2μ at the last evaluate. */
+  private c = Number.NaN;
+
+  constructor(
+    readonly mu: number,
+    readonly lambda: number,
+    readonly exact: boolean,
+  ) {
+    this.positiveTangent = !exact;
+  }
+
+  evaluate(f: Float64Array, p: Float64Array): number {
+    const { r, sigma, v, mu, lambda } = this;
+    polarDecomposition(f, r, sigma, v);
+    const e0 = sigma[0] - 1;
+    const e1 = sigma[1] - 1;
+    const e2 = sigma[2] - 1;
+    const tr = e0 + e1 + e2;
+    const lt = lambda * tr;
+    for (let k = 0; k < 9; k++) p[k] = 2 * mu * (f[k] - r[k]) + lt * r[k];
+    this.c = lt - 2 * mu;
+    if (this.exact) {
+      const floor = ROTATION_SUM_FLOOR * Math.abs(sigma[0]) + 1e-300;
+      const d0 = 1 / Math.max(sigma[1] + sigma[2], floor);
+      const d1 = 1 / Math.max(sigma[0] + sigma[2], floor);
+      const d2 = 1 / Math.max(sigma[0] + sigma[1], floor);
+      const m = this.minv;
+      for (let i = 0; i < 3; i++)
+        for (let j = i; j < 3; j++) {
+          const x =
+            v[3 * i] * d0 * v[3 * j] +
+            v[3 * i + 1] * d1 * v[3 * j + 1] +
+            v[3 * i + 2] * d2 * v[3 * j + 2];
+          m[3 * i + j] = x;
+          m[3 * j + i] = x;
+        }
+    }
+    return mu * (e0 * e0 + e1 * e1 + e2 * e2) + 0.5 * lambda * tr * tr;
+  }
+
+  differential(df: Float64Array, dp: Float64Array): void {
+    const { r, t, mu, lambda } = this;
+    // T = Rᵀ dF
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        t[3 * i + j] = r[i] * df[j] + r[3 + i] * df[3 + j] + r[6 + i] * df[6 + j];
+    const trT = t[0] + t[4] + t[8];
+    if (!this.exact) {
+      // dP = R [2μ sym(T) + λ tr(T) I]
+      const q00 = 2 * mu * t[0] + lambda * trT;
+      const q11 = 2 * mu * t[4] + lambda * trT;
+      const q22 = 2 * mu * t[8] + lambda * trT;
+      const q01 = mu * (t[1] + t[3]);
+      const q02 = mu * (t[2] + t[6]);
+      const q12 = mu * (t[5] + t[7]);
+      for (let i = 0; i < 3; i++) {
+        const a = r[3 * i];
+        const b = r[3 * i + 1];
+        const c = r[3 * i + 2];
+        dp[3 * i] = a * q00 + b * q01 + c * q02;
+        dp[3 * i + 1] = a * q01 + b * q11 + c * q12;
+        dp[3 * i + 2] = a * q02 + b * q12 + c * q22;
+      }
+      return;
+    }
+    // w = (tr(S) I − S)⁻¹ vee(T − Tᵀ); dR = R [w]×
+    const a0 = t[7] - t[5];
+    const a1 = t[2] - t[6];
+    const a2 = t[3] - t[1];
+    const m = this.minv;
+    const w0 = m[0] * a0 + m[1] * a1 + m[2] * a2;
+    const w1 = m[3] * a0 + m[4] * a1 + m[5] * a2;
+    const w2 = m[6] * a0 + m[7] * a1 + m[8] * a2;
+    const c = this.c;
+    const lt = lambda * trT;
+    for (let i = 0; i < 3; i++) {
+      const x = r[3 * i];
+      const y = r[3 * i + 1];
+      const z = r[3 * i + 2];
+      // row i of R [w]×: [y w2 − z w1, z w0 − x w2, x w1 − y w0]
+      dp[3 * i] = 2 * mu * df[3 * i] + c * (y * w2 - z * w1) + lt * x;
+      dp[3 * i + 1] = 2 * mu * df[3 * i + 1] + c * (z * w0 - x * w2) + lt * y;
+      dp[3 * i + 2] = 2 * mu * df[3 * i + 2] + c * (x * w1 - y * w0) + lt * z;
+    }
+  }
+
+  energy(f: Float64Array): number {
+    const { r, sigma, v } = this;
+    polarDecomposition(f, r, sigma, v);
+    const e0 = sigma[0] - 1;
+    const e1 = sigma[1] - 1;
+    const e2 = sigma[2] - 1;
+    const tr = e0 + e1 + e2;
+    return this.mu * (e0 * e0 + e1 * e1 + e2 * e2) + 0.5 * this.lambda * tr * tr;
+  }
+}
+
+export class StVenantKirchhoffMaterial implements ElasticMaterial {
+  readonly name = "stvk" as const;
+  readonly positiveTangent = false;
+  private readonly f = new Float64Array(9);
+  /** Second Piola–Kirchhoff stress at the last evaluate (symmetric). */
+  private readonly s = new Float64Array(9);
+  private readonly e = new Float64Array(9);
+
+  constructor(
+    readonly mu: number,
+    readonly lambda: number,
+  ) {}
+
+  evaluate(f: Float64Array, p: Float64Array): number {
+    const { s, e, mu, lambda } = this;
+    this.f.set(f);
+    greenStrain(f, e);
+    const tr = e[0] + e[4] + e[8];
+    let ee = 0;
+    for (let k = 0; k < 9; k++) {
+      s[k] = 2 * mu * e[k];
+      ee += e[k] * e[k];
+    }
+    s[0] += lambda * tr;
+    s[4] += lambda * tr;
+    s[8] += lambda * tr;
+    matMul(f, s, p);
+    return mu * ee + 0.5 * lambda * tr * tr;
+  }
+
+  differential(df: Float64Array, dp: Float64Array): void {
+    const { f, s, mu, lambda } = this;
+    const de = this.e;
+    // dE = sym(Fᵀ dF) (e is free after evaluate: the stress is in s)
+    for (let i = 0; i < 3; i++)
+      for (let j = i; j < 3; j++) {
+        const x =
+          0.5 *
+          (f[i] * df[j] +
+            f[3 + i] * df[3 + j] +
+            f[6 + i] * df[6 + j] +
+            f[j] * df[i] +
+            f[3 + j] * df[3 + i] +
+            f[6 + j] * df[6 + i]);
+        de[3 * i + j] = x;
+        de[3 * j + i] = x;
+      }
+    const tr = lambda * (de[0] + de[4] + de[8]);
+    for (let k = 0; k < 9; k++) de[k] *= 2 * mu;
+    de[0] += tr;
+    de[4] += tr;
+    de[8] += tr;
+    // dP = dF S + F dS
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        dp[3 * i + j] =
+          df[3 * i] * s[j] +
+          df[3 * i + 1] * s[3 + j] +
+          df[3 * i + 2] * s[6 + j] +
+          f[3 * i] * de[j] +
+          f[3 * i + 1] * de[3 + j] +
+          f[3 * i + 2] * de[6 + j];
+  }
+
+  energy(f: Float64Array): number {
+    const e = this.e;
+    greenStrain(f, e);
+    const tr = e[0] + e[4] + e[8];
+    let ee = 0;
+    for (let k = 0; k < 9; k++) ee += e[k] * e[k];
+    return this.mu * ee + 0.5 * this.lambda * tr * tr;
+  }
+}
+
+/** J below which the neo-Hookean volumetric term continues as its Taylor expansion. */
+export const NEO_HOOKEAN_J0 = 0.01;
+
+export class NeoHookeanMaterial implements ElasticMaterial {
+  readonly name = "neo-hookean" as const;
+  readonly positiveTangent = false;
+  private readonly f = new Float64Array(9);
+  private readonly cof = new Float64Array(9);
+  private readonly dcof = new Float64Array(9);
+  /** h′(J) and h″(J) at the last evaluate. */
+  private h1 = Number.NaN;
+  private h2 = Number.NaN;
+  /** h, h′, h″ at J₀ (the continuation below it). */
+  private readonly h0: number;
+  private readonly h01: number;
+  private readonly h02: number;
+
+  constructor(
+    readonly mu: number,
+    readonly lambda: number,
+  ) {
+    const l = Math.log(NEO_HOOKEAN_J0);
+    this.h0 = -mu * l + 0.5 * lambda * l * l;
+    this.h01 = (lambda * l - mu) / NEO_HOOKEAN_J0;
+    this.h02 = (mu + lambda - lambda * l) / (NEO_HOOKEAN_J0 * NEO_HOOKEAN_J0);
+  }
+
+  evaluate(f: Float64Array, p: Float64Array): number {
+    const { cof, mu } = this;
+    this.f.set(f);
+    cofactor(f, cof);
+    const j = f[0] * cof[0] + f[1] * cof[1] + f[2] * cof[2];
+    const h = this.volumetric(j);
+    for (let k = 0; k < 9; k++) p[k] = mu * f[k] + this.h1 * cof[k];
+    let i1 = 0;
+    for (let k = 0; k < 9; k++) i1 += f[k] * f[k];
+    return 0.5 * mu * (i1 - 3) + h;
+  }
+
+  differential(df: Float64Array, dp: Float64Array): void {
+    const { f, cof, dcof, mu, h1, h2 } = this;
+    let dj = 0;
+    for (let k = 0; k < 9; k++) dj += cof[k] * df[k];
+    // d(cof F): column c is the cross product of the other two columns (cyclic)
+    for (let c = 0; c < 3; c++) {
+      const a = (c + 1) % 3;
+      const b = (c + 2) % 3;
+      // columns a, b of F and dF: d(f_a × f_b) = df_a × f_b + f_a × df_b
+      const fa0 = f[a];
+      const fa1 = f[3 + a];
+      const fa2 = f[6 + a];
+      const fb0 = f[b];
+      const fb1 = f[3 + b];
+      const fb2 = f[6 + b];
+      const da0 = df[a];
+      const da1 = df[3 + a];
+      const da2 = df[6 + a];
+      const db0 = df[b];
+      const db1 = df[3 + b];
+      const db2 = df[6 + b];
+      dcof[c] = da1 * fb2 - da2 * fb1 + fa1 * db2 - fa2 * db1;
+      dcof[3 + c] = da2 * fb0 - da0 * fb2 + fa2 * db0 - fa0 * db2;
+      dcof[6 + c] = da0 * fb1 - da1 * fb0 + fa0 * db1 - fa1 * db0;
+    }
+    const s = h2 * dj;
+    for (let k = 0; k < 9; k++) dp[k] = mu * df[k] + s * cof[k] + h1 * dcof[k];
+  }
+
+  energy(f: Float64Array): number {
+    cofactor(f, this.cof);
+    const c = this.cof;
+    const j = f[0] * c[0] + f[1] * c[1] + f[2] * c[2];
+    let i1 = 0;
+    for (let k = 0; k < 9; k++) i1 += f[k] * f[k];
+    return 0.5 * this.mu * (i1 - 3) + this.volumetric(j);
+  }
+
+  /** h(J); sets h1 = h′(J), h2 = h″(J). */
+  private volumetric(j: number): number {
+    const { mu, lambda } = this;
+    if (j >= NEO_HOOKEAN_J0) {
+      const l = Math.log(j);
+      this.h1 = (lambda * l - mu) / j;
+      this.h2 = (mu + lambda - lambda * l) / (j * j);
+      return -mu * l + 0.5 * lambda * l * l;
+    }
+    const d = j - NEO_HOOKEAN_J0;
+    this.h1 = this.h01 + this.h02 * d;
+    this.h2 = this.h02;
+    return this.h0 + this.h01 * d + 0.5 * this.h02 * d * d;
+  }
+}
+
+/** e = ½ (FᵀF − I). */
+function greenStrain(f: Float64Array, e: Float64Array): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = i; j < 3; j++) {
+      const x = 0.5 * (f[i] * f[j] + f[3 + i] * f[3 + j] + f[6 + i] * f[6 + j] - (i === j ? 1 : 0));
+      e[3 * i + j] = x;
+      e[3 * j + i] = x;
+    }
+}
+
+/** out = a b (3×3, row-major; out aliases neither). */
+function matMul(a: Float64Array, b: Float64Array, out: Float64Array): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++)
+      out[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+}
+
+/** cof F = ∂(det F)/∂F: column c is the cross product of columns c+1 and c+2 of F. */
+export function cofactor(f: ArrayLike<number>, out: Float64Array): void {
+  out[0] = f[4] * f[8] - f[5] * f[7];
+  out[1] = f[5] * f[6] - f[3] * f[8];
+  out[2] = f[3] * f[7] - f[4] * f[6];
+  out[3] = f[2] * f[7] - f[1] * f[8];
+  out[4] = f[0] * f[8] - f[2] * f[6];
+  out[5] = f[1] * f[6] - f[0] * f[7];
+  out[6] = f[1] * f[5] - f[2] * f[4];
+  out[7] = f[2] * f[3] - f[0] * f[5];
+  out[8] = f[0] * f[4] - f[1] * f[3];
+}

@@ -1,0 +1,275 @@
+/**
+ * The tetrahedral elements and their materials (src/engine/forces/fem): the Jacobian of
+ * the elastic forces against central finite differences of the forces (the project's
+ * Jacobian check, test/engine/forces/jacobian-check.ts) at random deformed and rotated
+ * configurations for every material, the forces against the energy's gradient, zero force
+ * under a rigid rotation of an undeformed mesh, the approximate corotational tangent, and
+ * inverted elements.
+ */
+import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { describe, expect, it } from "vitest";
+import type { FemEffector } from "../../../../src/engine/forces/fem/fem-effector";
+import type { MaterialName } from "../../../../src/engine/forces/fem/materials";
+import { boxMesh, type TetMesh } from "../../../../src/engine/forces/fem/mesh";
+import { type BodySystem, updateDerived } from "../../../../src/engine/model/body-system";
+import { MatrixType } from "../../../../src/engine/solvers/linear/linear-solver";
+import { mulberry32 } from "../../../support/random";
+import {
+  checkJacobians,
+  denseJacobian,
+  energyGradientErrors,
+  generalizedForce,
+} from "../jacobian-check";
+import { meshEffector, meshSystem } from "./helpers";
+
+const MATERIALS: MaterialName[] = ["corotational", "stvk", "neo-hookean"];
+const E = 2e4;
+
+const gauss = (rng: () => number) =>
+  Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+
+/** A random rotation matrix (row-major), uniform on SO(3). */
+function randomRotation(rng: () => number): number[] {
+  const q = [gauss(rng), gauss(rng), gauss(rng), gauss(rng)];
+  const n = Math.hypot(...q);
+  const [w, x, y, z] = q.map((c) => c / n);
+  return [
+    1 - 2 * (y * y + z * z),
+    2 * (x * y - w * z),
+    2 * (x * z + w * y),
+    2 * (x * y + w * z),
+    1 - 2 * (x * x + z * z),
+    2 * (y * z - w * x),
+    2 * (x * z - w * y),
+    2 * (y * z + w * x),
+    1 - 2 * (x * x + y * y),
+  ];
+}
+
+/** x = c + Q (A X) + noise: A = I + strain·G (G Gaussian), Q a random rotation. */
+function deform(mesh: TetMesh, strain: number, noise: number) {
+  return (sys: BodySystem, rng: () => number) => {
+    const q = randomRotation(rng);
+    const a = Array.from({ length: 9 }, (_, k) => (k % 4 === 0 ? 1 : 0) + strain * gauss(rng));
+    const c = [gauss(rng), gauss(rng), gauss(rng)];
+    const n = mesh.nodes.length / 3;
+    for (let k = 0; k < n; k++) {
+      const X = mesh.nodes.subarray(3 * k, 3 * k + 3);
+      const ax = [0, 1, 2].map((i) => a[3 * i] * X[0] + a[3 * i + 1] * X[1] + a[3 * i + 2] * X[2]);
+      for (let i = 0; i < 3; i++)
+        sys.pos[3 * k + i] =
+          c[i] +
+          q[3 * i] * ax[0] +
+          q[3 * i + 1] * ax[1] +
+          q[3 * i + 2] * ax[2] +
+          noise * gauss(rng);
+    }
+    updateDerived(sys);
+  };
+}
+
+const singleTet: TetMesh = {
+  nodes: Float64Array.of(0, 0, 0, 1, 0.1, 0, 0.2, 0.9, 0.1, 0.1, 0.2, 1.1),
+  elements: Int32Array.of(0, 1, 2, 3),
+};
+/** 2 × 1 × 1 cells: 12 nodes, 10 tetrahedra of both parities. */
+const smallBox = boxMesh({
+  size: [2, 1, 1],
+  resolution: [2, 1, 1],
+  center: [0.3, -0.2, 0.1],
+  orientation: [0.9, 0.1, 0.3, -0.2],
+});
+
+describe("FEM Jacobians: exact tangents against central differences of the forces", () => {
+  for (const material of MATERIALS)
+    for (const nu of [0.3, 0.45])
+      it(`${material}, ν = ${nu}: one tet and a 10-tet box, random stretch, shear and rotation`, () => {
+        for (const [mesh, fixed] of [
+          [singleTet, []],
+          [smallBox, [0, 5]],
+        ] as [TetMesh, number[]][]) {
+          const res = checkJacobians(
+            () => meshSystem(mesh, 1000, fixed),
+            (sys) => meshEffector(sys, mesh, { youngModulus: E, poissonRatio: nu, material }),
+            { configurations: 6, seed: 17, randomize: deform(mesh, 0.25, 0.03), tolerance: 1e-6 },
+          );
+          for (const e of res.position) expect(e).toBeLessThan(1e-6);
+          expect(Math.min(...res.positionNorm)).toBeGreaterThan(100);
+          // no velocity dependence
+          for (const v of res.velocityNorm) expect(v).toBe(0);
+          expect(res.types.every((t) => t === MatrixType.SYMMETRIC)).toBe(true);
+        }
+      });
+
+  it("an inverted element: finite restoring forces and exact Jacobians (corotational, neo-Hookean)", () => {
+    // node 3 pushed through the face (0, 1, 2): det F < 0
+    const inverted = (sys: BodySystem, rng: () => number) => {
+      deform(singleTet, 0.05, 0.01)(sys, rng);
+      // reflect node 3 through the plane of nodes 0, 1, 2
+      const p = (k: number) => [0, 1, 2].map((i) => sys.pos[3 * k + i]);
+      const [a, b, c, d] = [p(0), p(1), p(2), p(3)];
+      const u = [0, 1, 2].map((i) => b[i] - a[i]);
+      const v = [0, 1, 2].map((i) => c[i] - a[i]);
+      const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+      const nn = Math.hypot(...n);
+      const h = [0, 1, 2].reduce((s, i) => s + (d[i] - a[i]) * n[i], 0) / nn;
+      for (let i = 0; i < 3; i++) sys.pos[9 + i] = d[i] - 1.5 * h * (n[i] / nn);
+      updateDerived(sys);
+    };
+    for (const material of ["corotational", "neo-hookean"] as MaterialName[]) {
+      const res = checkJacobians(
+        () => meshSystem(singleTet, 1000),
+        (sys) => meshEffector(sys, singleTet, { youngModulus: E, poissonRatio: 0.3, material }),
+        { configurations: 4, seed: 23, randomize: inverted },
+      );
+      for (const e of res.position) expect(e).toBeLessThan(1e-6);
+      // the force on node 3 points back through the face (it un-inverts the element)
+      const sys = meshSystem(singleTet, 1000);
+      const fem = meshEffector(sys, singleTet, { youngModulus: E, poissonRatio: 0.3, material });
+      inverted(sys, mulberry32(4));
+      const F = new Float64Array(9);
+      fem.deformationGradient(0, F);
+      const J =
+        F[0] * (F[4] * F[8] - F[5] * F[7]) -
+        F[1] * (F[3] * F[8] - F[5] * F[6]) +
+        F[2] * (F[3] * F[7] - F[4] * F[6]);
+      expect(J).toBeLessThan(0);
+      const f = generalizedForce(sys, fem, 0);
+      const before = fem.potentialEnergy();
+      const step = 1e-4 / Math.hypot(f[9], f[10], f[11]);
+      for (let i = 0; i < 3; i++) sys.pos[9 + i] += step * f[9 + i];
+      updateDerived(sys);
+      expect(Number.isFinite(before)).toBe(true);
+      expect(fem.potentialEnergy()).toBeLessThan(before);
+    }
+  });
+
+  it("the forces are minus the gradient of the potential energy (every material)", () => {
+    for (const material of MATERIALS) {
+      const errors = energyGradientErrors(
+        () => meshSystem(smallBox, 1000, [3]),
+        (sys) => meshEffector(sys, smallBox, { youngModulus: E, poissonRatio: 0.35, material }),
+        { configurations: 4, seed: 31, randomize: deform(smallBox, 0.2, 0.03), h: 1e-6 },
+      );
+      for (const e of errors) expect(e).toBeLessThan(1e-7);
+    }
+  });
+});
+
+describe("FEM: rigid motion of an undeformed mesh", () => {
+  it("a 90° rotation (and a translation) gives zero elastic force and energy, every material", () => {
+    const mesh = boxMesh({
+      size: [1, 0.6, 0.4],
+      resolution: [3, 2, 2],
+      center: [0, 0, 0],
+      orientation: [1, 0, 0, 0],
+    });
+    const s = Math.SQRT1_2;
+    const turns = [
+      [0, -1, 0, 1, 0, 0, 0, 0, 1], // 90° about z
+      [1, 0, 0, 0, 0, -1, 0, 1, 0], // 90° about x
+      [0, 0, 1, 0, 1, 0, -1, 0, 0], // 90° about y
+      [s, -s, 0, s, s, 0, 0, 0, 1], // 45° about z: entries that are not 0 or ±1
+    ];
+    const volume = (0.24 / mesh.elements.length) * 4;
+    const h = 0.2;
+    for (const material of MATERIALS)
+      for (const q of turns) {
+        const sys = meshSystem(mesh, 1000);
+        const fem = meshEffector(sys, mesh, { youngModulus: 1e8, poissonRatio: 0.3, material });
+        const n = mesh.nodes.length / 3;
+        for (let k = 0; k < n; k++) {
+          const X = mesh.nodes.subarray(3 * k, 3 * k + 3);
+          for (let i = 0; i < 3; i++)
+            sys.pos[3 * k + i] = 5 + q[3 * i] * X[0] + q[3 * i + 1] * X[1] + q[3 * i + 2] * X[2];
+        }
+        updateDerived(sys);
+        const f = generalizedForce(sys, fem, 0);
+        let fmax = 0;
+        for (const x of f) fmax = Math.max(fmax, Math.abs(x));
+        // against the force of a unit strain on an element, E V / h ≈ 1e6 N
+        expect(fmax / ((1e8 * volume) / h)).toBeLessThan(1e-13);
+        // the energy vanishes to rounding (ψ sums terms of order μ), against E × volume
+        expect(Math.abs(fem.potentialEnergy()) / (1e8 * 0.24)).toBeLessThan(1e-15);
+        expect(fem.restVolume).toBeCloseTo(0.24, 14);
+      }
+  });
+});
+
+describe("FEM: the approximate corotational tangent R K₀ Rᵀ", () => {
+  const make = (tangent: "exact" | "approximate") => (sys: BodySystem) =>
+    meshEffector(sys, smallBox, {
+      youngModulus: E,
+      poissonRatio: 0.3,
+      material: "corotational",
+      tangent,
+    });
+
+  function tangents(strain: number, seed: number) {
+    const sys = meshSystem(smallBox, 1000);
+    const exact = make("exact")(sys);
+    const approx = make("approximate")(sys);
+    deform(smallBox, strain, 0)(sys, mulberry32(seed));
+    return {
+      exact: denseJacobian(sys, exact, "position"),
+      approx: denseJacobian(sys, approx, "position"),
+      type: approx.jacobianType,
+    };
+  }
+  const relDiff = (a: Float64Array, b: Float64Array) => {
+    let e = 0;
+    let s = 0;
+    for (let i = 0; i < a.length; i++) {
+      e = Math.max(e, Math.abs(a[i] - b[i]));
+      s = Math.max(s, Math.abs(a[i]));
+    }
+    return e / s;
+  };
+
+  it("equals the exact tangent in rigid motion; its error grows with the strain", () => {
+    const rigid = tangents(0, 41);
+    expect(relDiff(rigid.exact, rigid.approx)).toBeLessThan(1e-12);
+    const e3 = relDiff(tangents(1e-3, 43).exact, tangents(1e-3, 43).approx);
+    const e2 = relDiff(tangents(1e-2, 43).exact, tangents(1e-2, 43).approx);
+    const e1 = relDiff(tangents(1e-1, 43).exact, tangents(1e-1, 43).approx);
+    // first order in the strain
+    expect(e3).toBeGreaterThan(1e-5);
+    expect(e2 / e3).toBeGreaterThan(7);
+    expect(e2 / e3).toBeLessThan(13);
+    expect(e1).toBeGreaterThan(e2);
+  });
+
+  it("is symmetric positive semidefinite (jacobianType SPD) where the exact one is indefinite", () => {
+    const n = 36;
+    const eig = (j: Float64Array) => {
+      const m = Matrix.zeros(n, n);
+      for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) m.set(r, c, -j[r * n + c]);
+      return new EigenvalueDecomposition(m, { assumeSymmetric: true }).realEigenvalues;
+    };
+    let indefinite = 0;
+    for (let seed = 50; seed < 60; seed++) {
+      const t = tangents(0.4, seed);
+      expect(t.type).toBe(MatrixType.SPD);
+      const scale = Math.max(...Array.from(t.approx, Math.abs));
+      expect(Math.min(...eig(t.approx))).toBeGreaterThan(-1e-10 * scale);
+      if (Math.min(...eig(t.exact)) < -1e-6 * scale) indefinite++;
+    }
+    expect(indefinite).toBeGreaterThan(0);
+  });
+});
+
+describe("FEM element data", () => {
+  it("elementJacobian is the 12×12 block of the assembled Jacobian of a lone element", () => {
+    const sys = meshSystem(singleTet, 1000);
+    const fem: FemEffector = meshEffector(sys, singleTet, {
+      youngModulus: E,
+      poissonRatio: 0.3,
+      material: "stvk",
+    });
+    deform(singleTet, 0.2, 0.05)(sys, mulberry32(7));
+    const je = new Float64Array(144);
+    fem.elementJacobian(0, je);
+    const dense = denseJacobian(sys, fem, "position");
+    for (let k = 0; k < 144; k++) expect(je[k]).toBeCloseTo(dense[k], 8);
+  });
+});
