@@ -1,8 +1,8 @@
 /**
  * Server load benchmark (issue 5), bounded in time, on 127.0.0.1.
  *
- * The server runs as its own process (`tsx src/server/main.ts`, as `npm start` does), so
- * its CPU and memory are its own: they are read from its /metrics (prom-client's process
+ * The server runs as its own process (node on src/server/main.ts through tsx), so its CPU
+ * and memory are its own: they are read from its /metrics (prom-client's process
  * metrics cover the worker threads, which live in the same process). This process hosts
  * the clients.
  *
@@ -19,12 +19,12 @@
  * round-robin over the sessions, for `stateSeconds` while the sessions keep running, then
  * again with them paused.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { WebSocket } from "ws";
+import { sample } from "../test/support/metrics";
 import { springChain } from "../test/support/models";
-import { freePort } from "../test/support/net";
+import { type ServerProcess, spawnServer } from "../test/support/process";
 
 export interface ServerLoadOptions {
   sessions?: number;
@@ -97,11 +97,6 @@ export function quantile(sorted: number[], q: number): number {
   return sorted[i];
 }
 
-function sample(text: string, name: string): number {
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.slice(name.length + 1)) : Number.NaN;
-}
-
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 export function call(
@@ -137,39 +132,19 @@ export function call(
   });
 }
 
-/** Starts `tsx src/server/main.ts` with request logging off (LOG_LEVEL=warn). */
+/**
+ * Starts the server from source as its own process (test/support/process.ts), request
+ * logging off (LOG_LEVEL warn), its output on this process's; resolves once it is ready.
+ */
 export async function startServer(
   workers: number,
   maxSessions: number,
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; port: number }> {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const port = await freePort();
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/server/main.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      WORKERS: String(workers),
-      MAX_SESSIONS: String(maxSessions),
-      LOG_LEVEL: "warn",
-      ...env,
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  let exited: number | null | undefined;
-  child.once("exit", (code) => {
-    exited = code;
-  });
-  const end = Date.now() + 30_000;
-  for (;;) {
-    if (exited !== undefined) throw new Error(`server exited with ${exited}`);
-    if (Date.now() > end) throw new Error("server did not become ready within 30 s");
-    const r = await call(port, "GET", "/ready").catch(() => null);
-    if (r?.status === 200) return { child, port };
-    await new Promise((res) => setTimeout(res, 100));
-  }
+): Promise<ServerProcess> {
+  return spawnServer(
+    { WORKERS: String(workers), MAX_SESSIONS: String(maxSessions), ...env },
+    { inherit: true },
+  );
 }
 
 async function stateLoad(port: number, ids: string[], seconds: number, concurrency: number) {
@@ -210,7 +185,8 @@ export async function runServerLoad(opts: ServerLoadOptions = {}): Promise<Serve
   const format = opts.format ?? "json";
   const every = Math.max(1, Math.round(1 / (fps * DT)));
 
-  const { child, port } = await startServer(workers, sessions + 4);
+  const server = await startServer(workers, sessions + 4);
+  const { port } = server;
   const clients: WebSocket[] = [];
   try {
     const ids: string[] = [];
@@ -332,15 +308,7 @@ export async function runServerLoad(opts: ServerLoadOptions = {}): Promise<Serve
     return result;
   } finally {
     for (const ws of clients) ws.terminate();
-    child.kill("SIGTERM");
-    await new Promise((r) => {
-      if (child.exitCode !== null) r(null);
-      else child.once("exit", r);
-      setTimeout(() => {
-        child.kill("SIGKILL");
-        r(null);
-      }, 10_000).unref();
-    });
+    await server.stop();
     agent.destroy();
   }
 }

@@ -9,6 +9,7 @@
  */
 import secureJsonParse from "secure-json-parse";
 import type { z } from "zod";
+import { boxNodeCount } from "../../schemas/fem";
 import { issuesOf } from "../../schemas/issues";
 import { ApiError, type Issue, RequestValidationError, validationApiError } from "./errors";
 
@@ -107,25 +108,44 @@ export function validatePart<S extends z.ZodType>(
 }
 
 /**
+ * Bodies of an unvalidated model as the engine will hold them: its bodies and the nodes of
+ * its fem entries (each node is a particle; inline nodes, or a box mesh's
+ * (nx + 1)(ny + 1)(nz + 1)). Malformed parts count 0 (validation reports them).
+ */
+function bodyCount(model: { bodies?: unknown; fem?: unknown }): number {
+  let n = Array.isArray(model.bodies) ? model.bodies.length : 0;
+  if (!Array.isArray(model.fem)) return n;
+  for (const f of model.fem as { nodes?: unknown; box?: { resolution?: unknown } }[]) {
+    const r = f?.box?.resolution;
+    if (Array.isArray(r) && r.length === 3 && r.every((x) => Number.isInteger(x) && x >= 0))
+      n += boxNodeCount(r as number[]);
+    else if (Array.isArray(f?.nodes)) n += f.nodes.length;
+  }
+  return n;
+}
+
+/**
  * 413 before validation when a model (given directly, in a snapshot or in a recording) has
- * more bodies than MAX_BODIES: validating it would cost time for nothing.
+ * more bodies than MAX_BODIES, fem nodes included: validating it would cost time for nothing.
  */
 export function checkModelSize(body: unknown, maxBodies: number): void {
+  type Counted = { bodies?: unknown; fem?: unknown };
   const b = body as
     | {
-        model?: { bodies?: unknown };
-        snapshot?: { simulation?: { model?: { bodies?: unknown } } };
-        recording?: { model?: { bodies?: unknown } };
+        model?: Counted;
+        snapshot?: { simulation?: { model?: Counted } };
+        recording?: { model?: Counted };
       }
     | null
     | undefined;
-  const bodies =
-    b?.model?.bodies ?? b?.snapshot?.simulation?.model?.bodies ?? b?.recording?.model?.bodies;
-  if (Array.isArray(bodies) && bodies.length > maxBodies)
+  const model = b?.model ?? b?.snapshot?.simulation?.model ?? b?.recording?.model;
+  if (model === null || typeof model !== "object") return;
+  const bodies = bodyCount(model);
+  if (bodies > maxBodies)
     throw new ApiError(
       "payload_too_large",
-      `the model has ${bodies.length} bodies; the limit is ${maxBodies} (MAX_BODIES)`,
-      { bodies: bodies.length, limit: maxBodies },
+      `the model has ${bodies} bodies (fem nodes included); the limit is ${maxBodies} (MAX_BODIES)`,
+      { bodies, limit: maxBodies },
     );
 }
 

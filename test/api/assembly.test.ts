@@ -6,11 +6,12 @@
  * is centripetal, v²/L towards the pivot, and the rod's tension is m g + m v²/L.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ErrorBody, Session } from "../../schemas/api";
 import { AssemblyResult } from "../../schemas/state";
-import type { MoreauApp } from "../../src/server/app";
-import { createSession, FrameClient, G, getState, listen, startApp } from "./helpers";
+import { FrameClient } from "../support/frames";
+import { useServer } from "../support/server";
+import { createSession, G, getState } from "./helpers";
 
 const m = 0.5;
 const L = 1;
@@ -21,16 +22,8 @@ const rod = (z0: number) => ({
   joints: [{ id: "rod", type: "distance", a: { body: "ground" }, b: { body: "p" }, length: L }],
 });
 
-let app: MoreauApp;
-let base: string;
-beforeAll(async () => {
-  app = await startApp({ workers: 1 });
-  base = `ws://127.0.0.1:${await listen(app)}`;
-});
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const server = useServer({ workers: 1 });
+const api = () => request(server.app.server);
 
 function expectPendulum(r: ReturnType<typeof AssemblyResult.parse>) {
   expect(r.exitFlag).toBe("SUCCESS");
@@ -87,22 +80,22 @@ describe("POST /v1/assembly", () => {
 
 describe("POST /v1/sessions/:id/assembly", () => {
   it("without apply answers the analysis and leaves the state as it was", async () => {
-    const id = await createSession(app, rod(-1.1));
-    const before = await getState(app, id);
+    const id = await createSession(server.app, rod(-1.1));
+    const before = await getState(server.app, id);
     const r = await api().post(`/v1/sessions/${id}/assembly`).send({}).expect(200);
     expectPendulum(AssemblyResult.parse(r.body));
-    expect(await getState(app, id)).toEqual(before);
+    expect(await getState(server.app, id)).toEqual(before);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("with apply writes the assembled state into the session and its streams", async () => {
-    const id = await createSession(app, rod(-1.1));
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    const id = await createSession(server.app, rod(-1.1));
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies`);
     await c.open();
     await c.waitForMessages(2);
     const r = await api().post(`/v1/sessions/${id}/assembly`).send({ apply: true }).expect(200);
     expectPendulum(AssemblyResult.parse(r.body));
-    const s = await getState(app, id);
+    const s = await getState(server.app, id);
     expect(s.bodies[0].position[2]).toBeCloseTo(-L, 12);
     await c.waitForMessages(3);
     expect(c.states().at(-1)?.bodies).toEqual(s.bodies);
@@ -114,7 +107,7 @@ describe("POST /v1/sessions/:id/assembly", () => {
   it("404 for an unknown session, 400 for bad options", async () => {
     const nf = await api().post("/v1/sessions/nope/assembly").send({});
     expect(nf.status).toBe(404);
-    const id = await createSession(app, rod(-1));
+    const id = await createSession(server.app, rod(-1));
     const bad = await api().post(`/v1/sessions/${id}/assembly`).send({ maxIterations: 0 });
     expect(bad.status).toBe(400);
     expect(

@@ -6,29 +6,21 @@
  * error body. Without keys nothing of this applies.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import type { MoreauApp } from "../../src/server/app";
 import { bearerProtocol, keyId } from "../../src/server/auth";
-import { fallingBody, listen, startApp } from "./helpers";
+import { fallingBody } from "../support/models";
+import { startApp, useServer } from "../support/server";
 
 const A = "alpha-key-0123456789";
 const B = "beta-key-9876543210";
-let app: MoreauApp;
-let port: number;
-beforeAll(async () => {
-  app = await startApp({
-    workers: 1,
-    apiKeys: [A, B],
-    maxSessionsPerKey: 3,
-    rateLimitMax: 1000,
-  });
-  port = await listen(app);
+const server = useServer({
+  workers: 1,
+  apiKeys: [A, B],
+  maxSessionsPerKey: 3,
+  rateLimitMax: 1000,
 });
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const api = () => request(server.app.server);
 const as = (key: string) => ({ authorization: `Bearer ${key}` });
 
 async function create(key: string): Promise<string> {
@@ -48,7 +40,7 @@ function upgrade(
   selected: { protocol?: string } = {},
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, protocols, { headers });
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}${path}`, protocols, { headers });
     ws.once("open", () => {
       selected.protocol = ws.protocol;
       ws.close();
@@ -198,21 +190,15 @@ describe("with API keys", () => {
 });
 
 describe("the rate limit", () => {
-  let limited: MoreauApp;
-  beforeAll(async () => {
-    limited = await startApp({
-      workers: 1,
-      apiKeys: [A, B],
-      rateLimitMax: 5,
-      rateLimitWindowMs: 60_000,
-    });
-  });
-  afterAll(async () => {
-    await limited.close();
+  const limited = useServer({
+    workers: 1,
+    apiKeys: [A, B],
+    rateLimitMax: 5,
+    rateLimitWindowMs: 60_000,
   });
 
   it("answers 429 rate_limited per key past RATE_LIMIT_MAX; /health and other keys go on", async () => {
-    const api2 = () => request(limited.server);
+    const api2 = () => request(limited.app.server);
     for (let i = 0; i < 5; i++) await api2().get("/v1/sessions").set(as(A)).expect(200);
     const r = await api2().get("/v1/sessions").set(as(A)).expect(429);
     expect(r.body.error).toBe("rate_limited");

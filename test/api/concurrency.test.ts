@@ -5,28 +5,15 @@
  * alone; bad models never change another session.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { State, type StateOut } from "../../schemas/state";
-import type { MoreauApp } from "../../src/server/app";
-import {
-  createSession,
-  fallingBody,
-  getState,
-  springParticle,
-  springRecurrence,
-  startApp,
-  step,
-  waitFor,
-} from "./helpers";
+import { fallingBody, springParticle, springParticleRecurrence } from "../support/models";
+import { useServer } from "../support/server";
+import { sleep, waitFor } from "../support/wait";
+import { createSession, getState, step } from "./helpers";
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ workers: 2, maxStepsPerRequest: 1e9, maxBodies: 100 });
-});
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const server = useServer({ workers: 2, maxStepsPerRequest: 1e9, maxBodies: 100 });
+const api = () => request(server.app.server);
 
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   const t0 = performance.now();
@@ -38,16 +25,25 @@ describe("a long step request", () => {
   it("leaves /health, other sessions and its own reads prompt", async () => {
     const k = 100;
     const dt = 1e-4;
-    const long = await createSession(app, springParticle(k, 1, 1, dt, "long"));
-    const other = await createSession(app, fallingBody(10, 0.005, "other"));
-    const sameWorker = await createSession(app, fallingBody(10, 0.005, "same"));
-    const m = app.moreau.sessions;
+    const long = await createSession(
+      server.app,
+      springParticle({ stiffness: k, dt, name: "long" }),
+    );
+    const other = await createSession(
+      server.app,
+      fallingBody({ z0: 10, dt: 0.005, name: "other" }),
+    );
+    const sameWorker = await createSession(
+      server.app,
+      fallingBody({ z0: 10, dt: 0.005, name: "same" }),
+    );
+    const m = server.app.moreau.sessions;
     expect(m.workerOf(long)).not.toBe(m.workerOf(other));
     expect(m.workerOf(sameWorker)).toBe(m.workerOf(long));
 
     // calibrate: steps per second of this model on this machine now (after a warm-up)
-    await step(app, long, 50_000);
-    const [, ms] = await timed(() => step(app, long, 200_000));
+    await step(server.app, long, 50_000);
+    const [, ms] = await timed(() => step(server.app, long, 200_000));
     const n = Math.max(500_000, Math.round((200_000 / ms) * 3000)); // ≈ 3 s of stepping
     await api().post(`/v1/sessions/${long}/reset`).expect(200);
 
@@ -61,20 +57,20 @@ describe("a long step request", () => {
     void done.then(() => {
       finished = true;
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     // rounds of probes while the long request runs: none waits for it (no bound on wall
     // time: each round only has to complete before the long request does)
     while (!finished && probes < 20) {
       const h = await api().get("/health");
       expect(h.status).toBe(200);
-      lastOther = await step(app, other, 2);
+      lastOther = await step(server.app, other, 2);
       // the same worker serves it between two chunks of the long request
-      await step(app, sameWorker, 2);
-      const mid = await getState(app, long);
+      await step(server.app, sameWorker, 2);
+      const mid = await getState(server.app, long);
       if (finished) break;
       midStep = mid.step;
       probes++;
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     const r = await done;
     const elapsed = performance.now() - t0;
@@ -86,7 +82,7 @@ describe("a long step request", () => {
 
     const s = State.parse(r.body);
     expect(s.step).toBe(n);
-    const ref = springRecurrence(k, 1, 1, dt, n);
+    const ref = springParticleRecurrence({ stiffness: k, dt }, n);
     expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
     expect(s.bodies[0].velocity[0]).toBeCloseTo(ref.v, 8);
     // the other sessions advanced exactly by their own requests
@@ -98,15 +94,15 @@ describe("a long step request", () => {
 
 describe("concurrent sessions", () => {
   const models = [
-    springParticle(100, 1, 1, 0.001, "a"),
-    springParticle(40, 2, 0.5, 0.002, "b"),
-    fallingBody(3, 0.004, "c"),
+    springParticle({ name: "a" }),
+    springParticle({ stiffness: 40, mass: 2, x0: 0.5, dt: 0.002, name: "b" }),
+    fallingBody({ z0: 3, dt: 0.004, name: "c" }),
   ];
   const N = 20_000;
 
   async function alone(model: unknown): Promise<StateOut> {
-    const id = await createSession(app, model);
-    const s = await step(app, id, N);
+    const id = await createSession(server.app, model);
+    const s = await step(server.app, id, N);
     await api().delete(`/v1/sessions/${id}`).expect(204);
     return s;
   }
@@ -115,11 +111,11 @@ describe("concurrent sessions", () => {
     const ref: StateOut[] = [];
     for (const m of models) ref.push(await alone(m));
     // together: three sessions over two workers (two share one), stepped at once in chunks
-    const ids = await Promise.all(models.map((m) => createSession(app, m)));
+    const ids = await Promise.all(models.map((m) => createSession(server.app, m)));
     const together = await Promise.all(
       ids.map(async (id) => {
         let s: StateOut | null = null;
-        for (let i = 0; i < 4; i++) s = await step(app, id, N / 4);
+        for (let i = 0; i < 4; i++) s = await step(server.app, id, N / 4);
         return s as StateOut;
       }),
     );
@@ -128,13 +124,13 @@ describe("concurrent sessions", () => {
       expect(together[i].energy).toEqual(ref[i].energy);
       expect(together[i].step).toBe(N);
     }
-    const ra = springRecurrence(100, 1, 1, 0.001, N);
+    const ra = springParticleRecurrence({}, N);
     expect(ref[0].bodies[0].position[0]).toBeCloseTo(ra.x, 9);
     for (const id of ids) await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("running sessions do not disturb each other either", async () => {
-    const ids = await Promise.all(models.map((m) => createSession(app, m)));
+    const ids = await Promise.all(models.map((m) => createSession(server.app, m)));
     await Promise.all(
       ids.map((id) =>
         api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null, until: 8 }).expect(202),
@@ -147,13 +143,13 @@ describe("concurrent sessions", () => {
           30_000,
           20,
         );
-        return getState(app, id);
+        return getState(server.app, id);
       }),
     );
     // until = 8 s: 8000, 4000 and 2000 steps
     expect(states.map((s) => s.step)).toEqual([8000, 4000, 2000]);
-    const ra = springRecurrence(100, 1, 1, 0.001, 8000);
-    const rb = springRecurrence(40, 2, 0.5, 0.002, 4000);
+    const ra = springParticleRecurrence({}, 8000);
+    const rb = springParticleRecurrence({ stiffness: 40, mass: 2, x0: 0.5, dt: 0.002 }, 4000);
     expect(states[0].bodies[0].position[0]).toBeCloseTo(ra.x, 9);
     expect(states[1].bodies[0].position[0]).toBeCloseTo(rb.x, 9);
     expect(states[2].bodies[0].position[2]).toBeCloseTo(3 - 0.5 * 9.81 * 64, 7);
@@ -170,8 +166,8 @@ describe("replies and progress events in order", () => {
     // (SessionSnapshot.seq; a clean-clone CI run once polled "running" here for 60 s).
     // Blocking the loop while the run starts exercises that path; whether the end-of-run
     // event is queued before the loop resumes depends on the worker's timing.
-    const id = await createSession(app, fallingBody(3, 0.004, "quick"));
-    const started = app.moreau.sessions.run(id, null, 0.1);
+    const id = await createSession(server.app, fallingBody({ z0: 3, dt: 0.004, name: "quick" }));
+    const started = server.app.moreau.sessions.run(id, null, 0.1);
     // the request goes out a few microtasks later (worker-pool.ts: after `live`), before
     // this loop turn's setImmediate; the worker's messages come in a later poll phase
     await new Promise<void>((resolve) =>
@@ -191,7 +187,7 @@ describe("replies and progress events in order", () => {
     }, 2000);
     expect(s.status).toBe("paused");
     expect(s.step).toBe(25);
-    const state = await getState(app, id);
+    const state = await getState(server.app, id);
     // free fall from z = 3 for 0.1 s (the default integrator is exact for a constant force)
     expect(state.bodies[0].position[2]).toBeCloseTo(3 - 0.5 * 9.81 * 0.1 ** 2, 9);
     await api().delete(`/v1/sessions/${id}`).expect(204);
@@ -201,8 +197,8 @@ describe("replies and progress events in order", () => {
 describe("bad requests", () => {
   it("never change another session", async () => {
     const others = (await api().get("/v1/sessions")).body.sessions.length;
-    const id = await createSession(app, springParticle(100, 1, 1, 0.001, "victim"));
-    const before = await step(app, id, 100);
+    const id = await createSession(server.app, springParticle({ name: "victim" }));
+    const before = await step(server.app, id, 100);
     const bad: unknown[] = [
       { model: { bodies: [] } },
       { model: { bodies: [{ id: "x", mass: -1 }] } },
@@ -226,7 +222,7 @@ describe("bad requests", () => {
       "not json at all",
     ];
     // posted while the victim steps
-    const stepping = step(app, id, 50_000);
+    const stepping = step(server.app, id, 50_000);
     const answers = await Promise.all(
       bad.map((b) =>
         typeof b === "string"
@@ -245,7 +241,7 @@ describe("bad requests", () => {
     const after = await stepping;
     expect(before.step).toBe(100);
     expect(after.step).toBe(50_100);
-    const ref = springRecurrence(100, 1, 1, 0.001, 50_100);
+    const ref = springParticleRecurrence({}, 50_100);
     expect(after.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
     expect(after.bodies[0].velocity[0]).toBeCloseTo(ref.v, 8);
     const list = (await api().get("/v1/sessions")).body.sessions;

@@ -5,24 +5,19 @@
  * gigabytes until the worker dies. 3000 spheres at one point: 4.5·10⁶ pairs.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_BROADPHASE_PAIRS } from "../../src/engine/geometry/broadphase";
-import type { MoreauApp } from "../../src/server/app";
-import { createSession, fallingBody, startApp, step } from "./helpers";
+import { fallingBody } from "../support/models";
+import { useServer } from "../support/server";
+import { createSession, step } from "./helpers";
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ workers: 1 });
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer({ workers: 1 });
 
 describe("a contact explosion", () => {
   it("3000 spheres at one point: 422 diverged naming the pair limit; the worker's other session steps on", async () => {
     expect((3000 * 2999) / 2).toBeGreaterThan(MAX_BROADPHASE_PAIRS);
-    const other = await createSession(app, fallingBody());
-    const id = await createSession(app, {
+    const other = await createSession(server.app, fallingBody());
+    const id = await createSession(server.app, {
       bodies: Array.from({ length: 3000 }, (_, i) => ({
         id: `s${i}`,
         mass: 1,
@@ -31,9 +26,9 @@ describe("a contact explosion", () => {
       contact: { method: "nsc" },
       gravity: [0, 0, 0],
     });
-    const r = await request(app.server).post(`/v1/sessions/${id}/step`).send({ steps: 1 });
+    const r = await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps: 1 });
     expect(r.status).toBe(422);
     expect(r.body.message).toContain(`more than ${MAX_BROADPHASE_PAIRS} overlapping shape pairs`);
-    expect((await step(app, other, 2)).step).toBe(2);
+    expect((await step(server.app, other, 2)).step).toBe(2);
   }, 60_000);
 });

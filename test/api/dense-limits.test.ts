@@ -7,11 +7,11 @@
  * 2.8 GB until the watchdog restarted the worker.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DENSE_MAX_ORDER, systemOrder } from "../../schemas/cost";
-import type { MoreauApp } from "../../src/server/app";
 import { sphericalChain } from "../support/models";
-import { createSession, startApp } from "./helpers";
+import { useServer } from "../support/server";
+import { createSession } from "./helpers";
 
 /** A chain of n rigid links joined by spherical joints (6 dofs + 3 rows per link). */
 function chain(n: number, solver: Record<string, unknown> = {}) {
@@ -21,13 +21,7 @@ function chain(n: number, solver: Record<string, unknown> = {}) {
   };
 }
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp();
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer();
 
 describe("dense factorizations above their size limit", () => {
   const big = Math.ceil(DENSE_MAX_ORDER / 9) + 1; // 9 per link
@@ -46,7 +40,7 @@ describe("dense factorizations above their size limit", () => {
   });
 
   it("a model with dense-lu above the limit: 400 at solver.linearSolver; below it is accepted", async () => {
-    const r = await request(app.server)
+    const r = await request(server.app.server)
       .post("/v1/sessions")
       .send({ model: chain(big, { linearSolver: "dense-lu" }) });
     expect(r.status).toBe(400);
@@ -54,30 +48,30 @@ describe("dense factorizations above their size limit", () => {
       (i: { path: unknown[] }) => i.path.join(".") === "model.solver.linearSolver",
     );
     expect(issue.message).toContain(`limit of ${DENSE_MAX_ORDER}`);
-    await request(app.server)
+    await request(server.app.server)
       .post("/v1/sessions")
       .send({ model: chain(10, { linearSolver: "dense-lu" }) })
       .expect(201);
   });
 
   it("a PATCH to dense-lu on a large session: 400 at solver.linearSolver, nothing changed", async () => {
-    const id = await createSession(app, chain(big));
-    const r = await request(app.server)
+    const id = await createSession(server.app, chain(big));
+    const r = await request(server.app.server)
       .patch(`/v1/sessions/${id}`)
       .send({ solver: { linearSolver: "dense-lu" } });
     expect(r.status).toBe(400);
     expect(r.body.details.issues[0].path).toEqual(["solver", "linearSolver"]);
-    await request(app.server).post(`/v1/sessions/${id}/step`).send({ steps: 1 }).expect(200);
+    await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps: 1 }).expect(200);
   });
 
   it("assembly with sparse-qr above the limit: 400 at options.solver (POST /v1/assembly) and at solver (a session's)", async () => {
-    const a = await request(app.server)
+    const a = await request(server.app.server)
       .post("/v1/assembly")
       .send({ model: chain(big), options: { solver: "sparse-qr" } });
     expect(a.status).toBe(400);
     expect(a.body.details.issues[0].path).toEqual(["options", "solver"]);
-    const id = await createSession(app, chain(big));
-    const b = await request(app.server)
+    const id = await createSession(server.app, chain(big));
+    const b = await request(server.app.server)
       .post(`/v1/sessions/${id}/assembly`)
       .send({ solver: "sparse-qr" });
     expect(b.status).toBe(400);

@@ -12,11 +12,11 @@
  */
 import { request as httpRequest } from "node:http";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import type { MoreauApp } from "../../src/server/app";
 import { loadConfig } from "../../src/server/config";
-import { listen, startApp, waitFor } from "./helpers";
+import { startApp, useServer } from "../support/server";
+import { waitFor } from "../support/wait";
 
 const KEY = "right-key-0000-1111";
 const WRONG = "wrong-key-0000-2222";
@@ -54,22 +54,14 @@ function getFrom(
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 describe("wrong-key guesses (AUTH_FAILURE_MAX per address)", () => {
-  let app: MoreauApp;
-  let port: number;
-  beforeAll(async () => {
-    app = await startApp({ apiKeys: [KEY], authFailureMax: 3, authFailureWindowMs: 600_000 });
-    port = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ apiKeys: [KEY], authFailureMax: 3, authFailureWindowMs: 600_000 });
 
   it("past the limit an address gets 429 before any key check; other addresses go on", async () => {
     for (let i = 0; i < 3; i++) {
-      const r = await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
+      const r = await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
       expect(r.status).toBe(401);
     }
-    const blocked = await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
+    const blocked = await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
     expect(blocked.status).toBe(429);
     expect(blocked.body).toMatchObject({
       error: "rate_limited",
@@ -77,18 +69,20 @@ describe("wrong-key guesses (AUTH_FAILURE_MAX per address)", () => {
     });
     expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
     // the right key is not even looked at from this address now
-    expect((await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(KEY))).status).toBe(429);
+    expect((await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(KEY))).status).toBe(429);
     // another address is not affected
-    expect((await getFrom(port, "127.0.0.2", "/v1/sessions", bearer(KEY))).status).toBe(200);
-    expect((await getFrom(port, "127.0.0.2", "/v1/sessions", bearer(WRONG))).status).toBe(401);
+    expect((await getFrom(server.port, "127.0.0.2", "/v1/sessions", bearer(KEY))).status).toBe(200);
+    expect((await getFrom(server.port, "127.0.0.2", "/v1/sessions", bearer(WRONG))).status).toBe(
+      401,
+    );
     // probes stay public
-    expect((await getFrom(port, "127.0.0.1", "/health")).status).toBe(200);
+    expect((await getFrom(server.port, "127.0.0.1", "/health")).status).toBe(200);
   });
 
   it("a request without a key is no guess", async () => {
     for (let i = 0; i < 6; i++)
-      expect((await getFrom(port, "127.0.0.3", "/v1/sessions")).status).toBe(401);
-    expect((await getFrom(port, "127.0.0.3", "/v1/sessions", bearer(KEY))).status).toBe(200);
+      expect((await getFrom(server.port, "127.0.0.3", "/v1/sessions")).status).toBe(401);
+    expect((await getFrom(server.port, "127.0.0.3", "/v1/sessions", bearer(KEY))).status).toBe(200);
   });
 
   it("a wrong key on a WebSocket upgrade counts too", async () => {
@@ -97,7 +91,7 @@ describe("wrong-key guesses (AUTH_FAILURE_MAX per address)", () => {
     for (let i = 0; i < 4; i++)
       statuses.push(
         await new Promise<number>((resolve, reject) => {
-          const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/sessions/x/stream`, {
+          const ws = new WebSocket(`ws://127.0.0.1:${server.port}/v1/sessions/x/stream`, {
             headers: bearer(WRONG),
             localAddress: "127.0.0.4",
           });
@@ -111,22 +105,15 @@ describe("wrong-key guesses (AUTH_FAILURE_MAX per address)", () => {
 });
 
 describe("the failure window ends", () => {
-  let app: MoreauApp;
-  let port: number;
-  beforeAll(async () => {
-    app = await startApp({ apiKeys: [KEY], authFailureMax: 2, authFailureWindowMs: 300 });
-    port = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ apiKeys: [KEY], authFailureMax: 2, authFailureWindowMs: 300 });
 
   it("an address blocked by its guesses may try again after AUTH_FAILURE_WINDOW_MS", async () => {
-    await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
-    await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
-    expect((await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(KEY))).status).toBe(429);
+    await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
+    await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(WRONG));
+    expect((await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(KEY))).status).toBe(429);
     await waitFor(
-      async () => (await getFrom(port, "127.0.0.1", "/v1/sessions", bearer(KEY))).status === 200,
+      async () =>
+        (await getFrom(server.port, "127.0.0.1", "/v1/sessions", bearer(KEY))).status === 200,
       5000,
       50,
     );
@@ -147,16 +134,10 @@ function expectSecurityHeaders(h: Record<string, unknown>, html: boolean) {
 }
 
 describe("security headers", () => {
-  let app: MoreauApp;
-  beforeAll(async () => {
-    app = await startApp({ apiKeys: [KEY] });
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ apiKeys: [KEY] });
 
   it("on data, errors, the dashboard and the API docs", async () => {
-    const api = () => request(app.server);
+    const api = () => request(server.app.server);
     expectSecurityHeaders((await api().get("/health").expect(200)).headers, false);
     expectSecurityHeaders(
       (await api().get("/v1/sessions").set(bearer(KEY)).expect(200)).headers,
@@ -184,19 +165,11 @@ describe("security headers", () => {
 });
 
 describe("ALLOWED_HOSTS", () => {
-  let app: MoreauApp;
-  let port: number;
-  beforeAll(async () => {
-    app = await startApp({ allowedHosts: ["moreau.example", "*.moreau.test", "127.0.0.1:1"] });
-    port = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ allowedHosts: ["moreau.example", "*.moreau.test", "127.0.0.1:1"] });
 
   it("answers the listed hosts, 421 to others; the probes answer any", async () => {
     const host = (h: string, path = "/v1/sessions") =>
-      getFrom(port, "127.0.0.1", path, { host: h });
+      getFrom(server.port, "127.0.0.1", path, { host: h });
     expect((await host("moreau.example")).status).toBe(200);
     expect((await host("MOREAU.example:8080")).status).toBe(200);
     expect((await host("a.b.moreau.test")).status).toBe(200);
@@ -205,12 +178,12 @@ describe("ALLOWED_HOSTS", () => {
     expect(evil.body).toMatchObject({ error: "misdirected_request" });
     expect(String(evil.body.message)).toContain("ALLOWED_HOSTS");
     expect((await host("moreau.test")).status).toBe(421); // *.moreau.test: subdomains only
-    expect((await host(`127.0.0.1:${port}`)).status).toBe(421); // only port 1 listed
+    expect((await host(`127.0.0.1:${server.port}`)).status).toBe(421); // only port 1 listed
     expect((await host("evil.example", "/health")).status).toBe(200);
     expect((await host("evil.example", "/ready")).status).toBe(200);
     // WebSocket upgrades too
     const status = await new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/sessions/x/stream`, {
+      const ws = new WebSocket(`ws://127.0.0.1:${server.port}/v1/sessions/x/stream`, {
         headers: { host: "evil.example" },
       });
       ws.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
@@ -325,23 +298,7 @@ describe("configuration", () => {
       allowedHosts: ["moreau.example", "*.moreau.test:8443"],
       corsOrigins: ["https://app.example", "http://127.0.0.1:5173"],
     });
-    expect(loadConfig({})).toMatchObject({
-      maxSubscribersPerSession: 32,
-      maxSubscribersPerKey: 64,
-      maxSubscribers: 1000,
-      streamFps: 60,
-      streamMaxFps: 240,
-      maxConnections: 2048,
-      headersTimeoutMs: 10_000,
-      receiveTimeoutMs: 60_000,
-      keepAliveTimeoutMs: 72_000,
-      connectionTimeoutMs: 60_000,
-      maxDrainBytes: 64 * 1024 * 1024,
-      authFailureMax: 30,
-      authFailureWindowMs: 60_000,
-      allowedHosts: [],
-      corsOrigins: [],
-    });
+    // their defaults: test/server/config.test.ts ("has the documented defaults")
     expect(() => loadConfig({ CORS_ORIGINS: "https://app.example/path" })).toThrow(/CORS_ORIGINS/);
     expect(() => loadConfig({ ALLOWED_HOSTS: "a b" })).toThrow(/ALLOWED_HOSTS/);
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: "9000", RECEIVE_TIMEOUT_MS: "5000" })).toThrow(

@@ -12,9 +12,10 @@
 import { execFile } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MoreauApp } from "../../src/server/app";
-import { fallingBody, listen, startApp, waitFor } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { fallingBody } from "../support/models";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
 
 /** What a raw socket received until the server closed it, or until `withinMs` passed. */
 interface Outcome {
@@ -57,23 +58,15 @@ function rawClient(port: number, localAddress = "127.0.0.1") {
 }
 
 describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS)", () => {
-  let app: MoreauApp;
-  let port: number;
-  beforeAll(async () => {
-    app = await startApp({
-      headersTimeoutMs: 300,
-      receiveTimeoutMs: 600,
-      keepAliveTimeoutMs: 300,
-      connectionTimeoutMs: 5000,
-    });
-    port = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
+  const server = useServer({
+    headersTimeoutMs: 300,
+    receiveTimeoutMs: 600,
+    keepAliveTimeoutMs: 300,
+    connectionTimeoutMs: 5000,
   });
 
   it("half a request line, then nothing: 408 and closed", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     c.write("POST /v1/sess");
     const o = await c.outcome(5000);
@@ -82,7 +75,7 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
   });
 
   it("half the headers, then nothing: 408 and closed", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     c.write("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl");
     const o = await c.outcome(5000);
@@ -91,7 +84,7 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
   });
 
   it("whole headers, half the body, then nothing: 408 and closed", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     c.write(
       'POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":',
@@ -102,14 +95,14 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
   });
 
   it("a connection that sends nothing is closed", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     const o = await c.outcome(5000);
     expect(o.closed).toBe(true);
   });
 
   it("an idle keep-alive connection is closed after its answer", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     c.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     const o = await c.outcome(5000);
@@ -118,7 +111,7 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
   });
 
   it("a request received whole in time is answered", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     c.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     const o = await c.outcome(5000);
@@ -127,18 +120,10 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
 });
 
 describe("CONNECTION_TIMEOUT_MS", () => {
-  let app: MoreauApp;
-  let port: number;
-  beforeAll(async () => {
-    app = await startApp({ connectionTimeoutMs: 200, headersTimeoutMs: 5000 });
-    port = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ connectionTimeoutMs: 200, headersTimeoutMs: 5000 });
 
   it("closes a connection on which nothing moves", async () => {
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     c.write("GET /health HT");
     const o = await c.outcome(5000);
@@ -153,7 +138,7 @@ describe("CONNECTION_TIMEOUT_MS", () => {
       mass: 1,
       position: [i, 0, 0],
     }));
-    const created = await request(app.server)
+    const created = await request(server.app.server)
       .post("/v1/sessions")
       .send({ model: { name: "slow", bodies } })
       .expect(201);
@@ -161,7 +146,7 @@ describe("CONNECTION_TIMEOUT_MS", () => {
     let steps = 50;
     for (;;) {
       const t0 = performance.now();
-      const r = await request(app.server).post(`/v1/sessions/${id}/step`).send({ steps });
+      const r = await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps });
       const ms = performance.now() - t0;
       expect(r.status).toBe(200);
       if (ms > 600) break; // answered although its connection was silent for > 200 ms
@@ -172,30 +157,22 @@ describe("CONNECTION_TIMEOUT_MS", () => {
 });
 
 describe("MAX_CONNECTIONS", () => {
-  let app: MoreauApp;
-  let port: number;
-  beforeAll(async () => {
-    app = await startApp({ maxConnections: 2, headersTimeoutMs: 20_000 });
-    port = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ maxConnections: 2, headersTimeoutMs: 20_000 });
 
   it("closes a connection over the cap at once; a place frees when one closes", async () => {
-    const a = rawClient(port);
-    const b = rawClient(port);
+    const a = rawClient(server.port);
+    const b = rawClient(server.port);
     await Promise.all([a.ready, b.ready]);
     // the two are accepted (they stay open)
     await waitFor(
       async () =>
         new Promise<boolean>((res) =>
-          app.server.getConnections((_e, n) => {
+          server.app.server.getConnections((_e, n) => {
             res(n === 2);
           }),
         ),
     );
-    const c = rawClient(port);
+    const c = rawClient(server.port);
     await c.ready;
     const o = await c.outcome(5000);
     expect(o.closed).toBe(true);
@@ -205,12 +182,12 @@ describe("MAX_CONNECTIONS", () => {
     await waitFor(
       async () =>
         new Promise<boolean>((res) =>
-          app.server.getConnections((_e, n) => {
+          server.app.server.getConnections((_e, n) => {
             res(n === 1);
           }),
         ),
     );
-    const d = rawClient(port);
+    const d = rawClient(server.port);
     await d.ready;
     d.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     expect((await d.outcome(5000)).data).toMatch(/^HTTP\/1\.1 200/);
@@ -244,18 +221,10 @@ process.stdout.write(JSON.stringify(out));`;
 }
 
 describe("a body over MAX_MODEL_BYTES", () => {
-  let app: MoreauApp;
-  let base: string;
-  beforeAll(async () => {
-    app = await startApp({ maxModelBytes: 16 * 1024, maxDrainBytes: 32 * 1024 * 1024 });
-    base = `http://127.0.0.1:${await listen(app)}`;
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ maxModelBytes: 16 * 1024, maxDrainBytes: 32 * 1024 * 1024 });
 
   it("is answered 413 and Node's fetch reads the answer (4 MB, several times)", async () => {
-    const results = (await fetchFromChild(`${base}/v1/sessions`, 4_000_000, 3)) as {
+    const results = (await fetchFromChild(`${server.url}/v1/sessions`, 4_000_000, 3)) as {
       status?: number;
       error?: string;
     }[];
@@ -272,11 +241,14 @@ describe("a body over MAX_MODEL_BYTES", () => {
       })),
     );
     // and the server goes on
-    await request(app.server).post("/v1/sessions").send({ model: fallingBody() }).expect(201);
+    await request(server.app.server)
+      .post("/v1/sessions")
+      .send({ model: fallingBody() })
+      .expect(201);
   });
 
   it("past MAX_DRAIN_BYTES (announced by Content-Length) the connection is closed after the 413", async () => {
-    const port = Number(new URL(base).port);
+    const port = Number(new URL(server.url).port);
     const c = rawClient(port);
     await c.ready;
     c.write(

@@ -7,18 +7,12 @@
  * loop, with the same answers.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MoreauApp } from "../../src/server/app";
+import { describe, expect, it } from "vitest";
 import { jsonDepth, MAX_JSON_DEPTH } from "../../src/server/request-body";
-import { fallingBody, startApp } from "./helpers";
+import { fallingBody } from "../support/models";
+import { startApp, useServer } from "../support/server";
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ maxSessions: 1 });
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer({ maxSessions: 1 });
 
 describe("cost before refusal", () => {
   it("jsonDepth counts brackets outside strings", () => {
@@ -29,7 +23,7 @@ describe("cost before refusal", () => {
 
   it("a body nested deeper than the limit: 400 naming it, before parsing", async () => {
     const deep = `{"model":${"[".repeat(5000)}${"]".repeat(5000)}}`;
-    const r = await request(app.server)
+    const r = await request(server.app.server)
       .post("/v1/sessions")
       .set("content-type", "application/json")
       .send(deep);
@@ -38,8 +32,11 @@ describe("cost before refusal", () => {
   });
 
   it("a full server answers 429 without reading the body (a malformed one is not parsed)", async () => {
-    await request(app.server).post("/v1/sessions").send({ model: fallingBody() }).expect(201);
-    const r = await request(app.server)
+    await request(server.app.server)
+      .post("/v1/sessions")
+      .send({ model: fallingBody() })
+      .expect(201);
+    const r = await request(server.app.server)
       .post("/v1/sessions")
       .set("content-type", "application/json")
       .send(`{"model": ${"x".repeat(100_000)}`);

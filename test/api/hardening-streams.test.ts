@@ -11,11 +11,13 @@
  * loosens them.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import type { MoreauApp } from "../../src/server/app";
 import { RATE_BURST_SECONDS } from "../../src/server/stream";
-import { FrameClient, fallingBody, listen, startApp, waitFor } from "./helpers";
+import { FrameClient } from "../support/frames";
+import { fallingBody } from "../support/models";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
 
 const KEY_A = "key-aaaa-0000-1111";
 const KEY_B = "key-bbbb-0000-2222";
@@ -53,24 +55,16 @@ async function open(url: string, headers: Record<string, string> = {}): Promise<
 }
 
 describe("subscriber caps", () => {
-  let app: MoreauApp;
-  let base: string;
-  beforeAll(async () => {
-    app = await startApp({
-      apiKeys: [KEY_A, KEY_B],
-      maxSubscribersPerSession: 2,
-      maxSubscribersPerKey: 3,
-      maxSubscribers: 4,
-    });
-    base = `ws://127.0.0.1:${await listen(app)}`;
-  });
-  afterAll(async () => {
-    await app.close();
+  const server = useServer({
+    apiKeys: [KEY_A, KEY_B],
+    maxSubscribersPerSession: 2,
+    maxSubscribersPerKey: 3,
+    maxSubscribers: 4,
   });
 
   const create = async (key: string) =>
     (
-      await request(app.server)
+      await request(server.app.server)
         .post("/v1/sessions")
         .set(bearer(key))
         .send({ model: fallingBody() })
@@ -79,7 +73,7 @@ describe("subscriber caps", () => {
 
   it("per session, per key and per server, each refusal naming its limit; a closed stream frees its place", async () => {
     const [a, b, c] = [await create(KEY_A), await create(KEY_A), await create(KEY_B)];
-    const url = (id: string) => `${base}/v1/sessions/${id}/stream`;
+    const url = (id: string) => `${server.ws}/v1/sessions/${id}/stream`;
     const open1 = await open(url(a), bearer(KEY_A));
     await open(url(a), bearer(KEY_A));
     const third = await upgrade(url(a), bearer(KEY_A));
@@ -106,7 +100,10 @@ describe("subscriber caps", () => {
       status: 429,
       body: { error: "too_many_subscribers", details: { limit: "MAX_SUBSCRIBERS", max: 4 } },
     });
-    const s = await request(app.server).get(`/v1/sessions/${a}`).set(bearer(KEY_A)).expect(200);
+    const s = await request(server.app.server)
+      .get(`/v1/sessions/${a}`)
+      .set(bearer(KEY_A))
+      .expect(200);
     expect(s.body.subscribers).toBe(2);
 
     // a place comes back when a stream closes
@@ -120,60 +117,48 @@ describe("subscriber caps", () => {
 });
 
 describe("upgrades and the per-key rate limit", () => {
-  let app: MoreauApp;
-  let base: string;
-  beforeAll(async () => {
-    app = await startApp({ apiKeys: [KEY_A, KEY_B], rateLimitMax: 4, rateLimitWindowMs: 600_000 });
-    base = `ws://127.0.0.1:${await listen(app)}`;
-  });
-  afterAll(async () => {
-    await app.close();
+  const server = useServer({
+    apiKeys: [KEY_A, KEY_B],
+    rateLimitMax: 4,
+    rateLimitWindowMs: 600_000,
   });
 
   it("each upgrade counts: past RATE_LIMIT_MAX the next one is 429 rate_limited", async () => {
     const id = (
-      await request(app.server)
+      await request(server.app.server)
         .post("/v1/sessions")
         .set(bearer(KEY_A))
         .send({ model: fallingBody() })
         .expect(201)
     ).body.id as string; // 1
-    const url = `${base}/v1/sessions/${id}/stream`;
+    const url = `${server.ws}/v1/sessions/${id}/stream`;
     for (let i = 0; i < 3; i++) (await open(url, bearer(KEY_A))).close(); // 2, 3, 4
     expect(await upgrade(url, bearer(KEY_A))).toMatchObject({
       status: 429,
       body: { error: "rate_limited" },
     });
-    await request(app.server).get(`/v1/sessions/${id}`).set(bearer(KEY_A)).expect(429);
+    await request(server.app.server).get(`/v1/sessions/${id}`).set(bearer(KEY_A)).expect(429);
     // another key goes on
-    await request(app.server).get("/v1/sessions").set(bearer(KEY_B)).expect(200);
+    await request(server.app.server).get("/v1/sessions").set(bearer(KEY_B)).expect(200);
   });
 });
 
 describe("frame rate", () => {
-  let app: MoreauApp;
-  let base: string;
   const STREAM_FPS = 5;
-  beforeAll(async () => {
-    app = await startApp({ streamFps: STREAM_FPS, streamMaxFps: 50 });
-    base = `ws://127.0.0.1:${await listen(app)}`;
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const server = useServer({ streamFps: STREAM_FPS, streamMaxFps: 50 });
 
   /** Steps `steps` at once with a subscriber at `query`; checks the rate bound and accounting. */
   async function fastStep(query: string, fps: number, steps: number) {
     const id = (
-      await request(app.server)
+      await request(server.app.server)
         .post("/v1/sessions")
-        .send({ model: fallingBody(1e4) })
+        .send({ model: fallingBody({ z0: 1e4 }) })
     ).body.id as string;
     const t0 = performance.now();
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream${query}`);
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream${query}`);
     await c.open();
     await c.waitForMessages(2); // scene, step 0
-    await request(app.server).post(`/v1/sessions/${id}/step`).send({ steps }).expect(200);
+    await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps }).expect(200);
     // the frame of the last step arrives (sent when the rate allows)
     await waitFor(async () => c.states().at(-1)?.step === steps, 10_000);
     const seconds = (performance.now() - t0) / 1000;
@@ -186,7 +171,7 @@ describe("frame rate", () => {
     expect(states.length).toBeLessThanOrEqual(fps * RATE_BURST_SECONDS + fps * seconds + 2);
     expect(states.length).toBeLessThan(steps / 4);
     c.close();
-    await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
+    await request(server.app.server).delete(`/v1/sessions/${id}`).expect(204);
   }
 
   it("STREAM_FPS by default: a 2000-step request sends a few frames, counts the rest, ends on the last", async () => {
@@ -198,12 +183,13 @@ describe("frame rate", () => {
   });
 
   it("a short request within the burst gets every frame", async () => {
-    const id = (await request(app.server).post("/v1/sessions").send({ model: fallingBody() })).body
-      .id as string;
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream`);
+    const id = (
+      await request(server.app.server).post("/v1/sessions").send({ model: fallingBody() })
+    ).body.id as string;
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream`);
     await c.open();
     await c.waitForMessages(2);
-    await request(app.server).post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200);
+    await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200);
     await c.waitForMessages(7);
     expect(c.states().map((f) => [f.step, f.dropped])).toEqual([
       [0, 0],
@@ -218,11 +204,11 @@ describe("frame rate", () => {
 
   it("an answer on the socket comes after the frame of its last step, even one held back", async () => {
     const id = (
-      await request(app.server)
+      await request(server.app.server)
         .post("/v1/sessions")
-        .send({ model: fallingBody(1e4) })
+        .send({ model: fallingBody({ z0: 1e4 }) })
     ).body.id as string;
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?maxFps=0.5`);
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?maxFps=0.5`);
     await c.open();
     await c.waitForMessages(2);
     c.ws.send(JSON.stringify({ type: "step", steps: 300, ref: 1 }));
@@ -235,15 +221,16 @@ describe("frame rate", () => {
   });
 
   it("?maxFps over STREAM_MAX_FPS, or not > 0, is refused with 400 before the upgrade", async () => {
-    const id = (await request(app.server).post("/v1/sessions").send({ model: fallingBody() })).body
-      .id as string;
-    const over = await upgrade(`${base}/v1/sessions/${id}/stream?maxFps=51`);
+    const id = (
+      await request(server.app.server).post("/v1/sessions").send({ model: fallingBody() })
+    ).body.id as string;
+    const over = await upgrade(`${server.ws}/v1/sessions/${id}/stream?maxFps=51`);
     expect(over).toMatchObject({ status: 400, body: { error: "invalid_request" } });
     expect(messageOf(over)).toContain("STREAM_MAX_FPS");
-    expect(await upgrade(`${base}/v1/sessions/${id}/stream?maxFps=0`)).toMatchObject({
+    expect(await upgrade(`${server.ws}/v1/sessions/${id}/stream?maxFps=0`)).toMatchObject({
       status: 400,
     });
-    expect(await upgrade(`${base}/v1/sessions/${id}/stream?maxFps=fast`)).toMatchObject({
+    expect(await upgrade(`${server.ws}/v1/sessions/${id}/stream?maxFps=fast`)).toMatchObject({
       status: 400,
     });
   });

@@ -9,48 +9,41 @@
  */
 import { pack, unpack } from "msgpackr";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import type { MoreauApp } from "../../src/server/app";
 import { cartPoleModel } from "../support/models";
-import { createSession, getState, listen, startApp, step, waitFor } from "./helpers";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
+import { createSession, getState, step } from "./helpers";
 
 const cartPole = cartPoleModel({ dt: 0.002, sensors: ["x", "v", "theta", "omega"] });
 /** Feedback gains on (x, ẋ, θ, θ̇): θ > 0 leans the pole to +x, the cart must follow. */
 const K = [2, 3, 40, 8];
 
-let app: MoreauApp;
-let base: string;
-
-beforeAll(async () => {
-  app = await startApp();
-  base = `ws://127.0.0.1:${await listen(app)}`;
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer();
 
 describe("POST /v1/sessions/:id/inputs", () => {
   it("answers the step boundary; the state of that step includes a teleport", async () => {
-    const id = await createSession(app, cartPole);
-    await step(app, id, 7);
-    const r = await request(app.server)
+    const id = await createSession(server.app, cartPole);
+    await step(server.app, id, 7);
+    const r = await request(server.app.server)
       .post(`/v1/sessions/${id}/inputs`)
       .send({ inputs: [{ type: "bodyState", id: "cart", velocity: [0.5, 0, 0] }] });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ step: 7, pending: 0 });
-    expect((await getState(app, id)).bodies[0].velocity).toEqual([0.5, 0, 0]);
-    const later = await request(app.server)
+    expect((await getState(server.app, id)).bodies[0].velocity).toEqual([0.5, 0, 0]);
+    const later = await request(server.app.server)
       .post(`/v1/sessions/${id}/inputs`)
       .send({ inputs: [{ type: "actuator", id: "push", value: 3 }], step: 20 });
     expect(later.body).toEqual({ step: 20, pending: 1 });
-    expect((await step(app, id, 13)).actuators[0].command).toBe(3);
+    expect((await step(server.app, id, 13)).actuators[0].command).toBe(3);
   });
 
   it("refuses unknown ids, unknown keys, past steps and deleted sessions with 4xx and paths", async () => {
-    const id = await createSession(app, cartPole);
-    await step(app, id, 5);
-    const post = (body: object) => request(app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    const id = await createSession(server.app, cartPole);
+    await step(server.app, id, 5);
+    const post = (body: object) =>
+      request(server.app.server).post(`/v1/sessions/${id}/inputs`).send(body);
     const unknown = await post({ inputs: [{ type: "actuator", id: "nope", value: 1 }] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.issues).toEqual([
@@ -66,7 +59,7 @@ describe("POST /v1/sessions/:id/inputs", () => {
     const past = await post({ inputs: [{ type: "actuator", id: "push", value: 1 }], step: 2 });
     expect(past.status).toBe(400);
     expect(past.body.details.issues[0].path).toEqual(["step"]);
-    await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
+    await request(server.app.server).delete(`/v1/sessions/${id}`).expect(204);
     const gone = await post({ inputs: [{ type: "actuator", id: "push", value: 1 }] });
     expect(gone.status).toBe(404);
   });
@@ -76,14 +69,14 @@ describe("POST /v1/sessions/:id/inputs", () => {
 async function controlLoop(
   seconds: number,
 ): Promise<{ id: string; worstTheta: number; worstX: number }> {
-  const id = await createSession(app, cartPole);
+  const id = await createSession(server.app, cartPole);
   // the kick: 0.1 N·s at the pole's top
-  await request(app.server)
+  await request(server.app.server)
     .post(`/v1/sessions/${id}/inputs`)
     .send({ inputs: [{ type: "impulse", id: "pole", impulse: [0.1, 0, 0], point: [0, 0, 0.5] }] })
     .expect(200);
   const ws = new WebSocket(
-    `${base}/v1/sessions/${id}/stream?format=msgpack&every=10&fields=observation`,
+    `${server.ws}/v1/sessions/${id}/stream?format=msgpack&every=10&fields=observation`,
   );
   const messages: Record<string, unknown>[] = [];
   ws.on("message", (data: Buffer) => messages.push(unpack(data)));
@@ -121,36 +114,38 @@ async function controlLoop(
 describe("a controller over the WebSocket", () => {
   it("holds the kicked inverted pendulum on its cart upright for 10 s; the recording replays bit-identically", async () => {
     const { id, worstTheta, worstX } = await controlLoop(10);
-    const end = await getState(app, id);
+    const end = await getState(server.app, id);
     expect(end.time).toBeCloseTo(10, 9);
     expect(worstTheta).toBeGreaterThan(0.05); // the kick did tip it
     expect(worstTheta).toBeLessThan(0.3);
     expect(Math.abs(end.observation[2])).toBeLessThan(1e-3); // upright at the end
     expect(worstX).toBeLessThan(2);
     // the recording: the kick at step 0, then one actuator input every 10 steps
-    const rec = await request(app.server).get(`/v1/sessions/${id}/recording`).expect(200);
+    const rec = await request(server.app.server).get(`/v1/sessions/${id}/recording`).expect(200);
     expect(rec.body.inputs).toHaveLength(501);
     expect(rec.body.inputs.slice(0, 3).map((e: { step: number }) => e.step)).toEqual([0, 0, 10]);
     expect(rec.body.end.step).toBe(5000);
-    const created = await request(app.server)
+    const created = await request(server.app.server)
       .post("/v1/sessions")
       .send({ recording: rec.body })
       .expect(201);
-    const replay = await step(app, created.body.id, 5000);
+    const replay = await step(server.app, created.body.id, 5000);
     expect(replay.bodies).toEqual(end.bodies);
     expect(replay.observation).toEqual(end.observation);
   }, 120_000);
 
   it("GET /recording?every=k returns the replayed states; a malformed recording is refused with paths", async () => {
-    const id = await createSession(app, cartPole);
-    await request(app.server)
+    const id = await createSession(server.app, cartPole);
+    await request(server.app.server)
       .post(`/v1/sessions/${id}/inputs`)
       .send({ inputs: [{ type: "actuator", id: "push", value: 1 }] });
-    const last = await step(app, id, 25);
-    const rec = await request(app.server).get(`/v1/sessions/${id}/recording?every=10`).expect(200);
+    const last = await step(server.app, id, 25);
+    const rec = await request(server.app.server)
+      .get(`/v1/sessions/${id}/recording?every=10`)
+      .expect(200);
     expect(rec.body.states.map((s: { step: number }) => s.step)).toEqual([10, 20, 25]);
     expect(rec.body.states[2].bodies).toEqual(last.bodies);
-    const bad = await request(app.server)
+    const bad = await request(server.app.server)
       .post("/v1/sessions")
       .send({
         recording: {

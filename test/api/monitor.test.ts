@@ -6,23 +6,17 @@
  * model that is not conservative is refused at creation and on PATCH with the field's path.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ErrorBody, Session } from "../../schemas/api";
 import type { StateOut } from "../../schemas/state";
-import type { MoreauApp } from "../../src/server/app";
-import { readExample } from "../examples/helpers";
-import { createSession, FrameClient, getState, listen, startApp, step, waitFor } from "./helpers";
+import { readExample } from "../support/examples";
+import { FrameClient } from "../support/frames";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
+import { createSession, getState, step } from "./helpers";
 
-let app: MoreauApp;
-let base: string;
-beforeAll(async () => {
-  app = await startApp({ workers: 2 });
-  base = `ws://127.0.0.1:${await listen(app)}`;
-});
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const server = useServer({ workers: 2 });
+const api = () => request(server.app.server);
 
 const LIMIT = 0.5;
 
@@ -40,11 +34,11 @@ function pendulum(solver: Record<string, unknown> = {}, extra: Record<string, un
  * without the limit one step at a time; returns that step's State (read from the API).
  */
 async function lastGoodState(): Promise<StateOut> {
-  const id = await createSession(app, pendulum());
-  const initial = (await getState(app, id)).energy.total;
-  let good = await getState(app, id);
+  const id = await createSession(server.app, pendulum());
+  const initial = (await getState(server.app, id)).energy.total;
+  let good = await getState(server.app, id);
   for (;;) {
-    const s = await step(app, id, 1);
+    const s = await step(server.app, id, 1);
     if (Math.abs(s.energy.total - initial) > LIMIT) break;
     good = s;
   }
@@ -64,15 +58,15 @@ function expectSameState(s: StateOut, good: StateOut) {
 
 describe("State", () => {
   it("reports energy.error and solver.reactionChange, over REST and in stream frames", async () => {
-    const id = await createSession(app, pendulum());
-    const s0 = await getState(app, id);
+    const id = await createSession(server.app, pendulum());
+    const s0 = await getState(server.app, id);
     expect(s0.energy.error).toBe(0);
     expect(s0.solver.reactionChange).toBe(0);
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=joints,energy,solver`);
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=joints,energy,solver`);
     await c.open();
     await c.waitForMessages(2); // scene, step 0
-    await step(app, id, 5);
-    const s = await step(app, id, 1);
+    await step(server.app, id, 5);
+    const s = await step(server.app, id, 1);
     expect(s.energy.error).toBe(s.energy.total - s0.energy.total);
     await c.waitForMessages(8); // scene, steps 0..6
     const frames = c.states();
@@ -94,10 +88,10 @@ describe("State", () => {
     c.close();
 
     const damped = await createSession(
-      app,
+      server.app,
       pendulum({}, { forces: [{ id: "d", type: "damper", angular: 0.1 }] }),
     );
-    expect((await step(app, damped, 3)).energy.error).toBeNull();
+    expect((await step(server.app, damped, 3)).energy.error).toBeNull();
     for (const x of [id, damped]) await api().delete(`/v1/sessions/${x}`).expect(204);
   });
 });
@@ -110,7 +104,7 @@ describe("energyDriftLimit", () => {
   });
 
   it("ends a step request in `diverged` (422) with the last good state", async () => {
-    const id = await createSession(app, pendulum({ energyDriftLimit: LIMIT }));
+    const id = await createSession(server.app, pendulum({ energyDriftLimit: LIMIT }));
     const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 100_000 });
     expect(r.status).toBe(422);
     const e = ErrorBody.parse(r.body);
@@ -124,7 +118,7 @@ describe("energyDriftLimit", () => {
     const s = await session(id);
     expect(s.status).toBe("diverged");
     expect(s.message).toMatch(/energy error/);
-    expectSameState(await getState(app, id), good);
+    expectSameState(await getState(server.app, id), good);
     // still diverged: a PATCH that lifts the limit and a reset recover it
     expect((await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 })).status).toBe(409);
     await api()
@@ -132,12 +126,12 @@ describe("energyDriftLimit", () => {
       .send({ solver: { energyDriftLimit: null } })
       .expect(200);
     await api().post(`/v1/sessions/${id}/reset`).expect(200);
-    expect((await step(app, id, good.step + 10)).step).toBe(good.step + 10);
+    expect((await step(server.app, id, good.step + 10)).step).toBe(good.step + 10);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("ends a run in `diverged` with the last good state", async () => {
-    const id = await createSession(app, pendulum({ energyDriftLimit: LIMIT }));
+    const id = await createSession(server.app, pendulum({ energyDriftLimit: LIMIT }));
     await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
     const s = await waitFor(async () => {
       const x = await session(id);
@@ -146,7 +140,7 @@ describe("energyDriftLimit", () => {
     expect(s.run).toBeNull();
     expect(s.step).toBe(good.step);
     expect(s.message).toMatch(/energy error .* exceeds solver\.energyDriftLimit/);
-    expectSameState(await getState(app, id), good);
+    expectSameState(await getState(server.app, id), good);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
@@ -162,7 +156,7 @@ describe("energyDriftLimit", () => {
     expect(issues[0].path).toEqual(["model", "solver", "energyDriftLimit"]);
     expect(issues[0].message).toMatch(/force "d" \(forces\.0\) is a damper/);
 
-    const id = await createSession(app, pendulum({}, damper));
+    const id = await createSession(server.app, pendulum({}, damper));
     const p = await api()
       .patch(`/v1/sessions/${id}`)
       .send({ solver: { energyDriftLimit: 1 } });
@@ -175,7 +169,7 @@ describe("energyDriftLimit", () => {
     expect((await session(id)).status).toBe("ready");
 
     // on a conservative model, damping is refused while the limit is set
-    const ok = await createSession(app, pendulum({ energyDriftLimit: 1 }));
+    const ok = await createSession(server.app, pendulum({ energyDriftLimit: 1 }));
     const q = await api()
       .patch(`/v1/sessions/${ok}`)
       .send({ solver: { rayleighMass: 0.2 } });

@@ -10,18 +10,18 @@
  * their descriptions for that reason, routes/docs.ts).
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import openapiTS, { type OpenAPI3 } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
-import { startApp } from "./helpers";
+import { EXAMPLES_DIR, exampleFiles } from "../support/examples";
+import { startApp } from "../support/server";
 
 const run = promisify(execFile);
-const EXAMPLES = resolve(import.meta.dirname, "../../examples");
 const TSC = join(
   dirname(createRequire(import.meta.url).resolve("typescript/package.json")),
   "bin/tsc",
@@ -48,12 +48,12 @@ function examplesModule(): string {
     `type CreateSession = paths["/v1/sessions"]["post"]["requestBody"]["content"]["application/json"];`,
     `type Created = paths["/v1/sessions"]["post"]["responses"]["201"]["content"]["application/json"];`,
   ];
-  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json"));
+  const files = exampleFiles();
   expect(files.length).toBeGreaterThanOrEqual(10);
   for (const [i, f] of files.sort().entries())
     lines.push(
       `// ${f}`,
-      `export const example${i}: CreateSession = { model: ${readFileSync(join(EXAMPLES, f), "utf8")} };`,
+      `export const example${i}: CreateSession = { model: ${readFileSync(join(EXAMPLES_DIR, f), "utf8")} };`,
     );
   // the types are not `any`: wrong and missing fields are errors, answers are typed
   lines.push(

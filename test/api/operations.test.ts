@@ -4,37 +4,19 @@
  * schemas, listing every route of the design's table).
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Health, Readiness } from "../../schemas/api";
-import type { MoreauApp } from "../../src/server/app";
-import {
-  createSession,
-  FrameClient,
-  fallingBody,
-  listen,
-  startApp,
-  step,
-  waitFor,
-} from "./helpers";
+import { FrameClient } from "../support/frames";
+import { sample } from "../support/metrics";
+import { fallingBody } from "../support/models";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
+import { createSession, step } from "./helpers";
 
-let app: MoreauApp;
-let base: string;
-beforeAll(async () => {
-  app = await startApp({ workers: 2 });
-  base = `ws://127.0.0.1:${await listen(app)}`;
-});
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const server = useServer({ workers: 2 });
+const api = () => request(server.app.server);
 
 /** The value of one sample line of the Prometheus text. */
-function sample(text: string, name: string): number {
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  if (!line) throw new Error(`no sample ${name}`);
-  return Number(line.slice(name.length + 1));
-}
-
 describe("health and readiness", () => {
   it("/health is ok; /ready is 200 with every worker alive", async () => {
     expect(Health.parse((await api().get("/health").expect(200)).body).status).toBe("ok");
@@ -45,14 +27,14 @@ describe("health and readiness", () => {
 
 describe("/metrics", () => {
   it("counts sessions by status, steps, step durations, clients and frames", async () => {
-    const a = await createSession(app, fallingBody());
-    const b = await createSession(app, fallingBody());
-    await step(app, a, 700);
-    await step(app, b, 300);
-    const c = new FrameClient(`${base}/v1/sessions/${b}/stream`);
+    const a = await createSession(server.app, fallingBody());
+    const b = await createSession(server.app, fallingBody());
+    await step(server.app, a, 700);
+    await step(server.app, b, 300);
+    const c = new FrameClient(`${server.ws}/v1/sessions/${b}/stream`);
     await c.open();
     await c.waitForMessages(2);
-    await step(app, b, 5);
+    await step(server.app, b, 5);
     await c.waitForMessages(7);
     // workers report their counters every 250 ms
     const text = await waitFor(async () => {

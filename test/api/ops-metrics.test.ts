@@ -6,24 +6,16 @@
  * the moreau_ prefix.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MoreauApp } from "../../src/server/app";
-import { createSession, springParticle, startApp, step, waitFor } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { sample } from "../support/metrics";
+import { springParticle } from "../support/models";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
+import { createSession, step } from "./helpers";
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ workers: 2, testHooks: true });
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer({ workers: 2, testHooks: true });
 
-const scrape = async () => (await request(app.server).get("/metrics").expect(200)).text;
-
-function sample(text: string, name: string): number {
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.slice(name.length + 1)) : Number.NaN;
-}
+const scrape = async () => (await request(server.app.server).get("/metrics").expect(200)).text;
 
 const busy = (text: string) =>
   [0, 1].map((w) => sample(text, `moreau_worker_busy_seconds_total{worker="${w}"}`));
@@ -39,13 +31,13 @@ describe("metrics", () => {
   });
 
   it("two scrapers read the same counters: busy seconds only grow, across a worker restart too", async () => {
-    const id = await createSession(app, springParticle(100, 1, 1, 1e-5, "busy"));
-    const worker = app.moreau.sessions.workerOf(id);
-    await step(app, id, 20_000);
+    const id = await createSession(server.app, springParticle({ dt: 1e-5, name: "busy" }));
+    const worker = server.app.moreau.sessions.workerOf(id);
+    await step(server.app, id, 20_000);
     // scraper A, then B right after it, then A again: neither resets anything for the other
     const a1 = busy(await scrape());
     const b1 = busy(await scrape());
-    await step(app, id, 20_000);
+    await step(server.app, id, 20_000);
     const a2 = busy(await scrape());
     for (let w = 0; w < 2; w++) {
       expect(b1[w]).toBeGreaterThanOrEqual(a1[w]);
@@ -55,9 +47,9 @@ describe("metrics", () => {
     expect(a1[worker]).toBeGreaterThan(0);
 
     // the worker dies and is replaced: its index's counter does not go back to 0
-    await app.moreau.sessions.pool.killForTest(worker);
-    await waitFor(async () => (await request(app.server).get("/ready")).status === 200);
-    await app.moreau.sessions.rebuilt();
+    await server.app.moreau.sessions.pool.killForTest(worker);
+    await waitFor(async () => (await request(server.app.server).get("/ready")).status === 200);
+    await server.app.moreau.sessions.rebuilt();
     const after = busy(await scrape());
     expect(after[worker]).toBeGreaterThanOrEqual(a2[worker]);
     expect(sample(await scrape(), "moreau_worker_restarts_total")).toBe(1);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
-import { startApp } from "./helpers";
+import { startApp } from "../support/server";
 
 const run = promisify(execFile);
 const REDOCLY = createRequire(import.meta.url).resolve("@redocly/cli/bin/cli.js");

@@ -20,7 +20,10 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { CheckpointStore } from "../../src/server/persistence";
-import { createSession, springParticle, startApp, step, waitFor } from "./helpers";
+import { springParticle } from "../support/models";
+import { startApp } from "../support/server";
+import { sleep, waitFor } from "../support/wait";
+import { createSession, step } from "./helpers";
 
 const dirs: string[] = [];
 const apps: MoreauApp[] = [];
@@ -79,7 +82,10 @@ describe("checkpoints", () => {
     await step(a, id, 37);
     expect(readCheckpoint(dir, id).snapshot.simulation.step).toBe(100);
     const atClose = (await docOf(a, id)).simulation.hash;
-    const other = await createSession(a, springParticle(50, 2, 0.5, 0.001, "other"));
+    const other = await createSession(
+      a,
+      springParticle({ stiffness: 50, mass: 2, x0: 0.5, name: "other" }),
+    );
     await step(a, other, 10);
     await a.close();
     expect(readCheckpoint(dir, id).snapshot.simulation).toMatchObject({ step: 137, hash: atClose });
@@ -117,7 +123,7 @@ describe("checkpoints", () => {
         existsSync(fileOf(dir, id)) && readCheckpoint(dir, id).snapshot.simulation.step === 250,
     );
     await step(a, id, 50); // 300 − 250 < 100: not yet
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     expect(readCheckpoint(dir, id).snapshot.simulation.step).toBe(250);
     await request(a.server).post(`/v1/sessions/${id}/run`).send({ realtimeFactor: 2 }).expect(202);
     // a running session is checkpointed as it goes (progress reports every 100 ms)

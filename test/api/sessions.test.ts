@@ -5,33 +5,18 @@
  * which is exact for constant acceleration).
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ErrorBody, RunAccepted, Session, SessionList } from "../../schemas/api";
 import { State } from "../../schemas/state";
-import type { MoreauApp } from "../../src/server/app";
-import {
-  createSession,
-  FrameClient,
-  fallingBody,
-  G,
-  getState,
-  listen,
-  springParticle,
-  springRecurrence,
-  startApp,
-  step,
-  waitFor,
-} from "./helpers";
+import { FrameClient } from "../support/frames";
+import { fallingBody, springParticle, springParticleRecurrence } from "../support/models";
+import { startApp, startServer, useServer } from "../support/server";
+import { sleep, waitFor } from "../support/wait";
+import { createSession, G, getState, step } from "./helpers";
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ workers: 2, maxSessions: 8, maxBodies: 50, maxStepsPerRequest: 5000 });
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer({ workers: 2, maxSessions: 8, maxBodies: 50, maxStepsPerRequest: 5000 });
 
-const api = () => request(app.server);
+const api = () => request(server.app.server);
 
 function expectError(r: request.Response, status: number, code: string) {
   expect(r.status, r.text).toBe(status);
@@ -45,7 +30,7 @@ describe("POST /v1/sessions", () => {
   it("creates a session: 201 Session with id, location and a request id", async () => {
     const r = await api()
       .post("/v1/sessions")
-      .send({ model: fallingBody(10) });
+      .send({ model: fallingBody({ z0: 10 }) });
     expect(r.status).toBe(201);
     const s = Session.parse(r.body);
     expect(s).toMatchObject({
@@ -139,6 +124,35 @@ describe("POST /v1/sessions", () => {
     expect(e.details).toEqual({ bodies: 51, limit: 50 });
   });
 
+  it("fem nodes count as bodies against MAX_BODIES (each node is a particle)", async () => {
+    const fem = (resolution: [number, number, number]) => ({
+      id: "beam",
+      box: { size: [1, 0.1, 0.1], resolution },
+      density: 1000,
+      youngModulus: 1e6,
+    });
+    // 10 bodies + (3 + 1)(1 + 1)(2 + 1) = 24 nodes: 34 ≤ 50
+    const bodies = Array.from({ length: 10 }, (_, i) => ({
+      id: `b${i}`,
+      kind: "particle",
+      mass: 1,
+    }));
+    const ok = await api()
+      .post("/v1/sessions")
+      .send({ model: { bodies, fem: [fem([3, 1, 2])] } });
+    expect(ok.status).toBe(201);
+    await api().delete(`/v1/sessions/${ok.body.id}`);
+    // (5 + 1)(1 + 1)(3 + 1) = 48 nodes: 58 > 50, refused before validation
+    const e = expectError(
+      await api()
+        .post("/v1/sessions")
+        .send({ model: { bodies, fem: [fem([5, 1, 3])] } }),
+      413,
+      "payload_too_large",
+    );
+    expect(e.details).toEqual({ bodies: 58, limit: 50 });
+  });
+
   it("413 for a model body over MAX_MODEL_BYTES and any other body over MAX_BODY_BYTES", async () => {
     const small = await startApp({ maxBodyBytes: 1024, maxModelBytes: 4096 });
     try {
@@ -184,7 +198,7 @@ describe("POST /v1/sessions", () => {
 
   it("429 when MAX_SESSIONS is reached, and room again after a delete", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 8; i++) ids.push(await createSession(app, fallingBody()));
+    for (let i = 0; i < 8; i++) ids.push(await createSession(server.app, fallingBody()));
     const e = expectError(
       await api().post("/v1/sessions").send({ model: fallingBody() }),
       429,
@@ -192,15 +206,15 @@ describe("POST /v1/sessions", () => {
     );
     expect(e.details).toEqual({ limit: 8 });
     await api().delete(`/v1/sessions/${ids.pop()}`).expect(204);
-    ids.push(await createSession(app, fallingBody()));
+    ids.push(await createSession(server.app, fallingBody()));
     for (const id of ids) await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 });
 
 describe("reading sessions", () => {
   it("GET /v1/sessions lists them; GET /v1/sessions/:id answers one; 404 otherwise", async () => {
-    const a = await createSession(app, fallingBody(1, 0.005, "a"));
-    const b = await createSession(app, springParticle());
+    const a = await createSession(server.app, fallingBody({ z0: 1, dt: 0.005, name: "a" }));
+    const b = await createSession(server.app, springParticle());
     const list = SessionList.parse((await api().get("/v1/sessions").expect(200)).body);
     expect(list.sessions.map((s) => s.id)).toEqual(expect.arrayContaining([a, b]));
     const one = Session.parse((await api().get(`/v1/sessions/${b}`).expect(200)).body);
@@ -212,8 +226,8 @@ describe("reading sessions", () => {
   });
 
   it("GET /state is the model's initial state at t = 0", async () => {
-    const id = await createSession(app, fallingBody(3));
-    const s = await getState(app, id);
+    const id = await createSession(server.app, fallingBody({ z0: 3 }));
+    const s = await getState(server.app, id);
     expect(s.time).toBe(0);
     expect(s.step).toBe(0);
     expect(s.bodies).toEqual([
@@ -237,24 +251,24 @@ describe("reading sessions", () => {
 
 describe("POST /v1/sessions/:id/step", () => {
   it("steps n steps: z = z0 − g t²/2, v = −g t", async () => {
-    const id = await createSession(app, fallingBody(10));
-    const s = await step(app, id, 100);
+    const id = await createSession(server.app, fallingBody({ z0: 10 }));
+    const s = await step(server.app, id, 100);
     expect(s.step).toBe(100);
     expect(s.time).toBeCloseTo(0.5, 12);
     expect(s.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G * 0.25, 10);
     expect(s.bodies[0].velocity[2]).toBeCloseTo(-G * 0.5, 10);
-    const s2 = await step(app, id, 100);
+    const s2 = await step(server.app, id, 100);
     expect(s2.step).toBe(200);
     expect(s2.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G * 1, 10);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("steps a duration: ceil(duration / dt) steps", async () => {
-    const id = await createSession(app, springParticle(100, 1, 1, 0.001));
+    const id = await createSession(server.app, springParticle());
     const r = await api().post(`/v1/sessions/${id}/step`).send({ duration: 0.25 }).expect(200);
     const s = State.parse(r.body);
     expect(s.step).toBe(250);
-    const ref = springRecurrence(100, 1, 1, 0.001, 250);
+    const ref = springParticleRecurrence({}, 250);
     expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
     expect(s.bodies[0].velocity[0]).toBeCloseTo(ref.v, 12);
     const r2 = await api().post(`/v1/sessions/${id}/step`).send({ duration: 0.0015 }).expect(200);
@@ -263,7 +277,7 @@ describe("POST /v1/sessions/:id/step", () => {
   });
 
   it("400 for neither or both of steps/duration, bad values, and over MAX_STEPS_PER_REQUEST", async () => {
-    const id = await createSession(app, fallingBody());
+    const id = await createSession(server.app, fallingBody());
     const url = `/v1/sessions/${id}/step`;
     expectError(await api().post(url).send({}), 400, "invalid_request");
     expectError(await api().post(url).send({ steps: 1, duration: 1 }), 400, "invalid_request");
@@ -277,14 +291,14 @@ describe("POST /v1/sessions/:id/step", () => {
     expect((e2.details as { issues: { path: unknown[] }[] }).issues[0].path).toEqual(["duration"]);
     expectError(await api().post("/v1/sessions/nope/step").send({ steps: 1 }), 404, "not_found");
     // nothing of this changed the session
-    expect((await getState(app, id)).step).toBe(0);
+    expect((await getState(server.app, id)).step).toBe(0);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 });
 
 describe("run, pause, reset", () => {
   it("runs as fast as it can until `until`, then pauses itself", async () => {
-    const id = await createSession(app, fallingBody(10));
+    const id = await createSession(server.app, fallingBody({ z0: 10 }));
     const r = await api()
       .post(`/v1/sessions/${id}/run`)
       .send({ realtimeFactor: null, until: 1 })
@@ -297,17 +311,17 @@ describe("run, pause, reset", () => {
     });
     expect(s.step).toBe(200);
     expect(s.run).toBeNull();
-    const st = await getState(app, id);
+    const st = await getState(server.app, id);
     expect(st.time).toBeCloseTo(1, 12);
     expect(st.bodies[0].position[2]).toBeCloseTo(10 - 0.5 * G, 10);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("runs at a real-time factor: simulated time follows r × wall time", async () => {
-    const id = await createSession(app, fallingBody(1e4, 0.001));
+    const id = await createSession(server.app, fallingBody({ z0: 1e4, dt: 0.001 }));
     const t0 = performance.now();
     await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: 2 }).expect(202);
-    await new Promise((res) => setTimeout(res, 400));
+    await sleep(400);
     const running = Session.parse((await api().get(`/v1/sessions/${id}`)).body);
     expect(running.status).toBe("running");
     expect(running.run).toMatchObject({ realtimeFactor: 2, until: null, simStart: 0 });
@@ -317,19 +331,19 @@ describe("run, pause, reset", () => {
     const paused = Session.parse((await api().post(`/v1/sessions/${id}/pause`).expect(200)).body);
     const wall = (performance.now() - t0) / 1000;
     expect(paused.status).toBe("paused");
-    const st = await getState(app, id);
+    const st = await getState(server.app, id);
     // simulated time ≈ 2 × wall, within request latencies and the pacing's allowed lag
     // (MAX_LAG_S = 0.25 s of wall time before a run drops its backlog)
     expect(st.time).toBeGreaterThan(2 * (wall - 0.45));
     expect(st.time).toBeLessThanOrEqual(2 * wall + 0.01);
     // paused means no more steps
-    await new Promise((res) => setTimeout(res, 50));
-    expect((await getState(app, id)).step).toBe(st.step);
+    await sleep(50);
+    expect((await getState(server.app, id)).step).toBe(st.step);
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("409 for step or run while running; pause is allowed and idempotent", async () => {
-    const id = await createSession(app, fallingBody(1e4, 0.001));
+    const id = await createSession(server.app, fallingBody({ z0: 1e4, dt: 0.001 }));
     await api().post(`/v1/sessions/${id}/pause`).expect(200); // ready: no-op
     await api().post(`/v1/sessions/${id}/run`).send({}).expect(202); // default: real time
     const e = expectError(
@@ -353,8 +367,8 @@ describe("run, pause, reset", () => {
   });
 
   it("400 for an `until` not after the current time", async () => {
-    const id = await createSession(app, fallingBody());
-    await step(app, id, 10);
+    const id = await createSession(server.app, fallingBody());
+    await step(server.app, id, 10);
     expectError(
       await api().post(`/v1/sessions/${id}/run`).send({ until: 0.01 }),
       400,
@@ -364,10 +378,10 @@ describe("run, pause, reset", () => {
   });
 
   it("reset stops a run and answers the state at t = 0", async () => {
-    const id = await createSession(app, fallingBody(5, 0.001));
-    const initial = await getState(app, id);
+    const id = await createSession(server.app, fallingBody({ z0: 5, dt: 0.001 }));
+    const initial = await getState(server.app, id);
     await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
-    await waitFor(async () => (await getState(app, id)).step > 100);
+    await waitFor(async () => (await getState(server.app, id)).step > 100);
     const r = await api().post(`/v1/sessions/${id}/reset`).expect(200);
     const s = State.parse(r.body);
     expect(s.time).toBe(0);
@@ -376,8 +390,8 @@ describe("run, pause, reset", () => {
     expect(s.energy).toEqual(initial.energy);
     const sess = Session.parse((await api().get(`/v1/sessions/${id}`)).body);
     expect(sess).toMatchObject({ status: "ready", step: 0, time: 0, run: null });
-    await new Promise((res) => setTimeout(res, 30));
-    expect((await getState(app, id)).step).toBe(0);
+    await sleep(30);
+    expect((await getState(server.app, id)).step).toBe(0);
     expectError(await api().post("/v1/sessions/nope/reset"), 404, "not_found");
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
@@ -385,14 +399,14 @@ describe("run, pause, reset", () => {
 
 describe("PATCH /v1/sessions/:id", () => {
   it("changes gravity: the motion follows the new gravity from the current state", async () => {
-    const id = await createSession(app, fallingBody(10));
-    const s1 = await step(app, id, 100); // t = 0.5
+    const id = await createSession(server.app, fallingBody({ z0: 10 }));
+    const s1 = await step(server.app, id, 100); // t = 0.5
     const r = await api()
       .patch(`/v1/sessions/${id}`)
       .send({ gravity: [0, 0, -1] })
       .expect(200);
     expect(Session.parse(r.body).status).toBe("ready");
-    const s2 = await step(app, id, 100); // 0.5 s more at g = 1
+    const s2 = await step(server.app, id, 100); // 0.5 s more at g = 1
     const z1 = s1.bodies[0].position[2];
     const v1 = s1.bodies[0].velocity[2];
     expect(s2.bodies[0].position[2]).toBeCloseTo(z1 + v1 * 0.5 - 0.5 * 1 * 0.25, 9);
@@ -401,15 +415,15 @@ describe("PATCH /v1/sessions/:id", () => {
   });
 
   it("changes only the solver settings it names (no defaults filled in)", async () => {
-    const id = await createSession(app, springParticle(100, 1, 1, 0.002));
+    const id = await createSession(server.app, springParticle({ dt: 0.002 }));
     // a partial solver patch must keep dt = 0.002, not reset it to the default 0.005
     const r = await api()
       .patch(`/v1/sessions/${id}`)
       .send({ solver: { newtonIterations: 2 } })
       .expect(200);
     expect(Session.parse(r.body).dt).toBe(0.002);
-    const s = await step(app, id, 10);
-    const ref = springRecurrence(100, 1, 1, 0.002, 10);
+    const s = await step(server.app, id, 10);
+    const ref = springParticleRecurrence({ dt: 0.002 }, 10);
     expect(s.bodies[0].position[0]).toBeCloseTo(ref.x, 12);
     const r2 = await api()
       .patch(`/v1/sessions/${id}`)
@@ -420,7 +434,7 @@ describe("PATCH /v1/sessions/:id", () => {
   });
 
   it("400 with paths for bad values and unknown keys; 404 for an unknown session", async () => {
-    const id = await createSession(app, fallingBody());
+    const id = await createSession(server.app, fallingBody());
     const e = expectError(
       await api()
         .patch(`/v1/sessions/${id}`)
@@ -459,14 +473,14 @@ describe("PATCH /v1/sessions/:id", () => {
 
 describe("DELETE /v1/sessions/:id", () => {
   it("204, then 404 for it", async () => {
-    const id = await createSession(app, fallingBody());
+    const id = await createSession(server.app, fallingBody());
     await api().delete(`/v1/sessions/${id}`).expect(204);
     expectError(await api().get(`/v1/sessions/${id}`), 404, "not_found");
     expectError(await api().delete(`/v1/sessions/${id}`), 404, "not_found");
   });
 
   it("deletes a running session", async () => {
-    const id = await createSession(app, fallingBody(1e4, 0.001));
+    const id = await createSession(server.app, fallingBody({ z0: 1e4, dt: 0.001 }));
     await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
     await api().delete(`/v1/sessions/${id}`).expect(204);
     expectError(await api().get(`/v1/sessions/${id}/state`), 404, "not_found");
@@ -475,9 +489,8 @@ describe("DELETE /v1/sessions/:id", () => {
 
 describe("SESSION_IDLE_TTL", () => {
   it("deletes sessions idle for longer than the TTL, not those with a stream", async () => {
-    const t = await startApp({ workers: 1, sessionIdleTtl: 0.3 });
+    const { app: t, port } = await startServer({ workers: 1, sessionIdleTtl: 0.3 });
     try {
-      const port = await listen(t);
       const idle = await createSession(t, fallingBody());
       const watched = await createSession(t, fallingBody());
       const c = new FrameClient(`ws://127.0.0.1:${port}/v1/sessions/${watched}/stream`);

@@ -4,21 +4,15 @@
  * session at its step — both continue bit-identically (sha256 of the state arrays, computed
  * here from the document's base64 float64 bytes); a bad snapshot is a 400 with its path.
  */
-import { createHash } from "node:crypto";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MoreauApp } from "../../src/server/app";
-import { hangingChain } from "../support/models";
-import { createSession, divergingModel, startApp, step } from "./helpers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { divergingSpringParticle, hangingChain } from "../support/models";
+import { useServer } from "../support/server";
+import { stateHash } from "../support/snapshot";
+import { createSession, step } from "./helpers";
 
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ workers: 2 });
-});
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const server = useServer({ workers: 2 });
+const api = () => request(server.app.server);
 
 interface Doc {
   format: string;
@@ -37,15 +31,6 @@ interface Doc {
 async function snapshot(id: string): Promise<Doc> {
   const r = await api().get(`/v1/sessions/${id}/snapshot`).expect(200);
   return r.body as Doc;
-}
-
-/** sha256 over the decoded position, orientation, velocity and angular-velocity bytes. */
-function hashOf(doc: Doc): string {
-  const h = createHash("sha256");
-  const s = doc.simulation.state;
-  for (const k of ["position", "orientation", "velocity", "angularVelocity"] as const)
-    h.update(Buffer.from(s[k], "base64"));
-  return h.digest("hex");
 }
 
 const newmark = {
@@ -122,13 +107,13 @@ const contact = {
 
 describe("GET /v1/sessions/:id/snapshot", () => {
   it("is a versioned document with model, patched parameters, state and solver memory", async () => {
-    const id = await createSession(app, newmark);
-    await step(app, id, 20);
+    const id = await createSession(server.app, newmark);
+    await step(server.app, id, 20);
     await api()
       .patch(`/v1/sessions/${id}`)
       .send({ gravity: [0, 0, -5], solver: { velocityDamping: 0.1 } })
       .expect(200);
-    await step(app, id, 5);
+    await step(server.app, id, 5);
     const doc = await snapshot(id);
     expect(doc.format).toBe("moreau.session");
     expect(doc.version).toBe(1);
@@ -142,7 +127,7 @@ describe("GET /v1/sessions/:id/snapshot", () => {
     expect(
       Buffer.from(doc.simulation.memory.integrator.acceleration ?? "", "base64").byteLength,
     ).toBe(72);
-    expect(hashOf(doc)).toBe(doc.simulation.hash);
+    expect(stateHash(doc)).toBe(doc.simulation.hash);
   });
 
   it("404 for an unknown session", async () => {
@@ -158,38 +143,38 @@ describe("resume and fork continue bit-identically", () => {
     ["nonsmooth contact with friction", contact],
   ] as const) {
     it(`POST { snapshot }: ${name}`, async () => {
-      const a = await createSession(app, model);
-      await step(app, a, 60);
+      const a = await createSession(server.app, model);
+      await step(server.app, a, 60);
       const doc = await snapshot(a);
       const r = await api().post("/v1/sessions").send({ snapshot: doc }).expect(201);
       const b = r.body.id as string;
       expect(b).not.toBe(a);
       expect(r.body).toMatchObject({ step: 60, status: "ready", name: model.name });
-      expect(hashOf(await snapshot(b))).toBe(hashOf(doc));
-      const sa = await step(app, a, 90);
-      const sb = await step(app, b, 90);
+      expect(stateHash(await snapshot(b))).toBe(stateHash(doc));
+      const sa = await step(server.app, a, 90);
+      const sb = await step(server.app, b, 90);
       expect(sb).toEqual(sa);
       const [da, db] = [await snapshot(a), await snapshot(b)];
       expect(db.simulation.step).toBe(150);
-      expect(hashOf(db)).toBe(hashOf(da));
+      expect(stateHash(db)).toBe(stateHash(da));
       expect(db.simulation.memory).toEqual(da.simulation.memory);
     });
   }
 
   it("POST /v1/sessions/:id/fork copies at the current step; the two then evolve apart", async () => {
-    const a = await createSession(app, newmark);
-    await step(app, a, 40);
-    const before = hashOf(await snapshot(a));
+    const a = await createSession(server.app, newmark);
+    await step(server.app, a, 40);
+    const before = stateHash(await snapshot(a));
     const r = await api().post(`/v1/sessions/${a}/fork`).expect(201);
     const f = r.body.id as string;
     expect(r.headers.location).toBe(`/v1/sessions/${f}`);
     expect(r.body).toMatchObject({ step: 40, status: "ready" });
-    expect(hashOf(await snapshot(f))).toBe(before);
+    expect(stateHash(await snapshot(f))).toBe(before);
     // stepping the fork leaves the source alone
-    await step(app, f, 30);
-    expect(hashOf(await snapshot(a))).toBe(before);
-    await step(app, a, 30);
-    expect(hashOf(await snapshot(a))).toBe(hashOf(await snapshot(f)));
+    await step(server.app, f, 30);
+    expect(stateHash(await snapshot(a))).toBe(before);
+    await step(server.app, a, 30);
+    expect(stateHash(await snapshot(a))).toBe(stateHash(await snapshot(f)));
     // a PATCH of one does not reach the other
     await api()
       .patch(`/v1/sessions/${f}`)
@@ -199,7 +184,7 @@ describe("resume and fork continue bit-identically", () => {
   });
 
   it("keeps diverged (with its message); a running session resumes paused", async () => {
-    const d = await createSession(app, divergingModel());
+    const d = await createSession(server.app, divergingSpringParticle());
     await api().post(`/v1/sessions/${d}/step`).send({ steps: 200 }).expect(422);
     const dd = await snapshot(d);
     expect(dd.session.status).toBe("diverged");
@@ -207,7 +192,7 @@ describe("resume and fork continue bit-identically", () => {
     expect(r.body.status).toBe("diverged");
     expect(r.body.message).toBe(dd.session.message);
 
-    const run = await createSession(app, chain);
+    const run = await createSession(server.app, chain);
     await api().post(`/v1/sessions/${run}/run`).send({ realtimeFactor: 1 }).expect(202);
     const rd = await snapshot(run);
     expect(rd.session.status).toBe("running");
@@ -223,8 +208,8 @@ describe("resume and fork continue bit-identically", () => {
 describe("bad snapshots", () => {
   let doc: Doc;
   beforeAll(async () => {
-    const id = await createSession(app, chain);
-    await step(app, id, 3);
+    const id = await createSession(server.app, chain);
+    await step(server.app, id, 3);
     doc = await snapshot(id);
   });
   const post = (body: unknown) =>
@@ -282,8 +267,8 @@ describe("bad snapshots", () => {
   });
 
   it("400 for contact memory of the wrong shape (nested objects), and the worker lives on", async () => {
-    const id = await createSession(app, contact);
-    await step(app, id, 5);
+    const id = await createSession(server.app, contact);
+    await step(server.app, id, 5);
     const good = await snapshot(id);
     // 20 levels (5000, the depth that once overflowed postMessage's stack, is now refused
     // before parsing: test/api/hardening-parsing.test.ts); the closed schema refuses this one
@@ -305,9 +290,9 @@ describe("bad snapshots", () => {
     ]);
     // nothing was left behind: the same worker still steps the session and restores the
     // good snapshot
-    await step(app, id, 5);
+    await step(server.app, id, 5);
     const copyId = (await post({ snapshot: good }).expect(201)).body.id as string;
-    await step(app, copyId, 5);
+    await step(server.app, copyId, 5);
   });
 
   it("400 for two or none of model, snapshot and recording", async () => {

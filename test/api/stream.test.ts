@@ -1,52 +1,28 @@
-/**
- * WebSocket streaming with a real `ws` client: scene frame first, then State frames whose
- * bodies equal GET /state at the same step; `every`, `fields`, msgpack; several subscribers;
- * `contactPeak` shows an impact between two frames (bouncing-ball example) while REST
- * States stay without it;
- * 404 / 400 refusals of the upgrade; delete closes with a reason; a client that reads
- * nothing costs bounded server memory and later learns how many frames it missed.
- */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { unpack } from "msgpackr";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SceneFrame, StateFrame } from "../../schemas/api";
-import type { MoreauApp } from "../../src/server/app";
-import {
-  createSession,
-  FrameClient,
-  fallingBody,
-  getState,
-  listen,
-  sleep,
-  startApp,
-  step,
-  waitFor,
-} from "./helpers";
+import { readExample } from "../support/examples";
+import { FrameClient } from "../support/frames";
+import { fallingBody } from "../support/models";
+import { startServer, useServer } from "../support/server";
+import { sleep, waitFor } from "../support/wait";
+import { createSession, getState, step } from "./helpers";
 
-let app: MoreauApp;
-let base: string;
-beforeAll(async () => {
-  app = await startApp({ workers: 1, streamMaxBufferedBytes: 64 * 1024 });
-  base = `ws://127.0.0.1:${await listen(app)}`;
-});
-afterAll(async () => {
-  await app.close();
-});
+const server = useServer({ workers: 1, streamMaxBufferedBytes: 64 * 1024 });
 
-const api = () => request(app.server);
+const api = () => request(server.app.server);
 
 describe("frames", () => {
   it("scene first, then a State per step whose bodies match GET /state at that step", async () => {
-    const id = await createSession(app, {
-      ...fallingBody(2),
+    const id = await createSession(server.app, {
+      ...fallingBody({ z0: 2 }),
       bodies: [
-        { ...fallingBody(2).bodies[0], shapes: [{ type: "sphere", radius: 0.1 }] },
+        { ...fallingBody({ z0: 2 }).bodies[0], shapes: [{ type: "sphere", radius: 0.1 }] },
         { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
       ],
     });
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream`);
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream`);
     await c.open();
     await c.waitForMessages(2); // scene + the current state
     const scene = SceneFrame.parse(c.messages[0]);
@@ -57,13 +33,13 @@ describe("frames", () => {
     ]);
     expect(StateFrame.parse(c.messages[1]).step).toBe(0);
 
-    const after = await step(app, id, 5);
+    const after = await step(server.app, id, 5);
     await c.waitForMessages(7);
     const states = c.states().map((f) => StateFrame.parse(f));
     expect(states.map((f) => f.step)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(states.every((f) => f.dropped === 0)).toBe(true);
     expect(states[5].bodies).toEqual(after.bodies);
-    expect(states[5].bodies).toEqual((await getState(app, id)).bodies);
+    expect(states[5].bodies).toEqual((await getState(server.app, id)).bodies);
     expect(states[5].energy).toEqual(after.energy);
     expect(states[5].time).toBe(after.time);
     const s = (await api().get(`/v1/sessions/${id}`)).body;
@@ -73,11 +49,11 @@ describe("frames", () => {
   });
 
   it("`every` and `fields` choose the steps and the members of the frames", async () => {
-    const id = await createSession(app, fallingBody(2));
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?every=3&fields=bodies,energy`);
+    const id = await createSession(server.app, fallingBody({ z0: 2 }));
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?every=3&fields=bodies,energy`);
     await c.open();
     await c.waitForMessages(2);
-    await step(app, id, 10);
+    await step(server.app, id, 10);
     await c.waitForMessages(5); // scene, 0, 3, 6, 9
     const states = c.states();
     expect(states.map((f) => f.step)).toEqual([0, 3, 6, 9]);
@@ -97,8 +73,8 @@ describe("frames", () => {
   });
 
   it("frames of a run arrive for every step, in order, while it runs", async () => {
-    const id = await createSession(app, fallingBody(2, 0.005));
-    const c = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    const id = await createSession(server.app, fallingBody({ z0: 2, dt: 0.005 }));
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies`);
     await c.open();
     await c.waitForMessages(2);
     await api()
@@ -116,12 +92,12 @@ describe("frames", () => {
   });
 
   it("msgpack frames carry the same State as JSON frames", async () => {
-    const id = await createSession(app, fallingBody(2));
-    const j = new FrameClient(`${base}/v1/sessions/${id}/stream`);
-    const m = new FrameClient(`${base}/v1/sessions/${id}/stream?format=msgpack`);
+    const id = await createSession(server.app, fallingBody({ z0: 2 }));
+    const j = new FrameClient(`${server.ws}/v1/sessions/${id}/stream`);
+    const m = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?format=msgpack`);
     await Promise.all([j.open(), m.open()]);
     await Promise.all([j.waitForMessages(2), m.waitForMessages(2)]);
-    await step(app, id, 3);
+    await step(server.app, id, 3);
     await Promise.all([j.waitForMessages(5), m.waitForMessages(5)]);
     const decoded = m.raw.map((b) => unpack(b));
     expect(decoded[0]).toEqual(j.messages[0]);
@@ -133,17 +109,15 @@ describe("frames", () => {
   });
 
   it("`contactPeak` shows an impact that falls between two frames", async () => {
-    const model = JSON.parse(
-      readFileSync(resolve(import.meta.dirname, "../../examples/bouncing-ball.json"), "utf8"),
-    );
-    const id = await createSession(app, model);
+    const model = readExample("bouncing-ball");
+    const id = await createSession(server.app, model);
     const c = new FrameClient(
-      `${base}/v1/sessions/${id}/stream?every=10&fields=contacts,contactPeak`,
+      `${server.ws}/v1/sessions/${id}/stream?every=10&fields=contacts,contactPeak`,
     );
     await c.open();
     await c.waitForMessages(2);
     // the first impact is at step 215 (t = 0.43 s, v ≈ −4.2 m/s): in the frame at step 220
-    const state = await step(app, id, 230);
+    const state = await step(server.app, id, 230);
     await c.waitForMessages(2 + 23);
     const states = c.states().map((f) => StateFrame.parse(f));
     expect(states[0].contactPeak).toEqual({ steps: 0, maxNormalForce: 0, normalImpulse: 0 });
@@ -165,20 +139,20 @@ describe("frames", () => {
     // in flight again: no contact in the frame at step 220 itself
     expect(hit.contacts).toEqual([]);
     expect(state).not.toHaveProperty("contactPeak");
-    expect(await getState(app, id)).not.toHaveProperty("contactPeak");
+    expect(await getState(server.app, id)).not.toHaveProperty("contactPeak");
     c.close();
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("many subscribers each get every frame in order", async () => {
-    const id = await createSession(app, fallingBody(2));
+    const id = await createSession(server.app, fallingBody({ z0: 2 }));
     const clients = Array.from(
       { length: 4 },
-      () => new FrameClient(`${base}/v1/sessions/${id}/stream`),
+      () => new FrameClient(`${server.ws}/v1/sessions/${id}/stream`),
     );
     await Promise.all(clients.map((c) => c.open()));
     await Promise.all(clients.map((c) => c.waitForMessages(2)));
-    await step(app, id, 20);
+    await step(server.app, id, 20);
     await Promise.all(clients.map((c) => c.waitForMessages(22)));
     for (const c of clients) {
       expect(c.states().map((f) => f.step)).toEqual(Array.from({ length: 21 }, (_, i) => i));
@@ -195,26 +169,26 @@ describe("frames", () => {
 
 describe("refusals and closing", () => {
   it("an unknown session refuses the upgrade with 404; a bad query with 400", async () => {
-    await expect(new FrameClient(`${base}/v1/sessions/nope/stream`).open()).rejects.toThrow(
+    await expect(new FrameClient(`${server.ws}/v1/sessions/nope/stream`).open()).rejects.toThrow(
       "unexpected-response 404",
     );
-    const id = await createSession(app, fallingBody());
+    const id = await createSession(server.app, fallingBody());
     await expect(
-      new FrameClient(`${base}/v1/sessions/${id}/stream?every=0`).open(),
+      new FrameClient(`${server.ws}/v1/sessions/${id}/stream?every=0`).open(),
     ).rejects.toThrow("unexpected-response 400");
     await expect(
-      new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies,nothing`).open(),
+      new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies,nothing`).open(),
     ).rejects.toThrow("unexpected-response 400");
     await expect(
-      new FrameClient(`${base}/v1/sessions/${id}/stream?format=xml`).open(),
+      new FrameClient(`${server.ws}/v1/sessions/${id}/stream?format=xml`).open(),
     ).rejects.toThrow("unexpected-response 400");
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("deleting a session closes its streams with a reason", async () => {
-    const id = await createSession(app, fallingBody());
-    const a = new FrameClient(`${base}/v1/sessions/${id}/stream`);
-    const b = new FrameClient(`${base}/v1/sessions/${id}/stream?format=msgpack`);
+    const id = await createSession(server.app, fallingBody());
+    const a = new FrameClient(`${server.ws}/v1/sessions/${id}/stream`);
+    const b = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?format=msgpack`);
     await Promise.all([a.open(), b.open()]);
     await api().delete(`/v1/sessions/${id}`).expect(204);
     expect(await a.waitClosed()).toEqual({ code: 1000, reason: "session deleted" });
@@ -231,16 +205,16 @@ describe("a slow client", () => {
       mass: 1,
       position: [i, 0, 0],
     }));
-    const id = await createSession(app, { bodies, solver: { dt: 0.01 } });
-    const slow = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    const id = await createSession(server.app, { bodies, solver: { dt: 0.01 } });
+    const slow = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies`);
     await slow.open();
     await slow.waitForMessages(2);
-    const [slowSub] = app.moreau.sessions.streams.subscribers(id);
-    const fast = new FrameClient(`${base}/v1/sessions/${id}/stream?fields=bodies`);
+    const [slowSub] = server.app.moreau.sessions.streams.subscribers(id);
+    const fast = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies`);
     await fast.open();
     await fast.waitForMessages(2);
     slow.ws.pause(); // reads nothing from now on
-    const limit = app.moreau.config.streamMaxBufferedBytes;
+    const limit = server.app.moreau.config.streamMaxBufferedBytes;
     let maxBuffered = 0;
     let frameBytes = 0;
     const sampler = setInterval(() => {
@@ -259,10 +233,10 @@ describe("a slow client", () => {
     // the hub never writes to a client holding more than the limit: at most one frame
     // over, with its 10-byte header (an unmasked server frame over 64 KiB, RFC 6455 §5.2)
     expect(maxBuffered).toBeLessThanOrEqual(limit + frameBytes + 10);
-    expect(app.moreau.sessions.pool.framesInFlight(0)).toBeLessThanOrEqual(
-      app.moreau.config.frameQueueBytes + frameBytes,
+    expect(server.app.moreau.sessions.pool.framesInFlight(0)).toBeLessThanOrEqual(
+      server.app.moreau.config.frameQueueBytes + frameBytes,
     );
-    const lastStep = (await getState(app, id)).step;
+    const lastStep = (await getState(server.app, id)).step;
 
     // the fast client got every frame, in order, none dropped
     await fast.waitForMessages(2 + lastStep, 10_000);
@@ -274,7 +248,7 @@ describe("a slow client", () => {
     slow.ws.resume();
     // once it has read its backlog, the next frame goes out to it again
     await waitFor(async () => slowSub.ws.bufferedAmount === 0, 10_000);
-    await step(app, id, 1);
+    await step(server.app, id, 1);
     await waitFor(async () => slow.states().at(-1)?.step === lastStep + 1, 10_000);
     const ss = slow.states();
     expect(ss.some((f) => f.dropped > 0)).toBe(true);
@@ -290,8 +264,7 @@ describe("a slow client", () => {
 
 describe("shutdown", () => {
   it("closes streams with 1001 and refuses new sessions", async () => {
-    const other = await startApp({ workers: 1 });
-    const port = await listen(other);
+    const { app: other, port } = await startServer({ workers: 1 });
     const id = await createSession(other, fallingBody());
     const c = new FrameClient(`ws://127.0.0.1:${port}/v1/sessions/${id}/stream`);
     await c.open();

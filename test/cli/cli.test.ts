@@ -15,7 +15,12 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { AssemblyResult, State } from "../../schemas/state";
 import { main, RUN_USAGE } from "../../src/cli/main";
-import { springParticle, springParticleRecurrence } from "../support/models";
+import {
+  divergingSpringParticle,
+  SPRING_PARTICLE,
+  springParticle,
+  springParticleRecurrence,
+} from "../support/models";
 import { startServer, useServer } from "../support/server";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -28,12 +33,9 @@ function file(name: string, content: unknown): string {
   return p;
 }
 
-const K = 100;
-const M = 1;
-const H = 0.001;
-const SPRING = { stiffness: K, mass: M, x0: 1, dt: H };
-const springModel = springParticle({ ...SPRING, name: "spring" });
-const recurrence = (n: number) => springParticleRecurrence(SPRING, n);
+const { stiffness: K, mass: M, dt: H } = SPRING_PARTICLE;
+const springModel = springParticle();
+const recurrence = (n: number) => springParticleRecurrence({}, n);
 
 const fallModel = {
   name: "fall",
@@ -198,7 +200,7 @@ describe("moreau run (local)", () => {
 
   it("stops with exit code 1 when the run diverges, leaving a complete JSON document", async () => {
     // |1 − h² k/m| ≫ 1: explicit stepping blows up
-    const diverging = springParticle({ ...SPRING, stiffness: 1e8, dt: 0.01, name: "diverging" });
+    const diverging = divergingSpringParticle();
     const r = await cli(["run", file("div.json", diverging), "--steps", "500", "--format", "json"]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/moreau: .*(diverged|non-finite|blew up)/);

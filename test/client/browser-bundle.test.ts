@@ -13,7 +13,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_BANNER, bundleClient } from "../../src/client/browser/bundle";
 import * as node from "../../src/client/index";
 import { useDashboard } from "../dashboard/browser";
-import { dropStreams, recurrence, springModel } from "./helpers";
+import { springParticle, springParticleRecurrence } from "../support/models";
+import { dropStreams } from "./helpers";
+
+const springModel = springParticle();
+const recurrence = (n: number) => springParticleRecurrence({}, n);
 
 /** The bundle's exports, typed as the module it is built from. */
 type ClientModule = typeof node;

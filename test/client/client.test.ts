@@ -8,22 +8,22 @@
  * Euler recurrence of a particle on a spring, written out in the test.
  */
 
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { SceneFrameOut, StateFrameOut } from "../../schemas/api";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../../src/client/index";
-import { buildApp, type MoreauApp } from "../../src/server/app";
-import { dropStreams, H, K, M, recurrence, springModel, startServer, waitFor } from "./helpers";
+import { SPRING_PARTICLE, springParticle, springParticleRecurrence } from "../support/models";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
+import { dropStreams } from "./helpers";
 
-let app: MoreauApp;
-let url: string;
+const { stiffness: K, mass: M, dt: H } = SPRING_PARTICLE;
+const springModel = springParticle();
+const recurrence = (n: number) => springParticleRecurrence({}, n);
+
+const server = useServer();
 let client: MoreauClient;
-beforeAll(async () => {
-  ({ app, url } = await startServer());
-  client = new MoreauClient(`${url}/`, { validate: true });
-});
-afterAll(async () => {
-  await app.close();
+beforeAll(() => {
+  client = new MoreauClient(`${server.url}/`, { validate: true });
 });
 
 describe("REST", () => {
@@ -179,7 +179,7 @@ describe("stream", () => {
     );
     await stream.opened();
     await waitFor(() => states.length >= 1);
-    expect(dropStreams(app, s.id)).toBe(1);
+    expect(dropStreams(server.app, s.id)).toBe(1);
     await waitFor(() => statuses.includes("reconnecting"));
     await waitFor(() => stream.status === "open" && scenes.length === 2 && states.length >= 2);
     expect(stream.reconnects).toBe(1);
@@ -207,24 +207,15 @@ describe("stream", () => {
 
 describe("access control (API keys)", () => {
   const KEY = "client-test-key-0123456789";
-  let keyed: MoreauApp;
-  let keyedUrl: string;
-  beforeAll(async () => {
-    keyed = await buildApp({ workers: 1, logLevel: "silent", apiKeys: [KEY] });
-    await keyed.listen({ port: 0, host: "127.0.0.1" });
-    keyedUrl = `http://127.0.0.1:${(keyed.server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await keyed.close();
-  });
+  const keyed = useServer({ apiKeys: [KEY] });
 
   it("sends the key with every request and the stream's upgrade", async () => {
-    const anonymous = new MoreauClient(keyedUrl);
+    const anonymous = new MoreauClient(keyed.url);
     const e = (await anonymous.listSessions().catch((x: unknown) => x)) as MoreauApiError;
     expect(e).toMatchObject({ status: 401, code: "unauthorized" });
     expect((await anonymous.health()).status).toBe("ok"); // probes need no key
 
-    const c = new MoreauClient(keyedUrl, { apiKey: KEY, validate: true });
+    const c = new MoreauClient(keyed.url, { apiKey: KEY, validate: true });
     const s = await c.createSession(springModel);
     const states: StateFrameOut[] = [];
     const stream = c.stream(s.id, {}, { onState: (f) => states.push(f) });

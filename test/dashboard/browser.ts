@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import type { ConfigInput } from "../../src/server/config";
 import { startServer } from "../support/server";
@@ -62,9 +62,6 @@ export interface Dashboard {
    */
   createFromExample(name: string): Promise<string>;
 }
-
-/** expect.poll with a time limit suited to a loaded machine. */
-export const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
 
 async function start(config: ConfigInput): Promise<Started> {
   const { app, url } = await startServer(config);

@@ -12,7 +12,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { poll, useDashboard } from "./browser";
+import { poll } from "../support/wait";
+import { useDashboard } from "./browser";
 
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
 

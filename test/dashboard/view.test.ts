@@ -8,12 +8,13 @@
  * view; "Fit" brings the whole scene back after the user has moved the camera. Screenshots
  * of the views are saved to test/dashboard/__screenshots__/view-<example>.png.
  */
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { exampleFiles, readExample } from "../support/examples";
+import { qmul, rotate } from "../support/quat";
 import { useDashboard } from "./browser";
 
-const EXAMPLES = resolve(import.meta.dirname, "../../examples");
 const SHOTS = resolve(import.meta.dirname, "__screenshots__");
 
 type V3 = [number, number, number];
@@ -35,27 +36,6 @@ interface Model {
   bodies: { id: string; position?: V3; orientation?: Q; shapes?: Shape[] }[];
   joints?: { a: Point; b: Point }[];
   forces?: { type: string; a: Point; b: Point }[];
-}
-
-/** q ⊗ v ⊗ q* */
-function rotate([w, x, y, z]: Q, [vx, vy, vz]: V3): V3 {
-  const tx = 2 * (y * vz - z * vy);
-  const ty = 2 * (z * vx - x * vz);
-  const tz = 2 * (x * vy - y * vx);
-  return [
-    vx + w * tx + (y * tz - z * ty),
-    vy + w * ty + (z * tx - x * tz),
-    vz + w * tz + (x * ty - y * tx),
-  ];
-}
-
-function mul([aw, ax, ay, az]: Q, [bw, bx, by, bz]: Q): Q {
-  return [
-    aw * bw - ax * bx - ay * by - az * bz,
-    aw * bx + ax * bw + ay * bz - az * by,
-    aw * by - ax * bz + ay * bw + az * bx,
-    aw * bz + ax * by - ay * bx + az * bw,
-  ];
 }
 
 const add = (a: V3, b: V3): V3 => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
@@ -91,7 +71,7 @@ function sceneCorners(m: Model): V3[] {
     if ((b.shapes ?? []).length === 0) put(x);
     for (const s of shapes) {
       const c = add(x, rotate(q, s.position ?? [0, 0, 0]));
-      const sq = mul(q, s.orientation ?? ID);
+      const sq = qmul(q, s.orientation ?? ID);
       const r = s.radius ?? 0;
       if (s.type === "sphere") put(c, [r, r, r]);
       else if (s.type === "box") {
@@ -166,11 +146,11 @@ describe("dashboard camera", () => {
     const { page } = h;
     await h.open();
     mkdirSync(SHOTS, { recursive: true });
-    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json"));
+    const files = exampleFiles();
     expect(files.length).toBeGreaterThanOrEqual(10);
     const canvas = page.locator("#view canvas");
     for (const f of files) {
-      const model = JSON.parse(readFileSync(join(EXAMPLES, f), "utf8")) as Model;
+      const model = readExample<Model>(f.replace(/\.json$/, ""));
       await show(model);
       const corners = sceneCorners(model);
       expectInView(await project(corners), f);
@@ -189,7 +169,7 @@ describe("dashboard camera", () => {
     }
 
     // ---- the pendulum released sideways: its rod stays in view as it swings down
-    const pendulum = JSON.parse(readFileSync(join(EXAMPLES, "pendulum.json"), "utf8")) as Model;
+    const pendulum = readExample<Model>("pendulum");
     const pid = await show(pendulum);
     const camera = await dash<number[]>("d.viewer.camera.position.toArray()");
     expect((await run(pid, { realtimeFactor: null, until: 0.45 })).status).toBe(202);
@@ -206,7 +186,7 @@ describe("dashboard camera", () => {
     for (let i = 0; i < 3; i++) expect(after[i]).toBeCloseTo(camera[i], 9);
 
     // ---- follow: the ball rolling down the slope stays in the middle of the view
-    const slope = JSON.parse(readFileSync(join(EXAMPLES, "ball-slope.json"), "utf8")) as Model;
+    const slope = readExample<Model>("ball-slope");
     const sid = await show(slope);
     await page.check("#follow");
     expect((await run(sid, { realtimeFactor: null, until: 2 })).status).toBe(202);

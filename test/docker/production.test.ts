@@ -17,7 +17,7 @@
  *   beside it, run the HEALTHCHECK command, use /health, /ready, the dashboard, a session
  *   and the CLI, then SIGTERM: a graceful exit 0.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -33,9 +33,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ENV_VARS } from "../../src/server/config";
-import { freePort } from "../support/net";
+import { ROOT, type ServerProcess, spawnServer } from "../support/process";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 /** A variable reference as Dockerfiles and compose files write it: ${NAME} */
 const ref = (name: string) => `$${"{"}${name}}`;
 const run = promisify(execFile);
@@ -200,9 +199,7 @@ describe("docker/compose.yaml", () => {
 
 describe("the image's commands, run here", () => {
   let dir: string;
-  let server: ChildProcess | null = null;
-  let port: number;
-  let logs = "";
+  let server: ServerProcess | undefined;
   const env = (extra: Record<string, string>) => {
     const e: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
     return e;
@@ -233,7 +230,7 @@ describe("the image's commands, run here", () => {
   }, 60_000);
 
   afterAll(() => {
-    if (server && server.exitCode === null) server.kill("SIGKILL");
+    server?.kill();
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (buildDir) rmSync(buildDir, { recursive: true, force: true });
   });
@@ -257,43 +254,15 @@ describe("the image's commands, run here", () => {
   });
 
   it("starts with the image's CMD, answers /health, serves the dashboard, stops on SIGTERM", async () => {
-    port = await freePort();
     // no TypeScript beside it: the server and its worker threads run the compiled JavaScript
     renameSync(join(dir, "src"), join(dir, "src.away"));
-    server = spawn(cmd[0], cmd.slice(1), {
-      cwd: dir,
-      env: env({
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        WORKERS: "1",
-        LOG_LEVEL: "info",
-      }),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    server.stdout?.on("data", (c: Buffer) => {
-      logs += c.toString();
-    });
-    server.stderr?.on("data", (c: Buffer) => {
-      logs += c.toString();
-    });
-    const base = `http://127.0.0.1:${port}`;
-    const end = Date.now() + 30_000;
-    for (;;) {
-      const ok = await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() > end || server.exitCode !== null)
-        throw new Error(`server did not start:\n${logs}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    server = await spawnServer(
+      { NODE_ENV: "production", HOST: "127.0.0.1", WORKERS: "1", LOG_LEVEL: "info" },
+      { command: cmd, cwd: dir, bareEnv: true, readyPath: "/health", startLine: true },
+    );
+    const { base, port } = server;
     expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: "ok" });
-    // the start-up line (stdout is a pipe: it may arrive after the first answer)
-    for (let i = 0; i < 100 && !logs.includes("moreau listening"); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(logs).toContain(`moreau listening on 127.0.0.1:${port}`);
+    expect(server.started?.msg).toContain(`moreau listening on 127.0.0.1:${port}`);
 
     // the HEALTHCHECK command, as Docker runs it (exec form) with the container's PORT
     const hc = JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD") + 3).trim()) as string[];
@@ -344,8 +313,7 @@ describe("the image's commands, run here", () => {
     });
     expect(v.stdout).toContain('valid model "pendulum"');
 
-    const exited = new Promise<number | null>((res) => server!.once("exit", (code) => res(code)));
-    server.kill("SIGTERM");
-    expect(await exited, logs.slice(-3000)).toBe(0);
+    server.child.kill("SIGTERM");
+    expect(await server.exited, server.output().slice(-3000)).toBe(0);
   }, 60_000);
 });

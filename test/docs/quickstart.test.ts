@@ -8,15 +8,14 @@
  * stands for any value, `,…` for more keys); every other command must exit 0 with 2xx
  * answers. The server is ready when /ready answers 200 (polled: no fixed delay).
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/net";
+import { ROOT, type ServerProcess, spawnServer } from "../support/process";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const BEGIN = "<!-- quickstart:begin -->";
 const END = "<!-- quickstart:end -->";
 const README_HOST = "localhost:8080";
@@ -117,59 +116,23 @@ describe("the README's Quickstart", () => {
   });
 
   describe("run as written against `npm start`", () => {
-    let server: ChildProcess | null = null;
-    let exited: Promise<number | null> = Promise.resolve(null);
+    let server: ServerProcess | undefined;
     let port = 0;
-    let logs = "";
     let dir = "";
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "moreau-quickstart-"));
-      port = await freePort();
-      // the server's defaults, as a newcomer has them, on a free port with one worker
-      server = spawn("npm", ["start"], {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          npm_config_update_notifier: "false",
-          PORT: String(port),
-          WORKERS: "1",
-          LOG_LEVEL: "warn",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-      });
-      const child = server;
-      exited = new Promise((res) => child.once("exit", (code) => res(code)));
-      child.stdout?.on("data", (c: Buffer) => {
-        logs += c.toString();
-      });
-      child.stderr?.on("data", (c: Buffer) => {
-        logs += c.toString();
-      });
-      const end = Date.now() + 50_000;
-      for (;;) {
-        const ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ready) break;
-        if (child.exitCode !== null || Date.now() > end)
-          throw new Error(`the server did not become ready:\n${logs}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // the server's defaults, as a newcomer has them (PATH and HOME), on a free port with
+      // one worker
+      server = await spawnServer(
+        { npm_config_update_notifier: "false" },
+        { command: ["npm", "start"], bareEnv: true, detached: true, timeoutMs: 50_000 },
+      );
+      port = server.port;
     }, 60_000);
 
     afterAll(async () => {
-      if (server && server.exitCode === null && server.signalCode === null) {
-        server.kill("SIGTERM"); // npm start forwards it: a graceful shutdown
-        const stopped = await Promise.race([
-          exited.then(() => true),
-          new Promise<boolean>((r) => setTimeout(() => r(false), 20_000)),
-        ]);
-        if (!stopped && server.pid !== undefined) process.kill(-server.pid, "SIGKILL");
-      }
+      await server?.stop("SIGTERM", 20_000); // npm start forwards it: a graceful shutdown
       if (dir) rmSync(dir, { recursive: true, force: true });
     }, 30_000);
 

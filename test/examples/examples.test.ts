@@ -18,23 +18,20 @@
  * engine's; the pendulum and the spring-mass chain also meet their figures that way.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Model } from "../../schemas/model";
 import { State, type StateOut } from "../../schemas/state";
 import { loadModel } from "../../src/engine/index";
-import type { MoreauApp } from "../../src/server/app";
-import { buildApp } from "../../src/server/app";
+import { type ExampleModel, exampleFiles, readExample } from "../support/examples";
+import { rotate } from "../support/quat";
+import { useServer } from "../support/server";
 import {
   allFinite,
   bodyOf,
   dist,
-  type ExampleModel,
   ellipticK,
-  exampleFiles,
   mechanicalEnergy,
   norm,
-  readExample,
-  rotate,
   rotationAngle,
   worldPoint,
 } from "./helpers";
@@ -409,27 +406,22 @@ describe("spring-mass-chain", () => {
   });
 
   describe("through the API", () => {
-    let app: MoreauApp;
-    beforeAll(async () => {
-      app = await buildApp({ workers: 1, logLevel: "silent" });
-      await app.ready();
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const server = useServer();
 
     async function roundTrip(name: string, steps: number) {
       const example = readExample(name);
-      const created = await request(app.server).post("/v1/sessions").send({ model: example });
+      const created = await request(server.app.server)
+        .post("/v1/sessions")
+        .send({ model: example });
       expect(created.status, created.text).toBe(201);
-      const r = await request(app.server)
+      const r = await request(server.app.server)
         .post(`/v1/sessions/${created.body.id}/step`)
         .send({ steps });
       expect(r.status, r.text).toBe(200);
       const remote = State.parse(r.body);
       const sim = loadModel(example);
       sim.step(steps);
-      await request(app.server).delete(`/v1/sessions/${created.body.id}`).expect(204);
+      await request(server.app.server).delete(`/v1/sessions/${created.body.id}`).expect(204);
       // JSON on the wire: −0 arrives as 0
       return { example, remote, local: JSON.parse(JSON.stringify(sim.state())) as StateOut };
     }

@@ -1,72 +1,12 @@
 /**
- * Shared pieces of the example tests: reading examples/*.json, rigid-body kinematics
- * written out here (quaternion rotation, world points) and mechanical energy computed from
- * the model's masses and inertias and a State, independently of the engine's own figure.
+ * Shared pieces of the example tests: rigid-body kinematics written out here (world points,
+ * rotation angles) and mechanical energy computed from the model's masses and inertias and
+ * a State, independently of the engine's own figure. Reading examples/*.json is
+ * test/support/examples.ts.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { BodyStateOut, StateOut } from "../../schemas/state";
-
-export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples");
-
-export type V3 = [number, number, number];
-export type Q = [number, number, number, number];
-
-/** A model file as a plain object (only what the tests read is typed). */
-export interface ExampleModel {
-  name: string;
-  gravity?: V3;
-  bodies: {
-    id: string;
-    kind?: "rigid" | "particle";
-    fixed?: boolean;
-    mass?: number;
-    position?: V3;
-    orientation?: Q;
-    inertia?: V3;
-    shapes?: { type: string; radius?: number; halfLength?: number; halfExtents?: V3 }[];
-  }[];
-  forces?: {
-    id: string;
-    type: string;
-    a: { body?: string; point?: V3 };
-    b: { body?: string; point?: V3 };
-    stiffness: number;
-    restLength?: number;
-  }[];
-  joints?: {
-    id: string;
-    type: string;
-    a: { body: string; point: V3 };
-    b: { body: string; point: V3 };
-  }[];
-  solver: { dt: number; integrator?: string };
-  [k: string]: unknown;
-}
-
-export function exampleFiles(): string[] {
-  return readdirSync(EXAMPLES_DIR)
-    .filter((f) => f.endsWith(".json"))
-    .sort();
-}
-
-export function readExample(name: string): ExampleModel {
-  return JSON.parse(readFileSync(join(EXAMPLES_DIR, `${name}.json`), "utf8")) as ExampleModel;
-}
-
-/** R(q) v for a unit quaternion [w, x, y, z]: v + 2 w (u × v) + 2 u × (u × v), u = (x, y, z). */
-export function rotate(q: Q | number[], v: V3 | number[]): V3 {
-  const [w, x, y, z] = q;
-  const tx = 2 * (y * v[2] - z * v[1]);
-  const ty = 2 * (z * v[0] - x * v[2]);
-  const tz = 2 * (x * v[1] - y * v[0]);
-  return [
-    v[0] + w * tx + (y * tz - z * ty),
-    v[1] + w * ty + (z * tx - x * tz),
-    v[2] + w * tz + (x * ty - y * tx),
-  ];
-}
+import type { ExampleModel } from "../support/examples";
+import { type Q4 as Q, rotate, type V3 } from "../support/quat";
 
 /** World position of a point given in a body's frame ("ground": the point itself). */
 export function worldPoint(

@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Session, type SessionOut } from "../../schemas/api";
-import type { MoreauApp } from "../../src/server/app";
-import { listen, springParticle, startApp, waitFor } from "../api/helpers";
+import { springParticle } from "../support/models";
+import { startServer } from "../support/server";
+import { sleep, waitFor } from "../support/wait";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -46,7 +47,7 @@ function poll(base: string, ids: string[]) {
         status: r.status,
         error: body.error ?? null,
       });
-      await new Promise((res) => setTimeout(res, 5));
+      await sleep(5);
     }
   });
   return {
@@ -65,7 +66,7 @@ describe.each([
   it("every session continues from its last checkpoint; no 5xx but the lost in-flight requests", async () => {
     const dir = dataDir ? mkdtempSync(join(tmpdir(), "moreau-chaos-")) : "";
     if (dir) dirs.push(dir);
-    const app: MoreauApp = await startApp({
+    const { app, url: base } = await startServer({
       workers: 2,
       testHooks: true,
       dataDir: dir,
@@ -74,9 +75,8 @@ describe.each([
       checkpointMinIntervalMs: 200,
     });
     try {
-      const base = `http://127.0.0.1:${await listen(app)}`;
       const m = app.moreau.sessions;
-      const model = springParticle(100, 1, 1, 0.001, "chaos");
+      const model = springParticle({ name: "chaos" });
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
         const r = await fetch(`${base}/v1/sessions`, {
@@ -113,7 +113,7 @@ describe.each([
       await waitFor(async () => ids.every((id) => checkpointStep(id) >= 100), 5000);
 
       const load = poll(base, ids);
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       const lostIds = onWorker(0);
       const survivor = onWorker(1)[0];
       const before = new Map<string, SessionOut>();

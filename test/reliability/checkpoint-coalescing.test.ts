@@ -19,7 +19,11 @@ import { resolveConfig } from "../../src/server/config";
 import { ServerMetrics } from "../../src/server/metrics";
 import { CheckpointStore } from "../../src/server/persistence";
 import { SessionManager } from "../../src/server/session-manager";
-import { createSession, springParticle, startApp, waitFor } from "../api/helpers";
+import { createSession } from "../api/helpers";
+import { sample } from "../support/metrics";
+import { springParticle } from "../support/models";
+import { startApp } from "../support/server";
+import { sleep, waitFor } from "../support/wait";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -30,7 +34,6 @@ const tempDir = () => {
   dirs.push(d);
   return d;
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = pino({ level: "silent" });
 
 /** A store that counts its writes, how many ran at once, and slows each down a little. */
@@ -52,9 +55,30 @@ class CountingStore extends CheckpointStore {
   }
 }
 
-function sample(text: string, name: string): number {
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.slice(name.length + 1)) : Number.NaN;
+/**
+ * A session manager of one worker checkpointing to `store` every `checkpointEverySteps`
+ * steps, at most once a minute (longer than a test: a checkpoint that is not flushed stays
+ * deferred).
+ */
+async function startManager(
+  dir: string,
+  store: CountingStore,
+  checkpointEverySteps: number,
+): Promise<SessionManager> {
+  const config = resolveConfig({
+    workers: 1,
+    dataDir: dir,
+    checkpointEverySteps,
+    checkpointMinIntervalMs: 60_000,
+  });
+  const metrics = new ServerMetrics({
+    sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
+    wsClients: () => 0,
+    workersAlive: () => 1,
+  });
+  const m = new SessionManager(config, metrics, log, { store });
+  await m.start();
+  return m;
 }
 
 describe("checkpoint coalescing", () => {
@@ -98,20 +122,7 @@ describe("checkpoint coalescing", () => {
   it("with a counting store: deferred within the interval, pause and close flush, delete drops", async () => {
     const dir = tempDir();
     const store = new CountingStore(dir, log);
-    // an interval longer than the test: every checkpoint that is not flushed stays deferred
-    const config = resolveConfig({
-      workers: 1,
-      dataDir: dir,
-      checkpointEverySteps: 5,
-      checkpointMinIntervalMs: 60_000,
-    });
-    const metrics = new ServerMetrics({
-      sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
-      wsClients: () => 0,
-      workersAlive: () => 1,
-    });
-    const m = new SessionManager(config, metrics, log, { store });
-    await m.start();
+    const m = await startManager(dir, store, 5);
     let closed = false;
     try {
       const model = Model.parse(springParticle());
@@ -180,19 +191,7 @@ describe("checkpoint coalescing", () => {
       }
     }
     const store = new GatedStore(dir, log);
-    const config = resolveConfig({
-      workers: 1,
-      dataDir: dir,
-      checkpointEverySteps: 0,
-      checkpointMinIntervalMs: 60_000,
-    });
-    const metrics = new ServerMetrics({
-      sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
-      wsClients: () => 0,
-      workersAlive: () => 1,
-    });
-    const m = new SessionManager(config, metrics, log, { store });
-    await m.start();
+    const m = await startManager(dir, store, 0);
     try {
       const id = (await m.create({ model: springParticle() })).id;
       await m.step(id, { steps: 120 });

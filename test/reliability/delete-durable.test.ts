@@ -12,7 +12,10 @@ import { join } from "node:path";
 import request from "supertest";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
-import { createSession, springParticle, startApp, step, waitFor } from "../api/helpers";
+import { createSession, step } from "../api/helpers";
+import { springParticle } from "../support/models";
+import { startApp } from "../support/server";
+import { waitFor } from "../support/wait";
 
 /** Which operations on a checkpoint file (path ending in `.json`) fail, with EIO (unlink: rm too). */
 const failing = { unlink: false, rename: false, tombstone: false };
@@ -63,7 +66,7 @@ async function setup() {
   dirs.push(dir);
   const a = await open(dir);
   const gone = await createSession(a, springParticle());
-  const kept = await createSession(a, springParticle(50, 1, 1, 0.001, "kept"));
+  const kept = await createSession(a, springParticle({ stiffness: 50, name: "kept" }));
   await step(a, gone, 5);
   await request(a.server).post(`/v1/sessions/${gone}/pause`).expect(200);
   await waitFor(async () =>

@@ -4,12 +4,13 @@
  * the number of workers, the number of stream subscribers and the order in which other
  * sessions are stepped or run meanwhile.
  */
-import { createHash } from "node:crypto";
 import request from "supertest";
 import { afterAll, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
-import { FrameClient, fallingBody, listen, springParticle, startApp } from "../api/helpers";
-import { hangingChain } from "../support/models";
+import { FrameClient } from "../support/frames";
+import { fallingBody, hangingChain, springParticle } from "../support/models";
+import { startServer } from "../support/server";
+import { stateHash } from "../support/snapshot";
 
 const apps: MoreauApp[] = [];
 const clients: FrameClient[] = [];
@@ -67,13 +68,6 @@ const pile = {
   solver: { integrator: "backward-euler", dt: 0.001 },
 };
 
-function hashOf(doc: { simulation: { state: Record<string, string> } }): string {
-  const h = createHash("sha256");
-  for (const k of ["position", "orientation", "velocity", "angularVelocity"])
-    h.update(Buffer.from(doc.simulation.state[k], "base64"));
-  return h.digest("hex");
-}
-
 interface Noise {
   /** sessions created before the target (they push it onto another worker) */
   before: number;
@@ -93,7 +87,9 @@ async function scenario(
   const others: string[] = [];
   for (let i = 0; i < noise.before; i++) {
     const m =
-      i % 2 === 0 ? springParticle(100 + i, 1, 1, 0.001, `o${i}`) : fallingBody(5, 0.004, `o${i}`);
+      i % 2 === 0
+        ? springParticle({ stiffness: 100 + i, name: `o${i}` })
+        : fallingBody({ z0: 5, dt: 0.004, name: `o${i}` });
     others.push((await api().post("/v1/sessions").send({ model: m }).expect(201)).body.id);
   }
   if (others.length > 0)
@@ -128,7 +124,7 @@ async function scenario(
         ...order.slice(1).map((f) => f()),
       ]);
     }
-    hashes.push(hashOf((await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body));
+    hashes.push(stateHash((await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body));
   };
   await withNoise(() => api().post(`/v1/sessions/${id}/step`).send({ steps: 60 }).expect(200));
   await withNoise(() =>
@@ -147,11 +143,9 @@ async function scenario(
 }
 
 it("bit-identical states for 1 or 3 workers, 0 or 3 subscribers, with or without other sessions", async () => {
-  const one = await startApp({ workers: 1 });
-  const three = await startApp({ workers: 3 });
+  const { app: one, port: p1 } = await startServer({ workers: 1 });
+  const { app: three, port: p3 } = await startServer({ workers: 3 });
   apps.push(one, three);
-  const p1 = await listen(one);
-  const p3 = await listen(three);
   for (const model of [chain, pile]) {
     const quiet = await scenario(one, p1, model, { before: 0, subscribers: 0, interleave: false });
     const busy = await scenario(three, p3, model, { before: 4, subscribers: 3, interleave: true });

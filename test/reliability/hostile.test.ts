@@ -7,11 +7,12 @@
  * 2xx or a 4xx with the service's error body — a clear message and, for validation, zod's
  * issue paths — never a 5xx; and a sentinel session's state never changes.
  */
-import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
-import { fallingBody, springParticle, startApp } from "../api/helpers";
+import { fallingBody, springParticle } from "../support/models";
+import { startApp } from "../support/server";
+import { stateHash } from "../support/snapshot";
 
 let app: MoreauApp;
 let sentinel: string;
@@ -51,14 +52,10 @@ function checkAnswer(r: { status: number; text: string }, what: string) {
   }
 }
 
-async function stateHash(id: string): Promise<string> {
+async function sessionHash(id: string): Promise<string> {
   const r = await send("GET", `/v1/sessions/${id}/snapshot`);
   expect(r.status).toBe(200);
-  const st = r.json().simulation.state;
-  const h = createHash("sha256");
-  for (const k of ["position", "orientation", "velocity", "angularVelocity"])
-    h.update(Buffer.from(st[k], "base64"));
-  return h.digest("hex");
+  return stateHash(r.json());
 }
 
 beforeAll(async () => {
@@ -72,11 +69,11 @@ beforeAll(async () => {
   const r = await send("POST", "/v1/sessions", JSON.stringify({ model: springParticle() }));
   sentinel = r.json().id;
   await send("POST", `/v1/sessions/${sentinel}/step`, JSON.stringify({ steps: 10 }));
-  sentinelHash = await stateHash(sentinel);
+  sentinelHash = await sessionHash(sentinel);
 });
 afterAll(async () => {
   // nothing above touched the sentinel
-  expect(await stateHash(sentinel)).toBe(sentinelHash);
+  expect(await sessionHash(sentinel)).toBe(sentinelHash);
   expect((await send("GET", `/v1/sessions/${sentinel}`)).json().step).toBe(10);
   expect((await send("GET", "/health")).status).toBe(200);
   await app.close();

@@ -6,24 +6,17 @@
  * error, keeps the steps it made, and neither the session nor its worker is harmed.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MoreauApp } from "../../src/server/app";
-import { springParticle, startApp } from "../api/helpers";
-import { springChain } from "../support/models";
+import { describe, expect, it } from "vitest";
+import { springChain, springParticle } from "../support/models";
+import { useServer } from "../support/server";
 
 /**
  * The models run on the default request time limit (on a loaded 2-core machine a cold
  * worker's 150 steps can take longer than the short one); the time-limit test has its own
  * app with REQUEST_TIMEOUT_MS = 400.
  */
-let app: MoreauApp;
-beforeAll(async () => {
-  app = await startApp({ workers: 2 });
-});
-afterAll(async () => {
-  await app.close();
-});
-const api = () => request(app.server);
+const server = useServer({ workers: 2 });
+const api = () => request(server.app.server);
 
 /** Particles of 1e-3 kg and 1e6 kg in a chain of 1e12 N/m springs (ratio 1e9). */
 function stiffChain(integrator: string, linearSolver: string) {
@@ -125,14 +118,8 @@ describe("ill-conditioned models run or end diverged", () => {
 });
 
 describe("per-request time limits", () => {
-  let limited: MoreauApp;
-  beforeAll(async () => {
-    limited = await startApp({ workers: 2, requestTimeoutMs: 400 });
-  });
-  afterAll(async () => {
-    await limited.close();
-  });
-  const limitedApi = () => request(limited.server);
+  const limited = useServer({ workers: 2, requestTimeoutMs: 400 });
+  const limitedApi = () => request(limited.app.server);
   it("a step request past REQUEST_TIMEOUT_MS ends with 504 timeout; session and worker go on", async () => {
     // a well-posed model that simply takes long: 10⁶ implicit steps of a 40-particle chain
     const chain = {

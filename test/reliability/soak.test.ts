@@ -15,14 +15,16 @@
  *   on the allocator's schedule (freed pages kept by malloc's arenas), so only a leak of
  *   megabytes a round (a worker keeping its simulations) passes it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { readExample } from "../support/examples";
+import { FrameClient } from "../support/frames";
+import { sample } from "../support/metrics";
 import { freePort } from "../support/net";
+import { type ServerProcess, spawnServer } from "../support/process";
+import { sleep } from "../support/wait";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const WARMUP_ROUNDS = 20;
 const ROUNDS = 45;
 /**
@@ -39,8 +41,7 @@ const MAX_LIVE_HEAP_GROWTH_MIB = 4;
  */
 const MAX_RSS_GROWTH_MIB = 64;
 
-let server: ChildProcess;
-let base: string;
+let server: ServerProcess;
 /** the server's inspector session (a debugging protocol connection to its main thread) */
 let inspector: WebSocket;
 let inspectorCalls = 0;
@@ -64,25 +65,11 @@ async function collectGarbage(): Promise<void> {
   await answered;
 }
 
+/** A request that must succeed: its JSON answer, or its text. */
 async function call(method: string, path: string, body?: unknown) {
-  const r = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
-  return text.length > 0 && r.headers.get("content-type")?.includes("json")
-    ? JSON.parse(text)
-    : text;
-}
-
-/** Sum of a metric's samples in a Prometheus text exposition (all label sets). */
-function metric(text: string, name: string): number {
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm")))
-    sum += Number(m[1]);
-  return sum;
+  const r = await server.call(method, path, body);
+  if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.text.slice(0, 300)}`);
+  return r.body ?? r.text;
 }
 
 function median(xs: number[]): number {
@@ -108,9 +95,6 @@ function rssMiB(pid: number): number {
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return kib / 1024;
 }
-
-const example = (name: string) =>
-  JSON.parse(readFileSync(resolve(ROOT, "examples", `${name}.json`), "utf8"));
 
 /** A 20 × 20 cloth of springs (its model and checkpoints are hundreds of kB). */
 function cloth() {
@@ -179,23 +163,14 @@ function servoPendulum() {
 
 /** Subscribes to a session, steps it, and returns the frames read. */
 async function streamWhileStepping(id: string, steps: number): Promise<number> {
-  const ws = new WebSocket(`${base.replace("http", "ws")}/v1/sessions/${id}/stream?every=10`);
-  let frames = 0;
-  ws.on("message", () => {
-    frames++;
-  });
-  await new Promise<void>((res, rej) => {
-    ws.once("open", () => res());
-    ws.once("error", rej);
-  });
+  const c = new FrameClient(`ws://127.0.0.1:${server.port}/v1/sessions/${id}/stream?every=10`);
+  await c.open();
   await call("POST", `/v1/sessions/${id}/step`, { steps });
   // the last frame of the step request (step `steps` is a multiple of 10) ends the wait
-  const deadline = Date.now() + 10_000;
-  while (frames < 1 + steps / 10 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 10));
-  ws.close();
-  await new Promise((r) => ws.once("close", r));
-  return frames;
+  await c.waitForMessages(1 + steps / 10, 10_000).catch(() => undefined);
+  c.close();
+  await c.waitClosed();
+  return c.raw.length;
 }
 
 async function round(): Promise<void> {
@@ -206,7 +181,7 @@ async function round(): Promise<void> {
     return s.id as string;
   };
   const clothId = await create({ model: cloth() });
-  const pileId = await create({ model: example("box-stack") });
+  const pileId = await create({ model: readExample("box-stack") });
   const servoId = await create({ model: servoPendulum() });
   expect(await streamWhileStepping(clothId, 50)).toBeGreaterThanOrEqual(6);
   await call("POST", `/v1/sessions/${pileId}/step`, { steps: 100 });
@@ -219,30 +194,16 @@ async function round(): Promise<void> {
   const fork = await call("POST", `/v1/sessions/${clothId}/fork`);
   ids.push(fork.id);
   await call("GET", `/v1/sessions/${servoId}/recording`);
-  await call("POST", "/v1/assembly", { model: example("four-bar") });
+  await call("POST", "/v1/assembly", { model: readExample("four-bar") });
   for (const id of ids) await call("DELETE", `/v1/sessions/${id}`);
 }
 
 beforeAll(async () => {
-  const port = await freePort();
   const inspectorPort = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const args = [`--inspect=127.0.0.1:${inspectorPort}`, "--import", "tsx", "src/server/main.ts"];
-  server = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", WORKERS: "2", LOG_LEVEL: "warn" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await fetch(`${base}/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error("the server did not become ready");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  server = await spawnServer(
+    { WORKERS: "2" },
+    { nodeArgs: [`--inspect=127.0.0.1:${inspectorPort}`], timeoutMs: 60_000 },
+  );
   const [target] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json();
   inspector = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((res, rej) => {
@@ -253,13 +214,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   inspector?.close();
-  server.kill("SIGTERM");
-  await new Promise((r) => server.once("exit", r));
+  await server?.stop();
 });
 
 describe("soak", () => {
   it(`the live heap and RSS stay flat over ${ROUNDS} rounds of every kind of work`, async () => {
-    const pid = server.pid as number;
+    const pid = server.child.pid as number;
     for (let i = 0; i < WARMUP_ROUNDS; i++) await round();
     const rss: number[] = [];
     const live: number[] = [];
@@ -267,12 +227,12 @@ describe("soak", () => {
       await round();
       rss.push(rssMiB(pid));
       // the collection's observer reports after it: wait for a new reading
-      const before = metric(await call("GET", "/metrics"), "moreau_heap_live_bytes");
+      const before = sample(await call("GET", "/metrics"), "moreau_heap_live_bytes");
       await collectGarbage();
       let bytes = before;
       for (let k = 0; k < 100 && bytes === before; k++) {
-        await new Promise((r) => setTimeout(r, 10));
-        bytes = metric(await call("GET", "/metrics"), "moreau_heap_live_bytes");
+        await sleep(10);
+        bytes = sample(await call("GET", "/metrics"), "moreau_heap_live_bytes");
       }
       live.push(bytes / 2 ** 20);
     }

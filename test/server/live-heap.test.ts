@@ -8,6 +8,7 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { trackLiveHeap } from "../../src/server/live-heap";
 import { ServerMetrics } from "../../src/server/metrics";
+import { sleep } from "../support/wait";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -15,7 +16,7 @@ const gc = runInNewContext("gc") as () => void;
 /** A full collection, then the turn on which the gc observer reports it. */
 async function collect(): Promise<void> {
   gc();
-  await new Promise((r) => setTimeout(r, 20));
+  await sleep(20);
 }
 
 describe("live heap", () => {

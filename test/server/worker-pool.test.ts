@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/server/config";
 import { ApiError } from "../../src/server/errors";
 import { WorkerPool } from "../../src/server/worker-pool";
-import { fallingBody } from "../api/helpers";
+import { fallingBody } from "../support/models";
+import { sleep } from "../support/wait";
 
 let pool: WorkerPool;
 const lost: string[] = [];
@@ -51,7 +52,7 @@ describe("WorkerPool.request", () => {
     expect((failure as ApiError).code).toBe("invalid_request");
     expect((failure as ApiError).message).toMatch(/could not be sent to a solver worker/);
     // past the request's timeout and the watchdog grace (200 + 1000 ms) nothing fires
-    await new Promise((r) => setTimeout(r, 1300));
+    await sleep(1300);
     expect(lost).toEqual([]);
     expect(pool.alive).toBe(1);
     const answer = await pool.request(0, {

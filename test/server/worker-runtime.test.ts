@@ -1,13 +1,3 @@
-/**
- * The worker runtime driven in-process (no thread): frames per subscription class at the
- * steps `every` selects, worker-side dropping when the event loop has not drained
- * FRAME_QUEUE_BYTES, the step deadline, and disabled test hooks. The frames' contactPeak
- * (bouncing-ball example) against a reference simulation stepped alone: per step, the sum
- * of the State's contact normal forces, whose maximum and h-weighted sum over each frame's
- * interval the frame must carry; classes sharing an encoding, a dropped frame and a reset.
- */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ContactPeakOut } from "../../schemas/api";
 import { loadModel } from "../../src/engine/simulation/build";
@@ -18,7 +8,8 @@ import type {
   WorkerResult,
 } from "../../src/server/protocol";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
-import { fallingBody } from "../api/helpers";
+import { readExample } from "../support/examples";
+import { fallingBody } from "../support/models";
 
 const LIMIT = 64 * 1024;
 let out: WorkerOutbound[];
@@ -55,7 +46,7 @@ async function created() {
   const r = await call({
     kind: "open",
     sessionId: "s",
-    body: Buffer.from(JSON.stringify({ model: fallingBody(10) })),
+    body: Buffer.from(JSON.stringify({ model: fallingBody({ z0: 10 }) })),
     maxBodies: 100,
   });
   expect(r.ok).toBe(true);
@@ -158,9 +149,7 @@ describe("WorkerRuntime", () => {
   });
 });
 
-const BALL = JSON.parse(
-  readFileSync(resolve(import.meta.dirname, "../../examples/bouncing-ball.json"), "utf8"),
-);
+const BALL = readExample("bouncing-ball");
 
 /** Σ normalForce of the State's contacts after every step 1..n of the bouncing ball, alone. */
 function referenceForces(n: number): number[] {

@@ -78,49 +78,120 @@ export function cartPoleModel(o: CartPoleOptions) {
 }
 
 export interface SpringParticleOptions {
-  /** Spring stiffness k (N/m). */
-  stiffness: number;
-  /** Particle mass m (kg). */
-  mass: number;
-  /** Initial position along x (m), at rest. */
-  x0: number;
-  /** Time step h (s). */
-  dt: number;
+  /** Spring stiffness k (N/m); 100 when left out. */
+  stiffness?: number;
+  /** Particle mass m (kg); 1 when left out. */
+  mass?: number;
+  /** Initial position along x (m); 1 when left out. */
+  x0?: number;
+  /** Initial velocity along x (m/s); at rest (and none written) when left out. */
+  v0?: number;
+  /** Time step h (s); 0.001 when left out. */
+  dt?: number;
 }
 
+/** The spring particle of the tests when an option is left out. */
+export const SPRING_PARTICLE = { stiffness: 100, mass: 1, x0: 1, v0: 0, dt: 0.001 } as const;
+
+type SolverIn = NonNullable<ModelInput["solver"]>;
+
+const springParticleOptions = (o: SpringParticleOptions): Required<SpringParticleOptions> => ({
+  stiffness: o.stiffness ?? SPRING_PARTICLE.stiffness,
+  mass: o.mass ?? SPRING_PARTICLE.mass,
+  x0: o.x0 ?? SPRING_PARTICLE.x0,
+  v0: o.v0 ?? SPRING_PARTICLE.v0,
+  dt: o.dt ?? SPRING_PARTICLE.dt,
+});
+
 /**
- * A particle "p" of mass m at (x0, 0, 0), at rest, on the zero-length spring "s" to the
- * origin, no gravity, integrated by symplectic Euler at h = dt: a motion with the short
- * recurrence written out in springParticleRecurrence.
+ * A particle "p" of mass m at (x0, 0, 0), with velocity (v0, 0, 0), on the zero-length
+ * spring "s" to the origin, no gravity: x'' = −(k/m) x along x. Integrated by symplectic
+ * Euler at h = dt, a motion with the short recurrence written out in
+ * springParticleRecurrence; `integrator` and `solver` (more solver settings) for the tests
+ * of other schemes. Named "spring" unless `name` says otherwise (null: no name).
  */
-export function springParticle(o: SpringParticleOptions & { name: string }) {
+export function springParticle(
+  o: SpringParticleOptions & {
+    name?: string | null;
+    integrator?: SolverIn["integrator"];
+    solver?: SolverIn;
+  } = {},
+) {
+  const p = springParticleOptions(o);
   return {
-    name: o.name,
+    ...(o.name === null ? {} : { name: o.name ?? "spring" }),
     gravity: [0, 0, 0] as Vec3,
-    bodies: [{ id: "p", kind: "particle" as const, mass: o.mass, position: [o.x0, 0, 0] as Vec3 }],
+    bodies: [
+      {
+        id: "p",
+        kind: "particle" as const,
+        mass: p.mass,
+        position: [p.x0, 0, 0] as Vec3,
+        ...(o.v0 === undefined ? {} : { velocity: [o.v0, 0, 0] as Vec3 }),
+      },
+    ],
     forces: [
       {
         id: "s",
         type: "spring" as const,
         a: { body: "p" },
         b: { body: "ground" },
-        stiffness: o.stiffness,
+        stiffness: p.stiffness,
         restLength: 0,
       },
     ],
-    solver: { integrator: "symplectic-euler" as const, dt: o.dt },
+    solver: { integrator: o.integrator ?? ("symplectic-euler" as const), dt: p.dt, ...o.solver },
   } satisfies ModelInput;
 }
 
-/** springParticle's x and v after n steps: v ← v − h (k/m) x, then x ← x + h v. */
+/**
+ * springParticle's x and v after n steps of symplectic Euler (v ← v − h (k/m) x, then
+ * x ← x + h v), for the same options.
+ */
 export function springParticleRecurrence(o: SpringParticleOptions, n: number) {
-  let x = o.x0;
-  let v = 0;
+  const { stiffness: k, mass: m, dt: h, x0, v0 } = springParticleOptions(o);
+  let x = x0;
+  let v = v0;
   for (let i = 0; i < n; i++) {
-    v -= o.dt * (o.stiffness / o.mass) * x;
-    x += o.dt * v;
+    v -= h * (k / m) * x;
+    x += h * v;
   }
   return { x, v };
+}
+
+/** Explicit stepping of a 1e8 N/m spring particle at h = 0.01 s: |1 − h²k/m| ≫ 1, it blows up. */
+export function divergingSpringParticle() {
+  return springParticle({ stiffness: 1e8, dt: 0.01, name: "diverging" });
+}
+
+export interface FallingBodyOptions {
+  /** Initial height (m); 10 when left out. */
+  z0?: number;
+  /** Time step h (s); 0.005 when left out. */
+  dt?: number;
+  /** The model's name; "fall" when left out. */
+  name?: string;
+}
+
+/**
+ * A rigid body "ball" (1 kg, inertia 0.1 kg·m²) falling from z0 under the default gravity
+ * with the default Moreau–Jean θ = 1/2 scheme, which integrates a constant acceleration
+ * exactly: z(t) = z0 − g t²/2, v(t) = −g t.
+ */
+export function fallingBody(o: FallingBodyOptions = {}) {
+  return {
+    name: o.name ?? "fall",
+    bodies: [
+      {
+        id: "ball",
+        kind: "rigid" as const,
+        mass: 1,
+        inertia: [0.1, 0.1, 0.1] as Vec3,
+        position: [0, 0, o.z0 ?? 10] as Vec3,
+      },
+    ],
+    solver: { dt: o.dt ?? 0.005 },
+  } satisfies ModelInput;
 }
 
 export interface RodPendulumOptions {

@@ -1,9 +1,12 @@
 /**
- * An in-process server for the tests that talk to it over real sockets (the command line
- * against --server, the dashboard in Chromium): buildApp with one worker and quiet logs,
- * listening on an ephemeral 127.0.0.1 port. (Tests that only need requests use supertest on
- * an app that is not listening, test/api/helpers.ts startApp; tests of the server process
- * spawn it, bench/server-load.ts startServer.)
+ * The server in process, for the tests: buildApp with one worker and quiet logs (the
+ * test's configuration over these defaults).
+ * - startApp: built and ready, not listening (supertest and app.inject need no port);
+ * - startServer: listening on an ephemeral 127.0.0.1 port, for what talks to it over real
+ *   sockets (WebSocket streams, the client, the command line, Chromium);
+ * - useServer: one listening server for a test file or describe block.
+ * The server as its own process (`npm start`, the compiled server, the benchmarks) is
+ * process.ts.
  */
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
@@ -14,15 +17,29 @@ export interface TestServer {
   app: MoreauApp;
   /** http://127.0.0.1:<port>, no trailing slash. */
   url: string;
+  /** ws://127.0.0.1:<port>, no trailing slash. */
+  ws: string;
   port: number;
+}
+
+/** Builds the app with `config` over the test defaults; ready, not listening. */
+export async function startApp(config: ConfigInput = {}): Promise<MoreauApp> {
+  const app = await buildApp({ workers: 1, logLevel: "silent", ...config });
+  await app.ready();
+  return app;
+}
+
+/** Listens on an ephemeral port of 127.0.0.1; returns the port. */
+async function listen(app: MoreauApp): Promise<number> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return (app.server.address() as AddressInfo).port;
 }
 
 /** Builds the app with `config` over the test defaults and starts listening. */
 export async function startServer(config: ConfigInput = {}): Promise<TestServer> {
-  const app = await buildApp({ workers: 1, logLevel: "silent", ...config });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const { port } = app.server.address() as AddressInfo;
-  return { app, url: `http://127.0.0.1:${port}`, port };
+  const app = await startApp(config);
+  const port = await listen(app);
+  return { app, url: `http://127.0.0.1:${port}`, ws: `ws://127.0.0.1:${port}`, port };
 }
 
 /**
@@ -48,6 +65,9 @@ export function useServer(config: ConfigInput = {}): Readonly<TestServer> {
     },
     get url() {
       return running().url;
+    },
+    get ws() {
+      return running().ws;
     },
     get port() {
       return running().port;

@@ -21,19 +21,14 @@ import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
 import { rodPendulum } from "../../support/models";
+import { rotationMatrix } from "../../support/quat";
 
 type V = [number, number, number];
 type Q = [number, number, number, number];
 const Id: V = [1, 2, 3];
 
 function rotate(q: Q, v: V): V {
-  const [w, x, y, z] = q;
-  const R = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-    [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-    [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-  ];
-  return R.map((r) => r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) as V;
+  return rotationMatrix(q).map((r) => r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) as V;
 }
 const rotateInverse = (q: Q, v: V) => rotate([q[0], -q[1], -q[2], -q[3]], v);
 

@@ -1,15 +1,8 @@
-/**
- * Like Chrono's DoAssembly, an analysis with active nonsmooth contacts is not performed
- * (analysis/assembly.ts): UNSUPPORTED_CONTACTS, the state untouched. Through Simulation,
- * which counts the contacts active in the last step.
- */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { type ExampleModel, readExample } from "../../support/examples";
 
-const example = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, `../../../examples/${name}.json`), "utf8"));
+const example = (name: string) => readExample<ExampleModel & { contact: { method: string } }>(name);
 
 describe("assembly with nonsmooth contacts", () => {
   it("a resting stack (nsc): UNSUPPORTED_CONTACTS naming the active contacts, state untouched", () => {

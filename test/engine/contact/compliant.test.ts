@@ -31,14 +31,8 @@ import {
   restorePositions,
   setVelocity,
 } from "../../../src/engine/model/body-system";
-
-type V3 = [number, number, number];
-
-function axisAngle(axis: V3, angle: number): [number, number, number, number] {
-  const l = Math.hypot(...axis);
-  const s = Math.sin(angle / 2) / l;
-  return [Math.cos(angle / 2), axis[0] * s, axis[1] * s, axis[2] * s];
-}
+import { axisAngle } from "../../support/quat";
+import { settleOnFloor } from "./helpers";
 
 function generalizedForce(sys: BodySystem, e: CompliantContactEffector): Float64Array {
   clearForces(sys);
@@ -320,24 +314,13 @@ describe("a dropped sphere settles where the contact force equals m g", () => {
   const m = 1;
   const g = 9.81;
   const R = 0.1;
-  function drop(behavior: Record<string, unknown>, shape: Record<string, unknown>, z0: number) {
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        { id: "body", mass: m, position: [0, 0, z0], shapes: [shape] },
-        { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
-      ],
-      contact: { method: "smc", behavior },
-      solver: {
-        integrator: "backward-euler",
-        dt: 0.01,
-        newtonIterations: 20,
-        newtonTolerance: 1e-12,
-      },
-    });
-    sim.step(300);
-    return sim.state();
-  }
+  const drop = (behavior: Record<string, unknown>, shape: Record<string, unknown>, z0: number) =>
+    settleOnFloor(
+      { id: "body", mass: m, position: [0, 0, z0], shapes: [shape] },
+      { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
+      behavior,
+      g,
+    );
 
   it("linear: δ = mg/k", () => {
     const k = 1e6;

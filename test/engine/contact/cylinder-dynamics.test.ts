@@ -18,29 +18,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { axisAngle, type Q4, rotate, type V3 } from "../../support/quat";
+import { settleOnFloor } from "./helpers";
 
 const g = 9.81;
-type V3 = [number, number, number];
-type Q4 = [number, number, number, number];
-
-function axisAngle(axis: V3, angle: number): Q4 {
-  const l = Math.hypot(...axis);
-  const s = Math.sin(angle / 2) / l;
-  return [Math.cos(angle / 2), axis[0] * s, axis[1] * s, axis[2] * s];
-}
-
-/** Rotates v by the unit quaternion q. */
-function rotate(q: number[], v: V3): V3 {
-  const [w, x, y, z] = q;
-  const tx = 2 * (y * v[2] - z * v[1]);
-  const ty = 2 * (z * v[0] - x * v[2]);
-  const tz = 2 * (x * v[1] - y * v[0]);
-  return [
-    v[0] + w * tx + (y * tz - z * ty),
-    v[1] + w * ty + (z * tx - x * tz),
-    v[2] + w * tz + (x * ty - y * tx),
-  ];
-}
 
 function rotationAngle(q: number[]): number {
   return 2 * Math.acos(Math.min(1, Math.abs(q[0])));
@@ -302,30 +283,19 @@ describe("cylinder on a plane with compliant contact (SMC)", () => {
   const m = 1;
   const r = 0.1;
   const L = 0.05;
-  function drop(behavior: Record<string, unknown>, orientation: Q4, z0: number) {
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        {
-          id: "cyl",
-          mass: m,
-          position: [0, 0, z0],
-          orientation,
-          shapes: [{ type: "cylinder", radius: r, halfLength: L }],
-        },
-        floor,
-      ],
-      contact: { method: "smc", behavior },
-      solver: {
-        integrator: "backward-euler",
-        dt: 0.01,
-        newtonIterations: 20,
-        newtonTolerance: 1e-12,
+  const drop = (behavior: Record<string, unknown>, orientation: Q4, z0: number) =>
+    settleOnFloor(
+      {
+        id: "cyl",
+        mass: m,
+        position: [0, 0, z0],
+        orientation,
+        shapes: [{ type: "cylinder", radius: r, halfLength: L }],
       },
-    });
-    sim.step(300);
-    return sim.state();
-  }
+      floor,
+      behavior,
+      g,
+    );
 
   it("linear, standing: 8 k δ = m g", () => {
     const k = 1e6;

@@ -111,40 +111,49 @@ describe("fast block-sparse path and dense solveConstrained path agree", () => {
   });
 });
 
+/** The pendulum bob of the tests with joints: arm length L, bob radius r and mass m. */
+const BOB = { L: 0.5, r: 0.05, m: 2 };
+
+/**
+ * A bob (a sphere of radius r, mass m) on an arm of length L pinned at (0, 0, r) about y,
+ * the bob centred on the arm; it starts 20° above horizontal and the floor z = 0 is touched
+ * when the arm is horizontal. NSC contact with `restitution`.
+ */
+function bobOnFloor(restitution: number, solver: Record<string, unknown>) {
+  const { L, r, m } = BOB;
+  const a0 = (20 * Math.PI) / 180;
+  return loadModel({
+    gravity: [0, 0, -g],
+    bodies: [
+      {
+        id: "bob",
+        mass: m,
+        position: [L * Math.cos(a0), 0, r + L * Math.sin(a0)],
+        inertia: [0.002, 0.002, 0.002],
+        shapes: [{ type: "sphere", radius: r }],
+      },
+      floor,
+    ],
+    joints: [
+      {
+        id: "pivot",
+        type: "revolute",
+        a: { body: "ground", point: [0, 0, r] },
+        b: { body: "bob", point: [-L * Math.cos(a0), 0, -L * Math.sin(a0)] },
+        axis: [0, 1, 0],
+      },
+    ],
+    contact: { method: "nsc", restitution },
+    solver,
+  });
+}
+
 describe("contact with joints (Delassus through the constrained solve)", () => {
   it("a pendulum bob striking the floor with the arm horizontal rebounds with ω⁺ ≈ −e ω⁻", () => {
-    const L = 0.5;
-    const r = 0.05;
+    const { m } = BOB;
     const e = 0.6;
-    const m = 2;
     const h = 0.002;
-    // Pivot at (0, 0, r); bob (the body) centred on the arm; it starts 20° above
-    // horizontal and the floor z = 0 is touched when the arm is horizontal.
-    const a0 = (20 * Math.PI) / 180;
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        {
-          id: "bob",
-          mass: m,
-          position: [L * Math.cos(a0), 0, r + L * Math.sin(a0)],
-          inertia: [0.002, 0.002, 0.002],
-          shapes: [{ type: "sphere", radius: r }],
-        },
-        floor,
-      ],
-      joints: [
-        {
-          id: "pivot",
-          type: "revolute",
-          a: { body: "ground", point: [0, 0, r] },
-          b: { body: "bob", point: [-L * Math.cos(a0), 0, -L * Math.sin(a0)] },
-          axis: [0, 1, 0],
-        },
-      ],
-      contact: { method: "nsc", restitution: e },
-      solver: { integrator: "moreau-jean", dt: h, tolerance: 1e-14 },
-    });
+    const sim = bobOnFloor(e, { integrator: "moreau-jean", dt: h, tolerance: 1e-14 });
     let hit = false;
     for (let k = 0; k < 2000 && !hit; k++) {
       const before = sim.state().bodies[0];
@@ -174,34 +183,9 @@ describe("contact with joints (Delassus through the constrained solve)", () => {
 
 describe("projection on constraints with joints", () => {
   it("contact and joint projections together: no penetration, no joint drift", () => {
-    const L = 0.5;
-    const r = 0.05;
-    const a0 = (20 * Math.PI) / 180;
+    const { L, r } = BOB;
     const run = (projectOnConstraints: boolean) => {
-      const sim = loadModel({
-        gravity: [0, 0, -g],
-        bodies: [
-          {
-            id: "bob",
-            mass: 2,
-            position: [L * Math.cos(a0), 0, r + L * Math.sin(a0)],
-            inertia: [0.002, 0.002, 0.002],
-            shapes: [{ type: "sphere", radius: r }],
-          },
-          floor,
-        ],
-        joints: [
-          {
-            id: "pivot",
-            type: "revolute",
-            a: { body: "ground", point: [0, 0, r] },
-            b: { body: "bob", point: [-L * Math.cos(a0), 0, -L * Math.sin(a0)] },
-            axis: [0, 1, 0],
-          },
-        ],
-        contact: { method: "nsc", restitution: 0.3 },
-        solver: { integrator: "moreau-jean", dt: 0.005, projectOnConstraints },
-      });
+      const sim = bobOnFloor(0.3, { integrator: "moreau-jean", dt: 0.005, projectOnConstraints });
       let pen = 0;
       let drift = 0;
       for (let k = 0; k < 400; k++) {
@@ -220,7 +204,8 @@ describe("projection on constraints with joints", () => {
   });
 });
 
-function twoBalls(contact: Record<string, unknown>) {
+/** Ball a (1 m/s along x) touching ball b, at rest; `joints` between them if given. */
+function twoBalls(contact: Record<string, unknown>, joints?: Record<string, unknown>[]) {
   return loadModel({
     gravity: [0, 0, 0],
     bodies: [
@@ -233,6 +218,7 @@ function twoBalls(contact: Record<string, unknown>) {
       },
       { id: "b", mass: 1, position: [0.2, 0, 0], shapes: [{ type: "sphere", radius: 0.1 }] },
     ],
+    ...(joints ? { joints } : {}),
     contact: { method: "nsc", ...contact },
     solver: { integrator: "moreau-jean", dt: 0.001 },
   });
@@ -289,22 +275,9 @@ describe("parameters", () => {
 
   it("jointed bodies do not collide unless collideJointed", () => {
     const model = (collideJointed: boolean) =>
-      loadModel({
-        gravity: [0, 0, 0],
-        bodies: [
-          {
-            id: "a",
-            mass: 1,
-            position: [0, 0, 0],
-            velocity: [1, 0, 0],
-            shapes: [{ type: "sphere", radius: 0.1 }],
-          },
-          { id: "b", mass: 1, position: [0.2, 0, 0], shapes: [{ type: "sphere", radius: 0.1 }] },
-        ],
-        joints: [{ id: "d", type: "distance", a: { body: "a" }, b: { body: "b" }, length: 0.2 }],
-        contact: { method: "nsc", collideJointed },
-        solver: { integrator: "moreau-jean", dt: 0.001 },
-      });
+      twoBalls({ collideJointed }, [
+        { id: "d", type: "distance", a: { body: "a" }, b: { body: "b" }, length: 0.2 },
+      ]);
     const off = model(false);
     off.step(1);
     expect(off.state().contacts).toHaveLength(0);

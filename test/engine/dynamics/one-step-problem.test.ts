@@ -1,16 +1,8 @@
-/**
- * Which schemes take one-step nonsmooth problems (dynamics/one-step-problem.ts
- * isVelocityLevel): every integrator name of the model format is classified here by its
- * definition (velocity-level schemes step impulses; Newmark and generalized-α step
- * accelerations whose memory would carry P/h), and the classification decides whether a
- * model with nonsmooth contact loads.
- */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SolverSettings } from "../../../schemas/model";
 import { isVelocityLevel } from "../../../src/engine/dynamics/one-step-problem";
 import { loadModel } from "../../../src/engine/index";
+import { type ExampleModel, readExample } from "../../support/examples";
 
 const VELOCITY_LEVEL: Record<string, boolean> = {
   "moreau-jean": true,
@@ -29,9 +21,7 @@ describe("isVelocityLevel", () => {
   });
 
   it("decides which integrators take nonsmooth contact", () => {
-    const model = JSON.parse(
-      readFileSync(resolve(import.meta.dirname, "../../../examples/bouncing-ball.json"), "utf8"),
-    );
+    const model = readExample<ExampleModel & { contact: { method: string } }>("bouncing-ball");
     expect(model.contact.method).toBe("nsc");
     for (const integrator of names) {
       const load = () => loadModel({ ...model, solver: { ...model.solver, integrator } });

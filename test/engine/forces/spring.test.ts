@@ -169,24 +169,32 @@ describe("spring momentum balance and energy", () => {
     return { f, m };
   }
 
+  /**
+   * A spring-damper (k = 50, c = 3, rest length `restLength`) between points of the two
+   * bodies at a random state: the spring, the system and the net load it applies.
+   */
+  function randomlyLoaded(rng: () => number, restLength: number) {
+    const sys = twoRigid();
+    const sp = new SpringEffector(sys, {
+      id: "s",
+      bodyA: 0,
+      pointA: [0.3, -0.2, 0.1],
+      bodyB: 1,
+      pointB: [0, 0.4, -0.5],
+      stiffness: 50,
+      damping: 3,
+      restLength,
+    });
+    randomizeState(sys, rng);
+    clearForces(sys);
+    sp.applyForces(0);
+    return { sys, sp, ...netLoad(sys) };
+  }
+
   it("axial spring-damper between rigid bodies: zero net force and moment", () => {
     const rng = mulberry32(11);
     for (let c = 0; c < 5; c++) {
-      const sys = twoRigid();
-      const sp = new SpringEffector(sys, {
-        id: "s",
-        bodyA: 0,
-        pointA: [0.3, -0.2, 0.1],
-        bodyB: 1,
-        pointB: [0, 0.4, -0.5],
-        stiffness: 50,
-        damping: 3,
-        restLength: 0.7,
-      });
-      randomizeState(sys, rng);
-      clearForces(sys);
-      sp.applyForces(0);
-      const { f, m } = netLoad(sys);
+      const { sys, f, m } = randomlyLoaded(rng, 0.7);
       const scale = Math.hypot(sys.force[0], sys.force[1], sys.force[2]);
       expect(scale).toBeGreaterThan(1);
       for (let k = 0; k < 3; k++) {
@@ -197,22 +205,7 @@ describe("spring momentum balance and energy", () => {
   });
 
   it("zero-length spring: zero net force; net moment −c d × ḋ from the isotropic damper", () => {
-    const rng = mulberry32(12);
-    const sys = twoRigid();
-    const sp = new SpringEffector(sys, {
-      id: "s",
-      bodyA: 0,
-      pointA: [0.3, -0.2, 0.1],
-      bodyB: 1,
-      pointB: [0, 0.4, -0.5],
-      stiffness: 50,
-      damping: 3,
-      restLength: 0,
-    });
-    randomizeState(sys, rng);
-    clearForces(sys);
-    sp.applyForces(0);
-    const { f, m } = netLoad(sys);
+    const { sp, f, m } = randomlyLoaded(mulberry32(12), 0);
     const d = sp.ends.d;
     const dd = sp.ends.dd;
     const expected = [

@@ -7,8 +7,8 @@ import { SweepAndPrune } from "../../../src/engine/geometry/broadphase";
 import { CollisionDetector } from "../../../src/engine/geometry/collide";
 import { ContactBuffer, contactKey } from "../../../src/engine/geometry/contact-buffer";
 import type { ShapeInstance } from "../../../src/engine/geometry/shapes";
+import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../support/quat";
 import { mulberry32 } from "../../support/random";
-import { axisAngle, type Q4, qmul, rotate, type V3 } from "./helpers";
 
 function pairKey(i: number, j: number): string {
   return i < j ? `${i},${j}` : `${j},${i}`;

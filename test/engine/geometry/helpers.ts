@@ -10,41 +10,7 @@ import type {
   Shape,
   SphereShape,
 } from "../../../src/engine/geometry/shapes";
-
-export type V3 = [number, number, number];
-export type Q4 = [number, number, number, number];
-
-/** Quaternion [w, x, y, z] of a rotation by `angle` about the unit `axis`. */
-export function axisAngle(axis: V3, angle: number): Q4 {
-  const n = Math.hypot(axis[0], axis[1], axis[2]);
-  const s = Math.sin(angle / 2) / n;
-  return [Math.cos(angle / 2), axis[0] * s, axis[1] * s, axis[2] * s];
-}
-
-/** Hamilton product p ⊗ q. */
-export function qmul(p: Q4, q: Q4): Q4 {
-  const [pw, px, py, pz] = p;
-  const [qw, qx, qy, qz] = q;
-  return [
-    pw * qw - px * qx - py * qy - pz * qz,
-    pw * qx + px * qw + py * qz - pz * qy,
-    pw * qy - px * qz + py * qw + pz * qx,
-    pw * qz + px * qy - py * qx + pz * qw,
-  ];
-}
-
-/** Rotates v by the unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v). */
-export function rotate(q: Q4, v: V3): V3 {
-  const [w, x, y, z] = q;
-  const tx = 2 * (y * v[2] - z * v[1]);
-  const ty = 2 * (z * v[0] - x * v[2]);
-  const tz = 2 * (x * v[1] - y * v[0]);
-  return [
-    v[0] + w * tx + (y * tz - z * ty),
-    v[1] + w * ty + (z * tx - x * tz),
-    v[2] + w * tz + (x * ty - y * tx),
-  ];
-}
+import { axisAngle, type Q4, type V3 } from "../../support/quat";
 
 export function pose(p: V3, q: Q4 = [1, 0, 0, 0]): WorldPose {
   return new WorldPose().set(p, q);

@@ -10,8 +10,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BoxShape, CapsuleShape } from "../../../src/engine/geometry/shapes";
+import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../support/quat";
 import { mulberry32 } from "../../support/random";
-import { axisAngle, collide, pose, type Q4, qmul, rotate, type V3 } from "./helpers";
+import { collide, pose } from "./helpers";
 
 function boxSd(q: V3, h: readonly number[]): number {
   const e = [Math.abs(q[0]) - h[0], Math.abs(q[1]) - h[1], Math.abs(q[2]) - h[2]];

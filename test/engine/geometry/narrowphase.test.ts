@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CylinderShape, Shape } from "../../../src/engine/geometry/shapes";
-import { axisAngle, box, capsule, collide, floor, pose, sphere } from "./helpers";
+import { axisAngle } from "../../support/quat";
+import { box, capsule, collide, floor, pose, sphere } from "./helpers";
 
 const cylinder: CylinderShape = { type: "cylinder", radius: 0.4, halfLength: 0.5 };
 

@@ -6,19 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { chainModel } from "../../../bench/scenes";
 import { loadModel } from "../../../src/engine/index";
+import { bodyPoint } from "../../support/quat";
 
 type St = ReturnType<ReturnType<typeof loadModel>["state"]>;
 
 function worldPoint(st: St, body: number, p: [number, number, number]): number[] {
-  if (body < 0) return p;
-  const b = st.bodies[body];
-  const [w, x, y, z] = b.orientation;
-  const R = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-    [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-    [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-  ];
-  return [0, 1, 2].map((i) => b.position[i] + R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2]);
+  return body < 0 ? p : bodyPoint(st.bodies[body], p);
 }
 
 function maxDrift(st: St, links: number): number {

@@ -9,26 +9,21 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { springParticle } from "../../support/models";
 
 const omega = 2 * Math.PI;
 
-function model(integrator: string, h: number) {
-  return {
-    gravity: [0, 0, 0],
-    bodies: [{ id: "p", kind: "particle", mass: 2, position: [0.5, 0, 0], velocity: [0.3, 0, 0] }],
-    forces: [
-      {
-        id: "s",
-        type: "spring",
-        a: { body: "p" },
-        b: { body: "ground" },
-        stiffness: 2 * omega ** 2,
-        restLength: 0,
-      },
-    ],
-    solver: { integrator, dt: h },
-  };
-}
+/** A particle of 2 kg on a zero-length spring to the origin, x'' = −ω² x, set moving. */
+const model = (integrator: "backward-euler" | "symplectic-euler", h: number) =>
+  springParticle({
+    stiffness: 2 * omega ** 2,
+    mass: 2,
+    x0: 0.5,
+    v0: 0.3,
+    dt: h,
+    name: null,
+    integrator,
+  });
 
 function xv(sim: ReturnType<typeof loadModel>) {
   const b = sim.state().bodies[0];

@@ -4,28 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
-import { springChain } from "../../support/models";
+import { springChain, springParticle } from "../../support/models";
 
 const k = (2 * Math.PI) ** 2;
-
-/** One particle on a zero-length spring to the origin: x'' = −k x per axis (m = 1). */
-function oscillatorModel(solver: Record<string, unknown>) {
-  return {
-    gravity: [0, 0, 0],
-    bodies: [{ id: "p", kind: "particle", mass: 1, position: [1, 0, 0] }],
-    forces: [
-      {
-        id: "s",
-        type: "spring",
-        a: { body: "p" },
-        b: { body: "ground" },
-        stiffness: k,
-        restLength: 0,
-      },
-    ],
-    solver: { integrator: "newmark", ...solver },
-  };
-}
 
 /** The design's Newmark equations for m = 1, stiffness k, written out as a scalar recurrence. */
 function newmarkRecurrence(
@@ -64,8 +45,15 @@ describe("Newmark on the one-dof oscillator m = 1, k = (2π)²", () => {
         [0.1, 0.01],
       ])
         it(`β=${beta} γ=${gamma} h=${h} r_M=${rM} r_K=${rK} follows the recurrence to 1e-12`, () => {
+          // one particle (m = 1) on a zero-length spring to the origin: x'' = −k x
           const sim = loadModel(
-            oscillatorModel({ dt: h, beta, gamma, rayleighMass: rM, rayleighStiffness: rK }),
+            springParticle({
+              stiffness: k,
+              dt: h,
+              name: null,
+              integrator: "newmark",
+              solver: { beta, gamma, rayleighMass: rM, rayleighStiffness: rK },
+            }),
           );
           const expected = newmarkRecurrence(h, beta, gamma, rM, rK, 200);
           for (let i = 0; i < 200; i++) {

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { bodyPoint } from "../../support/quat";
 
 type St = ReturnType<ReturnType<typeof loadModel>["state"]>;
 
@@ -23,15 +24,7 @@ const allRevolute = {
 };
 
 function worldPoint(st: St, id: string, p: number[]): number[] {
-  if (id === "ground") return p;
-  const b = st.bodies.find((x) => x.id === id)!;
-  const [w, x, y, z] = b.orientation;
-  const R = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-    [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-    [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-  ];
-  return [0, 1, 2].map((i) => b.position[i] + R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2]);
+  return id === "ground" ? p : bodyPoint(st.bodies.find((x) => x.id === id)!, p);
 }
 
 describe("closed loop of revolute joints (redundant rows)", () => {

@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { rotationMatrix } from "../../support/quat";
 
 const I = [2, 3, 6];
 const w0 = [0, 7, 0.5];
@@ -27,25 +28,15 @@ function ellipticK(k: number): number {
 }
 
 function bodyOmega(st: ReturnType<ReturnType<typeof loadModel>["state"]>) {
-  const [w, x, y, z] = st.bodies[0].orientation;
   const v = st.bodies[0].angularVelocity;
   // ω_body = Rᵀ ω_world
-  const R = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-    [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-    [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-  ];
+  const R = rotationMatrix(st.bodies[0].orientation);
   return [0, 1, 2].map((j) => R[0][j] * v[0] + R[1][j] * v[1] + R[2][j] * v[2]);
 }
 
 function worldMomentum(st: ReturnType<ReturnType<typeof loadModel>["state"]>) {
   const wb = bodyOmega(st);
-  const [w, x, y, z] = st.bodies[0].orientation;
-  const R = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-    [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-    [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-  ];
+  const R = rotationMatrix(st.bodies[0].orientation);
   const lb = wb.map((c, i) => I[i] * c);
   return [0, 1, 2].map((i) => R[i][0] * lb[0] + R[i][1] * lb[1] + R[i][2] * lb[2]);
 }

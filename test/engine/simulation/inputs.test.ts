@@ -20,6 +20,7 @@ import {
   replayRecording,
   replayStates,
 } from "../../../src/engine/index";
+import { rotationMatrix } from "../../support/quat";
 
 const inputs = (list: InputIn[]) => list.map((i) => Input.parse(i));
 
@@ -90,12 +91,7 @@ describe("inputs", () => {
     const s = sim.state();
     expect(s.bodies[0].velocity).toEqual(J.map((x) => x / 2));
     // independent: R from q, I_w = R diag(1,2,3) Rᵀ, solve I_w Δω = r × J + L
-    const [w, x, y, z] = q;
-    const R = [
-      [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ];
+    const R = rotationMatrix(q);
     const rw = R.map((row) => row[0] * p[0] + row[1] * p[1] + row[2] * p[2]);
     const m = [
       rw[1] * J[2] - rw[2] * J[1] + L[0],

@@ -17,7 +17,7 @@ import {
   type Simulation,
   SnapshotError,
 } from "../../../src/engine/index";
-import { readExample } from "../../examples/helpers";
+import { readExample } from "../../support/examples";
 
 /** The double-pendulum example (two 0.5 m rods on revolute joints, released horizontal). */
 function doublePendulum(solver: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {

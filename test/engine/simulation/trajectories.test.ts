@@ -12,17 +12,13 @@
  * prints the current table.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toMoreauModel } from "../../../bench/compare/engines/moreau";
 import { buildScene, SCENE_IDS } from "../../../bench/compare/scene";
 import { loadModel } from "../../../src/engine/index";
+import { exampleFiles, readExample } from "../../support/examples";
 
-const ROOT = resolve(import.meta.dirname, "../../..");
-const EXAMPLES = readdirSync(resolve(ROOT, "examples"))
-  .filter((f) => f.endsWith(".json"))
-  .sort();
+const EXAMPLES = exampleFiles();
 
 /** Steps per case: several hundred for the small scenes, fewer for the large ones. */
 const STEPS: Record<string, number> = {
@@ -66,10 +62,7 @@ const EXPECTED: Record<string, string> = {
 const cases: [string, () => unknown][] = [
   ...EXAMPLES.map(
     (f) =>
-      [`examples/${f}`, () => JSON.parse(readFileSync(resolve(ROOT, "examples", f), "utf8"))] as [
-        string,
-        () => unknown,
-      ],
+      [`examples/${f}`, () => readExample(f.replace(/\.json$/, ""))] as [string, () => unknown],
   ),
   ...SCENE_IDS.map((id) => [id, () => toMoreauModel(buildScene(id))] as [string, () => unknown]),
 ];

@@ -3,7 +3,8 @@
  * manifolds from the clipping, the reference-face choice, edge–edge contacts.
  */
 import { describe, expect, it } from "vitest";
-import { axisAngle, box, collide, expectOne, expectVec, nearest, pose, type V3 } from "../helpers";
+import { axisAngle, type V3 } from "../../../support/quat";
+import { box, collide, expectOne, expectVec, nearest, pose } from "../helpers";
 
 const S2 = Math.SQRT2;
 

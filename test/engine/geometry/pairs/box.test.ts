@@ -4,9 +4,9 @@
  * face, an edge, a vertex) and box–capsule (crossing, lying on a face: two points).
  */
 import { describe, expect, it } from "vitest";
+import { axisAngle, rotate, type V3 } from "../../../support/quat";
 import {
   ALONG_X,
-  axisAngle,
   box,
   capsule,
   collide,
@@ -15,9 +15,7 @@ import {
   floor,
   nearest,
   pose,
-  rotate,
   sphere,
-  type V3,
 } from "../helpers";
 
 const S2 = Math.SQRT2;

@@ -3,10 +3,10 @@
  * capsule–sphere, plane–capsule and capsule–capsule (crossing, parallel: two points).
  */
 import { describe, expect, it } from "vitest";
+import { axisAngle } from "../../../support/quat";
 import {
   ALONG_X,
   ALONG_Y,
-  axisAngle,
   capsule,
   collide,
   expectOne,

@@ -49,8 +49,9 @@ import type {
 } from "../../../../src/engine/geometry/shapes";
 import { aabbHalfWidths } from "../../../../src/engine/geometry/shapes";
 import { inertiaFromShapes } from "../../../../src/engine/model/inertia";
+import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../../support/quat";
 import { mulberry32 } from "../../../support/random";
-import { axisAngle, type C, collide, pose, type Q4, qmul, rotate, type V3 } from "../helpers";
+import { type C, collide, pose } from "../helpers";
 
 const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];

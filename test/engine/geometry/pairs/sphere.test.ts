@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { PlaneShape } from "../../../../src/engine/geometry/shapes";
-import { axisAngle, collide, expectOne, expectVec, floor, pose, sphere } from "../helpers";
+import { axisAngle } from "../../../support/quat";
+import { collide, expectOne, expectVec, floor, pose, sphere } from "../helpers";
 
 describe("sphere–sphere", () => {
   it("separated spheres: gap, normal, midpoint; reported only within the margin", () => {
