@@ -28,7 +28,7 @@ export const BEARER_SCHEME = "bearerAuth";
 
 /**
  * operationIds of routes that do not name their own (by "METHOD url"); the routes in
- * sessions.ts, assembly.ts and metrics.ts name theirs in their schemas.
+ * sessions.ts, assembly.ts, models.ts and metrics.ts name theirs in their schemas.
  */
 const OPERATION_IDS: Record<string, string> = {
   "GET /health": "getHealth",
@@ -160,6 +160,7 @@ const docs: FastifyPluginAsync = async (app) => {
       tags: [
         { name: "sessions", description: "simulation sessions" },
         { name: "assembly", description: "assembly analysis" },
+        { name: "models", description: "model import (URDF)" },
         { name: "operations", description: "health, readiness, metrics" },
       ],
     },

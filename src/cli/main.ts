@@ -6,6 +6,8 @@
  *   moreau validate <model.json>
  *   moreau assemble <model.json> [--server URL] [--levels position,velocity,acceleration]
  *              [--max-iterations N] [--solver S] [--options JSON] [--out FILE]
+ *   moreau import <robot.urdf> [--out FILE] [--floating] [--actuators none|torque|position|velocity]
+ *              [--kp N] [--kd N] [--kv N] [--drop-unsupported] [--package NAME=DIR] [--name NAME]
  *
  * Every command takes -h / --help. A model file may hold a Model or a create-session body
  * `{ "model": ... }`; "-" reads standard input. Without --server (or MOREAU_SERVER) the
@@ -23,8 +25,10 @@ import { parseArgs } from "node:util";
 import { issuesOf, issueText } from "../../schemas/issues";
 import { Model } from "../../schemas/model";
 import type { AssemblyOptionsIn } from "../../schemas/state";
+import type { UrdfImportOptionsIn } from "../../schemas/urdf";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../client/index";
 import { loadModel, ModelError } from "../engine/index";
+import { importCommand } from "./import";
 import { CliError, readModelFile } from "./model-file";
 import { note, writeChunk } from "./output";
 import { runCommand } from "./run";
@@ -100,11 +104,37 @@ Options:
 ${MODEL_FILE}
 ${EXIT_CODES}`;
 
+export const IMPORT_USAGE = `Usage: moreau import <robot.urdf> [options]
+
+Converts a URDF robot description (xacro expanded) into a Moreau model and writes it as
+JSON. Links become rigid bodies (mass, centre of mass, inertia), <collision> boxes,
+cylinders and spheres their shapes; revolute, continuous, prismatic and fixed joints
+become joints with their limits; every moving joint with a non-zero <limit effort> gets
+an actuator (--actuators) whose effortLimit is that effort; <dynamics damping> becomes a
+velocity servo towards 0. What has no counterpart is a warning (standard error) or, for
+collision meshes and <mimic>, an error. Mesh files (STL, OBJ) are read from disk:
+package://PKG/... from --package PKG=DIR or a folder named PKG above the URDF.
+
+Options:
+  -o, --out FILE        write the model there (default: standard output)
+  --floating            the root link is a free body (default: fixed where it is)
+  --actuators TYPE      none | torque (default) | position (--kp, --kd) | velocity (--kv)
+  --kp N, --kd N        the position servos' gains (N·m/rad, N·m·s/rad; N/m, N·s/m)
+  --kv N                the velocity servos' gain
+  --drop-unsupported    drop collision meshes and <mimic> with a warning instead of failing
+  --package NAME=DIR    where package://NAME/ is (repeatable)
+  --name NAME           the model's name (default: the robot's)
+  -h, --help            show this help
+
+Exit codes: 0 done, 1 the URDF cannot be imported (each problem named with its line),
+2 bad usage or an unreadable file.`;
+
 export const USAGE = `moreau — multibody simulation (Moreau engine and server)
 
 Usage:
   moreau run <model.json> [options]        step a model, write its trajectory
   moreau validate <model.json>             check a model against the schema
+  moreau import <robot.urdf> [options]     convert a URDF robot into a model
   moreau assemble <model.json> [options]   assembly analysis (positions, velocities,
                                            accelerations, joint reactions)
   moreau --version
@@ -118,6 +148,7 @@ const COMMAND_USAGE = new Map([
   ["run", RUN_USAGE],
   ["validate", VALIDATE_USAGE],
   ["assemble", ASSEMBLE_USAGE],
+  ["import", IMPORT_USAGE],
 ]);
 
 function version(): string {
@@ -342,6 +373,70 @@ async function cmdAssemble(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+async function cmdImport(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      out: { type: "string", short: "o" },
+      floating: { type: "boolean" },
+      actuators: { type: "string" },
+      kp: { type: "string" },
+      kd: { type: "string" },
+      kv: { type: "string" },
+      "drop-unsupported": { type: "boolean" },
+      package: { type: "string", multiple: true },
+      name: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return usage(io, IMPORT_USAGE);
+  if (positionals.length !== 1) throw new CliError("import takes one URDF file");
+  const packages = new Map<string, string>();
+  for (const p of values.package ?? []) {
+    const eq = p.indexOf("=");
+    if (eq <= 0) throw new CliError(`--package takes NAME=DIR, got "${p}"`);
+    packages.set(p.slice(0, eq), resolve(io.cwd ?? process.cwd(), p.slice(eq + 1)));
+  }
+  const type = values.actuators ?? "torque";
+  const kp = positiveNumber("--kp", values.kp);
+  const kv = positiveNumber("--kv", values.kv);
+  const kd = values.kd === undefined ? 0 : Number(values.kd);
+  if (!Number.isFinite(kd) || kd < 0)
+    throw new CliError(`--kd must be a number ≥ 0, got "${values.kd}"`);
+  let actuators: UrdfImportOptionsIn["actuators"];
+  if (type === "none" || type === "torque") actuators = { type };
+  else if (type === "position") {
+    if (kp === null) throw new CliError("--actuators position needs --kp");
+    actuators = { type, kp, kd };
+  } else if (type === "velocity") {
+    if (kv === null) throw new CliError("--actuators velocity needs --kv");
+    actuators = { type, kv };
+  } else
+    throw new CliError(`--actuators must be none, torque, position or velocity, got "${type}"`);
+  const r = await importCommand({
+    file: positionals[0],
+    cwd: io.cwd ?? process.cwd(),
+    packages,
+    options: {
+      floating: values.floating ?? false,
+      actuators,
+      dropUnsupported: values["drop-unsupported"] ?? false,
+      ...(values.name !== undefined ? { name: values.name } : {}),
+    },
+  });
+  for (const m of r.missing) await note(io.stderr, `warning: mesh file not found: ${m}\n`);
+  for (const w of r.warnings) await note(io.stderr, `warning: ${w}\n`);
+  const { out, close } = await openOut(values.out, io);
+  try {
+    await writeChunk(out, r.json);
+  } finally {
+    await close();
+  }
+  if (values.out) await note(io.stderr, `model written to ${values.out}\n`);
+  return 0;
+}
+
 async function usage(io: CliIo, text: string): Promise<number> {
   await writeChunk(io.stdout, `${text}\n`);
   return 0;
@@ -391,6 +486,8 @@ export async function main(argv: string[], io?: Partial<CliIo>): Promise<number>
         return await cmdValidate(rest, full);
       case "assemble":
         return await cmdAssemble(rest, full);
+      case "import":
+        return await cmdImport(rest, full);
       case "--version":
       case "-v":
       case "version":

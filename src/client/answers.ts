@@ -13,6 +13,7 @@ import { Health, Readiness, RunAccepted, Session, SessionList, Snapshot } from "
 import { InputsAccepted } from "../../schemas/input";
 import { Recording } from "../../schemas/recording";
 import { AssemblyResult, State } from "../../schemas/state";
+import { UrdfImportResult } from "../../schemas/urdf";
 
 const schemas = {
   health: Health,
@@ -25,6 +26,7 @@ const schemas = {
   recording: Recording,
   snapshot: Snapshot,
   assemblyResult: AssemblyResult,
+  urdfImport: UrdfImportResult,
 };
 
 /** The kinds of answer and their types (what each schema's parse returns). */

@@ -18,6 +18,7 @@ import type { ErrorOut, RunRequest, SessionOut, SessionPatch } from "../../schem
 import type { InputIn } from "../../schemas/input";
 import type { ModelInput } from "../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../schemas/state";
+import type { FileContent, UrdfImportOptionsIn } from "../../schemas/urdf";
 import { type Answers, answerSchemas } from "./answers";
 import { MoreauApiError, MoreauConnectionError } from "./errors";
 import {
@@ -37,6 +38,7 @@ export type StepInput = { steps: number } | { duration: number };
 export type RunInput = { realtimeFactor?: RunRequest["realtimeFactor"]; until?: number };
 export type PatchInput = SessionPatch;
 export type SessionAssemblyInput = AssemblyOptionsIn & { apply?: boolean };
+export type UrdfImportOut = Answers["urdfImport"];
 
 export interface ClientOptions {
   /** fetch implementation (default: the global one) */
@@ -182,6 +184,19 @@ export class MoreauClient {
     options: AssemblyOptionsIn = {},
   ): Promise<AssemblyResultOut> {
     return this.request("POST", "/v1/assembly", { model, options }, "assemblyResult");
+  }
+
+  /**
+   * A URDF robot (and the mesh files it references, by name: base64 or text) converted into
+   * a model; nothing is kept. Refusals throw MoreauApiError (400 invalid_urdf, 422
+   * unsupported_urdf, 413) with the issues naming the element and line, or the file.
+   */
+  importUrdf(
+    urdf: string,
+    files: Record<string, FileContent> = {},
+    options: UrdfImportOptionsIn = {},
+  ): Promise<UrdfImportOut> {
+    return this.request("POST", "/v1/models/urdf", { urdf, files, options }, "urdfImport");
   }
 
   // ------------------------------------------------------------------ streaming

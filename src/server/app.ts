@@ -41,6 +41,7 @@ import assemblyRoutes from "../../routes/assembly";
 import docsRoutes from "../../routes/docs";
 import healthRoutes from "../../routes/health";
 import metricsRoutes from "../../routes/metrics";
+import modelRoutes from "../../routes/models";
 import sessionRoutes from "../../routes/sessions";
 import streamRoutes from "../../routes/stream";
 import { installAuth, PUBLIC_PATHS, pathOf, WS_PROTOCOL } from "./auth";
@@ -201,6 +202,7 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   await app.register(metricsRoutes);
   await app.register(sessionRoutes);
   await app.register(assemblyRoutes);
+  await app.register(modelRoutes);
   await app.register(streamRoutes);
   // the dashboard page at GET / and its assets (routes/dashboard.ts)
   await app.register((await import("../../routes/dashboard")).default);

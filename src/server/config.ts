@@ -12,8 +12,9 @@
  * | MAX_STEPS_PER_REQUEST     | 1000000            | steps one POST /step may ask for; beyond: 400       |
  * | MAX_BODY_BYTES            | 1048576 (1 MiB)    | request body size but for the routes below; beyond: |
  * |                           |                    | 413                                                 |
- * | MAX_MODEL_BYTES           | 12582912 (12 MiB)  | body size of POST /v1/sessions and /v1/assembly (a  |
- * |                           |                    | model, snapshot or recording); beyond: 413. These   |
+ * | MAX_MODEL_BYTES           | 12582912 (12 MiB)  | body size of POST /v1/sessions, /v1/assembly and    |
+ * |                           |                    | /v1/models/urdf (a model, snapshot or recording, a  |
+ * |                           |                    | URDF and its meshes); beyond: 413. These            |
  * |                           |                    | bodies are parsed and validated in a worker, never  |
  * |                           |                    | on the event loop. A 100×100 cloth (10 000 bodies,  |
  * |                           |                    | MAX_BODIES; 39 402 springs) is 5 MB as a model and  |

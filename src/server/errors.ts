@@ -9,6 +9,10 @@
  *                          `Authorization: Bearer <key>`
  *   404 not_found          unknown session or route (or a session of another key)
  *   409 conflict           the session's status forbids the request (details.status)
+ *   400 invalid_urdf       POST /v1/models/urdf: a malformed URDF or mesh file; details.issues
+ *                          [{ path, element, line, file, message, code }] name each problem
+ *   422 unsupported_urdf   POST /v1/models/urdf: URDF the model format cannot represent (a
+ *                          collision mesh, a mimic joint, a planar joint), issues as above
  *   413 payload_too_large  request body over MAX_BODY_BYTES or model over MAX_BODIES (the
  *                          rest of an over-long body is read and discarded, up to
  *                          MAX_DRAIN_BYTES, so that the client reads the answer)
@@ -40,6 +44,8 @@ export type ErrorCode =
   | "unauthorized"
   | "not_found"
   | "conflict"
+  | "invalid_urdf"
+  | "unsupported_urdf"
   | "payload_too_large"
   | "unsupported_media_type"
   | "diverged"
@@ -59,6 +65,8 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
+  invalid_urdf: 400,
+  unsupported_urdf: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   diverged: 422,

@@ -74,6 +74,8 @@ export type WorkerRequestBody =
   | { kind: "assemble"; sessionId: string; options: AssemblyOptionsIn; apply: boolean }
   /** Assembly of the model in the JSON (UTF-8 bytes) of an AssemblyRequest body; nothing is kept. */
   | { kind: "assembleModel"; body: Uint8Array; maxBodies: number }
+  /** The model of a URDF import body's JSON (UTF-8 bytes, schemas/urdf.ts); nothing is kept. */
+  | { kind: "importUrdf"; body: Uint8Array; maxBodies: number }
   | { kind: "delete"; sessionId: string }
   | { kind: "snapshot"; sessionId: string; encoding: FrameEncoding }
   /** The session's engine snapshot (schemas/snapshot.ts) as JSON bytes. */
@@ -108,6 +110,8 @@ export interface WorkerErrorInfo {
     | "invalid_request"
     | "payload_too_large"
     | "conflict"
+    | "invalid_urdf"
+    | "unsupported_urdf"
     | "not_found"
     | "diverged"
     | "solver_error"
@@ -132,6 +136,8 @@ export type WorkerResult =
   | { kind: "frame"; step: number; bytes: Uint8Array | null }
   | { kind: "exported"; bytes: Uint8Array }
   | { kind: "assembly"; result: Uint8Array; state: Uint8Array | null }
+  /** the JSON bytes of a URDF import's answer (schemas/urdf.ts UrdfImportResult) */
+  | { kind: "imported"; bytes: Uint8Array }
   | { kind: "inputs"; step: number; pending: number }
   | { kind: "ok" };
 

@@ -450,6 +450,21 @@ export class SessionManager {
     return a.result.result;
   }
 
+  /**
+   * A URDF import (POST /v1/models/urdf) on the least loaded worker; nothing is kept.
+   * `body`: the request's JSON bytes, parsed, validated and converted by the worker.
+   */
+  async importUrdf(body: Uint8Array): Promise<Uint8Array> {
+    if (this.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
+    const a = await this.calls.call(null, this.table.leastLoaded(this.pool.size), {
+      kind: "importUrdf",
+      body,
+      maxBodies: this.config.maxBodies,
+    });
+    if (a.result.kind !== "imported") throw new ApiError("internal", "bad reply");
+    return a.result.bytes;
+  }
+
   // ---------------------------------------------------------------- streams
 
   /** Attaches an upgraded WebSocket to a session: scene frame, then state frames. */

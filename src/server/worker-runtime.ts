@@ -26,6 +26,7 @@ import { underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
 import type { AssemblyOptionsIn } from "../../schemas/state";
+import { UrdfImportBody } from "../../schemas/urdf";
 import {
   buildSimulation,
   clearDeadline,
@@ -44,6 +45,7 @@ import {
   SolverError,
   setDeadline,
 } from "../engine/index";
+import { importParsed, UrdfImportError } from "../formats/urdf/index";
 import { ApiError } from "./errors";
 import { ContactWindow, encode, encodeStateFrame } from "./frames";
 import { trackLiveHeap } from "./live-heap";
@@ -181,6 +183,9 @@ export class WorkerRuntime {
         case "assembleModel":
           result = this.assembleModel(msg.body, msg.maxBodies);
           break;
+        case "importUrdf":
+          result = await importUrdfBody(msg.body, msg.maxBodies);
+          break;
         case "assemble":
           s = this.get(msg.sessionId);
           result = await this.locked(s, () =>
@@ -287,7 +292,8 @@ export class WorkerRuntime {
         transfer.push(r.state.buffer as ArrayBuffer, r.origin.model.buffer as ArrayBuffer);
       else if (r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
       else if (r.kind === "frame" && r.bytes) transfer.push(r.bytes.buffer as ArrayBuffer);
-      else if (r.kind === "exported") transfer.push(r.bytes.buffer as ArrayBuffer);
+      else if (r.kind === "exported" || r.kind === "imported")
+        transfer.push(r.bytes.buffer as ArrayBuffer);
       else if (r.kind === "assembly") {
         transfer.push(r.result.buffer as ArrayBuffer);
         if (r.state) transfer.push(r.state.buffer as ArrayBuffer);
@@ -972,6 +978,33 @@ function invalidBody(err: ParameterError | InputError): Failure {
     message: `invalid body: ${err.message}`,
     details: { part: "body", issues: err.issues },
   });
+}
+
+/**
+ * POST /v1/models/urdf in the worker: the body parsed and validated (400 invalid_request
+ * with paths), the URDF converted (src/formats/urdf); its refusals as the service answers
+ * them: 400 invalid_urdf, 422 unsupported_urdf, 413 payload_too_large, with the issues
+ * (element, line, file) in details.issues.
+ */
+async function importUrdfBody(bytes: Uint8Array, maxBodies: number): Promise<WorkerResult> {
+  const body = parseModelBody(UrdfImportBody, bytes, maxBodies);
+  try {
+    const result = await importParsed(body, { maxBodies });
+    return { kind: "imported", bytes: utf8.encode(JSON.stringify(result)) };
+  } catch (err) {
+    if (!(err instanceof UrdfImportError)) throw err;
+    const code =
+      err.kind === "too_large"
+        ? "payload_too_large"
+        : err.kind === "unsupported"
+          ? "unsupported_urdf"
+          : "invalid_urdf";
+    throw new Failure({
+      code,
+      message: `URDF import: ${err.message}`,
+      details: { part: "body", issues: err.issues },
+    });
+  }
 }
 
 /** A refusal thrown as an ApiError (request-body.ts) in the worker protocol's terms. */

@@ -1,0 +1,284 @@
+/**
+ * The 6-axis arm of arm.ts imported from its URDF: every mass, centre of mass, inertia
+ * (rotated into link axes where its inertial origin has an rpy), joint anchor, axis and
+ * limit is checked against the numbers the URDF was written from, computed here
+ * independently of the converter (rotations as quaternion products — URDF's rpy is
+ * q = qz(yaw) ⊗ qy(pitch) ⊗ qx(roll) — where src/formats/urdf/math.ts uses matrices).
+ * Then its joints, driven by the imported PD position servos, follow ramped targets.
+ */
+import { describe, expect, it } from "vitest";
+import type { ModelSpec } from "../../../schemas/model";
+import { loadModel } from "../../../src/engine/index";
+import { importUrdf } from "../../../src/formats/urdf/index";
+import { ARM_JOINTS, ARM_LINKS, type ArmJoint, armUrdf, type V3 } from "./arm";
+
+type Q = [number, number, number, number];
+
+const qmul = (a: Q, b: Q): Q => [
+  a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+  a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+  a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+  a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+];
+const axisAngle = (axis: V3, t: number): Q => [
+  Math.cos(t / 2),
+  axis[0] * Math.sin(t / 2),
+  axis[1] * Math.sin(t / 2),
+  axis[2] * Math.sin(t / 2),
+];
+const qrpy = (rpy: V3): Q =>
+  qmul(
+    qmul(axisAngle([0, 0, 1], rpy[2]), axisAngle([0, 1, 0], rpy[1])),
+    axisAngle([1, 0, 0], rpy[0]),
+  );
+const rot = (q: Q, v: readonly number[]): V3 => {
+  const r = qmul(qmul(q, [0, v[0], v[1], v[2]]), [q[0], -q[1], -q[2], -q[3]]);
+  return [r[1], r[2], r[3]];
+};
+const plus = (a: readonly number[], b: readonly number[]): V3 => [
+  a[0] + b[0],
+  a[1] + b[1],
+  a[2] + b[2],
+];
+
+interface Frame {
+  q: Q;
+  p: V3;
+}
+
+/** Each link frame in the world at zero, composed along the joints from base_link. */
+function linkFrames(): Map<string, Frame> {
+  const out = new Map<string, Frame>([["base_link", { q: [1, 0, 0, 0], p: [0, 0, 0] }]]);
+  for (const j of ARM_JOINTS) {
+    const parent = out.get(j.parent) as Frame;
+    out.set(j.child, { q: qmul(parent.q, qrpy(j.rpy)), p: plus(parent.p, rot(parent.q, j.xyz)) });
+  }
+  return out;
+}
+
+/** R I Rᵀ with R's columns the rotated basis vectors: Σ_kl R_ik I_kl R_jl. */
+function rotatedInertia(q: Q, i6: readonly number[]): number[][] {
+  const [ixx, ixy, ixz, iyy, iyz, izz] = i6;
+  const I = [
+    [ixx, ixy, ixz],
+    [ixy, iyy, iyz],
+    [ixz, iyz, izz],
+  ];
+  const cols = [rot(q, [1, 0, 0]), rot(q, [0, 1, 0]), rot(q, [0, 0, 1])];
+  const R = (i: number, k: number) => cols[k][i];
+  return [0, 1, 2].map((i) =>
+    [0, 1, 2].map((j) => {
+      let s = 0;
+      for (let k = 0; k < 3; k++) for (let l = 0; l < 3; l++) s += R(i, k) * I[k][l] * R(j, l);
+      return s;
+    }),
+  );
+}
+
+/** A body's frame from the model: world = p + q·x. */
+function bodyFrame(model: ModelSpec, id: string): Frame {
+  const b = model.bodies.find((x) => x.id === id);
+  if (!b) throw new Error(`no body ${id}`);
+  return { q: b.orientation as Q, p: b.position as V3 };
+}
+
+const close = (a: readonly number[], b: readonly number[], tol: number) => {
+  expect(a.length).toBe(b.length);
+  a.forEach((x, i) => {
+    expect(Math.abs(x - b[i]), `component ${i}: ${x} vs ${b[i]}`).toBeLessThan(tol);
+  });
+};
+
+/** The same rotation: q1 = ±q2. */
+const sameRotation = (a: readonly number[], b: readonly number[]) => {
+  const dot = a.reduce((s, x, i) => s + x * b[i], 0);
+  expect(Math.abs(Math.abs(dot) - 1)).toBeLessThan(1e-12);
+};
+
+const MOVING = ARM_JOINTS.filter((j) => j.type !== "fixed");
+
+describe("the 6-axis arm", async () => {
+  const { model, warnings } = await importUrdf({ urdf: armUrdf() });
+  const frames = linkFrames();
+
+  it("has a fixed base, a body per moving link and the massless tool lumped into the wrist", () => {
+    expect(model.name).toBe("arm6");
+    expect(model.bodies.map((b) => b.id)).toEqual(ARM_LINKS.map((l) => l.name));
+    expect(model.bodies[0].fixed).toBe(true);
+    expect(model.bodies.slice(1).every((b) => !b.fixed)).toBe(true);
+    expect(warnings.join("\n")).toContain(`"wrist_3_link" ← "tool0"`);
+    expect(model.solver.integrator).toBe("generalized-alpha");
+  });
+
+  it("gives each link its mass, centre of mass and inertia (rotated into link axes)", () => {
+    for (const l of ARM_LINKS.slice(1)) {
+      const b = model.bodies.find((x) => x.id === l.name);
+      if (!b) throw new Error(l.name);
+      expect(b.mass).toBe(l.mass);
+      const f = frames.get(l.name) as Frame;
+      // the body frame: link axes, origin at the centre of mass
+      sameRotation(b.orientation, f.q);
+      close(b.position, plus(f.p, rot(f.q, l.com)), 1e-14);
+      const expected = rotatedInertia(qrpy(l.rpy), l.inertia);
+      const I = b.inertia as number[] | number[][];
+      const d = I as number[];
+      const full: number[][] =
+        typeof I[0] === "number"
+          ? [
+              [d[0], 0, 0],
+              [0, d[1], 0],
+              [0, 0, d[2]],
+            ]
+          : (I as number[][]);
+      close(full.flat(), expected.flat(), 1e-15);
+    }
+    // one rotated tensor by hand: upper_arm_link's products of inertia change
+    const ua = model.bodies.find((x) => x.id === "upper_arm_link")?.inertia as number[][];
+    expect(ua[0][1]).not.toBeCloseTo(0.002, 6);
+  });
+
+  it("places each joint at its frame with its axis in world coordinates, and its limits", () => {
+    for (const j of MOVING) {
+      const mj = model.joints.find((x) => x.id === j.name);
+      if (!mj || (mj.type !== "revolute" && mj.type !== "prismatic")) throw new Error(j.name);
+      expect(mj.type).toBe(j.type === "prismatic" ? "prismatic" : "revolute");
+      expect(mj.a.body).toBe(j.parent);
+      expect(mj.b.body).toBe(j.child);
+      const f = frames.get(j.child) as Frame;
+      // both anchors are the joint frame's origin
+      for (const end of [mj.a, mj.b]) {
+        const bf = bodyFrame(model, end.body);
+        close(plus(bf.p, rot(bf.q, end.point)), f.p, 1e-14);
+      }
+      close(mj.axis, rot(f.q, j.axis), 1e-15);
+      if (j.type === "continuous") expect(mj.limits).toBeUndefined();
+      else expect(mj.limits).toMatchObject({ lower: j.limit?.lower, upper: j.limit?.upper });
+    }
+    expect(model.joints.some((x) => x.id === "tool0_fixed_joint")).toBe(false);
+  });
+
+  it("gives each moving joint an actuator limited to its effort, and a damper for its damping", () => {
+    for (const j of MOVING) {
+      const a = model.actuators.find((x) => x.id === `${j.name}.actuator`);
+      expect(a).toMatchObject({ joint: j.name, type: "torque", effortLimit: j.limit?.effort });
+      const d = model.actuators.find((x) => x.id === `${j.name}.damping`);
+      if (j.dynamics)
+        expect(d).toMatchObject({ type: "velocity", kv: j.dynamics.damping, target: 0 });
+      else expect(d).toBeUndefined();
+    }
+  });
+
+  it("takes the collision geometry as shapes in the body frame and warns of what it leaves out", () => {
+    const fa = model.bodies.find((b) => b.id === "forearm_link");
+    // box 0.08 × 0.08 × 0.39 at z = 0.196 of the link frame; the body origin is the com
+    expect(fa?.shapes).toHaveLength(1);
+    const box = fa?.shapes[0];
+    expect(box?.type).toBe("box");
+    if (box?.type === "box") {
+      close(box.halfExtents, [0.04, 0.04, 0.195], 1e-15);
+      close(box.position, [0, 0, 0.196 - 0.25], 1e-15);
+    }
+    const ua = model.bodies.find((b) => b.id === "upper_arm_link")?.shapes[0];
+    expect(ua).toMatchObject({ type: "cylinder", radius: 0.054, halfLength: 0.2125 });
+    const text = warnings.join("\n");
+    expect(text).toContain("visual geometry is not imported");
+    expect(text).toContain(`<dynamics friction> is not modelled`);
+    expect(text).toContain(`"shoulder_lift_joint"`);
+    expect(text).toContain("<limit velocity> is not enforced");
+    expect(text).toContain(`no "contact" block`);
+  });
+
+  it("loads, with every joint coordinate zero in the imported pose", () => {
+    const sim = loadModel(model);
+    const st = sim.state();
+    expect(st.joints.map((j) => j.coordinates)).toEqual(MOVING.map(() => [0]));
+  });
+
+  it("turns a joint about +axis for a positive coordinate (URDF's sign)", async () => {
+    // shoulder_pan on the fixed base: the shoulder's orientation after the move is the
+    // rotation about the world axis by the coordinate, times its imported orientation
+    const r = await importUrdf({
+      urdf: armUrdf(),
+      options: { actuators: { type: "position", kp: 2000, kd: 200 } },
+    });
+    const m = structuredClone(r.model);
+    m.gravity = [0, 0, 0];
+    const pan = m.actuators.find((a) => a.id === "shoulder_pan_joint.actuator");
+    if (pan?.type !== "position") throw new Error("no servo");
+    pan.target = {
+      type: "table",
+      points: [
+        [0, 0],
+        [0.5, 0.3],
+      ],
+    };
+    const sim = loadModel(m);
+    sim.step(400);
+    const st = sim.state();
+    const q = st.joints[0].coordinates[0];
+    expect(q).toBeCloseTo(0.3, 6);
+    const shoulder = st.bodies.find((b) => b.id === "shoulder_link")?.orientation as Q;
+    sameRotation(shoulder, qmul(axisAngle([0, 0, 1], q), (frames.get("shoulder_link") as Frame).q));
+  });
+});
+
+describe("the arm's joints driven by PD position servos", () => {
+  // targets (rad) reached by a 1 s ramp from the imported pose, then held
+  const TARGETS = [0.4, -0.6, 0.8, -0.5, 0.7, 1.2];
+  const RAMP = 1;
+  const gains = {
+    type: "position" as const,
+    kp: 1e4,
+    kd: 500,
+    joints: {
+      wrist_1_joint: { kp: 500, kd: 10 },
+      wrist_2_joint: { kp: 500, kd: 10 },
+      wrist_3_joint: { kp: 100, kd: 1 },
+    },
+  };
+
+  async function servoed(gravity: boolean) {
+    const { model } = await importUrdf({ urdf: armUrdf(), options: { actuators: gains } });
+    const m = structuredClone(model);
+    if (!gravity) m.gravity = [0, 0, 0];
+    MOVING.forEach((j: ArmJoint, k) => {
+      const a = m.actuators.find((x) => x.id === `${j.name}.actuator`);
+      if (a?.type !== "position") throw new Error(j.name);
+      a.target = {
+        type: "table",
+        points: [
+          [0, 0],
+          [RAMP, TARGETS[k]],
+        ],
+      };
+    });
+    return loadModel(m);
+  }
+
+  it("converge to their targets without gravity: |q − q*| < 1e-6 rad 1 s after the ramp", async () => {
+    const sim = await servoed(false);
+    sim.step(400); // 2 s at the default dt = 0.005 s
+    const st = sim.state();
+    expect(st.time).toBeCloseTo(2, 9);
+    st.joints.forEach((j, k) => {
+      expect(Math.abs(j.coordinates[0] - TARGETS[k]), MOVING[k].name).toBeLessThan(1e-6);
+      expect(Math.abs(j.rates[0])).toBeLessThan(1e-5);
+    });
+  });
+
+  it("hold them under gravity within the static deflection τ/kp (< 1e-2 rad) after 2 s", async () => {
+    const sim = await servoed(true);
+    sim.step(600); // 3 s
+    const st = sim.state();
+    st.joints.forEach((j, k) => {
+      const name = MOVING[k].name;
+      const err = j.coordinates[0] - TARGETS[k];
+      const act = st.actuators.find((a) => a.id === `${name}.actuator`);
+      const kp = gains.joints[name as keyof typeof gains.joints]?.kp ?? gains.kp;
+      // at rest the servo's effort kp (q* − q) holds the load (gravity and the damper's 0)
+      expect(Math.abs(j.rates[0]), name).toBeLessThan(1e-6);
+      expect(Math.abs(-err * kp - (act?.effort ?? Number.NaN)), name).toBeLessThan(1e-6);
+      expect(Math.abs(err), name).toBeLessThan(1e-2);
+    });
+  });
+});
