@@ -523,6 +523,9 @@ export class AccelerationStepper implements NewtonStepper {
     // no chord on compliant contacts: their piecewise-linear forces switch between
     // iterates, and a stale W then stops contracting (the impact tests' ball)
     const chord = !search && this.dynamicEffectors.length === 0;
+    // cleared when a chord correction right after a fresh factorization did not halve it:
+    // full Newton for the rest of the solve (see below)
+    let chordOn = chord;
     const roundingFloor = c.positionLevel && c.cx > 0 ? this.positionRoundingFloor(c.cx) : 0;
     for (; it < newton.maxIterations; it++) {
       checkDeadline();
@@ -539,7 +542,7 @@ export class AccelerationStepper implements NewtonStepper {
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);
       }
-      this.solveIteration(c, tEnd, r, da, refactor || !chord);
+      this.solveIteration(c, tEnd, r, da, refactor || !chordOn);
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
         for (let i = 0; i < n; i++) a[i] += da[i];
@@ -570,7 +573,13 @@ export class AccelerationStepper implements NewtonStepper {
       }
       if (!search) {
         for (let i = 0; i < n; i++) a[i] += da[i];
-        refactor = !refactor && dmax > CHORD_CONTRACTION * dPrevious;
+        // A chord correction always follows a fresh one. One that does not even halve it
+        // means the two disagree at this state, and they can cycle: on a servo-driven arm
+        // at a wrist singularity (joints 4 and 6 coaxial, the constrained solve with
+        // moreau-jean) the fresh corrections landed on one point and the chord ones on
+        // another, forever. Full Newton from there converges.
+        if (chordOn && !refactor && dmax > 0.5 * dPrevious) chordOn = false;
+        refactor = !chordOn || (!refactor && dmax > CHORD_CONTRACTION * dPrevious);
         dPrevious = dmax;
         continue;
       }
