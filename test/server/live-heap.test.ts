@@ -6,17 +6,21 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { trackLiveHeap } from "../../src/server/live-heap";
+import { type LiveHeap, trackLiveHeap } from "../../src/server/live-heap";
 import { ServerMetrics } from "../../src/server/metrics";
-import { sleep } from "../support/wait";
+import { waitFor } from "../support/wait";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-/** A full collection, then the turn on which the gc observer reports it. */
-async function collect(): Promise<void> {
+/**
+ * A full collection, then the wait until `live`'s gc observer has reported it (the
+ * entries arrive on a later turn, later still on a loaded machine).
+ */
+async function collect(live: LiveHeap): Promise<void> {
+  const before = live.collections;
   gc();
-  await sleep(20);
+  await waitFor(() => live.collections > before, 10_000);
 }
 
 describe("live heap", () => {
@@ -24,7 +28,7 @@ describe("live heap", () => {
     const live = trackLiveHeap();
     try {
       expect(live.bytes).toBeNaN();
-      await collect();
+      await collect(live);
       const base = live.bytes;
       expect(live.collections).toBeGreaterThanOrEqual(1);
       expect(base).toBeGreaterThan(0);
@@ -32,14 +36,14 @@ describe("live heap", () => {
       // test files of this process may hold or free up to ~12 MiB meanwhile
       let held: unknown[] | null = Array.from({ length: 64 }, () => new Float64Array(2 ** 17));
       held.push(Array.from({ length: 2 ** 18 }, (_, i) => ({ i, x: i * 0.5 })));
-      await collect();
+      await collect(live);
       const holding = live.bytes;
       expect(holding - base).toBeGreaterThan(48 * 2 ** 20);
       held = null;
       // ArrayBuffers are freed by a task after the collection that found them dead: the
       // next collection reads them gone
-      await collect();
-      await collect();
+      await collect(live);
+      await collect(live);
       expect(held).toBeNull();
       expect(holding - live.bytes).toBeGreaterThan(48 * 2 ** 20);
       expect(live.collections).toBeGreaterThanOrEqual(4);
@@ -62,8 +66,14 @@ describe("live heap", () => {
       ],
       checkpointMemoryBytes: () => 0,
     });
-    await collect();
-    const text = await metrics.registry.metrics();
+    // the metrics' own tracker reports a collection run here
+    const live = trackLiveHeap();
+    await collect(live);
+    live.stop();
+    const text = await waitFor(async () => {
+      const t = await metrics.registry.metrics();
+      return /^moreau_heap_live_bytes [1-9]/m.test(t) && t;
+    }, 10_000);
     metrics.close();
     expect(text).toMatch(/^moreau_worker_heap_live_bytes\{worker="0"\} 25000000$/m);
     // no major collection reported yet: no sample rather than a made-up 0
