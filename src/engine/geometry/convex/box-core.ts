@@ -6,9 +6,7 @@
  * code Σ c_i 3^i (c_i = 0, 1, 2 below, within, above the slab i) of a surface point.
  */
 
-import { length3 } from "../../math/vec3";
 import { FLUSH_COS } from "../cylinder";
-import { clamp } from "../helpers";
 import type { WorldPose } from "../pose";
 import {
   type ConvexShape,
@@ -46,7 +44,8 @@ export class BoxCore implements ConvexShape {
   }
 
   boundingRadius(): number {
-    return length3(this.h[0], this.h[1], this.h[2]);
+    const h = this.h;
+    return Math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
   }
 
   localSupport(d: Float64Array, s: Float64Array): void {
@@ -66,7 +65,8 @@ export class BoxCore implements ConvexShape {
       if (dj > eps) q[j] = h;
       else if (dj < -eps) q[j] = -h;
       else {
-        q[j] = clamp(q[j], -h, h);
+        const v = q[j];
+        q[j] = v < -h ? -h : Math.min(v, h);
         free = j;
         dim++;
       }
@@ -140,7 +140,7 @@ export class BoxCore implements ConvexShape {
       TMP[j] = sg * h[j];
       TMP[k] = sk * h[k];
       TMP[l] = sl * h[l];
-      localToWorld(this, TMP[0], TMP[1], TMP[2], FPOLY, 3 * (s * POLY_CAP + q));
+      localToWorld(this, TMP, 0, FPOLY, 3 * (s * POLY_CAP + q));
       FLAB[s * POLY_CAP + q] = q;
     }
     FCOUNT[s] = 4;
@@ -159,30 +159,30 @@ export class BoxCore implements ConvexShape {
     TMP[q] = FC[s] & 2 ? h[q] : -h[q];
     for (let e = 0; e < 2; e++) {
       TMP[m] = e === 0 ? -h[m] : h[m];
-      localToWorld(this, TMP[0], TMP[1], TMP[2], FPOLY, 3 * (s * POLY_CAP + e));
+      localToWorld(this, TMP, 0, FPOLY, 3 * (s * POLY_CAP + e));
       FLAB[s * POLY_CAP + e] = e;
     }
     FCOUNT[s] = 2;
   }
 
-  pointCode(x: number, y: number, z: number, scale: number): number {
+  pointCode(q: Float64Array): number {
     const R = this.R;
     const h = this.h;
-    const dx = x - this.p[0];
-    const dy = y - this.p[1];
-    const dz = z - this.p[2];
+    const dx = q[0] - this.p[0];
+    const dy = q[1] - this.p[1];
+    const dz = q[2] - this.p[2];
     const l0 = R[0] * dx + R[3] * dy + R[6] * dz;
     const l1 = R[1] * dx + R[4] * dy + R[7] * dz;
     const l2 = R[2] * dx + R[5] * dy + R[8] * dz;
-    const tol = 1e-7 * scale;
+    const tol = 1e-7 * q[3];
     const c0 = l0 > h[0] - tol ? 2 : l0 < -h[0] + tol ? 0 : 1;
     const c1 = l1 > h[1] - tol ? 2 : l1 < -h[1] + tol ? 0 : 1;
     const c2 = l2 > h[2] - tol ? 2 : l2 < -h[2] + tol ? 0 : 1;
     return c0 + 3 * c1 + 9 * c2;
   }
 
-  polygonArea(code: number): number {
+  polygonArea(code: number, out: Float64Array, o: number): void {
     const j = code >> 1;
-    return 4 * this.h[(j + 1) % 3] * this.h[(j + 2) % 3];
+    out[o] = 4 * this.h[(j + 1) % 3] * this.h[(j + 2) % 3];
   }
 }

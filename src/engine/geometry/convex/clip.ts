@@ -122,8 +122,21 @@ export function clipPolygon(n: number, sides: number, stride: number): number {
 /** Indices of chosen clipped vertices (pickBelow, then a reduction). */
 export const PICK = new Int32Array(CLIP_MAX);
 
+/** pickBelow's margin. */
+const MARGIN = new Float64Array(1);
+
 /** Lists in PICK the clipped vertices with height z below `margin`; returns their count. */
 export function pickBelow(n: number, margin: number): number {
+  MARGIN[0] = margin;
+  return pickBelowOf(n, MARGIN, 0);
+}
+
+/**
+ * pickBelow with the margin read from v[o]: for a caller holding it in an array, since V8
+ * boxes a double argument of a call it does not inline.
+ */
+export function pickBelowOf(n: number, v: Float64Array, o: number): number {
+  const margin = v[o];
   const pts = clipped.points;
   let m = 0;
   for (let p = 0; p < n; p++) if (pts[3 * p + 2] < margin) PICK[m++] = p;
@@ -185,11 +198,11 @@ export function pushPicked(out: ContactBuffer, m: number, cn: number, base: numb
 /** toFrame result: frame coordinates (x, y, z). */
 export const FRAME_POINT = new Float64Array(3);
 
-/** Coordinates of a world point in FRAME into FRAME_POINT. */
-export function toFrame(x: number, y: number, z: number): void {
-  const dx = x - FRAME[0];
-  const dy = y - FRAME[1];
-  const dz = z - FRAME[2];
+/** Coordinates of the world point src[o..o+2] in FRAME into FRAME_POINT. */
+export function toFrame(src: Float64Array, o: number): void {
+  const dx = src[o] - FRAME[0];
+  const dy = src[o + 1] - FRAME[1];
+  const dz = src[o + 2] - FRAME[2];
   FRAME_POINT[0] = dx * FRAME[3] + dy * FRAME[4] + dz * FRAME[5];
   FRAME_POINT[1] = dx * FRAME[6] + dy * FRAME[7] + dz * FRAME[8];
   FRAME_POINT[2] = dx * FRAME[9] + dy * FRAME[10] + dz * FRAME[11];
@@ -197,25 +210,28 @@ export function toFrame(x: number, y: number, z: number): void {
 
 /**
  * The segment from the world points pts[o..o+2] to pts[o+3..o+5] (the core of an incident
- * segment feature, radius `rad`) clipped to the first `sides` sides: the ends of the
- * remaining part below the margin are pushed (one point when it is shorter than 1e-9 of
- * the segment), labels e (end e kept) or 2 + 2k + e (end e cut by side k).
+ * segment feature, radius CLIP_POINT[3], written by the caller) clipped to the first
+ * `sides` sides: the ends of the remaining part below the margin mv[mo] are pushed (one
+ * point when it is shorter than 1e-9 of the segment), labels e (end e kept) or 2 + 2k + e
+ * (end e cut by side k).
  */
 export function clipSegment(
   pts: Float64Array,
   o: number,
   sides: number,
-  rad: number,
-  margin: number,
+  mv: Float64Array,
+  mo: number,
   cn: number,
   base: number,
   out: ContactBuffer,
 ): void {
-  toFrame(pts[o], pts[o + 1], pts[o + 2]);
+  const rad = CLIP_POINT[3];
+  const margin = mv[mo];
+  toFrame(pts, o);
   const x0 = FRAME_POINT[0];
   const y0 = FRAME_POINT[1];
   const z0 = FRAME_POINT[2];
-  toFrame(pts[o + 3], pts[o + 4], pts[o + 5]);
+  toFrame(pts, o + 3);
   const x1 = FRAME_POINT[0];
   const y1 = FRAME_POINT[1];
   const z1 = FRAME_POINT[2];
@@ -254,7 +270,6 @@ export function clipSegment(
     CLIP_POINT[0] = x0 + t * (x1 - x0);
     CLIP_POINT[1] = y0 + t * (y1 - y0);
     CLIP_POINT[2] = z;
-    CLIP_POINT[3] = rad;
     pushFramePoint(out, cn, base + (cut < 0 ? e : 2 + 2 * cut + e));
   }
 }

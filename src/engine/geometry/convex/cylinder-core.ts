@@ -7,9 +7,7 @@
  * the −z/+z rim.
  */
 
-import { length2, length3 } from "../../math/vec3";
 import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
-import { clamp } from "../helpers";
 import type { WorldPose } from "../pose";
 import {
   type ConvexShape,
@@ -30,29 +28,45 @@ import { localToWorld } from "./support";
 
 /** addSupportHessian's axis z (0..2) and unit radial direction û (3..5). */
 const ZU = new Float64Array(6);
+/** A local point for localToWorld. */
+const LP = new Float64Array(3);
 
 export class CylinderCore implements ConvexShape {
   p = new Float64Array(3);
   R = new Float64Array(9);
-  /** Radius r (0) and half-length L (1), metres. */
-  private readonly d = new Float64Array(2);
+  /** Radius r (0) and half-length L (1), metres (also read by the cylinder pairs). */
+  readonly size = new Float64Array(2);
 
-  /** Places the core: the cylinder (r, L) at `pose` (the pose is referenced, not copied). */
-  place(pose: WorldPose, radius: number, halfLength: number): this {
-    this.p = pose.p;
-    this.R = pose.R;
-    this.d[0] = radius;
-    this.d[1] = halfLength;
+  /**
+   * Places the core: the cylinder (r, L) of `shape` at `pose` (the pose is referenced, not
+   * copied; the shape rather than its two numbers, which V8 would box as arguments).
+   *
+   * The sizes are read after a branch (a new pose or not) on purpose. Where a pair function
+   * is inlined into narrowphase's dispatch, V8's optimizing compiler takes the hidden
+   * classes a shape may have from the dispatch's check of its `type`: all shape classes.
+   * A double field read from that union is a polymorphic load whose result (undefined for
+   * the classes without the field) is a boxed number, 16 bytes each time. The inference
+   * stops where two branches meet, and the read then uses its own, monomorphic, feedback.
+   */
+  place(pose: WorldPose, shape: { readonly radius: number; readonly halfLength: number }): this {
+    if (this.p !== pose.p) {
+      this.p = pose.p;
+      this.R = pose.R;
+    }
+    this.size[0] = shape.radius;
+    this.size[1] = shape.halfLength;
     return this;
   }
 
   boundingRadius(): number {
-    return length2(this.d[0], this.d[1]);
+    const r = this.size[0];
+    const L = this.size[1];
+    return Math.sqrt(r * r + L * L);
   }
 
   localSupport(d: Float64Array, s: Float64Array): void {
-    const r = this.d[0];
-    const rho = length2(d[0], d[1]);
+    const r = this.size[0];
+    const rho = Math.sqrt(d[0] * d[0] + d[1] * d[1]);
     if (rho > 0) {
       s[0] = (r * d[0]) / rho;
       s[1] = (r * d[1]) / rho;
@@ -60,7 +74,7 @@ export class CylinderCore implements ConvexShape {
       s[0] = 0;
       s[1] = 0;
     }
-    s[2] = d[2] >= 0 ? this.d[1] : -this.d[1];
+    s[2] = d[2] >= 0 ? this.size[1] : -this.size[1];
   }
 
   /**
@@ -70,15 +84,15 @@ export class CylinderCore implements ConvexShape {
    */
   projectOnSupport(q: Float64Array, d: Float64Array, ends: Float64Array): number {
     const eps = 1e-9;
-    const rad = this.d[0];
-    const axial = this.d[1];
+    const rad = this.size[0];
+    const axial = this.size[1];
     let dim = 0;
-    const rho = length2(d[0], d[1]);
+    const rho = Math.sqrt(d[0] * d[0] + d[1] * d[1]);
     if (rho > eps) {
       q[0] = (rad * d[0]) / rho;
       q[1] = (rad * d[1]) / rho;
     } else {
-      const m = length2(q[0], q[1]);
+      const m = Math.sqrt(q[0] * q[0] + q[1] * q[1]);
       if (m > rad) {
         q[0] *= rad / m;
         q[1] *= rad / m;
@@ -88,7 +102,8 @@ export class CylinderCore implements ConvexShape {
     if (d[2] > eps) q[2] = axial;
     else if (d[2] < -eps) q[2] = -axial;
     else {
-      q[2] = clamp(q[2], -axial, axial);
+      const z = q[2];
+      q[2] = z < -axial ? -axial : Math.min(z, axial);
       if (dim === 0) {
         dim = 1;
         ends[0] = ends[3] = q[0];
@@ -104,7 +119,10 @@ export class CylinderCore implements ConvexShape {
    * Hessian of h = L |d·z| + r |d_⊥| away from its kinks: (r/|d_⊥|)(I − z zᵀ − û ûᵀ),
    * û = d_⊥/|d_⊥| (the cap term is linear on each side of the kink).
    */
-  addSupportHessian(dx: number, dy: number, dz: number, H: Float64Array): void {
+  addSupportHessian(d: Float64Array, o: number, H: Float64Array): void {
+    const dx = d[o];
+    const dy = d[o + 1];
+    const dz = d[o + 2];
     const R = this.R;
     const zx = R[2];
     const zy = R[5];
@@ -113,9 +131,9 @@ export class CylinderCore implements ConvexShape {
     const px = dx - c * zx;
     const py = dy - c * zy;
     const pz = dz - c * zz;
-    const l = length3(px, py, pz);
+    const l = Math.sqrt(px * px + py * py + pz * pz);
     if (!(l > 1e-12)) return;
-    const k = this.d[0] / l;
+    const k = this.size[0] / l;
     ZU[0] = zx;
     ZU[1] = zy;
     ZU[2] = zz;
@@ -157,13 +175,13 @@ export class CylinderCore implements ConvexShape {
 
   /**
    * The cap FC[s] as its RIM_SAMPLES rim points (labels k); incident, the rim point
-   * furthest along t (the deepest) is inserted (label RIM_SAMPLES) where the samples miss
-   * it by more than `tol`.
+   * furthest along t = t[0..2] (the deepest) is inserted (label RIM_SAMPLES) where the
+   * samples miss it by more than t[3].
    */
-  polygon(s: number, incident: boolean, tx: number, ty: number, tz: number, tol: number): void {
+  polygon(s: number, incident: boolean, t: Float64Array): void {
     const R = this.R;
-    const r = this.d[0];
-    const L = this.d[1];
+    const r = this.size[0];
+    const L = this.size[1];
     const zc = FC[s] === 1 ? L : -L;
     const sg = FC[s] === 1 ? 1 : -1;
     FNRM[3 * s] = sg * R[2];
@@ -174,9 +192,13 @@ export class CylinderCore implements ConvexShape {
     let ex = 0;
     let ey = 0;
     if (incident) {
+      const tx = t[0];
+      const ty = t[1];
+      const tz = t[2];
+      const tol = t[3];
       const lx = R[0] * tx + R[3] * ty + R[6] * tz;
       const ly = R[1] * tx + R[4] * ty + R[7] * tz;
-      const rho = length2(lx, ly);
+      const rho = Math.sqrt(lx * lx + ly * ly);
       if (rho > 0) {
         ex = lx / rho;
         ey = ly / rho;
@@ -191,12 +213,17 @@ export class CylinderCore implements ConvexShape {
       }
     }
     let n = 0;
+    LP[2] = zc;
     for (let k = 0; k < RIM_SAMPLES; k++) {
-      localToWorld(this, r * RIM_COS[k], r * RIM_SIN[k], zc, FPOLY, 3 * (s * POLY_CAP + n));
+      LP[0] = r * RIM_COS[k];
+      LP[1] = r * RIM_SIN[k];
+      localToWorld(this, LP, 0, FPOLY, 3 * (s * POLY_CAP + n));
       FLAB[s * POLY_CAP + n] = k;
       n++;
       if (k === insertAt) {
-        localToWorld(this, r * ex, r * ey, zc, FPOLY, 3 * (s * POLY_CAP + n));
+        LP[0] = r * ex;
+        LP[1] = r * ey;
+        localToWorld(this, LP, 0, FPOLY, 3 * (s * POLY_CAP + n));
         FLAB[s * POLY_CAP + n] = RIM_SAMPLES;
         n++;
       }
@@ -205,50 +232,61 @@ export class CylinderCore implements ConvexShape {
   }
 
   /** The side line at the rim point of t's radial direction (local x when t is axial). */
-  segment(s: number, tx: number, ty: number, tz: number): void {
+  segment(s: number, t: Float64Array): void {
+    const tx = t[0];
+    const ty = t[1];
+    const tz = t[2];
     const R = this.R;
-    const r = this.d[0];
-    const L = this.d[1];
+    const r = this.size[0];
+    const L = this.size[1];
     const lx = R[0] * tx + R[3] * ty + R[6] * tz;
     const ly = R[1] * tx + R[4] * ty + R[7] * tz;
-    const rho = length2(lx, ly);
-    const ux = rho > 0 ? (r * lx) / rho : r;
-    const uy = rho > 0 ? (r * ly) / rho : 0;
-    localToWorld(this, ux, uy, -L, FPOLY, 3 * (s * POLY_CAP));
-    localToWorld(this, ux, uy, L, FPOLY, 3 * (s * POLY_CAP + 1));
+    const rho = Math.sqrt(lx * lx + ly * ly);
+    LP[0] = rho > 0 ? (r * lx) / rho : r;
+    LP[1] = rho > 0 ? (r * ly) / rho : 0;
+    LP[2] = -L;
+    localToWorld(this, LP, 0, FPOLY, 3 * (s * POLY_CAP));
+    LP[2] = L;
+    localToWorld(this, LP, 0, FPOLY, 3 * (s * POLY_CAP + 1));
     FLAB[s * POLY_CAP] = 0;
     FLAB[s * POLY_CAP + 1] = 1;
     FCOUNT[s] = 2;
   }
 
-  pointCode(x: number, y: number, z: number, scale: number): number {
+  pointCode(q: Float64Array): number {
     const R = this.R;
-    const dx = x - this.p[0];
-    const dy = y - this.p[1];
-    const dz = z - this.p[2];
+    const dx = q[0] - this.p[0];
+    const dy = q[1] - this.p[1];
+    const dz = q[2] - this.p[2];
     const l0 = R[0] * dx + R[3] * dy + R[6] * dz;
     const l1 = R[1] * dx + R[4] * dy + R[7] * dz;
     const l2 = R[2] * dx + R[5] * dy + R[8] * dz;
-    const tol = 1e-7 * scale;
-    const onSide = length2(l0, l1) > this.d[0] - tol;
-    const L = this.d[1];
+    const tol = 1e-7 * q[3];
+    const onSide = Math.sqrt(l0 * l0 + l1 * l1) > this.size[0] - tol;
+    const L = this.size[1];
     const cap = l2 > L - tol ? 1 : l2 < -L + tol ? 0 : -1;
     if (cap >= 0) return onSide ? 3 + cap : cap;
     return 2;
   }
 
-  polygonArea(): number {
-    return Math.PI * this.d[0] * this.d[0];
+  polygonArea(_code: number, out: Float64Array, o: number): void {
+    out[o] = Math.PI * this.size[0] * this.size[0];
   }
 
   /**
-   * Where the line p + t n (n unit) enters the solid cylinder: the largest of the entry
-   * parameters into the infinite side and into the slab between the caps, if below the
-   * smallest exit; into RAY[0]. The caps are taken a hair (1e-9 L) outwards: an overlap
-   * end lies on this cylinder's cap plane when the other support segment reaches past it
-   * (the line then runs in that plane).
+   * Where the line p + t n (n unit; p = line[0..2], n = line[3..5]) enters the solid
+   * cylinder: the largest of the entry parameters into the infinite side and into the slab
+   * between the caps, if below the smallest exit; into RAY[0]. The caps are taken a hair
+   * (1e-9 L) outwards: an overlap end lies on this cylinder's cap plane when the other
+   * support segment reaches past it (the line then runs in that plane).
    */
-  rayEntry(px: number, py: number, pz: number, nx: number, ny: number, nz: number): boolean {
+  rayEntry(line: Float64Array): boolean {
+    const px = line[0];
+    const py = line[1];
+    const pz = line[2];
+    const nx = line[3];
+    const ny = line[4];
+    const nz = line[5];
     const R = this.R;
     const dx = px - this.p[0];
     const dy = py - this.p[1];
@@ -259,8 +297,8 @@ export class CylinderCore implements ConvexShape {
     const m0 = R[0] * nx + R[3] * ny + R[6] * nz;
     const m1 = R[1] * nx + R[4] * ny + R[7] * nz;
     const m2 = R[2] * nx + R[5] * ny + R[8] * nz;
-    const r = this.d[0];
-    const L = this.d[1] * (1 + 1e-9);
+    const r = this.size[0];
+    const L = this.size[1] * (1 + 1e-9);
     let lo = Number.NEGATIVE_INFINITY;
     let hi = Number.POSITIVE_INFINITY;
     // Side: |(l0, l1) + t (m0, m1)|² ≤ r².

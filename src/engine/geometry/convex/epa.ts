@@ -15,8 +15,7 @@
  * (cores touching or a hair apart) the closest face has d < 0, and RES's gap is −d.
  */
 
-import { length3 } from "../../math/vec3";
-import { crossLeastAxis, PERP } from "../helpers";
+import { PERP } from "../helpers";
 import {
   RES,
   SA,
@@ -30,7 +29,15 @@ import {
   TRI,
   triangleClosest,
 } from "./gjk";
-import { type ConvexSupport, minkowski, overlapAlong, WAB } from "./support";
+import {
+  ALONG,
+  type ConvexSupport,
+  crossLeastAxisOf,
+  minkowski,
+  overlapAlong,
+  QUERY,
+  WAB,
+} from "./support";
 
 /** Most polytope vertices (and iterations), and faces. */
 const EPA_MAX_V = 160;
@@ -58,14 +65,16 @@ export const EPA_FAILED = 2;
 const BESTN = new Float64Array(3);
 
 /**
- * EPA on the cores a and b of size `scale` from the GJK simplex: RES = normal a→b,
- * witnesses, and gap = −depth of the cores (positive when the origin is just outside:
- * `separation` bounds that distance from above). Returns EPA_OK, EPA_ROUGH (not
- * converged, or the polytope broken by rounding: RES from the best normal queried) or
- * EPA_FAILED (no polytope: a flat difference).
+ * EPA on the cores a and b of size `scale` = QUERY[0] from the GJK simplex: RES = normal
+ * a→b, witnesses, and gap = −depth of the cores (positive when the origin is just
+ * outside: `separation` = QUERY[4] bounds that distance from above). Returns EPA_OK,
+ * EPA_ROUGH (not converged, or the polytope broken by rounding: RES from the best normal
+ * queried) or EPA_FAILED (no polytope: a flat difference).
  */
-export function epa(a: ConvexSupport, b: ConvexSupport, scale: number, separation: number): number {
-  if (!initialTetrahedron(a, b, scale)) return EPA_FAILED;
+export function epa(a: ConvexSupport, b: ConvexSupport): number {
+  const scale = QUERY[0];
+  const separation = QUERY[4];
+  if (!initialTetrahedron(a, b)) return EPA_FAILED;
   const tol = 1e-10 * scale;
   let best = -1;
   let converged = false;
@@ -93,7 +102,7 @@ export function epa(a: ConvexSupport, b: ConvexSupport, scale: number, separatio
     const ny = FN[3 * best + 1];
     const nz = FN[3 * best + 2];
     const w = vertexCount;
-    minkowski(a, b, nx, ny, nz, PW, PA, PBv, w);
+    minkowski(a, b, FN, 3 * best, PW, PA, PBv, w);
     const ov = nx * PW[3 * w] + ny * PW[3 * w + 1] + nz * PW[3 * w + 2];
     if (ov < minOverlap) {
       minOverlap = ov;
@@ -106,13 +115,14 @@ export function epa(a: ConvexSupport, b: ConvexSupport, scale: number, separatio
       break;
     }
     vertexCount++;
-    expand(best, w, scale);
+    expand(best, w);
   }
   if (!converged) {
     // Not converged (or a broken polytope): the best normal queried, the support points
     // along it as witnesses (the polish refines the normal).
     if (!(minOverlap < Number.POSITIVE_INFINITY)) return EPA_FAILED;
-    const f = overlapAlong(a, b, BESTN[0], BESTN[1], BESTN[2]);
+    overlapAlong(a, b, BESTN, 0);
+    const f = ALONG[0];
     RES[0] = BESTN[0];
     RES[1] = BESTN[1];
     RES[2] = BESTN[2];
@@ -140,10 +150,11 @@ function closestFace(): number {
 
 /**
  * Adds vertex w to the polytope: removes the faces that see it (w beyond their plane by
- * more than 1e-14 of the size), as a connected region grown from the face `best`, and
- * joins the region's boundary (the horizon) to w.
+ * more than 1e-14 of the size QUERY[0]), as a connected region grown from the face `best`,
+ * and joins the region's boundary (the horizon) to w.
  */
-function expand(best: number, w: number, scale: number): void {
+function expand(best: number, w: number): void {
+  const scale = QUERY[0];
   const wx = PW[3 * w];
   const wy = PW[3 * w + 1];
   const wz = PW[3 * w + 2];
@@ -229,7 +240,7 @@ function addFace(i: number, j: number, k: number): void {
   const nx = uy * vz - uz * vy;
   const ny = uz * vx - ux * vz;
   const nz = ux * vy - uy * vx;
-  const l = length3(nx, ny, nz);
+  const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
   FALIVE[f] = 1;
   if (l > 1e-300) {
     FN[3 * f] = nx / l;
@@ -297,14 +308,20 @@ const TW = new Float64Array(9);
 // Initial tetrahedron
 // ---------------------------------------------------------------------------------------
 
-/** Best candidate of tryDirection: distance from the hull, direction. */
-const TRY = new Float64Array(4);
+/**
+ * Candidates of tryDirection: the best one's distance from the hull (0) and direction
+ * (1..3); the direction to try (4..6), its edge (7..9) for crossLeastAxisOf, the signed
+ * direction probed (10..12) and its distance from the hull (13).
+ */
+const TRY = new Float64Array(14);
 
 /**
  * Completes the GJK simplex to a tetrahedron of support points (PW...), by supports in
- * directions perpendicular to its affine hull; false when the Minkowski difference is flat.
+ * directions perpendicular to its affine hull; false when the Minkowski difference is flat
+ * (within 1e-12 of the size QUERY[0]).
  */
-function initialTetrahedron(a: ConvexSupport, b: ConvexSupport, scale: number): boolean {
+function initialTetrahedron(a: ConvexSupport, b: ConvexSupport): boolean {
+  const scale = QUERY[0];
   let n = simplexCount;
   for (let i = 0; i < 3 * n; i++) {
     PW[i] = SW[i];
@@ -315,20 +332,32 @@ function initialTetrahedron(a: ConvexSupport, b: ConvexSupport, scale: number): 
   while (n < 4) {
     TRY[0] = -1;
     if (n === 1) {
-      tryDirection(a, b, n, 1, 0, 0);
-      tryDirection(a, b, n, 0, 1, 0);
-      tryDirection(a, b, n, 0, 0, 1);
+      for (let k = 0; k < 3; k++) {
+        TRY[4] = k === 0 ? 1 : 0;
+        TRY[5] = k === 1 ? 1 : 0;
+        TRY[6] = k === 2 ? 1 : 0;
+        tryDirection(a, b, n);
+      }
     } else if (n === 2) {
       const ex = PW[3] - PW[0];
       const ey = PW[4] - PW[1];
       const ez = PW[5] - PW[2];
       // Two perpendiculars of e: p, and e × p.
-      crossLeastAxis(ex, ey, ez);
+      TRY[7] = ex;
+      TRY[8] = ey;
+      TRY[9] = ez;
+      crossLeastAxisOf(TRY, 7);
       const px = PERP[0];
       const py = PERP[1];
       const pz = PERP[2];
-      tryDirection(a, b, n, px, py, pz);
-      tryDirection(a, b, n, ey * pz - ez * py, ez * px - ex * pz, ex * py - ey * px);
+      TRY[4] = px;
+      TRY[5] = py;
+      TRY[6] = pz;
+      tryDirection(a, b, n);
+      TRY[4] = ey * pz - ez * py;
+      TRY[5] = ez * px - ex * pz;
+      TRY[6] = ex * py - ey * px;
+      tryDirection(a, b, n);
     } else {
       const ux = PW[3] - PW[0];
       const uy = PW[4] - PW[1];
@@ -336,10 +365,13 @@ function initialTetrahedron(a: ConvexSupport, b: ConvexSupport, scale: number): 
       const vx = PW[6] - PW[0];
       const vy = PW[7] - PW[1];
       const vz = PW[8] - PW[2];
-      tryDirection(a, b, n, uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+      TRY[4] = uy * vz - uz * vy;
+      TRY[5] = uz * vx - ux * vz;
+      TRY[6] = ux * vy - uy * vx;
+      tryDirection(a, b, n);
     }
     if (!(TRY[0] > eps)) return false;
-    minkowski(a, b, TRY[1], TRY[2], TRY[3], PW, PA, PBv, n);
+    minkowski(a, b, TRY, 1, PW, PA, PBv, n);
     n++;
   }
   // Outward faces of the tetrahedron.
@@ -373,33 +405,42 @@ function initialTetrahedron(a: ConvexSupport, b: ConvexSupport, scale: number): 
   return true;
 }
 
-/** Tries ±(x, y, z) as the support direction of the next vertex n (keeps the farthest). */
-function tryDirection(
-  a: ConvexSupport,
-  b: ConvexSupport,
-  n: number,
-  x: number,
-  y: number,
-  z: number,
-): void {
+/**
+ * Tries ±TRY[4..6] as the support direction of the next vertex n (keeps the farthest in
+ * TRY[0..3]).
+ */
+function tryDirection(a: ConvexSupport, b: ConvexSupport, n: number): void {
+  const x = TRY[4];
+  const y = TRY[5];
+  const z = TRY[6];
   for (let sgn = -1; sgn <= 1; sgn += 2) {
-    minkowski(a, b, sgn * x, sgn * y, sgn * z, PW, PA, PBv, n);
-    const d = distanceToHull(n);
+    TRY[10] = sgn * x;
+    TRY[11] = sgn * y;
+    TRY[12] = sgn * z;
+    minkowski(a, b, TRY, 10, PW, PA, PBv, n);
+    distanceToHull(n);
+    const d = TRY[13];
     if (d > TRY[0]) {
       TRY[0] = d;
-      TRY[1] = sgn * x;
-      TRY[2] = sgn * y;
-      TRY[3] = sgn * z;
+      TRY[1] = TRY[10];
+      TRY[2] = TRY[11];
+      TRY[3] = TRY[12];
     }
   }
 }
 
-/** Distance of the candidate point PW[n] from the affine hull of PW[0..n−1] (n = 1..3). */
-function distanceToHull(n: number): number {
+/**
+ * Distance of the candidate point PW[n] from the affine hull of PW[0..n−1] (n = 1..3),
+ * into TRY[13].
+ */
+function distanceToHull(n: number): void {
   const qx = PW[3 * n] - PW[0];
   const qy = PW[3 * n + 1] - PW[1];
   const qz = PW[3 * n + 2] - PW[2];
-  if (n === 1) return length3(qx, qy, qz);
+  if (n === 1) {
+    TRY[13] = Math.sqrt(qx * qx + qy * qy + qz * qz);
+    return;
+  }
   const ux = PW[3] - PW[0];
   const uy = PW[4] - PW[1];
   const uz = PW[5] - PW[2];
@@ -407,7 +448,8 @@ function distanceToHull(n: number): number {
     const cx = qy * uz - qz * uy;
     const cy = qz * ux - qx * uz;
     const cz = qx * uy - qy * ux;
-    return length3(cx, cy, cz) / length3(ux, uy, uz);
+    TRY[13] = Math.sqrt(cx * cx + cy * cy + cz * cz) / Math.sqrt(ux * ux + uy * uy + uz * uz);
+    return;
   }
   const vx = PW[6] - PW[0];
   const vy = PW[7] - PW[1];
@@ -415,5 +457,5 @@ function distanceToHull(n: number): number {
   const nx = uy * vz - uz * vy;
   const ny = uz * vx - ux * vz;
   const nz = ux * vy - uy * vx;
-  return Math.abs(nx * qx + ny * qy + nz * qz) / length3(nx, ny, nz);
+  TRY[13] = Math.abs(nx * qx + ny * qy + nz * qz) / Math.sqrt(nx * nx + ny * ny + nz * nz);
 }

@@ -46,6 +46,17 @@ export const FLAB = new Int32Array(2 * POLY_CAP);
 export const FCOUNT = new Int32Array(2);
 export const FNRM = new Float64Array(6);
 
+/**
+ * Inputs of the feature methods (an array each rather than double arguments, which V8
+ * boxes on a call it does not inline; support.ts QUERY): the unit direction towards the
+ * other shape (0..2) and the tolerance (3) of polygon() and segment() (TOWARD); the world
+ * point (0..2) and the size of the pair (3) of pointCode() (POINT); the line's point
+ * (0..2) and unit direction (3..5) of rayEntry() (LINE).
+ */
+export const TOWARD = new Float64Array(4);
+export const POINT = new Float64Array(4);
+export const LINE = new Float64Array(6);
+
 /** Entry parameter written by ConvexFeatures.rayEntry. */
 export const RAY = new Float64Array(1);
 
@@ -59,29 +70,30 @@ export interface ConvexFeatures {
   /**
    * Builds the polygon feature FC[s] into slot s: vertices in order around it (labels:
    * the vertex indices of the polygon), count, outward normal. `incident`: the polygon is
-   * to be clipped against the other's, (tx, ty, tz) the unit direction towards it; a
-   * curved boundary then gets its exact deepest point inserted where its samples miss
-   * it by more than `tol` (label: the sample count).
+   * to be clipped against the other's, t[0..2] the unit direction towards it; a curved
+   * boundary then gets its exact deepest point inserted where its samples miss it by more
+   * than the tolerance t[3] (label: the sample count).
    */
-  polygon(s: number, incident: boolean, tx: number, ty: number, tz: number, tol: number): void;
+  polygon(s: number, incident: boolean, t: Float64Array): void;
   /**
-   * Builds the segment feature facing the unit world direction t into slot s: its two ends
-   * (labels 0: the − end, 1: the + end along the core's axis).
+   * Builds the segment feature facing the unit world direction t[0..2] into slot s: its
+   * two ends (labels 0: the − end, 1: the + end along the core's axis).
    */
-  segment(s: number, tx: number, ty: number, tz: number): void;
+  segment(s: number, t: Float64Array): void;
   /**
-   * Code (below 27) of the core's feature carrying the world point (x, y, z) of its
-   * surface, within 1e-7 `scale`: the single contact's feature.
+   * Code (below 27) of the core's feature carrying the world point q[0..2] of its surface,
+   * within 1e-7 of the size of the pair q[3]: the single contact's feature.
    */
-  pointCode(x: number, y: number, z: number, scale: number): number;
-  /** Area of the polygon feature `code` (only compared between two polygons). */
-  polygonArea(code: number): number;
+  pointCode(q: Float64Array): number;
+  /** Area of the polygon feature `code` (only compared between two polygons), into out[o]. */
+  polygonArea(code: number, out: Float64Array, o: number): void;
   /**
-   * Optional: where the line p + t n (n unit) enters the solid core, t into RAY[0];
-   * false when the line misses it. Needed for parallel segment features when the core is
-   * b (manifold.ts parallelSegments); a core without it gets the single contact there.
+   * Optional: where the line p + t n (n unit; p = line[0..2], n = line[3..5]) enters the
+   * solid core, t into RAY[0]; false when the line misses it. Needed for parallel segment
+   * features when the core is b (manifold.ts parallelSegments); a core without it gets
+   * the single contact there.
    */
-  rayEntry?(px: number, py: number, pz: number, nx: number, ny: number, nz: number): boolean;
+  rayEntry?(line: Float64Array): boolean;
 }
 
 /** A convex core as the convex pairs use it: support function and features. */

@@ -14,8 +14,7 @@
  * or as soon as v·w ≥ reach |v| proves the cores farther apart than `reach`.
  */
 
-import { length3 } from "../../math/vec3";
-import { type ConvexSupport, minkowski } from "./support";
+import { type ConvexSupport, minkowski, QUERY } from "./support";
 
 /**
  * Result of the distance query (GJK, or EPA when the cores overlap), in the narrow
@@ -36,6 +35,8 @@ const LAM = new Float64Array(4);
 const V = new Float64Array(3);
 /** Triangle routine result: barycentrics (0..2) and squared distance (3). */
 export const TRI = new Float64Array(4);
+/** Search direction −v of the next support point. */
+const DIR = new Float64Array(3);
 
 /** Tetrahedron faces (i, j, k) with the opposite vertex l. */
 export const TET_I = [0, 0, 0, 1];
@@ -49,12 +50,14 @@ export const GJK_FAR = 1;
 export const GJK_OVERLAP = 2;
 
 /**
- * GJK on the cores a and b, of size `scale` (sum of bounding radii). GJK_SEPARATED: RES
- * holds the closest points and the core distance; GJK_FAR: the core distance is at least
- * `reach` (no contact); GJK_OVERLAP: the cores overlap or touch (the simplex is left for
- * EPA).
+ * GJK on the cores a and b, of size `scale` = QUERY[0] (sum of bounding radii).
+ * GJK_SEPARATED: RES holds the closest points and the core distance; GJK_FAR: the core
+ * distance is at least `reach` = QUERY[2] (no contact); GJK_OVERLAP: the cores overlap or
+ * touch (the simplex is left for EPA).
  */
-export function gjk(a: ConvexSupport, b: ConvexSupport, scale: number, reach: number): number {
+export function gjk(a: ConvexSupport, b: ConvexSupport): number {
+  const scale = QUERY[0];
+  const reach = QUERY[2];
   let dx = a.p[0] - b.p[0];
   let dy = a.p[1] - b.p[1];
   let dz = a.p[2] - b.p[2];
@@ -64,7 +67,10 @@ export function gjk(a: ConvexSupport, b: ConvexSupport, scale: number, reach: nu
   let vv = Number.POSITIVE_INFINITY;
   for (let it = 0; it < 96; it++) {
     const n = simplexCount;
-    minkowski(a, b, -dx, -dy, -dz, SW, SA, SB, n);
+    DIR[0] = -dx;
+    DIR[1] = -dy;
+    DIR[2] = -dz;
+    minkowski(a, b, DIR, 0, SW, SA, SB, n);
     const wx = SW[3 * n];
     const wy = SW[3 * n + 1];
     const wz = SW[3 * n + 2];
@@ -105,7 +111,7 @@ export function gjk(a: ConvexSupport, b: ConvexSupport, scale: number, reach: nu
     by += l * SB[3 * i + 1];
     bz += l * SB[3 * i + 2];
   }
-  const d = length3(V[0], V[1], V[2]);
+  const d = Math.sqrt(V[0] * V[0] + V[1] * V[1] + V[2] * V[2]);
   if (!(d > touch)) return GJK_OVERLAP;
   RES[0] = -V[0] / d;
   RES[1] = -V[1] / d;
@@ -171,8 +177,12 @@ function closestOnSegment(): void {
  */
 function closestOnTetrahedron(): boolean {
   let size = 0;
-  for (let i = 1; i < 4; i++)
-    size = Math.max(size, length3(SW[3 * i] - SW[0], SW[3 * i + 1] - SW[1], SW[3 * i + 2] - SW[2]));
+  for (let i = 1; i < 4; i++) {
+    const x = SW[3 * i] - SW[0];
+    const y = SW[3 * i + 1] - SW[1];
+    const z = SW[3 * i + 2] - SW[2];
+    size = Math.max(size, Math.sqrt(x * x + y * y + z * z));
+  }
   const e1x = SW[3] - SW[0];
   const e1y = SW[4] - SW[1];
   const e1z = SW[5] - SW[2];

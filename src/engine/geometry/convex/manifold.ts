@@ -23,19 +23,19 @@
  * segment clip label) and segment–segment (the *_BASE constants).
  */
 
-import { length2, length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
-import { pushFromA } from "../helpers";
+import { CONTACT, pushContactFromA } from "../helpers";
 import {
   CLIP_IN,
   CLIP_IN_LABELS,
+  CLIP_POINT,
   clipPolygon,
   clipped,
   clipSegment,
   FRAME,
   FRAME_POINT,
   PICK,
-  pickBelow,
+  pickBelowOf,
   pushPicked,
   REFERENCE,
   referenceIsB,
@@ -54,13 +54,16 @@ import {
   FNRM,
   FPOLY,
   FT,
+  LINE,
   PARALLEL_SIN,
+  POINT,
   POLY_CAP,
   RAY,
+  TOWARD,
 } from "./features";
 import { RES } from "./gjk";
 import { PN } from "./polish";
-import { separationAlong, toLocal } from "./support";
+import { ALONG, QUERY, separationAlong, toLocal } from "./support";
 
 /** Radius each core is swept by (slot 0: a, 1: b), metres: a capsule's radius, else 0. */
 export const RADII = new Float64Array(2);
@@ -79,106 +82,111 @@ const SEG_LABELS = 2 + 2 * POLY_CAP;
 const SP_BASE = PS_BASE + 6 * 12 * SEG_LABELS;
 const SS_BASE = SP_BASE + 12 * 6 * SEG_LABELS;
 
-/** Local direction scratch of classifyFacing. */
+/** Local direction of classifyFacing; −n for b's feature (buildManifold). */
 const LOCAL = new Float64Array(3);
+const NEG_N = new Float64Array(3);
 
-/** Classifies core c's feature (slot s) facing the world direction d (FT[s], FC[s]). */
-function classifyFacing(c: ConvexShape, s: number, dx: number, dy: number, dz: number): void {
-  toLocal(c, dx, dy, dz, LOCAL);
+/** Classifies core c's feature (slot s) facing the world direction d[0..2] (FT[s], FC[s]). */
+function classifyFacing(c: ConvexShape, s: number, d: Float64Array): void {
+  toLocal(c, d, 0, LOCAL);
   c.classify(LOCAL, s);
 }
 
 /**
- * Pushes the manifold of the cores a and b facing each other along the unit normal n
- * (a→b), if their features make one (see the file comment); `scale` is the size of the
- * pair (sum of bounding radii).
+ * Pushes the manifold of the cores a and b facing each other along the polished unit
+ * normal n = PN[0..2] (a→b), if their features make one (see the file comment); margin
+ * QUERY[1].
  */
-export function buildManifold(
-  a: ConvexShape,
-  b: ConvexShape,
-  nx: number,
-  ny: number,
-  nz: number,
-  margin: number,
-  scale: number,
-  out: ContactBuffer,
-): void {
-  classifyFacing(a, 0, nx, ny, nz);
-  classifyFacing(b, 1, -nx, -ny, -nz);
+export function buildManifold(a: ConvexShape, b: ConvexShape, out: ContactBuffer): void {
+  NEG_N[0] = -PN[0];
+  NEG_N[1] = -PN[1];
+  NEG_N[2] = -PN[2];
+  classifyFacing(a, 0, PN);
+  classifyFacing(b, 1, NEG_N);
   const ta = FT[0];
   const tb = FT[1];
   if (ta === F_POINT || tb === F_POINT) return;
-  if (ta === F_POLY && tb === F_POLY) polygonPolygon(a, b, margin, scale, out);
+  if (ta === F_POLY && tb === F_POLY) polygonPolygon(a, b, out);
   else if (ta === F_POLY) {
-    a.polygon(0, false, 0, 0, 0, 0);
-    if (!goodReference(separationAlong(a, b, FNRM[0], FNRM[1], FNRM[2]), scale)) return;
-    b.segment(1, -FNRM[0], -FNRM[1], -FNRM[2]);
+    a.polygon(0, false, TOWARD);
+    separationAlong(a, b, FNRM, 0, 1);
+    if (!goodReference(ALONG, 0)) return;
+    TOWARD[0] = -FNRM[0];
+    TOWARD[1] = -FNRM[1];
+    TOWARD[2] = -FNRM[2];
+    b.segment(1, TOWARD);
     const sides = polygonFrame(0);
     const base = PS_BASE + (FC[0] * 12 + FC[1]) * SEG_LABELS;
-    clipSegment(FPOLY, 3 * POLY_CAP, sides, RADII[1], margin, 1, base, out);
+    CLIP_POINT[3] = RADII[1];
+    clipSegment(FPOLY, 3 * POLY_CAP, sides, QUERY, 1, 1, base, out);
   } else if (tb === F_POLY) {
-    b.polygon(1, false, 0, 0, 0, 0);
-    if (!goodReference(separationAlong(a, b, -FNRM[3], -FNRM[4], -FNRM[5]), scale)) return;
-    a.segment(0, -FNRM[3], -FNRM[4], -FNRM[5]);
+    b.polygon(1, false, TOWARD);
+    separationAlong(a, b, FNRM, 3, -1);
+    if (!goodReference(ALONG, 0)) return;
+    TOWARD[0] = -FNRM[3];
+    TOWARD[1] = -FNRM[4];
+    TOWARD[2] = -FNRM[5];
+    a.segment(0, TOWARD);
     const sides = polygonFrame(1);
     const base = SP_BASE + (FC[0] * 6 + FC[1]) * SEG_LABELS;
-    clipSegment(FPOLY, 0, sides, RADII[0], margin, -1, base, out);
+    CLIP_POINT[3] = RADII[0];
+    clipSegment(FPOLY, 0, sides, QUERY, 1, -1, base, out);
   } else {
-    a.segment(0, nx, ny, nz);
-    b.segment(1, -nx, -ny, -nz);
-    parallelSegments(b, nx, ny, nz, margin, SS_BASE + (FC[0] * 12 + FC[1]) * 2, scale, out);
+    a.segment(0, PN);
+    b.segment(1, NEG_N);
+    parallelSegments(b, SS_BASE + (FC[0] * 12 + FC[1]) * 2, out);
   }
 }
 
 /**
- * Whether a polygon's normal, separating the cores by `sep` (the separation along it),
- * may carry a clipped manifold: it must separate nearly as well as the optimum −PN[3]
- * (within 5 % and 1e-5 of the size, as box–box prefers faces over edges); otherwise the
- * contact is really at the polygon's boundary (a rim or an edge) and the single contact
- * is kept.
+ * Whether a polygon's normal, separating the cores by sep = v[o] (the separation along
+ * it), may carry a clipped manifold: it must separate nearly as well as the optimum
+ * −PN[3] (within 5 % and 1e-5 of the size QUERY[0], as box–box prefers faces over edges);
+ * otherwise the contact is really at the polygon's boundary (a rim or an edge) and the
+ * single contact is kept.
  */
-function goodReference(sep: number, scale: number): boolean {
+function goodReference(v: Float64Array, o: number): boolean {
+  const sep = v[o];
   const best = -PN[3];
-  return sep >= best - 0.05 * Math.abs(best) - 1e-5 * scale;
+  return sep >= best - 0.05 * Math.abs(best) - 1e-5 * QUERY[0];
 }
 
 /** Polygon–polygon: the incident polygon clipped against the reference one. */
-function polygonPolygon(
-  a: ConvexShape,
-  b: ConvexShape,
-  margin: number,
-  scale: number,
-  out: ContactBuffer,
-): void {
-  a.polygon(0, false, 0, 0, 0, 0);
-  b.polygon(1, false, 0, 0, 0, 0);
-  const sepA = separationAlong(a, b, FNRM[0], FNRM[1], FNRM[2]);
-  const sepB = separationAlong(a, b, -FNRM[3], -FNRM[4], -FNRM[5]);
+function polygonPolygon(a: ConvexShape, b: ConvexShape, out: ContactBuffer): void {
+  const scale = QUERY[0];
+  a.polygon(0, false, TOWARD);
+  b.polygon(1, false, TOWARD);
+  separationAlong(a, b, FNRM, 0, 1);
+  REFERENCE[3] = ALONG[0];
+  separationAlong(a, b, FNRM, 3, -1);
+  REFERENCE[4] = ALONG[0];
   REFERENCE[0] = -(FNRM[0] * FNRM[3] + FNRM[1] * FNRM[4] + FNRM[2] * FNRM[5]);
-  REFERENCE[1] = a.polygonArea(FC[0]);
-  REFERENCE[2] = b.polygonArea(FC[1]);
-  REFERENCE[3] = sepA;
-  REFERENCE[4] = sepB;
+  a.polygonArea(FC[0], REFERENCE, 1);
+  b.polygonArea(FC[1], REFERENCE, 2);
   REFERENCE[5] = 1e-5 * scale;
   const useB = referenceIsB();
   const ref = useB ? 1 : 0;
   const inc = 1 - ref;
-  if (!goodReference(useB ? sepB : sepA, scale)) return;
+  if (!goodReference(REFERENCE, useB ? 4 : 3)) return;
   // The incident polygon rebuilt with its exact deepest rim point towards the reference.
   const o = 3 * ref;
-  (inc === 0 ? a : b).polygon(inc, true, -FNRM[o], -FNRM[o + 1], -FNRM[o + 2], 1e-7 * scale);
+  TOWARD[0] = -FNRM[o];
+  TOWARD[1] = -FNRM[o + 1];
+  TOWARD[2] = -FNRM[o + 2];
+  TOWARD[3] = 1e-7 * scale;
+  (inc === 0 ? a : b).polygon(inc, true, TOWARD);
   const sides = polygonFrame(ref);
   // The incident polygon in the reference frame, clipped.
   const n = FCOUNT[inc];
   const ib = 3 * inc * POLY_CAP;
   for (let q = 0; q < n; q++) {
-    toFrame(FPOLY[ib + 3 * q], FPOLY[ib + 3 * q + 1], FPOLY[ib + 3 * q + 2]);
+    toFrame(FPOLY, ib + 3 * q);
     CLIP_IN[3 * q] = FRAME_POINT[0];
     CLIP_IN[3 * q + 1] = FRAME_POINT[1];
     CLIP_IN[3 * q + 2] = FRAME_POINT[2];
     CLIP_IN_LABELS[q] = FLAB[inc * POLY_CAP + q];
   }
-  let m = pickBelow(clipPolygon(n, sides, POLY_CAP), margin);
+  let m = pickBelowOf(clipPolygon(n, sides, POLY_CAP), QUERY, 1);
   if (m > MAX_MANIFOLD) m = spread(clipped.points, m);
   const base = PP_BASE + ((ref * 6 + FC[0]) * 6 + FC[1]) * CLIP_LABELS;
   pushPicked(out, m, ref === 0 ? 1 : -1, base);
@@ -213,7 +221,7 @@ function polygonFrame(s: number): number {
   ux -= um * mx;
   uy -= um * my;
   uz -= um * mz;
-  const ul = length3(ux, uy, uz);
+  const ul = Math.sqrt(ux * ux + uy * uy + uz * uz);
   ux /= ul;
   uy /= ul;
   uz /= ul;
@@ -240,7 +248,7 @@ function polygonFrame(s: number): number {
       (FPOLY[q] - fx) * FRAME[6] + (FPOLY[q + 1] - fy) * FRAME[7] + (FPOLY[q + 2] - fz) * FRAME[8];
     let ox = qy - py;
     let oy = px - qx;
-    const ol = length2(ox, oy);
+    const ol = Math.sqrt(ox * ox + oy * oy);
     ox /= ol;
     oy /= ol;
     if (ox * px + oy * py < 0) {
@@ -285,7 +293,7 @@ function spread(poly: Float64Array, m: number): number {
 }
 
 /**
- * Segment–segment (normal (nx, ny, nz) a→b), when parallel within PARALLEL_SIN and
+ * Segment–segment (normal n = PN[0..2] a→b), when parallel within PARALLEL_SIN and
  * overlapping, and b has rayEntry (the cylinder): at each end of the overlap of a's
  * support segment (on a's surface: a box edge, or the side line of a capsule or cylinder
  * along n) with b's, the point p_a there and where the line p_a + s n enters b (on b's
@@ -293,16 +301,12 @@ function spread(poly: Float64Array, m: number): number {
  * parallel axes, the height of b's surface along n at that station for slightly skewed
  * ones.
  */
-function parallelSegments(
-  b: ConvexShape,
-  nx: number,
-  ny: number,
-  nz: number,
-  margin: number,
-  base: number,
-  scale: number,
-  out: ContactBuffer,
-): void {
+function parallelSegments(b: ConvexShape, base: number, out: ContactBuffer): void {
+  const nx = PN[0];
+  const ny = PN[1];
+  const nz = PN[2];
+  const scale = QUERY[0];
+  const margin = QUERY[1];
   const A = 0;
   const B = 3 * POLY_CAP;
   const ra = RADII[0];
@@ -313,14 +317,14 @@ function parallelSegments(
   let dax = FPOLY[A + 3] - FPOLY[A];
   let day = FPOLY[A + 4] - FPOLY[A + 1];
   let daz = FPOLY[A + 5] - FPOLY[A + 2];
-  const la = length3(dax, day, daz);
+  const la = Math.sqrt(dax * dax + day * day + daz * daz);
   const b0x = FPOLY[B];
   const b0y = FPOLY[B + 1];
   const b0z = FPOLY[B + 2];
   let dbx = FPOLY[B + 3] - b0x;
   let dby = FPOLY[B + 4] - b0y;
   let dbz = FPOLY[B + 5] - b0z;
-  const lb = length3(dbx, dby, dbz);
+  const lb = Math.sqrt(dbx * dbx + dby * dby + dbz * dbz);
   if (!(la > 0 && lb > 0) || b.rayEntry === undefined) return;
   dax /= la;
   day /= la;
@@ -331,7 +335,7 @@ function parallelSegments(
   const sx = day * dbz - daz * dby;
   const sy = daz * dbx - dax * dbz;
   const sz = dax * dby - day * dbx;
-  if (length3(sx, sy, sz) > PARALLEL_SIN) return;
+  if (Math.sqrt(sx * sx + sy * sy + sz * sz) > PARALLEL_SIN) return;
   const tb0 = (b0x - a0x) * dax + (b0y - a0y) * day + (b0z - a0z) * daz;
   const tb1 = tb0 + lb * (dbx * dax + dby * day + dbz * daz);
   const lo = Math.max(0, Math.min(tb0, tb1));
@@ -342,31 +346,48 @@ function parallelSegments(
     const px = a0x + t * dax;
     const py = a0y + t * day;
     const pz = a0z + t * daz;
-    if (!b.rayEntry(px, py, pz, nx, ny, nz)) continue;
+    LINE[0] = px;
+    LINE[1] = py;
+    LINE[2] = pz;
+    LINE[3] = nx;
+    LINE[4] = ny;
+    LINE[5] = nz;
+    if (!b.rayEntry(LINE)) continue;
     const gap = RAY[0];
     if (!(gap < margin)) continue;
-    pushFromA(out, px, py, pz, nx, ny, nz, gap, base + e);
+    CONTACT[0] = px;
+    CONTACT[1] = py;
+    CONTACT[2] = pz;
+    CONTACT[3] = nx;
+    CONTACT[4] = ny;
+    CONTACT[5] = nz;
+    CONTACT[6] = gap;
+    pushContactFromA(out, base + e);
   }
 }
 
 /**
  * Pushes the single GJK/EPA contact (witnesses RES, polished normal PN, radii added) when
- * below the margin; feature 27·code_a + code_b.
+ * below the margin QUERY[1]; feature 27·code_a + code_b.
  */
-export function singleContact(
-  a: ConvexShape,
-  b: ConvexShape,
-  margin: number,
-  scale: number,
-  out: ContactBuffer,
-): void {
+export function singleContact(a: ConvexShape, b: ConvexShape, out: ContactBuffer): void {
   const ra = RADII[0];
   const gap = RES[9] - ra - RADII[1];
-  if (!(gap < margin)) return;
+  if (!(gap < QUERY[1])) return;
   const nx = PN[0];
   const ny = PN[1];
   const nz = PN[2];
-  const code =
-    27 * a.pointCode(RES[3], RES[4], RES[5], scale) + b.pointCode(RES[6], RES[7], RES[8], scale);
-  pushFromA(out, RES[3] + ra * nx, RES[4] + ra * ny, RES[5] + ra * nz, nx, ny, nz, gap, code);
+  POINT[3] = QUERY[0];
+  for (let k = 0; k < 3; k++) POINT[k] = RES[3 + k];
+  const codeA = a.pointCode(POINT);
+  for (let k = 0; k < 3; k++) POINT[k] = RES[6 + k];
+  const code = 27 * codeA + b.pointCode(POINT);
+  CONTACT[0] = RES[3] + ra * nx;
+  CONTACT[1] = RES[4] + ra * ny;
+  CONTACT[2] = RES[5] + ra * nz;
+  CONTACT[3] = nx;
+  CONTACT[4] = ny;
+  CONTACT[5] = nz;
+  CONTACT[6] = gap;
+  pushContactFromA(out, code);
 }

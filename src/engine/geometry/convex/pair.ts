@@ -23,18 +23,20 @@
  *     (manifold.ts); a manifold whose deepest gap misses the GJK/EPA gap by more than
  *     1e-7 of the size, or no manifold, gets the single contact instead.
  *
- * Nothing allocates: scratch storage is module-level (single-threaded).
+ * Nothing allocates: scratch storage is module-level (single-threaded), and doubles cross
+ * calls in it rather than as arguments (support.ts QUERY).
  */
 
-import { length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { EPA_FAILED, EPA_OK, EPA_ROUGH, epa } from "./epa";
 import type { ConvexShape } from "./features";
 import { GJK_FAR, GJK_OVERLAP, GJK_SEPARATED, gjk, RES } from "./gjk";
 import { buildManifold, RADII, singleContact } from "./manifold";
 import { PN, polishNormal } from "./polish";
-import { type ConvexSupport, overlapAlong, setDilation } from "./support";
+import { ALONG, type ConvexSupport, overlapAlong, QUERY } from "./support";
 import { placeWitnesses } from "./witness";
+
+export { RADII } from "./manifold";
 
 /** A saved RES (dilatedRetry). */
 const SAVE = new Float64Array(10);
@@ -53,51 +55,75 @@ export function collideConvex(
 ): void {
   RADII[0] = ra;
   RADII[1] = rb;
+  collideCores(a, b, margin, out);
+}
+
+/**
+ * collideConvex with the radii the cores are swept by in RADII (a's 0, b's 1), written by
+ * the caller: the pair functions' way, since V8 boxes double arguments (support.ts QUERY).
+ */
+export function collideCores(
+  a: ConvexShape,
+  b: ConvexShape,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const ra = RADII[0];
+  const rb = RADII[1];
   const Ra = a.boundingRadius();
   const Rb = b.boundingRadius();
   const reach = margin + ra + rb;
-  if (length3(b.p[0] - a.p[0], b.p[1] - a.p[1], b.p[2] - a.p[2]) - Ra - Rb >= reach) return;
+  const dx = b.p[0] - a.p[0];
+  const dy = b.p[1] - a.p[1];
+  const dz = b.p[2] - a.p[2];
+  if (Math.sqrt(dx * dx + dy * dy + dz * dz) - Ra - Rb >= reach) return;
   const scale = Ra + Rb;
-  if (!distance(a, b, scale, reach)) return;
+  QUERY[0] = scale;
+  QUERY[1] = margin;
+  QUERY[2] = reach;
+  if (!distance(a, b)) return;
   polishNormal(a, b);
-  const nx = PN[0];
-  const ny = PN[1];
-  const nz = PN[2];
-  placeWitnesses(a, b, nx, ny, nz);
+  placeWitnesses(a, b, PN);
   RES[9] = -PN[3];
   const gap0 = RES[9] - ra - rb;
   if (!(gap0 < margin)) return;
   const start = out.count;
-  buildManifold(a, b, nx, ny, nz, margin, scale, out);
+  buildManifold(a, b, out);
   if (out.count > start) {
     let deepest = Number.POSITIVE_INFINITY;
     for (let i = start; i < out.count; i++) if (out.gap[i] < deepest) deepest = out.gap[i];
     if (!(gap0 < deepest - 1e-7 * scale)) return;
   }
   // The single GJK/EPA contact (alone, or where the manifold misses the deepest point).
-  singleContact(a, b, margin, scale, out);
+  singleContact(a, b, out);
 }
 
 /**
  * The signed distance query of the cores (step 1 of the file comment): RES = normal a→b,
- * witnesses and core gap. Returns false when the cores are at least `reach` apart.
+ * witnesses and core gap. Returns false when the cores are at least `reach` (QUERY[2])
+ * apart.
  */
-function distance(a: ConvexSupport, b: ConvexSupport, scale: number, reach: number): boolean {
-  let status = gjk(a, b, scale, reach);
+function distance(a: ConvexSupport, b: ConvexSupport): boolean {
+  let status = gjk(a, b);
   if (status === GJK_FAR) return false;
+  const scale = QUERY[0];
   // GJK converges slowly where curved surfaces (nearly) touch, and may stop on rounding
   // with a tiny v of meaningless direction: its normal must separate by its distance,
   // else EPA (which also handles the origin just outside its polytope: a signed result).
   let separation = 1e-10 * scale;
-  if (
-    status === GJK_SEPARATED &&
-    -overlapAlong(a, b, RES[0], RES[1], RES[2]) < RES[9] - 1e-7 * scale
-  ) {
-    status = GJK_OVERLAP;
-    separation = RES[9];
+  if (status === GJK_SEPARATED) {
+    overlapAlong(a, b, RES, 0);
+    if (-ALONG[0] < RES[9] - 1e-7 * scale) {
+      status = GJK_OVERLAP;
+      separation = RES[9];
+    }
   }
-  const outcome = status === GJK_OVERLAP ? epa(a, b, scale, separation) : EPA_OK;
-  if (outcome !== EPA_OK) dilatedRetry(a, b, scale, reach, outcome);
+  let outcome = EPA_OK;
+  if (status === GJK_OVERLAP) {
+    QUERY[4] = separation;
+    outcome = epa(a, b);
+  }
+  if (outcome !== EPA_OK) dilatedRetry(a, b, outcome);
   return true;
 }
 
@@ -109,36 +135,37 @@ function distance(a: ConvexSupport, b: ConvexSupport, scale: number, reach: numb
  * difference, impossible with a cylinder of positive size), contact along the centre
  * line.
  */
-function dilatedRetry(
-  a: ConvexSupport,
-  b: ConvexSupport,
-  scale: number,
-  reach: number,
-  outcome: number,
-): void {
+function dilatedRetry(a: ConvexSupport, b: ConvexSupport, outcome: number): void {
+  const scale = QUERY[0];
+  const reach = QUERY[2];
   let keep = Number.POSITIVE_INFINITY;
   if (outcome === EPA_ROUGH) {
-    keep = overlapAlong(a, b, RES[0], RES[1], RES[2]);
+    overlapAlong(a, b, RES, 0);
+    keep = ALONG[0];
     for (let k = 0; k < 10; k++) SAVE[k] = RES[k];
   }
   const dilation = 1e-3 * scale;
-  setDilation(dilation);
-  const status = gjk(a, b, scale, reach + dilation);
-  const retried =
-    status === GJK_OVERLAP
-      ? epa(a, b, scale, 1e-10 * scale)
-      : status === GJK_SEPARATED
-        ? EPA_OK
-        : EPA_FAILED;
-  setDilation(0);
-  const got =
-    retried === EPA_FAILED ? Number.POSITIVE_INFINITY : overlapAlong(a, b, RES[0], RES[1], RES[2]);
+  QUERY[3] = dilation;
+  QUERY[2] = reach + dilation;
+  const status = gjk(a, b);
+  let retried = EPA_FAILED;
+  if (status === GJK_OVERLAP) {
+    QUERY[4] = 1e-10 * scale;
+    retried = epa(a, b);
+  } else if (status === GJK_SEPARATED) retried = EPA_OK;
+  QUERY[3] = 0;
+  QUERY[2] = reach;
+  let got = Number.POSITIVE_INFINITY;
+  if (retried !== EPA_FAILED) {
+    overlapAlong(a, b, RES, 0);
+    got = ALONG[0];
+  }
   if (keep < got) for (let k = 0; k < 10; k++) RES[k] = SAVE[k];
   else if (!(got < Number.POSITIVE_INFINITY)) {
     const dcx = b.p[0] - a.p[0];
     const dcy = b.p[1] - a.p[1];
     const dcz = b.p[2] - a.p[2];
-    const l = length3(dcx, dcy, dcz);
+    const l = Math.sqrt(dcx * dcx + dcy * dcy + dcz * dcz);
     RES[0] = l > 0 ? dcx / l : 0;
     RES[1] = l > 0 ? dcy / l : 0;
     RES[2] = l > 0 ? dcz / l : 1;

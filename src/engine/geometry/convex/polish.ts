@@ -15,13 +15,19 @@
  *    differences of the gradient), and the crossings of two such circles.
  */
 
-import { length3 } from "../../math/vec3";
-import { crossLeastAxis, PERP } from "../helpers";
+import { PERP } from "../helpers";
 import { RES } from "./gjk";
-import { type ConvexSupport, overlapAlong, WAB } from "./support";
+import { ALONG, type ConvexSupport, crossLeastAxisOf, overlapAlong, WAB } from "./support";
 
 /** Polished normal (0..2) and its overlap F (3); trial direction (4..6). */
 export const PN = new Float64Array(7);
+
+/**
+ * The normal n0 the cone points and kink circles are tried near (0..2); tryNormal's unit
+ * direction (3..5); slope's unit direction n (6..8), tangent t (9..11) and result (12);
+ * newton2D's −n (13..15).
+ */
+const NS = new Float64Array(16);
 
 /** Kink axes of the two cores (at most 3 each). */
 const KAX = new Float64Array(18);
@@ -43,11 +49,15 @@ export function polishNormal(a: ConvexSupport, b: ConvexSupport): void {
   PN[0] = RES[0];
   PN[1] = RES[1];
   PN[2] = RES[2];
-  PN[3] = overlapAlong(a, b, PN[0], PN[1], PN[2]);
+  overlapAlong(a, b, PN, 0);
+  PN[3] = ALONG[0];
   newton2D(a, b);
   const n0x = PN[0];
   const n0y = PN[1];
   const n0z = PN[2];
+  NS[0] = n0x;
+  NS[1] = n0y;
+  NS[2] = n0z;
   // A cylinder's support L |n·z| + r |n − (n·z) z| has a cone point at n = ±z (its cap
   // face): near one, try it.
   let nc = a.coneAxes(CAX, 0);
@@ -73,26 +83,21 @@ export function polishNormal(a: ConvexSupport, b: ConvexSupport): void {
     const kz = KAX[3 * i + 2];
     const c = n0x * kx + n0y * ky + n0z * kz;
     if (Math.abs(c) > NEAR) continue;
-    for (let j = i + 1; j < nk; j++) tryCrossing(a, b, i, j, n0x, n0y, n0z);
-    alongCircle(a, b, kx, ky, kz, c, n0x, n0y, n0z);
+    for (let j = i + 1; j < nk; j++) tryCrossing(a, b, i, j);
+    alongCircle(a, b, i);
   }
   // From the best candidate (a point near a cone or a circle may still improve).
   newton2D(a, b);
 }
 
 /**
- * Tries the crossing of the kink circles of axes KAX[i] and KAX[j] nearest to n0, ±k_i × k_j,
- * when the second circle is near n0 too.
+ * Tries the crossing of the kink circles of axes KAX[i] and KAX[j] nearest to n0 (NS[0..2]),
+ * ±k_i × k_j, when the second circle is near n0 too.
  */
-function tryCrossing(
-  a: ConvexSupport,
-  b: ConvexSupport,
-  i: number,
-  j: number,
-  n0x: number,
-  n0y: number,
-  n0z: number,
-): void {
+function tryCrossing(a: ConvexSupport, b: ConvexSupport, i: number, j: number): void {
+  const n0x = NS[0];
+  const n0y = NS[1];
+  const n0z = NS[2];
   const kx = KAX[3 * i];
   const ky = KAX[3 * i + 1];
   const kz = KAX[3 * i + 2];
@@ -103,7 +108,7 @@ function tryCrossing(
   let x = ky * qz - kz * qy;
   let y = kz * qx - kx * qz;
   let z = kx * qy - ky * qx;
-  if (length3(x, y, z) < 1e-9) return;
+  if (Math.sqrt(x * x + y * y + z * z) < 1e-9) return;
   if (x * n0x + y * n0y + z * n0z < 0) {
     x = -x;
     y = -y;
@@ -116,27 +121,24 @@ function tryCrossing(
 }
 
 /**
- * 1-D Newton steps along the kink circle n ⟂ k (unit k, c = n0·k): n(t) = cos t u + sin t v
- * with u the projection of n0 on the circle and v = k × u; F'(t) from the gradient (slope),
- * F''(t) by a forward difference of it (step 1e-6), at most 4 steps each below 0.1 rad.
- * Every point visited is tried.
+ * 1-D Newton steps along the kink circle n ⟂ k (k = KAX[i], unit; c = n0·k, n0 = NS[0..2]):
+ * n(t) = cos t u + sin t v with u the projection of n0 on the circle and v = k × u; F'(t)
+ * from the gradient (slope), F''(t) by a forward difference of it (step 1e-6), at most 4
+ * steps each below 0.1 rad. Every point visited is tried.
  */
-function alongCircle(
-  a: ConvexSupport,
-  b: ConvexSupport,
-  kx: number,
-  ky: number,
-  kz: number,
-  c: number,
-  n0x: number,
-  n0y: number,
-  n0z: number,
-): void {
+function alongCircle(a: ConvexSupport, b: ConvexSupport, i: number): void {
+  const n0x = NS[0];
+  const n0y = NS[1];
+  const n0z = NS[2];
+  const kx = KAX[3 * i];
+  const ky = KAX[3 * i + 1];
+  const kz = KAX[3 * i + 2];
+  const c = n0x * kx + n0y * ky + n0z * kz;
   const h = 1e-6;
   let ux = n0x - c * kx;
   let uy = n0y - c * ky;
   let uz = n0z - c * kz;
-  const ul = length3(ux, uy, uz);
+  const ul = Math.sqrt(ux * ux + uy * uy + uz * uz);
   ux /= ul;
   uy /= ul;
   uz /= ul;
@@ -154,22 +156,24 @@ function alongCircle(
     PN[5] = y;
     PN[6] = z;
     tryNormal(a, b);
-    const tx = -st * ux + ct * vx;
-    const ty = -st * uy + ct * vy;
-    const tz = -st * uz + ct * vz;
-    const g = slope(a, b, x, y, z, tx, ty, tz);
+    NS[6] = x;
+    NS[7] = y;
+    NS[8] = z;
+    NS[9] = -st * ux + ct * vx;
+    NS[10] = -st * uy + ct * vy;
+    NS[11] = -st * uz + ct * vz;
+    slope(a, b);
+    const g = NS[12];
     const c2 = Math.cos(t + h);
     const s2 = Math.sin(t + h);
-    const g2 = slope(
-      a,
-      b,
-      c2 * ux + s2 * vx,
-      c2 * uy + s2 * vy,
-      c2 * uz + s2 * vz,
-      -s2 * ux + c2 * vx,
-      -s2 * uy + c2 * vy,
-      -s2 * uz + c2 * vz,
-    );
+    NS[6] = c2 * ux + s2 * vx;
+    NS[7] = c2 * uy + s2 * vy;
+    NS[8] = c2 * uz + s2 * vz;
+    NS[9] = -s2 * ux + c2 * vx;
+    NS[10] = -s2 * uy + c2 * vy;
+    NS[11] = -s2 * uz + c2 * vz;
+    slope(a, b);
+    const g2 = NS[12];
     const curv = (g2 - g) / h;
     if (!(curv > 0)) break;
     const dt = -g / curv;
@@ -187,11 +191,15 @@ function alongCircle(
 
 /** Tries the (not necessarily unit) direction PN[4..6]; keeps it when it lowers the overlap. */
 function tryNormal(a: ConvexSupport, b: ConvexSupport): void {
-  const l = length3(PN[4], PN[5], PN[6]);
+  const l = Math.sqrt(PN[4] * PN[4] + PN[5] * PN[5] + PN[6] * PN[6]);
   const x = PN[4] / l;
   const y = PN[5] / l;
   const z = PN[6] / l;
-  const f = overlapAlong(a, b, x, y, z);
+  NS[3] = x;
+  NS[4] = y;
+  NS[5] = z;
+  overlapAlong(a, b, NS, 3);
+  const f = ALONG[0];
   if (f < PN[3]) {
     PN[0] = x;
     PN[1] = y;
@@ -201,23 +209,21 @@ function tryNormal(a: ConvexSupport, b: ConvexSupport): void {
 }
 
 /**
- * Component along (tx, ty, tz) of the overlap's gradient on the unit sphere at the unit
- * (x, y, z): w − (w·n) n with w = the support point of a − b (the gradient of h_a(n) +
- * h_b(−n) in space).
+ * Component along t = NS[9..11] of the overlap's gradient on the unit sphere at the unit
+ * n = NS[6..8]: w − (w·n) n with w = the support point of a − b (the gradient of h_a(n) +
+ * h_b(−n) in space); into NS[12].
  */
-function slope(
-  a: ConvexSupport,
-  b: ConvexSupport,
-  x: number,
-  y: number,
-  z: number,
-  tx: number,
-  ty: number,
-  tz: number,
-): number {
-  const f = overlapAlong(a, b, x, y, z);
+function slope(a: ConvexSupport, b: ConvexSupport): void {
+  const x = NS[6];
+  const y = NS[7];
+  const z = NS[8];
+  const tx = NS[9];
+  const ty = NS[10];
+  const tz = NS[11];
+  overlapAlong(a, b, NS, 6);
+  const f = ALONG[0];
   const wt = tx * (WAB[0] - WAB[3]) + ty * (WAB[1] - WAB[4]) + tz * (WAB[2] - WAB[5]);
-  return wt - f * (x * tx + y * ty + z * tz);
+  NS[12] = wt - f * (x * tx + y * ty + z * tz);
 }
 
 /**
@@ -232,16 +238,20 @@ function newton2D(a: ConvexSupport, b: ConvexSupport): void {
     const nx = PN[0];
     const ny = PN[1];
     const nz = PN[2];
-    tangentBasis(nx, ny, nz);
-    const f = overlapAlong(a, b, nx, ny, nz);
+    tangentBasis();
+    overlapAlong(a, b, PN, 0);
+    const f = ALONG[0];
     const wx = WAB[0] - WAB[3];
     const wy = WAB[1] - WAB[4];
     const wz = WAB[2] - WAB[5];
     const g1 = wx * TB[0] + wy * TB[1] + wz * TB[2];
     const g2 = wx * TB[3] + wy * TB[4] + wz * TB[5];
     HS.fill(0);
-    a.addSupportHessian(nx, ny, nz, HS);
-    b.addSupportHessian(-nx, -ny, -nz, HS);
+    NS[13] = -nx;
+    NS[14] = -ny;
+    NS[15] = -nz;
+    a.addSupportHessian(PN, 0, HS);
+    b.addSupportHessian(NS, 13, HS);
     // e_iᵀ HS e_j − F δ_ij.
     let a11 = -f;
     let a22 = -f;
@@ -279,13 +289,16 @@ function newton2D(a: ConvexSupport, b: ConvexSupport): void {
   }
 }
 
-/** Unit tangents e1 = normalize(n × e_k), e2 = n × e1 of the unit n = (x, y, z) into TB. */
-function tangentBasis(x: number, y: number, z: number): void {
-  crossLeastAxis(x, y, z);
+/** Unit tangents e1 = normalize(n × e_k), e2 = n × e1 of the unit n = PN[0..2] into TB. */
+function tangentBasis(): void {
+  const x = PN[0];
+  const y = PN[1];
+  const z = PN[2];
+  crossLeastAxisOf(PN, 0);
   let ex = PERP[0];
   let ey = PERP[1];
   let ez = PERP[2];
-  const l = length3(ex, ey, ez);
+  const l = Math.sqrt(ex * ex + ey * ey + ez * ez);
   ex /= l;
   ey /= l;
   ez /= l;

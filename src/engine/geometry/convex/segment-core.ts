@@ -6,7 +6,6 @@
  * 2 between them.
  */
 
-import { clamp } from "../helpers";
 import type { WorldPose } from "../pose";
 import {
   type ConvexShape,
@@ -22,40 +21,55 @@ import {
 } from "./features";
 import { localToWorld } from "./support";
 
+/** A local point for localToWorld. */
+const LP = new Float64Array(3);
+
 export class SegmentCore implements ConvexShape {
   p = new Float64Array(3);
   R = new Float64Array(9);
-  /** Half-length L, metres. */
-  private readonly d = new Float64Array(1);
+  /**
+   * Half-length L (0) and the radius the capsule sweeps the segment by (1), metres: place()
+   * reads both, the pair adds the radius (pair.ts RADII).
+   */
+  readonly size = new Float64Array(2);
 
-  /** Places the core: the segment of half-length L at `pose` (referenced, not copied). */
-  place(pose: WorldPose, halfLength: number): this {
-    this.p = pose.p;
-    this.R = pose.R;
-    this.d[0] = halfLength;
+  /**
+   * Places the core: the segment of half-length L of the capsule `shape` at `pose`
+   * (referenced, not copied; the shape rather than its numbers, which V8 would box as
+   * arguments), keeping the capsule's radius too. The sizes are read after a branch, as
+   * in CylinderCore.place (why: there).
+   */
+  place(pose: WorldPose, shape: { readonly halfLength: number; readonly radius: number }): this {
+    if (this.p !== pose.p) {
+      this.p = pose.p;
+      this.R = pose.R;
+    }
+    this.size[0] = shape.halfLength;
+    this.size[1] = shape.radius;
     return this;
   }
 
   boundingRadius(): number {
-    return this.d[0];
+    return this.size[0];
   }
 
   localSupport(d: Float64Array, s: Float64Array): void {
     s[0] = 0;
     s[1] = 0;
-    s[2] = d[2] >= 0 ? this.d[0] : -this.d[0];
+    s[2] = d[2] >= 0 ? this.size[0] : -this.size[0];
   }
 
   /** The supporting end, or (d ⟂ the axis) the whole segment, q clamped onto it. */
   projectOnSupport(q: Float64Array, d: Float64Array, ends: Float64Array): number {
     const eps = 1e-9;
-    const L = this.d[0];
+    const L = this.size[0];
     q[0] = 0;
     q[1] = 0;
     if (d[2] > eps) q[2] = L;
     else if (d[2] < -eps) q[2] = -L;
     else {
-      q[2] = clamp(q[2], -L, L);
+      const z = q[2];
+      q[2] = z < -L ? -L : Math.min(z, L);
       ends[0] = ends[1] = ends[3] = ends[4] = 0;
       ends[2] = -L;
       ends[5] = L;
@@ -89,24 +103,28 @@ export class SegmentCore implements ConvexShape {
   polygon(): void {}
 
   segment(s: number): void {
-    const L = this.d[0];
-    localToWorld(this, 0, 0, -L, FPOLY, 3 * (s * POLY_CAP));
-    localToWorld(this, 0, 0, L, FPOLY, 3 * (s * POLY_CAP + 1));
+    const L = this.size[0];
+    LP[0] = 0;
+    LP[1] = 0;
+    LP[2] = -L;
+    localToWorld(this, LP, 0, FPOLY, 3 * (s * POLY_CAP));
+    LP[2] = L;
+    localToWorld(this, LP, 0, FPOLY, 3 * (s * POLY_CAP + 1));
     FLAB[s * POLY_CAP] = 0;
     FLAB[s * POLY_CAP + 1] = 1;
     FCOUNT[s] = 2;
   }
 
-  pointCode(x: number, y: number, z: number, scale: number): number {
+  pointCode(q: Float64Array): number {
     const R = this.R;
-    const l2 = R[2] * (x - this.p[0]) + R[5] * (y - this.p[1]) + R[8] * (z - this.p[2]);
-    const tol = 1e-7 * scale;
-    const L = this.d[0];
+    const l2 = R[2] * (q[0] - this.p[0]) + R[5] * (q[1] - this.p[1]) + R[8] * (q[2] - this.p[2]);
+    const tol = 1e-7 * q[3];
+    const L = this.size[0];
     return l2 > L - tol ? 1 : l2 < -L + tol ? 0 : 2;
   }
 
   /** A segment has no polygon feature. */
-  polygonArea(): number {
-    return 0;
+  polygonArea(_code: number, out: Float64Array, o: number): void {
+    out[o] = 0;
   }
 }

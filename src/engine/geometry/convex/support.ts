@@ -17,7 +17,7 @@
  * turns towards a direction, for contact manifolds); ConvexShape is both.
  */
 
-import { length3 } from "../../math/vec3";
+import { PERP } from "../helpers";
 
 /** A convex core's support function and its local structure (see the file comment). */
 export interface ConvexSupport {
@@ -42,10 +42,10 @@ export interface ConvexSupport {
   projectOnSupport(q: Float64Array, d: Float64Array, ends: Float64Array): number;
   /**
    * Adds to H (row-major 3×3) the Hessian of the support function in world space at the
-   * world unit direction (dx, dy, dz) where it is smooth (0 for polyhedra, whose support
+   * world unit direction d[o..o+2] where it is smooth (0 for polyhedra, whose support
    * function is piecewise linear).
    */
-  addSupportHessian(dx: number, dy: number, dz: number, H: Float64Array): void;
+  addSupportHessian(d: Float64Array, o: number, H: Float64Array): void;
   /**
    * World axes k (unit) across whose great circle n ⟂ k the support function has a kink
    * (is not differentiable): a box's three axes, a cylinder's or segment's axis. Written
@@ -59,14 +59,41 @@ export interface ConvexSupport {
   coneAxes(out: Float64Array, o: number): number;
 }
 
+/**
+ * The query collideConvex is answering, written before anything reads it: the size of the
+ * pair (0: sum of the cores' bounding radii, metres), the contact margin (1), the core
+ * distance from which on there is no contact (2: the margin plus both radii, plus the
+ * dilation during a dilated retry), the radius of the ball b is dilated by in
+ * minkowski() (3: 0 but in a dilated retry) and EPA's upper bound on the cores'
+ * separation (4).
+ *
+ * Throughout the convex machinery, doubles cross calls in module-level arrays like this
+ * one rather than as arguments or return values: V8 boxes a double argument of a call it
+ * does not inline, and a double such a call returns, into a new heap number (16 bytes;
+ * calls through ConvexSupport are polymorphic, and the large functions exhaust the
+ * inlining budget); a margin passed down as an argument would be boxed at every call when
+ * its caller holds it unboxed. For the same reason lengths and clamps are written out
+ * (Math.sqrt(x * x + y * y), as vec3.ts length2 computes it): V8 does not inline even
+ * those small calls on a path it has rarely taken. The one double still returned through
+ * the interfaces, boundingRadius(), is called twice per query on small polymorphic
+ * targets that V8 inlines.
+ */
+export const QUERY = new Float64Array(5);
+
 /** Local direction and local support point of support(). */
 const LOCAL_DIR = new Float64Array(3);
 const LOCAL_POINT = new Float64Array(3);
 /** Support point (world) written by support(). */
 export const SUP = new Float64Array(3);
 
-/** Support point of core c in the world direction (dx, dy, dz) (any length), into SUP. */
-export function support(c: ConvexSupport, dx: number, dy: number, dz: number): void {
+/**
+ * Support point of core c in the world direction sg·d[o..o+2] (sg = ±1; any length), into
+ * SUP.
+ */
+export function support(c: ConvexSupport, d: Float64Array, o: number, sg: number): void {
+  const dx = sg * d[o];
+  const dy = sg * d[o + 1];
+  const dz = sg * d[o + 2];
   const R = c.R;
   const p = c.p;
   LOCAL_DIR[0] = R[0] * dx + R[3] * dy + R[6] * dz;
@@ -81,15 +108,17 @@ export function support(c: ConvexSupport, dx: number, dy: number, dz: number): v
   SUP[2] = p[2] + R[6] * a0 + R[7] * a1 + R[8] * a2;
 }
 
-/** World point p + R (x, y, z) of core c's local point, into out[o..o+2]. */
+/** World point p + R x of core c's local point x = src[so..so+2], into out[o..o+2]. */
 export function localToWorld(
   c: ConvexSupport,
-  x: number,
-  y: number,
-  z: number,
+  src: Float64Array,
+  so: number,
   out: Float64Array,
   o: number,
 ): void {
+  const x = src[so];
+  const y = src[so + 1];
+  const z = src[so + 2];
   const R = c.R;
   const p = c.p;
   out[o] = p[0] + R[0] * x + R[1] * y + R[2] * z;
@@ -97,51 +126,77 @@ export function localToWorld(
   out[o + 2] = p[2] + R[6] * x + R[7] * y + R[8] * z;
 }
 
-/** Core c's local components Rᵀ (x, y, z) of a world vector, into out[0..2]. */
-export function toLocal(c: ConvexSupport, x: number, y: number, z: number, out: Float64Array) {
+/** Core c's local components Rᵀ v of the world vector v = src[so..so+2], into out[0..2]. */
+export function toLocal(c: ConvexSupport, src: Float64Array, so: number, out: Float64Array): void {
+  const x = src[so];
+  const y = src[so + 1];
+  const z = src[so + 2];
   const R = c.R;
   out[0] = R[0] * x + R[3] * y + R[6] * z;
   out[1] = R[1] * x + R[4] * y + R[7] * z;
   out[2] = R[2] * x + R[5] * y + R[8] * z;
 }
 
-/** Radius of the ball b is dilated by in minkowski() (the fallback of collideConvex). */
-let dilation = 0;
-
-/** Sets the radius of the ball b is dilated by in minkowski() (0: none). */
-export function setDilation(r: number): void {
-  dilation = r;
+/**
+ * crossLeastAxis (helpers.ts) of the vector v[o..o+2], into PERP: v × e_k for the world
+ * axis e_k least aligned with v (ties: the lower axis), not normalized; the vector read
+ * from an array.
+ */
+export function crossLeastAxisOf(v: Float64Array, o: number): void {
+  const x = v[o];
+  const y = v[o + 1];
+  const z = v[o + 2];
+  const ax = Math.abs(x);
+  const ay = Math.abs(y);
+  const az = Math.abs(z);
+  if (ax <= ay && ax <= az) {
+    PERP[0] = 0;
+    PERP[1] = z;
+    PERP[2] = -y; // v × e_x
+  } else if (ay <= az) {
+    PERP[0] = -z;
+    PERP[1] = 0;
+    PERP[2] = x; // v × e_y
+  } else {
+    PERP[0] = y;
+    PERP[1] = -x;
+    PERP[2] = 0; // v × e_z
+  }
 }
 
 /**
- * Minkowski support in direction d: w = s_a(d) − s_b(−d), written at slot i of the point
- * arrays W (w), A (s_a) and B (s_b), 3 per slot. With a dilation r of b, w moves by r d̂.
+ * Minkowski support in the direction d = d[o..o+2]: w = s_a(d) − s_b(−d), written at slot i
+ * of the point arrays W (w), A (s_a) and B (s_b), 3 per slot. With a dilation r of b
+ * (QUERY[3]), w moves by r d̂.
  */
 export function minkowski(
   a: ConvexSupport,
   b: ConvexSupport,
-  dx: number,
-  dy: number,
-  dz: number,
+  d: Float64Array,
+  o: number,
   W: Float64Array,
   A: Float64Array,
   B: Float64Array,
   i: number,
 ): void {
-  support(a, dx, dy, dz);
+  support(a, d, o, 1);
   A[3 * i] = SUP[0];
   A[3 * i + 1] = SUP[1];
   A[3 * i + 2] = SUP[2];
-  support(b, -dx, -dy, -dz);
+  support(b, d, o, -1);
   B[3 * i] = SUP[0];
   B[3 * i + 1] = SUP[1];
   B[3 * i + 2] = SUP[2];
   W[3 * i] = A[3 * i] - SUP[0];
   W[3 * i + 1] = A[3 * i + 1] - SUP[1];
   W[3 * i + 2] = A[3 * i + 2] - SUP[2];
+  const dilation = QUERY[3];
   if (dilation > 0) {
     // b dilated by a ball of radius r: its support moves by r·(−d̂).
-    const s = dilation / length3(dx, dy, dz);
+    const dx = d[o];
+    const dy = d[o + 1];
+    const dz = d[o + 2];
+    const s = dilation / Math.sqrt(dx * dx + dy * dy + dz * dz);
     W[3 * i] += s * dx;
     W[3 * i + 1] += s * dy;
     W[3 * i + 2] += s * dz;
@@ -151,38 +206,45 @@ export function minkowski(
 /** Support points of the last overlapAlong: a's (0..2), b's (3..5). */
 export const WAB = new Float64Array(6);
 
+/** Value of the last overlapAlong or separationAlong. */
+export const ALONG = new Float64Array(1);
+
 /**
- * Overlap of the cores along the unit n (a→b): h_a(n) + h_b(−n) = n·(s_a(n) − s_b(−n)),
- * the depth of the cores along n, negative when n separates them (supports kept in WAB).
+ * Overlap of the cores along the unit n = n[o..o+2] (a→b): h_a(n) + h_b(−n) =
+ * n·(s_a(n) − s_b(−n)), the depth of the cores along n, negative when n separates them;
+ * into ALONG[0] (supports kept in WAB).
  */
-export function overlapAlong(
-  a: ConvexSupport,
-  b: ConvexSupport,
-  nx: number,
-  ny: number,
-  nz: number,
-): number {
-  support(a, nx, ny, nz);
+export function overlapAlong(a: ConvexSupport, b: ConvexSupport, n: Float64Array, o: number): void {
+  const nx = n[o];
+  const ny = n[o + 1];
+  const nz = n[o + 2];
+  support(a, n, o, 1);
   WAB[0] = SUP[0];
   WAB[1] = SUP[1];
   WAB[2] = SUP[2];
-  support(b, -nx, -ny, -nz);
+  support(b, n, o, -1);
   WAB[3] = SUP[0];
   WAB[4] = SUP[1];
   WAB[5] = SUP[2];
-  return nx * (WAB[0] - WAB[3]) + ny * (WAB[1] - WAB[4]) + nz * (WAB[2] - WAB[5]);
+  ALONG[0] = nx * (WAB[0] - WAB[3]) + ny * (WAB[1] - WAB[4]) + nz * (WAB[2] - WAB[5]);
 }
 
-/** Separation of the cores along the unit direction m (a→b): min_b m·b − max_a m·a. */
+/**
+ * Separation of the cores along the unit direction m = sg·v[o..o+2] (sg = ±1; a→b):
+ * min_b m·b − max_a m·a, into ALONG[0].
+ */
 export function separationAlong(
   a: ConvexSupport,
   b: ConvexSupport,
-  mx: number,
-  my: number,
-  mz: number,
-): number {
-  support(a, mx, my, mz);
+  v: Float64Array,
+  o: number,
+  sg: number,
+): void {
+  const mx = sg * v[o];
+  const my = sg * v[o + 1];
+  const mz = sg * v[o + 2];
+  support(a, v, o, sg);
   const ha = mx * SUP[0] + my * SUP[1] + mz * SUP[2];
-  support(b, -mx, -my, -mz);
-  return mx * SUP[0] + my * SUP[1] + mz * SUP[2] - ha;
+  support(b, v, o, -sg);
+  ALONG[0] = mx * SUP[0] + my * SUP[1] + mz * SUP[2] - ha;
 }

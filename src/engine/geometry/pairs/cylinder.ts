@@ -18,21 +18,27 @@
  *    an inside centre takes its nearest feature's code: side 4, caps 0 and 2).
  *
  * General convex pairs (box–cylinder, capsule–cylinder, cylinder–cylinder) on the cores'
- * support functions and features (convex/pair.ts collideConvex): the box, the cylinder,
- * the capsule's segment with the capsule's radius added. Their feature ids: the single
- * contact 27·code_a + code_b (box: the region code of the witness Σ c_i 3^i as boxSphere;
- * cylinder: 0/1 the −z/+z cap, 2 the side, 3/4 the −z/+z rim; capsule: 0/1 its ends, 2
- * its side), then the manifold ranges of convex/manifold.ts.
+ * support functions and features (convex/pair.ts collideConvex, called as collideCores
+ * with the radii in RADII): the box, the cylinder, the capsule's segment with the
+ * capsule's radius added. Their feature ids: the single contact 27·code_a + code_b (box:
+ * the region code of the witness Σ c_i 3^i as boxSphere; cylinder: 0/1 the −z/+z cap, 2
+ * the side, 3/4 the −z/+z rim; capsule: 0/1 its ends, 2 its side), then the manifold
+ * ranges of convex/manifold.ts.
+ *
+ * Nothing allocates. No double crosses a call as an argument (V8 boxes those of a call it
+ * does not inline): contacts are written to helpers.ts CONTACT and pushed, the radii go to
+ * collideCores in RADII. The cylinder's and capsule's sizes are read by the cores' place(),
+ * after a branch (CylinderCore.place: a double field read where narrowphase's dispatch
+ * has left a shape's possible hidden classes as the union of all shapes' is boxed).
  */
 
-import { length2, length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { BoxCore } from "../convex/box-core";
 import { CylinderCore } from "../convex/cylinder-core";
-import { collideConvex } from "../convex/pair";
+import { collideCores, RADII } from "../convex/pair";
 import { SegmentCore } from "../convex/segment-core";
 import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
-import { clamp, PLANE, pushFromA, pushLocalFromA } from "../helpers";
+import { CONTACT, PLANE, pushContactFromA, pushLocalFromA } from "../helpers";
 import type { WorldPose } from "../pose";
 import {
   type BoxShape,
@@ -43,6 +49,14 @@ import {
   worldPlane,
 } from "../shapes";
 
+const BOX = new BoxCore();
+const SEGMENT = new SegmentCore();
+const CYLINDER_A = new CylinderCore();
+const CYLINDER_B = new CylinderCore();
+
+/** planeCylinder's margin, for pushRimSamples (a double argument would be boxed). */
+const MARGIN = new Float64Array(1);
+
 // ---------------------------------------------------------------------------------------
 // Closed forms
 // ---------------------------------------------------------------------------------------
@@ -50,7 +64,8 @@ import {
 /**
  * Plane–cylinder (see the file comment): exact deepest rim point of each cap, features 0
  * (−z cap) and 1 (+z cap), plus the rim samples of a flush cap, features
- * 2 + RIM_SAMPLES·cap + k. Normal: the plane's (towards the cylinder).
+ * 2 + RIM_SAMPLES·cap + k. Normal: the plane's (towards the cylinder). The cylinder's
+ * sizes are read through its core, placed first (CylinderCore.place: why).
  */
 export function planeCylinder(
   a: PlaneShape,
@@ -60,14 +75,15 @@ export function planeCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
+  CYLINDER_B.place(pb, b);
   worldPlane(a, pa, PLANE);
   const nx = PLANE[0];
   const ny = PLANE[1];
   const nz = PLANE[2];
   const R = pb.R;
   const c = pb.p;
-  const r = b.radius;
-  const L = b.halfLength;
+  const r = CYLINDER_B.size[0];
+  const L = CYLINDER_B.size[1];
   const zx = R[2];
   const zy = R[5];
   const zz = R[8];
@@ -77,7 +93,7 @@ export function planeCylinder(
   let ux = nx - cz * zx;
   let uy = ny - cz * zy;
   let uz = nz - cz * zz;
-  const su = length3(ux, uy, uz);
+  const su = Math.sqrt(ux * ux + uy * uy + uz * uz);
   if (su > 0) {
     ux /= su;
     uy /= su;
@@ -107,30 +123,34 @@ export function planeCylinder(
     const px = c[0] + s * zx - r * ux;
     const py = c[1] + s * zy - r * uy;
     const pz = c[2] + s * zz - r * uz;
-    pushFromA(out, px - g * nx, py - g * ny, pz - g * nz, nx, ny, nz, g, e);
+    CONTACT[0] = px - g * nx;
+    CONTACT[1] = py - g * ny;
+    CONTACT[2] = pz - g * nz;
+    CONTACT[3] = nx;
+    CONTACT[4] = ny;
+    CONTACT[5] = nz;
+    CONTACT[6] = g;
+    pushContactFromA(out, e);
   }
-  if (flush) pushRimSamples(b, pb, low, margin, out);
+  if (!flush) return;
+  MARGIN[0] = margin;
+  pushRimSamples(CYLINDER_B, low, out);
 }
 
 /**
- * The rim samples of the cap `cap` (0: −z, 1: +z) of the cylinder b at pb against the
- * world plane in PLANE: each sample's gap n·x − d, pushed when below the margin with
- * feature 2 + RIM_SAMPLES·cap + k.
+ * The rim samples of the cap `cap` (0: −z, 1: +z) of the cylinder core b against the
+ * world plane in PLANE: each sample's gap n·x − d, pushed when below the margin MARGIN[0]
+ * with feature 2 + RIM_SAMPLES·cap + k.
  */
-function pushRimSamples(
-  b: CylinderShape,
-  pb: WorldPose,
-  cap: number,
-  margin: number,
-  out: ContactBuffer,
-): void {
+function pushRimSamples(b: CylinderCore, cap: number, out: ContactBuffer): void {
   const nx = PLANE[0];
   const ny = PLANE[1];
   const nz = PLANE[2];
-  const R = pb.R;
-  const c = pb.p;
-  const r = b.radius;
-  const s = cap === 0 ? -b.halfLength : b.halfLength;
+  const margin = MARGIN[0];
+  const R = b.R;
+  const c = b.p;
+  const r = b.size[0];
+  const s = cap === 0 ? -b.size[1] : b.size[1];
   for (let k = 0; k < RIM_SAMPLES; k++) {
     const lx = r * RIM_COS[k];
     const ly = r * RIM_SIN[k];
@@ -138,18 +158,15 @@ function pushRimSamples(
     const py = c[1] + R[3] * lx + R[4] * ly + s * R[5];
     const pz = c[2] + R[6] * lx + R[7] * ly + s * R[8];
     const g = nx * px + ny * py + nz * pz - PLANE[3];
-    if (g < margin)
-      pushFromA(
-        out,
-        px - g * nx,
-        py - g * ny,
-        pz - g * nz,
-        nx,
-        ny,
-        nz,
-        g,
-        2 + RIM_SAMPLES * cap + k,
-      );
+    if (!(g < margin)) continue;
+    CONTACT[0] = px - g * nx;
+    CONTACT[1] = py - g * ny;
+    CONTACT[2] = pz - g * nz;
+    CONTACT[3] = nx;
+    CONTACT[4] = ny;
+    CONTACT[5] = nz;
+    CONTACT[6] = g;
+    pushContactFromA(out, 2 + RIM_SAMPLES * cap + k);
   }
 }
 
@@ -160,28 +177,28 @@ function pushRimSamples(
 const PC = new Float64Array(11);
 
 /**
- * Point q = PC[0..2] (cylinder frame) against the solid cylinder c. Outside: k the closest
- * point, n = (q − k)/|q − k|, distance |q − k|; inside: the nearest of the side (radial
- * normal, +x on the axis) and the caps (±z), distance minus its depth. Code: the region
- * code of the file comment.
+ * Point q = PC[0..2] (cylinder frame) against the solid cylinder of core c. Outside: k the
+ * closest point, n = (q − k)/|q − k|, distance |q − k|; inside: the nearest of the side
+ * (radial normal, +x on the axis) and the caps (±z), distance minus its depth. Code: the
+ * region code of the file comment.
  */
-function pointCylinderLocal(c: CylinderShape): void {
+function pointCylinderLocal(c: CylinderCore): void {
   const x = PC[0];
   const y = PC[1];
   const z = PC[2];
-  const r = c.radius;
-  const L = c.halfLength;
-  const rho = length2(x, y);
+  const r = c.size[0];
+  const L = c.size[1];
+  const rho = Math.sqrt(x * x + y * y);
   const outR = rho > r;
   const outZ = z > L || z < -L;
   if (outR || outZ) {
     const kx = outR ? (x * r) / rho : x;
     const ky = outR ? (y * r) / rho : y;
-    const kz = clamp(z, -L, L);
+    const kz = z < -L ? -L : Math.min(z, L);
     let mx = x - kx;
     let my = y - ky;
     let mz = z - kz;
-    const dist = length3(mx, my, mz);
+    const dist = Math.sqrt(mx * mx + my * my + mz * mz);
     mx /= dist;
     my /= dist;
     mz /= dist;
@@ -230,7 +247,8 @@ function pointCylinderLocal(c: CylinderShape): void {
 
 /**
  * Cylinder–sphere: the sphere centre q (cylinder frame) against the solid cylinder
- * (pointCylinderLocal). gap = signed distance − radius; feature: the region code of the
+ * (pointCylinderLocal, the cylinder's sizes read through its core, placed first:
+ * CylinderCore.place). gap = signed distance − radius; feature: the region code of the
  * file comment.
  */
 export function cylinderSphere(
@@ -241,6 +259,8 @@ export function cylinderSphere(
   margin: number,
   out: ContactBuffer,
 ): void {
+  CYLINDER_A.place(pa, a);
+  const rs = b.radius;
   const R = pa.R;
   const dx = pb.p[0] - pa.p[0];
   const dy = pb.p[1] - pa.p[1];
@@ -248,8 +268,8 @@ export function cylinderSphere(
   PC[0] = R[0] * dx + R[3] * dy + R[6] * dz;
   PC[1] = R[1] * dx + R[4] * dy + R[7] * dz;
   PC[2] = R[2] * dx + R[5] * dy + R[8] * dz;
-  pointCylinderLocal(a);
-  const gap = PC[9] - b.radius;
+  pointCylinderLocal(CYLINDER_A);
+  const gap = PC[9] - rs;
   if (!(gap < margin)) return;
   PC[9] = gap;
   pushLocalFromA(out, pa, PC, 3);
@@ -258,11 +278,6 @@ export function cylinderSphere(
 // ---------------------------------------------------------------------------------------
 // General convex pairs
 // ---------------------------------------------------------------------------------------
-
-const BOX = new BoxCore();
-const SEGMENT = new SegmentCore();
-const CYLINDER_A = new CylinderCore();
-const CYLINDER_B = new CylinderCore();
 
 /** Box–cylinder: the two solid cores (convex/pair.ts). */
 export function boxCylinder(
@@ -274,8 +289,10 @@ export function boxCylinder(
   out: ContactBuffer,
 ): void {
   BOX.place(pa, a.halfExtents);
-  CYLINDER_B.place(pb, b.radius, b.halfLength);
-  collideConvex(BOX, 0, CYLINDER_B, 0, margin, out);
+  CYLINDER_B.place(pb, b);
+  RADII[0] = 0;
+  RADII[1] = 0;
+  collideCores(BOX, CYLINDER_B, margin, out);
 }
 
 /** Capsule–cylinder: the capsule's axis segment as core, its radius added. */
@@ -287,9 +304,11 @@ export function capsuleCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  SEGMENT.place(pa, a.halfLength);
-  CYLINDER_B.place(pb, b.radius, b.halfLength);
-  collideConvex(SEGMENT, a.radius, CYLINDER_B, 0, margin, out);
+  SEGMENT.place(pa, a);
+  CYLINDER_B.place(pb, b);
+  RADII[0] = SEGMENT.size[1];
+  RADII[1] = 0;
+  collideCores(SEGMENT, CYLINDER_B, margin, out);
 }
 
 /** Cylinder–cylinder: the two solid cores (convex/pair.ts). */
@@ -301,7 +320,9 @@ export function cylinderCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  CYLINDER_A.place(pa, a.radius, a.halfLength);
-  CYLINDER_B.place(pb, b.radius, b.halfLength);
-  collideConvex(CYLINDER_A, 0, CYLINDER_B, 0, margin, out);
+  CYLINDER_A.place(pa, a);
+  CYLINDER_B.place(pb, b);
+  RADII[0] = 0;
+  RADII[1] = 0;
+  collideCores(CYLINDER_A, CYLINDER_B, margin, out);
 }
