@@ -9,7 +9,6 @@
  * module instance), so nothing here allocates.
  */
 
-import { length3 } from "../math/vec3";
 import type { ContactBuffer } from "./contact-buffer";
 import type { WorldPose } from "./pose";
 
@@ -29,28 +28,6 @@ export function pushContactFromA(out: ContactBuffer, feature: number): void {
   const h = 0.5 * CONTACT[6];
   for (let k = 0; k < 3; k++) CONTACT[k] += h * CONTACT[3 + k];
   out.pushFrom(CONTACT, feature);
-}
-
-/** Pushes a contact from the surface point on a (ax, ay, az): point = p_a + (gap/2) n. */
-export function pushFromA(
-  out: ContactBuffer,
-  ax: number,
-  ay: number,
-  az: number,
-  nx: number,
-  ny: number,
-  nz: number,
-  gap: number,
-  feature: number,
-): void {
-  CONTACT[0] = ax;
-  CONTACT[1] = ay;
-  CONTACT[2] = az;
-  CONTACT[3] = nx;
-  CONTACT[4] = ny;
-  CONTACT[5] = nz;
-  CONTACT[6] = gap;
-  pushContactFromA(out, feature);
 }
 
 /**
@@ -86,10 +63,20 @@ export const PLANE = new Float64Array(4);
 export const PERP = new Float64Array(3);
 
 /**
- * v × e_k for the world axis e_k least aligned with v = (x, y, z) (ties: the lower axis),
- * written to PERP: a vector perpendicular to v of length at least |v|·√(2/3), not normalized.
+ * Input of perpendicular, v (0..2) and g (3..5), written by the caller (double arguments
+ * of a call V8 does not inline are boxed).
  */
-export function crossLeastAxis(x: number, y: number, z: number): void {
+export const PERP_IN = new Float64Array(6);
+
+/**
+ * v × e_k for the world axis e_k least aligned with v = (x, y, z) = v[o..o+2] (ties: the
+ * lower axis), written to PERP: a vector perpendicular to v of length at least
+ * |v|·√(2/3), not normalized. The vector is read from an array (see PERP_IN).
+ */
+export function crossLeastAxis(v: Float64Array, o: number): void {
+  const x = v[o];
+  const y = v[o + 1];
+  const z = v[o + 2];
   const ax = Math.abs(x);
   const ay = Math.abs(y);
   const az = Math.abs(z);
@@ -112,40 +99,26 @@ export function crossLeastAxis(x: number, y: number, z: number): void {
 export const NF = new Float64Array(3);
 
 /**
- * A unit vector perpendicular to (x, y, z) (assumed unit), oriented so that its dot
- * product with (gx, gy, gz) is non-negative; written to NF (+z when the vector is zero).
- * Used as the normal when two core points coincide (concentric spheres, crossing capsule
- * axes).
+ * A unit vector perpendicular to v = PERP_IN[0..2] = (x, y, z) (assumed unit), oriented so
+ * that its dot product with g = PERP_IN[3..5] is non-negative; written to NF (+z when the
+ * vector is zero). Used as the normal when two core points coincide (concentric spheres,
+ * crossing capsule axes).
  */
-export function perpendicular(
-  x: number,
-  y: number,
-  z: number,
-  gx: number,
-  gy: number,
-  gz: number,
-): void {
-  crossLeastAxis(x, y, z);
+export function perpendicular(): void {
+  const gx = PERP_IN[3];
+  const gy = PERP_IN[4];
+  const gz = PERP_IN[5];
+  crossLeastAxis(PERP_IN, 0);
   const px = PERP[0];
   const py = PERP[1];
   const pz = PERP[2];
-  const l = length3(px, py, pz);
+  const l = Math.sqrt(px * px + py * py + pz * pz); // length3, written out
   let s = l > 0 ? 1 / l : 0;
   if (px * gx + py * gy + pz * gz < 0) s = -s;
   NF[0] = px * s;
   NF[1] = py * s;
   NF[2] = pz * s;
   if (l === 0) NF[2] = 1;
-}
-
-/** x clamped to [0, 1]. */
-export function clamp01(x: number): number {
-  return x < 0 ? 0 : Math.min(x, 1);
-}
-
-/** x clamped to [lo, hi] (lo ≤ hi). */
-export function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : Math.min(x, hi);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -165,7 +138,8 @@ export const ST = new Float64Array(2);
  * Closest points of the segments P1 + s(Q1 − P1) and P2 + t(Q2 − P2), s, t ∈ [0, 1], given
  * in SEGMENTS (Ericson, Real-Time Collision Detection, §5.1.9, ClosestPtSegmentSegment);
  * writes s, t to ST. For parallel segments the parameter of the first segment is 0 (any
- * closest pair).
+ * closest pair). The clamps to [0, 1] are written out (clamp01's arithmetic): a double
+ * returned by a call V8 does not inline is boxed.
  */
 export function segmentSegment(): void {
   const p1x = SEGMENTS[0];
@@ -194,23 +168,32 @@ export function segmentSegment(): void {
     t = 0;
   } else if (a <= EPS) {
     s = 0;
-    t = clamp01(f / e);
+    const u = f / e;
+    t = u < 0 ? 0 : Math.min(u, 1);
   } else {
     const c = d1x * rx + d1y * ry + d1z * rz;
     if (e <= EPS) {
       t = 0;
-      s = clamp01(-c / a);
+      const u = -c / a;
+      s = u < 0 ? 0 : Math.min(u, 1);
     } else {
       const b = d1x * d2x + d1y * d2y + d1z * d2z;
       const denom = a * e - b * b;
-      s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0;
+      if (denom > 1e-14 * a * e) {
+        const u = (b * f - c * e) / denom;
+        s = u < 0 ? 0 : Math.min(u, 1);
+      } else {
+        s = 0;
+      }
       t = (b * s + f) / e;
       if (t < 0) {
         t = 0;
-        s = clamp01(-c / a);
+        const u = -c / a;
+        s = u < 0 ? 0 : Math.min(u, 1);
       } else if (t > 1) {
         t = 1;
-        s = clamp01((b - c) / a);
+        const u = (b - c) / a;
+        s = u < 0 ? 0 : Math.min(u, 1);
       }
     }
   }

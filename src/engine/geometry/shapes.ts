@@ -7,7 +7,6 @@
  * mass, quaternion [w, x, y, z]). Lengths in metres.
  */
 
-import { length3 } from "../math/vec3";
 import type { WorldPose } from "./pose";
 
 /** Ball of the given radius centred at the shape frame's origin. */
@@ -96,6 +95,39 @@ export function isUnbounded(shape: Shape): boolean {
 }
 
 /**
+ * Sizes read by readRadius and readRadiusLength: radius (o) and half-length (o + 1) of a
+ * round shape, for o = 0 (conventionally the pair's first shape) or 2 (its second).
+ */
+export const SIZES = new Float64Array(4);
+
+/** The shape last read by readRadius or readRadiusLength (compared, never used otherwise). */
+const LAST_READ: { shape: Shape | null } = { shape: null };
+
+/**
+ * Writes the radius of a sphere, capsule or cylinder into SIZES[o], read after a branch.
+ *
+ * Code that has just switched on a shape's `type` (aabbHalfWidths, or a pair function V8
+ * inlines into narrowphase's dispatch) must not read the double fields itself: V8's
+ * optimizing compiler takes the hidden classes the shape may have from that check of `type`
+ * (all the shape classes), and a double field loaded from that union is a polymorphic load
+ * (undefined for the classes without it) whose result is a new heap number, 16 bytes each
+ * time. The inference stops where two branches meet (one storing to an object, as in
+ * CylinderCore.place), so the reads here use their own feedback; and through SIZES the
+ * values stay unboxed whether or not V8 inlines this call.
+ */
+export function readRadius(shape: SphereShape | CapsuleShape | CylinderShape, o: number): void {
+  if (LAST_READ.shape !== shape) LAST_READ.shape = shape;
+  SIZES[o] = shape.radius;
+}
+
+/** Radius (SIZES[o]) and half-length (SIZES[o + 1]) of a capsule or cylinder: see readRadius. */
+export function readRadiusLength(shape: CapsuleShape | CylinderShape, o: number): void {
+  if (LAST_READ.shape !== shape) LAST_READ.shape = shape;
+  SIZES[o] = shape.radius;
+  SIZES[o + 1] = shape.halfLength;
+}
+
+/**
  * Writes the half-widths of the world axis-aligned bounding box of a bounded shape
  * placed at `pose` into ext[eo..eo+2]; the box is centred at pose.p for all bounded
  * shapes (they are symmetric about their frame origin).
@@ -104,13 +136,15 @@ export function isUnbounded(shape: Shape): boolean {
  *  - capsule: e_i = |R_i2| L + r (segment of half-length L along local z, plus r);
  *  - cylinder: e_i = |R_i2| L + r √(1 − R_i2²) (the caps' discs, of normal z, reach
  *    r √(1 − z_i²) along world axis i).
- * Planes have no finite box; calling this for a plane writes +∞.
+ * Planes have no finite box; calling this for a plane writes +∞. Radii and half-lengths are
+ * read through readRadius and readRadiusLength (why: there).
  */
 export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array, eo = 0): void {
   const R = pose.R;
   switch (shape.type) {
     case "sphere": {
-      ext[eo] = ext[eo + 1] = ext[eo + 2] = shape.radius;
+      readRadius(shape, 0);
+      ext[eo] = ext[eo + 1] = ext[eo + 2] = SIZES[0];
       return;
     }
     case "box": {
@@ -122,14 +156,16 @@ export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array,
       return;
     }
     case "capsule": {
-      const L = shape.halfLength;
-      const r = shape.radius;
+      readRadiusLength(shape, 0);
+      const L = SIZES[1];
+      const r = SIZES[0];
       for (let i = 0; i < 3; i++) ext[eo + i] = Math.abs(R[3 * i + 2]) * L + r;
       return;
     }
     case "cylinder": {
-      const L = shape.halfLength;
-      const r = shape.radius;
+      readRadiusLength(shape, 0);
+      const L = SIZES[1];
+      const r = SIZES[0];
       for (let i = 0; i < 3; i++) {
         const z = R[3 * i + 2];
         ext[eo + i] = Math.abs(z) * L + r * Math.sqrt(Math.max(0, 1 - z * z));
@@ -166,12 +202,16 @@ export function worldAabb(
 /**
  * World surface of a plane shape placed at `pose`: unit normal n_w = R n and offset
  * d_w = n_w·p + d, so that the surface is n_w·x = d_w and the solid is n_w·x ≤ d_w.
- * Writes [n_w, d_w] into out[o..o+3].
+ * Writes [n_w, d_w] into out[o..o+3]. The offset is read after a branch, as
+ * readRadius reads a radius (why: there).
  */
 export function worldPlane(shape: PlaneShape, pose: WorldPose, out: Float64Array, o = 0): void {
   const R = pose.R;
   const n = shape.normal;
-  const len = length3(n[0], n[1], n[2]);
+  const n0 = n[0];
+  const n1 = n[1];
+  const n2 = n[2];
+  const len = Math.sqrt(n0 * n0 + n1 * n1 + n2 * n2); // length3, written out
   const nx = n[0] / len;
   const ny = n[1] / len;
   const nz = n[2] / len;
@@ -181,5 +221,6 @@ export function worldPlane(shape: PlaneShape, pose: WorldPose, out: Float64Array
   out[o] = wx;
   out[o + 1] = wy;
   out[o + 2] = wz;
+  if (LAST_READ.shape !== shape) LAST_READ.shape = shape;
   out[o + 3] = wx * pose.p[0] + wy * pose.p[1] + wz * pose.p[2] + shape.offset / len;
 }

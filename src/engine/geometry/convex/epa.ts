@@ -1,3 +1,4 @@
+import { crossLeastAxis } from "../helpers";
 /**
  * EPA, the expanding polytope algorithm (van den Bergen, "Proximity queries and
  * penetration depth computation on 3D game objects", GDC 2001; Collision Detection in
@@ -29,15 +30,7 @@ import {
   TRI,
   triangleClosest,
 } from "./gjk";
-import {
-  ALONG,
-  type ConvexSupport,
-  crossLeastAxisOf,
-  minkowski,
-  overlapAlong,
-  QUERY,
-  WAB,
-} from "./support";
+import { ALONG, type ConvexSupport, minkowski, overlapAlong, QUERY, WAB } from "./support";
 
 /** Most polytope vertices (and iterations), and faces. */
 const EPA_MAX_V = 160;
@@ -310,7 +303,7 @@ const TW = new Float64Array(9);
 
 /**
  * Candidates of tryDirection: the best one's distance from the hull (0) and direction
- * (1..3); the direction to try (4..6), its edge (7..9) for crossLeastAxisOf, the signed
+ * (1..3); the direction to try (4..6), its edge (7..9) for crossLeastAxis, the signed
  * direction probed (10..12) and its distance from the hull (13).
  */
 const TRY = new Float64Array(14);
@@ -346,7 +339,7 @@ function initialTetrahedron(a: ConvexSupport, b: ConvexSupport): boolean {
       TRY[7] = ex;
       TRY[8] = ey;
       TRY[9] = ez;
-      crossLeastAxisOf(TRY, 7);
+      crossLeastAxis(TRY, 7);
       const px = PERP[0];
       const py = PERP[1];
       const pz = PERP[2];

@@ -1,3 +1,4 @@
+import { crossLeastAxis } from "../helpers";
 /**
  * Polish of the contact normal of two convex cores by minimizing their overlap
  * F(n) = h_a(n) + h_b(−n) over unit n (h the support functions): the separating direction
@@ -17,7 +18,7 @@
 
 import { PERP } from "../helpers";
 import { RES } from "./gjk";
-import { ALONG, type ConvexSupport, crossLeastAxisOf, overlapAlong, WAB } from "./support";
+import { ALONG, type ConvexSupport, overlapAlong, WAB } from "./support";
 
 /** Polished normal (0..2) and its overlap F (3); trial direction (4..6). */
 export const PN = new Float64Array(7);
@@ -294,7 +295,7 @@ function tangentBasis(): void {
   const x = PN[0];
   const y = PN[1];
   const z = PN[2];
-  crossLeastAxisOf(PN, 0);
+  crossLeastAxis(PN, 0);
   let ex = PERP[0];
   let ey = PERP[1];
   let ez = PERP[2];

@@ -17,8 +17,6 @@
  * turns towards a direction, for contact manifolds); ConvexShape is both.
  */
 
-import { PERP } from "../helpers";
-
 /** A convex core's support function and its local structure (see the file comment). */
 export interface ConvexSupport {
   /** Origin of the core's frame in the world, metres (set before each query). */
@@ -135,33 +133,6 @@ export function toLocal(c: ConvexSupport, src: Float64Array, so: number, out: Fl
   out[0] = R[0] * x + R[3] * y + R[6] * z;
   out[1] = R[1] * x + R[4] * y + R[7] * z;
   out[2] = R[2] * x + R[5] * y + R[8] * z;
-}
-
-/**
- * crossLeastAxis (helpers.ts) of the vector v[o..o+2], into PERP: v × e_k for the world
- * axis e_k least aligned with v (ties: the lower axis), not normalized; the vector read
- * from an array.
- */
-export function crossLeastAxisOf(v: Float64Array, o: number): void {
-  const x = v[o];
-  const y = v[o + 1];
-  const z = v[o + 2];
-  const ax = Math.abs(x);
-  const ay = Math.abs(y);
-  const az = Math.abs(z);
-  if (ax <= ay && ax <= az) {
-    PERP[0] = 0;
-    PERP[1] = z;
-    PERP[2] = -y; // v × e_x
-  } else if (ay <= az) {
-    PERP[0] = -z;
-    PERP[1] = 0;
-    PERP[2] = x; // v × e_y
-  } else {
-    PERP[0] = y;
-    PERP[1] = -x;
-    PERP[2] = 0; // v × e_z
-  }
 }
 
 /**

@@ -6,7 +6,6 @@
  * at most four points; an edge pair gives one contact between the supporting edges.
  */
 
-import { length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import {
   CLIP_IN,
@@ -35,6 +34,11 @@ const BOX_EDGE_BASE = 2 * 6 * 6 * BOX_POINT_LABELS;
 /** C_ij = a_i · b_j (row-major) and |C_ij|: b's axes in a's frame. */
 const C = new Float64Array(9);
 const AC = new Float64Array(9);
+/**
+ * edgeAxisSeparation's input d in a's frame (0..2) and its result (3): an array rather than
+ * double arguments and a double result, which V8 boxes when it does not inline the call.
+ */
+const SEP = new Float64Array(4);
 
 /**
  * Box–box:
@@ -125,9 +129,13 @@ export function boxBox(
 
   // Edge axes a_i × b_j: chosen only when clearly better than the best face.
   const faceSep = bestSep;
+  SEP[0] = tA0;
+  SEP[1] = tA1;
+  SEP[2] = tA2;
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
-      const s = edgeAxisSeparation(i, j, hA, hB, tA0, tA1, tA2);
+      edgeAxisSeparation(i, j, hA, hB);
+      const s = SEP[3];
       if (s > margin) return;
       if (s > faceSep + 0.05 * Math.abs(faceSep) + absTol && s > bestSep) {
         bestSep = s;
@@ -152,19 +160,11 @@ export function boxBox(
 
 /**
  * Separation of the boxes along the edge axis L = a_i × b_j (in a's frame; b_j in a's
- * frame is column j of C), with d in a's frame (tA0, tA1, tA2):
+ * frame is column j of C), with d in a's frame (tA0, tA1, tA2) = SEP[0..2], into SEP[3]:
  * (|L·d| − Σ h^a_k |L_k| − Σ h^b_k |L·b_k|)/|L|; −∞ when the axes are nearly parallel
  * (|L| < 1e-6: no axis).
  */
-function edgeAxisSeparation(
-  i: number,
-  j: number,
-  hA: readonly number[],
-  hB: readonly number[],
-  tA0: number,
-  tA1: number,
-  tA2: number,
-): number {
+function edgeAxisSeparation(i: number, j: number, hA: readonly number[], hB: readonly number[]) {
   const v0 = C[j];
   const v1 = C[3 + j];
   const v2 = C[6 + j];
@@ -184,14 +184,17 @@ function edgeAxisSeparation(
     l1 = v0;
     l2 = 0;
   }
-  const len = length3(l0, l1, l2);
-  if (len < 1e-6) return Number.NEGATIVE_INFINITY;
+  const len = Math.sqrt(l0 * l0 + l1 * l1 + l2 * l2); // length3, written out
+  if (len < 1e-6) {
+    SEP[3] = Number.NEGATIVE_INFINITY;
+    return;
+  }
   const rA = hA[0] * Math.abs(l0) + hA[1] * Math.abs(l1) + hA[2] * Math.abs(l2);
   let rB = 0;
   for (let k = 0; k < 3; k++) {
     rB += hB[k] * Math.abs(l0 * C[k] + l1 * C[3 + k] + l2 * C[6 + k]);
   }
-  return (Math.abs(l0 * tA0 + l1 * tA1 + l2 * tA2) - rA - rB) / len;
+  SEP[3] = (Math.abs(l0 * SEP[0] + l1 * SEP[1] + l2 * SEP[2]) - rA - rB) / len;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -444,7 +447,7 @@ function edgeEdge(
   let nx = aiy * bjz - aiz * bjy;
   let ny = aiz * bjx - aix * bjz;
   let nz = aix * bjy - aiy * bjx;
-  const len = length3(nx, ny, nz);
+  const len = Math.sqrt(nx * nx + ny * ny + nz * nz); // length3, written out
   let s = 1 / len;
   if (nx * (pb.p[0] - pa.p[0]) + ny * (pb.p[1] - pa.p[1]) + nz * (pb.p[2] - pa.p[2]) < 0) s = -s;
   nx *= s;

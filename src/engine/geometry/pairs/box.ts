@@ -5,13 +5,12 @@
  * box-box.ts.
  */
 
-import { length3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { LINE_SIN } from "../convex/features";
 import {
-  clamp01,
+  CONTACT,
   PLANE,
-  pushFromA,
+  pushContactFromA,
   pushLocalFromA,
   SEGMENTS,
   ST,
@@ -22,6 +21,9 @@ import {
   type BoxShape,
   type CapsuleShape,
   type PlaneShape,
+  readRadius,
+  readRadiusLength,
+  SIZES,
   type SphereShape,
   worldPlane,
 } from "../shapes";
@@ -80,7 +82,7 @@ function pointBoxLocal(h: readonly number[]): void {
     const dx = qx - kx;
     const dy = qy - ky;
     const dz = qz - kz;
-    const dist = length3(dx, dy, dz);
+    const dist = Math.sqrt(dx * dx + dy * dy + dz * dz); // length3, written out
     PB[0] = kx;
     PB[1] = ky;
     PB[2] = kz;
@@ -117,14 +119,25 @@ function pointBoxLocal(h: readonly number[]): void {
   PB[7] = 13 + (s > 0 ? 1 : -1) * (axis === 0 ? 1 : axis === 1 ? 3 : 9);
 }
 
-/** Signed distance from q (box frame) to the box |x_i| ≤ h_i (convex in q). */
-function boxSignedDistance(qx: number, qy: number, qz: number, h: readonly number[]): number {
-  const ex = Math.abs(qx) - h[0];
-  const ey = Math.abs(qy) - h[1];
-  const ez = Math.abs(qz) - h[2];
-  const outside = length3(Math.max(ex, 0), Math.max(ey, 0), Math.max(ez, 0));
+/**
+ * boxSignedDistance input: the point q (0..2, box frame); its result: the signed distance
+ * (3). An array rather than arguments and a return value: V8 boxes the double arguments
+ * and the double result of a call it does not inline into new heap numbers, and the
+ * golden-section search of box–capsule makes some seventy such calls.
+ */
+const SD = new Float64Array(4);
+
+/** Signed distance from q = SD[0..2] (box frame) to the box |x_i| ≤ h_i (convex in q), into SD[3]. */
+function boxSignedDistance(h: readonly number[]): void {
+  const ex = Math.abs(SD[0]) - h[0];
+  const ey = Math.abs(SD[1]) - h[1];
+  const ez = Math.abs(SD[2]) - h[2];
+  const ox = Math.max(ex, 0);
+  const oy = Math.max(ey, 0);
+  const oz = Math.max(ez, 0);
+  const outside = Math.sqrt(ox * ox + oy * oy + oz * oz); // length3, written out
   const m = ex > ey ? Math.max(ex, ez) : Math.max(ey, ez);
-  return outside + Math.min(m, 0);
+  SD[3] = outside + Math.min(m, 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -154,7 +167,8 @@ export function boxSphere(
   PB[1] = R[1] * dx + R[4] * dy + R[7] * dz;
   PB[2] = R[2] * dx + R[5] * dy + R[8] * dz;
   pointBoxLocal(a.halfExtents);
-  const gap = PB[6] - b.radius;
+  readRadius(b, 0);
+  const gap = PB[6] - SIZES[0];
   if (!(gap < margin)) return;
   PB[6] = gap;
   pushLocalFromA(out, pa, PB, 0);
@@ -218,7 +232,14 @@ export function planeBox(
     const vy = c[1] + R[3] * s0 + R[4] * s1 + R[5] * s2;
     const vz = c[2] + R[6] * s0 + R[7] * s1 + R[8] * s2;
     // The vertex is p_b; p_a = v − g n.
-    pushFromA(out, vx - g * nx, vy - g * ny, vz - g * nz, nx, ny, nz, g, v);
+    CONTACT[0] = vx - g * nx;
+    CONTACT[1] = vy - g * ny;
+    CONTACT[2] = vz - g * nz;
+    CONTACT[3] = nx;
+    CONTACT[4] = ny;
+    CONTACT[5] = nz;
+    CONTACT[6] = g;
+    pushContactFromA(out, v);
   }
 }
 
@@ -226,8 +247,14 @@ export function planeBox(
 // Box–capsule
 // ---------------------------------------------------------------------------------------
 
-/** boxCapsule's segment in the box frame: start s_0 (0..2), direction d = s_1 − s_0 (3..5). */
-const SEG = new Float64Array(6);
+/**
+ * boxCapsule's segment in the box frame: start s_0 (0..2), direction d = s_1 − s_0 (3..5);
+ * and the capsule's half-length L (6) and radius r (7), read by deepestParameter and
+ * faceLineContact from here rather than as arguments (which V8 would box).
+ */
+const SEG = new Float64Array(8);
+/** deepestParameter's result t (0); closestToFeature's input t (1) and result (2). */
+const TPAR = new Float64Array(3);
 
 /**
  * Box–capsule. The deepest point of the capsule's segment is found by minimizing the
@@ -250,8 +277,6 @@ export function boxCapsule(
   const R = pa.R;
   const Rb = pb.R;
   const h = a.halfExtents;
-  const L = b.halfLength;
-  const r = b.radius;
   const dx = pb.p[0] - pa.p[0];
   const dy = pb.p[1] - pa.p[1];
   const dz = pb.p[2] - pa.p[2];
@@ -262,6 +287,11 @@ export function boxCapsule(
   const zx = R[0] * Rb[2] + R[3] * Rb[5] + R[6] * Rb[8];
   const zy = R[1] * Rb[2] + R[4] * Rb[5] + R[7] * Rb[8];
   const zz = R[2] * Rb[2] + R[5] * Rb[5] + R[8] * Rb[8];
+  readRadiusLength(b, 0);
+  const L = SIZES[1];
+  const r = SIZES[0];
+  SEG[6] = L;
+  SEG[7] = r;
   SEG[0] = cx - L * zx;
   SEG[1] = cy - L * zy;
   SEG[2] = cz - L * zz;
@@ -270,14 +300,22 @@ export function boxCapsule(
   SEG[5] = 2 * L * zz;
 
   // Quick reject: the segment's centre is farther than L + r + margin from the box.
-  if (boxSignedDistance(cx, cy, cz, h) - L - r >= margin) return;
+  SD[0] = cx;
+  SD[1] = cy;
+  SD[2] = cz;
+  boxSignedDistance(h);
+  if (SD[3] - L - r >= margin) return;
 
-  const t = L > 0 ? deepestParameter(h, L) : 0;
+  let t = 0;
+  if (L > 0) {
+    deepestParameter(h);
+    t = TPAR[0];
+  }
   PB[0] = SEG[0] + t * SEG[3];
   PB[1] = SEG[1] + t * SEG[4];
   PB[2] = SEG[2] + t * SEG[5];
   pointBoxLocal(h);
-  if (L > 0 && faceLineContact(pa, h, L, r, PB[7], margin, out)) return;
+  if (L > 0 && faceLineContact(pa, h, margin, out)) return;
   const gap = PB[6] - r;
   if (!(gap < margin)) return;
   PB[6] = gap;
@@ -285,46 +323,76 @@ export function boxCapsule(
 }
 
 /**
- * The parameter t ∈ [0, 1] of the deepest point of SEG (length 2L > 0) in the box: the
+ * The parameter t ∈ [0, 1] (into TPAR[0]) of the deepest point of SEG (length 2L > 0, L in
+ * SEG[6]) in the box: the
  * minimizer of φ(t) = sd(s_0 + t d). sd is convex, so φ is convex and golden-section
  * search converges to a minimizer; the endpoints are checked exactly. Near a smooth
  * minimum (closest to an edge or a vertex) comparisons of φ only fix t to ~√ε: t is then
  * polished in closed form for the feature found (closestToFeature), kept if not worse.
  */
-function deepestParameter(h: readonly number[], L: number): number {
+function deepestParameter(h: readonly number[]): void {
   const s0x = SEG[0];
   const s0y = SEG[1];
   const s0z = SEG[2];
   const ddx = SEG[3];
   const ddy = SEG[4];
   const ddz = SEG[5];
-  const f0 = boxSignedDistance(s0x, s0y, s0z, h);
-  const f1 = boxSignedDistance(s0x + ddx, s0y + ddy, s0z + ddz, h);
+  const L = SEG[6];
+  SD[0] = s0x;
+  SD[1] = s0y;
+  SD[2] = s0z;
+  boxSignedDistance(h);
+  const f0 = SD[3];
+  SD[0] = s0x + ddx;
+  SD[1] = s0y + ddy;
+  SD[2] = s0z + ddz;
+  boxSignedDistance(h);
+  const f1 = SD[3];
   // Golden-section search on the convex φ over [0, 1].
   const PHI = 0.6180339887498949;
   let lo = 0;
   let hi = 1;
   let x1 = hi - PHI * (hi - lo);
   let x2 = lo + PHI * (hi - lo);
-  let g1 = boxSignedDistance(s0x + x1 * ddx, s0y + x1 * ddy, s0z + x1 * ddz, h);
-  let g2 = boxSignedDistance(s0x + x2 * ddx, s0y + x2 * ddy, s0z + x2 * ddz, h);
+  SD[0] = s0x + x1 * ddx;
+  SD[1] = s0y + x1 * ddy;
+  SD[2] = s0z + x1 * ddz;
+  boxSignedDistance(h);
+  let g1 = SD[3];
+  SD[0] = s0x + x2 * ddx;
+  SD[1] = s0y + x2 * ddy;
+  SD[2] = s0z + x2 * ddz;
+  boxSignedDistance(h);
+  let g2 = SD[3];
   for (let it = 0; it < 80 && hi - lo > 1e-13; it++) {
     if (g1 <= g2) {
       hi = x2;
       x2 = x1;
       g2 = g1;
       x1 = hi - PHI * (hi - lo);
-      g1 = boxSignedDistance(s0x + x1 * ddx, s0y + x1 * ddy, s0z + x1 * ddz, h);
+      SD[0] = s0x + x1 * ddx;
+      SD[1] = s0y + x1 * ddy;
+      SD[2] = s0z + x1 * ddz;
+      boxSignedDistance(h);
+      g1 = SD[3];
     } else {
       lo = x1;
       x1 = x2;
       g1 = g2;
       x2 = lo + PHI * (hi - lo);
-      g2 = boxSignedDistance(s0x + x2 * ddx, s0y + x2 * ddy, s0z + x2 * ddz, h);
+      SD[0] = s0x + x2 * ddx;
+      SD[1] = s0y + x2 * ddy;
+      SD[2] = s0z + x2 * ddz;
+      boxSignedDistance(h);
+      g2 = SD[3];
     }
   }
   let tBest = 0.5 * (lo + hi);
-  let fBest = boxSignedDistance(s0x + tBest * ddx, s0y + tBest * ddy, s0z + tBest * ddz, h);
+  SD[0] = s0x + tBest * ddx;
+  SD[1] = s0y + tBest * ddy;
+  SD[2] = s0z + tBest * ddz;
+  boxSignedDistance(h);
+  let fBest = SD[3];
   if (f0 <= fBest) {
     tBest = 0;
     fBest = f0;
@@ -333,20 +401,27 @@ function deepestParameter(h: readonly number[], L: number): number {
     tBest = 1;
     fBest = f1;
   }
-  const tRef = closestToFeature(tBest, h);
+  TPAR[1] = tBest;
+  closestToFeature(h);
+  const tRef = TPAR[2];
   if (tRef >= 0) {
-    const f = boxSignedDistance(s0x + tRef * ddx, s0y + tRef * ddy, s0z + tRef * ddz, h);
-    if (f <= fBest + 1e-12 * (L + h[0] + h[1] + h[2])) tBest = tRef;
+    SD[0] = s0x + tRef * ddx;
+    SD[1] = s0y + tRef * ddy;
+    SD[2] = s0z + tRef * ddz;
+    boxSignedDistance(h);
+    if (SD[3] <= fBest + 1e-12 * (L + h[0] + h[1] + h[2])) tBest = tRef;
   }
-  return tBest;
+  TPAR[0] = tBest;
 }
 
 /**
- * The parameter of the point of SEG closest to the box feature nearest to SEG(t): a
+ * The parameter (into TPAR[2]) of the point of SEG closest to the box feature nearest to
+ * SEG(t), t = TPAR[1]: a
  * vertex (projection on the segment) or an edge (segment–segment closest points); −1 when
  * that feature is a face (φ is then linear there and t needs no polish).
  */
-function closestToFeature(t: number, h: readonly number[]): number {
+function closestToFeature(h: readonly number[]): void {
+  const t = TPAR[1];
   const s0x = SEG[0];
   const s0y = SEG[1];
   const s0z = SEG[2];
@@ -366,9 +441,14 @@ function closestToFeature(t: number, h: readonly number[]): number {
     const vx = (e0 - 1) * h[0] - s0x;
     const vy = (e1 - 1) * h[1] - s0y;
     const vz = (e2 - 1) * h[2] - s0z;
-    return clamp01((vx * ddx + vy * ddy + vz * ddz) / (ddx * ddx + ddy * ddy + ddz * ddz));
+    const u = (vx * ddx + vy * ddy + vz * ddz) / (ddx * ddx + ddy * ddy + ddz * ddz);
+    TPAR[2] = u < 0 ? 0 : Math.min(u, 1); // clamp01, written out
+    return;
   }
-  if (clamped !== 2) return -1;
+  if (clamped !== 2) {
+    TPAR[2] = -1;
+    return;
+  }
   // Edge along the free axis m, at the clamped coordinates of the other two.
   const m = e0 === 1 ? 0 : e1 === 1 ? 1 : 2;
   const ex = m === 0 ? -h[0] : (e0 - 1) * h[0];
@@ -387,14 +467,19 @@ function closestToFeature(t: number, h: readonly number[]): number {
   SEGMENTS[10] = m === 1 ? 2 * h[1] : 0;
   SEGMENTS[11] = m === 2 ? 2 * h[2] : 0;
   segmentSegment();
-  return ST[0];
+  TPAR[2] = ST[0];
 }
 
-/** Parameter interval [T01[0], T01[1]] of a segment, clipped by clipT. */
-const T01 = new Float64Array(2);
+/**
+ * Parameter interval [T01[0], T01[1]] of a segment, clipped by clipT; clipT's constraint
+ * g0 (2), g1 (3), written by its caller (double arguments would be boxed).
+ */
+const T01 = new Float64Array(4);
 
-/** Clips the interval T01 by the linear constraint g0 + g1 t ≤ 0. */
-function clipT(g0: number, g1: number): void {
+/** Clips the interval T01 by the linear constraint g0 + g1 t ≤ 0 (g0, g1 in T01[2..3]). */
+function clipT(): void {
+  const g0 = T01[2];
+  const g1 = T01[3];
   if (g1 > 0) {
     const t = -g0 / g1;
     if (t < T01[1]) T01[1] = t;
@@ -410,8 +495,8 @@ function clipT(g0: number, g1: number): void {
 const FACE_CONTACT = new Float64Array(8);
 
 /**
- * The capsule lying on a box face (boxCapsule): when the deepest point's region `code`
- * (in PB, from pointBoxLocal) is a face region and SEG is within LINE_SIN of the face's
+ * The capsule lying on a box face (boxCapsule; L and r in SEG[6..7]): when the deepest
+ * point's region `code` (PB[7], from pointBoxLocal) is a face region and SEG is within LINE_SIN of the face's
  * plane, keeps the part of the segment where this face is the box's nearest feature:
  * within the face's slab (|x_m| ≤ h_m, m ≠ axis), on this face's side (s x_a ≥ 0) and, for
  * points inside the box, no deeper below this face than below another
@@ -422,12 +507,12 @@ const FACE_CONTACT = new Float64Array(8);
 function faceLineContact(
   pa: WorldPose,
   h: readonly number[],
-  L: number,
-  r: number,
-  code: number,
   margin: number,
   out: ContactBuffer,
 ): boolean {
+  const L = SEG[6];
+  const r = SEG[7];
+  const code = PB[7];
   const s0x = SEG[0];
   const s0y = SEG[1];
   const s0z = SEG[2];
@@ -448,15 +533,25 @@ function faceLineContact(
   const da = axis === 0 ? ddx : axis === 1 ? ddy : ddz;
   T01[0] = 0;
   T01[1] = 1;
-  clipT(-sgn * sa, -sgn * da);
+  T01[2] = -sgn * sa;
+  T01[3] = -sgn * da;
+  clipT();
   for (let m = 0; m < 3; m++) {
     if (m === axis) continue;
     const sm = m === 0 ? s0x : m === 1 ? s0y : s0z;
     const dm = m === 0 ? ddx : m === 1 ? ddy : ddz;
-    clipT(sm - h[m], dm);
-    clipT(-sm - h[m], -dm);
-    clipT(sm - h[m] - sgn * sa + h[axis], dm - sgn * da);
-    clipT(-sm - h[m] - sgn * sa + h[axis], -dm - sgn * da);
+    T01[2] = sm - h[m];
+    T01[3] = dm;
+    clipT();
+    T01[2] = -sm - h[m];
+    T01[3] = -dm;
+    clipT();
+    T01[2] = sm - h[m] - sgn * sa + h[axis];
+    T01[3] = dm - sgn * da;
+    clipT();
+    T01[2] = -sm - h[m] - sgn * sa + h[axis];
+    T01[3] = -dm - sgn * da;
+    clipT();
   }
   const t0 = T01[0];
   const t1 = T01[1];

@@ -5,21 +5,30 @@
  * that of two balls at the closest points of the cores (roundCores).
  */
 
-import { copy3, length3 } from "../../math/vec3";
+import { copy3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { PARALLEL_SIN } from "../convex/features";
 import {
-  clamp,
+  CONTACT,
   NF,
+  PERP_IN,
   PLANE,
   perpendicular,
-  pushFromA,
+  pushContactFromA,
   SEGMENTS,
   ST,
   segmentSegment,
 } from "../helpers";
 import type { WorldPose } from "../pose";
-import { type CapsuleShape, type PlaneShape, type SphereShape, worldPlane } from "../shapes";
+import {
+  type CapsuleShape,
+  type PlaneShape,
+  readRadius,
+  readRadiusLength,
+  SIZES,
+  type SphereShape,
+  worldPlane,
+} from "../shapes";
 import { CORES, roundCores } from "./sphere";
 
 /**
@@ -40,8 +49,9 @@ export function planeCapsule(
   const ny = PLANE[1];
   const nz = PLANE[2];
   const R = pb.R;
-  const L = b.halfLength;
-  const r = b.radius;
+  readRadiusLength(b, 0);
+  const L = SIZES[1];
+  const r = SIZES[0];
   const zx = R[2];
   const zy = R[5];
   const zz = R[8];
@@ -52,8 +62,16 @@ export function planeCapsule(
     const z = pb.p[2] + sgn * zz;
     const dist = nx * x + ny * y + nz * z - PLANE[3];
     const gap = dist - r;
-    if (gap < margin)
-      pushFromA(out, x - dist * nx, y - dist * ny, z - dist * nz, nx, ny, nz, gap, end);
+    if (gap < margin) {
+      CONTACT[0] = x - dist * nx;
+      CONTACT[1] = y - dist * ny;
+      CONTACT[2] = z - dist * nz;
+      CONTACT[3] = nx;
+      CONTACT[4] = ny;
+      CONTACT[5] = nz;
+      CONTACT[6] = gap;
+      pushContactFromA(out, end);
+    }
     if (L === 0) break;
   }
 }
@@ -74,22 +92,27 @@ export function capsuleSphere(
   const zx = R[2];
   const zy = R[5];
   const zz = R[8];
-  const L = a.halfLength;
-  const t = clamp(
-    (pb.p[0] - pa.p[0]) * zx + (pb.p[1] - pa.p[1]) * zy + (pb.p[2] - pa.p[2]) * zz,
-    -L,
-    L,
-  );
+  readRadiusLength(a, 0);
+  readRadius(b, 2);
+  const L = SIZES[1];
+  const u = (pb.p[0] - pa.p[0]) * zx + (pb.p[1] - pa.p[1]) * zy + (pb.p[2] - pa.p[2]) * zz;
+  const t = u < -L ? -L : Math.min(u, L); // clamp(u, −L, L), written out
   const ax = pa.p[0] + t * zx;
   const ay = pa.p[1] + t * zy;
   const az = pa.p[2] + t * zz;
-  perpendicular(zx, zy, zz, pb.p[0] - pa.p[0], pb.p[1] - pa.p[1], pb.p[2] - pa.p[2]);
+  PERP_IN[0] = zx;
+  PERP_IN[1] = zy;
+  PERP_IN[2] = zz;
+  PERP_IN[3] = pb.p[0] - pa.p[0];
+  PERP_IN[4] = pb.p[1] - pa.p[1];
+  PERP_IN[5] = pb.p[2] - pa.p[2];
+  perpendicular();
   CORES[0] = ax;
   CORES[1] = ay;
   CORES[2] = az;
-  CORES[3] = a.radius;
+  CORES[3] = SIZES[0];
   copy3(CORES, 4, pb.p, 0);
-  CORES[7] = b.radius;
+  CORES[7] = SIZES[2];
   copy3(CORES, 8, NF, 0);
   roundCores(margin, out, 0);
 }
@@ -117,8 +140,10 @@ export function capsuleCapsule(
   const bx = RB[2];
   const by = RB[5];
   const bz = RB[8];
-  const LA = a.halfLength;
-  const LB = b.halfLength;
+  readRadiusLength(a, 0);
+  readRadiusLength(b, 2);
+  const LA = SIZES[1];
+  const LB = SIZES[3];
   const dcx = pb.p[0] - pa.p[0];
   const dcy = pb.p[1] - pa.p[1];
   const dcz = pb.p[2] - pa.p[2];
@@ -127,18 +152,23 @@ export function capsuleCapsule(
   const xx = ay * bz - az * by;
   const xy = az * bx - ax * bz;
   const xz = ax * by - ay * bx;
-  const sinAngle = length3(xx, xy, xz);
+  const sinAngle = Math.sqrt(xx * xx + xy * xy + xz * xz); // length3, written out
   if (sinAngle > 1e-9) {
     const s = (xx * dcx + xy * dcy + xz * dcz >= 0 ? 1 : -1) / sinAngle;
     CORES[8] = xx * s;
     CORES[9] = xy * s;
     CORES[10] = xz * s;
   } else {
-    perpendicular(ax, ay, az, dcx, dcy, dcz);
+    PERP_IN[0] = ax;
+    PERP_IN[1] = ay;
+    PERP_IN[2] = az;
+    PERP_IN[3] = dcx;
+    PERP_IN[4] = dcy;
+    PERP_IN[5] = dcz;
+    perpendicular();
     copy3(CORES, 8, NF, 0);
   }
-  if (sinAngle < PARALLEL_SIN && LA > 0 && LB > 0 && parallelCapsules(a, pa, b, pb, margin, out))
-    return;
+  if (sinAngle < PARALLEL_SIN && LA > 0 && LB > 0 && parallelCapsules(pa, pb, margin, out)) return;
   const p1x = pa.p[0] - LA * ax;
   const p1y = pa.p[1] - LA * ay;
   const p1z = pa.p[2] - LA * az;
@@ -163,24 +193,23 @@ export function capsuleCapsule(
   CORES[0] = p1x + s * ax;
   CORES[1] = p1y + s * ay;
   CORES[2] = p1z + s * az;
-  CORES[3] = a.radius;
+  CORES[3] = SIZES[0];
   CORES[4] = p2x + t * bx;
   CORES[5] = p2y + t * by;
   CORES[6] = p2z + t * bz;
-  CORES[7] = b.radius;
+  CORES[7] = SIZES[2];
   roundCores(margin, out, 0);
 }
 
 /**
- * Two parallel capsules (within PARALLEL_SIN, the fallback normal in CORES[8..10]): when
+ * Two parallel capsules (within PARALLEL_SIN, the fallback normal in CORES[8..10]; radius
+ * and half-length of a in SIZES[0..1], of b in SIZES[2..3], from capsuleCapsule): when
  * the projection of b's segment on a's axis, [t_m − t_b, t_m + t_b] with t_m = d·a and
  * t_b = L_b (b·a), overlaps a's [−L_a, L_a] by more than 1e-9 (L_a + L_b), pushes the two
  * contacts at the ends of the overlap (features 1, 2) and returns true.
  */
 function parallelCapsules(
-  a: CapsuleShape,
   pa: WorldPose,
-  b: CapsuleShape,
   pb: WorldPose,
   margin: number,
   out: ContactBuffer,
@@ -191,8 +220,8 @@ function parallelCapsules(
   const bx = pb.R[2];
   const by = pb.R[5];
   const bz = pb.R[8];
-  const LA = a.halfLength;
-  const LB = b.halfLength;
+  const LA = SIZES[1];
+  const LB = SIZES[3];
   const cax = pa.p[0];
   const cay = pa.p[1];
   const caz = pa.p[2];
@@ -209,15 +238,16 @@ function parallelCapsules(
     const qax = cax + t * ax;
     const qay = cay + t * ay;
     const qaz = caz + t * az;
-    const u = clamp((qax - cbx) * bx + (qay - cby) * by + (qaz - cbz) * bz, -LB, LB);
+    const v = (qax - cbx) * bx + (qay - cby) * by + (qaz - cbz) * bz;
+    const u = v < -LB ? -LB : Math.min(v, LB); // clamp(v, −L_b, L_b), written out
     CORES[0] = qax;
     CORES[1] = qay;
     CORES[2] = qaz;
-    CORES[3] = a.radius;
+    CORES[3] = SIZES[0];
     CORES[4] = cbx + u * bx;
     CORES[5] = cby + u * by;
     CORES[6] = cbz + u * bz;
-    CORES[7] = b.radius;
+    CORES[7] = SIZES[2];
     roundCores(margin, out, 1 + end);
   }
   return true;

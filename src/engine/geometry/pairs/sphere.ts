@@ -5,11 +5,11 @@
  * of two balls centred at the closest points of the cores).
  */
 
-import { copy3, length3 } from "../../math/vec3";
+import { copy3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { CONTACT, PLANE, pushContactFromA } from "../helpers";
 import type { WorldPose } from "../pose";
-import { type PlaneShape, type SphereShape, worldPlane } from "../shapes";
+import { type PlaneShape, readRadius, SIZES, type SphereShape, worldPlane } from "../shapes";
 
 /**
  * Input of roundCores, written by its callers: core point A (0..2), radius r_a (3), core
@@ -34,7 +34,7 @@ export function roundCores(margin: number, out: ContactBuffer, feature: number):
   const dx = CORES[4] - ax;
   const dy = CORES[5] - ay;
   const dz = CORES[6] - az;
-  const dist = length3(dx, dy, dz);
+  const dist = Math.sqrt(dx * dx + dy * dy + dz * dz); // length3, written out
   const gap = dist - ra - rb;
   if (!(gap < margin)) return;
   let nx = CORES[8];
@@ -67,10 +67,12 @@ export function sphereSphere(
   margin: number,
   out: ContactBuffer,
 ): void {
+  readRadius(a, 0);
+  readRadius(b, 2);
   copy3(CORES, 0, pa.p, 0);
-  CORES[3] = a.radius;
+  CORES[3] = SIZES[0];
   copy3(CORES, 4, pb.p, 0);
-  CORES[7] = b.radius;
+  CORES[7] = SIZES[2];
   CORES[8] = 0;
   CORES[9] = 0;
   CORES[10] = 1;
@@ -94,7 +96,8 @@ export function planeSphere(
   const ny = PLANE[1];
   const nz = PLANE[2];
   const c = pb.p;
-  const r = b.radius;
+  readRadius(b, 0);
+  const r = SIZES[0];
   const gap = nx * c[0] + ny * c[1] + nz * c[2] - PLANE[3] - r;
   if (!(gap < margin)) return;
   // p_a = c − (gap + r) n on the plane.
