@@ -6,8 +6,8 @@
  *
  * The document declares the bearer scheme (`Authorization: Bearer <key>`, required on
  * every operation when the server has API keys, except /health and /ready), a relative
- * server (the one serving the document), and an operationId on every operation (the
- * routes' own, else OPERATION_IDS below). test/api/ops-openapi.test.ts lints it with
+ * server (the one serving the document), and an operationId on every operation (each
+ * route names its own). test/api/ops-openapi.test.ts lints it with
  * `@redocly/cli lint` (no errors allowed).
  *
  * Requests are described by zod's input types (components `<Id>Input`: fields with a
@@ -26,33 +26,15 @@ import { PUBLIC_PATHS } from "../src/server/auth";
 /** Name of the security scheme in components.securitySchemes. */
 export const BEARER_SCHEME = "bearerAuth";
 
-/**
- * operationIds of routes that do not name their own (by "METHOD url"); the routes in
- * sessions.ts, assembly.ts, models.ts and metrics.ts name theirs in their schemas.
- */
-const OPERATION_IDS: Record<string, string> = {
-  "GET /health": "getHealth",
-  "GET /ready": "getReadiness",
-  "GET /v1/sessions/:id/stream": "streamSession",
-};
-
 const DOCS_PATHS = ["/docs", "/docs/", "/docs/*", "/docs/json", "/docs/yaml", "/docs/static/*"];
 
 const zodTransform = createJsonSchemaTransform({ skipList: DOCS_PATHS });
 
-/** The zod transform, then an operationId where a route has none and no security on public paths. */
+/** The zod transform, then no security on public paths. */
 const transform: typeof zodTransform = (input) => {
   const out = zodTransform(input);
   const schema = out.schema as Record<string, unknown> | undefined;
   if (!schema || schema.hide) return out;
-  const methods = ([] as string[]).concat(
-    (input as unknown as { route?: { method?: string | string[] } }).route?.method ?? [],
-  );
-  if (schema.operationId === undefined)
-    for (const m of methods) {
-      const id = OPERATION_IDS[`${m.toUpperCase()} ${out.url}`];
-      if (id) schema.operationId = id;
-    }
   if (PUBLIC_PATHS.has(out.url)) schema.security = [];
   return out;
 };

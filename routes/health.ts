@@ -10,13 +10,21 @@ const health: FastifyPluginAsyncZod = async (app) => {
   const { sessions } = app.moreau;
   app.get(
     "/health",
-    { schema: { tags: ["operations"], summary: "Liveness", response: { 200: Health } } },
+    {
+      schema: {
+        operationId: "getHealth",
+        tags: ["operations"],
+        summary: "Liveness",
+        response: { 200: Health },
+      },
+    },
     async () => ({ status: "ok" as const, uptime: process.uptime() }),
   );
   app.get(
     "/ready",
     {
       schema: {
+        operationId: "getReadiness",
         tags: ["operations"],
         summary: "Readiness (all workers up, not shutting down, checkpoints written)",
         response: { 200: Readiness, 503: Readiness },

@@ -52,7 +52,11 @@ const stream: FastifyPluginAsyncZod = async (app) => {
     "/v1/sessions/:id/stream",
     {
       websocket: true,
-      schema: { params: SessionParams, querystring: StreamRouteQuery },
+      schema: {
+        operationId: "streamSession",
+        params: SessionParams,
+        querystring: StreamRouteQuery,
+      },
       // runs after validation and before the upgrade: an error here answers plain HTTP
       preHandler: async (req) => {
         if (sessions.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
