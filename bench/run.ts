@@ -1,13 +1,17 @@
 /**
  * `npm run bench`: the engine and service benchmarks, printed as tables. Figures are
  * wall-clock on this machine; run nothing else meanwhile. Options:
- *   --only <name>   run one group: cloth, assembly, contact, server, control, bodies
+ *   --only <name>   run one group: cloth, assembly, contact, server, control, bodies, cluster, fem,
+ *                   parallel
  *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
  */
 import { loadModel } from "../src/engine/index";
+import { runClusterBench } from "./cluster";
 import { runContactBench } from "./contact";
 import { runControlBench } from "./control";
+import { runFemBench } from "./fem";
 import { runModelBodiesBench } from "./model-bodies";
+import { runParallelBench } from "./parallel";
 import { chainModel, clothModel } from "./scenes";
 import { runServerLoad } from "./server-load";
 
@@ -95,6 +99,15 @@ const groups: Record<string, () => void | Promise<void>> = {
   },
   bodies: async () => {
     await runModelBodiesBench();
+  },
+  fem: () => {
+    runFemBench();
+  },
+  cluster: async () => {
+    await runClusterBench();
+  },
+  parallel: async () => {
+    await runParallelBench();
   },
 };
 

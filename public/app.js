@@ -422,7 +422,17 @@ function openStream() {
     id,
     {
       every,
-      fields: ["bodies", "contacts", "joints", "actuators", "energy", "solver", "contactPeak"],
+      fields: [
+        "bodies",
+        "contacts",
+        "joints",
+        "actuators",
+        "energy",
+        "solver",
+        "contactPeak",
+        "fem",
+        "femStrain",
+      ],
     },
     {
       onScene: onScene,

@@ -5,14 +5,48 @@
 // with a fixed one, else on the contact's second body) whose length is proportional to it,
 // with a scale that follows the largest recent force. The camera is fitted to the whole
 // scene at the start (shapes, joint anchors, springs, and the sweep of the chains hinged to
-// the ground); on request it follows the moving bodies. Quaternions on the wire are
+// the ground); on request it follows the moving bodies. Deformable (fem) bodies are their
+// surface triangles (from the scene frame) drawn at the node positions of every state
+// frame (`fem` field), one BufferGeometry each updated in place, coloured by the nodal
+// equivalent strain (`femStrain` field) with a legend. Quaternions on the wire are
 // [w, x, y, z]; three.js takes (x, y, z, w).
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+import { ConvexGeometry } from "three/addons/geometries/ConvexGeometry.js";
 
 const PALETTE = [0x4ea1ff, 0xf5a623, 0x7ed321, 0xbd10e0, 0x50e3c2, 0xf8e71c, 0xff6f61, 0x9b9bff];
 const NORMAL_COLOR = 0xff4040;
 const FRICTION_COLOR = 0xffa030;
+
+/**
+ * The strain colour map: blue (0) → cyan → green → yellow → red (the scale's top), as
+ * stops at 0, ¼, ½, ¾, 1 interpolated linearly.
+ */
+const STRAIN_STOPS = [
+  [0.15, 0.3, 0.95],
+  [0.1, 0.8, 0.9],
+  [0.2, 0.85, 0.3],
+  [0.95, 0.85, 0.15],
+  [0.95, 0.2, 0.15],
+];
+
+/** Writes the colour of s ∈ [0, 1] (clamped) into out[o..o+2]. */
+function strainColor(s, out, o) {
+  const x = Math.min(1, Math.max(0, s)) * (STRAIN_STOPS.length - 1);
+  const i = Math.min(STRAIN_STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = STRAIN_STOPS[i];
+  const b = STRAIN_STOPS[i + 1];
+  out[o] = a[0] + f * (b[0] - a[0]);
+  out[o + 1] = a[1] + f * (b[1] - a[1]);
+  out[o + 2] = a[2] + f * (b[2] - a[2]);
+}
+
+/** A wire array (JSON numbers, or a msgpack bin of little-endian values) as numbers. */
+function wireArray(a, Typed) {
+  if (!(a instanceof Uint8Array)) return a;
+  return new Typed(a.buffer.slice(a.byteOffset, a.byteOffset + a.byteLength));
+}
 
 const tmpV = new THREE.Vector3();
 const tmpQ = new THREE.Quaternion();
@@ -81,6 +115,22 @@ export class Viewer {
     this.dirty = true;
     this.contactsDrawn = 0;
     this.renders = 0;
+    this.fem = new Map(); // fem id -> { mesh, drawn }
+    /** the top of the strain colour scale (follows the largest strain seen, decaying) */
+    this.strainScale = 0;
+    this.legend = document.createElement("div");
+    this.legend.className = "strain-legend";
+    this.legend.hidden = true;
+    this.legend.style.cssText =
+      "position:absolute;right:12px;top:12px;font:11px sans-serif;color:#cfd6de;" +
+      "background:rgba(21,24,28,0.8);padding:4px 6px;border-radius:4px;pointer-events:none";
+    this.legend.innerHTML =
+      '<div>equivalent strain</div><div style="display:flex;align-items:center;gap:4px">' +
+      '<span>0</span><span class="bar" style="display:inline-block;width:110px;height:10px;' +
+      "background:linear-gradient(90deg,rgb(38,77,242),rgb(26,204,230),rgb(51,217,77)," +
+      'rgb(242,217,38),rgb(242,51,38))"></span><span class="top"></span></div>';
+    if (getComputedStyle(container).position === "static") container.style.position = "relative";
+    container.appendChild(this.legend);
 
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
@@ -126,6 +176,9 @@ export class Viewer {
     this.frictionArrows = [];
     this.forceRef = 0;
     this.contactsDrawn = 0;
+    this.fem.clear();
+    this.strainScale = 0;
+    this.legend.hidden = true;
     if (fit) {
       this.framed = false;
       this.userMoved = false;
@@ -158,6 +211,24 @@ export class Viewer {
       const planeOnly = b.shapes.length > 0 && b.shapes.every((x) => x.type === "plane");
       this.bodies.set(b.id, { group, fixed: b.fixed, planeOnly });
       this.world.add(group);
+    }
+
+    for (const f of scene.fem ?? []) {
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute("position", new THREE.BufferAttribute(new Float32Array(3 * f.nodeCount), 3));
+      const color = new Float32Array(3 * f.nodeCount);
+      for (let k = 0; k < f.nodeCount; k++) strainColor(0, color, 3 * k);
+      geo.setAttribute("color", new THREE.BufferAttribute(color, 3));
+      geo.setIndex(f.triangles);
+      const mesh = new THREE.Mesh(
+        geo,
+        new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.05 }),
+      );
+      // drawn once the first state frame has placed its nodes
+      mesh.visible = false;
+      mesh.userData.fem = f.id;
+      this.fem.set(f.id, { mesh, drawn: false });
+      this.world.add(mesh);
     }
 
     const jointMat = new THREE.MeshBasicMaterial({ color: 0xffe080 });
@@ -225,6 +296,8 @@ export class Viewer {
         if (s.type === "sphere" || s.type === "capsule") r = Math.max(r, s.radius);
         else if (s.type === "box") r = Math.max(r, ...s.halfExtents);
         else if (s.type === "cylinder") r = Math.max(r, s.radius, s.halfLength);
+        else if (s.type === "convex") for (const p of s.points) r = Math.max(r, Math.hypot(...p));
+        else if (s.type === "mesh") for (const p of s.vertices) r = Math.max(r, Math.hypot(...p));
     }
     const size = box.isEmpty() ? 0 : box.getSize(tmpV).length();
     return Math.max(size + 4 * r, 8 * r, 0.2);
@@ -251,6 +324,25 @@ export class Viewer {
         const g = new THREE.CylinderGeometry(s.radius, s.radius, 2 * s.halfLength, 32);
         g.rotateX(Math.PI / 2); // three's cylinder axis is y; Moreau's is the local z
         mesh = new THREE.Mesh(g, material);
+        break;
+      }
+      case "convex":
+        // the hull of the points (the engine computes the same hull: geometry/hull.ts)
+        mesh = new THREE.Mesh(
+          new ConvexGeometry(s.points.map((p) => new THREE.Vector3(...p))),
+          material,
+        );
+        break;
+      case "mesh": {
+        // the triangles as given, counter-clockwise seen from outside; both sides drawn so a
+        // terrain seen from below or an open mesh still shows
+        const g = new THREE.BufferGeometry();
+        g.setAttribute("position", new THREE.Float32BufferAttribute(s.vertices.flat(), 3));
+        g.setIndex(s.triangles.flat());
+        g.computeVertexNormals();
+        const mat = material.clone();
+        mat.side = THREE.DoubleSide;
+        mesh = new THREE.Mesh(g, mat);
         break;
       }
       case "plane": {
@@ -287,9 +379,46 @@ export class Viewer {
     return mesh;
   }
 
-  /** Applies a state frame (bodies, contacts). */
+  /**
+   * Places each fem body's surface at the frame's node positions (`fem` field) and
+   * colours it by its nodal strains (`femStrain`, or a State's `fem` strains) on a scale
+   * that follows the largest strain of recent frames.
+   */
+  updateFem(frame) {
+    for (const f of frame.fem ?? []) {
+      const entry = this.fem.get(f.id);
+      if (!entry) continue;
+      const attr = entry.mesh.geometry.attributes.position;
+      attr.array.set(wireArray(f.positions, Float64Array));
+      attr.needsUpdate = true;
+      entry.mesh.geometry.computeVertexNormals();
+      entry.mesh.geometry.computeBoundingSphere();
+      entry.mesh.visible = true;
+      entry.drawn = true;
+    }
+    // a State (a replayed one) has the strains in `fem`
+    const source = frame.femStrain ?? frame.fem?.filter((f) => f.strain);
+    if (!source?.length) return;
+    let top = 0;
+    const strains = source.map((f) => [f.id, wireArray(f.strain, Float32Array)]);
+    for (const [, e] of strains) for (const x of e) if (x > top) top = x;
+    // rises at once, decays slowly (as the contact-force scale), never below 1e-6
+    this.strainScale = Math.max(top, 0.97 * this.strainScale, 1e-6);
+    for (const [id, e] of strains) {
+      const entry = this.fem.get(id);
+      if (!entry) continue;
+      const attr = entry.mesh.geometry.attributes.color;
+      for (let k = 0; k < e.length; k++) strainColor(e[k] / this.strainScale, attr.array, 3 * k);
+      attr.needsUpdate = true;
+    }
+    this.legend.hidden = false;
+    this.legend.querySelector(".top").textContent = this.strainScale.toPrecision(2);
+  }
+
+  /** Applies a state frame (bodies, contacts, fem surfaces). */
   update(frame) {
     if (!this.ok) return;
+    if (frame.fem || frame.femStrain) this.updateFem(frame);
     if (frame.bodies) {
       for (const b of frame.bodies) {
         const pose = this.poses.get(b.id);
@@ -413,6 +542,7 @@ export class Viewer {
       if (b.planeOnly || (movingOnly && b.fixed)) continue;
       for (const part of b.group.children) if (!part.userData.plane) box.expandByObject(part);
     }
+    for (const { mesh, drawn } of this.fem.values()) if (drawn) box.expandByObject(mesh);
     if (!links) return box;
     for (const { markerA, markerB } of this.joints) {
       box.expandByPoint(markerA.position);

@@ -36,6 +36,9 @@ export const VENDOR_FILES: Record<string, [string, string]> = {
   "three/three.module.js": [THREE_BUILD, "three.module.js"],
   "three/three.core.js": [THREE_BUILD, "three.core.js"],
   "three/addons/controls/OrbitControls.js": [THREE_ADDONS, "controls/OrbitControls.js"],
+  // convex shapes: the hull of their points, drawn by three's ConvexGeometry
+  "three/addons/geometries/ConvexGeometry.js": [THREE_ADDONS, "geometries/ConvexGeometry.js"],
+  "three/addons/math/ConvexHull.js": [THREE_ADDONS, "math/ConvexHull.js"],
   "uplot/uPlot.esm.js": [UPLOT_DIST, "uPlot.esm.js"],
   "uplot/uPlot.min.css": [UPLOT_DIST, "uPlot.min.css"],
 };

@@ -2,12 +2,15 @@
  * Liveness and readiness. /health answers from the event loop alone (it never waits on a
  * worker), so it stays prompt while solvers compute; /ready is 200 when every worker is up,
  * the server is not shutting down and (with DATA_DIR) checkpoints reach the disk, else 503.
+ * In a cluster (REDIS_URL) `cluster` says whether Redis answers; a node cut off from Redis
+ * stays ready (200, `cluster.degraded`): it still serves the sessions it holds, which a
+ * proxy taking it out of rotation would cut off.
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { Health, Readiness } from "../schemas/api";
 
 const health: FastifyPluginAsyncZod = async (app) => {
-  const { sessions } = app.moreau;
+  const { sessions, cluster } = app.moreau;
   app.get(
     "/health",
     {
@@ -42,6 +45,7 @@ const health: FastifyPluginAsyncZod = async (app) => {
         sessions: sessions.size,
         closing: sessions.isClosing,
         persistence,
+        cluster: cluster?.status() ?? null,
       };
     },
   );

@@ -23,6 +23,12 @@
  * in arrival order; the answer `{ type: "inputs", step, pending, ref }`, `{ type:
  * "stepped", step, time, ref }` or `{ type: "error", error, message, details, ref }` comes
  * on the same socket, in the stream's format, after the frames of the steps it took.
+ *
+ * In a cluster (REDIS_URL) any node serves the stream of any session, from the Redis logs
+ * (src/server/cluster/relay.ts): every state frame then carries `seq`, its number in the
+ * log of its class (every, fields, format), and `?from=<seq>` resumes after that frame —
+ * a client that reconnects (to any node, after a node died) with the last seq it got
+ * receives every frame since, none twice. Its commands go to the session's owner.
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { unpack } from "msgpackr";
@@ -39,10 +45,14 @@ const StreamRouteQuery = StreamQuery.extend({
     .gt(0)
     .optional()
     .meta({ description: "frames per second of wall time at most (default STREAM_FPS)" }),
+  from: z.coerce.number().int().min(0).optional().meta({
+    description:
+      "cluster (REDIS_URL): resume after the frame with this seq (the last one received): every frame since, none twice",
+  }),
 });
 
 const stream: FastifyPluginAsyncZod = async (app) => {
-  const { sessions, config } = app.moreau;
+  const { sessions, config, cluster } = app.moreau;
   const admission = new StreamAdmission({
     perSession: config.maxSubscribersPerSession,
     perKey: config.maxSubscribersPerKey,
@@ -61,7 +71,10 @@ const stream: FastifyPluginAsyncZod = async (app) => {
       preHandler: async (req) => {
         if (sessions.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
         const { id } = req.params as { id: string };
-        if (!sessions.exists(id, req.owner)) throw notFound(id);
+        const exists = cluster
+          ? await cluster.exists(id, req.owner)
+          : sessions.exists(id, req.owner);
+        if (!exists) throw notFound(id);
         const { maxFps } = req.query as { maxFps?: number };
         if (maxFps !== undefined && maxFps > config.streamMaxFps)
           throw new ApiError(
@@ -122,7 +135,16 @@ const stream: FastifyPluginAsyncZod = async (app) => {
         // one at a time, in arrival order: inputs then a step act in that order
         queue = queue.then(async () => {
           try {
-            if (m.type === "inputs")
+            // in a cluster, a session held by another node is driven there
+            if (cluster && !sessions.local(id)) {
+              const path = `/v1/sessions/${encodeURIComponent(id)}/${m.type === "inputs" ? "inputs" : "step"}`;
+              const { type: _type, ref: _ref, ...body } = m;
+              const r = await cluster.request(id, "POST", path, body, req.headers);
+              const b = r.body as Record<string, unknown>;
+              if (r.status >= 400) answer({ type: "error", ref, ...b });
+              else if (m.type === "inputs") answer({ type: "inputs", ref, ...b });
+              else answer({ type: "stepped", ref, step: b.step, time: b.time });
+            } else if (m.type === "inputs")
               answer({ type: "inputs", ref, ...(await sessions.inputs(id, m, req.owner)) });
             else {
               await sessions.step(id, { steps: m.steps }, req.owner);
@@ -135,7 +157,11 @@ const stream: FastifyPluginAsyncZod = async (app) => {
         });
       });
       sessions.streams.limitRate(socket, req.query.maxFps ?? config.streamFps);
-      sessions.subscribe(id, socket, req.query);
+      if (cluster)
+        void cluster.relay
+          .subscribe(id, socket, req.query, req.query.from ?? null)
+          .catch(() => socket.close(1011, "the cluster's stream is unavailable"));
+      else sessions.subscribe(id, socket, req.query);
     },
   );
 };

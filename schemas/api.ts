@@ -11,7 +11,7 @@ import { InputsAccepted, InputsBody, ParametersPatch } from "./input";
 import { BodyPoint, Id, Model, Shape } from "./model";
 import { Recording } from "./recording";
 import { SimulationSnapshot } from "./snapshot";
-import { AssemblyOptions, State } from "./state";
+import { AssemblyOptions, FemState, State } from "./state";
 
 /**
  * `ready`: created or reset, not running; `running`: a `run` is stepping it; `paused`: a run
@@ -197,6 +197,8 @@ export const StreamFieldName = z.enum([
   "energy",
   "solver",
   "contactPeak",
+  "fem",
+  "femStrain",
 ]);
 export const ALL_STREAM_FIELDS = [
   "bodies",
@@ -239,7 +241,7 @@ export const StreamQuery = z.object({
     })
     .meta({
       description:
-        "comma-separated: bodies, contacts, joints, actuators, observation, energy (the default), solver, contactPeak",
+        "comma-separated: bodies, contacts, joints, actuators, observation, energy (the default), solver, contactPeak, fem (each fem body's node positions), femStrain (its nodal equivalent strains)",
     }),
   format: z.enum(["json", "msgpack"]).default("json"),
 });
@@ -263,6 +265,16 @@ export const SceneFrame = z
       }),
     ),
     joints: z.array(z.object({ id: Id, type: z.string(), a: BodyPoint, b: BodyPoint })),
+    fem: z.array(
+      z.object({
+        id: Id,
+        nodeCount: z.number().int(),
+        triangles: z.array(z.number().int()).meta({
+          description:
+            "the surface: 3 node indices per triangle, counter-clockwise seen from outside; drawn at the positions of the state frames' `fem` field",
+        }),
+      }),
+    ),
   })
   .meta({ id: "SceneFrame" });
 
@@ -307,6 +319,14 @@ export const StateFrame = State.partial({
   .extend({
     type: z.literal("state"),
     contactPeak: ContactPeak.optional(),
+    fem: z
+      .array(FemState.pick({ id: true, positions: true }))
+      .optional()
+      .meta({ description: "the `fem` field: each fem body's node positions (FemState)" }),
+    femStrain: z
+      .array(FemState.pick({ id: true, strain: true }))
+      .optional()
+      .meta({ description: "the `femStrain` field: each fem body's nodal strains (FemState)" }),
     dropped: z.number().int().nonnegative(),
   })
   .meta({ id: "StateFrame" });
@@ -364,7 +384,7 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({
       description:
-        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, internal",
+        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, cluster_unavailable, internal",
     }),
     message: z.string(),
     details: z.unknown().optional(),
@@ -385,6 +405,18 @@ export const Readiness = z
       description:
         "DATA_DIR set: ok false (and /ready 503) while the last checkpoint write failed, with its error; null without DATA_DIR",
     }),
+    cluster: z
+      .object({
+        node: z.string(),
+        redis: z.enum(["up", "down"]),
+        nodes: z.number().int(),
+        degraded: z.boolean(),
+      })
+      .nullable()
+      .meta({
+        description:
+          "REDIS_URL set: this node's name, whether Redis answers, the live nodes it sees; degraded (still 200: the node serves its own sessions) while Redis is unreachable; null without REDIS_URL",
+      }),
   })
   .meta({ id: "Readiness" });
 

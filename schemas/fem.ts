@@ -4,8 +4,9 @@
  * inline (nodes and elements) or as a box; element node indices in range and distinct;
  * no degenerate element; every node in some element (a node without one would have no
  * mass); fixed nodes and attachment nodes in range; fixedFaces only on a box; the
- * approximate tangent only for the corotational material. And the node references
- * "<fem id>/<k>" by which forces, joints and sensors name a node.
+ * approximate tangent only for the corotational material; a consistent mass only with
+ * the integrators that solve with a full mass matrix. And the node references
+ * "<fem id>/<k>" by which forces, joints, sensors and inputs name a node.
  *
  * Pure functions over plain data, no import (the engine builds the same meshes:
  * src/engine/forces/fem/mesh.ts numbers a box's nodes as boxNodeCount here counts them).
@@ -109,6 +110,27 @@ export function femIssues(f: FemShape, index: number): FemIssue[] {
       `fem "${f.id}": the approximate tangent is the corotational one (material "${f.material}" has its exact tangent)`,
     );
   return out;
+}
+
+/** The integrators that solve with a full (consistent) mass matrix. */
+const FULL_MASS_INTEGRATORS = ["newmark", "generalized-alpha"];
+
+/**
+ * The issue of a fem body with `mass: "consistent"` under an integrator that solves with
+ * the bodies' diagonal masses only (the velocity-level schemes: their explicit and
+ * nonsmooth paths divide by the particle masses), at ["fem", i, "mass"]; null when none.
+ */
+export function consistentMassIssue(
+  fem: readonly { id: string; mass: string }[],
+  integrator: string,
+): FemIssue | null {
+  if (FULL_MASS_INTEGRATORS.includes(integrator)) return null;
+  const i = fem.findIndex((f) => f.mass === "consistent");
+  if (i < 0) return null;
+  return {
+    path: ["fem", i, "mass"],
+    message: `fem "${fem[i].id}": a consistent mass needs integrator newmark or generalized-alpha (solver.integrator is "${integrator}")`,
+  };
 }
 
 function meshIssues(

@@ -6,7 +6,7 @@
  * said otherwise; ids name the model's actuators, point forces and bodies.
  */
 import { z } from "zod";
-import { Contact, Id, Quaternion, SolverSettings, Vec3 } from "./model";
+import { BodyRef, Contact, Id, Quaternion, SolverSettings, Vec3 } from "./model";
 
 /**
  * A partial copy of an object schema whose fields may all be omitted and, unlike zod's
@@ -56,7 +56,9 @@ export const Input = z
     }),
     z.strictObject({
       type: z.literal("bodyState"),
-      id: Id.meta({ description: "the body's id (a dynamic body)" }),
+      id: BodyRef.meta({
+        description: 'the body\'s id (a dynamic body, or a fem node "<fem id>/<k>")',
+      }),
       position: Vec3.optional(),
       orientation: Quaternion.optional().meta({ description: "[w, x, y, z]; normalized" }),
       velocity: Vec3.optional(),
@@ -64,7 +66,9 @@ export const Input = z
     }),
     z.strictObject({
       type: z.literal("impulse"),
-      id: Id.meta({ description: "the body's id (a dynamic body)" }),
+      id: BodyRef.meta({
+        description: 'the body\'s id (a dynamic body, or a fem node "<fem id>/<k>")',
+      }),
       impulse: Vec3.default([0, 0, 0]).meta({ description: "N·s, world frame, at `point`" }),
       point: Vec3.default([0, 0, 0]).meta({
         description: "where the impulse acts, in the body frame (m)",

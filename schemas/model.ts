@@ -6,7 +6,14 @@
 import { z } from "zod";
 import { denseOrderIssue, systemOrder } from "./cost";
 import { energyLimitMessage, nonConservativeReason } from "./energy";
-import { FEM_MAX_NODES, femIssues, femNodeCount, femNodeFixed, parseNodeRef } from "./fem";
+import {
+  consistentMassIssue,
+  FEM_MAX_NODES,
+  femIssues,
+  femNodeCount,
+  femNodeFixed,
+  parseNodeRef,
+} from "./fem";
 
 /** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
 const finite = () => z.number();
@@ -47,6 +54,81 @@ export const BodyPoint = z
   })
   .meta({ id: "BodyPoint" });
 
+/** Most points of a `convex` shape and vertices of a `mesh` shape. */
+export const SHAPE_MAX_VERTICES = 200_000;
+/** Most triangles of a `mesh` shape. */
+export const SHAPE_MAX_TRIANGLES = 200_000;
+
+/**
+ * Whether the points span 3-D, the check of src/engine/geometry/hull.ts (which builds the
+ * hull) on the same tolerance: the widest axis pair, the farthest point from their line,
+ * the farthest from their plane, each beyond 1e-11 of the extent plus 9 ε of the largest
+ * coordinate. Returns what is degenerate, or null.
+ */
+export function flatnessIssue(points: readonly (readonly number[])[]): string | null {
+  const n = points.length;
+  const lo = [Infinity, Infinity, Infinity];
+  const hi = [-Infinity, -Infinity, -Infinity];
+  const loI = [0, 0, 0];
+  const hiI = [0, 0, 0];
+  let absMax = 0;
+  points.forEach((p, i) => {
+    for (let k = 0; k < 3; k++) {
+      if (p[k] < lo[k]) [lo[k], loI[k]] = [p[k], i];
+      if (p[k] > hi[k]) [hi[k], hiI[k]] = [p[k], i];
+      absMax = Math.max(absMax, Math.abs(p[k]));
+    }
+  });
+  const extent = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  const tol = 1e-11 * extent + 9 * Number.EPSILON * absMax;
+  if (!(extent > 0)) return "all points coincide";
+  let axis = 0;
+  for (let k = 1; k < 3; k++) if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+  const a = points[loI[axis]];
+  const b = points[hiI[axis]];
+  const e = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+  const el = Math.hypot(e[0], e[1], e[2]);
+  let far = 0;
+  let c = a;
+  for (let i = 0; i < n; i++) {
+    const r = [points[i][0] - a[0], points[i][1] - a[1], points[i][2] - a[2]];
+    const d =
+      Math.hypot(r[1] * e[2] - r[2] * e[1], r[2] * e[0] - r[0] * e[2], r[0] * e[1] - r[1] * e[0]) /
+      el;
+    if (d > far) [far, c] = [d, points[i]];
+  }
+  if (!(far > tol)) return "the points lie on a line";
+  const f = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+  const m = [e[1] * f[2] - e[2] * f[1], e[2] * f[0] - e[0] * f[2], e[0] * f[1] - e[1] * f[0]];
+  const ml = Math.hypot(m[0], m[1], m[2]);
+  let off = 0;
+  for (const p of points)
+    off = Math.max(
+      off,
+      Math.abs(m[0] * (p[0] - a[0]) + m[1] * (p[1] - a[1]) + m[2] * (p[2] - a[2])) / ml,
+    );
+  if (!(off > tol)) return "the points lie in a plane";
+  return null;
+}
+
+/**
+ * Whether a triangle list is a closed surface: every edge used by exactly two triangles
+ * in opposite directions (then the mesh bounds a solid with mass properties).
+ */
+export function meshIsClosed(triangles: readonly (readonly number[])[]): boolean {
+  const use = new Map<string, number>();
+  for (const t of triangles)
+    for (let k = 0; k < 3; k++) {
+      const key = `${t[k]},${t[(k + 1) % 3]}`;
+      use.set(key, (use.get(key) ?? 0) + 1);
+    }
+  for (const [key, count] of use) {
+    const [u, w] = key.split(",");
+    if (count !== 1 || use.get(`${w},${u}`) !== 1) return false;
+  }
+  return true;
+}
+
 /** Local placement of a shape in its body's frame. */
 const ShapePose = {
   position: Vec3.default([0, 0, 0]),
@@ -78,12 +160,92 @@ export const Shape = z
       halfLength: positive(),
       ...ShapePose,
     }),
+    z
+      .strictObject({
+        type: z.literal("convex"),
+        points: z.array(Vec3).min(4).max(SHAPE_MAX_VERTICES),
+        ...ShapePose,
+      })
+      .superRefine((s, ctx) => {
+        const issue = flatnessIssue(s.points);
+        if (issue !== null)
+          ctx.addIssue({
+            code: "custom",
+            path: ["points"],
+            message: `convex: ${issue}, so their hull is degenerate (flat); a convex shape needs points spanning a volume`,
+          });
+      }),
+    z
+      .strictObject({
+        type: z.literal("mesh"),
+        vertices: z.array(Vec3).min(3).max(SHAPE_MAX_VERTICES),
+        triangles: z
+          .array(
+            z.tuple([
+              z.number().int().nonnegative(),
+              z.number().int().nonnegative(),
+              z.number().int().nonnegative(),
+            ]),
+          )
+          .min(1)
+          .max(SHAPE_MAX_TRIANGLES),
+        ...ShapePose,
+      })
+      .superRefine((s, ctx) => {
+        const x = s.vertices;
+        let ext = 0;
+        for (let k = 0; k < 3; k++) {
+          let lo = Infinity;
+          let hi = -Infinity;
+          for (const v of x) {
+            lo = Math.min(lo, v[k]);
+            hi = Math.max(hi, v[k]);
+          }
+          ext = Math.max(ext, hi - lo);
+        }
+        for (let t = 0; t < s.triangles.length; t++) {
+          const tri = s.triangles[t];
+          const bad = tri.find((i) => i >= x.length);
+          const path = ["triangles", t];
+          if (bad !== undefined) {
+            ctx.addIssue({
+              code: "custom",
+              path,
+              message: `mesh: triangle ${t} refers to vertex ${bad}; there are ${x.length} vertices`,
+            });
+            return;
+          }
+          const [a, b, c] = tri.map((i) => x[i]);
+          const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+          const v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+          const twice = Math.hypot(
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+          );
+          if (!(twice > 2e-12 * ext * ext)) {
+            ctx.addIssue({
+              code: "custom",
+              path,
+              message: `mesh: triangle ${t} is degenerate (zero area: repeated or collinear vertices)`,
+            });
+            return;
+          }
+        }
+      }),
   ])
   .meta({
     id: "Shape",
     description:
-      "plane: the solid is n·x ≤ offset (normal points out of it); capsule and cylinder axis: local z (halfLength: half the length of the axis segment; the cylinder has flat caps at z = ±halfLength)",
+      "plane: the solid is n·x ≤ offset (normal points out of it); capsule and cylinder axis: local z (halfLength: half the length of the axis segment; the cylinder has flat caps at z = ±halfLength); convex: the convex hull of `points` (shape frame; they must span a volume); mesh: triangles of `vertices` indices, counter-clockwise seen from outside (normals point out of the solid, or up from a terrain), colliding with every bounded shape but planes and meshes; a closed mesh gives mass properties, an open one (a terrain) needs a fixed body or an inertia",
   });
+
+/** Whether a shape gives mass properties (a solid of positive volume). */
+export function shapeIsSolid(s: z.output<typeof Shape>): boolean {
+  if (s.type === "plane") return false;
+  if (s.type === "mesh") return meshIsClosed(s.triangles);
+  return true;
+}
 
 const Matrix3 = z.tuple([Vec3, Vec3, Vec3]);
 export const Inertia = z.union([Vec3, Matrix3]).meta({
@@ -208,6 +370,23 @@ export const JointLimits = z
   .refine((l) => l.lower < l.upper, { message: "limits: lower must be below upper" })
   .meta({ id: "JointLimits" });
 
+/**
+ * A mimic joint (URDF <mimic>): this joint's coordinate follows another's,
+ * q = multiplier·q_joint + offset (coordinates as in the State: rad or m from the model
+ * pose, revolute angles unwrapped), held by one equality row
+ * (src/engine/constraints/mimic.ts) whose reaction is reported as `<id>:mimic`.
+ */
+export const Mimic = z
+  .strictObject({
+    joint: Id.meta({ description: "the revolute or prismatic joint followed" }),
+    multiplier: finite().default(1),
+    offset: finite().default(0).meta({
+      description:
+        "rad or m; a model pose off the relation (offset ≠ 0) is projected onto it at the first step",
+    }),
+  })
+  .meta({ id: "Mimic" });
+
 const JointEnds = { id: Id, a: BodyPoint, b: BodyPoint };
 export const Joint = z
   .discriminatedUnion("type", [
@@ -217,12 +396,14 @@ export const Joint = z
       type: z.literal("revolute"),
       axis: NonZeroVec3,
       limits: JointLimits.optional(),
+      mimic: Mimic.optional(),
     }),
     z.strictObject({
       ...JointEnds,
       type: z.literal("prismatic"),
       axis: NonZeroVec3,
       limits: JointLimits.optional(),
+      mimic: Mimic.optional(),
     }),
     z.strictObject({ ...JointEnds, type: z.literal("fixed") }),
     z.strictObject({
@@ -390,8 +571,14 @@ export const SolverSettings = z
       }),
     dt: positive().max(1).default(0.005),
     theta: z.number().min(0).max(1).default(0.5),
-    beta: z.number().min(0).max(0.5).default(0.25),
-    gamma: z.number().min(0).max(1).default(0.5),
+    beta: z.number().min(0).max(0.5).optional().meta({
+      description:
+        "newmark's β; absent: 0.25, or 0.3025 with gamma 0.6 when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1, m the lighter moving end's mass), which the trapezoidal rule would let ring and overstretch (README, Integrators)",
+    }),
+    gamma: z.number().min(0).max(1).optional().meta({
+      description:
+        "newmark's γ; absent: 0.5, or 0.6 (with beta 0.3025) when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1)",
+    }),
     rhoInfinity: z.number().min(0).max(1).default(1).meta({
       description:
         "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact)",
@@ -409,6 +596,18 @@ export const SolverSettings = z
     linearSolver: z
       .enum(["auto", "dense-lu", "sparse-ldlt", "sparse-lu", "sparse-qr", "cg", "minres", "gmres"])
       .default("auto"),
+    linearTolerance: positive().max(0.1).nullable().optional().meta({
+      description:
+        "cg, minres, gmres: relative residual of each Newton step's linear solve; absent or null: max(newtonTolerance, 1e-12), looser while iterated Newton is far from the solution",
+    }),
+    linearIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({
+      description:
+        "cg, minres, gmres: iterations per linear solve at most, the solve then taken as it is (SOFA's CG: 25 at a 1e-9 threshold); absent or null: max(200, 3n) and a solve that does not converge fails the step",
+    }),
+    linearPreconditioner: z.enum(["none", "jacobi", "ic0"]).nullable().optional().meta({
+      description:
+        "cg on the assembled matrix: its preconditioner (none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 (block Jacobi on the matrix-free operator)",
+    }),
     contactSolver: z.enum(["pgs", "lemke", "apgd", "pjacobi", "barzilai-borwein"]).default("pgs"),
     maxIterations: z.number().int().min(1).max(100_000).default(200),
     tolerance: positive().default(1e-10),
@@ -507,11 +706,19 @@ export const Fem = z
       .default([])
       .meta({ description: "box: the nodes of these faces (local axes) are fixed" }),
     attachments: z.array(FemAttachment).max(200_000).default([]),
+    mass: z.enum(["lumped", "consistent"]).default("lumped").meta({
+      description:
+        "lumped: ρV/4 from each element to each of its nodes; consistent: the element mass matrix ρV/20 (1 + δ_ab) (newmark and generalized-alpha only)",
+    }),
+    contact: z.boolean().default(true).meta({
+      description:
+        "its surface vertices collide with the bodies' shapes (with a model `contact` block; vertex areas for smc)",
+    }),
   })
   .meta({
     id: "Fem",
     description:
-      'a deformable body of linear tetrahedra (README, Methods, "Deformable bodies"); its nodes are particles with the ids `<id>/<k>` (k from 0) and lumped masses (ρV/4 from each element), which forces, joints and sensors may name',
+      'a deformable body of linear tetrahedra (README, Methods, "Deformable bodies"); its nodes are particles with the ids `<id>/<k>` (k from 0) and the lumped masses (ρV/4 from each element), which forces, joints, sensors and inputs may name',
   });
 
 const ModelObject = z.strictObject({
@@ -577,11 +784,11 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         path: ["bodies", i, "mass"],
         message: `body "${b.id}": a dynamic body needs a positive mass`,
       });
-    if (b.kind === "rigid" && b.inertia === undefined && !b.shapes.some((s) => s.type !== "plane"))
+    if (b.kind === "rigid" && b.inertia === undefined && !b.shapes.some(shapeIsSolid))
       ctx.addIssue({
         code: "custom",
         path: ["bodies", i, "inertia"],
-        message: `body "${b.id}": inertia is required when no sphere, box, capsule or cylinder shape gives it`,
+        message: `body "${b.id}": inertia is required when no sphere, box, capsule, cylinder, convex or closed mesh shape gives it`,
       });
     if (b.kind === "particle" && b.shapes.some((s) => s.type !== "sphere"))
       ctx.addIssue({
@@ -646,6 +853,7 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         message: `joint "${j.id}" joins body "${j.a.body}" to itself`,
       });
   });
+  checkMimics(m.joints, bodies, ctx);
   // one motor per joint: two would prescribe the same coordinate twice (redundant or
   // contradictory rows)
   const driven = new Map<string, string>();
@@ -677,6 +885,12 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         code: "custom",
         path: ["motors", i, "offset"],
         message: `motor "${mo.id}": offset drives a prismatic joint, "${j.id}" is ${j.type}`,
+      });
+    else if ((j.type === "revolute" || j.type === "prismatic") && j.mimic)
+      ctx.addIssue({
+        code: "custom",
+        path: ["motors", i, "joint"],
+        message: `motor "${mo.id}" drives joint "${j.id}", which mimics "${j.mimic.joint}" (two prescriptions of one coordinate)`,
       });
   });
   m.actuators.forEach((ac, i) => {
@@ -739,12 +953,16 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
   });
   m.contact?.pairs.forEach((p, i) => {
     p.bodies.forEach((id, k) => {
-      knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
+      // a fem body's id names all its nodes (their surface vertices' contacts)
+      if (!femNodes.has(id))
+        knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
     });
   });
   const dense = denseOrderIssue(m.solver.linearSolver, systemOrder(m));
   if (dense !== null)
     ctx.addIssue({ code: "custom", path: ["solver", "linearSolver"], message: dense });
+  const mass = consistentMassIssue(m.fem, m.solver.integrator);
+  if (mass !== null) ctx.addIssue({ code: "custom", ...mass });
   if (m.solver.energyDriftLimit != null) {
     const reason = nonConservativeReason(m, m.solver);
     if (reason !== null)
@@ -771,6 +989,46 @@ function hasCoordinate(j: JointIn, bodies: Map<string, BodyIn>): boolean {
   const oriented = (id: string) =>
     id === "ground" || (parseNodeRef(id) === null && bodies.get(id)?.kind !== "particle");
   return oriented(j.a.body) && oriented(j.b.body);
+}
+
+/**
+ * Mimics: the followed joint is another revolute or prismatic joint with a coordinate, and
+ * following never loops back (q_a = f(q_b), q_b = g(q_a) is redundant or contradictory).
+ */
+function checkMimics(
+  joints: readonly JointIn[],
+  bodies: Map<string, BodyIn>,
+  ctx: z.RefinementCtx,
+): void {
+  const index = new Map(joints.map((j, i) => [j.id, i]));
+  const followed = (j: JointIn) =>
+    j.type === "revolute" || j.type === "prismatic" ? j.mimic?.joint : undefined;
+  // the problem with joint j's mimic, or null
+  const problem = (j: JointIn, target: string): string | null => {
+    const t = index.get(target);
+    if (t === undefined) return `joint "${j.id}" mimics unknown joint "${target}"`;
+    if (target === j.id) return `joint "${j.id}" mimics itself`;
+    if (!hasCoordinate(j, bodies)) return noCoordinate(j);
+    if (!hasCoordinate(joints[t], bodies))
+      return `joint "${j.id}" mimics "${target}": ${noCoordinate(joints[t])}`;
+    // walk the chain of followed joints: back at j is a cycle (a loop elsewhere is
+    // reported from its own joints)
+    const chain = [j.id];
+    for (let next: string | undefined = target; next !== undefined; ) {
+      chain.push(next);
+      if (next === j.id) return `mimic cycle: ${chain.join(" → ")}`;
+      if (chain.length > joints.length) return null;
+      const k = index.get(next);
+      next = k === undefined ? undefined : followed(joints[k]);
+    }
+    return null;
+  };
+  joints.forEach((j, i) => {
+    const target = followed(j);
+    const message = target === undefined ? null : problem(j, target);
+    if (message !== null)
+      ctx.addIssue({ code: "custom", path: ["joints", i, "mimic", "joint"], message });
+  });
 }
 
 function noCoordinate(j: JointIn): string {

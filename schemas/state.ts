@@ -90,6 +90,20 @@ export const ActuatorState = z
   })
   .meta({ id: "ActuatorState" });
 
+export const FemState = z
+  .object({
+    id: z.string(),
+    positions: z.array(z.number()).meta({
+      description:
+        "node positions x₀ y₀ z₀ x₁ … (m, world), 3 per node in node order (the nodes are also the particles <id>/<k> of `bodies`); in msgpack stream frames one bin of little-endian float64",
+    }),
+    strain: z.array(z.number()).meta({
+      description:
+        "per node, the von Mises equivalent strain √(2/3 E′:E′) of the Green–Lagrange strain's deviator, rest-volume-weighted over the node's elements (dimensionless); in msgpack stream frames one bin of little-endian float32",
+    }),
+  })
+  .meta({ id: "FemState", description: "a deformable (fem) body's nodes as arrays" });
+
 export const State = z
   .object({
     time: z.number(),
@@ -103,6 +117,9 @@ export const State = z
     }),
     energy: Energy,
     solver: SolverStats,
+    fem: z.array(FemState).optional().meta({
+      description: "the model's fem bodies, in model order (absent without fem bodies)",
+    }),
   })
   .meta({ id: "State" });
 

@@ -70,9 +70,13 @@ export const UrdfImportOptions = z
       description:
         "lump: a link on a fixed joint joins its parent's body (masses, centres of mass and inertias combined), as Gazebo does; keep: it stays a body of its own held by a fixed joint (a link without mass is lumped either way)",
     }),
+    collisionMeshes: z.enum(["convex", "mesh"]).default("convex").meta({
+      description:
+        "a collision <mesh> becomes a convex shape (the hull of its vertices) or a mesh shape (its triangles; on a moving link a closed surface)",
+    }),
     dropUnsupported: z.boolean().default(false).meta({
       description:
-        "collision <mesh> elements and <mimic> tags are dropped with a warning instead of refused (422)",
+        "collision <mesh> elements whose files were not uploaded are dropped with a warning instead of refused",
     }),
     name: z
       .string()
@@ -99,6 +103,7 @@ export const UrdfImportBody = z
       floating: false,
       actuators: { type: "torque" },
       fixedJoints: "lump",
+      collisionMeshes: "convex",
       dropUnsupported: false,
     }),
   })

@@ -4,7 +4,7 @@
  * region.
  */
 import type { BodyStates } from "./engines/types";
-import type { SceneDesc, Vec3 } from "./scene";
+import type { SceneDesc, TerrainDesc, Vec3 } from "./scene";
 
 /** Gap (m) under which two spheres, or a sphere and a wall, count as touching (2 % of r). */
 export const CONTACT_GAP_TOLERANCE = 1e-3;
@@ -203,4 +203,132 @@ export function probeCloth(scene: SceneDesc, s: BodyStates): ClothProbe {
   let lowestZ = Number.POSITIVE_INFINITY;
   for (let i = 0; i < s.n; i++) lowestZ = Math.min(lowestZ, s.pos[3 * i + 2]);
   return { maxStrain, lowestZ };
+}
+
+/**
+ * The terrain's surface height z(x, y) from its triangles: the triangle whose projection on
+ * the xy plane holds (x, y), interpolated linearly (barycentric coordinates in xy), so that
+ * the probe reads the very surface the engines collide with, not the formula it sampled.
+ * Triangles are bucketed on a uniform xy grid (about one triangle per cell). NaN outside.
+ */
+export class TerrainSurface {
+  private readonly x0: number;
+  private readonly y0: number;
+  private readonly cell: number;
+  private readonly nx: number;
+  private readonly ny: number;
+  private readonly buckets: number[][];
+  /** Lowest vertex z (m). */
+  readonly lowest: number;
+
+  constructor(private readonly terrain: TerrainDesc) {
+    const v = terrain.vertices;
+    let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+    let lowest = Infinity;
+    for (const p of v) {
+      x0 = Math.min(x0, p[0]);
+      x1 = Math.max(x1, p[0]);
+      y0 = Math.min(y0, p[1]);
+      y1 = Math.max(y1, p[1]);
+      lowest = Math.min(lowest, p[2]);
+    }
+    this.lowest = lowest;
+    this.x0 = x0;
+    this.y0 = y0;
+    this.cell =
+      Math.max(x1 - x0, y1 - y0) / Math.max(1, Math.ceil(Math.sqrt(terrain.triangles.length)));
+    this.nx = Math.floor((x1 - x0) / this.cell) + 1;
+    this.ny = Math.floor((y1 - y0) / this.cell) + 1;
+    this.buckets = Array.from({ length: this.nx * this.ny }, () => []);
+    terrain.triangles.forEach((t, k) => {
+      const xs = t.map((i) => v[i][0]);
+      const ys = t.map((i) => v[i][1]);
+      const [i0, i1] = [this.ix(Math.min(...xs)), this.ix(Math.max(...xs))];
+      const [j0, j1] = [this.iy(Math.min(...ys)), this.iy(Math.max(...ys))];
+      for (let j = j0; j <= j1; j++)
+        for (let i = i0; i <= i1; i++) this.buckets[j * this.nx + i].push(k);
+    });
+  }
+
+  private ix(x: number): number {
+    return Math.min(this.nx - 1, Math.max(0, Math.floor((x - this.x0) / this.cell)));
+  }
+
+  private iy(y: number): number {
+    return Math.min(this.ny - 1, Math.max(0, Math.floor((y - this.y0) / this.cell)));
+  }
+
+  height(x: number, y: number): number {
+    if (!Number.isFinite(x + y)) return Number.NaN;
+    const i = Math.floor((x - this.x0) / this.cell);
+    const j = Math.floor((y - this.y0) / this.cell);
+    if (i < 0 || j < 0 || i >= this.nx || j >= this.ny) return Number.NaN;
+    const v = this.terrain.vertices;
+    for (const k of this.buckets[j * this.nx + i]) {
+      const [a, b, c] = this.terrain.triangles[k].map((n) => v[n]);
+      // (x, y) = a + s (b − a) + t (c − a) in xy; inside when s, t ≥ 0 and s + t ≤ 1
+      const ux = b[0] - a[0];
+      const uy = b[1] - a[1];
+      const wx = c[0] - a[0];
+      const wy = c[1] - a[1];
+      const det = ux * wy - uy * wx;
+      const px = x - a[0];
+      const py = y - a[1];
+      const s = (px * wy - py * wx) / det;
+      const t = (ux * py - uy * px) / det;
+      const tol = 1e-12;
+      if (s >= -tol && t >= -tol && s + t <= 1 + tol)
+        return a[2] + s * (b[2] - a[2]) + t * (c[2] - a[2]);
+    }
+    return Number.NaN;
+  }
+}
+
+const surfaces = new WeakMap<TerrainDesc, TerrainSurface>();
+
+export interface HullProbe {
+  /** Mean height of the hulls' centres of mass (m). */
+  meanHeight: number;
+  /**
+   * Deepest penetration into the terrain (m, ≥ 0): the largest depth of a hull point below
+   * the terrain surface straight under it, surface(x, y) − z (vertical, so up to 1/cos 17°
+   * = 1.05 × the depth along the surface normal on the steepest slopes).
+   */
+  maxPenetration: number;
+  /** Hulls whose centre left the terrain's xy area or fell below its lowest point by more than the hull's size. */
+  escaped: number;
+}
+
+/** H: mean height, deepest penetration into the terrain, hulls gone (same code for every engine). */
+export function probeHulls(scene: SceneDesc, s: BodyStates): HullProbe {
+  const terrain = scene.terrain;
+  if (!terrain) throw new Error(`probeHulls: scene ${scene.id} has no terrain`);
+  let surface = surfaces.get(terrain);
+  if (!surface) {
+    surface = new TerrainSurface(terrain);
+    surfaces.set(terrain, surface);
+  }
+  const w = new Float64Array(3);
+  let sumZ = 0;
+  let maxPen = 0;
+  let escaped = 0;
+  scene.bodies.forEach((b, i) => {
+    const x = s.pos[3 * i];
+    const y = s.pos[3 * i + 1];
+    const z = s.pos[3 * i + 2];
+    sumZ += z;
+    const points = b.convexPoints ?? [];
+    let size = 0;
+    for (const p of points) size = Math.max(size, Math.hypot(p[0], p[1], p[2]));
+    if (Number.isNaN(surface.height(x, y)) || !(z >= surface.lowest - size)) {
+      escaped++;
+      return;
+    }
+    for (const p of points) {
+      rotate(s.quat, i, p, w);
+      const depth = surface.height(x + w[0], y + w[1]) - (z + w[2]);
+      if (depth > maxPen) maxPen = depth;
+    }
+  });
+  return { meanHeight: sumZ / scene.bodies.length, maxPenetration: maxPen, escaped };
 }

@@ -16,6 +16,7 @@ import {
   energy,
   jointDrift,
   probeCloth,
+  probeHulls,
   probeSpheres,
   statesFinite,
 } from "./probes";
@@ -24,7 +25,11 @@ import type { SceneDesc } from "./scene";
 export type RunStatus = "ok" | "diverged" | "failed" | "truncated" | "invalid" | "timeout";
 
 export interface Accuracy {
-  /** S1: geometric contacts (gap ≤ 1 mm), the engine's own count, mean and lowest centre z. */
+  /**
+   * S1: geometric contacts (gap ≤ 1 mm), the engine's own count, mean and lowest centre z,
+   * deepest penetration, spheres out of the box. H: the engine's own contact count, mean
+   * centre z, deepest penetration into the terrain, hulls gone (off the terrain or through it).
+   */
   contacts?: number;
   engineContacts?: number | null;
   meanHeight?: number;
@@ -217,6 +222,13 @@ export function runScene(
         if (status === "ok" && s.escaped > 0) {
           status = "invalid";
           message = `${s.escaped} spheres left the box (contact not handled?)`;
+        }
+      } else if (scene.kind === "hulls") {
+        const hp = probeHulls(scene, states);
+        Object.assign(accuracy, hp, { engineContacts: inst.engineContacts() });
+        if (status === "ok" && hp.escaped > 0) {
+          status = "invalid";
+          message = `${hp.escaped} hulls fell through the terrain or left it`;
         }
       } else if (scene.kind === "cloth") {
         const c = probeCloth(scene, states);

@@ -11,7 +11,7 @@
  * instead of on one engine's median.
  *
  * Options:
- *   --scenes S1-100,S2-10,...   scenes (default: all of SCENE_IDS)
+ *   --scenes S1-100,S2-10,...   scenes (default: all of COMPARE_SCENE_IDS)
  *   --engines moreau,rapier,... engines (default: DEFAULT_ENGINES; "ammo" on request); an
  *                               engine set up for some scene kinds only (the Moreau
  *                               generalized-α variants: the chain) skips the others
@@ -31,7 +31,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_ENGINES, ENGINE_KEYS, engineRunsScene } from "./engines/index";
 import type { RunResult, RunStatus } from "./protocol";
-import { buildScene, SCENE_IDS, type SceneKind } from "./scene";
+import { buildScene, COMPARE_SCENE_IDS, type SceneKind } from "./scene";
 import { targetVerdicts } from "./targets";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -94,7 +94,7 @@ export function parseArgs(argv: string[]): CompareOptions {
       ?.split(",")
       .map((x) => x.trim())
       .filter(Boolean);
-  const scenes = list(get("--scenes")) ?? [...SCENE_IDS];
+  const scenes = list(get("--scenes")) ?? [...COMPARE_SCENE_IDS];
   const engines = list(get("--engines")) ?? [...DEFAULT_ENGINES];
   for (const s of scenes) buildScene(s); // throws on an unknown id
   for (const e of engines)
@@ -296,8 +296,9 @@ export function tableRows(
       "Moreau speed ÷ this": ratio,
     };
     const a = r.accuracy;
-    if (kind === "spheres") {
-      row.contacts = fmt(a.contacts, 6);
+    if (kind === "spheres" || kind === "hulls") {
+      // H has no geometric contact count (hull–hull gaps need GJK): the engine's own only
+      if (kind === "spheres") row.contacts = fmt(a.contacts, 6);
       row["engine contacts"] = fmt(a.engineContacts, 6);
       row["mean height m"] = fmt(a.meanHeight, 4);
       row["max pen. mm"] = fmt(

@@ -9,6 +9,8 @@
  * n·x = offset (n the unit inward normal, pointing into the container).
  */
 
+import { hullMassProperties } from "./hull";
+
 export type Vec3 = [number, number, number];
 
 export interface BodyDesc {
@@ -26,6 +28,21 @@ export interface BodyDesc {
   sphereRadius?: number;
   /** Box half-extents, for engines that need a shape for drawing or inertia (S2 links). */
   boxHalfExtents?: Vec3;
+  /**
+   * Collision shape of the H scenes: the convex hull of these points, body frame (its origin
+   * at the hull's centre of mass, its axes the hull's principal axes, so that `mass` and
+   * `inertia` are the solid hull's; some points may lie inside the hull).
+   */
+  convexPoints?: Vec3[];
+}
+
+/**
+ * A fixed triangle-mesh terrain (world frame): a height field z = f(x, y) as triangles,
+ * counter-clockwise seen from above (normals up); no two triangles overlap seen from above.
+ */
+export interface TerrainDesc {
+  vertices: Vec3[];
+  triangles: [number, number, number][];
 }
 
 /** Free side n·x ≥ offset; n unit, pointing into the container. */
@@ -55,7 +72,7 @@ export interface SpringDesc {
   structural: boolean;
 }
 
-export type SceneKind = "spheres" | "chain" | "cloth";
+export type SceneKind = "spheres" | "chain" | "cloth" | "hulls";
 
 export interface Protocol {
   /** Steps before the timed region in the same instance (S1, S3). */
@@ -78,6 +95,8 @@ export interface SceneDesc {
   gravity: Vec3;
   bodies: BodyDesc[];
   halfSpaces: HalfSpaceDesc[];
+  /** A fixed triangle-mesh terrain that every body collides with (H scenes). */
+  terrain?: TerrainDesc;
   joints: JointDesc[];
   springs: SpringDesc[];
   /** Coulomb friction and Newton restitution of every contact (null: nothing collides). */
@@ -261,9 +280,184 @@ export function clothScene(n: number, stiffness = 10): SceneDesc {
   };
 }
 
-/** The scenes of the comparison, by id, in the order the tables print. */
+/** H's terrain: TERRAIN_CELLS × TERRAIN_CELLS squares over [−TERRAIN_HALF, TERRAIN_HALF]² (m). */
+export const TERRAIN_CELLS = 32;
+export const TERRAIN_HALF = 2;
+
+/**
+ * H's relief (m): gentle waves in a shallow bowl, z = 0.1 sin(1.5 x) cos(1.3 y) + 0.04 (x² + y²)
+ * (slopes up to ~17° at the rim, below friction 0.5's 26.6°), so that the hulls stay on the
+ * terrain without walls.
+ */
+export function terrainHeight(x: number, y: number): number {
+  return 0.1 * Math.sin(1.5 * x) * Math.cos(1.3 * y) + 0.04 * (x * x + y * y);
+}
+
+/**
+ * The terrain as a triangle mesh: (cells + 1)² vertices z = terrainHeight(x, y), vertex
+ * (i, j) at index j (cells + 1) + i, each square cut along its diagonal (i, j)–(i+1, j+1)
+ * into two triangles counter-clockwise seen from above.
+ */
+export function terrainMesh(cells = TERRAIN_CELLS, half = TERRAIN_HALF): TerrainDesc {
+  const n = cells + 1;
+  const step = (2 * half) / cells;
+  const vertices: Vec3[] = [];
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < n; i++) {
+      const x = -half + i * step;
+      const y = -half + j * step;
+      vertices.push([x, y, terrainHeight(x, y)]);
+    }
+  const triangles: [number, number, number][] = [];
+  for (let j = 0; j < cells; j++)
+    for (let i = 0; i < cells; i++) {
+      const v = j * n + i;
+      triangles.push([v, v + 1, v + n + 1], [v, v + n + 1, v + n]);
+    }
+  return { vertices, triangles };
+}
+
+export const HULL_SEED = 30;
+export const HULL_DENSITY = 1000;
+/** Semi-axes of the ellipsoids the hull points are drawn on (m), and the points' noise. */
+export const HULL_AXIS_MIN = 0.04;
+export const HULL_AXIS_MAX = 0.1;
+export const HULL_NOISE = 0.002;
+/** Grid spacing (m) and the drop: lowest possible hull point above the terrain under it. */
+export const HULL_SPACING = 0.3;
+export const HULL_CLEARANCE = 0.05;
+
+/** q ⊗ r, quaternions [w, x, y, z]. */
+function quatMul(q: number[], r: number[]): [number, number, number, number] {
+  return [
+    q[0] * r[0] - q[1] * r[1] - q[2] * r[2] - q[3] * r[3],
+    q[0] * r[1] + q[1] * r[0] + q[2] * r[3] - q[3] * r[2],
+    q[0] * r[2] - q[1] * r[3] + q[2] * r[0] + q[3] * r[1],
+    q[0] * r[3] + q[1] * r[2] - q[2] * r[1] + q[3] * r[0],
+  ];
+}
+
+/** The unit quaternion of the rotation whose matrix has columns c0, c1, c2 (Shepperd). */
+function quatOfColumns([c0, c1, c2]: [Vec3, Vec3, Vec3]): [number, number, number, number] {
+  const [m00, m10, m20] = c0;
+  const [m01, m11, m21] = c1;
+  const [m02, m12, m22] = c2;
+  const tr = m00 + m11 + m22;
+  let q: [number, number, number, number];
+  if (tr > 0) {
+    const s = 2 * Math.sqrt(1 + tr);
+    q = [s / 4, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s];
+  } else if (m00 > m11 && m00 > m22) {
+    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    q = [(m21 - m12) / s, s / 4, (m01 + m10) / s, (m02 + m20) / s];
+  } else if (m11 > m22) {
+    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    q = [(m02 - m20) / s, (m01 + m10) / s, s / 4, (m12 + m21) / s];
+  } else {
+    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    q = [(m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s / 4];
+  }
+  const norm = Math.hypot(...q);
+  return q.map((c) => c / norm) as [number, number, number, number];
+}
+
+/**
+ * H "hulls" (issue 30): n convex hulls (n a multiple of 10, at most 120) dropped on the
+ * terrain (terrainMesh), density HULL_DENSITY. mulberry32(HULL_SEED) draws, for each hull in
+ * order (row j, then column i): its point count 20 + ⌊31 u⌋ (20–50), its ellipsoid's semi-axes
+ * a, b, c (uniform in [HULL_AXIS_MIN, HULL_AXIS_MAX]), then per point a direction uniform on
+ * the sphere (cos polar angle 2u − 1, azimuth 2π u) scaled by (a, b, c) plus a noise uniform
+ * in ±HULL_NOISE per coordinate, then a uniformly random orientation (Shoemake's three
+ * uniforms). The hull's exact mass properties (hull.ts) put the body frame at its centre of
+ * mass along its principal axes; the points are given in it. Hull (i, j) sits above
+ * (−1.35 + 0.3 i, −1.35 + 0.3 j), its centre HULL_CLEARANCE plus its bounding radius above the
+ * highest terrain vertex within reach, so that nothing touches at t = 0.
+ */
+export function hullsScene(n: number): SceneDesc {
+  if (n % 10 !== 0 || n <= 0 || n > 120)
+    throw new Error(`H: N must be a multiple of 10 in 10..120, got ${n}`);
+  const rand = mulberry32(HULL_SEED);
+  const terrain = terrainMesh();
+  const cell = (2 * TERRAIN_HALF) / TERRAIN_CELLS;
+  const uniform = (lo: number, hi: number) => lo + (hi - lo) * rand();
+  const bodies: BodyDesc[] = [];
+  for (let j = 0; j < n / 10; j++)
+    for (let i = 0; i < 10; i++) {
+      const count = 20 + Math.floor(31 * rand());
+      const axes = [0, 1, 2].map(() => uniform(HULL_AXIS_MIN, HULL_AXIS_MAX));
+      const points: Vec3[] = [];
+      for (let k = 0; k < count; k++) {
+        const cz = 2 * rand() - 1;
+        const phi = 2 * Math.PI * rand();
+        const sz = Math.sqrt(1 - cz * cz);
+        const dir = [sz * Math.cos(phi), sz * Math.sin(phi), cz];
+        points.push([0, 1, 2].map((c) => axes[c] * dir[c] + HULL_NOISE * (2 * rand() - 1)) as Vec3);
+      }
+      const [u1, u2, u3] = [rand(), rand(), rand()];
+      const turn = [
+        Math.sqrt(u1) * Math.cos(2 * Math.PI * u3),
+        Math.sqrt(1 - u1) * Math.sin(2 * Math.PI * u2),
+        Math.sqrt(1 - u1) * Math.cos(2 * Math.PI * u2),
+        Math.sqrt(u1) * Math.sin(2 * Math.PI * u3),
+      ];
+      const mp = hullMassProperties(points, HULL_DENSITY);
+      // Body frame = principal frame: p_body[k] = axis_k · (p − centre).
+      const local = points.map(
+        (p) =>
+          mp.axes.map(
+            (a) =>
+              a[0] * (p[0] - mp.centre[0]) +
+              a[1] * (p[1] - mp.centre[1]) +
+              a[2] * (p[2] - mp.centre[2]),
+          ) as Vec3,
+      );
+      const reach = Math.max(...local.map((p) => Math.hypot(...p)));
+      const x = -1.35 + HULL_SPACING * i;
+      const y = -1.35 + HULL_SPACING * j;
+      let top = Number.NEGATIVE_INFINITY;
+      for (const v of terrain.vertices)
+        if (Math.abs(v[0] - x) <= reach + cell && Math.abs(v[1] - y) <= reach + cell)
+          top = Math.max(top, v[2]);
+      bodies.push({
+        id: `h${j}_${i}`,
+        kind: "rigid",
+        fixed: false,
+        mass: mp.mass,
+        inertia: mp.inertia,
+        position: [x, y, top + reach + HULL_CLEARANCE],
+        // world ← drawing frame (turn) ← principal frame (the axes as columns)
+        orientation: quatMul(turn, quatOfColumns(mp.axes)),
+        convexPoints: local,
+      });
+    }
+  return {
+    id: `H-${n}`,
+    kind: "hulls",
+    title: `H convex hulls N = ${n} on a triangle-mesh terrain`,
+    h: H,
+    gravity: [...GRAVITY],
+    bodies,
+    halfSpaces: [],
+    terrain,
+    joints: [],
+    springs: [],
+    contact: { friction: 0.5, restitution: 0 },
+    // 500 timed steps: 70–100 ms a step for Moreau on the loaded 2-core machine, so that a
+    // repetition takes about a minute. The hulls land after ~60 steps; the timed region
+    // (steps 101–600) starts with a mean speed near 0.2 m/s, the last rolling into the
+    // hollows, and ends with the pile nearly at rest (below 0.01 m/s in Rapier and Bullet).
+    protocol: { warmup: 100, throwAway: 0, timed: 500, probeEveryStep: false },
+  };
+}
+
+/** The scenes of ../shared/BENCH-SCENES.md, by id, in the order the tables print. */
 export const SCENE_IDS = ["S1-100", "S1-1000", "S2-10", "S2-100", "S3-32", "S3-32-stiff"] as const;
-export type SceneId = (typeof SCENE_IDS)[number];
+/**
+ * Every scene of the comparison (a plain run's default): the S scenes, then issue 30's hulls
+ * (kept out of SCENE_IDS, which test/engine/simulation/trajectories.test.ts pins bit for bit).
+ */
+export const COMPARE_SCENE_IDS = [...SCENE_IDS, "H-100"] as const;
+export type SceneId = (typeof COMPARE_SCENE_IDS)[number];
 
 export function buildScene(id: string): SceneDesc {
   switch (id) {
@@ -279,8 +473,10 @@ export function buildScene(id: string): SceneDesc {
       return clothScene(32, 10);
     case "S3-32-stiff":
       return clothScene(32, 1e4);
+    case "H-100":
+      return hullsScene(100);
     default:
-      throw new Error(`unknown scene "${id}"; known: ${SCENE_IDS.join(", ")}`);
+      throw new Error(`unknown scene "${id}"; known: ${COMPARE_SCENE_IDS.join(", ")}`);
   }
 }
 

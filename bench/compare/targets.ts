@@ -11,6 +11,9 @@
  * target whose scene (or peer) is not in the run is reported as not measured. The targets
  * judge the "moreau" row (the set-up of engines/moreau.ts); Moreau's variant rows (the
  * generalized-α chain, "moreau-…") are neither judged nor counted as peers.
+ * Issue 29's target, judged on every scene the run has a defaults row for: that row ("moreau-defaults",
+ * only the README's integrator and dt set) within 1.2× of the tuned "moreau" row's steps/s,
+ * with status ok.
  */
 import { isMoreau } from "./engines/index";
 import type { Aggregate } from "./run";
@@ -56,6 +59,20 @@ export function targetVerdicts(results: Aggregate[]): TargetVerdict[] {
     };
   };
   const stiff = of("S3-32-stiff").find((r) => r.engine === "moreau");
+  const withDefaults = results.filter((r) => r.engine === "moreau-defaults").map((r) => r.scene);
+  const defaults = [...new Set(withDefaults)].map((scene): TargetVerdict => {
+    const target = `${scene} defaults within 1.2× of tuned`;
+    const rows = of(scene);
+    const tuned = rows.find((r) => r.engine === "moreau");
+    const d = rows.find((r) => r.engine === "moreau-defaults") as Aggregate;
+    if (!tuned) return { target, moreau: sps(d), reference: "not measured", met: null };
+    return {
+      target,
+      moreau: `${sps(d)}${d.status !== "ok" ? ` (status ${d.status})` : ""}`,
+      reference: `tuned ${sps(tuned)}`,
+      met: d.status === "ok" && 1.2 * d.stepsPerSecond >= tuned.stepsPerSecond,
+    };
+  });
   return [
     speed(
       "S1-1000 ≥ best peer, nothing escapes",
@@ -84,5 +101,6 @@ export function targetVerdicts(results: Aggregate[]): TargetVerdict[] {
       reference: "status ok",
       met: stiff ? stiff.status === "ok" : null,
     },
+    ...defaults,
   ];
 }

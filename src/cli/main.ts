@@ -7,7 +7,8 @@
  *   moreau assemble <model.json> [--server URL] [--levels position,velocity,acceleration]
  *              [--max-iterations N] [--solver S] [--options JSON] [--out FILE]
  *   moreau import <robot.urdf> [--out FILE] [--floating] [--actuators none|torque|position|velocity]
- *              [--kp N] [--kd N] [--kv N] [--drop-unsupported] [--package NAME=DIR] [--name NAME]
+ *              [--kp N] [--kd N] [--kv N] [--collision-meshes convex|mesh] [--drop-unsupported]
+ *              [--package NAME=DIR] [--name NAME]
  *
  * Every command takes -h / --help. A model file may hold a Model or a create-session body
  * `{ "model": ... }`; "-" reads standard input. Without --server (or MOREAU_SERVER) the
@@ -111,8 +112,9 @@ JSON. Links become rigid bodies (mass, centre of mass, inertia), <collision> box
 cylinders and spheres their shapes; revolute, continuous, prismatic and fixed joints
 become joints with their limits; every moving joint with a non-zero <limit effort> gets
 an actuator (--actuators) whose effortLimit is that effort; <dynamics damping> becomes a
-velocity servo towards 0. What has no counterpart is a warning (standard error) or, for
-collision meshes and <mimic>, an error. Mesh files (STL, OBJ) are read from disk:
+velocity servo towards 0; <mimic> becomes the joint's mimic coupling. What has no
+counterpart is a warning (standard error) or, for collision meshes whose files are
+missing, an error. Mesh files (STL, OBJ) are read from disk:
 package://PKG/... from --package PKG=DIR or a folder named PKG above the URDF.
 
 Options:
@@ -121,7 +123,8 @@ Options:
   --actuators TYPE      none | torque (default) | position (--kp, --kd) | velocity (--kv)
   --kp N, --kd N        the position servos' gains (N·m/rad, N·m·s/rad; N/m, N·s/m)
   --kv N                the velocity servos' gain
-  --drop-unsupported    drop collision meshes and <mimic> with a warning instead of failing
+  --collision-meshes M  convex (default: the hull of a collision mesh) | mesh (its triangles)
+  --drop-unsupported    drop collision meshes whose files are missing, with a warning
   --package NAME=DIR    where package://NAME/ is (repeatable)
   --name NAME           the model's name (default: the robot's)
   -h, --help            show this help
@@ -385,6 +388,7 @@ async function cmdImport(args: string[], io: CliIo): Promise<number> {
       kd: { type: "string" },
       kv: { type: "string" },
       "drop-unsupported": { type: "boolean" },
+      "collision-meshes": { type: "string" },
       package: { type: "string", multiple: true },
       name: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -414,6 +418,9 @@ async function cmdImport(args: string[], io: CliIo): Promise<number> {
     actuators = { type, kv };
   } else
     throw new CliError(`--actuators must be none, torque, position or velocity, got "${type}"`);
+  const collisionMeshes = values["collision-meshes"] ?? "convex";
+  if (collisionMeshes !== "convex" && collisionMeshes !== "mesh")
+    throw new CliError(`--collision-meshes must be convex or mesh, got "${collisionMeshes}"`);
   const r = await importCommand({
     file: positionals[0],
     cwd: io.cwd ?? process.cwd(),
@@ -422,6 +429,7 @@ async function cmdImport(args: string[], io: CliIo): Promise<number> {
       floating: values.floating ?? false,
       actuators,
       dropUnsupported: values["drop-unsupported"] ?? false,
+      collisionMeshes,
       ...(values.name !== undefined ? { name: values.name } : {}),
     },
   });

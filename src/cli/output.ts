@@ -3,7 +3,8 @@
  * (`{ name, source, dt, every, frames: [State, ...] }`), written incrementally with
  * back-pressure so that long runs never hold the whole trajectory in memory.
  *
- * A particle (body kind "particle") has a position and a velocity only, so its orientation
+ * A particle (body kind "particle", and every node "<fem id>/<k>" of a fem body) has a
+ * position and a velocity only, so its orientation
  * and angular velocity (always the identity and zero) are left out: in JSON its body states
  * carry id, position and velocity; in CSV its columns are `<id>.x <id>.y <id>.z <id>.vx
  * <id>.vy <id>.vz`.
@@ -52,10 +53,18 @@ const PARTICLE = ["x", "y", "z", "vx", "vy", "vz"];
 /** Ids of a model's particles: what the writers leave the rotation of out. */
 export type Particles = ReadonlySet<string>;
 
+/**
+ * Whether body `id` is a particle: one of `particles`, or a fem node "<fem id>/<k>" (a
+ * body id has no "/"), which is a particle.
+ */
+function isParticle(id: string, particles: Particles): boolean {
+  return particles.has(id) || id.includes("/");
+}
+
 export function csvHeader(bodyIds: readonly string[], particles: Particles): string {
   const cols = ["time", "step"];
   for (const id of bodyIds)
-    for (const s of particles.has(id) ? PARTICLE : RIGID) cols.push(csvField(`${id}.${s}`));
+    for (const s of isParticle(id, particles) ? PARTICLE : RIGID) cols.push(csvField(`${id}.${s}`));
   cols.push("kinetic", "potential", "total");
   return cols.join(",");
 }
@@ -70,7 +79,7 @@ export function csvRow(state: StateOut, bodyIds: readonly string[], particles: P
   for (const id of bodyIds) {
     const b = byId.get(id);
     if (!b) throw new Error(`body "${id}" is missing from the state`);
-    if (particles.has(id)) v.push(...b.position, ...b.velocity);
+    if (isParticle(id, particles)) v.push(...b.position, ...b.velocity);
     else v.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
   }
   v.push(state.energy.kinetic, state.energy.potential, state.energy.total);
@@ -79,7 +88,7 @@ export function csvRow(state: StateOut, bodyIds: readonly string[], particles: P
 
 /** A body of a JSON frame: a rigid body's BodyState, a particle's without its rotation. */
 function frameBody(b: BodyStateOut, particles: Particles) {
-  return particles.has(b.id) ? { id: b.id, position: b.position, velocity: b.velocity } : b;
+  return isParticle(b.id, particles) ? { id: b.id, position: b.position, velocity: b.velocity } : b;
 }
 
 export function createWriter(

@@ -21,6 +21,10 @@
  *   CONNECTION_TIMEOUT_MS and MAX_CONNECTIONS (server options, see installConnectionLimits);
  * - a body over MAX_BODY_BYTES is drained (up to MAX_DRAIN_BYTES) so the client reads its 413.
  *
+ * Cluster (REDIS_URL, src/server/cluster/): the node's onRequest hook forwards what another
+ * node owns (after access control and the rate limit, which counts in Redis then), it joins
+ * the cluster once listening, and a close drains it first (its sessions handed over).
+ *
  * Tests: `const app = await buildApp({ workers: 1, logLevel: "silent" }); await app.ready();
  * supertest(app.server)...; await app.close()`.
  */
@@ -46,6 +50,8 @@ import sessionRoutes from "../../routes/sessions";
 import streamRoutes from "../../routes/stream";
 import { installAuth, PUBLIC_PATHS, pathOf, WS_PROTOCOL } from "./auth";
 import { registerClientBundle } from "./client-bundle";
+import { ClusterNode, type ClusterPorts } from "./cluster/node";
+import { redisPorts } from "./cluster/setup";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
 import { ApiError, installErrorHandlers, toApiError } from "./errors";
@@ -62,7 +68,15 @@ const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   (data) =>
     data instanceof JsonText ? { value: data } : validatePart(schema, data, httpPart ?? "body");
 
-export async function buildApp(input: ConfigInput | Config = {}) {
+export interface BuildOptions {
+  /**
+   * The cluster's ports, for a node on other adapters than REDIS_URL's (the in-process
+   * ones of src/server/cluster/memory.ts: tests of several nodes in one process)
+   */
+  cluster?: ClusterPorts;
+}
+
+export async function buildApp(input: ConfigInput | Config = {}, options: BuildOptions = {}) {
   const config = resolveConfig(input);
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -122,8 +136,14 @@ export async function buildApp(input: ConfigInput | Config = {}) {
     wsClients: () => sessions?.streams.clients ?? 0,
     workersAlive: () => sessions?.pool.alive ?? 0,
   });
-  sessions = new SessionManager(config, metrics, app.log);
-  const ctx: MoreauContext = { config, sessions, metrics, startedAt: process.uptime() };
+  const redis = config.redisUrl && !options.cluster ? await redisPorts(config, app.log) : null;
+  const ports = options.cluster ?? redis?.ports ?? null;
+  sessions = new SessionManager(config, metrics, app.log, ports ? { store: ports.snapshots } : {});
+  const cluster = ports
+    ? new ClusterNode(config, app.log, sessions, sessions.streams, ports)
+    : null;
+  if (cluster) sessions.attachCluster(cluster);
+  const ctx: MoreauContext = { config, sessions, metrics, cluster, startedAt: process.uptime() };
   app.decorate("moreau", ctx);
 
   installConnectionLimits(app, config);
@@ -151,7 +171,13 @@ export async function buildApp(input: ConfigInput | Config = {}) {
       timeWindow: config.rateLimitWindowMs,
       // per API key (the auth hook has run: req.owner is set)
       keyGenerator: (req) => req.owner ?? req.ip,
-      allowList: (req) => PUBLIC_PATHS.has(pathOf(req)),
+      // a cluster counts in Redis: the limit holds across nodes (and while Redis is
+      // unreachable requests pass, so that the node keeps serving its own sessions)
+      ...(redis
+        ? { redis: redis.redis, nameSpace: `${config.clusterPrefix}rate:`, skipOnError: true }
+        : {}),
+      // a request another node forwarded was counted there
+      allowList: (req) => PUBLIC_PATHS.has(pathOf(req)) || cluster?.isForwarded(req) === true,
       errorResponseBuilder: (_req, ctx) =>
         new ApiError(
           "rate_limited",
@@ -159,6 +185,20 @@ export async function buildApp(input: ConfigInput | Config = {}) {
           { limit: ctx.max, retryAfterMs: ctx.ttl },
         ),
     });
+  if (cluster) {
+    // the sessions' routes, after their own and the rate limit's onRequest hooks (added to
+    // each route as it is declared): a request is counted once, on the node it reached
+    app.addHook("onRoute", (route) => {
+      if (!route.url.startsWith("/v1/sessions")) return;
+      const hook = (req: FastifyRequest, reply: FastifyReply) => cluster.route(req, reply);
+      const own = route.onRequest;
+      route.onRequest = own === undefined ? [hook] : [...(Array.isArray(own) ? own : [own]), hook];
+    });
+    app.addHook("onListen", async () => {
+      const address = app.server.address();
+      cluster.start(typeof address === "object" && address ? address.port : config.port);
+    });
+  }
   app.addHook("onResponse", async (req, reply) => {
     metrics.httpDuration.observe(
       {
@@ -178,12 +218,15 @@ export async function buildApp(input: ConfigInput | Config = {}) {
   // before the HTTP server stops: refuse new work, close streams (1001), stop runs
   app.addHook("preClose", async () => {
     drain.start();
+    // a cluster node hands its sessions over first
+    await cluster?.drain();
     await manager.beginClose();
   });
   // after in-flight requests are answered: stop the workers
   app.addHook("onClose", async () => {
     drain.stop();
     await manager.close();
+    await cluster?.stop();
     metrics.close();
   });
 

@@ -72,6 +72,18 @@
  * |                           |                    | (/health and /ready answer any)                     |
  * | CORS_ORIGINS              | (unset: no CORS)   | comma-separated origins (https://app.example:8443)  |
  * |                           |                    | allowed to call the API from a browser, or *        |
+ * | REDIS_URL                 | (unset: one node)  | redis://host:port: this server is a node of a       |
+ * |                           |                    | cluster (src/server/cluster/); unset, nothing       |
+ * |                           |                    | changes and nothing else is needed                  |
+ * | NODE_ID                   | <hostname>-<port>  | this node's name in the cluster (unique)            |
+ * | NODE_URL                  | http://HOST:PORT   | where the other nodes reach this one (HOST 0.0.0.0: |
+ * |                           |                    | the hostname)                                       |
+ * | NODE_PUBLIC_URL           | NODE_URL           | where clients reach this node (CLUSTER_REDIRECT)    |
+ * | CLUSTER_REDIRECT          | false              | true: answer 307 to the owner's NODE_PUBLIC_URL     |
+ * |                           |                    | instead of forwarding a request to it               |
+ * | LEASE_TTL_MS              | 10000              | a session's lease; a dead node's sessions are taken |
+ * |                           |                    | over within it (renewed every third of it)          |
+ * | CLUSTER_PREFIX            | moreau:            | prefix of this cluster's Redis keys                 |
  *
  * REQUEST_TIMEOUT_MS: a step request checks its deadline between steps and ends with 504
  * `timeout` (the session keeps the state it reached). A request the worker does not answer
@@ -99,6 +111,12 @@
  * request shows every step), or its `?maxFps=` (at most STREAM_MAX_FPS); the frames over
  * it are skipped and counted in the next frame's `dropped`, the latest one being sent
  * when the rate allows, so the last state always arrives.
+ *
+ * Cluster (REDIS_URL, src/server/cluster/): sessions live on any node; every node answers
+ * every request (forwarded to the owner, or 307 with CLUSTER_REDIRECT), streams reach any
+ * node through Redis Streams, quotas and rate limits are counted in Redis, checkpoints go
+ * to Redis (DATA_DIR is not read), and a dead node's sessions are taken over from their
+ * last checkpoint within LEASE_TTL_MS.
  *
  * Connections (src/server/app.ts): HEADERS_TIMEOUT_MS and RECEIVE_TIMEOUT_MS bound how
  * long a client may take to send a request (Node's headersTimeout / requestTimeout: 408
@@ -191,6 +209,31 @@ export const ServerConfig = z
         )
         .transform((o) => o.toLowerCase()),
     ),
+    /** Redis of a cluster ("" or unset: a single server, today's behaviour). */
+    redisUrl: z
+      .string()
+      .regex(/^$|^rediss?:\/\/\S+$/, "a redis:// or rediss:// URL")
+      .default(""),
+    /** This node's name in the cluster ("": <hostname>-<port>). */
+    nodeId: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{0,64}$/, "letters, digits, _ . - (at most 64)")
+      .default(""),
+    /** Where the other nodes reach this one ("": http://HOST:PORT). */
+    nodeUrl: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
+    /** Where clients reach this node ("": NODE_URL). */
+    nodePublicUrl: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
+    clusterRedirect: z
+      .union([
+        z.boolean(),
+        z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1"),
+      ])
+      .default(false),
+    leaseTtlMs: int(300, 600_000).default(10_000),
+    clusterPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits, _ . : - (at most 64)")
+      .default("moreau:"),
     /** Enables fault-injection messages to workers (tests only; never read from the environment). */
     testHooks: z.boolean().default(false),
   })
@@ -251,6 +294,13 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   maxDrainBytes: "MAX_DRAIN_BYTES",
   allowedHosts: "ALLOWED_HOSTS",
   corsOrigins: "CORS_ORIGINS",
+  redisUrl: "REDIS_URL",
+  nodeId: "NODE_ID",
+  nodeUrl: "NODE_URL",
+  nodePublicUrl: "NODE_PUBLIC_URL",
+  clusterRedirect: "CLUSTER_REDIRECT",
+  leaseTtlMs: "LEASE_TTL_MS",
+  clusterPrefix: "CLUSTER_PREFIX",
 };
 
 export class ConfigError extends Error {
@@ -285,6 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         const key = String(i.path[0]);
         // never echo a key
         if (key === "apiKeys") return `API_KEY/API_KEYS: ${i.message}`;
+        // a Redis URL may hold its password
+        if (key === "redisUrl") return `REDIS_URL: ${i.message}`;
         const name = ENV_VARS[key as keyof typeof ENV_VARS] ?? key;
         return `${name}=${JSON.stringify(input[key])}: ${i.message}`;
       }),

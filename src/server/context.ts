@@ -2,6 +2,7 @@
  * What the route plugins (routes/) get from the app: `app.moreau`. Routes know sessions,
  * streams and metrics, never the engine.
  */
+import type { ClusterNode } from "./cluster/node";
 import type { Config } from "./config";
 import type { ServerMetrics } from "./metrics";
 import type { SessionManager } from "./session-manager";
@@ -10,6 +11,8 @@ export interface MoreauContext {
   readonly config: Config;
   readonly sessions: SessionManager;
   readonly metrics: ServerMetrics;
+  /** the cluster node (REDIS_URL), or null: a single server */
+  readonly cluster: ClusterNode | null;
   /** process.uptime() at build time, for /health */
   readonly startedAt: number;
 }

@@ -26,6 +26,9 @@
  *                          AUTH_FAILURE_MAX wrong keys in AUTH_FAILURE_WINDOW_MS (per address)
  *   500 solver_error / worker_crashed / internal
  *   503 shutting_down      the server is closing
+ *   503 cluster_unavailable  REDIS_URL: the session lives on another node and Redis (which
+ *                          says where) is unreachable, or no node could take it over yet
+ *                          (Retry-After)
  *   504 timeout            the request passed REQUEST_TIMEOUT_MS
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -57,6 +60,7 @@ export type ErrorCode =
   | "worker_crashed"
   | "internal"
   | "shutting_down"
+  | "cluster_unavailable"
   | "timeout";
 
 const STATUS: Record<ErrorCode, number> = {
@@ -78,6 +82,7 @@ const STATUS: Record<ErrorCode, number> = {
   worker_crashed: 500,
   internal: 500,
   shutting_down: 503,
+  cluster_unavailable: 503,
   timeout: 504,
 };
 

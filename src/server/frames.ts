@@ -65,17 +65,52 @@ export class ContactWindow {
 
 /**
  * The state frame object for `fields` (time and step are always present); `contactPeak`
- * (when subscribed) is `peak`, else covers no step.
+ * (when subscribed) is `peak`, else covers no step; `fem` and `femStrain` as femField.
  */
 export function stateFrame(
   state: StateOut,
   fields: readonly StreamField[],
   peak: ContactPeakOut = NO_CONTACT_STEPS,
+  format: FrameFormat = "json",
 ): Record<string, unknown> {
   const f: Record<string, unknown> = { type: "state", time: state.time, step: state.step };
-  for (const k of fields) f[k] = k === "contactPeak" ? peak : state[k];
+  for (const k of fields)
+    f[k] =
+      k === "contactPeak"
+        ? peak
+        : k === "fem" || k === "femStrain"
+          ? femField(state, k, format)
+          : state[k];
   f.dropped = 0;
   return f;
+}
+
+/**
+ * The `fem` field (each fem body's node positions) or `femStrain` (its nodal strains) of
+ * the State's `fem` ([] without fem bodies). In msgpack each array is one bin (standard
+ * msgpack: any decoder gets the bytes) of little-endian float64 positions or float32
+ * strains (leBytes), 8 and 4 bytes a value; in JSON number arrays.
+ */
+function femField(
+  state: StateOut,
+  k: "fem" | "femStrain",
+  format: FrameFormat,
+): Record<string, unknown>[] {
+  const fem = state.fem ?? [];
+  const bin = format === "msgpack";
+  return k === "fem"
+    ? fem.map(({ id, positions }) => ({ id, positions: bin ? leBytes(positions, 8) : positions }))
+    : fem.map(({ id, strain }) => ({ id, strain: bin ? leBytes(strain, 4) : strain }));
+}
+
+/** The values as little-endian float64 (width 8) or float32 (width 4), whatever the host. */
+function leBytes(values: readonly number[], width: 4 | 8): Uint8Array {
+  const out = new Uint8Array(width * values.length);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < values.length; i++)
+    if (width === 8) view.setFloat64(8 * i, values[i], true);
+    else view.setFloat32(4 * i, values[i], true);
+  return out;
 }
 
 /** Encodes a value; the result owns its ArrayBuffer exactly (safe to transfer). */
@@ -91,7 +126,7 @@ export function encodeStateFrame(
   format: FrameFormat,
   peak?: ContactPeakOut,
 ): Uint8Array {
-  return encode(stateFrame(state, fields, peak), format);
+  return encode(stateFrame(state, fields, peak, format), format);
 }
 
 /** msgpack encoding of a non-negative integer. */

@@ -28,8 +28,9 @@ import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/prom
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
-import { Snapshot, type SnapshotOut } from "../../schemas/api";
+import { Snapshot } from "../../schemas/api";
 import { issuesOf, issuesSummary } from "../../schemas/issues";
+import type { Checkpoint, SnapshotStore } from "./cluster/ports";
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const TOMBSTONE = ".tombstone";
@@ -40,10 +41,25 @@ const CheckpointFile = z.strictObject({
   snapshot: Snapshot,
 });
 
-export interface Checkpoint {
-  id: string;
-  owner: string | null;
-  snapshot: SnapshotOut;
+export type { Checkpoint } from "./cluster/ports";
+
+/**
+ * A checkpoint file's text ({ owner, snapshot }) validated: the checkpoint, or an Error
+ * naming the first issues. The Redis store (cluster/redis.ts) keeps the same bytes.
+ */
+export function parseCheckpoint(id: string, text: string): Checkpoint {
+  const parsed = CheckpointFile.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(issuesSummary(issuesOf(parsed.error), 3));
+  return { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot };
+}
+
+/** The bytes of a checkpoint file, `{"owner":…,"snapshot":<session document>}` (as persist writes them). */
+export function checkpointBytes(owner: string | null, snapshot: Uint8Array): Buffer {
+  return Buffer.concat([
+    Buffer.from(`{"owner":${JSON.stringify(owner)},"snapshot":`),
+    snapshot,
+    Buffer.from("}\n"),
+  ]);
 }
 
 /** A write asked for and not started yet: later writes of the same session replace its bytes. */
@@ -55,7 +71,8 @@ interface QueuedWrite {
 
 let tmpCounter = 0;
 
-export class CheckpointStore {
+/** The in-process SnapshotStore on DATA_DIR (the default; a cluster uses redis.ts's). */
+export class CheckpointStore implements SnapshotStore {
   readonly dir: string;
   private readonly chains = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, QueuedWrite>();
@@ -96,6 +113,10 @@ export class CheckpointStore {
     }
   }
 
+  get where(): string {
+    return this.dir;
+  }
+
   fileOf(id: string): string {
     if (!ID.test(id)) throw new Error(`bad session id for a checkpoint: ${id}`);
     return join(this.dir, `${id}.json`);
@@ -130,9 +151,7 @@ export class CheckpointStore {
       return this.reject(id, file, err, setAside);
     }
     try {
-      const parsed = CheckpointFile.safeParse(JSON.parse(text));
-      if (!parsed.success) throw new Error(issuesSummary(issuesOf(parsed.error), 3));
-      return { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot };
+      return parseCheckpoint(id, text);
     } catch (err) {
       return this.reject(id, file, err, setAside);
     }

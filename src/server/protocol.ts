@@ -39,6 +39,7 @@ export interface SessionSnapshot {
 export interface SceneInfo {
   bodies: { id: string; kind: "rigid" | "particle"; fixed: boolean; shapes: unknown[] }[];
   joints: { id: string; type: string; a: unknown; b: unknown }[];
+  fem: { id: string; nodeCount: number; triangles: number[] }[];
 }
 
 /** One stream encoding the worker produces: a set of fields in a format. */

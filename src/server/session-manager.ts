@@ -24,6 +24,11 @@
  * (`owner`, null without keys); a session of another key is answered 404 as if it did not
  * exist, and each key may own MAX_SESSIONS_PER_KEY sessions.
  *
+ * Cluster (REDIS_URL, src/server/cluster/): the manager holds the sessions this node owns;
+ * `attachCluster` gives it the cluster's hooks (registry and quotas, leases, frames to the
+ * Redis logs, fenced checkpoints), `adopt` opens a session taken over from its checkpoint
+ * and `evict` lets one go whose lease another node holds now.
+ *
  * Snapshots: `exportSnapshot` answers the session document (schemas/api.ts Snapshot: the
  * worker's engine snapshot bytes wrapped, never parsed here); `create` with a snapshot and
  * `fork` start a session from one.
@@ -41,13 +46,16 @@ import type {
 } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn } from "../../schemas/state";
+import type { ClusterHooks } from "./cluster/hooks";
+import type { Checkpoint, SnapshotStore } from "./cluster/ports";
 import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
 import { encode } from "./frames";
 import type { ServerMetrics } from "./metrics";
 import { CheckpointStore } from "./persistence";
+import type { FrameEncoding } from "./protocol";
 import { Admission } from "./sessions/admission";
-import { Checkpoints, sessionDocument } from "./sessions/checkpoints";
+import { Checkpoints, runOf, sessionDocument } from "./sessions/checkpoints";
 import { IdleSweeper } from "./sessions/idle";
 import { SessionLifecycle } from "./sessions/lifecycle";
 import {
@@ -70,15 +78,19 @@ export interface AssemblyAnswer {
 }
 
 export interface SessionManagerOptions {
-  /** the checkpoint store (default: one on DATA_DIR when it is set); tests pass their own */
-  store?: CheckpointStore | null;
+  /**
+   * the checkpoint store (default: one on DATA_DIR when it is set); a cluster passes its
+   * Redis store, tests their own
+   */
+  store?: SnapshotStore | null;
 }
 
 export class SessionManager {
   readonly pool: WorkerPool;
   readonly streams: StreamHub;
-  readonly store: CheckpointStore | null;
+  readonly store: SnapshotStore | null;
   private readonly table: SessionTable;
+  private cluster: ClusterHooks | null = null;
   private readonly admission: Admission;
   private readonly calls: WorkerCalls;
   private readonly checkpoints: Checkpoints;
@@ -105,6 +117,7 @@ export class SessionManager {
     // the parts below are built in dependency order; the pool's and the streams' callbacks
     // and `closing` reach parts built after them, by the time they are called
     const closing = () => this.shutdown.isClosing;
+    const cluster = () => this.cluster;
     this.pool = new WorkerPool(
       config,
       {
@@ -121,7 +134,12 @@ export class SessionManager {
       },
       (id, subs) => {
         const rec = table.find(id);
-        if (!rec) return;
+        // in a cluster the session may live on another node
+        if (this.cluster) this.cluster.subscriptions(id, subs);
+        if (!rec || this.cluster) {
+          if (rec) rec.lastActivity = Date.now();
+          return;
+        }
         // a stream joining or leaving counts as activity (the idle clock restarts)
         rec.lastActivity = Date.now();
         if (!rec.lost)
@@ -144,6 +162,7 @@ export class SessionManager {
       table,
       this.calls,
       closing,
+      cluster,
     );
     this.lifecycle = new SessionLifecycle(
       config,
@@ -154,19 +173,20 @@ export class SessionManager {
       this.admission,
       this.calls,
       this.checkpoints,
+      cluster,
     );
     this.recovery = new Recovery(
       config,
       metrics,
       log,
       this.pool,
-      this.streams,
+      (id) => (this.cluster ? this.cluster.wanted(id) : this.streams.subscriptions(id)),
       table,
       this.calls,
       this.checkpoints,
       closing,
     );
-    this.events = new WorkerEvents(metrics, this.pool, this.streams, table, this.calls);
+    this.events = new WorkerEvents(metrics, this.pool, this.streams, table, this.calls, cluster);
     this.idle = new IdleSweeper(config, log, this.streams, table, (id) =>
       this.lifecycle.remove(id),
     );
@@ -187,10 +207,13 @@ export class SessionManager {
     });
   }
 
-  /** Starts the workers, restores DATA_DIR's checkpoints, starts the idle sweep. */
+  /**
+   * Starts the workers, restores DATA_DIR's checkpoints (in a cluster the nodes take over
+   * the sessions nobody holds instead: cluster/node.ts), starts the idle sweep.
+   */
   async start(): Promise<void> {
     await this.pool.start();
-    if (this.store) {
+    if (this.store && !this.cluster) {
       await this.store.init();
       await this.lifecycle.restoreAll(this.store);
     }
@@ -475,16 +498,7 @@ export class SessionManager {
       return;
     }
     const sub = this.streams.add(id, ws, opts);
-    const scene: SceneFrameOut = {
-      type: "scene",
-      session: id,
-      name: rec.name,
-      time: rec.time,
-      step: rec.step,
-      bodies: rec.scene.bodies as SceneFrameOut["bodies"],
-      joints: rec.scene.joints as SceneFrameOut["joints"],
-    };
-    this.streams.sendRaw(sub, encode(scene, opts.format));
+    this.streams.sendRaw(sub, encode(this.sceneOf(rec), opts.format));
     if (rec.lost) return;
     this.pool
       .request(rec.worker, {
@@ -497,6 +511,116 @@ export class SessionManager {
           this.streams.sendInitial(sub, a.result.step, a.result.bytes);
       })
       .catch(() => undefined);
+  }
+
+  // ---------------------------------------------------------------- cluster
+
+  /** Makes this manager a cluster node's (before start). */
+  attachCluster(hooks: ClusterHooks): void {
+    this.cluster = hooks;
+  }
+
+  /** The record of a session this node holds, if any. */
+  local(id: string): SessionRecord | undefined {
+    return this.table.find(id);
+  }
+
+  /** Every session this node holds. */
+  locals(): SessionRecord[] {
+    return this.table.all();
+  }
+
+  /**
+   * Opens a session taken over from its last checkpoint (same id, owner and creation
+   * time; its lease already claimed) and resumes the run it was in.
+   */
+  async adopt(cp: Checkpoint): Promise<SessionOut> {
+    const created = Date.parse(cp.snapshot.session.createdAt ?? "");
+    const rec = await this.lifecycle.open(
+      cp.id,
+      cp.owner,
+      { snapshot: cp.snapshot },
+      Number.isFinite(created) ? new Date(created) : new Date(),
+      true,
+    );
+    const run = cp.run;
+    if (run) await withRecord(rec, () => this.recovery.resume(rec, run));
+    return this.view(rec);
+  }
+
+  /**
+   * Lets a session go without touching its checkpoint or registry entry: another node
+   * owns it now (its lease was lost), or this one hands it over (a drain).
+   */
+  async evict(id: string): Promise<void> {
+    const rec = this.table.find(id);
+    if (!rec) return;
+    rec.deleted = true;
+    this.table.delete(id);
+    this.checkpoints.forget(rec);
+    if (!rec.lost) {
+      this.pool.notify(rec.worker, { kind: "cancel", sessionId: id });
+      await this.pool.request(rec.worker, { kind: "delete", sessionId: id }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Checkpoints a session now; resolves when written. `handOver` (a drain): a run is
+   * stopped first and kept in the checkpoint, for the node taking the session over.
+   */
+  async checkpointNow(id: string, handOver: boolean): Promise<void> {
+    const rec = this.table.find(id);
+    if (!rec) return;
+    if (handOver && rec.status === "running" && rec.run) {
+      rec.resumeRun = runOf(rec.run);
+      await withRecord(rec, () =>
+        this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }),
+      ).catch(() => undefined);
+    }
+    await this.checkpoints.checkpoint(rec, true);
+  }
+
+  /** Tells a session's worker which classes to encode (the cluster's wanted ones). */
+  refreshSubscriptions(id: string): void {
+    const rec = this.table.find(id);
+    if (rec && !rec.lost && this.cluster)
+      this.pool.notify(rec.worker, {
+        kind: "subscriptions",
+        sessionId: id,
+        subscriptions: this.cluster.wanted(id),
+      });
+  }
+
+  /** The current state frame of a session in one encoding (a new class's first frame). */
+  async currentFrame(
+    id: string,
+    encoding: FrameEncoding,
+  ): Promise<{ step: number; bytes: Uint8Array } | null> {
+    const rec = this.table.find(id);
+    if (!rec || rec.lost) return null;
+    const a = await this.pool.request(rec.worker, { kind: "snapshot", sessionId: id, encoding });
+    return a.result.kind === "frame" && a.result.bytes
+      ? { step: a.result.step, bytes: a.result.bytes }
+      : null;
+  }
+
+  /** The scene frame of a session held here (the first frame of its streams). */
+  sceneOf(rec: SessionRecord): SceneFrameOut {
+    return {
+      type: "scene",
+      session: rec.id,
+      name: rec.name,
+      time: rec.time,
+      step: rec.step,
+      bodies: rec.scene.bodies as SceneFrameOut["bodies"],
+      joints: rec.scene.joints as SceneFrameOut["joints"],
+      fem: rec.scene.fem ?? [],
+    };
+  }
+
+  /** The Session body of a record (the cluster's listing). */
+  viewOf(rec: SessionRecord): SessionOut {
+    return this.view(rec);
   }
 
   // ---------------------------------------------------------------- shutdown

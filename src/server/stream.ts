@@ -214,20 +214,41 @@ export class StreamHub {
       const onBoundary = step % sub.every === 0;
       if (!forced && !onBoundary) continue;
       const frame = frames.find((f) => f.key === sub.key);
-      if (!frame || sub.ws.readyState !== sub.ws.OPEN) continue;
-      // a newer frame replaces the one held back by the rate limit: that one is skipped
-      if (sub.held !== null) {
-        this.skip(sub, sub.held.onBoundary, tally);
-        sub.held = null;
-      }
-      if (!this.take(sub, now)) {
-        sub.held = { step, onBoundary, bytes: frame.bytes };
-        this.schedule(sub);
-        continue;
-      }
-      this.deliver(sub, step, onBoundary, frame.bytes, tally);
+      if (frame) this.offer(sub, step, onBoundary, frame.bytes, now, tally);
     }
     this.record(tally);
+  }
+
+  /**
+   * One frame for one subscriber (a cluster's relay, cluster/relay.ts, whose frames come
+   * per subscriber from the Redis logs): sent, held back by its rate, or skipped.
+   */
+  dispatchTo(sub: Subscriber, step: number, forced: boolean, bytes: Uint8Array): void {
+    const tally = { sent: 0, dropped: 0 };
+    this.offer(sub, step, forced ? step % sub.every === 0 : true, bytes, performance.now(), tally);
+    this.record(tally);
+  }
+
+  private offer(
+    sub: Subscriber,
+    step: number,
+    onBoundary: boolean,
+    bytes: Uint8Array,
+    now: number,
+    tally: { sent: number; dropped: number },
+  ): void {
+    if (sub.ws.readyState !== sub.ws.OPEN) return;
+    // a newer frame replaces the one held back by the rate limit: that one is skipped
+    if (sub.held !== null) {
+      this.skip(sub, sub.held.onBoundary, tally);
+      sub.held = null;
+    }
+    if (!this.take(sub, now)) {
+      sub.held = { step, onBoundary, bytes };
+      this.schedule(sub);
+      return;
+    }
+    this.deliver(sub, step, onBoundary, bytes, tally);
   }
 
   /** Sends a subscriber's held-back frame now, whatever the rate (before an answer to it). */

@@ -43,8 +43,56 @@ const MESH_ROBOT = (collision: boolean) =>
   ].join("\n");
 
 const TRIANGLE = `solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n`;
+/** A tetrahedron (corners 0, x, y, z) as ASCII STL. */
+const TETRA = `solid t\n${[
+  ["0 0 0", "0 1 0", "1 0 0"],
+  ["0 0 0", "1 0 0", "0 0 1"],
+  ["0 0 0", "0 0 1", "0 1 0"],
+  ["1 0 0", "0 1 0", "0 0 1"],
+]
+  .map(
+    (f) =>
+      `facet normal 0 0 0\nouter loop\n${f.map((v) => `vertex ${v}`).join("\n")}\nendloop\nendfacet`,
+  )
+  .join("\n")}\nendsolid t\n`;
 
 describe("POST /v1/models/urdf", () => {
+  it('collisionMeshes "mesh": the collision mesh\'s triangles as a mesh shape', async () => {
+    const closed = TETRA;
+    const r = await post({
+      urdf: MESH_ROBOT(true),
+      files: { "meshes/b.stl": { text: closed } },
+      options: { collisionMeshes: "mesh" },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const shape = r.body.model.bodies[1].shapes[0];
+    expect(shape.type).toBe("mesh");
+    // the tetrahedron's 4 distinct corners and its 4 faces, windings as in the file
+    expect(shape.vertices).toEqual([
+      [0, 0, 0],
+      [0, 1, 0],
+      [1, 0, 0],
+      [0, 0, 1],
+    ]);
+    expect(shape.triangles).toEqual([
+      [0, 1, 2],
+      [0, 2, 3],
+      [0, 3, 1],
+      [2, 1, 3],
+    ]);
+    expect(r.body.model.bodies[1].inertia).toBeDefined(); // URDF's inertial, not the mesh's
+    const convex = await post({
+      urdf: MESH_ROBOT(true),
+      files: { "meshes/b.stl": { text: closed } },
+    });
+    expect(convex.body.model.bodies[1].shapes[0].type).toBe("convex");
+    const bad = await post({ urdf: MESH_ROBOT(true), options: { collisionMeshes: "hull" } });
+    expect(bad.status).toBe(400);
+    const s = await request(app.server).post("/v1/sessions").send({ model: r.body.model });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    await request(app.server).delete(`/v1/sessions/${s.body.id}`);
+  });
+
   it("answers the model and the warnings; the model creates a session that steps", async () => {
     const r = await post({
       urdf: armUrdf(),
@@ -112,7 +160,16 @@ describe("POST /v1/models/urdf", () => {
   it("422 unsupported_urdf for a collision mesh (while the model format has no convex shape)", async () => {
     const r = await post({ urdf: MESH_ROBOT(true), files: { "b.stl": TRIANGLE } });
     if (convexShapeSupported()) {
-      expect(r.status).toBe(200);
+      // A collision mesh becomes the convex hull of its corners: a tetrahedron's is one, a
+      // single triangle's is flat (400 naming the element and its line).
+      expect(r.status).toBe(400);
+      expect(r.body.details.issues[0]).toMatchObject({ element: "mesh", line: 5 });
+      expect(r.body.details.issues[0].message).toMatch(/convex hull is flat/);
+      const ok = await post({ urdf: MESH_ROBOT(true), files: { "b.stl": TETRA } });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      const shape = ok.body.model.bodies.find((b: { id: string }) => b.id === "b").shapes[0];
+      expect(shape.type).toBe("convex");
+      expect(shape.points).toHaveLength(4);
       return;
     }
     expect(r.status).toBe(422);

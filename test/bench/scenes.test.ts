@@ -15,20 +15,27 @@ import {
 } from "../../bench/compare/engines/moreau";
 import { toMjcf } from "../../bench/compare/engines/mujoco";
 import { createBodyStates, type EngineAdapter } from "../../bench/compare/engines/types";
+import { hullMassProperties } from "../../bench/compare/hull";
 import {
   energy,
   jointDrift,
   probeCloth,
+  probeHulls,
   probeSpheres,
+  rotate,
   statesFinite,
+  TerrainSurface,
 } from "../../bench/compare/probes";
 import { runScene } from "../../bench/compare/protocol";
 import {
   buildScene,
+  COMPARE_SCENE_IDS,
   chainScene,
   clothScene,
-  SCENE_IDS,
+  hullsScene,
+  type SceneDesc,
   spheresScene,
+  type Vec3,
 } from "../../bench/compare/scene";
 import { spheresModel } from "../../bench/scenes";
 import { loadModel } from "../../src/engine/index";
@@ -111,6 +118,220 @@ describe("scene descriptions", () => {
     for (const sp of s.springs)
       expect(sp.rest).toBeCloseTo(sp.structural ? 1 / 31 : Math.SQRT2 / 31, 14);
     expect(buildScene("S3-32-stiff").springs[0].stiffness).toBe(1e4);
+  });
+});
+
+describe("H hulls", () => {
+  /** Random rotation matrix (rows) from the tests' generator: Gram–Schmidt of two vectors. */
+  const rotation = (rand: () => number): Vec3[] => {
+    const norm = (v: Vec3): Vec3 => v.map((c) => c / Math.hypot(...v)) as Vec3;
+    const e0 = norm([rand() - 0.5, rand() - 0.5, rand() - 0.5]);
+    const t: Vec3 = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
+    const d = t[0] * e0[0] + t[1] * e0[1] + t[2] * e0[2];
+    const e1 = norm([t[0] - d * e0[0], t[1] - d * e0[1], t[2] - d * e0[2]]);
+    const e2: Vec3 = [
+      e0[1] * e1[2] - e0[2] * e1[1],
+      e0[2] * e1[0] - e0[0] * e1[2],
+      e0[0] * e1[1] - e0[1] * e1[0],
+    ];
+    return [e0, e1, e2];
+  };
+
+  it("hull mass properties: a turned, shifted box with inner points, and an octahedron", () => {
+    const rand = mulberry32(7);
+    const [a, b, c] = [0.05, 0.03, 0.02];
+    const R = rotation(rand);
+    const shift: Vec3 = [0.3, -0.2, 0.1];
+    const local: Vec3[] = [];
+    for (const sx of [-1, 1])
+      for (const sy of [-1, 1]) for (const sz of [-1, 1]) local.push([sx * a, sy * b, sz * c]);
+    for (let k = 0; k < 20; k++)
+      local.push([a * (2 * rand() - 1), b * (2 * rand() - 1), c * (2 * rand() - 1)]);
+    // x_world = shift + Σ_k local_k e_k (the rows of R are the box axes)
+    const world = local.map(
+      (p) =>
+        [0, 1, 2].map((i) => shift[i] + p[0] * R[0][i] + p[1] * R[1][i] + p[2] * R[2][i]) as Vec3,
+    );
+    const mp = hullMassProperties(world, 1000);
+    const m = 1000 * 8 * a * b * c;
+    expect(mp.mass).toBeCloseTo(m, 12);
+    for (let i = 0; i < 3; i++) expect(mp.centre[i]).toBeCloseTo(shift[i], 13);
+    // box: I = m/3 (b² + c²) with half-extents, ascending: about the long axis a first
+    const I = [(m / 3) * (b * b + c * c), (m / 3) * (a * a + c * c), (m / 3) * (a * a + b * b)];
+    for (let k = 0; k < 3; k++) {
+      expect(mp.inertia[k] / I[k]).toBeCloseTo(1, 12);
+      // principal axis k is box axis k up to sign
+      const cos = mp.axes[k][0] * R[k][0] + mp.axes[k][1] * R[k][1] + mp.axes[k][2] * R[k][2];
+      expect(Math.abs(cos)).toBeCloseTo(1, 10);
+    }
+    const [x, y, z] = mp.axes;
+    const det =
+      x[0] * (y[1] * z[2] - y[2] * z[1]) -
+      x[1] * (y[0] * z[2] - y[2] * z[0]) +
+      x[2] * (y[0] * z[1] - y[1] * z[0]);
+    expect(det).toBeCloseTo(1, 12);
+    // |x| + |y| + |z| ≤ s: V = 4 s³/3, ∫x² dV = 2 s⁵/15, so I = m (⟨y²⟩ + ⟨z²⟩) = m s²/5
+    const s = 0.07;
+    const oct: Vec3[] = [
+      [s, 0, 0],
+      [-s, 0, 0],
+      [0, s, 0],
+      [0, -s, 0],
+      [0, 0, s],
+      [0, 0, -s],
+      [0.01, 0.02, -0.01],
+    ];
+    const mo = hullMassProperties(oct, 1000);
+    expect(mo.mass).toBeCloseTo((1000 * 4 * s ** 3) / 3, 12);
+    for (const Ik of mo.inertia) expect(Ik / ((mo.mass * s * s) / 5)).toBeCloseTo(1, 12);
+  });
+
+  it("H-100: the draws of the documented order, exact hull masses, nothing touching at t = 0", () => {
+    const scene = hullsScene(100);
+    expect(scene.bodies).toHaveLength(100);
+    expect(scene.terrain?.vertices).toHaveLength(33 * 33);
+    expect(scene.terrain?.triangles).toHaveLength(2 * 32 * 32);
+    const terrain = scene.terrain!;
+    for (const v of terrain.vertices)
+      expect(v[2]).toBe(
+        0.1 * Math.sin(1.5 * v[0]) * Math.cos(1.3 * v[1]) + 0.04 * (v[0] ** 2 + v[1] ** 2),
+      );
+    for (const [i, j, k] of terrain.triangles) {
+      const [a, b, c] = [terrain.vertices[i], terrain.vertices[j], terrain.vertices[k]];
+      // counter-clockwise seen from above: the xy cross product is positive
+      expect((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])).toBeGreaterThan(0);
+    }
+    // the tests' own mulberry32 through the documented order: count, 3 semi-axes,
+    // 5 draws per point, 3 for the orientation
+    const rand = mulberry32(30);
+    const surface = new TerrainSurface(terrain);
+    const w = new Float64Array(3);
+    const st = createBodyStates(100);
+    scene.bodies.forEach((body, n) => {
+      const count = 20 + Math.floor(31 * rand());
+      const axes = [rand(), rand(), rand()].map((u) => 0.04 + 0.06 * u);
+      for (let k = 0; k < 5 * count + 3; k++) rand();
+      expect(body.convexPoints).toHaveLength(count);
+      expect(count).toBeGreaterThanOrEqual(20);
+      expect(count).toBeLessThanOrEqual(50);
+      // the hull lies within the noisy ellipsoid and fills most of it (points on its surface)
+      const ellipsoid = (4 / 3) * Math.PI * axes[0] * axes[1] * axes[2] * 1000;
+      expect(body.mass).toBeLessThan(ellipsoid * 1.2);
+      expect(body.mass).toBeGreaterThan(ellipsoid * 0.4);
+      // body frame = principal frame at the centre of mass: the points' hull has its
+      // centroid at the origin and a diagonal inertia there
+      const mp = hullMassProperties(body.convexPoints!, 1000);
+      expect(mp.mass).toBeCloseTo(body.mass, 12);
+      for (const c of mp.centre) expect(Math.abs(c)).toBeLessThan(1e-12);
+      for (let k = 0; k < 3; k++) {
+        expect(mp.inertia[k] / body.inertia[k]).toBeCloseTo(1, 10);
+        expect(Math.abs(mp.axes[k][k])).toBeCloseTo(1, 8);
+      }
+      // on its grid cell, at least the clearance above the terrain
+      expect(body.position[0]).toBeCloseTo(-1.35 + 0.3 * (n % 10), 14);
+      expect(body.position[1]).toBeCloseTo(-1.35 + 0.3 * Math.floor(n / 10), 14);
+      st.pos.set(body.position, 3 * n);
+      st.quat.set(body.orientation, 4 * n);
+      let reach = 0;
+      for (const p of body.convexPoints!) {
+        rotate(st.quat, n, p, w);
+        reach = Math.max(reach, Math.hypot(...w));
+        const gap =
+          body.position[2] +
+          w[2] -
+          surface.height(body.position[0] + w[0], body.position[1] + w[1]);
+        expect(gap).toBeGreaterThan(0.05 - 1e-12);
+      }
+      expect(reach).toBeLessThan(0.1 + 0.002 * Math.sqrt(3) + 1e-12);
+    });
+    // neighbours 0.3 m apart, hulls within 0.104 m of their centre: no overlap
+    const p = probeHulls(scene, st);
+    expect(p.maxPenetration).toBe(0);
+    expect(p.escaped).toBe(0);
+    expect(p.meanHeight).toBeCloseTo(
+      scene.bodies.reduce((sum, b) => sum + b.position[2], 0) / 100,
+      14,
+    );
+  });
+
+  it("Moreau's own hull mass properties agree with the scene's", () => {
+    const scene = hullsScene(10);
+    const model = toMoreauModel(scene);
+    for (const b of model.bodies) delete b.inertia;
+    const sim = loadModel(model);
+    scene.bodies.forEach((b, i) => {
+      const J = sim.system.inertiaBody.subarray(9 * i, 9 * i + 9);
+      for (let k = 0; k < 3; k++) {
+        expect(J[4 * k] / b.inertia[k]).toBeCloseTo(1, 9);
+        for (let l = 0; l < 3; l++)
+          if (l !== k) expect(Math.abs(J[3 * k + l]) / b.inertia[0]).toBeLessThan(1e-9);
+      }
+    });
+  });
+
+  it("probes: the terrain surface read from its triangles, penetration and lost hulls by hand", () => {
+    // a tilted plane z = 0.1 x + 0.2 y + 0.3 over [−1, 1]² as two triangles
+    const f = (x: number, y: number) => 0.1 * x + 0.2 * y + 0.3;
+    const corners: Vec3[] = [
+      [-1, -1, f(-1, -1)],
+      [1, -1, f(1, -1)],
+      [1, 1, f(1, 1)],
+      [-1, 1, f(-1, 1)],
+    ];
+    const tetra: Vec3[] = [
+      [0, 0, -0.05],
+      [0.03, 0, 0.02],
+      [-0.03, 0.03, 0.02],
+      [-0.03, -0.03, 0.02],
+    ];
+    const body = (id: string) => ({
+      id,
+      kind: "rigid" as const,
+      fixed: false,
+      mass: 1,
+      inertia: [1, 1, 1] as Vec3,
+      position: [0, 0, 0] as Vec3,
+      orientation: [1, 0, 0, 0] as [number, number, number, number],
+      convexPoints: tetra,
+    });
+    const scene: SceneDesc = {
+      ...hullsScene(10),
+      bodies: [body("a"), body("b"), body("c"), body("d")],
+      terrain: {
+        vertices: corners,
+        triangles: [
+          [0, 1, 2],
+          [0, 2, 3],
+        ],
+      },
+    };
+    const surface = new TerrainSurface(scene.terrain!);
+    for (const [x, y] of [
+      [0.3, -0.7],
+      [-0.6, 0.5],
+      [0.99, 0.99],
+      [-1, -1],
+    ])
+      expect(surface.height(x, y)).toBeCloseTo(f(x, y), 14);
+    expect(surface.height(1.2, 0)).toBeNaN();
+    const st = createBodyStates(4);
+    st.quat.fill(0);
+    for (let i = 0; i < 4; i++) st.quat[4 * i] = 1;
+    // a: its lowest point (0, 0, −0.05) 2 mm under the plane at (0.2, 0.1)
+    st.pos.set([0.2, 0.1, f(0.2, 0.1) + 0.05 - 0.002], 0);
+    // b: turned half a turn about x (the tip points up: the base corners go down to z − 0.02),
+    // its corner (0.03, 0, −0.02) 1 mm under the plane
+    st.quat.set([0, 1, 0, 0], 4);
+    st.pos.set([-0.5, 0.5, f(-0.47, 0.5) + 0.02 - 0.001], 3);
+    // c: off the terrain; d: far under it
+    st.pos.set([1.5, 0, 0.5], 6);
+    st.pos.set([0, 0, -1], 9);
+    const p = probeHulls(scene, st);
+    expect(p.maxPenetration).toBeCloseTo(0.002, 14);
+    expect(p.escaped).toBe(2);
+    expect(p.meanHeight).toBeCloseTo((st.pos[2] + st.pos[5] + 0.5 - 1) / 4, 14);
+    st.pos[2] += 0.0015; // a now 0.5 mm deep: b's 1 mm is the deepest
+    expect(probeHulls(scene, st).maxPenetration).toBeCloseTo(0.001, 14);
   });
 });
 
@@ -218,7 +439,7 @@ describe.each([...ENGINE_KEYS])("engine %s", (key) => {
     await engine.init();
   });
 
-  const ids = SCENE_IDS.filter((id) => engineRunsScene(key, buildScene(id).kind));
+  const ids = COMPARE_SCENE_IDS.filter((id) => engineRunsScene(key, buildScene(id).kind));
   it.each(ids)("%s builds and steps 3 steps with a finite state", (id) => {
     const scene = buildScene(id);
     const st = createBodyStates(scene.bodies.length);
@@ -255,6 +476,19 @@ describe.each([...ENGINE_KEYS])("engine %s", (key) => {
         expect(drop).toBeLessThan(hi);
         expect(Math.abs(st.pos[3 * i] - b.position[0])).toBeLessThan(1e-6);
         expect(Math.abs(st.pos[3 * i + 1] - b.position[1])).toBeLessThan(1e-6);
+      });
+    } else if (scene.kind === "hulls") {
+      // 5 cm above the terrain: every hull falls freely, without turning
+      scene.bodies.forEach((b, i) => {
+        const drop = b.position[2] - st.pos[3 * i + 2];
+        expect(drop).toBeGreaterThan(lo);
+        expect(drop).toBeLessThan(hi);
+        expect(Math.abs(st.pos[3 * i] - b.position[0])).toBeLessThan(1e-6);
+        expect(Math.abs(st.pos[3 * i + 1] - b.position[1])).toBeLessThan(1e-6);
+        for (let k = 0; k < 4; k++)
+          expect(Math.abs(Math.abs(st.quat[4 * i + k]) - Math.abs(b.orientation[k]))).toBeLessThan(
+            1e-6,
+          );
       });
     } else if (scene.kind === "chain") {
       expect(jointDrift(scene, st)).toBeLessThan(1e-4);

@@ -62,6 +62,26 @@ describe("targetVerdicts", () => {
     });
   });
 
+  it("judges the defaults row within 1.2× of the tuned row on every scene that has one", () => {
+    const v = targetVerdicts([
+      row("S1-100", "moreau", 1000),
+      row("S1-100", "moreau-defaults", 850), // 850 · 1.2 = 1020 ≥ 1000
+      row("S2-100", "moreau", 1000),
+      row("S2-100", "moreau-defaults", 800), // 960 < 1000
+      row("S3-32", "moreau", 1000),
+      row("S3-32", "moreau-defaults", 2000, { status: "diverged" }),
+      row("S3-32-stiff", "moreau-defaults", 10), // no tuned row
+    ]).filter((x) => x.target.includes("defaults"));
+    expect(v.map((x) => [x.target.split(" ")[0], x.met])).toEqual([
+      ["S1-100", true],
+      ["S2-100", false],
+      ["S3-32", false],
+      ["S3-32-stiff", null],
+    ]);
+    expect(v[2].moreau).toBe("2000 steps/s (status diverged)");
+    expect(v[1].reference).toBe("tuned 1000 steps/s");
+  });
+
   it("a scene or peer missing from the run is not measured; a bad status fails", () => {
     const v = targetVerdicts([
       row("S1-1000", "moreau", 500, { status: "invalid" }),

@@ -221,6 +221,67 @@ describe("moreau run (local)", () => {
 /** The server of the --server runs (each deletes its session: the list stays empty). */
 const server = useServer();
 
+describe("moreau run (fem bodies)", () => {
+  // a 0.2 m cube of 2 × 2 × 2 cells (27 nodes) falling freely: rigid translation, no
+  // elastic force, so every node follows z₀ − ½ g t² exactly under the θ = ½ scheme
+  const cube = {
+    name: "cube",
+    bodies: [{ id: "wall", fixed: true }],
+    fem: [
+      {
+        id: "cube",
+        box: { size: [0.2, 0.2, 0.2], resolution: [2, 2, 2], center: [0, 0, 1] },
+        density: 500,
+        youngModulus: 1e6,
+      },
+    ],
+    solver: { dt: 0.01 },
+  };
+
+  it("writes the nodes as particles: CSV columns <fem>/<k>.x … .vz, and the JSON `fem` arrays", async () => {
+    const model = file("cube.json", cube);
+    const csv = await cli(["run", model, "--steps", "10", "--every", "5"]);
+    expect(csv.code, csv.err).toBe(0);
+    const head = csv.out.split("\n")[0].split(",");
+    expect(head.slice(0, 8)).toEqual([
+      "time",
+      "step",
+      "wall.x",
+      "wall.y",
+      "wall.z",
+      "wall.qw",
+      "wall.qx",
+      "wall.qy",
+    ]);
+    expect(head.filter((c) => c.startsWith("cube/")).length).toBe(27 * 6);
+    expect(head).toContain("cube/26.vz");
+    expect(head).not.toContain("cube/0.qw");
+    const rows = parseCsv(csv.out);
+    expect(rows.map((r) => r.step)).toEqual([0, 5, 10]);
+    for (const r of rows) {
+      const t = r.step * 0.01;
+      for (let k = 0; k < 27; k++) {
+        const z0 = 0.9 + 0.1 * Math.floor(k / 9);
+        expect(r[`cube/${k}.z`]).toBeCloseTo(z0 - 0.5 * G * t * t, 12);
+        expect(r[`cube/${k}.vz`]).toBeCloseTo(-G * t, 12);
+      }
+    }
+    const json = await cli(["run", model, "--steps", "10", "--every", "10", "--format", "json"]);
+    const frames = JSON.parse(json.out).frames as {
+      bodies: { id: string; position: number[] }[];
+      fem: { id: string; positions: number[]; strain: number[] }[];
+    }[];
+    const last = frames[frames.length - 1];
+    expect(last.fem[0].id).toBe("cube");
+    for (let k = 0; k < 27; k++)
+      expect(last.fem[0].positions.slice(3 * k, 3 * k + 3)).toEqual(
+        last.bodies.find((b) => b.id === `cube/${k}`)?.position,
+      );
+    // undeformed: zero strain to rounding
+    expect(Math.max(...last.fem[0].strain)).toBeLessThan(1e-12);
+  });
+});
+
 describe("moreau run --server", () => {
   it("writes the same trajectory as the local run, and deletes its session", async () => {
     const { url } = server;

@@ -115,16 +115,33 @@ describe("moreau import", () => {
     expect(r.code, r.err).toBe(0);
     expect(r.err).not.toContain("mesh file not found");
     expect(JSON.parse(r.out).bodies.map((b: { id: string }) => b.id)).toEqual(["base", "finger"]);
-    // a collision mesh: refused (no convex shape in the model format), or dropped on request
+    // a collision mesh: its convex hull by default, its triangles with --collision-meshes mesh
     const coll = write("gripper_description/urdf/gripper2.urdf", meshRobot(true));
-    const refused = await cli(["import", coll]);
-    expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(
-      /cannot import \(unsupported\):\n {2}line 6 <mesh>: collision <mesh/,
+    const hull = await cli(["import", coll]);
+    expect(hull.code, hull.err).toBe(0);
+    const finger = (out: string) => JSON.parse(out).bodies[1].shapes[0];
+    expect(finger(hull.out).type).toBe("convex");
+    // a mesh shape on a moving link must be a closed surface: the whole tetrahedron
+    write(
+      "gripper_description/meshes/finger.stl",
+      `${TETRA_STL.replace("endsolid t\n", "")}${[
+        ["0 0 0", "0 0 1", "0 1 0"],
+        ["1 0 0", "0 1 0", "0 0 1"],
+      ]
+        .map(
+          (f) =>
+            `facet normal 0 0 0\nouter loop\n${f.map((v) => `vertex ${v}`).join("\n")}\nendloop\nendfacet\n`,
+        )
+        .join("")}endsolid t\n`,
     );
-    const dropped = await cli(["import", coll, "--drop-unsupported"]);
-    expect(dropped.code, dropped.err).toBe(0);
-    expect(dropped.err).toContain("collision meshes dropped");
+    const mesh = await cli(["import", coll, "--collision-meshes", "mesh"]);
+    expect(mesh.code, mesh.err).toBe(0);
+    expect(finger(mesh.out).type).toBe("mesh");
+    expect(finger(mesh.out).triangles).toHaveLength(4);
+    expect(Model.safeParse(JSON.parse(mesh.out)).success).toBe(true);
+    const bad = await cli(["import", coll, "--collision-meshes", "hull"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--collision-meshes must be convex or mesh");
     // --package points elsewhere; a missing mesh is a warning
     const elsewhere = await cli([
       "import",

@@ -45,6 +45,13 @@ describe("loadConfig", () => {
       maxDrainBytes: 64 * 1024 * 1024,
       allowedHosts: [],
       corsOrigins: [],
+      redisUrl: "",
+      nodeId: "",
+      nodeUrl: "",
+      nodePublicUrl: "",
+      clusterRedirect: false,
+      leaseTtlMs: 10_000,
+      clusterPrefix: "moreau:",
       testHooks: false,
     });
   });

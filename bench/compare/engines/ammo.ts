@@ -10,6 +10,14 @@
  *  - S1: btSphereShape (calculateLocalInertia: 2/5 m r²), the box as five
  *    btStaticPlaneShape bodies (n·x = offset, solid below). Bullet combines friction by
  *    product and restitution by product, so each collider carries √0.5 (→ 0.5) and 0.
+ *  - H: each hull a btConvexHullShape (addPoint for every point) with its collision margin
+ *    set to HULL_MARGIN = 1 mm instead of the default 4 cm, which Bullet adds around the
+ *    hull (a 4–10 cm hull would stand 4 cm off the ground); the scene's exact mass and
+ *    principal inertia passed to the construction info (calculateLocalInertia of a hull
+ *    takes its bounding box's); the terrain a static btBvhTriangleMeshShape over a
+ *    btTriangleMesh (quantized AABB compression, BVH built; margin 0, Bullet's default for
+ *    concave shapes). No internal-edge correction: btAdjustInternalEdgeContacts needs a
+ *    contact-added callback this build does not expose.
  *  - S2: btPoint2PointConstraint per joint (joint 0 as the one-body form, pinned to the
  *    world); links with a box shape in collision group 0 / mask 0 (never collide) and the
  *    exact principal inertia passed to the construction info.
@@ -19,7 +27,7 @@
  *    each step), i.e. explicit springs, as a Bullet user would write them.
  */
 import { createRequire } from "node:module";
-import type { SceneDesc } from "../scene";
+import type { SceneDesc, Vec3 } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 import { packageVersion } from "./version";
 
@@ -44,6 +52,13 @@ interface BtTransform {
 }
 interface BtShape {
   calculateLocalInertia(mass: number, inertia: BtVector3): void;
+}
+interface BtConvexHullShape extends BtShape {
+  addPoint(p: BtVector3): void;
+  setMargin(m: number): void;
+}
+interface BtTriangleMesh {
+  addTriangle(a: BtVector3, b: BtVector3, c: BtVector3): void;
 }
 interface BtRigidBody {
   getCenterOfMassTransform(): BtTransform;
@@ -81,6 +96,13 @@ interface AmmoModule {
   btSphereShape: new (r: number) => BtShape;
   btBoxShape: new (half: BtVector3) => BtShape;
   btStaticPlaneShape: new (n: BtVector3, c: number) => BtShape;
+  btConvexHullShape: new () => BtConvexHullShape;
+  btTriangleMesh: new () => BtTriangleMesh;
+  btBvhTriangleMeshShape: new (
+    mesh: BtTriangleMesh,
+    useQuantizedAabbCompression: boolean,
+    buildBvh: boolean,
+  ) => BtShape;
   btDefaultMotionState: new (t: BtTransform) => object;
   btRigidBodyConstructionInfo: new (
     m: number,
@@ -97,6 +119,8 @@ interface AmmoModule {
 }
 
 const DISABLE_DEACTIVATION = 4;
+/** Collision margin of H's hulls (m; see the file comment). */
+const HULL_MARGIN = 1e-3;
 let ammo: AmmoModule | null = null;
 
 class AmmoInstance implements EngineInstance {
@@ -119,6 +143,12 @@ class AmmoInstance implements EngineInstance {
     const own = <T extends object>(o: T): T => {
       this.owned.push(o);
       return o;
+    };
+    const hullShape = (points: readonly Vec3[]): BtConvexHullShape => {
+      const hull = own(new A.btConvexHullShape());
+      for (const p of points) hull.addPoint(own(new A.btVector3(...p)));
+      hull.setMargin(HULL_MARGIN);
+      return hull;
     };
     this.hasContacts = scene.contact !== null;
     const cfg = own(new A.btDefaultCollisionConfiguration());
@@ -145,9 +175,11 @@ class AmmoInstance implements EngineInstance {
       const shape =
         b.sphereRadius !== undefined
           ? own(new A.btSphereShape(b.sphereRadius))
-          : b.boxHalfExtents !== undefined
-            ? own(new A.btBoxShape(own(new A.btVector3(...b.boxHalfExtents))))
-            : own(new A.btSphereShape(1e-3));
+          : b.convexPoints !== undefined
+            ? hullShape(b.convexPoints)
+            : b.boxHalfExtents !== undefined
+              ? own(new A.btBoxShape(own(new A.btVector3(...b.boxHalfExtents))))
+              : own(new A.btSphereShape(1e-3));
       const inertia = own(new A.btVector3(0, 0, 0));
       if (!b.fixed) {
         if (b.sphereRadius !== undefined) shape.calculateLocalInertia(mass, inertia);
@@ -160,17 +192,25 @@ class AmmoInstance implements EngineInstance {
       const body = own(new A.btRigidBody(info));
       body.setActivationState(DISABLE_DEACTIVATION);
       body.setDamping(0, 0);
-      if (scene.contact && b.sphereRadius !== undefined) {
+      if (scene.contact && (b.sphereRadius !== undefined || b.convexPoints !== undefined)) {
         body.setFriction(friction);
         body.setRestitution(restitution);
         this.world.addRigidBody(body);
       } else this.world.addRigidBody(body, 0, 0);
       this.bodies.push(body);
     }
-    for (const hs of scene.halfSpaces) {
+    const fixedShapes = scene.halfSpaces.map((hs) =>
+      own(new A.btStaticPlaneShape(own(new A.btVector3(...hs.normal)), hs.offset)),
+    );
+    if (scene.terrain) {
+      const mesh = own(new A.btTriangleMesh());
+      const v = scene.terrain.vertices.map((p) => own(new A.btVector3(...p)));
+      for (const [a, b, c] of scene.terrain.triangles) mesh.addTriangle(v[a], v[b], v[c]);
+      fixedShapes.push(own(new A.btBvhTriangleMeshShape(mesh, true, true)));
+    }
+    for (const shape of fixedShapes) {
       const t = own(new A.btTransform());
       t.setIdentity();
-      const shape = own(new A.btStaticPlaneShape(own(new A.btVector3(...hs.normal)), hs.offset));
       const info = own(
         new A.btRigidBodyConstructionInfo(
           0,
@@ -305,6 +345,8 @@ export const ammoEngine: EngineAdapter = {
     switch (scene.kind) {
       case "spheres":
         return "Bullet SI solver 10 it., DBVT (asm.js)";
+      case "hulls":
+        return "Bullet SI solver 10 it., btConvexHullShape (margin 1 mm) on btBvhTriangleMeshShape (asm.js)";
       case "chain":
         return "Bullet p2p constraints (asm.js)";
       case "cloth":

@@ -152,6 +152,8 @@ export const cannonEngine: EngineAdapter = {
         return "PointToPoint constraints, GS 10 it.";
       case "cloth":
         return "Spring forces (explicit), semi-implicit Euler";
+      case "hulls":
+        return "not run: no convex–trimesh collision (engines/index.ts)";
     }
   },
   create: (scene) => new CannonInstance(scene),

@@ -7,6 +7,7 @@ import type { EngineAdapter } from "./types";
 
 export const ENGINE_KEYS = [
   "moreau",
+  "moreau-defaults",
   "moreau-galpha-1",
   "moreau-galpha-0.9",
   "moreau-galpha-tol",
@@ -19,13 +20,15 @@ export const ENGINE_KEYS = [
 export type EngineKey = (typeof ENGINE_KEYS)[number];
 
 /**
- * The engines a plain `--compare` runs (ammo, the old Bullet build, and the slow
+ * The engines a plain `--compare` runs (`moreau-defaults` beside `moreau`: the same scenes
+ * at the settings a user never changes, issue 29) (ammo, the old Bullet build, and the slow
  * error-controlled generalized-α variant only on request). The
  * Moreau variants come right after "moreau", so that its rows sit together and the rounds
  * run them back to back.
  */
 export const DEFAULT_ENGINES: EngineKey[] = [
   "moreau",
+  "moreau-defaults",
   "moreau-galpha-1",
   "moreau-galpha-0.9",
   "rapier",
@@ -36,12 +39,19 @@ export const DEFAULT_ENGINES: EngineKey[] = [
 
 /**
  * Engines that run only some kinds of scene (the rest run every scene): the generalized-α
- * variants of Moreau are set up for the chain (engines/moreau.ts).
+ * variants of Moreau are set up for the chain (engines/moreau.ts); cannon-es and MuJoCo
+ * skip the hulls on a triangle-mesh terrain (cannon-es has no convex–trimesh collision;
+ * MuJoCo replaces every mesh geom by its convex hull, so a terrain would need a height
+ * field, another scene).
  */
+const NOT_HULLS = ["spheres", "chain", "cloth"] as const;
 const SCENE_KINDS: Partial<Record<EngineKey, readonly SceneKind[]>> = {
   "moreau-galpha-1": ["chain"],
   "moreau-galpha-0.9": ["chain"],
   "moreau-galpha-tol": ["chain"],
+  cannon: NOT_HULLS,
+  mujoco: NOT_HULLS,
+  "mujoco-cg": NOT_HULLS,
 };
 
 /** Whether the engine `key` runs scenes of this kind (a run skips the other pairs). */
@@ -58,6 +68,8 @@ export async function loadEngine(key: string): Promise<EngineAdapter> {
   switch (key) {
     case "moreau":
       return (await import("./moreau")).moreauEngine;
+    case "moreau-defaults":
+      return (await import("./moreau")).moreauDefaultsEngine;
     case "moreau-galpha-1":
     case "moreau-galpha-0.9":
     case "moreau-galpha-tol":

@@ -28,6 +28,11 @@
  *    tolerance by default): with no force Jacobians (spheres, gravity) the contact step's
  *    Newton loop ends after one pass either way, and the states are bit-identical to
  *    newtonIterations: 1 (300 steps of S1-100 compared).
+ *  - H hulls (issue 30): S1's set-up as it is (Moreau–Jean θ = ½, NSC, PGS at S1's budget,
+ *    the position projection to 0.1 mm), each hull a `convex` shape with the scene's exact
+ *    mass and principal inertia (the points are in the principal frame, so Moreau's own hull
+ *    inertia is the same: test/bench/scenes.test.ts), the terrain one fixed body with a
+ *    `mesh` shape, added after the hulls.
  *  - S2 chain: Newmark with the joints in the constrained Newton step (Schur complement of
  *    the block-diagonal iteration matrix, O(links)) and the post-step projection, with
  *    Newmark's numerically damped member β = 0.3025, γ = 0.6 (as Chrono's HHT with α < 0
@@ -111,7 +116,7 @@
  */
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel, type Simulation } from "../../../src/engine/index";
-import type { SceneDesc } from "../scene";
+import type { SceneDesc, Vec3 } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 
 type Integrator = "moreau-jean" | "newmark";
@@ -127,7 +132,7 @@ const PROJECTION_TOLERANCE = 1e-4;
 const PROJECTION_SWEEPS = 20;
 
 export function moreauIntegrator(scene: SceneDesc): Integrator {
-  return scene.kind === "spheres" ? "moreau-jean" : "newmark";
+  return scene.kind === "spheres" || scene.kind === "hulls" ? "moreau-jean" : "newmark";
 }
 
 /** S3's CG tolerance with resolved springs (see the file comment). */
@@ -157,7 +162,10 @@ function clothSolver(scene: SceneDesc): ModelInput["solver"] {
       };
 }
 
-/** The model JSON of a scene (bodies in description order; S1's container body last). */
+/**
+ * The model JSON of a scene (bodies in description order; S1's container body, H's terrain
+ * body last).
+ */
 export function toMoreauModel(scene: SceneDesc): ModelInput {
   const bodies: ModelInput["bodies"] = scene.bodies.map((b) => ({
     id: b.id,
@@ -170,14 +178,16 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
     shapes:
       b.sphereRadius !== undefined
         ? [{ type: "sphere" as const, radius: b.sphereRadius }]
-        : b.boxHalfExtents !== undefined
-          ? [
-              {
-                type: "box" as const,
-                halfExtents: [...b.boxHalfExtents] as [number, number, number],
-              },
-            ]
-          : [],
+        : b.convexPoints !== undefined
+          ? [{ type: "convex" as const, points: b.convexPoints.map((p) => [...p] as Vec3) }]
+          : b.boxHalfExtents !== undefined
+            ? [
+                {
+                  type: "box" as const,
+                  halfExtents: [...b.boxHalfExtents] as [number, number, number],
+                },
+              ]
+            : [],
   }));
   if (scene.halfSpaces.length > 0)
     bodies.push({
@@ -191,6 +201,19 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
         normal: [...hs.normal] as [number, number, number],
         offset: hs.offset,
       })),
+    });
+  if (scene.terrain)
+    bodies.push({
+      id: "terrain",
+      kind: "rigid",
+      fixed: true,
+      shapes: [
+        {
+          type: "mesh" as const,
+          vertices: scene.terrain.vertices.map((v) => [...v] as Vec3),
+          triangles: scene.terrain.triangles.map((t) => [...t] as [number, number, number]),
+        },
+      ],
     });
   const ref = (i: number) => (i < 0 ? "ground" : scene.bodies[i].id);
   const integrator = moreauIntegrator(scene);
@@ -253,6 +276,27 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
               // default (now 25 iterations to newtonTolerance)
               newtonIterations: 1,
             },
+  };
+}
+
+/** The integrator the README advises for each kind of scene (README, "Integrators"). */
+const ADVISED_INTEGRATOR = {
+  spheres: "moreau-jean",
+  hulls: "moreau-jean",
+  chain: "generalized-alpha",
+  cloth: "newmark",
+} as const;
+
+/**
+ * The scene at the defaults (`moreau-defaults`, issue 29): the README's integrator for the
+ * kind of scene and the scene's step, every other solver setting left out — what a user who
+ * changes nothing runs. The physics (bodies, springs, joints, friction, restitution) is the
+ * scene's, as in toMoreauModel.
+ */
+export function toDefaultsModel(scene: SceneDesc): ModelInput {
+  return {
+    ...toMoreauModel(scene),
+    solver: { integrator: ADVISED_INTEGRATOR[scene.kind], dt: scene.h },
   };
 }
 
@@ -332,6 +376,7 @@ export const moreauEngine: EngineAdapter = {
   method(scene) {
     switch (scene.kind) {
       case "spheres":
+      case "hulls":
         return "Moreau–Jean θ = 0.5, NSC contact, PGS, position projection to 0.1 mm";
       case "chain":
         return "Newmark β = 0.3025 γ = 0.6, linearized constrained step (1 Newton it., no gyroscopic Jacobian) + projection to 5e-7 m";
@@ -342,6 +387,15 @@ export const moreauEngine: EngineAdapter = {
     }
   },
   create: (scene) => new MoreauInstance(scene),
+};
+
+export const moreauDefaultsEngine: EngineAdapter = {
+  key: "moreau-defaults",
+  version: "moreau (this tree)",
+  async init() {},
+  method: (scene) =>
+    `defaults: ${ADVISED_INTEGRATOR[scene.kind]} (the README's choice), only dt set`,
+  create: (scene) => new MoreauInstance(scene, toDefaultsModel(scene)),
 };
 
 function generalizedAlphaEngine(v: GeneralizedAlphaVariant): EngineAdapter {

@@ -235,6 +235,8 @@ function mujocoAdapter(key: string, solver: MujocoSolver): EngineAdapter {
           return `${s}, ball joints (reduced coordinates)`;
         case "cloth":
           return `${s}, tendon springs (explicit)`;
+        case "hulls":
+          return "not run: mesh geoms are convexified (engines/index.ts)";
       }
     },
     create(scene) {

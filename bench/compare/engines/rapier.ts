@@ -7,6 +7,12 @@
  *    the box as one fixed body with five HalfSpace colliders (parry's half-space normal
  *    points out of the solid, into free space: the description's inward normal); friction
  *    0.5 and restitution 0 on every collider (average combine rule → 0.5 and 0).
+ *  - H: each hull a ColliderDesc.convexHull of its points (Rapier's own hull, parry's
+ *    quickhull) carrying the scene's exact mass and principal inertia (the points are in the
+ *    principal frame); the terrain one fixed body with a ColliderDesc.trimesh with
+ *    FIX_INTERNAL_EDGES (contact normals on shared edges corrected from the adjacent
+ *    triangles: the flag Rapier documents against bumps on a mesh floor); friction 0.5,
+ *    restitution 0 on every collider.
  *  - S2: bodies without colliders (no contacts) carrying the exact mass and principal
  *    inertia, spherical impulse joints (maximal coordinates); joint 0 to a fixed body at
  *    the origin.
@@ -15,18 +21,27 @@
  *    rest length, stiffness N/m, damping N s/m), which the solver treats implicitly.
  */
 import RAPIER from "@dimforge/rapier3d-compat";
-import type { SceneDesc } from "../scene";
+import type { BodyDesc, SceneDesc } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 import { packageVersion } from "./version";
 
 const ZERO = { x: 0, y: 0, z: 0 };
 const IDENTITY = { w: 1, x: 0, y: 0, z: 0 };
 
+/** A dynamic body's collider shape: S1's ball or H's convex hull (Rapier computes the hull). */
+function colliderShape(b: BodyDesc): RAPIER.ColliderDesc {
+  if (b.sphereRadius !== undefined) return RAPIER.ColliderDesc.ball(b.sphereRadius);
+  const hull = RAPIER.ColliderDesc.convexHull(new Float32Array((b.convexPoints ?? []).flat()));
+  if (!hull) throw new Error(`rapier: no convex hull for the points of body ${b.id}`);
+  return hull;
+}
+
 class RapierInstance implements EngineInstance {
   private readonly world: RAPIER.World;
   private readonly bodies: RAPIER.RigidBody[] = [];
-  private readonly sphereColliders: RAPIER.Collider[] = [];
-  private readonly wallColliders = new Set<number>();
+  /** Colliders of the dynamic bodies (S1's spheres, H's hulls) and of the fixed geometry. */
+  private readonly bodyColliders: RAPIER.Collider[] = [];
+  private readonly staticColliders = new Set<number>();
 
   constructor(scene: SceneDesc) {
     const g = scene.gravity;
@@ -40,15 +55,17 @@ class RapierInstance implements EngineInstance {
         .setRotation({ w, x, y, z })
         .setCanSleep(false);
       if (!b.fixed && b.kind === "particle") desc.lockRotations();
-      if (!b.fixed && b.sphereRadius === undefined) {
+      const collides =
+        scene.contact !== null && (b.sphereRadius !== undefined || b.convexPoints !== undefined);
+      if (!b.fixed && !collides) {
         // No collider: the mass properties are given directly.
         const I = b.kind === "rigid" ? b.inertia : [0, 0, 0];
         desc.setAdditionalMassProperties(b.mass, ZERO, { x: I[0], y: I[1], z: I[2] }, IDENTITY);
       }
       const body = world.createRigidBody(desc);
       this.bodies.push(body);
-      if (b.sphereRadius !== undefined && scene.contact) {
-        const c = RAPIER.ColliderDesc.ball(b.sphereRadius)
+      if (collides && scene.contact) {
+        const c = colliderShape(b)
           .setMassProperties(
             b.mass,
             ZERO,
@@ -57,7 +74,7 @@ class RapierInstance implements EngineInstance {
           )
           .setFriction(scene.contact.friction)
           .setRestitution(scene.contact.restitution);
-        this.sphereColliders.push(world.createCollider(c, body));
+        this.bodyColliders.push(world.createCollider(c, body));
       }
     }
     if (scene.halfSpaces.length > 0 && scene.contact) {
@@ -68,8 +85,20 @@ class RapierInstance implements EngineInstance {
           .setTranslation(nx * hs.offset, ny * hs.offset, nz * hs.offset)
           .setFriction(scene.contact.friction)
           .setRestitution(scene.contact.restitution);
-        this.wallColliders.add(world.createCollider(c, box).handle);
+        this.staticColliders.add(world.createCollider(c, box).handle);
       }
+    }
+    if (scene.terrain && scene.contact) {
+      const t = scene.terrain;
+      const c = RAPIER.ColliderDesc.trimesh(
+        new Float32Array(t.vertices.flat()),
+        new Uint32Array(t.triangles.flat()),
+        RAPIER.TriMeshFlags.FIX_INTERNAL_EDGES,
+      )
+        .setFriction(scene.contact.friction)
+        .setRestitution(scene.contact.restitution);
+      const ground = world.createRigidBody(RAPIER.RigidBodyDesc.fixed());
+      this.staticColliders.add(world.createCollider(c, ground).handle);
     }
     let anchor: RAPIER.RigidBody | null = null;
     for (const j of scene.joints) {
@@ -118,14 +147,14 @@ class RapierInstance implements EngineInstance {
     });
   }
 
-  /** Solver contact points of the spheres' manifolds (each pair counted once). */
+  /** Solver contact points of the dynamic bodies' manifolds (each pair counted once). */
   engineContacts(): number | null {
-    if (this.sphereColliders.length === 0) return null;
+    if (this.bodyColliders.length === 0) return null;
     let count = 0;
     const world = this.world;
-    for (const c of this.sphereColliders)
+    for (const c of this.bodyColliders)
       world.contactPairsWith(c, (other) => {
-        if (!this.wallColliders.has(other.handle) && other.handle < c.handle) return;
+        if (!this.staticColliders.has(other.handle) && other.handle < c.handle) return;
         world.contactPair(c, other, (manifold) => {
           count += manifold.numSolverContacts();
         });
@@ -148,6 +177,8 @@ export const rapierEngine: EngineAdapter = {
     switch (scene.kind) {
       case "spheres":
         return "impulse solver (PGS, soft contacts), defaults";
+      case "hulls":
+        return "impulse solver, defaults; convexHull colliders, trimesh terrain (FIX_INTERNAL_EDGES)";
       case "chain":
         return "spherical impulse joints, defaults";
       case "cloth":

@@ -18,12 +18,12 @@
  * Jacobian. −∂f is symmetric positive semidefinite: jacobianType SPD. Not conservative.
  */
 
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { ForceEffector } from "../forces/effector";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { BodySystem } from "../model/body-system";
 import type { CompiledTimeFunction } from "../model/time-function";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import type { JointCoordinate } from "./joint-coordinate";
 
 export type ActuatorType = "torque" | "velocity" | "position";
 

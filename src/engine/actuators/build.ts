@@ -7,10 +7,10 @@
  * model order: actuators, then limits.
  */
 import type { ActuatorSpec, JointSpec } from "../../../schemas/model";
+import { createJointCoordinate, type JointCoordinate } from "../constraints/joint-coordinate";
 import type { BodySystem } from "../model/body-system";
 import { compileTimeFunction } from "../model/time-function";
 import { JointActuator } from "./actuator";
-import { createJointCoordinate, type JointCoordinate } from "./joint-coordinate";
 import { CompliantJointLimit } from "./joint-limit";
 
 export interface Actuation {

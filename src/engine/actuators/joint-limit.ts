@@ -22,12 +22,12 @@
  * with newmark and generalized-alpha.
  */
 
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { ForceEffector } from "../forces/effector";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { addCoordinateOuter, addGeneralizedEffort, reserveCoordinateBlocks } from "./actuator";
-import type { JointCoordinate } from "./joint-coordinate";
 
 /**
  * Depth (rad or m) over which the damping term ramps in: c q̇_in min(1, δ/δ_r). Without

@@ -16,6 +16,7 @@
  * is σ P/h (σ = +1 lower, −1 upper): the mean effort over the step.
  */
 
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import {
   ACTIVATION_GAMMA,
   ACTIVATION_TOLERANCE,
@@ -25,7 +26,6 @@ import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
 import type { BodySystem } from "../model/body-system";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
-import type { JointCoordinate } from "./joint-coordinate";
 
 export interface NonsmoothLimit {
   coordinate: JointCoordinate;

@@ -1,6 +1,7 @@
 /**
  * Builds the constraints of a validated model: one per joint (model order), then one per
- * motor (model order). Attachment points and axes are read against the body system's
+ * motor (model order), then one per mimic (model order of the mimicking joints, on the
+ * joint coordinates `coordinates`, the simulation's own so the turns it counts apply). Attachment points and axes are read against the body system's
  * CURRENT configuration, which must be the model pose: axes are given in world
  * coordinates for it, distance lengths default to it and motors are zero in it.
  * Errors name the joint or motor id and the offending body or joint id.
@@ -11,6 +12,8 @@ import { compileTimeFunction } from "../model/time-function";
 import type { Constraint } from "./constraint";
 import { DistanceJoint } from "./distance";
 import { FixedJoint } from "./fixed";
+import type { JointCoordinate } from "./joint-coordinate";
+import { MimicConstraint } from "./mimic";
 import { PrismaticMotor, RevoluteMotor } from "./motor";
 import type { Attachment } from "./pair-constraint";
 import { PrismaticJoint } from "./prismatic";
@@ -41,6 +44,7 @@ export function createConstraints(
   joints: readonly JointSpec[],
   motors: readonly MotorSpec[],
   sys: BodySystem,
+  coordinates: ReadonlyMap<string, JointCoordinate> = new Map(),
 ): Constraint[] {
   const out: Constraint[] = [];
   const byId = new Map<string, JointSpec>();
@@ -109,6 +113,16 @@ export function createConstraints(
         );
       out.push(new PrismaticMotor(m.id, j.id, sys, a, b, j.axis, compileTimeFunction(m.offset)));
     }
+  }
+  for (const j of joints) {
+    if ((j.type !== "revolute" && j.type !== "prismatic") || !j.mimic) continue;
+    const k = coordinates.get(j.id);
+    const l = coordinates.get(j.mimic.joint);
+    if (!k || !l)
+      throw new ConstraintBuildError(
+        `joint "${j.id}" mimics "${j.mimic.joint}": ${k ? `"${j.mimic.joint}"` : "it"} has no coordinate`,
+      );
+    out.push(new MimicConstraint(`${j.id}:mimic`, k, l, j.mimic.multiplier, j.mimic.offset));
   }
   return out;
 }

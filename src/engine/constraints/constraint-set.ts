@@ -20,6 +20,9 @@ import { CsrMatrix } from "../math/csr";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { Constraint } from "./constraint";
 
+/** Body entries per row: a and b, or the up to four ends of a mimic's two joints. */
+export const ROW_ENTRIES = 4;
+
 export class ConstraintSet {
   readonly constraints: readonly Constraint[];
   readonly numRows: number;
@@ -33,9 +36,9 @@ export class ConstraintSet {
   /** The constraint Jacobian G = Cq (values valid after `updateJacobian`). */
   readonly G: CsrMatrix;
   /**
-   * Up to two body entries per row r, in column order, at [2r] and [2r+1]: body index
-   * (−1 when absent), its first dof, its width (3 or 6) and the offset of its first
-   * entry in G.values. Used to build G M⁻¹ Gᵀ (schur.ts).
+   * Up to ROW_ENTRIES body entries per row r, in column order, at [4r] .. [4r+3], the
+   * present ones first: body index (−1 when absent), its first dof, its width (3 or 6)
+   * and the offset of its first entry in G.values. Used to build G M⁻¹ Gᵀ (schur.ts).
    */
   readonly rowBody: Int32Array;
   readonly rowDof: Int32Array;
@@ -44,9 +47,12 @@ export class ConstraintSet {
 
   private readonly jacA: Float64Array;
   private readonly jacB: Float64Array;
-  /** For constraint k: entry index (0/1) of body a and of body b in its rows, −1 if none. */
-  private readonly entryA: Int8Array;
-  private readonly entryB: Int8Array;
+  private readonly jacMore: Float64Array;
+  /**
+   * For constraint k, end i (0: a, 1: b, 2..: moreBodies) at [4k + i]: the entry index of
+   * that body in its rows, −1 if it has none (ground, fixed).
+   */
+  private readonly entry: Int8Array;
 
   constructor(
     readonly sys: BodySystem,
@@ -65,27 +71,30 @@ export class ConstraintSet {
     const m = this.rowOffset[nc];
     this.numRows = m;
     this.rowConstraint = new Int32Array(m);
-    this.rowBody = new Int32Array(2 * m).fill(-1);
-    this.rowDof = new Int32Array(2 * m).fill(-1);
-    this.rowWidth = new Int32Array(2 * m);
-    this.rowSlot = new Int32Array(2 * m).fill(-1);
-    this.entryA = new Int8Array(nc).fill(-1);
-    this.entryB = new Int8Array(nc).fill(-1);
+    const E = ROW_ENTRIES;
+    this.rowBody = new Int32Array(E * m).fill(-1);
+    this.rowDof = new Int32Array(E * m).fill(-1);
+    this.rowWidth = new Int32Array(E * m);
+    this.rowSlot = new Int32Array(E * m).fill(-1);
+    this.entry = new Int8Array(E * nc).fill(-1);
     this.jacA = new Float64Array(6 * maxRows);
     this.jacB = new Float64Array(6 * maxRows);
+    this.jacMore = new Float64Array(6 * (E - 2) * maxRows);
 
     const width = (b: number) =>
       b < 0 || sys.dofOffset[b] < 0 ? 0 : sys.kind[b] === BodyKind.RIGID ? 6 : 3;
     const rowPtr = new Int32Array(m + 1);
     for (let k = 0; k < nc; k++) {
       const c = constraints[k];
-      const ends: { body: number; which: "a" | "b" }[] = [];
-      if (width(c.bodyA) > 0) ends.push({ body: c.bodyA, which: "a" });
-      if (width(c.bodyB) > 0) ends.push({ body: c.bodyB, which: "b" });
-      ends.sort((x, y) => sys.dofOffset[x.body] - sys.dofOffset[y.body]);
+      const all = [c.bodyA, c.bodyB, ...(c.moreBodies ?? [])];
+      if (all.length > E)
+        throw new Error(`${c.category} "${c.id}" spans ${all.length} bodies, at most ${E}`);
+      const ends = all
+        .map((body, which) => ({ body, which }))
+        .filter((e) => width(e.body) > 0)
+        .sort((x, y) => sys.dofOffset[x.body] - sys.dofOffset[y.body]);
       ends.forEach((e, i) => {
-        if (e.which === "a") this.entryA[k] = i;
-        else this.entryB[k] = i;
+        this.entry[E * k + e.which] = i;
       });
       const w = ends.reduce((s, e) => s + width(e.body), 0);
       for (let r = this.rowOffset[k]; r < this.rowOffset[k + 1]; r++) {
@@ -93,40 +102,50 @@ export class ConstraintSet {
         rowPtr[r + 1] = rowPtr[r] + w;
         let slot = rowPtr[r];
         ends.forEach((e, i) => {
-          this.rowBody[2 * r + i] = e.body;
-          this.rowDof[2 * r + i] = sys.dofOffset[e.body];
-          this.rowWidth[2 * r + i] = width(e.body);
-          this.rowSlot[2 * r + i] = slot;
+          this.rowBody[E * r + i] = e.body;
+          this.rowDof[E * r + i] = sys.dofOffset[e.body];
+          this.rowWidth[E * r + i] = width(e.body);
+          this.rowSlot[E * r + i] = slot;
           slot += width(e.body);
         });
       }
     }
     const colIdx = new Int32Array(rowPtr[m]);
     for (let r = 0; r < m; r++)
-      for (let i = 0; i < 2; i++) {
-        const s = this.rowSlot[2 * r + i];
-        if (s < 0) continue;
-        for (let c = 0; c < this.rowWidth[2 * r + i]; c++)
-          colIdx[s + c] = this.rowDof[2 * r + i] + c;
+      for (let i = E * r; i < E * r + E; i++) {
+        const s = this.rowSlot[i];
+        if (s < 0) break;
+        for (let c = 0; c < this.rowWidth[i]; c++) colIdx[s + c] = this.rowDof[i] + c;
       }
     this.G = new CsrMatrix(m, sys.numDofs, rowPtr, colIdx, new Float64Array(rowPtr[m]));
   }
 
   /** Refreshes G = Cq(q, t) for the current configuration; returns G. */
   updateJacobian(t: number): CsrMatrix {
-    const { jacA, jacB, G } = this;
+    const { jacA, jacB, jacMore, G, entry } = this;
+    const E = ROW_ENTRIES;
     const v = G.values;
     for (let k = 0; k < this.constraints.length; k++) {
       const c = this.constraints[k];
-      c.jacobian(t, jacA, jacB);
-      const ea = this.entryA[k];
-      const eb = this.entryB[k];
+      c.jacobian(t, jacA, jacB, jacMore);
+      const ea = entry[E * k];
+      const eb = entry[E * k + 1];
       for (let i = 0; i < c.rows; i++) {
         const r = this.rowOffset[k] + i;
         if (ea >= 0)
-          copyHalfRow(v, this.rowSlot[2 * r + ea], jacA, 6 * i, this.rowWidth[2 * r + ea]);
+          copyHalfRow(v, this.rowSlot[E * r + ea], jacA, 6 * i, this.rowWidth[E * r + ea]);
         if (eb >= 0)
-          copyHalfRow(v, this.rowSlot[2 * r + eb], jacB, 6 * i, this.rowWidth[2 * r + eb]);
+          copyHalfRow(v, this.rowSlot[E * r + eb], jacB, 6 * i, this.rowWidth[E * r + eb]);
+      }
+      // moreBodies' blocks, one rows×6 block per body
+      for (let x = 2; x < E; x++) {
+        const e = entry[E * k + x];
+        if (e < 0) continue;
+        for (let i = 0; i < c.rows; i++) {
+          const r = this.rowOffset[k] + i;
+          const j = 6 * ((x - 2) * c.rows + i);
+          copyHalfRow(v, this.rowSlot[E * r + e], jacMore, j, this.rowWidth[E * r + e]);
+        }
       }
     }
     return G;
@@ -158,7 +177,7 @@ export class ConstraintSet {
 
   /**
    * out = G x (G as of the last `updateJacobian`, or G's values at another configuration
-   * in `values`, as multiplyTranspose). Row by row over its (at most two) body entries of
+   * in `values`, as multiplyTranspose). Row by row over its (at most ROW_ENTRIES) body entries of
    * 3 or 6 contiguous columns (rowSlot, rowDof, rowWidth), unrolled: no column index per
    * entry, twice as fast as the generic CSR product on a chain's G.
    */
@@ -167,9 +186,9 @@ export class ConstraintSet {
     const v = values;
     for (let r = 0; r < this.numRows; r++) {
       let acc = 0;
-      for (let e = 2 * r; e < 2 * r + 2; e++) {
+      for (let e = ROW_ENTRIES * r; e < ROW_ENTRIES * r + ROW_ENTRIES; e++) {
         const s = rowSlot[e];
-        if (s < 0) continue;
+        if (s < 0) break;
         const d = rowDof[e];
         acc += v[s] * x[d] + v[s + 1] * x[d + 1] + v[s + 2] * x[d + 2];
         if (rowWidth[e] === 6)
@@ -190,9 +209,9 @@ export class ConstraintSet {
     for (let r = 0; r < this.numRows; r++) {
       const yr = y[r];
       if (yr === 0) continue;
-      for (let e = 2 * r; e < 2 * r + 2; e++) {
+      for (let e = ROW_ENTRIES * r; e < ROW_ENTRIES * r + ROW_ENTRIES; e++) {
         const s = rowSlot[e];
-        if (s < 0) continue;
+        if (s < 0) break;
         const d = rowDof[e];
         out[d] += v[s] * yr;
         out[d + 1] += v[s + 1] * yr;

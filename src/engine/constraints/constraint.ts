@@ -24,9 +24,9 @@
 export interface Constraint {
   /** The joint's or motor's model id (reactions and warnings name it). */
   readonly id: string;
-  /** "joint" for the five joint types, "motor" for drives. */
-  readonly category: "joint" | "motor";
-  /** Model type: spherical, revolute, prismatic, fixed, distance, revolute-motor, prismatic-motor. */
+  /** "joint" for the five joint types, "motor" for drives, "coupling" for mimics. */
+  readonly category: "joint" | "motor" | "coupling";
+  /** Model type: spherical, revolute, prismatic, fixed, distance, revolute-motor, prismatic-motor, mimic. */
   readonly type: string;
   /** True when C depends on t explicitly (motors): Ct and Ctt may then be non-zero. */
   readonly timeDependent: boolean;
@@ -38,14 +38,21 @@ export interface Constraint {
    */
   readonly bodyA: number;
   readonly bodyB: number;
+  /**
+   * Up to two further bodies (distinct from a, b and each other, ≥ 0) for a constraint
+   * between two joints' coordinates (mimic.ts), which spans up to four; absent for the
+   * pair constraints.
+   */
+  readonly moreBodies?: readonly number[];
   /** C(q, t) into out[off .. off+rows). Units: m for positions, rad for angles. */
   residual(t: number, out: Float64Array, off: number): void;
   /**
    * Cq blocks for the current configuration, rows×6 each (row-major). Both blocks are
    * written whatever the bodies are (ground: the world frame as a body at the origin);
-   * rotation columns of a particle are zero.
+   * rotation columns of a particle are zero. jacMore: the blocks of moreBodies, one
+   * rows×6 block after the other.
    */
-  jacobian(t: number, jacA: Float64Array, jacB: Float64Array): void;
+  jacobian(t: number, jacA: Float64Array, jacB: Float64Array, jacMore?: Float64Array): void;
   /** Ct = ∂C/∂t (zero unless driven) into out[off ..). */
   velocityTerm(t: number, out: Float64Array, off: number): void;
   /** Qc into out[off ..), for the current positions and velocities. */

@@ -15,7 +15,7 @@
 import { CsrMatrix } from "../math/csr";
 import { mat6MulVec } from "../math/small-dense";
 import { BodyKind, type BodySystem } from "../model/body-system";
-import type { ConstraintSet } from "./constraint-set";
+import { type ConstraintSet, ROW_ENTRIES } from "./constraint-set";
 
 export class MassSchurComplement {
   readonly S: CsrMatrix;
@@ -39,9 +39,9 @@ export class MassSchurComplement {
     const nb = sys.numBodies;
     const rowsOf: { row: number; slot: number }[][] = Array.from({ length: nb }, () => []);
     for (let r = 0; r < m; r++)
-      for (let e = 0; e < 2; e++) {
-        const b = set.rowBody[2 * r + e];
-        if (b >= 0) rowsOf[b].push({ row: r, slot: set.rowSlot[2 * r + e] });
+      for (let e = ROW_ENTRIES * r; e < ROW_ENTRIES * r + ROW_ENTRIES; e++) {
+        const b = set.rowBody[e];
+        if (b >= 0) rowsOf[b].push({ row: r, slot: set.rowSlot[e] });
       }
     const bodies = rowsOf.map((l, b) => (l.length > 0 ? b : -1)).filter((b) => b >= 0);
     this.bodyList = Int32Array.from(bodies);

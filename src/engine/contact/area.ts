@@ -170,12 +170,15 @@ export function convexHullArea2D(xs: Float64Array, ys: Float64Array, k: number):
 
 /**
  * Radius of curvature of a shape's surface at a contact (Infinity for flat ones: planes,
- * boxes and cylinders, whose caps are flat and side straight along the axis).
+ * boxes and cylinders, whose caps are flat and side straight along the axis, and the
+ * radius-0 points of fem surfaces, vertices of a flat-faced mesh: fem-vertices.ts).
  */
 export function surfaceRadius(inst: ShapeInstance | undefined): number {
   if (!inst) return Number.POSITIVE_INFINITY;
   const s = inst.shape;
-  return s.type === "sphere" || s.type === "capsule" ? s.radius : Number.POSITIVE_INFINITY;
+  return (s.type === "sphere" || s.type === "capsule") && s.radius > 0
+    ? s.radius
+    : Number.POSITIVE_INFINITY;
 }
 
 const PX = new Float64Array(16);

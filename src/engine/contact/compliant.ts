@@ -53,6 +53,7 @@ import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
 import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
+import type { FemVertexContacts } from "./fem-vertices";
 import type { ContactReport } from "./report";
 
 interface MutablePoint {
@@ -70,6 +71,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   stepSize = 0.005;
   /** Contacts tracked in the current step. */
   count = 0;
+  /** The fem surface points among the detector's shapes: their contacts take vertex areas. */
+  vertexAreas: FemVertexContacts | null = null;
   /** Accumulated detection time (ms; doubles from the start, see BodySystem on V8). */
   readonly timing = { broadMs: -0, narrowMs: -0 };
 
@@ -145,6 +148,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     if (this.activeAtStart.length < n)
       this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
+    this.vertexAreas?.fillAreas(buffer, this.area);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
       const a = buffer.bodyA[i];

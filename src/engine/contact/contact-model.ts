@@ -18,6 +18,7 @@ import type { CollisionDetector } from "../geometry/collide";
 import type { BodySystem } from "../model/body-system";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
+import type { FemVertexContacts } from "./fem-vertices";
 import { NonsmoothContact, type NonsmoothContactSettings } from "./nonsmooth-contact";
 import type { ProjectionSettings } from "./projection";
 import type { ContactReport } from "./report";
@@ -43,12 +44,14 @@ export class ContactModel {
   constructor(
     model: ModelSpec,
     readonly sys: BodySystem,
+    /** The points of the fem surfaces that collide (fem-vertices.ts), if any. */
+    vertices?: FemVertexContacts,
   ) {
     const spec = model.contact;
     if (!spec) throw new Error("ContactModel needs a model with a contact block");
     this.spec = { ...spec };
     this.method = spec.method;
-    this.detector = createDetector(model, sys);
+    this.detector = createDetector(model, sys, vertices);
     this.params = new PairParameters(sys, spec);
     if (spec.method === "nsc") {
       this.nonsmooth = new NonsmoothContact(
@@ -67,6 +70,7 @@ export class ContactModel {
         spec.margin,
       );
       this.compliant.stepSize = model.solver.dt;
+      this.compliant.vertexAreas = vertices ?? null;
     }
   }
 
@@ -147,6 +151,10 @@ export class ContactModel {
 }
 
 /** The contact model of a validated model, or undefined when it has no contact block. */
-export function createContactModel(model: ModelSpec, sys: BodySystem): ContactModel | undefined {
-  return model.contact ? new ContactModel(model, sys) : undefined;
+export function createContactModel(
+  model: ModelSpec,
+  sys: BodySystem,
+  vertices?: FemVertexContacts,
+): ContactModel | undefined {
+  return model.contact ? new ContactModel(model, sys, vertices) : undefined;
 }

@@ -7,9 +7,13 @@
  * two ids; "ground" names the world).
  */
 import type { ContactSpec, ModelSpec } from "../../../schemas/model";
+import { femNodeId } from "../forces/fem/build";
 import { CollisionDetector } from "../geometry/collide";
+import { hullOfPoints } from "../geometry/hull";
+import { meshOf } from "../geometry/mesh";
 import type { Shape, ShapeInstance } from "../geometry/shapes";
 import { BodyKind, type BodySystem } from "../model/body-system";
+import { type FemVertexContacts, VERTEX_GROUP } from "./fem-vertices";
 
 /** The collision shapes of every body, in model order. */
 export function shapeInstances(model: ModelSpec, sys: BodySystem): ShapeInstance[] {
@@ -35,6 +39,12 @@ export function shapeInstances(model: ModelSpec, sys: BodySystem): ShapeInstance
         case "cylinder":
           shape = { type: "cylinder", radius: s.radius, halfLength: s.halfLength };
           break;
+        case "convex":
+          shape = { type: "convex", hull: hullOfPoints(s.points) };
+          break;
+        case "mesh":
+          shape = { type: "mesh", mesh: meshOf(s.vertices, s.triangles) };
+          break;
       }
       out.push({
         shape,
@@ -55,23 +65,59 @@ export function contactBodyIndex(sys: BodySystem, id: string): number {
   return b;
 }
 
-/** Pairs of bodies joined by a joint (and so by its motors), unless collideJointed. */
+/**
+ * Body indices a contact pair's id names: the body ("ground": −1), or every node
+ * "<id>/<k>" of the fem body `id` (its surface vertices' contacts take the pair's values).
+ */
+function pairBodies(sys: BodySystem, id: string): number[] {
+  if (id === "ground" || sys.index.has(id)) return [contactBodyIndex(sys, id)];
+  const out: number[] = [];
+  for (let k = 0; sys.index.has(femNodeId(id, k)); k++)
+    out.push(sys.index.get(femNodeId(id, k)) as number);
+  if (out.length === 0) throw new Error(`contact: unknown body "${id}"`);
+  return out;
+}
+
+/**
+ * Pairs of bodies joined by a joint (and so by its motors), and the fem nodes with the
+ * bodies they are attached to (a gripped vertex does not push against the gripper), unless
+ * collideJointed.
+ */
 export function jointedPairs(model: ModelSpec, sys: BodySystem): Array<[number, number]> {
   const contact = model.contact;
   if (!contact || contact.collideJointed) return [];
-  return model.joints.map(
+  const pairs = model.joints.map(
     (j) => [contactBodyIndex(sys, j.a.body), contactBodyIndex(sys, j.b.body)] as [number, number],
   );
+  for (const f of model.fem)
+    for (const a of f.attachments)
+      pairs.push([contactBodyIndex(sys, a.body), contactBodyIndex(sys, femNodeId(f.id, a.node))]);
+  return pairs;
 }
 
-/** The detector of a model's shapes (margin from contact.margin). */
-export function createDetector(model: ModelSpec, sys: BodySystem): CollisionDetector {
+/**
+ * The detector of a model's shapes (margin from contact.margin), followed by the points of
+ * the fem surfaces that collide (`vertices`, one collision group: fem-vertices.ts).
+ */
+export function createDetector(
+  model: ModelSpec,
+  sys: BodySystem,
+  vertices?: FemVertexContacts,
+): CollisionDetector {
   const fixed: number[] = [];
   for (let b = 0; b < sys.numBodies; b++) if (sys.kind[b] === BodyKind.FIXED) fixed.push(b);
-  return new CollisionDetector(shapeInstances(model, sys), {
+  const shapes = shapeInstances(model, sys);
+  const groups = new Int32Array(shapes.length + (vertices?.shapes.length ?? 0));
+  if (vertices) {
+    vertices.firstShape = shapes.length;
+    groups.fill(VERTEX_GROUP, shapes.length);
+    for (const v of vertices.shapes) shapes.push(v);
+  }
+  return new CollisionDetector(shapes, {
     margin: model.contact?.margin ?? 0,
     excludedPairs: jointedPairs(model, sys),
     fixedBodies: fixed,
+    groups,
   });
 }
 
@@ -93,6 +139,8 @@ export function boundingRadii(shapes: readonly ShapeInstance[], numBodies: numbe
       ext = Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
     else if (s.type === "capsule") ext = s.halfLength + s.radius;
     else if (s.type === "cylinder") ext = Math.hypot(s.halfLength, s.radius);
+    else if (s.type === "convex") ext = s.hull.radius;
+    else if (s.type === "mesh") ext = s.mesh.radius;
     else continue;
     rho[inst.body] = Math.max(rho[inst.body], c + ext);
   }
@@ -125,14 +173,13 @@ export class PairParameters {
     if (spec.pairs !== undefined) {
       this.pairE.clear();
       this.pairMu.clear();
-      for (const p of spec.pairs) {
-        const k = this.key(
-          contactBodyIndex(this.sys, p.bodies[0]),
-          contactBodyIndex(this.sys, p.bodies[1]),
-        );
-        if (p.restitution !== undefined) this.pairE.set(k, p.restitution);
-        if (p.friction !== undefined) this.pairMu.set(k, p.friction);
-      }
+      for (const p of spec.pairs)
+        for (const a of pairBodies(this.sys, p.bodies[0]))
+          for (const b of pairBodies(this.sys, p.bodies[1])) {
+            const k = this.key(a, b);
+            if (p.restitution !== undefined) this.pairE.set(k, p.restitution);
+            if (p.friction !== undefined) this.pairMu.set(k, p.friction);
+          }
     }
   }
 

@@ -31,6 +31,21 @@ export interface ForceEffector {
    * Absent means true.
    */
   readonly hasJacobians?: boolean;
+  /**
+   * True for forces so stiff in the positions that the rounding of the positions, through
+   * the stiffness, bounds how small a Newton correction the implicit step can resolve
+   * (elastic solids: acceleration-step.ts positionRoundingFloor). Absent means false.
+   */
+  readonly roundingBound?: boolean;
+  /**
+   * A mass matrix of the effector's own beyond the bodies' (a consistent mass: its
+   * difference ΔM from the lumped particle masses the BodySystem holds), for the schemes
+   * that solve with the full mass matrix (newmark, generalized-alpha): out += s ΔM x over
+   * the generalized coordinates, and s ΔM into the solve matrix (blocks reserved by
+   * addSolveBlocks). Absent: none.
+   */
+  addMassProduct?(x: Float64Array, out: Float64Array, s: number): void;
+  addMassBlocks?(m: SparseBlockMatrix, s: number): void;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

@@ -22,6 +22,11 @@ export interface CollisionOptions {
   excludedPairs?: ReadonlyArray<readonly [number, number]>;
   /** Indices of fixed bodies: pairs of two fixed bodies are skipped (body −1 is always fixed). */
   fixedBodies?: readonly number[];
+  /**
+   * Collision group of each shape (default 0, none): two shapes of the same non-zero
+   * group never collide (the points of deformable surfaces, contact/fem-vertices.ts).
+   */
+  groups?: ArrayLike<number>;
 }
 
 /** Per-detect counts and timings (milliseconds, performance.now()). */
@@ -76,6 +81,7 @@ export class CollisionDetector {
   private readonly localR: Float64Array[];
   private readonly fixed: Uint8Array;
   private readonly excluded: Set<number>;
+  private readonly group: Int32Array;
   private readonly sap: SweepAndPrune;
   private readonly planeWorld: Float64Array;
   private readonly scratchR = new Float64Array(9);
@@ -140,18 +146,21 @@ export class CollisionDetector {
     for (const b of options.fixedBodies ?? []) if (b >= -1) this.fixed[b + 1] = 1;
     this.excluded = new Set();
     for (const [p, q] of options.excludedPairs ?? []) this.excluded.add(bodyPairKey(p, q));
+    this.group = new Int32Array(n);
+    if (options.groups) this.group.set(options.groups);
     const proxyShape = this.proxyShape;
     this.sap = new SweepAndPrune((i, j) => this.acceptShapes(proxyShape[i], proxyShape[j]));
   }
 
   /**
    * Whether shapes i and j may collide: different bodies, not both fixed, not an
-   * excluded body pair.
+   * excluded body pair, not of one collision group.
    */
   acceptShapes(i: number, j: number): boolean {
     const bi = this.body[i];
     const bj = this.body[j];
     if (bi === bj) return false;
+    if (this.group[i] !== 0 && this.group[i] === this.group[j]) return false;
     if (this.isFixed(bi) && this.isFixed(bj)) return false;
     if (this.excluded.size > 0 && this.excluded.has(bodyPairKey(bi, bj))) return false;
     return true;

@@ -125,6 +125,44 @@ export class ContactBuffer {
   }
 
   /**
+   * Replaces the features of the contacts from index `from` on by a 16-bit mix of each
+   * feature with the integers x and y (and their keys accordingly): for pair functions
+   * whose features index more than a key's 65536 ids hold (the faces and edges of a
+   * hull, the triangles of a mesh), x and y name the features in contact, the pushed
+   * feature the point among them. Two contacts then share an id with probability about
+   * 2⁻¹⁶, which only mixes their warm starts.
+   */
+  mixFeatures(from: number, x: number, y: number): void {
+    for (let i = from; i < this.count; i++) {
+      let h = Math.imul(this.feature[i] ^ Math.imul(x, 0x9e3779b1), 0x85ebca6b);
+      h ^= Math.imul((y + 0x632be5ab) | 0, 0xc2b2ae35);
+      h ^= h >>> 15;
+      h = Math.imul(h, 0x2c1b3c6d);
+      h ^= h >>> 16;
+      const f = h & 0xffff;
+      this.feature[i] = f;
+      this.key[i] = this.curKeyBase + f;
+    }
+  }
+
+  /** Removes contact i, moving the last contact into its place. */
+  removeAt(i: number): void {
+    const j = --this.count;
+    if (i === j) return;
+    this.bodyA[i] = this.bodyA[j];
+    this.bodyB[i] = this.bodyB[j];
+    this.shapeA[i] = this.shapeA[j];
+    this.shapeB[i] = this.shapeB[j];
+    this.feature[i] = this.feature[j];
+    this.key[i] = this.key[j];
+    this.gap[i] = this.gap[j];
+    for (let k = 0; k < 3; k++) {
+      this.point[3 * i + k] = this.point[3 * j + k];
+      this.normal[3 * i + k] = this.normal[3 * j + k];
+    }
+  }
+
+  /**
    * Negates the normals of the contacts from index `from` on. Used when a pair function
    * written for (b, a) filled contacts that the caller records as (a, b): gap, point,
    * feature and key are symmetric in a and b, only the normal's direction changes.

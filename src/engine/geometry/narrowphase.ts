@@ -14,10 +14,11 @@
  * Reporting slightly separated contacts (0 ≤ gap < margin) lets the time stepping build
  * its active set from a predicted gap (Moreau–Jean: g + h·v_n ≤ 0).
  *
- * The pair functions are written for the canonical order plane < box < capsule < cylinder <
- * sphere (`planeBox(plane, box)`, never `boxPlane`), one file per family under pairs/:
- * sphere.ts, capsule.ts, box.ts, box-box.ts and cylinder.ts, the last on the generic
- * convex machinery of convex/ (GJK, EPA, normal polish, feature clipping). collideShapes()
+ * The pair functions are written for the canonical order plane < mesh < convex < box <
+ * capsule < cylinder < sphere (`planeBox(plane, box)`, never `boxPlane`), one file per
+ * family under pairs/: sphere.ts, capsule.ts, box.ts, box-box.ts, cylinder.ts, convex.ts
+ * and mesh.ts, the last three on the generic convex machinery of convex/ (GJK, EPA,
+ * normal polish, feature clipping). Plane–mesh and mesh–mesh have no contacts. collideShapes()
  * dispatches any order and negates the normals when it had to swap. No array or object is
  * created per call: scratch storage is module-level Float64Arrays (single-threaded; each
  * worker thread has its own module instance), and values cross hot calls through them
@@ -29,12 +30,21 @@ import { boxCapsule, boxSphere, planeBox } from "./pairs/box";
 import { boxBox } from "./pairs/box-box";
 import { capsuleCapsule, capsuleSphere, planeCapsule } from "./pairs/capsule";
 import {
+  convexBox,
+  convexCapsule,
+  convexConvex,
+  convexCylinder,
+  convexSphere,
+  planeConvex,
+} from "./pairs/convex";
+import {
   boxCylinder,
   capsuleCylinder,
   cylinderCylinder,
   cylinderSphere,
   planeCylinder,
 } from "./pairs/cylinder";
+import { meshBox, meshCapsule, meshConvex, meshCylinder, meshSphere } from "./pairs/mesh";
 import { planeSphere, sphereSphere } from "./pairs/sphere";
 import type { WorldPose } from "./pose";
 import { type Shape, shapeRank } from "./shapes";
@@ -76,6 +86,11 @@ function dispatchOrdered(
       switch (b.type) {
         case "plane":
           return; // two half-spaces: no point contact
+        case "mesh":
+          return; // a mesh against a half-space: not supported (both are ground shapes)
+        case "convex":
+          planeConvex(a, pa, b, pb, margin, out);
+          return;
         case "box":
           planeBox(a, pa, b, pb, margin, out);
           return;
@@ -87,6 +102,44 @@ function dispatchOrdered(
           return;
         case "sphere":
           planeSphere(a, pa, b, pb, margin, out);
+          return;
+      }
+      return;
+    case "mesh":
+      switch (b.type) {
+        case "convex":
+          meshConvex(a, pa, b, pb, margin, out);
+          return;
+        case "box":
+          meshBox(a, pa, b, pb, margin, out);
+          return;
+        case "capsule":
+          meshCapsule(a, pa, b, pb, margin, out);
+          return;
+        case "cylinder":
+          meshCylinder(a, pa, b, pb, margin, out);
+          return;
+        case "sphere":
+          meshSphere(a, pa, b, pb, margin, out);
+          return;
+      }
+      return; // mesh–mesh: not supported
+    case "convex":
+      switch (b.type) {
+        case "convex":
+          convexConvex(a, pa, b, pb, margin, out);
+          return;
+        case "box":
+          convexBox(a, pa, b, pb, margin, out);
+          return;
+        case "capsule":
+          convexCapsule(a, pa, b, pb, margin, out);
+          return;
+        case "cylinder":
+          convexCylinder(a, pa, b, pb, margin, out);
+          return;
+        case "sphere":
+          convexSphere(a, pa, b, pb, margin, out);
           return;
       }
       return;

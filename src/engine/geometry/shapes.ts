@@ -7,6 +7,8 @@
  * mass, quaternion [w, x, y, z]). Lengths in metres.
  */
 
+import type { ConvexHull } from "./hull";
+import type { TriangleMesh } from "./mesh";
 import type { WorldPose } from "./pose";
 
 /** Ball of the given radius centred at the shape frame's origin. */
@@ -53,7 +55,30 @@ export interface CylinderShape {
   readonly halfLength: number;
 }
 
-export type Shape = SphereShape | PlaneShape | BoxShape | CapsuleShape | CylinderShape;
+/** Convex hull of a point set (hull.ts), in the shape frame. */
+export interface ConvexHullShape {
+  readonly type: "convex";
+  readonly hull: ConvexHull;
+}
+
+/**
+ * Triangle mesh (mesh.ts; counter-clockwise triangles seen from outside, so face normals
+ * point out of the solid or up from a terrain), in the shape frame. It collides with
+ * the bounded primitives and convex hulls, not with planes or other meshes.
+ */
+export interface MeshShape {
+  readonly type: "mesh";
+  readonly mesh: TriangleMesh;
+}
+
+export type Shape =
+  | SphereShape
+  | PlaneShape
+  | BoxShape
+  | CapsuleShape
+  | CylinderShape
+  | ConvexHullShape
+  | MeshShape;
 export type ShapeType = Shape["type"];
 
 /**
@@ -72,20 +97,25 @@ export interface ShapeInstance {
 
 /**
  * Rank used to put a pair of shapes in the canonical order the pair functions are
- * written for (plane < box < capsule < cylinder < sphere): e.g. `planeBox(plane, box)`.
+ * written for (plane < mesh < convex < box < capsule < cylinder < sphere): e.g.
+ * `planeBox(plane, box)`, `meshConvex(mesh, convex)`.
  */
 export function shapeRank(type: ShapeType): number {
   switch (type) {
     case "plane":
       return 0;
-    case "box":
+    case "mesh":
       return 1;
-    case "capsule":
+    case "convex":
       return 2;
-    case "cylinder":
+    case "box":
       return 3;
-    case "sphere":
+    case "capsule":
       return 4;
+    case "cylinder":
+      return 5;
+    case "sphere":
+      return 6;
   }
 }
 
@@ -130,7 +160,9 @@ export function readRadiusLength(shape: CapsuleShape | CylinderShape, o: number)
 /**
  * Writes the half-widths of the world axis-aligned bounding box of a bounded shape
  * placed at `pose` into ext[eo..eo+2]; the box is centred at pose.p for all bounded
- * shapes (they are symmetric about their frame origin).
+ * shapes (the primitives are symmetric about their frame origin).
+ *  - convex, mesh: their local box (centre c, half-widths h) widened to be centred at
+ *    the origin, e_i = |(R c)_i| + Σ_j |R_ij| h_j;
  *  - sphere: r on every axis;
  *  - box: e_i = Σ_j |R_ij| h_j (the support of the box along world axis i);
  *  - capsule: e_i = |R_i2| L + r (segment of half-length L along local z, plus r);
@@ -172,10 +204,36 @@ export function aabbHalfWidths(shape: Shape, pose: WorldPose, ext: Float64Array,
       }
       return;
     }
+    case "convex":
+      localBoxHalfWidths(shape.hull.boxCenter, shape.hull.boxHalf, R, ext, eo);
+      return;
+    case "mesh":
+      localBoxHalfWidths(shape.mesh.boxCenter, shape.mesh.boxHalf, R, ext, eo);
+      return;
     case "plane": {
       ext[eo] = ext[eo + 1] = ext[eo + 2] = Number.POSITIVE_INFINITY;
       return;
     }
+  }
+}
+
+/** |(R c)_i| + Σ_j |R_ij| h_j into ext[eo + i] (aabbHalfWidths). */
+function localBoxHalfWidths(
+  c: Float64Array,
+  h: Float64Array,
+  R: Float64Array,
+  ext: Float64Array,
+  eo: number,
+): void {
+  for (let i = 0; i < 3; i++) {
+    const r0 = R[3 * i];
+    const r1 = R[3 * i + 1];
+    const r2 = R[3 * i + 2];
+    ext[eo + i] =
+      Math.abs(r0 * c[0] + r1 * c[1] + r2 * c[2]) +
+      Math.abs(r0) * h[0] +
+      Math.abs(r1) * h[1] +
+      Math.abs(r2) * h[2];
   }
 }
 

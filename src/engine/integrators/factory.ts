@@ -1,7 +1,8 @@
 /**
  * The one place an integrator is chosen from the solver settings (solver.integrator and
  * its parameters):
- *   newmark            NewmarkIntegrator (SOFA's NewmarkImplicitSolver, Rayleigh damping)
+ *   newmark            NewmarkIntegrator (SOFA's NewmarkImplicitSolver, Rayleigh damping;
+ *                      β, γ by default as the step resolves the springs: resolution.ts)
  *   generalized-alpha  GeneralizedAlphaIntegrator (Chung–Hulbert, ρ∞)
  *   moreau-jean, backward-euler, symplectic-euler
  *                      the θ-method of Moreau–Jean with θ, forceWeight: (θ, θ), (1, 1),
@@ -20,6 +21,7 @@ import { GeneralizedAlphaIntegrator } from "./generalized-alpha";
 import type { Integrator } from "./integrator";
 import { MoreauJeanIntegrator } from "./moreau-jean";
 import { NewmarkIntegrator } from "./newmark";
+import { newmarkParameters } from "./resolution";
 import { ThetaScheme } from "./theta-scheme";
 
 /** The parts of a model an integrator steps besides the stepper's forces and joints. */
@@ -30,6 +32,8 @@ export interface IntegratorParts {
   nonsmooth: NonsmoothContact | null;
   /** joint limits as impacts (velocity-level schemes) */
   limits: OneStepProblem | null;
+  /** the stiffest spring's ω = √(k/m) (rad/s; resolution.ts), which newmark's defaults follow */
+  springFrequency: number;
 }
 
 export function createIntegrator(
@@ -37,14 +41,19 @@ export function createIntegrator(
   stepper: AccelerationStepper,
   parts: IntegratorParts,
 ): Integrator {
-  const newton = { maxIterations: p.newtonIterations, tolerance: p.newtonTolerance };
+  const newton = {
+    maxIterations: p.newtonIterations,
+    tolerance: p.newtonTolerance,
+    linearTolerance: p.linearTolerance,
+    linearIterations: p.linearIterations,
+    linearPreconditioner: p.linearPreconditioner,
+  };
   switch (p.integrator) {
     case "newmark":
       return new NewmarkIntegrator(
         stepper,
         {
-          beta: p.beta,
-          gamma: p.gamma,
+          ...newmarkParameters(p, p.dt, parts.springFrequency),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,

@@ -10,6 +10,7 @@ import { createActuation } from "../actuators/build";
 import { createConstraints } from "../constraints/build";
 import { ConstraintSet } from "../constraints/constraint-set";
 import { createContactModel } from "../contact/contact-model";
+import { femVertexContacts } from "../contact/fem-vertices";
 import { createForceEffectors } from "../forces/build";
 import {
   createFemEffectors,
@@ -53,10 +54,17 @@ export function buildSimulation(model: ModelSpec): Simulation {
   );
   effectors.push(...createFemEffectors(fem, system));
   const joints = [...model.joints, ...femAttachmentJoints(fem, system)];
-  const constraints = new ConstraintSet(system, createConstraints(joints, model.motors, system));
   const actuation = createActuation(model.joints, model.actuators, system);
+  const constraints = new ConstraintSet(
+    system,
+    createConstraints(joints, model.motors, system, actuation.coordinates),
+  );
   effectors.push(...actuation.actuators, ...actuation.limits);
-  const contact = createContactModel(model, system);
+  const contact = createContactModel(
+    model,
+    system,
+    model.contact ? femVertexContacts(fem, system) : undefined,
+  );
   if (contact) effectors.push(...contact.effectors);
   return new Simulation({
     model,

@@ -12,7 +12,7 @@
 import type { SensorSpec } from "../../../schemas/model";
 import type { ContactStateOut } from "../../../schemas/state";
 import type { JointActuator } from "../actuators/actuator";
-import type { JointCoordinate } from "../actuators/joint-coordinate";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { BodySystem } from "../model/body-system";
 
 export interface SensorSources {

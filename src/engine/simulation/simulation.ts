@@ -6,6 +6,7 @@
 
 import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
 import { energyLimitMessage, nonConservativeReason } from "../../../schemas/energy";
+import { consistentMassIssue } from "../../../schemas/fem";
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
 import { issuesSummary, underPath } from "../../../schemas/issues";
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
@@ -13,20 +14,22 @@ import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../../sc
 import { AssemblyOptions } from "../../../schemas/state";
 import type { JointActuator } from "../actuators/actuator";
 import type { Actuation } from "../actuators/build";
-import type { JointCoordinate } from "../actuators/joint-coordinate";
 import { JointLimitProblem } from "../actuators/limit-problem";
 import { assemble } from "../analysis/assembly";
 import type { ConstraintSet } from "../constraints/constraint-set";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { ContactModel } from "../contact/contact-model";
 import { ContactReport } from "../contact/report";
 import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import { potentialEnergy } from "../forces/energy";
+import { FemEffector } from "../forces/fem/fem-effector";
 import { GyroscopicEffector } from "../forces/gyroscopic";
 import { PointForceEffector } from "../forces/point-force";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
+import { stiffestSpringFrequency } from "../integrators/resolution";
 import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
 import { hashFloat64, isMemoryExporter, SnapshotError } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
@@ -137,6 +140,8 @@ export interface ScenePart {
     a: { body: string; point: number[] };
     b: { body: string; point: number[] };
   }[];
+  /** Each fem body's node count and surface triangles (3 node indices each, outward). */
+  fem: { id: string; nodeCount: number; triangles: number[] }[];
 }
 
 export interface SimulationPatch {
@@ -186,6 +191,8 @@ export class Simulation {
   private readonly angles: JointCoordinate[];
   /** The joint limits as a one-step problem (velocity-level integrators), or null. */
   private readonly limitProblem: JointLimitProblem | null;
+  /** The stiffest spring's ω (rad/s), which newmark's default β, γ follow (resolution.ts). */
+  private readonly springFrequency: number;
   private readonly sensors: SensorSet;
   /** Inputs and patches waiting for their step boundary, in the order they apply. */
   private pending: TimedInputSpec[] = [];
@@ -195,11 +202,14 @@ export class Simulation {
   /** The contacts of the state being reported (sensors read them). */
   private reportedContacts: StateOut["contacts"] = [];
   private readonly contactReport = new ContactReport();
+  /** The fem bodies (their effectors), in model order. */
+  private readonly fem: FemEffector[];
 
   constructor(parts: SimulationParts) {
     this.model = parts.model;
     this.system = parts.system;
     this.effectors = parts.effectors;
+    this.fem = parts.effectors.filter((e) => e instanceof FemEffector);
     this.constraints = parts.constraints;
     this.contact = parts.contact;
     this.setGravityFn = parts.setGravity;
@@ -222,6 +232,11 @@ export class Simulation {
         : [];
     });
     this.limitProblem = limited.length > 0 ? new JointLimitProblem(this.system, limited) : null;
+    const { index, mass } = this.system;
+    this.springFrequency = stiffestSpringFrequency(this.model.forces, (id) => {
+      const b = index.get(id);
+      return b === undefined ? 0 : mass[b];
+    });
     this.stepper = new AccelerationStepper(
       this.system,
       this.effectors,
@@ -480,6 +495,13 @@ export class Simulation {
     const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
     if (dense !== null)
       throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);
+    if (consistentMassIssue(this.model.fem, solver.integrator) !== null)
+      throw new ParameterError([
+        {
+          path: ["solver", "integrator"],
+          message: `a fem body with a consistent mass needs newmark or generalized-alpha, not ${solver.integrator}`,
+        },
+      ]);
     if (patch.gravity) {
       this.gravity = [...patch.gravity];
       this.setGravityFn(this.gravity);
@@ -528,7 +550,7 @@ export class Simulation {
       velocity: vec3(s.vel, 3 * b),
       angularVelocity: vec3(s.omega, 3 * b),
     }));
-    const kinetic = kineticEnergy(s);
+    const kinetic = this.kineticEnergy();
     const potential = potentialEnergy(this.effectors);
     const contacts = this.contactStates();
     this.reportedContacts = contacts;
@@ -551,7 +573,19 @@ export class Simulation {
         error: this.monitor.energyError(kinetic + potential),
       },
       solver: { ...this.lastStats, reactionChange: this.monitor.reactionChange },
+      ...(this.fem.length > 0 ? { fem: this.femStates() } : {}),
     };
+  }
+
+  /** The fem bodies of the State: node positions and nodal equivalent strains as arrays. */
+  private femStates(): NonNullable<StateOut["fem"]> {
+    return this.fem.map((f) => {
+      const positions = new Float64Array(3 * f.nodeCount);
+      const strain = new Float64Array(f.nodeCount);
+      f.positions(positions);
+      f.nodalStrain(strain);
+      return { id: f.id, positions: Array.from(positions), strain: Array.from(strain) };
+    });
   }
 
   /**
@@ -849,6 +883,11 @@ export class Simulation {
         shapes: b.shapes,
       })),
       joints: this.model.joints.map((j) => ({ id: j.id, type: j.type, a: j.a, b: j.b })),
+      fem: this.fem.map((f) => ({
+        id: f.id,
+        nodeCount: f.nodeCount,
+        triangles: Array.from(f.surface.triangles),
+      })),
     };
   }
 
@@ -866,6 +905,7 @@ export class Simulation {
       compliant: this.contact?.compliant ?? null,
       nonsmooth: this.contact?.nonsmooth ?? null,
       limits: this.limitProblem,
+      springFrequency: this.springFrequency,
     });
   }
 
@@ -902,7 +942,14 @@ export class Simulation {
 
   /** Total energy (J), as state() sums it. */
   private totalEnergy(): number {
-    return kineticEnergy(this.system) + potentialEnergy(this.effectors);
+    return this.kineticEnergy() + potentialEnergy(this.effectors);
+  }
+
+  /** ½ vᵀ M v (J): the bodies' masses and the fem bodies' consistent masses. */
+  private kineticEnergy(): number {
+    let e = kineticEnergy(this.system);
+    for (const f of this.fem) e += f.kineticCorrection();
+    return e;
   }
 
   /**

@@ -16,7 +16,8 @@
  *   move onto that body. A link that moves without mass is an error.
  *
  * Shapes come from <collision> (box: halfExtents = size/2; cylinder: halfLength =
- * length/2, axis local z in both formats; sphere), placed in the body frame. <visual>
+ * length/2, axis local z in both formats; sphere; mesh: the convex hull of its corners, or
+ * with options.collisionMeshes "mesh" its triangles), placed in the body frame. <visual>
  * geometry is not imported (a model's shapes are its collision geometry): a warning.
  *
  * Joints: revolute → revolute with limits; continuous → revolute without; prismatic →
@@ -25,9 +26,10 @@
  * the axis in world coordinates. <limit effort> → the joint's actuator's effortLimit
  * (options.actuators); <dynamics damping> → a velocity servo towards 0 with kv = damping
  * (τ = −damping q̇, an implicit joint damper); <dynamics friction>, <limit velocity>,
- * <safety_controller>, <calibration>: no counterpart, a warning.
+ * <safety_controller>, <calibration>: no counterpart, a warning. <mimic> → the joint's
+ * `mimic` (no actuator of its own: the coupling drives it).
  */
-import { type ModelInput, Shape } from "../../../schemas/model";
+import { flatnessIssue, type ModelInput, Shape } from "../../../schemas/model";
 import type { UrdfImportOptionsSpec } from "../../../schemas/urdf";
 import type { Issues } from "./errors";
 import { IdSpace } from "./ids";
@@ -166,9 +168,19 @@ export function convert(input: ConvertInput): ModelInput {
     for (const l of g.links)
       for (const c of l.collisions) {
         const local = compose(inTop.get(l.name) as Pose, c.origin);
-        const s = shapeOf(c, local, g.com, input.meshes, convex);
+        const s = shapeOf(c, local, g.com, input.meshes, convex, options.collisionMeshes);
         if (s === null) meshCollisions.push(c);
-        else shapes.push(s);
+        else if (s.type === "convex") {
+          // The hull of the mesh's corners must have a volume (a single triangle, a flat
+          // plate: none).
+          const flat = flatnessIssue((s as { points: Vec3[] }).points);
+          if (flat === null) shapes.push(s);
+          else
+            issues.at(
+              c.geometryEl,
+              `collision <mesh filename="${(c.geometry as { filename: string }).filename}">: ${flat}, so its convex hull is flat (no volume); give the collision a solid mesh, or a box`,
+            );
+        } else shapes.push(s);
       }
     if (shapes.length > 64)
       issues.at(
@@ -210,6 +222,8 @@ export function convert(input: ConvertInput): ModelInput {
   const joints: JointIn[] = [];
   const jointIds = new Map<string, string>();
   const actuators: ActuatorIn[] = [];
+  const mimics: { joint: UrdfJoint; model: JointIn }[] = [];
+  const offsets: string[] = [];
   const notes = {
     friction: [] as string[],
     velocity: [] as string[],
@@ -226,18 +240,6 @@ export function convert(input: ConvertInput): ModelInput {
     if (j.type === "planar") {
       issues.at(j.el, `joint "${j.name}" is planar: Moreau has no planar joint`, "unsupported");
       continue;
-    }
-    if (j.mimic) {
-      if (options.dropUnsupported)
-        warnings.push(
-          `<mimic> of joint "${j.name}" dropped (line ${j.mimic.el.line}): the joint moves on its own`,
-        );
-      else
-        issues.at(
-          j.mimic.el,
-          `joint "${j.name}" mimics joint "${j.mimic.joint}": the model format has no joint coupling constraint; options.dropUnsupported drops the <mimic>`,
-          "unsupported",
-        );
     }
     const id = ids.claim(j.name, "joint");
     jointIds.set(j.name, id);
@@ -263,8 +265,39 @@ export function convert(input: ConvertInput): ModelInput {
       axis,
       ...(limits ? { limits } : {}),
     });
-    actuatorsOf(j, id, options, ids, actuators, notes);
+    // a mimicking joint is driven through its coupling: an actuator of its own would fight it
+    if (j.mimic) mimics.push({ joint: j, model: joints[joints.length - 1] });
+    else actuatorsOf(j, id, options, ids, actuators, notes);
   }
+  // <mimic>: q = multiplier·q_joint + offset, on the model's coordinates (zero in the zero
+  // configuration, as URDF's); the followed joint must be a moving revolute, continuous or
+  // prismatic joint of the model
+  for (const { joint: j, model } of mimics) {
+    const mimic = j.mimic as NonNullable<UrdfJoint["mimic"]>;
+    const target = jointIds.get(mimic.joint);
+    const followed = joints.find((x) => x.id === target);
+    if (followed === undefined || (followed.type !== "revolute" && followed.type !== "prismatic")) {
+      issues.at(
+        mimic.el,
+        `joint "${j.name}" mimics "${mimic.joint}", which is not a revolute, continuous or prismatic joint of the model`,
+      );
+      continue;
+    }
+    (model as { mimic?: unknown }).mimic = {
+      joint: followed.id,
+      multiplier: mimic.multiplier,
+      offset: mimic.offset,
+    };
+    if (mimic.offset !== 0) offsets.push(j.name);
+  }
+  if (mimics.length > 0)
+    warnings.push(
+      `mimic joints get no actuator (their coupling drives them): ${listNames(mimics.map((m) => m.joint.name))}`,
+    );
+  if (offsets.length > 0)
+    warnings.push(
+      `the zero configuration is off the <mimic offset> of ${listNames(offsets)}: the first step moves those joints onto it`,
+    );
   const act = options.actuators;
   if (act.type === "position" || act.type === "velocity")
     for (const name of Object.keys(act.joints ?? {}))
@@ -392,6 +425,7 @@ function shapeOf(
   com: Vec3,
   meshes: Map<string, TriangleMesh>,
   convex: boolean,
+  as: UrdfImportOptionsSpec["collisionMeshes"],
 ): ShapeIn | null {
   const pose = { position: clean(sub(local.p, com)), orientation: quaternionOf(local.R) };
   const g = c.geometry;
@@ -405,6 +439,7 @@ function shapeOf(
     case "mesh": {
       const mesh = meshes.get(g.filename);
       if (!convex || mesh === undefined) return null;
+      if (as === "mesh") return { type: "mesh", ...indexedMesh(mesh, g.scale), ...pose };
       return { type: "convex", points: meshPoints(mesh, g.scale), ...pose } as unknown as ShapeIn;
     }
   }
@@ -422,6 +457,40 @@ export function meshPoints(mesh: TriangleMesh, s: Vec3): Vec3[] {
     out.push([t[i] * s[0], t[i + 1] * s[1], t[i + 2] * s[2]]);
   }
   return out;
+}
+
+/**
+ * The mesh as shared vertices (scaled, m) and index triangles, corners merged where they
+ * coincide; triangles that collapse (two equal corners) are left out, and a mirroring
+ * scale (odd number of negative factors) reverses the winding so outward stays outward.
+ */
+export function indexedMesh(
+  mesh: TriangleMesh,
+  s: Vec3,
+): { vertices: Vec3[]; triangles: [number, number, number][] } {
+  const index = new Map<string, number>();
+  const vertices: Vec3[] = [];
+  const triangles: [number, number, number][] = [];
+  const t = mesh.triangles;
+  const corner = (i: number) => {
+    const key = `${t[i]},${t[i + 1]},${t[i + 2]}`;
+    let k = index.get(key);
+    if (k === undefined) {
+      k = vertices.length;
+      index.set(key, k);
+      vertices.push([t[i] * s[0], t[i + 1] * s[1], t[i + 2] * s[2]]);
+    }
+    return k;
+  };
+  const mirrored = s[0] * s[1] * s[2] < 0;
+  for (let i = 0; i < t.length; i += 9) {
+    const a = corner(i);
+    const b = corner(i + 3);
+    const c = corner(i + 6);
+    if (a === b || b === c || a === c) continue;
+    triangles.push(mirrored ? [a, c, b] : [a, b, c]);
+  }
+  return { vertices, triangles };
 }
 
 function actuatorsOf(

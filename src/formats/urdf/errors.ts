@@ -7,8 +7,8 @@
  *   invalid      the URDF or a mesh is malformed (bad XML, a missing link, cyclic joints,
  *                two roots, an unknown joint type, NaN or non-numeric numbers, a link that
  *                moves without a mass, a degenerate mesh): 400 invalid_urdf
- *   unsupported  well-formed URDF that Moreau cannot represent (a collision <mesh>, a
- *                <mimic>, a planar joint, an unexpanded xacro macro): 422 unsupported_urdf
+ *   unsupported  well-formed URDF that Moreau cannot represent (a collision <mesh>
+ *                without a convex shape, a planar joint, an unexpanded xacro macro): 422 unsupported_urdf
  *   too_large    a mesh file over the size or triangle limits, more links than MAX_BODIES:
  *                413 payload_too_large
  */

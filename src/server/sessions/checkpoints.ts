@@ -14,6 +14,10 @@
  * the session document (persistence.ts: atomic writes, durable deletes). A failed write
  * shows in /ready until a write succeeds.
  *
+ * In a cluster (REDIS_URL) the store is Redis (cluster/redis.ts) and every write carries
+ * the session's epoch and run: a write of a node that lost the session (its lease expired
+ * and another node claimed it) is refused, and that node lets the session go.
+ *
  * Which: a session lost with its worker is rebuilt (recovery.ts) from the newer of the file
  * and the copy in memory (the copy when a write failed or there is no DATA_DIR).
  */
@@ -23,9 +27,10 @@ import {
   SESSION_SNAPSHOT_VERSION,
   type SessionStatusName,
 } from "../../../schemas/api";
+import type { ClusterHooks } from "../cluster/hooks";
+import { FencedError, type RunAt, type SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import type { ServerMetrics } from "../metrics";
-import type { CheckpointStore } from "../persistence";
 import type { WorkerRequestBody } from "../protocol";
 import type { MemoryCheckpoint, SessionRecord, SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
@@ -70,6 +75,11 @@ export function sessionDocument(
   ]);
 }
 
+/** The part of a run a node taking the session over resumes (cluster checkpoints). */
+export function runOf(run: NonNullable<SessionRecord["run"]>): RunAt {
+  return { realtimeFactor: run.realtimeFactor, until: run.until };
+}
+
 export class Checkpoints {
   /** bytes of the checkpoints held in memory */
   private memoryBytes = 0;
@@ -80,11 +90,12 @@ export class Checkpoints {
     private readonly config: Config,
     private readonly metrics: ServerMetrics,
     private readonly log: FastifyBaseLogger,
-    /** DATA_DIR's store, or null (checkpoints in memory only) */
-    readonly store: CheckpointStore | null,
+    /** DATA_DIR's store, Redis's in a cluster, or null (checkpoints in memory only) */
+    readonly store: SnapshotStore | null,
     private readonly table: SessionTable,
     private readonly calls: WorkerCalls,
     private readonly closing: () => boolean,
+    private readonly cluster: () => ClusterHooks | null,
   ) {}
 
   /** Bytes of the checkpoints held in memory (moreau_checkpoint_memory_bytes). */
@@ -245,8 +256,22 @@ export class Checkpoints {
         // synchronous check and enqueue: a delete after this point removes the file
         if (!store || rec.deleted || rec.deleting) continue;
         try {
-          await store.write(rec.id, rec.owner, sessionDocument(rec, engine, at));
+          const document = sessionDocument(rec, engine, at);
+          if (rec.epoch > 0)
+            await store.write(rec.id, rec.owner, document, {
+              epoch: rec.epoch,
+              run: rec.resumeRun ?? (at.status === "running" && rec.run ? runOf(rec.run) : null),
+            });
+          else await store.write(rec.id, rec.owner, document);
         } catch (err) {
+          if (err instanceof FencedError) {
+            this.log.warn(
+              { session: rec.id, epoch: rec.epoch },
+              "checkpoint fenced off: another node owns the session",
+            );
+            this.cluster()?.fenced(rec);
+            return;
+          }
           rec.persisted = false;
           this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
           this.metrics.checkpointFailures.inc();

@@ -7,15 +7,20 @@
  * was restored from its checkpoint. `restoreAll`: on start, every checkpoint of DATA_DIR is
  * opened again (same id, owner and creation time).
  *
+ * In a cluster (REDIS_URL) a new session is admitted in the cluster's registry first (the
+ * quotas over every node), and once open it takes its lease (cluster/node.ts) before its
+ * first checkpoint, which the lease's epoch fences.
+ *
  * `remove`: a DELETE completes only once the session's checkpoint is durably gone
  * (persistence.ts); when it cannot be, the session is kept and the DELETE answers 500
  * (retry it): a session answered deleted must not come back after a restart.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { SnapshotOut } from "../../../schemas/api";
+import type { ClusterHooks } from "../cluster/hooks";
+import type { SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import { ApiError, notFound } from "../errors";
-import type { CheckpointStore } from "../persistence";
 import type { WorkerRequestBody } from "../protocol";
 import type { StreamHub } from "../stream";
 import type { WorkerPool } from "../worker-pool";
@@ -43,6 +48,7 @@ export class SessionLifecycle {
     private readonly admission: Admission,
     private readonly calls: WorkerCalls,
     private readonly checkpoints: Checkpoints,
+    private readonly cluster: () => ClusterHooks | null,
   ) {}
 
   /** Opens session `id` of `owner` from `from`; `restoring`: from its own checkpoint. */
@@ -55,7 +61,13 @@ export class SessionLifecycle {
   ): Promise<SessionRecord> {
     // a restored session was already counted against its key's quota
     const admitted = this.admission.enter(owner, !restoring);
+    const cluster = this.cluster();
+    let registered = false;
     try {
+      if (cluster && !restoring) {
+        await cluster.admit(id, owner);
+        registered = true;
+      }
       const worker = this.table.leastLoaded(this.pool.size);
       const a = await this.calls.call(null, worker, requestOf(id, from, this.config.maxBodies));
       if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
@@ -76,6 +88,8 @@ export class SessionLifecycle {
         losses: [],
         busy: 0,
         owner,
+        epoch: 0,
+        resumeRun: null,
         memory: null,
         lastCheckpointStep: a.session.step,
         lastCheckpointStatus: a.session.status,
@@ -91,6 +105,16 @@ export class SessionLifecycle {
         deleted: false,
       };
       this.table.add(rec);
+      if (cluster) {
+        try {
+          await cluster.opened(rec);
+        } catch (err) {
+          this.table.delete(id);
+          this.pool.notify(worker, { kind: "cancel", sessionId: id });
+          void this.pool.request(worker, { kind: "delete", sessionId: id }).catch(() => undefined);
+          throw err;
+        }
+      }
       this.log.info(
         {
           session: id,
@@ -102,16 +126,19 @@ export class SessionLifecycle {
         restoring ? "session restored from its checkpoint" : "session created",
       );
       // the first checkpoint at once (a restored session has its file; the memory copy
-      // comes with its next checkpoint)
-      if (!restoring) void this.checkpoints.checkpoint(rec, true);
+      // comes with its next checkpoint) — and in a cluster a takeover's too, under its new
+      // epoch
+      if (!restoring || cluster) void this.checkpoints.checkpoint(rec, true);
+      registered = false;
       return rec;
     } finally {
       admitted();
+      if (registered) await cluster?.deleted(id).catch(() => undefined);
     }
   }
 
   /** Opens every checkpoint of the store again (server start). */
-  async restoreAll(store: CheckpointStore): Promise<void> {
+  async restoreAll(store: SnapshotStore): Promise<void> {
     const found = await store.readAll();
     let restored = 0;
     for (const cp of found) {
@@ -128,15 +155,15 @@ export class SessionLifecycle {
         restored++;
       } catch (err) {
         this.log.error(
-          { err, session: cp.id, file: store.fileOf(cp.id) },
+          { err, session: cp.id, store: store.where },
           "a checkpointed session could not be restored",
         );
       }
     }
     if (found.length > 0)
       this.log.info(
-        { restored, found: found.length, dir: store.dir },
-        `restored ${restored} session(s) from ${store.dir}`,
+        { restored, found: found.length, store: store.where },
+        `restored ${restored} session(s) from ${store.where}`,
       );
   }
 
@@ -167,6 +194,9 @@ export class SessionLifecycle {
           );
         }
       }
+      await this.cluster()
+        ?.deleted(id)
+        .catch((err) => this.log.warn({ err, session: id }, "cluster registry not updated"));
       rec.deleted = true;
       this.table.delete(id);
       this.checkpoints.forget(rec);

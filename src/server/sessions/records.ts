@@ -9,6 +9,7 @@
  * that created it (`owner`); any other key is answered 404 as if it did not exist.
  */
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
+import type { RunAt } from "../cluster/ports";
 import { conflict, notFound } from "../errors";
 import type { SceneInfo, SessionSnapshot } from "../protocol";
 
@@ -50,6 +51,10 @@ export interface SessionRecord {
   busy: number;
   /** key id of the creator (null without API keys) */
   owner: string | null;
+  /** REDIS_URL: the epoch of this node's lease on the session, its fencing token (0: no cluster) */
+  epoch: number;
+  /** REDIS_URL: the run a session paused for a hand-over (drain) was in, for its checkpoint */
+  resumeRun: RunAt | null;
   /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
   savedStep: number | null;
   persisted: boolean;

@@ -13,11 +13,11 @@
  * (`rebuildFromModel`). During a shutdown nothing is rebuilt.
  */
 import type { FastifyBaseLogger } from "fastify";
+import type { RunAt } from "../cluster/ports";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
 import type { ServerMetrics } from "../metrics";
-import type { SessionSnapshot, WorkerRequestBody } from "../protocol";
-import type { StreamHub } from "../stream";
+import type { SessionSnapshot, Subscription, WorkerRequestBody } from "../protocol";
 import { type WorkerAnswer, WorkerFailure, type WorkerPool } from "../worker-pool";
 import type { Checkpoints } from "./checkpoints";
 import { lightest, type SessionRecord, type SessionTable } from "./records";
@@ -32,7 +32,8 @@ export class Recovery {
     private readonly metrics: ServerMetrics,
     private readonly log: FastifyBaseLogger,
     private readonly pool: WorkerPool,
-    private readonly streams: StreamHub,
+    /** the subscription classes a session's worker encodes (its streams', or the cluster's) */
+    private readonly subscriptionsOf: (id: string) => Subscription[],
     private readonly table: SessionTable,
     private readonly calls: WorkerCalls,
     private readonly checkpoints: Checkpoints,
@@ -72,6 +73,22 @@ export class Recovery {
       });
       rec.rebuilding = done;
     }
+  }
+
+  /**
+   * Resumes the run a restored session was in (a rebuild here, a cluster's takeover),
+   * unless its `until` has passed; a refusal is logged, never thrown.
+   */
+  async resume(rec: SessionRecord, run: RunAt): Promise<void> {
+    if (run.until !== null && run.until <= rec.time) return;
+    await this.calls
+      .call(rec, rec.worker, {
+        kind: "run",
+        sessionId: rec.id,
+        realtimeFactor: run.realtimeFactor,
+        until: run.until,
+      })
+      .catch((err) => this.log.warn({ err, session: rec.id }, "run not resumed after the restore"));
   }
 
   /** Recreates a lost session's simulation from its model (t = 0) on the least loaded worker. */
@@ -120,17 +137,7 @@ export class Recovery {
             { session: rec.id, losses: rec.losses.length },
             "session lost again within a minute: restored paused, its run not resumed",
           );
-        else if (run.until === null || run.until > rec.time)
-          await this.calls
-            .call(rec, rec.worker, {
-              kind: "run",
-              sessionId: rec.id,
-              realtimeFactor: run.realtimeFactor,
-              until: run.until,
-            })
-            .catch((err) =>
-              this.log.warn({ err, session: rec.id }, "run not resumed after the rebuild"),
-            );
+        else await this.resume(rec, run);
       }
     } catch (err) {
       this.metrics.sessionRebuilds.inc({ from: "failed" });
@@ -186,7 +193,7 @@ export class Recovery {
     this.pool.notify(worker, {
       kind: "subscriptions",
       sessionId: rec.id,
-      subscriptions: this.streams.subscriptions(rec.id),
+      subscriptions: this.subscriptionsOf(rec.id),
     });
   }
 }

@@ -3,8 +3,11 @@
  * to its stream subscribers (and the step they reached to its record), a progress event's
  * session snapshot refreshes the record (a run's steps, its end), and a worker's stats feed
  * the metrics (steps, step durations, its heap). Events of a session from a worker that is
- * no longer its own (it was lost and rebuilt elsewhere) are dropped.
+ * no longer its own (it was lost and rebuilt elsewhere) are dropped. In a cluster
+ * (REDIS_URL) frames go to the cluster's logs (cluster/relay.ts), which feed the streams of
+ * every node, this one's included.
  */
+import type { ClusterHooks } from "../cluster/hooks";
 import type { ServerMetrics, WorkerMemory } from "../metrics";
 import type { WorkerEvent } from "../protocol";
 import type { StreamHub } from "../stream";
@@ -22,6 +25,7 @@ export class WorkerEvents {
     private readonly streams: StreamHub,
     private readonly table: SessionTable,
     private readonly calls: WorkerCalls,
+    private readonly cluster: () => ClusterHooks | null,
   ) {}
 
   handle(worker: number, ev: WorkerEvent): void {
@@ -31,7 +35,9 @@ export class WorkerEvents {
           const rec = this.table.find(ev.sessionId);
           if (rec && rec.worker === worker && !rec.lost) {
             if (ev.step > rec.step || ev.forced) rec.step = ev.step;
-            this.streams.dispatch(ev.sessionId, ev.step, ev.forced, ev.frames);
+            const cluster = this.cluster();
+            if (cluster) cluster.frames(rec, ev.step, ev.forced, ev.frames);
+            else this.streams.dispatch(ev.sessionId, ev.step, ev.forced, ev.frames);
           }
         } finally {
           // the frame bytes a worker has in flight are bounded (worker-pool.ts): these are done

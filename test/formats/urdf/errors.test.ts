@@ -221,6 +221,23 @@ describe("malformed URDF is refused (invalid, 400) naming the element and line",
     expect(err.issues[0].path).toEqual(["options", "actuators", "joints", "nope"]);
   });
 
+  it("<mimic> of a joint that is not a moving revolute, continuous or prismatic joint", async () => {
+    const d = doc(
+      link("a"),
+      link("b"),
+      link("c"),
+      joint("j", "fixed", "a", "b"),
+      joint("k", "continuous", "a", "c", `<mimic joint="j" multiplier="2"/>`),
+    );
+    const err = await refused({ urdf: d.urdf, options: { fixedJoints: "keep" } });
+    expectIssue(err, {
+      element: "mimic",
+      line: d.line("mimic"),
+      code: "invalid",
+      text: 'joint "k" mimics "j", which is not a revolute, continuous or prismatic joint',
+    });
+  });
+
   it("more links than MAX_BODIES (too_large)", async () => {
     const d = doc(link("a"), link("b"), joint("j", "fixed", "a", "b"));
     await expect(importUrdf({ urdf: d.urdf }, { maxBodies: 1 })).rejects.toMatchObject({
@@ -230,27 +247,6 @@ describe("malformed URDF is refused (invalid, 400) naming the element and line",
 });
 
 describe("URDF the model format cannot hold is refused as unsupported (422)", () => {
-  it("<mimic>, unless dropUnsupported (a warning)", async () => {
-    const d = doc(
-      link("a"),
-      link("b"),
-      link("c"),
-      joint("j", "continuous", "a", "b"),
-      joint("k", "continuous", "a", "c", `<mimic joint="j" multiplier="2"/>`),
-    );
-    const err = await refused({ urdf: d.urdf });
-    expect(err.kind).toBe("unsupported");
-    expectIssue(err, {
-      element: "mimic",
-      line: d.line("mimic"),
-      code: "unsupported",
-      text: "no joint coupling constraint",
-    });
-    const ok = await importUrdf({ urdf: d.urdf, options: { dropUnsupported: true } });
-    expect(ok.warnings.join("\n")).toMatch(/<mimic> of joint "k" dropped \(line \d+\)/);
-    expect(ok.model.joints.map((j) => j.id)).toEqual(["j", "k"]);
-  });
-
   it("planar joints, unknown geometry, xacro macros", async () => {
     const d = doc(
       link("a"),

@@ -14,6 +14,7 @@ import type { FemSpec, JointSpec } from "../../../../schemas/model";
 import type { BodyInit, BodySystem } from "../../model/body-system";
 import { FemEffector } from "./fem-effector";
 import { boxFaceNodes, boxMesh, lumpedMasses, orientElements, type TetMesh } from "./mesh";
+import { type FemSurface, meshSurface } from "./surface";
 
 export interface PreparedFem {
   spec: FemSpec;
@@ -22,6 +23,8 @@ export interface PreparedFem {
   mass: Float64Array;
   /** 1 for a fixed node. */
   fixed: Uint8Array;
+  /** The boundary triangles and their vertices (surface.ts). */
+  surface: FemSurface;
 }
 
 /** The id of node k of fem body `femId`. */
@@ -50,7 +53,7 @@ export function prepareFem(specs: readonly FemSpec[]): PreparedFem[] {
       for (const face of spec.fixedFaces)
         for (const k of boxFaceNodes(spec.box.resolution, face)) fixed[k] = 1;
     const mass = lumpedMasses(mesh, spec.density);
-    return { spec, mesh, mass, fixed };
+    return { spec, mesh, mass, fixed, surface: meshSurface(mesh.elements, n) };
   });
 }
 
@@ -79,7 +82,7 @@ export function femBodyInits(prepared: readonly PreparedFem[]): BodyInit[] {
 }
 
 /** Body indices of a fem body's nodes in sys. */
-function nodeBodies(sys: BodySystem, p: PreparedFem): Int32Array {
+export function nodeBodies(sys: BodySystem, p: PreparedFem): Int32Array {
   const n = p.mesh.nodes.length / 3;
   const out = new Int32Array(n);
   for (let k = 0; k < n; k++) {
@@ -105,6 +108,8 @@ export function createFemEffectors(
         poissonRatio: p.spec.poissonRatio,
         material: p.spec.material,
         tangent: p.spec.tangent,
+        surface: p.surface,
+        consistentDensity: p.spec.mass === "consistent" ? p.spec.density : undefined,
       }),
   );
 }

@@ -33,7 +33,14 @@ import type { SparseBlockMatrix } from "../../math/block-matrix";
 import type { BodySystem } from "../../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../../solvers/linear/linear-solver";
 import type { ForceEffector } from "../effector";
-import { createMaterial, type ElasticMaterial, type MaterialName } from "./materials";
+import {
+  CorotationalMaterial,
+  createMaterial,
+  type ElasticMaterial,
+  type MaterialName,
+} from "./materials";
+import { polarDecomposition } from "./polar";
+import { type FemSurface, meshSurface } from "./surface";
 import { deformationGradient, tetReference } from "./tet";
 
 export interface FemEffectorOptions {
@@ -50,17 +57,32 @@ export interface FemEffectorOptions {
   material: MaterialName;
   /** Corotational only: the exact tangent (default) or R K₀ Rᵀ (materials.ts). */
   tangent?: "exact" | "approximate";
+  /** The mesh's boundary (surface.ts), when already computed. */
+  surface?: FemSurface;
+  /**
+   * kg/m³, with a consistent mass: the mass matrix ρV/20 (1 + δ_ab) I₃ per element instead
+   * of the lumped ρV/4 the particles hold (see addMassProduct). Absent: lumped.
+   */
+  consistentDensity?: number;
 }
 
 export class FemEffector implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags;
   readonly hasJacobians = true;
+  /** Newton's test allows for the positions' rounding through K (effector.ts). */
+  readonly roundingBound = true;
   readonly nodeCount: number;
   readonly elementCount: number;
   readonly material: ElasticMaterial;
   /** Rest volume of each element (m³). */
   readonly volume: Float64Array;
+  /** Body index in sys of each node. */
+  readonly nodeBodies: Int32Array;
+  /** Node indices (of this body), 4 per element. */
+  readonly elements: Int32Array;
+  /** The mesh's boundary triangles and vertices. */
+  readonly surface: FemSurface;
   /** D_m⁻¹ per element (9, row-major: rows ∇N₁..∇N₃). */
   private readonly b: Float64Array;
   /** Body index of each element node (4 per element). */
@@ -85,6 +107,33 @@ export class FemEffector implements ForceEffector {
   private readonly df = new Float64Array(9);
   private readonly dp = new Float64Array(9);
   private readonly je = new Float64Array(144);
+  /**
+   * The approximate corotational tangent's rest stiffness K₀ = ∂f/∂x at F = I per element
+   * (144 a element, as elementJacobian), or null for the other tangents: the Jacobian is
+   * then R K₀ Rᵀ block by block (refreshCorotated).
+   */
+  private readonly k0: Float64Array | null;
+  /**
+   * With k0: each element's R (9 a element) from the last applyForces, at `rotVersion`
+   * (the Jacobian at the same state reuses them instead of decomposing F again).
+   */
+  private readonly rots: Float64Array | null;
+  private rotVersion = -1;
+  private readonly rot = new Float64Array(9);
+  private readonly sigma = new Float64Array(3);
+  private readonly vecs = new Float64Array(9);
+  /**
+   * Consistent mass: ΔM = M_c − M_L per slot, a multiple of I₃ (kg), or null (lumped).
+   * Per element M_c,ab = ρV/20 (1 + δ_ab) I₃ and M_L,ab = δ_ab ρV/4 I₃, so ΔM_ab = ρV/20
+   * (a ≠ b) and −3ρV/20 (a = b): its rows sum to zero (the same total mass, centre of mass
+   * and gravity load as the lumped masses).
+   */
+  private readonly dm: Float64Array | null = null;
+  /** out += s ΔM x (generalized coordinates), with a consistent mass (effector.ts). */
+  readonly addMassProduct?: (x: Float64Array, out: Float64Array, s: number) => void;
+  /** s ΔM into the solve matrix, with a consistent mass (effector.ts). */
+  readonly addMassBlocks?: (m: SparseBlockMatrix, s: number) => void;
+  private readonly nodeWeight: Float64Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -97,9 +146,13 @@ export class FemEffector implements ForceEffector {
     if (o.rest.length !== 3 * n) throw new Error(`fem "${o.id}": rest must hold 3 per node`);
     this.nodeCount = n;
     this.elementCount = m;
+    this.nodeWeight = new Float64Array(n);
     this.material = createMaterial(o.material, o.youngModulus, o.poissonRatio, o.tangent);
     this.jacobianType = this.material.positiveTangent ? MatrixType.SPD : MatrixType.SYMMETRIC;
     this.volume = new Float64Array(m);
+    this.nodeBodies = Int32Array.from(o.nodeBodies);
+    this.elements = Int32Array.from(o.elements);
+    this.surface = o.surface ?? meshSurface(this.elements, n);
     this.b = new Float64Array(9 * m);
     this.at = new Int32Array(4 * m);
     this.moving = new Uint8Array(4 * m);
@@ -137,19 +190,52 @@ export class FemEffector implements ForceEffector {
           this.elementSlot[16 * e + 4 * a + c] = s;
         }
     }
+    this.k0 = null;
+    this.rots = null;
+    if (this.material instanceof CorotationalMaterial && !this.material.exact) {
+      this.rots = new Float64Array(9 * m);
+      // K₀ of every element: its Jacobian at rest (exact there for either tangent)
+      const k0 = new Float64Array(144 * m);
+      const { f, p } = this;
+      for (let e = 0; e < m; e++) {
+        f.fill(0);
+        f[0] = f[4] = f[8] = 1;
+        this.material.evaluate(f, p);
+        this.computeElementJacobian(e);
+        k0.set(this.je, 144 * e);
+      }
+      this.k0 = k0;
+    }
     this.slotRow = Int32Array.from(rows);
     this.slotCol = Int32Array.from(cols);
     this.jac = new Float64Array(9 * rows.length);
     this.offsets = new Int32Array(rows.length);
+    if (o.consistentDensity !== undefined) {
+      const dm = new Float64Array(rows.length);
+      for (let e = 0; e < m; e++) {
+        const share = (o.consistentDensity * this.volume[e]) / 20;
+        for (let a = 0; a < 4; a++)
+          for (let c = 0; c < 4; c++) {
+            const slot = this.elementSlot[16 * e + 4 * a + c];
+            if (slot >= 0) dm[slot] += a === c ? -3 * share : share;
+          }
+      }
+      this.dm = dm;
+      this.addMassProduct = (x, out, s) => this.massProduct(dm, x, out, s);
+      this.addMassBlocks = (mat, s) => this.massBlocks(dm, mat, s);
+    }
   }
 
   applyForces(_t: number): void {
-    const { sys, b, at, moving, f, p, material, volume } = this;
+    const { sys, b, at, moving, f, p, material, volume, rots } = this;
     const x = sys.pos;
     const force = sys.force;
+    // the corotational material's R, kept for the Jacobian at this state (refreshCorotated)
+    const r = rots !== null ? (material as CorotationalMaterial).r : null;
     for (let e = 0; e < this.elementCount; e++) {
       deformationGradient(x, at, b, e, f);
       material.evaluate(f, p);
+      if (r !== null) (rots as Float64Array).set(r, 9 * e);
       const o = 9 * e;
       const v = volume[e];
       // f_a = −V P ∇N_a (a = 1..3), f_0 = −Σ f_a
@@ -181,6 +267,7 @@ export class FemEffector implements ForceEffector {
         force[i + 2] -= s2;
       }
     }
+    if (rots !== null) this.rotVersion = sys.stateVersion;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -204,6 +291,44 @@ export class FemEffector implements ForceEffector {
 
   addVelJacobian(_m: SparseBlockMatrix, _s: number): void {}
 
+  private massProduct(dm: Float64Array, x: Float64Array, out: Float64Array, s: number): void {
+    const { dofOffset } = this.sys;
+    for (let k = 0; k < dm.length; k++) {
+      const r = dofOffset[this.slotRow[k]];
+      const c = dofOffset[this.slotCol[k]];
+      const w = s * dm[k];
+      out[r] += w * x[c];
+      out[r + 1] += w * x[c + 1];
+      out[r + 2] += w * x[c + 2];
+    }
+  }
+
+  private massBlocks(dm: Float64Array, m: SparseBlockMatrix, s: number): void {
+    this.refreshOffsets(m);
+    const v = m.values;
+    for (let k = 0; k < dm.length; k++) {
+      const o = this.offsets[k];
+      const w = s * dm[k];
+      v[o] += w;
+      v[o + 4] += w;
+      v[o + 8] += w;
+    }
+  }
+
+  /** ½ vᵀ ΔM v (J): the consistent mass's share of the kinetic energy (0 when lumped). */
+  kineticCorrection(): number {
+    const dm = this.dm;
+    if (dm === null) return 0;
+    const { vel } = this.sys;
+    let e = 0;
+    for (let k = 0; k < dm.length; k++) {
+      const r = 3 * this.slotRow[k];
+      const c = 3 * this.slotCol[k];
+      e += dm[k] * (vel[r] * vel[c] + vel[r + 1] * vel[c + 1] + vel[r + 2] * vel[c + 2]);
+    }
+    return 0.5 * e;
+  }
+
   /** Elastic energy Σ V ψ(F) (J). */
   potentialEnergy(): number {
     const { sys, b, at, f, material, volume } = this;
@@ -220,6 +345,65 @@ export class FemEffector implements ForceEffector {
     let v = 0;
     for (let e = 0; e < this.elementCount; e++) v += this.volume[e];
     return v;
+  }
+
+  /** The node positions (m, world), 3 per node, into out. */
+  positions(out: Float64Array): void {
+    const x = this.sys.pos;
+    for (let k = 0; k < this.nodeCount; k++) {
+      const i = 3 * this.nodeBodies[k];
+      out[3 * k] = x[i];
+      out[3 * k + 1] = x[i + 1];
+      out[3 * k + 2] = x[i + 2];
+    }
+  }
+
+  /**
+   * The von Mises equivalent strain of element e (dimensionless): with the Green–Lagrange
+   * strain E = ½ (FᵀF − I) and its deviator E′ = E − tr(E)/3 I,
+   *   ε_eq = √(2/3 E′ : E′),
+   * invariant under rotations of the element (it reads FᵀF only), equal to |ε| for a
+   * small uniaxial strain ε at ν = ½ (E′ = ε diag(1, −½, −½)) and to γ/√3 for a small
+   * simple shear γ.
+   */
+  equivalentStrain(e: number): number {
+    const f = this.f;
+    deformationGradient(this.sys.pos, this.at, this.b, e, f);
+    // C = FᵀF (symmetric): C_ij = Σ_k F_ki F_kj
+    const c = (i: number, j: number) => f[i] * f[j] + f[3 + i] * f[3 + j] + f[6 + i] * f[6 + j];
+    const e00 = 0.5 * (c(0, 0) - 1);
+    const e11 = 0.5 * (c(1, 1) - 1);
+    const e22 = 0.5 * (c(2, 2) - 1);
+    const e01 = 0.5 * c(0, 1);
+    const e02 = 0.5 * c(0, 2);
+    const e12 = 0.5 * c(1, 2);
+    const m = (e00 + e11 + e22) / 3;
+    const d0 = e00 - m;
+    const d1 = e11 - m;
+    const d2 = e22 - m;
+    return Math.sqrt(
+      (2 / 3) * (d0 * d0 + d1 * d1 + d2 * d2 + 2 * (e01 * e01 + e02 * e02 + e12 * e12)),
+    );
+  }
+
+  /**
+   * Per node, the rest-volume-weighted mean of the equivalent strain (equivalentStrain) of
+   * its elements into out (a smooth field for a colour map of the surface).
+   */
+  nodalStrain(out: Float64Array | Float32Array): void {
+    const w = this.nodeWeight;
+    out.fill(0);
+    w.fill(0);
+    for (let e = 0; e < this.elementCount; e++) {
+      const v = this.volume[e];
+      const s = v * this.equivalentStrain(e);
+      for (let a = 0; a < 4; a++) {
+        const k = this.elements[4 * e + a];
+        out[k] += s;
+        w[k] += v;
+      }
+    }
+    for (let k = 0; k < this.nodeCount; k++) out[k] /= w[k];
   }
 
   /** The deformation gradient F of element e at the current positions (row-major 3×3). */
@@ -315,6 +499,11 @@ export class FemEffector implements ForceEffector {
   /** jac ← the slots of ∂f/∂x at the current state, unless cached. */
   private refreshJacobian(): void {
     if (this.jacVersion === this.sys.stateVersion) return;
+    if (this.k0 !== null) {
+      this.refreshCorotated(this.k0);
+      this.jacVersion = this.sys.stateVersion;
+      return;
+    }
     const { sys, b, at, f, p, je, jac, elementSlot, material } = this;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
@@ -340,6 +529,73 @@ export class FemEffector implements ForceEffector {
         }
     }
     this.jacVersion = sys.stateVersion;
+  }
+
+  /**
+   * The approximate corotational tangent (materials.ts): per element the blocks
+   * R K₀_ab Rᵀ (R from the polar decomposition of F, K₀ the rest stiffness), the same
+   * matrix as the material's differential column by column gives, in 54 multiplications a
+   * block for the 10 blocks a ≤ b (K_ba = K_abᵀ: K₀ is symmetric) instead of nine
+   * differentials and a 12 × 12 product.
+   */
+  private refreshCorotated(k0: Float64Array): void {
+    const { sys, b, at, f, jac, elementSlot, rot: r, sigma, vecs } = this;
+    const cached = this.rotVersion === sys.stateVersion ? this.rots : null;
+    jac.fill(0);
+    for (let e = 0; e < this.elementCount; e++) {
+      if (cached !== null) for (let k = 0; k < 9; k++) r[k] = cached[9 * e + k];
+      else {
+        deformationGradient(sys.pos, at, b, e, f);
+        polarDecomposition(f, r, sigma, vecs);
+      }
+      const ke = 144 * e;
+      const es = 16 * e;
+      for (let na = 0; na < 4; na++)
+        for (let nb = na; nb < 4; nb++) {
+          const sab = elementSlot[es + 4 * na + nb];
+          if (sab < 0) continue;
+          const r0 = ke + 36 * na + 3 * nb;
+          // T = K₀_ab Rᵀ: T_ij = Σ_k K_ik R_jk
+          const k00 = k0[r0];
+          const k01 = k0[r0 + 1];
+          const k02 = k0[r0 + 2];
+          const k10 = k0[r0 + 12];
+          const k11 = k0[r0 + 13];
+          const k12 = k0[r0 + 14];
+          const k20 = k0[r0 + 24];
+          const k21 = k0[r0 + 25];
+          const k22 = k0[r0 + 26];
+          const t00 = k00 * r[0] + k01 * r[1] + k02 * r[2];
+          const t01 = k00 * r[3] + k01 * r[4] + k02 * r[5];
+          const t02 = k00 * r[6] + k01 * r[7] + k02 * r[8];
+          const t10 = k10 * r[0] + k11 * r[1] + k12 * r[2];
+          const t11 = k10 * r[3] + k11 * r[4] + k12 * r[5];
+          const t12 = k10 * r[6] + k11 * r[7] + k12 * r[8];
+          const t20 = k20 * r[0] + k21 * r[1] + k22 * r[2];
+          const t21 = k20 * r[3] + k21 * r[4] + k22 * r[5];
+          const t22 = k20 * r[6] + k21 * r[7] + k22 * r[8];
+          // (R T)_ij = Σ_k R_ik T_kj, added to slot (a, b) and transposed to (b, a)
+          const sba = elementSlot[es + 4 * nb + na];
+          for (let i = 0; i < 3; i++) {
+            const a0 = r[3 * i];
+            const a1 = r[3 * i + 1];
+            const a2 = r[3 * i + 2];
+            const x0 = a0 * t00 + a1 * t10 + a2 * t20;
+            const x1 = a0 * t01 + a1 * t11 + a2 * t21;
+            const x2 = a0 * t02 + a1 * t12 + a2 * t22;
+            const o = 9 * sab + 3 * i;
+            jac[o] += x0;
+            jac[o + 1] += x1;
+            jac[o + 2] += x2;
+            if (nb !== na) {
+              const q = 9 * sba + i;
+              jac[q] += x0;
+              jac[q + 3] += x1;
+              jac[q + 6] += x2;
+            }
+          }
+        }
+    }
   }
 
   private refreshOffsets(m: SparseBlockMatrix): void {

@@ -89,7 +89,8 @@ const ROTATION_SUM_FLOOR = 1e-6;
 export class CorotationalMaterial implements ElasticMaterial {
   readonly name = "corotational" as const;
   readonly positiveTangent: boolean;
-  private readonly r = new Float64Array(9);
+  /** R of the polar decomposition F = R S at the last evaluate (row-major). */
+  readonly r = new Float64Array(9);
   private readonly sigma = new Float64Array(3);
   private readonly v = new Float64Array(9);
   /** (tr(S) I − S)⁻¹ at the last evaluate (exact tangent). */

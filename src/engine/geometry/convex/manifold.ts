@@ -20,7 +20,9 @@
  * Feature ids (below FEATURE_RANGE = 65536): single contact 27·code_a + code_b (the cores'
  * point codes), then ranges for polygon–polygon (reference side, a's polygon code, b's
  * polygon code, clip label), polygon–segment, segment–polygon (polygon code, segment code,
- * segment clip label) and segment–segment (the *_BASE constants).
+ * segment clip label) and segment–segment (the *_BASE constants). Codes beyond those
+ * ranges (a hull's faces, edges and vertices) are mixed into the ids instead
+ * (ContactBuffer.mixFeatures of the range's label with the two codes).
  */
 
 import type { ContactBuffer } from "../contact-buffer";
@@ -116,9 +118,12 @@ export function buildManifold(a: ConvexShape, b: ConvexShape, out: ContactBuffer
     TOWARD[2] = -FNRM[2];
     b.segment(1, TOWARD);
     const sides = polygonFrame(0);
-    const base = PS_BASE + (FC[0] * 12 + FC[1]) * SEG_LABELS;
+    const wide = FC[0] >= 6 || FC[1] >= 12;
+    const base = PS_BASE + (wide ? 0 : (FC[0] * 12 + FC[1]) * SEG_LABELS);
     CLIP_POINT[3] = RADII[1];
+    const start = out.count;
     clipSegment(FPOLY, 3 * POLY_CAP, sides, QUERY, 1, 1, base, out);
+    if (wide) out.mixFeatures(start, FC[0], 4 * FC[1] + 1);
   } else if (tb === F_POLY) {
     b.polygon(1, false, TOWARD);
     separationAlong(a, b, FNRM, 3, -1);
@@ -128,13 +133,19 @@ export function buildManifold(a: ConvexShape, b: ConvexShape, out: ContactBuffer
     TOWARD[2] = -FNRM[5];
     a.segment(0, TOWARD);
     const sides = polygonFrame(1);
-    const base = SP_BASE + (FC[0] * 6 + FC[1]) * SEG_LABELS;
+    const wide = FC[0] >= 12 || FC[1] >= 6;
+    const base = SP_BASE + (wide ? 0 : (FC[0] * 6 + FC[1]) * SEG_LABELS);
     CLIP_POINT[3] = RADII[0];
+    const start = out.count;
     clipSegment(FPOLY, 0, sides, QUERY, 1, -1, base, out);
+    if (wide) out.mixFeatures(start, FC[0], 4 * FC[1] + 2);
   } else {
     a.segment(0, PN);
     b.segment(1, NEG_N);
-    parallelSegments(b, SS_BASE + (FC[0] * 12 + FC[1]) * 2, out);
+    const wide = FC[0] >= 12 || FC[1] >= 12;
+    const start = out.count;
+    parallelSegments(b, SS_BASE + (wide ? 0 : (FC[0] * 12 + FC[1]) * 2), out);
+    if (wide) out.mixFeatures(start, FC[0], 4 * FC[1] + 3);
   }
 }
 
@@ -188,8 +199,11 @@ function polygonPolygon(a: ConvexShape, b: ConvexShape, out: ContactBuffer): voi
   }
   let m = pickBelowOf(clipPolygon(n, sides, POLY_CAP), QUERY, 1);
   if (m > MAX_MANIFOLD) m = spread(clipped.points, m);
-  const base = PP_BASE + ((ref * 6 + FC[0]) * 6 + FC[1]) * CLIP_LABELS;
+  const wide = FC[0] >= 6 || FC[1] >= 6;
+  const base = PP_BASE + (wide ? ref : (ref * 6 + FC[0]) * 6 + FC[1]) * CLIP_LABELS;
+  const start = out.count;
   pushPicked(out, m, ref === 0 ? 1 : -1, base);
+  if (wide) out.mixFeatures(start, FC[0], 4 * FC[1]);
 }
 
 /**
@@ -381,7 +395,8 @@ export function singleContact(a: ConvexShape, b: ConvexShape, out: ContactBuffer
   for (let k = 0; k < 3; k++) POINT[k] = RES[3 + k];
   const codeA = a.pointCode(POINT);
   for (let k = 0; k < 3; k++) POINT[k] = RES[6 + k];
-  const code = 27 * codeA + b.pointCode(POINT);
+  const codeB = b.pointCode(POINT);
+  const wide = codeA >= 27 || codeB >= 27;
   CONTACT[0] = RES[3] + ra * nx;
   CONTACT[1] = RES[4] + ra * ny;
   CONTACT[2] = RES[5] + ra * nz;
@@ -389,5 +404,7 @@ export function singleContact(a: ConvexShape, b: ConvexShape, out: ContactBuffer
   CONTACT[4] = ny;
   CONTACT[5] = nz;
   CONTACT[6] = gap;
-  pushContactFromA(out, code);
+  const start = out.count;
+  pushContactFromA(out, wide ? 0 : 27 * codeA + codeB);
+  if (wide) out.mixFeatures(start, codeA, 4 * codeB + 3);
 }

@@ -56,6 +56,8 @@ export interface LinearSolver {
  */
 export interface IterativeLinearSolver extends LinearSolver {
   tolerance: number;
+  /** Iteration limit; undefined: the solver's default. */
+  maxIterations: number | undefined;
   factor(a: CsrMatrix | LinearOperator): void;
 }
 

@@ -15,9 +15,9 @@
  * φ) evaluates the same numbers.
  */
 
-import { PrismaticMotor, RevoluteMotor } from "../constraints/motor";
-import { type Attachment, hasOrientation } from "../constraints/pair-constraint";
 import type { BodySystem } from "../model/body-system";
+import { PrismaticMotor, RevoluteMotor } from "./motor";
+import { type Attachment, hasOrientation } from "./pair-constraint";
 
 const ZERO_DRIVE = { value: () => 0, rate: () => 0, accel: () => 0, constant: true };
 const TWO_PI = 2 * Math.PI;
@@ -65,6 +65,23 @@ export class JointCoordinate {
     } else this.value = raw;
     m.jacobian(0, this.jacA, this.jacB);
     this.rate = this.side(this.jacA, m.bodyA) + this.side(this.jacB, m.bodyB);
+  }
+
+  /**
+   * Qc of the coordinate: −(d/dt g)·u at the current positions and velocities, so that
+   * q̈ = g·u̇ − Qc (rad/s² or m/s²; the measure's acceleration term with its drive at zero).
+   */
+  quadraticTerm(): number {
+    this.measure.quadraticTerm(0, this.scratch, 0);
+    return this.scratch[0];
+  }
+
+  /**
+   * Force and torque on the joint's body b (world; torque about its attachment point on b)
+   * of the effort lambda[off] along g (N·m or N), as a motor on the joint reports it.
+   */
+  reaction(lambda: Float64Array, off: number, force: Float64Array, torque: Float64Array): void {
+    this.measure.reaction(lambda, off, force, torque);
   }
 
   /** Takes the turn count at a step boundary (after a step, a reset or a teleport). */

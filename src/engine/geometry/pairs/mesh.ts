@@ -1,0 +1,442 @@
+/**
+ * Mesh pairs: a triangle mesh (a, mesh.ts) against a sphere, capsule, box, cylinder or
+ * convex hull (b). The other shape's world box, taken into the mesh frame (centre Rᵀ(c −
+ * p), half-widths |Rᵀ| e) and padded by the margin, selects the candidate triangles
+ * from the mesh's BVH; each candidate is then met as one triangle, and the contacts of
+ * the pair are made consistent across triangles:
+ *
+ *  - sphere, closed form: the closest point of the triangle to the centre q and its
+ *    Voronoi region (Ericson §5.1.5). Interior: normal the face normal n_t, gap
+ *    n_t·(q − a) − r, kept while the centre has not passed the face by more than r. Edge
+ *    or corner: normal (q − closest)/|…| (the centre must be in front of the face),
+ *    kept only when no triangle around that edge or corner is strictly closer to q (its
+ *    face or edge owns the contact: the Voronoi test across internal edges, so a
+ *    sphere rolling over a shared edge gets the face normals, never a spurious edge
+ *    normal) and reported once, by the lowest-indexed triangle around it.
+ *    Features: the face, edge or vertex index mixed with its kind.
+ *  - capsule, box, cylinder, convex: the triangle as a convex core (TriangleCore)
+ *    through collideCores; a contact whose normal leaves the face normal is checked
+ *    against the Voronoi region of the triangle feature it sits on (an edge: normals
+ *    between the two faces' outward in-plane directions, n·t_f ≤ 0 for both faces; a
+ *    corner: n·(w − v) ≤ 0 for every edge v → w); outside it (an internal edge of a
+ *    flat or concave region) the contact is moved to the face normal, with its gap the
+ *    separation of the shapes along it. Features mixed with the triangle index.
+ *    Contacts of two triangles at the same point with the same normal (a clipped face
+ *    on a shared edge) are kept once.
+ *
+ * Nothing allocates in steady state (the BVH's result list grows to the largest query).
+ */
+
+import { FOUND, overlapping, QUERY_BOX } from "../bvh";
+import type { ContactBuffer } from "../contact-buffer";
+import { BoxCore } from "../convex/box-core";
+import { CylinderCore } from "../convex/cylinder-core";
+import type { ConvexShape } from "../convex/features";
+import { HullCore } from "../convex/hull-core";
+import { collideCores, RADII } from "../convex/pair";
+import { SegmentCore } from "../convex/segment-core";
+import { ALONG, overlapAlong, WAB } from "../convex/support";
+import { CLOSEST, closestOnTriangle, REGION, TriangleCore } from "../convex/triangle-core";
+import { CONTACT, pushContactFromA } from "../helpers";
+import type { TriangleMesh } from "../mesh";
+import type { WorldPose } from "../pose";
+import {
+  aabbHalfWidths,
+  type BoxShape,
+  type CapsuleShape,
+  type ConvexHullShape,
+  type CylinderShape,
+  type MeshShape,
+  readRadius,
+  type Shape,
+  SIZES,
+  type SphereShape,
+} from "../shapes";
+
+const TRI = new TriangleCore();
+const BOX = new BoxCore();
+const SEGMENT = new SegmentCore();
+const CYLINDER = new CylinderCore();
+const HULL = new HullCore();
+
+/** World half-widths of the other shape's box (aabbHalfWidths). */
+const EXT = new Float64Array(3);
+/** Local point scratch, triangle corners scratch (9), normal scratch. */
+const Q = new Float64Array(3);
+const CORNERS = new Float64Array(9);
+const NW = new Float64Array(3);
+/** Margin of the current pair (a double argument would be boxed). */
+const MARGIN = new Float64Array(1);
+
+/**
+ * Candidate triangles (into FOUND) of the mesh at pm against shape b at pb: b's world box
+ * in the mesh frame, padded by the margin.
+ */
+function candidates(mesh: TriangleMesh, pm: WorldPose, b: Shape, pb: WorldPose): void {
+  aabbHalfWidths(b, pb, EXT, 0);
+  const R = pm.R;
+  const dx = pb.p[0] - pm.p[0];
+  const dy = pb.p[1] - pm.p[1];
+  const dz = pb.p[2] - pm.p[2];
+  const pad = MARGIN[0];
+  for (let i = 0; i < 3; i++) {
+    // Column i of R is the mesh's local axis i in the world.
+    const r0 = R[i];
+    const r1 = R[3 + i];
+    const r2 = R[6 + i];
+    const c = r0 * dx + r1 * dy + r2 * dz;
+    const e = Math.abs(r0) * EXT[0] + Math.abs(r1) * EXT[1] + Math.abs(r2) * EXT[2] + pad;
+    QUERY_BOX[i] = c - e;
+    QUERY_BOX[3 + i] = c + e;
+  }
+  overlapping(mesh.bvh);
+}
+
+/** Corners of triangle t (mesh frame) into CORNERS. */
+function loadCorners(mesh: TriangleMesh, t: number): void {
+  const x = mesh.vertices;
+  const tri = mesh.triangles;
+  for (let k = 0; k < 3; k++) {
+    const v = tri[3 * t + k];
+    CORNERS[3 * k] = x[3 * v];
+    CORNERS[3 * k + 1] = x[3 * v + 1];
+    CORNERS[3 * k + 2] = x[3 * v + 2];
+  }
+}
+
+/** Squared distance from Q to triangle t (mesh frame). */
+function distance2(mesh: TriangleMesh, t: number): number {
+  loadCorners(mesh, t);
+  closestOnTriangle(CORNERS, Q);
+  return (Q[0] - CLOSEST[0]) ** 2 + (Q[1] - CLOSEST[1]) ** 2 + (Q[2] - CLOSEST[2]) ** 2;
+}
+
+/** Mesh–sphere (see the file comment). */
+export function meshSphere(
+  a: MeshShape,
+  pa: WorldPose,
+  b: SphereShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const mesh = a.mesh;
+  MARGIN[0] = margin;
+  candidates(mesh, pa, b, pb);
+  readRadius(b, 0);
+  const r = SIZES[0];
+  const R = pa.R;
+  const dx = pb.p[0] - pa.p[0];
+  const dy = pb.p[1] - pa.p[1];
+  const dz = pb.p[2] - pa.p[2];
+  const qx = R[0] * dx + R[3] * dy + R[6] * dz;
+  const qy = R[1] * dx + R[4] * dy + R[7] * dz;
+  const qz = R[2] * dx + R[5] * dy + R[8] * dz;
+  const tol = 1e-12 * (mesh.radius + r);
+  const found = FOUND.tris;
+  const nFound = FOUND.count;
+  for (let i = 0; i < nFound; i++) {
+    const t = found[i];
+    Q[0] = qx;
+    Q[1] = qy;
+    Q[2] = qz;
+    loadCorners(mesh, t);
+    closestOnTriangle(CORNERS, Q);
+    const region = REGION[0];
+    const cx = CLOSEST[0];
+    const cy = CLOSEST[1];
+    const cz = CLOSEST[2];
+    const fnx = mesh.normals[3 * t];
+    const fny = mesh.normals[3 * t + 1];
+    const fnz = mesh.normals[3 * t + 2];
+    const h = fnx * (qx - cx) + fny * (qy - cy) + fnz * (qz - cz);
+    let nx = fnx;
+    let ny = fny;
+    let nz = fnz;
+    let gap: number;
+    let kind = 0;
+    let index = t;
+    if (region === 0) {
+      if (!(h > -r)) continue;
+      gap = h - r;
+    } else {
+      if (!(h > 0)) continue;
+      const ex = qx - cx;
+      const ey = qy - cy;
+      const ez = qz - cz;
+      const d = Math.sqrt(ex * ex + ey * ey + ez * ez);
+      gap = d - r;
+      if (!(gap < margin)) continue;
+      nx = ex / d;
+      ny = ey / d;
+      nz = ez / d;
+      const d2 = d * d - tol;
+      // The triangles around the edge or corner: none strictly closer, this one the first.
+      let owner = t;
+      let closer = false;
+      if (region <= 3) {
+        const e = mesh.triEdges[3 * t + region - 1];
+        kind = 1;
+        index = e;
+        for (let j = mesh.edgeFaceStart[e]; j < mesh.edgeFaceStart[e + 1] && !closer; j++) {
+          const g = mesh.edgeFaces[j];
+          if (g === t) continue;
+          if (distance2(mesh, g) < d2) closer = true;
+          if (g < owner) owner = g;
+        }
+      } else {
+        const v = mesh.triangles[3 * t + region - 4];
+        kind = 2;
+        index = v;
+        for (let j = mesh.vertexTriStart[v]; j < mesh.vertexTriStart[v + 1] && !closer; j++) {
+          const g = mesh.vertexTris[j];
+          if (g === t) continue;
+          if (distance2(mesh, g) < d2) closer = true;
+          if (g < owner) owner = g;
+        }
+      }
+      if (closer || owner !== t) continue;
+    }
+    if (!(gap < margin)) continue;
+    // World normal and the mesh's surface point (the closest point).
+    const wx = R[0] * nx + R[1] * ny + R[2] * nz;
+    const wy = R[3] * nx + R[4] * ny + R[5] * nz;
+    const wz = R[6] * nx + R[7] * ny + R[8] * nz;
+    // Mesh surface point on the normal line through the centre: q − (gap + r) n.
+    const s = gap + r;
+    CONTACT[0] = pb.p[0] - s * wx;
+    CONTACT[1] = pb.p[1] - s * wy;
+    CONTACT[2] = pb.p[2] - s * wz;
+    CONTACT[3] = wx;
+    CONTACT[4] = wy;
+    CONTACT[5] = wz;
+    CONTACT[6] = gap;
+    const start = out.count;
+    pushContactFromA(out, kind);
+    out.mixFeatures(start, index, kind);
+  }
+}
+
+/** Mesh–capsule: each candidate triangle against the capsule's segment, its radius added. */
+export function meshCapsule(
+  a: MeshShape,
+  pa: WorldPose,
+  b: CapsuleShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  SEGMENT.place(pb, b);
+  meshCore(a, pa, b, pb, SEGMENT, SEGMENT.size[1], margin, out);
+}
+
+/** Mesh–box: each candidate triangle against the box core. */
+export function meshBox(
+  a: MeshShape,
+  pa: WorldPose,
+  b: BoxShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  BOX.place(pb, b.halfExtents);
+  meshCore(a, pa, b, pb, BOX, 0, margin, out);
+}
+
+/** Mesh–cylinder: each candidate triangle against the solid cylinder core. */
+export function meshCylinder(
+  a: MeshShape,
+  pa: WorldPose,
+  b: CylinderShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  CYLINDER.place(pb, b);
+  meshCore(a, pa, b, pb, CYLINDER, 0, margin, out);
+}
+
+/** Mesh–convex: each candidate triangle against the hull core. */
+export function meshConvex(
+  a: MeshShape,
+  pa: WorldPose,
+  b: ConvexHullShape,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  HULL.place(pb, b.hull);
+  meshCore(a, pa, b, pb, HULL, 0, margin, out);
+}
+
+/** Radius of the other core (0) for meshCore's calls (a double argument would be boxed). */
+const RB = new Float64Array(1);
+
+/** The candidate triangles of the mesh against the placed core `other` (see the file comment). */
+function meshCore(
+  a: MeshShape,
+  pa: WorldPose,
+  b: Shape,
+  pb: WorldPose,
+  other: ConvexShape,
+  rb: number,
+  margin: number,
+  out: ContactBuffer,
+): void {
+  const mesh = a.mesh;
+  MARGIN[0] = margin;
+  RB[0] = rb;
+  candidates(mesh, pa, b, pb);
+  const pairStart = out.count;
+  const nFound = FOUND.count;
+  for (let i = 0; i < nFound; i++) {
+    const t = FOUND.tris[i];
+    TRI.place(pa, mesh, t);
+    RADII[0] = 0;
+    RADII[1] = RB[0];
+    const start = out.count;
+    collideCores(TRI, other, MARGIN[0], out);
+    for (let c = start; c < out.count; c++)
+      if (!voronoiNormal(mesh, pa, t, out, c)) faceNormal(other, out, c);
+    // Drop contacts below the margin no more, and those another triangle already gave.
+    for (let c = start; c < out.count; ) {
+      if (!(out.gap[c] < MARGIN[0]) || duplicate(out, pairStart, c)) {
+        out.removeAt(c);
+        continue;
+      }
+      c++;
+    }
+    out.mixFeatures(start, t, 7);
+  }
+}
+
+/**
+ * Whether contact c's normal (mesh → other) is valid for triangle t: the face normal, or
+ * within the Voronoi region of the edge or corner of t that the contact's mesh-side point
+ * lies on (see the file comment). Border edges (one face) accept any normal.
+ */
+function voronoiNormal(
+  mesh: TriangleMesh,
+  pa: WorldPose,
+  t: number,
+  out: ContactBuffer,
+  c: number,
+): boolean {
+  const R = pa.R;
+  const wx = out.normal[3 * c];
+  const wy = out.normal[3 * c + 1];
+  const wz = out.normal[3 * c + 2];
+  // Normal and mesh-side point in the mesh frame.
+  const nx = R[0] * wx + R[3] * wy + R[6] * wz;
+  const ny = R[1] * wx + R[4] * wy + R[7] * wz;
+  const nz = R[2] * wx + R[5] * wy + R[8] * wz;
+  const fnx = mesh.normals[3 * t];
+  const fny = mesh.normals[3 * t + 1];
+  const fnz = mesh.normals[3 * t + 2];
+  if (nx * fnx + ny * fny + nz * fnz >= 1 - 1e-9) return true;
+  const hg = 0.5 * out.gap[c];
+  const px = out.point[3 * c] - hg * wx - pa.p[0];
+  const py = out.point[3 * c + 1] - hg * wy - pa.p[1];
+  const pz = out.point[3 * c + 2] - hg * wz - pa.p[2];
+  Q[0] = R[0] * px + R[3] * py + R[6] * pz;
+  Q[1] = R[1] * px + R[4] * py + R[7] * pz;
+  Q[2] = R[2] * px + R[5] * py + R[8] * pz;
+  loadCorners(mesh, t);
+  closestOnTriangle(CORNERS, Q);
+  const region = REGION[0];
+  if (region === 0) return false;
+  const x = mesh.vertices;
+  const tol = 1e-9;
+  if (region <= 3) {
+    const e = mesh.triEdges[3 * t + region - 1];
+    const f0 = mesh.edgeFaceStart[e];
+    const f1 = mesh.edgeFaceStart[e + 1];
+    if (f1 - f0 === 1) return true;
+    const u = mesh.edges[2 * e];
+    const w = mesh.edges[2 * e + 1];
+    const ex = x[3 * w] - x[3 * u];
+    const ey = x[3 * w + 1] - x[3 * u + 1];
+    const ez = x[3 * w + 2] - x[3 * u + 2];
+    for (let j = f0; j < f1; j++) {
+      const g = mesh.edgeFaces[j];
+      // t_g: in g's plane, ⟂ the edge, pointing into g (towards its third corner).
+      const gx = mesh.normals[3 * g];
+      const gy = mesh.normals[3 * g + 1];
+      const gz = mesh.normals[3 * g + 2];
+      let tx = gy * ez - gz * ey;
+      let ty = gz * ex - gx * ez;
+      let tz = gx * ey - gy * ex;
+      let third = mesh.triangles[3 * g];
+      if (third === u || third === w) third = mesh.triangles[3 * g + 1];
+      if (third === u || third === w) third = mesh.triangles[3 * g + 2];
+      if (
+        tx * (x[3 * third] - x[3 * u]) +
+          ty * (x[3 * third + 1] - x[3 * u + 1]) +
+          tz * (x[3 * third + 2] - x[3 * u + 2]) <
+        0
+      ) {
+        tx = -tx;
+        ty = -ty;
+        tz = -tz;
+      }
+      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      if ((nx * tx + ny * ty + nz * tz) / tl > tol) return false;
+    }
+    return true;
+  }
+  const v = mesh.triangles[3 * t + region - 4];
+  for (let j = mesh.vertexAdjStart[v]; j < mesh.vertexAdjStart[v + 1]; j++) {
+    const w = mesh.vertexAdj[j];
+    const ex = x[3 * w] - x[3 * v];
+    const ey = x[3 * w + 1] - x[3 * v + 1];
+    const ez = x[3 * w + 2] - x[3 * v + 2];
+    const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
+    if ((nx * ex + ny * ey + nz * ez) / el > tol) return false;
+  }
+  return true;
+}
+
+/**
+ * Moves contact c onto the current triangle's face normal n_t (world): gap = the
+ * separation of the triangle and the other shape along n_t (−overlap − r_b), the
+ * point midway from the other's deepest point along −n_t.
+ */
+function faceNormal(other: ConvexShape, out: ContactBuffer, c: number): void {
+  const R = TRI.R;
+  const v = TRI.v;
+  NW[0] = R[0] * v[9] + R[1] * v[10] + R[2] * v[11];
+  NW[1] = R[3] * v[9] + R[4] * v[10] + R[5] * v[11];
+  NW[2] = R[6] * v[9] + R[7] * v[10] + R[8] * v[11];
+  overlapAlong(TRI, other, NW, 0);
+  const rb = RB[0];
+  const gap = -ALONG[0] - rb;
+  // The other's deepest point p_b = s_b(−n) − r_b n; the midpoint p_b − (gap/2) n.
+  const back = rb + 0.5 * gap;
+  out.point[3 * c] = WAB[3] - back * NW[0];
+  out.point[3 * c + 1] = WAB[4] - back * NW[1];
+  out.point[3 * c + 2] = WAB[5] - back * NW[2];
+  out.normal[3 * c] = NW[0];
+  out.normal[3 * c + 1] = NW[1];
+  out.normal[3 * c + 2] = NW[2];
+  out.gap[c] = gap;
+}
+
+/**
+ * Whether contact c repeats an earlier one of the pair (from pairStart; of an earlier
+ * triangle, or of this one moved onto the face normal): the same point within 1e-9 of
+ * the triangle's size and the same normal within 1e-9.
+ */
+function duplicate(out: ContactBuffer, pairStart: number, c: number): boolean {
+  const p = out.point;
+  const n = out.normal;
+  const tol = 1e-9 * (TRI.v[13] + 1e-300);
+  for (let k = pairStart; k < c; k++) {
+    const dx = p[3 * k] - p[3 * c];
+    const dy = p[3 * k + 1] - p[3 * c + 1];
+    const dz = p[3 * k + 2] - p[3 * c + 2];
+    if (dx * dx + dy * dy + dz * dz > tol * tol) continue;
+    if (n[3 * k] * n[3 * c] + n[3 * k + 1] * n[3 * c + 1] + n[3 * k + 2] * n[3 * c + 2] > 1 - 1e-9)
+      return true;
+  }
+  return false;
+}

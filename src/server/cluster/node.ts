@@ -1,0 +1,707 @@
+/**
+ * A Moreau server as a node of a cluster (REDIS_URL): many servers acting as one service.
+ * It talks to the infrastructure only through the three ports (ports.ts).
+ *
+ * Ownership: a session lives on one node, its owner, which holds its lease (LEASE_TTL_MS,
+ * renewed every third of it, with the epoch as fencing token: rec.epoch). A request on a
+ * session this node holds is served here once the lease is known valid: a lease renewed at
+ * time t (the time the renewal was sent) cannot be claimed by another node before
+ * t + LEASE_TTL_MS, so until t + 0.8·LEASE_TTL_MS no check is needed; past that (a node
+ * frozen, its timers late) the lease is renewed first, and a node that lost it lets the
+ * session go (evicts it) and forwards the request to the new owner. Its checkpoints and
+ * frames carry its epoch and are refused once another node claimed the session.
+ *
+ * Any node answers any request (`route`, an onRequest hook): a session held elsewhere is
+ * forwarded to its owner over HTTP (the body streamed as is, the answer streamed back,
+ * `x-moreau-node` naming the node that served it), or answered 307 to the owner's
+ * NODE_PUBLIC_URL with CLUSTER_REDIRECT; a registered session nobody holds (its node died
+ * and its lease just expired) is taken over on the spot. POST /v1/sessions goes to the
+ * least loaded live node (heartbeats carry sessions and workers; load = sessions /
+ * workers); GET /v1/sessions gathers every node's list. Streams are served on any node
+ * from the Redis logs (relay.ts).
+ *
+ * Failover: every LEASE_TTL_MS / 2 a node looks for registered sessions whose lease is
+ * gone and takes over those that a deterministic spread assigns to it (the orphans dealt
+ * out, one at a time, to the least loaded live node: every node computes the same deal
+ * from the same heartbeats; an orphan left over two scans goes to whoever sees it): it
+ * claims the lease (epoch + 1), restores the last checkpoint from the SnapshotStore, and
+ * resumes its run. A graceful drain (SIGTERM) pauses, checkpoints and releases every
+ * session, and announces it, so that the others take them over at once, without a step lost.
+ *
+ * Redis unreachable: the node keeps serving the sessions it holds (nobody can claim them
+ * meanwhile), refuses what needs the directory (503 cluster_unavailable), and reports it
+ * in /ready (`cluster.redis: "down"`, `degraded`); once Redis is back it renews its leases
+ * — or, if Redis lost them (restarted without its data), claims them again, re-enters
+ * them in the registry and checkpoints them.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { hostname } from "node:os";
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
+import type { SessionOut } from "../../../schemas/api";
+import type { Config } from "../config";
+import { ApiError } from "../errors";
+import { encode } from "../frames";
+import type { Subscription } from "../protocol";
+import type { SessionManager } from "../session-manager";
+import type { SessionRecord } from "../sessions/records";
+import type { StreamHub } from "../stream";
+import type { ClusterHooks } from "./hooks";
+import {
+  type Bus,
+  type ControlMessage,
+  classId,
+  type Lease,
+  type NodeInfo,
+  type SessionDirectory,
+  type SnapshotStore,
+} from "./ports";
+import { REFRESH_MS, Relay } from "./relay";
+
+/** A lease is used without a check until this fraction of its TTL after its renewal was sent. */
+const TRUSTED_FRACTION = 0.8;
+/** A heartbeat lives this fraction of the lease TTL (a dead node leaves the list first). */
+const HEARTBEAT_FRACTION = 0.67;
+/**
+ * The header of a request forwarded by a node: `<node id> <cluster secret>` (the secret,
+ * shared through the directory, keeps a client from passing for a node).
+ */
+export const FORWARDED = "x-moreau-forwarded";
+/** The header naming the node that served an answer. */
+export const SERVED_BY = "x-moreau-node";
+
+export interface ClusterPorts {
+  directory: SessionDirectory;
+  bus: Bus;
+  snapshots: SnapshotStore;
+  /** whether the infrastructure answers now (the Redis connection is ready) */
+  healthy(): boolean;
+  close(): Promise<void>;
+}
+
+export interface ClusterStatus {
+  node: string;
+  redis: "up" | "down";
+  nodes: number;
+  degraded: boolean;
+}
+
+interface Held {
+  lease: Lease;
+  /** Date.now() until which the lease is used without a check */
+  trustedUntil: number;
+}
+
+export class ClusterNode implements ClusterHooks {
+  id: string;
+  url: string;
+  publicUrl: string;
+  readonly relay: Relay;
+  private readonly held = new Map<string, Held>();
+  /** leases claimed for a takeover under way (opened() picks them up) */
+  private readonly claimed = new Map<string, Lease>();
+  /** takeovers under way */
+  private readonly adopting = new Map<string, Promise<boolean>>();
+  /** the classes each session held here must publish */
+  private readonly wantedBy = new Map<string, Subscription[]>();
+  /** orphans seen by the previous scans (id → scans) */
+  private readonly orphans = new Map<string, number>();
+  private nodes: NodeInfo[] = [];
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private accepting = true;
+  /** the cluster's shared secret (FORWARDED), once read from the directory */
+  private secret: string | null = null;
+  private stopped = false;
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly ttl: number;
+
+  constructor(
+    private readonly config: Config,
+    private readonly log: FastifyBaseLogger,
+    private readonly sessions: SessionManager,
+    private readonly streams: StreamHub,
+    private readonly ports: ClusterPorts,
+  ) {
+    this.ttl = config.leaseTtlMs;
+    this.id = config.nodeId;
+    this.url = config.nodeUrl;
+    this.publicUrl = config.nodePublicUrl;
+    this.relay = new Relay(ports.bus, ports.directory, streams);
+    ports.bus.onControl((m) => this.onControl(m));
+  }
+
+  /** Joins the cluster once the server listens on `port`. */
+  start(port: number): void {
+    const host = ["0.0.0.0", "::"].includes(this.config.host) ? hostname() : this.config.host;
+    this.id ||= `${hostname()}-${port}`;
+    this.url ||= `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+    this.publicUrl ||= this.url;
+    this.relay.start();
+    const every = (ms: number, fn: () => Promise<void>) => {
+      const t = setInterval(() => void fn().catch(() => undefined), ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(Math.max(50, Math.floor(this.ttl / 3)), () => this.tick());
+    every(Math.max(50, Math.floor(this.ttl / 2)), () => this.scan());
+    every(REFRESH_MS, () => this.refreshAllWanted());
+    void this.tick()
+      .then(() => this.scan())
+      .catch(() => undefined);
+    this.log.info({ node: this.id, url: this.url, leaseTtlMs: this.ttl }, "cluster node started");
+  }
+
+  /**
+   * Whether a request was forwarded by a node of this cluster (its FORWARDED header
+   * carries the cluster's secret): served here as it is, not counted again by the rate
+   * limit.
+   */
+  isForwarded(req: FastifyRequest): boolean {
+    const h = req.headers[FORWARDED];
+    if (typeof h !== "string" || this.secret === null) return false;
+    const given = Buffer.from(h.slice(h.indexOf(" ") + 1));
+    const known = Buffer.from(this.secret);
+    return given.length === known.length && timingSafeEqual(given, known);
+  }
+
+  private forwardedBy(): string {
+    return `${this.id} ${this.secret ?? ""}`;
+  }
+
+  status(): ClusterStatus {
+    const up = this.ports.healthy();
+    return {
+      node: this.id,
+      redis: up ? "up" : "down",
+      nodes: this.nodes.length,
+      degraded: !up || this.relay.failing,
+    };
+  }
+
+  // ------------------------------------------------------------ hooks (sessions/)
+
+  async admit(id: string, owner: string | null): Promise<void> {
+    const answer = await this.directoryCall(() =>
+      this.ports.directory.admit(
+        { id, owner },
+        { maxSessions: this.config.maxSessions, maxPerKey: this.config.maxSessionsPerKey },
+      ),
+    );
+    if (answer === "max_sessions")
+      throw new ApiError(
+        "too_many_sessions",
+        `the cluster holds its limit of ${this.config.maxSessions} sessions (MAX_SESSIONS); delete one first`,
+        { limit: this.config.maxSessions },
+      );
+    if (answer === "max_per_key")
+      throw new ApiError(
+        "too_many_sessions",
+        `this API key holds its limit of ${this.config.maxSessionsPerKey} sessions (MAX_SESSIONS_PER_KEY); delete one first`,
+        { limit: this.config.maxSessionsPerKey, scope: "key" },
+      );
+  }
+
+  async opened(rec: SessionRecord): Promise<void> {
+    const sent = Date.now();
+    let lease = this.claimed.get(rec.id) ?? null;
+    this.claimed.delete(rec.id);
+    lease ??= await this.directoryCall(() => this.ports.directory.claim(rec.id, this.id, this.ttl));
+    if (!lease)
+      throw new ApiError("cluster_unavailable", `session ${rec.id} is held by another node`);
+    rec.epoch = lease.epoch;
+    this.held.set(rec.id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
+    const { time: _t, step: _s, ...scene } = this.sessions.sceneOf(rec);
+    await this.directoryCall(() => this.ports.directory.putScene(rec.id, encode(scene, "json")));
+  }
+
+  async deleted(id: string): Promise<void> {
+    this.held.delete(id);
+    this.wantedBy.delete(id);
+    await this.ports.directory.forget(id);
+    await this.ports.bus.drop(id);
+    await this.ports.bus.control({ type: "deleted", session: id });
+  }
+
+  frames(
+    rec: SessionRecord,
+    step: number,
+    forced: boolean,
+    frames: readonly { key: string; bytes: Uint8Array }[],
+  ): void {
+    for (const c of this.wantedBy.get(rec.id) ?? []) {
+      if (!forced && step % c.every !== 0) continue;
+      const f = frames.find((x) => x.key === c.key);
+      if (f) this.publish(rec, classId(c), step, forced, f.bytes);
+    }
+  }
+
+  subscriptions(id: string, subs: Subscription[]): void {
+    void this.relay.want(id, subs).catch(() => undefined);
+  }
+
+  wanted(id: string): Subscription[] {
+    return this.wantedBy.get(id) ?? [];
+  }
+
+  fenced(rec: SessionRecord): void {
+    void this.lose(rec.id, "its checkpoint was refused by the fencing token");
+  }
+
+  // ------------------------------------------------------------ requests
+
+  /** Whether a session exists in the cluster for `owner` (a stream's upgrade). */
+  async exists(id: string, owner: string | null): Promise<boolean> {
+    const rec = this.sessions.local(id);
+    const auth = this.config.apiKeys.length > 0;
+    if (rec) return !auth || rec.owner === owner;
+    const e = await this.directoryCall(() => this.ports.directory.entry(id));
+    return e !== null && (!auth || e.owner === owner);
+  }
+
+  /**
+   * The onRequest hook: serves here what this node holds (or may take over), forwards or
+   * redirects the rest to its owner, gathers GET /v1/sessions from every node.
+   */
+  async route(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const url = req.raw.url ?? req.url;
+    const m = /^\/v1\/sessions(?:\/([^/?]+))?(\/[^?]*)?(?:\?.*)?$/.exec(url);
+    if (!m || this.stopped) return;
+    const forwarded = this.isForwarded(req);
+    reply.header(SERVED_BY, this.id);
+    const [, id, rest] = m;
+    if (id === undefined) {
+      if (forwarded) return;
+      if (req.method === "POST") {
+        const target = await this.place();
+        if (target && target.id !== this.id) return this.forward(req, reply, target);
+        return;
+      }
+      if (req.method === "GET") {
+        const list = await this.listAll(req);
+        if (list) await reply.code(200).send({ sessions: list });
+      }
+      return;
+    }
+    // a stream is served here from the logs, whoever owns the session
+    if (rest === "/stream") return;
+    if (this.sessions.local(id)) {
+      if (await this.stillOwned(id)) return;
+    }
+    const pending = this.adopting.get(id);
+    if (pending && (await pending)) return;
+    // a holder whose node is gone (its heartbeat expired first): the request waits for its
+    // lease to expire (LEASE_TTL_MS at most) and takes the session over
+    const until = Date.now() + this.ttl + 500;
+    for (let attempt = 0; Date.now() < until || attempt < 2; attempt++) {
+      const holder = await this.directoryCall(() => this.ports.directory.holder(id));
+      if (holder && holder.node !== this.id) {
+        const node = await this.nodeInfo(holder.node);
+        // one hop at most: a request forwarded here on a view that has moved on is
+        // refused (to retry) rather than sent on around the nodes
+        if (node && forwarded)
+          throw new ApiError("cluster_unavailable", `session ${id} moved meanwhile; retry`, {
+            session: id,
+            retryAfterMs: 100,
+          });
+        if (node) return this.forward(req, reply, node);
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      if (holder && holder.node === this.id && this.sessions.local(id)) return;
+      const entry = await this.directoryCall(() => this.ports.directory.entry(id));
+      if (!entry) return; // unknown: answered 404 here
+      if (await this.takeOver(id)) return;
+    }
+    throw new ApiError(
+      "cluster_unavailable",
+      `session ${id} is being taken over by another node; retry`,
+      { session: id, retryAfterMs: 1000 },
+    );
+  }
+
+  /** A JSON request to a session wherever it lives (the stream's commands), as `headers`. */
+  async request(
+    id: string,
+    method: string,
+    path: string,
+    body: unknown,
+    headers: IncomingHttpHeaders,
+  ): Promise<{ status: number; body: unknown }> {
+    const holder = await this.directoryCall(() => this.ports.directory.holder(id));
+    const node = holder ? await this.nodeInfo(holder.node) : null;
+    if (!node)
+      throw new ApiError("cluster_unavailable", `no node holds session ${id} now; retry`, {
+        session: id,
+      });
+    const r = await fetch(`${node.url}${path}`, {
+      method,
+      headers: {
+        "content-type": "application/json",
+        ...(headers.authorization ? { authorization: headers.authorization } : {}),
+        [FORWARDED]: this.forwardedBy(),
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json() };
+  }
+
+  // ------------------------------------------------------------ drain
+
+  /**
+   * Graceful drain (SIGTERM, before the local shutdown): no new session comes here, every
+   * session held here is paused, checkpointed with the run it was in, let go and announced,
+   * so that the other nodes take them over at once and resume their runs.
+   */
+  async drain(): Promise<void> {
+    if (this.stopped) return;
+    this.accepting = false;
+    await this.announce().catch(() => undefined);
+    const recs = this.sessions.locals();
+    await Promise.all(
+      recs.map(async (rec) => {
+        const held = this.held.get(rec.id);
+        try {
+          await this.sessions.checkpointNow(rec.id, true);
+          await this.sessions.evict(rec.id);
+          this.held.delete(rec.id);
+          if (held) await this.ports.directory.release(held.lease);
+          await this.ports.bus.control({ type: "released", session: rec.id });
+        } catch (err) {
+          this.log.warn({ err, session: rec.id }, "session not handed over");
+        }
+      }),
+    );
+    this.log.info({ sessions: recs.length }, "sessions handed over to the cluster");
+  }
+
+  /** Leaves the cluster (after the drain). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.relay.stop();
+    await this.ports.directory.withdraw(this.id).catch(() => undefined);
+    this.agent.destroy();
+    await this.ports.close();
+  }
+
+  // ------------------------------------------------------------ internals
+
+  /** A directory call; Redis unreachable becomes 503 cluster_unavailable. */
+  private async directoryCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new ApiError(
+        "cluster_unavailable",
+        `the cluster's directory (Redis) is unreachable: ${(err as Error).message}`,
+        { retryAfterMs: 1000 },
+      );
+    }
+  }
+
+  private publish(
+    rec: SessionRecord,
+    cls: string,
+    step: number,
+    forced: boolean,
+    bytes: Uint8Array,
+  ) {
+    this.ports.bus.publish(rec.id, cls, rec.epoch, { step, forced, bytes }).then(
+      (seq) => {
+        if (seq === null && this.sessions.local(rec.id) === rec)
+          void this.lose(rec.id, "its frames were refused by the fencing token");
+      },
+      () => undefined, // Redis unreachable: remote subscribers miss these frames
+    );
+  }
+
+  /** Heartbeat and lease renewals (every third of the TTL). */
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    await this.announce();
+    this.nodes = await this.ports.directory.nodes();
+    await Promise.all(this.sessions.locals().map((r) => this.renew(r.id)));
+  }
+
+  private async announce(): Promise<void> {
+    this.secret ??= await this.ports.directory.secret(randomBytes(24).toString("base64url"));
+    await this.ports.directory.announce(
+      {
+        id: this.id,
+        url: this.url,
+        publicUrl: this.publicUrl,
+        sessions: this.sessions.size,
+        workers: this.config.workers,
+        accepting: this.accepting,
+      },
+      Math.max(100, Math.floor(this.ttl * HEARTBEAT_FRACTION)),
+    );
+  }
+
+  /**
+   * Renews a session's lease: false when another node holds it now (the session is let
+   * go). A lease Redis lost (a restart without its data) is claimed again. Throws while
+   * Redis is unreachable.
+   */
+  private async renew(id: string): Promise<boolean> {
+    const rec = this.sessions.local(id);
+    const held = this.held.get(id);
+    if (!rec || !held) return false;
+    const sent = Date.now();
+    if (await this.ports.directory.renew(held.lease, this.ttl)) {
+      held.trustedUntil = sent + this.ttl * TRUSTED_FRACTION;
+      return true;
+    }
+    const lease = await this.ports.directory.claim(id, this.id, this.ttl);
+    if (!lease) {
+      await this.lose(id, "its lease is held by another node");
+      return false;
+    }
+    // Redis lost the session (restarted empty): it is this node's again, under a new epoch
+    this.log.warn({ session: id, epoch: lease.epoch }, "lease re-established");
+    rec.epoch = lease.epoch;
+    this.held.set(id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
+    await this.ports.directory.admit(
+      { id, owner: rec.owner },
+      { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+    );
+    const { time: _t, step: _s, ...scene } = this.sessions.sceneOf(rec);
+    await this.ports.directory.putScene(id, encode(scene, "json"));
+    void this.sessions.checkpointNow(id, false);
+    return true;
+  }
+
+  /** Whether this node may serve a request on a session it holds (see the file's head). */
+  private async stillOwned(id: string): Promise<boolean> {
+    const held = this.held.get(id);
+    if (!held) return false;
+    if (Date.now() < held.trustedUntil) return true;
+    try {
+      return await this.renew(id);
+    } catch {
+      // Redis unreachable: nobody can take the session meanwhile; keep serving it
+      return true;
+    }
+  }
+
+  /** Lets a session go that another node owns now. */
+  private async lose(id: string, why: string): Promise<void> {
+    if (!this.held.has(id) && !this.sessions.local(id)) return;
+    this.log.warn({ session: id, node: this.id }, `session let go: ${why}`);
+    this.held.delete(id);
+    this.wantedBy.delete(id);
+    await this.sessions.evict(id);
+  }
+
+  /** The live node to place a new session on: the least loaded accepting one. */
+  private async place(): Promise<NodeInfo | null> {
+    const nodes = (await this.directoryCall(() => this.ports.directory.nodes())).filter(
+      (n) => n.accepting,
+    );
+    this.nodes = nodes;
+    let best: NodeInfo | null = null;
+    for (const n of nodes) {
+      const load = (n.id === this.id ? this.sessions.size : n.sessions) / Math.max(1, n.workers);
+      const bestLoad = best
+        ? (best.id === this.id ? this.sessions.size : best.sessions) / Math.max(1, best.workers)
+        : Number.POSITIVE_INFINITY;
+      if (load < bestLoad || (load === bestLoad && n.id === this.id)) best = n;
+    }
+    return best;
+  }
+
+  private async nodeInfo(id: string): Promise<NodeInfo | null> {
+    let n = this.nodes.find((x) => x.id === id);
+    if (!n) {
+      this.nodes = await this.directoryCall(() => this.ports.directory.nodes());
+      n = this.nodes.find((x) => x.id === id);
+    }
+    return n ?? null;
+  }
+
+  /** Forwards a request to `node` (or redirects it there with CLUSTER_REDIRECT). */
+  private async forward(req: FastifyRequest, reply: FastifyReply, node: NodeInfo): Promise<void> {
+    const path = req.raw.url ?? req.url;
+    if (this.config.clusterRedirect) {
+      await reply.code(307).header("location", `${node.publicUrl}${path}`).send();
+      return;
+    }
+    const headers: IncomingHttpHeaders = { ...req.headers };
+    delete headers.connection;
+    delete headers["keep-alive"];
+    headers[FORWARDED] = this.forwardedBy();
+    const target = new URL(path, node.url);
+    reply.hijack();
+    const res = reply.raw;
+    await new Promise<void>((resolve) => {
+      const up = httpRequest(
+        target,
+        { method: req.method, headers, agent: this.agent },
+        (answer) => {
+          const out = { ...answer.headers };
+          delete out.connection;
+          delete out["keep-alive"];
+          delete out["transfer-encoding"];
+          res.writeHead(answer.statusCode ?? 502, out);
+          answer.pipe(res);
+          answer.once("end", resolve);
+          answer.once("error", () => {
+            res.destroy();
+            resolve();
+          });
+        },
+      );
+      // a node that neither answers nor fails (frozen): no answer after the longest a
+      // request may take there
+      up.setTimeout(this.config.requestTimeoutMs + 5000, () =>
+        up.destroy(new Error("no answer in time")),
+      );
+      up.once("error", (err) => {
+        if (!res.headersSent) {
+          const e = new ApiError(
+            "cluster_unavailable",
+            `node ${node.id}, which holds the session, did not answer (${err.message}); retry`,
+            { node: node.id, retryAfterMs: 1000 },
+          );
+          res.writeHead(e.statusCode, { "content-type": "application/json", "retry-after": "1" });
+          res.end(JSON.stringify(e.toJSON()));
+        } else res.destroy();
+        resolve();
+      });
+      req.raw.pipe(up);
+    });
+  }
+
+  /** Every node's sessions (for GET /v1/sessions); null: this node's alone will do. */
+  private async listAll(req: FastifyRequest): Promise<SessionOut[] | null> {
+    const nodes = await this.directoryCall(() => this.ports.directory.nodes());
+    const others = nodes.filter((n) => n.id !== this.id);
+    if (others.length === 0) return null;
+    const local = this.sessions.list(req.owner);
+    const lists = await Promise.all(
+      others.map(async (n) => {
+        try {
+          const r = await fetch(`${n.url}/v1/sessions`, {
+            headers: {
+              [FORWARDED]: this.forwardedBy(),
+              ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+            },
+          });
+          return r.ok ? ((await r.json()) as { sessions: SessionOut[] }).sessions : [];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    const seen = new Set(local.map((s) => s.id));
+    const all = [...local];
+    for (const l of lists)
+      for (const s of l)
+        if (!seen.has(s.id)) {
+          seen.add(s.id);
+          all.push(s);
+        }
+    return all;
+  }
+
+  /**
+   * Claims a registered session nobody holds, restores its last checkpoint here and
+   * resumes its run; false when another node claimed it first (or it cannot be restored).
+   */
+  private takeOver(id: string): Promise<boolean> {
+    const running = this.adopting.get(id);
+    if (running) return running;
+    const p = (async () => {
+      const lease = await this.ports.directory.claim(id, this.id, this.ttl);
+      if (!lease) return false;
+      try {
+        const cp = await this.ports.snapshots.read(id);
+        if (!cp) {
+          this.log.error({ session: id }, "no checkpoint of the session to take it over from");
+          await this.ports.directory.release(lease);
+          return false;
+        }
+        this.claimed.set(id, lease);
+        await this.sessions.adopt(cp);
+        this.log.warn(
+          { session: id, epoch: lease.epoch, step: cp.snapshot.session.step, run: cp.run ?? null },
+          "session taken over from its last checkpoint",
+        );
+        await this.refreshWanted(id, true);
+        return true;
+      } catch (err) {
+        this.claimed.delete(id);
+        this.log.error({ err, session: id }, "session could not be taken over");
+        await this.ports.directory.release(lease).catch(() => undefined);
+        return false;
+      }
+    })().finally(() => this.adopting.delete(id));
+    this.adopting.set(id, p);
+    return p;
+  }
+
+  /** Takes over the orphans dealt to this node (see the file's head). */
+  private async scan(): Promise<void> {
+    if (this.stopped || !this.accepting) return;
+    const entries = await this.ports.directory.sessions();
+    const orphans: string[] = [];
+    for (const e of entries) {
+      if (this.sessions.local(e.id) || this.adopting.has(e.id)) continue;
+      if ((await this.ports.directory.holder(e.id)) === null) orphans.push(e.id);
+    }
+    const seen = new Map<string, number>();
+    for (const id of orphans) seen.set(id, (this.orphans.get(id) ?? 0) + 1);
+    this.orphans.clear();
+    for (const [id, n] of seen) this.orphans.set(id, n);
+    if (orphans.length === 0) return;
+    const nodes = (await this.ports.directory.nodes()).filter((n) => n.accepting);
+    const load = new Map(nodes.map((n) => [n.id, n.sessions / Math.max(1, n.workers)]));
+    const mine: string[] = [];
+    for (const id of orphans.sort()) {
+      let best: string | null = null;
+      for (const [n, l] of load) if (best === null || l < (load.get(best) ?? 0)) best = n;
+      if (best !== null) {
+        const node = nodes.find((n) => n.id === best);
+        load.set(best, (load.get(best) ?? 0) + 1 / Math.max(1, node?.workers ?? 1));
+      }
+      if (best === this.id || best === null || (seen.get(id) ?? 0) > 2) mine.push(id);
+    }
+    await Promise.all(mine.map((id) => this.takeOver(id)));
+  }
+
+  private onControl(m: ControlMessage): void {
+    if (this.stopped) return;
+    if (m.type === "want" && this.sessions.local(m.session))
+      void this.refreshWanted(m.session, false).catch(() => undefined);
+    else if (m.type === "released") void this.scan().catch(() => undefined);
+    // its streams on every node close as on a single server's delete
+    else if (m.type === "deleted") this.streams.closeSession(m.session, 1000, "session deleted");
+  }
+
+  private async refreshAllWanted(): Promise<void> {
+    for (const r of this.sessions.locals()) await this.refreshWanted(r.id, false);
+  }
+
+  /**
+   * Reads the classes wanted of a session held here, has its worker encode them, and
+   * publishes the current state as the first frame of each new class (of every class
+   * after a takeover: `all`).
+   */
+  private async refreshWanted(id: string, all: boolean): Promise<void> {
+    const subs = await this.ports.bus.wanted(id);
+    const rec = this.sessions.local(id);
+    if (!rec) return;
+    const before = new Set((this.wantedBy.get(id) ?? []).map((s) => classId(s)));
+    this.wantedBy.set(id, subs);
+    // a stream on any node counts as activity (SESSION_IDLE_TTL), as one here does
+    if (subs.length > 0) rec.lastActivity = Date.now();
+    this.sessions.refreshSubscriptions(id);
+    for (const s of subs) {
+      if (!all && before.has(classId(s))) continue;
+      const f = await this.sessions.currentFrame(id, s).catch(() => null);
+      if (f && this.sessions.local(id) === rec)
+        this.publish(rec, classId(s), f.step, true, f.bytes);
+    }
+  }
+}

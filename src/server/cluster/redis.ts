@@ -1,0 +1,453 @@
+/**
+ * Redis adapters of the ports (ports.ts), through ioredis, for REDIS_URL. Keys (prefix
+ * `moreau:`, CLUSTER_PREFIX):
+ *   node:<id>            a node's heartbeat (JSON NodeInfo, PX = heartbeat TTL); `nodes` the set of ids
+ *   lease:<sid>          `<node>:<epoch>`, SET NX PX (the lease); epoch:<sid> its counter
+ *   sessions             hash id → owner key id ("" without keys): the registry; keys:<owner> a set per key
+ *   scene:<sid>          the scene frame's JSON bytes
+ *   want:<sid>           hash `<every>|<encoding>` → JSON { sub, until }: classes nodes want
+ *   log:<sid>:<class>    a Redis Stream of frames, entry ids `0-<seq>`, fields step, f, b (bytes);
+ *                        MAXLEN ~ LOG_LENGTH; seq:<sid>:<class> the seq counter; logs:<sid> the set of both
+ *   snap:<sid>           hash doc (checkpoint file bytes), run (JSON)
+ *   secret               the shared secret of forwarded requests (node.ts)
+ *   channel control      control messages (pub/sub)
+ * Every check-and-write is one Lua script (atomic on the server): claim (SET NX PX and the
+ * epoch bump), renew and release (only the holder's value), admit (the quotas against the
+ * registry), fenced publish and fenced checkpoint (the epoch compared first).
+ *
+ * Failures: commands fail at once while Redis is unreachable (no offline queue, one retry),
+ * so a node keeps serving its own sessions and reports the outage (/ready `cluster.redis`);
+ * ioredis reconnects by itself (every 0.1–1 s) and the node re-establishes its leases
+ * (node.ts).
+ */
+import { Redis, type RedisOptions } from "ioredis";
+import { checkpointBytes, parseCheckpoint } from "../persistence";
+import type { Subscription } from "../protocol";
+import { LOG_LENGTH } from "./memory";
+import {
+  type Admission,
+  type Bus,
+  type BusFrame,
+  type Checkpoint,
+  type ControlMessage,
+  type Cursor,
+  type Fence,
+  FencedError,
+  type Lease,
+  type NodeInfo,
+  type Quotas,
+  type SessionDirectory,
+  type SessionEntry,
+  type SnapshotStore,
+} from "./ports";
+
+/** A connection that fails fast while Redis is down and reconnects on its own. */
+export function connect(url: string, extra: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(100 * times, 1000),
+    enableAutoPipelining: true,
+    ...extra,
+  });
+}
+
+/** Resolves once the connection is ready (false after `timeoutMs`: Redis unreachable for now). */
+export function ready(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === "ready") return Promise.resolve(true);
+  return new Promise((res) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      redis.off("ready", onReady);
+      res(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on("ready", onReady);
+  });
+}
+
+const CLAIM = `
+local e = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+if not redis.call('SET', KEYS[1], ARGV[1] .. ':' .. e, 'PX', ARGV[2], 'NX') then return false end
+redis.call('SET', KEYS[2], e)
+return e`;
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+// KEYS: sessions, keys:<owner>; ARGV: id, owner ("" none), maxSessions, maxPerKey
+const ADMIT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 1 end
+if ARGV[2] ~= '' and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 2 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[2] ~= '' then redis.call('SADD', KEYS[2], ARGV[1]) end
+return 0`;
+// KEYS: epoch, seq, log, logs; ARGV: epoch, step, forced, bytes, maxlen
+const PUBLISH = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
+local seq = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '0-' .. seq, 'step', ARGV[2], 'f', ARGV[3], 'b', ARGV[4])
+if seq == 1 then redis.call('SADD', KEYS[4], KEYS[2], KEYS[3]) end
+return seq`;
+// KEYS: epoch, snap; ARGV: epoch, doc, run
+const CHECKPOINT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'doc', ARGV[2], 'run', ARGV[3])
+return 1`;
+
+/** The key names under a prefix. */
+class Keys {
+  constructor(readonly p: string) {}
+  node = (id: string) => `${this.p}node:${id}`;
+  nodes = () => `${this.p}nodes`;
+  lease = (s: string) => `${this.p}lease:${s}`;
+  epoch = (s: string) => `${this.p}epoch:${s}`;
+  sessions = () => `${this.p}sessions`;
+  owned = (owner: string | null) => `${this.p}keys:${owner ?? ""}`;
+  scene = (s: string) => `${this.p}scene:${s}`;
+  want = (s: string) => `${this.p}want:${s}`;
+  log = (s: string, c: string) => `${this.p}log:${s}:${c}`;
+  seq = (s: string, c: string) => `${this.p}seq:${s}:${c}`;
+  logs = (s: string) => `${this.p}logs:${s}`;
+  snap = (s: string) => `${this.p}snap:${s}`;
+  control = () => `${this.p}control`;
+  secret = () => `${this.p}secret`;
+}
+
+export class RedisDirectory implements SessionDirectory {
+  private readonly k: Keys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix = "moreau:",
+  ) {
+    this.k = new Keys(prefix);
+  }
+
+  async announce(node: NodeInfo, ttlMs: number): Promise<void> {
+    await this.redis
+      .multi()
+      .set(this.k.node(node.id), JSON.stringify(node), "PX", ttlMs)
+      .sadd(this.k.nodes(), node.id)
+      .exec();
+  }
+
+  async withdraw(nodeId: string): Promise<void> {
+    await this.redis.multi().del(this.k.node(nodeId)).srem(this.k.nodes(), nodeId).exec();
+  }
+
+  async nodes(): Promise<NodeInfo[]> {
+    const ids = (await this.redis.smembers(this.k.nodes())).sort();
+    if (ids.length === 0) return [];
+    const values = await this.redis.mget(ids.map((id) => this.k.node(id)));
+    const out: NodeInfo[] = [];
+    const gone: string[] = [];
+    values.forEach((v, i) => {
+      if (v === null) gone.push(ids[i]);
+      else out.push(JSON.parse(v) as NodeInfo);
+    });
+    if (gone.length > 0) await this.redis.srem(this.k.nodes(), ...gone);
+    return out;
+  }
+
+  async claim(session: string, node: string, ttlMs: number): Promise<Lease | null> {
+    const e = await this.redis.eval(
+      CLAIM,
+      2,
+      this.k.lease(session),
+      this.k.epoch(session),
+      node,
+      ttlMs,
+    );
+    return e === null ? null : { session, node, epoch: Number(e) };
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    const r = await this.redis.eval(
+      RENEW,
+      1,
+      this.k.lease(lease.session),
+      `${lease.node}:${lease.epoch}`,
+      ttlMs,
+    );
+    return Number(r) === 1;
+  }
+
+  async release(lease: Lease): Promise<void> {
+    await this.redis.eval(RELEASE, 1, this.k.lease(lease.session), `${lease.node}:${lease.epoch}`);
+  }
+
+  async holder(session: string): Promise<Lease | null> {
+    const v = await this.redis.get(this.k.lease(session));
+    if (v === null) return null;
+    const i = v.lastIndexOf(":");
+    return { session, node: v.slice(0, i), epoch: Number(v.slice(i + 1)) };
+  }
+
+  async admit(entry: SessionEntry, quotas: Quotas): Promise<Admission> {
+    const r = Number(
+      await this.redis.eval(
+        ADMIT,
+        2,
+        this.k.sessions(),
+        this.k.owned(entry.owner),
+        entry.id,
+        entry.owner ?? "",
+        quotas.maxSessions,
+        quotas.maxPerKey,
+      ),
+    );
+    return r === 0 ? "ok" : r === 1 ? "max_sessions" : "max_per_key";
+  }
+
+  async entry(session: string): Promise<SessionEntry | null> {
+    const owner = await this.redis.hget(this.k.sessions(), session);
+    return owner === null ? null : { id: session, owner: owner === "" ? null : owner };
+  }
+
+  async sessions(): Promise<SessionEntry[]> {
+    const all = await this.redis.hgetall(this.k.sessions());
+    return Object.entries(all).map(([id, owner]) => ({ id, owner: owner === "" ? null : owner }));
+  }
+
+  async forget(session: string): Promise<void> {
+    const e = await this.entry(session);
+    const m = this.redis
+      .multi()
+      .hdel(this.k.sessions(), session)
+      .del(this.k.lease(session), this.k.epoch(session), this.k.scene(session));
+    if (e?.owner) m.srem(this.k.owned(e.owner), session);
+    await m.exec();
+  }
+
+  async secret(candidate: string): Promise<string> {
+    await this.redis.set(this.k.secret(), candidate, "NX");
+    return (await this.redis.get(this.k.secret())) ?? candidate;
+  }
+
+  async putScene(session: string, scene: Uint8Array): Promise<void> {
+    await this.redis.set(this.k.scene(session), Buffer.from(scene));
+  }
+
+  async scene(session: string): Promise<Uint8Array | null> {
+    return this.redis.getBuffer(this.k.scene(session));
+  }
+}
+
+type StreamEntry = [Buffer, Buffer[]];
+
+function frameOf(e: StreamEntry): BusFrame {
+  const id = e[0].toString();
+  const f: Record<string, Buffer> = {};
+  for (let i = 0; i + 1 < e[1].length; i += 2) f[e[1][i].toString()] = e[1][i + 1];
+  return {
+    seq: Number(id.slice(id.indexOf("-") + 1)),
+    step: Number(f.step.toString()),
+    forced: f.f.toString() === "1",
+    bytes: new Uint8Array(f.b.buffer, f.b.byteOffset, f.b.byteLength),
+  };
+}
+
+export class RedisBus implements Bus {
+  private readonly k: Keys;
+  /** blocking reads have a connection of their own */
+  private readonly reader: Redis;
+  /** pub/sub too */
+  private readonly subscriber: Redis;
+  private readonly handlers: ((m: ControlMessage) => void)[] = [];
+
+  constructor(
+    private readonly redis: Redis,
+    prefix = "moreau:",
+  ) {
+    this.k = new Keys(prefix);
+    this.reader = redis.duplicate({ enableAutoPipelining: false });
+    // the subscription waits for the connection (and ioredis renews it after a reconnect)
+    this.subscriber = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true });
+    // a subscription is re-established by ioredis after a reconnect
+    this.subscriber.subscribe(this.k.control()).catch(() => undefined);
+    this.subscriber.on("message", (_channel: string, text: string) => {
+      let m: ControlMessage;
+      try {
+        m = JSON.parse(text) as ControlMessage;
+      } catch {
+        return;
+      }
+      for (const h of this.handlers) h(m);
+    });
+    // errors are reported through the main connection's state (node.ts); these reconnect
+    this.reader.on("error", () => undefined);
+    this.subscriber.on("error", () => undefined);
+  }
+
+  async want(session: string, sub: Subscription, ttlMs: number): Promise<void> {
+    await this.redis.hset(
+      this.k.want(session),
+      `${sub.every}|${sub.key}`,
+      JSON.stringify({ sub, until: Date.now() + ttlMs }),
+    );
+  }
+
+  async wanted(session: string): Promise<Subscription[]> {
+    const all = await this.redis.hgetall(this.k.want(session));
+    const now = Date.now();
+    const out: Subscription[] = [];
+    const stale: string[] = [];
+    for (const [field, v] of Object.entries(all)) {
+      const w = JSON.parse(v) as { sub: Subscription; until: number };
+      if (w.until > now) out.push(w.sub);
+      else stale.push(field);
+    }
+    if (stale.length > 0) await this.redis.hdel(this.k.want(session), ...stale);
+    return out;
+  }
+
+  async publish(
+    session: string,
+    cls: string,
+    epoch: number,
+    frame: Omit<BusFrame, "seq">,
+  ): Promise<number | null> {
+    const r = await this.redis.eval(
+      PUBLISH,
+      4,
+      this.k.epoch(session),
+      this.k.seq(session, cls),
+      this.k.log(session, cls),
+      this.k.logs(session),
+      epoch,
+      frame.step,
+      frame.forced ? 1 : 0,
+      Buffer.from(frame.bytes.buffer, frame.bytes.byteOffset, frame.bytes.byteLength),
+      LOG_LENGTH,
+    );
+    return r === null ? null : Number(r);
+  }
+
+  async range(session: string, cls: string, after: number, count: number): Promise<BusFrame[]> {
+    const entries = (await this.redis.xrangeBuffer(
+      this.k.log(session, cls),
+      `(0-${after}`,
+      "+",
+      "COUNT",
+      count,
+    )) as unknown as StreamEntry[];
+    return entries.map(frameOf);
+  }
+
+  async latest(session: string, cls: string): Promise<BusFrame | null> {
+    const entries = (await this.redis.xrevrangeBuffer(
+      this.k.log(session, cls),
+      "+",
+      "-",
+      "COUNT",
+      1,
+    )) as unknown as StreamEntry[];
+    return entries.length > 0 ? frameOf(entries[0]) : null;
+  }
+
+  async read(
+    cursors: Cursor[],
+    blockMs: number,
+  ): Promise<{ cursor: Cursor; frames: BusFrame[] }[]> {
+    if (cursors.length === 0) return [];
+    const keys = cursors.map((c) => this.k.log(c.session, c.cls));
+    const ids = cursors.map((c) => `0-${c.after}`);
+    const r = (await this.reader.xreadBuffer(
+      "COUNT",
+      1000,
+      "BLOCK",
+      blockMs,
+      "STREAMS",
+      ...keys,
+      ...ids,
+    )) as unknown as [Buffer, StreamEntry[]][] | null;
+    if (!r) return [];
+    return r.map(([key, entries]) => ({
+      cursor: cursors[keys.indexOf(key.toString())],
+      frames: entries.map(frameOf),
+    }));
+  }
+
+  async control(message: ControlMessage): Promise<void> {
+    await this.redis.publish(this.k.control(), JSON.stringify(message));
+  }
+
+  onControl(handler: (message: ControlMessage) => void): void {
+    this.handlers.push(handler);
+  }
+
+  async drop(session: string): Promise<void> {
+    const logs = await this.redis.smembers(this.k.logs(session));
+    await this.redis.del(this.k.want(session), this.k.logs(session), ...logs);
+  }
+
+  async close(): Promise<void> {
+    this.reader.disconnect();
+    this.subscriber.disconnect();
+  }
+}
+
+/** Checkpoints in Redis (binary), fenced by the session's epoch. */
+export class RedisSnapshotStore implements SnapshotStore {
+  readonly where = "redis";
+  private readonly k: Keys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix = "moreau:",
+  ) {
+    this.k = new Keys(prefix);
+  }
+
+  async init(): Promise<void> {}
+
+  async write(id: string, owner: string | null, document: Uint8Array, fence?: Fence) {
+    const doc = checkpointBytes(owner, document);
+    const run = JSON.stringify(fence?.run ?? null);
+    if (!fence) {
+      await this.redis.hset(this.k.snap(id), "doc", doc, "run", run);
+      return;
+    }
+    const ok = await this.redis.eval(
+      CHECKPOINT,
+      2,
+      this.k.epoch(id),
+      this.k.snap(id),
+      fence.epoch,
+      doc,
+      run,
+    );
+    if (Number(ok) !== 1) throw new FencedError(id, fence.epoch);
+  }
+
+  async read(id: string): Promise<Checkpoint | null> {
+    const [doc, run] = await this.redis.hmgetBuffer(this.k.snap(id), "doc", "run");
+    if (!doc) return null;
+    return {
+      ...parseCheckpoint(id, doc.toString("utf8")),
+      run: run ? (JSON.parse(run.toString()) as Checkpoint["run"]) : null,
+    };
+  }
+
+  async readAll(): Promise<Checkpoint[]> {
+    const ids = Object.keys(await this.redis.hgetall(this.k.sessions())).sort();
+    const out: Checkpoint[] = [];
+    for (const id of ids) {
+      const cp = await this.read(id);
+      if (cp) out.push(cp);
+    }
+    return out;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.redis.del(this.k.snap(id));
+  }
+
+  async flush(): Promise<void> {}
+}

@@ -1,0 +1,115 @@
+/**
+ * The Krylov settings an elastic solid asks for (solver.linearTolerance, linearIterations;
+ * bench/fem.ts): a Newmark cantilever (approximate tangent, linearized steps, cg). The
+ * tip's sag after 0.1 s with each setting is compared with the default run's (CG to the
+ * inexact-Newton tolerance 1e-10), not with itself: a looser relative residual η leaves an
+ * error of order κ η in each step's Δa; a capped solve is taken as it is (SOFA's CG), and
+ * the linear iterations the State reports are the cap; another preconditioner reaches the
+ * same solution in more iterations.
+ */
+import { describe, expect, it } from "vitest";
+import { Model } from "../../../../schemas/model";
+import { loadModel } from "../../../../src/engine/index";
+
+function beam(solver: Record<string, unknown>) {
+  return loadModel({
+    bodies: [{ id: "wall", fixed: true }],
+    fem: [
+      {
+        id: "beam",
+        box: { size: [1, 0.1, 0.1], resolution: [20, 2, 2], center: [0.5, 0, 0] },
+        density: 1000,
+        youngModulus: 1e7,
+        poissonRatio: 0.3,
+        tangent: "approximate",
+        fixedFaces: ["-x"],
+      },
+    ],
+    solver: {
+      integrator: "newmark",
+      dt: 0.005,
+      newtonIterations: 1,
+      linearSolver: "cg",
+      ...solver,
+    },
+  });
+}
+
+/** Sag of the tip's mid node (m, downward) after 20 steps, and the last step's CG iterations. */
+function run(solver: Record<string, unknown>) {
+  const sim = beam(solver);
+  sim.step(20);
+  const st = sim.state();
+  const tip = st.bodies.find((b) => b.id === `beam/${20 + 21 * (1 + 3 * 1)}`);
+  return { sag: -(tip?.position[2] ?? Number.NaN), iterations: st.solver.linearIterations };
+}
+
+describe("Krylov settings of the Newton step", () => {
+  const reference = run({});
+
+  it("linearTolerance loosens each CG solve: fewer iterations, the same motion to κη", () => {
+    expect(reference.sag).toBeGreaterThan(0.01);
+    const loose = run({ linearTolerance: 1e-6 });
+    expect(loose.iterations).toBeLessThan(reference.iterations);
+    expect(Math.abs(loose.sag / reference.sag - 1)).toBeLessThan(1e-4);
+  });
+
+  it("linearIterations caps each CG solve, taken as it is", () => {
+    const capped = run({ linearIterations: 5 });
+    expect(reference.iterations).toBeGreaterThan(5);
+    expect(capped.iterations).toBe(5);
+    // five iterations of IC(0)-preconditioned CG: the sag within a few percent
+    expect(Math.abs(capped.sag / reference.sag - 1)).toBeLessThan(0.05);
+  });
+
+  it("linearPreconditioner chooses CG's: Jacobi and none converge to the same motion, in more iterations", () => {
+    for (const linearPreconditioner of ["jacobi", "none"]) {
+      const other = run({ linearPreconditioner });
+      expect(other.iterations, linearPreconditioner).toBeGreaterThan(reference.iterations);
+      expect(Math.abs(other.sag / reference.sag - 1), linearPreconditioner).toBeLessThan(1e-6);
+    }
+    expect(run({ linearPreconditioner: "ic0" })).toEqual(reference);
+  });
+
+  it("`auto` runs CG on a large SPD elastic solid (approximate tangent, ≥ 5000 dofs), LDLᵀ otherwise", () => {
+    // 17 × 10 × 10 cells: 18 × 11 × 11 = 2178 nodes, 121 clamped: 6171 dofs
+    const big = (tangent: string, linearSolver: string) => {
+      const sim = loadModel({
+        bodies: [{ id: "wall", fixed: true }],
+        fem: [
+          {
+            id: "beam",
+            box: { size: [0.85, 0.5, 0.5], resolution: [17, 10, 10], center: [0.425, 0, 0] },
+            density: 1000,
+            youngModulus: 1e7,
+            tangent,
+            fixedFaces: ["-x"],
+          },
+        ],
+        solver: { integrator: "newmark", dt: 0.005, newtonIterations: 1, linearSolver },
+      });
+      expect(sim.system.numDofs).toBe(6171);
+      sim.step(1);
+      return { iterations: sim.state().solver.linearIterations, hash: sim.stateHash() };
+    };
+    const auto = big("approximate", "auto");
+    expect(auto.iterations).toBeGreaterThan(0);
+    expect(auto).toEqual(big("approximate", "cg"));
+    // the exact tangent may be indefinite: a factorization (no Krylov iterations)
+    expect(big("exact", "auto").iterations).toBe(0);
+  }, 30_000);
+
+  it("are validated: positive, the cap an integer", () => {
+    const issues = (solver: Record<string, unknown>) => {
+      const r = Model.safeParse({ bodies: [{ id: "a", kind: "particle", mass: 1 }], solver });
+      return r.success ? [] : r.error.issues.map((i) => i.path.join("."));
+    };
+    expect(issues({ linearIterations: 0 })).toEqual(["solver.linearIterations"]);
+    expect(issues({ linearIterations: 2.5 })).toEqual(["solver.linearIterations"]);
+    expect(issues({ linearTolerance: 0 })).toEqual(["solver.linearTolerance"]);
+    expect(issues({ linearPreconditioner: "ilu0" })).toEqual(["solver.linearPreconditioner"]);
+    expect(
+      issues({ linearTolerance: null, linearIterations: null, linearPreconditioner: null }),
+    ).toEqual([]);
+  });
+});
