@@ -27,6 +27,15 @@
  *    (π r² |z·n| + 2π r L √(1 − (z·n)²))/RIM_SAMPLES (z the axis; the radial direction of
  *    the vertex taken along n's). A cylinder lying on a face: π r L/4 at each end of its
  *    line contact; against a box the smaller of the two shapes' rules, as box–box.
+ *  - convex hulls: a contact with three or more points (a face on a face or on a terrain's
+ *    triangles) is a contour region, as box–box above; with one or two, the hull vertex
+ *    nearest the contact point, whose share of each face around it is the face's area
+ *    divided by its number of vertices (one third of a triangle as ArtiSynth's rule, a
+ *    quarter of a quad as the box's), projected on the normal plane:
+ *    Σ_f (A_f / m_f)|n̂_f·n|. A box given as its eight corners gets the box's rule exactly.
+ *  - triangle meshes: the contour region as above with three or more points; with fewer,
+ *    the other shape's rule (a box, cylinder or hull vertex on the mesh's faces: the vertex
+ *    of the bounded shape is what penetrates a terrain).
  *  Cylinders count as flat for the curvature radius (surfaceRadius: the cap is flat and
  *  the side straight along the axis), so Hertz uses the flat-punch law with these areas.
  *  - round contacts (a sphere, or a capsule end or side, against anything): the circle in
@@ -38,6 +47,7 @@
 
 import type { ContactBuffer } from "../geometry/contact-buffer";
 import { RIM_SAMPLES } from "../geometry/cylinder";
+import type { ConvexHull } from "../geometry/hull";
 import type { WorldPose } from "../geometry/pose";
 import type { ShapeInstance } from "../geometry/shapes";
 import { length3 } from "../math/vec3";
@@ -110,6 +120,54 @@ export function cylinderRimArea(
   const c = Math.abs(R[2] * normal[no] + R[5] * normal[no + 1] + R[8] * normal[no + 2]);
   const s = Math.sqrt(Math.max(0, 1 - c * c));
   return (Math.PI * radius * (radius * c + 2 * halfLength * s)) / RIM_SAMPLES;
+}
+
+/**
+ * Hull vertex area Σ_f (A_f / m_f)|n̂_f·n| over the faces f (m_f vertices each) around the
+ * hull vertex nearest the world point point[po..po+2] (see the file comment); the hull in
+ * its shape frame at pose (p, R row-major), n = normal[no..no+2] unit, world.
+ */
+export function hullVertexArea(
+  hull: ConvexHull,
+  p: ArrayLike<number>,
+  R: ArrayLike<number>,
+  point: ArrayLike<number>,
+  po: number,
+  normal: ArrayLike<number>,
+  no: number,
+): number {
+  // the point and the normal in the shape frame: Rᵀ (x − p), Rᵀ n
+  const dx = point[po] - p[0];
+  const dy = point[po + 1] - p[1];
+  const dz = point[po + 2] - p[2];
+  const x = R[0] * dx + R[3] * dy + R[6] * dz;
+  const y = R[1] * dx + R[4] * dy + R[7] * dz;
+  const z = R[2] * dx + R[5] * dy + R[8] * dz;
+  const nx = R[0] * normal[no] + R[3] * normal[no + 1] + R[6] * normal[no + 2];
+  const ny = R[1] * normal[no] + R[4] * normal[no + 1] + R[7] * normal[no + 2];
+  const nz = R[2] * normal[no] + R[5] * normal[no + 1] + R[8] * normal[no + 2];
+  const v = hull.vertices;
+  let nearest = 0;
+  let best = Number.POSITIVE_INFINITY;
+  for (let k = 0; 3 * k < v.length; k++) {
+    const ex = v[3 * k] - x;
+    const ey = v[3 * k + 1] - y;
+    const ez = v[3 * k + 2] - z;
+    const d = ex * ex + ey * ey + ez * ez;
+    if (d < best) {
+      best = d;
+      nearest = k;
+    }
+  }
+  let a = 0;
+  for (let s = hull.vertexFaceStart[nearest]; s < hull.vertexFaceStart[nearest + 1]; s++) {
+    const f = hull.vertexFaces[s];
+    const m = hull.faceStart[f + 1] - hull.faceStart[f];
+    const fn = hull.faceNormals;
+    const c = Math.abs(fn[3 * f] * nx + fn[3 * f + 1] * ny + fn[3 * f + 2] * nz);
+    a += (hull.faceAreas[f] / m) * c;
+  }
+  return a;
 }
 
 /** π a² with a² = max(0, 2 R δ − δ²), δ = −dist; R may be Infinity only with δ = 0. */
@@ -215,7 +273,11 @@ export function computeContactAreas(
     } else if (
       ((A?.type === "box" && B?.type === "box") ||
         A?.type === "cylinder" ||
-        B?.type === "cylinder") &&
+        B?.type === "cylinder" ||
+        A?.type === "convex" ||
+        B?.type === "convex" ||
+        A?.type === "mesh" ||
+        B?.type === "mesh") &&
       j - i >= 3 &&
       j - i <= 16
     ) {
@@ -252,14 +314,21 @@ export function computeContactAreas(
       for (let k = i; k < j; k++) area[k] = each;
     } else {
       // Box vertices (plane–box; box–box with one or two points: the smaller box's rule),
-      // cylinder rim points.
+      // cylinder rim points, hull vertices; a mesh has no rule of its own.
       for (let k = i; k < j; k++) {
         let a = Number.POSITIVE_INFINITY;
-        if (A?.type === "box")
+        if (A?.type === "convex")
+          a = hullVertexArea(A.hull, poses[sa].p, poses[sa].R, buf.point, 3 * k, buf.normal, 3 * k);
+        else if (A?.type === "box")
           a = Math.min(a, boxVertexArea(A.halfExtents, poses[sa].R, buf.normal, 3 * k));
         else if (A?.type === "cylinder")
           a = Math.min(a, cylinderRimArea(A.radius, A.halfLength, poses[sa].R, buf.normal, 3 * k));
-        if (B?.type === "box")
+        if (B?.type === "convex")
+          a = Math.min(
+            a,
+            hullVertexArea(B.hull, poses[sb].p, poses[sb].R, buf.point, 3 * k, buf.normal, 3 * k),
+          );
+        else if (B?.type === "box")
           a = Math.min(a, boxVertexArea(B.halfExtents, poses[sb].R, buf.normal, 3 * k));
         else if (B?.type === "cylinder")
           a = Math.min(a, cylinderRimArea(B.radius, B.halfLength, poses[sb].R, buf.normal, 3 * k));
