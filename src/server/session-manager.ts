@@ -355,10 +355,8 @@ export class SessionManager {
     requireStatus(rec, ["ready", "paused", "running"], "nothing to pause");
     await withRecord(rec, () => this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }));
     // flushed now; a checkpoint in flight (the creation's, a run's end) may have exported an
-    // earlier step, so this one is queued behind it rather than skipped — and awaited: the
-    // answer must not come before the checkpoint's export, or a request sent right after it
-    // (a step) could reach the worker first and be what the pause's checkpoint holds
-    await this.checkpoints.checkpoint(rec, true);
+    // earlier step, so this one is queued behind it rather than skipped
+    void this.checkpoints.checkpoint(rec, true);
     return this.view(rec);
   }
 

@@ -49,6 +49,16 @@ it("kill -9 and restart: sessions come back at their last checkpoint, whole and 
   expect((await s1.call("POST", `/v1/sessions/${a}/pause`)).status).toBe(200);
   const atPause = await hashOf(s1, a);
   expect(atPause.step).toBe(120);
+  // the pause's checkpoint is written after the answer (queued behind the creation's when
+  // that one is still in flight): wait for it, or the next steps could be what it holds
+  const fileA = join(dataDir, "sessions", `${a}.json`);
+  await waitFor(async () => {
+    try {
+      return JSON.parse(readFileSync(fileA, "utf8")).snapshot.simulation.step === 120;
+    } catch {
+      return false;
+    }
+  });
   expect((await s1.call("POST", `/v1/sessions/${a}/step`, { steps: 80 })).status).toBe(200);
   const at200 = await hashOf(s1, a);
   // b: interval checkpoint at 600 (≥ 500 steps since its creation checkpoint), then 50 more
