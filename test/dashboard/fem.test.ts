@@ -86,13 +86,7 @@ describe("dashboard: fem bodies", () => {
     const res = await h.post("/v1/sessions", { model: MODEL });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
-    await h.page.evaluate(
-      ([i, m]) =>
-        (
-          window as unknown as { moreauDashboard: { attach(i: string, m: unknown): void } }
-        ).moreauDashboard.attach(i as string, m),
-      [id, MODEL] as const,
-    );
+    await h.dash(`d.attach(${JSON.stringify(id)}, ${JSON.stringify(MODEL)})`);
     await h.waitDash("d.state.scenesReceived >= 1 && d.state.lastFrame && d.viewer.fem.size === 1");
     await h.waitDash(`d.viewer.fem.get("beam").drawn`);
     const before = await h.dash<Drawn>(DRAWN);

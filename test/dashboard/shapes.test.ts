@@ -74,13 +74,7 @@ describe("dashboard: convex and mesh shapes", () => {
     const res = await h.post("/v1/sessions", { model: MODEL });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
-    await h.page.evaluate(
-      ([i, m]) =>
-        (
-          window as unknown as { moreauDashboard: { attach(i: string, m: unknown): void } }
-        ).moreauDashboard.attach(i as string, m),
-      [id, MODEL] as const,
-    );
+    await h.dash(`d.attach(${JSON.stringify(id)}, ${JSON.stringify(MODEL)})`);
     await h.waitDash("d.state.scenesReceived >= 1 && d.viewer.bodies.size === 2");
 
     const terrain = await h.dash<DrawnShape>(drawn("terrain"));
