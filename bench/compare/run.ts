@@ -12,7 +12,7 @@
  *
  * Options:
  *   --scenes S1-100,S2-10,...   scenes (default: all of COMPARE_SCENE_IDS)
- *   --engines moreau,rapier,... engines (default: DEFAULT_ENGINES; "ammo" on request); an
+ *   --engines moreau,rapier,... engines (default: DEFAULT_ENGINES, Bullet "ammo" included); an
  *                               engine set up for some scene kinds only (the Moreau
  *                               generalized-α variants: the chain) skips the others
  *   --reps N                    repetitions per scene and engine (default 3)

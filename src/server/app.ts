@@ -140,7 +140,7 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
   const ports = options.cluster ?? redis?.ports ?? null;
   sessions = new SessionManager(config, metrics, app.log, ports ? { store: ports.snapshots } : {});
   const cluster = ports
-    ? new ClusterNode(config, app.log, sessions, sessions.streams, ports)
+    ? new ClusterNode(config, app.log, sessions, sessions.streams, ports, metrics)
     : null;
   if (cluster) sessions.attachCluster(cluster);
   const ctx: MoreauContext = { config, sessions, metrics, cluster, startedAt: process.uptime() };

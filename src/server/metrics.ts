@@ -33,6 +33,26 @@
  *   moreau_checkpoint_failures_total        counter   checkpoints that could not be written
  *   moreau_checkpoint_memory_bytes          gauge     checkpoints held in memory
  *   moreau_http_request_duration_seconds{method,route,status_code}  histogram
+ * and on a cluster node (REDIS_URL; ClusterMetrics, registered by the node):
+ *   moreau_cluster_redis_up                 gauge     1 while the Redis connection is ready, else 0
+ *   moreau_cluster_nodes                    gauge     live nodes in the last heartbeat read
+ *   moreau_cluster_forwarded_requests_total{route,outcome} counter  requests on a session of
+ *                                                     another node: answered (relayed from
+ *                                                     the owner, whatever its status),
+ *                                                     redirected (307), unreachable (503)
+ *   moreau_cluster_forward_duration_seconds{route} histogram  a forwarded request's round trip
+ *                                                     (sent to the owner → its answer relayed)
+ *   moreau_cluster_takeovers_total{cause}   counter   sessions this node claimed and restored
+ *                                                     from their checkpoint: expired (their
+ *                                                     node's lease ran out) or handover (drain)
+ *   moreau_cluster_leases_total{event}      counter   lease renewals: renewed, reestablished
+ *                                                     (Redis had lost it), lost (another node
+ *                                                     holds it: the session let go)
+ *   moreau_cluster_fenced_writes_total{kind} counter  checkpoints and frames Redis refused
+ *                                                     (a stale epoch: another node owns it)
+ *   moreau_cluster_frames_published_total   counter   frames this node appended to the logs
+ *   moreau_cluster_frames_relayed_total     counter   frames read from the logs and sent to
+ *                                                     this node's subscribers
  *   plus prom-client's default process metrics with the moreau_ prefix (CPU, resident
  *   memory, heap, event-loop lag, open file descriptors, GC).
  */
@@ -142,6 +162,84 @@ class CollectedCounter {
   }
 
   reset(): void {}
+}
+
+/** What a cluster node reports through its gauges. */
+export interface ClusterSources {
+  redisUp(): boolean;
+  nodes(): number;
+}
+
+/** The cluster's series (see the head of this file), on the server's registry. */
+export class ClusterMetrics {
+  readonly forwarded: Counter<"route" | "outcome">;
+  readonly forwardDuration: Histogram<"route">;
+  readonly takeovers: Counter<"cause">;
+  readonly leases: Counter<"event">;
+  readonly fencedWrites: Counter<"kind">;
+  readonly framesPublished: Counter;
+  readonly framesRelayed: Counter;
+
+  constructor(registry: Registry, sources: ClusterSources) {
+    const registers = [registry];
+    new Gauge({
+      name: "moreau_cluster_redis_up",
+      help: "1 while this node's Redis connection is ready, 0 while Redis is unreachable",
+      registers,
+      collect() {
+        this.set(sources.redisUp() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "moreau_cluster_nodes",
+      help: "live nodes of the cluster in this node's last heartbeat read",
+      registers,
+      collect() {
+        this.set(sources.nodes());
+      },
+    });
+    this.forwarded = new Counter({
+      name: "moreau_cluster_forwarded_requests_total",
+      help: "requests on a session of another node, by route and outcome (answered, redirected, unreachable)",
+      labelNames: ["route", "outcome"],
+      registers,
+    });
+    this.forwardDuration = new Histogram({
+      name: "moreau_cluster_forward_duration_seconds",
+      help: "round trip of a forwarded request: sent to the owner until its answer is relayed",
+      labelNames: ["route"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers,
+    });
+    this.takeovers = new Counter({
+      name: "moreau_cluster_takeovers_total",
+      help: "sessions this node claimed and restored from their last checkpoint (expired: their node's lease ran out; handover: a drain)",
+      labelNames: ["cause"],
+      registers,
+    });
+    this.leases = new Counter({
+      name: "moreau_cluster_leases_total",
+      help: "session lease renewals by outcome (renewed; reestablished: Redis had lost it; lost: another node holds it)",
+      labelNames: ["event"],
+      registers,
+    });
+    this.fencedWrites = new Counter({
+      name: "moreau_cluster_fenced_writes_total",
+      help: "checkpoints and frames of this node refused by the fencing token (another node owns the session)",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.framesPublished = new Counter({
+      name: "moreau_cluster_frames_published_total",
+      help: "stream frames this node appended to the cluster's logs (as the sessions' owner)",
+      registers,
+    });
+    this.framesRelayed = new Counter({
+      name: "moreau_cluster_frames_relayed_total",
+      help: "stream frames read from the cluster's logs and sent to this node's subscribers",
+      registers,
+    });
+  }
 }
 
 /** A worker's memory as last reported (bytes); see src/server/live-heap.ts for liveHeap. */
@@ -320,6 +418,11 @@ export class ServerMetrics {
   /** Stops observing the collector (the registry stays readable). */
   close(): void {
     this.liveHeap.stop();
+  }
+
+  /** Registers the cluster's series (a node of a cluster, REDIS_URL). */
+  cluster(sources: ClusterSources): ClusterMetrics {
+    return new ClusterMetrics(this.registry, sources);
   }
 
   /** The session manager's sources (it is made after the metrics). */

@@ -173,6 +173,12 @@ export type WorkerEvent =
   /** Status / time changes: at least every PROGRESS_MS while running, and on every change of status. */
   | { kind: "progress"; sessionId: string; session: SessionSnapshot }
   /**
+   * A running session's engine snapshot (JSON bytes) taken at a step that is a multiple of
+   * CHECKPOINT_EVERY_STEPS (WorkerInit.checkpointEverySteps): the run stops at that exact
+   * step for it, so a checkpoint holds step k·K and no more than K steps are lost.
+   */
+  | { kind: "checkpoint"; sessionId: string; session: SessionSnapshot; engine: Uint8Array }
+  /**
    * Counters since the previous stats message, and the worker isolate's memory now (bytes):
    * V8 heap in use, memory held outside it (ArrayBuffers), and both right after the latest
    * major collection (src/server/live-heap.ts; NaN before the first).
@@ -214,4 +220,9 @@ export interface WorkerInit {
    * with its last good state, instead of the watchdog replacing the whole worker.
    */
   stepLimitMs: number;
+  /**
+   * CHECKPOINT_EVERY_STEPS: a run's chunks end at every multiple of it, where the worker
+   * sends the session's snapshot (a `checkpoint` event); 0 or absent: never.
+   */
+  checkpointEverySteps?: number;
 }

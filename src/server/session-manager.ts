@@ -186,7 +186,15 @@ export class SessionManager {
       this.checkpoints,
       closing,
     );
-    this.events = new WorkerEvents(metrics, this.pool, this.streams, table, this.calls, cluster);
+    this.events = new WorkerEvents(
+      metrics,
+      this.pool,
+      this.streams,
+      table,
+      this.calls,
+      cluster,
+      (rec, cp) => this.checkpoints.taken(rec, cp),
+    );
     this.idle = new IdleSweeper(config, log, this.streams, table, (id) =>
       this.lifecycle.remove(id),
     );

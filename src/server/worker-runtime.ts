@@ -15,7 +15,9 @@
  *   until the earliest due step. At real-time factor r a run keeps simulated time at
  *   t0 + r·(wall − wall0), stepping what is due; when it falls more than MAX_LAG_S of wall
  *   time behind (a solver slower than real time) it drops the backlog instead of bursting.
- *   With r = null it takes every turn it can.
+ *   With r = null it takes every turn it can. With CHECKPOINT_EVERY_STEPS = K a run's
+ *   chunk also ends at every multiple of K, where the session's snapshot is sent (a
+ *   `checkpoint` event): a run's checkpoints hold steps k·K exactly.
  * - A step request checks its deadline between steps and ends with `timeout`.
  */
 
@@ -127,12 +129,15 @@ export class WorkerRuntime {
   private pumpImmediate: ReturnType<typeof setImmediate> | null = null;
   private pumpTimer: ReturnType<typeof setTimeout> | null = null;
   private pumpAt = 0;
+  /** CHECKPOINT_EVERY_STEPS (0: no checkpoints from the run loop) */
+  private readonly checkpointEvery: number;
 
   constructor(
     private readonly init: WorkerInit,
     private readonly post: Post,
   ) {
     this.inflight = new Int32Array(init.inflight);
+    this.checkpointEvery = init.checkpointEverySteps ?? 0;
     this.statsTimer = setInterval(() => this.flushStats(), STATS_MS);
     this.statsTimer.unref?.();
   }
@@ -740,6 +745,9 @@ export class WorkerRuntime {
       max = due;
     }
     if (run.until !== null) max = Math.min(max, Math.ceil((run.until - s.sim.time) / dt - 1e-9));
+    // a chunk ends at the next multiple of K: the checkpoint below holds step k·K exactly
+    const every = this.checkpointEvery;
+    if (every > 0) max = Math.min(max, every - (s.sim.stepCount % every));
     let done = 0;
     if (max > 0) {
       try {
@@ -755,10 +763,25 @@ export class WorkerRuntime {
       this.progress(s);
       return Number.POSITIVE_INFINITY;
     }
+    // (a run that ended here is checkpointed by the event loop at its end instead)
+    if (every > 0 && done > 0 && s.sim.stepCount % every === 0) this.postCheckpoint(s);
     if (performance.now() - s.lastProgress >= PROGRESS_MS) this.progress(s);
     if (run.realtimeFactor === null || done < max) return 0;
     const nextDue = run.wall0 + ((s.sim.time + dt - run.sim0) / run.realtimeFactor) * 1000;
     return Math.max(0, nextDue - performance.now());
+  }
+
+  /**
+   * Sends a running session's snapshot at a step multiple of CHECKPOINT_EVERY_STEPS (one
+   * serialization every K steps; the event loop coalesces the writes, checkpoints.ts). It
+   * carries the session's snapshot too, so the record knows the exact step it holds.
+   */
+  private postCheckpoint(s: WorkerSession): void {
+    const engine = utf8.encode(JSON.stringify(s.sim.snapshot()));
+    this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
+      engine.buffer as ArrayBuffer,
+    ]);
+    s.lastProgress = performance.now();
   }
 
   private rebase(run: RunState, wall: number, time: number): void {

@@ -4,18 +4,22 @@
  * other, bit-identical to a single server; quotas hold under concurrent creation across
  * nodes; a Redis restart leaves every node serving its own sessions (/ready degraded) and
  * the cluster heals; a node killed with SIGKILL has its sessions taken over from their last
- * checkpoint within the lease TTL plus a few seconds, its subscribers resuming on another
- * node without a frame missing or twice; a frozen owner that comes back cannot write.
+ * checkpoint within the lease TTL plus a few seconds, no more than CHECKPOINT_EVERY_STEPS
+ * steps behind what it had acknowledged, its subscribers resuming on another node without a
+ * frame missing or twice; a frozen owner that comes back cannot write. Each node's /metrics
+ * counts its forwards, takeovers, leases, fenced writes, frames and Redis's state.
  *
- * Short leases (LEASE_TTL_MS 1500) keep the file within about half a minute.
+ * One cluster for the file (the tests run in order on what the previous ones left), short
+ * leases (LEASE_TTL_MS 1500) and polls rather than fixed waits keep it short.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { PROGRESS_MS } from "../../src/server/protocol";
 import { EXAMPLES_DIR } from "../support/examples";
-import { type ServerProcess, spawnServer } from "../support/process";
+import { sample } from "../support/metrics";
+import { ROOT, type ServerProcess, spawnServer } from "../support/process";
 import { type RedisServer, startRedis } from "../support/redis";
 import { startServer, type TestServer } from "../support/server";
 import { stateHash } from "../support/snapshot";
@@ -25,12 +29,12 @@ const LEASE_TTL_MS = 1500;
 const CHECKPOINT_EVERY = 100;
 const MAX_SESSIONS = 12;
 const model = JSON.parse(readFileSync(join(EXAMPLES_DIR, "double-pendulum.json"), "utf8"));
-/** the model's step (s) */
-const DT: number = model.solver.dt;
 
 let redis: RedisServer;
 let nodes: ServerProcess[] = [];
 let single: TestServer;
+/** the folder of the nodes' server bundle */
+let built = "";
 
 interface Answer {
   status: number;
@@ -86,6 +90,20 @@ function subscribe(base: string, id: string, query: string) {
   return { ws, frames, open, closed: () => closed };
 }
 
+/** A node's /metrics sample (labels as written, e.g. `name{a="b"}`); 0 when absent. */
+async function metric(base: string, name: string): Promise<number> {
+  const r = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) });
+  const v = sample(await r.text(), name);
+  return Number.isNaN(v) ? 0 : v;
+}
+
+/** A sample summed over nodes. */
+async function sumOf(of: ServerProcess[], name: string): Promise<number> {
+  let n = 0;
+  for (const p of of) n += await metric(p.base, name);
+  return n;
+}
+
 /** Seqs 1…n each once, in order. */
 function expectContiguous(seqs: number[], first = 1): void {
   expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => first + i));
@@ -102,9 +120,25 @@ beforeAll(async () => {
     MAX_SESSIONS: String(MAX_SESSIONS),
     STREAM_MAX_FPS: "1000",
   });
+  // the nodes run the server bundled from the sources under test as `npm run build` does
+  // (main.js and worker.js side by side, packages from node_modules): a process starts in
+  // half the time it takes through tsx's loader, the longest part of this file
+  mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
+  built = mkdtempSync(join(ROOT, "node_modules/.cache/moreau-cluster-"));
+  await build({
+    entryPoints: ["main", "worker"].map((f) => join(ROOT, `src/server/${f}.ts`)),
+    outdir: built,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+  });
+  const command = [process.execPath, join(built, "main.js")];
   // one after the other: three starting together on a loaded 2-core machine can pass
   // Fastify's start-up timeout
-  for (const i of [0, 1, 2]) nodes.push(await spawnServer(env(i)));
+  for (const i of [0, 1, 2]) nodes.push(await spawnServer(env(i), { command }));
   single = await startServer({});
   // every node sees the others' heartbeats
   await waitFor(
@@ -122,6 +156,7 @@ afterAll(async () => {
   await Promise.all(nodes.map((n) => n.exited));
   await single?.app.close();
   await redis?.stop();
+  if (built) rmSync(built, { recursive: true, force: true });
 });
 
 describe("a cluster of three nodes over Redis", () => {
@@ -221,11 +256,14 @@ describe("a cluster of three nodes over Redis", () => {
     const ready = await call(owner.base, "GET", "/ready");
     expect(ready.status).toBe(200);
     expect(ready.body.cluster.degraded).toBe(true);
+    expect(await metric(owner.base, "moreau_cluster_redis_up")).toBe(0);
     // the owner goes on serving the session, past its lease's TTL
+    const down = Date.now();
     for (let i = 0; i < 4; i++) {
+      // at 0, 600, 1200 and 1800 ms: the last one past the lease's TTL
+      await sleep(Math.max(0, down + (i * (LEASE_TTL_MS + 300)) / 3 - Date.now()));
       const r = await call(owner.base, "POST", `/v1/sessions/${mine.id}/step`, { steps: 10 });
       expect(r.status).toBe(200);
-      await sleep(LEASE_TTL_MS / 2);
     }
     // another node cannot tell where it lives
     const lost = await call(other.base, "GET", `/v1/sessions/${mine.id}`);
@@ -244,6 +282,7 @@ describe("a cluster of three nodes over Redis", () => {
     for (const n of nodes) {
       const r = await call(n.base, "GET", "/ready");
       expect(r.body.cluster).toMatchObject({ redis: "up", degraded: false });
+      expect(await metric(n.base, "moreau_cluster_redis_up")).toBe(1);
       expect((await call(n.base, "GET", "/v1/sessions")).body.sessions).toHaveLength(3);
     }
   });
@@ -264,7 +303,8 @@ describe("a cluster of three nodes over Redis", () => {
       })),
     );
     const victim = nodes[Number(where[0].node.slice(1))];
-    const survivor = nodes.find((n) => n !== victim) as ServerProcess;
+    const survivors = nodes.filter((n) => n !== victim);
+    const survivor = survivors[0];
     const theirs = where.filter((w) => w.node === where[0].node).map((w) => w.id);
     const watched = theirs[0];
     // one subscriber on a survivor, one on the victim (it reconnects elsewhere with ?from=)
@@ -273,15 +313,26 @@ describe("a cluster of three nodes over Redis", () => {
     let moved = subscribe(victim.base, watched, q);
     const movedFrames = moved.frames;
     await Promise.all([steady.open, moved.open]);
-    await sleep(700);
-    // the exact step of each of the victim's sessions just before the kill
-    const before = new Map<string, number>();
+    // the runs go on over a few checkpoint intervals (frames every 10 steps)
+    await waitFor(
+      () =>
+        movedFrames.length > 0 &&
+        movedFrames[movedFrames.length - 1].step - movedFrames[0].step >= 3 * CHECKPOINT_EVERY,
+      10_000,
+    );
+    const expired = 'moreau_cluster_takeovers_total{cause="expired"}';
+    const takeoversBefore = await sumOf(survivors, expired);
+    // the step each of the victim's sessions had acknowledged just before the kill
+    const acked = new Map<string, number>();
     for (const id of theirs)
-      before.set(id, (await call(victim.base, "GET", `/v1/sessions/${id}/state`)).body.step);
+      acked.set(id, (await call(victim.base, "GET", `/v1/sessions/${id}/state`)).body.step);
     const killedAt = Date.now();
     victim.kill();
     await victim.exited;
-    nodes = nodes.filter((n) => n !== victim);
+    nodes = survivors;
+    // and the frames of the watched one it had published (before any takeover: ≥ the TTL)
+    const streamed = [...steady.frames, ...movedFrames].map((f) => f.step);
+    acked.set(watched, Math.max(acked.get(watched) ?? 0, ...streamed));
     await waitFor(() => moved.closed(), 5000);
     const last = movedFrames[movedFrames.length - 1].seq;
     moved = subscribe(survivor.base, watched, `${q}&from=${last}`);
@@ -297,16 +348,22 @@ describe("a cluster of three nodes over Redis", () => {
       );
       expect(Date.now() - killedAt).toBeLessThan(LEASE_TTL_MS + 3000);
       expect(back.node).not.toBe(where[0].node);
-      // resumed from its last checkpoint. The event loop learns a run's step from the
-      // worker's progress events (every PROGRESS_MS of wall time) and checkpoints once
-      // CHECKPOINT_EVERY_STEPS have passed: checkpoints are at most the interval plus one
-      // progress period apart (at real time, PROGRESS_MS / dt steps), plus the steps run
-      // while one is exported and written (20 ms here)
-      const restored = back.body.checkpointStep as number;
-      const lost = (before.get(id) ?? 0) - restored;
-      const perProgress = Math.ceil(PROGRESS_MS / 1000 / DT);
-      expect(lost).toBeLessThanOrEqual(CHECKPOINT_EVERY + perProgress + Math.ceil(0.02 / DT));
+      // resumed from its last checkpoint: a run's checkpoints are taken at the steps k·K
+      // exactly (K = CHECKPOINT_EVERY_STEPS), so the step it resumes at (the taking node's
+      // log says which) is a multiple of K at most K steps behind what the victim had
+      // acknowledged (a state answered, a frame published)
+      const line = await waitFor(() =>
+        survivors
+          .flatMap((n) => n.lines)
+          .find((l) => l.session === id && l.msg === "session taken over from its last checkpoint"),
+      );
+      const resumed = line.step as number;
+      expect(resumed % CHECKPOINT_EVERY).toBe(0);
+      expect(resumed).toBeGreaterThan(0);
+      expect((acked.get(id) ?? 0) - resumed).toBeLessThanOrEqual(CHECKPOINT_EVERY);
     }
+    // the survivors' /metrics count these takeovers, each on the node that made it
+    expect((await sumOf(survivors, expired)) - takeoversBefore).toBe(theirs.length);
     // the subscribers see the run go on: every seq once, in order, across the takeover
     await waitFor(() => steady.frames.length > 0 && moved.frames.length > 0, 5000);
     const seen = steady.frames[steady.frames.length - 1].seq;
@@ -318,6 +375,45 @@ describe("a cluster of three nodes over Redis", () => {
     expectContiguous(movedSeqs, movedSeqs[0]);
     steady.ws.close();
     moved.ws.close();
+  });
+
+  it("a node's /metrics counts the requests it forwarded (by route and outcome), their round trips, leases and frames", async () => {
+    const list = (await call(nodes[0].base, "GET", "/v1/sessions")).body.sessions as {
+      id: string;
+    }[];
+    const id = list[0].id;
+    const ownerId = (await call(nodes[0].base, "GET", `/v1/sessions/${id}`)).node as string;
+    const nodeId = async (n: ServerProcess) =>
+      (await call(n.base, "GET", "/ready")).body.cluster.node as string;
+    const ids = await Promise.all(nodes.map(nodeId));
+    const owner = nodes[ids.indexOf(ownerId)];
+    const other = nodes[ids.findIndex((x) => x !== ownerId)];
+    const route = "/v1/sessions/:id/state";
+    const forwarded = `moreau_cluster_forwarded_requests_total{route="${route}",outcome="answered"}`;
+    const trips = `moreau_cluster_forward_duration_seconds_count{route="${route}"}`;
+    const [f0, t0, o0] = [
+      await metric(other.base, forwarded),
+      await metric(other.base, trips),
+      await metric(owner.base, forwarded),
+    ];
+    for (let i = 0; i < 5; i++) {
+      const r = await call(other.base, "GET", `/v1/sessions/${id}/state`);
+      expect([r.status, r.node]).toEqual([200, ownerId]);
+    }
+    expect((await metric(other.base, forwarded)) - f0).toBe(5);
+    expect((await metric(other.base, trips)) - t0).toBe(5);
+    // the owner served them: it forwarded none
+    expect((await metric(owner.base, forwarded)) - o0).toBe(0);
+    // both nodes alive, Redis up, leases renewed, frames through the logs
+    for (const n of nodes) {
+      expect(await metric(n.base, "moreau_cluster_nodes")).toBe(2);
+      expect(await metric(n.base, "moreau_cluster_redis_up")).toBe(1);
+    }
+    expect(
+      await metric(owner.base, 'moreau_cluster_leases_total{event="renewed"}'),
+    ).toBeGreaterThan(0);
+    expect(await sumOf(nodes, "moreau_cluster_frames_published_total")).toBeGreaterThan(0);
+    expect(await sumOf(nodes, "moreau_cluster_frames_relayed_total")).toBeGreaterThan(0);
   });
 
   it("a frozen owner that comes back cannot write: its lease was taken, its frames and checkpoints are fenced off", async () => {
@@ -341,7 +437,7 @@ describe("a cluster of three nodes over Redis", () => {
       })());
     const sub = subscribe(b.base, target.id, "every=10&fields=energy&maxFps=1000");
     await sub.open;
-    await sleep(500);
+    await waitFor(() => sub.frames.length >= 5, 5000);
     const pid = a.child.pid as number;
     process.kill(pid, "SIGSTOP");
     try {
@@ -365,6 +461,10 @@ describe("a cluster of three nodes over Redis", () => {
       50,
     );
     await waitFor(() => a.output().includes("session let go"), 5000);
+    // a counts the lease it lost (at its renewal, or when Redis refused a write of its)
+    expect(
+      await metric(a.base, 'moreau_cluster_leases_total{event="lost"}'),
+    ).toBeGreaterThanOrEqual(1);
     await sleep(500);
     // no frame of a's after b's first: the steps go back at most once (b restoring a's
     // last checkpoint) and then only on; a's frames mixed in would go back and forth
@@ -393,7 +493,14 @@ describe("a cluster of three nodes over Redis", () => {
     ).toBe(202);
     const sub = subscribe(staying.base, id, "every=10&fields=energy&maxFps=1000");
     await sub.open;
-    await sleep(500);
+    await waitFor(() => sub.frames.length >= 5, 5000);
+    // every session the leaving node holds is handed over to the one staying
+    const all = (await call(staying.base, "GET", "/v1/sessions")).body.sessions as { id: string }[];
+    const held = (
+      await Promise.all(all.map((x) => call(staying.base, "GET", `/v1/sessions/${x.id}`)))
+    ).filter((r) => r.node === owner).length;
+    const handover = 'moreau_cluster_takeovers_total{cause="handover"}';
+    const handedBefore = await metric(staying.base, handover);
     const code = await leaving.stop("SIGTERM");
     expect(code).toBe(0);
     const back = await waitFor(
@@ -405,6 +512,9 @@ describe("a cluster of three nodes over Redis", () => {
       50,
     );
     expect(back.node).toBe(stayingId);
+    await expect
+      .poll(async () => (await metric(staying.base, handover)) - handedBefore, { timeout: 5000 })
+      .toBe(held);
     const at = sub.frames.length;
     await waitFor(() => sub.frames.length >= at + 20, 5000);
     // not a step back: the run goes on from where the drained node paused it

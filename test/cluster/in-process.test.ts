@@ -2,7 +2,8 @@
  * Nodes of one cluster in this process, over the in-process adapters (a MemoryCluster
  * shared by their ports: src/server/cluster/memory.ts), to check what needs no Redis:
  * CLUSTER_REDIRECT answers 307 to the owner's NODE_PUBLIC_URL, the redirect followed
- * reaches the session, and a session nobody registered is 404 on any node.
+ * reaches the session (each redirect counted in /metrics), and a session nobody registered
+ * is 404 on any node.
  */
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import {
   MemoryDirectory,
   MemorySnapshotStore,
 } from "../../src/server/cluster/memory";
+import { sample } from "../support/metrics";
 import { springParticle } from "../support/models";
 import { waitFor } from "../support/wait";
 
@@ -68,6 +70,14 @@ describe("CLUSTER_REDIRECT", () => {
     // fetch follows a 307 with the same method and body
     expect(followed.status).toBe(200);
     expect(((await followed.json()) as { step: number }).step).toBe(3);
+    // the redirecting node counts both, by route; the owner none
+    const redirected = (route: string) =>
+      `moreau_cluster_forwarded_requests_total{route="${route}",outcome="redirected"}`;
+    const metrics = async (u: string) => (await fetch(`${u}/metrics`)).text();
+    const [other, own] = [await metrics(otherUrl), await metrics(ownerUrl)];
+    expect(sample(other, redirected("/v1/sessions/:id/state"))).toBe(1);
+    expect(sample(other, redirected("/v1/sessions/:id/step"))).toBe(1);
+    expect(sample(own, redirected("/v1/sessions/:id/state"))).toBeNaN();
     // a session nobody registered is 404 on either node
     for (const u of urls) expect((await fetch(`${u}/v1/sessions/nope`)).status).toBe(404);
   });

@@ -1,10 +1,11 @@
 /**
- * Bullet through `ammo.js` 0.0.10: an Emscripten asm.js build of Bullet 2.8x with a fixed
- * 64 MB heap (no memory growth), usable from Node (CommonJS). Only run on request
- * (`--engines ...,ammo`): the package is old and not the WebAssembly ammo a user would
- * pick today, but it is Bullet's discrete dynamics world as such.
+ * Bullet through `ammojs-typed` 1.1.0 (issue 29): the WebAssembly build of ammo.js (Bullet
+ * 2.8x, soft bodies included, single precision: btScalar is float) with its TypeScript
+ * declarations, the build a JavaScript user picks today. `ammojs-typed/wasm` exports a
+ * function that instantiates the module and resolves to its API: init() awaits it once per
+ * process (not timed).
  *
- * Set-up: btDiscreteDynamicsWorld with the default collision configuration, DBVT
+ * Rigid scenes (S1, S2, H): btDiscreteDynamicsWorld with the default collision configuration, DBVT
  * broadphase and the sequential-impulse solver (10 iterations, its default);
  * stepSimulation(h, 0) (one internal step of exactly h); every body's deactivation off.
  *  - S1: btSphereShape (calculateLocalInertia: 2/5 m r²), the box as five
@@ -21,129 +22,90 @@
  *  - S2: btPoint2PointConstraint per joint (joint 0 as the one-body form, pinned to the
  *    world); links with a box shape in collision group 0 / mask 0 (never collide) and the
  *    exact principal inertia passed to the construction info.
- *  - S3: particles as bodies in group 0 / mask 0 (no collisions), the fixed row static;
- *    the springs computed in JavaScript before each step and applied with
- *    applyCentralForce (this Bullet build has no soft bodies; Bullet clears forces after
- *    each step), i.e. explicit springs, as a Bullet user would write them.
+ *
+ * S3, the cloth: one btSoftBody in a btSoftRigidDynamicsWorld (btSoftBodyRigidBodyCollision-
+ * Configuration, btDefaultSoftBodySolver), gravity set on the world info (which the soft
+ * body reads), one stepSimulation(h, 0) per step, deactivation off. Nodes appended in the
+ * description's order with the scene's mass (1/1024 kg), the fixed row setMass(i, 0)
+ * (inverse mass 0: Bullet never moves it); one link per scene spring (structural and
+ * shear, none between two fixed nodes), rest length the initial distance = the scene's.
+ * Bullet's links are not springs: each step it predicts x* = x + h (v + h g) (semi-
+ * implicit Euler), then projects positions piterations times (Gauss–Seidel over the links),
+ * moving both ends of a link along it by the fraction kLST of its length error split by
+ * inverse mass, and sets v = (x − x_prev) / h (1 − kDP): position-based dynamics, whose
+ * stiffness depends on kLST, the iterations, h and the masses, not on a k in N/m. There is
+ * no damping along a link (the scene's 0.01 N s/m has no counterpart; kDP, a damping of
+ * the absolute velocity that would also slow the fall, stays 0).
+ * The mapping of k (clothLinkSettings), chosen on the static sag, which a converged run
+ * reaches whatever the damping (a static state has v = 0, so the projection alone sets it):
+ *  - k = 10 N/m: piterations 1 (Bullet's default) and kLST = 0.285, chosen from a scan of
+ *    kLST (0.05 to 1, refined between 0.28 and 0.29) so that the cloth at rest (settled with kDP > 0, which does not move the static state)
+ *    hangs as low as Moreau's converged static state of the scene (Newmark to tolerance,
+ *    settled with velocityDamping): lowest z −1.2615 m against Moreau's −1.2604 m (largest
+ *    structural strain 0.589 against 0.678: PBD spreads the stretch differently). It is
+ *    close to what XPBD gives for one iteration, kLST = k h² w / (1 + k h² w) = 0.26 with
+ *    w = 2/m the inverse-mass sum of two interior nodes.
+ *  - k = 1e4 N/m: kLST = 1 (k h² w = 356: XPBD's fraction 0.997, i.e. rigid links) and
+ *    piterations 10, the value of three.js's ammo.js cloth example (which also sets 10
+ *    velocity iterations; they stay at Bullet's 0 here, positions only). A PBD cloth stretches
+ *    more than the spring cloth with few iterations: at rest its lowest z is −1.0063 m
+ *    (largest strain 0.018) against Moreau's −1.0004 m (strain 0.001); 20 iterations
+ *    give −1.0031 m (0.008), 4 iterations −1.0156 m (0.047), 1 iteration −1.060 m (0.23).
  */
-import { createRequire } from "node:module";
+import type AmmoModule from "ammojs-typed/wasm";
 import type { SceneDesc, Vec3 } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 import { packageVersion } from "./version";
 
-interface BtVector3 {
-  x(): number;
-  y(): number;
-  z(): number;
-  setValue(x: number, y: number, z: number): void;
-}
-interface BtQuaternion {
-  x(): number;
-  y(): number;
-  z(): number;
-  w(): number;
-}
-interface BtTransform {
-  setIdentity(): void;
-  setOrigin(v: BtVector3): void;
-  setRotation(q: BtQuaternion): void;
-  getOrigin(): BtVector3;
-  getRotation(): BtQuaternion;
-}
-interface BtShape {
-  calculateLocalInertia(mass: number, inertia: BtVector3): void;
-}
-interface BtConvexHullShape extends BtShape {
-  addPoint(p: BtVector3): void;
-  setMargin(m: number): void;
-}
-interface BtTriangleMesh {
-  addTriangle(a: BtVector3, b: BtVector3, c: BtVector3): void;
-}
-interface BtRigidBody {
-  getCenterOfMassTransform(): BtTransform;
-  getLinearVelocity(): BtVector3;
-  getAngularVelocity(): BtVector3;
-  applyCentralForce(f: BtVector3): void;
-  setFriction(f: number): void;
-  setRestitution(r: number): void;
-  setActivationState(s: number): void;
-  setDamping(linear: number, angular: number): void;
-}
-interface BtManifold {
-  getNumContacts(): number;
-}
-interface BtDispatcher {
-  getNumManifolds(): number;
-  getManifoldByIndexInternal(i: number): BtManifold;
-}
-interface BtWorld {
-  setGravity(g: BtVector3): void;
-  addRigidBody(b: BtRigidBody, group?: number, mask?: number): void;
-  addConstraint(c: object, disableCollisionsBetweenLinkedBodies?: boolean): void;
-  stepSimulation(dt: number, maxSubSteps: number, fixedStep?: number): number;
-  getDispatcher(): BtDispatcher;
-}
-interface AmmoModule {
-  btVector3: new (x: number, y: number, z: number) => BtVector3;
-  btQuaternion: new (x: number, y: number, z: number, w: number) => BtQuaternion;
-  btTransform: new () => BtTransform;
-  btDefaultCollisionConfiguration: new () => object;
-  btCollisionDispatcher: new (cfg: object) => BtDispatcher;
-  btDbvtBroadphase: new () => object;
-  btSequentialImpulseConstraintSolver: new () => object;
-  btDiscreteDynamicsWorld: new (d: BtDispatcher, b: object, s: object, c: object) => BtWorld;
-  btSphereShape: new (r: number) => BtShape;
-  btBoxShape: new (half: BtVector3) => BtShape;
-  btStaticPlaneShape: new (n: BtVector3, c: number) => BtShape;
-  btConvexHullShape: new () => BtConvexHullShape;
-  btTriangleMesh: new () => BtTriangleMesh;
-  btBvhTriangleMeshShape: new (
-    mesh: BtTriangleMesh,
-    useQuantizedAabbCompression: boolean,
-    buildBvh: boolean,
-  ) => BtShape;
-  btDefaultMotionState: new (t: BtTransform) => object;
-  btRigidBodyConstructionInfo: new (
-    m: number,
-    ms: object,
-    shape: BtShape,
-    inertia: BtVector3,
-  ) => object;
-  btRigidBody: new (info: object) => BtRigidBody;
-  btPoint2PointConstraint: {
-    new (a: BtRigidBody, b: BtRigidBody, pa: BtVector3, pb: BtVector3): object;
-    new (a: BtRigidBody, pa: BtVector3): object;
-  };
-  destroy(o: object): void;
-}
+/** The instantiated module (the package's default export resolves to it). */
+type Ammo = typeof AmmoModule;
+type BtRigidBody = AmmoModule.btRigidBody;
+type BtConvexHullShape = AmmoModule.btConvexHullShape;
 
 const DISABLE_DEACTIVATION = 4;
 /** Collision margin of H's hulls (m; see the file comment). */
 const HULL_MARGIN = 1e-3;
-let ammo: AmmoModule | null = null;
+/** S3's soft cloth stiffness (N/m); anything stiffer gets the stiff cloth's link settings. */
+const SOFT_CLOTH_STIFFNESS = 10;
+const SOFT_CLOTH_LINKS = { kLST: 0.285, piterations: 1 };
+const STIFF_CLOTH_LINKS = { kLST: 1, piterations: 10 };
+let ammo: Ammo | null = null;
 
-class AmmoInstance implements EngineInstance {
-  private readonly world: BtWorld;
+/**
+ * Every object a scene allocates on the wasm heap (Emscripten objects are not garbage
+ * collected), freed by dispose(): the world first (its destructor still reads the
+ * broadphase and the collision objects), then the rest in reverse order of creation.
+ */
+abstract class AmmoHeap {
+  private readonly owned: object[] = [];
+  protected abstract readonly world: object;
+
+  constructor(protected readonly A: Ammo) {}
+
+  protected readonly own = <T extends object>(o: T): T => {
+    this.owned.push(o);
+    return o;
+  };
+
+  dispose(): void {
+    const world = this.owned.indexOf(this.world);
+    if (world >= 0) this.A.destroy(this.owned.splice(world, 1)[0]);
+    for (let i = this.owned.length - 1; i >= 0; i--) this.A.destroy(this.owned[i]);
+    this.owned.length = 0;
+  }
+}
+
+/** S1, S2, H: rigid bodies in a btDiscreteDynamicsWorld. */
+class AmmoRigidInstance extends AmmoHeap implements EngineInstance {
+  protected readonly world: AmmoModule.btDiscreteDynamicsWorld;
   private readonly bodies: BtRigidBody[] = [];
   private readonly scene: SceneDesc;
   private readonly hasContacts: boolean;
-  private readonly force: BtVector3;
-  /** Spring force accumulators (3 per body), refilled every step. */
-  private readonly f: Float64Array;
-  private readonly x: Float64Array;
-  private readonly v: Float64Array;
-  /** Every object allocated on the asm.js heap, freed by dispose() (the heap is fixed). */
-  private readonly owned: object[] = [];
-  private readonly A: AmmoModule;
 
-  constructor(A: AmmoModule, scene: SceneDesc) {
-    this.A = A;
+  constructor(A: Ammo, scene: SceneDesc) {
+    super(A);
     this.scene = scene;
-    const own = <T extends object>(o: T): T => {
-      this.owned.push(o);
-      return o;
-    };
+    const own = this.own;
     const hullShape = (points: readonly Vec3[]): BtConvexHullShape => {
       const hull = own(new A.btConvexHullShape());
       for (const p of points) hull.addPoint(own(new A.btVector3(...p)));
@@ -172,19 +134,16 @@ class AmmoInstance implements EngineInstance {
       const [w, x, y, z] = b.orientation;
       t.setRotation(own(new A.btQuaternion(x, y, z, w)));
       const mass = b.fixed ? 0 : b.mass;
-      const shape =
-        b.sphereRadius !== undefined
-          ? own(new A.btSphereShape(b.sphereRadius))
-          : b.convexPoints !== undefined
-            ? hullShape(b.convexPoints)
-            : b.boxHalfExtents !== undefined
-              ? own(new A.btBoxShape(own(new A.btVector3(...b.boxHalfExtents))))
-              : own(new A.btSphereShape(1e-3));
+      let shape: AmmoModule.btCollisionShape;
+      if (b.sphereRadius !== undefined) shape = own(new A.btSphereShape(b.sphereRadius));
+      else if (b.convexPoints !== undefined) shape = hullShape(b.convexPoints);
+      else if (b.boxHalfExtents !== undefined)
+        shape = own(new A.btBoxShape(own(new A.btVector3(...b.boxHalfExtents))));
+      else throw new Error(`ammo: body ${b.id} has no sphere, hull or box shape`);
       const inertia = own(new A.btVector3(0, 0, 0));
       if (!b.fixed) {
         if (b.sphereRadius !== undefined) shape.calculateLocalInertia(mass, inertia);
-        else if (b.kind === "rigid") inertia.setValue(...b.inertia);
-        else inertia.setValue(1e-9, 1e-9, 1e-9); // a particle: no torque ever acts
+        else inertia.setValue(...b.inertia);
       }
       const info = own(
         new A.btRigidBodyConstructionInfo(mass, own(new A.btDefaultMotionState(t)), shape, inertia),
@@ -239,57 +198,9 @@ class AmmoInstance implements EngineInstance {
             );
       this.world.addConstraint(c, true);
     }
-    this.force = own(new A.btVector3(0, 0, 0));
-    const n = scene.bodies.length;
-    this.f = new Float64Array(3 * n);
-    this.x = new Float64Array(3 * n);
-    this.v = new Float64Array(3 * n);
-  }
-
-  /** f = −k (l − l0) − c l̇ along each spring, on the centres, from the current state. */
-  private applySprings(): void {
-    const { scene, bodies, f, x, v } = this;
-    for (let i = 0; i < bodies.length; i++) {
-      const o = bodies[i].getCenterOfMassTransform().getOrigin();
-      x[3 * i] = o.x();
-      x[3 * i + 1] = o.y();
-      x[3 * i + 2] = o.z();
-      const u = bodies[i].getLinearVelocity();
-      v[3 * i] = u.x();
-      v[3 * i + 1] = u.y();
-      v[3 * i + 2] = u.z();
-    }
-    f.fill(0);
-    const springs = scene.springs;
-    for (let k = 0; k < springs.length; k++) {
-      const s = springs[k];
-      const a = 3 * s.a;
-      const b = 3 * s.b;
-      const dx = x[b] - x[a];
-      const dy = x[b + 1] - x[a + 1];
-      const dz = x[b + 2] - x[a + 2];
-      const l = Math.sqrt(dx * dx + dy * dy + dz * dz);
-      const ux = dx / l;
-      const uy = dy / l;
-      const uz = dz / l;
-      const ldot = (v[b] - v[a]) * ux + (v[b + 1] - v[a + 1]) * uy + (v[b + 2] - v[a + 2]) * uz;
-      const fm = -s.stiffness * (l - s.rest) - s.damping * ldot;
-      f[b] += fm * ux;
-      f[b + 1] += fm * uy;
-      f[b + 2] += fm * uz;
-      f[a] -= fm * ux;
-      f[a + 1] -= fm * uy;
-      f[a + 2] -= fm * uz;
-    }
-    for (let i = 0; i < bodies.length; i++) {
-      if (scene.bodies[i].fixed) continue;
-      this.force.setValue(f[3 * i], f[3 * i + 1], f[3 * i + 2]);
-      bodies[i].applyCentralForce(this.force);
-    }
   }
 
   step(): void {
-    if (this.scene.springs.length > 0) this.applySprings();
     this.world.stepSimulation(this.scene.h, 0);
   }
 
@@ -325,36 +236,127 @@ class AmmoInstance implements EngineInstance {
       n += d.getManifoldByIndexInternal(i).getNumContacts();
     return n;
   }
+}
 
-  /** Frees every heap object, the world first (its destructor still reads its parts). */
-  dispose(): void {
-    const world = this.owned.indexOf(this.world);
-    if (world >= 0) this.A.destroy(this.owned.splice(world, 1)[0]);
-    for (let i = this.owned.length - 1; i >= 0; i--) this.A.destroy(this.owned[i]);
-    this.owned.length = 0;
+/**
+ * Bullet's position-based link solver for a cloth of link stiffness k (N/m): the linear
+ * stiffness coefficient kLST ∈ (0, 1] of every link and the position iterations per step
+ * (see the file comment for how they were chosen).
+ */
+export function clothLinkSettings(stiffness: number): { kLST: number; piterations: number } {
+  return stiffness <= SOFT_CLOTH_STIFFNESS ? SOFT_CLOTH_LINKS : STIFF_CLOTH_LINKS;
+}
+
+/** S3: the cloth as one btSoftBody (nodes and links) in a btSoftRigidDynamicsWorld. */
+class AmmoClothInstance extends AmmoHeap implements EngineInstance {
+  protected readonly world: AmmoModule.btSoftRigidDynamicsWorld;
+  private readonly cloth: AmmoModule.btSoftBody;
+  private readonly h: number;
+
+  constructor(A: Ammo, scene: SceneDesc) {
+    super(A);
+    const own = this.own;
+    this.h = scene.h;
+    const cfg = own(new A.btSoftBodyRigidBodyCollisionConfiguration());
+    this.world = own(
+      new A.btSoftRigidDynamicsWorld(
+        own(new A.btCollisionDispatcher(cfg)),
+        own(new A.btDbvtBroadphase()),
+        own(new A.btSequentialImpulseConstraintSolver()),
+        cfg,
+        own(new A.btDefaultSoftBodySolver()),
+      ),
+    );
+    // The soft body reads its gravity from the world info (Bullet's default there is
+    // (0, −10, 0)), not from the world's rigid-body gravity; both are set.
+    const g = own(new A.btVector3(...scene.gravity));
+    this.world.setGravity(g);
+    const info = this.world.getWorldInfo();
+    info.set_m_gravity(g);
+    const x = own(new A.btVector3(0, 0, 0));
+    // No nodes at construction: appendNode / appendLink below give exactly the scene's
+    // particles (in description order) and springs, each link's rest length the nodes'
+    // initial distance, which is the scene's rest length.
+    this.cloth = own(new A.btSoftBody(info, 0, x, []));
+    scene.bodies.forEach((b, i) => {
+      x.setValue(...b.position);
+      this.cloth.appendNode(x, b.mass);
+      if (b.fixed) this.cloth.setMass(i, 0);
+    });
+    const links = clothLinkSettings(scene.springs[0].stiffness);
+    const material = this.cloth.get_m_materials().at(0);
+    material.set_m_kLST(links.kLST);
+    for (const s of scene.springs) {
+      // appendLink takes the nodes' current distance as the rest length: it must be the
+      // spring's (true of every cloth scene, which starts unstretched)
+      const [pa, pb] = [scene.bodies[s.a].position, scene.bodies[s.b].position];
+      const l = Math.hypot(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]);
+      if (Math.abs(l - s.rest) > 1e-9 * s.rest)
+        throw new Error(`ammo: spring ${s.a}–${s.b} starts at ${l} m, not its rest ${s.rest} m`);
+      this.cloth.appendLink(s.a, s.b, material, false);
+    }
+    const config = this.cloth.get_m_cfg();
+    config.set_piterations(links.piterations);
+    config.set_kDP(0);
+    this.cloth.setActivationState(DISABLE_DEACTIVATION);
+    this.world.addSoftBody(this.cloth, 1, -1);
+  }
+
+  step(): void {
+    this.world.stepSimulation(this.h, 0);
+  }
+
+  /** Node positions and velocities (m_x, m_v); particles: identity orientation, no spin. */
+  read(out: BodyStates): void {
+    const nodes = this.cloth.get_m_nodes();
+    for (let i = 0; i < out.n; i++) {
+      const node = nodes.at(i);
+      const p = node.get_m_x();
+      const v = node.get_m_v();
+      out.pos[3 * i] = p.x();
+      out.pos[3 * i + 1] = p.y();
+      out.pos[3 * i + 2] = p.z();
+      out.vel[3 * i] = v.x();
+      out.vel[3 * i + 1] = v.y();
+      out.vel[3 * i + 2] = v.z();
+      out.quat.set([1, 0, 0, 0], 4 * i);
+      out.omega.fill(0, 3 * i, 3 * i + 3);
+    }
+  }
+
+  engineContacts(): number | null {
+    return null;
   }
 }
 
 export const ammoEngine: EngineAdapter = {
   key: "ammo",
-  version: packageVersion("ammo.js"),
+  version: packageVersion("ammojs-typed"),
   async init() {
-    if (!ammo) ammo = createRequire(import.meta.url)("ammo.js") as AmmoModule;
+    if (ammo) return;
+    // The package's default export instantiates the wasm module and resolves to its API;
+    // called with an explicit `this`, as its readme asks of strict-mode callers.
+    const { default: instantiate } = await import("ammojs-typed/wasm");
+    ammo = await instantiate.call({});
   },
   method(scene) {
     switch (scene.kind) {
       case "spheres":
-        return "Bullet SI solver 10 it., DBVT (asm.js)";
+        return "Bullet SI solver 10 it., DBVT (wasm)";
       case "hulls":
-        return "Bullet SI solver 10 it., btConvexHullShape (margin 1 mm) on btBvhTriangleMeshShape (asm.js)";
+        return "Bullet SI solver 10 it., btConvexHullShape (margin 1 mm) on btBvhTriangleMeshShape (wasm)";
       case "chain":
-        return "Bullet p2p constraints (asm.js)";
-      case "cloth":
-        return "JS springs + applyCentralForce (asm.js)";
+        return "Bullet p2p constraints (wasm)";
+      case "cloth": {
+        const { kLST, piterations } = clothLinkSettings(scene.springs[0].stiffness);
+        return `Bullet btSoftBody, PBD links kLST ${kLST}, ${piterations} it. (wasm)`;
+      }
     }
   },
   create(scene) {
     if (!ammo) throw new Error("ammo: init() was not awaited");
-    return new AmmoInstance(ammo, scene);
+    return scene.kind === "cloth"
+      ? new AmmoClothInstance(ammo, scene)
+      : new AmmoRigidInstance(ammo, scene);
   },
 };

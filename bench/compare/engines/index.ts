@@ -21,10 +21,10 @@ export type EngineKey = (typeof ENGINE_KEYS)[number];
 
 /**
  * The engines a plain `--compare` runs (`moreau-defaults` beside `moreau`: the same scenes
- * at the settings a user never changes, issue 29) (ammo, the old Bullet build, and the slow
- * error-controlled generalized-α variant only on request). The
- * Moreau variants come right after "moreau", so that its rows sit together and the rounds
- * run them back to back.
+ * at the settings a user never changes, issue 29; Bullet through the WebAssembly ammo.js,
+ * soft-body cloth included, issue 29) (the slow error-controlled generalized-α variant only
+ * on request). The Moreau variants come right after "moreau", so that its rows sit together
+ * and the rounds run them back to back.
  */
 export const DEFAULT_ENGINES: EngineKey[] = [
   "moreau",
@@ -35,6 +35,7 @@ export const DEFAULT_ENGINES: EngineKey[] = [
   "cannon",
   "mujoco",
   "mujoco-cg",
+  "ammo",
 ];
 
 /**

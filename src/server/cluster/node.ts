@@ -33,6 +33,10 @@
  * in /ready (`cluster.redis: "down"`, `degraded`); once Redis is back it renews its leases
  * — or, if Redis lost them (restarted without its data), claims them again, re-enters
  * them in the registry and checkpoints them.
+ *
+ * Metrics (metrics.ts ClusterMetrics, on /metrics): forwards by route and outcome with
+ * their round trip, takeovers by cause, lease renewals by outcome, fenced writes, frames
+ * published and relayed, and the Redis connection's state.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
@@ -42,6 +46,7 @@ import type { SessionOut } from "../../../schemas/api";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
 import { encode } from "../frames";
+import type { ClusterMetrics, ServerMetrics } from "../metrics";
 import type { Subscription } from "../protocol";
 import type { SessionManager } from "../session-manager";
 import type { SessionRecord } from "../sessions/records";
@@ -114,6 +119,9 @@ export class ClusterNode implements ClusterHooks {
   private stopped = false;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   private readonly ttl: number;
+  /** sessions a drain released (id → Date.now()): a takeover of one is a hand-over */
+  private readonly released = new Map<string, number>();
+  private readonly metrics: ClusterMetrics;
 
   constructor(
     private readonly config: Config,
@@ -121,12 +129,18 @@ export class ClusterNode implements ClusterHooks {
     private readonly sessions: SessionManager,
     private readonly streams: StreamHub,
     private readonly ports: ClusterPorts,
+    metrics: ServerMetrics,
   ) {
     this.ttl = config.leaseTtlMs;
     this.id = config.nodeId;
     this.url = config.nodeUrl;
     this.publicUrl = config.nodePublicUrl;
-    this.relay = new Relay(ports.bus, ports.directory, streams);
+    this.metrics = metrics.cluster({
+      redisUp: () => ports.healthy(),
+      nodes: () => this.nodes.length,
+    });
+    const relayed = this.metrics.framesRelayed;
+    this.relay = new Relay(ports.bus, ports.directory, streams, () => relayed.inc());
     ports.bus.onControl((m) => this.onControl(m));
   }
 
@@ -244,6 +258,7 @@ export class ClusterNode implements ClusterHooks {
   }
 
   fenced(rec: SessionRecord): void {
+    this.metrics.fencedWrites.inc({ kind: "checkpoint" });
     void this.lose(rec.id, "its checkpoint was refused by the fencing token");
   }
 
@@ -333,16 +348,40 @@ export class ClusterNode implements ClusterHooks {
       throw new ApiError("cluster_unavailable", `no node holds session ${id} now; retry`, {
         session: id,
       });
-    const r = await fetch(`${node.url}${path}`, {
-      method,
-      headers: {
-        "content-type": "application/json",
-        ...(headers.authorization ? { authorization: headers.authorization } : {}),
-        [FORWARDED]: this.forwardedBy(),
-      },
-      body: JSON.stringify(body),
-    });
-    return { status: r.status, body: await r.json() };
+    const done = this.forwarding(path.replace(/^\/v1\/sessions\/[^/]+/, "/v1/sessions/:id"));
+    try {
+      const r = await fetch(`${node.url}${path}`, {
+        method,
+        headers: {
+          "content-type": "application/json",
+          ...(headers.authorization ? { authorization: headers.authorization } : {}),
+          [FORWARDED]: this.forwardedBy(),
+        },
+        body: JSON.stringify(body),
+      });
+      const answer = { status: r.status, body: await r.json() };
+      done("answered");
+      return answer;
+    } catch (err) {
+      done("unreachable");
+      throw err;
+    }
+  }
+
+  /**
+   * Counts a request forwarded on `route` once it ends (moreau_cluster_forwarded_requests_total)
+   * and its round trip when answered (moreau_cluster_forward_duration_seconds).
+   */
+  private forwarding(route: string): (outcome: "answered" | "unreachable") => void {
+    const started = performance.now();
+    let counted = false;
+    return (outcome) => {
+      if (counted) return; // the request and its answer may both fail
+      counted = true;
+      this.metrics.forwarded.inc({ route, outcome });
+      if (outcome === "answered")
+        this.metrics.forwardDuration.observe({ route }, (performance.now() - started) / 1000);
+    };
   }
 
   // ------------------------------------------------------------ drain
@@ -409,8 +448,12 @@ export class ClusterNode implements ClusterHooks {
   ) {
     this.ports.bus.publish(rec.id, cls, rec.epoch, { step, forced, bytes }).then(
       (seq) => {
-        if (seq === null && this.sessions.local(rec.id) === rec)
-          void this.lose(rec.id, "its frames were refused by the fencing token");
+        if (seq !== null) this.metrics.framesPublished.inc();
+        else {
+          this.metrics.fencedWrites.inc({ kind: "frame" });
+          if (this.sessions.local(rec.id) === rec)
+            void this.lose(rec.id, "its frames were refused by the fencing token");
+        }
       },
       () => undefined, // Redis unreachable: remote subscribers miss these frames
     );
@@ -451,6 +494,7 @@ export class ClusterNode implements ClusterHooks {
     const sent = Date.now();
     if (await this.ports.directory.renew(held.lease, this.ttl)) {
       held.trustedUntil = sent + this.ttl * TRUSTED_FRACTION;
+      this.metrics.leases.inc({ event: "renewed" });
       return true;
     }
     const lease = await this.ports.directory.claim(id, this.id, this.ttl);
@@ -460,6 +504,7 @@ export class ClusterNode implements ClusterHooks {
     }
     // Redis lost the session (restarted empty): it is this node's again, under a new epoch
     this.log.warn({ session: id, epoch: lease.epoch }, "lease re-established");
+    this.metrics.leases.inc({ event: "reestablished" });
     rec.epoch = lease.epoch;
     this.held.set(id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
     await this.ports.directory.admit(
@@ -489,6 +534,7 @@ export class ClusterNode implements ClusterHooks {
   private async lose(id: string, why: string): Promise<void> {
     if (!this.held.has(id) && !this.sessions.local(id)) return;
     this.log.warn({ session: id, node: this.id }, `session let go: ${why}`);
+    this.metrics.leases.inc({ event: "lost" });
     this.held.delete(id);
     this.wantedBy.delete(id);
     await this.sessions.evict(id);
@@ -523,10 +569,13 @@ export class ClusterNode implements ClusterHooks {
   /** Forwards a request to `node` (or redirects it there with CLUSTER_REDIRECT). */
   private async forward(req: FastifyRequest, reply: FastifyReply, node: NodeInfo): Promise<void> {
     const path = req.raw.url ?? req.url;
+    const route = req.routeOptions.url ?? "unknown";
     if (this.config.clusterRedirect) {
+      this.metrics.forwarded.inc({ route, outcome: "redirected" });
       await reply.code(307).header("location", `${node.publicUrl}${path}`).send();
       return;
     }
+    const done = this.forwarding(route);
     const headers: IncomingHttpHeaders = { ...req.headers };
     delete headers.connection;
     delete headers["keep-alive"];
@@ -545,8 +594,12 @@ export class ClusterNode implements ClusterHooks {
           delete out["transfer-encoding"];
           res.writeHead(answer.statusCode ?? 502, out);
           answer.pipe(res);
-          answer.once("end", resolve);
+          answer.once("end", () => {
+            done("answered");
+            resolve();
+          });
           answer.once("error", () => {
+            done("unreachable");
             res.destroy();
             resolve();
           });
@@ -558,6 +611,7 @@ export class ClusterNode implements ClusterHooks {
         up.destroy(new Error("no answer in time")),
       );
       up.once("error", (err) => {
+        done("unreachable");
         if (!res.headersSent) {
           const e = new ApiError(
             "cluster_unavailable",
@@ -579,21 +633,26 @@ export class ClusterNode implements ClusterHooks {
     const others = nodes.filter((n) => n.id !== this.id);
     if (others.length === 0) return null;
     const local = this.sessions.list(req.owner);
-    const lists = await Promise.all(
-      others.map(async (n) => {
-        try {
-          const r = await fetch(`${n.url}/v1/sessions`, {
-            headers: {
-              [FORWARDED]: this.forwardedBy(),
-              ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
-            },
-          });
-          return r.ok ? ((await r.json()) as { sessions: SessionOut[] }).sessions : [];
-        } catch {
-          return [];
-        }
-      }),
-    );
+    // a node that cannot answer (gone, before its sessions are taken over) is left out of
+    // the list; a failed connection is tried once more (a kept-alive socket closed meanwhile)
+    const listOf = async (n: NodeInfo, retry: boolean): Promise<SessionOut[]> => {
+      try {
+        const r = await fetch(`${n.url}/v1/sessions`, {
+          headers: {
+            [FORWARDED]: this.forwardedBy(),
+            ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+          },
+        });
+        if (r.ok) return ((await r.json()) as { sessions: SessionOut[] }).sessions;
+        this.log.warn({ node: n.id, status: r.status }, "a node's sessions could not be listed");
+        return [];
+      } catch (err) {
+        if (retry) return listOf(n, false);
+        this.log.warn({ err, node: n.id }, "a node's sessions could not be listed");
+        return [];
+      }
+    };
+    const lists = await Promise.all(others.map((n) => listOf(n, true)));
     const seen = new Set(local.map((s) => s.id));
     const all = [...local];
     for (const l of lists)
@@ -624,6 +683,7 @@ export class ClusterNode implements ClusterHooks {
         }
         this.claimed.set(id, lease);
         await this.sessions.adopt(cp);
+        this.metrics.takeovers.inc({ cause: this.released.delete(id) ? "handover" : "expired" });
         this.log.warn(
           { session: id, epoch: lease.epoch, step: cp.snapshot.session.step, run: cp.run ?? null },
           "session taken over from its last checkpoint",
@@ -644,6 +704,9 @@ export class ClusterNode implements ClusterHooks {
   /** Takes over the orphans dealt to this node (see the file's head). */
   private async scan(): Promise<void> {
     if (this.stopped || !this.accepting) return;
+    // a released session is taken over at once, by some node: forget the old ones
+    for (const [id, at] of this.released)
+      if (at < Date.now() - 2 * this.ttl) this.released.delete(id);
     const entries = await this.ports.directory.sessions();
     const orphans: string[] = [];
     for (const e of entries) {
@@ -674,7 +737,10 @@ export class ClusterNode implements ClusterHooks {
     if (this.stopped) return;
     if (m.type === "want" && this.sessions.local(m.session))
       void this.refreshWanted(m.session, false).catch(() => undefined);
-    else if (m.type === "released") void this.scan().catch(() => undefined);
+    else if (m.type === "released") {
+      this.released.set(m.session, Date.now());
+      void this.scan().catch(() => undefined);
+    }
     // its streams on every node close as on a single server's delete
     else if (m.type === "deleted") this.streams.closeSession(m.session, 1000, "session deleted");
   }

@@ -113,6 +113,8 @@ export class Relay {
     private readonly bus: Bus,
     private readonly directory: SessionDirectory,
     private readonly streams: StreamHub,
+    /** a frame read from the logs was sent to a subscriber here (metrics) */
+    private readonly relayed: () => void,
   ) {}
 
   start(): void {
@@ -190,6 +192,7 @@ export class Relay {
     if (f.seq <= state.last) return;
     state.last = f.seq;
     this.streams.dispatchTo(sub, f.step, f.forced, withSeq(f.bytes, format, f.seq));
+    this.relayed();
   }
 
   private drop(sub: Subscriber): void {

@@ -2,8 +2,11 @@
  * When a session is checkpointed, where its checkpoints go, and which one a rebuild takes.
  *
  * When: at creation; when it stops running (pause, `until` reached, divergence); after
- * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS steps; and on
- * shutdown (shutdown.ts, `all`). Checkpoints are coalesced per session: one at a time, and
+ * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
+ * on shutdown (shutdown.ts, `all`). A run's K-step checkpoints are taken by its worker at
+ * the exact steps k·K (the run loop stops there for it: worker-runtime.ts) and sent with
+ * the snapshot; the rest are exported from the worker when asked for (a step request's at
+ * its answer's step). Checkpoints are coalesced per session: one at a time, and
  * those asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are deferred
  * to that interval (the latest state wins); creation, the end of a run, pause and shutdown
  * are urgent: written at once (after the one under way, never skipped for it: that one may
@@ -32,7 +35,7 @@ import { FencedError, type RunAt, type SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import type { ServerMetrics } from "../metrics";
 import type { WorkerRequestBody } from "../protocol";
-import type { MemoryCheckpoint, SessionRecord, SessionTable } from "./records";
+import type { MemoryCheckpoint, SessionRecord, SessionTable, WorkerCheckpoint } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** A session's status at the step its engine snapshot was taken. */
@@ -120,27 +123,48 @@ export class Checkpoints {
     if (rec.lost || rec.deleted || rec.deleting) return Promise.resolve();
     rec.checkpointWanted = true;
     if (urgent) rec.checkpointUrgent = true;
+    return this.schedule(rec);
+  }
+
+  /**
+   * A checkpoint a running session's worker took at a step multiple of
+   * CHECKPOINT_EVERY_STEPS: written as any other (coalesced; a later one replaces it while
+   * it waits), as it is — never re-exported at another step.
+   */
+  taken(rec: SessionRecord, cp: WorkerCheckpoint): void {
+    if (rec.lost || rec.deleted || rec.deleting) return;
+    rec.workerCheckpoint = cp;
+    void this.schedule(rec);
+  }
+
+  /**
+   * Starts the checkpoint loop now, or defers it to CHECKPOINT_MIN_INTERVAL_MS; `due`: the
+   * deferral's timer (its interval has passed). A loop under way takes what is wanted next.
+   */
+  private schedule(rec: SessionRecord, due = false): Promise<void> {
     if (rec.checkpointing) return rec.checkpointing;
-    const wait = rec.checkpointUrgent
-      ? 0
-      : rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
+    const wait =
+      rec.checkpointUrgent || due
+        ? 0
+        : rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
     if (wait > 0) {
       this.defer(rec, wait);
       return Promise.resolve();
     }
-    rec.checkpointing = this.loop(rec);
+    rec.checkpointing = this.loop(rec, due);
     return rec.checkpointing;
   }
 
   /**
    * After a worker's snapshot was applied to the record (`was`: its status before): a run
-   * that stopped (pause, `until` reached, divergence) is checkpointed at once; otherwise a
-   * checkpoint is taken when CHECKPOINT_EVERY_STEPS steps have passed since the last one.
+   * that stopped (pause, `until` reached, divergence) is checkpointed at once; a session
+   * stepped by requests is checkpointed when CHECKPOINT_EVERY_STEPS steps have passed since
+   * the last one (a running one's worker sends its own, at the exact steps: `taken`).
    */
   afterSnapshot(rec: SessionRecord, was: SessionStatusName): void {
     if (was === "running" && rec.status !== "running" && this.table.has(rec.id))
       void this.checkpoint(rec, true);
-    else {
+    else if (rec.status !== "running") {
       const every = this.config.checkpointEverySteps;
       if (every > 0 && rec.step - rec.lastCheckpointStep >= every) void this.checkpoint(rec);
     }
@@ -153,6 +177,7 @@ export class Checkpoints {
         if (r.checkpointing) await r.checkpointing;
         const current =
           !r.checkpointWanted &&
+          !r.workerCheckpoint &&
           r.lastCheckpointStep === r.step &&
           r.lastCheckpointStatus === r.status &&
           (!this.store || (r.persisted && r.savedStep === r.step));
@@ -208,6 +233,7 @@ export class Checkpoints {
   /** Releases what a deleted session held. */
   forget(rec: SessionRecord): void {
     this.clearTimer(rec);
+    rec.workerCheckpoint = null;
     if (rec.memory) this.memoryBytes -= rec.memory.engine.byteLength;
     rec.memory = null;
   }
@@ -216,40 +242,66 @@ export class Checkpoints {
     if (rec.checkpointTimer) return;
     rec.checkpointTimer = setTimeout(() => {
       rec.checkpointTimer = null;
-      if (rec.checkpointWanted) void this.checkpoint(rec, true);
+      if (rec.checkpointWanted || rec.workerCheckpoint) void this.schedule(rec, true);
     }, wait);
     rec.checkpointTimer.unref?.();
   }
 
-  /** Takes checkpoints of the session while they are wanted (one at a time). */
-  private async loop(rec: SessionRecord): Promise<void> {
+  /**
+   * Takes checkpoints of the session while they are wanted (one at a time), each urgent one
+   * at once, the others CHECKPOINT_MIN_INTERVAL_MS apart (`due`: the first one's has passed).
+   */
+  private async loop(rec: SessionRecord, due: boolean): Promise<void> {
     const store = this.store;
     try {
-      while (rec.checkpointWanted && !rec.deleted && !rec.deleting && !rec.lost) {
-        if (!rec.checkpointUrgent) {
+      while (
+        (rec.checkpointWanted || rec.workerCheckpoint) &&
+        !rec.deleted &&
+        !rec.deleting &&
+        !rec.lost
+      ) {
+        if (!rec.checkpointUrgent && !due) {
           const wait = rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
           if (wait > 0) {
             this.defer(rec, wait);
             return;
           }
         }
+        due = false;
         this.clearTimer(rec);
+        const exporting = rec.checkpointWanted;
         rec.checkpointWanted = false;
         rec.checkpointUrgent = false;
         rec.lastCheckpointAt = Date.now();
-        rec.lastCheckpointStep = rec.step;
         let engine: Uint8Array;
-        try {
-          engine = await this.calls.exportEngine(rec, false);
-        } catch (err) {
-          // the worker could not export (lost with its worker, deleted meanwhile, or a
-          // shutdown): not a persistence failure
-          if (!rec.lost && !rec.deleted && !rec.deleting && !this.closing())
-            this.log.warn({ err, session: rec.id }, "checkpoint export failed");
-          return;
+        let at: SnapshotAt;
+        let run: SessionRecord["run"];
+        if (exporting) {
+          rec.lastCheckpointStep = rec.step;
+          try {
+            const exported = await this.calls.exportAt(rec, false);
+            engine = exported.bytes;
+            // one its worker took before this export is older: superseded
+            const cp = rec.workerCheckpoint;
+            if (cp && cp.session.seq < exported.seq) rec.workerCheckpoint = null;
+          } catch (err) {
+            // the worker could not export (lost with its worker, deleted meanwhile, or a
+            // shutdown): not a persistence failure
+            if (!rec.lost && !rec.deleted && !rec.deleting && !this.closing())
+              this.log.warn({ err, session: rec.id }, "checkpoint export failed");
+            return;
+          }
+          // the reply refreshed the record: these are the exported snapshot's
+          at = { status: rec.status, message: rec.message, time: rec.time, step: rec.step };
+          run = rec.run;
+        } else {
+          const cp = rec.workerCheckpoint as WorkerCheckpoint;
+          rec.workerCheckpoint = null;
+          engine = cp.engine;
+          const { status, message, time, step } = cp.session;
+          at = { status, message, time, step };
+          run = cp.session.run;
         }
-        // the reply refreshed the record: these are the exported snapshot's
-        const at = { status: rec.status, message: rec.message, time: rec.time, step: rec.step };
         rec.lastCheckpointStep = at.step;
         rec.lastCheckpointStatus = at.status;
         this.keepInMemory(rec, { engine, ...at });
@@ -260,7 +312,7 @@ export class Checkpoints {
           if (rec.epoch > 0)
             await store.write(rec.id, rec.owner, document, {
               epoch: rec.epoch,
-              run: rec.resumeRun ?? (at.status === "running" && rec.run ? runOf(rec.run) : null),
+              run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
             });
           else await store.write(rec.id, rec.owner, document);
         } catch (err) {
@@ -286,7 +338,8 @@ export class Checkpoints {
     } finally {
       rec.checkpointing = null;
       // asked for again meanwhile (after a failure or a deferral: within the interval)
-      if (rec.checkpointWanted && !rec.checkpointTimer) void this.checkpoint(rec);
+      if ((rec.checkpointWanted || rec.workerCheckpoint) && !rec.checkpointTimer)
+        void this.schedule(rec);
     }
   }
 

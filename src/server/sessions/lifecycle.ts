@@ -98,6 +98,7 @@ export class SessionLifecycle {
         checkpointWanted: false,
         checkpointUrgent: false,
         checkpointTimer: null,
+        workerCheckpoint: null,
         savedStep: restoring ? a.session.step : null,
         persisted: true,
         deleting: false,

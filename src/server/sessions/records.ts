@@ -22,6 +22,17 @@ export interface MemoryCheckpoint {
   message: string | null;
 }
 
+/**
+ * A checkpoint a running session's worker took at a step multiple of CHECKPOINT_EVERY_STEPS
+ * (protocol.ts `checkpoint` event), waiting to be written (checkpoints.ts).
+ */
+export interface WorkerCheckpoint {
+  /** the engine snapshot's JSON bytes */
+  engine: Uint8Array;
+  /** the session at that step, as its worker saw it (seq orders it against exports) */
+  session: SessionSnapshot;
+}
+
 export interface SessionRecord {
   id: string;
   name: string;
@@ -72,6 +83,8 @@ export interface SessionRecord {
   checkpointWanted: boolean;
   checkpointUrgent: boolean;
   checkpointTimer: ReturnType<typeof setTimeout> | null;
+  /** the latest checkpoint its worker took during a run and not yet written (the older dropped) */
+  workerCheckpoint: WorkerCheckpoint | null;
   /** a delete is under way: no checkpoint write starts */
   deleting: boolean;
   removing: Promise<void> | null;

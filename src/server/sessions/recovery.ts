@@ -48,6 +48,8 @@ export class Recovery {
       if (rec.worker !== worker || rec.lost) continue;
       rec.lost = true;
       this.checkpoints.clearTimer(rec);
+      // a run's checkpoint still waiting to be written: the rebuild restarts from the last written
+      rec.workerCheckpoint = null;
       lost.push({ rec, run: rec.status === "running" ? rec.run : null });
       this.log.warn({ session: rec.id, worker }, "session lost with its worker");
     }

@@ -67,12 +67,20 @@ export class WorkerCalls {
    * `retry`: asked again of the rebuilt session if the worker is lost meanwhile.
    */
   async exportEngine(rec: SessionRecord, retry: boolean): Promise<Uint8Array> {
+    return (await this.exportAt(rec, retry)).bytes;
+  }
+
+  /**
+   * `exportEngine`, with the seq of the worker's snapshot at the export (what its worker
+   * sent before has a smaller seq: checkpoints.ts drops a run's older checkpoint by it).
+   */
+  async exportAt(rec: SessionRecord, retry: boolean): Promise<{ bytes: Uint8Array; seq: number }> {
     if (rec.lost)
       throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
     const body: WorkerRequestBody = { kind: "export", sessionId: rec.id };
     const a = retry ? await this.read(rec, body) : await this.call(rec, rec.worker, body);
     if (a.result.kind !== "exported") throw new ApiError("internal", "bad reply");
-    return a.result.bytes;
+    return { bytes: a.result.bytes, seq: a.session?.seq ?? rec.seq };
   }
 
   /** Mirrors a worker's session snapshot in the record (older ones are ignored). */
