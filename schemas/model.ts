@@ -609,8 +609,14 @@ export const SolverSettings = z
         "cg on the assembled matrix: its preconditioner (none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 (block Jacobi on the matrix-free operator)",
     }),
     contactSolver: z.enum(["pgs", "lemke", "apgd", "pjacobi", "barzilai-borwein"]).default("pgs"),
-    maxIterations: z.number().int().min(1).max(100_000).default(200),
-    tolerance: positive().default(1e-10),
+    maxIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({
+      description:
+        "nonsmooth contact: sweeps (pgs, pjacobi), gradient steps (apgd, barzilai-borwein) or pivots (lemke) per step at most; absent or null: lemke 200, the others ⌈10⁴/contacts⌉ clamped to [20, 200] (about 10⁴ contact updates a step, at least 20 sweeps); a step that stops short of tolerance says contactConverged: false (README, Solver settings)",
+    }),
+    tolerance: positive().nullable().optional().meta({
+      description:
+        "nonsmooth contact: residual at which the contact solver stops (m/s for the contacts that push: the error of their relative velocity, normal and, where they stick, tangential); absent or null: 10⁻³·|g|·dt, so the drift it lets a resting contact make, dt·tolerance, is 10⁻³·|g|·dt² per step (1.7e-7 m at dt = 1/240 s); 10⁻⁶·ℓ/dt without gravity (ℓ: the smallest colliding shape's size, see projectionTolerance)",
+    }),
     newtonIterations: z.number().int().min(1).max(100).default(25).meta({
       description:
         "Newton iterations per step at most; a step that does not converge to newtonTolerance in them is redone as two half steps (up to four times), then the run ends diverged. 1 = the linearized step (one iteration, no convergence test)",
@@ -627,14 +633,17 @@ export const SolverSettings = z
       description:
         "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized)",
     }),
-    projectOnConstraints: z.boolean().default(false),
-    projectionTolerance: positive().max(1).default(1e-9).meta({
+    projectOnConstraints: z.boolean().default(true).meta({
       description:
-        "projectOnConstraints with nonsmooth contact: deepest penetration (m) left after each step's position projection",
+        "nonsmooth contact: after each step, project the positions out of penetration (Siconos' TimeSteppingProjectOnConstraints; without it the penetration of an impact, up to dt·|u_n|/2, is never recovered)",
     }),
-    projectionIterations: z.number().int().min(1).max(100_000).default(200).meta({
+    projectionTolerance: positive().max(1).nullable().optional().meta({
       description:
-        "projectOnConstraints with nonsmooth contact: Gauss–Seidel sweeps of the position projection per step at most",
+        "projectOnConstraints with nonsmooth contact: deepest penetration (m) left after each step's position projection; absent or null: 2·10⁻³·ℓ, ℓ the smallest colliding shape's size (sphere or capsule radius, a box's smallest half extent, a cylinder's smaller of radius and half length, half the smallest side of a convex or mesh shape's bounding box; of the moving bodies and fem cells), 1e-4 m for 5 cm spheres; a step that stops short of it says projectionConverged: false",
+    }),
+    projectionIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({
+      description:
+        "projectOnConstraints with nonsmooth contact: Gauss–Seidel sweeps of the position projection per step at most; absent or null: ⌈10⁴/contacts⌉ clamped to [20, 200], as maxIterations",
     }),
     energyDriftLimit: positive().nullable().optional().meta({
       description:

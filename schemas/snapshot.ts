@@ -103,6 +103,16 @@ export const SimulationSnapshot = z
         linearIterations: count(),
         contactIterations: count(),
         contactResidual: z.number().nullable(),
+        contactConverged: z.boolean().optional().meta({
+          description: "solver.contactConverged of the last step (absent in older snapshots: true)",
+        }),
+        penetration: z.number().nonnegative().optional().meta({
+          description: "solver.penetration of the last step (absent in older snapshots: 0)",
+        }),
+        projectionConverged: z.boolean().optional().meta({
+          description:
+            "solver.projectionConverged of the last step (absent in older snapshots: true)",
+        }),
         reactionChange: z.number().nonnegative().optional().meta({
           description: "solver.reactionChange of the last step (absent in older snapshots: 0)",
         }),

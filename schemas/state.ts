@@ -71,6 +71,18 @@ export const SolverStats = z
     linearIterations: z.number(),
     contactIterations: z.number(),
     contactResidual: z.number(),
+    contactConverged: z.boolean().meta({
+      description:
+        "whether the nonsmooth contact solver met solver.tolerance in the step (else contactResidual is above it: the step's contact velocities are off by about that much, m/s); true without active contacts",
+    }),
+    penetration: z.number().meta({
+      description:
+        "deepest penetration (m) left by the step's contact position projection (projectOnConstraints with nonsmooth contact); 0 without one",
+    }),
+    projectionConverged: z.boolean().meta({
+      description:
+        "whether penetration is within solver.projectionTolerance (false: the projection's sweeps ran out first)",
+    }),
     reactionChange: z.number().meta({
       description:
         "largest change between the last two steps of any joint's reaction force or torque component (N, N·m; ∞-norm over joints); 0 before the second step",

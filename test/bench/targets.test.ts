@@ -71,7 +71,7 @@ describe("targetVerdicts", () => {
       row("S3-32", "moreau", 1000),
       row("S3-32", "moreau-defaults", 2000, { status: "diverged" }),
       row("S3-32-stiff", "moreau-defaults", 10), // no tuned row
-    ]).filter((x) => x.target.includes("defaults"));
+    ]).filter((x) => x.target.includes("within 1.2×"));
     expect(v.map((x) => [x.target.split(" ")[0], x.met])).toEqual([
       ["S1-100", true],
       ["S2-100", false],
@@ -80,6 +80,26 @@ describe("targetVerdicts", () => {
     ]);
     expect(v[2].moreau).toBe("2000 steps/s (status diverged)");
     expect(v[1].reference).toBe("tuned 1000 steps/s");
+  });
+
+  it("judges the defaults row at twice the best valid peer on S1-1000 and S2-100", () => {
+    const v = targetVerdicts([
+      row("S1-1000", "moreau-defaults", 200),
+      row("S1-1000", "ammo", 100), // 200 ≥ 2 · 100
+      row("S1-1000", "rapier", 120, { status: "invalid" }), // not a reference
+      row("S2-100", "moreau-defaults", 7000, { accuracy: { jointDrift: 1e-13 } }),
+      row("S2-100", "rapier", 3600), // 7000 < 7200
+    ]).filter((x) => x.target.includes("≥ 2×"));
+    expect(v.map((x) => [x.target.split(" ")[0], x.met])).toEqual([
+      ["S1-1000", true],
+      ["S2-100", false],
+    ]);
+    expect(v[0].reference).toBe("2× ammo 100 steps/s");
+    const drift = targetVerdicts([
+      row("S2-100", "moreau-defaults", 9000, { accuracy: { jointDrift: 3e-6 } }),
+      row("S2-100", "rapier", 3600),
+    ]).find((x) => x.target.startsWith("S2-100 defaults ≥ 2×"));
+    expect(drift).toMatchObject({ met: false, moreau: "9000 steps/s (joint drift 3.0e-6 m)" });
   });
 
   it("a scene or peer missing from the run is not measured; a bad status fails", () => {

@@ -48,6 +48,9 @@ const state: StateOut = {
     linearIterations: 0,
     contactIterations: 0,
     contactResidual: 0,
+    contactConverged: true,
+    penetration: 0,
+    projectionConverged: true,
     reactionChange: 0,
   },
 };

@@ -24,12 +24,24 @@ import type { ProjectionSettings } from "./projection";
 import type { ContactReport } from "./report";
 import { createDetector, PairParameters } from "./setup";
 
-function nscSettings(p: SolverSpec): NonsmoothContactSettings {
+/**
+ * The solver settings contact reads, with the problem's defaults filled in
+ * (simulation/solver-defaults.ts; null iterations: the budget of budget.ts).
+ */
+export interface ContactSolverSettings
+  extends Pick<SolverSpec, "integrator" | "dt" | "contactSolver"> {
+  tolerance: number;
+  maxIterations: number | null;
+  projectionTolerance: number;
+  projectionIterations: number | null;
+}
+
+function nscSettings(p: ContactSolverSettings): NonsmoothContactSettings {
   return { solver: p.contactSolver, maxIterations: p.maxIterations, tolerance: p.tolerance };
 }
 
 /** The position projection's settings (solver.projectionTolerance, projectionIterations). */
-function projectionSettings(p: SolverSpec): ProjectionSettings {
+function projectionSettings(p: ContactSolverSettings): ProjectionSettings {
   return { tolerance: p.projectionTolerance, maxIterations: p.projectionIterations };
 }
 
@@ -43,6 +55,8 @@ export class ContactModel {
 
   constructor(
     model: ModelSpec,
+    /** The model's solver settings resolved (solver-defaults.ts). */
+    solver: ContactSolverSettings,
     readonly sys: BodySystem,
     /** The points of the fem surfaces that collide (fem-vertices.ts), if any. */
     vertices?: FemVertexContacts,
@@ -59,7 +73,7 @@ export class ContactModel {
         this.detector,
         this.params,
         spec.margin,
-        nscSettings(model.solver),
+        nscSettings(solver),
         model.joints.length + model.motors.length > 0,
       );
     } else {
@@ -84,7 +98,7 @@ export class ContactModel {
    * solver and projection settings. Throws for nonsmooth contact with an integrator that
    * has no velocity level (newmark, generalized-alpha).
    */
-  configure(p: SolverSpec): void {
+  configure(p: ContactSolverSettings): void {
     if (this.compliant) {
       this.compliant.stepSize = p.dt;
       return;
@@ -153,8 +167,9 @@ export class ContactModel {
 /** The contact model of a validated model, or undefined when it has no contact block. */
 export function createContactModel(
   model: ModelSpec,
+  solver: ContactSolverSettings,
   sys: BodySystem,
   vertices?: FemVertexContacts,
 ): ContactModel | undefined {
-  return model.contact ? new ContactModel(model, sys, vertices) : undefined;
+  return model.contact ? new ContactModel(model, solver, sys, vertices) : undefined;
 }

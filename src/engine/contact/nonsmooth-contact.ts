@@ -66,6 +66,7 @@ import type {
   NonsmoothSolver,
   NonsmoothSolverName,
 } from "../solvers/nonsmooth/types";
+import { iterationBudget } from "./budget";
 import { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import { ImpulseMemory, type ImpulseMemorySpec } from "./impulse-memory";
@@ -75,7 +76,9 @@ import type { PairParameters } from "./setup";
 
 export interface NonsmoothContactSettings {
   solver: NonsmoothSolverName;
-  maxIterations: number;
+  /** Iterations per solve at most; null: the default budget for the step's contacts (budget.ts). */
+  maxIterations: number | null;
+  /** Residual at which the solve stops (residual.ts; m/s on the contacts that push). */
   tolerance: number;
 }
 
@@ -91,6 +94,8 @@ export interface NonsmoothContactStats {
   active: number;
   iterations: number;
   residual: number;
+  /** The last solve met the tolerance (true in a step without active contacts). */
+  converged: boolean;
 }
 
 /** The memory of NonsmoothContact in a snapshot: impulses, and the projection's warm start. */
@@ -111,6 +116,7 @@ export class NonsmoothContact implements OneStepProblem {
     active: 0,
     iterations: 0,
     residual: -0,
+    converged: true,
   };
   /** Rows per contact of the current problem (3 with friction, else 1). */
   dim: ContactDim = 1;
@@ -251,6 +257,9 @@ export class NonsmoothContact implements OneStepProblem {
     this.stats.broadMs += ds.broadMs;
     this.stats.narrowMs += ds.narrowMs;
     this.stats.detected = buffer.count;
+    this.stats.iterations = 0;
+    this.stats.residual = 0;
+    this.stats.converged = true;
 
     // Active index set: each detected contact is pushed (frame, Jacobian rows) and kept
     // when its predicted gap g + γ h u_n⁻ is within the activation tolerance.
@@ -392,7 +401,7 @@ export class NonsmoothContact implements OneStepProblem {
       { contacts: nc, contactDim: dim, W: this.W, q: this.q, mu: dim === 3 ? this.mu : undefined },
       this.r,
       {
-        maxIterations: this.settings.maxIterations,
+        maxIterations: iterationBudget(this.settings.maxIterations, this.solverName, nc),
         tolerance: this.settings.tolerance,
         warmStart: true,
       },
@@ -400,6 +409,7 @@ export class NonsmoothContact implements OneStepProblem {
     this.stats.solverMs += performance.now() - t0;
     this.stats.iterations = res.iterations;
     this.stats.residual = res.residual;
+    this.stats.converged = res.converged;
     // Siconos CheckSolverOutput: a non-converged solve keeps its last iterate (reported in
     // the step's residual); a NaN is an error.
     if (res.status === "diverged" || !Number.isFinite(res.residual))

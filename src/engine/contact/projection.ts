@@ -12,6 +12,7 @@ import { grow } from "../math/grow";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
 import { decodeFloat64, encodeFloat64, SnapshotError } from "../model/state-codec";
 import { PgsSolver } from "../solvers/nonsmooth";
+import { iterationBudget } from "./budget";
 import type { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import { KeyTable } from "./key-table";
@@ -23,11 +24,14 @@ export interface ProjectionSettings {
    * pass's LCP is solved to the "lcp-local" residual ≤ tolerance (see project()).
    */
   tolerance: number;
-  /** Gauss–Seidel sweeps per step at most, over all passes (solver.projectionIterations). */
-  maxIterations: number;
+  /**
+   * Gauss–Seidel sweeps per step at most, over all passes (solver.projectionIterations);
+   * null: the default budget for the first pass's contacts (budget.ts).
+   */
+  maxIterations: number | null;
 }
 
-/** The schema's defaults (solver.projectionTolerance, projectionIterations). */
+/** Settings before the simulation configures them (tight, for a projection used alone). */
 export const DEFAULT_PROJECTION: ProjectionSettings = { tolerance: 1e-9, maxIterations: 200 };
 
 /** What one projection did. */
@@ -38,6 +42,8 @@ export interface ProjectionResult {
   sweeps: number;
   /** Deepest penetration left (m, ≥ 0). */
   penetration: number;
+  /** penetration ≤ settings.tolerance: the step met its projection tolerance. */
+  converged: boolean;
 }
 
 /** The projection's warm start in a snapshot: position multipliers (kg·m) by contact key. */
@@ -125,8 +131,10 @@ export class ContactProjection {
   ): ProjectionResult {
     const t0 = performance.now();
     const { sys, set } = this;
-    const { tolerance, maxIterations } = this.settings;
-    let sweeps = maxIterations;
+    const { tolerance } = this.settings;
+    // the budget follows the first pass's contacts when the model sets none
+    let budget = this.settings.maxIterations ?? -1;
+    let sweeps = budget;
     let it = 0;
     let pen = 0;
     for (;;) {
@@ -138,8 +146,12 @@ export class ContactProjection {
         detection.covers();
       }
       pen = detection.transport();
-      if (pen <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
       const b = detection.buffer;
+      if (budget < 0) {
+        budget = iterationBudget(null, "pgs", b.count);
+        sweeps = budget;
+      }
+      if (pen <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
       set.reset(b.count);
       for (let k = 0; k < b.count; k++)
         set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, detection.point, detection.gap, k);
@@ -173,7 +185,12 @@ export class ContactProjection {
     // No pass: this step's multipliers are all zero, and so is the next one's warm start.
     if (it === 0) this.clear();
     times.projectionMs += performance.now() - t0;
-    return { iterations: it, sweeps: maxIterations - sweeps, penetration: pen };
+    return {
+      iterations: it,
+      sweeps: budget - sweeps,
+      penetration: pen,
+      converged: pen <= tolerance,
+    };
   }
 
   /** mu ← the last projection's first-pass multipliers of the contacts with known keys. */

@@ -24,7 +24,7 @@ export interface OneStepProblem {
   /** W_c at the stepper's current iterate. */
   assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void;
   /** P from the free generalized velocity (warm-started from the current P). */
-  solve(vFree: Float64Array): Pick<NonsmoothResult, "iterations" | "residual">;
+  solve(vFree: Float64Array): Pick<NonsmoothResult, "iterations" | "residual" | "converged">;
   /** out += sign·(1/h) W⁻¹ Hᵀ P. */
   addAcceleration(h: number, sign: number, out: Float64Array): void;
   /** out += scale·Hᵀ P. */
@@ -78,11 +78,13 @@ export class CoupledProblems implements OneStepProblem {
     if (this.activeB > 0) this.b.assemble(stepper, c, h);
   }
 
-  solve(vFree: Float64Array): Pick<NonsmoothResult, "iterations" | "residual"> {
+  solve(vFree: Float64Array): Pick<NonsmoothResult, "iterations" | "residual" | "converged"> {
     if (this.activeB === 0) return this.a.solve(vFree);
     if (this.activeA === 0) return this.b.solve(vFree);
     let iterations = 0;
     let residual = 0;
+    // converged: both last solves met their tolerances and the coupling settled
+    let converged = false;
     const { vA, vB, dv, cv, h } = this;
     for (let sweep = 0; sweep < COUPLING_SWEEPS; sweep++) {
       // a with b's impulses held
@@ -100,15 +102,16 @@ export class CoupledProblems implements OneStepProblem {
       this.b.addAcceleration(h, cv, dv);
       iterations += ra.iterations + rb.iterations;
       residual = Math.max(ra.residual, rb.residual);
+      converged = ra.converged && rb.converged;
       let change = 0;
       let size = 0;
       for (let i = 0; i < dv.length; i++) {
         change = Math.max(change, Math.abs(dv[i]));
         size = Math.max(size, Math.abs(vB[i]));
       }
-      if (change <= this.tolerance * (1 + size)) break;
+      if (change <= this.tolerance * (1 + size)) return { iterations, residual, converged };
     }
-    return { iterations, residual };
+    return { iterations, residual, converged: false };
   }
 
   addAcceleration(h: number, sign: number, out: Float64Array): void {

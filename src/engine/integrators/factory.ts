@@ -37,7 +37,8 @@ export interface IntegratorParts {
 }
 
 export function createIntegrator(
-  p: SolverSpec,
+  /** The settings with the problem's defaults filled in (simulation/solver-defaults.ts). */
+  p: SolverSpec & { tolerance: number },
   stepper: AccelerationStepper,
   parts: IntegratorParts,
 ): Integrator {

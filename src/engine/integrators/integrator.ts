@@ -20,6 +20,12 @@ export interface StepStats {
   linearIterations: number;
   contactIterations: number;
   contactResidual: number;
+  /** The contact solver met solver.tolerance (schemas/state.ts SolverStats). */
+  contactConverged: boolean;
+  /** Deepest penetration (m) the contact position projection left, 0 without one. */
+  penetration: number;
+  /** penetration ≤ solver.projectionTolerance. */
+  projectionConverged: boolean;
 }
 
 /** Counts of a step not yet taken (every figure zero, converged). */
@@ -30,6 +36,9 @@ export function emptyStepStats(): StepStats {
     linearIterations: 0,
     contactIterations: 0,
     contactResidual: 0,
+    contactConverged: true,
+    penetration: 0,
+    projectionConverged: true,
   };
 }
 
@@ -40,6 +49,9 @@ export function resetStepStats(stats: StepStats): void {
   stats.linearIterations = 0;
   stats.contactIterations = 0;
   stats.contactResidual = 0;
+  stats.contactConverged = true;
+  stats.penetration = 0;
+  stats.projectionConverged = true;
 }
 
 /**

@@ -49,6 +49,14 @@ import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
+/** The figures of a step without a contact position projection. */
+const NO_PROJECTION: Readonly<ProjectionResult> = {
+  iterations: 0,
+  sweeps: 0,
+  penetration: 0,
+  converged: true,
+};
+
 export interface MoreauJeanParameters extends ThetaParameters {
   /** Siconos' TimeSteppingProjectOnConstraints after each step. */
   projectOnConstraints: boolean;
@@ -61,7 +69,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   private readonly vFree: Float64Array;
   private readonly fContact: Float64Array;
   /** Figures of the last projection (passes, sweeps, deepest penetration left in m). */
-  lastProjection: ProjectionResult = { iterations: 0, sweeps: 0, penetration: 0 };
+  lastProjection: Readonly<ProjectionResult> = NO_PROJECTION;
 
   constructor(
     name: IntegratorName,
@@ -100,6 +108,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     let newtonIterations = 0;
     let contactIterations = 0;
     let contactResidual = 0;
+    let contactConverged = true;
     let converged = true;
     if (active === 0) {
       s.extraForce = null;
@@ -124,6 +133,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           const res = nsc.solve(this.vFree);
           contactIterations += res.iterations;
           contactResidual = res.residual;
+          contactConverged = res.converged;
           // 5. update
           nsc.addAcceleration(h, 1, a);
           s.applyUnknown(c, a);
@@ -157,8 +167,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     }
     // 7. memory
     nsc.saveMemory(h, this.params.theta);
-    // 8. projection on constraints
-    if (this.params.projectOnConstraints && this.contact !== null) {
+    // 8. projection on constraints (none: nothing left to report)
+    if (!this.params.projectOnConstraints || this.contact === null)
+      this.lastProjection = NO_PROJECTION;
+    else {
       const joints = s.constraints !== null;
       this.lastProjection = this.contact.project(
         joints
@@ -171,5 +183,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     if (active > 0) stats.linearIterations = s.linearIterations;
     stats.contactIterations = contactIterations;
     stats.contactResidual = contactResidual;
+    stats.contactConverged = contactConverged;
+    stats.penetration = this.lastProjection.penetration;
+    stats.projectionConverged = this.lastProjection.converged;
   }
 }

@@ -21,6 +21,7 @@ import {
 import { type BodyInit, BodySystem } from "../model/body-system";
 import { inertiaFromShapes } from "../model/inertia";
 import { Simulation } from "./simulation";
+import { contactSize, resolveSolver } from "./solver-defaults";
 
 export interface ModelIssue {
   path: (string | number)[];
@@ -60,8 +61,10 @@ export function buildSimulation(model: ModelSpec): Simulation {
     createConstraints(joints, model.motors, system, actuation.coordinates),
   );
   effectors.push(...actuation.actuators, ...actuation.limits);
+  const size = contactSize(model);
   const contact = createContactModel(
     model,
+    resolveSolver(model.solver, size, model.gravity),
     system,
     model.contact ? femVertexContacts(fem, system) : undefined,
   );
@@ -73,6 +76,7 @@ export function buildSimulation(model: ModelSpec): Simulation {
     constraints,
     contact,
     actuation,
+    contactSize: size,
     setGravity: (g) => gravity.setGravity(g),
   });
 }

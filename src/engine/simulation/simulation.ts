@@ -43,6 +43,7 @@ import {
   type SimulationSnapshotSpec,
   withChecksum,
 } from "./snapshot";
+import { type ResolvedSolver, resolveSolver } from "./solver-defaults";
 import { type Controls, decodeState, encodeState, type SimulationState } from "./state";
 
 /** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
@@ -124,6 +125,8 @@ export interface SimulationParts {
   contact?: ContactModel;
   /** Joint coordinates, actuators and joint limits (their effectors are in `effectors`). */
   actuation: Actuation;
+  /** ℓ, the smallest colliding shape's size (m; solver-defaults.ts contactSize). */
+  contactSize: number;
   setGravity(g: readonly [number, number, number]): void;
 }
 
@@ -153,7 +156,11 @@ export interface SimulationPatch {
 export class Simulation {
   readonly model: ModelSpec;
   readonly system: BodySystem;
+  /** The solver settings as the model and the PATCHes give them. */
   private solverSpec: SolverSpec;
+  /** solverSpec with the problem's defaults filled in (solver-defaults.ts): what runs. */
+  private resolved: ResolvedSolver;
+  private readonly contactSize: number;
   private readonly effectors: ForceEffector[];
   private readonly constraints: ConstraintSet;
   private readonly contact: ContactModel | undefined;
@@ -216,6 +223,8 @@ export class Simulation {
     this.gravity = [...parts.model.gravity];
     this.contactSpec = parts.model.contact ? { ...parts.model.contact } : null;
     this.solverSpec = { ...parts.model.solver };
+    this.contactSize = parts.contactSize;
+    this.resolved = resolveSolver(this.solverSpec, this.contactSize, this.gravity);
     this.actuation = parts.actuation;
     this.angles = [...parts.actuation.coordinates.values()].filter((q) => q.kind === "angle");
     const limited = this.model.joints.flatMap((j) => {
@@ -298,8 +307,9 @@ export class Simulation {
     return smc && this.steps > 0 ? smc.totalNormalForce : 0;
   }
 
-  get solver(): Readonly<SolverSpec> {
-    return this.solverSpec;
+  /** The solver settings in effect: the model's and PATCHes', with the problem's defaults. */
+  get solver(): Readonly<ResolvedSolver> {
+    return this.resolved;
   }
 
   /**
@@ -320,7 +330,7 @@ export class Simulation {
           this.t + h,
           h,
           this.integrator.projectionOrder,
-          this.solverSpec.jointTolerance,
+          this.resolved.jointTolerance,
         );
       } catch (err) {
         this.restoreGood();
@@ -511,16 +521,22 @@ export class Simulation {
       this.contact.update(patch.contact);
       if (this.contactSpec) this.contactSpec = { ...this.contactSpec, ...patch.contact };
     }
-    if (patch.solver) {
-      // build the new integrator first, so a rejected combination changes nothing
+    if (patch.solver || patch.gravity) {
+      // build the new integrator first, so a rejected combination changes nothing; the
+      // defaults follow the step and the gravity (solver-defaults.ts)
       const previous = this.solverSpec;
+      const previousResolved = this.resolved;
       this.solverSpec = { ...previous, ...patch.solver };
+      this.resolved = resolveSolver(this.solverSpec, this.contactSize, this.gravity);
       try {
         this.integrator = this.createIntegrator();
       } catch (err) {
         this.solverSpec = previous;
+        this.resolved = previousResolved;
         throw err;
       }
+    }
+    if (patch.solver) {
       this.stepper.setLinearSolver(this.solverSpec.linearSolver);
       const jacobians = this.solverSpec.gyroscopicJacobian;
       const gyroscopic = this.effectors.find((e) => e instanceof GyroscopicEffector);
@@ -898,7 +914,7 @@ export class Simulation {
    * with newmark and generalized-alpha; nonsmooth contact needs a velocity-level scheme.
    */
   private createIntegrator(): Integrator {
-    const p = this.solverSpec;
+    const p = this.resolved;
     this.contact?.configure(p);
     for (const l of this.actuation.limits) l.enabled = !isVelocityLevel(p.integrator);
     return createIntegrator(p, this.stepper, {

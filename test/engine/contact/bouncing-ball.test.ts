@@ -27,7 +27,12 @@ const g = 9.81;
 const R = 0.1;
 const H = 0.9;
 
-function ball(e: number, h: number, projectOnConstraints = false) {
+/** The ball; `solver` adds to Moreau–Jean θ = ½ at h (default: without the position projection). */
+function ball(
+  e: number,
+  h: number,
+  solver: Record<string, unknown> = { projectOnConstraints: false },
+) {
   return loadModel({
     gravity: [0, 0, -g],
     bodies: [
@@ -41,7 +46,7 @@ function ball(e: number, h: number, projectOnConstraints = false) {
       { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
     ],
     contact: { method: "nsc", restitution: e },
-    solver: { integrator: "moreau-jean", dt: h, theta: 0.5, projectOnConstraints },
+    solver: { integrator: "moreau-jean", dt: h, theta: 0.5, ...solver },
   });
 }
 
@@ -105,9 +110,9 @@ describe("bouncing ball, e = 0.9, h = 0.005", () => {
     });
   });
 
-  it("projectOnConstraints: impact penetration from millimetres to below 1e-6 m", () => {
-    const pen = (project: boolean) => {
-      const sim = ball(e, h, project);
+  it("projectOnConstraints: impact penetration from millimetres to the default 2e-3·R, or below 1e-6 m", () => {
+    const pen = (solver: Record<string, unknown>) => {
+      const sim = ball(e, h, solver);
       let worst = 0;
       for (let k = 0; k < 400; k++) {
         sim.step(1);
@@ -115,11 +120,14 @@ describe("bouncing ball, e = 0.9, h = 0.005", () => {
       }
       return worst;
     };
-    const without = pen(false);
-    const withProjection = pen(true);
+    const without = pen({ projectOnConstraints: false });
     expect(without).toBeGreaterThan(1e-3);
     expect(without).toBeLessThan((h * Math.sqrt(2 * g * H)) / 2 + 1e-9);
-    expect(withProjection).toBeLessThan(1e-6);
+    // the defaults: projected, to the stated tolerance 2e-3 ℓ (ℓ = R, the ball's radius)
+    const byDefault = pen({});
+    expect(byDefault).toBeLessThanOrEqual(2e-3 * R);
+    expect(byDefault).toBeGreaterThan(1e-6);
+    expect(pen({ projectionTolerance: 1e-9 })).toBeLessThan(1e-6);
   });
 });
 

@@ -26,3 +26,17 @@ export function settleOnFloor(
   sim.step(300);
   return sim.state();
 }
+
+/**
+ * Nonsmooth contact solved to round-off: the contact solver to a residual of 1e-10 in at
+ * most 200 sweeps, the position projection to 1e-9 m in at most 200 sweeps (the schema's
+ * fixed defaults before issue 29). For tests that compare a contact state with a closed form
+ * to 1e-6 or tighter; the defaults stop at 10⁻³·|g|·h (m/s) and 2·10⁻³·ℓ (m), ℓ the smallest
+ * colliding shape's size (README, "Solver settings").
+ */
+export const ROUND_OFF_CONTACT = {
+  tolerance: 1e-10,
+  maxIterations: 200,
+  projectionTolerance: 1e-9,
+  projectionIterations: 200,
+} as const;

@@ -18,6 +18,7 @@
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import { mulberry32 } from "../../support/random";
+import { ROUND_OFF_CONTACT } from "./helpers";
 
 const g = 9.81;
 const floor = {
@@ -153,7 +154,13 @@ describe("contact with joints (Delassus through the constrained solve)", () => {
     const { m } = BOB;
     const e = 0.6;
     const h = 0.002;
-    const sim = bobOnFloor(e, { integrator: "moreau-jean", dt: h, tolerance: 1e-14 });
+    // the velocity step alone (no position projection), whose impulses balance exactly
+    const sim = bobOnFloor(e, {
+      integrator: "moreau-jean",
+      dt: h,
+      tolerance: 1e-14,
+      projectOnConstraints: false,
+    });
     let hit = false;
     for (let k = 0; k < 2000 && !hit; k++) {
       const before = sim.state().bodies[0];
@@ -182,7 +189,7 @@ describe("contact with joints (Delassus through the constrained solve)", () => {
 });
 
 describe("projection on constraints with joints", () => {
-  it("contact and joint projections together: no penetration, no joint drift", () => {
+  it("contact and joint projections together: penetration within the default 2e-3 r, no joint drift", () => {
     const { L, r } = BOB;
     const run = (projectOnConstraints: boolean) => {
       const sim = bobOnFloor(0.3, { integrator: "moreau-jean", dt: 0.005, projectOnConstraints });
@@ -199,7 +206,8 @@ describe("projection on constraints with joints", () => {
     const off = run(false);
     const on = run(true);
     expect(off.pen).toBeGreaterThan(1e-3);
-    expect(on.pen).toBeLessThan(1e-6);
+    // the default projectionTolerance, 2e-3 ℓ with ℓ = r (the bob, the one moving shape)
+    expect(on.pen).toBeLessThanOrEqual(2e-3 * r);
     expect(on.drift).toBeLessThan(1e-10);
   });
 });
@@ -315,7 +323,15 @@ describe("snapshots", () => {
       gravity: [0, 0, -g],
       bodies,
       contact: { method: "nsc", friction: 0.5 },
-      solver: { integrator: "moreau-jean", dt: 0.005, maxIterations: 50 },
+      // to round-off in at most 50 sweeps, without the position projection: the sweeps
+      // run out, so the warm start decides the iterate
+      solver: {
+        integrator: "moreau-jean",
+        dt: 0.005,
+        ...ROUND_OFF_CONTACT,
+        maxIterations: 50,
+        projectOnConstraints: false,
+      },
     });
     a.step(20);
     const snap = JSON.parse(JSON.stringify(a.snapshot()));

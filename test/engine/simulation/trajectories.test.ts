@@ -43,7 +43,7 @@ function trajectoryHash(model: unknown, steps: number): string {
 const EXPECTED: Record<string, string> = {
   "examples/ball-slope.json": "4625b98513a75530",
   "examples/bouncing-ball.json": "8eef63ccb4de9e5a",
-  "examples/box-stack.json": "5edadc239a4e7f54",
+  "examples/box-stack.json": "dc90248d6faac06a",
   "examples/cloth.json": "6f66df81d8e495fb",
   "examples/double-pendulum.json": "625c6ae49487c939",
   "examples/four-bar.json": "5214963b7b6ed87c",

@@ -1,0 +1,130 @@
+/**
+ * The solver settings a model leaves out, chosen from the problem (issue 29; README,
+ * "Solver settings"): tolerances stated in metres (or in m/s with the metres they let a
+ * step drift), measured against the sizes and the gravity of the model, instead of the
+ * round-off settings that suit a few bodies and make a pile of a thousand spheres crawl.
+ * An explicit setting always wins. The contact solver's iteration budgets, which follow the
+ * contact count of each step, are in contact/budget.ts.
+ *
+ *  - tolerance (nonsmooth contact solver, m/s): ε = 10⁻³·|g|·h. The residual is the
+ *    velocity error of every contact that pushes (residual.ts: for an impulse inside the
+ *    friction cone r − P_K(r − ũ) = ũ, the normal and, sticking, tangential velocity), which
+ *    moves the contact by h·ε per step: 10⁻³·|g|·h², a thousandth of twice the distance gravity moves a
+ *    body from rest in one step (1.7e-7 m at h = 1/240 s), and the position projection
+ *    removes what accumulates. Without gravity ε = 10⁻⁶·ℓ/h (a drift of 10⁻⁶ ℓ per step).
+ *  - projectionTolerance (m): 2·10⁻³·ℓ, with ℓ the size of the smallest colliding shape
+ *    (contactSize): 0.1 mm for the benchmark's 5 cm spheres, half of Bullet's settled
+ *    penetration there (bench/compare/engines/moreau.ts).
+ * Measured on the benchmark's piles (bench/compare, S1-100 and S1-1000, h = 1/240 s): the
+ * settled pile meets ε (4.1e-5 m/s there) after one or two warm-started sweeps per step
+ * (budget.ts has the landing's figures).
+ */
+import type { FemSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
+
+/** The solver settings with the problem's defaults filled in (maxIterations: null = budget.ts). */
+export interface ResolvedSolver extends SolverSpec {
+  tolerance: number;
+  maxIterations: number | null;
+  projectionTolerance: number;
+  projectionIterations: number | null;
+}
+
+/** ε = CONTACT_VELOCITY_FRACTION·|g|·h (m/s), see the file comment. */
+export const CONTACT_VELOCITY_FRACTION = 1e-3;
+/** Without gravity: ε = CONTACT_DRIFT_FRACTION·ℓ/h (m/s). */
+export const CONTACT_DRIFT_FRACTION = 1e-6;
+/** projectionTolerance = PENETRATION_FRACTION·ℓ (m). */
+export const PENETRATION_FRACTION = 2e-3;
+/** ℓ of a model with no colliding shape of finite size (m): its tolerances then bind nothing. */
+const NO_SIZE = 1;
+
+/**
+ * ℓ (m): the size of the smallest shape that collides and moves — a sphere's or capsule's
+ * radius, a box's smallest half extent, a cylinder's smaller of radius and half length, half
+ * the smallest side of a convex or mesh shape's bounding box (shape frame), half the
+ * shortest edge of a colliding fem body's cells. Fixed bodies' shapes and planes are left
+ * out: the penetration that matters is measured against what moves.
+ */
+export function contactSize(model: ModelSpec): number {
+  let size = Number.POSITIVE_INFINITY;
+  for (const b of model.bodies) {
+    if (b.fixed) continue;
+    for (const s of b.shapes) size = Math.min(size, shapeSize(s));
+  }
+  for (const f of model.fem ?? []) if (f.contact) size = Math.min(size, 0.5 * femEdge(f));
+  return Number.isFinite(size) ? size : NO_SIZE;
+}
+
+type ShapeSpec = ModelSpec["bodies"][number]["shapes"][number];
+
+function shapeSize(s: ShapeSpec): number {
+  switch (s.type) {
+    case "sphere":
+    case "capsule":
+      return s.radius;
+    case "box":
+      return Math.min(...s.halfExtents);
+    case "cylinder":
+      return Math.min(s.radius, s.halfLength);
+    case "convex":
+      return 0.5 * smallestSide(s.points);
+    case "mesh":
+      return 0.5 * smallestSide(s.vertices);
+    case "plane":
+      return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The smallest side of the points' axis-aligned bounding box. */
+function smallestSide(points: readonly (readonly number[])[]): number {
+  let side = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < 3; k++) {
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (const p of points) {
+      lo = Math.min(lo, p[k]);
+      hi = Math.max(hi, p[k]);
+    }
+    side = Math.min(side, hi - lo);
+  }
+  return side;
+}
+
+/** A fem body's shortest cell edge (m): a meshed box's cell sides, else its tetrahedra's edges. */
+function femEdge(f: FemSpec): number {
+  if (f.box) {
+    const { size, resolution } = f.box;
+    return Math.min(size[0] / resolution[0], size[1] / resolution[1], size[2] / resolution[2]);
+  }
+  const nodes = f.nodes ?? [];
+  let edge = Number.POSITIVE_INFINITY;
+  for (const tet of f.elements ?? [])
+    for (let i = 0; i < 4; i++)
+      for (let j = i + 1; j < 4; j++) {
+        const a = nodes[tet[i]];
+        const b = nodes[tet[j]];
+        edge = Math.min(edge, Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]));
+      }
+  return edge;
+}
+
+/**
+ * The settings `spec` with the defaults of the problem filled in: ℓ = contactSize(model) and
+ * the gravity now (m/s², a PATCH may change it).
+ */
+export function resolveSolver(
+  spec: SolverSpec,
+  size: number,
+  gravity: readonly number[],
+): ResolvedSolver {
+  const g = Math.hypot(gravity[0], gravity[1], gravity[2]);
+  const h = spec.dt;
+  const velocity = g > 0 ? CONTACT_VELOCITY_FRACTION * g * h : (CONTACT_DRIFT_FRACTION * size) / h;
+  return {
+    ...spec,
+    tolerance: spec.tolerance ?? velocity,
+    maxIterations: spec.maxIterations ?? null,
+    projectionTolerance: spec.projectionTolerance ?? PENETRATION_FRACTION * size,
+    projectionIterations: spec.projectionIterations ?? null,
+  };
+}
