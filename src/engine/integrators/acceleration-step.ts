@@ -51,7 +51,8 @@ import {
   setVelocity,
 } from "../model/body-system";
 import { checkDeadline } from "../solvers/deadline";
-import { createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
+import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
+import { FactoredPcg } from "../solvers/linear/factored-pcg";
 import {
   isIterative,
   type LinearSolver,
@@ -59,6 +60,7 @@ import {
   type LinearSolverOptions,
   MatrixType,
 } from "../solvers/linear/linear-solver";
+import { BlockJacobiPreconditioner } from "../solvers/linear/preconditioners";
 import { ConstrainedSolve } from "./constrained-solve";
 import type { ProjectionOrder } from "./integrator";
 import { IterationOperator } from "./iteration-operator";
@@ -287,6 +289,22 @@ export class AccelerationStepper implements NewtonStepper {
   /** Effectors with a mass matrix of their own (ForceEffector.addMassProduct). */
   private massEffectors: ForceEffector[] = [];
   private solver: LinearSolver | null = null;
+  /**
+   * `auto` on fem bodies whose nodes are the only moving bodies, without joints: CG on the
+   * assembled W of 3×3 blocks preconditioned by a reused block LDLᵀ factorization
+   * (factored-pcg.ts; see selectSolver), or null.
+   */
+  private blockSolver: FactoredPcg | null = null;
+  /**
+   * `auto` above the dense size on a W whose pattern is block diagonal (rigid bodies
+   * without joints or couplings: each body's mass and gyroscopic Jacobian, 6×6, not
+   * symmetric for an anisotropic spinning body): every block inverted on its own
+   * (Gauss–Jordan with partial pivoting, preconditioners.ts), the exact W⁻¹ in O(bodies)
+   * instead of a sparse LU's symbolic and numeric work. `diagonalFactored` tells whether
+   * the last `factor` took this path (no singular block).
+   */
+  private readonly diagonalInverse = new BlockJacobiPreconditioner();
+  private diagonalFactored = false;
   private solverName: LinearSolverName = "auto";
   /** The solver actually used: solverName, or cg for `auto` on a large matrix-free system. */
   private solverChoice: LinearSolverName = "auto";
@@ -400,6 +418,35 @@ export class AccelerationStepper implements NewtonStepper {
   private selectSolver(name: LinearSolverName): void {
     this.solverName = name;
     this.solver = null;
+    this.blockSolver = null;
+    // `auto` on elastic solids (fem bodies: ForceEffector.roundingBound) whose nodes are
+    // all the system's bodies (3×3 blocks), without joints, with symmetric Jacobians (or a
+    // symmetric form: springs, same forces, so the same Newton solution): CG preconditioned
+    // by a block LDLᵀ factorization reused across iterations and steps while it pays
+    // (factored-pcg.ts). W = M + c_x K changes slowly from one Newton iterate or step to
+    // the next, so a stale factorization is nearly exact: the fem beam of bench/fem.ts
+    // takes 2 to 6 PCG iterations a solve where IC(0) took about a hundred, and the
+    // factorization (block LDLᵀ, a few times faster than the scalar sparse LDLᵀ) is made
+    // about once a run. Not for cloth: there W stays close to M (matrix-free CG with the
+    // mass as preconditioner is cheaper) or, with stiff springs, rotates so much per step
+    // that a factorization pays only for itself (bench/README.md, "Factored PCG")
+    if (
+      name === "auto" &&
+      this.roundingBound &&
+      this.constraints === null &&
+      this.n > AUTO_DENSE_MAX &&
+      this.matrix.uniform3
+    ) {
+      for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = true;
+      const type = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+      if ((type & MatrixType.SYMMETRIC) !== 0) {
+        this.blockSolver = new FactoredPcg(this.roundingBound);
+        this.solverChoice = "cg";
+        this.matrixType = type;
+        this.matrixFree = false;
+        return;
+      }
+    }
     // `auto` on a large system whose Jacobians all offer the matrix-free product (particle
     // springs): CG on the operator rather than a sparse factorization, whose fill-in grows
     // faster than the springs on a 2-d mesh while a product costs O(springs) and W, close
@@ -774,9 +821,34 @@ export class AccelerationStepper implements NewtonStepper {
   factor(c: SchemeCoefficients): void {
     if (this.usesMassOnly(c)) return;
     const t0 = performance.now();
+    const block = this.blockSolver;
+    if (block !== null) {
+      this.assembleIterationMatrix(c);
+      const t1 = performance.now();
+      block.tolerance = this.linearTolerance;
+      block.maxIterations = this.linearCap ?? undefined;
+      block.factor(this.matrix);
+      this.timing.assembly += t1 - t0;
+      this.timing.solve += performance.now() - t1;
+      return;
+    }
     const op = this.matrixFree ? this.operator : null;
     if (op !== null) op.update(c);
     else this.assembleIterationMatrix(c);
+    this.diagonalFactored = false;
+    if (
+      op === null &&
+      this.solverName === "auto" &&
+      this.n > AUTO_DENSE_MAX &&
+      this.matrix.isBlockDiagonal()
+    ) {
+      const t1 = performance.now();
+      this.diagonalInverse.update(this.matrix);
+      this.diagonalFactored = this.diagonalInverse.singularBlocks === 0;
+      this.timing.assembly += t1 - t0;
+      this.timing.solve += performance.now() - t1;
+      if (this.diagonalFactored) return;
+    }
     const csr = op === null ? this.matrix.toCsr() : null;
     const t1 = performance.now();
     if (this.solverPreconditioner !== this.cgPreconditioner) this.solver = null;
@@ -811,8 +883,13 @@ export class AccelerationStepper implements NewtonStepper {
       return;
     }
     const t0 = performance.now();
+    if (this.diagonalFactored) {
+      this.diagonalInverse.apply(rhs, out);
+      this.timing.solve += performance.now() - t0;
+      return;
+    }
     out.fill(0);
-    const solver = this.solver!;
+    const solver = this.blockSolver ?? this.solver!;
     const info = solver.solve(rhs, out);
     this.linearIterations += info.iterations;
     // the preconditioner of the next solve (iteration-operator.ts)
@@ -853,6 +930,7 @@ export class AccelerationStepper implements NewtonStepper {
     const set = this.constraints;
     if (set === null || this.constrained === null) {
       if (refactor) this.factor(c);
+      else if (this.blockSolver !== null) this.blockSolver.tolerance = this.linearTolerance;
       else if (this.solver !== null && isIterative(this.solver))
         this.solver.tolerance = this.linearTolerance;
       this.solveFactored(c, rhs, out);

@@ -17,6 +17,13 @@
 import { CsrMatrix } from "./csr";
 import type { Vec } from "./vec3";
 
+/** A finalized block pattern (see SparseBlockMatrix.pattern). */
+export interface BlockPattern {
+  readonly rowStart: Int32Array;
+  readonly colBlock: Int32Array;
+  readonly valueStart: Int32Array;
+}
+
 export class SparseBlockMatrix {
   /** Number of block rows (= block columns). */
   readonly numBlocks: number;
@@ -40,6 +47,12 @@ export class SparseBlockMatrix {
   /** Scalar column offset of each block within its CSR row (sum of preceding widths). */
   private csrColInRow = new Int32Array(0);
   private csr: CsrMatrix | null = null;
+  /** `pattern`, rebuilt by finalize (one object: the solvers' loops read it per product). */
+  private view: BlockPattern = {
+    rowStart: this.rowStart,
+    colBlock: this.colBlock,
+    valueStart: this.valueStart,
+  };
 
   constructor(blockSizes: ArrayLike<number>) {
     this.numBlocks = blockSizes.length;
@@ -84,9 +97,25 @@ export class SparseBlockMatrix {
       }
     }
     this.values = new Float64Array(this.valueStart[nblocks]);
+    this.view = { rowStart: this.rowStart, colBlock: this.colBlock, valueStart: this.valueStart };
     this.csr = null;
     this.dirty = false;
     this.structureVersion++;
+  }
+
+  /**
+   * The finalized pattern (read-only views, valid until the next `finalize()` that changes
+   * it): the blocks of block row bi are k = rowStart[bi] .. rowStart[bi+1] − 1, in column
+   * block colBlock[k] ascending, values from valueStart[k] (row-major).
+   */
+  get pattern(): BlockPattern {
+    return this.view;
+  }
+
+  /** True when every block row is 3 wide (particles only, see solvers/linear/block-ldlt.ts). */
+  get uniform3(): boolean {
+    for (let b = 0; b < this.numBlocks; b++) if (this.blockSize[b] !== 3) return false;
+    return true;
   }
 
   /** True when only diagonal blocks are reserved (after finalize). */

@@ -19,6 +19,9 @@
  * stiffness damping (solver.rayleighStiffness r_K) is the integrators' r_K K v with
  * K = −∂f/∂x from addPosJacobian: the element tangent stiffness of the material.
  *
+ * The corotational tangents are assembled in closed form from the rest stiffness K₀
+ * (refreshCorotated), the others from the material's differential column by column.
+ *
  * jacobianType: SPD with the approximate corotational tangent (R K₀ Rᵀ is positive
  * semidefinite); SYMMETRIC otherwise (an exact tangent is indefinite under strong
  * compression or buckling).
@@ -27,7 +30,8 @@
  * matrix-free CG for a large system whose effectors all offer one, good for cloth springs
  * (W close to M) but not for elastic solids, whose W = M + h²β K is far from M (the
  * cantilever of the tests, 854 nodes, 160 Newmark steps with converged Newton: 31 s with
- * CG on the product, 7.4 s with the sparse LDLᵀ factorization `auto` picks without it).
+ * CG on the product, 7.4 s with the sparse LDLᵀ factorization; `auto` now runs CG on the
+ * assembled W with a reused block LDLᵀ factorization, solvers/linear/factored-pcg.ts).
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
 import type { BodySystem } from "../../model/body-system";
@@ -108,9 +112,9 @@ export class FemEffector implements ForceEffector {
   private readonly dp = new Float64Array(9);
   private readonly je = new Float64Array(144);
   /**
-   * The approximate corotational tangent's rest stiffness K₀ = ∂f/∂x at F = I per element
-   * (144 a element, as elementJacobian), or null for the other tangents: the Jacobian is
-   * then R K₀ Rᵀ block by block (refreshCorotated).
+   * The corotational material's rest stiffness K₀ = ∂f/∂x at F = I per element (144 a
+   * element, as elementJacobian), or null for the other materials: the Jacobian is then
+   * assembled block by block from R K₀ Rᵀ (refreshCorotated).
    */
   private readonly k0: Float64Array | null;
   /**
@@ -118,10 +122,18 @@ export class FemEffector implements ForceEffector {
    * (the Jacobian at the same state reuses them instead of decomposing F again).
    */
   private readonly rots: Float64Array | null;
+  /**
+   * With the exact corotational tangent: each element's N = c (tr(S) I − S)⁻¹ + μ I
+   * (6 a element: N00 N01 N02 N11 N12 N22, Pa) from the last applyForces, at `rotVersion`
+   * (see refreshCorotated); null otherwise.
+   */
+  private readonly nmat: Float64Array | null;
   private rotVersion = -1;
   private readonly rot = new Float64Array(9);
   private readonly sigma = new Float64Array(3);
   private readonly vecs = new Float64Array(9);
+  /** g_0..g_3 = ∇N_a of one element (refreshCorotated). */
+  private readonly grads = new Float64Array(12);
   /**
    * Consistent mass: ΔM = M_c − M_L per slot, a multiple of I₃ (kg), or null (lumped).
    * Per element M_c,ab = ρV/20 (1 + δ_ab) I₃ and M_L,ab = δ_ab ρV/4 I₃, so ΔM_ab = ρV/20
@@ -192,8 +204,10 @@ export class FemEffector implements ForceEffector {
     }
     this.k0 = null;
     this.rots = null;
-    if (this.material instanceof CorotationalMaterial && !this.material.exact) {
+    this.nmat = null;
+    if (this.material instanceof CorotationalMaterial) {
       this.rots = new Float64Array(9 * m);
+      if (this.material.exact) this.nmat = new Float64Array(6 * m);
       // K₀ of every element: its Jacobian at rest (exact there for either tangent)
       const k0 = new Float64Array(144 * m);
       const { f, p } = this;
@@ -227,15 +241,17 @@ export class FemEffector implements ForceEffector {
   }
 
   applyForces(_t: number): void {
-    const { sys, b, at, moving, f, p, material, volume, rots } = this;
+    const { sys, b, at, moving, f, p, material, volume, rots, nmat } = this;
     const x = sys.pos;
     const force = sys.force;
-    // the corotational material's R, kept for the Jacobian at this state (refreshCorotated)
+    // the corotational material's R (and N), kept for the Jacobian at this state
+    // (refreshCorotated)
     const r = rots !== null ? (material as CorotationalMaterial).r : null;
     for (let e = 0; e < this.elementCount; e++) {
       deformationGradient(x, at, b, e, f);
       material.evaluate(f, p);
       if (r !== null) (rots as Float64Array).set(r, 9 * e);
+      if (nmat !== null) this.storeN(e, nmat);
       const o = 9 * e;
       const v = volume[e];
       // f_a = −V P ∇N_a (a = 1..3), f_0 = −Σ f_a
@@ -496,6 +512,19 @@ export class FemEffector implements ForceEffector {
       }
   }
 
+  /** nmat[6e..] ← N = c (tr(S) I − S)⁻¹ + μ I of the exact corotational material's last evaluate. */
+  private storeN(e: number, nmat: Float64Array): void {
+    const mat = this.material as CorotationalMaterial;
+    const { minv, c, mu } = mat;
+    const o = 6 * e;
+    nmat[o] = c * minv[0] + mu;
+    nmat[o + 1] = c * minv[1];
+    nmat[o + 2] = c * minv[2];
+    nmat[o + 3] = c * minv[4] + mu;
+    nmat[o + 4] = c * minv[5];
+    nmat[o + 5] = c * minv[8] + mu;
+  }
+
   /** jac ← the slots of ∂f/∂x at the current state, unless cached. */
   private refreshJacobian(): void {
     if (this.jacVersion === this.sys.stateVersion) return;
@@ -532,39 +561,101 @@ export class FemEffector implements ForceEffector {
   }
 
   /**
-   * The approximate corotational tangent (materials.ts): per element the blocks
-   * R K₀_ab Rᵀ (R from the polar decomposition of F, K₀ the rest stiffness), the same
-   * matrix as the material's differential column by column gives, in 54 multiplications a
-   * block for the 10 blocks a ≤ b (K_ba = K_abᵀ: K₀ is symmetric) instead of nine
-   * differentials and a 12 × 12 product.
+   * The corotational tangent (materials.ts) per element block, from the rest stiffness K₀
+   * (R from the polar decomposition of F):
+   *   approximate: ∂f_a/∂x_b = R K₀_ab Rᵀ;
+   *   exact:       ∂f_a/∂x_b = R (K₀_ab + V [g_a]× N [g_b]×) Rᵀ,  N = c M⁻¹ + μ I,
+   * g_a = ∇N_a (rest frame), M = tr(S) I − S, c = λ tr(S − I) − 2μ. The exact form follows
+   * from the material's differential dP = 2μ dF + c R[w]× + λ tr(RᵀdF) R with
+   * w = M⁻¹ vee(T − Tᵀ), T = RᵀdF, for dF = e_k g_bᵀ: vee(T − Tᵀ) = [g_b]× Rᵀe_k, so
+   * the force change −V dP g_a is −2μV (g_a·g_b) e_k − λV (R g_a)(R g_b)_k
+   * + cV R [g_a]× M⁻¹ [g_b]× Rᵀ e_k; at rest (S = I: M⁻¹ = I/2, c = −2μ) the last term is
+   * −μV R [g_a]×[g_b]× Rᵀ, which K₀ holds, hence N = c M⁻¹ + μ I. Symmetric (N is;
+   * [g]×ᵀ = −[g]×), so K_ba = K_abᵀ: the 10 blocks a ≤ b in about 100 multiplications
+   * each instead of nine differentials and a 12 × 12 product per element
+   * (computeElementJacobian, which the tests check against finite differences and this
+   * against it).
    */
   private refreshCorotated(k0: Float64Array): void {
-    const { sys, b, at, f, jac, elementSlot, rot: r, sigma, vecs } = this;
+    const { sys, b, at, f, p, jac, elementSlot, rot: r, sigma, vecs, nmat } = this;
     const cached = this.rotVersion === sys.stateVersion ? this.rots : null;
+    const g = this.grads;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
       if (cached !== null) for (let k = 0; k < 9; k++) r[k] = cached[9 * e + k];
       else {
         deformationGradient(sys.pos, at, b, e, f);
-        polarDecomposition(f, r, sigma, vecs);
+        if (nmat !== null) {
+          const mat = this.material as CorotationalMaterial;
+          mat.evaluate(f, p);
+          r.set(mat.r);
+          this.storeN(e, nmat);
+        } else polarDecomposition(f, r, sigma, vecs);
       }
       const ke = 144 * e;
       const es = 16 * e;
+      const v = this.volume[e];
+      if (nmat !== null) {
+        // g_1..g_3 = rows of D_m⁻¹, g_0 = −Σ g_a
+        const o = 9 * e;
+        for (let k = 0; k < 3; k++) {
+          g[3 + k] = b[o + k];
+          g[6 + k] = b[o + 3 + k];
+          g[9 + k] = b[o + 6 + k];
+          g[k] = -(g[3 + k] + g[6 + k] + g[9 + k]);
+        }
+      }
       for (let na = 0; na < 4; na++)
         for (let nb = na; nb < 4; nb++) {
           const sab = elementSlot[es + 4 * na + nb];
           if (sab < 0) continue;
           const r0 = ke + 36 * na + 3 * nb;
-          // T = K₀_ab Rᵀ: T_ij = Σ_k K_ik R_jk
-          const k00 = k0[r0];
-          const k01 = k0[r0 + 1];
-          const k02 = k0[r0 + 2];
-          const k10 = k0[r0 + 12];
-          const k11 = k0[r0 + 13];
-          const k12 = k0[r0 + 14];
-          const k20 = k0[r0 + 24];
-          const k21 = k0[r0 + 25];
-          const k22 = k0[r0 + 26];
+          let k00 = k0[r0];
+          let k01 = k0[r0 + 1];
+          let k02 = k0[r0 + 2];
+          let k10 = k0[r0 + 12];
+          let k11 = k0[r0 + 13];
+          let k12 = k0[r0 + 14];
+          let k20 = k0[r0 + 24];
+          let k21 = k0[r0 + 25];
+          let k22 = k0[r0 + 26];
+          if (nmat !== null) {
+            // + V [g_a]× N [g_b]×: rows of P = [g_a]× N, then P [g_b]×
+            const n = 6 * e;
+            const n00 = nmat[n];
+            const n01 = nmat[n + 1];
+            const n02 = nmat[n + 2];
+            const n11 = nmat[n + 3];
+            const n12 = nmat[n + 4];
+            const n22 = nmat[n + 5];
+            const a0 = g[3 * na];
+            const a1 = g[3 * na + 1];
+            const a2 = g[3 * na + 2];
+            const c0 = g[3 * nb];
+            const c1 = g[3 * nb + 1];
+            const c2 = g[3 * nb + 2];
+            // [a]× rows: (0, −a2, a1), (a2, 0, −a0), (−a1, a0, 0)
+            const p00 = -a2 * n01 + a1 * n02;
+            const p01 = -a2 * n11 + a1 * n12;
+            const p02 = -a2 * n12 + a1 * n22;
+            const p10 = a2 * n00 - a0 * n02;
+            const p11 = a2 * n01 - a0 * n12;
+            const p12 = a2 * n02 - a0 * n22;
+            const p20 = -a1 * n00 + a0 * n01;
+            const p21 = -a1 * n01 + a0 * n11;
+            const p22 = -a1 * n02 + a0 * n12;
+            // (q [c]×) = (q1 c2 − q2 c1, q2 c0 − q0 c2, q0 c1 − q1 c0) for a row q
+            k00 += v * (p01 * c2 - p02 * c1);
+            k01 += v * (p02 * c0 - p00 * c2);
+            k02 += v * (p00 * c1 - p01 * c0);
+            k10 += v * (p11 * c2 - p12 * c1);
+            k11 += v * (p12 * c0 - p10 * c2);
+            k12 += v * (p10 * c1 - p11 * c0);
+            k20 += v * (p21 * c2 - p22 * c1);
+            k21 += v * (p22 * c0 - p20 * c2);
+            k22 += v * (p20 * c1 - p21 * c0);
+          }
+          // T = K_ab Rᵀ: T_ij = Σ_k K_ik R_jk
           const t00 = k00 * r[0] + k01 * r[1] + k02 * r[2];
           const t01 = k00 * r[3] + k01 * r[4] + k02 * r[5];
           const t02 = k00 * r[6] + k01 * r[7] + k02 * r[8];

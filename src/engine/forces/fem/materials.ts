@@ -93,11 +93,11 @@ export class CorotationalMaterial implements ElasticMaterial {
   readonly r = new Float64Array(9);
   private readonly sigma = new Float64Array(3);
   private readonly v = new Float64Array(9);
-  /** (tr(S) I − S)⁻¹ at the last evaluate (exact tangent). */
-  private readonly minv = new Float64Array(9);
+  /** (tr(S) I − S)⁻¹ at the last evaluate (exact tangent; row-major, symmetric). */
+  readonly minv = new Float64Array(9);
   private readonly t = new Float64Array(9);
-  /** λ tr(S − I) − 2μ at the last evaluate. */
-  private c = Number.NaN;
+  /** λ tr(S − I) − 2μ at the last evaluate: the factor of dR in dP = 2μ dF + c dR + λ tr(dS) R. */
+  c = Number.NaN;
 
   constructor(
     readonly mu: number,

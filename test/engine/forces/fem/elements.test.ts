@@ -226,28 +226,33 @@ describe("FEM: the approximate corotational tangent R K₀ Rᵀ", () => {
     return e / s;
   };
 
-  it("assembled from R K₀_ab Rᵀ blocks: the material's differential R [2μ sym(RᵀdF) + λ tr(RᵀdF) I], element by element", () => {
-    const sys = meshSystem(smallBox, 1000);
-    const approx = make("approximate")(sys);
-    deform(smallBox, 0.2, 0.01)(sys, mulberry32(47));
-    const assembled = denseJacobian(sys, approx, "position");
-    // the same from the element Jacobians (the differential column by column), summed
-    const n = smallBox.nodes.length / 3;
-    const sum = new Float64Array(9 * n * n);
-    const je = new Float64Array(144);
-    for (let e = 0; e < approx.elementCount; e++) {
-      approx.elementJacobian(e, je);
-      for (let a = 0; a < 4; a++)
-        for (let b = 0; b < 4; b++)
-          for (let i = 0; i < 3; i++)
-            for (let j = 0; j < 3; j++) {
-              const row = 3 * approx.elements[4 * e + a] + i;
-              const col = 3 * approx.elements[4 * e + b] + j;
-              sum[3 * n * row + col] += je[12 * (3 * a + i) + 3 * b + j];
-            }
-    }
-    expect(relDiff(sum, assembled)).toBeLessThan(1e-13);
-  });
+  it.each(["approximate", "exact"] as const)(
+    "%s: assembled from R (K₀_ab + …) Rᵀ blocks: the material's differential, element by element",
+    (tangent) => {
+      // approximate: R [2μ sym(RᵀdF) + λ tr(RᵀdF) I]; exact: with the variation of R, the
+      // closed form R (K₀_ab + V [g_a]× N [g_b]×) Rᵀ (fem-effector.ts, refreshCorotated)
+      const sys = meshSystem(smallBox, 1000);
+      const fem = make(tangent)(sys);
+      deform(smallBox, 0.2, 0.01)(sys, mulberry32(47));
+      const assembled = denseJacobian(sys, fem, "position");
+      // the same from the element Jacobians (the differential column by column), summed
+      const n = smallBox.nodes.length / 3;
+      const sum = new Float64Array(9 * n * n);
+      const je = new Float64Array(144);
+      for (let e = 0; e < fem.elementCount; e++) {
+        fem.elementJacobian(e, je);
+        for (let a = 0; a < 4; a++)
+          for (let b = 0; b < 4; b++)
+            for (let i = 0; i < 3; i++)
+              for (let j = 0; j < 3; j++) {
+                const row = 3 * fem.elements[4 * e + a] + i;
+                const col = 3 * fem.elements[4 * e + b] + j;
+                sum[3 * n * row + col] += je[12 * (3 * a + i) + 3 * b + j];
+              }
+      }
+      expect(relDiff(sum, assembled)).toBeLessThan(1e-13);
+    },
+  );
 
   it("equals the exact tangent in rigid motion; its error grows with the strain", () => {
     const rigid = tangents(0, 41);

@@ -1,0 +1,251 @@
+/**
+ * Conjugate gradients on a symmetric matrix of 3×3 blocks (a SparseBlockMatrix of
+ * particles) preconditioned by block Jacobi or by a block LDLᵀ factorization of an earlier
+ * matrix (block-ldlt.ts), for Newton's W = M + c_v D + c_x K solved at every iteration of
+ * every step: W changes slowly, so a factorization made at one iterate preconditions the
+ * following ones almost exactly (M⁻¹W − I of the order of how far W moved), and PCG with
+ * it takes one to a few iterations where IC(0) took a hundred (the fem beam) or the
+ * block-diagonal preconditioner hundreds (the stiff cloth).
+ *
+ * When to factor is decided by cost, counted in multiply-adds (deterministic: a run does
+ * the same thing on any machine). Every PCG iteration after the first (after the first
+ * JACOBI_FEW with block Jacobi) costs a product and a preconditioner application that a
+ * fresh factorization would have saved; once those extra iterations, summed since the last
+ * factorization, cost as much as one numeric factorization (its count from the symbolic
+ * analysis), the next matrix is factored; a solve that reaches that budget on its own is
+ * stopped, the current matrix factored and the solve finished from where it stood. So a
+ * well-conditioned W (resolved springs: W ≈ M) keeps the block-Jacobi preconditioner and
+ * never pays for a factorization, and a stiff one is refactored about as often as it pays
+ * (ski-rental: at most twice the cost of the better of the two choices in hindsight).
+ *
+ * A fresh factorization that is not positive definite (an exact fem tangent in strong
+ * compression: W indefinite) cannot precondition CG: the solve is then the direct one with
+ * that factorization (exact: it factors W itself), and every later matrix is factored too
+ * until one is positive definite again. The values are copied at `factor`, so the products
+ * use the W given there even if the caller reuses the block matrix meanwhile (the
+ * integrators' K v of Rayleigh damping).
+ *
+ * Stopping: ‖b − W x‖₂ ≤ tolerance ‖b‖₂ on the recursively updated residual, from x = the
+ * given start (zero, or a warm start: the test is relative to b, so a good start is
+ * credited).
+ */
+import type { SparseBlockMatrix } from "../../math/block-matrix";
+import { checkDeadline } from "../deadline";
+import { BlockLdlt } from "./block-ldlt";
+import { DEFAULT_TOLERANCE, defaultMaxIterations } from "./iterative-base";
+import type { LinearSolveInfo } from "./linear-solver";
+import { BlockJacobiPreconditioner } from "./preconditioners";
+
+/**
+ * Iterations a block-Jacobi solve may take without counting against a factorization: an
+ * easy W (the mass dominating, resolved springs) converges within them, and a
+ * factorization, dearer per iteration, would not pay back there.
+ */
+const JACOBI_FEW = 8;
+
+export class FactoredPcg {
+  readonly name = "cg" as const;
+  tolerance = DEFAULT_TOLERANCE;
+  /** Iteration limit; undefined: max(200, 3n). */
+  maxIterations: number | undefined = undefined;
+  /** The factorization (exposed for tests and benchmarks: its counters and costs). */
+  readonly ldlt = new BlockLdlt();
+  private readonly jacobi = new BlockJacobiPreconditioner();
+  private matrix: SparseBlockMatrix | null = null;
+  /** W's block values at the last `factor` (m's layout). */
+  private values = new Float64Array(0);
+  /** The preconditioner is the factorization (else block Jacobi). */
+  private factored = false;
+  /** The factorization is of the current W (a solve with it is exact). */
+  private fresh = false;
+  /** The last fresh factorization was indefinite: solve directly, refactor every matrix. */
+  private direct = false;
+  /** Multiply-adds of PCG iterations beyond each solve's first since the last factorization. */
+  private wasted = 0;
+  /**
+   * @param factorFirst start with the factorization rather than block Jacobi: for elastic
+   *   solids, whose W = M + c_x K is dominated by the stiffness at any practical step (the
+   *   fem beam: c_x K ≈ 10³ M), so that block Jacobi would spend a factorization's cost in
+   *   iterations (hundreds of them) before the switch.
+   */
+  constructor(private readonly factorFirst = false) {}
+
+  /** The running solve's ‖r‖ target and the last `pcg` run's iterations. */
+  private target = 0;
+  private iterations = 0;
+  private r = new Float64Array(0);
+  private z = new Float64Array(0);
+  private p = new Float64Array(0);
+  private q = new Float64Array(0);
+
+  /** Takes W (a copy of m's values) and refactors or refreshes the preconditioner (above). */
+  factor(m: SparseBlockMatrix): void {
+    if (this.ldlt.prepare(m) || this.matrix !== m) {
+      this.matrix = m;
+      this.factored = false;
+      this.direct = false;
+      this.wasted = 0;
+      const n = m.size;
+      this.r = new Float64Array(n);
+      this.z = new Float64Array(n);
+      this.p = new Float64Array(n);
+      this.q = new Float64Array(n);
+    }
+    if (this.values.length !== m.values.length) this.values = new Float64Array(m.values.length);
+    this.values.set(m.values);
+    this.fresh = false;
+    const first = this.factorFirst && !this.factored && !this.blockDiagonal(m);
+    if (this.direct || this.wasted >= this.ldlt.factorCost || first) this.refactor();
+    else if (!this.factored) this.jacobi.update(m);
+  }
+
+  /**
+   * True when every off-diagonal block of m is zero (W = M: the start acceleration of a
+   * run), where block Jacobi is exact and a factorization would be wasted.
+   */
+  private blockDiagonal(m: SparseBlockMatrix): boolean {
+    const { rowStart, colBlock, valueStart } = m.pattern;
+    const v = m.values;
+    for (let bi = 0; bi < m.numBlocks; bi++)
+      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++) {
+        if (colBlock[k] === bi) continue;
+        for (let t = valueStart[k]; t < valueStart[k] + 9; t++) if (v[t] !== 0) return false;
+      }
+    return true;
+  }
+
+  /** Factors the current W: the preconditioner from now on, or the direct solver. */
+  private refactor(): void {
+    const ok = this.ldlt.factor(this.matrix!, this.values);
+    this.factored = true;
+    this.fresh = true;
+    this.direct = !(ok && this.ldlt.positiveDefinite);
+    this.wasted = 0;
+  }
+
+  /** Multiply-adds of one PCG iteration: the product, the preconditioner, five vector sweeps. */
+  private iterationCost(): number {
+    const m = this.matrix!;
+    const product = 9 * (m.values.length / 9);
+    const precond = this.factored ? this.ldlt.solveCost : 9 * m.numBlocks;
+    return product + precond + 5 * m.size;
+  }
+
+  /** out = W x with the values of the last `factor`. */
+  private multiply(x: Float64Array, out: Float64Array): void {
+    const m = this.matrix!;
+    const { rowStart, colBlock, valueStart } = m.pattern;
+    const v = this.values;
+    for (let bi = 0; bi < m.numBlocks; bi++) {
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++) {
+        const c = 3 * colBlock[k];
+        const o = valueStart[k];
+        const x0 = x[c];
+        const x1 = x[c + 1];
+        const x2 = x[c + 2];
+        s0 += v[o] * x0 + v[o + 1] * x1 + v[o + 2] * x2;
+        s1 += v[o + 3] * x0 + v[o + 4] * x1 + v[o + 5] * x2;
+        s2 += v[o + 6] * x0 + v[o + 7] * x1 + v[o + 8] * x2;
+      }
+      out[3 * bi] = s0;
+      out[3 * bi + 1] = s1;
+      out[3 * bi + 2] = s2;
+    }
+  }
+
+  /** z = M⁻¹ r with the current preconditioner; returns rᵀz. */
+  private precondition(r: Float64Array, z: Float64Array): number {
+    return this.factored ? this.ldlt.solve(r, z) : this.jacobi.apply(r, z);
+  }
+
+  /** x = W⁻¹ b (x holds the start on entry: zero or a warm start). */
+  solve(b: Float64Array, x: Float64Array): LinearSolveInfo {
+    if (this.matrix === null) throw new Error("factored-pcg: solve before factor");
+    const n = this.matrix.size;
+    let bb = 0;
+    for (let i = 0; i < n; i++) bb += b[i] * b[i];
+    const bn = Math.sqrt(bb);
+    if (bn === 0) {
+      x.fill(0, 0, n);
+      return { iterations: 0, residual: 0, converged: true };
+    }
+    if (this.direct) {
+      this.ldlt.solve(b, x);
+      return { iterations: 0, residual: 0, converged: this.ldlt.ok };
+    }
+    const target = this.tolerance * bn;
+    const maxIt = this.maxIterations ?? defaultMaxIterations(n);
+    this.target = target;
+    let total = 0;
+    for (;;) {
+      const rn = this.pcg(b, x, maxIt - total);
+      total += this.iterations;
+      const converged = rn <= target;
+      // stopped for its cost, broken down (pᵀWp ≤ 0 or rᵀz ≤ 0: a stale preconditioner
+      // that is no longer SPD, or W indefinite), or out of iterations with a stale or
+      // block-Jacobi preconditioner: factor W itself and go on from x
+      if (converged || this.fresh || total >= maxIt)
+        return { iterations: total, residual: rn / bn, converged };
+      this.refactor();
+      if (this.direct) {
+        this.ldlt.solve(b, x);
+        return { iterations: total, residual: 0, converged: this.ldlt.ok };
+      }
+    }
+  }
+
+  /**
+   * Preconditioned CG from x (Saad, "Iterative Methods for Sparse Linear Systems", alg.
+   * 9.1) until ‖r‖ ≤ `target`, `limit` iterations, a breakdown, or (with a preconditioner
+   * not of this W) the extra iterations' cost reaching a factorization's. Returns ‖r‖₂ (of
+   * the recursively updated residual), the iterations in `iterations`.
+   */
+  private pcg(b: Float64Array, x: Float64Array, limit: number): number {
+    const target = this.target;
+    const { r, z, p, q } = this;
+    const n = this.matrix!.size;
+    const cost = this.iterationCost();
+    let zero = true;
+    for (let i = 0; i < n && zero; i++) zero = x[i] === 0;
+    if (zero) for (let i = 0; i < n; i++) r[i] = b[i];
+    else {
+      this.multiply(x, q);
+      for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
+    }
+    let rr = 0;
+    for (let i = 0; i < n; i++) rr += r[i] * r[i];
+    let rn = Math.sqrt(rr);
+    let rz = this.precondition(r, z);
+    p.set(z);
+    let it = 0;
+    while (rn > target) {
+      if (it >= limit || !(rz > 0)) break;
+      if (!this.fresh && this.wasted >= this.ldlt.factorCost) break;
+      if ((it & 31) === 31) checkDeadline();
+      this.multiply(p, q);
+      let pq = 0;
+      for (let i = 0; i < n; i++) pq += p[i] * q[i];
+      if (!(pq > 0)) break;
+      const alpha = rz / pq;
+      rr = 0;
+      for (let i = 0; i < n; i++) {
+        x[i] += alpha * p[i];
+        const ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        rr += ri * ri;
+      }
+      rn = Math.sqrt(rr);
+      if (it >= (this.factored ? 1 : JACOBI_FEW)) this.wasted += cost;
+      it++;
+      const rzNew = this.precondition(r, z);
+      const beta = rzNew / rz;
+      rz = rzNew;
+      for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+    }
+    this.iterations = it;
+    return rn;
+  }
+}
