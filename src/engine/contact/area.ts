@@ -47,7 +47,7 @@
 
 import type { ContactBuffer } from "../geometry/contact-buffer";
 import { RIM_SAMPLES } from "../geometry/cylinder";
-import type { ConvexHull } from "../geometry/hull";
+import { type ConvexHull, supportVertex } from "../geometry/hull";
 import type { WorldPose } from "../geometry/pose";
 import type { ShapeInstance } from "../geometry/shapes";
 import { length3 } from "../math/vec3";
@@ -123,9 +123,17 @@ export function cylinderRimArea(
 }
 
 /**
+ * Local direction of hullVertexArea's support query, and its own hill-climbing start (the
+ * hull's hint is the narrow phase's: among tied vertices the start decides which is found).
+ */
+const DIR = new Float64Array(3);
+const HINT = new Int32Array(1);
+
+/**
  * Hull vertex area Σ_f (A_f / m_f)|n̂_f·n| over the faces f (m_f vertices each) around the
  * hull vertex nearest the world point point[po..po+2] (see the file comment); the hull in
- * its shape frame at pose (p, R row-major), n = normal[no..no+2] unit, world.
+ * its shape frame at pose (p, R row-major), n = normal[no..no+2] unit, world, pointing out
+ * of the hull for side = 1 (the hull is the pair's a), into it for side = −1 (its b).
  */
 export function hullVertexArea(
   hull: ConvexHull,
@@ -135,6 +143,7 @@ export function hullVertexArea(
   po: number,
   normal: ArrayLike<number>,
   no: number,
+  side = 1,
 ): number {
   // the point and the normal in the shape frame: Rᵀ (x − p), Rᵀ n
   const dx = point[po] - p[0];
@@ -146,17 +155,27 @@ export function hullVertexArea(
   const nx = R[0] * normal[no] + R[3] * normal[no + 1] + R[6] * normal[no + 2];
   const ny = R[1] * normal[no] + R[4] * normal[no + 1] + R[7] * normal[no + 2];
   const nz = R[2] * normal[no] + R[5] * normal[no + 1] + R[8] * normal[no + 2];
+  // The vertex nearest the point: from the hull's support vertex along the normal out of
+  // the hull (side·n: the contact lies on that support set), a descent of |v − x|² over the
+  // vertex adjacency (to the contact's own end of a supporting edge or face).
+  DIR[0] = side * nx;
+  DIR[1] = side * ny;
+  DIR[2] = side * nz;
   const v = hull.vertices;
-  let nearest = 0;
-  let best = Number.POSITIVE_INFINITY;
-  for (let k = 0; 3 * k < v.length; k++) {
-    const ex = v[3 * k] - x;
-    const ey = v[3 * k + 1] - y;
-    const ez = v[3 * k + 2] - z;
-    const d = ex * ex + ey * ey + ez * ez;
-    if (d < best) {
-      best = d;
-      nearest = k;
+  HINT[0] = Math.min(HINT[0], hull.source.length - 1);
+  let nearest = supportVertex(hull, DIR, HINT);
+  let best =
+    (v[3 * nearest] - x) ** 2 + (v[3 * nearest + 1] - y) ** 2 + (v[3 * nearest + 2] - z) ** 2;
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (let k = hull.adjStart[nearest]; k < hull.adjStart[nearest + 1]; k++) {
+      const w = hull.adjacent[k];
+      const d = (v[3 * w] - x) ** 2 + (v[3 * w + 1] - y) ** 2 + (v[3 * w + 2] - z) ** 2;
+      if (d < best) {
+        best = d;
+        nearest = w;
+        moved = true;
+      }
     }
   }
   let a = 0;
@@ -318,7 +337,16 @@ export function computeContactAreas(
       for (let k = i; k < j; k++) {
         let a = Number.POSITIVE_INFINITY;
         if (A?.type === "convex")
-          a = hullVertexArea(A.hull, poses[sa].p, poses[sa].R, buf.point, 3 * k, buf.normal, 3 * k);
+          a = hullVertexArea(
+            A.hull,
+            poses[sa].p,
+            poses[sa].R,
+            buf.point,
+            3 * k,
+            buf.normal,
+            3 * k,
+            1,
+          );
         else if (A?.type === "box")
           a = Math.min(a, boxVertexArea(A.halfExtents, poses[sa].R, buf.normal, 3 * k));
         else if (A?.type === "cylinder")
@@ -326,7 +354,16 @@ export function computeContactAreas(
         if (B?.type === "convex")
           a = Math.min(
             a,
-            hullVertexArea(B.hull, poses[sb].p, poses[sb].R, buf.point, 3 * k, buf.normal, 3 * k),
+            hullVertexArea(
+              B.hull,
+              poses[sb].p,
+              poses[sb].R,
+              buf.point,
+              3 * k,
+              buf.normal,
+              3 * k,
+              -1,
+            ),
           );
         else if (B?.type === "box")
           a = Math.min(a, boxVertexArea(B.halfExtents, poses[sb].R, buf.normal, 3 * k));

@@ -1,7 +1,8 @@
 /**
  * Small helpers shared by the pair functions (pairs/) and the convex machinery (convex/):
- * the contact push (a contact given by its surface point on a), a perpendicular of a
- * vector, clamps, and the closest points of two segments.
+ * the contact push (a contact given by its surface point on a, or by a point of b over a
+ * plane), a polytope's vertices against a plane, b's position in a's frame, a
+ * perpendicular of a vector, and the closest points of two segments.
  *
  * Conventions are those of narrowphase.ts: normals from a to b, gap = (p_b − p_a)·n
  * (negative when penetrating), reported point the midpoint p_a + (gap/2) n. Results are
@@ -54,6 +55,107 @@ export function pushLocalFromA(out: ContactBuffer, pa: WorldPose, src: Float64Ar
 
 /** Scratch for worldPlane(): the plane's world normal (0..2) and offset (3). */
 export const PLANE = new Float64Array(4);
+
+/**
+ * A point of b against the world plane in PLANE (n = PLANE[0..2], solid n·x ≤ d below),
+ * written by the caller of pushPlaneContact: the point x (0..2), its height s = n·x − d
+ * over the plane (3) and the contact's gap (4: s less b's radius about x, 0 for a vertex).
+ */
+export const HIT = new Float64Array(5);
+
+/**
+ * Pushes the contact of the point in HIT with the plane (the pair's a): p_a = x − s n, the
+ * foot of x on the plane, normal n (out of the plane's solid, towards b).
+ */
+export function pushPlaneContact(out: ContactBuffer, feature: number): void {
+  const s = HIT[3];
+  CONTACT[0] = HIT[0] - s * PLANE[0];
+  CONTACT[1] = HIT[1] - s * PLANE[1];
+  CONTACT[2] = HIT[2] - s * PLANE[2];
+  CONTACT[3] = PLANE[0];
+  CONTACT[4] = PLANE[1];
+  CONTACT[5] = PLANE[2];
+  CONTACT[6] = HIT[4];
+  pushContactFromA(out, feature);
+}
+
+/** The contact margin of the pair for the helpers that take it (a double argument is boxed). */
+export const MARGIN = new Float64Array(1);
+
+/** Most contacts of a polytope against a plane (a box resting on a face: its 4 corners). */
+const PLANE_CONTACTS = 4;
+
+/** Gaps and vertex indices of planeVertices' candidates (grown to the largest polytope). */
+const CANDIDATES = { gaps: new Float64Array(64), idx: new Int32Array(64) };
+
+/**
+ * The vertices of a polytope b (local vertices x[3v..3v+2], v < V) placed at `pose`
+ * against the world plane in PLANE (plane–box, plane–convex): each vertex's gap
+ * g = n·(c + R v) − d, computed as dc + Σ_j v_j (n·R_j) with dc = n·c − d, and of those
+ * below the margin MARGIN[0] the PLANE_CONTACTS smallest pushed (selection; ties: the lower
+ * vertex index first), p_a = v − g n; feature the vertex index (mixed above 65535).
+ */
+export function planeVertices(x: Float64Array, V: number, pose: WorldPose, out: ContactBuffer) {
+  const nx = PLANE[0];
+  const ny = PLANE[1];
+  const nz = PLANE[2];
+  const R = pose.R;
+  const c = pose.p;
+  const margin = MARGIN[0];
+  if (CANDIDATES.gaps.length < V) {
+    CANDIDATES.gaps = new Float64Array(V);
+    CANDIDATES.idx = new Int32Array(V);
+  }
+  const gaps = CANDIDATES.gaps;
+  const idx = CANDIDATES.idx;
+  const dc = nx * c[0] + ny * c[1] + nz * c[2] - PLANE[3];
+  // n·(R e_j): the plane normal in b's frame.
+  const m0 = nx * R[0] + ny * R[3] + nz * R[6];
+  const m1 = nx * R[1] + ny * R[4] + nz * R[7];
+  const m2 = nx * R[2] + ny * R[5] + nz * R[8];
+  let m = 0;
+  for (let v = 0; v < V; v++) {
+    const g = dc + x[3 * v] * m0 + x[3 * v + 1] * m1 + x[3 * v + 2] * m2;
+    if (g < margin) {
+      gaps[m] = g;
+      idx[m] = v;
+      m++;
+    }
+  }
+  const k = Math.min(m, PLANE_CONTACTS);
+  for (let i = 0; i < k; i++) {
+    let best = i;
+    for (let j = i + 1; j < m; j++) if (gaps[j] < gaps[best]) best = j;
+    const g = gaps[best];
+    const v = idx[best];
+    gaps[best] = gaps[i];
+    idx[best] = idx[i];
+    gaps[i] = g;
+    idx[i] = v;
+    const s0 = x[3 * v];
+    const s1 = x[3 * v + 1];
+    const s2 = x[3 * v + 2];
+    HIT[0] = c[0] + R[0] * s0 + R[1] * s1 + R[2] * s2;
+    HIT[1] = c[1] + R[3] * s0 + R[4] * s1 + R[5] * s2;
+    HIT[2] = c[2] + R[6] * s0 + R[7] * s1 + R[8] * s2;
+    HIT[3] = g;
+    HIT[4] = g;
+    const start = out.count;
+    pushPlaneContact(out, v & 0xffff);
+    if (v > 0xffff) out.mixFeatures(start, v, 0);
+  }
+}
+
+/** Rᵀ (p_b − p_a): the origin of pose pb in the frame of pose pa, into out[o..o+2]. */
+export function inFrameOf(pa: WorldPose, pb: WorldPose, out: Float64Array, o: number): void {
+  const R = pa.R;
+  const dx = pb.p[0] - pa.p[0];
+  const dy = pb.p[1] - pa.p[1];
+  const dz = pb.p[2] - pa.p[2];
+  out[o] = R[0] * dx + R[3] * dy + R[6] * dz;
+  out[o + 1] = R[1] * dx + R[4] * dy + R[7] * dz;
+  out[o + 2] = R[2] * dx + R[5] * dy + R[8] * dz;
+}
 
 // ---------------------------------------------------------------------------------------
 // Perpendiculars and clamps
@@ -133,6 +235,56 @@ export function perpendicular(): void {
 export const SEGMENTS = new Float64Array(12);
 /** segmentSegment result: parameters s, t in [0, 1]. */
 export const ST = new Float64Array(2);
+
+/**
+ * closestOnAxes input, written by the caller: segment A's centre (0..2), unit direction
+ * (3..5) and half-length (6), segment B's (7..9, 10..12, 13); its result: the closest
+ * points on A (14..16) and on B (17..19).
+ */
+export const AXES = new Float64Array(20);
+
+/**
+ * Closest points of two segments given by centre c, unit direction u and half-length L
+ * (capsule axes, box edges) in AXES: as segmentSegment with P = c − L u, Q − P = 2L u; the
+ * points P + (2L s) u.
+ */
+export function closestOnAxes(): void {
+  const ax = AXES[3];
+  const ay = AXES[4];
+  const az = AXES[5];
+  const LA = AXES[6];
+  const bx = AXES[10];
+  const by = AXES[11];
+  const bz = AXES[12];
+  const LB = AXES[13];
+  const p1x = AXES[0] - LA * ax;
+  const p1y = AXES[1] - LA * ay;
+  const p1z = AXES[2] - LA * az;
+  const p2x = AXES[7] - LB * bx;
+  const p2y = AXES[8] - LB * by;
+  const p2z = AXES[9] - LB * bz;
+  SEGMENTS[0] = p1x;
+  SEGMENTS[1] = p1y;
+  SEGMENTS[2] = p1z;
+  SEGMENTS[3] = 2 * LA * ax;
+  SEGMENTS[4] = 2 * LA * ay;
+  SEGMENTS[5] = 2 * LA * az;
+  SEGMENTS[6] = p2x;
+  SEGMENTS[7] = p2y;
+  SEGMENTS[8] = p2z;
+  SEGMENTS[9] = 2 * LB * bx;
+  SEGMENTS[10] = 2 * LB * by;
+  SEGMENTS[11] = 2 * LB * bz;
+  segmentSegment();
+  const s = 2 * LA * ST[0];
+  const t = 2 * LB * ST[1];
+  AXES[14] = p1x + s * ax;
+  AXES[15] = p1y + s * ay;
+  AXES[16] = p1z + s * az;
+  AXES[17] = p2x + t * bx;
+  AXES[18] = p2y + t * by;
+  AXES[19] = p2z + t * bz;
+}
 
 /**
  * Closest points of the segments P1 + s(Q1 − P1) and P2 + t(Q2 − P2), s, t ∈ [0, 1], given

@@ -74,6 +74,59 @@ export interface ConvexHull {
   readonly hint: Int32Array;
 }
 
+/** Vertex count from which supportVertex hill-climbs instead of scanning. */
+export const HILL_CLIMB_MIN = 32;
+
+/**
+ * Index of a vertex v of `hull` maximizing d·v for the direction d[0..2] (shape frame, any
+ * length): a scan below HILL_CLIMB_MIN vertices (ties: the lowest index), else hill
+ * climbing over the vertex adjacency from hint[0] (on a convex polytope a vertex no
+ * neighbour of which is higher is a global maximum; ties: the first reached), the answer
+ * written back to hint[0] as the next query's start. The hint defaults to the hull's own
+ * (ConvexHull.hint): consecutive queries in nearby directions then take a step or two.
+ */
+export function supportVertex(
+  hull: ConvexHull,
+  d: ArrayLike<number>,
+  hint: Int32Array = hull.hint,
+): number {
+  const x = hull.vertices;
+  const dx = d[0];
+  const dy = d[1];
+  const dz = d[2];
+  const n = hull.source.length;
+  if (n < HILL_CLIMB_MIN) {
+    let best = 0;
+    let bv = dx * x[0] + dy * x[1] + dz * x[2];
+    for (let v = 1; v < n; v++) {
+      const s = dx * x[3 * v] + dy * x[3 * v + 1] + dz * x[3 * v + 2];
+      if (s > bv) {
+        bv = s;
+        best = v;
+      }
+    }
+    return best;
+  }
+  const start = hull.adjStart;
+  const adj = hull.adjacent;
+  let v = hint[0];
+  let bv = dx * x[3 * v] + dy * x[3 * v + 1] + dz * x[3 * v + 2];
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (let k = start[v]; k < start[v + 1]; k++) {
+      const w = adj[k];
+      const s = dx * x[3 * w] + dy * x[3 * w + 1] + dz * x[3 * w + 2];
+      if (s > bv) {
+        bv = s;
+        v = w;
+        moved = true;
+      }
+    }
+  }
+  hint[0] = v;
+  return v;
+}
+
 interface Face {
   v: [number, number, number];
   n: [number, number, number];
@@ -511,18 +564,7 @@ function finish(pts: Float64Array, tris: Face[], tol: number): ConvexHull {
   for (let v = 0; v < V; v++) vertexFaceStart[v + 1] = vertexFaceStart[v] + vf[v].length;
   const vertexFaces = Int32Array.from(vf.flat());
   const tri = Int32Array.from(triangles);
-  const boxCenter = new Float64Array(3);
-  const boxHalf = new Float64Array(3);
-  for (let c = 0; c < 3; c++) {
-    let a = Number.POSITIVE_INFINITY;
-    let b = Number.NEGATIVE_INFINITY;
-    for (let k = 0; k < V; k++) {
-      a = Math.min(a, vertices[3 * k + c]);
-      b = Math.max(b, vertices[3 * k + c]);
-    }
-    boxCenter[c] = 0.5 * (a + b);
-    boxHalf[c] = 0.5 * (b - a);
-  }
+  const { center: boxCenter, half: boxHalf } = boundingBox(vertices);
   const mp = massProperties(vertices, tri);
   if (!(mp.volume > 0)) throw new HullError("the hull has no volume (flat)");
   return {
@@ -578,6 +620,31 @@ function axisBox(x: Float64Array): ConvexHull["box"] {
   return { center, centered, shape: { type: "box", halfExtents: half } };
 }
 
+/**
+ * (b − a) × (c − a) for the points a, b, c of x (3 each), into out[0..2]: the normal of the
+ * triangle (a, b, c), counter-clockwise seen from its side, of length twice its area.
+ */
+export function triangleNormal(
+  x: Float64Array,
+  a: number,
+  b: number,
+  c: number,
+  out: Float64Array,
+): void {
+  const ux = x[3 * b] - x[3 * a];
+  const uy = x[3 * b + 1] - x[3 * a + 1];
+  const uz = x[3 * b + 2] - x[3 * a + 2];
+  const vx = x[3 * c] - x[3 * a];
+  const vy = x[3 * c + 1] - x[3 * a + 1];
+  const vz = x[3 * c + 2] - x[3 * a + 2];
+  out[0] = uy * vz - uz * vy;
+  out[1] = uz * vx - ux * vz;
+  out[2] = ux * vy - uy * vx;
+}
+
+/** triangleCross's normal scratch. */
+const CROSS = new Float64Array(3);
+
 /** ((b − a) × (c − a))·n: twice the triangle's area projected along n. */
 function triangleCross(
   x: Float64Array,
@@ -588,13 +655,28 @@ function triangleCross(
   ny: number,
   nz: number,
 ): number {
-  const ux = x[3 * b] - x[3 * a];
-  const uy = x[3 * b + 1] - x[3 * a + 1];
-  const uz = x[3 * b + 2] - x[3 * a + 2];
-  const vx = x[3 * c] - x[3 * a];
-  const vy = x[3 * c + 1] - x[3 * a + 1];
-  const vz = x[3 * c + 2] - x[3 * a + 2];
-  return nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
+  triangleNormal(x, a, b, c, CROSS);
+  return nx * CROSS[0] + ny * CROSS[1] + nz * CROSS[2];
+}
+
+/**
+ * The axis-aligned box of the points x (3 each) in their own frame: its centre
+ * (lo + hi)/2 and half-widths (hi − lo)/2 per axis, metres.
+ */
+export function boundingBox(x: Float64Array): { center: Float64Array; half: Float64Array } {
+  const center = new Float64Array(3);
+  const half = new Float64Array(3);
+  for (let c = 0; c < 3; c++) {
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let k = c; k < x.length; k += 3) {
+      lo = Math.min(lo, x[k]);
+      hi = Math.max(hi, x[k]);
+    }
+    center[c] = 0.5 * (lo + hi);
+    half[c] = 0.5 * (hi - lo);
+  }
+  return { center, half };
 }
 
 /**

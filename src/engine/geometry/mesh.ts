@@ -15,7 +15,7 @@
  */
 
 import { type Bvh, buildBvh } from "./bvh";
-import { massProperties } from "./hull";
+import { boundingBox, massProperties, triangleNormal } from "./hull";
 
 export class MeshError extends Error {}
 
@@ -71,22 +71,12 @@ export function buildMesh(x: Float64Array, tri: Int32Array): TriangleMesh {
   if (T < 1) throw new MeshError("a mesh needs at least one triangle");
   for (let i = 0; i < x.length; i++)
     if (!Number.isFinite(x[i])) throw new MeshError(`vertex ${Math.floor(i / 3)} is not finite`);
-  let ext = 0;
-  const boxCenter = new Float64Array(3);
-  const boxHalf = new Float64Array(3);
-  for (let c = 0; c < 3; c++) {
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    for (let v = 0; v < V; v++) {
-      lo = Math.min(lo, x[3 * v + c]);
-      hi = Math.max(hi, x[3 * v + c]);
-    }
-    boxCenter[c] = 0.5 * (lo + hi);
-    boxHalf[c] = 0.5 * (hi - lo);
-    ext = Math.max(ext, hi - lo);
-  }
+  const { center: boxCenter, half: boxHalf } = boundingBox(x);
+  // The largest extent hi − lo (twice a half-width, exactly).
+  const ext = 2 * Math.max(boxHalf[0], boxHalf[1], boxHalf[2]);
   const normals = new Float64Array(3 * T);
   const areas = new Float64Array(T);
+  const n = new Float64Array(3);
   for (let t = 0; t < T; t++) {
     const a = tri[3 * t];
     const b = tri[3 * t + 1];
@@ -96,15 +86,10 @@ export function buildMesh(x: Float64Array, tri: Int32Array): TriangleMesh {
         throw new MeshError(`triangle ${t}: vertex index ${v} out of range (${V} vertices)`);
     if (a === b || b === c || a === c)
       throw new MeshError(`triangle ${t}: degenerate (repeated vertex ${a === b ? a : c})`);
-    const ux = x[3 * b] - x[3 * a];
-    const uy = x[3 * b + 1] - x[3 * a + 1];
-    const uz = x[3 * b + 2] - x[3 * a + 2];
-    const vx = x[3 * c] - x[3 * a];
-    const vy = x[3 * c + 1] - x[3 * a + 1];
-    const vz = x[3 * c + 2] - x[3 * a + 2];
-    const nx = uy * vz - uz * vy;
-    const ny = uz * vx - ux * vz;
-    const nz = ux * vy - uy * vx;
+    triangleNormal(x, a, b, c, n);
+    const nx = n[0];
+    const ny = n[1];
+    const nz = n[2];
     const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
     if (!(l > 2e-12 * ext * ext))
       throw new MeshError(`triangle ${t}: degenerate (zero area: its corners are collinear)`);

@@ -130,29 +130,35 @@ export function isUnbounded(shape: Shape): boolean {
  */
 export const SIZES = new Float64Array(4);
 
-/** The shape last read by readRadius or readRadiusLength (compared, never used otherwise). */
+/** The shape last passed to branchOn (compared, never used otherwise). */
 const LAST_READ: { shape: Shape | null } = { shape: null };
 
 /**
- * Writes the radius of a sphere, capsule or cylinder into SIZES[o], read after a branch.
+ * A branch that stores to an object, taken before a shape's double field is read (the
+ * size reads below, worldPlane's offset; the convex cores read their sizes through these).
  *
  * Code that has just switched on a shape's `type` (aabbHalfWidths, or a pair function V8
  * inlines into narrowphase's dispatch) must not read the double fields itself: V8's
  * optimizing compiler takes the hidden classes the shape may have from that check of `type`
  * (all the shape classes), and a double field loaded from that union is a polymorphic load
  * (undefined for the classes without it) whose result is a new heap number, 16 bytes each
- * time. The inference stops where two branches meet (one storing to an object, as in
- * CylinderCore.place), so the reads here use their own feedback; and through SIZES the
- * values stay unboxed whether or not V8 inlines this call.
+ * time. The inference stops where two branches meet (or at a call V8 does not inline), so
+ * a read after this uses its own feedback; and through SIZES the values stay unboxed
+ * whether or not V8 inlines the reading call.
  */
-export function readRadius(shape: SphereShape | CapsuleShape | CylinderShape, o: number): void {
+function branchOn(shape: Shape): void {
   if (LAST_READ.shape !== shape) LAST_READ.shape = shape;
+}
+
+/** Writes the radius of a sphere, capsule or cylinder into SIZES[o], read after branchOn. */
+export function readRadius(shape: SphereShape | CapsuleShape | CylinderShape, o: number): void {
+  branchOn(shape);
   SIZES[o] = shape.radius;
 }
 
 /** Radius (SIZES[o]) and half-length (SIZES[o + 1]) of a capsule or cylinder: see readRadius. */
 export function readRadiusLength(shape: CapsuleShape | CylinderShape, o: number): void {
-  if (LAST_READ.shape !== shape) LAST_READ.shape = shape;
+  branchOn(shape);
   SIZES[o] = shape.radius;
   SIZES[o + 1] = shape.halfLength;
 }
@@ -260,8 +266,7 @@ export function worldAabb(
 /**
  * World surface of a plane shape placed at `pose`: unit normal n_w = R n and offset
  * d_w = n_w·p + d, so that the surface is n_w·x = d_w and the solid is n_w·x ≤ d_w.
- * Writes [n_w, d_w] into out[o..o+3]. The offset is read after a branch, as
- * readRadius reads a radius (why: there).
+ * Writes [n_w, d_w] into out[o..o+3]. The offset is read after branchOn (why: there).
  */
 export function worldPlane(shape: PlaneShape, pose: WorldPose, out: Float64Array, o = 0): void {
   const R = pose.R;
@@ -279,6 +284,6 @@ export function worldPlane(shape: PlaneShape, pose: WorldPose, out: Float64Array
   out[o] = wx;
   out[o + 1] = wy;
   out[o + 2] = wz;
-  if (LAST_READ.shape !== shape) LAST_READ.shape = shape;
+  branchOn(shape);
   out[o + 3] = wx * pose.p[0] + wy * pose.p[1] + wz * pose.p[2] + shape.offset / len;
 }

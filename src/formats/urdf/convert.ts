@@ -50,7 +50,7 @@ import {
   toLocal,
   type Vec3,
 } from "./math";
-import type { TriangleMesh } from "./mesh";
+import type { MeshFile } from "./mesh";
 import type { Placed, UrdfJoint, UrdfLink, UrdfRobot } from "./parse";
 import type { KinematicTree } from "./tree";
 
@@ -88,7 +88,7 @@ export interface ConvertInput {
   robot: UrdfRobot;
   tree: KinematicTree;
   /** the meshes read, by <mesh filename> (absent: not uploaded) */
-  meshes: Map<string, TriangleMesh>;
+  meshes: Map<string, MeshFile>;
   options: UrdfImportOptionsSpec;
   issues: Issues;
   warnings: string[];
@@ -423,7 +423,7 @@ function shapeOf(
   c: Placed,
   local: Pose,
   com: Vec3,
-  meshes: Map<string, TriangleMesh>,
+  meshes: Map<string, MeshFile>,
   convex: boolean,
   as: UrdfImportOptionsSpec["collisionMeshes"],
 ): ShapeIn | null {
@@ -446,7 +446,7 @@ function shapeOf(
 }
 
 /** The distinct corners of a mesh, scaled (m). */
-export function meshPoints(mesh: TriangleMesh, s: Vec3): Vec3[] {
+export function meshPoints(mesh: MeshFile, s: Vec3): Vec3[] {
   const seen = new Set<string>();
   const out: Vec3[] = [];
   const t = mesh.triangles;
@@ -465,7 +465,7 @@ export function meshPoints(mesh: TriangleMesh, s: Vec3): Vec3[] {
  * scale (odd number of negative factors) reverses the winding so outward stays outward.
  */
 export function indexedMesh(
-  mesh: TriangleMesh,
+  mesh: MeshFile,
   s: Vec3,
 ): { vertices: Vec3[]; triangles: [number, number, number][] } {
   const index = new Map<string, number>();

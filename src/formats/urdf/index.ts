@@ -20,7 +20,7 @@ import {
 } from "../../../schemas/urdf";
 import { convert } from "./convert";
 import { Issues, UrdfImportError } from "./errors";
-import { findFile, type MeshLoaders, meshLoaders, readMesh, type TriangleMesh } from "./mesh";
+import { findFile, type MeshFile, type MeshLoaders, meshLoaders, readMesh } from "./mesh";
 import { readRobot, type UrdfRobot } from "./parse";
 import { buildTree } from "./tree";
 import { parseXml, type XmlElement } from "./xml";
@@ -114,10 +114,10 @@ function readMeshes(
   loaders: MeshLoaders | null,
   issues: Issues,
   warnings: string[],
-): Map<string, TriangleMesh> {
+): Map<string, MeshFile> {
   const names = Object.keys(files);
-  const byFile = new Map<string, TriangleMesh | null>();
-  const out = new Map<string, TriangleMesh>();
+  const byFile = new Map<string, MeshFile | null>();
+  const out = new Map<string, MeshFile>();
   const used = new Set<string>();
   for (const link of robot.links)
     for (const g of [...link.collisions, ...link.visuals]) {

@@ -29,7 +29,11 @@ export function meshLoaders(): Promise<MeshLoaders> {
   return loaders;
 }
 
-export interface TriangleMesh {
+/**
+ * A mesh file read for the URDF import: its name and its triangle soup (the engine's
+ * indexed collision mesh is geometry/mesh.ts TriangleMesh).
+ */
+export interface MeshFile {
   /** the uploaded file's name */
   file: string;
   /** 9 numbers per triangle: the three corners' x y z (m, in the mesh's own frame, unscaled) */
@@ -84,7 +88,7 @@ export function readMesh(
   file: string,
   content: FileContent,
   loaders: MeshLoaders,
-): TriangleMesh | Problem {
+): MeshFile | Problem {
   const bytes = decodedLength(content);
   if (bytes > MESH_MAX_BYTES)
     return {
@@ -205,7 +209,7 @@ function parseObj(
 }
 
 /** Finite corners, a triangle limit, no zero-area triangle (relative to the mesh's size). */
-function checkTriangles(file: string, t: Float32Array): TriangleMesh | Problem {
+function checkTriangles(file: string, t: Float32Array): MeshFile | Problem {
   const n = Math.floor(t.length / 9);
   if (n === 0 || t.length % 9 !== 0)
     return { code: "invalid", message: `mesh file "${file}" has no triangles` };

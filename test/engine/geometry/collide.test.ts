@@ -1,140 +1,15 @@
 /**
- * Broad phase and CollisionDetector: pair sets against brute-force O(n²) references,
- * exclusion / fixed-body / same-body filters, local shape poses, and stable contact keys.
+ * CollisionDetector: contact and pair sets against brute-force O(n²) references,
+ * exclusion / fixed-body / same-body filters, local shape poses, and stable contact keys
+ * (the sweep and prune alone: broadphase.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { SweepAndPrune } from "../../../src/engine/geometry/broadphase";
 import { CollisionDetector } from "../../../src/engine/geometry/collide";
 import { ContactBuffer, contactKey } from "../../../src/engine/geometry/contact-buffer";
 import type { ShapeInstance } from "../../../src/engine/geometry/shapes";
 import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../support/quat";
 import { mulberry32 } from "../../support/random";
-
-function pairKey(i: number, j: number): string {
-  return i < j ? `${i},${j}` : `${j},${i}`;
-}
-
-/** All pairs i < j whose closed boxes overlap on every axis. */
-function bruteAabbPairs(n: number, min: Float64Array, max: Float64Array): Set<string> {
-  const s = new Set<string>();
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      let ok = true;
-      for (let k = 0; k < 3 && ok; k++) {
-        if (min[3 * i + k] > max[3 * j + k] || min[3 * j + k] > max[3 * i + k]) ok = false;
-      }
-      if (ok) s.add(pairKey(i, j));
-    }
-  }
-  return s;
-}
-
-function sapPairs(sap: SweepAndPrune): Set<string> {
-  const s = new Set<string>();
-  for (let k = 0; k < sap.pairCount; k++) {
-    const i = sap.pairs[2 * k];
-    const j = sap.pairs[2 * k + 1];
-    expect(i).toBeLessThan(j);
-    s.add(pairKey(i, j));
-  }
-  expect(s.size).toBe(sap.pairCount); // no duplicates
-  return s;
-}
-
-describe("sweep and prune", () => {
-  it("1000 random spheres: same pairs as brute force, through moves and an axis switch", () => {
-    const n = 1000;
-    const r = mulberry32(42);
-    const c = new Float64Array(3 * n);
-    const rad = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      c[3 * i] = 10 * r();
-      c[3 * i + 1] = 5 * r();
-      c[3 * i + 2] = 2 * r();
-      rad[i] = 0.1 + 0.3 * r();
-    }
-    const min = new Float64Array(3 * n);
-    const max = new Float64Array(3 * n);
-    const fill = () => {
-      for (let i = 0; i < 3 * n; i++) {
-        min[i] = c[i] - rad[(i / 3) | 0];
-        max[i] = c[i] + rad[(i / 3) | 0];
-      }
-    };
-    const sap = new SweepAndPrune();
-    const axes: number[] = [];
-    for (let step = 0; step < 8; step++) {
-      fill();
-      sap.update(n, min, max);
-      axes.push(sap.axis);
-      const ref = bruteAabbPairs(n, min, max);
-      expect(ref.size).toBeGreaterThan(500);
-      expect(sapPairs(sap)).toEqual(ref);
-      // Small random moves; from step 4 on, stretch the cloud along z so that z becomes
-      // the axis of largest variance.
-      for (let i = 0; i < n; i++) {
-        for (let k = 0; k < 3; k++) c[3 * i + k] += 0.05 * (r() - 0.5);
-        if (step === 3) c[3 * i + 2] *= 8;
-      }
-    }
-    expect(axes[0]).toBe(0); // x has the largest spread at first
-    expect(axes[7]).toBe(2);
-  });
-
-  it("a jammed lattice pile (layers on every axis): strips find the brute-force pairs", () => {
-    // 10 × 10 × 10 spheres of radius 0.05 at spacing 0.1 with ±2 mm jitter, boxes padded
-    // by 5 mm: every layer overlaps in projection on every axis (S1-1000's settled pile),
-    // mixed box sizes (one sphere in ten is three times larger) and moves between updates.
-    const n = 1000;
-    const r = mulberry32(12345);
-    const c = new Float64Array(3 * n);
-    const rad = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      c[3 * i] = -0.45 + 0.1 * (i % 10) + 0.004 * (r() - 0.5);
-      c[3 * i + 1] = -0.45 + 0.1 * (Math.floor(i / 10) % 10) + 0.004 * (r() - 0.5);
-      c[3 * i + 2] = 0.05 + 0.1 * Math.floor(i / 100) + 0.004 * (r() - 0.5);
-      rad[i] = (i % 10 === 3 ? 0.15 : 0.05) + 0.005;
-    }
-    const min = new Float64Array(3 * n);
-    const max = new Float64Array(3 * n);
-    const sap = new SweepAndPrune();
-    for (let step = 0; step < 5; step++) {
-      for (let i = 0; i < 3 * n; i++) {
-        min[i] = c[i] - rad[(i / 3) | 0];
-        max[i] = c[i] + rad[(i / 3) | 0];
-      }
-      sap.update(n, min, max);
-      expect(sapPairs(sap)).toEqual(bruteAabbPairs(n, min, max));
-      for (let i = 0; i < 3 * n; i++) c[i] += 0.01 * (r() - 0.5);
-    }
-  });
-
-  it("the filter excludes pairs", () => {
-    const r = mulberry32(5);
-    const n = 300;
-    const min = new Float64Array(3 * n);
-    const max = new Float64Array(3 * n);
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < 3; k++) {
-        const x = 3 * r();
-        min[3 * i + k] = x - 0.2;
-        max[3 * i + k] = x + 0.2;
-      }
-    }
-    const ref = bruteAabbPairs(n, min, max);
-    const sap = new SweepAndPrune((i, j) => (i + j) % 3 !== 0);
-    sap.update(n, min, max);
-    const got = sapPairs(sap);
-    const expected = new Set(
-      [...ref].filter((p) => {
-        const [i, j] = p.split(",").map(Number);
-        return (i + j) % 3 !== 0;
-      }),
-    );
-    expect(got).toEqual(expected);
-    expect(expected.size).toBeLessThan(ref.size);
-  });
-});
+import { bruteAabbPairs, pairKey } from "./helpers";
 
 /** Brute-force sphere contacts: pairs with |c_i − c_j| − r_i − r_j < margin. */
 function bruteSphereGaps(

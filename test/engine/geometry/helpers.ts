@@ -91,3 +91,23 @@ export function expectOne(cs: C[]): C {
   expect(cs.length).toBe(1);
   return cs[0];
 }
+
+/** The key "i,j" of an unordered pair (i < j first). */
+export function pairKey(i: number, j: number): string {
+  return i < j ? `${i},${j}` : `${j},${i}`;
+}
+
+/** All pairs i < j whose closed boxes overlap on every axis. */
+export function bruteAabbPairs(n: number, min: Float64Array, max: Float64Array): Set<string> {
+  const s = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      let ok = true;
+      for (let k = 0; k < 3 && ok; k++) {
+        if (min[3 * i + k] > max[3 * j + k] || min[3 * j + k] > max[3 * i + k]) ok = false;
+      }
+      if (ok) s.add(pairKey(i, j));
+    }
+  }
+  return s;
+}

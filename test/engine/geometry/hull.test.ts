@@ -9,7 +9,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { HullCore } from "../../../src/engine/geometry/convex/hull-core";
-import { convexHull, HullError } from "../../../src/engine/geometry/hull";
+import {
+  boundingBox,
+  convexHull,
+  HILL_CLIMB_MIN,
+  HullError,
+  supportVertex,
+} from "../../../src/engine/geometry/hull";
 import { WorldPose } from "../../../src/engine/geometry/pose";
 
 /** Park–Miller generator (fixed seed: reproducible). */
@@ -141,5 +147,64 @@ describe("quickhull", () => {
       worst = Math.max(worst, Math.abs(d[0] * s[0] + d[1] * s[1] + d[2] * s[2] - best));
     }
     expect(worst).toBe(0);
+  });
+
+  it("supportVertex from any hint: a brute-force maximizer, the answer left in the hint", () => {
+    const h = convexHull(spherePoints(400, 5).map((x, i) => x * [0.5, 1, 0.7][i % 3]));
+    const V = h.source.length;
+    expect(V).toBeGreaterThanOrEqual(HILL_CLIMB_MIN);
+    const r = rng(23);
+    const d = new Float64Array(3);
+    const hint = new Int32Array(1);
+    for (let k = 0; k < 1000; k++) {
+      d.set([2 * r() - 1, 2 * r() - 1, 2 * r() - 1]);
+      hint[0] = Math.floor(r() * V);
+      const v = supportVertex(h, d, hint);
+      let best = Number.NEGATIVE_INFINITY;
+      for (let w = 0; w < V; w++)
+        best = Math.max(
+          best,
+          d[0] * h.vertices[3 * w] + d[1] * h.vertices[3 * w + 1] + d[2] * h.vertices[3 * w + 2],
+        );
+      expect(
+        d[0] * h.vertices[3 * v] + d[1] * h.vertices[3 * v + 1] + d[2] * h.vertices[3 * v + 2],
+      ).toBe(best);
+      expect(hint[0]).toBe(v);
+    }
+  });
+
+  it("supportVertex of a small hull scans: ties give the lowest vertex index", () => {
+    // A box's corners: along +x four corners tie, along +x+y two, along a generic direction one.
+    const h = convexHull(
+      new Float64Array([
+        -1, -2, -3, 1, -2, -3, -1, 2, -3, 1, 2, -3, -1, -2, 3, 1, -2, 3, -1, 2, 3, 1, 2, 3,
+      ]),
+    );
+    const x = h.vertices;
+    for (const dir of [
+      [1, 0, 0],
+      [0, -1, 0],
+      [1, 1, 0],
+      [0.3, -0.2, 0.9],
+    ]) {
+      const v = supportVertex(h, dir);
+      const top = (w: number) => dir[0] * x[3 * w] + dir[1] * x[3 * w + 1] + dir[2] * x[3 * w + 2];
+      let first = 0;
+      for (let w = 1; w < h.source.length; w++) if (top(w) > top(first)) first = w;
+      expect(v).toBe(first);
+    }
+  });
+
+  it("boundingBox: centre and half-widths of the coordinates' ranges", () => {
+    const r = rng(3);
+    const pts = Float64Array.from({ length: 300 }, () => 4 * r() - 1);
+    const { center, half } = boundingBox(pts);
+    for (let c = 0; c < 3; c++) {
+      const xs = Array.from({ length: 100 }, (_, k) => pts[3 * k + c]);
+      const lo = Math.min(...xs);
+      const hi = Math.max(...xs);
+      expect(center[c]).toBe((lo + hi) / 2);
+      expect(half[c]).toBe((hi - lo) / 2);
+    }
   });
 });

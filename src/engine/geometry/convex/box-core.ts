@@ -9,6 +9,7 @@
 import { FLUSH_COS } from "../cylinder";
 import type { WorldPose } from "../pose";
 import {
+  ConvexCore,
   type ConvexShape,
   F_POINT,
   F_POLY,
@@ -27,9 +28,7 @@ import { localToWorld } from "./support";
 /** Local vertex scratch. */
 const TMP = new Float64Array(3);
 
-export class BoxCore implements ConvexShape {
-  p = new Float64Array(3);
-  R = new Float64Array(9);
+export class BoxCore extends ConvexCore implements ConvexShape {
   /** Half-extents h_0, h_1, h_2, metres. */
   private readonly h = new Float64Array(3);
 
@@ -79,11 +78,7 @@ export class BoxCore implements ConvexShape {
     return dim;
   }
 
-  addSupportHessian(): void {
-    // Piecewise linear: zero Hessian.
-  }
-
-  kinkAxes(out: Float64Array, o: number): number {
+  override kinkAxes(out: Float64Array, o: number): number {
     const R = this.R;
     for (let j = 0; j < 3; j++) {
       out[3 * (o + j)] = R[j];
@@ -91,10 +86,6 @@ export class BoxCore implements ConvexShape {
       out[3 * (o + j) + 2] = R[6 + j];
     }
     return 3;
-  }
-
-  coneAxes(): number {
-    return 0;
   }
 
   classify(d: Float64Array, s: number): void {
@@ -126,7 +117,7 @@ export class BoxCore implements ConvexShape {
   }
 
   /** The face FC[s]: vertices (+,+), (−,+), (−,−), (+,−) in its in-plane axes (k, l). */
-  polygon(s: number): void {
+  override polygon(s: number): void {
     const R = this.R;
     const h = this.h;
     const face = FC[s];
@@ -150,7 +141,7 @@ export class BoxCore implements ConvexShape {
   }
 
   /** The edge FC[s] (from classify: its axis and the sides of the other two). */
-  segment(s: number): void {
+  override segment(s: number): void {
     const h = this.h;
     const m = FC[s] >> 2;
     const p = (m + 1) % 3;
@@ -181,7 +172,7 @@ export class BoxCore implements ConvexShape {
     return c0 + 3 * c1 + 9 * c2;
   }
 
-  polygonArea(code: number, out: Float64Array, o: number): void {
+  override polygonArea(code: number, out: Float64Array, o: number): void {
     const j = code >> 1;
     out[o] = 4 * this.h[(j + 1) % 3] * this.h[(j + 2) % 3];
   }

@@ -9,7 +9,9 @@
 
 import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
 import type { WorldPose } from "../pose";
+import { type CylinderShape, readRadiusLength, SIZES } from "../shapes";
 import {
+  ConvexCore,
   type ConvexShape,
   F_POINT,
   F_POLY,
@@ -31,30 +33,21 @@ const ZU = new Float64Array(6);
 /** A local point for localToWorld. */
 const LP = new Float64Array(3);
 
-export class CylinderCore implements ConvexShape {
-  p = new Float64Array(3);
-  R = new Float64Array(9);
+export class CylinderCore extends ConvexCore implements ConvexShape {
   /** Radius r (0) and half-length L (1), metres (also read by the cylinder pairs). */
   readonly size = new Float64Array(2);
 
   /**
    * Places the core: the cylinder (r, L) of `shape` at `pose` (the pose is referenced, not
-   * copied; the shape rather than its two numbers, which V8 would box as arguments).
-   *
-   * The sizes are read after a branch (a new pose or not) on purpose. Where a pair function
-   * is inlined into narrowphase's dispatch, V8's optimizing compiler takes the hidden
-   * classes a shape may have from the dispatch's check of its `type`: all shape classes.
-   * A double field read from that union is a polymorphic load whose result (undefined for
-   * the classes without the field) is a boxed number, 16 bytes each time. The inference
-   * stops where two branches meet, and the read then uses its own, monomorphic, feedback.
+   * copied; the shape rather than its two numbers, which V8 would box as arguments; the
+   * sizes read through shapes.ts readRadiusLength: why there).
    */
-  place(pose: WorldPose, shape: { readonly radius: number; readonly halfLength: number }): this {
-    if (this.p !== pose.p) {
-      this.p = pose.p;
-      this.R = pose.R;
-    }
-    this.size[0] = shape.radius;
-    this.size[1] = shape.halfLength;
+  place(pose: WorldPose, shape: CylinderShape): this {
+    this.p = pose.p;
+    this.R = pose.R;
+    readRadiusLength(shape, 0);
+    this.size[0] = SIZES[0];
+    this.size[1] = SIZES[1];
     return this;
   }
 
@@ -119,7 +112,7 @@ export class CylinderCore implements ConvexShape {
    * Hessian of h = L |d·z| + r |d_⊥| away from its kinks: (r/|d_⊥|)(I − z zᵀ − û ûᵀ),
    * û = d_⊥/|d_⊥| (the cap term is linear on each side of the kink).
    */
-  addSupportHessian(d: Float64Array, o: number, H: Float64Array): void {
+  override addSupportHessian(d: Float64Array, o: number, H: Float64Array): void {
     const dx = d[o];
     const dy = d[o + 1];
     const dz = d[o + 2];
@@ -146,7 +139,7 @@ export class CylinderCore implements ConvexShape {
   }
 
   /** The axis z: h is kinked across the circle n ⟂ z (the rims). */
-  kinkAxes(out: Float64Array, o: number): number {
+  override kinkAxes(out: Float64Array, o: number): number {
     const R = this.R;
     out[3 * o] = R[2];
     out[3 * o + 1] = R[5];
@@ -155,7 +148,7 @@ export class CylinderCore implements ConvexShape {
   }
 
   /** The axis z: h has cone points at ±z (the caps). */
-  coneAxes(out: Float64Array, o: number): number {
+  override coneAxes(out: Float64Array, o: number): number {
     const R = this.R;
     out[3 * o] = R[2];
     out[3 * o + 1] = R[5];
@@ -178,7 +171,7 @@ export class CylinderCore implements ConvexShape {
    * furthest along t = t[0..2] (the deepest) is inserted (label RIM_SAMPLES) where the
    * samples miss it by more than t[3].
    */
-  polygon(s: number, incident: boolean, t: Float64Array): void {
+  override polygon(s: number, incident: boolean, t: Float64Array): void {
     const R = this.R;
     const r = this.size[0];
     const L = this.size[1];
@@ -232,7 +225,7 @@ export class CylinderCore implements ConvexShape {
   }
 
   /** The side line at the rim point of t's radial direction (local x when t is axial). */
-  segment(s: number, t: Float64Array): void {
+  override segment(s: number, t: Float64Array): void {
     const tx = t[0];
     const ty = t[1];
     const tz = t[2];
@@ -269,7 +262,7 @@ export class CylinderCore implements ConvexShape {
     return 2;
   }
 
-  polygonArea(_code: number, out: Float64Array, o: number): void {
+  override polygonArea(_code: number, out: Float64Array, o: number): void {
     out[o] = Math.PI * this.size[0] * this.size[0];
   }
 

@@ -98,3 +98,40 @@ export interface ConvexFeatures {
 
 /** A convex core as the convex pairs use it: support function and features. */
 export type ConvexShape = ConvexSupport & ConvexFeatures;
+
+/**
+ * What the cores share: their frame (x = p + R x_local, referencing the pose their place()
+ * was given), the radius of the ball the core is swept by (sweep[0], metres: 0 for a
+ * solid, a capsule's radius for its segment, a sphere's for its centre; pair.ts
+ * collideCores adds it to the core gap), and the defaults of a polytope core without
+ * polygon or segment features: a piecewise-linear support function (zero Hessian, kinks
+ * too many to list or none, so the normal polish relies on EPA, exact for polytopes; no
+ * cone points), which the curved and kinked cores override.
+ */
+export abstract class ConvexCore {
+  p = new Float64Array(3);
+  R = new Float64Array(9);
+  readonly sweep = new Float64Array(1);
+
+  /** Piecewise linear: zero Hessian. */
+  addSupportHessian(_d: Float64Array, _o: number, _H: Float64Array): void {}
+
+  kinkAxes(_out: Float64Array, _o: number): number {
+    return 0;
+  }
+
+  coneAxes(_out: Float64Array, _o: number): number {
+    return 0;
+  }
+
+  /** No polygon feature (classify never reports one). */
+  polygon(_s: number, _incident: boolean, _t: Float64Array): void {}
+
+  /** No segment feature (classify never reports one). */
+  segment(_s: number, _t: Float64Array): void {}
+
+  /** No polygon feature: area 0. */
+  polygonArea(_code: number, out: Float64Array, o: number): void {
+    out[o] = 0;
+  }
+}

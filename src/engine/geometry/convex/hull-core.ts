@@ -5,9 +5,8 @@
  * relies on EPA, exact for polytopes), its polygon faces and edges as features, and the
  * code of a surface point.
  *
- * Support queries: a brute-force scan up to HILL_CLIMB_MIN vertices (ties: the vertex of
- * lowest index), else hill climbing over the vertex adjacency from the hull's last answer
- * (on a convex polytope a vertex no neighbour of which is higher is a global maximum).
+ * Support queries: hull.ts supportVertex (a scan of a small hull, else hill climbing over
+ * the vertex adjacency from the hull's last answer).
  *
  * Feature codes: polygon = face index, segment = edge index, point = vertex index v, a
  * face f's interior V + f, an edge e's interior V + F + e (V vertices, F faces). They may
@@ -17,9 +16,10 @@
  */
 
 import { FLUSH_COS } from "../cylinder";
-import type { ConvexHull } from "../hull";
+import { type ConvexHull, supportVertex } from "../hull";
 import type { WorldPose } from "../pose";
 import {
+  ConvexCore,
   type ConvexShape,
   F_POINT,
   F_POLY,
@@ -35,15 +35,10 @@ import {
 } from "./features";
 import { localToWorld } from "./support";
 
-/** Vertex count from which support queries hill-climb instead of scanning. */
-export const HILL_CLIMB_MIN = 32;
-
 /** Local point scratch. */
 const TMP = new Float64Array(3);
 
-export class HullCore implements ConvexShape {
-  p = new Float64Array(3);
-  R = new Float64Array(9);
+export class HullCore extends ConvexCore implements ConvexShape {
   /** The hull (set by place). */
   hull: ConvexHull = EMPTY;
   /** Bounding radius (0) and the support-set tolerance, 1e-9 of it (1), metres. */
@@ -51,10 +46,8 @@ export class HullCore implements ConvexShape {
 
   /** Places the core: the hull of `shape` at `pose` (referenced, not copied). */
   place(pose: WorldPose, hull: ConvexHull): this {
-    if (this.p !== pose.p) {
-      this.p = pose.p;
-      this.R = pose.R;
-    }
+    this.p = pose.p;
+    this.R = pose.R;
     this.hull = hull;
     this.size[0] = hull.radius;
     this.size[1] = 1e-9 * hull.radius;
@@ -65,44 +58,9 @@ export class HullCore implements ConvexShape {
     return this.size[0];
   }
 
-  /** Index of a vertex maximizing d·v (local d). */
+  /** Index of a vertex maximizing d·v (local d): hull.ts supportVertex from the hull's hint. */
   supportIndex(d: Float64Array): number {
-    const h = this.hull;
-    const x = h.vertices;
-    const dx = d[0];
-    const dy = d[1];
-    const dz = d[2];
-    const n = h.source.length;
-    if (n < HILL_CLIMB_MIN) {
-      let best = 0;
-      let bv = dx * x[0] + dy * x[1] + dz * x[2];
-      for (let v = 1; v < n; v++) {
-        const s = dx * x[3 * v] + dy * x[3 * v + 1] + dz * x[3 * v + 2];
-        if (s > bv) {
-          bv = s;
-          best = v;
-        }
-      }
-      return best;
-    }
-    const start = h.adjStart;
-    const adj = h.adjacent;
-    let v = h.hint[0];
-    let bv = dx * x[3 * v] + dy * x[3 * v + 1] + dz * x[3 * v + 2];
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (let k = start[v]; k < start[v + 1]; k++) {
-        const w = adj[k];
-        const s = dx * x[3 * w] + dy * x[3 * w + 1] + dz * x[3 * w + 2];
-        if (s > bv) {
-          bv = s;
-          v = w;
-          moved = true;
-        }
-      }
-    }
-    h.hint[0] = v;
-    return v;
+    return supportVertex(this.hull, d);
   }
 
   localSupport(d: Float64Array, s: Float64Array): void {
@@ -207,18 +165,6 @@ export class HullCore implements ConvexShape {
     }
   }
 
-  addSupportHessian(): void {
-    // Piecewise linear: zero Hessian.
-  }
-
-  kinkAxes(): number {
-    return 0;
-  }
-
-  coneAxes(): number {
-    return 0;
-  }
-
   /**
    * From the support vertex v of d: the face around v most aligned with d when within
    * the flush tilt (FLUSH_COS), else the edge from v closest to ⟂ d when within LINE_SIN,
@@ -274,7 +220,7 @@ export class HullCore implements ConvexShape {
    * vertex index (labels: their positions 0, 1, …); a face of more than POLY_CAP vertices
    * by POLY_CAP of them evenly spaced around it (a polygon inside the face).
    */
-  polygon(s: number): void {
+  override polygon(s: number): void {
     const h = this.hull;
     const f = FC[s];
     const a = h.faceStart[f];
@@ -297,7 +243,7 @@ export class HullCore implements ConvexShape {
   }
 
   /** The edge FC[s]: its lower-index end (label 0), then the other (1). */
-  segment(s: number): void {
+  override segment(s: number): void {
     const h = this.hull;
     const e = FC[s];
     localToWorld(this, h.vertices, 3 * h.edges[2 * e], FPOLY, 3 * (s * POLY_CAP));
@@ -353,7 +299,7 @@ export class HullCore implements ConvexShape {
     return V + Math.max(f1, 0);
   }
 
-  polygonArea(code: number, out: Float64Array, o: number): void {
+  override polygonArea(code: number, out: Float64Array, o: number): void {
     out[o] = this.hull.faceAreas[code];
   }
 }

@@ -67,7 +67,10 @@ import { RES } from "./gjk";
 import { PN } from "./polish";
 import { ALONG, QUERY, separationAlong, toLocal } from "./support";
 
-/** Radius each core is swept by (slot 0: a, 1: b), metres: a capsule's radius, else 0. */
+/**
+ * Radius each core is swept by (slot 0: a, 1: b; ConvexCore.sweep, written by pair.ts
+ * collideCores), metres.
+ */
 export const RADII = new Float64Array(2);
 
 /** Most points of a clipped manifold. */

@@ -28,6 +28,7 @@
  */
 
 import type { ContactBuffer } from "../contact-buffer";
+import { MARGIN } from "../helpers";
 import { EPA_FAILED, EPA_OK, EPA_ROUGH, epa } from "./epa";
 import type { ConvexShape } from "./features";
 import { GJK_FAR, GJK_OVERLAP, GJK_SEPARATED, gjk, RES } from "./gjk";
@@ -36,40 +37,22 @@ import { PN, polishNormal } from "./polish";
 import { ALONG, type ConvexSupport, overlapAlong, QUERY } from "./support";
 import { placeWitnesses } from "./witness";
 
-export { RADII } from "./manifold";
-
 /** A saved RES (dilatedRetry). */
 const SAVE = new Float64Array(10);
 
 /**
- * Contacts between the convex cores a and b (placed), swept by balls of radii ra and rb,
- * appended to `out` (see the file comment).
+ * Contacts between the convex cores a and b (placed), swept by balls of their radii
+ * (ConvexCore.sweep), below the margin in helpers.ts MARGIN[0] (written by the caller: a
+ * double argument of this call, never inlined, would be boxed at every call, once per
+ * candidate triangle of a mesh pair), appended to `out` (see the file comment).
  */
-export function collideConvex(
-  a: ConvexShape,
-  ra: number,
-  b: ConvexShape,
-  rb: number,
-  margin: number,
-  out: ContactBuffer,
-): void {
+export function collideCores(a: ConvexShape, b: ConvexShape, out: ContactBuffer): void {
+  const margin = MARGIN[0];
+  // The radii where manifold.ts reads them.
+  const ra = a.sweep[0];
+  const rb = b.sweep[0];
   RADII[0] = ra;
   RADII[1] = rb;
-  collideCores(a, b, margin, out);
-}
-
-/**
- * collideConvex with the radii the cores are swept by in RADII (a's 0, b's 1), written by
- * the caller: the pair functions' way, since V8 boxes double arguments (support.ts QUERY).
- */
-export function collideCores(
-  a: ConvexShape,
-  b: ConvexShape,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  const ra = RADII[0];
-  const rb = RADII[1];
   const Ra = a.boundingRadius();
   const Rb = b.boundingRadius();
   const reach = margin + ra + rb;

@@ -1,25 +1,23 @@
 /**
  * A point (the shape frame's origin) as a convex core: the core of a sphere, whose
- * radius the convex pairs add after working on the core (pair.ts RADII). Support
+ * radius the convex pairs add after working on the core (ConvexCore.sweep). Support
  * function h(d) = 0 (smooth, zero Hessian); its only feature is the point (code 0).
  */
 
 import type { WorldPose } from "../pose";
-import { type ConvexShape, F_POINT, FC, FT } from "./features";
+import { readRadius, SIZES, type SphereShape } from "../shapes";
+import { ConvexCore, type ConvexShape, F_POINT, FC, FT } from "./features";
 
-export class PointCore implements ConvexShape {
-  p = new Float64Array(3);
-  R = new Float64Array(9);
-  /** The radius the sphere sweeps the point by (0), metres: read by place(). */
-  readonly size = new Float64Array(1);
-
-  /** Places the core at the centre of the sphere `shape` at `pose` (referenced, not copied). */
-  place(pose: WorldPose, shape: { readonly radius: number }): this {
-    if (this.p !== pose.p) {
-      this.p = pose.p;
-      this.R = pose.R;
-    }
-    this.size[0] = shape.radius;
+export class PointCore extends ConvexCore implements ConvexShape {
+  /**
+   * Places the core at the centre of the sphere `shape` at `pose` (referenced, not copied),
+   * swept by its radius (sweep[0], read through shapes.ts readRadius: why there).
+   */
+  place(pose: WorldPose, shape: SphereShape): this {
+    this.p = pose.p;
+    this.R = pose.R;
+    readRadius(shape, 0);
+    this.sweep[0] = SIZES[0];
     return this;
   }
 
@@ -40,34 +38,12 @@ export class PointCore implements ConvexShape {
     return 0;
   }
 
-  addSupportHessian(): void {
-    // Constant support function: zero Hessian.
-  }
-
-  kinkAxes(): number {
-    return 0;
-  }
-
-  coneAxes(): number {
-    return 0;
-  }
-
   classify(_d: Float64Array, s: number): void {
     FT[s] = F_POINT;
     FC[s] = 0;
   }
 
-  /** A point has no polygon feature (classify never reports one). */
-  polygon(): void {}
-
-  /** A point has no segment feature. */
-  segment(): void {}
-
   pointCode(): number {
     return 0;
-  }
-
-  polygonArea(_code: number, out: Float64Array, o: number): void {
-    out[o] = 0;
   }
 }

@@ -7,7 +7,9 @@
  */
 
 import type { WorldPose } from "../pose";
+import { type CapsuleShape, readRadiusLength, SIZES } from "../shapes";
 import {
+  ConvexCore,
   type ConvexShape,
   F_POINT,
   F_SEG,
@@ -24,28 +26,22 @@ import { localToWorld } from "./support";
 /** A local point for localToWorld. */
 const LP = new Float64Array(3);
 
-export class SegmentCore implements ConvexShape {
-  p = new Float64Array(3);
-  R = new Float64Array(9);
-  /**
-   * Half-length L (0) and the radius the capsule sweeps the segment by (1), metres: place()
-   * reads both, the pair adds the radius (pair.ts RADII).
-   */
-  readonly size = new Float64Array(2);
+export class SegmentCore extends ConvexCore implements ConvexShape {
+  /** Half-length L (0), metres. */
+  readonly size = new Float64Array(1);
 
   /**
    * Places the core: the segment of half-length L of the capsule `shape` at `pose`
    * (referenced, not copied; the shape rather than its numbers, which V8 would box as
-   * arguments), keeping the capsule's radius too. The sizes are read after a branch, as
-   * in CylinderCore.place (why: there).
+   * arguments), swept by the capsule's radius (sweep[0]). The sizes are read through
+   * shapes.ts readRadiusLength (why: there).
    */
-  place(pose: WorldPose, shape: { readonly halfLength: number; readonly radius: number }): this {
-    if (this.p !== pose.p) {
-      this.p = pose.p;
-      this.R = pose.R;
-    }
-    this.size[0] = shape.halfLength;
-    this.size[1] = shape.radius;
+  place(pose: WorldPose, shape: CapsuleShape): this {
+    this.p = pose.p;
+    this.R = pose.R;
+    readRadiusLength(shape, 0);
+    this.size[0] = SIZES[1];
+    this.sweep[0] = SIZES[0];
     return this;
   }
 
@@ -78,11 +74,7 @@ export class SegmentCore implements ConvexShape {
     return 0;
   }
 
-  addSupportHessian(): void {
-    // Piecewise linear: zero Hessian.
-  }
-
-  kinkAxes(out: Float64Array, o: number): number {
+  override kinkAxes(out: Float64Array, o: number): number {
     const R = this.R;
     out[3 * o] = R[2];
     out[3 * o + 1] = R[5];
@@ -90,19 +82,12 @@ export class SegmentCore implements ConvexShape {
     return 1;
   }
 
-  coneAxes(): number {
-    return 0;
-  }
-
   classify(d: Float64Array, s: number): void {
     FT[s] = Math.abs(d[2]) <= LINE_SIN ? F_SEG : F_POINT;
     FC[s] = 0;
   }
 
-  /** A segment has no polygon feature (classify never reports one). */
-  polygon(): void {}
-
-  segment(s: number): void {
+  override segment(s: number): void {
     const L = this.size[0];
     LP[0] = 0;
     LP[1] = 0;
@@ -121,10 +106,5 @@ export class SegmentCore implements ConvexShape {
     const tol = 1e-7 * q[3];
     const L = this.size[0];
     return l2 > L - tol ? 1 : l2 < -L + tol ? 0 : 2;
-  }
-
-  /** A segment has no polygon feature. */
-  polygonArea(_code: number, out: Float64Array, o: number): void {
-    out[o] = 0;
   }
 }

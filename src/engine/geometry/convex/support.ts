@@ -23,6 +23,11 @@ export interface ConvexSupport {
   readonly p: Float64Array;
   /** Row-major rotation of the core's frame: its columns are the core's axes in the world. */
   readonly R: Float64Array;
+  /**
+   * Radius of the ball the core is swept by (sweep[0], metres): 0 for a solid, a capsule's
+   * radius for its segment, a sphere's for its centre (the pair adds it to the core gap).
+   */
+  readonly sweep: Float64Array;
   /** Radius of a ball about the frame origin containing the core, metres. */
   boundingRadius(): number;
   /**
@@ -58,7 +63,7 @@ export interface ConvexSupport {
 }
 
 /**
- * The query collideConvex is answering, written before anything reads it: the size of the
+ * The query collideCores is answering, written before anything reads it: the size of the
  * pair (0: sum of the cores' bounding radii, metres), the contact margin (1), the core
  * distance from which on there is no contact (2: the margin plus both radii, plus the
  * dilation during a dilated retry), the radius of the ball b is dilated by in

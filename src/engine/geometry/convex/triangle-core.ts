@@ -13,6 +13,7 @@ import { FLUSH_COS } from "../cylinder";
 import type { TriangleMesh } from "../mesh";
 import type { WorldPose } from "../pose";
 import {
+  ConvexCore,
   type ConvexShape,
   F_POINT,
   F_POLY,
@@ -28,9 +29,7 @@ import {
 } from "./features";
 import { localToWorld } from "./support";
 
-export class TriangleCore implements ConvexShape {
-  readonly p = new Float64Array(3);
-  R = new Float64Array(9);
+export class TriangleCore extends ConvexCore implements ConvexShape {
   /** Corners relative to the centroid (mesh axes, 3 each), unit normal (9..11), area (12), radius (13), tolerance (14). */
   readonly v = new Float64Array(15);
   /** Triangle index (0). */
@@ -132,18 +131,6 @@ export class TriangleCore implements ConvexShape {
     return 0;
   }
 
-  addSupportHessian(): void {
-    // Piecewise linear: zero Hessian.
-  }
-
-  kinkAxes(): number {
-    return 0;
-  }
-
-  coneAxes(): number {
-    return 0;
-  }
-
   classify(d: Float64Array, s: number): void {
     const v = this.v;
     const c = d[0] * v[9] + d[1] * v[10] + d[2] * v[11];
@@ -174,7 +161,7 @@ export class TriangleCore implements ConvexShape {
     FC[s] = best >= 0 ? best : k;
   }
 
-  polygon(s: number): void {
+  override polygon(s: number): void {
     const back = FC[s] === 1;
     const R = this.R;
     for (let k = 0; k < 3; k++) {
@@ -190,7 +177,7 @@ export class TriangleCore implements ConvexShape {
     FNRM[3 * s + 2] = sg * (R[6] * v[9] + R[7] * v[10] + R[8] * v[11]);
   }
 
-  segment(s: number): void {
+  override segment(s: number): void {
     const e = FC[s];
     localToWorld(this, this.v, 3 * e, FPOLY, 3 * (s * POLY_CAP));
     localToWorld(this, this.v, 3 * ((e + 1) % 3), FPOLY, 3 * (s * POLY_CAP + 1));
@@ -211,7 +198,7 @@ export class TriangleCore implements ConvexShape {
     return REGION[0] === 0 ? 6 : REGION[0] <= 3 ? 2 + REGION[0] : REGION[0] - 4;
   }
 
-  polygonArea(_code: number, out: Float64Array, o: number): void {
+  override polygonArea(_code: number, out: Float64Array, o: number): void {
     out[o] = this.v[12];
   }
 }

@@ -6,6 +6,7 @@
  * at most four points; an edge pair gives one contact between the supporting edges.
  */
 
+import { copy3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import {
   CLIP_IN,
@@ -22,7 +23,7 @@ import {
   SIDES,
   swapPick,
 } from "../convex/clip";
-import { CONTACT, SEGMENTS, ST, segmentSegment } from "../helpers";
+import { AXES, CONTACT, closestOnAxes, inFrameOf } from "../helpers";
 import type { WorldPose } from "../pose";
 import type { BoxShape } from "../shapes";
 
@@ -85,10 +86,11 @@ export function boxBox(
       AC[3 * i + j] = Math.abs(v);
     }
   }
-  // d in a's frame.
-  const tA0 = RA[0] * dx + RA[3] * dy + RA[6] * dz;
-  const tA1 = RA[1] * dx + RA[4] * dy + RA[7] * dz;
-  const tA2 = RA[2] * dx + RA[5] * dy + RA[8] * dz;
+  // d in a's frame (also edgeAxisSeparation's input).
+  inFrameOf(pa, pb, SEP, 0);
+  const tA0 = SEP[0];
+  const tA1 = SEP[1];
+  const tA2 = SEP[2];
   const scale = Math.min(hA[0], hA[1], hA[2], hB[0], hB[1], hB[2]);
   const absTol = 1e-5 * scale;
 
@@ -129,9 +131,6 @@ export function boxBox(
 
   // Edge axes a_i × b_j: chosen only when clearly better than the best face.
   const faceSep = bestSep;
-  SEP[0] = tA0;
-  SEP[1] = tA1;
-  SEP[2] = tA2;
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
       edgeAxisSeparation(i, j, hA, hB);
@@ -457,36 +456,24 @@ function edgeEdge(
   EDGE[1] = ny;
   EDGE[2] = nz;
   const edgeA = supportingEdge(pa, hA, i, 1);
-  const La = hA[i];
-  const p1x = EDGE[3] - La * aix;
-  const p1y = EDGE[4] - La * aiy;
-  const p1z = EDGE[5] - La * aiz;
+  copy3(AXES, 0, EDGE, 3);
+  AXES[3] = aix;
+  AXES[4] = aiy;
+  AXES[5] = aiz;
+  AXES[6] = hA[i];
   const edgeB = supportingEdge(pb, hB, j, -1);
-  const Lb = hB[j];
-  const p2x = EDGE[3] - Lb * bjx;
-  const p2y = EDGE[4] - Lb * bjy;
-  const p2z = EDGE[5] - Lb * bjz;
-  SEGMENTS[0] = p1x;
-  SEGMENTS[1] = p1y;
-  SEGMENTS[2] = p1z;
-  SEGMENTS[3] = 2 * La * aix;
-  SEGMENTS[4] = 2 * La * aiy;
-  SEGMENTS[5] = 2 * La * aiz;
-  SEGMENTS[6] = p2x;
-  SEGMENTS[7] = p2y;
-  SEGMENTS[8] = p2z;
-  SEGMENTS[9] = 2 * Lb * bjx;
-  SEGMENTS[10] = 2 * Lb * bjy;
-  SEGMENTS[11] = 2 * Lb * bjz;
-  segmentSegment();
-  const sa = 2 * La * ST[0];
-  const sb = 2 * Lb * ST[1];
-  const cax = p1x + sa * aix;
-  const cay = p1y + sa * aiy;
-  const caz = p1z + sa * aiz;
-  const cbx = p2x + sb * bjx;
-  const cby = p2y + sb * bjy;
-  const cbz = p2z + sb * bjz;
+  copy3(AXES, 7, EDGE, 3);
+  AXES[10] = bjx;
+  AXES[11] = bjy;
+  AXES[12] = bjz;
+  AXES[13] = hB[j];
+  closestOnAxes();
+  const cax = AXES[14];
+  const cay = AXES[15];
+  const caz = AXES[16];
+  const cbx = AXES[17];
+  const cby = AXES[18];
+  const cbz = AXES[19];
   const gap = (cbx - cax) * nx + (cby - cay) * ny + (cbz - caz) * nz;
   if (!(gap < margin)) return;
   CONTACT[0] = 0.5 * (cax + cbx);

@@ -8,9 +8,10 @@
 import type { ContactBuffer } from "../contact-buffer";
 import { LINE_SIN } from "../convex/features";
 import {
-  CONTACT,
+  inFrameOf,
+  MARGIN,
   PLANE,
-  pushContactFromA,
+  planeVertices,
   pushLocalFromA,
   SEGMENTS,
   ST,
@@ -158,14 +159,7 @@ export function boxSphere(
   margin: number,
   out: ContactBuffer,
 ): void {
-  const R = pa.R;
-  const dx = pb.p[0] - pa.p[0];
-  const dy = pb.p[1] - pa.p[1];
-  const dz = pb.p[2] - pa.p[2];
-  // q = Rᵀ (c − p)
-  PB[0] = R[0] * dx + R[3] * dy + R[6] * dz;
-  PB[1] = R[1] * dx + R[4] * dy + R[7] * dz;
-  PB[2] = R[2] * dx + R[5] * dy + R[8] * dz;
+  inFrameOf(pa, pb, PB, 0);
   pointBoxLocal(a.halfExtents);
   readRadius(b, 0);
   const gap = PB[6] - SIZES[0];
@@ -174,16 +168,15 @@ export function boxSphere(
   pushLocalFromA(out, pa, PB, 0);
 }
 
-/** planeBox's candidate vertices: gaps and vertex indices. */
-const GAPS = new Float64Array(8);
-const IDX = new Int32Array(8);
+/** planeBox's corners, local (3 each), corner v at (±h_0, ±h_1, ±h_2), bit j of v for +h_j. */
+const CORNERS = new Float64Array(24);
 
 /**
- * Plane–box: the signed distance n·v − d of each of the 8 vertices
- * v = c + Σ_j s_j h_j b_j (b_j the box axes), reporting up to 4 vertices with the
- * smallest gaps below the margin (a box resting on a face gives its 4 bottom vertices,
- * on an edge 2, on a vertex 1). Normal n (out of the plane's solid). Feature: vertex
- * index, bit j set when s_j = +1.
+ * Plane–box: the box's 8 corners v = c + Σ_j s_j h_j b_j (b_j the box axes) as polytope
+ * vertices against the plane (helpers.ts planeVertices: gap n·v − d, the 4 deepest below
+ * the margin), so a box resting on a face gives its 4 bottom vertices, on an edge 2, on a
+ * vertex 1. Normal n (out of the plane's solid). Feature: the corner index, bit j set when
+ * s_j = +1.
  */
 export function planeBox(
   a: PlaneShape,
@@ -194,53 +187,14 @@ export function planeBox(
   out: ContactBuffer,
 ): void {
   worldPlane(a, pa, PLANE);
-  const nx = PLANE[0];
-  const ny = PLANE[1];
-  const nz = PLANE[2];
-  const R = pb.R;
   const h = b.halfExtents;
-  const c = pb.p;
-  const dc = nx * c[0] + ny * c[1] + nz * c[2] - PLANE[3];
-  // n·(h_j b_j)
-  const e0 = h[0] * (nx * R[0] + ny * R[3] + nz * R[6]);
-  const e1 = h[1] * (nx * R[1] + ny * R[4] + nz * R[7]);
-  const e2 = h[2] * (nx * R[2] + ny * R[5] + nz * R[8]);
-  let m = 0;
   for (let v = 0; v < 8; v++) {
-    const g = dc + (v & 1 ? e0 : -e0) + (v & 2 ? e1 : -e1) + (v & 4 ? e2 : -e2);
-    if (g < margin) {
-      GAPS[m] = g;
-      IDX[m] = v;
-      m++;
-    }
+    CORNERS[3 * v] = v & 1 ? h[0] : -h[0];
+    CORNERS[3 * v + 1] = v & 2 ? h[1] : -h[1];
+    CORNERS[3 * v + 2] = v & 4 ? h[2] : -h[2];
   }
-  // Keep the 4 deepest (selection; ties keep the lower vertex index first).
-  const k = Math.min(m, 4);
-  for (let i = 0; i < k; i++) {
-    let best = i;
-    for (let j = i + 1; j < m; j++) if (GAPS[j] < GAPS[best]) best = j;
-    const g = GAPS[best];
-    const v = IDX[best];
-    GAPS[best] = GAPS[i];
-    IDX[best] = IDX[i];
-    GAPS[i] = g;
-    IDX[i] = v;
-    const s0 = v & 1 ? h[0] : -h[0];
-    const s1 = v & 2 ? h[1] : -h[1];
-    const s2 = v & 4 ? h[2] : -h[2];
-    const vx = c[0] + R[0] * s0 + R[1] * s1 + R[2] * s2;
-    const vy = c[1] + R[3] * s0 + R[4] * s1 + R[5] * s2;
-    const vz = c[2] + R[6] * s0 + R[7] * s1 + R[8] * s2;
-    // The vertex is p_b; p_a = v − g n.
-    CONTACT[0] = vx - g * nx;
-    CONTACT[1] = vy - g * ny;
-    CONTACT[2] = vz - g * nz;
-    CONTACT[3] = nx;
-    CONTACT[4] = ny;
-    CONTACT[5] = nz;
-    CONTACT[6] = g;
-    pushContactFromA(out, v);
-  }
+  MARGIN[0] = margin;
+  planeVertices(CORNERS, 8, pb, out);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -277,13 +231,11 @@ export function boxCapsule(
   const R = pa.R;
   const Rb = pb.R;
   const h = a.halfExtents;
-  const dx = pb.p[0] - pa.p[0];
-  const dy = pb.p[1] - pa.p[1];
-  const dz = pb.p[2] - pa.p[2];
   // Capsule centre and axis in the box frame.
-  const cx = R[0] * dx + R[3] * dy + R[6] * dz;
-  const cy = R[1] * dx + R[4] * dy + R[7] * dz;
-  const cz = R[2] * dx + R[5] * dy + R[8] * dz;
+  inFrameOf(pa, pb, SD, 0);
+  const cx = SD[0];
+  const cy = SD[1];
+  const cz = SD[2];
   const zx = R[0] * Rb[2] + R[3] * Rb[5] + R[6] * Rb[8];
   const zy = R[1] * Rb[2] + R[4] * Rb[5] + R[7] * Rb[8];
   const zz = R[2] * Rb[2] + R[5] * Rb[5] + R[8] * Rb[8];
@@ -299,10 +251,7 @@ export function boxCapsule(
   SEG[4] = 2 * L * zy;
   SEG[5] = 2 * L * zz;
 
-  // Quick reject: the segment's centre is farther than L + r + margin from the box.
-  SD[0] = cx;
-  SD[1] = cy;
-  SD[2] = cz;
+  // Quick reject: the segment's centre (in SD) is farther than L + r + margin from the box.
   boxSignedDistance(h);
   if (SD[3] - L - r >= margin) return;
 

@@ -9,15 +9,14 @@ import { copy3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
 import { PARALLEL_SIN } from "../convex/features";
 import {
-  CONTACT,
+  AXES,
+  closestOnAxes,
+  HIT,
   NF,
   PERP_IN,
   PLANE,
   perpendicular,
-  pushContactFromA,
-  SEGMENTS,
-  ST,
-  segmentSegment,
+  pushPlaneContact,
 } from "../helpers";
 import type { WorldPose } from "../pose";
 import {
@@ -63,14 +62,12 @@ export function planeCapsule(
     const dist = nx * x + ny * y + nz * z - PLANE[3];
     const gap = dist - r;
     if (gap < margin) {
-      CONTACT[0] = x - dist * nx;
-      CONTACT[1] = y - dist * ny;
-      CONTACT[2] = z - dist * nz;
-      CONTACT[3] = nx;
-      CONTACT[4] = ny;
-      CONTACT[5] = nz;
-      CONTACT[6] = gap;
-      pushContactFromA(out, end);
+      HIT[0] = x;
+      HIT[1] = y;
+      HIT[2] = z;
+      HIT[3] = dist;
+      HIT[4] = gap;
+      pushPlaneContact(out, end);
     }
     if (L === 0) break;
   }
@@ -169,34 +166,20 @@ export function capsuleCapsule(
     copy3(CORES, 8, NF, 0);
   }
   if (sinAngle < PARALLEL_SIN && LA > 0 && LB > 0 && parallelCapsules(pa, pb, margin, out)) return;
-  const p1x = pa.p[0] - LA * ax;
-  const p1y = pa.p[1] - LA * ay;
-  const p1z = pa.p[2] - LA * az;
-  const p2x = pb.p[0] - LB * bx;
-  const p2y = pb.p[1] - LB * by;
-  const p2z = pb.p[2] - LB * bz;
-  SEGMENTS[0] = p1x;
-  SEGMENTS[1] = p1y;
-  SEGMENTS[2] = p1z;
-  SEGMENTS[3] = 2 * LA * ax;
-  SEGMENTS[4] = 2 * LA * ay;
-  SEGMENTS[5] = 2 * LA * az;
-  SEGMENTS[6] = p2x;
-  SEGMENTS[7] = p2y;
-  SEGMENTS[8] = p2z;
-  SEGMENTS[9] = 2 * LB * bx;
-  SEGMENTS[10] = 2 * LB * by;
-  SEGMENTS[11] = 2 * LB * bz;
-  segmentSegment();
-  const s = 2 * LA * ST[0];
-  const t = 2 * LB * ST[1];
-  CORES[0] = p1x + s * ax;
-  CORES[1] = p1y + s * ay;
-  CORES[2] = p1z + s * az;
+  copy3(AXES, 0, pa.p, 0);
+  AXES[3] = ax;
+  AXES[4] = ay;
+  AXES[5] = az;
+  AXES[6] = LA;
+  copy3(AXES, 7, pb.p, 0);
+  AXES[10] = bx;
+  AXES[11] = by;
+  AXES[12] = bz;
+  AXES[13] = LB;
+  closestOnAxes();
+  copy3(CORES, 0, AXES, 14);
   CORES[3] = SIZES[0];
-  CORES[4] = p2x + t * bx;
-  CORES[5] = p2y + t * by;
-  CORES[6] = p2z + t * bz;
+  copy3(CORES, 4, AXES, 17);
   CORES[7] = SIZES[2];
   roundCores(margin, out, 0);
 }

@@ -18,27 +18,25 @@
  *    an inside centre takes its nearest feature's code: side 4, caps 0 and 2).
  *
  * General convex pairs (box–cylinder, capsule–cylinder, cylinder–cylinder) on the cores'
- * support functions and features (convex/pair.ts collideConvex, called as collideCores
- * with the radii in RADII): the box, the cylinder, the capsule's segment with the
- * capsule's radius added. Their feature ids: the single contact 27·code_a + code_b (box:
+ * support functions and features (convex/pair.ts collideCores, the radii the cores'
+ * sweeps): the box, the cylinder, the capsule's segment with the capsule's radius added. Their feature ids: the single contact 27·code_a + code_b (box:
  * the region code of the witness Σ c_i 3^i as boxSphere; cylinder: 0/1 the −z/+z cap, 2
  * the side, 3/4 the −z/+z rim; capsule: 0/1 its ends, 2 its side), then the manifold
  * ranges of convex/manifold.ts.
  *
  * Nothing allocates. No double crosses a call as an argument (V8 boxes those of a call it
- * does not inline): contacts are written to helpers.ts CONTACT and pushed, the radii go to
- * collideCores in RADII. The cylinder's and capsule's sizes are read by the cores' place(),
- * after a branch (CylinderCore.place: a double field read where narrowphase's dispatch
+ * does not inline): contacts are written to helpers.ts arrays and pushed, the radii are the
+ * cores' sweeps. The cylinder's and capsule's sizes are read by the cores' place(),
+ * through shapes.ts readRadiusLength (a double field read where narrowphase's dispatch
  * has left a shape's possible hidden classes as the union of all shapes' is boxed).
  */
 
 import type { ContactBuffer } from "../contact-buffer";
-import { BoxCore } from "../convex/box-core";
-import { CylinderCore } from "../convex/cylinder-core";
-import { collideCores, RADII } from "../convex/pair";
-import { SegmentCore } from "../convex/segment-core";
+import { BOX, CYLINDER, SEGMENT } from "../convex/cores";
+import type { CylinderCore } from "../convex/cylinder-core";
+import { collideCores } from "../convex/pair";
 import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
-import { CONTACT, PLANE, pushContactFromA, pushLocalFromA } from "../helpers";
+import { HIT, inFrameOf, MARGIN, PLANE, pushLocalFromA, pushPlaneContact } from "../helpers";
 import type { WorldPose } from "../pose";
 import {
   type BoxShape,
@@ -49,14 +47,6 @@ import {
   worldPlane,
 } from "../shapes";
 
-const BOX = new BoxCore();
-const SEGMENT = new SegmentCore();
-const CYLINDER_A = new CylinderCore();
-const CYLINDER_B = new CylinderCore();
-
-/** planeCylinder's margin, for pushRimSamples (a double argument would be boxed). */
-const MARGIN = new Float64Array(1);
-
 // ---------------------------------------------------------------------------------------
 // Closed forms
 // ---------------------------------------------------------------------------------------
@@ -65,7 +55,7 @@ const MARGIN = new Float64Array(1);
  * Plane–cylinder (see the file comment): exact deepest rim point of each cap, features 0
  * (−z cap) and 1 (+z cap), plus the rim samples of a flush cap, features
  * 2 + RIM_SAMPLES·cap + k. Normal: the plane's (towards the cylinder). The cylinder's
- * sizes are read through its core, placed first (CylinderCore.place: why).
+ * sizes are read through its core, placed first (shapes.ts branchOn: why).
  */
 export function planeCylinder(
   a: PlaneShape,
@@ -75,15 +65,15 @@ export function planeCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  CYLINDER_B.place(pb, b);
+  CYLINDER[1].place(pb, b);
   worldPlane(a, pa, PLANE);
   const nx = PLANE[0];
   const ny = PLANE[1];
   const nz = PLANE[2];
   const R = pb.R;
   const c = pb.p;
-  const r = CYLINDER_B.size[0];
-  const L = CYLINDER_B.size[1];
+  const r = CYLINDER[1].size[0];
+  const L = CYLINDER[1].size[1];
   const zx = R[2];
   const zy = R[5];
   const zz = R[8];
@@ -120,21 +110,16 @@ export function planeCylinder(
     const g = dc + s * cz - r * su;
     if (!(g < margin)) continue;
     if (flush && e === low && !(g < sampleMin - tol)) continue;
-    const px = c[0] + s * zx - r * ux;
-    const py = c[1] + s * zy - r * uy;
-    const pz = c[2] + s * zz - r * uz;
-    CONTACT[0] = px - g * nx;
-    CONTACT[1] = py - g * ny;
-    CONTACT[2] = pz - g * nz;
-    CONTACT[3] = nx;
-    CONTACT[4] = ny;
-    CONTACT[5] = nz;
-    CONTACT[6] = g;
-    pushContactFromA(out, e);
+    HIT[0] = c[0] + s * zx - r * ux;
+    HIT[1] = c[1] + s * zy - r * uy;
+    HIT[2] = c[2] + s * zz - r * uz;
+    HIT[3] = g;
+    HIT[4] = g;
+    pushPlaneContact(out, e);
   }
   if (!flush) return;
   MARGIN[0] = margin;
-  pushRimSamples(CYLINDER_B, low, out);
+  pushRimSamples(CYLINDER[1], low, out);
 }
 
 /**
@@ -159,14 +144,12 @@ function pushRimSamples(b: CylinderCore, cap: number, out: ContactBuffer): void 
     const pz = c[2] + R[6] * lx + R[7] * ly + s * R[8];
     const g = nx * px + ny * py + nz * pz - PLANE[3];
     if (!(g < margin)) continue;
-    CONTACT[0] = px - g * nx;
-    CONTACT[1] = py - g * ny;
-    CONTACT[2] = pz - g * nz;
-    CONTACT[3] = nx;
-    CONTACT[4] = ny;
-    CONTACT[5] = nz;
-    CONTACT[6] = g;
-    pushContactFromA(out, 2 + RIM_SAMPLES * cap + k);
+    HIT[0] = px;
+    HIT[1] = py;
+    HIT[2] = pz;
+    HIT[3] = g;
+    HIT[4] = g;
+    pushPlaneContact(out, 2 + RIM_SAMPLES * cap + k);
   }
 }
 
@@ -259,16 +242,10 @@ export function cylinderSphere(
   margin: number,
   out: ContactBuffer,
 ): void {
-  CYLINDER_A.place(pa, a);
+  CYLINDER[0].place(pa, a);
   const rs = b.radius;
-  const R = pa.R;
-  const dx = pb.p[0] - pa.p[0];
-  const dy = pb.p[1] - pa.p[1];
-  const dz = pb.p[2] - pa.p[2];
-  PC[0] = R[0] * dx + R[3] * dy + R[6] * dz;
-  PC[1] = R[1] * dx + R[4] * dy + R[7] * dz;
-  PC[2] = R[2] * dx + R[5] * dy + R[8] * dz;
-  pointCylinderLocal(CYLINDER_A);
+  inFrameOf(pa, pb, PC, 0);
+  pointCylinderLocal(CYLINDER[0]);
   const gap = PC[9] - rs;
   if (!(gap < margin)) return;
   PC[9] = gap;
@@ -288,11 +265,8 @@ export function boxCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  BOX.place(pa, a.halfExtents);
-  CYLINDER_B.place(pb, b);
-  RADII[0] = 0;
-  RADII[1] = 0;
-  collideCores(BOX, CYLINDER_B, margin, out);
+  MARGIN[0] = margin;
+  collideCores(BOX[0].place(pa, a.halfExtents), CYLINDER[1].place(pb, b), out);
 }
 
 /** Capsule–cylinder: the capsule's axis segment as core, its radius added. */
@@ -304,11 +278,8 @@ export function capsuleCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  SEGMENT.place(pa, a);
-  CYLINDER_B.place(pb, b);
-  RADII[0] = SEGMENT.size[1];
-  RADII[1] = 0;
-  collideCores(SEGMENT, CYLINDER_B, margin, out);
+  MARGIN[0] = margin;
+  collideCores(SEGMENT[0].place(pa, a), CYLINDER[1].place(pb, b), out);
 }
 
 /** Cylinder–cylinder: the two solid cores (convex/pair.ts). */
@@ -320,9 +291,6 @@ export function cylinderCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  CYLINDER_A.place(pa, a);
-  CYLINDER_B.place(pb, b);
-  RADII[0] = 0;
-  RADII[1] = 0;
-  collideCores(CYLINDER_A, CYLINDER_B, margin, out);
+  MARGIN[0] = margin;
+  collideCores(CYLINDER[0].place(pa, a), CYLINDER[1].place(pb, b), out);
 }

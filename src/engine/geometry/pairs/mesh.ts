@@ -29,15 +29,12 @@
 
 import { FOUND, overlapping, QUERY_BOX } from "../bvh";
 import type { ContactBuffer } from "../contact-buffer";
-import { BoxCore } from "../convex/box-core";
-import { CylinderCore } from "../convex/cylinder-core";
+import { BOX, CYLINDER, HULL, SEGMENT, TRIANGLE as TRI } from "../convex/cores";
 import type { ConvexShape } from "../convex/features";
-import { HullCore } from "../convex/hull-core";
-import { collideCores, RADII } from "../convex/pair";
-import { SegmentCore } from "../convex/segment-core";
+import { collideCores } from "../convex/pair";
 import { ALONG, overlapAlong, WAB } from "../convex/support";
-import { CLOSEST, closestOnTriangle, REGION, TriangleCore } from "../convex/triangle-core";
-import { CONTACT, pushContactFromA } from "../helpers";
+import { CLOSEST, closestOnTriangle, REGION } from "../convex/triangle-core";
+import { CONTACT, inFrameOf, MARGIN, pushContactFromA } from "../helpers";
 import type { TriangleMesh } from "../mesh";
 import type { WorldPose } from "../pose";
 import {
@@ -53,20 +50,12 @@ import {
   type SphereShape,
 } from "../shapes";
 
-const TRI = new TriangleCore();
-const BOX = new BoxCore();
-const SEGMENT = new SegmentCore();
-const CYLINDER = new CylinderCore();
-const HULL = new HullCore();
-
 /** World half-widths of the other shape's box (aabbHalfWidths). */
 const EXT = new Float64Array(3);
 /** Local point scratch, triangle corners scratch (9), normal scratch. */
 const Q = new Float64Array(3);
 const CORNERS = new Float64Array(9);
 const NW = new Float64Array(3);
-/** Margin of the current pair (a double argument would be boxed). */
-const MARGIN = new Float64Array(1);
 
 /**
  * Candidate triangles (into FOUND) of the mesh at pm against shape b at pb: b's world box
@@ -111,6 +100,31 @@ function distance2(mesh: TriangleMesh, t: number): number {
   return (Q[0] - CLOSEST[0]) ** 2 + (Q[1] - CLOSEST[1]) ** 2 + (Q[2] - CLOSEST[2]) ** 2;
 }
 
+/** ownsFeature's bound on the squared distance (0): a double argument would be boxed. */
+const D2 = new Float64Array(1);
+
+/**
+ * Whether triangle t owns meshSphere's contact at an edge or corner that the triangles
+ * list[from..to) share (t among them): none of the others strictly closer to Q (squared
+ * distance below D2[0]), and none of lower index.
+ */
+function ownsFeature(
+  mesh: TriangleMesh,
+  list: Int32Array,
+  from: number,
+  to: number,
+  t: number,
+): boolean {
+  let owner = t;
+  for (let j = from; j < to; j++) {
+    const g = list[j];
+    if (g === t) continue;
+    if (distance2(mesh, g) < D2[0]) return false;
+    if (g < owner) owner = g;
+  }
+  return owner === t;
+}
+
 /** Mesh–sphere (see the file comment). */
 export function meshSphere(
   a: MeshShape,
@@ -126,12 +140,10 @@ export function meshSphere(
   readRadius(b, 0);
   const r = SIZES[0];
   const R = pa.R;
-  const dx = pb.p[0] - pa.p[0];
-  const dy = pb.p[1] - pa.p[1];
-  const dz = pb.p[2] - pa.p[2];
-  const qx = R[0] * dx + R[3] * dy + R[6] * dz;
-  const qy = R[1] * dx + R[4] * dy + R[7] * dz;
-  const qz = R[2] * dx + R[5] * dy + R[8] * dz;
+  inFrameOf(pa, pb, NW, 0);
+  const qx = NW[0];
+  const qy = NW[1];
+  const qz = NW[2];
   const tol = 1e-12 * (mesh.radius + r);
   const found = FOUND.tris;
   const nFound = FOUND.count;
@@ -170,32 +182,14 @@ export function meshSphere(
       nx = ex / d;
       ny = ey / d;
       nz = ez / d;
-      const d2 = d * d - tol;
-      // The triangles around the edge or corner: none strictly closer, this one the first.
-      let owner = t;
-      let closer = false;
-      if (region <= 3) {
-        const e = mesh.triEdges[3 * t + region - 1];
-        kind = 1;
-        index = e;
-        for (let j = mesh.edgeFaceStart[e]; j < mesh.edgeFaceStart[e + 1] && !closer; j++) {
-          const g = mesh.edgeFaces[j];
-          if (g === t) continue;
-          if (distance2(mesh, g) < d2) closer = true;
-          if (g < owner) owner = g;
-        }
-      } else {
-        const v = mesh.triangles[3 * t + region - 4];
-        kind = 2;
-        index = v;
-        for (let j = mesh.vertexTriStart[v]; j < mesh.vertexTriStart[v + 1] && !closer; j++) {
-          const g = mesh.vertexTris[j];
-          if (g === t) continue;
-          if (distance2(mesh, g) < d2) closer = true;
-          if (g < owner) owner = g;
-        }
-      }
-      if (closer || owner !== t) continue;
+      D2[0] = d * d - tol;
+      // The edge (region 1..3) or corner (4..6) and the triangles around it (CSR lists).
+      const edge = region <= 3;
+      kind = edge ? 1 : 2;
+      index = edge ? mesh.triEdges[3 * t + region - 1] : mesh.triangles[3 * t + region - 4];
+      const start = edge ? mesh.edgeFaceStart : mesh.vertexTriStart;
+      const list = edge ? mesh.edgeFaces : mesh.vertexTris;
+      if (!ownsFeature(mesh, list, start[index], start[index + 1], t)) continue;
     }
     if (!(gap < margin)) continue;
     // World normal and the mesh's surface point (the closest point).
@@ -226,8 +220,8 @@ export function meshCapsule(
   margin: number,
   out: ContactBuffer,
 ): void {
-  SEGMENT.place(pb, b);
-  meshCore(a, pa, b, pb, SEGMENT, SEGMENT.size[1], margin, out);
+  MARGIN[0] = margin;
+  meshCore(a, pa, b, pb, SEGMENT[1].place(pb, b), out);
 }
 
 /** Mesh–box: each candidate triangle against the box core. */
@@ -239,8 +233,8 @@ export function meshBox(
   margin: number,
   out: ContactBuffer,
 ): void {
-  BOX.place(pb, b.halfExtents);
-  meshCore(a, pa, b, pb, BOX, 0, margin, out);
+  MARGIN[0] = margin;
+  meshCore(a, pa, b, pb, BOX[1].place(pb, b.halfExtents), out);
 }
 
 /** Mesh–cylinder: each candidate triangle against the solid cylinder core. */
@@ -252,8 +246,8 @@ export function meshCylinder(
   margin: number,
   out: ContactBuffer,
 ): void {
-  CYLINDER.place(pb, b);
-  meshCore(a, pa, b, pb, CYLINDER, 0, margin, out);
+  MARGIN[0] = margin;
+  meshCore(a, pa, b, pb, CYLINDER[1].place(pb, b), out);
 }
 
 /** Mesh–convex: each candidate triangle against the hull core. */
@@ -265,37 +259,32 @@ export function meshConvex(
   margin: number,
   out: ContactBuffer,
 ): void {
-  HULL.place(pb, b.hull);
-  meshCore(a, pa, b, pb, HULL, 0, margin, out);
+  MARGIN[0] = margin;
+  meshCore(a, pa, b, pb, HULL[1].place(pb, b.hull), out);
 }
 
-/** Radius of the other core (0) for meshCore's calls (a double argument would be boxed). */
-const RB = new Float64Array(1);
-
-/** The candidate triangles of the mesh against the placed core `other` (see the file comment). */
+/**
+ * The candidate triangles of the mesh against the placed core `other` (see the file
+ * comment), below the margin in helpers.ts MARGIN[0] (written by the caller: a double
+ * argument would be boxed, and collideCores takes it from there too).
+ */
 function meshCore(
   a: MeshShape,
   pa: WorldPose,
   b: Shape,
   pb: WorldPose,
   other: ConvexShape,
-  rb: number,
-  margin: number,
   out: ContactBuffer,
 ): void {
   const mesh = a.mesh;
-  MARGIN[0] = margin;
-  RB[0] = rb;
   candidates(mesh, pa, b, pb);
   const pairStart = out.count;
   const nFound = FOUND.count;
   for (let i = 0; i < nFound; i++) {
     const t = FOUND.tris[i];
     TRI.place(pa, mesh, t);
-    RADII[0] = 0;
-    RADII[1] = RB[0];
     const start = out.count;
-    collideCores(TRI, other, MARGIN[0], out);
+    collideCores(TRI, other, out);
     for (let c = start; c < out.count; c++)
       if (!voronoiNormal(mesh, pa, t, out, c)) faceNormal(other, out, c);
     // Drop contacts below the margin no more, and those another triangle already gave.
@@ -408,7 +397,7 @@ function faceNormal(other: ConvexShape, out: ContactBuffer, c: number): void {
   NW[1] = R[3] * v[9] + R[4] * v[10] + R[5] * v[11];
   NW[2] = R[6] * v[9] + R[7] * v[10] + R[8] * v[11];
   overlapAlong(TRI, other, NW, 0);
-  const rb = RB[0];
+  const rb = other.sweep[0];
   const gap = -ALONG[0] - rb;
   // The other's deepest point p_b = s_b(−n) − r_b n; the midpoint p_b − (gap/2) n.
   const back = rb + 0.5 * gap;

@@ -7,7 +7,7 @@
 
 import { copy3 } from "../../math/vec3";
 import type { ContactBuffer } from "../contact-buffer";
-import { CONTACT, PLANE, pushContactFromA } from "../helpers";
+import { CONTACT, HIT, PLANE, pushContactFromA, pushPlaneContact } from "../helpers";
 import type { WorldPose } from "../pose";
 import { type PlaneShape, readRadius, SIZES, type SphereShape, worldPlane } from "../shapes";
 
@@ -101,13 +101,8 @@ export function planeSphere(
   const gap = nx * c[0] + ny * c[1] + nz * c[2] - PLANE[3] - r;
   if (!(gap < margin)) return;
   // p_a = c − (gap + r) n on the plane.
-  const s = gap + r;
-  CONTACT[0] = c[0] - s * nx;
-  CONTACT[1] = c[1] - s * ny;
-  CONTACT[2] = c[2] - s * nz;
-  CONTACT[3] = nx;
-  CONTACT[4] = ny;
-  CONTACT[5] = nz;
-  CONTACT[6] = gap;
-  pushContactFromA(out, 0);
+  copy3(HIT, 0, c, 0);
+  HIT[3] = gap + r;
+  HIT[4] = gap;
+  pushPlaneContact(out, 0);
 }

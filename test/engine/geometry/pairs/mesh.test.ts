@@ -1,31 +1,21 @@
 /**
- * Triangle meshes (mesh.ts, bvh.ts, pairs/mesh.ts) against independent facts:
- *  - the BVH returns exactly the triangles whose boxes overlap a query box (brute force);
+ * Mesh pairs (pairs/mesh.ts) against independent facts (the mesh data: ../mesh.test.ts,
+ * its BVH: ../bvh.test.ts):
  *  - on a flat grid (a terrain), a sphere over a face, a shared edge or a shared vertex
  *    gets one contact with the face normal and the exact gap z − r; a box and a hull
  *    resting across internal edges get only +z normals and gap z − h;
  *  - a ball rolling without slipping in a spherical bowl given as a mesh oscillates with
  *    the period of the closed form for small oscillations,
- *    ω² = g / ((R − r)(1 + I/(m r²))) = 5g / (7(R − r)) for a solid ball;
- *  - malformed meshes are refused naming the problem.
+ *    ω² = g / ((R − r)(1 + I/(m r²))) = 5g / (7(R − r)) for a solid ball.
  */
 import { describe, expect, it } from "vitest";
-import { buildBvh, FOUND, overlapping, QUERY_BOX } from "../../../../src/engine/geometry/bvh";
 import { convexHull } from "../../../../src/engine/geometry/hull";
-import { buildMesh, MeshError } from "../../../../src/engine/geometry/mesh";
+import { buildMesh } from "../../../../src/engine/geometry/mesh";
 import type { Shape } from "../../../../src/engine/geometry/shapes";
 import { loadModel } from "../../../../src/engine/index";
 import { bowlMesh } from "../../../support/bowl";
 import { axisAngle } from "../../../support/quat";
 import { collide, pose } from "../helpers";
-
-function rng(seed: number) {
-  let s = seed;
-  return () => {
-    s = (s * 16807) % 2147483647;
-    return s / 2147483647;
-  };
-}
 
 /** An n × n grid of unit squares on z = 0 centred on the origin, two triangles each. */
 function grid(n: number): Shape {
@@ -39,40 +29,6 @@ function grid(n: number): Shape {
     }
   return { type: "mesh", mesh: buildMesh(new Float64Array(V), new Int32Array(T)) };
 }
-
-describe("BVH", () => {
-  it("finds exactly the triangles whose boxes overlap the query (500 random boxes)", () => {
-    const r = rng(3);
-    const T = 700;
-    const x = new Float64Array(9 * T);
-    const tri = new Int32Array(3 * T);
-    for (let t = 0; t < T; t++) {
-      const c = [10 * r(), 10 * r(), 2 * r()];
-      for (let k = 0; k < 3; k++) {
-        for (let i = 0; i < 3; i++) x[9 * t + 3 * k + i] = c[i] + 0.5 * (r() - 0.5);
-        tri[3 * t + k] = 3 * t + k;
-      }
-    }
-    const bvh = buildBvh(x, tri);
-    for (let q = 0; q < 500; q++) {
-      const lo = [10 * r() - 1, 10 * r() - 1, 2 * r() - 0.5];
-      const w = [2 * r(), 2 * r(), r()];
-      QUERY_BOX.set([lo[0], lo[1], lo[2], lo[0] + w[0], lo[1] + w[1], lo[2] + w[2]]);
-      overlapping(bvh);
-      const got = Array.from(FOUND.tris.subarray(0, FOUND.count)).sort((a, b) => a - b);
-      const want: number[] = [];
-      for (let t = 0; t < T; t++) {
-        let hit = true;
-        for (let i = 0; i < 3; i++) {
-          const vs = [0, 1, 2].map((k) => x[9 * t + 3 * k + i]);
-          if (Math.min(...vs) > QUERY_BOX[3 + i] || Math.max(...vs) < QUERY_BOX[i]) hit = false;
-        }
-        if (hit) want.push(t);
-      }
-      expect(got).toEqual(want);
-    }
-  });
-});
 
 describe("mesh pairs on a flat terrain", () => {
   const terrain = grid(4);
@@ -167,35 +123,4 @@ describe("ball in a spherical bowl (mesh)", () => {
     const T0 = 2 * Math.PI * Math.sqrt((7 * (R - r)) / (5 * g)) * (1 + (a0 * a0) / 16);
     expect(Math.abs(T / T0 - 1)).toBeLessThan(1e-2);
   }, 60_000);
-});
-
-describe("mesh validation", () => {
-  const x = new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0]);
-  it("names out-of-range indices, degenerate triangles and non-finite vertices", () => {
-    expect(() => buildMesh(x, new Int32Array([0, 1, 7]))).toThrow(
-      /triangle 0: vertex index 7 out of range/,
-    );
-    expect(() => buildMesh(x, new Int32Array([0, 1, 2, 0, 1, 1]))).toThrow(
-      /triangle 1: degenerate/,
-    );
-    expect(() => buildMesh(x, new Int32Array([0, 1, 2, 0, 1, 3]))).toThrow(
-      /triangle 1: degenerate \(zero area/,
-    );
-    expect(() =>
-      buildMesh(new Float64Array([0, 0, 0, 1, 0, 0, 0, Number.NaN, 0]), new Int32Array([0, 1, 2])),
-    ).toThrow(/vertex 2 is not finite/);
-    expect(() => buildMesh(x, new Int32Array([0, 1, 7]))).toThrow(MeshError);
-  });
-
-  it("a closed mesh (tetrahedron) has the solid's volume; an open one none", () => {
-    const tet = buildMesh(
-      new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]),
-      new Int32Array([0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]),
-    );
-    expect(tet.closed).toBe(true);
-    expect(tet.volume).toBeCloseTo(1 / 6, 15);
-    const open = buildMesh(x, new Int32Array([0, 1, 2]));
-    expect(open.closed).toBe(false);
-    expect(open.volume).toBe(0);
-  });
 });

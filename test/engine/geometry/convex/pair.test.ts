@@ -1,36 +1,33 @@
 /**
- * The generic convex machinery (src/engine/geometry/convex/) on its own, against closed
- * forms:
+ * The generic convex pair (convex/pair.ts collideCores: GJK, EPA, polish, witnesses and
+ * manifolds) on its own, against closed forms:
  *  - a shape given only by its support function (a point-set hull written here, all of
  *    whose features are points: the path a new convex shape takes) against a box core:
  *    separated, penetrating and touching along a face normal, gap = the signed distance,
  *    normal from a to b, the point midway, one contact;
  *  - two box cores corner to corner: GJK's distance √3·a along the diagonal, the single
- *    contact's feature 27·code_a + code_b from the corners' region codes;
- *  - the shared Sutherland–Hodgman clipper (clip.ts): a square turned 45° clipped by an
- *    axis-aligned square is the regular octagon, every vertex an edge cut, exactly on the
- *    sides; a cut vertex's label names the input edge and the side.
+ *    contact's feature 27·code_a + code_b from the corners' region codes.
+ * (The clipper: clip.test.ts; the cores' support functions: <core>.test.ts.)
  */
 import { describe, expect, it } from "vitest";
 import { ContactBuffer } from "../../../../src/engine/geometry/contact-buffer";
 import { BoxCore } from "../../../../src/engine/geometry/convex/box-core";
 import {
-  CLIP_IN,
-  CLIP_IN_LABELS,
-  clipPolygon,
-  clipped,
-  SIDE_AXIS,
-  SIDES,
-} from "../../../../src/engine/geometry/convex/clip";
-import { type ConvexShape, F_POINT, FC, FT } from "../../../../src/engine/geometry/convex/features";
-import { collideConvex } from "../../../../src/engine/geometry/convex/pair";
+  ConvexCore,
+  type ConvexShape,
+  F_POINT,
+  FC,
+  FT,
+} from "../../../../src/engine/geometry/convex/features";
+import { collideCores } from "../../../../src/engine/geometry/convex/pair";
+import { MARGIN } from "../../../../src/engine/geometry/helpers";
 import { WorldPose } from "../../../../src/engine/geometry/pose";
 
 /** The convex hull of points (local frame), described by its support function only. */
-class PointHull implements ConvexShape {
-  p = new Float64Array(3);
-  R = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
-  constructor(private readonly points: number[][]) {}
+class PointHull extends ConvexCore implements ConvexShape {
+  constructor(private readonly points: number[][]) {
+    super();
+  }
 
   place(pose: WorldPose): this {
     this.p = pose.p;
@@ -62,30 +59,12 @@ class PointHull implements ConvexShape {
     return 0;
   }
 
-  addSupportHessian(): void {}
-
-  kinkAxes(): number {
-    return 0;
-  }
-
-  coneAxes(): number {
-    return 0;
-  }
-
   classify(_d: Float64Array, s: number): void {
     FT[s] = F_POINT;
     FC[s] = 0;
   }
 
-  polygon(): void {}
-
-  segment(): void {}
-
   pointCode(): number {
-    return 0;
-  }
-
-  polygonArea(): number {
     return 0;
   }
 }
@@ -103,7 +82,8 @@ const octahedron = new PointHull([
 function contacts(a: ConvexShape, b: ConvexShape, margin: number) {
   const out = new ContactBuffer(2);
   out.setPair(0, 1, 0, 1);
-  collideConvex(a, 0, b, 0, margin, out);
+  MARGIN[0] = margin;
+  collideCores(a, b, out);
   return Array.from({ length: out.count }, (_, i) => ({
     point: Array.from(out.point.subarray(3 * i, 3 * i + 3)),
     normal: Array.from(out.normal.subarray(3 * i, 3 * i + 3)),
@@ -155,55 +135,5 @@ describe("GJK between box cores", () => {
     }
     // a's corner (+, +, +): region code 2 + 3·2 + 9·2 = 26; b's (−, −, −): 0.
     expect(cs[0].feature).toBe(27 * 26 + 0);
-  });
-});
-
-describe("reference-polygon clipping", () => {
-  it("a square turned 45° clipped by an axis-aligned square is the regular octagon", () => {
-    // Reference: the square |x|, |y| ≤ 1 (sides along the frame axes, as a box face's).
-    for (let k = 0; k < 4; k++) {
-      SIDES[3 * k] = k < 2 ? 1 : -1;
-      SIDES[3 * k + 1] = 0;
-      SIDES[3 * k + 2] = 1;
-      SIDE_AXIS[k] = k & 1;
-    }
-    // Incident: the square of half-diagonal √2 turned 45°, at height 0.1 (labels 0..3).
-    const s2 = Math.SQRT2;
-    const verts = [
-      [s2, 0],
-      [0, s2],
-      [-s2, 0],
-      [0, -s2],
-    ];
-    verts.forEach(([x, y], q) => {
-      CLIP_IN.set([x, y, 0.1], 3 * q);
-      CLIP_IN_LABELS[q] = q;
-    });
-    const n = clipPolygon(4, 4, 4);
-    expect(n).toBe(8);
-    const pts = clipped.points;
-    for (let i = 0; i < n; i++) {
-      const x = pts[3 * i];
-      const y = pts[3 * i + 1];
-      expect(pts[3 * i + 2]).toBeCloseTo(0.1, 15);
-      // On a side, exactly (the cut coordinate is snapped), and within the square.
-      expect(Math.abs(x) === 1 || Math.abs(y) === 1).toBe(true);
-      expect(Math.max(Math.abs(x), Math.abs(y))).toBe(1);
-      // Every vertex is an edge cut: label 4 + 4e + k (stride 4).
-      const label = clipped.labels[i];
-      expect(label).toBeGreaterThanOrEqual(4);
-      expect(label).toBeLessThan(20);
-      const e = ((label - 4) / 4) | 0;
-      const k = (label - 4) % 4;
-      // The cut lies on side k (x = 1, y = 1, x = −1, y = −1 for k = 0..3) ...
-      expect(k & 1 ? y : x).toBe(k < 2 ? 1 : -1);
-      // ... and on the input edge e, from vertex e to e + 1: on the line |x| + |y| = √2
-      // through them, in the quadrant between them.
-      const [ex0, ey0] = verts[e];
-      const [ex1, ey1] = verts[(e + 1) % 4];
-      expect(Math.abs(x) + Math.abs(y)).toBeCloseTo(s2, 14);
-      expect(x * (ex0 + ex1)).toBeGreaterThanOrEqual(0);
-      expect(y * (ey0 + ey1)).toBeGreaterThanOrEqual(0);
-    }
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * The mesh BVH (bvh.ts): a query returns exactly the triangles whose boxes overlap the
+ * query box, against the brute-force test of every triangle.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  buildBvh,
+  FOUND,
+  LEAF_SIZE,
+  overlapping,
+  QUERY_BOX,
+} from "../../../src/engine/geometry/bvh";
+import { mulberry32 } from "../../support/random";
+
+describe("BVH", () => {
+  it("finds exactly the triangles whose boxes overlap the query (500 random boxes)", () => {
+    const r = mulberry32(3);
+    const T = 700;
+    const x = new Float64Array(9 * T);
+    const tri = new Int32Array(3 * T);
+    for (let t = 0; t < T; t++) {
+      const c = [10 * r(), 10 * r(), 2 * r()];
+      for (let k = 0; k < 3; k++) {
+        for (let i = 0; i < 3; i++) x[9 * t + 3 * k + i] = c[i] + 0.5 * (r() - 0.5);
+        tri[3 * t + k] = 3 * t + k;
+      }
+    }
+    const bvh = buildBvh(x, tri);
+    for (let q = 0; q < 500; q++) {
+      const lo = [10 * r() - 1, 10 * r() - 1, 2 * r() - 0.5];
+      const w = [2 * r(), 2 * r(), r()];
+      QUERY_BOX.set([lo[0], lo[1], lo[2], lo[0] + w[0], lo[1] + w[1], lo[2] + w[2]]);
+      overlapping(bvh);
+      const got = Array.from(FOUND.tris.subarray(0, FOUND.count)).sort((a, b) => a - b);
+      const want: number[] = [];
+      for (let t = 0; t < T; t++) {
+        let hit = true;
+        for (let i = 0; i < 3; i++) {
+          const vs = [0, 1, 2].map((k) => x[9 * t + 3 * k + i]);
+          if (Math.min(...vs) > QUERY_BOX[3 + i] || Math.max(...vs) < QUERY_BOX[i]) hit = false;
+        }
+        if (hit) want.push(t);
+      }
+      expect(got).toEqual(want);
+    }
+  });
+});
+
+describe("BVH structure", () => {
+  it("every triangle in exactly one leaf of at most LEAF_SIZE, inside its node's box", () => {
+    const r = mulberry32(5);
+    const T = 333;
+    const x = Float64Array.from({ length: 9 * T }, () => 5 * r());
+    const tri = Int32Array.from({ length: 3 * T }, (_, k) => k);
+    const bvh = buildBvh(x, tri);
+    const seen = new Int32Array(T);
+    for (let k = 0; k < bvh.nodes; k++) {
+      const n = bvh.count[k];
+      expect(n).toBeLessThanOrEqual(LEAF_SIZE);
+      for (let i = bvh.first[k]; i < bvh.first[k] + n; i++) {
+        const t = bvh.order[i];
+        seen[t]++;
+        for (let c = 0; c < 3; c++)
+          for (let v = 0; v < 3; v++) {
+            const xv = x[3 * tri[3 * t + v] + c];
+            expect(xv).toBeGreaterThanOrEqual(bvh.box[6 * k + c]);
+            expect(xv).toBeLessThanOrEqual(bvh.box[6 * k + 3 + c]);
+          }
+      }
+    }
+    expect(Array.from(seen).every((c) => c === 1)).toBe(true);
+  });
+});
