@@ -1,7 +1,9 @@
 /**
  * The server from source (node on src/server/main.ts) as a real process: configuration
  * from the environment, the start-up log saying HOST defaults to 127.0.0.1, request-id'd
- * pino logs, and graceful SIGTERM (streams closed with 1001, exit code 0).
+ * pino logs, and graceful SIGTERM (streams closed with 1001, exit code 0). Its worker
+ * threads load worker.ts through the tsx bootstrap, as a developer's server does (the rest
+ * of the suite starts them from the run's bundle: test/support/global-setup.ts).
  */
 import { afterEach, expect, it } from "vitest";
 import { FrameClient } from "../support/frames";
@@ -16,7 +18,10 @@ afterEach(() => {
 
 it("starts from the environment and shuts down gracefully on SIGTERM", async () => {
   // HOST not set
-  server = await spawnServer({ LOG_LEVEL: "info", MAX_SESSIONS: "3" }, { startLine: true });
+  server = await spawnServer(
+    { LOG_LEVEL: "info", MAX_SESSIONS: "3", MOREAU_WORKER_BUNDLE: "" },
+    { startLine: true },
+  );
   const { base, port, lines, started } = server;
   expect(started?.msg).toContain("HOST not set");
   expect(started?.host).toBe("127.0.0.1");

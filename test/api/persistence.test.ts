@@ -214,14 +214,18 @@ describe("the checkpoint folder", () => {
     await store.init();
     const big = Buffer.from(JSON.stringify({ x: "y".repeat(4_000_000) }));
     const small = Buffer.from(JSON.stringify({ x: "z" }));
-    // interleaved writes of one id land in order; readers never see a partial file
-    const writes = [
+    // interleaved writes of one id land in order; readers never see a partial file: read
+    // for as long as the writes are under way (a read after they all landed shows nothing)
+    let settled = false;
+    const writes = Promise.all([
       store.write("s1", null, big),
       store.write("s1", "k", small),
       store.write("s1", null, big),
-    ];
+    ]).finally(() => {
+      settled = true;
+    });
     let reads = 0;
-    while (reads < 50) {
+    while (!settled || reads === 0) {
       try {
         const text = readFileSync(fileOf(dir, "s1"), "utf8");
         JSON.parse(text);
@@ -231,7 +235,7 @@ describe("the checkpoint folder", () => {
       }
       await new Promise((r) => setImmediate(r));
     }
-    await Promise.all(writes);
+    await writes;
     const last = JSON.parse(readFileSync(fileOf(dir, "s1"), "utf8"));
     expect(last.owner).toBe(null);
     expect(last.snapshot.x.length).toBe(4_000_000);

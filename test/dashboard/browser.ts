@@ -1,39 +1,27 @@
 /**
  * The dashboard tests' harness: a server of the given configuration on an ephemeral
- * 127.0.0.1 port (test/support/server.ts) and headless Debian Chromium (/usr/bin/chromium)
- * driven by playwright-core (WebGL through SwiftShader, no GPU), one of each per test file
+ * 127.0.0.1 port (test/support/server.ts) and a browser context of its own in its test
+ * worker's headless Chromium (global-setup.ts: Debian's /usr/bin/chromium driven by
+ * playwright-core, WebGL through SwiftShader, no GPU), one of each per test file
  * (useDashboard), with the page helpers every dashboard test needs.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, inject } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import type { ConfigInput } from "../../src/server/config";
 import { startServer } from "../support/server";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--use-gl=angle",
-  "--use-angle=swiftshader",
-  "--enable-unsafe-swiftshader",
-];
 
 /** What a started harness holds. */
 interface Started {
   app: MoreauApp;
   base: string;
+  browser: Browser;
   context: BrowserContext;
   page: Page;
-  userDataDir: string;
+  filesDir: string;
   pageErrors: string[];
 }
 
@@ -43,8 +31,8 @@ export interface Dashboard {
   readonly base: string;
   readonly context: BrowserContext;
   readonly page: Page;
-  /** Chromium's profile folder (removed afterwards): a place for files to upload. */
-  readonly userDataDir: string;
+  /** A folder of the file's own (removed afterwards): a place for files to upload. */
+  readonly filesDir: string;
   /** Uncaught errors of the page. */
   readonly pageErrors: string[];
   /** Evaluates an expression over `d = window.moreauDashboard` in the page. */
@@ -65,31 +53,36 @@ export interface Dashboard {
 
 async function start(config: ConfigInput): Promise<Started> {
   const { app, url } = await startServer(config);
-  const userDataDir = mkdtempSync(join(tmpdir(), "moreau-chromium-"));
+  const filesDir = mkdtempSync(join(tmpdir(), "moreau-dashboard-"));
+  let browser: Browser | undefined;
   try {
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1200, height: 720 },
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
+    // this test worker's browser (VITEST_POOL_ID counts the workers from 1)
+    const endpoints = inject("chromiumWsEndpoints");
+    if (!endpoints)
+      throw new Error("no Chromium: list this file in vitest.config.ts DASHBOARD (its project)");
+    const worker = Number(process.env.VITEST_POOL_ID ?? 1) - 1;
+    browser = await chromium.connect(endpoints[worker % endpoints.length]);
+    const context = await browser.newContext({ viewport: { width: 1200, height: 720 } });
+    const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(e.message));
-    return { app, base: url, context, page, userDataDir, pageErrors };
+    return { app, base: url, browser, context, page, filesDir, pageErrors };
   } catch (e) {
-    // no browser: do not leave the server and the profile behind
+    // no browser: do not leave the server and the folder behind
+    await browser?.close();
     await app.close();
-    rmSync(userDataDir, { recursive: true, force: true });
+    rmSync(filesDir, { recursive: true, force: true });
     throw e;
   }
 }
 
 async function stop(s: Started): Promise<void> {
   await s.context.close();
+  // the connection only: the browser itself is the run's (global-setup.ts)
+  await s.browser.close();
   await s.app.close();
-  rmSync(s.userDataDir, { recursive: true, force: true });
+  rmSync(s.filesDir, { recursive: true, force: true });
 }
 
 /**
@@ -125,8 +118,8 @@ export function useDashboard(config: ConfigInput = {}): Dashboard {
     get page() {
       return s().page;
     },
-    get userDataDir() {
-      return s().userDataDir;
+    get filesDir() {
+      return s().filesDir;
     },
     get pageErrors() {
       return s().pageErrors;

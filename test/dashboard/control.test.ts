@@ -74,7 +74,7 @@ describe("dashboard run-time control", () => {
     expect(await page.isHidden("#actuators-section")).toBe(true);
 
     // ---- upload the servo model and create a session from it
-    const file = join(h.userDataDir, "servo-rod.json");
+    const file = join(h.filesDir, "servo-rod.json");
     writeFileSync(file, JSON.stringify(MODEL));
     await page.setInputFiles("#model-file", file);
     await page.waitForFunction(() =>

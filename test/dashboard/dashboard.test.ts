@@ -31,7 +31,7 @@ async function session(id: string) {
 
 describe("dashboard at GET /", () => {
   it("streams a session live: 3-D view, plots, controls, reconnection, upload", async () => {
-    const { page, app, userDataDir, pageErrors } = h;
+    const { page, app, filesDir, pageErrors } = h;
     await h.open();
     expect(await page.locator("#example-select option").count()).toBe(11); // placeholder + 10
     expect(await page.textContent("#server-status")).toBe("server: up");
@@ -54,10 +54,8 @@ describe("dashboard at GET /", () => {
     const shotA = await view.screenshot();
     const energyA = await dash<number>("d.plots.energy.length");
     const plotA = await dash<string>("d.plots.energy.canvas.toDataURL()");
-    await page.waitForTimeout(300);
-    const shotB = await view.screenshot();
-    expect(shotB.equals(shotA)).toBe(false);
-    expect(await dash<number>("d.plots.energy.length")).toBeGreaterThan(energyA);
+    await poll(async () => (await view.screenshot()).equals(shotA)).toBe(false);
+    await poll(() => dash<number>("d.plots.energy.length")).toBeGreaterThan(energyA);
     await poll(() => dash<string>("d.plots.energy.canvas.toDataURL()")).not.toBe(plotA);
     expect(await dash<number>("d.plots.body.length")).toBeGreaterThan(10);
     expect(await page.textContent("#solver-newton")).toMatch(/^\d+$/);
@@ -116,7 +114,7 @@ describe("dashboard at GET /", () => {
     expect(await dash<number>("d.plots.energy.length")).toBeLessThanOrEqual(2);
 
     // ---- upload a model file: a new session with its bodies
-    const upload = join(userDataDir, "my-pendulum.json");
+    const upload = join(filesDir, "my-pendulum.json");
     writeFileSync(
       upload,
       JSON.stringify({
