@@ -623,7 +623,7 @@ export const SolverSettings = z
     }),
     newtonTolerance: positive().default(1e-10).meta({
       description:
-        "Newton converges when the last correction Δa satisfies ‖Δa‖∞ ≤ newtonTolerance (1 + ‖a‖∞) (m/s², rad/s²)",
+        "Newton converges when the last correction Δa satisfies ‖Δa‖∞ ≤ newtonTolerance (1 + ‖a‖∞) (m/s², rad/s²), or, with joints, when the error it leaves, θ/(1 − θ) ‖Δa‖∞ with θ the corrections' contraction rate ‖Δa_k‖/‖Δa_k−1‖, does",
     }),
     gyroscopicJacobian: z.boolean().default(true).meta({
       description:

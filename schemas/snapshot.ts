@@ -4,7 +4,7 @@
  * contact parameters as patched since creation, time and step, the body state arrays and
  * the solver memory (Newmark's a_t, the joint multipliers of the last solve, the solve
  * matrix's block pattern, the contact module's warm-start memory, the energy reference of
- * energy.error). Produced by
+ * energy.error, the matrix of the block factorization `auto` reuses on fem nodes). Produced by
  * Simulation.snapshot() and read by loadSnapshot() (src/engine/index.ts); the service wraps it in
  * its session document (schemas/api.ts `Snapshot`).
  *
@@ -126,6 +126,26 @@ export const SimulationSnapshot = z
         .max(10_000_000)
         .meta({ description: "off-diagonal blocks reserved in the solve matrix (bi, bj)" }),
       contact: ContactMemory.optional(),
+      factorization: z
+        .strictObject({
+          mode: z.enum(["jacobi", "factored", "direct"]).meta({
+            description:
+              "the preconditioner: block Jacobi, the factorization of `matrix`, or every matrix factored (after an indefinite one)",
+          }),
+          wasted: z.number().nonnegative().meta({
+            description:
+              "multiply-adds of extra CG iterations counted since the last factorization",
+          }),
+          matrix: Float64Base64.optional().meta({
+            description:
+              "mode factored: the Newton matrix the factorization was computed from, its symmetric part by 3×3 blocks (each mirrored pair once, in the pattern's order)",
+          }),
+        })
+        .optional()
+        .meta({
+          description:
+            "`auto`'s factored CG on fem nodes (factored-pcg.ts): its reused factorization (absent: none yet)",
+        }),
       turns: z
         .array(z.tuple([Id, z.number().int(), z.number()]))
         .max(100_000)

@@ -52,7 +52,7 @@ import {
 } from "../model/body-system";
 import { checkDeadline } from "../solvers/deadline";
 import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
-import { FactoredPcg } from "../solvers/linear/factored-pcg";
+import { FactoredPcg, type FactorizationMemory } from "../solvers/linear/factored-pcg";
 import {
   isIterative,
   type LinearSolver,
@@ -169,13 +169,18 @@ const MATRIX_FREE_SOLVERS: readonly LinearSolverName[] = ["cg", "gmres"];
 /**
  * Iterated Newton without line search (joints, compliant contacts) reuses the iteration
  * matrix's factorization after a full Newton correction (a chord, or simplified Newton,
- * iteration: Hairer & Wanner, "Solving ODEs II", §IV.8), and factors again only after a
- * chord correction that did not shrink the correction at least fourfold. On a linear
- * problem the second iteration then costs one residual and one solve, not a second
- * factorization, and confirms convergence; near the solution of a nonlinear one the chord
- * corrections contract at a rate of the order of how much W changed over the step.
+ * iteration: Hairer & Wanner, "Solving ODEs II", §IV.8). Chord corrections contract
+ * linearly, ‖Δa_{k+1}‖ ≈ θ ‖Δa_k‖, at a rate θ of the order of how much W changed over
+ * the step; a fresh factorization contracts quadratically. So the chord goes on while the
+ * rate it shows predicts convergence within CHORD_ITERATIONS more corrections (see
+ * `chordIterationsLeft`), else the next iteration factors again: on a linear problem the
+ * second iteration costs one residual and one solve, not a second factorization, and
+ * confirms convergence; on the benchmark's 100-link chain at h = 1/240 s (generalized-α)
+ * the chord's θ is 1e-4–1e-3 in the swing and 0.1–0.25 in the whip, where the earlier rule
+ * (factor again only when θ > ¼) ran 10–15 chord corrections where a fresh factorization
+ * and two chord corrections suffice.
  */
-const CHORD_CONTRACTION = 0.25;
+const CHORD_ITERATIONS = 2;
 
 /**
  * A fresh factorization's correction that did not halve the previous one and is within
@@ -197,6 +202,19 @@ const LINE_SEARCH_MIN_STEP = 1 / 64;
 const LINE_SEARCH_FLOOR = 1e-8;
 /** Residual, relative to the forces, below which it is rounding (see `solve`). */
 const ROUNDING_FLOOR = 1e-9;
+
+/**
+ * Corrections still needed after one of size d (the ‖Δa‖∞ of the test) when the
+ * iterations contract at the rate θ: the k-th next is θᵏ d, and the iterate is accepted
+ * once θ/(1 − θ) θᵏ d ≤ target (see `solve`), so k = ⌈log(target (1 − θ)/(θ d))/log θ⌉;
+ * infinite when θ ≥ 1 (no contraction) and 0 before a rate is known (θ < 0).
+ */
+function chordIterationsLeft(theta: number, d: number, target: number): number {
+  if (theta < 0) return 0;
+  if (theta >= 1) return Number.POSITIVE_INFINITY;
+  if (theta === 0) return 0;
+  return Math.max(0, Math.ceil(Math.log((target * (1 - theta)) / (theta * d)) / Math.log(theta)));
+}
 
 function norm2(x: Float64Array, n: number): number {
   let s = 0;
@@ -222,6 +240,12 @@ export interface NewtonSettings {
    * solver.linearPreconditioner: CG's on the assembled matrix; absent or null: IC(0).
    */
   linearPreconditioner?: CgPreconditioner | null;
+  /**
+   * Set by advanceWithHalving (step-halving.ts): true when a solve that fails is redone
+   * in halves, so Newton may stop as soon as its rate predicts failure (see `solve`);
+   * absent or false (the last halving, or a solve outside it): the whole budget is spent.
+   */
+  halvingFollows?: boolean;
 }
 
 /**
@@ -407,6 +431,23 @@ export class AccelerationStepper implements NewtonStepper {
     this.selectSolver(this.solverName);
   }
 
+  /**
+   * The factored-PCG solver's memory for the state record (factored-pcg.ts saveMemory; a
+   * copy), undefined off that path or before its first factorization.
+   */
+  saveSolverMemory(): FactorizationMemory | undefined {
+    return this.blockSolver?.saveMemory(this.matrix);
+  }
+
+  /**
+   * Puts saveSolverMemory's record back (after the solve matrix's pattern was restored);
+   * undefined: the solver starts afresh. Ignored off the factored path (the model and
+   * parameters, which choose the path, are restored with the record).
+   */
+  restoreSolverMemory(memory: FactorizationMemory | undefined): void {
+    this.blockSolver?.restoreMemory(this.matrix, memory);
+  }
+
   setLinearSolver(name: LinearSolverName): void {
     if (name !== this.solverName) this.selectSolver(name);
   }
@@ -570,8 +611,11 @@ export class AccelerationStepper implements NewtonStepper {
    * Newton iterations on R(a) = 0 from the guess in `this.a` (fStart must hold f at t
    * when c.w < 1). Leaves the system at the end-of-step state of the final `a`.
    * Returns the number of iterations. `newtonConverged` tells whether the last correction
-   * met ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) (always true for maxIterations = 1, the linearized step);
-   * `newtonStalled` whether the iterations ended stuck (below), not merely out of budget.
+   * met ‖Δa‖∞ ≤ tol (1 + ‖a‖∞), or with joints whether the error it leaves, θ/(1 − θ)
+   * ‖Δa‖∞ at the rate θ the corrections show, did (always true for maxIterations = 1, the
+   * linearized step); `newtonStalled` whether the iterations ended stuck (below, and with
+   * joints two fresh corrections whose rate cannot meet the target within the budget),
+   * not merely out of budget.
    *
    * With more than one iteration, no joints and no compliant contacts (whose piecewise
    * linear force a semismooth Newton with full steps resolves in a few iterations, while
@@ -611,10 +655,17 @@ export class AccelerationStepper implements NewtonStepper {
     const floor = this.linearTolerance;
     let eta = FORCING_MAX;
     let rPrevious = -1;
-    // chord iterations (see CHORD_CONTRACTION): refactor on the first iteration, and
-    // after a chord correction that did not contract enough
+    // chord iterations (see CHORD_ITERATIONS): refactor on the first iteration, and
+    // after a chord correction whose rate does not promise convergence soon
     let refactor = true;
     let dPrevious = -1;
+    // whether the previous correction was made with a fresh factorization
+    let previousFresh = false;
+    // ‖Δa‖∞ of the last fresh correction (−1: none yet)
+    let dFresh = -1;
+    // whether the previous correction was the first or contracted (its θ < 1): a rate
+    // measured against a diverging correction (a chord that overshot) means nothing
+    let previousContracted = true;
     // no chord on compliant contacts: their piecewise-linear forces switch between
     // iterates, and a stale W then stops contracting (the impact tests' ball)
     const chord = !search && this.dynamicEffectors.length === 0;
@@ -638,7 +689,8 @@ export class AccelerationStepper implements NewtonStepper {
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);
       }
-      this.solveIteration(c, tEnd, r, da, refactor || !chordOn);
+      const fresh: boolean = refactor || !chordOn;
+      this.solveIteration(c, tEnd, r, da, fresh);
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
         for (let i = 0; i < n; i++) a[i] += da[i];
@@ -653,14 +705,20 @@ export class AccelerationStepper implements NewtonStepper {
       }
       if (c.symmetricJoints) dmax = Math.max(dmax, this.startDirections.change);
       const target = newton.tolerance * (1 + amax) + roundingFloor;
+      // θ = ‖Δa_k‖/‖Δa_{k−1}‖, the rate the iterations show (Hairer & Wanner, §IV.8):
+      // converging at it, the error left after Δa_k is about θ/(1 − θ) ‖Δa_k‖, which
+      // must meet the target (it accepts the iterate one correction earlier than
+      // ‖Δa_{k+1}‖ ≤ target would, at the same error)
+      const theta = dPrevious > 0 ? dmax / dPrevious : -1;
       if (
         dmax <= target ||
-        (c.w === 0 && c.rayleighStiffness === 0) ||
         (chord &&
-          refactor &&
-          dPrevious > 0 &&
-          dmax > 0.5 * dPrevious &&
-          dmax <= NOISE_FACTOR * target)
+          previousContracted &&
+          theta >= 0 &&
+          theta < 1 &&
+          (theta / (1 - theta)) * dmax <= target) ||
+        (c.w === 0 && c.rayleighStiffness === 0) ||
+        (chord && fresh && dPrevious > 0 && dmax > 0.5 * dPrevious && dmax <= NOISE_FACTOR * target)
       ) {
         for (let i = 0; i < n; i++) a[i] += da[i];
         this.newtonConverged = true;
@@ -674,8 +732,31 @@ export class AccelerationStepper implements NewtonStepper {
         // at a wrist singularity (joints 4 and 6 coaxial, the constrained solve with
         // moreau-jean) the fresh corrections landed on one point and the chord ones on
         // another, forever. Full Newton from there converges.
-        if (chordOn && !refactor && dmax > 0.5 * dPrevious) chordOn = false;
-        refactor = !chordOn || (!refactor && dmax > CHORD_CONTRACTION * dPrevious);
+        if (chordOn && !fresh && dmax > 0.5 * dPrevious) chordOn = false;
+        const left = chordIterationsLeft(theta, dmax, target);
+        // A fresh correction no smaller than the previous fresh one (full Newton not
+        // contracting: Hairer & Wanner's θ ≥ 1), or two fresh corrections in a row whose
+        // rate cannot reach the target within the iterations left: Newton is not in its
+        // quadratic regime, and at a singular Jacobian (a whipping chain's start
+        // directions that lost a pivot, generalized-alpha.ts) it converges linearly at
+        // θ ≈ ½, never faster. The step goes to the halving at once instead of after the
+        // whole budget (that took half of the iterations of the benchmark's 100-link
+        // chain); the last halving spends it all (a run's last chance).
+        if (
+          newton.halvingFollows === true &&
+          chord &&
+          fresh &&
+          ((previousFresh && left > newton.maxIterations - it - 1) ||
+            (dFresh > 0 && dmax >= dFresh))
+        ) {
+          this.newtonStalled = true;
+          it++;
+          break;
+        }
+        refactor = !chordOn || (!fresh && left > CHORD_ITERATIONS);
+        previousFresh = fresh;
+        if (fresh) dFresh = dmax;
+        previousContracted = theta < 1;
         dPrevious = dmax;
         continue;
       }

@@ -34,6 +34,8 @@ export function advanceWithHalving(
   scheme: string,
   depth = 0,
 ): void {
+  // Newton may give up early only where a halving follows (NewtonSettings.halvingFollows)
+  newton.halvingFollows = depth < MAX_HALVINGS;
   if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return;
   if (depth >= MAX_HALVINGS)
     throw new Error(

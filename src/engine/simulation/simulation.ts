@@ -750,6 +750,10 @@ export class Simulation {
   captureState(): SimulationState {
     const s = this.system;
     const contact = this.contact;
+    // the pattern first: it finalizes blocks reserved since the last factorization, after
+    // which the solver's memory is of an older pattern (none: the next factor starts afresh)
+    const matrixBlocks = reservedOffDiagonalBlocks(this.stepper.matrix);
+    const factorization = this.stepper.saveSolverMemory();
     return {
       time: this.t,
       step: this.steps,
@@ -762,8 +766,9 @@ export class Simulation {
       stats: { ...this.lastStats },
       reactionChange: this.monitor.reactionChange,
       energyReference: this.monitor.reference,
-      matrixBlocks: reservedOffDiagonalBlocks(this.stepper.matrix),
+      matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
+      ...(factorization !== undefined ? { factorization } : {}),
       ...(this.hasTurns()
         ? {
             turns: [...this.actuation.coordinates.values()]
@@ -800,6 +805,7 @@ export class Simulation {
     );
     for (const [bi, bj] of state.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
     this.stepper.matrix.finalize();
+    this.stepper.restoreSolverMemory(state.factorization);
     const contact = this.contact;
     if (state.contact !== undefined && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);

@@ -18,6 +18,9 @@
  *    and never releases them, and the pattern fixes the fill-reducing ordering of the
  *    sparse factorizations, hence their rounding;
  *  - the contact module's warm-start memory (impulses by contact key);
+ *  - `auto`'s factored CG on fem nodes: the block LDLᵀ factorization it reuses across
+ *    steps, as the matrix it was computed from (refactored on restore), and the work
+ *    counted against the next one (solvers/linear/factored-pcg.ts);
  *  - the revolute coordinates' turn counters (angles unwrapped across ±π);
  *  - the run-time inputs in effect and those pending for later steps.
  * Derived quantities (rotation matrices, world inertias) are recomputed from the
@@ -26,6 +29,7 @@
 import type { SimulationSnapshotSpec } from "../../../schemas/snapshot";
 import type { IntegratorMemory, StepStats } from "../integrators/integrator";
 import { decodeFloat64, encodeFloat64, hashFloat64, SnapshotError } from "../model/state-codec";
+import { type FactorizationMemory, packedBlockCount } from "../solvers/linear/factored-pcg";
 import { finiteOrNull } from "./snapshot";
 
 type Memory = SimulationSnapshotSpec["memory"];
@@ -54,6 +58,8 @@ export interface SimulationState {
   matrixBlocks: [number, number][];
   /** The contact module's warm-start memory (JSON-safe), absent without one. */
   contact?: Memory["contact"];
+  /** The factored-PCG solver's memory, absent off that path or before its first factor. */
+  factorization?: FactorizationMemory;
   /** [joint id, whole turns, last wrapped angle (rad)]; absent: all 0. */
   turns?: [string, number, number][];
   /** Absent: none. */
@@ -109,6 +115,15 @@ export function encodeState(
       energyReference: s.energyReference,
       matrixBlocks: s.matrixBlocks,
       ...(s.contact !== undefined ? { contact: s.contact } : {}),
+      ...(s.factorization !== undefined
+        ? {
+            factorization: {
+              mode: s.factorization.mode,
+              wasted: s.factorization.wasted,
+              ...(s.factorization.matrix ? { matrix: encodeFloat64(s.factorization.matrix) } : {}),
+            },
+          }
+        : {}),
       ...(s.turns !== undefined ? { turns: s.turns } : {}),
     },
     ...(s.controls !== undefined ? { controls: s.controls } : {}),
@@ -162,6 +177,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Si
         { path: ["memory", "matrixBlocks", k], message: `block index beyond ${nb - 1}` },
       ]);
   });
+  const factorization = decodeFactorization(mem.factorization, mem.matrixBlocks, nb);
   const { reactionChange, ...stats } = mem.stats;
   return {
     time: snap.time,
@@ -184,7 +200,30 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Si
     energyReference: mem.energyReference ?? Number.NaN,
     matrixBlocks: mem.matrixBlocks,
     ...(mem.contact !== undefined ? { contact: mem.contact } : {}),
+    ...(factorization !== undefined ? { factorization } : {}),
     ...(mem.turns !== undefined ? { turns: mem.turns } : {}),
     ...(snap.controls !== undefined ? { controls: snap.controls } : {}),
   };
+}
+
+/**
+ * The factored-PCG memory of a snapshot: `matrix` present exactly in mode "factored", with
+ * the length its packing gives the restored pattern (factored-pcg.ts packSymmetric: 9
+ * values for each diagonal block, each mirrored pair of off-diagonal blocks and each
+ * unmirrored one; every block is 3×3 on that path).
+ */
+function decodeFactorization(
+  f: Memory["factorization"],
+  blocks: readonly (readonly [number, number])[],
+  numBlocks: number,
+): FactorizationMemory | undefined {
+  if (f === undefined) return undefined;
+  const path = ["memory", "factorization", "matrix"];
+  if ((f.matrix !== undefined) !== (f.mode === "factored"))
+    throw new SnapshotError([
+      { path, message: `present exactly when mode is "factored" (mode: "${f.mode}")` },
+    ]);
+  if (f.matrix === undefined) return { mode: f.mode, wasted: f.wasted };
+  const length = 9 * packedBlockCount(numBlocks, blocks);
+  return { mode: f.mode, wasted: f.wasted, matrix: decodeFloat64(f.matrix, length, path) };
 }

@@ -28,6 +28,25 @@
  * Stopping: ‖b − W x‖₂ ≤ tolerance ‖b‖₂ on the recursively updated residual, from x = the
  * given start (zero, or a warm start: the test is relative to b, so a good start is
  * credited).
+ *
+ * What carries from one step to the next (every step's first Newton iteration calls
+ * `factor`, which overwrites W's copy and block Jacobi) is the preconditioner's kind, the
+ * work counted against the next factorization and the factorization itself: a snapshot
+ * holds them (saveMemory, the state record's `factorization`, simulation/state.ts), so
+ * that a resumed run repeats the same iterates bit for bit. The factorization is recorded
+ * as the matrix it was computed from, W_f, and refactored on restore: the numeric
+ * factorization is a deterministic function of W_f's values and the pattern (whose AMD
+ * ordering the state record's block pattern fixes). Only W_f's symmetric part is kept,
+ * each mirrored pair of blocks once (packSymmetric), which is all the factorization reads:
+ * 9 float64 per node and per pair of nodes sharing an element, about 5.7 blocks or 410
+ * bytes per free node of the box meshes (550 characters of base64 in the JSON snapshot),
+ * where the rest of the state record takes 22 float64 per node (13 of body arrays, 9 of
+ * generalized-α's memory).
+ * Recording the inputs of W_f's assembly instead (the Newton iterate's positions and
+ * velocities, 48 bytes a node, and the scheme coefficients) would be smaller, but exact
+ * only while W is a function of them: compliant contact's Jacobian, in W when the nodes
+ * touch the ground, reads the contact geometry its effector took at the start of the step
+ * of W_f (possibly steps before the snapshot), which would have to be replayed too.
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
 import { checkDeadline } from "../deadline";
@@ -43,6 +62,20 @@ import { BlockJacobiPreconditioner } from "./preconditioners";
  */
 const JACOBI_FEW = 8;
 
+/** What a FactoredPcg carries from one step to the next (see the file comment). */
+export interface FactorizationMemory {
+  /**
+   * The preconditioner: block Jacobi of each W ("jacobi"), the LDLᵀ factorization of
+   * `matrix` ("factored"), or a fresh factorization of every W solved directly ("direct",
+   * after an indefinite one).
+   */
+  mode: "jacobi" | "factored" | "direct";
+  /** Multiply-adds of extra PCG iterations counted since the last factorization. */
+  wasted: number;
+  /** "factored": W_f's symmetric part, its blocks packed (packSymmetric). */
+  matrix?: Float64Array;
+}
+
 export class FactoredPcg {
   readonly name = "cg" as const;
   tolerance = DEFAULT_TOLERANCE;
@@ -52,8 +85,12 @@ export class FactoredPcg {
   readonly ldlt = new BlockLdlt();
   private readonly jacobi = new BlockJacobiPreconditioner();
   private matrix: SparseBlockMatrix | null = null;
+  /** m.structureVersion at the last `factor` (the pattern the buffers are sized for). */
+  private version = -1;
   /** W's block values at the last `factor` (m's layout). */
   private values = new Float64Array(0);
+  /** W_f: the values the current factorization was computed from (for saveMemory). */
+  private factoredValues = new Float64Array(0);
   /** The preconditioner is the factorization (else block Jacobi). */
   private factored = false;
   /** The factorization is of the current W (a solve with it is exact). */
@@ -80,23 +117,69 @@ export class FactoredPcg {
 
   /** Takes W (a copy of m's values) and refactors or refreshes the preconditioner (above). */
   factor(m: SparseBlockMatrix): void {
-    if (this.ldlt.prepare(m) || this.matrix !== m) {
-      this.matrix = m;
-      this.factored = false;
-      this.direct = false;
-      this.wasted = 0;
-      const n = m.size;
-      this.r = new Float64Array(n);
-      this.z = new Float64Array(n);
-      this.p = new Float64Array(n);
-      this.q = new Float64Array(n);
-    }
-    if (this.values.length !== m.values.length) this.values = new Float64Array(m.values.length);
+    if (this.ldlt.prepare(m) || this.matrix !== m) this.bind(m);
     this.values.set(m.values);
     this.fresh = false;
     const first = this.factorFirst && !this.factored && !this.blockDiagonal(m);
     if (this.direct || this.wasted >= this.ldlt.factorCost || first) this.refactor();
     else if (!this.factored) this.jacobi.update(m);
+  }
+
+  /** Starts afresh on m's pattern (analysed by ldlt.prepare): block Jacobi, no work counted. */
+  private bind(m: SparseBlockMatrix): void {
+    this.matrix = m;
+    this.version = m.structureVersion;
+    this.factored = false;
+    this.direct = false;
+    this.fresh = false;
+    this.wasted = 0;
+    const n = m.size;
+    this.r = new Float64Array(n);
+    this.z = new Float64Array(n);
+    this.p = new Float64Array(n);
+    this.q = new Float64Array(n);
+    this.values = new Float64Array(m.values.length);
+    this.factoredValues = new Float64Array(m.values.length);
+  }
+
+  /**
+   * The memory the next `factor` of m reads (a copy; nothing of the solver changes, so a
+   * run that takes snapshots is the run that does not), or undefined when there is none:
+   * before the first `factor`, or after m's pattern changed (the next `factor` starts
+   * afresh). W_f is recorded by its symmetric part, each mirrored pair of blocks once
+   * (packSymmetric: about half the values, and all the factorization reads).
+   */
+  saveMemory(m: SparseBlockMatrix): FactorizationMemory | undefined {
+    if (this.matrix !== m || this.version !== m.structureVersion) return undefined;
+    const mode = !this.factored ? "jacobi" : this.direct ? "direct" : "factored";
+    if (mode !== "factored") return { mode, wasted: this.wasted };
+    return { mode, wasted: this.wasted, matrix: packSymmetric(m, this.factoredValues) };
+  }
+
+  /**
+   * Puts saveMemory's record of m back (m's pattern as it was then: the state record
+   * restores it first), refactoring W_f; undefined: as a new solver. A record of another
+   * pattern (W_f's length does not fit: m holds more blocks, reserved by an earlier run of
+   * this simulation, as compliant contact never releases them) cannot be put back either,
+   * and the solver starts afresh too (the next `factor`: as after a pattern change).
+   */
+  restoreMemory(m: SparseBlockMatrix, memory: FactorizationMemory | undefined): void {
+    this.matrix = null;
+    if (memory === undefined) return;
+    const w = memory.matrix;
+    if (memory.mode === "factored" && w?.length !== 9 * packedBlocks(m)) return;
+    this.ldlt.prepare(m);
+    this.bind(m);
+    if (w !== undefined && memory.mode === "factored") {
+      unpackSymmetric(m, w, this.values);
+      this.refactor();
+    } else if (memory.mode === "direct") {
+      // the next `factor` refactors its W and solves directly: no factorization to restore
+      this.factored = true;
+      this.direct = true;
+    }
+    this.fresh = false;
+    this.wasted = memory.wasted;
   }
 
   /**
@@ -116,6 +199,7 @@ export class FactoredPcg {
 
   /** Factors the current W: the preconditioner from now on, or the direct solver. */
   private refactor(): void {
+    this.factoredValues.set(this.values);
     const ok = this.ldlt.factor(this.matrix!, this.values);
     this.factored = true;
     this.fresh = true;
@@ -248,4 +332,83 @@ export class FactoredPcg {
     this.iterations = it;
     return rn;
   }
+}
+
+/**
+ * W_f as saveMemory records it: the stored blocks in the pattern's order, each pair of
+ * mirrored blocks once, as its symmetric part S = ½(W_ij + W_jiᵀ) at the one with i < j
+ * (a diagonal block ½(W_ii + W_iiᵀ)); a block whose mirror is not stored as it is. The
+ * same arithmetic block-ldlt.ts reads A with: IEEE addition commutes, so its mean, taken
+ * from either side, is S; and restored as A_ij = S, A_ji = Sᵀ, ½(S + S) = S exactly.
+ */
+function packSymmetric(m: SparseBlockMatrix, w: Float64Array): Float64Array {
+  const out = new Float64Array(9 * packedBlocks(m));
+  let o = 0;
+  forPackedBlocks(m, (a, b) => {
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++)
+        out[o + 3 * r + c] = b < 0 ? w[a + 3 * r + c] : 0.5 * (w[a + 3 * r + c] + w[b + 3 * c + r]);
+    o += 9;
+  });
+  return out;
+}
+
+/** w ← W_f from packSymmetric's record (m's layout: S at (i, j), Sᵀ at (j, i)). */
+function unpackSymmetric(m: SparseBlockMatrix, packed: Float64Array, w: Float64Array): void {
+  let o = 0;
+  forPackedBlocks(m, (a, b) => {
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) {
+        const s = packed[o + 3 * r + c];
+        w[a + 3 * r + c] = s;
+        if (b >= 0) w[b + 3 * c + r] = s;
+      }
+    o += 9;
+  });
+}
+
+/**
+ * Calls visit(offset of block (i, j), offset of its mirror (j, i) or −1) for each block
+ * packSymmetric records: every stored (i, j) with i ≤ j, and (i, j) with i > j when
+ * (j, i) is not stored.
+ */
+function forPackedBlocks(m: SparseBlockMatrix, visit: (a: number, b: number) => void): void {
+  const { rowStart, colBlock, valueStart } = m.pattern;
+  for (let bi = 0; bi < m.numBlocks; bi++)
+    for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++) {
+      const bj = colBlock[k];
+      const mirror = bj === bi ? valueStart[k] : m.offsetOf(bj, bi);
+      if (bj < bi && mirror >= 0) continue;
+      visit(valueStart[k], mirror);
+    }
+}
+
+/**
+ * The number of 3×3 blocks packSymmetric records for a pattern of numBlocks diagonal
+ * blocks and the given off-diagonal ones (i, j): each pair of mirrors once, the others
+ * each (a snapshot's block pattern, checked before the simulation is touched).
+ */
+export function packedBlockCount(
+  numBlocks: number,
+  offDiagonal: readonly (readonly [number, number])[],
+): number {
+  // keys i·nb + j (below 2⁵³ for any block count a snapshot can hold); a repeated pair is
+  // one block, as SparseBlockMatrix.addBlock reserves it once
+  const stored = new Set(offDiagonal.map(([i, j]) => i * numBlocks + j));
+  let count = numBlocks;
+  for (const key of stored) {
+    const i = Math.floor(key / numBlocks);
+    const j = key - i * numBlocks;
+    if (i < j || !stored.has(j * numBlocks + i)) count++;
+  }
+  return count;
+}
+
+/** The number of 3×3 blocks packSymmetric records for m's pattern. */
+function packedBlocks(m: SparseBlockMatrix): number {
+  let count = 0;
+  forPackedBlocks(m, () => {
+    count++;
+  });
+  return count;
 }

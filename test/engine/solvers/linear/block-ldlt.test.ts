@@ -318,6 +318,106 @@ describe("FactoredPcg", () => {
     expect(pcg.ldlt.factorizations).toBe(1);
   });
 
+  it("its memory (saveMemory, restoreMemory) continues a sequence bit for bit from any solve, in each mode", () => {
+    const stiff = sequence(10, 1e-2);
+    const soft = sequence(10, 100);
+    // symmetric up to rounding, as an assembled W: W_ij and W_jiᵀ differ in the last bits
+    const unsymmetric = (s: number) => {
+      const a = stiff.at(s);
+      for (const [i, j] of stiff.pairs)
+        a.set(3 * i, 3 * j + 2, a.get(3 * i, 3 * j + 2) * (1 + 1e-15));
+      return a;
+    };
+    const nb = 30;
+    const indefinite = randomSpdBlocks(nb, 3, 13);
+    for (const b of [2, 9])
+      for (let p = 0; p < 3; p++)
+        indefinite.dense.set(3 * b + p, 3 * b + p, -indefinite.dense.get(3 * b + p, 3 * b + p));
+    const cases = [
+      // the factorization reused and renewed (mirrored blocks packed by their symmetric part)
+      {
+        name: "factored",
+        mode: "factored",
+        factorFirst: true,
+        nb: stiff.nb,
+        pairs: stiff.pairs,
+        upper: false,
+        at: unsymmetric,
+      },
+      // blocks stored on one side only (packed as they are)
+      {
+        name: "triangle",
+        mode: "factored",
+        factorFirst: true,
+        nb: stiff.nb,
+        pairs: stiff.pairs,
+        upper: true,
+        at: stiff.at,
+      },
+      {
+        name: "jacobi",
+        mode: "jacobi",
+        factorFirst: false,
+        nb: soft.nb,
+        pairs: soft.pairs,
+        upper: false,
+        at: soft.at,
+      },
+      {
+        name: "direct",
+        mode: "direct",
+        factorFirst: true,
+        nb,
+        pairs: indefinite.pairs,
+        upper: false,
+        at: (s: number) => indefinite.dense.clone().mul(1 + 0.01 * s),
+      },
+    ] as const;
+    const steps = 10;
+    for (const c of cases) {
+      /** The solutions of the sequence's systems from..steps−1 with pcg, and its memory after each. */
+      const run = (pcg: FactoredPcg, m: SparseBlockMatrix, from: number) => {
+        const xs: Float64Array[] = [];
+        const memory = [];
+        for (let s = from; s < steps; s++) {
+          fill(m, c.nb, c.pairs as [number, number][], c.at(s), c.upper);
+          pcg.factor(m);
+          const x = new Float64Array(3 * c.nb);
+          pcg.solve(randomVector(3 * c.nb, 400 + s), x);
+          xs.push(x);
+          memory.push(pcg.saveMemory(m));
+        }
+        return { xs, memory };
+      };
+      const build = () => blockMatrix(c.nb, c.pairs as [number, number][], c.at(0), c.upper);
+      const reference = run(new FactoredPcg(c.factorFirst), build(), 0);
+      expect(reference.memory.at(-1)?.mode, c.name).toBe(c.mode);
+      if (c.mode === "factored") {
+        // renewed now and then, with CG work counted in between
+        expect(
+          reference.memory.some((f) => (f?.wasted ?? 0) > 0),
+          c.name,
+        ).toBe(true);
+        expect(
+          new Set(reference.memory.map((f) => f?.matrix?.join())).size,
+          c.name,
+        ).toBeGreaterThan(1);
+      }
+      for (let k = 1; k < steps; k++) {
+        const pcg = new FactoredPcg(c.factorFirst);
+        const m = build();
+        pcg.restoreMemory(m, reference.memory[k - 1]);
+        const { xs } = run(pcg, m, k);
+        for (let s = k; s < steps; s++) {
+          const x = xs[s - k];
+          const ref = reference.xs[s];
+          const same = x.every((v, i) => Object.is(v, ref[i]));
+          expect(same, `${c.name}: resumed after ${k} solves, solve ${s}`).toBe(true);
+        }
+      }
+    }
+  });
+
   it("solves an indefinite matrix directly with a fresh factorization", () => {
     const nb = 30;
     const { pairs, dense } = randomSpdBlocks(nb, 3, 13);
