@@ -28,6 +28,10 @@ describe("live heap", () => {
     const live = trackLiveHeap();
     try {
       expect(live.bytes).toBeNaN();
+      // two collections before the base: ArrayBuffers that earlier files of this process
+      // left dead are freed by a task after the collection that finds them (see below), so
+      // one collection can read tens of MiB that the next frees
+      await collect(live);
       await collect(live);
       const base = live.bytes;
       expect(live.collections).toBeGreaterThanOrEqual(1);
@@ -46,7 +50,7 @@ describe("live heap", () => {
       await collect(live);
       expect(held).toBeNull();
       expect(holding - live.bytes).toBeGreaterThan(48 * 2 ** 20);
-      expect(live.collections).toBeGreaterThanOrEqual(4);
+      expect(live.collections).toBeGreaterThanOrEqual(5);
     } finally {
       live.stop();
     }
