@@ -77,7 +77,7 @@ export function beamModel(tangent: "exact" | "approximate", solver: Record<strin
 /** The tip's mid node (40, 5, 5) on the 41 × 11 × 11 grid. */
 const TIP = 40 + 41 * (5 + 11 * 5);
 
-export function runFemBench(steps = 10): void {
+export function runFemBench(steps = 40): void {
   const rows: Record<string, string | number>[] = [];
   for (const v of VARIANTS) {
     const sim = loadModel(beamModel(v.tangent, v.solver));
