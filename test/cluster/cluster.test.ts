@@ -12,14 +12,13 @@
  * One cluster for the file (the tests run in order on what the previous ones left), short
  * leases (LEASE_TTL_MS 1500) and polls rather than fixed waits keep it short.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { EXAMPLES_DIR } from "../support/examples";
 import { sample } from "../support/metrics";
-import { ROOT, type ServerProcess, spawnServer } from "../support/process";
+import { type ServerProcess, spawnServer } from "../support/process";
 import { type RedisServer, startRedis } from "../support/redis";
 import { startServer, type TestServer } from "../support/server";
 import { stateHash } from "../support/snapshot";
@@ -33,8 +32,6 @@ const model = JSON.parse(readFileSync(join(EXAMPLES_DIR, "double-pendulum.json")
 let redis: RedisServer;
 let nodes: ServerProcess[] = [];
 let single: TestServer;
-/** the folder of the nodes' server bundle */
-let built = "";
 
 interface Answer {
   status: number;
@@ -120,22 +117,11 @@ beforeAll(async () => {
     MAX_SESSIONS: String(MAX_SESSIONS),
     STREAM_MAX_FPS: "1000",
   });
-  // the nodes run the server bundled from the sources under test as `npm run build` does
-  // (main.js and worker.js side by side, packages from node_modules): a process starts in
-  // half the time it takes through tsx's loader, the longest part of this file
-  mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
-  built = mkdtempSync(join(ROOT, "node_modules/.cache/moreau-cluster-"));
-  await build({
-    entryPoints: ["main", "worker"].map((f) => join(ROOT, `src/server/${f}.ts`)),
-    outdir: built,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
-  const command = [process.execPath, join(built, "main.js")];
+  // the nodes run the server bundled from the sources under test, as `npm run build` does
+  // (test/support/global-setup.ts): a process starts in half the time it takes through
+  // tsx's loader, the longest part of this file; through tsx when the bundle did not build
+  const bundle = process.env.MOREAU_SERVER_BUNDLE;
+  const command = bundle ? [process.execPath, bundle] : undefined;
   // one after the other: three starting together on a loaded 2-core machine can pass
   // Fastify's start-up timeout
   for (const i of [0, 1, 2]) nodes.push(await spawnServer(env(i), { command }));
@@ -156,7 +142,6 @@ afterAll(async () => {
   await Promise.all(nodes.map((n) => n.exited));
   await single?.app.close();
   await redis?.stop();
-  if (built) rmSync(built, { recursive: true, force: true });
 });
 
 describe("a cluster of three nodes over Redis", () => {

@@ -1,9 +1,11 @@
 /**
  * Once per `vitest run`, before any test file (vitest.config.ts `globalSetup`), in vitest's
- * main process: the solver worker's bundle, src/server/worker.ts bundled by esbuild as
- * `npm run build` does (packages left to node_modules), named by MOREAU_WORKER_BUNDLE, which
- * the servers the tests start in process and the server processes they spawn inherit
- * (src/server/worker-pool.ts). A worker thread loading the engine through tsx's loader takes
+ * main process: the server's bundle, src/server/main.ts and worker.ts bundled by esbuild as
+ * `npm run build` does (main.js and worker.js side by side, packages left to
+ * node_modules). MOREAU_WORKER_BUNDLE names the worker's, which the servers the tests
+ * start in process and the server processes they spawn inherit (src/server/worker-pool.ts);
+ * MOREAU_SERVER_BUNDLE the server's, for tests that start many server processes
+ * (test/cluster: a process through tsx's loader starts in twice the time). A worker thread loading the engine through tsx's loader takes
  * 2.4 s to start against 0.9 s for the bundle, and the suite starts a few hundred; the
  * bundle is built from the sources under test at the start of the run.
  *
@@ -49,8 +51,8 @@ async function buildBundle(): Promise<string | null> {
   }
   const dir = join(CACHE, `${PREFIX}${process.pid}`);
   const built = build({
-    entryPoints: [join(ROOT, "src/server/worker.ts")],
-    outfile: join(dir, "worker.mjs"),
+    entryPoints: ["main", "worker"].map((f) => join(ROOT, `src/server/${f}.ts`)),
+    outdir: dir,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -72,11 +74,15 @@ export default async function setup(): Promise<() => void> {
   const b = shared.moreauWorkerBundle;
   b.users++;
   const dir = await b.dir;
-  if (dir) process.env.MOREAU_WORKER_BUNDLE = join(dir, "worker.mjs");
+  if (dir) {
+    process.env.MOREAU_WORKER_BUNDLE = join(dir, "worker.js");
+    process.env.MOREAU_SERVER_BUNDLE = join(dir, "main.js");
+  }
   return () => {
     if (--b.users > 0) return;
     if (dir) rmSync(dir, { recursive: true, force: true });
     delete process.env.MOREAU_WORKER_BUNDLE;
+    delete process.env.MOREAU_SERVER_BUNDLE;
     shared.moreauWorkerBundle = undefined;
   };
 }
