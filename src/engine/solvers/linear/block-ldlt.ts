@@ -25,7 +25,7 @@
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
 import { checkDeadline } from "../deadline";
-import { eliminationTree } from "./elimination-tree";
+import { eliminationTree, sortByColumn } from "./elimination-tree";
 import { amdOrder } from "./ordering";
 
 /** Relative size of a D_k determinant below which the pivot block counts as singular. */
@@ -167,17 +167,10 @@ export class BlockLdlt {
         cp[colOf[e] + 1]++;
         e++;
       }
-    for (let j = 0; j < nb; j++) cp[j + 1] += cp[j];
-    const next = cp.slice(0, nb);
-    this.ci = new Int32Array(e);
-    this.src1 = new Int32Array(e);
-    this.src2 = new Int32Array(e);
-    for (let p = 0; p < e; p++) {
-      const dst = next[colOf[p]]++;
-      this.ci[dst] = rowOf[p];
-      this.src1[dst] = s1[p];
-      this.src2[dst] = s2[p];
-    }
+    const upper = sortByColumn(nb, e, rowOf, colOf, s1, s2, cp);
+    this.ci = upper.ci;
+    this.src1 = upper.src1;
+    this.src2 = upper.src2;
     this.cp = cp;
     const { parent, lnz, lp, flag } = eliminationTree(nb, cp, this.ci);
     this.parent = parent;

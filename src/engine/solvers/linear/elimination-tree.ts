@@ -39,3 +39,41 @@ export function eliminationTree(n: number, ptr: Int32Array, idx: Int32Array): El
   for (let k = 0; k < n; k++) lp[k + 1] = lp[k] + lnz[k];
   return { parent, lnz, lp, flag };
 }
+
+/** A symmetric matrix's upper triangle by columns, each entry with where its value comes from. */
+export interface UpperColumns {
+  /** Row of each entry, column by column (column j: cp[j] .. cp[j + 1]). */
+  ci: Int32Array<ArrayBuffer>;
+  /** Where the entry's value is read (an offset in the matrix's values). */
+  src1: Int32Array<ArrayBuffer>;
+  /** Where its mirror's value is read, or −1 (the LDLᵀ factorizations take the two's mean). */
+  src2: Int32Array<ArrayBuffer>;
+}
+
+/**
+ * Counting sort of `count` upper-triangle entries listed in any order (entry p at row
+ * rowOf[p] ≤ column colOf[p], its sources s1[p], s2[p]) into columns. `cp` (n + 1) holds
+ * each column's count at cp[col + 1] on entry and the column pointers on return.
+ */
+export function sortByColumn(
+  n: number,
+  count: number,
+  rowOf: Int32Array,
+  colOf: Int32Array,
+  s1: Int32Array,
+  s2: Int32Array,
+  cp: Int32Array,
+): UpperColumns {
+  for (let j = 0; j < n; j++) cp[j + 1] += cp[j];
+  const next = cp.slice(0, n);
+  const ci = new Int32Array(count);
+  const src1 = new Int32Array(count);
+  const src2 = new Int32Array(count);
+  for (let p = 0; p < count; p++) {
+    const dst = next[colOf[p]]++;
+    ci[dst] = rowOf[p];
+    src1[dst] = s1[p];
+    src2[dst] = s2[p];
+  }
+  return { ci, src1, src2 };
+}

@@ -32,7 +32,7 @@
 import type { CsrMatrix } from "../../math/csr";
 import { checkDeadline } from "../deadline";
 import { isZeroPivot } from "./dense";
-import { eliminationTree } from "./elimination-tree";
+import { eliminationTree, sortByColumn } from "./elimination-tree";
 import type {
   LinearSolveInfo,
   LinearSolver,
@@ -164,17 +164,10 @@ export class SparseLdltSolver implements LinearSolver {
         m++;
       }
     }
-    for (let j = 0; j < n; j++) cp[j + 1] += cp[j];
-    const next = cp.slice(0, n);
-    this.ci = new Int32Array(m);
-    this.src1 = new Int32Array(m);
-    this.src2 = new Int32Array(m);
-    for (let q = 0; q < m; q++) {
-      const dst = next[colOf[q]]++;
-      this.ci[dst] = rowOf[q];
-      this.src1[dst] = s1[q];
-      this.src2[dst] = s2[q];
-    }
+    const upper = sortByColumn(n, m, rowOf, colOf, s1, s2, cp);
+    this.ci = upper.ci;
+    this.src1 = upper.src1;
+    this.src2 = upper.src2;
     this.cp = cp;
 
     // ldl_symbolic on the columns of the upper triangle (= rows of the lower one)
