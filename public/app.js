@@ -627,7 +627,13 @@ function showFrame(frame) {
     $("solver-newton").textContent = String(frame.solver.newtonIterations);
     $("solver-linear").textContent = String(frame.solver.linearIterations);
     $("solver-contact").textContent = String(frame.solver.contactIterations);
-    $("solver-residual").textContent = frame.solver.contactResidual.toExponential(2);
+    // the step's contact figures, flagged when the solver's budget ran out before its
+    // stated tolerance (README, Solver settings)
+    const { contactResidual, contactConverged, penetration, projectionConverged } = frame.solver;
+    $("solver-residual").textContent =
+      contactResidual.toExponential(2) + (contactConverged ? "" : " (sweeps ran out)");
+    $("solver-penetration").textContent =
+      `${(1000 * penetration).toPrecision(3)} mm${projectionConverged ? "" : " (over tolerance)"}`;
   }
   $("solver-contacts").textContent = String(frame.contacts?.length ?? 0);
   ui.legend.textContent =

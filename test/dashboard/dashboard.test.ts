@@ -84,6 +84,14 @@ describe("dashboard at GET /", () => {
       await dash<number>("d.viewer.normalArrows.filter((a) => a.visible).length"),
     ).toBeGreaterThanOrEqual(1);
     expect(await page.textContent("#solver-contacts")).not.toBe("0");
+    // the resting ball's penetration, as the step reported it, within the default
+    // projection tolerance: 2e-3 of the ball's 0.1 m radius (README, Solver settings)
+    const depth = await dash<number>("d.state.lastFrame.solver.penetration");
+    expect(depth).toBeGreaterThanOrEqual(0);
+    expect(depth).toBeLessThanOrEqual(2e-4);
+    expect(await page.textContent("#solver-penetration")).toBe(
+      `${(1000 * depth).toPrecision(3)} mm`,
+    );
     expect(await page.textContent("#legend")).toMatch(/contact arrows: 1 m = .* N/);
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, "dashboard.png") });
