@@ -43,7 +43,7 @@ import {
   type ElasticMaterial,
   type MaterialName,
 } from "./materials";
-import { polarDecomposition } from "./polar";
+import { nearestRotation, polarDecomposition } from "./polar";
 import { type FemSurface, meshSurface } from "./surface";
 import { deformationGradient, tetReference } from "./tet";
 
@@ -590,7 +590,7 @@ export class FemEffector implements ForceEffector {
           mat.evaluate(f, p);
           r.set(mat.r);
           this.storeN(e, nmat);
-        } else polarDecomposition(f, r, sigma, vecs);
+        } else if (!nearestRotation(f, r)) polarDecomposition(f, r, sigma, vecs);
       }
       const ke = 144 * e;
       const es = 16 * e;

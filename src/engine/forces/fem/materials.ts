@@ -43,7 +43,7 @@
  * Each material keeps, after `evaluate(F)`, what `differential` needs at that F; an
  * instance serves one element at a time. No allocation after construction.
  */
-import { polarDecomposition } from "./polar";
+import { nearestRotation, polarDecomposition } from "./polar";
 
 export type MaterialName = "corotational" | "stvk" | "neo-hookean";
 
@@ -109,11 +109,27 @@ export class CorotationalMaterial implements ElasticMaterial {
 
   evaluate(f: Float64Array, p: Float64Array): number {
     const { r, sigma, v, mu, lambda } = this;
-    polarDecomposition(f, r, sigma, v);
-    const e0 = sigma[0] - 1;
-    const e1 = sigma[1] - 1;
-    const e2 = sigma[2] - 1;
-    const tr = e0 + e1 + e2;
+    // tr(S − I) and ψ's first term μ Σ(σ_k − 1)² = μ ‖F − R‖² (S − I = Rᵀ(F − R)): the
+    // approximate tangent needs R alone (nearestRotation, det F > 0), the exact one the
+    // singular values and vectors as well
+    let tr: number;
+    let dev: number;
+    if (!this.exact && nearestRotation(f, r)) {
+      let rf = 0;
+      dev = 0;
+      for (let k = 0; k < 9; k++) {
+        rf += r[k] * f[k];
+        dev += (f[k] - r[k]) ** 2;
+      }
+      tr = rf - 3;
+    } else {
+      polarDecomposition(f, r, sigma, v);
+      const e0 = sigma[0] - 1;
+      const e1 = sigma[1] - 1;
+      const e2 = sigma[2] - 1;
+      tr = e0 + e1 + e2;
+      dev = e0 * e0 + e1 * e1 + e2 * e2;
+    }
     const lt = lambda * tr;
     for (let k = 0; k < 9; k++) p[k] = 2 * mu * (f[k] - r[k]) + lt * r[k];
     this.c = lt - 2 * mu;
@@ -133,7 +149,7 @@ export class CorotationalMaterial implements ElasticMaterial {
           m[3 * j + i] = x;
         }
     }
-    return mu * (e0 * e0 + e1 * e1 + e2 * e2) + 0.5 * lambda * tr * tr;
+    return mu * dev + 0.5 * lambda * tr * tr;
   }
 
   differential(df: Float64Array, dp: Float64Array): void {

@@ -207,3 +207,81 @@ function perpendicular(u: Float64Array): void {
   u[4] = cy / n;
   u[7] = cz / n;
 }
+
+const X = new Float64Array(9);
+
+/** Iterations of nearestRotation at most (a well-conditioned F needs 3 to 6). */
+const NEWTON_POLAR_ITERATIONS = 30;
+/**
+ * A step of nearestRotation changing X by at most this much (≈ X_k's error e_k) leaves
+ * X_{k+1} with an error of about e_k²/2 ≤ 5e-17: below rounding, so X_{k+1} is taken.
+ */
+const NEWTON_POLAR_SETTLED = 1e-8;
+
+/**
+ * R of F = R S for det F > 0 by Newton's iteration for the orthogonal polar factor
+ * (Higham, "Functions of Matrices", SIAM 2008, §8.3): X₀ = F, X_{k+1} = ½(ζ X_k + ζ⁻¹ X_k⁻ᵀ)
+ * with the determinant scaling ζ = |det X_k|^(−1/3), quadratically convergent; it stops after
+ * the step that changed X by at most NEWTON_POLAR_SETTLED in the max norm.
+ * Several times cheaper than the eigen-decomposition of FᵀF when only R is needed (the
+ * approximate corotational tangent: S = RᵀF gives tr S and ‖F − R‖ directly). Returns false,
+ * r untouched, for det F ≤ 0 (an inverted or collapsed element: the iteration would
+ * converge to a reflection) or when it has not converged: use polarDecomposition then.
+ */
+export function nearestRotation(f: Float64Array, r: Float64Array): boolean {
+  for (let k = 0; k < 9; k++) X[k] = f[k];
+  for (let it = 0; it < NEWTON_POLAR_ITERATIONS; it++) {
+    const a = X[0];
+    const b = X[1];
+    const c = X[2];
+    const d = X[3];
+    const e = X[4];
+    const g = X[5];
+    const h = X[6];
+    const i = X[7];
+    const j = X[8];
+    // cofactors: X⁻ᵀ = cof(X) / det X
+    const c00 = e * j - g * i;
+    const c01 = g * h - d * j;
+    const c02 = d * i - e * h;
+    const det = a * c00 + b * c01 + c * c02;
+    if (!(det > 0)) return false;
+    const zeta = Math.cbrt(1 / det);
+    const s = 0.5 * zeta;
+    const t = 0.5 / (zeta * det);
+    const n0 = s * a + t * c00;
+    const n1 = s * b + t * c01;
+    const n2 = s * c + t * c02;
+    const n3 = s * d + t * (c * i - b * j);
+    const n4 = s * e + t * (a * j - c * h);
+    const n5 = s * g + t * (b * h - a * i);
+    const n6 = s * h + t * (b * g - c * e);
+    const n7 = s * i + t * (c * d - a * g);
+    const n8 = s * j + t * (a * e - b * d);
+    const change = Math.max(
+      Math.abs(n0 - a),
+      Math.abs(n1 - b),
+      Math.abs(n2 - c),
+      Math.abs(n3 - d),
+      Math.abs(n4 - e),
+      Math.abs(n5 - g),
+      Math.abs(n6 - h),
+      Math.abs(n7 - i),
+      Math.abs(n8 - j),
+    );
+    X[0] = n0;
+    X[1] = n1;
+    X[2] = n2;
+    X[3] = n3;
+    X[4] = n4;
+    X[5] = n5;
+    X[6] = n6;
+    X[7] = n7;
+    X[8] = n8;
+    if (change <= NEWTON_POLAR_SETTLED) {
+      for (let k = 0; k < 9; k++) r[k] = X[k];
+      return true;
+    }
+  }
+  return false;
+}

@@ -3,10 +3,15 @@
  * against an independent one: ml-matrix's SVD F = U Σ Vᵀ gives the nearest rotation
  * R* = U diag(1, 1, det(U Vᵀ)) Vᵀ. Random, nearly isotropic, inverted, flattened and
  * collapsed F; R must be a rotation, S = RᵀF symmetric, and R = R* wherever R* is unique.
+ * nearestRotation (Newton's iteration, det F > 0 only) against the same R*.
  */
 import { Matrix, SingularValueDecomposition } from "ml-matrix";
 import { describe, expect, it } from "vitest";
-import { polarDecomposition, symmetricEigen3 } from "../../../../src/engine/forces/fem/polar";
+import {
+  nearestRotation as newtonRotation,
+  polarDecomposition,
+  symmetricEigen3,
+} from "../../../../src/engine/forces/fem/polar";
 import { mulberry32 } from "../../../support/random";
 
 const gauss = (rng: () => number) =>
@@ -181,5 +186,33 @@ describe("polar decomposition F = R S", () => {
       const back = mul(mul(v, Float64Array.of(w[0], 0, 0, 0, w[1], 0, 0, 0, w[2])), transpose(v));
       expect(maxDiff(back, a)).toBeLessThan(1e-13);
     }
+  });
+});
+
+describe("nearestRotation (Newton's iteration for the polar factor)", () => {
+  it("is the SVD's nearest rotation for det F > 0, from tiny strains to σ₁/σ₃ = 1e4, and refuses det F ≤ 0", () => {
+    const rng = mulberry32(11);
+    const r = new Float64Array(9);
+    let worst = 0;
+    const spectra = [
+      [1 + 1e-9, 1, 1 - 1e-9],
+      [1.001, 0.999, 1],
+      [1.5, 0.7, 1.1],
+      [3, 1, 0.2],
+      [10, 1, 1e-3],
+    ];
+    for (const sv of spectra)
+      for (let n = 0; n < 200; n++) {
+        const f = withSingularValues(rng, sv);
+        expect(newtonRotation(f, r)).toBe(true);
+        expectRotation(r);
+        worst = Math.max(worst, maxDiff(r, nearestRotation(f)));
+      }
+    expect(worst).toBeLessThan(1e-12);
+    // det F < 0 (inverted) and det F = 0 (flattened): refused, r untouched
+    r.fill(7);
+    expect(newtonRotation(withSingularValues(rng, [1, 1, -0.5]), r)).toBe(false);
+    expect(newtonRotation(Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 0), r)).toBe(false);
+    expect(r.every((x) => x === 7)).toBe(true);
   });
 });
