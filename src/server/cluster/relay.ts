@@ -18,7 +18,7 @@
 import { unpack } from "msgpackr";
 import type { WebSocket } from "ws";
 import type { StreamOptions } from "../../../schemas/api";
-import { encode, type FrameFormat } from "../frames";
+import { encode, type FrameFormat, msgpackUint } from "../frames";
 import { encodingKey, type Subscription } from "../protocol";
 import type { StreamHub, Subscriber } from "../stream";
 import { type Bus, type BusFrame, type Cursor, classId, type SessionDirectory } from "./ports";
@@ -42,19 +42,6 @@ function endsWith(a: Uint8Array, tail: Uint8Array): boolean {
   if (a.length < tail.length) return false;
   for (let i = 0; i < tail.length; i++) if (a[a.length - tail.length + i] !== tail[i]) return false;
   return true;
-}
-
-/** msgpack encoding of a non-negative integer up to 2^53 (uint 8/16/32/64). */
-function msgpackUint(n: number): Uint8Array {
-  if (n <= 0x7f) return Uint8Array.of(n);
-  if (n <= 0xff) return Uint8Array.of(0xcc, n);
-  if (n <= 0xffff) return Uint8Array.of(0xcd, n >>> 8, n & 0xff);
-  if (n <= 0xffffffff)
-    return Uint8Array.of(0xce, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
-  const out = new Uint8Array(9);
-  out[0] = 0xcf;
-  new DataView(out.buffer).setBigUint64(1, BigInt(n));
-  return out;
 }
 
 /**
