@@ -1,10 +1,16 @@
 /**
  * Test helpers for the linear solvers: seeded random matrices, the independent dense
  * reference (ml-matrix LU with partial pivoting) and error measures. Nothing here uses
- * the code under test.
+ * the code under test, except solveWith, which only drives a solver given to it.
  */
 import { LuDecomposition, Matrix } from "ml-matrix";
+import { expect } from "vitest";
+import { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
 import { type CsrMatrix, csrFromTriplets, csrToDense } from "../../../../src/engine/math/csr";
+import type {
+  LinearOperator,
+  LinearSolver,
+} from "../../../../src/engine/solvers/linear/linear-solver";
 import { mulberry32 } from "../../../support/random";
 
 export class Triplets {
@@ -150,4 +156,152 @@ export function relativeResidual(a: CsrMatrix, x: Float64Array, b: Float64Array)
     den += b[i] * b[i];
   }
   return Math.sqrt(num / den);
+}
+
+/** Sizes of the random systems every direct and Krylov solver is checked on. */
+export const TEST_SIZES = [5, 20, 60, 200];
+
+/** factor + solve, expecting success; returns x. */
+export function solveWith(s: LinearSolver, a: CsrMatrix, b: Float64Array): Float64Array {
+  s.factor(a);
+  const x = new Float64Array(a.cols);
+  const info = s.solve(b, x);
+  expect(info.converged, s.name).toBe(true);
+  return x;
+}
+
+/** D A D with D = diag(d): a badly scaled copy of a (mixed units). */
+export function scaledBothSides(a: CsrMatrix, d: Float64Array): CsrMatrix {
+  const values = new Float64Array(a.values.length);
+  for (let i = 0; i < a.rows; i++)
+    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+      values[k] = d[i] * a.values[k] * d[a.colIdx[k]];
+  return { ...a, values };
+}
+
+/**
+ * The badly scaled SPD system of the direct solvers' scaling tests: A random SPD (n = 50),
+ * D from 1e-6 to 1e6 (geometric), the scaled matrix D A D, b, and the reference solution
+ * in the scaled variables y = D x: A y = D⁻¹ b by ml-matrix on the unscaled A (van der
+ * Sluis: LDLᵀ/Cholesky/LU are accurate in y whatever D).
+ */
+export function badlyScaledSystem(): {
+  scaled: CsrMatrix;
+  dscale: Float64Array;
+  b: Float64Array;
+  yRef: Float64Array;
+} {
+  const n = 50;
+  const a = randomSpd(n, 6, 31);
+  const dscale = Float64Array.from({ length: n }, (_, i) => 10 ** (-6 + (12 * i) / (n - 1)));
+  const b = randomVector(n, 32);
+  const yRef = denseLuReference(
+    a,
+    b.map((v, i) => v / dscale[i]),
+  );
+  return { scaled: scaledBothSides(a, dscale), dscale, b, yRef };
+}
+
+/** D [1 1; 1 1] D with D = diag(1e-6, 1e6): singular, however badly scaled. */
+export function scaledSingular2x2(): CsrMatrix {
+  const d0 = 1e-6;
+  const d1 = 1e6;
+  return csrFromTriplets(2, 2, [0, 0, 1, 1], [0, 1, 0, 1], [d0 * d0, d0 * d1, d1 * d0, d1 * d1]);
+}
+
+/** The entries (i, j) of a for which keep(i, j) holds (e.g. one triangle of a symmetric a). */
+export function keepEntries(a: CsrMatrix, keep: (i: number, j: number) => boolean): CsrMatrix {
+  const t = new Triplets();
+  for (let i = 0; i < a.rows; i++)
+    for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+      if (keep(i, a.colIdx[k])) t.add(i, a.colIdx[k], a.values[k]);
+  return t.toCsr(a.rows, a.cols);
+}
+
+/**
+ * Shifted 2-D 5-point Laplacian on a k×k grid, c·I − Δ_h (Dirichlet), applied by its
+ * stencil without any matrix (`operator`) and assembled from the same stencil (`matrix`,
+ * for the dense reference). Nonsymmetric variant (`symmetric` false): a convection term
+ * skews the horizontal neighbours (1.4 left, 0.6 right).
+ */
+export function shiftedLaplacian(
+  k: number,
+  shift: number,
+  symmetric: boolean,
+): { operator: LinearOperator; matrix: CsrMatrix } {
+  const n = k * k;
+  const left = symmetric ? 1 : 1.4;
+  const right = symmetric ? 1 : 0.6;
+  const operator: LinearOperator = {
+    n,
+    apply(x, out) {
+      for (let i = 0; i < k; i++)
+        for (let j = 0; j < k; j++) {
+          const p = i * k + j;
+          let s = (4 + shift) * x[p];
+          if (i > 0) s -= x[p - k];
+          if (i < k - 1) s -= x[p + k];
+          if (j > 0) s -= left * x[p - 1];
+          if (j < k - 1) s -= right * x[p + 1];
+          out[p] = s;
+        }
+    },
+    diagonal(out) {
+      out.fill(4 + shift);
+    },
+  };
+  const t = new Triplets();
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j < k; j++) {
+      const p = i * k + j;
+      t.add(p, p, 4 + shift);
+      if (i > 0) t.add(p, p - k, -1);
+      if (i < k - 1) t.add(p, p + k, -1);
+      if (j > 0) t.add(p, p - 1, -left);
+      if (j < k - 1) t.add(p, p + 1, -right);
+    }
+  return { operator, matrix: t.toCsr(n, n) };
+}
+
+/** Block sizes of a mixed particle / rigid-body system. */
+export const BODY_BLOCK_SIZES = [3, 6, 3, 3, 6];
+
+/**
+ * A random SPD block matrix with the block sizes BODY_BLOCK_SIZES: G Gᵀ + n I for a
+ * random dense G, stored with every block reserved, plus its dense copy (ml-matrix).
+ */
+export function randomSpdBlocks(seed: number): { m: SparseBlockMatrix; dense: Matrix } {
+  const r = mulberry32(seed);
+  const sizes = BODY_BLOCK_SIZES;
+  const m = new SparseBlockMatrix(sizes);
+  for (let i = 0; i < sizes.length; i++) for (let j = 0; j < sizes.length; j++) m.addBlock(i, j);
+  m.finalize();
+  const n = m.size;
+  const g = Matrix.zeros(n, n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) g.set(i, j, 2 * r() - 1);
+  const dense = g.mmul(g.transpose()).add(Matrix.eye(n).mul(n));
+  m.clear();
+  for (let bi = 0; bi < sizes.length; bi++)
+    for (let bj = 0; bj < sizes.length; bj++)
+      for (let a = 0; a < sizes[bi]; a++)
+        for (let b = 0; b < sizes[bj]; b++)
+          m.addEntry(bi, bj, a, b, dense.get(m.blockOffset[bi] + a, m.blockOffset[bj] + b));
+  return { m, dense };
+}
+
+/** A CSR matrix as an operator that counts its products (A x). */
+export function countingOperator(a: CsrMatrix): LinearOperator & { products: number } {
+  const op = {
+    n: a.rows,
+    products: 0,
+    apply(x: Float64Array, out: Float64Array) {
+      op.products++;
+      for (let i = 0; i < a.rows; i++) {
+        let s = 0;
+        for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++) s += a.values[k] * x[a.colIdx[k]];
+        out[i] = s;
+      }
+    },
+  };
+  return op;
 }

@@ -1,46 +1,24 @@
+/**
+ * LemkeSolver (complementary pivoting) against the 2ⁿ enumeration of scenes.ts's random
+ * LCPs, on dense and operator forms of W, with degenerate ties, the trivial q ≥ 0 case,
+ * ray termination on infeasible LCPs, and the refusal of friction problems.
+ */
 import { describe, expect, it } from "vitest";
 import {
-  createNonsmoothSolver,
   DenseDelassus,
   LemkeSolver,
   type NonsmoothProblem,
   NonsmoothProblemError,
-  type NonsmoothSolverName,
-  problemResidual,
   SparseBlockDelassus,
   solveNonsmooth,
 } from "../../../../src/engine/solvers/nonsmooth";
-import { mulberry32 } from "../../../support/random";
-import { affine, bruteForceLcp, maxAbsDiff, randomSpd } from "./helpers";
-
-function lcp(W: Float64Array, q: Float64Array): NonsmoothProblem {
-  return { contacts: q.length, contactDim: 1, W, q };
-}
-
-/** Checks w ≥ −tol, r ≥ −tol, |w_i r_i| ≤ tol with w computed here from W and q. */
-function expectComplementary(W: Float64Array, q: Float64Array, r: Float64Array, tol: number) {
-  const n = q.length;
-  const w = affine(W, r, q, n);
-  for (let i = 0; i < n; i++) {
-    expect(r[i]).toBeGreaterThanOrEqual(-tol);
-    expect(w[i]).toBeGreaterThanOrEqual(-tol);
-    expect(Math.abs(w[i] * r[i])).toBeLessThanOrEqual(tol);
-  }
-}
-
-// 3 random LCPs per size 2..12: W = AᵀA + 0.5 I (SPD, condition number ≲ 100), q ∈ [−1, 1]ⁿ.
-const cases: { n: number; W: Float64Array; q: Float64Array; ref: Float64Array }[] = [];
-{
-  const rand = mulberry32(20240611);
-  for (let n = 2; n <= 12; n++)
-    for (let c = 0; c < 3; c++) {
-      const W = randomSpd(n, 0.5, rand);
-      const q = Float64Array.from({ length: n }, () => 2 * rand() - 1);
-      cases.push({ n, W, q, ref: bruteForceLcp(W, q, n) });
-    }
-}
+import { expectComplementary, expectCoupledTwoContactLcp } from "./checks";
+import { maxAbsDiff } from "./helpers";
+import { lcp, randomLcpCases } from "./scenes";
 
 describe("Lemke on random SPD LCPs", () => {
+  const cases = randomLcpCases();
+
   it("is complementary to 1e-12 and equals the 2ⁿ enumeration", () => {
     const lemke = new LemkeSolver();
     let active = 0;
@@ -155,68 +133,8 @@ describe("Lemke on random SPD LCPs", () => {
   });
 });
 
-describe("iterative solvers agree with Lemke on the same LCPs", () => {
-  const names: NonsmoothSolverName[] = ["pgs", "pjacobi", "apgd", "barzilai-borwein"];
-  for (const name of names) {
-    it(`${name} matches Lemke to 1e-6`, () => {
-      const solver = createNonsmoothSolver(name);
-      const lemke = new LemkeSolver();
-      let worst = 0;
-      for (const { n, W, q } of cases) {
-        const rl = new Float64Array(n);
-        lemke.solve(lcp(W, q), rl);
-        const r = new Float64Array(n);
-        const res = solver.solve(lcp(W, q), r, { maxIterations: 20000, tolerance: 1e-11 });
-        expect(res.converged).toBe(true);
-        expect(res.measure).toBe("lcp");
-        // The reported residual is the natural map recomputed independently here.
-        expect(res.residual).toBeCloseTo(problemResidual(lcp(W, q), r), 14);
-        expectComplementary(W, q, r, 1e-9);
-        worst = Math.max(worst, maxAbsDiff(r, rl));
-      }
-      expect(worst).toBeLessThan(1e-6);
-    });
-  }
-
-  it("solves a coupled 2-contact LCP in closed form", () => {
-    // W = [[2, 1], [1, 2]]: q = (−1, −1) → both active, r = W⁻¹(1, 1) = (1/3, 1/3);
-    // q = (−1, 1) → contact 2 separates, r = (1/2, 0), w₂ = 1 + 1/2.
-    const W = Float64Array.from([2, 1, 1, 2]);
-    for (const name of ["lemke", "pgs", "pjacobi", "apgd", "barzilai-borwein"] as const) {
-      const r = new Float64Array(2);
-      solveNonsmooth(name, lcp(W, Float64Array.from([-1, -1])), r, { tolerance: 1e-13 });
-      expect(r[0]).toBeCloseTo(1 / 3, 12);
-      expect(r[1]).toBeCloseTo(1 / 3, 12);
-      const r2 = new Float64Array(2);
-      solveNonsmooth(name, lcp(W, Float64Array.from([-1, 1])), r2, { tolerance: 1e-13 });
-      expect(r2[0]).toBeCloseTo(0.5, 12);
-      expect(r2[1]).toBeCloseTo(0, 12);
-      expect(affine(W, r2, [-1, 1], 2)[1]).toBeCloseTo(1.5, 12);
-    }
-  });
-
-  it("PSOR over-relaxation (ω = 1.5) converges to the same solution", () => {
-    const { n, W, q, ref } = cases[cases.length - 1];
-    const r = new Float64Array(n);
-    const res = solveNonsmooth("pgs", lcp(W, q), r, {
-      omega: 1.5,
-      maxIterations: 20000,
-      tolerance: 1e-12,
-    });
-    expect(res.converged).toBe(true);
-    expect(maxAbsDiff(r, ref)).toBeLessThan(1e-8);
-  });
-
-  it("reports max-iterations when the budget is too small", () => {
-    const { n, W, q } = cases[cases.length - 1];
-    const res = solveNonsmooth("pjacobi", lcp(W, q), new Float64Array(n), {
-      maxIterations: 3,
-      tolerance: 1e-14,
-      warmStart: false,
-    });
-    expect(res.converged).toBe(false);
-    expect(res.status).toBe("max-iterations");
-    expect(res.iterations).toBe(3);
-    expect(res.message).toMatch(/pjacobi/);
+describe("Lemke in closed form", () => {
+  it("solves a coupled 2-contact LCP (both active; one separating)", () => {
+    expectCoupledTwoContactLcp(new LemkeSolver());
   });
 });

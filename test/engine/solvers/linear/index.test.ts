@@ -1,3 +1,7 @@
+/**
+ * The linear-solver factory (index.ts): the `auto` rule by dimension and matrix type, and
+ * every named solver built by it solving an SPD system against ml-matrix dense LU.
+ */
 import { describe, expect, test } from "vitest";
 import {
   AUTO_DENSE_MAX,

@@ -1,3 +1,8 @@
+/**
+ * The rank-revealing (column-pivoted Householder) QR of sparse-qr.ts: rank, dependent rows,
+ * minimum-norm least squares against ml-matrix's SVD pseudo-inverse, and QrSolver on square
+ * systems against ml-matrix dense LU.
+ */
 import { Matrix, pseudoInverse } from "ml-matrix";
 import { describe, expect, test } from "vitest";
 import { csrFromTriplets } from "../../../../src/engine/math/csr";
@@ -8,7 +13,17 @@ import {
   rankRevealingQr,
 } from "../../../../src/engine/solvers/linear/sparse-qr";
 import { mulberry32 } from "../../../support/random";
-import { randomVector, relativeError } from "./helpers";
+import {
+  denseLuReference,
+  randomKkt,
+  randomNonsymmetric,
+  randomSpd,
+  randomVector,
+  relativeError,
+  relativeResidual,
+  solveWith,
+  TEST_SIZES,
+} from "./helpers";
 
 /** Row-major rows×cols from an array of rows. */
 function pack(rowsArr: number[][]): { a: Float64Array; rows: number; cols: number } {
@@ -205,6 +220,29 @@ describe("rank-revealing QR", () => {
     for (let k = 0; k < ri.length; k++) dense[ri[k] * rows + ci[k]] = vi[k];
     expect(relativeError(lambda, pinvSolve(dense, cols, rows, f))).toBeLessThan(1e-10);
   });
+});
+
+describe("QrSolver on square systems against ml-matrix dense LU", () => {
+  for (const n of TEST_SIZES)
+    test(`random SPD, nonsymmetric with shuffled rows and KKT, n = ${n}`, () => {
+      const spd = randomSpd(n, 6, 11 * n);
+      const bSpd = randomVector(n, 3 * n);
+      expect(
+        relativeError(solveWith(new QrSolver(), spd, bSpd), denseLuReference(spd, bSpd)),
+      ).toBeLessThan(1e-10);
+
+      const non = randomNonsymmetric(n, 5, 17 * n, true);
+      const bNon = randomVector(n, 5 * n);
+      const x = solveWith(new QrSolver(), non, bNon);
+      expect(relativeError(x, denseLuReference(non, bNon))).toBeLessThan(1e-10);
+      expect(relativeResidual(non, x, bNon)).toBeLessThan(1e-12);
+
+      const kkt = randomKkt(n, Math.ceil(n / 3), 23 * n);
+      const bKkt = randomVector(kkt.rows, 7 * n);
+      expect(
+        relativeError(solveWith(new QrSolver(), kkt, bKkt), denseLuReference(kkt, bKkt)),
+      ).toBeLessThan(1e-10);
+    });
 });
 
 /** Small dense SPD solve by Gaussian elimination written out (test-local reference). */

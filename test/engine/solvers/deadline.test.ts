@@ -1,0 +1,76 @@
+/**
+ * deadline.ts: the cooperative step deadline, with performance.now() replaced by a clock
+ * the test advances (no wall-clock dependence): off by default and after clearDeadline or
+ * an infinite limit, thrown once passed, and honoured by a solver's sweep loop.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  checkDeadline,
+  clearDeadline,
+  DeadlineExceeded,
+  setDeadline,
+} from "../../../src/engine/solvers/deadline";
+import { PgsSolver } from "../../../src/engine/solvers/nonsmooth";
+
+/** performance.now() reads `clock.now` (ms) from here on. */
+function fakeClock(start: number) {
+  const clock = { now: start };
+  vi.spyOn(performance, "now").mockImplementation(() => clock.now);
+  return clock;
+}
+
+afterEach(() => {
+  clearDeadline();
+  vi.restoreAllMocks();
+});
+
+describe("deadline", () => {
+  it("is off unless set, after clearDeadline and for an infinite limit", () => {
+    const clock = fakeClock(1000);
+    expect(() => checkDeadline()).not.toThrow();
+    setDeadline(5);
+    clock.now = 1010;
+    expect(() => checkDeadline()).toThrow(DeadlineExceeded);
+    clearDeadline();
+    expect(() => checkDeadline()).not.toThrow();
+    setDeadline(Number.POSITIVE_INFINITY);
+    clock.now = 1e12;
+    expect(() => checkDeadline()).not.toThrow();
+  });
+
+  it("throws only once the limit has passed, reporting the limit in ms", () => {
+    const clock = fakeClock(200);
+    setDeadline(40.4);
+    clock.now = 240.4; // exactly at the deadline: not past it
+    expect(() => checkDeadline()).not.toThrow();
+    clock.now = 240.5;
+    let caught: unknown;
+    try {
+      checkDeadline();
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(DeadlineExceeded);
+    const e = caught as DeadlineExceeded;
+    expect(e.name).toBe("DeadlineExceeded");
+    expect(e.limitMs).toBe(40.4);
+    expect(e.message).toBe("a single step ran past the time limit (40 ms)");
+  });
+
+  it("stops a solver's sweeps: PGS throws once the clock passes the deadline", () => {
+    // Two nearly parallel contacts: PGS needs far more than 1000 sweeps (see types.test.ts),
+    // and every call of performance.now() advances the fake clock by 1 ms.
+    const clock = fakeClock(0);
+    vi.mocked(performance.now).mockImplementation(() => clock.now++);
+    setDeadline(10);
+    const eps = 1e-4;
+    const W = Float64Array.of(1, 1 - eps, 1 - eps, 1);
+    const q = Float64Array.of(-1, -1);
+    expect(() =>
+      new PgsSolver().solve({ contacts: 2, contactDim: 1, W, q }, new Float64Array(2)),
+    ).toThrow(DeadlineExceeded);
+    // setDeadline read 0 (deadline at 10 ms); PGS then reads the clock once per 16 sweeps:
+    // readings 1..10 pass, reading 11 throws, leaving the fake clock at 12
+    expect(clock.now).toBe(12);
+  });
+});
