@@ -2,7 +2,7 @@
  * Mimic joints (src/engine/constraints/mimic.ts): C = q_k − m q_j − o.
  *
  * - Jacobian and Qc against central finite differences of C along random motions from
- *   random poses (as jacobian-fd.test.ts: dC/dτ = Cq u, d²C/dτ² = −Qc for constant u),
+ *   random poses (as joint-checks.ts: dC/dτ = Cq u, d²C/dτ² = −Qc for constant u),
  *   for a shared-palm gripper (three bodies) and two unrelated joints (four bodies).
  * - A two-finger gripper (vertical prismatic fingers, the second mimicking the first
  *   with multiplier −1): coupling to 1e-8 while a PD servo moves the first finger; statics

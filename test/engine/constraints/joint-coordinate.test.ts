@@ -6,10 +6,35 @@
  *   slider x(φ) = r sin φ + √(L² − r² cos² φ), offset s = x(φ) − x(0),
  *   ṡ = φ̇ (r cos φ + r² sin φ cos φ / √(L² − r² cos² φ)).
  * Joints without a free coordinate (spherical) and motors report none.
+ *
+ * JointCoordinate on its own: a body on a hinge about z turned in steps of 0.9 rad (less
+ * than π, as a time step) reads the unwrapped angle 0.9 k past ±π when the turn count is
+ * taken at every step boundary (track); the rate is g·u = ω_z; the effort λ on the
+ * coordinate is the torque λ n on b; a prismatic coordinate reads the slide along its
+ * (normalized) axis and the rate v·n; a revolute joint with a particle end has none.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createJointCoordinate } from "../../../src/engine/constraints/joint-coordinate";
 import { loadModel } from "../../../src/engine/index";
+import { BodySystem, updateDerived } from "../../../src/engine/model/body-system";
+
+/** One body at the origin (rigid, or a particle) for a joint to ground. */
+function oneBody(kind: "rigid" | "particle") {
+  return new BodySystem([
+    {
+      id: "A",
+      kind,
+      fixed: false,
+      mass: 2,
+      inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
+      position: [0, 0, 0],
+      orientation: [1, 0, 0, 0],
+      velocity: [0, 0, 0],
+      angularVelocity: [0, 0, 0],
+    },
+  ]);
+}
 
 const r = 0.1;
 const L = 0.3;
@@ -84,5 +109,69 @@ describe("joint coordinates and rates", () => {
       );
     }
     expect(worst).toBeLessThan(1e-9);
+  });
+});
+
+describe("JointCoordinate", () => {
+  const ground = { body: -1, point: [0, 0, 0] };
+  const body = { body: 0, point: [0, 0, 0] };
+
+  it("revolute: unwrapped angle through whole turns, rate ω·n, effort as a torque about n", () => {
+    const sys = oneBody("rigid");
+    const q = createJointCoordinate(
+      sys,
+      { id: "h", type: "revolute", axis: [0, 0, 2] },
+      ground,
+      body,
+    );
+    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    expect(q.kind).toBe("angle");
+    expect([q.bodyA, q.bodyB]).toEqual([-1, 0]);
+    sys.omega.set([0, 0, 2.1]);
+    for (let k = 0; k <= 10; k++) {
+      const angle = 0.9 * k;
+      sys.quat.set([Math.cos(angle / 2), 0, 0, Math.sin(angle / 2)]);
+      updateDerived(sys);
+      q.evaluate();
+      expect(q.value).toBeCloseTo(angle, 12);
+      expect(q.rate).toBeCloseTo(2.1, 12);
+      // steady rotation about the axis: q̈ = 0 = g·u̇ − Qc with u̇ = 0
+      expect(Math.abs(q.quadraticTerm())).toBeLessThan(1e-12);
+      q.track();
+    }
+    expect(q.turns).toBe(1); // 9 rad = 2π + 2.72
+    const force = new Float64Array(3);
+    const torque = new Float64Array(3);
+    q.reaction(Float64Array.of(1.5), 0, force, torque);
+    for (let i = 0; i < 3; i++) {
+      expect(force[i]).toBeCloseTo(0, 14);
+      expect(torque[i]).toBeCloseTo(i === 2 ? 1.5 : 0, 12);
+    }
+    // back to the model pose's branch: the wrapped angle 9 − 2π
+    q.resetTurns();
+    q.evaluate();
+    expect(q.value).toBeCloseTo(9 - 2 * Math.PI, 12);
+  });
+
+  it("prismatic: the offset along the normalized axis and its rate; none for a particle hinge", () => {
+    const sys = oneBody("particle");
+    const n = [3 / 5, 4 / 5, 0];
+    const q = createJointCoordinate(
+      sys,
+      { id: "s", type: "prismatic", axis: [3, 4, 0] },
+      ground,
+      body,
+    );
+    if (q === null) throw new Error("a prismatic joint has a coordinate");
+    expect(q.kind).toBe("offset");
+    sys.pos.set([0.7 * n[0] + 0.2 * n[1], 0.7 * n[1] - 0.2 * n[0], 0.1]);
+    sys.vel.set([1, 2, 3]);
+    updateDerived(sys);
+    q.evaluate();
+    expect(q.value).toBeCloseTo(0.7, 14);
+    expect(q.rate).toBeCloseTo(n[0] + 2 * n[1], 14);
+    expect(
+      createJointCoordinate(sys, { id: "h", type: "revolute", axis: [0, 0, 1] }, ground, body),
+    ).toBeNull();
   });
 });

@@ -1,0 +1,35 @@
+/**
+ * The step statistics of integrator.ts: a step not yet taken counts nothing and is
+ * converged; resetStepStats brings any counts back to exactly that.
+ */
+import { describe, expect, it } from "vitest";
+import { emptyStepStats, resetStepStats } from "../../../src/engine/integrators/integrator";
+
+describe("step stats", () => {
+  it("empty: zero counts, converged; reset restores that in place", () => {
+    const empty = {
+      newtonIterations: 0,
+      newtonConverged: true,
+      linearIterations: 0,
+      contactIterations: 0,
+      contactResidual: 0,
+      contactConverged: true,
+      penetration: 0,
+      projectionConverged: true,
+    };
+    expect(emptyStepStats()).toEqual(empty);
+    expect(emptyStepStats()).not.toBe(emptyStepStats()); // a new record each time
+    const stats = {
+      newtonIterations: 7,
+      newtonConverged: false,
+      linearIterations: 40,
+      contactIterations: 12,
+      contactResidual: 3e-4,
+      contactConverged: false,
+      penetration: 1e-3,
+      projectionConverged: false,
+    };
+    resetStepStats(stats);
+    expect(stats).toEqual(empty);
+  });
+});
