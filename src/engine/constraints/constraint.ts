@@ -12,7 +12,7 @@
  * analytically by each constraint (no finite differences). None of the joints and
  * motors here has a Cq that depends on t explicitly, so Qc = −(d/dt Cq) u − Ctt, and
  * along a motion with constant u (constant world ω: R(τ) = exp(τ[ω]×) R₀) and t = t₀ + τ,
- * d²C/dτ² = −Qc (this is what test/engine/constraints/jacobian-fd.test.ts checks).
+ * d²C/dτ² = −Qc (this is what test/engine/constraints/joint-checks.ts checks for every joint type).
  *
  * The implementations are in kinematics.ts (row primitives with their derivations) and
  * one file per joint type plus motor.ts; pair-constraint.ts holds the shared parts.
@@ -59,4 +59,17 @@ export interface Constraint {
   quadraticTerm(t: number, out: Float64Array, off: number): void;
   /** Force and torque on body b from multipliers lambda[off .. off+rows). */
   reaction(lambda: Float64Array, off: number, force: Float64Array, torque: Float64Array): void;
+  /**
+   * Geometric stiffness of the constraint force at fixed multipliers: adds to ka and kb
+   * (row-major 3×3, world frame, N·m/rad) the symmetric part of ∂τ/∂θ, the change of the
+   * torque of Cqᵀλ on body a (b) about its centre of mass with a rotation δθ of that same
+   * body, at the kinematics of the last refresh (constraint-set.ts,
+   * addGeometricStiffness, says why and what is left out). Absent: no term.
+   */
+  addRotationStiffness?(
+    lambda: Float64Array,
+    off: number,
+    ka: Float64Array,
+    kb: Float64Array,
+  ): void;
 }

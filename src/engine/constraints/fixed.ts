@@ -83,4 +83,8 @@ export class FixedJoint extends PairConstraint {
         9 + 3 * PAIRS[2 * r + 1],
       );
   }
+
+  addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
+    this.addPointRowStiffness(lambda, off, ka, kb);
+  }
 }

@@ -255,6 +255,85 @@ function pointBlock(jac: Float64Array, o: number, sign: number, r: Vec): void {
   jac[o + 17] = 0;
 }
 
+/**
+ * Geometric stiffness of the point rows at multipliers λ = lambda[off..off+3) (the force on
+ * b at p_b, N). Their generalized force is [−λ, −r_a × λ] on a and [λ, r_b × λ] on b; with
+ * λ fixed only the levers r = R s turn with the bodies, δr = δθ × r, so for the force f a
+ * body receives at its lever r (f = λ on b, −λ on a)
+ *   ∂τ/∂θ = [f]×[r]× = r fᵀ − (f·r) I
+ * (no translation terms, no coupling between a and b). Adds to ka and kb the stabilizing
+ * part of its symmetric part (see addStabilizingStiffness).
+ */
+export function pointRotationStiffness(
+  k: PairKinematics,
+  lambda: Float64Array,
+  off: number,
+  ka: Float64Array,
+  kb: Float64Array,
+): void {
+  addStabilizingStiffness(ka, k.ra, lambda, off, -1);
+  addStabilizingStiffness(kb, k.rb, lambda, off, 1);
+}
+
+/**
+ * out += S₋, the negative semidefinite part of S = ½(r fᵀ + f rᵀ) − (f·r) I, f = σ l[o..o+3)
+ * (row-major 3×3). S is the symmetric part of [f]×[r]× (its skew part ½[f × r]× vanishes
+ * for a force along the lever). With a = |f||r| and c = f·r its eigenpairs are, in closed
+ * form,
+ *   u₊ = |f| r + |r| f : ½(a − c) ≥ 0,   u₋ = |f| r − |r| f : −½(a + c) ≤ 0,   w = r × f : −c,
+ * so S₋ = S − ½(a − c) u₊u₊ᵀ/|u₊|² − max(0, −c) wwᵀ/|w|². Only S₋ enters the Newton matrix:
+ * it is the restoring stiffness of a joint pulled along its lever (a hanging link: then
+ * S₋ = S = −c (I − r̂r̂ᵀ)), while the positive part, a compressed or sheared lever's loss of
+ * stiffness, would make the matrix indefinite and, taken with the previous step's λ in a
+ * linearized step, blew the benchmark's chain up at its whip. With f = −s r̂ (pure
+ * compression) S is positive semidefinite and S₋ = 0.
+ */
+function addStabilizingStiffness(
+  out: Float64Array,
+  r: Vec,
+  l: Float64Array,
+  o: number,
+  sign: number,
+): void {
+  const fx = sign * l[o];
+  const fy = sign * l[o + 1];
+  const fz = sign * l[o + 2];
+  const fn = Math.hypot(fx, fy, fz);
+  const rn = Math.hypot(r[0], r[1], r[2]);
+  const a = fn * rn;
+  if (a === 0) return;
+  const c = fx * r[0] + fy * r[1] + fz * r[2];
+  // u₊ = |f| r + |r| f; zero (to rounding) for pure compression, where S₋ = 0
+  const px = fn * r[0] + rn * fx;
+  const py = fn * r[1] + rn * fy;
+  const pz = fn * r[2] + rn * fz;
+  const pn = px * px + py * py + pz * pz;
+  if (pn <= 1e-24 * a * a) return;
+  const sp = (0.5 * (a - c)) / pn;
+  // w = r × f, its eigenvalue −c removed when positive
+  const wx = r[1] * fz - r[2] * fy;
+  const wy = r[2] * fx - r[0] * fz;
+  const wz = r[0] * fy - r[1] * fx;
+  const wn = wx * wx + wy * wy + wz * wz;
+  const sw = c < 0 && wn > 0 ? -c / wn : 0;
+  const S = tmp;
+  S[0] = r[0] * fx - c - sp * px * px - sw * wx * wx;
+  S[4] = r[1] * fy - c - sp * py * py - sw * wy * wy;
+  S[8] = r[2] * fz - c - sp * pz * pz - sw * wz * wz;
+  S[1] = 0.5 * (r[0] * fy + fx * r[1]) - sp * px * py - sw * wx * wy;
+  S[2] = 0.5 * (r[0] * fz + fx * r[2]) - sp * px * pz - sw * wx * wz;
+  S[5] = 0.5 * (r[1] * fz + fy * r[2]) - sp * py * pz - sw * wy * wz;
+  out[0] += S[0];
+  out[4] += S[4];
+  out[8] += S[8];
+  out[1] += S[1];
+  out[3] += S[1];
+  out[2] += S[2];
+  out[6] += S[2];
+  out[5] += S[5];
+  out[7] += S[5];
+}
+
 export function pointQuadratic(k: PairKinematics, out: Float64Array, off: number): void {
   out[off] = k.ca[0] - k.cb[0];
   out[off + 1] = k.ca[1] - k.cb[1];

@@ -12,7 +12,7 @@
  */
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { Constraint } from "./constraint";
-import { PairKinematics, rotate, rotateInverse } from "./kinematics";
+import { PairKinematics, pointRotationStiffness, rotate, rotateInverse } from "./kinematics";
 
 /** A point on a body: body index (−1 ground) and the point in that body's frame (m). */
 export interface Attachment {
@@ -108,6 +108,20 @@ export abstract class PairConstraint implements Constraint {
       for (let r = 0; r < this.rows; r++) jacA.fill(0, 6 * r + 3, 6 * r + 6);
     if (this.bodyB >= 0 && this.sys.kind[this.bodyB] === BodyKind.PARTICLE)
       for (let r = 0; r < this.rows; r++) jacB.fill(0, 6 * r + 3, 6 * r + 6);
+  }
+
+  /**
+   * Constraint.addRotationStiffness of joints whose rows 0..2 are the point rows
+   * (spherical, revolute, fixed); their other rows add nothing (constraint-set.ts).
+   */
+  protected addPointRowStiffness(
+    lambda: Float64Array,
+    off: number,
+    ka: Float64Array,
+    kb: Float64Array,
+  ): void {
+    this.refresh();
+    pointRotationStiffness(this.k, lambda, off, ka, kb);
   }
 
   velocityTerm(_t: number, out: Float64Array, off: number): void {

@@ -74,4 +74,8 @@ export class RevoluteJoint extends PairConstraint {
     out[off + 3] = -dotQuadraticPart(this.k, this.world, 0, this.world, 3);
     out[off + 4] = -dotQuadraticPart(this.k, this.world, 0, this.world, 6);
   }
+
+  addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
+    this.addPointRowStiffness(lambda, off, ka, kb);
+  }
 }

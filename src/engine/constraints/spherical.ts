@@ -25,4 +25,8 @@ export class SphericalJoint extends PairConstraint {
     this.refreshWithVelocities();
     pointQuadratic(this.k, out, off);
   }
+
+  addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
+    this.addPointRowStiffness(lambda, off, ka, kb);
+  }
 }

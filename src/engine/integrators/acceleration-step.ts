@@ -350,6 +350,8 @@ export class AccelerationStepper implements NewtonStepper {
   readonly constraints: ConstraintSet | null;
   /** Constraint force multipliers of the last solve (M a = f + Gᵀλ), N or N·m. */
   readonly lambda: Float64Array;
+  /** Whether the current solve iterates Newton (newtonIterations > 1). */
+  private iterating = false;
   private readonly constrained: ConstrainedSolve | null;
   private readonly rc: Float64Array;
   private readonly ct: Float64Array;
@@ -644,6 +646,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.cgPreconditioner = newton.linearPreconditioner ?? null;
     const search =
       newton.maxIterations > 1 && this.constraints === null && this.dynamicEffectors.length === 0;
+    this.iterating = newton.maxIterations > 1;
     let it = 0;
     let rNorm = -1;
     let rFirst = -1;
@@ -1078,6 +1081,14 @@ export class AccelerationStepper implements NewtonStepper {
       return;
     }
     this.assembleIterationMatrix(c);
+    // the loaded joints' geometric stiffness (constraint-set.ts): their forces Gᵀλ are
+    // taken at each iterate, except with the symmetric joints, whose directions are the
+    // step's start (start-directions.ts). Iterated Newton only: it changes the iterations'
+    // path, not where they converge; in the linearized step it would change the step
+    // itself, with the previous step's λ — Newmark's γ = ½ then blew the 100-link chain
+    // up at its whip (test/engine/integrators/constrained.test.ts).
+    if (this.iterating && !c.symmetricJoints && c.cx > 0)
+      this.constraints!.addGeometricStiffness(this.lambda, this.matrix, -c.cx);
     if (this.matrix.isBlockDiagonal()) {
       const t1 = performance.now();
       const ok = solver.factorBlockDiagonal(this.matrix, !c.symmetricJoints);
