@@ -16,6 +16,7 @@
  * −J has no negative eigenvalue, so adding s·J with s < 0 keeps a solve matrix PD).
  */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { expect } from "vitest";
 import type { ForceEffector } from "../../../src/engine/forces/effector";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
 import { csrToDense } from "../../../src/engine/math/csr";
@@ -413,4 +414,31 @@ export function energyGradientErrors(
     out.push(err / Math.max(maxAbs(f), options.floor ?? 1e-3));
   }
   return out;
+}
+
+// ---- the scenes and the assertion of the effectors' FD tests -------------------------
+
+/** Two particles (masses 1 and 2). */
+export const particlePair = () =>
+  system(particle("p", 1, [0, 0, 0]), particle("q", 2, [1, 0.2, 0]));
+/** A particle and a rigid body. */
+export const particleRigid = () => system(particle("p", 1, [0, 0, 0]), rigid("r", 2, [1, 0, 0]));
+/** Two rigid bodies, the first turned. */
+export const rigidPair = () =>
+  system(
+    rigid("r1", 1, [0, 0, 0], { orientation: [0.9, 0.1, -0.3, 0.2] }),
+    rigid("r2", 2, [1, 0.5, 0]),
+  );
+/** One turned rigid body (for effectors to ground, body −1). */
+export const rigidAlone = () =>
+  system(rigid("r", 2, [0.3, 0, 1], { orientation: [0.7, 0.2, 0.1, -0.4] }));
+/** A rigid body and a fixed one (no dofs). */
+export const rigidAndFixed = () =>
+  system(rigid("r", 2, [0, 0, 1]), rigid("base", 1, [1, 1, 0], { fixed: true }));
+
+/** The check must see a non-trivial Jacobian, and every error below the tolerance. */
+export function expectExactJacobians(res: JacobianCheckResult, needVelocity: boolean): void {
+  for (const e of [...res.position, ...res.velocity]) expect(e).toBeLessThan(1e-6);
+  expect(Math.min(...res.positionNorm)).toBeGreaterThan(0.1);
+  if (needVelocity) expect(Math.min(...res.velocityNorm)).toBeGreaterThan(0.01);
 }

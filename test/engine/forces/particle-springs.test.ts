@@ -6,7 +6,9 @@
  *  - addJacobianProduct and the diagonal blocks of setJacobianProduct equal the assembled s_x ∂f/∂x + s_v ∂f/∂v
  *    times a vector / its diagonal blocks, in both modes; announced before the forces,
  *    the product the law computes with them is the one pinned, kept while the springs
- *    are evaluated at another state.
+ *    are evaluated at another state;
+ *  - the exact Jacobians of every block kind against finite differences, and the forces
+ *    and energy equal one SpringEffector per spring.
  */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
@@ -14,12 +16,14 @@ import {
   type ParticleSpring,
   ParticleSpringSet,
 } from "../../../src/engine/forces/particle-springs";
+import { SpringEffector } from "../../../src/engine/forces/spring";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
 import { MatrixType } from "../../../src/engine/solvers/linear/linear-solver";
 import { mulberry32 } from "../../support/random";
 import {
   checkJacobians,
   denseJacobian,
+  expectExactJacobians,
   generalizedForce,
   particle,
   randomizeState,
@@ -247,4 +251,67 @@ describe("ParticleSpringSet matrix-free products", () => {
       }
     });
   }
+});
+
+describe("ParticleSpringSet Jacobians (FD check)", () => {
+  // per-spring damping and rest lengths (the set above shares one of each)
+  const mixed: ParticleSpring[] = [
+    {
+      bodyA: 0,
+      pointA: [0, 0, 0],
+      bodyB: 1,
+      pointB: [0.1, 0, 0],
+      stiffness: 40,
+      damping: 1.5,
+      restLength: 0.8,
+    },
+    {
+      bodyA: 1,
+      pointA: [0, 0, 0],
+      bodyB: 2,
+      pointB: [0, 0, 0],
+      stiffness: 25,
+      damping: 0.7,
+      restLength: 0,
+    },
+    {
+      bodyA: -1,
+      pointA: [0, 0, 1],
+      bodyB: 2,
+      pointB: [0, 0, 0],
+      stiffness: 10,
+      damping: 0,
+      restLength: 0.5,
+    },
+    {
+      bodyA: 3,
+      pointA: [0, 0, 0],
+      bodyB: 0,
+      pointB: [0, 0, 0],
+      stiffness: 15,
+      damping: 0.3,
+      restLength: 1.1,
+    },
+  ];
+  it("every block (particle–particle, zero length, ground, fixed body) matches finite differences", () => {
+    const res = checkJacobians(four, (s) => new ParticleSpringSet(s, "springs", mixed), {
+      configurations: 6,
+    });
+    expectExactJacobians(res, true);
+  });
+  it("gives the same forces as one SpringEffector per spring", () => {
+    const a = four();
+    const b = four();
+    const set = new ParticleSpringSet(a, "springs", mixed);
+    const singles = mixed.map((s, i) => new SpringEffector(b, { id: `s${i}`, ...s }));
+    a.force.fill(0);
+    b.force.fill(0);
+    set.applyForces(0);
+    for (const s of singles) s.applyForces(0);
+    for (let i = 0; i < a.force.length; i++) expect(a.force[i]).toBeCloseTo(b.force[i], 13);
+    expect(set.potentialEnergy()).toBeCloseTo(
+      singles.reduce((e, s) => e + s.potentialEnergy(), 0),
+      13,
+    );
+  });
 });

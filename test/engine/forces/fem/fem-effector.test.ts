@@ -4,11 +4,13 @@
  * Jacobian check, test/engine/forces/jacobian-check.ts) at random deformed and rotated
  * configurations for every material, the forces against the energy's gradient, zero force
  * under a rigid rotation of an undeformed mesh, the approximate corotational tangent, and
- * inverted elements.
+ * inverted elements. The element data the State reports (the equivalent strain in closed
+ * form for a stretch, rotated; the Cauchy stress P Fᵀ/det F; node positions through the
+ * node table) and the consistent mass ΔM = ρV/20 (1 + δ_ab) − ρV/4 δ_ab written out.
  */
-import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { determinant, EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
-import type { FemEffector } from "../../../../src/engine/forces/fem/fem-effector";
+import { FemEffector } from "../../../../src/engine/forces/fem/fem-effector";
 import type { MaterialName } from "../../../../src/engine/forces/fem/materials";
 import { boxMesh, type TetMesh } from "../../../../src/engine/forces/fem/mesh";
 import { type BodySystem, updateDerived } from "../../../../src/engine/model/body-system";
@@ -299,5 +301,115 @@ describe("FEM element data", () => {
     fem.elementJacobian(0, je);
     const dense = denseJacobian(sys, fem, "position");
     for (let k = 0; k < 144; k++) expect(je[k]).toBeCloseTo(dense[k], 8);
+  });
+
+  it("equivalent strain of a stretch F = Q diag(1 + ε, 1, 1): (2/3)(ε + ε²/2), the same at every node", () => {
+    const sys = meshSystem(smallBox, 1000);
+    const fem = meshEffector(sys, smallBox, {
+      youngModulus: E,
+      poissonRatio: 0.3,
+      material: "stvk",
+    });
+    const eps = 0.04;
+    const q = randomRotation(mulberry32(3));
+    const c = [0.5, -1, 2]; // a translation
+    for (let k = 0; k < smallBox.nodes.length / 3; k++) {
+      const X = smallBox.nodes.subarray(3 * k, 3 * k + 3);
+      const ax = [(1 + eps) * X[0], X[1], X[2]];
+      for (let i = 0; i < 3; i++)
+        sys.pos[3 * k + i] = c[i] + q[3 * i] * ax[0] + q[3 * i + 1] * ax[1] + q[3 * i + 2] * ax[2];
+    }
+    updateDerived(sys);
+    const expected = (2 / 3) * (eps + (eps * eps) / 2);
+    for (let e = 0; e < fem.elementCount; e++)
+      expect(fem.equivalentStrain(e)).toBeCloseTo(expected, 12);
+    const nodal = new Float64Array(fem.nodeCount);
+    fem.nodalStrain(nodal);
+    for (const s of nodal) expect(s).toBeCloseTo(expected, 12);
+    const positions = new Float64Array(3 * fem.nodeCount);
+    fem.positions(positions);
+    expect(Array.from(positions)).toEqual(Array.from(sys.pos));
+  });
+
+  it("Cauchy stress σ = P Fᵀ / det F, symmetric; F and P of an element", () => {
+    const sys = meshSystem(singleTet, 1000);
+    const fem = meshEffector(sys, singleTet, {
+      youngModulus: E,
+      poissonRatio: 0.3,
+      material: "neo-hookean",
+    });
+    deform(singleTet, 0.2, 0.05)(sys, mulberry32(9));
+    const f = new Float64Array(9);
+    const p = new Float64Array(9);
+    const sigma = new Float64Array(9);
+    fem.deformationGradient(0, f);
+    fem.firstPiolaStress(0, p);
+    fem.cauchyStress(0, sigma);
+    const F = new Matrix([
+      Array.from(f.subarray(0, 3)),
+      Array.from(f.subarray(3, 6)),
+      Array.from(f.subarray(6, 9)),
+    ]);
+    const P = new Matrix([
+      Array.from(p.subarray(0, 3)),
+      Array.from(p.subarray(3, 6)),
+      Array.from(p.subarray(6, 9)),
+    ]);
+    const expected = P.mmul(F.transpose()).div(determinant(F)).to1DArray();
+    const scale = Math.max(...expected.map(Math.abs));
+    for (let k = 0; k < 9; k++)
+      expect(Math.abs(sigma[k] - expected[k])).toBeLessThan(1e-12 * scale);
+    for (const [i, j] of [
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ])
+      expect(Math.abs(sigma[3 * i + j] - sigma[3 * j + i])).toBeLessThan(1e-10 * scale);
+  });
+
+  it("consistent mass: ΔM x and ½ vᵀ ΔM v with ΔM_ab = ρV/20 (1 + δ_ab) − ρV/4 δ_ab", () => {
+    const rho = 800;
+    const sys = meshSystem(singleTet, rho);
+    const fem = new FemEffector(sys, {
+      id: "fem",
+      nodeBodies: [0, 1, 2, 3],
+      rest: singleTet.nodes,
+      elements: singleTet.elements,
+      youngModulus: E,
+      poissonRatio: 0.3,
+      material: "corotational",
+      consistentDensity: rho,
+    });
+    const V = fem.restVolume;
+    const dm = (a: number, b: number) =>
+      ((rho * V) / 20) * (1 + (a === b ? 1 : 0)) - (a === b ? (rho * V) / 4 : 0);
+    const rng = mulberry32(13);
+    const x = Float64Array.from({ length: 12 }, () => 2 * rng() - 1);
+    const out = new Float64Array(12).fill(1);
+    if (!fem.addMassProduct) throw new Error("no consistent mass");
+    fem.addMassProduct(x, out, -2);
+    for (let a = 0; a < 4; a++)
+      for (let i = 0; i < 3; i++) {
+        let s = 0;
+        for (let b = 0; b < 4; b++) s += dm(a, b) * x[3 * b + i];
+        expect(out[3 * a + i]).toBeCloseTo(1 - 2 * s, 12);
+      }
+    sys.vel.set(x);
+    let kinetic = 0;
+    for (let a = 0; a < 4; a++)
+      for (let b = 0; b < 4; b++)
+        for (let i = 0; i < 3; i++) kinetic += 0.5 * dm(a, b) * x[3 * a + i] * x[3 * b + i];
+    expect(fem.kineticCorrection()).toBeCloseTo(kinetic, 12);
+    // a uniform velocity: the rows of ΔM sum to zero
+    sys.vel.set([0.3, -1, 2, 0.3, -1, 2, 0.3, -1, 2, 0.3, -1, 2]);
+    expect(fem.kineticCorrection()).toBeCloseTo(0, 12);
+    // lumped: none
+    expect(
+      meshEffector(sys, singleTet, {
+        youngModulus: E,
+        poissonRatio: 0.3,
+        material: "stvk",
+      }).kineticCorrection(),
+    ).toBe(0);
   });
 });

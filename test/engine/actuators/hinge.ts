@@ -1,0 +1,57 @@
+/**
+ * The scene of the actuator tests: the rod pendulum of test/support/models.ts (mass M,
+ * length L, pinned to the ground at the origin about y), without gravity, its joint
+ * coordinate, actuators and compliant limits built by createActuation from the
+ * schema-validated model (no Simulation: systemOf builds the bodies). setHinge turns the rod about the pivot to a known angle and rate, so
+ * the coordinate's value and rate are known in closed form.
+ */
+import { Model, type ModelInput, type ModelSpec } from "../../../schemas/model";
+import { type Actuation, createActuation } from "../../../src/engine/actuators/build";
+import { BodySystem, updateDerived } from "../../../src/engine/model/body-system";
+import { rodPendulum } from "../../support/models";
+import { axisAngle, rotate } from "../../support/quat";
+import { rigid } from "../forces/jacobian-check";
+
+export const M = 1.2;
+export const L = 0.8;
+/** The rod's inertia about its centre for the y axis (kg·m²). */
+export const I_CENTRE = (M * L * L) / 12;
+
+export function hinge(o: { servo?: Record<string, unknown>; limits?: Record<string, number> }): {
+  system: BodySystem;
+  spec: ModelSpec;
+  actuation: Actuation;
+} {
+  const { system, spec } = systemOf(
+    rodPendulum({ mass: M, length: L, axis: [0, 1, 0], gravity: [0, 0, 0], solver: {}, ...o }),
+  );
+  return { system, spec, actuation: createActuation(spec.joints, spec.actuators, system) };
+}
+
+/**
+ * The validated model and a body system of its bodies, all rigid with principal inertias
+ * given as 3-vectors, at the model pose.
+ */
+export function systemOf(model: ModelInput): { system: BodySystem; spec: ModelSpec } {
+  const spec = Model.parse(model);
+  const bodies = spec.bodies.map((b) => {
+    const [x, y, z] = b.inertia as [number, number, number];
+    return rigid(b.id, b.mass ?? 0, [...b.position], {
+      inertia: [x, 0, 0, 0, y, 0, 0, 0, z],
+      orientation: [...b.orientation],
+    });
+  });
+  return { system: new BodySystem(bodies), spec };
+}
+
+/** The rod turned by θ (rad) about y around the pivot, turning at θ̇ (rad/s). */
+export function setHinge(sys: BodySystem, theta: number, rate: number): void {
+  const q = axisAngle([0, 1, 0], theta);
+  const r = rotate(q, [L / 2, 0, 0]);
+  sys.quat.set(q, 0);
+  sys.pos.set(r, 0);
+  sys.omega.set([0, rate, 0], 0);
+  // v = ω × r with ω = θ̇ ŷ
+  sys.vel.set([rate * r[2], 0, -rate * r[0]], 0);
+  updateDerived(sys);
+}

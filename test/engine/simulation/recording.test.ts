@@ -1,0 +1,131 @@
+/**
+ * Recordings (src/engine/simulation/recording.ts) of the spring particle of
+ * test/support/models.ts (symplectic Euler, the recurrence v ← v − h (k/m) x, x ← x + h v
+ * written out here) kicked by an impulse J at step 20 (v ← v + J/m at that boundary):
+ * the document recordingOf writes, its replay reproducing the recurrence's numbers and the
+ * end hash, the sampled states of replayStates, a recording that starts from a snapshot,
+ * and the errors with their paths (parseRecording, replayRecording).
+ */
+import { describe, expect, it } from "vitest";
+import { Input } from "../../../schemas/input";
+import { Model } from "../../../schemas/model";
+import { RECORDING_FORMAT, RECORDING_VERSION } from "../../../schemas/recording";
+import { loadModel, loadSnapshot } from "../../../src/engine/index";
+import {
+  parseRecording,
+  RecordingError,
+  recordingOf,
+  replayRecording,
+  replayStates,
+} from "../../../src/engine/simulation/recording";
+import { SPRING_PARTICLE, springParticle } from "../../support/models";
+
+const KICK = 0.5; // N·s along x
+
+/** x and v after n steps with the kick at step 20 (when n > 20), by the recurrence. */
+function expected(n: number): { x: number; v: number } {
+  const { stiffness: k, mass: m, dt: h, x0 } = SPRING_PARTICLE;
+  let x = x0;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    if (i === 20) v += KICK / m;
+    v -= h * (k / m) * x;
+    x += h * v;
+  }
+  return { x, v };
+}
+
+function kicked() {
+  const sim = loadModel(springParticle());
+  sim.schedule([Input.parse({ type: "impulse", id: "p", impulse: [KICK, 0, 0] })], 20);
+  sim.step(50);
+  return sim;
+}
+
+/** The issues of a RecordingError thrown by f. */
+function issues(f: () => unknown) {
+  try {
+    f();
+  } catch (err) {
+    expect(err).toBeInstanceOf(RecordingError);
+    return (err as RecordingError).issues;
+  }
+  throw new Error("no RecordingError");
+}
+
+describe("recordingOf and replayRecording", () => {
+  it("the document: format, model, no start, the input at its step, the end; a replay reproduces the run", () => {
+    const sim = kicked();
+    const end = expected(50);
+    expect(sim.system.pos[0]).toBeCloseTo(end.x, 12);
+    const rec = recordingOf(sim);
+    expect([rec.format, rec.version, rec.start]).toEqual([
+      RECORDING_FORMAT,
+      RECORDING_VERSION,
+      null,
+    ]);
+    expect(rec.model).toEqual(sim.model);
+    expect(rec.inputs.map((e) => e.step)).toEqual([20]);
+    expect(rec.end).toEqual({ step: 50, time: sim.time, hash: sim.stateHash() });
+    const replay = replayRecording(parseRecording(JSON.parse(JSON.stringify(rec))));
+    expect(replay.stepCount).toBe(0);
+    replay.step(50);
+    expect(replay.stateHash()).toBe(rec.end.hash);
+    expect(replay.system.vel[0]).toBeCloseTo(end.v, 12);
+  });
+
+  it("replayStates samples every k steps and the end, and checks the end hash", () => {
+    const rec = recordingOf(kicked());
+    const { states, matches } = replayStates(rec, 20);
+    expect(matches).toBe(true);
+    expect(states.map((s) => s.step)).toEqual([20, 40, 50]);
+    for (const s of states) expect(s.bodies[0].position[0]).toBeCloseTo(expected(s.step).x, 12);
+    expect(replayStates({ ...rec, end: { ...rec.end, hash: "0".repeat(64) } }, 25).matches).toBe(
+      false,
+    );
+  });
+
+  it("from a snapshot: the start is the snapshot, and the replay continues from it", () => {
+    const a = kicked();
+    const b = loadSnapshot(JSON.parse(JSON.stringify(a.snapshot())));
+    b.step(30);
+    const rec = recordingOf(b);
+    expect(rec.start?.step).toBe(50);
+    expect(rec.inputs).toEqual([]);
+    const replay = replayRecording(rec);
+    expect(replay.stepCount).toBe(50);
+    replay.step(30);
+    expect(replay.stateHash()).toBe(rec.end.hash);
+    expect(replay.system.pos[0]).toBeCloseTo(expected(80).x, 12);
+  });
+});
+
+describe("errors", () => {
+  it("parseRecording names the fields of an invalid document", () => {
+    const rec = JSON.parse(JSON.stringify(recordingOf(kicked())));
+    expect(issues(() => parseRecording({ ...rec, version: 2 }))[0].path).toEqual(["version"]);
+    expect(
+      issues(() => parseRecording({ ...rec, end: { ...rec.end, hash: "x" } }))[0].path,
+    ).toEqual(["end", "hash"]);
+  });
+
+  it("replayRecording: an input that does not fit, a start of another model, an end before the start", () => {
+    const rec = recordingOf(kicked());
+    const ghost = {
+      ...rec,
+      inputs: [{ step: 5, input: Input.parse({ type: "impulse", id: "ghost" }) }],
+    };
+    expect(issues(() => replayRecording(ghost))[0].path[0]).toBe("inputs");
+    const b = loadSnapshot(kicked().snapshot());
+    b.step(5);
+    const started = recordingOf(b);
+    const other = Model.parse(springParticle({ stiffness: 7 }));
+    expect(issues(() => replayRecording({ ...started, model: other }))[0].path).toEqual([
+      "start",
+      "model",
+    ]);
+    expect(
+      issues(() => replayRecording({ ...started, end: { ...started.end, step: 10 } }))[0].path,
+    ).toEqual(["end", "step"]);
+  });
+});
