@@ -13,7 +13,7 @@
  */
 import type { ModelInput } from "../schemas/model";
 import { loadModel } from "../src/engine/index";
-import { mulberry32 } from "./compare/scene";
+import { mulberry32 } from "../test/support/random";
 
 export interface SpheresOptions {
   n: number;

@@ -200,14 +200,13 @@ export const StreamFieldName = z.enum([
   "fem",
   "femStrain",
 ]);
-export const ALL_STREAM_FIELDS = [
-  "bodies",
-  "contacts",
-  "joints",
-  "actuators",
-  "observation",
-  "energy",
-] as const;
+/** The fields of a stream that names none: all but those added on request. */
+const DEFAULT_STREAM_FIELDS = StreamFieldName.exclude([
+  "solver",
+  "contactPeak",
+  "fem",
+  "femStrain",
+]).options;
 
 export const StreamQuery = z.object({
   every: z.coerce
@@ -219,7 +218,7 @@ export const StreamQuery = z.object({
     .meta({ description: "send a frame at every step number divisible by it" }),
   fields: z
     .string()
-    .default(ALL_STREAM_FIELDS.join(","))
+    .default(DEFAULT_STREAM_FIELDS.join(","))
     .transform((s, ctx) => {
       const names = s
         .split(",")

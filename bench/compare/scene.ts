@@ -9,6 +9,8 @@
  * n·x = offset (n the unit inward normal, pointing into the container).
  */
 
+import { quaternionOf } from "../../src/formats/urdf/math";
+import { mulberry32 } from "../../test/support/random";
 import { hullMassProperties } from "./hull";
 
 export type Vec3 = [number, number, number];
@@ -107,20 +109,6 @@ export interface SceneDesc {
 export const H = 1 / 240;
 export const GRAVITY: Vec3 = [0, 0, -9.81];
 const IDENTITY: [number, number, number, number] = [1, 0, 0, 0];
-
-/**
- * mulberry32 (Tommy Ettinger's 32-bit PRNG): uniform in [0, 1). Written out exactly as the
- * reference JavaScript so every engine sees the same jitter.
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const SPHERE_RADIUS = 0.05;
 export const SPHERE_MASS = 0.1;
@@ -327,6 +315,11 @@ export const HULL_NOISE = 0.002;
 export const HULL_SPACING = 0.3;
 export const HULL_CLEARANCE = 0.05;
 
+/** The row-major 3×3 matrix whose columns are c0, c1, c2. */
+function columnsMatrix([c0, c1, c2]: [Vec3, Vec3, Vec3]): number[] {
+  return [c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2]];
+}
+
 /** q ⊗ r, quaternions [w, x, y, z]. */
 function quatMul(q: number[], r: number[]): [number, number, number, number] {
   return [
@@ -335,30 +328,6 @@ function quatMul(q: number[], r: number[]): [number, number, number, number] {
     q[0] * r[2] - q[1] * r[3] + q[2] * r[0] + q[3] * r[1],
     q[0] * r[3] + q[1] * r[2] - q[2] * r[1] + q[3] * r[0],
   ];
-}
-
-/** The unit quaternion of the rotation whose matrix has columns c0, c1, c2 (Shepperd). */
-function quatOfColumns([c0, c1, c2]: [Vec3, Vec3, Vec3]): [number, number, number, number] {
-  const [m00, m10, m20] = c0;
-  const [m01, m11, m21] = c1;
-  const [m02, m12, m22] = c2;
-  const tr = m00 + m11 + m22;
-  let q: [number, number, number, number];
-  if (tr > 0) {
-    const s = 2 * Math.sqrt(1 + tr);
-    q = [s / 4, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s];
-  } else if (m00 > m11 && m00 > m22) {
-    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
-    q = [(m21 - m12) / s, s / 4, (m01 + m10) / s, (m02 + m20) / s];
-  } else if (m11 > m22) {
-    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
-    q = [(m02 - m20) / s, (m01 + m10) / s, s / 4, (m12 + m21) / s];
-  } else {
-    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
-    q = [(m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s / 4];
-  }
-  const norm = Math.hypot(...q);
-  return q.map((c) => c / norm) as [number, number, number, number];
 }
 
 /**
@@ -425,8 +394,8 @@ export function hullsScene(n: number): SceneDesc {
         mass: mp.mass,
         inertia: mp.inertia,
         position: [x, y, top + reach + HULL_CLEARANCE],
-        // world ← drawing frame (turn) ← principal frame (the axes as columns)
-        orientation: quatMul(turn, quatOfColumns(mp.axes)),
+        // world ← drawing frame (turn) ← principal frame (the axes as the matrix's columns)
+        orientation: quatMul(turn, quaternionOf(columnsMatrix(mp.axes))),
         convexPoints: local,
       });
     }

@@ -6,7 +6,12 @@
  */
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
-import { divergingSpringParticle, hangingChain } from "../support/models";
+import {
+  divergingSpringParticle,
+  hangingChain,
+  slidingBoxNsc,
+  springPairNewmark,
+} from "../support/models";
 import { useServer } from "../support/server";
 import { stateHash } from "../support/snapshot";
 import { createSession, step } from "./helpers";
@@ -33,50 +38,6 @@ async function snapshot(id: string): Promise<Doc> {
   return r.body as Doc;
 }
 
-const newmark = {
-  name: "newmark-pendulum",
-  gravity: [0, 0, -9.81],
-  bodies: [
-    {
-      id: "a",
-      kind: "rigid",
-      mass: 1.5,
-      inertia: [0.02, 0.03, 0.04],
-      position: [0.6, 0, 0],
-      angularVelocity: [0, 2, 1],
-    },
-    { id: "b", kind: "particle", mass: 0.4, position: [1.1, 0.2, -0.3] },
-  ],
-  forces: [
-    {
-      id: "s1",
-      type: "spring",
-      a: { body: "ground" },
-      b: { body: "a", point: [0.05, 0, 0] },
-      stiffness: 300,
-      damping: 0.4,
-      restLength: 0.4,
-    },
-    {
-      id: "s2",
-      type: "spring",
-      a: { body: "a" },
-      b: { body: "b" },
-      stiffness: 150,
-      restLength: 0.3,
-    },
-  ],
-  solver: {
-    integrator: "newmark",
-    dt: 0.002,
-    gamma: 0.6,
-    beta: 0.3,
-    newtonIterations: 6,
-    newtonTolerance: 1e-12,
-    rayleighMass: 0.02,
-  },
-};
-
 const chain = {
   name: "chain",
   ...hangingChain({
@@ -87,27 +48,9 @@ const chain = {
   motors: [{ id: "m0", joint: "j0", angle: { offset: 0, rate: 2 } }],
 };
 
-const contact = {
-  name: "sliding-box",
-  bodies: [
-    { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane" }] },
-    {
-      id: "box",
-      kind: "rigid",
-      mass: 1,
-      position: [0, 0, 0.1],
-      velocity: [0.8, 0.2, 0],
-      angularVelocity: [0, 0, 1],
-      shapes: [{ type: "box", halfExtents: [0.2, 0.1, 0.1] }],
-    },
-  ],
-  contact: { method: "nsc", friction: 0.3 },
-  solver: { dt: 0.005, maxIterations: 20, tolerance: 1e-14 },
-};
-
 describe("GET /v1/sessions/:id/snapshot", () => {
   it("is a versioned document with model, patched parameters, state and solver memory", async () => {
-    const id = await createSession(server.app, newmark);
+    const id = await createSession(server.app, springPairNewmark);
     await step(server.app, id, 20);
     await api()
       .patch(`/v1/sessions/${id}`)
@@ -117,16 +60,21 @@ describe("GET /v1/sessions/:id/snapshot", () => {
     const doc = await snapshot(id);
     expect(doc.format).toBe("moreau.session");
     expect(doc.version).toBe(1);
-    expect(doc.session).toMatchObject({ id, name: "newmark-pendulum", status: "ready", step: 25 });
+    expect(doc.session).toMatchObject({
+      id,
+      name: springPairNewmark.name,
+      status: "ready",
+      step: 25,
+    });
     expect(doc.simulation.step).toBe(25);
     expect(doc.simulation.time).toBeCloseTo(0.05, 12);
     expect(doc.simulation.parameters.gravity).toEqual([0, 0, -5]);
     expect(doc.simulation.parameters.solver.velocityDamping).toBe(0.1);
     expect(doc.simulation.memory.integrator.accelerationValid).toBe(true);
-    // a_t: 6 + 3 dofs as float64
+    // a_t: 6 + 6 dofs (two rigid bodies) as float64
     expect(
       Buffer.from(doc.simulation.memory.integrator.acceleration ?? "", "base64").byteLength,
-    ).toBe(72);
+    ).toBe(8 * 12);
     expect(stateHash(doc)).toBe(doc.simulation.hash);
   });
 
@@ -138,9 +86,9 @@ describe("GET /v1/sessions/:id/snapshot", () => {
 
 describe("resume and fork continue bit-identically", () => {
   for (const [name, model] of [
-    ["newmark with newton iterations", newmark],
+    ["newmark with newton iterations", springPairNewmark],
     ["joints and a motor", chain],
-    ["nonsmooth contact with friction", contact],
+    ["nonsmooth contact with friction", slidingBoxNsc],
   ] as const) {
     it(`POST { snapshot }: ${name}`, async () => {
       const a = await createSession(server.app, model);
@@ -162,7 +110,7 @@ describe("resume and fork continue bit-identically", () => {
   }
 
   it("POST /v1/sessions/:id/fork copies at the current step; the two then evolve apart", async () => {
-    const a = await createSession(server.app, newmark);
+    const a = await createSession(server.app, springPairNewmark);
     await step(server.app, a, 40);
     const before = stateHash(await snapshot(a));
     const r = await api().post(`/v1/sessions/${a}/fork`).expect(201);
@@ -267,7 +215,7 @@ describe("bad snapshots", () => {
   });
 
   it("400 for contact memory of the wrong shape (nested objects), and the worker lives on", async () => {
-    const id = await createSession(server.app, contact);
+    const id = await createSession(server.app, slidingBoxNsc);
     await step(server.app, id, 5);
     const good = await snapshot(id);
     // 20 levels (5000, the depth that once overflowed postMessage's stack, is now refused

@@ -15,11 +15,9 @@ import pino from "pino";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { Model } from "../../schemas/model";
-import { resolveConfig } from "../../src/server/config";
-import { ServerMetrics } from "../../src/server/metrics";
 import { CheckpointStore } from "../../src/server/persistence";
-import { SessionManager } from "../../src/server/session-manager";
 import { createSession } from "../api/helpers";
+import { startOneWorkerManager } from "../support/manager";
 import { sample } from "../support/metrics";
 import { springParticle } from "../support/models";
 import { startApp } from "../support/server";
@@ -35,6 +33,8 @@ const tempDir = () => {
   return d;
 };
 const log = pino({ level: "silent" });
+/** At most one checkpoint a minute: longer than a test, so one not flushed stays deferred. */
+const MINUTE_MS = 60_000;
 
 /** A store that counts its writes, how many ran at once, and slows each down a little. */
 class CountingStore extends CheckpointStore {
@@ -53,32 +53,6 @@ class CountingStore extends CheckpointStore {
       this.running--;
     }
   }
-}
-
-/**
- * A session manager of one worker checkpointing to `store` every `checkpointEverySteps`
- * steps, at most once a minute (longer than a test: a checkpoint that is not flushed stays
- * deferred).
- */
-async function startManager(
-  dir: string,
-  store: CountingStore,
-  checkpointEverySteps: number,
-): Promise<SessionManager> {
-  const config = resolveConfig({
-    workers: 1,
-    dataDir: dir,
-    checkpointEverySteps,
-    checkpointMinIntervalMs: 60_000,
-  });
-  const metrics = new ServerMetrics({
-    sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
-    wsClients: () => 0,
-    workersAlive: () => 1,
-  });
-  const m = new SessionManager(config, metrics, log, { store });
-  await m.start();
-  return m;
 }
 
 describe("checkpoint coalescing", () => {
@@ -122,7 +96,7 @@ describe("checkpoint coalescing", () => {
   it("with a counting store: deferred within the interval, pause and close flush, delete drops", async () => {
     const dir = tempDir();
     const store = new CountingStore(dir, log);
-    const m = await startManager(dir, store, 5);
+    const m = await startOneWorkerManager(dir, store, log, 5, MINUTE_MS);
     let closed = false;
     try {
       const model = Model.parse(springParticle());
@@ -191,7 +165,7 @@ describe("checkpoint coalescing", () => {
       }
     }
     const store = new GatedStore(dir, log);
-    const m = await startManager(dir, store, 0);
+    const m = await startOneWorkerManager(dir, store, log, 0, MINUTE_MS);
     try {
       const id = (await m.create({ model: springParticle() })).id;
       await m.step(id, { steps: 120 });

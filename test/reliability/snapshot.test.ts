@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/engine/index";
-import { hangingChain } from "../support/models";
+import { hangingChain, slidingBoxNsc, springPairNewmark } from "../support/models";
 
 function hashOf(sim: Simulation): string {
   const h = createHash("sha256");
@@ -36,69 +36,6 @@ function roundTrip(sim: Simulation): Simulation {
   const text = JSON.stringify(sim.snapshot());
   return loadSnapshot(JSON.parse(text));
 }
-
-/** Two rigid bodies on nonlinear springs (rest length ≠ 0) and a frame spring, Newmark + Newton. */
-const newmarkModel = {
-  name: "newmark-newton",
-  gravity: [0, 0, -9.81],
-  bodies: [
-    {
-      id: "a",
-      kind: "rigid",
-      mass: 2,
-      inertia: [0.02, 0.03, 0.04],
-      position: [0.5, 0, 0],
-      angularVelocity: [0.3, 1.1, -0.7],
-    },
-    {
-      id: "b",
-      kind: "rigid",
-      mass: 1,
-      inertia: [0.01, 0.012, 0.015],
-      position: [1.2, 0.3, -0.2],
-      orientation: [0.9, 0.1, 0.3, 0.2],
-    },
-  ],
-  forces: [
-    {
-      id: "s1",
-      type: "spring",
-      a: { body: "ground" },
-      b: { body: "a", point: [0.05, 0, 0] },
-      stiffness: 400,
-      damping: 0.5,
-      restLength: 0.3,
-    },
-    {
-      id: "s2",
-      type: "spring",
-      a: { body: "a" },
-      b: { body: "b", point: [0, 0.05, 0] },
-      stiffness: 250,
-      restLength: 0.4,
-    },
-    {
-      id: "f1",
-      type: "frameSpring",
-      a: { body: "a" },
-      b: { body: "b" },
-      stiffness: 20,
-      rotaryStiffness: 3,
-      damping: 0.1,
-      rotaryDamping: 0.01,
-    },
-  ],
-  solver: {
-    integrator: "newmark",
-    dt: 0.002,
-    beta: 0.3,
-    gamma: 0.6,
-    rayleighMass: 0.05,
-    rayleighStiffness: 0.001,
-    newtonIterations: 8,
-    newtonTolerance: 1e-12,
-  },
-};
 
 /** A three-link chain on revolute joints, the first driven by a motor. */
 const jointModel = {
@@ -145,25 +82,6 @@ const smcModel = {
   solver: { integrator: "newmark", dt: 0.001, newtonIterations: 4, newtonTolerance: 1e-12 },
 };
 
-/** A box sliding on a plane with friction, nonsmooth contact (warm-started PGS). */
-const nscModel = {
-  name: "nsc",
-  bodies: [
-    { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane" }] },
-    {
-      id: "box",
-      kind: "rigid",
-      mass: 1,
-      position: [0, 0, 0.1],
-      velocity: [0.5, 0.1, 0],
-      angularVelocity: [0, 0, 0.5],
-      shapes: [{ type: "box", halfExtents: [0.2, 0.1, 0.1] }],
-    },
-  ],
-  contact: { method: "nsc", friction: 0.3, restitution: 0 },
-  solver: { integrator: "moreau-jean", dt: 0.005, maxIterations: 30, tolerance: 1e-14 },
-};
-
 /** Three spheres falling into a pile on a plane: several bounded shapes in the broad phase. */
 const nscPile = {
   name: "nsc-pile",
@@ -207,7 +125,7 @@ describe("snapshot → restore → continue is bit-identical", () => {
   });
 
   it("Newmark with Newton iterations and Rayleigh damping (a_t kept)", () => {
-    const { a, c } = continuation(newmarkModel, 150, 150);
+    const { a, c } = continuation(springPairNewmark, 150, 150);
     expect(c.state()).toEqual(a.state());
     // the Newton iterations really iterate on this model
     expect(a.state().solver.newtonIterations).toBeGreaterThan(1);
@@ -216,7 +134,10 @@ describe("snapshot → restore → continue is bit-identical", () => {
   it("a_t matters: restoring without it departs from the uninterrupted run", () => {
     // With converged Newton iterations a_{t+h} is the consistent acceleration of the new
     // state, which a recomputation reproduces; a linearized step's a_{t+h} is not.
-    const linearized = { ...newmarkModel, solver: { ...newmarkModel.solver, newtonIterations: 1 } };
+    const linearized = {
+      ...springPairNewmark,
+      solver: { ...springPairNewmark.solver, newtonIterations: 1 },
+    };
     const a = loadModel(linearized);
     const b = loadModel(linearized);
     const ref = trace(a, 120);
@@ -274,7 +195,7 @@ describe("snapshot → restore → continue is bit-identical", () => {
   });
 
   it("nonsmooth contact with friction (warm-start impulses by contact key)", () => {
-    const { b } = continuation(nscModel, 40, 60);
+    const { b } = continuation(slidingBoxNsc, 40, 60);
     expect(b.state().contacts.length).toBeGreaterThan(0);
     expect(b.snapshot().memory.contact).toMatchObject({ count: 4 });
   });
@@ -298,8 +219,8 @@ describe("snapshot → restore → continue is bit-identical", () => {
   });
 
   it("warm starts matter: without the contact memory the continuation departs", () => {
-    const a = loadModel(nscModel);
-    const b = loadModel(nscModel);
+    const a = loadModel(slidingBoxNsc);
+    const b = loadModel(slidingBoxNsc);
     const ref = trace(a, 100);
     trace(b, 40);
     const snap = JSON.parse(JSON.stringify(b.snapshot()));
@@ -360,11 +281,24 @@ describe("snapshot → restore → continue is bit-identical", () => {
     expect(hashOf(c)).toBe(h0);
     expect(c.time).toBe(0);
   });
+
+  it("reset repeats a fresh run bit for bit (generalized-α: its first guess of the joint force is the last multipliers, which reset zeroes)", () => {
+    const model = { ...jointModel, solver: { integrator: "generalized-alpha", dt: 0.002 } };
+    const fresh = loadModel(model);
+    const atStart = fresh.state();
+    const ref = trace(fresh, 30);
+    const b = loadModel(model);
+    b.step(40);
+    b.reset();
+    // no step since t = 0: no reactions, as in the fresh model
+    expect(b.state().joints).toEqual(atStart.joints);
+    expect(trace(b, 30)).toEqual(ref);
+  });
 });
 
 describe("the snapshot format", () => {
   it("is plain JSON with a format name, a version and base64 float64 arrays", () => {
-    const b = loadModel(newmarkModel);
+    const b = loadModel(springPairNewmark);
     b.step(3);
     const snap = b.snapshot();
     const text = JSON.stringify(snap);

@@ -19,13 +19,11 @@ import { join } from "node:path";
 import pino from "pino";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/server/config";
-import { ServerMetrics } from "../../src/server/metrics";
 import { CheckpointStore } from "../../src/server/persistence";
 import type { WorkerOutbound, WorkerRequestBody } from "../../src/server/protocol";
-import { SessionManager } from "../../src/server/session-manager";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
 import { createSession } from "../api/helpers";
+import { startOneWorkerManager } from "../support/manager";
 import { SPRING_PARTICLE, springParticle, springParticleRecurrence } from "../support/models";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
@@ -192,19 +190,7 @@ describe("a run's checkpoints and its pause's", () => {
       dirs.push(dir);
       const log = pino({ level: "silent" });
       const store = new StepsStore(dir, log);
-      const config = resolveConfig({
-        workers: 1,
-        dataDir: dir,
-        checkpointEverySteps: K,
-        checkpointMinIntervalMs: minIntervalMs,
-      });
-      const metrics = new ServerMetrics({
-        sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
-        wsClients: () => 0,
-        workersAlive: () => 1,
-      });
-      const m = new SessionManager(config, metrics, log, { store });
-      await m.start();
+      const m = await startOneWorkerManager(dir, store, log, K, minIntervalMs);
       try {
         const id = (await m.create({ model: springParticle() })).id;
         await waitFor(() => store.steps.length === 1, 5000); // the creation's, step 0

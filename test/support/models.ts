@@ -402,3 +402,88 @@ export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: 
   });
   return { bodies, forces };
 }
+
+// Scenes of the snapshot tests: restored and continued bit-identically by the engine
+// (test/reliability/snapshot.test.ts) and over HTTP (test/api/snapshot.test.ts).
+
+/** Two rigid bodies on nonlinear springs (rest length ≠ 0) and a frame spring, Newmark + Newton. */
+export const springPairNewmark = {
+  name: "newmark-newton",
+  gravity: [0, 0, -9.81],
+  bodies: [
+    {
+      id: "a",
+      kind: "rigid",
+      mass: 2,
+      inertia: [0.02, 0.03, 0.04],
+      position: [0.5, 0, 0],
+      angularVelocity: [0.3, 1.1, -0.7],
+    },
+    {
+      id: "b",
+      kind: "rigid",
+      mass: 1,
+      inertia: [0.01, 0.012, 0.015],
+      position: [1.2, 0.3, -0.2],
+      orientation: [0.9, 0.1, 0.3, 0.2],
+    },
+  ],
+  forces: [
+    {
+      id: "s1",
+      type: "spring",
+      a: { body: "ground" },
+      b: { body: "a", point: [0.05, 0, 0] },
+      stiffness: 400,
+      damping: 0.5,
+      restLength: 0.3,
+    },
+    {
+      id: "s2",
+      type: "spring",
+      a: { body: "a" },
+      b: { body: "b", point: [0, 0.05, 0] },
+      stiffness: 250,
+      restLength: 0.4,
+    },
+    {
+      id: "f1",
+      type: "frameSpring",
+      a: { body: "a" },
+      b: { body: "b" },
+      stiffness: 20,
+      rotaryStiffness: 3,
+      damping: 0.1,
+      rotaryDamping: 0.01,
+    },
+  ],
+  solver: {
+    integrator: "newmark",
+    dt: 0.002,
+    beta: 0.3,
+    gamma: 0.6,
+    rayleighMass: 0.05,
+    rayleighStiffness: 0.001,
+    newtonIterations: 8,
+    newtonTolerance: 1e-12,
+  },
+};
+
+/** A box sliding on a plane with friction, nonsmooth contact (warm-started PGS). */
+export const slidingBoxNsc = {
+  name: "nsc",
+  bodies: [
+    { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane" }] },
+    {
+      id: "box",
+      kind: "rigid",
+      mass: 1,
+      position: [0, 0, 0.1],
+      velocity: [0.5, 0.1, 0],
+      angularVelocity: [0, 0, 0.5],
+      shapes: [{ type: "box", halfExtents: [0.2, 0.1, 0.1] }],
+    },
+  ],
+  contact: { method: "nsc", friction: 0.3, restitution: 0 },
+  solver: { integrator: "moreau-jean", dt: 0.005, maxIterations: 30, tolerance: 1e-14 },
+};

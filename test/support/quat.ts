@@ -61,3 +61,16 @@ export function bodyPoint(
     (i) => b.position[i] + R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2],
   ) as V3;
 }
+
+/**
+ * A rotation drawn uniformly (Shoemake, "Uniform random rotations", Graphics Gems III,
+ * 1992) from three uniform numbers of r in [0, 1), drawn in that order.
+ */
+export function randomQuat(r: () => number): Q4 {
+  const u1 = r();
+  const u2 = 2 * Math.PI * r();
+  const u3 = 2 * Math.PI * r();
+  const a = Math.sqrt(1 - u1);
+  const b = Math.sqrt(u1);
+  return [a * Math.cos(u2), a * Math.sin(u2), b * Math.cos(u3), b * Math.sin(u3)];
+}

@@ -1,10 +1,10 @@
 /**
  * Seeded pseudo-random numbers for the tests: the same seed gives the same sequence on
  * every run and machine, so random scenes and matrices are reproducible and a failure can
- * be replayed. Nothing here is used by the code under test.
+ * be replayed. Nothing of src/ uses them (the benchmarks do, below).
  *
- * - mulberry32: the generator of the tests (and of the benchmark scene S1's jitter,
- *   bench/compare/scene.ts, which test/bench/scenes.test.ts checks against this one).
+ * - mulberry32: the generator of the tests and of the benchmark scenes' draws
+ *   (bench/compare/scene.ts imports it; test/bench/scenes.test.ts replays their order).
  * - minstd: kept for the two tests whose random data were drawn from it (the block matrix
  *   entries of test/engine/math/block-matrix.test.ts, the pile of test/engine/contact/projection.test.ts);
  *   a test that is not tied to its exact sequence should use mulberry32.

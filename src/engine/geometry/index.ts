@@ -10,13 +10,8 @@ export { collideShapes } from "./narrowphase";
 export { boxCapsule, boxSphere, planeBox } from "./pairs/box";
 export { boxBox } from "./pairs/box-box";
 export { capsuleCapsule, capsuleSphere, planeCapsule } from "./pairs/capsule";
-export {
-  boxCylinder,
-  capsuleCylinder,
-  cylinderCylinder,
-  cylinderSphere,
-  planeCylinder,
-} from "./pairs/cylinder";
+export { coreCore } from "./pairs/convex";
+export { cylinderSphere, planeCylinder } from "./pairs/cylinder";
 export { planeSphere, sphereSphere } from "./pairs/sphere";
 export { composePose, quatToMatrix, WorldPose } from "./pose";
 export {

@@ -17,9 +17,11 @@
  * The pair functions are written for the canonical order plane < mesh < convex < box <
  * capsule < cylinder < sphere (`planeBox(plane, box)`, never `boxPlane`), one file per
  * family under pairs/: sphere.ts, capsule.ts, box.ts, box-box.ts, cylinder.ts, convex.ts
- * and mesh.ts, the last three on the generic convex machinery of convex/ (GJK, EPA,
- * normal polish, feature clipping). Plane–mesh and mesh–mesh have no contacts. collideShapes()
- * dispatches any order and negates the normals when it had to swap. No array or object is
+ * and mesh.ts; the pairs with no closed form go through the shapes' convex cores and the
+ * generic machinery of convex/ (GJK, EPA, normal polish, feature clipping): convex.ts
+ * coreCore, and mesh.ts meshCores triangle by triangle. Plane–mesh and mesh–mesh have no contacts. collideShapes()
+ * takes any order, calls the pair function of PAIRS and negates the normals when it had
+ * to swap. No array or object is
  * created per call: scratch storage is module-level Float64Arrays (single-threaded; each
  * worker thread has its own module instance), and values cross hot calls through them
  * rather than as double arguments, which V8 boxes when it does not inline the call.
@@ -29,25 +31,69 @@ import type { ContactBuffer } from "./contact-buffer";
 import { boxCapsule, boxSphere, planeBox } from "./pairs/box";
 import { boxBox } from "./pairs/box-box";
 import { capsuleCapsule, capsuleSphere, planeCapsule } from "./pairs/capsule";
-import {
-  convexBox,
-  convexCapsule,
-  convexConvex,
-  convexCylinder,
-  convexSphere,
-  planeConvex,
-} from "./pairs/convex";
-import {
-  boxCylinder,
-  capsuleCylinder,
-  cylinderCylinder,
-  cylinderSphere,
-  planeCylinder,
-} from "./pairs/cylinder";
-import { meshBox, meshCapsule, meshConvex, meshCylinder, meshSphere } from "./pairs/mesh";
+import { convexBox, convexConvex, coreCore, planeConvex } from "./pairs/convex";
+import { cylinderSphere, planeCylinder } from "./pairs/cylinder";
+import { meshCores, meshSphere } from "./pairs/mesh";
 import { planeSphere, sphereSphere } from "./pairs/sphere";
 import type { WorldPose } from "./pose";
-import { type Shape, shapeRank } from "./shapes";
+import { type Shape, type ShapeType, shapeRank } from "./shapes";
+
+/** A pair function of the conventions above, for shapes a and b of these types. */
+export type PairFunction<A extends Shape, B extends Shape> = (
+  a: A,
+  pa: WorldPose,
+  b: B,
+  pb: WorldPose,
+  margin: number,
+  out: ContactBuffer,
+) => void;
+
+type ShapeOf<T extends ShapeType> = Extract<Shape, { type: T }>;
+
+/**
+ * The pair function of each pair of types in canonical order (rank(a) ≤ rank(b)); none
+ * for plane–plane (two half-spaces), plane–mesh (both ground shapes) and mesh–mesh.
+ */
+const PAIRS: { [A in ShapeType]: { [B in ShapeType]?: PairFunction<ShapeOf<A>, ShapeOf<B>> } } = {
+  plane: {
+    convex: planeConvex,
+    box: planeBox,
+    capsule: planeCapsule,
+    cylinder: planeCylinder,
+    sphere: planeSphere,
+  },
+  mesh: {
+    convex: meshCores,
+    box: meshCores,
+    capsule: meshCores,
+    cylinder: meshCores,
+    sphere: meshSphere,
+  },
+  convex: {
+    convex: convexConvex,
+    box: convexBox,
+    capsule: coreCore,
+    cylinder: coreCore,
+    sphere: coreCore,
+  },
+  box: { box: boxBox, capsule: boxCapsule, cylinder: coreCore, sphere: boxSphere },
+  capsule: { capsule: capsuleCapsule, cylinder: coreCore, sphere: capsuleSphere },
+  cylinder: { cylinder: coreCore, sphere: cylinderSphere },
+  sphere: { sphere: sphereSphere },
+};
+
+/**
+ * PAIRS by rank, entry RANKS·rank(a) + rank(b) (null: no pair function): an array read
+ * per call rather than two string-keyed reads. Each entry is PAIRS's function for the
+ * types of those ranks, so calling it on shapes of those ranks is well typed.
+ */
+const TYPES = Object.keys(PAIRS) as ShapeType[];
+const RANKS = TYPES.length;
+const BY_RANK: (PairFunction<Shape, Shape> | null)[] = new Array(RANKS * RANKS).fill(null);
+for (const ta of TYPES)
+  for (const tb of TYPES)
+    BY_RANK[RANKS * shapeRank(ta) + shapeRank(tb)] =
+      (PAIRS[ta][tb] as PairFunction<Shape, Shape> | undefined) ?? null;
 
 /**
  * Contacts between shape a at pose pa and shape b at pose pb (any types, any order),
@@ -63,127 +109,15 @@ export function collideShapes(
   out: ContactBuffer,
 ): number {
   const start = out.count;
-  if (shapeRank(a.type) <= shapeRank(b.type)) {
-    dispatchOrdered(a, pa, b, pb, margin, out);
+  const ra = shapeRank(a.type);
+  const rb = shapeRank(b.type);
+  if (ra <= rb) {
+    const pair = BY_RANK[RANKS * ra + rb];
+    if (pair !== null) pair(a, pa, b, pb, margin, out);
   } else {
-    dispatchOrdered(b, pb, a, pa, margin, out);
+    const pair = BY_RANK[RANKS * rb + ra];
+    if (pair !== null) pair(b, pb, a, pa, margin, out);
     out.negateNormals(start);
   }
   return out.count - start;
-}
-
-/** Calls the pair function for shapes already in canonical order (rank(a) ≤ rank(b)). */
-function dispatchOrdered(
-  a: Shape,
-  pa: WorldPose,
-  b: Shape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  switch (a.type) {
-    case "plane":
-      switch (b.type) {
-        case "plane":
-          return; // two half-spaces: no point contact
-        case "mesh":
-          return; // a mesh against a half-space: not supported (both are ground shapes)
-        case "convex":
-          planeConvex(a, pa, b, pb, margin, out);
-          return;
-        case "box":
-          planeBox(a, pa, b, pb, margin, out);
-          return;
-        case "capsule":
-          planeCapsule(a, pa, b, pb, margin, out);
-          return;
-        case "cylinder":
-          planeCylinder(a, pa, b, pb, margin, out);
-          return;
-        case "sphere":
-          planeSphere(a, pa, b, pb, margin, out);
-          return;
-      }
-      return;
-    case "mesh":
-      switch (b.type) {
-        case "convex":
-          meshConvex(a, pa, b, pb, margin, out);
-          return;
-        case "box":
-          meshBox(a, pa, b, pb, margin, out);
-          return;
-        case "capsule":
-          meshCapsule(a, pa, b, pb, margin, out);
-          return;
-        case "cylinder":
-          meshCylinder(a, pa, b, pb, margin, out);
-          return;
-        case "sphere":
-          meshSphere(a, pa, b, pb, margin, out);
-          return;
-      }
-      return; // mesh–mesh: not supported
-    case "convex":
-      switch (b.type) {
-        case "convex":
-          convexConvex(a, pa, b, pb, margin, out);
-          return;
-        case "box":
-          convexBox(a, pa, b, pb, margin, out);
-          return;
-        case "capsule":
-          convexCapsule(a, pa, b, pb, margin, out);
-          return;
-        case "cylinder":
-          convexCylinder(a, pa, b, pb, margin, out);
-          return;
-        case "sphere":
-          convexSphere(a, pa, b, pb, margin, out);
-          return;
-      }
-      return;
-    case "box":
-      switch (b.type) {
-        case "box":
-          boxBox(a, pa, b, pb, margin, out);
-          return;
-        case "capsule":
-          boxCapsule(a, pa, b, pb, margin, out);
-          return;
-        case "cylinder":
-          boxCylinder(a, pa, b, pb, margin, out);
-          return;
-        case "sphere":
-          boxSphere(a, pa, b, pb, margin, out);
-          return;
-      }
-      return;
-    case "capsule":
-      switch (b.type) {
-        case "capsule":
-          capsuleCapsule(a, pa, b, pb, margin, out);
-          return;
-        case "cylinder":
-          capsuleCylinder(a, pa, b, pb, margin, out);
-          return;
-        case "sphere":
-          capsuleSphere(a, pa, b, pb, margin, out);
-          return;
-      }
-      return;
-    case "cylinder":
-      switch (b.type) {
-        case "cylinder":
-          cylinderCylinder(a, pa, b, pb, margin, out);
-          return;
-        case "sphere":
-          cylinderSphere(a, pa, b, pb, margin, out);
-          return;
-      }
-      return;
-    case "sphere":
-      if (b.type === "sphere") sphereSphere(a, pa, b, pb, margin, out);
-      return;
-  }
 }

@@ -98,7 +98,7 @@ export interface ShapeInstance {
 /**
  * Rank used to put a pair of shapes in the canonical order the pair functions are
  * written for (plane < mesh < convex < box < capsule < cylinder < sphere): e.g.
- * `planeBox(plane, box)`, `meshConvex(mesh, convex)`.
+ * `planeBox(plane, box)`, `coreCore(convex, cylinder)`.
  */
 export function shapeRank(type: ShapeType): number {
   switch (type) {

@@ -5,6 +5,22 @@
  */
 import type { Vec } from "./vec3";
 
+/** q* (CONJUGATE) for quatRotateInverse and quatDifference. */
+const CONJUGATE = new Float64Array(4);
+/** exp(θ/2) in quatRotateByVector. */
+const TURN = new Float64Array(4);
+/** A product before it is copied back (quatRotateByVector) or read (quatDifference). */
+const PRODUCT = new Float64Array(4);
+
+/** The conjugate q* = (w, −x, −y, −z) of q, in the scratch CONJUGATE. */
+function conjugate(q: Vec, iq: number): Float64Array {
+  CONJUGATE[0] = q[iq];
+  CONJUGATE[1] = -q[iq + 1];
+  CONJUGATE[2] = -q[iq + 2];
+  CONJUGATE[3] = -q[iq + 3];
+  return CONJUGATE;
+}
+
 /** out = a ⊗ b. out must alias neither. */
 export function quatMul(out: Vec, io: number, a: Vec, ia: number, b: Vec, ib: number): void {
   const aw = a[ia];
@@ -39,21 +55,9 @@ export function quatRotate(out: Vec, io: number, q: Vec, iq: number, v: Vec, iv:
   out[io + 2] = vz + w * tz + (x * ty - y * tx);
 }
 
-/** out = R(q)ᵀ v : world vector into the body frame. out may alias v. */
+/** out = R(q)ᵀ v = R(q*) v : world vector into the body frame. out may alias v. */
 export function quatRotateInverse(out: Vec, io: number, q: Vec, iq: number, v: Vec, iv: number) {
-  const w = q[iq];
-  const x = -q[iq + 1];
-  const y = -q[iq + 2];
-  const z = -q[iq + 3];
-  const vx = v[iv];
-  const vy = v[iv + 1];
-  const vz = v[iv + 2];
-  const tx = 2 * (y * vz - z * vy);
-  const ty = 2 * (z * vx - x * vz);
-  const tz = 2 * (x * vy - y * vx);
-  out[io] = vx + w * tx + (y * tz - z * ty);
-  out[io + 1] = vy + w * ty + (z * tx - x * tz);
-  out[io + 2] = vz + w * tz + (x * ty - y * tx);
+  quatRotate(out, io, conjugate(q, iq), 0, v, iv);
 }
 
 /** Rotation matrix R(q), row-major 3×3. */
@@ -209,18 +213,15 @@ export function quatRotateByVector(q: Vec, iq: number, d: Vec, id: number, s: nu
   const half = 0.5 * angle;
   // sin(half)/angle, with its series near zero to keep full precision.
   const k = angle < 1e-4 ? 0.5 - (angle * angle) / 48 : Math.sin(half) / angle;
-  const dw = Math.cos(half);
-  const dx = k * tx;
-  const dy = k * ty;
-  const dz = k * tz;
-  const w = q[iq];
-  const x = q[iq + 1];
-  const y = q[iq + 2];
-  const z = q[iq + 3];
-  q[iq] = dw * w - dx * x - dy * y - dz * z;
-  q[iq + 1] = dw * x + dx * w + dy * z - dz * y;
-  q[iq + 2] = dw * y - dx * z + dy * w + dz * x;
-  q[iq + 3] = dw * z + dx * y - dy * x + dz * w;
+  TURN[0] = Math.cos(half);
+  TURN[1] = k * tx;
+  TURN[2] = k * ty;
+  TURN[3] = k * tz;
+  quatMul(PRODUCT, 0, TURN, 0, q, iq);
+  q[iq] = PRODUCT[0];
+  q[iq + 1] = PRODUCT[1];
+  q[iq + 2] = PRODUCT[2];
+  q[iq + 3] = PRODUCT[3];
   quatNormalize(q, iq);
 }
 
@@ -230,18 +231,11 @@ export function quatRotateByVector(q: Vec, iq: number, d: Vec, id: number, s: nu
  */
 export function quatDifference(out: Vec, io: number, qb: Vec, ib: number, qa: Vec, ia: number) {
   // d = qb ⊗ qa*
-  const aw = qa[ia];
-  const ax = -qa[ia + 1];
-  const ay = -qa[ia + 2];
-  const az = -qa[ia + 3];
-  const bw = qb[ib];
-  const bx = qb[ib + 1];
-  const by = qb[ib + 2];
-  const bz = qb[ib + 3];
-  let w = bw * aw - bx * ax - by * ay - bz * az;
-  let x = bw * ax + bx * aw + by * az - bz * ay;
-  let y = bw * ay - bx * az + by * aw + bz * ax;
-  let z = bw * az + bx * ay - by * ax + bz * aw;
+  quatMul(PRODUCT, 0, qb, ib, conjugate(qa, ia), 0);
+  let w = PRODUCT[0];
+  let x = PRODUCT[1];
+  let y = PRODUCT[2];
+  let z = PRODUCT[3];
   if (w < 0) {
     w = -w;
     x = -x;

@@ -23,6 +23,7 @@ import {
   type Lease,
   type NodeInfo,
   type Quotas,
+  readCheckpoints,
   type SessionDirectory,
   type SessionEntry,
   type SnapshotStore,
@@ -273,13 +274,8 @@ export class MemorySnapshotStore implements SnapshotStore {
     return { ...parseCheckpoint(id, Buffer.from(s.bytes).toString("utf8")), run: s.run };
   }
 
-  async readAll(): Promise<Checkpoint[]> {
-    const out: Checkpoint[] = [];
-    for (const id of [...this.c.snapshots.keys()].sort()) {
-      const cp = await this.read(id);
-      if (cp) out.push(cp);
-    }
-    return out;
+  readAll(): Promise<Checkpoint[]> {
+    return readCheckpoints(this.c.snapshots.keys(), (id) => this.read(id));
   }
 
   async remove(id: string): Promise<void> {

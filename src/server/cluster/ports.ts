@@ -184,6 +184,22 @@ export interface Fence {
   run: RunAt | null;
 }
 
+/**
+ * The checkpoints of sessions `ids` in the order of their ids, read one after the other
+ * by `read`; those it does not find left out (SnapshotStore.readAll of the cluster stores).
+ */
+export async function readCheckpoints(
+  ids: Iterable<string>,
+  read: (id: string) => Promise<Checkpoint | null>,
+): Promise<Checkpoint[]> {
+  const out: Checkpoint[] = [];
+  for (const id of [...ids].sort()) {
+    const cp = await read(id);
+    if (cp) out.push(cp);
+  }
+  return out;
+}
+
 /** A checkpoint write refused by the fencing token: the writer no longer owns the session. */
 export class FencedError extends Error {
   constructor(

@@ -36,6 +36,7 @@ import {
   type Lease,
   type NodeInfo,
   type Quotas,
+  readCheckpoints,
   type SessionDirectory,
   type SessionEntry,
   type SnapshotStore,
@@ -436,13 +437,8 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async readAll(): Promise<Checkpoint[]> {
-    const ids = Object.keys(await this.redis.hgetall(this.k.sessions())).sort();
-    const out: Checkpoint[] = [];
-    for (const id of ids) {
-      const cp = await this.read(id);
-      if (cp) out.push(cp);
-    }
-    return out;
+    const ids = Object.keys(await this.redis.hgetall(this.k.sessions()));
+    return readCheckpoints(ids, (id) => this.read(id));
   }
 
   async remove(id: string): Promise<void> {

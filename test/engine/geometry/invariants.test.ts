@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BoxShape, CapsuleShape } from "../../../src/engine/geometry/shapes";
-import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../support/quat";
+import { axisAngle, type Q4, qmul, randomQuat, rotate, type V3 } from "../../support/quat";
 import { mulberry32 } from "../../support/random";
 import { collide, pose } from "./helpers";
 
@@ -24,16 +24,6 @@ function boxSd(q: V3, h: readonly number[]): number {
 function boxSdWorld(p: V3, c: V3, q: Q4, h: readonly number[]): number {
   const qi: Q4 = [q[0], -q[1], -q[2], -q[3]];
   return boxSd(rotate(qi, [p[0] - c[0], p[1] - c[1], p[2] - c[2]]), h);
-}
-
-function randomQuat(r: () => number): Q4 {
-  // Uniform rotation (Shoemake).
-  const u1 = r();
-  const u2 = 2 * Math.PI * r();
-  const u3 = 2 * Math.PI * r();
-  const a = Math.sqrt(1 - u1);
-  const b = Math.sqrt(u1);
-  return [a * Math.cos(u2), a * Math.sin(u2), b * Math.cos(u3), b * Math.sin(u3)];
 }
 
 describe("narrow phase against brute force", () => {

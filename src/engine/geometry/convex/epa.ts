@@ -28,7 +28,9 @@ import {
   TET_K,
   TET_L,
   TRI,
+  TRI_NORMAL,
   triangleClosest,
+  triangleNormal,
 } from "./gjk";
 import { ALONG, type ConvexSupport, minkowski, overlapAlong, QUERY, WAB } from "./support";
 
@@ -221,25 +223,17 @@ function addFace(i: number, j: number, k: number): void {
   FI[3 * f] = i;
   FI[3 * f + 1] = j;
   FI[3 * f + 2] = k;
-  const ax = PW[3 * i];
-  const ay = PW[3 * i + 1];
-  const az = PW[3 * i + 2];
-  const ux = PW[3 * j] - ax;
-  const uy = PW[3 * j + 1] - ay;
-  const uz = PW[3 * j + 2] - az;
-  const vx = PW[3 * k] - ax;
-  const vy = PW[3 * k + 1] - ay;
-  const vz = PW[3 * k + 2] - az;
-  const nx = uy * vz - uz * vy;
-  const ny = uz * vx - ux * vz;
-  const nz = ux * vy - uy * vx;
+  triangleNormal(PW, i, j, k);
+  const nx = TRI_NORMAL[0];
+  const ny = TRI_NORMAL[1];
+  const nz = TRI_NORMAL[2];
   const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
   FALIVE[f] = 1;
   if (l > 1e-300) {
     FN[3 * f] = nx / l;
     FN[3 * f + 1] = ny / l;
     FN[3 * f + 2] = nz / l;
-    FD[f] = (nx * ax + ny * ay + nz * az) / l;
+    FD[f] = (nx * PW[3 * i] + ny * PW[3 * i + 1] + nz * PW[3 * i + 2]) / l;
   } else {
     FN[3 * f] = FN[3 * f + 1] = FN[3 * f + 2] = 0;
     FD[f] = Number.POSITIVE_INFINITY;

@@ -203,18 +203,13 @@ function closestOnTetrahedron(): boolean {
     const j = TET_J[f];
     const k = TET_K[f];
     const l = TET_L[f];
+    triangleNormal(SW, i, j, k);
+    const nx = TRI_NORMAL[0];
+    const ny = TRI_NORMAL[1];
+    const nz = TRI_NORMAL[2];
     const ax = SW[3 * i];
     const ay = SW[3 * i + 1];
     const az = SW[3 * i + 2];
-    const ux = SW[3 * j] - ax;
-    const uy = SW[3 * j + 1] - ay;
-    const uz = SW[3 * j + 2] - az;
-    const vx = SW[3 * k] - ax;
-    const vy = SW[3 * k + 1] - ay;
-    const vz = SW[3 * k + 2] - az;
-    const nx = uy * vz - uz * vy;
-    const ny = uz * vx - ux * vz;
-    const nz = ux * vy - uy * vx;
     const sO = -(nx * ax + ny * ay + nz * az);
     const sD = nx * (SW[3 * l] - ax) + ny * (SW[3 * l + 1] - ay) + nz * (SW[3 * l + 2] - az);
     if (!flat && sO * sD >= 0) continue; // origin on the inner side of this face
@@ -264,6 +259,28 @@ function reduceSimplex(): void {
     LAM[q] = LAM[i];
   }
   simplexCount = m;
+}
+
+/** triangleNormal's result. */
+export const TRI_NORMAL = new Float64Array(3);
+
+/**
+ * (W_j − W_i) × (W_k − W_i) into TRI_NORMAL, for the points i, j, k of the packed xyz array
+ * W: the triangle's normal by the right hand round i → j → k, of length twice its area.
+ */
+export function triangleNormal(W: Float64Array, i: number, j: number, k: number): void {
+  const ax = W[3 * i];
+  const ay = W[3 * i + 1];
+  const az = W[3 * i + 2];
+  const ux = W[3 * j] - ax;
+  const uy = W[3 * j + 1] - ay;
+  const uz = W[3 * j + 2] - az;
+  const vx = W[3 * k] - ax;
+  const vy = W[3 * k + 1] - ay;
+  const vz = W[3 * k + 2] - az;
+  TRI_NORMAL[0] = uy * vz - uz * vy;
+  TRI_NORMAL[1] = uz * vx - ux * vz;
+  TRI_NORMAL[2] = ux * vy - uy * vx;
 }
 
 /**

@@ -174,8 +174,11 @@ export class HullCore extends ConvexCore implements ConvexShape {
     const h = this.hull;
     const x = h.vertices;
     const v = this.supportIndex(d);
+    // Running extrema from literals, the thresholds applied after the loops: a loop
+    // variable merged with a module binding (FLUSH_COS, LINE_SIN: any value to V8) is kept
+    // boxed, and each update would allocate a heap number. The last of equal ones wins.
     let bestFace = -1;
-    let bestCos = FLUSH_COS;
+    let bestCos = Number.NEGATIVE_INFINITY;
     for (let k = h.vertexFaceStart[v]; k < h.vertexFaceStart[v + 1]; k++) {
       const f = h.vertexFaces[k];
       const c =
@@ -187,13 +190,13 @@ export class HullCore extends ConvexCore implements ConvexShape {
         bestFace = f;
       }
     }
-    if (bestFace >= 0) {
+    if (bestCos >= FLUSH_COS) {
       FT[s] = F_POLY;
       FC[s] = bestFace;
       return;
     }
     let bestEdge = -1;
-    let bestSin = LINE_SIN;
+    let bestSin = Number.POSITIVE_INFINITY;
     for (let k = h.adjStart[v]; k < h.adjStart[v + 1]; k++) {
       const w = h.adjacent[k];
       const ex = x[3 * w] - x[3 * v];
@@ -206,7 +209,7 @@ export class HullCore extends ConvexCore implements ConvexShape {
         bestEdge = h.adjEdge[k];
       }
     }
-    if (bestEdge >= 0) {
+    if (bestSin <= LINE_SIN) {
       FT[s] = F_SEG;
       FC[s] = bestEdge;
       return;

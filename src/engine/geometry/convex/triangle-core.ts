@@ -140,8 +140,12 @@ export class TriangleCore extends ConvexCore implements ConvexShape {
       return;
     }
     const k = this.supportCorner(d);
+    // The edge of smallest sine (the last of equal ones), a segment when within LINE_SIN.
+    // The running minimum starts from a literal, not from LINE_SIN: V8 types a module
+    // binding as any value, so a loop variable merged with one is kept boxed and every
+    // update would allocate a heap number (~40 B a mesh pair call).
     let best = -1;
-    let bestSin = LINE_SIN;
+    let bestSin = Number.POSITIVE_INFINITY;
     // The two edges at corner k: k → k+1 (edge k) and k−1 → k (edge k−1).
     for (let j = 0; j < 2; j++) {
       const e = j === 0 ? k : (k + 2) % 3;
@@ -157,8 +161,9 @@ export class TriangleCore extends ConvexCore implements ConvexShape {
         best = e;
       }
     }
-    FT[s] = best >= 0 ? F_SEG : F_POINT;
-    FC[s] = best >= 0 ? best : k;
+    const segment = bestSin <= LINE_SIN;
+    FT[s] = segment ? F_SEG : F_POINT;
+    FC[s] = segment ? best : k;
   }
 
   override polygon(s: number): void {

@@ -38,6 +38,8 @@ import {
  * point k (0..2), normal (3..5), signed distance (6), region code (7).
  */
 const PB = new Float64Array(8);
+/** pointBoxLocal's q clamped to the box, |k_i| ≤ h_i. */
+const CLAMPED = new Float64Array(3);
 
 /**
  * Point q = PB[0..2] (box frame) against the box |x_i| ≤ h_i. Writes into PB:
@@ -49,37 +51,30 @@ const PB = new Float64Array(8);
  *    for inside points the nearest face's code (so a face keeps its code across the surface).
  */
 function pointBoxLocal(h: readonly number[]): void {
+  // q clamped to the box axis by axis into CLAMPED, with c_i; the code Σ c_i 3^i by Horner.
+  let code = 0;
+  for (let i = 2; i >= 0; i--) {
+    const q = PB[i];
+    let k = q;
+    let c = 1;
+    if (q > h[i]) {
+      k = h[i];
+      c = 2;
+    } else if (q < -h[i]) {
+      k = -h[i];
+      c = 0;
+    }
+    CLAMPED[i] = k;
+    code = 3 * code + c;
+  }
   const qx = PB[0];
   const qy = PB[1];
   const qz = PB[2];
-  let kx = qx;
-  let ky = qy;
-  let kz = qz;
-  let c0 = 1;
-  let c1 = 1;
-  let c2 = 1;
-  if (qx > h[0]) {
-    kx = h[0];
-    c0 = 2;
-  } else if (qx < -h[0]) {
-    kx = -h[0];
-    c0 = 0;
-  }
-  if (qy > h[1]) {
-    ky = h[1];
-    c1 = 2;
-  } else if (qy < -h[1]) {
-    ky = -h[1];
-    c1 = 0;
-  }
-  if (qz > h[2]) {
-    kz = h[2];
-    c2 = 2;
-  } else if (qz < -h[2]) {
-    kz = -h[2];
-    c2 = 0;
-  }
-  if (c0 !== 1 || c1 !== 1 || c2 !== 1) {
+  if (code !== 13) {
+    // outside (13 = 1 + 3 + 9: every c_i = 1 is the inside)
+    const kx = CLAMPED[0];
+    const ky = CLAMPED[1];
+    const kz = CLAMPED[2];
     const dx = qx - kx;
     const dy = qy - ky;
     const dz = qz - kz;
@@ -91,7 +86,7 @@ function pointBoxLocal(h: readonly number[]): void {
     PB[4] = dy / dist;
     PB[5] = dz / dist;
     PB[6] = dist;
-    PB[7] = c0 + 3 * c1 + 9 * c2;
+    PB[7] = code;
     return;
   }
   // Inside: the face with the least depth h_i − |q_i| (ties: lowest axis, + side).

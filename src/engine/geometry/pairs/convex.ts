@@ -20,19 +20,12 @@
  */
 
 import type { ContactBuffer } from "../contact-buffer";
-import { BOX, CYLINDER, HULL, POINT, SEGMENT } from "../convex/cores";
+import { type CoreShape, placeCore } from "../convex/cores";
 import { collideCores } from "../convex/pair";
 import { MARGIN, PLANE, planeVertices } from "../helpers";
 import type { ConvexHull } from "../hull";
 import { WorldPose } from "../pose";
-import type {
-  BoxShape,
-  CapsuleShape,
-  ConvexHullShape,
-  CylinderShape,
-  PlaneShape,
-  SphereShape,
-} from "../shapes";
+import type { BoxShape, ConvexHullShape, PlaneShape } from "../shapes";
 import { worldPlane } from "../shapes";
 import { boxBox } from "./box-box";
 
@@ -94,8 +87,7 @@ export function convexConvex(
     );
     return;
   }
-  MARGIN[0] = margin;
-  collideCores(HULL[0].place(pa, a.hull), HULL[1].place(pb, b.hull), out);
+  coreCore(a, pa, b, pb, margin, out);
 }
 
 /** Convex–box: the hull core and the box core (a box-shaped hull: box–box). */
@@ -112,45 +104,23 @@ export function convexBox(
     boxBox(ba.shape, boxPose(a.hull, pa, BOX_POSE_A), b, pb, margin, out);
     return;
   }
-  MARGIN[0] = margin;
-  collideCores(HULL[0].place(pa, a.hull), BOX[1].place(pb, b.halfExtents), out);
+  coreCore(a, pa, b, pb, margin, out);
 }
 
-/** Convex–capsule: the hull core and the capsule's segment, its radius added. */
-export function convexCapsule(
-  a: ConvexHullShape,
+/**
+ * Two shapes through their convex cores (placeCore; convex/pair.ts collideCores: GJK/EPA,
+ * the normal polish and the feature manifolds, a capsule's or sphere's radius the core's
+ * sweep): convex–convex and convex–box but for box-shaped hulls, convex–capsule,
+ * convex–cylinder, convex–sphere, and pairs/cylinder.ts's general pairs.
+ */
+export function coreCore(
+  a: CoreShape,
   pa: WorldPose,
-  b: CapsuleShape,
+  b: CoreShape,
   pb: WorldPose,
   margin: number,
   out: ContactBuffer,
 ): void {
   MARGIN[0] = margin;
-  collideCores(HULL[0].place(pa, a.hull), SEGMENT[1].place(pb, b), out);
-}
-
-/** Convex–cylinder: the hull core and the solid cylinder core. */
-export function convexCylinder(
-  a: ConvexHullShape,
-  pa: WorldPose,
-  b: CylinderShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  collideCores(HULL[0].place(pa, a.hull), CYLINDER[1].place(pb, b), out);
-}
-
-/** Convex–sphere: the hull core and the sphere's centre, its radius added. */
-export function convexSphere(
-  a: ConvexHullShape,
-  pa: WorldPose,
-  b: SphereShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  collideCores(HULL[0].place(pa, a.hull), POINT.place(pb, b), out);
+  collideCores(placeCore(a, pa, 0), placeCore(b, pb, 1), out);
 }

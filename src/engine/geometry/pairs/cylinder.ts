@@ -17,35 +17,29 @@
  *    c_z + 3 c_ρ (c_z: 0 below −L, 1 within, 2 above +L; c_ρ: 0 within r, 1 outside;
  *    an inside centre takes its nearest feature's code: side 4, caps 0 and 2).
  *
- * General convex pairs (box–cylinder, capsule–cylinder, cylinder–cylinder) on the cores'
- * support functions and features (convex/pair.ts collideCores, the radii the cores'
- * sweeps): the box, the cylinder, the capsule's segment with the capsule's radius added. Their feature ids: the single contact 27·code_a + code_b (box:
- * the region code of the witness Σ c_i 3^i as boxSphere; cylinder: 0/1 the −z/+z cap, 2
- * the side, 3/4 the −z/+z rim; capsule: 0/1 its ends, 2 its side), then the manifold
- * ranges of convex/manifold.ts.
+ * The other cylinder pairs (box–cylinder, capsule–cylinder, cylinder–cylinder, and against
+ * a hull or a mesh) go through the shapes' convex cores (convex.ts coreCore, mesh.ts
+ * meshCores; convex/pair.ts collideCores, the radii the cores' sweeps): the box, the
+ * cylinder, the capsule's segment with the capsule's radius added. Their feature ids: the
+ * single contact 27·code_a + code_b (box: the region code of the witness Σ c_i 3^i as
+ * boxSphere; cylinder: 0/1 the −z/+z cap, 2 the side, 3/4 the −z/+z rim; capsule: 0/1 its
+ * ends, 2 its side), then the manifold ranges of convex/manifold.ts.
  *
  * Nothing allocates. No double crosses a call as an argument (V8 boxes those of a call it
  * does not inline): contacts are written to helpers.ts arrays and pushed, the radii are the
  * cores' sweeps. The cylinder's and capsule's sizes are read by the cores' place(),
- * through shapes.ts readRadiusLength (a double field read where narrowphase's dispatch
- * has left a shape's possible hidden classes as the union of all shapes' is boxed).
+ * through shapes.ts readRadiusLength (a double field read where a switch on the shape's
+ * type, as convex/cores.ts placeCore's, has left its possible hidden classes as the union
+ * of all shapes' is boxed).
  */
 
 import type { ContactBuffer } from "../contact-buffer";
-import { BOX, CYLINDER, SEGMENT } from "../convex/cores";
+import { CYLINDER } from "../convex/cores";
 import type { CylinderCore } from "../convex/cylinder-core";
-import { collideCores } from "../convex/pair";
 import { FLUSH_COS, RIM_COS, RIM_SAMPLES, RIM_SIN } from "../cylinder";
 import { HIT, inFrameOf, MARGIN, PLANE, pushLocalFromA, pushPlaneContact } from "../helpers";
 import type { WorldPose } from "../pose";
-import {
-  type BoxShape,
-  type CapsuleShape,
-  type CylinderShape,
-  type PlaneShape,
-  type SphereShape,
-  worldPlane,
-} from "../shapes";
+import { type CylinderShape, type PlaneShape, type SphereShape, worldPlane } from "../shapes";
 
 // ---------------------------------------------------------------------------------------
 // Closed forms
@@ -250,47 +244,4 @@ export function cylinderSphere(
   if (!(gap < margin)) return;
   PC[9] = gap;
   pushLocalFromA(out, pa, PC, 3);
-}
-
-// ---------------------------------------------------------------------------------------
-// General convex pairs
-// ---------------------------------------------------------------------------------------
-
-/** Box–cylinder: the two solid cores (convex/pair.ts). */
-export function boxCylinder(
-  a: BoxShape,
-  pa: WorldPose,
-  b: CylinderShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  collideCores(BOX[0].place(pa, a.halfExtents), CYLINDER[1].place(pb, b), out);
-}
-
-/** Capsule–cylinder: the capsule's axis segment as core, its radius added. */
-export function capsuleCylinder(
-  a: CapsuleShape,
-  pa: WorldPose,
-  b: CylinderShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  collideCores(SEGMENT[0].place(pa, a), CYLINDER[1].place(pb, b), out);
-}
-
-/** Cylinder–cylinder: the two solid cores (convex/pair.ts). */
-export function cylinderCylinder(
-  a: CylinderShape,
-  pa: WorldPose,
-  b: CylinderShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  collideCores(CYLINDER[0].place(pa, a), CYLINDER[1].place(pb, b), out);
 }

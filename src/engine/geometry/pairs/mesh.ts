@@ -29,7 +29,7 @@
 
 import { FOUND, overlapping, QUERY_BOX } from "../bvh";
 import type { ContactBuffer } from "../contact-buffer";
-import { BOX, CYLINDER, HULL, SEGMENT, TRIANGLE as TRI } from "../convex/cores";
+import { type CoreShape, placeCore, TRIANGLE as TRI } from "../convex/cores";
 import type { ConvexShape } from "../convex/features";
 import { collideCores } from "../convex/pair";
 import { ALONG, overlapAlong, WAB } from "../convex/support";
@@ -39,10 +39,6 @@ import type { TriangleMesh } from "../mesh";
 import type { WorldPose } from "../pose";
 import {
   aabbHalfWidths,
-  type BoxShape,
-  type CapsuleShape,
-  type ConvexHullShape,
-  type CylinderShape,
   type MeshShape,
   readRadius,
   type Shape,
@@ -211,56 +207,20 @@ export function meshSphere(
   }
 }
 
-/** Mesh–capsule: each candidate triangle against the capsule's segment, its radius added. */
-export function meshCapsule(
+/**
+ * Mesh against a capsule (its segment, the radius added), a box, a cylinder or a hull:
+ * each candidate triangle against the shape's core (convex/cores.ts placeCore).
+ */
+export function meshCores(
   a: MeshShape,
   pa: WorldPose,
-  b: CapsuleShape,
+  b: CoreShape,
   pb: WorldPose,
   margin: number,
   out: ContactBuffer,
 ): void {
   MARGIN[0] = margin;
-  meshCore(a, pa, b, pb, SEGMENT[1].place(pb, b), out);
-}
-
-/** Mesh–box: each candidate triangle against the box core. */
-export function meshBox(
-  a: MeshShape,
-  pa: WorldPose,
-  b: BoxShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  meshCore(a, pa, b, pb, BOX[1].place(pb, b.halfExtents), out);
-}
-
-/** Mesh–cylinder: each candidate triangle against the solid cylinder core. */
-export function meshCylinder(
-  a: MeshShape,
-  pa: WorldPose,
-  b: CylinderShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  meshCore(a, pa, b, pb, CYLINDER[1].place(pb, b), out);
-}
-
-/** Mesh–convex: each candidate triangle against the hull core. */
-export function meshConvex(
-  a: MeshShape,
-  pa: WorldPose,
-  b: ConvexHullShape,
-  pb: WorldPose,
-  margin: number,
-  out: ContactBuffer,
-): void {
-  MARGIN[0] = margin;
-  meshCore(a, pa, b, pb, HULL[1].place(pb, b.hull), out);
+  meshCore(a, pa, b, pb, placeCore(b, pb, 1), out);
 }
 
 /**

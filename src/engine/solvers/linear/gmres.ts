@@ -17,12 +17,7 @@
  */
 
 import { checkDeadline } from "../deadline";
-import {
-  DEFAULT_TOLERANCE,
-  defaultMaxIterations,
-  type MatrixOrOperator,
-  OperatorState,
-} from "./iterative-base";
+import { defaultMaxIterations, KrylovSolver, OperatorState, zeroSolution } from "./iterative-base";
 import type {
   LinearOperator,
   LinearSolveInfo,
@@ -31,14 +26,10 @@ import type {
 } from "./linear-solver";
 import { dot } from "./pattern";
 
-export class GmresSolver implements LinearSolver {
+export class GmresSolver extends KrylovSolver implements LinearSolver {
   readonly name = "gmres" as const;
-  tolerance: number;
-  /** Total inner iteration limit; undefined means max(200, 3n). */
-  maxIterations: number | undefined;
-  /** Restart length m. */
+  /** Restart length m (maxIterations counts the inner iterations of all cycles). */
   readonly restart: number;
-  private readonly state: OperatorState;
   private n = -1;
   private basis: Float64Array = new Float64Array(0); // (m+1)·n, vector i at i·n
   private views: Float64Array[] = []; // subarray views of the basis vectors
@@ -52,19 +43,20 @@ export class GmresSolver implements LinearSolver {
   private wv: Float64Array = new Float64Array(0);
 
   constructor(n = 0, options: LinearSolverOptions = {}) {
-    this.tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
-    this.maxIterations = options.maxIterations;
-    this.restart = Math.max(1, Math.floor(options.restart ?? 30));
-    this.state = new OperatorState(
-      options.preconditioner ?? "jacobi",
-      false,
-      ["none", "jacobi", "block-jacobi", "ilu0"],
-      "gmres",
+    super(
+      options,
+      new OperatorState(
+        options.preconditioner ?? "jacobi",
+        false,
+        ["none", "jacobi", "block-jacobi", "ilu0"],
+        "gmres",
+      ),
     );
+    this.restart = Math.max(1, Math.floor(options.restart ?? 30));
     this.allocate(n);
   }
 
-  private allocate(n: number): void {
+  protected allocate(n: number): void {
     if (this.n === n) return;
     this.n = n;
     const m = Math.min(this.restart, Math.max(n, 1));
@@ -81,11 +73,6 @@ export class GmresSolver implements LinearSolver {
     this.wv = new Float64Array(n);
   }
 
-  factor(a: MatrixOrOperator): void {
-    this.state.set(a);
-    this.allocate(this.state.n);
-  }
-
   /** r = b − A x; returns ‖r‖₂. */
   private residual(op: LinearOperator, b: Float64Array, x: Float64Array): number {
     const n = op.n;
@@ -96,18 +83,14 @@ export class GmresSolver implements LinearSolver {
   }
 
   solve(b: Float64Array, x: Float64Array): LinearSolveInfo {
-    const op = this.state.op as LinearOperator | null;
-    if (!op) throw new Error("gmres: solve before factor");
+    const op = this.operator();
     const n = op.n;
     const prec = this.state.precond;
     const maxIt = this.maxIterations ?? defaultMaxIterations(n);
     const m = this.cs.length;
     const { basis: V, h: H, cs, sn, g, yv, r, z, wv: w } = this;
     const bn = Math.sqrt(dot(b, b, n));
-    if (bn === 0) {
-      x.fill(0, 0, n);
-      return { iterations: 0, residual: 0, converged: true };
-    }
+    if (bn === 0) return zeroSolution(x, n);
     const target = this.tolerance * bn;
     let beta = this.residual(op, b, x);
     let total = 0;

@@ -4,7 +4,12 @@
  * Work vectors are allocated when the dimension changes, never per solve.
  */
 import { type CsrMatrix, csrMultiply } from "../../math/csr";
-import type { LinearOperator, LinearSolverOptions, PreconditionerName } from "./linear-solver";
+import type {
+  LinearOperator,
+  LinearSolveInfo,
+  LinearSolverOptions,
+  PreconditionerName,
+} from "./linear-solver";
 import {
   BlockJacobiPreconditioner,
   Ic0Preconditioner,
@@ -139,6 +144,46 @@ export class OperatorState {
       }
     }
   }
+}
+
+/**
+ * The frame of a Krylov solver (minres.ts, gmres.ts): the tolerance and iteration limit,
+ * the operator and its preconditioner (OperatorState), work storage sized by `allocate`
+ * to the operator's dimension at factor(), and the opening of a solve (operator()).
+ */
+export abstract class KrylovSolver {
+  abstract readonly name: string;
+  tolerance: number;
+  /** Iteration limit; undefined means defaultMaxIterations(n) = max(200, 3n). */
+  maxIterations: number | undefined;
+  protected readonly state: OperatorState;
+
+  constructor(options: LinearSolverOptions, state: OperatorState) {
+    this.tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
+    this.maxIterations = options.maxIterations;
+    this.state = state;
+  }
+
+  /** Sizes the work storage for dimension n (nothing to do when it has that size). */
+  protected abstract allocate(n: number): void;
+
+  factor(a: MatrixOrOperator): void {
+    this.state.set(a);
+    this.allocate(this.state.n);
+  }
+
+  /** The operator of the last factor(); an error before the first. */
+  protected operator(): LinearOperator {
+    const op = this.state.op;
+    if (!op) throw new Error(`${this.name}: solve before factor`);
+    return op;
+  }
+}
+
+/** The solution of A x = 0, x = 0, written into x[0..n). */
+export function zeroSolution(x: Float64Array, n: number): LinearSolveInfo {
+  x.fill(0, 0, n);
+  return { iterations: 0, residual: 0, converged: true };
 }
 
 /** Resolved tolerance and iteration limit. */

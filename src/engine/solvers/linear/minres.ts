@@ -17,12 +17,7 @@
  */
 
 import { checkDeadline } from "../deadline";
-import {
-  DEFAULT_TOLERANCE,
-  defaultMaxIterations,
-  type MatrixOrOperator,
-  OperatorState,
-} from "./iterative-base";
+import { defaultMaxIterations, KrylovSolver, OperatorState, zeroSolution } from "./iterative-base";
 import type {
   LinearOperator,
   LinearSolveInfo,
@@ -31,12 +26,8 @@ import type {
 } from "./linear-solver";
 import { dot } from "./pattern";
 
-export class MinresSolver implements LinearSolver {
+export class MinresSolver extends KrylovSolver implements LinearSolver {
   readonly name = "minres" as const;
-  tolerance: number;
-  /** Iteration limit; undefined means max(200, 3n). */
-  maxIterations: number | undefined;
-  private readonly state: OperatorState;
   private r1: Float64Array = new Float64Array(0);
   private r2: Float64Array = new Float64Array(0);
   private y: Float64Array = new Float64Array(0);
@@ -47,18 +38,14 @@ export class MinresSolver implements LinearSolver {
   private t: Float64Array = new Float64Array(0);
 
   constructor(n = 0, options: LinearSolverOptions = {}) {
-    this.tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
-    this.maxIterations = options.maxIterations;
-    this.state = new OperatorState(
-      options.preconditioner ?? "jacobi",
-      true,
-      ["none", "jacobi"],
-      "minres",
+    super(
+      options,
+      new OperatorState(options.preconditioner ?? "jacobi", true, ["none", "jacobi"], "minres"),
     );
     this.allocate(n);
   }
 
-  private allocate(n: number): void {
+  protected allocate(n: number): void {
     if (this.r1.length === n) return;
     this.r1 = new Float64Array(n);
     this.r2 = new Float64Array(n);
@@ -68,11 +55,6 @@ export class MinresSolver implements LinearSolver {
     this.w1 = new Float64Array(n);
     this.w2 = new Float64Array(n);
     this.t = new Float64Array(n);
-  }
-
-  factor(a: MatrixOrOperator): void {
-    this.state.set(a);
-    this.allocate(this.state.n);
   }
 
   /** ‖b − A x‖₂ (uses the work vector t). */
@@ -89,16 +71,12 @@ export class MinresSolver implements LinearSolver {
   }
 
   solve(b: Float64Array, x: Float64Array): LinearSolveInfo {
-    const op = this.state.op as LinearOperator | null;
-    if (!op) throw new Error("minres: solve before factor");
+    const op = this.operator();
     const n = op.n;
     const m = this.state.precond;
     const maxIt = this.maxIterations ?? defaultMaxIterations(n);
     const bn = Math.sqrt(dot(b, b, n));
-    if (bn === 0) {
-      x.fill(0, 0, n);
-      return { iterations: 0, residual: 0, converged: true };
-    }
+    if (bn === 0) return zeroSolution(x, n);
     const target = this.tolerance * bn;
     let { r1, r2, y, w, w1, w2 } = this;
     const v = this.v;

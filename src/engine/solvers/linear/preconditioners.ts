@@ -216,24 +216,49 @@ export class BlockJacobiPreconditioner implements Preconditioner {
   }
 }
 
-export class Ic0Preconditioner implements Preconditioner {
+/**
+ * What IC(0) and ILU(0) share: their pattern (rows rp, columns ci, and src, the entry of
+ * A each position takes its value from, −1 for a diagonal they insert), analysed again
+ * only when A's sparsity pattern changes (PatternCache).
+ */
+abstract class IncompleteFactorization {
   private readonly pattern = new PatternCache();
-  private n = 0;
-  // Lower triangle of A (diagonal last in each row, inserted when not stored).
-  private rp: Int32Array = new Int32Array(0);
-  private ci: Int32Array = new Int32Array(0);
-  private src: Int32Array = new Int32Array(0);
+  protected n = 0;
+  protected rp: Int32Array = new Int32Array(0);
+  protected ci: Int32Array = new Int32Array(0);
+  protected src: Int32Array = new Int32Array(0);
+
+  /** Builds the pattern of A (analyzed()) and the storage of the numeric factorization. */
+  protected abstract analyze(a: CsrMatrix): void;
+
+  /** Checks that A is square and analyses its pattern when it is not the last one seen. */
+  protected refreshPattern(a: CsrMatrix, name: string): void {
+    if (a.rows !== a.cols) throw new Error(`${name}: matrix must be square`);
+    if (!this.pattern.matches(a)) {
+      this.analyze(a);
+      this.pattern.remember(a);
+    }
+  }
+
+  /** Keeps the pattern that analyze built as lists (rp[n] entries). */
+  protected analyzed(rp: Int32Array, ci: number[], src: number[]): void {
+    this.n = rp.length - 1;
+    this.rp = rp;
+    this.ci = Int32Array.from(ci);
+    this.src = Int32Array.from(src);
+  }
+}
+
+export class Ic0Preconditioner extends IncompleteFactorization implements Preconditioner {
+  // The pattern: the lower triangle of A, the diagonal last in each row (inserted when
+  // not stored). lx: L's values on it.
   private lx: Float64Array = new Float64Array(0);
   private w: Float64Array = new Float64Array(0);
   /** Diagonal shift α of the last successful factorization (0 when none was needed). */
   shift = 0;
 
   update(a: CsrMatrix): void {
-    if (a.rows !== a.cols) throw new Error("ic0: matrix must be square");
-    if (!this.pattern.matches(a)) {
-      this.analyze(a);
-      this.pattern.remember(a);
-    }
+    this.refreshPattern(a, "ic0");
     const values = a.values;
     for (let alpha = 0; ; alpha = alpha === 0 ? 1e-3 : alpha * 10) {
       if (this.numeric(values, alpha)) {
@@ -244,9 +269,8 @@ export class Ic0Preconditioner implements Preconditioner {
     }
   }
 
-  private analyze(a: CsrMatrix): void {
+  protected analyze(a: CsrMatrix): void {
     const n = a.rows;
-    this.n = n;
     const rp = new Int32Array(n + 1);
     const ci: number[] = [];
     const src: number[] = [];
@@ -263,9 +287,7 @@ export class Ic0Preconditioner implements Preconditioner {
       src.push(diag);
       rp[i + 1] = ci.length;
     }
-    this.rp = rp;
-    this.ci = Int32Array.from(ci);
-    this.src = Int32Array.from(src);
+    this.analyzed(rp, ci, src);
     this.lx = new Float64Array(ci.length);
     this.w = new Float64Array(n);
   }
@@ -315,13 +337,9 @@ export class Ic0Preconditioner implements Preconditioner {
   }
 }
 
-export class Ilu0Preconditioner implements Preconditioner {
-  private readonly pattern = new PatternCache();
-  private n = 0;
-  // Pattern of A with the diagonal inserted when missing; columns sorted per row.
-  private rp: Int32Array = new Int32Array(0);
-  private ci: Int32Array = new Int32Array(0);
-  private src: Int32Array = new Int32Array(0);
+export class Ilu0Preconditioner extends IncompleteFactorization implements Preconditioner {
+  // The pattern: that of A with the diagonal inserted when missing, columns sorted per
+  // row; diag: the diagonal's position in each row; lu: L (unit diagonal) and U on it.
   private diag: Int32Array = new Int32Array(0);
   private lu: Float64Array = new Float64Array(0);
   private pos: Int32Array = new Int32Array(0);
@@ -329,17 +347,12 @@ export class Ilu0Preconditioner implements Preconditioner {
   replacedPivots = 0;
 
   update(a: CsrMatrix): void {
-    if (a.rows !== a.cols) throw new Error("ilu0: matrix must be square");
-    if (!this.pattern.matches(a)) {
-      this.analyze(a);
-      this.pattern.remember(a);
-    }
+    this.refreshPattern(a, "ilu0");
     this.numeric(a.values);
   }
 
-  private analyze(a: CsrMatrix): void {
+  protected analyze(a: CsrMatrix): void {
     const n = a.rows;
-    this.n = n;
     const rp = new Int32Array(n + 1);
     const ci: number[] = [];
     const src: number[] = [];
@@ -366,9 +379,7 @@ export class Ilu0Preconditioner implements Preconditioner {
       }
       rp[i + 1] = ci.length;
     }
-    this.rp = rp;
-    this.ci = Int32Array.from(ci);
-    this.src = Int32Array.from(src);
+    this.analyzed(rp, ci, src);
     this.diag = diag;
     this.lu = new Float64Array(ci.length);
     this.pos = new Int32Array(n).fill(-1);

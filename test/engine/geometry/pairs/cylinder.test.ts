@@ -49,7 +49,7 @@ import type {
 } from "../../../../src/engine/geometry/shapes";
 import { aabbHalfWidths } from "../../../../src/engine/geometry/shapes";
 import { inertiaFromShapes } from "../../../../src/engine/model/inertia";
-import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../../support/quat";
+import { axisAngle, type Q4, qmul, randomQuat, rotate, type V3 } from "../../../support/quat";
 import { mulberry32 } from "../../../support/random";
 import { type C, collide, pose } from "../helpers";
 
@@ -58,15 +58,6 @@ const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 const add = (a: V3, b: V3, s = 1): V3 => [a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]];
 const norm = (a: V3) => Math.hypot(a[0], a[1], a[2]);
 const conj = (q: Q4): Q4 => [q[0], -q[1], -q[2], -q[3]];
-
-function randomQuat(r: () => number): Q4 {
-  const u1 = r();
-  const u2 = 2 * Math.PI * r();
-  const u3 = 2 * Math.PI * r();
-  const a = Math.sqrt(1 - u1);
-  const b = Math.sqrt(u1);
-  return [a * Math.cos(u2), a * Math.sin(u2), b * Math.cos(u3), b * Math.sin(u3)];
-}
 
 /** A placed shape of the brute-force side: box, cylinder or capsule. */
 interface Placed {

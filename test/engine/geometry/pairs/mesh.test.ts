@@ -6,8 +6,16 @@
  *    resting across internal edges get only +z normals and gap z − h;
  *  - a ball rolling without slipping in a spherical bowl given as a mesh oscillates with
  *    the period of the closed form for small oscillations,
- *    ω² = g / ((R − r)(1 + I/(m r²))) = 5g / (7(R − r)) for a solid ball.
+ *    ω² = g / ((R − r)(1 + I/(m r²))) = 5g / (7(R − r)) for a solid ball;
+ *  - once warm, a mesh pair allocates (next to) nothing (mesh-allocation-probe.ts, in a
+ *    process of its own): under 1 B a call is measured; the bound is two heap numbers
+ *    (32 B) a call, since in about one run of six V8's first optimized code for the
+ *    sphere pair still boxes one number a call (16 B) until it is optimized again. A
+ *    heap number in a loop of the triangle or hull core (40–80 B a call) fails it.
  */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { convexHull } from "../../../../src/engine/geometry/hull";
 import { buildMesh } from "../../../../src/engine/geometry/mesh";
@@ -122,5 +130,30 @@ describe("ball in a spherical bowl (mesh)", () => {
     // facets move the period by a few 1e-3 (−0.67 % here, +0.28 % with 80 × 256 quads).
     const T0 = 2 * Math.PI * Math.sqrt((7 * (R - r)) / (5 * g)) * (1 + (a0 * a0) / 16);
     expect(Math.abs(T / T0 - 1)).toBeLessThan(1e-2);
+  }, 60_000);
+});
+
+describe("mesh pairs allocate nothing once warm", () => {
+  it("each shape against a terrain: less than two heap numbers (32 B) a call", async () => {
+    // the probe bundled as the server's worker is, run with V8's gc() exposed
+    const bundle = await build({
+      entryPoints: [join(import.meta.dirname, "mesh-allocation-probe.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      write: false,
+      logLevel: "warning",
+    });
+    const report = JSON.parse(
+      execFileSync(process.execPath, ["--expose-gc", "--input-type=module"], {
+        input: bundle.outputFiles[0].text,
+        encoding: "utf8",
+      }),
+    ) as Record<string, { contacts: number; bytesPerCall: number }>;
+    expect(Object.keys(report)).toEqual(["sphere", "capsule", "box", "cylinder", "convex"]);
+    for (const { contacts, bytesPerCall } of Object.values(report)) {
+      expect(contacts).toBeGreaterThanOrEqual(4); // the poses do touch the terrain
+      expect(bytesPerCall).toBeLessThan(32);
+    }
   }, 60_000);
 });

@@ -1,18 +1,12 @@
-/**
- * ConjugateGradientSolver against ml-matrix dense LU: random SPD systems under every
- * preconditioner, matrix-free operators (a stencil, block-Jacobi on a block matrix),
- * the indefinite and iteration-limit failures, the initial guess, and the confirmation
- * of the recursive residual counted in operator products.
- */
-import { inverse, Matrix } from "ml-matrix";
 import { describe, expect, test } from "vitest";
 import { csrFromTriplets } from "../../../../src/engine/math/csr";
 import { ConjugateGradientSolver } from "../../../../src/engine/solvers/linear/cg";
-import type { LinearOperator } from "../../../../src/engine/solvers/linear/linear-solver";
-import { mulberry32 } from "../../../support/random";
 import {
   countingOperator,
   denseLuReference,
+  expectBlockJacobiMatchesDense,
+  expectInitialGuessAndZeroRhs,
+  expectMatrixFreeLaplacian,
   randomSpd,
   randomSpdBlocks,
   randomVector,
@@ -66,52 +60,20 @@ describe("ConjugateGradientSolver", () => {
     expect(info.residual).toBeCloseTo(relativeResidual(a, x, b), 12);
   });
 
-  test("initial guess is used; zero right-hand side gives x = 0", () => {
-    const n = 60;
-    const a = randomSpd(n, 6, 8);
-    const b = randomVector(n, 9);
-    const s = new ConjugateGradientSolver(n);
-    s.factor(a);
-    const x = Float64Array.from(denseLuReference(a, b));
-    const info = s.solve(b, x);
-    expect(info.iterations).toBe(0);
-    expect(info.converged).toBe(true);
-    const z = randomVector(n, 10);
-    expect(s.solve(new Float64Array(n), z).converged).toBe(true);
-    expect(Array.from(z).every((v) => v === 0)).toBe(true);
-  });
+  test("initial guess is used; zero right-hand side gives x = 0", () =>
+    expectInitialGuessAndZeroRhs((n, o) => new ConjugateGradientSolver(n, o)));
 
   test("a matrix-free operator: the symmetric shifted Laplacian stencil", () => {
-    const { operator, matrix } = shiftedLaplacian(14, 0.5, true);
-    const b = randomVector(operator.n, 1);
-    const s = new ConjugateGradientSolver(operator.n, { tolerance: TOL });
-    s.factor(operator);
-    const x = new Float64Array(operator.n);
-    expect(s.solve(b, x).converged).toBe(true);
-    expect(relativeError(x, denseLuReference(matrix, b))).toBeLessThan(1e-10);
+    expectMatrixFreeLaplacian((n, o) => new ConjugateGradientSolver(n, o), TOL);
     // IC(0) needs the matrix itself
+    const { operator } = shiftedLaplacian(14, 0.5, true);
     expect(() =>
       new ConjugateGradientSolver(operator.n, { preconditioner: "ic0" }).factor(operator),
     ).toThrow();
   });
 
-  test("block Jacobi on a matrix-free block operator matches a dense LU solve", () => {
-    const { m, dense } = randomSpdBlocks(5);
-    const n = m.size;
-    const op: LinearOperator = {
-      n,
-      apply: (x, out) => m.multiply(x, out),
-      blockDiagonal: () => m,
-    };
-    const s = new ConjugateGradientSolver(n, { tolerance: 1e-13, preconditioner: "block-jacobi" });
-    s.factor(op);
-    const r = mulberry32(11);
-    const b = Float64Array.from({ length: n }, () => 2 * r() - 1);
-    const x = new Float64Array(n);
-    expect(s.solve(b, x).converged).toBe(true);
-    const ref = inverse(dense).mmul(Matrix.columnVector(Array.from(b)));
-    for (let i = 0; i < n; i++) expect(x[i]).toBeCloseTo(ref.get(i, 0), 10);
-  });
+  test("block Jacobi on a matrix-free block operator matches a dense LU solve", () =>
+    expectBlockJacobiMatchesDense((n, o) => new ConjugateGradientSolver(n, o)));
 
   test("block Jacobi is refused on a CSR matrix (it needs the block structure)", () => {
     const { m } = randomSpdBlocks(1);

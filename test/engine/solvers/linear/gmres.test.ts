@@ -1,19 +1,11 @@
-/**
- * GmresSolver (restarted, right-preconditioned) against ml-matrix dense LU: random SPD and
- * nonsymmetric systems for every preconditioner and restart length, matrix-free operators
- * (a convective stencil, block Jacobi on a block matrix), the initial guess and the
- * iteration limit.
- */
-import { inverse, Matrix } from "ml-matrix";
 import { describe, expect, test } from "vitest";
 import { GmresSolver } from "../../../../src/engine/solvers/linear/gmres";
-import type { LinearOperator } from "../../../../src/engine/solvers/linear/linear-solver";
-import { mulberry32 } from "../../../support/random";
 import {
   denseLuReference,
+  expectBlockJacobiMatchesDense,
+  expectInitialGuessAndZeroRhs,
   randomNonsymmetric,
   randomSpd,
-  randomSpdBlocks,
   randomVector,
   relativeError,
   relativeResidual,
@@ -61,20 +53,8 @@ describe("GmresSolver", () => {
     });
   }
 
-  test("initial guess is used; zero right-hand side gives x = 0", () => {
-    const n = 60;
-    const a = randomSpd(n, 6, 8);
-    const b = randomVector(n, 9);
-    const s = new GmresSolver(n);
-    s.factor(a);
-    const x = Float64Array.from(denseLuReference(a, b));
-    const info = s.solve(b, x);
-    expect(info.iterations).toBe(0);
-    expect(info.converged).toBe(true);
-    const z = randomVector(n, 10);
-    expect(s.solve(new Float64Array(n), z).converged).toBe(true);
-    expect(Array.from(z).every((v) => v === 0)).toBe(true);
-  });
+  test("initial guess is used; zero right-hand side gives x = 0", () =>
+    expectInitialGuessAndZeroRhs((n, o) => new GmresSolver(n, o)));
 
   test("a matrix-free operator: the convective stencil, preconditioners none and Jacobi", () => {
     const { operator, matrix } = shiftedLaplacian(14, 0.5, false);
@@ -93,23 +73,8 @@ describe("GmresSolver", () => {
     ).toThrow();
   });
 
-  test("block Jacobi on a matrix-free block operator matches a dense LU solve", () => {
-    const { m, dense } = randomSpdBlocks(5);
-    const n = m.size;
-    const op: LinearOperator = {
-      n,
-      apply: (x, out) => m.multiply(x, out),
-      blockDiagonal: () => m,
-    };
-    const s = new GmresSolver(n, { tolerance: 1e-13, preconditioner: "block-jacobi" });
-    s.factor(op);
-    const r = mulberry32(11);
-    const b = Float64Array.from({ length: n }, () => 2 * r() - 1);
-    const x = new Float64Array(n);
-    expect(s.solve(b, x).converged).toBe(true);
-    const ref = inverse(dense).mmul(Matrix.columnVector(Array.from(b)));
-    for (let i = 0; i < n; i++) expect(x[i]).toBeCloseTo(ref.get(i, 0), 10);
-  });
+  test("block Jacobi on a matrix-free block operator matches a dense LU solve", () =>
+    expectBlockJacobiMatchesDense((n, o) => new GmresSolver(n, o)));
 
   test("iteration limit (inner steps over all cycles) → converged = false, true residual", () => {
     const n = 120;

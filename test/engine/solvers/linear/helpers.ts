@@ -3,13 +3,15 @@
  * reference (ml-matrix LU with partial pivoting) and error measures. Nothing here uses
  * the code under test, except solveWith, which only drives a solver given to it.
  */
-import { LuDecomposition, Matrix } from "ml-matrix";
+import { inverse, LuDecomposition, Matrix } from "ml-matrix";
 import { expect } from "vitest";
 import { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
 import { type CsrMatrix, csrFromTriplets, csrToDense } from "../../../../src/engine/math/csr";
+import type { MatrixOrOperator } from "../../../../src/engine/solvers/linear/iterative-base";
 import type {
   LinearOperator,
   LinearSolver,
+  LinearSolverOptions,
 } from "../../../../src/engine/solvers/linear/linear-solver";
 import { mulberry32 } from "../../../support/random";
 
@@ -304,4 +306,68 @@ export function countingOperator(a: CsrMatrix): LinearOperator & { products: num
     },
   };
   return op;
+}
+
+/**
+ * A Krylov solver of dimension n with the options given (cg.test, minres.test, gmres.test):
+ * it factors a matrix or a matrix-free operator.
+ */
+export type MakeSolver = (
+  n: number,
+  options?: LinearSolverOptions,
+) => Omit<LinearSolver, "factor"> & { factor(a: MatrixOrOperator): void };
+
+/**
+ * An initial guess that already solves A x = b (a dense LU solve) costs no iteration, and
+ * b = 0 gives x = 0 exactly whatever x held.
+ */
+export function expectInitialGuessAndZeroRhs(make: MakeSolver): void {
+  const n = 60;
+  const a = randomSpd(n, 6, 8);
+  const b = randomVector(n, 9);
+  const s = make(n);
+  s.factor(a);
+  const x = Float64Array.from(denseLuReference(a, b));
+  const info = s.solve(b, x);
+  expect(info.iterations).toBe(0);
+  expect(info.converged).toBe(true);
+  const z = randomVector(n, 10);
+  expect(s.solve(new Float64Array(n), z).converged).toBe(true);
+  expect(Array.from(z).every((v) => v === 0)).toBe(true);
+}
+
+/**
+ * Block Jacobi on a matrix-free operator that gives its block diagonal (randomSpdBlocks):
+ * the solution matches ml-matrix's dense inverse to 1e-10.
+ */
+export function expectBlockJacobiMatchesDense(make: MakeSolver): void {
+  const { m, dense } = randomSpdBlocks(5);
+  const n = m.size;
+  const op: LinearOperator = {
+    n,
+    apply: (x, out) => m.multiply(x, out),
+    blockDiagonal: () => m,
+  };
+  const s = make(n, { tolerance: 1e-13, preconditioner: "block-jacobi" });
+  s.factor(op);
+  const r = mulberry32(11);
+  const b = Float64Array.from({ length: n }, () => 2 * r() - 1);
+  const x = new Float64Array(n);
+  expect(s.solve(b, x).converged).toBe(true);
+  const ref = inverse(dense).mmul(Matrix.columnVector(Array.from(b)));
+  for (let i = 0; i < n; i++) expect(x[i]).toBeCloseTo(ref.get(i, 0), 10);
+}
+
+/**
+ * The symmetric shifted Laplacian stencil as a matrix-free operator: the solve matches a
+ * dense LU solve of its matrix to 1e-10 (relative).
+ */
+export function expectMatrixFreeLaplacian(make: MakeSolver, tolerance: number): void {
+  const { operator, matrix } = shiftedLaplacian(14, 0.5, true);
+  const b = randomVector(operator.n, 1);
+  const s = make(operator.n, { tolerance });
+  s.factor(operator);
+  const x = new Float64Array(operator.n);
+  expect(s.solve(b, x).converged).toBe(true);
+  expect(relativeError(x, denseLuReference(matrix, b))).toBeLessThan(1e-10);
 }

@@ -7,12 +7,13 @@ import { describe, expect, test } from "vitest";
 import { MinresSolver } from "../../../../src/engine/solvers/linear/minres";
 import {
   denseLuReference,
+  expectInitialGuessAndZeroRhs,
+  expectMatrixFreeLaplacian,
   randomKkt,
   randomSpd,
   randomVector,
   relativeError,
   relativeResidual,
-  shiftedLaplacian,
   TEST_SIZES,
 } from "./helpers";
 
@@ -51,30 +52,11 @@ describe("MinresSolver", () => {
     });
   }
 
-  test("initial guess is used; zero right-hand side gives x = 0", () => {
-    const n = 60;
-    const a = randomSpd(n, 6, 8);
-    const b = randomVector(n, 9);
-    const s = new MinresSolver(n);
-    s.factor(a);
-    const x = Float64Array.from(denseLuReference(a, b));
-    const info = s.solve(b, x);
-    expect(info.iterations).toBe(0);
-    expect(info.converged).toBe(true);
-    const z = randomVector(n, 10);
-    expect(s.solve(new Float64Array(n), z).converged).toBe(true);
-    expect(Array.from(z).every((v) => v === 0)).toBe(true);
-  });
+  test("initial guess is used; zero right-hand side gives x = 0", () =>
+    expectInitialGuessAndZeroRhs((n, o) => new MinresSolver(n, o)));
 
-  test("a matrix-free operator: the symmetric shifted Laplacian stencil", () => {
-    const { operator, matrix } = shiftedLaplacian(14, 0.5, true);
-    const b = randomVector(operator.n, 1);
-    const s = new MinresSolver(operator.n, { tolerance: TOL });
-    s.factor(operator);
-    const x = new Float64Array(operator.n);
-    expect(s.solve(b, x).converged).toBe(true);
-    expect(relativeError(x, denseLuReference(matrix, b))).toBeLessThan(1e-10);
-  });
+  test("a matrix-free operator: the symmetric shifted Laplacian stencil", () =>
+    expectMatrixFreeLaplacian((n, o) => new MinresSolver(n, o), TOL));
 
   test("iteration limit reached → converged = false, the true residual reported", () => {
     const a = randomSpd(200, 6, 5, 0.001);

@@ -1,0 +1,34 @@
+/**
+ * A session manager in the test's own process, for the tests of checkpoint scheduling:
+ * one worker, checkpoints to `store` (a CheckpointStore subclass that records its writes)
+ * in `dir`, every `checkpointEverySteps` steps and at most once per
+ * `checkpointMinIntervalMs`; metrics that report nothing. The caller stops it (stop()).
+ */
+import type { Logger } from "pino";
+import { resolveConfig } from "../../src/server/config";
+import { ServerMetrics } from "../../src/server/metrics";
+import type { CheckpointStore } from "../../src/server/persistence";
+import { SessionManager } from "../../src/server/session-manager";
+
+export async function startOneWorkerManager(
+  dir: string,
+  store: CheckpointStore,
+  log: Logger,
+  checkpointEverySteps: number,
+  checkpointMinIntervalMs: number,
+): Promise<SessionManager> {
+  const config = resolveConfig({
+    workers: 1,
+    dataDir: dir,
+    checkpointEverySteps,
+    checkpointMinIntervalMs,
+  });
+  const metrics = new ServerMetrics({
+    sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
+    wsClients: () => 0,
+    workersAlive: () => 1,
+  });
+  const m = new SessionManager(config, metrics, log, { store });
+  await m.start();
+  return m;
+}
