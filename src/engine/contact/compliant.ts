@@ -37,6 +37,15 @@
  * integrators' negative scale is symmetric positive semidefinite (SPD type); with rigid
  * bodies the rotational terms make it nonsymmetric (GENERAL).
  *
+ * Fem–fem contacts (fem-faces.ts, after the detector's): side a is a triangle of three
+ * node particles, the material point p_a = Σ_k w_k x_k with the barycentric weights w of
+ * the step's detection held, side b the vertex particle, so
+ *   dist = n·(p_b − Σ w_k x_k),  u_n = n·(v_b − Σ w_k v_k),
+ * the force F_n n on the vertex and −w_k F_n n on node k, and with the coefficients
+ * c = (−w₀, −w₁, −w₂, +1) of the four particles (g_X = c_X n, no rotation):
+ *   ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ,   ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ.
+ * Their area is the vertex's halved (fem-faces.ts).
+ *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
  * The effector needs h for the step damping: `stepSize` (set by the contact model from
@@ -53,6 +62,7 @@ import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
 import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
+import type { FemFaceContacts } from "./fem-faces";
 import type { FemVertexContacts } from "./fem-vertices";
 import type { ContactReport } from "./report";
 
@@ -73,6 +83,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   count = 0;
   /** The fem surface points among the detector's shapes: their contacts take vertex areas. */
   vertexAreas: FemVertexContacts | null = null;
+  /** The fem–fem contacts' detection (fem-faces.ts), when two fem bodies collide. */
+  faces: FemFaceContacts | null = null;
   /** Accumulated detection time (ms; doubles from the start, see BodySystem on V8). */
   readonly timing = { broadMs: -0, narrowMs: -0 };
 
@@ -88,6 +100,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private radB: Float64Array = new Float64Array(0);
   /** 1 when the contact penetrated at t (dist_t < 0): its damping acts through the step. */
   private activeAtStart: Uint8Array = new Uint8Array(0);
+  /** 1 for a fem–fem contact: side a is the triangle nodes[3i..] with weights[3i..]. */
+  private triangle: Uint8Array = new Uint8Array(0);
+  private nodes: Int32Array = new Int32Array(0);
+  private weights: Float64Array = new Float64Array(0);
+  /** The scale of addTriangleBlocks' n nᵀ (passed here: a double argument is boxed). */
+  private readonly blockScale = new Float64Array(1);
   // Evaluation at the current state (evaluate()).
   private rA: Float64Array = new Float64Array(0);
   private rB: Float64Array = new Float64Array(0);
@@ -137,7 +155,15 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.detector.detect(sys.pos, sys.quat, buffer);
     this.timing.broadMs += this.detector.stats.broadMs;
     this.timing.narrowMs += this.detector.stats.narrowMs;
-    const n = buffer.count;
+    const faces = this.faces;
+    const nb = buffer.count;
+    let n = nb;
+    if (faces !== null) {
+      const t0 = performance.now();
+      faces.detect(this.detector.margin);
+      n += faces.buffer.count;
+      this.timing.narrowMs += performance.now() - t0;
+    }
     this.count = n;
     this.bodyA = grow(this.bodyA, n);
     this.bodyB = grow(this.bodyB, n);
@@ -145,27 +171,41 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this[name] = grow(this[name], 3 * n);
     for (const name of ["area", "radA", "radB", "dist", "un", "fn", "kappa", "damp"] as const)
       this[name] = grow(this[name], n);
-    if (this.activeAtStart.length < n)
-      this.activeAtStart = new Uint8Array(Math.max(n, 2 * this.activeAtStart.length));
+    this.activeAtStart = grow(this.activeAtStart, n);
+    this.triangle = grow(this.triangle, n);
+    this.nodes = grow(this.nodes, 3 * n);
+    this.weights = grow(this.weights, 3 * n);
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
     this.vertexAreas?.fillAreas(buffer, this.area);
+    faces?.fillAreas(this.area, nb);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
-      const a = buffer.bodyA[i];
-      const b = buffer.bodyB[i];
+      // the detector's contacts, then the fem–fem ones (their shapes are vertex points)
+      const src = i < nb ? buffer : (faces as FemFaceContacts).buffer;
+      const j = i < nb ? i : i - nb;
+      const a = src.bodyA[j];
+      const b = src.bodyB[j];
       this.bodyA[i] = a;
       this.bodyB[i] = b;
-      this.activeAtStart[i] = buffer.gap[i] < 0 ? 1 : 0;
-      this.radA[i] = surfaceRadius(this.detector.shapes[buffer.shapeA[i]]);
-      this.radB[i] = surfaceRadius(this.detector.shapes[buffer.shapeB[i]]);
-      const hg = 0.5 * buffer.gap[i];
+      this.triangle[i] = i < nb ? 0 : 1;
+      if (i >= nb) {
+        const f = faces as FemFaceContacts;
+        for (let k = 0; k < 3; k++) {
+          this.nodes[3 * i + k] = f.nodes[3 * j + k];
+          this.weights[3 * i + k] = f.weights[3 * j + k];
+        }
+      }
+      this.activeAtStart[i] = src.gap[j] < 0 ? 1 : 0;
+      this.radA[i] = surfaceRadius(this.detector.shapes[src.shapeA[j]]);
+      this.radB[i] = surfaceRadius(this.detector.shapes[src.shapeB[j]]);
+      const hg = 0.5 * src.gap[j];
       for (let side = 0; side < 2; side++) {
         const body = side === 0 ? a : b;
         const rho = side === 0 ? this.rhoA : this.rhoB;
         const sg = side === 0 ? -hg : hg;
-        const px = buffer.point[3 * i] + sg * buffer.normal[3 * i];
-        const py = buffer.point[3 * i + 1] + sg * buffer.normal[3 * i + 1];
-        const pz = buffer.point[3 * i + 2] + sg * buffer.normal[3 * i + 2];
+        const px = src.point[3 * j] + sg * src.normal[3 * j];
+        const py = src.point[3 * j + 1] + sg * src.normal[3 * j + 1];
+        const pz = src.point[3 * j + 2] + sg * src.normal[3 * j + 2];
         if (body < 0) {
           rho[3 * i] = px;
           rho[3 * i + 1] = py;
@@ -181,15 +221,24 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         rho[3 * i + 1] = R[o + 1] * dx + R[o + 4] * dy + R[o + 7] * dz;
         rho[3 * i + 2] = R[o + 2] * dx + R[o + 5] * dy + R[o + 8] * dz;
       }
-      this.normal[3 * i] = buffer.normal[3 * i];
-      this.normal[3 * i + 1] = buffer.normal[3 * i + 1];
-      this.normal[3 * i + 2] = buffer.normal[3 * i + 2];
+      this.normal[3 * i] = src.normal[3 * j];
+      this.normal[3 * i + 1] = src.normal[3 * j + 1];
+      this.normal[3 * i + 2] = src.normal[3 * j + 2];
     }
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
     const { sys } = this;
     for (let i = 0; i < this.count; i++) {
+      if (this.triangle[i] === 1) {
+        for (let x = 0; x < 4; x++)
+          for (let y = 0; y < 4; y++) {
+            const X = this.triangleBody(i, x);
+            const Y = this.triangleBody(i, y);
+            if (this.width(X) > 0 && this.width(Y) > 0) m.addBlock(sys.block[X], sys.block[Y]);
+          }
+        continue;
+      }
       const ka = this.bodyA[i] >= 0 ? sys.block[this.bodyA[i]] : -1;
       const kb = this.bodyB[i] >= 0 ? sys.block[this.bodyB[i]] : -1;
       if (ka >= 0) m.addBlock(ka, ka);
@@ -210,6 +259,19 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     const cp = side === 0 ? this.c0 : this.c1;
     cp.body = body;
     cp.radius = side === 0 ? this.radA[i] : this.radB[i];
+    if (side === 0 && this.triangle[i] === 1) {
+      // p_a = Σ w_k x_k (no lever arm: particles)
+      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+      cp.position.fill(0);
+      for (let k = 0; k < 3; k++) {
+        const w = this.weights[3 * i + k];
+        const o = 3 * this.nodes[3 * i + k];
+        cp.position[0] += w * sys.pos[o];
+        cp.position[1] += w * sys.pos[o + 1];
+        cp.position[2] += w * sys.pos[o + 2];
+      }
+      return;
+    }
     if (body < 0) {
       r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
       cp.position[0] = rho[3 * i];
@@ -236,6 +298,20 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   /** World velocity of the material point of side X (v + ω × r), dotted with n. */
   private pointVelocityN(i: number, side: 0 | 1): number {
     const { sys } = this;
+    if (side === 0 && this.triangle[i] === 1) {
+      // n·Σ w_k v_k
+      let s = 0;
+      for (let k = 0; k < 3; k++) {
+        const b = this.nodes[3 * i + k];
+        if (sys.dofOffset[b] < 0) continue;
+        s +=
+          this.weights[3 * i + k] *
+          (this.normal[3 * i] * sys.vel[3 * b] +
+            this.normal[3 * i + 1] * sys.vel[3 * b + 1] +
+            this.normal[3 * i + 2] * sys.vel[3 * b + 2]);
+      }
+      return s;
+    }
     const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
     if (body < 0 || sys.dofOffset[body] < 0) return 0;
     const r = side === 0 ? this.rA : this.rB;
@@ -330,6 +406,18 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const fx = F * this.normal[3 * i];
       const fy = F * this.normal[3 * i + 1];
       const fz = F * this.normal[3 * i + 2];
+      if (this.triangle[i] === 1) {
+        // F n on the vertex, −w_k F n on the triangle's node k
+        for (let x = 0; x < 4; x++) {
+          const b = this.triangleBody(i, x);
+          if (sys.dofOffset[b] < 0) continue;
+          const c = this.triangleCoefficient(i, x);
+          sys.force[3 * b] += c * fx;
+          sys.force[3 * b + 1] += c * fy;
+          sys.force[3 * b + 2] += c * fz;
+        }
+        continue;
+      }
       for (let side = 0; side < 2; side++) {
         const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
         if (body < 0 || sys.dofOffset[body] < 0) continue;
@@ -393,6 +481,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     const { sys, g, wv } = this;
     for (let i = 0; i < this.count; i++) {
       if (this.fn[i] === 0) continue;
+      if (this.triangle[i] === 1) {
+        this.blockScale[0] = s * this.kappa[i];
+        this.addTriangleBlocks(m, i);
+        continue;
+      }
       this.gradients(i);
       const kap = this.kappa[i];
       const d = this.damp[i];
@@ -439,6 +532,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       if (this.fn[i] === 0) continue;
       const d = this.damp[i];
       if (d === 0) continue;
+      if (this.triangle[i] === 1) {
+        this.blockScale[0] = -s * d;
+        this.addTriangleBlocks(m, i);
+        continue;
+      }
       this.gradients(i);
       for (let sx = 0; sx < 2; sx++) {
         const X = sx === 0 ? this.bodyA[i] : this.bodyB[i];
@@ -456,6 +554,48 @@ export class CompliantContactEffector implements DynamicStructureEffector {
             for (let c = 0; c < wY; c++) vals[off + r * wY + c] += gr * g[6 * sy + c];
           }
         }
+      }
+    }
+  }
+
+  /** Particle x (0..2 the triangle's nodes, 3 the vertex) of fem–fem contact i. */
+  private triangleBody(i: number, x: number): number {
+    return x < 3 ? this.nodes[3 * i + x] : this.bodyB[i];
+  }
+
+  /** c_x: ∂dist/∂q_x = c_x n for particle x of fem–fem contact i (−w_x, or +1 the vertex). */
+  private triangleCoefficient(i: number, x: number): number {
+    return x < 3 ? -this.weights[3 * i + x] : 1;
+  }
+
+  /**
+   * m += blockScale[0]·c_X c_Y n nᵀ on every pair of dynamic particles X, Y of fem–fem
+   * contact i (file comment: the position Jacobian with s κ, the velocity one with −s d).
+   */
+  private addTriangleBlocks(m: SparseBlockMatrix, i: number): void {
+    const { sys } = this;
+    const nx = this.normal[3 * i];
+    const ny = this.normal[3 * i + 1];
+    const nz = this.normal[3 * i + 2];
+    for (let x = 0; x < 4; x++) {
+      const X = this.triangleBody(i, x);
+      if (this.width(X) === 0) continue;
+      const cx = this.blockScale[0] * this.triangleCoefficient(i, x);
+      for (let y = 0; y < 4; y++) {
+        const Y = this.triangleBody(i, y);
+        if (this.width(Y) === 0) continue;
+        const f = cx * this.triangleCoefficient(i, y);
+        const off = m.offsetOf(sys.block[X], sys.block[Y]);
+        const v = m.values;
+        v[off] += f * nx * nx;
+        v[off + 1] += f * nx * ny;
+        v[off + 2] += f * nx * nz;
+        v[off + 3] += f * ny * nx;
+        v[off + 4] += f * ny * ny;
+        v[off + 5] += f * ny * nz;
+        v[off + 6] += f * nz * nx;
+        v[off + 7] += f * nz * ny;
+        v[off + 8] += f * nz * nz;
       }
     }
   }

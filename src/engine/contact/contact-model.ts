@@ -6,6 +6,8 @@
  *    acceleration a_t would carry the impulse P/h into the next step's predictor.
  *  - "smc": a CompliantContactEffector (compliant.ts) added to the force effectors, so it
  *    works with every integrator, with its Jacobians in the implicit ones.
+ * With two or more fem bodies that collide, both take their fem–fem contacts (vertex
+ * against face, fem-faces.ts) besides the detector's.
  * The Simulation applies the solver settings through it (configure), hands its parts to
  * the integrator factory (integrators/factory.ts), asks it for the State's contacts
  * (report) and applies PATCHes of the contact parameters (update).
@@ -18,11 +20,12 @@ import type { CollisionDetector } from "../geometry/collide";
 import type { BodySystem } from "../model/body-system";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
+import { FemFaceContacts } from "./fem-faces";
 import type { FemVertexContacts } from "./fem-vertices";
 import { NonsmoothContact, type NonsmoothContactSettings } from "./nonsmooth-contact";
 import type { ProjectionSettings } from "./projection";
 import type { ContactReport } from "./report";
-import { createDetector, PairParameters } from "./setup";
+import { createDetector, jointedPairs, PairParameters } from "./setup";
 
 /**
  * The solver settings contact reads, with the problem's defaults filled in
@@ -67,6 +70,10 @@ export class ContactModel {
     this.method = spec.method;
     this.detector = createDetector(model, sys, vertices);
     this.params = new PairParameters(sys, spec);
+    const faces =
+      vertices !== undefined && vertices.bodies.length > 1
+        ? new FemFaceContacts(sys, vertices, jointedPairs(model, sys))
+        : null;
     if (spec.method === "nsc") {
       this.nonsmooth = new NonsmoothContact(
         sys,
@@ -76,6 +83,7 @@ export class ContactModel {
         nscSettings(solver),
         model.joints.length + model.motors.length > 0,
       );
+      this.nonsmooth.faces = faces;
     } else {
       this.compliant = new CompliantContactEffector(
         sys,
@@ -85,6 +93,7 @@ export class ContactModel {
       );
       this.compliant.stepSize = model.solver.dt;
       this.compliant.vertexAreas = vertices ?? null;
+      this.compliant.faces = faces;
     }
   }
 

@@ -17,6 +17,14 @@
  * [e_k; r_b × e_k] (force and torque about the centre of mass), and −that on body a —
  * the impulse P_i = (P_n, P_t1, P_t2) acts on b as F P_i and on a as −F P_i.
  *
+ * Triangle sides (fem–fem contact, fem-faces.ts): side a of contact i may be the point
+ * Σ_k w_k x_k of three particles (triangle[i] = 1; nodes[3i+k], weights[3i+k]). Its
+ * particles' blocks are then A_ia,k = w_k · (−Fᵀ): the rows stored for side a times w_k,
+ * so the local velocity has −w_k Fᵀ v_k from each (the derivative of the gap
+ * n·(p_b − Σ w_k x_k), the weights held for the step). bodyA[i] is the first node (the
+ * contact's name and pair parameters). Such a set has no factored form (the three
+ * particles' dofs are not one block): the nonsmooth contact takes the dense path for it.
+ *
  * The Delassus blocks are W_ij = s Σ_X A_iX Y_X A_jXᵀ over the dynamic bodies X shared by
  * contacts i and j; W is not assembled: the solvers get it factored (A and Y Aᵀ per contact
  * side, a FactoredDelassus), so products cost O(contacts) and the velocity-form PGS sweeps
@@ -85,6 +93,11 @@ export class ContactSet {
   yjac: Float64Array = new Float64Array(0);
   restitution: Float64Array = new Float64Array(0);
   friction: Float64Array = new Float64Array(0);
+  /** 1 when side a of the contact is a triangle of particles (file comment). */
+  triangle: Uint8Array = new Uint8Array(0);
+  /** A triangle side's node bodies and barycentric weights (3 each per contact). */
+  nodes: Int32Array = new Int32Array(0);
+  weights: Float64Array = new Float64Array(0);
 
   /** Dofs per body (6 rigid, 3 particle, 0 fixed), refreshed by reset(). */
   private readonly bodyWidth: Int32Array;
@@ -120,6 +133,9 @@ export class ContactSet {
     this.yjac = extend(this.yjac, 36 * c);
     this.restitution = extend(this.restitution, c);
     this.friction = extend(this.friction, c);
+    this.triangle = extend(this.triangle, c);
+    this.nodes = extend(this.nodes, 3 * c);
+    this.weights = extend(this.weights, 3 * c);
     this.capacity = c;
   }
 
@@ -145,6 +161,7 @@ export class ContactSet {
     const gap = gaps[src];
     this.bodyA[i] = bodyA;
     this.bodyB[i] = bodyB;
+    this.triangle[i] = 0;
     this.key[i] = keys[src];
     this.gap[i] = gap;
     const f = this.frame;
@@ -162,6 +179,43 @@ export class ContactSet {
     }
     this.jacobianRows(i);
     return i;
+  }
+
+  /**
+   * Makes side a of contact i (just pushed, its bodyA the triangle's first node) the
+   * triangle of particles nodes[3·src..] with weights weights[3·src..] (fem-faces.ts).
+   */
+  setTriangle(i: number, nodes: Int32Array, weights: Float64Array, src: number): void {
+    this.triangle[i] = 1;
+    for (let k = 0; k < 3; k++) {
+      this.nodes[3 * i + k] = nodes[3 * src + k];
+      this.weights[3 * i + k] = weights[3 * src + k];
+    }
+  }
+
+  /** Whether some contact of the set has a triangle side (no factored form then). */
+  hasTriangles(): boolean {
+    for (let i = 0; i < this.count; i++) if (this.triangle[i] === 1) return true;
+    return false;
+  }
+
+  /** Particles of side `side` of contact i: 3 for a triangle side, else 1 (its body). */
+  private points(i: number, side: number): number {
+    return side === 0 && this.triangle[i] === 1 ? 3 : 1;
+  }
+
+  /** Body of particle p of side `side` of contact i (points()). */
+  private pointBody(i: number, side: number, p: number): number {
+    if (side === 1) return this.bodyB[i];
+    return this.triangle[i] === 1 ? this.nodes[3 * i + p] : this.bodyA[i];
+  }
+
+  /**
+   * The weight of particle p of side `side` of contact i: w_p on a triangle side, else 1
+   * (a product by 1 is exact: the other contacts' numbers do not change).
+   */
+  private pointWeight(i: number, side: number, p: number): number {
+    return side === 0 && this.triangle[i] === 1 ? this.weights[3 * i + p] : 1;
   }
 
   /** Rows s[e_k, r × e_k] of A_ia (s = −1) and A_ib (s = +1). */
@@ -200,18 +254,20 @@ export class ContactSet {
     const { sys, jac } = this;
     for (let i = 0; i < this.count; i++) {
       for (let k = 0; k < dim; k++) out[dim * i + k] = 0;
-      for (let side = 0; side < 2; side++) {
-        const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
-        const w = this.width(b);
-        if (w === 0) continue;
-        const d = sys.dofOffset[b];
-        for (let k = 0; k < dim; k++) {
-          const o = 36 * i + 18 * side + 6 * k;
-          let s = 0;
-          for (let c = 0; c < w; c++) s += jac[o + c] * u[d + c];
-          out[dim * i + k] += s;
+      for (let side = 0; side < 2; side++)
+        for (let p = 0, np = this.points(i, side); p < np; p++) {
+          const b = this.pointBody(i, side, p);
+          const w = this.width(b);
+          if (w === 0) continue;
+          const f = this.pointWeight(i, side, p);
+          const d = sys.dofOffset[b];
+          for (let k = 0; k < dim; k++) {
+            const o = 36 * i + 18 * side + 6 * k;
+            let s = 0;
+            for (let c = 0; c < w; c++) s += jac[o + c] * u[d + c];
+            out[dim * i + k] += f * s;
+          }
         }
-      }
     }
   }
 
@@ -227,19 +283,25 @@ export class ContactSet {
   private normalVelocity(i: number): number {
     const { sys, jac } = this;
     let s = 0;
-    for (let side = 0; side < 2; side++) {
-      const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
-      const w = this.width(b);
-      if (w === 0) continue;
-      const o = 36 * i + 18 * side;
-      s +=
-        jac[o] * sys.vel[3 * b] + jac[o + 1] * sys.vel[3 * b + 1] + jac[o + 2] * sys.vel[3 * b + 2];
-      if (w === 6)
+    for (let side = 0; side < 2; side++)
+      for (let p = 0, np = this.points(i, side); p < np; p++) {
+        const b = this.pointBody(i, side, p);
+        const w = this.width(b);
+        if (w === 0) continue;
+        const f = this.pointWeight(i, side, p);
+        const o = 36 * i + 18 * side;
         s +=
-          jac[o + 3] * sys.omega[3 * b] +
-          jac[o + 4] * sys.omega[3 * b + 1] +
-          jac[o + 5] * sys.omega[3 * b + 2];
-    }
+          f *
+          (jac[o] * sys.vel[3 * b] +
+            jac[o + 1] * sys.vel[3 * b + 1] +
+            jac[o + 2] * sys.vel[3 * b + 2]);
+        if (w === 6)
+          s +=
+            f *
+            (jac[o + 3] * sys.omega[3 * b] +
+              jac[o + 4] * sys.omega[3 * b + 1] +
+              jac[o + 5] * sys.omega[3 * b + 2]);
+      }
     return s;
   }
 
@@ -295,6 +357,8 @@ export class ContactSet {
     const op = this.op.reset(this.count, dim, this.sys.numDofs, scale, this.jac, this.yjac);
     const off = this.sys.dofOffset;
     for (let i = 0; i < this.count; i++) {
+      if (this.triangle[i] === 1)
+        throw new Error("contact set: a triangle side has no factored form (dense path)");
       const a = this.bodyA[i];
       const b = this.bodyB[i];
       const wa = this.width(a);
@@ -310,27 +374,31 @@ export class ContactSet {
    * local impulse), for the dense (column) path.
    */
   addRowTranspose(i: number, k: number, s: number, out: Float64Array): void {
-    for (let side = 0; side < 2; side++) {
-      const x = side === 0 ? this.bodyA[i] : this.bodyB[i];
-      const w = this.width(x);
-      if (w === 0) continue;
-      const d = this.sys.dofOffset[x];
-      const o = 36 * i + 18 * side + 6 * k;
-      for (let c = 0; c < w; c++) out[d + c] += s * this.jac[o + c];
-    }
+    for (let side = 0; side < 2; side++)
+      for (let p = 0, np = this.points(i, side); p < np; p++) {
+        const x = this.pointBody(i, side, p);
+        const w = this.width(x);
+        if (w === 0) continue;
+        const sf = s * this.pointWeight(i, side, p);
+        const d = this.sys.dofOffset[x];
+        const o = 36 * i + 18 * side + 6 * k;
+        for (let c = 0; c < w; c++) out[d + c] += sf * this.jac[o + c];
+      }
   }
 
   /** A_i,k · u for generalized u (one local component). */
   rowTimes(i: number, k: number, u: Float64Array): number {
     let s = 0;
-    for (let side = 0; side < 2; side++) {
-      const x = side === 0 ? this.bodyA[i] : this.bodyB[i];
-      const w = this.width(x);
-      if (w === 0) continue;
-      const d = this.sys.dofOffset[x];
-      const o = 36 * i + 18 * side + 6 * k;
-      for (let c = 0; c < w; c++) s += this.jac[o + c] * u[d + c];
-    }
+    for (let side = 0; side < 2; side++)
+      for (let p = 0, np = this.points(i, side); p < np; p++) {
+        const x = this.pointBody(i, side, p);
+        const w = this.width(x);
+        if (w === 0) continue;
+        const f = this.pointWeight(i, side, p);
+        const d = this.sys.dofOffset[x];
+        const o = 36 * i + 18 * side + 6 * k;
+        for (let c = 0; c < w; c++) s += f * this.jac[o + c] * u[d + c];
+      }
     return s;
   }
 }

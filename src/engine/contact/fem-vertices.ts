@@ -7,17 +7,18 @@
  * behaviors (compliant.ts) and the Moreau–Jean nonsmooth problem (nonsmooth-contact.ts).
  *
  * Vertices never collide with vertices (their shapes share one collision group,
- * CollisionOptions.groups): a point meets a point only by accident, neighbouring nodes
- * of one body are separate particles that the body-pair filter would otherwise pair, and
- * contact between two fem surfaces needs their faces (not available yet).
+ * CollisionOptions.groups): a point meets a point only by accident, and neighbouring
+ * nodes of one body are separate particles that the body-pair filter would otherwise
+ * pair. Two fem surfaces meet vertex against face instead (fem-faces.ts).
  *
  * Contact area of a vertex (compliant contact), after ArtiSynth's ContactForceBehavior:
  *   A = (1/3) Σ_f |((x₁ − x₀) × (x₂ − x₀))·n| / 2
  * over the surface triangles f around the vertex at the current node positions, i.e. one
  * third of each adjacent face's area projected on the plane normal to the contact normal
- * n (area.ts vertexContactArea); halved for two-way contact, which never happens here
- * (no vertex–vertex pairs). A flat face's vertices then share its area exactly: each
- * triangle's three vertices take one third each.
+ * n (area.ts vertexContactArea); halved for two-way contact, the fem–fem contacts of
+ * fem-faces.ts (each body's vertices against the other's faces), never for the analytic
+ * shapes. A flat face's vertices then share its area exactly: each triangle's three
+ * vertices take one third each.
  */
 import { nodeBodies, type PreparedFem } from "../forces/fem/build";
 import type { FemSurface } from "../forces/fem/surface";
@@ -38,8 +39,10 @@ export const VERTEX_GROUP = 1;
 const POINT = { type: "sphere", radius: 0 } as const;
 
 export class FemVertexContacts {
-  /** One point shape per dynamic surface vertex, in body order. */
+  /** One point shape per surface vertex, in body order (body i's from shapeStart[i]). */
   readonly shapes: ShapeInstance[] = [];
+  /** Index in `shapes` of each body's first vertex (bodies.length + 1 entries). */
+  readonly shapeStart: Int32Array;
   /** Index in the detector's shape list of shapes[0] (set by setup.ts createDetector). */
   firstShape = 0;
   /** Per vertex shape: its body (index in `bodies`) and vertex (index in its surface). */
@@ -51,11 +54,13 @@ export class FemVertexContacts {
 
   constructor(
     private readonly sys: BodySystem,
-    private readonly bodies: readonly FemContactBody[],
+    readonly bodies: readonly FemContactBody[],
   ) {
     const owner: number[] = [];
     const vertex: number[] = [];
+    this.shapeStart = new Int32Array(bodies.length + 1);
     bodies.forEach((f, i) => {
+      this.shapeStart[i] = this.shapes.length;
       const s = f.surface;
       for (let v = 0; v < s.vertices.length; v++) {
         const body = f.nodeBodies[s.vertices[v]];
@@ -67,6 +72,7 @@ export class FemVertexContacts {
         if (9 * around > this.corners.length) this.corners = new Float64Array(9 * around);
       }
     });
+    this.shapeStart[bodies.length] = this.shapes.length;
     this.owner = Int32Array.from(owner);
     this.vertex = Int32Array.from(vertex);
   }
@@ -78,9 +84,9 @@ export class FemVertexContacts {
 
   /**
    * ArtiSynth's vertex area (file comment) of fem vertex shape `s` for the unit normal
-   * normal[no..no+2], at the current node positions (m²).
+   * normal[no..no+2], at the current node positions (m²), halved when `twoWay`.
    */
-  vertexArea(s: number, normal: ArrayLike<number>, no: number): number {
+  vertexArea(s: number, normal: ArrayLike<number>, no: number, twoWay = false): number {
     const k = s - this.firstShape;
     const f = this.bodies[this.owner[k]];
     const { surface, nodeBodies } = f;
@@ -101,7 +107,7 @@ export class FemVertexContacts {
     n[0] = normal[no];
     n[1] = normal[no + 1];
     n[2] = normal[no + 2];
-    return vertexContactArea(corners, count, n);
+    return vertexContactArea(corners, count, n, twoWay);
   }
 
   /**

@@ -18,7 +18,8 @@
  *                  active set flickers. 1 µm is far below the penetrations the scheme makes
  *                  at impacts (up to γ h |u_n|). The detection margin is raised to
  *                  γ h·2 max|v_point| for the step so no contact that the prediction would
- *                  activate is missed.
+ *                  activate is missed. The fem–fem contacts (fem-faces.ts) are detected
+ *                  with the same margin and enter the set with their triangle sides.
  *  assemble        the contact Jacobian H (local frames (n, t1, t2), see contact-set.ts)
  *                  and the Delassus matrix
  *                      W_c = (c_v/h)·H W⁻¹ Hᵀ
@@ -28,7 +29,8 @@
  *                  no coupling springs): W_c is kept factored (FactoredDelassus: per
  *                  contact side the rows of H and W_X⁻¹ H_Xᵀ from each body's w×w block
  *                  W_X⁻¹, M⁻¹/(1 + h r_M) when W is the mass matrix), so the PGS runs in
- *                  velocity form at O(contacts) per sweep. Otherwise one
+ *                  velocity form at O(contacts) per sweep. Otherwise (or with a fem–fem
+ *                  contact, whose triangle side spans three particles' blocks) one
  *                  column W⁻¹ H_kᵀ per contact row through stepper.solveConstrained (W⁻¹
  *                  with the joints held), and W_c dense.
  *  solve           q = H v_free + e·u_n⁻ on the normal rows (the Newton impact law
@@ -43,7 +45,8 @@
  *                  the end-of-step local velocities for the reported gaps.
  *  project         TimeSteppingProjectOnConstraints: positions onto g ≥ 0 in the kinetic
  *                  metric (projection.ts), on this step's detection carried to the new
- *                  pose (carried-detection.ts).
+ *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
+ *                  by a pass of their own.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import type { ContactMemorySpec } from "../../../schemas/snapshot";
@@ -69,6 +72,7 @@ import type {
 import { iterationBudget } from "./budget";
 import { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
+import type { FemFaceContacts } from "./fem-faces";
 import { ImpulseMemory, type ImpulseMemorySpec } from "./impulse-memory";
 import { ContactProjection, type ProjectionMemorySpec, type ProjectionResult } from "./projection";
 import type { ContactReport } from "./report";
@@ -122,6 +126,8 @@ export class NonsmoothContact implements OneStepProblem {
   dim: ContactDim = 1;
   /** The position projection after the step (its settings: solver.projection*). */
   readonly projection: ContactProjection;
+  /** The fem–fem contacts' detection (fem-faces.ts), when two fem bodies collide. */
+  faces: FemFaceContacts | null = null;
 
   /** The step's detection, reused by the projection. */
   private readonly detection: CarriedDetection;
@@ -256,25 +262,33 @@ export class NonsmoothContact implements OneStepProblem {
     const ds = this.detector.stats;
     this.stats.broadMs += ds.broadMs;
     this.stats.narrowMs += ds.narrowMs;
-    this.stats.detected = buffer.count;
+    const faces = this.faces;
+    let fc = 0;
+    if (faces !== null) {
+      const t0 = performance.now();
+      faces.detect(this.detector.margin);
+      fc = faces.buffer.count;
+      this.stats.narrowMs += performance.now() - t0;
+    }
+    this.stats.detected = buffer.count + fc;
     this.stats.iterations = 0;
     this.stats.residual = 0;
     this.stats.converged = true;
 
     // Active index set: each detected contact is pushed (frame, Jacobian rows) and kept
     // when its predicted gap g + γ h u_n⁻ is within the activation tolerance.
-    set.reset(buffer.count);
-    this.uMinus = grow(this.uMinus, buffer.count);
-    for (let k = 0; k < buffer.count; k++) {
-      const i = set.push(
-        buffer.bodyA[k],
-        buffer.bodyB[k],
-        buffer.key,
-        buffer.normal,
-        buffer.point,
-        buffer.gap,
-        k,
-      );
+    // (the fem–fem contacts after the detector's, with their triangle sides)
+    const nb = buffer.count;
+    set.reset(nb + fc);
+    this.uMinus = grow(this.uMinus, nb + fc);
+    for (let k = 0; k < nb + fc; k++) {
+      const src = k < nb ? buffer : (faces as FemFaceContacts).buffer;
+      const j = k < nb ? k : k - nb;
+      const i = set.push(src.bodyA[j], src.bodyB[j], src.key, src.normal, src.point, src.gap, j);
+      if (k >= nb) {
+        const f = faces as FemFaceContacts;
+        set.setTriangle(i, f.nodes, f.weights, j);
+      }
       set.normalVelocities(this.uMinus, i, i + 1);
       if (set.gap[i] + gamma * h * this.uMinus[i] > ACTIVATION_TOLERANCE) set.count--;
     }
@@ -333,7 +347,7 @@ export class NonsmoothContact implements OneStepProblem {
 
   /** True when the fast block-diagonal path applies (see the file comment). */
   private blockDiagonal(stepper: NewtonStepper): boolean {
-    return !this.hasJoints && stepper.matrix.isBlockDiagonal();
+    return !this.hasJoints && stepper.matrix.isBlockDiagonal() && !this.set.hasTriangles();
   }
 
   /**
@@ -505,11 +519,17 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
-   * The position projection after the step (projection.ts) on this step's detection,
-   * with the joints' own projection after each pass.
+   * The position projection after the step (projection.ts) on this step's detection (and
+   * the fem–fem contacts), with the joints' own projection after each pass.
    */
   project(projectJoints?: () => void): ProjectionResult {
-    return this.projection.project(this.detection, this.margin, this.stats, projectJoints);
+    return this.projection.project(
+      this.detection,
+      this.margin,
+      this.stats,
+      projectJoints,
+      this.faces,
+    );
   }
 
   /**

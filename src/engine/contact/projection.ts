@@ -7,6 +7,9 @@
  *     w = (H_n M⁻¹ H_nᵀ) μ + g ≥ 0 ⊥ μ ≥ 0,   δq = M⁻¹ H_nᵀ μ
  * (μ a position-level multiplier, kg·m). Separated contacts enter as inequalities, so the
  * correction does not push a body into another. Velocities are not changed.
+ * The fem–fem contacts (fem-faces.ts: side a three weighted particles, no factored form)
+ * take their own pass after the others' in each round, on a dense H_n M⁻¹ H_nᵀ of their
+ * rows (block Gauss–Seidel between the two sets, as with the joints).
  */
 import { grow } from "../math/grow";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
@@ -15,6 +18,7 @@ import { PgsSolver } from "../solvers/nonsmooth";
 import { iterationBudget } from "./budget";
 import type { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
+import type { FemFaceContacts } from "./fem-faces";
 import { KeyTable } from "./key-table";
 
 export interface ProjectionSettings {
@@ -78,9 +82,14 @@ export class ContactProjection {
   private memMu: Float64Array = new Float64Array(0);
   private memKey: Float64Array = new Float64Array(0);
   private memCount = 0;
+  /** The fem–fem pass: its contacts, columns M⁻¹ H_kᵀ (numDofs each) and dense W. */
+  private readonly faceSet: ContactSet;
+  private faceCols: Float64Array = new Float64Array(0);
+  private faceW: Float64Array = new Float64Array(0);
 
   constructor(private readonly sys: BodySystem) {
     this.set = new ContactSet(sys);
+    this.faceSet = new ContactSet(sys);
     const { yOff, size } = blockOffsets(sys);
     this.yOff = yOff;
     this.Y = new Float64Array(size);
@@ -122,21 +131,24 @@ export class ContactProjection {
    * Gauss–Seidel between the two). Returns the passes and sweeps made and the deepest
    * penetration left (m, ≥ 0) among the carried gaps — the geometry is detected exactly
    * again at the next step's start, so their second-order error does not accumulate.
+   * With `faces`, the fem–fem contacts are detected afresh (margin) in every round and,
+   * when one penetrates beyond the tolerance, projected by their own pass (file comment).
    */
   project(
     detection: CarriedDetection,
     margin: number,
     times: ProjectionTimes,
     projectJoints?: () => void,
+    faces: FemFaceContacts | null = null,
   ): ProjectionResult {
     const t0 = performance.now();
-    const { sys, set } = this;
     const { tolerance } = this.settings;
     // the budget follows the first pass's contacts when the model sets none
     let budget = this.settings.maxIterations ?? -1;
     let sweeps = budget;
     let it = 0;
     let pen = 0;
+    let facePen = 0;
     for (;;) {
       if (!detection.covers()) {
         detection.detector.margin = margin;
@@ -147,50 +159,134 @@ export class ContactProjection {
       }
       pen = detection.transport();
       const b = detection.buffer;
+      if (faces !== null) {
+        faces.detect(margin);
+        facePen = 0;
+        for (let k = 0; k < faces.buffer.count; k++)
+          facePen = Math.max(facePen, -faces.buffer.gap[k]);
+      }
       if (budget < 0) {
-        budget = iterationBudget(null, "pgs", b.count);
+        budget = iterationBudget(null, "pgs", b.count + (faces?.buffer.count ?? 0));
         sweeps = budget;
       }
-      if (pen <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
-      set.reset(b.count);
-      for (let k = 0; k < b.count; k++)
-        set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, detection.point, detection.gap, k);
-      inverseMassBlocks(sys, this.Y, this.yOff, 1);
-      set.computeResponse(this.Y, this.yOff, 1, true);
-      const W = set.delassus(1, 1);
-      const nc = set.count;
-      this.q = grow(this.q, nc);
-      this.mu = grow(this.mu, nc);
-      const mu = this.mu;
-      // Target g + H δq ≥ −tolerance/2, solved to the residual tolerance/2 (see above).
-      const half = 0.5 * tolerance;
-      for (let k = 0; k < nc; k++) this.q[k] = set.gap[k] + half;
-      if (it === 0) this.warmStart();
-      else mu.fill(0, 0, nc);
-      const res = this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
-        maxIterations: sweeps,
-        tolerance: half,
-        warmStart: true,
-      });
-      if (!Number.isFinite(res.residual))
-        throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
-      sweeps -= res.iterations;
-      if (it === 0) this.remember(res.converged);
-      this.rhs.fill(0);
-      W.addResponse(mu, 1, this.rhs);
-      addPositionIncrement(sys, this.rhs, 1);
+      if (Math.max(pen, facePen) <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
+      if (pen > tolerance) sweeps = this.pass(detection, it, sweeps);
+      if (facePen > tolerance && sweeps > 0)
+        sweeps -= this.facePass(faces as FemFaceContacts, sweeps);
       projectJoints?.();
       it++;
     }
     // No pass: this step's multipliers are all zero, and so is the next one's warm start.
     if (it === 0) this.clear();
     times.projectionMs += performance.now() - t0;
+    const penetration = Math.max(pen, facePen);
     return {
       iterations: it,
       sweeps: budget - sweeps,
-      penetration: pen,
-      converged: pen <= tolerance,
+      penetration,
+      converged: penetration <= tolerance,
     };
+  }
+
+  /**
+   * One pass on the detection's contacts (round `it`): the LCP on the factored operator,
+   * the move. Returns the sweeps left.
+   */
+  private pass(detection: CarriedDetection, it: number, sweeps: number): number {
+    const { sys, set } = this;
+    const { tolerance } = this.settings;
+    const b = detection.buffer;
+    set.reset(b.count);
+    for (let k = 0; k < b.count; k++)
+      set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, detection.point, detection.gap, k);
+    inverseMassBlocks(sys, this.Y, this.yOff, 1);
+    set.computeResponse(this.Y, this.yOff, 1, true);
+    const W = set.delassus(1, 1);
+    const nc = set.count;
+    this.q = grow(this.q, nc);
+    this.mu = grow(this.mu, nc);
+    const mu = this.mu;
+    // Target g + H δq ≥ −tolerance/2, solved to the residual tolerance/2 (see above).
+    const half = 0.5 * tolerance;
+    for (let k = 0; k < nc; k++) this.q[k] = set.gap[k] + half;
+    if (it === 0) this.warmStart();
+    else mu.fill(0, 0, nc);
+    const res = this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
+      maxIterations: sweeps,
+      tolerance: half,
+      warmStart: true,
+    });
+    if (!Number.isFinite(res.residual))
+      throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
+    if (it === 0) this.remember(res.converged);
+    this.rhs.fill(0);
+    W.addResponse(mu, 1, this.rhs);
+    addPositionIncrement(sys, this.rhs, 1);
+    return sweeps - res.iterations;
+  }
+
+  /**
+   * One pass on the fem–fem contacts of `faces` (detected at the current positions): the
+   * LCP w = W μ + g + τ/2 ≥ 0 ⊥ μ ≥ 0 with W = H_n M⁻¹ H_nᵀ dense, column k = H_n
+   * (M⁻¹ H_kᵀ) (particles only: M⁻¹ = 1/m per node), solved to τ/2 as the other pass,
+   * then δq = Σ_k μ_k M⁻¹ H_kᵀ. No warm start; at most `sweeps`. Returns the sweeps made.
+   */
+  private facePass(faces: FemFaceContacts, sweeps: number): number {
+    const { sys, faceSet: set } = this;
+    const half = 0.5 * this.settings.tolerance;
+    const b = faces.buffer;
+    set.reset(b.count);
+    for (let k = 0; k < b.count; k++) {
+      const i = set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, b.point, b.gap, k);
+      set.setTriangle(i, faces.nodes, faces.weights, k);
+    }
+    const m = set.count;
+    const n = sys.numDofs;
+    this.faceCols = grow(this.faceCols, m * n);
+    this.faceW = grow(this.faceW, m * m);
+    this.q = grow(this.q, m);
+    this.mu = grow(this.mu, m);
+    const cols = this.faceCols;
+    for (let p = 0; p < m; p++) {
+      const col = cols.subarray(p * n, p * n + n);
+      col.fill(0);
+      set.addRowTranspose(p, 0, 1, col);
+      for (let x = 0; x < sys.numBodies; x++) {
+        const d = sys.dofOffset[x];
+        if (d < 0) continue;
+        const im = 1 / sys.mass[x];
+        col[d] *= im;
+        col[d + 1] *= im;
+        col[d + 2] *= im;
+      }
+    }
+    for (let p = 0; p < m; p++) {
+      const col = cols.subarray(p * n, p * n + n);
+      for (let r = 0; r < m; r++) this.faceW[r * m + p] = set.rowTimes(r, 0, col);
+    }
+    for (let k = 0; k < m; k++) {
+      this.q[k] = set.gap[k] + half;
+      this.mu[k] = 0;
+    }
+    const res = this.solver.solve(
+      { contacts: m, contactDim: 1, W: this.faceW, q: this.q },
+      this.mu,
+      {
+        maxIterations: sweeps,
+        tolerance: half,
+        warmStart: true,
+      },
+    );
+    if (!Number.isFinite(res.residual))
+      throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
+    this.rhs.fill(0);
+    for (let p = 0; p < m; p++) {
+      const f = this.mu[p];
+      if (f === 0) continue;
+      for (let j = 0; j < n; j++) this.rhs[j] += f * cols[p * n + j];
+    }
+    addPositionIncrement(sys, this.rhs, 1);
+    return res.iterations;
   }
 
   /** mu ← the last projection's first-pass multipliers of the contacts with known keys. */

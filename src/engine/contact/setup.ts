@@ -65,16 +65,11 @@ export function contactBodyIndex(sys: BodySystem, id: string): number {
   return b;
 }
 
-/**
- * Body indices a contact pair's id names: the body ("ground": −1), or every node
- * "<id>/<k>" of the fem body `id` (its surface vertices' contacts take the pair's values).
- */
-function pairBodies(sys: BodySystem, id: string): number[] {
-  if (id === "ground" || sys.index.has(id)) return [contactBodyIndex(sys, id)];
+/** The body indices of the nodes "<id>/<k>" of the fem body `id` (none: not a fem id). */
+function femNodes(sys: BodySystem, id: string): number[] {
   const out: number[] = [];
   for (let k = 0; sys.index.has(femNodeId(id, k)); k++)
     out.push(sys.index.get(femNodeId(id, k)) as number);
-  if (out.length === 0) throw new Error(`contact: unknown body "${id}"`);
   return out;
 }
 
@@ -149,7 +144,12 @@ export function boundingRadii(shapes: readonly ShapeInstance[], numBodies: numbe
 
 /**
  * Restitution e and friction μ of each body pair: the defaults unless a contact.pairs
- * entry names the pair. Lookup is O(1) (a map on a packed pair key).
+ * entry names the pair. An id names a body ("ground" the world) or a fem body as a whole:
+ * its nodes "<id>/<k>" form one group (numBodies + g), so a pair naming two fem bodies is
+ * one entry, not one per node pair (4000 × 4000 of them for two large bodies). Lookup of
+ * bodies a, b: the pair (a, b) itself, else (group a, group b), (group a, b),
+ * (a, group b) — a pair naming a node wins over one naming its fem body. O(1) each (a
+ * map on a packed pair key).
  */
 export class PairParameters {
   restitution = 0;
@@ -157,12 +157,17 @@ export class PairParameters {
   private readonly pairE = new Map<number, number>();
   private readonly pairMu = new Map<number, number>();
   private readonly stride: number;
+  /** The group of each body named through its fem id (−1: none), and whether any is. */
+  private readonly group: Int32Array;
+  private grouped = false;
 
   constructor(
     private readonly sys: BodySystem,
     spec: Pick<ContactSpec, "restitution" | "friction" | "pairs">,
   ) {
-    this.stride = sys.numBodies + 2;
+    // body indices −1 … numBodies − 1 and groups numBodies … 2 numBodies − 1, shifted by 1
+    this.stride = 2 * sys.numBodies + 2;
+    this.group = new Int32Array(sys.numBodies).fill(-1);
     this.set(spec);
   }
 
@@ -173,13 +178,27 @@ export class PairParameters {
     if (spec.pairs !== undefined) {
       this.pairE.clear();
       this.pairMu.clear();
-      for (const p of spec.pairs)
-        for (const a of pairBodies(this.sys, p.bodies[0]))
-          for (const b of pairBodies(this.sys, p.bodies[1])) {
-            const k = this.key(a, b);
-            if (p.restitution !== undefined) this.pairE.set(k, p.restitution);
-            if (p.friction !== undefined) this.pairMu.set(k, p.friction);
-          }
+      this.group.fill(-1);
+      this.grouped = false;
+      const groups = new Map<string, number>();
+      const operand = (id: string): number => {
+        if (id === "ground" || this.sys.index.has(id)) return contactBodyIndex(this.sys, id);
+        let g = groups.get(id);
+        if (g === undefined) {
+          const nodes = femNodes(this.sys, id);
+          if (nodes.length === 0) throw new Error(`contact: unknown body "${id}"`);
+          g = this.sys.numBodies + groups.size;
+          groups.set(id, g);
+          for (const n of nodes) this.group[n] = g;
+          this.grouped = true;
+        }
+        return g;
+      };
+      for (const p of spec.pairs) {
+        const k = this.key(operand(p.bodies[0]), operand(p.bodies[1]));
+        if (p.restitution !== undefined) this.pairE.set(k, p.restitution);
+        if (p.friction !== undefined) this.pairMu.set(k, p.friction);
+      }
     }
   }
 
@@ -191,12 +210,26 @@ export class PairParameters {
 
   restitutionOf(a: number, b: number): number {
     if (this.pairE.size === 0) return this.restitution;
-    return this.pairE.get(this.key(a, b)) ?? this.restitution;
+    return this.lookup(this.pairE, a, b) ?? this.restitution;
   }
 
   frictionOf(a: number, b: number): number {
     if (this.pairMu.size === 0) return this.friction;
-    return this.pairMu.get(this.key(a, b)) ?? this.friction;
+    return this.lookup(this.pairMu, a, b) ?? this.friction;
+  }
+
+  /** The entry of bodies a, b in `map` (class comment: the pair, then their groups). */
+  private lookup(map: Map<number, number>, a: number, b: number): number | undefined {
+    const v = map.get(this.key(a, b));
+    if (v !== undefined || !this.grouped) return v;
+    const ga = a >= 0 && this.group[a] >= 0 ? this.group[a] : a;
+    const gb = b >= 0 && this.group[b] >= 0 ? this.group[b] : b;
+    if (ga === a && gb === b) return undefined;
+    return (
+      map.get(this.key(ga, gb)) ??
+      (ga !== a ? map.get(this.key(ga, b)) : undefined) ??
+      (gb !== b ? map.get(this.key(a, gb)) : undefined)
+    );
   }
 
   /** True when some pair (or the default) has μ > 0. */

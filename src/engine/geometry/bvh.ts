@@ -160,3 +160,47 @@ export function overlapping(b: Bvh): void {
     }
   }
 }
+
+/**
+ * Refits the boxes of b (built by buildBvh over the same triangles tri) to the vertices
+ * x after they moved, for a deforming surface (contact/fem-faces.ts): each triangle's
+ * box, then the nodes bottom-up, a leaf from its triangles and an inner node from its
+ * children (left k + 1 and right[k] both come after k, so a reverse sweep meets children
+ * first). The topology stays the build's: the boxes still enclose their triangles, only
+ * less tightly after large deformations. Allocates nothing.
+ */
+export function refitBvh(b: Bvh, x: Float64Array, tri: Int32Array): void {
+  const { box, triBox, order } = b;
+  for (let i = 0; i < order.length; i++) {
+    const t = 3 * order[i];
+    const p = 3 * tri[t];
+    const q = 3 * tri[t + 1];
+    const r = 3 * tri[t + 2];
+    for (let c = 0; c < 3; c++) {
+      triBox[6 * i + c] = Math.min(x[p + c], x[q + c], x[r + c]);
+      triBox[6 * i + 3 + c] = Math.max(x[p + c], x[q + c], x[r + c]);
+    }
+  }
+  for (let k = b.nodes - 1; k >= 0; k--) {
+    const o = 6 * k;
+    const n = b.count[k];
+    if (n > 0) {
+      for (let c = 0; c < 3; c++) {
+        box[o + c] = Infinity;
+        box[o + 3 + c] = -Infinity;
+      }
+      for (let i = b.first[k]; i < b.first[k] + n; i++)
+        for (let c = 0; c < 3; c++) {
+          box[o + c] = Math.min(box[o + c], triBox[6 * i + c]);
+          box[o + 3 + c] = Math.max(box[o + 3 + c], triBox[6 * i + 3 + c]);
+        }
+      continue;
+    }
+    const l = 6 * (k + 1);
+    const r = 6 * b.right[k];
+    for (let c = 0; c < 3; c++) {
+      box[o + c] = Math.min(box[l + c], box[r + c]);
+      box[o + 3 + c] = Math.max(box[l + 3 + c], box[r + 3 + c]);
+    }
+  }
+}

@@ -4,7 +4,8 @@
  * −1), the jointed pairs that do not collide unless contact.collideJointed (so the
  * detector reports no contact between them), the bounding radii about the centres of mass
  * (closed forms per shape: sphere c + r, box c + |h|, capsule L + r, cylinder √(L² + r²)),
- * and the per-pair restitution and friction in either order of the ids.
+ * and the per-pair restitution and friction in either order of the ids; a pair naming fem
+ * bodies covers all their nodes, one naming a node wins over it.
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
@@ -117,6 +118,47 @@ describe("contact setup", () => {
     expect(p.frictionOf(2, 0)).toBe(0.4);
     expect(() => p.set({ pairs: [{ bodies: ["x", "s2"], friction: 1 }] })).toThrow(
       /unknown body "x"/,
+    );
+  });
+
+  it("pair parameters naming fem bodies: every node pair, a node's own pair first", () => {
+    const box = (z: number) => ({
+      size: [0.1, 0.1, 0.1],
+      resolution: [1, 1, 1],
+      center: [0, 0, z],
+    });
+    const { system } = modelSystem({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "floor", fixed: true, shapes: [] }],
+      fem: [
+        { id: "a", box: box(0.05), density: 1000, youngModulus: 1e5 },
+        { id: "b", box: box(0.2), density: 1000, youngModulus: 1e5 },
+      ],
+    } as unknown as ModelInput);
+    const at = (id: string) => contactBodyIndex(system, id);
+    const p = new PairParameters(system, {
+      restitution: 0,
+      friction: 0.2,
+      pairs: [
+        { bodies: ["b", "a"], friction: 0.7 },
+        { bodies: ["a/0", "b/1"], friction: 0.1 },
+        { bodies: ["a", "floor"], friction: 0.4 },
+        { bodies: ["floor", "b/3"], friction: 0.9 },
+      ],
+    });
+    // every node of a with every node of b (8 × 8), either order
+    for (let i = 0; i < 8; i++)
+      for (let j = 0; j < 8; j++) {
+        const want = i === 0 && j === 1 ? 0.1 : 0.7;
+        expect(p.frictionOf(at(`a/${i}`), at(`b/${j}`))).toBe(want);
+        expect(p.frictionOf(at(`b/${j}`), at(`a/${i}`))).toBe(want);
+      }
+    expect(p.frictionOf(at("a/5"), at("floor"))).toBe(0.4);
+    expect(p.frictionOf(at("floor"), at("b/3"))).toBe(0.9);
+    expect(p.frictionOf(at("floor"), at("b/2"))).toBe(0.2);
+    expect(p.frictionOf(at("a/1"), at("a/2"))).toBe(0.2);
+    expect(() => p.set({ pairs: [{ bodies: ["c", "a"], friction: 1 }] })).toThrow(
+      /unknown body "c"/,
     );
   });
 });

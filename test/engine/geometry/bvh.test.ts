@@ -1,6 +1,8 @@
 /**
  * The mesh BVH (bvh.ts): a query returns exactly the triangles whose boxes overlap the
- * query box, against the brute-force test of every triangle.
+ * query box, against the brute-force test of every triangle; after refitBvh to moved
+ * vertices, the same against the moved triangles, and every node's box is the tight box
+ * of the triangles below it.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -9,6 +11,7 @@ import {
   LEAF_SIZE,
   overlapping,
   QUERY_BOX,
+  refitBvh,
 } from "../../../src/engine/geometry/bvh";
 import { mulberry32 } from "../../support/random";
 
@@ -69,5 +72,58 @@ describe("BVH structure", () => {
       }
     }
     expect(Array.from(seen).every((c) => c === 1)).toBe(true);
+  });
+});
+
+describe("BVH refit", () => {
+  it("after the vertices move: tight boxes, and queries exact against brute force", () => {
+    const r = mulberry32(7);
+    // a 12 × 12 grid of vertices, two triangles per cell, then moved by a shear and noise
+    const N = 12;
+    const x = new Float64Array(3 * N * N);
+    for (let j = 0; j < N; j++)
+      for (let i = 0; i < N; i++) x.set([i, j, 0.1 * r()], 3 * (i + N * j));
+    const tris: number[] = [];
+    for (let j = 0; j < N - 1; j++)
+      for (let i = 0; i < N - 1; i++) {
+        const v = i + N * j;
+        tris.push(v, v + 1, v + N + 1, v, v + N + 1, v + N);
+      }
+    const tri = Int32Array.from(tris);
+    const bvh = buildBvh(x, tri);
+    for (let v = 0; v < N * N; v++) {
+      x[3 * v] += 0.5 * x[3 * v + 1] + 0.3 * (r() - 0.5);
+      x[3 * v + 2] += Math.sin(x[3 * v]) + 0.3 * (r() - 0.5);
+    }
+    refitBvh(bvh, x, tri);
+    // each node's box: min and max over the corners of the triangles of its subtree
+    const below = (k: number): number[] => {
+      if (bvh.count[k] > 0)
+        return Array.from(bvh.order.subarray(bvh.first[k], bvh.first[k] + bvh.count[k]));
+      return [...below(k + 1), ...below(bvh.right[k])];
+    };
+    for (let k = 0; k < bvh.nodes; k++)
+      for (let c = 0; c < 3; c++) {
+        const coords = below(k).flatMap((t) => [0, 1, 2].map((m) => x[3 * tri[3 * t + m] + c]));
+        expect(bvh.box[6 * k + c]).toBe(Math.min(...coords));
+        expect(bvh.box[6 * k + 3 + c]).toBe(Math.max(...coords));
+      }
+    const T = tri.length / 3;
+    for (let q = 0; q < 200; q++) {
+      const lo = [16 * r() - 1, 12 * r() - 1, 3 * r() - 1.5];
+      QUERY_BOX.set([lo[0], lo[1], lo[2], lo[0] + 2 * r(), lo[1] + 2 * r(), lo[2] + r()]);
+      overlapping(bvh);
+      const got = Array.from(FOUND.tris.subarray(0, FOUND.count)).sort((a, b) => a - b);
+      const want: number[] = [];
+      for (let t = 0; t < T; t++) {
+        let hit = true;
+        for (let i = 0; i < 3; i++) {
+          const vs = [0, 1, 2].map((m) => x[3 * tri[3 * t + m] + i]);
+          if (Math.min(...vs) > QUERY_BOX[3 + i] || Math.max(...vs) < QUERY_BOX[i]) hit = false;
+        }
+        if (hit) want.push(t);
+      }
+      expect(got).toEqual(want);
+    }
   });
 });

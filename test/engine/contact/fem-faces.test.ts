@@ -1,0 +1,395 @@
+/**
+ * Contact between two fem bodies (src/engine/contact/fem-faces.ts): the surface vertices
+ * of each body against the surface triangles of the other, the contact acting on four
+ * particles (the vertex, and the triangle's nodes with the barycentric weights of the
+ * vertex's projection).
+ *
+ *  - Jacobian: the rows of a vertex–triangle contact (n on the vertex, −w_i n on node i)
+ *    against central differences of the signed distance d = n(x)·(p − x₀), recomputed in
+ *    the test from the four positions with its own cross product, over all 12 coordinates.
+ *  - Far side: a vertex of another body just under a thin plate's top face meets that
+ *    face, and one just above it (beyond the margin) meets nothing, although its
+ *    projection lies in a bottom triangle too (there at depth thickness + gap, beyond the
+ *    bound of half the plate's shortest edge).
+ *    A vertex just beside the plate's side face, under the level of its top face, meets
+ *    nothing either (the top face's projection misses it, and the ridge rule does not
+ *    take it: it is in front of the side face).
+ *  - Statics: a soft block resting on a fem block: the contact forces between the two
+ *    carry the top block's weight m g (its elastic forces sum to zero), to 1e-6 with
+ *    compliant contact (the lower block's nodes fixed: frictionless compliant contact on
+ *    a deforming block slides), and with nonsmooth contact and friction, both blocks soft
+ *    and the lower one on a plane, to the solver tolerance (set tight here), with every
+ *    gap within the position projection's tolerance.
+ *  - Momentum: two free blocks, no gravity, meeting head-on: the total momentum Σ m_k v_k
+ *    stays what it was to round-off (each contact's forces on its four particles sum to
+ *    zero since Σ w_i = 1), they come apart, and the penetration stays within a bound.
+ */
+import { describe, expect, it } from "vitest";
+import { ContactSet } from "../../../src/engine/contact/contact-set";
+import { FemFaceContacts } from "../../../src/engine/contact/fem-faces";
+import { FemVertexContacts } from "../../../src/engine/contact/fem-vertices";
+import { boxMesh, lumpedMasses } from "../../../src/engine/forces/fem/mesh";
+import { meshSurface } from "../../../src/engine/forces/fem/surface";
+import { POINT_TRIANGLE, pointTriangle } from "../../../src/engine/geometry/point-triangle";
+import { loadModel } from "../../../src/engine/index";
+import { BodySystem } from "../../../src/engine/model/body-system";
+import { mulberry32 } from "../../support/random";
+
+type Vec = [number, number, number];
+
+/** Particles of unit mass at the points (3 numbers each). */
+function particles(x: ArrayLike<number>): BodySystem {
+  return new BodySystem(
+    Array.from({ length: x.length / 3 }, (_, k) => ({
+      id: `p${k}`,
+      kind: "particle" as const,
+      fixed: false,
+      mass: 1,
+      inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
+      position: [x[3 * k], x[3 * k + 1], x[3 * k + 2]] as Vec,
+      orientation: [1, 0, 0, 0] as [number, number, number, number],
+      velocity: [0, 0, 0] as Vec,
+      angularVelocity: [0, 0, 0] as Vec,
+    })),
+  );
+}
+
+/** The signed distance of x[0..2] to the plane of the triangle x[3..11], written out. */
+function signedDistance(x: ArrayLike<number>): number {
+  const e1 = [x[6] - x[3], x[7] - x[4], x[8] - x[5]];
+  const e2 = [x[9] - x[3], x[10] - x[4], x[11] - x[5]];
+  const c = [
+    e1[1] * e2[2] - e1[2] * e2[1],
+    e1[2] * e2[0] - e1[0] * e2[2],
+    e1[0] * e2[1] - e1[1] * e2[0],
+  ];
+  const l = Math.hypot(c[0], c[1], c[2]);
+  return (c[0] * (x[0] - x[3]) + c[1] * (x[1] - x[4]) + c[2] * (x[2] - x[5])) / l;
+}
+
+describe("a vertex against a triangle", () => {
+  it("the Jacobian rows (n on the vertex, −w_i n on node i) are the gap's gradient", () => {
+    const rand = mulberry32(1031);
+    for (let trial = 0; trial < 20; trial++) {
+      // particle 0 the vertex, 1..3 the triangle; the vertex up to 5 cm off the plane
+      const x = Array.from({ length: 12 }, () => 0.2 * (rand() - 0.5));
+      const sys = particles(x);
+      expect(pointTriangle(sys.pos, 0, 3, 6, 9)).toBe(true);
+      const q = Array.from(POINT_TRIANGLE);
+      const d = q[3];
+      const set = new ContactSet(sys);
+      set.reset(1);
+      const normal = Float64Array.from(q.slice(4, 7));
+      const point = Float64Array.from([0, 1, 2].map((c) => x[c] - 0.5 * d * q[4 + c]));
+      set.push(1, 0, new Float64Array([7]), normal, point, new Float64Array([d]), 0);
+      set.setTriangle(0, Int32Array.from([1, 2, 3]), Float64Array.from(q.slice(0, 3)), 0);
+      // the normal row as a generalized force: H_nᵀ·1
+      const grad = new Float64Array(12);
+      set.addRowTranspose(0, 0, 1, grad);
+      const eps = 1e-6;
+      for (let k = 0; k < 12; k++) {
+        const xp = x.slice();
+        const xm = x.slice();
+        xp[k] += eps;
+        xm[k] -= eps;
+        const fd = (signedDistance(xp) - signedDistance(xm)) / (2 * eps);
+        expect(Math.abs(grad[k] - fd), `trial ${trial} coordinate ${k}`).toBeLessThan(1e-8);
+      }
+      // the tangent rows: t·(v_p − Σ w_i v_i) for a random velocity
+      const u = Float64Array.from({ length: 12 }, () => rand() - 0.5);
+      for (let row = 1; row < 3; row++) {
+        const t = set.frame.subarray(3 * row, 3 * row + 3);
+        let expected = 0;
+        for (let c = 0; c < 3; c++)
+          expected += t[c] * (u[c] - q[0] * u[3 + c] - q[1] * u[6 + c] - q[2] * u[9 + c]);
+        expect(Math.abs(set.rowTimes(0, row, u) - expected)).toBeLessThan(1e-15);
+      }
+    }
+  });
+});
+
+describe("the thickness bound", () => {
+  it("a vertex near a thin plate's top face never takes the bottom face", () => {
+    // plate 0.2 × 0.2 × 0.02 m (z from −0.01 to 0.01) on 2 × 2 × 1 cells: depth bound
+    // half its shortest edge, 0.01 m; a single tetrahedron whose lowest node is the probe
+    const plate = boxMesh({
+      size: [0.2, 0.2, 0.02],
+      resolution: [2, 2, 1],
+      center: [0, 0, 0],
+      orientation: [1, 0, 0, 0],
+    });
+    const np = plate.nodes.length / 3;
+    const contactsAt = (z: number, margin: number, x = 0.03) => {
+      // the probe node (x, 0.04, z) and three above it
+      const probe = [x, 0.04, z, x + 0.05, 0.04, z + 0.05, x, 0.09, z + 0.05, x, 0.04, z + 0.06];
+      const sys = particles([...plate.nodes, ...probe]);
+      const tet = [np, np + 1, np + 2, np + 3];
+      const vertices = new FemVertexContacts(sys, [
+        {
+          surface: meshSurface(plate.elements, np),
+          nodeBodies: Int32Array.from({ length: np }, (_, k) => k),
+        },
+        {
+          // node order with a positive volume: (x₁ − x₀) × (x₂ − x₀) · (x₃ − x₀) > 0
+          surface: meshSurface([0, 1, 2, 3], 4),
+          nodeBodies: Int32Array.from(tet),
+        },
+      ]);
+      const faces = new FemFaceContacts(sys, vertices);
+      faces.detect(margin);
+      const b = faces.buffer;
+      const out: Array<{ normalZ: number; gap: number; nodes: number[] }> = [];
+      for (let k = 0; k < b.count; k++)
+        if (b.bodyB[k] === np)
+          out.push({
+            normalZ: b.normal[3 * k + 2],
+            gap: b.gap[k],
+            nodes: Array.from(faces.nodes.subarray(3 * k, 3 * k + 3)),
+          });
+      return out;
+    };
+    // 1 mm under the top face: the top face (normal +z), gap −1 mm; the bottom face
+    // (−19 mm) is beyond the bound and farther anyway
+    const under = contactsAt(0.009, 0);
+    expect(under.length).toBe(1);
+    expect(under[0].normalZ).toBeCloseTo(1, 14);
+    expect(under[0].gap).toBeCloseTo(-0.001, 14);
+    for (const k of under[0].nodes) expect(plate.nodes[3 * k + 2]).toBeCloseTo(0.01, 14);
+    // 1 mm above it with a 0.5 mm margin: nothing (the bottom face's −21 mm is too deep)
+    expect(contactsAt(0.011, 0.0005)).toEqual([]);
+    // within the margin: the top face, gap +1 mm
+    const near = contactsAt(0.011, 0.002);
+    expect(near.length).toBe(1);
+    expect(near[0].gap).toBeCloseTo(0.001, 14);
+    // 1 mm in front of the side face x = 0.1, 2 mm under the top: nothing
+    expect(contactsAt(0.008, 0, 0.101)).toEqual([]);
+  });
+});
+
+const SOFT = { density: 1000, youngModulus: 1e5, poissonRatio: 0.3 };
+const G = 9.81;
+/** The upper block: 0.1 × 0.1 × 0.05 m, 0.25 kg, released 2 mm above the lower one. */
+const TOP_SIZE: Vec = [0.1, 0.1, 0.05];
+const TOP_WEIGHT = 0.1 * 0.1 * 0.05 * 1000 * G;
+
+/** The total force on the upper block's nodes from the contacts with the lower block (N). */
+function forceOnTop(sim: ReturnType<typeof loadModel>): { force: Vec; count: number } {
+  const force: Vec = [0, 0, 0];
+  let count = 0;
+  for (const c of sim.state().contacts) {
+    const [a, b] = c.bodies;
+    // forces act on b, −them on a: the upper block is b when its vertex touches a face of
+    // the lower block, a when a lower vertex touches its face
+    const sign = b.startsWith("top/") ? 1 : a.startsWith("top/") ? -1 : 0;
+    if (sign === 0) continue;
+    if (!(a.startsWith("bottom/") || b.startsWith("bottom/"))) continue;
+    count++;
+    for (let k = 0; k < 3; k++)
+      force[k] += sign * (c.normalForce * c.normal[k] + c.tangentForce[k]);
+  }
+  return { force, count };
+}
+
+describe("a soft block resting on a fem block", () => {
+  it("compliant contact: the forces between the blocks carry the top block's weight to 1e-6", () => {
+    // The lower block's nodes are fixed, so its top face stays flat: with compliant
+    // contact (frictionless) on a deforming lower block the tilt of its faces pushes the
+    // upper block sideways and it slides (measured: off the edge within 5 s).
+    const sim = loadModel({
+      gravity: [0, 0, -G],
+      bodies: [{ id: "floor", fixed: true, shapes: [] }],
+      fem: [
+        {
+          id: "bottom",
+          box: { size: [0.2, 0.2, 0.1], resolution: [1, 1, 1], center: [0, 0, 0.05] },
+          fixedNodes: [0, 1, 2, 3, 4, 5, 6, 7],
+          ...SOFT,
+        },
+        {
+          id: "top",
+          box: { size: TOP_SIZE, resolution: [2, 2, 1], center: [0, 0, 0.127] },
+          ...SOFT,
+        },
+      ],
+      contact: {
+        method: "smc",
+        behavior: { type: "linear", stiffness: 1e7, perUnitArea: true, stepDamping: 0.5 },
+      },
+      solver: {
+        integrator: "backward-euler",
+        dt: 0.01,
+        newtonIterations: 20,
+        newtonTolerance: 1e-12,
+      },
+    });
+    sim.step(200);
+    const { force, count } = forceOnTop(sim);
+    // the 9 vertices of the upper block's bottom face, each on a face of the lower block
+    expect(count).toBe(9);
+    // measured: 2e-14
+    expect(Math.abs(force[2] / TOP_WEIGHT - 1)).toBeLessThan(1e-6);
+    expect(Math.hypot(force[0], force[1]) / TOP_WEIGHT).toBeLessThan(1e-12);
+  });
+
+  it("nonsmooth contact with friction, both blocks soft: Σ (P_n n + P_t)/h = m g to the solver tolerance", () => {
+    // the lower block rests on a plane; friction μ = 0.5 on both pairs holds the upper block
+    // where it landed (frictionless, the deformed faces' tilt makes it slide)
+    const sim = loadModel({
+      gravity: [0, 0, -G],
+      bodies: [
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      ],
+      fem: [
+        {
+          id: "bottom",
+          box: { size: [0.2, 0.2, 0.1], resolution: [2, 2, 1], center: [0, 0, 0.05] },
+          ...SOFT,
+        },
+        {
+          id: "top",
+          box: { size: TOP_SIZE, resolution: [2, 2, 1], center: [0, 0, 0.127] },
+          ...SOFT,
+        },
+      ],
+      // the pairs name the fem bodies: one entry for all their node pairs
+      contact: {
+        method: "nsc",
+        pairs: [
+          { bodies: ["bottom", "top"], friction: 0.5 },
+          { bodies: ["floor", "bottom"], friction: 0.5 },
+        ],
+      },
+      solver: {
+        integrator: "moreau-jean",
+        dt: 0.01,
+        theta: 1,
+        tolerance: 1e-8,
+        maxIterations: 2000,
+      },
+    });
+    sim.step(60);
+    const { force, count } = forceOnTop(sim);
+    // both ways: the upper block's 9 bottom vertices on the lower block's top faces, and
+    // the lower block's middle top vertex on the upper block's bottom faces
+    expect(count).toBe(10);
+    const st = sim.state();
+    const kinds = new Set(
+      st.contacts.filter((c) => !c.bodies.includes("floor")).map((c) => c.bodies[1].split("/")[0]),
+    );
+    expect([...kinds].sort()).toEqual(["bottom", "top"]);
+    // the position projection leaves no fem–fem gap below −2e-3 ℓ (its default tolerance;
+    // ℓ = 2.5 cm, half the upper block's 5 cm cells)
+    for (const c of st.contacts) expect(c.gap).toBeGreaterThan(-2e-3 * 0.025);
+    // a velocity residual τ = 1e-8 m/s leaves the 0.25 kg block's velocity off by about
+    // τ, its momentum by m τ, the force by m τ / h = 2.5e-7 N = 1e-7 of the weight
+    // (measured: 8e-13; sideways 7e-10)
+    expect(Math.abs(force[2] / TOP_WEIGHT - 1)).toBeLessThan(1e-6);
+    expect(Math.hypot(force[0], force[1]) / TOP_WEIGHT).toBeLessThan(1e-6);
+  });
+});
+
+/** Two free blocks meeting head-on along x at 1 m/s relative speed, no gravity. */
+function collision(contact: Record<string, unknown>, solver: Record<string, unknown>) {
+  const a = {
+    size: [0.1, 0.1, 0.1] as Vec,
+    resolution: [2, 2, 2] as Vec,
+    center: [-0.0505, 0.01, 0.005] as Vec,
+  };
+  const b = {
+    size: [0.1, 0.16, 0.16] as Vec,
+    resolution: [2, 3, 3] as Vec,
+    center: [0.0505, 0, 0] as Vec,
+  };
+  const sim = loadModel({
+    gravity: [0, 0, 0],
+    bodies: [{ id: "anchor", fixed: true, position: [0, 0, 5], shapes: [] }],
+    fem: [
+      { id: "a", box: a, velocity: [0.5, 0, 0], ...SOFT },
+      { id: "b", box: b, velocity: [-0.5, 0, 0], ...SOFT },
+    ],
+    contact,
+    solver,
+  });
+  // node masses written out: ρ V_e / 4 from each tetrahedron (lumped), per the meshes
+  const mass = new Map<string, number>();
+  for (const [id, box] of [
+    ["a", a],
+    ["b", b],
+  ] as const) {
+    const mesh = boxMesh({ ...box, orientation: [1, 0, 0, 0] });
+    const m = lumpedMasses(mesh, SOFT.density);
+    for (let k = 0; k < m.length; k++) mass.set(`${id}/${k}`, m[k]);
+  }
+  const momentum = (): { p: Vec; va: number; vb: number } => {
+    const p: Vec = [0, 0, 0];
+    const m = { a: 0, b: 0 };
+    const mv = { a: 0, b: 0 };
+    for (const body of sim.state().bodies) {
+      const mk = mass.get(body.id);
+      if (mk === undefined) continue;
+      for (let k = 0; k < 3; k++) p[k] += mk * body.velocity[k];
+      const side = body.id[0] as "a" | "b";
+      m[side] += mk;
+      mv[side] += mk * body.velocity[0];
+    }
+    return { p, va: mv.a / m.a, vb: mv.b / m.b };
+  };
+  return { sim, momentum };
+}
+
+describe("two free fem blocks colliding head-on", () => {
+  const methods = [
+    {
+      name: "compliant (backward Euler)",
+      contact: {
+        method: "smc",
+        behavior: { type: "linear", stiffness: 1e7, perUnitArea: true, stepDamping: 0.5 },
+      },
+      solver: {
+        integrator: "backward-euler",
+        dt: 0.002,
+        newtonIterations: 20,
+        newtonTolerance: 1e-12,
+      },
+      // energy: ½ μ v² (μ = m_a m_b/(m_a + m_b) = 0.72 kg, v = 1 m/s) stored in the contact
+      // layer of stiffness k A (k = 1e7 Pa/m over a's 0.01 m² face) would take a
+      // penetration √(μ v²/(k A)) = 2.7 mm, more than the bodies' own compression leaves
+      // (measured 1.1 mm)
+      depth: 2.7e-3,
+    },
+    {
+      name: "nonsmooth (Moreau–Jean)",
+      contact: { method: "nsc" },
+      solver: { integrator: "moreau-jean", dt: 0.002, theta: 1 },
+      // one step's approach at the relative speed, h·1 m/s (measured 0.03 mm: the
+      // projection removes it after the step)
+      depth: 2e-3,
+    },
+  ];
+  for (const m of methods)
+    it(`${m.name}: momentum kept to round-off, they part, penetration bounded`, () => {
+      const { sim, momentum } = collision(m.contact, m.solver);
+      const p0 = momentum().p;
+      // m_a·0.5 − m_b·0.5 = (1 − 2.56)·0.5 kg·m/s
+      expect(Math.abs(p0[0] - (1 - 2.56) * 0.5)).toBeLessThan(1e-12);
+      let deepest = 0;
+      let touched = 0;
+      for (let s = 0; s < 100; s++) {
+        sim.step(1);
+        const { p } = momentum();
+        // measured: 6e-16 (|p| = 0.78 kg·m/s)
+        for (let k = 0; k < 3; k++) expect(Math.abs(p[k] - p0[k]), `step ${s}`).toBeLessThan(1e-13);
+        for (const c of sim.state().contacts)
+          if (!c.bodies.includes("anchor")) {
+            touched++;
+            deepest = Math.min(deepest, c.gap);
+          }
+      }
+      expect(touched).toBeGreaterThan(0);
+      expect(-deepest).toBeLessThan(m.depth);
+      // apart: a (behind, on the left) now slower than b, no contact left
+      const { va, vb } = momentum();
+      expect(va).toBeLessThan(vb);
+      expect(sim.state().contacts.length).toBe(0);
+    });
+});
