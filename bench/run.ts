@@ -100,8 +100,8 @@ const groups: Record<string, () => void | Promise<void>> = {
   bodies: async () => {
     await runModelBodiesBench();
   },
-  fem: () => {
-    runFemBench();
+  fem: async () => {
+    await runFemBench();
   },
   cluster: async () => {
     await runClusterBench();

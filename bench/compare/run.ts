@@ -24,11 +24,12 @@
  *                               copied to bench/results/, every other compare-* file
  *                               there deleted
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { medianOf, runFresh } from "../fresh-process";
 import { DEFAULT_ENGINES, ENGINE_KEYS, engineRunsScene } from "./engines/index";
 import type { RunResult, RunStatus } from "./protocol";
 import { buildScene, COMPARE_SCENE_IDS, type SceneKind } from "./scene";
@@ -37,7 +38,6 @@ import { targetVerdicts } from "./targets";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
 const WORKER = path.join(HERE, "worker.ts");
-const RESULT_PREFIX = "RESULT ";
 /** The baseline kept in git: one compare-<date>.json. */
 const BASELINE_DIR = path.join(ROOT, "bench/results");
 /** Where runs write by default (.gitignore). */
@@ -151,58 +151,30 @@ function machine(): Record<string, string | number> {
   };
 }
 
-/** Runs one repetition in a fresh process; never rejects. */
-function runRep(
+/** Runs one repetition in a fresh process (../fresh-process.ts); never rejects. */
+async function runRep(
   engine: string,
   scene: string,
   rep: number,
   timeoutSeconds: number,
 ): Promise<RepResult> {
-  const started = performance.now();
   const loadAverage = Math.round(os.loadavg()[0] * 100) / 100;
   const soft = Math.max(1, Math.min(0.8 * timeoutSeconds, timeoutSeconds - 30));
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", WORKER, engine, scene, "--max-seconds", String(soft)],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-4000);
-    });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) process.kill(child.pid, "SIGKILL");
-    }, 1000 * timeoutSeconds);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const wallSeconds = (performance.now() - started) / 1000;
-      const line = stdout
-        .split("\n")
-        .reverse()
-        .find((l) => l.startsWith(RESULT_PREFIX));
-      const base = { rep, wallSeconds, loadAverage };
-      if (line) {
-        const r = JSON.parse(line.slice(RESULT_PREFIX.length)) as RunResult;
-        resolve({ ...emptyResult(engine, scene), ...r, ...base });
-        return;
-      }
-      resolve({
-        ...emptyResult(engine, scene),
-        ...base,
-        status: timedOut ? "timeout" : "failed",
-        message: timedOut
-          ? `killed after the ${timeoutSeconds} s timeout`
-          : `worker exited with code ${code} and no result: ${stderr.trim().split("\n").slice(-3).join(" | ")}`,
-      });
-    });
-  });
+  const run = await runFresh<RunResult>(
+    WORKER,
+    [engine, scene, "--max-seconds", String(soft)],
+    timeoutSeconds,
+  );
+  const base = { rep, wallSeconds: run.wallSeconds, loadAverage };
+  if (run.result) return { ...emptyResult(engine, scene), ...run.result, ...base };
+  return {
+    ...emptyResult(engine, scene),
+    ...base,
+    status: run.timedOut ? "timeout" : "failed",
+    message: run.timedOut
+      ? `killed after the ${timeoutSeconds} s timeout`
+      : `worker exited with code ${run.code} and no result: ${run.stderrTail.trim().split("\n").slice(-3).join(" | ")}`,
+  };
 }
 
 function emptyResult(engine: string, scene: string): RunResult {
@@ -222,13 +194,6 @@ function emptyResult(engine: string, scene: string): RunResult {
     buildMs: Number.NaN,
     accuracy: {},
   };
-}
-
-function medianOf(xs: number[]): number {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  if (s.length === 0) return Number.NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : 0.5 * (s[m - 1] + s[m]);
 }
 
 export function aggregate(runs: RepResult[]): Aggregate {

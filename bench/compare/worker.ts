@@ -1,14 +1,14 @@
 /**
  * One repetition in a fresh process:
  *   node --import tsx bench/compare/worker.ts <engine> <scene> [--max-seconds s]
- * prints one line `RESULT {json}` (a RunResult) on stdout and exits 0, also when the run
- * failed (the failure is in the result's status). Engine initialisation (WASM) is not timed.
+ * prints one line `RESULT {json}` (a RunResult, ../fresh-process.ts) on stdout and exits 0,
+ * also when the run failed (the failure is in the result's status). Engine initialisation
+ * (WASM) is not timed.
  */
+import { printResult } from "../fresh-process";
 import { loadEngine } from "./engines/index";
 import { type RunResult, runScene } from "./protocol";
 import { buildScene } from "./scene";
-
-export const RESULT_PREFIX = "RESULT ";
 
 async function main(argv: string[]): Promise<RunResult> {
   const [engineKey, sceneId] = argv;
@@ -32,5 +32,5 @@ try {
     message: `${(err as Error)?.name}: ${(err as Error)?.message ?? String(err)}`,
   };
 }
-process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+printResult(result);
 process.exit(0);

@@ -19,8 +19,9 @@
  * stiffness damping (solver.rayleighStiffness r_K) is the integrators' r_K K v with
  * K = −∂f/∂x from addPosJacobian: the element tangent stiffness of the material.
  *
- * The corotational tangents are assembled in closed form from the rest stiffness K₀
- * (refreshCorotated), the others from the material's differential column by column.
+ * The corotational tangents are assembled in closed form from the rest gradients, R and
+ * the Lamé parameters (refreshCorotated), the others from the material's differential
+ * column by column.
  *
  * jacobianType: SPD with the approximate corotational tangent (R K₀ Rᵀ is positive
  * semidefinite); SYMMETRIC otherwise (an exact tangent is indefinite under strong
@@ -112,13 +113,12 @@ export class FemEffector implements ForceEffector {
   private readonly dp = new Float64Array(9);
   private readonly je = new Float64Array(144);
   /**
-   * The corotational material's rest stiffness K₀ = ∂f/∂x at F = I per element (144 a
-   * element, as elementJacobian), or null for the other materials: the Jacobian is then
-   * assembled block by block from R K₀ Rᵀ (refreshCorotated).
+   * The corotational material, whose Jacobian is assembled in closed form
+   * (refreshCorotated), or null for the others.
    */
-  private readonly k0: Float64Array | null;
+  private readonly corotational: CorotationalMaterial | null;
   /**
-   * With k0: each element's R (9 a element) from the last applyForces, at `rotVersion`
+   * Corotational: each element's R (9 a element) from the last applyForces, at `rotVersion`
    * (the Jacobian at the same state reuses them instead of decomposing F again).
    */
   private readonly rots: Float64Array | null;
@@ -132,8 +132,9 @@ export class FemEffector implements ForceEffector {
   private readonly rot = new Float64Array(9);
   private readonly sigma = new Float64Array(3);
   private readonly vecs = new Float64Array(9);
-  /** g_0..g_3 = ∇N_a of one element (refreshCorotated). */
+  /** g_0..g_3 = ∇N_a of one element and h_a = R g_a (refreshCorotated). */
   private readonly grads = new Float64Array(12);
+  private readonly rotatedGrads = new Float64Array(12);
   /**
    * Consistent mass: ΔM = M_c − M_L per slot, a multiple of I₃ (kg), or null (lumped).
    * Per element M_c,ab = ρV/20 (1 + δ_ab) I₃ and M_L,ab = δ_ab ρV/4 I₃, so ΔM_ab = ρV/20
@@ -202,23 +203,24 @@ export class FemEffector implements ForceEffector {
           this.elementSlot[16 * e + 4 * a + c] = s;
         }
     }
-    this.k0 = null;
+    // slots renumbered by (row body, column body): the solve matrix's block order (rows by
+    // body, columns ascending), so that addPosJacobian streams through both arrays
+    const order = [...slots.keys()].sort((x, y) => x - y);
+    const rank = new Int32Array(order.length);
+    order.forEach((key, k) => {
+      rank[slots.get(key) as number] = k;
+      rows[k] = Math.floor(key / sys.numBodies);
+      cols[k] = key - rows[k] * sys.numBodies;
+    });
+    for (let k = 0; k < this.elementSlot.length; k++)
+      if (this.elementSlot[k] >= 0) this.elementSlot[k] = rank[this.elementSlot[k]];
+    this.corotational = null;
     this.rots = null;
     this.nmat = null;
     if (this.material instanceof CorotationalMaterial) {
+      this.corotational = this.material;
       this.rots = new Float64Array(9 * m);
       if (this.material.exact) this.nmat = new Float64Array(6 * m);
-      // K₀ of every element: its Jacobian at rest (exact there for either tangent)
-      const k0 = new Float64Array(144 * m);
-      const { f, p } = this;
-      for (let e = 0; e < m; e++) {
-        f.fill(0);
-        f[0] = f[4] = f[8] = 1;
-        this.material.evaluate(f, p);
-        this.computeElementJacobian(e);
-        k0.set(this.je, 144 * e);
-      }
-      this.k0 = k0;
     }
     this.slotRow = Int32Array.from(rows);
     this.slotCol = Int32Array.from(cols);
@@ -528,8 +530,8 @@ export class FemEffector implements ForceEffector {
   /** jac ← the slots of ∂f/∂x at the current state, unless cached. */
   private refreshJacobian(): void {
     if (this.jacVersion === this.sys.stateVersion) return;
-    if (this.k0 !== null) {
-      this.refreshCorotated(this.k0);
+    if (this.corotational !== null) {
+      this.refreshCorotated(this.corotational);
       this.jacVersion = this.sys.stateVersion;
       return;
     }
@@ -561,79 +563,120 @@ export class FemEffector implements ForceEffector {
   }
 
   /**
-   * The corotational tangent (materials.ts) per element block, from the rest stiffness K₀
-   * (R from the polar decomposition of F):
-   *   approximate: ∂f_a/∂x_b = R K₀_ab Rᵀ;
-   *   exact:       ∂f_a/∂x_b = R (K₀_ab + V [g_a]× N [g_b]×) Rᵀ,  N = c M⁻¹ + μ I,
-   * g_a = ∇N_a (rest frame), M = tr(S) I − S, c = λ tr(S − I) − 2μ. The exact form follows
-   * from the material's differential dP = 2μ dF + c R[w]× + λ tr(RᵀdF) R with
-   * w = M⁻¹ vee(T − Tᵀ), T = RᵀdF, for dF = e_k g_bᵀ: vee(T − Tᵀ) = [g_b]× Rᵀe_k, so
-   * the force change −V dP g_a is −2μV (g_a·g_b) e_k − λV (R g_a)(R g_b)_k
-   * + cV R [g_a]× M⁻¹ [g_b]× Rᵀ e_k; at rest (S = I: M⁻¹ = I/2, c = −2μ) the last term is
-   * −μV R [g_a]×[g_b]× Rᵀ, which K₀ holds, hence N = c M⁻¹ + μ I. Symmetric (N is;
-   * [g]×ᵀ = −[g]×), so K_ba = K_abᵀ: the 10 blocks a ≤ b in about 100 multiplications
-   * each instead of nine differentials and a 12 × 12 product per element
-   * (computeElementJacobian, which the tests check against finite differences and this
-   * against it).
+   * The corotational tangent (materials.ts) per element block, in closed form from the
+   * rest gradients g_a = ∇N_a (g_0 = −Σ g_a), their rotations h_a = R g_a (R from the
+   * polar decomposition of F) and the Lamé parameters:
+   *   approximate: ∂f_a/∂x_b = R K₀_ab Rᵀ = −V [μ (g_a·g_b) I + μ h_b h_aᵀ + λ h_a h_bᵀ];
+   *   exact:       ∂f_a/∂x_b = R (K₀_ab + V [g_a]× N [g_b]×) Rᵀ
+   *                          = R K₀_ab Rᵀ + V [h_a]× Ñ [h_b]×,  Ñ = R N Rᵀ,
+   * with N = c M⁻¹ + μ I, M = tr(S) I − S, c = λ tr(S − I) − 2μ, and R [g]× Rᵀ = [R g]×.
+   * K₀ is the element's stiffness at rest, where the material's differential is
+   * dP = μ (dF + dFᵀ) + λ tr(dF) I: for dF = e_k g_bᵀ the force change −V dP g_a is
+   * −V [μ (g_a·g_b) e_k + μ g_b (g_a)_k + λ g_a (g_b)_k]. The exact term follows from
+   * the differential dP = 2μ dF + c R[w]× + λ tr(RᵀdF) R with w = M⁻¹ vee(T − Tᵀ),
+   * T = RᵀdF, for dF = e_k g_bᵀ: vee(T − Tᵀ) = [g_b]× Rᵀe_k, so the force change −V dP g_a
+   * is −2μV (g_a·g_b) e_k − λV (R g_a)(R g_b)_k + cV R [g_a]× M⁻¹ [g_b]× Rᵀ e_k; at rest
+   * (S = I: M⁻¹ = I/2, c = −2μ) the last term is −μV R [g_a]×[g_b]× Rᵀ, which K₀ holds,
+   * hence N = c M⁻¹ + μ I. Symmetric (N is; [h]×ᵀ = −[h]×), so ∂f_b/∂x_a is the
+   * transpose: the 10 blocks a ≤ b of an element, about 30 multiplications each (60 with
+   * the exact term), from 12 gradients instead of a stored 12 × 12 K₀ per element
+   * (computeElementJacobian gives the same blocks column by column from the material's
+   * differential; the tests check it against finite differences and this against it).
    */
-  private refreshCorotated(k0: Float64Array): void {
+  private refreshCorotated(mat: CorotationalMaterial): void {
     const { sys, b, at, f, p, jac, elementSlot, rot: r, sigma, vecs, nmat } = this;
+    const { mu, lambda } = mat;
     const cached = this.rotVersion === sys.stateVersion ? this.rots : null;
     const g = this.grads;
+    const h = this.rotatedGrads;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
       if (cached !== null) for (let k = 0; k < 9; k++) r[k] = cached[9 * e + k];
       else {
         deformationGradient(sys.pos, at, b, e, f);
         if (nmat !== null) {
-          const mat = this.material as CorotationalMaterial;
           mat.evaluate(f, p);
           r.set(mat.r);
           this.storeN(e, nmat);
         } else if (!nearestRotation(f, r)) polarDecomposition(f, r, sigma, vecs);
       }
-      const ke = 144 * e;
-      const es = 16 * e;
-      const v = this.volume[e];
-      if (nmat !== null) {
-        // g_1..g_3 = rows of D_m⁻¹, g_0 = −Σ g_a
-        const o = 9 * e;
-        for (let k = 0; k < 3; k++) {
-          g[3 + k] = b[o + k];
-          g[6 + k] = b[o + 3 + k];
-          g[9 + k] = b[o + 6 + k];
-          g[k] = -(g[3 + k] + g[6 + k] + g[9 + k]);
-        }
+      // g_1..g_3 = rows of D_m⁻¹, g_0 = −Σ g_a; h_a = R g_a
+      const o = 9 * e;
+      for (let k = 0; k < 3; k++) {
+        g[3 + k] = b[o + k];
+        g[6 + k] = b[o + 3 + k];
+        g[9 + k] = b[o + 6 + k];
+        g[k] = -(g[3 + k] + g[6 + k] + g[9 + k]);
       }
+      for (let a = 0; a < 4; a++) {
+        const g0 = g[3 * a];
+        const g1 = g[3 * a + 1];
+        const g2 = g[3 * a + 2];
+        h[3 * a] = r[0] * g0 + r[1] * g1 + r[2] * g2;
+        h[3 * a + 1] = r[3] * g0 + r[4] * g1 + r[5] * g2;
+        h[3 * a + 2] = r[6] * g0 + r[7] * g1 + r[8] * g2;
+      }
+      const v = this.volume[e];
+      const vmu = v * mu;
+      const vlambda = v * lambda;
+      // Ñ = R N Rᵀ (symmetric), exact tangent only
+      let n00 = 0;
+      let n01 = 0;
+      let n02 = 0;
+      let n11 = 0;
+      let n12 = 0;
+      let n22 = 0;
+      if (nmat !== null) {
+        const q = 6 * e;
+        const m00 = nmat[q];
+        const m01 = nmat[q + 1];
+        const m02 = nmat[q + 2];
+        const m11 = nmat[q + 3];
+        const m12 = nmat[q + 4];
+        const m22 = nmat[q + 5];
+        // (R N)_ik = Σ_l R_il N_lk, then Ñ_ij = Σ_k (R N)_ik R_jk
+        const a00 = r[0] * m00 + r[1] * m01 + r[2] * m02;
+        const a01 = r[0] * m01 + r[1] * m11 + r[2] * m12;
+        const a02 = r[0] * m02 + r[1] * m12 + r[2] * m22;
+        const a10 = r[3] * m00 + r[4] * m01 + r[5] * m02;
+        const a11 = r[3] * m01 + r[4] * m11 + r[5] * m12;
+        const a12 = r[3] * m02 + r[4] * m12 + r[5] * m22;
+        const a20 = r[6] * m00 + r[7] * m01 + r[8] * m02;
+        const a21 = r[6] * m01 + r[7] * m11 + r[8] * m12;
+        const a22 = r[6] * m02 + r[7] * m12 + r[8] * m22;
+        n00 = a00 * r[0] + a01 * r[1] + a02 * r[2];
+        n01 = a00 * r[3] + a01 * r[4] + a02 * r[5];
+        n02 = a00 * r[6] + a01 * r[7] + a02 * r[8];
+        n11 = a10 * r[3] + a11 * r[4] + a12 * r[5];
+        n12 = a10 * r[6] + a11 * r[7] + a12 * r[8];
+        n22 = a20 * r[6] + a21 * r[7] + a22 * r[8];
+      }
+      const es = 16 * e;
       for (let na = 0; na < 4; na++)
         for (let nb = na; nb < 4; nb++) {
           const sab = elementSlot[es + 4 * na + nb];
           if (sab < 0) continue;
-          const r0 = ke + 36 * na + 3 * nb;
-          let k00 = k0[r0];
-          let k01 = k0[r0 + 1];
-          let k02 = k0[r0 + 2];
-          let k10 = k0[r0 + 12];
-          let k11 = k0[r0 + 13];
-          let k12 = k0[r0 + 14];
-          let k20 = k0[r0 + 24];
-          let k21 = k0[r0 + 25];
-          let k22 = k0[r0 + 26];
+          const a0 = h[3 * na];
+          const a1 = h[3 * na + 1];
+          const a2 = h[3 * na + 2];
+          const c0 = h[3 * nb];
+          const c1 = h[3 * nb + 1];
+          const c2 = h[3 * nb + 2];
+          // R K₀_ab Rᵀ: −Vμ (g_a·g_b) on the diagonal, entry (i, k) −V (λ a_i c_k + μ c_i a_k)
+          const d =
+            -vmu *
+            (g[3 * na] * g[3 * nb] + g[3 * na + 1] * g[3 * nb + 1] + g[3 * na + 2] * g[3 * nb + 2]);
+          let k00 = d - (vlambda + vmu) * a0 * c0;
+          let k01 = -(vlambda * a0 * c1 + vmu * c0 * a1);
+          let k02 = -(vlambda * a0 * c2 + vmu * c0 * a2);
+          let k10 = -(vlambda * a1 * c0 + vmu * c1 * a0);
+          let k11 = d - (vlambda + vmu) * a1 * c1;
+          let k12 = -(vlambda * a1 * c2 + vmu * c1 * a2);
+          let k20 = -(vlambda * a2 * c0 + vmu * c2 * a0);
+          let k21 = -(vlambda * a2 * c1 + vmu * c2 * a1);
+          let k22 = d - (vlambda + vmu) * a2 * c2;
           if (nmat !== null) {
-            // + V [g_a]× N [g_b]×: rows of P = [g_a]× N, then P [g_b]×
-            const n = 6 * e;
-            const n00 = nmat[n];
-            const n01 = nmat[n + 1];
-            const n02 = nmat[n + 2];
-            const n11 = nmat[n + 3];
-            const n12 = nmat[n + 4];
-            const n22 = nmat[n + 5];
-            const a0 = g[3 * na];
-            const a1 = g[3 * na + 1];
-            const a2 = g[3 * na + 2];
-            const c0 = g[3 * nb];
-            const c1 = g[3 * nb + 1];
-            const c2 = g[3 * nb + 2];
+            // + V [h_a]× Ñ [h_b]×: rows of P = [h_a]× Ñ, then P [h_b]×;
             // [a]× rows: (0, −a2, a1), (a2, 0, −a0), (−a1, a0, 0)
             const p00 = -a2 * n01 + a1 * n02;
             const p01 = -a2 * n11 + a1 * n12;
@@ -655,35 +698,28 @@ export class FemEffector implements ForceEffector {
             k21 += v * (p22 * c0 - p20 * c2);
             k22 += v * (p20 * c1 - p21 * c0);
           }
-          // T = K_ab Rᵀ: T_ij = Σ_k K_ik R_jk
-          const t00 = k00 * r[0] + k01 * r[1] + k02 * r[2];
-          const t01 = k00 * r[3] + k01 * r[4] + k02 * r[5];
-          const t02 = k00 * r[6] + k01 * r[7] + k02 * r[8];
-          const t10 = k10 * r[0] + k11 * r[1] + k12 * r[2];
-          const t11 = k10 * r[3] + k11 * r[4] + k12 * r[5];
-          const t12 = k10 * r[6] + k11 * r[7] + k12 * r[8];
-          const t20 = k20 * r[0] + k21 * r[1] + k22 * r[2];
-          const t21 = k20 * r[3] + k21 * r[4] + k22 * r[5];
-          const t22 = k20 * r[6] + k21 * r[7] + k22 * r[8];
-          // (R T)_ij = Σ_k R_ik T_kj, added to slot (a, b) and transposed to (b, a)
-          const sba = elementSlot[es + 4 * nb + na];
-          for (let i = 0; i < 3; i++) {
-            const a0 = r[3 * i];
-            const a1 = r[3 * i + 1];
-            const a2 = r[3 * i + 2];
-            const x0 = a0 * t00 + a1 * t10 + a2 * t20;
-            const x1 = a0 * t01 + a1 * t11 + a2 * t21;
-            const x2 = a0 * t02 + a1 * t12 + a2 * t22;
-            const o = 9 * sab + 3 * i;
-            jac[o] += x0;
-            jac[o + 1] += x1;
-            jac[o + 2] += x2;
-            if (nb !== na) {
-              const q = 9 * sba + i;
-              jac[q] += x0;
-              jac[q + 3] += x1;
-              jac[q + 6] += x2;
-            }
+          // added to slot (a, b) and transposed to (b, a)
+          const x = 9 * sab;
+          jac[x] += k00;
+          jac[x + 1] += k01;
+          jac[x + 2] += k02;
+          jac[x + 3] += k10;
+          jac[x + 4] += k11;
+          jac[x + 5] += k12;
+          jac[x + 6] += k20;
+          jac[x + 7] += k21;
+          jac[x + 8] += k22;
+          if (nb !== na) {
+            const y = 9 * elementSlot[es + 4 * nb + na];
+            jac[y] += k00;
+            jac[y + 1] += k10;
+            jac[y + 2] += k20;
+            jac[y + 3] += k01;
+            jac[y + 4] += k11;
+            jac[y + 5] += k21;
+            jac[y + 6] += k02;
+            jac[y + 7] += k12;
+            jac[y + 8] += k22;
           }
         }
     }

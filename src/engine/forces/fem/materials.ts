@@ -109,12 +109,13 @@ export class CorotationalMaterial implements ElasticMaterial {
 
   evaluate(f: Float64Array, p: Float64Array): number {
     const { r, sigma, v, mu, lambda } = this;
-    // tr(S − I) and ψ's first term μ Σ(σ_k − 1)² = μ ‖F − R‖² (S − I = Rᵀ(F − R)): the
-    // approximate tangent needs R alone (nearestRotation, det F > 0), the exact one the
-    // singular values and vectors as well
+    // tr(S − I) and ψ's first term μ Σ(σ_k − 1)² = μ ‖F − R‖² (S − I = Rᵀ(F − R)) need R
+    // alone (nearestRotation, det F > 0), and the exact tangent (tr(S) I − S)⁻¹, by
+    // cofactors of S = RᵀF unless a σ_j + σ_k would be clamped; otherwise the singular
+    // values and vectors (polarDecomposition)
     let tr: number;
     let dev: number;
-    if (!this.exact && nearestRotation(f, r)) {
+    if (nearestRotation(f, r) && (!this.exact || this.invertRotationSums(f))) {
       let rf = 0;
       dev = 0;
       for (let k = 0; k < 9; k++) {
@@ -129,27 +130,71 @@ export class CorotationalMaterial implements ElasticMaterial {
       const e2 = sigma[2] - 1;
       tr = e0 + e1 + e2;
       dev = e0 * e0 + e1 * e1 + e2 * e2;
+      if (this.exact) {
+        const floor = ROTATION_SUM_FLOOR * Math.abs(sigma[0]) + 1e-300;
+        const d0 = 1 / Math.max(sigma[1] + sigma[2], floor);
+        const d1 = 1 / Math.max(sigma[0] + sigma[2], floor);
+        const d2 = 1 / Math.max(sigma[0] + sigma[1], floor);
+        const m = this.minv;
+        for (let i = 0; i < 3; i++)
+          for (let j = i; j < 3; j++) {
+            const x =
+              v[3 * i] * d0 * v[3 * j] +
+              v[3 * i + 1] * d1 * v[3 * j + 1] +
+              v[3 * i + 2] * d2 * v[3 * j + 2];
+            m[3 * i + j] = x;
+            m[3 * j + i] = x;
+          }
+      }
     }
     const lt = lambda * tr;
     for (let k = 0; k < 9; k++) p[k] = 2 * mu * (f[k] - r[k]) + lt * r[k];
     this.c = lt - 2 * mu;
-    if (this.exact) {
-      const floor = ROTATION_SUM_FLOOR * Math.abs(sigma[0]) + 1e-300;
-      const d0 = 1 / Math.max(sigma[1] + sigma[2], floor);
-      const d1 = 1 / Math.max(sigma[0] + sigma[2], floor);
-      const d2 = 1 / Math.max(sigma[0] + sigma[1], floor);
-      const m = this.minv;
-      for (let i = 0; i < 3; i++)
-        for (let j = i; j < 3; j++) {
-          const x =
-            v[3 * i] * d0 * v[3 * j] +
-            v[3 * i + 1] * d1 * v[3 * j + 1] +
-            v[3 * i + 2] * d2 * v[3 * j + 2];
-          m[3 * i + j] = x;
-          m[3 * j + i] = x;
-        }
-    }
     return mu * dev + 0.5 * lambda * tr * tr;
+  }
+
+  /**
+   * minv ← M⁻¹, M = tr(S) I − S with S = RᵀF (its symmetric part; r holds R of det F > 0,
+   * so S is positive definite and M's eigenvalues σ_j + σ_k positive), by cofactors, when
+   * none of them is below the clamp ROTATION_SUM_FLOOR σ₁: the smallest eigenvalue of the
+   * SPD M is at least det M / tr(M)² and σ₁ ≤ tr(S), so det M ≥ ROTATION_SUM_FLOOR tr(S)
+   * tr(M)² suffices. Returns false (minv untouched) otherwise: the clamped form then.
+   */
+  private invertRotationSums(f: Float64Array): boolean {
+    const r = this.r;
+    // S_ij = Σ_k R_ki F_kj
+    const s00 = r[0] * f[0] + r[3] * f[3] + r[6] * f[6];
+    const s11 = r[1] * f[1] + r[4] * f[4] + r[7] * f[7];
+    const s22 = r[2] * f[2] + r[5] * f[5] + r[8] * f[8];
+    const s01 =
+      0.5 * (r[0] * f[1] + r[3] * f[4] + r[6] * f[7] + (r[1] * f[0] + r[4] * f[3] + r[7] * f[6]));
+    const s02 =
+      0.5 * (r[0] * f[2] + r[3] * f[5] + r[6] * f[8] + (r[2] * f[0] + r[5] * f[3] + r[8] * f[6]));
+    const s12 =
+      0.5 * (r[1] * f[2] + r[4] * f[5] + r[7] * f[8] + (r[2] * f[1] + r[5] * f[4] + r[8] * f[7]));
+    const trS = s00 + s11 + s22;
+    const m00 = s11 + s22;
+    const m11 = s00 + s22;
+    const m22 = s00 + s11;
+    // off-diagonal of M: −s01, −s02, −s12
+    const c00 = m11 * m22 - s12 * s12;
+    const c01 = s01 * m22 + s02 * s12;
+    const c02 = s01 * s12 + m11 * s02;
+    const c11 = m00 * m22 - s02 * s02;
+    const c12 = s01 * s02 + m00 * s12;
+    const c22 = m00 * m11 - s01 * s01;
+    const det = m00 * c00 - s01 * c01 - s02 * c02;
+    const trM = 2 * trS;
+    if (!(det >= ROTATION_SUM_FLOOR * trS * trM * trM) || !Number.isFinite(det)) return false;
+    const inv = 1 / det;
+    const m = this.minv;
+    m[0] = c00 * inv;
+    m[1] = m[3] = c01 * inv;
+    m[2] = m[6] = c02 * inv;
+    m[4] = c11 * inv;
+    m[5] = m[7] = c12 * inv;
+    m[8] = c22 * inv;
+    return true;
   }
 
   differential(df: Float64Array, dp: Float64Array): void {

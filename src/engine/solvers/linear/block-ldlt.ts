@@ -256,15 +256,26 @@ export class BlockLdlt {
         for (let p = lp[i]; p < p2; p++) {
           const o = 9 * li[p];
           const l = 9 * p;
-          for (let r = 0; r < 3; r++) {
-            const l0 = lx[l + 3 * r];
-            const l1 = lx[l + 3 * r + 1];
-            const l2 = lx[l + 3 * r + 2];
-            const or = o + 3 * r;
-            y[or] -= l0 * u00 + l1 * u10 + l2 * u20;
-            y[or + 1] -= l0 * u01 + l1 * u11 + l2 * u21;
-            y[or + 2] -= l0 * u02 + l1 * u12 + l2 * u22;
-          }
+          // the block's three rows written out (V8 runs a loop over them more slowly:
+          // bench/README.md, "Factored PCG")
+          const a0 = lx[l];
+          const a1 = lx[l + 1];
+          const a2 = lx[l + 2];
+          y[o] -= a0 * u00 + a1 * u10 + a2 * u20;
+          y[o + 1] -= a0 * u01 + a1 * u11 + a2 * u21;
+          y[o + 2] -= a0 * u02 + a1 * u12 + a2 * u22;
+          const b0 = lx[l + 3];
+          const b1 = lx[l + 4];
+          const b2 = lx[l + 5];
+          y[o + 3] -= b0 * u00 + b1 * u10 + b2 * u20;
+          y[o + 4] -= b0 * u01 + b1 * u11 + b2 * u21;
+          y[o + 5] -= b0 * u02 + b1 * u12 + b2 * u22;
+          const c0 = lx[l + 6];
+          const c1 = lx[l + 7];
+          const c2 = lx[l + 8];
+          y[o + 6] -= c0 * u00 + c1 * u10 + c2 * u20;
+          y[o + 7] -= c0 * u01 + c1 * u11 + c2 * u21;
+          y[o + 8] -= c0 * u02 + c1 * u12 + c2 * u22;
         }
         // L_ki = uᵀ D_i⁻¹ (D_i⁻¹ symmetric)
         const di = 9 * i;
@@ -336,6 +347,12 @@ export class BlockLdlt {
   /**
    * x = A⁻¹ b with the last factorization (b and x of length 3·nb, may alias). Returns
    * bᵀx (what preconditioned CG needs next, for free while x is scattered).
+   *
+   * Both sweeps read L in one direction through memory, the forward one from the first
+   * block to the last, the backward one from the last to the first (each column from
+   * its last entry), so that the hardware prefetcher streams lx (9 float64 a block, L
+   * far larger than the caches: 18 MB on the fem beam of bench/fem.ts); walking the
+   * columns backwards but each column forwards breaks the stream at every column.
    */
   solve(b: Float64Array, x: Float64Array): number {
     const nb = this.nb;
@@ -346,37 +363,32 @@ export class BlockLdlt {
       z[3 * k + 1] = b[o + 1];
       z[3 * k + 2] = b[o + 2];
     }
-    // L w = P b
+    // L w = P b, and w_j ← D_j⁻¹ w_j once column j has been applied
     for (let j = 0; j < nb; j++) {
-      const w0 = z[3 * j];
-      const w1 = z[3 * j + 1];
-      const w2 = z[3 * j + 2];
-      if (w0 === 0 && w1 === 0 && w2 === 0) continue;
-      for (let p = lp[j]; p < lp[j + 1]; p++) {
-        const o = 3 * li[p];
-        const l = 9 * p;
-        z[o] -= lx[l] * w0 + lx[l + 1] * w1 + lx[l + 2] * w2;
-        z[o + 1] -= lx[l + 3] * w0 + lx[l + 4] * w1 + lx[l + 5] * w2;
-        z[o + 2] -= lx[l + 6] * w0 + lx[l + 7] * w1 + lx[l + 8] * w2;
-      }
-    }
-    // w ← D⁻¹ w
-    for (let j = 0; j < nb; j++) {
-      const o = 3 * j;
+      const oj = 3 * j;
+      const w0 = z[oj];
+      const w1 = z[oj + 1];
+      const w2 = z[oj + 2];
+      // a zero w_j (a sparse right-hand side) changes nothing below
+      if (w0 !== 0 || w1 !== 0 || w2 !== 0)
+        for (let p = lp[j]; p < lp[j + 1]; p++) {
+          const o = 3 * li[p];
+          const l = 9 * p;
+          z[o] -= lx[l] * w0 + lx[l + 1] * w1 + lx[l + 2] * w2;
+          z[o + 1] -= lx[l + 3] * w0 + lx[l + 4] * w1 + lx[l + 5] * w2;
+          z[o + 2] -= lx[l + 6] * w0 + lx[l + 7] * w1 + lx[l + 8] * w2;
+        }
       const d = 9 * j;
-      const w0 = z[o];
-      const w1 = z[o + 1];
-      const w2 = z[o + 2];
-      z[o] = dinv[d] * w0 + dinv[d + 1] * w1 + dinv[d + 2] * w2;
-      z[o + 1] = dinv[d + 3] * w0 + dinv[d + 4] * w1 + dinv[d + 5] * w2;
-      z[o + 2] = dinv[d + 6] * w0 + dinv[d + 7] * w1 + dinv[d + 8] * w2;
+      z[oj] = dinv[d] * w0 + dinv[d + 1] * w1 + dinv[d + 2] * w2;
+      z[oj + 1] = dinv[d + 3] * w0 + dinv[d + 4] * w1 + dinv[d + 5] * w2;
+      z[oj + 2] = dinv[d + 6] * w0 + dinv[d + 7] * w1 + dinv[d + 8] * w2;
     }
-    // Lᵀ x = w
+    // Lᵀ x = w: x_j = w_j − Σ_k L_kjᵀ x_k over column j's rows k, the last first
     for (let j = nb - 1; j >= 0; j--) {
       let s0 = z[3 * j];
       let s1 = z[3 * j + 1];
       let s2 = z[3 * j + 2];
-      for (let p = lp[j]; p < lp[j + 1]; p++) {
+      for (let p = lp[j + 1] - 1; p >= lp[j]; p--) {
         const o = 3 * li[p];
         const l = 9 * p;
         const x0 = z[o];

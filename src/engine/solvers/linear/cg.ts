@@ -17,7 +17,9 @@
  * true residual already meets the tolerance).
  *
  * `factor` accepts a CsrMatrix or a matrix-free LinearOperator {n, apply, diagonal?};
- * work vectors are allocated once per dimension.
+ * work vectors are allocated once per dimension. The iteration itself
+ * (conjugateGradients) also serves factored-pcg.ts, which trusts its recursive residual
+ * and stops on a work budget (CgRun's confirm and afterIteration).
  */
 
 import { checkDeadline } from "../deadline";
@@ -34,10 +36,136 @@ import type {
   LinearSolverOptions,
 } from "./linear-solver";
 import { dot } from "./pattern";
+import type { Preconditioner } from "./preconditioners";
 
 /** Tolerances from which a quick convergence is not confirmed (see the header). */
 const LOOSE_TOLERANCE = 1e-6;
 const CONFIRM_AFTER = 50;
+
+/** CG's work vectors (length ≥ n each): residual r, preconditioned z, direction p, A p. */
+export interface CgVectors {
+  r: Float64Array;
+  z: Float64Array;
+  p: Float64Array;
+  q: Float64Array;
+}
+
+export function cgVectors(n: number): CgVectors {
+  return {
+    r: new Float64Array(n),
+    z: new Float64Array(n),
+    p: new Float64Array(n),
+    q: new Float64Array(n),
+  };
+}
+
+/** ‖r‖ ≤ target is always confirmed with the true residual. */
+const confirmAlways = (_iterations: number): boolean => true;
+/** ‖r‖ ≤ target is taken as it is (the recursive residual, trusted). */
+export const confirmNever = (_iterations: number): boolean => false;
+/** A loose tolerance reached within CONFIRM_AFTER iterations is trusted (see the header). */
+const confirmAfterLoose = (iterations: number): boolean => iterations > CONFIRM_AFTER;
+
+/** The settings and the outcome of one conjugateGradients run (one per solver, reused). */
+export class CgRun {
+  /** Whether ‖r‖ ≤ target reached after this many iterations is confirmed (b − A x). */
+  confirm: (iterations: number) => boolean = confirmAlways;
+  /**
+   * Called after every iteration with the count so far (work accounting); false stops a
+   * run not yet at its target (a work budget, factored-pcg.ts). null: never stops.
+   */
+  afterIteration: ((iterations: number) => boolean) | null = null;
+  iterations = 0;
+  /** ‖r‖₂ at the end: the true residual when it was confirmed, else the recursive one. */
+  residual = 0;
+  /**
+   * The run ended at ‖r‖ ≤ target (trusted or confirmed) or on a confirmation that failed
+   * at the iteration limit: `residual` is the one to report. False: stopped short (limit,
+   * breakdown, budget) with the recursive residual.
+   */
+  settled = false;
+}
+
+/**
+ * Preconditioned CG (the header's algorithm) on A x = b from the x given (zero: no
+ * product for the first residual) until ‖r‖₂ ≤ target, `limit` iterations, a breakdown
+ * (pᵀAp ≤ 0 or rᵀM⁻¹r ≤ 0) or run.afterIteration's stop; the outcome in `run`. M⁻¹ is
+ * not applied to a residual that ends the run (at the target or the limit, or stopped):
+ * CG needs it only for a next direction. A reached target that run.confirm asks to
+ * confirm is checked with the true residual b − A x, which replaces r if the two drifted
+ * apart (residual replacement: CG restarts from x).
+ */
+export function conjugateGradients(
+  a: Pick<LinearOperator, "apply">,
+  m: Preconditioner,
+  n: number,
+  b: Float64Array,
+  x: Float64Array,
+  v: CgVectors,
+  target: number,
+  limit: number,
+  run: CgRun,
+): void {
+  const { r, z, p, q } = v;
+  let zeroStart = true;
+  for (let i = 0; i < n && zeroStart; i++) zeroStart = x[i] === 0;
+  if (zeroStart) for (let i = 0; i < n; i++) r[i] = b[i];
+  else {
+    a.apply(x, q);
+    for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
+  }
+  let rn = Math.sqrt(dot(r, r, n));
+  let rz = m.apply(r, z);
+  for (let i = 0; i < n; i++) p[i] = z[i];
+  let it = 0;
+  run.settled = false;
+  for (;;) {
+    if ((it & 31) === 31) checkDeadline();
+    if (rn <= target) {
+      if (!run.confirm(it)) {
+        run.settled = true;
+        break;
+      }
+      a.apply(x, q);
+      for (let i = 0; i < n; i++) q[i] = b[i] - q[i];
+      const trueRn = Math.sqrt(dot(q, q, n));
+      if (trueRn <= target || it >= limit) {
+        rn = trueRn;
+        run.settled = true;
+        break;
+      }
+      // residual replacement and restart from the current iterate
+      for (let i = 0; i < n; i++) r[i] = q[i];
+      rn = trueRn;
+      rz = m.apply(r, z);
+      for (let i = 0; i < n; i++) p[i] = z[i];
+    }
+    if (it >= limit || !(rz > 0)) break;
+    a.apply(p, q);
+    const pq = dot(p, q, n);
+    if (!(pq > 0)) break;
+    const alpha = rz / pq;
+    let rr = 0;
+    for (let i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      const ri = r[i] - alpha * q[i];
+      r[i] = ri;
+      rr += ri * ri;
+    }
+    rn = Math.sqrt(rr);
+    it++;
+    const goOn = run.afterIteration === null || run.afterIteration(it);
+    // the loop's top confirms or stops: no next direction needed
+    if (rn <= target || it >= limit) continue;
+    if (!goOn) break;
+    const rzNew = m.apply(r, z);
+    const beta = rzNew / rz;
+    rz = rzNew;
+    for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+  }
+  run.iterations = it;
+  run.residual = rn;
+}
 
 export class ConjugateGradientSolver implements LinearSolver {
   readonly name = "cg" as const;
@@ -45,10 +173,8 @@ export class ConjugateGradientSolver implements LinearSolver {
   /** Iteration limit; undefined means max(200, 3n). */
   maxIterations: number | undefined;
   private readonly state: OperatorState;
-  private r: Float64Array = new Float64Array(0);
-  private z: Float64Array = new Float64Array(0);
-  private p: Float64Array = new Float64Array(0);
-  private q: Float64Array = new Float64Array(0);
+  private vectors: CgVectors = cgVectors(0);
+  private readonly run = new CgRun();
 
   constructor(n = 0, options: LinearSolverOptions = {}) {
     this.tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
@@ -63,11 +189,7 @@ export class ConjugateGradientSolver implements LinearSolver {
   }
 
   private allocate(n: number): void {
-    if (this.r.length === n) return;
-    this.r = new Float64Array(n);
-    this.z = new Float64Array(n);
-    this.p = new Float64Array(n);
-    this.q = new Float64Array(n);
+    if (this.vectors.r.length !== n) this.vectors = cgVectors(n);
   }
 
   /** Sets the system matrix (CsrMatrix) or operator and rebuilds the preconditioner. */
@@ -80,80 +202,24 @@ export class ConjugateGradientSolver implements LinearSolver {
     const op = this.state.op as LinearOperator | null;
     if (!op) throw new Error("cg: solve before factor");
     const n = op.n;
-    const m = this.state.precond;
-    const { r, z, p, q } = this;
-    const maxIt = this.maxIterations ?? defaultMaxIterations(n);
     const bn = Math.sqrt(dot(b, b, n));
     if (bn === 0) {
       x.fill(0, 0, n);
       return { iterations: 0, residual: 0, converged: true };
     }
     const target = this.tolerance * bn;
-    // r = b − A x (no product for the usual start x = 0), then p = z = M⁻¹ r.
-    let zeroStart = true;
-    for (let i = 0; i < n && zeroStart; i++) zeroStart = x[i] === 0;
-    if (zeroStart) for (let i = 0; i < n; i++) r[i] = b[i];
-    else {
-      op.apply(x, q);
-      for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
-    }
-    let rn = Math.sqrt(dot(r, r, n));
-    let rz = m.apply(r, z);
-    for (let i = 0; i < n; i++) p[i] = z[i];
-    let it = 0;
-    let trueRn = Number.NaN;
-    const trusted = this.tolerance >= LOOSE_TOLERANCE;
-    for (;;) {
-      if ((it & 31) === 31) checkDeadline();
-      if (rn <= target && trusted && it <= CONFIRM_AFTER) {
-        trueRn = rn;
-        break;
-      }
-      if (rn <= target) {
-        op.apply(x, q);
-        for (let i = 0; i < n; i++) q[i] = b[i] - q[i];
-        trueRn = Math.sqrt(dot(q, q, n));
-        if (trueRn <= target || it >= maxIt) break;
-        // Residual replacement and restart from the current iterate.
-        for (let i = 0; i < n; i++) r[i] = q[i];
-        rn = trueRn;
-        rz = m.apply(r, z);
-        for (let i = 0; i < n; i++) p[i] = z[i];
-        trueRn = Number.NaN;
-      }
-      if (it >= maxIt) break;
-      if (!(rz > 0)) {
-        break;
-      }
-      op.apply(p, q);
-      const pq = dot(p, q, n);
-      if (!(pq > 0)) {
-        break;
-      }
-      const alpha = rz / pq;
-      let rr = 0;
-      for (let i = 0; i < n; i++) {
-        x[i] += alpha * p[i];
-        const ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        rr += ri * ri;
-      }
-      rn = Math.sqrt(rr);
-      it++;
-      const rzNew = m.apply(r, z);
-      const beta = rzNew / rz;
-      rz = rzNew;
-      for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
-    }
-    if (Number.isNaN(trueRn)) {
+    const run = this.run;
+    run.confirm = this.tolerance >= LOOSE_TOLERANCE ? confirmAfterLoose : confirmAlways;
+    const limit = this.maxIterations ?? defaultMaxIterations(n);
+    conjugateGradients(op, this.state.precond, n, b, x, this.vectors, target, limit, run);
+    let rn = run.residual;
+    if (!run.settled) {
+      // stopped short (limit, breakdown): the true residual is reported
+      const q = this.vectors.q;
       op.apply(x, q);
       for (let i = 0; i < n; i++) q[i] = b[i] - q[i];
-      trueRn = Math.sqrt(dot(q, q, n));
+      rn = Math.sqrt(dot(q, q, n));
     }
-    return {
-      iterations: it,
-      residual: trueRn / bn,
-      converged: trueRn <= target,
-    };
+    return { iterations: run.iterations, residual: rn / bn, converged: rn <= target };
   }
 }

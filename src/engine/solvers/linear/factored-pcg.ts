@@ -49,11 +49,11 @@
  * of W_f (possibly steps before the snapshot), which would have to be replayed too.
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
-import { checkDeadline } from "../deadline";
 import { BlockLdlt } from "./block-ldlt";
+import { CgRun, type CgVectors, cgVectors, confirmNever, conjugateGradients } from "./cg";
 import { DEFAULT_TOLERANCE, defaultMaxIterations } from "./iterative-base";
 import type { LinearSolveInfo } from "./linear-solver";
-import { BlockJacobiPreconditioner } from "./preconditioners";
+import { BlockJacobiPreconditioner, type Preconditioner } from "./preconditioners";
 
 /**
  * Iterations a block-Jacobi solve may take without counting against a factorization: an
@@ -105,15 +105,24 @@ export class FactoredPcg {
    *   fem beam: c_x K ≈ 10³ M), so that block Jacobi would spend a factorization's cost in
    *   iterations (hundreds of them) before the switch.
    */
-  constructor(private readonly factorFirst = false) {}
+  constructor(private readonly factorFirst = false) {
+    this.run.confirm = confirmNever;
+    this.run.afterIteration = (iterations) => this.countWork(iterations);
+  }
 
-  /** The running solve's ‖r‖ target and the last `pcg` run's iterations. */
-  private target = 0;
-  private iterations = 0;
-  private r = new Float64Array(0);
-  private z = new Float64Array(0);
-  private p = new Float64Array(0);
-  private q = new Float64Array(0);
+  private vectors: CgVectors = cgVectors(0);
+  /** The CG runs: the recursive residual trusted, stopped by the work budget (countWork). */
+  private readonly run = new CgRun();
+  /** W x with the values of the last `factor` (multiply), for conjugateGradients. */
+  private readonly product = {
+    apply: (x: Float64Array, out: Float64Array) => this.multiply(x, out),
+  };
+  /** The current preconditioner (precondition), for conjugateGradients. */
+  private readonly preconditioner: Preconditioner = {
+    apply: (r: Float64Array, z: Float64Array) => this.precondition(r, z),
+  };
+  /** Multiply-adds of one PCG iteration in the running solve (iterationCost). */
+  private cost = 0;
 
   /** Takes W (a copy of m's values) and refactors or refreshes the preconditioner (above). */
   factor(m: SparseBlockMatrix): void {
@@ -133,11 +142,7 @@ export class FactoredPcg {
     this.direct = false;
     this.fresh = false;
     this.wasted = 0;
-    const n = m.size;
-    this.r = new Float64Array(n);
-    this.z = new Float64Array(n);
-    this.p = new Float64Array(n);
-    this.q = new Float64Array(n);
+    this.vectors = cgVectors(m.size);
     this.values = new Float64Array(m.values.length);
     this.factoredValues = new Float64Array(m.values.length);
   }
@@ -262,11 +267,23 @@ export class FactoredPcg {
     }
     const target = this.tolerance * bn;
     const maxIt = this.maxIterations ?? defaultMaxIterations(n);
-    this.target = target;
+    const run = this.run;
     let total = 0;
     for (;;) {
-      const rn = this.pcg(b, x, maxIt - total);
-      total += this.iterations;
+      this.cost = this.iterationCost();
+      conjugateGradients(
+        this.product,
+        this.preconditioner,
+        n,
+        b,
+        x,
+        this.vectors,
+        target,
+        maxIt - total,
+        run,
+      );
+      total += run.iterations;
+      const rn = run.residual;
       const converged = rn <= target;
       // stopped for its cost, broken down (pᵀWp ≤ 0 or rᵀz ≤ 0: a stale preconditioner
       // that is no longer SPD, or W indefinite), or out of iterations with a stale or
@@ -282,55 +299,14 @@ export class FactoredPcg {
   }
 
   /**
-   * Preconditioned CG from x (Saad, "Iterative Methods for Sparse Linear Systems", alg.
-   * 9.1) until ‖r‖ ≤ `target`, `limit` iterations, a breakdown, or (with a preconditioner
-   * not of this W) the extra iterations' cost reaching a factorization's. Returns ‖r‖₂ (of
-   * the recursively updated residual), the iterations in `iterations`.
+   * CG's afterIteration: counts the iterations beyond the first of a solve (the
+   * JACOBI_FEW first with block Jacobi) as work a fresh factorization would have saved,
+   * and stops a solve with a preconditioner not of this W once that work reaches a
+   * factorization's cost (solve then factors W and goes on from x).
    */
-  private pcg(b: Float64Array, x: Float64Array, limit: number): number {
-    const target = this.target;
-    const { r, z, p, q } = this;
-    const n = this.matrix!.size;
-    const cost = this.iterationCost();
-    let zero = true;
-    for (let i = 0; i < n && zero; i++) zero = x[i] === 0;
-    if (zero) for (let i = 0; i < n; i++) r[i] = b[i];
-    else {
-      this.multiply(x, q);
-      for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
-    }
-    let rr = 0;
-    for (let i = 0; i < n; i++) rr += r[i] * r[i];
-    let rn = Math.sqrt(rr);
-    let rz = this.precondition(r, z);
-    p.set(z);
-    let it = 0;
-    while (rn > target) {
-      if (it >= limit || !(rz > 0)) break;
-      if (!this.fresh && this.wasted >= this.ldlt.factorCost) break;
-      if ((it & 31) === 31) checkDeadline();
-      this.multiply(p, q);
-      let pq = 0;
-      for (let i = 0; i < n; i++) pq += p[i] * q[i];
-      if (!(pq > 0)) break;
-      const alpha = rz / pq;
-      rr = 0;
-      for (let i = 0; i < n; i++) {
-        x[i] += alpha * p[i];
-        const ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        rr += ri * ri;
-      }
-      rn = Math.sqrt(rr);
-      if (it >= (this.factored ? 1 : JACOBI_FEW)) this.wasted += cost;
-      it++;
-      const rzNew = this.precondition(r, z);
-      const beta = rzNew / rz;
-      rz = rzNew;
-      for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
-    }
-    this.iterations = it;
-    return rn;
+  private countWork(iterations: number): boolean {
+    if (iterations > (this.factored ? 1 : JACOBI_FEW)) this.wasted += this.cost;
+    return this.fresh || this.wasted < this.ldlt.factorCost;
   }
 }
 

@@ -4,7 +4,7 @@
  * sparse SPD block matrices, a grid Laplacian and an indefinite matrix.
  */
 import { LuDecomposition, Matrix } from "ml-matrix";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
 import { BlockLdlt } from "../../../../src/engine/solvers/linear/block-ldlt";
 import { FactoredPcg } from "../../../../src/engine/solvers/linear/factored-pcg";
@@ -285,6 +285,41 @@ describe("FactoredPcg", () => {
     // a few iterations, so the cost rule refactors often), a few iterations a solve
     expect(pcg.ldlt.factorizations).toBeLessThanOrEqual(steps / 2);
     expect(iterations / steps).toBeLessThan(8);
+  });
+
+  it("applies the factorization once per CG iteration and counts the iterations beyond a solve's first as work", () => {
+    const { m, pairs, nb, at } = sequence(10, 1e-2);
+    const pcg = new FactoredPcg(true);
+    pcg.tolerance = 1e-12;
+    const applications = vi.spyOn(pcg.ldlt, "solve");
+    const n = 3 * nb;
+    // an iteration: the product (9 multiply-adds a stored block), the two triangular sweeps
+    // and D⁻¹ (the factorization's solveCost) and five vector sweeps
+    const iterationCost = () => m.values.length + pcg.ldlt.solveCost + 5 * n;
+    const solve = (s: number) => {
+      const a = at(s);
+      fill(m, nb, pairs, a);
+      pcg.factor(m);
+      const b = randomVector(n, 400 + s);
+      const x = new Float64Array(n);
+      applications.mockClear();
+      const info = pcg.solve(b, x);
+      expect(info.converged).toBe(true);
+      expect(relativeError(x, denseSolve(a, b))).toBeLessThan(1e-9);
+      return info.iterations;
+    };
+    // the first matrix is factored: one iteration, one application (none for a next
+    // direction once the residual is at the target)
+    expect(solve(0)).toBe(1);
+    expect(applications).toHaveBeenCalledTimes(1);
+    expect(pcg.saveMemory(m)?.wasted).toBe(0);
+    // the next one is preconditioned by the first's factorization: k iterations, k
+    // applications, k − 1 iterations counted against the next factorization
+    const k = solve(1);
+    expect(k).toBeGreaterThan(1);
+    expect(applications).toHaveBeenCalledTimes(k);
+    expect(pcg.ldlt.factorizations).toBe(1);
+    expect(pcg.saveMemory(m)?.wasted).toBe((k - 1) * iterationCost());
   });
 
   it("keeps block Jacobi without a factorization when the mass dominates", () => {
