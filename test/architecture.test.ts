@@ -12,12 +12,17 @@
  *   interfaces: the Newton stepper, the one-step nonsmooth problem) → actuators, contact →
  *   integrators → analysis → simulation (build and step) → src/engine/index.ts
  *
+ * Tests mirror the engine's files (MuJoCo's engine_<stage>.c ↔ engine_<stage>_test.cc):
+ * src/engine/<stage>/<file>.ts is tested by test/engine/<stage>/<file>.test.ts, unless it
+ * holds no code to run (only types, interfaces and re-exports).
+ *
  * schemas/ is the single source of the wire format and sits below all of it: the engine and
  * the service import schemas (for types, constants and validity checks such as
  * schemas/cost.ts), never the reverse, so no file under schemas/ imports from src/.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { transformSync } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "../src");
@@ -155,5 +160,48 @@ describe("schemas layering", () => {
     const from = join(SCHEMAS, "model.ts");
     expect(within(target(from, "../src/engine/simulation/monitor"))).toBe(true);
     expect(within(target(from, "./energy"))).toBe(false);
+  });
+});
+
+/**
+ * True when a source file has no code to run: what is left of it as JavaScript (esbuild
+ * strips the types, interfaces and type-only imports) is at most imports and exports of
+ * names (re-exports: esbuild writes `export { a } from "./x"` as an import and an export
+ * list).
+ */
+function declaresOnly(file: string): boolean {
+  const { code } = transformSync(readFileSync(file, "utf8"), { loader: "ts", format: "esm" });
+  const statements = code
+    .replace(/export\s*(\*|\{[^}]*\})\s*from\s*"[^"]*";/g, "")
+    .replace(/export\s*\{[^}]*\};?/g, "")
+    .replace(/import\s*(\{[^}]*\}|[\w*\s]+)\s*from\s*"[^"]*";/g, "");
+  return statements.trim() === "";
+}
+
+describe("tests mirror the engine's files", () => {
+  const ENGINE = join(SRC, "engine");
+  const TESTS = resolve(import.meta.dirname, "engine");
+  const engineFiles = sourceFiles(ENGINE);
+  const mirror = (f: string) => join(TESTS, relative(ENGINE, f)).replace(/\.ts$/, ".test.ts");
+  const exists = (p: string) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+
+  it("every engine file with code has its test file at the same path under test/engine", () => {
+    expect(engineFiles.length).toBeGreaterThan(150);
+    const missing = engineFiles.filter((f) => !declaresOnly(f) && !exists(mirror(f)));
+    expect(missing.map((f) => relative(SRC, f))).toEqual([]);
+  });
+
+  it("the rule tells declarations from code", () => {
+    // constraints/constraint.ts declares the Constraint interface only; geometry/index.ts
+    // re-exports; math/vec3.ts has functions
+    expect(declaresOnly(join(ENGINE, "constraints/constraint.ts"))).toBe(true);
+    expect(declaresOnly(join(ENGINE, "geometry/index.ts"))).toBe(true);
+    expect(declaresOnly(join(ENGINE, "math/vec3.ts"))).toBe(false);
   });
 });

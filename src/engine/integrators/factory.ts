@@ -16,11 +16,11 @@ import type { SolverSpec } from "../../../schemas/model";
 import type { CompliantContactEffector } from "../contact/compliant";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { CoupledProblems, type OneStepProblem } from "../dynamics/one-step-problem";
-import type { AccelerationStepper } from "./acceleration-step";
+import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
 import { GeneralizedAlphaIntegrator } from "./generalized-alpha";
-import type { Integrator } from "./integrator";
+import type { Integrator, IntegratorMemory } from "./integrator";
 import { MoreauJeanIntegrator } from "./moreau-jean";
-import { NewmarkIntegrator } from "./newmark";
+import { NEWMARK_STEP_ERROR, NewmarkIntegrator } from "./newmark";
 import { newmarkParameters } from "./resolution";
 import { ThetaScheme } from "./theta-scheme";
 
@@ -41,10 +41,14 @@ export function createIntegrator(
   p: SolverSpec & { tolerance: number },
   stepper: AccelerationStepper,
   parts: IntegratorParts,
+  /** The state record's integrator memory, which newmark and generalized-alpha step. */
+  memory: IntegratorMemory,
 ): Integrator {
+  // solver.newtonTolerance unset: 1e-10 and Newmark's step-error test (newmark.ts)
   const newton = {
     maxIterations: p.newtonIterations,
-    tolerance: p.newtonTolerance,
+    tolerance: p.newtonTolerance ?? DEFAULT_NEWTON_TOLERANCE,
+    stepErrorFraction: p.newtonTolerance == null ? NEWMARK_STEP_ERROR : 0,
     linearTolerance: p.linearTolerance,
     linearIterations: p.linearIterations,
     linearPreconditioner: p.linearPreconditioner,
@@ -60,6 +64,7 @@ export function createIntegrator(
           velocityDamping: p.velocityDamping,
         },
         newton,
+        memory,
         parts.compliant,
       );
     case "generalized-alpha":
@@ -72,6 +77,7 @@ export function createIntegrator(
           rayleighStiffness: p.rayleighStiffness,
         },
         newton,
+        memory,
       );
   }
   const theta =

@@ -107,65 +107,29 @@ export class AlphaCoefficients {
 export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   readonly name = "generalized-alpha" as const;
   readonly projectionOrder: ProjectionOrder = "none";
-  /** A_n, the free acceleration at the start of the next step. */
-  private readonly acc: Float64Array;
-  /** a_n, the pseudo-acceleration. */
-  private readonly pseudo: Float64Array;
   private readonly vt: Float64Array;
-  /** The last accepted step's mean acceleration (v_{t+h} − v_t)/h (error control). */
-  private readonly mean: Float64Array;
-  private haveMean = false;
-  private haveAcceleration = false;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
   private readonly alpha = new AlphaCoefficients();
 
+  /**
+   * @param memory the state record's: A_n, the free acceleration at the start of the next
+   *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; the
+   *   last accepted step's mean acceleration (v_{t+h} − v_t)/h (error control) in
+   *   `previousAcceleration`, valid with `previousValid`.
+   */
   constructor(
     private readonly stepper: AccelerationStepper,
     public params: GeneralizedAlphaParameters,
     private readonly newton: NewtonSettings,
+    private readonly memory: IntegratorMemory,
   ) {
-    this.acc = new Float64Array(stepper.n);
-    this.pseudo = new Float64Array(stepper.n);
     this.vt = new Float64Array(stepper.n);
-    this.mean = new Float64Array(stepper.n);
   }
 
   reset(): void {
-    this.haveAcceleration = false;
-    this.haveMean = false;
-  }
-
-  saveMemory(): IntegratorMemory {
-    return {
-      acceleration: new Float64Array(this.acc),
-      pseudoAcceleration: new Float64Array(this.pseudo),
-      ...(this.haveMean ? { previousAcceleration: new Float64Array(this.mean) } : {}),
-      accelerationValid: this.haveAcceleration,
-    };
-  }
-
-  restoreMemory(memory: IntegratorMemory): void {
-    const { acceleration, pseudoAcceleration } = memory;
-    for (const [name, x] of [
-      ["A_n", acceleration],
-      ["a_n", pseudoAcceleration],
-    ] as const)
-      if (x !== undefined && x.length !== this.acc.length)
-        throw new Error(
-          `generalized-alpha memory: ${name} has ${x.length} entries, expected ${this.acc.length}`,
-        );
-    const mean = memory.previousAcceleration;
-    if (mean !== undefined && mean.length === this.mean.length) this.mean.set(mean);
-    this.haveMean = mean !== undefined && mean.length === this.mean.length;
-    if (acceleration === undefined || pseudoAcceleration === undefined) {
-      this.haveAcceleration = false;
-      return;
-    }
-    this.acc.set(acceleration);
-    this.pseudo.set(pseudoAcceleration);
-    this.haveAcceleration = memory.accelerationValid === true;
+    this.memory.invalidate();
   }
 
   step(t: number, h: number, stats: StepStats): void {
@@ -186,7 +150,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
     s.beginStep();
     getVelocity(s.sys, this.vt);
-    if (!this.haveAcceleration) this.initialAcceleration(t);
+    const memory = this.memory;
+    if (!memory.accelerationValid) this.initialAcceleration(t);
     const c = this.coeff;
     const k = 1 / (1 - alphaM);
     c.cx = h * h * beta * (1 - alphaF) * k;
@@ -202,7 +167,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     s.beginStartDirections(t);
     const { dxPred, vPred, a } = s;
     const startAccel = s.startDirections.accel;
-    const { vt, acc, pseudo } = this;
+    const vt = this.vt;
+    const { acceleration: acc, pseudoAcceleration: pseudo } = memory;
     const rho = c.startForceWeight;
     for (let i = 0; i < s.n; i++) {
       const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
@@ -239,14 +205,16 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const tol = this.params.stepTolerance;
     if (tol === null) return false;
     const { v, n } = this.stepper;
-    const { vt, mean } = this;
-    if (this.haveMean) {
+    const vt = this.vt;
+    const memory = this.memory;
+    const mean = memory.previousAcceleration;
+    if (memory.previousValid) {
       let change = 0;
       for (let i = 0; i < n; i++) change = Math.max(change, Math.abs((v[i] - vt[i]) / h - mean[i]));
       if (((h * h) / 12) * change > tol) return true;
     }
     for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
-    this.haveMean = true;
+    memory.previousValid = true;
     return false;
   }
 
@@ -258,10 +226,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   private initialAcceleration(t: number): void {
     const s = this.stepper;
     const c = s.holdState(this.vt, this.params.rayleighMass, this.params.rayleighStiffness);
+    const { acceleration, pseudoAcceleration } = this.memory;
     s.applyUnknown(c, s.a);
-    s.residual(c, t, this.pseudo);
-    massSolve(s.sys, this.pseudo, this.acc);
-    this.pseudo.set(this.acc);
-    this.haveAcceleration = true;
+    s.residual(c, t, pseudoAcceleration);
+    massSolve(s.sys, pseudoAcceleration, acceleration);
+    pseudoAcceleration.set(acceleration);
+    this.memory.accelerationValid = true;
+    this.memory.pseudoValid = true;
   }
 }

@@ -1,9 +1,9 @@
 /**
  * The integrator interface: one step of the equations of motion from t to t + h, the
- * order of the joints' projection after it, and the step's memory for snapshots. Each
- * integrator states how the solved-for unknown maps to the end state in its
- * SchemeCoefficients (acceleration-step.ts: c_x, c_v), which the constraint and contact
- * corrections use (SOFA's OdeSolver integration factors).
+ * order of the joints' projection after it, and the step's memory (IntegratorMemory, held
+ * in the simulation's state record). Each integrator states how the solved-for unknown
+ * maps to the end state in its SchemeCoefficients (acceleration-step.ts: c_x, c_v), which
+ * the constraint and contact corrections use (SOFA's OdeSolver integration factors).
  */
 
 export type IntegratorName =
@@ -55,25 +55,61 @@ export function resetStepStats(stats: StepStats): void {
 }
 
 /**
- * Step memory an integrator carries from one step to the next, which a snapshot must keep
- * for the continuation to be bit-identical (src/engine/simulation/snapshot.ts). Arrays are
- * generalized vectors (size numDofs, translational then rotational dofs per body).
+ * Step memory an integrator carries from one step to the next: part of the simulation's
+ * state record (simulation/state.ts), which a snapshot saves for the continuation to be
+ * bit-identical. The record holds one, created once; the integrator of the current solver
+ * settings is handed it and reads and writes its arrays in place (a PATCH that builds a new
+ * integrator hands it the same memory, invalid). Arrays are generalized vectors (size
+ * numDofs, translational then rotational dofs per body). A class for V8 (see BodySystem).
  */
-export interface IntegratorMemory {
+export class IntegratorMemory {
   /**
    * Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses;
    * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts).
    */
-  acceleration?: Float64Array;
+  readonly acceleration: Float64Array;
   /**
    * Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts); generalized-α: the
    * last step's mean acceleration (v_{t+h} − v_t)/h, for its error control.
    */
-  previousAcceleration?: Float64Array;
+  readonly previousAcceleration: Float64Array;
   /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */
-  pseudoAcceleration?: Float64Array;
-  /** Newmark: a_t is valid (false after a reset or a PATCH: it is then recomputed). */
-  accelerationValid?: boolean;
+  readonly pseudoAcceleration: Float64Array;
+  /**
+   * Whether each array holds a value to continue from: all false at the start, after a
+   * reset, an external change of the state or a PATCH (the scheme then recomputes them).
+   * Only the arrays a scheme uses become valid, and a snapshot saves only valid ones.
+   * Newmark without a valid a_{t−h} (an older snapshot) guesses from a_t alone.
+   */
+  accelerationValid: boolean;
+  previousValid: boolean;
+  pseudoValid: boolean;
+
+  constructor(numDofs: number) {
+    this.acceleration = new Float64Array(numDofs);
+    this.previousAcceleration = new Float64Array(numDofs);
+    this.pseudoAcceleration = new Float64Array(numDofs);
+    this.accelerationValid = false;
+    this.previousValid = false;
+    this.pseudoValid = false;
+  }
+
+  /** Forgets the memory (the arrays stay; the next step recomputes what it needs). */
+  invalidate(): void {
+    this.accelerationValid = false;
+    this.previousValid = false;
+    this.pseudoValid = false;
+  }
+
+  /** this ← from (a memory of the same size). */
+  copyFrom(from: IntegratorMemory): void {
+    this.acceleration.set(from.acceleration);
+    this.previousAcceleration.set(from.previousAcceleration);
+    this.pseudoAcceleration.set(from.pseudoAcceleration);
+    this.accelerationValid = from.accelerationValid;
+    this.previousValid = from.previousValid;
+    this.pseudoValid = from.pseudoValid;
+  }
 }
 
 /**
@@ -105,12 +141,11 @@ export interface Integrator {
   readonly name: IntegratorName;
   /** Order of the joints' post-step projection (see ProjectionOrder). */
   readonly projectionOrder: ProjectionOrder;
-  /** The step memory (a copy), for snapshots; integrators without memory omit it. */
-  saveMemory?(): IntegratorMemory;
-  /** Restores memory from saveMemory() of an integrator of the same kind and size. */
-  restoreMemory?(memory: IntegratorMemory): void;
   /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
   step(t: number, h: number, stats: StepStats): void;
-  /** Forgets step memory (e.g. Newmark's a_t) after a reset or an external state change. */
+  /**
+   * Forgets step memory (its IntegratorMemory, the one-step problem's warm starts) after a
+   * reset or an external state change.
+   */
   reset(): void;
 }

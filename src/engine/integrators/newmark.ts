@@ -61,6 +61,16 @@ export interface NewmarkParameters {
   velocityDamping: number;
 }
 
+/**
+ * κ of Newmark's step-error test when solver.newtonTolerance is unset (acceleration-step.ts,
+ * `solve`): Newton stops once the position error it leaves, β h² ‖Δa‖∞, is at most 1 % of
+ * the step's own local error estimate |β − 1/6| h² ‖a_{t+h} − a_t‖∞ (Zienkiewicz & Xie
+ * 1991), so that the algebraic error is a small fraction of the discretization's. On the
+ * stiff cloth of the benchmark (S3-32-stiff) that is 2.9 Newton iterations a step instead
+ * of 9.1 to 1e-10, at the same strain (README, Integrators).
+ */
+export const NEWMARK_STEP_ERROR = 1e-2;
+
 /** What Newmark needs of a compliant contact effector to see its contacts switch. */
 export interface ImpactSource {
   /** out[i] = 1 where contact i pushes at the current state (i < the step's count). */
@@ -70,14 +80,9 @@ export interface ImpactSource {
 export class NewmarkIntegrator implements Integrator, HalvingStep {
   readonly projectionOrder: ProjectionOrder = "positions-first";
   readonly name = "newmark" as const;
-  /** a_t, valid when `haveAcceleration`. */
-  private readonly aPrev: Float64Array;
-  /** a_{t−h}, the step before's (a_t itself after a fresh initialAcceleration). */
-  private readonly aBefore: Float64Array;
   private readonly vt: Float64Array;
   /** Pushing flags of the contacts at the start [0] and end [1] of the step. */
   private readonly flags: [Uint8Array, Uint8Array] = [new Uint8Array(16), new Uint8Array(16)];
-  private haveAcceleration = false;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
@@ -92,52 +97,21 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
    *   every impact; one dissipative step at each switch removes that, while a persistent
    *   contact keeps the energy-conserving Newmark update (a_t is then the backward-Euler
    *   acceleration).
+   * @param memory the state record's: a_t in `acceleration`, a_{t−h} (a_t itself after a
+   *   fresh initialAcceleration) in `previousAcceleration`.
    */
   constructor(
     private readonly stepper: AccelerationStepper,
     public params: NewmarkParameters,
     private readonly newton: NewtonSettings,
+    private readonly memory: IntegratorMemory,
     private readonly impacts: ImpactSource | null = null,
   ) {
-    this.aPrev = new Float64Array(stepper.n);
-    this.aBefore = new Float64Array(stepper.n);
     this.vt = new Float64Array(stepper.n);
   }
 
   reset(): void {
-    this.haveAcceleration = false;
-  }
-
-  saveMemory(): IntegratorMemory {
-    return {
-      acceleration: new Float64Array(this.aPrev),
-      previousAcceleration: new Float64Array(this.aBefore),
-      accelerationValid: this.haveAcceleration,
-    };
-  }
-
-  restoreMemory(memory: IntegratorMemory): void {
-    const a = memory.acceleration;
-    if (a !== undefined) {
-      if (a.length !== this.aPrev.length)
-        throw new Error(
-          `newmark memory: a_t has ${a.length} entries, expected ${this.aPrev.length}`,
-        );
-      this.aPrev.set(a);
-      // a snapshot from before a_{t−h} was kept: the predictor then starts from a_t alone
-      const before = memory.previousAcceleration ?? a;
-      if (before.length !== this.aBefore.length)
-        throw new Error(
-          `newmark memory: a_{t−h} has ${before.length} entries, expected ${this.aBefore.length}`,
-        );
-      this.aBefore.set(before);
-    }
-    this.haveAcceleration = a !== undefined && memory.accelerationValid === true;
-  }
-
-  /** The acceleration at the start of the next step (a_t), for inspection and snapshots. */
-  get acceleration(): Float64Array {
-    return this.aPrev;
+    this.memory.invalidate();
   }
 
   step(t: number, h: number, stats: StepStats): void {
@@ -164,11 +138,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     c.rayleighStiffness = this.params.rayleighStiffness;
     s.beginStep();
     getVelocity(s.sys, this.vt);
-    if (!this.haveAcceleration) this.initialAcceleration(t);
+    const memory = this.memory;
+    if (!memory.accelerationValid) this.initialAcceleration(t);
     const { dxPred, vPred, a } = s;
     const vt = this.vt;
-    const at = this.aPrev;
-    const aBefore = this.aBefore;
+    const at = memory.acceleration;
+    // a snapshot without a_{t−h} (written before it was kept): the guess from a_t alone
+    const aBefore = memory.previousValid ? memory.previousAcceleration : at;
     // Joint rows at the position level with numerical damping, and with joints Newton's
     // first iterate then at the mean of the last two accelerations; otherwise at the
     // velocity level from a_t (see the file comment).
@@ -186,7 +162,10 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     s.linearIterations = 0;
     const impacts = this.impacts;
     const before = impacts ? this.pushingFlags(impacts, 0) : 0;
-    stats.newtonIterations += s.solve(c, t + h, this.newton);
+    // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
+    // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`)
+    const errorRatio = beta > 0 ? Math.abs(beta - 1 / 6) / beta : 0;
+    stats.newtonIterations += s.solve(c, t + h, this.newton, at, errorRatio);
     let ok = !s.mustRedo;
     if (ok && impacts && this.switched(impacts, before)) {
       // backward Euler from the same start: Δx_pred = h v_t, v_pred = v_t, c_x = h², c_v = h
@@ -203,9 +182,9 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     stats.linearIterations += s.linearIterations;
     if (!ok) return false;
     stats.newtonConverged &&= s.newtonConverged;
-    aBefore.set(at);
+    memory.previousAcceleration.set(at);
     at.set(a);
-    this.haveAcceleration = true;
+    memory.previousValid = true;
     applyVelocityDecay(s, h, this.params.velocityDamping);
     return true;
   }
@@ -221,9 +200,11 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
       maxIterations: 1,
       tolerance: 0,
     });
-    this.aPrev.set(s.a);
-    this.aBefore.set(s.a);
-    this.haveAcceleration = true;
+    const memory = this.memory;
+    memory.acceleration.set(s.a);
+    memory.previousAcceleration.set(s.a);
+    memory.accelerationValid = true;
+    memory.previousValid = true;
   }
 
   /** Records which contacts push at the current state; returns their number. */

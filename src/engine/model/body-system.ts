@@ -12,6 +12,11 @@
  * A generalized position increment of a rigid body is [δx, δθ], δθ a world-frame
  * rotation vector applied as q ← exp(δθ) ⊗ q.
  * Generalized forces are [f, τ], τ about the centre of mass, world frame.
+ *
+ * Three kinds of data, declared apart: BodyModel (constant: ids, kinds, masses, body-frame
+ * inertias, the dof and block layout), BodyState (what changes and a snapshot saves:
+ * pos, quat, vel, omega) and BodyDerived (what is computed from the state: rotations,
+ * world inertias, force accumulators, versions). BodySystem holds the three.
  */
 
 import { mat3Congruence, mat3Invert, mat3MulVec } from "../math/mat3";
@@ -34,8 +39,116 @@ export interface BodyInit {
 }
 
 /**
- * The bodies' arrays, built from the model's bodies in order (derived quantities
- * refreshed, updateDerived).
+ * What never changes after the bodies are built: their model. Body numbers b index every
+ * per-body array; generalized vectors follow dofOffset.
+ */
+export interface BodyModel {
+  readonly numBodies: number;
+  readonly numDofs: number;
+  readonly ids: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+  /** BodyKind per body (FIXED for fixed bodies of either kind). */
+  readonly kind: Uint8Array;
+  /** True for rigid bodies (with an orientation), fixed or not. */
+  readonly hasOrientation: Uint8Array;
+  /** First dof of body b, −1 when fixed. */
+  readonly dofOffset: Int32Array;
+  /** Solve-block number of body b in a SparseBlockMatrix, −1 when fixed. */
+  readonly block: Int32Array;
+  /** Dynamic bodies in block order: blockBody[k] is the body of block k. */
+  readonly blockBody: Int32Array;
+  /** Size of each solve block (3 or 6). */
+  readonly blockSizes: Int32Array;
+  /** Mass (kg); 0 for a fixed body. */
+  readonly mass: Float64Array;
+  /** Inertia about the centre of mass in the body frame (kg·m²), row-major 3×3 per body. */
+  readonly inertiaBody: Float64Array;
+  /**
+   * 1 for a dynamic rigid body whose body-frame inertia is c·I (a sphere): its world inertia is
+   * c·I at every orientation, so updateDerived leaves it alone and the gyroscopic term
+   * ω × (c ω) vanishes.
+   */
+  readonly isotropic: Uint8Array;
+  /**
+   * For a dynamic rigid body whose body-frame inertia is diagonal (principal axes, not
+   * isotropic): its moments (kg·m²) and their inverses at 3b (else NaN), so updateDerived
+   * forms the world inertia and its inverse as R diag(I) Rᵀ and R diag(1/I) Rᵀ.
+   */
+  readonly principalInertia: Float64Array;
+  readonly principalInertiaInv: Float64Array;
+}
+
+/**
+ * What changes as the bodies move: their part of the simulation's state record
+ * (simulation/state.ts), world frame, SI, in the layout of the file comment. A class for V8
+ * (see BodySystem).
+ */
+export class BodyState {
+  /** Centres of mass (m), 3 per body. */
+  readonly pos: Float64Array;
+  /** Unit quaternions [w, x, y, z] (body → world), 4 per body; [1, 0, 0, 0] for particles. */
+  readonly quat: Float64Array;
+  /** Linear velocities of the centres of mass (m/s), 3 per body. */
+  readonly vel: Float64Array;
+  /** Angular velocities, world frame (rad/s), 3 per body; 0 for particles. */
+  readonly omega: Float64Array;
+
+  constructor(numBodies: number) {
+    this.pos = new Float64Array(3 * numBodies);
+    this.quat = new Float64Array(4 * numBodies);
+    this.vel = new Float64Array(3 * numBodies);
+    this.omega = new Float64Array(3 * numBodies);
+  }
+}
+
+/** to ← from, the four arrays (bodies of the same model). */
+export function copyBodyState(to: BodyState, from: BodyState): void {
+  to.pos.set(from.pos);
+  to.quat.set(from.quat);
+  to.vel.set(from.vel);
+  to.omega.set(from.omega);
+}
+
+/** A copy of a body state (new arrays). */
+export function cloneBodyState(from: BodyState): BodyState {
+  const copy = new BodyState(from.pos.length / 3);
+  copyBodyState(copy, from);
+  return copy;
+}
+
+/**
+ * What is computed from the state, never saved: refreshed by updateDerived (rotations,
+ * world inertias, versions) or accumulated afresh at every force evaluation.
+ */
+export interface BodyDerived {
+  /** Rotation matrices R(q), row-major 3×3 per body (identity for particles). */
+  readonly rotation: Float64Array;
+  /** World-frame inertia R I Rᵀ (kg·m²) and its inverse, 3×3 per body. */
+  readonly inertiaWorld: Float64Array;
+  readonly inertiaWorldInv: Float64Array;
+  /** Force (N) and torque (N·m, about the centre of mass) accumulators, world frame. */
+  readonly force: Float64Array;
+  readonly torque: Float64Array;
+  /**
+   * Incremented whenever positions or velocities change through this module
+   * (updateDerived, setVelocity and what calls them). Effectors may cache what they
+   * compute from the state under this number. Code that writes the state arrays directly
+   * must call updateDerived (positions) or markStateChanged afterwards.
+   */
+  stateVersion: number;
+  /**
+   * Incremented whenever positions or orientations change (updateDerived): what is
+   * computed from the configuration alone (joint kinematics) may be cached under it.
+   */
+  poseVersion: number;
+}
+
+/**
+ * The bodies: their model, their state and what is derived from it, in one object that
+ * the kernels read (sys.mass, sys.pos, sys.rotation, …). Built from the model's bodies in
+ * order, its BodyState (`state`) filled with the bodies' initial values, derived quantities
+ * refreshed (updateDerived). The simulation's state record takes `state` as its bodies:
+ * pos, quat, vel and omega ARE the record's arrays, which every step writes in place.
  *
  * Why a class (V8, and the rule every per-simulation record that kernels read follows):
  * a second simulation in the same process (a server worker's next session, the
@@ -56,69 +169,44 @@ export interface BodyInit {
  *    read (SolveTiming, SchemeCoefficients, the contact stats), NaN for a value not yet
  *    set.
  */
-export class BodySystem {
+export class BodySystem implements BodyModel, BodyState, BodyDerived {
+  // BodyModel: constant
   readonly numBodies: number;
   readonly numDofs: number;
   readonly ids: readonly string[];
   readonly index: ReadonlyMap<string, number>;
-  /** BodyKind per body (FIXED for fixed bodies of either kind). */
   readonly kind: Uint8Array;
-  /** True for rigid bodies (with an orientation), fixed or not. */
   readonly hasOrientation: Uint8Array;
-  /** First dof of body b, −1 when fixed. */
   readonly dofOffset: Int32Array;
-  /** Solve-block number of body b in a SparseBlockMatrix, −1 when fixed. */
   readonly block: Int32Array;
-  /** Dynamic bodies in block order: blockBody[k] is the body of block k. */
   readonly blockBody: Int32Array;
-  /** Size of each solve block (3 or 6). */
   readonly blockSizes: Int32Array;
-
   readonly mass: Float64Array;
-  /** Inertia about the centre of mass in the body frame, row-major 3×3 per body. */
   readonly inertiaBody: Float64Array;
-  /**
-   * 1 for a dynamic rigid body whose body-frame inertia is c·I (a sphere): its world inertia is
-   * c·I at every orientation, so updateDerived leaves it alone and the gyroscopic term
-   * ω × (c ω) vanishes.
-   */
   readonly isotropic: Uint8Array;
-  /**
-   * For a dynamic rigid body whose body-frame inertia is diagonal (principal axes, not
-   * isotropic): its moments and their inverses at 3b (else NaN), so updateDerived forms
-   * the world inertia and its inverse as R diag(I) Rᵀ and R diag(1/I) Rᵀ.
-   */
   readonly principalInertia: Float64Array;
   readonly principalInertiaInv: Float64Array;
-  /** World-frame inertia R I Rᵀ and its inverse; refreshed by updateDerived(). */
-  readonly inertiaWorld: Float64Array;
-  readonly inertiaWorldInv: Float64Array;
-  /** Rotation matrices R(q), refreshed by updateDerived(). */
-  readonly rotation: Float64Array;
 
+  // BodyState: the arrays of `state`, under the names the kernels read
+  /** The bodies' state: its arrays are pos, quat, vel and omega. */
+  readonly state: BodyState;
   readonly pos: Float64Array;
   readonly quat: Float64Array;
   readonly vel: Float64Array;
   readonly omega: Float64Array;
 
-  /** Force and torque accumulators (world frame; torque about the centre of mass). */
+  // BodyDerived
+  readonly inertiaWorld: Float64Array;
+  readonly inertiaWorldInv: Float64Array;
+  readonly rotation: Float64Array;
   readonly force: Float64Array;
   readonly torque: Float64Array;
-
-  /**
-   * Incremented whenever positions or velocities change through this module
-   * (updateDerived, setVelocity and what calls them). Effectors may cache what they
-   * compute from the state under this number. Code that writes the state arrays directly
-   * must call updateDerived (positions) or markStateChanged afterwards.
-   */
   stateVersion: number;
-  /**
-   * Incremented whenever positions or orientations change (updateDerived): what is
-   * computed from the configuration alone (joint kinematics) may be cached under it.
-   */
   poseVersion: number;
+
   constructor(bodies: readonly BodyInit[]) {
     const n = bodies.length;
+    const state = new BodyState(n);
     const kind = new Uint8Array(n);
     const hasOrientation = new Uint8Array(n);
     const dofOffset = new Int32Array(n).fill(-1);
@@ -127,10 +215,7 @@ export class BodySystem {
     const blockSizes: number[] = [];
     const mass = new Float64Array(n);
     const inertiaBody = new Float64Array(9 * n);
-    const pos = new Float64Array(3 * n);
-    const quat = new Float64Array(4 * n);
-    const vel = new Float64Array(3 * n);
-    const omega = new Float64Array(3 * n);
+    const { pos, quat, vel, omega } = state;
     let dofs = 0;
     bodies.forEach((b, i) => {
       const rigid = b.kind === "rigid";
@@ -174,6 +259,7 @@ export class BodySystem {
     this.inertiaWorld = new Float64Array(9 * n);
     this.inertiaWorldInv = new Float64Array(9 * n);
     this.rotation = new Float64Array(9 * n);
+    this.state = state;
     this.pos = pos;
     this.quat = quat;
     this.vel = vel;
@@ -400,8 +486,10 @@ export function kineticEnergy(sys: BodySystem): number {
   return e;
 }
 
-/** A copy of the configuration (positions and orientations), for Newton iterations. */
-/** A copy of the positions and orientations (a class for V8, see BodySystem). */
+/**
+ * A copy of the positions and orientations, for Newton iterations (the step's start, which
+ * a halved step returns to; a class for V8, see BodySystem).
+ */
 export class PositionSnapshot {
   readonly pos: Float64Array;
   readonly quat: Float64Array;

@@ -29,14 +29,22 @@
  */
 import type { ConstraintSet } from "../constraints/constraint-set";
 
-/** The energy reference and the reaction history of one Simulation (see the header). */
+/** The figures a StepMonitor keeps in the simulation's state record (state.ts). */
+export interface MonitoredValues {
+  /** Total energy (J) that energy.error is measured from. */
+  energyReference: number;
+  /** solver.reactionChange of the last step (N, N·m). */
+  reactionChange: number;
+}
+
+/**
+ * The energy reference and the reaction history of one Simulation (see the header). The
+ * figures a snapshot saves are written to the record it is given; the last two steps'
+ * reactions are derived from the multipliers (restoreReactions).
+ */
 export class StepMonitor {
   /** Whether the model, with the current solver settings, is conservative. */
   conservative: boolean;
-  /** Total energy (J) that energy.error is measured from. */
-  reference = 0;
-  /** solver.reactionChange of the last step. */
-  reactionChange = 0;
   private previous: Float64Array;
   private current: Float64Array;
   private readonly force = new Float64Array(3);
@@ -45,6 +53,7 @@ export class StepMonitor {
   constructor(
     private readonly constraints: ConstraintSet,
     conservative: boolean,
+    private readonly values: MonitoredValues,
   ) {
     this.conservative = conservative;
     const n = 6 * constraints.constraints.length;
@@ -54,12 +63,12 @@ export class StepMonitor {
 
   /** Measures energy.error from `total` on. */
   rebase(total: number): void {
-    this.reference = total;
+    this.values.energyReference = total;
   }
 
   /** energy.error for a state of total energy `total`: null unless conservative. */
   energyError(total: number): number | null {
-    return this.conservative ? total - this.reference : null;
+    return this.conservative ? total - this.values.energyReference : null;
   }
 
   /**
@@ -80,21 +89,15 @@ export class StepMonitor {
         if (d > change) change = d;
       }
     }
-    this.reactionChange = change;
-  }
-
-  /** Back to t = 0: no previous step. */
-  resetReactions(): void {
-    this.reactionChange = 0;
+    this.values.reactionChange = change;
   }
 
   /**
    * After a snapshot restore: the last step's reactions from its multipliers `lambda` at the
-   * restored positions (ConstraintSet.reaction reads only them), and its reactionChange.
+   * restored positions (ConstraintSet.reaction reads only them).
    */
-  restoreReactions(lambda: Float64Array, reactionChange: number): void {
+  restoreReactions(lambda: Float64Array): void {
     this.fill(lambda, this.current);
-    this.reactionChange = reactionChange;
   }
 
   private fill(lambda: Float64Array, out: Float64Array): void {

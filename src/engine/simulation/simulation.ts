@@ -30,8 +30,15 @@ import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
 import { stiffestSpringFrequency } from "../integrators/resolution";
-import { type BodySystem, kineticEnergy, updateDerived } from "../model/body-system";
-import { hashFloat64, isMemoryExporter, SnapshotError } from "../model/state-codec";
+import {
+  type BodyState,
+  type BodySystem,
+  cloneBodyState,
+  copyBodyState,
+  kineticEnergy,
+  updateDerived,
+} from "../model/body-system";
+import { isMemoryExporter, SnapshotError } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
 import { assemblyResultOut } from "./assembly-result";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
@@ -44,7 +51,14 @@ import {
   withChecksum,
 } from "./snapshot";
 import { type ResolvedSolver, resolveSolver } from "./solver-defaults";
-import { type Controls, decodeState, encodeState, type SimulationState } from "./state";
+import {
+  type CapturedState,
+  type Controls,
+  decodeState,
+  encodeState,
+  SimulationState,
+  stateHash,
+} from "./state";
 
 /** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
 export class DivergenceError extends Error {
@@ -166,24 +180,20 @@ export class Simulation {
   private readonly contact: ContactModel | undefined;
   private readonly stepper: AccelerationStepper;
   private integrator: Integrator;
-  private t = 0;
-  private steps = 0;
-  private lastStats: StepStats = emptyStepStats();
-  /** The running step's counts (copied to lastStats when the step succeeds). */
-  private readonly stepStats: StepStats = { ...this.lastStats };
-  private readonly initial: {
-    pos: Float64Array;
-    quat: Float64Array;
-    vel: Float64Array;
-    omega: Float64Array;
-  };
-  private readonly good: {
-    pos: Float64Array;
-    quat: Float64Array;
-    vel: Float64Array;
-    omega: Float64Array;
-  };
-  /** The multipliers of the last good step (restored with `good`). */
+  /**
+   * Everything that changes as the simulation runs (state.ts): the bodies' arrays are the
+   * system's, the multipliers the stepper's, the integrator memory the integrator's.
+   */
+  private readonly record: SimulationState;
+  /** The running step's counts (copied to the record's stats when the step succeeds). */
+  private readonly stepStats: StepStats = emptyStepStats();
+  /** The model's initial bodies, which reset() returns to. */
+  private readonly initial: BodyState;
+  /**
+   * The bodies and multipliers before the running step, which a failed step is undone to
+   * (the integrator memory is invalidated instead: recomputed from the restored state).
+   */
+  private readonly good: BodyState;
   private readonly goodLambda: Float64Array;
   /** energy.error's reference and solver.reactionChange (monitor.ts). */
   private readonly monitor: StepMonitor;
@@ -246,19 +256,26 @@ export class Simulation {
       const b = index.get(id);
       return b === undefined ? 0 : mass[b];
     });
+    this.record = new SimulationState(
+      this.system.state,
+      this.system.numDofs,
+      this.constraints.numRows,
+    );
     this.stepper = new AccelerationStepper(
       this.system,
       this.effectors,
       this.solverSpec.linearSolver,
       this.constraints,
+      this.record.lambda,
     );
     this.integrator = this.createIntegrator();
-    this.initial = this.copyState();
-    this.good = this.copyState();
-    this.goodLambda = new Float64Array(this.stepper.lambda.length);
+    this.initial = cloneBodyState(this.system.state);
+    this.good = cloneBodyState(this.system.state);
+    this.goodLambda = new Float64Array(this.record.lambda.length);
     this.monitor = new StepMonitor(
       this.constraints,
       nonConservativeReason(this.model, this.solverSpec) === null,
+      this.record,
     );
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
@@ -269,18 +286,18 @@ export class Simulation {
       system: this.system,
       coordinates: parts.actuation.coordinates,
       actuators,
-      time: () => this.t,
+      time: () => this.record.time,
       previousVelocity: () => ({ vel: this.good.vel, h: this.lastH }),
       contacts: () => this.reportedContacts,
     });
   }
 
   get time(): number {
-    return this.t;
+    return this.record.time;
   }
 
   get stepCount(): number {
-    return this.steps;
+    return this.record.step;
   }
 
   /** Accumulated wall time (ms) in matrix assembly and linear solves since creation. */
@@ -304,7 +321,7 @@ export class Simulation {
     const nsc = this.contact?.nonsmooth;
     if (nsc) return nsc.totalNormalForce;
     const smc = this.contact?.compliant;
-    return smc && this.steps > 0 ? smc.totalNormalForce : 0;
+    return smc && this.record.step > 0 ? smc.totalNormalForce : 0;
   }
 
   /** The solver settings in effect: the model's and PATCHes', with the problem's defaults. */
@@ -318,16 +335,17 @@ export class Simulation {
    * conservative model exceeds solver.energyDriftLimit.
    */
   step(n = 1): void {
+    const record = this.record;
     for (let k = 0; k < n; k++) {
-      if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+      if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
       this.saveGood();
       const stats = this.stepStats;
       try {
-        this.integrator.step(this.t, h, stats);
+        this.integrator.step(record.time, h, stats);
         this.stepper.projectOnConstraints(
-          this.t + h,
+          record.time + h,
           h,
           this.integrator.projectionOrder,
           this.resolved.jointTolerance,
@@ -337,18 +355,18 @@ export class Simulation {
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${this.steps + 1} failed: ${(err as Error).message}`,
-          this.t,
-          this.steps,
+          `step ${record.step + 1} failed: ${(err as Error).message}`,
+          record.time,
+          record.step,
         );
       }
       const bad = this.findBlowUp();
       if (bad !== null) {
         this.restoreGood();
         throw new DivergenceError(
-          `diverged at step ${this.steps + 1} (t = ${(this.t + h).toPrecision(6)} s): ${bad}`,
-          this.t,
-          this.steps,
+          `diverged at step ${record.step + 1} (t = ${(record.time + h).toPrecision(6)} s): ${bad}`,
+          record.time,
+          record.step,
         );
       }
       const drift = this.energyDrift();
@@ -356,19 +374,19 @@ export class Simulation {
         const limit = this.solverSpec.energyDriftLimit;
         this.restoreGood();
         throw new DivergenceError(
-          `diverged at step ${this.steps + 1} (t = ${(this.t + h).toPrecision(6)} s): energy error ${drift.toPrecision(4)} J exceeds solver.energyDriftLimit = ${limit} J`,
-          this.t,
-          this.steps,
+          `diverged at step ${record.step + 1} (t = ${(record.time + h).toPrecision(6)} s): energy error ${drift.toPrecision(4)} J exceeds solver.energyDriftLimit = ${limit} J`,
+          record.time,
+          record.step,
         );
       }
-      Object.assign(this.lastStats, stats);
-      this.monitor.afterStep(this.stepper.lambda, this.steps > 0);
+      Object.assign(record.stats, stats);
+      this.monitor.afterStep(record.lambda, record.step > 0);
       for (let i = 0; i < this.angles.length; i++) this.angles[i].track();
-      this.steps++;
-      this.t += h;
+      record.step++;
+      record.time += h;
       this.lastH = h;
       // inputs due at the new boundary act now: the state of this step number includes them
-      if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+      if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
     }
   }
 
@@ -378,12 +396,15 @@ export class Simulation {
    * an input does not fit the model or the step has passed. Returns the boundary and the
    * number of inputs then pending.
    */
-  schedule(inputs: readonly InputSpec[], step = this.steps): { step: number; pending: number } {
+  schedule(
+    inputs: readonly InputSpec[],
+    step = this.record.step,
+  ): { step: number; pending: number } {
     const issues: InputIssue[] = [];
-    if (!Number.isInteger(step) || step < this.steps)
+    if (!Number.isInteger(step) || step < this.record.step)
       issues.push({
         path: ["step"],
-        message: `step ${step} has passed (the simulation is at step ${this.steps})`,
+        message: `step ${step} has passed (the simulation is at step ${this.record.step})`,
       });
     inputs.forEach((input, i) => {
       for (const issue of checkInput(input, this.targets))
@@ -392,7 +413,7 @@ export class Simulation {
     if (issues.length > 0) throw new InputError(issues);
     for (const input of inputs) this.enqueue({ step, input });
     // due now: applied at once, so the state of this step number already includes them
-    if (step === this.steps) this.applyDue();
+    if (step === this.record.step) this.applyDue();
     return { step, pending: this.pending.length };
   }
 
@@ -404,10 +425,10 @@ export class Simulation {
   scheduleTimed(entries: readonly TimedInputSpec[]): void {
     const issues: InputIssue[] = [];
     entries.forEach((e, i) => {
-      if (e.step < this.steps)
+      if (e.step < this.record.step)
         issues.push({
           path: [i, "step"],
-          message: `step ${e.step} has passed (the simulation is at step ${this.steps})`,
+          message: `step ${e.step} has passed (the simulation is at step ${this.record.step})`,
         });
       if ("input" in e)
         for (const issue of checkInput(e.input, this.targets))
@@ -415,7 +436,7 @@ export class Simulation {
     });
     if (issues.length > 0) throw new InputError(issues);
     for (const e of entries) this.enqueue(e);
-    if (this.pending.length > 0 && this.pending[0].step <= this.steps) this.applyDue();
+    if (this.pending.length > 0 && this.pending[0].step <= this.record.step) this.applyDue();
   }
 
   /** Inputs and patches waiting for a later step boundary (a copy). */
@@ -438,16 +459,16 @@ export class Simulation {
   /** Applies the pending inputs and patches due at this step boundary, and records them. */
   private applyDue(): void {
     let moved = false;
-    while (this.pending.length > 0 && this.pending[0].step <= this.steps) {
+    while (this.pending.length > 0 && this.pending[0].step <= this.record.step) {
       const entry = this.pending.shift() as TimedInputSpec;
       if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
       else this.applyPatch(entry.parameters);
-      this.record({ ...entry, step: this.steps });
+      this.logEntry({ ...entry, step: this.record.step });
     }
     if (moved) this.stateChanged();
   }
 
-  private record(entry: TimedInputSpec): void {
+  private logEntry(entry: TimedInputSpec): void {
     if (this.log.truncated) return;
     if (this.log.entries.length >= MAX_RECORDED_INPUTS) this.log.truncated = true;
     else this.log.entries.push(entry);
@@ -471,12 +492,9 @@ export class Simulation {
   /** Back to t = 0 with the model's initial state. */
   reset(): void {
     this.restore(this.initial);
-    this.t = 0;
-    this.steps = 0;
+    this.record.restart();
     this.lastH = 0;
-    this.lastStats = emptyStepStats();
     this.integrator.reset();
-    this.monitor.resetReactions();
     this.monitor.rebase(this.totalEnergy());
     for (const a of this.targets.actuators.values()) a.override = null;
     for (const l of this.targets.loads.values()) l.setLoad(null);
@@ -492,7 +510,7 @@ export class Simulation {
    */
   update(patch: SimulationPatch): void {
     this.applyPatch(patch);
-    this.record({ step: this.steps, parameters: patch as ParametersPatchSpec });
+    this.logEntry({ step: this.record.step, parameters: patch as ParametersPatchSpec });
   }
 
   private applyPatch(patch: SimulationPatch): void {
@@ -571,15 +589,15 @@ export class Simulation {
     const contacts = this.contactStates();
     this.reportedContacts = contacts;
     return {
-      time: this.t,
-      step: this.steps,
+      time: this.record.time,
+      step: this.record.step,
       bodies,
       contacts,
       joints: this.jointStates(),
       actuators: this.actuation.actuators.map((a) => ({
         id: a.id,
         effort: a.effort,
-        command: a.commandAt(this.t),
+        command: a.commandAt(this.record.time),
       })),
       observation: this.sensors.observe(),
       energy: {
@@ -588,7 +606,7 @@ export class Simulation {
         total: kinetic + potential,
         error: this.monitor.energyError(kinetic + potential),
       },
-      solver: { ...this.lastStats, reactionChange: this.monitor.reactionChange },
+      solver: { ...this.record.stats, reactionChange: this.record.reactionChange },
       ...(this.fem.length > 0 ? { fem: this.femStates() } : {}),
     };
   }
@@ -613,7 +631,7 @@ export class Simulation {
     const spec = AssemblyOptions.parse(options ?? {});
     const dense = denseOrderIssue(spec.solver, systemOrder(this.model));
     if (dense !== null) throw new ParameterError([{ path: ["solver"], message: dense }]);
-    const before = this.copyState();
+    const before = cloneBodyState(this.system.state);
     const result = assemblyResultOut(
       this.system,
       this.constraints,
@@ -621,7 +639,7 @@ export class Simulation {
         this.system,
         this.constraints,
         (t, out) => this.stepper.computeForces(t, out),
-        this.t,
+        this.record.time,
         spec,
         { contacts: this.contact?.nonsmooth?.activeCount ?? 0 },
       ),
@@ -645,7 +663,7 @@ export class Simulation {
     const force = new Float64Array(3);
     const torque = new Float64Array(3);
     return set.constraints.map((c, k) => {
-      set.reaction(k, this.stepper.lambda, force, torque);
+      set.reaction(k, this.record.lambda, force, torque);
       const q = c.category === "joint" ? this.actuation.coordinates.get(c.id) : undefined;
       q?.evaluate();
       return {
@@ -679,8 +697,7 @@ export class Simulation {
 
   /** sha256 (hex) of the position, orientation, velocity and angular-velocity bytes. */
   stateHash(): string {
-    const s = this.system;
-    return hashFloat64([s.pos, s.quat, s.vel, s.omega]);
+    return stateHash(this.record);
   }
 
   /**
@@ -716,7 +733,7 @@ export class Simulation {
     const state = decodeState(snap, {
       numBodies: this.system.numBodies,
       numDofs: this.system.numDofs,
-      numRows: this.stepper.lambda.length,
+      numRows: this.record.lambda.length,
       numBlocks: this.stepper.matrix.numBlocks,
     });
     // Parameters first: update() rebuilds the integrator and clears its memory.
@@ -746,34 +763,26 @@ export class Simulation {
     this.applyState(state);
   }
 
-  /** The state record of this simulation now (copies; state.ts). */
-  captureState(): SimulationState {
-    const s = this.system;
+  /**
+   * The state record of this simulation now, a copy, with the pieces the parts keep
+   * (state.ts, CapturedState).
+   */
+  captureState(): CapturedState {
     const contact = this.contact;
     // the pattern first: it finalizes blocks reserved since the last factorization, after
     // which the solver's memory is of an older pattern (none: the next factor starts afresh)
     const matrixBlocks = reservedOffDiagonalBlocks(this.stepper.matrix);
     const factorization = this.stepper.saveSolverMemory();
     return {
-      time: this.t,
-      step: this.steps,
-      position: new Float64Array(s.pos),
-      orientation: new Float64Array(s.quat),
-      velocity: new Float64Array(s.vel),
-      angularVelocity: new Float64Array(s.omega),
-      integrator: this.integrator.saveMemory?.() ?? {},
-      lambda: new Float64Array(this.stepper.lambda),
-      stats: { ...this.lastStats },
-      reactionChange: this.monitor.reactionChange,
-      energyReference: this.monitor.reference,
+      record: this.record.clone(),
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
       ...(this.hasTurns()
         ? {
-            turns: [...this.actuation.coordinates.values()]
-              .filter((q) => q.kind === "angle")
-              .map((q) => [q.joint, q.turns, q.lastAngle] as [string, number, number]),
+            turns: this.angles.map(
+              (q) => [q.joint, q.turns, q.lastAngle] as [string, number, number],
+            ),
           }
         : {}),
       ...(this.hasControls() ? { controls: this.controls() } : {}),
@@ -781,28 +790,19 @@ export class Simulation {
   }
 
   /**
-   * Puts a state record of a simulation of this model (decodeState checked its sizes)
+   * Puts a captured state of a simulation of this model (decodeState checked its sizes)
    * back: the next steps continue it bit for bit. Throws SnapshotError, before changing
    * anything, when its controls or turns name what this model lacks.
    */
-  applyState(state: SimulationState): void {
+  applyState(state: CapturedState): void {
     this.restoreControls(state);
-    const s = this.system;
-    s.pos.set(state.position);
-    s.quat.set(state.orientation);
-    s.vel.set(state.velocity);
-    s.omega.set(state.angularVelocity);
-    updateDerived(s);
-    this.t = state.time;
-    this.steps = state.step;
+    // before the copy: the integrator's reset invalidates the record's memory
     this.integrator.reset();
-    this.integrator.restoreMemory?.(state.integrator);
-    this.stepper.lambda.set(state.lambda);
-    this.lastStats = { ...state.stats };
-    this.monitor.restoreReactions(state.lambda, state.reactionChange);
-    this.monitor.rebase(
-      Number.isNaN(state.energyReference) ? this.totalEnergy() : state.energyReference,
-    );
+    const record = this.record;
+    record.copyFrom(state.record);
+    updateDerived(this.system);
+    this.monitor.restoreReactions(record.lambda);
+    if (Number.isNaN(record.energyReference)) this.monitor.rebase(this.totalEnergy());
     for (const [bi, bj] of state.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
     this.stepper.matrix.finalize();
     this.stepper.restoreSolverMemory(state.factorization);
@@ -814,9 +814,7 @@ export class Simulation {
   }
 
   private hasTurns(): boolean {
-    for (const q of this.actuation.coordinates.values())
-      if (q.kind === "angle" && (q.turns !== 0 || q.lastAngle !== 0)) return true;
-    return false;
+    return this.angles.some((q) => q.turns !== 0 || q.lastAngle !== 0);
   }
 
   private hasControls(): boolean {
@@ -846,7 +844,7 @@ export class Simulation {
   }
 
   /** Restores the state's controls and turns (checked: throws SnapshotError). */
-  private restoreControls(state: SimulationState): void {
+  private restoreControls(state: CapturedState): void {
     const c = state.controls ?? { actuators: [], loads: [], pending: [] };
     const issues: { path: (string | number)[]; message: string }[] = [];
     c.actuators.forEach(([id], i) => {
@@ -858,7 +856,7 @@ export class Simulation {
         issues.push({ path: ["controls", "loads", i, 0], message: `unknown pointForce "${id}"` });
     });
     c.pending.forEach((p, i) => {
-      if (p.step < state.step)
+      if (p.step < state.record.step)
         issues.push({
           path: ["controls", "pending", i, "step"],
           message: "before the snapshot's step",
@@ -923,12 +921,20 @@ export class Simulation {
     const p = this.resolved;
     this.contact?.configure(p);
     for (const l of this.actuation.limits) l.enabled = !isVelocityLevel(p.integrator);
-    return createIntegrator(p, this.stepper, {
-      compliant: this.contact?.compliant ?? null,
-      nonsmooth: this.contact?.nonsmooth ?? null,
-      limits: this.limitProblem,
-      springFrequency: this.springFrequency,
-    });
+    const integrator = createIntegrator(
+      p,
+      this.stepper,
+      {
+        compliant: this.contact?.compliant ?? null,
+        nonsmooth: this.contact?.nonsmooth ?? null,
+        limits: this.limitProblem,
+        springFrequency: this.springFrequency,
+      },
+      this.record.integrator,
+    );
+    // a new scheme starts without memory (the record's may hold the previous scheme's)
+    this.record.integrator.invalidate();
+    return integrator;
   }
 
   private findBlowUp(): string | null {
@@ -952,16 +958,6 @@ export class Simulation {
     return null;
   }
 
-  private copyState() {
-    const s = this.system;
-    return {
-      pos: new Float64Array(s.pos),
-      quat: new Float64Array(s.quat),
-      vel: new Float64Array(s.vel),
-      omega: new Float64Array(s.omega),
-    };
-  }
-
   /** Total energy (J), as state() sums it. */
   private totalEnergy(): number {
     return this.kineticEnergy() + potentialEnergy(this.effectors);
@@ -981,37 +977,25 @@ export class Simulation {
   private energyDrift(): number | null {
     const limit = this.solverSpec.energyDriftLimit;
     if (limit == null || !this.monitor.conservative) return null;
-    const error = this.totalEnergy() - this.monitor.reference;
+    const error = this.totalEnergy() - this.record.energyReference;
     return Math.abs(error) <= limit ? null : error;
   }
 
   private saveGood(): void {
-    const s = this.system;
-    this.goodLambda.set(this.stepper.lambda);
-    this.good.pos.set(s.pos);
-    this.good.quat.set(s.quat);
-    this.good.vel.set(s.vel);
-    this.good.omega.set(s.omega);
+    copyBodyState(this.good, this.record.bodies);
+    this.goodLambda.set(this.record.lambda);
   }
 
   private restoreGood(): void {
     this.restore(this.good);
-    this.stepper.lambda.set(this.goodLambda);
+    this.record.lambda.set(this.goodLambda);
     this.integrator.reset();
   }
 
-  private restore(from: {
-    pos: Float64Array;
-    quat: Float64Array;
-    vel: Float64Array;
-    omega: Float64Array;
-  }) {
-    const s = this.system;
-    s.pos.set(from.pos);
-    s.quat.set(from.quat);
-    s.vel.set(from.vel);
-    s.omega.set(from.omega);
-    updateDerived(s);
+  /** The bodies ← `from` (derived quantities refreshed). */
+  private restore(from: BodyState): void {
+    copyBodyState(this.record.bodies, from);
+    updateDerived(this.system);
   }
 }
 

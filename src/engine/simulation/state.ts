@@ -1,33 +1,61 @@
 /**
- * The state of one simulation: everything that changes as it runs, as one record. What a
- * snapshot saves is exactly this record (with the model and the parameters as patched);
- * Simulation.captureState fills it from the parts that step it, Simulation.applyState puts
- * it back, and encodeState / decodeState convert it to and from the snapshot's JSON form
- * (schemas/snapshot.ts).
+ * The state of one simulation: everything that changes as it runs, in one record
+ * (SimulationState) that the Simulation creates once and whose arrays its parts step in
+ * place:
+ *  - the body arrays (positions, unit quaternions, velocities, angular velocities): the
+ *    BodySystem's state, which the record takes as its bodies (the system's pos, quat,
+ *    vel, omega, model/body-system.ts);
+ *  - the joint multipliers of the last solve: the stepper is handed the array (its lambda;
+ *    they are the reported joint reactions, and the previous step's reactions that
+ *    solver.reactionChange compares with);
+ *  - the integrator memory (Newmark's a_t and a_{t−h}, generalized-α's A_n, a_n and mean
+ *    acceleration, and their validity): handed to the integrator of the current settings;
+ *  - time and step, and the last step's solver figures: written by Simulation.step;
+ *  - the energy reference of energy.error and the last reactionChange: written by the
+ *    StepMonitor (monitor.ts).
+ * Derived quantities (rotation matrices, world inertias) are not in it: they are
+ * recomputed from the quaternions, as every step does.
  *
- * Why each piece is there — a continuation is bit-identical only if every value that a
- * later step reads is restored exactly:
- *  - the body arrays (positions, unit quaternions, velocities), as their bytes: a decimal
- *    round trip would be exact for finite doubles but loses the sign of −0;
- *  - time and step;
- *  - integrator memory (Newmark's a_t and its validity, Integrator.saveMemory);
- *  - the joint multipliers of the last solve (they are the reported joint reactions, and
- *    the previous step's reactions that solver.reactionChange compares with);
- *  - the energy reference of energy.error and the last reactionChange (monitor.ts);
+ * Simulation.captureState copies the record (SimulationState.clone) and adds the pieces
+ * that stay with the part that uses them (CapturedState); Simulation.applyState copies
+ * them back; encodeState / decodeState convert a capture to and from the snapshot's JSON
+ * form (schemas/snapshot.ts). What a snapshot saves is exactly this (with the model and
+ * the parameters as patched). The pieces kept elsewhere, and why:
  *  - the solve matrix's block pattern: compliant contact reserves blocks as contacts come
  *    and never releases them, and the pattern fixes the fill-reducing ordering of the
- *    sparse factorizations, hence their rounding;
- *  - the contact module's warm-start memory (impulses by contact key);
+ *    sparse factorizations, hence their rounding. It is the matrix's structure (its CSR
+ *    pattern), not an array of values; the capture lists its off-diagonal blocks;
+ *  - the contact module's warm-start memory (impulses by contact key): a table whose size
+ *    follows the contacts of the step, owned and exported by the contact module;
  *  - `auto`'s factored CG on fem nodes: the block LDLᵀ factorization it reuses across
- *    steps, as the matrix it was computed from (refactored on restore), and the work
- *    counted against the next one (solvers/linear/factored-pcg.ts);
- *  - the revolute coordinates' turn counters (angles unwrapped across ±π);
- *  - the run-time inputs in effect and those pending for later steps.
- * Derived quantities (rotation matrices, world inertias) are recomputed from the
- * quaternions, as every step does.
+ *    steps, saved as the matrix it was computed from (refactored on restore), and the work
+ *    counted against the next one (solvers/linear/factored-pcg.ts): the solver's own,
+ *    sized by the pattern, absent on the other paths;
+ *  - the revolute coordinates' turn counters (angles unwrapped across ±π): each
+ *    coordinate's, which its evaluation reads and updates (constraints/joint-coordinate.ts);
+ *  - the run-time inputs in effect and those pending for later steps: the commands are the
+ *    actuators' and point forces' own, the queue is the Simulation's schedule (JSON inputs,
+ *    not numbers of the dynamics).
+ * Copies kept outside the record, and why: the Simulation's last good bodies and
+ * multipliers (a failed step is undone to them) and its initial bodies (reset); the
+ * positions at the step's start in the stepper and the velocities in the integrators (vt),
+ * which a halved step restarts from. None is saved: the start-of-step copies are retaken
+ * by every step and the initial bodies are the model's. (The last good velocities also
+ * serve the bodyAcceleration sensors as the previous step's, with its length; a restore sets
+ * that length to 0, so they read 0 until the next step.)
+ *
+ * A continuation is bit-identical only if every value that a later step reads is restored
+ * exactly: float64 arrays travel as their bytes (a decimal round trip would be exact for
+ * finite doubles but loses the sign of −0).
  */
 import type { SimulationSnapshotSpec } from "../../../schemas/snapshot";
-import type { IntegratorMemory, StepStats } from "../integrators/integrator";
+import {
+  emptyStepStats,
+  IntegratorMemory,
+  resetStepStats,
+  type StepStats,
+} from "../integrators/integrator";
+import { BodyState, cloneBodyState, copyBodyState } from "../model/body-system";
 import { decodeFloat64, encodeFloat64, hashFloat64, SnapshotError } from "../model/state-codec";
 import { type FactorizationMemory, packedBlockCount } from "../solvers/linear/factored-pcg";
 import { finiteOrNull } from "./snapshot";
@@ -36,24 +64,84 @@ type Memory = SimulationSnapshotSpec["memory"];
 /** Run-time inputs in effect and pending (the snapshot's `controls`). */
 export type Controls = NonNullable<SimulationSnapshotSpec["controls"]>;
 
-export interface SimulationState {
+/**
+ * The record of everything that changes as a simulation runs (see the file comment). A
+ * class assigning each field in the constructor, for V8 (see BodySystem).
+ */
+export class SimulationState {
   /** Simulated time (s) and steps taken. */
   time: number;
   step: number;
   /** Body arrays in BodySystem's layout (world frame: m, [w, x, y, z], m/s, rad/s). */
-  position: Float64Array;
-  orientation: Float64Array;
-  velocity: Float64Array;
-  angularVelocity: Float64Array;
+  readonly bodies: BodyState;
+  /** Joint and motor multipliers of the last solve (N, N·m), one per row. */
+  readonly lambda: Float64Array;
   /** The integrator's step memory (see IntegratorMemory). */
-  integrator: IntegratorMemory;
-  /** Joint multipliers of the last solve (N, N·m). */
-  lambda: Float64Array;
-  /** The last step's solver figures, and the monitor's solver.reactionChange. */
-  stats: StepStats;
+  readonly integrator: IntegratorMemory;
+  /** The last good step's solver figures. */
+  readonly stats: StepStats;
+  /** The monitor's solver.reactionChange of the last step (N, N·m). */
   reactionChange: number;
-  /** Total energy (J) energy.error is measured from. */
+  /** Total energy (J) energy.error is measured from (NaN: not taken yet). */
   energyReference: number;
+
+  /** A record at t = 0 on the given body arrays, with `numRows` multipliers. */
+  constructor(bodies: BodyState, numDofs: number, numRows: number) {
+    this.time = 0;
+    this.step = 0;
+    this.bodies = bodies;
+    this.lambda = new Float64Array(numRows);
+    this.integrator = new IntegratorMemory(numDofs);
+    this.stats = emptyStepStats();
+    this.reactionChange = 0;
+    this.energyReference = Number.NaN;
+  }
+
+  /** A record of the sizes given, at t = 0 with zero arrays (decodeState fills it). */
+  static ofSizes(sizes: StateSizes): SimulationState {
+    return new SimulationState(new BodyState(sizes.numBodies), sizes.numDofs, sizes.numRows);
+  }
+
+  /** A deep copy (new arrays). */
+  clone(): SimulationState {
+    const copy = new SimulationState(
+      cloneBodyState(this.bodies),
+      this.integrator.acceleration.length,
+      this.lambda.length,
+    );
+    copy.copyFrom(this);
+    return copy;
+  }
+
+  /** this ← from, in place (a record of the same sizes). */
+  copyFrom(from: SimulationState): void {
+    this.time = from.time;
+    this.step = from.step;
+    copyBodyState(this.bodies, from.bodies);
+    this.lambda.set(from.lambda);
+    this.integrator.copyFrom(from.integrator);
+    Object.assign(this.stats, from.stats);
+    this.reactionChange = from.reactionChange;
+    this.energyReference = from.energyReference;
+  }
+
+  /** Back to t = 0 with the bodies as they are: no step taken, no memory, no multipliers. */
+  restart(): void {
+    this.time = 0;
+    this.step = 0;
+    this.lambda.fill(0);
+    this.integrator.invalidate();
+    resetStepStats(this.stats);
+    this.reactionChange = 0;
+  }
+}
+
+/**
+ * A copy of the record with the pieces that stay with the parts using them (see the file
+ * comment): what Simulation.captureState returns and applyState takes.
+ */
+export interface CapturedState {
+  record: SimulationState;
   /** Off-diagonal blocks (bi, bj) reserved in the solve matrix. */
   matrixBlocks: [number, number][];
   /** The contact module's warm-start memory (JSON-safe), absent without one. */
@@ -78,33 +166,36 @@ export interface StateSizes {
 
 /** sha256 (hex) of the position, orientation, velocity and angular-velocity bytes. */
 export function stateHash(s: SimulationState): string {
-  return hashFloat64([s.position, s.orientation, s.velocity, s.angularVelocity]);
+  const { pos, quat, vel, omega } = s.bodies;
+  return hashFloat64([pos, quat, vel, omega]);
 }
 
-/** The state's part of a snapshot document (exact: float64 arrays as their bytes). */
+/**
+ * The capture's part of a snapshot document (exact: float64 arrays as their bytes). The
+ * integrator's arrays go in only while valid (IntegratorMemory: an integrator without
+ * memory never makes them so).
+ */
 export function encodeState(
-  s: SimulationState,
+  c: CapturedState,
 ): Pick<SimulationSnapshotSpec, "time" | "step" | "state" | "memory" | "controls" | "hash"> {
+  const s = c.record;
   const m = s.integrator;
+  const { pos, quat, vel, omega } = s.bodies;
   return {
     time: s.time,
     step: s.step,
     state: {
-      position: encodeFloat64(s.position),
-      orientation: encodeFloat64(s.orientation),
-      velocity: encodeFloat64(s.velocity),
-      angularVelocity: encodeFloat64(s.angularVelocity),
+      position: encodeFloat64(pos),
+      orientation: encodeFloat64(quat),
+      velocity: encodeFloat64(vel),
+      angularVelocity: encodeFloat64(omega),
     },
     memory: {
       integrator: {
-        ...(m.acceleration ? { acceleration: encodeFloat64(m.acceleration) } : {}),
-        ...(m.previousAcceleration
-          ? { previousAcceleration: encodeFloat64(m.previousAcceleration) }
-          : {}),
-        ...(m.pseudoAcceleration
-          ? { pseudoAcceleration: encodeFloat64(m.pseudoAcceleration) }
-          : {}),
-        ...(m.accelerationValid !== undefined ? { accelerationValid: m.accelerationValid } : {}),
+        ...(m.accelerationValid ? { acceleration: encodeFloat64(m.acceleration) } : {}),
+        ...(m.previousValid ? { previousAcceleration: encodeFloat64(m.previousAcceleration) } : {}),
+        ...(m.pseudoValid ? { pseudoAcceleration: encodeFloat64(m.pseudoAcceleration) } : {}),
+        accelerationValid: m.accelerationValid,
       },
       lambda: encodeFloat64(s.lambda),
       stats: {
@@ -113,63 +204,66 @@ export function encodeState(
         reactionChange: s.reactionChange,
       },
       energyReference: s.energyReference,
-      matrixBlocks: s.matrixBlocks,
-      ...(s.contact !== undefined ? { contact: s.contact } : {}),
-      ...(s.factorization !== undefined
+      matrixBlocks: c.matrixBlocks,
+      ...(c.contact !== undefined ? { contact: c.contact } : {}),
+      ...(c.factorization !== undefined
         ? {
             factorization: {
-              mode: s.factorization.mode,
-              wasted: s.factorization.wasted,
-              ...(s.factorization.matrix ? { matrix: encodeFloat64(s.factorization.matrix) } : {}),
+              mode: c.factorization.mode,
+              wasted: c.factorization.wasted,
+              ...(c.factorization.matrix ? { matrix: encodeFloat64(c.factorization.matrix) } : {}),
             },
           }
         : {}),
-      ...(s.turns !== undefined ? { turns: s.turns } : {}),
+      ...(c.turns !== undefined ? { turns: c.turns } : {}),
     },
-    ...(s.controls !== undefined ? { controls: s.controls } : {}),
+    ...(c.controls !== undefined ? { controls: c.controls } : {}),
     hash: stateHash(s),
   };
 }
 
 /**
- * The state of a validated snapshot document, checked against the sizes of the simulation
- * it is for: array lengths, the state hash, finite body values, block indices. Throws
- * SnapshotError at the offending path. `energyReference` is NaN when the document has none
- * (older snapshots: the caller takes the restored state's energy).
+ * The capture of a validated snapshot document, checked against the sizes of the
+ * simulation it is for: array lengths, the state hash, finite body values, block indices.
+ * Throws SnapshotError at the offending path. `energyReference` is NaN when the document
+ * has none (older snapshots: the caller takes the restored state's energy).
  */
-export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): SimulationState {
+export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): CapturedState {
   const n = sizes.numBodies;
+  const s = SimulationState.ofSizes(sizes);
   const st = snap.state;
-  const position = decodeFloat64(st.position, 3 * n, ["state", "position"]);
-  const orientation = decodeFloat64(st.orientation, 4 * n, ["state", "orientation"]);
-  const velocity = decodeFloat64(st.velocity, 3 * n, ["state", "velocity"]);
-  const angularVelocity = decodeFloat64(st.angularVelocity, 3 * n, ["state", "angularVelocity"]);
-  if (hashFloat64([position, orientation, velocity, angularVelocity]) !== snap.hash)
+  const { pos, quat, vel, omega } = s.bodies;
+  pos.set(decodeFloat64(st.position, 3 * n, ["state", "position"]));
+  quat.set(decodeFloat64(st.orientation, 4 * n, ["state", "orientation"]));
+  vel.set(decodeFloat64(st.velocity, 3 * n, ["state", "velocity"]));
+  omega.set(decodeFloat64(st.angularVelocity, 3 * n, ["state", "angularVelocity"]));
+  if (stateHash(s) !== snap.hash)
     throw new SnapshotError([
       { path: ["hash"], message: "the state arrays do not match the snapshot's hash" },
     ]);
   for (const [name, a] of [
-    ["position", position],
-    ["orientation", orientation],
-    ["velocity", velocity],
-    ["angularVelocity", angularVelocity],
+    ["position", pos],
+    ["orientation", quat],
+    ["velocity", vel],
+    ["angularVelocity", omega],
   ] as const)
     if (!a.every(Number.isFinite))
       throw new SnapshotError([{ path: ["state", name], message: "non-finite value" }]);
   const mem = snap.memory;
+  const m = s.integrator;
+  /** Decodes the named memory array into the record's; false when the document has none. */
   const vector = (name: "acceleration" | "previousAcceleration" | "pseudoAcceleration") => {
     const encoded = mem.integrator[name];
-    return encoded !== undefined
-      ? decodeFloat64(encoded, sizes.numDofs, ["memory", "integrator", name])
-      : undefined;
+    if (encoded === undefined) return false;
+    m[name].set(decodeFloat64(encoded, sizes.numDofs, ["memory", "integrator", name]));
+    return true;
   };
-  const integrator: IntegratorMemory = {
-    acceleration: vector("acceleration"),
-    previousAcceleration: vector("previousAcceleration"),
-    pseudoAcceleration: vector("pseudoAcceleration"),
-    accelerationValid: mem.integrator.accelerationValid,
-  };
-  const lambda = decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]);
+  // older documents wrote a_t whatever its validity, which accelerationValid tells
+  const valid = mem.integrator.accelerationValid === true;
+  m.accelerationValid = vector("acceleration") && valid;
+  m.pseudoValid = vector("pseudoAcceleration") && valid;
+  m.previousValid = vector("previousAcceleration");
+  s.lambda.set(decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]));
   const nb = sizes.numBlocks;
   mem.matrixBlocks.forEach(([bi, bj], k) => {
     if (bi >= nb || bj >= nb)
@@ -178,26 +272,22 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Si
       ]);
   });
   const factorization = decodeFactorization(mem.factorization, mem.matrixBlocks, nb);
-  const { reactionChange, ...stats } = mem.stats;
+  const { reactionChange, ...saved } = mem.stats;
+  const stats: StepStats = {
+    ...saved,
+    newtonConverged: saved.newtonConverged ?? true,
+    contactResidual: saved.contactResidual ?? Number.NaN,
+    contactConverged: saved.contactConverged ?? true,
+    penetration: saved.penetration ?? 0,
+    projectionConverged: saved.projectionConverged ?? true,
+  };
+  Object.assign(s.stats, stats);
+  s.time = snap.time;
+  s.step = snap.step;
+  s.reactionChange = reactionChange ?? 0;
+  s.energyReference = mem.energyReference ?? Number.NaN;
   return {
-    time: snap.time,
-    step: snap.step,
-    position,
-    orientation,
-    velocity,
-    angularVelocity,
-    integrator,
-    lambda,
-    stats: {
-      ...stats,
-      newtonConverged: stats.newtonConverged ?? true,
-      contactResidual: stats.contactResidual ?? Number.NaN,
-      contactConverged: stats.contactConverged ?? true,
-      penetration: stats.penetration ?? 0,
-      projectionConverged: stats.projectionConverged ?? true,
-    },
-    reactionChange: reactionChange ?? 0,
-    energyReference: mem.energyReference ?? Number.NaN,
+    record: s,
     matrixBlocks: mem.matrixBlocks,
     ...(mem.contact !== undefined ? { contact: mem.contact } : {}),
     ...(factorization !== undefined ? { factorization } : {}),

@@ -1,0 +1,426 @@
+/**
+ * The iteration matrix of the Newton step (acceleration-step.ts) and its linear solver:
+ *   W = (1 + c_v r_M) M + (w c_x + c_v r_K) K + w c_v D,   K = −∂f/∂x, D = −∂f/∂v,
+ * assembled from the force effectors at the current state into a sparse block matrix
+ * (ArtiSynth's solve matrix), then factored and solved by one of five paths:
+ * - W = (1 + c_v r_M) M (no effector has Jacobians, or w = 0 and r_K = 0): M⁻¹ per body,
+ *   nothing assembled;
+ * - `auto` on elastic solids without joints (3×3 blocks): CG preconditioned by a block
+ *   LDLᵀ factorization reused across iterations and steps (factored-pcg.ts);
+ * - `auto` above the dense size on a W whose pattern is block diagonal (free rigid
+ *   bodies): each block inverted on its own;
+ * - a Krylov solver on the matrix-free operator (iteration-operator.ts) when every
+ *   effector offers Jacobian products;
+ * - otherwise the chosen solver (solvers/linear: dense, sparse direct or Krylov) on W's CSR.
+ * It also applies W's parts M and K to vectors (the residual's inertia and Rayleigh
+ * terms), and adds the wall time of assembly and of factor + solve to `timing`.
+ * The joints' saddle-point system built on this W is constrained-solve.ts's.
+ */
+
+import type { SchemeCoefficients } from "../dynamics/stepper";
+import { type ForceEffector, isSymmetrizable } from "../forces/effector";
+import { SparseBlockMatrix } from "../math/block-matrix";
+import { addMassBlocks, type BodySystem, massMultiply, massSolve } from "../model/body-system";
+import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
+import { FactoredPcg, type FactorizationMemory } from "../solvers/linear/factored-pcg";
+import {
+  isIterative,
+  type LinearSolver,
+  type LinearSolverName,
+  type LinearSolverOptions,
+  MatrixType,
+} from "../solvers/linear/linear-solver";
+import { BlockJacobiPreconditioner } from "../solvers/linear/preconditioners";
+import { IterationOperator } from "./iteration-operator";
+
+/** Preconditioners of CG on the assembled matrix (solver.linearPreconditioner). */
+export type CgPreconditioner = "none" | "jacobi" | "ic0";
+
+/**
+ * Krylov tolerance of the Newton step: relative residual η = max(Newton tolerance, 1e-12),
+ * an inexact Newton method (Dembo, Eisenstat & Steihaug, SIAM J. Numer. Anal. 19, 1982);
+ * iterated Newton loosens it while far from the solution (acceleration-step.ts,
+ * `forcingTerm`). The error it leaves in Δa is at most κ(W) η ‖Δa‖ (2-norms), of the order
+ * of what the Newton test ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) accepts as converged when W is well
+ * conditioned (κ(W) of order 1 when the mass dominates W: resolved springs); for a
+ * linearized step (one iteration) it adds to the linearization error, which dominates at
+ * the tolerances used (bench/README.md, "Cloth"). The floor keeps η above rounding.
+ */
+export const LINEAR_TOLERANCE_FLOOR = 1e-12;
+
+/**
+ * Iterative solvers of the Newton step: incomplete factorizations as preconditioners
+ * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow;
+ * on the matrix-free operator (iteration-operator.ts), which has no CSR matrix to factor,
+ * block Jacobi on the operator's diagonal (the mass, or the full block diagonal after a
+ * hard solve: FEW_ITERATIONS). Their relative tolerance is set per solve (see
+ * LINEAR_TOLERANCE_FLOOR).
+ */
+function solverOptions(
+  name: LinearSolverName,
+  matrixFree: boolean,
+  cgPreconditioner: CgPreconditioner | null,
+): LinearSolverOptions {
+  const preconditioner = matrixFree
+    ? "block-jacobi"
+    : name === "cg"
+      ? (cgPreconditioner ?? "ic0")
+      : name === "gmres"
+        ? "ilu0"
+        : undefined;
+  return { tolerance: LINEAR_TOLERANCE_FLOOR, preconditioner };
+}
+
+/**
+ * Krylov iterations up to which a matrix-free solve counts as easy: the next one is then
+ * preconditioned by the mass alone, a harder one's successor by the full block diagonal
+ * (iteration-operator.ts: the full diagonal costs about one iteration per solve).
+ */
+const FEW_ITERATIONS = 8;
+
+/**
+ * Solvers that need a symmetric matrix: with one of them the effectors that can are asked
+ * for their symmetric Jacobian approximation (same forces, so the same Newton solution).
+ */
+const SYMMETRIC_SOLVERS: readonly LinearSolverName[] = [
+  "cg",
+  "minres",
+  "sparse-ldlt",
+  "dense-cholesky",
+];
+
+/** Size (dofs) from which `auto` runs CG on the matrix-free operator when there is one. */
+const AUTO_KRYLOV_MIN_DOFS = 1000;
+
+/** Size (dofs) from which `auto` runs IC(0)-preconditioned CG on SPD elastic solids. */
+const AUTO_SOLID_CG_MIN_DOFS = 5000;
+
+/** Krylov solvers that run on the matrix-free operator when every effector offers it. */
+const MATRIX_FREE_SOLVERS: readonly LinearSolverName[] = ["cg", "gmres"];
+
+/**
+ * Accumulated wall time (ms) of matrix assembly and of factor + solve: a class with
+ * doubles from the start (−0), see BodySystem on V8.
+ */
+export class SolveTiming {
+  assembly = -0;
+  solve = -0;
+}
+
+/**
+ * W of one simulation, its solver and their work storage. Allocates in the constructor
+ * and when the solver is chosen again (effectorsChanged, setLinearSolver) only.
+ */
+export class IterationMatrix {
+  readonly n: number;
+  /** W at the last `assemble` (also the scratch of `stiffnessTimes`). */
+  readonly matrix: SparseBlockMatrix;
+  /** AND of every effector's jacobianType: the solve matrix's type (set with the solver). */
+  matrixType: number = MatrixType.SPD;
+  /** Accumulated wall time of assembly and of factor + solve, for benchmarks. */
+  readonly timing = new SolveTiming();
+  /** Every effector's Jacobians are empty (see `effectorsChanged`). */
+  private massOnly = false;
+  /** Some effector's stiffness bounds Newton's resolution (ForceEffector.roundingBound). */
+  private boundedByRounding = false;
+  /** Effectors with a mass matrix of their own (ForceEffector.addMassProduct). */
+  private massEffectors: ForceEffector[] = [];
+  private solver: LinearSolver | null = null;
+  /** CG's preconditioner the current `solver` was made with (NewtonSettings.linearPreconditioner). */
+  private solverPreconditioner: CgPreconditioner | null = null;
+  /**
+   * `auto` on fem bodies whose nodes are the only moving bodies, without joints: CG on the
+   * assembled W of 3×3 blocks preconditioned by a reused block LDLᵀ factorization
+   * (factored-pcg.ts; see selectSolver), or null.
+   */
+  private blockSolver: FactoredPcg | null = null;
+  /**
+   * `auto` above the dense size on a W whose pattern is block diagonal (rigid bodies
+   * without joints or couplings: each body's mass and gyroscopic Jacobian, 6×6, not
+   * symmetric for an anisotropic spinning body): every block inverted on its own
+   * (Gauss–Jordan with partial pivoting, preconditioners.ts), the exact W⁻¹ in O(bodies)
+   * instead of a sparse LU's symbolic and numeric work. `diagonalFactored` tells whether
+   * the last `factor` took this path (no singular block).
+   */
+  private readonly diagonalInverse = new BlockJacobiPreconditioner();
+  diagonalFactored = false;
+  private solverName: LinearSolverName = "auto";
+  /** The solver actually used: solverName, or cg for `auto` on a large matrix-free system. */
+  private solverChoice: LinearSolverName = "auto";
+  /** The matrix-free W when every Jacobian effector offers products, else null. */
+  private operator: IterationOperator | null = null;
+  private matrixFree = false;
+
+  /**
+   * @param jointed whether the system has bilateral constraints, whose saddle-point solve
+   *   (constrained-solve.ts) takes W assembled: no factored-PCG path then.
+   */
+  constructor(
+    private readonly sys: BodySystem,
+    private readonly effectors: readonly ForceEffector[],
+    linearSolver: LinearSolverName,
+    private readonly jointed: boolean,
+  ) {
+    this.n = sys.numDofs;
+    this.matrix = new SparseBlockMatrix(sys.blockSizes);
+    for (const e of effectors) e.addSolveBlocks(this.matrix);
+    this.matrix.finalize();
+    this.solverName = linearSolver;
+    this.effectorsChanged();
+  }
+
+  /** Some effector's stiffness bounds Newton's resolution (ForceEffector.roundingBound). */
+  get roundingBound(): boolean {
+    return this.boundedByRounding;
+  }
+
+  /**
+   * Whether W is symmetric positive definite as the solver sees it: a symmetric solver on
+   * symmetric positive semidefinite Jacobians, so that W ⪰ λ_min(M) I (acceleration-step.ts,
+   * the oversolving safeguard).
+   */
+  get symmetricPositiveDefinite(): boolean {
+    return (
+      SYMMETRIC_SOLVERS.includes(
+        resolveLinearSolverName(this.solverChoice, this.matrixType, this.n),
+      ) && (this.matrixType & MatrixType.SPD) === MatrixType.SPD
+    );
+  }
+
+  /**
+   * Re-reads what the effectors' Jacobians are (hasJacobians, jacobianType, the
+   * matrix-free products) after one of them changed (solver.gyroscopicJacobian), and
+   * selects the linear solver again.
+   */
+  effectorsChanged(): void {
+    this.massOnly = this.effectors.every((e) => e.hasJacobians === false);
+    this.boundedByRounding = this.effectors.some((e) => e.roundingBound === true);
+    this.massEffectors = this.effectors.filter((e) => e.addMassProduct !== undefined);
+    this.operator = IterationOperator.create(this.sys, this.effectors);
+    this.selectSolver(this.solverName);
+  }
+
+  setLinearSolver(name: LinearSolverName): void {
+    if (name !== this.solverName) this.selectSolver(name);
+  }
+
+  /**
+   * The factored-PCG solver's memory for the state record (factored-pcg.ts saveMemory; a
+   * copy), undefined off that path or before its first factorization.
+   */
+  saveMemory(): FactorizationMemory | undefined {
+    return this.blockSolver?.saveMemory(this.matrix);
+  }
+
+  /**
+   * Puts saveMemory's record back (after the solve matrix's pattern was restored);
+   * undefined: the solver starts afresh. Ignored off the factored path (the model and
+   * parameters, which choose the path, are restored with the record).
+   */
+  restoreMemory(memory: FactorizationMemory | undefined): void {
+    this.blockSolver?.restoreMemory(this.matrix, memory);
+  }
+
+  /**
+   * Symmetric Jacobians for a symmetric solver, then the matrix type (AND over the
+   * effectors) and whether the solver runs matrix-free; the solver is created on first use.
+   */
+  private selectSolver(name: LinearSolverName): void {
+    this.solverName = name;
+    this.solver = null;
+    this.blockSolver = null;
+    // `auto` on elastic solids (fem bodies: ForceEffector.roundingBound) whose nodes are
+    // all the system's bodies (3×3 blocks), without joints, with symmetric Jacobians (or a
+    // symmetric form: springs, same forces, so the same Newton solution): CG preconditioned
+    // by a block LDLᵀ factorization reused across iterations and steps while it pays
+    // (factored-pcg.ts). W = M + c_x K changes slowly from one Newton iterate or step to
+    // the next, so a stale factorization is nearly exact: the fem beam of bench/fem.ts
+    // takes 2 to 6 PCG iterations a solve where IC(0) took about a hundred, and the
+    // factorization (block LDLᵀ, a few times faster than the scalar sparse LDLᵀ) is made
+    // about once a run. Not for cloth: there W stays close to M (matrix-free CG with the
+    // mass as preconditioner is cheaper) or, with stiff springs, rotates so much per step
+    // that a factorization pays only for itself (bench/README.md, "Factored PCG")
+    if (
+      name === "auto" &&
+      this.boundedByRounding &&
+      !this.jointed &&
+      this.n > AUTO_DENSE_MAX &&
+      this.matrix.uniform3
+    ) {
+      for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = true;
+      const type = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+      if ((type & MatrixType.SYMMETRIC) !== 0) {
+        this.blockSolver = new FactoredPcg(this.boundedByRounding);
+        this.solverChoice = "cg";
+        this.matrixType = type;
+        this.matrixFree = false;
+        return;
+      }
+    }
+    // `auto` on a large system whose Jacobians all offer the matrix-free product (particle
+    // springs): CG on the operator rather than a sparse factorization, whose fill-in grows
+    // faster than the springs on a 2-d mesh while a product costs O(springs) and W, close
+    // to the mass matrix, needs few iterations (bench/README.md, "Cloth")
+    let chosen: LinearSolverName =
+      name === "auto" && this.operator !== null && this.n >= AUTO_KRYLOV_MIN_DOFS ? "cg" : name;
+    // `auto` on a large symmetric positive definite system of elastic solids (fem bodies
+    // with the approximate tangent: ForceEffector.roundingBound): IC(0)-preconditioned CG,
+    // whose iterations grow more slowly than a sparse factorization's fill-in on a 3-d mesh
+    // (a cantilever: 9 720 unknowns 1.1 s a step against 2.0 s, 4 410 about even)
+    if (chosen === "auto" && this.boundedByRounding && this.n >= AUTO_SOLID_CG_MIN_DOFS) {
+      for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = true;
+      const type = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+      if ((type & MatrixType.SPD) === MatrixType.SPD) chosen = "cg";
+    }
+    this.solverChoice = chosen;
+    const symmetric = SYMMETRIC_SOLVERS.includes(chosen);
+    for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = symmetric;
+    this.matrixType = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
+    const concrete = resolveLinearSolverName(chosen, this.matrixType, this.n);
+    this.matrixFree = this.operator !== null && MATRIX_FREE_SOLVERS.includes(concrete);
+  }
+
+  /**
+   * Tells the matrix-free operator's effectors the coefficients of the coming Newton
+   * iterations, so that the springs build the operator's product form with the residual's
+   * forces (IterationOperator.announce); nothing on the other paths.
+   */
+  announce(c: SchemeCoefficients): void {
+    if (this.matrixFree && this.operator !== null && !this.usesMassOnly(c))
+      this.operator.announce(c);
+  }
+
+  /** Assembles W at the current state (see the file comment) into `matrix`. */
+  assemble(c: SchemeCoefficients): void {
+    const m = this.matrix;
+    m.clear();
+    const kScale = c.w * c.cx + c.cv * c.rayleighStiffness;
+    // indexed loops: a for…of here kept its iterator object (an allocation per call)
+    const effectors = this.effectors;
+    if (kScale !== 0)
+      for (let i = 0; i < effectors.length; i++) effectors[i].addPosJacobian(m, -kScale);
+    if (c.w !== 0)
+      for (let i = 0; i < effectors.length; i++) effectors[i].addVelJacobian(m, -c.w * c.cv);
+    addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
+    const extra = this.massEffectors;
+    for (let i = 0; i < extra.length; i++) extra[i].addMassBlocks?.(m, 1 + c.cv * c.rayleighMass);
+  }
+
+  /** True when W is the (scaled) block-diagonal mass matrix. */
+  usesMassOnly(c: SchemeCoefficients): boolean {
+    return this.massOnly || (c.w === 0 && c.rayleighStiffness === 0);
+  }
+
+  /**
+   * Factors W at the current state (no-op work for the mass-only case). `cgPreconditioner`
+   * is CG's on the assembled matrix (NewtonSettings.linearPreconditioner): the solver is
+   * made again when it changes.
+   */
+  factor(c: SchemeCoefficients, cgPreconditioner: CgPreconditioner | null): void {
+    if (this.usesMassOnly(c)) return;
+    const t0 = performance.now();
+    const block = this.blockSolver;
+    if (block !== null) {
+      this.assemble(c);
+      const t1 = performance.now();
+      block.factor(this.matrix);
+      this.timing.assembly += t1 - t0;
+      this.timing.solve += performance.now() - t1;
+      return;
+    }
+    const op = this.matrixFree ? this.operator : null;
+    if (op !== null) op.update(c);
+    else this.assemble(c);
+    this.diagonalFactored = false;
+    if (
+      op === null &&
+      this.solverName === "auto" &&
+      this.n > AUTO_DENSE_MAX &&
+      this.matrix.isBlockDiagonal()
+    ) {
+      const t1 = performance.now();
+      this.diagonalInverse.update(this.matrix);
+      this.diagonalFactored = this.diagonalInverse.singularBlocks === 0;
+      this.timing.assembly += t1 - t0;
+      this.timing.solve += performance.now() - t1;
+      if (this.diagonalFactored) return;
+    }
+    const csr = op === null ? this.matrix.toCsr() : null;
+    const t1 = performance.now();
+    if (this.solverPreconditioner !== cgPreconditioner) this.solver = null;
+    this.solver ??= createLinearSolver(
+      this.solverChoice,
+      this.matrixType,
+      this.n,
+      solverOptions(
+        resolveLinearSolverName(this.solverChoice, this.matrixType, this.n),
+        op !== null,
+        cgPreconditioner,
+      ),
+    );
+    this.solverPreconditioner = cgPreconditioner;
+    const solver = this.solver;
+    if (csr !== null) solver.factor(csr);
+    else if (op !== null && isIterative(solver)) solver.factor(op);
+    this.timing.assembly += t1 - t0;
+    this.timing.solve += performance.now() - t1;
+  }
+
+  /**
+   * out = W⁻¹ rhs with the last factorization. A Krylov solver stops at the relative
+   * residual `tolerance` or after `maxIterations` (null: the solver's limit, and a solve
+   * that does not converge throws; else the solve is taken as it is, as SOFA's
+   * CGLinearSolver does). Returns the Krylov iterations taken (0 on the direct paths).
+   */
+  solve(
+    c: SchemeCoefficients,
+    rhs: Float64Array,
+    out: Float64Array,
+    tolerance: number,
+    maxIterations: number | null,
+  ): number {
+    if (this.usesMassOnly(c)) {
+      massSolve(this.sys, rhs, out);
+      const s = 1 / (1 + c.cv * c.rayleighMass);
+      if (s !== 1) for (let i = 0; i < this.n; i++) out[i] *= s;
+      return 0;
+    }
+    const t0 = performance.now();
+    if (this.diagonalFactored) {
+      this.diagonalInverse.apply(rhs, out);
+      this.timing.solve += performance.now() - t0;
+      return 0;
+    }
+    out.fill(0);
+    const solver = this.blockSolver ?? this.solver!;
+    if (solver instanceof FactoredPcg || isIterative(solver)) {
+      solver.tolerance = tolerance;
+      solver.maxIterations = maxIterations ?? undefined;
+    }
+    const info = solver.solve(rhs, out);
+    // the preconditioner of the next solve (iteration-operator.ts)
+    if (this.matrixFree && this.operator !== null)
+      this.operator.fullDiagonal = info.iterations > FEW_ITERATIONS;
+    if (!info.converged && maxIterations === null)
+      throw new Error(
+        `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,
+      );
+    this.timing.solve += performance.now() - t0;
+    return info.iterations;
+  }
+
+  /** out = M x: the bodies' masses and the effectors' own (a consistent mass). */
+  massTimes(x: Float64Array, out: Float64Array): void {
+    massMultiply(this.sys, x, out);
+    const extra = this.massEffectors;
+    for (let i = 0; i < extra.length; i++) extra[i].addMassProduct?.(x, out, 1);
+  }
+
+  /** out = K x with K = −∂f/∂x at the current state, assembled in `matrix` (W is lost). */
+  stiffnessTimes(x: Float64Array, out: Float64Array): void {
+    const m = this.matrix;
+    m.clear();
+    for (const e of this.effectors) e.addPosJacobian(m, -1);
+    m.multiply(x, out);
+  }
+}
