@@ -17,7 +17,7 @@ import type { CompliantContactEffector } from "../contact/compliant";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { CoupledProblems, type OneStepProblem } from "../dynamics/one-step-problem";
 import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
-import { GeneralizedAlphaIntegrator } from "./generalized-alpha";
+import { defaultStepTolerance, GeneralizedAlphaIntegrator } from "./generalized-alpha";
 import type { Integrator, IntegratorMemory } from "./integrator";
 import { MoreauJeanIntegrator } from "./moreau-jean";
 import { NEWMARK_STEP_ERROR, NewmarkIntegrator } from "./newmark";
@@ -72,7 +72,7 @@ export function createIntegrator(
         stepper,
         {
           rhoInfinity: p.rhoInfinity,
-          stepTolerance: p.stepTolerance ?? null,
+          stepTolerance: defaultStepTolerance(p.stepTolerance, p.rhoInfinity),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
         },
