@@ -17,6 +17,8 @@ import { buildSimulation } from "./simulation/build";
 import type { Simulation } from "./simulation/simulation";
 import { parseSnapshot } from "./simulation/snapshot";
 
+/** Generalized-α's error control as a model's settings give it (the default rule). */
+export { defaultStepTolerance } from "./integrators/generalized-alpha";
 export { SnapshotError, type SnapshotIssue } from "./model/state-codec";
 export { buildSimulation, loadModel, ModelError, type ModelIssue } from "./simulation/build";
 export {

@@ -22,7 +22,7 @@
  *    error; it took 3 iterations a step where Newton to 1e-4 took 4).
  */
 import type { ModelInput } from "../../../schemas/model";
-import { loadModel, type Simulation } from "../../../src/engine/index";
+import { defaultStepTolerance, loadModel, type Simulation } from "../../../src/engine/index";
 import type { SceneDesc, Vec3 } from "../scene";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./types";
 
@@ -305,6 +305,14 @@ export const moreauDefaultsEngine: EngineAdapter = {
   create: (scene) => new MoreauInstance(scene, toDefaultsModel(scene)),
 };
 
+/** The variant's error control as the integrator runs it (defaultStepTolerance). */
+function stepToleranceText(v: GeneralizedAlphaVariant): string {
+  const tolerance = defaultStepTolerance(v.stepTolerance, v.rhoInfinity);
+  if (tolerance === null) return "no error control";
+  const given = v.stepTolerance !== undefined ? "" : " (the default)";
+  return `stepTolerance ${tolerance}${given} (steps halved on their error estimate)`;
+}
+
 function generalizedAlphaEngine(v: GeneralizedAlphaVariant): EngineAdapter {
   const defaultRho = v.rhoInfinity === 1 ? " (the default)" : "";
   return {
@@ -312,7 +320,7 @@ function generalizedAlphaEngine(v: GeneralizedAlphaVariant): EngineAdapter {
     version: "moreau (this tree)",
     async init() {},
     method: () =>
-      `generalized-α ρ∞ = ${v.rhoInfinity}${defaultRho}, RATTLE-type joints, ${v.stepTolerance !== undefined ? `stepTolerance ${v.stepTolerance} (steps halved on their error estimate), ` : ""}integrator defaults (Newton to 1e-10, ≤ 25 it., gyroscopic Jacobian)`,
+      `generalized-α ρ∞ = ${v.rhoInfinity}${defaultRho}, RATTLE-type joints, ${stepToleranceText(v)}, integrator defaults (Newton to 1e-10, ≤ 25 it., gyroscopic Jacobian)`,
     create: (scene) =>
       new MoreauInstance(scene, toGeneralizedAlphaModel(scene, v.rhoInfinity, v.stepTolerance)),
   };
