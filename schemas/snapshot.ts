@@ -146,6 +146,16 @@ export const SimulationSnapshot = z
           description:
             "`auto`'s factored CG on fem nodes (factored-pcg.ts): its reused factorization (absent: none yet)",
         }),
+      efforts: z
+        .strictObject({
+          actuators: z.array(z.tuple([Id, z.number()])).max(100_000),
+          limits: z.array(z.tuple([Id, z.number()])).max(100_000),
+        })
+        .optional()
+        .meta({
+          description:
+            "the last step's reported efforts: [actuator id, effort (N·m or N)] and [joint id, limit effort] (State's actuators[].effort and joints[].limitEffort; absent: all 0)",
+        }),
       turns: z
         .array(z.tuple([Id, z.number().int(), z.number()]))
         .max(100_000)

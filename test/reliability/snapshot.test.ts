@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/engine/index";
-import { hangingChain, slidingBoxNsc, springPairNewmark } from "../support/models";
+import { hangingChain, rodPendulum, slidingBoxNsc, springPairNewmark } from "../support/models";
 
 function hashOf(sim: Simulation): string {
   const h = createHash("sha256");
@@ -293,6 +293,79 @@ describe("snapshot → restore → continue is bit-identical", () => {
     // no step since t = 0: no reactions, as in the fresh model
     expect(b.state().joints).toEqual(atStart.joints);
     expect(trace(b, 30)).toEqual(ref);
+  });
+});
+
+describe("a restored simulation reports what the original reports", () => {
+  // The State of a restored simulation equals the original's before any further step:
+  // the reported efforts of the last step (actuators' effort, joints' limitEffort) travel
+  // in memory.efforts (they read 0 until the next step before they did).
+  const cases = [
+    ["moreau-jean, a nonsmooth limit", "moreau-jean", { limits: { lower: -0.5, upper: 0.3 } }],
+    [
+      "newmark, a compliant limit and a position servo",
+      "newmark",
+      {
+        limits: { lower: -0.5, upper: 0.3 },
+        servo: { type: "position", target: 0.6, kp: 50, kd: 2 },
+      },
+    ],
+    [
+      "generalized-alpha, a position servo",
+      "generalized-alpha",
+      { servo: { type: "position", target: 0.6, kp: 50, kd: 2 } },
+    ],
+  ] as const;
+  for (const [name, integrator, extra] of cases)
+    it(`${name}: the whole State, then 50 more steps bit for bit`, () => {
+      const model = rodPendulum({
+        mass: 1.2,
+        length: 0.8,
+        axis: [0, 1, 0],
+        gravity: [0, 0, -9.81],
+        solver: { integrator, dt: 0.005 },
+        ...extra,
+      });
+      const original = loadModel(model);
+      original.step(150);
+      const before = original.state();
+      expect(before.joints.some((j) => j.limitEffort !== 0) || before.actuators.length > 0).toBe(
+        true,
+      );
+      const restored = loadSnapshot(JSON.parse(JSON.stringify(original.snapshot())));
+      expect(restored.state()).toEqual(before);
+      original.step(50);
+      restored.step(50);
+      expect(restored.state()).toEqual(original.state());
+    });
+
+  it("efforts naming what the model lacks are refused at their path", () => {
+    const sim = loadModel(
+      rodPendulum({
+        mass: 1,
+        length: 1,
+        axis: [0, 1, 0],
+        solver: { dt: 0.005 },
+        limits: { lower: -0.1, upper: 0.1 },
+      }),
+    );
+    sim.step(5);
+    const snap = JSON.parse(JSON.stringify(sim.snapshot()));
+    snap.memory.efforts = { actuators: [["nope", 1]], limits: [] };
+    // as an older snapshot without the whole-document checksum, to reach the check
+    delete snap.checksum;
+    expect(() => loadSnapshot(snap)).toThrow(SnapshotError);
+    try {
+      loadSnapshot(snap);
+    } catch (err) {
+      expect((err as SnapshotError).issues[0].path).toEqual([
+        "memory",
+        "efforts",
+        "actuators",
+        0,
+        0,
+      ]);
+    }
   });
 });
 

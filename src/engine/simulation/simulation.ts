@@ -778,6 +778,7 @@ export class Simulation {
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
+      ...(this.hasEfforts() ? { efforts: this.efforts() } : {}),
       ...(this.hasTurns()
         ? {
             turns: this.angles.map(
@@ -811,6 +812,22 @@ export class Simulation {
       contact.importMemory(state.contact);
     this.lastH = 0;
     this.restartRecording(false);
+  }
+
+  private hasEfforts(): boolean {
+    for (const a of this.actuation.actuators) if (a.effort !== 0) return true;
+    for (const q of this.actuation.coordinates.values()) if (q.limitEffort !== 0) return true;
+    return false;
+  }
+
+  /** The last step's reported efforts (state.ts, CapturedState.efforts). */
+  private efforts(): NonNullable<CapturedState["efforts"]> {
+    return {
+      actuators: this.actuation.actuators.map((a) => [a.id, a.effort] as [string, number]),
+      limits: [...this.actuation.coordinates.values()].map(
+        (q) => [q.joint, q.limitEffort] as [string, number],
+      ),
+    };
   }
 
   private hasTurns(): boolean {
@@ -868,6 +885,22 @@ export class Simulation {
             message: issue.message,
           });
     });
+    const efforts = state.efforts ?? { actuators: [], limits: [] };
+    const actuatorsById = new Map(this.actuation.actuators.map((a) => [a.id, a]));
+    efforts.actuators.forEach(([id], i) => {
+      if (!actuatorsById.has(id))
+        issues.push({
+          path: ["memory", "efforts", "actuators", i, 0],
+          message: `unknown actuator "${id}"`,
+        });
+    });
+    efforts.limits.forEach(([id], i) => {
+      if (!this.actuation.coordinates.has(id))
+        issues.push({
+          path: ["memory", "efforts", "limits", i, 0],
+          message: `no joint coordinate "${id}"`,
+        });
+    });
     const turns = state.turns ?? [];
     turns.forEach(([id], i) => {
       if (this.actuation.coordinates.get(id)?.kind !== "angle")
@@ -881,10 +914,16 @@ export class Simulation {
     for (const [id, v] of c.loads)
       this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
     this.pending = c.pending.map((p) => ({ ...p }));
+    for (const a of this.actuation.actuators) a.effort = 0;
     for (const q of this.actuation.coordinates.values()) {
       q.turns = 0;
       q.lastAngle = 0;
+      q.limitEffort = 0;
     }
+    for (const [id, effort] of efforts.actuators)
+      (actuatorsById.get(id) as JointActuator).effort = effort;
+    for (const [id, effort] of efforts.limits)
+      (this.actuation.coordinates.get(id) as JointCoordinate).limitEffort = effort;
     for (const [id, k, angle] of turns) {
       const q = this.actuation.coordinates.get(id);
       if (q) {

@@ -33,6 +33,10 @@
  *    sized by the pattern, absent on the other paths;
  *  - the revolute coordinates' turn counters (angles unwrapped across ±π): each
  *    coordinate's, which its evaluation reads and updates (constraints/joint-coordinate.ts);
+ *  - the last step's reported efforts (actuators' effort, joints' limitEffort): each
+ *    actuator's and coordinate's, computed in the step; no later step reads them, but the
+ *    State reports them until the next step, so a restored simulation reports what the
+ *    original did;
  *  - the run-time inputs in effect and those pending for later steps: the commands are the
  *    actuators' and point forces' own, the queue is the Simulation's schedule (JSON inputs,
  *    not numbers of the dynamics).
@@ -148,6 +152,12 @@ export interface CapturedState {
   contact?: Memory["contact"];
   /** The factored-PCG solver's memory, absent off that path or before its first factor. */
   factorization?: FactorizationMemory;
+  /**
+   * The last step's reported efforts, [actuator id, N·m or N] and [joint id, limit effort]:
+   * what State reports until the next step (kept by the actuators and joint coordinates,
+   * which compute them in the step); absent: all 0.
+   */
+  efforts?: { actuators: [string, number][]; limits: [string, number][] };
   /** [joint id, whole turns, last wrapped angle (rad)]; absent: all 0. */
   turns?: [string, number, number][];
   /** Absent: none. */
@@ -215,6 +225,7 @@ export function encodeState(
             },
           }
         : {}),
+      ...(c.efforts !== undefined ? { efforts: c.efforts } : {}),
       ...(c.turns !== undefined ? { turns: c.turns } : {}),
     },
     ...(c.controls !== undefined ? { controls: c.controls } : {}),
@@ -291,6 +302,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
     matrixBlocks: mem.matrixBlocks,
     ...(mem.contact !== undefined ? { contact: mem.contact } : {}),
     ...(factorization !== undefined ? { factorization } : {}),
+    ...(mem.efforts !== undefined ? { efforts: mem.efforts } : {}),
     ...(mem.turns !== undefined ? { turns: mem.turns } : {}),
     ...(snap.controls !== undefined ? { controls: snap.controls } : {}),
   };
