@@ -13,11 +13,11 @@
  * (report) and applies PATCHes of the contact parameters (update).
  */
 import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
-import type { ContactMemorySpec } from "../../../schemas/snapshot";
 import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import type { CollisionDetector } from "../geometry/collide";
 import type { BodySystem } from "../model/body-system";
+import type { ContactMemory } from "../model/state-codec";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
 import { FemFaceContacts } from "./fem-faces";
@@ -127,11 +127,11 @@ export class ContactModel {
    * contacts are detected again at each step start; the solve-matrix pattern is saved by
    * the simulation).
    */
-  exportMemory(): ContactMemorySpec {
+  exportMemory(): ContactMemory | null {
     return this.nonsmooth ? this.nonsmooth.exportMemory() : null;
   }
 
-  importMemory(memory: ContactMemorySpec): void {
+  importMemory(memory: ContactMemory): void {
     if (this.nonsmooth) this.nonsmooth.importMemory(memory);
   }
 

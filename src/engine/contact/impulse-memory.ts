@@ -4,9 +4,8 @@
  * and by body pair with the contact point for the lookup by proximity. It owns every value
  * it exports, so a snapshot taken right after a restore saves what was restored.
  */
-import type { ContactMemorySpec } from "../../../schemas/snapshot";
 import { grow } from "../math/grow";
-import { decodeFloat64, encodeFloat64, SnapshotError } from "../model/state-codec";
+import { type ContactMemory, SnapshotError } from "../model/state-codec";
 import { KeyTable } from "./key-table";
 
 /**
@@ -16,16 +15,6 @@ import { KeyTable } from "./key-table";
  * flush: an incident vertex on a reference edge is labelled by the sign of round-off).
  */
 export const WARM_START_RADIUS = 1e-3;
-
-/** The impulse memory in a snapshot (Float64 data as base64 bytes). */
-export interface ImpulseMemorySpec {
-  count: number;
-  key: string;
-  bodyA: number[];
-  bodyB: number[];
-  impulse: string;
-  point: string;
-}
 
 /** The contacts remembered, in slots 0..count−1 (3 values per slot for impulse and point). */
 export class ImpulseMemory {
@@ -106,50 +95,34 @@ export class ImpulseMemory {
     return best;
   }
 
-  /** JSON-safe and exact (float64 bytes), for simulation snapshots. */
-  export(): ImpulseMemorySpec {
+  /** Copies of the remembered contacts, for simulation snapshots (the projection's apart). */
+  export(): Omit<ContactMemory, "projection"> {
     const n = this.count;
     return {
       count: n,
-      key: encodeFloat64(this.key.slice(0, n)),
-      bodyA: Array.from(this.bodyA.subarray(0, n)),
-      bodyB: Array.from(this.bodyB.subarray(0, n)),
-      impulse: encodeFloat64(this.impulse.slice(0, 3 * n)),
-      point: encodeFloat64(this.point.slice(0, 3 * n)),
+      key: this.key.slice(0, n),
+      bodyA: this.bodyA.slice(0, n),
+      bodyB: this.bodyB.slice(0, n),
+      impulse: this.impulse.slice(0, 3 * n),
+      point: this.point.slice(0, 3 * n),
     };
   }
 
-  /** Restores what export gave (same model); SnapshotError at memory.contact otherwise. */
-  import(memory: ContactMemorySpec): void {
-    const m = memory as Partial<ImpulseMemorySpec> | null;
-    const n = m?.count;
-    if (
-      !m ||
-      typeof n !== "number" ||
-      !Number.isInteger(n) ||
-      n < 0 ||
-      !Array.isArray(m.bodyA) ||
-      !Array.isArray(m.bodyB) ||
-      m.bodyA.length !== n ||
-      m.bodyB.length !== n ||
-      typeof m.key !== "string" ||
-      typeof m.impulse !== "string" ||
-      typeof m.point !== "string"
-    )
-      throw new SnapshotError([
-        { path: ["memory", "contact"], message: "malformed contact memory" },
-      ]);
-    for (const b of [...m.bodyA, ...m.bodyB])
-      if (!Number.isInteger(b) || b < -1 || b >= this.numBodies)
-        throw new SnapshotError([
-          { path: ["memory", "contact"], message: `body index ${b} out of range` },
-        ]);
-    const key = decodeFloat64(m.key, n, ["memory", "contact", "key"]);
-    const impulse = decodeFloat64(m.impulse, 3 * n, ["memory", "contact", "impulse"]);
-    const point = decodeFloat64(m.point, 3 * n, ["memory", "contact", "point"]);
+  /**
+   * Restores what export gave (same model; the arrays' lengths checked by the decoder);
+   * SnapshotError at memory.contact for a body index this model does not have.
+   */
+  import(m: Omit<ContactMemory, "projection">): void {
+    const n = m.count;
+    for (const bodies of [m.bodyA, m.bodyB])
+      for (const b of bodies)
+        if (b < -1 || b >= this.numBodies)
+          throw new SnapshotError([
+            { path: ["memory", "contact"], message: `body index ${b} out of range` },
+          ]);
     this.begin(n);
-    for (let i = 0; i < n; i++) this.add(key[i], m.bodyA[i], m.bodyB[i], point, i);
-    this.impulse.set(impulse);
+    for (let i = 0; i < n; i++) this.add(m.key[i], m.bodyA[i], m.bodyB[i], m.point, i);
+    this.impulse.set(m.impulse.subarray(0, 3 * n));
   }
 
   private pairKey(a: number, b: number): number {

@@ -49,7 +49,6 @@
  *                  by a pass of their own.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
-import type { ContactMemorySpec } from "../../../schemas/snapshot";
 import {
   ACTIVATION_GAMMA,
   ACTIVATION_TOLERANCE,
@@ -60,7 +59,7 @@ import type { CollisionDetector } from "../geometry/collide";
 import { grow } from "../math/grow";
 import { invertSmall } from "../math/small-dense";
 import type { BodySystem } from "../model/body-system";
-import { SnapshotError } from "../model/state-codec";
+import type { ContactMemory } from "../model/state-codec";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type {
@@ -73,8 +72,8 @@ import { iterationBudget } from "./budget";
 import { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { FemFaceContacts } from "./fem-faces";
-import { ImpulseMemory, type ImpulseMemorySpec } from "./impulse-memory";
-import { ContactProjection, type ProjectionMemorySpec, type ProjectionResult } from "./projection";
+import { ImpulseMemory } from "./impulse-memory";
+import { ContactProjection, type ProjectionResult } from "./projection";
 import type { ContactReport } from "./report";
 import type { PairParameters } from "./setup";
 
@@ -100,12 +99,6 @@ export interface NonsmoothContactStats {
   residual: number;
   /** The last solve met the tolerance (true in a step without active contacts). */
   converged: boolean;
-}
-
-/** The memory of NonsmoothContact in a snapshot: impulses, and the projection's warm start. */
-export interface NonsmoothMemory extends ImpulseMemorySpec {
-  /** absent in snapshots from before the projection had a warm start */
-  projection?: ProjectionMemorySpec;
 }
 
 export class NonsmoothContact implements OneStepProblem {
@@ -493,29 +486,23 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
-   * The warm-start memory as JSON-safe data (for simulation snapshots): per remembered
-   * contact its key, bodies, world impulse and point, and the projection's multipliers,
-   * exact (float64 bytes).
+   * The warm-start memory (copies, for simulation snapshots): per remembered contact its
+   * key, bodies, world impulse and point, and the projection's multipliers.
    */
-  exportMemory(): NonsmoothMemory {
+  exportMemory(): ContactMemory {
     return { ...this.memory.export(), projection: this.projection.exportMemory() };
   }
 
   /**
    * Restores what exportMemory gave (same model): the next step warm-starts exactly as the
    * exporting simulation's would. The last step's contacts are not restored (the State
-   * lists none until the next step). Throws SnapshotError on malformed data.
+   * lists none until the next step). Throws SnapshotError for a body this model lacks.
    */
-  importMemory(memory: ContactMemorySpec): void {
-    if (memory === null || typeof memory !== "object")
-      throw new SnapshotError([
-        { path: ["memory", "contact"], message: "malformed contact memory" },
-      ]);
+  importMemory(memory: ContactMemory): void {
     this.clear();
     this.memory.import(memory);
     this.lastH = 0;
-    const { projection } = memory as Partial<NonsmoothMemory>;
-    if (projection !== undefined) this.projection.importMemory(projection);
+    if (memory.projection !== undefined) this.projection.importMemory(memory.projection);
   }
 
   /**

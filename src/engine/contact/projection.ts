@@ -13,7 +13,7 @@
  */
 import { grow } from "../math/grow";
 import { addPositionIncrement, type BodySystem } from "../model/body-system";
-import { decodeFloat64, encodeFloat64, SnapshotError } from "../model/state-codec";
+import type { ContactMemory } from "../model/state-codec";
 import { PgsSolver } from "../solvers/nonsmooth";
 import { iterationBudget } from "./budget";
 import type { CarriedDetection } from "./carried-detection";
@@ -50,12 +50,8 @@ export interface ProjectionResult {
   converged: boolean;
 }
 
-/** The projection's warm start in a snapshot: position multipliers (kg·m) by contact key. */
-export interface ProjectionMemorySpec {
-  count: number;
-  key: string;
-  mu: string;
-}
+/** The projection's warm start: position multipliers (kg·m) by contact key. */
+export type ProjectionMemory = NonNullable<ContactMemory["projection"]>;
 
 /** Projection passes (gaps, LCP, move) per step at most. */
 export const PROJECTION_PASSES = 10;
@@ -323,31 +319,20 @@ export class ContactProjection {
     this.memCount = n;
   }
 
-  /** The warm start, JSON-safe and exact (float64 bytes), for simulation snapshots. */
-  exportMemory(): ProjectionMemorySpec {
+  /** Copies of the warm start, for simulation snapshots. */
+  exportMemory(): ProjectionMemory {
     return {
       count: this.memCount,
-      key: encodeFloat64(this.memKey.slice(0, this.memCount)),
-      mu: encodeFloat64(this.memMu.slice(0, this.memCount)),
+      key: this.memKey.slice(0, this.memCount),
+      mu: this.memMu.slice(0, this.memCount),
     };
   }
 
-  /** Restores what exportMemory gave; SnapshotError at memory.contact.projection otherwise. */
-  importMemory(p: ProjectionMemorySpec | null): void {
-    const n = p?.count;
-    if (
-      p === null ||
-      typeof n !== "number" ||
-      !Number.isInteger(n) ||
-      n < 0 ||
-      typeof p.key !== "string" ||
-      typeof p.mu !== "string"
-    )
-      throw new SnapshotError([
-        { path: ["memory", "contact", "projection"], message: "malformed projection memory" },
-      ]);
-    const key = decodeFloat64(p.key, n, ["memory", "contact", "projection", "key"]);
-    const mu = decodeFloat64(p.mu, n, ["memory", "contact", "projection", "mu"]);
+  /** Restores what exportMemory gave (its lengths checked by the decoder). */
+  importMemory(p: ProjectionMemory): void {
+    const n = p.count;
+    const key = p.key.subarray(0, n);
+    const mu = p.mu.subarray(0, n);
     this.memKey = grow(this.memKey, n);
     this.memMu = grow(this.memMu, n);
     this.memKey.set(key);

@@ -1,14 +1,14 @@
 /**
- * The exact encoding of state arrays in snapshots and the snapshot's error type: the pieces
- * of the snapshot format that the stages below the simulation (the contact module's
- * warm-start memory) use to save and restore themselves (see src/engine/simulation/snapshot.ts
- * for the format as a whole). Float64 arrays travel as the base64 of their little-endian
- * bytes: a decimal round trip would be exact for finite doubles but loses the sign of −0.
+ * The exact encoding of state arrays in snapshots, the snapshot's error type, and the shape
+ * in which the stages below the simulation (the contact module's warm-start memory) hand
+ * their memory to it: plain typed arrays, which the simulation encodes for the wire
+ * (simulation/state.ts; src/engine/simulation/snapshot.ts for the format as a whole).
+ * Float64 arrays travel as the base64 of their little-endian bytes: a decimal round trip
+ * would be exact for finite doubles but loses the sign of −0.
  */
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
 import { issuesSummary } from "../../../schemas/issues";
-import type { ContactMemorySpec } from "../../../schemas/snapshot";
 
 export interface SnapshotIssue {
   path: (string | number)[];
@@ -24,14 +24,31 @@ export class SnapshotError extends Error {
 }
 
 /**
+ * The nonsmooth contact's warm-start memory (contact/impulse-memory.ts, projection.ts), in
+ * slots 0..count−1: each remembered contact's key, bodies (−1: the ground), world impulse on
+ * body b (N·s, 3 per slot) and point (m, world, 3 per slot); and the position projection's
+ * multipliers (kg·m) by contact key.
+ */
+export interface ContactMemory {
+  count: number;
+  key: Float64Array;
+  bodyA: Int32Array;
+  bodyB: Int32Array;
+  impulse: Float64Array;
+  point: Float64Array;
+  /** absent in snapshots from before the projection had a warm start */
+  projection?: { count: number; key: Float64Array; mu: Float64Array };
+}
+
+/**
  * A part of the engine with step-to-step memory beyond the state arrays (the contact
- * module: warm-start impulses by contact key). exportMemory returns JSON-safe data
- * (Float64 arrays encoded with encodeFloat64 when they must be exact); importMemory takes
- * what exportMemory gave on an object built from the same model.
+ * module: warm-start impulses by contact key). exportMemory returns copies (null: no
+ * memory, compliant contact); importMemory takes what exportMemory gave on an object built
+ * from the same model, its lengths checked by the decoder (simulation/state.ts).
  */
 export interface MemoryExporter {
-  exportMemory(): ContactMemorySpec;
-  importMemory(memory: ContactMemorySpec): void;
+  exportMemory(): ContactMemory | null;
+  importMemory(memory: ContactMemory): void;
 }
 
 export function isMemoryExporter(x: unknown): x is MemoryExporter {

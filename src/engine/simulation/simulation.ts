@@ -808,7 +808,7 @@ export class Simulation {
     this.stepper.matrix.finalize();
     this.stepper.restoreSolverMemory(state.factorization);
     const contact = this.contact;
-    if (state.contact !== undefined && contact && isMemoryExporter(contact))
+    if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);
     this.lastH = 0;
     this.restartRecording(false);

@@ -26,7 +26,9 @@
  *    sparse factorizations, hence their rounding. It is the matrix's structure (its CSR
  *    pattern), not an array of values; the capture lists its off-diagonal blocks;
  *  - the contact module's warm-start memory (impulses by contact key): a table whose size
- *    follows the contacts of the step, owned and exported by the contact module;
+ *    follows the contacts of the step, owned and exported by the contact module as typed
+ *    arrays (model/state-codec.ts ContactMemory), which encodeState writes for the wire
+ *    like the record's own;
  *  - `auto`'s factored CG on fem nodes: the block LDLᵀ factorization it reuses across
  *    steps, saved as the matrix it was computed from (refactored on restore), and the work
  *    counted against the next one (solvers/linear/factored-pcg.ts): the solver's own,
@@ -60,7 +62,13 @@ import {
   type StepStats,
 } from "../integrators/integrator";
 import { BodyState, cloneBodyState, copyBodyState } from "../model/body-system";
-import { decodeFloat64, encodeFloat64, hashFloat64, SnapshotError } from "../model/state-codec";
+import {
+  type ContactMemory,
+  decodeFloat64,
+  encodeFloat64,
+  hashFloat64,
+  SnapshotError,
+} from "../model/state-codec";
 import { type FactorizationMemory, packedBlockCount } from "../solvers/linear/factored-pcg";
 import { finiteOrNull } from "./snapshot";
 
@@ -148,8 +156,11 @@ export interface CapturedState {
   record: SimulationState;
   /** Off-diagonal blocks (bi, bj) reserved in the solve matrix. */
   matrixBlocks: [number, number][];
-  /** The contact module's warm-start memory (JSON-safe), absent without one. */
-  contact?: Memory["contact"];
+  /**
+   * The contact module's warm-start memory (model/state-codec.ts ContactMemory; null:
+   * compliant contact, which keeps none), absent without a contact module.
+   */
+  contact?: ContactMemory | null;
   /** The factored-PCG solver's memory, absent off that path or before its first factor. */
   factorization?: FactorizationMemory;
   /**
@@ -215,7 +226,7 @@ export function encodeState(
       },
       energyReference: s.energyReference,
       matrixBlocks: c.matrixBlocks,
-      ...(c.contact !== undefined ? { contact: c.contact } : {}),
+      ...(c.contact !== undefined ? { contact: encodeContactMemory(c.contact) } : {}),
       ...(c.factorization !== undefined
         ? {
             factorization: {
@@ -300,7 +311,9 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   return {
     record: s,
     matrixBlocks: mem.matrixBlocks,
-    ...(mem.contact !== undefined ? { contact: mem.contact } : {}),
+    ...(mem.contact !== undefined
+      ? { contact: decodeContactMemory(mem.contact, sizes.numBodies) }
+      : {}),
     ...(factorization !== undefined ? { factorization } : {}),
     ...(mem.efforts !== undefined ? { efforts: mem.efforts } : {}),
     ...(mem.turns !== undefined ? { turns: mem.turns } : {}),
@@ -328,4 +341,66 @@ function decodeFactorization(
   if (f.matrix === undefined) return { mode: f.mode, wasted: f.wasted };
   const length = 9 * packedBlockCount(numBlocks, blocks);
   return { mode: f.mode, wasted: f.wasted, matrix: decodeFloat64(f.matrix, length, path) };
+}
+
+/** The contact memory's wire form: float64 arrays as their bytes, body indices as numbers. */
+function encodeContactMemory(m: ContactMemory | null): Memory["contact"] {
+  if (m === null) return null;
+  return {
+    count: m.count,
+    key: encodeFloat64(m.key),
+    bodyA: Array.from(m.bodyA),
+    bodyB: Array.from(m.bodyB),
+    impulse: encodeFloat64(m.impulse),
+    point: encodeFloat64(m.point),
+    ...(m.projection !== undefined
+      ? {
+          projection: {
+            count: m.projection.count,
+            key: encodeFloat64(m.projection.key),
+            mu: encodeFloat64(m.projection.mu),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The contact memory of a validated snapshot, its arrays checked against its counts and
+ * its body indices against the model's (SnapshotError at the offending path).
+ */
+function decodeContactMemory(m: Memory["contact"], numBodies: number): ContactMemory | null {
+  if (m === null || m === undefined) return null;
+  const n = m.count;
+  const path = ["memory", "contact"];
+  const bodies = (list: number[], name: string) => {
+    if (list.length !== n)
+      throw new SnapshotError([
+        { path: [...path, name], message: `expected ${n} body indices, got ${list.length}` },
+      ]);
+    const bad = list.findIndex((b) => b >= numBodies);
+    if (bad >= 0)
+      throw new SnapshotError([
+        { path: [...path, name, bad], message: `body index ${list[bad]} out of range` },
+      ]);
+    return Int32Array.from(list);
+  };
+  const p = m.projection;
+  return {
+    count: n,
+    key: decodeFloat64(m.key, n, [...path, "key"]),
+    bodyA: bodies(m.bodyA, "bodyA"),
+    bodyB: bodies(m.bodyB, "bodyB"),
+    impulse: decodeFloat64(m.impulse, 3 * n, [...path, "impulse"]),
+    point: decodeFloat64(m.point, 3 * n, [...path, "point"]),
+    ...(p !== undefined
+      ? {
+          projection: {
+            count: p.count,
+            key: decodeFloat64(p.key, p.count, [...path, "projection", "key"]),
+            mu: decodeFloat64(p.mu, p.count, [...path, "projection", "mu"]),
+          },
+        }
+      : {}),
+  };
 }
