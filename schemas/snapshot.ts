@@ -146,6 +146,13 @@ export const SimulationSnapshot = z
           description:
             "`auto`'s factored CG on fem nodes (factored-pcg.ts): its reused factorization (absent: none yet)",
         }),
+      previousVelocity: z
+        .strictObject({ h: z.number().positive(), velocity: Float64Base64 })
+        .optional()
+        .meta({
+          description:
+            "the body velocities at the start of the last step (3 per body) and its length (s), which bodyAcceleration sensors difference with (saved with such sensors only; absent: they read 0 until the next step)",
+        }),
       efforts: z
         .strictObject({
           actuators: z.array(z.tuple([Id, z.number()])).max(100_000),

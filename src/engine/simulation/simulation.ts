@@ -778,6 +778,9 @@ export class Simulation {
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
+      ...(this.lastH > 0 && this.model.sensors.some((s) => s.type === "bodyAcceleration")
+        ? { previousVelocity: { h: this.lastH, velocity: this.good.vel.slice() } }
+        : {}),
       ...(this.hasEfforts() ? { efforts: this.efforts() } : {}),
       ...(this.hasTurns()
         ? {
@@ -810,7 +813,10 @@ export class Simulation {
     const contact = this.contact;
     if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);
-    this.lastH = 0;
+    // the bodyAcceleration sensors' previous step (the last good state is retaken by the
+    // next step before anything else reads it)
+    this.lastH = state.previousVelocity?.h ?? 0;
+    if (state.previousVelocity) this.good.vel.set(state.previousVelocity.velocity);
     this.restartRecording(false);
   }
 

@@ -35,6 +35,9 @@
  *    sized by the pattern, absent on the other paths;
  *  - the revolute coordinates' turn counters (angles unwrapped across ±π): each
  *    coordinate's, which its evaluation reads and updates (constraints/joint-coordinate.ts);
+ *  - the velocities at the start of the last step and its length, which bodyAcceleration
+ *    sensors difference with: the Simulation's last good state (a failed step is undone to
+ *    it), saved with such sensors only;
  *  - the last step's reported efforts (actuators' effort, joints' limitEffort): each
  *    actuator's and coordinate's, computed in the step; no later step reads them, but the
  *    State reports them until the next step, so a restored simulation reports what the
@@ -46,9 +49,8 @@
  * multipliers (a failed step is undone to them) and its initial bodies (reset); the
  * positions at the step's start in the stepper and the velocities in the integrators (vt),
  * which a halved step restarts from. None is saved: the start-of-step copies are retaken
- * by every step and the initial bodies are the model's. (The last good velocities also
- * serve the bodyAcceleration sensors as the previous step's, with its length; a restore sets
- * that length to 0, so they read 0 until the next step.)
+ * by every step and the initial bodies are the model's (the last good velocities are
+ * saved when bodyAcceleration sensors read them, above).
  *
  * A continuation is bit-identical only if every value that a later step reads is restored
  * exactly: float64 arrays travel as their bytes (a decimal round trip would be exact for
@@ -169,6 +171,12 @@ export interface CapturedState {
    * which compute them in the step); absent: all 0.
    */
   efforts?: { actuators: [string, number][]; limits: [string, number][] };
+  /**
+   * The body velocities at the start of the last step (m/s, 3 per body) and its length h
+   * (s): what bodyAcceleration sensors difference with (sensors.ts); kept by the Simulation
+   * as its last good state, saved only when the model has such a sensor; absent: none.
+   */
+  previousVelocity?: { h: number; velocity: Float64Array };
   /** [joint id, whole turns, last wrapped angle (rad)]; absent: all 0. */
   turns?: [string, number, number][];
   /** Absent: none. */
@@ -233,6 +241,14 @@ export function encodeState(
               mode: c.factorization.mode,
               wasted: c.factorization.wasted,
               ...(c.factorization.matrix ? { matrix: encodeFloat64(c.factorization.matrix) } : {}),
+            },
+          }
+        : {}),
+      ...(c.previousVelocity !== undefined
+        ? {
+            previousVelocity: {
+              h: c.previousVelocity.h,
+              velocity: encodeFloat64(c.previousVelocity.velocity),
             },
           }
         : {}),
@@ -315,6 +331,18 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
       ? { contact: decodeContactMemory(mem.contact, sizes.numBodies) }
       : {}),
     ...(factorization !== undefined ? { factorization } : {}),
+    ...(mem.previousVelocity !== undefined
+      ? {
+          previousVelocity: {
+            h: mem.previousVelocity.h,
+            velocity: decodeFloat64(mem.previousVelocity.velocity, 3 * sizes.numBodies, [
+              "memory",
+              "previousVelocity",
+              "velocity",
+            ]),
+          },
+        }
+      : {}),
     ...(mem.efforts !== undefined ? { efforts: mem.efforts } : {}),
     ...(mem.turns !== undefined ? { turns: mem.turns } : {}),
     ...(snap.controls !== undefined ? { controls: snap.controls } : {}),
