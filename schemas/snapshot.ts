@@ -146,6 +146,23 @@ export const SimulationSnapshot = z
           description:
             "`auto`'s factored CG on fem nodes (factored-pcg.ts): its reused factorization (absent: none yet)",
         }),
+      contactReport: z
+        .strictObject({
+          count: count(),
+          bodyA: BodyIndices,
+          bodyB: BodyIndices,
+          point: Float64Base64,
+          normal: Float64Base64,
+          gap: Float64Base64,
+          normalForce: Float64Base64,
+          tangentForce: Float64Base64,
+          impulse: Float64Base64,
+        })
+        .optional()
+        .meta({
+          description:
+            "the last step's contacts as the State reports them (src/engine/contact/report.ts: bodies, point, normal, gap, normal force, tangential force, impulse), until the next step; absent: none",
+        }),
       previousVelocity: z
         .strictObject({ h: z.number().positive(), velocity: Float64Base64 })
         .optional()

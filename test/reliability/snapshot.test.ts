@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../schemas/model";
 import { loadModel, loadSnapshot, type Simulation, SnapshotError } from "../../src/engine/index";
 import { hangingChain, rodPendulum, slidingBoxNsc, springPairNewmark } from "../support/models";
 
@@ -349,7 +350,7 @@ describe("a restored simulation reports what the original reports", () => {
         solver: { integrator: "generalized-alpha", dt: 0.005 },
       }),
       sensors: [{ id: "acc", type: "bodyAcceleration", body: "rod" }],
-    } as Parameters<typeof loadModel>[0];
+    } as ModelInput;
     const original = loadModel(model);
     original.step(60);
     const before = original.state();
@@ -366,6 +367,36 @@ describe("a restored simulation reports what the original reports", () => {
     const plain = loadModel({ ...model, sensors: [] });
     plain.step(3);
     expect(JSON.parse(JSON.stringify(plain.snapshot())).memory.previousVelocity).toBeUndefined();
+  });
+
+  it("the last step's contacts are reported right after a restore (nsc and smc)", () => {
+    const ball = (method: "nsc" | "smc", integrator: "moreau-jean" | "newmark"): ModelInput => ({
+      gravity: [0, 0, -9.81],
+      bodies: [
+        {
+          id: "ball",
+          mass: 1,
+          position: [0, 0, 0.1],
+          velocity: [0.3, 0, 0],
+          inertia: [0.004, 0.004, 0.004],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      ],
+      contact: { method, friction: 0.3, restitution: 0 },
+      solver: { integrator, dt: 0.002 },
+    });
+    for (const model of [slidingBoxNsc, ball("nsc", "moreau-jean"), ball("smc", "newmark")]) {
+      const original = loadModel(model);
+      original.step(100);
+      const before = original.state();
+      expect(before.contacts.length).toBeGreaterThan(0);
+      const restored = loadSnapshot(JSON.parse(JSON.stringify(original.snapshot())));
+      expect(restored.state()).toEqual(before);
+      original.step(20);
+      restored.step(20);
+      expect(restored.state()).toEqual(original.state());
+    }
   });
 
   it("efforts naming what the model lacks are refused at their path", () => {

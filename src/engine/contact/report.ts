@@ -36,6 +36,22 @@ export class ContactReport {
     this.impulse = grow(this.impulse, 3 * n);
   }
 
+  /** A copy holding just the reported contacts (a snapshot's, state.ts). */
+  clone(): ContactReport {
+    const c = new ContactReport();
+    const n = this.count;
+    c.count = n;
+    c.bodyA = this.bodyA.slice(0, n);
+    c.bodyB = this.bodyB.slice(0, n);
+    c.point = this.point.slice(0, 3 * n);
+    c.normal = this.normal.slice(0, 3 * n);
+    c.gap = this.gap.slice(0, n);
+    c.normalForce = this.normalForce.slice(0, n);
+    c.tangentForce = this.tangentForce.slice(0, 3 * n);
+    c.impulse = this.impulse.slice(0, 3 * n);
+    return c;
+  }
+
   /** Appends a contact between bodies a and b; the caller fills the arrays at its index. */
   add(a: number, b: number): number {
     const i = this.count++;

@@ -219,6 +219,11 @@ export class Simulation {
   /** The contacts of the state being reported (sensors read them). */
   private reportedContacts: StateOut["contacts"] = [];
   private readonly contactReport = new ContactReport();
+  /**
+   * A restored snapshot's contacts (state.ts, CapturedState.contacts), reported in place of
+   * the contact module's until the next step or change of state; null: the module's.
+   */
+  private restoredContacts: ContactReport | null = null;
   /** The fem bodies (their effectors), in model order. */
   private readonly fem: FemEffector[];
 
@@ -340,6 +345,7 @@ export class Simulation {
       if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
+      this.restoredContacts = null;
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -476,6 +482,7 @@ export class Simulation {
 
   /** After positions or velocities were set from outside: derived data and memories. */
   private stateChanged(): void {
+    this.restoredContacts = null;
     updateDerived(this.system);
     this.integrator.reset();
     for (const q of this.angles) q.track();
@@ -491,6 +498,7 @@ export class Simulation {
 
   /** Back to t = 0 with the model's initial state. */
   reset(): void {
+    this.restoredContacts = null;
     this.restore(this.initial);
     this.record.restart();
     this.lastH = 0;
@@ -584,10 +592,12 @@ export class Simulation {
       velocity: vec3(s.vel, 3 * b),
       angularVelocity: vec3(s.omega, 3 * b),
     }));
-    const kinetic = this.kineticEnergy();
-    const potential = potentialEnergy(this.effectors);
+    // the contacts first: compliant contact re-detects them at this state (compliant.ts,
+    // report), and its elastic energy is then that of the contacts reported
     const contacts = this.contactStates();
     this.reportedContacts = contacts;
+    const kinetic = this.kineticEnergy();
+    const potential = potentialEnergy(this.effectors);
     return {
       time: this.record.time,
       step: this.record.step,
@@ -677,11 +687,18 @@ export class Simulation {
     });
   }
 
+  /** The contacts of the last step (a restored snapshot's until the next step); null: none. */
+  private lastContacts(): ContactReport | null {
+    if (this.restoredContacts !== null) return this.restoredContacts;
+    if (!this.contact) return null;
+    this.contact.report(this.contactReport);
+    return this.contactReport;
+  }
+
   /** The contacts of the State, in the wire format (bodies by id; see ContactReport). */
   private contactStates(): StateOut["contacts"] {
-    if (!this.contact) return [];
-    const r = this.contactReport;
-    this.contact.report(r);
+    const r = this.lastContacts();
+    if (r === null) return [];
     const ids = this.system.ids;
     const name = (b: number) => (b < 0 ? "ground" : ids[b]);
     return Array.from({ length: r.count }, (_, i) => ({
@@ -773,11 +790,14 @@ export class Simulation {
     // which the solver's memory is of an older pattern (none: the next factor starts afresh)
     const matrixBlocks = reservedOffDiagonalBlocks(this.stepper.matrix);
     const factorization = this.stepper.saveSolverMemory();
+    // nonsmooth contact's report is its last solve's (compliant contact re-detects its own)
+    const contacts = this.contact?.nonsmooth ? this.lastContacts() : null;
     return {
       record: this.record.clone(),
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
+      ...(contacts !== null && contacts.count > 0 ? { contacts: contacts.clone() } : {}),
       ...(this.lastH > 0 && this.model.sensors.some((s) => s.type === "bodyAcceleration")
         ? { previousVelocity: { h: this.lastH, velocity: this.good.vel.slice() } }
         : {}),
@@ -817,6 +837,7 @@ export class Simulation {
     // next step before anything else reads it)
     this.lastH = state.previousVelocity?.h ?? 0;
     if (state.previousVelocity) this.good.vel.set(state.previousVelocity.velocity);
+    this.restoredContacts = state.contacts ?? null;
     this.restartRecording(false);
   }
 

@@ -35,6 +35,10 @@
  *    sized by the pattern, absent on the other paths;
  *  - the revolute coordinates' turn counters (angles unwrapped across ±π): each
  *    coordinate's, which its evaluation reads and updates (constraints/joint-coordinate.ts);
+ *  - the last step's contacts as the State reports them with nonsmooth contact: the
+ *    report of its last solve (contact/report.ts), which no later step reads, but the
+ *    State reports until the next step (compliant contact re-detects its contacts at the
+ *    state whenever it reports them: nothing to save);
  *  - the velocities at the start of the last step and its length, which bodyAcceleration
  *    sensors difference with: the Simulation's last good state (a failed step is undone to
  *    it), saved with such sensors only;
@@ -57,6 +61,7 @@
  * finite doubles but loses the sign of −0).
  */
 import type { SimulationSnapshotSpec } from "../../../schemas/snapshot";
+import { ContactReport } from "../contact/report";
 import {
   emptyStepStats,
   IntegratorMemory,
@@ -172,6 +177,11 @@ export interface CapturedState {
    */
   efforts?: { actuators: [string, number][]; limits: [string, number][] };
   /**
+   * The last step's contacts as the State reports them (contact/report.ts), kept by the
+   * nonsmooth contact module; absent: none.
+   */
+  contacts?: ContactReport;
+  /**
    * The body velocities at the start of the last step (m/s, 3 per body) and its length h
    * (s): what bodyAcceleration sensors difference with (sensors.ts); kept by the Simulation
    * as its last good state, saved only when the model has such a sensor; absent: none.
@@ -244,6 +254,7 @@ export function encodeState(
             },
           }
         : {}),
+      ...(c.contacts !== undefined ? { contactReport: encodeContactReport(c.contacts) } : {}),
       ...(c.previousVelocity !== undefined
         ? {
             previousVelocity: {
@@ -331,6 +342,9 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
       ? { contact: decodeContactMemory(mem.contact, sizes.numBodies) }
       : {}),
     ...(factorization !== undefined ? { factorization } : {}),
+    ...(mem.contactReport !== undefined
+      ? { contacts: decodeContactReport(mem.contactReport, sizes.numBodies) }
+      : {}),
     ...(mem.previousVelocity !== undefined
       ? {
           previousVelocity: {
@@ -401,18 +415,7 @@ function decodeContactMemory(m: Memory["contact"], numBodies: number): ContactMe
   if (m === null || m === undefined) return null;
   const n = m.count;
   const path = ["memory", "contact"];
-  const bodies = (list: number[], name: string) => {
-    if (list.length !== n)
-      throw new SnapshotError([
-        { path: [...path, name], message: `expected ${n} body indices, got ${list.length}` },
-      ]);
-    const bad = list.findIndex((b) => b >= numBodies);
-    if (bad >= 0)
-      throw new SnapshotError([
-        { path: [...path, name, bad], message: `body index ${list[bad]} out of range` },
-      ]);
-    return Int32Array.from(list);
-  };
+  const bodies = (list: number[], name: string) => bodyIndices(list, n, numBodies, [...path, name]);
   const p = m.projection;
   return {
     count: n,
@@ -431,4 +434,51 @@ function decodeContactMemory(m: Memory["contact"], numBodies: number): ContactMe
         }
       : {}),
   };
+}
+
+/** Body indices of a snapshot checked against the model: n of them, each −1 ≤ b < numBodies. */
+function bodyIndices(list: number[], n: number, numBodies: number, path: string[]): Int32Array {
+  if (list.length !== n)
+    throw new SnapshotError([{ path, message: `expected ${n} body indices, got ${list.length}` }]);
+  const bad = list.findIndex((b) => b >= numBodies);
+  if (bad >= 0)
+    throw new SnapshotError([
+      { path: [...path, bad], message: `body index ${list[bad]} out of range` },
+    ]);
+  return Int32Array.from(list);
+}
+
+/** The contact report's wire form (float64 arrays as their bytes). */
+function encodeContactReport(r: ContactReport): NonNullable<Memory["contactReport"]> {
+  return {
+    count: r.count,
+    bodyA: Array.from(r.bodyA),
+    bodyB: Array.from(r.bodyB),
+    point: encodeFloat64(r.point),
+    normal: encodeFloat64(r.normal),
+    gap: encodeFloat64(r.gap),
+    normalForce: encodeFloat64(r.normalForce),
+    tangentForce: encodeFloat64(r.tangentForce),
+    impulse: encodeFloat64(r.impulse),
+  };
+}
+
+/** The contact report of a validated snapshot, checked (SnapshotError at its paths). */
+function decodeContactReport(
+  m: NonNullable<Memory["contactReport"]>,
+  numBodies: number,
+): ContactReport {
+  const n = m.count;
+  const path = ["memory", "contactReport"];
+  const r = new ContactReport();
+  r.count = n;
+  r.bodyA = bodyIndices(m.bodyA, n, numBodies, [...path, "bodyA"]);
+  r.bodyB = bodyIndices(m.bodyB, n, numBodies, [...path, "bodyB"]);
+  r.point = decodeFloat64(m.point, 3 * n, [...path, "point"]);
+  r.normal = decodeFloat64(m.normal, 3 * n, [...path, "normal"]);
+  r.gap = decodeFloat64(m.gap, n, [...path, "gap"]);
+  r.normalForce = decodeFloat64(m.normalForce, n, [...path, "normalForce"]);
+  r.tangentForce = decodeFloat64(m.tangentForce, 3 * n, [...path, "tangentForce"]);
+  r.impulse = decodeFloat64(m.impulse, 3 * n, [...path, "impulse"]);
+  return r;
 }
