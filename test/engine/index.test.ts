@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import * as engine from "../../src/engine/index";
 import { loadModel, loadSnapshot, SnapshotError } from "../../src/engine/index";
+import { unitTetFem } from "../support/fem";
 import { springParticle } from "../support/models";
 
 describe("loadSnapshot", () => {
@@ -20,19 +21,7 @@ describe("loadSnapshot", () => {
   });
 
   it("a snapshot whose model is refused is a SnapshotError under [model]", () => {
-    const tet = {
-      id: "tet",
-      nodes: [
-        [0, 0, 0],
-        [1, 0, 0],
-        [0, 1, 0],
-        [0, 0, 1],
-      ],
-      elements: [[0, 1, 2, 3]],
-      density: 600,
-      youngModulus: 1e6,
-    };
-    const sim = loadModel({ bodies: [{ id: "plate", fixed: true }], fem: [tet] });
+    const sim = loadModel({ bodies: [{ id: "plate", fixed: true }], fem: [unitTetFem()] });
     const { checksum: _dropped, ...snap } = JSON.parse(JSON.stringify(sim.snapshot()));
     // its fourth node moved into the plane of the others: a flat element (the model schema
     // checks the volume the build needs, so the error comes with its path)

@@ -32,10 +32,26 @@ function trace(sim: Simulation, steps: number): string[] {
   return out;
 }
 
-/** Runs `before` steps, snapshots through JSON text, and returns the restored copy. */
+/** Snapshots sim through JSON text and returns the restored copy. */
 function roundTrip(sim: Simulation): Simulation {
   const text = JSON.stringify(sim.snapshot());
   return loadSnapshot(JSON.parse(text));
+}
+
+/**
+ * The copy restored from original (roundTrip) has exactly the State `before` read from the
+ * original, and after `steps` more steps of each, the original's State again.
+ */
+function expectRestoredContinues(
+  original: Simulation,
+  before: ReturnType<Simulation["state"]>,
+  steps: number,
+): void {
+  const restored = roundTrip(original);
+  expect(restored.state()).toEqual(before);
+  original.step(steps);
+  restored.step(steps);
+  expect(restored.state()).toEqual(original.state());
 }
 
 /** A three-link chain on revolute joints, the first driven by a motor. */
@@ -333,11 +349,7 @@ describe("a restored simulation reports what the original reports", () => {
       expect(before.joints.some((j) => j.limitEffort !== 0) || before.actuators.length > 0).toBe(
         true,
       );
-      const restored = loadSnapshot(JSON.parse(JSON.stringify(original.snapshot())));
-      expect(restored.state()).toEqual(before);
-      original.step(50);
-      restored.step(50);
-      expect(restored.state()).toEqual(original.state());
+      expectRestoredContinues(original, before, 50);
     });
 
   it("a bodyAcceleration sensor reads the same right after a restore (the last step's velocities travel)", () => {
@@ -391,11 +403,7 @@ describe("a restored simulation reports what the original reports", () => {
       original.step(100);
       const before = original.state();
       expect(before.contacts.length).toBeGreaterThan(0);
-      const restored = loadSnapshot(JSON.parse(JSON.stringify(original.snapshot())));
-      expect(restored.state()).toEqual(before);
-      original.step(20);
-      restored.step(20);
-      expect(restored.state()).toEqual(original.state());
+      expectRestoredContinues(original, before, 20);
     }
   });
 

@@ -5,9 +5,11 @@
  *
  * - mulberry32: the generator of the tests and of the benchmark scenes' draws
  *   (bench/compare/scene.ts imports it; test/bench/scenes.test.ts replays their order).
- * - minstd: kept for the two tests whose random data were drawn from it (the block matrix
- *   entries of test/engine/math/block-matrix.test.ts, the pile of test/engine/contact/projection.test.ts);
+ * - minstd: kept for the tests whose random data were drawn from it (the block matrix
+ *   entries of test/engine/math/block-matrix.test.ts, the pile of test/engine/contact/projection.test.ts,
+ *   the point clouds of test/engine/geometry/hull.test.ts and pairs/convex.test.ts);
  *   a test that is not tied to its exact sequence should use mulberry32.
+ * - gaussian: a standard normal number from either generator (Box–Muller).
  */
 
 /**
@@ -36,4 +38,12 @@ export function minstd(seed: number): () => number {
     s = (s * 16807) % 2147483647;
     return s / 2147483647;
   };
+}
+
+/**
+ * A standard normal number from two uniform numbers of r in [0, 1), drawn in that order
+ * (Box–Muller: √(−2 ln(1 − u₁)) cos(2π u₂); 1 − u₁ > 0 keeps the logarithm finite).
+ */
+export function gaussian(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
 }

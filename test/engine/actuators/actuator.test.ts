@@ -17,9 +17,8 @@ import { createActuation } from "../../../src/engine/actuators/build";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
 import { csrToDense } from "../../../src/engine/math/csr";
 import { clearForces } from "../../../src/engine/model/body-system";
-import { hangingChain } from "../../support/models";
 import { denseJacobian } from "../forces/jacobian-check";
-import { hinge, setHinge, systemOf } from "./hinge";
+import { hinge, setHinge, twoLinkHinges } from "./hinge";
 
 /** The dense 6×6 Jacobian of the rod, with only (ω_y, ω_y) expected non-zero. */
 function onlyYawEntry(d: Float64Array, value: number) {
@@ -105,15 +104,7 @@ describe("JointActuator Jacobians", () => {
 
 describe("addGeneralizedEffort, reserveCoordinateBlocks, addCoordinateOuter between two bodies", () => {
   it("τ ŷ on b, −τ ŷ on a; c g gᵀ with g = (0, −ŷ; 0, ŷ) over both blocks", () => {
-    const chain = hangingChain({
-      joints: [
-        { type: "revolute", axis: [0, 1, 0] },
-        { type: "revolute", axis: [0, 1, 0] },
-      ],
-      mass: 1,
-      inertia: [0.1, 0.2, 0.3],
-    });
-    const { system, spec } = systemOf({ gravity: [0, 0, 0], ...chain });
+    const { system, spec } = twoLinkHinges();
     const q = createActuation(spec.joints, [], system).coordinates.get("j1");
     if (q === undefined) throw new Error("no coordinate for j1");
     q.evaluate(); // its Jacobian g at the current configuration

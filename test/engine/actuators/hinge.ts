@@ -8,7 +8,7 @@
 import { Model, type ModelInput, type ModelSpec } from "../../../schemas/model";
 import { type Actuation, createActuation } from "../../../src/engine/actuators/build";
 import { BodySystem, updateDerived } from "../../../src/engine/model/body-system";
-import { rodPendulum } from "../../support/models";
+import { hangingChain, rodPendulum } from "../../support/models";
 import { axisAngle, rotate } from "../../support/quat";
 import { rigid } from "../forces/jacobian-check";
 
@@ -42,6 +42,24 @@ export function systemOf(model: ModelInput): { system: BodySystem; spec: ModelSp
     });
   });
   return { system: new BodySystem(bodies), spec };
+}
+
+/**
+ * Two links of 1 kg, principal inertias (0.1, 0.2, 0.3) kg·m² (the second link's I_yy
+ * `secondIyy`), hanging from the ground by hinges j0 and j1 about y, without gravity: the
+ * model and its body system (systemOf).
+ */
+export function twoLinkHinges(secondIyy = 0.2): { system: BodySystem; spec: ModelSpec } {
+  const chain = hangingChain({
+    joints: [
+      { type: "revolute", axis: [0, 1, 0] },
+      { type: "revolute", axis: [0, 1, 0] },
+    ],
+    mass: 1,
+    inertia: [0.1, 0.2, 0.3],
+  });
+  chain.bodies[1].inertia = [0.1, secondIyy, 0.3];
+  return systemOf({ gravity: [0, 0, 0], ...chain });
 }
 
 /** The rod turned by θ (rad) about y around the pivot, turning at θ̇ (rad/s). */

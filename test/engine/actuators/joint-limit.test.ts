@@ -15,9 +15,8 @@ import {
   DEFAULT_PERIOD,
 } from "../../../src/engine/actuators/joint-limit";
 import { clearForces } from "../../../src/engine/model/body-system";
-import { hangingChain } from "../../support/models";
 import { denseJacobian } from "../forces/jacobian-check";
-import { hinge, I_CENTRE, setHinge, systemOf } from "./hinge";
+import { hinge, I_CENTRE, setHinge, twoLinkHinges } from "./hinge";
 
 const K = 100;
 const C = 4;
@@ -86,16 +85,7 @@ describe("CompliantJointLimit", () => {
 
 describe("coordinateInertia", () => {
   it("a hinge between two links about y: 1/(1/I_a + 1/I_b) with the links' I_yy", () => {
-    const chain = hangingChain({
-      joints: [
-        { type: "revolute", axis: [0, 1, 0] },
-        { type: "revolute", axis: [0, 1, 0] },
-      ],
-      mass: 1,
-      inertia: [0.1, 0.2, 0.3],
-    });
-    chain.bodies[1].inertia = [0.1, 0.6, 0.3];
-    const { system, spec } = systemOf({ gravity: [0, 0, 0], ...chain });
+    const { system, spec } = twoLinkHinges(0.6);
     const { coordinates } = createActuation(spec.joints, [], system);
     const q1 = coordinates.get("j1");
     const q0 = coordinates.get("j0");

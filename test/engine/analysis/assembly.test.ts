@@ -43,10 +43,12 @@ import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { projectPositions } from "../../../src/engine/constraints/project";
 import { csrToDense } from "../../../src/engine/math/csr";
 import { addPositionIncrement, BodySystem } from "../../../src/engine/model/body-system";
+import { bodyInit } from "../../support/body-init";
+import { solveDense } from "../../support/dense-solve";
 import { sphericalChain } from "../../support/models";
 import { modelSystem } from "../../support/system";
 import { assemble } from "./analyse";
-import { type SliderCrankSolution, sliderCrank, solveDense } from "./slider-crank-fixture";
+import { type SliderCrankSolution, sliderCrank } from "./slider-crank-fixture";
 import {
   buildSliderCrank,
   defaultOptions,
@@ -391,17 +393,11 @@ describe("door on two coaxial hinges", () => {
     const m = 12;
     const z0 = 0.35; // centre of mass height on the axis (hinges at z = 0 and z = 1)
     const sys = new BodySystem([
-      {
-        id: "door",
-        kind: "rigid",
-        fixed: false,
+      bodyInit("door", "rigid", {
         mass: m,
         inertia: [2, 0, 0, 0, 1.5, 0, 0, 0, 0.8],
         position: [0, 0, z0],
-        orientation: [1, 0, 0, 0],
-        velocity: [0, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
+      }),
     ]);
     const hinge = (id: string, z: number): JointSpec => ({
       id,
@@ -496,17 +492,10 @@ describe("active nonsmooth contacts", () => {
   it("the analysis is not performed: UNSUPPORTED_CONTACTS naming the count, the state untouched", () => {
     // a pendulum bob off its link length: a position analysis would move it
     const sys = new BodySystem([
-      {
-        id: "bob",
-        kind: "particle",
-        fixed: false,
-        mass: 1,
-        inertia: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+      bodyInit("bob", "particle", {
         position: [0.3, -1.2, 0],
-        orientation: [1, 0, 0, 0],
         velocity: [1, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
+      }),
     ]);
     const link: JointSpec = {
       id: "link",

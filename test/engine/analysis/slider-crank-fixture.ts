@@ -22,6 +22,7 @@
  *   slider  m₃ a₃ = F₃ + (P, N₄) + m₃g
  * (u × F = u_x F_y − u_y F_x): 8 equations for F₁, F₂, F₃, N₄ and τ (or P).
  */
+import { solveDense } from "../../support/dense-solve";
 
 export const R = 0.1;
 export const L = 0.3;
@@ -61,28 +62,6 @@ export interface SliderCrankSolution {
   P: number;
   /** Crank drive torque about +z (N·m). */
   tau: number;
-}
-
-/** Gaussian elimination with partial pivoting (dense, small). */
-export function solveDense(a: number[][], b: number[]): number[] {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i]]);
-  for (let k = 0; k < n; k++) {
-    let p = k;
-    for (let i = k + 1; i < n; i++) if (Math.abs(m[i][k]) > Math.abs(m[p][k])) p = i;
-    [m[k], m[p]] = [m[p], m[k]];
-    for (let i = k + 1; i < n; i++) {
-      const f = m[i][k] / m[k][k];
-      for (let j = k; j <= n; j++) m[i][j] -= f * m[k][j];
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let i = n - 1; i >= 0; i--) {
-    let s = m[i][n];
-    for (let j = i + 1; j < n; j++) s -= m[i][j] * x[j];
-    x[i] = s / m[i][i];
-  }
-  return x;
 }
 
 /**
@@ -138,62 +117,48 @@ export function sliderCrank(
   // Unknowns: [F1x, F1y, F2x, F2y, F3x, F3y, N4, effort] with effort = τ or P.
   // u × F = u_x F_y − u_y F_x: the coefficients of (F_x, F_y).
   const cross = (u: number[]) => ({ fx: -u[1], fy: u[0] });
-  const oc1 = [-crank.x[0], -crank.x[1]];
-  const ac1 = [A[0] - crank.x[0], A[1] - crank.x[1]];
-  const ac2 = [A[0] - rod.x[0], A[1] - rod.x[1]];
-  const bc2 = [B[0] - rod.x[0], B[1] - rod.x[1]];
   const z = () => new Array<number>(8).fill(0);
   const rows: number[][] = [];
   const rhs: number[] = [];
-  // crank x, y
-  let e = z();
-  e[0] = 1;
-  e[2] = -1;
-  rows.push(e);
-  rhs.push(M1 * crank.a[0]);
-  e = z();
-  e[1] = 1;
-  e[3] = -1;
-  rows.push(e);
-  rhs.push(M1 * crank.a[1] + M1 * G);
-  // crank rotation: I1 α = τ + (O−c1)×F1 − (A−c1)×F2
-  e = z();
-  {
-    const c1 = cross(oc1);
-    e[0] = c1.fx;
-    e[1] = c1.fy;
-    const c2 = cross(ac1);
-    e[2] = -c2.fx;
-    e[3] = -c2.fy;
-    if (drive === "crank") e[7] = 1;
-  }
-  rows.push(e);
-  rhs.push(I1 * alpha);
-  // rod x, y
-  e = z();
-  e[2] = 1;
-  e[4] = -1;
-  rows.push(e);
-  rhs.push(M2 * rod.a[0]);
-  e = z();
-  e[3] = 1;
-  e[5] = -1;
-  rows.push(e);
-  rhs.push(M2 * rod.a[1] + M2 * G);
-  // rod rotation: I2 β̈ = (A−c2)×F2 − (B−c2)×F3
-  e = z();
-  {
-    const c1 = cross(ac2);
-    e[2] = c1.fx;
-    e[3] = c1.fy;
-    const c2 = cross(bc2);
-    e[4] = -c2.fx;
-    e[5] = -c2.fy;
-  }
-  rows.push(e);
-  rhs.push(I2 * bdd);
+  /**
+   * Newton–Euler rows of a link between its joint force F_in (unknowns 2·fin, 2·fin + 1,
+   * acting at p_in) and the reaction −F_out (unknowns 2·fout, …, at p_out):
+   *   m a_x = F_in,x − F_out,x,  m a_y + m g = F_in,y − F_out,y,
+   *   I α = (p_in − c)×F_in − (p_out − c)×F_out (+ τ, unknown 7, when `torque`).
+   */
+  const linkRows = (
+    body: PlanarBody,
+    mass: number,
+    inertia: number,
+    fin: number,
+    pIn: readonly number[],
+    fout: number,
+    pOut: readonly number[],
+    torque: boolean,
+  ) => {
+    for (let axis = 0; axis < 2; axis++) {
+      const e = z();
+      e[2 * fin + axis] = 1;
+      e[2 * fout + axis] = -1;
+      rows.push(e);
+      rhs.push(mass * body.a[axis] + (axis === 1 ? mass * G : 0));
+    }
+    const e = z();
+    const cIn = cross([pIn[0] - body.x[0], pIn[1] - body.x[1]]);
+    const cOut = cross([pOut[0] - body.x[0], pOut[1] - body.x[1]]);
+    e[2 * fin] = cIn.fx;
+    e[2 * fin + 1] = cIn.fy;
+    e[2 * fout] = -cOut.fx;
+    e[2 * fout + 1] = -cOut.fy;
+    if (torque) e[7] = 1;
+    rows.push(e);
+    rhs.push(inertia * body.alpha);
+  };
+  // crank: F1 at O, F2 at A, the motor torque when it drives; rod: F2 at A, F3 at B
+  linkRows(crank, M1, I1, 0, [0, 0], 1, A, drive === "crank");
+  linkRows(rod, M2, I2, 1, A, 2, B, false);
   // slider x: m3 a = F3x + P ; y: m3 a_y = F3y + N4 − m3 g
-  e = z();
+  let e = z();
   e[4] = 1;
   if (drive === "slider") e[7] = 1;
   rows.push(e);

@@ -9,8 +9,8 @@ import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import type { MassSchurComplement } from "../../../src/engine/constraints/schur";
 import { type CsrMatrix, csrToDense } from "../../../src/engine/math/csr";
 import { BodyKind, type BodySystem } from "../../../src/engine/model/body-system";
+import { solveDense } from "../../support/dense-solve";
 import { mulberry32 } from "../../support/random";
-import { solveDense } from "../analysis/slider-crank-fixture";
 import { randomBody, system } from "./helpers";
 
 /** With `weld` the set is over-determined (R2 fixed twice), without it regular. */

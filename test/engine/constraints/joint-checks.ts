@@ -2,6 +2,8 @@
  * Checks shared by the joint and motor test files (spherical, revolute, prismatic, fixed,
  * distance, motor, pair-constraint .test.ts), each of which runs them for its own type.
  *
+ * testJoint registers both for one joint type.
+ *
  * 1. What a joint allows and forbids, checked on the motions themselves (independently of
  *    the row formulas): at the model pose C = 0; every rigid motion of the pair as a whole
  *    satisfies G u = 0; the joint's own relative freedom satisfies G u = 0 (asserted by
@@ -15,7 +17,7 @@
  *      dC/dτ = Cq u + Ct,    d²C/dτ² = Cq u̇ + (d/dt Cq) u + Ctt = −Qc    (u̇ = 0).
  *    Central differences with Richardson extrapolation (O(h⁴)) give both derivatives.
  */
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { JointSpec, MotorSpec, TimeFunctionSpec } from "../../../schemas/model";
 import { createConstraints } from "../../../src/engine/constraints/build";
 import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
@@ -278,4 +280,35 @@ export function expectDerivativesMatchDifferences(ci: number): void {
     for (let i = 0; i < m; i++)
       expect(Math.abs((cp[i] - cm[i]) / 2e-4 - tmp[i])).toBeLessThan(1e-6 * (1 + Math.abs(tmp[i])));
   }
+}
+
+/**
+ * The tests of one joint type (spherical, revolute, prismatic, fixed, distance .test.ts):
+ * for 5 random pairs, expectAssembled with `rank` rows, then the joint's own allowed and
+ * forbidden relative motions (expectMotions, titled `kinematicsTitle`); and one finite-
+ * difference test (expectDerivativesMatchDifferences) per undriven DERIVATIVE_CASES case
+ * of that type.
+ */
+export function testJoint(
+  type: JointType,
+  rank: number,
+  kinematicsTitle: string,
+  expectMotions: (pair: ReturnType<typeof assembledPair>) => void,
+): void {
+  describe(`${type} joint kinematics`, () => {
+    it(kinematicsTitle, () => {
+      for (let seed = 1; seed <= 5; seed++) {
+        const pair = assembledPair(type, seed);
+        expectAssembled(pair, rank);
+        expectMotions(pair);
+      }
+    });
+  });
+
+  describe(`${type} Jacobian, Ct and Qc vs finite differences along random motions`, () => {
+    DERIVATIVE_CASES.forEach((c, ci) => {
+      if (c.type === type && c.drive === undefined)
+        it(caseLabel(c), () => expectDerivativesMatchDifferences(ci));
+    });
+  });
 }

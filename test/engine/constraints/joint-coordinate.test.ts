@@ -18,21 +18,15 @@ import { describe, expect, it } from "vitest";
 import { createJointCoordinate } from "../../../src/engine/constraints/joint-coordinate";
 import { loadModel } from "../../../src/engine/index";
 import { BodySystem, updateDerived } from "../../../src/engine/model/body-system";
+import { bodyInit } from "../../support/body-init";
 
 /** One body at the origin (rigid, or a particle) for a joint to ground. */
 function oneBody(kind: "rigid" | "particle") {
   return new BodySystem([
-    {
-      id: "A",
-      kind,
-      fixed: false,
+    bodyInit("A", kind, {
       mass: 2,
       inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
-      position: [0, 0, 0],
-      orientation: [1, 0, 0, 0],
-      velocity: [0, 0, 0],
-      angularVelocity: [0, 0, 0],
-    },
+    }),
   ]);
 }
 

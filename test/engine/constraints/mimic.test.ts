@@ -173,6 +173,29 @@ function coordinate(s: ReturnType<ReturnType<typeof loadModel>["state"]>, id: st
   return j.coordinates[0];
 }
 
+/**
+ * 1500 steps (3 s at dt = 2 ms) of sim: the largest |q_mimic − m q_driven − o| and the
+ * largest |q_driven| seen after each step.
+ */
+function holdCoupling(
+  sim: ReturnType<typeof loadModel>,
+  driven: string,
+  mimic: string,
+  multiplier: number,
+  offset: number,
+): { worst: number; travel: number } {
+  let worst = 0;
+  let travel = 0;
+  for (let n = 0; n < 1500; n++) {
+    sim.step(1);
+    const s = sim.state();
+    const q1 = coordinate(s, driven);
+    worst = Math.max(worst, Math.abs(coordinate(s, mimic) - multiplier * q1 - offset));
+    travel = Math.max(travel, Math.abs(q1));
+  }
+  return { worst, travel };
+}
+
 describe("two-finger gripper (s2 = −s1)", () => {
   it("holds the coupling to 1e-8 for 3 s while a PD servo moves finger 1", () => {
     const sim = loadModel(
@@ -187,15 +210,7 @@ describe("two-finger gripper (s2 = −s1)", () => {
         },
       ]),
     );
-    let worst = 0;
-    let travel = 0;
-    for (let n = 0; n < 1500; n++) {
-      sim.step(1);
-      const s = sim.state();
-      const q1 = coordinate(s, "s1");
-      worst = Math.max(worst, Math.abs(coordinate(s, "s2") + q1));
-      travel = Math.max(travel, Math.abs(q1));
-    }
+    const { worst, travel } = holdCoupling(sim, "s1", "s2", -1, 0);
     expect(travel).toBeGreaterThan(0.01); // it did move
     expect(worst).toBeLessThan(1e-8);
   });
@@ -270,27 +285,14 @@ describe("revolute pair (q2 = 2 q1 + 0.1)", () => {
         },
       ]),
     );
-    let worst = 0;
-    let travel = 0;
-    for (let n = 0; n < 1500; n++) {
-      sim.step(1);
-      const s = sim.state();
-      const q1 = coordinate(s, "j1");
-      travel = Math.max(travel, Math.abs(q1));
-      worst = Math.max(worst, Math.abs(coordinate(s, "j2") - 2 * q1 - 0.1));
-    }
+    const { worst, travel } = holdCoupling(sim, "j1", "j2", 2, 0.1);
     expect(travel).toBeGreaterThan(0.3);
     expect(worst).toBeLessThan(1e-8);
   });
 
   it("follows whole turns: unwrapped angles keep q2 = 2 q1 + 0.1 past ±π", () => {
     const sim = loadModel(pair([{ id: "spin", joint: "j1", type: "velocity", target: 6, kv: 50 }]));
-    let worst = 0;
-    for (let n = 0; n < 1500; n++) {
-      sim.step(1);
-      const s = sim.state();
-      worst = Math.max(worst, Math.abs(coordinate(s, "j2") - 2 * coordinate(s, "j1") - 0.1));
-    }
+    const { worst } = holdCoupling(sim, "j1", "j2", 2, 0.1);
     const q1 = coordinate(sim.state(), "j1");
     expect(q1).toBeGreaterThan(2 * Math.PI); // more than a turn
     expect(worst).toBeLessThan(1e-8);

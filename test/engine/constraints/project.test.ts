@@ -23,10 +23,10 @@ import {
   PositionSnapshot,
   setVelocity,
 } from "../../../src/engine/model/body-system";
+import { solveDense } from "../../support/dense-solve";
 import { sphericalChain } from "../../support/models";
 import { mulberry32 } from "../../support/random";
 import { modelSystem } from "../../support/system";
-import { solveDense } from "../analysis/slider-crank-fixture";
 import { denseG, denseMass, massSolveCols, matmul, scene, transpose } from "./dense-scene";
 
 /**

@@ -31,6 +31,7 @@ import {
   restorePositions,
   setVelocity,
 } from "../../../src/engine/model/body-system";
+import { bodyInit } from "../../support/body-init";
 import { axisAngle } from "../../support/quat";
 import { settleOnFloor } from "./helpers";
 
@@ -102,17 +103,14 @@ describe("compliant contact Jacobians", () => {
     const h = [0.2, 0.15, 0.1] as const;
     const q = axisAngle([1, 0.3, 0], 0.02);
     const sys = new BodySystem([
-      {
-        id: "box",
-        kind: "rigid",
-        fixed: false,
+      bodyInit("box", "rigid", {
         mass: 2,
         inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
         position: [0.01, -0.02, 0.1 - 0.0015],
         orientation: q,
         velocity: [0.02, -0.01, -0.01],
         angularVelocity: [0.1, -0.2, 0.05],
-      },
+      }),
     ]);
     const det = new CollisionDetector(
       [
@@ -141,28 +139,20 @@ describe("compliant contact Jacobians", () => {
 
   it("sphere pressed into a rotating box (Hertz, d from the step rule varies with δ)", () => {
     const sys = new BodySystem([
-      {
-        id: "box",
-        kind: "rigid",
-        fixed: false,
+      bodyInit("box", "rigid", {
         mass: 3,
         inertia: [0.05, 0, 0, 0, 0.06, 0, 0, 0, 0.07],
-        position: [0, 0, 0],
         orientation: axisAngle([0.2, 1, 0.1], 0.05),
         velocity: [0.01, 0.02, -0.03],
         angularVelocity: [0.3, -0.1, 0.2],
-      },
-      {
-        id: "ball",
-        kind: "rigid",
-        fixed: false,
+      }),
+      bodyInit("ball", "rigid", {
         mass: 0.5,
         inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
         position: [0.07, -0.04, 0.1 + 0.05 - 0.0032 - 0.0025],
-        orientation: [1, 0, 0, 0],
         velocity: [0.05, 0, -0.02],
         angularVelocity: [1, 2, -1],
-      },
+      }),
     ]);
     const det = new CollisionDetector(
       [

@@ -179,77 +179,54 @@ describe("cylinder dropped on a box and on a capsule comes to rest (NSC)", () =>
     sim.step(Math.round(seconds / 0.005));
     return sim;
   }
-
-  it("standing, dropped 5 cm onto a box face: rests on its cap", () => {
-    const sim = run(
+  /** The cylinder (r, L, mass m) dropped from `pose` onto the table, after `seconds`. */
+  const onTable = (pose: { position: V3; orientation?: number[] }, seconds: number) =>
+    run(
       [
-        {
-          id: "cyl",
-          mass: m,
-          position: [0.1, 0.05, 0.2 + L + 0.05],
-          shapes: [{ type: "cylinder", radius: r, halfLength: L }],
-        },
+        { id: "cyl", mass: m, ...pose, shapes: [{ type: "cylinder", radius: r, halfLength: L }] },
         table,
       ],
-      2,
+      seconds,
     );
-    const st = sim.state();
+  type State = ReturnType<ReturnType<typeof run>["state"]>;
+  /** The cylinder at rest (|v|, |ω| < 1e-6) with its centre at height z (to 1e-4 m). */
+  function expectRestingAt(st: State, z: number) {
     const b = st.bodies[0];
     expect(Math.hypot(...b.velocity)).toBeLessThan(1e-6);
     expect(Math.hypot(...b.angularVelocity)).toBeLessThan(1e-6);
-    expect(Math.abs(b.position[2] - (0.2 + L))).toBeLessThan(1e-4);
+    expect(Math.abs(b.position[2] - z)).toBeLessThan(1e-4);
+    return b;
+  }
+  /** The contacts' normal forces carry the weight m g. */
+  const expectWeightCarried = (st: State) =>
+    expect(st.contacts.reduce((s, c) => s + c.normalForce, 0)).toBeCloseTo(m * g, 5);
+
+  it("standing, dropped 5 cm onto a box face: rests on its cap", () => {
+    const st = onTable({ position: [0.1, 0.05, 0.2 + L + 0.05] }, 2).state();
+    const b = expectRestingAt(st, 0.2 + L);
     expect(Math.hypot(b.position[0] - 0.1, b.position[1] - 0.05)).toBeLessThan(1e-6);
     expect(st.contacts.length).toBeGreaterThanOrEqual(8);
-    expect(st.contacts.reduce((s, c) => s + c.normalForce, 0)).toBeCloseTo(m * g, 5);
+    expectWeightCarried(st);
   });
 
   it("lying, dropped onto a box face: rests on its side line", () => {
-    const sim = run(
-      [
-        {
-          id: "cyl",
-          mass: m,
-          position: [0, 0, 0.2 + r + 0.03],
-          orientation: axisAngle([1, 0, 0], Math.PI / 2),
-          shapes: [{ type: "cylinder", radius: r, halfLength: L }],
-        },
-        table,
-      ],
+    const st = onTable(
+      { position: [0, 0, 0.2 + r + 0.03], orientation: axisAngle([1, 0, 0], Math.PI / 2) },
       2,
-    );
-    const st = sim.state();
-    const b = st.bodies[0];
-    expect(Math.hypot(...b.velocity)).toBeLessThan(1e-6);
-    expect(Math.hypot(...b.angularVelocity)).toBeLessThan(1e-6);
-    expect(Math.abs(b.position[2] - (0.2 + r))).toBeLessThan(1e-4);
+    ).state();
+    expectRestingAt(st, 0.2 + r);
     expect(st.contacts).toHaveLength(2);
-    expect(st.contacts.reduce((s, c) => s + c.normalForce, 0)).toBeCloseTo(m * g, 5);
+    expectWeightCarried(st);
   });
 
   it("tilted 20°, dropped onto a box face: lands on its rim, falls flat on its cap and rests", () => {
     const tilt = (20 * Math.PI) / 180;
     const q = axisAngle([1, 0, 0], tilt);
     const low = r * Math.sin(tilt) + L * Math.cos(tilt);
-    const sim = run(
-      [
-        {
-          id: "cyl",
-          mass: m,
-          position: [0, 0, 0.2 + low + 0.02],
-          orientation: q,
-          shapes: [{ type: "cylinder", radius: r, halfLength: L }],
-        },
-        table,
-      ],
-      3,
-    );
-    const st = sim.state();
-    const b = st.bodies[0];
+    const st = onTable({ position: [0, 0, 0.2 + low + 0.02], orientation: q }, 3).state();
+    const b = expectRestingAt(st, 0.2 + L);
     const axis = rotate(b.orientation, [0, 0, 1]);
     expect(Math.abs(axis[2])).toBeGreaterThan(1 - 1e-9);
-    expect(Math.hypot(...b.velocity)).toBeLessThan(1e-6);
-    expect(Math.hypot(...b.angularVelocity)).toBeLessThan(1e-6);
-    expect(Math.abs(b.position[2] - (0.2 + L))).toBeLessThan(1e-4);
   });
 
   it("a short cylinder dropped across a capsule's top rests there", () => {
@@ -273,15 +250,12 @@ describe("cylinder dropped on a box and on a capsule comes to rest (NSC)", () =>
       2,
     );
     const st = sim.state();
-    const b = st.bodies[0];
-    expect(Math.hypot(...b.velocity)).toBeLessThan(1e-6);
-    expect(Math.hypot(...b.angularVelocity)).toBeLessThan(1e-6);
-    expect(Math.abs(b.position[2] - (R + disc.L))).toBeLessThan(1e-4);
+    const b = expectRestingAt(st, R + disc.L);
     expect(Math.abs(b.position[1])).toBeLessThan(1e-6);
     expect(rotationAngle(b.orientation)).toBeLessThan(1e-6);
     // The line contact across the cap: two points on the capsule's top line.
     expect(st.contacts).toHaveLength(2);
-    expect(st.contacts.reduce((s, c) => s + c.normalForce, 0)).toBeCloseTo(m * g, 5);
+    expectWeightCarried(st);
   });
 });
 

@@ -33,38 +33,19 @@ import { meshSurface } from "../../../src/engine/forces/fem/surface";
 import { POINT_TRIANGLE, pointTriangle } from "../../../src/engine/geometry/point-triangle";
 import { loadModel } from "../../../src/engine/index";
 import { BodySystem } from "../../../src/engine/model/body-system";
+import { bodyInit } from "../../support/body-init";
 import { mulberry32 } from "../../support/random";
+import { signedDistanceGradient } from "../../support/triangle-plane";
 
 type Vec = [number, number, number];
 
 /** Particles of unit mass at the points (3 numbers each). */
 function particles(x: ArrayLike<number>): BodySystem {
   return new BodySystem(
-    Array.from({ length: x.length / 3 }, (_, k) => ({
-      id: `p${k}`,
-      kind: "particle" as const,
-      fixed: false,
-      mass: 1,
-      inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
-      position: [x[3 * k], x[3 * k + 1], x[3 * k + 2]] as Vec,
-      orientation: [1, 0, 0, 0] as [number, number, number, number],
-      velocity: [0, 0, 0] as Vec,
-      angularVelocity: [0, 0, 0] as Vec,
-    })),
+    Array.from({ length: x.length / 3 }, (_, k) =>
+      bodyInit(`p${k}`, "particle", { position: [x[3 * k], x[3 * k + 1], x[3 * k + 2]] }),
+    ),
   );
-}
-
-/** The signed distance of x[0..2] to the plane of the triangle x[3..11], written out. */
-function signedDistance(x: ArrayLike<number>): number {
-  const e1 = [x[6] - x[3], x[7] - x[4], x[8] - x[5]];
-  const e2 = [x[9] - x[3], x[10] - x[4], x[11] - x[5]];
-  const c = [
-    e1[1] * e2[2] - e1[2] * e2[1],
-    e1[2] * e2[0] - e1[0] * e2[2],
-    e1[0] * e2[1] - e1[1] * e2[0],
-  ];
-  const l = Math.hypot(c[0], c[1], c[2]);
-  return (c[0] * (x[0] - x[3]) + c[1] * (x[1] - x[4]) + c[2] * (x[2] - x[5])) / l;
 }
 
 describe("a vertex against a triangle", () => {
@@ -87,12 +68,9 @@ describe("a vertex against a triangle", () => {
       const grad = new Float64Array(12);
       set.addRowTranspose(0, 0, 1, grad);
       const eps = 1e-6;
+      const fdGrad = signedDistanceGradient(x, eps);
       for (let k = 0; k < 12; k++) {
-        const xp = x.slice();
-        const xm = x.slice();
-        xp[k] += eps;
-        xm[k] -= eps;
-        const fd = (signedDistance(xp) - signedDistance(xm)) / (2 * eps);
+        const fd = fdGrad[k];
         expect(Math.abs(grad[k] - fd), `trial ${trial} coordinate ${k}`).toBeLessThan(1e-8);
       }
       // the tangent rows: t·(v_p − Σ w_i v_i) for a random velocity

@@ -35,7 +35,8 @@ import {
   updateDerived,
 } from "../../../src/engine/model/body-system";
 import { MatrixType } from "../../../src/engine/solvers/linear/linear-solver";
-import { mulberry32 } from "../../support/random";
+import { bodyInit } from "../../support/body-init";
+import { gaussian, mulberry32 } from "../../support/random";
 
 export interface JacobianCheckOptions {
   /** Number of random configurations (default 4). */
@@ -69,6 +70,23 @@ export interface JacobianCheckOptions {
   randomize?: (sys: BodySystem, rng: () => number) => void;
 }
 
+/** The state of a configuration: options.randomize, else randomizeState with the options' scales. */
+function randomizeAsOptions(
+  sys: BodySystem,
+  rng: () => number,
+  options: JacobianCheckOptions,
+): void {
+  if (options.randomize) options.randomize(sys, rng);
+  else
+    randomizeState(
+      sys,
+      rng,
+      options.positionScale ?? 1,
+      options.velocityScale ?? 1.5,
+      options.rotationScale,
+    );
+}
+
 export interface JacobianCheckResult {
   /** Relative errors per configuration. */
   position: number[];
@@ -82,10 +100,9 @@ export interface JacobianCheckResult {
 
 /** A random unit quaternion (uniform on SO(3): normalized 4-d Gaussian). */
 export function randomQuat(rng: () => number, out: Float64Array, io: number): void {
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
   let n = 0;
   for (let k = 0; k < 4; k++) {
-    out[io + k] = gauss();
+    out[io + k] = gaussian(rng);
     n += out[io + k] ** 2;
   }
   n = Math.sqrt(n);
@@ -244,15 +261,7 @@ export function checkJacobians(
   for (let c = 0; c < configs; c++) {
     const sys = makeSystem();
     const eff = makeEffector(sys);
-    if (options.randomize) options.randomize(sys, rng);
-    else
-      randomizeState(
-        sys,
-        rng,
-        options.positionScale ?? 1,
-        options.velocityScale ?? 1.5,
-        options.rotationScale,
-      );
+    randomizeAsOptions(sys, rng, options);
     const n = sys.numDofs;
 
     // applyForces adds: pre-filled accumulators are kept.
@@ -324,17 +333,7 @@ function fmt(a: Float64Array, n: number): string {
 // ---- small model builders for the tests --------------------------------------------
 
 export function particle(id: string, mass: number, position: number[], fixed = false): BodyInit {
-  return {
-    id,
-    kind: "particle",
-    fixed,
-    mass,
-    inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
-    position,
-    orientation: [1, 0, 0, 0],
-    velocity: [0, 0, 0],
-    angularVelocity: [0, 0, 0],
-  };
+  return bodyInit(id, "particle", { fixed, mass, position });
 }
 
 /** A rigid body with a full (non-diagonal) SPD inertia by default. */
@@ -350,17 +349,12 @@ export function rigid(
     angularVelocity?: number[];
   } = {},
 ): BodyInit {
-  return {
-    id,
-    kind: "rigid",
-    fixed: opts.fixed ?? false,
+  return bodyInit(id, "rigid", {
     mass,
-    inertia: opts.inertia ?? [0.3, 0.05, -0.02, 0.05, 0.2, 0.03, -0.02, 0.03, 0.4],
     position,
-    orientation: opts.orientation ?? [1, 0, 0, 0],
-    velocity: opts.velocity ?? [0, 0, 0],
-    angularVelocity: opts.angularVelocity ?? [0, 0, 0],
-  };
+    inertia: [0.3, 0.05, -0.02, 0.05, 0.2, 0.03, -0.02, 0.03, 0.4],
+    ...opts,
+  });
 }
 
 export function system(...bodies: BodyInit[]): BodySystem {
@@ -385,15 +379,7 @@ export function energyGradientErrors(
   for (let c = 0; c < (options.configurations ?? 4); c++) {
     const sys = makeSystem();
     const eff = makeEffector(sys);
-    if (options.randomize) options.randomize(sys, rng);
-    else
-      randomizeState(
-        sys,
-        rng,
-        options.positionScale ?? 1,
-        options.velocityScale ?? 1.5,
-        options.rotationScale,
-      );
+    randomizeAsOptions(sys, rng, options);
     const n = sys.numDofs;
     const f = generalizedForce(sys, eff, t);
     const snap = new PositionSnapshot(sys);

@@ -38,44 +38,36 @@ const four = () =>
     particle("anchor", 1, [2, 0, 1], true),
   );
 
-const springs = (damping: number, rest: number): ParticleSpring[] => [
-  {
-    bodyA: 0,
-    pointA: [0, 0, 0],
-    bodyB: 1,
-    pointB: [0, 0, 0],
-    stiffness: 40,
-    damping,
-    restLength: rest,
-  },
-  {
-    bodyA: 1,
-    pointA: [0, 0, 0],
-    bodyB: 2,
-    pointB: [0, 0, 0],
-    stiffness: 25,
-    damping,
-    restLength: 0,
-  },
-  {
-    bodyA: -1,
-    pointA: [0, 0, 1],
-    bodyB: 2,
-    pointB: [0, 0, 0],
-    stiffness: 10,
-    damping,
-    restLength: rest,
-  },
-  {
-    bodyA: 3,
-    pointA: [0, 0, 0],
-    bodyB: 0,
-    pointB: [0, 0, 0],
-    stiffness: 15,
-    damping,
-    restLength: rest,
-  },
-];
+/**
+ * The four springs on `four`, with each one's damping (N s/m) and rest length (m): p–q
+ * (40 N/m, attached at pointOnQ in q's frame), q–r (25), the ground point (0, 0, 1)–r (10)
+ * and anchor–p (15).
+ */
+function fourSprings(
+  damping: readonly number[],
+  restLength: readonly number[],
+  pointOnQ: readonly number[] = [0, 0, 0],
+): ParticleSpring[] {
+  const ends: [number, readonly number[], number, readonly number[], number][] = [
+    [0, [0, 0, 0], 1, pointOnQ, 40],
+    [1, [0, 0, 0], 2, [0, 0, 0], 25],
+    [-1, [0, 0, 1], 2, [0, 0, 0], 10],
+    [3, [0, 0, 0], 0, [0, 0, 0], 15],
+  ];
+  return ends.map(([bodyA, pointA, bodyB, pointB, stiffness], i) => ({
+    bodyA,
+    pointA,
+    bodyB,
+    pointB,
+    stiffness,
+    damping: damping[i],
+    restLength: restLength[i],
+  }));
+}
+
+/** One damping and one rest length for all four springs (q–r keeps rest length 0). */
+const springs = (damping: number, rest: number): ParticleSpring[] =>
+  fourSprings([damping, damping, damping, damping], [rest, 0, rest, rest]);
 
 function symmetricSet(sys: ReturnType<typeof four>, damping: number, rest: number) {
   const set = new ParticleSpringSet(sys, "springs", springs(damping, rest));
@@ -207,17 +199,28 @@ function emptyDiagonal(sys: ReturnType<typeof four>): SparseBlockMatrix {
 describe("ParticleSpringSet matrix-free products", () => {
   const sx = -0.3;
   const sv = -0.05;
+  /**
+   * `four` at a random state with two sets of springs(0.9, 0.7) in the mode given: `set`,
+   * whose products are checked, and `plain`, never asked for a product, whose assembled
+   * s_x ∂f/∂x and s_v ∂f/∂v (jp, jv; n × n) are the reference.
+   */
+  const productCase = (symmetric: boolean, rng: () => number) => {
+    const sys = four();
+    const set = new ParticleSpringSet(sys, "s", springs(0.9, 0.7));
+    const plain = new ParticleSpringSet(sys, "plain", springs(0.9, 0.7));
+    set.symmetricJacobian = symmetric;
+    plain.symmetricJacobian = symmetric;
+    randomizeState(sys, rng);
+    const n = sys.numDofs;
+    const jp = denseJacobian(sys, plain, "position", sx);
+    const jv = denseJacobian(sys, plain, "velocity", sv);
+    return { sys, set, plain, n, jp, jv };
+  };
   for (const symmetric of [false, true]) {
     it(`J x and diag(J) equal the assembled s_x ∂f/∂x + s_v ∂f/∂v (symmetric ${symmetric})`, () => {
       const rng = mulberry32(12);
       for (let trial = 0; trial < 4; trial++) {
-        const sys = four();
-        const set = new ParticleSpringSet(sys, "s", springs(0.9, 0.7));
-        set.symmetricJacobian = symmetric;
-        randomizeState(sys, rng);
-        const n = sys.numDofs;
-        const jp = denseJacobian(sys, set, "position", sx);
-        const jv = denseJacobian(sys, set, "velocity", sv);
+        const { sys, set, n, jp, jv } = productCase(symmetric, rng);
         const x = Float64Array.from({ length: n }, () => 2 * rng() - 1);
         const diag = emptyDiagonal(sys);
         set.setJacobianProduct(sx, sv, diag);
@@ -228,15 +231,7 @@ describe("ParticleSpringSet matrix-free products", () => {
     it(`announced: the product computed with the forces is pinned, and stays while the springs are evaluated elsewhere (symmetric ${symmetric})`, () => {
       const rng = mulberry32(13);
       for (let trial = 0; trial < 4; trial++) {
-        const sys = four();
-        const set = new ParticleSpringSet(sys, "s", springs(0.9, 0.7));
-        const plain = new ParticleSpringSet(sys, "plain", springs(0.9, 0.7));
-        set.symmetricJacobian = symmetric;
-        plain.symmetricJacobian = symmetric;
-        randomizeState(sys, rng);
-        const n = sys.numDofs;
-        const jp = denseJacobian(sys, plain, "position", sx);
-        const jv = denseJacobian(sys, plain, "velocity", sv);
+        const { sys, set, plain, n, jp, jv } = productCase(symmetric, rng);
         set.announceJacobianProduct(sx, sv);
         // the law with the product request gives the same forces
         expect(Array.from(generalizedForce(sys, set, 0))).toEqual(
@@ -255,44 +250,7 @@ describe("ParticleSpringSet matrix-free products", () => {
 
 describe("ParticleSpringSet Jacobians (FD check)", () => {
   // per-spring damping and rest lengths (the set above shares one of each)
-  const mixed: ParticleSpring[] = [
-    {
-      bodyA: 0,
-      pointA: [0, 0, 0],
-      bodyB: 1,
-      pointB: [0.1, 0, 0],
-      stiffness: 40,
-      damping: 1.5,
-      restLength: 0.8,
-    },
-    {
-      bodyA: 1,
-      pointA: [0, 0, 0],
-      bodyB: 2,
-      pointB: [0, 0, 0],
-      stiffness: 25,
-      damping: 0.7,
-      restLength: 0,
-    },
-    {
-      bodyA: -1,
-      pointA: [0, 0, 1],
-      bodyB: 2,
-      pointB: [0, 0, 0],
-      stiffness: 10,
-      damping: 0,
-      restLength: 0.5,
-    },
-    {
-      bodyA: 3,
-      pointA: [0, 0, 0],
-      bodyB: 0,
-      pointB: [0, 0, 0],
-      stiffness: 15,
-      damping: 0.3,
-      restLength: 1.1,
-    },
-  ];
+  const mixed = fourSprings([1.5, 0.7, 0, 0.3], [0.8, 0, 0.5, 1.1], [0.1, 0, 0]);
   it("every block (particle–particle, zero length, ground, fixed body) matches finite differences", () => {
     const res = checkJacobians(four, (s) => new ParticleSpringSet(s, "springs", mixed), {
       configurations: 6,

@@ -231,36 +231,23 @@ describe("spring momentum balance and energy", () => {
   });
 
   it("the elastic force is −∇V of ½ k (l − l0)² (rigid–rigid, zero length, rigid–ground)", () => {
-    const opts = { stiffness: 20, restLength: 0.6 };
+    // the spring between ends (a, pa) and (b, pb), k = 20 N/m, rest length l0 (m)
+    const between =
+      (a: number, pa: number[], b: number, pb: number[], restLength = 0.6) =>
+      (s: ReturnType<typeof twoRigid>) =>
+        new SpringEffector(s, {
+          id: "s",
+          bodyA: a,
+          pointA: pa,
+          bodyB: b,
+          pointB: pb,
+          stiffness: 20,
+          restLength,
+        });
     const cases = [
-      (s: ReturnType<typeof twoRigid>) =>
-        new SpringEffector(s, {
-          id: "s",
-          bodyA: 0,
-          pointA: [0.3, 0, 0.1],
-          bodyB: 1,
-          pointB: [0, 0.2, -0.4],
-          ...opts,
-        }),
-      (s: ReturnType<typeof twoRigid>) =>
-        new SpringEffector(s, {
-          id: "s",
-          bodyA: 0,
-          pointA: [0.3, 0, 0.1],
-          bodyB: 1,
-          pointB: [0, 0.2, -0.4],
-          ...opts,
-          restLength: 0,
-        }),
-      (s: ReturnType<typeof twoRigid>) =>
-        new SpringEffector(s, {
-          id: "s",
-          bodyA: -1,
-          pointA: [1, 1, 1],
-          bodyB: 1,
-          pointB: [0, 0.2, -0.4],
-          ...opts,
-        }),
+      between(0, [0.3, 0, 0.1], 1, [0, 0.2, -0.4]),
+      between(0, [0.3, 0, 0.1], 1, [0, 0.2, -0.4], 0),
+      between(-1, [1, 1, 1], 1, [0, 0.2, -0.4]),
     ];
     for (const make of cases)
       for (const e of energyGradientErrors(twoRigid, make)) expect(e).toBeLessThan(1e-7);

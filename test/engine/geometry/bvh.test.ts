@@ -15,6 +15,29 @@ import {
 } from "../../../src/engine/geometry/bvh";
 import { mulberry32 } from "../../support/random";
 
+/**
+ * The query of QUERY_BOX on bvh returns exactly the triangles (of vertices x, corners tri)
+ * whose bounding boxes overlap it, by the brute-force test of every triangle.
+ */
+function expectQueryFindsOverlaps(
+  bvh: ReturnType<typeof buildBvh>,
+  x: Float64Array,
+  tri: Int32Array,
+): void {
+  overlapping(bvh);
+  const got = Array.from(FOUND.tris.subarray(0, FOUND.count)).sort((a, b) => a - b);
+  const want: number[] = [];
+  for (let t = 0; t < tri.length / 3; t++) {
+    let hit = true;
+    for (let i = 0; i < 3; i++) {
+      const vs = [0, 1, 2].map((m) => x[3 * tri[3 * t + m] + i]);
+      if (Math.min(...vs) > QUERY_BOX[3 + i] || Math.max(...vs) < QUERY_BOX[i]) hit = false;
+    }
+    if (hit) want.push(t);
+  }
+  expect(got).toEqual(want);
+}
+
 describe("BVH", () => {
   it("finds exactly the triangles whose boxes overlap the query (500 random boxes)", () => {
     const r = mulberry32(3);
@@ -33,18 +56,7 @@ describe("BVH", () => {
       const lo = [10 * r() - 1, 10 * r() - 1, 2 * r() - 0.5];
       const w = [2 * r(), 2 * r(), r()];
       QUERY_BOX.set([lo[0], lo[1], lo[2], lo[0] + w[0], lo[1] + w[1], lo[2] + w[2]]);
-      overlapping(bvh);
-      const got = Array.from(FOUND.tris.subarray(0, FOUND.count)).sort((a, b) => a - b);
-      const want: number[] = [];
-      for (let t = 0; t < T; t++) {
-        let hit = true;
-        for (let i = 0; i < 3; i++) {
-          const vs = [0, 1, 2].map((k) => x[9 * t + 3 * k + i]);
-          if (Math.min(...vs) > QUERY_BOX[3 + i] || Math.max(...vs) < QUERY_BOX[i]) hit = false;
-        }
-        if (hit) want.push(t);
-      }
-      expect(got).toEqual(want);
+      expectQueryFindsOverlaps(bvh, x, tri);
     }
   });
 });
@@ -108,22 +120,10 @@ describe("BVH refit", () => {
         expect(bvh.box[6 * k + c]).toBe(Math.min(...coords));
         expect(bvh.box[6 * k + 3 + c]).toBe(Math.max(...coords));
       }
-    const T = tri.length / 3;
     for (let q = 0; q < 200; q++) {
       const lo = [16 * r() - 1, 12 * r() - 1, 3 * r() - 1.5];
       QUERY_BOX.set([lo[0], lo[1], lo[2], lo[0] + 2 * r(), lo[1] + 2 * r(), lo[2] + r()]);
-      overlapping(bvh);
-      const got = Array.from(FOUND.tris.subarray(0, FOUND.count)).sort((a, b) => a - b);
-      const want: number[] = [];
-      for (let t = 0; t < T; t++) {
-        let hit = true;
-        for (let i = 0; i < 3; i++) {
-          const vs = [0, 1, 2].map((m) => x[3 * tri[3 * t + m] + i]);
-          if (Math.min(...vs) > QUERY_BOX[3 + i] || Math.max(...vs) < QUERY_BOX[i]) hit = false;
-        }
-        if (hit) want.push(t);
-      }
-      expect(got).toEqual(want);
+      expectQueryFindsOverlaps(bvh, x, tri);
     }
   });
 });

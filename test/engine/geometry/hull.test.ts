@@ -17,18 +17,10 @@ import {
   supportVertex,
 } from "../../../src/engine/geometry/hull";
 import { WorldPose } from "../../../src/engine/geometry/pose";
-
-/** Park–Miller generator (fixed seed: reproducible). */
-function rng(seed: number) {
-  let s = seed;
-  return () => {
-    s = (s * 16807) % 2147483647;
-    return s / 2147483647;
-  };
-}
+import { minstd } from "../../support/random";
 
 function spherePoints(n: number, seed: number): Float64Array {
-  const r = rng(seed);
+  const r = minstd(seed);
   const out = new Float64Array(3 * n);
   for (let i = 0; i < n; i++) {
     const u = 2 * r() - 1;
@@ -131,7 +123,7 @@ describe("quickhull", () => {
   it("support by hill climbing (500-vertex hull) equals the brute-force maximum over the vertices", () => {
     const h = convexHull(spherePoints(500, 3).map((x, i) => x * [1, 0.6, 0.3][i % 3]));
     const core = new HullCore().place(new WorldPose(), h);
-    const r = rng(11);
+    const r = minstd(11);
     const d = new Float64Array(3);
     const s = new Float64Array(3);
     let worst = 0;
@@ -153,7 +145,7 @@ describe("quickhull", () => {
     const h = convexHull(spherePoints(400, 5).map((x, i) => x * [0.5, 1, 0.7][i % 3]));
     const V = h.source.length;
     expect(V).toBeGreaterThanOrEqual(HILL_CLIMB_MIN);
-    const r = rng(23);
+    const r = minstd(23);
     const d = new Float64Array(3);
     const hint = new Int32Array(1);
     for (let k = 0; k < 1000; k++) {
@@ -196,7 +188,7 @@ describe("quickhull", () => {
   });
 
   it("boundingBox: centre and half-widths of the coordinates' ranges", () => {
-    const r = rng(3);
+    const r = minstd(3);
     const pts = Float64Array.from({ length: 300 }, () => 4 * r() - 1);
     const { center, half } = boundingBox(pts);
     for (let c = 0; c < 3; c++) {

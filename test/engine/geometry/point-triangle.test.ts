@@ -17,19 +17,7 @@ import {
   withinReach,
 } from "../../../src/engine/geometry/point-triangle";
 import { mulberry32 } from "../../support/random";
-
-/** The signed distance of x[0..2] to the plane of the triangle x[3..11], written out. */
-function signedDistance(x: ArrayLike<number>): number {
-  const e1 = [x[6] - x[3], x[7] - x[4], x[8] - x[5]];
-  const e2 = [x[9] - x[3], x[10] - x[4], x[11] - x[5]];
-  const c = [
-    e1[1] * e2[2] - e1[2] * e2[1],
-    e1[2] * e2[0] - e1[0] * e2[2],
-    e1[0] * e2[1] - e1[1] * e2[0],
-  ];
-  const l = Math.hypot(c[0], c[1], c[2]);
-  return (c[0] * (x[0] - x[3]) + c[1] * (x[1] - x[4]) + c[2] * (x[2] - x[5])) / l;
-}
+import { signedDistance, signedDistanceGradient } from "../../support/triangle-plane";
 
 describe("pointTriangle", () => {
   it("the unit right triangle: d = p_z, w = (1 − p_x − p_y, p_x, p_y), n = ±z", () => {
@@ -71,12 +59,9 @@ describe("pointTriangle", () => {
       // central differences err by O(ε²) times d's third derivatives, large on a skinny
       // triangle (trial 15: 2A = 1e-3 m², weights ±20): 2e-7 at ε = 1e-6, 3e-9 at 1e-7
       const eps = 1e-7;
+      const fdGrad = signedDistanceGradient(x, eps);
       for (let k = 0; k < 12; k++) {
-        const xp = x.slice();
-        const xm = x.slice();
-        xp[k] += eps;
-        xm[k] -= eps;
-        const fd = (signedDistance(xp) - signedDistance(xm)) / (2 * eps);
+        const fd = fdGrad[k];
         const corner = Math.floor(k / 3);
         const grad = (corner === 0 ? 1 : -q[corner - 1]) * q[4 + (k % 3)];
         expect(Math.abs(grad - fd), `trial ${trial} coordinate ${k}`).toBeLessThan(1e-7);

@@ -9,44 +9,26 @@ import {
   PositionSnapshot,
   setPositionsFrom,
 } from "../../../src/engine/model/body-system";
+import { bodyInit } from "../../support/body-init";
 
 describe("body system world inertias", () => {
   it("R I Rᵀ for an anisotropic body, c·I for an isotropic one, at every orientation", () => {
     const c = Math.SQRT1_2;
     const sys = new BodySystem([
-      {
-        id: "box",
-        kind: "rigid",
-        fixed: false,
-        mass: 1,
+      bodyInit("box", "rigid", {
         inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
-        position: [0, 0, 0],
         orientation: [c, 0, 0, c], // 90° about z: Ixx and Iyy swap
-        velocity: [0, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
-      {
-        id: "ball",
-        kind: "rigid",
-        fixed: false,
-        mass: 1,
+      }),
+      bodyInit("ball", "rigid", {
         inertia: [0.4, 0, 0, 0, 0.4, 0, 0, 0, 0.4],
         position: [1, 0, 0],
         orientation: [c, c, 0, 0],
-        velocity: [0, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
-      {
-        id: "plate", // not on principal axes: the general R I Rᵀ and its inverse
-        kind: "rigid",
-        fixed: false,
-        mass: 1,
+      }),
+      // not on principal axes: the general R I Rᵀ and its inverse
+      bodyInit("plate", "rigid", {
         inertia: [2, 0.3, 0, 0.3, 1, 0.1, 0, 0.1, 3],
         position: [2, 0, 0],
-        orientation: [1, 0, 0, 0],
-        velocity: [0, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
+      }),
     ]);
     expect(Array.from(sys.isotropic)).toEqual([0, 1, 0]);
     const box = Array.from(sys.inertiaWorld.subarray(0, 9));
@@ -92,28 +74,15 @@ describe("body system world inertias", () => {
 describe("setPositionsFrom", () => {
   it("x = x₀ + s δx and q = exp(s δθ / 2) ⊗ q₀ from the snapshot, whatever the current state", () => {
     const sys = new BodySystem([
-      {
-        id: "rigid",
-        kind: "rigid",
-        fixed: false,
+      bodyInit("rigid", "rigid", {
         mass: 2,
         inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
         position: [0.1, -0.2, 0.3],
         orientation: [0.5, 0.5, 0.5, 0.5],
-        velocity: [0, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
-      {
-        id: "particle",
-        kind: "particle",
-        fixed: false,
-        mass: 1,
-        inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
+      }),
+      bodyInit("particle", "particle", {
         position: [1, 2, 3],
-        orientation: [1, 0, 0, 0],
-        velocity: [0, 0, 0],
-        angularVelocity: [0, 0, 0],
-      },
+      }),
     ]);
     const start = new PositionSnapshot(sys);
     // move away first: the result must not depend on the current positions

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { Model } from "../../../schemas/model";
 import { buildSimulation, loadModel, ModelError } from "../../../src/engine/simulation/build";
+import { unitTetFem } from "../../support/fem";
 
 function modelIssues(json: unknown) {
   try {
@@ -50,20 +51,7 @@ describe("loadModel and buildSimulation", () => {
           { id: "box", mass: m, shapes: [{ type: "box", halfExtents: [a / 2, b / 2, c / 2] }] },
           { id: "base", fixed: true, position: [0, 0, -1] },
         ],
-        fem: [
-          {
-            id: "tet",
-            nodes: [
-              [0, 0, 0],
-              [1, 0, 0],
-              [0, 1, 0],
-              [0, 0, 1],
-            ],
-            elements: [[0, 1, 2, 3]],
-            density: 600,
-            youngModulus: 1e6,
-          },
-        ],
+        fem: [unitTetFem()],
       }),
     );
     const s = sim.system;

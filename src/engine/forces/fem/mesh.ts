@@ -17,6 +17,7 @@
  * Lumped mass: each element gives ρ V / 4 to each of its nodes (the row sums of the
  * consistent mass matrix ρ V/20 (1 + δ_ab) I: the same total mass and centre of mass).
  */
+import { quatToMat3 } from "../../math/quat";
 import { tetSixVolume } from "./tet";
 
 export interface TetMesh {
@@ -69,7 +70,8 @@ export function boxMesh(spec: BoxMeshSpec, tetsPerCell: 5 | 6 = 5): TetMesh {
   const [a, b, c] = spec.size;
   const [w, qx, qy, qz] = spec.orientation;
   const qn = Math.hypot(w, qx, qy, qz);
-  const R = rotationMatrix(w / qn, qx / qn, qy / qn, qz / qn);
+  const R = new Float64Array(9);
+  quatToMat3(R, 0, Float64Array.of(w / qn, qx / qn, qy / qn, qz / qn), 0);
   const nodes = new Float64Array(3 * boxNodeCount(spec.resolution));
   const index = (i: number, j: number, k: number) => i + (nx + 1) * (j + (ny + 1) * k);
   for (let k = 0; k <= nz; k++)
@@ -146,19 +148,4 @@ export function lumpedMasses(mesh: TetMesh, density: number): Float64Array {
     for (let q = 0; q < 4; q++) mass[el[4 * e + q]] += (density * v) / 4;
   }
   return mass;
-}
-
-/** Row-major rotation matrix of a unit quaternion [w, x, y, z]. */
-function rotationMatrix(w: number, x: number, y: number, z: number): number[] {
-  return [
-    1 - 2 * (y * y + z * z),
-    2 * (x * y - w * z),
-    2 * (x * z + w * y),
-    2 * (x * y + w * z),
-    1 - 2 * (x * x + z * z),
-    2 * (y * z - w * x),
-    2 * (x * z - w * y),
-    2 * (y * z + w * x),
-    1 - 2 * (x * x + y * y),
-  ];
 }

@@ -18,24 +18,13 @@ import {
 } from "../../../../src/engine/forces/fem/build";
 import { FemEffector } from "../../../../src/engine/forces/fem/fem-effector";
 import { BodySystem } from "../../../../src/engine/model/body-system";
+import { unitTetFem } from "../../../support/fem";
 import { axisAngle, rotationMatrix } from "../../../support/quat";
 import { particle, rigid } from "../jacobian-check";
 
 /** One tetrahedron (inline), negatively oriented as given: its last two nodes swapped. */
 const tet = (extra: Record<string, unknown> = {}): FemSpec =>
-  Fem.parse({
-    id: "tet",
-    nodes: [
-      [0, 0, 0],
-      [1, 0, 0],
-      [0, 1, 0],
-      [0, 0, 1],
-    ],
-    elements: [[0, 1, 3, 2]],
-    density: 600,
-    youngModulus: 1e6,
-    ...extra,
-  });
+  Fem.parse(unitTetFem({ elements: [[0, 1, 3, 2]], ...extra }));
 
 const block = (extra: Record<string, unknown> = {}): FemSpec =>
   Fem.parse({

@@ -15,45 +15,24 @@ import type { MaterialName } from "../../../../src/engine/forces/fem/materials";
 import { boxMesh, type TetMesh } from "../../../../src/engine/forces/fem/mesh";
 import { type BodySystem, updateDerived } from "../../../../src/engine/model/body-system";
 import { MatrixType } from "../../../../src/engine/solvers/linear/linear-solver";
-import { mulberry32 } from "../../../support/random";
+import { gaussian, mulberry32 } from "../../../support/random";
 import {
   checkJacobians,
   denseJacobian,
   energyGradientErrors,
   generalizedForce,
 } from "../jacobian-check";
-import { meshEffector, meshSystem } from "./helpers";
+import { meshEffector, meshSystem, randomRotation } from "./helpers";
 
 const MATERIALS: MaterialName[] = ["corotational", "stvk", "neo-hookean"];
 const E = 2e4;
-
-const gauss = (rng: () => number) =>
-  Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-
-/** A random rotation matrix (row-major), uniform on SO(3). */
-function randomRotation(rng: () => number): number[] {
-  const q = [gauss(rng), gauss(rng), gauss(rng), gauss(rng)];
-  const n = Math.hypot(...q);
-  const [w, x, y, z] = q.map((c) => c / n);
-  return [
-    1 - 2 * (y * y + z * z),
-    2 * (x * y - w * z),
-    2 * (x * z + w * y),
-    2 * (x * y + w * z),
-    1 - 2 * (x * x + z * z),
-    2 * (y * z - w * x),
-    2 * (x * z - w * y),
-    2 * (y * z + w * x),
-    1 - 2 * (x * x + y * y),
-  ];
-}
 
 /** x = c + Q (A X) + noise: A = I + strain·G (G Gaussian), Q a random rotation. */
 function deform(mesh: TetMesh, strain: number, noise: number) {
   return (sys: BodySystem, rng: () => number) => {
     const q = randomRotation(rng);
-    const a = Array.from({ length: 9 }, (_, k) => (k % 4 === 0 ? 1 : 0) + strain * gauss(rng));
-    const c = [gauss(rng), gauss(rng), gauss(rng)];
+    const a = Array.from({ length: 9 }, (_, k) => (k % 4 === 0 ? 1 : 0) + strain * gaussian(rng));
+    const c = [gaussian(rng), gaussian(rng), gaussian(rng)];
     const n = mesh.nodes.length / 3;
     for (let k = 0; k < n; k++) {
       const X = mesh.nodes.subarray(3 * k, 3 * k + 3);
@@ -64,7 +43,7 @@ function deform(mesh: TetMesh, strain: number, noise: number) {
           q[3 * i] * ax[0] +
           q[3 * i + 1] * ax[1] +
           q[3 * i + 2] * ax[2] +
-          noise * gauss(rng);
+          noise * gaussian(rng);
     }
     updateDerived(sys);
   };

@@ -20,6 +20,16 @@ import {
   getForces,
 } from "../../../../src/engine/model/body-system";
 import { SparseLdltSolver } from "../../../../src/engine/solvers/linear/sparse-ldlt";
+import { bodyInit } from "../../../support/body-init";
+import { rotationMatrix } from "../../../support/quat";
+import { randomQuat } from "../jacobian-check";
+
+/** A rotation matrix (row-major) uniform on SO(3): R(q) of jacobian-check's randomQuat. */
+export function randomRotation(rng: () => number): number[] {
+  const q = new Float64Array(4);
+  randomQuat(rng, q, 0);
+  return rotationMatrix(Array.from(q)).flat();
+}
 
 /** Particles for the nodes of `mesh` (ids "n<k>"), lumped masses, `fixed` nodes fixed. */
 export function meshSystem(
@@ -31,17 +41,13 @@ export function meshSystem(
   const isFixed = new Set(fixed);
   const n = mesh.nodes.length / 3;
   return new BodySystem(
-    Array.from({ length: n }, (_, k) => ({
-      id: `n${k}`,
-      kind: "particle" as const,
-      fixed: isFixed.has(k),
-      mass: mass[k] > 0 ? mass[k] : 1,
-      inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
-      position: [mesh.nodes[3 * k], mesh.nodes[3 * k + 1], mesh.nodes[3 * k + 2]],
-      orientation: [1, 0, 0, 0],
-      velocity: [0, 0, 0],
-      angularVelocity: [0, 0, 0],
-    })),
+    Array.from({ length: n }, (_, k) =>
+      bodyInit(`n${k}`, "particle", {
+        fixed: isFixed.has(k),
+        mass: mass[k] > 0 ? mass[k] : 1,
+        position: [mesh.nodes[3 * k], mesh.nodes[3 * k + 1], mesh.nodes[3 * k + 2]],
+      }),
+    ),
   );
 }
 

@@ -12,27 +12,8 @@ import {
   polarDecomposition,
   symmetricEigen3,
 } from "../../../../src/engine/forces/fem/polar";
-import { mulberry32 } from "../../../support/random";
-
-const gauss = (rng: () => number) =>
-  Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-
-function randomRotation(rng: () => number): Float64Array {
-  const q = [gauss(rng), gauss(rng), gauss(rng), gauss(rng)];
-  const n = Math.hypot(...q);
-  const [w, x, y, z] = q.map((c) => c / n);
-  return Float64Array.of(
-    1 - 2 * (y * y + z * z),
-    2 * (x * y - w * z),
-    2 * (x * z + w * y),
-    2 * (x * y + w * z),
-    1 - 2 * (x * x + z * z),
-    2 * (y * z - w * x),
-    2 * (x * z - w * y),
-    2 * (y * z + w * x),
-    1 - 2 * (x * x + y * y),
-  );
-}
+import { gaussian, mulberry32 } from "../../../support/random";
+import { randomRotation } from "./helpers";
 
 const mul = (a: ArrayLike<number>, b: ArrayLike<number>) =>
   Float64Array.from({ length: 9 }, (_, k) => {
@@ -97,7 +78,7 @@ describe("polar decomposition F = R S", () => {
     let worst = 0;
     let inverted = 0;
     for (let n = 0; n < 500; n++) {
-      const f = Float64Array.from({ length: 9 }, () => gauss(rng));
+      const f = Float64Array.from({ length: 9 }, () => gaussian(rng));
       const { r, s, sigma } = decompose(f);
       expectRotation(r);
       expectSymmetric(s, 10);
@@ -115,10 +96,10 @@ describe("polar decomposition F = R S", () => {
   it("nearly isotropic F = Q (I + 1e-6 G), a rotation, a tiny strain: R and S − I accurate", () => {
     const rng = mulberry32(5);
     for (let n = 0; n < 100; n++) {
-      const q = randomRotation(rng);
+      const q = Float64Array.from(randomRotation(rng));
       const g = Float64Array.from(
         { length: 9 },
-        (_, k) => (k % 4 === 0 ? 1 : 0) + 1e-6 * gauss(rng),
+        (_, k) => (k % 4 === 0 ? 1 : 0) + 1e-6 * gaussian(rng),
       );
       const f = mul(q, g);
       const { r, s } = decompose(f);
@@ -172,7 +153,7 @@ describe("polar decomposition F = R S", () => {
   it("symmetricEigen3: A = V diag(w) Vᵀ, V a rotation, w descending", () => {
     const rng = mulberry32(11);
     for (let n = 0; n < 200; n++) {
-      const b = Float64Array.from({ length: 9 }, () => gauss(rng));
+      const b = Float64Array.from({ length: 9 }, () => gaussian(rng));
       const a = Float64Array.from(
         { length: 9 },
         (_, k) => b[k] + b[3 * (k % 3) + Math.floor(k / 3)],

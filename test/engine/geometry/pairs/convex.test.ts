@@ -18,15 +18,8 @@ import { convexHull } from "../../../../src/engine/geometry/hull";
 import { collideShapes } from "../../../../src/engine/geometry/narrowphase";
 import type { Shape } from "../../../../src/engine/geometry/shapes";
 import { axisAngle, type Q4, type V3 } from "../../../support/quat";
+import { minstd } from "../../../support/random";
 import { type C, collide, pose } from "../helpers";
-
-function rng(seed: number) {
-  let s = seed;
-  return () => {
-    s = (s * 16807) % 2147483647;
-    return s / 2147483647;
-  };
-}
 
 /** n points on an ellipsoid of semi-axes ax (a random "rock"). */
 function rock(r: () => number, n: number, ax: V3): Float64Array {
@@ -70,7 +63,7 @@ function deepest(cs: C[]): C {
 
 describe("convex–convex against sampled brute force", () => {
   it("20 random overlapping hull pairs (20–50 points): depth and normal", () => {
-    const r = rng(2024);
+    const r = minstd(2024);
     // Fibonacci sphere directions.
     const N = 40000;
     const dirs: V3[] = [];
@@ -205,7 +198,7 @@ describe("a box given by its corners is the box primitive", () => {
   const box: Shape = { type: "box", halfExtents: h };
   const plane: Shape = { type: "plane", normal: [0, 0, 1], offset: 0 };
   it("plane and box contacts bit for bit, over random poses", () => {
-    const r = rng(5);
+    const r = minstd(5);
     for (let k = 0; k < 200; k++) {
       const qa = randomQuat(r);
       const pa: V3 = [0.2 * r(), 0.2 * r(), 0.1 + 0.2 * r()];
@@ -223,7 +216,7 @@ describe("a box given by its corners is the box primitive", () => {
 
 describe("feature ids of hull contacts", () => {
   it("repeat for the same pose and survive a 1e-6 m move", () => {
-    const r = rng(9);
+    const r = minstd(9);
     const a: Shape = { type: "convex", hull: convexHull(rock(r, 40, [1, 0.7, 0.5])) };
     const b: Shape = { type: "convex", hull: convexHull(rock(r, 40, [0.6, 0.6, 0.6])) };
     const qa = randomQuat(r);
@@ -240,7 +233,7 @@ describe("feature ids of hull contacts", () => {
   });
 
   it("keys stay within the pair's 65536 ids (ContactBuffer.mixFeatures)", () => {
-    const r = rng(4);
+    const r = minstd(4);
     const a: Shape = { type: "convex", hull: convexHull(rock(r, 200, [1, 1, 1])) };
     const out = new ContactBuffer(4);
     out.setPair(0, 1, 3, 7);

@@ -1,8 +1,8 @@
 /**
  * Block matrices for the tests of the block LDLᵀ and of CG preconditioned by it: random
- * sparse SPD block matrices, a grid Laplacian, and dense reference solves (ml-matrix).
+ * sparse SPD block matrices and a grid Laplacian, with their dense forms (ml-matrix).
  */
-import { LuDecomposition, Matrix } from "ml-matrix";
+import { Matrix } from "ml-matrix";
 import { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
 import { mulberry32 } from "../../../support/random";
 
@@ -91,26 +91,6 @@ export function randomSpdBlocks(
     }
   for (let i = 0; i < n; i++) dense.set(i, i, rowAbs[i] + shift + r());
   return { pairs, dense };
-}
-
-export function denseSolve(a: Matrix, b: Float64Array): Float64Array {
-  const x = new LuDecomposition(a).solve(Matrix.columnVector(Array.from(b)));
-  return Float64Array.from(x.getColumn(0));
-}
-
-export function relativeError(x: Float64Array, ref: Float64Array): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < x.length; i++) {
-    num += (x[i] - ref[i]) ** 2;
-    den += ref[i] ** 2;
-  }
-  return Math.sqrt(num / den);
-}
-
-export function randomVector(n: number, seed: number): Float64Array {
-  const r = mulberry32(seed);
-  return Float64Array.from({ length: n }, () => 2 * r() - 1);
 }
 
 /**

@@ -6,11 +6,11 @@ import {
   denseLuReference,
   expectBlockJacobiMatchesDense,
   expectInitialGuessAndZeroRhs,
+  expectKrylovSolve,
   expectMatrixFreeLaplacian,
   randomSpd,
   randomSpdBlocks,
   randomVector,
-  relativeError,
   relativeResidual,
   shiftedLaplacian,
   TEST_SIZES,
@@ -26,13 +26,7 @@ describe("ConjugateGradientSolver", () => {
       const ref = denseLuReference(a, b);
       for (const preconditioner of ["none", "jacobi", "ic0"] as const) {
         const s = new ConjugateGradientSolver(n, { tolerance: TOL, preconditioner });
-        s.factor(a);
-        const x = new Float64Array(n);
-        const info = s.solve(b, x);
-        expect(info.converged, preconditioner).toBe(true);
-        expect(info.residual, preconditioner).toBeLessThanOrEqual(TOL);
-        expect(relativeResidual(a, x, b), preconditioner).toBeLessThan(2 * TOL);
-        expect(relativeError(x, ref), preconditioner).toBeLessThan(1e-10);
+        expectKrylovSolve(s, a, b, ref, TOL, preconditioner);
       }
     });
 

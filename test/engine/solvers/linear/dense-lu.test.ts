@@ -3,53 +3,22 @@ import { describe, expect, test } from "vitest";
 import { csrFromTriplets } from "../../../../src/engine/math/csr";
 import { DenseLuSolver } from "../../../../src/engine/solvers/linear/dense-lu";
 import {
-  badlyScaledSystem,
-  denseLuReference,
-  randomKkt,
-  randomNonsymmetric,
-  randomSpd,
-  randomVector,
-  relativeError,
-  relativeResidual,
-  scaledSingular2x2,
-  solveWith,
+  expectBadlyScaledSolved,
+  expectRandomSquareSystemsSolved,
+  expectScaledSingularRefused,
+  singular3x3,
   TEST_SIZES,
 } from "./helpers";
 
 describe("DenseLuSolver", () => {
   for (const n of TEST_SIZES) {
-    test(`random SPD, nonsymmetric with shuffled rows and KKT, n = ${n}`, () => {
-      const spd = randomSpd(n, 6, 11 * n);
-      const bSpd = randomVector(n, 3 * n);
-      expect(
-        relativeError(solveWith(new DenseLuSolver(), spd, bSpd), denseLuReference(spd, bSpd)),
-      ).toBeLessThan(1e-10);
-
-      const non = randomNonsymmetric(n, 5, 17 * n, true);
-      const bNon = randomVector(n, 5 * n);
-      const x = solveWith(new DenseLuSolver(), non, bNon);
-      expect(relativeError(x, denseLuReference(non, bNon))).toBeLessThan(1e-10);
-      expect(relativeResidual(non, x, bNon)).toBeLessThan(1e-12);
-
-      const kkt = randomKkt(n, Math.ceil(n / 3), 23 * n);
-      const bKkt = randomVector(kkt.rows, 7 * n);
-      expect(
-        relativeError(solveWith(new DenseLuSolver(), kkt, bKkt), denseLuReference(kkt, bKkt)),
-      ).toBeLessThan(1e-10);
-    });
+    test(`random SPD, nonsymmetric with shuffled rows and KKT, n = ${n}`, () =>
+      expectRandomSquareSystemsSolved(() => new DenseLuSolver(), n));
   }
 
   test("a singular matrix is reported as converged = false", () => {
-    // Row 2 = row 0 + row 1.
-    const sing = csrFromTriplets(
-      3,
-      3,
-      [0, 0, 0, 1, 1, 2, 2, 2],
-      [0, 1, 2, 1, 2, 0, 1, 2],
-      [1, 2, 3, 4, 5, 1, 6, 8],
-    );
     const s = new DenseLuSolver();
-    s.factor(sing);
+    s.factor(singular3x3());
     const x = new Float64Array(3);
     expect(s.solve(Float64Array.of(1, 1, 1), x).converged).toBe(false);
     // rank 2: the last pivot of U is the zero one, and x is marked unusable
@@ -69,16 +38,7 @@ describe("DenseLuSolver", () => {
   });
 
   test("badly scaled systems (D A D, D from 1e-6 to 1e6) are solved, a scaled singular one is not", () => {
-    const { scaled, dscale, b, yRef } = badlyScaledSystem();
-    const x = solveWith(new DenseLuSolver(), scaled, b);
-    expect(
-      relativeError(
-        x.map((v, i) => v * dscale[i]),
-        yRef,
-      ),
-    ).toBeLessThan(1e-10);
-    const s = new DenseLuSolver();
-    s.factor(scaledSingular2x2());
-    expect(s.solve(Float64Array.of(1, 1), new Float64Array(2)).converged).toBe(false);
+    expectBadlyScaledSolved(() => new DenseLuSolver());
+    expectScaledSingularRefused(() => new DenseLuSolver());
   });
 });

@@ -7,15 +7,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
 import { FactoredPcg } from "../../../../src/engine/solvers/linear/factored-pcg";
 import { mulberry32 } from "../../../support/random";
-import {
-  blockMatrix,
-  denseSolve,
-  fill,
-  gridLaplacian,
-  randomSpdBlocks,
-  randomVector,
-  relativeError,
-} from "./block-matrices";
+import { blockMatrix, fill, gridLaplacian, randomSpdBlocks } from "./block-matrices";
+import { denseLuSolve, randomVector, relativeError } from "./helpers";
 
 describe("FactoredPcg", () => {
   /**
@@ -52,7 +45,7 @@ describe("FactoredPcg", () => {
       const info = pcg.solve(b, x);
       iterations += info.iterations;
       expect(info.converged).toBe(true);
-      expect(relativeError(x, denseSolve(a, b))).toBeLessThan(1e-9);
+      expect(relativeError(x, denseLuSolve(a, b))).toBeLessThan(1e-9);
     }
     // reused: at most every other matrix factored (on this small grid a factorization costs
     // a few iterations, so the cost rule refactors often), a few iterations a solve
@@ -78,7 +71,7 @@ describe("FactoredPcg", () => {
       applications.mockClear();
       const info = pcg.solve(b, x);
       expect(info.converged).toBe(true);
-      expect(relativeError(x, denseSolve(a, b))).toBeLessThan(1e-9);
+      expect(relativeError(x, denseLuSolve(a, b))).toBeLessThan(1e-9);
       return info.iterations;
     };
     // the first matrix is factored: one iteration, one application (none for a next
@@ -107,7 +100,7 @@ describe("FactoredPcg", () => {
       const b = randomVector(3 * nb, 200 + s);
       const x = new Float64Array(b.length);
       expect(pcg.solve(b, x).converged).toBe(true);
-      expect(relativeError(x, denseSolve(a, b))).toBeLessThan(1e-10);
+      expect(relativeError(x, denseLuSolve(a, b))).toBeLessThan(1e-10);
     }
     expect(pcg.ldlt.factorizations).toBe(0);
   });
@@ -122,7 +115,7 @@ describe("FactoredPcg", () => {
     const b = randomVector(3 * nb, 300);
     const x = new Float64Array(b.length);
     expect(pcg.solve(b, x).converged).toBe(true);
-    expect(relativeError(x, denseSolve(a, b))).toBeLessThan(1e-9);
+    expect(relativeError(x, denseLuSolve(a, b))).toBeLessThan(1e-9);
     expect(pcg.ldlt.factorizations).toBe(1);
   });
 
@@ -238,6 +231,6 @@ describe("FactoredPcg", () => {
     const b = randomVector(3 * nb, 14);
     const x = new Float64Array(b.length);
     expect(pcg.solve(b, x).converged).toBe(true);
-    expect(relativeError(x, denseSolve(dense, b))).toBeLessThan(1e-10);
+    expect(relativeError(x, denseLuSolve(dense, b))).toBeLessThan(1e-10);
   });
 });

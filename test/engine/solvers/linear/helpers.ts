@@ -11,6 +11,7 @@ import type { MatrixOrOperator } from "../../../../src/engine/solvers/linear/ite
 import type {
   LinearOperator,
   LinearSolver,
+  LinearSolverName,
   LinearSolverOptions,
 } from "../../../../src/engine/solvers/linear/linear-solver";
 import { mulberry32 } from "../../../support/random";
@@ -128,12 +129,15 @@ export function randomVector(n: number, seed: number): Float64Array {
   return v;
 }
 
+/** A x = b solved by ml-matrix's dense LU with partial pivoting. */
+export function denseLuSolve(a: Matrix, b: Float64Array): Float64Array {
+  const x = new LuDecomposition(a).solve(Matrix.columnVector(Array.from(b)));
+  return Float64Array.from(x.getColumn(0));
+}
+
 /** Reference solution by ml-matrix dense LU with partial pivoting. */
 export function denseLuReference(a: CsrMatrix, b: Float64Array): Float64Array {
-  const d = csrToDense(a);
-  const lu = new LuDecomposition(Matrix.from1DArray(a.rows, a.cols, d));
-  const x = lu.solve(Matrix.columnVector(Array.from(b)));
-  return Float64Array.from(x.getColumn(0));
+  return denseLuSolve(Matrix.from1DArray(a.rows, a.cols, csrToDense(a)), b);
 }
 
 /** ‖x − ref‖₂ / ‖ref‖₂. */
@@ -159,6 +163,18 @@ export function relativeResidual(a: CsrMatrix, x: Float64Array, b: Float64Array)
   }
   return Math.sqrt(num / den);
 }
+
+/** Every solver the factory builds by name (LinearSolverName without "auto"). */
+export const SOLVER_NAMES: readonly Exclude<LinearSolverName, "auto">[] = [
+  "dense-lu",
+  "dense-cholesky",
+  "sparse-ldlt",
+  "sparse-lu",
+  "sparse-qr",
+  "cg",
+  "minres",
+  "gmres",
+];
 
 /** Sizes of the random systems every direct and Krylov solver is checked on. */
 export const TEST_SIZES = [5, 20, 60, 200];
@@ -209,6 +225,91 @@ export function scaledSingular2x2(): CsrMatrix {
   const d0 = 1e-6;
   const d1 = 1e6;
   return csrFromTriplets(2, 2, [0, 0, 1, 1], [0, 1, 0, 1], [d0 * d0, d0 * d1, d1 * d0, d1 * d1]);
+}
+
+/**
+ * The badly scaled system (badlyScaledSystem) solved by a fresh solver from make: the
+ * solution in the scaled variables y = D x matches the reference to 1e-10 (relative).
+ */
+export function expectBadlyScaledSolved(make: () => LinearSolver): void {
+  const { scaled, dscale, b, yRef } = badlyScaledSystem();
+  const x = solveWith(make(), scaled, b);
+  expect(
+    relativeError(
+      x.map((v, i) => v * dscale[i]),
+      yRef,
+    ),
+  ).toBeLessThan(1e-10);
+}
+
+/** scaledSingular2x2 is reported as converged = false by a fresh solver from make. */
+export function expectScaledSingularRefused(make: () => LinearSolver): void {
+  const s = make();
+  s.factor(scaledSingular2x2());
+  expect(s.solve(Float64Array.of(1, 1), new Float64Array(2)).converged, s.name).toBe(false);
+}
+
+/** A singular 3×3 of rank 2 (row 2 = row 0 + row 1), nonsymmetric. */
+export function singular3x3(): CsrMatrix {
+  return csrFromTriplets(
+    3,
+    3,
+    [0, 0, 0, 1, 1, 2, 2, 2],
+    [0, 1, 2, 1, 2, 0, 1, 2],
+    [1, 2, 3, 4, 5, 1, 6, 8],
+  );
+}
+
+/**
+ * The random square systems of size n every general direct solver is checked on, each
+ * solved by a fresh solver from make against ml-matrix dense LU to 1e-10 (relative): SPD,
+ * nonsymmetric with shuffled rows (pivoting needed; also ‖b − A x‖/‖b‖ < 1e-12) and the
+ * symmetric indefinite KKT [M Jᵀ; J 0] with n/3 constraints.
+ */
+export function expectRandomSquareSystemsSolved(make: () => LinearSolver, n: number): void {
+  const spd = randomSpd(n, 6, 11 * n);
+  const bSpd = randomVector(n, 3 * n);
+  expect(relativeError(solveWith(make(), spd, bSpd), denseLuReference(spd, bSpd))).toBeLessThan(
+    1e-10,
+  );
+
+  const non = randomNonsymmetric(n, 5, 17 * n, true);
+  const bNon = randomVector(n, 5 * n);
+  const x = solveWith(make(), non, bNon);
+  expect(relativeError(x, denseLuReference(non, bNon))).toBeLessThan(1e-10);
+  expect(relativeResidual(non, x, bNon)).toBeLessThan(1e-12);
+
+  const kkt = randomKkt(n, Math.ceil(n / 3), 23 * n);
+  const bKkt = randomVector(kkt.rows, 7 * n);
+  expect(relativeError(solveWith(make(), kkt, bKkt), denseLuReference(kkt, bKkt))).toBeLessThan(
+    1e-10,
+  );
+}
+
+/**
+ * A symmetric random SPD matrix (n = 50) stored as its upper triangle, its lower triangle
+ * or in full: a fresh solver from make solves each to 1e-10 of the dense LU reference.
+ */
+export function expectTriangleStorageSolved(make: () => LinearSolver): void {
+  const a = randomSpd(50, 6, 99);
+  const b = randomVector(50, 100);
+  const ref = denseLuReference(a, b);
+  for (const m of [keepEntries(a, (i, j) => j >= i), keepEntries(a, (i, j) => j <= i), a]) {
+    const x = solveWith(make(), m, b);
+    expect(relativeError(x, ref)).toBeLessThan(1e-10);
+  }
+}
+
+/**
+ * After a refactorization of s with new values of a: the solve of A x = b, b random from
+ * seed, converges and matches dense LU to 1e-10 (relative).
+ */
+export function expectRefactoredSolve(s: LinearSolver, a: CsrMatrix, seed: number): void {
+  s.factor(a);
+  const b = randomVector(a.rows, seed);
+  const x = new Float64Array(a.rows);
+  expect(s.solve(b, x).converged).toBe(true);
+  expect(relativeError(x, denseLuReference(a, b))).toBeLessThan(1e-10);
 }
 
 /** The entries (i, j) of a for which keep(i, j) holds (e.g. one triangle of a symmetric a). */
@@ -370,4 +471,28 @@ export function expectMatrixFreeLaplacian(make: MakeSolver, tolerance: number): 
   const x = new Float64Array(operator.n);
   expect(s.solve(b, x).converged).toBe(true);
   expect(relativeError(x, denseLuReference(matrix, b))).toBeLessThan(1e-10);
+}
+
+/**
+ * A Krylov solve of A x = b from x = 0 (s given its tolerance): converged, ‖b − A x‖/‖b‖
+ * measured here < 2·tolerance, x within 1e-10 of ref (relative), and, when
+ * `reportedResidual`, the residual the solver reports ≤ tolerance (GMRES reports its
+ * preconditioned estimate, which the callers leave out). `label` names the variant.
+ */
+export function expectKrylovSolve(
+  s: Pick<LinearSolver, "factor" | "solve">,
+  a: CsrMatrix,
+  b: Float64Array,
+  ref: Float64Array,
+  tolerance: number,
+  label: string,
+  reportedResidual = true,
+): void {
+  s.factor(a);
+  const x = new Float64Array(a.rows);
+  const info = s.solve(b, x);
+  expect(info.converged, label).toBe(true);
+  if (reportedResidual) expect(info.residual, label).toBeLessThanOrEqual(tolerance);
+  expect(relativeResidual(a, x, b), label).toBeLessThan(2 * tolerance);
+  expect(relativeError(x, ref), label).toBeLessThan(1e-10);
 }

@@ -12,7 +12,14 @@ import {
   type LinearSolverName,
   MatrixType,
 } from "../../../../src/engine/solvers/linear/linear-solver";
-import { denseLuReference, randomKkt, randomSpd, randomVector, relativeError } from "./helpers";
+import {
+  denseLuReference,
+  randomKkt,
+  randomSpd,
+  randomVector,
+  relativeError,
+  SOLVER_NAMES,
+} from "./helpers";
 
 describe("createLinearSolver", () => {
   test("auto rule: n ≤ 60 dense (Cholesky iff SPD), symmetric → LDLᵀ, else LU", () => {
@@ -39,18 +46,7 @@ describe("createLinearSolver", () => {
     const a = randomSpd(n, 6, 3);
     const b = randomVector(n, 4);
     const ref = denseLuReference(a, b);
-    const names: LinearSolverName[] = [
-      "auto",
-      "dense-lu",
-      "dense-cholesky",
-      "sparse-ldlt",
-      "sparse-lu",
-      "sparse-qr",
-      "cg",
-      "minres",
-      "gmres",
-    ];
-    for (const name of names) {
+    for (const name of ["auto", ...SOLVER_NAMES] as const) {
       const s = createLinearSolver(name, MatrixType.SPD, n, { tolerance: 1e-13 });
       s.factor(a);
       const x = new Float64Array(n);

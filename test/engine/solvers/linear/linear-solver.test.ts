@@ -5,11 +5,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { createLinearSolver } from "../../../../src/engine/solvers/linear/index";
-import {
-  isIterative,
-  type LinearSolverName,
-  MatrixType,
-} from "../../../../src/engine/solvers/linear/linear-solver";
+import { isIterative, MatrixType } from "../../../../src/engine/solvers/linear/linear-solver";
+import { SOLVER_NAMES } from "./helpers";
 
 describe("MatrixType", () => {
   test("SPD is SYMMETRIC and POSITIVE_DEFINITE; AND of contributors drops what one lacks", () => {
@@ -23,17 +20,7 @@ describe("MatrixType", () => {
 
 describe("isIterative", () => {
   test("true exactly for cg, minres and gmres", () => {
-    const names: LinearSolverName[] = [
-      "dense-lu",
-      "dense-cholesky",
-      "sparse-ldlt",
-      "sparse-lu",
-      "sparse-qr",
-      "cg",
-      "minres",
-      "gmres",
-    ];
-    for (const name of names) {
+    for (const name of SOLVER_NAMES) {
       const s = createLinearSolver(name, MatrixType.SPD, 10);
       expect(isIterative(s), name).toBe(name === "cg" || name === "minres" || name === "gmres");
     }

@@ -8,6 +8,7 @@ import { MinresSolver } from "../../../../src/engine/solvers/linear/minres";
 import {
   denseLuReference,
   expectInitialGuessAndZeroRhs,
+  expectKrylovSolve,
   expectMatrixFreeLaplacian,
   randomKkt,
   randomSpd,
@@ -27,13 +28,7 @@ describe("MinresSolver", () => {
       const ref = denseLuReference(a, b);
       for (const preconditioner of ["none", "jacobi"] as const) {
         const s = new MinresSolver(n, { tolerance: TOL, preconditioner });
-        s.factor(a);
-        const x = new Float64Array(n);
-        const info = s.solve(b, x);
-        expect(info.converged, preconditioner).toBe(true);
-        expect(info.residual, preconditioner).toBeLessThanOrEqual(TOL);
-        expect(relativeResidual(a, x, b), preconditioner).toBeLessThan(2 * TOL);
-        expect(relativeError(x, ref), preconditioner).toBeLessThan(1e-10);
+        expectKrylovSolve(s, a, b, ref, TOL, preconditioner);
       }
     });
 

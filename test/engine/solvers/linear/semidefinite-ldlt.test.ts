@@ -1,14 +1,14 @@
 /**
  * SemidefiniteLdlt (the factorization of S = G M⁻¹ Gᵀ with dependent rows dropped) on
  * Gram matrices built here from chosen rows (dependent rows placed on purpose), against
- * dense Gaussian elimination (slider-crank-fixture's solveDense) and S x = b checked
+ * dense Gaussian elimination (test/support/dense-solve.ts) and S x = b checked
  * entry by entry.
  */
 import { describe, expect, it } from "vitest";
 import { type CsrMatrix, csrFromTriplets, csrToDense } from "../../../../src/engine/math/csr";
 import { SemidefiniteLdlt } from "../../../../src/engine/solvers/linear/semidefinite-ldlt";
+import { solveDense } from "../../../support/dense-solve";
 import { mulberry32 } from "../../../support/random";
-import { solveDense } from "../../analysis/slider-crank-fixture";
 
 describe("SemidefiniteLdlt", () => {
   function gram(rows: number[][]) {

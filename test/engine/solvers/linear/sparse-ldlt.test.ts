@@ -9,15 +9,16 @@ import { type CsrMatrix, csrFromTriplets } from "../../../../src/engine/math/csr
 import { SparseLdltSolver } from "../../../../src/engine/solvers/linear/sparse-ldlt";
 import { mulberry32 } from "../../../support/random";
 import {
-  badlyScaledSystem,
   denseLuReference,
-  keepEntries,
+  expectBadlyScaledSolved,
+  expectRefactoredSolve,
+  expectScaledSingularRefused,
+  expectTriangleStorageSolved,
   randomKkt,
   randomSpd,
   randomVector,
   relativeError,
   relativeResidual,
-  scaledSingular2x2,
   solveWith,
   TEST_SIZES,
 } from "./helpers";
@@ -124,29 +125,13 @@ describe("SparseLdltSolver against ml-matrix dense LU", () => {
   });
 
   test("badly scaled systems (D A D, D from 1e-6 to 1e6) are solved, not rejected", () => {
-    const { scaled, dscale, b, yRef } = badlyScaledSystem();
-    const x = solveWith(new SparseLdltSolver(), scaled, b);
-    expect(
-      relativeError(
-        x.map((v, i) => v * dscale[i]),
-        yRef,
-      ),
-    ).toBeLessThan(1e-10);
+    expectBadlyScaledSolved(() => new SparseLdltSolver());
     // A scaled singular matrix is still recognised: D [1 1; 1 1] D.
-    const s = new SparseLdltSolver();
-    s.factor(scaledSingular2x2());
-    expect(s.solve(Float64Array.of(1, 1), new Float64Array(2)).converged).toBe(false);
+    expectScaledSingularRefused(() => new SparseLdltSolver());
   });
 
-  test("upper-only, lower-only or full storage of the symmetric matrix", () => {
-    const a = randomSpd(50, 6, 99);
-    const b = randomVector(50, 100);
-    const ref = denseLuReference(a, b);
-    for (const m of [keepEntries(a, (i, j) => j >= i), keepEntries(a, (i, j) => j <= i), a]) {
-      const x = solveWith(new SparseLdltSolver(), m, b);
-      expect(relativeError(x, ref)).toBeLessThan(1e-10);
-    }
-  });
+  test("upper-only, lower-only or full storage of the symmetric matrix", () =>
+    expectTriangleStorageSolved(() => new SparseLdltSolver()));
 });
 
 /** Same pattern, new values: symmetric perturbation keeping diagonal dominance. */
@@ -182,11 +167,7 @@ describe("SparseLdltSolver reuses its symbolic analysis while the pattern is unc
     const nnzL = s.nnzL;
     for (let step = 0; step < 4; step++) {
       newSymmetricValues(a, 100 + step);
-      s.factor(a);
-      const b = randomVector(n, 200 + step);
-      const x = new Float64Array(n);
-      expect(s.solve(b, x).converged).toBe(true);
-      expect(relativeError(x, denseLuReference(a, b))).toBeLessThan(1e-10);
+      expectRefactoredSolve(s, a, 200 + step);
     }
     expect(s.symbolicAnalyses).toBe(1);
     expect(s.numericFactorizations).toBe(5);

@@ -8,15 +8,17 @@ import { csrFromTriplets } from "../../../../src/engine/math/csr";
 import { SparseLuSolver } from "../../../../src/engine/solvers/linear/sparse-lu";
 import { mulberry32 } from "../../../support/random";
 import {
-  badlyScaledSystem,
   denseLuReference,
+  expectBadlyScaledSolved,
+  expectRefactoredSolve,
+  expectScaledSingularRefused,
   randomKkt,
   randomNonsymmetric,
   randomSpd,
   randomVector,
   relativeError,
   relativeResidual,
-  scaledSingular2x2,
+  singular3x3,
   solveWith,
   TEST_SIZES,
 } from "./helpers";
@@ -73,14 +75,7 @@ describe("SparseLuSolver against ml-matrix dense LU", () => {
     expect(lu.solve(Float64Array.of(1, 2), x).converged).toBe(true);
     expect(Array.from(x)).toEqual([2, 1]);
 
-    // Singular: row 2 = row 0 + row 1.
-    const sing = csrFromTriplets(
-      3,
-      3,
-      [0, 0, 0, 1, 1, 2, 2, 2],
-      [0, 1, 2, 1, 2, 0, 1, 2],
-      [1, 2, 3, 4, 5, 1, 6, 8],
-    );
+    const sing = singular3x3();
     for (const s of [new SparseLuSolver(), new SparseLuSolver({ ordering: "natural" })]) {
       s.factor(sing);
       expect(s.solve(Float64Array.of(1, 1, 1), new Float64Array(3)).converged, s.ordering).toBe(
@@ -90,17 +85,8 @@ describe("SparseLuSolver against ml-matrix dense LU", () => {
   });
 
   test("badly scaled systems (D A D, D from 1e-6 to 1e6) are solved, a scaled singular one is not", () => {
-    const { scaled, dscale, b, yRef } = badlyScaledSystem();
-    const x = solveWith(new SparseLuSolver(), scaled, b);
-    expect(
-      relativeError(
-        x.map((v, i) => v * dscale[i]),
-        yRef,
-      ),
-    ).toBeLessThan(1e-10);
-    const s = new SparseLuSolver();
-    s.factor(scaledSingular2x2());
-    expect(s.solve(Float64Array.of(1, 1), new Float64Array(2)).converged).toBe(false);
+    expectBadlyScaledSolved(() => new SparseLuSolver());
+    expectScaledSingularRefused(() => new SparseLuSolver());
   });
 
   test("pivot tolerance: diagonal preference vs plain partial pivoting", () => {
@@ -135,11 +121,7 @@ describe("SparseLuSolver against ml-matrix dense LU", () => {
       // New values, same pattern (scaled and perturbed; stays nonsingular with
       // overwhelming probability and is checked against the reference anyway).
       for (let k = 0; k < a.values.length; k++) a.values[k] *= 0.5 + r();
-      s.factor(a);
-      const b = randomVector(n, 7 + step);
-      const x = new Float64Array(n);
-      expect(s.solve(b, x).converged).toBe(true);
-      expect(relativeError(x, denseLuReference(a, b))).toBeLessThan(1e-10);
+      expectRefactoredSolve(s, a, 7 + step);
     }
     expect(s.symbolicAnalyses).toBe(1);
     expect(s.columnPermutation).toBe(q);

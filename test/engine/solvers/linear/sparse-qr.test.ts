@@ -12,16 +12,12 @@ import {
   qrMinNormSolve,
   rankRevealingQr,
 } from "../../../../src/engine/solvers/linear/sparse-qr";
+import { denseSolve } from "../../../support/dense-solve";
 import { mulberry32 } from "../../../support/random";
 import {
-  denseLuReference,
-  randomKkt,
-  randomNonsymmetric,
-  randomSpd,
+  expectRandomSquareSystemsSolved,
   randomVector,
   relativeError,
-  relativeResidual,
-  solveWith,
   TEST_SIZES,
 } from "./helpers";
 
@@ -159,8 +155,13 @@ describe("rank-revealing QR", () => {
     });
     const bb = Matrix.columnVector(keep.map((i) => b[i]));
     const gram = bm.mmul(bm.transpose());
-    const ysol = solveDense(gram, bb);
-    const ref = Float64Array.from(bm.transpose().mmul(ysol).getColumn(0));
+    const ysol = denseSolve(gram.to1DArray(), bb.getColumn(0), keep.length);
+    const ref = Float64Array.from(
+      bm
+        .transpose()
+        .mmul(Matrix.columnVector(Array.from(ysol)))
+        .getColumn(0),
+    );
     const f = rankRevealingQr(a, rows, cols);
     const x = new Float64Array(cols);
     const res = qrMinNormSolve(f, b, x);
@@ -224,43 +225,6 @@ describe("rank-revealing QR", () => {
 
 describe("QrSolver on square systems against ml-matrix dense LU", () => {
   for (const n of TEST_SIZES)
-    test(`random SPD, nonsymmetric with shuffled rows and KKT, n = ${n}`, () => {
-      const spd = randomSpd(n, 6, 11 * n);
-      const bSpd = randomVector(n, 3 * n);
-      expect(
-        relativeError(solveWith(new QrSolver(), spd, bSpd), denseLuReference(spd, bSpd)),
-      ).toBeLessThan(1e-10);
-
-      const non = randomNonsymmetric(n, 5, 17 * n, true);
-      const bNon = randomVector(n, 5 * n);
-      const x = solveWith(new QrSolver(), non, bNon);
-      expect(relativeError(x, denseLuReference(non, bNon))).toBeLessThan(1e-10);
-      expect(relativeResidual(non, x, bNon)).toBeLessThan(1e-12);
-
-      const kkt = randomKkt(n, Math.ceil(n / 3), 23 * n);
-      const bKkt = randomVector(kkt.rows, 7 * n);
-      expect(
-        relativeError(solveWith(new QrSolver(), kkt, bKkt), denseLuReference(kkt, bKkt)),
-      ).toBeLessThan(1e-10);
-    });
+    test(`random SPD, nonsymmetric with shuffled rows and KKT, n = ${n}`, () =>
+      expectRandomSquareSystemsSolved(() => new QrSolver(), n));
 });
-
-/** Small dense SPD solve by Gaussian elimination written out (test-local reference). */
-function solveDense(m: Matrix, b: Matrix): Matrix {
-  const n = m.rows;
-  const a = m.to2DArray();
-  const y = b.getColumn(0);
-  for (let k = 0; k < n; k++)
-    for (let i = k + 1; i < n; i++) {
-      const l = a[i][k] / a[k][k];
-      for (let j = k; j < n; j++) a[i][j] -= l * a[k][j];
-      y[i] -= l * y[k];
-    }
-  const x = new Array<number>(n).fill(0);
-  for (let i = n - 1; i >= 0; i--) {
-    let s = y[i];
-    for (let j = i + 1; j < n; j++) s -= a[i][j] * x[j];
-    x[i] = s / a[i][i];
-  }
-  return Matrix.columnVector(x);
-}

@@ -12,36 +12,10 @@ import {
   estimateLipschitz,
 } from "../../../../src/engine/solvers/nonsmooth";
 import { mulberry32 } from "../../../support/random";
-import {
-  expectCoupledTwoContactLcp,
-  expectMatchesLemke,
-  expectRandomCcp,
-  expectSphereOnPlaneCcp,
-  expectWarmStartAtSolution,
-} from "./checks";
+import { testProjectedGradient } from "./checks";
 import { randomSpd } from "./helpers";
 
-describe("APGD", () => {
-  it("matches Lemke to 1e-6 on the random LCPs", () => {
-    expectMatchesLemke(new ApgdSolver());
-  });
-
-  it("solves a coupled 2-contact LCP in closed form", () => {
-    expectCoupledTwoContactLcp(new ApgdSolver());
-  });
-
-  it("solves the CCP relaxation of a sliding sphere: r = P_K(−m q), u_n = μ‖u_t‖ > 0", () => {
-    expectSphereOnPlaneCcp(new ApgdSolver());
-  });
-
-  it("reaches the CCP optimum of random coupled friction problems", () => {
-    expectRandomCcp(new ApgdSolver());
-  });
-
-  it("warm-started from its own solution stops at once", () => {
-    expectWarmStartAtSolution(new ApgdSolver());
-  });
-});
+describe("APGD", () => testProjectedGradient(() => new ApgdSolver()));
 
 describe("estimateLipschitz", () => {
   it("is ‖W p‖/‖p‖ for the fixed probe p, a lower bound of λ_max(W); 1 for W = 0", () => {

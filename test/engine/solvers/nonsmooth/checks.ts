@@ -4,7 +4,7 @@
  * the problems of scenes.ts every solver of a formulation must solve the same way — run
  * by each solver's own test file on that solver.
  */
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import {
   LemkeSolver,
   type NonsmoothProblem,
@@ -263,4 +263,40 @@ export function expectWarmStartAtSolution(solver: NonsmoothSolver): void {
     true,
   );
   expect(solver.solve(friction, r, { tolerance: 1e-10 }).iterations).toBe(0);
+}
+
+/**
+ * The frictionless LCP tests every LCP solver's file registers (inside its describe), each
+ * on a fresh solver from make: Lemke's solutions of the random LCPs, the coupled 2-contact
+ * closed form.
+ */
+export function testFrictionlessLcp(make: () => NonsmoothSolver): void {
+  it("matches Lemke to 1e-6 on the random LCPs", () => expectMatchesLemke(make()));
+  it("solves a coupled 2-contact LCP in closed form", () => expectCoupledTwoContactLcp(make()));
+}
+
+/**
+ * The Coulomb (De Saxcé) closed forms every splitting solver's file registers (PGS, projected
+ * Jacobi): the sphere on a plane, the θ-scan reference of an anisotropic W, V-groove slip.
+ */
+export function testCoulombClosedForms(make: () => NonsmoothSolver): void {
+  it("sphere on a plane: stick and slip in closed form", () => expectSphereOnPlaneCoulomb(make()));
+  it("anisotropic, coupled W: the θ-scan reference (stick and slip)", () =>
+    expectAnisotropicCoulomb(make()));
+  it("V-groove: slip in closed form", () => expectVGrooveSlip(make()));
+}
+
+/**
+ * The tests every projected-gradient solver of the cone-complementarity QP registers (APGD,
+ * Barzilai–Borwein): the frictionless LCPs, the sliding sphere's CCP closed form, the
+ * optimum of random coupled friction problems, a warm start at the solution.
+ */
+export function testProjectedGradient(make: () => NonsmoothSolver): void {
+  testFrictionlessLcp(make);
+  it("solves the CCP relaxation of a sliding sphere: r = P_K(−m q), u_n = μ‖u_t‖ > 0", () =>
+    expectSphereOnPlaneCcp(make()));
+  it("reaches the CCP optimum of random coupled friction problems", () => {
+    expectRandomCcp(make());
+  });
+  it("warm-started from its own solution stops at once", () => expectWarmStartAtSolution(make()));
 }

@@ -1,9 +1,9 @@
 /**
  * Independent test references for the nonsmooth solvers: random SPD matrices (from a
- * seeded generator passed in, test/support/random.ts), a dense Gaussian-elimination
- * solve, and a brute-force LCP solver that enumerates all 2ⁿ active sets (no code shared
+ * seeded generator passed in, test/support/random.ts) and a brute-force LCP solver that enumerates all 2ⁿ active sets (no code shared
  * with src/engine/solvers/nonsmooth).
  */
+import { denseSolve } from "../../../support/dense-solve";
 
 /** W = AᵀA + εI, A n×n with entries uniform in [−1, 1] (row-major). */
 export function randomSpd(n: number, eps: number, rand: () => number): Float64Array {
@@ -17,29 +17,6 @@ export function randomSpd(n: number, eps: number, rand: () => number): Float64Ar
       W[i * n + j] = s + (i === j ? eps : 0);
     }
   return W;
-}
-
-/** Solves A x = b (A n×n row-major, copied) by Gaussian elimination with partial pivoting. */
-export function denseSolve(A: ArrayLike<number>, b: ArrayLike<number>, n: number): Float64Array {
-  const a = Float64Array.from(A);
-  const x = Float64Array.from(b);
-  for (let k = 0; k < n; k++) {
-    let p = k;
-    for (let i = k + 1; i < n; i++) if (Math.abs(a[i * n + k]) > Math.abs(a[p * n + k])) p = i;
-    for (let j = 0; j < n; j++) [a[k * n + j], a[p * n + j]] = [a[p * n + j], a[k * n + j]];
-    [x[k], x[p]] = [x[p], x[k]];
-    for (let i = k + 1; i < n; i++) {
-      const f = a[i * n + k] / a[k * n + k];
-      for (let j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
-      x[i] -= f * x[k];
-    }
-  }
-  for (let k = n - 1; k >= 0; k--) {
-    let s = x[k];
-    for (let j = k + 1; j < n; j++) s -= a[k * n + j] * x[j];
-    x[k] = s / a[k * n + k];
-  }
-  return x;
 }
 
 /** y = W x + q (dense). */

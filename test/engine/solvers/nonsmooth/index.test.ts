@@ -10,7 +10,6 @@ import {
   BarzilaiBorweinSolver,
   createNonsmoothSolver,
   LemkeSolver,
-  type NonsmoothProblem,
   NonsmoothProblemError,
   type NonsmoothSolverName,
   PgsSolver,
@@ -18,7 +17,7 @@ import {
   SparseBlockDelassus,
   solveNonsmooth,
 } from "../../../../src/engine/solvers/nonsmooth";
-import { randomFrictionProblems } from "./scenes";
+import { randomFrictionProblems, unitFrictionContact } from "./scenes";
 
 const NAMES: NonsmoothSolverName[] = ["pgs", "pjacobi", "lemke", "apgd", "barzilai-borwein"];
 
@@ -53,14 +52,7 @@ describe("solveNonsmooth", () => {
 });
 
 describe("solveNonsmooth: problem validation", () => {
-  const W = Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]);
-  const base: NonsmoothProblem = {
-    contacts: 1,
-    contactDim: 3,
-    W,
-    q: Float64Array.from([-1, 0, 0]),
-    mu: Float64Array.from([0.3]),
-  };
+  const base = unitFrictionContact();
 
   it("rejects wrong sizes, missing or negative μ, bad options and unknown solvers", () => {
     const r = new Float64Array(3);

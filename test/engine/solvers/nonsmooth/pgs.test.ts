@@ -17,13 +17,10 @@ import {
 } from "../../../../src/engine/solvers/nonsmooth";
 import { mulberry32 } from "../../../support/random";
 import {
-  expectAnisotropicCoulomb,
-  expectCoupledTwoContactLcp,
-  expectMatchesLemke,
   expectRandomCoulomb,
-  expectSphereOnPlaneCoulomb,
-  expectVGrooveSlip,
   SPHERE_ON_PLANE,
+  testCoulombClosedForms,
+  testFrictionlessLcp,
   warmStartProblems,
 } from "./checks";
 import { affine, bruteForceLcp, maxAbsDiff } from "./helpers";
@@ -39,13 +36,7 @@ import {
 } from "./scenes";
 
 describe("PGS on frictionless LCPs", () => {
-  it("matches Lemke to 1e-6 on the random LCPs", () => {
-    expectMatchesLemke(new PgsSolver());
-  });
-
-  it("solves a coupled 2-contact LCP in closed form", () => {
-    expectCoupledTwoContactLcp(new PgsSolver());
-  });
+  testFrictionlessLcp(() => new PgsSolver());
 
   it("PSOR over-relaxation (ω = 1.5) converges to the same solution", () => {
     const cases = randomLcpCases();
@@ -72,9 +63,7 @@ describe("PGS on frictionless LCPs", () => {
 });
 
 describe("PGS on Coulomb friction (De Saxcé)", () => {
-  it("sphere on a plane: stick and slip in closed form", () => {
-    expectSphereOnPlaneCoulomb(new PgsSolver());
-  });
+  testCoulombClosedForms(() => new PgsSolver());
 
   it("an isotropic W_t (solid sphere) sticks in one sweep: r_t = −q_t / W_tt", () => {
     // I = 2/5 m R², contact at −R n: W_nn = 1/m, W_tt = 1/m + R²/I = 3.5/m, no coupling.
@@ -91,14 +80,6 @@ describe("PGS on Coulomb friction (De Saxcé)", () => {
     const res = new PgsSolver().solve(fc(W, [0.3, 2, 0], [mu]), r);
     expect(res.converged).toBe(true);
     expect(Array.from(r)).toEqual([0, 0, 0]);
-  });
-
-  it("anisotropic, coupled W: the θ-scan reference (stick and slip)", () => {
-    expectAnisotropicCoulomb(new PgsSolver());
-  });
-
-  it("V-groove: slip in closed form", () => {
-    expectVGrooveSlip(new PgsSolver());
   });
 
   it("V-groove: stick stops the particle with r inside both cones", () => {

@@ -8,25 +8,16 @@ import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
 import { PgsSolver, PJacobiSolver } from "../../../../src/engine/solvers/nonsmooth";
 import {
-  expectAnisotropicCoulomb,
-  expectCoupledTwoContactLcp,
-  expectMatchesLemke,
   expectRandomCoulomb,
-  expectSphereOnPlaneCoulomb,
-  expectVGrooveSlip,
+  testCoulombClosedForms,
+  testFrictionlessLcp,
   warmStartProblems,
 } from "./checks";
 import { maxAbsDiff } from "./helpers";
 import { lcp, randomLcpCases } from "./scenes";
 
 describe("projected Jacobi on frictionless LCPs", () => {
-  it("matches Lemke to 1e-6 on the random LCPs", () => {
-    expectMatchesLemke(new PJacobiSolver());
-  });
-
-  it("solves a coupled 2-contact LCP in closed form", () => {
-    expectCoupledTwoContactLcp(new PJacobiSolver());
-  });
+  testFrictionlessLcp(() => new PJacobiSolver());
 
   it("reports max-iterations when the budget is too small", () => {
     const cases = randomLcpCases();
@@ -44,17 +35,7 @@ describe("projected Jacobi on frictionless LCPs", () => {
 });
 
 describe("projected Jacobi on Coulomb friction (De Saxcé)", () => {
-  it("sphere on a plane: stick and slip in closed form", () => {
-    expectSphereOnPlaneCoulomb(new PJacobiSolver());
-  });
-
-  it("anisotropic, coupled W: the θ-scan reference (stick and slip)", () => {
-    expectAnisotropicCoulomb(new PJacobiSolver());
-  });
-
-  it("V-groove: slip in closed form", () => {
-    expectVGrooveSlip(new PJacobiSolver());
-  });
+  testCoulombClosedForms(() => new PJacobiSolver());
 
   it("random coupled problems: the De Saxcé conditions, the solution PGS finds", () => {
     const jacobi = expectRandomCoulomb(new PJacobiSolver());

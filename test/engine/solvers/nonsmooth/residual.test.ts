@@ -5,6 +5,7 @@ import {
   type NonsmoothProblem,
   problemResidual,
 } from "../../../../src/engine/solvers/nonsmooth";
+import { unitFrictionContact } from "./scenes";
 
 describe("residual measures", () => {
   it("LCP: ‖min(r, w)‖∞", () => {
@@ -34,14 +35,7 @@ describe("residual measures", () => {
 });
 
 describe("problemResidual", () => {
-  const W = Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]);
-  const base: NonsmoothProblem = {
-    contacts: 1,
-    contactDim: 3,
-    W,
-    q: Float64Array.from([-1, 0, 0]),
-    mu: Float64Array.from([0.3]),
-  };
+  const base = unitFrictionContact();
 
   it("problemResidual defaults to the exact measure of the problem type", () => {
     const r = Float64Array.from([1, 0, 0]); // u = (0, 0, 0): the exact solution

@@ -11,12 +11,27 @@ import {
   type NonsmoothProblem,
   SparseBlockDelassus,
 } from "../../../../src/engine/solvers/nonsmooth";
+import { denseSolve } from "../../../support/dense-solve";
 import { mulberry32 } from "../../../support/random";
-import { bruteForceLcp, denseSolve, randomSpd } from "./helpers";
+import { bruteForceLcp, randomSpd } from "./helpers";
 
 /** The frictionless problem w = W r + q (one row per contact). */
 export function lcp(W: Float64Array, q: Float64Array): NonsmoothProblem {
   return { contacts: q.length, contactDim: 1, W, q };
+}
+
+/**
+ * One friction contact with W = I, q = (−1, 0, 0) (approaching at 1 m/s, no slip) and
+ * μ = 0.3: its solution is r = (1, 0, 0), u = W r + q = 0.
+ */
+export function unitFrictionContact(): NonsmoothProblem {
+  return {
+    contacts: 1,
+    contactDim: 3,
+    W: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
+    q: Float64Array.from([-1, 0, 0]),
+    mu: Float64Array.from([0.3]),
+  };
 }
 
 /** A random LCP and its solution by enumeration. */
