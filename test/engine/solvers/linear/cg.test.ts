@@ -9,7 +9,7 @@ import {
   expectKrylovSolve,
   expectMatrixFreeLaplacian,
   randomSpd,
-  randomSpdBlocks,
+  randomSpdBodyBlocks,
   randomVector,
   relativeResidual,
   shiftedLaplacian,
@@ -70,7 +70,7 @@ describe("ConjugateGradientSolver", () => {
     expectBlockJacobiMatchesDense((n, o) => new ConjugateGradientSolver(n, o)));
 
   test("block Jacobi is refused on a CSR matrix (it needs the block structure)", () => {
-    const { m } = randomSpdBlocks(1);
+    const { m } = randomSpdBodyBlocks(1);
     const s = new ConjugateGradientSolver(m.size, { preconditioner: "block-jacobi" });
     expect(() => s.factor(m.toCsr())).toThrow(/block-jacobi needs an operator/);
   });

@@ -373,7 +373,7 @@ export const BODY_BLOCK_SIZES = [3, 6, 3, 3, 6];
  * A random SPD block matrix with the block sizes BODY_BLOCK_SIZES: G Gᵀ + n I for a
  * random dense G, stored with every block reserved, plus its dense copy (ml-matrix).
  */
-export function randomSpdBlocks(seed: number): { m: SparseBlockMatrix; dense: Matrix } {
+export function randomSpdBodyBlocks(seed: number): { m: SparseBlockMatrix; dense: Matrix } {
   const r = mulberry32(seed);
   const sizes = BODY_BLOCK_SIZES;
   const m = new SparseBlockMatrix(sizes);
@@ -438,11 +438,11 @@ export function expectInitialGuessAndZeroRhs(make: MakeSolver): void {
 }
 
 /**
- * Block Jacobi on a matrix-free operator that gives its block diagonal (randomSpdBlocks):
+ * Block Jacobi on a matrix-free operator that gives its block diagonal (randomSpdBodyBlocks):
  * the solution matches ml-matrix's dense inverse to 1e-10.
  */
 export function expectBlockJacobiMatchesDense(make: MakeSolver): void {
-  const { m, dense } = randomSpdBlocks(5);
+  const { m, dense } = randomSpdBodyBlocks(5);
   const n = m.size;
   const op: LinearOperator = {
     n,

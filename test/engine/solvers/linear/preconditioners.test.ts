@@ -22,7 +22,7 @@ import {
   BODY_BLOCK_SIZES,
   denseLuReference,
   randomSpd,
-  randomSpdBlocks,
+  randomSpdBodyBlocks,
   randomVector,
   relativeError,
   Triplets,
@@ -97,7 +97,7 @@ describe("JacobiPreconditioner", () => {
 
 describe("BlockJacobiPreconditioner", () => {
   it("applies the inverse of every diagonal block (3×3 and 6×6)", () => {
-    const { m, dense } = randomSpdBlocks(3);
+    const { m, dense } = randomSpdBodyBlocks(3);
     const p = new BlockJacobiPreconditioner();
     p.update(m);
     expect(p.singularBlocks).toBe(0);
@@ -115,7 +115,7 @@ describe("BlockJacobiPreconditioner", () => {
   });
 
   it("returns rᵀz with z = M⁻¹r", () => {
-    const { m } = randomSpdBlocks(4);
+    const { m } = randomSpdBodyBlocks(4);
     const p = new BlockJacobiPreconditioner();
     p.update(m);
     const r = mulberry32(11);
