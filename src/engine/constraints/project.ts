@@ -260,7 +260,7 @@ export interface VelocityProjectionResult {
  * - "factored-configuration": the velocities made tangent at the configuration of the
  *   set's last factorization instead (G_f v = −Ct, G_f its G), with that factorization:
  *   where a step or a position projection linearized last, when the positions are
- *   within the joint tolerance of it (acceleration-step.ts).
+ *   within the joint tolerance of it (integrators/joint-projection.ts).
  */
 export type VelocityProjectionStart = "factor" | "factored-configuration";
 
@@ -272,8 +272,8 @@ export type VelocityProjectionStart = "factor" | "factored-configuration";
  * exact correction, made when ‖G v + Ct‖∞ exceeds 1e-9 (1 + its value) or
  * absoluteTolerance (m/s, rad/s), whichever is larger: a stepper holding the joints to
  * a drift τ needs only τ/(10 h), which moves them by τ/10 over its next step
- * (acceleration-step.ts). The result is written to `result` when given, else to a new
- * object; its residualNorm is the residual after the correction.
+ * (integrators/joint-projection.ts). The result is written to `result` when given, else
+ * to a new object; its residualNorm is the residual after the correction.
  */
 export function projectVelocities(
   sys: BodySystem,

@@ -17,14 +17,14 @@
  * For nonlinear forces the iterations continue until ‖Δa‖∞ ≤ tol (1 + ‖a‖∞).
  * ⊕ applies rotation increments on the unit quaternions (exponential map, world frame),
  * always from the configuration at t, so repeated iterations do not accumulate roundoff.
+ * The stepper runs the Newton loop and evaluates R; W and its linear solver are
+ * iteration-matrix.ts's, the saddle-point solve with joints constrained-solve.ts's, the
+ * post-step joint projection joint-projection.ts's.
  */
 
 import type { ConstraintSet } from "../constraints/constraint-set";
 import {
-  constraintResidualNorm,
-  type PositionProjectionResult,
   projectionWorkspace,
-  projectPositions,
   projectVelocities,
   type VelocityProjectionResult,
 } from "../constraints/project";
@@ -34,16 +34,14 @@ import {
   type NewtonStepper,
   SchemeCoefficients,
 } from "../dynamics/stepper";
-import { type ForceEffector, isSymmetrizable } from "../forces/effector";
-import { SparseBlockMatrix } from "../math/block-matrix";
+import type { ForceEffector } from "../forces/effector";
+import type { SparseBlockMatrix } from "../math/block-matrix";
 import {
-  addMassBlocks,
   BodyKind,
   type BodySystem,
   clearForces,
   getForces,
   getVelocity,
-  massMultiply,
   massSolve,
   PositionSnapshot,
   restorePositions,
@@ -52,73 +50,18 @@ import {
   setVelocity,
 } from "../model/body-system";
 import { checkDeadline } from "../solvers/deadline";
-import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
-import { FactoredPcg, type FactorizationMemory } from "../solvers/linear/factored-pcg";
-import {
-  isIterative,
-  type LinearSolver,
-  type LinearSolverName,
-  type LinearSolverOptions,
-  MatrixType,
-} from "../solvers/linear/linear-solver";
-import { BlockJacobiPreconditioner } from "../solvers/linear/preconditioners";
+import type { FactorizationMemory } from "../solvers/linear/factored-pcg";
+import type { LinearSolverName } from "../solvers/linear/linear-solver";
 import { ConstrainedSolve } from "./constrained-solve";
 import type { ProjectionOrder } from "./integrator";
-import { IterationOperator } from "./iteration-operator";
+import {
+  type CgPreconditioner,
+  IterationMatrix,
+  LINEAR_TOLERANCE_FLOOR,
+  type SolveTiming,
+} from "./iteration-matrix";
+import { JointProjection } from "./joint-projection";
 import { StartDirections } from "./start-directions";
-
-/**
- * Post-step projection: chord Newton on C = 0 to solver.jointTolerance (m or rad; the
- * schema's default 1e-12; `residualTolerance` here is replaced by it at every call). Newton's quadratic regime starts
- * only below a drift of about L/κ(S) (lever arm over the condition number of G M⁻¹ Gᵀ:
- * ~5 µm on the benchmark's 100-link chain), so the mm drift of a violent whip step takes
- * up to ~15 updates; one to three otherwise.
- */
-const PROJECTION = {
-  maxIterations: 25,
-  relTolerance: 0,
-  absTolerance: 1e-14,
-  residualTolerance: 1e-12,
-  chord: true,
-};
-
-/**
- * Iterative solvers of the Newton step: incomplete factorizations as preconditioners
- * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow;
- * on the matrix-free operator (iteration-operator.ts), which has no CSR matrix to factor,
- * block Jacobi on the operator's diagonal (the mass, or the full block diagonal after a
- * hard solve: FEW_ITERATIONS). Their relative tolerance is set per solve (see
- * `linearTolerance`).
- */
-function solverOptions(
-  name: LinearSolverName,
-  matrixFree: boolean,
-  cgPreconditioner: CgPreconditioner | null,
-): LinearSolverOptions {
-  const preconditioner = matrixFree
-    ? "block-jacobi"
-    : name === "cg"
-      ? (cgPreconditioner ?? "ic0")
-      : name === "gmres"
-        ? "ilu0"
-        : undefined;
-  return { tolerance: LINEAR_TOLERANCE_FLOOR, preconditioner };
-}
-
-/** Preconditioners of CG on the assembled matrix (solver.linearPreconditioner). */
-export type CgPreconditioner = "none" | "jacobi" | "ic0";
-
-/**
- * Krylov tolerance of the Newton step: relative residual η = max(Newton tolerance, 1e-12),
- * an inexact Newton method (Dembo, Eisenstat & Steihaug, SIAM J. Numer. Anal. 19, 1982);
- * iterated Newton loosens it while far from the solution (`forcingTerm`).
- * The error it leaves in Δa is at most κ(W) η ‖Δa‖ (2-norms), of the order of what the
- * Newton test ‖Δa‖∞ ≤ tol (1 + ‖a‖∞) accepts as converged when W is well conditioned
- * (κ(W) of order 1 when the mass dominates W: resolved springs); for a linearized step
- * (one iteration) it adds to the linearization error, which dominates at the tolerances
- * used (bench/README.md, "Cloth"). The floor keeps η above rounding.
- */
-const LINEAR_TOLERANCE_FLOOR = 1e-12;
 
 /** Newton's tolerance when solver.newtonTolerance is unset (relative, see `solve`). */
 export const DEFAULT_NEWTON_TOLERANCE = 1e-10;
@@ -142,33 +85,6 @@ function forcingTerm(previous: number, ratio: number): number {
   if (safeguard > 0.1) eta = Math.max(eta, safeguard);
   return Math.min(eta, FORCING_MAX);
 }
-
-/**
- * Krylov iterations up to which a matrix-free solve counts as easy: the next one is then
- * preconditioned by the mass alone, a harder one's successor by the full block diagonal
- * (iteration-operator.ts: the full diagonal costs about one iteration per solve).
- */
-const FEW_ITERATIONS = 8;
-
-/**
- * Solvers that need a symmetric matrix: with one of them the effectors that can are asked
- * for their symmetric Jacobian approximation (same forces, so the same Newton solution).
- */
-const SYMMETRIC_SOLVERS: readonly LinearSolverName[] = [
-  "cg",
-  "minres",
-  "sparse-ldlt",
-  "dense-cholesky",
-];
-
-/** Size (dofs) from which `auto` runs CG on the matrix-free operator when there is one. */
-const AUTO_KRYLOV_MIN_DOFS = 1000;
-
-/** Size (dofs) from which `auto` runs IC(0)-preconditioned CG on SPD elastic solids. */
-const AUTO_SOLID_CG_MIN_DOFS = 5000;
-
-/** Krylov solvers that run on the matrix-free operator when every effector offers it. */
-const MATRIX_FREE_SOLVERS: readonly LinearSolverName[] = ["cg", "gmres"];
 
 /**
  * Iterated Newton without line search (joints, compliant contacts) reuses the iteration
@@ -259,16 +175,7 @@ export interface NewtonSettings {
 }
 
 /**
- * Accumulated wall time (ms) of matrix assembly and of factor + solve: a class with
- * doubles from the start (−0), see BodySystem on V8.
- */
-export class SolveTiming {
-  assembly = -0;
-  solve = -0;
-}
-
-/**
- * Work arrays and the solve matrix shared by the integrators of one simulation.
+ * The Newton step shared by the integrators of one simulation, with its work arrays.
  * Allocates in the constructor only.
  */
 export class AccelerationStepper implements NewtonStepper {
@@ -283,9 +190,10 @@ export class AccelerationStepper implements NewtonStepper {
   /** Forces at the start of the step (used when w < 1). */
   readonly fStart: Float64Array;
   readonly start: PositionSnapshot;
+  /** W and its linear solver (iteration-matrix.ts). */
+  private readonly iteration: IterationMatrix;
+  /** W at the last assembly (the iteration matrix's, for the one-step problems). */
   readonly matrix: SparseBlockMatrix;
-  /** AND of every effector's jacobianType: the solve matrix's type (set with the solver). */
-  matrixType: number = MatrixType.SPD;
   private readonly f: Float64Array;
   private readonly r: Float64Array;
   private readonly da: Float64Array;
@@ -297,9 +205,8 @@ export class AccelerationStepper implements NewtonStepper {
   private linearTolerance = LINEAR_TOLERANCE_FLOOR;
   /** Krylov iterations per solve at most (NewtonSettings.linearIterations), or null. */
   private linearCap: number | null = null;
-  /** CG's preconditioner asked for (NewtonSettings.linearPreconditioner), and the solver's. */
+  /** CG's preconditioner asked for (NewtonSettings.linearPreconditioner). */
   private cgPreconditioner: CgPreconditioner | null = null;
-  private solverPreconditioner: CgPreconditioner | null = null;
   /** Whether the last `solve` met the Newton tolerance. */
   newtonConverged = true;
   /** Whether the last `solve` ended stalled, not merely out of iterations (see `solve`). */
@@ -324,35 +231,7 @@ export class AccelerationStepper implements NewtonStepper {
    * own): W ⪰ λ_M I when the Jacobians are symmetric positive semidefinite (see `solve`).
    */
   private readonly massFloor: number;
-  /** Every effector's Jacobians are empty (see `effectorsChanged`). */
-  private massOnly = false;
-  /** Some effector's stiffness bounds Newton's resolution (ForceEffector.roundingBound). */
-  private roundingBound = false;
-  /** Effectors with a mass matrix of their own (ForceEffector.addMassProduct). */
-  private massEffectors: ForceEffector[] = [];
-  private solver: LinearSolver | null = null;
-  /**
-   * `auto` on fem bodies whose nodes are the only moving bodies, without joints: CG on the
-   * assembled W of 3×3 blocks preconditioned by a reused block LDLᵀ factorization
-   * (factored-pcg.ts; see selectSolver), or null.
-   */
-  private blockSolver: FactoredPcg | null = null;
-  /**
-   * `auto` above the dense size on a W whose pattern is block diagonal (rigid bodies
-   * without joints or couplings: each body's mass and gyroscopic Jacobian, 6×6, not
-   * symmetric for an anisotropic spinning body): every block inverted on its own
-   * (Gauss–Jordan with partial pivoting, preconditioners.ts), the exact W⁻¹ in O(bodies)
-   * instead of a sparse LU's symbolic and numeric work. `diagonalFactored` tells whether
-   * the last `factor` took this path (no singular block).
-   */
-  private readonly diagonalInverse = new BlockJacobiPreconditioner();
-  private diagonalFactored = false;
-  private solverName: LinearSolverName = "auto";
-  /** The solver actually used: solverName, or cg for `auto` on a large matrix-free system. */
-  private solverChoice: LinearSolverName = "auto";
-  /** The matrix-free W when every Jacobian effector offers products, else null. */
-  private operator: IterationOperator | null = null;
-  private matrixFree = false;
+  /** Krylov iterations of the solves with W since the integrator last cleared it. */
   linearIterations = 0;
   /**
    * A generalized force (N, N·m) held constant during `solve` and added to the residual
@@ -361,8 +240,11 @@ export class AccelerationStepper implements NewtonStepper {
    */
   extraForce: Float64Array | null = null;
   private readonly dynamicEffectors: DynamicStructureEffector[];
-  /** Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks. */
-  readonly timing = new SolveTiming();
+  /**
+   * Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks:
+   * the iteration matrix's, to which the constrained solves add theirs.
+   */
+  readonly timing: SolveTiming;
 
   /** Bilateral constraints (joints, motors) or null; see constrained-solve.ts. */
   readonly constraints: ConstraintSet | null;
@@ -378,15 +260,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly ct: Float64Array;
   private readonly zeroRows: Float64Array;
   private readonly scratchLambda: Float64Array;
-  /** Results of the post-step projections (reused: a step allocates nothing). */
-  private readonly positionProjection: PositionProjectionResult = {
-    iterations: 0,
-    residualNorm: 0,
-    updateNorm: 0,
-    converged: true,
-    rank: 0,
-  };
-  private readonly velocityProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  /** The post-step drift correction of the joints (joint-projection.ts), or null. */
+  private readonly jointProjection: JointProjection | null;
   /** The end-of-iterate velocity projection of symmetricJoints. */
   private readonly endProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
   /** symmetricJoints: the joint force along the start configuration (start-directions.ts). */
@@ -400,8 +275,6 @@ export class AccelerationStepper implements NewtonStepper {
    * projections' own (constrained-solve.ts shares the set's ProjectionWorkspace).
    */
   private massMetricFactored = false;
-  /** The post-step position projection's options (PROJECTION, residualTolerance set). */
-  private readonly projection = { ...PROJECTION };
 
   /**
    * @param lambda the multipliers' array, one per joint and motor row: the simulation's
@@ -425,6 +298,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.zeroRows = new Float64Array(m);
     this.scratchLambda = new Float64Array(m);
     this.startDirections = new StartDirections(sys, this.constraints);
+    this.jointProjection = this.constraints ? new JointProjection(sys, this.constraints) : null;
     this.n = n;
     this.a = new Float64Array(n);
     this.dxPred = new Float64Array(n);
@@ -451,12 +325,10 @@ export class AccelerationStepper implements NewtonStepper {
         ? massFloor
         : 0;
     this.start = new PositionSnapshot(sys);
-    this.matrix = new SparseBlockMatrix(sys.blockSizes);
-    for (const e of effectors) e.addSolveBlocks(this.matrix);
-    this.matrix.finalize();
+    this.iteration = new IterationMatrix(sys, effectors, linearSolver, this.constraints !== null);
+    this.matrix = this.iteration.matrix;
+    this.timing = this.iteration.timing;
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
-    this.solverName = linearSolver;
-    this.effectorsChanged();
   }
 
   /**
@@ -465,11 +337,7 @@ export class AccelerationStepper implements NewtonStepper {
    * selects the linear solver again.
    */
   effectorsChanged(): void {
-    this.massOnly = this.effectors.every((e) => e.hasJacobians === false);
-    this.roundingBound = this.effectors.some((e) => e.roundingBound === true);
-    this.massEffectors = this.effectors.filter((e) => e.addMassProduct !== undefined);
-    this.operator = IterationOperator.create(this.sys, this.effectors);
-    this.selectSolver(this.solverName);
+    this.iteration.effectorsChanged();
   }
 
   /**
@@ -477,79 +345,19 @@ export class AccelerationStepper implements NewtonStepper {
    * copy), undefined off that path or before its first factorization.
    */
   saveSolverMemory(): FactorizationMemory | undefined {
-    return this.blockSolver?.saveMemory(this.matrix);
+    return this.iteration.saveMemory();
   }
 
   /**
    * Puts saveSolverMemory's record back (after the solve matrix's pattern was restored);
-   * undefined: the solver starts afresh. Ignored off the factored path (the model and
-   * parameters, which choose the path, are restored with the record).
+   * undefined: the solver starts afresh.
    */
   restoreSolverMemory(memory: FactorizationMemory | undefined): void {
-    this.blockSolver?.restoreMemory(this.matrix, memory);
+    this.iteration.restoreMemory(memory);
   }
 
   setLinearSolver(name: LinearSolverName): void {
-    if (name !== this.solverName) this.selectSolver(name);
-  }
-
-  /**
-   * Symmetric Jacobians for a symmetric solver, then the matrix type (AND over the
-   * effectors) and whether the solver runs matrix-free; the solver is created on first use.
-   */
-  private selectSolver(name: LinearSolverName): void {
-    this.solverName = name;
-    this.solver = null;
-    this.blockSolver = null;
-    // `auto` on elastic solids (fem bodies: ForceEffector.roundingBound) whose nodes are
-    // all the system's bodies (3×3 blocks), without joints, with symmetric Jacobians (or a
-    // symmetric form: springs, same forces, so the same Newton solution): CG preconditioned
-    // by a block LDLᵀ factorization reused across iterations and steps while it pays
-    // (factored-pcg.ts). W = M + c_x K changes slowly from one Newton iterate or step to
-    // the next, so a stale factorization is nearly exact: the fem beam of bench/fem.ts
-    // takes 2 to 6 PCG iterations a solve where IC(0) took about a hundred, and the
-    // factorization (block LDLᵀ, a few times faster than the scalar sparse LDLᵀ) is made
-    // about once a run. Not for cloth: there W stays close to M (matrix-free CG with the
-    // mass as preconditioner is cheaper) or, with stiff springs, rotates so much per step
-    // that a factorization pays only for itself (bench/README.md, "Factored PCG")
-    if (
-      name === "auto" &&
-      this.roundingBound &&
-      this.constraints === null &&
-      this.n > AUTO_DENSE_MAX &&
-      this.matrix.uniform3
-    ) {
-      for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = true;
-      const type = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
-      if ((type & MatrixType.SYMMETRIC) !== 0) {
-        this.blockSolver = new FactoredPcg(this.roundingBound);
-        this.solverChoice = "cg";
-        this.matrixType = type;
-        this.matrixFree = false;
-        return;
-      }
-    }
-    // `auto` on a large system whose Jacobians all offer the matrix-free product (particle
-    // springs): CG on the operator rather than a sparse factorization, whose fill-in grows
-    // faster than the springs on a 2-d mesh while a product costs O(springs) and W, close
-    // to the mass matrix, needs few iterations (bench/README.md, "Cloth")
-    let chosen: LinearSolverName =
-      name === "auto" && this.operator !== null && this.n >= AUTO_KRYLOV_MIN_DOFS ? "cg" : name;
-    // `auto` on a large symmetric positive definite system of elastic solids (fem bodies
-    // with the approximate tangent: ForceEffector.roundingBound): IC(0)-preconditioned CG,
-    // whose iterations grow more slowly than a sparse factorization's fill-in on a 3-d mesh
-    // (a cantilever: 9 720 unknowns 1.1 s a step against 2.0 s, 4 410 about even)
-    if (chosen === "auto" && this.roundingBound && this.n >= AUTO_SOLID_CG_MIN_DOFS) {
-      for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = true;
-      const type = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
-      if ((type & MatrixType.SPD) === MatrixType.SPD) chosen = "cg";
-    }
-    this.solverChoice = chosen;
-    const symmetric = SYMMETRIC_SOLVERS.includes(chosen);
-    for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = symmetric;
-    this.matrixType = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
-    const concrete = resolveLinearSolverName(chosen, this.matrixType, this.n);
-    this.matrixFree = this.operator !== null && MATRIX_FREE_SOLVERS.includes(concrete);
+    this.iteration.setLinearSolver(name);
   }
 
   /** Generalized applied force at the current state into out (clears the accumulators). */
@@ -732,8 +540,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.newtonConverged = newton.maxIterations === 1;
     this.newtonStalled = false;
     // the springs then build the operator's product form with the residual's forces
-    if (this.matrixFree && this.operator !== null && !this.usesMassOnly(c))
-      this.operator.announce(c);
+    this.iteration.announce(c);
     const floor = this.linearTolerance;
     let eta = FORCING_MAX;
     let rPrevious = -1;
@@ -753,12 +560,7 @@ export class AccelerationStepper implements NewtonStepper {
     let previousFull = false;
     // the oversolving safeguard's bound λ_min(W) ≥ λ_M (see the comment above), or 0
     const wFloor =
-      stepError > 0 &&
-      this.constraints === null &&
-      SYMMETRIC_SOLVERS.includes(
-        resolveLinearSolverName(this.solverChoice, this.matrixType, this.n),
-      ) &&
-      (this.matrixType & MatrixType.SPD) === MatrixType.SPD
+      stepError > 0 && this.constraints === null && this.iteration.symmetricPositiveDefinite
         ? this.massFloor
         : 0;
     // no chord on compliant contacts: their piecewise-linear forces switch between
@@ -768,7 +570,9 @@ export class AccelerationStepper implements NewtonStepper {
     // full Newton for the rest of the solve (see below)
     let chordOn = chord;
     const roundingFloor =
-      (c.positionLevel || this.roundingBound) && c.cx > 0 ? this.positionRoundingFloor(c.cx) : 0;
+      (c.positionLevel || this.iteration.roundingBound) && c.cx > 0
+        ? this.positionRoundingFloor(c.cx)
+        : 0;
     for (; it < newton.maxIterations; it++) {
       checkDeadline();
       if (rNorm < 0) {
@@ -960,10 +764,10 @@ export class AccelerationStepper implements NewtonStepper {
     const { f, tmp, n } = this;
     if (c.w > 0) this.computeForces(tEnd, f);
     else f.fill(0);
-    this.massTimes(this.a, tmp);
+    this.iteration.massTimes(this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
     if (c.symmetricJoints && this.constraints !== null) {
-      this.massTimes(this.startDirections.accel, tmp);
+      this.iteration.massTimes(this.startDirections.accel, tmp);
       const k = c.startForceWeight;
       for (let i = 0; i < n; i++) out[i] += k * tmp[i];
     }
@@ -972,139 +776,38 @@ export class AccelerationStepper implements NewtonStepper {
     this.subtractRayleigh(c, out);
   }
 
-  /** out = M x: the bodies' masses and the effectors' own (a consistent mass). */
-  private massTimes(x: Float64Array, out: Float64Array): void {
-    massMultiply(this.sys, x, out);
-    const extra = this.massEffectors;
-    for (let i = 0; i < extra.length; i++) extra[i].addMassProduct?.(x, out, 1);
-  }
-
   /** out −= (r_M M + r_K K) v at the current state (Rayleigh damping forces). */
   private subtractRayleigh(c: SchemeCoefficients, out: Float64Array): void {
     const { tmp, n } = this;
     if (c.rayleighMass !== 0) {
-      this.massTimes(this.v, tmp);
+      this.iteration.massTimes(this.v, tmp);
       for (let i = 0; i < n; i++) out[i] -= c.rayleighMass * tmp[i];
     }
     if (c.rayleighStiffness !== 0) {
-      this.stiffnessTimes(this.v, this.kv);
+      this.iteration.stiffnessTimes(this.v, this.kv);
       for (let i = 0; i < n; i++) out[i] -= c.rayleighStiffness * this.kv[i];
     }
   }
 
-  /** out = K x with K = −∂f/∂x at the current state. */
-  private stiffnessTimes(x: Float64Array, out: Float64Array): void {
-    const m = this.matrix;
-    m.clear();
-    for (const e of this.effectors) e.addPosJacobian(m, -1);
-    m.multiply(x, out);
-  }
-
-  /** Assembles W at the current state (see file comment) into `this.matrix`. */
+  /** Assembles W at the current state (iteration-matrix.ts) into `matrix`. */
   assembleIterationMatrix(c: SchemeCoefficients): void {
-    const m = this.matrix;
-    m.clear();
-    const kScale = c.w * c.cx + c.cv * c.rayleighStiffness;
-    // indexed loops: a for…of here kept its iterator object (an allocation per call)
-    const effectors = this.effectors;
-    if (kScale !== 0)
-      for (let i = 0; i < effectors.length; i++) effectors[i].addPosJacobian(m, -kScale);
-    if (c.w !== 0)
-      for (let i = 0; i < effectors.length; i++) effectors[i].addVelJacobian(m, -c.w * c.cv);
-    addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
-    const extra = this.massEffectors;
-    for (let i = 0; i < extra.length; i++) extra[i].addMassBlocks?.(m, 1 + c.cv * c.rayleighMass);
+    this.iteration.assemble(c);
   }
 
   /** True when W is the (scaled) block-diagonal mass matrix. */
   usesMassOnly(c: SchemeCoefficients): boolean {
-    return this.massOnly || (c.w === 0 && c.rayleighStiffness === 0);
+    return this.iteration.usesMassOnly(c);
   }
 
-  /** Factors W at the current state (no-op work for the mass-only case). */
-  factor(c: SchemeCoefficients): void {
-    if (this.usesMassOnly(c)) return;
-    const t0 = performance.now();
-    const block = this.blockSolver;
-    if (block !== null) {
-      this.assembleIterationMatrix(c);
-      const t1 = performance.now();
-      block.tolerance = this.linearTolerance;
-      block.maxIterations = this.linearCap ?? undefined;
-      block.factor(this.matrix);
-      this.timing.assembly += t1 - t0;
-      this.timing.solve += performance.now() - t1;
-      return;
-    }
-    const op = this.matrixFree ? this.operator : null;
-    if (op !== null) op.update(c);
-    else this.assembleIterationMatrix(c);
-    this.diagonalFactored = false;
-    if (
-      op === null &&
-      this.solverName === "auto" &&
-      this.n > AUTO_DENSE_MAX &&
-      this.matrix.isBlockDiagonal()
-    ) {
-      const t1 = performance.now();
-      this.diagonalInverse.update(this.matrix);
-      this.diagonalFactored = this.diagonalInverse.singularBlocks === 0;
-      this.timing.assembly += t1 - t0;
-      this.timing.solve += performance.now() - t1;
-      if (this.diagonalFactored) return;
-    }
-    const csr = op === null ? this.matrix.toCsr() : null;
-    const t1 = performance.now();
-    if (this.solverPreconditioner !== this.cgPreconditioner) this.solver = null;
-    this.solver ??= createLinearSolver(
-      this.solverChoice,
-      this.matrixType,
-      this.n,
-      solverOptions(
-        resolveLinearSolverName(this.solverChoice, this.matrixType, this.n),
-        op !== null,
-        this.cgPreconditioner,
-      ),
+  /** out = W⁻¹ rhs with the last factorization, at the running solve's Krylov settings. */
+  private solveFactored(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void {
+    this.linearIterations += this.iteration.solve(
+      c,
+      rhs,
+      out,
+      this.linearTolerance,
+      this.linearCap,
     );
-    this.solverPreconditioner = this.cgPreconditioner;
-    const solver = this.solver;
-    if (isIterative(solver)) {
-      solver.tolerance = this.linearTolerance;
-      solver.maxIterations = this.linearCap ?? undefined;
-    }
-    if (csr !== null) solver.factor(csr);
-    else if (op !== null && isIterative(solver)) solver.factor(op);
-    this.timing.assembly += t1 - t0;
-    this.timing.solve += performance.now() - t1;
-  }
-
-  /** out = W⁻¹ rhs with the last factorization. */
-  solveFactored(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void {
-    if (this.usesMassOnly(c)) {
-      massSolve(this.sys, rhs, out);
-      const s = 1 / (1 + c.cv * c.rayleighMass);
-      if (s !== 1) for (let i = 0; i < this.n; i++) out[i] *= s;
-      return;
-    }
-    const t0 = performance.now();
-    if (this.diagonalFactored) {
-      this.diagonalInverse.apply(rhs, out);
-      this.timing.solve += performance.now() - t0;
-      return;
-    }
-    out.fill(0);
-    const solver = this.blockSolver ?? this.solver!;
-    const info = solver.solve(rhs, out);
-    this.linearIterations += info.iterations;
-    // the preconditioner of the next solve (iteration-operator.ts)
-    if (this.matrixFree && this.operator !== null)
-      this.operator.fullDiagonal = info.iterations > FEW_ITERATIONS;
-    // a capped Krylov solve (solver.linearIterations) is taken as it is, as SOFA's
-    if (!info.converged && this.linearCap === null)
-      throw new Error(
-        `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,
-      );
-    this.timing.solve += performance.now() - t0;
   }
 
   /**
@@ -1133,10 +836,8 @@ export class AccelerationStepper implements NewtonStepper {
   ) {
     const set = this.constraints;
     if (set === null || this.constrained === null) {
-      if (refactor) this.factor(c);
-      else if (this.blockSolver !== null) this.blockSolver.tolerance = this.linearTolerance;
-      else if (this.solver !== null && isIterative(this.solver))
-        this.solver.tolerance = this.linearTolerance;
+      // a chord iteration solves with the kept factorization at this iteration's tolerance
+      if (refactor) this.iteration.factor(c, this.cgPreconditioner);
       this.solveFactored(c, rhs, out);
       return;
     }
@@ -1200,7 +901,7 @@ export class AccelerationStepper implements NewtonStepper {
       this.timing.solve += performance.now() - t0;
       return;
     }
-    this.assembleIterationMatrix(c);
+    this.iteration.assemble(c);
     // the loaded joints' geometric stiffness (constraint-set.ts): their forces Gᵀλ are
     // taken at each iterate, except with the symmetric joints, whose directions are the
     // step's start (start-directions.ts). Iterated Newton only: it changes the iterations'
@@ -1224,23 +925,8 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * Drift correction after a step with joints: positions projected onto C(q, t) = 0 and
-   * velocities onto G v = −Ct, both in the mass metric (constraints/project.ts), so the
-   * joint drift stays at jointTolerance (m, rad; solver.jointTolerance) instead of
-   * accumulating; nothing when C is already within it. h (s) is the step just taken: the
-   * velocities are projected to max(1e-9 (1 + ‖G v + Ct‖∞), 0.1 jointTolerance/h), a
-   * residual that moves the joints by a tenth of the tolerance over the next step.
-   * `order` is the integrator's (integrator.ts, ProjectionOrder):
-   * - velocities-first: S = G M⁻¹ Gᵀ is factored once, at the configuration the step
-   *   reached; the velocity projection and the position projection's first update use it
-   *   (chord iterations then, refactoring only when one does not contract).
-   * - positions-first: S is factored at the first position iterate (chord iterations,
-   *   each correction along the factorization's own G: project.ts, `correction`). When
-   *   one correction sufficed, the velocities are then made tangent where that
-   *   factorization was made, with it ("factored-configuration", one correction), as in
-   *   a step whose positions needed no projection (see the body); else at the projected
-   *   positions. After position-level rows the velocities are projected even when the
-   *   positions were within tolerance.
+   * Drift correction after a step with joints (joint-projection.ts), at tEnd after a step
+   * of h (s) in the integrator's `order`, to jointTolerance (m, rad); nothing without joints.
    */
   projectOnConstraints(
     tEnd: number,
@@ -1248,42 +934,13 @@ export class AccelerationStepper implements NewtonStepper {
     order: ProjectionOrder,
     jointTolerance: number,
   ): void {
-    const set = this.constraints;
-    if (set === null || order === "none") return;
-    const options = this.projection;
-    options.residualTolerance = jointTolerance;
-    // a velocity residual ε moves the joints by h ε over the next step: a tenth of the
-    // drift allowed (project.ts, projectVelocities)
-    const velocityTolerance = (0.1 * jointTolerance) / h;
-    const { sys, velocityProjection, positionProjection } = this;
-    if (order === "velocities-first") {
-      if (constraintResidualNorm(set, tEnd) <= jointTolerance) return;
-      projectVelocities(sys, set, tEnd, "factor", velocityProjection, velocityTolerance);
-      projectPositions(sys, set, tEnd, options, positionProjection, true);
-      return;
-    }
-    const moved = projectPositions(sys, set, tEnd, options, positionProjection).iterations > 0;
-    // Moved positions: when one correction brought them within tolerance, the velocities
-    // are made tangent where the projection factored (the positions are then within
-    // ~√(2 L τ) of it, L a lever, as in an unmoved step below); after more corrections
-    // (the mm drift of a violent whip step: tangent there, the whip's velocities would
-    // slip by 3e-2 m/s) at the projected positions with a new factorization.
-    // Unmoved positions after velocity-level rows keep the velocities the step made
-    // (G v = −Ct where it linearized). Position-level rows leave G v + Ct free: when the
-    // step ended within jointTolerance of the manifold, its velocities are made tangent
-    // where it linearized, with the Newton step's own factorization when it took the
-    // mass path (shared with the projections), else at the end of the step with a new
-    // factorization.
-    if (moved || this.positionLevelRows) {
-      const atFactored = moved ? positionProjection.iterations === 1 : this.massMetricFactored;
-      projectVelocities(
-        sys,
-        set,
-        tEnd,
-        atFactored ? "factored-configuration" : "factor",
-        velocityProjection,
-        velocityTolerance,
-      );
-    }
+    this.jointProjection?.project(
+      tEnd,
+      h,
+      order,
+      jointTolerance,
+      this.positionLevelRows,
+      this.massMetricFactored,
+    );
   }
 }

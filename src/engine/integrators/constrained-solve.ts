@@ -2,7 +2,7 @@
  * The linear solve of one Newton iteration with bilateral constraints:
  *     [ W  Gᵀ ] [ Δa ]   [ R  ]
  *     [ G  0  ] [ μ  ] = [ r_c ],        constraint forces Gᵀλ with λ = −μ,
- * where W is the iteration matrix of acceleration-step.ts, G the constraint Jacobian at
+ * where W is the iteration matrix of iteration-matrix.ts, G the constraint Jacobian at
  * the current iterate and r_c the constraint right-hand side (velocity level: G v_{t+h} = −Ct
  * ⇒ r_c = −(G v + Ct)/c_v; acceleration level when c_v = 0: r_c = Qc − G a).
  *

@@ -116,7 +116,7 @@ export class IterationMatrix {
   /** W at the last `assemble` (also the scratch of `stiffnessTimes`). */
   readonly matrix: SparseBlockMatrix;
   /** AND of every effector's jacobianType: the solve matrix's type (set with the solver). */
-  matrixType: number = MatrixType.SPD;
+  private matrixType: number = MatrixType.SPD;
   /** Accumulated wall time of assembly and of factor + solve, for benchmarks. */
   readonly timing = new SolveTiming();
   /** Every effector's Jacobians are empty (see `effectorsChanged`). */
@@ -126,7 +126,10 @@ export class IterationMatrix {
   /** Effectors with a mass matrix of their own (ForceEffector.addMassProduct). */
   private massEffectors: ForceEffector[] = [];
   private solver: LinearSolver | null = null;
-  /** CG's preconditioner the current `solver` was made with (NewtonSettings.linearPreconditioner). */
+  /**
+   * CG's preconditioner (NewtonSettings.linearPreconditioner) the current `solver` was
+   * made with.
+   */
   private solverPreconditioner: CgPreconditioner | null = null;
   /**
    * `auto` on fem bodies whose nodes are the only moving bodies, without joints: CG on the
@@ -143,6 +146,7 @@ export class IterationMatrix {
    * the last `factor` took this path (no singular block).
    */
   private readonly diagonalInverse = new BlockJacobiPreconditioner();
+  /** Whether the last `factor` inverted W's blocks (see diagonalInverse). */
   diagonalFactored = false;
   private solverName: LinearSolverName = "auto";
   /** The solver actually used: solverName, or cg for `auto` on a large matrix-free system. */

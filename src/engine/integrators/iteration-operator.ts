@@ -1,5 +1,5 @@
 /**
- * The Newton iteration matrix of acceleration-step.ts,
+ * The Newton iteration matrix of iteration-matrix.ts,
  *   W = (1 + c_v r_M) M + (w c_x + c_v r_K) K + w c_v D,   K = −∂f/∂x, D = −∂f/∂v,
  * as a matrix-free LinearOperator for the Krylov solvers: W x = (1 + c_v r_M) M x + J x
  * with J = s_x ∂f/∂x + s_v ∂f/∂v, s_x = −(w c_x + c_v r_K), s_v = −w c_v, applied by each
@@ -15,7 +15,7 @@
  *   blocks and applying them costs about one CG iteration per solve, which it cannot earn
  *   back when the solves take a few iterations anyway (resolved springs, W ≈ M: the full
  *   diagonal saves less than one iteration per solve there; bench/README.md, "Cloth").
- * The stepper chooses (acceleration-step.ts, FEW_ITERATIONS): the full diagonal after a
+ * The solver chooses (iteration-matrix.ts, FEW_ITERATIONS): the full diagonal after a
  * solve that took more than a few iterations, the mass after one that took few.
  */
 

@@ -368,7 +368,8 @@ describe("the matrix-free step's preconditioner", () => {
     };
   };
   const operatorOf = (sim: ReturnType<typeof loadModel>) =>
-    (sim as unknown as { stepper: { operator: Operator } }).stepper.operator;
+    (sim as unknown as { stepper: { iteration: { operator: Operator } } }).stepper.iteration
+      .operator;
 
   it("after easy solves, the mass alone and no rebuild; after hard ones, the full block diagonal", () => {
     // resolved springs, loose tolerance: a few CG iterations per step
