@@ -6,10 +6,12 @@
  * Contact a is always the shape with the lower index in the list given to the
  * constructor, so the normal points from the lower-indexed shape's body to the other.
  */
+
+import { quatToMat3Normalized } from "../math/quat";
 import { SweepAndPrune } from "./broadphase";
 import type { ContactBuffer } from "./contact-buffer";
 import { collideShapes } from "./narrowphase";
-import { composePose, quatToMatrix, WorldPose } from "./pose";
+import { composePose, WorldPose } from "./pose";
 import { isUnbounded, type Shape, type ShapeInstance, worldAabb, worldPlane } from "./shapes";
 
 export interface CollisionOptions {
@@ -116,7 +118,7 @@ export class CollisionDetector {
       const lq = inst.localOrientation ?? [1, 0, 0, 0];
       this.localP.push(new Float64Array(lp));
       const R = new Float64Array(9);
-      quatToMatrix(lq[0], lq[1], lq[2], lq[3], R);
+      quatToMat3Normalized(R, 0, lq, 0);
       this.localR.push(R);
       const pose = new WorldPose();
       // Shapes on the world frame (body −1) keep their local pose as world pose.

@@ -13,7 +13,7 @@ export { capsuleCapsule, capsuleSphere, planeCapsule } from "./pairs/capsule";
 export { coreCore } from "./pairs/convex";
 export { cylinderSphere, planeCylinder } from "./pairs/cylinder";
 export { planeSphere, sphereSphere } from "./pairs/sphere";
-export { composePose, quatToMatrix, WorldPose } from "./pose";
+export { composePose, WorldPose } from "./pose";
 export {
   aabbHalfWidths,
   type BoxShape,

@@ -1,11 +1,14 @@
 /**
- * Minimal private pose helpers for the collision layer (kept here so that the geometry
- * does not depend on src/engine/math while it is being written).
+ * World poses of the collision layer: a frame's position and rotation matrix, and a shape's
+ * pose composed from its body's. Rotations come from quaternions through
+ * math/quat.ts quatToMat3Normalized (integrator drift in |q| must not shear shapes).
  *
  * Conventions (DESIGN.md): right-handed frames, quaternions [w, x, y, z] of unit norm.
  * A rotation matrix R is stored row-major in a Float64Array(9), R[3*i + j]; its column j
  * is the body's local axis j expressed in the world, so x_world = p + R x_local.
  */
+
+import { quatToMat3Normalized } from "../math/quat";
 
 /** A rigid placement: x_world = p + R x_local. */
 export class WorldPose {
@@ -19,40 +22,9 @@ export class WorldPose {
     this.p[0] = p[po];
     this.p[1] = p[po + 1];
     this.p[2] = p[po + 2];
-    quatToMatrix(q[qo], q[qo + 1], q[qo + 2], q[qo + 3], this.R);
+    quatToMat3Normalized(this.R, 0, q, qo);
     return this;
   }
-}
-
-/**
- * Rotation matrix of the quaternion (w, x, y, z), written row-major into R.
- * Uses s = 2/|q|² so that a slightly denormalized quaternion still gives a rotation
- * (the matrix of q/|q|), which keeps integrator drift in |q| from shearing shapes.
- */
-export function quatToMatrix(w: number, x: number, y: number, z: number, R: Float64Array): void {
-  const n2 = w * w + x * x + y * y + z * z;
-  const s = n2 > 0 ? 2 / n2 : 0;
-  const xs = x * s;
-  const ys = y * s;
-  const zs = z * s;
-  const wx = w * xs;
-  const wy = w * ys;
-  const wz = w * zs;
-  const xx = x * xs;
-  const xy = x * ys;
-  const xz = x * zs;
-  const yy = y * ys;
-  const yz = y * zs;
-  const zz = z * zs;
-  R[0] = 1 - (yy + zz);
-  R[1] = xy - wz;
-  R[2] = xz + wy;
-  R[3] = xy + wz;
-  R[4] = 1 - (xx + zz);
-  R[5] = yz - wx;
-  R[6] = xz - wy;
-  R[7] = yz + wx;
-  R[8] = 1 - (xx + yy);
 }
 
 /**
@@ -71,7 +43,7 @@ export function composePose(
 ): void {
   const po = 3 * body;
   const qo = 4 * body;
-  quatToMatrix(quat[qo], quat[qo + 1], quat[qo + 2], quat[qo + 3], scratchR);
+  quatToMat3Normalized(scratchR, 0, quat, qo);
   const B = scratchR;
   const p = out.p;
   const lx = localP[0];

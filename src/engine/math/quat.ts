@@ -60,9 +60,18 @@ export function quatRotateInverse(out: Vec, io: number, q: Vec, iq: number, v: V
   quatRotate(out, io, conjugate(q, iq), 0, v, iv);
 }
 
-/** Rotation matrix R(q), row-major 3×3. */
-export function quatToMat3(out: Vec, io: number, q: Vec, iq: number): void {
+/** Rotation matrix R(q), row-major 3×3, of a unit quaternion. */
+export function quatToMat3(out: Vec, io: number, q: ArrayLike<number>, iq: number): void {
   quatToMat3Inertias(out, io, q, iq, null, null, null, null, 0);
+}
+
+/**
+ * Rotation matrix of q/|q| (row-major 3×3), for any non-zero q: with s = 2/|q|², so that a
+ * slightly denormalized quaternion still gives a rotation, which keeps integrator drift in
+ * |q| from shearing collision shapes (geometry/pose.ts). The zero quaternion gives I.
+ */
+export function quatToMat3Normalized(out: Vec, io: number, q: ArrayLike<number>, iq: number): void {
+  quatToMat3Inertias(out, io, q, iq, null, null, null, null, 0, true);
 }
 
 /**
@@ -77,27 +86,45 @@ export function quatToMat3(out: Vec, io: number, q: Vec, iq: number): void {
 export function quatToMat3Inertias(
   out: Vec,
   io: number,
-  q: Vec,
+  q: ArrayLike<number>,
   iq: number,
   d: Vec | null,
   dOut: Vec | null,
   e: Vec | null,
   eOut: Vec | null,
   id: number,
+  normalize = false,
 ): void {
   const w = q[iq];
   const x = q[iq + 1];
   const y = q[iq + 2];
   const z = q[iq + 3];
-  const r00 = 1 - 2 * (y * y + z * z);
-  const r01 = 2 * (x * y - w * z);
-  const r02 = 2 * (x * z + w * y);
-  const r10 = 2 * (x * y + w * z);
-  const r11 = 1 - 2 * (x * x + z * z);
-  const r12 = 2 * (y * z - w * x);
-  const r20 = 2 * (x * z - w * y);
-  const r21 = 2 * (y * z + w * x);
-  const r22 = 1 - 2 * (x * x + y * y);
+  // s = 2 for a unit quaternion, 2/|q|² to normalize (quatToMat3Normalized). Written as
+  // x·(y s): with s = 2 every product and sum is the one of 2 (x y − w z) etc. doubled
+  // exactly, so both uses share these lines to the bit.
+  const n2 = normalize ? w * w + x * x + y * y + z * z : 1;
+  const s = n2 > 0 ? 2 / n2 : 0;
+  const xs = x * s;
+  const ys = y * s;
+  const zs = z * s;
+  const wx = w * xs;
+  const wy = w * ys;
+  const wz = w * zs;
+  const xx = x * xs;
+  const xy = x * ys;
+  const xz = x * zs;
+  const yy = y * ys;
+  const yz = y * zs;
+  const zz = z * zs;
+  const r00 = 1 - (yy + zz);
+  const r01 = xy - wz;
+  const r02 = xz + wy;
+  const r10 = xy + wz;
+  const r11 = 1 - (xx + zz);
+  const r12 = yz - wx;
+  const r20 = xz - wy;
+  const r21 = yz + wx;
+  const r22 = 1 - (xx + yy);
   out[io] = r00;
   out[io + 1] = r01;
   out[io + 2] = r02;
