@@ -31,7 +31,7 @@ interface Variant {
 }
 
 const VARIANTS: Variant[] = [
-  { label: "defaults (exact tangent, Newton to 1e-10, auto)", tangent: "exact", solver: {} },
+  { label: "defaults (exact tangent, Newton's default stop, auto)", tangent: "exact", solver: {} },
   {
     label: "approximate tangent, linearized (auto)",
     tangent: "approximate",

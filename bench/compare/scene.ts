@@ -422,8 +422,9 @@ export function hullsScene(n: number): SceneDesc {
 /** The scenes of ../shared/BENCH-SCENES.md, by id, in the order the tables print. */
 export const SCENE_IDS = ["S1-100", "S1-1000", "S2-10", "S2-100", "S3-32", "S3-32-stiff"] as const;
 /**
- * Every scene of the comparison (a plain run's default): the S scenes, then issue 30's hulls
- * (kept out of SCENE_IDS, which test/engine/simulation/trajectories.test.ts pins bit for bit).
+ * Every scene of the comparison (a plain run's default): the S scenes, then issue 30's
+ * hulls. test/engine/simulation/trajectories.test.ts pins all of them bit for bit, with
+ * Moreau's set-up and at its defaults.
  */
 export const COMPARE_SCENE_IDS = [...SCENE_IDS, "H-100"] as const;
 export type SceneId = (typeof COMPARE_SCENE_IDS)[number];

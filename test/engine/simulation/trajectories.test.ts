@@ -13,8 +13,9 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { toMoreauModel } from "../../../bench/compare/engines/moreau";
-import { buildScene, SCENE_IDS } from "../../../bench/compare/scene";
+import { toDefaultsModel, toMoreauModel } from "../../../bench/compare/engines/moreau";
+import { buildScene, COMPARE_SCENE_IDS } from "../../../bench/compare/scene";
+import { beamModel } from "../../../bench/fem";
 import { loadModel } from "../../../src/engine/index";
 import { exampleFiles, readExample } from "../../support/examples";
 
@@ -26,6 +27,14 @@ const STEPS: Record<string, number> = {
   "S1-1000": 60,
   "S3-32": 120,
   "S3-32-stiff": 40,
+  "H-100": 150,
+  "S1-1000 defaults": 60,
+  "S2-100 defaults": 200,
+  "S3-32 defaults": 120,
+  "S3-32-stiff defaults": 40,
+  "H-100 defaults": 150,
+  "fem beam (tuned)": 6,
+  "fem beam (defaults)": 3,
 };
 const DEFAULT_STEPS = 400;
 
@@ -57,6 +66,16 @@ const EXPECTED: Record<string, string> = {
   "S2-100": "0ce84ed74ff5de14",
   "S3-32": "7fe4cdeaaf62456e",
   "S3-32-stiff": "436f406939661d3f",
+  "H-100": "7a4f9cab73c967c8",
+  "S1-100 defaults": "d18cd4d54f22537b",
+  "S1-1000 defaults": "3709761c7eb49e69",
+  "S2-10 defaults": "31ca5d094c7173fe",
+  "S2-100 defaults": "a42009c5868c62ad",
+  "S3-32 defaults": "4d40b2ec9b3f1086",
+  "S3-32-stiff defaults": "436f406939661d3f",
+  "H-100 defaults": "dc08e15afab80e53",
+  "fem beam (tuned)": "3b8ae08f0de6f078",
+  "fem beam (defaults)": "6c5e2de1c49bf651",
 };
 
 const cases: [string, () => unknown][] = [
@@ -64,7 +83,19 @@ const cases: [string, () => unknown][] = [
     (f) =>
       [`examples/${f}`, () => readExample(f.replace(/\.json$/, ""))] as [string, () => unknown],
   ),
-  ...SCENE_IDS.map((id) => [id, () => toMoreauModel(buildScene(id))] as [string, () => unknown]),
+  // every scene of the comparison with Moreau's set-up and at its defaults, and the fem
+  // beam of `npm run bench -- --only fem` (bench/fem.ts) tuned and at its defaults
+  ...COMPARE_SCENE_IDS.map(
+    (id) => [id, () => toMoreauModel(buildScene(id))] as [string, () => unknown],
+  ),
+  ...COMPARE_SCENE_IDS.map(
+    (id) => [`${id} defaults`, () => toDefaultsModel(buildScene(id))] as [string, () => unknown],
+  ),
+  [
+    "fem beam (tuned)",
+    () => beamModel("approximate", { newtonIterations: 1, linearTolerance: 1e-3 }),
+  ],
+  ["fem beam (defaults)", () => beamModel("exact", {})],
 ];
 
 describe("trajectories are bit-identical", () => {
