@@ -433,5 +433,7 @@ export type SessionAssemblyRequest = z.output<typeof SessionAssemblyBody>;
 export type AssemblyRequest = z.output<typeof AssemblyBody>;
 export type ErrorOut = z.infer<typeof ErrorBody>;
 export type SceneFrameOut = z.infer<typeof SceneFrame>;
+/** What a simulation contributes to its scene frame: bodies with shapes, joints, fem surfaces. */
+export type SceneOut = Pick<SceneFrameOut, "bodies" | "joints" | "fem">;
 export type StateFrameOut = z.infer<typeof StateFrame>;
 export type ContactPeakOut = z.infer<typeof ContactPeak>;

@@ -8,7 +8,7 @@
  * every subscriber without being decoded. Small control data (status, time, step) travels
  * as plain structured-clone objects.
  */
-import type { SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
+import type { SceneOut, SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 
@@ -36,11 +36,8 @@ export interface SessionSnapshot {
   } | null;
 }
 
-export interface SceneInfo {
-  bodies: { id: string; kind: "rigid" | "particle"; fixed: boolean; shapes: unknown[] }[];
-  joints: { id: string; type: string; a: unknown; b: unknown }[];
-  fem: { id: string; nodeCount: number; triangles: number[] }[];
-}
+/** A session's scene (schemas/api.ts SceneFrame's model part). */
+export type SceneInfo = SceneOut;
 
 /** One stream encoding the worker produces: a set of fields in a format. */
 export interface FrameEncoding {

@@ -4,6 +4,7 @@
  * model; the service and embedding programs use it through src/engine/index.ts.
  */
 
+import type { SceneOut } from "../../../schemas/api";
 import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
 import { energyLimitMessage, nonConservativeReason } from "../../../schemas/energy";
 import { consistentMassIssue } from "../../../schemas/fem";
@@ -142,23 +143,6 @@ export interface SimulationParts {
   /** ℓ, the smallest colliding shape's size (m; solver-defaults.ts contactSize). */
   contactSize: number;
   setGravity(g: readonly [number, number, number]): void;
-}
-
-export interface ScenePart {
-  bodies: {
-    id: string;
-    kind: "rigid" | "particle";
-    fixed: boolean;
-    shapes: ModelSpec["bodies"][number]["shapes"];
-  }[];
-  joints: {
-    id: string;
-    type: string;
-    a: { body: string; point: number[] };
-    b: { body: string; point: number[] };
-  }[];
-  /** Each fem body's node count and surface triangles (3 node indices each, outward). */
-  fem: { id: string; nodeCount: number; triangles: number[] }[];
 }
 
 export interface SimulationPatch {
@@ -960,7 +944,8 @@ export class Simulation {
     }
   }
 
-  scene(): ScenePart {
+  /** The scene frame's model part (schemas/api.ts SceneFrame): shapes, joints, fem surfaces. */
+  scene(): SceneOut {
     return {
       bodies: this.model.bodies.map((b) => ({
         id: b.id,
