@@ -25,7 +25,7 @@
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
 import { checkDeadline } from "../deadline";
-import { eliminationTree, sortByColumn } from "./elimination-tree";
+import { eliminationTree, reachUpTree, sortByColumn } from "./elimination-tree";
 import { amdOrder } from "./ordering";
 
 /** Relative size of a D_k determinant below which the pivot block counts as singular. */
@@ -205,7 +205,7 @@ export class BlockLdlt {
       flag[k] = k;
       lnz[k] = 0;
       for (let p = cp[k]; p < cp[k + 1]; p++) {
-        let i = ci[p];
+        const i = ci[p];
         // y_i += C(i, k): A(perm i, perm k), the mirror's transpose, or their mean
         const a = src1[p];
         const b = src2[p];
@@ -218,13 +218,7 @@ export class BlockLdlt {
         else
           for (let r = 0; r < 3; r++)
             for (let c = 0; c < 3; c++) y[o + 3 * r + c] += v[b + 3 * c + r];
-        let len = 0;
-        while (flag[i] !== k) {
-          patt[len++] = i;
-          flag[i] = k;
-          i = parent[i];
-        }
-        while (len > 0) patt[--top] = patt[--len];
+        top = reachUpTree(i, k, parent, flag, patt, top);
       }
       const ok = 9 * k;
       let d00 = y[ok];

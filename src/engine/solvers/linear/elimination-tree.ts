@@ -40,6 +40,30 @@ export function eliminationTree(n: number, ptr: Int32Array, idx: Int32Array): El
   return { parent, lnz, lp, flag };
 }
 
+/**
+ * The numeric phase's walk (ldl_numeric): the nodes of row k of L reached from column i
+ * by walking up the tree until a node already flagged k, pushed onto the stack
+ * patt[top − len .. top) in topological order (ancestors after descendants). Returns the
+ * new top; patt's slots below the old top are its scratch.
+ */
+export function reachUpTree(
+  i: number,
+  k: number,
+  parent: Int32Array,
+  flag: Int32Array,
+  patt: Int32Array,
+  top: number,
+): number {
+  let len = 0;
+  while (flag[i] !== k) {
+    patt[len++] = i;
+    flag[i] = k;
+    i = parent[i];
+  }
+  while (len > 0) patt[--top] = patt[--len];
+  return top;
+}
+
 /** A symmetric matrix's upper triangle by columns, each entry with where its value comes from. */
 export interface UpperColumns {
   /** Row of each entry, column by column (column j: cp[j] .. cp[j + 1]). */

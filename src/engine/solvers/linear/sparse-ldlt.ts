@@ -32,7 +32,7 @@
 import type { CsrMatrix } from "../../math/csr";
 import { checkDeadline } from "../deadline";
 import { isZeroPivot } from "./dense";
-import { eliminationTree, sortByColumn } from "./elimination-tree";
+import { eliminationTree, reachUpTree, sortByColumn } from "./elimination-tree";
 import type {
   LinearSolveInfo,
   LinearSolver,
@@ -212,15 +212,9 @@ export class SparseLdltSolver implements LinearSolver {
       flag[k] = k;
       lnz[k] = 0;
       for (let p = cp[k]; p < cp[k + 1]; p++) {
-        let i = ci[p];
+        const i = ci[p];
         y[i] += this.entry(p);
-        let len = 0;
-        while (flag[i] !== k) {
-          patt[len++] = i;
-          flag[i] = k;
-          i = parent[i];
-        }
-        while (len > 0) patt[--top] = patt[--len];
+        top = reachUpTree(i, k, parent, flag, patt, top);
       }
       // y[k] now holds c_kk alone: the only entry of column k that lands on row k.
       let dk = y[k];

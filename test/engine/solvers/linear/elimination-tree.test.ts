@@ -7,6 +7,7 @@
 import { describe, expect, test } from "vitest";
 import {
   eliminationTree,
+  reachUpTree,
   sortByColumn,
 } from "../../../../src/engine/solvers/linear/elimination-tree";
 import { mulberry32 } from "../../../support/random";
@@ -44,7 +45,7 @@ function bruteForceSymbolic(pattern: boolean[][]) {
     parent.push(first);
     lnz.push(count);
   }
-  return { parent, lnz };
+  return { parent, lnz, l };
 }
 
 /** Row lists of the strictly lower part (plus, to be ignored, the diagonal and upper part). */
@@ -94,6 +95,38 @@ describe("eliminationTree", () => {
     expect(Array.from(t.parent)).toEqual([1, 2, 3, 4, 5, -1]);
     expect(Array.from(t.lnz)).toEqual([5, 4, 3, 2, 1, 0]);
     expect(t.lp[n]).toBe(15);
+  });
+});
+
+describe("reachUpTree", () => {
+  test("row k of L from the walks of its entries: the brute-force pattern, descendants before ancestors", () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 2 + (trial % 20);
+      const pattern = randomPattern(n, [0.1, 0.3][trial % 2], 300 + trial);
+      const { ptr, idx } = rowLists(pattern);
+      const t = eliminationTree(n, ptr, idx);
+      const ref = bruteForceSymbolic(pattern);
+      const flag = new Int32Array(n).fill(-1);
+      const patt = new Int32Array(n);
+      for (let k = 0; k < n; k++) {
+        flag[k] = k;
+        let top = n;
+        for (let p = ptr[k]; p < ptr[k + 1]; p++)
+          if (idx[p] < k) top = reachUpTree(idx[p], k, t.parent, flag, patt, top);
+        const row = Array.from(patt.subarray(top, n));
+        const want = [];
+        for (let j = 0; j < k; j++) if (ref.l[k][j]) want.push(j);
+        expect(
+          [...row].sort((a, b) => a - b),
+          `trial ${trial} row ${k}`,
+        ).toEqual(want);
+        // a node's parent, when in the row, comes after it (ldl_numeric's order)
+        row.forEach((j, at) => {
+          const up = row.indexOf(t.parent[j]);
+          if (up >= 0) expect(up).toBeGreaterThan(at);
+        });
+      }
+    }
   });
 });
 
