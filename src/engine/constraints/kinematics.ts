@@ -316,22 +316,18 @@ function addStabilizingStiffness(
   const wz = r[0] * fy - r[1] * fx;
   const wn = wx * wx + wy * wy + wz * wz;
   const sw = c < 0 && wn > 0 ? -c / wn : 0;
-  const S = tmp;
-  S[0] = r[0] * fx - c - sp * px * px - sw * wx * wx;
-  S[4] = r[1] * fy - c - sp * py * py - sw * wy * wy;
-  S[8] = r[2] * fz - c - sp * pz * pz - sw * wz * wz;
-  S[1] = 0.5 * (r[0] * fy + fx * r[1]) - sp * px * py - sw * wx * wy;
-  S[2] = 0.5 * (r[0] * fz + fx * r[2]) - sp * px * pz - sw * wx * wz;
-  S[5] = 0.5 * (r[1] * fz + fy * r[2]) - sp * py * pz - sw * wy * wz;
-  out[0] += S[0];
-  out[4] += S[4];
-  out[8] += S[8];
-  out[1] += S[1];
-  out[3] += S[1];
-  out[2] += S[2];
-  out[6] += S[2];
-  out[5] += S[5];
-  out[7] += S[5];
+  out[0] += r[0] * fx - c - sp * px * px - sw * wx * wx;
+  out[4] += r[1] * fy - c - sp * py * py - sw * wy * wy;
+  out[8] += r[2] * fz - c - sp * pz * pz - sw * wz * wz;
+  const s01 = 0.5 * (r[0] * fy + fx * r[1]) - sp * px * py - sw * wx * wy;
+  const s02 = 0.5 * (r[0] * fz + fx * r[2]) - sp * px * pz - sw * wx * wz;
+  const s12 = 0.5 * (r[1] * fz + fy * r[2]) - sp * py * pz - sw * wy * wz;
+  out[1] += s01;
+  out[3] += s01;
+  out[2] += s02;
+  out[6] += s02;
+  out[5] += s12;
+  out[7] += s12;
 }
 
 export function pointQuadratic(k: PairKinematics, out: Float64Array, off: number): void {
