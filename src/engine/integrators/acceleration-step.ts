@@ -581,9 +581,11 @@ export class AccelerationStepper implements NewtonStepper {
       }
       // ‖R‖₂ at this iterate (iterated Newton only; the line search's when it ran)
       let rk = rNorm;
+      // iterated Newton: the line search and its stall test below compare with it, with a
+      // fixed Krylov tolerance too (solver.linearTolerance)
+      if (rk < 0 && newton.maxIterations > 1) rk = norm2(r, n);
       if (newton.maxIterations > 1 && fixedTolerance === null) {
-        // iterated Newton: the Krylov tolerance follows the convergence (forcingTerm)
-        if (rk < 0) rk = norm2(r, n);
+        // the Krylov tolerance follows the convergence (forcingTerm)
         if (rPrevious > 0) eta = forcingTerm(eta, rk / rPrevious);
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);

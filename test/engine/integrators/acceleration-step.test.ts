@@ -34,7 +34,7 @@ describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
     return f;
   };
   /** max over components of |m (v₁ − v₀)/h − f(x₁)|/m (m/s²) after one step. */
-  function residual(newtonIterations: number) {
+  function residual(newtonIterations: number, linearTolerance?: number) {
     const sim = loadModel({
       gravity: [0, 0, 0],
       bodies: [{ id: "p", kind: "particle", mass: m, position: x0, velocity: v0 }],
@@ -46,7 +46,13 @@ describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
         stiffness: k,
         restLength: L0,
       })),
-      solver: { integrator: "backward-euler", dt: h, newtonIterations, newtonTolerance: 1e-10 },
+      solver: {
+        integrator: "backward-euler",
+        dt: h,
+        newtonIterations,
+        newtonTolerance: 1e-10,
+        ...(linearTolerance !== undefined ? { linearSolver: "cg" as const, linearTolerance } : {}),
+      },
     });
     sim.step(1);
     const st = sim.state();
@@ -72,5 +78,20 @@ describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
     const linearized = residual(1);
     expect(linearized.stats.newtonIterations).toBe(1);
     expect(linearized.r).toBeGreaterThan(1e3 * newton.r);
+  });
+
+  it("converges in one step with a fixed Krylov tolerance (solver.linearTolerance) as with the forcing terms", () => {
+    // The line search's stall test compares ‖R‖ after each correction with ‖R‖ before it:
+    // with a fixed tolerance that norm was never taken, every correction counted as
+    // stalled and the step was halved until it failed (a cloth with linearTolerance 1e-6
+    // ended at its eighth step).
+    const forcing = residual(25, undefined);
+    const fixed = residual(25, 1e-12);
+    expect(fixed.stats.newtonConverged).toBe(true);
+    expect(fixed.r).toBeLessThan(1e-9 * (1 + fixed.a));
+    // one step, not halves: as many corrections as with the forcing terms, give or take one
+    expect(
+      Math.abs(fixed.stats.newtonIterations - forcing.stats.newtonIterations),
+    ).toBeLessThanOrEqual(1);
   });
 });
