@@ -143,6 +143,7 @@ export class Checkpoints {
    */
   private schedule(rec: SessionRecord, due = false): Promise<void> {
     if (rec.checkpointing) return rec.checkpointing;
+    if (!this.pending(rec)) return Promise.resolve();
     const wait =
       rec.checkpointUrgent || due
         ? 0
@@ -151,8 +152,25 @@ export class Checkpoints {
       this.defer(rec, wait);
       return Promise.resolve();
     }
-    rec.checkpointing = this.loop(rec, due);
+    // started from a microtask, never within this call: a pass that waits for nothing (its
+    // worker's checkpoint kept in memory, no store) would otherwise end, and clear the mark,
+    // before the mark is set — leaving a settled promise that every later checkpoint returns
+    rec.checkpointing = Promise.resolve().then(() => this.loop(rec, due));
     return rec.checkpointing;
+  }
+
+  /**
+   * Whether a checkpoint of the session is asked for (by a request, or its worker's taken
+   * during a run) and may still be taken: not once it is lost, deleted or being deleted —
+   * what is still asked for then is dropped, never retried.
+   */
+  private pending(rec: SessionRecord): boolean {
+    return (
+      (rec.checkpointWanted || rec.workerCheckpoint !== null) &&
+      !rec.deleted &&
+      !rec.deleting &&
+      !rec.lost
+    );
   }
 
   /**
@@ -242,7 +260,7 @@ export class Checkpoints {
     if (rec.checkpointTimer) return;
     rec.checkpointTimer = setTimeout(() => {
       rec.checkpointTimer = null;
-      if (rec.checkpointWanted || rec.workerCheckpoint) void this.schedule(rec, true);
+      void this.schedule(rec, true);
     }, wait);
     rec.checkpointTimer.unref?.();
   }
@@ -254,12 +272,7 @@ export class Checkpoints {
   private async loop(rec: SessionRecord, due: boolean): Promise<void> {
     const store = this.store;
     try {
-      while (
-        (rec.checkpointWanted || rec.workerCheckpoint) &&
-        !rec.deleted &&
-        !rec.deleting &&
-        !rec.lost
-      ) {
+      while (this.pending(rec)) {
         if (!rec.checkpointUrgent && !due) {
           const wait = rec.lastCheckpointAt + this.config.checkpointMinIntervalMs - Date.now();
           if (wait > 0) {
@@ -337,9 +350,10 @@ export class Checkpoints {
       }
     } finally {
       rec.checkpointing = null;
-      // asked for again meanwhile (after a failure or a deferral: within the interval)
-      if ((rec.checkpointWanted || rec.workerCheckpoint) && !rec.checkpointTimer)
-        void this.schedule(rec);
+      // asked for again meanwhile (after a failure or a deferral: within the interval); a
+      // session lost or being deleted is not — were it, the next pass would end at once, and
+      // its own `finally` would schedule it again, without end
+      if (!rec.checkpointTimer) void this.schedule(rec);
     }
   }
 
