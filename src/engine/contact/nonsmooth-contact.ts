@@ -32,7 +32,10 @@
  *                  velocity form at O(contacts) per sweep. Otherwise (or with a fem–fem
  *                  contact, whose triangle side spans three particles' blocks) one
  *                  column W⁻¹ H_kᵀ per contact row through stepper.solveConstrained (W⁻¹
- *                  with the joints held), and W_c dense.
+ *                  with the joints held), and W_c dense; when the stepper offers W's block
+ *                  LDLᵀ factors (fem bodies without joints: exactFactorization), W_c dense
+ *                  from them instead, Yᵀ D⁻¹ Y with Y = L⁻¹ P Hᵀ swept sparsely
+ *                  (ldlt-delassus.ts), and the impulse's Δa by one solve with them.
  *  solve           q = H v_free + e·u_n⁻ on the normal rows (the Newton impact law
  *                  u_n⁺ + e u_n⁻ ≥ 0 ⊥ P_n ≥ 0 folded into q), q_t = H_t v_free, and with
  *                  Coulomb friction the 3-D friction-contact problem (De Saxcé), without
@@ -60,6 +63,7 @@ import { grow } from "../math/grow";
 import { invertSmall } from "../math/small-dense";
 import type { BodySystem } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
+import type { BlockLdlt } from "../solvers/linear/block-ldlt";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
 import type {
@@ -73,6 +77,7 @@ import { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { FemFaceContacts } from "./fem-faces";
 import { ImpulseMemory } from "./impulse-memory";
+import { LdltDelassus } from "./ldlt-delassus";
 import { ContactProjection, type ProjectionResult } from "./projection";
 import type { ContactReport } from "./report";
 import type { PairParameters } from "./setup";
@@ -143,6 +148,11 @@ export class NonsmoothContact implements OneStepProblem {
   private cols: Float64Array = new Float64Array(0);
   private Wd: Float64Array = new Float64Array(0);
   private readonly rhs: Float64Array;
+  /** Dense path with W's factorization (fem bodies): W⁻¹ from it, no cols. */
+  private ldlt: BlockLdlt | null = null;
+  private readonly ldltDelassus = new LdltDelassus();
+  /** W⁻¹ Hᵀ P of addAcceleration on that path (n). */
+  private readonly response: Float64Array;
   // Operator of the current step: the factored one (fast path) or the dense Wd.
   private W: Float64Array | FactoredDelassus = new Float64Array(0);
   private factored: FactoredDelassus | null = null;
@@ -173,6 +183,7 @@ export class NonsmoothContact implements OneStepProblem {
     this.Y = new Float64Array(size);
     this.n = sys.numDofs;
     this.rhs = new Float64Array(sys.numDofs);
+    this.response = new Float64Array(sys.numDofs);
     this.checkSolver();
   }
 
@@ -370,26 +381,32 @@ export class NonsmoothContact implements OneStepProblem {
       this.factored = null;
       const m = set.count * dim;
       const n = this.n;
-      this.cols = grow(this.cols, m * n);
       this.Wd = grow(this.Wd, m * m);
-      const col = this.cols;
-      for (let p = 0; p < m; p++) {
-        const i = Math.floor(p / dim);
-        const k = p - i * dim;
-        this.rhs.fill(0);
-        set.addRowTranspose(i, k, 1, this.rhs);
-        const out = col.subarray(p * n, p * n + n);
-        stepper.solveConstrained(c, this.rhs, out);
-      }
-      for (let p = 0; p < m; p++) {
-        const i = Math.floor(p / dim);
-        const k = p - i * dim;
-        for (let qq = 0; qq < m; qq++) {
-          const out = col.subarray(qq * n, qq * n + n);
-          this.Wd[p * m + qq] = this.scale * set.rowTimes(i, k, out);
+      this.W = this.Wd;
+      // W factored (fem bodies, no joints): H W⁻¹ Hᵀ from the factors, sparse rows
+      this.ldlt = stepper.exactFactorization?.(c, m) ?? null;
+      if (this.ldlt !== null)
+        this.ldltDelassus.build(this.ldlt.factors(), set, dim, this.scale, this.rhs, this.Wd);
+      else {
+        this.cols = grow(this.cols, m * n);
+        const col = this.cols;
+        for (let p = 0; p < m; p++) {
+          const i = Math.floor(p / dim);
+          const k = p - i * dim;
+          this.rhs.fill(0);
+          set.addRowTranspose(i, k, 1, this.rhs);
+          const out = col.subarray(p * n, p * n + n);
+          stepper.solveConstrained(c, this.rhs, out);
+        }
+        for (let p = 0; p < m; p++) {
+          const i = Math.floor(p / dim);
+          const k = p - i * dim;
+          for (let qq = 0; qq < m; qq++) {
+            const out = col.subarray(qq * n, qq * n + n);
+            this.Wd[p * m + qq] = this.scale * set.rowTimes(i, k, out);
+          }
         }
       }
-      this.W = this.Wd;
     }
     this.stats.assemblyMs += performance.now() - t0;
   }
@@ -432,6 +449,15 @@ export class NonsmoothContact implements OneStepProblem {
       return;
     }
     const n = this.n;
+    if (this.ldlt !== null) {
+      // Δa = W⁻¹ Hᵀ P·sign/h with the factors the Delassus matrix came from
+      const { response } = this;
+      response.fill(0);
+      this.addGeneralizedForce(sign / h, response);
+      this.ldlt.solve(response, response);
+      for (let j = 0; j < n; j++) out[j] += response[j];
+      return;
+    }
     const m = set.count * dim;
     for (let p = 0; p < m; p++) {
       const s = (sign * this.r[p]) / h;

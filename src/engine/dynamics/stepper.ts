@@ -6,6 +6,7 @@
  */
 import type { ForceEffector } from "../forces/effector";
 import type { SparseBlockMatrix } from "../math/block-matrix";
+import type { BlockLdlt } from "../solvers/linear/block-ldlt";
 
 /**
  * Coefficients of one scheme for one solve (see the file comment): Δx = Δx_pred + c_x a,
@@ -53,6 +54,13 @@ export interface NewtonStepper {
    * bilateral constraints (joints) held: Δa = W⁻¹ rhs restricted to G Δa = 0.
    */
   solveConstrained(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void;
+  /**
+   * W's block LDLᵀ factorization, so that W⁻¹ of `rightHandSides` sparse right-hand sides
+   * needs no solve each (the contact Delassus build, contact/ldlt-delassus.ts); null (or
+   * absent) where there is none or it would cost more than the solves: joints held, W the
+   * mass matrix, W not solved by factored PCG.
+   */
+  exactFactorization?(c: SchemeCoefficients, rightHandSides: number): BlockLdlt | null;
 }
 
 /**

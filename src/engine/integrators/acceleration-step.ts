@@ -50,6 +50,7 @@ import {
   setVelocity,
 } from "../model/body-system";
 import { checkDeadline } from "../solvers/deadline";
+import type { BlockLdlt } from "../solvers/linear/block-ldlt";
 import type { FactorizationMemory } from "../solvers/linear/factored-pcg";
 import type { LinearSolverName } from "../solvers/linear/linear-solver";
 import { ConstrainedSolve } from "./constrained-solve";
@@ -821,6 +822,15 @@ export class AccelerationStepper implements NewtonStepper {
   solveConstrained(c: SchemeCoefficients, rhs: Float64Array, out: Float64Array): void {
     if (this.constrained === null) this.solveFactored(c, rhs, out);
     else this.constrained.solve(rhs, this.zeroRows, out, this.scratchLambda);
+  }
+
+  /**
+   * W's block LDLᵀ factorization for `rightHandSides` solves at once (iteration-matrix.ts
+   * exactFactorization); null with joints (solveConstrained holds them) or when W is not
+   * solved by factored PCG or refactoring it would cost more than the solves.
+   */
+  exactFactorization(c: SchemeCoefficients, rightHandSides: number): BlockLdlt | null {
+    return this.constrained === null ? this.iteration.exactFactorization(c, rightHandSides) : null;
   }
 
   /**

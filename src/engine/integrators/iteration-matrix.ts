@@ -22,6 +22,7 @@ import { type ForceEffector, isSymmetrizable } from "../forces/effector";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import { addMassBlocks, type BodySystem, massMultiply, massSolve } from "../model/body-system";
 import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
+import type { BlockLdlt } from "../solvers/linear/block-ldlt";
 import { FactoredPcg, type FactorizationMemory } from "../solvers/linear/factored-pcg";
 import {
   isIterative,
@@ -411,6 +412,21 @@ export class IterationMatrix {
       );
     this.timing.solve += performance.now() - t0;
     return info.iterations;
+  }
+
+  /**
+   * W's block LDLᵀ factorization at its last `factor` when factored PCG solves it, for
+   * `rightHandSides` solves at once: made afresh if the one at hand is a preconditioner of
+   * an older W and that costs less than the solves (FactoredPcg.factorExactly); null
+   * otherwise, on the other paths, or when W is the mass matrix.
+   */
+  exactFactorization(c: SchemeCoefficients, rightHandSides: number): BlockLdlt | null {
+    const solver = this.blockSolver;
+    if (solver === null || this.usesMassOnly(c)) return null;
+    const t0 = performance.now();
+    const ldlt = solver.factorExactly(rightHandSides);
+    this.timing.solve += performance.now() - t0;
+    return ldlt;
   }
 
   /** out = M x: the bodies' masses and the effectors' own (a consistent mass). */

@@ -31,6 +31,26 @@ import { amdOrder } from "./ordering";
 /** Relative size of a D_k determinant below which the pivot block counts as singular. */
 const SINGULAR_PIVOT = 1e-13;
 
+/**
+ * The factors of a BlockLdlt as they stand after a factorization, read-only, for sweeps
+ * written outside it (the contact Delassus build's sparse forward sweeps,
+ * contact/ldlt-delassus.ts). Valid until the next factorization.
+ */
+export interface BlockLdltFactors {
+  /** Number of 3×3 block rows. */
+  readonly nb: number;
+  /** perm[k] = original block at position k. */
+  readonly perm: Int32Array;
+  /** Elimination tree: parent[k] > k, −1 at a root (L's column k holds ancestors of k). */
+  readonly parent: Int32Array;
+  /** L's block columns: column j's rows li[lp[j] .. lp[j + 1]), its blocks lx (9 each, row-major). */
+  readonly lp: Int32Array;
+  readonly li: Int32Array;
+  readonly lx: Float64Array;
+  /** D_k⁻¹, 9 a block row (symmetric). */
+  readonly dinv: Float64Array;
+}
+
 export class BlockLdlt {
   /** Number of 3×3 block rows. */
   nb = 0;
@@ -71,6 +91,8 @@ export class BlockLdlt {
   private y: Float64Array = new Float64Array(0);
   /** Permuted right-hand side of `solve` (3 per block row). */
   private z: Float64Array = new Float64Array(0);
+  /** What factors() returns, made again when analyze() replaced the arrays. */
+  private view: BlockLdltFactors | null = null;
 
   /**
    * Factors the symmetric part of m (every block 3×3; its pattern analysed when it
@@ -336,6 +358,15 @@ export class BlockLdlt {
       dinv[ok + 8] = (d00 * d11 - s01 * s01) * inv;
     }
     this.ok = true;
+  }
+
+  /** The factors of the last factorization (the same object while the pattern stays). */
+  factors(): BlockLdltFactors {
+    const view = this.view;
+    if (view !== null && view.lx === this.lx && view.perm === this.perm) return view;
+    const { nb, perm, parent, lp, li, lx, dinv } = this;
+    this.view = { nb, perm, parent, lp, li, lx, dinv };
+    return this.view;
   }
 
   /**

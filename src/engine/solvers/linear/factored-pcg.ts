@@ -202,6 +202,23 @@ export class FactoredPcg {
     return true;
   }
 
+  /**
+   * The factorization of the W of the last `factor` (W⁻¹ exactly, up to rounding), for a
+   * caller with `rightHandSides` right-hand sides at once (a contact Delassus build: one per
+   * contact row). Made now when the preconditioner is block Jacobi or an older W's, if that
+   * costs no more than one PCG iteration per right-hand side (multiply-adds, as `factor`
+   * decides); else null, as before the first `factor` or when that W has a singular pivot
+   * block (the caller then solves each one).
+   */
+  factorExactly(rightHandSides: number): BlockLdlt | null {
+    if (this.matrix === null) return null;
+    if (!this.fresh) {
+      if (this.ldlt.factorCost > rightHandSides * this.iterationCost()) return null;
+      this.refactor();
+    }
+    return this.ldlt.ok ? this.ldlt : null;
+  }
+
   /** Factors the current W: the preconditioner from now on, or the direct solver. */
   private refactor(): void {
     this.factoredValues.set(this.values);
