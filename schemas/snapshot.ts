@@ -91,6 +91,18 @@ export const SimulationSnapshot = z
           description: "generalized-α a_n (acceleration holds ä_n)",
         }),
         accelerationValid: z.boolean().optional(),
+        substeps: z
+          .strictObject({
+            // MAX_HALVINGS − 1 (src/engine/integrators/step-halving.ts)
+            depth: z.number().int().min(0).max(3),
+            wait: count(),
+            backoff: z.number().int().positive(),
+          })
+          .optional()
+          .meta({
+            description:
+              "generalized-α's sub-step controller: the next step's 2^depth sub-steps, steps before it tries longer ones, wait after the next failure (absent: 0, 0, 1)",
+          }),
       }),
       lambda: Float64Base64.meta({
         description: "joint multipliers of the last solve (the reported reactions)",

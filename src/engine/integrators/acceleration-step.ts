@@ -854,7 +854,8 @@ export class AccelerationStepper implements NewtonStepper {
       return;
     }
     if (refactor) this.factorConstrained(c, tEnd);
-    else set.updateJacobian(tEnd);
+    // (symmetricJoints: this iterate's velocity projection, applyUnknown, has just updated G)
+    else if (!c.symmetricJoints) set.updateJacobian(tEnd);
     // Velocity level G v_{t+h} = −Ct, i.e. G Δa = −(G v + Ct)/c_v; position level
     // C(x) + G c_x Δa = 0, i.e. G Δa = −C/c_x (positionLevel); acceleration level
     // G a = Qc when c_v = 0 (the consistent initial acceleration).
@@ -903,7 +904,8 @@ export class AccelerationStepper implements NewtonStepper {
   private factorConstrained(c: SchemeCoefficients, tEnd: number): void {
     const solver = this.constrained!;
     const t0 = performance.now();
-    this.constraints!.updateJacobian(tEnd);
+    // symmetricJoints: G is current (applyUnknown's velocity projection, see solveIteration)
+    if (!c.symmetricJoints) this.constraints!.updateJacobian(tEnd);
     this.massMetricFactored = this.usesMassOnly(c);
     if (this.massMetricFactored) {
       this.timing.assembly += performance.now() - t0;

@@ -51,7 +51,9 @@
  * `diverged` when four halvings do not suffice. The error control (params.stepTolerance,
  * rejectedByErrorControl; on by default with ρ∞ = 1, defaultStepTolerance) halves such
  * steps before they go wrong, so the whipping 100-link chain runs at h = 1/240 s, at a
- * higher cost per step (bench/README.md, "Generalized-α").
+ * higher cost per step (bench/README.md, "Generalized-α"). Where steps keep failing, the
+ * following ones start with the sub-steps that succeeded instead of trying h first
+ * (chooseSubstepDepth; the controller's state is part of the memory).
  *
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.
@@ -72,7 +74,7 @@ import {
   resetStepStats,
   type StepStats,
 } from "./integrator";
-import { advanceWithHalving, type HalvingStep } from "./step-halving";
+import { advanceWithHalving, type HalvingStep, MAX_HALVINGS } from "./step-halving";
 
 /**
  * solver.stepTolerance when the model leaves it out and ρ∞ = 1 (m, rad per step; see
@@ -89,8 +91,8 @@ export const DEFAULT_STEP_TOLERANCE = 1e-2;
  * for seconds. A local error of 1e-2 m or rad per step is far above what a resolved
  * motion makes (the examples and long-run tests never halve a step: their trajectories
  * are unchanged) and halves just the violent steps: the 10-link chain then runs through
- * with its energy within 0.13 m g L (mostly lost, the whip's rattle), the 100-link one
- * within 0.03 (bench/README.md, "Generalized-α"). With ρ∞ < 1 the user asks the scheme to
+ * with its energy within 0.18 m g L (mostly lost, the whip's rattle), the 100-link one
+ * within 0.015 (bench/README.md, "Generalized-α"). With ρ∞ < 1 the user asks the scheme to
  * damp the unresolved modes (stiff springs, compliant contact) at the step they chose,
  * whose estimate would halve every step: off unless set.
  */
@@ -101,6 +103,17 @@ export function defaultStepTolerance(
   if (set !== undefined) return set;
   return rhoInfinity === 1 ? DEFAULT_STEP_TOLERANCE : null;
 }
+
+/**
+ * The longest wait (steps) before sub-steps twice as long are tried again
+ * (chooseSubstepDepth: the wait doubles from 1 with every failed try). A try that fails
+ * costs its attempt (3–5 Newton iterations on the benchmark's whipping 100-link chain), a
+ * step spent at the finer depth about one more sub-step's worth; on that chain a whip
+ * keeps the finer depth for tens to hundreds of steps, where trying every 8 steps wastes
+ * 0.4 iterations a step and trying at every step wasted 3 (bench/README.md,
+ * "Generalized-α").
+ */
+export const SUBSTEP_RETRY_STEPS = 8;
 
 export interface GeneralizedAlphaParameters {
   /** Spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical dissipation). */
@@ -140,6 +153,18 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
   private readonly alpha = new AlphaCoefficients();
+  /** The running step's h (s) and the depth its sub-steps start at (chooseSubstepDepth). */
+  private stepSize = 0;
+  private startDepth = 0;
+  /**
+   * Sub-steps tried at startDepth in the running step, those that failed, and the largest
+   * error estimate of the accepted ones (relative to stepTolerance; 0: none known).
+   */
+  private startTried = 0;
+  private startFailed = 0;
+  private startError = 0;
+  /** The last error estimate rejectedByErrorControl made, relative to stepTolerance (0: none). */
+  private lastError = 0;
 
   /**
    * @param memory the state record's: A_n, the free acceleration at the start of the next
@@ -163,7 +188,48 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);
     this.stats = stats;
-    advanceWithHalving(this, t, h, this.newton, "generalized-alpha");
+    this.stepSize = h;
+    this.startDepth = this.memory.substepDepth;
+    this.startTried = 0;
+    this.startFailed = 0;
+    this.startError = 0;
+    advanceWithHalving(this, t, h, this.newton, "generalized-alpha", 0, this.startDepth);
+    this.chooseSubstepDepth();
+  }
+
+  /**
+   * The sub-step controller: the depth the next step starts at (memory.substepDepth: 2^d
+   * sub-steps of h/2^d, each still halved when it fails; step-halving.ts). Where a step's
+   * Newton fails or its error control rejects it, halving after the failed attempt repeats
+   * at every step of a violent stretch (a whipping chain's tip turning its links too far
+   * for one step: on the benchmark's 100-link chain the attempt at h failed at nearly every
+   * step of the whip, 30 % of all Newton iterations), so the next steps start at the depth
+   * that succeeded:
+   * - most sub-steps tried at the start depth failed: one level deeper (at most
+   *   MAX_HALVINGS − 1, so that a failed sub-step can still be halved) for
+   *   memory.substepBackoff steps, a wait that doubles with each such failure up to
+   *   SUBSTEP_RETRY_STEPS and is 1 again after a step at depth 0 (an isolated failure
+   *   costs one step at the finer depth);
+   * - then one level shallower, if the sub-steps' error estimates predict the doubled
+   *   sub-step within stepTolerance (the trapezoidal rule's local error h³ x‴/12 grows
+   *   2³-fold with the step); a try that fails comes back by the first rule.
+   * Resolved motion never fails a step, stays at depth 0 and steps exactly as before.
+   */
+  private chooseSubstepDepth(): void {
+    const memory = this.memory;
+    const depth = this.startDepth;
+    if (2 * this.startFailed > this.startTried) {
+      memory.substepDepth = Math.min(depth + 1, MAX_HALVINGS - 1);
+      memory.substepWait = memory.substepBackoff;
+      memory.substepBackoff = Math.min(2 * memory.substepBackoff, SUBSTEP_RETRY_STEPS);
+      return;
+    }
+    if (depth === 0) {
+      memory.substepBackoff = 1;
+      return;
+    }
+    if (memory.substepWait > 0) memory.substepWait--;
+    if (memory.substepWait === 0 && 8 * this.startError <= 1) memory.substepDepth = depth - 1;
   }
 
   /** Puts the state back at the start of the step (advanceWithHalving). */
@@ -171,8 +237,23 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     this.stepper.restoreStart(this.vt);
   }
 
-  /** One step of h; false (memory untouched) when Newton did not converge. */
+  /**
+   * One step of h; false (memory untouched) when Newton did not converge or the error
+   * control rejects it. Counts the sub-steps of the start depth for chooseSubstepDepth.
+   */
   trySingle(t: number, h: number, last: boolean): boolean {
+    const accepted = this.attempt(t, h, last);
+    // (h/2^d is exact in binary floating point: halving only changes the exponent)
+    if (h === this.stepSize * 0.5 ** this.startDepth) {
+      this.startTried++;
+      if (!accepted) this.startFailed++;
+      else this.startError = Math.max(this.startError, this.lastError);
+    }
+    return accepted;
+  }
+
+  /** trySingle's step. */
+  private attempt(t: number, h: number, last: boolean): boolean {
     const stats = this.stats;
     const s = this.stepper;
     const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
@@ -205,10 +286,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
       a[i] = acc[i] + rho * startAccel[i];
     }
     s.linearIterations = 0;
+    this.lastError = 0;
     stats.newtonIterations += s.solve(c, t + h, this.newton);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
-    if (!last && this.rejectedByErrorControl(h)) return false;
+    if (this.rejectedByErrorControl(h, last)) return false;
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
     // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
@@ -225,11 +307,15 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
    * Error control (params.stepTolerance, m or rad per step; null: off): the step's mean
    * acceleration D = (v_{t+h} − v_t)/h changes from the previous step's by about h x‴, so
    * (h²/12) ‖D − D_prev‖∞ estimates the trapezoidal rule's local error h³ x‴/12. A step
-   * whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts);
-   * an accepted one keeps its D for the next step's estimate. Steps that resolve the motion
-   * are never touched; a whipping chain's tip at a coarse h is (see the file comment).
+   * whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts),
+   * unless it is the `last` halving, which must be accepted; an accepted one keeps its D
+   * for the next step's estimate (the last halving's too: a D left from before it made the
+   * next estimate compare accelerations several steps apart, and a sub-step controller
+   * starting its steps one level above the last halving then had every one rejected).
+   * Steps that resolve the motion are never touched; a whipping chain's tip at a coarse h
+   * is (see the file comment).
    */
-  private rejectedByErrorControl(h: number): boolean {
+  private rejectedByErrorControl(h: number, last: boolean): boolean {
     const tol = this.params.stepTolerance;
     if (tol === null) return false;
     const { v, n } = this.stepper;
@@ -239,7 +325,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     if (memory.previousValid) {
       let change = 0;
       for (let i = 0; i < n; i++) change = Math.max(change, Math.abs((v[i] - vt[i]) / h - mean[i]));
-      if (((h * h) / 12) * change > tol) return true;
+      const estimate = ((h * h) / 12) * change;
+      this.lastError = estimate / tol;
+      if (estimate > tol && !last) return true;
     }
     for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
     memory.previousValid = true;

@@ -84,6 +84,15 @@ export class IntegratorMemory {
   accelerationValid: boolean;
   previousValid: boolean;
   pseudoValid: boolean;
+  /**
+   * Generalized-α's sub-step controller (generalized-alpha.ts, chooseSubstepDepth): the next
+   * step starts with 2^substepDepth sub-steps; substepWait more steps pass before it tries
+   * sub-steps twice as long, and substepBackoff steps after the next failure. 0, 0 and 1
+   * at the start and after invalidate().
+   */
+  substepDepth = 0;
+  substepWait = 0;
+  substepBackoff = 1;
 
   constructor(numDofs: number) {
     this.acceleration = new Float64Array(numDofs);
@@ -99,6 +108,9 @@ export class IntegratorMemory {
     this.accelerationValid = false;
     this.previousValid = false;
     this.pseudoValid = false;
+    this.substepDepth = 0;
+    this.substepWait = 0;
+    this.substepBackoff = 1;
   }
 
   /** this ← from (a memory of the same size). */
@@ -109,6 +121,9 @@ export class IntegratorMemory {
     this.accelerationValid = from.accelerationValid;
     this.previousValid = from.previousValid;
     this.pseudoValid = from.pseudoValid;
+    this.substepDepth = from.substepDepth;
+    this.substepWait = from.substepWait;
+    this.substepBackoff = from.substepBackoff;
   }
 }
 

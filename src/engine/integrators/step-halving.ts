@@ -25,6 +25,10 @@ export interface HalvingStep {
 /**
  * Covers [t, t + h] with steps of h, or of h/2^k when a step does not converge (or its
  * integrator's error control rejects it: generalized-alpha.ts, stepTolerance).
+ * `firstDepth` > 0 starts with the 2^firstDepth steps of h/2^firstDepth, each still halved
+ * when it fails (an integrator that predicts its sub-steps: generalized-alpha.ts,
+ * chooseSubstepDepth); the halvings count from h, so a step is never smaller than
+ * h/2^MAX_HALVINGS.
  */
 export function advanceWithHalving(
   step: HalvingStep,
@@ -33,15 +37,18 @@ export function advanceWithHalving(
   newton: NewtonSettings,
   scheme: string,
   depth = 0,
+  firstDepth = 0,
 ): void {
-  // Newton may give up early only where a halving follows (NewtonSettings.halvingFollows)
-  newton.halvingFollows = depth < MAX_HALVINGS;
-  if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return;
-  if (depth >= MAX_HALVINGS)
-    throw new Error(
-      `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
-    );
-  step.restoreStart();
-  advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1);
-  advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1);
+  if (depth >= firstDepth) {
+    // Newton may give up early only where a halving follows (NewtonSettings.halvingFollows)
+    newton.halvingFollows = depth < MAX_HALVINGS;
+    if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return;
+    if (depth >= MAX_HALVINGS)
+      throw new Error(
+        `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
+      );
+    step.restoreStart();
+  }
+  advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1, firstDepth);
+  advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1, firstDepth);
 }

@@ -235,6 +235,10 @@ export function encodeState(
         ...(m.previousValid ? { previousAcceleration: encodeFloat64(m.previousAcceleration) } : {}),
         ...(m.pseudoValid ? { pseudoAcceleration: encodeFloat64(m.pseudoAcceleration) } : {}),
         accelerationValid: m.accelerationValid,
+        // generalized-α's sub-step controller, when it is not at its start
+        ...(m.substepDepth !== 0 || m.substepWait !== 0 || m.substepBackoff !== 1
+          ? { substeps: { depth: m.substepDepth, wait: m.substepWait, backoff: m.substepBackoff } }
+          : {}),
       },
       lambda: encodeFloat64(s.lambda),
       stats: {
@@ -312,6 +316,10 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   m.accelerationValid = vector("acceleration") && valid;
   m.pseudoValid = vector("pseudoAcceleration") && valid;
   m.previousValid = vector("previousAcceleration");
+  const substeps = mem.integrator.substeps;
+  m.substepDepth = substeps?.depth ?? 0;
+  m.substepWait = substeps?.wait ?? 0;
+  m.substepBackoff = substeps?.backoff ?? 1;
   s.lambda.set(decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]));
   const nb = sizes.numBlocks;
   mem.matrixBlocks.forEach(([bi, bj], k) => {

@@ -14,8 +14,10 @@
  * bit-identically (the last mean acceleration is part of the memory). Its default
  * (defaultStepTolerance): 1e-2 with ρ∞ = 1, off with ρ∞ < 1 or null; on the benchmark's
  * whipping 10-link chain at h = 1/240 s the defaults run 2000 steps through without the
- * energy ever rising above its start, where without the control it rises by more than
- * m g L before the run fails.
+ * energy ever rising above its start, where without the control it rises (by 5 % of
+ * m g L; by 162 m g L before the run failed when every step was first tried whole).
+ * The sub-step controller (the steps after a failed one start with half steps) is part of
+ * the memory: a snapshot taken while it holds half steps continues bit-identically.
  */
 import { describe, expect, it } from "vitest";
 import { toMoreauModel } from "../../../bench/compare/engines/moreau";
@@ -152,9 +154,28 @@ describe("generalized-α's default error control", () => {
     expect(lowest).toBeGreaterThan(-0.2);
   });
 
-  it("without it (stepTolerance: null) the same chain gains more than m g L or fails", () => {
-    const { steps, highest } = run(null);
-    expect(steps < 2000 || highest > 1).toBe(true);
-    expect(highest).toBeGreaterThan(1);
+  it("without it (stepTolerance: null) the same chain gains energy", () => {
+    const { highest } = run(null);
+    expect(highest).toBeGreaterThan(0.01);
+  });
+
+  it("a snapshot taken while the sub-step controller holds half steps continues bit-identically", () => {
+    const scene = chainScene(10);
+    const model = {
+      ...toMoreauModel(scene),
+      solver: { integrator: "generalized-alpha", dt: scene.h },
+    };
+    const a = loadModel(model);
+    let snapshot: ReturnType<typeof a.snapshot> | undefined;
+    for (let k = 0; k < 2000 && snapshot === undefined; k++) {
+      a.step(1);
+      const s = a.snapshot();
+      if ((s.memory.integrator.substeps?.depth ?? 0) > 0) snapshot = s;
+    }
+    expect(snapshot).toBeDefined();
+    const b = loadSnapshot(JSON.parse(JSON.stringify(snapshot)));
+    a.step(40);
+    b.step(40);
+    expect(b.stateHash()).toBe(a.stateHash());
   });
 });

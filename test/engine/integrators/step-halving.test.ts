@@ -3,7 +3,8 @@
  * that converges is taken once; one that fails is restored and redone as two halves,
  * recursively, covering [t, t + h] in order; Newton may give up early only where a halving
  * follows (halvingFollows), the deepest level (MAX_HALVINGS = 4, h/16) must accept; and
- * when even that fails the error names the scheme, the tolerance and the budget.
+ * when even that fails the error names the scheme, the tolerance and the budget. With
+ * firstDepth d the 2^d steps of h/2^d are tried first, each still halved, down to h/16.
  */
 import { describe, expect, it } from "vitest";
 import type { NewtonSettings } from "../../../src/engine/integrators/acceleration-step";
@@ -61,5 +62,29 @@ describe("advanceWithHalving", () => {
       "0+0.0625!",
     ]);
     expect(follows).toEqual([true, true, true, true, false]);
+  });
+
+  it("firstDepth 2: four quarter steps in order, each halved where it fails, the halvings counted from h", () => {
+    // in the second quarter every step longer than 1/16 fails; everything else converges
+    const { step, log, follows, newton } = scripted(
+      (t, h) => !(t >= 0.25 && t < 0.5 && h > 1 / 16),
+    );
+    advanceWithHalving(step, 0, 1, newton, "test", 0, 2);
+    expect(log).toEqual([
+      "0+0.25",
+      "0.25+0.25",
+      "restore",
+      "0.25+0.125",
+      "restore",
+      "0.25+0.0625!",
+      "0.3125+0.0625!",
+      "0.375+0.125",
+      "restore",
+      "0.375+0.0625!",
+      "0.4375+0.0625!",
+      "0.5+0.25",
+      "0.75+0.25",
+    ]);
+    expect(follows).toEqual([true, true, true, false, false, true, false, false, true, true]);
   });
 });

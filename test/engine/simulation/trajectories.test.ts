@@ -69,7 +69,7 @@ const EXPECTED: Record<string, string> = {
   "H-100": "7a4f9cab73c967c8",
   "S1-100 defaults": "d18cd4d54f22537b",
   "S1-1000 defaults": "3709761c7eb49e69",
-  "S2-10 defaults": "31ca5d094c7173fe",
+  "S2-10 defaults": "970b9aef1007d37e",
   "S2-100 defaults": "a42009c5868c62ad",
   "S3-32 defaults": "4d40b2ec9b3f1086",
   "S3-32-stiff defaults": "436f406939661d3f",
