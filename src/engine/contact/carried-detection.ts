@@ -38,6 +38,13 @@ export class CarriedDetection {
   private readonly shapeRadius: Float64Array;
   /** Scratch of transport: the two carried core points. */
   private readonly carried = new Float64Array(6);
+  /**
+   * Per body: the world box of its shapes at the detection pose (min 0..2, max 3..5; an
+   * unbounded shape, a plane, makes it all of space; no shape, empty) and the bound δ on
+   * how far a point of its shapes moved since then (covers()).
+   */
+  private readonly refBox: Float64Array;
+  private readonly moved: Float64Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -47,6 +54,8 @@ export class CarriedDetection {
     this.refPos = new Float64Array(3 * sys.numBodies);
     this.refRot = new Float64Array(9 * sys.numBodies);
     this.turn = new Float64Array(9 * sys.numBodies);
+    this.refBox = new Float64Array(6 * sys.numBodies);
+    this.moved = new Float64Array(sys.numBodies);
     this.shapeRadius = Float64Array.from(detector.shapes, ({ shape: sh }) =>
       sh.type === "sphere" || sh.type === "capsule" || sh.type === "cylinder" ? sh.radius : 0,
     );
@@ -68,6 +77,40 @@ export class CarriedDetection {
     this.refPos.set(sys.pos);
     this.refRot.set(sys.rotation);
     this.refMargin = this.detector.margin;
+    this.boxBodies();
+  }
+
+  /**
+   * refBox from the detector's boxes of this detection (padded by margin/2 there: the
+   * padding taken off again).
+   */
+  private boxBodies(): void {
+    const { detector, refBox } = this;
+    const shapes = detector.shapes;
+    const pad = 0.5 * detector.margin;
+    for (let b = 0; b < this.sys.numBodies; b++) {
+      for (let k = 0; k < 3; k++) {
+        refBox[6 * b + k] = Number.POSITIVE_INFINITY;
+        refBox[6 * b + 3 + k] = Number.NEGATIVE_INFINITY;
+      }
+    }
+    const { aabbMin, aabbMax, proxyShape, planeShape } = detector;
+    for (let j = 0; j < proxyShape.length; j++) {
+      const b = shapes[proxyShape[j]].body;
+      if (b < 0) continue;
+      for (let k = 0; k < 3; k++) {
+        refBox[6 * b + k] = Math.min(refBox[6 * b + k], aabbMin[3 * j + k] + pad);
+        refBox[6 * b + 3 + k] = Math.max(refBox[6 * b + 3 + k], aabbMax[3 * j + k] - pad);
+      }
+    }
+    for (let j = 0; j < planeShape.length; j++) {
+      const b = shapes[planeShape[j]].body;
+      if (b < 0) continue;
+      for (let k = 0; k < 3; k++) {
+        refBox[6 * b + k] = Number.NEGATIVE_INFINITY;
+        refBox[6 * b + 3 + k] = Number.POSITIVE_INFINITY;
+      }
+    }
   }
 
   /**
@@ -77,10 +120,14 @@ export class CarriedDetection {
    * point of body X's shapes moved (ρ_X its bounding radius; a rotation by φ moves a point
    * at distance ρ by 2ρ sin(φ/2) = ρ ‖R − R_ref‖_F / √2). So the two largest δ summing to
    * at most refMargin suffice (a pair with a fixed body needs δ ≤ refMargin only).
+   * Otherwise, with every δ ≤ refMargin, the pairs of two moving bodies with δ_a + δ_b >
+   * refMargin are checked one by one (farApart): such a pair is covered when its
+   * shapes' boxes at the detection pose were at least δ_a + δ_b apart along an axis
+   * (their gap was at least that).
    * Also fills turn (the rotations since the detection pose) for transport().
    */
   covers(): boolean {
-    const { sys, refPos, refRot, turn, rho } = this;
+    const { sys, refPos, refRot, turn, rho, moved } = this;
     const R = sys.rotation;
     let d1 = 0;
     let d2 = 0;
@@ -97,13 +144,43 @@ export class CarriedDetection {
       const dx = sys.pos[3 * b] - refPos[3 * b];
       const dy = sys.pos[3 * b + 1] - refPos[3 * b + 1];
       const dz = sys.pos[3 * b + 2] - refPos[3 * b + 2];
-      const d = Math.sqrt(dx * dx + dy * dy + dz * dz) + rho[b] * Math.sqrt(f);
+      const d = Math.sqrt(dx * dx + dy * dy + dz * dz) + rho[b] * Math.sqrt(0.5 * f);
+      moved[b] = d;
       if (d > d1) {
         d2 = d1;
         d1 = d;
       } else if (d > d2) d2 = d;
     }
-    return d1 + d2 <= this.refMargin;
+    const margin = this.refMargin;
+    if (d1 + d2 <= margin) return true;
+    return d1 <= margin && this.farApart();
+  }
+
+  /**
+   * Whether every pair of bodies with δ_a + δ_b > refMargin had boxes at least δ_a + δ_b
+   * apart along some axis at the detection pose (covers(); O(fast bodies × bodies), a
+   * fast body's δ exceeding refMargin/2).
+   */
+  private farApart(): boolean {
+    const { refBox: box, moved } = this;
+    const nb = this.sys.numBodies;
+    const margin = this.refMargin;
+    for (let a = 0; a < nb; a++) {
+      const da = moved[a];
+      if (!(2 * da > margin)) continue;
+      for (let b = 0; b < nb; b++) {
+        const reach = da + moved[b];
+        // each pair once: b is also fast and comes later, or b is slow
+        if (b === a || !(reach > margin) || (2 * moved[b] > margin && b < a)) continue;
+        let apart = false;
+        for (let k = 0; k < 3 && !apart; k++)
+          apart =
+            box[6 * b + k] - box[6 * a + 3 + k] >= reach ||
+            box[6 * a + k] - box[6 * b + 3 + k] >= reach;
+        if (!apart) return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -1,7 +1,10 @@
 /**
  * CarriedDetection: one detection at a reference pose, carried with the bodies.
- * - covers(): true while the two largest displacement bounds δ = |Δx| + ρ ‖ΔR‖_F sum to at
- *   most the detection margin (a pair with the fixed floor: its own δ), false beyond;
+ * - covers(): true while the two largest displacement bounds δ = |Δx| + ρ ‖ΔR‖_F/√2 (a turn
+ *   by φ moves a point at ρ by 2ρ sin(φ/2) = ρ ‖ΔR‖_F/√2) sum to at most the detection
+ *   margin (a pair with the fixed floor: its own δ); beyond, with every δ ≤ margin, while
+ *   each pair with δ_a + δ_b > margin had boxes at least δ_a + δ_b apart at the detection;
+ *   false otherwise;
  * - transport(): a sphere on a fixed plane is carried exactly (its core, the centre,
  *   moves with the body: the gap falls by the descent whatever the sphere turns); two
  *   spheres: g' = n·(c_b' − c_a') − r_a − r_b, never above the true gap |c_b' − c_a'| −
@@ -70,6 +73,41 @@ describe("CarriedDetection", () => {
     expect(carried.covers()).toBe(true);
     carried.clear();
     expect(carried.covers()).toBe(false);
+  });
+
+  it("a turn by φ counts as 2ρ sin(φ/2), the farthest a point at ρ moves", () => {
+    const { sys, carried } = spheres([[0, 0, R + 0.03]]);
+    carried.detect();
+    for (const [s, covered] of [
+      [0.24, true], // 2ρ sin(φ/2) = 0.048 ≤ 0.05
+      [0.26, false], // 0.052 > 0.05
+    ] as const) {
+      sys.quat.set(axisAngle([1, 2, 0], 2 * Math.asin(s)));
+      updateDerived(sys);
+      expect(carried.covers()).toBe(covered);
+    }
+  });
+
+  it("two spheres moving sideways: covered while their boxes were δ_a + δ_b apart", () => {
+    for (const [apart, covered] of [
+      [0.08, true], // δ_a + δ_b = 0.06 ≤ 0.08
+      [0.055, false], // 0.06 > 0.055 (and > the margin 0.05)
+    ] as const) {
+      const { sys, carried } = spheres([
+        [0, 0, 1],
+        [2 * R + apart, 0, 1],
+      ]);
+      carried.detect();
+      expect(carried.buffer.count).toBe(0); // farther apart than the margin, far above the floor
+      sys.pos[1] += 0.03;
+      sys.pos[4] -= 0.03;
+      updateDerived(sys);
+      expect(carried.covers()).toBe(covered);
+      // one of them beyond the margin on its own: never (the floor, or anything, may be near)
+      sys.pos[1] += 0.03;
+      updateDerived(sys);
+      expect(carried.covers()).toBe(false);
+    }
   });
 
   it("two spheres: the two largest displacements count; the carried gap bounds the true one", () => {

@@ -14,13 +14,15 @@
  *    sphere rolling over a shared edge gets the face normals, never a spurious edge
  *    normal) and reported once, by the lowest-indexed triangle around it.
  *    Features: the face, edge or vertex index mixed with its kind.
- *  - capsule, box, cylinder, convex: the triangle as a convex core (TriangleCore)
- *    through collideCores; a contact whose normal leaves the face normal is checked
- *    against the Voronoi region of the triangle feature it sits on (an edge: normals
- *    between the two faces' outward in-plane directions, n·t_f ≤ 0 for both faces; a
- *    corner: n·(w − v) ≤ 0 for every edge v → w); outside it (an internal edge of a
- *    flat or concave region) the contact is moved to the face normal, with its gap the
- *    separation of the shapes along it. Features mixed with the triangle index.
+ *  - capsule, box, cylinder, convex: a triangle that the shape's own box separates by the
+ *    margin (a few separating axes, boxSeparates) has no contact and is skipped; any
+ *    other, the triangle as a convex core (TriangleCore) through collideCores; a
+ *    contact whose normal leaves the face normal is checked against the Voronoi region
+ *    of the triangle feature it sits on (an edge: normals between the two faces'
+ *    outward in-plane directions, n·t_f ≤ 0 for both faces; a corner: n·(w − v) ≤ 0 for
+ *    every edge v → w); outside it (an internal edge of a flat or concave region) the
+ *    contact is moved to the face normal, with its gap the separation of the shapes
+ *    along it. Features mixed with the triangle index.
  *    Contacts of two triangles at the same point with the same normal (a clipped face
  *    on a shared edge) are kept once.
  *
@@ -41,6 +43,7 @@ import {
   aabbHalfWidths,
   type MeshShape,
   readRadius,
+  readRadiusLength,
   type Shape,
   SIZES,
   type SphereShape,
@@ -52,6 +55,140 @@ const EXT = new Float64Array(3);
 const Q = new Float64Array(3);
 const CORNERS = new Float64Array(9);
 const NW = new Float64Array(3);
+
+/**
+ * The other shape's box in its own frame (meshCore): centre (0..2) and half-widths
+ * (3..5), m; the world centre of that box (6..8).
+ */
+const BOX = new Float64Array(9);
+/** World corners of the triangle boxSeparates tests (3 each). */
+const WORLD_CORNERS = new Float64Array(9);
+
+/**
+ * BOX for shape b at pose pb: a convex hull's box of its vertices, a box's own, a
+ * capsule's or cylinder's about its axis (local z). False for a shape without one.
+ */
+function placeBox(b: Shape, pb: WorldPose): boolean {
+  switch (b.type) {
+    case "convex":
+      BOX.set(b.hull.boxCenter, 0);
+      BOX.set(b.hull.boxHalf, 3);
+      break;
+    case "box":
+      BOX.fill(0, 0, 3);
+      BOX.set(b.halfExtents, 3);
+      break;
+    case "capsule":
+    case "cylinder":
+      readRadiusLength(b, 0);
+      BOX.fill(0, 0, 3);
+      BOX[3] = SIZES[0];
+      BOX[4] = SIZES[0];
+      BOX[5] = SIZES[1] + (b.type === "capsule" ? SIZES[0] : 0);
+      break;
+    default:
+      return false;
+  }
+  const R = pb.R;
+  for (let i = 0; i < 3; i++)
+    BOX[6 + i] = pb.p[i] + R[3 * i] * BOX[0] + R[3 * i + 1] * BOX[1] + R[3 * i + 2] * BOX[2];
+  return true;
+}
+
+/**
+ * The direction boxSeparates tests (world, unit: 0..2) and the box's centre value (3) and
+ * half-width (4) along it: doubles cross the calls here, not as arguments (convex/support.ts
+ * QUERY: V8 boxes a double argument of a call it does not inline).
+ */
+const AXIS = new Float64Array(5);
+
+/**
+ * Whether the box BOX of the other shape (at pb) and triangle t of the mesh (at pm) are
+ * at least the margin MARGIN[0] apart along one of: the box's three axes, the triangle's
+ * normal, the triangle's three in-plane edge normals (a separating-axis test, Gottschalk,
+ * Lin & Manocha 1996, on a subset of the axes: true proves the shapes' distance ≥ the
+ * margin, so that collideCores would find no contact; false proves nothing). Along a unit
+ * m the box spans m·c ± Σ_k h_k |m·a_k| (c its world centre, a_k its axes, h_k its
+ * half-widths) and the triangle its corners' range. No support function of the shape
+ * itself: cheaper than GJK, and most candidate triangles of a shape resting on a mesh lie
+ * beside it (bench/README.md, "Convex hulls on a mesh").
+ */
+function boxSeparates(mesh: TriangleMesh, pm: WorldPose, t: number, pb: WorldPose): boolean {
+  const Rm = pm.R;
+  const Rb = pb.R;
+  loadCorners(mesh, t);
+  for (let k = 0; k < 3; k++) {
+    const x = CORNERS[3 * k];
+    const y = CORNERS[3 * k + 1];
+    const z = CORNERS[3 * k + 2];
+    for (let i = 0; i < 3; i++)
+      WORLD_CORNERS[3 * k + i] = pm.p[i] + Rm[3 * i] * x + Rm[3 * i + 1] * y + Rm[3 * i + 2] * z;
+  }
+  // the box's axes: c_k ± h_k
+  for (let k = 0; k < 3; k++) {
+    AXIS[0] = Rb[k];
+    AXIS[1] = Rb[3 + k];
+    AXIS[2] = Rb[6 + k];
+    AXIS[3] = AXIS[0] * BOX[6] + AXIS[1] * BOX[7] + AXIS[2] * BOX[8];
+    AXIS[4] = BOX[3 + k];
+    if (rangeSeparates()) return true;
+  }
+  // the triangle's normal n and in-plane edge normals n × e/|e|
+  const fx = mesh.normals[3 * t];
+  const fy = mesh.normals[3 * t + 1];
+  const fz = mesh.normals[3 * t + 2];
+  const nx = Rm[0] * fx + Rm[1] * fy + Rm[2] * fz;
+  const ny = Rm[3] * fx + Rm[4] * fy + Rm[5] * fz;
+  const nz = Rm[6] * fx + Rm[7] * fy + Rm[8] * fz;
+  AXIS[0] = nx;
+  AXIS[1] = ny;
+  AXIS[2] = nz;
+  if (boxSeparatesAlong(Rb)) return true;
+  for (let k = 0; k < 3; k++) {
+    const j = k === 2 ? 0 : k + 1;
+    const ex = WORLD_CORNERS[3 * j] - WORLD_CORNERS[3 * k];
+    const ey = WORLD_CORNERS[3 * j + 1] - WORLD_CORNERS[3 * k + 1];
+    const ez = WORLD_CORNERS[3 * j + 2] - WORLD_CORNERS[3 * k + 2];
+    const l = Math.sqrt(ex * ex + ey * ey + ez * ez);
+    if (!(l > 0)) continue;
+    AXIS[0] = (ny * ez - nz * ey) / l;
+    AXIS[1] = (nz * ex - nx * ez) / l;
+    AXIS[2] = (nx * ey - ny * ex) / l;
+    if (boxSeparatesAlong(Rb)) return true;
+  }
+  return false;
+}
+
+/** boxSeparates along AXIS[0..2]: the box spans m·c ± Σ_k h_k |m·a_k| (a_k: Rb's columns). */
+function boxSeparatesAlong(Rb: Float64Array): boolean {
+  const mx = AXIS[0];
+  const my = AXIS[1];
+  const mz = AXIS[2];
+  AXIS[3] = mx * BOX[6] + my * BOX[7] + mz * BOX[8];
+  let e = 0;
+  for (let k = 0; k < 3; k++)
+    e += BOX[3 + k] * Math.abs(mx * Rb[k] + my * Rb[3 + k] + mz * Rb[6 + k]);
+  AXIS[4] = e;
+  return rangeSeparates();
+}
+
+/**
+ * Whether the range of WORLD_CORNERS along AXIS[0..2] and the interval AXIS[3] ± AXIS[4]
+ * are at least MARGIN[0] apart.
+ */
+function rangeSeparates(): boolean {
+  const v = WORLD_CORNERS;
+  const mx = AXIS[0];
+  const my = AXIS[1];
+  const mz = AXIS[2];
+  const d0 = mx * v[0] + my * v[1] + mz * v[2];
+  const d1 = mx * v[3] + my * v[4] + mz * v[5];
+  const d2 = mx * v[6] + my * v[7] + mz * v[8];
+  const lo = Math.min(d0, d1, d2);
+  const hi = Math.max(d0, d1, d2);
+  const reach = MARGIN[0];
+  return lo - (AXIS[3] + AXIS[4]) >= reach || AXIS[3] - AXIS[4] - hi >= reach;
+}
 
 /**
  * Candidate triangles (into FOUND) of the mesh at pm against shape b at pb: b's world box
@@ -238,10 +375,12 @@ function meshCore(
 ): void {
   const mesh = a.mesh;
   candidates(mesh, pa, b, pb);
+  const boxed = placeBox(b, pb);
   const pairStart = out.count;
   const nFound = FOUND.count;
   for (let i = 0; i < nFound; i++) {
     const t = FOUND.tris[i];
+    if (boxed && boxSeparates(mesh, pa, t, pb)) continue;
     TRI.place(pa, mesh, t);
     const start = out.count;
     collideCores(TRI, other, out);

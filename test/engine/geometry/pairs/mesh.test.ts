@@ -4,6 +4,9 @@
  *  - on a flat grid (a terrain), a sphere over a face, a shared edge or a shared vertex
  *    gets one contact with the face normal and the exact gap z − r; a box and a hull
  *    resting across internal edges get only +z normals and gap z − h;
+ *  - a box, a hull, a capsule and a cylinder beside a lone triangle, their nearest point d
+ *    from its edge: contacts (gap d, normal −x) iff d < margin, on both sides of the
+ *    margin (the box test that skips a triangle before GJK never skips a contact);
  *  - a ball rolling without slipping in a spherical bowl given as a mesh oscillates with
  *    the period of the closed form for small oscillations,
  *    ω² = g / ((R − r)(1 + I/(m r²))) = 5g / (7(R − r)) for a solid ball;
@@ -91,6 +94,53 @@ describe("mesh pairs on a flat terrain", () => {
       }
     }
   });
+});
+
+describe("shapes beside a lone triangle (the box test before GJK)", () => {
+  // The triangle (0,0,0), (1,0,0), (0,1,0); each shape's nearest point is d from its edge
+  // x = 0 (on the side x < 0, straddling the plane z = 0). The separating-axis test on the
+  // shape's box (pairs/mesh.ts boxSeparates) may skip the triangle only when d ≥ margin.
+  const lone: Shape = {
+    type: "mesh",
+    mesh: buildMesh(new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0]), new Int32Array([0, 1, 2])),
+  };
+  const at = pose([0, 0, 0]);
+  const margin = 0.01;
+  const octahedron = new Float64Array(18);
+  for (let k = 0; k < 3; k++) {
+    octahedron[6 * k + k] = 0.1;
+    octahedron[6 * k + 3 + k] = -0.1;
+  }
+  // shape, the distance from its centre to its nearest point along −x, its orientation
+  const cases: Array<[string, Shape, number, [number, number, number, number]]> = [
+    ["box", { type: "box", halfExtents: [0.1, 0.2, 0.1] }, 0.1, [1, 0, 0, 0]],
+    [
+      "hull (octahedron, a vertex towards the edge)",
+      { type: "convex", hull: convexHull(octahedron) },
+      0.1,
+      [1, 0, 0, 0],
+    ],
+    [
+      "capsule along y",
+      { type: "capsule", radius: 0.05, halfLength: 0.1 },
+      0.05,
+      axisAngle([1, 0, 0], Math.PI / 2),
+    ],
+    ["cylinder along z", { type: "cylinder", radius: 0.1, halfLength: 0.1 }, 0.1, [1, 0, 0, 0]],
+  ];
+  for (const [name, shape, reach, q] of cases)
+    it(`${name}: contact with gap d and normal −x iff d < margin`, () => {
+      for (const d of [0.6 * margin, 0.99 * margin, 1.01 * margin, 2 * margin]) {
+        const cs = collide(lone, at, shape, pose([-reach - d, 0.4, 0], q), margin);
+        if (d >= margin) {
+          expect(cs.length).toBe(0);
+          continue;
+        }
+        expect(cs.length).toBeGreaterThanOrEqual(1);
+        expect(Math.min(...cs.map((c) => c.gap))).toBeCloseTo(d, 12);
+        for (const c of cs) expect(c.normal[0]).toBeCloseTo(-1, 9);
+      }
+    });
 });
 
 describe("ball in a spherical bowl (mesh)", () => {
