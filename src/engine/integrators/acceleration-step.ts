@@ -427,7 +427,7 @@ export class AccelerationStepper implements NewtonStepper {
     setPositionsFrom(this.sys, this.start, inc, 1);
     setVelocity(this.sys, v);
     if (symmetric) {
-      projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0);
+      projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0, false);
       getVelocity(this.sys, v);
     }
   }

@@ -88,7 +88,7 @@ export class JointProjection {
     const velocityTolerance = (0.1 * jointTolerance) / h;
     if (order === "velocities-first") {
       if (constraintResidualNorm(set, tEnd) <= jointTolerance) return;
-      projectVelocities(sys, set, tEnd, "factor", velocityResult, velocityTolerance);
+      projectVelocities(sys, set, tEnd, "factor", velocityResult, velocityTolerance, false);
       projectPositions(sys, set, tEnd, options, positionResult, true);
       return;
     }
@@ -113,6 +113,7 @@ export class JointProjection {
         atFactored ? "factored-configuration" : "factor",
         velocityResult,
         velocityTolerance,
+        false,
       );
     }
   }
