@@ -606,7 +606,7 @@ export const SolverSettings = z
     }),
     linearPreconditioner: z.enum(["none", "jacobi", "ic0"]).nullable().optional().meta({
       description:
-        "cg on the assembled matrix: its preconditioner (none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 (block Jacobi on the matrix-free operator)",
+        "cg on the assembled matrix: its preconditioner (none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 (the matrix-free operator chooses its own: the mass, block Jacobi or a two-level one)",
     }),
     contactSolver: z.enum(["pgs", "lemke", "apgd", "pjacobi", "barzilai-borwein"]).default("pgs"),
     maxIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({

@@ -158,6 +158,21 @@ export const SimulationSnapshot = z
           description:
             "`auto`'s factored CG on fem nodes (factored-pcg.ts): its reused factorization (absent: none yet)",
         }),
+      krylov: z
+        .strictObject({
+          preconditioning: z.enum(["mass", "diagonal", "multigrid"]).meta({
+            description:
+              "the preconditioner of the next solve: the mass, block Jacobi, or block Jacobi with the two-level aggregation term",
+          }),
+          stepIterations: count().meta({
+            description: "the most CG iterations a solve of the last step took",
+          }),
+        })
+        .optional()
+        .meta({
+          description:
+            "CG on the matrix-free Newton operator of particle springs (iteration-matrix.ts): what chooses its next preconditioner (absent: a new simulation's)",
+        }),
       contactReport: z
         .strictObject({
           count: count(),

@@ -75,10 +75,11 @@ export function isSymmetrizable(e: ForceEffector): e is SymmetrizableEffector {
 /**
  * Optional: matrix-free products with J = s_x ∂f/∂x + s_v ∂f/∂v (the same s convention as
  * addPosJacobian), so a Krylov solver can use the Newton iteration matrix without
- * assembling it. `setJacobianProduct(sx, sv, diagonal)` fixes J at the current state and,
- * unless `diagonal` is null (the mass preconditions alone, iteration-operator.ts), adds
- * its diagonal blocks to `diagonal`, a SparseBlockMatrix laid out as the solve matrix (only
- * its diagonal blocks are touched: the block-Jacobi preconditioner); then
+ * assembling it. `setJacobianProduct(sx, sv, matrix)` fixes J at the current state and,
+ * unless `matrix` is null (the mass preconditions alone, iteration-operator.ts), adds
+ * J's blocks to those reserved in `matrix`, a SparseBlockMatrix laid out as the solve
+ * matrix: its diagonal blocks (the block-Jacobi preconditioner) or all of them (the
+ * multigrid preconditioner); then
  * `addJacobianProduct(x, out)` adds J x (generalized vectors of size numDofs). Neither
  * may allocate. `announceJacobianProduct(sx, sv)`, optional, tells the effector the
  * coefficients of the coming `setJacobianProduct` before the forces at that state are
@@ -86,7 +87,7 @@ export function isSymmetrizable(e: ForceEffector): e is SymmetrizableEffector {
  * forces instead of in a pass of its own.
  */
 export interface JacobianProductEffector extends ForceEffector {
-  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void;
+  setJacobianProduct(sx: number, sv: number, matrix: SparseBlockMatrix | null): void;
   announceJacobianProduct?(sx: number, sv: number): void;
   addJacobianProduct(x: Float64Array, out: Float64Array): void;
 }

@@ -20,7 +20,8 @@
  * the operator stays the one of setJacobianProduct even if the springs are evaluated at
  * another state meanwhile. A product, spring by spring:
  *   y = C (x_b − x_a),  out_b += y,  out_a −= y,
- * O(springs) per product with no assembly; the diagonal blocks are C at (b, b) and (a, a).
+ * O(springs) per product with no assembly; the blocks of J are C at (b, b) and (a, a) and
+ * −C at (a, b) and (b, a) (the multigrid preconditioner assembles them all).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { quatRotate } from "../math/quat";
@@ -63,6 +64,18 @@ export function isTranslationalEnd(sys: BodySystem, body: number): boolean {
   return body < 0 || sys.kind[body] !== BodyKind.RIGID;
 }
 
+/** Where each spring's four blocks lie in one block matrix (ParticleSpringSet.offsetsIn). */
+class SpringBlockOffsets {
+  matrix: SparseBlockMatrix | null = null;
+  version = -1;
+  /** offsetUses at the last use. */
+  used = 0;
+  readonly offsets: Int32Array;
+  constructor(springs: number) {
+    this.offsets = new Int32Array(4 * springs);
+  }
+}
+
 export class ParticleSpringSet implements SymmetrizableEffector, JacobianProductEffector {
   readonly count: number;
   /** Dynamic body of each end (−1 when the end does not move). */
@@ -101,10 +114,14 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private announced = false;
   /** stateVersion at which `next.out` was filled for `next.sx`, `next.sv` (−1: not). */
   private nextVersion = -1;
-  /** Offsets of the (a, a) and (b, b) blocks in `diagMatrix` at `diagVersion`. */
-  private readonly diagOffsets: Int32Array;
-  private diagMatrix: SparseBlockMatrix | null = null;
-  private diagVersion = -1;
+  /**
+   * Offsets of the (a, a), (b, b), (a, b) and (b, a) blocks (−1: not reserved) in the last
+   * two matrices given to setJacobianProduct (the operator alternates between its block
+   * diagonal and the assembled W: iteration-operator.ts), the older one replaced first.
+   */
+  private readonly productOffsets: [SpringBlockOffsets, SpringBlockOffsets];
+  /** Uses of productOffsets so far (their `used` stamps). */
+  private offsetUses = 0;
 
   constructor(
     private readonly sys: BodySystem,
@@ -128,7 +145,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.offsets = new Int32Array(4 * n);
     this.product = new Float64Array(CSTRIDE * n);
     this.next = new AxialProduct(new Float64Array(CSTRIDE * n));
-    this.diagOffsets = new Int32Array(2 * n);
+    this.productOffsets = [new SpringBlockOffsets(n), new SpringBlockOffsets(n)];
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
       if (body >= 0 && !isTranslationalEnd(sys, body))
@@ -239,9 +256,10 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
    * Pins C = sx A + sv B at the current state: the one the law computed with the forces
    * when (sx, sv) were announced before the residual (as the stepper does), else the law
    * is evaluated again for them. The pinned C stays while the springs are evaluated
-   * elsewhere (the law then writes the other buffer).
+   * elsewhere (the law then writes the other buffer). Adds J's blocks to those of `matrix`
+   * that are reserved: the diagonal ones always, the off-diagonal ones when it holds them.
    */
-  setJacobianProduct(sx: number, sv: number, diagonal: SparseBlockMatrix | null): void {
+  setJacobianProduct(sx: number, sv: number, matrix: SparseBlockMatrix | null): void {
     this.announceJacobianProduct(sx, sv);
     if (this.nextVersion !== this.sys.stateVersion) {
       this.cachedVersion = -1;
@@ -252,19 +270,11 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     next.out = this.product;
     this.product = pinned;
     this.nextVersion = -1;
-    const { product: C, diagOffsets: off } = this;
-    const m = diagonal;
-    if (m !== null && (this.diagMatrix !== m || this.diagVersion !== m.structureVersion)) {
-      const blk = this.sys.block;
-      for (let i = 0; i < this.count; i++) {
-        off[2 * i] = this.a[i] >= 0 ? m.offsetOf(blk[this.a[i]], blk[this.a[i]]) : -1;
-        off[2 * i + 1] = this.b[i] >= 0 ? m.offsetOf(blk[this.b[i]], blk[this.b[i]]) : -1;
-      }
-      this.diagMatrix = m;
-      this.diagVersion = m.structureVersion;
-    }
-    const v = m?.values ?? null;
-    if (v === null) return;
+    const m = matrix;
+    if (m === null) return;
+    const C = this.product;
+    const off = this.offsetsIn(m);
+    const v = m.values;
     for (let i = 0; i < this.count; i++) {
       const p = CSTRIDE * i;
       const u0 = C[p];
@@ -274,7 +284,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       const g1 = C[p + 4];
       const g2 = C[p + 5];
       const q = C[p + 6];
-      // on the diagonal blocks (a, a) and (b, b) of both moving ends
       const c00 = u0 * g0 + q;
       const c01 = u0 * g1;
       const c02 = u0 * g2;
@@ -284,20 +293,49 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       const c20 = u2 * g0;
       const c21 = u2 * g1;
       const c22 = u2 * g2 + q;
-      for (let end = 0; end < 2; end++) {
-        const b = off[2 * i + end];
+      // +C on the diagonal blocks (a, a) and (b, b), −C on (a, b) and (b, a)
+      for (let slot = 0; slot < 4; slot++) {
+        const b = off[4 * i + slot];
         if (b < 0) continue;
-        v[b] += c00;
-        v[b + 1] += c01;
-        v[b + 2] += c02;
-        v[b + 3] += c10;
-        v[b + 4] += c11;
-        v[b + 5] += c12;
-        v[b + 6] += c20;
-        v[b + 7] += c21;
-        v[b + 8] += c22;
+        const sign = slot < 2 ? 1 : -1;
+        v[b] += sign * c00;
+        v[b + 1] += sign * c01;
+        v[b + 2] += sign * c02;
+        v[b + 3] += sign * c10;
+        v[b + 4] += sign * c11;
+        v[b + 5] += sign * c12;
+        v[b + 6] += sign * c20;
+        v[b + 7] += sign * c21;
+        v[b + 8] += sign * c22;
       }
     }
+  }
+
+  /** The block offsets of the springs in m (productOffsets), computed when not cached. */
+  private offsetsIn(m: SparseBlockMatrix): Int32Array {
+    const cache = this.productOffsets;
+    for (let slot = 0; slot < 2; slot++) {
+      const c = cache[slot];
+      if (c.matrix === m && c.version === m.structureVersion) {
+        c.used = ++this.offsetUses;
+        return c.offsets;
+      }
+    }
+    const c = cache[0].used <= cache[1].used ? cache[0] : cache[1];
+    const off = c.offsets;
+    const blk = this.sys.block;
+    for (let i = 0; i < this.count; i++) {
+      const ka = this.a[i] >= 0 ? blk[this.a[i]] : -1;
+      const kb = this.b[i] >= 0 ? blk[this.b[i]] : -1;
+      off[4 * i] = ka >= 0 ? m.offsetOf(ka, ka) : -1;
+      off[4 * i + 1] = kb >= 0 ? m.offsetOf(kb, kb) : -1;
+      off[4 * i + 2] = ka >= 0 && kb >= 0 ? m.offsetOf(ka, kb) : -1;
+      off[4 * i + 3] = ka >= 0 && kb >= 0 ? m.offsetOf(kb, ka) : -1;
+    }
+    c.matrix = m;
+    c.version = m.structureVersion;
+    c.used = ++this.offsetUses;
+    return off;
   }
 
   addJacobianProduct(x: Float64Array, out: Float64Array): void {

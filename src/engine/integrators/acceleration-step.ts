@@ -58,6 +58,7 @@ import type { ProjectionOrder } from "./integrator";
 import {
   type CgPreconditioner,
   IterationMatrix,
+  type KrylovMemory,
   LINEAR_TOLERANCE_FLOOR,
   type SolveTiming,
 } from "./iteration-matrix";
@@ -355,6 +356,16 @@ export class AccelerationStepper implements NewtonStepper {
    */
   restoreSolverMemory(memory: FactorizationMemory | undefined): void {
     this.iteration.restoreMemory(memory);
+  }
+
+  /** The matrix-free CG's memory for the state record (iteration-matrix.ts saveKrylovMemory). */
+  saveKrylovMemory(): KrylovMemory | undefined {
+    return this.iteration.saveKrylovMemory();
+  }
+
+  /** Puts saveKrylovMemory's record back; undefined: as a new simulation starts. */
+  restoreKrylovMemory(memory: KrylovMemory | undefined): void {
+    this.iteration.restoreKrylovMemory(memory);
   }
 
   setLinearSolver(name: LinearSolverName): void {

@@ -32,7 +32,11 @@ import {
   MatrixType,
 } from "../solvers/linear/linear-solver";
 import { BlockJacobiPreconditioner } from "../solvers/linear/preconditioners";
-import { IterationOperator } from "./iteration-operator";
+import {
+  INITIAL_PRECONDITIONING,
+  IterationOperator,
+  type OperatorPreconditioning,
+} from "./iteration-operator";
 
 /** Preconditioners of CG on the assembled matrix (solver.linearPreconditioner). */
 export type CgPreconditioner = "none" | "jacobi" | "ic0";
@@ -54,8 +58,9 @@ export const LINEAR_TOLERANCE_FLOOR = 1e-12;
  * (IC(0) for CG, ILU(0) for GMRES), since stiff springs make Jacobi's convergence slow;
  * on the matrix-free operator (iteration-operator.ts), which has no CSR matrix to factor,
  * block Jacobi on the operator's diagonal (the mass, or the full block diagonal after a
- * hard solve: FEW_ITERATIONS). Their relative tolerance is set per solve (see
- * LINEAR_TOLERANCE_FLOOR).
+ * hard solve: FEW_ITERATIONS), for CG with the two-level aggregation term after a very
+ * hard one ("multigrid": nextPreconditioning). Their relative tolerance is set per solve
+ * (see LINEAR_TOLERANCE_FLOOR).
  */
 function solverOptions(
   name: LinearSolverName,
@@ -63,7 +68,9 @@ function solverOptions(
   cgPreconditioner: CgPreconditioner | null,
 ): LinearSolverOptions {
   const preconditioner = matrixFree
-    ? "block-jacobi"
+    ? name === "cg"
+      ? "multigrid"
+      : "block-jacobi"
     : name === "cg"
       ? (cgPreconditioner ?? "ic0")
       : name === "gmres"
@@ -78,6 +85,42 @@ function solverOptions(
  * (iteration-operator.ts: the full diagonal costs about one iteration per solve).
  */
 const FEW_ITERATIONS = 8;
+
+/**
+ * Block-Jacobi CG iterations from which the next matrix-free solve of a particle system
+ * takes the two-level preconditioner (aggregation-multigrid.ts): it also assembles W once
+ * a step and factors the coarse matrix (together about four block-Jacobi iterations on
+ * the 32 × 32 cloth) and makes each iteration ~1.4 times dearer, and pays where it cuts
+ * the iterations by more than that: on the stiff cloth 94 → 43 a step (bench/README.md,
+ * "Stiff cloth"). Solves of a few tens of iterations gain little either way.
+ */
+const MULTIGRID_FROM = 20;
+
+/**
+ * Two-level iterations up to which W counts as close to the mass matrix: after a step
+ * whose solves all took at most this many, the next step's are preconditioned by the mass
+ * alone (a solve the two-level preconditioner finishes in one iteration takes M⁻¹ a few).
+ * Per step, not per solve: a step's first solves, to the loose first forcing terms, take
+ * a few iterations even on the stiff cloth, its last one tens.
+ */
+const MULTIGRID_FEW = 1;
+
+/**
+ * The matrix-free operator's preconditioning for the next solve after one that took
+ * `iterations` with `current` (iteration-operator.ts): the mass after an easy solve, the
+ * full block diagonal after a harder one, the two-level preconditioner (particles, CG)
+ * after one that block Jacobi found hard; that one stays for the rest of the step (see
+ * MULTIGRID_FEW for leaving it).
+ */
+function nextPreconditioning(
+  current: OperatorPreconditioning,
+  iterations: number,
+  multigridPossible: boolean,
+): OperatorPreconditioning {
+  if (current === "multigrid") return current;
+  if (iterations > MULTIGRID_FROM && multigridPossible) return "multigrid";
+  return iterations > FEW_ITERATIONS ? "diagonal" : "mass";
+}
 
 /**
  * Solvers that need a symmetric matrix: with one of them the effectors that can are asked
@@ -98,6 +141,13 @@ const AUTO_SOLID_CG_MIN_DOFS = 5000;
 
 /** Krylov solvers that run on the matrix-free operator when every effector offers it. */
 const MATRIX_FREE_SOLVERS: readonly LinearSolverName[] = ["cg", "gmres"];
+
+/** The matrix-free CG's memory across steps (IterationMatrix.saveKrylovMemory). */
+export interface KrylovMemory {
+  preconditioning: OperatorPreconditioning;
+  /** The most Krylov iterations a solve of the last step took. */
+  stepIterations: number;
+}
 
 /**
  * Accumulated wall time (ms) of matrix assembly and of factor + solve: a class with
@@ -155,6 +205,10 @@ export class IterationMatrix {
   /** The matrix-free W when every Jacobian effector offers products, else null. */
   private operator: IterationOperator | null = null;
   private matrixFree = false;
+  /** CG on the operator of a particle system: the multigrid may precondition it. */
+  private multigridPossible = false;
+  /** The most iterations a solve took since the last `announce` (the step's start). */
+  private stepIterations = 0;
 
   /**
    * @param jointed whether the system has bilateral constraints, whose saddle-point solve
@@ -227,6 +281,27 @@ export class IterationMatrix {
   }
 
   /**
+   * What the matrix-free CG carries from one step to the next, for the state record: the
+   * operator's preconditioning and the step's hardest solve (nextPreconditioning,
+   * MULTIGRID_FEW); undefined off that path. The preconditioners themselves are made
+   * again from W (the two-level one's coarse term at each step's start), so a resumed run
+   * repeats the same iterates.
+   */
+  saveKrylovMemory(): KrylovMemory | undefined {
+    const op = this.operator;
+    if (!this.matrixFree || op === null) return undefined;
+    return { preconditioning: op.preconditioning, stepIterations: this.stepIterations };
+  }
+
+  /** Puts saveKrylovMemory's record back; undefined: as a new simulation starts. */
+  restoreKrylovMemory(memory: KrylovMemory | undefined): void {
+    const op = this.operator;
+    if (!this.matrixFree || op === null) return;
+    op.preconditioning = memory?.preconditioning ?? INITIAL_PRECONDITIONING;
+    this.stepIterations = memory?.stepIterations ?? 0;
+  }
+
+  /**
    * Symmetric Jacobians for a symmetric solver, then the matrix type (AND over the
    * effectors) and whether the solver runs matrix-free; the solver is created on first use.
    */
@@ -259,6 +334,7 @@ export class IterationMatrix {
         this.solverChoice = "cg";
         this.matrixType = type;
         this.matrixFree = false;
+        this.multigridPossible = false;
         return;
       }
     }
@@ -283,6 +359,8 @@ export class IterationMatrix {
     this.matrixType = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
     const concrete = resolveLinearSolverName(chosen, this.matrixType, this.n);
     this.matrixFree = this.operator !== null && MATRIX_FREE_SOLVERS.includes(concrete);
+    this.multigridPossible =
+      this.matrixFree && concrete === "cg" && this.operator?.particlesOnly === true;
   }
 
   /**
@@ -291,8 +369,13 @@ export class IterationMatrix {
    * forces (IterationOperator.announce); nothing on the other paths.
    */
   announce(c: SchemeCoefficients): void {
-    if (this.matrixFree && this.operator !== null && !this.usesMassOnly(c))
-      this.operator.announce(c);
+    const op = this.operator;
+    if (!this.matrixFree || op === null || this.usesMassOnly(c)) return;
+    // a step whose multigrid solves were all easy: the mass preconditions the next one
+    if (op.preconditioning === "multigrid" && this.stepIterations <= MULTIGRID_FEW)
+      op.preconditioning = "mass";
+    this.stepIterations = 0;
+    op.announce(c);
   }
 
   /** Assembles W at the current state (see the file comment) into `matrix`. */
@@ -404,8 +487,14 @@ export class IterationMatrix {
     }
     const info = solver.solve(rhs, out);
     // the preconditioner of the next solve (iteration-operator.ts)
-    if (this.matrixFree && this.operator !== null)
-      this.operator.fullDiagonal = info.iterations > FEW_ITERATIONS;
+    const op = this.operator;
+    this.stepIterations = Math.max(this.stepIterations, info.iterations);
+    if (this.matrixFree && op !== null)
+      op.preconditioning = nextPreconditioning(
+        op.preconditioning,
+        info.iterations,
+        this.multigridPossible,
+      );
     if (!info.converged && maxIterations === null)
       throw new Error(
         `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,

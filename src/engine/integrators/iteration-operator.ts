@@ -7,16 +7,25 @@
  * effector that has Jacobians offers the product; then one product costs O(springs) and
  * nothing is converted to CSR per step.
  *
- * Its block diagonal feeds the block-Jacobi preconditioner, and is one of two:
- * - `fullDiagonal`: the mass blocks plus each effector's diagonal Jacobian blocks, rebuilt
- *   at every update (stiff springs, h ω ≫ 1: W is far from M);
- * - otherwise the (scaled) mass blocks alone, a constant: the preconditioner is M⁻¹ and
- *   is not rebuilt (diagonalVersion unchanged). Building the full diagonal, inverting its
+ * What it holds for the preconditioner (`preconditioning`) is one of three:
+ * - "multigrid": W itself in 3×3 blocks (the mass plus every block of each effector's
+ *   Jacobian) at the first update of each step (after `announce`) and of the mode, the full
+ *   block diagonal at the others: the two-level preconditioner
+ *   (solvers/linear/aggregation-multigrid.ts) makes its coarse term from the step's first
+ *   W (W moves little between the Newton iterates of a step, and a coarse term of an
+ *   earlier W keeps the preconditioner SPD) and its block Jacobi from every update's
+ *   diagonal. Made from the step's own state, the coarse term needs no record in a
+ *   snapshot. For very stiff springs (the stiff cloth: block Jacobi leaves the modes that
+ *   stretch no spring to CG, hundreds of iterations a step); particles only;
+ * - "diagonal": the mass blocks plus each effector's diagonal Jacobian blocks, rebuilt at
+ *   every update, for block Jacobi (stiff springs, h ω ≫ 1: W is far from M);
+ * - "mass": the (scaled) mass blocks alone, a constant: the preconditioner is M⁻¹ and is
+ *   not rebuilt (diagonalVersion unchanged). Building the full diagonal, inverting its
  *   blocks and applying them costs about one CG iteration per solve, which it cannot earn
  *   back when the solves take a few iterations anyway (resolved springs, W ≈ M: the full
  *   diagonal saves less than one iteration per solve there; bench/README.md, "Cloth").
- * The solver chooses (iteration-matrix.ts, FEW_ITERATIONS): the full diagonal after a
- * solve that took more than a few iterations, the mass after one that took few.
+ * The solver chooses from the iterations of the last solve (iteration-matrix.ts,
+ * `nextPreconditioning`).
  */
 
 import type { SchemeCoefficients } from "../dynamics/stepper";
@@ -29,14 +38,32 @@ import { SparseBlockMatrix } from "../math/block-matrix";
 import { addMassBlocks, type BodySystem, massMultiply } from "../model/body-system";
 import type { LinearOperator } from "../solvers/linear/linear-solver";
 
+/** What the operator's updates build for the preconditioner (see the header). */
+export type OperatorPreconditioning = "mass" | "diagonal" | "multigrid";
+
+/** The preconditioning of a new operator's first solve. */
+export const INITIAL_PRECONDITIONING: OperatorPreconditioning = "diagonal";
+
 export class IterationOperator implements LinearOperator {
   readonly n: number;
   private readonly diag: SparseBlockMatrix;
+  /** W assembled ("multigrid" preconditioning), made on first use; null before. */
+  private full: SparseBlockMatrix | null = null;
+  /** Whether the last update assembled W into `full` (see the header). */
+  private fullFresh = false;
+  /** Changes at every assembly of `full` (LinearOperator.assembledVersion). */
+  assembledVersion = 0;
+  /** The next "multigrid" update assembles W (set at `announce`; also on entering the mode). */
+  private assembleNext = true;
+  /** The preconditioning of the last update. */
+  private lastMode: OperatorPreconditioning = INITIAL_PRECONDITIONING;
   private massScale = 1;
   private sx = 0;
   private sv = 0;
-  /** Precondition with the full block diagonal (see the header); else with the mass. */
-  fullDiagonal = true;
+  /** What the next updates build for the preconditioner (see the header). */
+  preconditioning: OperatorPreconditioning = INITIAL_PRECONDITIONING;
+  /** Whether every block is 3×3 (particles): "multigrid" is possible. */
+  readonly particlesOnly: boolean;
   /** Changes exactly when the block diagonal does (LinearOperator.diagonalVersion). */
   diagonalVersion = 0;
   /** Mass scale of the diagonal when it holds the mass alone, NaN otherwise. */
@@ -49,6 +76,7 @@ export class IterationOperator implements LinearOperator {
     this.n = sys.numDofs;
     this.diag = new SparseBlockMatrix(sys.blockSizes);
     this.diag.finalize();
+    this.particlesOnly = this.diag.uniform3;
   }
 
   /** The operator of these effectors, or null when one with Jacobians lacks the product. */
@@ -74,6 +102,7 @@ export class IterationOperator implements LinearOperator {
    */
   announce(c: SchemeCoefficients): void {
     this.setCoefficients(c);
+    this.assembleNext = true;
     const effectors = this.effectors;
     for (let i = 0; i < effectors.length; i++)
       effectors[i].announceJacobianProduct?.(this.sx, this.sv);
@@ -84,19 +113,37 @@ export class IterationOperator implements LinearOperator {
     this.massScale = 1 + c.cv * c.rayleighMass;
     this.setCoefficients(c);
     const { sx, sv } = this;
-    const full = this.fullDiagonal;
+    const mode = this.preconditioning;
+    const massOnly = mode === "mass";
     // the mass-only diagonal stays as it is while its scale does
-    const keep = !full && this.massOnlyScale === this.massScale;
-    const d = keep ? null : this.diag;
+    const keep = massOnly && this.massOnlyScale === this.massScale;
+    this.fullFresh = mode === "multigrid" && (this.assembleNext || this.lastMode !== mode);
+    if (this.fullFresh) {
+      this.assembleNext = false;
+      this.assembledVersion++;
+    }
+    this.lastMode = mode;
+    const d = keep ? null : this.fullFresh ? this.assembledMatrix() : this.diag;
     if (d !== null) {
       d.clear();
       addMassBlocks(this.sys, d, this.massScale);
-      this.massOnlyScale = full ? Number.NaN : this.massScale;
+      this.massOnlyScale = massOnly ? this.massScale : Number.NaN;
       this.diagonalVersion++;
     }
     const effectors = this.effectors;
     for (let i = 0; i < effectors.length; i++)
-      effectors[i].setJacobianProduct(sx, sv, full ? d : null);
+      effectors[i].setJacobianProduct(sx, sv, massOnly ? null : d);
+  }
+
+  /** The matrix of "multigrid" (W's pattern: the effectors' solve blocks), made once. */
+  private assembledMatrix(): SparseBlockMatrix {
+    if (this.full === null) {
+      const m = new SparseBlockMatrix(this.sys.blockSizes);
+      for (const e of this.effectors) e.addSolveBlocks(m);
+      m.finalize();
+      this.full = m;
+    }
+    return this.full;
   }
 
   apply(x: Float64Array, out: Float64Array): void {
@@ -108,7 +155,7 @@ export class IterationOperator implements LinearOperator {
   }
 
   diagonal(out: Float64Array): void {
-    const d = this.diag;
+    const d = this.blockDiagonal();
     for (let b = 0; b < d.numBlocks; b++) {
       const w = d.blockSize[b];
       const o = d.offsetOf(b, b);
@@ -117,6 +164,10 @@ export class IterationOperator implements LinearOperator {
   }
 
   blockDiagonal(): SparseBlockMatrix {
-    return this.diag;
+    return this.fullFresh && this.full !== null ? this.full : this.diag;
+  }
+
+  assembled(): SparseBlockMatrix | null {
+    return this.preconditioning === "multigrid" ? this.full : null;
   }
 }

@@ -774,6 +774,7 @@ export class Simulation {
     // which the solver's memory is of an older pattern (none: the next factor starts afresh)
     const matrixBlocks = reservedOffDiagonalBlocks(this.stepper.matrix);
     const factorization = this.stepper.saveSolverMemory();
+    const krylov = this.stepper.saveKrylovMemory();
     // nonsmooth contact's report is its last solve's (compliant contact re-detects its own)
     const contacts = this.contact?.nonsmooth ? this.lastContacts() : null;
     return {
@@ -781,6 +782,7 @@ export class Simulation {
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
+      ...(krylov !== undefined ? { krylov } : {}),
       ...(contacts !== null && contacts.count > 0 ? { contacts: contacts.clone() } : {}),
       ...(this.lastH > 0 && this.model.sensors.some((s) => s.type === "bodyAcceleration")
         ? { previousVelocity: { h: this.lastH, velocity: this.good.vel.slice() } }
@@ -814,6 +816,7 @@ export class Simulation {
     for (const [bi, bj] of state.matrixBlocks) this.stepper.matrix.addBlock(bi, bj);
     this.stepper.matrix.finalize();
     this.stepper.restoreSolverMemory(state.factorization);
+    this.stepper.restoreKrylovMemory(state.krylov);
     const contact = this.contact;
     if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);

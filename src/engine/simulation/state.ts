@@ -33,6 +33,10 @@
  *    steps, saved as the matrix it was computed from (refactored on restore), and the work
  *    counted against the next one (solvers/linear/factored-pcg.ts): the solver's own,
  *    sized by the pattern, absent on the other paths;
+ *  - the matrix-free CG's choice of preconditioner for the next step and the last step's
+ *    hardest solve it follows from (integrators/iteration-matrix.ts KrylovMemory): the
+ *    iteration matrix's, absent off that path (the preconditioners themselves are made
+ *    again from the step's W);
  *  - the revolute coordinates' turn counters (angles unwrapped across ±π): each
  *    coordinate's, which its evaluation reads and updates (constraints/joint-coordinate.ts);
  *  - the last step's contacts as the State reports them with nonsmooth contact: the
@@ -68,6 +72,7 @@ import {
   resetStepStats,
   type StepStats,
 } from "../integrators/integrator";
+import type { KrylovMemory } from "../integrators/iteration-matrix";
 import { BodyState, cloneBodyState, copyBodyState } from "../model/body-system";
 import {
   type ContactMemory,
@@ -170,6 +175,8 @@ export interface CapturedState {
   contact?: ContactMemory | null;
   /** The factored-PCG solver's memory, absent off that path or before its first factor. */
   factorization?: FactorizationMemory;
+  /** The matrix-free CG's memory (iteration-matrix.ts KrylovMemory), absent off that path. */
+  krylov?: KrylovMemory;
   /**
    * The last step's reported efforts, [actuator id, N·m or N] and [joint id, limit effort]:
    * what State reports until the next step (kept by the actuators and joint coordinates,
@@ -258,6 +265,7 @@ export function encodeState(
             },
           }
         : {}),
+      ...(c.krylov !== undefined ? { krylov: { ...c.krylov } } : {}),
       ...(c.contacts !== undefined ? { contactReport: encodeContactReport(c.contacts) } : {}),
       ...(c.previousVelocity !== undefined
         ? {
@@ -350,6 +358,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
       ? { contact: decodeContactMemory(mem.contact, sizes.numBodies) }
       : {}),
     ...(factorization !== undefined ? { factorization } : {}),
+    ...(mem.krylov !== undefined ? { krylov: { ...mem.krylov } } : {}),
     ...(mem.contactReport !== undefined
       ? { contacts: decodeContactReport(mem.contactReport, sizes.numBodies) }
       : {}),

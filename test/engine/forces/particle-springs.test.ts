@@ -3,7 +3,7 @@
  *  - symmetric mode equals the formula A⁺ = −k ûûᵀ − (max(s, 0)/l)(I − ûûᵀ), B = −c ûûᵀ
  *    written out here, is SPD-claimed and −A⁺ ⪰ 0 in every state (compressed included);
  *  - undamped and in tension it is the exact Jacobian (finite differences);
- *  - addJacobianProduct and the diagonal blocks of setJacobianProduct equal the assembled s_x ∂f/∂x + s_v ∂f/∂v
+ *  - addJacobianProduct and the blocks setJacobianProduct adds (diagonal, or all) equal the assembled s_x ∂f/∂x + s_v ∂f/∂v
  *    times a vector / its diagonal blocks, in both modes; announced before the forces,
  *    the product the law computes with them is the one pinned, kept while the springs
  *    are evaluated at another state;
@@ -225,6 +225,36 @@ describe("ParticleSpringSet matrix-free products", () => {
         const diag = emptyDiagonal(sys);
         set.setJacobianProduct(sx, sv, diag);
         expectProduct(set, n, jp, jv, x, diag);
+      }
+    });
+
+    it(`into a matrix with every block (the multigrid's W), all of J's blocks; alternating with the diagonal one, both stay right (symmetric ${symmetric})`, () => {
+      const rng = mulberry32(14);
+      for (let trial = 0; trial < 3; trial++) {
+        const { sys, set, n, jp, jv } = productCase(symmetric, rng);
+        const full = new SparseBlockMatrix(sys.blockSizes);
+        set.addSolveBlocks(full);
+        full.finalize();
+        for (let round = 0; round < 2; round++) {
+          full.clear();
+          set.setJacobianProduct(sx, sv, full);
+          for (let bi = 0; bi < full.numBlocks; bi++)
+            for (let bj = 0; bj < full.numBlocks; bj++) {
+              const off = full.offsetOf(bi, bj);
+              const [oi, oj] = [full.blockOffset[bi], full.blockOffset[bj]];
+              for (let r = 0; r < 3; r++)
+                for (let c = 0; c < 3; c++) {
+                  const ref = jp[(oi + r) * n + oj + c] + jv[(oi + r) * n + oj + c];
+                  // a block not reserved must be zero in J
+                  if (off < 0) expect(ref).toBe(0);
+                  else expect(full.values[off + 3 * r + c]).toBeCloseTo(ref, 11);
+                }
+            }
+          const diag = emptyDiagonal(sys);
+          set.setJacobianProduct(sx, sv, diag);
+          const x = Float64Array.from({ length: n }, () => 2 * rng() - 1);
+          expectProduct(set, n, jp, jv, x, diag);
+        }
       }
     });
 

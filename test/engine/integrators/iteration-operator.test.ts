@@ -281,7 +281,12 @@ describe("stiff cloth (k = 1e4, h ω ≈ 13) with Newmark", () => {
     const sim = loadModel(model);
     let worst = 0;
     let failed = false;
-    for (let s = 0; s < 400 && worst < 0.5 && !failed; s++) {
+    // the unresolved modes grow from the solves' rounding-level errors, so when they blow
+    // up depends on the linear solver (strain past 50 %: block Jacobi at step ~340, the
+    // two-level preconditioner at ~1400, after 3 to 5 % from step ~500); past 2 %, twenty
+    // times the sag's stretch, they have gained energy that the damped scheme never does
+    // (the γ = 0.6 test above: under 1 % for 1100 steps)
+    for (let s = 0; s < 1000 && worst < 0.02 && !failed; s++) {
       try {
         sim.step(1);
       } catch {
@@ -289,7 +294,7 @@ describe("stiff cloth (k = 1e4, h ω ≈ 13) with Newmark", () => {
       }
       worst = Math.max(worst, maxStrain(sim, structural));
     }
-    expect(failed || worst > 0.5).toBe(true);
+    expect(failed || worst > 0.02).toBe(true);
   }, 60_000);
 
   it("Newton to 1e-4 with CG (loose Krylov solves far from convergence) takes the converged step", () => {
@@ -359,7 +364,7 @@ describe("`auto` on particle springs", () => {
 
 describe("the matrix-free step's preconditioner", () => {
   type Operator = {
-    fullDiagonal: boolean;
+    preconditioning: "mass" | "diagonal" | "multigrid";
     diagonalVersion: number;
     blockDiagonal(): {
       numBlocks: number;
@@ -371,12 +376,12 @@ describe("the matrix-free step's preconditioner", () => {
     (sim as unknown as { stepper: { iteration: { operator: Operator } } }).stepper.iteration
       .operator;
 
-  it("after easy solves, the mass alone and no rebuild; after hard ones, the full block diagonal", () => {
+  it("after easy solves, the mass alone and no rebuild; after hard ones, the full block diagonal, then the two-level preconditioner", () => {
     // resolved springs, loose tolerance: a few CG iterations per step
     const soft = loadModel(cloth(6, 10, 0.01, { linearSolver: "cg", newtonTolerance: 1e-2 }).model);
     soft.step(3);
     const op = operatorOf(soft);
-    expect(op.fullDiagonal).toBe(false);
+    expect(op.preconditioning).toBe("mass");
     const version = op.diagonalVersion;
     soft.step(5);
     expect(op.diagonalVersion).toBe(version);
@@ -385,7 +390,8 @@ describe("the matrix-free step's preconditioner", () => {
       const o = d.offsetOf(b, b);
       for (let e = 0; e < 9; e++) expect(d.values[o + e]).toBe(e % 4 === 0 ? 1 / 1024 : 0);
     }
-    // unresolved springs (h ω ≈ 13) iterated to 1e-10: many iterations, the full diagonal
+    // unresolved springs (h ω ≈ 13) iterated to 1e-10: block Jacobi takes more than 20
+    // iterations a solve (MULTIGRID_FROM), then the two-level preconditioner on W assembled
     const stiff = loadModel(
       cloth(6, 1e4, 0.01, {
         linearSolver: "cg",
@@ -397,7 +403,7 @@ describe("the matrix-free step's preconditioner", () => {
     );
     stiff.step(2);
     const sop = operatorOf(stiff);
-    expect(sop.fullDiagonal).toBe(true);
+    expect(sop.preconditioning).toBe("multigrid");
     const before = sop.diagonalVersion;
     stiff.step(1);
     expect(sop.diagonalVersion).toBeGreaterThan(before);
@@ -407,21 +413,37 @@ describe("the matrix-free step's preconditioner", () => {
     expect(sd.values[o]).toBeGreaterThan(2 / 1024);
   });
 
-  it("either way the step is the Newton system's solution (cg at 1e-10 against dense Cholesky)", () => {
-    const run = (linearSolver: LinearSolverName, full: boolean | null) => {
+  it("a snapshot continues bit-identically: the preconditioning travels, the coarse term is made again", () => {
+    // 19 × 19 stiff cloth (1026 dofs: `auto` is matrix-free CG), in the two-level mode
+    // from its first steps; the snapshot taken mid-run, JSON and back
+    const model = cloth(19, 1e4, 0.01, { beta: 0.3025, gamma: 0.6 }).model;
+    const a = loadModel(model);
+    a.step(7);
+    expect(operatorOf(a).preconditioning).toBe("multigrid");
+    const b = loadModel(model);
+    b.restoreSnapshot(JSON.parse(JSON.stringify(a.snapshot())));
+    expect(operatorOf(b).preconditioning).toBe("multigrid");
+    a.step(6);
+    b.step(6);
+    expect(positions(b)).toEqual(positions(a));
+  });
+
+  it("any way the step is the Newton system's solution (cg at 1e-10 against dense Cholesky)", () => {
+    const run = (linearSolver: LinearSolverName, mode: Operator["preconditioning"] | null) => {
       const sim = loadModel(
         cloth(5, 10, 0.01, { linearSolver: "cg", newtonTolerance: 1e-10 }).model,
       );
       const stepper = (sim as unknown as { stepper: AccelerationStepper }).stepper;
       stepper.setLinearSolver(linearSolver);
       for (let k = 0; k < 20; k++) {
-        if (full !== null) operatorOf(sim).fullDiagonal = full;
+        if (mode !== null) operatorOf(sim).preconditioning = mode;
         sim.step(1);
       }
       return positions(sim);
     };
     const dense = run("dense-cholesky", null);
-    expect(maxDiff(run("cg", false), dense)).toBeLessThan(1e-10);
-    expect(maxDiff(run("cg", true), dense)).toBeLessThan(1e-10);
+    expect(maxDiff(run("cg", "mass"), dense)).toBeLessThan(1e-10);
+    expect(maxDiff(run("cg", "diagonal"), dense)).toBeLessThan(1e-10);
+    expect(maxDiff(run("cg", "multigrid"), dense)).toBeLessThan(1e-10);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Preconditioned conjugate gradients (Hestenes & Stiefel 1952; Saad, "Iterative Methods
  * for Sparse Linear Systems", 2nd ed., alg. 9.1) for symmetric positive definite A, with
- * a symmetric positive definite preconditioner M: Jacobi (default), block Jacobi, IC(0) or
- * none.
+ * a symmetric positive definite preconditioner M: Jacobi (default), block Jacobi, the
+ * two-level aggregation multigrid (aggregation-multigrid.ts), IC(0) or none.
  *
  * Stopping: the recursively updated residual r_k reaching ‖r_k‖ ≤ tol·‖b‖ is confirmed
  * with the true residual b − A x_k; if rounding made them drift apart, r is replaced by
@@ -182,7 +182,7 @@ export class ConjugateGradientSolver implements LinearSolver {
     this.state = new OperatorState(
       options.preconditioner ?? "jacobi",
       false,
-      ["none", "jacobi", "block-jacobi", "ic0"],
+      ["none", "jacobi", "block-jacobi", "multigrid", "ic0"],
       "cg",
     );
     this.allocate(n);

@@ -4,6 +4,7 @@
  * Work vectors are allocated when the dimension changes, never per solve.
  */
 import { type CsrMatrix, csrMultiply } from "../../math/csr";
+import { AggregationMultigrid } from "./aggregation-multigrid";
 import type {
   LinearOperator,
   LinearSolveInfo,
@@ -63,6 +64,9 @@ export class OperatorState {
   private csrOp: CsrOperator | null = null;
   private jacobi: JacobiPreconditioner | null = null;
   private blockJacobi: BlockJacobiPreconditioner | null = null;
+  private multigrid: AggregationMultigrid | null = null;
+  /** op.assembledVersion the multigrid's coarse term was made at (NaN: none). */
+  private coarseVersion = Number.NaN;
   private ic0: Ic0Preconditioner | null = null;
   private ilu0: Ilu0Preconditioner | null = null;
   private diagWork: Float64Array = new Float64Array(0);
@@ -118,14 +122,29 @@ export class OperatorState {
         this.precond = this.jacobi;
         return;
       }
-      case "block-jacobi": {
-        if (!op.blockDiagonal)
-          throw new Error(
-            `${this.solverName}: block-jacobi needs an operator with blockDiagonal()`,
-          );
-        this.blockJacobi ??= new BlockJacobiPreconditioner();
-        this.blockJacobi.update(op.blockDiagonal());
-        this.precond = this.blockJacobi;
+      case "block-jacobi":
+        this.precond = this.updateBlockJacobi(op);
+        return;
+      case "multigrid": {
+        // the two-level preconditioner when the operator offers its assembled matrix (the
+        // coarse term made again when that was assembled again), else block Jacobi: SPD
+        // either way
+        const assembled = op.assembled?.() ?? null;
+        if (assembled !== null && op.blockDiagonal) {
+          this.multigrid ??= new AggregationMultigrid();
+          const multigrid = this.multigrid;
+          const version = op.assembledVersion ?? Number.NaN;
+          if (version !== this.coarseVersion || Number.isNaN(version)) {
+            multigrid.updateCoarse(assembled);
+            this.coarseVersion = version;
+          }
+          if (multigrid.coarseReady) {
+            multigrid.updateSmoother(op.blockDiagonal());
+            this.precond = multigrid;
+            return;
+          }
+        }
+        this.precond = this.updateBlockJacobi(op);
         return;
       }
       case "ic0": {
@@ -143,6 +162,14 @@ export class OperatorState {
         return;
       }
     }
+  }
+
+  private updateBlockJacobi(op: LinearOperator): BlockJacobiPreconditioner {
+    if (!op.blockDiagonal)
+      throw new Error(`${this.solverName}: block-jacobi needs an operator with blockDiagonal()`);
+    this.blockJacobi ??= new BlockJacobiPreconditioner();
+    this.blockJacobi.update(op.blockDiagonal());
+    return this.blockJacobi;
   }
 }
 

@@ -86,13 +86,22 @@ export interface LinearOperator {
    * integrators/iteration-operator.ts).
    */
   readonly diagonalVersion?: number;
+  /**
+   * When present, for the "multigrid" preconditioner (aggregation-multigrid.ts): A
+   * assembled in 3×3 blocks at its last assembly, whose coarse term is made from it again
+   * when `assembledVersion` changed (a coarse term of an earlier A is still an SPD
+   * preconditioner; block Jacobi is always blockDiagonal()'s); null: block Jacobi alone.
+   */
+  assembled?(): SparseBlockMatrix | null;
+  /** Changes at every assembly of assembled() (with it). */
+  readonly assembledVersion?: number;
 }
 
 /** Fill-reducing orderings of the sparse direct solvers (see ordering.ts). */
 export type OrderingName = "amd" | "amd-ata" | "rcm" | "natural";
 
 /** Preconditioners of the iterative solvers (see preconditioners.ts). */
-export type PreconditionerName = "none" | "jacobi" | "block-jacobi" | "ic0" | "ilu0";
+export type PreconditionerName = "none" | "jacobi" | "block-jacobi" | "multigrid" | "ic0" | "ilu0";
 
 /**
  * Options of every solver; each solver reads the fields that concern it and ignores the

@@ -1,0 +1,189 @@
+/**
+ * Two-level additive aggregation preconditioner for CG, for a symmetric positive definite
+ * matrix W of 3×3 node blocks (particles: the springs' Newton matrix W = M + c_x K + c_v D):
+ *   B = D⁻¹ + P Wc⁻¹ Pᵀ,   Wc = Pᵀ W P,
+ * D W's diagonal blocks (block Jacobi), P the aggregates' translations. Block Jacobi alone
+ * leaves the error modes that stretch no spring (a patch of nodes moving together) to CG,
+ * whose iterations then grow like √κ(W), κ ~ 1 + c_x k/m · λ_max(graph Laplacian): the
+ * stiff cloth's hundreds. The coarse term removes those modes in one exact solve; it is
+ * the additive two-level Schwarz method with one node per subdomain (Toselli & Widlund,
+ * "Domain Decomposition Methods", 2005, §2.2 and §3.6), the coarse space of unsmoothed
+ * aggregation.
+ *
+ * Aggregates (Vaněk, Mandel & Brezina, "Algebraic multigrid by smoothed aggregation for
+ * second and fourth order elliptic problems", Computing 56, 1996, §3): greedy on W's node
+ * graph (the off-diagonal blocks): a node none of whose neighbours is taken yet becomes,
+ * with its neighbours, an aggregate; every node left joins the aggregate of the neighbour
+ * it shares most edges with (a lone node is its own aggregate). On a cloth's grid of
+ * structural and shear springs they are patches of about 3 × 3 nodes (4 to 16 at the
+ * border and where pass 2 adds to them). They depend on the pattern only, so they are made
+ * again only when it changes.
+ *
+ * P_{i,g} = I₃ when node i is in aggregate g (translations: the near-null space of springs;
+ * Tamstorf, Jones & McCormick, "Smoothed aggregation multigrid for cloth simulation", ACM
+ * TOG 34(6), 2015, add the rotations and smooth P), so Wc is W's blocks summed over pairs
+ * of aggregates (O(blocks of W), no triple product), factored by block LDLᵀ
+ * (block-ldlt.ts; a cloth's aggregate graph is a coarse grid of ~n/9 nodes).
+ *
+ * B is symmetric positive definite for SPD D and any symmetric positive semidefinite
+ * coarse term, so Wc may come from an earlier W than D (`updateCoarse` and
+ * `updateSmoother` are separate: the Newton operator assembles W once a step and refreshes
+ * D at every iteration). One application costs a block-Jacobi sweep, Pᵀ and P (3 adds a
+ * dof each) and one coarse solve: about half a product with the springs' W, where the
+ * symmetric multiplicative cycle (two products a cycle) and smoothed aggregation (P nine
+ * times denser, a triple product per refresh) took fewer iterations but longer
+ * (bench/README.md, "Stiff cloth").
+ */
+import { SparseBlockMatrix } from "../../math/block-matrix";
+import { BlockLdlt } from "./block-ldlt";
+import { BlockJacobiPreconditioner, type Preconditioner } from "./preconditioners";
+
+/**
+ * Greedy aggregation of the node graph of m (see the header): aggregate index per block
+ * row, and their number. Deterministic (blocks visited in index order).
+ */
+export function aggregateNodes(m: SparseBlockMatrix): { aggregateOf: Int32Array; count: number } {
+  const { rowStart, colBlock } = m.pattern;
+  const nb = m.numBlocks;
+  const aggregateOf = new Int32Array(nb).fill(-1);
+  let count = 0;
+  // pass 1: a node whose neighbours are all free roots an aggregate of them all
+  for (let i = 0; i < nb; i++) {
+    if (aggregateOf[i] >= 0) continue;
+    let free = true;
+    for (let k = rowStart[i]; k < rowStart[i + 1] && free; k++) free = aggregateOf[colBlock[k]] < 0;
+    if (!free) continue;
+    for (let k = rowStart[i]; k < rowStart[i + 1]; k++) aggregateOf[colBlock[k]] = count;
+    aggregateOf[i] = count++;
+  }
+  // pass 2: the rest join the aggregate they share most edges with (pass 1's aggregates
+  // only, so that the result does not depend on the order within this pass)
+  const joined = new Int32Array(nb).fill(-1);
+  const votes = new Int32Array(count);
+  for (let i = 0; i < nb; i++) {
+    if (aggregateOf[i] >= 0) continue;
+    let best = -1;
+    for (let k = rowStart[i]; k < rowStart[i + 1]; k++) {
+      const g = aggregateOf[colBlock[k]];
+      if (g < 0) continue;
+      votes[g]++;
+      if (best < 0 || votes[g] > votes[best] || (votes[g] === votes[best] && g < best)) best = g;
+    }
+    for (let k = rowStart[i]; k < rowStart[i + 1]; k++) {
+      const g = aggregateOf[colBlock[k]];
+      if (g >= 0) votes[g] = 0;
+    }
+    joined[i] = best;
+  }
+  for (let i = 0; i < nb; i++) {
+    if (aggregateOf[i] >= 0) continue;
+    aggregateOf[i] = joined[i] >= 0 ? joined[i] : count++;
+  }
+  return { aggregateOf, count };
+}
+
+export class AggregationMultigrid implements Preconditioner {
+  /** Aggregate of each block row of W. */
+  aggregateOf: Int32Array = new Int32Array(0);
+  /** Number of aggregates (coarse block rows). */
+  aggregates = 0;
+  /** Wc = Pᵀ W P (3×3 blocks). */
+  coarse: SparseBlockMatrix = new SparseBlockMatrix([]);
+  readonly coarseLdlt = new BlockLdlt();
+  private readonly smoother = new BlockJacobiPreconditioner();
+  private matrix: SparseBlockMatrix | null = null;
+  private version = -1;
+  /** Offset in coarse.values of the block each block of W is summed into. */
+  private coarseOffset: Int32Array = new Int32Array(0);
+  private rc = new Float64Array(0);
+  private xc = new Float64Array(0);
+
+  /**
+   * The coarse term from W (m: 3×3 blocks, symmetric positive definite): the aggregates
+   * when m's pattern changed, Wc and its factorization always. Returns `coarseReady`.
+   */
+  updateCoarse(m: SparseBlockMatrix): boolean {
+    if (this.matrix !== m || this.version !== m.structureVersion) this.bind(m);
+    const off = this.coarseOffset;
+    const w = m.values;
+    const cv = this.coarse.values;
+    cv.fill(0);
+    for (let k = 0; k < off.length; k++) {
+      const o = off[k];
+      const p = 9 * k;
+      cv[o] += w[p];
+      cv[o + 1] += w[p + 1];
+      cv[o + 2] += w[p + 2];
+      cv[o + 3] += w[p + 3];
+      cv[o + 4] += w[p + 4];
+      cv[o + 5] += w[p + 5];
+      cv[o + 6] += w[p + 6];
+      cv[o + 7] += w[p + 7];
+      cv[o + 8] += w[p + 8];
+    }
+    this.coarseLdlt.factor(this.coarse);
+    return this.coarseReady;
+  }
+
+  /** Whether Wc is factored and positive definite (else the coarse term is unusable). */
+  get coarseReady(): boolean {
+    return this.matrix !== null && this.coarseLdlt.ok && this.coarseLdlt.positiveDefinite;
+  }
+
+  /**
+   * D from the diagonal blocks of d (W's, or any matrix holding them in W's block layout):
+   * before every use after W changed (`apply` uses the last one).
+   */
+  updateSmoother(d: SparseBlockMatrix): void {
+    this.smoother.update(d);
+  }
+
+  /** Aggregates, Wc's pattern and where each block of W goes in it (m's pattern). */
+  private bind(m: SparseBlockMatrix): void {
+    if (!m.uniform3) throw new Error("aggregation-multigrid: every block must be 3×3");
+    this.matrix = m;
+    this.version = m.structureVersion;
+    const { aggregateOf, count } = aggregateNodes(m);
+    this.aggregateOf = aggregateOf;
+    this.aggregates = count;
+    const nb = m.numBlocks;
+    const { rowStart, colBlock, valueStart } = m.pattern;
+    const coarse = new SparseBlockMatrix(new Int32Array(count).fill(3));
+    for (let i = 0; i < nb; i++)
+      for (let k = rowStart[i]; k < rowStart[i + 1]; k++) {
+        if (valueStart[k] !== 9 * k) throw new Error("aggregation-multigrid: unexpected layout");
+        coarse.addBlock(aggregateOf[i], aggregateOf[colBlock[k]]);
+      }
+    coarse.finalize();
+    this.coarse = coarse;
+    this.coarseOffset = new Int32Array(rowStart[nb]);
+    for (let i = 0; i < nb; i++)
+      for (let k = rowStart[i]; k < rowStart[i + 1]; k++)
+        this.coarseOffset[k] = coarse.offsetOf(aggregateOf[i], aggregateOf[colBlock[k]]);
+    this.rc = new Float64Array(3 * count);
+    this.xc = new Float64Array(3 * count);
+  }
+
+  /** z = B r = D⁻¹ r + P Wc⁻¹ Pᵀ r (see the header); returns rᵀz. */
+  apply(r: Float64Array, z: Float64Array): number {
+    const { rc, xc, aggregateOf } = this;
+    const nb = aggregateOf.length;
+    let rz = this.smoother.apply(r, z);
+    rc.fill(0);
+    for (let i = 0; i < nb; i++) {
+      const g = 3 * aggregateOf[i];
+      rc[g] += r[3 * i];
+      rc[g + 1] += r[3 * i + 1];
+      rc[g + 2] += r[3 * i + 2];
+    }
+    // rᵀ P Wc⁻¹ Pᵀ r = rcᵀ xc, returned by the coarse solve
+    rz += this.coarseLdlt.solve(rc, xc);
+    for (let i = 0; i < nb; i++) {
+      const g = 3 * aggregateOf[i];
+      z[3 * i] += xc[g];
+      z[3 * i + 1] += xc[g + 1];
+      z[3 * i + 2] += xc[g + 2];
+    }
+    return rz;
+  }
+}
