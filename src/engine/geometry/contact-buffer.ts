@@ -145,6 +145,26 @@ export class ContactBuffer {
     }
   }
 
+  /** Appends contacts start..end−1 of `src` as they are (pairs, features and keys included). */
+  appendFrom(src: ContactBuffer, start: number, end: number): void {
+    const need = this.count + end - start;
+    if (need > this.capacity) this.grow(Math.max(2 * this.capacity, need));
+    for (let k = start; k < end; k++) {
+      const i = this.count++;
+      this.bodyA[i] = src.bodyA[k];
+      this.bodyB[i] = src.bodyB[k];
+      this.shapeA[i] = src.shapeA[k];
+      this.shapeB[i] = src.shapeB[k];
+      this.feature[i] = src.feature[k];
+      this.key[i] = src.key[k];
+      this.gap[i] = src.gap[k];
+      for (let c = 0; c < 3; c++) {
+        this.point[3 * i + c] = src.point[3 * k + c];
+        this.normal[3 * i + c] = src.normal[3 * k + c];
+      }
+    }
+  }
+
   /** Removes contact i, moving the last contact into its place. */
   removeAt(i: number): void {
     const j = --this.count;

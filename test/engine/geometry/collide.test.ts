@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { CollisionDetector } from "../../../src/engine/geometry/collide";
 import { ContactBuffer, contactKey } from "../../../src/engine/geometry/contact-buffer";
+import { convexHull } from "../../../src/engine/geometry/hull";
+import { buildMesh } from "../../../src/engine/geometry/mesh";
 import type { ShapeInstance } from "../../../src/engine/geometry/shapes";
 import { axisAngle, type Q4, qmul, rotate, type V3 } from "../../support/quat";
 import { mulberry32 } from "../../support/random";
@@ -275,5 +277,97 @@ describe("CollisionDetector", () => {
     }
     expect(best).toBeLessThan(50);
     for (let c = 0; c < out.count; c++) expect(out.gap[c]).toBeLessThan(0.01);
+  });
+
+  it("pairs of bodies that have not moved get the previous detection's contacts, exactly", () => {
+    // Hulls and boxes dropped into a 4 × 4 grid of unit cells (a fixed mesh, body 0) and
+    // onto each other: after moving two bodies, a detector that reuses the still pairs
+    // must give what a fresh detector computes, pair for pair.
+    const V: number[] = [];
+    const T: number[] = [];
+    const cells = 4;
+    for (let j = 0; j <= cells; j++)
+      for (let i = 0; i <= cells; i++) V.push(i - 2, j - 2, 0.1 * Math.sin(i + 2 * j));
+    for (let j = 0; j < cells; j++)
+      for (let i = 0; i < cells; i++) {
+        const a = j * (cells + 1) + i;
+        T.push(a, a + 1, a + cells + 2, a, a + cells + 2, a + cells + 1);
+      }
+    const r = mulberry32(5);
+    const shapes: ShapeInstance[] = [
+      { shape: { type: "mesh", mesh: buildMesh(new Float64Array(V), new Int32Array(T)) }, body: 0 },
+      { shape: { type: "plane", normal: [0, 0, 1], offset: -0.05 }, body: -1 },
+    ];
+    const n = 13;
+    const pos = new Float64Array(3 * n);
+    const quat = new Float64Array(4 * n);
+    quat[0] = 1;
+    for (let b = 1; b < n; b++) {
+      const pts = new Float64Array(3 * 12);
+      for (let k = 0; k < pts.length; k++) pts[k] = 0.3 * (r() - 0.5);
+      shapes.push({
+        shape:
+          b % 3 === 0
+            ? { type: "box", halfExtents: [0.15, 0.1, 0.12] }
+            : { type: "convex", hull: convexHull(pts) },
+        body: b,
+      });
+      // a 3 × 4 layout of 0.4 m spacing, 0.05–0.2 m up: touching the terrain and neighbours
+      pos.set([-0.6 + 0.4 * (b % 4), -0.4 + 0.4 * Math.floor(b / 4), 0.05 + 0.15 * r()], 3 * b);
+      const q = axisAngle([r(), r(), 1], 2 * r());
+      quat.set(q, 4 * b);
+    }
+    const options = { margin: 0.02, fixedBodies: [0] };
+    const fresh = (margin: number) => {
+      const det = new CollisionDetector(shapes, { ...options, margin });
+      const out = new ContactBuffer();
+      det.detect(pos, quat, out);
+      return { det, out };
+    };
+    const contents = (b: ContactBuffer) => {
+      const c = b.count;
+      return [b.bodyA, b.bodyB, b.shapeA, b.shapeB, b.key, b.gap]
+        .map((a) => Array.from(a.subarray(0, c)))
+        .concat([Array.from(b.point.subarray(0, 3 * c)), Array.from(b.normal.subarray(0, 3 * c))]);
+    };
+    const det = new CollisionDetector(shapes, options);
+    const out = new ContactBuffer();
+    det.detect(pos, quat, out);
+    expect(det.stats.reusedPairs).toBe(0);
+    const before = contents(out);
+    expect(before).toEqual(contents(fresh(0.02).out));
+    expect(out.count).toBeGreaterThan(20);
+
+    // the same poses: every pair reused
+    det.detect(pos, quat, out);
+    expect(contents(out)).toEqual(before);
+    expect(det.stats.reusedPairs).toBe(det.candidatePairs().length);
+
+    // bodies 2 and 6 moved by 1 mm and 0.01 rad: their pairs detected again
+    const moved = [2, 6];
+    for (const b of moved) {
+      pos[3 * b] += 1e-3;
+      const q = qmul(axisAngle([0, 1, 0], 0.01), Array.from(quat.subarray(4 * b, 4 * b + 4)) as Q4);
+      quat.set(q, 4 * b);
+    }
+    det.detect(pos, quat, out);
+    const ref = fresh(0.02);
+    expect(contents(out)).toEqual(contents(ref.out));
+    const stillPairs = ref.det
+      .candidatePairs()
+      .filter(([i, j]) => !moved.includes(shapes[i].body) && !moved.includes(shapes[j].body));
+    expect(det.stats.reusedPairs).toBe(stillPairs.length);
+    expect(stillPairs.length).toBeLessThan(ref.det.candidatePairs().length);
+    // contents(): bodyA, bodyB, …, gap (5): the moved bodies' gaps changed
+    const movedGaps = (c: number[][]) =>
+      c[5].filter((_, k) => moved.includes(c[0][k]) || moved.includes(c[1][k]));
+    expect(movedGaps(contents(out)).length).toBeGreaterThan(0);
+    expect(movedGaps(contents(out))).not.toEqual(movedGaps(before));
+
+    // another margin: nothing reused
+    det.margin = 0.03;
+    det.detect(pos, quat, out);
+    expect(det.stats.reusedPairs).toBe(0);
+    expect(contents(out)).toEqual(contents(fresh(0.03).out));
   });
 });
