@@ -149,36 +149,27 @@ export class ContactBuffer {
   appendFrom(src: ContactBuffer, start: number, end: number): void {
     const need = this.count + end - start;
     if (need > this.capacity) this.grow(Math.max(2 * this.capacity, need));
-    for (let k = start; k < end; k++) {
-      const i = this.count++;
-      this.bodyA[i] = src.bodyA[k];
-      this.bodyB[i] = src.bodyB[k];
-      this.shapeA[i] = src.shapeA[k];
-      this.shapeB[i] = src.shapeB[k];
-      this.feature[i] = src.feature[k];
-      this.key[i] = src.key[k];
-      this.gap[i] = src.gap[k];
-      for (let c = 0; c < 3; c++) {
-        this.point[3 * i + c] = src.point[3 * k + c];
-        this.normal[3 * i + c] = src.normal[3 * k + c];
-      }
-    }
+    for (let k = start; k < end; k++) this.copyContact(this.count++, src, k);
   }
 
   /** Removes contact i, moving the last contact into its place. */
   removeAt(i: number): void {
     const j = --this.count;
-    if (i === j) return;
-    this.bodyA[i] = this.bodyA[j];
-    this.bodyB[i] = this.bodyB[j];
-    this.shapeA[i] = this.shapeA[j];
-    this.shapeB[i] = this.shapeB[j];
-    this.feature[i] = this.feature[j];
-    this.key[i] = this.key[j];
-    this.gap[i] = this.gap[j];
-    for (let k = 0; k < 3; k++) {
-      this.point[3 * i + k] = this.point[3 * j + k];
-      this.normal[3 * i + k] = this.normal[3 * j + k];
+    if (i !== j) this.copyContact(i, this, j);
+  }
+
+  /** Contact i ← contact k of `src` (every field; src may be this buffer). */
+  private copyContact(i: number, src: ContactBuffer, k: number): void {
+    this.bodyA[i] = src.bodyA[k];
+    this.bodyB[i] = src.bodyB[k];
+    this.shapeA[i] = src.shapeA[k];
+    this.shapeB[i] = src.shapeB[k];
+    this.feature[i] = src.feature[k];
+    this.key[i] = src.key[k];
+    this.gap[i] = src.gap[k];
+    for (let c = 0; c < 3; c++) {
+      this.point[3 * i + c] = src.point[3 * k + c];
+      this.normal[3 * i + c] = src.normal[3 * k + c];
     }
   }
 
