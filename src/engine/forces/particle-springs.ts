@@ -64,15 +64,35 @@ export function isTranslationalEnd(sys: BodySystem, body: number): boolean {
   return body < 0 || sys.kind[body] !== BodyKind.RIGID;
 }
 
-/** Where each spring's four blocks lie in one block matrix (ParticleSpringSet.offsetsIn). */
+/**
+ * Where each spring's four blocks lie in one block matrix: offsets[4i ..] of (a, a), (b, b),
+ * (a, b) and (b, a), −1 where an end is fixed, valid for `matrix` at `version`.
+ */
 class SpringBlockOffsets {
   matrix: SparseBlockMatrix | null = null;
   version = -1;
-  /** offsetUses at the last use. */
+  /** ParticleSpringSet.offsetUses at the last use (productOffsets). */
   used = 0;
   readonly offsets: Int32Array;
   constructor(springs: number) {
     this.offsets = new Int32Array(4 * springs);
+  }
+
+  /** The offsets in m, located again when m or its pattern changed since the last call. */
+  locate(m: SparseBlockMatrix, block: Int32Array, a: Int32Array, b: Int32Array): Int32Array {
+    const off = this.offsets;
+    if (this.matrix === m && this.version === m.structureVersion) return off;
+    for (let i = 0; i < a.length; i++) {
+      const ka = a[i] >= 0 ? block[a[i]] : -1;
+      const kb = b[i] >= 0 ? block[b[i]] : -1;
+      off[4 * i] = ka >= 0 ? m.offsetOf(ka, ka) : -1;
+      off[4 * i + 1] = kb >= 0 ? m.offsetOf(kb, kb) : -1;
+      off[4 * i + 2] = ka >= 0 && kb >= 0 ? m.offsetOf(ka, kb) : -1;
+      off[4 * i + 3] = ka >= 0 && kb >= 0 ? m.offsetOf(kb, ka) : -1;
+    }
+    this.matrix = m;
+    this.version = m.structureVersion;
+    return off;
   }
 }
 
@@ -101,9 +121,8 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private cachedVersion = -1;
   /** stateVersion of `factors` (−1 when the last evaluation left them out). */
   private factorsVersion = -1;
-  // solve-matrix offsets (aa, ab, ba, bb) at `offsetsVersion`
-  private readonly offsets: Int32Array;
-  private offsetsVersion = -1;
+  /** The springs' blocks in the solve matrix (addPosJacobian, addVelJacobian). */
+  private readonly solveOffsets: SpringBlockOffsets;
   private readonly anyDamped: boolean;
   private readonly anyAxial: boolean;
   private symmetric = false;
@@ -142,7 +161,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.jac = new Float64Array(18 * n);
     this.factors = new Float64Array(STRIDE * n);
     this.scalars = new Float64Array(3 * n);
-    this.offsets = new Int32Array(4 * n);
+    this.solveOffsets = new SpringBlockOffsets(n);
     this.product = new Float64Array(CSTRIDE * n);
     this.next = new AxialProduct(new Float64Array(CSTRIDE * n));
     this.productOffsets = [new SpringBlockOffsets(n), new SpringBlockOffsets(n)];
@@ -311,31 +330,13 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     }
   }
 
-  /** The block offsets of the springs in m (productOffsets), computed when not cached. */
+  /** The block offsets of the springs in m (productOffsets: the one holding m, else the older). */
   private offsetsIn(m: SparseBlockMatrix): Int32Array {
-    const cache = this.productOffsets;
-    for (let slot = 0; slot < 2; slot++) {
-      const c = cache[slot];
-      if (c.matrix === m && c.version === m.structureVersion) {
-        c.used = ++this.offsetUses;
-        return c.offsets;
-      }
-    }
-    const c = cache[0].used <= cache[1].used ? cache[0] : cache[1];
-    const off = c.offsets;
-    const blk = this.sys.block;
-    for (let i = 0; i < this.count; i++) {
-      const ka = this.a[i] >= 0 ? blk[this.a[i]] : -1;
-      const kb = this.b[i] >= 0 ? blk[this.b[i]] : -1;
-      off[4 * i] = ka >= 0 ? m.offsetOf(ka, ka) : -1;
-      off[4 * i + 1] = kb >= 0 ? m.offsetOf(kb, kb) : -1;
-      off[4 * i + 2] = ka >= 0 && kb >= 0 ? m.offsetOf(ka, kb) : -1;
-      off[4 * i + 3] = ka >= 0 && kb >= 0 ? m.offsetOf(kb, ka) : -1;
-    }
-    c.matrix = m;
-    c.version = m.structureVersion;
+    const [first, second] = this.productOffsets;
+    const c =
+      second.matrix === m || (first.matrix !== m && first.used > second.used) ? second : first;
     c.used = ++this.offsetUses;
-    return off;
+    return c.locate(m, this.sys.block, this.a, this.b);
   }
 
   addJacobianProduct(x: Float64Array, out: Float64Array): void {
@@ -393,15 +394,15 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       for (let i = 0; i < this.count; i++) axialBlocks(this.factors, STRIDE * i, this.jac, 18 * i);
       this.jacVersion = this.factorsVersion;
     }
-    this.refreshOffsets(m);
-    const { a, b, jac, offsets } = this;
+    const { a, b, jac } = this;
+    const offsets = this.solveOffsets.locate(m, this.sys.block, a, b);
     const v = m.values;
     for (let i = 0; i < this.count; i++) {
       const j0 = 18 * i + which;
       const oaa = offsets[4 * i];
-      const oab = offsets[4 * i + 1];
-      const oba = offsets[4 * i + 2];
-      const obb = offsets[4 * i + 3];
+      const obb = offsets[4 * i + 1];
+      const oab = offsets[4 * i + 2];
+      const oba = offsets[4 * i + 3];
       const hasA = a[i] >= 0;
       const hasB = b[i] >= 0;
       for (let r = 0; r < 3; r++)
@@ -417,20 +418,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
           }
         }
     }
-  }
-
-  private refreshOffsets(m: SparseBlockMatrix): void {
-    if (this.offsetsVersion === m.structureVersion) return;
-    const blk = this.sys.block;
-    for (let i = 0; i < this.count; i++) {
-      const ka = this.a[i] >= 0 ? blk[this.a[i]] : -1;
-      const kb = this.b[i] >= 0 ? blk[this.b[i]] : -1;
-      this.offsets[4 * i] = ka >= 0 ? m.offsetOf(ka, ka) : -1;
-      this.offsets[4 * i + 1] = ka >= 0 && kb >= 0 ? m.offsetOf(ka, kb) : -1;
-      this.offsets[4 * i + 2] = ka >= 0 && kb >= 0 ? m.offsetOf(kb, ka) : -1;
-      this.offsets[4 * i + 3] = kb >= 0 ? m.offsetOf(kb, kb) : -1;
-    }
-    this.offsetsVersion = m.structureVersion;
   }
 
   /**
