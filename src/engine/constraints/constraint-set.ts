@@ -125,20 +125,36 @@ export class ConstraintSet {
   }
 
   /**
-   * Refreshes G = Cq(q, t) for the current configuration; returns G. Each constraint's
+   * Refreshes G = Cq(q, t) for the current configuration; returns G. A constraint with
+   * jacobianInto (spherical joints) writes its rows into G's values itself; the others'
    * blocks (a, b, then moreBodies, rows×6 each) are copied to G's entries of their body,
    * 3 or 6 per row (rowSlot, rowWidth): one loop over the ends, the set's arrays held in
-   * locals. (On the 100-link chain these copies take about twice as long as the joints'
-   * Jacobians themselves, 5.4 vs 2.5 µs: G's direct assembly would need a strided
-   * Jacobian interface.)
+   * locals. (On the 100-link chain these copies took about twice as long as the joints'
+   * Jacobians themselves, 5.4 vs 2.5 µs.)
    */
   updateJacobian(t: number): CsrMatrix {
     const { jacA, jacB, jacMore, G, entry, constraints, rowOffset, rowSlot, rowWidth } = this;
     const E = ROW_ENTRIES;
     const v = G.values;
     for (let k = 0; k < constraints.length; k++) {
-      constraints[k].jacobian(t, jacA, jacB, jacMore);
+      const c = constraints[k];
       const r0 = rowOffset[k];
+      if (c.jacobianInto !== undefined) {
+        // the two ends' first slots and widths, one row of G apart from row to row
+        const ea = entry[E * k];
+        const eb = entry[E * k + 1];
+        c.jacobianInto(
+          t,
+          v,
+          ea < 0 ? -1 : rowSlot[E * r0 + ea],
+          ea < 0 ? 0 : rowWidth[E * r0 + ea],
+          eb < 0 ? -1 : rowSlot[E * r0 + eb],
+          eb < 0 ? 0 : rowWidth[E * r0 + eb],
+          G.rowPtr[r0 + 1] - G.rowPtr[r0],
+        );
+        continue;
+      }
+      c.jacobian(t, jacA, jacB, jacMore);
       const rows = rowOffset[k + 1] - r0;
       for (let x = 0; x < E; x++) {
         const e = entry[E * k + x];

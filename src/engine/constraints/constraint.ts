@@ -53,6 +53,23 @@ export interface Constraint {
    * rows×6 block after the other.
    */
   jacobian(t: number, jacA: Float64Array, jacB: Float64Array, jacMore?: Float64Array): void;
+  /**
+   * `jacobian`'s values written straight into the stacked Jacobian's storage
+   * (ConstraintSet.updateJacobian) instead of through its blocks: row i of end a at
+   * values[slotA + i·stride ..], widthA entries (6, or 3 for a particle: the translation
+   * columns), nothing when slotA < 0 (ground, fixed); end b likewise. Optional (the
+   * spherical joint's, the commonest and cheapest rows, where the blocks' copy cost more
+   * than the rows themselves).
+   */
+  jacobianInto?(
+    t: number,
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+  ): void;
   /** Ct = ∂C/∂t (zero unless driven) into out[off ..). */
   velocityTerm(t: number, out: Float64Array, off: number): void;
   /** Qc into out[off ..), for the current positions and velocities. */

@@ -4,7 +4,7 @@
  * p_b is zero.
  */
 import type { BodySystem } from "../model/body-system";
-import { pointJacobian, pointQuadratic, pointResidual } from "./kinematics";
+import { pointJacobian, pointQuadratic, pointResidual, pointRowsInto } from "./kinematics";
 import { type Attachment, PairConstraint } from "./pair-constraint";
 
 export class SphericalJoint extends PairConstraint {
@@ -19,6 +19,20 @@ export class SphericalJoint extends PairConstraint {
 
   protected fullJacobian(_t: number, jacA: Float64Array, jacB: Float64Array): void {
     pointJacobian(this.k, jacA, jacB, 0);
+  }
+
+  jacobianInto(
+    _t: number,
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+  ): void {
+    this.refresh();
+    if (slotA >= 0) pointRowsInto(values, slotA, stride, widthA, -1, this.k.ra);
+    if (slotB >= 0) pointRowsInto(values, slotB, stride, widthB, 1, this.k.rb);
   }
 
   quadraticTerm(_t: number, out: Float64Array, off: number): void {

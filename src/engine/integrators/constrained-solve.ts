@@ -26,9 +26,8 @@ import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/pr
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { CsrMatrix } from "../math/csr";
 import { KktMatrix } from "../math/kkt";
-import { mat3MulVec } from "../math/mat3";
 import { invertDecoupled6, invertSmall, mat6MulVec } from "../math/small-dense";
-import { BodyKind, type BodySystem, massSolve } from "../model/body-system";
+import { type BodySystem, massSolve } from "../model/body-system";
 import { SemidefiniteLdlt } from "../solvers/linear/semidefinite-ldlt";
 import { SparseLuSolver } from "../solvers/linear/sparse-lu";
 
@@ -182,38 +181,22 @@ export class ConstrainedSolve {
    */
   factorMixed(startG: Float64Array, startInertiaInv: Float64Array, rho: number): boolean {
     if (this.mode === "kkt") return false;
-    const { sys, set } = this;
-    const v = this.mixedColumns;
-    const scale = this.mode === "mass" ? rho / this.massScale : rho;
-    const u = this.work36;
-    for (let e = 0; e < set.rowBody.length; e++) {
-      const b = set.rowBody[e];
-      if (b < 0) continue;
-      const slot = set.rowSlot[e];
-      const rigid = sys.kind[b] === BodyKind.RIGID;
-      // u = M_t⁻¹ g_t on body b
-      const im = 1 / sys.mass[b];
-      for (let c = 0; c < 3; c++) u[c] = im * startG[slot + c];
-      if (rigid) mat3MulVec(u, 3, startInertiaInv, 9 * b, startG, slot + 3);
-      if (this.mode === "mass") {
-        for (let c = 0; c < (rigid ? 6 : 3); c++) v[slot + c] = scale * u[c];
-        continue;
-      }
-      // blocks: v = ρ W_b⁻¹ M_b u with M_b the current mass block
-      const m = sys.mass[b];
-      for (let c = 0; c < 3; c++) u[6 + c] = m * u[c];
-      if (rigid) mat3MulVec(u, 9, sys.inertiaWorld, 9 * b, u, 3);
-      const o = this.blockInverseOffset[b];
-      if (rigid) mat6MulVec(u, 12, this.blockInverse, o, u, 6, this.blockDecoupled[b] === 1);
-      else
-        for (let r = 0; r < 3; r++) {
-          let acc = 0;
-          for (let c = 0; c < 3; c++) acc += this.blockInverse[o + r * 3 + c] * u[6 + c];
-          u[12 + r] = acc;
-        }
-      for (let c = 0; c < (rigid ? 6 : 3); c++) v[slot + c] = scale * u[12 + c];
-    }
-    this.mixedLdlt.factor(this.projection.schur.updateProduct(v), false);
+    const mass = this.mode === "mass";
+    const { schur } = this.projection;
+    const ldlt = this.mixedLdlt;
+    // S̃ accumulated straight into the factorization's storage (a fused load)
+    schur.updateMixed(
+      startG,
+      startInertiaInv,
+      mass ? rho / this.massScale : rho,
+      mass ? null : this.blockInverse,
+      this.blockInverseOffset,
+      this.blockDecoupled,
+      this.mixedColumns,
+      ldlt.beginLoadUnsymmetric(schur.S),
+      ldlt.loadSlotsUnsymmetric(schur.S),
+    );
+    ldlt.factorLoadedUnsymmetric();
     return true;
   }
 

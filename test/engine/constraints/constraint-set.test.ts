@@ -4,8 +4,13 @@
  * project.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import type { JointSpec } from "../../../schemas/model";
+import { createConstraints } from "../../../src/engine/constraints/build";
+import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { BodyKind } from "../../../src/engine/model/body-system";
+import { mulberry32 } from "../../support/random";
 import { denseG, scene, transpose } from "./dense-scene";
+import { randomBody, system } from "./helpers";
 
 describe("ConstraintSet", () => {
   it("stacks rows (joints, then motors) and places each Jacobian block at its body's dofs", () => {
@@ -59,6 +64,68 @@ describe("ConstraintSet", () => {
         G[r].reduce((s, g, j) => s + g * x[j], 0),
         13,
       );
+  });
+
+  it("spherical joints write G's rows themselves (jacobianInto): the blocks' values on every kind of end", () => {
+    const r = mulberry32(5);
+    const sys = system([
+      randomBody(r, "R1", "rigid"),
+      randomBody(r, "R2", "rigid"),
+      randomBody(r, "P1", "particle"),
+      randomBody(r, "F", "fixed"),
+      randomBody(r, "R3", "rigid"),
+    ]);
+    const pt = (body: string, x: number, y: number, z: number) => ({
+      body,
+      point: [x, y, z] as [number, number, number],
+    });
+    const ball = (id: string, a: string, b: string): JointSpec => ({
+      id,
+      type: "spherical",
+      a: pt(a, 0.3, -0.1, 0.2),
+      b: pt(b, -0.2, 0.05, 0.1),
+    });
+    const set = new ConstraintSet(
+      sys,
+      createConstraints(
+        [
+          ball("ab", "R1", "R2"),
+          ball("ba", "R2", "R1"), // b's columns before a's
+          ball("ground", "ground", "R3"),
+          ball("particle", "P1", "R3"),
+          ball("fixed", "R2", "F"),
+          ball("both", "R3", "P1"),
+        ],
+        [],
+        sys,
+      ),
+    );
+    expect(set.constraints.every((c) => c.jacobianInto !== undefined)).toBe(true);
+    set.G.values.fill(Number.NaN);
+    set.updateJacobian(0);
+    const { rowPtr, colIdx, values } = set.G;
+    for (let k = 0; k < set.constraints.length; k++) {
+      const c = set.constraints[k];
+      const jA = new Float64Array(6 * c.rows);
+      const jB = new Float64Array(6 * c.rows);
+      c.jacobian(0, jA, jB);
+      for (let i = 0; i < c.rows; i++) {
+        const row = new Map<number, number>();
+        for (const [b, j] of [
+          [c.bodyA, jA],
+          [c.bodyB, jB],
+        ] as const) {
+          if (b < 0 || sys.dofOffset[b] < 0) continue;
+          const w = sys.kind[b] === BodyKind.RIGID ? 6 : 3;
+          for (let q = 0; q < w; q++) row.set(sys.dofOffset[b] + q, j[6 * i + q]);
+        }
+        // G's stored entries of the row, entry for entry (signed zeros included)
+        const r = set.rowOffset[k] + i;
+        expect(rowPtr[r + 1] - rowPtr[r]).toBe(row.size);
+        for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++)
+          expect(Object.is(values[p], row.get(colIdx[p]))).toBe(true);
+      }
+    }
   });
 
   it("reactions: one per constraint, ids in order; linear in λ", () => {

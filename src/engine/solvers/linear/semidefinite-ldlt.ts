@@ -91,6 +91,14 @@ export class SemidefiniteLdlt {
   private fillSlot = new Int32Array(0);
   /** Slot in lx of each entry of S (−1 above the diagonal): `loadSlots`. */
   private entrySlot = new Int32Array(0);
+  /**
+   * Slot of each entry of S in `store` for an unsymmetric fused load: the lower entries
+   * (c ≤ k) in L's part, the upper ones in Uᵀ's part at their transposed position
+   * (`loadSlotsUnsymmetric`).
+   */
+  private entrySlotUnsymmetric = new Int32Array(0);
+  /** L's storage (lx) followed by Uᵀ's own (uxOwn): one array for a fused load. */
+  private store = new Float64Array(0);
   private lx = new Float64Array(0);
   /** Uᵀ on L's structure (ux = lx when symmetric). */
   private ux = new Float64Array(0);
@@ -147,6 +155,31 @@ export class SemidefiniteLdlt {
   factorLoaded(): void {
     this.ux = this.lx;
     this.numeric(null, true);
+  }
+
+  /**
+   * loadSlots for unsymmetric values: entry p of a (every entry, both triangles) at
+   * slot[p] of `beginLoadUnsymmetric`'s storage, then `factorLoadedUnsymmetric()`; the
+   * same factorization, operation for operation, as `factor(a, false)` with those values,
+   * without its load of both triangles (13 of its 23 µs on the 100-link chain's mixed
+   * matrix, constrained-solve.ts factorMixed).
+   */
+  loadSlotsUnsymmetric(a: CsrMatrix): Int32Array {
+    this.analyzeIfNew(a);
+    return this.entrySlotUnsymmetric;
+  }
+
+  /** The zeroed storage of an unsymmetric fused load (see loadSlotsUnsymmetric). */
+  beginLoadUnsymmetric(a: CsrMatrix): Float64Array {
+    this.analyzeIfNew(a);
+    this.store.fill(0);
+    return this.store;
+  }
+
+  /** Factors (L D U) the values an unsymmetric fused load left in the storage. */
+  factorLoadedUnsymmetric(): void {
+    this.ux = this.uxOwn;
+    this.numeric(null, false);
   }
 
   private analyzeIfNew(a: CsrMatrix): void {
@@ -289,8 +322,14 @@ export class SemidefiniteLdlt {
     this.fillSlot = Int32Array.from(fillSlot);
     this.entrySlot = new Int32Array(colIdx.length).fill(-1);
     for (let e = 0; e < loadSrc.length; e++) this.entrySlot[loadSrc[e]] = loadDst[e];
-    this.lx = new Float64Array(off);
-    this.uxOwn = new Float64Array(off);
+    const rowOf = new Int32Array(colIdx.length);
+    for (let k = 0; k < n; k++) rowOf.fill(k, rowPtr[k], rowPtr[k + 1]);
+    this.entrySlotUnsymmetric = Int32Array.from(colIdx, (c, p) =>
+      c <= rowOf[p] ? this.entrySlot[p] : off + this.entrySlot[transpose[p]],
+    );
+    this.store = new Float64Array(2 * off);
+    this.lx = this.store.subarray(0, off);
+    this.uxOwn = this.store.subarray(off);
     this.ux = this.lx;
     this.dinv = new Float64Array(n);
     this.sDiag = new Float64Array(n);
@@ -333,8 +372,10 @@ export class SemidefiniteLdlt {
             ux[loadDst[e]] = values[loadSrcT[e]];
       }
       for (let i = 0; i < rK; i++) sDiag[k0 + i] = lx[dOff + i * rK + i];
-      if (symmetric && this.row3[K] === 1) {
-        rank += this.factorRow3(k0, q0, q1, dOff);
+      if (this.row3[K] === 1) {
+        rank += symmetric
+          ? this.factorRow3(k0, q0, q1, dOff)
+          : this.factorRow3Unsymmetric(k0, q0, q1, dOff);
         continue;
       }
       // Y_J (in lx) and V_J (in ux), J ∈ P(K) increasing
@@ -490,6 +531,151 @@ export class SemidefiniteLdlt {
   }
 
   /**
+   * factorRow3 for unsymmetric values (S = L D U; generalized-α's mixed matrix G V of
+   * spherical joints, constrained-solve.ts): `numeric`'s recurrences for L (lx) and Uᵀ
+   * (ux) with the 3 × 3 products unrolled, in the same order, as factorRow3 does for the
+   * symmetric case. Returns the number of rows kept.
+   */
+  private factorRow3Unsymmetric(k0: number, q0: number, q1: number, dOff: number): number {
+    const { lx, ux, dinv, snStart, patBlock, patOff, diagOff, updStart, updY, updL, updR } = this;
+    // Y_J = S_KJ − Σ_I Y_I Uᵀ_JIᵀ, V_J = S_JKᵀ − Σ_I V_I L_JIᵀ; then Y_J Uᵀ_JJᵀ = that and
+    // V_J L_JJᵀ = that (columns 1 and 2 of each row)
+    for (let q = q0; q < q1; q++) {
+      const o = patOff[q];
+      for (let u = updStart[q]; u < updStart[q + 1]; u++) {
+        subtractProduct(lx, o, 3, 3, lx, updY[u], ux, updL[u], updR[u]);
+        subtractProduct(ux, o, 3, 3, ux, updY[u], lx, updL[u], updR[u]);
+      }
+      const d = diagOff[patBlock[q]];
+      solveUnitLower3T(lx, o, ux[d + 3], ux[d + 6], ux[d + 7]);
+      solveUnitLower3T(ux, o, lx[d + 3], lx[d + 6], lx[d + 7]);
+    }
+    // S_KK − Σ_J Y_J D_J⁻¹ V_Jᵀ (L's lower triangle, Uᵀ's strictly lower one), then
+    // L_KJ = Y_J D_J⁻¹, Uᵀ_KJ = V_J D_J⁻¹
+    let s00 = lx[dOff];
+    let s10 = lx[dOff + 3];
+    let s11 = lx[dOff + 4];
+    let s20 = lx[dOff + 6];
+    let s21 = lx[dOff + 7];
+    let s22 = lx[dOff + 8];
+    let t10 = ux[dOff + 3];
+    let t20 = ux[dOff + 6];
+    let t21 = ux[dOff + 7];
+    for (let q = q0; q < q1; q++) {
+      const o = patOff[q];
+      const j0 = snStart[patBlock[q]];
+      const d0 = dinv[j0];
+      const d1 = dinv[j0 + 1];
+      const d2 = dinv[j0 + 2];
+      const y00 = lx[o];
+      const y01 = lx[o + 1];
+      const y02 = lx[o + 2];
+      const y10 = lx[o + 3];
+      const y11 = lx[o + 4];
+      const y12 = lx[o + 5];
+      const y20 = lx[o + 6];
+      const y21 = lx[o + 7];
+      const y22 = lx[o + 8];
+      const v00 = ux[o];
+      const v01 = ux[o + 1];
+      const v02 = ux[o + 2];
+      const v10 = ux[o + 3];
+      const v11 = ux[o + 4];
+      const v12 = ux[o + 5];
+      const v20 = ux[o + 6];
+      const v21 = ux[o + 7];
+      const v22 = ux[o + 8];
+      const l00 = y00 * d0;
+      const l01 = y01 * d1;
+      const l02 = y02 * d2;
+      const l10 = y10 * d0;
+      const l11 = y11 * d1;
+      const l12 = y12 * d2;
+      const l20 = y20 * d0;
+      const l21 = y21 * d1;
+      const l22 = y22 * d2;
+      const u00 = v00 * d0;
+      const u01 = v01 * d1;
+      const u02 = v02 * d2;
+      const u10 = v10 * d0;
+      const u11 = v11 * d1;
+      const u12 = v12 * d2;
+      const u20 = v20 * d0;
+      const u21 = v21 * d1;
+      const u22 = v22 * d2;
+      s00 -= l00 * v00 + l01 * v01 + l02 * v02;
+      s10 -= l10 * v00 + l11 * v01 + l12 * v02;
+      s11 -= l10 * v10 + l11 * v11 + l12 * v12;
+      s20 -= l20 * v00 + l21 * v01 + l22 * v02;
+      s21 -= l20 * v10 + l21 * v11 + l22 * v12;
+      s22 -= l20 * v20 + l21 * v21 + l22 * v22;
+      t10 -= u10 * y00 + u11 * y01 + u12 * y02;
+      t20 -= u20 * y00 + u21 * y01 + u22 * y02;
+      t21 -= u20 * y10 + u21 * y11 + u22 * y12;
+      lx[o] = l00;
+      lx[o + 1] = l01;
+      lx[o + 2] = l02;
+      lx[o + 3] = l10;
+      lx[o + 4] = l11;
+      lx[o + 5] = l12;
+      lx[o + 6] = l20;
+      lx[o + 7] = l21;
+      lx[o + 8] = l22;
+      ux[o] = u00;
+      ux[o + 1] = u01;
+      ux[o + 2] = u02;
+      ux[o + 3] = u10;
+      ux[o + 4] = u11;
+      ux[o + 5] = u12;
+      ux[o + 6] = u20;
+      ux[o + 7] = u21;
+      ux[o + 8] = u22;
+    }
+    // the diagonal block row by row, each pivot tested as in `numeric`
+    const keep0 = this.pivotUnsymmetric(k0, 0, s00, q0, q1);
+    const keep1 = this.pivotUnsymmetric(k0, 1, s11 - s10 * dinv[k0] * t10, q0, q1);
+    const L10 = keep1 === 1 ? s10 * dinv[k0] : 0;
+    const U10 = keep1 === 1 ? t10 * dinv[k0] : 0;
+    s21 -= s20 * U10;
+    t21 -= t20 * L10;
+    const dk2 = s22 - s20 * dinv[k0] * t20 - s21 * dinv[k0 + 1] * t21;
+    const keep2 = this.pivotUnsymmetric(k0, 2, dk2, q0, q1);
+    lx[dOff] = s00;
+    lx[dOff + 3] = L10;
+    lx[dOff + 4] = s11;
+    lx[dOff + 6] = keep2 === 1 ? s20 * dinv[k0] : 0;
+    lx[dOff + 7] = keep2 === 1 ? s21 * dinv[k0 + 1] : 0;
+    lx[dOff + 8] = s22;
+    ux[dOff + 3] = U10;
+    ux[dOff + 6] = keep2 === 1 ? t20 * dinv[k0] : 0;
+    ux[dOff + 7] = keep2 === 1 ? t21 * dinv[k0 + 1] : 0;
+    return keep0 + keep1 + keep2;
+  }
+
+  /**
+   * The unsymmetric pivot test of `numeric` (|d_k| against |s_kk|) for row r of the 3-row
+   * block row at k0: 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of L's and Uᵀ's
+   * pattern blocks zeroed).
+   */
+  private pivotUnsymmetric(k0: number, r: number, dk: number, q0: number, q1: number): number {
+    const k = k0 + r;
+    const skk = this.sDiag[k];
+    if (!(skk !== 0 && Math.abs(dk) > this.pivotTolerance * Math.abs(skk))) {
+      this.dropped[k] = 1;
+      this.dinv[k] = 0;
+      for (let q = q0; q < q1; q++) {
+        const o = this.patOff[q] + 3 * r;
+        this.lx.fill(0, o, o + 3);
+        this.ux.fill(0, o, o + 3);
+      }
+      return 0;
+    }
+    this.dropped[k] = 0;
+    this.dinv[k] = 1 / dk;
+    return 1;
+  }
+
+  /**
    * The pivot test of `numeric` for row r of the 3-row block row at k0 with pivot dk:
    * 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of the pattern blocks zeroed).
    */
@@ -591,6 +777,18 @@ export class SemidefiniteLdlt {
         }
       }
     }
+  }
+}
+
+/**
+ * T ← T L⁻ᵀ for the 3 × 3 block T at t, L unit lower triangular with the strictly lower
+ * entries l10, l20, l21 (solveUnitLowerT's order of operations).
+ */
+function solveUnitLower3T(T: Float64Array, t: number, l10: number, l20: number, l21: number): void {
+  for (let r = t; r < t + 9; r += 3) {
+    const t1 = T[r + 1] - T[r] * l10;
+    T[r + 1] = t1;
+    T[r + 2] = T[r + 2] - T[r] * l20 - t1 * l21;
   }
 }
 

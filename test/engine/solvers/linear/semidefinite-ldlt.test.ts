@@ -259,6 +259,70 @@ describe("SemidefiniteLdlt", () => {
     expectConsistentSolve(f, S, r, 1e-10);
   });
 
+  it("a dependent row inside a 3-row joint block (unsymmetric: the unrolled block rows)", () => {
+    const r = mulberry32(15);
+    const rows = jointRows(r);
+    rows[5] = rows[3].map((v, c) => v - 2 * rows[4][c]);
+    const S = bodyGram(rows, 0.3);
+    const f = new SemidefiniteLdlt();
+    f.factor(S, false);
+    const expected = new Array<number>(rows.length).fill(0);
+    expected[5] = expected[18] = expected[19] = expected[20] = 1;
+    expect(Array.from(f.dropped)).toEqual(expected);
+    expect(f.rank).toBe(rows.length - 4);
+    expectConsistentSolve(f, S, r, 1e-10);
+  });
+
+  for (const symmetric of [true, false])
+    it(`the unrolled 3-row block rows give the general recurrence's solutions to the bit (symmetric ${symmetric})`, () => {
+      const r = mulberry32(symmetric ? 41 : 42);
+      const rows = jointRows(r);
+      rows[5] = rows[3].map((v, c) => v + rows[4][c]);
+      const S = bodyGram(rows, symmetric ? 0 : 0.3);
+      const unrolled = new SemidefiniteLdlt();
+      unrolled.factor(S, symmetric);
+      const general = new SemidefiniteLdlt();
+      general.factor(S, symmetric);
+      // the general loops for every block row (factorRow3 and its unsymmetric twin off)
+      const flags = (general as unknown as { row3: Uint8Array }).row3;
+      expect(flags.some((x) => x === 1)).toBe(true);
+      flags.fill(0);
+      general.factor(S, symmetric);
+      expect(Array.from(general.dropped)).toEqual(Array.from(unrolled.dropped));
+      for (let trial = 0; trial < 3; trial++) {
+        const b = Float64Array.from({ length: S.rows }, () => 2 * r() - 1);
+        const x = new Float64Array(S.rows);
+        const y = new Float64Array(S.rows);
+        unrolled.solve(b, x);
+        general.solve(b, y);
+        for (let i = 0; i < S.rows; i++) expect(x[i] + 0).toBe(y[i] + 0);
+      }
+    });
+
+  it("an unsymmetric fused load (both triangles into the factor's storage) factors as factor(a, false), to the bit", () => {
+    const r = mulberry32(43);
+    const rows = jointRows(r);
+    const S = bodyGram(rows, 0.3);
+    const direct = new SemidefiniteLdlt();
+    direct.factor(S, false);
+    const fused = new SemidefiniteLdlt();
+    for (let pass = 0; pass < 2; pass++) {
+      // (the second pass on a storage that holds the first factorization)
+      const store = fused.beginLoadUnsymmetric(S);
+      const slot = fused.loadSlotsUnsymmetric(S);
+      for (let p = 0; p < S.values.length; p++) store[slot[p]] += S.values[p];
+      fused.factorLoadedUnsymmetric();
+      expect(Array.from(fused.dropped)).toEqual(Array.from(direct.dropped));
+      const b = Float64Array.from({ length: S.rows }, () => 2 * r() - 1);
+      const x = new Float64Array(S.rows);
+      const y = new Float64Array(S.rows);
+      direct.solve(b, x);
+      fused.solve(b, y);
+      for (let i = 0; i < S.rows; i++) expect(y[i]).toBe(x[i]);
+    }
+    expectConsistentSolve(fused, S, r, 1e-10);
+  });
+
   for (const symmetric of [true, false])
     it(`refactoring one pattern after dropped rows reloads every entry (symmetric ${symmetric})`, () => {
       // the factorization keeps its symbolic analysis for the same pattern and reloads only
