@@ -458,14 +458,7 @@ export class SemidefiniteLdlt {
       for (let u = updStart[q]; u < updStart[q + 1]; u++)
         subtractProduct(lx, o, 3, 3, lx, updY[u], lx, updL[u], updR[u]);
       const d = diagOff[patBlock[q]];
-      const l10 = lx[d + 3];
-      const l20 = lx[d + 6];
-      const l21 = lx[d + 7];
-      for (let r = o; r < o + 9; r += 3) {
-        const t1 = lx[r + 1] - lx[r] * l10;
-        lx[r + 1] = t1;
-        lx[r + 2] = lx[r + 2] - lx[r] * l20 - t1 * l21;
-      }
+      solveUnitLower3T(lx, o, lx[d + 3], lx[d + 6], lx[d + 7]);
     }
     // S_KK − Σ_J Y_J D_J⁻¹ Y_Jᵀ (lower triangle), then L_KJ = Y_J D_J⁻¹
     let s00 = lx[dOff];
@@ -515,12 +508,12 @@ export class SemidefiniteLdlt {
       lx[o + 8] = l22;
     }
     // the diagonal block row by row, each pivot tested as in `numeric`
-    const keep0 = this.pivot(k0, 0, s00, q0, q1);
-    const keep1 = this.pivot(k0, 1, s11 - s10 * dinv[k0] * s10, q0, q1);
+    const keep0 = this.pivot(k0, 0, s00, q0, q1, true);
+    const keep1 = this.pivot(k0, 1, s11 - s10 * dinv[k0] * s10, q0, q1, true);
     const L10 = keep1 === 1 ? s10 * dinv[k0] : 0;
     s21 -= s20 * L10;
     const dk2 = s22 - s20 * dinv[k0] * s20 - s21 * dinv[k0 + 1] * s21;
-    const keep2 = this.pivot(k0, 2, dk2, q0, q1);
+    const keep2 = this.pivot(k0, 2, dk2, q0, q1, true);
     lx[dOff] = s00;
     lx[dOff + 3] = L10;
     lx[dOff + 4] = s11;
@@ -632,14 +625,14 @@ export class SemidefiniteLdlt {
       ux[o + 8] = u22;
     }
     // the diagonal block row by row, each pivot tested as in `numeric`
-    const keep0 = this.pivotUnsymmetric(k0, 0, s00, q0, q1);
-    const keep1 = this.pivotUnsymmetric(k0, 1, s11 - s10 * dinv[k0] * t10, q0, q1);
+    const keep0 = this.pivot(k0, 0, s00, q0, q1, false);
+    const keep1 = this.pivot(k0, 1, s11 - s10 * dinv[k0] * t10, q0, q1, false);
     const L10 = keep1 === 1 ? s10 * dinv[k0] : 0;
     const U10 = keep1 === 1 ? t10 * dinv[k0] : 0;
     s21 -= s20 * U10;
     t21 -= t20 * L10;
     const dk2 = s22 - s20 * dinv[k0] * t20 - s21 * dinv[k0 + 1] * t21;
-    const keep2 = this.pivotUnsymmetric(k0, 2, dk2, q0, q1);
+    const keep2 = this.pivot(k0, 2, dk2, q0, q1, false);
     lx[dOff] = s00;
     lx[dOff + 3] = L10;
     lx[dOff + 4] = s11;
@@ -653,41 +646,32 @@ export class SemidefiniteLdlt {
   }
 
   /**
-   * The unsymmetric pivot test of `numeric` (|d_k| against |s_kk|) for row r of the 3-row
-   * block row at k0: 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of L's and Uᵀ's
-   * pattern blocks zeroed).
+   * The pivot test of `numeric` for row r of the 3-row block row at k0 with pivot dk,
+   * symmetric (d_k > 0 against s_kk > 0) or not (|d_k| against |s_kk|, U's pattern rows
+   * zeroed too): 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of the pattern blocks
+   * zeroed).
    */
-  private pivotUnsymmetric(k0: number, r: number, dk: number, q0: number, q1: number): number {
+  private pivot(
+    k0: number,
+    r: number,
+    dk: number,
+    q0: number,
+    q1: number,
+    symmetric: boolean,
+  ): number {
     const k = k0 + r;
     const skk = this.sDiag[k];
-    if (!(skk !== 0 && Math.abs(dk) > this.pivotTolerance * Math.abs(skk))) {
+    const tolerance = this.pivotTolerance;
+    const kept = symmetric
+      ? skk > 0 && dk > tolerance * skk
+      : skk !== 0 && Math.abs(dk) > tolerance * Math.abs(skk);
+    if (!kept) {
       this.dropped[k] = 1;
       this.dinv[k] = 0;
       for (let q = q0; q < q1; q++) {
         const o = this.patOff[q] + 3 * r;
         this.lx.fill(0, o, o + 3);
-        this.ux.fill(0, o, o + 3);
-      }
-      return 0;
-    }
-    this.dropped[k] = 0;
-    this.dinv[k] = 1 / dk;
-    return 1;
-  }
-
-  /**
-   * The pivot test of `numeric` for row r of the 3-row block row at k0 with pivot dk:
-   * 1 (kept, dinv set) or 0 (dropped: dinv 0, row r of the pattern blocks zeroed).
-   */
-  private pivot(k0: number, r: number, dk: number, q0: number, q1: number): number {
-    const k = k0 + r;
-    const skk = this.sDiag[k];
-    if (!(skk > 0) || !(dk > this.pivotTolerance * skk)) {
-      this.dropped[k] = 1;
-      this.dinv[k] = 0;
-      for (let q = q0; q < q1; q++) {
-        const o = this.patOff[q] + 3 * r;
-        this.lx.fill(0, o, o + 3);
+        if (!symmetric) this.ux.fill(0, o, o + 3);
       }
       return 0;
     }
