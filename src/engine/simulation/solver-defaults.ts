@@ -20,7 +20,7 @@
  * (budget.ts has the landing's figures).
  *
  * Newton's tolerance is not scaled here: unset, it is 1e-10 relative (integrators/
- * factory.ts) and, for newmark without joints, Newton also stops at 1 % of the step's own
+ * factory.ts) and, for newmark without joints, Newton also stops at 5 % of the step's own
  * position error (newmark.ts, NEWMARK_STEP_ERROR). Why 1e-10 stays for joints: on the
  * benchmark's 100-link chain at its defaults (generalized-α, h = 1/240 s) its target,
  * 1e-10 (1 + ‖a‖∞) plus the joints' rounding floor, is 4e-8–4e-6 m/s², a position error
