@@ -10,8 +10,8 @@
  * quaternions equal; the world, body −1, always is), detected with the same margin, gets
  * that detection's contacts of the pair copied instead of a narrow phase: the narrow
  * phase is a function of the two world poses and the margin, so the copy is what it would
- * compute (up to the hill-climbing hull support's start vertex, hull.ts, which only picks
- * among exact ties). Piles come to rest: on H-100 (100 hulls on a mesh terrain) 8 % of
+ * compute (the hill-climbing hull support's answer does not depend on its start vertex,
+ * hull.ts supportVertex). Piles come to rest: on H-100 (100 hulls on a mesh terrain) 8 % of
  * the hulls are exactly still from one step to the next over steps 101–200, 47 % over
  * 501–600, and their mesh pairs are most of the detection's time (bench/README.md,
  * "Convex hulls on a mesh").

@@ -165,6 +165,47 @@ describe("quickhull", () => {
     }
   });
 
+  it("supportVertex along directions ⟂ an edge tied at its two ends: the lower index from every hint", () => {
+    // Integer coordinates and directions d = e × r (e an edge, r an integer vector): every
+    // d·x is exact, so the two ends of a maximizing edge tie exactly, as where GJK searches
+    // ⟂ its simplex's edge. The scan's answer (the lower index) must come out whatever the
+    // climb's start.
+    const unit = spherePoints(300, 7);
+    const pts = unit.map((x, i) => Math.round(x * [1000, 700, 500][i % 3]));
+    const h = convexHull(pts);
+    const V = h.source.length;
+    const x = h.vertices;
+    expect(V).toBeGreaterThanOrEqual(HILL_CLIMB_MIN);
+    const r = minstd(11);
+    const d = new Float64Array(3);
+    const hint = new Int32Array(1);
+    let ties = 0;
+    for (let e = 0; e < h.edges.length / 2; e++)
+      for (let k = 0; k < 5; k++) {
+        const u = h.edges[2 * e];
+        const w = h.edges[2 * e + 1];
+        const ex = x[3 * w] - x[3 * u];
+        const ey = x[3 * w + 1] - x[3 * u + 1];
+        const ez = x[3 * w + 2] - x[3 * u + 2];
+        const rx = Math.round(20 * r() - 10);
+        const ry = Math.round(20 * r() - 10);
+        const rz = Math.round(20 * r() - 10);
+        d.set([ey * rz - ez * ry, ez * rx - ex * rz, ex * ry - ey * rx]);
+        const top = (v: number) => d[0] * x[3 * v] + d[1] * x[3 * v + 1] + d[2] * x[3 * v + 2];
+        let best = Number.NEGATIVE_INFINITY;
+        for (let v = 0; v < V; v++) best = Math.max(best, top(v));
+        const tied: number[] = [];
+        for (let v = 0; v < V; v++) if (top(v) === best) tied.push(v);
+        if (tied.length !== 2) continue;
+        ties++;
+        for (let s = 0; s < V; s++) {
+          hint[0] = s;
+          expect(supportVertex(h, d, hint)).toBe(tied[0]);
+        }
+      }
+    expect(ties).toBeGreaterThan(50);
+  });
+
   it("supportVertex of a small hull scans: ties give the lowest vertex index", () => {
     // A box's corners: along +x four corners tie, along +x+y two, along a generic direction one.
     const h = convexHull(

@@ -66,7 +66,7 @@ const EXPECTED: Record<string, string> = {
   "S2-100": "0ce84ed74ff5de14",
   "S3-32": "7fe4cdeaaf62456e",
   "S3-32-stiff": "938b81bf078a85d0",
-  "H-100": "b08bea9eb6d8dd44",
+  "H-100": "a05e1b6e6a14d411",
   "S1-100 defaults": "d18cd4d54f22537b",
   "S1-1000 defaults": "3709761c7eb49e69",
   "S2-10 defaults": "970b9aef1007d37e",

@@ -52,8 +52,9 @@ export const GJK_OVERLAP = 2;
 /**
  * GJK on the cores a and b, of size `scale` = QUERY[0] (sum of bounding radii).
  * GJK_SEPARATED: RES holds the closest points and the core distance; GJK_FAR: the core
- * distance is at least `reach` = QUERY[2] (no contact); GJK_OVERLAP: the cores overlap or
- * touch (the simplex is left for EPA).
+ * distance is at least `reach` = QUERY[2] (no contact), the cores that far apart along the
+ * unit normal RES[0..2] (a→b; the rest of RES untouched); GJK_OVERLAP: the cores overlap
+ * or touch (the simplex is left for EPA).
  */
 export function gjk(a: ConvexSupport, b: ConvexSupport): number {
   const scale = QUERY[0];
@@ -77,7 +78,14 @@ export function gjk(a: ConvexSupport, b: ConvexSupport): number {
     if (n > 0) {
       const vw = dx * wx + dy * wy + dz * wz;
       const vl = Math.sqrt(vv);
-      if (vw >= reach * vl) return GJK_FAR;
+      if (vw >= reach * vl) {
+        // Every point of a − b lies at least `reach` beyond the origin along v̂: the unit
+        // normal a→b of that separation, −v̂, for the caller (pairs/mesh.ts far axes).
+        RES[0] = -dx / vl;
+        RES[1] = -dy / vl;
+        RES[2] = -dz / vl;
+        return GJK_FAR;
+      }
       if (vv - vw <= touch * vl) break; // converged: |v| is the distance to within 1e-10
       let dup = false;
       for (let i = 0; i < n; i++)
@@ -132,7 +140,11 @@ export function gjk(a: ConvexSupport, b: ConvexSupport): number {
  */
 function closestOnSimplex(): boolean {
   const n = simplexCount;
-  LAM.fill(0);
+  // Zeroed by hand, here and below: LAM.fill(0) is a builtin call each GJK iteration.
+  LAM[0] = 0;
+  LAM[1] = 0;
+  LAM[2] = 0;
+  LAM[3] = 0;
   if (n === 1) {
     LAM[0] = 1;
   } else if (n === 2) {
@@ -217,7 +229,10 @@ function closestOnTetrahedron(): boolean {
     triangleClosest(SW, i, j, k);
     if (TRI[3] < best) {
       best = TRI[3];
-      LAM.fill(0);
+      LAM[0] = 0;
+      LAM[1] = 0;
+      LAM[2] = 0;
+      LAM[3] = 0;
       LAM[i] = TRI[0];
       LAM[j] = TRI[1];
       LAM[k] = TRI[2];

@@ -292,11 +292,20 @@ export class HullCore extends ConvexCore implements ConvexShape {
       }
     }
     if (f1 >= 0 && f2 >= 0) {
-      const E = h.edgeFaces.length >> 1;
-      for (let e = 0; e < E; e++) {
-        const g1 = h.edgeFaces[2 * e];
-        const g2 = h.edgeFaces[2 * e + 1];
-        if ((g1 === f1 && g2 === f2) || (g1 === f2 && g2 === f1)) return V + F + e;
+      // The edge of f1 and f2 (two faces of a convex polytope share at most one): among
+      // f1's sides u → w, found through u's adjacency.
+      const a = h.faceStart[f1];
+      const m = h.faceStart[f1 + 1] - a;
+      for (let k = 0; k < m; k++) {
+        const u = h.faceVertices[a + k];
+        const w = h.faceVertices[a + (k + 1 === m ? 0 : k + 1)];
+        for (let j = h.adjStart[u]; j < h.adjStart[u + 1]; j++) {
+          if (h.adjacent[j] !== w) continue;
+          const e = h.adjEdge[j];
+          const g1 = h.edgeFaces[2 * e];
+          const g2 = h.edgeFaces[2 * e + 1];
+          if ((g1 === f1 && g2 === f2) || (g1 === f2 && g2 === f1)) return V + F + e;
+        }
       }
     }
     return V + Math.max(f1, 0);

@@ -37,6 +37,12 @@ import { PN, polishNormal } from "./polish";
 import { ALONG, type ConvexSupport, overlapAlong, QUERY } from "./support";
 import { placeWitnesses } from "./witness";
 
+/**
+ * 1 when the last collideCores found the cores at least the reach apart by GJK (no
+ * contact), the unit normal a→b of that separation in gjk.ts RES[0..2]; else 0.
+ */
+export const CORES_FAR = new Int32Array(1);
+
 /** A saved RES (dilatedRetry). */
 const SAVE = new Float64Array(10);
 
@@ -48,6 +54,7 @@ const SAVE = new Float64Array(10);
  */
 export function collideCores(a: ConvexShape, b: ConvexShape, out: ContactBuffer): void {
   const margin = MARGIN[0];
+  CORES_FAR[0] = 0;
   // The radii where manifold.ts reads them.
   const ra = a.sweep[0];
   const rb = b.sweep[0];
@@ -88,7 +95,10 @@ export function collideCores(a: ConvexShape, b: ConvexShape, out: ContactBuffer)
  */
 function distance(a: ConvexSupport, b: ConvexSupport): boolean {
   let status = gjk(a, b);
-  if (status === GJK_FAR) return false;
+  if (status === GJK_FAR) {
+    CORES_FAR[0] = 1;
+    return false;
+  }
   const scale = QUERY[0];
   // GJK converges slowly where curved surfaces (nearly) touch, and may stop on rounding
   // with a tiny v of meaningless direction: its normal must separate by its distance,

@@ -4,7 +4,8 @@
  * planes along the normal), |p_b − p_a| is the reported distance, and the normal
  * separates the boxes by exactly that distance (h_a(n) + h_b(−n) = −d in closed form):
  * two points at distance d and a direction separating by d prove d the least distance.
- * Overlapping boxes are reported as such; boxes farther than the reach as far.
+ * Overlapping boxes are reported as such; boxes farther than the reach as far, with a
+ * normal along which the closed-form support functions separate them by the reach.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -57,5 +58,24 @@ describe("GJK", () => {
     const p = boxPair(mulberry32(3), [5, 0, 0]);
     setQuery(p, 1);
     expect(gjk(p.a, p.b)).toBe(GJK_FAR);
+  });
+
+  it("GJK_FAR: the unit normal in RES[0..2] separates the boxes by at least the reach", () => {
+    // The closed-form support functions certify it: h_a(n) + h_b(−n) ≤ −reach.
+    const r = mulberry32(8);
+    let far = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      const dir: V3 = [r() - 0.5, r() - 0.5, r() - 0.5];
+      const l = Math.hypot(...dir);
+      const p = boxPair(r, dir.map((c) => ((1 + 2 * r()) * c) / l) as V3);
+      const reach = 0.3 * r();
+      setQuery(p, reach);
+      if (gjk(p.a, p.b) !== GJK_FAR) continue;
+      far++;
+      const n = [RES[0], RES[1], RES[2]];
+      expect(Math.hypot(n[0], n[1], n[2])).toBeCloseTo(1, 14);
+      expect(-overlap(p, n)).toBeGreaterThanOrEqual(reach - 1e-12);
+    }
+    expect(far).toBeGreaterThan(100);
   });
 });

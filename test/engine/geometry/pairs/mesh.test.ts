@@ -7,6 +7,9 @@
  *  - a box, a hull, a capsule and a cylinder beside a lone triangle, their nearest point d
  *    from its edge: contacts (gap d, normal −x) iff d < margin, on both sides of the
  *    margin (the box test that skips a triangle before GJK never skips a contact);
+ *  - a hull moving over a bumpy terrain gets at every pose the contacts of a copy of its
+ *    shape without far axes (the triangles GJK found beyond the margin are skipped only
+ *    where GJK would find no contact);
  *  - a ball rolling without slipping in a spherical bowl given as a mesh oscillates with
  *    the period of the closed form for small oscillations,
  *    ω² = g / ((R − r)(1 + I/(m r²))) = 5g / (7(R − r)) for a solid ball;
@@ -26,6 +29,7 @@ import type { Shape } from "../../../../src/engine/geometry/shapes";
 import { loadModel } from "../../../../src/engine/index";
 import { bowlMesh } from "../../../support/bowl";
 import { axisAngle } from "../../../support/quat";
+import { mulberry32 } from "../../../support/random";
 import { collide, pose } from "../helpers";
 
 /** An n × n grid of unit squares on z = 0 centred on the origin, two triangles each. */
@@ -141,6 +145,56 @@ describe("shapes beside a lone triangle (the box test before GJK)", () => {
         for (const c of cs) expect(c.normal[0]).toBeCloseTo(-1, 9);
       }
     });
+});
+
+describe("far axes (the triangles GJK found beyond the margin, skipped while still separated)", () => {
+  it("a hull moving over a bumpy terrain: at every pose the contacts of a shape without any, bit for bit", () => {
+    // A 10 × 10 grid of 0.1 m squares, z = 0.02 sin(7x) cos(5y); a hull of 30 points on an
+    // ellipsoid sliding, turning and sinking over it from 3 cm above to 1 cm into it: the
+    // shape object keeps its far axes from pose to pose, a copy of it (same hull) starts
+    // without. The far axes may only skip GJK where it would find no contact.
+    const n = 10;
+    const V: number[] = [];
+    const T: number[] = [];
+    for (let j = 0; j <= n; j++)
+      for (let i = 0; i <= n; i++) {
+        const x = 0.1 * i - 0.5;
+        const y = 0.1 * j - 0.5;
+        V.push(x, y, 0.02 * Math.sin(7 * x) * Math.cos(5 * y));
+      }
+    for (let j = 0; j < n; j++)
+      for (let i = 0; i < n; i++) {
+        const a = j * (n + 1) + i;
+        T.push(a, a + 1, a + n + 2, a, a + n + 2, a + n + 1);
+      }
+    const terrain: Shape = {
+      type: "mesh",
+      mesh: buildMesh(new Float64Array(V), new Int32Array(T)),
+    };
+    const r = mulberry32(17);
+    const pts = new Float64Array(90);
+    for (let k = 0; k < 30; k++) {
+      const u = 2 * r() - 1;
+      const t = 2 * Math.PI * r();
+      const s = Math.sqrt(1 - u * u);
+      pts.set([0.08 * s * Math.cos(t), 0.05 * s * Math.sin(t), 0.04 * u], 3 * k);
+    }
+    const hull = convexHull(pts);
+    const moving: Shape = { type: "convex", hull };
+    const at = pose([0, 0, 0]);
+    const margin = 0.01;
+    let contacts = 0;
+    for (let k = 0; k <= 400; k++) {
+      const s = k / 400;
+      const q = axisAngle([0.3, -0.2, 1], 2 * s);
+      const p = pose([-0.3 + 0.6 * s, 0.2 * Math.sin(3 * s), 0.07 - 0.08 * s], q);
+      const got = collide(terrain, at, moving, p, margin);
+      const fresh = collide(terrain, at, { type: "convex", hull }, p, margin);
+      expect(got).toEqual(fresh);
+      contacts += got.length;
+    }
+    expect(contacts).toBeGreaterThan(400);
+  });
 });
 
 describe("ball in a spherical bowl (mesh)", () => {
