@@ -125,9 +125,14 @@ async function show(model: unknown): Promise<string> {
 }
 
 /** Normalized device coordinates of world points through the page's camera (x, y, z in [−1, 1] when in view). */
+/**
+ * Points in normalized device coordinates of the viewer's camera as it is now: its world
+ * matrix is refreshed first (the renderer does it only when it draws, at the next animation
+ * frame, which a headless page may not have run yet after a camera move such as Fit).
+ */
 function project(points: V3[]): Promise<V3[]> {
   return dash<V3[]>(
-    `${JSON.stringify(points)}.map((p) => { const v = d.viewer.camera.position.clone().set(...p).project(d.viewer.camera); return [v.x, v.y, v.z]; })`,
+    `(d.viewer.camera.updateMatrixWorld(), ${JSON.stringify(points)}.map((p) => { const v = d.viewer.camera.position.clone().set(...p).project(d.viewer.camera); return [v.x, v.y, v.z]; }))`,
   );
 }
 
