@@ -608,10 +608,12 @@ export const SolverSettings = z
       description:
         "cg on the assembled matrix: its preconditioner (none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 (the matrix-free operator chooses its own: the mass, block Jacobi or a two-level one)",
     }),
-    contactSolver: z.enum(["pgs", "lemke", "apgd", "pjacobi", "barzilai-borwein"]).default("pgs"),
+    contactSolver: z
+      .enum(["pgs", "nncg", "lemke", "apgd", "pjacobi", "barzilai-borwein"])
+      .default("nncg"),
     maxIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({
       description:
-        "nonsmooth contact: sweeps (pgs, pjacobi), gradient steps (apgd, barzilai-borwein) or pivots (lemke) per step at most; absent or null: lemke 200, the others ⌈10⁴/contacts⌉ clamped to [20, 200] (about 10⁴ contact updates a step, at least 20 sweeps); a step that stops short of tolerance says contactConverged: false (README, Solver settings)",
+        "nonsmooth contact: sweeps (pgs, nncg, pjacobi), gradient steps (apgd, barzilai-borwein) or pivots (lemke) per step at most; absent or null: lemke 200, the others ⌈10⁴/contacts⌉ clamped to [20, 200] (about 10⁴ contact updates a step, at least 20 sweeps); a step that stops short of tolerance says contactConverged: false (README, Solver settings)",
     }),
     tolerance: positive().nullable().optional().meta({
       description:

@@ -23,8 +23,16 @@ export interface OneStepProblem {
   updateIndexSet(h: number): number;
   /** W_c at the stepper's current iterate. */
   assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void;
-  /** P from the free generalized velocity (warm-started from the current P). */
-  solve(vFree: Float64Array): Pick<NonsmoothResult, "iterations" | "residual" | "converged">;
+  /**
+   * P from the free generalized velocity (warm-started from the current P). continued > 0:
+   * the problem of the last call (same operator and vFree) solved on from its P, doing in
+   * one call what `continued` further calls would (integrators/moreau-jean.ts, step 6); a
+   * problem solved exactly may ignore it.
+   */
+  solve(
+    vFree: Float64Array,
+    continued?: number,
+  ): Pick<NonsmoothResult, "iterations" | "residual" | "converged">;
   /** out += sign·(1/h) W⁻¹ Hᵀ P. */
   addAcceleration(h: number, sign: number, out: Float64Array): void;
   /** out += scale·Hᵀ P. */

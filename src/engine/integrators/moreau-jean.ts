@@ -38,7 +38,9 @@
  *     repeat until ‖a_k+1 − a_k‖∞ ≤ tol (1 + ‖a‖∞). For linear forces one pass is exact.
  *     Without joints, once Newton's own correction is below the contact solve's change of
  *     a, the remaining iterations repeat steps 4–5 only (the contact solve continued on
- *     the last W_c and v_free).
+ *     the last W_c and v_free), in one call that does what those iterations would
+ *     (nonsmooth-contact.ts, solve: their solves until one meets the tolerance, then one
+ *     sweep for each left, polishing past it).
  *  7. saveYandLambdaInMemory: impulses by contact key (warm start), u⁺ for the output.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
@@ -145,8 +147,11 @@ export class MoreauJeanIntegrator extends ThetaScheme {
             this.aHeld.set(a);
             nsc.addAcceleration(h, -1, a);
           }
-          // 4. one-step nonsmooth problem
-          const res = nsc.solve(this.vFree);
+          // 4. one-step nonsmooth problem; once the smooth part is done (below), the
+          // iterations left would each continue the same contact solve: one call does what
+          // they would (OneStepProblem.solve, `continued`) and ends the loop.
+          const continued = smoothDone ? newton.maxIterations - k : 0;
+          const res = nsc.solve(this.vFree, continued);
           contactIterations += res.iterations;
           contactResidual = res.residual;
           contactConverged = res.converged;
@@ -187,7 +192,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           this.aPrev.set(a);
           const tolerance = newton.tolerance * (1 + amax);
           converged = k > 0 && dmax <= tolerance;
-          if (converged) break;
+          if (converged || continued > 0) break;
           if (k > 0 && !joints && dNewton <= tolerance + dContact) smoothDone = true;
           s.extraForce = this.fContact;
         }

@@ -46,6 +46,8 @@ export function createNonsmoothSolver(name: NonsmoothSolverName): NonsmoothSolve
   switch (name) {
     case "pgs":
       return new PgsSolver();
+    case "nncg":
+      return new PgsSolver({ conjugate: true });
     case "pjacobi":
       return new PJacobiSolver();
     case "lemke":

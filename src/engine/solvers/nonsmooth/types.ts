@@ -18,7 +18,13 @@
  */
 
 /** Names accepted by `solveNonsmooth` (the model's `solver.contactSolver`). */
-export type NonsmoothSolverName = "pgs" | "lemke" | "apgd" | "pjacobi" | "barzilai-borwein";
+export type NonsmoothSolverName =
+  | "pgs"
+  | "nncg"
+  | "lemke"
+  | "apgd"
+  | "pjacobi"
+  | "barzilai-borwein";
 
 /** Rows per contact: 1 = frictionless (normal only), 3 = (n, t1, t2) with Coulomb friction. */
 export type ContactDim = 1 | 3;
@@ -62,17 +68,27 @@ export interface NonsmoothProblem {
 
 /**
  * Solver options. Every field is optional; defaults are in DEFAULT_NONSMOOTH_OPTIONS
- * (omega: 1 for PGS; for projected Jacobi an automatic safe step, see pjacobi.ts).
+ * (omega: 1 for PGS, see NNCG_OMEGA for NNCG; for projected Jacobi an automatic safe
+ * step, see pjacobi.ts).
  */
 export interface NonsmoothOptions {
   /** Iteration limit (sweeps for PGS / Jacobi, gradient steps for APGD / BB, pivots for Lemke). */
   maxIterations?: number;
   /** Stop when the residual (see residual.ts) is ≤ tolerance (absolute, mixed units, see there). */
   tolerance?: number;
-  /** Relaxation of PGS / projected Jacobi (0 < ω < 2); unused by Lemke, APGD and BB. */
+  /**
+   * Relaxation of PGS, NNCG and projected Jacobi (0 < ω < 2; default 1, NNCG 0.8 after
+   * its first sweep, see pgs.ts NNCG_OMEGA); unused by Lemke, APGD and BB.
+   */
   omega?: number;
   /** Start from the r passed in (true) or from r = 0 (false); unused by Lemke. */
   warmStart?: boolean;
+  /**
+   * The warm start already meets the caller's tolerance and the solve continues past it
+   * (contact/nonsmooth-contact.ts, a continued solve): nncg then makes plain PGS sweeps
+   * (pgs.ts, accelerate).
+   */
+  polish?: boolean;
 }
 
 export const DEFAULT_NONSMOOTH_OPTIONS = {
@@ -80,6 +96,7 @@ export const DEFAULT_NONSMOOTH_OPTIONS = {
   tolerance: 1e-10,
   omega: 1,
   warmStart: true,
+  polish: false,
 } as const;
 
 /**

@@ -80,12 +80,14 @@ export class ResolvedOptions {
   /** NaN when the caller gave none (solvers pick their own default). */
   omega = Number.NaN;
   warmStart: boolean = DEFAULT_NONSMOOTH_OPTIONS.warmStart;
+  polish: boolean = DEFAULT_NONSMOOTH_OPTIONS.polish;
 
   resolve(o: NonsmoothOptions | undefined): this {
     this.maxIterations = o?.maxIterations ?? DEFAULT_NONSMOOTH_OPTIONS.maxIterations;
     this.tolerance = o?.tolerance ?? DEFAULT_NONSMOOTH_OPTIONS.tolerance;
     this.omega = o?.omega ?? Number.NaN;
     this.warmStart = o?.warmStart ?? DEFAULT_NONSMOOTH_OPTIONS.warmStart;
+    this.polish = o?.polish ?? DEFAULT_NONSMOOTH_OPTIONS.polish;
     if (!(this.maxIterations >= 0))
       throw new NonsmoothProblemError(`maxIterations must be ≥ 0, got ${this.maxIterations}`);
     if (!(this.tolerance >= 0))

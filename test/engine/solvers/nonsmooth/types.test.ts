@@ -12,12 +12,13 @@ import {
 } from "../../../../src/engine/solvers/nonsmooth";
 
 describe("DEFAULT_NONSMOOTH_OPTIONS", () => {
-  it("1000 iterations, tolerance 1e-10, ω = 1, warm start", () => {
+  it("1000 iterations, tolerance 1e-10, ω = 1, warm start, not polishing", () => {
     expect(DEFAULT_NONSMOOTH_OPTIONS).toEqual({
       maxIterations: 1000,
       tolerance: 1e-10,
       omega: 1,
       warmStart: true,
+      polish: false,
     });
   });
 
