@@ -585,7 +585,7 @@ export const SolverSettings = z
     }),
     stepTolerance: positive().nullable().optional().meta({
       description:
-        "generalized-alpha: local error per step (m, rad) above which a step is redone as two half steps, up to four times (estimated as h²/12 times the change of the mean acceleration from the previous step); absent: 1e-2 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off",
+        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change of the mean acceleration from the previous step, measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off",
     }),
     rayleighMass: nonNegative().default(0),
     rayleighStiffness: nonNegative().default(0),

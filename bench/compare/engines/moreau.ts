@@ -211,14 +211,14 @@ export function toDefaultsModel(scene: SceneDesc): ModelInput {
 export interface GeneralizedAlphaVariant {
   key: "moreau-galpha-1" | "moreau-galpha-0.9" | "moreau-galpha-tol";
   rhoInfinity: number;
-  /** solver.stepTolerance (m, rad per step), or none. */
+  /** solver.stepTolerance (m per step, generalized-alpha.ts largestDisplacement), or none. */
   stepTolerance?: number;
 }
 
 export const GENERALIZED_ALPHA_VARIANTS: readonly GeneralizedAlphaVariant[] = [
   { key: "moreau-galpha-1", rhoInfinity: 1 },
   { key: "moreau-galpha-0.9", rhoInfinity: 0.9 },
-  { key: "moreau-galpha-tol", rhoInfinity: 1, stepTolerance: 1e-3 },
+  { key: "moreau-galpha-tol", rhoInfinity: 1, stepTolerance: 1e-4 },
 ];
 
 /**

@@ -64,7 +64,7 @@
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
-import { getVelocity, massSolve } from "../model/body-system";
+import { BodyKind, type BodySystem, getVelocity, massSolve } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import {
   emptyStepStats,
@@ -77,10 +77,11 @@ import {
 import { advanceWithHalving, type HalvingStep, MAX_HALVINGS } from "./step-halving";
 
 /**
- * solver.stepTolerance when the model leaves it out and ρ∞ = 1 (m, rad per step; see
- * defaultStepTolerance).
+ * solver.stepTolerance when the model leaves it out and ρ∞ = 1 (m per step: the largest
+ * displacement of a body's material the step's error estimate makes, largestDisplacement;
+ * see defaultStepTolerance).
  */
-export const DEFAULT_STEP_TOLERANCE = 1e-2;
+export const DEFAULT_STEP_TOLERANCE = 3e-4;
 
 /**
  * The error control in effect: the model's stepTolerance (null: off); left out,
@@ -88,13 +89,18 @@ export const DEFAULT_STEP_TOLERANCE = 1e-2;
  * damps nothing it does not resolve: at single violent steps of an under-resolved motion
  * it makes energy errors of ±(hω)² E that add up, and the benchmark's whipping 10-link
  * chain at h = 1/240 s gained 162 m g L before Newton failed at step 1610 — silently wrong
- * for seconds. A local error of 1e-2 m or rad per step is far above what a resolved
- * motion makes (the examples and long-run tests never halve a step: their trajectories
- * are unchanged) and halves just the violent steps: the 10-link chain then runs through
- * with its energy within 0.18 m g L (mostly lost, the whip's rattle), the 100-link one
- * within 0.015 (bench/README.md, "Generalized-α"). With ρ∞ < 1 the user asks the scheme to
- * damp the unresolved modes (stiff springs, compliant contact) at the step they chose,
- * whose estimate would halve every step: off unless set.
+ * for seconds. A local error of 0.3 mm per step is far above what a resolved motion makes
+ * (the examples' estimates stay below 1 % of it, the long-run tests' below 10 %: their
+ * trajectories are unchanged) and halves the violent steps. What it buys is the energy an
+ * under-resolved whip loses at the steps it accepts (a step's loss grows faster than its
+ * estimate): with g scaled by 1 + 1e-3 k, the 10-link chain loses 0.055 m g L over 2000
+ * steps (mean of k = 0..7; 0.16 with the former 1e-2 m or rad per step, rotations
+ * unweighted, whose translational 1 cm was a tenth of a link) at 1.15 times the CPU time,
+ * the 100-link one 0.004 (0.020) at 1.13 times; 1e-4 m brings the 10-link chain to 0.032
+ * at 1.26 times the Newton iterations and leaves the 100-link one at 0.003
+ * (bench/README.md, "Generalized-α"). With ρ∞ < 1 the user asks the scheme to damp the
+ * unresolved modes (stiff springs, compliant contact) at the step they chose, whose
+ * estimate would halve every step: off unless set.
  */
 export function defaultStepTolerance(
   set: number | null | undefined,
@@ -118,7 +124,10 @@ export const SUBSTEP_RETRY_STEPS = 8;
 export interface GeneralizedAlphaParameters {
   /** Spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical dissipation). */
   rhoInfinity: number;
-  /** Local error per step (m, rad) above which a step is halved; null: no error control. */
+  /**
+   * Local error per step (m, largestDisplacement) above which a step is halved; null: no
+   * error control.
+   */
   stepTolerance: number | null;
   rayleighMass: number;
   rayleighStiffness: number;
@@ -145,10 +154,43 @@ export class AlphaCoefficients {
   }
 }
 
+/**
+ * max over bodies of the root-mean-square displacement of the body's mass that a
+ * generalized increment u (translation δx, rotation δθ about the centre of mass; m and rad)
+ * makes: √(δx² + δθᵀ I δθ / m) (m), since Σ m_i |δθ × r_i|² = δθᵀ I δθ for mass elements
+ * m_i at r_i from the centre (I the world inertia). A rotation thus counts by the distance
+ * it moves the body's material — its radius of gyration about the axis per radian, 0.03 m
+ * for the benchmark chain's 0.1 m links — not one metre per radian. Per body, not averaged
+ * over the model: a light link's error is not diluted by heavy bodies elsewhere.
+ */
+export function largestDisplacement(sys: BodySystem, u: Float64Array): number {
+  const { dofOffset, kind, mass, inertiaWorld: I, numBodies } = sys;
+  let largest = 0;
+  for (let b = 0; b < numBodies; b++) {
+    const d = dofOffset[b];
+    if (d < 0) continue;
+    let q = u[d] * u[d] + u[d + 1] * u[d + 1] + u[d + 2] * u[d + 2];
+    if (kind[b] === BodyKind.RIGID) {
+      const o = 9 * b;
+      const x = u[d + 3];
+      const y = u[d + 4];
+      const z = u[d + 5];
+      const Ix = I[o] * x + I[o + 1] * y + I[o + 2] * z;
+      const Iy = I[o + 3] * x + I[o + 4] * y + I[o + 5] * z;
+      const Iz = I[o + 6] * x + I[o + 7] * y + I[o + 8] * z;
+      q += (x * Ix + y * Iy + z * Iz) / mass[b];
+    }
+    largest = Math.max(largest, q);
+  }
+  return Math.sqrt(largest);
+}
+
 export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   readonly name = "generalized-alpha" as const;
   readonly projectionOrder: ProjectionOrder = "none";
   private readonly vt: Float64Array;
+  /** rejectedByErrorControl's D − D_prev. */
+  private readonly change: Float64Array;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
@@ -179,6 +221,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     private readonly memory: IntegratorMemory,
   ) {
     this.vt = new Float64Array(stepper.n);
+    this.change = new Float64Array(stepper.n);
   }
 
   reset(): void {
@@ -304,10 +347,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   }
 
   /**
-   * Error control (params.stepTolerance, m or rad per step; null: off): the step's mean
+   * Error control (params.stepTolerance, m per step; null: off): the step's mean
    * acceleration D = (v_{t+h} − v_t)/h changes from the previous step's by about h x‴, so
-   * (h²/12) ‖D − D_prev‖∞ estimates the trapezoidal rule's local error h³ x‴/12. A step
-   * whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts),
+   * δ = (h²/12)(D − D_prev) estimates the trapezoidal rule's local error h³ x‴/12, and
+   * largestDisplacement measures it as the distance it moves a body's material (metres). A
+   * step whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts),
    * unless it is the `last` halving, which must be accepted; an accepted one keeps its D
    * for the next step's estimate (the last halving's too: a D left from before it made the
    * next estimate compare accelerations several steps apart, and a sub-step controller
@@ -323,9 +367,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const memory = this.memory;
     const mean = memory.previousAcceleration;
     if (memory.previousValid) {
-      let change = 0;
-      for (let i = 0; i < n; i++) change = Math.max(change, Math.abs((v[i] - vt[i]) / h - mean[i]));
-      const estimate = ((h * h) / 12) * change;
+      const change = this.change;
+      for (let i = 0; i < n; i++) change[i] = (v[i] - vt[i]) / h - mean[i];
+      const estimate = ((h * h) / 12) * largestDisplacement(this.stepper.sys, change);
       this.lastError = estimate / tol;
       if (estimate > tol && !last) return true;
     }

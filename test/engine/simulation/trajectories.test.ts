@@ -69,7 +69,7 @@ const EXPECTED: Record<string, string> = {
   "H-100": "1c4adce4514913f1",
   "S1-100 defaults": "197ae8a85bd77e9f",
   "S1-1000 defaults": "62c02759c11254da",
-  "S2-10 defaults": "970b9aef1007d37e",
+  "S2-10 defaults": "c68b4d91002cf259",
   "S2-100 defaults": "a42009c5868c62ad",
   "S3-32 defaults": "99ca67cb1abfb8ba",
   "S3-32-stiff defaults": "938b81bf078a85d0",
