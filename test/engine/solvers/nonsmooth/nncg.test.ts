@@ -9,7 +9,6 @@
 import { describe, expect, it } from "vitest";
 import {
   createNonsmoothSolver,
-  DenseDelassus,
   LemkeSolver,
   type NonsmoothProblem,
   PgsSolver,
@@ -59,30 +58,6 @@ describe("NNCG on Coulomb friction (De Saxcé)", () => {
 });
 
 describe("NNCG iterates", () => {
-  for (const dim of [1, 3] as const)
-    it(`are the same in the velocity and the Delassus form (dim ${dim})`, () => {
-      for (let seed = 1; seed <= 5; seed++) {
-        const set = randomSet(100 * seed + dim, 5, 12, dim);
-        const W = denseW(set, dim);
-        const m = set.nc * dim;
-        const rand = mulberry32(seed);
-        const q = Float64Array.from({ length: m }, () => 2 * rand() - 1);
-        const mu = Float64Array.from({ length: set.nc }, () => 0.2 + 0.6 * rand());
-        const base = { contacts: set.nc, contactDim: dim, q, mu: dim === 3 ? mu : undefined };
-        for (const sweeps of [1, 3, 17]) {
-          const rv = new Float64Array(m);
-          const rd = new Float64Array(m);
-          // the same ω in every sweep of both forms (unset, the first sweep has ω = 1)
-          const opts = { maxIterations: sweeps, tolerance: 0, warmStart: false, omega: 0.8 };
-          nncg().solve({ ...base, W: set.op }, rv, opts);
-          nncg().solve({ ...base, W: new DenseDelassus(W, set.nc, dim) }, rd, opts);
-          expect(maxAbsDiff(rv, rd)).toBeLessThan(
-            1e-10 * (1 + maxAbsDiff(rd, new Float64Array(m))),
-          );
-        }
-      }
-    });
-
   it("polishing (options.polish) are PGS's sweeps (ω = 1, then 0.8), bit for bit", () => {
     for (const p of randomFrictionProblems()) {
       const m = 3 * p.contacts;

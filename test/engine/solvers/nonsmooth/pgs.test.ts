@@ -181,29 +181,41 @@ describe("PGS on a sparse block Delassus operator", () => {
 });
 
 describe("velocity-form PGS", () => {
-  for (const dim of [1, 3] as const)
-    it(`makes the same sweeps as the Delassus form on the dense W (dim ${dim})`, () => {
-      for (let seed = 1; seed <= 5; seed++) {
-        const set = randomSet(100 * seed + dim, 5, 12, dim);
-        const W = denseW(set, dim);
-        const m = set.nc * dim;
-        const rand = mulberry32(seed);
-        const q = Float64Array.from({ length: m }, () => 2 * rand() - 1);
-        const mu = Float64Array.from({ length: set.nc }, () => 0.2 + 0.6 * rand());
-        const base = { contacts: set.nc, contactDim: dim, q, mu: dim === 3 ? mu : undefined };
-        for (const sweeps of [1, 3, 17]) {
-          const rv = new Float64Array(m);
-          const rd = new Float64Array(m);
-          const opts = { maxIterations: sweeps, tolerance: 0, warmStart: false };
-          new PgsSolver().solve({ ...base, W: set.op }, rv, opts);
-          new PgsSolver().solve({ ...base, W: new DenseDelassus(W, set.nc, dim) }, rd, opts);
-          // Same u_i at every contact update, up to the round-off of the two products.
-          expect(maxAbsDiff(rv, rd)).toBeLessThan(
-            1e-10 * (1 + maxAbsDiff(rd, new Float64Array(m))),
-          );
+  // nncg too: its momentum is carried in generalized velocity in the velocity form
+  for (const conjugate of [false, true])
+    for (const dim of [1, 3] as const)
+      it(`makes the same sweeps as the Delassus form on the dense W (${conjugate ? "nncg" : "pgs"}, dim ${dim})`, () => {
+        for (let seed = 1; seed <= 5; seed++) {
+          const set = randomSet(100 * seed + dim, 5, 12, dim);
+          const W = denseW(set, dim);
+          const m = set.nc * dim;
+          const rand = mulberry32(seed);
+          const q = Float64Array.from({ length: m }, () => 2 * rand() - 1);
+          const mu = Float64Array.from({ length: set.nc }, () => 0.2 + 0.6 * rand());
+          const base = { contacts: set.nc, contactDim: dim, q, mu: dim === 3 ? mu : undefined };
+          for (const sweeps of [1, 3, 17]) {
+            const rv = new Float64Array(m);
+            const rd = new Float64Array(m);
+            // nncg: the same ω in every sweep of both forms (unset, its first sweep has ω = 1)
+            const opts = {
+              maxIterations: sweeps,
+              tolerance: 0,
+              warmStart: false,
+              ...(conjugate ? { omega: 0.8 } : {}),
+            };
+            new PgsSolver({ conjugate }).solve({ ...base, W: set.op }, rv, opts);
+            new PgsSolver({ conjugate }).solve(
+              { ...base, W: new DenseDelassus(W, set.nc, dim) },
+              rd,
+              opts,
+            );
+            // Same u_i at every contact update, up to the round-off of the two products.
+            expect(maxAbsDiff(rv, rd)).toBeLessThan(
+              1e-10 * (1 + maxAbsDiff(rd, new Float64Array(m))),
+            );
+          }
         }
-      }
-    });
+      });
 
   it("solves random frictionless LCPs as the enumeration and Lemke do", () => {
     for (let seed = 1; seed <= 8; seed++) {
