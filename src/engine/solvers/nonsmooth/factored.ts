@@ -23,7 +23,8 @@ import { NonsmoothProblemError } from "./types";
  * Δv up to date and sweeps contact by contact with the local rows.
  *
  * Usage per step: `reset(...)` binds the Jacobian / response arrays (not copied: they are
- * the caller's, read during the solve), then `setSide` for every contact side. The
+ * the caller's, read during the solve; a caller that rewrites them calls reset again, which
+ * bumps `revision`), then `setSide` for every contact side. The
  * per-body contact lists that rowBlockTimes needs are built on its first call after a
  * reset (the velocity-form PGS and the multiply-based solvers never need them). Grows
  * geometrically; no allocation once the largest contact count has been seen.
@@ -45,6 +46,12 @@ export class FactoredDelassus implements DelassusOperator {
   private entry: Int32Array = new Int32Array(0);
   private fill: Int32Array = new Int32Array(0);
   private listsBuilt = false;
+  /**
+   * Bumped by reset and setSide: W is unchanged while it is, so per-W data (the solvers'
+   * diagonal cache, workspace.ts) is reused across the solve calls of one problem
+   * (Moreau–Jean's continuation calls the solver up to R times on the same W).
+   */
+  revision = 0;
   /** Scratch generalized vector of multiply (n). */
   private dv: Float64Array = new Float64Array(0);
   private readonly acc = new Float64Array(6);
@@ -67,6 +74,7 @@ export class FactoredDelassus implements DelassusOperator {
     this.scale = scale;
     this.jac = jac;
     this.resp = resp;
+    this.revision++;
     if (this.dof.length < 2 * nc) {
       const c = Math.max(2 * nc, 2 * this.dof.length);
       this.dof = new Int32Array(c);
@@ -92,6 +100,7 @@ export class FactoredDelassus implements DelassusOperator {
     this.dof[2 * i + side] = offset;
     this.width[2 * i + side] = w;
     this.listsBuilt = false;
+    this.revision++;
   }
 
   /** Builds the per-body side lists used by rowBlockTimes (entries 2i + X, ascending). */

@@ -73,6 +73,32 @@ export function contactResidual(
 }
 
 /**
+ * A cheap sufficient test that contactResidual(μ, r, u, deSaxce = true) ≤ bound, without a
+ * square root (velocity-form PGS gates its exact checks on an estimate built from it): when
+ * r ∈ K_μ (r_n ≥ 0, ‖r_t‖ ≤ μ r_n, compared squared), r = P_K(r) and the projection is
+ * nonexpansive, so ‖r − P_K(r − ũ)‖ ≤ ‖ũ‖, and with ũ = u + μ‖u_t‖e_n, Cauchy–Schwarz on
+ * (|u_n| + μ‖u_t‖)² gives ‖ũ‖² ≤ (2 + μ²)‖u‖². Resting and sticking contacts (u ≈ 0, r
+ * inside the cone) pass it; false for NaN. Exact in real arithmetic; the round-off of the
+ * two computations (relative 1e-16 of |r| and |u|) can decide it only at the bound itself.
+ */
+export function coulombResidualBelow(
+  mu: number,
+  rn: number,
+  r1: number,
+  r2: number,
+  un: number,
+  u1: number,
+  u2: number,
+  bound: number,
+): boolean {
+  return (
+    rn >= 0 &&
+    r1 * r1 + r2 * r2 <= mu * mu * rn * rn &&
+    (2 + mu * mu) * (un * un + u1 * u1 + u2 * u2) <= bound * bound
+  );
+}
+
+/**
  * max_i ‖r_i − P_{K_μi}(r_i − v_i)‖₂ for contactDim 3, u = W r + q; v = u + μ‖u_t‖e_n when
  * deSaxce (exact Coulomb), v = u otherwise (CCP).
  */

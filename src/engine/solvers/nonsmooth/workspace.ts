@@ -1,6 +1,7 @@
 import { grow } from "../../math/grow";
 import type { LocalCoefficients } from "./cone";
 import { DenseDelassus } from "./delassus";
+import { FactoredDelassus } from "./factored";
 import type {
   ContactDim,
   DelassusOperator,
@@ -104,8 +105,22 @@ export class DiagonalCache implements LocalCoefficients {
   invN: Float64Array<ArrayBuffer> = EMPTY;
   rhoT: Float64Array<ArrayBuffer> = EMPTY;
   private readonly block = new Float64Array(9);
+  /** The FactoredDelassus last loaded and its revision (null: reload every time). */
+  private loaded: FactoredDelassus | null = null;
+  private revision = 0;
 
+  /**
+   * Reads W's diagonal blocks; skipped when W is the FactoredDelassus of the last load at
+   * the same revision (unchanged: a repeated solve of one problem), whose blocks cost more
+   * than a sweep to form.
+   */
   load(v: ProblemView): void {
+    const op = v.op;
+    if (op instanceof FactoredDelassus) {
+      if (op === this.loaded && op.revision === this.revision) return;
+      this.loaded = op;
+      this.revision = op.revision;
+    } else this.loaded = null;
     const nc = v.contacts;
     const bb = v.dim * v.dim;
     this.diag = grow(this.diag, 9 * nc);

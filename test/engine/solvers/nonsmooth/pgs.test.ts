@@ -217,6 +217,40 @@ describe("velocity-form PGS", () => {
         }
       });
 
+  it("re-reads W after the FactoredDelassus is rewritten and reset (one solver, two W)", () => {
+    // The diagonal cache is kept across solves on one W (workspace.ts DiagonalCache, per
+    // FactoredDelassus revision); here the same operator object is rebound to responses ×¼
+    // (W → W/4) and the second solve must make the Delassus form's sweeps on the dense W/4.
+    for (const conjugate of [false, true]) {
+      const dim = 3 as const;
+      const set = randomSet(4242, 5, 12, dim);
+      const m = set.nc * dim;
+      const rand = mulberry32(9);
+      const q = Float64Array.from({ length: m }, () => 2 * rand() - 1);
+      const mu = Float64Array.from({ length: set.nc }, () => 0.2 + 0.6 * rand());
+      const base = { contacts: set.nc, contactDim: dim, q, mu };
+      const opts = { maxIterations: 17, tolerance: 0, warmStart: false, omega: 0.8 };
+      const solver = new PgsSolver({ conjugate });
+      solver.solve({ ...base, W: set.op }, new Float64Array(m), opts);
+      const { op } = set;
+      const dof = op.dof.slice(0, 2 * set.nc);
+      const width = op.width.slice(0, 2 * set.nc);
+      for (let k = 0; k < 36 * set.nc; k++) op.resp[k] *= 0.25;
+      op.reset(set.nc, dim, set.n, 1, op.jac, op.resp);
+      for (let e = 0; e < 2 * set.nc; e++) op.setSide(e >> 1, e & 1, dof[e], width[e]);
+      const rv = new Float64Array(m);
+      solver.solve({ ...base, W: op }, rv, opts);
+      const W = denseW(set, dim).map((x) => 0.25 * x);
+      const rd = new Float64Array(m);
+      new PgsSolver({ conjugate }).solve(
+        { ...base, W: new DenseDelassus(W, set.nc, dim) },
+        rd,
+        opts,
+      );
+      expect(maxAbsDiff(rv, rd)).toBeLessThan(1e-10 * (1 + maxAbsDiff(rd, new Float64Array(m))));
+    }
+  });
+
   it("solves random frictionless LCPs as the enumeration and Lemke do", () => {
     for (let seed = 1; seed <= 8; seed++) {
       const set = randomSet(500 + seed, 4, 7, 1);

@@ -5,6 +5,11 @@ import {
   type NonsmoothProblem,
   problemResidual,
 } from "../../../../src/engine/solvers/nonsmooth";
+import {
+  contactResidual,
+  coulombResidualBelow,
+} from "../../../../src/engine/solvers/nonsmooth/residual";
+import { mulberry32 } from "../../../support/random";
 import { unitFrictionContact } from "./scenes";
 
 describe("residual measures", () => {
@@ -31,6 +36,38 @@ describe("residual measures", () => {
     // Separated contact, r = 0 and u_n > 0: zero in both measures.
     const z3 = new Float64Array(3);
     expect(frictionResidual(1, z3, Float64Array.from([1, 5, 0]), mu, true)).toBe(0);
+  });
+});
+
+describe("coulombResidualBelow (the velocity-form sweep's cheap bound)", () => {
+  it("true only where the exact De Saxcé residual is ≤ the bound, and true for small u inside the cone", () => {
+    const rand = mulberry32(77);
+    let passed = 0;
+    for (let s = 0; s < 20000; s++) {
+      const mu = 1.5 * rand();
+      // r inside, on or outside the cone; u from 1e-6 to 1 (the bound 1e-3)
+      const rn = 2 * rand() - 0.2;
+      const a = 2 * Math.PI * rand();
+      const t = mu * Math.abs(rn) * (0.2 + rand());
+      const scale = 10 ** (-6 + 6 * rand());
+      const u = [0, 1, 2].map(() => scale * (2 * rand() - 1));
+      const r = [rn, t * Math.cos(a), t * Math.sin(a)];
+      const bound = 1e-3;
+      if (!coulombResidualBelow(mu, r[0], r[1], r[2], u[0], u[1], u[2], bound)) continue;
+      passed++;
+      expect(contactResidual(mu, r[0], r[1], r[2], u[0], u[1], u[2], true)).toBeLessThanOrEqual(
+        bound,
+      );
+    }
+    expect(passed).toBeGreaterThan(2000);
+    // sticking at rest: r inside the cone, u = 0 passes; outside the cone or NaN does not
+    expect(coulombResidualBelow(0.5, 1, 0.2, 0.1, 0, 0, 0, 1e-9)).toBe(true);
+    expect(coulombResidualBelow(0.5, 1, 0.6, 0, 0, 0, 0, 1e-9)).toBe(false);
+    expect(coulombResidualBelow(0.5, -1e-3, 0, 0, 0, 0, 0, 1e-9)).toBe(false);
+    expect(coulombResidualBelow(0.5, 1, 0, 0, Number.NaN, 0, 0, 1e-9)).toBe(false);
+    // the threshold on u is ‖u‖ ≤ bound/√(2 + μ²)
+    expect(coulombResidualBelow(0, 0, 0, 0, 0.99 / Math.SQRT2, 0, 0, 1)).toBe(true);
+    expect(coulombResidualBelow(0, 0, 0, 0, 1.01 / Math.SQRT2, 0, 0, 1)).toBe(false);
   });
 });
 
