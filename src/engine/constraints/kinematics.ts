@@ -254,42 +254,15 @@ export function pointJacobian(
   jacB: Float64Array,
   row: number,
 ): void {
-  pointBlock(jacA, 6 * row, -1, k.ra);
-  pointBlock(jacB, 6 * row, 1, k.rb);
+  pointRowsInto(jacA, 6 * row, 6, 6, -1, k.ra);
+  pointRowsInto(jacB, 6 * row, 6, 6, 1, k.rb);
 }
 
 /**
- * The 3 half-rows [σ I, −σ [r]×] (σ = ±1, [r]× = [[0, −z, y], [z, 0, −x], [−y, x, 0]])
- * at jac[o..o+18), every entry written.
- */
-function pointBlock(jac: Float64Array, o: number, sign: number, r: Vec): void {
-  const x = sign * r[0];
-  const y = sign * r[1];
-  const z = sign * r[2];
-  jac[o] = sign;
-  jac[o + 1] = 0;
-  jac[o + 2] = 0;
-  jac[o + 3] = 0;
-  jac[o + 4] = z;
-  jac[o + 5] = -y;
-  jac[o + 6] = 0;
-  jac[o + 7] = sign;
-  jac[o + 8] = 0;
-  jac[o + 9] = -z;
-  jac[o + 10] = 0;
-  jac[o + 11] = x;
-  jac[o + 12] = 0;
-  jac[o + 13] = 0;
-  jac[o + 14] = sign;
-  jac[o + 15] = y;
-  jac[o + 16] = -x;
-  jac[o + 17] = 0;
-}
-
-/**
- * pointBlock's 3 half-rows for end sign σ = ±1 written into a stacked Jacobian's storage:
- * row i at out[o + i·stride ..], its `width` first entries (6, or 3 for a particle's
- * translation columns); the same values, entry for entry.
+ * The 3 half-rows [σ I, −σ [r]×] of a point's rows for end sign σ = ±1 ([r]× = [[0, −z, y],
+ * [z, 0, −x], [−y, x, 0]]): row i at out[o + i·stride ..], its `width` first entries written
+ * (6, or 3 for a particle's translation columns). A joint's 3×6 block is stride = width = 6;
+ * the stacked Jacobian's storage takes them directly (SphericalJoint.jacobianInto).
  */
 export function pointRowsInto(
   out: Float64Array,
