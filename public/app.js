@@ -634,6 +634,12 @@ function showFrame(frame) {
       contactResidual.toExponential(2) + (contactConverged ? "" : " (sweeps ran out)");
     $("solver-penetration").textContent =
       `${(1000 * penetration).toPrecision(3)} mm${projectionConverged ? "" : " (over tolerance)"}`;
+    // generalized-α's error control and the joints' projection, flagged alike
+    const { substeps, stepError, stepToleranceMet, jointToleranceMet } = frame.solver;
+    $("solver-substeps").textContent = String(substeps);
+    $("solver-step-error").textContent =
+      `${stepError.toExponential(2)} m${stepToleranceMet ? "" : " (over tolerance)"}`;
+    $("solver-joints").textContent = jointToleranceMet ? "within tolerance" : "over tolerance";
   }
   $("solver-contacts").textContent = String(frame.contacts?.length ?? 0);
   ui.legend.textContent =

@@ -125,6 +125,19 @@ export const SimulationSnapshot = z
           description:
             "solver.projectionConverged of the last step (absent in older snapshots: true)",
         }),
+        substeps: z.number().int().min(1).optional().meta({
+          description: "solver.substeps of the last step (absent in older snapshots: 1)",
+        }),
+        stepError: z.number().nonnegative().optional().meta({
+          description: "solver.stepError of the last step (absent in older snapshots: 0)",
+        }),
+        stepToleranceMet: z.boolean().optional().meta({
+          description: "solver.stepToleranceMet of the last step (absent in older snapshots: true)",
+        }),
+        jointToleranceMet: z.boolean().optional().meta({
+          description:
+            "solver.jointToleranceMet of the last step (absent in older snapshots: true)",
+        }),
         reactionChange: z.number().nonnegative().optional().meta({
           description: "solver.reactionChange of the last step (absent in older snapshots: 0)",
         }),

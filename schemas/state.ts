@@ -83,6 +83,22 @@ export const SolverStats = z
       description:
         "whether penetration is within solver.projectionTolerance (false: the projection's sweeps ran out first)",
     }),
+    substeps: z.number().int().meta({
+      description:
+        "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance) was redone in halves, up to 16",
+    }),
+    stepError: z.number().meta({
+      description:
+        "generalized-alpha with an error control (solver.stepTolerance): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass; 0 without one",
+    }),
+    stepToleranceMet: z.boolean().meta({
+      description:
+        "whether stepError is within solver.stepTolerance (false: the step was halved four times and its last sub-steps still exceeded it, accepted so that the run goes on); true without an error control",
+    }),
+    jointToleranceMet: z.boolean().meta({
+      description:
+        "whether the joints' post-step projection brought ‖C‖∞ within solver.jointTolerance (false: its 25 updates ran out first); true without joints and with generalized-alpha, whose Newton iterations close the joints (newtonConverged)",
+    }),
     reactionChange: z.number().meta({
       description:
         "largest change between the last two steps of any joint's reaction force or torque component (N, N·m; ∞-norm over joints); 0 before the second step",

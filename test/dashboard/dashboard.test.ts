@@ -59,6 +59,11 @@ describe("dashboard at GET /", () => {
     await poll(() => dash<string>("d.plots.energy.canvas.toDataURL()")).not.toBe(plotA);
     expect(await dash<number>("d.plots.body.length")).toBeGreaterThan(10);
     expect(await page.textContent("#solver-newton")).toMatch(/^\d+$/);
+    expect(await page.textContent("#solver-substeps")).toMatch(/^\d+$/);
+    expect(await page.textContent("#solver-step-error")).toMatch(
+      /^\d\.\d\de[-+]\d+ m( \(over tolerance\))?$/,
+    );
+    expect(await page.textContent("#solver-joints")).toBe("within tolerance");
 
     // ---- a new real-time factor while running reaches the server (pause + run)
     await page.fill("#rtf", "3");

@@ -51,6 +51,10 @@ const state: StateOut = {
     contactConverged: true,
     penetration: 0,
     projectionConverged: true,
+    substeps: 1,
+    stepError: 0,
+    stepToleranceMet: true,
+    jointToleranceMet: true,
     reactionChange: 0,
   },
 };

@@ -961,20 +961,23 @@ export class AccelerationStepper implements NewtonStepper {
   /**
    * Drift correction after a step with joints (joint-projection.ts), at tEnd after a step
    * of h (s) in the integrator's `order`, to jointTolerance (m, rad); nothing without joints.
+   * Whether the joints end within jointTolerance (JointProjection.project; true without).
    */
   projectOnConstraints(
     tEnd: number,
     h: number,
     order: ProjectionOrder,
     jointTolerance: number,
-  ): void {
-    this.jointProjection?.project(
-      tEnd,
-      h,
-      order,
-      jointTolerance,
-      this.positionLevelRows,
-      this.massMetricFactored,
+  ): boolean {
+    return (
+      this.jointProjection?.project(
+        tEnd,
+        h,
+        order,
+        jointTolerance,
+        this.positionLevelRows,
+        this.massMetricFactored,
+      ) ?? true
     );
   }
 }

@@ -236,7 +236,15 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     this.startTried = 0;
     this.startFailed = 0;
     this.startError = 0;
-    advanceWithHalving(this, t, h, this.newton, "generalized-alpha", 0, this.startDepth);
+    stats.substeps = advanceWithHalving(
+      this,
+      t,
+      h,
+      this.newton,
+      "generalized-alpha",
+      0,
+      this.startDepth,
+    );
     this.chooseSubstepDepth();
   }
 
@@ -352,7 +360,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
    * δ = (h²/12)(D − D_prev) estimates the trapezoidal rule's local error h³ x‴/12, and
    * largestDisplacement measures it as the distance it moves a body's material (metres). A
    * step whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts),
-   * unless it is the `last` halving, which must be accepted; an accepted one keeps its D
+   * unless it is the `last` halving, which must be accepted (and says so: the step's
+   * stats.stepToleranceMet false; stats.stepError the largest accepted estimate); an
+   * accepted one keeps its D
    * for the next step's estimate (the last halving's too: a D left from before it made the
    * next estimate compare accelerations several steps apart, and a sub-step controller
    * starting its steps one level above the last halving then had every one rejected).
@@ -371,7 +381,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
       for (let i = 0; i < n; i++) change[i] = (v[i] - vt[i]) / h - mean[i];
       const estimate = ((h * h) / 12) * largestDisplacement(this.stepper.sys, change);
       this.lastError = estimate / tol;
-      if (estimate > tol && !last) return true;
+      if (estimate > tol) {
+        if (!last) return true;
+        // accepted only because no halving is left: the run says it missed the tolerance
+        this.stats.stepToleranceMet = false;
+      }
+      this.stats.stepError = Math.max(this.stats.stepError, estimate);
     }
     for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
     memory.previousValid = true;

@@ -26,6 +26,17 @@ export interface StepStats {
   penetration: number;
   /** penetration ≤ solver.projectionTolerance. */
   projectionConverged: boolean;
+  /** Sub-steps the step was taken in (1: whole; more after halvings, step-halving.ts). */
+  substeps: number;
+  /**
+   * The largest local error estimate (m) of the step's accepted sub-steps (generalized-α's
+   * error control, generalized-alpha.ts largestDisplacement); 0 without one.
+   */
+  stepError: number;
+  /** stepError ≤ solver.stepTolerance in every sub-step (true without error control). */
+  stepToleranceMet: boolean;
+  /** The joints' post-step projection met solver.jointTolerance (true where none ran). */
+  jointToleranceMet: boolean;
 }
 
 /** Counts of a step not yet taken (every figure zero, converged). */
@@ -39,6 +50,10 @@ export function emptyStepStats(): StepStats {
     contactConverged: true,
     penetration: 0,
     projectionConverged: true,
+    substeps: 1,
+    stepError: 0,
+    stepToleranceMet: true,
+    jointToleranceMet: true,
   };
 }
 
@@ -52,6 +67,10 @@ export function resetStepStats(stats: StepStats): void {
   stats.contactConverged = true;
   stats.penetration = 0;
   stats.projectionConverged = true;
+  stats.substeps = 1;
+  stats.stepError = 0;
+  stats.stepToleranceMet = true;
+  stats.jointToleranceMet = true;
 }
 
 /**

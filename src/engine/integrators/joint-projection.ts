@@ -71,6 +71,8 @@ export class JointProjection {
    * @param massMetricFactored the step's last constrained factorization took the mass
    *   path, whose S = G M⁻¹ Gᵀ is the projections' own (constrained-solve.ts shares the
    *   set's ProjectionWorkspace)
+   * @returns whether the positions end within jointTolerance (false: the projection's
+   *   updates ran out first; true when none was needed or the order is "none")
    */
   project(
     tEnd: number,
@@ -79,18 +81,17 @@ export class JointProjection {
     jointTolerance: number,
     positionLevelRows: boolean,
     massMetricFactored: boolean,
-  ): void {
-    if (order === "none") return;
+  ): boolean {
+    if (order === "none") return true;
     const { sys, set, options, velocityResult, positionResult } = this;
     options.residualTolerance = jointTolerance;
     // a velocity residual ε moves the joints by h ε over the next step: a tenth of the
     // drift allowed (project.ts, projectVelocities)
     const velocityTolerance = (0.1 * jointTolerance) / h;
     if (order === "velocities-first") {
-      if (constraintResidualNorm(set, tEnd) <= jointTolerance) return;
+      if (constraintResidualNorm(set, tEnd) <= jointTolerance) return true;
       projectVelocities(sys, set, tEnd, "factor", velocityResult, velocityTolerance, false);
-      projectPositions(sys, set, tEnd, options, positionResult, true);
-      return;
+      return projectPositions(sys, set, tEnd, options, positionResult, true).converged;
     }
     const moved = projectPositions(sys, set, tEnd, options, positionResult).iterations > 0;
     // Moved positions: when one correction brought them within tolerance, the velocities
@@ -116,5 +117,6 @@ export class JointProjection {
         false,
       );
     }
+    return positionResult.converged;
   }
 }

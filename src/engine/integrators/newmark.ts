@@ -127,7 +127,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);
     this.stats = stats;
-    advanceWithHalving(this, t, h, this.newton, "newmark");
+    stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
   }
 
   /** Puts the state back at the start of the step (advanceWithHalving). */

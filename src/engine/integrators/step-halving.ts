@@ -28,7 +28,7 @@ export interface HalvingStep {
  * `firstDepth` > 0 starts with the 2^firstDepth steps of h/2^firstDepth, each still halved
  * when it fails (an integrator that predicts its sub-steps: generalized-alpha.ts,
  * chooseSubstepDepth); the halvings count from h, so a step is never smaller than
- * h/2^MAX_HALVINGS.
+ * h/2^MAX_HALVINGS. Returns the number of sub-steps accepted (1: the step was not split).
  */
 export function advanceWithHalving(
   step: HalvingStep,
@@ -38,17 +38,19 @@ export function advanceWithHalving(
   scheme: string,
   depth = 0,
   firstDepth = 0,
-): void {
+): number {
   if (depth >= firstDepth) {
     // Newton may give up early only where a halving follows (NewtonSettings.halvingFollows)
     newton.halvingFollows = depth < MAX_HALVINGS;
-    if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return;
+    if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return 1;
     if (depth >= MAX_HALVINGS)
       throw new Error(
         `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
       );
     step.restoreStart();
   }
-  advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1, firstDepth);
-  advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1, firstDepth);
+  return (
+    advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1, firstDepth) +
+    advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1, firstDepth)
+  );
 }

@@ -74,7 +74,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);
     this.stats = stats;
-    advanceWithHalving(this, t, h, this.newton, this.name);
+    stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name);
   }
 
   /** One step of h; false when Newton did not converge (step-halving.ts). */

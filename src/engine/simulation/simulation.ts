@@ -334,7 +334,7 @@ export class Simulation {
       const stats = this.stepStats;
       try {
         this.integrator.step(record.time, h, stats);
-        this.stepper.projectOnConstraints(
+        stats.jointToleranceMet = this.stepper.projectOnConstraints(
           record.time + h,
           h,
           this.integrator.projectionOrder,

@@ -345,6 +345,10 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
     contactConverged: saved.contactConverged ?? true,
     penetration: saved.penetration ?? 0,
     projectionConverged: saved.projectionConverged ?? true,
+    substeps: saved.substeps ?? 1,
+    stepError: saved.stepError ?? 0,
+    stepToleranceMet: saved.stepToleranceMet ?? true,
+    jointToleranceMet: saved.jointToleranceMet ?? true,
   };
   Object.assign(s.stats, stats);
   s.time = snap.time;

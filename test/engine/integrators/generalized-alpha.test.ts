@@ -19,6 +19,10 @@
  * energy ever rising above its start and losing less than 0.1 m g L of it (0.18 with the
  * former 1e-2 m or rad per step), where without the control it rises (by 5 % of m g L; by
  * 162 m g L before the run failed when every step was first tried whole).
+ * Its solver figures: on the oscillator stepError is h²/12 |D_n − D_{n−1}| of the
+ * recurrence (no step halved under a loose tolerance); steps over a tighter one report
+ * their sub-steps and estimates within it; one four halvings cannot meet reports 16
+ * sub-steps and stepToleranceMet false (in snapshots too), and the run goes on.
  * The sub-step controller (the steps after a failed one start with half steps) is part of
  * the memory: a snapshot taken while it holds half steps continues bit-identically.
  */
@@ -152,6 +156,84 @@ describe("generalized-α with stepTolerance", () => {
     const c = loadSnapshot(JSON.parse(JSON.stringify(b.snapshot())));
     c.step(23);
     expect(c.stateHash()).toBe(a.stateHash());
+  });
+});
+
+describe("the error control's solver figures (substeps, stepError, stepToleranceMet)", () => {
+  // the oscillator of the recurrence test above: every step's estimate is known in closed
+  // form, h²/12 |D_n − D_{n−1}| with D_n = (v_{n+1} − v_n)/h of the trapezoidal recurrence
+  const k = 40;
+  const m = 2;
+  const dt = 0.05;
+  const w2 = k / m;
+  const oscillator = (stepTolerance: number) => {
+    const model = springParticle({ stiffness: k, mass: m, x0: 0.3, v0: 0.8, dt, name: null });
+    return loadModel({
+      ...model,
+      solver: { ...model.solver, integrator: "generalized-alpha", stepTolerance },
+    });
+  };
+  /** The estimates of the first n whole steps by the recurrence (0 for the first). */
+  const estimates = (n: number): number[] => {
+    const c = new AlphaCoefficients().set(1);
+    let s: AlphaState = { x: 0.3, v: 0.8, A: -w2 * 0.3, a: -w2 * 0.3 };
+    let previous = Number.NaN;
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const next = generalizedAlphaStep(s, dt, w2, c);
+      const mean = (next.v - s.v) / dt;
+      out.push(Number.isNaN(previous) ? 0 : ((dt * dt) / 12) * Math.abs(mean - previous));
+      previous = mean;
+      s = next;
+    }
+    return out;
+  };
+
+  it("a tolerance no step exceeds: one sub-step, stepError the recurrence's estimate", () => {
+    const sim = oscillator(1);
+    const expected = estimates(60);
+    for (const e of expected) {
+      sim.step(1);
+      const { solver } = sim.state();
+      expect(solver.substeps).toBe(1);
+      expect(solver.stepToleranceMet).toBe(true);
+      expect(solver.stepError).toBeCloseTo(e, 13);
+    }
+    // hω ≈ 0.22, 0.3 m: the estimates reach ~2.8e-4 m (the comment of the test above)
+    expect(Math.max(...expected)).toBeGreaterThan(2e-4);
+  });
+
+  it("a tolerance some steps exceed: those are halved, and report their sub-steps' estimates within it", () => {
+    const tol = 1.5e-4;
+    const sim = oscillator(tol);
+    let halved = 0;
+    for (let i = 0; i < 60; i++) {
+      sim.step(1);
+      const { solver } = sim.state();
+      expect(solver.stepToleranceMet).toBe(true);
+      expect(solver.stepError).toBeLessThanOrEqual(tol);
+      if (solver.substeps > 1) halved++;
+    }
+    expect(halved).toBeGreaterThan(5);
+  });
+
+  it("a tolerance four halvings cannot meet: 16 sub-steps, stepToleranceMet false, the run goes on", () => {
+    const tol = 1e-12;
+    const sim = oscillator(tol);
+    sim.step(1); // no estimate yet at the first step
+    expect(sim.state().solver.stepToleranceMet).toBe(true);
+    for (let i = 0; i < 5; i++) {
+      sim.step(1);
+      const { solver } = sim.state();
+      expect(solver.substeps).toBe(16);
+      expect(solver.stepToleranceMet).toBe(false);
+      // a sub-step of h/16 still errs by about (1/16)³ of a whole step's estimate
+      expect(solver.stepError).toBeGreaterThan(tol);
+    }
+    expect(sim.time).toBeCloseTo(6 * dt, 12);
+    // the figures travel in snapshots
+    const copy = loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot())));
+    expect(copy.state().solver).toEqual(sim.state().solver);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * The step statistics of integrator.ts: a step not yet taken counts nothing and is
- * converged; resetStepStats brings any counts back to exactly that.
+ * The step statistics of integrator.ts: a step not yet taken counts nothing (one
+ * sub-step, no error) and is converged; resetStepStats brings any counts back to exactly that.
  */
 import { describe, expect, it } from "vitest";
 import { emptyStepStats, resetStepStats } from "../../../src/engine/integrators/integrator";
@@ -16,6 +16,10 @@ describe("step stats", () => {
       contactConverged: true,
       penetration: 0,
       projectionConverged: true,
+      substeps: 1,
+      stepError: 0,
+      stepToleranceMet: true,
+      jointToleranceMet: true,
     };
     expect(emptyStepStats()).toEqual(empty);
     expect(emptyStepStats()).not.toBe(emptyStepStats()); // a new record each time
@@ -28,6 +32,10 @@ describe("step stats", () => {
       contactConverged: false,
       penetration: 1e-3,
       projectionConverged: false,
+      substeps: 4,
+      stepError: 5e-4,
+      stepToleranceMet: false,
+      jointToleranceMet: false,
     };
     resetStepStats(stats);
     expect(stats).toEqual(empty);
