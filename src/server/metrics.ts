@@ -66,7 +66,7 @@ import {
 } from "prom-client";
 import type { SessionStatusName } from "../../schemas/api";
 import { trackLiveHeap } from "./live-heap";
-import { STEP_BUCKETS } from "./protocol";
+import { SHORTFALLS, STEP_BUCKETS } from "./protocol";
 
 const STATUSES: SessionStatusName[] = ["ready", "running", "paused", "diverged", "error"];
 
@@ -270,6 +270,7 @@ export interface ManagerSources {
 export class ServerMetrics {
   readonly registry = new Registry();
   readonly stepsTotal: Counter;
+  readonly stepsShort: Counter<"tolerance">;
   readonly stepDuration: MergedHistogram;
   readonly framesSent: Counter;
   readonly droppedFrames: Counter;
@@ -309,6 +310,13 @@ export class ServerMetrics {
       help: "simulation steps taken",
       registers,
     });
+    this.stepsShort = new Counter({
+      name: "moreau_steps_short_total",
+      help: "simulation steps that ended short of a stated tolerance, by which (newton, contact, projection, step, joint: the step's solver figures newtonConverged, contactConverged, projectionConverged, stepToleranceMet, jointToleranceMet false; README, Solver settings)",
+      labelNames: ["tolerance"],
+      registers,
+    });
+    for (const [tolerance] of SHORTFALLS) this.stepsShort.inc({ tolerance }, 0);
     this.stepDuration = new MergedHistogram(
       "moreau_step_duration_seconds",
       "wall time of one simulation step",
@@ -430,8 +438,16 @@ export class ServerMetrics {
     this.manager = sources;
   }
 
-  recordWorkerStats(steps: number, buckets: readonly number[], sum: number): void {
+  recordWorkerStats(
+    steps: number,
+    buckets: readonly number[],
+    sum: number,
+    short: readonly number[],
+  ): void {
     this.stepsTotal.inc(steps);
     this.stepDuration.merge(buckets, sum);
+    SHORTFALLS.forEach(([tolerance], k) => {
+      if (short[k] > 0) this.stepsShort.inc({ tolerance }, short[k]);
+    });
   }
 }

@@ -10,7 +10,7 @@
  */
 import type { SceneOut, SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
-import type { AssemblyOptionsIn } from "../../schemas/state";
+import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
 
 /** What the event loop mirrors of a session after every reply or event. */
 export interface SessionSnapshot {
@@ -185,6 +185,8 @@ export type WorkerEvent =
       steps: number;
       buckets: number[];
       sum: number;
+      /** Steps that ended short of each of SHORTFALLS' tolerances, in its order. */
+      short: number[];
       heapUsed: number;
       external: number;
       liveHeap: number;
@@ -223,3 +225,18 @@ export interface WorkerInit {
    */
   checkpointEverySteps?: number;
 }
+
+/**
+ * The stated tolerances a step can end short of (README, Solver settings), each with the
+ * solver figure that says so: the label of /metrics' moreau_steps_short_total.
+ */
+export const SHORTFALLS = [
+  ["newton", "newtonConverged"],
+  ["contact", "contactConverged"],
+  ["projection", "projectionConverged"],
+  ["step", "stepToleranceMet"],
+  ["joint", "jointToleranceMet"],
+] as const satisfies readonly (readonly [string, keyof StateOut["solver"]])[];
+
+/** The solver figures SHORTFALLS reads (true: the step met that tolerance). */
+export type ShortfallFigure = (typeof SHORTFALLS)[number][1];

@@ -55,6 +55,8 @@ import {
   type FrameEncoding,
   PROGRESS_MS,
   type SessionSnapshot,
+  SHORTFALLS,
+  type ShortfallFigure,
   STEP_BUCKETS,
   type Subscription,
   type WorkerErrorInfo,
@@ -119,6 +121,8 @@ export class WorkerRuntime {
   private readonly buckets = new Float64Array(STEP_BUCKETS.length + 1);
   private stepsSinceStats = 0;
   private sumSinceStats = 0;
+  /** Steps short of each of SHORTFALLS' tolerances since the last stats message. */
+  private readonly shortSinceStats = new Float64Array(SHORTFALLS.length);
   private readonly statsTimer: ReturnType<typeof setInterval>;
   private readonly liveHeap = trackLiveHeap();
   /** running sessions, served in turn by pump() */
@@ -494,7 +498,7 @@ export class WorkerRuntime {
         const time = s.sim.time;
         s.sim.step(1);
         const t1 = performance.now();
-        this.recordStep((t1 - t0) / 1000);
+        this.recordStep((t1 - t0) / 1000, s.sim.lastStepStats);
         done++;
         if (s.subscriptions.length > 0) this.emitDue(s, s.sim.time - time);
         if (t1 - start >= budgetMs) break;
@@ -549,12 +553,14 @@ export class WorkerRuntime {
     return done;
   }
 
-  private recordStep(seconds: number): void {
+  private recordStep(seconds: number, stats: Readonly<Record<ShortfallFigure, boolean>>): void {
     this.stepsSinceStats++;
     this.sumSinceStats += seconds;
     let i = 0;
     while (i < STEP_BUCKETS.length && seconds > STEP_BUCKETS[i]) i++;
     this.buckets[i]++;
+    for (let k = 0; k < SHORTFALLS.length; k++)
+      if (!stats[SHORTFALLS[k][1]]) this.shortSinceStats[k]++;
   }
 
   private flushStats(): void {
@@ -564,6 +570,7 @@ export class WorkerRuntime {
       steps: this.stepsSinceStats,
       buckets: Array.from(this.buckets),
       sum: this.sumSinceStats,
+      short: Array.from(this.shortSinceStats),
       heapUsed: heap.used_heap_size,
       external: heap.external_memory,
       liveHeap: this.liveHeap.bytes,
@@ -571,6 +578,7 @@ export class WorkerRuntime {
     this.stepsSinceStats = 0;
     this.sumSinceStats = 0;
     this.buckets.fill(0);
+    this.shortSinceStats.fill(0);
   }
 
   /**

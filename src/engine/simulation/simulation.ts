@@ -313,6 +313,14 @@ export class Simulation {
     return smc && this.record.step > 0 ? smc.totalNormalForce : 0;
   }
 
+  /**
+   * The last step's solver figures (the State's `solver` without reactionChange), read in
+   * place: no copy, so that a host can look at every step's (worker-runtime.ts).
+   */
+  get lastStepStats(): Readonly<StepStats> {
+    return this.record.stats;
+  }
+
   /** The solver settings in effect: the model's and PATCHes', with the problem's defaults. */
   get solver(): Readonly<ResolvedSolver> {
     return this.resolved;

@@ -62,7 +62,7 @@ export class WorkerEvents {
         return;
       }
       case "stats":
-        this.metrics.recordWorkerStats(ev.steps, ev.buckets, ev.sum);
+        this.metrics.recordWorkerStats(ev.steps, ev.buckets, ev.sum, ev.short);
         this.memory[worker] = {
           heapUsed: ev.heapUsed,
           external: ev.external,
