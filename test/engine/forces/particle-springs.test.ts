@@ -4,7 +4,8 @@
  *    written out here, is SPD-claimed and −A⁺ ⪰ 0 in every state (compressed included);
  *  - undamped and in tension it is the exact Jacobian (finite differences);
  *  - addJacobianProduct and the blocks setJacobianProduct adds (diagonal, or all) equal the assembled s_x ∂f/∂x + s_v ∂f/∂v
- *    times a vector / its diagonal blocks, in both modes; announced before the forces,
+ *    times a vector / its diagonal blocks, in both modes, also with the springs in runs
+ *    of moving and still ends (the product's two loops); announced before the forces,
  *    the product the law computes with them is the one pinned, kept while the springs
  *    are evaluated at another state;
  *  - the exact Jacobians of every block kind against finite differences, and the forces
@@ -276,6 +277,33 @@ describe("ParticleSpringSet matrix-free products", () => {
       }
     });
   }
+});
+
+describe("ParticleSpringSet matrix-free product by runs of springs", () => {
+  it("springs alternating between two moving ends and a still one: J x equals the dense s_x ∂f/∂x + s_v ∂f/∂v", () => {
+    // ground–r, p–q, anchor–p, q–r: four runs (still, moving, still, moving), each end
+    // kind at a run's border
+    const order = [2, 0, 3, 1];
+    const base = springs(0.9, 0.7);
+    const alternating = order.map((i) => base[i]);
+    const rng = mulberry32(21);
+    for (const symmetric of [false, true])
+      for (let trial = 0; trial < 3; trial++) {
+        const sys = four();
+        const set = new ParticleSpringSet(sys, "s", alternating);
+        const plain = new ParticleSpringSet(sys, "plain", base);
+        set.symmetricJacobian = symmetric;
+        plain.symmetricJacobian = symmetric;
+        randomizeState(sys, rng);
+        const n = sys.numDofs;
+        const jp = denseJacobian(sys, plain, "position", -0.3);
+        const jv = denseJacobian(sys, plain, "velocity", -0.05);
+        const diag = emptyDiagonal(sys);
+        set.setJacobianProduct(-0.3, -0.05, diag);
+        const x = Float64Array.from({ length: n }, () => 2 * rng() - 1);
+        expectProduct(set, n, jp, jv, x, diag);
+      }
+  });
 });
 
 describe("ParticleSpringSet Jacobians (FD check)", () => {

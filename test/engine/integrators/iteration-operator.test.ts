@@ -13,10 +13,12 @@
  */
 import { Matrix, solve } from "ml-matrix";
 import { describe, expect, it } from "vitest";
+import { SchemeCoefficients } from "../../../src/engine/dynamics/stepper";
 import { loadModel } from "../../../src/engine/index";
 import type { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
 import type { LinearSolverName } from "../../../src/engine/solvers/linear/linear-solver";
 import { springChain } from "../../support/models";
+import { mulberry32 } from "../../support/random";
 
 type Solver = Record<string, unknown>;
 
@@ -340,6 +342,41 @@ describe("stiff cloth (k = 1e4, h ω ≈ 13) with Newmark", () => {
     // the state is the last good one (the start)
     expect(maxDiff(positions(sim), before)).toBe(0);
     expect(sim.time).toBe(0);
+  });
+});
+
+describe("the operator's product", () => {
+  it("equals W x with W assembled, on particles of different masses and a fixed row", () => {
+    const { model } = cloth(4, 30, 0.02, {});
+    const rand = mulberry32(5);
+    for (const b of model.bodies) b.mass = 1e-3 * (0.5 + rand());
+    const sim = loadModel(model);
+    sim.step(2);
+    const iteration = (
+      sim as unknown as {
+        stepper: {
+          iteration: {
+            operator: { apply(x: Float64Array, out: Float64Array): void; update(c: unknown): void };
+            assemble(c: unknown): void;
+            matrix: { multiply(x: Float64Array, out: Float64Array): void };
+            n: number;
+          };
+        };
+      }
+    ).stepper.iteration;
+    const c = new SchemeCoefficients();
+    c.w = 1;
+    c.cx = 0.3025 / 240 ** 2;
+    c.cv = 0.6 / 240;
+    const n = iteration.n;
+    const x = Float64Array.from({ length: n }, () => 2 * rand() - 1);
+    const y = new Float64Array(n);
+    iteration.operator.update(c);
+    iteration.operator.apply(x, y);
+    const ref = new Float64Array(n);
+    iteration.assemble(c);
+    iteration.matrix.multiply(x, ref);
+    for (let i = 0; i < n; i++) expect(y[i]).toBeCloseTo(ref[i], 12);
   });
 });
 

@@ -166,24 +166,45 @@ export class AggregationMultigrid implements Preconditioner {
 
   /** z = B r = D⁻¹ r + P Wc⁻¹ Pᵀ r (see the header); returns rᵀz. */
   apply(r: Float64Array, z: Float64Array): number {
-    const { rc, xc, aggregateOf } = this;
-    const nb = aggregateOf.length;
-    let rz = this.smoother.apply(r, z);
-    rc.fill(0);
-    for (let i = 0; i < nb; i++) {
-      const g = 3 * aggregateOf[i];
-      rc[g] += r[3 * i];
-      rc[g + 1] += r[3 * i + 1];
-      rc[g + 2] += r[3 * i + 2];
-    }
-    // rᵀ P Wc⁻¹ Pᵀ r = rcᵀ xc, returned by the coarse solve
-    rz += this.coarseLdlt.solve(rc, xc);
-    for (let i = 0; i < nb; i++) {
+    const { xc, aggregateOf } = this;
+    const rz = this.smoothAndCoarse(r, z);
+    for (let i = 0; i < aggregateOf.length; i++) {
       const g = 3 * aggregateOf[i];
       z[3 * i] += xc[g];
       z[3 * i + 1] += xc[g + 1];
       z[3 * i + 2] += xc[g + 2];
     }
     return rz;
+  }
+
+  /** z = B r and CG's p ← z + (rᵀz/rzPrevious) p, P xc added in the same pass (Preconditioner). */
+  applyDirection(r: Float64Array, z: Float64Array, p: Float64Array, rzPrevious: number): number {
+    const { xc, aggregateOf } = this;
+    const rz = this.smoothAndCoarse(r, z);
+    const beta = rz / rzPrevious;
+    for (let i = 0; i < aggregateOf.length; i++) {
+      const g = 3 * aggregateOf[i];
+      const o = 3 * i;
+      const z0 = z[o] + xc[g];
+      const z1 = z[o + 1] + xc[g + 1];
+      const z2 = z[o + 2] + xc[g + 2];
+      z[o] = z0;
+      z[o + 1] = z1;
+      z[o + 2] = z2;
+      p[o] = z0 + beta * p[o];
+      p[o + 1] = z1 + beta * p[o + 1];
+      p[o + 2] = z2 + beta * p[o + 2];
+    }
+    return rz;
+  }
+
+  /** z = D⁻¹ r and xc = Wc⁻¹ Pᵀ r (B r is then z + P xc); returns rᵀ B r. */
+  private smoothAndCoarse(r: Float64Array, z: Float64Array): number {
+    const rc = this.rc;
+    rc.fill(0);
+    // D⁻¹ r and rc = Pᵀ r in one pass
+    const rz = this.smoother.applyGrouping(r, z, this.aggregateOf, rc);
+    // rᵀ P Wc⁻¹ Pᵀ r = rcᵀ xc, returned by the coarse solve
+    return rz + this.coarseLdlt.solve(rc, this.xc);
   }
 }

@@ -158,10 +158,13 @@ export function conjugateGradients(
     // the loop's top confirms or stops: no next direction needed
     if (rn <= target || it >= limit) continue;
     if (!goOn) break;
-    const rzNew = m.apply(r, z);
-    const beta = rzNew / rz;
-    rz = rzNew;
-    for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+    if (m.applyDirection !== undefined) rz = m.applyDirection(r, z, p, rz);
+    else {
+      const rzNew = m.apply(r, z);
+      const beta = rzNew / rz;
+      rz = rzNew;
+      for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+    }
   }
   run.iterations = it;
   run.residual = rn;

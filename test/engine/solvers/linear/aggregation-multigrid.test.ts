@@ -1,7 +1,8 @@
 /**
  * The two-level aggregation preconditioner B = D⁻¹ + P Wc⁻¹ Pᵀ (aggregation-multigrid.ts) on
  * spring networks' Newton matrices W = M + c_x Σ k ûûᵀ written out here: the aggregates,
- * PCG with B against a dense solve (ml-matrix), B symmetric positive definite (also with a
+ * B r against D⁻¹ r + P (PᵀWP)⁻¹ Pᵀ r formed densely (and CG's fused direction update against
+ * apply), PCG with B against a dense solve (ml-matrix), B symmetric positive definite (also with a
  * coarse term of another W), and the CG iterations against block Jacobi on a 32 × 32
  * stiff cloth (counts, not time).
  */
@@ -171,6 +172,43 @@ describe("PCG with the two-level preconditioner", () => {
     const ref = solve(dense, Matrix.columnVector(Array.from(b))).to1DArray();
     const scale = Math.max(...ref.map(Math.abs));
     for (let i = 0; i < w.size; i++) expect(Math.abs(x[i] - ref[i])).toBeLessThan(1e-9 * scale);
+  });
+
+  it("applies D⁻¹ r + P (Pᵀ W P)⁻¹ Pᵀ r formed densely; with CG's next direction, the same numbers", () => {
+    const { w, dense } = clothMatrix(6, 1e4, 0.02, 6);
+    const n = w.size;
+    const mg = twoLevel(w);
+    const { aggregateOf, aggregates } = mg;
+    // P (n × 3·aggregates): I₃ at (node, its aggregate); D: W's diagonal blocks
+    const p = new Matrix(n, 3 * aggregates);
+    const d = new Matrix(n, n);
+    for (let i = 0; i < n / 3; i++)
+      for (let r = 0; r < 3; r++) {
+        p.set(3 * i + r, 3 * aggregateOf[i] + r, 1);
+        for (let c = 0; c < 3; c++) d.set(3 * i + r, 3 * i + c, dense.get(3 * i + r, 3 * i + c));
+      }
+    const coarse = p.transpose().mmul(dense).mmul(p);
+    const r = randomVector(n, 7);
+    const rv = Matrix.columnVector(Array.from(r));
+    const ref = solve(d, rv)
+      .add(p.mmul(solve(coarse, p.transpose().mmul(rv))))
+      .to1DArray();
+    const z = new Float64Array(n);
+    const rz = mg.apply(r, z);
+    const scale = Math.max(...ref.map(Math.abs));
+    let rRef = 0;
+    for (let i = 0; i < n; i++) {
+      expect(Math.abs(z[i] - ref[i])).toBeLessThan(1e-10 * scale);
+      rRef += r[i] * ref[i];
+    }
+    expect(rz).toBeCloseTo(rRef, 10);
+    // applyDirection: z as apply gives it, p ← z + (rᵀz / rzPrevious) p, bit for bit
+    const dir = randomVector(n, 8);
+    const expected = Float64Array.from(dir, (pi, i) => z[i] + (rz / 0.37) * pi);
+    const z2 = new Float64Array(n);
+    expect(mg.applyDirection(r, z2, dir, 0.37)).toBe(rz);
+    expect(Array.from(z2)).toEqual(Array.from(z));
+    expect(Array.from(dir)).toEqual(Array.from(expected));
   });
 
   it("is symmetric positive definite, also with the coarse term of another W", () => {
