@@ -44,6 +44,11 @@ export interface Accuracy {
   energyDriftFinal?: number;
   /** S3: max structural strain after the last step. */
   maxStrain?: number;
+  /**
+   * Engines that state tolerances (EngineInstance.shortfall): timed steps that ended short
+   * of one of them.
+   */
+  shortSteps?: number;
 }
 
 export interface RunResult {
@@ -183,6 +188,7 @@ export function runScene(
       const b = process.hrtime.bigint();
       times[k] = Number(b - a) / 1e6;
       done = k + 1;
+      if (inst.shortfall) accuracy.shortSteps = (accuracy.shortSteps ?? 0) + +inst.shortfall();
       if (p.probeEveryStep || done % checkEvery === 0 || done === timed) {
         inst.read(states);
         if (!statesFinite(states)) {

@@ -278,6 +278,8 @@ export function tableRows(
       row["max strain"] = sci(a.maxStrain);
       row["lowest z m"] = fmt(a.lowestZ, 4);
     }
+    // steps whose own solver figures say they missed a stated tolerance (Moreau's rows)
+    row["steps short"] = a.shortSteps === undefined ? "—" : `${a.shortSteps}/${r.steps}`;
     if (baseline) {
       const b = baseline.get(`${r.scene}/${r.engine}`);
       row["vs baseline"] =

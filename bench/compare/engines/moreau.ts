@@ -273,6 +273,18 @@ class MoreauInstance implements EngineInstance {
     return this.sim.state().contacts.length;
   }
 
+  /** The last step's solver figures say it missed a stated tolerance (README, Solver settings). */
+  shortfall(): boolean {
+    const s = this.sim.lastStepStats;
+    return !(
+      s.newtonConverged &&
+      s.contactConverged &&
+      s.projectionConverged &&
+      s.stepToleranceMet &&
+      s.jointToleranceMet
+    );
+  }
+
   dispose(): void {}
 }
 

@@ -47,6 +47,12 @@ export interface EngineInstance {
   read(out: BodyStates): void;
   /** The engine's own contact count after the last step (null when it has none to report). */
   engineContacts(): number | null;
+  /**
+   * Whether the last step ended short of one of the engine's stated tolerances, as its own
+   * figures say (Moreau: the step's solver figures, README "Solver settings"); left out by
+   * engines that state none. Called outside the timed region.
+   */
+  shortfall?(): boolean;
   /** Frees engine memory (WASM worlds). */
   dispose(): void;
 }
