@@ -13,10 +13,20 @@
  *   running session; bodies joined by a joint do not collide unless collideJointed;
  * - Lemke refuses friction, Newmark refuses nonsmooth contact, reset forgets contacts;
  * - a snapshot carries the warm-start impulses: the continuation is bit-identical, and
- *   differs (within the solver tolerance) when the memory is dropped.
+ *   differs (within the solver tolerance) when the memory is dropped;
+ * - Moreau–Jean's continued solve (solve with continued > 0, a stand-in solver): the
+ *   polishing sweeps' iterate is kept when it still meets the tolerance, else the one that
+ *   met it is returned with its residual.
  */
 import { describe, expect, it } from "vitest";
+import type { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact";
 import { loadModel, loadSnapshot } from "../../../src/engine/index";
+import type {
+  NonsmoothOptions,
+  NonsmoothProblem,
+  NonsmoothResult,
+  NonsmoothSolver,
+} from "../../../src/engine/solvers/nonsmooth";
 import { mulberry32 } from "../../support/random";
 import { ROUND_OFF_CONTACT } from "./helpers";
 
@@ -346,5 +356,61 @@ describe("snapshots", () => {
     const pa = a.state().bodies[3].position;
     const pc = c.state().bodies[3].position;
     for (let k = 0; k < 3; k++) expect(Math.abs(pa[k] - pc[k])).toBeLessThan(1e-4);
+  });
+});
+
+describe("the continued solve's polishing", () => {
+  /**
+   * A stand-in solver on one contact: the first solve meets the tolerance (residual ½ tol,
+   * r unchanged, as a converged warm start); the polishing solve adds 1 N·s to every entry
+   * of r and reports `polishedResidual`.
+   */
+  function continued(polishedFactor: number) {
+    const sim = twoBalls({ friction: 0.5 });
+    sim.step(1);
+    const nsc = sim.contactModel?.nonsmooth as NonsmoothContact;
+    const tol = nsc.settings.tolerance;
+    const seen: { r: Float64Array; met: Float64Array; polish: number } = {
+      r: new Float64Array(0),
+      met: new Float64Array(0),
+      polish: 0,
+    };
+    const result = (iterations: number, residual: number): NonsmoothResult => ({
+      iterations,
+      residual,
+      converged: residual <= tol,
+      measure: "coulomb",
+      status: residual <= tol ? "converged" : "max-iterations",
+    });
+    const stub: NonsmoothSolver = {
+      name: "nncg",
+      solve(p: NonsmoothProblem, r: Float64Array, o?: NonsmoothOptions) {
+        const m = 3 * p.contacts;
+        if (!o?.polish) {
+          seen.r = r;
+          seen.met = Float64Array.from(r.subarray(0, m));
+          return result(3, 0.5 * tol);
+        }
+        seen.polish = o.maxIterations ?? 0;
+        for (let k = 0; k < m; k++) r[k] += 1;
+        return result(seen.polish, polishedFactor * tol);
+      },
+    };
+    (nsc as unknown as { solver: NonsmoothSolver }).solver = stub;
+    const res = nsc.solve(new Float64Array(12), 4);
+    return { res, seen, tol };
+  }
+
+  it("polishing that ends above the tolerance: the iterate that met it, with its residual", () => {
+    const { res, seen, tol } = continued(2);
+    expect(seen.polish).toBe(3);
+    expect(res).toMatchObject({ converged: true, residual: 0.5 * tol, iterations: 6 });
+    expect(Array.from(seen.r.subarray(0, 3))).toEqual(Array.from(seen.met));
+  });
+
+  it("polishing that still meets it: the polished iterate, with its residual", () => {
+    const { res, seen, tol } = continued(0.1);
+    expect(res).toMatchObject({ converged: true, residual: 0.1 * tol, iterations: 6 });
+    expect(Array.from(seen.r.subarray(0, 3))).toEqual(Array.from(seen.met, (x) => x + 1));
   });
 });

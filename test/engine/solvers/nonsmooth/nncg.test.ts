@@ -4,7 +4,8 @@
  * closed-form contact problems every splitting solver must solve, the De Saxcé conditions
  * checked from W directly, a resting column's closed-form impulses (where plain
  * Gauss–Seidel is slowest), the same iterates in the velocity and the Delassus form, the r
- * it returns when stopped short, and polishing (options.polish) as plain PGS sweeps.
+ * it returns when stopped short, polishing (options.polish) as plain PGS sweeps, and a
+ * hull vertex on four terrain triangles where the sweeps stall (the restart threshold).
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -17,7 +18,13 @@ import {
 import { mulberry32 } from "../../../support/random";
 import { expectRandomCoulomb, testCoulombClosedForms, testFrictionlessLcp } from "./checks";
 import { affine, maxAbsDiff } from "./helpers";
-import { denseW, randomFrictionProblems, randomSet, restingColumn } from "./scenes";
+import {
+  denseW,
+  hullVertexOnTerrain,
+  randomFrictionProblems,
+  randomSet,
+  restingColumn,
+} from "./scenes";
 
 const nncg = () => new PgsSolver({ conjugate: true });
 
@@ -122,4 +129,24 @@ describe("resting column (closed form P_j = (k − j) m g h)", () => {
       expect(gs.converged).toBe(true);
       expect(cg.iterations).toBeLessThan(0.25 * gs.iterations);
     });
+});
+
+describe("a hull vertex on four terrain triangles (H-100's stalled impacts)", () => {
+  it("NNCG meets 1e-3 g h in under 100 sweeps (restarting at β > 1: 271), checked on the dense W", () => {
+    // The sweeps' step g stays constant up to a zigzag (β = 0.98 / 1.02, or 1 + 1e-6)
+    // while load moves between the vertex's contacts: a restart at β > 1 drops the
+    // momentum every other sweep (pgs.ts, NNCG_RESTART).
+    const { problem, dense } = hullVertexOnTerrain();
+    const tolerance = (1e-3 * 9.81) / 240;
+    const r = new Float64Array(3 * problem.contacts);
+    const res = nncg().solve(problem, r, { tolerance, maxIterations: 100, warmStart: false });
+    expect(res.converged).toBe(true);
+    expect(problemResidual(dense, r)).toBeLessThanOrEqual(tolerance);
+    const gs = new PgsSolver().solve(problem, new Float64Array(r.length), {
+      tolerance,
+      maxIterations: 100,
+      warmStart: false,
+    });
+    expect(gs.converged).toBe(false);
+  });
 });

@@ -3,8 +3,8 @@
  * solvers (dense references assembled entry by entry, closed forms stated with each):
  * random LCPs with their 2ⁿ-enumeration solution, single and V-groove friction contacts,
  * random coupled friction problems, particle contact sets as a SparseBlockDelassus and a
- * dense W, random multibody sets as a FactoredDelassus with their dense s·H Y Hᵀ, and a
- * resting column of particles.
+ * dense W, random multibody sets as a FactoredDelassus with their dense s·H Y Hᵀ, a
+ * resting column of particles, and a tumbling hull's vertex on four terrain triangles.
  */
 import {
   FactoredDelassus,
@@ -393,4 +393,84 @@ export function restingColumn(k: number, mp: number, g: number, h: number, dim: 
   q[0] = -g * h;
   const exact = Float64Array.from({ length: k }, (_, j) => (k - j) * mp * g * h);
   return { op, q, exact };
+}
+
+/**
+ * A convex hull (mass 1/1.1387 kg, world inverse inertia I⁻¹ below, 1/(kg·m²)) tumbling at
+ * 12 rad/s onto a mesh terrain, its contacts with the terrain in the hull's frame (points
+ * from its centre of mass, m; normals): one vertex touches four triangles whose normals
+ * differ by 1–1.5° (contacts 0, 3, 4, 5 at one point), two more contacts lie within 1 mm
+ * of it and one 3 cm away. The free velocity v = (v, ω) (m/s, rad/s) comes from H-100's
+ * step 76 at the defaults (bench/compare, the contacts of one hull, rounded to 4 digits).
+ * The four nearly parallel contacts at one point make W = A Y Aᵀ nearly singular: load
+ * moves between them with little change of the velocities, where the Gauss–Seidel sweeps
+ * stall. Rows of contact i: u = A_i v, A_i = [e; p_i × e] for e = n, t₁, t₂ (t₁ ∥ n × e_x,
+ * t₂ = n × t₁); Y = diag(1/m I₃, I⁻¹). Returns the FactoredDelassus problem and the dense
+ * W built entry by entry from the same A and Y.
+ */
+export function hullVertexOnTerrain() {
+  const points: Vec3[] = [
+    [-0.0685, -0.0142, -0.0422],
+    [-0.0685, -0.0136, -0.042],
+    [-0.0675, -0.0136, -0.0421],
+    [-0.0685, -0.0142, -0.0422],
+    [-0.0685, -0.0142, -0.0422],
+    [-0.0685, -0.0142, -0.0422],
+    [-0.041, 0.0023, -0.0411],
+  ];
+  const normals: Vec3[] = [
+    [0.1078, -0.1912, 0.9756],
+    [0.1078, -0.1912, 0.9756],
+    [0.1078, -0.1912, 0.9756],
+    [0.1204, -0.2035, 0.9716],
+    [0.0992, -0.204, 0.9739],
+    [0.1073, -0.2122, 0.9713],
+    [0.0916, -0.214, 0.9725],
+  ];
+  const invMass = 1.1387;
+  const invInertia = [948.8, 165.4, 94.2, 165.4, 707.5, 70.9, 94.2, 70.9, 636.9];
+  const v = [0.1984, -0.575, -0.4926, 11.5134, 3.2268, 1.3938];
+  const nc = points.length;
+  const A: number[][] = [];
+  for (let i = 0; i < nc; i++) {
+    const n = unit(normals[i]);
+    const t1 = unit(cross(n, [1, 0, 0]));
+    for (const e of [n, t1, cross(n, t1)]) A.push([...e, ...cross(points[i], e)]);
+  }
+  // Y a for a row a of A: the generalized velocity change of a unit impulse along it
+  const Ya = A.map((a) => [
+    invMass * a[0],
+    invMass * a[1],
+    invMass * a[2],
+    ...[0, 1, 2].map(
+      (r) => invInertia[3 * r] * a[3] + invInertia[3 * r + 1] * a[4] + invInertia[3 * r + 2] * a[5],
+    ),
+  ]);
+  const jac = new Float64Array(36 * nc);
+  const resp = new Float64Array(36 * nc);
+  const op = new FactoredDelassus().reset(nc, 3, 6, 1, jac, resp);
+  const q = new Float64Array(3 * nc);
+  for (let i = 0; i < nc; i++) {
+    op.setSide(i, 0, 0, 6);
+    op.setSide(i, 1, 0, 0);
+    for (let k = 0; k < 3; k++)
+      for (let c = 0; c < 6; c++) {
+        jac[36 * i + 6 * k + c] = A[3 * i + k][c];
+        resp[36 * i + 6 * k + c] = Ya[3 * i + k][c];
+        q[3 * i + k] += A[3 * i + k][c] * v[c];
+      }
+  }
+  const m = 3 * nc;
+  const dense = new Float64Array(m * m);
+  for (let p = 0; p < m; p++)
+    for (let r = 0; r < m; r++) {
+      let s = 0;
+      for (let c = 0; c < 6; c++) s += A[p][c] * Ya[r][c];
+      dense[p * m + r] = s;
+    }
+  const mu = new Float64Array(nc).fill(0.5);
+  return {
+    problem: { contacts: nc, contactDim: 3, W: op, q, mu } as NonsmoothProblem,
+    dense: { contacts: nc, contactDim: 3, W: dense, q, mu } as NonsmoothProblem,
+  };
 }
