@@ -45,6 +45,17 @@ export class ConstraintSet {
   readonly rowDof: Int32Array;
   readonly rowWidth: Int32Array;
   readonly rowSlot: Int32Array;
+  /**
+   * G's columns by body, for the gathered Gᵀ y (multiplyTranspose): dynamic body k (in
+   * dof order) has its first dof at colDof[k], colWidth[k] columns (3 or 6), and its
+   * entries in G at colRow[p], colSlot[p] (row, offset of its first value) for p in
+   * colStart[k] .. colStart[k+1], in row order (and entry order within a row).
+   */
+  private readonly colDof: Int32Array;
+  private readonly colWidth: Int32Array;
+  private readonly colStart: Int32Array;
+  private readonly colRow: Int32Array;
+  private readonly colSlot: Int32Array;
 
   private readonly jacA: Float64Array;
   private readonly jacB: Float64Array;
@@ -122,6 +133,23 @@ export class ConstraintSet {
         for (let c = 0; c < this.rowWidth[i]; c++) colIdx[s + c] = this.rowDof[i] + c;
       }
     this.G = new CsrMatrix(m, sys.numDofs, rowPtr, colIdx, new Float64Array(rowPtr[m]));
+
+    const dynamic: number[] = [];
+    for (let b = 0; b < sys.numBodies; b++) if (sys.dofOffset[b] >= 0) dynamic.push(b);
+    dynamic.sort((x, y) => sys.dofOffset[x] - sys.dofOffset[y]);
+    const entries = dynamic.map(() => [] as number[]);
+    const index = new Map(dynamic.map((b, k) => [b, k]));
+    for (let r = 0; r < m; r++)
+      for (let i = E * r; i < E * r + E && this.rowSlot[i] >= 0; i++)
+        entries[index.get(this.rowBody[i])!].push(r, this.rowSlot[i]);
+    this.colDof = Int32Array.from(dynamic, (b) => sys.dofOffset[b]);
+    this.colWidth = Int32Array.from(dynamic, width);
+    this.colStart = new Int32Array(dynamic.length + 1);
+    for (let k = 0; k < dynamic.length; k++)
+      this.colStart[k + 1] = this.colStart[k] + entries[k].length / 2;
+    const all = entries.flat();
+    this.colRow = Int32Array.from({ length: all.length / 2 }, (_, p) => all[2 * p]);
+    this.colSlot = Int32Array.from({ length: all.length / 2 }, (_, p) => all[2 * p + 1]);
   }
 
   /**
@@ -268,28 +296,45 @@ export class ConstraintSet {
   }
 
   /**
-   * out = Gᵀ y (overwritten), entry by entry as `multiply`; `values` may hold G's values at
-   * another configuration (same pattern), as a projection's factorization keeps them.
+   * out = Gᵀ y (overwritten: every dof); `values` may hold G's values at another
+   * configuration (same pattern), as a projection's factorization keeps them. Gathered
+   * body by body (colDof …): each of a body's 3 or 6 sums runs over its entries in row
+   * order from +0, skipping rows with y_r = 0, in a local, stored once — the sums a row
+   * by row scatter into out makes, in the same order (the same bits), without re-reading
+   * out after every store (on the 100-link chain 6.3–7.5 → 4.3–4.7 µs a product).
    */
   multiplyTranspose(y: Float64Array, out: Float64Array, values = this.G.values): void {
-    out.fill(0, 0, this.numDofs);
-    const { rowSlot, rowDof, rowWidth } = this;
+    const { colDof, colWidth, colStart, colRow, colSlot } = this;
     const v = values;
-    for (let r = 0; r < this.numRows; r++) {
-      const yr = y[r];
-      if (yr === 0) continue;
-      for (let e = ROW_ENTRIES * r; e < ROW_ENTRIES * r + ROW_ENTRIES; e++) {
-        const s = rowSlot[e];
-        if (s < 0) break;
-        const d = rowDof[e];
-        out[d] += v[s] * yr;
-        out[d + 1] += v[s + 1] * yr;
-        out[d + 2] += v[s + 2] * yr;
-        if (rowWidth[e] === 6) {
-          out[d + 3] += v[s + 3] * yr;
-          out[d + 4] += v[s + 4] * yr;
-          out[d + 5] += v[s + 5] * yr;
+    for (let k = 0; k < colDof.length; k++) {
+      const six = colWidth[k] === 6;
+      let o0 = 0;
+      let o1 = 0;
+      let o2 = 0;
+      let o3 = 0;
+      let o4 = 0;
+      let o5 = 0;
+      for (let p = colStart[k]; p < colStart[k + 1]; p++) {
+        const yr = y[colRow[p]];
+        if (yr === 0) continue;
+        const s = colSlot[p];
+        o0 += v[s] * yr;
+        o1 += v[s + 1] * yr;
+        o2 += v[s + 2] * yr;
+        if (six) {
+          o3 += v[s + 3] * yr;
+          o4 += v[s + 4] * yr;
+          o5 += v[s + 5] * yr;
         }
+      }
+      const d = colDof[k];
+      out[d] = o0;
+      out[d + 1] = o1;
+      out[d + 2] = o2;
+      if (six) {
+        out[d + 3] = o3;
+        out[d + 4] = o4;
+        out[d + 5] = o5;
       }
     }
   }

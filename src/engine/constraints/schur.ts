@@ -197,6 +197,25 @@ export class MassSchurComplement {
       const j22 = rigid ? Iw[t + 8] : 0;
       const o = inverse === null ? 0 : offset[b];
       const split = rigid && decoupled[b] === 1;
+      // a decoupled W_b⁻¹'s two 3 × 3 blocks (split) in locals
+      const t00 = split && inverse !== null ? inverse[o + 0] : 0;
+      const t01 = split && inverse !== null ? inverse[o + 1] : 0;
+      const t02 = split && inverse !== null ? inverse[o + 2] : 0;
+      const t10 = split && inverse !== null ? inverse[o + 6] : 0;
+      const t11 = split && inverse !== null ? inverse[o + 7] : 0;
+      const t12 = split && inverse !== null ? inverse[o + 8] : 0;
+      const t20 = split && inverse !== null ? inverse[o + 12] : 0;
+      const t21 = split && inverse !== null ? inverse[o + 13] : 0;
+      const t22 = split && inverse !== null ? inverse[o + 14] : 0;
+      const q00 = split && inverse !== null ? inverse[o + 21] : 0;
+      const q01 = split && inverse !== null ? inverse[o + 22] : 0;
+      const q02 = split && inverse !== null ? inverse[o + 23] : 0;
+      const q10 = split && inverse !== null ? inverse[o + 27] : 0;
+      const q11 = split && inverse !== null ? inverse[o + 28] : 0;
+      const q12 = split && inverse !== null ? inverse[o + 29] : 0;
+      const q20 = split && inverse !== null ? inverse[o + 33] : 0;
+      const q21 = split && inverse !== null ? inverse[o + 34] : 0;
+      const q22 = split && inverse !== null ? inverse[o + 35] : 0;
       for (let i = 0; i < n; i++) {
         const s = bodyRowSlot[bodyStart[k] + i];
         const wi = 6 * i;
@@ -240,24 +259,33 @@ export class MassSchurComplement {
             const p3 = j00 * u3 + j01 * u4 + j02 * u5;
             const p4 = j10 * u3 + j11 * u4 + j12 * u5;
             const p5 = j20 * u3 + j21 * u4 + j22 * u5;
-            for (let r = 0; r < 6; r++) {
-              const q = o + 6 * r;
-              let acc: number;
-              if (split)
-                acc =
-                  r < 3
-                    ? inverse[q] * p0 + inverse[q + 1] * p1 + inverse[q + 2] * p2
-                    : inverse[q + 3] * p3 + inverse[q + 4] * p4 + inverse[q + 5] * p5;
-              else
-                acc =
-                  inverse[q] * p0 +
-                  inverse[q + 1] * p1 +
-                  inverse[q + 2] * p2 +
-                  inverse[q + 3] * p3 +
-                  inverse[q + 4] * p4 +
-                  inverse[q + 5] * p5;
-              w[wi + r] = scale * acc;
-            }
+            if (split) {
+              // the two blocks' sums from locals, the six results stored together (V8
+              // re-reads typed arrays after a store to any of them)
+              const w0 = scale * (t00 * p0 + t01 * p1 + t02 * p2);
+              const w1 = scale * (t10 * p0 + t11 * p1 + t12 * p2);
+              const w2 = scale * (t20 * p0 + t21 * p1 + t22 * p2);
+              const w3 = scale * (q00 * p3 + q01 * p4 + q02 * p5);
+              const w4 = scale * (q10 * p3 + q11 * p4 + q12 * p5);
+              const w5 = scale * (q20 * p3 + q21 * p4 + q22 * p5);
+              w[wi] = w0;
+              w[wi + 1] = w1;
+              w[wi + 2] = w2;
+              w[wi + 3] = w3;
+              w[wi + 4] = w4;
+              w[wi + 5] = w5;
+            } else
+              for (let r = 0; r < 6; r++) {
+                const q = o + 6 * r;
+                w[wi + r] =
+                  scale *
+                  (inverse[q] * p0 +
+                    inverse[q + 1] * p1 +
+                    inverse[q + 2] * p2 +
+                    inverse[q + 3] * p3 +
+                    inverse[q + 4] * p4 +
+                    inverse[q + 5] * p5);
+              }
           }
         }
         vCols[s] = w[wi];
@@ -269,8 +297,136 @@ export class MassSchurComplement {
           vCols[s + 5] = w[wi + 5];
         }
       }
-      this.addBodyPairs(k, n, rigid, false, out, target);
+      if (rigid && n === 6) this.addSixRowsPairs(k, out, target);
+      else this.addBodyPairs(k, n, rigid, false, out, target);
     }
+  }
+
+  /**
+   * addBodyPairs(k, 6, rigid, nonsymmetric) unrolled (updateMixed on a rigid body with six
+   * rows: every inner link of a chain): the 36 sums g_i · w_j with the rows of G and the
+   * columns in w read once into locals, the same products and sums in the same order (the
+   * same bits); the loop re-read w after every store to out.
+   */
+  private addSixRowsPairs(k: number, out: Float64Array, target: Int32Array): void {
+    const { w, bodyStart, bodyRowSlot, pairStart } = this;
+    const g = this.set.G.values;
+    const r0 = bodyStart[k];
+    const p = pairStart[k];
+    const w00 = w[0];
+    const w01 = w[1];
+    const w02 = w[2];
+    const w03 = w[3];
+    const w04 = w[4];
+    const w05 = w[5];
+    const w10 = w[6];
+    const w11 = w[7];
+    const w12 = w[8];
+    const w13 = w[9];
+    const w14 = w[10];
+    const w15 = w[11];
+    const w20 = w[12];
+    const w21 = w[13];
+    const w22 = w[14];
+    const w23 = w[15];
+    const w24 = w[16];
+    const w25 = w[17];
+    const w30 = w[18];
+    const w31 = w[19];
+    const w32 = w[20];
+    const w33 = w[21];
+    const w34 = w[22];
+    const w35 = w[23];
+    const w40 = w[24];
+    const w41 = w[25];
+    const w42 = w[26];
+    const w43 = w[27];
+    const w44 = w[28];
+    const w45 = w[29];
+    const w50 = w[30];
+    const w51 = w[31];
+    const w52 = w[32];
+    const w53 = w[33];
+    const w54 = w[34];
+    const w55 = w[35];
+    const s0 = bodyRowSlot[r0 + 0];
+    const g00 = g[s0 + 0];
+    const g01 = g[s0 + 1];
+    const g02 = g[s0 + 2];
+    const g03 = g[s0 + 3];
+    const g04 = g[s0 + 4];
+    const g05 = g[s0 + 5];
+    const s1 = bodyRowSlot[r0 + 1];
+    const g10 = g[s1 + 0];
+    const g11 = g[s1 + 1];
+    const g12 = g[s1 + 2];
+    const g13 = g[s1 + 3];
+    const g14 = g[s1 + 4];
+    const g15 = g[s1 + 5];
+    const s2 = bodyRowSlot[r0 + 2];
+    const g20 = g[s2 + 0];
+    const g21 = g[s2 + 1];
+    const g22 = g[s2 + 2];
+    const g23 = g[s2 + 3];
+    const g24 = g[s2 + 4];
+    const g25 = g[s2 + 5];
+    const s3 = bodyRowSlot[r0 + 3];
+    const g30 = g[s3 + 0];
+    const g31 = g[s3 + 1];
+    const g32 = g[s3 + 2];
+    const g33 = g[s3 + 3];
+    const g34 = g[s3 + 4];
+    const g35 = g[s3 + 5];
+    const s4 = bodyRowSlot[r0 + 4];
+    const g40 = g[s4 + 0];
+    const g41 = g[s4 + 1];
+    const g42 = g[s4 + 2];
+    const g43 = g[s4 + 3];
+    const g44 = g[s4 + 4];
+    const g45 = g[s4 + 5];
+    const s5 = bodyRowSlot[r0 + 5];
+    const g50 = g[s5 + 0];
+    const g51 = g[s5 + 1];
+    const g52 = g[s5 + 2];
+    const g53 = g[s5 + 3];
+    const g54 = g[s5 + 4];
+    const g55 = g[s5 + 5];
+    out[target[p + 0]] += g00 * w00 + g01 * w01 + g02 * w02 + g03 * w03 + g04 * w04 + g05 * w05;
+    out[target[p + 1]] += g00 * w10 + g01 * w11 + g02 * w12 + g03 * w13 + g04 * w14 + g05 * w15;
+    out[target[p + 2]] += g00 * w20 + g01 * w21 + g02 * w22 + g03 * w23 + g04 * w24 + g05 * w25;
+    out[target[p + 3]] += g00 * w30 + g01 * w31 + g02 * w32 + g03 * w33 + g04 * w34 + g05 * w35;
+    out[target[p + 4]] += g00 * w40 + g01 * w41 + g02 * w42 + g03 * w43 + g04 * w44 + g05 * w45;
+    out[target[p + 5]] += g00 * w50 + g01 * w51 + g02 * w52 + g03 * w53 + g04 * w54 + g05 * w55;
+    out[target[p + 6]] += g10 * w00 + g11 * w01 + g12 * w02 + g13 * w03 + g14 * w04 + g15 * w05;
+    out[target[p + 7]] += g10 * w10 + g11 * w11 + g12 * w12 + g13 * w13 + g14 * w14 + g15 * w15;
+    out[target[p + 8]] += g10 * w20 + g11 * w21 + g12 * w22 + g13 * w23 + g14 * w24 + g15 * w25;
+    out[target[p + 9]] += g10 * w30 + g11 * w31 + g12 * w32 + g13 * w33 + g14 * w34 + g15 * w35;
+    out[target[p + 10]] += g10 * w40 + g11 * w41 + g12 * w42 + g13 * w43 + g14 * w44 + g15 * w45;
+    out[target[p + 11]] += g10 * w50 + g11 * w51 + g12 * w52 + g13 * w53 + g14 * w54 + g15 * w55;
+    out[target[p + 12]] += g20 * w00 + g21 * w01 + g22 * w02 + g23 * w03 + g24 * w04 + g25 * w05;
+    out[target[p + 13]] += g20 * w10 + g21 * w11 + g22 * w12 + g23 * w13 + g24 * w14 + g25 * w15;
+    out[target[p + 14]] += g20 * w20 + g21 * w21 + g22 * w22 + g23 * w23 + g24 * w24 + g25 * w25;
+    out[target[p + 15]] += g20 * w30 + g21 * w31 + g22 * w32 + g23 * w33 + g24 * w34 + g25 * w35;
+    out[target[p + 16]] += g20 * w40 + g21 * w41 + g22 * w42 + g23 * w43 + g24 * w44 + g25 * w45;
+    out[target[p + 17]] += g20 * w50 + g21 * w51 + g22 * w52 + g23 * w53 + g24 * w54 + g25 * w55;
+    out[target[p + 18]] += g30 * w00 + g31 * w01 + g32 * w02 + g33 * w03 + g34 * w04 + g35 * w05;
+    out[target[p + 19]] += g30 * w10 + g31 * w11 + g32 * w12 + g33 * w13 + g34 * w14 + g35 * w15;
+    out[target[p + 20]] += g30 * w20 + g31 * w21 + g32 * w22 + g33 * w23 + g34 * w24 + g35 * w25;
+    out[target[p + 21]] += g30 * w30 + g31 * w31 + g32 * w32 + g33 * w33 + g34 * w34 + g35 * w35;
+    out[target[p + 22]] += g30 * w40 + g31 * w41 + g32 * w42 + g33 * w43 + g34 * w44 + g35 * w45;
+    out[target[p + 23]] += g30 * w50 + g31 * w51 + g32 * w52 + g33 * w53 + g34 * w54 + g35 * w55;
+    out[target[p + 24]] += g40 * w00 + g41 * w01 + g42 * w02 + g43 * w03 + g44 * w04 + g45 * w05;
+    out[target[p + 25]] += g40 * w10 + g41 * w11 + g42 * w12 + g43 * w13 + g44 * w14 + g45 * w15;
+    out[target[p + 26]] += g40 * w20 + g41 * w21 + g42 * w22 + g43 * w23 + g44 * w24 + g45 * w25;
+    out[target[p + 27]] += g40 * w30 + g41 * w31 + g42 * w32 + g43 * w33 + g44 * w34 + g45 * w35;
+    out[target[p + 28]] += g40 * w40 + g41 * w41 + g42 * w42 + g43 * w43 + g44 * w44 + g45 * w45;
+    out[target[p + 29]] += g40 * w50 + g41 * w51 + g42 * w52 + g43 * w53 + g44 * w54 + g45 * w55;
+    out[target[p + 30]] += g50 * w00 + g51 * w01 + g52 * w02 + g53 * w03 + g54 * w04 + g55 * w05;
+    out[target[p + 31]] += g50 * w10 + g51 * w11 + g52 * w12 + g53 * w13 + g54 * w14 + g55 * w15;
+    out[target[p + 32]] += g50 * w20 + g51 * w21 + g52 * w22 + g53 * w23 + g54 * w24 + g55 * w25;
+    out[target[p + 33]] += g50 * w30 + g51 * w31 + g52 * w32 + g53 * w33 + g54 * w34 + g55 * w35;
+    out[target[p + 34]] += g50 * w40 + g51 * w41 + g52 * w42 + g53 * w43 + g54 * w44 + g55 * w45;
+    out[target[p + 35]] += g50 * w50 + g51 * w51 + g52 * w52 + g53 * w53 + g54 * w54 + g55 * w55;
   }
 
   /**

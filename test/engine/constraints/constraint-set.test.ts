@@ -66,6 +66,27 @@ describe("ConstraintSet", () => {
       );
   });
 
+  it("Gᵀ y (gathered by body) has the bits of a row-by-row scatter, overwrites every dof, takes other values", () => {
+    const { sys, set } = scene(3);
+    set.updateJacobian(0.1);
+    const { rowPtr, colIdx } = set.G;
+    // y with zero rows (skipped), G's own values and another array of its layout
+    const y = Float64Array.from({ length: set.numRows }, (_, i) =>
+      i % 4 === 1 ? 0 : Math.sin(3 * i + 1),
+    );
+    const other = Float64Array.from(set.G.values, (v, p) => v * 1.3 - 0.01 * p);
+    for (const values of [set.G.values, other]) {
+      const ref = new Float64Array(sys.numDofs);
+      for (let r = 0; r < set.numRows; r++) {
+        if (y[r] === 0) continue;
+        for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) ref[colIdx[p]] += values[p] * y[r];
+      }
+      const out = new Float64Array(sys.numDofs).fill(Number.NaN);
+      set.multiplyTranspose(y, out, values);
+      for (let j = 0; j < sys.numDofs; j++) expect(Object.is(out[j], ref[j])).toBe(true);
+    }
+  });
+
   it("spherical joints write G's rows themselves (jacobianInto): the blocks' values on every kind of end", () => {
     const r = mulberry32(5);
     const sys = system([

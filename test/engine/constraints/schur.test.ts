@@ -95,9 +95,13 @@ describe("MassSchurComplement", () => {
       }
   });
 
-  for (const blocks of [false, true])
-    it(`updateMixed: S = G V with V = s W⁻¹ M M_t⁻¹ G_tᵀ against the dense product (${blocks ? "block" : "mass"} W)`, () => {
-      const { sys, set, r } = chain(blocks ? 8 : 9);
+  for (const [blocks, split] of [
+    [false, false],
+    [true, false],
+    [true, true],
+  ])
+    it(`updateMixed: S = G V with V = s W⁻¹ M M_t⁻¹ G_tᵀ against the dense product (${blocks ? (split ? "decoupled block" : "block") : "mass"} W)`, () => {
+      const { sys, set, r } = chain(blocks ? (split ? 10 : 8) : 9);
       set.updateJacobian(0);
       const schur = new MassSchurComplement(set, sys);
       // the start configuration's rows and inverse inertias, then the bodies moved
@@ -123,6 +127,12 @@ describe("MassSchurComplement", () => {
         total += k * k;
       });
       const inverse = Float64Array.from({ length: total }, () => 2 * r() - 1);
+      // decoupled (split): the rigid bodies' W_b⁻¹ two 3 × 3 blocks, zero elsewhere
+      const decoupled = Uint8Array.from(sizes, (k) => (split && k === 6 ? 1 : 0));
+      for (let b = 0; b < sys.numBodies; b++)
+        if (decoupled[b] === 1)
+          for (let i = 0; i < 6; i++)
+            for (let j = 0; j < 6; j++) if (i < 3 !== j < 3) inverse[offset[b] + 6 * i + j] = 0;
       const Winv = Array.from({ length: n }, () => new Array<number>(n).fill(0));
       for (let b = 0; b < sys.numBodies; b++) {
         const d = sys.dofOffset[b];
@@ -146,7 +156,7 @@ describe("MassSchurComplement", () => {
         scale,
         blocks ? inverse : null,
         offset,
-        new Uint8Array(sys.numBodies),
+        decoupled,
         vCols,
         out,
         slot,
