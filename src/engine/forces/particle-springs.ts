@@ -39,9 +39,10 @@ import {
 } from "./axial";
 import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
 
-// Module-level copies of imports used once per spring: under the CommonJS transform (tsx)
-// every use of an imported binding is a getter call, here once per spring and pass
-// (bench/README.md, "Imported bindings in hot loops").
+// Module-level copies of imports used once per spring: loaded as CommonJS (a script outside
+// the package, run with tsx) every use of an imported binding is a getter call, here once
+// per spring and pass; as the package's ES modules nothing (bench/README.md, "Imported
+// bindings in hot loops").
 /** Jacobian factors per spring (axial.ts layout). */
 const STRIDE = AXIAL_FACTORS;
 /** Rank-one form [û, g, p] of C = s_x A + s_v B per spring. */

@@ -356,9 +356,10 @@ export function getVelocity(sys: BodySystem, u: Float64Array): void {
  * out ← the per-body 3-vectors lin[3b..] and, for rigid bodies, ang[3b..] stacked as a
  * generalized vector (getVelocity, getForces). Written out rather than with copy3: every
  * Newton iteration of a jointed chain reads and writes its velocities several times, and
- * under the benchmark's loader (tsx, modules as CommonJS) each call of another module's
- * function goes through an export getter: on the 100-link chain getVelocity took 2.8 µs
- * that way, 0.9 µs written out (setVelocity the same).
+ * where the engine is loaded as CommonJS (a script outside the package, run with tsx) each
+ * call of another module's function goes through an export getter: on the 100-link chain
+ * getVelocity took 2.8 µs that way, 0.9 µs written out (setVelocity the same). The package's
+ * ES modules (the benchmark, the server's bundle) have no getters.
  */
 function gather(sys: BodySystem, lin: Float64Array, ang: Float64Array, out: Float64Array): void {
   const { dofOffset, kind } = sys;

@@ -108,10 +108,11 @@ const NNCG_RESTART = 1.3;
 const RESIDUAL_CHECK_INTERVAL = 8;
 
 /**
- * Local bindings of the per-contact functions: tsx / esbuild compile an imported function
- * to a getter on the exporting module, evaluated on every use; the sweeps call these once
- * per contact per sweep, so a local binding saves a getter call per contact and sweep
- * (bench/README.md, "Imported bindings in hot loops").
+ * Local bindings of the per-contact functions: where the engine is loaded as CommonJS (a
+ * script outside the package's "type": "module", run with tsx), every use of an imported
+ * function is a getter call on the exporting module, here once per contact and sweep; the
+ * package's ES modules (the benchmark, the server's bundle) read the bindings directly and
+ * lose nothing by the copies (bench/README.md, "Imported bindings in hot loops").
  */
 const coulombUpdate = coulombBlockUpdate;
 const lcpUpdate = lcpRowUpdate;
