@@ -12,33 +12,14 @@ import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../schemas/model";
 import { loadModel } from "../../src/engine/index";
 import { sample } from "../support/metrics";
+import { impossibleJoints } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 import { createSession, step } from "./helpers";
 
 const server = useServer({ workers: 1 });
 
-const impossibleJoints: ModelInput = {
-  gravity: [0, 0, -9.81],
-  bodies: [{ id: "p", kind: "particle", mass: 1, position: [0.5, 0, 0] }],
-  joints: [
-    {
-      id: "l",
-      type: "distance",
-      a: { body: "ground", point: [0, 0, 0] },
-      b: { body: "p" },
-      length: 0.3,
-    },
-    {
-      id: "r",
-      type: "distance",
-      a: { body: "ground", point: [1, 0, 0] },
-      b: { body: "p" },
-      length: 0.3,
-    },
-  ],
-  solver: { integrator: "moreau-jean", dt: 0.01 },
-} as ModelInput;
+const joints = impossibleJoints("moreau-jean", 0.01);
 
 const starvedBox: ModelInput = {
   gravity: [0, 0, -9.81],
@@ -95,11 +76,11 @@ describe("/metrics: steps short of a stated tolerance", () => {
     const zero = (await api().get("/metrics").expect(200)).text;
     for (const [k] of FIGURES)
       expect(sample(zero, `moreau_steps_short_total{tolerance="${k}"}`)).toBe(0);
-    const joints = await createSession(server.app, impossibleJoints);
+    const jointsId = await createSession(server.app, joints);
     const box = await createSession(server.app, starvedBox);
-    await step(server.app, joints, 40);
+    await step(server.app, jointsId, 40);
     await step(server.app, box, 400);
-    const a = shortfalls(impossibleJoints, 40);
+    const a = shortfalls(joints, 40);
     const b = shortfalls(starvedBox, 400);
     expect(a.joint).toBe(40);
     expect(b.contact).toBeGreaterThan(50);

@@ -487,3 +487,23 @@ export const slidingBoxNsc = {
   contact: { method: "nsc", friction: 0.3, restitution: 0 },
   solver: { integrator: "moreau-jean", dt: 0.005, maxIterations: 30, tolerance: 1e-14 },
 };
+
+/**
+ * A particle held by two distance joints of 0.3 m to ground points 1 m apart: no position
+ * meets both, so no projection brings ‖C‖∞ (0.2 m at its start midway) within tolerance.
+ */
+export function impossibleJoints(integrator: "moreau-jean" | "newmark", dt: number): ModelInput {
+  const to = (id: string, point: number[]) => ({
+    id,
+    type: "distance" as const,
+    a: { body: "ground", point },
+    b: { body: "p" },
+    length: 0.3,
+  });
+  return {
+    gravity: [0, 0, -9.81],
+    bodies: [{ id: "p", kind: "particle", mass: 1, position: [0.5, 0, 0] }],
+    joints: [to("left", [0, 0, 0]), to("right", [1, 0, 0])],
+    solver: { integrator, dt },
+  } as ModelInput;
+}

@@ -21,6 +21,7 @@ import { loadModel } from "../../../src/engine/index";
 import type { ProjectionOrder } from "../../../src/engine/integrators/integrator";
 import { JointProjection } from "../../../src/engine/integrators/joint-projection";
 import { getVelocity, setVelocity, updateDerived } from "../../../src/engine/model/body-system";
+import { impossibleJoints } from "../../support/models";
 import { modelSystem } from "../../support/system";
 
 const MASS = { a: 1, b: 3, c: 2 };
@@ -114,43 +115,15 @@ function velocities(sys: ReturnType<typeof drifted>["sys"]): Float64Array {
   return v;
 }
 
-/**
- * A particle held by two distance joints of 0.3 m to ground points 1 m apart: no position
- * meets both, so no projection can bring ‖C‖∞ (0.2 m at its start midway) within tolerance.
- */
-function impossible(integrator: "moreau-jean" | "newmark"): ModelInput {
-  return {
-    gravity: [0, 0, -9.81],
-    bodies: [{ id: "p", kind: "particle", mass: 1, position: [0.5, 0, 0] }],
-    joints: [
-      {
-        id: "left",
-        type: "distance",
-        a: { body: "ground", point: [0, 0, 0] },
-        b: { body: "p" },
-        length: 0.3,
-      },
-      {
-        id: "right",
-        type: "distance",
-        a: { body: "ground", point: [1, 0, 0] },
-        b: { body: "p" },
-        length: 0.3,
-      },
-    ],
-    solver: { integrator, dt: H },
-  } as ModelInput;
-}
-
 describe("post-step joint projection in the mass metric", () => {
   it("joints no projection can close say jointToleranceMet false; closable ones true", () => {
-    const sim = loadModel(impossible("moreau-jean"));
+    const sim = loadModel(impossibleJoints("moreau-jean", H));
     for (let i = 0; i < 5; i++) {
       sim.step(1);
       expect(sim.state().solver.jointToleranceMet).toBe(false);
     }
     // the same particle on one joint of 0.5 m: within tolerance after every step
-    const one = impossible("moreau-jean");
+    const one = impossibleJoints("moreau-jean", H);
     one.joints = [{ ...(one.joints ?? [])[0], length: 0.5 }] as ModelInput["joints"];
     const fine = loadModel(one);
     for (let i = 0; i < 50; i++) {
@@ -159,7 +132,7 @@ describe("post-step joint projection in the mass metric", () => {
     }
     // newmark holds the joints at the position level in its Newton step, which fails
     // loudly instead (the step is undone)
-    const newmark = loadModel(impossible("newmark"));
+    const newmark = loadModel(impossibleJoints("newmark", H));
     expect(() => newmark.step(1)).toThrow(/Newton did not converge/);
     expect(newmark.stepCount).toBe(0);
   });
