@@ -264,6 +264,17 @@ describe("a cluster of three nodes over Redis", () => {
       10_000,
       100,
     );
+    // each node re-registers its own sessions at its next lease renewal (every third of
+    // LEASE_TTL_MS, on its own timer): the owner's is back, the others' follow within one
+    await waitFor(
+      async () => {
+        for (const n of nodes)
+          if ((await call(n.base, "GET", "/v1/sessions")).body.sessions.length !== 3) return false;
+        return true;
+      },
+      10_000,
+      100,
+    );
     for (const n of nodes) {
       const r = await call(n.base, "GET", "/ready");
       expect(r.body.cluster).toMatchObject({ redis: "up", degraded: false });
