@@ -22,10 +22,12 @@
  *    Voronoi region of the triangle feature it sits on (an edge: normals between the two
  *    faces' outward in-plane directions, n·t_f ≤ 0 for both faces; a corner:
  *    n·(w − v) ≤ 0 for every edge v → w); outside it (an internal edge of a flat or
- *    concave region) the contact is moved to the face normal, with its gap the
- *    separation of the shapes along it. Features mixed with the triangle index.
- *    Contacts of two triangles at the same point with the same normal (a clipped face
- *    on a shared edge) are kept once.
+ *    concave region) the contact is turned to the face normal about the other shape's
+ *    surface point, its gap measured from the plane of the triangle (faceNormal).
+ *    Features mixed with the triangle index.
+ *    Contacts of the pair at one point (within 1e-3 of the shape's size) with normals
+ *    within 2° (a hull vertex on a mesh vertex or edge touches every triangle around it)
+ *    are merged into one, of the deepest gap (merged).
  *
  * Nothing allocates in steady state (the BVH's result list grows to the largest query).
  */
@@ -36,7 +38,7 @@ import { type CoreShape, placeCore, TRIANGLE as TRI } from "../convex/cores";
 import type { ConvexShape } from "../convex/features";
 import { RES } from "../convex/gjk";
 import { CORES_FAR, collideCores } from "../convex/pair";
-import { ALONG, overlapAlong, separationAlong, WAB } from "../convex/support";
+import { ALONG, separationAlong } from "../convex/support";
 import { CLOSEST, closestOnTriangle, REGION } from "../convex/triangle-core";
 import { CONTACT, inFrameOf, MARGIN, pushContactFromA } from "../helpers";
 import type { TriangleMesh } from "../mesh";
@@ -450,10 +452,10 @@ function meshCore(
       far.axis[3 * slot + 2] = RES[2];
     } else if (far.tri[slot] === t) far.tri[slot] = -1;
     for (let c = start; c < out.count; c++)
-      if (!voronoiNormal(mesh, pa, t, out, c)) faceNormal(other, out, c);
-    // Drop contacts below the margin no more, and those another triangle already gave.
+      if (!voronoiNormal(mesh, pa, t, out, c)) faceNormal(out, c);
+    // Drop the contacts below the margin no more, and merge those at an earlier one's point.
     for (let c = start; c < out.count; ) {
-      if (!(out.gap[c] < MARGIN[0]) || duplicate(out, pairStart, c)) {
+      if (!(out.gap[c] < MARGIN[0]) || merged(out, pairStart, c, other)) {
         out.removeAt(c);
         continue;
       }
@@ -550,46 +552,95 @@ function voronoiNormal(
 }
 
 /**
- * Moves contact c onto the current triangle's face normal n_t (world): gap = the
- * separation of the triangle and the other shape along n_t (−overlap − r_b), the
- * point midway from the other's deepest point along −n_t.
+ * Moves contact c onto the current triangle's face normal n_t (world), keeping the other
+ * shape's surface point b = p + (g/2) n and measuring the gap from the plane of t through
+ * the mesh's point a = p − (g/2) n (on t): g' = (b − a)·n_t = g n·n_t, the point
+ * b − (g'/2) n_t. Bullet's btAdjustInternalEdgeContacts turns the normal the same way,
+ * keeping the point on the shape. Measured at the contact, not over the whole shapes: the
+ * separation of the shapes along n_t is negative for a shape over a ridge whose far side
+ * hangs below the plane of t (a box 1 mm over a 1° ridge got a contact of gap −4 mm).
  */
-function faceNormal(other: ConvexShape, out: ContactBuffer, c: number): void {
+function faceNormal(out: ContactBuffer, c: number): void {
   const R = TRI.R;
   const v = TRI.v;
-  NW[0] = R[0] * v[9] + R[1] * v[10] + R[2] * v[11];
-  NW[1] = R[3] * v[9] + R[4] * v[10] + R[5] * v[11];
-  NW[2] = R[6] * v[9] + R[7] * v[10] + R[8] * v[11];
-  overlapAlong(TRI, other, NW, 0);
-  const rb = other.sweep[0];
-  const gap = -ALONG[0] - rb;
-  // The other's deepest point p_b = s_b(−n) − r_b n; the midpoint p_b − (gap/2) n.
-  const back = rb + 0.5 * gap;
-  out.point[3 * c] = WAB[3] - back * NW[0];
-  out.point[3 * c + 1] = WAB[4] - back * NW[1];
-  out.point[3 * c + 2] = WAB[5] - back * NW[2];
-  out.normal[3 * c] = NW[0];
-  out.normal[3 * c + 1] = NW[1];
-  out.normal[3 * c + 2] = NW[2];
-  out.gap[c] = gap;
+  const nx = R[0] * v[9] + R[1] * v[10] + R[2] * v[11];
+  const ny = R[3] * v[9] + R[4] * v[10] + R[5] * v[11];
+  const nz = R[6] * v[9] + R[7] * v[10] + R[8] * v[11];
+  const n = out.normal;
+  const p = out.point;
+  const g = out.gap[c];
+  const h = 0.5 * g;
+  const gt = g * (n[3 * c] * nx + n[3 * c + 1] * ny + n[3 * c + 2] * nz);
+  const ht = 0.5 * gt;
+  p[3 * c] += h * n[3 * c] - ht * nx;
+  p[3 * c + 1] += h * n[3 * c + 1] - ht * ny;
+  p[3 * c + 2] += h * n[3 * c + 2] - ht * nz;
+  n[3 * c] = nx;
+  n[3 * c + 1] = ny;
+  n[3 * c + 2] = nz;
+  out.gap[c] = gt;
 }
 
 /**
- * Whether contact c repeats an earlier one of the pair (from pairStart; of an earlier
- * triangle, or of this one moved onto the face normal): the same point within 1e-9 of
- * the triangle's size and the same normal within 1e-9.
+ * merged's thresholds: the shape's surface points within MERGE_DISTANCE times its size
+ * (its core's bounding radius plus its sweep radius: 0.04–0.1 mm for H-100's hulls, the
+ * order of the position projection's 0.1 mm), normals within 2° (cos ≥ MERGE_COS).
  */
-function duplicate(out: ContactBuffer, pairStart: number, c: number): boolean {
+const MERGE_DISTANCE = 1e-3;
+const MERGE_COS = Math.cos((2 * Math.PI) / 180);
+
+/**
+ * Whether contact c merges into an earlier contact k of the pair (from pairStart: of an
+ * earlier triangle, or of this one): the shape's surface points p + (g/2) n within
+ * MERGE_DISTANCE of its size (one point of it on several triangles), normals within 2°.
+ * k takes c's point, normal and gap if c is the deeper, and keeps its feature and key:
+ * the first triangle in the BVH's order names the merged contact whichever is deepest,
+ * so its warm start carries over while the deepest changes.
+ *
+ * Why. A hull vertex at a mesh vertex or edge between nearly coplanar triangles touches
+ * each of them, and each gives a contact at its face normal (voronoiNormal, faceNormal)
+ * at the same point of the hull: on H-100's terrain a third of the contacts, normals
+ * 0.02–3° apart. Two such rows of W, J_i = [n_iᵀ, (r × n_i)ᵀ] with |n_1 × n_2| = sin θ,
+ * differ by O(θ): the pair's 2 × 2 block has eigenvalues about w(1 ± cos θ), a condition
+ * 4/θ², along which the contact solver moves load between the two with no change of
+ * velocity (its slowest case). One contact of the deeper gap g_1 = min(g_1, g_2) along its
+ * own normal n_1 replaces them: moving the point by −g_1 n_1 closes g_1 and leaves the
+ * other gap g_2 − g_1 cos θ ≥ g_1 (1 − cos θ) ≈ −|g_1| θ²/2, second order in θ. What it
+ * gives up: in a concave crease the tangential velocities along face 1 that enter face 2,
+ * at |v_t| sin θ ≤ 0.035 |v_t| (hence the 2° bound), until the next detection, where
+ * face 2 is the deeper and its contact the one kept. On a flat region (a box flat across
+ * a shared edge) the triangles' contacts coincide in point, normal and gap and one is
+ * kept; over a ridge each triangle's contact is turned about the same point of the shape.
+ * A shape sliding across internal edges keeps face normals only (voronoiNormal), so a
+ * merge drops a contact and never tilts one: no snagging. Bullet's persistent manifold
+ * does the like (btPersistentManifold::getCacheEntry: a new point within the breaking
+ * threshold of a cached one replaces it), without the bound on the normals.
+ */
+function merged(out: ContactBuffer, pairStart: number, c: number, other: ConvexShape): boolean {
   const p = out.point;
   const n = out.normal;
-  const tol = 1e-9 * (TRI.v[13] + 1e-300);
+  const tol = MERGE_DISTANCE * (other.boundingRadius() + other.sweep[0]);
+  // The shape's surface points p + (g/2) n: one vertex of it on several triangles.
+  const gc = 0.5 * out.gap[c];
+  const bx = p[3 * c] + gc * n[3 * c];
+  const by = p[3 * c + 1] + gc * n[3 * c + 1];
+  const bz = p[3 * c + 2] + gc * n[3 * c + 2];
   for (let k = pairStart; k < c; k++) {
-    const dx = p[3 * k] - p[3 * c];
-    const dy = p[3 * k + 1] - p[3 * c + 1];
-    const dz = p[3 * k + 2] - p[3 * c + 2];
+    const gk = 0.5 * out.gap[k];
+    const dx = p[3 * k] + gk * n[3 * k] - bx;
+    const dy = p[3 * k + 1] + gk * n[3 * k + 1] - by;
+    const dz = p[3 * k + 2] + gk * n[3 * k + 2] - bz;
     if (dx * dx + dy * dy + dz * dz > tol * tol) continue;
-    if (n[3 * k] * n[3 * c] + n[3 * k + 1] * n[3 * c + 1] + n[3 * k + 2] * n[3 * c + 2] > 1 - 1e-9)
-      return true;
+    if (n[3 * k] * n[3 * c] + n[3 * k + 1] * n[3 * c + 1] + n[3 * k + 2] * n[3 * c + 2] < MERGE_COS)
+      continue;
+    if (out.gap[c] < out.gap[k]) {
+      out.gap[k] = out.gap[c];
+      for (let i = 0; i < 3; i++) {
+        p[3 * k + i] = p[3 * c + i];
+        n[3 * k + i] = n[3 * c + i];
+      }
+    }
+    return true;
   }
   return false;
 }

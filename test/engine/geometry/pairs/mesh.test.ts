@@ -4,6 +4,11 @@
  *  - on a flat grid (a terrain), a sphere over a face, a shared edge or a shared vertex
  *    gets one contact with the face normal and the exact gap z − r; a box and a hull
  *    resting across internal edges get only +z normals and gap z − h;
+ *  - a hull vertex over a 1° crease gets one contact, the deeper face's, of the closed-form
+ *    gap (z − δ tan θ) cos θ; in a 60° valley both faces' contacts; a box 1 mm over a 1°
+ *    ridge no contact deeper than its own gap (G along +z, G cos θ along a face normal);
+ *    a box set 1 cm off that ridge tips onto the face and rests turned by θ, its contacts'
+ *    forces summing to m g; a box flat across two coplanar triangles carries m g;
  *  - a box, a hull, a capsule and a cylinder beside a lone triangle, their nearest point d
  *    from its edge: contacts (gap d, normal −x) iff d < margin, on both sides of the
  *    margin (the box test that skips a triangle before GJK never skips a contact);
@@ -97,6 +102,171 @@ describe("mesh pairs on a flat terrain", () => {
         expect(c.gap).toBeCloseTo(z - h, 12);
       }
     }
+  });
+});
+
+describe("contacts of one hull point on several triangles merge (pairs/mesh.ts merged)", () => {
+  // A valley along y: two faces z = |x| tan θ meeting at the crease x = 0, normals
+  // n_∓ = (±sin θ, 0, cos θ) for x ≶ 0, 2θ apart (each face two triangles).
+  function valley(theta: number): Shape {
+    const t = Math.tan(theta);
+    const V = new Float64Array([-1, -1, t, 0, -1, 0, -1, 1, t, 0, 1, 0, 1, -1, t, 1, 1, t]);
+    const T = new Int32Array([0, 1, 3, 0, 3, 2, 1, 4, 5, 1, 5, 3]);
+    return { type: "mesh", mesh: buildMesh(V, T) };
+  }
+  // An octahedron of radius a, its lowest vertex P = centre − a z.
+  const a = 0.1;
+  const octa = new Float64Array(18);
+  for (let k = 0; k < 3; k++) {
+    octa[6 * k + k] = a;
+    octa[6 * k + 3 + k] = -a;
+  }
+  const hull: Shape = { type: "convex", hull: convexHull(octa) };
+  const at = pose([0, 0, 0]);
+
+  it("a vertex over a 1° crease: one contact, the deeper face's normal and gap", () => {
+    const theta = Math.PI / 360;
+    // P = (δ, 0.2, z) over the right face: its distance (z − δ tan θ) cos θ along n_+ is
+    // the smaller one (the left face's plane: (z + δ tan θ) cos θ).
+    const d = 1e-3;
+    const z = 2e-3;
+    const cs = collide(valley(theta), at, hull, pose([d, 0.2, z + a]), 0.01);
+    expect(cs.length).toBe(1);
+    const gap = (z - d * Math.tan(theta)) * Math.cos(theta);
+    expect(cs[0].gap).toBeCloseTo(gap, 12);
+    expect(cs[0].normal[0]).toBeCloseTo(-Math.sin(theta), 12);
+    expect(cs[0].normal[1]).toBeCloseTo(0, 12);
+    expect(cs[0].normal[2]).toBeCloseTo(Math.cos(theta), 12);
+    // the midpoint between P and its foot on the right face: P − (gap/2) n_+
+    expect(cs[0].point[0]).toBeCloseTo(d + 0.5 * gap * Math.sin(theta), 12);
+    expect(cs[0].point[2]).toBeCloseTo(z - 0.5 * gap * Math.cos(theta), 12);
+  });
+
+  it("a vertex in a 60° valley keeps both faces' contacts (normals too far apart to merge)", () => {
+    const theta = Math.PI / 6;
+    const z = 2e-3;
+    const cs = collide(valley(theta), at, hull, pose([0, 0.2, z + a]), 0.01);
+    expect(cs.length).toBe(2);
+    const sides = cs.map((c) => Math.sign(c.normal[0])).sort();
+    expect(sides).toEqual([-1, 1]);
+    for (const c of cs) {
+      expect(c.gap).toBeCloseTo(z * Math.cos(theta), 12);
+      expect(Math.abs(c.normal[0])).toBeCloseTo(Math.sin(theta), 12);
+    }
+  });
+
+  it("a box over a 1° ridge: contacts at the ridge, no deeper than the box's own gap", () => {
+    // valley(−θ) is a ridge along y at z = 0; the box's bottom face at height G spans
+    // x ∈ [−0.3, 0.3], so it touches the ridge only and is G above it. A contact turned to
+    // a face normal measured over the whole box would have the far corner's depth below
+    // that face's plane, G − 0.3 tan θ ≈ −4.2 mm for G = 1 mm.
+    const theta = Math.PI / 180;
+    const box: Shape = { type: "box", halfExtents: [0.3, 0.2, 0.1] };
+    for (const G of [1e-3, -1e-3]) {
+      const cs = collide(valley(-theta), at, box, pose([0, 0.2, 0.1 + G]), 0.01);
+      // the ridge's contact: gap G along +z, G cos θ along a face normal; others (the
+      // bottom's far edges, G + 0.3 tan θ above the faces, within the margin) no deeper
+      const lo = Math.min(G, G * Math.cos(theta)) - 1e-12;
+      const deepest = cs.reduce((a, b) => (b.gap < a.gap ? b : a));
+      expect(deepest.gap).toBeGreaterThanOrEqual(lo);
+      expect(deepest.gap).toBeLessThanOrEqual(Math.max(G, G * Math.cos(theta)) + 1e-12);
+      expect(Math.abs(deepest.point[0])).toBeLessThan(1e-3);
+      for (const c of cs) expect(c.normal[2]).toBeGreaterThanOrEqual(Math.cos(theta) - 1e-12);
+    }
+  });
+
+  it("a box set 1 cm off a 1° ridge tips onto the face and rests on it, carrying m g", () => {
+    const theta = Math.PI / 180;
+    const ridge = valley(-theta);
+    if (ridge.type !== "mesh") throw new Error("mesh expected");
+    const m = 2;
+    const g = 9.81;
+    const h = 0.1;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "floor",
+          fixed: true,
+          shapes: [
+            {
+              type: "mesh",
+              vertices: triples(ridge.mesh.vertices),
+              triangles: triples(ridge.mesh.triangles),
+            },
+          ],
+        },
+        {
+          id: "box",
+          mass: m,
+          position: [0.01, 0.2, h],
+          shapes: [{ type: "box", halfExtents: [0.3, 0.2, h] }],
+        },
+      ],
+      contact: { method: "nsc", friction: 0.5, restitution: 0 },
+      solver: { integrator: "moreau-jean", dt: 1 / 240 },
+    });
+    for (let k = 0; k < 480; k++) sim.step(1);
+    const st = sim.state();
+    const box = st.bodies[1];
+    // turned by θ about +y onto the face x > 0 (normal (sin θ, 0, cos θ)), within the
+    // projection's 0.1 mm over the box's 0.3 m half-width
+    const q = box.orientation;
+    expect(Math.abs(2 * Math.asin(q[2]) - theta)).toBeLessThan(1e-4 / 0.3 + 1e-6);
+    expect(Math.hypot(q[1], q[3])).toBeLessThan(1e-3);
+    expect(Math.hypot(...box.velocity)).toBeLessThan(1e-6);
+    // at rest: the contact forces (normal and friction) sum to m g upwards
+    const f = [0, 0, 0];
+    for (const c of st.contacts)
+      for (let i = 0; i < 3; i++) f[i] += c.normalForce * c.normal[i] + c.tangentForce[i];
+    expect(Math.abs(f[2] / (m * g) - 1)).toBeLessThan(1e-6);
+    expect(Math.hypot(f[0], f[1]) / (m * g)).toBeLessThan(1e-6);
+  });
+
+  const triples = (x: ArrayLike<number>): [number, number, number][] =>
+    Array.from({ length: x.length / 3 }, (_, k) => [x[3 * k], x[3 * k + 1], x[3 * k + 2]]);
+
+  it("a box resting flat across the shared edge of two coplanar triangles carries m g", () => {
+    // One square, two triangles split by the diagonal x = y, under a box turned 0.3 rad.
+    const V = new Float64Array([-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0]);
+    const T = new Int32Array([0, 1, 2, 0, 2, 3]);
+    const m = 2;
+    const g = 9.81;
+    const h = 0.1;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "floor",
+          fixed: true,
+          shapes: [{ type: "mesh", vertices: triples(V), triangles: triples(T) }],
+        },
+        {
+          id: "box",
+          mass: m,
+          position: [0.05, -0.02, h],
+          orientation: axisAngle([0, 0, 1], 0.3),
+          shapes: [{ type: "box", halfExtents: [0.3, 0.2, h] }],
+        },
+      ],
+      contact: { method: "nsc", friction: 0.5, restitution: 0 },
+      solver: { integrator: "moreau-jean", dt: 1 / 240 },
+    });
+    for (let k = 0; k < 240; k++) sim.step(1);
+    const contacts = sim.state().contacts;
+    // the four corners; the face's crossings of the diagonal are each one contact
+    let fz = 0;
+    for (const c of contacts) {
+      expect(c.normal[2]).toBeCloseTo(1, 12);
+      fz += c.normalForce * c.normal[2];
+    }
+    expect(fz).toBeCloseTo(m * g, 6);
+    for (let i = 0; i < contacts.length; i++)
+      for (let j = 0; j < i; j++) {
+        const p = contacts[i].point;
+        const q = contacts[j].point;
+        expect(Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2])).toBeGreaterThan(1e-3);
+      }
   });
 });
 
