@@ -66,7 +66,7 @@ export const SolverStats = z
     newtonIterations: z.number(),
     newtonConverged: z.boolean().meta({
       description:
-        "whether the step's Newton iterations met solver.newtonTolerance (always true for one iteration, the linearized step); only Moreau–Jean with nonsmooth contact can end a step unconverged (its contact solver's tolerance limits it), every other integrator redoes such a step in halves or ends the run diverged",
+        "whether the step's Newton iterations met solver.newtonTolerance (always true for one iteration, the linearized step); only Moreau–Jean with nonsmooth contact can end a step unconverged, when its iterations run out before Newton's own correction falls below the contact solve's change (from there on the step's accuracy is the contact solve's: contactConverged); every other integrator redoes such a step in halves or ends the run diverged",
     }),
     linearIterations: z.number(),
     contactIterations: z.number(),

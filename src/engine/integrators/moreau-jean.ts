@@ -191,8 +191,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           }
           this.aPrev.set(a);
           const tolerance = newton.tolerance * (1 + amax);
-          converged = k > 0 && dmax <= tolerance;
-          if (converged || continued > 0) break;
+          // After the continuation (smoothDone: Newton's own correction was below the
+          // contact solve's change) the smooth part is resolved beyond what the contact
+          // solve resolves, and what the step still misses is the contact solve's, which
+          // contactConverged reports: Newton converged. Only a loop that spends its
+          // iterations before that says otherwise.
+          converged = (k > 0 && dmax <= tolerance) || continued > 0;
+          if (converged) break;
           if (k > 0 && !joints && dNewton <= tolerance + dContact) smoothDone = true;
           s.extraForce = this.fContact;
         }

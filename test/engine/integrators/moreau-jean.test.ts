@@ -11,7 +11,10 @@
  * - a contact loop with joints: a pendulum bob held by a distance link falls onto the
  *   floor; after the impact step the link is closed (joint re-solve with the contact force
  *   held) and the bob's vertical velocity is −e times its value before, up to the arm's
- *   turn φ over the step (to φ²).
+ *   turn φ over the step (to φ²);
+ * - with a force that has a Jacobian (a tumbling box's gyroscopic torque), Newton iterates
+ *   until its own correction is below the contact solve's change and the contact solve
+ *   continues alone: every step whose contact solve converged says newtonConverged.
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
@@ -140,5 +143,46 @@ describe("Moreau–Jean θ = 0.7", () => {
     expect(Math.abs(b.velocity[2] - e * 1)).toBeLessThan(phi * phi);
     const d = Math.hypot(b.position[0], b.position[1], b.position[2] - (R + 1e-4));
     expect(Math.abs(d - L)).toBeLessThan(1e-5);
+  });
+});
+
+describe("Moreau–Jean's Newton with contact: what newtonConverged says", () => {
+  it("a tumbling box resting on the floor: once Newton's correction is below the contact solve's, the step is converged as far as the contact solve is", () => {
+    // inertias 1 : 2 : 3 spinning about a tilted axis: the gyroscopic force has a Jacobian,
+    // so Newton iterates, and the box lands on an edge and a face (several contacts)
+    const m = 1;
+    const [a, b, c] = [0.1, 0.2, 0.3];
+    const sim = loadModel({
+      gravity: [0, 0, -9.81],
+      bodies: [
+        floor(0),
+        {
+          id: "box",
+          mass: m,
+          inertia: [
+            (m * (b * b + c * c)) / 3,
+            (m * (a * a + c * c)) / 3,
+            (m * (a * a + b * b)) / 3,
+          ],
+          position: [0, 0, 0.45],
+          orientation: [0.9, 0.3, 0.2, 0.1],
+          angularVelocity: [2, -3, 5],
+          shapes: [{ type: "box", halfExtents: [a, b, c] }],
+        },
+      ],
+      contact: { method: "nsc", restitution: 0, friction: 0.6 },
+      solver: { integrator: "moreau-jean", dt: 1 / 240 },
+    } as ModelInput);
+    let inContact = 0;
+    for (let i = 0; i < 600; i++) {
+      sim.step(1);
+      const { solver, contacts } = sim.state();
+      if (contacts.length === 0) continue;
+      inContact++;
+      expect(solver.newtonIterations).toBeGreaterThan(1);
+      // the contact solve met its tolerance, and nothing of Newton's is left above it
+      if (solver.contactConverged) expect(solver.newtonConverged).toBe(true);
+    }
+    expect(inContact).toBeGreaterThan(300);
   });
 });
