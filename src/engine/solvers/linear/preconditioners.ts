@@ -101,6 +101,31 @@ export class JacobiPreconditioner implements Preconditioner {
   }
 }
 
+/**
+ * One 3 × 3 block of block Jacobi: z[o..o+2] = B r[o..o+2] with B the row-major inverse
+ * block at inv[p..p+8]; returns rz + r·z summed term by term (the order a loop adding to
+ * rz makes).
+ */
+function jacobiBlock3(
+  inv: Float64Array,
+  p: number,
+  r: Float64Array,
+  o: number,
+  z: Float64Array,
+  rz: number,
+): number {
+  const r0 = r[o];
+  const r1 = r[o + 1];
+  const r2 = r[o + 2];
+  const z0 = inv[p] * r0 + inv[p + 1] * r1 + inv[p + 2] * r2;
+  const z1 = inv[p + 3] * r0 + inv[p + 4] * r1 + inv[p + 5] * r2;
+  const z2 = inv[p + 6] * r0 + inv[p + 7] * r1 + inv[p + 8] * r2;
+  z[o] = z0;
+  z[o + 1] = z1;
+  z[o + 2] = z2;
+  return rz + r0 * z0 + r1 * z1 + r2 * z2;
+}
+
 export class BlockJacobiPreconditioner implements Preconditioner {
   private numBlocks = 0;
   private offset: Int32Array = new Int32Array(1);
@@ -198,23 +223,11 @@ export class BlockJacobiPreconditioner implements Preconditioner {
     let rz = 0;
     for (let b = 0; b < this.numBlocks; b++) {
       const o = 3 * b;
-      const p = 9 * b;
-      const r0 = r[o];
-      const r1 = r[o + 1];
-      const r2 = r[o + 2];
-      const z0 = inv[p] * r0 + inv[p + 1] * r1 + inv[p + 2] * r2;
-      const z1 = inv[p + 3] * r0 + inv[p + 4] * r1 + inv[p + 5] * r2;
-      const z2 = inv[p + 6] * r0 + inv[p + 7] * r1 + inv[p + 8] * r2;
-      z[o] = z0;
-      z[o + 1] = z1;
-      z[o + 2] = z2;
-      rz += r0 * z0;
-      rz += r1 * z1;
-      rz += r2 * z2;
+      rz = jacobiBlock3(inv, 9 * b, r, o, z, rz);
       const g = 3 * groupOf[b];
-      sums[g] += r0;
-      sums[g + 1] += r1;
-      sums[g + 2] += r2;
+      sums[g] += r[o];
+      sums[g + 1] += r[o + 1];
+      sums[g + 2] += r[o + 2];
     }
     return rz;
   }
@@ -228,18 +241,7 @@ export class BlockJacobiPreconditioner implements Preconditioner {
       let p = start[b];
       if (w === 3) {
         // the particle case, unrolled
-        const r0 = r[o];
-        const r1 = r[o + 1];
-        const r2 = r[o + 2];
-        const z0 = inv[p] * r0 + inv[p + 1] * r1 + inv[p + 2] * r2;
-        const z1 = inv[p + 3] * r0 + inv[p + 4] * r1 + inv[p + 5] * r2;
-        const z2 = inv[p + 6] * r0 + inv[p + 7] * r1 + inv[p + 8] * r2;
-        z[o] = z0;
-        z[o + 1] = z1;
-        z[o + 2] = z2;
-        rz += r0 * z0;
-        rz += r1 * z1;
-        rz += r2 * z2;
+        rz = jacobiBlock3(inv, p, r, o, z, rz);
         continue;
       }
       for (let i = 0; i < w; i++) {

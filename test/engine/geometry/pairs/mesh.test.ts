@@ -28,6 +28,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../../../schemas/model";
 import { convexHull } from "../../../../src/engine/geometry/hull";
 import { buildMesh } from "../../../../src/engine/geometry/mesh";
 import type { Shape } from "../../../../src/engine/geometry/shapes";
@@ -182,30 +183,15 @@ describe("contacts of one hull point on several triangles merge (pairs/mesh.ts m
     const m = 2;
     const g = 9.81;
     const h = 0.1;
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        {
-          id: "floor",
-          fixed: true,
-          shapes: [
-            {
-              type: "mesh",
-              vertices: triples(ridge.mesh.vertices),
-              triangles: triples(ridge.mesh.triangles),
-            },
-          ],
-        },
-        {
-          id: "box",
-          mass: m,
-          position: [0.01, 0.2, h],
-          shapes: [{ type: "box", halfExtents: [0.3, 0.2, h] }],
-        },
-      ],
-      contact: { method: "nsc", friction: 0.5, restitution: 0 },
-      solver: { integrator: "moreau-jean", dt: 1 / 240 },
-    });
+    const sim = loadModel(
+      boxOnMesh(
+        triples(ridge.mesh.vertices),
+        triples(ridge.mesh.triangles),
+        m,
+        [0.01, 0.2, h],
+        [1, 0, 0, 0],
+      ),
+    );
     for (let k = 0; k < 480; k++) sim.step(1);
     const st = sim.state();
     const box = st.bodies[1];
@@ -226,6 +212,29 @@ describe("contacts of one hull point on several triangles merge (pairs/mesh.ts m
   const triples = (x: ArrayLike<number>): [number, number, number][] =>
     Array.from({ length: x.length / 3 }, (_, k) => [x[3 * k], x[3 * k + 1], x[3 * k + 2]]);
 
+  /** A 0.6 × 0.4 × 0.2 m box of mass m at a pose on a fixed mesh (Moreau–Jean, μ = 0.5, e = 0). */
+  const boxOnMesh = (
+    vertices: [number, number, number][],
+    triangles: [number, number, number][],
+    m: number,
+    position: [number, number, number],
+    orientation: [number, number, number, number],
+  ): ModelInput => ({
+    gravity: [0, 0, -9.81],
+    bodies: [
+      { id: "floor", fixed: true, shapes: [{ type: "mesh", vertices, triangles }] },
+      {
+        id: "box",
+        mass: m,
+        position,
+        orientation,
+        shapes: [{ type: "box", halfExtents: [0.3, 0.2, 0.1] }],
+      },
+    ],
+    contact: { method: "nsc", friction: 0.5, restitution: 0 },
+    solver: { integrator: "moreau-jean", dt: 1 / 240 },
+  });
+
   it("a box resting flat across the shared edge of two coplanar triangles carries m g", () => {
     // One square, two triangles split by the diagonal x = y, under a box turned 0.3 rad.
     const V = new Float64Array([-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0]);
@@ -233,25 +242,9 @@ describe("contacts of one hull point on several triangles merge (pairs/mesh.ts m
     const m = 2;
     const g = 9.81;
     const h = 0.1;
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        {
-          id: "floor",
-          fixed: true,
-          shapes: [{ type: "mesh", vertices: triples(V), triangles: triples(T) }],
-        },
-        {
-          id: "box",
-          mass: m,
-          position: [0.05, -0.02, h],
-          orientation: axisAngle([0, 0, 1], 0.3),
-          shapes: [{ type: "box", halfExtents: [0.3, 0.2, h] }],
-        },
-      ],
-      contact: { method: "nsc", friction: 0.5, restitution: 0 },
-      solver: { integrator: "moreau-jean", dt: 1 / 240 },
-    });
+    const sim = loadModel(
+      boxOnMesh(triples(V), triples(T), m, [0.05, -0.02, h], axisAngle([0, 0, 1], 0.3)),
+    );
     for (let k = 0; k < 240; k++) sim.step(1);
     const contacts = sim.state().contacts;
     // the four corners; the face's crossings of the diagonal are each one contact
