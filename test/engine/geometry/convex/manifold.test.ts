@@ -4,7 +4,8 @@
  * resting on a larger one, turned about the normal, penetrating by δ — four contacts at the
  * small box's bottom corners, each with gap −δ and normal +z; a cylinder's cap flush on a
  * box face — its RIM_SAMPLES rim points at radius r, gap −δ; a small cube tilted past the
- * flush angle onto an edge — the edge's two ends.
+ * flush angle onto an edge — the edge's two ends; a box hull tipped 0.01 rad over a larger
+ * box's edge — the two ends of that edge under its face, gap −d, normal its face's.
  */
 import { describe, expect, it } from "vitest";
 import { ContactBuffer } from "../../../../src/engine/geometry/contact-buffer";
@@ -103,5 +104,34 @@ describe("convex manifolds", () => {
       expect(k.point[1]).toBeCloseTo(0, 12);
       expect(k.normal[2]).toBeCloseTo(1, 12);
     }
+  });
+
+  it("a box hull tipped 0.01 rad over a larger box's edge: that edge's two ends, gap −d", () => {
+    // The table's top z = 0.5, edge x = 0.5. The small box turned by φ about +y (its bottom
+    // face's outward normal −n, n = (sin φ, 0, cos φ)), centre above the edge at height
+    // (h − d)/cos φ over the top: the edge's points lie d inside the face's plane. The
+    // faces are within 1.8°, so the larger one would be the reference, but it does not
+    // separate (the box hangs 0.3 sin φ below it beyond the edge); the box's face does.
+    const table = new BoxCore().place(new WorldPose(), [0.5, 0.5, 0.5]);
+    const phi = 0.01;
+    const h = 0.2;
+    const d = 1e-4;
+    const c: V3 = [0.5, 0, 0.5 + (h - d) / Math.cos(phi)];
+    const box = new HullCore().place(
+      new WorldPose().set(c, axisAngle([0, 1, 0], phi)),
+      boxHull([0.3, 0.2, h]),
+    );
+    // the face's far side rises 0.3 sin φ − d ≈ 2.9 mm above the top, beyond the margin
+    const cs = contacts(table, box).sort((p, q) => p.point[1] - q.point[1]);
+    expect(cs).toHaveLength(2);
+    cs.forEach((k, e) => {
+      expect(k.gap).toBeCloseTo(-d, 12);
+      expect(k.normal[0]).toBeCloseTo(Math.sin(phi), 12);
+      expect(k.normal[2]).toBeCloseTo(Math.cos(phi), 12);
+      // the midpoint between the edge's point (0.5, ±0.2, 0.5) and the face: that point − (d/2) n
+      expect(k.point[0]).toBeCloseTo(0.5 - (d / 2) * Math.sin(phi), 12);
+      expect(k.point[1]).toBeCloseTo(e === 0 ? -0.2 : 0.2, 12);
+      expect(k.point[2]).toBeCloseTo(0.5 - (d / 2) * Math.cos(phi), 12);
+    });
   });
 });

@@ -9,6 +9,10 @@
  *    ridge no contact deeper than its own gap (G along +z, G cos θ along a face normal);
  *    a box set 1 cm off that ridge tips onto the face and rests turned by θ, its contacts'
  *    forces summing to m g; a box flat across two coplanar triangles carries m g;
+ *  - a box face on a mesh edge (level on a 1° ridge; tipped 0.01 rad over a table's edge):
+ *    two contacts at the ends of the segment of contact, of the closed-form gap; balanced
+ *    there, the box stays at its pose (turned < 1e-6 rad, within the projection's 0.1 mm),
+ *    each end carrying m g/2;
  *  - a box, a hull, a capsule and a cylinder beside a lone triangle, their nearest point d
  *    from its edge: contacts (gap d, normal −x) iff d < margin, on both sides of the
  *    margin (the box test that skips a triangle before GJK never skips a contact);
@@ -106,15 +110,45 @@ describe("mesh pairs on a flat terrain", () => {
   });
 });
 
+/**
+ * A valley along y: two faces z = |x| tan θ meeting at the crease x = 0, y ∈ [−1, 1],
+ * normals n_∓ = (±sin θ, 0, cos θ) for x ≶ 0, 2θ apart (each face two triangles); a ridge
+ * for θ < 0.
+ */
+function valley(theta: number): Shape {
+  const t = Math.tan(theta);
+  const V = new Float64Array([-1, -1, t, 0, -1, 0, -1, 1, t, 0, 1, 0, 1, -1, t, 1, 1, t]);
+  const T = new Int32Array([0, 1, 3, 0, 3, 2, 1, 4, 5, 1, 5, 3]);
+  return { type: "mesh", mesh: buildMesh(V, T) };
+}
+
+const triples = (x: ArrayLike<number>): [number, number, number][] =>
+  Array.from({ length: x.length / 3 }, (_, k) => [x[3 * k], x[3 * k + 1], x[3 * k + 2]]);
+
+/** A 0.6 × 0.4 × 0.2 m box of mass m at a pose on a fixed mesh (Moreau–Jean, μ = 0.5, e = 0). */
+const boxOnMesh = (
+  vertices: [number, number, number][],
+  triangles: [number, number, number][],
+  m: number,
+  position: [number, number, number],
+  orientation: [number, number, number, number],
+): ModelInput => ({
+  gravity: [0, 0, -9.81],
+  bodies: [
+    { id: "floor", fixed: true, shapes: [{ type: "mesh", vertices, triangles }] },
+    {
+      id: "box",
+      mass: m,
+      position,
+      orientation,
+      shapes: [{ type: "box", halfExtents: [0.3, 0.2, 0.1] }],
+    },
+  ],
+  contact: { method: "nsc", friction: 0.5, restitution: 0 },
+  solver: { integrator: "moreau-jean", dt: 1 / 240 },
+});
+
 describe("contacts of one hull point on several triangles merge (pairs/mesh.ts merged)", () => {
-  // A valley along y: two faces z = |x| tan θ meeting at the crease x = 0, normals
-  // n_∓ = (±sin θ, 0, cos θ) for x ≶ 0, 2θ apart (each face two triangles).
-  function valley(theta: number): Shape {
-    const t = Math.tan(theta);
-    const V = new Float64Array([-1, -1, t, 0, -1, 0, -1, 1, t, 0, 1, 0, 1, -1, t, 1, 1, t]);
-    const T = new Int32Array([0, 1, 3, 0, 3, 2, 1, 4, 5, 1, 5, 3]);
-    return { type: "mesh", mesh: buildMesh(V, T) };
-  }
   // An octahedron of radius a, its lowest vertex P = centre − a z.
   const a = 0.1;
   const octa = new Float64Array(18);
@@ -209,32 +243,6 @@ describe("contacts of one hull point on several triangles merge (pairs/mesh.ts m
     expect(Math.hypot(f[0], f[1]) / (m * g)).toBeLessThan(1e-6);
   });
 
-  const triples = (x: ArrayLike<number>): [number, number, number][] =>
-    Array.from({ length: x.length / 3 }, (_, k) => [x[3 * k], x[3 * k + 1], x[3 * k + 2]]);
-
-  /** A 0.6 × 0.4 × 0.2 m box of mass m at a pose on a fixed mesh (Moreau–Jean, μ = 0.5, e = 0). */
-  const boxOnMesh = (
-    vertices: [number, number, number][],
-    triangles: [number, number, number][],
-    m: number,
-    position: [number, number, number],
-    orientation: [number, number, number, number],
-  ): ModelInput => ({
-    gravity: [0, 0, -9.81],
-    bodies: [
-      { id: "floor", fixed: true, shapes: [{ type: "mesh", vertices, triangles }] },
-      {
-        id: "box",
-        mass: m,
-        position,
-        orientation,
-        shapes: [{ type: "box", halfExtents: [0.3, 0.2, 0.1] }],
-      },
-    ],
-    contact: { method: "nsc", friction: 0.5, restitution: 0 },
-    solver: { integrator: "moreau-jean", dt: 1 / 240 },
-  });
-
   it("a box resting flat across the shared edge of two coplanar triangles carries m g", () => {
     // One square, two triangles split by the diagonal x = y, under a box turned 0.3 rad.
     const V = new Float64Array([-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0]);
@@ -260,6 +268,145 @@ describe("contacts of one hull point on several triangles merge (pairs/mesh.ts m
         const q = contacts[j].point;
         expect(Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2])).toBeGreaterThan(1e-3);
       }
+  });
+});
+
+describe("a box face on a mesh edge: the segment of contact by its two end points", () => {
+  // The box's bottom face (0.6 × 0.4, half-height h = 0.1) across an edge along y, the
+  // segment of contact y ∈ [0, 0.4] on it. The convex cores' polygon–polygon manifold takes
+  // the larger polygon, the triangle, as reference when the normals are within 1.8°
+  // (clip.ts referenceIsB), but the triangle's plane does not separate a box that hangs
+  // over its edge; the box's face does (manifold.ts polygonPolygon), and clipping the
+  // triangle to it gives the segment's ends, where one contact point would leave the box
+  // free to tip about it.
+  const theta = Math.PI / 180;
+  const h = 0.1;
+  const at = pose([0, 0, 0]);
+  const box: Shape = { type: "box", halfExtents: [0.3, 0.2, h] };
+  /** The contacts of gap below `below`, sorted by y. */
+  const deepest = (cs: ReturnType<typeof collide>, below: number) =>
+    cs.filter((c) => c.gap < below).sort((p, q) => p.point[1] - q.point[1]);
+
+  it("a box level on a 1° ridge, its face G above it: contacts of gap G, normal +z, at both ends", () => {
+    for (const G of [1e-3, 0, -1e-3]) {
+      const cs = collide(valley(-theta), at, box, pose([0, 0.2, h + G]), 0.01);
+      // the face's other points are G + |x| tan θ above the ridge's faces (|x| ≤ 0.3)
+      const ends = deepest(cs, G + 1e-9);
+      expect(ends.length).toBe(2);
+      ends.forEach((c, e) => {
+        expect(c.gap).toBeCloseTo(G, 12);
+        expect(c.normal[2]).toBeCloseTo(1, 12);
+        // the midpoint between the ridge point (0, 0.4 e, 0) and the face above it
+        expect(c.point[0]).toBeCloseTo(0, 12);
+        expect(c.point[1]).toBeCloseTo(0.4 * e, 12);
+        expect(c.point[2]).toBeCloseTo(G / 2, 12);
+      });
+    }
+  });
+
+  it("a box tipped 0.01 rad over a table's edge, its face G from it: contacts of gap G at both ends", () => {
+    // The table z = 0, x ≤ 1; the box turned by φ about +y (outward face normal −n,
+    // n = (sin φ, 0, cos φ)), its centre above the edge x = 1: the edge's points lie at
+    // (E − c)·n + h = h − z_c cos φ inside the face's plane, gap G for z_c = (h + G)/cos φ.
+    const table: Shape = {
+      type: "mesh",
+      mesh: buildMesh(
+        new Float64Array([-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0]),
+        new Int32Array([0, 1, 2, 0, 2, 3]),
+      ),
+    };
+    const phi = 0.01;
+    for (const G of [1e-3, 0, -1e-3]) {
+      const q = axisAngle([0, 1, 0], phi);
+      const cs = collide(table, at, box, pose([1, 0.2, (h + G) / Math.cos(phi)], q), 0.01);
+      const ends = deepest(cs, G + 1e-9);
+      expect(ends.length).toBe(2);
+      ends.forEach((c, e) => {
+        expect(c.gap).toBeCloseTo(G, 12);
+        expect(c.normal[0]).toBeCloseTo(Math.sin(phi), 12);
+        expect(c.normal[2]).toBeCloseTo(Math.cos(phi), 12);
+        expect(c.point[0] - (G / 2) * Math.sin(phi)).toBeCloseTo(1, 12);
+        expect(c.point[1]).toBeCloseTo(0.4 * e, 12);
+      });
+    }
+  });
+
+  /**
+   * The box after `steps` steps from the pose (position, orientation) on the mesh (V, T): it
+   * must stay at that pose (an equilibrium, unstable to a tilt about the edge at
+   * √(m g h / I) ≈ 4.8 /s: a seed of 1e-16 stays below 1e-12 over 2 s) within the
+   * position projection's 0.1 mm, turned by less than 1e-6 rad, at rest; and the forces
+   * (normal and friction) of the contacts that carry any load must be two, at the
+   * segment's ends `ends`, each m g/2 upwards (symmetric placement).
+   */
+  function restsOnEnds(
+    V: Float64Array,
+    T: Int32Array,
+    position: [number, number, number],
+    orientation: [number, number, number, number],
+    ends: [number, number, number][],
+  ): void {
+    const m = 2;
+    const g = 9.81;
+    const sim = loadModel(boxOnMesh(triples(V), triples(T), m, position, orientation));
+    sim.step(480);
+    const st = sim.state();
+    const b = st.bodies[1];
+    for (let i = 0; i < 3; i++) expect(Math.abs(b.position[i] - position[i])).toBeLessThan(1e-4);
+    // the turn q q0⁻¹ from the starting orientation: its vector part is sin(angle/2) times the axis
+    const q = b.orientation;
+    const [w0, x0, y0, z0] = orientation;
+    const turn = [
+      w0 * q[1] - x0 * q[0] - y0 * q[3] + z0 * q[2],
+      w0 * q[2] + x0 * q[3] - y0 * q[0] - z0 * q[1],
+      w0 * q[3] - x0 * q[2] + y0 * q[1] - z0 * q[0],
+    ];
+    expect(2 * Math.hypot(...turn)).toBeLessThan(1e-6);
+    expect(Math.hypot(...b.velocity)).toBeLessThan(1e-6);
+    expect(Math.hypot(...b.angularVelocity)).toBeLessThan(1e-6);
+    const carrying = st.contacts
+      .filter((c) => c.normalForce > 1e-9 * m * g)
+      .sort((p, q) => p.point[1] - q.point[1]);
+    expect(carrying.length).toBe(2);
+    const total = [0, 0, 0];
+    carrying.forEach((c, e) => {
+      for (let i = 0; i < 3; i++) expect(Math.abs(c.point[i] - ends[e][i])).toBeLessThan(1e-4);
+      const f = [0, 1, 2].map((i) => c.normalForce * c.normal[i] + c.tangentForce[i]);
+      expect(Math.abs(f[2] / (m * g) - 0.5)).toBeLessThan(1e-6);
+      for (let i = 0; i < 3; i++) total[i] += f[i];
+    });
+    expect(Math.abs(total[2] / (m * g) - 1)).toBeLessThan(1e-6);
+    expect(Math.hypot(total[0], total[1]) / (m * g)).toBeLessThan(1e-6);
+  }
+
+  it("a box balanced level on a 1° ridge stays level, m g/2 at each end of the ridge under it", () => {
+    const ridge = valley(-theta);
+    if (ridge.type !== "mesh") throw new Error("mesh expected");
+    restsOnEnds(
+      ridge.mesh.vertices,
+      ridge.mesh.triangles,
+      [0, 0.2, h],
+      [1, 0, 0, 0],
+      [
+        [0, 0, 0],
+        [0, 0.4, 0],
+      ],
+    );
+  });
+
+  it("a box tipped 0.01 rad, balanced on a table's edge, stays so, m g/2 at each end of the edge", () => {
+    // the centre above the edge, the face touching it: z_c = h / cos φ (as above, G = 0)
+    const phi = 0.01;
+    restsOnEnds(
+      new Float64Array([-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0]),
+      new Int32Array([0, 1, 2, 0, 2, 3]),
+      [1, 0.2, h / Math.cos(phi)],
+      axisAngle([0, 1, 0], phi),
+      [
+        [1, 0, 0],
+        [1, 0.4, 0],
+      ],
+    );
   });
 });
 
