@@ -253,6 +253,36 @@ export class ContactSet {
   localVelocity(u: Float64Array, dim: ContactDim, out: Float64Array): void {
     const { sys, jac } = this;
     for (let i = 0; i < this.count; i++) {
+      if (dim === 3 && this.triangle[i] === 0) {
+        // two bodies, weight 1 (f·s = s exactly): the three rows in one pass over each
+        // side's dofs, each side's sum added as below
+        let u0 = 0;
+        let u1 = 0;
+        let u2 = 0;
+        for (let side = 0; side < 2; side++) {
+          const b = side === 0 ? this.bodyA[i] : this.bodyB[i];
+          const w = this.width(b);
+          if (w === 0) continue;
+          const d = sys.dofOffset[b];
+          const o = 36 * i + 18 * side;
+          let s0 = 0;
+          let s1 = 0;
+          let s2 = 0;
+          for (let c = 0; c < w; c++) {
+            const x = u[d + c];
+            s0 += jac[o + c] * x;
+            s1 += jac[o + 6 + c] * x;
+            s2 += jac[o + 12 + c] * x;
+          }
+          u0 += s0;
+          u1 += s1;
+          u2 += s2;
+        }
+        out[3 * i] = u0;
+        out[3 * i + 1] = u1;
+        out[3 * i + 2] = u2;
+        continue;
+      }
       for (let k = 0; k < dim; k++) out[dim * i + k] = 0;
       for (let side = 0; side < 2; side++)
         for (let p = 0, np = this.points(i, side); p < np; p++) {
@@ -320,24 +350,37 @@ export class ContactSet {
         const w = this.width(b);
         if (w === 0) continue;
         const y0 = yOff[sys.block[b]];
-        for (let k = 0; k < dim; k++) {
-          const a = 36 * i + 18 * side + 6 * k;
-          if (massBlocks) {
-            const y = Y[y0];
+        const a0 = 36 * i + 18 * side;
+        if (massBlocks) {
+          // the block's entries read once per side, not once per row
+          const y = Y[y0];
+          const rigid = w === 6;
+          const b00 = rigid ? Y[y0 + 21] : 0;
+          const b01 = rigid ? Y[y0 + 22] : 0;
+          const b02 = rigid ? Y[y0 + 23] : 0;
+          const b10 = rigid ? Y[y0 + 27] : 0;
+          const b11 = rigid ? Y[y0 + 28] : 0;
+          const b12 = rigid ? Y[y0 + 29] : 0;
+          const b20 = rigid ? Y[y0 + 33] : 0;
+          const b21 = rigid ? Y[y0 + 34] : 0;
+          const b22 = rigid ? Y[y0 + 35] : 0;
+          for (let k = 0; k < dim; k++) {
+            const a = a0 + 6 * k;
             yjac[a] = y * jac[a];
             yjac[a + 1] = y * jac[a + 1];
             yjac[a + 2] = y * jac[a + 2];
-            if (w === 6) {
-              const j3 = jac[a + 3];
-              const j4 = jac[a + 4];
-              const j5 = jac[a + 5];
-              for (let r = 0; r < 3; r++) {
-                const yr = y0 + (3 + r) * 6 + 3;
-                yjac[a + 3 + r] = Y[yr] * j3 + Y[yr + 1] * j4 + Y[yr + 2] * j5;
-              }
-            }
-            continue;
+            if (!rigid) continue;
+            const j3 = jac[a + 3];
+            const j4 = jac[a + 4];
+            const j5 = jac[a + 5];
+            yjac[a + 3] = b00 * j3 + b01 * j4 + b02 * j5;
+            yjac[a + 4] = b10 * j3 + b11 * j4 + b12 * j5;
+            yjac[a + 5] = b20 * j3 + b21 * j4 + b22 * j5;
           }
+          continue;
+        }
+        for (let k = 0; k < dim; k++) {
+          const a = a0 + 6 * k;
           for (let r = 0; r < w; r++) {
             let s = 0;
             const yr = y0 + r * w;

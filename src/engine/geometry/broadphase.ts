@@ -18,7 +18,11 @@
  *  3. sweeps the sorted list: proxy i is tested against the following proxies whose
  *     lower bound does not exceed i's upper bound, and the pair is kept when the boxes
  *     also overlap on the two other axes (closed intervals: touching boxes overlap) and
- *     the optional filter accepts it.
+ *     the optional filter accepts it. Two boxes flagged as balls (a sphere's cube: the
+ *     ball of the box's centre and half-width, BALL_SLACK) are kept only when the balls
+ *     also reach each other: on S1-1000's settled pile about two in three box overlaps
+ *     are corners of cubes whose spheres are apart (bench/README.md, "Broad phase"), and
+ *     the narrow phase would only reject them.
  * The cost is O(n + k) for k overlaps of the projections on the sweep axis, instead of
  * the O(n²) of testing all pairs. Nothing is allocated per update in steady state
  * (buffers grow geometrically when the proxy or pair count exceeds the capacity).
@@ -26,6 +30,20 @@
 
 /** Updates between two choices of the sweep axis (also chosen when the proxy count changes). */
 const AXIS_CHOICE_INTERVAL = 4;
+
+/**
+ * Slack of the ball test: a pair of balls is dropped only when
+ *   |c_i − c_j| > (1 + BALL_SLACK)(e_i + e_j) + BALL_ULPS·B,
+ * c the box centres, e the half-widths on the sweep axis, B the largest |bound| of the
+ * update. c and e come from the rounded bounds of a sphere of radius ρ padded by p at x
+ * (x ± (ρ + p)): each within a few ulp of B (2.2e-16 B each) of x and ρ + p, and the
+ * distance's own rounding is relative, far below BALL_SLACK; BALL_ULPS·B covers the
+ * rest. So every pair of spheres with |x_i − x_j| ≤ ρ_i + ρ_j + p_i + p_j (the narrow
+ * phase's own test, pairs/sphere.ts, with p = margin/2) is still reported; the few in the
+ * slack are rejected there.
+ */
+const BALL_SLACK = 1e-9;
+const BALL_ULPS = 1e-13;
 
 /** Number of the first count entries of sorted a that are < x. */
 function lowerBound(a: Float64Array, count: number, x: number): number {
@@ -82,6 +100,11 @@ export class SweepAndPrune {
   /** Strip index of each box along the first other axis (see update), and in sweep order. */
   private strip: Float64Array = new Float64Array(0);
   private sStrip: Float64Array = new Float64Array(0);
+  /** 1 for a ball's box (update's `ball`), in sweep order; null: no balls. */
+  private sBall: Uint8Array = new Uint8Array(0);
+  private balls = false;
+  /** The ball test's absolute slack of this update, doubled as the test's lengths are. */
+  private ballAbs = 0;
   /** order and sLo cut to the current count, for in-place sorts (no view per update). */
   private orderPrefix: Int32Array = new Int32Array(0);
   private sLoPrefix: Float64Array = new Float64Array(0);
@@ -100,10 +123,16 @@ export class SweepAndPrune {
   }
 
   /**
-   * Finds the overlapping pairs among `count` boxes min[3i..3i+2], max[3i..3i+2].
-   * Returns the number of pairs (also in pairCount).
+   * Finds the overlapping pairs among `count` boxes min[3i..3i+2], max[3i..3i+2]; where
+   * ball[i] and ball[j] are 1 (the boxes are cubes around spheres), only those whose balls
+   * overlap too (file comment). Returns the number of pairs (also in pairCount).
    */
-  update(count: number, min: Float64Array, max: Float64Array): number {
+  update(
+    count: number,
+    min: Float64Array,
+    max: Float64Array,
+    ball: Uint8Array | null = null,
+  ): number {
     let fullSort = false;
     if (count !== this.n) {
       if (this.order.length < count) {
@@ -118,6 +147,7 @@ export class SweepAndPrune {
         this.sMax2 = new Float64Array(cap);
         this.strip = new Float64Array(cap);
         this.sStrip = new Float64Array(cap);
+        this.sBall = new Uint8Array(cap);
       }
       for (let i = 0; i < count; i++) this.order[i] = i;
       this.orderPrefix = this.order.subarray(0, count);
@@ -145,11 +175,14 @@ export class SweepAndPrune {
     let base = Number.POSITIVE_INFINITY;
     let c = 0;
     let ext = 0;
+    let big = 0;
     for (let i = 0; i < count; i++) {
       base = Math.min(base, min[3 * i + a1]);
       c = Math.max(c, max[3 * i + a1] - min[3 * i + a1]);
       ext = Math.max(ext, max[3 * i + axis] - min[3 * i + axis]);
+      for (let k = 3 * i; k < 3 * i + 3; k++) big = Math.max(big, -min[k], max[k]);
     }
+    this.ballAbs = 2 * BALL_ULPS * big;
     const inv = c > 0 && Number.isFinite(c) && Number.isFinite(base) ? 1 / c : 0;
     for (let i = 0; i < count; i++) {
       keys[i] = min[3 * i + axis];
@@ -186,9 +219,11 @@ export class SweepAndPrune {
     if (fullSort) this.orderPrefix.sort(this.compare);
 
     // Copies of the boxes in sorted order (contiguous reads in the inner loops).
-    const { sLo, sHi, sMin1, sMax1, sMin2, sMax2, sStrip } = this;
+    const { sLo, sHi, sMin1, sMax1, sMin2, sMax2, sStrip, sBall } = this;
+    this.balls = ball !== null;
     for (let ii = 0; ii < count; ii++) {
       const i = order[ii];
+      sBall[ii] = ball !== null ? ball[i] : 0;
       sLo[ii] = keys[i];
       sHi[ii] = max[3 * i + axis];
       sMin1[ii] = min[3 * i + a1];
@@ -225,18 +260,27 @@ export class SweepAndPrune {
    * box may also end before box ii starts).
    */
   private sweepRange(ii: number, jj0: number, jj1: number): void {
-    const { sLo, sHi, sMin1, sMax1, sMin2, sMax2, order, filter } = this;
+    const { sLo, sHi, sMin1, sMax1, sMin2, sMax2, sBall, order, filter } = this;
     const loI = sLo[ii];
     const hiI = sHi[ii];
     const minI1 = sMin1[ii];
     const maxI1 = sMax1[ii];
     const minI2 = sMin2[ii];
     const maxI2 = sMax2[ii];
+    const ballI = this.balls && sBall[ii] === 1;
     for (let jj = jj0; jj < jj1; jj++) {
       if (sLo[jj] > hiI) break;
       if (sHi[jj] < loI) continue;
       if (sMin1[jj] > maxI1 || sMax1[jj] < minI1) continue;
       if (sMin2[jj] > maxI2 || sMax2[jj] < minI2) continue;
+      if (ballI && sBall[jj] === 1) {
+        // twice the centre offsets and twice the reach (file comment, BALL_SLACK)
+        const dx = sLo[jj] + sHi[jj] - (loI + hiI);
+        const dy = sMin1[jj] + sMax1[jj] - (minI1 + maxI1);
+        const dz = sMin2[jj] + sMax2[jj] - (minI2 + maxI2);
+        const reach = (1 + BALL_SLACK) * (sHi[jj] - sLo[jj] + (hiI - loI)) + this.ballAbs;
+        if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+      }
       const i = order[ii];
       const j = order[jj];
       const lo = Math.min(i, j);

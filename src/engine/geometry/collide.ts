@@ -88,9 +88,16 @@ export class CollisionDetector {
   readonly proxyShape: Int32Array;
   /** Shape index of each plane. */
   readonly planeShape: Int32Array;
+  /** 1 for a proxy that is a sphere (its box a cube: the broad phase's ball test). */
+  private readonly proxyBall: Uint8Array;
 
   private readonly shapeList: Shape[];
-  /** Radius of each sphere shape, −1 for other shapes (the narrow phase's early out). */
+  /**
+   * Radius of each sphere shape, −1 for other shapes: a sphere's box is the cube of side
+   * 2(ρ + margin/2) about its centre, which the broad phase's ball test reads back (the
+   * radii from a Float64Array: a double field read where the shape objects, a union of
+   * hidden classes, meet is boxed).
+   */
   private readonly sphereRadius: Float64Array;
   private readonly body: Int32Array;
   private readonly localP: Float64Array[];
@@ -167,6 +174,7 @@ export class CollisionDetector {
       if (isUnbounded(this.shapeList[i])) this.planeShape[kp++] = i;
       else this.proxyShape[kb++] = i;
     }
+    this.proxyBall = Uint8Array.from(this.proxyShape, (s) => (this.sphereRadius[s] >= 0 ? 1 : 0));
     this.aabbMin = new Float64Array(3 * bounded);
     this.aabbMax = new Float64Array(3 * bounded);
     this.planeWorld = new Float64Array(4 * kp);
@@ -234,7 +242,8 @@ export class CollisionDetector {
         kp++;
       } else {
         // padded by margin/2: two boxes overlap whenever the shapes are closer than the
-        // margin along every axis. A sphere's from sphereRadius (see narrow).
+        // margin along every axis. A sphere's from sphereRadius: a cube whose ball, the
+        // sphere grown by margin/2, the sweep tests too (broadphase.ts, proxyBall).
         const o = 3 * kb;
         const r = this.sphereRadius[i];
         const min = this.aabbMin;
@@ -252,7 +261,7 @@ export class CollisionDetector {
         kb++;
       }
     }
-    this.sap.update(kb, this.aabbMin, this.aabbMax);
+    this.sap.update(kb, this.aabbMin, this.aabbMax, this.proxyBall);
     this.collectPlanePairs(kb, kp, pad);
     this.markStill(pos, quat);
     const t1 = performance.now();
@@ -373,23 +382,6 @@ export class CollisionDetector {
 
   /** Narrow phase of shapes i < j: a = i, b = j (or the previous detection's, file comment). */
   private narrow(i: number, j: number, out: ContactBuffer): void {
-    const ri = this.sphereRadius[i];
-    const rj = this.sphereRadius[j];
-    if (ri >= 0 && rj >= 0) {
-      // Early out before the pair bookkeeping: most broad-phase pairs of a sphere pile
-      // are box overlaps whose spheres stay beyond the margin (the boxes' corners overlap,
-      // the spheres do not; bench/README.md, "Broad phase"). Same condition as
-      // sphereSphere: |c_b − c_a| − r_a − r_b < margin.
-      // The radii come from a Float64Array: a double field read where the shape objects
-      // (a union of hidden classes) meet is boxed, 16 bytes per pair.
-      const pa = this.poses[i].p;
-      const pb = this.poses[j].p;
-      const dx = pb[0] - pa[0];
-      const dy = pb[1] - pa[1];
-      const dz = pb[2] - pa[2];
-      const reach = ri + rj + this.margin;
-      if (dx * dx + dy * dy + dz * dz > reach * reach) return;
-    }
     const kept = this.closedForm[i] === 0 || this.closedForm[j] === 0;
     const start = out.count;
     const last = this.lastRanges;

@@ -112,4 +112,60 @@ describe("sweep and prune", () => {
     expect(got).toEqual(expected);
     expect(expected.size).toBeLessThan(ref.size);
   });
+
+  it("balls: box overlaps of two balls are kept only when the balls reach each other", () => {
+    // The jammed lattice pile again, one sphere in four flagged as a ball: a pair of two
+    // balls is kept iff |c_i − c_j| ≤ e_i + e_j (centres and half-widths of the cubes, the
+    // sphere grown by the padding), any other pair iff the boxes overlap. Plus two balls
+    // touching exactly (|c_i − c_j| = e_i + e_j along x) and two a hair beyond along a
+    // diagonal (2.5e-10 of the reach: inside BALL_SLACK, kept for the narrow phase to reject).
+    const n = 1000;
+    const r = mulberry32(2024);
+    const c = new Float64Array(3 * n);
+    const rad = new Float64Array(n);
+    const ball = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      c[3 * i] = -0.45 + 0.1 * (i % 10) + 0.004 * (r() - 0.5);
+      c[3 * i + 1] = -0.45 + 0.1 * (Math.floor(i / 10) % 10) + 0.004 * (r() - 0.5);
+      c[3 * i + 2] = 0.05 + 0.1 * Math.floor(i / 100) + 0.004 * (r() - 0.5);
+      rad[i] = 0.055;
+      ball[i] = i % 4 === 0 ? 0 : 1;
+    }
+    // bodies 0 and 1 (balls 1, 2 are flagged; 0 is not): set 1 and 2 exactly touching
+    c.set([3, 3, 3], 3);
+    c.set([3.11, 3, 3], 6);
+    c.set([5, 5, 5], 9);
+    const s = (0.11 * (1 + 0.25e-9)) / Math.SQRT2;
+    c.set([5 + s, 5 + s, 5], 15);
+    const min = new Float64Array(3 * n);
+    const max = new Float64Array(3 * n);
+    for (let i = 0; i < 3 * n; i++) {
+      min[i] = c[i] - rad[(i / 3) | 0];
+      max[i] = c[i] + rad[(i / 3) | 0];
+    }
+    const sap = new SweepAndPrune();
+    sap.update(n, min, max, ball);
+    const boxes = bruteAabbPairs(n, min, max);
+    const expected = new Set(
+      [...boxes].filter((p) => {
+        const [i, j] = p.split(",").map(Number);
+        if (ball[i] === 0 || ball[j] === 0) return true;
+        const d = Math.hypot(
+          c[3 * j] - c[3 * i],
+          c[3 * j + 1] - c[3 * i + 1],
+          c[3 * j + 2] - c[3 * i + 2],
+        );
+        return d <= rad[i] + rad[j] + 1e-12;
+      }),
+    );
+    const got = sapPairs(sap);
+    expect(got.has("1,2")).toBe(true);
+    expect(got.has("3,5")).toBe(true);
+    got.delete("3,5"); // in the slack, beyond the exact reach
+    expect(got).toEqual(expected);
+    expect(boxes.size - expected.size).toBeGreaterThan(2000); // diagonal neighbours dropped
+    // without flags: every box overlap
+    sap.update(n, min, max);
+    expect(sapPairs(sap)).toEqual(boxes);
+  });
 });

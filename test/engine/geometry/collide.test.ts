@@ -242,7 +242,8 @@ describe("CollisionDetector", () => {
 
   it("a 1000-body mixed scene stays fast and matches brute force pair candidates", () => {
     // Boxes, capsules and spheres in a 10 m cube: the broad-phase candidates equal the
-    // brute-force AABB overlaps of the padded world boxes.
+    // brute-force AABB overlaps of the padded world boxes, less the pairs of two spheres
+    // whose centres are farther apart than the radii and the margin (the ball test).
     const n = 1000;
     const r = mulberry32(77);
     const shapes: ShapeInstance[] = [];
@@ -268,6 +269,23 @@ describe("CollisionDetector", () => {
     const out = new ContactBuffer();
     det.detect(pos, quat, out);
     const ref = bruteAabbPairs(n, det.aabbMin, det.aabbMax);
+    let apart = 0;
+    for (const key of [...ref]) {
+      const [i, j] = key.split(",").map(Number);
+      const si = shapes[i].shape;
+      const sj = shapes[j].shape;
+      if (si.type !== "sphere" || sj.type !== "sphere") continue;
+      const d = Math.hypot(
+        pos[3 * j] - pos[3 * i],
+        pos[3 * j + 1] - pos[3 * i + 1],
+        pos[3 * j + 2] - pos[3 * i + 2],
+      );
+      if (d > si.radius + sj.radius + 0.01) {
+        ref.delete(key);
+        apart++;
+      }
+    }
+    expect(apart).toBeGreaterThan(0);
     const got = new Set(det.candidatePairs().map(([i, j]) => pairKey(i, j)));
     expect(got).toEqual(ref);
     let best = Number.POSITIVE_INFINITY;

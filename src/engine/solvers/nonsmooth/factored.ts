@@ -120,19 +120,37 @@ export class FactoredDelassus implements DelassusOperator {
    */
   addResponse(r: Float64Array, f: number, out: Float64Array): void {
     const { resp, dof, width, blocks: nc, blockSize: bs } = this;
-    for (let i = 0; i < nc; i++)
+    for (let i = 0; i < nc; i++) {
+      // each out[d + c] takes the rows' terms in the order k = 0, 1, 2, a zero impulse
+      // component adding nothing (so −0 entries stay −0): one read and write per dof
+      const r0 = f * r[bs * i];
+      const r1 = bs === 3 ? f * r[bs * i + 1] : 0;
+      const r2 = bs === 3 ? f * r[bs * i + 2] : 0;
+      if (r0 === 0 && r1 === 0 && r2 === 0) continue;
       for (let side = 0; side < 2; side++) {
         const w = width[2 * i + side];
-        if (w === 0) continue;
         const d = dof[2 * i + side];
         const o = 36 * i + 18 * side;
-        for (let k = 0; k < bs; k++) {
-          const rk = f * r[bs * i + k];
-          if (rk === 0) continue;
-          const ok = o + 6 * k;
-          for (let c = 0; c < w; c++) out[d + c] += rk * resp[ok + c];
+        if (r0 !== 0 && r1 !== 0 && r2 !== 0) {
+          // the usual case (a pushing contact with friction), without the branches
+          for (let c = 0; c < w; c++) {
+            let x = out[d + c];
+            x += r0 * resp[o + c];
+            x += r1 * resp[o + 6 + c];
+            x += r2 * resp[o + 12 + c];
+            out[d + c] = x;
+          }
+          continue;
+        }
+        for (let c = 0; c < w; c++) {
+          let x = out[d + c];
+          if (r0 !== 0) x += r0 * resp[o + c];
+          if (r1 !== 0) x += r1 * resp[o + 6 + c];
+          if (r2 !== 0) x += r2 * resp[o + 12 + c];
+          out[d + c] = x;
         }
       }
+    }
   }
 
   /**
