@@ -1,22 +1,25 @@
 /**
- * Whether a model is conservative, which decides two things of the wire format: whether
- * State.energy.error is reported (null otherwise), and whether solver.energyDriftLimit is
- * valid (a limit on a non-conservative model could never act, so it is rejected at model
- * validation, schemas/model.ts, and on PATCH, Simulation.update). The energy monitor that
- * measures the drift is src/engine/simulation/monitor.ts.
+ * Whether a model's energy is accounted, which decides two things of the wire format:
+ * whether State.energy.error and energy.dissipated are reported (null otherwise), and
+ * whether solver.energyDriftLimit is valid (a limit that could never act is rejected at
+ * model validation, schemas/model.ts, and on PATCH, Simulation.update). The energy monitor
+ * that keeps the balance is src/engine/simulation/monitor.ts.
  *
- * A model is conservative when nothing adds or removes energy but the integrator and the
- * joint projection: no damper, no spring or frameSpring damping, no motor (a prescribed
- * motion does work), no actuator, no joint limit, no contact, no pointForce (its work is not
- * in the potential), and solver rayleighMass = rayleighStiffness = velocityDamping = 0.
+ * A model's energy is accounted when every change of its total energy other than the
+ * integrator's and the joint projection's is a dissipation the engine measures: the
+ * dampers, the spring and frameSpring damping, solver.rayleighMass. Not accounted: a motor
+ * (a prescribed motion does work), an actuator, a joint limit, contact, a pointForce (its
+ * work is not in the potential), solver.rayleighStiffness (its force follows the tangent
+ * stiffness, whose power the engine does not evaluate) and solver.velocityDamping (SOFA's
+ * velocity decay, an operation on the velocities rather than a force).
  *
  * Pure functions over validated model pieces (no engine state), so that both the model
  * schema and the engine use them.
  */
 import type { ForceSpec, SolverSpec } from "./model";
 
-/** The parts of a model that decide whether it is conservative. */
-export interface ConservativenessInput {
+/** The parts of a model that decide whether its energy is accounted. */
+export interface EnergyAccountInput {
   forces: readonly ForceSpec[];
   motors: readonly { id: string }[];
   actuators: readonly { id: string }[];
@@ -25,34 +28,20 @@ export interface ConservativenessInput {
 }
 
 /** The solver parameters that decide it. */
-export type SolverDamping = Pick<
-  SolverSpec,
-  "rayleighMass" | "rayleighStiffness" | "velocityDamping"
->;
+export type SolverDamping = Pick<SolverSpec, "rayleighStiffness" | "velocityDamping">;
 
 /**
- * Why the model with these solver settings is not conservative (the first reason found,
- * naming the force, motor or field), or null when it is.
+ * Why the energy of the model with these solver settings is not accounted (the first reason
+ * found, naming the force, motor or setting), or null when it is (see the header).
  */
-export function nonConservativeReason(
-  model: ConservativenessInput,
+export function unaccountedEnergyReason(
+  model: EnergyAccountInput,
   solver: SolverDamping,
 ): string | null {
   for (let i = 0; i < model.forces.length; i++) {
     const f = model.forces[i];
-    const at = `(forces.${i})`;
-    switch (f.type) {
-      case "damper":
-        return `force "${f.id}" ${at} is a damper`;
-      case "spring":
-        if (f.damping > 0) return `spring "${f.id}" ${at} has damping ${f.damping}`;
-        break;
-      case "frameSpring":
-        if (f.damping > 0 || f.rotaryDamping > 0) return `frameSpring "${f.id}" ${at} has damping`;
-        break;
-      case "pointForce":
-        return `pointForce "${f.id}" ${at} does work that is not in the potential energy`;
-    }
+    if (f.type === "pointForce")
+      return `pointForce "${f.id}" (forces.${i}) does work that is not in the potential energy`;
   }
   if (model.motors.length > 0)
     return `motor "${model.motors[0].id}" (motors.0) prescribes a motion, which does work`;
@@ -63,12 +52,12 @@ export function nonConservativeReason(
     return `joint "${model.joints[limited].id}" (joints.${limited}) has limits (their damping absorbs energy)`;
   if (model.contact !== undefined && model.contact !== null)
     return "the model has contact (impacts, friction and contact damping change the energy)";
-  for (const name of ["rayleighMass", "rayleighStiffness", "velocityDamping"] as const)
+  for (const name of ["rayleighStiffness", "velocityDamping"] as const)
     if (solver[name] !== 0) return `solver.${name} is ${solver[name]}`;
   return null;
 }
 
-/** The validation message for an energyDriftLimit on a model that is not conservative. */
+/** The validation message for an energyDriftLimit on a model whose energy is not accounted. */
 export function energyLimitMessage(reason: string): string {
-  return `energyDriftLimit needs a conservative model (energy.error is null otherwise, so the limit could never act), but ${reason}`;
+  return `energyDriftLimit needs a model whose energy is accounted (energy.error is null otherwise, so the limit could never act), but ${reason}`;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { denseOrderIssue, systemOrder } from "./cost";
-import { energyLimitMessage, nonConservativeReason } from "./energy";
+import { energyLimitMessage, unaccountedEnergyReason } from "./energy";
 import {
   consistentMassIssue,
   FEM_MAX_NODES,
@@ -649,7 +649,7 @@ export const SolverSettings = z
     }),
     energyDriftLimit: positive().nullable().optional().meta({
       description:
-        "J; absent or null: off. On a conservative model (no damper, spring or frameSpring damping, motor, contact, pointForce or solver damping: the state's energy.error is a number), a step after which |energy.error| exceeds it ends the run `diverged` with the last good state; rejected on a model that is not conservative",
+        "J; absent or null: off. On a model whose energy is accounted (no motor, actuator, joint limit, contact, pointForce, solver.rayleighStiffness or solver.velocityDamping: the state's energy.error is a number, the balance of the total energy and the damping's dissipation), a step after which |energy.error| exceeds it ends the run `diverged` with the last good state; rejected on a model whose energy is not accounted",
     }),
   })
   .meta({ id: "SolverSettings" });
@@ -748,7 +748,7 @@ const ModelObject = z.strictObject({
 
 /**
  * Cross-reference checks: unique ids, known bodies and joints, derivable inertia, and an
- * energyDriftLimit only on a conservative model (schemas/energy.ts), and a dense solver only
+ * energyDriftLimit only on a model whose energy is accounted (schemas/energy.ts), and a dense solver only
  * under its size limit (schemas/cost.ts).
  */
 function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): void {
@@ -975,7 +975,7 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
   const mass = consistentMassIssue(m.fem, m.solver.integrator);
   if (mass !== null) ctx.addIssue({ code: "custom", ...mass });
   if (m.solver.energyDriftLimit != null) {
-    const reason = nonConservativeReason(m, m.solver);
+    const reason = unaccountedEnergyReason(m, m.solver);
     if (reason !== null)
       ctx.addIssue({
         code: "custom",

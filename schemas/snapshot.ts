@@ -146,6 +146,10 @@ export const SimulationSnapshot = z
         description:
           "total energy (J) that energy.error is measured from (absent in older snapshots: the restored state's energy)",
       }),
+      energyDissipated: z.number().optional().meta({
+        description:
+          "energy.dissipated (J) since that reference (absent in older snapshots: 0, or the restored state's energy as the reference when that is absent too)",
+      }),
       matrixBlocks: z
         .array(z.tuple([count(), count()]))
         .max(10_000_000)

@@ -54,9 +54,13 @@ export const Energy = z
     kinetic: z.number(),
     potential: z.number(),
     total: z.number(),
+    dissipated: z.number().nullable().meta({
+      description:
+        "energy the damping took out since the reference (the dampers, the spring and frameSpring damping and solver.rayleighMass; their power integrated by the trapezoidal rule over each step); 0 without damping; null when the model's energy is not accounted (a motor, actuator, joint limit, contact, pointForce, solver.rayleighStiffness or solver.velocityDamping)",
+    }),
     error: z.number().nullable().meta({
       description:
-        "total minus its reference (the total at t = 0, re-taken after reset, a PATCH of gravity or solver damping, an applied assembly): the integrator's energy drift; null unless the model is conservative (no damper, spring damping, motor, contact, pointForce or solver damping)",
+        "the energy balance: total plus dissipated minus the reference (the total at t = 0, re-taken after reset, a PATCH of gravity or solver damping, an applied assembly or an external change of the state): the integrator's own energy error; null when the model's energy is not accounted (see dissipated)",
     }),
   })
   .meta({ id: "Energy", description: "J; potential = gravitational + elastic" });

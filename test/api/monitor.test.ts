@@ -3,7 +3,8 @@
  * solver.reactionChange (REST and stream frames); solver.energyDriftLimit ends a step
  * request (422) and a run in `diverged` with the state of the last good step, which is
  * checked against a second session without the limit stepped to that step; a limit on a
- * model that is not conservative is refused at creation and on PATCH with the field's path.
+ * model whose energy is not accounted is refused at creation and on PATCH with the field's
+ * path.
  */
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -87,11 +88,25 @@ describe("State", () => {
     expect(change).toBeGreaterThan(0);
     c.close();
 
+    // the damper's work is in energy.dissipated, a pointForce's is not accounted
     const damped = await createSession(
       server.app,
       pendulum({}, { forces: [{ id: "d", type: "damper", angular: 0.1 }] }),
     );
-    expect((await step(server.app, damped, 3)).energy.error).toBeNull();
+    const sd = await step(server.app, damped, 3);
+    expect(sd.energy.dissipated).toBeGreaterThan(0);
+    expect(sd.energy.error).toBeTypeOf("number");
+    const pushed = await createSession(
+      server.app,
+      pendulum(
+        {},
+        { forces: [{ id: "f", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }] },
+      ),
+    );
+    const sp = await step(server.app, pushed, 3);
+    expect(sp.energy.error).toBeNull();
+    expect(sp.energy.dissipated).toBeNull();
+    for (const x of [pushed]) await api().delete(`/v1/sessions/${x}`).expect(204);
     for (const x of [id, damped]) await api().delete(`/v1/sessions/${x}`).expect(204);
   });
 });
@@ -144,8 +159,10 @@ describe("energyDriftLimit", () => {
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
-  it("is refused on a model that is not conservative, at creation and on PATCH", async () => {
-    const damper = { forces: [{ id: "d", type: "damper", linear: 0.1 }] };
+  it("is refused on a model whose energy is not accounted, at creation and on PATCH", async () => {
+    const damper = {
+      forces: [{ id: "d", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }],
+    };
     const r = await api()
       .post("/v1/sessions")
       .send({ model: pendulum({ energyDriftLimit: 1 }, damper) });
@@ -154,7 +171,7 @@ describe("energyDriftLimit", () => {
     expect(e.error).toBe("invalid_model");
     const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(issues[0].path).toEqual(["model", "solver", "energyDriftLimit"]);
-    expect(issues[0].message).toMatch(/force "d" \(forces\.0\) is a damper/);
+    expect(issues[0].message).toMatch(/pointForce "d" \(forces\.0\) does work/);
 
     const id = await createSession(server.app, pendulum({}, damper));
     const p = await api()
@@ -163,18 +180,18 @@ describe("energyDriftLimit", () => {
     expect(p.status).toBe(400);
     const pe = ErrorBody.parse(p.body);
     expect(pe.error).toBe("invalid_request");
-    expect(pe.message).toMatch(/solver\.energyDriftLimit: .*damper/);
+    expect(pe.message).toMatch(/solver\.energyDriftLimit: .*pointForce/);
     const pi = (pe.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(pi[0].path).toEqual(["solver", "energyDriftLimit"]);
     expect((await session(id)).status).toBe("ready");
 
-    // on a conservative model, damping is refused while the limit is set
+    // with the limit set, a setting whose work is not accounted is refused
     const ok = await createSession(server.app, pendulum({ energyDriftLimit: 1 }));
     const q = await api()
       .patch(`/v1/sessions/${ok}`)
-      .send({ solver: { rayleighMass: 0.2 } });
+      .send({ solver: { velocityDamping: 0.2 } });
     expect(q.status).toBe(400);
-    expect(ErrorBody.parse(q.body).message).toMatch(/rayleighMass is 0\.2/);
+    expect(ErrorBody.parse(q.body).message).toMatch(/velocityDamping is 0\.2/);
     await api()
       .patch(`/v1/sessions/${ok}`)
       .send({ solver: { energyDriftLimit: 2 } })

@@ -52,6 +52,15 @@ export interface ForceEffector {
   addVelJacobian(m: SparseBlockMatrix, s: number): void;
   /** Potential energy stored by this effector (J); 0 for non-conservative ones. */
   potentialEnergy(): number;
+  /**
+   * The power (W) the effector's velocity-dependent (damping) forces take out of the system
+   * at the current state, −Σ f_d · v over the points they act at (≥ 0 for dampers): the
+   * energy balance's dissipation (simulation/monitor.ts). Absent: the effector neither
+   * dissipates nor does work beyond its potential (gravity, undamped springs, gyroscopic
+   * terms, whose power is 0); an effector that does work otherwise (a point force) makes
+   * the model's energy unaccounted instead (schemas/energy.ts).
+   */
+  dissipatedPower?(): number;
 }
 
 /**

@@ -31,7 +31,8 @@
  *
  * jacobianType GENERAL when an end is a dynamic rigid body (J_l⁻¹ and [f]×[r]× are
  * nonsymmetric), SPD otherwise (−kI, −cI only).
- * potentialEnergy ½ k |x_B − x_A|² + ½ k_r |θ|² (J).
+ * potentialEnergy ½ k |x_B − x_A|² + ½ k_r |θ|² (J); dissipatedPower c |ẋ_B − ẋ_A|² +
+ * c_r |ω_b − ω_a|² (W).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { quatDifference, quatMul } from "../math/quat";
@@ -185,6 +186,25 @@ export class FrameSpringEffector implements ForceEffector {
       0.5 * this.stiffness * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) +
       0.5 * this.rotaryStiffness * (th[0] * th[0] + th[1] * th[1] + th[2] * th[2])
     );
+  }
+
+  /**
+   * c |ḋ|² + c_r |ω_b − ω_a|² (W): the translational damper at the frame origins and the
+   * rotary one (τ_b = −c_r (ω_b − ω_a) on b, −τ_b on a).
+   */
+  dissipatedPower(): number {
+    const { ends, damping: c, rotaryDamping: cr } = this;
+    if (c === 0 && cr === 0) return 0;
+    ends.update();
+    const dd = ends.dd;
+    const wa = ends.a.omega;
+    const wb = ends.b.omega;
+    let power = 0;
+    for (let i = 0; i < 3; i++) {
+      const w = wb[i] - wa[i];
+      power += c * dd[i] * dd[i] + cr * w * w;
+    }
+    return power;
   }
 
   /** The quaternion array and offset of a body (identity for ground). */

@@ -35,6 +35,7 @@ import {
   AxialEnds,
   AxialProduct,
   axialBlocks,
+  axialDampingPower,
   axialForces,
 } from "./axial";
 import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
@@ -440,6 +441,11 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       e += 0.5 * this.k[i] * x * x;
     }
     return e;
+  }
+
+  /** Σ c l̇² (c |ḋ|² with l0 = 0) over the springs (W; axial.ts axialDampingPower). */
+  dissipatedPower(): number {
+    return axialDampingPower(this.count, this.ends, this.c, this.l0);
   }
 
   /** Adds s·(A or B) blocks (which = 0: A, 9: B) with the sign pattern of the header. */

@@ -30,13 +30,13 @@
  *     σ [f]×[r]× = σ (r fᵀ − (f·r) I), symmetric only when f ∥ r (e.g. at equilibrium
  *     f = 0). It is the asymmetric part of a potential's second derivative taken in
  *     world-frame rotation vectors, which are not coordinates away from δθ = 0.
- * potentialEnergy: ½ k (l − l0)² (J).
+ * potentialEnergy: ½ k (l − l0)² (J); dissipatedPower: c l̇² (c |ḋ|² with l0 = 0) (W).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { norm3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import { AXIAL_LENGTH, AXIAL_RATE, axialSpring } from "./axial";
+import { AXIAL_LENGTH, AXIAL_RATE, axialSpring, dampingPower } from "./axial";
 import type { ForceEffector } from "./effector";
 import { TwoPointCoupling } from "./two-point";
 
@@ -126,6 +126,14 @@ export class SpringEffector implements ForceEffector {
     const d = this.currentSeparation();
     const e = norm3(d) - this.restLength;
     return 0.5 * this.stiffness * e * e;
+  }
+
+  /** c l̇², or c |ḋ|² with l0 = 0 (axial.ts dampingPower), at the attachment points. */
+  dissipatedPower(): number {
+    if (this.damping === 0) return 0;
+    const { d, dd } = this.ends;
+    this.ends.update();
+    return dampingPower(this.damping, this.restLength, d[0], d[1], d[2], dd[0], dd[1], dd[2]);
   }
 
   private currentSeparation(): Float64Array {

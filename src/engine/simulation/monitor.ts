@@ -2,30 +2,35 @@
  * What a Simulation watches besides its state, so that what goes wrong is reported rather
  * than returned as a result (Simulation.step, Simulation.state):
  *
- *  - `energy.error` (J): the total energy minus a reference, reported only when the model is
- *    conservative (nonConservativeReason is null: no damper, no spring or frameSpring
- *    damping, no motor — a prescribed motion does work —, no actuator, no joint limit, no contact, no pointForce — its
- *    work is not in the potential —, and solver rayleighMass = rayleighStiffness =
- *    velocityDamping = 0), null otherwise. Nothing then adds or removes energy but the
- *    integrator and the joint projection, so the figure is their drift. The reference is the
- *    total energy when the monitor is rebased: at t = 0, after reset, after a PATCH of
- *    gravity or of whether the model is conservative (the solver damping), after an applied
- *    assembly, and as saved in a snapshot (an older snapshot without it: the energy of the
- *    restored state).
+ *  - the energy balance. `energy.dissipated` (J): the work the damping took out since the
+ *    reference, Σ over steps of ½ h (P_t + P_{t+h}) with P the damping's power at the
+ *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping;
+ *    solver.rayleighMass's 2 r_M T, T the kinetic energy, where the integrator applies it);
+ *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
+ *    is the integrator's (and the joint projection's) own error, the dissipation's
+ *    quadrature included (O(h²) like the schemes). Both are reported when the model's
+ *    energy is accounted (unaccountedEnergyReason is null: no motor — a prescribed motion
+ *    does work —, no actuator, no joint limit, no contact, no pointForce — its work is not
+ *    in the potential —, solver.rayleighStiffness = velocityDamping = 0), null otherwise.
+ *    The reference is the total energy when the monitor is rebased (energy.dissipated then
+ *    0): at t = 0, after reset, after a PATCH of gravity or of whether the energy is
+ *    accounted, after an external change of the state or an applied assembly, and as saved
+ *    in a snapshot with energy.dissipated (an older snapshot without them: the energy of
+ *    the restored state, and 0).
  *  - `solver.reactionChange` (N, N·m): the largest change between the last two steps of any
  *    component of any joint's (or motor's) reaction force or torque, the ∞-norm over the
  *    entries of State.joints; 0 before the second step since t = 0. Computed after each good
  *    step from the step's multipliers with ConstraintSet.reaction (what State.joints reports,
  *    bit for bit) into two Float64Arrays swapped from step to step: no allocation.
- *  - `solver.energyDriftLimit` (J): on a conservative model, Simulation.step ends with a
- *    DivergenceError, the state back at the last good step, when |energy.error| exceeds it.
- *    A limit on a non-conservative model could never act, so it is rejected, at model
- *    validation (schemas/model.ts) and on PATCH (Simulation.update), with the reason from
- *    nonConservativeReason.
+ *  - `solver.energyDriftLimit` (J): on a model whose energy is accounted, Simulation.step
+ *    ends with a DivergenceError, the state back at the last good step, when |energy.error|
+ *    exceeds it. A limit that could never act is rejected, at model validation
+ *    (schemas/model.ts) and on PATCH (Simulation.update), with the reason from
+ *    unaccountedEnergyReason.
  *
- * nonConservativeReason and energyLimitMessage read validated model pieces only (no engine
- * state) and are part of the model's validity, so they live in schemas/energy.ts (schemas/
- * imports nothing from src/).
+ * unaccountedEnergyReason and energyLimitMessage read validated model pieces only (no
+ * engine state) and are part of the model's validity, so they live in schemas/energy.ts
+ * (schemas/ imports nothing from src/).
  */
 import type { ConstraintSet } from "../constraints/constraint-set";
 
@@ -33,6 +38,8 @@ import type { ConstraintSet } from "../constraints/constraint-set";
 export interface MonitoredValues {
   /** Total energy (J) that energy.error is measured from. */
   energyReference: number;
+  /** energy.dissipated (J): the damping's work since the reference (see the header). */
+  energyDissipated: number;
   /** solver.reactionChange of the last step (N, N·m). */
   reactionChange: number;
 }
@@ -43,8 +50,8 @@ export interface MonitoredValues {
  * reactions are derived from the multipliers (restoreReactions).
  */
 export class StepMonitor {
-  /** Whether the model, with the current solver settings, is conservative. */
-  conservative: boolean;
+  /** Whether the model's energy, with the current solver settings, is accounted. */
+  accounted: boolean;
   private previous: Float64Array;
   private current: Float64Array;
   private readonly force = new Float64Array(3);
@@ -52,23 +59,41 @@ export class StepMonitor {
 
   constructor(
     private readonly constraints: ConstraintSet,
-    conservative: boolean,
+    accounted: boolean,
     private readonly values: MonitoredValues,
   ) {
-    this.conservative = conservative;
+    this.accounted = accounted;
     const n = 6 * constraints.constraints.length;
     this.previous = new Float64Array(n);
     this.current = new Float64Array(n);
   }
 
-  /** Measures energy.error from `total` on. */
+  /** Measures energy.error from `total` on, with nothing dissipated yet. */
   rebase(total: number): void {
     this.values.energyReference = total;
+    this.values.energyDissipated = 0;
   }
 
-  /** energy.error for a state of total energy `total`: null unless conservative. */
-  energyError(total: number): number | null {
-    return this.conservative ? total - this.values.energyReference : null;
+  /**
+   * energy.error for a state of total energy `total`, with `work` (J) dissipated beyond
+   * energy.dissipated (a step not yet committed): null unless accounted.
+   */
+  energyError(total: number, work = 0): number | null {
+    const v = this.values;
+    return this.accounted ? total + v.energyDissipated + work - v.energyReference : null;
+  }
+
+  /** energy.dissipated: null unless accounted. */
+  dissipated(): number | null {
+    return this.accounted ? this.values.energyDissipated : null;
+  }
+
+  /**
+   * Commits a good step's dissipation: ½ h (P_t + P_{t+h}) (J) from the damping's power (W)
+   * at its two ends (the trapezoidal rule, see the header).
+   */
+  addStepWork(work: number): void {
+    this.values.energyDissipated += work;
   }
 
   /**

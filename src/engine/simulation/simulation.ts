@@ -6,7 +6,7 @@
 
 import type { SceneOut } from "../../../schemas/api";
 import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
-import { energyLimitMessage, nonConservativeReason } from "../../../schemas/energy";
+import { energyLimitMessage, unaccountedEnergyReason } from "../../../schemas/energy";
 import { consistentMassIssue } from "../../../schemas/fem";
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
 import { issuesSummary, underPath } from "../../../schemas/issues";
@@ -181,6 +181,11 @@ export class Simulation {
   private readonly goodLambda: Float64Array;
   /** energy.error's reference and solver.reactionChange (monitor.ts). */
   private readonly monitor: StepMonitor;
+  /** The effectors with a dissipatedPower (the energy balance, monitor.ts). */
+  private readonly dissipative: ForceEffector[];
+  /** dissipationPower (W) at the end of the last step, valid while stateVersion is powerVersion. */
+  private power = 0;
+  private powerVersion = -1;
   private readonly setGravityFn: (g: readonly [number, number, number]) => void;
   private gravity: [number, number, number];
   /** The contact parameters as patched (model.contact merged with every PATCH). */
@@ -263,9 +268,10 @@ export class Simulation {
     this.goodLambda = new Float64Array(this.record.lambda.length);
     this.monitor = new StepMonitor(
       this.constraints,
-      nonConservativeReason(this.model, this.solverSpec) === null,
+      unaccountedEnergyReason(this.model, this.solverSpec) === null,
       this.record,
     );
+    this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
@@ -338,6 +344,9 @@ export class Simulation {
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
       this.restoredContacts = null;
+      // the damping's power at the step's start (monitor.ts): the last step's end value
+      // unless the state has been written since
+      const powerStart = this.monitor.accounted ? this.startPower() : 0;
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -367,7 +376,13 @@ export class Simulation {
           record.step,
         );
       }
-      const drift = this.energyDrift();
+      let work = 0;
+      let powerEnd = 0;
+      if (this.monitor.accounted) {
+        powerEnd = this.dissipationPower();
+        work = 0.5 * h * (powerStart + powerEnd);
+      }
+      const drift = this.energyDrift(work);
       if (drift !== null) {
         const limit = this.solverSpec.energyDriftLimit;
         this.restoreGood();
@@ -378,6 +393,9 @@ export class Simulation {
         );
       }
       Object.assign(record.stats, stats);
+      this.monitor.addStepWork(work);
+      this.power = powerEnd;
+      this.powerVersion = this.monitor.accounted ? this.system.stateVersion : -1;
       this.monitor.afterStep(record.lambda, record.step > 0);
       for (let i = 0; i < this.angles.length; i++) this.angles[i].track();
       record.step++;
@@ -515,7 +533,7 @@ export class Simulation {
 
   private applyPatch(patch: SimulationPatch): void {
     const solver = patch.solver ? { ...this.solverSpec, ...patch.solver } : this.solverSpec;
-    const reason = nonConservativeReason(this.model, solver);
+    const reason = unaccountedEnergyReason(this.model, solver);
     if (solver.energyDriftLimit != null && reason !== null)
       throw new ParameterError([
         { path: ["solver", "energyDriftLimit"], message: energyLimitMessage(reason) },
@@ -564,8 +582,10 @@ export class Simulation {
       }
     }
     this.integrator.reset();
-    if ((reason === null) !== this.monitor.conservative) {
-      this.monitor.conservative = reason === null;
+    // the damping's power follows the solver settings (rayleighMass, the integrator)
+    this.powerVersion = -1;
+    if ((reason === null) !== this.monitor.accounted) {
+      this.monitor.accounted = reason === null;
       this.monitor.rebase(this.totalEnergy());
     }
   }
@@ -606,6 +626,7 @@ export class Simulation {
         kinetic,
         potential,
         total: kinetic + potential,
+        dissipated: this.monitor.dissipated(),
         error: this.monitor.energyError(kinetic + potential),
       },
       solver: { ...this.record.stats, reactionChange: this.record.reactionChange },
@@ -1033,14 +1054,37 @@ export class Simulation {
   }
 
   /**
-   * energy.error after a step when it is beyond solver.energyDriftLimit (or not finite) on
-   * a conservative model, else null.
+   * energy.error after a step that dissipated `work` (J, not yet committed) when it is
+   * beyond solver.energyDriftLimit (or not finite) on a model whose energy is accounted,
+   * else null.
    */
-  private energyDrift(): number | null {
+  private energyDrift(work: number): number | null {
     const limit = this.solverSpec.energyDriftLimit;
-    if (limit == null || !this.monitor.conservative) return null;
-    const error = this.totalEnergy() - this.record.energyReference;
-    return Math.abs(error) <= limit ? null : error;
+    if (limit == null) return null;
+    const error = this.monitor.energyError(this.totalEnergy(), work);
+    return error === null || Math.abs(error) <= limit ? null : error;
+  }
+
+  /**
+   * The damping's power (W) at the current state (monitor.ts): the effectors' dissipatedPower
+   * and solver.rayleighMass's force r_M M v, whose power is 2 r_M T (T the kinetic energy),
+   * with the integrators that apply it.
+   */
+  private dissipationPower(): number {
+    let power = 0;
+    for (let i = 0; i < this.dissipative.length; i++)
+      power += this.dissipative[i].dissipatedPower?.() ?? 0;
+    const rayleigh = this.solverSpec.rayleighMass;
+    const integrator = this.solverSpec.integrator;
+    if (rayleigh !== 0 && (integrator === "newmark" || integrator === "generalized-alpha"))
+      power += 2 * rayleigh * this.kineticEnergy();
+    return power;
+  }
+
+  /** dissipationPower at the current state: the last step's end value if it still holds. */
+  private startPower(): number {
+    if (this.powerVersion === this.system.stateVersion) return this.power;
+    return this.dissipationPower();
   }
 
   private saveGood(): void {

@@ -108,6 +108,8 @@ export class SimulationState {
   reactionChange: number;
   /** Total energy (J) energy.error is measured from (NaN: not taken yet). */
   energyReference: number;
+  /** energy.dissipated (J) since that reference (monitor.ts). */
+  energyDissipated: number;
 
   /** A record at t = 0 on the given body arrays, with `numRows` multipliers. */
   constructor(bodies: BodyState, numDofs: number, numRows: number) {
@@ -119,6 +121,7 @@ export class SimulationState {
     this.stats = emptyStepStats();
     this.reactionChange = 0;
     this.energyReference = Number.NaN;
+    this.energyDissipated = 0;
   }
 
   /** A record of the sizes given, at t = 0 with zero arrays (decodeState fills it). */
@@ -147,6 +150,7 @@ export class SimulationState {
     Object.assign(this.stats, from.stats);
     this.reactionChange = from.reactionChange;
     this.energyReference = from.energyReference;
+    this.energyDissipated = from.energyDissipated;
   }
 
   /** Back to t = 0 with the bodies as they are: no step taken, no memory, no multipliers. */
@@ -254,6 +258,7 @@ export function encodeState(
         reactionChange: s.reactionChange,
       },
       energyReference: s.energyReference,
+      energyDissipated: s.energyDissipated,
       matrixBlocks: c.matrixBlocks,
       ...(c.contact !== undefined ? { contact: encodeContactMemory(c.contact) } : {}),
       ...(c.factorization !== undefined
@@ -355,6 +360,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   s.step = snap.step;
   s.reactionChange = reactionChange ?? 0;
   s.energyReference = mem.energyReference ?? Number.NaN;
+  s.energyDissipated = mem.energyDissipated ?? 0;
   return {
     record: s,
     matrixBlocks: mem.matrixBlocks,

@@ -1,6 +1,7 @@
 /**
  * What the Simulation reports about itself (src/engine/simulation/monitor.ts): energy.error of a
- * conservative model (and null for one that is not), solver.reactionChange, and the
+ * model whose energy is accounted (and null for one that is not; the balance with damping:
+ * test/engine/simulation/energy-balance.test.ts), solver.reactionChange, and the
  * energyDriftLimit that ends a step in DivergenceError with the last good state. Every
  * figure is checked against numbers computed here from States read independently: the
  * energy error from the totals, the reaction change from two consecutive States' joints,
@@ -88,7 +89,7 @@ describe("energy.error", () => {
     expect(a1.energy.error).toBe(a1.energy.total - a0.energy.total);
   });
 
-  it("is null with a damper, spring damping, a motor, a pointForce, contact or solver damping", () => {
+  it("is null with a motor, a pointForce, contact, rayleighStiffness or velocityDamping", () => {
     const base = doublePendulum();
     const spring = {
       id: "s",
@@ -98,39 +99,40 @@ describe("energy.error", () => {
       stiffness: 10,
     };
     const models = [
-      { ...base, forces: [{ id: "d", type: "damper", linear: 0.1 }] },
-      { ...base, forces: [{ ...spring, damping: 0.2 }] },
       { ...base, motors: [{ id: "m", joint: "shoulder", angle: { rate: 1 } }] },
       {
         ...base,
         forces: [{ id: "f", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }],
       },
       { ...base, contact: { method: "smc" } },
-      doublePendulum({ rayleighMass: 0.1 }),
+      doublePendulum({ rayleighStiffness: 0.1 }),
       doublePendulum({ velocityDamping: 0.1 }),
     ];
     for (const m of models) {
       const sim = loadModel(m);
       expect(sim.state().energy.error).toBeNull();
+      expect(sim.state().energy.dissipated).toBeNull();
       sim.step(5);
       expect(sim.state().energy.error).toBeNull();
+      expect(sim.state().energy.dissipated).toBeNull();
     }
     // an undamped spring is conservative: its elastic energy is in the potential
     const sim = loadModel({ ...base, forces: [spring] });
     const s0 = sim.state();
     sim.step(40);
     const s = sim.state();
+    expect(s.energy.dissipated).toBe(0);
     expect(s.energy.error).toBe(s.energy.total - s0.energy.total);
   });
 
   it("follows a PATCH of solver damping, re-taking the reference when it is off again", () => {
     const sim = loadModel(doublePendulum());
     sim.step(20);
-    sim.update({ solver: { rayleighMass: 0.5 } });
+    sim.update({ solver: { rayleighStiffness: 0.5 } });
     expect(sim.state().energy.error).toBeNull();
     sim.step(20);
     expect(sim.state().energy.error).toBeNull();
-    sim.update({ solver: { rayleighMass: 0 } });
+    sim.update({ solver: { rayleighStiffness: 0 } });
     const s0 = sim.state();
     expect(s0.energy.error).toBe(0);
     sim.step(20);
@@ -230,11 +232,14 @@ describe("solver.energyDriftLimit", () => {
     expect(Math.abs(s.energy.error as number)).toBeLessThan(0.05);
   });
 
-  it("is rejected at load on a model that is not conservative, naming the field and why", () => {
+  it("is rejected at load on a model whose energy is not accounted, naming the field and why", () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [
-        { ...doublePendulum({ energyDriftLimit: 1 }), forces: [{ id: "d", type: "damper" }] },
-        /force "d" \(forces\.0\) is a damper/,
+        {
+          ...doublePendulum({ energyDriftLimit: 1 }),
+          forces: [{ id: "f", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }],
+        },
+        /pointForce "f" \(forces\.0\) does work/,
       ],
       [
         {
@@ -257,37 +262,49 @@ describe("solver.energyDriftLimit", () => {
       const issues = (err as ModelError).issues;
       expect(issues).toHaveLength(1);
       expect(issues[0].path).toEqual(["solver", "energyDriftLimit"]);
-      expect(issues[0].message).toMatch(/needs a conservative model/);
+      expect(issues[0].message).toMatch(/needs a model whose energy is accounted/);
       expect(issues[0].message).toMatch(why);
     }
     expect(() => loadModel(doublePendulum({ energyDriftLimit: 0 }))).toThrow(ModelError);
+    // damping is accounted: the limit is taken
+    const damped = {
+      ...doublePendulum({ energyDriftLimit: 1 }),
+      forces: [{ id: "d", type: "damper" }],
+    };
+    expect(loadModel(damped).solver.energyDriftLimit).toBe(1);
   });
 
-  it("is rejected on PATCH when the model is or becomes non-conservative; null turns it off", () => {
-    const damped = loadModel({ ...doublePendulum(), forces: [{ id: "d", type: "damper" }] });
+  it("is rejected on PATCH when the energy is or becomes unaccounted; null turns it off", () => {
+    const motor = loadModel({
+      ...doublePendulum(),
+      motors: [{ id: "m", joint: "shoulder", angle: 0 }],
+    });
     let err: unknown;
     try {
-      damped.update({ solver: { energyDriftLimit: 1 } });
+      motor.update({ solver: { energyDriftLimit: 1 } });
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ParameterError);
     expect((err as ParameterError).issues[0].path).toEqual(["solver", "energyDriftLimit"]);
-    expect((err as ParameterError).issues[0].message).toMatch(/damper/);
-    expect(damped.solver.energyDriftLimit).toBeUndefined();
+    expect((err as ParameterError).issues[0].message).toMatch(/motor "m"/);
+    expect(motor.solver.energyDriftLimit).toBeUndefined();
 
     const sim = loadModel(doublePendulum());
     sim.update({ solver: { energyDriftLimit: 1 } });
     expect(sim.solver.energyDriftLimit).toBe(1);
     // damping with the limit still set is refused, and nothing changes
     expect(() => sim.update({ solver: { velocityDamping: 0.1 } })).toThrow(ParameterError);
-    expect(() => sim.update({ gravity: [0, 0, -1], solver: { rayleighMass: 1 } })).toThrow(
-      /solver\.energyDriftLimit: .*solver\.rayleighMass is 1/,
+    expect(() => sim.update({ gravity: [0, 0, -1], solver: { rayleighStiffness: 1 } })).toThrow(
+      /solver\.energyDriftLimit: .*solver\.rayleighStiffness is 1/,
     );
-    expect(sim.solver.rayleighMass).toBe(0);
+    expect(sim.solver.rayleighStiffness).toBe(0);
     expect(sim.solver.velocityDamping).toBe(0);
     expect(sim.state().energy.error).toBe(0); // gravity not patched either
-    sim.update({ solver: { energyDriftLimit: null, rayleighMass: 1 } });
+    // rayleighMass is accounted: taken with the limit
+    sim.update({ solver: { rayleighMass: 1 } });
+    expect(sim.solver.rayleighMass).toBe(1);
+    sim.update({ solver: { energyDriftLimit: null, rayleighStiffness: 1 } });
     expect(sim.state().energy.error).toBeNull();
     sim.step(10);
   });
@@ -339,7 +356,10 @@ describe("snapshots", () => {
   });
 
   it("refuses parameters with a limit the model cannot take, with their path", () => {
-    const sim = loadModel({ ...doublePendulum(), forces: [{ id: "d", type: "damper" }] });
+    const sim = loadModel({
+      ...doublePendulum(),
+      motors: [{ id: "m", joint: "shoulder", angle: 0 }],
+    });
     const snap = JSON.parse(JSON.stringify(sim.snapshot()));
     delete snap.checksum; // to reach the parameters' own check
     snap.parameters.solver.energyDriftLimit = 1;

@@ -1,0 +1,177 @@
+/**
+ * The energy balance of a damped model (src/engine/simulation/monitor.ts): energy.dissipated
+ * is the damping's work, ½ h (P_t + P_{t+h}) summed over the steps, and energy.error the
+ * total plus it minus the reference, the integrator's own error. Checked against the Newmark
+ * recurrence of a damped oscillator written out here, against the order of the schemes
+ * (halving h divides the error of a damped double pendulum by four), over a long damped run
+ * that loses nearly all its energy, across a snapshot, and with solver.energyDriftLimit.
+ */
+import { describe, expect, it } from "vitest";
+import { DivergenceError, loadModel, loadSnapshot } from "../../../src/engine/index";
+import { readExample } from "../../support/examples";
+
+/** A particle of mass m on a zero-length spring (k, c) to the origin, moving along x. */
+function dampedOscillator(solver: Record<string, unknown>, c: number) {
+  return {
+    gravity: [0, 0, 0],
+    bodies: [{ id: "p", kind: "particle", mass: 2, position: [0.3, 0, 0], velocity: [0, 0, 0] }],
+    forces: [
+      {
+        id: "s",
+        type: "spring",
+        a: { body: "p" },
+        b: { body: "ground" },
+        stiffness: 50,
+        damping: c,
+        restLength: 0,
+      },
+    ],
+    solver: { integrator: "newmark", beta: 0.25, gamma: 0.5, newtonTolerance: 1e-14, ...solver },
+  };
+}
+
+/**
+ * The trapezoidal rule on m ẍ + c_eff ẋ + k x = 0 written out: a_{n+1} from the equation at
+ * t_{n+1} with x_{n+1} = x_n + h v_n + h²/4 (a_n + a_{n+1}), v_{n+1} = v_n + h/2 (a_n +
+ * a_{n+1}); the energy ½ m v² + ½ k x², the dissipation ½ h c_eff (v_n² + v_{n+1}²) a step.
+ * Returns [energy error, dissipated] after each step.
+ */
+function oscillatorBalance(m: number, k: number, cEff: number, h: number, steps: number) {
+  let x = 0.3;
+  let v = 0;
+  let a = -(k * x + cEff * v) / m;
+  const e0 = 0.5 * k * x * x;
+  let dissipated = 0;
+  const out: [number, number][] = [];
+  for (let n = 0; n < steps; n++) {
+    const next =
+      -(cEff * (v + 0.5 * h * a) + k * (x + h * v + 0.25 * h * h * a)) /
+      (m + 0.5 * h * cEff + 0.25 * h * h * k);
+    const v1 = v + 0.5 * h * (a + next);
+    x += h * v + 0.25 * h * h * (a + next);
+    dissipated += 0.5 * h * cEff * (v * v + v1 * v1);
+    v = v1;
+    a = next;
+    const energy = 0.5 * m * v * v + 0.5 * k * x * x;
+    out.push([energy + dissipated - e0, dissipated]);
+  }
+  return out;
+}
+
+/** The double-pendulum example with a damper on both rods. */
+function dampedPendulum(solver: Record<string, unknown>) {
+  return {
+    ...readExample("double-pendulum"),
+    forces: [{ id: "d", type: "damper", linear: 0.05, angular: 0.02 }],
+    solver,
+  };
+}
+
+describe("energy balance", () => {
+  it("a damped oscillator: dissipated and error as the trapezoidal recurrence gives them", () => {
+    const h = 0.01;
+    const expected = oscillatorBalance(2, 50, 0.8, h, 600);
+    const sim = loadModel(dampedOscillator({ dt: h }, 0.8));
+    for (const [error, dissipated] of expected) {
+      sim.step(1);
+      const e = sim.state().energy;
+      expect(e.dissipated).toBeCloseTo(dissipated, 11);
+      expect(e.error).toBeCloseTo(error, 11);
+    }
+    // six periods (T = 2π √(m/k) ≈ 1.26 s) lose most of the 2.25 J; the balance closes
+    // to the quadrature's O(h²)
+    const last = sim.state().energy;
+    expect(last.dissipated).toBeGreaterThan(2);
+    expect(Math.abs(last.error as number)).toBeLessThan(2e-3 * (last.dissipated as number));
+  });
+
+  it("solver.rayleighMass r is the dissipation of a damper c = r m", () => {
+    const h = 0.01;
+    const expected = oscillatorBalance(2, 50, 0.3 * 2, h, 300);
+    const sim = loadModel(dampedOscillator({ dt: h, rayleighMass: 0.3 }, 0));
+    for (const [error, dissipated] of expected) {
+      sim.step(1);
+      const e = sim.state().energy;
+      expect(e.dissipated).toBeCloseTo(dissipated, 11);
+      expect(e.error).toBeCloseTo(error, 11);
+    }
+  });
+
+  it("a damped double pendulum: the error is second order in h, far below what is dissipated", () => {
+    const largest = (dt: number) => {
+      const sim = loadModel(dampedPendulum({ integrator: "newmark", dt }));
+      let worst = 0;
+      for (let i = 0; i < Math.round(10 / dt); i++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error as number));
+      }
+      return { worst, dissipated: sim.state().energy.dissipated as number };
+    };
+    const coarse = largest(0.005);
+    const fine = largest(0.0025);
+    expect(coarse.worst / fine.worst).toBeGreaterThan(3.5);
+    expect(coarse.worst / fine.worst).toBeLessThan(4.5);
+    expect(fine.worst).toBeLessThan(1e-3 * fine.dissipated);
+  });
+
+  it("over 30 s at the defaults (generalized-α) the damper takes nearly all the energy and the balance holds", () => {
+    const sim = loadModel(dampedPendulum({ integrator: "generalized-alpha", dt: 0.005 }));
+    const s0 = sim.state().energy;
+    let previous = 0;
+    let worst = 0;
+    for (let i = 0; i < 6000; i++) {
+      sim.step(1);
+      const e = sim.state().energy;
+      // the damper's power c|v|² is never negative
+      expect(e.dissipated as number).toBeGreaterThanOrEqual(previous);
+      previous = e.dissipated as number;
+      worst = Math.max(worst, Math.abs(e.error as number));
+    }
+    const e = sim.state().energy;
+    // the pendulum has come to rest near the bottom: what it lost is what was dissipated
+    const lost = s0.total - e.total;
+    expect(lost).toBeGreaterThan(9);
+    expect(Math.abs((e.dissipated as number) - lost)).toBeLessThan(1e-3 * lost);
+    expect(worst).toBeLessThan(1e-3 * lost);
+  });
+
+  it("continues bit for bit from a snapshot; an older one without energyDissipated starts at 0", () => {
+    const sim = loadModel(dampedPendulum({ integrator: "newmark", dt: 0.005 }));
+    sim.step(150);
+    const snap = JSON.parse(JSON.stringify(sim.snapshot()));
+    expect(snap.memory.energyDissipated).toBeGreaterThan(0);
+    const copy = loadSnapshot(snap);
+    expect(copy.state()).toEqual(sim.state());
+    for (let k = 0; k < 100; k++) {
+      sim.step(1);
+      copy.step(1);
+    }
+    expect(copy.state().energy).toEqual(sim.state().energy);
+
+    const older = JSON.parse(JSON.stringify(sim.snapshot()));
+    delete older.checksum;
+    delete older.memory.energyDissipated;
+    delete older.memory.energyReference;
+    const restored = loadSnapshot(older);
+    expect(restored.state().energy.dissipated).toBe(0);
+    expect(restored.state().energy.error).toBe(0);
+  });
+
+  it("energyDriftLimit on a damped model ends an unstable run diverged at its last good step", () => {
+    // symplectic Euler is stable for h ω < 2: ω = 5 rad/s, h = 0.5 s is not
+    const model = dampedOscillator({ integrator: "symplectic-euler", dt: 0.5 }, 0.1);
+    const free = loadModel(model);
+    let good = free.state();
+    for (;;) {
+      free.step(1);
+      const s = free.state();
+      if (Math.abs(s.energy.error as number) > 10) break;
+      good = s;
+    }
+    const sim = loadModel({ ...model, solver: { ...model.solver, energyDriftLimit: 10 } });
+    expect(() => sim.step(1000)).toThrow(DivergenceError);
+    expect(sim.state().step).toBe(good.step);
+    expect(sim.state().bodies).toEqual(good.bodies);
+    expect(sim.state().energy).toEqual(good.energy);
+  });
+});
