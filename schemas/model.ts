@@ -587,11 +587,17 @@ export const SolverSettings = z
       description:
         "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change of the mean acceleration from the previous step, measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off",
     }),
-    rayleighMass: nonNegative().default(0),
-    rayleighStiffness: nonNegative().default(0),
+    rayleighMass: nonNegative().default(0).meta({
+      description:
+        "r_M (1/s) of the Rayleigh damping force −(r_M M + r_K K) v, taken at the end-of-step velocity by every integrator",
+    }),
+    rayleighStiffness: nonNegative().default(0).meta({
+      description:
+        "r_K (s) of the Rayleigh damping force, K the tangent stiffness −∂f/∂x at the iterate",
+    }),
     velocityDamping: nonNegative().default(0).meta({
       description:
-        "velocity decay rate (1/s): v ← v·exp(−h·velocityDamping) after each step (SOFA)",
+        "velocity decay rate (1/s): v ← v·exp(−h·velocityDamping) after each step (SOFA); newmark and the θ-schemes, refused with generalized-alpha",
     }),
     linearSolver: z
       .enum(["auto", "dense-lu", "sparse-ldlt", "sparse-lu", "sparse-qr", "cg", "minres", "gmres"])
@@ -974,6 +980,9 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
     ctx.addIssue({ code: "custom", path: ["solver", "linearSolver"], message: dense });
   const mass = consistentMassIssue(m.fem, m.solver.integrator);
   if (mass !== null) ctx.addIssue({ code: "custom", ...mass });
+  const decay = velocityDampingIssue(m.solver);
+  if (decay !== null)
+    ctx.addIssue({ code: "custom", path: ["solver", "velocityDamping"], message: decay });
   if (m.solver.energyDriftLimit != null) {
     const reason = unaccountedEnergyReason(m, m.solver);
     if (reason !== null)
@@ -983,6 +992,19 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         message: energyLimitMessage(reason),
       });
   }
+}
+
+/**
+ * solver.velocityDamping (SOFA's velocity decay) acts in newmark and the θ-schemes;
+ * generalized-alpha, whose step carries accelerations and an error estimate that a decay
+ * between steps would falsify, damps by rhoInfinity and the Rayleigh terms instead. The
+ * message for a non-zero decay with it, else null (also checked on PATCH).
+ */
+export function velocityDampingIssue(
+  solver: Pick<SolverSpec, "integrator" | "velocityDamping">,
+): string | null {
+  if (solver.integrator !== "generalized-alpha" || solver.velocityDamping === 0) return null;
+  return `velocityDamping ${solver.velocityDamping} is not applied by generalized-alpha (it damps by rhoInfinity, rayleighMass and rayleighStiffness); set it to 0 or choose newmark or a θ-scheme`;
 }
 
 type JointIn = z.infer<typeof ModelObject>["joints"][number];

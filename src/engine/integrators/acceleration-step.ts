@@ -452,6 +452,19 @@ export class AccelerationStepper implements NewtonStepper {
     }
   }
 
+  /**
+   * v ← v·exp(−h·rate) for the system's velocities (SOFA's velocity decay,
+   * solver.velocityDamping in 1/s) after a step of h; nothing for rate 0.
+   */
+  decayVelocities(h: number, rate: number): void {
+    if (rate === 0) return;
+    const k = Math.exp(-h * rate);
+    const v = this.v;
+    getVelocity(this.sys, v);
+    for (let i = 0; i < this.n; i++) v[i] *= k;
+    setVelocity(this.sys, v);
+  }
+
   /** symmetricJoints: starts the step's joint force (StartDirections.begin) at time t. */
   beginStartDirections(t: number): void {
     this.startDirections.begin(t, this.lambda);

@@ -80,10 +80,15 @@ export function createIntegrator(
         memory,
       );
   }
+  const damping = {
+    rayleighMass: p.rayleighMass,
+    rayleighStiffness: p.rayleighStiffness,
+    velocityDamping: p.velocityDamping,
+  };
   const theta =
     p.integrator === "moreau-jean"
-      ? { theta: p.theta, forceWeight: p.theta }
-      : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0 };
+      ? { theta: p.theta, forceWeight: p.theta, ...damping }
+      : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0, ...damping };
   const { nonsmooth: contact, limits } = parts;
   const problem =
     contact && limits

@@ -205,8 +205,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         s.extraForce = null;
       }
     }
-    // 7. memory
+    // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);
+    if (active > 0) s.decayVelocities(h, this.params.velocityDamping);
     // 8. projection on constraints (none: nothing left to report)
     if (!this.params.projectOnConstraints || this.contact === null)
       this.lastProjection = NO_PROJECTION;

@@ -41,7 +41,7 @@
 
 import { SchemeCoefficients } from "../dynamics/stepper";
 import { grow } from "../math/grow";
-import { getVelocity, setVelocity } from "../model/body-system";
+import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import {
   emptyStepStats,
@@ -195,7 +195,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     memory.previousAcceleration.set(at);
     at.set(a);
     memory.previousValid = true;
-    applyVelocityDecay(s, h, this.params.velocityDamping);
+    s.decayVelocities(h, this.params.velocityDamping);
     return true;
   }
 
@@ -235,12 +235,4 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     for (let i = 0; i < count; i++) if (a[i] !== b[i]) return true;
     return false;
   }
-}
-
-/** v ← v·exp(−h·rate) (SOFA's velocityDamping); no-op for rate 0. */
-export function applyVelocityDecay(s: AccelerationStepper, h: number, rate: number): void {
-  if (rate === 0) return;
-  const k = Math.exp(-h * rate);
-  for (let i = 0; i < s.n; i++) s.v[i] *= k;
-  setVelocity(s.sys, s.v);
 }

@@ -11,6 +11,11 @@
  *   velocity (θ = 1): v_{t+h} = v_t + h M⁻¹ f(x_t, v_t), x_{t+h} = x_t ⊕ h v_{t+h}.
  * Each scheme's solution (the acceleration a) moves the end-of-step state by
  * c_x = h²θ (position) and c_v = h (velocity).
+ *
+ * Solver damping, as Newmark's (newmark.ts): the Rayleigh force −(r_M M + r_K K) v at the
+ * end-of-step velocity, implicit whatever w (so symplectic Euler's explicit forces keep an
+ * unconditionally stable damping: v_{t+h} = (M + h r_M M + h r_K K)⁻¹ (M v_t + h f_t) with
+ * K at the start), then v ← v·exp(−h·velocityDamping).
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
@@ -31,6 +36,10 @@ export interface ThetaParameters {
   theta: number;
   /** Weight of the end-of-step forces (0: explicit forces). */
   forceWeight: number;
+  /** Rayleigh coefficients r_M (1/s) and r_K (s), and the velocity decay rate (1/s). */
+  rayleighMass: number;
+  rayleighStiffness: number;
+  velocityDamping: number;
 }
 
 export class ThetaScheme implements Integrator, HalvingStep {
@@ -66,6 +75,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
     c.cx = h * h * this.params.theta;
     c.cv = h;
     c.w = this.params.forceWeight;
+    c.rayleighMass = this.params.rayleighMass;
+    c.rayleighStiffness = this.params.rayleighStiffness;
     if (c.w < 1) s.computeForces(t, s.fStart);
     s.linearIterations = 0;
     return c;
@@ -84,6 +95,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stats.linearIterations += this.stepper.linearIterations;
     if (this.stepper.mustRedo) return false;
     this.stats.newtonConverged &&= this.stepper.newtonConverged;
+    this.stepper.decayVelocities(h, this.params.velocityDamping);
     return true;
   }
 

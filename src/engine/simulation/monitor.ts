@@ -5,7 +5,7 @@
  *  - the energy balance. `energy.dissipated` (J): the work the damping took out since the
  *    reference, Σ over steps of ½ h (P_t + P_{t+h}) with P the damping's power at the
  *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping;
- *    solver.rayleighMass's 2 r_M T, T the kinetic energy, where the integrator applies it);
+ *    solver.rayleighMass's 2 r_M T, T the kinetic energy);
  *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
  *    is the integrator's (and the joint projection's) own error, the dissipation's
  *    quadrature included (O(h²) like the schemes). Both are reported when the model's

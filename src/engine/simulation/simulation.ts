@@ -10,7 +10,12 @@ import { energyLimitMessage, unaccountedEnergyReason } from "../../../schemas/en
 import { consistentMassIssue } from "../../../schemas/fem";
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
 import { issuesSummary, underPath } from "../../../schemas/issues";
-import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
+import {
+  type ContactSpec,
+  type ModelSpec,
+  type SolverSpec,
+  velocityDampingIssue,
+} from "../../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../../schemas/state";
 import { AssemblyOptions } from "../../../schemas/state";
 import type { JointActuator } from "../actuators/actuator";
@@ -541,6 +546,9 @@ export class Simulation {
     const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
     if (dense !== null)
       throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);
+    const decay = velocityDampingIssue(solver);
+    if (decay !== null)
+      throw new ParameterError([{ path: ["solver", "velocityDamping"], message: decay }]);
     if (consistentMassIssue(this.model.fem, solver.integrator) !== null)
       throw new ParameterError([
         {
@@ -582,7 +590,7 @@ export class Simulation {
       }
     }
     this.integrator.reset();
-    // the damping's power follows the solver settings (rayleighMass, the integrator)
+    // the damping's power follows the solver settings (rayleighMass)
     this.powerVersion = -1;
     if ((reason === null) !== this.monitor.accounted) {
       this.monitor.accounted = reason === null;
@@ -1067,17 +1075,14 @@ export class Simulation {
 
   /**
    * The damping's power (W) at the current state (monitor.ts): the effectors' dissipatedPower
-   * and solver.rayleighMass's force r_M M v, whose power is 2 r_M T (T the kinetic energy),
-   * with the integrators that apply it.
+   * and solver.rayleighMass's force r_M M v, whose power is 2 r_M T (T the kinetic energy).
    */
   private dissipationPower(): number {
     let power = 0;
     for (let i = 0; i < this.dissipative.length; i++)
       power += this.dissipative[i].dissipatedPower?.() ?? 0;
     const rayleigh = this.solverSpec.rayleighMass;
-    const integrator = this.solverSpec.integrator;
-    if (rayleigh !== 0 && (integrator === "newmark" || integrator === "generalized-alpha"))
-      power += 2 * rayleigh * this.kineticEnergy();
+    if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
     return power;
   }
 
