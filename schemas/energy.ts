@@ -7,11 +7,11 @@
  *
  * A model's energy is accounted when every change of its total energy other than the
  * integrator's and the joint projection's is a dissipation the engine measures: the
- * dampers, the spring and frameSpring damping, solver.rayleighMass. Not accounted: a motor
- * (a prescribed motion does work), an actuator, a joint limit, contact, a pointForce (its
- * work is not in the potential), solver.rayleighStiffness (its force follows the tangent
- * stiffness, whose power the engine does not evaluate) and solver.velocityDamping (SOFA's
- * velocity decay, an operation on the velocities rather than a force).
+ * dampers, the spring and frameSpring damping, solver.rayleighMass and solver.velocityDamping
+ * (the kinetic energy its decay takes out). Not accounted: a motor (a prescribed motion does
+ * work), an actuator, a joint limit, contact, a pointForce (its work is not in the
+ * potential) and solver.rayleighStiffness (its force follows the tangent stiffness, whose
+ * power the engine does not evaluate).
  *
  * Pure functions over validated model pieces (no engine state), so that both the model
  * schema and the engine use them.
@@ -28,7 +28,7 @@ export interface EnergyAccountInput {
 }
 
 /** The solver parameters that decide it. */
-export type SolverDamping = Pick<SolverSpec, "rayleighStiffness" | "velocityDamping">;
+export type SolverDamping = Pick<SolverSpec, "rayleighStiffness">;
 
 /**
  * Why the energy of the model with these solver settings is not accounted (the first reason
@@ -52,8 +52,8 @@ export function unaccountedEnergyReason(
     return `joint "${model.joints[limited].id}" (joints.${limited}) has limits (their damping absorbs energy)`;
   if (model.contact !== undefined && model.contact !== null)
     return "the model has contact (impacts, friction and contact damping change the energy)";
-  for (const name of ["rayleighStiffness", "velocityDamping"] as const)
-    if (solver[name] !== 0) return `solver.${name} is ${solver[name]}`;
+  if (solver.rayleighStiffness !== 0)
+    return `solver.rayleighStiffness is ${solver.rayleighStiffness}`;
   return null;
 }
 

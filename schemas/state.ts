@@ -56,7 +56,7 @@ export const Energy = z
     total: z.number(),
     dissipated: z.number().nullable().meta({
       description:
-        "energy the damping took out since the reference (the dampers, the spring and frameSpring damping and solver.rayleighMass; their power integrated by the trapezoidal rule over each step); 0 without damping; null when the model's energy is not accounted (a motor, actuator, joint limit, contact, pointForce, solver.rayleighStiffness or solver.velocityDamping)",
+        "energy the damping took out since the reference (the dampers, the spring and frameSpring damping and solver.rayleighMass, their power integrated by the trapezoidal rule over each step; the kinetic energy solver.velocityDamping's decay took out); 0 without damping; null when the model's energy is not accounted (a motor, actuator, joint limit, contact, pointForce or solver.rayleighStiffness)",
     }),
     error: z.number().nullable().meta({
       description:

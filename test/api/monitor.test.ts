@@ -189,9 +189,9 @@ describe("energyDriftLimit", () => {
     const ok = await createSession(server.app, pendulum({ energyDriftLimit: 1 }));
     const q = await api()
       .patch(`/v1/sessions/${ok}`)
-      .send({ solver: { velocityDamping: 0.2 } });
+      .send({ solver: { rayleighStiffness: 0.2 } });
     expect(q.status).toBe(400);
-    expect(ErrorBody.parse(q.body).message).toMatch(/velocityDamping is 0\.2/);
+    expect(ErrorBody.parse(q.body).message).toMatch(/rayleighStiffness is 0\.2/);
     await api()
       .patch(`/v1/sessions/${ok}`)
       .send({ solver: { energyDriftLimit: 2 } })

@@ -245,6 +245,11 @@ export class AccelerationStepper implements NewtonStepper {
   /** Krylov iterations of the solves with W since the integrator last cleared it. */
   linearIterations = 0;
   /**
+   * Kinetic energy (J) the velocity decay took out (decayVelocities) since the simulation
+   * last cleared it, at the start of a step: the energy balance's (simulation/monitor.ts).
+   */
+  decayedEnergy = 0;
+  /**
    * A generalized force (N, N·m) held constant during `solve` and added to the residual
    * with weight 1, or null: the nonsmooth contact force H^T P/h of Moreau–Jean's Newton
    * iterations (integrators/moreau-jean.ts).
@@ -459,9 +464,14 @@ export class AccelerationStepper implements NewtonStepper {
   decayVelocities(h: number, rate: number): void {
     if (rate === 0) return;
     const k = Math.exp(-h * rate);
-    const v = this.v;
+    const { v, tmp, n } = this;
     getVelocity(this.sys, v);
-    for (let i = 0; i < this.n; i++) v[i] *= k;
+    // the kinetic energy it takes out, ½ vᵀ M v (1 − k²): the energy balance's (decayedEnergy)
+    this.iteration.massTimes(v, tmp);
+    let twice = 0;
+    for (let i = 0; i < n; i++) twice += v[i] * tmp[i];
+    this.decayedEnergy += 0.5 * twice * (1 - k * k);
+    for (let i = 0; i < n; i++) v[i] *= k;
     setVelocity(this.sys, v);
   }
 

@@ -97,6 +97,35 @@ describe("energy balance", () => {
     }
   });
 
+  it("solver.velocityDamping: dissipated counts the kinetic energy each decay took out", () => {
+    // backward Euler written out: m a = −k x_{n+1}, then v ← v e^(−h rate)
+    const h = 0.01;
+    const [m, k, rate] = [2, 50, 0.5];
+    const decay = Math.exp(-h * rate);
+    let x = 0.3;
+    let v = 0;
+    let dissipated = 0;
+    const sim = loadModel({
+      ...dampedOscillator({ integrator: "backward-euler", dt: h, velocityDamping: rate }, 0),
+    });
+    for (let n = 0; n < 300; n++) {
+      const a = -(k * (x + h * v)) / (m + h * h * k);
+      v += h * a;
+      x += h * v;
+      dissipated += 0.5 * m * v * v * (1 - decay * decay);
+      v *= decay;
+      sim.step(1);
+      const e = sim.state().energy;
+      expect(e.dissipated).toBeCloseTo(dissipated, 12);
+      expect(e.error).toBeCloseTo(
+        0.5 * m * v * v + 0.5 * k * x * x + dissipated - 0.5 * k * 0.3 * 0.3,
+        11,
+      );
+    }
+    // backward Euler's own loss is the error: negative, and of the order of what it damps
+    expect(sim.state().energy.error as number).toBeLessThan(-0.1);
+  });
+
   it("a damped double pendulum: the error is second order in h, far below what is dissipated", () => {
     const largest = (dt: number) => {
       const sim = loadModel(dampedPendulum({ integrator: "newmark", dt }));

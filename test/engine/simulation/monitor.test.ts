@@ -89,7 +89,7 @@ describe("energy.error", () => {
     expect(a1.energy.error).toBe(a1.energy.total - a0.energy.total);
   });
 
-  it("is null with a motor, a pointForce, contact, rayleighStiffness or velocityDamping", () => {
+  it("is null with a motor, a pointForce, contact or rayleighStiffness", () => {
     const base = doublePendulum();
     const spring = {
       id: "s",
@@ -106,7 +106,6 @@ describe("energy.error", () => {
       },
       { ...base, contact: { method: "smc" } },
       doublePendulum({ rayleighStiffness: 0.1 }),
-      doublePendulum({ velocityDamping: 0.1 }),
     ];
     for (const m of models) {
       const sim = loadModel(m);
@@ -293,8 +292,8 @@ describe("solver.energyDriftLimit", () => {
     const sim = loadModel(doublePendulum());
     sim.update({ solver: { energyDriftLimit: 1 } });
     expect(sim.solver.energyDriftLimit).toBe(1);
-    // damping with the limit still set is refused, and nothing changes
-    expect(() => sim.update({ solver: { velocityDamping: 0.1 } })).toThrow(ParameterError);
+    // rayleighStiffness with the limit still set is refused, and nothing changes
+    expect(() => sim.update({ solver: { rayleighStiffness: 0.1 } })).toThrow(ParameterError);
     expect(() => sim.update({ gravity: [0, 0, -1], solver: { rayleighStiffness: 1 } })).toThrow(
       /solver\.energyDriftLimit: .*solver\.rayleighStiffness is 1/,
     );

@@ -82,9 +82,9 @@ describe("update", () => {
     expect(sim.time).toBeCloseTo(0.05, 14);
   });
 
-  it("an energyDriftLimit with velocityDamping is refused, naming the field; nothing changes", () => {
+  it("an energyDriftLimit with rayleighStiffness is refused, naming the field; nothing changes", () => {
     const model = springParticle();
-    model.solver = { ...model.solver, velocityDamping: 0.5 } as typeof model.solver;
+    model.solver = { ...model.solver, rayleighStiffness: 0.5 } as typeof model.solver;
     const sim = loadModel(model);
     const dt = sim.solver.dt;
     let caught: unknown;
@@ -95,7 +95,7 @@ describe("update", () => {
     }
     expect(caught).toBeInstanceOf(ParameterError);
     expect((caught as ParameterError).issues[0].path).toEqual(["solver", "energyDriftLimit"]);
-    expect((caught as ParameterError).issues[0].message).toMatch(/velocityDamping/);
+    expect((caught as ParameterError).issues[0].message).toMatch(/rayleighStiffness/);
     expect(sim.solver.dt).toBe(dt);
   });
 });
