@@ -6,12 +6,15 @@
  * that keeps the balance is src/engine/simulation/monitor.ts.
  *
  * A model's energy is accounted when every change of its total energy other than the
- * integrator's and the joint projection's is a dissipation the engine measures: the
- * dampers, the spring and frameSpring damping, solver.rayleighMass and solver.velocityDamping
- * (the kinetic energy its decay takes out). Not accounted: a motor (a prescribed motion does
- * work), an actuator, a joint limit, contact, a pointForce (its work is not in the
- * potential) and solver.rayleighStiffness (its force follows the tangent stiffness, whose
- * power the engine does not evaluate).
+ * integrator's and the projections' is a dissipation the engine measures: the dampers, the
+ * spring and frameSpring damping, solver.rayleighMass, solver.velocityDamping (the kinetic
+ * energy its decay takes out), and the impulses of nonsmooth contact and of joint limits
+ * under the velocity-level integrators (their work on the step's mean velocity). Not
+ * accounted: a motor (a prescribed motion does work), an actuator, compliant contact
+ * ("smc") and the compliant joint limits of newmark and generalized-alpha (their damping's
+ * power is not evaluated), a pointForce (its work is not in the potential) and
+ * solver.rayleighStiffness (its force follows the tangent stiffness, whose power the
+ * engine does not evaluate).
  *
  * Pure functions over validated model pieces (no engine state), so that both the model
  * schema and the engine use them.
@@ -24,11 +27,11 @@ export interface EnergyAccountInput {
   motors: readonly { id: string }[];
   actuators: readonly { id: string }[];
   joints: readonly { id: string; limits?: unknown }[];
-  contact?: unknown;
+  contact?: { method?: string } | null;
 }
 
 /** The solver parameters that decide it. */
-export type SolverDamping = Pick<SolverSpec, "rayleighStiffness">;
+export type SolverDamping = Pick<SolverSpec, "rayleighStiffness" | "integrator">;
 
 /**
  * Why the energy of the model with these solver settings is not accounted (the first reason
@@ -47,11 +50,13 @@ export function unaccountedEnergyReason(
     return `motor "${model.motors[0].id}" (motors.0) prescribes a motion, which does work`;
   if (model.actuators.length > 0)
     return `actuator "${model.actuators[0].id}" (actuators.0) does work`;
+  const compliantLimits =
+    solver.integrator === "newmark" || solver.integrator === "generalized-alpha";
   const limited = model.joints.findIndex((j) => j.limits !== undefined);
-  if (limited >= 0)
-    return `joint "${model.joints[limited].id}" (joints.${limited}) has limits (their damping absorbs energy)`;
-  if (model.contact !== undefined && model.contact !== null)
-    return "the model has contact (impacts, friction and contact damping change the energy)";
+  if (limited >= 0 && compliantLimits)
+    return `joint "${model.joints[limited].id}" (joints.${limited}) has limits, compliant under ${solver.integrator} (their damping's work is not measured)`;
+  if (model.contact?.method === "smc")
+    return 'the model has compliant contact ("smc": its damping\'s work is not measured)';
   if (solver.rayleighStiffness !== 0)
     return `solver.rayleighStiffness is ${solver.rayleighStiffness}`;
   return null;

@@ -245,10 +245,12 @@ export class AccelerationStepper implements NewtonStepper {
   /** Krylov iterations of the solves with W since the integrator last cleared it. */
   linearIterations = 0;
   /**
-   * Kinetic energy (J) the velocity decay took out (decayVelocities) since the simulation
-   * last cleared it, at the start of a step: the energy balance's (simulation/monitor.ts).
+   * Energy (J) taken out since the simulation cleared it at the start of its step, apart
+   * from the damping forces' power (the energy balance, simulation/monitor.ts): the
+   * kinetic energy of the velocity decay (decayVelocities) and the negative work of the
+   * one-step problem's impulses (contacts, joint limits: moreau-jean.ts).
    */
-  decayedEnergy = 0;
+  removedEnergy = 0;
   /**
    * A generalized force (N, N·m) held constant during `solve` and added to the residual
    * with weight 1, or null: the nonsmooth contact force H^T P/h of Moreau–Jean's Newton
@@ -466,11 +468,11 @@ export class AccelerationStepper implements NewtonStepper {
     const k = Math.exp(-h * rate);
     const { v, tmp, n } = this;
     getVelocity(this.sys, v);
-    // the kinetic energy it takes out, ½ vᵀ M v (1 − k²): the energy balance's (decayedEnergy)
+    // the kinetic energy it takes out, ½ vᵀ M v (1 − k²): the energy balance's (removedEnergy)
     this.iteration.massTimes(v, tmp);
     let twice = 0;
     for (let i = 0; i < n; i++) twice += v[i] * tmp[i];
-    this.decayedEnergy += 0.5 * twice * (1 - k * k);
+    this.removedEnergy += 0.5 * twice * (1 - k * k);
     for (let i = 0; i < n; i++) v[i] *= k;
     setVelocity(this.sys, v);
   }

@@ -50,6 +50,7 @@
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
+import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
@@ -94,6 +95,22 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
     this.oneIteration = { maxIterations: 1, tolerance: newton.tolerance };
+  }
+
+  /**
+   * The work (J) of the step's impulses, (Hᵀ P) · ½ (v_t + v_{t+h}): with M (v_{t+h} − v_t)
+   * = h f̄ + Hᵀ P at convergence, their share of the kinetic energy's change
+   * ½ (v_{t+h} + v_t)ᵀ M (v_{t+h} − v_t) — negative for a dissipating impact or friction
+   * (the energy balance, simulation/monitor.ts). Uses vFree and fContact as scratch.
+   */
+  private impulseWork(): number {
+    const { fContact, vFree: vEnd, vt } = this;
+    fContact.fill(0);
+    this.problem.addGeneralizedForce(1, fContact);
+    getVelocity(this.stepper.sys, vEnd);
+    let work = 0;
+    for (let i = 0; i < vEnd.length; i++) work += fContact[i] * 0.5 * (vt[i] + vEnd[i]);
+    return work;
   }
 
   /** Newton settings of one iteration at a time (the contact loop drives the iterations). */
@@ -207,7 +224,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     }
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);
-    if (active > 0) s.decayVelocities(h, this.params.velocityDamping);
+    if (active > 0) {
+      s.removedEnergy -= this.impulseWork();
+      s.decayVelocities(h, this.params.velocityDamping);
+    }
     // 8. projection on constraints (none: nothing left to report)
     if (!this.params.projectOnConstraints || this.contact === null)
       this.lastProjection = NO_PROJECTION;

@@ -45,7 +45,8 @@ export interface ThetaParameters {
 export class ThetaScheme implements Integrator, HalvingStep {
   readonly projectionOrder: ProjectionOrder = "velocities-first";
   private readonly coeff = new SchemeCoefficients();
-  private readonly vt: Float64Array;
+  /** The velocities at the step's start (prepare). */
+  protected readonly vt: Float64Array;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
 

@@ -352,7 +352,7 @@ export class Simulation {
       // the damping's power at the step's start (monitor.ts): the last step's end value
       // unless the state has been written since
       const powerStart = this.monitor.accounted ? this.startPower() : 0;
-      this.stepper.decayedEnergy = 0;
+      this.stepper.removedEnergy = 0;
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -386,8 +386,8 @@ export class Simulation {
       let powerEnd = 0;
       if (this.monitor.accounted) {
         powerEnd = this.dissipationPower();
-        // the damping forces' work, and what the velocity decay took out exactly
-        work = 0.5 * h * (powerStart + powerEnd) + this.stepper.decayedEnergy;
+        // the damping forces' work, and what the velocity decay and the impulses took out
+        work = 0.5 * h * (powerStart + powerEnd) + this.stepper.removedEnergy;
       }
       const drift = this.energyDrift(work);
       if (drift !== null) {

@@ -1,10 +1,12 @@
 /**
  * The energy balance of a damped model (src/engine/simulation/monitor.ts): energy.dissipated
- * is the damping's work, ½ h (P_t + P_{t+h}) summed over the steps, and energy.error the
- * total plus it minus the reference, the integrator's own error. Checked against the Newmark
- * recurrence of a damped oscillator written out here, against the order of the schemes
- * (halving h divides the error of a damped double pendulum by four), over a long damped run
- * that loses nearly all its energy, across a snapshot, and with solver.energyDriftLimit.
+ * is the damping's work, ½ h (P_t + P_{t+h}) summed over the steps, plus what the velocity
+ * decay and the impulses of nonsmooth contact and joint limits took out, and energy.error
+ * the total plus it minus the reference, the integrator's own error. Checked against the
+ * Newmark recurrence of a damped oscillator written out here, against the order of the
+ * schemes (halving h divides the error of a damped double pendulum by four), over a long
+ * damped run that loses nearly all its energy, across a snapshot, with
+ * solver.energyDriftLimit, and against the closed-form losses of impacts and friction.
  */
 import { describe, expect, it } from "vitest";
 import { DivergenceError, loadModel, loadSnapshot } from "../../../src/engine/index";
@@ -203,4 +205,109 @@ describe("energy balance", () => {
     expect(sim.state().bodies).toEqual(good.bodies);
     expect(sim.state().energy).toEqual(good.energy);
   });
+
+  it("friction: a sphere launched sliding loses 2/7 of its kinetic energy until it rolls", () => {
+    // solid sphere, I = 2/5 m r²: sliding stops at v = 5/7 v0 (angular momentum about the
+    // contact point is conserved), T = ½ m v² + ½ I ω² = (5/7) ½ m v0², whatever μ
+    const v0 = 2;
+    const sim = loadModel(
+      ballOnFloor({ friction: 0.5, restitution: 0 }, { z: 0.1, vx: v0, integrator: "moreau-jean" }),
+    );
+    const t0 = sim.state().energy.total;
+    sim.step(750);
+    const s = sim.state();
+    expect(s.bodies[0].velocity[0]).toBeCloseTo((5 / 7) * v0, 6);
+    expect(s.energy.dissipated).toBeCloseTo((2 / 7) * 0.5 * v0 * v0, 6);
+    expect(Math.abs(s.energy.error as number)).toBeLessThan(1e-9 * t0);
+  });
+
+  it("impacts: a limit with restitution e takes (1 − e²) of the slider's kinetic energy a hit", () => {
+    for (const [e, integrator] of [
+      [0.5, "moreau-jean"],
+      [0, "backward-euler"],
+      [1, "symplectic-euler"],
+    ] as const) {
+      const sim = loadModel({
+        gravity: [0, 0, -9.81],
+        bodies: [
+          {
+            id: "s",
+            kind: "rigid",
+            mass: 2,
+            inertia: [0.01, 0.02, 0.03],
+            position: [0, 0, 0],
+            velocity: [1.5, 0, 0],
+          },
+        ],
+        joints: [
+          {
+            id: "g",
+            type: "prismatic",
+            a: { body: "ground", point: [0, 0, 0] },
+            b: { body: "s", point: [0, 0, 0] },
+            axis: [1, 0, 0],
+            limits: { lower: -0.2, upper: 0.2, restitution: e },
+          },
+        ],
+        solver: { integrator, dt: 0.002 },
+      });
+      // 2 s: three hits at 1.5 m/s (and slower after), none with e = 0 after the first
+      sim.step(1000);
+      const s = sim.state();
+      const v = s.bodies[0].velocity[0];
+      const hits = e === 0 ? 1 : 3;
+      expect(Math.abs(v)).toBeCloseTo(1.5 * e ** hits, 9);
+      expect(s.energy.dissipated).toBeCloseTo(0.5 * 2 * (1.5 * 1.5 - v * v), 9);
+      expect(Math.abs(s.energy.error as number)).toBeLessThan(1e-9);
+    }
+  });
+
+  it("a bouncing ball: the first impact takes (1 − e²) m g Δz, the balance holds over the bounces", () => {
+    const e = 0.5;
+    const sim = loadModel(
+      ballOnFloor({ friction: 0, restitution: e }, { z: 0.6, vx: 0, integrator: "moreau-jean" }),
+    );
+    let previous = 0;
+    let firstBounce = -1;
+    let worst = 0;
+    for (let i = 0; i < 1500; i++) {
+      sim.step(1);
+      const s = sim.state();
+      const vz = s.bodies[0].velocity[2];
+      if (firstBounce < 0 && previous < 0 && vz > 0) firstBounce = s.energy.dissipated as number;
+      previous = vz;
+      worst = Math.max(worst, Math.abs(s.energy.error as number));
+    }
+    // falling 0.5 m to the impact: T = m g 0.5; the impact resolved within one step of 2 ms
+    const impact = 9.81 * 0.5;
+    expect(firstBounce).toBeGreaterThan(0.99 * (1 - e * e) * impact);
+    expect(firstBounce).toBeLessThan(1.02 * (1 - e * e) * impact);
+    const s = sim.state().energy;
+    expect(s.dissipated as number).toBeGreaterThan(0.8 * impact);
+    expect(worst).toBeLessThan(0.015 * (s.dissipated as number));
+  });
 });
+
+/** A solid sphere (1 kg, r = 0.1 m) above a floor plane, nonsmooth contact. */
+function ballOnFloor(
+  contact: { friction: number; restitution: number },
+  o: { z: number; vx: number; integrator: string },
+) {
+  return {
+    gravity: [0, 0, -9.81],
+    bodies: [
+      {
+        id: "ball",
+        kind: "rigid",
+        mass: 1,
+        inertia: [0.004, 0.004, 0.004],
+        position: [0, 0, o.z],
+        velocity: [o.vx, 0, 0],
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      },
+      { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
+    ],
+    contact: { method: "nsc", ...contact },
+    solver: { integrator: o.integrator, dt: 0.002 },
+  };
+}
