@@ -142,6 +142,13 @@ export class JointLimitProblem implements OneStepProblem {
       if (this.r[k] !== 0) this.addRowTranspose(k, scale * this.r[k], out);
   }
 
+  impulseWork(v: Float64Array): number {
+    let work = 0;
+    for (let k = 0; k < this.count; k++)
+      if (this.r[k] !== 0) work += this.r[k] * this.rowTimes(k, v);
+    return work;
+  }
+
   saveMemory(h: number, _theta: number): void {
     this.remembered.fill(0);
     for (const l of this.limits) l.coordinate.limitEffort = 0;

@@ -145,6 +145,8 @@ export class NonsmoothContact implements OneStepProblem {
   /** Normal relative velocities u_n⁻ at t and u_n⁺ at the end of the step (one per contact). */
   private uMinus: Float64Array = new Float64Array(0);
   private uPlus: Float64Array = new Float64Array(0);
+  /** impulseWork's local velocities (dim per contact). */
+  private uWork: Float64Array = new Float64Array(0);
   /** World impulses of the last step's active contacts (N·s, on body b). */
   private impulse: Float64Array = new Float64Array(0);
   // Dense path.
@@ -522,6 +524,17 @@ export class NonsmoothContact implements OneStepProblem {
         const v = this.r[dim * i + k];
         if (v !== 0) set.addRowTranspose(i, k, scale * v, out);
       }
+  }
+
+  /** Σ r · (A v) over the active contacts (local impulses on local velocities). */
+  impulseWork(v: Float64Array): number {
+    const { set, dim } = this;
+    const nc = set.count;
+    this.uWork = grow(this.uWork, dim * nc);
+    set.localVelocity(v, dim, this.uWork);
+    let work = 0;
+    for (let i = 0; i < dim * nc; i++) work += this.r[i] * this.uWork[i];
+    return work;
   }
 
   /**

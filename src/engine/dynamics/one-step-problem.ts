@@ -37,6 +37,11 @@ export interface OneStepProblem {
   addAcceleration(h: number, sign: number, out: Float64Array): void;
   /** out += scale·Hᵀ P. */
   addGeneralizedForce(scale: number, out: Float64Array): void;
+  /**
+   * Pᵀ H v (J for impulses P in N·s and a generalized velocity v): the impulses' work on v,
+   * for the energy balance with v the step's mean velocity (integrators/moreau-jean.ts).
+   */
+  impulseWork(v: Float64Array): number;
   /** End of step: impulses kept for the next warm start and the reported figures. */
   saveMemory(h: number, theta: number): void;
   /** Forgets memory (reset, state changed from outside). */
@@ -130,6 +135,13 @@ export class CoupledProblems implements OneStepProblem {
   addGeneralizedForce(scale: number, out: Float64Array): void {
     if (this.activeA > 0) this.a.addGeneralizedForce(scale, out);
     if (this.activeB > 0) this.b.addGeneralizedForce(scale, out);
+  }
+
+  impulseWork(v: Float64Array): number {
+    return (
+      (this.activeA > 0 ? this.a.impulseWork(v) : 0) +
+      (this.activeB > 0 ? this.b.impulseWork(v) : 0)
+    );
   }
 
   saveMemory(h: number, theta: number): void {

@@ -98,19 +98,16 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   }
 
   /**
-   * The work (J) of the step's impulses, (Hᵀ P) · ½ (v_t + v_{t+h}): with M (v_{t+h} − v_t)
-   * = h f̄ + Hᵀ P at convergence, their share of the kinetic energy's change
-   * ½ (v_{t+h} + v_t)ᵀ M (v_{t+h} − v_t) — negative for a dissipating impact or friction
-   * (the energy balance, simulation/monitor.ts). Uses vFree and fContact as scratch.
+   * The work (J) of the step's impulses on its mean velocity, Pᵀ H ½ (v_t + v_{t+h}): with
+   * M (v_{t+h} − v_t) = h f̄ + Hᵀ P at convergence, their share of the kinetic energy's
+   * change ½ (v_{t+h} + v_t)ᵀ M (v_{t+h} − v_t) — negative for a dissipating impact or
+   * friction (the energy balance, simulation/monitor.ts). Uses vFree as scratch.
    */
   private impulseWork(): number {
-    const { fContact, vFree: vEnd, vt } = this;
-    fContact.fill(0);
-    this.problem.addGeneralizedForce(1, fContact);
-    getVelocity(this.stepper.sys, vEnd);
-    let work = 0;
-    for (let i = 0; i < vEnd.length; i++) work += fContact[i] * 0.5 * (vt[i] + vEnd[i]);
-    return work;
+    const { vFree: mean, vt } = this;
+    getVelocity(this.stepper.sys, mean);
+    for (let i = 0; i < mean.length; i++) mean[i] = 0.5 * (vt[i] + mean[i]);
+    return this.problem.impulseWork(mean);
   }
 
   /** Newton settings of one iteration at a time (the contact loop drives the iterations). */
