@@ -8,13 +8,13 @@
  * A model's energy is accounted when every change of its total energy other than the
  * integrator's and the projections' is a dissipation the engine measures: the dampers, the
  * spring and frameSpring damping, solver.rayleighMass, solver.velocityDamping (the kinetic
- * energy its decay takes out), and the impulses of nonsmooth contact and of joint limits
- * under the velocity-level integrators (their work on the step's mean velocity). Not
- * accounted: a motor (a prescribed motion does work), an actuator, compliant contact
- * ("smc") and the compliant joint limits of newmark and generalized-alpha (their damping's
- * power is not evaluated), a pointForce (its work is not in the potential) and
- * solver.rayleighStiffness (its force follows the tangent stiffness, whose power the
- * engine does not evaluate).
+ * energy its decay takes out), the impulses of nonsmooth contact and of joint limits under
+ * the velocity-level integrators (their work on the step's mean velocity) and the compliant
+ * joint limits of newmark and generalized-alpha (their elastic energy in the potential,
+ * their damping's power). Not accounted: a motor (a prescribed motion does work), an
+ * actuator, compliant contact ("smc": its damping's power is not evaluated), a pointForce
+ * (its work is not in the potential) and solver.rayleighStiffness (its force follows the
+ * tangent stiffness, whose power the engine does not evaluate).
  *
  * Pure functions over validated model pieces (no engine state), so that both the model
  * schema and the engine use them.
@@ -26,12 +26,11 @@ export interface EnergyAccountInput {
   forces: readonly ForceSpec[];
   motors: readonly { id: string }[];
   actuators: readonly { id: string }[];
-  joints: readonly { id: string; limits?: unknown }[];
   contact?: { method?: string } | null;
 }
 
 /** The solver parameters that decide it. */
-export type SolverDamping = Pick<SolverSpec, "rayleighStiffness" | "integrator">;
+export type SolverDamping = Pick<SolverSpec, "rayleighStiffness">;
 
 /**
  * Why the energy of the model with these solver settings is not accounted (the first reason
@@ -50,11 +49,6 @@ export function unaccountedEnergyReason(
     return `motor "${model.motors[0].id}" (motors.0) prescribes a motion, which does work`;
   if (model.actuators.length > 0)
     return `actuator "${model.actuators[0].id}" (actuators.0) does work`;
-  const compliantLimits =
-    solver.integrator === "newmark" || solver.integrator === "generalized-alpha";
-  const limited = model.joints.findIndex((j) => j.limits !== undefined);
-  if (limited >= 0 && compliantLimits)
-    return `joint "${model.joints[limited].id}" (joints.${limited}) has limits, compliant under ${solver.integrator} (their damping's work is not measured)`;
   if (model.contact?.method === "smc")
     return 'the model has compliant contact ("smc": its damping\'s work is not measured)';
   if (solver.rayleighStiffness !== 0)

@@ -65,6 +65,9 @@ export class CompliantJointLimit implements ForceEffector {
   /** −∂τ/∂q and −∂τ/∂q̇ of the last applyForces (0 when the law is inactive or clamped). */
   private jacobianStiffness = 0;
   private jacobianDamping = 0;
+  /** σ and δ of the last evaluation of the law (see `law`). */
+  private side = 0;
+  private depth = 0;
 
   constructor(
     private readonly sys: BodySystem,
@@ -86,28 +89,37 @@ export class CompliantJointLimit implements ForceEffector {
     this.jacobianDamping = 0;
     if (!this.enabled) return;
     const q = this.coordinate;
-    q.evaluate();
-    // δ past the bound and the rate into the limit, for either side (σ = +1 lower, −1 upper)
-    const sigma = q.value < this.lower ? 1 : q.value > this.upper ? -1 : 0;
-    let tau = 0;
-    if (sigma !== 0) {
-      const delta = sigma > 0 ? this.lower - q.value : q.value - this.upper;
-      const rateIn = -sigma * q.rate;
-      const ramp = Math.min(1, delta / DAMPING_RAMP);
-      const push = this.stiffness * delta + this.damping * ramp * rateIn;
-      if (push > 0) {
-        tau = sigma * push;
-        // ∂push/∂δ = k + c q̇_in/δ_r on the ramp; kept ≥ 0 so −∂f stays semidefinite
-        this.jacobianStiffness = Math.max(
-          0,
-          this.stiffness + (ramp < 1 ? (this.damping * rateIn) / DAMPING_RAMP : 0),
-        );
-        this.jacobianDamping = this.damping * ramp;
-      }
+    const tau = this.law();
+    if (tau !== 0) {
+      const ramp = Math.min(1, this.depth / DAMPING_RAMP);
+      const rateIn = -this.side * q.rate;
+      // ∂push/∂δ = k + c q̇_in/δ_r on the ramp; kept ≥ 0 so −∂f stays semidefinite
+      this.jacobianStiffness = Math.max(
+        0,
+        this.stiffness + (ramp < 1 ? (this.damping * rateIn) / DAMPING_RAMP : 0),
+      );
+      this.jacobianDamping = this.damping * ramp;
     }
     this.effort = tau;
     q.limitEffort = tau;
     if (tau !== 0) addGeneralizedEffort(this.sys, q, tau);
+  }
+
+  /**
+   * The effort τ at the current state (the header's law), with `side` σ (+1 past the lower
+   * bound, −1 past the upper, 0 inside) and `depth` δ set.
+   */
+  private law(): number {
+    const q = this.coordinate;
+    q.evaluate();
+    const sigma = q.value < this.lower ? 1 : q.value > this.upper ? -1 : 0;
+    this.side = sigma;
+    this.depth = sigma > 0 ? this.lower - q.value : sigma < 0 ? q.value - this.upper : 0;
+    if (sigma === 0) return 0;
+    const rateIn = -sigma * q.rate;
+    const ramp = Math.min(1, this.depth / DAMPING_RAMP);
+    const push = this.stiffness * this.depth + this.damping * ramp * rateIn;
+    return push > 0 ? sigma * push : 0;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -124,8 +136,24 @@ export class CompliantJointLimit implements ForceEffector {
       addCoordinateOuter(this.sys, this.coordinate, m, -s * this.jacobianDamping);
   }
 
+  /** ½ k δ² past a bound (the law's elastic part), 0 inside the range or when disabled. */
   potentialEnergy(): number {
-    return 0;
+    if (!this.enabled) return 0;
+    this.law();
+    return 0.5 * this.stiffness * this.depth * this.depth;
+  }
+
+  /**
+   * −τ q̇ − d(½ k δ²)/dt = −q̇ (τ − σ k δ) (W): the damping's c q̇² min(1, δ/δ_r) while the law
+   * pushes, and the elastic energy let go without work where it is clamped (a joint leaving
+   * faster than the spring relaxes), so that the effort's work is the potential's change
+   * less this.
+   */
+  dissipatedPower(): number {
+    if (!this.enabled) return 0;
+    const tau = this.law();
+    if (this.side === 0) return 0;
+    return -this.coordinate.rate * (tau - this.side * this.stiffness * this.depth);
   }
 }
 

@@ -4,8 +4,9 @@
  *
  *  - the energy balance. `energy.dissipated` (J): the work the damping took out since the
  *    reference, Σ over steps of ½ h (P_t + P_{t+h}) with P the damping's power at the
- *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping;
- *    solver.rayleighMass's 2 r_M T, T the kinetic energy), plus the kinetic energy that
+ *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping,
+ *    compliant joint limits; solver.rayleighMass's 2 r_M T, T the kinetic energy), plus the
+ *    kinetic energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
  *    minus the work of the contact and joint-limit impulses on the step's mean velocity
  *    (exact parts of the kinetic energy's change: AccelerationStepper.removedEnergy);
@@ -14,8 +15,7 @@
  *    quadrature included (O(h²) like the schemes). Both are reported when the model's
  *    energy is accounted (unaccountedEnergyReason is null: no motor — a prescribed motion
  *    does work —, no actuator, no pointForce — its work is not in the potential —, no
- *    compliant contact or compliant joint limits, solver.rayleighStiffness = 0), null
- *    otherwise.
+ *    compliant contact, solver.rayleighStiffness = 0), null otherwise.
  *    The reference is the total energy when the monitor is rebased (energy.dissipated then
  *    0): at t = 0, after reset, after a PATCH of gravity or of whether the energy is
  *    accounted, after an external change of the state or an applied assembly, and as saved

@@ -262,6 +262,55 @@ describe("energy balance", () => {
     }
   });
 
+  it("a compliant limit (newmark, generalized-alpha): the critically damped stop leaves e^(−2) of the speed", () => {
+    // the default law is k = m̃ ω², c = 2 m̃ ω (ω = 2π/0.02 s; m̃ = m for a slider): past the
+    // bound δ = v0 t e^(−ωt), its push k δ + c δ̇ = m ω v0 e^(−ωt) (2 − ωt) falls to 0 at
+    // ωt = 2 with δ̇ = −v0 e^(−2); clamped from there (no adhesion), the slider leaves at
+    // v0 e^(−2) and (1 − e^(−4)) of its kinetic energy is dissipated
+    const run = (integrator: string, dt: number) => {
+      const sim = loadModel({
+        gravity: [0, 0, -9.81],
+        bodies: [
+          {
+            id: "s",
+            kind: "rigid",
+            mass: 2,
+            inertia: [0.01, 0.02, 0.03],
+            position: [0, 0, 0],
+            velocity: [1.5, 0, 0],
+          },
+        ],
+        joints: [
+          {
+            id: "g",
+            type: "prismatic",
+            a: { body: "ground", point: [0, 0, 0] },
+            b: { body: "s", point: [0, 0, 0] },
+            axis: [1, 0, 0],
+            limits: { lower: -0.2, upper: 0.2 },
+          },
+        ],
+        solver: { integrator, dt },
+      });
+      sim.step(Math.round(0.4 / dt));
+      const s = sim.state();
+      return { v: s.bodies[0].velocity[0], energy: s.energy };
+    };
+    const lost = (1 - Math.exp(-4)) * 0.5 * 2 * 1.5 * 1.5;
+    for (const integrator of ["newmark", "generalized-alpha"]) {
+      const fine = run(integrator, 0.0005);
+      expect(fine.v).toBeLessThan(-0.9 * 1.5 * Math.exp(-2));
+      expect(fine.v).toBeGreaterThan(-1.1 * 1.5 * Math.exp(-2));
+      expect(Math.abs((fine.energy.dissipated as number) - lost)).toBeLessThan(0.01 * lost);
+      expect(Math.abs(fine.energy.error as number)).toBeLessThan(1e-3 * lost);
+      // the balance's error is the scheme's: second order through the stop
+      const coarse = run(integrator, 0.001);
+      const ratio = (coarse.energy.error as number) / (fine.energy.error as number);
+      expect(ratio).toBeGreaterThan(3);
+      expect(ratio).toBeLessThan(5);
+    }
+  });
+
   it("a bouncing ball: the first impact takes (1 − e²) m g Δz, the balance holds over the bounces", () => {
     const e = 0.5;
     const sim = loadModel(
