@@ -6,26 +6,24 @@
  * that keeps the balance is src/engine/simulation/monitor.ts.
  *
  * A model's energy is accounted when every change of its total energy other than the
- * integrator's and the projections' is a dissipation the engine measures: the dampers, the
- * spring and frameSpring damping, solver.rayleighMass, solver.velocityDamping (the kinetic
- * energy its decay takes out), the impulses of nonsmooth contact and of joint limits under
- * the velocity-level integrators (their work on the step's mean velocity) and the compliant
- * joint limits of newmark and generalized-alpha (their elastic energy in the potential,
- * their damping's power). Not accounted: a motor (a prescribed motion does work), an
- * actuator, compliant contact ("smc": its damping's power is not evaluated), a pointForce
- * (its work is not in the potential) and solver.rayleighStiffness (its force follows the
- * tangent stiffness, whose power the engine does not evaluate).
+ * integrator's and the projections' is a work the engine measures: the dampers, the spring
+ * and frameSpring damping, solver.rayleighMass, solver.velocityDamping (the kinetic energy
+ * its decay takes out), the impulses of nonsmooth contact and of joint limits under the
+ * velocity-level integrators (their work on the step's mean velocity), the compliant joint
+ * limits of newmark and generalized-alpha (their elastic energy in the potential, their
+ * damping's power), point forces and actuators (their work rates, energy put in). Not
+ * accounted: a motor (a prescribed motion's work is its constraint's), compliant contact
+ * ("smc": its damping's power is not evaluated) and solver.rayleighStiffness (its force
+ * follows the tangent stiffness, whose power the engine does not evaluate).
  *
  * Pure functions over validated model pieces (no engine state), so that both the model
  * schema and the engine use them.
  */
-import type { ForceSpec, SolverSpec } from "./model";
+import type { SolverSpec } from "./model";
 
 /** The parts of a model that decide whether its energy is accounted. */
 export interface EnergyAccountInput {
-  forces: readonly ForceSpec[];
   motors: readonly { id: string }[];
-  actuators: readonly { id: string }[];
   contact?: { method?: string } | null;
 }
 
@@ -40,15 +38,8 @@ export function unaccountedEnergyReason(
   model: EnergyAccountInput,
   solver: SolverDamping,
 ): string | null {
-  for (let i = 0; i < model.forces.length; i++) {
-    const f = model.forces[i];
-    if (f.type === "pointForce")
-      return `pointForce "${f.id}" (forces.${i}) does work that is not in the potential energy`;
-  }
   if (model.motors.length > 0)
     return `motor "${model.motors[0].id}" (motors.0) prescribes a motion, which does work`;
-  if (model.actuators.length > 0)
-    return `actuator "${model.actuators[0].id}" (actuators.0) does work`;
   if (model.contact?.method === "smc")
     return 'the model has compliant contact ("smc": its damping\'s work is not measured)';
   if (solver.rayleighStiffness !== 0)

@@ -88,7 +88,7 @@ describe("State", () => {
     expect(change).toBeGreaterThan(0);
     c.close();
 
-    // the damper's work is in energy.dissipated, a pointForce's is not accounted
+    // the damper's work is in energy.dissipated, a motor's is not accounted
     const damped = await createSession(
       server.app,
       pendulum({}, { forces: [{ id: "d", type: "damper", angular: 0.1 }] }),
@@ -98,10 +98,7 @@ describe("State", () => {
     expect(sd.energy.error).toBeTypeOf("number");
     const pushed = await createSession(
       server.app,
-      pendulum(
-        {},
-        { forces: [{ id: "f", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }] },
-      ),
+      pendulum({}, { motors: [{ id: "m", joint: "shoulder", angle: 0 }] }),
     );
     const sp = await step(server.app, pushed, 3);
     expect(sp.energy.error).toBeNull();
@@ -160,27 +157,25 @@ describe("energyDriftLimit", () => {
   });
 
   it("is refused on a model whose energy is not accounted, at creation and on PATCH", async () => {
-    const damper = {
-      forces: [{ id: "d", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }],
-    };
+    const motor = { motors: [{ id: "m", joint: "shoulder", angle: 0 }] };
     const r = await api()
       .post("/v1/sessions")
-      .send({ model: pendulum({ energyDriftLimit: 1 }, damper) });
+      .send({ model: pendulum({ energyDriftLimit: 1 }, motor) });
     expect(r.status).toBe(400);
     const e = ErrorBody.parse(r.body);
     expect(e.error).toBe("invalid_model");
     const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(issues[0].path).toEqual(["model", "solver", "energyDriftLimit"]);
-    expect(issues[0].message).toMatch(/pointForce "d" \(forces\.0\) does work/);
+    expect(issues[0].message).toMatch(/motor "m" \(motors\.0\) prescribes a motion/);
 
-    const id = await createSession(server.app, pendulum({}, damper));
+    const id = await createSession(server.app, pendulum({}, motor));
     const p = await api()
       .patch(`/v1/sessions/${id}`)
       .send({ solver: { energyDriftLimit: 1 } });
     expect(p.status).toBe(400);
     const pe = ErrorBody.parse(p.body);
     expect(pe.error).toBe("invalid_request");
-    expect(pe.message).toMatch(/solver\.energyDriftLimit: .*pointForce/);
+    expect(pe.message).toMatch(/solver\.energyDriftLimit: .*motor "m"/);
     const pi = (pe.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(pi[0].path).toEqual(["solver", "energyDriftLimit"]);
     expect((await session(id)).status).toBe("ready");

@@ -75,6 +75,18 @@ export class JointActuator implements ForceEffector {
   }
 
   applyForces(t: number): void {
+    const tau = this.effortAt(t);
+    this.effort = tau;
+    addGeneralizedEffort(this.sys, this.coordinate, tau);
+  }
+
+  /** −τ q̇ at t (W): the effort's work rate with its sign reversed (negative when it drives). */
+  dissipatedPower(t: number): number {
+    return -this.effortAt(t) * this.coordinate.rate;
+  }
+
+  /** The effort τ at t and the current state, saturated at effortLimit (sets `saturated`). */
+  private effortAt(t: number): number {
     const q = this.coordinate;
     q.evaluate();
     const u = this.commandAt(t);
@@ -93,9 +105,7 @@ export class JointActuator implements ForceEffector {
       }
     }
     this.saturated = Math.abs(tau) > this.limit;
-    if (this.saturated) tau = Math.sign(tau) * this.limit;
-    this.effort = tau;
-    addGeneralizedEffort(this.sys, q, tau);
+    return this.saturated ? Math.sign(tau) * this.limit : tau;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {

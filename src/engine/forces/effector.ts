@@ -53,14 +53,14 @@ export interface ForceEffector {
   /** Potential energy stored by this effector (J); 0 for non-conservative ones. */
   potentialEnergy(): number;
   /**
-   * The power (W) the effector's velocity-dependent (damping) forces take out of the system
-   * at the current state, −Σ f_d · v over the points they act at (≥ 0 for dampers): the
-   * energy balance's dissipation (simulation/monitor.ts). Absent: the effector neither
-   * dissipates nor does work beyond its potential (gravity, undamped springs, gyroscopic
-   * terms, whose power is 0); an effector that does work otherwise (a point force) makes
-   * the model's energy unaccounted instead (schemas/energy.ts).
+   * The power (W) the effector's forces take out of the system at time t (s) and the
+   * current state beyond what its potential energy accounts for: −Σ f · v over the points
+   * its non-conservative forces act at (≥ 0 for dampers, negative for a load or an
+   * actuator that puts energy in): the energy balance's (simulation/monitor.ts). Absent:
+   * the effector does no work beyond its potential (gravity, undamped springs, gyroscopic
+   * terms, whose power is 0).
    */
-  dissipatedPower?(): number;
+  dissipatedPower?(t: number): number;
 }
 
 /**

@@ -18,10 +18,11 @@
  * Jacobian. The Jacobian uses f at the time of the last applyForces(t) (ArtiSynth's
  * order: forces are applied, then the Jacobians of that state are added).
  *
- * potentialEnergy: when f is constant in time and in the world frame the force is
- * conservative with potential V = −f·x_p (−∂V/∂x = f, −∂V/∂θ = r × f), reported so that
- * total energy is conserved; otherwise (time-varying, follower, any torque) its work is
- * not a potential's and it contributes 0.
+ * potentialEnergy: when f is the model's and constant in time and in the world frame the
+ * force is conservative with potential V = −f·x_p (−∂V/∂x = f, −∂V/∂θ = r × f), reported so
+ * that total energy is conserved; otherwise (time-varying, follower, set at run time) its
+ * work is not a potential's and it contributes 0. dissipatedPower: what the potential does
+ * not account for, −(f·v_p + τ·ω) (the torque is never a potential's).
  */
 import type { TimeFunctionSpec } from "../../../schemas/model";
 import type { SparseBlockMatrix } from "../math/block-matrix";
@@ -143,11 +144,35 @@ export class PointForceEffector implements ForceEffector {
   addVelJacobian(_m: SparseBlockMatrix, _s: number): void {}
 
   potentialEnergy(): number {
-    if (!this.constantForce || this.at.block < 0) return 0;
+    if (!this.potential || this.at.block < 0) return 0;
     this.at.update();
     const x = this.at.x;
     const f = this.f;
     return -(f[0] * x[0] + f[1] * x[1] + f[2] * x[2]);
+  }
+
+  /**
+   * −(f · v_p + τ · ω) at t (W): the load's work rate with its sign reversed, less the part
+   * the potential −f·x_p accounts for (a constant world force of the model's).
+   */
+  dissipatedPower(t: number): number {
+    const at = this.at;
+    if (at.block < 0) return 0;
+    this.evaluate(t);
+    at.update();
+    const { f, tau } = this;
+    let power = 0;
+    if (!this.potential) power -= f[0] * at.v[0] + f[1] * at.v[1] + f[2] * at.v[2];
+    if (at.rotational && this.hasTorque) {
+      const w = at.omega;
+      power -= tau[0] * w[0] + tau[1] * w[1] + tau[2] * w[2];
+    }
+    return power;
+  }
+
+  /** Whether the force's work is the potential's: a constant world force, not overridden. */
+  private get potential(): boolean {
+    return this.constantForce && this.override === null;
   }
 
   /** Whether there is a torque (in the model or set at run time). */

@@ -351,7 +351,7 @@ export class Simulation {
       this.restoredContacts = null;
       // the damping's power at the step's start (monitor.ts): the last step's end value
       // unless the state has been written since
-      const powerStart = this.monitor.accounted ? this.startPower() : 0;
+      const powerStart = this.monitor.accounted ? this.startPower(record.time) : 0;
       this.stepper.removedEnergy = 0;
       this.saveGood();
       const stats = this.stepStats;
@@ -385,7 +385,7 @@ export class Simulation {
       let work = 0;
       let powerEnd = 0;
       if (this.monitor.accounted) {
-        powerEnd = this.dissipationPower();
+        powerEnd = this.dissipationPower(record.time + h);
         // the damping forces' work, and what the velocity decay and the impulses took out
         work = 0.5 * h * (powerStart + powerEnd) + this.stepper.removedEnergy;
       }
@@ -1076,22 +1076,24 @@ export class Simulation {
   }
 
   /**
-   * The damping's power (W) at the current state (monitor.ts): the effectors' dissipatedPower
-   * and solver.rayleighMass's force r_M M v, whose power is 2 r_M T (T the kinetic energy).
+   * The power (W) the non-conservative forces take out at time t (s) and the current state
+   * (monitor.ts): the effectors' dissipatedPower (damping; loads and actuators negative
+   * when they drive) and solver.rayleighMass's force r_M M v, whose power is 2 r_M T (T the
+   * kinetic energy).
    */
-  private dissipationPower(): number {
+  private dissipationPower(t: number): number {
     let power = 0;
     for (let i = 0; i < this.dissipative.length; i++)
-      power += this.dissipative[i].dissipatedPower?.() ?? 0;
+      power += this.dissipative[i].dissipatedPower?.(t) ?? 0;
     const rayleigh = this.solverSpec.rayleighMass;
     if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
     return power;
   }
 
-  /** dissipationPower at the current state: the last step's end value if it still holds. */
-  private startPower(): number {
+  /** dissipationPower at t: the last step's end value if the state is still that one. */
+  private startPower(t: number): number {
     if (this.powerVersion === this.system.stateVersion) return this.power;
-    return this.dissipationPower();
+    return this.dissipationPower(t);
   }
 
   private saveGood(): void {

@@ -43,7 +43,7 @@ function checkPower(sys: BodySystem, eff: ForceEffector, configurations = 6, see
   for (let k = 0; k < configurations; k++) {
     randomizeState(sys, rng);
     const expected = forcePower(sys, eff);
-    const power = eff.dissipatedPower?.() ?? Number.NaN;
+    const power = eff.dissipatedPower?.(0) ?? Number.NaN;
     expect(power).toBeCloseTo(expected, 10);
     expect(Math.abs(power - expected)).toBeLessThanOrEqual(1e-12 * Math.max(1, expected));
     expect(power).toBeGreaterThanOrEqual(0);

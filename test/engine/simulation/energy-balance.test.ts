@@ -311,6 +311,66 @@ describe("energy balance", () => {
     }
   });
 
+  it("loads and actuators put energy in: dissipated is minus their work", () => {
+    // a free particle pushed by f = F sin(ω t) along x: v = F/(m ω) (1 − cos ω t), the
+    // load's work ½ m v² (no gravity, nothing else acting)
+    const [m, F, w, h] = [2, 3, 4, 0.002];
+    const pushed = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "p", kind: "particle", mass: m, position: [0, 0, 0] }],
+      forces: [
+        {
+          id: "f",
+          type: "pointForce",
+          at: { body: "p" },
+          force: [{ type: "sine", amplitude: F, frequency: w / (2 * Math.PI) }, 0, 0],
+        },
+      ],
+      solver: { integrator: "newmark", dt: h },
+    });
+    let worst = 0;
+    for (let n = 1; n <= 1000; n++) {
+      pushed.step(1);
+      const v = (F / (m * w)) * (1 - Math.cos(w * n * h));
+      const e = pushed.state().energy;
+      expect(e.dissipated as number).toBeCloseTo(-0.5 * m * v * v, 4);
+      worst = Math.max(worst, Math.abs(e.error as number));
+    }
+    expect(worst).toBeLessThan(1e-5);
+
+    // a wheel on a revolute joint spun by a constant torque τ: ω = τ t / I, the work ½ I ω²
+    const [inertia, tau] = [0.5, 0.8];
+    const wheel = loadModel({
+      gravity: [0, 0, -9.81],
+      bodies: [
+        {
+          id: "w",
+          kind: "rigid",
+          mass: 1,
+          inertia: [inertia, inertia, inertia],
+          position: [0, 0, 0],
+        },
+      ],
+      joints: [
+        {
+          id: "axle",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, 0] },
+          b: { body: "w", point: [0, 0, 0] },
+          axis: [0, 0, 1],
+        },
+      ],
+      actuators: [{ id: "drive", joint: "axle", type: "torque", effort: tau }],
+      solver: { integrator: "generalized-alpha", dt: h },
+    });
+    wheel.step(1000);
+    const s = wheel.state();
+    const spin = (tau * 1000 * h) / inertia;
+    expect(s.bodies[0].angularVelocity[2]).toBeCloseTo(spin, 8);
+    expect(s.energy.dissipated as number).toBeCloseTo(-0.5 * inertia * spin * spin, 6);
+    expect(Math.abs(s.energy.error as number)).toBeLessThan(1e-6);
+  });
+
   it("a bouncing ball: the first impact takes (1 − e²) m g Δz, the balance holds over the bounces", () => {
     const e = 0.5;
     const sim = loadModel(

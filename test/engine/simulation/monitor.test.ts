@@ -89,7 +89,7 @@ describe("energy.error", () => {
     expect(a1.energy.error).toBe(a1.energy.total - a0.energy.total);
   });
 
-  it("is null with a motor, a pointForce, contact or rayleighStiffness", () => {
+  it("is null with a motor, compliant contact or rayleighStiffness", () => {
     const base = doublePendulum();
     const spring = {
       id: "s",
@@ -100,10 +100,6 @@ describe("energy.error", () => {
     };
     const models = [
       { ...base, motors: [{ id: "m", joint: "shoulder", angle: { rate: 1 } }] },
-      {
-        ...base,
-        forces: [{ id: "f", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }],
-      },
       { ...base, contact: { method: "smc" } },
       doublePendulum({ rayleighStiffness: 0.1 }),
     ];
@@ -233,13 +229,6 @@ describe("solver.energyDriftLimit", () => {
 
   it("is rejected at load on a model whose energy is not accounted, naming the field and why", () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [
-        {
-          ...doublePendulum({ energyDriftLimit: 1 }),
-          forces: [{ id: "f", type: "pointForce", at: { body: "lower" }, force: [1, 0, 0] }],
-        },
-        /pointForce "f" \(forces\.0\) does work/,
-      ],
       [
         {
           ...doublePendulum({ energyDriftLimit: 1 }),
