@@ -73,7 +73,14 @@ const ui = {
 };
 
 const viewer = new Viewer($("view"));
-const energyPlot = new TimePlot($("plot-energy"), ["kinetic", "potential", "total"]);
+// "total + dissipated" is the energy balance (State.energy.dissipated): flat while it holds,
+// absent where the model's energy is not accounted
+const energyPlot = new TimePlot($("plot-energy"), [
+  "kinetic",
+  "potential",
+  "total",
+  "total + dissipated",
+]);
 const bodyPlot = new TimePlot($("plot-body-chart"), ["x", "y", "z"]);
 const contactPlot = new TimePlot($("plot-contacts"), [
   "Σ normal",
@@ -659,8 +666,15 @@ function plotFrame(frame, bodyOnly = false) {
   const b = frame.bodies?.find((x) => x.id === bodyId);
   if (b) bodyPlot.push(t, b[ui.plotQuantity.value]);
   if (bodyOnly) return;
-  if (frame.energy)
-    energyPlot.push(t, [frame.energy.kinetic, frame.energy.potential, frame.energy.total]);
+  if (frame.energy) {
+    const e = frame.energy;
+    energyPlot.push(t, [
+      e.kinetic,
+      e.potential,
+      e.total,
+      e.dissipated === null || e.dissipated === undefined ? null : e.total + e.dissipated,
+    ]);
+  }
   if (frame.contacts) {
     let sn = 0;
     let st = 0;

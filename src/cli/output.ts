@@ -65,7 +65,7 @@ export function csvHeader(bodyIds: readonly string[], particles: Particles): str
   const cols = ["time", "step"];
   for (const id of bodyIds)
     for (const s of isParticle(id, particles) ? PARTICLE : RIGID) cols.push(csvField(`${id}.${s}`));
-  cols.push("kinetic", "potential", "total");
+  cols.push("kinetic", "potential", "total", "dissipated", "energyError");
   return cols.join(",");
 }
 
@@ -82,8 +82,10 @@ export function csvRow(state: StateOut, bodyIds: readonly string[], particles: P
     if (isParticle(id, particles)) v.push(...b.position, ...b.velocity);
     else v.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
   }
-  v.push(state.energy.kinetic, state.energy.potential, state.energy.total);
-  return v.map(String).join(",");
+  const { kinetic, potential, total, dissipated, error } = state.energy;
+  v.push(kinetic, potential, total);
+  // the energy balance's figures, empty where the model's energy is not accounted
+  return [...v.map(String), dissipated ?? "", error ?? ""].join(",");
 }
 
 /** A body of a JSON frame: a rigid body's BodyState, a particle's without its rotation. */

@@ -97,10 +97,13 @@ describe("moreau run (local)", () => {
       // energy columns: ½ m v² and ½ k x²
       expect(row.kinetic).toBeCloseTo(0.5 * M * v * v, 10);
       expect(row.potential).toBeCloseTo(0.5 * K * x * x, 10);
+      // the energy balance: nothing dissipates, the error is the total's change
+      expect(row.dissipated).toBe(0);
+      expect(row.energyError).toBeCloseTo(row.total - rows[0].total, 12);
     }
     // p is a particle: no orientation, no angular velocity
     expect(r.out.split("\n")[0]).toBe(
-      "time,step,p.x,p.y,p.z,p.vx,p.vy,p.vz,kinetic,potential,total",
+      "time,step,p.x,p.y,p.z,p.vx,p.vy,p.vz,kinetic,potential,total,dissipated,energyError",
     );
   });
 
@@ -125,7 +128,7 @@ describe("moreau run (local)", () => {
     }
     const csv = await cli(["run", model, "--steps", "2", "--every", "1"]);
     expect(csv.out.split("\n")[0]).toBe(
-      "time,step,ball.x,ball.y,ball.z,ball.qw,ball.qx,ball.qy,ball.qz,ball.vx,ball.vy,ball.vz,ball.wx,ball.wy,ball.wz,bead.x,bead.y,bead.z,bead.vx,bead.vy,bead.vz,kinetic,potential,total",
+      "time,step,ball.x,ball.y,ball.z,ball.qw,ball.qx,ball.qy,ball.qz,ball.vx,ball.vy,ball.vz,ball.wx,ball.wy,ball.wz,bead.x,bead.y,bead.z,bead.vx,bead.vy,bead.vz,kinetic,potential,total,dissipated,energyError",
     );
     const row = parseCsv(csv.out)[2];
     expect(row["bead.vz"]).toBeCloseTo(-G * 0.02, 10);
