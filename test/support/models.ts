@@ -403,6 +403,34 @@ export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: 
   return { bodies, forces };
 }
 
+/**
+ * A solid sphere (1 kg, r = 0.1 m, I = 2/5 m r²) at height z above a floor plane, moving at
+ * vx along x, with nonsmooth contact and Moreau–Jean (the solver settings given added).
+ */
+export function ballOnFloor(
+  contact: { friction: number; restitution: number },
+  o: { z: number; vx: number },
+  solver: Record<string, unknown>,
+) {
+  return {
+    gravity: [0, 0, -9.81],
+    bodies: [
+      {
+        id: "ball",
+        kind: "rigid",
+        mass: 1,
+        inertia: [0.004, 0.004, 0.004],
+        position: [0, 0, o.z],
+        velocity: [o.vx, 0, 0],
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      },
+      { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
+    ],
+    contact: { method: "nsc", ...contact },
+    solver: { integrator: "moreau-jean", ...solver },
+  };
+}
+
 // Scenes of the snapshot tests: restored and continued bit-identically by the engine
 // (test/reliability/snapshot.test.ts) and over HTTP (test/api/snapshot.test.ts).
 

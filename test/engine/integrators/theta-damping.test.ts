@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel, ModelError, ParameterError } from "../../../src/engine/index";
+import { ballOnFloor } from "../../support/models";
 
 const M = 2;
 const K = 50;
@@ -102,23 +103,9 @@ describe("solver damping in the θ-schemes", () => {
 
   it("Moreau–Jean with contact: a sphere sliding on a frictionless plane slows as v/(1 + h r_M)ⁿ", () => {
     const r = 0.8;
-    const sim = loadModel({
-      gravity: [0, 0, -9.81],
-      bodies: [
-        {
-          id: "ball",
-          kind: "rigid",
-          mass: 1,
-          inertia: [0.004, 0.004, 0.004],
-          position: [0, 0, 0.1],
-          velocity: [2, 0, 0],
-          shapes: [{ type: "sphere", radius: 0.1 }],
-        },
-        { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
-      ],
-      contact: { method: "nsc", friction: 0, restitution: 0 },
-      solver: { integrator: "moreau-jean", dt: H, rayleighMass: r },
-    });
+    const sim = loadModel(
+      ballOnFloor({ friction: 0, restitution: 0 }, { z: 0.1, vx: 2 }, { dt: H, rayleighMass: r }),
+    );
     let v = 2;
     for (let n = 0; n < 300; n++) {
       sim.step(1);

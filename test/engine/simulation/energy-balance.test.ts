@@ -11,6 +11,38 @@
 import { describe, expect, it } from "vitest";
 import { DivergenceError, loadModel, loadSnapshot } from "../../../src/engine/index";
 import { readExample } from "../../support/examples";
+import { ballOnFloor } from "../../support/models";
+
+/**
+ * A 2 kg slider on a prismatic joint along x from the origin at 1.5 m/s, its coordinate
+ * limited to [−0.2, 0.2] m (limits as given), gravity across the axis.
+ */
+function limitedSlider(limits: Record<string, unknown>, solver: Record<string, unknown>) {
+  return {
+    gravity: [0, 0, -9.81],
+    bodies: [
+      {
+        id: "s",
+        kind: "rigid",
+        mass: 2,
+        inertia: [0.01, 0.02, 0.03],
+        position: [0, 0, 0],
+        velocity: [1.5, 0, 0],
+      },
+    ],
+    joints: [
+      {
+        id: "g",
+        type: "prismatic",
+        a: { body: "ground", point: [0, 0, 0] },
+        b: { body: "s", point: [0, 0, 0] },
+        axis: [1, 0, 0],
+        limits: { lower: -0.2, upper: 0.2, ...limits },
+      },
+    ],
+    solver,
+  };
+}
 
 /** A particle of mass m on a zero-length spring (k, c) to the origin, moving along x. */
 function dampedOscillator(solver: Record<string, unknown>, c: number) {
@@ -211,7 +243,7 @@ describe("energy balance", () => {
     // contact point is conserved), T = ½ m v² + ½ I ω² = (5/7) ½ m v0², whatever μ
     const v0 = 2;
     const sim = loadModel(
-      ballOnFloor({ friction: 0.5, restitution: 0 }, { z: 0.1, vx: v0, integrator: "moreau-jean" }),
+      ballOnFloor({ friction: 0.5, restitution: 0 }, { z: 0.1, vx: v0 }, { dt: 0.002 }),
     );
     const t0 = sim.state().energy.total;
     sim.step(750);
@@ -227,30 +259,7 @@ describe("energy balance", () => {
       [0, "backward-euler"],
       [1, "symplectic-euler"],
     ] as const) {
-      const sim = loadModel({
-        gravity: [0, 0, -9.81],
-        bodies: [
-          {
-            id: "s",
-            kind: "rigid",
-            mass: 2,
-            inertia: [0.01, 0.02, 0.03],
-            position: [0, 0, 0],
-            velocity: [1.5, 0, 0],
-          },
-        ],
-        joints: [
-          {
-            id: "g",
-            type: "prismatic",
-            a: { body: "ground", point: [0, 0, 0] },
-            b: { body: "s", point: [0, 0, 0] },
-            axis: [1, 0, 0],
-            limits: { lower: -0.2, upper: 0.2, restitution: e },
-          },
-        ],
-        solver: { integrator, dt: 0.002 },
-      });
+      const sim = loadModel(limitedSlider({ restitution: e }, { integrator, dt: 0.002 }));
       // 2 s: three hits at 1.5 m/s (and slower after), none with e = 0 after the first
       sim.step(1000);
       const s = sim.state();
@@ -268,30 +277,7 @@ describe("energy balance", () => {
     // ωt = 2 with δ̇ = −v0 e^(−2); clamped from there (no adhesion), the slider leaves at
     // v0 e^(−2) and (1 − e^(−4)) of its kinetic energy is dissipated
     const run = (integrator: string, dt: number) => {
-      const sim = loadModel({
-        gravity: [0, 0, -9.81],
-        bodies: [
-          {
-            id: "s",
-            kind: "rigid",
-            mass: 2,
-            inertia: [0.01, 0.02, 0.03],
-            position: [0, 0, 0],
-            velocity: [1.5, 0, 0],
-          },
-        ],
-        joints: [
-          {
-            id: "g",
-            type: "prismatic",
-            a: { body: "ground", point: [0, 0, 0] },
-            b: { body: "s", point: [0, 0, 0] },
-            axis: [1, 0, 0],
-            limits: { lower: -0.2, upper: 0.2 },
-          },
-        ],
-        solver: { integrator, dt },
-      });
+      const sim = loadModel(limitedSlider({}, { integrator, dt }));
       sim.step(Math.round(0.4 / dt));
       const s = sim.state();
       return { v: s.bodies[0].velocity[0], energy: s.energy };
@@ -374,7 +360,7 @@ describe("energy balance", () => {
   it("a bouncing ball: the first impact takes (1 − e²) m g Δz, the balance holds over the bounces", () => {
     const e = 0.5;
     const sim = loadModel(
-      ballOnFloor({ friction: 0, restitution: e }, { z: 0.6, vx: 0, integrator: "moreau-jean" }),
+      ballOnFloor({ friction: 0, restitution: e }, { z: 0.6, vx: 0 }, { dt: 0.002 }),
     );
     let previous = 0;
     let firstBounce = -1;
@@ -396,27 +382,3 @@ describe("energy balance", () => {
     expect(worst).toBeLessThan(0.015 * (s.dissipated as number));
   });
 });
-
-/** A solid sphere (1 kg, r = 0.1 m) above a floor plane, nonsmooth contact. */
-function ballOnFloor(
-  contact: { friction: number; restitution: number },
-  o: { z: number; vx: number; integrator: string },
-) {
-  return {
-    gravity: [0, 0, -9.81],
-    bodies: [
-      {
-        id: "ball",
-        kind: "rigid",
-        mass: 1,
-        inertia: [0.004, 0.004, 0.004],
-        position: [0, 0, o.z],
-        velocity: [o.vx, 0, 0],
-        shapes: [{ type: "sphere", radius: 0.1 }],
-      },
-      { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
-    ],
-    contact: { method: "nsc", ...contact },
-    solver: { integrator: o.integrator, dt: 0.002 },
-  };
-}
