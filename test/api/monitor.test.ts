@@ -88,7 +88,7 @@ describe("State", () => {
     expect(change).toBeGreaterThan(0);
     c.close();
 
-    // the damper's work is in energy.dissipated, a motor's is not accounted
+    // the damper's work is in energy.dissipated, a motor's under backward Euler is not
     const damped = await createSession(
       server.app,
       pendulum({}, { forces: [{ id: "d", type: "damper", angular: 0.1 }] }),
@@ -166,7 +166,7 @@ describe("energyDriftLimit", () => {
     expect(e.error).toBe("invalid_model");
     const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(issues[0].path).toEqual(["model", "solver", "energyDriftLimit"]);
-    expect(issues[0].message).toMatch(/motor "m" \(motors\.0\) prescribes a motion/);
+    expect(issues[0].message).toMatch(/motor "m" \(motors\.0\) under backward-euler/);
 
     const id = await createSession(server.app, pendulum({}, motor));
     const p = await api()

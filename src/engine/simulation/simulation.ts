@@ -188,6 +188,8 @@ export class Simulation {
   private readonly monitor: StepMonitor;
   /** The effectors with a dissipatedPower (the energy balance, monitor.ts). */
   private readonly dissipative: ForceEffector[];
+  /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
+  private readonly constraintRates: Float64Array;
   /** dissipationPower (W) at the end of the last step, valid while stateVersion is powerVersion. */
   private power = 0;
   private powerVersion = -1;
@@ -277,6 +279,7 @@ export class Simulation {
       this.record,
     );
     this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined);
+    this.constraintRates = new Float64Array(this.constraints.numRows);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
@@ -1087,6 +1090,17 @@ export class Simulation {
       power += this.dissipative[i].dissipatedPower?.(t) ?? 0;
     const rayleigh = this.solverSpec.rayleighMass;
     if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
+    // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
+    // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
+    // they put in, at the multipliers of the state's last solve (end-of-step forces with
+    // newmark and generalized-alpha; schemas/energy.ts leaves the θ-schemes' unaccounted)
+    const set = this.constraints;
+    if (set.timeDependent) {
+      const ct = this.constraintRates;
+      set.velocityTerm(t, ct);
+      const lambda = this.record.lambda;
+      for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
+    }
     return power;
   }
 

@@ -357,6 +357,67 @@ describe("energy balance", () => {
     expect(Math.abs(s.energy.error as number)).toBeLessThan(1e-6);
   });
 
+  it("motors (newmark, generalized-alpha): a driven wheel's work is ½ I q̇_d², a driven pendulum's balance second order", () => {
+    // q_d = A (1 − cos ω t) (a sine of phase −π/2 and offset A): at rest at t = 0
+    const angle = { type: "sine", amplitude: 0.7, frequency: 1, phase: -Math.PI / 2, offset: 0.7 };
+    const w = 2 * Math.PI;
+    const inertia = 0.5;
+    for (const integrator of ["newmark", "generalized-alpha"]) {
+      const wheel = loadModel({
+        gravity: [0, 0, -9.81],
+        bodies: [
+          {
+            id: "w",
+            kind: "rigid",
+            mass: 1,
+            inertia: [inertia, inertia, inertia],
+            position: [0, 0, 0],
+          },
+        ],
+        joints: [
+          {
+            id: "axle",
+            type: "revolute",
+            a: { body: "ground", point: [0, 0, 0] },
+            b: { body: "w", point: [0, 0, 0] },
+            axis: [0, 0, 1],
+          },
+        ],
+        motors: [{ id: "m", joint: "axle", angle }],
+        solver: { integrator, dt: 0.002 },
+      });
+      for (let n = 1; n <= 1250; n++) {
+        wheel.step(1);
+        const rate = 0.7 * w * Math.sin(w * n * 0.002);
+        // the motor put in the kinetic energy it gave (4.8 J at most)
+        expect(
+          Math.abs((wheel.state().energy.dissipated as number) + 0.5 * inertia * rate * rate),
+        ).toBeLessThan(1e-3);
+      }
+      // the double pendulum's shoulder driven so: what it puts in and takes out (9.4 J at
+      // most) balances the pendulum's energy to the scheme's O(h²)
+      const worst = (dt: number) => {
+        const pendulum = readExample("double-pendulum");
+        const sim = loadModel({
+          ...pendulum,
+          motors: [{ id: "m", joint: "shoulder", angle }],
+          solver: { integrator, dt },
+        });
+        let e = 0;
+        for (let i = 0; i < Math.round(5 / dt); i++) {
+          sim.step(1);
+          e = Math.max(e, Math.abs(sim.state().energy.error as number));
+        }
+        return e;
+      };
+      const coarse = worst(0.002);
+      const fine = worst(0.001);
+      expect(coarse).toBeLessThan(5e-3);
+      expect(coarse / fine).toBeGreaterThan(3.5);
+      expect(coarse / fine).toBeLessThan(4.5);
+    }
+  });
+
   it("a bouncing ball: the first impact takes (1 − e²) m g Δz, the balance holds over the bounces", () => {
     const e = 0.5;
     const sim = loadModel(

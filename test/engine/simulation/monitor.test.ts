@@ -89,7 +89,7 @@ describe("energy.error", () => {
     expect(a1.energy.error).toBe(a1.energy.total - a0.energy.total);
   });
 
-  it("is null with a motor, compliant contact or rayleighStiffness", () => {
+  it("is null with a motor under moreau-jean, compliant contact or rayleighStiffness", () => {
     const base = doublePendulum();
     const spring = {
       id: "s",
@@ -99,7 +99,10 @@ describe("energy.error", () => {
       stiffness: 10,
     };
     const models = [
-      { ...base, motors: [{ id: "m", joint: "shoulder", angle: { rate: 1 } }] },
+      {
+        ...doublePendulum({ integrator: "moreau-jean" }),
+        motors: [{ id: "m", joint: "shoulder", angle: { rate: 1 } }],
+      },
       { ...base, contact: { method: "smc" } },
       doublePendulum({ rayleighStiffness: 0.1 }),
     ];
@@ -231,10 +234,10 @@ describe("solver.energyDriftLimit", () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [
         {
-          ...doublePendulum({ energyDriftLimit: 1 }),
+          ...doublePendulum({ energyDriftLimit: 1, integrator: "moreau-jean" }),
           motors: [{ id: "m", joint: "shoulder", angle: 0 }],
         },
-        /motor "m"/,
+        /motor "m" \(motors\.0\) under moreau-jean/,
       ],
       [
         { ...doublePendulum({ energyDriftLimit: 1 }), contact: { method: "smc" } },
@@ -267,7 +270,7 @@ describe("solver.energyDriftLimit", () => {
 
   it("is rejected on PATCH when the energy is or becomes unaccounted; null turns it off", () => {
     const motor = loadModel({
-      ...doublePendulum(),
+      ...doublePendulum({ integrator: "moreau-jean" }),
       motors: [{ id: "m", joint: "shoulder", angle: 0 }],
     });
     let err: unknown;
@@ -348,7 +351,7 @@ describe("snapshots", () => {
 
   it("refuses parameters with a limit the model cannot take, with their path", () => {
     const sim = loadModel({
-      ...doublePendulum(),
+      ...doublePendulum({ integrator: "moreau-jean" }),
       motors: [{ id: "m", joint: "shoulder", angle: 0 }],
     });
     const snap = JSON.parse(JSON.stringify(sim.snapshot()));
