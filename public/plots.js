@@ -67,10 +67,20 @@ export class TimePlot {
       this.plot.setSize({ width: Math.max(200, this.container.clientWidth), height: 190 });
   }
 
-  /** Appends one point (t, values in series order); a time going backwards clears the plot. */
+  /**
+   * Appends one point (t, values in series order); a time going backwards clears the plot,
+   * and a point at the last point's time replaces it (a live frame of a step the history
+   * already plotted, when the two overlap on attach).
+   */
   push(t, values) {
     const x = this.data[0];
     if (x.length && t < x[x.length - 1]) this.clear();
+    if (x.length && t === x[x.length - 1]) {
+      for (let i = 0; i < values.length; i++) this.data[i + 1][x.length - 1] = values[i];
+      this.dirty = true;
+      this.maybeRedraw();
+      return;
+    }
     x.push(t);
     for (let i = 0; i < values.length; i++) this.data[i + 1].push(values[i]);
     if (x.length > MAX_POINTS) {
