@@ -12,10 +12,9 @@
  * velocity-level integrators (their work on the step's mean velocity), the compliant joint
  * limits of newmark and generalized-alpha (their elastic energy in the potential, their
  * damping's power), point forces and actuators (their work rates, energy put in), and the
- * motors of newmark and generalized-alpha (the power −λᵀ ∂C/∂t of their constraint force at
- * the step's ends, where those schemes' multipliers are the forces). Not accounted: motors
- * under the velocity-level integrators (their multipliers act over the step, and the
- * trapezoid of the end powers missed 10 % of a driven wheel's work), compliant contact
+ * motors (their constraint force's work: −λᵀ ∂C/∂t at the step's ends with newmark and
+ * generalized-alpha, whose multipliers are the end-of-step forces; h λᵀ G v̄ over the step
+ * with the θ-schemes, whose multipliers act over it). Not accounted: compliant contact
  * ("smc": its damping's power is not evaluated) and solver.rayleighStiffness (its force
  * follows the tangent stiffness, whose power the engine does not evaluate).
  *
@@ -26,12 +25,11 @@ import type { SolverSpec } from "./model";
 
 /** The parts of a model that decide whether its energy is accounted. */
 export interface EnergyAccountInput {
-  motors: readonly { id: string }[];
   contact?: { method?: string } | null;
 }
 
 /** The solver parameters that decide it. */
-export type SolverDamping = Pick<SolverSpec, "rayleighStiffness" | "integrator">;
+export type SolverDamping = Pick<SolverSpec, "rayleighStiffness">;
 
 /**
  * Why the energy of the model with these solver settings is not accounted (the first reason
@@ -41,9 +39,6 @@ export function unaccountedEnergyReason(
   model: EnergyAccountInput,
   solver: SolverDamping,
 ): string | null {
-  const endForces = solver.integrator === "newmark" || solver.integrator === "generalized-alpha";
-  if (model.motors.length > 0 && !endForces)
-    return `motor "${model.motors[0].id}" (motors.0) under ${solver.integrator} (its work over a step is not measured there)`;
   if (model.contact?.method === "smc")
     return 'the model has compliant contact ("smc": its damping\'s work is not measured)';
   if (solver.rayleighStiffness !== 0)

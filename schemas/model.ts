@@ -655,7 +655,7 @@ export const SolverSettings = z
     }),
     energyDriftLimit: positive().nullable().optional().meta({
       description:
-        "J; absent or null: off. On a model whose energy is accounted (no motor under a velocity-level integrator, no compliant contact, no solver.rayleighStiffness: the state's energy.error is a number, the balance of the total energy and the damping's dissipation), a step after which |energy.error| exceeds it ends the run `diverged` with the last good state; rejected on a model whose energy is not accounted",
+        "J; absent or null: off. On a model whose energy is accounted (no compliant contact, no solver.rayleighStiffness: the state's energy.error is a number, the balance of the total energy and the damping's dissipation), a step after which |energy.error| exceeds it ends the run `diverged` with the last good state; rejected on a model whose energy is not accounted",
     }),
   })
   .meta({ id: "SolverSettings" });

@@ -56,7 +56,7 @@ export const Energy = z
     total: z.number(),
     dissipated: z.number().nullable().meta({
       description:
-        "energy the damping took out since the reference: the dampers, the spring and frameSpring damping and solver.rayleighMass (their power integrated by the trapezoidal rule over each step), the kinetic energy solver.velocityDamping's decay took out, the impulses' of nonsmooth contact and of joint limits under the velocity-level integrators (minus their work on each step's mean velocity) and the compliant joint limits' of newmark and generalized-alpha, less the work point forces, actuators and (under newmark and generalized-alpha) motors put in (so negative where they drive the model); 0 without damping or drives; null when the model's energy is not accounted (a motor under a velocity-level integrator, compliant contact or solver.rayleighStiffness)",
+        "energy the damping took out since the reference: the dampers, the spring and frameSpring damping and solver.rayleighMass (their power integrated by the trapezoidal rule over each step), the kinetic energy solver.velocityDamping's decay took out, the impulses' of nonsmooth contact and of joint limits under the velocity-level integrators (minus their work on each step's mean velocity) and the compliant joint limits' of newmark and generalized-alpha, less the work point forces, actuators and motors put in (so negative where they drive the model); 0 without damping or drives; null when the model's energy is not accounted (compliant contact or solver.rayleighStiffness)",
     }),
     error: z.number().nullable().meta({
       description:

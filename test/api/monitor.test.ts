@@ -88,7 +88,7 @@ describe("State", () => {
     expect(change).toBeGreaterThan(0);
     c.close();
 
-    // the damper's work is in energy.dissipated, a motor's under backward Euler is not
+    // the damper's work is in energy.dissipated, rayleighStiffness's is not accounted
     const damped = await createSession(
       server.app,
       pendulum({}, { forces: [{ id: "d", type: "damper", angular: 0.1 }] }),
@@ -96,10 +96,7 @@ describe("State", () => {
     const sd = await step(server.app, damped, 3);
     expect(sd.energy.dissipated).toBeGreaterThan(0);
     expect(sd.energy.error).toBeTypeOf("number");
-    const pushed = await createSession(
-      server.app,
-      pendulum({}, { motors: [{ id: "m", joint: "shoulder", angle: 0 }] }),
-    );
+    const pushed = await createSession(server.app, pendulum({ rayleighStiffness: 0.1 }));
     const sp = await step(server.app, pushed, 3);
     expect(sp.energy.error).toBeNull();
     expect(sp.energy.dissipated).toBeNull();
@@ -157,25 +154,25 @@ describe("energyDriftLimit", () => {
   });
 
   it("is refused on a model whose energy is not accounted, at creation and on PATCH", async () => {
-    const motor = { motors: [{ id: "m", joint: "shoulder", angle: 0 }] };
+    const stiff = { rayleighStiffness: 0.1 };
     const r = await api()
       .post("/v1/sessions")
-      .send({ model: pendulum({ energyDriftLimit: 1 }, motor) });
+      .send({ model: pendulum({ energyDriftLimit: 1, ...stiff }) });
     expect(r.status).toBe(400);
     const e = ErrorBody.parse(r.body);
     expect(e.error).toBe("invalid_model");
     const issues = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(issues[0].path).toEqual(["model", "solver", "energyDriftLimit"]);
-    expect(issues[0].message).toMatch(/motor "m" \(motors\.0\) under backward-euler/);
+    expect(issues[0].message).toMatch(/solver\.rayleighStiffness is 0\.1/);
 
-    const id = await createSession(server.app, pendulum({}, motor));
+    const id = await createSession(server.app, pendulum(stiff));
     const p = await api()
       .patch(`/v1/sessions/${id}`)
       .send({ solver: { energyDriftLimit: 1 } });
     expect(p.status).toBe(400);
     const pe = ErrorBody.parse(p.body);
     expect(pe.error).toBe("invalid_request");
-    expect(pe.message).toMatch(/solver\.energyDriftLimit: .*motor "m"/);
+    expect(pe.message).toMatch(/solver\.energyDriftLimit: .*rayleighStiffness/);
     const pi = (pe.details as { issues: { path: unknown[]; message: string }[] }).issues;
     expect(pi[0].path).toEqual(["solver", "energyDriftLimit"]);
     expect((await session(id)).status).toBe("ready");

@@ -6,7 +6,8 @@
  *    out since the reference, Σ over steps of ½ h (P_t + P_{t+h}) with P their power at the
  *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping,
  *    compliant joint limits, and point forces and actuators, negative where they drive;
- *    the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha;
+ *    the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha (with the
+ *    θ-schemes their work over the step instead: Simulation.motorWork);
  *    solver.rayleighMass's 2 r_M T, T the kinetic energy), plus the kinetic energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
  *    minus the work of the contact and joint-limit impulses on the step's mean velocity
@@ -14,8 +15,8 @@
  *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
  *    is the integrator's (and the projections') own error, the quadrature included (O(h²)
  *    like the schemes). Both are reported when the model's energy is accounted
- *    (unaccountedEnergyReason is null: no motor under a velocity-level integrator, no
- *    compliant contact, solver.rayleighStiffness = 0), null otherwise.
+ *    (unaccountedEnergyReason is null: no compliant contact, solver.rayleighStiffness = 0),
+ *    null otherwise.
  *    The reference is the total energy when the monitor is rebased (energy.dissipated then
  *    0): at t = 0, after reset, after a PATCH of gravity or of whether the energy is
  *    accounted, after an external change of the state or an applied assembly, and as saved

@@ -41,6 +41,7 @@ import {
   type BodySystem,
   cloneBodyState,
   copyBodyState,
+  getVelocity,
   kineticEnergy,
   updateDerived,
 } from "../model/body-system";
@@ -188,8 +189,11 @@ export class Simulation {
   private readonly monitor: StepMonitor;
   /** The effectors with a dissipatedPower (the energy balance, monitor.ts). */
   private readonly dissipative: ForceEffector[];
-  /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
+  /** ∂C/∂t or G v of the constraint rows (dissipationPower's and motorWork's scratch). */
   private readonly constraintRates: Float64Array;
+  /** Generalized velocities at a θ-scheme's step start and end (motorWork). */
+  private readonly motorStart: Float64Array;
+  private readonly motorScratch: Float64Array;
   /** dissipationPower (W) at the end of the last step, valid while stateVersion is powerVersion. */
   private power = 0;
   private powerVersion = -1;
@@ -280,6 +284,8 @@ export class Simulation {
     );
     this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined);
     this.constraintRates = new Float64Array(this.constraints.numRows);
+    this.motorStart = new Float64Array(this.system.numDofs);
+    this.motorScratch = new Float64Array(this.system.numDofs);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
@@ -356,6 +362,10 @@ export class Simulation {
       // unless the state has been written since
       const powerStart = this.monitor.accounted ? this.startPower(record.time) : 0;
       this.stepper.removedEnergy = 0;
+      // a θ-scheme's motors: their work needs the step's start velocities (motorWork)
+      const motors =
+        this.monitor.accounted && this.constraints.timeDependent && this.velocityLevel();
+      if (motors) getVelocity(this.system, this.motorStart);
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -391,6 +401,7 @@ export class Simulation {
         powerEnd = this.dissipationPower(record.time + h);
         // the damping forces' work, and what the velocity decay and the impulses took out
         work = 0.5 * h * (powerStart + powerEnd) + this.stepper.removedEnergy;
+        if (motors) work += this.motorWork(h, this.motorStart);
       }
       const drift = this.energyDrift(work);
       if (drift !== null) {
@@ -1092,16 +1103,43 @@ export class Simulation {
     if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
     // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
-    // they put in, at the multipliers of the state's last solve (end-of-step forces with
-    // newmark and generalized-alpha; schemas/energy.ts leaves the θ-schemes' unaccounted)
+    // they put in, at the multipliers of the state's last solve: the end-of-step forces of
+    // newmark and generalized-alpha (the θ-schemes' act over the step: motorWork)
     const set = this.constraints;
-    if (set.timeDependent) {
+    if (set.timeDependent && !this.velocityLevel()) {
       const ct = this.constraintRates;
       set.velocityTerm(t, ct);
       const lambda = this.record.lambda;
       for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
     }
     return power;
+  }
+
+  /** Whether the integrator is a θ-scheme (its forces and multipliers act over the step). */
+  private velocityLevel(): boolean {
+    const name = this.solverSpec.integrator;
+    return name !== "newmark" && name !== "generalized-alpha";
+  }
+
+  /**
+   * The work (J) a θ-scheme's step of h took from the motors (the rows with ∂C/∂t ≠ 0):
+   * minus h λᵀ G ½ (v_t + v_{t+h}) over their rows, with λ the step's multipliers, a force
+   * over the step (M (v_{t+h} − v_t) = h f̄ + h Gᵀλ), so their exact share of the kinetic
+   * energy's change. `vStart` holds v_t; overwritten.
+   */
+  private motorWork(h: number, vStart: Float64Array): number {
+    const set = this.constraints;
+    const mean = vStart;
+    const end = this.motorScratch;
+    getVelocity(this.system, end);
+    for (let i = 0; i < mean.length; i++) mean[i] = 0.5 * (mean[i] + end[i]);
+    const rates = this.constraintRates;
+    set.multiply(mean, rates);
+    const lambda = this.record.lambda;
+    let work = 0;
+    for (let r = 0; r < set.numRows; r++)
+      if (set.constraints[set.rowConstraint[r]].timeDependent) work -= h * lambda[r] * rates[r];
+    return work;
   }
 
   /** dissipationPower at t: the last step's end value if the state is still that one. */
