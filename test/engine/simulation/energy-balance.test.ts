@@ -92,6 +92,40 @@ function oscillatorBalance(m: number, k: number, cEff: number, h: number, steps:
   return out;
 }
 
+/**
+ * A wheel (1 kg, isotropic inertia) on a vertical revolute axle "axle" at the origin, with
+ * the drive given (an actuator or a motor on the axle).
+ */
+function drivenWheel(
+  inertia: number,
+  drive: Record<string, unknown>,
+  solver: Record<string, unknown>,
+) {
+  return {
+    gravity: [0, 0, -9.81],
+    bodies: [
+      {
+        id: "w",
+        kind: "rigid",
+        mass: 1,
+        inertia: [inertia, inertia, inertia],
+        position: [0, 0, 0],
+      },
+    ],
+    joints: [
+      {
+        id: "axle",
+        type: "revolute",
+        a: { body: "ground", point: [0, 0, 0] },
+        b: { body: "w", point: [0, 0, 0] },
+        axis: [0, 0, 1],
+      },
+    ],
+    ...drive,
+    solver,
+  };
+}
+
 /** The double-pendulum example with a damper on both rods. */
 function dampedPendulum(solver: Record<string, unknown>) {
   return {
@@ -326,29 +360,13 @@ describe("energy balance", () => {
 
     // a wheel on a revolute joint spun by a constant torque τ: ω = τ t / I, the work ½ I ω²
     const [inertia, tau] = [0.5, 0.8];
-    const wheel = loadModel({
-      gravity: [0, 0, -9.81],
-      bodies: [
-        {
-          id: "w",
-          kind: "rigid",
-          mass: 1,
-          inertia: [inertia, inertia, inertia],
-          position: [0, 0, 0],
-        },
-      ],
-      joints: [
-        {
-          id: "axle",
-          type: "revolute",
-          a: { body: "ground", point: [0, 0, 0] },
-          b: { body: "w", point: [0, 0, 0] },
-          axis: [0, 0, 1],
-        },
-      ],
-      actuators: [{ id: "drive", joint: "axle", type: "torque", effort: tau }],
-      solver: { integrator: "generalized-alpha", dt: h },
-    });
+    const wheel = loadModel(
+      drivenWheel(
+        inertia,
+        { actuators: [{ id: "drive", joint: "axle", type: "torque", effort: tau }] },
+        { integrator: "generalized-alpha", dt: h },
+      ),
+    );
     wheel.step(1000);
     const s = wheel.state();
     const spin = (tau * 1000 * h) / inertia;
@@ -364,29 +382,13 @@ describe("energy balance", () => {
     const inertia = 0.5;
     /** The largest |dissipated + ½ I q̇_d²| over 2.5 s: what the motor put in is what it gave. */
     const wheelMiss = (integrator: string) => {
-      const wheel = loadModel({
-        gravity: [0, 0, -9.81],
-        bodies: [
-          {
-            id: "w",
-            kind: "rigid",
-            mass: 1,
-            inertia: [inertia, inertia, inertia],
-            position: [0, 0, 0],
-          },
-        ],
-        joints: [
-          {
-            id: "axle",
-            type: "revolute",
-            a: { body: "ground", point: [0, 0, 0] },
-            b: { body: "w", point: [0, 0, 0] },
-            axis: [0, 0, 1],
-          },
-        ],
-        motors: [{ id: "m", joint: "axle", angle }],
-        solver: { integrator, dt: 0.002 },
-      });
+      const wheel = loadModel(
+        drivenWheel(
+          inertia,
+          { motors: [{ id: "m", joint: "axle", angle }] },
+          { integrator, dt: 0.002 },
+        ),
+      );
       let miss = 0;
       for (let n = 1; n <= 1250; n++) {
         wheel.step(1);
