@@ -502,6 +502,8 @@ export class Simulation {
       else this.applyPatch(entry.parameters);
       this.logEntry({ ...entry, step: this.record.step });
     }
+    // a new command or load changes the power at this state (dissipationPower)
+    this.powerVersion = -1;
     if (moved) this.stateChanged();
   }
 
