@@ -197,6 +197,8 @@ export class Simulation {
   /** dissipationPower (W) at the end of the last step, valid while stateVersion is powerVersion. */
   private power = 0;
   private powerVersion = -1;
+  /** dissipationPower at the end of the running step (stepBalanceWork). */
+  private endPower = 0;
   private readonly setGravityFn: (g: readonly [number, number, number]) => void;
   private gravity: [number, number, number];
   /** The contact parameters as patched (model.contact merged with every PATCH). */
@@ -358,14 +360,7 @@ export class Simulation {
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
       this.restoredContacts = null;
-      // the damping's power at the step's start (monitor.ts): the last step's end value
-      // unless the state has been written since
-      const powerStart = this.monitor.accounted ? this.startPower(record.time) : 0;
-      this.stepper.removedEnergy = 0;
-      // a θ-scheme's motors: their work needs the step's start velocities (motorWork)
-      const motors =
-        this.monitor.accounted && this.constraints.timeDependent && this.velocityLevel();
-      if (motors) getVelocity(this.system, this.motorStart);
+      const powerStart = this.beginStepBalance(record.time);
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -395,14 +390,7 @@ export class Simulation {
           record.step,
         );
       }
-      let work = 0;
-      let powerEnd = 0;
-      if (this.monitor.accounted) {
-        powerEnd = this.dissipationPower(record.time + h);
-        // the damping forces' work, and what the velocity decay and the impulses took out
-        work = 0.5 * h * (powerStart + powerEnd) + this.stepper.removedEnergy;
-        if (motors) work += this.motorWork(h, this.motorStart);
-      }
+      const work = this.stepBalanceWork(record.time, h, powerStart);
       const drift = this.energyDrift(work);
       if (drift !== null) {
         const limit = this.solverSpec.energyDriftLimit;
@@ -414,9 +402,7 @@ export class Simulation {
         );
       }
       Object.assign(record.stats, stats);
-      this.monitor.addStepWork(work);
-      this.power = powerEnd;
-      this.powerVersion = this.monitor.accounted ? this.system.stateVersion : -1;
+      this.commitStepBalance(work);
       this.monitor.afterStep(record.lambda, record.step > 0);
       for (let i = 0; i < this.angles.length; i++) this.angles[i].track();
       record.step++;
@@ -1115,6 +1101,44 @@ export class Simulation {
       for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
     }
     return power;
+  }
+
+  /**
+   * The energy balance at a step's start (monitor.ts): clears what the step will take out
+   * besides the forces' power, keeps the start velocities where motorWork needs them, and
+   * returns the power at t (the last step's end value unless the state was written since).
+   */
+  private beginStepBalance(t: number): number {
+    this.stepper.removedEnergy = 0;
+    if (!this.monitor.accounted) return 0;
+    if (this.thetaSchemeMotors()) getVelocity(this.system, this.motorStart);
+    return this.startPower(t);
+  }
+
+  /**
+   * The work (J) the step from t of h took out: the trapezoid of the forces' power at its
+   * ends, what the velocity decay and the impulses took, a θ-scheme's motors' work; 0 when
+   * the energy is not accounted. Keeps the end power for commitStepBalance.
+   */
+  private stepBalanceWork(t: number, h: number, powerStart: number): number {
+    this.endPower = 0;
+    if (!this.monitor.accounted) return 0;
+    this.endPower = this.dissipationPower(t + h);
+    let work = 0.5 * h * (powerStart + this.endPower) + this.stepper.removedEnergy;
+    if (this.thetaSchemeMotors()) work += this.motorWork(h, this.motorStart);
+    return work;
+  }
+
+  /** A good step's work into energy.dissipated; its end power cached for the next start. */
+  private commitStepBalance(work: number): void {
+    this.monitor.addStepWork(work);
+    this.power = this.endPower;
+    this.powerVersion = this.monitor.accounted ? this.system.stateVersion : -1;
+  }
+
+  /** Motors stepped by a θ-scheme, whose work motorWork takes over the step. */
+  private thetaSchemeMotors(): boolean {
+    return this.constraints.timeDependent && this.velocityLevel();
   }
 
   /** Whether the integrator is a θ-scheme (its forces and multipliers act over the step). */
