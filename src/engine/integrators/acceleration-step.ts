@@ -247,8 +247,9 @@ export class AccelerationStepper implements NewtonStepper {
   /**
    * Energy (J) taken out since the simulation cleared it at the start of its step, apart
    * from the damping forces' power (the energy balance, simulation/monitor.ts): the
-   * kinetic energy of the velocity decay (decayVelocities) and the negative work of the
-   * one-step problem's impulses (contacts, joint limits: moreau-jean.ts).
+   * kinetic energy of the velocity decay (decayVelocities) and, under the θ-schemes, the
+   * negative work of the one-step problem's impulses (contacts, joint limits:
+   * moreau-jean.ts) and of the motors (theta-scheme.ts takeMotorWork).
    */
   removedEnergy = 0;
   /**

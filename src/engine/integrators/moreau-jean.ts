@@ -50,7 +50,6 @@
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
-import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
@@ -95,19 +94,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
     this.oneIteration = { maxIterations: 1, tolerance: newton.tolerance };
-  }
-
-  /**
-   * The work (J) of the step's impulses on its mean velocity, Pᵀ H ½ (v_t + v_{t+h}): with
-   * M (v_{t+h} − v_t) = h f̄ + Hᵀ P at convergence, their share of the kinetic energy's
-   * change ½ (v_{t+h} + v_t)ᵀ M (v_{t+h} − v_t) — negative for a dissipating impact or
-   * friction (the energy balance, simulation/monitor.ts). Uses vFree as scratch.
-   */
-  private impulseWork(): number {
-    const { vFree: mean, vt } = this;
-    getVelocity(this.stepper.sys, mean);
-    for (let i = 0; i < mean.length; i++) mean[i] = 0.5 * (vt[i] + mean[i]);
-    return this.problem.impulseWork(mean);
   }
 
   /** Newton settings of one iteration at a time (the contact loop drives the iterations). */
@@ -222,7 +208,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);
     if (active > 0) {
-      s.removedEnergy -= this.impulseWork();
+      // the energy balance's exact shares of the kinetic energy's change (simulation/
+      // monitor.ts): the impulses' work on the step's mean velocity, Pᵀ H ½ (v_t + v_{t+h})
+      // (M (v_{t+h} − v_t) = h f̄ + Hᵀ P + h Gᵀλ at convergence; negative for a dissipating
+      // impact or friction), and the motors'
+      this.meanVelocity();
+      s.removedEnergy -= this.problem.impulseWork(this.mean);
+      this.takeMotorWork(h);
       s.decayVelocities(h, this.params.velocityDamping);
     }
     // 8. projection on constraints (none: nothing left to report)

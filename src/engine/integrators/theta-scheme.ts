@@ -47,6 +47,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly coeff = new SchemeCoefficients();
   /** The velocities at the step's start (prepare). */
   protected readonly vt: Float64Array;
+  /** ½ (v_t + v_{t+h}) of the last step (meanVelocity). */
+  protected readonly mean: Float64Array;
+  /** G v̄ of the constraint rows (takeMotorWork). */
+  private readonly rowRates: Float64Array;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
 
@@ -58,6 +62,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
     protected readonly newton: NewtonSettings,
   ) {
     this.vt = new Float64Array(stepper.n);
+    this.mean = new Float64Array(stepper.n);
+    this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
   }
 
   reset(): void {}
@@ -96,8 +102,38 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stats.linearIterations += this.stepper.linearIterations;
     if (this.stepper.mustRedo) return false;
     this.stats.newtonConverged &&= this.stepper.newtonConverged;
+    // motors (rows with ∂C/∂t ≠ 0): their work over the step, for the energy balance
+    if (this.stepper.constraints?.timeDependent === true) {
+      this.meanVelocity();
+      this.takeMotorWork(h);
+    }
     this.stepper.decayVelocities(h, this.params.velocityDamping);
     return true;
+  }
+
+  /** mean ← ½ (v_t + v_{t+h}) with the system's current velocities as v_{t+h}. */
+  protected meanVelocity(): void {
+    const { mean, vt } = this;
+    getVelocity(this.stepper.sys, mean);
+    for (let i = 0; i < mean.length; i++) mean[i] = 0.5 * (vt[i] + mean[i]);
+  }
+
+  /**
+   * The motors' work over the step of h (the rows with ∂C/∂t ≠ 0) into the stepper's
+   * removedEnergy (the energy balance, simulation/monitor.ts): minus h λᵀ G v̄ over their
+   * rows, with λ the step's multipliers, a force over the step (M (v_{t+h} − v_t) = h f̄ +
+   * h Gᵀλ), so their exact share of the kinetic energy's change. Needs meanVelocity first.
+   */
+  protected takeMotorWork(h: number): void {
+    const set = this.stepper.constraints;
+    if (set === null || !set.timeDependent) return;
+    const rates = this.rowRates;
+    set.multiply(this.mean, rates);
+    const lambda = this.stepper.lambda;
+    let work = 0;
+    for (let r = 0; r < set.numRows; r++)
+      if (set.constraints[set.rowConstraint[r]].timeDependent) work += h * lambda[r] * rates[r];
+    this.stepper.removedEnergy -= work;
   }
 
   /** Puts the state back at the start of the step (step-halving.ts). */

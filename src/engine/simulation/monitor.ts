@@ -7,7 +7,7 @@
  *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping,
  *    compliant joint limits, and point forces and actuators, negative where they drive;
  *    the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha (with the
- *    θ-schemes their work over the step instead: Simulation.motorWork);
+ *    θ-schemes their work over the step instead: theta-scheme.ts takeMotorWork);
  *    solver.rayleighMass's 2 r_M T, T the kinetic energy), plus the kinetic energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
  *    minus the work of the contact and joint-limit impulses on the step's mean velocity

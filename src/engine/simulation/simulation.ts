@@ -41,7 +41,6 @@ import {
   type BodySystem,
   cloneBodyState,
   copyBodyState,
-  getVelocity,
   kineticEnergy,
   updateDerived,
 } from "../model/body-system";
@@ -189,11 +188,8 @@ export class Simulation {
   private readonly monitor: StepMonitor;
   /** The effectors with a dissipatedPower (the energy balance, monitor.ts). */
   private readonly dissipative: ForceEffector[];
-  /** ∂C/∂t or G v of the constraint rows (dissipationPower's and motorWork's scratch). */
+  /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
   private readonly constraintRates: Float64Array;
-  /** Generalized velocities at a θ-scheme's step start and end (motorWork). */
-  private readonly motorStart: Float64Array;
-  private readonly motorScratch: Float64Array;
   /** dissipationPower (W) at the end of the last step, valid while stateVersion is powerVersion. */
   private power = 0;
   private powerVersion = -1;
@@ -286,8 +282,6 @@ export class Simulation {
     );
     this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined);
     this.constraintRates = new Float64Array(this.constraints.numRows);
-    this.motorStart = new Float64Array(this.system.numDofs);
-    this.motorScratch = new Float64Array(this.system.numDofs);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
@@ -1092,7 +1086,8 @@ export class Simulation {
     // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
     // they put in, at the multipliers of the state's last solve: the end-of-step forces of
-    // newmark and generalized-alpha (the θ-schemes' act over the step: motorWork)
+    // newmark and generalized-alpha (the θ-schemes' act over the step: theta-scheme.ts
+    // takeMotorWork)
     const set = this.constraints;
     if (set.timeDependent && !this.velocityLevel()) {
       const ct = this.constraintRates;
@@ -1105,28 +1100,24 @@ export class Simulation {
 
   /**
    * The energy balance at a step's start (monitor.ts): clears what the step will take out
-   * besides the forces' power, keeps the start velocities where motorWork needs them, and
-   * returns the power at t (the last step's end value unless the state was written since).
+   * besides the forces' power and returns the power at t (the last step's end value unless
+   * the state was written since).
    */
   private beginStepBalance(t: number): number {
     this.stepper.removedEnergy = 0;
-    if (!this.monitor.accounted) return 0;
-    if (this.thetaSchemeMotors()) getVelocity(this.system, this.motorStart);
-    return this.startPower(t);
+    return this.monitor.accounted ? this.startPower(t) : 0;
   }
 
   /**
    * The work (J) the step from t of h took out: the trapezoid of the forces' power at its
-   * ends, what the velocity decay and the impulses took, a θ-scheme's motors' work; 0 when
-   * the energy is not accounted. Keeps the end power for commitStepBalance.
+   * ends and what the integrator counted (the velocity decay; a θ-scheme's impulses and
+   * motors); 0 when the energy is not accounted. Keeps the end power for commitStepBalance.
    */
   private stepBalanceWork(t: number, h: number, powerStart: number): number {
     this.endPower = 0;
     if (!this.monitor.accounted) return 0;
     this.endPower = this.dissipationPower(t + h);
-    let work = 0.5 * h * (powerStart + this.endPower) + this.stepper.removedEnergy;
-    if (this.thetaSchemeMotors()) work += this.motorWork(h, this.motorStart);
-    return work;
+    return 0.5 * h * (powerStart + this.endPower) + this.stepper.removedEnergy;
   }
 
   /** A good step's work into energy.dissipated; its end power cached for the next start. */
@@ -1136,36 +1127,10 @@ export class Simulation {
     this.powerVersion = this.monitor.accounted ? this.system.stateVersion : -1;
   }
 
-  /** Motors stepped by a θ-scheme, whose work motorWork takes over the step. */
-  private thetaSchemeMotors(): boolean {
-    return this.constraints.timeDependent && this.velocityLevel();
-  }
-
   /** Whether the integrator is a θ-scheme (its forces and multipliers act over the step). */
   private velocityLevel(): boolean {
     const name = this.solverSpec.integrator;
     return name !== "newmark" && name !== "generalized-alpha";
-  }
-
-  /**
-   * The work (J) a θ-scheme's step of h took from the motors (the rows with ∂C/∂t ≠ 0):
-   * minus h λᵀ G ½ (v_t + v_{t+h}) over their rows, with λ the step's multipliers, a force
-   * over the step (M (v_{t+h} − v_t) = h f̄ + h Gᵀλ), so their exact share of the kinetic
-   * energy's change. `vStart` holds v_t; overwritten.
-   */
-  private motorWork(h: number, vStart: Float64Array): number {
-    const set = this.constraints;
-    const mean = vStart;
-    const end = this.motorScratch;
-    getVelocity(this.system, end);
-    for (let i = 0; i < mean.length; i++) mean[i] = 0.5 * (mean[i] + end[i]);
-    const rates = this.constraintRates;
-    set.multiply(mean, rates);
-    const lambda = this.record.lambda;
-    let work = 0;
-    for (let r = 0; r < set.numRows; r++)
-      if (set.constraints[set.rowConstraint[r]].timeDependent) work -= h * lambda[r] * rates[r];
-    return work;
   }
 
   /** dissipationPower at t: the last step's end value if the state is still that one. */
