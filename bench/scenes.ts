@@ -69,7 +69,12 @@ export function clothModel(o: ClothOptions): ModelInput {
     gravity: [0, 0, -9.81],
     bodies,
     forces,
-    solver: { integrator: o.integrator ?? "newmark", dt: o.dt ?? 1 / 240, beta: 0.25, gamma: 0.5 },
+    solver: {
+      dt: o.dt ?? 1 / 240,
+      ...(o.integrator === undefined || o.integrator === "newmark"
+        ? { integrator: "newmark" as const, beta: 0.25, gamma: 0.5 }
+        : { integrator: o.integrator }),
+    },
   };
 }
 

@@ -570,7 +570,10 @@ export const SolverSettings = z
           "generalized-alpha for jointed mechanisms and stiff forces (long runs keep their energy), moreau-jean for nonsmooth contact and impacts, newmark for SOFA's scheme",
       }),
     dt: positive().max(1).default(0.005),
-    theta: z.number().min(0).max(1).default(0.5),
+    theta: z.number().min(0).max(1).optional().meta({
+      description:
+        "moreau-jean's θ (the weight of the end-of-step forces; ½ the trapezoidal rule, 1 backward Euler); absent: 0.5",
+    }),
     beta: z.number().min(0).max(0.5).optional().meta({
       description:
         "newmark's β; absent: 0.25, or 0.3025 with gamma 0.6 when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1, m the lighter moving end's mass), which the trapezoidal rule would let ring and overstretch (README, Integrators)",
@@ -579,9 +582,9 @@ export const SolverSettings = z
       description:
         "newmark's γ; absent: 0.5, or 0.6 (with beta 0.3025) when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1)",
     }),
-    rhoInfinity: z.number().min(0).max(1).default(1).meta({
+    rhoInfinity: z.number().min(0).max(1).optional().meta({
       description:
-        "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact)",
+        "generalized-alpha: spectral radius at infinite frequency of the applied forces' modes (1: no numerical dissipation, the symmetric scheme; lower damps stiff springs and compliant contact); absent: 1",
     }),
     stepTolerance: positive().nullable().optional().meta({
       description:
@@ -604,15 +607,15 @@ export const SolverSettings = z
       .default("auto"),
     linearTolerance: positive().max(0.1).nullable().optional().meta({
       description:
-        "cg, minres, gmres: relative residual of each Newton step's linear solve; absent or null: max(newtonTolerance, 1e-12), looser while iterated Newton is far from the solution",
+        "cg, minres, gmres (and auto where it runs one): relative residual of each Newton step's linear solve; absent or null: max(newtonTolerance, 1e-12), looser while iterated Newton is far from the solution",
     }),
     linearIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({
       description:
-        "cg, minres, gmres: iterations per linear solve at most, the solve then taken as it is (SOFA's CG: 25 at a 1e-9 threshold); absent or null: max(200, 3n) and a solve that does not converge fails the step",
+        "cg, minres, gmres (and auto where it runs one): iterations per linear solve at most, the solve then taken as it is (SOFA's CG: 25 at a 1e-9 threshold); absent or null: max(200, 3n) and a solve that does not converge fails the step",
     }),
     linearPreconditioner: z.enum(["none", "jacobi", "ic0"]).nullable().optional().meta({
       description:
-        "cg on the assembled matrix: its preconditioner (none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 (the matrix-free operator chooses its own: the mass, block Jacobi or a two-level one)",
+        "cg only: its preconditioner, on the assembled matrix (set, it makes CG run there also where the springs offer the matrix-free product; none with linearIterations 25 is SOFA's CGLinearSolver); absent or null: ic0 on the assembled matrix, and the matrix-free operator chooses its own (the mass, block Jacobi or a two-level one)",
     }),
     contactSolver: z
       .enum(["pgs", "nncg", "lemke", "apgd", "pjacobi", "barzilai-borwein"])
@@ -1007,6 +1010,77 @@ export function velocityDampingIssue(
   return `velocityDamping ${solver.velocityDamping} is not applied by generalized-alpha (it damps by rhoInfinity, rayleighMass and rayleighStiffness); set it to 0 or choose newmark or a θ-scheme`;
 }
 
+/**
+ * The solver settings that only some choices read: an integrator's own parameters, and the
+ * Krylov solvers' (`auto` may run one). A model that sets one where its choice does not read
+ * it is refused naming it, rather than run without it; a PATCH that changes the choice drops
+ * the settings only the previous choice read (patchSolver).
+ */
+const SETTING_READERS: { [K in keyof SolverSpec]?: SettingReaders } = {
+  theta: { choice: "integrator", by: ["moreau-jean"] },
+  beta: { choice: "integrator", by: ["newmark"] },
+  gamma: { choice: "integrator", by: ["newmark"] },
+  rhoInfinity: { choice: "integrator", by: ["generalized-alpha"] },
+  stepTolerance: { choice: "integrator", by: ["generalized-alpha"] },
+  linearTolerance: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
+  linearIterations: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
+  linearPreconditioner: { choice: "linearSolver", by: ["cg"] },
+};
+
+interface SettingReaders {
+  choice: "integrator" | "linearSolver";
+  /** The values of `choice` that read the setting. */
+  by: readonly string[];
+}
+
+type SolverChoices = Pick<SolverSpec, "integrator" | "linearSolver">;
+
+/** Whether `key` is set (neither absent nor null) where the solver's choice does not read it. */
+function isUnread(solver: SolverChoices & Partial<SolverSpec>, key: keyof SolverSpec): boolean {
+  const readers = SETTING_READERS[key];
+  return (
+    readers !== undefined && solver[key] != null && !readers.by.includes(solver[readers.choice])
+  );
+}
+
+/** The settings `solver` sets that its integrator or linear solver does not read, with why. */
+export function unreadSolverSettings(
+  solver: SolverChoices & Partial<SolverSpec>,
+): { key: keyof SolverSpec; message: string }[] {
+  const out: { key: keyof SolverSpec; message: string }[] = [];
+  for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[]) {
+    if (!isUnread(solver, key)) continue;
+    const { choice, by } = SETTING_READERS[key] as SettingReaders;
+    const names = by.map((v) => `"${v}"`).join(", ");
+    out.push({
+      key,
+      message: `${key} is read only with ${choice} ${names}, not "${solver[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
+    });
+  }
+  return out;
+}
+
+/**
+ * `spec` with a PATCH's solver settings applied. A patch that changes the integrator or the
+ * linear solver drops the settings only the previous choice read, unless it names them (a
+ * named one is then checked by unreadSolverSettings like a model's).
+ */
+export function patchSolver(spec: SolverSpec, patch: Partial<SolverSpec>): SolverSpec {
+  const next: SolverSpec = { ...spec, ...patch };
+  for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[])
+    if (patch[key] === undefined && isUnread(next, key)) delete next[key];
+  return next;
+}
+
+/**
+ * A stored solver spec (a snapshot's or a recording's) without the settings its choices do
+ * not read, which versions before that check filled in or accepted: dropping them changes
+ * nothing a step computes.
+ */
+export function withoutUnreadSettings(spec: SolverSpec): SolverSpec {
+  return patchSolver(spec, {});
+}
+
 type JointIn = z.infer<typeof ModelObject>["joints"][number];
 type BodyIn = z.infer<typeof ModelObject>["bodies"][number];
 
@@ -1085,7 +1159,23 @@ function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {
   return m1 > 0 && m2 > 0 && m3 > 0;
 }
 
-export const Model = ModelObject.superRefine(checkReferences).meta({ id: "Model" });
+/** A new model: the cross-reference checks, and no solver setting its choices do not read. */
+export const Model = ModelObject.superRefine((m, ctx) => {
+  checkReferences(m, ctx);
+  for (const u of unreadSolverSettings(m.solver))
+    ctx.addIssue({ code: "custom", path: ["solver", u.key], message: u.message });
+}).meta({ id: "Model" });
+
+/**
+ * A model inside a snapshot or a recording: taken as it was validated when it was made, so
+ * the check of unread solver settings is left out (versions before it filled theta and
+ * rhoInfinity into every model's solver); withoutUnreadSettings drops them when one is
+ * restored.
+ */
+export const StoredModel = ModelObject.superRefine(checkReferences).meta({
+  id: "StoredModel",
+  description: "a model as a snapshot or recording keeps it",
+});
 
 /** A model as posted (defaults optional). */
 export type ModelInput = z.input<typeof Model>;

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { TimedInput } from "./input";
-import { Model } from "./model";
+import { StoredModel } from "./model";
 import { SimulationSnapshot } from "./snapshot";
 import { State } from "./state";
 
@@ -24,7 +24,7 @@ export const Recording = z
     version: z.literal(RECORDING_VERSION, {
       error: `unsupported recording version (this server reads version ${RECORDING_VERSION})`,
     }),
-    model: Model,
+    model: StoredModel,
     start: SimulationSnapshot.nullable().meta({
       description: "the state the recording starts from; null: the model's initial state, t = 0",
     }),

@@ -16,7 +16,7 @@
  */
 import { z } from "zod";
 import { TimedInput } from "./input";
-import { Contact, Id, Model, SolverSettings, Vec3 } from "./model";
+import { Contact, Id, SolverSettings, StoredModel, Vec3 } from "./model";
 
 export const SIMULATION_SNAPSHOT_FORMAT = "moreau.simulation";
 export const SIMULATION_SNAPSHOT_VERSION = 1;
@@ -62,7 +62,7 @@ export const SimulationSnapshot = z
     version: z.literal(SIMULATION_SNAPSHOT_VERSION, {
       error: `unsupported snapshot version (this server reads version ${SIMULATION_SNAPSHOT_VERSION})`,
     }),
-    model: Model,
+    model: StoredModel,
     parameters: z
       .strictObject({
         solver: SolverSettings,

@@ -168,10 +168,6 @@ export interface NewtonSettings {
    */
   linearIterations?: number | null;
   /**
-   * solver.linearPreconditioner: CG's on the assembled matrix; absent or null: IC(0).
-   */
-  linearPreconditioner?: CgPreconditioner | null;
-  /**
    * κ of the step-error test (newmark.ts; solver.newtonTolerance left unset): Newton also
    * converges once the position error it leaves, c_x ‖Δa‖∞, is at most κ times the step's
    * own local error estimate (see AccelerationStepper.solve's `stepError`); absent or 0: off.
@@ -216,8 +212,6 @@ export class AccelerationStepper implements NewtonStepper {
   private linearTolerance = LINEAR_TOLERANCE_FLOOR;
   /** Krylov iterations per solve at most (NewtonSettings.linearIterations), or null. */
   private linearCap: number | null = null;
-  /** CG's preconditioner asked for (NewtonSettings.linearPreconditioner). */
-  private cgPreconditioner: CgPreconditioner | null = null;
   /** Whether the last `solve` met the Newton tolerance. */
   newtonConverged = true;
   /** Whether the last `solve` ended stalled, not merely out of iterations (see `solve`). */
@@ -303,6 +297,8 @@ export class AccelerationStepper implements NewtonStepper {
     readonly sys: BodySystem,
     readonly effectors: readonly ForceEffector[],
     linearSolver: LinearSolverName,
+    /** solver.linearPreconditioner (IterationMatrix.setLinearSolver) */
+    preconditioner: CgPreconditioner | null,
     constraints: ConstraintSet | null = null,
     lambda: Float64Array = new Float64Array(constraints?.numRows ?? 0),
   ) {
@@ -344,7 +340,13 @@ export class AccelerationStepper implements NewtonStepper {
         ? massFloor
         : 0;
     this.start = new PositionSnapshot(sys);
-    this.iteration = new IterationMatrix(sys, effectors, linearSolver, this.constraints !== null);
+    this.iteration = new IterationMatrix(
+      sys,
+      effectors,
+      linearSolver,
+      this.constraints !== null,
+      preconditioner,
+    );
     this.matrix = this.iteration.matrix;
     this.timing = this.iteration.timing;
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
@@ -385,8 +387,9 @@ export class AccelerationStepper implements NewtonStepper {
     this.iteration.restoreKrylovMemory(memory);
   }
 
-  setLinearSolver(name: LinearSolverName): void {
-    this.iteration.setLinearSolver(name);
+  /** See IterationMatrix.setLinearSolver. */
+  setLinearSolver(name: LinearSolverName, preconditioner: CgPreconditioner | null = null): void {
+    this.iteration.setLinearSolver(name, preconditioner);
   }
 
   /** Generalized applied force at the current state into out (clears the accumulators). */
@@ -577,7 +580,6 @@ export class AccelerationStepper implements NewtonStepper {
     const fixedTolerance = newton.linearTolerance ?? null;
     this.linearTolerance = fixedTolerance ?? Math.max(newton.tolerance, LINEAR_TOLERANCE_FLOOR);
     this.linearCap = newton.linearIterations ?? null;
-    this.cgPreconditioner = newton.linearPreconditioner ?? null;
     const search =
       newton.maxIterations > 1 && this.constraints === null && this.dynamicEffectors.length === 0;
     this.iterating = newton.maxIterations > 1;
@@ -895,7 +897,7 @@ export class AccelerationStepper implements NewtonStepper {
     const set = this.constraints;
     if (set === null || this.constrained === null) {
       // a chord iteration solves with the kept factorization at this iteration's tolerance
-      if (refactor) this.iteration.factor(c, this.cgPreconditioner);
+      if (refactor) this.iteration.factor(c);
       this.solveFactored(c, rhs, out);
       return;
     }

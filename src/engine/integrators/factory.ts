@@ -17,12 +17,19 @@ import type { CompliantContactEffector } from "../contact/compliant";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { CoupledProblems, type OneStepProblem } from "../dynamics/one-step-problem";
 import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
-import { defaultStepTolerance, GeneralizedAlphaIntegrator } from "./generalized-alpha";
+import {
+  DEFAULT_RHO_INFINITY,
+  defaultStepTolerance,
+  GeneralizedAlphaIntegrator,
+} from "./generalized-alpha";
 import type { Integrator, IntegratorMemory } from "./integrator";
 import { MoreauJeanIntegrator } from "./moreau-jean";
 import { NEWMARK_STEP_ERROR, NewmarkIntegrator } from "./newmark";
 import { newmarkParameters } from "./resolution";
 import { ThetaScheme } from "./theta-scheme";
+
+/** solver.theta unset: ½, Moreau–Jean's trapezoidal weighting (second order on smooth motion). */
+const DEFAULT_THETA = 0.5;
 
 /** The parts of a model an integrator steps besides the stepper's forces and joints. */
 export interface IntegratorParts {
@@ -51,7 +58,6 @@ export function createIntegrator(
     stepErrorFraction: p.newtonTolerance == null ? NEWMARK_STEP_ERROR : 0,
     linearTolerance: p.linearTolerance,
     linearIterations: p.linearIterations,
-    linearPreconditioner: p.linearPreconditioner,
   };
   switch (p.integrator) {
     case "newmark":
@@ -71,7 +77,7 @@ export function createIntegrator(
       return new GeneralizedAlphaIntegrator(
         stepper,
         {
-          rhoInfinity: p.rhoInfinity,
+          rhoInfinity: p.rhoInfinity ?? DEFAULT_RHO_INFINITY,
           stepTolerance: defaultStepTolerance(p.stepTolerance, p.rhoInfinity),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
@@ -87,7 +93,7 @@ export function createIntegrator(
   };
   const theta =
     p.integrator === "moreau-jean"
-      ? { theta: p.theta, forceWeight: p.theta, ...damping }
+      ? { theta: p.theta ?? DEFAULT_THETA, forceWeight: p.theta ?? DEFAULT_THETA, ...damping }
       : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0, ...damping };
   const { nonsmooth: contact, limits } = parts;
   const problem =

@@ -104,11 +104,14 @@ export const DEFAULT_STEP_TOLERANCE = 3e-4;
  */
 export function defaultStepTolerance(
   set: number | null | undefined,
-  rhoInfinity: number,
+  rhoInfinity: number | undefined,
 ): number | null {
   if (set !== undefined) return set;
-  return rhoInfinity === 1 ? DEFAULT_STEP_TOLERANCE : null;
+  return (rhoInfinity ?? DEFAULT_RHO_INFINITY) === 1 ? DEFAULT_STEP_TOLERANCE : null;
 }
+
+/** solver.rhoInfinity unset: 1, the symmetric scheme (no numerical dissipation). */
+export const DEFAULT_RHO_INFINITY = 1;
 
 /**
  * The longest wait (steps) before sub-steps twice as long are tried again

@@ -178,10 +178,10 @@ export class IterationMatrix {
   private massEffectors: ForceEffector[] = [];
   private solver: LinearSolver | null = null;
   /**
-   * CG's preconditioner (NewtonSettings.linearPreconditioner) the current `solver` was
-   * made with.
+   * CG's preconditioner asked for (solver.linearPreconditioner; null: IC(0) on the assembled
+   * matrix, the operator's own on the matrix-free one).
    */
-  private solverPreconditioner: CgPreconditioner | null = null;
+  private cgPreconditioner: CgPreconditioner | null = null;
   /**
    * `auto` on fem bodies whose nodes are the only moving bodies, without joints: CG on the
    * assembled W of 3×3 blocks preconditioned by a reused block LDLᵀ factorization
@@ -219,12 +219,14 @@ export class IterationMatrix {
     private readonly effectors: readonly ForceEffector[],
     linearSolver: LinearSolverName,
     private readonly jointed: boolean,
+    preconditioner: CgPreconditioner | null = null,
   ) {
     this.n = sys.numDofs;
     this.matrix = new SparseBlockMatrix(sys.blockSizes);
     for (const e of effectors) e.addSolveBlocks(this.matrix);
     this.matrix.finalize();
     this.solverName = linearSolver;
+    this.cgPreconditioner = preconditioner;
     this.effectorsChanged();
   }
 
@@ -259,8 +261,15 @@ export class IterationMatrix {
     this.selectSolver(this.solverName);
   }
 
-  setLinearSolver(name: LinearSolverName): void {
-    if (name !== this.solverName) this.selectSolver(name);
+  /**
+   * The linear solver and CG's preconditioner (solver.linearSolver, linearPreconditioner):
+   * a preconditioner asked for makes CG run on the assembled matrix, where it applies, also
+   * when the effectors offer the matrix-free product.
+   */
+  setLinearSolver(name: LinearSolverName, preconditioner: CgPreconditioner | null = null): void {
+    if (name === this.solverName && preconditioner === this.cgPreconditioner) return;
+    this.cgPreconditioner = preconditioner;
+    this.selectSolver(name);
   }
 
   /**
@@ -358,7 +367,10 @@ export class IterationMatrix {
     for (const e of this.effectors) if (isSymmetrizable(e)) e.symmetricJacobian = symmetric;
     this.matrixType = this.effectors.reduce<number>((t, e) => t & e.jacobianType, MatrixType.SPD);
     const concrete = resolveLinearSolverName(chosen, this.matrixType, this.n);
-    this.matrixFree = this.operator !== null && MATRIX_FREE_SOLVERS.includes(concrete);
+    this.matrixFree =
+      this.operator !== null &&
+      MATRIX_FREE_SOLVERS.includes(concrete) &&
+      !(concrete === "cg" && this.cgPreconditioner !== null);
     this.multigridPossible =
       this.matrixFree && concrete === "cg" && this.operator?.particlesOnly === true;
   }
@@ -400,11 +412,9 @@ export class IterationMatrix {
   }
 
   /**
-   * Factors W at the current state (no-op work for the mass-only case). `cgPreconditioner`
-   * is CG's on the assembled matrix (NewtonSettings.linearPreconditioner): the solver is
-   * made again when it changes.
+   * Factors W at the current state (no-op work for the mass-only case).
    */
-  factor(c: SchemeCoefficients, cgPreconditioner: CgPreconditioner | null): void {
+  factor(c: SchemeCoefficients): void {
     if (this.usesMassOnly(c)) return;
     const t0 = performance.now();
     const block = this.blockSolver;
@@ -435,7 +445,6 @@ export class IterationMatrix {
     }
     const csr = op === null ? this.matrix.toCsr() : null;
     const t1 = performance.now();
-    if (this.solverPreconditioner !== cgPreconditioner) this.solver = null;
     this.solver ??= createLinearSolver(
       this.solverChoice,
       this.matrixType,
@@ -443,10 +452,9 @@ export class IterationMatrix {
       solverOptions(
         resolveLinearSolverName(this.solverChoice, this.matrixType, this.n),
         op !== null,
-        cgPreconditioner,
+        this.cgPreconditioner,
       ),
     );
-    this.solverPreconditioner = cgPreconditioner;
     const solver = this.solver;
     if (csr !== null) solver.factor(csr);
     else if (op !== null && isIterative(solver)) solver.factor(op);

@@ -6,6 +6,7 @@
  */
 
 import { issuesOf, issuesSummary, underPath } from "../../../schemas/issues";
+import { withoutUnreadSettings } from "../../../schemas/model";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -16,6 +17,7 @@ import type { StateOut } from "../../../schemas/state";
 import { SnapshotError, type SnapshotIssue } from "../model/state-codec";
 import { buildSimulation } from "./build";
 import { InputError, type Simulation } from "./simulation";
+import { withoutUnreadSnapshotSettings } from "./snapshot";
 
 /** A recording that cannot be read or replayed; paths from the recording's root. */
 export class RecordingError extends Error {
@@ -50,7 +52,13 @@ export function recordingOf(sim: Simulation): RecordingSpec {
 export function parseRecording(json: unknown): RecordingSpec {
   const r = Recording.safeParse(json);
   if (!r.success) throw new RecordingError(issuesOf(r.error));
-  return r.data;
+  const { model, start } = r.data;
+  // as a snapshot's (snapshot.ts withoutUnreadSnapshotSettings)
+  return {
+    ...r.data,
+    model: { ...model, solver: withoutUnreadSettings(model.solver) },
+    start: start === null ? null : withoutUnreadSnapshotSettings(start),
+  };
 }
 
 /**

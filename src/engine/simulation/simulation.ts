@@ -13,7 +13,9 @@ import { issuesSummary, underPath } from "../../../schemas/issues";
 import {
   type ContactSpec,
   type ModelSpec,
+  patchSolver,
   type SolverSpec,
+  unreadSolverSettings,
   velocityDampingIssue,
 } from "../../../schemas/model";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../../schemas/state";
@@ -268,6 +270,7 @@ export class Simulation {
       this.system,
       this.effectors,
       this.solverSpec.linearSolver,
+      this.solverSpec.linearPreconditioner ?? null,
       this.constraints,
       this.record.lambda,
     );
@@ -535,7 +538,12 @@ export class Simulation {
   }
 
   private applyPatch(patch: SimulationPatch): void {
-    const solver = patch.solver ? { ...this.solverSpec, ...patch.solver } : this.solverSpec;
+    const solver = patch.solver ? patchSolver(this.solverSpec, patch.solver) : this.solverSpec;
+    const unread = unreadSolverSettings(solver);
+    if (unread.length > 0)
+      throw new ParameterError(
+        unread.map((u) => ({ path: ["solver", u.key], message: u.message })),
+      );
     const reason = unaccountedEnergyReason(this.model, solver);
     if (solver.energyDriftLimit != null && reason !== null)
       throw new ParameterError([
@@ -568,7 +576,7 @@ export class Simulation {
       // defaults follow the step and the gravity (solver-defaults.ts)
       const previous = this.solverSpec;
       const previousResolved = this.resolved;
-      this.solverSpec = { ...previous, ...patch.solver };
+      this.solverSpec = solver;
       this.resolved = resolveSolver(this.solverSpec, this.contactSize, this.gravity);
       try {
         this.integrator = this.createIntegrator();
@@ -579,7 +587,10 @@ export class Simulation {
       }
     }
     if (patch.solver) {
-      this.stepper.setLinearSolver(this.solverSpec.linearSolver);
+      this.stepper.setLinearSolver(
+        this.solverSpec.linearSolver,
+        this.solverSpec.linearPreconditioner ?? null,
+      );
       const jacobians = this.solverSpec.gyroscopicJacobian;
       const gyroscopic = this.effectors.find((e) => e instanceof GyroscopicEffector);
       if (gyroscopic !== undefined && gyroscopic.jacobians !== jacobians) {

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { issuesOf } from "../../../schemas/issues";
+import { withoutUnreadSettings } from "../../../schemas/model";
 import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../../schemas/snapshot";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { SnapshotError } from "../model/state-codec";
@@ -14,7 +15,23 @@ export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
   verifyChecksum(json);
   const r = SimulationSnapshot.safeParse(json);
   if (!r.success) throw new SnapshotError(issuesOf(r.error));
-  return r.data;
+  return withoutUnreadSnapshotSettings(r.data);
+}
+
+/**
+ * A parsed snapshot whose model and parameters keep only the solver settings their choices
+ * read (schemas/model.ts withoutUnreadSettings: snapshots made before that check carry theta
+ * and rhoInfinity whatever the integrator), so that it restores and is patched like a new
+ * model. Nothing a step computes changes.
+ */
+export function withoutUnreadSnapshotSettings(
+  snap: SimulationSnapshotSpec,
+): SimulationSnapshotSpec {
+  return {
+    ...snap,
+    model: { ...snap.model, solver: withoutUnreadSettings(snap.model.solver) },
+    parameters: { ...snap.parameters, solver: withoutUnreadSettings(snap.parameters.solver) },
+  };
 }
 
 /**

@@ -205,8 +205,7 @@ function pressed(integrator: string, stepDamping: number, k: number, h: number) 
     solver: {
       integrator,
       dt: h,
-      beta: 0.25,
-      gamma: 0.5,
+      ...(integrator === "newmark" ? { beta: 0.25, gamma: 0.5 } : {}),
       newtonIterations: 20,
       newtonTolerance: 1e-13,
     },

@@ -121,7 +121,7 @@ function engineSolve(
   const { effectors } = createForceEffectors(spec.forces, system, spec.gravity, true);
   const iteration = new IterationMatrix(system, effectors, linearSolver, false);
   iteration.announce(c);
-  iteration.factor(c, null);
+  iteration.factor(c);
   const x = new Float64Array(system.numDofs);
   const krylovIterations = iteration.solve(c, rhs, x, 1e-13, null);
   return { iteration, system, x, krylovIterations };

@@ -60,7 +60,15 @@ function dampedOscillator(solver: Record<string, unknown>, c: number) {
         restLength: 0,
       },
     ],
-    solver: { integrator: "newmark", beta: 0.25, gamma: 0.5, newtonTolerance: 1e-14, ...solver },
+    // the trapezoidal rule under newmark (its β, γ given only to it)
+    solver: {
+      integrator: "newmark",
+      ...(solver.integrator === undefined || solver.integrator === "newmark"
+        ? { beta: 0.25, gamma: 0.5 }
+        : {}),
+      newtonTolerance: 1e-14,
+      ...solver,
+    },
   };
 }
 

@@ -1,0 +1,55 @@
+/**
+ * Solver settings read by one choice only, over HTTP (schemas/model.ts unreadSolverSettings;
+ * the engine's side in test/engine/simulation/solver-settings.test.ts): a model setting one
+ * where it is not read is answered 400 at its path; a PATCH switching the integrator drops the
+ * previous one's settings (the session's snapshot no longer holds them); a PATCH naming an
+ * unread one is answered 400 and changes nothing.
+ */
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { springParticle } from "../support/models";
+import { useServer } from "../support/server";
+import { createSession } from "./helpers";
+
+const server = useServer();
+const api = () => request(server.app.server);
+
+const oscillator = (solver: Record<string, unknown>) =>
+  springParticle({ stiffness: 50, mass: 2, x0: 0.4, dt: 0.01, solver });
+
+describe("solver settings read by one choice only (HTTP)", () => {
+  it("a model with newmark and theta: 400 at model.solver.theta, naming the integrator that reads it", async () => {
+    const r = await api()
+      .post("/v1/sessions")
+      .send({ model: oscillator({ integrator: "newmark", theta: 0.7 }) });
+    expect(r.status).toBe(400);
+    const paths = r.body.details.issues.map((i: { path: unknown[] }) => i.path.join("."));
+    expect(paths).toEqual(["model.solver.theta"]);
+    expect(r.body.details.issues[0].message).toContain('"moreau-jean"');
+  });
+
+  it("a PATCH to another integrator drops the previous one's settings; naming an unread one is 400", async () => {
+    const id = await createSession(
+      server.app,
+      oscillator({ integrator: "newmark", beta: 0.3, gamma: 0.6 }),
+    );
+    const bad = await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { rhoInfinity: 0.5 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.issues[0].path).toEqual(["solver", "rhoInfinity"]);
+    const kept = await api().get(`/v1/sessions/${id}/snapshot`).expect(200);
+    expect(kept.body.simulation.parameters.solver).toMatchObject({ beta: 0.3, gamma: 0.6 });
+
+    await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { integrator: "moreau-jean", theta: 0.6 } })
+      .expect(200);
+    const after = (await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body.simulation
+      .parameters.solver;
+    expect(after).toMatchObject({ integrator: "moreau-jean", theta: 0.6 });
+    expect(after).not.toHaveProperty("beta");
+    expect(after).not.toHaveProperty("gamma");
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: 3 }).expect(200);
+  });
+});
