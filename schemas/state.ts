@@ -54,13 +54,13 @@ export const Energy = z
     kinetic: z.number(),
     potential: z.number(),
     total: z.number(),
-    dissipated: z.number().nullable().meta({
+    dissipated: z.number().meta({
       description:
-        "energy the damping took out since the reference: the dampers, the spring and frameSpring damping and solver.rayleighMass (their power integrated by the trapezoidal rule over each step), the kinetic energy solver.velocityDamping's decay took out, the impulses' of nonsmooth contact and of joint limits under the velocity-level integrators (minus their work on each step's mean velocity) and the compliant joint limits' of newmark and generalized-alpha, less the work point forces, actuators and motors put in (so negative where they drive the model); 0 without damping or drives; null when the model's energy is not accounted (compliant contact or solver.rayleighStiffness)",
+        "energy the damping took out since the reference: the dampers, the spring and frameSpring damping and solver.rayleighMass and solver.rayleighStiffness (r_M M + r_K K, K the tangent stiffness; their power integrated by the trapezoidal rule over each step), the kinetic energy solver.velocityDamping's decay took out, the impulses' of nonsmooth contact and of joint limits under the velocity-level integrators (minus their work on each step's mean velocity), the compliant joint limits' of newmark and generalized-alpha and compliant contact's beyond its elastic energy (its damping, and the elastic energy its no-pull clamp lets go), less the work point forces, actuators and motors put in (so negative where they drive the model); 0 without damping or drives",
     }),
-    error: z.number().nullable().meta({
+    error: z.number().meta({
       description:
-        "the energy balance: total plus dissipated minus the reference (the total at t = 0, re-taken after reset, a PATCH of gravity or solver damping, an applied assembly or an external change of the state): the integrator's own energy error; null when the model's energy is not accounted (see dissipated)",
+        "the energy balance: total plus dissipated minus the reference (the total at t = 0, re-taken after reset, a PATCH of gravity or solver damping, an applied assembly or an external change of the state): the integrator's own energy error",
     }),
   })
   .meta({ id: "Energy", description: "J; potential = gravitational + elastic" });

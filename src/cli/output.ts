@@ -83,9 +83,8 @@ export function csvRow(state: StateOut, bodyIds: readonly string[], particles: P
     else v.push(...b.position, ...b.orientation, ...b.velocity, ...b.angularVelocity);
   }
   const { kinetic, potential, total, dissipated, error } = state.energy;
-  v.push(kinetic, potential, total);
-  // the energy balance's figures, empty where the model's energy is not accounted
-  return [...v.map(String), dissipated ?? "", error ?? ""].join(",");
+  v.push(kinetic, potential, total, dissipated, error);
+  return v.map(String).join(",");
 }
 
 /** A body of a JSON frame: a rigid body's BodyState, a particle's without its rotation. */

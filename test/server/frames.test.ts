@@ -41,7 +41,7 @@ const state: StateOut = {
   ],
   actuators: [{ id: "m", effort: 0.25, command: 1 }],
   observation: [0.5, -1],
-  energy: { kinetic: 0.75, potential: 29.43, total: 30.18, dissipated: null, error: null },
+  energy: { kinetic: 0.75, potential: 29.43, total: 30.18, dissipated: 0.5, error: -1e-3 },
   solver: {
     newtonIterations: 1,
     newtonConverged: true,

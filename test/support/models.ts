@@ -405,10 +405,11 @@ export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: 
 
 /**
  * A solid sphere (1 kg, r = 0.1 m, I = 2/5 m r²) at height z above a floor plane, moving at
- * vx along x, with nonsmooth contact and Moreau–Jean (the solver settings given added).
+ * vx along x, with nonsmooth contact (or the contact given, e.g. `method: "smc"`) and
+ * Moreau–Jean (the solver settings given added).
  */
 export function ballOnFloor(
-  contact: { friction: number; restitution: number },
+  contact: Record<string, unknown>,
   o: { z: number; vx: number },
   solver: Record<string, unknown>,
 ) {

@@ -110,6 +110,7 @@ export class ContactModel {
   configure(p: ContactSolverSettings): void {
     if (this.compliant) {
       this.compliant.stepSize = p.dt;
+      this.compliant.invalidateDetection();
       return;
     }
     if (!isVelocityLevel(p.integrator))
@@ -165,7 +166,10 @@ export class ContactModel {
     }
     if (patch.margin !== undefined) {
       if (this.nonsmooth) this.nonsmooth.margin = patch.margin;
-      if (this.compliant) this.compliant.margin = patch.margin;
+      if (this.compliant) {
+        this.compliant.margin = patch.margin;
+        this.compliant.invalidateDetection();
+      }
     }
     if (patch.behavior !== undefined && this.compliant)
       this.compliant.behavior = createContactBehavior(patch.behavior);

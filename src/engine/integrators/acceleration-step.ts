@@ -426,6 +426,17 @@ export class AccelerationStepper implements NewtonStepper {
     return c;
   }
 
+  /**
+   * vᵀ K v (W) at the current state, v the bodies' velocities and K = −∂f/∂x: the power
+   * solver.rayleighStiffness's force −r_K K v takes out is r_K times it (the energy balance,
+   * monitor.ts). Leaves the iteration matrix W as it was.
+   */
+  stiffnessPower(): number {
+    const { tmp, kv } = this;
+    getVelocity(this.sys, tmp);
+    return this.iteration.stiffnessForm(tmp, kv);
+  }
+
   /** Remembers the configuration at t (call before `solve`). */
   beginStep(): void {
     savePositions(this.sys, this.start);

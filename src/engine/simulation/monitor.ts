@@ -2,24 +2,25 @@
  * What a Simulation watches besides its state, so that what goes wrong is reported rather
  * than returned as a result (Simulation.step, Simulation.state):
  *
- *  - the energy balance. `energy.dissipated` (J): the work the non-conservative forces took
- *    out since the reference, Σ over steps of ½ h (P_t + P_{t+h}) with P their power at the
- *    step's ends (ForceEffector.dissipatedPower: dampers, spring and frameSpring damping,
- *    compliant joint limits, and point forces and actuators, negative where they drive;
- *    the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha (with the
- *    θ-schemes their work over the step instead: theta-scheme.ts takeMotorWork);
- *    solver.rayleighMass's 2 r_M T, T the kinetic energy), plus the kinetic energy that
+ *  - the energy balance, of every model. `energy.dissipated` (J): the work the
+ *    non-conservative forces took out since the reference, Σ over steps of ½ h (P_t + P_{t+h})
+ *    with P their power at the step's ends (ForceEffector.dissipatedPower: dampers, spring
+ *    and frameSpring damping, compliant joint limits, compliant contact beyond its elastic
+ *    energy (with the contacts of the step: Simulation.contactPower), and point forces and
+ *    actuators, negative where they drive; the motors' constraint force, −λᵀ ∂C/∂t, with
+ *    newmark and generalized-alpha (with the θ-schemes their work over the step instead:
+ *    theta-scheme.ts takeMotorWork); solver.rayleighMass's 2 r_M T, T the kinetic energy,
+ *    and solver.rayleighStiffness's r_K vᵀ K v, K the tangent stiffness), plus the kinetic
+ *    energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
  *    minus the work of the contact and joint-limit impulses on the step's mean velocity
  *    (exact parts of the kinetic energy's change: AccelerationStepper.removedEnergy);
  *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
  *    is the integrator's (and the projections') own error, the quadrature included (O(h²)
- *    like the schemes). Both are reported when the model's energy is accounted
- *    (unaccountedEnergyReason is null: no compliant contact, solver.rayleighStiffness = 0),
- *    null otherwise.
+ *    like the schemes).
  *    The reference is the total energy when the monitor is rebased (energy.dissipated then
- *    0): at t = 0, after reset, after a PATCH of gravity or of whether the energy is
- *    accounted, after an external change of the state or an applied assembly, and as saved
+ *    0): at t = 0, after reset, after a PATCH of gravity, after an external change of the
+ *    state or an applied assembly, and as saved
  *    in a snapshot with energy.dissipated (an older snapshot without them: the energy of
  *    the restored state, and 0).
  *  - `solver.reactionChange` (N, N·m): the largest change between the last two steps of any
@@ -27,15 +28,8 @@
  *    entries of State.joints; 0 before the second step since t = 0. Computed after each good
  *    step from the step's multipliers with ConstraintSet.reaction (what State.joints reports,
  *    bit for bit) into two Float64Arrays swapped from step to step: no allocation.
- *  - `solver.energyDriftLimit` (J): on a model whose energy is accounted, Simulation.step
- *    ends with a DivergenceError, the state back at the last good step, when |energy.error|
- *    exceeds it. A limit that could never act is rejected, at model validation
- *    (schemas/model.ts) and on PATCH (Simulation.update), with the reason from
- *    unaccountedEnergyReason.
- *
- * unaccountedEnergyReason and energyLimitMessage read validated model pieces only (no
- * engine state) and are part of the model's validity, so they live in schemas/energy.ts
- * (schemas/ imports nothing from src/).
+ *  - `solver.energyDriftLimit` (J): Simulation.step ends with a DivergenceError, the state
+ *    back at the last good step, when |energy.error| exceeds it.
  */
 import type { ConstraintSet } from "../constraints/constraint-set";
 
@@ -55,8 +49,6 @@ export interface MonitoredValues {
  * reactions are derived from the multipliers (restoreReactions).
  */
 export class StepMonitor {
-  /** Whether the model's energy, with the current solver settings, is accounted. */
-  accounted: boolean;
   private previous: Float64Array;
   private current: Float64Array;
   private readonly force = new Float64Array(3);
@@ -64,10 +56,8 @@ export class StepMonitor {
 
   constructor(
     private readonly constraints: ConstraintSet,
-    accounted: boolean,
     private readonly values: MonitoredValues,
   ) {
-    this.accounted = accounted;
     const n = 6 * constraints.constraints.length;
     this.previous = new Float64Array(n);
     this.current = new Float64Array(n);
@@ -81,16 +71,16 @@ export class StepMonitor {
 
   /**
    * energy.error for a state of total energy `total`, with `work` (J) dissipated beyond
-   * energy.dissipated (a step not yet committed): null unless accounted.
+   * energy.dissipated (a step not yet committed).
    */
-  energyError(total: number, work = 0): number | null {
+  energyError(total: number, work = 0): number {
     const v = this.values;
-    return this.accounted ? total + v.energyDissipated + work - v.energyReference : null;
+    return total + v.energyDissipated + work - v.energyReference;
   }
 
-  /** energy.dissipated: null unless accounted. */
-  dissipated(): number | null {
-    return this.accounted ? this.values.energyDissipated : null;
+  /** energy.dissipated (J). */
+  dissipated(): number {
+    return this.values.energyDissipated;
   }
 
   /**

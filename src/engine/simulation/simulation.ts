@@ -6,7 +6,6 @@
 
 import type { SceneOut } from "../../../schemas/api";
 import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
-import { energyLimitMessage, unaccountedEnergyReason } from "../../../schemas/energy";
 import { consistentMassIssue } from "../../../schemas/fem";
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
 import { issuesSummary, underPath } from "../../../schemas/issues";
@@ -278,12 +277,11 @@ export class Simulation {
     this.initial = cloneBodyState(this.system.state);
     this.good = cloneBodyState(this.system.state);
     this.goodLambda = new Float64Array(this.record.lambda.length);
-    this.monitor = new StepMonitor(
-      this.constraints,
-      unaccountedEnergyReason(this.model, this.solverSpec) === null,
-      this.record,
-    );
-    this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined);
+    this.monitor = new StepMonitor(this.constraints, this.record);
+    // compliant contact apart: its power at a step's start is taken with the contacts that
+    // step detects (beginStepBalance), not cached from the last step's end
+    const smc = this.contact?.compliant ?? null;
+    this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined && e !== smc);
     this.constraintRates = new Float64Array(this.constraints.numRows);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
@@ -544,11 +542,6 @@ export class Simulation {
       throw new ParameterError(
         unread.map((u) => ({ path: ["solver", u.key], message: u.message })),
       );
-    const reason = unaccountedEnergyReason(this.model, solver);
-    if (solver.energyDriftLimit != null && reason !== null)
-      throw new ParameterError([
-        { path: ["solver", "energyDriftLimit"], message: energyLimitMessage(reason) },
-      ]);
     const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
     if (dense !== null)
       throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);
@@ -599,12 +592,8 @@ export class Simulation {
       }
     }
     this.integrator.reset();
-    // the damping's power follows the solver settings (rayleighMass)
+    // the damping's power follows the solver settings (rayleighMass, rayleighStiffness)
     this.powerVersion = -1;
-    if ((reason === null) !== this.monitor.accounted) {
-      this.monitor.accounted = reason === null;
-      this.monitor.rebase(this.totalEnergy());
-    }
   }
 
   state(): StateOut {
@@ -1072,14 +1061,13 @@ export class Simulation {
 
   /**
    * energy.error after a step that dissipated `work` (J, not yet committed) when it is
-   * beyond solver.energyDriftLimit (or not finite) on a model whose energy is accounted,
-   * else null.
+   * beyond solver.energyDriftLimit (or not finite), else null.
    */
   private energyDrift(work: number): number | null {
     const limit = this.solverSpec.energyDriftLimit;
     if (limit == null) return null;
     const error = this.monitor.energyError(this.totalEnergy(), work);
-    return error === null || Math.abs(error) <= limit ? null : error;
+    return Math.abs(error) <= limit ? null : error;
   }
 
   /**
@@ -1094,6 +1082,10 @@ export class Simulation {
       power += this.dissipative[i].dissipatedPower?.(t) ?? 0;
     const rayleigh = this.solverSpec.rayleighMass;
     if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
+    // −r_K K v, K the tangent stiffness at this state: r_K vᵀ K v (negative where K is not
+    // positive semidefinite, e.g. compressed springs' lateral term: energy put in)
+    const stiffness = this.solverSpec.rayleighStiffness;
+    if (stiffness !== 0) power += stiffness * this.stepper.stiffnessPower();
     // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
     // they put in, at the multipliers of the state's last solve: the end-of-step forces of
@@ -1116,26 +1108,40 @@ export class Simulation {
    */
   private beginStepBalance(t: number): number {
     this.stepper.removedEnergy = 0;
-    return this.monitor.accounted ? this.startPower(t) : 0;
+    return this.startPower(t) + this.contactPower(t, true);
+  }
+
+  /**
+   * Compliant contact's dissipatedPower (W) at t, with the contacts of the step it belongs
+   * to: at a step's start (`detect`) those detected at this state, as the step will detect
+   * them (its damping acts on the contacts that penetrate at its start, compliant.ts), at
+   * its end the step's own. Not cached from one step's end to the next step's start, where
+   * the contacts change (a contact found separated is elastic for one step, damped from the
+   * next: the last step's end power would leave out the damping it applies). 0 without.
+   */
+  private contactPower(t: number, detect: boolean): number {
+    const smc = this.contact?.compliant;
+    if (!smc) return 0;
+    if (detect) smc.beginStep();
+    return smc.dissipatedPower(t);
   }
 
   /**
    * The work (J) the step from t of h took out: the trapezoid of the forces' power at its
    * ends and what the integrator counted (the velocity decay; a θ-scheme's impulses and
-   * motors); 0 when the energy is not accounted. Keeps the end power for commitStepBalance.
+   * motors). Keeps the end power (compliant contact's apart) for commitStepBalance.
    */
   private stepBalanceWork(t: number, h: number, powerStart: number): number {
-    this.endPower = 0;
-    if (!this.monitor.accounted) return 0;
     this.endPower = this.dissipationPower(t + h);
-    return 0.5 * h * (powerStart + this.endPower) + this.stepper.removedEnergy;
+    const end = this.endPower + this.contactPower(t + h, false);
+    return 0.5 * h * (powerStart + end) + this.stepper.removedEnergy;
   }
 
   /** A good step's work into energy.dissipated; its end power cached for the next start. */
   private commitStepBalance(work: number): void {
     this.monitor.addStepWork(work);
     this.power = this.endPower;
-    this.powerVersion = this.monitor.accounted ? this.system.stateVersion : -1;
+    this.powerVersion = this.system.stateVersion;
   }
 
   /** Whether the integrator is a θ-scheme (its forces and multipliers act over the step). */

@@ -82,20 +82,18 @@ describe("update", () => {
     expect(sim.time).toBeCloseTo(0.05, 14);
   });
 
-  it("an energyDriftLimit with rayleighStiffness is refused, naming the field; nothing changes", () => {
-    const model = springParticle();
-    model.solver = { ...model.solver, rayleighStiffness: 0.5 } as typeof model.solver;
-    const sim = loadModel(model);
+  it("a refused PATCH names the field and changes nothing (theta under symplectic-euler)", () => {
+    const sim = loadModel(springParticle());
     const dt = sim.solver.dt;
     let caught: unknown;
     try {
-      sim.update({ solver: { energyDriftLimit: 0.1, dt: 2e-3 } });
+      sim.update({ solver: { theta: 0.7, dt: 2e-3 } });
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ParameterError);
-    expect((caught as ParameterError).issues[0].path).toEqual(["solver", "energyDriftLimit"]);
-    expect((caught as ParameterError).issues[0].message).toMatch(/rayleighStiffness/);
+    expect((caught as ParameterError).issues[0].path).toEqual(["solver", "theta"]);
+    expect((caught as ParameterError).issues[0].message).toMatch(/moreau-jean/);
     expect(sim.solver.dt).toBe(dt);
   });
 });
