@@ -11,6 +11,7 @@ import { ErrorBody, Session } from "../../schemas/api";
 import type { StateOut } from "../../schemas/state";
 import { readExample } from "../support/examples";
 import { FrameClient } from "../support/frames";
+import { doublePendulumSpring } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 import { createSession, getState, step } from "./helpers";
@@ -95,16 +96,9 @@ describe("State", () => {
     const sd = await step(server.app, damped, 3);
     expect(sd.energy.dissipated).toBeGreaterThan(0);
     expect(sd.energy.error).toBeTypeOf("number");
-    const spring = {
-      id: "s",
-      type: "spring",
-      a: { body: "lower", point: [0, 0, 0.25] },
-      b: { body: "ground", point: [1, 0, 0] },
-      stiffness: 10,
-    };
     const pushed = await createSession(
       server.app,
-      pendulum({ rayleighStiffness: 0.1 }, { forces: [spring] }),
+      pendulum({ rayleighStiffness: 0.1 }, { forces: [doublePendulumSpring] }),
     );
     const sp = await step(server.app, pushed, 3);
     expect(sp.energy.dissipated).toBeGreaterThan(0);

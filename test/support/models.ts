@@ -404,6 +404,18 @@ export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: 
 }
 
 /**
+ * A spring (10 N/m, no damping, rest length the initial distance) from the double-pendulum
+ * example's lower rod to a point of the ground beside it.
+ */
+export const doublePendulumSpring = {
+  id: "s",
+  type: "spring",
+  a: { body: "lower", point: [0, 0, 0.25] },
+  b: { body: "ground", point: [1, 0, 0] },
+  stiffness: 10,
+};
+
+/**
  * A solid sphere (1 kg, r = 0.1 m, I = 2/5 m r²) at height z above a floor plane, moving at
  * vx along x, with nonsmooth contact (or the contact given, e.g. `method: "smc"`) and
  * Moreau–Jean (the solver settings given added).

@@ -17,7 +17,7 @@ import {
   type Simulation,
 } from "../../../src/engine/index";
 import { readExample } from "../../support/examples";
-import { ballOnFloor } from "../../support/models";
+import { ballOnFloor, doublePendulumSpring } from "../../support/models";
 
 /** The double-pendulum example (two 0.5 m rods on revolute joints, released horizontal). */
 function doublePendulum(solver: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
@@ -89,15 +89,7 @@ describe("energy.error", () => {
   });
 
   it("an undamped spring is conservative: its elastic energy is in the potential", () => {
-    const base = doublePendulum();
-    const spring = {
-      id: "s",
-      type: "spring",
-      a: { body: "lower", point: [0, 0, 0.25] },
-      b: { body: "ground", point: [1, 0, 0] },
-      stiffness: 10,
-    };
-    const sim = loadModel({ ...base, forces: [spring] });
+    const sim = loadModel({ ...doublePendulum(), forces: [doublePendulumSpring] });
     const s0 = sim.state();
     sim.step(40);
     const s = sim.state();
