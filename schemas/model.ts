@@ -1024,12 +1024,15 @@ interface SettingReaders {
 
 type SolverChoices = Pick<SolverSpec, "integrator" | "linearSolver">;
 
-/** Whether `key` is set (neither absent nor null) where the solver's choice does not read it. */
-function isUnread(solver: SolverChoices & Partial<SolverSpec>, key: keyof SolverSpec): boolean {
+/** Whether the solver's choices read `key` (every setting but those of SETTING_READERS). */
+function isRead(solver: SolverChoices, key: keyof SolverSpec): boolean {
   const readers = SETTING_READERS[key];
-  return (
-    readers !== undefined && solver[key] != null && !readers.by.includes(solver[readers.choice])
-  );
+  return readers === undefined || readers.by.includes(solver[readers.choice]);
+}
+
+/** Whether `key` is set (neither absent nor null) where the solver's choices do not read it. */
+function isUnread(solver: SolverChoices & Partial<SolverSpec>, key: keyof SolverSpec): boolean {
+  return solver[key] != null && !isRead(solver, key);
 }
 
 /** The settings `solver` sets that its integrator or linear solver does not read, with why. */
@@ -1056,8 +1059,10 @@ export function unreadSolverSettings(
  */
 export function patchSolver(spec: SolverSpec, patch: Partial<SolverSpec>): SolverSpec {
   const next: SolverSpec = { ...spec, ...patch };
+  // null included: generalized-alpha's stepTolerance null (its error control off) does not
+  // outlast a switch to newmark and back, as beta and gamma do not
   for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[])
-    if (patch[key] === undefined && isUnread(next, key)) delete next[key];
+    if (patch[key] === undefined && next[key] !== undefined && !isRead(next, key)) delete next[key];
   return next;
 }
 

@@ -162,6 +162,14 @@ describe("solver settings read only by some choices", () => {
     // and moreau-jean without θ: ½, not the dropped 0.8
     sim.update({ solver: { integrator: "moreau-jean" } });
     expectSteps(sim, 3, (s) => thetaMethodStep(s, h, w2, 0.5, 0.5));
+    // generalized-alpha's error control turned off (null) does not outlast a switch away and
+    // back; a direct solver drops the Krylov settings
+    sim.update({ solver: { integrator: "generalized-alpha", stepTolerance: null } });
+    sim.update({ solver: { integrator: "newmark", linearSolver: "cg", linearTolerance: 1e-9 } });
+    expect(sim.solver).not.toHaveProperty("stepTolerance");
+    sim.update({ solver: { linearSolver: "sparse-ldlt" } });
+    expect(sim.solver).not.toHaveProperty("linearTolerance");
+    expectSteps(sim, 3, (s) => newmarkStep(s, h, w2, 0.25, 0.5));
   });
 
   it("a PATCH naming a setting its integrator does not read is refused and changes nothing", () => {
