@@ -73,8 +73,7 @@ const ui = {
 };
 
 const viewer = new Viewer($("view"));
-// "total + dissipated" is the energy balance (State.energy.dissipated): flat while it holds,
-// absent where the model's energy is not accounted
+// "total + dissipated" is the energy balance (State.energy.dissipated): flat while it holds
 const energyPlot = new TimePlot($("plot-energy"), [
   "kinetic",
   "potential",
@@ -668,12 +667,7 @@ function plotFrame(frame, bodyOnly = false) {
   if (bodyOnly) return;
   if (frame.energy) {
     const e = frame.energy;
-    energyPlot.push(t, [
-      e.kinetic,
-      e.potential,
-      e.total,
-      e.dissipated === null || e.dissipated === undefined ? null : e.total + e.dissipated,
-    ]);
+    energyPlot.push(t, [e.kinetic, e.potential, e.total, e.total + e.dissipated]);
   }
   if (frame.contacts) {
     let sn = 0;
