@@ -1000,10 +1000,11 @@ export function velocityDampingIssue(
 }
 
 /**
- * The solver settings that only some choices read: an integrator's own parameters, and the
- * Krylov solvers' (`auto` may run one). A model that sets one where its choice does not read
- * it is refused naming it, rather than run without it; a PATCH that changes the choice drops
- * the settings only the previous choice read (patchSolver).
+ * The solver settings that only some choices read: an integrator's own parameters, the
+ * Krylov solvers' (`auto` may run one), and the nonsmooth contact solver's and projection's
+ * (a model with contact.method "nsc"). A model that sets one where its choices do not read
+ * it is refused naming it, rather than run without it; a PATCH that changes the integrator
+ * or the linear solver drops the settings only the previous choice read (patchSolver).
  */
 const SETTING_READERS: { [K in keyof SolverSpec]?: SettingReaders } = {
   theta: { choice: "integrator", by: ["moreau-jean"] },
@@ -1014,39 +1015,68 @@ const SETTING_READERS: { [K in keyof SolverSpec]?: SettingReaders } = {
   linearTolerance: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
   linearIterations: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
   linearPreconditioner: { choice: "linearSolver", by: ["cg"] },
+  maxIterations: { choice: "contact", by: ["nsc"] },
+  tolerance: { choice: "contact", by: ["nsc"] },
+  projectionTolerance: { choice: "contact", by: ["nsc"] },
+  projectionIterations: { choice: "contact", by: ["nsc"] },
 };
 
 interface SettingReaders {
-  choice: "integrator" | "linearSolver";
+  choice: keyof SolverChoices;
   /** The values of `choice` that read the setting. */
   by: readonly string[];
 }
 
-type SolverChoices = Pick<SolverSpec, "integrator" | "linearSolver">;
+/** The model's contact method as the solver settings see it ("none" without contact). */
+export type ContactMethod = "nsc" | "smc" | "none";
 
-/** Whether the solver's choices read `key` (every setting but those of SETTING_READERS). */
-function isRead(solver: SolverChoices, key: keyof SolverSpec): boolean {
+/** What decides whether a solver setting is read. */
+interface SolverChoices {
+  integrator: SolverSpec["integrator"];
+  linearSolver: SolverSpec["linearSolver"];
+  contact: ContactMethod;
+}
+
+/** The contact method of a model (or of anything with its optional contact block). */
+export function contactMethodOf(model: { contact?: { method?: string } | null }): ContactMethod {
+  if (model.contact == null) return "none";
+  return model.contact.method === "smc" ? "smc" : "nsc";
+}
+
+/** Whether the choices read `key` (every setting but those of SETTING_READERS). */
+function isRead(choices: SolverChoices, key: keyof SolverSpec): boolean {
   const readers = SETTING_READERS[key];
-  return readers === undefined || readers.by.includes(solver[readers.choice]);
+  return readers === undefined || readers.by.includes(choices[readers.choice]);
 }
 
-/** Whether `key` is set (neither absent nor null) where the solver's choices do not read it. */
-function isUnread(solver: SolverChoices & Partial<SolverSpec>, key: keyof SolverSpec): boolean {
-  return solver[key] != null && !isRead(solver, key);
-}
+const choicesOf = (solver: SolverChoicesIn, contact: ContactMethod): SolverChoices => ({
+  integrator: solver.integrator,
+  linearSolver: solver.linearSolver,
+  contact,
+});
 
-/** The settings `solver` sets that its integrator or linear solver does not read, with why. */
+type SolverChoicesIn = Pick<SolverSpec, "integrator" | "linearSolver"> & Partial<SolverSpec>;
+
+/**
+ * The settings `solver` sets (neither absent nor null) that its integrator, its linear solver
+ * or the model's contact (`contact`) does not read, with why.
+ */
 export function unreadSolverSettings(
-  solver: SolverChoices & Partial<SolverSpec>,
+  solver: SolverChoicesIn,
+  contact: ContactMethod,
 ): { key: keyof SolverSpec; message: string }[] {
+  const choices = choicesOf(solver, contact);
   const out: { key: keyof SolverSpec; message: string }[] = [];
   for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[]) {
-    if (!isUnread(solver, key)) continue;
+    if (solver[key] == null || isRead(choices, key)) continue;
     const { choice, by } = SETTING_READERS[key] as SettingReaders;
     const names = by.map((v) => `"${v}"`).join(", ");
     out.push({
       key,
-      message: `${key} is read only with ${choice} ${names}, not "${solver[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
+      message:
+        choice === "contact"
+          ? `${key} is read only with nonsmooth contact (contact.method "nsc"), and this model has ${contact === "smc" ? "compliant contact" : "no contact"}: remove it`
+          : `${key} is read only with ${choice} ${names}, not "${choices[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
     });
   }
   return out;
@@ -1057,12 +1087,18 @@ export function unreadSolverSettings(
  * linear solver drops the settings only the previous choice read, unless it names them (a
  * named one is then checked by unreadSolverSettings like a model's).
  */
-export function patchSolver(spec: SolverSpec, patch: Partial<SolverSpec>): SolverSpec {
+export function patchSolver(
+  spec: SolverSpec,
+  patch: Partial<SolverSpec>,
+  contact: ContactMethod,
+): SolverSpec {
   const next: SolverSpec = { ...spec, ...patch };
+  const choices = choicesOf(next, contact);
   // null included: generalized-alpha's stepTolerance null (its error control off) does not
   // outlast a switch to newmark and back, as beta and gamma do not
   for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[])
-    if (patch[key] === undefined && next[key] !== undefined && !isRead(next, key)) delete next[key];
+    if (patch[key] === undefined && next[key] !== undefined && !isRead(choices, key))
+      delete next[key];
   return next;
 }
 
@@ -1071,8 +1107,8 @@ export function patchSolver(spec: SolverSpec, patch: Partial<SolverSpec>): Solve
  * not read, which versions before that check filled in or accepted: dropping them changes
  * nothing a step computes.
  */
-export function withoutUnreadSettings(spec: SolverSpec): SolverSpec {
-  return patchSolver(spec, {});
+export function withoutUnreadSettings(spec: SolverSpec, contact: ContactMethod): SolverSpec {
+  return patchSolver(spec, {}, contact);
 }
 
 type JointIn = z.infer<typeof ModelObject>["joints"][number];
@@ -1156,7 +1192,7 @@ function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {
 /** A new model: the cross-reference checks, and no solver setting its choices do not read. */
 export const Model = ModelObject.superRefine((m, ctx) => {
   checkReferences(m, ctx);
-  for (const u of unreadSolverSettings(m.solver))
+  for (const u of unreadSolverSettings(m.solver, contactMethodOf(m)))
     ctx.addIssue({ code: "custom", path: ["solver", u.key], message: u.message });
 }).meta({ id: "Model" });
 

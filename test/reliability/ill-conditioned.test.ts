@@ -34,7 +34,7 @@ function stiffChain(integrator: string, linearSolver: string) {
       damping: 1e3,
       restLength: 0.1,
     }),
-    solver: { integrator, linearSolver, dt: 0.001, newtonIterations: 5, maxIterations: 500 },
+    solver: { integrator, linearSolver, dt: 0.001, newtonIterations: 5 },
   };
 }
 

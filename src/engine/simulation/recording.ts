@@ -6,7 +6,7 @@
  */
 
 import { issuesOf, issuesSummary, underPath } from "../../../schemas/issues";
-import { withoutUnreadSettings } from "../../../schemas/model";
+import { contactMethodOf, withoutUnreadSettings } from "../../../schemas/model";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -56,7 +56,7 @@ export function parseRecording(json: unknown): RecordingSpec {
   // as a snapshot's (snapshot.ts withoutUnreadSnapshotSettings)
   return {
     ...r.data,
-    model: { ...model, solver: withoutUnreadSettings(model.solver) },
+    model: { ...model, solver: withoutUnreadSettings(model.solver, contactMethodOf(model)) },
     start: start === null ? null : withoutUnreadSnapshotSettings(start),
   };
 }

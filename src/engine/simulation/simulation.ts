@@ -11,6 +11,7 @@ import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../sc
 import { issuesSummary, underPath } from "../../../schemas/issues";
 import {
   type ContactSpec,
+  contactMethodOf,
   type ModelSpec,
   patchSolver,
   type SolverSpec,
@@ -536,8 +537,11 @@ export class Simulation {
   }
 
   private applyPatch(patch: SimulationPatch): void {
-    const solver = patch.solver ? patchSolver(this.solverSpec, patch.solver) : this.solverSpec;
-    const unread = unreadSolverSettings(solver);
+    const contact = contactMethodOf(this.model);
+    const solver = patch.solver
+      ? patchSolver(this.solverSpec, patch.solver, contact)
+      : this.solverSpec;
+    const unread = unreadSolverSettings(solver, contact);
     if (unread.length > 0)
       throw new ParameterError(
         unread.map((u) => ({ path: ["solver", u.key], message: u.message })),

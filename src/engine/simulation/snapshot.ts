@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { issuesOf } from "../../../schemas/issues";
-import { withoutUnreadSettings } from "../../../schemas/model";
+import { contactMethodOf, withoutUnreadSettings } from "../../../schemas/model";
 import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../../schemas/snapshot";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { SnapshotError } from "../model/state-codec";
@@ -27,10 +27,14 @@ export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
 export function withoutUnreadSnapshotSettings(
   snap: SimulationSnapshotSpec,
 ): SimulationSnapshotSpec {
+  const contact = contactMethodOf(snap.model);
   return {
     ...snap,
-    model: { ...snap.model, solver: withoutUnreadSettings(snap.model.solver) },
-    parameters: { ...snap.parameters, solver: withoutUnreadSettings(snap.parameters.solver) },
+    model: { ...snap.model, solver: withoutUnreadSettings(snap.model.solver, contact) },
+    parameters: {
+      ...snap.parameters,
+      solver: withoutUnreadSettings(snap.parameters.solver, contact),
+    },
   };
 }
 

@@ -2,7 +2,7 @@
  * Solver settings that only some choices read (schemas/model.ts unreadSolverSettings): theta
  * (moreau-jean), beta and gamma (newmark), rhoInfinity and stepTolerance (generalized-alpha),
  * linearTolerance and linearIterations (the Krylov solvers and auto), linearPreconditioner
- * (cg). A model that sets one where it is not read is refused naming it; a PATCH that changes
+ * (cg), maxIterations, tolerance and the projection's (nonsmooth contact). A model that sets one where it is not read is refused naming it; a PATCH that changes
  * the integrator drops the previous one's settings (the steps then follow the new scheme's
  * defaults, checked against the oscillator's recurrences of test/support/oscillator.ts), and
  * one that names an unread setting is refused and changes nothing. Snapshots and recordings
@@ -19,7 +19,7 @@ import {
   recordingOf,
   replayRecording,
 } from "../../../src/engine/index";
-import { springParticle } from "../../support/models";
+import { ballOnFloor, springParticle } from "../../support/models";
 import { newmarkStep, type OscillatorState, thetaMethodStep } from "../../support/oscillator";
 
 const k = 50;
@@ -118,6 +118,41 @@ describe("solver settings read only by some choices", () => {
     );
     expect(modelIssues({ linearSolver: "gmres", linearPreconditioner: "jacobi" })).toHaveLength(1);
     expect(modelIssues({ linearSolver: "cg", linearPreconditioner: "jacobi" })).toEqual([]);
+  });
+
+  it("the nonsmooth contact solver's settings: refused without contact and with compliant contact", () => {
+    const settings = {
+      maxIterations: 50,
+      tolerance: 1e-8,
+      projectionTolerance: 1e-5,
+      projectionIterations: 30,
+    };
+    const ball = (contact: Record<string, unknown> | null) => {
+      const m = ballOnFloor(contact ?? {}, { z: 0.1, vx: 0 }, settings);
+      if (contact === null) delete (m as { contact?: unknown }).contact;
+      return m;
+    };
+    expect(() => loadModel(ball({ method: "nsc" }))).not.toThrow();
+    for (const [contact, what] of [
+      [{ method: "smc" }, "compliant contact"],
+      [null, "no contact"],
+    ] as const) {
+      let issues: { path: string; message: string }[] = [];
+      try {
+        loadModel(ball(contact));
+      } catch (err) {
+        issues = (err as ModelError).issues.map((i) => ({
+          path: i.path.join("."),
+          message: i.message,
+        }));
+      }
+      expect(issues.map((i) => i.path).sort()).toEqual(
+        Object.keys(settings)
+          .map((k) => `solver.${k}`)
+          .sort(),
+      );
+      expect(issues[0].message).toContain(what);
+    }
   });
 
   it("linearPreconditioner runs CG on the assembled matrix with it, also where the springs offer the matrix-free product", () => {
