@@ -429,12 +429,15 @@ export class AccelerationStepper implements NewtonStepper {
   /**
    * vᵀ K v (W) at the current state, v the bodies' velocities and K = −∂f/∂x: the power
    * solver.rayleighStiffness's force −r_K K v takes out is r_K times it (the energy balance,
-   * monitor.ts). Leaves the iteration matrix W as it was.
+   * monitor.ts, after a step: W, which K overwrites, is assembled again before its next use).
    */
   stiffnessPower(): number {
-    const { tmp, kv } = this;
+    const { tmp, kv, n } = this;
     getVelocity(this.sys, tmp);
-    return this.iteration.stiffnessForm(tmp, kv);
+    this.iteration.stiffnessTimes(tmp, kv);
+    let power = 0;
+    for (let i = 0; i < n; i++) power += tmp[i] * kv[i];
+    return power;
   }
 
   /** Remembers the configuration at t (call before `solve`). */

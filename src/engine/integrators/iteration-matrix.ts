@@ -17,7 +17,7 @@
  * The joints' saddle-point system built on this W is constrained-solve.ts's.
  */
 
-import { hasDynamicStructure, type SchemeCoefficients } from "../dynamics/stepper";
+import type { SchemeCoefficients } from "../dynamics/stepper";
 import { type ForceEffector, isSymmetrizable } from "../forces/effector";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import { addMassBlocks, type BodySystem, massMultiply, massSolve } from "../model/body-system";
@@ -166,8 +166,6 @@ export class IterationMatrix {
   readonly n: number;
   /** W at the last `assemble` (also the scratch of `stiffnessTimes`). */
   readonly matrix: SparseBlockMatrix;
-  /** K for stiffnessForm, apart from W (made on first use). */
-  private stiffness: SparseBlockMatrix | null = null;
   /** AND of every effector's jacobianType: the solve matrix's type (set with the solver). */
   private matrixType: number = MatrixType.SPD;
   /** Accumulated wall time of assembly and of factor + solve, for benchmarks. */
@@ -536,27 +534,10 @@ export class IterationMatrix {
   }
 
   /**
-   * xᵀ K x with K = −∂f/∂x at the current state (solver.rayleighStiffness's power, r_K vᵀ K v,
-   * for the energy balance), assembled into a matrix of its own so that W, which a solver
-   * may still use, is kept; `kx` receives K x.
+   * out = K x with K = −∂f/∂x at the current state, assembled in `matrix` (W is lost: every
+   * Newton iteration that solves with W assembles it first, after its residual, whose
+   * Rayleigh term calls this, and a step's first iteration always does).
    */
-  stiffnessForm(x: Float64Array, kx: Float64Array): number {
-    let k = this.stiffness;
-    if (k === null) {
-      k = new SparseBlockMatrix(this.sys.blockSizes);
-      for (const e of this.effectors) e.addSolveBlocks(k);
-      this.stiffness = k;
-    } else for (const e of this.effectors) if (hasDynamicStructure(e)) e.addSolveBlocks(k);
-    k.finalize();
-    k.clear();
-    for (const e of this.effectors) e.addPosJacobian(k, -1);
-    k.multiply(x, kx);
-    let form = 0;
-    for (let i = 0; i < this.n; i++) form += x[i] * kx[i];
-    return form;
-  }
-
-  /** out = K x with K = −∂f/∂x at the current state, assembled in `matrix` (W is lost). */
   stiffnessTimes(x: Float64Array, out: Float64Array): void {
     const m = this.matrix;
     m.clear();
