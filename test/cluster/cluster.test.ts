@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { clothModel } from "../../bench/scenes";
 import { EXAMPLES_DIR } from "../support/examples";
 import { sample } from "../support/metrics";
 import { type ServerProcess, spawnServer } from "../support/process";
@@ -223,6 +224,27 @@ describe("a cluster of three nodes over Redis", () => {
     );
     expect(deleted.every((d) => d.status === 204)).toBe(true);
     expect((await call(nodes[2].base, "GET", "/v1/sessions")).body.sessions).toHaveLength(3);
+  });
+
+  it("a session being created is nobody's orphan: no node tries to take over one whose creation outlasts its scans", async () => {
+    // a 10 000-particle cloth (MAX_BODIES), about a second to parse and build: longer than
+    // the nodes' scans (every LEASE_TTL_MS / 2), which took over any registered session
+    // without a lease (and, finding no checkpoint, let it go: the creation answered 503)
+    const from = nodes.map((n) => n.lines.length);
+    const made = await call(
+      nodes[2].base,
+      "POST",
+      "/v1/sessions",
+      { model: clothModel({ n: 100 }) },
+      60_000,
+    );
+    expect(made.status).toBe(201);
+    const attempts = nodes
+      .flatMap((n, i) => n.lines.slice(from[i]))
+      .filter((l) => /take it over|taken over/.test(String(l.msg)));
+    expect(attempts).toEqual([]);
+    expect((await call(nodes[0].base, "GET", `/v1/sessions/${made.body.id}`)).status).toBe(200);
+    expect((await call(nodes[1].base, "DELETE", `/v1/sessions/${made.body.id}`)).status).toBe(204);
   });
 
   it("Redis killed and restarted: each node serves its own sessions, /ready says degraded, the cluster heals", async () => {

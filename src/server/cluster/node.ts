@@ -103,7 +103,7 @@ export class ClusterNode implements ClusterHooks {
   publicUrl: string;
   readonly relay: Relay;
   private readonly held = new Map<string, Held>();
-  /** leases claimed for a takeover under way (opened() picks them up) */
+  /** leases claimed for a creation or a takeover under way (opened() picks them up) */
   private readonly claimed = new Map<string, Lease>();
   /** takeovers under way */
   private readonly adopting = new Map<string, Promise<boolean>>();
@@ -195,12 +195,29 @@ export class ClusterNode implements ClusterHooks {
   // ------------------------------------------------------------ hooks (sessions/)
 
   async admit(id: string, owner: string | null): Promise<void> {
-    const answer = await this.directoryCall(() =>
-      this.ports.directory.admit(
-        { id, owner },
-        { maxSessions: this.config.maxSessions, maxPerKey: this.config.maxSessionsPerKey },
-      ),
-    );
+    // the lease before the registration: a session registered without a holder is an orphan
+    // to the other nodes' scans, which took over sessions still being created here (and,
+    // finding no checkpoint, let them go: the creation then answered 503, held by another
+    // node); the heartbeat renews the lease until opened() holds it
+    const lease = await this.directoryCall(() => this.ports.directory.claim(id, this.id, this.ttl));
+    if (!lease) throw new ApiError("cluster_unavailable", `session ${id} is held by another node`);
+    let answer: Awaited<ReturnType<SessionDirectory["admit"]>>;
+    try {
+      answer = await this.directoryCall(() =>
+        this.ports.directory.admit(
+          { id, owner },
+          { maxSessions: this.config.maxSessions, maxPerKey: this.config.maxSessionsPerKey },
+        ),
+      );
+    } catch (err) {
+      await this.ports.directory.forget(id).catch(() => undefined);
+      throw err;
+    }
+    if (answer === "ok") {
+      this.claimed.set(id, lease);
+      return;
+    }
+    await this.ports.directory.forget(id).catch(() => undefined);
     if (answer === "max_sessions")
       throw new ApiError(
         "too_many_sessions",
@@ -230,6 +247,7 @@ export class ClusterNode implements ClusterHooks {
 
   async deleted(id: string): Promise<void> {
     this.held.delete(id);
+    this.claimed.delete(id);
     this.wantedBy.delete(id);
     await this.ports.directory.forget(id);
     await this.ports.bus.drop(id);
@@ -464,7 +482,11 @@ export class ClusterNode implements ClusterHooks {
     if (this.stopped) return;
     await this.announce();
     this.nodes = await this.ports.directory.nodes();
-    await Promise.all(this.sessions.locals().map((r) => this.renew(r.id)));
+    await Promise.all([
+      ...this.sessions.locals().map((r) => this.renew(r.id)),
+      // the leases of sessions being opened here (created or taken over)
+      ...[...this.claimed.values()].map((l) => this.ports.directory.renew(l, this.ttl)),
+    ]);
   }
 
   private async announce(): Promise<void> {
