@@ -618,7 +618,11 @@ export const SolverSettings = z
     }),
     contactSolver: z
       .enum(["pgs", "nncg", "lemke", "apgd", "pjacobi", "barzilai-borwein"])
-      .default("nncg"),
+      .optional()
+      .meta({
+        description:
+          'nonsmooth contact: the solver of its one-step problem (README, Contact); absent: "nncg"',
+      }),
     maxIterations: z.number().int().min(1).max(100_000).nullable().optional().meta({
       description:
         "nonsmooth contact: sweeps (pgs, nncg, pjacobi), gradient steps (apgd, barzilai-borwein) or pivots (lemke) per step at most; absent or null: lemke 200, the others ⌈10⁴/contacts⌉ clamped to [20, 200] (about 10⁴ contact updates a step, at least 20 sweeps); a step that stops short of tolerance says contactConverged: false (README, Solver settings)",
@@ -643,9 +647,9 @@ export const SolverSettings = z
       description:
         "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized)",
     }),
-    projectOnConstraints: z.boolean().default(true).meta({
+    projectOnConstraints: z.boolean().optional().meta({
       description:
-        "nonsmooth contact: after each step, project the positions out of penetration (Siconos' TimeSteppingProjectOnConstraints; without it the penetration of an impact, up to dt·|u_n|/2, is never recovered)",
+        "nonsmooth contact: after each step, project the positions out of penetration (Siconos' TimeSteppingProjectOnConstraints; without it the penetration of an impact, up to dt·|u_n|/2, is never recovered); absent: true",
     }),
     projectionTolerance: positive().max(1).nullable().optional().meta({
       description:
@@ -1015,7 +1019,9 @@ const SETTING_READERS: { [K in keyof SolverSpec]?: SettingReaders } = {
   linearTolerance: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
   linearIterations: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
   linearPreconditioner: { choice: "linearSolver", by: ["cg"] },
+  contactSolver: { choice: "contact", by: ["nsc"] },
   maxIterations: { choice: "contact", by: ["nsc"] },
+  projectOnConstraints: { choice: "contact", by: ["nsc"] },
   tolerance: { choice: "contact", by: ["nsc"] },
   projectionTolerance: { choice: "contact", by: ["nsc"] },
   projectionIterations: { choice: "contact", by: ["nsc"] },

@@ -18,6 +18,7 @@ import type { ForceEffector } from "../forces/effector";
 import type { CollisionDetector } from "../geometry/collide";
 import type { BodySystem } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
+import type { NonsmoothSolverName } from "../solvers/nonsmooth/types";
 import { createContactBehavior } from "./behaviors";
 import { CompliantContactEffector } from "./compliant";
 import { FemFaceContacts } from "./fem-faces";
@@ -31,8 +32,8 @@ import { createDetector, jointedPairs, PairParameters } from "./setup";
  * The solver settings contact reads, with the problem's defaults filled in
  * (simulation/solver-defaults.ts; null iterations: the budget of budget.ts).
  */
-export interface ContactSolverSettings
-  extends Pick<SolverSpec, "integrator" | "dt" | "contactSolver"> {
+export interface ContactSolverSettings extends Pick<SolverSpec, "integrator" | "dt"> {
+  contactSolver: NonsmoothSolverName;
   tolerance: number;
   maxIterations: number | null;
   projectionTolerance: number;

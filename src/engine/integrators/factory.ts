@@ -45,7 +45,7 @@ export interface IntegratorParts {
 
 export function createIntegrator(
   /** The settings with the problem's defaults filled in (simulation/solver-defaults.ts). */
-  p: SolverSpec & { tolerance: number },
+  p: SolverSpec & { tolerance: number; projectOnConstraints: boolean },
   stepper: AccelerationStepper,
   parts: IntegratorParts,
   /** The state record's integrator memory, which newmark and generalized-alpha step. */

@@ -36,6 +36,8 @@ import type { FemSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
 
 /** The solver settings with the problem's defaults filled in (maxIterations: null = budget.ts). */
 export interface ResolvedSolver extends SolverSpec {
+  contactSolver: NonNullable<SolverSpec["contactSolver"]>;
+  projectOnConstraints: boolean;
   tolerance: number;
   maxIterations: number | null;
   projectionTolerance: number;
@@ -135,6 +137,8 @@ export function resolveSolver(
   const velocity = g > 0 ? CONTACT_VELOCITY_FRACTION * g * h : (CONTACT_DRIFT_FRACTION * size) / h;
   return {
     ...spec,
+    contactSolver: spec.contactSolver ?? "nncg",
+    projectOnConstraints: spec.projectOnConstraints ?? true,
     tolerance: spec.tolerance ?? velocity,
     maxIterations: spec.maxIterations ?? null,
     projectionTolerance: spec.projectionTolerance ?? PENETRATION_FRACTION * size,

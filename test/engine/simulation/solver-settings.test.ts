@@ -2,7 +2,8 @@
  * Solver settings that only some choices read (schemas/model.ts unreadSolverSettings): theta
  * (moreau-jean), beta and gamma (newmark), rhoInfinity and stepTolerance (generalized-alpha),
  * linearTolerance and linearIterations (the Krylov solvers and auto), linearPreconditioner
- * (cg), maxIterations, tolerance and the projection's (nonsmooth contact). A model that sets one where it is not read is refused naming it; a PATCH that changes
+ * (cg), contactSolver, maxIterations, tolerance and the projection's (nonsmooth contact). A
+ * model that sets one where it is not read is refused naming it; a PATCH that changes
  * the integrator drops the previous one's settings (the steps then follow the new scheme's
  * defaults, checked against the oscillator's recurrences of test/support/oscillator.ts), and
  * one that names an unread setting is refused and changes nothing. Snapshots and recordings
@@ -122,6 +123,8 @@ describe("solver settings read only by some choices", () => {
 
   it("the nonsmooth contact solver's settings: refused without contact and with compliant contact", () => {
     const settings = {
+      contactSolver: "pgs",
+      projectOnConstraints: false,
       maxIterations: 50,
       tolerance: 1e-8,
       projectionTolerance: 1e-5,
