@@ -13,7 +13,7 @@
  *   recordingOf(sim);              // the inputs since the start (schemas/recording); replayRecording
  */
 import { SnapshotError } from "./model/state-codec";
-import { buildSimulation } from "./simulation/build";
+import { buildSimulation, deepFreeze } from "./simulation/build";
 import type { Simulation } from "./simulation/simulation";
 import { parseSnapshot } from "./simulation/snapshot";
 
@@ -49,7 +49,8 @@ export function loadSnapshot(json: unknown): Simulation {
   const snap = parseSnapshot(json);
   let sim: Simulation;
   try {
-    sim = buildSimulation(snap.model);
+    // frozen as loadModel's (build.ts): the snapshot's model is the parsed copy
+    sim = buildSimulation(deepFreeze(snap.model));
   } catch (err) {
     throw new SnapshotError([{ path: ["model"], message: (err as Error)?.message ?? String(err) }]);
   }

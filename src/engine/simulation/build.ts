@@ -35,11 +35,24 @@ export class ModelError extends Error {
   }
 }
 
-/** Validates `json` as a Model and returns a ready Simulation at t = 0. */
+/**
+ * Validates `json` as a Model and returns a ready Simulation at t = 0. The validated model
+ * (a copy zod made) is frozen, deeply: the simulation holds it and hands it out as it is
+ * (Simulation.model, snapshots), so that nothing, here or in an embedding program, can
+ * change the model of a running simulation behind its back.
+ */
 export function loadModel(json: unknown): Simulation {
   const parsed = Model.safeParse(json);
   if (!parsed.success) throw new ModelError(issuesOf(parsed.error));
-  return buildSimulation(parsed.data);
+  return buildSimulation(deepFreeze(parsed.data));
+}
+
+/** `value` with every object and array in it frozen (Object.freeze, recursively). */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
 }
 
 /** Builds a simulation from an already validated model. */

@@ -31,6 +31,29 @@ describe("loadModel and buildSimulation", () => {
     expect(modelIssues("not a model").length).toBeGreaterThan(0);
   });
 
+  it("the loaded model is frozen: a snapshot's model cannot change the simulation's", () => {
+    const json = {
+      gravity: [0, 0, -9.81],
+      bodies: [{ id: "p", kind: "particle", mass: 2, position: [0, 0, 1] }],
+    };
+    const sim = loadModel(json);
+    const snap = sim.snapshot();
+    expect(snap.model).toBe(sim.model);
+    expect(() => {
+      (snap.model.bodies[0] as { mass?: number }).mass = 5;
+    }).toThrow(TypeError);
+    expect(() => {
+      (snap.model.gravity as number[])[2] = 0;
+    }).toThrow(TypeError);
+    sim.step(10);
+    // the fall under g as loaded: the default θ = ½ is exact for a constant force,
+    // z = z0 − g t²/2
+    const t = 10 * sim.solver.dt;
+    expect(sim.state().bodies[0].position[2]).toBeCloseTo(1 - 0.5 * 9.81 * t * t, 12);
+    // the caller's input is the caller's: zod made the copy that is frozen
+    expect(Object.isFrozen(json)).toBe(false);
+  });
+
   it("inertias: a 3-vector as diag, a 3×3 kept, a box's from its shape; fem nodes after the bodies", () => {
     const m = 3;
     const [a, b, c] = [0.2, 0.4, 1.0]; // edge lengths
