@@ -161,23 +161,15 @@ describe("energy balance", () => {
     expect(Math.abs(last.error as number)).toBeLessThan(2e-3 * (last.dissipated as number));
   });
 
-  it("solver.rayleighStiffness r on a linear spring is the dissipation of a damper c = r k", () => {
-    // K = k I for a zero-length linear spring: −r K v is the damper's −r k v
+  // the oscillator's m = 2 kg, k = 50 N/m; K = k I for its zero-length linear spring, so
+  // −(r_M M + r_K K) v is the damper's −c v with c = r_M m + r_K k
+  it.each([
+    ["rayleighMass", 0.3, 0.3 * 2],
+    ["rayleighStiffness", 0.02, 0.02 * 50],
+  ])("solver.%s r is the dissipation of a damper c = r m or r k", (setting, r, c) => {
     const h = 0.01;
-    const expected = oscillatorBalance(2, 50, 0.02 * 50, h, 300);
-    const sim = loadModel(dampedOscillator({ dt: h, rayleighStiffness: 0.02 }, 0));
-    for (const [error, dissipated] of expected) {
-      sim.step(1);
-      const e = sim.state().energy;
-      expect(e.dissipated).toBeCloseTo(dissipated, 11);
-      expect(e.error).toBeCloseTo(error, 11);
-    }
-  });
-
-  it("solver.rayleighMass r is the dissipation of a damper c = r m", () => {
-    const h = 0.01;
-    const expected = oscillatorBalance(2, 50, 0.3 * 2, h, 300);
-    const sim = loadModel(dampedOscillator({ dt: h, rayleighMass: 0.3 }, 0));
+    const expected = oscillatorBalance(2, 50, c, h, 300);
+    const sim = loadModel(dampedOscillator({ dt: h, [setting]: r }, 0));
     for (const [error, dissipated] of expected) {
       sim.step(1);
       const e = sim.state().energy;
