@@ -539,22 +539,36 @@ export const ContactPair = z.strictObject({
   friction: nonNegative().optional(),
 });
 
+/** contact.behavior unset: the compliant contact's force law (ArtiSynth's defaults' kind). */
+export const DEFAULT_CONTACT_BEHAVIOR = {
+  type: "linear",
+  stiffness: 1e5,
+  damping: 0,
+  stepDamping: 0.5,
+  perUnitArea: false,
+} as const;
+
 export const Contact = z
   .strictObject({
     method: z.enum(["nsc", "smc"]).default("nsc"),
-    restitution: z.number().min(0).max(1).default(0),
-    friction: nonNegative().default(0),
+    restitution: z.number().min(0).max(1).optional().meta({
+      description:
+        "nsc only: Newton's coefficient of restitution of every pair `pairs` does not list; absent: 0",
+    }),
+    friction: nonNegative().optional().meta({
+      description:
+        "nsc only: Coulomb's friction coefficient μ of every pair `pairs` does not list; absent: 0 (compliant contact models the normal force alone)",
+    }),
     margin: nonNegative()
       .default(0.01)
       .meta({ description: "gap (m) under which contacts are tracked" }),
-    behavior: ContactBehavior.default({
-      type: "linear",
-      stiffness: 1e5,
-      damping: 0,
-      stepDamping: 0.5,
-      perUnitArea: false,
+    behavior: ContactBehavior.optional().meta({
+      description:
+        "smc only: the compliant force law; absent: linear, stiffness 1e5 N/m, damping 0, stepDamping 0.5",
     }),
-    pairs: z.array(ContactPair).max(10_000).default([]),
+    pairs: z.array(ContactPair).max(10_000).default([]).meta({
+      description: "nsc only: friction and restitution of pairs of bodies",
+    }),
     collideJointed: z.boolean().default(false),
   })
   .meta({ id: "Contact" });
@@ -1117,6 +1131,53 @@ export function withoutUnreadSettings(spec: SolverSpec, contact: ContactMethod):
   return patchSolver(spec, {}, contact);
 }
 
+type ContactIn = Partial<z.output<typeof Contact>>;
+
+/**
+ * The contact settings that one method alone reads: restitution, friction and non-empty
+ * pairs (nonsmooth contact), behavior (compliant contact), each set where the model's
+ * `method` does not read it, with why (a model refused; a PATCH too, Simulation.update).
+ */
+export function unreadContactSettings(
+  contact: ContactIn,
+  method: "nsc" | "smc",
+): { key: keyof ContactIn; message: string }[] {
+  const out: { key: keyof ContactIn; message: string }[] = [];
+  if (method === "smc") {
+    for (const key of ["restitution", "friction"] as const)
+      if (contact[key] !== undefined)
+        out.push({
+          key,
+          message: `contact.${key} is read only by nonsmooth contact (method "nsc"): compliant contact models the normal force alone (its loss is the behavior's damping); remove it or choose "nsc"`,
+        });
+    if (contact.pairs !== undefined && contact.pairs.length > 0)
+      out.push({
+        key: "pairs",
+        message: `contact.pairs (per-pair friction and restitution) are read only by nonsmooth contact (method "nsc"); remove them or choose "nsc"`,
+      });
+  } else if (contact.behavior !== undefined)
+    out.push({
+      key: "behavior",
+      message: `contact.behavior is the compliant contact's force law (method "smc"); nonsmooth contact does not read it: remove it or choose "smc"`,
+    });
+  return out;
+}
+
+/**
+ * A stored contact block (a snapshot's or a recording's) without the settings its method does
+ * not read (versions before that check filled restitution, friction and behavior in).
+ */
+export function withoutUnreadContact<C extends ContactIn & { method: "nsc" | "smc" }>(
+  contact: C,
+): C {
+  const out = { ...contact };
+  for (const u of unreadContactSettings(contact, contact.method)) {
+    if (u.key === "pairs") out.pairs = [];
+    else delete out[u.key];
+  }
+  return out;
+}
+
 type JointIn = z.infer<typeof ModelObject>["joints"][number];
 type BodyIn = z.infer<typeof ModelObject>["bodies"][number];
 
@@ -1195,11 +1256,17 @@ function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {
   return m1 > 0 && m2 > 0 && m3 > 0;
 }
 
-/** A new model: the cross-reference checks, and no solver setting its choices do not read. */
+/**
+ * A new model: the cross-reference checks, and no solver or contact setting its choices do
+ * not read.
+ */
 export const Model = ModelObject.superRefine((m, ctx) => {
   checkReferences(m, ctx);
   for (const u of unreadSolverSettings(m.solver, contactMethodOf(m)))
     ctx.addIssue({ code: "custom", path: ["solver", u.key], message: u.message });
+  if (m.contact)
+    for (const u of unreadContactSettings(m.contact, m.contact.method))
+      ctx.addIssue({ code: "custom", path: ["contact", u.key], message: u.message });
 }).meta({ id: "Model" });
 
 /**

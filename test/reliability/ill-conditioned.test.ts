@@ -70,7 +70,11 @@ function stiffRigid(method: "nsc" | "smc") {
         rotaryStiffness: 1e12,
       },
     ],
-    contact: { method, friction: 0.5, behavior: { type: "linear", stiffness: 1e12 } },
+    // friction is nonsmooth contact's, the force law compliant contact's
+    contact:
+      method === "nsc"
+        ? { method, friction: 0.5 }
+        : { method, behavior: { type: "linear", stiffness: 1e12 } },
     solver: { integrator: method === "nsc" ? "moreau-jean" : "newmark", dt: 0.002 },
   };
 }

@@ -12,7 +12,12 @@
  * the integrator factory (integrators/factory.ts), asks it for the State's contacts
  * (report) and applies PATCHes of the contact parameters (update).
  */
-import type { ContactSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
+import {
+  type ContactSpec,
+  DEFAULT_CONTACT_BEHAVIOR,
+  type ModelSpec,
+  type SolverSpec,
+} from "../../../schemas/model";
 import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import type { CollisionDetector } from "../geometry/collide";
@@ -89,7 +94,7 @@ export class ContactModel {
       this.compliant = new CompliantContactEffector(
         sys,
         this.detector,
-        createContactBehavior(spec.behavior),
+        createContactBehavior(spec.behavior ?? DEFAULT_CONTACT_BEHAVIOR),
         spec.margin,
       );
       this.compliant.stepSize = model.solver.dt;

@@ -6,7 +6,11 @@
  */
 
 import { issuesOf, issuesSummary, underPath } from "../../../schemas/issues";
-import { contactMethodOf, withoutUnreadSettings } from "../../../schemas/model";
+import {
+  contactMethodOf,
+  withoutUnreadContact,
+  withoutUnreadSettings,
+} from "../../../schemas/model";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -56,7 +60,11 @@ export function parseRecording(json: unknown): RecordingSpec {
   // as a snapshot's (snapshot.ts withoutUnreadSnapshotSettings)
   return {
     ...r.data,
-    model: { ...model, solver: withoutUnreadSettings(model.solver, contactMethodOf(model)) },
+    model: {
+      ...model,
+      solver: withoutUnreadSettings(model.solver, contactMethodOf(model)),
+      ...(model.contact ? { contact: withoutUnreadContact(model.contact) } : {}),
+    },
     start: start === null ? null : withoutUnreadSnapshotSettings(start),
   };
 }

@@ -15,6 +15,7 @@ import {
   type ModelSpec,
   patchSolver,
   type SolverSpec,
+  unreadContactSettings,
   unreadSolverSettings,
   velocityDampingIssue,
 } from "../../../schemas/model";
@@ -541,11 +542,17 @@ export class Simulation {
     const solver = patch.solver
       ? patchSolver(this.solverSpec, patch.solver, contact)
       : this.solverSpec;
-    const unread = unreadSolverSettings(solver, contact);
+    const unread = [
+      ...unreadSolverSettings(solver, contact).map((u) => ({ path: ["solver", u.key], ...u })),
+      ...(patch.contact && contact !== "none"
+        ? unreadContactSettings(patch.contact, contact).map((u) => ({
+            path: ["contact", u.key],
+            ...u,
+          }))
+        : []),
+    ];
     if (unread.length > 0)
-      throw new ParameterError(
-        unread.map((u) => ({ path: ["solver", u.key], message: u.message })),
-      );
+      throw new ParameterError(unread.map((u) => ({ path: u.path, message: u.message })));
     const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
     if (dense !== null)
       throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);

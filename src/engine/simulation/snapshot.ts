@@ -5,7 +5,11 @@
  */
 import { createHash } from "node:crypto";
 import { issuesOf } from "../../../schemas/issues";
-import { contactMethodOf, withoutUnreadSettings } from "../../../schemas/model";
+import {
+  contactMethodOf,
+  withoutUnreadContact,
+  withoutUnreadSettings,
+} from "../../../schemas/model";
 import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../../schemas/snapshot";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { SnapshotError } from "../model/state-codec";
@@ -28,12 +32,18 @@ export function withoutUnreadSnapshotSettings(
   snap: SimulationSnapshotSpec,
 ): SimulationSnapshotSpec {
   const contact = contactMethodOf(snap.model);
+  const { model, parameters } = snap;
   return {
     ...snap,
-    model: { ...snap.model, solver: withoutUnreadSettings(snap.model.solver, contact) },
+    model: {
+      ...model,
+      solver: withoutUnreadSettings(model.solver, contact),
+      ...(model.contact ? { contact: withoutUnreadContact(model.contact) } : {}),
+    },
     parameters: {
-      ...snap.parameters,
-      solver: withoutUnreadSettings(snap.parameters.solver, contact),
+      ...parameters,
+      solver: withoutUnreadSettings(parameters.solver, contact),
+      contact: parameters.contact && withoutUnreadContact(parameters.contact),
     },
   };
 }

@@ -158,6 +158,51 @@ describe("solver settings read only by some choices", () => {
     }
   });
 
+  it("contact settings of one method: friction, restitution, pairs (nsc) and behavior (smc) refused under the other, at load and on PATCH", () => {
+    const behavior = { type: "linear", stiffness: 1e4 };
+    const pairs = [{ bodies: ["ball", "floor"], friction: 0.2 }];
+    const refused = (contact: Record<string, unknown>) => {
+      try {
+        loadModel(ballOnFloor(contact, { z: 0.1, vx: 0 }, {}));
+      } catch (err) {
+        return (err as ModelError).issues.map((i) => i.path.join("."));
+      }
+      return [];
+    };
+    expect(refused({ method: "smc", friction: 0.5, restitution: 0.3, pairs })).toEqual([
+      "contact.restitution",
+      "contact.friction",
+      "contact.pairs",
+    ]);
+    expect(refused({ method: "smc", behavior })).toEqual([]);
+    expect(refused({ method: "nsc", behavior })).toEqual(["contact.behavior"]);
+    expect(refused({ method: "nsc", friction: 0.5, restitution: 0.3, pairs })).toEqual([]);
+    const smc = loadModel(ballOnFloor({ method: "smc" }, { z: 0.1, vx: 0 }, {}));
+    const nsc = loadModel(ballOnFloor({ method: "nsc" }, { z: 0.1, vx: 0 }, {}));
+    for (const [sim, patch, key] of [
+      [smc, { friction: 0.5 }, "friction"],
+      [nsc, { behavior: { type: "linear", stiffness: 1e4 } }, "behavior"],
+    ] as const) {
+      let thrown: unknown = null;
+      try {
+        sim.update({ contact: patch as never });
+      } catch (err) {
+        thrown = err;
+      }
+      expect((thrown as ParameterError).issues.map((i) => i.path.join("."))).toEqual([
+        `contact.${key}`,
+      ]);
+    }
+    nsc.update({ contact: { friction: 0.4 } });
+    // a snapshot written before the check (restitution, friction and behavior in every
+    // contact block) restores
+    const snap = JSON.parse(JSON.stringify(smc.snapshot()));
+    for (const c of [snap.model.contact, snap.parameters.contact])
+      Object.assign(c, { restitution: 0, friction: 0, pairs: [] });
+    delete snap.checksum;
+    expect(loadSnapshot(snap).snapshot().model).toEqual(smc.snapshot().model);
+  });
+
   it("linearPreconditioner runs CG on the assembled matrix with it, also where the springs offer the matrix-free product", () => {
     const run = (linearPreconditioner?: "none" | "jacobi" | "ic0") => {
       const model = clothModel({ n: 8, stiffness: 2000 });
