@@ -255,13 +255,22 @@ export const Body = z
   .strictObject({
     id: Id,
     kind: z.enum(["rigid", "particle"]).default("rigid"),
-    fixed: z.boolean().default(false),
+    fixed: z.boolean().default(false).meta({
+      description: "does not move: its velocity and angularVelocity, if given, must be zero",
+    }),
     mass: positive().optional(),
     position: Vec3.default([0, 0, 0]),
-    orientation: Quaternion.default([1, 0, 0, 0]),
+    orientation: Quaternion.default([1, 0, 0, 0]).meta({
+      description: "[w, x, y, z]; a particle has none (the identity or left out)",
+    }),
     velocity: Vec3.default([0, 0, 0]),
-    angularVelocity: Vec3.default([0, 0, 0]),
-    inertia: Inertia.optional(),
+    angularVelocity: Vec3.default([0, 0, 0]).meta({
+      description: "rad/s, world frame; zero for a particle",
+    }),
+    inertia: Inertia.optional().meta({
+      description:
+        "about the centre of mass in the body frame: [Ixx, Iyy, Izz] or a symmetric 3×3; rigid bodies only",
+    }),
     shapes: z.array(Shape).max(64).default([]),
   })
   .meta({ id: "Body" });
@@ -1267,7 +1276,45 @@ export const Model = ModelObject.superRefine((m, ctx) => {
   if (m.contact)
     for (const u of unreadContactSettings(m.contact, m.contact.method))
       ctx.addIssue({ code: "custom", path: ["contact", u.key], message: u.message });
+  m.bodies.forEach((b, i) => {
+    for (const u of unreadBodySettings(b))
+      ctx.addIssue({ code: "custom", path: ["bodies", i, u.key], message: u.message });
+  });
 }).meta({ id: "Model" });
+
+const isZero = (v: readonly number[]) => v.every((x) => x === 0);
+
+/**
+ * A body's initial state that the engine would not take, with why: a fixed body does not
+ * move (velocity and angular velocity must be zero), a particle does not rotate (no
+ * orientation other than the identity, no angular velocity, no inertia) — the rules the
+ * bodyState input applies at run time (src/engine/simulation/inputs.ts).
+ */
+function unreadBodySettings(
+  b: z.output<typeof Body>,
+): { key: "velocity" | "angularVelocity" | "orientation" | "inertia"; message: string }[] {
+  const out: ReturnType<typeof unreadBodySettings> = [];
+  if (b.fixed)
+    for (const key of ["velocity", "angularVelocity"] as const)
+      if (!isZero(b[key]))
+        out.push({
+          key,
+          message: `body "${b.id}" is fixed: it does not move, so its ${key} must be zero (a moving support is a body driven by a motor on a joint)`,
+        });
+  if (b.kind === "particle") {
+    const [w, x, y, z] = b.orientation;
+    if (w !== 1 || x !== 0 || y !== 0 || z !== 0)
+      out.push({ key: "orientation", message: `particle "${b.id}" has no orientation` });
+    if (!isZero(b.angularVelocity))
+      out.push({ key: "angularVelocity", message: `particle "${b.id}" does not rotate` });
+    if (b.inertia !== undefined)
+      out.push({
+        key: "inertia",
+        message: `particle "${b.id}" does not rotate: it has no inertia (a rigid body does)`,
+      });
+  }
+  return out;
+}
 
 /**
  * A model inside a snapshot or a recording: taken as it was validated when it was made, so

@@ -31,6 +31,41 @@ describe("loadModel and buildSimulation", () => {
     expect(modelIssues("not a model").length).toBeGreaterThan(0);
   });
 
+  it("what a body's kind would drop is refused with its path: a fixed body's motion, a particle's rotation", () => {
+    const paths = (bodies: Record<string, unknown>[]) =>
+      modelIssues({ bodies: [...bodies, { id: "ok", mass: 1, inertia: [1, 1, 1] }] }).map((i) =>
+        i.path.join("."),
+      );
+    expect(
+      paths([
+        { id: "f", fixed: true, velocity: [1, 0, 0], angularVelocity: [0, 0, 2] },
+        {
+          id: "p",
+          kind: "particle",
+          mass: 1,
+          orientation: [0, 0, 0, 1],
+          angularVelocity: [0, 0, 5],
+          inertia: [1, 1, 1],
+        },
+      ]),
+    ).toEqual([
+      "bodies.0.velocity",
+      "bodies.0.angularVelocity",
+      "bodies.1.orientation",
+      "bodies.1.angularVelocity",
+      "bodies.1.inertia",
+    ]);
+    // at rest, identity and no inertia: taken
+    expect(() =>
+      loadModel({
+        bodies: [
+          { id: "f", fixed: true, velocity: [0, 0, 0] },
+          { id: "p", kind: "particle", mass: 1, orientation: [1, 0, 0, 0] },
+        ],
+      }),
+    ).not.toThrow();
+  });
+
   it("the loaded model is frozen: a snapshot's model cannot change the simulation's", () => {
     const json = {
       gravity: [0, 0, -9.81],
