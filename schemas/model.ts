@@ -1187,6 +1187,18 @@ export function withoutUnreadContact<C extends ContactIn & { method: "nsc" | "sm
   return out;
 }
 
+/**
+ * A stored model (a snapshot's or a recording's) without the solver and contact settings its
+ * choices do not read (withoutUnreadSettings, withoutUnreadContact).
+ */
+export function withoutUnreadModelSettings(model: ModelSpec): ModelSpec {
+  return {
+    ...model,
+    solver: withoutUnreadSettings(model.solver, contactMethodOf(model)),
+    ...(model.contact ? { contact: withoutUnreadContact(model.contact) } : {}),
+  };
+}
+
 type JointIn = z.infer<typeof ModelObject>["joints"][number];
 type BodyIn = z.infer<typeof ModelObject>["bodies"][number];
 

@@ -6,11 +6,7 @@
  */
 
 import { issuesOf, issuesSummary, underPath } from "../../../schemas/issues";
-import {
-  contactMethodOf,
-  withoutUnreadContact,
-  withoutUnreadSettings,
-} from "../../../schemas/model";
+import { withoutUnreadModelSettings } from "../../../schemas/model";
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -60,11 +56,7 @@ export function parseRecording(json: unknown): RecordingSpec {
   // as a snapshot's (snapshot.ts withoutUnreadSnapshotSettings)
   return {
     ...r.data,
-    model: {
-      ...model,
-      solver: withoutUnreadSettings(model.solver, contactMethodOf(model)),
-      ...(model.contact ? { contact: withoutUnreadContact(model.contact) } : {}),
-    },
+    model: withoutUnreadModelSettings(model),
     start: start === null ? null : withoutUnreadSnapshotSettings(start),
   };
 }

@@ -543,16 +543,18 @@ export class Simulation {
       ? patchSolver(this.solverSpec, patch.solver, contact)
       : this.solverSpec;
     const unread = [
-      ...unreadSolverSettings(solver, contact).map((u) => ({ path: ["solver", u.key], ...u })),
+      ...unreadSolverSettings(solver, contact).map((u) => ({
+        path: ["solver", u.key],
+        message: u.message,
+      })),
       ...(patch.contact && contact !== "none"
         ? unreadContactSettings(patch.contact, contact).map((u) => ({
             path: ["contact", u.key],
-            ...u,
+            message: u.message,
           }))
         : []),
     ];
-    if (unread.length > 0)
-      throw new ParameterError(unread.map((u) => ({ path: u.path, message: u.message })));
+    if (unread.length > 0) throw new ParameterError(unread);
     const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
     if (dense !== null)
       throw new ParameterError([{ path: ["solver", "linearSolver"], message: dense }]);

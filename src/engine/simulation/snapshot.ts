@@ -8,6 +8,7 @@ import { issuesOf } from "../../../schemas/issues";
 import {
   contactMethodOf,
   withoutUnreadContact,
+  withoutUnreadModelSettings,
   withoutUnreadSettings,
 } from "../../../schemas/model";
 import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../../schemas/snapshot";
@@ -31,18 +32,13 @@ export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
 export function withoutUnreadSnapshotSettings(
   snap: SimulationSnapshotSpec,
 ): SimulationSnapshotSpec {
-  const contact = contactMethodOf(snap.model);
   const { model, parameters } = snap;
   return {
     ...snap,
-    model: {
-      ...model,
-      solver: withoutUnreadSettings(model.solver, contact),
-      ...(model.contact ? { contact: withoutUnreadContact(model.contact) } : {}),
-    },
+    model: withoutUnreadModelSettings(model),
     parameters: {
       ...parameters,
-      solver: withoutUnreadSettings(parameters.solver, contact),
+      solver: withoutUnreadSettings(parameters.solver, contactMethodOf(model)),
       contact: parameters.contact && withoutUnreadContact(parameters.contact),
     },
   };
