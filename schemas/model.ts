@@ -4,6 +4,7 @@
  * them. SI units throughout, right-handed frames, quaternions [w, x, y, z].
  */
 import { z } from "zod";
+import { articulationIssues } from "./articulation";
 import { denseOrderIssue, systemOrder } from "./cost";
 import {
   consistentMassIssue,
@@ -585,11 +586,18 @@ export const Contact = z
 export const SolverSettings = z
   .strictObject({
     integrator: z
-      .enum(["moreau-jean", "newmark", "generalized-alpha", "backward-euler", "symplectic-euler"])
+      .enum([
+        "moreau-jean",
+        "newmark",
+        "generalized-alpha",
+        "backward-euler",
+        "symplectic-euler",
+        "articulated",
+      ])
       .default("moreau-jean")
       .meta({
         description:
-          "generalized-alpha for jointed mechanisms and stiff forces (long runs keep their energy), moreau-jean for nonsmooth contact and impacts, newmark for SOFA's scheme",
+          "articulated for trees of rigid bodies without contact (joint coordinates: the joints hold exactly; explicit, with error control), generalized-alpha for closed chains, other jointed mechanisms and stiff forces (long runs keep their energy), moreau-jean for nonsmooth contact and impacts, newmark for SOFA's scheme",
       }),
     dt: positive().max(1).default(0.005),
     theta: z.number().min(0).max(1).optional().meta({
@@ -610,7 +618,7 @@ export const SolverSettings = z
     }),
     stepTolerance: positive().nullable().optional().meta({
       description:
-        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change of the mean acceleration from the previous step, measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off",
+        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change of the mean acceleration from the previous step, measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. articulated: local error per sub-step (m) of its Dormand–Prince pair, measured the same way (the velocities' error as the displacement it makes over the sub-step), which sets the sub-steps' length; absent: 1e-6; null: off (one sub-step per step)",
     }),
     rayleighMass: nonNegative().default(0).meta({
       description:
@@ -1011,6 +1019,7 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
   const decay = velocityDampingIssue(m.solver);
   if (decay !== null)
     ctx.addIssue({ code: "custom", path: ["solver", "velocityDamping"], message: decay });
+  for (const issue of articulationIssues(m)) ctx.addIssue({ code: "custom", ...issue });
 }
 
 /**
@@ -1038,7 +1047,7 @@ const SETTING_READERS: { [K in keyof SolverSpec]?: SettingReaders } = {
   beta: { choice: "integrator", by: ["newmark"] },
   gamma: { choice: "integrator", by: ["newmark"] },
   rhoInfinity: { choice: "integrator", by: ["generalized-alpha"] },
-  stepTolerance: { choice: "integrator", by: ["generalized-alpha"] },
+  stepTolerance: { choice: "integrator", by: ["generalized-alpha", "articulated"] },
   linearTolerance: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
   linearIterations: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
   linearPreconditioner: { choice: "linearSolver", by: ["cg"] },

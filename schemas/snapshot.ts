@@ -103,6 +103,10 @@ export const SimulationSnapshot = z
             description:
               "generalized-α's sub-step controller: the next step's 2^depth sub-steps, steps before it tries longer ones, wait after the next failure (absent: 0, 0, 1)",
           }),
+        substepSize: z.number().positive().optional().meta({
+          description:
+            "the articulated integrator's next sub-step length (s; absent: none, the next step tries the whole step)",
+        }),
       }),
       lambda: Float64Base64.meta({
         description: "joint multipliers of the last solve (the reported reactions)",

@@ -160,8 +160,13 @@ export class CoupledProblems implements OneStepProblem {
  * (Moreau–Jean and its θ = 1 cases, backward and symplectic Euler): only those take
  * one-step nonsmooth problems (contact.method "nsc", nonsmooth joint limits). Newmark and
  * generalized-α step accelerations, whose memory a_t would carry an impulse P/h into the
- * next step's predictor; they take the compliant forms instead.
+ * next step's predictor; they take the compliant forms instead. The articulated integrator
+ * takes neither (schemas/articulation.ts refuses contact and limits with it).
  */
 export function isVelocityLevel(integrator: string): boolean {
-  return integrator !== "newmark" && integrator !== "generalized-alpha";
+  return (
+    integrator === "moreau-jean" ||
+    integrator === "backward-euler" ||
+    integrator === "symplectic-euler"
+  );
 }

@@ -4,6 +4,8 @@
  *   newmark            NewmarkIntegrator (SOFA's NewmarkImplicitSolver, Rayleigh damping;
  *                      β, γ by default as the step resolves the springs: resolution.ts)
  *   generalized-alpha  GeneralizedAlphaIntegrator (Chung–Hulbert, ρ∞)
+ *   articulated        ArticulatedIntegrator (joint coordinates, Dormand–Prince 5(4) with
+ *                      error control; trees of rigid bodies without contact)
  *   moreau-jean, backward-euler, symplectic-euler
  *                      the θ-method of Moreau–Jean with θ, forceWeight: (θ, θ), (1, 1),
  *                      (1, 0); a MoreauJeanIntegrator over the one-step nonsmooth problem
@@ -13,10 +15,13 @@
  * (Newmark evaluates it at the predictor), one-step problems (the velocity-level schemes).
  */
 import type { SolverSpec } from "../../../schemas/model";
+import type { ConstraintSet } from "../constraints/constraint-set";
 import type { CompliantContactEffector } from "../contact/compliant";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
+import type { ArticulatedTree } from "../dynamics/articulated-body";
 import { CoupledProblems, type OneStepProblem } from "../dynamics/one-step-problem";
 import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
+import { ARTICULATED_STEP_TOLERANCE, ArticulatedIntegrator } from "./articulated";
 import {
   DEFAULT_RHO_INFINITY,
   defaultStepTolerance,
@@ -41,6 +46,16 @@ export interface IntegratorParts {
   limits: OneStepProblem | null;
   /** the stiffest spring's ω = √(k/m) (rad/s; resolution.ts), which newmark's defaults follow */
   springFrequency: number;
+  /**
+   * The joint tree the articulated integrator steps (built on first use: a model that
+   * never chooses it needs none), the joints and their multipliers, where it writes the
+   * reactions.
+   */
+  articulated: {
+    tree: () => ArticulatedTree;
+    constraints: ConstraintSet;
+    lambda: Float64Array;
+  };
 }
 
 export function createIntegrator(
@@ -85,6 +100,20 @@ export function createIntegrator(
         newton,
         memory,
       );
+    case "articulated": {
+      const { tree, constraints, lambda } = parts.articulated;
+      return new ArticulatedIntegrator(
+        tree(),
+        stepper,
+        constraints,
+        lambda,
+        {
+          stepTolerance:
+            p.stepTolerance === undefined ? ARTICULATED_STEP_TOLERANCE : p.stepTolerance,
+        },
+        memory,
+      );
+    }
   }
   const damping = {
     rayleighMass: p.rayleighMass,

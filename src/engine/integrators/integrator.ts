@@ -11,7 +11,8 @@ export type IntegratorName =
   | "newmark"
   | "generalized-alpha"
   | "backward-euler"
-  | "symplectic-euler";
+  | "symplectic-euler"
+  | "articulated";
 
 export interface StepStats {
   newtonIterations: number;
@@ -112,6 +113,11 @@ export class IntegratorMemory {
   substepDepth = 0;
   substepWait = 0;
   substepBackoff = 1;
+  /**
+   * The articulated integrator's next sub-step length (s; articulated.ts), 0 at the start
+   * and after invalidate(): the next step then tries the whole step first.
+   */
+  substepSize = 0;
 
   constructor(numDofs: number) {
     this.acceleration = new Float64Array(numDofs);
@@ -130,6 +136,7 @@ export class IntegratorMemory {
     this.substepDepth = 0;
     this.substepWait = 0;
     this.substepBackoff = 1;
+    this.substepSize = 0;
   }
 
   /** this ← from (a memory of the same size). */
@@ -143,6 +150,7 @@ export class IntegratorMemory {
     this.substepDepth = from.substepDepth;
     this.substepWait = from.substepWait;
     this.substepBackoff = from.substepBackoff;
+    this.substepSize = from.substepSize;
   }
 }
 

@@ -314,32 +314,39 @@ export function isIsotropic(I: Float64Array, o: number): boolean {
 export function updateDerived(sys: BodySystem): void {
   sys.stateVersion++;
   sys.poseVersion++;
+  for (let b = 0; b < sys.numBodies; b++) updateBodyDerived(sys, b);
+}
+
+/**
+ * Body b's rotation matrix and world inertias from its orientation (updateDerived's work
+ * for one body: a caller that places the bodies one by one and needs each one's rotation
+ * before the next, dynamics/articulated-body.ts, then bumps the versions itself).
+ */
+export function updateBodyDerived(sys: BodySystem, b: number): void {
+  // a particle keeps R = I (its quaternion is never rotated)
+  if (sys.hasOrientation[b] === 0) return;
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
   const { principalInertia, principalInertiaInv } = sys;
-  for (let b = 0; b < sys.numBodies; b++) {
-    // a particle keeps R = I (its quaternion is never rotated)
-    if (sys.hasOrientation[b] === 0) continue;
-    const rigid = sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0;
-    if (rigid && principalInertia[3 * b] >= 0) {
-      // R, R diag(I_p) Rᵀ and R diag(1/I_p) Rᵀ in one pass
-      quatToMat3Inertias(
-        rotation,
-        9 * b,
-        quat,
-        4 * b,
-        principalInertia,
-        inertiaWorld,
-        principalInertiaInv,
-        inertiaWorldInv,
-        3 * b,
-      );
-      continue;
-    }
-    quatToMat3(rotation, 9 * b, quat, 4 * b);
-    if (!rigid) continue;
-    mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
-    mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
+  const rigid = sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0;
+  if (rigid && principalInertia[3 * b] >= 0) {
+    // R, R diag(I_p) Rᵀ and R diag(1/I_p) Rᵀ in one pass
+    quatToMat3Inertias(
+      rotation,
+      9 * b,
+      quat,
+      4 * b,
+      principalInertia,
+      inertiaWorld,
+      principalInertiaInv,
+      inertiaWorldInv,
+      3 * b,
+    );
+    return;
   }
+  quatToMat3(rotation, 9 * b, quat, 4 * b);
+  if (!rigid) return;
+  mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
+  mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
 }
 
 export function clearForces(sys: BodySystem): void {

@@ -5,6 +5,7 @@
  */
 
 import type { SceneOut } from "../../../schemas/api";
+import { articulationIssues } from "../../../schemas/articulation";
 import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
 import { consistentMassIssue } from "../../../schemas/fem";
 import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
@@ -29,6 +30,7 @@ import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { ContactModel } from "../contact/contact-model";
 import { ContactReport } from "../contact/report";
+import { type ArticulatedTree, buildTree } from "../dynamics/articulated-body";
 import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import { potentialEnergy } from "../forces/energy";
@@ -227,6 +229,8 @@ export class Simulation {
   private restoredContacts: ContactReport | null = null;
   /** The fem bodies (their effectors), in model order. */
   private readonly fem: FemEffector[];
+  /** The joint tree of the articulated integrator, built when it is first chosen. */
+  private tree: ArticulatedTree | null = null;
 
   constructor(parts: SimulationParts) {
     this.model = parts.model;
@@ -561,6 +565,8 @@ export class Simulation {
     const decay = velocityDampingIssue(solver);
     if (decay !== null)
       throw new ParameterError([{ path: ["solver", "velocityDamping"], message: decay }]);
+    const articulation = articulationIssues({ ...this.model, solver });
+    if (articulation.length > 0) throw new ParameterError(articulation);
     if (consistentMassIssue(this.model.fem, solver.integrator) !== null)
       throw new ParameterError([
         {
@@ -1031,6 +1037,14 @@ export class Simulation {
         nonsmooth: this.contact?.nonsmooth ?? null,
         limits: this.limitProblem,
         springFrequency: this.springFrequency,
+        articulated: {
+          tree: () => {
+            this.tree ??= buildTree(this.system, this.model.joints);
+            return this.tree;
+          },
+          constraints: this.constraints,
+          lambda: this.record.lambda,
+        },
       },
       this.record.integrator,
     );

@@ -250,6 +250,8 @@ export function encodeState(
         ...(m.substepDepth !== 0 || m.substepWait !== 0 || m.substepBackoff !== 1
           ? { substeps: { depth: m.substepDepth, wait: m.substepWait, backoff: m.substepBackoff } }
           : {}),
+        // the articulated integrator's sub-step length, once it has one
+        ...(m.substepSize > 0 ? { substepSize: m.substepSize } : {}),
       },
       lambda: encodeFloat64(s.lambda),
       stats: {
@@ -333,6 +335,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   m.substepDepth = substeps?.depth ?? 0;
   m.substepWait = substeps?.wait ?? 0;
   m.substepBackoff = substeps?.backoff ?? 1;
+  m.substepSize = mem.integrator.substepSize ?? 0;
   s.lambda.set(decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]));
   const nb = sizes.numBlocks;
   mem.matrixBlocks.forEach(([bi, bj], k) => {

@@ -1,0 +1,1228 @@
+/**
+ * Rigid bodies joined in trees, in joint (reduced) coordinates: the configuration is one
+ * set of coordinates per joint, the joints hold by construction, and the accelerations
+ * come from Featherstone's articulated-body algorithm in O(bodies) ("Rigid Body Dynamics
+ * Algorithms", 2008, ch. 7), written here with world-oriented 6-vectors referred to each
+ * body's joint point. The integrators/articulated.ts integrator steps it.
+ *
+ * Each dynamic body is one `slot`, parents before children. A body joined to ground or to a
+ * fixed body is a root; a body in no joint is a free root (6 coordinates, a particle 3).
+ * Coordinates per joint (positions y, velocities u; world frame W, parent body frame P):
+ *   spherical  y: the relative rotation q_rel = q_p* ⊗ q_c (4, a unit quaternion),
+ *              u: the relative angular velocity ω_c − ω_p (3, W)
+ *   revolute   y: the angle θ turned about the axis since the step's start (1), u: θ̇
+ *   prismatic  y: the offset s of the child's point along the axis from the parent's (1, m), u: ṡ
+ *   fixed      none (the relative pose of the step's start is kept)
+ *   free body  y: position (3) and orientation quaternion (4), u: ω then v (6, W)
+ *   free particle  y: position (3), u: velocity (3)
+ * The relative rotations of revolute, prismatic and fixed joints are taken at the step's start
+ * (beginStep) from the bodies' state: the coordinates are increments over one step, so the
+ * model needs no zero configuration of its joints.
+ *
+ * Accelerations. A body's 6-vector "acceleration" A = (α, a_P) is its angular acceleration
+ * and the acceleration of its joint point P (its centre of mass for a free body); a wrench
+ * w = (n_P, f) a moment about P and a force, both W. A body of mass m, centroidal inertia I
+ * (W), centre c = P + r, with applied force f_e and torque τ_e (gyroscopic torque included:
+ * forces/gyroscopic.ts) needs from its joint the wrench
+ *   w = M A + p,  M = [I − m r̃r̃, m r̃; −m r̃, m 1],  p = (r × (m c_r − f_e) − τ_e, m c_r − f_e)
+ * with c_r = ω × (ω × r), plus its children's joint wrenches shifted to P. A child's
+ * acceleration follows its parent's: A_c = T A_p + S ü + κ with T = [1, 0; −d̃, 1] (d from
+ * the parent's point to the child's), S the joint's motion directions (W) and κ its
+ * velocity-product terms: ω_p × (ω_p × d) in a_P, ω_p × (ê θ̇) in α (revolute),
+ * 2 ω_p × ê ṡ in a_P (prismatic). The child's articulated inertia K and bias b (w = K A + b)
+ * with its joint free along S (Sᵀ w = 0: the joint transmits no effort along its motion) are
+ *   D = Sᵀ K S,  ü = D⁻¹ (−Sᵀ (K X + b)),  X = T A_p + κ,
+ *   w = (K − K S D⁻¹ Sᵀ K) X + b − K S D⁻¹ Sᵀ b,
+ * which adds Tᵀ K^a T and Tᵀ (K^a κ + b^a) to the parent's (Tᵀ shifts a wrench from the
+ * child's point to the parent's: n + d × f). The backward pass builds K, b from the leaves
+ * in; the forward pass gets ü and A from the roots out, and w = K A + b, each joint's
+ * reaction on its child.
+ */
+import type { JointSpec } from "../../../schemas/model";
+import { quatMul, quatToMat3 } from "../math/quat";
+import { invertSmall } from "../math/small-dense";
+import { BodyKind, type BodySystem, updateBodyDerived } from "../model/body-system";
+
+export const SlotKind = {
+  FREE: 0,
+  PARTICLE: 1,
+  SPHERICAL: 2,
+  REVOLUTE: 3,
+  PRISMATIC: 4,
+  FIXED: 5,
+} as const;
+
+/** Position and velocity coordinates of each kind of slot. */
+const POSITION_SIZE = [7, 3, 4, 1, 1, 0];
+const VELOCITY_SIZE = [6, 3, 3, 1, 1, 0];
+
+/** Why a model cannot be stepped in joint coordinates (the message names the part). */
+export class ArticulationError extends Error {
+  constructor(
+    message: string,
+    /** The path of the model part at fault (zod-issue style). */
+    readonly path: (string | number)[],
+  ) {
+    super(message);
+    this.name = "ArticulationError";
+  }
+}
+
+/**
+ * The tree of a model's joints (rooted at ground and the fixed bodies), or the reason it
+ * is not one: a joint that closes a loop, a joint of a particle, a distance joint.
+ */
+export function buildTree(sys: BodySystem, joints: readonly JointSpec[]): ArticulatedTree {
+  const n = sys.numBodies;
+  const fixedOrGround = (b: number) => b < 0 || sys.kind[b] === BodyKind.FIXED;
+  const adjacency: number[][] = Array.from({ length: n }, () => []);
+  joints.forEach((j, k) => {
+    if (j.type === "distance")
+      throw new ArticulationError(
+        `joint "${j.id}": distance joints are not tree joints of the articulated integrator (use generalized-alpha)`,
+        ["joints", k, "type"],
+      );
+    for (const end of [j.a, j.b]) {
+      const b = bodyIndex(sys, end.body);
+      if (b >= 0 && sys.kind[b] === BodyKind.PARTICLE)
+        throw new ArticulationError(
+          `joint "${j.id}" holds particle "${end.body}": the articulated integrator joins rigid bodies only`,
+          ["joints", k],
+        );
+    }
+    const a = bodyIndex(sys, j.a.body);
+    const b = bodyIndex(sys, j.b.body);
+    if (!fixedOrGround(a)) adjacency[a].push(k);
+    if (!fixedOrGround(b)) adjacency[b].push(k);
+  });
+  // breadth-first from the joints to ground and fixed bodies, then from each free body
+  const slotOf = new Int32Array(n).fill(-1);
+  const usedJoint = new Uint8Array(joints.length);
+  const order: number[] = [];
+  const parentSlot: number[] = [];
+  const via: number[] = [];
+  const visit = (body: number, parent: number, joint: number) => {
+    slotOf[body] = order.length;
+    order.push(body);
+    parentSlot.push(parent);
+    via.push(joint);
+    if (joint >= 0) usedJoint[joint] = 1;
+  };
+  const other = (k: number, b: number) => {
+    const a = bodyIndex(sys, joints[k].a.body);
+    return a === b ? bodyIndex(sys, joints[k].b.body) : a;
+  };
+  joints.forEach((j, k) => {
+    const a = bodyIndex(sys, j.a.body);
+    const b = bodyIndex(sys, j.b.body);
+    if (fixedOrGround(a) && !fixedOrGround(b) && slotOf[b] < 0) visit(b, -1, k);
+    else if (fixedOrGround(b) && !fixedOrGround(a) && slotOf[a] < 0) visit(a, -1, k);
+  });
+  for (let b = 0; b < n; b++)
+    if (slotOf[b] < 0 && sys.kind[b] !== BodyKind.FIXED && adjacency[b].length === 0)
+      visit(b, -1, -1);
+  for (let head = 0; ; head++) {
+    if (head === order.length) {
+      // a jointed component without ground: its first body is a free root
+      const b = slotOf.findIndex((s, i) => s < 0 && sys.kind[i] !== BodyKind.FIXED);
+      if (b < 0) break;
+      visit(b, -1, -1);
+    }
+    const body = order[head];
+    for (const k of adjacency[body]) {
+      if (usedJoint[k]) continue;
+      const c = other(k, body);
+      if (fixedOrGround(c) || slotOf[c] >= 0)
+        throw new ArticulationError(
+          `joint "${joints[k].id}" closes a loop: the articulated integrator steps trees of joints (use generalized-alpha for closed chains)`,
+          ["joints", k],
+        );
+      visit(c, head, k);
+    }
+  }
+  return new ArticulatedTree(sys, joints, order, parentSlot, via);
+}
+
+function bodyIndex(sys: BodySystem, id: string | undefined): number {
+  if (id === undefined || id === "ground") return -1;
+  const b = sys.index.get(id);
+  if (b === undefined) throw new Error(`unknown body "${id}"`);
+  return b;
+}
+
+export class ArticulatedTree {
+  readonly sys: BodySystem;
+  readonly numSlots: number;
+  /** Body index of each slot (parents before children). */
+  readonly body: Int32Array;
+  /** Parent slot, −1 for a root. */
+  readonly parent: Int32Array;
+  /** Parent body index of a root: a fixed body, or −1 (ground or none). */
+  readonly rootParentBody: Int32Array;
+  readonly kind: Uint8Array;
+  /** Model index of the slot's joint, −1 for a free root. */
+  readonly joint: Int32Array;
+  /** Offsets of each slot's coordinates in y and u; sizes of y and u. */
+  readonly yOffset: Int32Array;
+  readonly uOffset: Int32Array;
+  readonly ySize: number;
+  readonly uSize: number;
+  /** The joint point on the parent (parent frame, from its centre; W for ground), m. */
+  private readonly anchorParent: Float64Array;
+  /** The joint point on the child (child frame, from its centre), m. */
+  private readonly anchorChild: Float64Array;
+  /** The joint axis in the parent's frame (W for ground), unit. */
+  private readonly axis: Float64Array;
+  /** Relative rotation q_p* ⊗ q_c at the step's start (revolute, prismatic, fixed). */
+  private readonly relative0: Float64Array;
+  // per-slot kinematics of the last `setState` (W): joint point P, axis ê
+  private readonly point: Float64Array;
+  private readonly axisWorld: Float64Array;
+  // the articulated-body algorithm's per-slot quantities
+  private readonly K: Float64Array;
+  private readonly bias: Float64Array;
+  private readonly kappa: Float64Array;
+  /** K S (6 × k, row-major), D⁻¹ (k × k), −Sᵀ b (k) of each slot's joint. */
+  private readonly U: Float64Array;
+  private readonly Dinv: Float64Array;
+  private readonly free: Float64Array;
+  /** Each slot's A = (α, a_P) of the last `accelerations`. */
+  private readonly A: Float64Array;
+  /** Each slot's joint wrench (n_P, f) on its body from the last `accelerations` (W). */
+  readonly wrench: Float64Array;
+  private readonly work = new Float64Array(36);
+  private readonly Dk = new Float64Array(36);
+  private readonly tmpQ = new Float64Array(4);
+  private readonly tmpQ2 = new Float64Array(4);
+
+  constructor(
+    sys: BodySystem,
+    joints: readonly JointSpec[],
+    order: readonly number[],
+    parentSlot: readonly number[],
+    via: readonly number[],
+  ) {
+    this.sys = sys;
+    const n = order.length;
+    this.numSlots = n;
+    this.body = Int32Array.from(order);
+    this.parent = Int32Array.from(parentSlot);
+    this.joint = Int32Array.from(via);
+    this.rootParentBody = new Int32Array(n).fill(-1);
+    this.kind = new Uint8Array(n);
+    this.yOffset = new Int32Array(n);
+    this.uOffset = new Int32Array(n);
+    this.anchorParent = new Float64Array(3 * n);
+    this.anchorChild = new Float64Array(3 * n);
+    this.axis = new Float64Array(3 * n);
+    this.relative0 = new Float64Array(4 * n);
+    this.point = new Float64Array(3 * n);
+    this.axisWorld = new Float64Array(3 * n);
+    this.K = new Float64Array(36 * n);
+    this.bias = new Float64Array(6 * n);
+    this.kappa = new Float64Array(6 * n);
+    this.U = new Float64Array(36 * n);
+    this.Dinv = new Float64Array(36 * n);
+    this.free = new Float64Array(6 * n);
+    this.A = new Float64Array(6 * n);
+    this.wrench = new Float64Array(6 * n);
+    let ys = 0;
+    let us = 0;
+    for (let i = 0; i < n; i++) {
+      const b = order[i];
+      const k = via[i];
+      let kind: number;
+      if (k < 0) kind = sys.kind[b] === BodyKind.PARTICLE ? SlotKind.PARTICLE : SlotKind.FREE;
+      else {
+        const j = joints[k];
+        kind =
+          j.type === "spherical"
+            ? SlotKind.SPHERICAL
+            : j.type === "revolute"
+              ? SlotKind.REVOLUTE
+              : j.type === "prismatic"
+                ? SlotKind.PRISMATIC
+                : SlotKind.FIXED;
+        // the child is the end that is this slot's body; the parent the other
+        const childIsB = bodyIndex(sys, j.b.body) === b;
+        const childEnd = childIsB ? j.b : j.a;
+        const parentEnd = childIsB ? j.a : j.b;
+        const pb = bodyIndex(sys, parentEnd.body);
+        if (parentSlot[i] < 0) this.rootParentBody[i] = pb;
+        for (let d = 0; d < 3; d++) this.anchorChild[3 * i + d] = childEnd.point[d];
+        if (kind === SlotKind.FIXED) {
+          // the child's point in the parent's frame: the relative pose of the model is held
+          const w = [0, 0, 0];
+          bodyToWorld(sys, b, childEnd.point, w);
+          worldToBody(sys, pb, w, this.anchorParent, 3 * i);
+        } else for (let d = 0; d < 3; d++) this.anchorParent[3 * i + d] = parentEnd.point[d];
+        if (j.type === "revolute" || j.type === "prismatic") {
+          const len = Math.hypot(j.axis[0], j.axis[1], j.axis[2]);
+          // the model gives the axis in W at the model pose: into the parent's frame
+          const a = [j.axis[0] / len, j.axis[1] / len, j.axis[2] / len];
+          rotateToBody(sys, pb, a, this.axis, 3 * i);
+          // the coordinate's sign: b relative to a (joint-coordinate.ts)
+          if (!childIsB) for (let d = 0; d < 3; d++) this.axis[3 * i + d] *= -1;
+        }
+      }
+      this.kind[i] = kind;
+      this.yOffset[i] = ys;
+      this.uOffset[i] = us;
+      ys += POSITION_SIZE[kind];
+      us += VELOCITY_SIZE[kind];
+    }
+    this.ySize = ys;
+    this.uSize = us;
+  }
+
+  /**
+   * The coordinates of the bodies' current state (y, u), and the step's reference relative
+   * rotations. Velocities outside a joint's motion are dropped (a state off the joints,
+   * as a model's initial velocities may be, is projected there; positions likewise by
+   * `setState`, which places each child at its joint).
+   */
+  beginStep(y: Float64Array, u: Float64Array): void {
+    const sys = this.sys;
+    const { pos, quat, vel, omega } = sys;
+    const q = this.tmpQ;
+    for (let i = 0; i < this.numSlots; i++) {
+      const b = this.body[i];
+      const yo = this.yOffset[i];
+      const uo = this.uOffset[i];
+      const kind = this.kind[i];
+      if (kind === SlotKind.FREE) {
+        for (let d = 0; d < 3; d++) y[yo + d] = pos[3 * b + d];
+        for (let d = 0; d < 4; d++) y[yo + 3 + d] = quat[4 * b + d];
+        for (let d = 0; d < 3; d++) {
+          u[uo + d] = omega[3 * b + d];
+          u[uo + 3 + d] = vel[3 * b + d];
+        }
+        continue;
+      }
+      if (kind === SlotKind.PARTICLE) {
+        for (let d = 0; d < 3; d++) {
+          y[yo + d] = pos[3 * b + d];
+          u[uo + d] = vel[3 * b + d];
+        }
+        continue;
+      }
+      const pb = this.parentBody(i);
+      // q_rel = q_p* ⊗ q_c
+      if (pb >= 0) {
+        q[0] = quat[4 * pb];
+        for (let d = 1; d < 4; d++) q[d] = -quat[4 * pb + d];
+      } else {
+        q[0] = 1;
+        q[1] = q[2] = q[3] = 0;
+      }
+      const rel = kind === SlotKind.SPHERICAL ? y : this.relative0;
+      const ro = kind === SlotKind.SPHERICAL ? yo : 4 * i;
+      quatMul(rel, ro, q, 0, quat, 4 * b);
+      normalizeQuat(rel, ro);
+      const wpx = pb >= 0 ? omega[3 * pb] : 0;
+      const wpy = pb >= 0 ? omega[3 * pb + 1] : 0;
+      const wpz = pb >= 0 ? omega[3 * pb + 2] : 0;
+      const rx = omega[3 * b] - wpx;
+      const ry = omega[3 * b + 1] - wpy;
+      const rz = omega[3 * b + 2] - wpz;
+      if (kind === SlotKind.SPHERICAL) {
+        u[uo] = rx;
+        u[uo + 1] = ry;
+        u[uo + 2] = rz;
+        continue;
+      }
+      if (kind === SlotKind.FIXED) continue;
+      // the axis in W at the start
+      const e = this.axisWorld;
+      parentRotate(sys, pb, this.axis, 3 * i, e, 3 * i);
+      if (kind === SlotKind.REVOLUTE) {
+        y[yo] = 0;
+        u[uo] = e[3 * i] * rx + e[3 * i + 1] * ry + e[3 * i + 2] * rz;
+        continue;
+      }
+      // prismatic: s = ê·(P_c − P_p), ṡ = ê·(v of P_c on the child − v of that point on the parent)
+      const pc = [0, 0, 0];
+      bodyToWorld(sys, b, this.anchorChild.subarray(3 * i, 3 * i + 3), pc);
+      const pp = [0, 0, 0];
+      if (pb >= 0) bodyToWorld(sys, pb, this.anchorParent.subarray(3 * i, 3 * i + 3), pp);
+      else for (let d = 0; d < 3; d++) pp[d] = this.anchorParent[3 * i + d];
+      let s = 0;
+      let sd = 0;
+      for (let d = 0; d < 3; d++) s += e[3 * i + d] * (pc[d] - pp[d]);
+      const vc = pointVelocity(sys, b, pc);
+      const vp = pb >= 0 ? pointVelocity(sys, pb, pc) : [0, 0, 0];
+      for (let d = 0; d < 3; d++) sd += e[3 * i + d] * (vc[d] - vp[d]);
+      y[yo] = s;
+      u[uo] = sd;
+    }
+  }
+
+  /** The parent body of slot i: its parent slot's body, or a root's fixed body or −1. */
+  private parentBody(i: number): number {
+    const p = this.parent[i];
+    return p >= 0 ? this.body[p] : this.rootParentBody[i];
+  }
+
+  /**
+   * Places the bodies at coordinates (y, u) (forward kinematics, parents first): positions,
+   * orientations, velocities and the derived rotations and inertias of the body system.
+   * Quaternion coordinates are read normalized.
+   */
+  setState(y: Float64Array, u: Float64Array): void {
+    const sys = this.sys;
+    const { pos, quat, vel, omega, rotation } = sys;
+    const P = this.point;
+    const E = this.axisWorld;
+    const q = this.tmpQ;
+    const q2 = this.tmpQ2;
+    for (let i = 0; i < this.numSlots; i++) {
+      const b = this.body[i];
+      const yo = this.yOffset[i];
+      const uo = this.uOffset[i];
+      const kind = this.kind[i];
+      if (kind === SlotKind.FREE || kind === SlotKind.PARTICLE) {
+        for (let d = 0; d < 3; d++) pos[3 * b + d] = P[3 * i + d] = y[yo + d];
+        if (kind === SlotKind.PARTICLE) {
+          for (let d = 0; d < 3; d++) vel[3 * b + d] = u[uo + d];
+          continue;
+        }
+        for (let d = 0; d < 4; d++) q[d] = y[yo + 3 + d];
+        normalizeQuat(q, 0);
+        for (let d = 0; d < 4; d++) quat[4 * b + d] = q[d];
+        updateBodyDerived(sys, b);
+        for (let d = 0; d < 3; d++) {
+          omega[3 * b + d] = u[uo + d];
+          vel[3 * b + d] = u[uo + 3 + d];
+        }
+        continue;
+      }
+      const pb = this.parentBody(i);
+      // orientation: q_c = q_p ⊗ q_rel
+      if (kind === SlotKind.SPHERICAL) {
+        for (let d = 0; d < 4; d++) q2[d] = y[yo + d];
+        normalizeQuat(q2, 0);
+      } else if (kind === SlotKind.REVOLUTE) {
+        // rotation θ about the parent-frame axis, then the start's relative rotation
+        const half = 0.5 * y[yo];
+        const sn = Math.sin(half);
+        q[0] = Math.cos(half);
+        for (let d = 0; d < 3; d++) q[1 + d] = sn * this.axis[3 * i + d];
+        quatMul(q2, 0, q, 0, this.relative0, 4 * i);
+      } else for (let d = 0; d < 4; d++) q2[d] = this.relative0[4 * i + d];
+      if (pb >= 0) quatMul(quat, 4 * b, quat, 4 * pb, q2, 0);
+      else for (let d = 0; d < 4; d++) quat[4 * b + d] = q2[d];
+      updateBodyDerived(sys, b);
+      // joint point: on the parent (plus the slide), W
+      parentPoint(sys, pb, this.anchorParent, 3 * i, P, 3 * i);
+      parentRotate(sys, pb, this.axis, 3 * i, E, 3 * i);
+      if (kind === SlotKind.PRISMATIC)
+        for (let d = 0; d < 3; d++) P[3 * i + d] += E[3 * i + d] * y[yo];
+      // centre: x_c = P − R_c a_c
+      const R = 9 * b;
+      const ac = 3 * i;
+      const cx = this.anchorChild[ac];
+      const cy = this.anchorChild[ac + 1];
+      const cz = this.anchorChild[ac + 2];
+      const rx = -(rotation[R] * cx + rotation[R + 1] * cy + rotation[R + 2] * cz);
+      const ry = -(rotation[R + 3] * cx + rotation[R + 4] * cy + rotation[R + 5] * cz);
+      const rz = -(rotation[R + 6] * cx + rotation[R + 7] * cy + rotation[R + 8] * cz);
+      pos[3 * b] = P[3 * i] + rx;
+      pos[3 * b + 1] = P[3 * i + 1] + ry;
+      pos[3 * b + 2] = P[3 * i + 2] + rz;
+      // velocities: ω_c = ω_p + relative; v_P = v_p + ω_p × (P − x_p) (+ ê ṡ); v_c = v_P + ω_c × r
+      let wx = 0;
+      let wy = 0;
+      let wz = 0;
+      let vx = 0;
+      let vy = 0;
+      let vz = 0;
+      if (pb >= 0 && sys.kind[pb] !== BodyKind.FIXED) {
+        wx = omega[3 * pb];
+        wy = omega[3 * pb + 1];
+        wz = omega[3 * pb + 2];
+        const dx = P[3 * i] - pos[3 * pb];
+        const dy = P[3 * i + 1] - pos[3 * pb + 1];
+        const dz = P[3 * i + 2] - pos[3 * pb + 2];
+        vx = vel[3 * pb] + wy * dz - wz * dy;
+        vy = vel[3 * pb + 1] + wz * dx - wx * dz;
+        vz = vel[3 * pb + 2] + wx * dy - wy * dx;
+      }
+      if (kind === SlotKind.SPHERICAL) {
+        wx += u[uo];
+        wy += u[uo + 1];
+        wz += u[uo + 2];
+      } else if (kind === SlotKind.REVOLUTE) {
+        wx += E[3 * i] * u[uo];
+        wy += E[3 * i + 1] * u[uo];
+        wz += E[3 * i + 2] * u[uo];
+      } else if (kind === SlotKind.PRISMATIC) {
+        vx += E[3 * i] * u[uo];
+        vy += E[3 * i + 1] * u[uo];
+        vz += E[3 * i + 2] * u[uo];
+      }
+      omega[3 * b] = wx;
+      omega[3 * b + 1] = wy;
+      omega[3 * b + 2] = wz;
+      vel[3 * b] = vx + wy * rz - wz * ry;
+      vel[3 * b + 1] = vy + wz * rx - wx * rz;
+      vel[3 * b + 2] = vz + wx * ry - wy * rx;
+    }
+    // each moved body's rotation and inertias were refreshed as it was placed
+    sys.stateVersion++;
+    sys.poseVersion++;
+  }
+
+  /**
+   * ẏ of coordinates (y, u) at the state `setState` placed: angles and offsets their rates,
+   * quaternions ½ (0, ω) ⊗ q (spherical: ω the relative angular velocity in the parent's
+   * frame, so that the child turns by it relative to the parent).
+   */
+  positionRates(y: Float64Array, u: Float64Array, out: Float64Array): void {
+    const sys = this.sys;
+    const { rotation } = sys;
+    for (let i = 0; i < this.numSlots; i++) {
+      const yo = this.yOffset[i];
+      const uo = this.uOffset[i];
+      switch (this.kind[i]) {
+        case SlotKind.FREE:
+          for (let d = 0; d < 3; d++) out[yo + d] = u[uo + 3 + d];
+          quatRate(y, yo + 3, u[uo], u[uo + 1], u[uo + 2], out);
+          break;
+        case SlotKind.PARTICLE:
+          for (let d = 0; d < 3; d++) out[yo + d] = u[uo + d];
+          break;
+        case SlotKind.SPHERICAL: {
+          const pb = this.parentBody(i);
+          let wx = u[uo];
+          let wy = u[uo + 1];
+          let wz = u[uo + 2];
+          if (pb >= 0) {
+            // Rᵀ_p ω_rel
+            const R = 9 * pb;
+            const x = rotation[R] * wx + rotation[R + 3] * wy + rotation[R + 6] * wz;
+            const yv = rotation[R + 1] * wx + rotation[R + 4] * wy + rotation[R + 7] * wz;
+            const z = rotation[R + 2] * wx + rotation[R + 5] * wy + rotation[R + 8] * wz;
+            wx = x;
+            wy = yv;
+            wz = z;
+          }
+          quatRate(y, yo, wx, wy, wz, out);
+          break;
+        }
+        case SlotKind.REVOLUTE:
+        case SlotKind.PRISMATIC:
+          out[yo] = u[uo];
+          break;
+      }
+    }
+  }
+
+  /**
+   * u̇ at the state `setState` placed, under the applied generalized forces `f` (the body
+   * system's layout: force then torque per body, N and N·m, W, about the centre), by the
+   * articulated-body algorithm (file comment); with `wrenches`, each joint's wrench on its
+   * child into `wrench`. False when a joint's D is singular (a body of no inertia along it).
+   */
+  accelerations(u: Float64Array, f: Float64Array, out: Float64Array, wrenches = false): boolean {
+    this.K.fill(0);
+    this.bias.fill(0);
+    for (let i = this.numSlots - 1; i >= 0; i--) {
+      const kind = this.kind[i];
+      if (kind === SlotKind.PARTICLE) {
+        const b = this.body[i];
+        const o = this.sys.dofOffset[b];
+        const uo = this.uOffset[i];
+        for (let d = 0; d < 3; d++) out[uo + d] = f[o + d] / this.sys.mass[b];
+        continue;
+      }
+      this.addBody(i, f);
+      this.velocityProduct(i, u);
+      if (kind === SlotKind.SPHERICAL) this.reduceSpherical(i);
+      else if (!this.reduceGeneral(i)) return false;
+    }
+    const { A, kappa, U, Dinv, free, K, bias, wrench } = this;
+    const P = this.point;
+    const E = this.axisWorld;
+    for (let i = 0; i < this.numSlots; i++) {
+      const kind = this.kind[i];
+      if (kind === SlotKind.PARTICLE) continue;
+      const k6 = 6 * i;
+      const k36 = 36 * i;
+      const p = this.parent[i];
+      // X = T A_p + κ into A
+      for (let d = 0; d < 6; d++) A[k6 + d] = kappa[k6 + d];
+      if (p >= 0) {
+        const p6 = 6 * p;
+        const dx = P[3 * i] - P[3 * p];
+        const dy = P[3 * i + 1] - P[3 * p + 1];
+        const dz = P[3 * i + 2] - P[3 * p + 2];
+        const ax = A[p6];
+        const ay = A[p6 + 1];
+        const az = A[p6 + 2];
+        A[k6] += ax;
+        A[k6 + 1] += ay;
+        A[k6 + 2] += az;
+        A[k6 + 3] += A[p6 + 3] + ay * dz - az * dy;
+        A[k6 + 4] += A[p6 + 4] + az * dx - ax * dz;
+        A[k6 + 5] += A[p6 + 5] + ax * dy - ay * dx;
+      }
+      const uo = this.uOffset[i];
+      if (kind === SlotKind.SPHERICAL) {
+        // α = s − Π a_P (reduceSpherical), ẇ = α − X_α
+        const xt = A[k6 + 3];
+        const yt = A[k6 + 4];
+        const zt = A[k6 + 5];
+        for (let r = 0; r < 3; r++) {
+          const alpha =
+            free[k6 + r] -
+            (U[k36 + 3 * r] * xt + U[k36 + 3 * r + 1] * yt + U[k36 + 3 * r + 2] * zt);
+          out[uo + r] = alpha - A[k6 + r];
+          A[k6 + r] = alpha;
+        }
+      } else {
+        // ü = D⁻¹ (−Sᵀ b − Uᵀ X), A = X + S ü
+        const kdim = VELOCITY_SIZE[kind];
+        const rhs = this.tmpR;
+        for (let r = 0; r < kdim; r++) {
+          let s = free[k6 + r];
+          for (let c = 0; c < 6; c++) s -= U[k36 + kdim * c + r] * A[k6 + c];
+          rhs[r] = s;
+        }
+        for (let r = 0; r < kdim; r++) {
+          let s = 0;
+          for (let c = 0; c < kdim; c++) s += Dinv[k36 + kdim * r + c] * rhs[c];
+          out[uo + r] = s;
+        }
+        if (kind === SlotKind.REVOLUTE)
+          for (let d = 0; d < 3; d++) A[k6 + d] += E[3 * i + d] * out[uo];
+        else if (kind === SlotKind.PRISMATIC)
+          for (let d = 0; d < 3; d++) A[k6 + 3 + d] += E[3 * i + d] * out[uo];
+        else if (kind === SlotKind.FREE) for (let d = 0; d < 6; d++) A[k6 + d] += out[uo + d];
+      }
+      if (!wrenches) continue;
+      for (let r = 0; r < 6; r++) {
+        let s = bias[k6 + r];
+        for (let c = 0; c < 6; c++) s += K[k36 + 6 * r + c] * A[k6 + c];
+        wrench[k6 + r] = s;
+      }
+    }
+    return true;
+  }
+
+  /** Slot i's own M and p (file comment) added to its K and bias. */
+  private addBody(i: number, f: Float64Array): void {
+    const { pos, omega, mass, inertiaWorld, dofOffset } = this.sys;
+    const { K, bias } = this;
+    const P = this.point;
+    const b = this.body[i];
+    const o = dofOffset[b];
+    const m = mass[b];
+    const k = 36 * i;
+    const k6 = 6 * i;
+    const rx = pos[3 * b] - P[3 * i];
+    const ry = pos[3 * b + 1] - P[3 * i + 1];
+    const rz = pos[3 * b + 2] - P[3 * i + 2];
+    const wx = omega[3 * b];
+    const wy = omega[3 * b + 1];
+    const wz = omega[3 * b + 2];
+    const ux = wy * rz - wz * ry;
+    const uy = wz * rx - wx * rz;
+    const uz = wx * ry - wy * rx;
+    // m c_r − f_e, and r × that − τ_e
+    const hx = m * (wy * uz - wz * uy) - f[o];
+    const hy = m * (wz * ux - wx * uz) - f[o + 1];
+    const hz = m * (wx * uy - wy * ux) - f[o + 2];
+    bias[k6] += ry * hz - rz * hy - f[o + 3];
+    bias[k6 + 1] += rz * hx - rx * hz - f[o + 4];
+    bias[k6 + 2] += rx * hy - ry * hx - f[o + 5];
+    bias[k6 + 3] += hx;
+    bias[k6 + 4] += hy;
+    bias[k6 + 5] += hz;
+    // I + m (|r|² 1 − r rᵀ) | m r̃ ;  −m r̃ | m 1
+    const I = 9 * b;
+    const mxx = m * (ry * ry + rz * rz);
+    const myy = m * (rx * rx + rz * rz);
+    const mzz = m * (rx * rx + ry * ry);
+    const mxy = -m * rx * ry;
+    const mxz = -m * rx * rz;
+    const myz = -m * ry * rz;
+    K[k] += inertiaWorld[I] + mxx;
+    K[k + 1] += inertiaWorld[I + 1] + mxy;
+    K[k + 2] += inertiaWorld[I + 2] + mxz;
+    K[k + 6] += inertiaWorld[I + 3] + mxy;
+    K[k + 7] += inertiaWorld[I + 4] + myy;
+    K[k + 8] += inertiaWorld[I + 5] + myz;
+    K[k + 12] += inertiaWorld[I + 6] + mxz;
+    K[k + 13] += inertiaWorld[I + 7] + myz;
+    K[k + 14] += inertiaWorld[I + 8] + mzz;
+    const sx = m * rx;
+    const sy = m * ry;
+    const sz = m * rz;
+    K[k + 4] -= sz;
+    K[k + 5] += sy;
+    K[k + 9] += sz;
+    K[k + 11] -= sx;
+    K[k + 15] -= sy;
+    K[k + 16] += sx;
+    K[k + 19] += sz;
+    K[k + 20] -= sy;
+    K[k + 24] -= sz;
+    K[k + 26] += sx;
+    K[k + 30] += sy;
+    K[k + 31] -= sx;
+    K[k + 21] += m;
+    K[k + 28] += m;
+    K[k + 35] += m;
+  }
+
+  /**
+   * κ of slot i's joint (file comment): ω_p × (ω_p × d) in a_P, d from the parent's point;
+   * ω_p × ê θ̇ in α (revolute); 2 ω_p × ê ṡ in a_P (prismatic). Zero below ground, a fixed
+   * body or for a free root.
+   */
+  private velocityProduct(i: number, u: Float64Array): void {
+    const kappa = this.kappa;
+    const k6 = 6 * i;
+    for (let d = 0; d < 6; d++) kappa[k6 + d] = 0;
+    const p = this.parent[i];
+    const kind = this.kind[i];
+    if (p < 0 || kind === SlotKind.FREE) return;
+    const { omega } = this.sys;
+    const P = this.point;
+    const E = this.axisWorld;
+    const pb = this.body[p];
+    const px = omega[3 * pb];
+    const py = omega[3 * pb + 1];
+    const pz = omega[3 * pb + 2];
+    const dx = P[3 * i] - P[3 * p];
+    const dy = P[3 * i + 1] - P[3 * p + 1];
+    const dz = P[3 * i + 2] - P[3 * p + 2];
+    const ex = py * dz - pz * dy;
+    const ey = pz * dx - px * dz;
+    const ez = px * dy - py * dx;
+    kappa[k6 + 3] = py * ez - pz * ey;
+    kappa[k6 + 4] = pz * ex - px * ez;
+    kappa[k6 + 5] = px * ey - py * ex;
+    const uo = this.uOffset[i];
+    if (kind === SlotKind.REVOLUTE) {
+      const t = u[uo];
+      kappa[k6] = t * (py * E[3 * i + 2] - pz * E[3 * i + 1]);
+      kappa[k6 + 1] = t * (pz * E[3 * i] - px * E[3 * i + 2]);
+      kappa[k6 + 2] = t * (px * E[3 * i + 1] - py * E[3 * i]);
+    } else if (kind === SlotKind.PRISMATIC) {
+      const t = 2 * u[uo];
+      kappa[k6 + 3] += t * (py * E[3 * i + 2] - pz * E[3 * i + 1]);
+      kappa[k6 + 4] += t * (pz * E[3 * i] - px * E[3 * i + 2]);
+      kappa[k6 + 5] += t * (px * E[3 * i + 1] - py * E[3 * i]);
+    }
+  }
+
+  /**
+   * A spherical joint (S = [1; 0], D = K_αα): the child's α follows from its point's
+   * acceleration, α = s − Π a_P with Π = D⁻¹ K_αt and s = −D⁻¹ b_α (kept in U and free for
+   * the forward pass), and the parent receives the translational block alone,
+   * Q = K_tt − K_tα Π and b_t − Πᵀ b_α + Q κ_t, shifted to its point:
+   * Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c).
+   */
+  private reduceSpherical(i: number): void {
+    const { K, bias, kappa, U, free } = this;
+    const k = 36 * i;
+    const k6 = 6 * i;
+    // D⁻¹ by the adjugate (D symmetric positive definite: a rigid body's rotational inertia
+    // about its joint point plus what its subtree adds)
+    const a00 = K[k];
+    const a01 = K[k + 1];
+    const a02 = K[k + 2];
+    const a11 = K[k + 7];
+    const a12 = K[k + 8];
+    const a22 = K[k + 14];
+    const c00 = a11 * a22 - a12 * a12;
+    const c01 = a02 * a12 - a01 * a22;
+    const c02 = a01 * a12 - a02 * a11;
+    const id = 1 / (a00 * c00 + a01 * c01 + a02 * c02);
+    const i00 = c00 * id;
+    const i01 = c01 * id;
+    const i02 = c02 * id;
+    const i11 = (a00 * a22 - a02 * a02) * id;
+    const i12 = (a01 * a02 - a00 * a12) * id;
+    const i22 = (a00 * a11 - a01 * a01) * id;
+    // K_αt (rows 0..2, columns 3..5) and Π = D⁻¹ K_αt into U (3 × 3)
+    for (let c = 0; c < 3; c++) {
+      const x = K[k + 3 + c];
+      const y = K[k + 9 + c];
+      const z = K[k + 15 + c];
+      U[k + c] = i00 * x + i01 * y + i02 * z;
+      U[k + 3 + c] = i01 * x + i11 * y + i12 * z;
+      U[k + 6 + c] = i02 * x + i12 * y + i22 * z;
+    }
+    const bx = bias[k6];
+    const by = bias[k6 + 1];
+    const bz = bias[k6 + 2];
+    free[k6] = -(i00 * bx + i01 * by + i02 * bz);
+    free[k6 + 1] = -(i01 * bx + i11 * by + i12 * bz);
+    free[k6 + 2] = -(i02 * bx + i12 * by + i22 * bz);
+    const p = this.parent[i];
+    if (p < 0) return;
+    // Q = K_tt − K_tα Π (symmetric: the upper triangle, mirrored)
+    const Q = this.Q;
+    for (let r = 0; r < 3; r++)
+      for (let c = r; c < 3; c++) {
+        const q =
+          K[k + 21 + 6 * r + c] -
+          (K[k + 3 + r] * U[k + c] + K[k + 9 + r] * U[k + 3 + c] + K[k + 15 + r] * U[k + 6 + c]);
+        Q[3 * r + c] = q;
+        Q[3 * c + r] = q;
+      }
+    // c = b_t − Πᵀ b_α + Q κ_t
+    const kx = kappa[k6 + 3];
+    const ky = kappa[k6 + 4];
+    const kz = kappa[k6 + 5];
+    const cv = this.tmpB;
+    for (let r = 0; r < 3; r++)
+      cv[r] =
+        bias[k6 + 3 + r] -
+        (U[k + r] * bx + U[k + 3 + r] * by + U[k + 6 + r] * bz) +
+        Q[3 * r] * kx +
+        Q[3 * r + 1] * ky +
+        Q[3 * r + 2] * kz;
+    const P = this.point;
+    const dx = P[3 * i] - P[3 * p];
+    const dy = P[3 * i + 1] - P[3 * p + 1];
+    const dz = P[3 * i + 2] - P[3 * p + 2];
+    addShiftedTranslation(Q, cv, dx, dy, dz, K, 36 * p, bias, 6 * p);
+  }
+
+  /**
+   * Any other joint, with K and b as they are: U = K S, D = Sᵀ U and its inverse, −Sᵀ b,
+   * and for a child K^a = K − U D⁻¹ Uᵀ, b^a = b + U D⁻¹ (−Sᵀ b) + K^a κ, shifted to the
+   * parent's point. False when D is singular.
+   */
+  private reduceGeneral(i: number): boolean {
+    const { K, bias, kappa, U, Dinv, free, Dk, work } = this;
+    const E = this.axisWorld;
+    const kind = this.kind[i];
+    const kdim = VELOCITY_SIZE[kind];
+    const k36 = 36 * i;
+    const k6 = 6 * i;
+    // U = K S: S's columns are ê in α (revolute), ê in a (prismatic), unit columns (free)
+    const e0 = kind === SlotKind.PRISMATIC ? 3 : 0;
+    for (let r = 0; r < 6; r++) {
+      const row = k36 + 6 * r;
+      if (kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC)
+        U[k36 + r] =
+          K[row + e0] * E[3 * i] + K[row + e0 + 1] * E[3 * i + 1] + K[row + e0 + 2] * E[3 * i + 2];
+      else for (let c = 0; c < kdim; c++) U[k36 + kdim * r + c] = K[row + c];
+    }
+    // D = Sᵀ U, −Sᵀ b
+    if (kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC) {
+      let d = 0;
+      let s = 0;
+      for (let x = 0; x < 3; x++) {
+        d += E[3 * i + x] * U[k36 + e0 + x];
+        s += E[3 * i + x] * bias[k6 + e0 + x];
+      }
+      if (!(d > 0)) return false;
+      Dinv[k36] = 1 / d;
+      free[k6] = -s;
+    } else if (kdim > 0) {
+      for (let r = 0; r < kdim; r++) {
+        for (let c = 0; c < kdim; c++) Dk[kdim * r + c] = U[k36 + kdim * r + c];
+        free[k6 + r] = -bias[k6 + r];
+      }
+      if (!invertSmall(Dinv, k36, Dk, 0, kdim, work)) return false;
+    }
+    const p = this.parent[i];
+    if (p < 0) return true;
+    // symmetric by construction (one triangle, mirrored): the recursion amplifies an
+    // asymmetry of round-off by |U| |D⁻¹| per level, ~750 on a chain of slender links
+    const Ka = work;
+    for (let r = 0; r < 6; r++)
+      for (let c = r; c < 6; c++) {
+        let s = K[k36 + 6 * r + c];
+        for (let x = 0; x < kdim; x++) {
+          let t = 0;
+          for (let z = 0; z < kdim; z++) t += Dinv[k36 + kdim * x + z] * U[k36 + kdim * c + z];
+          s -= U[k36 + kdim * r + x] * t;
+        }
+        Ka[6 * r + c] = s;
+        Ka[6 * c + r] = s;
+      }
+    const bA = this.tmpB;
+    for (let r = 0; r < 6; r++) {
+      let s = bias[k6 + r];
+      for (let x = 0; x < kdim; x++) {
+        let t = 0;
+        for (let z = 0; z < kdim; z++) t += Dinv[k36 + kdim * x + z] * free[k6 + z];
+        s += U[k36 + kdim * r + x] * t;
+      }
+      for (let c = 0; c < 6; c++) s += Ka[6 * r + c] * kappa[k6 + c];
+      bA[r] = s;
+    }
+    const P = this.point;
+    const dx = P[3 * i] - P[3 * p];
+    const dy = P[3 * i + 1] - P[3 * p + 1];
+    const dz = P[3 * i + 2] - P[3 * p + 2];
+    shiftInertia(Ka, dx, dy, dz, K, 36 * p);
+    const pb6 = 6 * p;
+    bias[pb6] += bA[0] + dy * bA[5] - dz * bA[4];
+    bias[pb6 + 1] += bA[1] + dz * bA[3] - dx * bA[5];
+    bias[pb6 + 2] += bA[2] + dx * bA[4] - dy * bA[3];
+    bias[pb6 + 3] += bA[3];
+    bias[pb6 + 4] += bA[4];
+    bias[pb6 + 5] += bA[5];
+    return true;
+  }
+
+  private readonly Q = new Float64Array(9);
+
+  private readonly tmpB = new Float64Array(6);
+  private readonly tmpR = new Float64Array(6);
+  private readonly centre = new Float64Array(3);
+
+  /** r = x_c − P, slot i's centre from its joint point at the last `setState` (W, m). */
+  pointToCentre(i: number): Float64Array {
+    const b = this.body[i];
+    for (let d = 0; d < 3; d++) this.centre[d] = this.sys.pos[3 * b + d] - this.point[3 * i + d];
+    return this.centre;
+  }
+
+  /**
+   * The largest mass-weighted displacement (m) of a body under a change (dy, du·h) of the
+   * coordinates, to first order: the joint motions propagated like velocities, then per
+   * body √(|δx|² + δθᵀ I δθ / m) (the root-mean-square displacement of its mass,
+   * integrators/generalized-alpha.ts largestDisplacement). dy's quaternion entries are
+   * changes of the coordinates' quaternions; `scale` multiplies du.
+   */
+  largestDisplacement(y: Float64Array, dy: Float64Array, du: Float64Array, scale: number): number {
+    const sys = this.sys;
+    const { pos, rotation, mass, inertiaWorld } = sys;
+    const P = this.point;
+    const E = this.axisWorld;
+    const T = this.A; // scratch: per slot δθ (3) and δP (3)
+    let worst = 0;
+    for (let i = 0; i < this.numSlots; i++) {
+      const b = this.body[i];
+      const kind = this.kind[i];
+      const yo = this.yOffset[i];
+      const uo = this.uOffset[i];
+      const t6 = 6 * i;
+      let tx = 0;
+      let ty = 0;
+      let tz = 0;
+      let px = 0;
+      let py = 0;
+      let pz = 0;
+      if (kind === SlotKind.FREE || kind === SlotKind.PARTICLE) {
+        px = dy[yo] + scale * du[uo + (kind === SlotKind.FREE ? 3 : 0)];
+        py = dy[yo + 1] + scale * du[uo + (kind === SlotKind.FREE ? 4 : 1)];
+        pz = dy[yo + 2] + scale * du[uo + (kind === SlotKind.FREE ? 5 : 2)];
+        if (kind === SlotKind.FREE) {
+          // δθ = 2 (δq ⊗ q*)_vec, W
+          const r = rotationChange(y, yo + 3, dy, this.tmpQ);
+          tx = r[1] + scale * du[uo];
+          ty = r[2] + scale * du[uo + 1];
+          tz = r[3] + scale * du[uo + 2];
+        }
+      } else {
+        const p = this.parent[i];
+        if (p >= 0) {
+          const p6 = 6 * p;
+          const dx = P[3 * i] - P[3 * p];
+          const dyy = P[3 * i + 1] - P[3 * p + 1];
+          const dz = P[3 * i + 2] - P[3 * p + 2];
+          tx = T[p6];
+          ty = T[p6 + 1];
+          tz = T[p6 + 2];
+          px = T[p6 + 3] + ty * dz - tz * dyy;
+          py = T[p6 + 4] + tz * dx - tx * dz;
+          pz = T[p6 + 5] + tx * dyy - ty * dx;
+        }
+        if (kind === SlotKind.SPHERICAL) {
+          // δφ in the parent's frame = 2 (δq ⊗ q*)_vec; into W
+          const r = rotationChange(y, yo, dy, this.tmpQ);
+          const pb = this.parentBody(i);
+          let ax = r[1];
+          let ay = r[2];
+          let az = r[3];
+          if (pb >= 0) {
+            const R = 9 * pb;
+            const x = rotation[R] * ax + rotation[R + 1] * ay + rotation[R + 2] * az;
+            const yv = rotation[R + 3] * ax + rotation[R + 4] * ay + rotation[R + 5] * az;
+            az = rotation[R + 6] * ax + rotation[R + 7] * ay + rotation[R + 8] * az;
+            ax = x;
+            ay = yv;
+          }
+          tx += ax + scale * du[uo];
+          ty += ay + scale * du[uo + 1];
+          tz += az + scale * du[uo + 2];
+        } else if (kind === SlotKind.REVOLUTE) {
+          const t = dy[yo] + scale * du[uo];
+          tx += E[3 * i] * t;
+          ty += E[3 * i + 1] * t;
+          tz += E[3 * i + 2] * t;
+        } else if (kind === SlotKind.PRISMATIC) {
+          const t = dy[yo] + scale * du[uo];
+          px += E[3 * i] * t;
+          py += E[3 * i + 1] * t;
+          pz += E[3 * i + 2] * t;
+        }
+      }
+      T[t6] = tx;
+      T[t6 + 1] = ty;
+      T[t6 + 2] = tz;
+      T[t6 + 3] = px;
+      T[t6 + 4] = py;
+      T[t6 + 5] = pz;
+      // the centre's displacement δP + δθ × r
+      const rx = pos[3 * b] - P[3 * i];
+      const ry = pos[3 * b + 1] - P[3 * i + 1];
+      const rz = pos[3 * b + 2] - P[3 * i + 2];
+      const cx = px + ty * rz - tz * ry;
+      const cy = py + tz * rx - tx * rz;
+      const cz = pz + tx * ry - ty * rx;
+      let e2 = cx * cx + cy * cy + cz * cz;
+      if (kind !== SlotKind.PARTICLE) {
+        const I = 9 * b;
+        const ix = inertiaWorld[I] * tx + inertiaWorld[I + 1] * ty + inertiaWorld[I + 2] * tz;
+        const iy = inertiaWorld[I + 3] * tx + inertiaWorld[I + 4] * ty + inertiaWorld[I + 5] * tz;
+        const iz = inertiaWorld[I + 6] * tx + inertiaWorld[I + 7] * ty + inertiaWorld[I + 8] * tz;
+        e2 += (tx * ix + ty * iy + tz * iz) / mass[b];
+      }
+      if (e2 > worst) worst = e2;
+    }
+    return Math.sqrt(worst);
+  }
+}
+
+/** out += Tᵀ Ka T, T = [1, 0; −d̃, 1] (Ka 6 × 6 row-major; out at o). */
+const KT = new Float64Array(36);
+const DT = new Float64Array(9);
+function shiftInertia(
+  Ka: Float64Array,
+  dx: number,
+  dy: number,
+  dz: number,
+  out: Float64Array,
+  o: number,
+) {
+  // K T = [K11 − K12 d̃, K12; K21 − K22 d̃, K22];  Tᵀ (K T): top rows += d̃ (bottom rows)
+  const d = DT; // d̃ row-major
+  d[1] = -dz;
+  d[2] = dy;
+  d[3] = dz;
+  d[5] = -dx;
+  d[6] = -dy;
+  d[7] = dx;
+  for (let r = 0; r < 6; r++)
+    for (let c = 0; c < 6; c++) {
+      let s = Ka[6 * r + c];
+      if (c < 3) for (let x = 0; x < 3; x++) s -= Ka[6 * r + 3 + x] * d[3 * x + c];
+      KT[6 * r + c] = s;
+    }
+  for (let r = 0; r < 6; r++)
+    for (let c = r; c < 6; c++) {
+      let s = KT[6 * r + c];
+      if (r < 3) for (let x = 0; x < 3; x++) s += d[3 * r + x] * KT[6 * (3 + x) + c];
+      out[o + 6 * r + c] += s;
+      if (c !== r) out[o + 6 * c + r] += s;
+    }
+}
+
+/**
+ * Adds to the parent's K (at ko) and bias (at bo) a child's translational articulated
+ * inertia Q (3 × 3, symmetric) and force c shifted by d: [−d̃Qd̃, d̃Q; −Qd̃, Q] and
+ * (d × c, c).
+ */
+function addShiftedTranslation(
+  Q: Float64Array,
+  c: Float64Array,
+  dx: number,
+  dy: number,
+  dz: number,
+  K: Float64Array,
+  ko: number,
+  bias: Float64Array,
+  bo: number,
+): void {
+  // d̃Q (row r of d̃ times column j of Q): (d × Q_j) per column
+  const m = QD;
+  for (let j = 0; j < 3; j++) {
+    const qx = Q[j];
+    const qy = Q[3 + j];
+    const qz = Q[6 + j];
+    m[j] = dy * qz - dz * qy;
+    m[3 + j] = dz * qx - dx * qz;
+    m[6 + j] = dx * qy - dy * qx;
+  }
+  // −d̃Qd̃ = −(d̃Q) d̃: row r is −a d̃ = d × a for a the row r of d̃Q ((a d̃)ᵀ = a × d)
+  for (let r = 0; r < 3; r++) {
+    const ax = m[3 * r];
+    const ay = m[3 * r + 1];
+    const az = m[3 * r + 2];
+    const vx = dy * az - dz * ay;
+    const vy = dz * ax - dx * az;
+    const vz = dx * ay - dy * ax;
+    K[ko + 6 * r] += vx;
+    K[ko + 6 * r + 1] += vy;
+    K[ko + 6 * r + 2] += vz;
+  }
+  for (let r = 0; r < 3; r++)
+    for (let j = 0; j < 3; j++) {
+      K[ko + 6 * r + 3 + j] += m[3 * r + j];
+      K[ko + 6 * (3 + j) + r] += m[3 * r + j];
+      K[ko + 6 * (3 + r) + 3 + j] += Q[3 * r + j];
+    }
+  const cx = c[0];
+  const cy = c[1];
+  const cz = c[2];
+  bias[bo] += dy * cz - dz * cy;
+  bias[bo + 1] += dz * cx - dx * cz;
+  bias[bo + 2] += dx * cy - dy * cx;
+  bias[bo + 3] += cx;
+  bias[bo + 4] += cy;
+  bias[bo + 5] += cz;
+}
+const QD = new Float64Array(9);
+
+function normalizeQuat(q: Float64Array, o: number): void {
+  const l = 1 / Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);
+  q[o] *= l;
+  q[o + 1] *= l;
+  q[o + 2] *= l;
+  q[o + 3] *= l;
+}
+
+/** out[o..] = ½ (0, ω) ⊗ q[o..] */
+function quatRate(
+  q: Float64Array,
+  o: number,
+  wx: number,
+  wy: number,
+  wz: number,
+  out: Float64Array,
+) {
+  const w = q[o];
+  const x = q[o + 1];
+  const y = q[o + 2];
+  const z = q[o + 3];
+  out[o] = 0.5 * (-wx * x - wy * y - wz * z);
+  out[o + 1] = 0.5 * (wx * w + wy * z - wz * y);
+  out[o + 2] = 0.5 * (wy * w + wz * x - wx * z);
+  out[o + 3] = 0.5 * (wz * w + wx * y - wy * x);
+}
+
+/**
+ * The rotation δφ (in out[1..3]) that q + δq makes of the rotation of q, to first order:
+ * 2 δq ⊗ q* / |q|² (q need not be unit: the coordinates' quaternions are read normalized).
+ */
+function rotationChange(
+  q: Float64Array,
+  o: number,
+  dq: Float64Array,
+  out: Float64Array,
+): Float64Array {
+  const w = q[o];
+  const x = -q[o + 1];
+  const y = -q[o + 2];
+  const z = -q[o + 3];
+  const a = dq[o];
+  const b = dq[o + 1];
+  const c = dq[o + 2];
+  const d = dq[o + 3];
+  const s = 2 / (w * w + x * x + y * y + z * z);
+  out[0] = 0;
+  out[1] = s * (a * x + b * w + c * z - d * y);
+  out[2] = s * (a * y - b * z + c * w + d * x);
+  out[3] = s * (a * z + b * y - c * x + d * w);
+  return out;
+}
+
+function bodyToWorld(sys: BodySystem, b: number, p: ArrayLike<number>, out: number[]): void {
+  if (b < 0) {
+    for (let d = 0; d < 3; d++) out[d] = p[d];
+    return;
+  }
+  const R = sys.rotation;
+  const o = 9 * b;
+  for (let d = 0; d < 3; d++)
+    out[d] =
+      sys.pos[3 * b + d] + R[o + 3 * d] * p[0] + R[o + 3 * d + 1] * p[1] + R[o + 3 * d + 2] * p[2];
+}
+
+function worldToBody(sys: BodySystem, b: number, w: number[], out: Float64Array, oo: number): void {
+  if (b < 0) {
+    for (let d = 0; d < 3; d++) out[oo + d] = w[d];
+    return;
+  }
+  const R = sys.rotation;
+  const o = 9 * b;
+  const x = w[0] - sys.pos[3 * b];
+  const y = w[1] - sys.pos[3 * b + 1];
+  const z = w[2] - sys.pos[3 * b + 2];
+  for (let d = 0; d < 3; d++) out[oo + d] = R[o + d] * x + R[o + 3 + d] * y + R[o + 6 + d] * z;
+}
+
+function rotateToBody(
+  sys: BodySystem,
+  b: number,
+  w: number[],
+  out: Float64Array,
+  oo: number,
+): void {
+  if (b < 0) {
+    for (let d = 0; d < 3; d++) out[oo + d] = w[d];
+    return;
+  }
+  const R = sys.rotation;
+  const o = 9 * b;
+  for (let d = 0; d < 3; d++)
+    out[oo + d] = R[o + d] * w[0] + R[o + 3 + d] * w[1] + R[o + 6 + d] * w[2];
+}
+
+/** out = R_p v (W; ground: v). */
+function parentRotate(
+  sys: BodySystem,
+  b: number,
+  v: Float64Array,
+  vo: number,
+  out: Float64Array,
+  oo: number,
+): void {
+  if (b < 0) {
+    for (let d = 0; d < 3; d++) out[oo + d] = v[vo + d];
+    return;
+  }
+  const R = sys.rotation;
+  const o = 9 * b;
+  for (let d = 0; d < 3; d++)
+    out[oo + d] =
+      R[o + 3 * d] * v[vo] + R[o + 3 * d + 1] * v[vo + 1] + R[o + 3 * d + 2] * v[vo + 2];
+}
+
+/** out = x_p + R_p a (W; ground: a). */
+function parentPoint(
+  sys: BodySystem,
+  b: number,
+  a: Float64Array,
+  ao: number,
+  out: Float64Array,
+  oo: number,
+): void {
+  parentRotate(sys, b, a, ao, out, oo);
+  if (b >= 0) for (let d = 0; d < 3; d++) out[oo + d] += sys.pos[3 * b + d];
+}
+
+function pointVelocity(sys: BodySystem, b: number, p: number[]): number[] {
+  const { pos, vel, omega } = sys;
+  const dx = p[0] - pos[3 * b];
+  const dy = p[1] - pos[3 * b + 1];
+  const dz = p[2] - pos[3 * b + 2];
+  const wx = omega[3 * b];
+  const wy = omega[3 * b + 1];
+  const wz = omega[3 * b + 2];
+  return [
+    vel[3 * b] + wy * dz - wz * dy,
+    vel[3 * b + 1] + wz * dx - wx * dz,
+    vel[3 * b + 2] + wx * dy - wy * dx,
+  ];
+}

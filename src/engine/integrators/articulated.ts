@@ -1,0 +1,235 @@
+/**
+ * The articulated integrator: trees of rigid bodies stepped in joint coordinates
+ * (dynamics/articulated-body.ts: the joints hold by construction, the accelerations come
+ * from the articulated-body algorithm in O(bodies)), by the explicit Runge–Kutta pair of
+ * Dormand & Prince ("A family of embedded Runge–Kutta formulae", J. Comput. Appl. Math. 6,
+ * 1980; Hairer, Nørsett & Wanner, "Solving ODEs I", §II.5, DOPRI5) with error control: each
+ * step of h is taken in sub-steps whose fifth-order solution is accepted when the
+ * embedded fourth-order one differs from it by at most solver.stepTolerance, measured as
+ * the largest root-mean-square displacement of a body's mass (m) over the sub-step, the
+ * velocity difference counted as the displacement it makes over the sub-step. The next
+ * sub-step's length is h_s (tol/err)^(1/5) · 0.9, within ×0.2 … ×5 (Hairer's controller);
+ * it carries over to the next step in the integrator memory (substepSize). The last stage
+ * is evaluated at the accepted solution (first same as last), so an accepted sub-step
+ * costs six evaluations of the forces and the articulated-body algorithm, a step one more.
+ *
+ * Explicit: a stiff force (a stiff spring, a compliant contact) makes the sub-steps as short
+ * as its period; nonsmooth contact, joint limits, motors, mimics and distance joints are
+ * not stepped here (schemas/model.ts refuses them with this integrator, naming them).
+ * The joints' reactions are the algorithm's joint wrenches at the step's end, written as
+ * the constraint multipliers λ of each joint's rows (least squares of the child's
+ * Jacobian rows: exact, as the wrench lies in their span), so the State reports them as
+ * for every integrator.
+ */
+import type { ConstraintSet } from "../constraints/constraint-set";
+import type { ArticulatedTree } from "../dynamics/articulated-body";
+import { invertSmall } from "../math/small-dense";
+import type { AccelerationStepper } from "./acceleration-step";
+import type { Integrator, IntegratorMemory, ProjectionOrder, StepStats } from "./integrator";
+
+/** solver.stepTolerance's default for the articulated integrator (m per sub-step). */
+export const ARTICULATED_STEP_TOLERANCE = 1e-6;
+
+// Dormand–Prince 5(4) tableau: nodes, stages, fifth-order weights (= the last stage's row)
+// and the differences b − b̂ to the embedded fourth-order weights
+const C = [0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1];
+const A = [
+  [],
+  [1 / 5],
+  [3 / 40, 9 / 40],
+  [44 / 45, -56 / 15, 32 / 9],
+  [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+  [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+  [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+];
+const E = [
+  35 / 384 - 5179 / 57600,
+  0,
+  500 / 1113 - 7571 / 16695,
+  125 / 192 - 393 / 640,
+  -2187 / 6784 + 92097 / 339200,
+  11 / 84 - 187 / 2100,
+  -1 / 40,
+];
+/** Sub-steps shorter than h · MIN_FRACTION end the step with an error (a blow-up). */
+const MIN_FRACTION = 2 ** -24;
+
+export class ArticulatedIntegrator implements Integrator {
+  readonly name = "articulated" as const;
+  readonly projectionOrder: ProjectionOrder = "none";
+  private readonly y: Float64Array;
+  private readonly u: Float64Array;
+  private readonly ys: Float64Array;
+  private readonly us: Float64Array;
+  private readonly ky: Float64Array[];
+  private readonly ku: Float64Array[];
+  private readonly ey: Float64Array;
+  private readonly eu: Float64Array;
+  private readonly forces: Float64Array;
+  private readonly jac = [new Float64Array(36), new Float64Array(36)];
+  private readonly normal = new Float64Array(36);
+  private readonly normalInv = new Float64Array(36);
+  private readonly work = new Float64Array(36);
+  private readonly rhs = new Float64Array(6);
+
+  constructor(
+    private readonly tree: ArticulatedTree,
+    private readonly stepper: AccelerationStepper,
+    private readonly constraints: ConstraintSet,
+    /** The constraint multipliers the State's reactions are read from (simulation record). */
+    private readonly lambda: Float64Array,
+    /** solver.stepTolerance (m per sub-step; null: no error control, one sub-step). */
+    public params: { stepTolerance: number | null },
+    private readonly memory: IntegratorMemory,
+  ) {
+    const ny = tree.ySize;
+    const nu = tree.uSize;
+    this.y = new Float64Array(ny);
+    this.u = new Float64Array(nu);
+    this.ys = new Float64Array(ny);
+    this.us = new Float64Array(nu);
+    this.ky = Array.from({ length: 7 }, () => new Float64Array(ny));
+    this.ku = Array.from({ length: 7 }, () => new Float64Array(nu));
+    this.ey = new Float64Array(ny);
+    this.eu = new Float64Array(nu);
+    this.forces = new Float64Array(stepper.n);
+  }
+
+  reset(): void {}
+
+  step(t: number, h: number, stats: StepStats): void {
+    const { tree, y, u, ys, us, ky, ku, ey, eu } = this;
+    const tol = this.params.stepTolerance;
+    tree.beginStep(y, u);
+    this.evaluate(t, y, u, 0);
+    let done = 0;
+    let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
+    let accepted = 0;
+    let worst = 0;
+    while (done < h) {
+      // the last sub-step ends the step exactly (and is not left a sliver)
+      const rest = h - done;
+      const hh = hs >= rest || rest - hs < 1e-3 * hs ? rest : hs;
+      for (let k = 1; k < 7; k++) {
+        ys.set(y);
+        us.set(u);
+        const row = A[k];
+        for (let j = 0; j < k; j++) {
+          const c = hh * row[j];
+          if (c === 0) continue;
+          axpy(ys, c, ky[j]);
+          axpy(us, c, ku[j]);
+        }
+        this.evaluate(t + done + C[k] * hh, ys, us, k);
+      }
+      ey.fill(0);
+      eu.fill(0);
+      for (let k = 0; k < 7; k++) {
+        if (E[k] === 0) continue;
+        axpy(ey, hh * E[k], ky[k]);
+        axpy(eu, hh * E[k], ku[k]);
+      }
+      // ys, us hold the fifth-order solution (the seventh stage's point)
+      const err = tol === null ? 0 : tree.largestDisplacement(y, ey, eu, hh);
+      const ok = tol === null || err <= tol;
+      if (ok) {
+        y.set(ys);
+        u.set(us);
+        ky[0].set(ky[6]);
+        ku[0].set(ku[6]);
+        done += hh;
+        accepted++;
+        if (err > worst) worst = err;
+      }
+      const factor =
+        tol === null
+          ? 1
+          : Number.isFinite(err)
+            ? Math.min(5, Math.max(0.2, 0.9 * (tol / Math.max(err, 1e-300)) ** 0.2))
+            : 0.2;
+      // a sub-step cut short to end the step does not shorten the next one
+      hs = ok && hh < hs ? Math.max(hs, hh * factor) : hh * factor;
+      if (!ok && hs < h * MIN_FRACTION)
+        throw new Error(
+          `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,
+        );
+    }
+    this.memory.substepSize = hs;
+    // the state written normalized; the reactions of the last evaluation (at y, u)
+    tree.setState(y, u);
+    this.writeReactions(t + h);
+    stats.substeps = accepted;
+    stats.stepError = worst;
+    stats.stepToleranceMet = true;
+  }
+
+  /** Stage k's rates at (t, y, u) into ky[k], ku[k]. */
+  private evaluate(t: number, y: Float64Array, u: Float64Array, k: number): void {
+    const tree = this.tree;
+    tree.setState(y, u);
+    this.stepper.computeForces(t, this.forces);
+    tree.positionRates(y, u, this.ky[k]);
+    // the last stage is at the sub-step's solution: its joint wrenches, those of the step's
+    // end once accepted, are the reactions
+    if (!tree.accelerations(u, this.forces, this.ku[k], k === 6))
+      throw new Error("articulated: a joint's articulated inertia is singular");
+  }
+
+  /**
+   * λ of each joint's rows from the tree's joint wrenches: the generalized force the joint
+   * applies to its child at the centre, g = (f, n_P − r × f), equals J_cᵀ λ with J_c the
+   * child's Jacobian block of the rows; λ = (J_c J_cᵀ)⁻¹ J_c g.
+   */
+  private writeReactions(t: number): void {
+    const { tree, constraints, lambda, jac, normal, normalInv, work, rhs } = this;
+    const w = tree.wrench;
+    for (let i = 0; i < tree.numSlots; i++) {
+      const k = tree.joint[i];
+      if (k < 0) continue;
+      const c = constraints.constraints[k];
+      const m = c.rows;
+      const b = tree.body[i];
+      c.jacobian(t, jac[0], jac[1]);
+      const J = c.bodyB === b ? jac[1] : jac[0];
+      // the wrench at the centre: P = x_c − r
+      const o = 6 * i;
+      const f0 = w[o + 3];
+      const f1 = w[o + 4];
+      const f2 = w[o + 5];
+      const r = tree.pointToCentre(i);
+      const g = this.g;
+      g[0] = f0;
+      g[1] = f1;
+      g[2] = f2;
+      g[3] = w[o] - (r[1] * f2 - r[2] * f1);
+      g[4] = w[o + 1] - (r[2] * f0 - r[0] * f2);
+      g[5] = w[o + 2] - (r[0] * f1 - r[1] * f0);
+      for (let p = 0; p < m; p++) {
+        let s = 0;
+        for (let d = 0; d < 6; d++) s += J[6 * p + d] * g[d];
+        rhs[p] = s;
+        for (let q = 0; q < m; q++) {
+          let n = 0;
+          for (let d = 0; d < 6; d++) n += J[6 * p + d] * J[6 * q + d];
+          normal[m * p + q] = n;
+        }
+      }
+      const off = constraints.rowOffset[k];
+      if (!invertSmall(normalInv, 0, normal, 0, m, work)) {
+        lambda.fill(0, off, off + m);
+        continue;
+      }
+      for (let p = 0; p < m; p++) {
+        let s = 0;
+        for (let q = 0; q < m; q++) s += normalInv[m * p + q] * rhs[q];
+        lambda[off + p] = s;
+      }
+    }
+  }
+
+  private readonly g = new Float64Array(6);
+}
+
+function axpy(out: Float64Array, a: number, x: Float64Array): void {
+  for (let i = 0; i < out.length; i++) out[i] += a * x[i];
+}
