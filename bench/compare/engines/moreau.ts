@@ -190,7 +190,7 @@ export function toMoreauModel(scene: SceneDesc): ModelInput {
 const ADVISED_INTEGRATOR = {
   spheres: "moreau-jean",
   hulls: "moreau-jean",
-  chain: "generalized-alpha",
+  chain: "articulated",
   cloth: "newmark",
 } as const;
 

@@ -39,7 +39,7 @@
  * reaction on its child.
  */
 import type { JointSpec } from "../../../schemas/model";
-import { quatMul, quatToMat3 } from "../math/quat";
+import { quatMul } from "../math/quat";
 import { invertSmall } from "../math/small-dense";
 import { BodyKind, type BodySystem, updateBodyDerived } from "../model/body-system";
 
@@ -159,6 +159,8 @@ export class ArticulatedTree {
   readonly parent: Int32Array;
   /** Parent body index of a root: a fixed body, or −1 (ground or none). */
   readonly rootParentBody: Int32Array;
+  /** Each slot's parent body: its parent slot's body, a root's fixed body, or −1. */
+  private readonly parentBodyOf: Int32Array;
   readonly kind: Uint8Array;
   /** Model index of the slot's joint, −1 for a free root. */
   readonly joint: Int32Array;
@@ -273,6 +275,9 @@ export class ArticulatedTree {
     }
     this.ySize = ys;
     this.uSize = us;
+    this.parentBodyOf = Int32Array.from({ length: n }, (_, i) =>
+      parentSlot[i] >= 0 ? order[parentSlot[i]] : this.rootParentBody[i],
+    );
   }
 
   /**
@@ -359,8 +364,7 @@ export class ArticulatedTree {
 
   /** The parent body of slot i: its parent slot's body, or a root's fixed body or −1. */
   private parentBody(i: number): number {
-    const p = this.parent[i];
-    return p >= 0 ? this.body[p] : this.rootParentBody[i];
+    return this.parentBodyOf[i];
   }
 
   /**
@@ -396,25 +400,66 @@ export class ArticulatedTree {
         }
         continue;
       }
-      const pb = this.parentBody(i);
-      // orientation: q_c = q_p ⊗ q_rel
+      const pb = this.parentBodyOf[i];
+      // the relative rotation q_rel (normalized), then q_c = q_p ⊗ q_rel
+      let rw: number;
+      let rx0: number;
+      let ry0: number;
+      let rz0: number;
       if (kind === SlotKind.SPHERICAL) {
-        for (let d = 0; d < 4; d++) q2[d] = y[yo + d];
-        normalizeQuat(q2, 0);
-      } else if (kind === SlotKind.REVOLUTE) {
-        // rotation θ about the parent-frame axis, then the start's relative rotation
-        const half = 0.5 * y[yo];
-        const sn = Math.sin(half);
-        q[0] = Math.cos(half);
-        for (let d = 0; d < 3; d++) q[1 + d] = sn * this.axis[3 * i + d];
-        quatMul(q2, 0, q, 0, this.relative0, 4 * i);
-      } else for (let d = 0; d < 4; d++) q2[d] = this.relative0[4 * i + d];
-      if (pb >= 0) quatMul(quat, 4 * b, quat, 4 * pb, q2, 0);
-      else for (let d = 0; d < 4; d++) quat[4 * b + d] = q2[d];
+        rw = y[yo];
+        rx0 = y[yo + 1];
+        ry0 = y[yo + 2];
+        rz0 = y[yo + 3];
+        const l = 1 / Math.sqrt(rw * rw + rx0 * rx0 + ry0 * ry0 + rz0 * rz0);
+        rw *= l;
+        rx0 *= l;
+        ry0 *= l;
+        rz0 *= l;
+      } else {
+        const r0 = this.relative0;
+        rw = r0[4 * i];
+        rx0 = r0[4 * i + 1];
+        ry0 = r0[4 * i + 2];
+        rz0 = r0[4 * i + 3];
+        if (kind === SlotKind.REVOLUTE) {
+          // rotation θ about the parent-frame axis, then the start's relative rotation
+          const half = 0.5 * y[yo];
+          const sn = Math.sin(half);
+          const cw = Math.cos(half);
+          const ax = sn * this.axis[3 * i];
+          const ay = sn * this.axis[3 * i + 1];
+          const az = sn * this.axis[3 * i + 2];
+          const w = cw * rw - ax * rx0 - ay * ry0 - az * rz0;
+          const x = cw * rx0 + ax * rw + ay * rz0 - az * ry0;
+          const yq = cw * ry0 - ax * rz0 + ay * rw + az * rx0;
+          const z = cw * rz0 + ax * ry0 - ay * rx0 + az * rw;
+          rw = w;
+          rx0 = x;
+          ry0 = yq;
+          rz0 = z;
+        }
+      }
+      if (pb >= 0) {
+        const pw = quat[4 * pb];
+        const px = quat[4 * pb + 1];
+        const py = quat[4 * pb + 2];
+        const pz = quat[4 * pb + 3];
+        quat[4 * b] = pw * rw - px * rx0 - py * ry0 - pz * rz0;
+        quat[4 * b + 1] = pw * rx0 + px * rw + py * rz0 - pz * ry0;
+        quat[4 * b + 2] = pw * ry0 - px * rz0 + py * rw + pz * rx0;
+        quat[4 * b + 3] = pw * rz0 + px * ry0 - py * rx0 + pz * rw;
+      } else {
+        quat[4 * b] = rw;
+        quat[4 * b + 1] = rx0;
+        quat[4 * b + 2] = ry0;
+        quat[4 * b + 3] = rz0;
+      }
       updateBodyDerived(sys, b);
       // joint point: on the parent (plus the slide), W
       parentPoint(sys, pb, this.anchorParent, 3 * i, P, 3 * i);
-      parentRotate(sys, pb, this.axis, 3 * i, E, 3 * i);
+      if (kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC)
+        parentRotate(sys, pb, this.axis, 3 * i, E, 3 * i);
       if (kind === SlotKind.PRISMATIC)
         for (let d = 0; d < 3; d++) P[3 * i + d] += E[3 * i + d] * y[yo];
       // centre: x_c = P − R_c a_c
@@ -436,7 +481,7 @@ export class ArticulatedTree {
       let vx = 0;
       let vy = 0;
       let vz = 0;
-      if (pb >= 0 && sys.kind[pb] !== BodyKind.FIXED) {
+      if (this.parent[i] >= 0) {
         wx = omega[3 * pb];
         wy = omega[3 * pb + 1];
         wz = omega[3 * pb + 2];
@@ -763,33 +808,105 @@ export class ArticulatedTree {
     free[k6 + 2] = -(i02 * bx + i12 * by + i22 * bz);
     const p = this.parent[i];
     if (p < 0) return;
-    // Q = K_tt − K_tα Π (symmetric: the upper triangle, mirrored)
-    const Q = this.Q;
-    for (let r = 0; r < 3; r++)
-      for (let c = r; c < 3; c++) {
-        const q =
-          K[k + 21 + 6 * r + c] -
-          (K[k + 3 + r] * U[k + c] + K[k + 9 + r] * U[k + 3 + c] + K[k + 15 + r] * U[k + 6 + c]);
-        Q[3 * r + c] = q;
-        Q[3 * c + r] = q;
-      }
+    // Q = K_tt − K_tα Π (symmetric: the upper triangle)
+    const t0x = K[k + 3];
+    const t0y = K[k + 9];
+    const t0z = K[k + 15];
+    const t1x = K[k + 4];
+    const t1y = K[k + 10];
+    const t1z = K[k + 16];
+    const t2x = K[k + 5];
+    const t2y = K[k + 11];
+    const t2z = K[k + 17];
+    const p0x = U[k];
+    const p0y = U[k + 3];
+    const p0z = U[k + 6];
+    const p1x = U[k + 1];
+    const p1y = U[k + 4];
+    const p1z = U[k + 7];
+    const p2x = U[k + 2];
+    const p2y = U[k + 5];
+    const p2z = U[k + 8];
+    const q00 = K[k + 21] - (t0x * p0x + t0y * p0y + t0z * p0z);
+    const q01 = K[k + 22] - (t0x * p1x + t0y * p1y + t0z * p1z);
+    const q02 = K[k + 23] - (t0x * p2x + t0y * p2y + t0z * p2z);
+    const q11 = K[k + 28] - (t1x * p1x + t1y * p1y + t1z * p1z);
+    const q12 = K[k + 29] - (t1x * p2x + t1y * p2y + t1z * p2z);
+    const q22 = K[k + 35] - (t2x * p2x + t2y * p2y + t2z * p2z);
     // c = b_t − Πᵀ b_α + Q κ_t
     const kx = kappa[k6 + 3];
     const ky = kappa[k6 + 4];
     const kz = kappa[k6 + 5];
-    const cv = this.tmpB;
-    for (let r = 0; r < 3; r++)
-      cv[r] =
-        bias[k6 + 3 + r] -
-        (U[k + r] * bx + U[k + 3 + r] * by + U[k + 6 + r] * bz) +
-        Q[3 * r] * kx +
-        Q[3 * r + 1] * ky +
-        Q[3 * r + 2] * kz;
+    const cx = bias[k6 + 3] - (p0x * bx + p0y * by + p0z * bz) + q00 * kx + q01 * ky + q02 * kz;
+    const cy = bias[k6 + 4] - (p1x * bx + p1y * by + p1z * bz) + q01 * kx + q11 * ky + q12 * kz;
+    const cz = bias[k6 + 5] - (p2x * bx + p2y * by + p2z * bz) + q02 * kx + q12 * ky + q22 * kz;
+    // to the parent's point: Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c)
     const P = this.point;
     const dx = P[3 * i] - P[3 * p];
     const dy = P[3 * i + 1] - P[3 * p + 1];
     const dz = P[3 * i + 2] - P[3 * p + 2];
-    addShiftedTranslation(Q, cv, dx, dy, dz, K, 36 * p, bias, 6 * p);
+    // M = d̃Q, column j = d × Q_j
+    const m00 = dy * q02 - dz * q01;
+    const m10 = dz * q00 - dx * q02;
+    const m20 = dx * q01 - dy * q00;
+    const m01 = dy * q12 - dz * q11;
+    const m11 = dz * q01 - dx * q12;
+    const m21 = dx * q11 - dy * q01;
+    const m02 = dy * q22 - dz * q12;
+    const m12 = dz * q02 - dx * q22;
+    const m22 = dx * q12 - dy * q02;
+    // −d̃Qd̃ = −M d̃: row r is d × (row r of M) ((a d̃)ᵀ = a × d); symmetric
+    const n00 = dy * m02 - dz * m01;
+    const n01 = dz * m00 - dx * m02;
+    const n02 = dx * m01 - dy * m00;
+    const n11 = dz * m10 - dx * m12;
+    const n12 = dx * m11 - dy * m10;
+    const n22 = dx * m21 - dy * m20;
+    const o = 36 * p;
+    K[o] += n00;
+    K[o + 1] += n01;
+    K[o + 2] += n02;
+    K[o + 6] += n01;
+    K[o + 7] += n11;
+    K[o + 8] += n12;
+    K[o + 12] += n02;
+    K[o + 13] += n12;
+    K[o + 14] += n22;
+    // d̃Q upper right, its transpose −Qd̃ lower left
+    K[o + 3] += m00;
+    K[o + 4] += m01;
+    K[o + 5] += m02;
+    K[o + 9] += m10;
+    K[o + 10] += m11;
+    K[o + 11] += m12;
+    K[o + 15] += m20;
+    K[o + 16] += m21;
+    K[o + 17] += m22;
+    K[o + 18] += m00;
+    K[o + 19] += m10;
+    K[o + 20] += m20;
+    K[o + 24] += m01;
+    K[o + 25] += m11;
+    K[o + 26] += m21;
+    K[o + 30] += m02;
+    K[o + 31] += m12;
+    K[o + 32] += m22;
+    K[o + 21] += q00;
+    K[o + 22] += q01;
+    K[o + 23] += q02;
+    K[o + 27] += q01;
+    K[o + 28] += q11;
+    K[o + 29] += q12;
+    K[o + 33] += q02;
+    K[o + 34] += q12;
+    K[o + 35] += q22;
+    const o6 = 6 * p;
+    bias[o6] += dy * cz - dz * cy;
+    bias[o6 + 1] += dz * cx - dx * cz;
+    bias[o6 + 2] += dx * cy - dy * cx;
+    bias[o6 + 3] += cx;
+    bias[o6 + 4] += cy;
+    bias[o6 + 5] += cz;
   }
 
   /**
@@ -872,8 +989,6 @@ export class ArticulatedTree {
     bias[pb6 + 5] += bA[5];
     return true;
   }
-
-  private readonly Q = new Float64Array(9);
 
   private readonly tmpB = new Float64Array(6);
   private readonly tmpR = new Float64Array(6);
@@ -1027,62 +1142,6 @@ function shiftInertia(
       if (c !== r) out[o + 6 * c + r] += s;
     }
 }
-
-/**
- * Adds to the parent's K (at ko) and bias (at bo) a child's translational articulated
- * inertia Q (3 × 3, symmetric) and force c shifted by d: [−d̃Qd̃, d̃Q; −Qd̃, Q] and
- * (d × c, c).
- */
-function addShiftedTranslation(
-  Q: Float64Array,
-  c: Float64Array,
-  dx: number,
-  dy: number,
-  dz: number,
-  K: Float64Array,
-  ko: number,
-  bias: Float64Array,
-  bo: number,
-): void {
-  // d̃Q (row r of d̃ times column j of Q): (d × Q_j) per column
-  const m = QD;
-  for (let j = 0; j < 3; j++) {
-    const qx = Q[j];
-    const qy = Q[3 + j];
-    const qz = Q[6 + j];
-    m[j] = dy * qz - dz * qy;
-    m[3 + j] = dz * qx - dx * qz;
-    m[6 + j] = dx * qy - dy * qx;
-  }
-  // −d̃Qd̃ = −(d̃Q) d̃: row r is −a d̃ = d × a for a the row r of d̃Q ((a d̃)ᵀ = a × d)
-  for (let r = 0; r < 3; r++) {
-    const ax = m[3 * r];
-    const ay = m[3 * r + 1];
-    const az = m[3 * r + 2];
-    const vx = dy * az - dz * ay;
-    const vy = dz * ax - dx * az;
-    const vz = dx * ay - dy * ax;
-    K[ko + 6 * r] += vx;
-    K[ko + 6 * r + 1] += vy;
-    K[ko + 6 * r + 2] += vz;
-  }
-  for (let r = 0; r < 3; r++)
-    for (let j = 0; j < 3; j++) {
-      K[ko + 6 * r + 3 + j] += m[3 * r + j];
-      K[ko + 6 * (3 + j) + r] += m[3 * r + j];
-      K[ko + 6 * (3 + r) + 3 + j] += Q[3 * r + j];
-    }
-  const cx = c[0];
-  const cy = c[1];
-  const cz = c[2];
-  bias[bo] += dy * cz - dz * cy;
-  bias[bo + 1] += dz * cx - dx * cz;
-  bias[bo + 2] += dx * cy - dy * cx;
-  bias[bo + 3] += cx;
-  bias[bo + 4] += cy;
-  bias[bo + 5] += cz;
-}
-const QD = new Float64Array(9);
 
 function normalizeQuat(q: Float64Array, o: number): void {
   const l = 1 / Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);

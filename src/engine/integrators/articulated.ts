@@ -111,24 +111,18 @@ export class ArticulatedIntegrator implements Integrator {
       const rest = h - done;
       const hh = hs >= rest || rest - hs < 1e-3 * hs ? rest : hs;
       for (let k = 1; k < 7; k++) {
-        ys.set(y);
-        us.set(u);
-        const row = A[k];
-        for (let j = 0; j < k; j++) {
-          const c = hh * row[j];
-          if (c === 0) continue;
-          axpy(ys, c, ky[j]);
-          axpy(us, c, ku[j]);
-        }
+        // ys = y + hh Σ_j a_kj k_j, us likewise (one pass each)
+        const row = this.rows[k];
+        for (let j = 0; j < k; j++) row[j] = hh * A[k][j];
+        combine(ys, y, row, ky, k);
+        combine(us, u, row, ku, k);
         this.evaluate(t + done + C[k] * hh, ys, us, k);
       }
-      ey.fill(0);
-      eu.fill(0);
-      for (let k = 0; k < 7; k++) {
-        if (E[k] === 0) continue;
-        axpy(ey, hh * E[k], ky[k]);
-        axpy(eu, hh * E[k], ku[k]);
-      }
+      // the embedded error hh Σ_k (b_k − b̂_k) k_k
+      const erow = this.rows[0];
+      for (let k = 0; k < 7; k++) erow[k] = hh * E[k];
+      combine(ey, null, erow, ky, 7);
+      combine(eu, null, erow, ku, 7);
       // ys, us hold the fifth-order solution (the seventh stage's point)
       const err = tol === null ? 0 : tree.largestDisplacement(y, ey, eu, hh);
       const ok = tol === null || err <= tol;
@@ -189,10 +183,18 @@ export class ArticulatedIntegrator implements Integrator {
       const c = constraints.constraints[k];
       const m = c.rows;
       const b = tree.body[i];
+      const off = constraints.rowOffset[k];
+      const o = 6 * i;
+      if (c.type === "spherical") {
+        // its rows' multipliers are the force on b (constraints/spherical.ts): the wrench's
+        // force where the child is b, the opposite where it is a
+        const sign = c.bodyB === b ? 1 : -1;
+        for (let d = 0; d < 3; d++) lambda[off + d] = sign * w[o + 3 + d];
+        continue;
+      }
       c.jacobian(t, jac[0], jac[1]);
       const J = c.bodyB === b ? jac[1] : jac[0];
       // the wrench at the centre: P = x_c − r
-      const o = 6 * i;
       const f0 = w[o + 3];
       const f1 = w[o + 4];
       const f2 = w[o + 5];
@@ -214,7 +216,6 @@ export class ArticulatedIntegrator implements Integrator {
           normal[m * p + q] = n;
         }
       }
-      const off = constraints.rowOffset[k];
       if (!invertSmall(normalInv, 0, normal, 0, m, work)) {
         lambda.fill(0, off, off + m);
         continue;
@@ -228,8 +229,33 @@ export class ArticulatedIntegrator implements Integrator {
   }
 
   private readonly g = new Float64Array(6);
+  /** Scratch rows of the stages' coefficients times the sub-step length. */
+  private readonly rows = Array.from({ length: 7 }, () => new Float64Array(7));
 }
 
-function axpy(out: Float64Array, a: number, x: Float64Array): void {
-  for (let i = 0; i < out.length; i++) out[i] += a * x[i];
+/**
+ * out = base + Σ_{j<count} c_j k_j (base null: 0), one pass over the entries: the stages'
+ * combinations (a pass per term, or a loop over j inside the loop over entries, costs
+ * more than the sums on the short vectors of a small tree).
+ */
+function combine(
+  out: Float64Array,
+  base: Float64Array | null,
+  c: Float64Array,
+  k: Float64Array[],
+  count: number,
+): void {
+  const n = out.length;
+  const [k0, k1, k2, k3, k4, k5, k6] = k;
+  const [c0, c1, c2, c3, c4, c5, c6] = c;
+  for (let i = 0; i < n; i++) {
+    let s = (base === null ? 0 : base[i]) + c0 * k0[i];
+    if (count > 1) s += c1 * k1[i];
+    if (count > 2) s += c2 * k2[i];
+    if (count > 3) s += c3 * k3[i];
+    if (count > 4) s += c4 * k4[i];
+    if (count > 5) s += c5 * k5[i];
+    if (count > 6) s += c6 * k6[i];
+    out[i] = s;
+  }
 }

@@ -99,7 +99,6 @@ function setUp(seed: number) {
   const rnd = random(seed);
   for (let i = 0; i < tree.numSlots; i++) {
     const yo = tree.yOffset[i];
-    const uo = tree.uOffset[i];
     switch (tree.kind[i]) {
       case SlotKind.SPHERICAL:
         for (let d = 0; d < 4; d++) y[yo + d] = rnd();
