@@ -53,6 +53,13 @@ const E = [
 ];
 /** Sub-steps shorter than h · MIN_FRACTION end the step with an error (a blow-up). */
 const MIN_FRACTION = 2 ** -24;
+/**
+ * Attempts per step beyond which the step fails (the run ends `diverged`): a force too
+ * stiff for an explicit scheme (a spring of 1e12 N/m on 1 kg asks ~1e5 sub-steps of a
+ * 1/240 s step) would otherwise hold a worker for seconds a step. The benchmark's whipping
+ * 100-link chain takes ~3 sub-steps a step, its worst few dozen.
+ */
+const MAX_ATTEMPTS = 2000;
 
 export class ArticulatedIntegrator implements Integrator {
   readonly name = "articulated" as const;
@@ -105,6 +112,7 @@ export class ArticulatedIntegrator implements Integrator {
     let done = 0;
     let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
     let accepted = 0;
+    let attempts = 0;
     let worst = 0;
     while (done < h) {
       // the last sub-step ends the step exactly (and is not left a sliver)
@@ -146,6 +154,10 @@ export class ArticulatedIntegrator implements Integrator {
       if (!ok && hs < h * MIN_FRACTION)
         throw new Error(
           `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,
+        );
+      if (++attempts > MAX_ATTEMPTS)
+        throw new Error(
+          `articulated: the step needed more than ${MAX_ATTEMPTS} sub-steps (the last ${hh.toExponential(2)} s): a force too stiff for this explicit integrator; choose generalized-alpha or newmark`,
         );
     }
     this.memory.substepSize = hs;
@@ -246,8 +258,20 @@ function combine(
   count: number,
 ): void {
   const n = out.length;
-  const [k0, k1, k2, k3, k4, k5, k6] = k;
-  const [c0, c1, c2, c3, c4, c5, c6] = c;
+  const k0 = k[0];
+  const k1 = k[1];
+  const k2 = k[2];
+  const k3 = k[3];
+  const k4 = k[4];
+  const k5 = k[5];
+  const k6 = k[6];
+  const c0 = c[0];
+  const c1 = c[1];
+  const c2 = c[2];
+  const c3 = c[3];
+  const c4 = c[4];
+  const c5 = c[5];
+  const c6 = c[6];
   for (let i = 0; i < n; i++) {
     let s = (base === null ? 0 : base[i]) + c0 * k0[i];
     if (count > 1) s += c1 * k1[i];
