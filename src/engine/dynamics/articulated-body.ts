@@ -195,7 +195,6 @@ export class ArticulatedTree {
   private readonly work = new Float64Array(36);
   private readonly Dk = new Float64Array(36);
   private readonly tmpQ = new Float64Array(4);
-  private readonly tmpQ2 = new Float64Array(4);
 
   constructor(
     sys: BodySystem,
@@ -378,7 +377,6 @@ export class ArticulatedTree {
     const P = this.point;
     const E = this.axisWorld;
     const q = this.tmpQ;
-    const q2 = this.tmpQ2;
     for (let i = 0; i < this.numSlots; i++) {
       const b = this.body[i];
       const yo = this.yOffset[i];

@@ -8,8 +8,10 @@
  * embedded fourth-order one differs from it by at most solver.stepTolerance, measured as
  * the largest root-mean-square displacement of a body's mass (m) over the sub-step, the
  * velocity difference counted as the displacement it makes over the sub-step. The next
- * sub-step's length is h_s (tol/err)^(1/5) · 0.9, within ×0.2 … ×5 (Hairer's controller);
- * it carries over to the next step in the integrator memory (substepSize). The last stage
+ * sub-step's length is h_s (tol/err)^(1/5) · 0.9, within ×0.2 … ×5, and not longer right
+ * after a rejection (Hairer's controller); what is left of a step is taken in equal
+ * sub-steps no longer than that (no sliver at the step's end). The length carries over to
+ * the next step in the integrator memory (substepSize). The last stage
  * is evaluated at the accepted solution (first same as last), so an accepted sub-step
  * costs six evaluations of the forces and the articulated-body algorithm, a step one more.
  *
@@ -113,11 +115,13 @@ export class ArticulatedIntegrator implements Integrator {
     let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
     let accepted = 0;
     let attempts = 0;
+    let rejected = false;
     let worst = 0;
     while (done < h) {
-      // the last sub-step ends the step exactly (and is not left a sliver)
+      // what is left of the step in equal sub-steps no longer than hs: the last one ends
+      // the step exactly, and no sliver is left for a sub-step of its own
       const rest = h - done;
-      const hh = hs >= rest || rest - hs < 1e-3 * hs ? rest : hs;
+      const hh = rest / Math.max(1, Math.ceil(rest / hs - 1e-9));
       for (let k = 1; k < 7; k++) {
         // ys = y + hh Σ_j a_kj k_j, us likewise (one pass each)
         const row = this.rows[k];
@@ -147,7 +151,11 @@ export class ArticulatedIntegrator implements Integrator {
         tol === null
           ? 1
           : Number.isFinite(err)
-            ? Math.min(5, Math.max(0.2, 0.9 * (tol / Math.max(err, 1e-300)) ** 0.2))
+            ? Math.min(
+                // no growth right after a rejection (Hairer's DOPRI5)
+                ok && rejected ? 1 : 5,
+                Math.max(0.2, 0.9 * (tol / Math.max(err, 1e-300)) ** 0.2),
+              )
             : 0.2;
       // a sub-step cut short to end the step does not shorten the next one
       hs = ok && hh < hs ? Math.max(hs, hh * factor) : hh * factor;
@@ -155,6 +163,7 @@ export class ArticulatedIntegrator implements Integrator {
         throw new Error(
           `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,
         );
+      rejected = !ok;
       if (++attempts > MAX_ATTEMPTS)
         throw new Error(
           `articulated: the step needed more than ${MAX_ATTEMPTS} sub-steps (the last ${hh.toExponential(2)} s): a force too stiff for this explicit integrator; choose generalized-alpha or newmark`,
