@@ -501,13 +501,14 @@ describe("articulated: snapshots", () => {
         expect(sim.stateHash()).toBe(whole.stateHash());
       }
     }
-    // the sub-step length is needed: without it (a document without the checksum, which
-    // is then not checked) the continuation from the late snapshot differs
-    const { checksum: _checksum, ...unchecked } = copy(late);
-    delete unchecked.memory.integrator.substepSize;
-    const forgetful = loadSnapshot(unchecked);
-    forgetful.step(450 - late.step);
-    expect(forgetful.stateHash()).not.toBe(whole.stateHash());
+    // the sub-step length is restored with the state: the restored simulation's own
+    // snapshot carries it (a step's sub-steps are the equal parts of h no longer than it,
+    // so a run that lost it may still reach the same parts after a rejected attempt:
+    // the trajectory alone does not show it)
+    for (const snap of snaps)
+      expect(loadSnapshot(copy(snap)).snapshot().memory.integrator.substepSize).toBe(
+        snap.memory.integrator.substepSize,
+      );
   });
 });
 
