@@ -2,10 +2,10 @@
  * What the articulated integrator (src/engine/integrators/articulated.ts) steps: rigid
  * bodies joined in trees (rooted at ground or fixed bodies; a body in no joint moves
  * freely) by spherical, revolute, prismatic and fixed joints, under any applied forces and
- * actuators. What it does not step is refused naming the part, at load and on a PATCH that
- * chooses it: contact, fem bodies, motors, joint limits, mimics, distance joints, joints on
- * particles, a joint that closes a loop, and the solver damping (Rayleigh terms, velocity
- * decay), which the explicit scheme does not apply.
+ * actuators and joint limits (their compliant law). What it does not step is refused
+ * naming the part, at load and on a PATCH that chooses it: contact, fem bodies, motors,
+ * mimics, distance joints, joints on particles, a joint that closes a loop, and the solver
+ * damping (Rayleigh terms, velocity decay), which the explicit scheme does not apply.
  */
 
 interface End {
@@ -20,7 +20,6 @@ export interface ArticulationModel {
     type: string;
     a: End;
     b: End;
-    limits?: unknown;
     mimic?: unknown;
   }[];
   motors: readonly { id: string }[];
@@ -79,7 +78,6 @@ export function articulationIssues(m: ArticulationModel): ArticulationIssue[] {
   };
   m.joints.forEach((j, i) => {
     if (j.type === "distance") refuse(["joints", i, "type"], `distance joint "${j.id}"`);
-    if (j.limits !== undefined) refuse(["joints", i, "limits"], `joint "${j.id}"'s limits`);
     if (j.mimic !== undefined) refuse(["joints", i, "mimic"], `joint "${j.id}"'s mimic`);
     for (const end of ["a", "b"] as const)
       if (kind.get(j[end].body ?? "ground") === "particle")

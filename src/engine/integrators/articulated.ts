@@ -15,9 +15,9 @@
  * is evaluated at the accepted solution (first same as last), so an accepted sub-step
  * costs six evaluations of the forces and the articulated-body algorithm, a step one more.
  *
- * Explicit: a stiff force (a stiff spring, a compliant contact) makes the sub-steps as short
- * as its period; nonsmooth contact, joint limits, motors, mimics and distance joints are
- * not stepped here (schemas/model.ts refuses them with this integrator, naming them).
+ * Explicit: a stiff force (a stiff spring, a compliant joint limit) makes the sub-steps as
+ * short as its period; contact, motors, mimics and distance joints are not stepped here
+ * (schemas/articulation.ts refuses them with this integrator, naming them).
  * The joints' reactions are the algorithm's joint wrenches at the step's end, written as
  * the constraint multipliers λ of each joint's rows (least squares of the child's
  * Jacobian rows: exact, as the wrench lies in their span), so the State reports them as
@@ -66,6 +66,15 @@ const MAX_ATTEMPTS = 2000;
 export class ArticulatedIntegrator implements Integrator {
   readonly name = "articulated" as const;
   readonly projectionOrder: ProjectionOrder = "none";
+  /**
+   * The dissipative forces' work over the last step (J): the fifth-order quadrature
+   * hh Σ b_k P_k of their power at each accepted sub-step's stages (the trapezoid of the
+   * power at the step's ends misses an impact on a compliant joint limit inside the step
+   * by up to its whole loss).
+   */
+  dissipatedWork = 0;
+  /** The dissipative power at each stage of the running sub-step (W). */
+  private readonly stagePower = new Float64Array(7);
   private readonly y: Float64Array;
   private readonly u: Float64Array;
   private readonly ys: Float64Array;
@@ -87,6 +96,8 @@ export class ArticulatedIntegrator implements Integrator {
     private readonly constraints: ConstraintSet,
     /** The constraint multipliers the State's reactions are read from (simulation record). */
     private readonly lambda: Float64Array,
+    /** The dissipative forces' power (W) at t and the current state; null: none. */
+    private readonly power: ((t: number) => number) | null,
     /** solver.stepTolerance (m per sub-step; null: no error control, one sub-step). */
     public params: { stepTolerance: number | null },
     private readonly memory: IntegratorMemory,
@@ -116,6 +127,7 @@ export class ArticulatedIntegrator implements Integrator {
     let accepted = 0;
     let attempts = 0;
     let rejected = false;
+    let work = 0;
     let worst = 0;
     while (done < h) {
       // what is left of the step in equal sub-steps no longer than hs: the last one ends
@@ -143,6 +155,13 @@ export class ArticulatedIntegrator implements Integrator {
         u.set(us);
         ky[0].set(ky[6]);
         ku[0].set(ku[6]);
+        if (this.power !== null) {
+          const P = this.stagePower;
+          let w = 0;
+          for (let k = 0; k < 6; k++) w += A[6][k] * P[k];
+          work += hh * w;
+          P[0] = P[6];
+        }
         done += hh;
         accepted++;
         if (err > worst) worst = err;
@@ -170,6 +189,7 @@ export class ArticulatedIntegrator implements Integrator {
         );
     }
     this.memory.substepSize = hs;
+    this.dissipatedWork = work;
     // the state written normalized; the reactions of the last evaluation (at y, u)
     tree.setState(y, u);
     this.writeReactions(t + h);
@@ -188,6 +208,7 @@ export class ArticulatedIntegrator implements Integrator {
     // end once accepted, are the reactions
     if (!tree.accelerations(u, this.forces, this.ku[k], k === 6))
       throw new Error("articulated: a joint's articulated inertia is singular");
+    if (this.power !== null) this.stagePower[k] = this.power(t);
   }
 
   /**

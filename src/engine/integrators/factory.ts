@@ -55,6 +55,8 @@ export interface IntegratorParts {
     tree: () => ArticulatedTree;
     constraints: ConstraintSet;
     lambda: Float64Array;
+    /** The dissipative forces' power (W) at time t and the current state, or null: none. */
+    power: ((t: number) => number) | null;
   };
 }
 
@@ -101,12 +103,13 @@ export function createIntegrator(
         memory,
       );
     case "articulated": {
-      const { tree, constraints, lambda } = parts.articulated;
+      const { tree, constraints, lambda, power } = parts.articulated;
       return new ArticulatedIntegrator(
         tree(),
         stepper,
         constraints,
         lambda,
+        power,
         {
           stepTolerance:
             p.stepTolerance === undefined ? ARTICULATED_STEP_TOLERANCE : p.stepTolerance,

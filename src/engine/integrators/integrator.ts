@@ -183,6 +183,13 @@ export interface Integrator {
   readonly name: IntegratorName;
   /** Order of the joints' post-step projection (see ProjectionOrder). */
   readonly projectionOrder: ProjectionOrder;
+  /**
+   * The work (J) the dissipative forces took out over the last step, integrated by the
+   * scheme's own stages (the articulated integrator's Runge–Kutta quadrature of the power
+   * over its sub-steps); absent where the scheme has none, and the energy balance takes
+   * the trapezoid of the power at the step's ends (simulation.ts stepBalanceWork).
+   */
+  readonly dissipatedWork?: number;
   /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
   step(t: number, h: number, stats: StepStats): void;
   /**

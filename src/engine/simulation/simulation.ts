@@ -279,15 +279,15 @@ export class Simulation {
       this.constraints,
       this.record.lambda,
     );
+    // compliant contact apart: its power at a step's start is taken with the contacts that
+    // step detects (beginStepBalance), not cached from the last step's end
+    const smc = this.contact?.compliant ?? null;
+    this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined && e !== smc);
     this.integrator = this.createIntegrator();
     this.initial = cloneBodyState(this.system.state);
     this.good = cloneBodyState(this.system.state);
     this.goodLambda = new Float64Array(this.record.lambda.length);
     this.monitor = new StepMonitor(this.constraints, this.record);
-    // compliant contact apart: its power at a step's start is taken with the contacts that
-    // step detects (beginStepBalance), not cached from the last step's end
-    const smc = this.contact?.compliant ?? null;
-    this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined && e !== smc);
     this.constraintRates = new Float64Array(this.constraints.numRows);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
@@ -1044,6 +1044,9 @@ export class Simulation {
           },
           constraints: this.constraints,
           lambda: this.record.lambda,
+          // the power of the dissipative forces, which the integrator integrates by its own
+          // stages (none without: the balance's work is then zero)
+          power: this.dissipative.length > 0 ? (t: number) => this.dissipationPower(t) : null,
         },
       },
       this.record.integrator,
@@ -1155,13 +1158,15 @@ export class Simulation {
 
   /**
    * The work (J) the step from t of h took out: the trapezoid of the forces' power at its
-   * ends and what the integrator counted (the velocity decay; a θ-scheme's impulses and
+   * ends (or the integrator's own quadrature, Integrator.dissipatedWork) and what the
+   * integrator counted (the velocity decay; a θ-scheme's impulses and
    * motors). Keeps the end power (compliant contact's apart) for commitStepBalance.
    */
   private stepBalanceWork(t: number, h: number, powerStart: number): number {
     this.endPower = this.dissipationPower(t + h);
     const end = this.endPower + this.contactPower(t + h, false);
-    return 0.5 * h * (powerStart + end) + this.stepper.removedEnergy;
+    const own = this.integrator.dissipatedWork;
+    return (own ?? 0.5 * h * (powerStart + end)) + this.stepper.removedEnergy;
   }
 
   /** A good step's work into energy.dissipated; its end power cached for the next start. */
@@ -1173,8 +1178,7 @@ export class Simulation {
 
   /** Whether the integrator is a θ-scheme (its forces and multipliers act over the step). */
   private velocityLevel(): boolean {
-    const name = this.solverSpec.integrator;
-    return name !== "newmark" && name !== "generalized-alpha";
+    return isVelocityLevel(this.solverSpec.integrator);
   }
 
   /** dissipationPower at t: the last step's end value if the state is still that one. */
