@@ -2,9 +2,9 @@
  * What the articulated integrator (src/engine/integrators/articulated.ts) steps: rigid
  * bodies joined in trees (rooted at ground or fixed bodies; a body in no joint moves
  * freely) by spherical, revolute, prismatic and fixed joints, under any applied forces and
- * actuators and joint limits (their compliant law). What it does not step is refused
- * naming the part, at load and on a PATCH that chooses it: contact, fem bodies, motors,
- * mimics, distance joints, joints on particles, a joint that closes a loop, and the solver
+ * actuators, joint limits (their compliant law) and motors (the joint's coordinate
+ * prescribed). What it does not step is refused naming the part, at load and on a PATCH
+ * that chooses it: contact, fem bodies, mimics, distance joints, joints on particles, a joint that closes a loop, and the solver
  * damping (Rayleigh terms, velocity decay), which the explicit scheme does not apply.
  */
 
@@ -22,7 +22,6 @@ export interface ArticulationModel {
     b: End;
     mimic?: unknown;
   }[];
-  motors: readonly { id: string }[];
   contact?: unknown;
   fem?: readonly unknown[];
   solver: {
@@ -52,9 +51,6 @@ export function articulationIssues(m: ArticulationModel): ArticulationIssue[] {
   };
   if (m.contact != null) refuse(["contact"], "contact is not stepped by it");
   if ((m.fem ?? []).length > 0) refuse(["fem"], "fem bodies are not stepped by it");
-  m.motors.forEach((mo, i) => {
-    refuse(["motors", i], `motor "${mo.id}" is not stepped by it`);
-  });
   for (const key of ["rayleighMass", "rayleighStiffness", "velocityDamping"] as const)
     if (m.solver[key] !== 0) refuse(["solver", key], `${key} is not applied by it`);
   // ground and the fixed bodies are one node: a joint between two bodies already connected

@@ -38,10 +38,11 @@
  * in; the forward pass gets ü and A from the roots out, and w = K A + b, each joint's
  * reaction on its child.
  */
-import type { JointSpec } from "../../../schemas/model";
-import { quatMul } from "../math/quat";
+import type { JointSpec, MotorSpec } from "../../../schemas/model";
+import { quatMul, quatRotate, quatRotateInverse } from "../math/quat";
 import { invertSmall } from "../math/small-dense";
 import { BodyKind, type BodySystem, updateBodyDerived } from "../model/body-system";
+import { type CompiledTimeFunction, compileTimeFunction } from "../model/time-function";
 
 export const SlotKind = {
   FREE: 0,
@@ -50,11 +51,15 @@ export const SlotKind = {
   REVOLUTE: 3,
   PRISMATIC: 4,
   FIXED: 5,
+  /** A revolute joint whose angle a motor prescribes: φ*(t) from the model pose. */
+  DRIVEN_REVOLUTE: 6,
+  /** A prismatic joint whose offset a motor prescribes: d*(t) from the model pose. */
+  DRIVEN_PRISMATIC: 7,
 } as const;
 
-/** Position and velocity coordinates of each kind of slot. */
-const POSITION_SIZE = [7, 3, 4, 1, 1, 0];
-const VELOCITY_SIZE = [6, 3, 3, 1, 1, 0];
+/** Position and velocity coordinates of each kind of slot (a driven joint has none). */
+const POSITION_SIZE = [7, 3, 4, 1, 1, 0, 0, 0];
+const VELOCITY_SIZE = [6, 3, 3, 1, 1, 0, 0, 0];
 
 /** Why a model cannot be stepped in joint coordinates (the message names the part). */
 export class ArticulationError extends Error {
@@ -72,7 +77,13 @@ export class ArticulationError extends Error {
  * The tree of a model's joints (rooted at ground and the fixed bodies), or the reason it
  * is not one: a joint that closes a loop, a joint of a particle, a distance joint.
  */
-export function buildTree(sys: BodySystem, joints: readonly JointSpec[]): ArticulatedTree {
+export function buildTree(
+  sys: BodySystem,
+  joints: readonly JointSpec[],
+  motors: readonly MotorSpec[],
+  /** The model pose, which the joints' points, axes and motors are given against. */
+  pose: Pose,
+): ArticulatedTree {
   const n = sys.numBodies;
   const fixedOrGround = (b: number) => b < 0 || sys.kind[b] === BodyKind.FIXED;
   const adjacency: number[][] = Array.from({ length: n }, () => []);
@@ -140,7 +151,13 @@ export function buildTree(sys: BodySystem, joints: readonly JointSpec[]): Articu
       visit(c, head, k);
     }
   }
-  return new ArticulatedTree(sys, joints, order, parentSlot, via);
+  const drives = new Map(
+    motors.map((m) => [
+      m.joint,
+      compileTimeFunction((m.angle ?? m.offset) as NonNullable<MotorSpec["angle"]>),
+    ]),
+  );
+  return new ArticulatedTree(sys, joints, drives, pose, order, parentSlot, via);
 }
 
 function bodyIndex(sys: BodySystem, id: string | undefined): number {
@@ -175,8 +192,20 @@ export class ArticulatedTree {
   private readonly anchorChild: Float64Array;
   /** The joint axis in the parent's frame (W for ground), unit. */
   private readonly axis: Float64Array;
-  /** Relative rotation q_p* ⊗ q_c at the step's start (revolute, prismatic, fixed). */
+  /**
+   * Relative rotation q_p* ⊗ q_c at the step's start (revolute, prismatic, fixed), at the
+   * model pose (driven joints).
+   */
   private readonly relative0: Float64Array;
+  /** A driven prismatic joint's offset at the model pose (m). */
+  private readonly offset0: Float64Array;
+  /** The motor's prescription of each driven slot, null elsewhere. */
+  private readonly drive: (CompiledTimeFunction | null)[];
+  /** A driven slot's prescribed rate and acceleration at the last `setState`'s time. */
+  readonly driveRate: Float64Array;
+  private readonly driveAccel: Float64Array;
+  /** A driven slot's effort Sᵀ w along its axis (N·m or N) from the last `accelerations`. */
+  readonly driveEffort: Float64Array;
   // per-slot kinematics of the last `setState` (W): joint point P, axis ê
   private readonly point: Float64Array;
   private readonly axisWorld: Float64Array;
@@ -195,10 +224,14 @@ export class ArticulatedTree {
   private readonly work = new Float64Array(36);
   private readonly Dk = new Float64Array(36);
   private readonly tmpQ = new Float64Array(4);
+  private readonly scratch = Array.from({ length: 4 }, () => new Float64Array(3));
 
   constructor(
     sys: BodySystem,
     joints: readonly JointSpec[],
+    /** The motors' prescriptions by joint id. */
+    drives: ReadonlyMap<string, CompiledTimeFunction>,
+    pose: Pose,
     order: readonly number[],
     parentSlot: readonly number[],
     via: readonly number[],
@@ -217,6 +250,11 @@ export class ArticulatedTree {
     this.anchorChild = new Float64Array(3 * n);
     this.axis = new Float64Array(3 * n);
     this.relative0 = new Float64Array(4 * n);
+    this.offset0 = new Float64Array(n);
+    this.drive = new Array<CompiledTimeFunction | null>(n).fill(null);
+    this.driveRate = new Float64Array(n);
+    this.driveAccel = new Float64Array(n);
+    this.driveEffort = new Float64Array(n);
     this.point = new Float64Array(3 * n);
     this.axisWorld = new Float64Array(3 * n);
     this.K = new Float64Array(36 * n);
@@ -236,13 +274,19 @@ export class ArticulatedTree {
       if (k < 0) kind = sys.kind[b] === BodyKind.PARTICLE ? SlotKind.PARTICLE : SlotKind.FREE;
       else {
         const j = joints[k];
+        const drive = drives.get(j.id) ?? null;
+        this.drive[i] = drive;
         kind =
           j.type === "spherical"
             ? SlotKind.SPHERICAL
             : j.type === "revolute"
-              ? SlotKind.REVOLUTE
+              ? drive
+                ? SlotKind.DRIVEN_REVOLUTE
+                : SlotKind.REVOLUTE
               : j.type === "prismatic"
-                ? SlotKind.PRISMATIC
+                ? drive
+                  ? SlotKind.DRIVEN_PRISMATIC
+                  : SlotKind.PRISMATIC
                 : SlotKind.FIXED;
         // the child is the end that is this slot's body; the parent the other
         const childIsB = bodyIndex(sys, j.b.body) === b;
@@ -251,19 +295,31 @@ export class ArticulatedTree {
         const pb = bodyIndex(sys, parentEnd.body);
         if (parentSlot[i] < 0) this.rootParentBody[i] = pb;
         for (let d = 0; d < 3; d++) this.anchorChild[3 * i + d] = childEnd.point[d];
+        const w = new Float64Array(3);
         if (kind === SlotKind.FIXED) {
           // the child's point in the parent's frame: the relative pose of the model is held
-          const w = [0, 0, 0];
-          bodyToWorld(sys, b, childEnd.point, w);
-          worldToBody(sys, pb, w, this.anchorParent, 3 * i);
+          bodyToWorld(pose, b, childEnd.point, w);
+          worldToBody(pose, pb, w, this.anchorParent, 3 * i);
         } else for (let d = 0; d < 3; d++) this.anchorParent[3 * i + d] = parentEnd.point[d];
         if (j.type === "revolute" || j.type === "prismatic") {
           const len = Math.hypot(j.axis[0], j.axis[1], j.axis[2]);
           // the model gives the axis in W at the model pose: into the parent's frame
-          const a = [j.axis[0] / len, j.axis[1] / len, j.axis[2] / len];
-          rotateToBody(sys, pb, a, this.axis, 3 * i);
+          for (let d = 0; d < 3; d++) w[d] = j.axis[d] / len;
+          rotateToBody(pose, pb, w, this.axis, 3 * i);
           // the coordinate's sign: b relative to a (joint-coordinate.ts)
           if (!childIsB) for (let d = 0; d < 3; d++) this.axis[3 * i + d] *= -1;
+        }
+        if (drive) {
+          // a motor's zero is the model pose: its relative rotation, and its offset along
+          // the axis (parent frame) of the child's point from the parent's
+          relativeRotation(pose, pb, b, this.relative0, 4 * i);
+          const pc = new Float64Array(3);
+          bodyToWorld(pose, b, childEnd.point, pc);
+          worldToBody(pose, pb, pc, w, 0);
+          let s0 = 0;
+          for (let d = 0; d < 3; d++)
+            s0 += this.axis[3 * i + d] * (w[d] - this.anchorParent[3 * i + d]);
+          this.offset0[i] = s0;
         }
       }
       this.kind[i] = kind;
@@ -310,6 +366,8 @@ export class ArticulatedTree {
         }
         continue;
       }
+      // a driven joint's pose is the motor's, from the model pose: nothing to read
+      if (kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC) continue;
       const pb = this.parentBody(i);
       // q_rel = q_p* ⊗ q_c
       if (pb >= 0) {
@@ -345,17 +403,21 @@ export class ArticulatedTree {
         continue;
       }
       // prismatic: s = ê·(P_c − P_p), ṡ = ê·(v of P_c on the child − v of that point on the parent)
-      const pc = [0, 0, 0];
+      const pc = this.scratch[0];
+      const pp = this.scratch[1];
+      const vc = this.scratch[2];
+      const vp = this.scratch[3];
       bodyToWorld(sys, b, this.anchorChild.subarray(3 * i, 3 * i + 3), pc);
-      const pp = [0, 0, 0];
-      if (pb >= 0) bodyToWorld(sys, pb, this.anchorParent.subarray(3 * i, 3 * i + 3), pp);
-      else for (let d = 0; d < 3; d++) pp[d] = this.anchorParent[3 * i + d];
+      bodyToWorld(sys, pb, this.anchorParent.subarray(3 * i, 3 * i + 3), pp);
+      pointVelocity(sys, b, pc, vc);
+      if (pb >= 0) pointVelocity(sys, pb, pc, vp);
+      else vp.fill(0);
       let s = 0;
       let sd = 0;
-      for (let d = 0; d < 3; d++) s += e[3 * i + d] * (pc[d] - pp[d]);
-      const vc = pointVelocity(sys, b, pc);
-      const vp = pb >= 0 ? pointVelocity(sys, pb, pc) : [0, 0, 0];
-      for (let d = 0; d < 3; d++) sd += e[3 * i + d] * (vc[d] - vp[d]);
+      for (let d = 0; d < 3; d++) {
+        s += e[3 * i + d] * (pc[d] - pp[d]);
+        sd += e[3 * i + d] * (vc[d] - vp[d]);
+      }
       y[yo] = s;
       u[uo] = sd;
     }
@@ -367,11 +429,12 @@ export class ArticulatedTree {
   }
 
   /**
-   * Places the bodies at coordinates (y, u) (forward kinematics, parents first): positions,
-   * orientations, velocities and the derived rotations and inertias of the body system.
-   * Quaternion coordinates are read normalized.
+   * Places the bodies at coordinates (y, u) and time t (s; the driven joints' prescribed
+   * pose) by forward kinematics, parents first: positions, orientations, velocities and the
+   * derived rotations and inertias of the body system. Quaternion coordinates are read
+   * normalized.
    */
-  setState(y: Float64Array, u: Float64Array): void {
+  setState(y: Float64Array, u: Float64Array, t: number): void {
     const sys = this.sys;
     const { pos, quat, vel, omega, rotation } = sys;
     const P = this.point;
@@ -420,9 +483,18 @@ export class ArticulatedTree {
         rx0 = r0[4 * i + 1];
         ry0 = r0[4 * i + 2];
         rz0 = r0[4 * i + 3];
-        if (kind === SlotKind.REVOLUTE) {
-          // rotation θ about the parent-frame axis, then the start's relative rotation
-          const half = 0.5 * y[yo];
+        let angle = 0;
+        if (kind === SlotKind.REVOLUTE) angle = y[yo];
+        else if (kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC) {
+          const drive = this.drive[i] as CompiledTimeFunction;
+          angle = drive.value(t);
+          this.driveRate[i] = drive.rate(t);
+          this.driveAccel[i] = drive.accel(t);
+        }
+        if (kind === SlotKind.REVOLUTE || kind === SlotKind.DRIVEN_REVOLUTE) {
+          // rotation θ about the parent-frame axis, then the reference relative rotation
+          // (the step's start; a driven joint's, the model pose)
+          const half = 0.5 * angle;
           const sn = Math.sin(half);
           const cw = Math.cos(half);
           const ax = sn * this.axis[3 * i];
@@ -456,10 +528,14 @@ export class ArticulatedTree {
       updateBodyDerived(sys, b);
       // joint point: on the parent (plus the slide), W
       parentPoint(sys, pb, this.anchorParent, 3 * i, P, 3 * i);
-      if (kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC)
+      if (kind !== SlotKind.SPHERICAL && kind !== SlotKind.FIXED)
         parentRotate(sys, pb, this.axis, 3 * i, E, 3 * i);
       if (kind === SlotKind.PRISMATIC)
         for (let d = 0; d < 3; d++) P[3 * i + d] += E[3 * i + d] * y[yo];
+      else if (kind === SlotKind.DRIVEN_PRISMATIC) {
+        const offset = this.offset0[i] + (this.drive[i] as CompiledTimeFunction).value(t);
+        for (let d = 0; d < 3; d++) P[3 * i + d] += E[3 * i + d] * offset;
+      }
       // centre: x_c = P − R_c a_c
       const R = 9 * b;
       const ac = 3 * i;
@@ -502,6 +578,16 @@ export class ArticulatedTree {
         vx += E[3 * i] * u[uo];
         vy += E[3 * i + 1] * u[uo];
         vz += E[3 * i + 2] * u[uo];
+      } else if (kind === SlotKind.DRIVEN_REVOLUTE) {
+        const r = this.driveRate[i];
+        wx += E[3 * i] * r;
+        wy += E[3 * i + 1] * r;
+        wz += E[3 * i + 2] * r;
+      } else if (kind === SlotKind.DRIVEN_PRISMATIC) {
+        const r = this.driveRate[i];
+        vx += E[3 * i] * r;
+        vy += E[3 * i + 1] * r;
+        vz += E[3 * i + 2] * r;
       }
       omega[3 * b] = wx;
       omega[3 * b + 1] = wy;
@@ -642,11 +728,18 @@ export class ArticulatedTree {
           for (let d = 0; d < 3; d++) A[k6 + 3 + d] += E[3 * i + d] * out[uo];
         else if (kind === SlotKind.FREE) for (let d = 0; d < 6; d++) A[k6 + d] += out[uo + d];
       }
-      if (!wrenches) continue;
+      const driven = kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC;
+      if (!wrenches && !driven) continue;
       for (let r = 0; r < 6; r++) {
         let s = bias[k6 + r];
         for (let c = 0; c < 6; c++) s += K[k36 + 6 * r + c] * A[k6 + c];
         wrench[k6 + r] = s;
+      }
+      if (driven) {
+        // the motor's effort: the wrench's component along the joint's motion, Sᵀ w
+        const o = k6 + (kind === SlotKind.DRIVEN_REVOLUTE ? 0 : 3);
+        this.driveEffort[i] =
+          E[3 * i] * wrench[o] + E[3 * i + 1] * wrench[o + 1] + E[3 * i + 2] * wrench[o + 2];
       }
     }
     return true;
@@ -720,8 +813,9 @@ export class ArticulatedTree {
 
   /**
    * κ of slot i's joint (file comment): ω_p × (ω_p × d) in a_P, d from the parent's point;
-   * ω_p × ê θ̇ in α (revolute); 2 ω_p × ê ṡ in a_P (prismatic). Zero below ground, a fixed
-   * body or for a free root.
+   * ω_p × ê θ̇ in α (revolute); 2 ω_p × ê ṡ in a_P (prismatic); with a motor, its rate in
+   * place of θ̇ or ṡ and its prescribed acceleration S q̈*(t) added. The parent's terms are
+   * zero below ground or a fixed body, and a free root has none.
    */
   private velocityProduct(i: number, u: Float64Array): void {
     const kappa = this.kappa;
@@ -729,10 +823,20 @@ export class ArticulatedTree {
     for (let d = 0; d < 6; d++) kappa[k6 + d] = 0;
     const p = this.parent[i];
     const kind = this.kind[i];
-    if (p < 0 || kind === SlotKind.FREE) return;
+    if (kind === SlotKind.FREE) return;
+    const E = this.axisWorld;
+    const revolute = kind === SlotKind.REVOLUTE || kind === SlotKind.DRIVEN_REVOLUTE;
+    const prismatic = kind === SlotKind.PRISMATIC || kind === SlotKind.DRIVEN_PRISMATIC;
+    const driven = kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC;
+    if (driven) {
+      // the prescribed acceleration along the axis, S q̈*(t): in α (revolute) or a_P
+      const o = k6 + (revolute ? 0 : 3);
+      const acc = this.driveAccel[i];
+      for (let d = 0; d < 3; d++) kappa[o + d] = E[3 * i + d] * acc;
+    }
+    if (p < 0) return;
     const { omega } = this.sys;
     const P = this.point;
-    const E = this.axisWorld;
     const pb = this.body[p];
     const px = omega[3 * pb];
     const py = omega[3 * pb + 1];
@@ -743,17 +847,16 @@ export class ArticulatedTree {
     const ex = py * dz - pz * dy;
     const ey = pz * dx - px * dz;
     const ez = px * dy - py * dx;
-    kappa[k6 + 3] = py * ez - pz * ey;
-    kappa[k6 + 4] = pz * ex - px * ez;
-    kappa[k6 + 5] = px * ey - py * ex;
-    const uo = this.uOffset[i];
-    if (kind === SlotKind.REVOLUTE) {
-      const t = u[uo];
-      kappa[k6] = t * (py * E[3 * i + 2] - pz * E[3 * i + 1]);
-      kappa[k6 + 1] = t * (pz * E[3 * i] - px * E[3 * i + 2]);
-      kappa[k6 + 2] = t * (px * E[3 * i + 1] - py * E[3 * i]);
-    } else if (kind === SlotKind.PRISMATIC) {
-      const t = 2 * u[uo];
+    kappa[k6 + 3] += py * ez - pz * ey;
+    kappa[k6 + 4] += pz * ex - px * ez;
+    kappa[k6 + 5] += px * ey - py * ex;
+    const rate = driven ? this.driveRate[i] : revolute || prismatic ? u[this.uOffset[i]] : 0;
+    if (revolute) {
+      kappa[k6] += rate * (py * E[3 * i + 2] - pz * E[3 * i + 1]);
+      kappa[k6 + 1] += rate * (pz * E[3 * i] - px * E[3 * i + 2]);
+      kappa[k6 + 2] += rate * (px * E[3 * i + 1] - py * E[3 * i]);
+    } else if (prismatic) {
+      const t = 2 * rate;
       kappa[k6 + 3] += t * (py * E[3 * i + 2] - pz * E[3 * i + 1]);
       kappa[k6 + 4] += t * (pz * E[3 * i] - px * E[3 * i + 2]);
       kappa[k6 + 5] += t * (px * E[3 * i + 1] - py * E[3 * i]);
@@ -1194,46 +1297,44 @@ function rotationChange(
   return out;
 }
 
-function bodyToWorld(sys: BodySystem, b: number, p: ArrayLike<number>, out: number[]): void {
+/** Body positions and orientations (a BodySystem's current state, or the model pose). */
+export interface Pose {
+  readonly pos: ArrayLike<number>;
+  readonly quat: Float64Array;
+}
+
+/** out = x_b + R_b p, the body-frame point p in W at `pose` (ground: p itself). */
+function bodyToWorld(pose: Pose, b: number, p: ArrayLike<number>, out: Float64Array): void {
   if (b < 0) {
     for (let d = 0; d < 3; d++) out[d] = p[d];
     return;
   }
-  const R = sys.rotation;
-  const o = 9 * b;
-  for (let d = 0; d < 3; d++)
-    out[d] =
-      sys.pos[3 * b + d] + R[o + 3 * d] * p[0] + R[o + 3 * d + 1] * p[1] + R[o + 3 * d + 2] * p[2];
+  for (let d = 0; d < 3; d++) out[d] = p[d];
+  quatRotate(out, 0, pose.quat, 4 * b, out, 0);
+  for (let d = 0; d < 3; d++) out[d] += pose.pos[3 * b + d];
 }
 
-function worldToBody(sys: BodySystem, b: number, w: number[], out: Float64Array, oo: number): void {
-  if (b < 0) {
-    for (let d = 0; d < 3; d++) out[oo + d] = w[d];
-    return;
-  }
-  const R = sys.rotation;
-  const o = 9 * b;
-  const x = w[0] - sys.pos[3 * b];
-  const y = w[1] - sys.pos[3 * b + 1];
-  const z = w[2] - sys.pos[3 * b + 2];
-  for (let d = 0; d < 3; d++) out[oo + d] = R[o + d] * x + R[o + 3 + d] * y + R[o + 6 + d] * z;
+/** out[oo..] = R_bᵀ (w − x_b), the world point w in body b's frame at `pose`. */
+function worldToBody(pose: Pose, b: number, w: Float64Array, out: Float64Array, oo: number): void {
+  for (let d = 0; d < 3; d++) out[oo + d] = b < 0 ? w[d] : w[d] - pose.pos[3 * b + d];
+  if (b >= 0) quatRotateInverse(out, oo, pose.quat, 4 * b, out, oo);
 }
 
-function rotateToBody(
-  sys: BodySystem,
-  b: number,
-  w: number[],
-  out: Float64Array,
-  oo: number,
-): void {
-  if (b < 0) {
-    for (let d = 0; d < 3; d++) out[oo + d] = w[d];
-    return;
+/** out[oo..] = q_p* ⊗ q_c at `pose` (p = −1: ground, the identity). */
+function relativeRotation(pose: Pose, p: number, c: number, out: Float64Array, oo: number): void {
+  const conj = new Float64Array([1, 0, 0, 0]);
+  if (p >= 0) {
+    conj[0] = pose.quat[4 * p];
+    for (let d = 1; d < 4; d++) conj[d] = -pose.quat[4 * p + d];
   }
-  const R = sys.rotation;
-  const o = 9 * b;
-  for (let d = 0; d < 3; d++)
-    out[oo + d] = R[o + d] * w[0] + R[o + 3 + d] * w[1] + R[o + 6 + d] * w[2];
+  quatMul(out, oo, conj, 0, pose.quat, 4 * c);
+  normalizeQuat(out, oo);
+}
+
+/** out[oo..] = R_bᵀ w, the world vector w in body b's frame at `pose`. */
+function rotateToBody(pose: Pose, b: number, w: Float64Array, out: Float64Array, oo: number): void {
+  for (let d = 0; d < 3; d++) out[oo + d] = w[d];
+  if (b >= 0) quatRotateInverse(out, oo, pose.quat, 4 * b, out, oo);
 }
 
 /** out = R_p v (W; ground: v). */
@@ -1269,7 +1370,8 @@ function parentPoint(
   if (b >= 0) for (let d = 0; d < 3; d++) out[oo + d] += sys.pos[3 * b + d];
 }
 
-function pointVelocity(sys: BodySystem, b: number, p: number[]): number[] {
+/** out = v_b + ω_b × (p − x_b), the velocity of body b's material point at p (W). */
+function pointVelocity(sys: BodySystem, b: number, p: Float64Array, out: Float64Array): void {
   const { pos, vel, omega } = sys;
   const dx = p[0] - pos[3 * b];
   const dy = p[1] - pos[3 * b + 1];
@@ -1277,9 +1379,7 @@ function pointVelocity(sys: BodySystem, b: number, p: number[]): number[] {
   const wx = omega[3 * b];
   const wy = omega[3 * b + 1];
   const wz = omega[3 * b + 2];
-  return [
-    vel[3 * b] + wy * dz - wz * dy,
-    vel[3 * b + 1] + wz * dx - wx * dz,
-    vel[3 * b + 2] + wx * dy - wy * dx,
-  ];
+  out[0] = vel[3 * b] + wy * dz - wz * dy;
+  out[1] = vel[3 * b + 1] + wz * dx - wx * dz;
+  out[2] = vel[3 * b + 2] + wx * dy - wy * dx;
 }

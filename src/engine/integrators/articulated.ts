@@ -26,6 +26,7 @@
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ArticulatedTree } from "../dynamics/articulated-body";
 import { invertSmall } from "../math/small-dense";
+import { kineticEnergy } from "../model/body-system";
 import type { AccelerationStepper } from "./acceleration-step";
 import type { Integrator, IntegratorMemory, ProjectionOrder, StepStats } from "./integrator";
 
@@ -67,10 +68,11 @@ export class ArticulatedIntegrator implements Integrator {
   readonly name = "articulated" as const;
   readonly projectionOrder: ProjectionOrder = "none";
   /**
-   * The dissipative forces' work over the last step (J): the fifth-order quadrature
-   * hh Σ b_k P_k of their power at each accepted sub-step's stages (the trapezoid of the
-   * power at the step's ends misses an impact on a compliant joint limit inside the step
-   * by up to its whole loss).
+   * The work the last step took out (J): the fifth-order quadrature hh Σ b_k P_k of the
+   * dissipative forces' power, less the motors', at each accepted sub-step's stages (the
+   * trapezoid of the power at the step's ends misses an impact on a compliant joint limit
+   * inside the step by up to its whole loss), and the kinetic energy the step's start
+   * changed (see `step`).
    */
   dissipatedWork = 0;
   /** The dissipative power at each stage of the running sub-step (W). */
@@ -85,10 +87,18 @@ export class ArticulatedIntegrator implements Integrator {
   private readonly eu: Float64Array;
   private readonly forces: Float64Array;
   private readonly jac = [new Float64Array(36), new Float64Array(36)];
-  private readonly normal = new Float64Array(36);
-  private readonly normalInv = new Float64Array(36);
-  private readonly work = new Float64Array(36);
-  private readonly rhs = new Float64Array(6);
+  private readonly normal = new Float64Array(49);
+  private readonly normalInv = new Float64Array(49);
+  private readonly work = new Float64Array(49);
+  private readonly rhs = new Float64Array(7);
+  /** A joint's and its motor's Jacobian rows on the child (row-major, 6 columns). */
+  private readonly childRows = new Float64Array(42);
+  /** Each slot's motor (constraint index), −1 where none. */
+  private readonly motorOf: Int32Array;
+  /** The slots a motor drives, whose power the energy balance counts. */
+  private readonly drivenSlots: Int32Array;
+  /** Whether the step integrates a power for the energy balance (dissipative forces, motors). */
+  private readonly balance: boolean;
 
   constructor(
     private readonly tree: ArticulatedTree,
@@ -113,6 +123,21 @@ export class ArticulatedIntegrator implements Integrator {
     this.ey = new Float64Array(ny);
     this.eu = new Float64Array(nu);
     this.forces = new Float64Array(stepper.n);
+    // the motors by the id of the joint they drive (constraints: the joints, then the motors)
+    const motorByJoint = new Map<string, number>();
+    constraints.constraints.forEach((c, k) => {
+      if (c.category === "motor" && "joint" in c) motorByJoint.set(String(c.joint), k);
+    });
+    this.motorOf = Int32Array.from({ length: tree.numSlots }, (_, i) => {
+      const k = tree.joint[i];
+      return k < 0 ? -1 : (motorByJoint.get(constraints.constraints[k].id) ?? -1);
+    });
+    this.drivenSlots = Int32Array.from(
+      Array.from(this.motorOf.entries())
+        .filter(([, k]) => k >= 0)
+        .map(([i]) => i),
+    );
+    this.balance = power !== null || this.drivenSlots.length > 0;
   }
 
   reset(): void {}
@@ -120,14 +145,19 @@ export class ArticulatedIntegrator implements Integrator {
   step(t: number, h: number, stats: StepStats): void {
     const { tree, y, u, ys, us, ky, ku, ey, eu } = this;
     const tol = this.params.stepTolerance;
+    // the kinetic energy the step's start takes out or puts in: the state read in joint
+    // coordinates drops velocities off the joints' motion (an inelastic projection), and a
+    // motor sets its joint's rate (its impulsive work, where the rate jumps: at t = 0 from
+    // rest); rounding where the state is already the last step's
+    const before = kineticEnergy(tree.sys);
     tree.beginStep(y, u);
     this.evaluate(t, y, u, 0);
+    let work = before - kineticEnergy(tree.sys);
     let done = 0;
     let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
     let accepted = 0;
     let attempts = 0;
     let rejected = false;
-    let work = 0;
     let worst = 0;
     while (done < h) {
       // what is left of the step in equal sub-steps no longer than hs: the last one ends
@@ -155,7 +185,7 @@ export class ArticulatedIntegrator implements Integrator {
         u.set(us);
         ky[0].set(ky[6]);
         ku[0].set(ku[6]);
-        if (this.power !== null) {
+        if (this.balance) {
           const P = this.stagePower;
           let w = 0;
           for (let k = 0; k < 6; k++) w += A[6][k] * P[k];
@@ -191,7 +221,7 @@ export class ArticulatedIntegrator implements Integrator {
     this.memory.substepSize = hs;
     this.dissipatedWork = work;
     // the state written normalized; the reactions of the last evaluation (at y, u)
-    tree.setState(y, u);
+    tree.setState(y, u, t + h);
     this.writeReactions(t + h);
     stats.substeps = accepted;
     stats.stepError = worst;
@@ -201,14 +231,22 @@ export class ArticulatedIntegrator implements Integrator {
   /** Stage k's rates at (t, y, u) into ky[k], ku[k]. */
   private evaluate(t: number, y: Float64Array, u: Float64Array, k: number): void {
     const tree = this.tree;
-    tree.setState(y, u);
+    tree.setState(y, u, t);
     this.stepper.computeForces(t, this.forces);
     tree.positionRates(y, u, this.ky[k]);
     // the last stage is at the sub-step's solution: its joint wrenches, those of the step's
     // end once accepted, are the reactions
     if (!tree.accelerations(u, this.forces, this.ku[k], k === 6))
       throw new Error("articulated: a joint's articulated inertia is singular");
-    if (this.power !== null) this.stagePower[k] = this.power(t);
+    if (this.balance) {
+      // the dissipative forces' power, less what the motors put in (effort × rate)
+      let p = this.power === null ? 0 : this.power(t);
+      for (let i = 0; i < this.drivenSlots.length; i++) {
+        const slot = this.drivenSlots[i];
+        p -= tree.driveEffort[slot] * tree.driveRate[slot];
+      }
+      this.stagePower[k] = p;
+    }
   }
 
   /**
@@ -218,15 +256,16 @@ export class ArticulatedIntegrator implements Integrator {
    */
   private writeReactions(t: number): void {
     const { tree, constraints, lambda, jac, normal, normalInv, work, rhs } = this;
+    const rows = this.childRows;
     const w = tree.wrench;
     for (let i = 0; i < tree.numSlots; i++) {
       const k = tree.joint[i];
       if (k < 0) continue;
       const c = constraints.constraints[k];
-      const m = c.rows;
       const b = tree.body[i];
       const off = constraints.rowOffset[k];
       const o = 6 * i;
+      const km = this.motorOf[i];
       if (c.type === "spherical") {
         // its rows' multipliers are the force on b (constraints/spherical.ts): the wrench's
         // force where the child is b, the opposite where it is a
@@ -234,8 +273,16 @@ export class ArticulatedIntegrator implements Integrator {
         for (let d = 0; d < 3; d++) lambda[off + d] = sign * w[o + 3 + d];
         continue;
       }
+      // the child's rows: the joint's, then its motor's
       c.jacobian(t, jac[0], jac[1]);
-      const J = c.bodyB === b ? jac[1] : jac[0];
+      rows.set((c.bodyB === b ? jac[1] : jac[0]).subarray(0, 6 * c.rows));
+      let m = c.rows;
+      if (km >= 0) {
+        const motor = constraints.constraints[km];
+        motor.jacobian(t, jac[0], jac[1]);
+        rows.set((motor.bodyB === b ? jac[1] : jac[0]).subarray(0, 6), 6 * m);
+        m++;
+      }
       // the wrench at the centre: P = x_c − r
       const f0 = w[o + 3];
       const f1 = w[o + 4];
@@ -250,22 +297,20 @@ export class ArticulatedIntegrator implements Integrator {
       g[5] = w[o + 2] - (r[0] * f1 - r[1] * f0);
       for (let p = 0; p < m; p++) {
         let s = 0;
-        for (let d = 0; d < 6; d++) s += J[6 * p + d] * g[d];
+        for (let d = 0; d < 6; d++) s += rows[6 * p + d] * g[d];
         rhs[p] = s;
         for (let q = 0; q < m; q++) {
           let n = 0;
-          for (let d = 0; d < 6; d++) n += J[6 * p + d] * J[6 * q + d];
+          for (let d = 0; d < 6; d++) n += rows[6 * p + d] * rows[6 * q + d];
           normal[m * p + q] = n;
         }
       }
-      if (!invertSmall(normalInv, 0, normal, 0, m, work)) {
-        lambda.fill(0, off, off + m);
-        continue;
-      }
+      const solved = invertSmall(normalInv, 0, normal, 0, m, work);
       for (let p = 0; p < m; p++) {
         let s = 0;
-        for (let q = 0; q < m; q++) s += normalInv[m * p + q] * rhs[q];
-        lambda[off + p] = s;
+        if (solved) for (let q = 0; q < m; q++) s += normalInv[m * p + q] * rhs[q];
+        if (p < c.rows) lambda[off + p] = s;
+        else lambda[constraints.rowOffset[km]] = s;
       }
     }
   }

@@ -283,8 +283,8 @@ export class Simulation {
     // step detects (beginStepBalance), not cached from the last step's end
     const smc = this.contact?.compliant ?? null;
     this.dissipative = this.effectors.filter((e) => e.dissipatedPower !== undefined && e !== smc);
-    this.integrator = this.createIntegrator();
     this.initial = cloneBodyState(this.system.state);
+    this.integrator = this.createIntegrator();
     this.good = cloneBodyState(this.system.state);
     this.goodLambda = new Float64Array(this.record.lambda.length);
     this.monitor = new StepMonitor(this.constraints, this.record);
@@ -1039,14 +1039,22 @@ export class Simulation {
         springFrequency: this.springFrequency,
         articulated: {
           tree: () => {
-            this.tree ??= buildTree(this.system, this.model.joints);
+            // against the model pose, which the joints' axes and the motors refer to (the
+            // state may be anywhere when a PATCH first chooses the integrator)
+            this.tree ??= buildTree(
+              this.system,
+              this.model.joints,
+              this.model.motors,
+              this.initial,
+            );
             return this.tree;
           },
           constraints: this.constraints,
           lambda: this.record.lambda,
           // the power of the dissipative forces, which the integrator integrates by its own
-          // stages (none without: the balance's work is then zero)
-          power: this.dissipative.length > 0 ? (t: number) => this.dissipationPower(t) : null,
+          // stages (none without: the balance's work is then zero); the motors' it takes
+          // from its own joint efforts
+          power: this.dissipative.length > 0 ? (t: number) => this.forcePower(t) : null,
         },
       },
       this.record.integrator,
@@ -1107,15 +1115,7 @@ export class Simulation {
    * kinetic energy).
    */
   private dissipationPower(t: number): number {
-    let power = 0;
-    for (let i = 0; i < this.dissipative.length; i++)
-      power += this.dissipative[i].dissipatedPower?.(t) ?? 0;
-    const rayleigh = this.solverSpec.rayleighMass;
-    if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
-    // −r_K K v, K the tangent stiffness at this state: r_K vᵀ K v (negative where K is not
-    // positive semidefinite, e.g. compressed springs' lateral term: energy put in)
-    const stiffness = this.solverSpec.rayleighStiffness;
-    if (stiffness !== 0) power += stiffness * this.stepper.stiffnessPower();
+    let power = this.forcePower(t);
     // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
     // they put in, at the multipliers of the state's last solve: the end-of-step forces of
@@ -1128,6 +1128,20 @@ export class Simulation {
       const lambda = this.record.lambda;
       for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
     }
+    return power;
+  }
+
+  /** The power (W) the dissipative forces and the Rayleigh damping take out at t. */
+  private forcePower(t: number): number {
+    let power = 0;
+    for (let i = 0; i < this.dissipative.length; i++)
+      power += this.dissipative[i].dissipatedPower?.(t) ?? 0;
+    const rayleigh = this.solverSpec.rayleighMass;
+    if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
+    // −r_K K v, K the tangent stiffness at this state: r_K vᵀ K v (negative where K is not
+    // positive semidefinite, e.g. compressed springs' lateral term: energy put in)
+    const stiffness = this.solverSpec.rayleighStiffness;
+    if (stiffness !== 0) power += stiffness * this.stepper.stiffnessPower();
     return power;
   }
 

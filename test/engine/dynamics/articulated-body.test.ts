@@ -90,7 +90,9 @@ function random(seed: number): () => number {
 function setUp(seed: number) {
   const sim = loadModel(treeModel());
   const sys = sim.system;
-  const tree = buildTree(sys, sim.model.joints);
+  // at the model pose, which the joints are given against
+  const pose = { pos: Float64Array.from(sys.pos), quat: Float64Array.from(sys.quat) };
+  const tree = buildTree(sys, sim.model.joints, [], pose);
   // the constraint rows read their frames from the model pose, before the state moves
   const constraints = createConstraints(sim.model.joints, [], sys);
   const y = new Float64Array(tree.ySize);
@@ -123,7 +125,7 @@ function setUp(seed: number) {
 
 /** Body velocities (v then ω per body, the body system's layout) at coordinates (y, u). */
 function velocities(tree: ArticulatedTree, y: Float64Array, u: Float64Array): Float64Array {
-  tree.setState(y, u);
+  tree.setState(y, u, 0);
   const s = tree.sys;
   const out = new Float64Array(s.numDofs);
   for (let b = 0; b < s.numBodies; b++) {
@@ -138,7 +140,7 @@ function velocities(tree: ArticulatedTree, y: Float64Array, u: Float64Array): Fl
 /** The algorithm's accelerations and, by central differences, the bodies'. */
 function solve(seed: number) {
   const { sim, sys, tree, y, u, f, constraints } = setUp(seed);
-  tree.setState(y, u);
+  tree.setState(y, u, 0);
   // the applied torques include the gyroscopic −ω × I ω, as computeForces gives them
   // (forces/gyroscopic.ts): the algorithm takes the body's equations in that form
   for (let b = 0; b < sys.numBodies; b++) {
@@ -172,7 +174,7 @@ function solve(seed: number) {
   const plus = shifted(1);
   const minus = shifted(-1);
   const accel = plus.map((v, k) => (v - minus[k]) / (2 * eps));
-  tree.setState(y, u);
+  tree.setState(y, u, 0);
   return { sim, sys, tree, f, wrench, points, accel, y, u, udot, constraints };
 }
 
@@ -279,7 +281,7 @@ describe("articulated-body algorithm", () => {
 
   it("measures the first-order displacement of the bodies' mass", () => {
     const { sys, tree, y, u } = setUp(7);
-    tree.setState(y, u);
+    tree.setState(y, u, 0);
     const rnd = random(99);
     const dy = y.map(() => 1e-7 * rnd());
     const du = u.map(() => 1e-7 * rnd());
@@ -299,7 +301,7 @@ describe("articulated-body algorithm", () => {
       rates1,
     );
     for (let k = 0; k < moved.length; k++) moved[k] += h * (rates1[k] - rates0[k]);
-    tree.setState(moved, u);
+    tree.setState(moved, u, 0);
     let worst = 0;
     for (let b = 0; b < sys.numBodies; b++) {
       if (sys.dofOffset[b] < 0) continue;
