@@ -60,6 +60,7 @@ const EXPECTED: Record<string, string> = {
   "examples/pendulum.json": "c7377003cdd019bf",
   "examples/slider-crank.json": "1950546d2e2ab7cf",
   "examples/spring-mass-chain.json": "abc4a994f3fe34a0",
+  "examples/whip.json": "dbd645142270c6f3",
   "S1-100": "38273c7e8b634152",
   "S1-1000": "f78d8334e6549a51",
   "S2-10": "47ae36b35ba670ae",
