@@ -33,7 +33,7 @@ describe("dashboard at GET /", () => {
   it("streams a session live: 3-D view, plots, controls, reconnection, upload", async () => {
     const { page, app, filesDir, pageErrors } = h;
     await h.open();
-    expect(await page.locator("#example-select option").count()).toBe(11); // placeholder + 10
+    expect(await page.locator("#example-select option").count()).toBe(12); // placeholder + 11
     expect(await page.textContent("#server-status")).toBe("server: up");
 
     // ---- a session from the double-pendulum example (it never stops moving), at 1× real time

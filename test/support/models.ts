@@ -548,3 +548,37 @@ export function impossibleJoints(integrator: "moreau-jean" | "newmark", dt: numb
     solver: { integrator, dt },
   } as ModelInput;
 }
+
+/** A hinged rod's inertia (kg·m²): 1 kg, 1 m along x, thin (hingedRods). */
+export const HINGED_ROD_INERTIA: Vec3 = [1e-3, 1 / 12, 1 / 12];
+
+/**
+ * A double pendulum: two rods r1, r2 (1 kg, 1 m along x, HINGED_ROD_INERTIA) in a row from
+ * the origin, straight out along +x at rest, on the revolute joints p1 (ground–r1) and p2
+ * (r1–r2) about y; default gravity; `solver` as given.
+ */
+export function hingedRods(solver: NonNullable<ModelInput["solver"]>) {
+  return {
+    bodies: [
+      { id: "r1", mass: 1, position: [0.5, 0, 0], inertia: [...HINGED_ROD_INERTIA] },
+      { id: "r2", mass: 1, position: [1.5, 0, 0], inertia: [...HINGED_ROD_INERTIA] },
+    ],
+    joints: [
+      {
+        id: "p1",
+        type: "revolute",
+        a: { body: "ground" },
+        b: { body: "r1", point: [-0.5, 0, 0] },
+        axis: [0, 1, 0],
+      },
+      {
+        id: "p2",
+        type: "revolute",
+        a: { body: "r1", point: [0.5, 0, 0] },
+        b: { body: "r2", point: [-0.5, 0, 0] },
+        axis: [0, 1, 0],
+      },
+    ],
+    solver,
+  } satisfies ModelInput;
+}

@@ -26,6 +26,7 @@ import {
   type Simulation,
   SolverError,
 } from "../../../src/engine/index";
+import { HINGED_ROD_INERTIA, hingedRods } from "../../support/models";
 import { add, norm, report, rotate, sub, type Vec3 } from "./long-run/helpers";
 
 type ModelTimeFunction = number | { type: "table"; points: [number, number][] };
@@ -58,34 +59,9 @@ function expectIssue(issues: Issue[], path: (string | number)[], ...names: strin
   for (const name of [...names, "articulated"]) expect(at[0].message).toContain(name);
 }
 
-const ROD_INERTIA: Vec3 = [1e-3, 1 / 12, 1 / 12];
-
-/** Two rods (1 kg, 1 m along x) from the origin on revolute joints p1, p2 about y. */
-function doublePendulum(solver: Record<string, unknown>) {
-  return {
-    bodies: [
-      { id: "r1", mass: 1, position: [0.5, 0, 0], inertia: ROD_INERTIA },
-      { id: "r2", mass: 1, position: [1.5, 0, 0], inertia: ROD_INERTIA },
-    ],
-    joints: [
-      {
-        id: "p1",
-        type: "revolute",
-        a: { body: "ground" },
-        b: { body: "r1", point: [-0.5, 0, 0] },
-        axis: [0, 1, 0],
-      },
-      {
-        id: "p2",
-        type: "revolute",
-        a: { body: "r1", point: [0.5, 0, 0] },
-        b: { body: "r2", point: [-0.5, 0, 0] },
-        axis: [0, 1, 0],
-      },
-    ],
-    solver,
-  } satisfies ModelInput;
-}
+const ROD_INERTIA = HINGED_ROD_INERTIA;
+/** Two rods r1, r2 on revolute joints p1, p2 about y (test/support/models.ts). */
+const doublePendulum = hingedRods;
 
 type Model = ReturnType<typeof doublePendulum>;
 /** The double pendulum under the articulated integrator, changed by `edit`. */

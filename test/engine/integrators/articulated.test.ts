@@ -19,6 +19,7 @@ import { describe, expect, it } from "vitest";
 import { chainModel } from "../../../bench/scenes";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { HINGED_ROD_INERTIA, hingedRods } from "../../support/models";
 import {
   add,
   cross,
@@ -142,7 +143,7 @@ function hermiteRoot(f0: number, d0: number, f1: number, d1: number, h: number):
 }
 
 const articulated = (dt: number, extra: Record<string, unknown> = {}) =>
-  ({ integrator: "articulated" as const, dt, ...extra }) as ModelInput["solver"];
+  ({ integrator: "articulated" as const, dt, ...extra }) as NonNullable<ModelInput["solver"]>;
 
 // ---------------------------------------------------------------------------------------
 // models
@@ -178,33 +179,9 @@ function compoundPendulum(o: { m: number; L: number; theta0: number; dt: number 
   };
 }
 
-/** Two rods (1 kg, 1 m, along x) in a row from the origin, revolute joints about y. */
-const ROD: Inertial = { mass: 1, inertia: [1e-3, 1 / 12, 1 / 12] };
-function doublePendulum(solver: ModelInput["solver"]): ModelInput {
-  return {
-    bodies: [
-      { id: "r1", mass: 1, position: [0.5, 0, 0], inertia: [...ROD.inertia] },
-      { id: "r2", mass: 1, position: [1.5, 0, 0], inertia: [...ROD.inertia] },
-    ],
-    joints: [
-      {
-        id: "p1",
-        type: "revolute",
-        a: { body: "ground" },
-        b: { body: "r1", point: [-0.5, 0, 0] },
-        axis: [0, 1, 0],
-      },
-      {
-        id: "p2",
-        type: "revolute",
-        a: { body: "r1", point: [0.5, 0, 0] },
-        b: { body: "r2", point: [-0.5, 0, 0] },
-        axis: [0, 1, 0],
-      },
-    ],
-    solver,
-  };
-}
+/** The rods of hingedRods (test/support/models.ts), the double pendulum's. */
+const ROD: Inertial = { mass: 1, inertia: HINGED_ROD_INERTIA };
+const doublePendulum = hingedRods;
 
 // ---------------------------------------------------------------------------------------
 
