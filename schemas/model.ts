@@ -622,15 +622,15 @@ export const SolverSettings = z
     }),
     rayleighMass: nonNegative().default(0).meta({
       description:
-        "r_M (1/s) of the Rayleigh damping force −(r_M M + r_K K) v, taken at the end-of-step velocity by every integrator",
+        "r_M (1/s) of the Rayleigh damping force −(r_M M + r_K K) v, taken at the end-of-step velocity by every integrator but articulated (refused there)",
     }),
     rayleighStiffness: nonNegative().default(0).meta({
       description:
-        "r_K (s) of the Rayleigh damping force, K the tangent stiffness −∂f/∂x at the iterate",
+        "r_K (s) of the Rayleigh damping force, K the tangent stiffness −∂f/∂x at the iterate; refused with articulated",
     }),
     velocityDamping: nonNegative().default(0).meta({
       description:
-        "velocity decay rate (1/s): v ← v·exp(−h·velocityDamping) after each step (SOFA); newmark and the θ-schemes, refused with generalized-alpha",
+        "velocity decay rate (1/s): v ← v·exp(−h·velocityDamping) after each step (SOFA); newmark and the θ-schemes, refused with generalized-alpha and articulated",
     }),
     linearSolver: z
       .enum(["auto", "dense-lu", "sparse-ldlt", "sparse-lu", "sparse-qr", "cg", "minres", "gmres"])

@@ -13,11 +13,15 @@
  *   revolute   y: the angle θ turned about the axis since the step's start (1), u: θ̇
  *   prismatic  y: the offset s of the child's point along the axis from the parent's (1, m), u: ṡ
  *   fixed      none (the relative pose of the step's start is kept)
+ *   driven     none: a revolute or prismatic joint with a motor, its angle or offset the
+ *              motor's time function from the model pose (rate and acceleration with it)
  *   free body  y: position (3) and orientation quaternion (4), u: ω then v (6, W)
  *   free particle  y: position (3), u: velocity (3)
  * The relative rotations of revolute, prismatic and fixed joints are taken at the step's start
  * (beginStep) from the bodies' state: the coordinates are increments over one step, so the
- * model needs no zero configuration of its joints.
+ * model needs no zero configuration of its joints. The joints' points, axes and the motors'
+ * zero are read against the model pose (buildTree's `pose`), whatever the state when the
+ * tree is built.
  *
  * Accelerations. A body's 6-vector "acceleration" A = (α, a_P) is its angular acceleration
  * and the acceleration of its joint point P (its centre of mass for a free body); a wrench
@@ -29,7 +33,8 @@
  * acceleration follows its parent's: A_c = T A_p + S ü + κ with T = [1, 0; −d̃, 1] (d from
  * the parent's point to the child's), S the joint's motion directions (W) and κ its
  * velocity-product terms: ω_p × (ω_p × d) in a_P, ω_p × (ê θ̇) in α (revolute),
- * 2 ω_p × ê ṡ in a_P (prismatic). The child's articulated inertia K and bias b (w = K A + b)
+ * 2 ω_p × ê ṡ in a_P (prismatic), and a driven joint's S q̈*(t) (its S ü is known). The
+ * child's articulated inertia K and bias b (w = K A + b)
  * with its joint free along S (Sᵀ w = 0: the joint transmits no effort along its motion) are
  *   D = Sᵀ K S,  ü = D⁻¹ (−Sᵀ (K X + b)),  X = T A_p + κ,
  *   w = (K − K S D⁻¹ Sᵀ K) X + b − K S D⁻¹ Sᵀ b,

@@ -15,13 +15,16 @@
  * is evaluated at the accepted solution (first same as last), so an accepted sub-step
  * costs six evaluations of the forces and the articulated-body algorithm, a step one more.
  *
- * Explicit: a stiff force (a stiff spring, a compliant joint limit) makes the sub-steps as
- * short as its period; contact, motors, mimics and distance joints are not stepped here
- * (schemas/articulation.ts refuses them with this integrator, naming them).
+ * Explicit: a stiff force (a stiff spring, a compliant joint limit, a stiff servo) makes the
+ * sub-steps as short as its period, and a step that needs more than MAX_ATTEMPTS fails;
+ * contact, mimics and distance joints are not stepped here (schemas/articulation.ts refuses
+ * them with this integrator, naming them). Motors prescribe their joints' coordinates
+ * (driven slots of the tree).
  * The joints' reactions are the algorithm's joint wrenches at the step's end, written as
- * the constraint multipliers λ of each joint's rows (least squares of the child's
- * Jacobian rows: exact, as the wrench lies in their span), so the State reports them as
- * for every integrator.
+ * the constraint multipliers λ of each joint's rows, with its motor's row where it has one
+ * (least squares of the child's Jacobian rows: exact, as the wrench lies in their span),
+ * so the State reports them as for every integrator. The energy balance's work of a step
+ * is the integrator's own (dissipatedWork).
  */
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ArticulatedTree } from "../dynamics/articulated-body";
