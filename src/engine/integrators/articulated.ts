@@ -13,7 +13,10 @@
  * sub-steps no longer than that (no sliver at the step's end). The length carries over to
  * the next step in the integrator memory (substepSize). The last stage
  * is evaluated at the accepted solution (first same as last), so an accepted sub-step
- * costs six evaluations of the forces and the articulated-body algorithm, a step one more.
+ * costs six evaluations of the forces and the articulated-body algorithm; its
+ * accelerations also start the next step (IntegratorMemory.acceleration) unless the state
+ * or the forces were changed in between, or a motor drives a joint (then a step costs one
+ * evaluation more).
  *
  * Explicit: a stiff force (a stiff spring, a compliant joint limit, a stiff servo) makes the
  * sub-steps as short as its period, and a step that needs more than MAX_ATTEMPTS fails;
@@ -102,6 +105,11 @@ export class ArticulatedIntegrator implements Integrator {
   private readonly drivenSlots: Int32Array;
   /** Whether the step integrates a power for the energy balance (dissipative forces, motors). */
   private readonly balance: boolean;
+  /**
+   * Whether the last stage's accelerations carry to the next step (the memory's
+   * `acceleration`, saved in snapshots): without motors.
+   */
+  private readonly carries: boolean;
 
   constructor(
     private readonly tree: ArticulatedTree,
@@ -141,9 +149,19 @@ export class ArticulatedIntegrator implements Integrator {
         .map(([i]) => i),
     );
     this.balance = power !== null || this.drivenSlots.length > 0;
+    // a motor's effort at the step's start is part of its power: it is evaluated afresh
+    this.carries = this.drivenSlots.length === 0 && tree.uSize <= memory.acceleration.length;
   }
 
-  reset(): void {}
+  /** Forgets the carried accelerations and sub-step length (the state was changed). */
+  reset(): void {
+    this.memory.invalidate();
+  }
+
+  /** An input changed the applied forces: the carried accelerations no longer hold. */
+  forcesChanged(): void {
+    this.memory.accelerationValid = false;
+  }
 
   step(t: number, h: number, stats: StepStats): void {
     const { tree, y, u, ys, us, ky, ku, ey, eu } = this;
@@ -152,10 +170,21 @@ export class ArticulatedIntegrator implements Integrator {
     // coordinates drops velocities off the joints' motion (an inelastic projection), and a
     // motor sets its joint's rate (its impulsive work, where the rate jumps: at t = 0 from
     // rest); rounding where the state is already the last step's
-    const before = kineticEnergy(tree.sys);
-    tree.beginStep(y, u);
-    this.evaluate(t, y, u, 0);
-    let work = before - kineticEnergy(tree.sys);
+    let work = 0;
+    if (this.memory.accelerationValid && this.carries) {
+      // first same as last across steps: the state is the last step's end, untouched since
+      // (a reset, an input or a PATCH clears the memory), so its accelerations are the last
+      // stage's; the position rates are taken at the coordinates as read back
+      tree.beginStep(y, u);
+      tree.positionRates(y, u, ky[0]);
+      ku[0].set(this.memory.acceleration.subarray(0, tree.uSize));
+      if (this.balance) this.stagePower[0] = this.power === null ? 0 : this.power(t);
+    } else {
+      const before = kineticEnergy(tree.sys);
+      tree.beginStep(y, u);
+      this.evaluate(t, y, u, 0);
+      work = before - kineticEnergy(tree.sys);
+    }
     let done = 0;
     let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
     let accepted = 0;
@@ -222,6 +251,10 @@ export class ArticulatedIntegrator implements Integrator {
         );
     }
     this.memory.substepSize = hs;
+    if (this.carries) {
+      this.memory.acceleration.set(ku[0]);
+      this.memory.accelerationValid = true;
+    }
     this.dissipatedWork = work;
     // the state written normalized; the reactions of the last evaluation (at y, u)
     tree.setState(y, u, t + h);

@@ -85,7 +85,8 @@ export function resetStepStats(stats: StepStats): void {
 export class IntegratorMemory {
   /**
    * Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses;
-   * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts).
+   * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts); articulated:
+   * the joint coordinates' accelerations at the last step's end (its first entries).
    */
   readonly acceleration: Float64Array;
   /**
@@ -197,4 +198,10 @@ export interface Integrator {
    * reset or an external state change.
    */
   reset(): void;
+  /**
+   * An input changed the applied forces at the step boundary (an actuator's command, a
+   * point load), not the state: memory that holds the last step's forces is stale
+   * (articulated.ts). Absent: nothing to forget.
+   */
+  forcesChanged?(): void;
 }

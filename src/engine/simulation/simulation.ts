@@ -489,8 +489,10 @@ export class Simulation {
       else this.applyPatch(entry.parameters);
       this.logEntry({ ...entry, step: this.record.step });
     }
-    // a new command or load changes the power at this state (dissipationPower)
+    // a new command or load changes the power at this state (dissipationPower) and the
+    // forces an integrator may have carried from the last step
     this.powerVersion = -1;
+    this.integrator.forcesChanged?.();
     if (moved) this.stateChanged();
   }
 
