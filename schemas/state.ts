@@ -89,19 +89,19 @@ export const SolverStats = z
     }),
     substeps: z.number().int().meta({
       description:
-        "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance) was redone in halves, up to 16",
+        "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance) was redone in halves, up to 16; articulated: its accepted Runge–Kutta sub-steps (up to 2000)",
     }),
     stepError: z.number().meta({
       description:
-        "generalized-alpha with an error control (solver.stepTolerance): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass; 0 without one",
+        "generalized-alpha and articulated with an error control (solver.stepTolerance): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass; 0 without one",
     }),
     stepToleranceMet: z.boolean().meta({
       description:
-        "whether stepError is within solver.stepTolerance (false: the step was halved four times and its last sub-steps still exceeded it, accepted so that the run goes on); true without an error control",
+        "whether stepError is within solver.stepTolerance (false: the step was halved four times and its last sub-steps still exceeded it, accepted so that the run goes on; articulated accepts no sub-step above it); true without an error control",
     }),
     jointToleranceMet: z.boolean().meta({
       description:
-        "whether the joints' post-step projection brought ‖C‖∞ within solver.jointTolerance (false: its 25 updates ran out first); true without joints and with generalized-alpha, whose Newton iterations close the joints (newtonConverged)",
+        "whether the joints' post-step projection brought ‖C‖∞ within solver.jointTolerance (false: its 25 updates ran out first); true without joints, with generalized-alpha, whose Newton iterations close the joints (newtonConverged), and with articulated, whose joints are its coordinates",
     }),
     reactionChange: z.number().meta({
       description:
