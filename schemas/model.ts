@@ -1035,28 +1035,42 @@ export function velocityDampingIssue(
   return `velocityDamping ${solver.velocityDamping} is not applied by generalized-alpha (it damps by rhoInfinity, rayleighMass and rayleighStiffness); set it to 0 or choose newmark or a θ-scheme`;
 }
 
+/** The integrators that solve each step by Newton iterations (all but articulated). */
+const NEWTON_INTEGRATORS = [
+  "moreau-jean",
+  "newmark",
+  "generalized-alpha",
+  "backward-euler",
+  "symplectic-euler",
+] as const;
+const newton: SettingReaders = { choice: "integrator", by: NEWTON_INTEGRATORS };
+const krylov: SettingReaders = { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] };
+
 /**
  * The solver settings that only some choices read: an integrator's own parameters, the
- * Krylov solvers' (`auto` may run one), and the nonsmooth contact solver's and projection's
- * (a model with contact.method "nsc"). A model that sets one where its choices do not read
+ * Newton iterations' and the Krylov solvers' (`auto` may run one; not articulated, which
+ * has neither), and the nonsmooth contact solver's and projection's (a model with
+ * contact.method "nsc"). A model that sets one where its choices do not read
  * it is refused naming it, rather than run without it; a PATCH that changes the integrator
  * or the linear solver drops the settings only the previous choice read (patchSolver).
+ * Each setting is read where every listed choice is one that reads it.
  */
-const SETTING_READERS: { [K in keyof SolverSpec]?: SettingReaders } = {
-  theta: { choice: "integrator", by: ["moreau-jean"] },
-  beta: { choice: "integrator", by: ["newmark"] },
-  gamma: { choice: "integrator", by: ["newmark"] },
-  rhoInfinity: { choice: "integrator", by: ["generalized-alpha"] },
-  stepTolerance: { choice: "integrator", by: ["generalized-alpha", "articulated"] },
-  linearTolerance: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
-  linearIterations: { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] },
-  linearPreconditioner: { choice: "linearSolver", by: ["cg"] },
-  contactSolver: { choice: "contact", by: ["nsc"] },
-  maxIterations: { choice: "contact", by: ["nsc"] },
-  projectOnConstraints: { choice: "contact", by: ["nsc"] },
-  tolerance: { choice: "contact", by: ["nsc"] },
-  projectionTolerance: { choice: "contact", by: ["nsc"] },
-  projectionIterations: { choice: "contact", by: ["nsc"] },
+const SETTING_READERS: { [K in keyof SolverSpec]?: readonly SettingReaders[] } = {
+  theta: [{ choice: "integrator", by: ["moreau-jean"] }],
+  beta: [{ choice: "integrator", by: ["newmark"] }],
+  gamma: [{ choice: "integrator", by: ["newmark"] }],
+  rhoInfinity: [{ choice: "integrator", by: ["generalized-alpha"] }],
+  stepTolerance: [{ choice: "integrator", by: ["generalized-alpha", "articulated"] }],
+  newtonTolerance: [newton],
+  linearTolerance: [krylov, newton],
+  linearIterations: [krylov, newton],
+  linearPreconditioner: [{ choice: "linearSolver", by: ["cg"] }, newton],
+  contactSolver: [{ choice: "contact", by: ["nsc"] }],
+  maxIterations: [{ choice: "contact", by: ["nsc"] }],
+  projectOnConstraints: [{ choice: "contact", by: ["nsc"] }],
+  tolerance: [{ choice: "contact", by: ["nsc"] }],
+  projectionTolerance: [{ choice: "contact", by: ["nsc"] }],
+  projectionIterations: [{ choice: "contact", by: ["nsc"] }],
 };
 
 interface SettingReaders {
@@ -1081,10 +1095,15 @@ export function contactMethodOf(model: { contact?: { method?: string } | null })
   return model.contact.method === "smc" ? "smc" : "nsc";
 }
 
+/** The first of `key`'s readers that the choices fail, or null where they read it. */
+function unmetReader(choices: SolverChoices, key: keyof SolverSpec): SettingReaders | null {
+  for (const r of SETTING_READERS[key] ?? []) if (!r.by.includes(choices[r.choice])) return r;
+  return null;
+}
+
 /** Whether the choices read `key` (every setting but those of SETTING_READERS). */
 function isRead(choices: SolverChoices, key: keyof SolverSpec): boolean {
-  const readers = SETTING_READERS[key];
-  return readers === undefined || readers.by.includes(choices[readers.choice]);
+  return unmetReader(choices, key) === null;
 }
 
 const choicesOf = (solver: SolverChoicesIn, contact: ContactMethod): SolverChoices => ({
@@ -1106,15 +1125,18 @@ export function unreadSolverSettings(
   const choices = choicesOf(solver, contact);
   const out: { key: keyof SolverSpec; message: string }[] = [];
   for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[]) {
-    if (solver[key] == null || isRead(choices, key)) continue;
-    const { choice, by } = SETTING_READERS[key] as SettingReaders;
+    const unmet = solver[key] == null ? null : unmetReader(choices, key);
+    if (unmet === null) continue;
+    const { choice, by } = unmet;
     const names = by.map((v) => `"${v}"`).join(", ");
     out.push({
       key,
       message:
         choice === "contact"
           ? `${key} is read only with nonsmooth contact (contact.method "nsc"), and this model has ${contact === "smc" ? "compliant contact" : "no contact"}: remove it`
-          : `${key} is read only with ${choice} ${names}, not "${choices[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
+          : by === NEWTON_INTEGRATORS
+            ? `${key} is read only by the Newton iterations of the other integrators, and "${choices.integrator}" has none (it steps explicitly, without linear solves): remove it or choose one of ${names}`
+            : `${key} is read only with ${choice} ${names}, not "${choices[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
     });
   }
   return out;

@@ -468,6 +468,44 @@ describe("articulated: PATCH", () => {
     const issues = patchIssues(sim, { solver: { integrator: "articulated", rayleighMass: 0.1 } });
     expectIssue(issues, ["solver", "rayleighMass"], "rayleighMass");
   });
+
+  it("the Newton iterations' and linear solves' settings: refused with it, dropped by a switch to it", () => {
+    // articulated steps explicitly: no Newton iterations, no linear solves
+    for (const [key, value] of [
+      ["newtonTolerance", 1e-8],
+      ["linearTolerance", 1e-6],
+      ["linearIterations", 50],
+    ] as const) {
+      let issues: Issue[] = [];
+      try {
+        loadModel(doublePendulum({ integrator: "articulated", dt: 0.01, [key]: value }));
+      } catch (err) {
+        if (!(err instanceof ModelError)) throw err;
+        issues = err.issues;
+      }
+      const at = issues.filter((i) => JSON.stringify(i.path) === JSON.stringify(["solver", key]));
+      expect(at, key).toHaveLength(1);
+      expect(at[0].message).toContain('"articulated" has none');
+    }
+    const cg = { linearSolver: "cg" as const, linearPreconditioner: "jacobi" as const };
+    expect(() => loadModel(doublePendulum({ integrator: "articulated", dt: 0.01, ...cg }))).toThrow(
+      /linearPreconditioner/,
+    );
+    // a generalized-α run with them switched to articulated: they are dropped, the switch taken
+    const sim = loadModel(
+      doublePendulum({ integrator: "generalized-alpha", dt: 0.01, newtonTolerance: 1e-8, ...cg }),
+    );
+    sim.update({ solver: { integrator: "articulated" } });
+    expect(sim.solver.integrator).toBe("articulated");
+    expect(sim.solver).not.toHaveProperty("newtonTolerance");
+    expect(sim.solver).not.toHaveProperty("linearPreconditioner");
+    // naming one in the switch is refused
+    const again = loadModel(doublePendulum({ integrator: "generalized-alpha", dt: 0.01 }));
+    const issues = patchIssues(again, {
+      solver: { integrator: "articulated", newtonTolerance: 1e-8 },
+    });
+    expect(issues.map((i) => i.path)).toEqual([["solver", "newtonTolerance"]]);
+  });
 });
 
 /** A sphere (1 kg, r = 0.1 m) resting on a floor plane, nonsmooth contact, Moreau–Jean. */
