@@ -1075,6 +1075,50 @@ describe("articulated: motors prescribe a joint's coordinate", () => {
     expect(balance).toBeLessThan(1e-8);
   });
 
+  it("the motor's angle is b relative to a: with the rod as end a it turns the other way", () => {
+    // the same rod and motor with the joint's ends swapped (a: the rod, b: ground): the
+    // motor turns ground relative to the rod by φ = ω0 t, so the rod turns by −φ about +y,
+    // its centre at d (cos φ, 0, sin φ). Gravity's torque on it about +y is then
+    // (r × F)_y = m g d cos φ, which the motor cancels (φ̈ = 0): −m g d cos φ on the rod,
+    // +m g d cos φ on the ground, the joint's b, whose reaction the State reports
+    const m = 1.5;
+    const d = 0.4;
+    const w0 = 3;
+    const h = 1 / 240;
+    const sim = loadModel({
+      gravity: [0, 0, -G],
+      bodies: [{ id: "rod", mass: m, inertia: [0.002, 0.09, 0.09], position: [d, 0, 0] }],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "rod", point: [-d, 0, 0] },
+          b: { point: [0, 0, 0] },
+          axis: [0, 1, 0],
+        },
+      ],
+      motors: [{ id: "drive", joint: "pin", angle: { rate: w0 } }],
+      solver: articulated(h),
+    } as ModelInput);
+    let position = 0;
+    let torque = 0;
+    for (let k = 1; k <= 480; k++) {
+      sim.step(1);
+      const phi = w0 * k * h;
+      const st = sim.state();
+      const c = st.bodies[0].position;
+      position = Math.max(
+        position,
+        Math.hypot(c[0] - d * Math.cos(phi), c[1], c[2] - d * Math.sin(phi)),
+      );
+      const motor = st.joints.find((j) => j.id === "drive");
+      if (!motor) throw new Error("no motor entry in the State");
+      torque = Math.max(torque, Math.abs(motor.torque[1] - m * G * d * Math.cos(phi)));
+    }
+    expect(position).toBeLessThan(1e-12);
+    expect(torque).toBeLessThan(1e-9);
+  });
+
   it("a slider driven up and down: its offset exact, the motor's force m (g + s̈*)", () => {
     // a 2 kg slider on a vertical rail, offset s*(t) = A sin Ωt from the model pose:
     // the force along the rail m (g − A Ω² sin Ωt)
