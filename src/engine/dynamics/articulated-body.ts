@@ -531,8 +531,23 @@ export class ArticulatedTree {
         quat[4 * b + 3] = rz0;
       }
       updateBodyDerived(sys, b);
-      // joint point: on the parent (plus the slide), W
-      parentPoint(sys, pb, this.anchorParent, 3 * i, P, 3 * i);
+      // joint point: on the parent (plus the slide), W: x_p + R_p a_p (ground: a_p)
+      const ap = this.anchorParent;
+      if (pb >= 0) {
+        const Rp = 9 * pb;
+        const ax = ap[3 * i];
+        const ay = ap[3 * i + 1];
+        const az = ap[3 * i + 2];
+        P[3 * i] = pos[3 * pb] + rotation[Rp] * ax + rotation[Rp + 1] * ay + rotation[Rp + 2] * az;
+        P[3 * i + 1] =
+          pos[3 * pb + 1] + rotation[Rp + 3] * ax + rotation[Rp + 4] * ay + rotation[Rp + 5] * az;
+        P[3 * i + 2] =
+          pos[3 * pb + 2] + rotation[Rp + 6] * ax + rotation[Rp + 7] * ay + rotation[Rp + 8] * az;
+      } else {
+        P[3 * i] = ap[3 * i];
+        P[3 * i + 1] = ap[3 * i + 1];
+        P[3 * i + 2] = ap[3 * i + 2];
+      }
       if (kind !== SlotKind.SPHERICAL && kind !== SlotKind.FIXED)
         parentRotate(sys, pb, this.axis, 3 * i, E, 3 * i);
       if (kind === SlotKind.PRISMATIC)
@@ -1360,19 +1375,6 @@ function parentRotate(
   for (let d = 0; d < 3; d++)
     out[oo + d] =
       R[o + 3 * d] * v[vo] + R[o + 3 * d + 1] * v[vo + 1] + R[o + 3 * d + 2] * v[vo + 2];
-}
-
-/** out = x_p + R_p a (W; ground: a). */
-function parentPoint(
-  sys: BodySystem,
-  b: number,
-  a: Float64Array,
-  ao: number,
-  out: Float64Array,
-  oo: number,
-): void {
-  parentRotate(sys, b, a, ao, out, oo);
-  if (b >= 0) for (let d = 0; d < 3; d++) out[oo + d] += sys.pos[3 * b + d];
 }
 
 /** out = v_b + ω_b × (p − x_b), the velocity of body b's material point at p (W). */
