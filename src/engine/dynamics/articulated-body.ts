@@ -179,8 +179,6 @@ export class ArticulatedTree {
   readonly body: Int32Array;
   /** Parent slot, −1 for a root. */
   readonly parent: Int32Array;
-  /** Parent body index of a root: a fixed body, or −1 (ground or none). */
-  readonly rootParentBody: Int32Array;
   /** Each slot's parent body: its parent slot's body, a root's fixed body, or −1. */
   private readonly parentBodyOf: Int32Array;
   readonly kind: Uint8Array;
@@ -247,7 +245,8 @@ export class ArticulatedTree {
     this.body = Int32Array.from(order);
     this.parent = Int32Array.from(parentSlot);
     this.joint = Int32Array.from(via);
-    this.rootParentBody = new Int32Array(n).fill(-1);
+    // a root's parent body: a fixed body, or −1 (ground or none)
+    const rootParentBody = new Int32Array(n).fill(-1);
     this.kind = new Uint8Array(n);
     this.yOffset = new Int32Array(n);
     this.uOffset = new Int32Array(n);
@@ -298,7 +297,7 @@ export class ArticulatedTree {
         const childEnd = childIsB ? j.b : j.a;
         const parentEnd = childIsB ? j.a : j.b;
         const pb = bodyIndex(sys, parentEnd.body);
-        if (parentSlot[i] < 0) this.rootParentBody[i] = pb;
+        if (parentSlot[i] < 0) rootParentBody[i] = pb;
         for (let d = 0; d < 3; d++) this.anchorChild[3 * i + d] = childEnd.point[d];
         const w = new Float64Array(3);
         if (kind === SlotKind.FIXED) {
@@ -336,7 +335,7 @@ export class ArticulatedTree {
     this.ySize = ys;
     this.uSize = us;
     this.parentBodyOf = Int32Array.from({ length: n }, (_, i) =>
-      parentSlot[i] >= 0 ? order[parentSlot[i]] : this.rootParentBody[i],
+      parentSlot[i] >= 0 ? order[parentSlot[i]] : rootParentBody[i],
     );
   }
 
@@ -373,7 +372,7 @@ export class ArticulatedTree {
       }
       // a driven joint's pose is the motor's, from the model pose: nothing to read
       if (kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC) continue;
-      const pb = this.parentBody(i);
+      const pb = this.parentBodyOf[i];
       // q_rel = q_p* ⊗ q_c
       if (pb >= 0) {
         q[0] = quat[4 * pb];
@@ -426,11 +425,6 @@ export class ArticulatedTree {
       y[yo] = s;
       u[uo] = sd;
     }
-  }
-
-  /** The parent body of slot i: its parent slot's body, or a root's fixed body or −1. */
-  private parentBody(i: number): number {
-    return this.parentBodyOf[i];
   }
 
   /**
@@ -641,7 +635,7 @@ export class ArticulatedTree {
           for (let d = 0; d < 3; d++) out[yo + d] = u[uo + d];
           break;
         case SlotKind.SPHERICAL: {
-          const pb = this.parentBody(i);
+          const pb = this.parentBodyOf[i];
           let wx = u[uo];
           let wy = u[uo + 1];
           let wz = u[uo + 2];
@@ -1176,7 +1170,7 @@ export class ArticulatedTree {
         if (kind === SlotKind.SPHERICAL) {
           // δφ in the parent's frame = 2 (δq ⊗ q*)_vec; into W
           const r = rotationChange(y, yo, dy, this.tmpQ);
-          const pb = this.parentBody(i);
+          const pb = this.parentBodyOf[i];
           let ax = r[1];
           let ay = r[2];
           let az = r[3];
