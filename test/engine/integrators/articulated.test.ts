@@ -1019,105 +1019,68 @@ describe("articulated: a compliant joint limit", () => {
 });
 
 describe("articulated: motors prescribe a joint's coordinate", () => {
-  it("a rod turned at a constant rate: its angle exact, the motor's torque −m g d cos φ, its work counted", () => {
-    // a rod (m = 1.5 kg, centre d = 0.4 m from the pivot) horizontal along +x at the model
-    // pose, turned about +y at ω0 = 3 rad/s: φ = ω0 t, the centre at d (cos φ, 0, −sin φ);
-    // with φ̈ = 0 the motor holds the gravity torque about the axis, m g d cos φ: its
-    // torque on the rod is −m g d cos φ (y component)
-    const m = 1.5;
-    const d = 0.4;
-    const w0 = 3;
-    const h = 1 / 240;
-    const sim = loadModel({
-      gravity: [0, 0, -G],
-      bodies: [{ id: "rod", mass: m, inertia: [0.002, 0.09, 0.09], position: [d, 0, 0] }],
-      joints: [
-        {
-          id: "pin",
-          type: "revolute",
-          a: { point: [0, 0, 0] },
-          b: { body: "rod", point: [-d, 0, 0] },
-          axis: [0, 1, 0],
-        },
-      ],
-      motors: [{ id: "drive", joint: "pin", angle: { rate: w0 } }],
-      solver: articulated(h),
-    } as ModelInput);
-    let position = 0;
-    let torque = 0;
-    let balance = 0;
-    const steps = 2400; // 10 s, 4.8 turns
-    for (let k = 1; k <= steps; k++) {
-      sim.step(1);
-      const t = k * h;
-      const phi = w0 * t;
-      const st = sim.state();
-      const c = st.bodies[0].position;
-      position = Math.max(
-        position,
-        Math.hypot(c[0] - d * Math.cos(phi), c[1], c[2] + d * Math.sin(phi)),
-      );
-      const motor = st.joints.find((j) => j.id === "drive");
-      if (!motor) throw new Error("no motor entry in the State");
-      // its torque about the axis (on the rod, the joint's b)
-      torque = Math.max(torque, Math.abs(motor.torque[1] + m * G * d * Math.cos(phi)));
-      balance = Math.max(balance, Math.abs(st.energy.error));
-    }
-    report("articulated motor (revolute)", { position, torque, balance });
-    // the pose is the motor's: exact to rounding
-    expect(position).toBeLessThan(1e-12);
-    // the torque to the closed form (5.9 N·m at most): rounding
-    expect(torque).toBeLessThan(1e-9);
-    // the work the motor puts in, counted in energy.dissipated (negative: put in): at the
-    // first step's start the rod at rest is set turning, ½ I_p ω0² = 1.485 J, then the
-    // potential energy's swing (±5.9 J) by the stages' quadrature of its power; the
-    // balance holds to rounding (5.7e-13 J measured; 1.485 J without the start's jump)
-    expect(balance).toBeLessThan(1e-8);
-  });
-
-  it("the motor's angle is b relative to a: with the rod as end a it turns the other way", () => {
-    // the same rod and motor with the joint's ends swapped (a: the rod, b: ground): the
-    // motor turns ground relative to the rod by φ = ω0 t, so the rod turns by −φ about +y,
-    // its centre at d (cos φ, 0, sin φ). Gravity's torque on it about +y is then
-    // (r × F)_y = m g d cos φ, which the motor cancels (φ̈ = 0): −m g d cos φ on the rod,
-    // +m g d cos φ on the ground, the joint's b, whose reaction the State reports
-    const m = 1.5;
-    const d = 0.4;
-    const w0 = 3;
-    const h = 1 / 240;
-    const sim = loadModel({
-      gravity: [0, 0, -G],
-      bodies: [{ id: "rod", mass: m, inertia: [0.002, 0.09, 0.09], position: [d, 0, 0] }],
-      joints: [
-        {
-          id: "pin",
-          type: "revolute",
-          a: { body: "rod", point: [-d, 0, 0] },
-          b: { point: [0, 0, 0] },
-          axis: [0, 1, 0],
-        },
-      ],
-      motors: [{ id: "drive", joint: "pin", angle: { rate: w0 } }],
-      solver: articulated(h),
-    } as ModelInput);
-    let position = 0;
-    let torque = 0;
-    for (let k = 1; k <= 480; k++) {
-      sim.step(1);
-      const phi = w0 * k * h;
-      const st = sim.state();
-      const c = st.bodies[0].position;
-      position = Math.max(
-        position,
-        Math.hypot(c[0] - d * Math.cos(phi), c[1], c[2] - d * Math.sin(phi)),
-      );
-      const motor = st.joints.find((j) => j.id === "drive");
-      if (!motor) throw new Error("no motor entry in the State");
-      torque = Math.max(torque, Math.abs(motor.torque[1] - m * G * d * Math.cos(phi)));
-    }
-    expect(position).toBeLessThan(1e-12);
-    expect(torque).toBeLessThan(1e-9);
-  });
+  // a rod (m = 1.5 kg, centre d = 0.4 m from the pivot) horizontal along +x at the model
+  // pose, its revolute joint about +y driven at ω0 = 3 rad/s: φ = ω0 t. The motor's angle
+  // is b relative to a, so with the rod as b it turns by φ (its centre at
+  // d (cos φ, 0, −sin φ)), as a by −φ (d (cos φ, 0, sin φ)): s = ±1. Gravity's torque on
+  // it about +y is s m g d cos φ, which the motor cancels (φ̈ = 0) with −s m g d cos φ on the
+  // rod. The State reports the motor's torque on b: the rod's (s = 1: −m g d cos φ) or the
+  // ground's, the opposite of the rod's (s = −1: +m g d cos φ), −s m g d cos φ either way
+  for (const [rod, s] of [
+    ["b", 1],
+    ["a", -1],
+  ] as const)
+    it(`a rod turned at a constant rate (the rod as end ${rod}): its angle exact, the motor's torque, its work counted`, () => {
+      const m = 1.5;
+      const d = 0.4;
+      const w0 = 3;
+      const h = 1 / 240;
+      const rodEnd = { body: "rod", point: [-d, 0, 0] as Vec3 };
+      const groundEnd = { point: [0, 0, 0] as Vec3 };
+      const sim = loadModel({
+        gravity: [0, 0, -G],
+        bodies: [{ id: "rod", mass: m, inertia: [0.002, 0.09, 0.09], position: [d, 0, 0] }],
+        joints: [
+          {
+            id: "pin",
+            type: "revolute",
+            a: rod === "b" ? groundEnd : rodEnd,
+            b: rod === "b" ? rodEnd : groundEnd,
+            axis: [0, 1, 0],
+          },
+        ],
+        motors: [{ id: "drive", joint: "pin", angle: { rate: w0 } }],
+        solver: articulated(h),
+      } as ModelInput);
+      let position = 0;
+      let torque = 0;
+      let balance = 0;
+      const steps = 2400; // 10 s, 4.8 turns
+      for (let k = 1; k <= steps; k++) {
+        sim.step(1);
+        const phi = w0 * k * h;
+        const st = sim.state();
+        const c = st.bodies[0].position;
+        position = Math.max(
+          position,
+          Math.hypot(c[0] - d * Math.cos(phi), c[1], c[2] + s * d * Math.sin(phi)),
+        );
+        const motor = st.joints.find((j) => j.id === "drive");
+        if (!motor) throw new Error("no motor entry in the State");
+        torque = Math.max(torque, Math.abs(motor.torque[1] + s * m * G * d * Math.cos(phi)));
+        balance = Math.max(balance, Math.abs(st.energy.error));
+      }
+      report(`articulated motor (revolute, rod as ${rod})`, { position, torque, balance });
+      // the pose is the motor's: exact to rounding
+      expect(position).toBeLessThan(1e-12);
+      // the torque to the closed form (5.9 N·m at most): rounding
+      expect(torque).toBeLessThan(1e-9);
+      // the work the motor puts in, counted in energy.dissipated (negative: put in): at the
+      // first step's start the rod at rest is set turning, ½ I_p ω0² = 1.485 J, then the
+      // potential energy's swing (±5.9 J) by the stages' quadrature of its power; the
+      // balance holds to rounding (5.7e-13 J measured; 1.485 J without the start's jump)
+      expect(balance).toBeLessThan(1e-8);
+    });
 
   it("a slider driven up and down: its offset exact, the motor's force m (g + s̈*)", () => {
     // a 2 kg slider on a vertical rail, offset s*(t) = A sin Ωt from the model pose:
