@@ -1023,9 +1023,9 @@ describe("articulated: motors prescribe a joint's coordinate", () => {
   // pose, its revolute joint about +y driven at ω0 = 3 rad/s: φ = ω0 t. The motor's angle
   // is b relative to a, so with the rod as b it turns by φ (its centre at
   // d (cos φ, 0, −sin φ)), as a by −φ (d (cos φ, 0, sin φ)): s = ±1. Gravity's torque on
-  // it about +y is s m g d cos φ, which the motor cancels (φ̈ = 0) with −s m g d cos φ on the
-  // rod. The State reports the motor's torque on b: the rod's (s = 1: −m g d cos φ) or the
-  // ground's, the opposite of the rod's (s = −1: +m g d cos φ), −s m g d cos φ either way
+  // it about +y is m g d cos φ either way ((r × F)_y = −r_x F_z), which the motor cancels
+  // (φ̈ = 0) with −m g d cos φ on the rod. The State reports the motor's torque on b: the
+  // rod's (s = 1) or the ground's, the opposite (s = −1): −s m g d cos φ
   for (const [rod, s] of [
     ["b", 1],
     ["a", -1],
