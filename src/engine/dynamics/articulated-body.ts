@@ -683,7 +683,7 @@ export class ArticulatedTree {
       if (kind === SlotKind.SPHERICAL) this.reduceSpherical(i);
       else if (!this.reduceGeneral(i)) return false;
     }
-    const { A, kappa, U, Dinv, free, K, bias, wrench } = this;
+    const { A, kappa, U, Dinv, free, wrench } = this;
     const P = this.point;
     const E = this.axisWorld;
     for (let i = 0; i < this.numSlots; i++) {
@@ -692,6 +692,42 @@ export class ArticulatedTree {
       const k6 = 6 * i;
       const k36 = 36 * i;
       const p = this.parent[i];
+      const uo = this.uOffset[i];
+      if (kind === SlotKind.SPHERICAL) {
+        // X = T A_p + κ (κ_α = 0); α = s − Π X_t (reduceSpherical), ẇ = α − X_α
+        let xa = 0;
+        let ya = 0;
+        let za = 0;
+        let xt = kappa[k6 + 3];
+        let yt = kappa[k6 + 4];
+        let zt = kappa[k6 + 5];
+        if (p >= 0) {
+          const p6 = 6 * p;
+          const dx = P[3 * i] - P[3 * p];
+          const dy = P[3 * i + 1] - P[3 * p + 1];
+          const dz = P[3 * i + 2] - P[3 * p + 2];
+          xa = A[p6];
+          ya = A[p6 + 1];
+          za = A[p6 + 2];
+          xt += A[p6 + 3] + ya * dz - za * dy;
+          yt += A[p6 + 4] + za * dx - xa * dz;
+          zt += A[p6 + 5] + xa * dy - ya * dx;
+        }
+        const ax = free[k6] - (U[k36] * xt + U[k36 + 1] * yt + U[k36 + 2] * zt);
+        const ay = free[k6 + 1] - (U[k36 + 3] * xt + U[k36 + 4] * yt + U[k36 + 5] * zt);
+        const az = free[k6 + 2] - (U[k36 + 6] * xt + U[k36 + 7] * yt + U[k36 + 8] * zt);
+        out[uo] = ax - xa;
+        out[uo + 1] = ay - ya;
+        out[uo + 2] = az - za;
+        A[k6] = ax;
+        A[k6 + 1] = ay;
+        A[k6 + 2] = az;
+        A[k6 + 3] = xt;
+        A[k6 + 4] = yt;
+        A[k6 + 5] = zt;
+        if (wrenches) this.jointWrench(i);
+        continue;
+      }
       // X = T A_p + κ into A
       for (let d = 0; d < 6; d++) A[k6 + d] = kappa[k6 + d];
       if (p >= 0) {
@@ -709,20 +745,7 @@ export class ArticulatedTree {
         A[k6 + 4] += A[p6 + 4] + az * dx - ax * dz;
         A[k6 + 5] += A[p6 + 5] + ax * dy - ay * dx;
       }
-      const uo = this.uOffset[i];
-      if (kind === SlotKind.SPHERICAL) {
-        // α = s − Π a_P (reduceSpherical), ẇ = α − X_α
-        const xt = A[k6 + 3];
-        const yt = A[k6 + 4];
-        const zt = A[k6 + 5];
-        for (let r = 0; r < 3; r++) {
-          const alpha =
-            free[k6 + r] -
-            (U[k36 + 3 * r] * xt + U[k36 + 3 * r + 1] * yt + U[k36 + 3 * r + 2] * zt);
-          out[uo + r] = alpha - A[k6 + r];
-          A[k6 + r] = alpha;
-        }
-      } else {
+      {
         // ü = D⁻¹ (−Sᵀ b − Uᵀ X), A = X + S ü
         const kdim = VELOCITY_SIZE[kind];
         const rhs = this.tmpR;
@@ -744,11 +767,7 @@ export class ArticulatedTree {
       }
       const driven = kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC;
       if (!wrenches && !driven) continue;
-      for (let r = 0; r < 6; r++) {
-        let s = bias[k6 + r];
-        for (let c = 0; c < 6; c++) s += K[k36 + 6 * r + c] * A[k6 + c];
-        wrench[k6 + r] = s;
-      }
+      this.jointWrench(i);
       if (driven) {
         // the motor's effort: the wrench's component along the joint's motion, Sᵀ w
         const o = k6 + (kind === SlotKind.DRIVEN_REVOLUTE ? 0 : 3);
@@ -757,6 +776,18 @@ export class ArticulatedTree {
       }
     }
     return true;
+  }
+
+  /** Slot i's joint wrench w = K A + b on its body (after the forward pass reached it). */
+  private jointWrench(i: number): void {
+    const { K, bias, A, wrench } = this;
+    const k6 = 6 * i;
+    const k36 = 36 * i;
+    for (let r = 0; r < 6; r++) {
+      let s = bias[k6 + r];
+      for (let c = 0; c < 6; c++) s += K[k36 + 6 * r + c] * A[k6 + c];
+      wrench[k6 + r] = s;
+    }
   }
 
   /** Slot i's own M and p (file comment) added to its K and bias. */
