@@ -865,9 +865,34 @@ export class ArticulatedTree {
   private velocityProduct(i: number, u: Float64Array): void {
     const kappa = this.kappa;
     const k6 = 6 * i;
-    for (let d = 0; d < 6; d++) kappa[k6 + d] = 0;
     const p = this.parent[i];
     const kind = this.kind[i];
+    if (kind === SlotKind.SPHERICAL) {
+      // a_P's term alone (κ_α = 0, which the spherical joint's steps never read)
+      if (p < 0) {
+        kappa[k6 + 3] = 0;
+        kappa[k6 + 4] = 0;
+        kappa[k6 + 5] = 0;
+        return;
+      }
+      const { omega } = this.sys;
+      const P = this.point;
+      const pb = this.body[p];
+      const px = omega[3 * pb];
+      const py = omega[3 * pb + 1];
+      const pz = omega[3 * pb + 2];
+      const dx = P[3 * i] - P[3 * p];
+      const dy = P[3 * i + 1] - P[3 * p + 1];
+      const dz = P[3 * i + 2] - P[3 * p + 2];
+      const ex = py * dz - pz * dy;
+      const ey = pz * dx - px * dz;
+      const ez = px * dy - py * dx;
+      kappa[k6 + 3] = py * ez - pz * ey;
+      kappa[k6 + 4] = pz * ex - px * ez;
+      kappa[k6 + 5] = px * ey - py * ex;
+      return;
+    }
+    for (let d = 0; d < 6; d++) kappa[k6 + d] = 0;
     if (kind === SlotKind.FREE) return;
     const E = this.axisWorld;
     const revolute = kind === SlotKind.REVOLUTE || kind === SlotKind.DRIVEN_REVOLUTE;
