@@ -2,9 +2,9 @@
  * What the articulated integrator (src/engine/integrators/articulated.ts) steps: rigid
  * bodies joined in trees (rooted at ground or fixed bodies; a body in no joint moves
  * freely) by spherical, revolute, prismatic and fixed joints, under any applied forces and
- * actuators, joint limits (their compliant law) and motors (the joint's coordinate
- * prescribed). What it does not step is refused naming the part, at load and on a PATCH
- * that chooses it: contact, fem bodies, mimics, distance joints, joints on particles, a joint that closes a loop, and the solver
+ * actuators, joint limits (their compliant law), motors (the joint's coordinate prescribed)
+ * and compliant contact (a force). What it does not step is refused naming the part, at
+ * load and on a PATCH that chooses it: nonsmooth contact, fem bodies, mimics, distance joints, joints on particles, a joint that closes a loop, and the solver
  * damping (Rayleigh terms, velocity decay), which the explicit scheme does not apply.
  */
 
@@ -43,13 +43,19 @@ const OTHERS = "generalized-alpha, newmark or moreau-jean";
 export function articulationIssues(m: ArticulationModel): ArticulationIssue[] {
   if (m.solver.integrator !== "articulated") return [];
   const out: ArticulationIssue[] = [];
-  const refuse = (path: (string | number)[], what: string): void => {
+  const refuse = (path: (string | number)[], what: string, remedy = `choose ${OTHERS}`): void => {
     out.push({
       path,
-      message: `${what}: the articulated integrator steps trees of rigid bodies in joint coordinates; remove it or choose ${OTHERS}`,
+      message: `${what}: the articulated integrator steps trees of rigid bodies in joint coordinates; remove it or ${remedy}`,
     });
   };
-  if (m.contact != null) refuse(["contact"], "contact is not stepped by it");
+  const contact = m.contact as { method?: string } | null | undefined;
+  if (contact != null && contact.method !== "smc")
+    refuse(
+      ["contact", "method"],
+      'nonsmooth contact (impulses) is not stepped by it (compliant contact, method "smc", is)',
+      'use method "smc", or choose moreau-jean for nonsmooth contact',
+    );
   if ((m.fem ?? []).length > 0) refuse(["fem"], "fem bodies are not stepped by it");
   for (const key of ["rayleighMass", "rayleighStiffness", "velocityDamping"] as const)
     if (m.solver[key] !== 0) refuse(["solver", key], `${key} is not applied by it`);

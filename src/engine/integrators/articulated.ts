@@ -18,10 +18,12 @@
  * or the forces were changed in between, or a motor drives a joint (then a step costs one
  * evaluation more).
  *
- * Explicit: a stiff force (a stiff spring, a compliant joint limit, a stiff servo) makes the
- * sub-steps as short as its period, and a step that needs more than MAX_ATTEMPTS fails;
- * contact, mimics and distance joints are not stepped here (schemas/articulation.ts refuses
- * them with this integrator, naming them). Motors prescribe their joints' coordinates
+ * Explicit: a stiff force (a stiff spring, a compliant joint limit or contact, a stiff
+ * servo) makes the sub-steps as short as its period, and a step that needs more than
+ * MAX_ATTEMPTS fails. Compliant contact is a force whose contacts are detected once per step,
+ * at its start (with the margin its motion needs, compliant.ts); nonsmooth contact, mimics
+ * and distance joints are not stepped here (schemas/articulation.ts refuses them with this
+ * integrator, naming them). Motors prescribe their joints' coordinates
  * (driven slots of the tree).
  * The joints' reactions are the algorithm's joint wrenches at the step's end, written as
  * the constraint multipliers λ of each joint's rows, with its motor's row where it has one
@@ -119,6 +121,11 @@ export class ArticulatedIntegrator implements Integrator {
     private readonly lambda: Float64Array,
     /** The dissipative forces' power (W) at t and the current state; null: none. */
     private readonly power: ((t: number) => number) | null,
+    /**
+     * Compliant contact: its contacts are detected at each step's start (the stepper's
+     * beginStep), so the forces change from one step's end to the next step's start.
+     */
+    private readonly contact: boolean,
     /** solver.stepTolerance (m per sub-step; null: no error control, one sub-step). */
     public params: { stepTolerance: number | null },
     private readonly memory: IntegratorMemory,
@@ -149,8 +156,10 @@ export class ArticulatedIntegrator implements Integrator {
         .map(([i]) => i),
     );
     this.balance = power !== null || this.drivenSlots.length > 0;
-    // a motor's effort at the step's start is part of its power: it is evaluated afresh
-    this.carries = this.drivenSlots.length === 0 && tree.uSize <= memory.acceleration.length;
+    // a motor's effort at the step's start is part of its power, and the contacts a step
+    // detects change the forces at its start: both are evaluated afresh
+    this.carries =
+      this.drivenSlots.length === 0 && !contact && tree.uSize <= memory.acceleration.length;
   }
 
   /** Forgets the carried accelerations and sub-step length (the state was changed). */
@@ -171,6 +180,8 @@ export class ArticulatedIntegrator implements Integrator {
     // motor sets its joint's rate (its impulsive work, where the rate jumps: at t = 0 from
     // rest); rounding where the state is already the last step's
     let work = 0;
+    // compliant contact: the contacts of this step, detected at its start
+    if (this.contact) this.stepper.beginStep();
     if (this.memory.accelerationValid && this.carries) {
       // first same as last across steps: the state is the last step's end, untouched since
       // (a reset, an input or a PATCH clears the memory), so its accelerations are the last

@@ -5,7 +5,7 @@
  *                      β, γ by default as the step resolves the springs: resolution.ts)
  *   generalized-alpha  GeneralizedAlphaIntegrator (Chung–Hulbert, ρ∞)
  *   articulated        ArticulatedIntegrator (joint coordinates, Dormand–Prince 5(4) with
- *                      error control; trees of rigid bodies without contact)
+ *                      error control; trees of rigid bodies, compliant contact as a force)
  *   moreau-jean, backward-euler, symplectic-euler
  *                      the θ-method of Moreau–Jean with θ, forceWeight: (θ, θ), (1, 1),
  *                      (1, 0); a MoreauJeanIntegrator over the one-step nonsmooth problem
@@ -110,6 +110,7 @@ export function createIntegrator(
         constraints,
         lambda,
         power,
+        parts.compliant !== null,
         {
           stepTolerance:
             p.stepTolerance === undefined ? ARTICULATED_STEP_TOLERANCE : p.stepTolerance,

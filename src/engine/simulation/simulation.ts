@@ -1053,10 +1053,14 @@ export class Simulation {
           },
           constraints: this.constraints,
           lambda: this.record.lambda,
-          // the power of the dissipative forces, which the integrator integrates by its own
-          // stages (none without: the balance's work is then zero); the motors' it takes
-          // from its own joint efforts
-          power: this.dissipative.length > 0 ? (t: number) => this.forcePower(t) : null,
+          // the power of the dissipative forces and of compliant contact (with the contacts
+          // its step detected), which the integrator integrates by its own stages (none
+          // without: the balance's work is then zero); the motors' it takes from its own
+          // joint efforts
+          power:
+            this.dissipative.length > 0 || this.contact?.compliant
+              ? (t: number) => this.forcePower(t) + this.contactPower(t, false)
+              : null,
         },
       },
       this.record.integrator,

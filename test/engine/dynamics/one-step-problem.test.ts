@@ -33,7 +33,7 @@ describe("isVelocityLevel", () => {
       else
         expect(load, integrator).toThrow(
           integrator === "articulated"
-            ? /contact is not stepped by it/
+            ? /nonsmooth contact \(impulses\) is not stepped by it/
             : /velocity-level integrator/,
         );
     }

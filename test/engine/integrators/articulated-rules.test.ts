@@ -145,9 +145,12 @@ describe("articulated: refused at load, naming the part", () => {
     expect(() => loadModel(variant(() => {}))).not.toThrow();
   });
 
-  it("contact", () => {
-    const issues = loadIssues(variant((m) => Object.assign(m, { contact: { method: "smc" } })));
-    expectIssue(issues, ["contact"], "contact");
+  it("nonsmooth contact (compliant contact is a force it steps)", () => {
+    const nsc = loadIssues(variant((m) => Object.assign(m, { contact: { method: "nsc" } })));
+    expectIssue(nsc, ["contact", "method"], "nonsmooth contact", '"smc"');
+    expect(() =>
+      loadModel(variant((m) => Object.assign(m, { contact: { method: "smc" } }))),
+    ).not.toThrow();
   });
 
   it("fem bodies", () => {
@@ -272,7 +275,7 @@ describe("articulated: refused at load, naming the part", () => {
         Object.assign(m.solver, { rayleighMass: 0.5 });
       }),
     );
-    expectIssue(issues, ["contact"], "contact");
+    expectIssue(issues, ["contact", "method"], "contact");
     expectIssue(issues, ["joints", 1, "mimic"], '"p2"');
     expectIssue(issues, ["solver", "rayleighMass"], "rayleighMass");
   });
@@ -420,7 +423,7 @@ describe("articulated: PATCH", () => {
   it("a switch refused (a loop, contact) changes nothing: the next steps equal an untouched twin's", () => {
     const cases: [ModelInput, (string | number)[]][] = [
       [fourBar({ integrator: "generalized-alpha", dt: 0.01 }), ["joints", 3]],
-      [ballOnFloor(), ["contact"]],
+      [ballOnFloor(), ["contact", "method"]],
     ];
     for (const [model, path] of cases) {
       const sim = loadModel(model);
