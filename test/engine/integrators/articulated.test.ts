@@ -179,6 +179,42 @@ function compoundPendulum(o: { m: number; L: number; theta0: number; dt: number 
   };
 }
 
+/**
+ * A 1 m rod (1 kg, inertia [1/12, 1/12, 0.001] kg·m² about its centre, body z along it) on
+ * the revolute joint "hinge" about y at the origin, released horizontal along +x; `rod` and
+ * `hinge` add to the body and the joint.
+ */
+function hingedRod(
+  solver: Record<string, unknown>,
+  rod: Record<string, unknown> = {},
+  hinge: Record<string, unknown> = {},
+): ModelInput {
+  return {
+    gravity: [0, 0, -G],
+    bodies: [
+      {
+        id: "rod",
+        mass: 1,
+        inertia: [1 / 12, 1 / 12, 0.001],
+        position: [0.5, 0, 0],
+        orientation: [Math.SQRT1_2, 0, Math.SQRT1_2, 0],
+        ...rod,
+      },
+    ],
+    joints: [
+      {
+        id: "hinge",
+        type: "revolute",
+        a: { point: [0, 0, 0] },
+        b: { body: "rod", point: [0, 0, -0.5] },
+        axis: [0, 1, 0],
+        ...hinge,
+      },
+    ],
+    solver,
+  } as ModelInput;
+}
+
 /** The rods of hingedRods (test/support/models.ts), the double pendulum's. */
 const ROD: Inertial = { mass: 1, inertia: HINGED_ROD_INERTIA };
 const doublePendulum = hingedRods;
@@ -939,33 +975,11 @@ describe("articulated: a constant-torque actuator on a wheel", () => {
 });
 
 describe("articulated: a compliant joint limit", () => {
-  // a 1 m rod (1 kg) released horizontal on a revolute joint limited to ±0.5 rad: it falls
-  // onto the limit, whose compliant law (actuators/joint-limit.ts: stiffness m̃(2π/0.02 s)²,
-  // critical damping) stops it; the same law as generalized-alpha's
+  // the rod of hingedRod, its hinge limited to ±0.5 rad: it falls onto the limit, whose
+  // compliant law (actuators/joint-limit.ts: stiffness m̃(2π/0.02 s)², critical damping)
+  // stops it; the same law as generalized-alpha's
   const model = (solver: Record<string, unknown>) =>
-    ({
-      gravity: [0, 0, -G],
-      bodies: [
-        {
-          id: "rod",
-          mass: 1,
-          inertia: [1 / 12, 1 / 12, 0.001],
-          position: [0.5, 0, 0],
-          orientation: [Math.SQRT1_2, 0, Math.SQRT1_2, 0],
-        },
-      ],
-      joints: [
-        {
-          id: "hinge",
-          type: "revolute",
-          a: { point: [0, 0, 0] },
-          b: { body: "rod", point: [0, 0, -0.5] },
-          axis: [0, 1, 0],
-          limits: { lower: -0.5, upper: 0.5 },
-        },
-      ],
-      solver,
-    }) as ModelInput;
+    hingedRod(solver, {}, { limits: { lower: -0.5, upper: 0.5 } });
 
   /** The joint angle every 0.1 s over 1.5 s (the fall, the impact at ~0.3 s, the rest). */
   function angles(solver: Record<string, unknown>, dt: number): number[] {
@@ -1019,22 +1033,17 @@ describe("articulated: a compliant joint limit", () => {
 });
 
 describe("articulated: compliant contact", () => {
-  // a 1 m rod (1 kg) on a hinge about y, released horizontal, a 5 cm ball at its tip: it
-  // strikes a floor 0.95 m below the pivot (a spring-dashpot law, k = 1e4 N/m, d = 20 N·s/m)
-  // at ~0.3 s and bounces. The contact is a force the step's stages evaluate, its contacts
-  // detected at each step's start
-  const model = (solver: Record<string, unknown>) =>
-    ({
-      gravity: [0, 0, -G],
+  // the rod of hingedRod with a 5 cm ball at its tip: it strikes a floor 0.95 m below the
+  // pivot (a spring-dashpot law, k = 1e4 N/m, d = 20 N·s/m) at ~0.3 s and bounces. The
+  // contact is a force the step's stages evaluate, its contacts detected at each step's start
+  const model = (solver: Record<string, unknown>) => {
+    const m = hingedRod(solver, {
+      shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, 0.5] }],
+    });
+    return {
+      ...m,
       bodies: [
-        {
-          id: "rod",
-          mass: 1,
-          inertia: [1 / 12, 1 / 12, 0.001],
-          position: [0.5, 0, 0],
-          orientation: [Math.SQRT1_2, 0, Math.SQRT1_2, 0],
-          shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, 0.5] }],
-        },
+        ...(m.bodies ?? []),
         {
           id: "floor",
           fixed: true,
@@ -1042,21 +1051,12 @@ describe("articulated: compliant contact", () => {
           shapes: [{ type: "plane", normal: [0, 0, 1] }],
         },
       ],
-      joints: [
-        {
-          id: "hinge",
-          type: "revolute",
-          a: { point: [0, 0, 0] },
-          b: { body: "rod", point: [0, 0, -0.5] },
-          axis: [0, 1, 0],
-        },
-      ],
       contact: {
         method: "smc",
         behavior: { type: "linear", stiffness: 1e4, damping: 20, stepDamping: 0 },
       },
-      solver,
-    }) as ModelInput;
+    } as ModelInput;
+  };
   /** The hinge angle at 0.5 s (after the first bounce) and the largest |energy.error|. */
   const run = (solver: Record<string, unknown>, dt: number) => {
     const sim = loadModel(model({ ...solver, dt }));
