@@ -66,21 +66,10 @@ export const SlotKind = {
 const POSITION_SIZE = [7, 3, 4, 1, 1, 0, 0, 0];
 const VELOCITY_SIZE = [6, 3, 3, 1, 1, 0, 0, 0];
 
-/** Why a model cannot be stepped in joint coordinates (the message names the part). */
-export class ArticulationError extends Error {
-  constructor(
-    message: string,
-    /** The path of the model part at fault (zod-issue style). */
-    readonly path: (string | number)[],
-  ) {
-    super(message);
-    this.name = "ArticulationError";
-  }
-}
-
 /**
- * The tree of a model's joints (rooted at ground and the fixed bodies), or the reason it
- * is not one: a joint that closes a loop, a joint of a particle, a distance joint.
+ * The tree of a model's joints, rooted at ground and the fixed bodies. The model is one
+ * schemas/articulation.ts accepts (no loops, distance joints or joints on particles; the
+ * loop test here is the walk's own invariant).
  */
 export function buildTree(
   sys: BodySystem,
@@ -93,19 +82,6 @@ export function buildTree(
   const fixedOrGround = (b: number) => b < 0 || sys.kind[b] === BodyKind.FIXED;
   const adjacency: number[][] = Array.from({ length: n }, () => []);
   joints.forEach((j, k) => {
-    if (j.type === "distance")
-      throw new ArticulationError(
-        `joint "${j.id}": distance joints are not tree joints of the articulated integrator (use generalized-alpha)`,
-        ["joints", k, "type"],
-      );
-    for (const end of [j.a, j.b]) {
-      const b = bodyIndex(sys, end.body);
-      if (b >= 0 && sys.kind[b] === BodyKind.PARTICLE)
-        throw new ArticulationError(
-          `joint "${j.id}" holds particle "${end.body}": the articulated integrator joins rigid bodies only`,
-          ["joints", k],
-        );
-    }
     const a = bodyIndex(sys, j.a.body);
     const b = bodyIndex(sys, j.b.body);
     if (!fixedOrGround(a)) adjacency[a].push(k);
@@ -149,10 +125,7 @@ export function buildTree(
       if (usedJoint[k]) continue;
       const c = other(k, body);
       if (fixedOrGround(c) || slotOf[c] >= 0)
-        throw new ArticulationError(
-          `joint "${joints[k].id}" closes a loop: the articulated integrator steps trees of joints (use generalized-alpha for closed chains)`,
-          ["joints", k],
-        );
+        throw new Error(`joint "${joints[k].id}" closes a loop (schemas/articulation.ts)`);
       visit(c, head, k);
     }
   }
@@ -867,20 +840,18 @@ export class ArticulatedTree {
     const k6 = 6 * i;
     const p = this.parent[i];
     const kind = this.kind[i];
-    if (kind === SlotKind.SPHERICAL) {
-      // a_P's term alone (κ_α = 0, which the spherical joint's steps never read)
-      if (p < 0) {
-        kappa[k6 + 3] = 0;
-        kappa[k6 + 4] = 0;
-        kappa[k6 + 5] = 0;
-        return;
-      }
-      const { omega } = this.sys;
-      const P = this.point;
-      const pb = this.body[p];
-      const px = omega[3 * pb];
-      const py = omega[3 * pb + 1];
-      const pz = omega[3 * pb + 2];
+    if (kind === SlotKind.FREE) {
+      for (let d = 0; d < 6; d++) kappa[k6 + d] = 0;
+      return;
+    }
+    // ω_p × (ω_p × d) in a_P (0 below ground or a fixed body)
+    const { omega } = this.sys;
+    const P = this.point;
+    const pb = p >= 0 ? this.body[p] : -1;
+    const px = p >= 0 ? omega[3 * pb] : 0;
+    const py = p >= 0 ? omega[3 * pb + 1] : 0;
+    const pz = p >= 0 ? omega[3 * pb + 2] : 0;
+    if (p >= 0) {
       const dx = P[3 * i] - P[3 * p];
       const dy = P[3 * i + 1] - P[3 * p + 1];
       const dz = P[3 * i + 2] - P[3 * p + 2];
@@ -890,10 +861,16 @@ export class ArticulatedTree {
       kappa[k6 + 3] = py * ez - pz * ey;
       kappa[k6 + 4] = pz * ex - px * ez;
       kappa[k6 + 5] = px * ey - py * ex;
-      return;
+    } else {
+      kappa[k6 + 3] = 0;
+      kappa[k6 + 4] = 0;
+      kappa[k6 + 5] = 0;
     }
-    for (let d = 0; d < 6; d++) kappa[k6 + d] = 0;
-    if (kind === SlotKind.FREE) return;
+    // a spherical joint's κ_α is 0, which its steps never read
+    if (kind === SlotKind.SPHERICAL) return;
+    kappa[k6] = 0;
+    kappa[k6 + 1] = 0;
+    kappa[k6 + 2] = 0;
     const E = this.axisWorld;
     const revolute = kind === SlotKind.REVOLUTE || kind === SlotKind.DRIVEN_REVOLUTE;
     const prismatic = kind === SlotKind.PRISMATIC || kind === SlotKind.DRIVEN_PRISMATIC;
@@ -902,24 +879,9 @@ export class ArticulatedTree {
       // the prescribed acceleration along the axis, S q̈*(t): in α (revolute) or a_P
       const o = k6 + (revolute ? 0 : 3);
       const acc = this.driveAccel[i];
-      for (let d = 0; d < 3; d++) kappa[o + d] = E[3 * i + d] * acc;
+      for (let d = 0; d < 3; d++) kappa[o + d] += E[3 * i + d] * acc;
     }
     if (p < 0) return;
-    const { omega } = this.sys;
-    const P = this.point;
-    const pb = this.body[p];
-    const px = omega[3 * pb];
-    const py = omega[3 * pb + 1];
-    const pz = omega[3 * pb + 2];
-    const dx = P[3 * i] - P[3 * p];
-    const dy = P[3 * i + 1] - P[3 * p + 1];
-    const dz = P[3 * i + 2] - P[3 * p + 2];
-    const ex = py * dz - pz * dy;
-    const ey = pz * dx - px * dz;
-    const ez = px * dy - py * dx;
-    kappa[k6 + 3] += py * ez - pz * ey;
-    kappa[k6 + 4] += pz * ex - px * ez;
-    kappa[k6 + 5] += px * ey - py * ex;
     const rate = driven ? this.driveRate[i] : revolute || prismatic ? u[this.uOffset[i]] : 0;
     if (revolute) {
       kappa[k6] += rate * (py * E[3 * i + 2] - pz * E[3 * i + 1]);
