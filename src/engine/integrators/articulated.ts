@@ -33,6 +33,7 @@
  */
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { ArticulatedTree } from "../dynamics/articulated-body";
+import type { DynamicStructureEffector } from "../dynamics/stepper";
 import { invertSmall } from "../math/small-dense";
 import { kineticEnergy } from "../model/body-system";
 import type { AccelerationStepper } from "./acceleration-step";
@@ -122,10 +123,10 @@ export class ArticulatedIntegrator implements Integrator {
     /** The dissipative forces' power (W) at t and the current state; null: none. */
     private readonly power: ((t: number) => number) | null,
     /**
-     * Compliant contact: its contacts are detected at each step's start (the stepper's
-     * beginStep), so the forces change from one step's end to the next step's start.
+     * Compliant contact, or null: its contacts are detected at each step's start, so the
+     * forces change from one step's end to the next step's start.
      */
-    private readonly contact: boolean,
+    private readonly contact: DynamicStructureEffector | null,
     /** solver.stepTolerance (m per sub-step; null: no error control, one sub-step). */
     public params: { stepTolerance: number | null },
     private readonly memory: IntegratorMemory,
@@ -159,7 +160,7 @@ export class ArticulatedIntegrator implements Integrator {
     // a motor's effort at the step's start is part of its power, and the contacts a step
     // detects change the forces at its start: both are evaluated afresh
     this.carries =
-      this.drivenSlots.length === 0 && !contact && tree.uSize <= memory.acceleration.length;
+      this.drivenSlots.length === 0 && contact === null && tree.uSize <= memory.acceleration.length;
   }
 
   /** Forgets the carried accelerations and sub-step length (the state was changed). */
@@ -180,8 +181,9 @@ export class ArticulatedIntegrator implements Integrator {
     // motor sets its joint's rate (its impulsive work, where the rate jumps: at t = 0 from
     // rest); rounding where the state is already the last step's
     let work = 0;
-    // compliant contact: the contacts of this step, detected at its start
-    if (this.contact) this.stepper.beginStep();
+    // compliant contact: the contacts of this step, detected at its start (the stepper's
+    // beginStep would also reserve the iteration matrix's blocks, which this step never uses)
+    this.contact?.beginStep();
     if (this.memory.accelerationValid && this.carries) {
       // first same as last across steps: the state is the last step's end, untouched since
       // (a reset, an input or a PATCH clears the memory), so its accelerations are the last

@@ -110,7 +110,7 @@ export function createIntegrator(
         constraints,
         lambda,
         power,
-        parts.compliant !== null,
+        parts.compliant,
         {
           stepTolerance:
             p.stepTolerance === undefined ? ARTICULATED_STEP_TOLERANCE : p.stepTolerance,
