@@ -662,21 +662,21 @@ export const SolverSettings = z
       description:
         "nonsmooth contact: residual at which the contact solver stops (m/s for the contacts that push: the error of their relative velocity, normal and, where they stick, tangential); absent or null: 10⁻³·|g|·dt, so the drift it lets a resting contact make, dt·tolerance, is 10⁻³·|g|·dt² per step (1.7e-7 m at dt = 1/240 s); 10⁻⁶·ℓ/dt without gravity (ℓ: the smallest colliding shape's size, see projectionTolerance)",
     }),
-    newtonIterations: z.number().int().min(1).max(100).default(25).meta({
+    newtonIterations: z.number().int().min(1).max(100).nullable().optional().meta({
       description:
-        "Newton iterations per step at most; a step that does not converge to newtonTolerance in them is redone as two half steps (up to four times), then the run ends diverged. 1 = the linearized step (one iteration, no convergence test)",
+        "every integrator but articulated: Newton iterations per step at most; a step that does not converge to newtonTolerance in them is redone as two half steps (up to four times), then the run ends diverged. 1 = the linearized step (one iteration, no convergence test); absent or null: 25",
     }),
     newtonTolerance: positive().nullable().optional().meta({
       description:
         "Newton converges when the last correction Δa satisfies ‖Δa‖∞ ≤ newtonTolerance (1 + ‖a‖∞) (m/s², rad/s²), or, with joints, when the error it leaves, θ/(1 − θ) ‖Δa‖∞ with θ the corrections' contraction rate ‖Δa_k‖/‖Δa_k−1‖, does; absent or null: 1e-10, and newmark without joints also stops once the position error Newton leaves, β dt² ‖Δa‖∞, is below 5 % of the step's own local error estimate |β − 1/6| dt² ‖a(t+dt) − a(t)‖∞ (Zienkiewicz & Xie; README, Integrators)",
     }),
-    gyroscopicJacobian: z.boolean().default(true).meta({
+    gyroscopicJacobian: z.boolean().optional().meta({
       description:
-        "whether the gyroscopic torque's Jacobians enter the iteration matrix: false is cheaper (with joints and no other Jacobians, the step factors the symmetric G M⁻¹ Gᵀ) and loses nothing for axisymmetric bodies that do not spin about their axis (the torque vanishes), but a fast-spinning asymmetric body (h|ω| ≳ 0.3) diverges without them",
+        "every integrator but articulated: whether the gyroscopic torque's Jacobians enter the iteration matrix (and the tangent stiffness K of rayleighStiffness): false is cheaper (with joints and no other Jacobians, the step factors the symmetric G M⁻¹ Gᵀ) and loses nothing for axisymmetric bodies that do not spin about their axis (the torque vanishes), but a fast-spinning asymmetric body (h|ω| ≳ 0.3) diverges without them; absent: true",
     }),
-    jointTolerance: positive().max(1e-3).default(1e-12).meta({
+    jointTolerance: positive().max(1e-3).nullable().optional().meta({
       description:
-        "joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized)",
+        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
     }),
     projectOnConstraints: z.boolean().optional().meta({
       description:
@@ -1044,16 +1044,33 @@ const NEWTON_INTEGRATORS = [
   "symplectic-euler",
 ] as const;
 const newton: SettingReaders = { choice: "integrator", by: NEWTON_INTEGRATORS };
+/**
+ * The integrators whose joints the post-step projection holds (src/engine/integrators
+ * joint-projection.ts, their projectionOrder "velocities-first" or "positions-first"):
+ * generalized-alpha's order is "none" (its Newton iterations hold the joints at the position
+ * level, to newtonTolerance, and projecting its velocities would perturb the scheme), and
+ * articulated's joints are its coordinates, so neither reads jointTolerance.
+ */
+const PROJECTING_INTEGRATORS = [
+  "moreau-jean",
+  "newmark",
+  "backward-euler",
+  "symplectic-euler",
+] as const;
 const krylov: SettingReaders = { choice: "linearSolver", by: ["auto", "cg", "minres", "gmres"] };
 
 /**
  * The solver settings that only some choices read: an integrator's own parameters, the
  * Newton iterations' and the Krylov solvers' (`auto` may run one; not articulated, which
- * has neither), and the nonsmooth contact solver's and projection's (a model with
- * contact.method "nsc"). A model that sets one where its choices do not read
- * it is refused naming it, rather than run without it; a PATCH that changes the integrator
- * or the linear solver drops the settings only the previous choice read (patchSolver).
- * Each setting is read where every listed choice is one that reads it.
+ * has neither), the joints' post-step projection's (jointTolerance), and the nonsmooth
+ * contact solver's and projection's (a model with contact.method "nsc"). A model that sets
+ * one where its choices do not read it is refused naming it, rather than run without it; a
+ * PATCH that changes the integrator or the linear solver drops the settings only the
+ * previous choice read (patchSolver). Each setting is read where every listed choice is one
+ * that reads it. None of them has a schema default: a value zod filled in could not be
+ * told from one the model sets, and would pass here unread (newtonIterations 3 with
+ * articulated was once taken and ignored); the engine fills their defaults in
+ * (src/engine/simulation/solver-defaults.ts resolveSolver, integrators/factory.ts).
  */
 const SETTING_READERS: { [K in keyof SolverSpec]?: readonly SettingReaders[] } = {
   theta: [{ choice: "integrator", by: ["moreau-jean"] }],
@@ -1062,6 +1079,18 @@ const SETTING_READERS: { [K in keyof SolverSpec]?: readonly SettingReaders[] } =
   rhoInfinity: [{ choice: "integrator", by: ["generalized-alpha"] }],
   stepTolerance: [{ choice: "integrator", by: ["generalized-alpha", "articulated"] }],
   newtonTolerance: [newton],
+  // The Newton integrators' budget (integrators/factory.ts); articulated takes none.
+  // symplectic-euler's forces are explicit, so its step is one iteration whatever the
+  // budget unless rayleighStiffness > 0 (its one implicit force, acceleration-step.ts
+  // `solve`); the readers go by the choices alone, as newtonTolerance's.
+  newtonIterations: [newton],
+  // The gyroscopic torque's Jacobians (forces/gyroscopic.ts) enter the iteration matrix and
+  // the tangent stiffness K of the Rayleigh term (iteration-matrix.ts assemble,
+  // stiffnessTimes), which only the Newton integrators solve with (symplectic-euler only
+  // with rayleighStiffness > 0, its one implicit force); articulated evaluates the torque
+  // alone (applyForces, which the flag leaves as it is) and refuses the Rayleigh terms.
+  gyroscopicJacobian: [newton],
+  jointTolerance: [{ choice: "integrator", by: PROJECTING_INTEGRATORS }],
   linearTolerance: [krylov, newton],
   linearIterations: [krylov, newton],
   linearPreconditioner: [{ choice: "linearSolver", by: ["cg"] }, newton],
@@ -1136,7 +1165,9 @@ export function unreadSolverSettings(
           ? `${key} is read only with nonsmooth contact (contact.method "nsc"), and this model has ${contact === "smc" ? "compliant contact" : "no contact"}: remove it`
           : by === NEWTON_INTEGRATORS
             ? `${key} is read only by the Newton iterations of the other integrators, and "${choices.integrator}" has none (it steps explicitly, without linear solves): remove it or choose one of ${names}`
-            : `${key} is read only with ${choice} ${names}, not "${choices[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
+            : by === PROJECTING_INTEGRATORS
+              ? `${key} is read only by the joints' post-step projection of ${names}, and "${choices.integrator}" runs none (${choices.integrator === "articulated" ? "its joints are its coordinates" : "its Newton iterations close the joints, to newtonTolerance"}): remove it or choose one of those`
+              : `${key} is read only with ${choice} ${names}, not "${choices[choice]}": remove it or choose ${by.length > 1 ? "one of those" : names}`,
     });
   }
   return out;
@@ -1145,7 +1176,9 @@ export function unreadSolverSettings(
 /**
  * `spec` with a PATCH's solver settings applied. A patch that changes the integrator or the
  * linear solver drops the settings only the previous choice read, unless it names them (a
- * named one is then checked by unreadSolverSettings like a model's).
+ * named one is then checked by unreadSolverSettings like a model's). A key the patch gives
+ * as undefined is unset (no JSON carries one: a restored snapshot's solver that leaves out
+ * a setting its model sets, Simulation.restoreSnapshot).
  */
 export function patchSolver(
   spec: SolverSpec,
@@ -1153,6 +1186,8 @@ export function patchSolver(
   contact: ContactMethod,
 ): SolverSpec {
   const next: SolverSpec = { ...spec, ...patch };
+  for (const key of Object.keys(patch) as (keyof SolverSpec)[])
+    if (patch[key] === undefined) delete next[key];
   const choices = choicesOf(next, contact);
   // null included: generalized-alpha's stepTolerance null (its error control off) does not
   // outlast a switch to newmark and back, as beta and gamma do not
@@ -1164,8 +1199,10 @@ export function patchSolver(
 
 /**
  * A stored solver spec (a snapshot's or a recording's) without the settings its choices do
- * not read, which versions before that check filled in or accepted: dropping them changes
- * nothing a step computes.
+ * not read, which versions before that check filled in or accepted (theta and rhoInfinity
+ * with every integrator; newtonIterations, gyroscopicJacobian and jointTolerance, schema
+ * defaults once, with articulated, and jointTolerance with generalized-alpha): dropping them
+ * changes nothing a step computes.
  */
 export function withoutUnreadSettings(spec: SolverSpec, contact: ContactMethod): SolverSpec {
   return patchSolver(spec, {}, contact);
@@ -1362,8 +1399,9 @@ function unreadBodySettings(
 /**
  * A model inside a snapshot or a recording: taken as it was validated when it was made, so
  * the check of unread solver settings is left out (versions before it filled theta and
- * rhoInfinity into every model's solver); withoutUnreadSettings drops them when one is
- * restored.
+ * rhoInfinity into every model's solver, and versions before they lost their schema
+ * defaults newtonIterations 25, gyroscopicJacobian true and jointTolerance 1e-12, also with
+ * articulated); withoutUnreadSettings drops them when one is restored.
  */
 export const StoredModel = ModelObject.superRefine(checkReferences).meta({
   id: "StoredModel",

@@ -3,11 +3,12 @@
  * the engine's side in test/engine/simulation/solver-settings.test.ts): a model setting one
  * where it is not read is answered 400 at its path; a PATCH switching the integrator drops the
  * previous one's settings (the session's snapshot no longer holds them); a PATCH naming an
- * unread one is answered 400 and changes nothing.
+ * unread one is answered 400 and changes nothing. Also the once schema-defaulted
+ * newtonIterations, gyroscopicJacobian and jointTolerance with articulated.
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { springParticle } from "../support/models";
+import { hingedRods, springParticle } from "../support/models";
 import { useServer } from "../support/server";
 import { createSession } from "./helpers";
 
@@ -50,6 +51,44 @@ describe("solver settings read by one choice only (HTTP)", () => {
     expect(after).toMatchObject({ integrator: "moreau-jean", theta: 0.6 });
     expect(after).not.toHaveProperty("beta");
     expect(after).not.toHaveProperty("gamma");
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: 3 }).expect(200);
+  });
+
+  it("articulated with newtonIterations, gyroscopicJacobian or jointTolerance: 400 at each; a PATCH to articulated drops them, one naming them is 400", async () => {
+    const settings = { newtonIterations: 3, gyroscopicJacobian: false, jointTolerance: 1e-8 };
+    const r = await api()
+      .post("/v1/sessions")
+      .send({ model: hingedRods({ integrator: "articulated", dt: 0.01, ...settings }) });
+    expect(r.status).toBe(400);
+    expect(r.body.details.issues.map((i: { path: unknown[] }) => i.path.join("."))).toEqual([
+      "model.solver.newtonIterations",
+      "model.solver.gyroscopicJacobian",
+      "model.solver.jointTolerance",
+    ]);
+    expect(r.body.details.issues[0].message).toContain('"articulated" has none');
+
+    const id = await createSession(
+      server.app,
+      hingedRods({ integrator: "newmark", dt: 0.01, ...settings }),
+    );
+    await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { integrator: "articulated" } })
+      .expect(200);
+    const parameters = (await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body.simulation
+      .parameters.solver;
+    expect(parameters.integrator).toBe("articulated");
+    for (const key of Object.keys(settings)) expect(parameters).not.toHaveProperty(key);
+    const bad = await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ solver: { newtonIterations: 3 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.issues.map((i: { path: unknown[] }) => i.path)).toEqual([
+      ["solver", "newtonIterations"],
+    ]);
+    const kept = (await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body.simulation
+      .parameters.solver;
+    expect(kept).toEqual(parameters);
     await api().post(`/v1/sessions/${id}/step`).send({ steps: 3 }).expect(200);
   });
 });

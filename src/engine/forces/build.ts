@@ -23,7 +23,8 @@ export function createForceEffectors(
   forces: readonly ForceSpec[],
   sys: BodySystem,
   gravity: ArrayLike<number>,
-  gyroscopicJacobian = true,
+  /** solver.gyroscopicJacobian as resolved (simulation/solver-defaults.ts, its one default). */
+  gyroscopicJacobian: boolean,
 ): { effectors: ForceEffector[]; gravity: GravityEffector } {
   const g = new GravityEffector(sys, gravity);
   const effectors: ForceEffector[] = [g];

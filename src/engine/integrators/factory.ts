@@ -62,7 +62,12 @@ export interface IntegratorParts {
 
 export function createIntegrator(
   /** The settings with the problem's defaults filled in (simulation/solver-defaults.ts). */
-  p: SolverSpec & { tolerance: number; projectOnConstraints: boolean },
+  p: SolverSpec & {
+    tolerance: number;
+    projectOnConstraints: boolean;
+    newtonIterations: number;
+    jointTolerance: number;
+  },
   stepper: AccelerationStepper,
   parts: IntegratorParts,
   /** The state record's integrator memory, which newmark and generalized-alpha step. */

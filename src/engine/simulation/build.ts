@@ -60,11 +60,15 @@ export function buildSimulation(model: ModelSpec): Simulation {
   // fem bodies: their nodes are particles after the model's bodies (forces/fem/build.ts)
   const fem = prepareFem(model.fem ?? []);
   const system = new BodySystem([...model.bodies.map(bodyInit), ...femBodyInits(fem)]);
+  const size = contactSize(model);
+  // the settings as the engine reads them, defaults filled in (Simulation resolves them
+  // again, and after every PATCH)
+  const solver = resolveSolver(model.solver, size, model.gravity);
   const { effectors, gravity } = createForceEffectors(
     model.forces,
     system,
     model.gravity,
-    model.solver.gyroscopicJacobian,
+    solver.gyroscopicJacobian,
   );
   effectors.push(...createFemEffectors(fem, system));
   const joints = [...model.joints, ...femAttachmentJoints(fem, system)];
@@ -74,10 +78,9 @@ export function buildSimulation(model: ModelSpec): Simulation {
     createConstraints(joints, model.motors, system, actuation.coordinates),
   );
   effectors.push(...actuation.actuators, ...actuation.limits);
-  const size = contactSize(model);
   const contact = createContactModel(
     model,
-    resolveSolver(model.solver, size, model.gravity),
+    solver,
     system,
     model.contact ? femVertexContacts(fem, system) : undefined,
   );

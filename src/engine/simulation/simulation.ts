@@ -605,7 +605,7 @@ export class Simulation {
         this.solverSpec.linearSolver,
         this.solverSpec.linearPreconditioner ?? null,
       );
-      const jacobians = this.solverSpec.gyroscopicJacobian;
+      const jacobians = this.resolved.gyroscopicJacobian;
       const gyroscopic = this.effectors.find((e) => e instanceof GyroscopicEffector);
       if (gyroscopic !== undefined && gyroscopic.jacobians !== jacobians) {
         gyroscopic.jacobians = jacobians;
@@ -796,7 +796,10 @@ export class Simulation {
     // Parameters first: update() rebuilds the integrator and clears its memory.
     const p = snap.parameters;
     const patch: SimulationPatch = {};
-    const solver = diffKeys(this.solverSpec, p.solver);
+    // settings the snapshot's solver leaves out are unset (patchSolver): one the model sets
+    // that a PATCH dropped since (a switch of integrator and back: theta, newtonIterations)
+    // must not come back with the model's value in place of the default that ran
+    const solver = diffKeys(this.solverSpec, p.solver, true);
     if (solver) patch.solver = solver as Partial<SolverSpec>;
     if (canonicalJson(p.gravity) !== canonicalJson(this.gravity)) patch.gravity = [...p.gravity];
     if ((p.contact === null) !== (this.contactSpec === null))
@@ -1225,17 +1228,27 @@ export class Simulation {
   }
 }
 
-/** The entries of `to` whose JSON differs from `from`'s, or null when none does. */
-function diffKeys(from: object, to: object): Record<string, unknown> | null {
+/**
+ * The entries of `to` whose JSON differs from `from`'s, or null when none does; with
+ * `unset`, also those `from` sets and `to` leaves out, as undefined.
+ */
+function diffKeys(from: object, to: object, unset = false): Record<string, unknown> | null {
   const a = from as Record<string, unknown>;
+  const b = to as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   let any = false;
-  for (const [k, v] of Object.entries(to)) {
+  for (const [k, v] of Object.entries(b)) {
     if (canonicalJson(v) !== canonicalJson(a[k])) {
       out[k] = v;
       any = true;
     }
   }
+  if (unset)
+    for (const [k, v] of Object.entries(a))
+      if (v !== undefined && b[k] === undefined) {
+        out[k] = undefined;
+        any = true;
+      }
   return any ? out : null;
 }
 

@@ -26,8 +26,10 @@ export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
 /**
  * A parsed snapshot whose model and parameters keep only the solver settings their choices
  * read (schemas/model.ts withoutUnreadSettings: snapshots made before that check carry theta
- * and rhoInfinity whatever the integrator), so that it restores and is patched like a new
- * model. Nothing a step computes changes.
+ * and rhoInfinity whatever the integrator, and those made before newtonIterations,
+ * gyroscopicJacobian and jointTolerance lost their schema defaults carry them with
+ * articulated too), so that it restores and is patched like a new model. Nothing a step
+ * computes changes.
  */
 export function withoutUnreadSnapshotSettings(
   snap: SimulationSnapshotSpec,

@@ -19,6 +19,12 @@
  * settled pile meets ε (4.1e-5 m/s there) after one or two warm-started sweeps per step
  * (budget.ts has the landing's figures).
  *
+ * The fixed defaults of the settings the Newton integrators and the joints' projection read
+ * are filled in here too, and only here (DEFAULT_NEWTON_ITERATIONS, DEFAULT_GYROSCOPIC_JACOBIAN,
+ * DEFAULT_JOINT_TOLERANCE): the schema leaves them unset, so that a model setting one its
+ * integrator does not read is refused (schemas/model.ts SETTING_READERS) instead of
+ * taken as a default, and the engine reads them from the resolved settings alone.
+ *
  * Newton's tolerance is not scaled here: unset, it is 1e-10 relative (integrators/
  * factory.ts) and, for newmark without joints, Newton also stops at 5 % of the step's own
  * position error (newmark.ts, NEWMARK_STEP_ERROR). Why 1e-10 stays for joints: on the
@@ -36,6 +42,9 @@ import type { FemSpec, ModelSpec, SolverSpec } from "../../../schemas/model";
 
 /** The solver settings with the problem's defaults filled in (maxIterations: null = budget.ts). */
 export interface ResolvedSolver extends SolverSpec {
+  newtonIterations: number;
+  gyroscopicJacobian: boolean;
+  jointTolerance: number;
   contactSolver: NonNullable<SolverSpec["contactSolver"]>;
   projectOnConstraints: boolean;
   tolerance: number;
@@ -43,6 +52,25 @@ export interface ResolvedSolver extends SolverSpec {
   projectionTolerance: number;
   projectionIterations: number | null;
 }
+
+/**
+ * solver.newtonIterations unset: Newton iterated to newtonTolerance, 25 iterations at most
+ * per attempt before the step is redone in halves (integrators/step-halving.ts); a converging
+ * solve takes a few (4.4 on average on the benchmark's 100-link chain, see above).
+ */
+export const DEFAULT_NEWTON_ITERATIONS = 25;
+/**
+ * solver.gyroscopicJacobian unset: the gyroscopic torque's Jacobians in the iteration matrix,
+ * without which a fast-spinning asymmetric body diverges (forces/gyroscopic.ts); leaving
+ * them out is an optimization a model asks for.
+ */
+export const DEFAULT_GYROSCOPIC_JACOBIAN = true;
+/**
+ * solver.jointTolerance unset (m, rad): the joint drift the post-step projection leaves
+ * (integrators/joint-projection.ts), which takes one to three chord updates a step for it,
+ * up to ~15 after a violent whip step.
+ */
+export const DEFAULT_JOINT_TOLERANCE = 1e-12;
 
 /** ε = CONTACT_VELOCITY_FRACTION·|g|·h (m/s), see the file comment. */
 export const CONTACT_VELOCITY_FRACTION = 1e-3;
@@ -137,6 +165,11 @@ export function resolveSolver(
   const velocity = g > 0 ? CONTACT_VELOCITY_FRACTION * g * h : (CONTACT_DRIFT_FRACTION * size) / h;
   return {
     ...spec,
+    // filled in whatever the integrator: the choices that do not read them (schemas/model.ts
+    // SETTING_READERS) leave them unused
+    newtonIterations: spec.newtonIterations ?? DEFAULT_NEWTON_ITERATIONS,
+    gyroscopicJacobian: spec.gyroscopicJacobian ?? DEFAULT_GYROSCOPIC_JACOBIAN,
+    jointTolerance: spec.jointTolerance ?? DEFAULT_JOINT_TOLERANCE,
     contactSolver: spec.contactSolver ?? "nncg",
     projectOnConstraints: spec.projectOnConstraints ?? true,
     tolerance: spec.tolerance ?? velocity,

@@ -37,7 +37,7 @@ describe("createForceEffectors", () => {
       }),
       parse({ id: "d", type: "damper", linear: 0.1 }),
     ];
-    const { effectors, gravity } = createForceEffectors(forces, sys, [0, 0, -9.81]);
+    const { effectors, gravity } = createForceEffectors(forces, sys, [0, 0, -9.81], true);
     // the particle–ground spring joins the vectorized set of translational springs
     expect(effectors.map((e) => e.id)).toEqual([
       "gravity",
@@ -78,6 +78,7 @@ describe("createForceEffectors", () => {
       ],
       sys,
       [0, 0, 0],
+      true,
     );
     expect(effectors.map((e) => e.id)).toEqual(["gravity", "particle-springs"]);
     clearForces(sys);
@@ -115,7 +116,7 @@ describe("createForceEffectors", () => {
     for (const [spec, forceId, bodyId] of cases) {
       let message = "";
       try {
-        createForceEffectors([parse(spec)], sys, [0, 0, -9.81]);
+        createForceEffectors([parse(spec)], sys, [0, 0, -9.81], true);
       } catch (e) {
         message = (e as Error).message;
       }

@@ -8,9 +8,15 @@
  * defaults, checked against the oscillator's recurrences of test/support/oscillator.ts), and
  * one that names an unread setting is refused and changes nothing. Snapshots and recordings
  * written before the check (theta and rhoInfinity filled into every model) still restore.
+ * newtonIterations and gyroscopicJacobian (the Newton integrators) and jointTolerance (the
+ * integrators whose joints the post-step projection holds: not generalized-alpha, not
+ * articulated) were schema defaults, so set and defaulted could not be told apart: now
+ * unset, their defaults are resolveSolver's (solver-defaults.ts), the same steps as the
+ * old explicit values, and snapshots that carry them with articulated still restore.
  */
 import { describe, expect, it } from "vitest";
 import { clothModel } from "../../../bench/scenes";
+import { SolverSettings } from "../../../schemas/model";
 import {
   loadModel,
   loadSnapshot,
@@ -20,7 +26,13 @@ import {
   recordingOf,
   replayRecording,
 } from "../../../src/engine/index";
-import { ballOnFloor, springParticle } from "../../support/models";
+import {
+  DEFAULT_GYROSCOPIC_JACOBIAN,
+  DEFAULT_JOINT_TOLERANCE,
+  DEFAULT_NEWTON_ITERATIONS,
+  resolveSolver,
+} from "../../../src/engine/simulation/solver-defaults";
+import { ballOnFloor, hingedRods, sphericalChain, springParticle } from "../../support/models";
 import { newmarkStep, type OscillatorState, thetaMethodStep } from "../../support/oscillator";
 
 const k = 50;
@@ -308,5 +320,220 @@ describe("solver settings read only by some choices", () => {
     const replay = replayRecording(parseRecording(rec));
     replay.step(rec.end.step - replay.stepCount);
     expect(replay.stateHash()).toBe(rec.end.hash);
+  });
+
+  describe("newtonIterations, gyroscopicJacobian and jointTolerance (no schema default)", () => {
+    const SETTINGS = { newtonIterations: 3, gyroscopicJacobian: false, jointTolerance: 1e-8 };
+    /** The integrators that read each (schemas/model.ts SETTING_READERS). */
+    const READERS: Record<keyof typeof SETTINGS, readonly string[]> = {
+      newtonIterations: INTEGRATORS,
+      gyroscopicJacobian: INTEGRATORS,
+      jointTolerance: ["moreau-jean", "newmark", "backward-euler", "symplectic-euler"],
+    };
+    const rods = (solver: Record<string, unknown>) =>
+      hingedRods({ dt: 0.01, ...solver } as Parameters<typeof hingedRods>[0]);
+    const issuesOf = (model: unknown) => {
+      try {
+        loadModel(model);
+      } catch (err) {
+        if (err instanceof ModelError)
+          return err.issues.map((i) => ({ path: i.path, message: i.message }));
+        throw err;
+      }
+      return [];
+    };
+    const refusal = (sim: Sim, patch: Record<string, unknown>) => {
+      try {
+        sim.update({ solver: patch });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ParameterError);
+        return (err as ParameterError).issues.map((i) => i.path.join("."));
+      }
+      return [];
+    };
+    /**
+     * Four spinning links of an asymmetric inertia on spherical joints, whose steps all
+     * three settings change with the Newton integrators that read them.
+     */
+    const spinning = (solver: Record<string, unknown>) => ({
+      ...sphericalChain({
+        links: 4,
+        prefix: "l",
+        length: 0.5,
+        mass: 1,
+        inertia: [0.01, 0.03, 0.05],
+        angularVelocity: (k) => [3 + k, 5, 1 - k],
+        velocity: (k) => [0, 0.3 * k, 0.2],
+      }),
+      solver: { dt: 0.01, ...solver },
+    });
+    const hashAfter = (model: unknown, n: number) => {
+      const sim = loadModel(model);
+      sim.step(n);
+      return sim.stateHash();
+    };
+
+    it("a model setting one where its integrator does not read it is refused at [solver, key], naming it; the readers take it", () => {
+      for (const [key, value] of Object.entries(SETTINGS) as [keyof typeof SETTINGS, unknown][])
+        for (const integrator of [...INTEGRATORS, "articulated"]) {
+          const issues = issuesOf(rods({ integrator, [key]: value }));
+          const what = `${key} with ${integrator}`;
+          if (READERS[key].includes(integrator)) expect(issues, what).toEqual([]);
+          else {
+            expect(
+              issues.map((i) => i.path),
+              what,
+            ).toEqual([["solver", key]]);
+            expect(issues[0].message, what).toContain(key);
+            expect(issues[0].message, what).toContain(`"${integrator}"`);
+          }
+        }
+      // all three at once with articulated: one issue each
+      expect(issuesOf(rods({ integrator: "articulated", ...SETTINGS })).map((i) => i.path)).toEqual(
+        [
+          ["solver", "newtonIterations"],
+          ["solver", "gyroscopicJacobian"],
+          ["solver", "jointTolerance"],
+        ],
+      );
+      expect(
+        issuesOf(rods({ integrator: "articulated", jointTolerance: 1e-8 }))[0].message,
+      ).toMatch(/post-step projection.*"articulated" runs none \(its joints are its coordinates\)/);
+      expect(
+        issuesOf(rods({ integrator: "generalized-alpha", jointTolerance: 1e-8 }))[0].message,
+      ).toMatch(/"generalized-alpha" runs none \(its Newton iterations close the joints/);
+      // null (the nullable ones' default) is accepted anywhere, as the other settings' null
+      expect(
+        issuesOf(rods({ integrator: "articulated", newtonIterations: null, jointTolerance: null })),
+      ).toEqual([]);
+    });
+
+    it("left out, they resolve to solver-defaults.ts's constants, and a run is the run with them set to those values", () => {
+      expect([
+        DEFAULT_NEWTON_ITERATIONS,
+        DEFAULT_GYROSCOPIC_JACOBIAN,
+        DEFAULT_JOINT_TOLERANCE,
+      ]).toEqual([25, true, 1e-12]);
+      const spec = SolverSettings.parse({});
+      for (const key of Object.keys(SETTINGS)) expect(spec).not.toHaveProperty(key);
+      const resolved = resolveSolver(spec, 0.1, [0, 0, -9.81]);
+      expect(resolved.newtonIterations).toBe(DEFAULT_NEWTON_ITERATIONS);
+      expect(resolved.gyroscopicJacobian).toBe(DEFAULT_GYROSCOPIC_JACOBIAN);
+      expect(resolved.jointTolerance).toBe(DEFAULT_JOINT_TOLERANCE);
+      // an explicit value wins, null is the default
+      const set = resolveSolver({ ...spec, ...SETTINGS }, 0.1, [0, 0, -9.81]);
+      expect(set).toMatchObject(SETTINGS);
+      expect(
+        resolveSolver(
+          { ...spec, newtonIterations: null, jointTolerance: null },
+          0.1,
+          [0, 0, -9.81],
+        ),
+      ).toMatchObject({ newtonIterations: 25, jointTolerance: 1e-12 });
+      const defaults = { newtonIterations: 25, gyroscopicJacobian: true, jointTolerance: 1e-12 };
+      for (const integrator of ["moreau-jean", "newmark", "generalized-alpha"] as const) {
+        const sim = loadModel(spinning({ integrator }));
+        expect(sim.solver, integrator).toMatchObject(defaults);
+        sim.step(40);
+        const { jointTolerance, ...newton } = defaults;
+        const set = integrator === "generalized-alpha" ? newton : { ...newton, jointTolerance };
+        const explicit = loadModel(spinning({ integrator, ...set }));
+        explicit.step(40);
+        expect(sim.stateHash(), integrator).toBe(explicit.stateHash());
+        expect(sim.state().bodies, integrator).toEqual(explicit.state().bodies);
+        // and the settings are really read there: another value changes the steps
+        const others: [string, unknown][] = [
+          ["newtonIterations", 1],
+          ["gyroscopicJacobian", false],
+        ];
+        if (integrator !== "generalized-alpha") others.push(["jointTolerance", 1e-5]);
+        for (const [key, value] of others)
+          expect(
+            hashAfter(spinning({ integrator, [key]: value }), 40),
+            `${integrator} ${key}`,
+          ).not.toBe(sim.stateHash());
+      }
+    });
+
+    it("a PATCH to articulated drops them (back: the defaults); one naming them on articulated is refused and changes nothing", () => {
+      const sim = loadModel(rods({ integrator: "moreau-jean", ...SETTINGS }));
+      sim.step(2);
+      sim.update({ solver: { integrator: "articulated" } });
+      const parameters = sim.snapshot().parameters.solver;
+      for (const key of Object.keys(SETTINGS)) expect(parameters).not.toHaveProperty(key);
+      sim.step(3);
+      const before = sim.stateHash();
+      for (const [key, value] of Object.entries(SETTINGS)) {
+        expect(refusal(sim, { [key]: value })).toEqual([`solver.${key}`]);
+        expect(refusal(sim, { integrator: "articulated", [key]: value })).toEqual([
+          `solver.${key}`,
+        ]);
+      }
+      expect(sim.stateHash()).toBe(before);
+      expect(sim.snapshot().parameters.solver).toEqual(parameters);
+      // switching back gives the defaults, not the dropped values
+      sim.update({ solver: { integrator: "moreau-jean" } });
+      expect(sim.solver).toMatchObject({
+        newtonIterations: 25,
+        gyroscopicJacobian: true,
+        jointTolerance: 1e-12,
+      });
+      sim.step(2);
+      // generalized-alpha drops jointTolerance alone
+      const galpha = loadModel(rods({ integrator: "newmark", ...SETTINGS }));
+      galpha.update({ solver: { integrator: "generalized-alpha" } });
+      const kept = galpha.snapshot().parameters.solver;
+      expect(kept).toMatchObject({ newtonIterations: 3, gyroscopicJacobian: false });
+      expect(kept).not.toHaveProperty("jointTolerance");
+      expect(refusal(galpha, { jointTolerance: 1e-6 })).toEqual(["solver.jointTolerance"]);
+    });
+
+    it("a snapshot and a recording written when they were schema defaults (with articulated and generalized-alpha) restore and step as before", () => {
+      for (const integrator of ["articulated", "generalized-alpha"] as const) {
+        const sim = loadModel(rods({ integrator }));
+        sim.step(4);
+        const snap = JSON.parse(JSON.stringify(sim.snapshot()));
+        // as earlier versions wrote it: the schema's defaults filled in whatever the integrator
+        const old = { newtonIterations: 25, gyroscopicJacobian: true, jointTolerance: 1e-12 };
+        for (const solver of [snap.model.solver, snap.parameters.solver])
+          Object.assign(solver, old);
+        delete snap.checksum;
+        const restored = loadSnapshot(snap);
+        // dropped where unread; generalized-alpha reads the Newton ones, now as set values
+        const read =
+          integrator === "articulated" ? {} : { newtonIterations: 25, gyroscopicJacobian: true };
+        const now = sim.snapshot();
+        expect(restored.snapshot().model, integrator).toEqual({
+          ...now.model,
+          solver: { ...now.model.solver, ...read },
+        });
+        expect(restored.snapshot().parameters.solver, integrator).toEqual({
+          ...now.parameters.solver,
+          ...read,
+        });
+        sim.step(5);
+        restored.step(5);
+        expect(restored.stateHash(), integrator).toBe(sim.stateHash());
+        const rec = JSON.parse(JSON.stringify(recordingOf(sim)));
+        Object.assign(rec.model.solver, old);
+        const replay = replayRecording(parseRecording(rec));
+        replay.step(rec.end.step - replay.stepCount);
+        expect(replay.stateHash(), integrator).toBe(rec.end.hash);
+      }
+    });
+
+    it("a snapshot restores the defaults that ran, not the model's values a PATCH dropped since", () => {
+      // newmark's linearized step set by the model, dropped by a switch to articulated and
+      // back: 25 iterations run, and the restored simulation must not take the model's 1
+      const sim = loadModel(rods({ integrator: "newmark", newtonIterations: 1 }));
+      sim.update({ solver: { integrator: "articulated" } });
+      sim.update({ solver: { integrator: "newmark" } });
+      sim.step(3);
+      const restored = loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot())));
+      expect(restored.solver.newtonIterations).toBe(25);
+      sim.step(5);
+      restored.step(5);
+      expect(restored.stateHash()).toBe(sim.stateHash());
+    });
   });
 });
