@@ -1279,7 +1279,9 @@ function shiftInertia(
 }
 
 function normalizeQuat(q: Float64Array, o: number): void {
-  const l = 1 / Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);
+  // not Math.hypot: V8 calls it with boxed arguments, a heap allocation per call (vec3.ts)
+  const l =
+    1 / Math.sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3]);
   q[o] *= l;
   q[o + 1] *= l;
   q[o + 2] *= l;

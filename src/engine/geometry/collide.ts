@@ -157,7 +157,10 @@ export class CollisionDetector {
       const lq = inst.localOrientation ?? [1, 0, 0, 0];
       this.localP.push(new Float64Array(lp));
       const R = new Float64Array(9);
-      quatToMat3Normalized(R, 0, lq, 0);
+      // through a Float64Array: one call with a plain array would make the hot rotation
+      // kernel's loads polymorphic, and its optimized code would box every quaternion entry
+      // it reads (a heap allocation per body and step ever after)
+      quatToMat3Normalized(R, 0, new Float64Array(lq), 0);
       this.localR.push(R);
       const pose = new WorldPose();
       // Shapes on the world frame (body −1) keep their local pose as world pose.

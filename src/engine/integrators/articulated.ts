@@ -86,6 +86,12 @@ export class ArticulatedIntegrator implements Integrator {
   dissipatedWork = 0;
   /** The dissipative power at each stage of the running sub-step (W). */
   private readonly stagePower = new Float64Array(7);
+  /**
+   * The time (s) of the stage `evaluate` computes, handed over in this field rather than as
+   * an argument: V8 passes a double argument to a call it does not inline as a heap number,
+   * an allocation per stage (a double from the start, see BodySystem on V8).
+   */
+  private stageTime = -0;
   private readonly y: Float64Array;
   private readonly u: Float64Array;
   private readonly ys: Float64Array;
@@ -190,12 +196,15 @@ export class ArticulatedIntegrator implements Integrator {
       // stage's; the position rates are taken at the coordinates as read back
       tree.beginStep(y, u);
       tree.positionRates(y, u, ky[0]);
-      ku[0].set(this.memory.acceleration.subarray(0, tree.uSize));
+      // (copied by index: a subarray view would be an allocation a step)
+      const carried = this.memory.acceleration;
+      for (let i = 0; i < tree.uSize; i++) ku[0][i] = carried[i];
       if (this.balance) this.stagePower[0] = this.power === null ? 0 : this.power(t);
     } else {
       const before = kineticEnergy(tree.sys);
       tree.beginStep(y, u);
-      this.evaluate(t, y, u, 0);
+      this.stageTime = t;
+      this.evaluate(y, u, 0);
       work = before - kineticEnergy(tree.sys);
     }
     let done = 0;
@@ -215,7 +224,8 @@ export class ArticulatedIntegrator implements Integrator {
         for (let j = 0; j < k; j++) row[j] = hh * A[k][j];
         combine(ys, y, row, ky, k);
         combine(us, u, row, ku, k);
-        this.evaluate(t + done + C[k] * hh, ys, us, k);
+        this.stageTime = t + done + C[k] * hh;
+        this.evaluate(ys, us, k);
       }
       // the embedded error hh Σ_k (b_k − b̂_k) k_k
       const erow = this.rows[0];
@@ -277,8 +287,9 @@ export class ArticulatedIntegrator implements Integrator {
     stats.stepToleranceMet = true;
   }
 
-  /** Stage k's rates at (t, y, u) into ky[k], ku[k]. */
-  private evaluate(t: number, y: Float64Array, u: Float64Array, k: number): void {
+  /** Stage k's rates at (stageTime, y, u) into ky[k], ku[k]. */
+  private evaluate(y: Float64Array, u: Float64Array, k: number): void {
+    const t = this.stageTime;
     const tree = this.tree;
     tree.setState(y, u, t);
     this.stepper.computeForces(t, this.forces);
