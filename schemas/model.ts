@@ -606,11 +606,11 @@ export const SolverSettings = z
     }),
     beta: z.number().min(0).max(0.5).optional().meta({
       description:
-        "newmark's β; absent: 0.25, or 0.3025 with gamma 0.6 when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1, m the lighter moving end's mass), which the trapezoidal rule would let ring and overstretch (README, Integrators)",
+        "newmark's β; absent: 0 (the central difference, with gamma 0.5) when neither is set and the model is particles and springs alone (with gravity, point forces, dampers) whose highest frequency the step resolves well, h ω_max ≤ 1.8 (ω_max bounded by Gershgorin's theorem: ω_max² ≤ max over particles of Σ k (1 + √(m/m_other))/m over its springs), else 0.25, or 0.3025 with gamma 0.6 when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1, m the lighter moving end's mass), which the trapezoidal rule would let ring and overstretch (README, Integrators)",
     }),
     gamma: z.number().min(0).max(1).optional().meta({
       description:
-        "newmark's γ; absent: 0.5, or 0.6 (with beta 0.3025) when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1)",
+        "newmark's γ; absent: 0.5 (with beta 0 for a spring network the step resolves well, see beta), or 0.6 (with beta 0.3025) when neither is set and some spring's period is not resolved by the step (h √(k/m) > 1)",
     }),
     rhoInfinity: z.number().min(0).max(1).optional().meta({
       description:

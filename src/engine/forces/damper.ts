@@ -23,6 +23,8 @@ export interface DamperOptions {
 export class DamperEffector implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags = MatrixType.SPD;
+  /** −c v and −c ω: linear in the velocities. */
+  readonly affineInVelocity = true;
   readonly linear: number;
   readonly angular: number;
   /** The dynamic bodies damped. */

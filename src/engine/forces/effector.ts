@@ -38,6 +38,15 @@ export interface ForceEffector {
    */
   readonly roundingBound?: boolean;
   /**
+   * True when, the positions held, the forces are affine in the velocities, f = f₀ + D v
+   * with D exact in addVelJacobian (gravity, loads, linear dampers, springs with linear
+   * dashpots; not the gyroscopic torque, quadratic in ω, nor switching contacts). A step
+   * that holds the positions (Newmark's central difference, β = 0) then has an affine
+   * residual in the accelerations, which one exact linear solve zeroes
+   * (acceleration-step.ts `solve`). Absent means false.
+   */
+  readonly affineInVelocity?: boolean;
+  /**
    * A mass matrix of the effector's own beyond the bodies' (a consistent mass: its
    * difference ΔM from the lumped particle masses the BodySystem holds), for the schemes
    * that solve with the full mass matrix (newmark, generalized-alpha): out += s ΔM x over

@@ -15,6 +15,8 @@ export class GravityEffector implements ForceEffector {
   readonly jacobianType: MatrixTypeFlags = MatrixType.SPD;
   /** Constant forces: no Jacobian, so with gravity alone W is the mass matrix. */
   readonly hasJacobians = false;
+  /** Constant in the velocities. */
+  readonly affineInVelocity = true;
   /** The gravitational acceleration g (m/s², world frame). */
   readonly g = new Float64Array(3);
 

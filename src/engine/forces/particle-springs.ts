@@ -100,6 +100,8 @@ class SpringBlockOffsets {
 
 export class ParticleSpringSet implements SymmetrizableEffector, JacobianProductEffector {
   readonly count: number;
+  /** The dashpots' forces −c l̇ û are linear in the velocities at given positions (axial.ts). */
+  readonly affineInVelocity = true;
   /** Dynamic body of each end (−1 when the end does not move). */
   private readonly a: Int32Array;
   private readonly b: Int32Array;

@@ -49,6 +49,8 @@ export class PointForceEffector implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags;
   readonly at: PointAttachment;
+  /** Functions of time and, a follower load, of the pose: constant in the velocities. */
+  readonly affineInVelocity = true;
   /** f and τ of the last applyForces (world frame). */
   readonly f = new Float64Array(3);
   readonly tau = new Float64Array(3);

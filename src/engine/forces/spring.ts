@@ -60,6 +60,8 @@ export class SpringEffector implements ForceEffector {
   readonly stiffness: number;
   readonly damping: number;
   readonly restLength: number;
+  /** The dashpot's force −c l̇ û is linear in the velocities at a given pose (axial.ts). */
+  readonly affineInVelocity = true;
   /** The two ends and their current geometry. */
   readonly ends: TwoPointCoupling;
   /** f_b of the last evaluation (N). */

@@ -46,6 +46,8 @@ export interface IntegratorParts {
   limits: OneStepProblem | null;
   /** the stiffest spring's ω = √(k/m) (rad/s; resolution.ts), which newmark's defaults follow */
   springFrequency: number;
+  /** A spring network's ω_max bound (rad/s; resolution.ts) or null, which newmark's defaults also follow */
+  networkFrequency: number | null;
   /**
    * The joint tree the articulated integrator steps (built on first use: a model that
    * never chooses it needs none), the joints and their multipliers, where it writes the
@@ -86,7 +88,7 @@ export function createIntegrator(
       return new NewmarkIntegrator(
         stepper,
         {
-          ...newmarkParameters(p, p.dt, parts.springFrequency),
+          ...newmarkParameters(p, p.dt, parts.springFrequency, parts.networkFrequency),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,

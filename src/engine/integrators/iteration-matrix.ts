@@ -463,6 +463,12 @@ export class IterationMatrix {
   }
 
   /**
+   * The last solve's relative residual ‖rhs − W out‖₂/‖rhs‖₂ (0 for a direct solve or the
+   * mass alone: exact up to rounding), as its solver reported it.
+   */
+  lastRelativeResidual = 0;
+
+  /**
    * out = W⁻¹ rhs with the last factorization. A Krylov solver stops at the relative
    * residual `tolerance` or after `maxIterations` (null: the solver's limit, and a solve
    * that does not converge throws; else the solve is taken as it is, as SOFA's
@@ -475,6 +481,7 @@ export class IterationMatrix {
     tolerance: number,
     maxIterations: number | null,
   ): number {
+    this.lastRelativeResidual = 0;
     if (this.usesMassOnly(c)) {
       massSolve(this.sys, rhs, out);
       const s = 1 / (1 + c.cv * c.rayleighMass);
@@ -494,6 +501,7 @@ export class IterationMatrix {
       solver.maxIterations = maxIterations ?? undefined;
     }
     const info = solver.solve(rhs, out);
+    this.lastRelativeResidual = info.residual;
     // the preconditioner of the next solve (iteration-operator.ts)
     const op = this.operator;
     this.stepIterations = Math.max(this.stepIterations, info.iterations);

@@ -173,8 +173,11 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     const impacts = this.impacts;
     const before = impacts ? this.pushingFlags(impacts, 0) : 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
-    // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`)
-    const errorRatio = beta > 0 ? Math.abs(beta - 1 / 6) / beta : 0;
+    // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`); at
+    // β = 0 (the central difference) Newton's error leaves the positions alone and moves the
+    // velocities by γ h ‖Δa‖, hence the next step's positions by γ h² ‖Δa‖: against that
+    const scale = beta > 0 ? beta : gamma;
+    const errorRatio = scale > 0 ? Math.abs(beta - 1 / 6) / scale : 0;
     stats.newtonIterations += s.solve(c, t + h, this.newton, at, errorRatio);
     let ok = !s.mustRedo;
     if (ok && impacts && this.switched(impacts, before)) {

@@ -40,7 +40,7 @@ import { PointForceEffector } from "../forces/point-force";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
 import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
-import { stiffestSpringFrequency } from "../integrators/resolution";
+import { springNetworkFrequencyBound, stiffestSpringFrequency } from "../integrators/resolution";
 import {
   type BodyState,
   type BodySystem,
@@ -213,6 +213,8 @@ export class Simulation {
   private readonly limitProblem: JointLimitProblem | null;
   /** The stiffest spring's ω (rad/s), which newmark's default β, γ follow (resolution.ts). */
   private readonly springFrequency: number;
+  /** The spring network's ω_max bound (rad/s; resolution.ts), or null: not a network. */
+  private readonly networkFrequency: number | null;
   private readonly sensors: SensorSet;
   /** Inputs and patches waiting for their step boundary, in the order they apply. */
   private pending: TimedInputSpec[] = [];
@@ -262,10 +264,12 @@ export class Simulation {
     });
     this.limitProblem = limited.length > 0 ? new JointLimitProblem(this.system, limited) : null;
     const { index, mass } = this.system;
-    this.springFrequency = stiffestSpringFrequency(this.model.forces, (id) => {
+    const massOf = (id: string) => {
       const b = index.get(id);
       return b === undefined ? 0 : mass[b];
-    });
+    };
+    this.springFrequency = stiffestSpringFrequency(this.model.forces, massOf);
+    this.networkFrequency = springNetworkFrequencyBound(this.model, massOf);
     this.record = new SimulationState(
       this.system.state,
       this.system.numDofs,
@@ -1042,6 +1046,7 @@ export class Simulation {
         nonsmooth: this.contact?.nonsmooth ?? null,
         limits: this.limitProblem,
         springFrequency: this.springFrequency,
+        networkFrequency: this.networkFrequency,
         articulated: {
           tree: () => {
             // against the model pose, which the joints' axes and the motors refer to (the

@@ -3,12 +3,16 @@
  * through the simulation on the oscillator x'' = −ω² x (a particle on a zero-length
  * spring), whose step each scheme gives in closed form (test/support/oscillator.ts):
  * moreau-jean is the θ-method with (θ, w) = (θ, θ), backward Euler (1, 1), symplectic
- * Euler (1, 0); newmark takes β and γ (its defaults: the trapezoidal rule (¼, ½) for a
- * resolved spring, hω ≤ 1). With nonsmooth contact the velocity-level schemes step the
+ * Euler (1, 0); newmark takes β and γ (its defaults: the central difference (0, ½) for a
+ * spring network the step resolves, h ω_max ≤ 1.8, the trapezoidal rule (¼, ½) for a
+ * resolved spring on a rigid body, hω ≤ 1). With nonsmooth contact the velocity-level schemes step the
  * one-step problem (a ball resting on the floor stays), and newmark is refused.
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+
+type Vec3 = [number, number, number];
+
 import { loadModel } from "../../../src/engine/index";
 import { springParticle } from "../../support/models";
 import { newmarkStep, type OscillatorState, thetaMethodStep } from "../../support/oscillator";
@@ -18,8 +22,11 @@ const m = 2;
 const h = 0.03;
 const start: OscillatorState = { x: 0.4, v: -0.7 };
 
-/** The particle's (x, v) after each of 5 steps of `solver`. */
-function run(solver: Record<string, unknown>): OscillatorState[] {
+/**
+ * The particle's (x, v) after each of 5 steps of `solver`; with `rigid`, a rigid body in
+ * its place (the spring at its centre: the same oscillator, but no longer a spring network).
+ */
+function run(solver: Record<string, unknown>, rigid = false): OscillatorState[] {
   const model = springParticle({
     stiffness: k,
     mass: m,
@@ -28,7 +35,14 @@ function run(solver: Record<string, unknown>): OscillatorState[] {
     dt: h,
     name: null,
   });
-  const sim = loadModel({ ...model, solver: { ...model.solver, ...solver } } as ModelInput);
+  const bodies = rigid
+    ? model.bodies.map((b) => ({ ...b, kind: "rigid" as const, inertia: [1, 1, 1] as Vec3 }))
+    : model.bodies;
+  const sim = loadModel({
+    ...model,
+    bodies,
+    solver: { ...model.solver, ...solver },
+  } as ModelInput);
   const out: OscillatorState[] = [];
   for (let n = 0; n < 5; n++) {
     sim.step(1);
@@ -58,12 +72,14 @@ describe("createIntegrator", () => {
     expectSteps(run({ integrator: "symplectic-euler" }), (s) => thetaMethodStep(s, h, w2, 1, 0));
   });
 
-  it("newmark with its β and γ, by default the trapezoidal rule for a resolved spring", () => {
+  it("newmark with its β and γ; by default the central difference for a spring network, the trapezoidal rule for a resolved spring", () => {
     expect(h * Math.sqrt(w2)).toBeLessThan(1);
     expectSteps(run({ integrator: "newmark", beta: 0.3, gamma: 0.7 }), (s) =>
       newmarkStep(s, h, w2, 0.3, 0.7),
     );
-    expectSteps(run({ integrator: "newmark" }), (s) => newmarkStep(s, h, w2, 0.25, 0.5));
+    // a particle on a spring is a spring network, h ω = 0.15 ≤ 1.8 (resolution.ts)
+    expectSteps(run({ integrator: "newmark" }), (s) => newmarkStep(s, h, w2, 0, 0.5));
+    expectSteps(run({ integrator: "newmark" }, true), (s) => newmarkStep(s, h, w2, 0.25, 0.5));
   });
 
   it("nonsmooth contact: a velocity-level scheme steps it (a resting ball stays), newmark is refused", () => {

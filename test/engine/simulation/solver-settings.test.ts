@@ -251,9 +251,10 @@ describe("solver settings read only by some choices", () => {
     expectSteps(sim, 3, (s) => newmarkStep(s, h, w2, 0.3, 0.7));
     sim.update({ solver: { integrator: "moreau-jean", theta: 0.8 } });
     expectSteps(sim, 3, (s) => thetaMethodStep(s, h, w2, 0.8, 0.8));
-    // back to newmark without β, γ: its defaults (the trapezoidal rule), not the dropped 0.3, 0.7
+    // back to newmark without β, γ: its defaults (for this spring network the central
+    // difference, integrators/resolution.ts), not the dropped 0.3, 0.7
     sim.update({ solver: { integrator: "newmark" } });
-    expectSteps(sim, 3, (s) => newmarkStep(s, h, w2, 0.25, 0.5));
+    expectSteps(sim, 3, (s) => newmarkStep(s, h, w2, 0, 0.5));
     // and moreau-jean without θ: ½, not the dropped 0.8
     sim.update({ solver: { integrator: "moreau-jean" } });
     expectSteps(sim, 3, (s) => thetaMethodStep(s, h, w2, 0.5, 0.5));
@@ -264,7 +265,7 @@ describe("solver settings read only by some choices", () => {
     expect(sim.solver).not.toHaveProperty("stepTolerance");
     sim.update({ solver: { linearSolver: "sparse-ldlt" } });
     expect(sim.solver).not.toHaveProperty("linearTolerance");
-    expectSteps(sim, 3, (s) => newmarkStep(s, h, w2, 0.25, 0.5));
+    expectSteps(sim, 3, (s) => newmarkStep(s, h, w2, 0, 0.5));
   });
 
   it("a PATCH naming a setting its integrator does not read is refused and changes nothing", () => {
