@@ -334,13 +334,16 @@ export class ArticulatedIntegrator implements Integrator {
         continue;
       }
       // the child's rows: the joint's, then its motor's
+      // (copied by index: subarray views would be allocations a step)
       c.jacobian(t, jac[0], jac[1]);
-      rows.set((c.bodyB === b ? jac[1] : jac[0]).subarray(0, 6 * c.rows));
+      const own = c.bodyB === b ? jac[1] : jac[0];
+      for (let e = 0; e < 6 * c.rows; e++) rows[e] = own[e];
       let m = c.rows;
       if (km >= 0) {
         const motor = constraints.constraints[km];
         motor.jacobian(t, jac[0], jac[1]);
-        rows.set((motor.bodyB === b ? jac[1] : jac[0]).subarray(0, 6), 6 * m);
+        const driven = motor.bodyB === b ? jac[1] : jac[0];
+        for (let e = 0; e < 6; e++) rows[6 * m + e] = driven[e];
         m++;
       }
       // the wrench at the centre: P = x_c − r
