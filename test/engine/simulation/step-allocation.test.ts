@@ -7,32 +7,18 @@
  * from then on (the collision detector's shape rotations: 18 KB a step for the pile below,
  * 22 KB for the whip), or Math.hypot in a per-joint loop (a heap number per argument).
  */
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { runBundledProbe } from "../../support/bundled-probe";
 
 /** Bytes a step at most (see the file comment). */
 const LIMIT = 4096;
 
 describe("stepping allocates nothing per body once warm", () => {
   it("a sphere pile (moreau-jean), the whip (articulated), the cloth (newmark)", async () => {
-    // the probe bundled as the server's worker is, run with V8's gc() exposed
-    const bundle = await build({
-      entryPoints: [join(import.meta.dirname, "step-allocation-probe.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      write: false,
-      logLevel: "warning",
-    });
-    const report = JSON.parse(
-      execFileSync(process.execPath, ["--expose-gc", "--input-type=module"], {
-        input: bundle.outputFiles[0].text,
-        encoding: "utf8",
-        env: { ...process.env, MOREAU_ROOT: join(import.meta.dirname, "../../..") },
-      }),
-    ) as Record<string, { bodies: number; bytesPerStep: number }>;
+    const report = await runBundledProbe<Record<string, { bodies: number; bytesPerStep: number }>>(
+      join(import.meta.dirname, "step-allocation-probe.ts"),
+    );
     expect(Object.keys(report)).toEqual(["pile", "whip", "cloth"]);
     for (const { bodies, bytesPerStep } of Object.values(report)) {
       expect(bodies).toBeGreaterThanOrEqual(20);

@@ -28,9 +28,7 @@
  *    sphere pair still boxes one number a call (16 B) until it is optimized again. A
  *    heap number in a loop of the triangle or hull core (40–80 B a call) fails it.
  */
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../../schemas/model";
 import { convexHull } from "../../../../src/engine/geometry/hull";
@@ -38,6 +36,7 @@ import { buildMesh } from "../../../../src/engine/geometry/mesh";
 import type { Shape } from "../../../../src/engine/geometry/shapes";
 import { loadModel } from "../../../../src/engine/index";
 import { bowlMesh } from "../../../support/bowl";
+import { runBundledProbe } from "../../../support/bundled-probe";
 import { axisAngle } from "../../../support/quat";
 import { mulberry32 } from "../../../support/random";
 import { collide, pose } from "../helpers";
@@ -549,21 +548,9 @@ describe("ball in a spherical bowl (mesh)", () => {
 
 describe("mesh pairs allocate nothing once warm", () => {
   it("each shape against a terrain: less than two heap numbers (32 B) a call", async () => {
-    // the probe bundled as the server's worker is, run with V8's gc() exposed
-    const bundle = await build({
-      entryPoints: [join(import.meta.dirname, "mesh-allocation-probe.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      write: false,
-      logLevel: "warning",
-    });
-    const report = JSON.parse(
-      execFileSync(process.execPath, ["--expose-gc", "--input-type=module"], {
-        input: bundle.outputFiles[0].text,
-        encoding: "utf8",
-      }),
-    ) as Record<string, { contacts: number; bytesPerCall: number }>;
+    const report = await runBundledProbe<
+      Record<string, { contacts: number; bytesPerCall: number }>
+    >(join(import.meta.dirname, "mesh-allocation-probe.ts"));
     expect(Object.keys(report)).toEqual(["sphere", "capsule", "box", "cylinder", "convex"]);
     for (const { contacts, bytesPerCall } of Object.values(report)) {
       expect(contacts).toBeGreaterThanOrEqual(4); // the poses do touch the terrain
