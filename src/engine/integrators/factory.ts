@@ -83,12 +83,15 @@ export function createIntegrator(
     linearTolerance: p.linearTolerance,
     linearIterations: p.linearIterations,
   };
+  const newmark = newmarkParameters(p, p.dt, parts.springFrequency, parts.networkFrequency);
+  // the central difference's Newton iterations leave the positions where the step put them
+  stepper.setPositionsHeld(p.integrator === "newmark" && newmark.beta === 0);
   switch (p.integrator) {
     case "newmark":
       return new NewmarkIntegrator(
         stepper,
         {
-          ...newmarkParameters(p, p.dt, parts.springFrequency, parts.networkFrequency),
+          ...newmark,
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,

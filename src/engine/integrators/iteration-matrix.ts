@@ -311,6 +311,20 @@ export class IterationMatrix {
   }
 
   /**
+   * Whether the integrator holds the positions in its Newton iterations (c_x = 0: Newmark's
+   * central difference), so that W is the mass and the velocity Jacobians alone; `auto`
+   * then solves on the matrix-free operator at any size (selectSolver).
+   */
+  private positionsHeld = false;
+
+  /** Sets positionsHeld (the integrator's factory), choosing the solver again on a change. */
+  setPositionsHeld(held: boolean): void {
+    if (held === this.positionsHeld) return;
+    this.positionsHeld = held;
+    this.selectSolver(this.solverName);
+  }
+
+  /**
    * Symmetric Jacobians for a symmetric solver, then the matrix type (AND over the
    * effectors) and whether the solver runs matrix-free; the solver is created on first use.
    */
@@ -350,9 +364,16 @@ export class IterationMatrix {
     // `auto` on a large system whose Jacobians all offer the matrix-free product (particle
     // springs): CG on the operator rather than a sparse factorization, whose fill-in grows
     // faster than the springs on a 2-d mesh while a product costs O(springs) and W, close
-    // to the mass matrix, needs few iterations (bench/README.md, "Cloth")
+    // to the mass matrix, needs few iterations (bench/README.md, "Cloth"); at any size when
+    // the integrator holds the positions (the central difference: W = M + c_v D, the mass
+    // and the dashpots, which CG solves in two or three iterations where a 10 × 10 cloth's
+    // sparse LU took 2 ms; bench/README.md, "Central difference")
     let chosen: LinearSolverName =
-      name === "auto" && this.operator !== null && this.n >= AUTO_KRYLOV_MIN_DOFS ? "cg" : name;
+      name === "auto" &&
+      this.operator !== null &&
+      (this.n >= AUTO_KRYLOV_MIN_DOFS || this.positionsHeld)
+        ? "cg"
+        : name;
     // `auto` on a large symmetric positive definite system of elastic solids (fem bodies
     // with the approximate tangent: ForceEffector.roundingBound): IC(0)-preconditioned CG,
     // whose iterations grow more slowly than a sparse factorization's fill-in on a 3-d mesh
