@@ -51,6 +51,7 @@ import {
 } from "../model/body-system";
 import { checkDeadline } from "../solvers/deadline";
 import type { BlockLdlt } from "../solvers/linear/block-ldlt";
+import type { CgAcceptance } from "../solvers/linear/cg";
 import type { FactorizationMemory } from "../solvers/linear/factored-pcg";
 import type { LinearSolverName } from "../solvers/linear/linear-solver";
 import { ConstrainedSolve } from "./constrained-solve";
@@ -157,6 +158,53 @@ function chordIterationsLeft(theta: number, d: number, target: number): number {
   return Math.max(0, Math.ceil(Math.log((target * (1 - theta)) / (theta * d)) / Math.log(theta)));
 }
 
+/**
+ * Newton's target for ‖Δa‖∞ (m/s², rad/s²; without the rounding floor) at the iterate
+ * a + Δa (a alone when `da` is null; n unknowns): newtonTolerance (1 + ‖a + Δa‖∞), or with
+ * the step-error test (`stepError` > 0) the larger of that and stepError
+ * ‖a + Δa − reference‖∞ (see AccelerationStepper.solve).
+ */
+function newtonTarget(
+  newton: NewtonSettings,
+  a: Float64Array,
+  da: Float64Array | null,
+  reference: Float64Array | null,
+  stepError: number,
+  n: number,
+): number {
+  let amax = 0;
+  let moved = 0;
+  for (let i = 0; i < n; i++) {
+    const next = da === null ? a[i] : a[i] + da[i];
+    amax = Math.max(amax, Math.abs(next));
+    if (reference !== null) moved = Math.max(moved, Math.abs(next - reference[i]));
+  }
+  return Math.max(newton.tolerance * (1 + amax), stepError * moved);
+}
+
+/**
+ * Newton's acceptance of a correction on an affine residual (AccelerationStepper.solve),
+ * as a target for CG's iterates x = Δa: ‖R − W x‖₂/λ_M, which bounds the error the
+ * correction leaves, within Newton's target at a + x. Set for each step's solves (no
+ * allocation a step); `active` false: none.
+ */
+class AffineAcceptance implements CgAcceptance {
+  active = false;
+  newton: NewtonSettings = { maxIterations: 1, tolerance: 0 };
+  a: Float64Array = new Float64Array(0);
+  reference: Float64Array | null = null;
+  /** The step-error test's factor, λ_M (kg, kg·m²) and the rounding floor (m/s²). */
+  stepError = -0;
+  massFloor = -0;
+  roundingFloor = -0;
+
+  accepts(x: Float64Array, residualNorm: number): boolean {
+    const { newton, a, reference, stepError } = this;
+    const target = newtonTarget(newton, a, x, reference, stepError, a.length);
+    return residualNorm <= this.massFloor * (target + this.roundingFloor);
+  }
+}
+
 function norm2(x: Float64Array, n: number): number {
   let s = 0;
   for (let i = 0; i < n; i++) s += x[i] * x[i];
@@ -248,6 +296,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly massFloor: number;
   /** Every effector's forces are affine in the velocities (ForceEffector.affineInVelocity). */
   private readonly affineInVelocity: boolean;
+  /** Newton's test on an affine residual as CG's second target (see `solve`). */
+  private readonly affineTest = new AffineAcceptance();
   /** Krylov iterations of the solves with W since the integrator last cleared it. */
   linearIterations = 0;
   /**
@@ -668,6 +718,15 @@ export class AccelerationStepper implements NewtonStepper {
       (c.positionLevel || this.iteration.roundingBound) && c.cx > 0
         ? this.positionRoundingFloor(c.cx)
         : 0;
+    // with a Krylov solver, the acceptance ends its iterations as soon as it holds
+    const test = this.affineTest;
+    test.active = affine && wFloor > 0;
+    test.newton = newton;
+    test.a = a;
+    test.reference = reference;
+    test.stepError = stepError;
+    test.massFloor = wFloor;
+    test.roundingFloor = roundingFloor;
     for (; it < newton.maxIterations; it++) {
       checkDeadline();
       if (rNorm < 0) {
@@ -685,7 +744,7 @@ export class AccelerationStepper implements NewtonStepper {
         rPrevious = rk;
         this.linearTolerance = Math.max(eta, floor);
         if (wFloor > 0 && rk > 0) {
-          const aNow = this.newtonTarget(newton, a, null, reference, stepError);
+          const aNow = newtonTarget(newton, a, null, reference, stepError, n);
           const safeguard = (0.5 * (aNow + roundingFloor) * wFloor) / rk;
           this.linearTolerance = Math.max(this.linearTolerance, Math.min(safeguard, FORCING_MAX));
         }
@@ -701,7 +760,7 @@ export class AccelerationStepper implements NewtonStepper {
       let dmax = 0;
       for (let i = 0; i < n; i++) dmax = Math.max(dmax, Math.abs(da[i]));
       if (c.symmetricJoints) dmax = Math.max(dmax, this.startDirections.change);
-      const target = this.newtonTarget(newton, a, da, reference, stepError) + roundingFloor;
+      const target = newtonTarget(newton, a, da, reference, stepError, n) + roundingFloor;
       // θ = ‖Δa_k‖/‖Δa_{k−1}‖, the rate the iterations show (Hairer & Wanner, §IV.8):
       // converging at it, the error left after Δa_k is about θ/(1 − θ) ‖Δa_k‖, which
       // must meet the target (it accepts the iterate one correction earlier than
@@ -795,29 +854,6 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * Newton's target for ‖Δa‖∞ (m/s², rad/s²; without the rounding floor) at the iterate
-   * a + Δa (a alone when `da` is null): newtonTolerance (1 + ‖a + Δa‖∞), or with the
-   * step-error test (`stepError` > 0) the larger of that and stepError ‖a + Δa − reference‖∞
-   * (see `solve`).
-   */
-  private newtonTarget(
-    newton: NewtonSettings,
-    a: Float64Array,
-    da: Float64Array | null,
-    reference: Float64Array | null,
-    stepError: number,
-  ): number {
-    let amax = 0;
-    let moved = 0;
-    for (let i = 0; i < this.n; i++) {
-      const next = da === null ? a[i] : a[i] + da[i];
-      amax = Math.max(amax, Math.abs(next));
-      if (reference !== null) moved = Math.max(moved, Math.abs(next - reference[i]));
-    }
-    return Math.max(newton.tolerance * (1 + amax), stepError * moved);
-  }
-
-  /**
    * The smallest correction (m/s², rad/s²) that position-level joint rows can resolve:
    * they ask G c_x Δa = −C(x), and C is computed from positions to within a few ulps of
    * their magnitude, so Δa carries a rounding noise of about ε (1 + ‖x‖∞)/c_x (4e-9 m/s²
@@ -907,6 +943,7 @@ export class AccelerationStepper implements NewtonStepper {
       out,
       this.linearTolerance,
       this.linearCap,
+      this.affineTest.active ? this.affineTest : null,
     );
   }
 

@@ -23,6 +23,7 @@ import { SparseBlockMatrix } from "../math/block-matrix";
 import { addMassBlocks, type BodySystem, massMultiply, massSolve } from "../model/body-system";
 import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
 import type { BlockLdlt } from "../solvers/linear/block-ldlt";
+import { type CgAcceptance, ConjugateGradientSolver } from "../solvers/linear/cg";
 import { FactoredPcg, type FactorizationMemory } from "../solvers/linear/factored-pcg";
 import {
   isIterative,
@@ -501,6 +502,8 @@ export class IterationMatrix {
     out: Float64Array,
     tolerance: number,
     maxIterations: number | null,
+    /** A CG solve's second target (CgRun.accept); null or another solver: none. */
+    accept: CgAcceptance | null = null,
   ): number {
     this.lastRelativeResidual = 0;
     if (this.usesMassOnly(c)) {
@@ -521,7 +524,10 @@ export class IterationMatrix {
       solver.tolerance = tolerance;
       solver.maxIterations = maxIterations ?? undefined;
     }
+    const cg = solver instanceof ConjugateGradientSolver ? solver : null;
+    if (cg !== null) cg.accept = accept;
     const info = solver.solve(rhs, out);
+    if (cg !== null) cg.accept = null;
     this.lastRelativeResidual = info.residual;
     // the preconditioner of the next solve (iteration-operator.ts)
     const op = this.operator;

@@ -399,8 +399,7 @@ describe("`auto` on particle springs", () => {
     // CG at any size (resolution.test.ts)
     const run = (n: number, linearSolver: string) => {
       const sim = loadModel(
-        cloth(n, 10, 0.01, { beta: 0.25, gamma: 0.5, linearSolver, newtonTolerance: 1e-10 })
-          .model,
+        cloth(n, 10, 0.01, { beta: 0.25, gamma: 0.5, linearSolver, newtonTolerance: 1e-10 }).model,
       );
       sim.step(5);
       return { x: positions(sim), linear: sim.state().solver.linearIterations };

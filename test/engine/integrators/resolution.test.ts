@@ -259,22 +259,30 @@ describe("the central difference on a soft cloth (the default of a resolved spri
     expect(centralHalf / central).toBeLessThan(0.3);
   }, 60_000);
 
-  it("runs CG on the operator at any size (W = M + γ h D), within 1e-7 m of the exact solve", () => {
+  it("runs CG on the operator at any size (W = M + γ h D), stopped within Newton's target", () => {
     // 10 × 10: 270 unknowns, below the size from which `auto` takes CG for other schemes
-    const run = (extra: Record<string, unknown>) => {
-      const sim = cloth(10, 10, extra);
+    const run = (extra: Record<string, unknown>, sub = 1) => {
+      const sim = cloth(10, 10, extra, sub);
       const krylov: number[] = [];
       for (let s = 0; s < 40; s++) {
-        sim.step(1);
+        sim.step(sub);
         krylov.push(sim.state().solver.linearIterations);
       }
       return { pos: Float64Array.from(sim.system.pos), krylov };
     };
     const auto = run({});
     const exact = run({ linearSolver: "sparse-lu", newtonTolerance: 1e-12 });
+    const fine = run({ linearSolver: "sparse-lu", newtonTolerance: 1e-12 }, 4);
     expect(Math.min(...auto.krylov)).toBeGreaterThan(0);
     expect(Math.max(...exact.krylov)).toBe(0);
-    expect(gap(auto.pos, exact.pos)).toBeLessThan(1e-7);
+    // Newton's target is 5 % of each step's estimated error (newmark.ts NEWMARK_STEP_ERROR,
+    // the same acceleration tolerance as the trapezoidal rule's test); what the accepted
+    // solves leave in the velocities accumulates in the positions, and after 40 steps it is
+    // a small share of the scheme's own error (h against h/4; 14 % here), the solve exact
+    // to 1e-9 of it
+    const scheme = gap(exact.pos, fine.pos);
+    expect(gap(auto.pos, exact.pos)).toBeLessThan(0.25 * scheme);
+    expect(gap(run({ linearSolver: "sparse-lu" }).pos, exact.pos)).toBeLessThan(1e-9 * scheme);
   });
 
   it("stays stable near its limit (h ω_max bound 1.7) over 2000 steps: the balance settles", () => {

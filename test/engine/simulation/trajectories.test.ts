@@ -72,7 +72,7 @@ const EXPECTED: Record<string, string> = {
   "S1-1000 defaults": "975bb8d752b8249f",
   "S2-10 defaults": "6afcbe93506f3cce",
   "S2-100 defaults": "9a3a2a87fe3a90f0",
-  "S3-32 defaults": "9e6a93d0f4f624bf",
+  "S3-32 defaults": "de4619e4dade11f4",
   "S3-32-stiff defaults": "938b81bf078a85d0",
   "H-100 defaults": "faef795ecfcef976",
   "fem beam (tuned)": "3b8ae08f0de6f078",

@@ -66,6 +66,11 @@ export const confirmNever = (_iterations: number): boolean => false;
 /** A loose tolerance reached within CONFIRM_AFTER iterations is trusted (see the header). */
 const confirmAfterLoose = (iterations: number): boolean => iterations > CONFIRM_AFTER;
 
+/** A caller's target for a CG iterate: x and its residual norm ‖b − A x‖₂ (CgRun.accept). */
+export interface CgAcceptance {
+  accepts(x: Float64Array, residualNorm: number): boolean;
+}
+
 /** The settings and the outcome of one conjugateGradients run (one per solver, reused). */
 export class CgRun {
   /** Whether ‖r‖ ≤ target reached after this many iterations is confirmed (b − A x). */
@@ -75,6 +80,14 @@ export class CgRun {
    * run not yet at its target (a work budget, factored-pcg.ts). null: never stops.
    */
   afterIteration: ((iterations: number) => boolean) | null = null;
+  /**
+   * A second target, the caller's (Newton's test on an affine residual,
+   * acceleration-step.ts): true for the iterate x with the residual norm ‖r‖₂ given ends
+   * the run as if at ‖r‖ ≤ target. null: none.
+   */
+  accept: CgAcceptance | null = null;
+  /** The run ended on `accept` (its iterate met the caller's target). */
+  accepted = false;
   iterations = 0;
   /** ‖r‖₂ at the end: the true residual when it was confirmed, else the recursive one. */
   residual = 0;
@@ -119,9 +132,13 @@ export function conjugateGradients(
   for (let i = 0; i < n; i++) p[i] = z[i];
   let it = 0;
   run.settled = false;
+  const accept = run.accept;
+  // whether the current iterate meets run.accept (tested once per iterate)
+  let accepted = false;
+  run.accepted = false;
   for (;;) {
     if ((it & 31) === 31) checkDeadline();
-    if (rn <= target) {
+    if (rn <= target || accepted) {
       if (!run.confirm(it)) {
         run.settled = true;
         break;
@@ -129,7 +146,8 @@ export function conjugateGradients(
       a.apply(x, q);
       for (let i = 0; i < n; i++) q[i] = b[i] - q[i];
       const trueRn = Math.sqrt(dot(q, q, n));
-      if (trueRn <= target || it >= limit) {
+      if (accepted) accepted = accept?.accepts(x, trueRn) === true;
+      if (trueRn <= target || accepted || it >= limit) {
         rn = trueRn;
         run.settled = true;
         break;
@@ -155,8 +173,9 @@ export function conjugateGradients(
     rn = Math.sqrt(rr);
     it++;
     const goOn = run.afterIteration === null || run.afterIteration(it);
+    accepted = accept !== null && rn > target && accept.accepts(x, rn);
     // the loop's top confirms or stops: no next direction needed
-    if (rn <= target || it >= limit) continue;
+    if (rn <= target || it >= limit || accepted) continue;
     if (!goOn) break;
     if (m.applyDirection !== undefined) rz = m.applyDirection(r, z, p, rz);
     else {
@@ -168,11 +187,14 @@ export function conjugateGradients(
   }
   run.iterations = it;
   run.residual = rn;
+  run.accepted = accepted;
 }
 
 export class ConjugateGradientSolver implements LinearSolver {
   readonly name = "cg" as const;
   tolerance: number;
+  /** A second target of the next solves (CgRun.accept); null: the tolerance alone. */
+  accept: CgAcceptance | null = null;
   /** Iteration limit; undefined means max(200, 3n). */
   maxIterations: number | undefined;
   private readonly state: OperatorState;
@@ -213,6 +235,7 @@ export class ConjugateGradientSolver implements LinearSolver {
     const target = this.tolerance * bn;
     const run = this.run;
     run.confirm = this.tolerance >= LOOSE_TOLERANCE ? confirmAfterLoose : confirmAlways;
+    run.accept = this.accept;
     const limit = this.maxIterations ?? defaultMaxIterations(n);
     conjugateGradients(op, this.state.precond, n, b, x, this.vectors, target, limit, run);
     let rn = run.residual;
@@ -223,6 +246,10 @@ export class ConjugateGradientSolver implements LinearSolver {
       for (let i = 0; i < n; i++) q[i] = b[i] - q[i];
       rn = Math.sqrt(dot(q, q, n));
     }
-    return { iterations: run.iterations, residual: rn / bn, converged: rn <= target };
+    return {
+      iterations: run.iterations,
+      residual: rn / bn,
+      converged: rn <= target || (run.settled && run.accepted),
+    };
   }
 }

@@ -54,6 +54,37 @@ describe("ConjugateGradientSolver", () => {
     expect(info.residual).toBeCloseTo(relativeResidual(a, x, b), 12);
   });
 
+  test("a second target (accept) ends the run at the first iterate meeting it, as converged", () => {
+    const n = 200;
+    const a = randomSpd(n, 6, 5, 0.001);
+    const b = randomVector(n, 6);
+    const bn = Math.hypot(...b);
+    const full = new ConjugateGradientSolver(n, { tolerance: 1e-12, preconditioner: "none" });
+    full.factor(a);
+    const exact = new Float64Array(n);
+    const all = full.solve(b, exact).iterations;
+    // the caller's target: a residual below a tenth of ‖b‖, judged on the iterate it is given
+    const seen: number[] = [];
+    const s = new ConjugateGradientSolver(n, { tolerance: 1e-12, preconditioner: "none" });
+    s.accept = {
+      accepts(x, residualNorm) {
+        seen.push(relativeResidual(a, x, b) * bn);
+        return residualNorm <= 0.1 * bn;
+      },
+    };
+    s.factor(a);
+    const x = new Float64Array(n);
+    const info = s.solve(b, x);
+    expect(info.converged).toBe(true);
+    expect(info.iterations).toBeLessThan(all);
+    expect(relativeResidual(a, x, b)).toBeLessThanOrEqual(0.1 * (1 + 1e-9));
+    expect(info.residual).toBeCloseTo(relativeResidual(a, x, b), 9);
+    // each iterate tested once, and the last once more on its true residual (a tolerance
+    // this tight confirms what ends the run); the iterate before the last did not meet it
+    expect(seen.length).toBe(info.iterations + 1);
+    expect(seen[seen.length - 3]).toBeGreaterThan(0.1 * bn);
+  });
+
   test("initial guess is used; zero right-hand side gives x = 0", () =>
     expectInitialGuessAndZeroRhs((n, o) => new ConjugateGradientSolver(n, o)));
 
