@@ -134,8 +134,12 @@ const SYMMETRIC_SOLVERS: readonly LinearSolverName[] = [
   "dense-cholesky",
 ];
 
-/** Size (dofs) from which `auto` runs CG on the matrix-free operator when there is one. */
-const AUTO_KRYLOV_MIN_DOFS = 1000;
+/**
+ * Size (dofs) from which `auto` runs CG on the matrix-free operator when there is one: above
+ * the dense size. Below 1 000 unknowns, where a sparse factorization used to be taken, CG was
+ * 4 to 29 times faster on cloths (bench/README.md, "Central difference").
+ */
+const AUTO_KRYLOV_MIN_DOFS = AUTO_DENSE_MAX + 1;
 
 /** Size (dofs) from which `auto` runs IC(0)-preconditioned CG on SPD elastic solids. */
 const AUTO_SOLID_CG_MIN_DOFS = 5000;
@@ -362,13 +366,13 @@ export class IterationMatrix {
         return;
       }
     }
-    // `auto` on a large system whose Jacobians all offer the matrix-free product (particle
-    // springs): CG on the operator rather than a sparse factorization, whose fill-in grows
-    // faster than the springs on a 2-d mesh while a product costs O(springs) and W, close
-    // to the mass matrix, needs few iterations (bench/README.md, "Cloth"); at any size when
-    // the integrator holds the positions (the central difference: W = M + c_v D, the mass
-    // and the dashpots, which CG solves in two or three iterations where a 10 × 10 cloth's
-    // sparse LU took 2 ms; bench/README.md, "Central difference")
+    // `auto` above the dense size on a system whose Jacobians all offer the matrix-free
+    // product (particle springs): CG on the operator rather than a sparse factorization,
+    // whose fill-in grows faster than the springs on a 2-d mesh while a product costs
+    // O(springs) and W, close to the mass matrix, needs few iterations (bench/README.md,
+    // "Cloth"); at any size when the integrator holds the positions (the central
+    // difference: W = M + c_v D, the mass and the dashpots; bench/README.md, "Central
+    // difference")
     let chosen: LinearSolverName =
       name === "auto" &&
       this.operator !== null &&

@@ -394,7 +394,7 @@ describe("the operator's product", () => {
 });
 
 describe("`auto` on particle springs", () => {
-  it("runs CG on the matrix-free operator from 1000 dofs, a direct solve below", () => {
+  it("runs CG on the matrix-free operator above the dense size (60 dofs), a dense solve below", () => {
     // the trapezoidal rule: at the central difference, these networks' default, `auto` takes
     // CG at any size (resolution.test.ts)
     const run = (n: number, linearSolver: string) => {
@@ -404,15 +404,15 @@ describe("`auto` on particle springs", () => {
       sim.step(5);
       return { x: positions(sim), linear: sim.state().solver.linearIterations };
     };
-    // 19 × 19 − 19 fixed = 342 particles, 1026 dofs: auto is cg, the same steps exactly
-    const big = run(19, "auto");
-    const cg = run(19, "cg");
+    // 6 × 6 − 6 fixed = 30 particles, 90 dofs: auto is cg, the same steps exactly
+    const big = run(6, "auto");
+    const cg = run(6, "cg");
     expect(big.linear).toBeGreaterThan(0);
     expect(big.x).toEqual(cg.x);
-    // 18 × 18: 918 dofs, auto factors (sparse LU on the exact Jacobian), no Krylov iterations
-    const small = run(18, "auto");
+    // 5 × 5: 60 dofs, auto factors (dense LU on the exact Jacobian), no Krylov iterations
+    const small = run(5, "auto");
     expect(small.linear).toBe(0);
-    expect(small.x).toEqual(run(18, "sparse-lu").x);
+    expect(small.x).toEqual(run(5, "dense-lu").x);
   });
 });
 
