@@ -46,7 +46,10 @@ export interface IntegratorParts {
   limits: OneStepProblem | null;
   /** the stiffest spring's ω = √(k/m) (rad/s; resolution.ts), which newmark's defaults follow */
   springFrequency: number;
-  /** A spring network's ω_max bound (rad/s; resolution.ts) or null, which newmark's defaults also follow */
+  /**
+   * A spring network's ω_max bound (rad/s; resolution.ts springNetworkFrequencyBound) or
+   * null, which newmark's defaults also follow
+   */
   networkFrequency: number | null;
   /**
    * The joint tree the articulated integrator steps (built on first use: a model that
