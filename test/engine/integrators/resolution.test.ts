@@ -285,6 +285,31 @@ describe("the central difference on a soft cloth (the default of a resolved spri
     expect(gap(run({ linearSolver: "sparse-lu" }).pos, exact.pos)).toBeLessThan(1e-9 * scheme);
   });
 
+  it("a PATCH of dt past its reach takes the trapezoidal rule, and back the central difference", () => {
+    // 10 × 10 at k = 10 N/m, 1/100 kg a particle: the bound √(2 · 8 k/m) = 126.5 rad/s,
+    // h ω_max ≤ 0.53 at h = 1/240 s and 2.1 at 4 h (the springs still resolved there:
+    // 4 h √(k/m) = 0.53), so the default turns trapezoidal and back
+    const h = 1 / 240;
+    const run = (patches: Record<string, unknown>[]) => {
+      const sim = cloth(10, 10);
+      for (const patch of patches) {
+        sim.update({ solver: patch });
+        sim.step(15);
+      }
+      return Float64Array.from(sim.system.pos);
+    };
+    const defaults = run([{}, { dt: 4 * h }, { dt: h }]);
+    const explicit = run([
+      {},
+      { dt: 4 * h, beta: 0.25, gamma: 0.5 },
+      { dt: h, beta: 0, gamma: 0.5 },
+    ]);
+    expect(gap(defaults, explicit)).toBe(0);
+    // and not the other way round: the central difference kept at 4 h differs
+    const kept = run([{}, { dt: 4 * h, beta: 0, gamma: 0.5 }, { dt: h }]);
+    expect(gap(defaults, kept)).toBeGreaterThan(1e-6);
+  });
+
   it("stays stable near its limit (h ω_max bound 1.7) over 2000 steps: the balance settles", () => {
     // 10 × 10 particles of 1/100 kg, spacing 1/9 m: the bound √(2 · 8 k / m) h = 1.7 at k
     const n = 10;
