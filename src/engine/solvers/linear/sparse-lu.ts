@@ -44,6 +44,8 @@ export class SparseLuSolver implements LinearSolver {
   /** Number of symbolic analyses (column ordering, column-wise copy of the pattern). */
   symbolicAnalyses = 0;
   numericFactorizations = 0;
+  /** Factorizations that reused the last one's pivots and patterns (`refactor`). */
+  refactorizations = 0;
   /** Times the L/U storage had to grow (0 after the first factorization of a pattern, normally). */
   storageGrowths = 0;
 
@@ -97,15 +99,19 @@ export class SparseLuSolver implements LinearSolver {
 
   factor(a: CsrMatrix): void {
     if (a.rows !== a.cols) throw new Error("sparse-lu: matrix must be square");
+    let same = true;
     if (!this.pattern.matches(a)) {
       this.analyze(a);
       this.pattern.remember(a);
+      same = false;
     }
     this.matrix = a;
+    if (same && this.ok && this.refactor(a.values)) return;
     this.numeric(a);
   }
 
   private analyze(a: CsrMatrix): void {
+    this.ok = false;
     const n = a.rows;
     this.n = n;
     this.q = computeOrdering(this.ordering, a);
@@ -223,6 +229,58 @@ export class SparseLuSolver implements LinearSolver {
     this.ui = ui;
     this.ux = ux;
     this.storageGrowths++;
+  }
+
+  /**
+   * The factorization of new values on the last one's pattern with its pivot sequence and the
+   * patterns of L and U kept (KLU's refactorization, Davis & Palamadai Natarajan, "Algorithm
+   * 907: KLU", ACM TOMS 37, 2010): each column's triangular solve runs over the stored pattern
+   * of U(:, k) in the order the depth-first search left it (a topological order of its
+   * dependencies), with no search and no pivot choice. A Newton iteration's W changes its
+   * values, not its pattern, and rarely enough to want other pivots. Accepted when every
+   * kept pivot still passes the threshold test against its column's candidates (so the
+   * multipliers stay bounded by 1/pivotTolerance, as a fresh factorization's) and is no
+   * rounding-level zero; false otherwise, the caller then factoring afresh.
+   */
+  private refactor(values: Float64Array): boolean {
+    const n = this.n;
+    const { q, pinv, x, lp, li, lx, up, ui, ux, ap, ai, asrc } = this;
+    const ptol = this.pivotTolerance;
+    for (let k = 0; k < n; k++) {
+      if ((k & 1023) === 1023) checkDeadline();
+      const col = q[k];
+      // x in pivoted coordinates, on the pattern of U(:, k) and L(:, k)
+      for (let p = up[k]; p < up[k + 1]; p++) x[ui[p]] = 0;
+      for (let p = lp[k]; p < lp[k + 1]; p++) x[li[p]] = 0;
+      let scale = 0;
+      for (let p = ap[col]; p < ap[col + 1]; p++) {
+        const v = values[asrc[p]];
+        x[pinv[ai[p]]] = v;
+        scale = Math.max(scale, Math.abs(v));
+      }
+      const diag = up[k + 1] - 1;
+      for (let p = up[k]; p < diag; p++) {
+        const j = ui[p];
+        const xj = x[j];
+        ux[p] = xj;
+        scale = Math.max(scale, Math.abs(xj));
+        for (let r = lp[j] + 1; r < lp[j + 1]; r++) x[li[r]] -= lx[r] * xj;
+      }
+      const pivot = x[k];
+      let amax = Math.abs(pivot);
+      for (let p = lp[k] + 1; p < lp[k + 1]; p++) amax = Math.max(amax, Math.abs(x[li[p]]));
+      scale = Math.max(scale, amax);
+      if (Math.abs(pivot) < ptol * amax || isZeroPivot(pivot, scale, diag - up[k] + 1)) {
+        // numeric's pivot choice reads x off the reach and expects zeros there
+        x.fill(0);
+        return false;
+      }
+      ux[diag] = pivot;
+      for (let p = lp[k] + 1; p < lp[k + 1]; p++) lx[p] = x[li[p]] / pivot;
+    }
+    x.fill(0);
+    this.refactorizations++;
+    return true;
   }
 
   private numeric(a: CsrMatrix): void {

@@ -109,6 +109,28 @@ describe("SparseLuSolver against ml-matrix dense LU", () => {
     }
   });
 
+  test("new values on the same pattern reuse the pivots while they pass the threshold test", () => {
+    const n = 150;
+    const a = randomNonsymmetric(n, 5, 21, true);
+    const s = new SparseLuSolver();
+    s.factor(a);
+    expect(s.numericFactorizations).toBe(1);
+    // a Newton iteration's change: every value moved by up to 1 %
+    const r = mulberry32(8);
+    for (let k = 0; k < a.values.length; k++) a.values[k] *= 1 + 0.02 * (r() - 0.5);
+    expectRefactoredSolve(s, a, 9);
+    expect(s.refactorizations).toBe(1);
+    expect(s.numericFactorizations).toBe(1);
+    // the diagonal made tiny: the kept (diagonal) pivots fail the test, a fresh factorization
+    // with other pivots takes over, and the solve is right
+    for (let i = 0; i < n; i++)
+      for (let k = a.rowPtr[i]; k < a.rowPtr[i + 1]; k++)
+        if (a.colIdx[k] === i) a.values[k] *= 1e-9;
+    expectRefactoredSolve(s, a, 10);
+    expect(s.refactorizations).toBe(1);
+    expect(s.numericFactorizations).toBe(2);
+  });
+
   test("column ordering and storage reused across refactorizations", () => {
     const n = 120;
     const a = randomNonsymmetric(n, 5, 5, true);
