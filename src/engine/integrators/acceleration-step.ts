@@ -202,8 +202,15 @@ class AffineAcceptance implements CgAcceptance {
 
   accepts(x: Float64Array, residualNorm: number): boolean {
     const { newton, a, reference, stepError } = this;
-    const target = newtonTarget(newton, a, x, reference, stepError, a.length);
-    return residualNorm <= this.massFloor * (target + this.roundingFloor);
+    return this.bounds(
+      residualNorm,
+      newtonTarget(newton, a, x, reference, stepError, a.length) + this.roundingFloor,
+    );
+  }
+
+  /** Whether ‖R − W Δa‖₂ = residualNorm bounds the correction's error within `target`. */
+  bounds(residualNorm: number, target: number): boolean {
+    return residualNorm <= this.massFloor * target;
   }
 }
 
@@ -772,7 +779,7 @@ export class AccelerationStepper implements NewtonStepper {
         dmax <= target ||
         (affine &&
           (this.iteration.lastRelativeResidual === 0 ||
-            (wFloor > 0 && this.iteration.lastRelativeResidual * rk <= target * wFloor))) ||
+            (test.active && test.bounds(this.iteration.lastRelativeResidual * rk, target)))) ||
         ((chord || (search && stepError > 0 && previousFull)) &&
           previousContracted &&
           theta >= 0 &&
