@@ -53,7 +53,7 @@ const EXPECTED: Record<string, string> = {
   "examples/ball-slope.json": "4625b98513a75530",
   "examples/bouncing-ball.json": "8eef63ccb4de9e5a",
   "examples/box-stack.json": "dc90248d6faac06a",
-  "examples/cloth.json": "6f66df81d8e495fb",
+  "examples/cloth.json": "ceedc36d53c86bd6",
   "examples/double-pendulum.json": "a67b4fc810265f5e",
   "examples/four-bar.json": "da5185959b307900",
   "examples/newtons-cradle.json": "7165593b9ce30c1b",
