@@ -2,7 +2,8 @@
  * Run by step-allocation.test.ts as its own process, bundled by esbuild the way the server's
  * worker is (vitest's module transform turns each imported binding into a getter call, whose
  * boxing would be counted instead of the engine's), with V8's gc() exposed
- * (node --expose-gc). Steps three models of different integrators, each warmed first, and
+ * (node --expose-gc). Steps four models of different integrators and linear solvers, each
+ * warmed first, and
  * prints the median heap growth in bytes a step over nine batches after a full collection
  * (bytesPerStep; the smallest of up to three rounds while above SETTLED, as
  * mesh-allocation-probe.ts does, for V8's background compiler on a loaded machine).
@@ -52,6 +53,34 @@ function pile(): ModelInput {
   };
 }
 
+/**
+ * 20 particles hung in a chain of damped springs (60 unknowns: `auto` factors W, which the
+ * dashpots make nonsymmetric, by the dense LU): moreau-jean.
+ */
+function springChain(): ModelInput {
+  const n = 20;
+  const bodies: ModelInput["bodies"] = [];
+  const forces: NonNullable<ModelInput["forces"]> = [];
+  for (let i = 0; i < n; i++) {
+    bodies.push({ id: `m${i}`, kind: "particle", mass: 0.05, position: [0.1 * (i + 1), 0, 0] });
+    forces.push({
+      id: `k${i}`,
+      type: "spring",
+      a: i === 0 ? { body: "ground", point: [0, 0, 0] } : { body: `m${i - 1}` },
+      b: { body: `m${i}` },
+      stiffness: 500,
+      damping: 0.2,
+      restLength: 0.1,
+    });
+  }
+  return {
+    gravity: [0, 0, -9.81],
+    bodies,
+    forces,
+    solver: { integrator: "moreau-jean", dt: 0.002 },
+  };
+}
+
 const example = (name: string): ModelInput =>
   JSON.parse(readFileSync(join(process.env.MOREAU_ROOT ?? ".", "examples", name), "utf8"));
 
@@ -84,6 +113,7 @@ const models: [string, ModelInput][] = [
   ["pile", pile()],
   ["whip", example("whip.json")],
   ["cloth", example("cloth.json")],
+  ["chain", springChain()],
 ];
 const result: Record<string, { bodies: number; bytesPerStep: number }> = {};
 for (const [name, model] of models) {

@@ -1,12 +1,13 @@
 /**
- * Dense Cholesky A = L Lᵀ (ml-matrix `CholeskyDecomposition`, Cholesky–Banachiewicz) for
- * small symmetric positive definite systems. A is read as a symmetric matrix: where
- * both triangles are stored their mean is used, a triangle-only storage is mirrored.
- * `factor` converts to dense once; `solve` applies L and Lᵀ without allocating.
- * A matrix that is not positive definite (a pivot d_j = a_jj − Σ l_jk² that is ≤ 0 or
- * at rounding level, see dense.ts isZeroPivot) reports converged = false.
+ * Dense Cholesky A = L Lᵀ (Cholesky–Banachiewicz, row by row, in the order of ml-matrix's
+ * `CholeskyDecomposition`, so L is bit-identical to ml-matrix's) for small symmetric
+ * positive definite systems, in place on preallocated Float64Arrays: ml-matrix allocates
+ * its matrices at each call (see dense-lu.ts). A is read as a symmetric matrix: where both
+ * triangles are stored their mean is used, a triangle-only storage is mirrored. Neither
+ * `factor` nor `solve` allocates. A matrix that is not positive definite (a pivot
+ * d_j = a_jj − Σ l_jk² that is ≤ 0 or at rounding level, see dense.ts isZeroPivot)
+ * reports converged = false.
  */
-import { CholeskyDecomposition, Matrix } from "ml-matrix";
 import type { CsrMatrix } from "../../math/csr";
 import { isZeroPivot, symmetricDenseInto } from "./dense";
 import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
@@ -31,20 +32,29 @@ export class DenseCholeskySolver implements LinearSolver {
       this.l = new Float64Array(n * n);
       this.work = new Float64Array(n);
     }
-    symmetricDenseInto(a, this.dense, this.stored);
-    const dec = new CholeskyDecomposition(Matrix.from1DArray(n, n, this.dense));
-    const lm = dec.lowerTriangularMatrix;
+    const { dense, l } = this;
+    symmetricDenseInto(a, dense, this.stored);
+    let ok = true;
+    for (let j = 0; j < n; j++) {
+      // l_jk = (a_jk − Σ_{i<k} l_ki l_ji) / l_kk, then l_jj = √(a_jj − Σ_k l_jk²)
+      let d = 0;
+      for (let k = 0; k < j; k++) {
+        let s = 0;
+        for (let i = 0; i < k; i++) s += l[k * n + i] * l[j * n + i];
+        s = (dense[j * n + k] - s) / l[k * n + k];
+        l[j * n + k] = s;
+        d = d + s * s;
+      }
+      const pivot = dense[j * n + j] - d;
+      ok &&= pivot > 0;
+      l[j * n + j] = Math.sqrt(Math.max(pivot, 0));
+    }
     // The Cholesky pivot d_i = a_ii − Σ_j l_ij² = l_ii² (see dense.ts isZeroPivot).
-    let ok = dec.isPositiveDefinite();
     for (let i = 0; i < n; i++) {
       let sum = 0;
-      for (let j = 0; j <= i; j++) {
-        const v = lm.get(i, j);
-        this.l[i * n + j] = v;
-        if (j < i) sum += v * v;
-      }
-      const d = this.l[i * n + i];
-      if (isZeroPivot(d * d, Math.abs(this.dense[i * n + i]) + sum, i + 1)) ok = false;
+      for (let j = 0; j < i; j++) sum += l[i * n + j] * l[i * n + j];
+      const d = l[i * n + i];
+      if (isZeroPivot(d * d, Math.abs(dense[i * n + i]) + sum, i + 1)) ok = false;
     }
     this.ok = ok;
   }

@@ -1,7 +1,7 @@
 /**
  * Small dense helpers shared by the dense solvers: CSR → dense copies into preallocated
  * row-major buffers and the triangular substitutions of an already computed
- * factorization (ml-matrix factors; these only apply the factors without allocating).
+ * factorization (they apply the factors without allocating).
  */
 import type { CsrMatrix } from "../../math/csr";
 

@@ -1,11 +1,17 @@
-/** DenseLuSolver (ml-matrix's partial-pivoting LU applied in place) against ml-matrix dense LU. */
+/**
+ * DenseLuSolver (partial-pivoting LU in place, in ml-matrix's order) against ml-matrix: its
+ * factors bit for bit, its solutions against ml-matrix's dense LU.
+ */
+import { LuDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, test } from "vitest";
 import { csrFromTriplets } from "../../../../src/engine/math/csr";
+import { csrToDenseInto } from "../../../../src/engine/solvers/linear/dense";
 import { DenseLuSolver } from "../../../../src/engine/solvers/linear/dense-lu";
 import {
   expectBadlyScaledSolved,
   expectRandomSquareSystemsSolved,
   expectScaledSingularRefused,
+  randomNonsymmetric,
   singular3x3,
   TEST_SIZES,
 } from "./helpers";
@@ -15,6 +21,25 @@ describe("DenseLuSolver", () => {
     test(`random SPD, nonsymmetric with shuffled rows and KKT, n = ${n}`, () =>
       expectRandomSquareSystemsSolved(() => new DenseLuSolver(), n));
   }
+
+  test("its factors and pivots are ml-matrix's LuDecomposition's, bit for bit", () => {
+    for (const n of [1, 7, 40]) {
+      // rows shuffled: most diagonal entries small or zero, so the LU pivots
+      const a = randomNonsymmetric(n, 5, 3 + n, true);
+      const s = new DenseLuSolver();
+      s.factor(a);
+      const { lu, piv } = s as unknown as { lu: Float64Array; piv: Int32Array };
+      const dense = new Float64Array(n * n);
+      csrToDenseInto(a, dense);
+      const ref = new LuDecomposition(Matrix.from1DArray(n, n, dense));
+      const l = ref.lowerTriangularMatrix;
+      const u = ref.upperTriangularMatrix;
+      for (let i = 0; i < n; i++) {
+        expect(piv[i]).toBe(ref.pivotPermutationVector[i]);
+        for (let j = 0; j < n; j++) expect(lu[i * n + j]).toBe(i > j ? l.get(i, j) : u.get(i, j));
+      }
+    }
+  });
 
   test("a singular matrix is reported as converged = false", () => {
     const s = new DenseLuSolver();
