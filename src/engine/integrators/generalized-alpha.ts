@@ -57,7 +57,9 @@
  *
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.
- * Newton is iterated to the tolerance (solver.newtonIterations, newtonTolerance); a step
+ * Newton is iterated to the tolerance (solver.newtonIterations, newtonTolerance; unset, also
+ * Newmark's step-error test without joints: newmark.ts NEWMARK_STEP_ERROR, here with the
+ * free accelerations' change over the step); a step
  * whose iterations do not converge is redone as two half steps (step-halving.ts), then
  * fails (the simulation ends `diverged` with its last good state). The memory (A_n, a_n)
  * starts from A_0 with a_0 = A_0, and again after every reset or external change.
@@ -341,7 +343,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     }
     s.linearIterations = 0;
     this.lastError = 0;
-    stats.newtonIterations += s.solve(c, t + h, this.newton);
+    // Newmark's step-error test (newmark.ts; solver.newtonTolerance unset, no joints): the
+    // position update's local error |β − 1/6| h² ‖A_{n+1} − A_n‖∞ (the free accelerations'
+    // change over the step, h x‴; at ρ∞ = 1 the error control's (h²/12)(D − D_prev)) against
+    // Newton's position error c_x ‖Δa‖∞
+    const errorRatio = (Math.abs(beta - 1 / 6) * h * h) / c.cx;
+    stats.newtonIterations += s.solve(c, t + h, this.newton, acc, errorRatio);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
     if (this.rejectedByErrorControl(h, last)) return false;

@@ -2,8 +2,9 @@
  * Newmark's step-error test (solver.newtonTolerance unset; newmark.ts NEWMARK_STEP_ERROR,
  * acceleration-step.ts `solve`): Newton stops once the position error it leaves, β h² ‖Δa‖∞,
  * is at most κ = NEWMARK_STEP_ERROR (5 %) of the step's own local error estimate |β − 1/6| h² ‖a_{t+h} − a_t‖∞
- * (Zienkiewicz & Xie 1991). Checked against a step solved to round-off, against the static
- * state of a hanging chain written out, and on the stiff cloth of issue 29 at the defaults.
+ * (Zienkiewicz & Xie 1991); generalized-α (without joints) likewise with its β and the free
+ * accelerations. Checked against a step solved to round-off, against the static state of a
+ * hanging chain written out, and on the stiff cloth of issue 29 at the defaults.
  */
 import { describe, expect, it } from "vitest";
 import { toDefaultsModel } from "../../../bench/compare/engines/moreau";
@@ -152,6 +153,47 @@ describe("Newmark's step-error test (newtonTolerance unset)", () => {
     expect(loose.state().solver.newtonConverged).toBe(true);
     expect(loose.state().solver.newtonIterations).toBeLessThan(
       tight.state().solver.newtonIterations,
+    );
+  });
+
+  it("generalized-α takes the same test: its error within κ of |β − 1/6| h² ‖A_{t+h} − A_t‖∞", () => {
+    // the cloth above; ρ∞ = 0.5: α_m = 0, α_f = 1/3, γ = 5/6, β = (γ + ½)²/4 = 4/9
+    const cloth = turningCloth(6, 1.005, 0.3, 4);
+    const alpha = { integrator: "generalized-alpha", rhoInfinity: 0.5 };
+    const loose = loadModel(cloth.model(alpha));
+    const tight = loadModel(cloth.model({ ...alpha, newtonTolerance: 1e-13 }));
+    const plain = loadModel(cloth.model({ ...alpha, newtonTolerance: 1e-10 }));
+    loose.step(1);
+    tight.step(1);
+    plain.step(1);
+    const [am, af] = [0, 1 / 3];
+    const beta = (5 / 6 + 0.5) ** 2 / 4;
+    const x0 = cloth.bodies.map((b) => b.position);
+    const v0 = cloth.bodies.map((b) => b.velocity);
+    const xl = positions(loose);
+    const xt = positions(tight);
+    // the free acceleration A_t written out, and the pseudo-acceleration a_t = A_t (a fresh
+    // start); the converged step's a_{t+h} from x_{t+h} = x_t + h v_t + h²((½ − β) a_t +
+    // β a_{t+h}), its A_{t+h} from (1 − α_m) a_{t+h} + α_m a_t = (1 − α_f) A_{t+h} + α_f A_t
+    const At = cloth.acceleration();
+    let change = 0;
+    let error = 0;
+    for (let b = 0; b < cloth.bodies.length; b++)
+      for (let q = 0; q < 3; q++) {
+        const i = 3 * b + q;
+        const moved = xt[i] - x0[b][q] - H * v0[b][q];
+        const next = (moved / (H * H) - (0.5 - beta) * At[i]) / beta;
+        const A = ((1 - am) * next + am * At[i] - af * At[i]) / (1 - af);
+        change = Math.max(change, Math.abs(A - At[i]));
+        error = Math.max(error, Math.abs(xl[i] - xt[i]));
+      }
+    const stepError = Math.abs(beta - 1 / 6) * H * H * change;
+    expect(change).toBeGreaterThan(10);
+    expect(error).toBeLessThanOrEqual(NEWMARK_STEP_ERROR * stepError);
+    expect(loose.state().solver.newtonConverged).toBe(true);
+    // the test, not the relative tolerance 1e-10 it replaces, stops Newton (6 against 44)
+    expect(2 * loose.state().solver.newtonIterations).toBeLessThan(
+      plain.state().solver.newtonIterations,
     );
   });
 
