@@ -60,13 +60,23 @@ import { JsonText, parseJsonBody, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
 
 /**
+ * The body of a request sent without one. Fastify validates a missing body as null, which
+ * would refuse it even where the body schema has a default (`POST /run`: real time;
+ * `POST /assembly` of a session: the default options): the preValidation hook of buildApp
+ * puts this in its place, validated as undefined. A JSON `null` body stays null.
+ */
+const NO_BODY: unique symbol = Symbol("no body");
+
+/**
  * Validates a request part with its zod schema, keeping zod's issue paths; a JsonText body
  * (a model-carrying route's, see request-body.ts) is validated by the worker instead.
  */
 const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
   (data) =>
-    data instanceof JsonText ? { value: data } : validatePart(schema, data, httpPart ?? "body");
+    data instanceof JsonText
+      ? { value: data }
+      : validatePart(schema, data === NO_BODY ? undefined : data, httpPart ?? "body");
 
 export interface BuildOptions {
   /**
@@ -122,6 +132,9 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  app.addHook("preValidation", async (req) => {
+    if (req.body === undefined && req.routeOptions.schema?.body !== undefined) req.body = NO_BODY;
+  });
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandlers(app, {
     maxDrainBytes: config.maxDrainBytes,

@@ -366,6 +366,29 @@ describe("run, pause, reset", () => {
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
+  it("a run or a session's assembly sent without a body takes the defaults (real time; every level)", async () => {
+    const id = await createSession(server.app, fallingBody({ z0: 1e4, dt: 0.001 }));
+    const a = await api().post(`/v1/sessions/${id}/assembly`).expect(200);
+    expect(a.body.exitFlag).toBe("SUCCESS");
+    expect(a.body.bodies[0].acceleration).toEqual([0, 0, -G]);
+    const r = await api().post(`/v1/sessions/${id}/run`).expect(202);
+    expect(RunAccepted.parse(r.body).session.run).toMatchObject({ realtimeFactor: 1, until: null });
+    await api().post(`/v1/sessions/${id}/pause`).expect(200);
+    // a body that is JSON null is not an absent one; a step still needs its body
+    const n = expectError(
+      await api()
+        .post(`/v1/sessions/${id}/run`)
+        .set("content-type", "application/json")
+        .send("null"),
+      400,
+      "invalid_request",
+    );
+    expect(n.details).toMatchObject({ issues: [{ path: [] }] });
+    expectError(await api().post(`/v1/sessions/${id}/step`), 400, "invalid_request");
+    expectError(await api().patch(`/v1/sessions/${id}`), 400, "invalid_request");
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+
   it("400 for an `until` not after the current time", async () => {
     const id = await createSession(server.app, fallingBody());
     await step(server.app, id, 10);
