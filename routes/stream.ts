@@ -38,8 +38,11 @@ import { ApiError, notFound, toApiError } from "../src/server/errors";
 import { encode } from "../src/server/frames";
 import { StreamAdmission } from "../src/server/stream";
 
-/** The stream's query: StreamQuery and the frame rate the client asks for. */
-const StreamRouteQuery = StreamQuery.extend({
+/**
+ * The stream's query: StreamQuery and the frame rate the client asks for; strict, as every
+ * request part: a misspelt parameter (`?evry=10`) is a 400 naming it, not a stream of every step.
+ */
+const StreamRouteQuery = StreamQuery.strict().extend({
   maxFps: z.coerce
     .number()
     .gt(0)

@@ -182,6 +182,10 @@ describe("refusals and closing", () => {
     await expect(
       new FrameClient(`${server.ws}/v1/sessions/${id}/stream?format=xml`).open(),
     ).rejects.toThrow("unexpected-response 400");
+    // an unknown (misspelt) parameter is refused too, not ignored
+    await expect(
+      new FrameClient(`${server.ws}/v1/sessions/${id}/stream?evry=10`).open(),
+    ).rejects.toThrow("unexpected-response 400");
     await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
