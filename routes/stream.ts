@@ -114,24 +114,25 @@ const stream: FastifyPluginAsyncZod = async (app) => {
           const r = (message as { ref?: unknown } | null)?.ref;
           if (typeof r === "string" || typeof r === "number") ref = r;
         } catch (err) {
-          answer({
-            type: "error",
-            error: "invalid_request",
-            message: `unreadable message: ${(err as Error).message}`,
-          });
+          // answered in turn, after the messages before it (the README: in arrival order)
+          const text = `unreadable message: ${(err as Error).message}`;
+          queue = queue.then(() =>
+            answer({ type: "error", error: "invalid_request", message: text }),
+          );
           return;
         }
         const parsed = StreamClientMessage.safeParse(message);
         if (!parsed.success) {
-          answer({
-            type: "error",
-            ref,
-            error: "invalid_request",
-            message: "invalid message",
-            details: {
-              issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
-            },
-          });
+          const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
+          queue = queue.then(() =>
+            answer({
+              type: "error",
+              ref,
+              error: "invalid_request",
+              message: "invalid message",
+              details: { issues },
+            }),
+          );
           return;
         }
         const m = parsed.data;

@@ -220,6 +220,31 @@ describe("frame rate", () => {
     c.close();
   });
 
+  it("messages on the socket are answered in the order they arrive, invalid ones too", async () => {
+    const id = (
+      await request(server.app.server)
+        .post("/v1/sessions")
+        .send({ model: fallingBody({ z0: 1e4 }) })
+    ).body.id as string;
+    const c = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=energy`);
+    await c.open();
+    await c.waitForMessages(2);
+    c.ws.send(JSON.stringify({ type: "step", steps: 200, ref: 1 }));
+    c.ws.send(JSON.stringify({ type: "bogus", ref: 2 }));
+    c.ws.send("not json");
+    c.ws.send(JSON.stringify({ type: "step", steps: 1, ref: 4 }));
+    const answers = () =>
+      c.messages.filter((m) => ["stepped", "error"].includes((m as { type: string }).type));
+    await waitFor(async () => answers().length === 4);
+    expect(answers()).toMatchObject([
+      { type: "stepped", ref: 1, step: 200 },
+      { type: "error", ref: 2, error: "invalid_request" },
+      { type: "error", error: "invalid_request" },
+      { type: "stepped", ref: 4, step: 201 },
+    ]);
+    c.close();
+  });
+
   it("?maxFps over STREAM_MAX_FPS, or not > 0, is refused with 400 before the upgrade", async () => {
     const id = (
       await request(server.app.server).post("/v1/sessions").send({ model: fallingBody() })
