@@ -71,13 +71,21 @@ const stream: FastifyPluginAsyncZod = async (app) => {
         querystring: StreamRouteQuery,
       },
       // runs after validation and before the upgrade: an error here answers plain HTTP
-      preHandler: async (req) => {
+      preHandler: async (req, reply) => {
         if (sessions.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
         const { id } = req.params as { id: string };
         const exists = cluster
           ? await cluster.exists(id, req.owner)
           : sessions.exists(id, req.owner);
         if (!exists) throw notFound(id);
+        // a plain GET (no upgrade) would otherwise get @fastify/websocket's empty 404
+        if ((req as { ws?: boolean }).ws !== true) {
+          reply.header("upgrade", "websocket");
+          throw new ApiError(
+            "upgrade_required",
+            "this route is a WebSocket stream: connect with a WebSocket client (Upgrade: websocket)",
+          );
+        }
         const { maxFps } = req.query as { maxFps?: number };
         if (maxFps !== undefined && maxFps > config.streamMaxFps)
           throw new ApiError(

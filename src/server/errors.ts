@@ -20,6 +20,7 @@
  *   422 diverged           the simulation went non-finite or blew up during the request
  *   429 too_many_sessions  MAX_SESSIONS or MAX_SESSIONS_PER_KEY reached
  *   421 misdirected_request  a Host header not in ALLOWED_HOSTS
+ *   426 upgrade_required   a plain HTTP request (no WebSocket upgrade) to a stream route
  *   429 too_many_subscribers MAX_SUBSCRIBERS_PER_SESSION / _PER_KEY / MAX_SUBSCRIBERS streams
  *                          (details.limit names the variable)
  *   429 rate_limited       RATE_LIMIT_MAX requests in RATE_LIMIT_WINDOW_MS (per key), or
@@ -55,6 +56,7 @@ export type ErrorCode =
   | "too_many_sessions"
   | "too_many_subscribers"
   | "misdirected_request"
+  | "upgrade_required"
   | "rate_limited"
   | "solver_error"
   | "worker_crashed"
@@ -77,6 +79,7 @@ const STATUS: Record<ErrorCode, number> = {
   too_many_sessions: 429,
   too_many_subscribers: 429,
   misdirected_request: 421,
+  upgrade_required: 426,
   rate_limited: 429,
   solver_error: 500,
   worker_crashed: 500,

@@ -168,7 +168,7 @@ describe("frames", () => {
 });
 
 describe("refusals and closing", () => {
-  it("an unknown session refuses the upgrade with 404; a bad query with 400", async () => {
+  it("an unknown session refuses the upgrade with 404; a bad query with 400; a plain GET 426", async () => {
     await expect(new FrameClient(`${server.ws}/v1/sessions/nope/stream`).open()).rejects.toThrow(
       "unexpected-response 404",
     );
@@ -182,6 +182,12 @@ describe("refusals and closing", () => {
     await expect(
       new FrameClient(`${server.ws}/v1/sessions/${id}/stream?format=xml`).open(),
     ).rejects.toThrow("unexpected-response 400");
+    // a plain GET, without the upgrade: 426 in the error format, not an empty 404
+    const plain = await api().get(`/v1/sessions/${id}/stream`);
+    expect(plain.status).toBe(426);
+    expect(plain.headers.upgrade).toBe("websocket");
+    expect(plain.body).toMatchObject({ error: "upgrade_required" });
+    expect((await api().get(`/v1/sessions/${id}`)).body.subscribers).toBe(0);
     // an unknown (misspelt) parameter is refused too, not ignored
     await expect(
       new FrameClient(`${server.ws}/v1/sessions/${id}/stream?evry=10`).open(),
