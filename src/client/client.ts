@@ -208,6 +208,7 @@ export class MoreauClient {
     if (options.every !== undefined) u.searchParams.set("every", String(options.every));
     if (options.fields !== undefined) u.searchParams.set("fields", options.fields.join(","));
     if (options.format !== undefined) u.searchParams.set("format", options.format);
+    if (options.maxFps !== undefined) u.searchParams.set("maxFps", String(options.maxFps));
     return u.toString();
   }
 

@@ -34,9 +34,11 @@ export type StreamStatus = "connecting" | "open" | "reconnecting" | "closed";
 export interface StreamOptions {
   /** a frame at every step divisible by it (default 1) */
   every?: number;
-  /** members of the state frames (default bodies, contacts, joints, energy) */
+  /** members of the state frames (default bodies, contacts, joints, actuators, observation, energy) */
   fields?: StreamField[];
   format?: "json" | "msgpack";
+  /** frames per second of wall time at most (default the server's STREAM_FPS, up to STREAM_MAX_FPS) */
+  maxFps?: number;
   /** false: no reconnection; or the backoff parameters */
   reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
 }

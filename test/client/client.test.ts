@@ -196,6 +196,25 @@ describe("stream", () => {
     expect(stream.reconnects).toBe(1);
   });
 
+  it("asks for the frame rate `maxFps`: a rate over STREAM_MAX_FPS is refused (400)", async () => {
+    const s = await client.createSession(springModel);
+    const errors: Error[] = [];
+    const refused = client.stream(s.id, { maxFps: 1e6 }, { onError: (e) => errors.push(e) });
+    await refused.ended();
+    expect(errors.some((e) => /HTTP 400/.test(e.message))).toBe(true);
+    // at 1 frame per second, a burst of 2 s of frames passes whole and the rest are dropped
+    const states: StateFrameOut[] = [];
+    const slow = client.stream(s.id, { maxFps: 1 }, { onState: (f) => states.push(f) });
+    await slow.opened();
+    await waitFor(() => states.length >= 1);
+    await client.step(s.id, { steps: 50 });
+    await waitFor(() => states.at(-1)?.step === 50);
+    expect(states.length).toBeLessThan(10);
+    expect(slow.dropped).toBeGreaterThan(40);
+    slow.close();
+    await client.deleteSession(s.id);
+  });
+
   it("does not retry an unknown session (404 refusal)", async () => {
     const errors: Error[] = [];
     const stream = client.stream("no-such-session", {}, { onError: (e) => errors.push(e) });
