@@ -158,7 +158,7 @@ export const State = z
 export const AssemblyLevel = z.enum(["position", "velocity", "acceleration"]);
 
 export const AssemblyOptions = z
-  .object({
+  .strictObject({
     levels: z.array(AssemblyLevel).min(1).default(["position", "velocity", "acceleration"]),
     maxIterations: z.number().int().min(1).max(10_000).default(20),
     relTolerance: z.number().nonnegative().default(1e-10),

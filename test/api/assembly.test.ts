@@ -70,6 +70,18 @@ describe("POST /v1/assembly", () => {
       "levels",
       0,
     ]);
+    // strict like every request part: an unknown option is named, not ignored
+    const unknown = await api()
+      .post("/v1/assembly")
+      .send({ model: rod(-1), options: { maxIteration: 5 } });
+    expect(unknown.status).toBe(400);
+    const issue = (
+      ErrorBody.parse(unknown.body).details as {
+        issues: { path: unknown[]; message: string }[];
+      }
+    ).issues[0];
+    expect(issue.path).toEqual(["options"]);
+    expect(issue.message).toContain("maxIteration");
     const noModel = await api()
       .post("/v1/assembly")
       .send({ model: { bodies: [{ id: "p", kind: "particle" }] } });
