@@ -543,6 +543,16 @@ export class Simulation {
    * energy.error's reference when gravity or the conservativeness changes.
    */
   update(patch: SimulationPatch): void {
+    // (a live PATCH only: a recording that holds such an entry, accepted and ignored
+    // before, still replays)
+    if (patch.contact && contactMethodOf(this.model) === "none")
+      throw new ParameterError([
+        {
+          path: ["contact"],
+          message:
+            "the model has no contact block, so there are no contact parameters to change (its shapes do not collide): create the session with one",
+        },
+      ]);
     this.applyPatch(patch);
     this.logEntry({ step: this.record.step, parameters: patch as ParametersPatchSpec });
   }

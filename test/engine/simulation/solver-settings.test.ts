@@ -206,6 +206,18 @@ describe("solver settings read only by some choices", () => {
       ]);
     }
     nsc.update({ contact: { friction: 0.4 } });
+    // a model without a contact block has no contact parameters: refused, not ignored
+    const { contact: _, ...loose } = ballOnFloor({ method: "nsc" }, { z: 0.1, vx: 0 }, {});
+    const none = loadModel(loose);
+    let noContact: unknown = null;
+    try {
+      none.update({ contact: { friction: 0.4 } });
+    } catch (err) {
+      noContact = err;
+    }
+    expect(noContact).toBeInstanceOf(ParameterError);
+    expect((noContact as ParameterError).issues.map((i) => i.path.join("."))).toEqual(["contact"]);
+    expect(none.recording().entries).toEqual([]);
     // a snapshot written before the check (restitution, friction and behavior in every
     // contact block) restores
     const snap = JSON.parse(JSON.stringify(smc.snapshot()));
