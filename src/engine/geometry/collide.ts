@@ -157,9 +157,9 @@ export class CollisionDetector {
       const lq = inst.localOrientation ?? [1, 0, 0, 0];
       this.localP.push(new Float64Array(lp));
       const R = new Float64Array(9);
-      // through a Float64Array: one call with a plain array would make the hot rotation
-      // kernel's loads polymorphic, and its optimized code would box every quaternion entry
-      // it reads (a heap allocation per body and step ever after)
+      // through a Float64Array, as the rotation kernels' type asks (math/quat.ts): one call
+      // with a plain array made their loads polymorphic, and the optimized code boxed every
+      // quaternion entry it read (a heap allocation per body and step ever after)
       quatToMat3Normalized(R, 0, new Float64Array(lq), 0);
       this.localR.push(R);
       const pose = new WorldPose();

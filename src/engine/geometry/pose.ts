@@ -18,7 +18,7 @@ export class WorldPose {
   readonly R = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
 
   /** Places the frame at position p[po..po+2] with orientation q[qo..qo+3] ([w,x,y,z]). */
-  set(p: ArrayLike<number>, q: ArrayLike<number>, po = 0, qo = 0): this {
+  set(p: ArrayLike<number>, q: Float64Array, po = 0, qo = 0): this {
     this.p[0] = p[po];
     this.p[1] = p[po + 1];
     this.p[2] = p[po + 2];
@@ -34,7 +34,7 @@ export class WorldPose {
  */
 export function composePose(
   pos: ArrayLike<number>,
-  quat: ArrayLike<number>,
+  quat: Float64Array,
   body: number,
   localP: Float64Array,
   localR: Float64Array,

@@ -61,7 +61,7 @@ export function quatRotateInverse(out: Vec, io: number, q: Vec, iq: number, v: V
 }
 
 /** Rotation matrix R(q), row-major 3×3, of a unit quaternion. */
-export function quatToMat3(out: Vec, io: number, q: ArrayLike<number>, iq: number): void {
+export function quatToMat3(out: Vec, io: number, q: Float64Array, iq: number): void {
   quatToMat3Inertias(out, io, q, iq, null, null, null, null, 0);
 }
 
@@ -70,7 +70,7 @@ export function quatToMat3(out: Vec, io: number, q: ArrayLike<number>, iq: numbe
  * slightly denormalized quaternion still gives a rotation, which keeps integrator drift in
  * |q| from shearing collision shapes (geometry/pose.ts). The zero quaternion gives I.
  */
-export function quatToMat3Normalized(out: Vec, io: number, q: ArrayLike<number>, iq: number): void {
+export function quatToMat3Normalized(out: Vec, io: number, q: Float64Array, iq: number): void {
   quatToMat3Inertias(out, io, q, iq, null, null, null, null, 0, true);
 }
 
@@ -81,12 +81,16 @@ export function quatToMat3Normalized(out: Vec, io: number, q: ArrayLike<number>,
  * against 54 for a general congruence). R's entries are kept in local variables for the
  * two products rather than read back from `out` after it is written: a load from a typed
  * array after a store to one that may share its buffer cannot be served from a register
- * (same result to the bit; bench/README.md, "World inertias").
+ * (same result to the bit; bench/README.md, "World inertias"). q is a Float64Array, never a
+ * plain array: these kernels run for every body at every step, and one call with a plain
+ * array makes their loads polymorphic, after which V8's optimized code boxes each entry it
+ * reads (the collision detector's set-up did that once: 18 KB a step on a pile of 64
+ * spheres; test/engine/simulation/step-allocation.test.ts).
  */
 export function quatToMat3Inertias(
   out: Vec,
   io: number,
-  q: ArrayLike<number>,
+  q: Float64Array,
   iq: number,
   d: Vec | null,
   dOut: Vec | null,

@@ -160,7 +160,7 @@ export function inertiaFromShapes(shapes: readonly ShapeSpec[], m: number): Floa
   return out;
 }
 
-function normalized(q: readonly number[]): number[] {
+function normalized(q: readonly number[]): Float64Array {
   const n = Math.hypot(...q);
-  return q.map((x) => x / n);
+  return Float64Array.from(q, (x) => x / n);
 }

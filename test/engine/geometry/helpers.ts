@@ -13,7 +13,7 @@ import type {
 import { axisAngle, type Q4, type V3 } from "../../support/quat";
 
 export function pose(p: V3, q: Q4 = [1, 0, 0, 0]): WorldPose {
-  return new WorldPose().set(p, q);
+  return new WorldPose().set(p, Float64Array.from(q));
 }
 
 export interface C {

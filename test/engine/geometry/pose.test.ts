@@ -21,8 +21,8 @@ describe("poses", () => {
       const pos = [9, 9, 9, r(), r(), r()]; // body 1's position at 3..5
       const quat = [1, 0, 0, 0, ...qb];
       const lp = new Float64Array([r() - 0.5, r() - 0.5, r() - 0.5]);
-      quatToMat3Normalized(localR, 0, ql, 0);
-      composePose(pos, quat, 1, lp, localR, out, scratch);
+      quatToMat3Normalized(localR, 0, Float64Array.from(ql), 0);
+      composePose(pos, Float64Array.from(quat), 1, lp, localR, out, scratch);
       const x: V3 = [r(), r(), r()];
       const inLocal = rotate(ql, x).map((v, i) => v + lp[i]);
       const want = rotate(qb, inLocal).map((v, i) => v + pos[3 + i]);

@@ -32,7 +32,7 @@ describe("quaternions [w, x, y, z]", () => {
         14,
       );
     const R = new Float64Array(9);
-    quatToMat3(R, 0, q, 0);
+    quatToMat3(R, 0, Float64Array.from(q), 0);
     for (let i = 0; i < 3; i++)
       expect(R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2]).toBeCloseTo(out[i], 14);
     const back = [0, 0, 0];
@@ -67,7 +67,7 @@ describe("quaternions [w, x, y, z]", () => {
       const scale = trial % 2 === 0 ? 1 : 0.5 + r();
       const c = Math.cos(th / 2) * scale;
       const s = Math.sin(th / 2) * scale;
-      quatToMat3Normalized(R, 0, [c, s * k[0], s * k[1], s * k[2]], 0);
+      quatToMat3Normalized(R, 0, Float64Array.of(c, s * k[0], s * k[1], s * k[2]), 0);
       const K = [
         [0, -k[2], k[1]],
         [k[2], 0, -k[0]],
@@ -92,7 +92,7 @@ describe("quaternions [w, x, y, z]", () => {
       const q = [r() - 0.5, r() - 0.5, r() - 0.5, r() - 0.5];
       const n = Math.hypot(...q);
       const [w, x, y, z] = q.map((v) => v / n);
-      quatToMat3(R, 0, [w, x, y, z], 0);
+      quatToMat3(R, 0, Float64Array.of(w, x, y, z), 0);
       const want = [
         1 - 2 * (y * y + z * z),
         2 * (x * y - w * z),
@@ -107,7 +107,7 @@ describe("quaternions [w, x, y, z]", () => {
       for (let i = 0; i < 9; i++) expect(Object.is(R[i], want[i])).toBe(true);
     }
     // the zero quaternion normalized: the identity (s = 0)
-    quatToMat3Normalized(R, 0, [0, 0, 0, 0], 0);
+    quatToMat3Normalized(R, 0, new Float64Array(4), 0);
     expect(Array.from(R)).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1]);
   });
 });

@@ -22,8 +22,14 @@ export interface BoxPair {
 export function boxPair(r: () => number, offset: V3): BoxPair {
   const ha: V3 = [0.2 + 0.3 * r(), 0.2 + 0.3 * r(), 0.2 + 0.3 * r()];
   const hb: V3 = [0.2 + 0.3 * r(), 0.2 + 0.3 * r(), 0.2 + 0.3 * r()];
-  const pa = new WorldPose().set([0, 0, 0], axisAngle([r() - 0.5, r() - 0.5, r() - 0.5], 6 * r()));
-  const pb = new WorldPose().set(offset, axisAngle([r() - 0.5, r() - 0.5, r() - 0.5], 6 * r()));
+  const pa = new WorldPose().set(
+    [0, 0, 0],
+    Float64Array.from(axisAngle([r() - 0.5, r() - 0.5, r() - 0.5], 6 * r())),
+  );
+  const pb = new WorldPose().set(
+    offset,
+    Float64Array.from(axisAngle([r() - 0.5, r() - 0.5, r() - 0.5], 6 * r())),
+  );
   return { a: new BoxCore().place(pa, ha), b: new BoxCore().place(pb, hb), ha, hb };
 }
 

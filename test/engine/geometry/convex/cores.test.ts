@@ -37,7 +37,7 @@ describe("core instances", () => {
   });
 
   it("placing side a's box leaves side b's box in its own pose", () => {
-    const at = (x: number) => new WorldPose().set([x, 0, 0], [1, 0, 0, 0]);
+    const at = (x: number) => new WorldPose().set([x, 0, 0], Float64Array.of(1, 0, 0, 0));
     BOX[1].place(at(5), [1, 1, 1]);
     BOX[0].place(at(-2), [0.5, 0.5, 0.5]);
     expect([BOX[0].p[0], BOX[1].p[0]]).toEqual([-2, 5]);

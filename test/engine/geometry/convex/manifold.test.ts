@@ -48,7 +48,10 @@ describe("convex manifolds", () => {
     const big = new HullCore().place(new WorldPose(), boxHull([0.5, 0.5, 0.5]));
     const q = axisAngle([0, 0, 1], Math.PI / 6);
     const c: V3 = [0.05, -0.02, 0.5 + 0.2 - delta];
-    const small = new HullCore().place(new WorldPose().set(c, q), boxHull([0.3, 0.2, 0.2]));
+    const small = new HullCore().place(
+      new WorldPose().set(c, Float64Array.from(q)),
+      boxHull([0.3, 0.2, 0.2]),
+    );
     const cs = contacts(big, small);
     expect(cs).toHaveLength(4);
     const corners = [
@@ -72,7 +75,7 @@ describe("convex manifolds", () => {
     const r = 0.2;
     const L = 0.1;
     const c: V3 = [0.1, 0.05, 0.5 + L - delta];
-    const cyl = new CylinderCore().place(new WorldPose().set(c, [1, 0, 0, 0]), {
+    const cyl = new CylinderCore().place(new WorldPose().set(c, Float64Array.of(1, 0, 0, 0)), {
       type: "cylinder",
       radius: r,
       halfLength: L,
@@ -91,7 +94,7 @@ describe("convex manifolds", () => {
     const h = 0.1;
     const c: V3 = [0, 0, 0.5 + h * Math.SQRT2 - delta];
     const cube = new HullCore().place(
-      new WorldPose().set(c, axisAngle([1, 0, 0], Math.PI / 4)),
+      new WorldPose().set(c, Float64Array.from(axisAngle([1, 0, 0], Math.PI / 4))),
       boxHull([h, h, h]),
     );
     const cs = contacts(floor, cube);
@@ -118,7 +121,7 @@ describe("convex manifolds", () => {
     const d = 1e-4;
     const c: V3 = [0.5, 0, 0.5 + (h - d) / Math.cos(phi)];
     const box = new HullCore().place(
-      new WorldPose().set(c, axisAngle([0, 1, 0], phi)),
+      new WorldPose().set(c, Float64Array.from(axisAngle([0, 1, 0], phi))),
       boxHull([0.3, 0.2, h]),
     );
     // the face's far side rises 0.3 sin φ − d ≈ 2.9 mm above the top, beyond the margin

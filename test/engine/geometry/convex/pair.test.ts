@@ -98,7 +98,9 @@ describe("a shape given by its support function", () => {
   for (const d of [0.02, 1e-9, 0, -0.01, -0.1]) {
     it(`octahedron vertex against a box face at signed distance ${d}`, () => {
       // The vertex (−r, 0, 0) of the octahedron at x = 0.5 + d, facing the box's +x face.
-      const hull = octahedron.place(new WorldPose().set([0.5 + r + d, 0.1, -0.05], [1, 0, 0, 0]));
+      const hull = octahedron.place(
+        new WorldPose().set([0.5 + r + d, 0.1, -0.05], Float64Array.of(1, 0, 0, 0)),
+      );
       const cs = contacts(box, hull, 0.05);
       expect(cs).toHaveLength(1);
       const c = cs[0];
@@ -113,7 +115,9 @@ describe("a shape given by its support function", () => {
   }
 
   it("beyond the margin: no contact", () => {
-    const hull = octahedron.place(new WorldPose().set([0.5 + r + 0.06, 0, 0], [1, 0, 0, 0]));
+    const hull = octahedron.place(
+      new WorldPose().set([0.5 + r + 0.06, 0, 0], Float64Array.of(1, 0, 0, 0)),
+    );
     expect(contacts(box, hull, 0.05)).toHaveLength(0);
   });
 });
@@ -123,7 +127,7 @@ describe("GJK between box cores", () => {
     const a = 0.01;
     const boxA = new BoxCore().place(new WorldPose(), [0.5, 0.5, 0.5]);
     const boxB = new BoxCore().place(
-      new WorldPose().set([1 + a, 1 + a, 1 + a], [1, 0, 0, 0]),
+      new WorldPose().set([1 + a, 1 + a, 1 + a], Float64Array.of(1, 0, 0, 0)),
       [0.5, 0.5, 0.5],
     );
     const cs = contacts(boxA, boxB, 0.1);

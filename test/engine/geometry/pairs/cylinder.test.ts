@@ -849,7 +849,7 @@ describe("broad phase and detector", () => {
     const r = mulberry32(9);
     for (let t = 0; t < 20; t++) {
       const q = randomQuat(r);
-      const p = new WorldPose().set([0, 0, 0], q);
+      const p = new WorldPose().set([0, 0, 0], Float64Array.from(q));
       const ext = new Float64Array(3);
       aabbHalfWidths(cyl, p, ext);
       for (let k = 0; k < 3; k++) {

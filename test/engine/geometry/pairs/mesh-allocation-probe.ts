@@ -44,11 +44,14 @@ const shapes: [string, Shape][] = [
   ["convex", { type: "convex", hull: convexHull(pts) }],
 ];
 
-const at = new WorldPose().set([0, 0, 0], [1, 0, 0, 0]);
+const at = new WorldPose().set([0, 0, 0], Float64Array.of(1, 0, 0, 0));
 // tilted by 0.6 rad about (0.6, 0.8, 0), across internal edges, resting to a few cm deep
 const [c, s] = [Math.cos(0.3), Math.sin(0.3)];
 const poses = [0, 1, 2, 3].map((k) =>
-  new WorldPose().set([0.37 * k - 0.5, 0.21 * k - 0.3, 0.1 + 0.03 * k], [c, 0.6 * s, 0.8 * s, 0]),
+  new WorldPose().set(
+    [0.37 * k - 0.5, 0.21 * k - 0.3, 0.1 + 0.03 * k],
+    Float64Array.of(c, 0.6 * s, 0.8 * s, 0),
+  ),
 );
 const out = new ContactBuffer(2);
 /** Calls before the count: V8 has optimized the hot functions by then. */
