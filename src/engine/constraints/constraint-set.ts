@@ -296,6 +296,52 @@ export class ConstraintSet {
   }
 
   /**
+   * G ← G J, J the derivative of the exponential map at each rigid body's rotation
+   * increment: G's rotation columns are derivatives with respect to a world-frame rotation
+   * δθ at the current configuration (q ← exp(δθ) ⊗ q), while a configuration
+   * q = exp(φ) ⊗ q₀ moves by δθ = J_l(φ) δφ when its increment φ changes by δφ (the left
+   * Jacobian of SO(3): J_l(φ) = I + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×², θ = |φ|).
+   * So rows of the configuration x₀ ⊕ u, differentiated with respect to u, are G J; a row
+   * vector g then becomes g J = g + a (g × φ) + b ((g × φ) × φ). `increments` holds u by
+   * dof (φ at a rigid body's dofs 3 … 5); particles' and translations' columns stay.
+   */
+  chainIncrements(increments: Float64Array): void {
+    const { rowSlot, rowDof, rowWidth } = this;
+    const v = this.G.values;
+    for (let e = 0; e < rowSlot.length; e++) {
+      const s = rowSlot[e];
+      if (s < 0 || rowWidth[e] !== 6) continue;
+      const d = rowDof[e] + 3;
+      const x = increments[d];
+      const y = increments[d + 1];
+      const z = increments[d + 2];
+      const t2 = x * x + y * y + z * z;
+      if (t2 === 0) continue;
+      let a: number;
+      let b: number;
+      if (t2 < 1e-8) {
+        // the series: a = ½ − θ²/24, b = 1/6 − θ²/120 (cancellation below θ ~ 1e-4)
+        a = 0.5 - t2 / 24;
+        b = 1 / 6 - t2 / 120;
+      } else {
+        const t = Math.sqrt(t2);
+        a = (1 - Math.cos(t)) / t2;
+        b = (t - Math.sin(t)) / (t2 * t);
+      }
+      const g0 = v[s + 3];
+      const g1 = v[s + 4];
+      const g2 = v[s + 5];
+      // c = g × φ, then c × φ
+      const c0 = g1 * z - g2 * y;
+      const c1 = g2 * x - g0 * z;
+      const c2 = g0 * y - g1 * x;
+      v[s + 3] = g0 + a * c0 + b * (c1 * z - c2 * y);
+      v[s + 4] = g1 + a * c1 + b * (c2 * x - c0 * z);
+      v[s + 5] = g2 + a * c2 + b * (c0 * y - c1 * x);
+    }
+  }
+
+  /**
    * out = Gᵀ y (overwritten: every dof); `values` may hold G's values at another
    * configuration (same pattern), as a projection's factorization keeps them. Gathered
    * body by body (colDof …): each of a body's 3 or 6 sums runs over its entries in row

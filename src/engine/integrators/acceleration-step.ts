@@ -1007,6 +1007,10 @@ export class AccelerationStepper implements NewtonStepper {
     if (this.positionLevelRows) {
       set.residual(tEnd, rc);
       for (let i = 0; i < rc.length; i++) rc[i] = -rc[i] / c.cx;
+      // the symmetric joints' rows of x_t ⊕ (Δx_pred + c_x a), differentiated exactly:
+      // G J (ConstraintSet.chainIncrements; G is this iterate's, the next velocity
+      // projection refreshes it, and the force directions are the start's, G_t)
+      if (c.symmetricJoints) set.chainIncrements(this.inc);
     } else if (c.cv > 0) {
       set.velocityTerm(tEnd, this.ct);
       set.multiply(this.v, rc);
@@ -1076,7 +1080,8 @@ export class AccelerationStepper implements NewtonStepper {
     }
     const w = this.matrix.toCsr();
     const t1 = performance.now();
-    solver.factorGeneral(w);
+    // (symmetricJoints: their own saddle point is factored by StartDirections.correct)
+    solver.factorGeneral(w, !c.symmetricJoints);
     this.timing.assembly += t1 - t0;
     this.timing.solve += performance.now() - t1;
   }

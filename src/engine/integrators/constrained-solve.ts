@@ -71,6 +71,10 @@ export class ConstrainedSolve {
   /** factorMixed's S̃ columns in G's layout, and its L D U. */
   private readonly mixedColumns: Float64Array;
   private readonly mixedLdlt = new SemidefiniteLdlt();
+  /** The KKT path's upper block for the symmetric joints (mixedForce), in G's layout. */
+  private readonly mixedUpper: Float64Array;
+  /** The KKT path's ε (factorGeneral). */
+  private regularization = 0;
 
   constructor(
     private readonly sys: BodySystem,
@@ -80,6 +84,7 @@ export class ConstrainedSolve {
     this.m = set.numRows;
     this.projection = projectionWorkspace(set);
     this.mixedColumns = new Float64Array(set.G.values.length);
+    this.mixedUpper = new Float64Array(set.G.values.length);
     this.rhs = new Float64Array(this.n + this.m);
     this.sol = new Float64Array(this.n + this.m);
     this.tmpN = new Float64Array(this.n);
@@ -108,14 +113,20 @@ export class ConstrainedSolve {
     if (!alreadyFactored) this.projection.factorCurrent();
   }
 
-  /** Factors with a general W (CSR, same pattern on every call; G already updated). */
-  factorGeneral(w: CsrMatrix): void {
+  /**
+   * Factors with a general W (CSR, same pattern on every call; G already updated). With
+   * `factor` false only takes W for factorMixed, which factors the symmetric joints' own
+   * saddle point.
+   */
+  factorGeneral(w: CsrMatrix, factor = true): void {
     this.mode = "kkt";
     if (this.kkt === null || this.kkt.w !== w) this.kkt = new KktMatrix(w, this.set.G);
     // ε ≈ 1e-10 ‖S‖ with S = G W⁻¹ Gᵀ ~ max 1/W_ii: redundant joint rows (a closed
     // planar loop of revolute joints) make the saddle point singular; the regularized
     // system gives the minimum-norm-like multipliers and meets G Δa = r_c to ε|μ|.
-    this.kkt.refresh(REGULARIZATION * maxInverseDiagonal(w));
+    this.regularization = REGULARIZATION * maxInverseDiagonal(w);
+    if (!factor) return;
+    this.kkt.refresh(this.regularization);
     this.lu.factor(this.kkt.matrix);
   }
 
@@ -177,10 +188,19 @@ export class ConstrainedSolve {
    * at the current iterate, factors S̃ = ρ G W⁻¹ M M_t⁻¹ G_tᵀ, the exact Jacobian of the
    * position rows with respect to λ̃ when the joints' force is ρ M M_t⁻¹ G_tᵀ λ̃ (G_t, M_t:
    * the step's start configuration, `startG` in G's layout and `startInertiaInv` 9 per
-   * body). Returns false for the general (KKT) path, which has no such factorization.
+   * body). After `factorGeneral(w, false)` factors the saddle point of the same system,
+   * [W, −ρ M M_t⁻¹ G_tᵀ; G, −εI] (a KKT matrix with Gᵀ there instead converges only
+   * linearly, at the rate the directions turn over the step: 5 % a Newton iteration on an
+   * imported 6-axis arm).
    */
-  factorMixed(startG: Float64Array, startInertiaInv: Float64Array, rho: number): boolean {
-    if (this.mode === "kkt") return false;
+  factorMixed(startG: Float64Array, startInertiaInv: Float64Array, rho: number): void {
+    if (this.mode === "kkt") {
+      const kkt = this.kkt!;
+      this.mixedForce(startG, startInertiaInv, rho);
+      kkt.refresh(this.regularization, this.mixedUpper);
+      this.lu.factor(kkt.matrix);
+      return;
+    }
     const mass = this.mode === "mass";
     const { schur } = this.projection;
     const ldlt = this.mixedLdlt;
@@ -197,7 +217,6 @@ export class ConstrainedSolve {
       ldlt.loadSlotsUnsymmetric(schur.S),
     );
     ldlt.factorLoadedUnsymmetric();
-    return true;
   }
 
   /**
@@ -207,6 +226,15 @@ export class ConstrainedSolve {
    */
   solveMixed(r: Float64Array, rc: Float64Array, da: Float64Array, dLambda: Float64Array): void {
     const { n, m, set, sys } = this;
+    if (this.mode === "kkt") {
+      this.rhs.set(r, 0);
+      this.rhs.set(rc, n);
+      this.sol.fill(0);
+      this.lu.solve(this.rhs, this.sol);
+      da.set(this.sol.subarray(0, n));
+      dLambda.set(this.sol.subarray(n, n + m));
+      return;
+    }
     if (this.mode === "mass") {
       massSolve(sys, r, da);
       const s = this.massScale;
@@ -218,6 +246,39 @@ export class ConstrainedSolve {
     // da += V Δλ̃ with V's columns in G's layout (mixedColumns)
     set.multiplyTranspose(dLambda, this.tmpN, this.mixedColumns);
     for (let i = 0; i < n; i++) da[i] += this.tmpN[i];
+  }
+
+  /**
+   * mixedUpper ← −ρ M M_t⁻¹ G_tᵀ in G's layout: each row's entries of a body, g_t scaled by
+   * ρ for a translation (M M_t⁻¹ = I), ρ I_w I_w,t⁻¹ g_t for a rotation (I_w this iterate's
+   * world inertia, I_w,t⁻¹ the start's inverse), negated (the joints' force enters the
+   * dynamics rows as −ρ M M_t⁻¹ G_tᵀ Δλ̃).
+   */
+  private mixedForce(startG: Float64Array, startInertiaInv: Float64Array, rho: number): void {
+    const { set, sys } = this;
+    const out = this.mixedUpper;
+    const Iw = sys.inertiaWorld;
+    const { rowSlot, rowWidth, rowBody } = set;
+    for (let e = 0; e < rowSlot.length; e++) {
+      const s = rowSlot[e];
+      if (s < 0) continue;
+      out[s] = -rho * startG[s];
+      out[s + 1] = -rho * startG[s + 1];
+      out[s + 2] = -rho * startG[s + 2];
+      if (rowWidth[e] !== 6) continue;
+      const t = 9 * rowBody[e];
+      const x = startG[s + 3];
+      const y = startG[s + 4];
+      const z = startG[s + 5];
+      const u0 = startInertiaInv[t] * x + startInertiaInv[t + 1] * y + startInertiaInv[t + 2] * z;
+      const u1 =
+        startInertiaInv[t + 3] * x + startInertiaInv[t + 4] * y + startInertiaInv[t + 5] * z;
+      const u2 =
+        startInertiaInv[t + 6] * x + startInertiaInv[t + 7] * y + startInertiaInv[t + 8] * z;
+      out[s + 3] = -rho * (Iw[t] * u0 + Iw[t + 1] * u1 + Iw[t + 2] * u2);
+      out[s + 4] = -rho * (Iw[t + 3] * u0 + Iw[t + 4] * u1 + Iw[t + 5] * u2);
+      out[s + 5] = -rho * (Iw[t + 6] * u0 + Iw[t + 7] * u1 + Iw[t + 8] * u2);
+    }
   }
 
   /** Δa and λ (constraint force multipliers, M a = f + Gᵀλ) for right-hand sides R, r_c. */

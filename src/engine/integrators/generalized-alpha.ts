@@ -19,7 +19,10 @@
  *   Δx_pred = h v_n + h²(½ − β) a_n + h² β (α_f A_n − α_m a_n)/(1 − α_m),
  *   v_pred  = v_n + h(1 − γ) a_n + hγ (α_f A_n − α_m a_n)/(1 − α_m)
  * (SchemeCoefficients.symmetricJoints); Newton uses the exact mixed Jacobian of the
- * position rows (ConstrainedSolve.factorMixed).
+ * position rows (ConstrainedSolve.factorMixed, on every path: the saddle point too), the
+ * rows of x_t ⊕ u differentiated through the exponential map (ConstraintSet.chainIncrements):
+ * quadratic convergence, where G and Gᵀ in their places converged linearly at the rate the
+ * bodies turn over a step (an imported 6-axis arm: 7.1 → 3.2 iterations a step).
  *
  * Why this form. With ρ∞ = 1 (β = ¼, γ = ½, α_m = α_f = ½: the trapezoidal rule) the
  * step is symmetric: stepping back by −h from (x_{n+1}, v_{n+1}) gives (x_n, v_n) with λ̃

@@ -25,8 +25,6 @@ export class StartDirections {
   /** Scratch: G_tᵀ Δλ̃ and M_t⁻¹ of it. */
   private readonly force: Float64Array;
   private readonly scratch: Float64Array;
-  /** The last factorization has its mixed Jacobian (ConstrainedSolve.factorMixed). */
-  private mixedFactored = false;
 
   constructor(
     private readonly sys: BodySystem,
@@ -59,11 +57,10 @@ export class StartDirections {
   /**
    * One Newton correction of the constrained system for Δa (into `out`) and λ̃: the
    * balance holds the joints' force ρ M Y λ̃ (residual), so Newton for the increments with
-   * the exact mixed Jacobian on the mass and block-diagonal paths
-   * (ConstrainedSolve.factorMixed); on the general path along G at the iterate
-   * (ρ M M_t⁻¹ G_tᵀ ≈ ρ Gᵀ, off by the change of G over the step), λ̃ += Δλ/ρ.
-   * `set` is the joints' (this object's), `rhs` and `rc` the residuals of the balance and of the joint rows, `dLambda`
-   * scratch of the rows' size.
+   * the exact mixed Jacobian (ConstrainedSolve.factorMixed; the rows' G J of
+   * ConstraintSet.chainIncrements). `set` is the joints' (this object's), `rhs` and `rc`
+   * the residuals of the balance and of the joint rows, `dLambda` scratch of the rows'
+   * size.
    */
   correct(
     set: ConstraintSet,
@@ -75,25 +72,15 @@ export class StartDirections {
     out: Float64Array,
     dLambda: Float64Array,
   ): void {
-    if (refactor)
-      this.mixedFactored = solver.factorMixed(
-        this.startG,
-        this.startInertiaInv,
-        c.startForceWeight,
-      );
-    let k = 1;
-    if (this.mixedFactored) solver.solveMixed(rhs, rc, out, dLambda);
-    else {
-      solver.solve(rhs, rc, out, dLambda);
-      k = 1 / c.startForceWeight;
-    }
-    for (let i = 0; i < dLambda.length; i++) this.lambda[i] += k * dLambda[i];
+    if (refactor) solver.factorMixed(this.startG, this.startInertiaInv, c.startForceWeight);
+    solver.solveMixed(rhs, rc, out, dLambda);
+    for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
     set.multiplyTranspose(dLambda, this.force, this.startG);
     massSolveWith(this.sys, this.startInertiaInv, this.force, this.scratch);
     let change = 0;
     for (let i = 0; i < this.scratch.length; i++) {
-      this.accel[i] += k * this.scratch[i];
-      change = Math.max(change, Math.abs(k * c.startForceWeight * this.scratch[i]));
+      this.accel[i] += this.scratch[i];
+      change = Math.max(change, Math.abs(c.startForceWeight * this.scratch[i]));
     }
     this.change = change;
   }

@@ -6,7 +6,9 @@
  * whose pattern is built once from the patterns of W and G and whose values are refreshed
  * allocation-free. A small ε ≥ 0 on the (2,2) block makes K quasi-definite when W is SPD,
  * so an LDLᵀ factorization exists for every symmetric ordering (Vanderbei 1995); with
- * ε = 0 use a pivoting LU.
+ * ε = 0 use a pivoting LU. The upper block may also be given apart from G (same pattern as
+ * Gᵀ): generalized-α's symmetric joints act along the step's start directions while
+ * their rows are those of its end (integrators/constrained-solve.ts factorMixed).
  */
 import { CsrMatrix } from "./csr";
 
@@ -73,15 +75,20 @@ export class KktMatrix {
     this.matrix = new CsrMatrix(size, size, rowPtr, colIdx, new Float64Array(colIdx.length));
   }
 
-  /** Copies the current values of W and G (same patterns as at construction) into K. */
-  refresh(epsilon: number): void {
+  /**
+   * Copies the current values of W and G (same patterns as at construction) into K; the
+   * upper block from `upper` (in G's layout: entry k of G's values is the upper block's
+   * (j, i) for G's (i, j)) when given, else Gᵀ.
+   */
+  refresh(epsilon: number, upper: Float64Array | null = null): void {
     const v = this.matrix.values;
     const wv = this.w.values;
     const gv = this.g.values;
+    const uv = upper ?? gv;
     for (let k = 0; k < wv.length; k++) v[this.wMap[k]] = wv[k];
     for (let k = 0; k < gv.length; k++) {
       v[this.gLowerMap[k]] = gv[k];
-      v[this.gUpperMap[k]] = gv[k];
+      v[this.gUpperMap[k]] = uv[k];
     }
     for (let i = 0; i < this.diagMap.length; i++) v[this.diagMap[i]] = -epsilon;
   }

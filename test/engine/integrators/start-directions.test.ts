@@ -4,9 +4,10 @@
  * against dense M_t⁻¹ (ml-matrix) and G_t on a scene of every joint type
  * (test/engine/constraints/dense-scene.ts), with the bodies moved 1 cm after begin:
  * - begin: λ̃ = the last multipliers, accel = M_t⁻¹ G_tᵀ λ̃;
- * - correct on the mixed path (W = s M): λ̃ += Δλ̃ and on the general path (KKT, no mixed
- *   factorization) λ̃ += Δλ/ρ; either way accel stays M_t⁻¹ G_tᵀ λ̃ (not the current
- *   configuration's), and `change` is ‖ρ Y Δλ̃‖∞ of the correction;
+ * - correct on the mass path (W = s M, the mixed S̃) and on the general path (the saddle
+ *   point with the start's force directions, constrained-solve.test.ts): λ̃ += Δλ̃; accel
+ *   stays M_t⁻¹ G_tᵀ λ̃ (not the current configuration's), and `change` is ‖ρ Y Δλ̃‖∞ of
+ *   the correction;
  * - without joints nothing is held (accel = 0).
  */
 import { inverse, Matrix } from "ml-matrix";
@@ -61,19 +62,18 @@ describe("StartDirections", () => {
         }
         W.addEntry(0, 1, 0, 0, 0.1);
         W.addEntry(1, 0, 0, 0, 0.1);
-        solver.factorGeneral(W.toCsr());
+        solver.factorGeneral(W.toCsr(), false);
       }
       const rhs = Float64Array.from({ length: n }, () => 2 * r() - 1);
       const rc = Float64Array.from({ length: m }, () => 2 * r() - 1);
       const da = new Float64Array(n);
       const dLambda = new Float64Array(m);
       start.correct(set, solver, c, true, rhs, rc, da, dLambda);
-      // the mixed path solves for Δλ̃ itself; the general path's Δλ is ρ Δλ̃
-      const k = path === "mixed" ? 1 : 1 / 0.6;
-      const lambda1 = lambda0.map((l, i) => l + k * dLambda[i]);
+      // both paths solve for Δλ̃ itself
+      const lambda1 = lambda0.map((l, i) => l + dLambda[i]);
       for (let i = 0; i < m; i++) expect(start.lambda[i]).toBeCloseTo(lambda1[i], 14);
       expectAccel(lambda1);
-      const step = Y.mmul(Matrix.columnVector(Array.from(dLambda, (x) => k * x))).getColumn(0);
+      const step = Y.mmul(Matrix.columnVector(Array.from(dLambda))).getColumn(0);
       expect(start.change).toBeCloseTo(0.6 * Math.max(...step.map(Math.abs)), 12);
       expect(start.change).toBeGreaterThan(0);
     });
