@@ -80,9 +80,9 @@ export class JointActuator implements ForceEffector {
     addGeneralizedEffort(this.sys, this.coordinate, tau);
   }
 
-  /** −τ q̇ at t (W): the effort's work rate with its sign reversed (negative when it drives). */
-  dissipatedPower(t: number): number {
-    return -this.effortAt(t) * this.coordinate.rate;
+  /** Its whole effort at t (no potential): power −τ q̇ (W), negative while it drives. */
+  applyDissipativeForces(t: number): void {
+    addGeneralizedEffort(this.sys, this.coordinate, this.effortAt(t));
   }
 
   /** The effort τ at t and the current state, saturated at effortLimit (sets `saturated`). */

@@ -144,16 +144,17 @@ export class CompliantJointLimit implements ForceEffector {
   }
 
   /**
-   * −τ q̇ − d(½ k δ²)/dt = −q̇ (τ − σ k δ) (W): the damping's c q̇² min(1, δ/δ_r) while the law
-   * pushes, and the elastic energy let go without work where it is clamped (a joint leaving
-   * faster than the spring relaxes), so that the effort's work is the potential's change
-   * less this.
+   * The effort less its elastic part, τ − σ k δ, along the coordinate: power
+   * −q̇ (τ − σ k δ) = −τ q̇ − d(½ k δ²)/dt (W), the damping's c q̇² min(1, δ/δ_r) while the
+   * law pushes, and the elastic energy let go without work where it is clamped (a joint
+   * leaving faster than the spring relaxes), so that the effort's work is the potential's
+   * change less this.
    */
-  dissipatedPower(): number {
-    if (!this.enabled) return 0;
+  applyDissipativeForces(_t: number): void {
+    if (!this.enabled) return;
     const tau = this.law();
-    if (this.side === 0) return 0;
-    return -this.coordinate.rate * (tau - this.side * this.stiffness * this.depth);
+    if (this.side === 0) return;
+    addGeneralizedEffort(this.sys, this.coordinate, tau - this.side * this.stiffness * this.depth);
   }
 }
 

@@ -119,6 +119,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private fn: Float64Array = new Float64Array(0);
   /** The elastic push −f(dist) of the contacts penetrating (0 otherwise): −dU/d(dist). */
   private elastic: Float64Array = new Float64Array(0);
+  /** F_n − e of applyDissipativeForces. */
+  private damped: Float64Array = new Float64Array(0);
   private kappa: Float64Array = new Float64Array(0);
   private damp: Float64Array = new Float64Array(0);
   private readonly c0: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
@@ -188,6 +190,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       "un",
       "fn",
       "elastic",
+      "damped",
       "kappa",
       "damp",
     ] as const)
@@ -422,9 +425,14 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   applyForces(_t: number): void {
     this.evaluate();
+    this.applyNormal(this.fn);
+  }
+
+  /** F[i] along contact i's normal: on b (and its triangle's nodes), −F[i] n on a. */
+  private applyNormal(values: Float64Array): void {
     const { sys } = this;
     for (let i = 0; i < this.count; i++) {
-      const F = this.fn[i];
+      const F = values[i];
       if (F === 0) continue;
       const fx = F * this.normal[3 * i];
       const fy = F * this.normal[3 * i + 1];
@@ -650,18 +658,19 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   }
 
   /**
-   * The power (W) the contacts take out beyond their elastic energy, at the current state
-   * with the contacts of the last detection (those the running step uses): Σ (e − F_n) u_n,
-   * e = −f(dist) the elastic push (0 where not penetrating), F_n the force applied, u_n the
-   * normal velocity. With d the damping and no clamp that is d u_n²; where the clamp holds
-   * F_n at 0 (separating faster than e/d) it is e u_n, the elastic energy the clamp lets go;
-   * 0 for contacts elastic in this step (found separated at its start). monitor.ts.
+   * The contacts' force beyond their elastic push, at the current state with the contacts
+   * of the last detection (those the running step uses): (F_n − e) n, e = −f(dist) the
+   * elastic push (0 where not penetrating), F_n the force applied; its power
+   * Σ (e − F_n) u_n (W, u_n the normal velocity) is, with d the damping and no clamp,
+   * d u_n²; where the clamp holds F_n at 0 (separating faster than e/d) e u_n, the elastic
+   * energy the clamp lets go; 0 for contacts elastic in this step (found separated at its
+   * start). monitor.ts.
    */
-  dissipatedPower(_t: number): number {
+  applyDissipativeForces(_t: number): void {
     this.evaluate();
-    let p = 0;
-    for (let i = 0; i < this.count; i++) p += (this.elastic[i] - this.fn[i]) * this.un[i];
-    return p;
+    const d = this.damped;
+    for (let i = 0; i < this.count; i++) d[i] = this.fn[i] - this.elastic[i];
+    this.applyNormal(d);
   }
 
   /**

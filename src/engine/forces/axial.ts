@@ -82,42 +82,22 @@ export class AxialEnds {
 }
 
 /**
- * The power (W, ≥ 0) the damping of one spring takes out of the system, −f_d · ḋ with
- * f_d its velocity-dependent force on b: c l̇² for an axial damper (f_d = −c l̇ û), c |ḋ|²
- * for a zero-length spring's isotropic one (f_d = −c ḋ), 0 where the direction is
- * undefined (l ≤ 1e-12 l0: no force, as in axialForces). d = x_B − x_A (m), ḋ its rate (m/s).
+ * The velocity-dependent part f_d (N) of the force on b of springs i = 0 … count − 1
+ * stored side by side (the layout of axialForces): −c l̇ û = −c (d·ḋ / l²) d for an axial
+ * damper, −c ḋ for a zero-length spring's isotropic one, 0 where the direction is
+ * undefined (l ≤ 1e-12 l0: no force, as in axialForces); added to `force` (laid out as the
+ * ends' x) at ib and subtracted at ia. Its power −f_d·ḋ is c l̇² (c |ḋ|²) ≥ 0: the energy
+ * balance's dissipative forces (simulation/monitor.ts). d = x_B − x_A (m), ḋ its rate
+ * (m/s). The law is written out in the loop (a call per spring passes its doubles boxed).
  */
-export function dampingPower(
-  c: number,
-  l0: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  vx: number,
-  vy: number,
-  vz: number,
-): number {
-  if (c === 0) return 0;
-  if (l0 === 0) return c * (vx * vx + vy * vy + vz * vz);
-  const l2 = dx * dx + dy * dy + dz * dz;
-  const collapsed = 1e-12 * l0;
-  if (!(l2 > collapsed * collapsed)) return 0;
-  const dot = dx * vx + dy * vy + dz * vz;
-  return (c * dot * dot) / l2;
-}
-
-/**
- * The summed dampingPower (W) of springs i = 0 … count − 1 stored side by side (the
- * layout of axialForces), for the energy balance (simulation/monitor.ts).
- */
-export function axialDampingPower(
+export function addAxialDampingForces(
   count: number,
   ends: AxialEnds,
   c: Float64Array,
   l0: Float64Array,
-): number {
+  force: Float64Array,
+): void {
   const { x, v, ia, ib, pa, pb } = ends;
-  let power = 0;
   for (let i = 0; i < count; i++) {
     const ci = c[i];
     if (ci === 0) continue;
@@ -147,9 +127,34 @@ export function axialDampingPower(
       vy -= v[a + 1];
       vz -= v[a + 2];
     }
-    power += dampingPower(ci, l0[i], dx, dy, dz, vx, vy, vz);
+    let fx: number;
+    let fy: number;
+    let fz: number;
+    const rest = l0[i];
+    if (rest === 0) {
+      fx = -ci * vx;
+      fy = -ci * vy;
+      fz = -ci * vz;
+    } else {
+      const l2 = dx * dx + dy * dy + dz * dz;
+      const collapsed = 1e-12 * rest;
+      if (!(l2 > collapsed * collapsed)) continue;
+      const s = (-ci * (dx * vx + dy * vy + dz * vz)) / l2;
+      fx = s * dx;
+      fy = s * dy;
+      fz = s * dz;
+    }
+    if (b >= 0) {
+      force[b] += fx;
+      force[b + 1] += fy;
+      force[b + 2] += fz;
+    }
+    if (a >= 0) {
+      force[a] -= fx;
+      force[a + 1] -= fy;
+      force[a + 2] -= fz;
+    }
   }
-  return power;
 }
 
 /**
@@ -182,7 +187,7 @@ export function axialForces(
   const sx = product === null ? 0 : product.sx;
   const sv = product === null ? 0 : product.sv;
   for (let i = 0; i < count; i++) {
-    // d and ḋ gathered as AxialEnds says (axialDampingPower has the same lines: through
+    // d and ḋ gathered as AxialEnds says (addAxialDampingForces has the same lines: through
     // one function writing a scratch array the law took 3–4 % longer on the benchmark's
     // cloth, and the power 1.4 times as long)
     const p = 3 * i;
@@ -376,4 +381,23 @@ export function axialSpring(
   single.l0[0] = l0;
   axialForces(1, single.ends, single.k, single.c, single.l0, f, scalars, single.factors, symmetric);
   if (jac !== null) axialBlocks(single.factors, 0, jac, 0);
+}
+
+/** One spring's damping force f_d on b (addAxialDampingForces with count 1) into out. */
+export function axialDampingForce(
+  d: Float64Array,
+  dd: Float64Array,
+  c: number,
+  l0: number,
+  out: Float64Array,
+): void {
+  const { x, v } = single.ends;
+  for (let j = 0; j < 3; j++) {
+    x[j] = d[j];
+    v[j] = dd[j];
+  }
+  single.c[0] = c;
+  single.l0[0] = l0;
+  out.fill(0);
+  addAxialDampingForces(1, single.ends, single.c, single.l0, out);
 }

@@ -5,7 +5,8 @@
  * Velocity Jacobian −c_lin I₃ and −c_ang I₃ on each body's diagonal block; no position
  * dependence (world velocities are the state). −∂f/∂v = c I ⪰ 0 is symmetric, so adding
  * it with the integrator's s < 0 keeps the solve matrix SPD: jacobianType SPD.
- * Non-conservative: potentialEnergy 0, dissipatedPower Σ c_lin |v|² + c_ang |ω|² (W).
+ * Non-conservative: potentialEnergy 0, its whole force dissipative (power Σ c_lin |v|² +
+ * c_ang |ω|², W).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { BodyKind, type BodySystem } from "../model/body-system";
@@ -89,18 +90,8 @@ export class DamperEffector implements ForceEffector {
   }
 
   /** Σ c_lin |v|² + c_ang |ω|² over the damped bodies (W). */
-  dissipatedPower(): number {
-    const { sys, linear: cl, angular: ca } = this;
-    const { vel, omega } = sys;
-    let power = 0;
-    for (let n = 0; n < this.bodies.length; n++) {
-      const b = this.bodies[n];
-      const i = 3 * b;
-      power += cl * (vel[i] * vel[i] + vel[i + 1] * vel[i + 1] + vel[i + 2] * vel[i + 2]);
-      if (sys.kind[b] !== BodyKind.RIGID) continue;
-      power +=
-        ca * (omega[i] * omega[i] + omega[i + 1] * omega[i + 1] + omega[i + 2] * omega[i + 2]);
-    }
-    return power;
+  /** Its whole force: a damper has no potential. */
+  applyDissipativeForces(t: number): void {
+    this.applyForces(t);
   }
 }

@@ -62,14 +62,16 @@ export interface ForceEffector {
   /** Potential energy stored by this effector (J); 0 for non-conservative ones. */
   potentialEnergy(): number;
   /**
-   * The power (W) the effector's forces take out of the system at time t (s) and the
-   * current state beyond what its potential energy accounts for: −Σ f · v over the points
-   * its non-conservative forces act at (≥ 0 for dampers, negative for a load or an
-   * actuator that puts energy in): the energy balance's (simulation/monitor.ts). Absent:
-   * the effector does no work beyond its potential (gravity, undamped springs, gyroscopic
-   * terms, whose power is 0).
+   * Adds to the body accumulators (sys.force, sys.torque), as applyForces adds its whole
+   * force, the part of its force at time t (s) and the current state whose work its
+   * potential energy does not account for: a dashpot's force, a load's, an actuator's
+   * effort, a compliant law's damping. Its power −F·v (W) is what the effector takes out
+   * of the system (≥ 0 for dampers, negative for a load or an actuator that drives), and
+   * the energy balance integrates F over each step with the scheme's own weights
+   * (simulation/monitor.ts). Absent: the effector does no work beyond its potential
+   * (gravity, undamped springs, gyroscopic terms).
    */
-  dissipatedPower?(t: number): number;
+  applyDissipativeForces?(t: number): void;
 }
 
 /**

@@ -31,7 +31,7 @@
  *
  * jacobianType GENERAL when an end is a dynamic rigid body (J_l⁻¹ and [f]×[r]× are
  * nonsymmetric), SPD otherwise (−kI, −cI only).
- * potentialEnergy ½ k |x_B − x_A|² + ½ k_r |θ|² (J); dissipatedPower c |ẋ_B − ẋ_A|² +
+ * potentialEnergy ½ k |x_B − x_A|² + ½ k_r |θ|² (J); the dampers dissipate c |ẋ_B − ẋ_A|² +
  * c_r |ω_b − ω_a|² (W).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
@@ -73,6 +73,9 @@ export class FrameSpringEffector implements ForceEffector {
   readonly theta = new Float64Array(3);
   /** Torque τ_b of the last evaluation (N·m). */
   readonly tau = new Float64Array(3);
+  /** The dampers' force and torque of applyDissipativeForces (N, N·m on b). */
+  private readonly dampedForce = new Float64Array(3);
+  private readonly dampedTorque = new Float64Array(3);
 
   /** C = q_b0⁻¹ q_a0. */
   private readonly rest = new Float64Array(4);
@@ -120,8 +123,13 @@ export class FrameSpringEffector implements ForceEffector {
 
   applyForces(_t: number): void {
     this.evaluate();
-    const { ends, tau } = this;
-    ends.applyForce(this.f);
+    this.apply(this.f, this.tau);
+  }
+
+  /** f at the frame origins (on b, −f on a) and τ on b (−τ on a). */
+  private apply(f: Float64Array, tau: Float64Array): void {
+    const ends = this.ends;
+    ends.applyForce(f);
     const t = this.sys.torque;
     if (ends.b.rotational) {
       const i = 3 * ends.b.body;
@@ -189,22 +197,21 @@ export class FrameSpringEffector implements ForceEffector {
   }
 
   /**
-   * c |ḋ|² + c_r |ω_b − ω_a|² (W): the translational damper at the frame origins and the
-   * rotary one (τ_b = −c_r (ω_b − ω_a) on b, −τ_b on a).
+   * The dampers: −c ḋ at the frame origins and τ_b = −c_r (ω_b − ω_a) on b (−τ_b on a);
+   * power c |ḋ|² + c_r |ω_b − ω_a|² (W).
    */
-  dissipatedPower(): number {
-    const { ends, damping: c, rotaryDamping: cr } = this;
-    if (c === 0 && cr === 0) return 0;
+  applyDissipativeForces(_t: number): void {
+    const { ends, damping: c, rotaryDamping: cr, dampedForce: f, dampedTorque: tau } = this;
+    if (c === 0 && cr === 0) return;
     ends.update();
     const dd = ends.dd;
     const wa = ends.a.omega;
     const wb = ends.b.omega;
-    let power = 0;
     for (let i = 0; i < 3; i++) {
-      const w = wb[i] - wa[i];
-      power += c * dd[i] * dd[i] + cr * w * w;
+      f[i] = -c * dd[i];
+      tau[i] = -cr * (wb[i] - wa[i]);
     }
-    return power;
+    this.apply(f, tau);
   }
 
   /** The quaternion array and offset of a body (identity for ground). */

@@ -34,8 +34,8 @@ import {
   AXIAL_TENSION,
   AxialEnds,
   AxialProduct,
+  addAxialDampingForces,
   axialBlocks,
-  axialDampingPower,
   axialForces,
 } from "./axial";
 import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
@@ -445,9 +445,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     return e;
   }
 
-  /** Σ c l̇² (c |ḋ|² with l0 = 0) over the springs (W; axial.ts axialDampingPower). */
-  dissipatedPower(): number {
-    return axialDampingPower(this.count, this.ends, this.c, this.l0);
+  /** The springs' damping forces (axial.ts addAxialDampingForces; power Σ c l̇²). */
+  applyDissipativeForces(_t: number): void {
+    addAxialDampingForces(this.count, this.ends, this.c, this.l0, this.sys.force);
   }
 
   /** Adds s·(A or B) blocks (which = 0: A, 9: B) with the sign pattern of the header. */

@@ -21,8 +21,8 @@
  * potentialEnergy: when f is the model's and constant in time and in the world frame the
  * force is conservative with potential V = −f·x_p (−∂V/∂x = f, −∂V/∂θ = r × f), reported so
  * that total energy is conserved; otherwise (time-varying, follower, set at run time) its
- * work is not a potential's and it contributes 0. dissipatedPower: what the potential does
- * not account for, −(f·v_p + τ·ω) (the torque is never a potential's).
+ * work is not a potential's and it contributes 0. applyDissipativeForces: what the
+ * potential does not account for, power −(f·v_p + τ·ω) (the torque is never a potential's).
  */
 import type { TimeFunctionSpec } from "../../../schemas/model";
 import type { SparseBlockMatrix } from "../math/block-matrix";
@@ -154,22 +154,22 @@ export class PointForceEffector implements ForceEffector {
   }
 
   /**
-   * −(f · v_p + τ · ω) at t (W): the load's work rate with its sign reversed, less the part
-   * the potential −f·x_p accounts for (a constant world force of the model's).
+   * The load less the part the potential −f·x_p accounts for (a constant world force of
+   * the model's, its moment included): f at the point unless it is that one, and τ; power
+   * −(f · v_p + τ · ω) (W), negative while the load drives.
    */
-  dissipatedPower(t: number): number {
+  applyDissipativeForces(t: number): void {
     const at = this.at;
-    if (at.block < 0) return 0;
+    if (at.block < 0) return;
     this.evaluate(t);
     at.update();
-    const { f, tau } = this;
-    let power = 0;
-    if (!this.potential) power -= f[0] * at.v[0] + f[1] * at.v[1] + f[2] * at.v[2];
-    if (at.rotational && this.hasTorque) {
-      const w = at.omega;
-      power -= tau[0] * w[0] + tau[1] * w[1] + tau[2] * w[2];
-    }
-    return power;
+    if (!this.potential) at.addForce(this.f, 0, 1);
+    if (!at.rotational || !this.hasTorque) return;
+    const i = 3 * at.body;
+    const torque = this.sys.torque;
+    torque[i] += this.tau[0];
+    torque[i + 1] += this.tau[1];
+    torque[i + 2] += this.tau[2];
   }
 
   /** Whether the force's work is the potential's: a constant world force, not overridden. */

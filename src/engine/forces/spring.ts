@@ -30,13 +30,14 @@
  *     σ [f]×[r]× = σ (r fᵀ − (f·r) I), symmetric only when f ∥ r (e.g. at equilibrium
  *     f = 0). It is the asymmetric part of a potential's second derivative taken in
  *     world-frame rotation vectors, which are not coordinates away from δθ = 0.
- * potentialEnergy: ½ k (l − l0)² (J); dissipatedPower: c l̇² (c |ḋ|² with l0 = 0) (W).
+ * potentialEnergy: ½ k (l − l0)² (J); the dissipative force −c l̇ û (−c ḋ with l0 = 0),
+ * power c l̇² (W).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { norm3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import { AXIAL_LENGTH, AXIAL_RATE, axialSpring, dampingPower } from "./axial";
+import { AXIAL_LENGTH, AXIAL_RATE, axialDampingForce, axialSpring } from "./axial";
 import type { ForceEffector } from "./effector";
 import { TwoPointCoupling } from "./two-point";
 
@@ -76,6 +77,8 @@ export class SpringEffector implements ForceEffector {
   private readonly A = this.jac.subarray(0, 9);
   private readonly B = this.jac.subarray(9, 18);
   private readonly scalars = new Float64Array(3);
+  /** The dashpot's force of applyDissipativeForces (N, on b). */
+  private readonly damped = new Float64Array(3);
 
   constructor(sys: BodySystem, o: SpringOptions) {
     this.id = o.id;
@@ -130,12 +133,12 @@ export class SpringEffector implements ForceEffector {
     return 0.5 * this.stiffness * e * e;
   }
 
-  /** c l̇², or c |ḋ|² with l0 = 0 (axial.ts dampingPower), at the attachment points. */
-  dissipatedPower(): number {
-    if (this.damping === 0) return 0;
-    const { d, dd } = this.ends;
+  /** The dashpot's force at the attachment points (axial.ts axialDampingForce; power c l̇²). */
+  applyDissipativeForces(_t: number): void {
+    if (this.damping === 0) return;
     this.ends.update();
-    return dampingPower(this.damping, this.restLength, d[0], d[1], d[2], dd[0], dd[1], dd[2]);
+    axialDampingForce(this.ends.d, this.ends.dd, this.damping, this.restLength, this.damped);
+    this.ends.applyForce(this.damped);
   }
 
   private currentSeparation(): Float64Array {

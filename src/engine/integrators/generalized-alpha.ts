@@ -236,6 +236,16 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     this.memory.invalidate();
   }
 
+  /**
+   * γ (1 − α_f)/(1 − α_m): the weight of A_{t+h} in v_{t+h} − v_t = h ((1 − γ) a_t + γ a_{t+h})
+   * once a_{t+h} is written out (½ at ρ∞ = 1, the trapezoidal rule; the memory's a_t stands
+   * in for A_t, its part in the smooth motion).
+   */
+  get forceWeight(): number {
+    const { alphaM, alphaF, gamma } = this.alpha.set(this.params.rhoInfinity);
+    return (gamma * (1 - alphaF)) / (1 - alphaM);
+  }
+
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);
     this.stats = stats;

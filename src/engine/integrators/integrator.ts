@@ -191,6 +191,14 @@ export interface Integrator {
    * the trapezoid of the power at the step's ends (simulation.ts stepBalanceWork).
    */
   readonly dissipatedWork?: number;
+  /**
+   * The weight w of the end-of-step applied forces in the scheme's velocity update,
+   * M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h}) (newmark γ, a θ-scheme's force weight,
+   * generalized-α's γ (1 − α_f)/(1 − α_m)), as of the last step: the energy balance
+   * integrates the dissipative forces' work with it (simulation.ts stepBalanceWork).
+   * Absent where the scheme has its own quadrature (dissipatedWork).
+   */
+  readonly forceWeight?: number;
   /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
   step(t: number, h: number, stats: StepStats): void;
   /**

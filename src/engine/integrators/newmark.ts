@@ -124,8 +124,12 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     this.memory.invalidate();
   }
 
+  /** γ, or 1 for a step redone with backward Euler at a contact switch (see `trySingle`). */
+  forceWeight = 0.5;
+
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);
+    this.forceWeight = this.params.gamma;
     this.stats = stats;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
   }
@@ -191,6 +195,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
       c.cv = h;
       stats.newtonIterations += s.solve(c, t + h, this.newton);
       ok = !s.mustRedo;
+      this.forceWeight = 1;
     }
     stats.linearIterations += s.linearIterations;
     if (!ok) return false;

@@ -68,6 +68,11 @@ export class ThetaScheme implements Integrator, HalvingStep {
 
   reset(): void {}
 
+  /** The weight of the end-of-step forces (params.forceWeight: θ, 1 or 0). */
+  get forceWeight(): number {
+    return this.params.forceWeight;
+  }
+
   /** Sets up predictors and coefficients for a step from t; returns the coefficients. */
   protected prepare(t: number, h: number): SchemeCoefficients {
     const s = this.stepper;

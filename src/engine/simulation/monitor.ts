@@ -3,21 +3,24 @@
  * than returned as a result (Simulation.step, Simulation.state):
  *
  *  - the energy balance, of every model. `energy.dissipated` (J): the work the
- *    non-conservative forces took out since the reference, Σ over steps of ½ h (P_t + P_{t+h})
- *    with P their power at the step's ends (ForceEffector.dissipatedPower: dampers, spring
- *    and frameSpring damping, compliant joint limits, compliant contact beyond its elastic
- *    energy (with the contacts of the step: Simulation.contactPower), and point forces and
- *    actuators, negative where they drive; the motors' constraint force, −λᵀ ∂C/∂t, with
- *    newmark and generalized-alpha (with the θ-schemes their work over the step instead:
- *    theta-scheme.ts takeMotorWork); solver.rayleighMass's 2 r_M T, T the kinetic energy,
- *    and solver.rayleighStiffness's r_K vᵀ K v, K the tangent stiffness), plus the kinetic
- *    energy that
+ *    non-conservative forces took out since the reference. The effectors' dissipative
+ *    forces F (ForceEffector.applyDissipativeForces: dampers, spring and frameSpring
+ *    damping, compliant joint limits, point forces and actuators, negative where they
+ *    drive) and compliant contact's beyond its elastic push (with the contacts of the step:
+ *    Simulation.addContactForce), with the scheme's own weights, Σ over steps of
+ *    −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), w = Integrator.forceWeight
+ *    (exactly their share of the kinetic energy's change; articulated: its stages'
+ *    quadrature of −F·v, Integrator.dissipatedWork); the trapezoid ½ h (P_t + P_{t+h}) of the
+ *    power of the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha
+ *    (with the θ-schemes their work over the step instead: theta-scheme.ts takeMotorWork),
+ *    solver.rayleighMass's 2 r_M T, T the kinetic energy, and solver.rayleighStiffness's
+ *    r_K vᵀ K v, K the tangent stiffness; plus the kinetic energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
  *    minus the work of the contact and joint-limit impulses on the step's mean velocity
  *    (exact parts of the kinetic energy's change: AccelerationStepper.removedEnergy);
  *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
- *    is the integrator's (and the projections') own error, the quadrature included (O(h²)
- *    like the schemes).
+ *    is the integrator's (and the projections') own error on the conservative forces, the
+ *    trapezoids' included (O(h²) like the schemes).
  *    The reference is the total energy when the monitor is rebased (energy.dissipated then
  *    0): at t = 0, after reset, after a PATCH of gravity, after an external change of the
  *    state or an applied assembly, and as saved
