@@ -96,11 +96,16 @@ export class PointForceEffector implements ForceEffector {
   }
 
   applyForces(t: number): void {
+    this.apply(t, true);
+  }
+
+  /** The load at t: f at the point (with `force`) and τ on the body. */
+  private apply(t: number, force: boolean): void {
     this.evaluate(t);
     const at = this.at;
     if (at.block < 0) return;
     at.update();
-    at.addForce(this.f, 0, 1);
+    if (force) at.addForce(this.f, 0, 1);
     if (!at.rotational || !this.hasTorque) return;
     const i = 3 * at.body;
     const torque = this.sys.torque;
@@ -159,17 +164,7 @@ export class PointForceEffector implements ForceEffector {
    * −(f · v_p + τ · ω) (W), negative while the load drives.
    */
   applyDissipativeForces(t: number): void {
-    const at = this.at;
-    if (at.block < 0) return;
-    this.evaluate(t);
-    at.update();
-    if (!this.potential) at.addForce(this.f, 0, 1);
-    if (!at.rotational || !this.hasTorque) return;
-    const i = 3 * at.body;
-    const torque = this.sys.torque;
-    torque[i] += this.tau[0];
-    torque[i + 1] += this.tau[1];
-    torque[i + 2] += this.tau[2];
+    this.apply(t, !this.potential);
   }
 
   /** Whether the force's work is the potential's: a constant world force, not overridden. */

@@ -120,32 +120,50 @@ function positions(sim: ReturnType<typeof loadModel>): Float64Array {
   return new Float64Array(sim.system.pos);
 }
 
+/**
+ * One step of the turning cloth under `solver` with Newton's default stop and to 1e-13:
+ * the position error the default leaves, and the change ‖A_{t+h} − A_t‖∞ of the free
+ * acceleration over the converged step. A_t is written out, the pseudo-acceleration
+ * a_t = A_t (a fresh start); the converged step's a_{t+h} comes from x_{t+h} = x_t + h v_t +
+ * h² ((½ − β) a_t + β a_{t+h}), its A_{t+h} from (1 − α_m) a_{t+h} + α_m a_t =
+ * (1 − α_f) A_{t+h} + α_f A_t (Newmark: α_m = α_f = 0, a = A).
+ */
+function oneStep(
+  cloth: ReturnType<typeof turningCloth>,
+  solver: Record<string, unknown>,
+  beta: number,
+  alphaM = 0,
+  alphaF = 0,
+) {
+  const loose = loadModel(cloth.model(solver));
+  const tight = loadModel(cloth.model({ ...solver, newtonTolerance: 1e-13 }));
+  loose.step(1);
+  tight.step(1);
+  const x0 = cloth.bodies.map((b) => b.position);
+  const v0 = cloth.bodies.map((b) => b.velocity);
+  const xl = positions(loose);
+  const xt = positions(tight);
+  const At = cloth.acceleration();
+  let change = 0;
+  let error = 0;
+  for (let b = 0; b < cloth.bodies.length; b++)
+    for (let q = 0; q < 3; q++) {
+      const i = 3 * b + q;
+      const moved = xt[i] - x0[b][q] - H * v0[b][q];
+      const next = (moved / (H * H) - (0.5 - beta) * At[i]) / beta;
+      const A = ((1 - alphaM) * next + alphaM * At[i] - alphaF * At[i]) / (1 - alphaF);
+      change = Math.max(change, Math.abs(A - At[i]));
+      error = Math.max(error, Math.abs(xl[i] - xt[i]));
+    }
+  return { loose, tight, change, error };
+}
+
 describe("Newmark's step-error test (newtonTolerance unset)", () => {
   it("leaves a position error within κ of the step's own error estimate, in fewer iterations than Newton to round-off", () => {
     // 6 × 6, stretched by 0.5 %, tilted 0.3 rad and turning at 4 rad/s about the fixed row
     const cloth = turningCloth(6, 1.005, 0.3, 4);
-    const loose = loadModel(cloth.model({}));
-    const tight = loadModel(cloth.model({ newtonTolerance: 1e-13 }));
-    loose.step(1);
-    tight.step(1);
-    const x0 = cloth.bodies.map((b) => b.position);
-    const v0 = cloth.bodies.map((b) => b.velocity);
-    const xl = positions(loose);
-    const xt = positions(tight);
-    // a_t written out, a_{t+h} from the converged step's positions:
-    // x_{t+h} = x_t + h v_t + h²/2 ((1 − 2β) a_t + 2β a_{t+h})
     const { beta } = DAMPED_NEWMARK;
-    const at = cloth.acceleration();
-    let change = 0;
-    let error = 0;
-    for (let b = 0; b < cloth.bodies.length; b++)
-      for (let q = 0; q < 3; q++) {
-        const i = 3 * b + q;
-        const moved = xt[i] - x0[b][q] - H * v0[b][q];
-        const next = ((2 * moved) / (H * H) - (1 - 2 * beta) * at[i]) / (2 * beta);
-        change = Math.max(change, Math.abs(next - at[i]));
-        error = Math.max(error, Math.abs(xl[i] - xt[i]));
-      }
+    const { loose, tight, change, error } = oneStep(cloth, {}, beta);
     const stepError = Math.abs(beta - 1 / 6) * H * H * change;
     // the turning springs make the step far from linear: a real test of the stopping rule
     expect(change).toBeGreaterThan(10);
@@ -160,33 +178,10 @@ describe("Newmark's step-error test (newtonTolerance unset)", () => {
     // the cloth above; ρ∞ = 0.5: α_m = 0, α_f = 1/3, γ = 5/6, β = (γ + ½)²/4 = 4/9
     const cloth = turningCloth(6, 1.005, 0.3, 4);
     const alpha = { integrator: "generalized-alpha", rhoInfinity: 0.5 };
-    const loose = loadModel(cloth.model(alpha));
-    const tight = loadModel(cloth.model({ ...alpha, newtonTolerance: 1e-13 }));
-    const plain = loadModel(cloth.model({ ...alpha, newtonTolerance: 1e-10 }));
-    loose.step(1);
-    tight.step(1);
-    plain.step(1);
-    const [am, af] = [0, 1 / 3];
     const beta = (5 / 6 + 0.5) ** 2 / 4;
-    const x0 = cloth.bodies.map((b) => b.position);
-    const v0 = cloth.bodies.map((b) => b.velocity);
-    const xl = positions(loose);
-    const xt = positions(tight);
-    // the free acceleration A_t written out, and the pseudo-acceleration a_t = A_t (a fresh
-    // start); the converged step's a_{t+h} from x_{t+h} = x_t + h v_t + h²((½ − β) a_t +
-    // β a_{t+h}), its A_{t+h} from (1 − α_m) a_{t+h} + α_m a_t = (1 − α_f) A_{t+h} + α_f A_t
-    const At = cloth.acceleration();
-    let change = 0;
-    let error = 0;
-    for (let b = 0; b < cloth.bodies.length; b++)
-      for (let q = 0; q < 3; q++) {
-        const i = 3 * b + q;
-        const moved = xt[i] - x0[b][q] - H * v0[b][q];
-        const next = (moved / (H * H) - (0.5 - beta) * At[i]) / beta;
-        const A = ((1 - am) * next + am * At[i] - af * At[i]) / (1 - af);
-        change = Math.max(change, Math.abs(A - At[i]));
-        error = Math.max(error, Math.abs(xl[i] - xt[i]));
-      }
+    const { loose, change, error } = oneStep(cloth, alpha, beta, 0, 1 / 3);
+    const plain = loadModel(cloth.model({ ...alpha, newtonTolerance: 1e-10 }));
+    plain.step(1);
     const stepError = Math.abs(beta - 1 / 6) * H * H * change;
     expect(change).toBeGreaterThan(10);
     expect(error).toBeLessThanOrEqual(NEWMARK_STEP_ERROR * stepError);
