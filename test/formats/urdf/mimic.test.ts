@@ -43,6 +43,8 @@ describe("URDF <mimic>", () => {
     expect(r.warnings.join("\n")).toContain(
       'mimic joints get no actuator (their coupling drives them): "s2"',
     );
+    // the articulated integrator refuses a mimic: generalized-alpha, not a model that fails
+    expect(r.model.solver.integrator).toBe("generalized-alpha");
     const sim = loadModel({ ...r.model, gravity: [0, 0, -G] });
     const a = ((m2 - m1) * G) / (m1 + m2);
     let worst = 0;
