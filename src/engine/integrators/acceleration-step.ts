@@ -42,6 +42,7 @@ import {
   clearForces,
   getForces,
   getVelocity,
+  kineticEnergy,
   massSolve,
   PositionSnapshot,
   restorePositions,
@@ -125,6 +126,13 @@ function forcingTerm(previous: number, ratio: number): number {
  * and two chord corrections suffice.
  */
 const CHORD_ITERATIONS = 2;
+
+/**
+ * ‖G v + Ct‖∞ (m/s, rad/s) up to which a new memory's start counts as consistent
+ * (AccelerationStepper.consistentStart): far above what the steps' projections leave, far
+ * below a motor's rate or a velocity set against the joints.
+ */
+const START_TOLERANCE = 1e-6;
 
 /**
  * A fresh factorization's correction that did not halve the previous one and is within
@@ -552,6 +560,24 @@ export class AccelerationStepper implements NewtonStepper {
       projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0, false);
       getVelocity(this.sys, v);
     }
+  }
+
+  /**
+   * A consistent start for a step whose integrator memory is new (t = 0, a reset, a state
+   * written from outside): the velocities projected onto the joints' velocity constraints
+   * G v = −Ct at t where they violate them, in the mass metric (the impulse the joints and
+   * motors apply: a motor that sets its joint's rate from rest), and the kinetic energy that
+   * changes counted in removedEnergy (negative: a motor's impulsive work), as the
+   * articulated integrator counts its start. Velocities consistent to START_TOLERANCE are
+   * left as they are: what a step's own projection leaves (1e-9 relative to the residual
+   * before it) is no start to make, and a PATCH that renews the memory changes nothing.
+   */
+  consistentStart(t: number): void {
+    const set = this.constraints;
+    if (set === null) return;
+    const before = kineticEnergy(this.sys);
+    projectVelocities(this.sys, set, t, "factor", this.endProjection, START_TOLERANCE, false);
+    this.removedEnergy += before - kineticEnergy(this.sys);
   }
 
   /**

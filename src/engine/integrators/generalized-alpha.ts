@@ -327,8 +327,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const s = this.stepper;
     const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
     s.beginStep();
-    getVelocity(s.sys, this.vt);
     const memory = this.memory;
+    // a new memory: the start made consistent with the joints and motors first
+    if (!memory.accelerationValid) s.consistentStart(t);
+    getVelocity(s.sys, this.vt);
     if (!memory.accelerationValid) this.initialAcceleration(t);
     const c = this.coeff;
     const k = 1 / (1 - alphaM);

@@ -151,8 +151,10 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
     s.beginStep();
-    getVelocity(s.sys, this.vt);
     const memory = this.memory;
+    // a new memory: the start made consistent with the joints and motors first
+    if (!memory.accelerationValid) s.consistentStart(t);
+    getVelocity(s.sys, this.vt);
     if (!memory.accelerationValid) this.initialAcceleration(t);
     const { dxPred, vPred, a } = s;
     const vt = this.vt;

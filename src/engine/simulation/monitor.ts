@@ -16,8 +16,11 @@
  *    solver.rayleighMass's 2 r_M T, T the kinetic energy, and solver.rayleighStiffness's
  *    r_K vᵀ K v, K the tangent stiffness; plus the kinetic energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
- *    minus the work of the contact and joint-limit impulses on the step's mean velocity
- *    (exact parts of the kinetic energy's change: AccelerationStepper.removedEnergy);
+ *    minus the work of the contact and joint-limit impulses on the step's mean velocity,
+ *    and under newmark and generalized-alpha the kinetic energy a new memory's start
+ *    changes (the velocities projected onto the joints' and motors' constraints:
+ *    AccelerationStepper.consistentStart) (exact parts of the kinetic energy's change:
+ *    AccelerationStepper.removedEnergy);
  *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
  *    is the integrator's (and the projections') own error on the conservative forces, the
  *    trapezoids' included (O(h²) like the schemes).
