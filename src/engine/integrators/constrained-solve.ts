@@ -227,12 +227,7 @@ export class ConstrainedSolve {
   solveMixed(r: Float64Array, rc: Float64Array, da: Float64Array, dLambda: Float64Array): void {
     const { n, m, set, sys } = this;
     if (this.mode === "kkt") {
-      this.rhs.set(r, 0);
-      this.rhs.set(rc, n);
-      this.sol.fill(0);
-      this.lu.solve(this.rhs, this.sol);
-      da.set(this.sol.subarray(0, n));
-      dLambda.set(this.sol.subarray(n, n + m));
+      this.saddleSolve(r, rc, da, dLambda);
       return;
     }
     if (this.mode === "mass") {
@@ -306,14 +301,18 @@ export class ConstrainedSolve {
       for (let i = 0; i < n; i++) this.tmpN[i] = r[i] - this.tmpN[i];
       massSolve(this.sys, this.tmpN, da);
       if (s !== 1) for (let i = 0; i < n; i++) da[i] /= s;
-    } else {
-      this.rhs.set(r, 0);
-      this.rhs.set(rc, n);
-      this.sol.fill(0);
-      this.lu.solve(this.rhs, this.sol);
-      da.set(this.sol.subarray(0, n));
-      lambda.set(this.sol.subarray(n, n + m));
-    }
+    } else this.saddleSolve(r, rc, da, lambda);
     for (let i = 0; i < m; i++) lambda[i] = -lambda[i];
+  }
+
+  /** [Δa; y] of the factored saddle point (KKT path) for right-hand sides [R; r_c]. */
+  private saddleSolve(r: Float64Array, rc: Float64Array, da: Float64Array, y: Float64Array): void {
+    const { n, m } = this;
+    this.rhs.set(r, 0);
+    this.rhs.set(rc, n);
+    this.sol.fill(0);
+    this.lu.solve(this.rhs, this.sol);
+    da.set(this.sol.subarray(0, n));
+    y.set(this.sol.subarray(n, n + m));
   }
 }
