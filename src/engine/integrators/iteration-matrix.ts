@@ -454,20 +454,12 @@ export class IterationMatrix {
   factor(c: SchemeCoefficients): void {
     if (this.usesMassOnly(c)) return;
     const t0 = performance.now();
-    const block = this.blockSolver;
+    // the node-block factorizations read W's blocks: factored PCG, or sparse-ldlt's
+    const block = this.blockSolver ?? this.directBlock;
     if (block !== null) {
       this.assemble(c);
       const t1 = performance.now();
       block.factor(this.matrix);
-      this.timing.assembly += t1 - t0;
-      this.timing.solve += performance.now() - t1;
-      return;
-    }
-    const direct = this.directBlock;
-    if (direct !== null) {
-      this.assemble(c);
-      const t1 = performance.now();
-      direct.factor(this.matrix);
       this.timing.assembly += t1 - t0;
       this.timing.solve += performance.now() - t1;
       return;
