@@ -187,15 +187,15 @@ export interface Integrator {
   /**
    * The work (J) the dissipative forces took out over the last step, integrated by the
    * scheme's own stages (the articulated integrator's Runge–Kutta quadrature of the power
-   * over its sub-steps); absent where the scheme has none, and the energy balance takes
-   * the trapezoid of the power at the step's ends (simulation.ts stepBalanceWork).
+   * over its sub-steps); absent where the scheme has none: the energy balance then weighs
+   * the forces as the scheme does (forceWeight; simulation/step-work.ts).
    */
   readonly dissipatedWork?: number;
   /**
    * The weight w of the end-of-step applied forces in the scheme's velocity update,
    * M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h}) (newmark γ, a θ-scheme's force weight,
    * generalized-α's γ (1 − α_f)/(1 − α_m)), as of the last step: the energy balance
-   * integrates the dissipative forces' work with it (simulation.ts stepBalanceWork).
+   * integrates the dissipative forces' work with it (simulation/step-work.ts).
    * Absent where the scheme has its own quadrature (dissipatedWork).
    */
   readonly forceWeight?: number;

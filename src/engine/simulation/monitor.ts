@@ -7,7 +7,7 @@
  *    forces F (ForceEffector.applyDissipativeForces: dampers, spring and frameSpring
  *    damping, compliant joint limits, point forces and actuators, negative where they
  *    drive) and compliant contact's beyond its elastic push (with the contacts of the step:
- *    Simulation.addContactForce), with the scheme's own weights, Σ over steps of
+ *    step-work.ts), with the scheme's own weights, Σ over steps of
  *    −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), w = Integrator.forceWeight
  *    (exactly their share of the kinetic energy's change; articulated: its stages'
  *    quadrature of −F·v, Integrator.dissipatedWork); the trapezoid ½ h (P_t + P_{t+h}) of the

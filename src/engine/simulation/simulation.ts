@@ -44,11 +44,8 @@ import { springNetworkFrequencyBound, stiffestSpringFrequency } from "../integra
 import {
   type BodyState,
   type BodySystem,
-  clearForces,
   cloneBodyState,
   copyBodyState,
-  getForces,
-  getVelocity,
   kineticEnergy,
   updateDerived,
 } from "../model/body-system";
@@ -73,6 +70,7 @@ import {
   SimulationState,
   stateHash,
 } from "./state";
+import { StepWork } from "./step-work";
 
 /** Thrown by step() when the state stops being finite or blows up; the state is the last good one. */
 export class DivergenceError extends Error {
@@ -194,29 +192,8 @@ export class Simulation {
   private readonly goodLambda: Float64Array;
   /** energy.error's reference and solver.reactionChange (monitor.ts). */
   private readonly monitor: StepMonitor;
-  /** The effectors with dissipative forces (the energy balance, monitor.ts). */
-  private readonly dissipative: ForceEffector[];
-  /**
-   * The energy balance's generalized vectors (numDofs): the effectors' dissipative force
-   * and the velocity at the running step's start and at its end (the end's become the next
-   * start's, swapped, while the state stays: valid with `power`), compliant contact's
-   * force at both (not carried: its contacts change at a step's start), and forcePower's.
-   */
-  private startForce: Float64Array;
-  private endForce: Float64Array;
-  private startVelocity: Float64Array;
-  private endVelocity: Float64Array;
-  private readonly contactStart: Float64Array;
-  private readonly contactEnd: Float64Array;
-  private readonly powerForce: Float64Array;
-  private readonly powerVelocity: Float64Array;
-  /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
-  private readonly constraintRates: Float64Array;
-  /** dissipationPower (W) at the end of the last step, valid while stateVersion is powerVersion. */
-  private power = 0;
-  private powerVersion = -1;
-  /** dissipationPower at the end of the running step (stepBalanceWork). */
-  private endPower = 0;
+  /** The work the non-conservative forces take out a step (the energy balance, monitor.ts). */
+  private readonly stepWork: StepWork;
   private readonly setGravityFn: (g: readonly [number, number, number]) => void;
   private gravity: [number, number, number];
   /** The contact parameters as patched (model.contact merged with every PATCH). */
@@ -301,26 +278,26 @@ export class Simulation {
       this.record.lambda,
     );
     // compliant contact apart: its power at a step's start is taken with the contacts that
-    // step detects (beginStepBalance), not cached from the last step's end
-    const smc = this.contact?.compliant ?? null;
-    this.dissipative = this.effectors.filter(
-      (e) => e.applyDissipativeForces !== undefined && e !== smc,
-    );
-    const dofs = this.system.numDofs;
-    this.startForce = new Float64Array(dofs);
-    this.endForce = new Float64Array(dofs);
-    this.startVelocity = new Float64Array(dofs);
-    this.endVelocity = new Float64Array(dofs);
-    this.contactStart = new Float64Array(dofs);
-    this.contactEnd = new Float64Array(dofs);
-    this.powerForce = new Float64Array(dofs);
-    this.powerVelocity = new Float64Array(dofs);
+    // step detects (StepWork.begin), not carried from the last step's end
+    const compliant = this.contact?.compliant ?? null;
+    this.stepWork = new StepWork({
+      system: this.system,
+      stepper: this.stepper,
+      constraints: this.constraints,
+      lambda: this.record.lambda,
+      compliant,
+      dissipative: this.effectors.filter(
+        (e) => e.applyDissipativeForces !== undefined && e !== compliant,
+      ),
+      solver: () => this.solverSpec,
+      integrator: () => this.integrator,
+      kineticEnergy: () => this.kineticEnergy(),
+    });
     this.initial = cloneBodyState(this.system.state);
     this.integrator = this.createIntegrator();
     this.good = cloneBodyState(this.system.state);
     this.goodLambda = new Float64Array(this.record.lambda.length);
     this.monitor = new StepMonitor(this.constraints, this.record);
-    this.constraintRates = new Float64Array(this.constraints.numRows);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
@@ -393,7 +370,7 @@ export class Simulation {
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
       this.restoredContacts = null;
-      const powerStart = this.beginStepBalance(record.time);
+      const powerStart = this.stepWork.begin(record.time);
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -423,7 +400,7 @@ export class Simulation {
           record.step,
         );
       }
-      const work = this.stepBalanceWork(record.time, h, powerStart);
+      const work = this.stepWork.work(record.time, h, powerStart);
       const drift = this.energyDrift(work);
       if (drift !== null) {
         const limit = this.solverSpec.energyDriftLimit;
@@ -435,7 +412,8 @@ export class Simulation {
         );
       }
       Object.assign(record.stats, stats);
-      this.commitStepBalance(work);
+      this.monitor.addStepWork(work);
+      this.stepWork.commit();
       this.monitor.afterStep(record.lambda, record.step > 0);
       for (let i = 0; i < this.angles.length; i++) this.angles[i].track();
       record.step++;
@@ -521,9 +499,9 @@ export class Simulation {
       else this.applyPatch(entry.parameters);
       this.logEntry({ ...entry, step: this.record.step });
     }
-    // a new command or load changes the power at this state (dissipationPower) and the
+    // a new command or load changes the forces at this state (the step's work) and the
     // forces an integrator may have carried from the last step
-    this.powerVersion = -1;
+    this.stepWork.invalidate();
     this.integrator.forcesChanged?.();
     if (moved) this.stateChanged();
   }
@@ -656,7 +634,7 @@ export class Simulation {
     }
     this.integrator.reset();
     // the damping's power follows the solver settings (rayleighMass, rayleighStiffness)
-    this.powerVersion = -1;
+    this.stepWork.invalidate();
   }
 
   state(): StateOut {
@@ -1103,10 +1081,7 @@ export class Simulation {
           // its step detected), which the integrator integrates by its own stages (none
           // without: the balance's work is then zero); the motors' it takes from its own
           // joint efforts
-          power:
-            this.dissipative.length > 0 || this.contact?.compliant
-              ? (t: number) => this.forcePower(t)
-              : null,
+          power: this.stepWork.dissipates ? (t: number) => this.stepWork.forcePower(t) : null,
         },
       },
       this.record.integrator,
@@ -1158,150 +1133,6 @@ export class Simulation {
     if (limit == null) return null;
     const error = this.monitor.energyError(this.totalEnergy(), work);
     return Math.abs(error) <= limit ? null : error;
-  }
-
-  /**
-   * The power (W) the solver's damping and the motors take out at time t (s) and the
-   * current state, integrated by the trapezoid over a step (monitor.ts):
-   * solver.rayleighMass's force r_M M v, whose power is 2 r_M T (T the kinetic energy),
-   * rayleighStiffness's r_K vᵀ K v, and the prescribed motions'. The effectors' and compliant
-   * contact's dissipative forces are integrated with the scheme's own weights instead
-   * (stepBalanceWork).
-   */
-  private dissipationPower(t: number): number {
-    let power = 0;
-    const rayleigh = this.solverSpec.rayleighMass;
-    if (rayleigh !== 0) power += 2 * rayleigh * this.kineticEnergy();
-    // −r_K K v, K the tangent stiffness at this state: r_K vᵀ K v (negative where K is not
-    // positive semidefinite, e.g. compressed springs' lateral term: energy put in)
-    const stiffness = this.solverSpec.rayleighStiffness;
-    if (stiffness !== 0) power += stiffness * this.stepper.stiffnessPower();
-    // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
-    // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
-    // they put in, at the multipliers of the state's last solve: the end-of-step forces of
-    // newmark and generalized-alpha (the θ-schemes' act over the step: theta-scheme.ts
-    // takeMotorWork)
-    const set = this.constraints;
-    if (set.timeDependent && !this.velocityLevel()) {
-      const ct = this.constraintRates;
-      set.velocityTerm(t, ct);
-      const lambda = this.record.lambda;
-      for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
-    }
-    return power;
-  }
-
-  /**
-   * out ← the generalized dissipative force (N, N·m) of the effectors at t and the current
-   * state (ForceEffector.applyDissipativeForces: dashpots, loads, actuators, the compliant
-   * limits' damping), through the body accumulators.
-   */
-  private effectorForce(t: number, out: Float64Array): void {
-    clearForces(this.system);
-    const dissipative = this.dissipative;
-    for (let i = 0; i < dissipative.length; i++) dissipative[i].applyDissipativeForces?.(t);
-    getForces(this.system, out);
-  }
-
-  /**
-   * out ← compliant contact's dissipative force at t, with the contacts of the step it
-   * belongs to: at a step's start (`detect`) those detected at this state, as the step will
-   * detect them (its damping acts on the contacts that penetrate at its start,
-   * compliant.ts), at its end the step's own. Not carried from one step's end to the next
-   * step's start, where the contacts change (a contact found separated is elastic for one
-   * step, damped from the next). False (out untouched) without compliant contact.
-   */
-  private contactForce(t: number, detect: boolean, out: Float64Array): boolean {
-    const smc = this.contact?.compliant;
-    if (!smc) return false;
-    if (detect) smc.beginStep();
-    clearForces(this.system);
-    smc.applyDissipativeForces(t);
-    getForces(this.system, out);
-    return true;
-  }
-
-  /**
-   * The power (W) the effectors' and compliant contact's dissipative forces take out at t
-   * and the current state, −F·v: the articulated integrator's stages integrate it.
-   */
-  private forcePower(t: number): number {
-    const { powerForce: f, powerVelocity: v, contactEnd: fc } = this;
-    this.effectorForce(t, f);
-    const contact = this.contactForce(t, false, fc);
-    getVelocity(this.system, v);
-    let power = 0;
-    for (let i = 0; i < f.length; i++) power -= (contact ? f[i] + fc[i] : f[i]) * v[i];
-    return power;
-  }
-
-  /**
-   * The energy balance at a step's start (monitor.ts): clears what the step will take out
-   * besides the forces, keeps the start's dissipative force and velocity where the scheme
-   * weights them (Integrator.forceWeight), and returns the power of dissipationPower at t
-   * (the last step's end values unless the state was written since).
-   */
-  private beginStepBalance(t: number): number {
-    this.stepper.removedEnergy = 0;
-    const cached = this.powerVersion === this.system.stateVersion;
-    if (this.integrator.forceWeight !== undefined) {
-      if (cached) {
-        // the last step's end is this step's start (swapped with temporaries: a
-        // destructuring swap builds an array)
-        const force = this.startForce;
-        this.startForce = this.endForce;
-        this.endForce = force;
-        const velocity = this.startVelocity;
-        this.startVelocity = this.endVelocity;
-        this.endVelocity = velocity;
-      } else {
-        this.effectorForce(t, this.startForce);
-        getVelocity(this.system, this.startVelocity);
-      }
-      this.contactForce(t, true, this.contactStart);
-    } else if (this.contact?.compliant) this.contact.compliant.beginStep();
-    return cached ? this.power : this.dissipationPower(t);
-  }
-
-  /**
-   * The work (J) the step from t of h took out: the effectors' and compliant contact's
-   * dissipative forces F with the scheme's own weights (Integrator.forceWeight w; its
-   * velocity update is M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h}), so their work
-   * h v̄·((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), is their exact share of the
-   * kinetic energy's change: a servo whose force changes within the step, a stiff dashpot
-   * leave no quadrature error, and energy.error is the scheme's error on the conservative
-   * forces), the trapezoid of dissipationPower at its ends, or else the integrator's own
-   * quadrature (Integrator.dissipatedWork), and what the integrator counted (the velocity
-   * decay; a θ-scheme's impulses and motors). Keeps the end's values for commitStepBalance.
-   */
-  private stepBalanceWork(t: number, h: number, powerStart: number): number {
-    const own = this.integrator.dissipatedWork;
-    this.endPower = this.dissipationPower(t + h);
-    if (own !== undefined) return own + this.stepper.removedEnergy;
-    const w = this.integrator.forceWeight ?? 1;
-    const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
-    this.effectorForce(t + h, f1);
-    getVelocity(this.system, v1);
-    let work = 0;
-    if (this.contactForce(t + h, false, this.contactEnd)) {
-      const { contactStart: c0, contactEnd: c1 } = this;
-      for (let i = 0; i < f1.length; i++)
-        work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]));
-    } else
-      for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
-    return 0.5 * h * (work + powerStart + this.endPower) + this.stepper.removedEnergy;
-  }
-
-  /** A good step's work into energy.dissipated; its end values cached for the next start. */
-  private commitStepBalance(work: number): void {
-    this.monitor.addStepWork(work);
-    this.power = this.endPower;
-    this.powerVersion = this.system.stateVersion;
-  }
-
-  /** Whether the integrator is a θ-scheme (its forces and multipliers act over the step). */
-  private velocityLevel(): boolean {
-    return isVelocityLevel(this.solverSpec.integrator);
   }
 
   private saveGood(): void {

@@ -1,0 +1,225 @@
+/**
+ * The work (J) the non-conservative forces take out over each step, for the energy balance
+ * (monitor.ts; Simulation.step):
+ *  - the effectors' dissipative forces F (ForceEffector.applyDissipativeForces: dashpots,
+ *    loads, actuators, the compliant limits' damping) and compliant contact's beyond its
+ *    elastic push, with the scheme's own weights: its velocity update is
+ *    M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h}) (w = Integrator.forceWeight), so their
+ *    work −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), is exactly their share of
+ *    the kinetic energy's change (a servo whose force falls within a step, a stiff dashpot
+ *    leave no quadrature error; energy.error is then the scheme's error on the conservative
+ *    forces); or the integrator's own quadrature (Integrator.dissipatedWork: articulated's
+ *    stages, of forcePower);
+ *  - the trapezoid over the step of the power of the solver's Rayleigh damping and of the
+ *    motors' prescribed motions (dissipationPower);
+ *  - what the integrator counted itself (AccelerationStepper.removedEnergy: the velocity
+ *    decay, a θ-scheme's impulses and motors, a new memory's consistent start).
+ * A step's end values are kept for the next step's start while the state stays as it is
+ * (commit, invalidate).
+ */
+import type { ConstraintSet } from "../constraints/constraint-set";
+import type { CompliantContactEffector } from "../contact/compliant";
+import { isVelocityLevel } from "../dynamics/one-step-problem";
+import type { ForceEffector } from "../forces/effector";
+import type { AccelerationStepper } from "../integrators/acceleration-step";
+import type { Integrator, IntegratorName } from "../integrators/integrator";
+import { type BodySystem, clearForces, getForces, getVelocity } from "../model/body-system";
+
+/** What the step's work is read from: the simulation's parts, some of them PATCHed. */
+export interface StepWorkSource {
+  readonly system: BodySystem;
+  readonly stepper: AccelerationStepper;
+  readonly constraints: ConstraintSet;
+  /** The state's joint multipliers (the record's). */
+  readonly lambda: Float64Array;
+  /** Compliant contact's effector, or null: its contacts are detected at each step's start. */
+  readonly compliant: CompliantContactEffector | null;
+  /** The effectors with dissipative forces (compliant contact apart). */
+  readonly dissipative: readonly ForceEffector[];
+  /** The settings and the integrator in effect (PATCHes change them). */
+  solver(): { integrator: IntegratorName; rayleighMass: number; rayleighStiffness: number };
+  integrator(): Integrator;
+  /** ½ vᵀ M v (J), consistent masses included. */
+  kineticEnergy(): number;
+}
+
+export class StepWork {
+  /**
+   * Generalized vectors (numDofs): the effectors' dissipative force and the velocity at the
+   * running step's start and at its end (the end's become the next start's, swapped, while
+   * the state stays), compliant contact's force at both (not carried: its contacts change
+   * at a step's start), and forcePower's.
+   */
+  private startForce: Float64Array;
+  private endForce: Float64Array;
+  private startVelocity: Float64Array;
+  private endVelocity: Float64Array;
+  private readonly contactStart: Float64Array;
+  private readonly contactEnd: Float64Array;
+  private readonly powerForce: Float64Array;
+  private readonly powerVelocity: Float64Array;
+  /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
+  private readonly constraintRates: Float64Array;
+  /** dissipationPower (W) at the end of the last step, valid while stateVersion is `version`. */
+  private power = 0;
+  private version = -1;
+  /** dissipationPower at the end of the running step (work). */
+  private endPower = 0;
+
+  constructor(private readonly src: StepWorkSource) {
+    const dofs = src.system.numDofs;
+    this.startForce = new Float64Array(dofs);
+    this.endForce = new Float64Array(dofs);
+    this.startVelocity = new Float64Array(dofs);
+    this.endVelocity = new Float64Array(dofs);
+    this.contactStart = new Float64Array(dofs);
+    this.contactEnd = new Float64Array(dofs);
+    this.powerForce = new Float64Array(dofs);
+    this.powerVelocity = new Float64Array(dofs);
+    this.constraintRates = new Float64Array(src.constraints.numRows);
+  }
+
+  /** Whether any force does work beyond its potential (the articulated stages' power). */
+  get dissipates(): boolean {
+    return this.src.dissipative.length > 0 || this.src.compliant !== null;
+  }
+
+  /**
+   * Forgets the last step's end values: the forces at this state changed (an input, a
+   * PATCH of the solver damping).
+   */
+  invalidate(): void {
+    this.version = -1;
+  }
+
+  /**
+   * At a step's start: clears what the integrator will count, keeps the start's dissipative
+   * force and velocity where the scheme weighs them (Integrator.forceWeight), and returns
+   * dissipationPower at t (the last step's end values unless the state was written since).
+   */
+  begin(t: number): number {
+    const { src } = this;
+    src.stepper.removedEnergy = 0;
+    const cached = this.version === src.system.stateVersion;
+    if (src.integrator().forceWeight !== undefined) {
+      if (cached) {
+        // the last step's end is this step's start (swapped with temporaries: a
+        // destructuring swap builds an array)
+        const force = this.startForce;
+        this.startForce = this.endForce;
+        this.endForce = force;
+        const velocity = this.startVelocity;
+        this.startVelocity = this.endVelocity;
+        this.endVelocity = velocity;
+      } else {
+        this.effectorForce(t, this.startForce);
+        getVelocity(src.system, this.startVelocity);
+      }
+      this.contactForce(t, true, this.contactStart);
+    } else src.compliant?.beginStep();
+    return cached ? this.power : this.dissipationPower(t);
+  }
+
+  /**
+   * The work (J) the step from t of h took out (see the file comment), `powerStart` what
+   * `begin` returned. Keeps the end's values for `commit`.
+   */
+  work(t: number, h: number, powerStart: number): number {
+    const { src } = this;
+    const integrator = src.integrator();
+    const own = integrator.dissipatedWork;
+    this.endPower = this.dissipationPower(t + h);
+    if (own !== undefined) return own + src.stepper.removedEnergy;
+    const w = integrator.forceWeight ?? 1;
+    const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
+    this.effectorForce(t + h, f1);
+    getVelocity(src.system, v1);
+    let work = 0;
+    if (this.contactForce(t + h, false, this.contactEnd)) {
+      const { contactStart: c0, contactEnd: c1 } = this;
+      for (let i = 0; i < f1.length; i++)
+        work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]));
+    } else
+      for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+    return 0.5 * h * (work + powerStart + this.endPower) + src.stepper.removedEnergy;
+  }
+
+  /** A good step: its end values are the next step's start while the state stays. */
+  commit(): void {
+    this.power = this.endPower;
+    this.version = this.src.system.stateVersion;
+  }
+
+  /**
+   * The power (W) the effectors' and compliant contact's dissipative forces take out at t
+   * and the current state, −F·v: the articulated integrator's stages integrate it.
+   */
+  forcePower(t: number): number {
+    const { powerForce: f, powerVelocity: v, contactEnd: fc } = this;
+    this.effectorForce(t, f);
+    const contact = this.contactForce(t, false, fc);
+    getVelocity(this.src.system, v);
+    let power = 0;
+    for (let i = 0; i < f.length; i++) power -= (contact ? f[i] + fc[i] : f[i]) * v[i];
+    return power;
+  }
+
+  /**
+   * The power (W) the solver's damping and the motors take out at time t (s) and the
+   * current state, integrated by the trapezoid over a step: solver.rayleighMass's force
+   * r_M M v, whose power is 2 r_M T (T the kinetic energy), rayleighStiffness's
+   * r_K vᵀ K v, and the prescribed motions'.
+   */
+  private dissipationPower(t: number): number {
+    const { src } = this;
+    const solver = src.solver();
+    let power = 0;
+    if (solver.rayleighMass !== 0) power += 2 * solver.rayleighMass * src.kineticEnergy();
+    // −r_K K v, K the tangent stiffness at this state: r_K vᵀ K v (negative where K is not
+    // positive semidefinite, e.g. compressed springs' lateral term: energy put in)
+    if (solver.rayleighStiffness !== 0)
+      power += solver.rayleighStiffness * src.stepper.stiffnessPower();
+    // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
+    // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
+    // they put in, at the multipliers of the state's last solve: the end-of-step forces of
+    // newmark and generalized-alpha (the θ-schemes' act over the step: theta-scheme.ts
+    // takeMotorWork)
+    const set = src.constraints;
+    if (set.timeDependent && !isVelocityLevel(solver.integrator)) {
+      const ct = this.constraintRates;
+      set.velocityTerm(t, ct);
+      const lambda = src.lambda;
+      for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
+    }
+    return power;
+  }
+
+  /**
+   * out ← the generalized dissipative force (N, N·m) of the effectors at t and the current
+   * state, through the body accumulators.
+   */
+  private effectorForce(t: number, out: Float64Array): void {
+    const { system, dissipative } = this.src;
+    clearForces(system);
+    for (let i = 0; i < dissipative.length; i++) dissipative[i].applyDissipativeForces?.(t);
+    getForces(system, out);
+  }
+
+  /**
+   * out ← compliant contact's dissipative force at t, with the contacts of the step it
+   * belongs to: at a step's start (`detect`) those detected at this state, as the step will
+   * detect them (its damping acts on the contacts that penetrate at its start,
+   * compliant.ts), at its end the step's own. Not carried from one step's end to the next
+   * step's start, where the contacts change (a contact found separated is elastic for one
+   * step, damped from the next). False (out untouched) without compliant contact.
+   */
+  private contactForce(t: number, detect: boolean, out: Float64Array): boolean {
+    const { system, compliant } = this.src;
+    if (compliant === null) return false;
+    if (detect) compliant.beginStep();
+    clearForces(system);
+    compliant.applyDissipativeForces(t);
+    getForces(system, out);
+    return true;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * StepWork, the energy balance's work of a step (step-work.ts), on its own: a damper on two
+ * particles (F = −c v, its whole force dissipative) whose velocities a "step" changes from
+ * v0 to v1, against the formulas written out here:
+ *  - with the scheme's weight w: −h v̄ · ((1 − w) F0 + w F1), v̄ = ½ (v0 + v1);
+ *  - the Rayleigh mass damping's power 2 r_M T by the trapezoid, T = ½ vᵀ M v;
+ *  - an integrator's own quadrature (dissipatedWork) taken as it is;
+ *  - the integrator's removedEnergy added; the end values carried to the next start while
+ *    the state stays, recomputed after it changes or after invalidate().
+ */
+import { describe, expect, it } from "vitest";
+import type { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
+import { DamperEffector } from "../../../src/engine/forces/damper";
+import type { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
+import type { Integrator } from "../../../src/engine/integrators/integrator";
+import { kineticEnergy, setVelocity } from "../../../src/engine/model/body-system";
+import { StepWork } from "../../../src/engine/simulation/step-work";
+import { particle, system } from "../forces/jacobian-check";
+
+const C = 0.7;
+const H = 0.01;
+const V0 = [0.3, -0.2, 0.5, -0.1, 0.4, 0.2];
+const V1 = [0.1, 0.6, -0.3, 0.5, -0.2, 0.05];
+
+function setup(integrator: Partial<Integrator>, rayleighMass = 0) {
+  const sys = system(particle("p", 0.5, [0, 0, 0]), particle("q", 2, [1, 0, 0]));
+  const damper = new DamperEffector(sys, { id: "d", linear: C, angular: 0 });
+  const stepper = { removedEnergy: 0, stiffnessPower: () => 0 };
+  const constraints = { numRows: 0, timeDependent: false };
+  const work = new StepWork({
+    system: sys,
+    stepper: stepper as unknown as AccelerationStepper,
+    constraints: constraints as unknown as ConstraintSet,
+    lambda: new Float64Array(0),
+    compliant: null,
+    dissipative: [damper],
+    solver: () => ({ integrator: "newmark", rayleighMass, rayleighStiffness: 0 }),
+    integrator: () => integrator as Integrator,
+    kineticEnergy: () => kineticEnergy(sys),
+  });
+  return { sys, stepper, work };
+}
+
+/** A step from V0 to V1: begin at t = 0, the velocities changed, the work at t + H. */
+function step(s: ReturnType<typeof setup>, from = V0, to = V1): number {
+  setVelocity(s.sys, Float64Array.from(from));
+  const powerStart = s.work.begin(0);
+  setVelocity(s.sys, Float64Array.from(to));
+  return s.work.work(0, H, powerStart);
+}
+
+/** −h v̄ · ((1 − w) F0 + w F1) with F = −c v. */
+function schemeWork(w: number, v0 = V0, v1 = V1): number {
+  let sum = 0;
+  for (let i = 0; i < v0.length; i++)
+    sum += 0.5 * (v0[i] + v1[i]) * ((1 - w) * C * v0[i] + w * C * v1[i]);
+  return H * sum;
+}
+
+describe("StepWork", () => {
+  it("weighs the dissipative forces as the scheme does", () => {
+    for (const w of [0, 0.5, 5 / 9, 1]) {
+      const s = setup({ forceWeight: w });
+      expect(step(s)).toBeCloseTo(schemeWork(w), 15);
+    }
+  });
+
+  it("adds the integrator's removedEnergy and takes its own quadrature as it is", () => {
+    const s = setup({ forceWeight: 0.5 });
+    setVelocity(s.sys, Float64Array.from(V0));
+    const p0 = s.work.begin(0);
+    s.stepper.removedEnergy = 0.25;
+    setVelocity(s.sys, Float64Array.from(V1));
+    expect(s.work.work(0, H, p0)).toBeCloseTo(schemeWork(0.5) + 0.25, 15);
+    const own = setup({ dissipatedWork: 3 });
+    expect(step(own)).toBe(3);
+  });
+
+  it("integrates the Rayleigh mass damping's power 2 r_M T by the trapezoid", () => {
+    const r = 0.4;
+    const s = setup({ forceWeight: 0.5 }, r);
+    const T = (v: number[]) =>
+      0.5 * (0.5 * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) + 2 * (v[3] ** 2 + v[4] ** 2 + v[5] ** 2));
+    expect(step(s)).toBeCloseTo(schemeWork(0.5) + 0.5 * H * 2 * r * (T(V0) + T(V1)), 14);
+  });
+
+  it("carries a committed step's end to the next start while the state stays, not after a change or invalidate()", () => {
+    const s = setup({ forceWeight: 0.5 });
+    step(s);
+    s.work.commit();
+    // the next step starts where the last ended (V1) without the state being touched
+    const p0 = s.work.begin(H);
+    setVelocity(s.sys, Float64Array.from(V0));
+    expect(s.work.work(H, H, p0)).toBeCloseTo(schemeWork(0.5, V1, V0), 15);
+    s.work.commit();
+    // an external change of the velocities (a new stateVersion): the start is read afresh
+    const V2 = V1.map((v) => -2 * v);
+    expect(step(s, V2, V1)).toBeCloseTo(schemeWork(0.5, V2, V1), 15);
+    s.work.commit();
+    // invalidate(): read afresh too (the forces at this state changed, e.g. an input)
+    s.work.invalidate();
+    const p1 = s.work.begin(2 * H);
+    setVelocity(s.sys, Float64Array.from(V0));
+    expect(s.work.work(2 * H, H, p1)).toBeCloseTo(schemeWork(0.5, V1, V0), 15);
+  });
+});
