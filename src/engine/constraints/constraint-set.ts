@@ -58,6 +58,9 @@ export class ConstraintSet {
   private readonly colSlot: Int32Array;
 
   private readonly jacA: Float64Array;
+  /** chainIncrements' a and b of each body's turn. */
+  private readonly expA: Float64Array;
+  private readonly expB: Float64Array;
   private readonly jacB: Float64Array;
   private readonly jacMore: Float64Array;
   /**
@@ -75,6 +78,8 @@ export class ConstraintSet {
   ) {
     this.constraints = constraints;
     this.numDofs = sys.numDofs;
+    this.expA = new Float64Array(sys.numBodies);
+    this.expB = new Float64Array(sys.numBodies);
     this.timeDependent = constraints.some((c) => c.timeDependent);
     const nc = constraints.length;
     this.rowOffset = new Int32Array(nc + 1);
@@ -306,7 +311,25 @@ export class ConstraintSet {
    * dof (φ at a rigid body's dofs 3 … 5); particles' and translations' columns stay.
    */
   chainIncrements(increments: Float64Array): void {
-    const { rowSlot, rowDof, rowWidth } = this;
+    const { rowSlot, rowDof, rowWidth, rowBody, expA, expB, sys } = this;
+    // a and b once a body (its rows share its turn), not once a row entry
+    for (let body = 0; body < sys.numBodies; body++) {
+      const o = sys.dofOffset[body];
+      if (o < 0 || sys.kind[body] !== BodyKind.RIGID) continue;
+      const x = increments[o + 3];
+      const y = increments[o + 4];
+      const z = increments[o + 5];
+      const t2 = x * x + y * y + z * z;
+      if (t2 < 1e-8) {
+        // the series: a = ½ − θ²/24, b = 1/6 − θ²/120 (cancellation below θ ~ 1e-4)
+        expA[body] = 0.5 - t2 / 24;
+        expB[body] = 1 / 6 - t2 / 120;
+      } else {
+        const t = Math.sqrt(t2);
+        expA[body] = (1 - Math.cos(t)) / t2;
+        expB[body] = (t - Math.sin(t)) / (t2 * t);
+      }
+    }
     const v = this.G.values;
     for (let e = 0; e < rowSlot.length; e++) {
       const s = rowSlot[e];
@@ -315,19 +338,9 @@ export class ConstraintSet {
       const x = increments[d];
       const y = increments[d + 1];
       const z = increments[d + 2];
-      const t2 = x * x + y * y + z * z;
-      if (t2 === 0) continue;
-      let a: number;
-      let b: number;
-      if (t2 < 1e-8) {
-        // the series: a = ½ − θ²/24, b = 1/6 − θ²/120 (cancellation below θ ~ 1e-4)
-        a = 0.5 - t2 / 24;
-        b = 1 / 6 - t2 / 120;
-      } else {
-        const t = Math.sqrt(t2);
-        a = (1 - Math.cos(t)) / t2;
-        b = (t - Math.sin(t)) / (t2 * t);
-      }
+      if (x * x + y * y + z * z === 0) continue;
+      const a = expA[rowBody[e]];
+      const b = expB[rowBody[e]];
       const g0 = v[s + 3];
       const g1 = v[s + 4];
       const g2 = v[s + 5];
