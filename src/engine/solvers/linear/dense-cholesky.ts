@@ -46,15 +46,10 @@ export class DenseCholeskySolver implements LinearSolver {
         d = d + s * s;
       }
       const pivot = dense[j * n + j] - d;
-      ok &&= pivot > 0;
-      l[j * n + j] = Math.sqrt(Math.max(pivot, 0));
-    }
-    // The Cholesky pivot d_i = a_ii − Σ_j l_ij² = l_ii² (see dense.ts isZeroPivot).
-    for (let i = 0; i < n; i++) {
-      let sum = 0;
-      for (let j = 0; j < i; j++) sum += l[i * n + j] * l[i * n + j];
-      const d = l[i * n + i];
-      if (isZeroPivot(d * d, Math.abs(dense[i * n + i]) + sum, i + 1)) ok = false;
+      const ljj = Math.sqrt(Math.max(pivot, 0));
+      l[j * n + j] = ljj;
+      // the Cholesky pivot d_j = a_jj − Σ_k l_jk² = l_jj² (see dense.ts isZeroPivot)
+      ok &&= pivot > 0 && !isZeroPivot(ljj * ljj, Math.abs(dense[j * n + j]) + d, j + 1);
     }
     this.ok = ok;
   }
