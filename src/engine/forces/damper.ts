@@ -89,8 +89,7 @@ export class DamperEffector implements ForceEffector {
     return 0;
   }
 
-  /** Σ c_lin |v|² + c_ang |ω|² over the damped bodies (W). */
-  /** Its whole force: a damper has no potential. */
+  /** Its whole force: a damper has no potential (power Σ c_lin |v|² + c_ang |ω|², W). */
   applyDissipativeForces(t: number): void {
     this.applyForces(t);
   }
