@@ -4,7 +4,7 @@
  *   newmark            NewmarkIntegrator (SOFA's NewmarkImplicitSolver, Rayleigh damping;
  *                      β, γ by default as the step resolves the springs: resolution.ts)
  *   generalized-alpha  GeneralizedAlphaIntegrator (Chung–Hulbert, ρ∞)
- *   articulated        ArticulatedIntegrator (joint coordinates, Dormand–Prince 5(4) with
+ *   articulated        ArticulatedIntegrator (joint coordinates, Tsitouras' 5(4) pair with
  *                      error control; trees of rigid bodies, compliant contact as a force)
  *   moreau-jean, backward-euler, symplectic-euler
  *                      the θ-method of Moreau–Jean with θ, forceWeight: (θ, θ), (1, 1),
