@@ -78,6 +78,7 @@ import {
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
+  type SubstepObserver,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep, MAX_HALVINGS } from "./step-halving";
 
@@ -245,6 +246,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const { alphaM, alphaF, gamma } = this.alpha.set(this.params.rhoInfinity);
     return (gamma * (1 - alphaF)) / (1 - alphaM);
   }
+
+  substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);

@@ -180,6 +180,15 @@ export class IntegratorMemory {
  */
 export type ProjectionOrder = "velocities-first" | "positions-first" | "none";
 
+/**
+ * Told of each accepted sub-step of a step an integrator split (step-halving.ts): the
+ * energy balance weighs each sub-step's forces as the scheme does (simulation/step-work.ts).
+ */
+export interface SubstepObserver {
+  /** The sub-step from t of h (s) was accepted; the system is at its end. */
+  substepDone(t: number, h: number): void;
+}
+
 export interface Integrator {
   readonly name: IntegratorName;
   /** Order of the joints' post-step projection (see ProjectionOrder). */
@@ -199,6 +208,11 @@ export interface Integrator {
    * Absent where the scheme has its own quadrature (dissipatedWork).
    */
   readonly forceWeight?: number;
+  /**
+   * Told of the accepted sub-steps when a step is split (the integrators that halve steps);
+   * null or absent: nobody listens.
+   */
+  substepObserver?: SubstepObserver | null;
   /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
   step(t: number, h: number, stats: StepStats): void;
   /**

@@ -50,6 +50,7 @@ import {
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
+  type SubstepObserver,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
@@ -124,12 +125,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     this.memory.invalidate();
   }
 
+  substepObserver: SubstepObserver | null = null;
+
   /** γ, or 1 for a step redone with backward Euler at a contact switch (see `trySingle`). */
   forceWeight = 0.5;
 
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);
-    this.forceWeight = this.params.gamma;
     this.stats = stats;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
   }
@@ -147,6 +149,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     const stats = this.stats;
     const s = this.stepper;
     const { beta, gamma } = this.params;
+    this.forceWeight = gamma;
     const c = this.coeff;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;

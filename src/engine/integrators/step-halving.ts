@@ -7,6 +7,7 @@
  * unconverged iterate. Shared by every implicit integrator.
  */
 import type { NewtonSettings } from "./acceleration-step";
+import type { SubstepObserver } from "./integrator";
 
 /** Step halvings tried when Newton does not converge. */
 export const MAX_HALVINGS = 4;
@@ -20,6 +21,8 @@ export interface HalvingStep {
   trySingle(t: number, h: number, last: boolean): boolean;
   /** Puts the state back at the start of the failed step. */
   restoreStart(): void;
+  /** Told of each accepted sub-step of a split step (the energy balance). */
+  readonly substepObserver?: SubstepObserver | null;
 }
 
 /**
@@ -28,7 +31,8 @@ export interface HalvingStep {
  * `firstDepth` > 0 starts with the 2^firstDepth steps of h/2^firstDepth, each still halved
  * when it fails (an integrator that predicts its sub-steps: generalized-alpha.ts,
  * chooseSubstepDepth); the halvings count from h, so a step is never smaller than
- * h/2^MAX_HALVINGS. Returns the number of sub-steps accepted (1: the step was not split).
+ * h/2^MAX_HALVINGS. Each accepted sub-step of a split step is told to the step's
+ * substepObserver. Returns the number of sub-steps accepted (1: the step was not split).
  */
 export function advanceWithHalving(
   step: HalvingStep,
@@ -42,7 +46,10 @@ export function advanceWithHalving(
   if (depth >= firstDepth) {
     // Newton may give up early only where a halving follows (NewtonSettings.halvingFollows)
     newton.halvingFollows = depth < MAX_HALVINGS;
-    if (step.trySingle(t, h, depth >= MAX_HALVINGS)) return 1;
+    if (step.trySingle(t, h, depth >= MAX_HALVINGS)) {
+      if (depth > 0) step.substepObserver?.substepDone(t, h);
+      return 1;
+    }
     if (depth >= MAX_HALVINGS)
       throw new Error(
         `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,

@@ -28,6 +28,7 @@ import {
   type ProjectionOrder,
   resetStepStats,
   type StepStats,
+  type SubstepObserver,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
@@ -93,6 +94,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
     s.linearIterations = 0;
     return c;
   }
+
+  substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {
     resetStepStats(stats);

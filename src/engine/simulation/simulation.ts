@@ -370,7 +370,7 @@ export class Simulation {
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
       this.restoredContacts = null;
-      const powerStart = this.stepWork.begin(record.time);
+      const powerStart = this.stepWork.begin(record.time, h);
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -1088,6 +1088,8 @@ export class Simulation {
     );
     // a new scheme starts without memory (the record's may hold the previous scheme's)
     this.record.integrator.invalidate();
+    // a split step's sub-steps weighed one by one in the energy balance
+    if (this.stepWork.dissipates) integrator.substepObserver = this.stepWork;
     return integrator;
   }
 

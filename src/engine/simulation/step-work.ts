@@ -22,7 +22,7 @@ import type { CompliantContactEffector } from "../contact/compliant";
 import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import type { AccelerationStepper } from "../integrators/acceleration-step";
-import type { Integrator, IntegratorName } from "../integrators/integrator";
+import type { Integrator, IntegratorName, SubstepObserver } from "../integrators/integrator";
 import { type BodySystem, clearForces, getForces, getVelocity } from "../model/body-system";
 
 /** What the step's work is read from: the simulation's parts, some of them PATCHed. */
@@ -43,7 +43,7 @@ export interface StepWorkSource {
   kineticEnergy(): number;
 }
 
-export class StepWork {
+export class StepWork implements SubstepObserver {
   /**
    * Generalized vectors (numDofs): the effectors' dissipative force and the velocity at the
    * running step's start and at its end (the end's become the next start's, swapped, while
@@ -54,8 +54,8 @@ export class StepWork {
   private endForce: Float64Array;
   private startVelocity: Float64Array;
   private endVelocity: Float64Array;
-  private readonly contactStart: Float64Array;
-  private readonly contactEnd: Float64Array;
+  private contactStart: Float64Array;
+  private contactEnd: Float64Array;
   private readonly powerForce: Float64Array;
   private readonly powerVelocity: Float64Array;
   /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
@@ -65,6 +65,12 @@ export class StepWork {
   private version = -1;
   /** dissipationPower at the end of the running step (work). */
   private endPower = 0;
+  /** The running step's length (s), the fraction of it its accepted sub-steps covered
+   * (exact: they are h/2^k), and their work (J): a split step is weighed sub-step by
+   * sub-step (substepDone). */
+  private stepSize = 0;
+  private covered = 0;
+  private splitWork = 0;
 
   constructor(private readonly src: StepWorkSource) {
     const dofs = src.system.numDofs;
@@ -97,9 +103,12 @@ export class StepWork {
    * force and velocity where the scheme weighs them (Integrator.forceWeight), and returns
    * dissipationPower at t (the last step's end values unless the state was written since).
    */
-  begin(t: number): number {
+  begin(t: number, h: number): number {
     const { src } = this;
     src.stepper.removedEnergy = 0;
+    this.stepSize = h;
+    this.covered = 0;
+    this.splitWork = 0;
     const cached = this.version === src.system.stateVersion;
     if (src.integrator().forceWeight !== undefined) {
       if (cached) {
@@ -130,18 +139,55 @@ export class StepWork {
     const own = integrator.dissipatedWork;
     this.endPower = this.dissipationPower(t + h);
     if (own !== undefined) return own + src.stepper.removedEnergy;
-    const w = integrator.forceWeight ?? 1;
+    // the last sub-step (the whole step when it was not split), after the joints' projection
+    const last = this.segmentWork(t + h, h * (1 - this.covered), integrator.forceWeight ?? 1);
+    return (
+      this.splitWork + last + 0.5 * h * (powerStart + this.endPower) + src.stepper.removedEnergy
+    );
+  }
+
+  /**
+   * An accepted sub-step from t of h of a split step (the integrator's SubstepObserver):
+   * its forces' work weighed as the scheme weighed them over it, M (v_e − v_s) =
+   * h ((1 − w) f_s + w f_e) holding sub-step by sub-step (over the whole step a stiff
+   * servo's effort, which changes within it, missed its work by joules). The step's last
+   * sub-step is left to `work`.
+   */
+  substepDone(t: number, h: number): void {
+    const w = this.src.integrator().forceWeight;
+    if (w === undefined) return;
+    const covered = this.covered + h / this.stepSize;
+    if (covered >= 1) return;
+    this.covered = covered;
+    this.splitWork += this.segmentWork(t + h, h, w);
+    // the sub-step's end is the next one's start (swapped: no copy, no allocation)
+    const force = this.startForce;
+    this.startForce = this.endForce;
+    this.endForce = force;
+    const velocity = this.startVelocity;
+    this.startVelocity = this.endVelocity;
+    this.endVelocity = velocity;
+    const contact = this.contactStart;
+    this.contactStart = this.contactEnd;
+    this.contactEnd = contact;
+  }
+
+  /**
+   * −h v̄ · ((1 − w) F_s + w F_e) (J) over a segment of h ending at t and the current state,
+   * from the start values held; the end's into endForce, endVelocity (and contactEnd).
+   */
+  private segmentWork(t: number, h: number, w: number): number {
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
-    this.effectorForce(t + h, f1);
-    getVelocity(src.system, v1);
+    this.effectorForce(t, f1);
+    getVelocity(this.src.system, v1);
     let work = 0;
-    if (this.contactForce(t + h, false, this.contactEnd)) {
+    if (this.contactForce(t, false, this.contactEnd)) {
       const { contactStart: c0, contactEnd: c1 } = this;
       for (let i = 0; i < f1.length; i++)
         work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]));
     } else
       for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
-    return 0.5 * h * (work + powerStart + this.endPower) + src.stepper.removedEnergy;
+    return 0.5 * h * work;
   }
 
   /** A good step: its end values are the next step's start while the state stays. */

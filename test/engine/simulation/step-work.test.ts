@@ -44,17 +44,17 @@ function setup(integrator: Partial<Integrator>, rayleighMass = 0) {
 /** A step from V0 to V1: begin at t = 0, the velocities changed, the work at t + H. */
 function step(s: ReturnType<typeof setup>, from = V0, to = V1): number {
   setVelocity(s.sys, Float64Array.from(from));
-  const powerStart = s.work.begin(0);
+  const powerStart = s.work.begin(0, H);
   setVelocity(s.sys, Float64Array.from(to));
   return s.work.work(0, H, powerStart);
 }
 
 /** −h v̄ · ((1 − w) F0 + w F1) with F = −c v. */
-function schemeWork(w: number, v0 = V0, v1 = V1): number {
+function schemeWork(w: number, v0 = V0, v1 = V1, h = H): number {
   let sum = 0;
   for (let i = 0; i < v0.length; i++)
     sum += 0.5 * (v0[i] + v1[i]) * ((1 - w) * C * v0[i] + w * C * v1[i]);
-  return H * sum;
+  return h * sum;
 }
 
 describe("StepWork", () => {
@@ -68,7 +68,7 @@ describe("StepWork", () => {
   it("adds the integrator's removedEnergy and takes its own quadrature as it is", () => {
     const s = setup({ forceWeight: 0.5 });
     setVelocity(s.sys, Float64Array.from(V0));
-    const p0 = s.work.begin(0);
+    const p0 = s.work.begin(0, H);
     s.stepper.removedEnergy = 0.25;
     setVelocity(s.sys, Float64Array.from(V1));
     expect(s.work.work(0, H, p0)).toBeCloseTo(schemeWork(0.5) + 0.25, 15);
@@ -84,12 +84,40 @@ describe("StepWork", () => {
     expect(step(s)).toBeCloseTo(schemeWork(0.5) + 0.5 * H * 2 * r * (T(V0) + T(V1)), 14);
   });
 
+  it("weighs a split step sub-step by sub-step (h/4, h/4, h/2), its last sub-step at the end", () => {
+    // the velocity after each sub-step; the quadrature over the whole step from V0 to V1
+    // would miss what the force did in between
+    const Va = V1.map((v, i) => 3 * v - V0[i]);
+    const Vb = V0.map((v) => -v);
+    for (const w of [0.5, 1]) {
+      const s = setup({ forceWeight: w });
+      setVelocity(s.sys, Float64Array.from(V0));
+      const p0 = s.work.begin(0, H);
+      setVelocity(s.sys, Float64Array.from(Va));
+      s.work.substepDone(0, H / 4);
+      setVelocity(s.sys, Float64Array.from(Vb));
+      s.work.substepDone(H / 4, H / 4);
+      setVelocity(s.sys, Float64Array.from(V1));
+      // the observer is told of the last sub-step too; `work` counts it
+      s.work.substepDone(H / 2, H / 2);
+      const expected =
+        schemeWork(w, V0, Va, H / 4) + schemeWork(w, Va, Vb, H / 4) + schemeWork(w, Vb, V1, H / 2);
+      expect(s.work.work(0, H, p0)).toBeCloseTo(expected, 15);
+      expect(Math.abs(expected - schemeWork(w))).toBeGreaterThan(1e-3);
+      // the next step starts afresh from the split step's end
+      s.work.commit();
+      const p1 = s.work.begin(H, H);
+      setVelocity(s.sys, Float64Array.from(V0));
+      expect(s.work.work(H, H, p1)).toBeCloseTo(schemeWork(w, V1, V0), 15);
+    }
+  });
+
   it("carries a committed step's end to the next start while the state stays, not after a change or invalidate()", () => {
     const s = setup({ forceWeight: 0.5 });
     step(s);
     s.work.commit();
     // the next step starts where the last ended (V1) without the state being touched
-    const p0 = s.work.begin(H);
+    const p0 = s.work.begin(H, H);
     setVelocity(s.sys, Float64Array.from(V0));
     expect(s.work.work(H, H, p0)).toBeCloseTo(schemeWork(0.5, V1, V0), 15);
     s.work.commit();
@@ -99,7 +127,7 @@ describe("StepWork", () => {
     s.work.commit();
     // invalidate(): read afresh too (the forces at this state changed, e.g. an input)
     s.work.invalidate();
-    const p1 = s.work.begin(2 * H);
+    const p1 = s.work.begin(2 * H, H);
     setVelocity(s.sys, Float64Array.from(V0));
     expect(s.work.work(2 * H, H, p1)).toBeCloseTo(schemeWork(0.5, V1, V0), 15);
   });
