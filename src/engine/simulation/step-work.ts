@@ -12,6 +12,7 @@
  *    stages, of forcePower);
  *  - the trapezoid over the step of the power of the solver's Rayleigh damping and of the
  *    motors' prescribed motions (dissipationPower);
+ * a step the integrator split (step-halving.ts) sub-step by sub-step (substepDone);
  *  - what the integrator counted itself (AccelerationStepper.removedEnergy: the velocity
  *    decay, a θ-scheme's impulses and motors, a new memory's consistent start).
  * A step's end values are kept for the next step's start while the state stays as it is
@@ -71,6 +72,8 @@ export class StepWork implements SubstepObserver {
   private stepSize = 0;
   private covered = 0;
   private splitWork = 0;
+  /** dissipationPower at the step's start, then at each accepted sub-step's end (W). */
+  private substepPower = 0;
 
   constructor(private readonly src: StepWorkSource) {
     const dofs = src.system.numDofs;
@@ -126,7 +129,8 @@ export class StepWork implements SubstepObserver {
       }
       this.contactForce(t, true, this.contactStart);
     } else src.compliant?.beginStep();
-    return cached ? this.power : this.dissipationPower(t);
+    this.substepPower = cached ? this.power : this.dissipationPower(t);
+    return this.substepPower;
   }
 
   /**
@@ -140,18 +144,18 @@ export class StepWork implements SubstepObserver {
     this.endPower = this.dissipationPower(t + h);
     if (own !== undefined) return own + src.stepper.removedEnergy;
     // the last sub-step (the whole step when it was not split), after the joints' projection
-    const last = this.segmentWork(t + h, h * (1 - this.covered), integrator.forceWeight ?? 1);
-    return (
-      this.splitWork + last + 0.5 * h * (powerStart + this.endPower) + src.stepper.removedEnergy
-    );
+    const hLast = h * (1 - this.covered);
+    const p0 = this.covered > 0 ? this.substepPower : powerStart;
+    const last = this.segmentWork(t + h, hLast, integrator.forceWeight ?? 1);
+    return this.splitWork + last + 0.5 * hLast * (p0 + this.endPower) + src.stepper.removedEnergy;
   }
 
   /**
    * An accepted sub-step from t of h of a split step (the integrator's SubstepObserver):
    * its forces' work weighed as the scheme weighed them over it, M (v_e − v_s) =
    * h ((1 − w) f_s + w f_e) holding sub-step by sub-step (over the whole step a stiff
-   * servo's effort, which changes within it, missed its work by joules). The step's last
-   * sub-step is left to `work`.
+   * servo's effort, which changes within it, missed its work by joules), and the powers'
+   * trapezoid over it. The step's last sub-step is left to `work`.
    */
   substepDone(t: number, h: number): void {
     const w = this.src.integrator().forceWeight;
@@ -159,7 +163,10 @@ export class StepWork implements SubstepObserver {
     const covered = this.covered + h / this.stepSize;
     if (covered >= 1) return;
     this.covered = covered;
-    this.splitWork += this.segmentWork(t + h, h, w);
+    // and the powers' trapezoid over the sub-step
+    const p1 = this.dissipationPower(t + h);
+    this.splitWork += this.segmentWork(t + h, h, w) + 0.5 * h * (this.substepPower + p1);
+    this.substepPower = p1;
     // the sub-step's end is the next one's start (swapped: no copy, no allocation)
     const force = this.startForce;
     this.startForce = this.endForce;

@@ -86,11 +86,16 @@ describe("StepWork", () => {
 
   it("weighs a split step sub-step by sub-step (h/4, h/4, h/2), its last sub-step at the end", () => {
     // the velocity after each sub-step; the quadrature over the whole step from V0 to V1
-    // would miss what the force did in between
+    // would miss what the force did in between. With Rayleigh mass damping r: its power
+    // 2 r T by the trapezoid over each sub-step
     const Va = V1.map((v, i) => 3 * v - V0[i]);
     const Vb = V0.map((v) => -v);
+    const r = 0.4;
+    const T = (v: number[]) =>
+      0.5 * (0.5 * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) + 2 * (v[3] ** 2 + v[4] ** 2 + v[5] ** 2));
+    const rayleigh = (v0: number[], v1: number[], h: number) => 0.5 * h * 2 * r * (T(v0) + T(v1));
     for (const w of [0.5, 1]) {
-      const s = setup({ forceWeight: w });
+      const s = setup({ forceWeight: w }, r);
       setVelocity(s.sys, Float64Array.from(V0));
       const p0 = s.work.begin(0, H);
       setVelocity(s.sys, Float64Array.from(Va));
@@ -101,14 +106,19 @@ describe("StepWork", () => {
       // the observer is told of the last sub-step too; `work` counts it
       s.work.substepDone(H / 2, H / 2);
       const expected =
-        schemeWork(w, V0, Va, H / 4) + schemeWork(w, Va, Vb, H / 4) + schemeWork(w, Vb, V1, H / 2);
-      expect(s.work.work(0, H, p0)).toBeCloseTo(expected, 15);
-      expect(Math.abs(expected - schemeWork(w))).toBeGreaterThan(1e-3);
+        schemeWork(w, V0, Va, H / 4) +
+        schemeWork(w, Va, Vb, H / 4) +
+        schemeWork(w, Vb, V1, H / 2) +
+        rayleigh(V0, Va, H / 4) +
+        rayleigh(Va, Vb, H / 4) +
+        rayleigh(Vb, V1, H / 2);
+      expect(s.work.work(0, H, p0)).toBeCloseTo(expected, 14);
+      expect(Math.abs(expected - schemeWork(w) - rayleigh(V0, V1, H))).toBeGreaterThan(1e-3);
       // the next step starts afresh from the split step's end
       s.work.commit();
       const p1 = s.work.begin(H, H);
       setVelocity(s.sys, Float64Array.from(V0));
-      expect(s.work.work(H, H, p1)).toBeCloseTo(schemeWork(w, V1, V0), 15);
+      expect(s.work.work(H, H, p1)).toBeCloseTo(schemeWork(w, V1, V0) + rayleigh(V1, V0, H), 14);
     }
   });
 
