@@ -80,6 +80,8 @@ export class BlockLdlt {
   private parent: Int32Array = new Int32Array(0);
   private lp: Int32Array = new Int32Array(0);
   private li: Int32Array = new Int32Array(0);
+  /** 3 li[p]: the row's first scalar, for the sweeps (V8 checks a product for overflow). */
+  private li3: Int32Array = new Int32Array(0);
   private lnz: Int32Array = new Int32Array(0);
   private flag: Int32Array = new Int32Array(0);
   private patt: Int32Array = new Int32Array(0);
@@ -200,6 +202,7 @@ export class BlockLdlt {
     this.lnz = lnz;
     this.flag = flag;
     this.li = new Int32Array(lp[nb]);
+    this.li3 = new Int32Array(lp[nb]);
     this.lx = new Float64Array(9 * lp[nb]);
     this.dinv = new Float64Array(9 * nb);
     this.y = new Float64Array(9 * nb);
@@ -217,7 +220,7 @@ export class BlockLdlt {
 
   private numeric(v: Float64Array): void {
     const nb = this.nb;
-    const { cp, ci, src1, src2, parent, lp, li, lx, lnz, flag, patt, y, dinv } = this;
+    const { cp, ci, src1, src2, parent, lp, li, li3, lx, lnz, flag, patt, y, dinv } = this;
     this.factorizations++;
     this.ok = false;
     this.positiveDefinite = true;
@@ -321,6 +324,7 @@ export class BlockLdlt {
         d21 -= l20 * u01 + l21 * u11 + l22 * u21;
         d22 -= l20 * u02 + l21 * u12 + l22 * u22;
         li[p2] = k;
+        li3[p2] = 3 * k;
         const l = 9 * p2;
         lx[l] = l00;
         lx[l + 1] = l01;
@@ -381,41 +385,54 @@ export class BlockLdlt {
    */
   solve(b: Float64Array, x: Float64Array): number {
     const nb = this.nb;
-    const { perm, lp, li, lx, dinv, z } = this;
+    const { perm, lp, li3, lx, dinv, z } = this;
     for (let k = 0; k < nb; k++) {
       const o = 3 * perm[k];
       z[3 * k] = b[o];
       z[3 * k + 1] = b[o + 1];
       z[3 * k + 2] = b[o + 2];
     }
-    // L w = P b, and w_j ← D_j⁻¹ w_j once column j has been applied
+    // L w = P b, and w_j ← D_j⁻¹ w_j once column j has been applied. L's blocks are
+    // walked with running offsets p (block) and l = 9 p and the rows read premultiplied
+    // (li3): V8 checks every integer product for overflow, and the sweeps of the stiff
+    // cloth's coarse matrix (1 079 blocks) took 7.4 and 7.9 µs with them against 6.5 and
+    // 5.2 µs without (bench/README.md, "Stiff cloth")
+    let p = 0;
+    let l = 0;
     for (let j = 0; j < nb; j++) {
       const oj = 3 * j;
       const w0 = z[oj];
       const w1 = z[oj + 1];
       const w2 = z[oj + 2];
+      const end = lp[j + 1];
       // a zero w_j (a sparse right-hand side) changes nothing below
       if (w0 !== 0 || w1 !== 0 || w2 !== 0)
-        for (let p = lp[j]; p < lp[j + 1]; p++) {
-          const o = 3 * li[p];
-          const l = 9 * p;
+        for (; p < end; p++, l += 9) {
+          const o = li3[p];
           z[o] -= lx[l] * w0 + lx[l + 1] * w1 + lx[l + 2] * w2;
           z[o + 1] -= lx[l + 3] * w0 + lx[l + 4] * w1 + lx[l + 5] * w2;
           z[o + 2] -= lx[l + 6] * w0 + lx[l + 7] * w1 + lx[l + 8] * w2;
         }
+      else {
+        l += 9 * (end - p);
+        p = end;
+      }
       const d = 9 * j;
       z[oj] = dinv[d] * w0 + dinv[d + 1] * w1 + dinv[d + 2] * w2;
       z[oj + 1] = dinv[d + 3] * w0 + dinv[d + 4] * w1 + dinv[d + 5] * w2;
       z[oj + 2] = dinv[d + 6] * w0 + dinv[d + 7] * w1 + dinv[d + 8] * w2;
     }
     // Lᵀ x = w: x_j = w_j − Σ_k L_kjᵀ x_k over column j's rows k, the last first
+    p = lp[nb] - 1;
+    l = 9 * p;
     for (let j = nb - 1; j >= 0; j--) {
-      let s0 = z[3 * j];
-      let s1 = z[3 * j + 1];
-      let s2 = z[3 * j + 2];
-      for (let p = lp[j + 1] - 1; p >= lp[j]; p--) {
-        const o = 3 * li[p];
-        const l = 9 * p;
+      const oj = 3 * j;
+      let s0 = z[oj];
+      let s1 = z[oj + 1];
+      let s2 = z[oj + 2];
+      const start = lp[j];
+      for (; p >= start; p--, l -= 9) {
+        const o = li3[p];
         const x0 = z[o];
         const x1 = z[o + 1];
         const x2 = z[o + 2];
@@ -423,9 +440,9 @@ export class BlockLdlt {
         s1 -= lx[l + 1] * x0 + lx[l + 4] * x1 + lx[l + 7] * x2;
         s2 -= lx[l + 2] * x0 + lx[l + 5] * x1 + lx[l + 8] * x2;
       }
-      z[3 * j] = s0;
-      z[3 * j + 1] = s1;
-      z[3 * j + 2] = s2;
+      z[oj] = s0;
+      z[oj + 1] = s1;
+      z[oj + 2] = s2;
     }
     let bx = 0;
     for (let k = 0; k < nb; k++) {

@@ -44,6 +44,25 @@ describe("BlockLdlt", () => {
     expect(f.solveCost).toBeLessThan(18 * k * k * (k + 1));
   });
 
+  it("solves right-hand sides with zero blocks (the forward sweep skips their columns)", () => {
+    const k = 9;
+    const { pairs, dense } = gridLaplacian(k, 1e-2);
+    const m = blockMatrix(k * k, pairs, dense);
+    const f = new BlockLdlt();
+    expect(f.factor(m)).toBe(true);
+    for (const nonzero of [[0], [40], [k * k - 1], [3, 17, 60]]) {
+      const b = new Float64Array(3 * k * k);
+      for (const blk of nonzero) for (let p = 0; p < 3; p++) b[3 * blk + p] = 1 + blk + 0.5 * p;
+      const x = new Float64Array(b.length);
+      const bx = f.solve(b, x);
+      const ref = denseLuSolve(dense, b);
+      expect(relativeError(x, ref)).toBeLessThan(1e-10);
+      let dot = 0;
+      for (let i = 0; i < b.length; i++) dot += b[i] * ref[i];
+      expect(Math.abs(bx - dot)).toBeLessThan(1e-10 * Math.abs(dot));
+    }
+  });
+
   it("reads a triangle-only storage as the symmetric matrix", () => {
     const nb = 30;
     const { pairs, dense } = randomSpdBlocks(nb, 3, 5);
