@@ -334,20 +334,57 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       const c20 = u2 * g0;
       const c21 = u2 * g1;
       const c22 = u2 * g2 + q;
-      // +C on the diagonal blocks (a, a) and (b, b), −C on (a, b) and (b, a)
-      for (let slot = 0; slot < 4; slot++) {
-        const b = off[4 * i + slot];
-        if (b < 0) continue;
-        const sign = slot < 2 ? 1 : -1;
-        v[b] += sign * c00;
-        v[b + 1] += sign * c01;
-        v[b + 2] += sign * c02;
-        v[b + 3] += sign * c10;
-        v[b + 4] += sign * c11;
-        v[b + 5] += sign * c12;
-        v[b + 6] += sign * c20;
-        v[b + 7] += sign * c21;
-        v[b + 8] += sign * c22;
+      // +C on the diagonal blocks (a, a) and (b, b), −C on (a, b) and (b, a), the four
+      // written out (a loop over them with a sign factor: the benchmark's stiff cloth's
+      // assembled W 101 µs against 89, its block diagonal 60 against 55)
+      const q4 = 4 * i;
+      let b = off[q4];
+      if (b >= 0) {
+        v[b] += c00;
+        v[b + 1] += c01;
+        v[b + 2] += c02;
+        v[b + 3] += c10;
+        v[b + 4] += c11;
+        v[b + 5] += c12;
+        v[b + 6] += c20;
+        v[b + 7] += c21;
+        v[b + 8] += c22;
+      }
+      b = off[q4 + 1];
+      if (b >= 0) {
+        v[b] += c00;
+        v[b + 1] += c01;
+        v[b + 2] += c02;
+        v[b + 3] += c10;
+        v[b + 4] += c11;
+        v[b + 5] += c12;
+        v[b + 6] += c20;
+        v[b + 7] += c21;
+        v[b + 8] += c22;
+      }
+      b = off[q4 + 2];
+      if (b >= 0) {
+        v[b] -= c00;
+        v[b + 1] -= c01;
+        v[b + 2] -= c02;
+        v[b + 3] -= c10;
+        v[b + 4] -= c11;
+        v[b + 5] -= c12;
+        v[b + 6] -= c20;
+        v[b + 7] -= c21;
+        v[b + 8] -= c22;
+      }
+      b = off[q4 + 3];
+      if (b >= 0) {
+        v[b] -= c00;
+        v[b + 1] -= c01;
+        v[b + 2] -= c02;
+        v[b + 3] -= c10;
+        v[b + 4] -= c11;
+        v[b + 5] -= c12;
+        v[b + 6] -= c20;
+        v[b + 7] -= c21;
+        v[b + 8] -= c22;
       }
     }
   }
