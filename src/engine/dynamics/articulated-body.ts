@@ -403,10 +403,11 @@ export class ArticulatedTree {
   /**
    * Places the bodies at coordinates (y, u) and time t (s; the driven joints' prescribed
    * pose) by forward kinematics, parents first: positions, orientations, velocities and the
-   * derived rotations and inertias of the body system. Quaternion coordinates are read
+   * derived rotations and inertias of the body system (the inverse world inertias only
+   * with `inverse`: a stage of a step needs none). Quaternion coordinates are read
    * normalized.
    */
-  setState(y: Float64Array, u: Float64Array, t: number): void {
+  setState(y: Float64Array, u: Float64Array, t: number, inverse = true): void {
     const sys = this.sys;
     const { pos, quat, vel, omega, rotation } = sys;
     const P = this.point;
@@ -426,7 +427,7 @@ export class ArticulatedTree {
         for (let d = 0; d < 4; d++) q[d] = y[yo + 3 + d];
         normalizeQuat(q, 0);
         for (let d = 0; d < 4; d++) quat[4 * b + d] = q[d];
-        updateBodyDerived(sys, b);
+        updateBodyDerived(sys, b, inverse);
         for (let d = 0; d < 3; d++) {
           omega[3 * b + d] = u[uo + d];
           vel[3 * b + d] = u[uo + 3 + d];
@@ -497,7 +498,7 @@ export class ArticulatedTree {
         quat[4 * b + 2] = ry0;
         quat[4 * b + 3] = rz0;
       }
-      updateBodyDerived(sys, b);
+      updateBodyDerived(sys, b, inverse);
       // joint point: on the parent (plus the slide), W: x_p + R_p a_p (ground: a_p)
       const ap = this.anchorParent;
       if (pb >= 0) {

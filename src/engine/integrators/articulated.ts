@@ -315,7 +315,9 @@ export class ArticulatedIntegrator implements Integrator {
   private evaluate(y: Float64Array, u: Float64Array, k: number): void {
     const t = this.stageTime;
     const tree = this.tree;
-    tree.setState(y, u, t);
+    // (without the inverse world inertias, which neither the forces nor the algorithm
+    // read: the step's end sets them)
+    tree.setState(y, u, t, false);
     this.stepper.computeForces(t, this.forces);
     tree.positionRates(y, u, this.ky[k]);
     // the last stage is at the sub-step's solution: its joint wrenches, those of the step's

@@ -320,9 +320,11 @@ export function updateDerived(sys: BodySystem): void {
 /**
  * Body b's rotation matrix and world inertias from its orientation (updateDerived's work
  * for one body: a caller that places the bodies one by one and needs each one's rotation
- * before the next, dynamics/articulated-body.ts, then bumps the versions itself).
+ * before the next, dynamics/articulated-body.ts, then bumps the versions itself). Without
+ * `inverse` the inverse world inertia is left as it was: for a state that only forces and
+ * the articulated-body algorithm read (a Runge–Kutta stage), which never invert it.
  */
-export function updateBodyDerived(sys: BodySystem, b: number): void {
+export function updateBodyDerived(sys: BodySystem, b: number, inverse = true): void {
   // a particle keeps R = I (its quaternion is never rotated)
   if (sys.hasOrientation[b] === 0) return;
   const { rotation, quat, inertiaBody, inertiaWorld, inertiaWorldInv } = sys;
@@ -337,8 +339,8 @@ export function updateBodyDerived(sys: BodySystem, b: number): void {
       4 * b,
       principalInertia,
       inertiaWorld,
-      principalInertiaInv,
-      inertiaWorldInv,
+      inverse ? principalInertiaInv : null,
+      inverse ? inertiaWorldInv : null,
       3 * b,
     );
     return;
@@ -346,7 +348,7 @@ export function updateBodyDerived(sys: BodySystem, b: number): void {
   quatToMat3(rotation, 9 * b, quat, 4 * b);
   if (!rigid) return;
   mat3Congruence(inertiaWorld, 9 * b, rotation, 9 * b, inertiaBody, 9 * b);
-  mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
+  if (inverse) mat3Invert(inertiaWorldInv, 9 * b, inertiaWorld, 9 * b);
 }
 
 export function clearForces(sys: BodySystem): void {
