@@ -114,16 +114,9 @@ export class StepWork implements SubstepObserver {
     this.splitWork = 0;
     const cached = this.version === src.system.stateVersion;
     if (src.integrator().forceWeight !== undefined) {
-      if (cached) {
-        // the last step's end is this step's start (swapped with temporaries: a
-        // destructuring swap builds an array)
-        const force = this.startForce;
-        this.startForce = this.endForce;
-        this.endForce = force;
-        const velocity = this.startVelocity;
-        this.startVelocity = this.endVelocity;
-        this.endVelocity = velocity;
-      } else {
+      // the last step's end is this step's start
+      if (cached) this.endBecomesStart();
+      else {
         this.effectorForce(t, this.startForce);
         getVelocity(src.system, this.startVelocity);
       }
@@ -167,16 +160,24 @@ export class StepWork implements SubstepObserver {
     const p1 = this.dissipationPower(t + h);
     this.splitWork += this.segmentWork(t + h, h, w) + 0.5 * h * (this.substepPower + p1);
     this.substepPower = p1;
-    // the sub-step's end is the next one's start (swapped: no copy, no allocation)
+    // the sub-step's end is the next one's start, its contacts' force too
+    this.endBecomesStart();
+    const contact = this.contactStart;
+    this.contactStart = this.contactEnd;
+    this.contactEnd = contact;
+  }
+
+  /**
+   * The end's dissipative force and velocity become the start's, swapped with temporaries
+   * (no copy; a destructuring swap would build an array).
+   */
+  private endBecomesStart(): void {
     const force = this.startForce;
     this.startForce = this.endForce;
     this.endForce = force;
     const velocity = this.startVelocity;
     this.startVelocity = this.endVelocity;
     this.endVelocity = velocity;
-    const contact = this.contactStart;
-    this.contactStart = this.contactEnd;
-    this.contactEnd = contact;
   }
 
   /**
