@@ -36,7 +36,7 @@
  */
 import { SparseBlockMatrix } from "../../math/block-matrix";
 import { BlockLdlt } from "./block-ldlt";
-import { BlockJacobiPreconditioner, type Preconditioner } from "./preconditioners";
+import { BlockJacobiPreconditioner, type ResidualStepPreconditioner } from "./preconditioners";
 
 /**
  * Greedy aggregation of the node graph of m (see the header): aggregate index per block
@@ -82,7 +82,7 @@ export function aggregateNodes(m: SparseBlockMatrix): { aggregateOf: Int32Array;
   return { aggregateOf, count };
 }
 
-export class AggregationMultigrid implements Preconditioner {
+export class AggregationMultigrid implements ResidualStepPreconditioner {
   /** Aggregate of each block row of W. */
   aggregateOf: Int32Array = new Int32Array(0);
   /** Number of aggregates (coarse block rows). */
@@ -97,6 +97,8 @@ export class AggregationMultigrid implements Preconditioner {
   private coarseOffset: Int32Array = new Int32Array(0);
   private rc = new Float64Array(0);
   private xc = new Float64Array(0);
+  /** rᵀ D⁻¹ r of the last stepResidual, for completeDirection. */
+  private smoothedRz = 0;
 
   /**
    * The coarse term from W (m: 3×3 blocks, symmetric positive definite): the aggregates
@@ -179,8 +181,42 @@ export class AggregationMultigrid implements Preconditioner {
 
   /** z = B r and CG's p ← z + (rᵀz/rzPrevious) p, P xc added in the same pass (Preconditioner). */
   applyDirection(r: Float64Array, z: Float64Array, p: Float64Array, rzPrevious: number): number {
+    return this.prolongDirection(this.smoothAndCoarse(r, z), z, p, rzPrevious);
+  }
+
+  /**
+   * CG's x += α p, r −= α q with the block-Jacobi sweep and the restriction Pᵀ r in the
+   * same pass (ResidualStepPreconditioner); returns rᵀr.
+   */
+  stepResidual(
+    x: Float64Array,
+    p: Float64Array,
+    r: Float64Array,
+    q: Float64Array,
+    alpha: number,
+    z: Float64Array,
+  ): number {
+    const rc = this.rc;
+    rc.fill(0);
+    const rr = this.smoother.stepGrouping(x, p, r, q, alpha, z, this.aggregateOf, rc);
+    this.smoothedRz = this.smoother.groupedRz;
+    return rr;
+  }
+
+  /** After stepResidual: the coarse solve, then as applyDirection (ResidualStepPreconditioner). */
+  completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number {
+    const rz = this.smoothedRz + this.coarseLdlt.solve(this.rc, this.xc);
+    return this.prolongDirection(rz, z, p, rzPrevious);
+  }
+
+  /** z += P xc and p ← z + (rz/rzPrevious) p in one pass; returns rz. */
+  private prolongDirection(
+    rz: number,
+    z: Float64Array,
+    p: Float64Array,
+    rzPrevious: number,
+  ): number {
     const { xc, aggregateOf } = this;
-    const rz = this.smoothAndCoarse(r, z);
     const beta = rz / rzPrevious;
     for (let i = 0; i < aggregateOf.length; i++) {
       const g = 3 * aggregateOf[i];

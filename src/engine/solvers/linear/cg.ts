@@ -16,6 +16,10 @@
  * r_kᵀ M⁻¹ r_k ≤ 0 (M not SPD) stops the iteration (converged = false unless the
  * true residual already meets the tolerance).
  *
+ * A preconditioner may take over the update of x and r (ResidualStepPreconditioner: the
+ * two-level one's block-Jacobi sweep and restriction read the new r as it is formed) and
+ * the next direction (applyDirection): the same numbers, fewer passes over the vectors.
+ *
  * `factor` accepts a CsrMatrix or a matrix-free LinearOperator {n, apply, diagonal?};
  * work vectors are allocated once per dimension. The iteration itself
  * (conjugateGradients) also serves factored-pcg.ts, which trusts its recursive residual
@@ -36,7 +40,7 @@ import type {
   LinearSolverOptions,
 } from "./linear-solver";
 import { dot } from "./pattern";
-import type { Preconditioner } from "./preconditioners";
+import { type Preconditioner, stepsResidual } from "./preconditioners";
 
 /** Tolerances from which a quick convergence is not confirmed (see the header). */
 const LOOSE_TOLERANCE = 1e-6;
@@ -133,6 +137,8 @@ export function conjugateGradients(
   let it = 0;
   run.settled = false;
   const accept = run.accept;
+  // the preconditioner's first pass within the update of x and r (ResidualStepPreconditioner)
+  const fused = stepsResidual(m) ? m : null;
   // whether the current iterate meets run.accept (tested once per iterate)
   let accepted = false;
   run.accepted = false;
@@ -164,12 +170,14 @@ export function conjugateGradients(
     if (!(pq > 0)) break;
     const alpha = rz / pq;
     let rr = 0;
-    for (let i = 0; i < n; i++) {
-      x[i] += alpha * p[i];
-      const ri = r[i] - alpha * q[i];
-      r[i] = ri;
-      rr += ri * ri;
-    }
+    if (fused !== null) rr = fused.stepResidual(x, p, r, q, alpha, z);
+    else
+      for (let i = 0; i < n; i++) {
+        x[i] += alpha * p[i];
+        const ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        rr += ri * ri;
+      }
     rn = Math.sqrt(rr);
     it++;
     const goOn = run.afterIteration === null || run.afterIteration(it);
@@ -177,7 +185,8 @@ export function conjugateGradients(
     // the loop's top confirms or stops: no next direction needed
     if (rn <= target || it >= limit || accepted) continue;
     if (!goOn) break;
-    if (m.applyDirection !== undefined) rz = m.applyDirection(r, z, p, rz);
+    if (fused !== null) rz = fused.completeDirection(z, p, rz);
+    else if (m.applyDirection !== undefined) rz = m.applyDirection(r, z, p, rz);
     else {
       const rzNew = m.apply(r, z);
       const beta = rzNew / rz;

@@ -40,6 +40,36 @@ export interface Preconditioner {
   applyDirection?(r: Float64Array, z: Float64Array, p: Float64Array, rzPrevious: number): number;
 }
 
+/**
+ * A preconditioner that does its first pass over r within CG's update of x and r, so that
+ * r is read once an iteration instead of twice (conjugateGradients uses it when present).
+ */
+export interface ResidualStepPreconditioner extends Preconditioner {
+  /**
+   * x ← x + α p and r ← r − α q, entry by entry, with the part of z = M⁻¹ r that reads r
+   * entry by entry done in the same loop; returns rᵀr summed in index order (the new r).
+   */
+  stepResidual(
+    x: Float64Array,
+    p: Float64Array,
+    r: Float64Array,
+    q: Float64Array,
+    alpha: number,
+    z: Float64Array,
+  ): number;
+  /**
+   * After stepResidual, finishes z = M⁻¹ r and CG's p ← z + (rᵀz / rzPrevious) p, returning
+   * rᵀz: the same numbers as applyDirection (or apply and the update) on that r. Not
+   * calling it (the run ends there) leaves z unfinished.
+   */
+  completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number;
+}
+
+/** Whether m does its first pass within CG's update (ResidualStepPreconditioner). */
+export function stepsResidual(m: Preconditioner): m is ResidualStepPreconditioner {
+  return "stepResidual" in m && "completeDirection" in m;
+}
+
 export class IdentityPreconditioner implements Preconditioner {
   constructor(readonly n: number) {}
   apply(r: Float64Array, z: Float64Array): number {
@@ -230,6 +260,51 @@ export class BlockJacobiPreconditioner implements Preconditioner {
       sums[g + 2] += r[o + 2];
     }
     return rz;
+  }
+
+  /** rᵀz of the last stepGrouping (the rz that applyGrouping returns). */
+  groupedRz = 0;
+
+  /**
+   * CG's update x += α p, r −= α q (3 entries a block) with applyGrouping on the new r in
+   * the same pass: z = M⁻¹ r, sums[3 g(b) ..] += r_b, rᵀz into groupedRz (summed as
+   * applyGrouping sums it); returns rᵀr summed entry by entry in index order.
+   */
+  stepGrouping(
+    x: Float64Array,
+    p: Float64Array,
+    r: Float64Array,
+    q: Float64Array,
+    alpha: number,
+    z: Float64Array,
+    groupOf: Int32Array,
+    sums: Float64Array,
+  ): number {
+    const inv = this.inv;
+    let rz = 0;
+    let rr = 0;
+    for (let b = 0; b < this.numBlocks; b++) {
+      const o = 3 * b;
+      x[o] += alpha * p[o];
+      x[o + 1] += alpha * p[o + 1];
+      x[o + 2] += alpha * p[o + 2];
+      const r0 = r[o] - alpha * q[o];
+      const r1 = r[o + 1] - alpha * q[o + 1];
+      const r2 = r[o + 2] - alpha * q[o + 2];
+      r[o] = r0;
+      r[o + 1] = r1;
+      r[o + 2] = r2;
+      rr += r0 * r0;
+      rr += r1 * r1;
+      rr += r2 * r2;
+      rz = jacobiBlock3(inv, 9 * b, r, o, z, rz);
+      const g = 3 * groupOf[b];
+      sums[g] += r0;
+      sums[g + 1] += r1;
+      sums[g + 2] += r2;
+    }
+    this.groupedRz = rz;
+    return rr;
   }
 
   apply(r: Float64Array, z: Float64Array): number {

@@ -1,8 +1,8 @@
 /**
  * The two-level aggregation preconditioner B = D⁻¹ + P Wc⁻¹ Pᵀ (aggregation-multigrid.ts) on
  * spring networks' Newton matrices W = M + c_x Σ k ûûᵀ written out here: the aggregates,
- * B r against D⁻¹ r + P (PᵀWP)⁻¹ Pᵀ r formed densely (and CG's fused direction update against
- * apply), PCG with B against a dense solve (ml-matrix), B symmetric positive definite (also with a
+ * B r against D⁻¹ r + P (PᵀWP)⁻¹ Pᵀ r formed densely (and CG's fused direction update and
+ * its update of x and r with the first pass against apply), PCG with B against a dense solve (ml-matrix), B symmetric positive definite (also with a
  * coarse term of another W), and the CG iterations against block Jacobi on a 32 × 32
  * stiff cloth (counts, not time).
  */
@@ -209,6 +209,33 @@ describe("PCG with the two-level preconditioner", () => {
     expect(mg.applyDirection(r, z2, dir, 0.37)).toBe(rz);
     expect(Array.from(z2)).toEqual(Array.from(z));
     expect(Array.from(dir)).toEqual(Array.from(expected));
+  });
+
+  it("within CG's update of x and r (stepResidual, completeDirection), the numbers of apply", () => {
+    const { w } = clothMatrix(6, 1e4, 0.02, 9);
+    const n = w.size;
+    const mg = twoLevel(w);
+    const x = randomVector(n, 11);
+    const p = randomVector(n, 12);
+    const r = randomVector(n, 13);
+    const q = randomVector(n, 14);
+    const alpha = 0.731;
+    // the update written out
+    const x1 = Float64Array.from(x, (xi, i) => xi + alpha * p[i]);
+    const r1 = Float64Array.from(r, (ri, i) => ri - alpha * q[i]);
+    let rr = 0;
+    for (let i = 0; i < n; i++) rr += r1[i] * r1[i];
+    // B r1 from apply (checked against the dense formula above), and the next direction
+    const zRef = new Float64Array(n);
+    const rzRef = mg.apply(r1, zRef);
+    const pRef = Float64Array.from(p, (pi, i) => zRef[i] + (rzRef / 0.37) * pi);
+    const z = new Float64Array(n);
+    expect(mg.stepResidual(x, p, r, q, alpha, z)).toBe(rr);
+    expect(Array.from(x)).toEqual(Array.from(x1));
+    expect(Array.from(r)).toEqual(Array.from(r1));
+    expect(mg.completeDirection(z, p, 0.37)).toBe(rzRef);
+    expect(Array.from(z)).toEqual(Array.from(zRef));
+    expect(Array.from(p)).toEqual(Array.from(pRef));
   });
 
   it("is symmetric positive definite, also with the coarse term of another W", () => {
