@@ -138,80 +138,38 @@ export function quatToMat3Inertias(
   out[io + 6] = r20;
   out[io + 7] = r21;
   out[io + 8] = r22;
-  if (d !== null && dOut !== null)
-    rotateDiagonal(
-      dOut,
-      io,
-      r00,
-      r01,
-      r02,
-      r10,
-      r11,
-      r12,
-      r20,
-      r21,
-      r22,
-      d[id],
-      d[id + 1],
-      d[id + 2],
-    );
-  if (e !== null && eOut !== null)
-    rotateDiagonal(
-      eOut,
-      io,
-      r00,
-      r01,
-      r02,
-      r10,
-      r11,
-      r12,
-      r20,
-      r21,
-      r22,
-      e[id],
-      e[id + 1],
-      e[id + 2],
-    );
-}
-
-/** out[io..io+8] ← R diag(d0, d1, d2) Rᵀ (symmetric), R given by its entries. */
-function rotateDiagonal(
-  out: Vec,
-  io: number,
-  r00: number,
-  r01: number,
-  r02: number,
-  r10: number,
-  r11: number,
-  r12: number,
-  r20: number,
-  r21: number,
-  r22: number,
-  d0: number,
-  d1: number,
-  d2: number,
-): void {
-  const a00 = r00 * d0;
-  const a01 = r01 * d1;
-  const a02 = r02 * d2;
-  const a10 = r10 * d0;
-  const a11 = r11 * d1;
-  const a12 = r12 * d2;
-  const a20 = r20 * d0;
-  const a21 = r21 * d1;
-  const a22 = r22 * d2;
-  const m01 = a00 * r10 + a01 * r11 + a02 * r12;
-  const m02 = a00 * r20 + a01 * r21 + a02 * r22;
-  const m12 = a10 * r20 + a11 * r21 + a12 * r22;
-  out[io] = a00 * r00 + a01 * r01 + a02 * r02;
-  out[io + 1] = m01;
-  out[io + 2] = m02;
-  out[io + 3] = m01;
-  out[io + 4] = a10 * r10 + a11 * r11 + a12 * r12;
-  out[io + 5] = m12;
-  out[io + 6] = m02;
-  out[io + 7] = m12;
-  out[io + 8] = a20 * r20 + a21 * r21 + a22 * r22;
+  // R diag(d) Rᵀ into dOut, then R diag(e) Rᵀ into eOut (symmetric): written once, in a
+  // loop over the two rather than a helper taking R's entries (a call V8 does not inline,
+  // from the articulated tree's setState, passed its thirteen doubles as heap numbers)
+  for (let pass = 0; pass < 2; pass++) {
+    const diag = pass === 0 ? d : e;
+    const target = pass === 0 ? dOut : eOut;
+    if (diag === null || target === null) continue;
+    const d0 = diag[id];
+    const d1 = diag[id + 1];
+    const d2 = diag[id + 2];
+    const a00 = r00 * d0;
+    const a01 = r01 * d1;
+    const a02 = r02 * d2;
+    const a10 = r10 * d0;
+    const a11 = r11 * d1;
+    const a12 = r12 * d2;
+    const a20 = r20 * d0;
+    const a21 = r21 * d1;
+    const a22 = r22 * d2;
+    const m01 = a00 * r10 + a01 * r11 + a02 * r12;
+    const m02 = a00 * r20 + a01 * r21 + a02 * r22;
+    const m12 = a10 * r20 + a11 * r21 + a12 * r22;
+    target[io] = a00 * r00 + a01 * r01 + a02 * r02;
+    target[io + 1] = m01;
+    target[io + 2] = m02;
+    target[io + 3] = m01;
+    target[io + 4] = a10 * r10 + a11 * r11 + a12 * r12;
+    target[io + 5] = m12;
+    target[io + 6] = m02;
+    target[io + 7] = m12;
+    target[io + 8] = a20 * r20 + a21 * r21 + a22 * r22;
+  }
 }
 
 /** Normalizes in place; returns the norm before normalization. */
