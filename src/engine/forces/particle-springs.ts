@@ -16,9 +16,10 @@
  * (JacobianProductEffector) applies C = s_x A + s_v B = û gᵀ + p I (axial.ts), kept per
  * spring as [û, g, p]. Once (s_x, s_v) are announced the law writes C as it evaluates the
  * forces (one pass over the springs per Newton iteration instead of two; bench/README.md,
- * "Cloth"), into the second of two buffers; setJacobianProduct pins it, so
- * the operator stays the one of setJacobianProduct even if the springs are evaluated at
- * another state meanwhile. A product, spring by spring:
+ * "Cloth"), into a buffer of its own; setJacobianProduct pins it (a copy into the
+ * product's buffer), so the operator stays the one of setJacobianProduct even if the
+ * springs are evaluated at another state meanwhile. A product, spring by spring
+ * (spring-product-kernel.ts):
  *   y = C (x_b − x_a),  out_b += y,  out_a −= y,
  * O(springs) per product with no assembly; the blocks of J are C at (b, b) and (a, a) and
  * −C at (a, b) and (b, a) (the multigrid preconditioner assembles them all).
@@ -39,6 +40,7 @@ import {
   axialForces,
 } from "./axial";
 import type { JacobianProductEffector, SymmetrizableEffector } from "./effector";
+import { springProductKernel } from "./spring-product-kernel";
 
 // Module-level copies of imports used once per spring: loaded as CommonJS (a script outside
 // the package, run with tsx) every use of an imported binding is a getter call, here once
@@ -137,7 +139,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private readonly anyAxial: boolean;
   private symmetric = false;
   /** C = s_x A + s_v B = û gᵀ + p I per spring as [û, g, p], set by setJacobianProduct. */
-  private product: Float64Array;
+  private readonly product: Float64Array;
+  /** addJacobianProduct over `product` (spring-product-kernel.ts: why a closure). */
+  private readonly productKernel: (x: Float64Array, out: Float64Array) => void;
   /** The announced coefficients and the buffer the law fills for them (see announce…). */
   private readonly next: AxialProduct;
   private announced = false;
@@ -210,6 +214,13 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     starts.push(n);
     this.runStart = Int32Array.from(starts);
     this.runMoving = Uint8Array.from(moving);
+    this.productKernel = springProductKernel(
+      this.dofA,
+      this.dofB,
+      this.runStart,
+      this.runMoving,
+      this.product,
+    );
     this.ends = new AxialEnds(
       sys.pos,
       sys.vel,
@@ -296,8 +307,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   /**
    * Pins C = sx A + sv B at the current state: the one the law computed with the forces
    * when (sx, sv) were announced before the residual (as the stepper does), else the law
-   * is evaluated again for them. The pinned C stays while the springs are evaluated
-   * elsewhere (the law then writes the other buffer). Adds J's blocks to those of `matrix`
+   * is evaluated again for them, copied into the product's buffer (which the product's
+   * kernel holds: spring-product-kernel.ts). The pinned C stays while the springs are
+   * evaluated elsewhere (the law writes its own buffer). Adds J's blocks to those of `matrix`
    * that are reserved: the diagonal ones always, the off-diagonal ones when it holds them.
    */
   setJacobianProduct(sx: number, sv: number, matrix: SparseBlockMatrix | null): void {
@@ -306,10 +318,7 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       this.cachedVersion = -1;
       this.evaluate(null, false);
     }
-    const next = this.next;
-    const pinned = next.out;
-    next.out = this.product;
-    this.product = pinned;
+    this.product.set(this.next.out);
     this.nextVersion = -1;
     const m = matrix;
     if (m === null) return;
@@ -399,77 +408,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   }
 
   addJacobianProduct(x: Float64Array, out: Float64Array): void {
-    // run by run in spring order (each entry of `out` sums its terms in the order one
-    // loop over the springs would), the runs of springs with two moving ends without the
-    // end tests: 48 → 38 µs a product on the 3 875 springs of the benchmark's cloth
-    const { runStart, runMoving } = this;
-    for (let r = 0; r < runMoving.length; r++) {
-      if (runMoving[r] === 1) this.productMoving(x, out, runStart[r], runStart[r + 1]);
-      else this.productAny(x, out, runStart[r], runStart[r + 1]);
-    }
-  }
-
-  /** addJacobianProduct for springs from … to − 1, each with both ends moving. */
-  private productMoving(x: Float64Array, out: Float64Array, from: number, to: number): void {
-    const { dofA, dofB, product: C } = this;
-    for (let i = from; i < to; i++) {
-      const oa = dofA[i];
-      const ob = dofB[i];
-      const d0 = x[ob] - x[oa];
-      const d1 = x[ob + 1] - x[oa + 1];
-      const d2 = x[ob + 2] - x[oa + 2];
-      // y = C δ = û (g·δ) + p δ
-      const p = CSTRIDE * i;
-      const gd = C[p + 3] * d0 + C[p + 4] * d1 + C[p + 5] * d2;
-      const q = C[p + 6];
-      const y0 = C[p] * gd + q * d0;
-      const y1 = C[p + 1] * gd + q * d1;
-      const y2 = C[p + 2] * gd + q * d2;
-      out[ob] += y0;
-      out[ob + 1] += y1;
-      out[ob + 2] += y2;
-      out[oa] -= y0;
-      out[oa + 1] -= y1;
-      out[oa + 2] -= y2;
-    }
-  }
-
-  /** addJacobianProduct for springs from … to − 1, an end possibly still. */
-  private productAny(x: Float64Array, out: Float64Array, from: number, to: number): void {
-    const { dofA, dofB, product: C } = this;
-    for (let i = from; i < to; i++) {
-      const oa = dofA[i];
-      const ob = dofB[i];
-      let d0 = 0;
-      let d1 = 0;
-      let d2 = 0;
-      if (ob >= 0) {
-        d0 = x[ob];
-        d1 = x[ob + 1];
-        d2 = x[ob + 2];
-      }
-      if (oa >= 0) {
-        d0 -= x[oa];
-        d1 -= x[oa + 1];
-        d2 -= x[oa + 2];
-      }
-      const p = CSTRIDE * i;
-      const gd = C[p + 3] * d0 + C[p + 4] * d1 + C[p + 5] * d2;
-      const q = C[p + 6];
-      const y0 = C[p] * gd + q * d0;
-      const y1 = C[p + 1] * gd + q * d1;
-      const y2 = C[p + 2] * gd + q * d2;
-      if (ob >= 0) {
-        out[ob] += y0;
-        out[ob + 1] += y1;
-        out[ob + 2] += y2;
-      }
-      if (oa >= 0) {
-        out[oa] -= y0;
-        out[oa + 1] -= y1;
-        out[oa + 2] -= y2;
-      }
-    }
+    // run by run in spring order, the runs of springs with two moving ends without the end
+    // tests: 48 → 38 µs a product on the 3 875 springs of the benchmark's cloth
+    this.productKernel(x, out);
   }
 
   potentialEnergy(): number {
