@@ -266,6 +266,14 @@ export class BlockJacobiPreconditioner implements Preconditioner {
   groupedRz = 0;
 
   /**
+   * The inverse blocks (9 a block, row-major) when every block is 3×3 (for a kernel of its
+   * own: aggregation-multigrid.ts); replaced when the layout changes.
+   */
+  get inverses3(): Float64Array {
+    return this.inv;
+  }
+
+  /**
    * CG's update x += α p, r −= α q (3 entries a block) with applyGrouping on the new r in
    * the same pass: z = M⁻¹ r, sums[3 g(b) ..] += r_b, rᵀz into groupedRz (summed as
    * applyGrouping sums it); returns rᵀr summed entry by entry in index order.

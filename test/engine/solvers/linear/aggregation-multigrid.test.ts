@@ -16,6 +16,7 @@ import { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
 import {
   AggregationMultigrid,
   aggregateNodes,
+  makeStepKernel,
 } from "../../../../src/engine/solvers/linear/aggregation-multigrid";
 import {
   CgRun,
@@ -236,6 +237,36 @@ describe("PCG with the two-level preconditioner", () => {
     expect(mg.completeDirection(z, p, 0.37)).toBe(rzRef);
     expect(Array.from(z)).toEqual(Array.from(zRef));
     expect(Array.from(p)).toEqual(Array.from(pRef));
+  });
+
+  it("the process' step kernel: the same numbers as the block-Jacobi step with the restriction", () => {
+    const { w } = clothMatrix(6, 1e4, 0.02, 15);
+    const n = w.size;
+    const nb = n / 3;
+    const smoother = new BlockJacobiPreconditioner();
+    smoother.update(w);
+    const groupOf = Int32Array.from({ length: nb }, (_, i) => (7 * i) % 5);
+    const [x, p, r, q] = [16, 17, 18, 19].map((seed) => randomVector(n, seed));
+    const alpha = -0.413;
+    // the reference: the update written out, z = D⁻¹ r from apply, the sums by group
+    const x1 = Float64Array.from(x, (xi, i) => xi + alpha * p[i]);
+    const r1 = Float64Array.from(r, (ri, i) => ri - alpha * q[i]);
+    let rr = 0;
+    for (let i = 0; i < n; i++) rr += r1[i] * r1[i];
+    const zRef = new Float64Array(n);
+    const rzRef = smoother.apply(r1, zRef);
+    const sumsRef = new Float64Array(15);
+    for (let i = 0; i < nb; i++)
+      for (let c = 0; c < 3; c++) sumsRef[3 * groupOf[i] + c] += r1[3 * i + c];
+    const z = new Float64Array(n);
+    const sums = new Float64Array(15);
+    const kernel = makeStepKernel(p, r, q, z, smoother.inverses3, groupOf, sums);
+    expect(kernel.run(x, alpha)).toBe(rr);
+    expect(kernel.rz[0]).toBe(rzRef);
+    expect(Array.from(x)).toEqual(Array.from(x1));
+    expect(Array.from(r)).toEqual(Array.from(r1));
+    expect(Array.from(z)).toEqual(Array.from(zRef));
+    for (let g = 0; g < 15; g++) expect(sums[g]).toBeCloseTo(sumsRef[g], 14);
   });
 
   it("is symmetric positive definite, also with the coarse term of another W", () => {
