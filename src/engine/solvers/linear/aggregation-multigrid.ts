@@ -83,11 +83,12 @@ export function aggregateNodes(m: SparseBlockMatrix): { aggregateOf: Int32Array;
 }
 
 /**
- * stepResidual's loop over one preconditioner's and one CG run's arrays (p, r, q, z the
- * CG's vectors, inv the block-Jacobi inverses, groupOf the aggregates, sums Pᵀ r), as a
- * closure that V8 specializes to them: it reads them as constants (their data pointers
- * and lengths, and the loop's bound: no bounds checks), 12.4 → 6.9 µs a pass on the stiff
- * cloth's 992 particles. Only the first closure made at this site is specialized; a
+ * stepResidual's and completeDirection's loops over one preconditioner's and one CG
+ * run's arrays (p, r, q, z the CG's vectors, inv the block-Jacobi inverses, groupOf the
+ * aggregates, sums Pᵀ r, xc the coarse solution), as closures that V8 specializes to them:
+ * they read them as constants (their data pointers and lengths, and the loop's bound: no
+ * bounds checks), 12.4 → 6.9 µs a pass on the stiff cloth's 992 particles for the first,
+ * about 2.6 µs less a CG iteration for the second. Only the first closure made at this site is specialized; a
  * second runs generic code, 13.5 µs against the method's 12.4, so a process makes one
  * (stepKernelMade) and the others keep the method (bench/README.md, "Stiff cloth").
  */
@@ -99,9 +100,13 @@ export interface StepKernel {
   readonly inv: Float64Array;
   readonly groupOf: Int32Array;
   readonly sums: Float64Array;
+  /** The coarse solution xc (3 an aggregate). */
+  readonly xc: Float64Array;
   /** x += α p, r −= α q, z = D⁻¹ r, sums += Pᵀ r; returns rᵀr, rᵀz into rz[0]. */
   readonly run: (x: Float64Array, alpha: number) => number;
   readonly rz: Float64Array;
+  /** z += P xc and p ← z + β p (prolongDirection's loop). */
+  readonly direction: (beta: number) => void;
 }
 
 /** Whether this process has made its StepKernel (one at most: see there). */
@@ -116,6 +121,7 @@ export function makeStepKernel(
   inv: Float64Array,
   groupOf: Int32Array,
   sums: Float64Array,
+  xc: Float64Array,
 ): StepKernel {
   const blocks = Math.min(groupOf.length, inv.length / 9);
   const rzOut = new Float64Array(1);
@@ -153,7 +159,22 @@ export function makeStepKernel(
     rzOut[0] = rz;
     return rr;
   };
-  return { p, r, q, z, inv, groupOf, sums, run, rz: rzOut };
+  const direction = (beta: number): void => {
+    for (let i = 0; i < blocks; i++) {
+      const g = 3 * groupOf[i];
+      const o = 3 * i;
+      const z0 = z[o] + xc[g];
+      const z1 = z[o + 1] + xc[g + 1];
+      const z2 = z[o + 2] + xc[g + 2];
+      z[o] = z0;
+      z[o + 1] = z1;
+      z[o + 2] = z2;
+      p[o] = z0 + beta * p[o];
+      p[o + 1] = z1 + beta * p[o + 1];
+      p[o + 2] = z2 + beta * p[o + 2];
+    }
+  };
+  return { p, r, q, z, inv, groupOf, sums, xc, run, rz: rzOut, direction };
 }
 
 export class AggregationMultigrid implements ResidualStepPreconditioner {
@@ -175,6 +196,8 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
   private smoothedRz = 0;
   /** This preconditioner's StepKernel, if it made the process' one. */
   private stepKernel: StepKernel | null = null;
+  /** The last stepResidual went through stepKernel (completeDirection may then too). */
+  private kernelStepped = false;
 
   /**
    * The coarse term from W (m: 3×3 blocks, symmetric positive definite): the aggregates
@@ -277,7 +300,7 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
     const inv = this.smoother.inverses3;
     if (this.stepKernel === null && !stepKernelMade && this.matrix !== null) {
       stepKernelMade = true;
-      this.stepKernel = makeStepKernel(p, r, q, z, inv, this.aggregateOf, rc);
+      this.stepKernel = makeStepKernel(p, r, q, z, inv, this.aggregateOf, rc, this.xc);
     }
     const k = this.stepKernel;
     if (
@@ -288,12 +311,15 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
       k.z === z &&
       k.inv === inv &&
       k.groupOf === this.aggregateOf &&
-      k.sums === rc
+      k.sums === rc &&
+      k.xc === this.xc
     ) {
       const rr = k.run(x, alpha);
       this.smoothedRz = k.rz[0];
+      this.kernelStepped = true;
       return rr;
     }
+    this.kernelStepped = false;
     const rr = this.smoother.stepGrouping(x, p, r, q, alpha, z, this.aggregateOf, rc);
     this.smoothedRz = this.smoother.groupedRz;
     return rr;
@@ -302,6 +328,11 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
   /** After stepResidual: the coarse solve, then as applyDirection (ResidualStepPreconditioner). */
   completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number {
     const rz = this.smoothedRz + this.coarseLdlt.solve(this.rc, this.xc);
+    const k = this.stepKernel;
+    if (this.kernelStepped && k !== null && k.z === z && k.p === p) {
+      k.direction(rz / rzPrevious);
+      return rz;
+    }
     return this.prolongDirection(rz, z, p, rzPrevious);
   }
 

@@ -239,7 +239,7 @@ describe("PCG with the two-level preconditioner", () => {
     expect(Array.from(p)).toEqual(Array.from(pRef));
   });
 
-  it("the process' step kernel: the same numbers as the block-Jacobi step with the restriction", () => {
+  it("the process' step kernel: the same numbers as the block-Jacobi step with the restriction and the direction", () => {
     const { w } = clothMatrix(6, 1e4, 0.02, 15);
     const n = w.size;
     const nb = n / 3;
@@ -260,13 +260,23 @@ describe("PCG with the two-level preconditioner", () => {
       for (let c = 0; c < 3; c++) sumsRef[3 * groupOf[i] + c] += r1[3 * i + c];
     const z = new Float64Array(n);
     const sums = new Float64Array(15);
-    const kernel = makeStepKernel(p, r, q, z, smoother.inverses3, groupOf, sums);
+    const xc = randomVector(15, 20);
+    const kernel = makeStepKernel(p, r, q, z, smoother.inverses3, groupOf, sums, xc);
     expect(kernel.run(x, alpha)).toBe(rr);
     expect(kernel.rz[0]).toBe(rzRef);
     expect(Array.from(x)).toEqual(Array.from(x1));
     expect(Array.from(r)).toEqual(Array.from(r1));
     expect(Array.from(z)).toEqual(Array.from(zRef));
     for (let g = 0; g < 15; g++) expect(sums[g]).toBeCloseTo(sumsRef[g], 14);
+    // the direction: z += P xc, p ← z + β p
+    const zNext = Float64Array.from(
+      z,
+      (zi, i) => zi + xc[3 * groupOf[Math.floor(i / 3)] + (i % 3)],
+    );
+    const pNext = Float64Array.from(p, (pi, i) => zNext[i] + 0.77 * pi);
+    kernel.direction(0.77);
+    expect(Array.from(z)).toEqual(Array.from(zNext));
+    expect(Array.from(p)).toEqual(Array.from(pNext));
   });
 
   it("is symmetric positive definite, also with the coarse term of another W", () => {
