@@ -83,14 +83,15 @@ export function aggregateNodes(m: SparseBlockMatrix): { aggregateOf: Int32Array;
 }
 
 /**
- * stepResidual's and completeDirection's loops over one preconditioner's and one CG
- * run's arrays (p, r, q, z the CG's vectors, inv the block-Jacobi inverses, groupOf the
- * aggregates, sums Pᵀ r, xc the coarse solution), as closures that V8 specializes to them:
- * they read them as constants (their data pointers and lengths, and the loop's bound: no
- * bounds checks), 12.4 → 6.9 µs a pass on the stiff cloth's 992 particles for the first,
- * about 2.6 µs less a CG iteration for the second. Only the first closure made at this site is specialized; a
- * second runs generic code, 13.5 µs against the method's 12.4, so a process makes one
- * (stepKernelMade) and the others keep the method (bench/README.md, "Stiff cloth").
+ * stepResidual's and completeDirection's loops over one CG run's vectors (p, r, q, z) and
+ * the preconditioner's arrays (inv the block-Jacobi inverses, groupOf the aggregates, sums
+ * Pᵀ r, xc the coarse solution), as closures over them: V8 compiles the first closure made
+ * at this site with the captured arrays as constants (their data pointers and lengths, and
+ * the loop's bound: no bounds checks), 12.4 → 6.9 µs a pass on the stiff cloth's 992
+ * particles, about 2.6 µs less a CG iteration for the direction; a later closure (a
+ * worker's second cloth session) runs generic code, about 13.5 µs a pass
+ * (bench/README.md, "Stiff cloth"). Each preconditioner makes its own, again when the
+ * arrays change.
  */
 export interface StepKernel {
   readonly p: Float64Array;
@@ -105,14 +106,11 @@ export interface StepKernel {
   /** x += α p, r −= α q, z = D⁻¹ r, sums += Pᵀ r; returns rᵀr, rᵀz into rz[0]. */
   readonly run: (x: Float64Array, alpha: number) => number;
   readonly rz: Float64Array;
-  /** z += P xc and p ← z + β p (prolongDirection's loop). */
+  /** z += P xc and p ← z + β p (prolong). */
   readonly direction: (beta: number) => void;
 }
 
-/** Whether this process has made its StepKernel (one at most: see there). */
-let stepKernelMade = false;
-
-/** A StepKernel over these arrays (exported for its test; stepResidual makes the one). */
+/** A StepKernel over these arrays (exported for its test). */
 export function makeStepKernel(
   p: Float64Array,
   r: Float64Array,
@@ -125,7 +123,8 @@ export function makeStepKernel(
 ): StepKernel {
   const blocks = Math.min(groupOf.length, inv.length / 9);
   const rzOut = new Float64Array(1);
-  // BlockJacobiPreconditioner.stepGrouping's loop, the same operations in the same order
+  // written in the closure, not a function it calls: too large for V8 to inline there.
+  // The block-Jacobi sweep sums rᵀz as BlockJacobiPreconditioner.apply does
   const run = (x: Float64Array, alpha: number): number => {
     let rz = 0;
     let rr = 0;
@@ -159,22 +158,35 @@ export function makeStepKernel(
     rzOut[0] = rz;
     return rr;
   };
-  const direction = (beta: number): void => {
-    for (let i = 0; i < blocks; i++) {
-      const g = 3 * groupOf[i];
-      const o = 3 * i;
-      const z0 = z[o] + xc[g];
-      const z1 = z[o + 1] + xc[g + 1];
-      const z2 = z[o + 2] + xc[g + 2];
-      z[o] = z0;
-      z[o + 1] = z1;
-      z[o + 2] = z2;
-      p[o] = z0 + beta * p[o];
-      p[o + 1] = z1 + beta * p[o + 1];
-      p[o + 2] = z2 + beta * p[o + 2];
-    }
-  };
+  const direction = (beta: number): void => prolong(z, p, xc, groupOf, blocks, beta);
   return { p, r, q, z, inv, groupOf, sums, xc, run, rz: rzOut, direction };
+}
+
+/**
+ * z += P xc and p ← z + β p over the first `blocks` blocks (P xc: each block its
+ * aggregate's entry of xc), one pass: CG's next direction with the coarse correction.
+ */
+function prolong(
+  z: Float64Array,
+  p: Float64Array,
+  xc: Float64Array,
+  groupOf: Int32Array,
+  blocks: number,
+  beta: number,
+): void {
+  for (let i = 0; i < blocks; i++) {
+    const g = 3 * groupOf[i];
+    const o = 3 * i;
+    const z0 = z[o] + xc[g];
+    const z1 = z[o + 1] + xc[g + 1];
+    const z2 = z[o + 2] + xc[g + 2];
+    z[o] = z0;
+    z[o + 1] = z1;
+    z[o + 2] = z2;
+    p[o] = z0 + beta * p[o];
+    p[o + 1] = z1 + beta * p[o + 1];
+    p[o + 2] = z2 + beta * p[o + 2];
+  }
 }
 
 export class AggregationMultigrid implements ResidualStepPreconditioner {
@@ -194,10 +206,8 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
   private xc = new Float64Array(0);
   /** rᵀ D⁻¹ r of the last stepResidual, for completeDirection. */
   private smoothedRz = 0;
-  /** This preconditioner's StepKernel, if it made the process' one. */
+  /** The StepKernel of the last stepResidual's arrays. */
   private stepKernel: StepKernel | null = null;
-  /** The last stepResidual went through stepKernel (completeDirection may then too). */
-  private kernelStepped = false;
 
   /**
    * The coarse term from W (m: 3×3 blocks, symmetric positive definite): the aggregates
@@ -295,13 +305,32 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
     alpha: number,
     z: Float64Array,
   ): number {
-    const rc = this.rc;
-    rc.fill(0);
-    const inv = this.smoother.inverses3;
-    if (this.stepKernel === null && !stepKernelMade && this.matrix !== null) {
-      stepKernelMade = true;
-      this.stepKernel = makeStepKernel(p, r, q, z, inv, this.aggregateOf, rc, this.xc);
+    this.rc.fill(0);
+    const k = this.kernelFor(p, r, q, z);
+    const rr = k.run(x, alpha);
+    this.smoothedRz = k.rz[0];
+    return rr;
+  }
+
+  /** After stepResidual: the coarse solve, then as applyDirection (ResidualStepPreconditioner). */
+  completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number {
+    const rz = this.smoothedRz + this.coarseLdlt.solve(this.rc, this.xc);
+    const k = this.stepKernel;
+    if (k !== null && k.z === z && k.p === p) {
+      k.direction(rz / rzPrevious);
+      return rz;
     }
+    return this.prolongDirection(rz, z, p, rzPrevious);
+  }
+
+  /** The StepKernel over these CG vectors and the current arrays (made anew when they change). */
+  private kernelFor(
+    p: Float64Array,
+    r: Float64Array,
+    q: Float64Array,
+    z: Float64Array,
+  ): StepKernel {
+    const inv = this.smoother.inverses3;
     const k = this.stepKernel;
     if (
       k !== null &&
@@ -311,29 +340,12 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
       k.z === z &&
       k.inv === inv &&
       k.groupOf === this.aggregateOf &&
-      k.sums === rc &&
+      k.sums === this.rc &&
       k.xc === this.xc
-    ) {
-      const rr = k.run(x, alpha);
-      this.smoothedRz = k.rz[0];
-      this.kernelStepped = true;
-      return rr;
-    }
-    this.kernelStepped = false;
-    const rr = this.smoother.stepGrouping(x, p, r, q, alpha, z, this.aggregateOf, rc);
-    this.smoothedRz = this.smoother.groupedRz;
-    return rr;
-  }
-
-  /** After stepResidual: the coarse solve, then as applyDirection (ResidualStepPreconditioner). */
-  completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number {
-    const rz = this.smoothedRz + this.coarseLdlt.solve(this.rc, this.xc);
-    const k = this.stepKernel;
-    if (this.kernelStepped && k !== null && k.z === z && k.p === p) {
-      k.direction(rz / rzPrevious);
-      return rz;
-    }
-    return this.prolongDirection(rz, z, p, rzPrevious);
+    )
+      return k;
+    this.stepKernel = makeStepKernel(p, r, q, z, inv, this.aggregateOf, this.rc, this.xc);
+    return this.stepKernel;
   }
 
   /** z += P xc and p ← z + (rz/rzPrevious) p in one pass; returns rz. */
@@ -344,20 +356,7 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
     rzPrevious: number,
   ): number {
     const { xc, aggregateOf } = this;
-    const beta = rz / rzPrevious;
-    for (let i = 0; i < aggregateOf.length; i++) {
-      const g = 3 * aggregateOf[i];
-      const o = 3 * i;
-      const z0 = z[o] + xc[g];
-      const z1 = z[o + 1] + xc[g + 1];
-      const z2 = z[o + 2] + xc[g + 2];
-      z[o] = z0;
-      z[o + 1] = z1;
-      z[o + 2] = z2;
-      p[o] = z0 + beta * p[o];
-      p[o + 1] = z1 + beta * p[o + 1];
-      p[o + 2] = z2 + beta * p[o + 2];
-    }
+    prolong(z, p, xc, aggregateOf, aggregateOf.length, rz / rzPrevious);
     return rz;
   }
 

@@ -262,57 +262,12 @@ export class BlockJacobiPreconditioner implements Preconditioner {
     return rz;
   }
 
-  /** rᵀz of the last stepGrouping (the rz that applyGrouping returns). */
-  groupedRz = 0;
-
   /**
    * The inverse blocks (9 a block, row-major) when every block is 3×3 (for a kernel of its
    * own: aggregation-multigrid.ts); replaced when the layout changes.
    */
   get inverses3(): Float64Array {
     return this.inv;
-  }
-
-  /**
-   * CG's update x += α p, r −= α q (3 entries a block) with applyGrouping on the new r in
-   * the same pass: z = M⁻¹ r, sums[3 g(b) ..] += r_b, rᵀz into groupedRz (summed as
-   * applyGrouping sums it); returns rᵀr summed entry by entry in index order.
-   */
-  stepGrouping(
-    x: Float64Array,
-    p: Float64Array,
-    r: Float64Array,
-    q: Float64Array,
-    alpha: number,
-    z: Float64Array,
-    groupOf: Int32Array,
-    sums: Float64Array,
-  ): number {
-    const inv = this.inv;
-    let rz = 0;
-    let rr = 0;
-    for (let b = 0; b < this.numBlocks; b++) {
-      const o = 3 * b;
-      x[o] += alpha * p[o];
-      x[o + 1] += alpha * p[o + 1];
-      x[o + 2] += alpha * p[o + 2];
-      const r0 = r[o] - alpha * q[o];
-      const r1 = r[o + 1] - alpha * q[o + 1];
-      const r2 = r[o + 2] - alpha * q[o + 2];
-      r[o] = r0;
-      r[o + 1] = r1;
-      r[o + 2] = r2;
-      rr += r0 * r0;
-      rr += r1 * r1;
-      rr += r2 * r2;
-      rz = jacobiBlock3(inv, 9 * b, r, o, z, rz);
-      const g = 3 * groupOf[b];
-      sums[g] += r0;
-      sums[g + 1] += r1;
-      sums[g + 2] += r2;
-    }
-    this.groupedRz = rz;
-    return rr;
   }
 
   apply(r: Float64Array, z: Float64Array): number {
