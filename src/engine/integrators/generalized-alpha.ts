@@ -247,6 +247,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     return (gamma * (1 - alphaF)) / (1 - alphaM);
   }
 
+  /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {

@@ -125,6 +125,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     this.memory.invalidate();
   }
 
+  /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
   /** γ, or 1 for a step redone with backward Euler at a contact switch (see `trySingle`). */

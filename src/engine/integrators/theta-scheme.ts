@@ -95,6 +95,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     return c;
   }
 
+  /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {

@@ -1089,7 +1089,7 @@ export class Simulation {
     // a new scheme starts without memory (the record's may hold the previous scheme's)
     this.record.integrator.invalidate();
     // a split step's sub-steps weighed one by one in the energy balance
-    if (this.stepWork.dissipates) integrator.substepObserver = this.stepWork;
+    integrator.substepObserver = this.stepWork;
     return integrator;
   }
 
