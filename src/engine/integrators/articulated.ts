@@ -5,9 +5,9 @@
  * Tsitouras ("Runge–Kutta pairs of order 5(4) satisfying only the first column simplifying
  * assumption", Comput. Math. Appl. 62, 2011; the Dormand–Prince arrangement of Hairer,
  * Nørsett & Wanner, "Solving ODEs I", §II.5: seven stages, the last at the solution) with
- * error control: each
- * step of h is taken in sub-steps whose fifth-order solution is accepted when the
- * embedded fourth-order one differs from it by at most solver.stepTolerance, measured as
+ * error control: each step of h is taken in sub-steps whose fifth-order solution is
+ * accepted when the embedded fourth-order one differs from it by at most
+ * solver.stepTolerance, measured as
  * the largest root-mean-square displacement of a body's mass (m) over the sub-step, the
  * velocity difference counted as the displacement it makes over the whole step h: it
  * persists, and measured over the sub-step it would be discounted as the sub-steps
