@@ -370,7 +370,7 @@ export class Simulation {
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
       this.restoredContacts = null;
-      const powerStart = this.stepWork.begin(record.time, h);
+      this.stepWork.begin(record.time, h);
       this.saveGood();
       const stats = this.stepStats;
       try {
@@ -400,7 +400,7 @@ export class Simulation {
           record.step,
         );
       }
-      const work = this.stepWork.work(record.time, h, powerStart);
+      const work = this.stepWork.work(record.time, h);
       const drift = this.energyDrift(work);
       if (drift !== null) {
         const limit = this.solverSpec.energyDriftLimit;

@@ -12,9 +12,10 @@
  *    stages, of forcePower);
  *  - the trapezoid over the step of the power of the solver's Rayleigh damping and of the
  *    motors' prescribed motions (dissipationPower);
- * a step the integrator split (step-halving.ts) sub-step by sub-step (substepDone);
  *  - what the integrator counted itself (AccelerationStepper.removedEnergy: the velocity
  *    decay, a θ-scheme's impulses and motors, a new memory's consistent start).
+ * A step the integrator split (step-halving.ts) is weighed sub-step by sub-step
+ * (substepDone), the first two items over each sub-step.
  * A step's end values are kept for the next step's start while the state stays as it is
  * (commit, invalidate).
  */
@@ -66,9 +67,11 @@ export class StepWork implements SubstepObserver {
   private version = -1;
   /** dissipationPower at the end of the running step (work). */
   private endPower = 0;
-  /** The running step's length (s), the fraction of it its accepted sub-steps covered
+  /**
+   * The running step's length (s), the fraction of it its accepted sub-steps covered
    * (exact: they are h/2^k), and their work (J): a split step is weighed sub-step by
-   * sub-step (substepDone). */
+   * sub-step (substepDone).
+   */
   private stepSize = 0;
   private covered = 0;
   private splitWork = 0;
@@ -103,10 +106,10 @@ export class StepWork implements SubstepObserver {
 
   /**
    * At a step's start: clears what the integrator will count, keeps the start's dissipative
-   * force and velocity where the scheme weighs them (Integrator.forceWeight), and returns
+   * force and velocity where the scheme weighs them (Integrator.forceWeight), and
    * dissipationPower at t (the last step's end values unless the state was written since).
    */
-  begin(t: number, h: number): number {
+  begin(t: number, h: number): void {
     const { src } = this;
     src.stepper.removedEnergy = 0;
     this.stepSize = h;
@@ -123,14 +126,13 @@ export class StepWork implements SubstepObserver {
       this.contactForce(t, true, this.contactStart);
     } else src.compliant?.beginStep();
     this.substepPower = cached ? this.power : this.dissipationPower(t);
-    return this.substepPower;
   }
 
   /**
-   * The work (J) the step from t of h took out (see the file comment), `powerStart` what
-   * `begin` returned. Keeps the end's values for `commit`.
+   * The work (J) the step from t of h took out (see the file comment), after `begin`.
+   * Keeps the end's values for `commit`.
    */
-  work(t: number, h: number, powerStart: number): number {
+  work(t: number, h: number): number {
     const { src } = this;
     const integrator = src.integrator();
     const own = integrator.dissipatedWork;
@@ -138,9 +140,13 @@ export class StepWork implements SubstepObserver {
     if (own !== undefined) return own + src.stepper.removedEnergy;
     // the last sub-step (the whole step when it was not split), after the joints' projection
     const hLast = h * (1 - this.covered);
-    const p0 = this.covered > 0 ? this.substepPower : powerStart;
     const last = this.segmentWork(t + h, hLast, integrator.forceWeight ?? 1);
-    return this.splitWork + last + 0.5 * hLast * (p0 + this.endPower) + src.stepper.removedEnergy;
+    return (
+      this.splitWork +
+      last +
+      0.5 * hLast * (this.substepPower + this.endPower) +
+      src.stepper.removedEnergy
+    );
   }
 
   /**
