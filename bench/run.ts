@@ -4,6 +4,8 @@
  *   --only <name>   run one group: cloth, assembly, contact, server, control, bodies, cluster, fem,
  *                   parallel
  *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
+ *   --matched       the chains at matched accuracy: each engine at several of its accuracy
+ *                   settings (bench/compare/matched.ts)
  */
 import { loadModel } from "../src/engine/index";
 import { runClusterBench } from "./cluster";
@@ -110,6 +112,11 @@ const groups: Record<string, () => void | Promise<void>> = {
     await runParallelBench();
   },
 };
+
+if (process.argv.includes("--matched")) {
+  await (await import("./compare/matched")).main(process.argv.slice(2));
+  process.exit(0);
+}
 
 if (process.argv.includes("--compare")) {
   await (await import("./compare/run")).main(process.argv.slice(2));

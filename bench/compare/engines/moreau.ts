@@ -317,6 +317,28 @@ export const moreauDefaultsEngine: EngineAdapter = {
   create: (scene) => new MoreauInstance(scene, toDefaultsModel(scene)),
 };
 
+/**
+ * The defaults with only solver.stepTolerance set (m per sub-step of the articulated
+ * integrator): the chains' accuracy settings in the matched comparison (../matched.ts).
+ */
+export function articulatedToleranceEngine(stepTolerance: number): EngineAdapter {
+  return {
+    key: "moreau-defaults",
+    version: "moreau (this tree)",
+    async init() {},
+    method: (scene) =>
+      `defaults: ${ADVISED_INTEGRATOR[scene.kind]}, only dt and stepTolerance ${stepTolerance} m set`,
+    create(scene) {
+      if (ADVISED_INTEGRATOR[scene.kind] !== "articulated")
+        throw new Error(
+          `stepTolerance is set here for the articulated scenes only, not ${scene.id}`,
+        );
+      const model = toDefaultsModel(scene);
+      return new MoreauInstance(scene, { ...model, solver: { ...model.solver, stepTolerance } });
+    },
+  };
+}
+
 /** The variant's error control as the integrator runs it (defaultStepTolerance). */
 function stepToleranceText(v: GeneralizedAlphaVariant): string {
   const tolerance = defaultStepTolerance(v.stepTolerance, v.rhoInfinity);
