@@ -2,29 +2,38 @@
  * Cone projections and the per-contact local update shared by PGS and projected Jacobi.
  * A contact's triple is (n, t1, t2) at x[off], x[off+1], x[off+2];
  * K_μ = {‖x_t‖ ≤ μ x_n} is the Coulomb cone, K_μ* = K_{1/μ} its dual.
+ *
+ * The per-contact kernels take their vectors as an array and an offset, and μ as the
+ * problem's array and the contact's index, never as computed doubles: where V8 does not
+ * inline a call (the sweeps are large, and its inlining budget runs out on one or another
+ * callee depending on the order it compiles them) it passes each double argument as a
+ * fresh heap number, an allocation per contact and sweep (1.7 KB a step in the
+ * velocity-form sweep on the benchmark's 100 spheres at the defaults, S1-100;
+ * test/engine/simulation/step-allocation.test.ts).
  */
 
 /**
- * In-place Euclidean projection of x[off..off+2] onto K_μ (μ ≥ 0). Three cases: inside K_μ
- * (unchanged); inside the polar cone −K_μ* = {μ‖x_t‖ ≤ −x_n} (→ 0); otherwise onto the
- * boundary ray through x: r_n = (x_n + μ‖x_t‖)/(1 + μ²), r_t = μ r_n x_t/‖x_t‖.
+ * In-place Euclidean projection of x[off..off+2] onto K_μ, μ = mu[i] ≥ 0. Three cases:
+ * inside K_μ (unchanged); inside the polar cone −K_μ* = {μ‖x_t‖ ≤ −x_n} (→ 0); otherwise
+ * onto the boundary ray through x: r_n = (x_n + μ‖x_t‖)/(1 + μ²), r_t = μ r_n x_t/‖x_t‖.
  * μ = 0 degenerates to the ray {r_t = 0, r_n ≥ 0}.
  */
-export function projectOnCone(x: Float64Array, off: number, mu: number): void {
+export function projectOnCone(x: Float64Array, off: number, mu: Float64Array, i: number): void {
+  const m = mu[i];
   const xn = x[off];
   const a = x[off + 1];
   const b = x[off + 2];
   const t = Math.sqrt(a * a + b * b);
-  if (t <= mu * xn) return;
-  if (mu * t <= -xn) {
+  if (t <= m * xn) return;
+  if (m * t <= -xn) {
     x[off] = 0;
     x[off + 1] = 0;
     x[off + 2] = 0;
     return;
   }
   // Here t > 0: t = 0 falls in one of the two cases above whatever the sign of x_n.
-  const rn = (xn + mu * t) / (1 + mu * mu);
-  const s = (mu * rn) / t;
+  const rn = (xn + m * t) / (1 + m * m);
+  const s = (m * rn) / t;
   x[off] = rn;
   x[off + 1] = a * s;
   x[off + 2] = b * s;
@@ -34,7 +43,7 @@ export function projectOnCone(x: Float64Array, off: number, mu: number): void {
 export function projectOnK(x: Float64Array, contacts: number, dim: 1 | 3, mu: Float64Array): void {
   if (dim === 1) {
     for (let i = 0; i < contacts; i++) if (x[i] < 0) x[i] = 0;
-  } else for (let i = 0; i < contacts; i++) projectOnCone(x, 3 * i, mu[i]);
+  } else for (let i = 0; i < contacts; i++) projectOnCone(x, 3 * i, mu, i);
 }
 
 /**
@@ -50,11 +59,21 @@ export interface LocalCoefficients {
 
 /**
  * Frictionless PSOR row update (Cryer's projected SOR): r_i ← max(0, r_i − ω u_i / W_ii),
- * with u_i = (W r + q)_i for the current r. Its fixed points are exactly the LCP solutions.
- * A zero diagonal means a zero row and column (W PSD): u_i = q_i whatever r, so r_i = 0
- * when q_i ≥ 0 and is left unchanged otherwise (no solution exists then).
+ * with u_i = (W r + q)_i = u[iu] for the current r and 1/W_ii = c.invN[i]. Its fixed points
+ * are exactly the LCP solutions. A zero diagonal means a zero row and column (W PSD):
+ * u_i = q_i whatever r, so r_i = 0 when q_i ≥ 0 and is left unchanged otherwise (no
+ * solution exists then).
  */
-export function lcpRowUpdate(r: Float64Array, i: number, ui: number, invN: number, omega: number) {
+export function lcpRowUpdate(
+  r: Float64Array,
+  i: number,
+  u: Float64Array,
+  iu: number,
+  omega: number,
+  c: LocalCoefficients,
+): void {
+  const ui = u[iu];
+  const invN = c.invN[i];
   if (invN > 0) {
     const v = r[i] - omega * ui * invN;
     r[i] = Math.max(v, 0);
@@ -63,7 +82,8 @@ export function lcpRowUpdate(r: Float64Array, i: number, ui: number, invN: numbe
 
 /**
  * One local Coulomb update of contact i (the block step of NSGS / projected Jacobi), given
- * its local velocity (un, ut1, ut2) = (W r + q)_i for the current r:
+ * its local velocity (un, ut1, ut2) = (W r + q)_i = u[iu..iu+2] for the current r, and
+ * μ = mu[i]:
  *  1. normal: r_n ← max(0, r_n − ω u_n / W_nn)   (the normal row solved with its diagonal);
  *  2. the tangential velocity is corrected for the normal change through the block's
  *     W_tn column, u_t ← u_t + W_tn Δr_n;
@@ -85,13 +105,16 @@ export function lcpRowUpdate(r: Float64Array, i: number, ui: number, invN: numbe
 export function coulombBlockUpdate(
   r: Float64Array,
   i: number,
-  un: number,
-  ut1: number,
-  ut2: number,
-  mu: number,
+  u: Float64Array,
+  iu: number,
+  mu: Float64Array,
   omega: number,
   c: LocalCoefficients,
 ): void {
+  const un = u[iu];
+  let ut1 = u[iu + 1];
+  let ut2 = u[iu + 2];
+  const m = mu[i];
   const o = 3 * i;
   const rn0 = r[o];
   let rn = rn0;
@@ -115,12 +138,12 @@ export function coulombBlockUpdate(
     a = -ut1;
     b = -ut2;
     const nu = Math.sqrt(a * a + b * b);
-    const s = nu > 0 ? (mu * rn) / nu : 0;
+    const s = nu > 0 ? (m * rn) / nu : 0;
     a *= s;
     b *= s;
   }
   const t = Math.sqrt(a * a + b * b);
-  const rad = mu * rn;
+  const rad = m * rn;
   if (t > rad) {
     if (rad > 0) {
       const s = rad / t;

@@ -73,12 +73,8 @@ export class PJacobiSolver implements NonsmoothSolver {
       if (it >= o.maxIterations || !Number.isFinite(res)) break;
       if ((it & 15) === 15) checkDeadline();
       // Contacts are independent given u (Jacobi): each reads only its own r_i and u_i.
-      if (dim === 1) for (let i = 0; i < nc; i++) lcpRowUpdate(r, i, u[i], c.invN[i], omega);
-      else
-        for (let i = 0; i < nc; i++) {
-          const k = 3 * i;
-          coulombBlockUpdate(r, i, u[k], u[k + 1], u[k + 2], mu[i], omega, c);
-        }
+      if (dim === 1) for (let i = 0; i < nc; i++) lcpRowUpdate(r, i, u, i, omega, c);
+      else for (let i = 0; i < nc; i++) coulombBlockUpdate(r, i, u, 3 * i, mu, omega, c);
       it++;
     }
     return unconvergedResult("pjacobi", it, res, o.tolerance, measure);

@@ -20,6 +20,8 @@ import type { DelassusOperator, NonsmoothProblem, ResidualMeasure } from "./type
  */
 
 const z = new Float64Array(3);
+/** One contact's residual (frictionResidual). */
+const local = new Float64Array(1);
 
 /** ‖min(r, w)‖∞ over the first m entries (w = W r + q). */
 export function lcpResidual(m: number, r: Float64Array, w: Float64Array): number {
@@ -48,33 +50,44 @@ export function lcpLocalResidual(
 }
 
 /**
- * ‖r_i − P_{K_μ}(r_i − v_i)‖₂ of one friction contact with impulse (rn, r1, r2) and local
- * velocity (un, u1, u2): v = u + μ‖u_t‖e_n when deSaxce (exact Coulomb), v = u otherwise.
+ * ‖r_i − P_{K_μ}(r_i − v_i)‖₂ of friction contact i into out[io], μ = mu[i], with impulse
+ * (rn, r1, r2) = r[ir..ir+2] and local velocity (un, u1, u2) = u[iu..iu+2]:
+ * v = u + μ‖u_t‖e_n when deSaxce (exact Coulomb), v = u otherwise. Arrays and offsets in
+ * and out, not doubles, for the velocity-form sweep's calls (cone.ts, file comment: a
+ * returned double is a heap number too, 340 B a step on S1-100 at the defaults).
  */
 export function contactResidual(
-  mu: number,
-  rn: number,
-  r1: number,
-  r2: number,
-  un: number,
-  u1: number,
-  u2: number,
+  out: Float64Array,
+  io: number,
+  mu: Float64Array,
+  i: number,
+  r: Float64Array,
+  ir: number,
+  u: Float64Array,
+  iu: number,
   deSaxce: boolean,
-): number {
-  const vn = deSaxce ? un + mu * Math.sqrt(u1 * u1 + u2 * u2) : un;
+): void {
+  const m = mu[i];
+  const rn = r[ir];
+  const r1 = r[ir + 1];
+  const r2 = r[ir + 2];
+  const un = u[iu];
+  const u1 = u[iu + 1];
+  const u2 = u[iu + 2];
+  const vn = deSaxce ? un + m * Math.sqrt(u1 * u1 + u2 * u2) : un;
   z[0] = rn - vn;
   z[1] = r1 - u1;
   z[2] = r2 - u2;
-  projectOnCone(z, 0, mu);
+  projectOnCone(z, 0, mu, i);
   const a = rn - z[0];
   const b = r1 - z[1];
   const c = r2 - z[2];
-  return Math.sqrt(a * a + b * b + c * c);
+  out[io] = Math.sqrt(a * a + b * b + c * c);
 }
 
 /**
- * A cheap sufficient test that contactResidual(μ, r, u, deSaxce = true) ≤ bound, without a
- * square root (velocity-form PGS gates its exact checks on an estimate built from it): when
+ * A cheap sufficient test that contactResidual(μ, r, u, deSaxce = true) ≤ bound (same
+ * arguments: μ = mu[i], r at r[ir], u at u[iu]), without a square root (velocity-form PGS gates its exact checks on an estimate built from it): when
  * r ∈ K_μ (r_n ≥ 0, ‖r_t‖ ≤ μ r_n, compared squared), r = P_K(r) and the projection is
  * nonexpansive, so ‖r − P_K(r − ũ)‖ ≤ ‖ũ‖, and with ũ = u + μ‖u_t‖e_n, Cauchy–Schwarz on
  * (|u_n| + μ‖u_t‖)² gives ‖ũ‖² ≤ (2 + μ²)‖u‖². Resting and sticking contacts (u ≈ 0, r
@@ -82,19 +95,25 @@ export function contactResidual(
  * two computations (relative 1e-16 of |r| and |u|) can decide it only at the bound itself.
  */
 export function coulombResidualBelow(
-  mu: number,
-  rn: number,
-  r1: number,
-  r2: number,
-  un: number,
-  u1: number,
-  u2: number,
+  mu: Float64Array,
+  i: number,
+  r: Float64Array,
+  ir: number,
+  u: Float64Array,
+  iu: number,
   bound: number,
 ): boolean {
+  const m = mu[i];
+  const rn = r[ir];
+  const r1 = r[ir + 1];
+  const r2 = r[ir + 2];
+  const un = u[iu];
+  const u1 = u[iu + 1];
+  const u2 = u[iu + 2];
   return (
     rn >= 0 &&
-    r1 * r1 + r2 * r2 <= mu * mu * rn * rn &&
-    (2 + mu * mu) * (un * un + u1 * u1 + u2 * u2) <= bound * bound
+    r1 * r1 + r2 * r2 <= m * m * rn * rn &&
+    (2 + m * m) * (un * un + u1 * u1 + u2 * u2) <= bound * bound
   );
 }
 
@@ -112,8 +131,8 @@ export function frictionResidual(
   let e = 0;
   for (let i = 0; i < contacts; i++) {
     const o = 3 * i;
-    const ei = contactResidual(mu[i], r[o], r[o + 1], r[o + 2], u[o], u[o + 1], u[o + 2], deSaxce);
-    e = Math.max(e, ei);
+    contactResidual(local, 0, mu, i, r, o, u, o, deSaxce);
+    e = Math.max(e, local[0]);
   }
   return e;
 }

@@ -22,10 +22,10 @@ describe("projectOnCone", () => {
       const mu = k % 10 === 0 ? 0 : 2 * rand();
       const x = Float64Array.from([4 * rand() - 2, 4 * rand() - 2, 4 * rand() - 2]);
       const p = Float64Array.from(x);
-      projectOnCone(p, 0, mu);
+      projectOnCone(p, 0, Float64Array.of(mu), 0);
       expect(Math.hypot(p[1], p[2])).toBeLessThanOrEqual(mu * p[0] + 1e-14);
       const pp = Float64Array.from(p);
-      projectOnCone(pp, 0, mu);
+      projectOnCone(pp, 0, Float64Array.of(mu), 0);
       expect(maxAbsDiff(pp, p)).toBeLessThan(1e-14);
       // x − P_K(x) lies in the polar cone K° = −K* = {μ‖z_t‖ ≤ −z_n} and ⊥ P_K(x).
       const z = [x[0] - p[0], x[1] - p[1], x[2] - p[2]];
@@ -38,7 +38,8 @@ describe("projectOnCone", () => {
     // [guard, x_n, x_t1, x_t2, guard]: only entries 1..3 may change
     const at = (x: number[], mu: number) => {
       const a = Float64Array.from([7, ...x, 7]);
-      projectOnCone(a, 1, mu);
+      // μ at index 1 of its array, as contact 1 of a problem
+      projectOnCone(a, 1, Float64Array.of(9, mu), 1);
       return Array.from(a);
     };
     expect(at([1, 0.3, 0.4], 0.5)).toEqual([7, 1, 0.3, 0.4, 7]); // ‖x_t‖ = 0.5 ≤ μ x_n
@@ -66,10 +67,17 @@ describe("projectOnK", () => {
 describe("lcpRowUpdate", () => {
   it("r_i ← max(0, r_i − ω u_i / W_ii); a zero row keeps Signorini on the constant u_i", () => {
     const r = Float64Array.from([1, 1, 1, 1]);
-    lcpRowUpdate(r, 0, -2, 0.5, 1); // 1 + 1 = 2
-    lcpRowUpdate(r, 1, 4, 0.5, 1.5); // 1 − 3 < 0 → 0
-    lcpRowUpdate(r, 2, 3, 0, 1); // W_ii = 0, u ≥ 0 → 0
-    lcpRowUpdate(r, 3, -3, 0, 1); // W_ii = 0, u < 0: no solution, unchanged
+    // u_i at u[i + 1], 1/W_ii = invN[i]
+    const u = Float64Array.from([9, -2, 4, 3, -3]);
+    const c: LocalCoefficients = {
+      diag: new Float64Array(36),
+      invN: Float64Array.from([0.5, 0.5, 0, 0]),
+      rhoT: new Float64Array(4),
+    };
+    lcpRowUpdate(r, 0, u, 1, 1, c); // 1 + 1 = 2
+    lcpRowUpdate(r, 1, u, 2, 1.5, c); // 1 − 3 < 0 → 0
+    lcpRowUpdate(r, 2, u, 3, 1, c); // W_ii = 0, u ≥ 0 → 0
+    lcpRowUpdate(r, 3, u, 4, 1, c); // W_ii = 0, u < 0: no solution, unchanged
     expect(Array.from(r)).toEqual([2, 0, 0, 1]);
   });
 });
@@ -84,15 +92,18 @@ function coefficients(block: number[]): LocalCoefficients {
   };
 }
 
+/** μ = 0.5 of a one-contact problem. */
+const MU = Float64Array.of(0.5);
+
 describe("coulombBlockUpdate", () => {
   it("isotropic block, ω = 1, from r = 0: the exact stick and slip of a sphere on a plane", () => {
     // W = I/2 (m = 2), μ = 0.5: u = q at r = 0.
     const c = coefficients([0.5, 0, 0, 0, 0.5, 0, 0, 0, 0.5]);
     const stick = new Float64Array(3);
-    coulombBlockUpdate(stick, 0, -1, 0.1, -0.2, 0.5, 1, c);
+    coulombBlockUpdate(stick, 0, Float64Array.of(-1, 0.1, -0.2), 0, MU, 1, c);
     expect(maxAbsDiff(stick, [2, -0.2, 0.4])).toBeLessThan(1e-15);
     const slip = new Float64Array(3);
-    coulombBlockUpdate(slip, 0, -1, 1.2, -1.6, 0.5, 1, c);
+    coulombBlockUpdate(slip, 0, Float64Array.of(-1, 1.2, -1.6), 0, MU, 1, c);
     // r_t = (−2.4, 3.2) scaled radially to ‖r_t‖ = μ r_n = 1
     expect(maxAbsDiff(slip, [2, -0.6, 0.8])).toBeLessThan(1e-15);
   });
@@ -101,18 +112,19 @@ describe("coulombBlockUpdate", () => {
     // W_t1n = 0.2: Δr_n = 2 adds 0.4 to u_t1 before the tangential step
     const c = coefficients([0.5, 0, 0, 0.2, 1, 0, 0, 0, 1]);
     const r = new Float64Array(3);
-    coulombBlockUpdate(r, 0, -1, -0.4, 0, 10, 1, c);
+    coulombBlockUpdate(r, 0, Float64Array.of(-1, -0.4, 0), 0, Float64Array.of(10), 1, c);
     expect(maxAbsDiff(r, [2, 0, 0])).toBeLessThan(1e-15);
   });
 
   it("degenerate blocks: zero tangential trace takes r_t = −μ r_n u_t/‖u_t‖; zero W_nn keeps Signorini", () => {
     const noTangent = coefficients([0.5, 0, 0, 0, 0, 0, 0, 0, 0]);
     const r = new Float64Array(3);
-    coulombBlockUpdate(r, 0, -1, 3, -4, 0.5, 1, noTangent);
+    // u at an offset of its array
+    coulombBlockUpdate(r, 0, Float64Array.of(7, -1, 3, -4), 1, MU, 1, noTangent);
     expect(maxAbsDiff(r, [2, -0.6, 0.8])).toBeLessThan(1e-15);
     const noNormal = coefficients([0, 0, 0, 0, 1, 0, 0, 0, 1]);
     const s = Float64Array.from([3, 1, 1]);
-    coulombBlockUpdate(s, 0, 0.5, 0, 0, 0.5, 1, noNormal); // u_n ≥ 0 → r_n = 0, disc radius 0
+    coulombBlockUpdate(s, 0, Float64Array.of(0.5, 0, 0), 0, MU, 1, noNormal); // u_n ≥ 0 → r_n = 0, disc radius 0
     expect(Array.from(s)).toEqual([0, 0, 0]);
   });
 });

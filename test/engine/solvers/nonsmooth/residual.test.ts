@@ -53,21 +53,40 @@ describe("coulombResidualBelow (the velocity-form sweep's cheap bound)", () => {
       const u = [0, 1, 2].map(() => scale * (2 * rand() - 1));
       const r = [rn, t * Math.cos(a), t * Math.sin(a)];
       const bound = 1e-3;
-      if (!coulombResidualBelow(mu, r[0], r[1], r[2], u[0], u[1], u[2], bound)) continue;
+      const args = [
+        Float64Array.of(mu),
+        0,
+        Float64Array.from(r),
+        0,
+        Float64Array.from(u),
+        0,
+      ] as const;
+      if (!coulombResidualBelow(...args, bound)) continue;
       passed++;
-      expect(contactResidual(mu, r[0], r[1], r[2], u[0], u[1], u[2], true)).toBeLessThanOrEqual(
-        bound,
-      );
+      const e = new Float64Array(1);
+      contactResidual(e, 0, ...args, true);
+      expect(e[0]).toBeLessThanOrEqual(bound);
     }
     expect(passed).toBeGreaterThan(2000);
     // sticking at rest: r inside the cone, u = 0 passes; outside the cone or NaN does not
-    expect(coulombResidualBelow(0.5, 1, 0.2, 0.1, 0, 0, 0, 1e-9)).toBe(true);
-    expect(coulombResidualBelow(0.5, 1, 0.6, 0, 0, 0, 0, 1e-9)).toBe(false);
-    expect(coulombResidualBelow(0.5, -1e-3, 0, 0, 0, 0, 0, 1e-9)).toBe(false);
-    expect(coulombResidualBelow(0.5, 1, 0, 0, Number.NaN, 0, 0, 1e-9)).toBe(false);
+    // (μ, r_n, r_t1, r_t2, u_n, u_t1, u_t2), laid out as contact 1 of a problem at offsets
+    const below = (x: number[], bound: number) =>
+      coulombResidualBelow(
+        Float64Array.of(9, x[0]),
+        1,
+        Float64Array.of(9, 9, 9, ...x.slice(1, 4)),
+        3,
+        Float64Array.of(9, ...x.slice(4)),
+        1,
+        bound,
+      );
+    expect(below([0.5, 1, 0.2, 0.1, 0, 0, 0], 1e-9)).toBe(true);
+    expect(below([0.5, 1, 0.6, 0, 0, 0, 0], 1e-9)).toBe(false);
+    expect(below([0.5, -1e-3, 0, 0, 0, 0, 0], 1e-9)).toBe(false);
+    expect(below([0.5, 1, 0, 0, Number.NaN, 0, 0], 1e-9)).toBe(false);
     // the threshold on u is ‖u‖ ≤ bound/√(2 + μ²)
-    expect(coulombResidualBelow(0, 0, 0, 0, 0.99 / Math.SQRT2, 0, 0, 1)).toBe(true);
-    expect(coulombResidualBelow(0, 0, 0, 0, 1.01 / Math.SQRT2, 0, 0, 1)).toBe(false);
+    expect(below([0, 0, 0, 0, 0.99 / Math.SQRT2, 0, 0], 1)).toBe(true);
+    expect(below([0, 0, 0, 0, 1.01 / Math.SQRT2, 0, 0], 1)).toBe(false);
   });
 });
 
