@@ -303,8 +303,13 @@ export class AccelerationStepper implements NewtonStepper {
     return !this.newtonConverged && (this.newtonStalled || this.dynamicEffectors.length === 0);
   }
   private searchFailed = false;
-  /** The step fraction α the last line search took (1: the whole correction). */
-  private searchStep = 1;
+  /**
+   * The step fraction α the last line search took (1: the whole correction). NaN before the
+   * first: a number field born a small integer changes the stepper's map when it first holds
+   * a fraction (here at the first backtracking, hundreds of steps into the stiff cloth), and
+   * every function compiled against the old map deoptimizes (see BodySystem on V8).
+   */
+  private searchStep = Number.NaN;
   /**
    * A lower bound of the mass matrix's eigenvalues (kg, kg·m²: the smallest particle or
    * body mass and principal inertia), or 0 where unknown (effectors with a mass of their
@@ -322,9 +327,10 @@ export class AccelerationStepper implements NewtonStepper {
    * from the damping forces' power (the energy balance, simulation/monitor.ts): the
    * kinetic energy of the velocity decay (decayVelocities) and, under the θ-schemes, the
    * negative work of the one-step problem's impulses (contacts, joint limits:
-   * moreau-jean.ts) and of the motors (theta-scheme.ts takeMotorWork).
+   * moreau-jean.ts) and of the motors (theta-scheme.ts takeMotorWork). −0 at the start: a
+   * double, as searchStep.
    */
-  removedEnergy = 0;
+  removedEnergy = -0;
   /**
    * A generalized force (N, N·m) held constant during `solve` and added to the residual
    * with weight 1, or null: the nonsmooth contact force H^T P/h of Moreau–Jean's Newton
@@ -358,8 +364,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly endProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
   /** symmetricJoints: the joint force along the start configuration (start-directions.ts). */
   readonly startDirections: StartDirections;
-  /** The end time of the running `solve` (s). */
-  private tEnd = 0;
+  /** The end time of the running `solve` (s; −0 before the first: a double, as searchStep). */
+  private tEnd = -0;
   /** The last Newton iteration's joint rows were at the position level (see solveIteration). */
   private positionLevelRows = false;
   /**
@@ -857,13 +863,12 @@ export class AccelerationStepper implements NewtonStepper {
       rNorm = rk;
       if (rFirst < 0) rFirst = rNorm;
       const before = rNorm;
-      const rounding = () =>
-        Math.max(LINE_SEARCH_FLOOR * rFirst, ROUNDING_FLOOR * norm2(this.f, n));
-      rNorm = this.lineSearch(c, tEnd, rNorm, rNorm <= rounding());
+      rNorm = this.lineSearch(c, tEnd, rNorm, rNorm <= this.roundingLevel(rFirst));
       previousFull = this.searchStep === 1;
       previousContracted = theta < 1;
       dPrevious = dmax;
-      this.newtonStalled = rNorm > rounding() && (this.searchFailed || rNorm > 0.5 * before);
+      this.newtonStalled =
+        rNorm > this.roundingLevel(rFirst) && (this.searchFailed || rNorm > 0.5 * before);
       // stalled: more iterations from here would not converge; the integrator redoes the
       // step in halves (step-halving.ts)
       if (this.newtonStalled) {
@@ -900,9 +905,23 @@ export class AccelerationStepper implements NewtonStepper {
    */
   private positionRoundingFloor(cx: number): number {
     const pos = this.start.pos;
-    let xmax = 0;
-    for (let i = 0; i < pos.length; i++) xmax = Math.max(xmax, Math.abs(pos[i]));
-    return (POSITION_ROUNDING * (1 + xmax)) / cx;
+    // 1 + ‖x‖∞ as the largest 1 + |x_i| (the same double: rounding is monotonic), not
+    // 1 + max |x_i|: V8 types a sum by the operands it has seen, and on the stiff cloth the
+    // largest coordinate was a fixed corner's x = 1 until the cloth hung below z = −1, so
+    // that sum had only added small integers; its compiled code (and `solve`'s, which
+    // inlines it) then deoptimized, 13 times in a row. The sums here see every coordinate.
+    let scale = 1;
+    for (let i = 0; i < pos.length; i++) scale = Math.max(scale, 1 + Math.abs(pos[i]));
+    return (POSITION_ROUNDING * scale) / cx;
+  }
+
+  /**
+   * The level (‖R‖₂) below which the residual is rounding (see `solve`): LINE_SEARCH_FLOOR of
+   * the step's first residual `first`, or ROUNDING_FLOOR of the forces ‖f‖₂ at the current
+   * iterate. A method, not a closure in `solve`'s loop, which allocated one per iteration.
+   */
+  private roundingLevel(first: number): number {
+    return Math.max(LINE_SEARCH_FLOOR * first, ROUNDING_FLOOR * norm2(this.f, this.n));
   }
 
   /**

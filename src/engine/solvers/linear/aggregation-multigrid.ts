@@ -36,7 +36,13 @@
  */
 import { SparseBlockMatrix } from "../../math/block-matrix";
 import { BlockLdlt } from "./block-ldlt";
-import { BlockJacobiPreconditioner, type ResidualStepPreconditioner } from "./preconditioners";
+import {
+  BlockJacobiPreconditioner,
+  type ResidualStepPreconditioner,
+  STEP_ALPHA,
+  STEP_RR,
+  STEP_RZ,
+} from "./preconditioners";
 
 /**
  * Greedy aggregation of the node graph of m (see the header): aggregate index per block
@@ -83,9 +89,16 @@ export function aggregateNodes(m: SparseBlockMatrix): { aggregateOf: Int32Array;
 }
 
 /**
+ * AggregationMultigrid.scalars beyond ResidualStepPreconditioner's: rᵀ D⁻¹ r of the last
+ * stepResidual (the block-Jacobi part of rᵀz), and β of the next direction (prolong).
+ */
+const SMOOTHED_RZ = 3;
+const BETA = 4;
+
+/**
  * stepResidual's and completeDirection's loops over one CG run's vectors (p, r, q, z) and
  * the preconditioner's arrays (inv the block-Jacobi inverses, groupOf the aggregates, sums
- * Pᵀ r, xc the coarse solution), as closures over them: V8 compiles the first closure made
+ * Pᵀ r, xc the coarse solution, and its scalars), as closures over them: V8 compiles the first closure made
  * at this site with the captured arrays as constants (their data pointers and lengths, and
  * the loop's bound: no bounds checks), 12.4 → 6.9 µs a pass on the stiff cloth's 992
  * particles, about 2.6 µs less a CG iteration for the direction; a later closure (a
@@ -103,11 +116,15 @@ export interface StepKernel {
   readonly sums: Float64Array;
   /** The coarse solution xc (3 an aggregate). */
   readonly xc: Float64Array;
-  /** x += α p, r −= α q, z = D⁻¹ r, sums += Pᵀ r; returns rᵀr, rᵀz into rz[0]. */
-  readonly run: (x: Float64Array, alpha: number) => number;
-  readonly rz: Float64Array;
-  /** z += P xc and p ← z + β p (prolong). */
-  readonly direction: (beta: number) => void;
+  /** The preconditioner's scalars (AggregationMultigrid.scalars). */
+  readonly scalars: Float64Array;
+  /**
+   * x += α p, r −= α q, z = D⁻¹ r, sums += Pᵀ r (α = scalars[STEP_ALPHA]); rᵀr into
+   * scalars[STEP_RR], rᵀz into scalars[SMOOTHED_RZ].
+   */
+  readonly run: (x: Float64Array) => void;
+  /** z += P xc and p ← z + β p (prolong; β = scalars[BETA]). */
+  readonly direction: () => void;
 }
 
 /** A StepKernel over these arrays (exported for its test). */
@@ -120,12 +137,13 @@ export function makeStepKernel(
   groupOf: Int32Array,
   sums: Float64Array,
   xc: Float64Array,
+  scalars: Float64Array,
 ): StepKernel {
   const blocks = Math.min(groupOf.length, inv.length / 9);
-  const rzOut = new Float64Array(1);
   // written in the closure, not a function it calls: too large for V8 to inline there.
   // The block-Jacobi sweep sums rᵀz as BlockJacobiPreconditioner.apply does
-  const run = (x: Float64Array, alpha: number): number => {
+  const run = (x: Float64Array): void => {
+    const alpha = scalars[STEP_ALPHA];
     let rz = 0;
     let rr = 0;
     for (let b = 0; b < blocks; b++) {
@@ -155,16 +173,17 @@ export function makeStepKernel(
       sums[g + 1] += r1;
       sums[g + 2] += r2;
     }
-    rzOut[0] = rz;
-    return rr;
+    scalars[STEP_RR] = rr;
+    scalars[SMOOTHED_RZ] = rz;
   };
-  const direction = (beta: number): void => prolong(z, p, xc, groupOf, blocks, beta);
-  return { p, r, q, z, inv, groupOf, sums, xc, run, rz: rzOut, direction };
+  const direction = (): void => prolong(z, p, xc, groupOf, blocks, scalars);
+  return { p, r, q, z, inv, groupOf, sums, xc, scalars, run, direction };
 }
 
 /**
- * z += P xc and p ← z + β p over the first `blocks` blocks (P xc: each block its
- * aggregate's entry of xc), one pass: CG's next direction with the coarse correction.
+ * z += P xc and p ← z + β p (β = scalars[BETA]) over the first `blocks` blocks (P xc: each
+ * block its aggregate's entry of xc), one pass: CG's next direction with the coarse
+ * correction.
  */
 function prolong(
   z: Float64Array,
@@ -172,8 +191,9 @@ function prolong(
   xc: Float64Array,
   groupOf: Int32Array,
   blocks: number,
-  beta: number,
+  scalars: Float64Array,
 ): void {
+  const beta = scalars[BETA];
   for (let i = 0; i < blocks; i++) {
     const g = 3 * groupOf[i];
     const o = 3 * i;
@@ -186,6 +206,24 @@ function prolong(
     p[o] = z0 + beta * p[o];
     p[o + 1] = z1 + beta * p[o + 1];
     p[o + 2] = z2 + beta * p[o + 2];
+  }
+}
+
+/** cv = Wc's values: each block k of W (w, 9 a block) added at cv[off[k]] (updateCoarse). */
+function sumBlocks(off: Int32Array, w: Float64Array, cv: Float64Array): void {
+  cv.fill(0);
+  for (let k = 0; k < off.length; k++) {
+    const o = off[k];
+    const p = 9 * k;
+    cv[o] += w[p];
+    cv[o + 1] += w[p + 1];
+    cv[o + 2] += w[p + 2];
+    cv[o + 3] += w[p + 3];
+    cv[o + 4] += w[p + 4];
+    cv[o + 5] += w[p + 5];
+    cv[o + 6] += w[p + 6];
+    cv[o + 7] += w[p + 7];
+    cv[o + 8] += w[p + 8];
   }
 }
 
@@ -204,8 +242,8 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
   private coarseOffset: Int32Array = new Int32Array(0);
   private rc = new Float64Array(0);
   private xc = new Float64Array(0);
-  /** rᵀ D⁻¹ r of the last stepResidual, for completeDirection. */
-  private smoothedRz = 0;
+  /** The steps' scalars (ResidualStepPreconditioner; SMOOTHED_RZ and BETA besides). */
+  readonly scalars = new Float64Array(5);
   /** The StepKernel of the last stepResidual's arrays. */
   private stepKernel: StepKernel | null = null;
 
@@ -215,23 +253,10 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
    */
   updateCoarse(m: SparseBlockMatrix): boolean {
     if (this.matrix !== m || this.version !== m.structureVersion) this.bind(m);
-    const off = this.coarseOffset;
-    const w = m.values;
-    const cv = this.coarse.values;
-    cv.fill(0);
-    for (let k = 0; k < off.length; k++) {
-      const o = off[k];
-      const p = 9 * k;
-      cv[o] += w[p];
-      cv[o + 1] += w[p + 1];
-      cv[o + 2] += w[p + 2];
-      cv[o + 3] += w[p + 3];
-      cv[o + 4] += w[p + 4];
-      cv[o + 5] += w[p + 5];
-      cv[o + 6] += w[p + 6];
-      cv[o + 7] += w[p + 7];
-      cv[o + 8] += w[p + 8];
-    }
+    // the sums in a function of their own, as BlockLdlt.numeric's loop (why there): with
+    // the loop here, `this.coarseLdlt` after it deoptimized at every call in 3 runs of 10
+    // of the stiff cloth
+    sumBlocks(this.coarseOffset, m.values, this.coarse.values);
     this.coarseLdlt.factor(this.coarse);
     return this.coarseReady;
   }
@@ -295,32 +320,32 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
 
   /**
    * CG's x += α p, r −= α q with the block-Jacobi sweep and the restriction Pᵀ r in the
-   * same pass (ResidualStepPreconditioner); returns rᵀr.
+   * same pass (ResidualStepPreconditioner: α and rᵀr in `scalars`).
    */
   stepResidual(
     x: Float64Array,
     p: Float64Array,
     r: Float64Array,
     q: Float64Array,
-    alpha: number,
     z: Float64Array,
-  ): number {
+  ): void {
     this.rc.fill(0);
-    const k = this.kernelFor(p, r, q, z);
-    const rr = k.run(x, alpha);
-    this.smoothedRz = k.rz[0];
-    return rr;
+    this.kernelFor(p, r, q, z).run(x);
   }
 
-  /** After stepResidual: the coarse solve, then as applyDirection (ResidualStepPreconditioner). */
-  completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number {
-    const rz = this.smoothedRz + this.coarseLdlt.solve(this.rc, this.xc);
+  /**
+   * After stepResidual: the coarse solve, then as applyDirection (ResidualStepPreconditioner:
+   * rzPrevious in, rᵀz out in `scalars`).
+   */
+  completeDirection(z: Float64Array, p: Float64Array): void {
+    const s = this.scalars;
+    this.coarseLdlt.solveInto(this.rc, this.xc);
+    const rz = s[SMOOTHED_RZ] + this.coarseLdlt.lastDot;
+    s[BETA] = rz / s[STEP_RZ];
+    s[STEP_RZ] = rz;
     const k = this.stepKernel;
-    if (k !== null && k.z === z && k.p === p) {
-      k.direction(rz / rzPrevious);
-      return rz;
-    }
-    return this.prolongDirection(rz, z, p, rzPrevious);
+    if (k !== null && k.z === z && k.p === p) k.direction();
+    else prolong(z, p, this.xc, this.aggregateOf, this.aggregateOf.length, s);
   }
 
   /** The StepKernel over these CG vectors and the current arrays (made anew when they change). */
@@ -344,7 +369,17 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
       k.xc === this.xc
     )
       return k;
-    this.stepKernel = makeStepKernel(p, r, q, z, inv, this.aggregateOf, this.rc, this.xc);
+    this.stepKernel = makeStepKernel(
+      p,
+      r,
+      q,
+      z,
+      inv,
+      this.aggregateOf,
+      this.rc,
+      this.xc,
+      this.scalars,
+    );
     return this.stepKernel;
   }
 
@@ -355,8 +390,9 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
     p: Float64Array,
     rzPrevious: number,
   ): number {
-    const { xc, aggregateOf } = this;
-    prolong(z, p, xc, aggregateOf, aggregateOf.length, rz / rzPrevious);
+    const { xc, aggregateOf, scalars } = this;
+    scalars[BETA] = rz / rzPrevious;
+    prolong(z, p, xc, aggregateOf, aggregateOf.length, scalars);
     return rz;
   }
 
@@ -366,7 +402,8 @@ export class AggregationMultigrid implements ResidualStepPreconditioner {
     rc.fill(0);
     // D⁻¹ r and rc = Pᵀ r in one pass
     const rz = this.smoother.applyGrouping(r, z, this.aggregateOf, rc);
-    // rᵀ P Wc⁻¹ Pᵀ r = rcᵀ xc, returned by the coarse solve
-    return rz + this.coarseLdlt.solve(rc, this.xc);
+    // rᵀ P Wc⁻¹ Pᵀ r = rcᵀ xc, left by the coarse solve
+    this.coarseLdlt.solveInto(rc, this.xc);
+    return rz + this.coarseLdlt.lastDot;
   }
 }

@@ -31,6 +31,11 @@ import { amdOrder } from "./ordering";
 /** Relative size of a D_k determinant below which the pivot block counts as singular. */
 const SINGULAR_PIVOT = 1e-13;
 
+/** Outcomes of a numeric factorization (BlockLdlt.factorColumns). */
+const SINGULAR = 0;
+const INDEFINITE = 1;
+const POSITIVE_DEFINITE = 2;
+
 /**
  * The factors of a BlockLdlt as they stand after a factorization, read-only, for sweeps
  * written outside it (the contact Delassus build's sparse forward sweeps,
@@ -67,6 +72,8 @@ export class BlockLdlt {
   /** Numeric factorizations and symbolic analyses done so far. */
   factorizations = 0;
   analyses = 0;
+  /** bᵀx of the last solve (solveInto); −0 before it: a double (see BodySystem on V8). */
+  lastDot = -0;
 
   private version = -1;
   private matrix: SparseBlockMatrix | null = null;
@@ -221,12 +228,30 @@ export class BlockLdlt {
     this.analyses++;
   }
 
+  /**
+   * The numeric factorization of v (the matrix's values), its outcome in ok and
+   * positiveDefinite. The loop is a method of its own (factorColumns), which returns the
+   * outcome, so that nothing follows it here that V8 must have seen run: a first
+   * factorization long enough for V8 to compile its loop while it runs (on-stack
+   * replacement) had the code after the loop compiled before that code had ever run, and
+   * that code deoptimized at `this.ok = true` at every factorization after (the stiff
+   * cloth's coarse matrix, once a step for the whole run in 4 runs of 10; compiled code
+   * taken by on-stack replacement is kept across deoptimizations in Node 20).
+   */
   private numeric(v: Float64Array): void {
-    const nb = this.nb;
-    const { cp, ci, src1, src2, parent, lp, li, li3, lx, lnz, flag, patt, y, dinv } = this;
     this.factorizations++;
     this.ok = false;
     this.positiveDefinite = true;
+    const outcome = this.factorColumns(v);
+    this.positiveDefinite = outcome === POSITIVE_DEFINITE;
+    this.ok = outcome !== SINGULAR;
+  }
+
+  /** numeric's loop: L and D⁻¹ of v, block row by block row; returns the outcome. */
+  private factorColumns(v: Float64Array): number {
+    const nb = this.nb;
+    const { cp, ci, src1, src2, parent, lp, li, li3, lx, lnz, flag, patt, y, dinv } = this;
+    let positive = true;
     for (let k = 0; k < nb; k++) {
       if ((k & 1023) === 1023) checkDeadline();
       let top = nb;
@@ -350,12 +375,9 @@ export class BlockLdlt {
       const det = d00 * c00 + s01 * c01 + s02 * c02;
       const scale = Math.abs(d00 * d11 * d22) + Math.abs(d00 * s12 * s12);
       const scaleAll = scale + Math.abs(d11 * s02 * s02) + Math.abs(d22 * s01 * s01);
-      if (!(Math.abs(det) > SINGULAR_PIVOT * scaleAll)) {
-        this.positiveDefinite = false;
-        return;
-      }
+      if (!(Math.abs(det) > SINGULAR_PIVOT * scaleAll)) return SINGULAR;
       // Sylvester: positive definite iff the leading minors d00, d00 d11 − s01², det > 0
-      if (!(d00 > 0 && d00 * d11 - s01 * s01 > 0 && det > 0)) this.positiveDefinite = false;
+      if (!(d00 > 0 && d00 * d11 - s01 * s01 > 0 && det > 0)) positive = false;
       const inv = 1 / det;
       dinv[ok] = c00 * inv;
       dinv[ok + 1] = dinv[ok + 3] = c01 * inv;
@@ -364,7 +386,7 @@ export class BlockLdlt {
       dinv[ok + 5] = dinv[ok + 7] = (s01 * s02 - d00 * s12) * inv;
       dinv[ok + 8] = (d00 * d11 - s01 * s01) * inv;
     }
-    this.ok = true;
+    return positive ? POSITIVE_DEFINITE : INDEFINITE;
   }
 
   /** The factors of the last factorization (the same object while the pattern stays). */
@@ -379,6 +401,16 @@ export class BlockLdlt {
   /**
    * x = A⁻¹ b with the last factorization (b and x of length 3·nb, may alias). Returns
    * bᵀx (what preconditioned CG needs next, for free while x is scattered).
+   */
+  solve(b: Float64Array, x: Float64Array): number {
+    this.solveInto(b, x);
+    return this.lastDot;
+  }
+
+  /**
+   * As `solve`, with bᵀx left in lastDot rather than returned: a double returned from a
+   * call V8 does not inline (this one, for its size) is a heap number, and the two-level
+   * preconditioner's coarse solve runs once a CG iteration (aggregation-multigrid.ts).
    *
    * Both sweeps read L in one direction through memory, the forward one from the first
    * block to the last, the backward one from the last to the first (each column from
@@ -386,7 +418,7 @@ export class BlockLdlt {
    * far larger than the caches: 18 MB on the fem beam of bench/fem.ts); walking the
    * columns backwards but each column forwards breaks the stream at every column.
    */
-  solve(b: Float64Array, x: Float64Array): number {
+  solveInto(b: Float64Array, x: Float64Array): void {
     const nb = this.nb;
     const { perm, z } = this;
     for (let k = 0; k < nb; k++) {
@@ -407,7 +439,7 @@ export class BlockLdlt {
       x[o + 1] = x1;
       x[o + 2] = x2;
     }
-    return bx;
+    this.lastDot = bx;
   }
 }
 

@@ -40,7 +40,13 @@ import type {
   LinearSolverOptions,
 } from "./linear-solver";
 import { dot } from "./pattern";
-import { type Preconditioner, stepsResidual } from "./preconditioners";
+import {
+  type Preconditioner,
+  STEP_ALPHA,
+  STEP_RR,
+  STEP_RZ,
+  stepsResidual,
+} from "./preconditioners";
 
 /** Tolerances from which a quick convergence is not confirmed (see the header). */
 const LOOSE_TOLERANCE = 1e-6;
@@ -132,7 +138,11 @@ export function conjugateGradients(
     for (let i = 0; i < n; i++) r[i] = b[i] - q[i];
   }
   let rn = Math.sqrt(dot(r, r, n));
-  let rz = m.apply(r, z);
+  // rz = rᵀz, and every value it takes from a call, through unary +: V8 types what a call
+  // it does not inline returns as anything, and kept rz, which also takes doubles, boxed:
+  // a heap number an iteration (0.5 KB a step on S3-32-stiff at the defaults). + of a
+  // number is that number.
+  let rz = +m.apply(r, z);
   for (let i = 0; i < n; i++) p[i] = z[i];
   let it = 0;
   run.settled = false;
@@ -161,7 +171,7 @@ export function conjugateGradients(
       // residual replacement and restart from the current iterate
       for (let i = 0; i < n; i++) r[i] = q[i];
       rn = trueRn;
-      rz = m.apply(r, z);
+      rz = +m.apply(r, z);
       for (let i = 0; i < n; i++) p[i] = z[i];
     }
     if (it >= limit || !(rz > 0)) break;
@@ -170,8 +180,12 @@ export function conjugateGradients(
     if (!(pq > 0)) break;
     const alpha = rz / pq;
     let rr = 0;
-    if (fused !== null) rr = fused.stepResidual(x, p, r, q, alpha, z);
-    else
+    if (fused !== null) {
+      // its scalars through fused.scalars (see ResidualStepPreconditioner)
+      fused.scalars[STEP_ALPHA] = alpha;
+      fused.stepResidual(x, p, r, q, z);
+      rr = fused.scalars[STEP_RR];
+    } else
       for (let i = 0; i < n; i++) {
         x[i] += alpha * p[i];
         const ri = r[i] - alpha * q[i];
@@ -185,10 +199,13 @@ export function conjugateGradients(
     // the loop's top confirms or stops: no next direction needed
     if (rn <= target || it >= limit || accepted) continue;
     if (!goOn) break;
-    if (fused !== null) rz = fused.completeDirection(z, p, rz);
-    else if (m.applyDirection !== undefined) rz = m.applyDirection(r, z, p, rz);
+    if (fused !== null) {
+      fused.scalars[STEP_RZ] = rz;
+      fused.completeDirection(z, p);
+      rz = fused.scalars[STEP_RZ];
+    } else if (m.applyDirection !== undefined) rz = +m.applyDirection(r, z, p, rz);
     else {
-      const rzNew = m.apply(r, z);
+      const rzNew = +m.apply(r, z);
       const beta = rzNew / rz;
       rz = rzNew;
       for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];

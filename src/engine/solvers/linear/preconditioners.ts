@@ -43,27 +43,40 @@ export interface Preconditioner {
 /**
  * A preconditioner that does its first pass over r within CG's update of x and r, so that
  * r is read once an iteration instead of twice (conjugateGradients uses it when present).
+ * Its two steps take and give their scalars in `scalars` (STEP_ALPHA, STEP_RR, STEP_RZ),
+ * not as arguments and results: V8 passes a double to a call it does not inline, and
+ * returns one from it, as a new heap number, and these run once a CG iteration (with the
+ * calls within them, 2.7 KB a step on the stiff cloth of the benchmark at the defaults,
+ * S3-32-stiff: test/engine/simulation/step-allocation.test.ts).
  */
 export interface ResidualStepPreconditioner extends Preconditioner {
+  /** The steps' scalars (length ≥ 3; see the indices). */
+  readonly scalars: Float64Array;
   /**
-   * x ← x + α p and r ← r − α q, entry by entry, with the part of z = M⁻¹ r that reads r
-   * entry by entry done in the same loop; returns rᵀr summed in index order (the new r).
+   * x ← x + α p and r ← r − α q (α = scalars[STEP_ALPHA]), entry by entry, with the part
+   * of z = M⁻¹ r that reads r entry by entry done in the same loop; rᵀr summed in index
+   * order (the new r) into scalars[STEP_RR].
    */
   stepResidual(
     x: Float64Array,
     p: Float64Array,
     r: Float64Array,
     q: Float64Array,
-    alpha: number,
     z: Float64Array,
-  ): number;
+  ): void;
   /**
-   * After stepResidual, finishes z = M⁻¹ r and CG's p ← z + (rᵀz / rzPrevious) p, returning
-   * rᵀz: the same numbers as applyDirection (or apply and the update) on that r. Not
-   * calling it (the run ends there) leaves z unfinished.
+   * After stepResidual, finishes z = M⁻¹ r and CG's p ← z + (rᵀz / rzPrevious) p
+   * (rzPrevious = scalars[STEP_RZ]), leaving rᵀz in scalars[STEP_RZ]: the same numbers as
+   * applyDirection (or apply and the update) on that r. Not calling it (the run ends there)
+   * leaves z unfinished.
    */
-  completeDirection(z: Float64Array, p: Float64Array, rzPrevious: number): number;
+  completeDirection(z: Float64Array, p: Float64Array): void;
 }
+
+/** Indices of ResidualStepPreconditioner.scalars: α in, rᵀr out, rᵀz in and out. */
+export const STEP_ALPHA = 0;
+export const STEP_RR = 1;
+export const STEP_RZ = 2;
 
 /** Whether m does its first pass within CG's update (ResidualStepPreconditioner). */
 export function stepsResidual(m: Preconditioner): m is ResidualStepPreconditioner {

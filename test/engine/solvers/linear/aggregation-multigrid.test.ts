@@ -231,10 +231,15 @@ describe("PCG with the two-level preconditioner", () => {
     const rzRef = mg.apply(r1, zRef);
     const pRef = Float64Array.from(p, (pi, i) => zRef[i] + (rzRef / 0.37) * pi);
     const z = new Float64Array(n);
-    expect(mg.stepResidual(x, p, r, q, alpha, z)).toBe(rr);
+    // the scalars in and out through mg.scalars: [α, rᵀr, rᵀz]
+    mg.scalars[0] = alpha;
+    mg.stepResidual(x, p, r, q, z);
+    expect(mg.scalars[1]).toBe(rr);
     expect(Array.from(x)).toEqual(Array.from(x1));
     expect(Array.from(r)).toEqual(Array.from(r1));
-    expect(mg.completeDirection(z, p, 0.37)).toBe(rzRef);
+    mg.scalars[2] = 0.37;
+    mg.completeDirection(z, p);
+    expect(mg.scalars[2]).toBe(rzRef);
     expect(Array.from(z)).toEqual(Array.from(zRef));
     expect(Array.from(p)).toEqual(Array.from(pRef));
   });
@@ -261,9 +266,12 @@ describe("PCG with the two-level preconditioner", () => {
     const z = new Float64Array(n);
     const sums = new Float64Array(15);
     const xc = randomVector(15, 20);
-    const kernel = makeStepKernel(p, r, q, z, smoother.inverses3, groupOf, sums, xc);
-    expect(kernel.run(x, alpha)).toBe(rr);
-    expect(kernel.rz[0]).toBe(rzRef);
+    // [α, rᵀr, (rᵀz), rᵀD⁻¹r, β]
+    const scalars = Float64Array.of(alpha, 0, 0, 0, 0.77);
+    const kernel = makeStepKernel(p, r, q, z, smoother.inverses3, groupOf, sums, xc, scalars);
+    kernel.run(x);
+    expect(scalars[1]).toBe(rr);
+    expect(scalars[3]).toBe(rzRef);
     expect(Array.from(x)).toEqual(Array.from(x1));
     expect(Array.from(r)).toEqual(Array.from(r1));
     expect(Array.from(z)).toEqual(Array.from(zRef));
@@ -274,7 +282,7 @@ describe("PCG with the two-level preconditioner", () => {
       (zi, i) => zi + xc[3 * groupOf[Math.floor(i / 3)] + (i % 3)],
     );
     const pNext = Float64Array.from(p, (pi, i) => zNext[i] + 0.77 * pi);
-    kernel.direction(0.77);
+    kernel.direction();
     expect(Array.from(z)).toEqual(Array.from(zNext));
     expect(Array.from(p)).toEqual(Array.from(pNext));
   });
