@@ -2,14 +2,26 @@
  * Run by step-allocation.test.ts as its own process, bundled by esbuild the way the server's
  * worker is (vitest's module transform turns each imported binding into a getter call, whose
  * boxing would be counted instead of the engine's), with V8's gc() exposed
- * (node --expose-gc). Steps four models of different integrators and linear solvers, each
+ * (node --expose-gc). Steps seven models of different integrators and linear solvers, each
  * warmed first, and
  * prints the median heap growth in bytes a step over nine batches after a full collection
  * (bytesPerStep; the smallest of up to three rounds while above SETTLED, as
- * mesh-allocation-probe.ts does, for V8's background compiler on a loaded machine).
+ * mesh-allocation-probe.ts does, for V8's background compiler on a loaded machine), with
+ * the Newton iterations a step of a few steps after them (newtonPerStep).
+ *
+ * The last three are benchmark scenes at the defaults (bench/compare: the scene and
+ * toDefaultsModel, what `moreau-defaults` runs): S1-100 (moreau-jean, NNCG contact, the
+ * position projection), the stiff cloth at 16 × 16 rather than S3-32-stiff's 32 × 32 (the
+ * same path, newmark with `auto` → CG on the matrix-free operator with the two-level
+ * preconditioner after the first hard solve, Newton iterating with its line search: 2.2
+ * iterations a step; at 12 × 12 CG keeps block Jacobi; 16 × 16 takes 0.7 ms a step against
+ * 4.1 ms) and S2-100 (articulated). MOREAU_PROBE_MODELS (names, comma-separated) steps only
+ * those, e.g. one in a process of its own.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { toDefaultsModel } from "../../../bench/compare/engines/moreau";
+import { chainScene, clothScene, spheresScene } from "../../../bench/compare/scene";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel, type Simulation } from "../../../src/engine/index";
 
@@ -91,8 +103,16 @@ const WARM_STEPS = 300;
 const ROUNDS = 3;
 const SETTLED = 2048;
 
-function bytesPerStep(sim: Simulation): number {
+interface Measure {
+  bodies: number;
+  bytesPerStep: number;
+  newtonPerStep: number;
+}
+
+function measure(sim: Simulation, bodies: number): Measure {
   let best = Number.POSITIVE_INFINITY;
+  let newton = 0;
+  let steps = 0;
   for (let round = 0; round < ROUNDS && best >= SETTLED; round++) {
     sim.step(WARM_STEPS);
     // one full collection first, none between the batches (see mesh-allocation-probe.ts)
@@ -105,8 +125,14 @@ function bytesPerStep(sim: Simulation): number {
     }
     batches.sort((x, y) => x - y);
     best = Math.min(best, batches[4]);
+    // Newton's iterations a step after the batches (a few steps more, outside the count)
+    for (let i = 0; i < 20; i++) {
+      sim.step(1);
+      newton += sim.lastStepStats.newtonIterations;
+      steps++;
+    }
   }
-  return best;
+  return { bodies, bytesPerStep: best, newtonPerStep: newton / steps };
 }
 
 const models: [string, ModelInput][] = [
@@ -114,10 +140,13 @@ const models: [string, ModelInput][] = [
   ["whip", example("whip.json")],
   ["cloth", example("cloth.json")],
   ["chain", springChain()],
+  ["S1-100 defaults", toDefaultsModel(spheresScene(100))],
+  ["stiff cloth 16 defaults", toDefaultsModel(clothScene(16, 1e4))],
+  ["S2-100 defaults", toDefaultsModel(chainScene(100))],
 ];
-const result: Record<string, { bodies: number; bytesPerStep: number }> = {};
-for (const [name, model] of models) {
-  const sim = loadModel(model);
-  result[name] = { bodies: model.bodies.length, bytesPerStep: bytesPerStep(sim) };
-}
+const only = process.env.MOREAU_PROBE_MODELS?.split(",");
+const result: Record<string, Measure> = {};
+for (const [name, model] of models)
+  if (only === undefined || only.includes(name))
+    result[name] = measure(loadModel(model), model.bodies.length);
 process.stdout.write(JSON.stringify(result));
