@@ -327,10 +327,9 @@ export class AccelerationStepper implements NewtonStepper {
    * from the damping forces' power (the energy balance, simulation/monitor.ts): the
    * kinetic energy of the velocity decay (decayVelocities) and, under the θ-schemes, the
    * negative work of the one-step problem's impulses (contacts, joint limits:
-   * moreau-jean.ts) and of the motors (theta-scheme.ts takeMotorWork). −0 at the start: a
-   * double, as searchStep.
+   * moreau-jean.ts) and of the motors (theta-scheme.ts takeMotorWork).
    */
-  removedEnergy = -0;
+  removedEnergy = 0;
   /**
    * A generalized force (N, N·m) held constant during `solve` and added to the residual
    * with weight 1, or null: the nonsmooth contact force H^T P/h of Moreau–Jean's Newton
@@ -364,8 +363,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly endProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
   /** symmetricJoints: the joint force along the start configuration (start-directions.ts). */
   readonly startDirections: StartDirections;
-  /** The end time of the running `solve` (s; −0 before the first: a double, as searchStep). */
-  private tEnd = -0;
+  /** The end time of the running `solve` (s). */
+  private tEnd = 0;
   /** The last Newton iteration's joint rows were at the position level (see solveIteration). */
   private positionLevelRows = false;
   /**

@@ -62,25 +62,26 @@ export class StepWork implements SubstepObserver {
   private readonly powerVelocity: Float64Array;
   /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
   private readonly constraintRates: Float64Array;
-  // The number fields below start as doubles (−0; each is written before it is read): one
-  // born a small integer changed this object's map when it first held a fraction (`covered`
-  // at the first split step, hundreds of steps into the stiff cloth), and the code compiled
-  // against the old map deoptimized (see BodySystem on V8).
   /** dissipationPower (W) at the end of the last step, valid while stateVersion is `version`. */
-  private power = -0;
+  private power = 0;
   private version = -1;
   /** dissipationPower at the end of the running step (work). */
-  private endPower = -0;
+  private endPower = 0;
   /**
    * The running step's length (s), the fraction of it its accepted sub-steps covered
    * (exact: they are h/2^k), and their work (J): a split step is weighed sub-step by
-   * sub-step (substepDone).
+   * sub-step (substepDone). Doubles from the start (−0; each is written before it is read):
+   * born a small integer, `covered` changed this object's map when it first held a
+   * fraction, at the first split step (hundreds of steps into the stiff cloth), and the
+   * code compiled against the old map deoptimized (see BodySystem on V8). Not the powers:
+   * they hold a fraction from the first step or never (no Rayleigh damping, no motors),
+   * and as doubles they cost S2-100 at the defaults 32 B a step.
    */
   private stepSize = -0;
   private covered = -0;
   private splitWork = -0;
   /** dissipationPower at the step's start, then at each accepted sub-step's end (W). */
-  private substepPower = -0;
+  private substepPower = 0;
 
   constructor(private readonly src: StepWorkSource) {
     const dofs = src.system.numDofs;
