@@ -13,16 +13,19 @@
  * bound on the energy drift max |E − E0| / (m g L), each engine's fastest valid setting
  * within it (valid: the comparison's verdict, joints not apart by half a link).
  *
- * Each configuration is one fresh process (this file with `--one <config> <scene>`, as
- * compare/worker.ts), one at a time. Options: `--scenes S2-10,S2-100` (default S2-100),
- * `--engines moreau,moreau-defaults,rapier,ammo`, `--timeout S` per configuration
- * (default 300). Results: bench/runs/matched-<date>.json.
+ * Each repetition of a configuration is one fresh process (this file with `--one <config>
+ * <scene>`, as compare/worker.ts), one at a time, in rounds (every configuration's first
+ * repetition, then every second, …, as compare/run.ts); a row is the median steps/s of its
+ * repetitions (the probes are the same in each: the runs are deterministic). Options:
+ * `--scenes S2-10,S2-100` (default S2-100), `--engines moreau,moreau-defaults,rapier,ammo`,
+ * `--reps N` (default 3), `--timeout S` per repetition (default 300). Results:
+ * bench/runs/matched-<date>.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { printResult, runFresh } from "../fresh-process";
+import { medianOf, printResult, runFresh } from "../fresh-process";
 import { loadEngine } from "./engines/index";
 import type { BodyStates, EngineAdapter, EngineInstance } from "./engines/types";
 import { type RunResult, runScene } from "./protocol";
@@ -119,6 +122,8 @@ export interface MatchedRow {
   stepsPerSecond: number;
   energyDrift: number;
   jointDrift: number;
+  /** Each repetition's steps/s (stepsPerSecond is their median). */
+  repetitions?: number[];
   message?: string;
 }
 
@@ -156,40 +161,47 @@ export async function main(argv: string[]): Promise<void> {
   const timeout = Number(option(argv, "--timeout") ?? 300);
   for (const s of scenes)
     if (buildScene(s).kind !== "chain") throw new Error(`${s} is not a chain scene`);
+  const reps = Number(option(argv, "--reps") ?? 3);
   const rows: MatchedRow[] = [];
   for (const scene of scenes) {
+    const names: string[] = [];
     for (const engine of engines) {
       const configs = MATCHED_CONFIGS[engine];
       if (!configs)
         throw new Error(
           `unknown engine "${engine}"; known: ${Object.keys(MATCHED_CONFIGS).join(", ")}`,
         );
-      for (const c of configs) {
-        const name = configName(c);
+      for (const c of configs) names.push(configName(c));
+    }
+    const runs = new Map<string, (RunResult | null)[]>(names.map((n) => [n, []]));
+    const failures = new Map<string, string>();
+    for (let rep = 0; rep < reps; rep++)
+      for (const name of names) {
         const run = await runFresh<RunResult>(
           fileURLToPath(import.meta.url),
           ["--one", name, scene, "--max-seconds", String(0.8 * timeout)],
           timeout,
         );
-        const r = run.result;
-        const row: MatchedRow = {
-          config: name,
-          scene,
-          status: r?.status ?? (run.timedOut ? "timeout" : "failed"),
-          stepsPerSecond: r?.stepsPerSecond ?? Number.NaN,
-          energyDrift: r?.accuracy?.energyDrift ?? Number.NaN,
-          jointDrift: r?.accuracy?.jointDrift ?? Number.NaN,
-          ...(r?.message
-            ? { message: r.message }
-            : run.result
-              ? {}
-              : { message: run.stderrTail.slice(-300) }),
-        };
-        rows.push(row);
-        console.log(
-          `${scene} ${name.padEnd(26)} ${row.status.padEnd(9)} ${row.stepsPerSecond.toFixed(0).padStart(7)} steps/s  energy ${row.energyDrift.toExponential(2)}  joints ${row.jointDrift.toExponential(2)} m${row.message ? `  (${row.message})` : ""}`,
-        );
+        runs.get(name)?.push(run.result);
+        if (!run.result) failures.set(name, run.timedOut ? "timeout" : run.stderrTail.slice(-300));
       }
+    for (const name of names) {
+      const results = runs.get(name) ?? [];
+      const r = results.find((x) => x !== null) ?? null;
+      const row: MatchedRow = {
+        config: name,
+        scene,
+        status: r?.status ?? (failures.get(name) === "timeout" ? "timeout" : "failed"),
+        stepsPerSecond: medianOf(results.map((x) => x?.stepsPerSecond ?? Number.NaN)),
+        energyDrift: r?.accuracy?.energyDrift ?? Number.NaN,
+        jointDrift: r?.accuracy?.jointDrift ?? Number.NaN,
+        repetitions: results.map((x) => Math.round(x?.stepsPerSecond ?? Number.NaN)),
+        ...(r?.message ? { message: r.message } : r ? {} : { message: failures.get(name) }),
+      };
+      rows.push(row);
+      console.log(
+        `${scene} ${name.padEnd(26)} ${row.status.padEnd(9)} ${row.stepsPerSecond.toFixed(0).padStart(7)} steps/s  energy ${row.energyDrift.toExponential(2)}  joints ${row.jointDrift.toExponential(2)} m${row.message ? `  (${row.message})` : ""}`,
+      );
     }
     console.log(`\n## ${scene}: each engine's fastest valid setting within an energy drift`);
     console.table(
@@ -214,6 +226,7 @@ export async function main(argv: string[]): Promise<void> {
       {
         kind: "matched",
         date: new Date().toISOString(),
+        reps,
         machine: {
           cpuModel: os.cpus()[0]?.model ?? "unknown",
           cpuCount: os.cpus().length,
