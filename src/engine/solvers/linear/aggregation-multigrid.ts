@@ -98,11 +98,11 @@ const BETA = 4;
 /**
  * stepResidual's and completeDirection's loops over one CG run's vectors (p, r, q, z) and
  * the preconditioner's arrays (inv the block-Jacobi inverses, groupOf the aggregates, sums
- * Pᵀ r, xc the coarse solution, and its scalars), as closures over them: V8 compiles the first closure made
- * at this site with the captured arrays as constants (their data pointers and lengths, and
- * the loop's bound: no bounds checks), 12.4 → 6.9 µs a pass on the stiff cloth's 992
- * particles, about 2.6 µs less a CG iteration for the direction; a later closure (a
- * worker's second cloth session) runs generic code, about 13.5 µs a pass
+ * Pᵀ r, xc the coarse solution, and its scalars), as closures over them: V8 compiles the
+ * first closure made at this site with the captured arrays as constants (their data
+ * pointers and lengths, and the loop's bound: no bounds checks), 12.4 → 6.9 µs a pass on
+ * the stiff cloth's 992 particles, about 2.6 µs less a CG iteration for the direction; a
+ * later closure (a worker's second cloth session) runs generic code, about 13.5 µs a pass
  * (bench/README.md, "Stiff cloth"). Each preconditioner makes its own, again when the
  * arrays change.
  */
