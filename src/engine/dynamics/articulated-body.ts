@@ -1033,67 +1033,60 @@ export class ArticulatedTree {
   /**
    * Any other joint, with K and b as they are: U = K S, D = Sᵀ U and its inverse, −Sᵀ b,
    * and for a child K^a = K − U D⁻¹ Uᵀ, b^a = b + U D⁻¹ (−Sᵀ b) + K^a κ, shifted to the
-   * parent's point. False when D is singular.
+   * parent's point. A revolute or prismatic joint (S one column s = (ê, 0) or (0, ê)) is a
+   * rank-one reduction, K^a = K − u uᵀ / d with u = K s, d = sᵀ u, kept as the upper
+   * triangle like K; a fixed or driven joint (S empty) passes K and b on; a free body is a
+   * root (nothing to pass on). False when D is singular.
    */
   private reduceGeneral(i: number): boolean {
-    const { K, bias, kappa, U, Dinv, free, Dk, work } = this;
-    const E = this.axisWorld;
+    const { K, bias, kappa, U, Dinv, free, work: Ka } = this;
     const kind = this.kind[i];
-    const kdim = VELOCITY_SIZE[kind];
     const k36 = 36 * i;
-    mirrorLower(K, k36);
     const k6 = 6 * i;
-    // U = K S: S's columns are ê in α (revolute), ê in a (prismatic), unit columns (free)
-    const e0 = kind === SlotKind.PRISMATIC ? 3 : 0;
-    for (let r = 0; r < 6; r++) {
-      const row = k36 + 6 * r;
-      if (kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC)
-        U[k36 + r] =
-          K[row + e0] * E[3 * i] + K[row + e0 + 1] * E[3 * i + 1] + K[row + e0 + 2] * E[3 * i + 2];
-      else for (let c = 0; c < kdim; c++) U[k36 + kdim * r + c] = K[row + c];
-    }
-    // D = Sᵀ U, −Sᵀ b
-    if (kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC) {
-      let d = 0;
-      let s = 0;
-      for (let x = 0; x < 3; x++) {
-        d += E[3 * i + x] * U[k36 + e0 + x];
-        s += E[3 * i + x] * bias[k6 + e0 + x];
+    if (kind === SlotKind.FREE) {
+      // D = K (S = 1), a root's: U = K, −Sᵀ b = −b
+      mirrorLower(K, k36);
+      for (let r = 0; r < 36; r++) {
+        U[k36 + r] = K[k36 + r];
+        this.Dk[r] = K[k36 + r];
       }
+      for (let r = 0; r < 6; r++) free[k6 + r] = -bias[k6 + r];
+      return invertSmall(Dinv, k36, this.Dk, 0, 6, Ka);
+    }
+    const axial = kind === SlotKind.REVOLUTE || kind === SlotKind.PRISMATIC;
+    // u = K s (the upper triangle read symmetric), d = sᵀ u, −sᵀ b
+    let uOverD = 0;
+    if (axial) {
+      const E = this.axisWorld;
+      const ex = E[3 * i];
+      const ey = E[3 * i + 1];
+      const ez = E[3 * i + 2];
+      const e0 = kind === SlotKind.PRISMATIC ? 3 : 0;
+      for (let r = 0; r < 6; r++)
+        U[k36 + r] =
+          K[k36 + upper(r, e0)] * ex +
+          K[k36 + upper(r, e0 + 1)] * ey +
+          K[k36 + upper(r, e0 + 2)] * ez;
+      const d = ex * U[k36 + e0] + ey * U[k36 + e0 + 1] + ez * U[k36 + e0 + 2];
       if (!(d > 0)) return false;
       Dinv[k36] = 1 / d;
-      free[k6] = -s;
-    } else if (kdim > 0) {
-      for (let r = 0; r < kdim; r++) {
-        for (let c = 0; c < kdim; c++) Dk[kdim * r + c] = U[k36 + kdim * r + c];
-        free[k6 + r] = -bias[k6 + r];
-      }
-      if (!invertSmall(Dinv, k36, Dk, 0, kdim, work)) return false;
+      free[k6] = -(ex * bias[k6 + e0] + ey * bias[k6 + e0 + 1] + ez * bias[k6 + e0 + 2]);
+      uOverD = free[k6] / d;
     }
     const p = this.parent[i];
     if (p < 0) return true;
-    // symmetric by construction (one triangle, mirrored): the recursion amplifies an
-    // asymmetry of round-off by |U| |D⁻¹| per level, ~750 on a chain of slender links
-    const Ka = work;
+    // K^a (full, both triangles: symmetric by construction, see reduceSpherical)
+    const id = axial ? Dinv[k36] : 0;
     for (let r = 0; r < 6; r++)
       for (let c = r; c < 6; c++) {
-        let s = K[k36 + 6 * r + c];
-        for (let x = 0; x < kdim; x++) {
-          let t = 0;
-          for (let z = 0; z < kdim; z++) t += Dinv[k36 + kdim * x + z] * U[k36 + kdim * c + z];
-          s -= U[k36 + kdim * r + x] * t;
-        }
+        const s = K[k36 + 6 * r + c] - (axial ? U[k36 + r] * U[k36 + c] * id : 0);
         Ka[6 * r + c] = s;
         Ka[6 * c + r] = s;
       }
+    // b^a = b + u (−sᵀ b) / d + K^a κ, then to the parent's point: Tᵀ (n, f) = (n + d × f, f)
     const bA = this.tmpB;
     for (let r = 0; r < 6; r++) {
-      let s = bias[k6 + r];
-      for (let x = 0; x < kdim; x++) {
-        let t = 0;
-        for (let z = 0; z < kdim; z++) t += Dinv[k36 + kdim * x + z] * free[k6 + z];
-        s += U[k36 + kdim * r + x] * t;
-      }
+      let s = bias[k6 + r] + (axial ? U[k36 + r] * uOverD : 0);
       for (let c = 0; c < 6; c++) s += Ka[6 * r + c] * kappa[k6 + c];
       bA[r] = s;
     }
@@ -1101,7 +1094,6 @@ export class ArticulatedTree {
     const dx = P[3 * i] - P[3 * p];
     const dy = P[3 * i + 1] - P[3 * p + 1];
     const dz = P[3 * i + 2] - P[3 * p + 2];
-    shiftInertia(Ka, dx, dy, dz, K, 36 * p);
     const pb6 = 6 * p;
     bias[pb6] += bA[0] + dy * bA[5] - dz * bA[4];
     bias[pb6 + 1] += bA[1] + dz * bA[3] - dx * bA[5];
@@ -1109,6 +1101,7 @@ export class ArticulatedTree {
     bias[pb6 + 3] += bA[3];
     bias[pb6 + 4] += bA[4];
     bias[pb6 + 5] += bA[5];
+    addShiftedInertia(Ka, P, i, p, K, 36 * p);
     return true;
   }
 
@@ -1239,38 +1232,87 @@ function mirrorLower(m: Float64Array, o: number): void {
   for (let r = 1; r < 6; r++) for (let c = 0; c < r; c++) m[o + 6 * r + c] = m[o + 6 * c + r];
 }
 
-/** out += Tᵀ Ka T, T = [1, 0; −d̃, 1] (Ka 6 × 6 row-major; out at o). */
-const KT = new Float64Array(36);
-const DT = new Float64Array(9);
-function shiftInertia(
+/** The index in a row-major 6 × 6 of entry (r, c) of its upper triangle (symmetric storage). */
+function upper(r: number, c: number): number {
+  return r <= c ? 6 * r + c : 6 * c + r;
+}
+
+/**
+ * out's upper triangle (the parent's K at o) += that of Tᵀ Ka T, T = [1, 0; −d̃, 1], d = P_i −
+ * P_p (from the parent's joint point to the child's), Ka symmetric 6 × 6 (row-major, the
+ * upper triangle read). With Ka = [A, B; Bᵀ, C]:
+ *   Tᵀ Ka T = [A + N + Nᵀ − d̃ C d̃, B + d̃ C; ·, C],  N = d̃ Bᵀ (column c: d × row c of B).
+ * d is read here from the points, not passed: doubles passed to a call V8 does not inline
+ * are boxed.
+ */
+function addShiftedInertia(
   Ka: Float64Array,
-  dx: number,
-  dy: number,
-  dz: number,
+  P: Float64Array,
+  i: number,
+  p: number,
   out: Float64Array,
   o: number,
-) {
-  // K T = [K11 − K12 d̃, K12; K21 − K22 d̃, K22];  Tᵀ (K T): top rows += d̃ (bottom rows)
-  const d = DT; // d̃ row-major
-  d[1] = -dz;
-  d[2] = dy;
-  d[3] = dz;
-  d[5] = -dx;
-  d[6] = -dy;
-  d[7] = dx;
-  for (let r = 0; r < 6; r++)
-    for (let c = 0; c < 6; c++) {
-      let s = Ka[6 * r + c];
-      if (c < 3) for (let x = 0; x < 3; x++) s -= Ka[6 * r + 3 + x] * d[3 * x + c];
-      KT[6 * r + c] = s;
-    }
-  for (let r = 0; r < 6; r++)
-    for (let c = r; c < 6; c++) {
-      let s = KT[6 * r + c];
-      if (r < 3) for (let x = 0; x < 3; x++) s += d[3 * r + x] * KT[6 * (3 + x) + c];
-      out[o + 6 * r + c] += s;
-      if (c !== r) out[o + 6 * c + r] += s;
-    }
+): void {
+  const dx = P[3 * i] - P[3 * p];
+  const dy = P[3 * i + 1] - P[3 * p + 1];
+  const dz = P[3 * i + 2] - P[3 * p + 2];
+  const c00 = Ka[21];
+  const c01 = Ka[22];
+  const c02 = Ka[23];
+  const c11 = Ka[28];
+  const c12 = Ka[29];
+  const c22 = Ka[35];
+  // M = d̃ C, column j = d × C_j
+  const m00 = dy * c02 - dz * c01;
+  const m10 = dz * c00 - dx * c02;
+  const m20 = dx * c01 - dy * c00;
+  const m01 = dy * c12 - dz * c11;
+  const m11 = dz * c01 - dx * c12;
+  const m21 = dx * c11 - dy * c01;
+  const m02 = dy * c22 - dz * c12;
+  const m12 = dz * c02 - dx * c22;
+  const m22 = dx * c12 - dy * c02;
+  // N = d̃ Bᵀ, column c = d × (Ka[c][3], Ka[c][4], Ka[c][5])
+  const b0x = Ka[3];
+  const b0y = Ka[4];
+  const b0z = Ka[5];
+  const b1x = Ka[9];
+  const b1y = Ka[10];
+  const b1z = Ka[11];
+  const b2x = Ka[15];
+  const b2y = Ka[16];
+  const b2z = Ka[17];
+  const n00 = dy * b0z - dz * b0y;
+  const n10 = dz * b0x - dx * b0z;
+  const n20 = dx * b0y - dy * b0x;
+  const n01 = dy * b1z - dz * b1y;
+  const n11 = dz * b1x - dx * b1z;
+  const n21 = dx * b1y - dy * b1x;
+  const n02 = dy * b2z - dz * b2y;
+  const n12 = dz * b2x - dx * b2z;
+  const n22 = dx * b2y - dy * b2x;
+  // −d̃ C d̃ = −M d̃: row r is d × (row r of M)
+  out[o] += Ka[0] + 2 * n00 + (dy * m02 - dz * m01);
+  out[o + 1] += Ka[1] + n01 + n10 + (dz * m00 - dx * m02);
+  out[o + 2] += Ka[2] + n02 + n20 + (dx * m01 - dy * m00);
+  out[o + 7] += Ka[7] + 2 * n11 + (dz * m10 - dx * m12);
+  out[o + 8] += Ka[8] + n12 + n21 + (dx * m11 - dy * m10);
+  out[o + 14] += Ka[14] + 2 * n22 + (dx * m21 - dy * m20);
+  out[o + 3] += b0x + m00;
+  out[o + 4] += b0y + m01;
+  out[o + 5] += b0z + m02;
+  out[o + 9] += b1x + m10;
+  out[o + 10] += b1y + m11;
+  out[o + 11] += b1z + m12;
+  out[o + 15] += b2x + m20;
+  out[o + 16] += b2y + m21;
+  out[o + 17] += b2z + m22;
+  out[o + 21] += c00;
+  out[o + 22] += c01;
+  out[o + 23] += c02;
+  out[o + 28] += c11;
+  out[o + 29] += c12;
+  out[o + 35] += c22;
 }
 
 function normalizeQuat(q: Float64Array, o: number): void {
