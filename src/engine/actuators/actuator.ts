@@ -77,24 +77,31 @@ export class JointActuator implements ForceEffector {
   applyForces(t: number): void {
     const tau = this.effortAt(t);
     this.effort = tau;
-    addGeneralizedEffort(this.sys, this.coordinate, tau);
+    if (tau !== 0) addGeneralizedEffort(this.sys, this.coordinate, tau);
   }
 
   /** Its whole effort at t (no potential): power −τ q̇ (W), negative while it drives. */
   applyDissipativeForces(t: number): void {
-    addGeneralizedEffort(this.sys, this.coordinate, this.effortAt(t));
+    const tau = this.effortAt(t);
+    if (tau !== 0) addGeneralizedEffort(this.sys, this.coordinate, tau);
   }
 
-  /** The effort τ at t and the current state, saturated at effortLimit (sets `saturated`). */
+  /**
+   * The effort τ at t and the current state, saturated at effortLimit (sets `saturated`),
+   * with the coordinate's Jacobian evaluated where τ ≠ 0 (a torque actuator reads neither q
+   * nor q̇, and one at zero effort, URDF import's default until an input, nothing).
+   */
   private effortAt(t: number): number {
     const q = this.coordinate;
-    q.evaluate();
     const u = this.commandAt(t);
+    if (this.type === "torque") {
+      const tau = this.saturate(u);
+      if (tau !== 0) q.evaluateJacobian();
+      return tau;
+    }
+    q.evaluate();
     let tau: number;
     switch (this.type) {
-      case "torque":
-        tau = u;
-        break;
       case "velocity":
         tau = this.kd * (u - q.rate);
         break;
@@ -104,6 +111,10 @@ export class JointActuator implements ForceEffector {
         break;
       }
     }
+    return this.saturate(tau);
+  }
+
+  private saturate(tau: number): number {
     this.saturated = Math.abs(tau) > this.limit;
     return this.saturated ? Math.sign(tau) * this.limit : tau;
   }

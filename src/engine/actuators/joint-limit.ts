@@ -111,11 +111,13 @@ export class CompliantJointLimit implements ForceEffector {
    */
   private law(): number {
     const q = this.coordinate;
-    q.evaluate();
+    // the angle first; its rate and Jacobian only past a bound (a limit is mostly inside)
+    q.evaluateValue();
     const sigma = q.value < this.lower ? 1 : q.value > this.upper ? -1 : 0;
     this.side = sigma;
     this.depth = sigma > 0 ? this.lower - q.value : sigma < 0 ? q.value - this.upper : 0;
     if (sigma === 0) return 0;
+    q.evaluate();
     const rateIn = -sigma * q.rate;
     const ramp = Math.min(1, this.depth / DAMPING_RAMP);
     const push = this.stiffness * this.depth + this.damping * ramp * rateIn;

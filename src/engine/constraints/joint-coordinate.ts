@@ -55,16 +55,28 @@ export class JointCoordinate {
 
   /** q, q̇ and g at the system's current positions and velocities. */
   evaluate(): void {
-    const m = this.measure;
-    m.residual(0, this.scratch, 0);
+    this.evaluateValue();
+    this.evaluateJacobian();
+    this.rate = this.side(this.jacA, this.measure.bodyA) + this.side(this.jacB, this.measure.bodyB);
+  }
+
+  /**
+   * q alone at the current positions (rate and g left as they were): what a joint limit
+   * inside its range reads, at a third of evaluate's cost.
+   */
+  evaluateValue(): void {
+    this.measure.residual(0, this.scratch, 0);
     const raw = this.scratch[0];
     if (this.kind === "angle") {
       const d = raw - this.lastAngle;
       const k = this.turns + (d > Math.PI ? -1 : d < -Math.PI ? 1 : 0);
       this.value = raw + TWO_PI * k;
     } else this.value = raw;
-    m.jacobian(0, this.jacA, this.jacB);
-    this.rate = this.side(this.jacA, m.bodyA) + this.side(this.jacB, m.bodyB);
+  }
+
+  /** g alone at the current positions (value and rate left as they were): what an effort needs. */
+  evaluateJacobian(): void {
+    this.measure.jacobian(0, this.jacA, this.jacB);
   }
 
   /**

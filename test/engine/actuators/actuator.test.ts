@@ -60,8 +60,15 @@ describe("JointActuator laws", () => {
     });
     const [t] = actuation.actuators;
     setHinge(system, 0.7, 4);
+    clearForces(system);
     t.applyForces(1); // 3 sin(π/2)
     expect(t.effort).toBeCloseTo(3, 12);
+    expect(Array.from(system.torque)).toEqual([0, 3, 0].map((v) => expect.closeTo(v, 12)));
+    // at zero effort (sin 0) nothing is added
+    clearForces(system);
+    t.applyForces(0);
+    expect(t.effort).toBe(0);
+    expect(Array.from(system.torque)).toEqual([0, 0, 0]);
     expect(t.hasJacobians).toBe(false);
     expect(Array.from(denseJacobian(system, t, "position"))).toEqual(new Array(36).fill(0));
   });

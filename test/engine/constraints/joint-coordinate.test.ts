@@ -147,6 +147,43 @@ describe("JointCoordinate", () => {
     expect(q.value).toBeCloseTo(9 - 2 * Math.PI, 12);
   });
 
+  it("evaluateValue and evaluateJacobian give evaluate's q and g, each leaving the rest as it was", () => {
+    const sys = oneBody("rigid");
+    const q = createJointCoordinate(
+      sys,
+      { id: "h", type: "revolute", axis: [1, 2, 2] },
+      ground,
+      body,
+    );
+    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    sys.omega.set([0.3, -0.4, 1.2]);
+    const angle = 1.1;
+    const s = Math.sin(angle / 2) / 3;
+    sys.quat.set([Math.cos(angle / 2), s, 2 * s, 2 * s]);
+    updateDerived(sys);
+    q.evaluate();
+    const value = q.value;
+    const rate = q.rate;
+    const jacB = Float64Array.from(q.jacB);
+    expect(value).toBeCloseTo(angle, 12);
+    // ω·n with n = (1, 2, 2)/3
+    expect(rate).toBeCloseTo((0.3 - 0.8 + 2.4) / 3, 12);
+    // another configuration, read in parts
+    sys.quat.set([1, 0, 0, 0]);
+    updateDerived(sys);
+    q.evaluateValue();
+    expect(q.value).toBeCloseTo(0, 14);
+    expect(q.rate).toBe(rate);
+    expect(Array.from(q.jacB)).toEqual(Array.from(jacB));
+    q.evaluateJacobian();
+    q.evaluate();
+    const full = Float64Array.from(q.jacB);
+    q.evaluateValue();
+    q.jacB.fill(0);
+    q.evaluateJacobian();
+    expect(Array.from(q.jacB)).toEqual(Array.from(full));
+  });
+
   it("prismatic: the offset along the normalized axis and its rate; none for a particle hinge", () => {
     const sys = oneBody("particle");
     const n = [3 / 5, 4 / 5, 0];
