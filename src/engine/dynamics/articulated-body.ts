@@ -975,59 +975,23 @@ export class ArticulatedTree {
     const cx = bias[k6 + 3] - (p0x * bx + p0y * by + p0z * bz) + q00 * kx + q01 * ky + q02 * kz;
     const cy = bias[k6 + 4] - (p1x * bx + p1y * by + p1z * bz) + q01 * kx + q11 * ky + q12 * kz;
     const cz = bias[k6 + 5] - (p2x * bx + p2y * by + p2z * bz) + q02 * kx + q12 * ky + q22 * kz;
-    // to the parent's point: Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c)
-    const P = this.point;
-    const dx = P[3 * i] - P[3 * p];
-    const dy = P[3 * i + 1] - P[3 * p + 1];
-    const dz = P[3 * i + 2] - P[3 * p + 2];
-    // M = d̃Q, column j = d × Q_j
-    const m00 = dy * q02 - dz * q01;
-    const m10 = dz * q00 - dx * q02;
-    const m20 = dx * q01 - dy * q00;
-    const m01 = dy * q12 - dz * q11;
-    const m11 = dz * q01 - dx * q12;
-    const m21 = dx * q11 - dy * q01;
-    const m02 = dy * q22 - dz * q12;
-    const m12 = dz * q02 - dx * q22;
-    const m22 = dx * q12 - dy * q02;
-    // −d̃Qd̃ = −M d̃: row r is d × (row r of M) ((a d̃)ᵀ = a × d); symmetric, and the
-    // parent's K keeps its upper triangle (see K)
-    const n00 = dy * m02 - dz * m01;
-    const n01 = dz * m00 - dx * m02;
-    const n02 = dx * m01 - dy * m00;
-    const n11 = dz * m10 - dx * m12;
-    const n12 = dx * m11 - dy * m10;
-    const n22 = dx * m21 - dy * m20;
-    const o = 36 * p;
-    K[o] += n00;
-    K[o + 1] += n01;
-    K[o + 2] += n02;
-    K[o + 7] += n11;
-    K[o + 8] += n12;
-    K[o + 14] += n22;
-    // d̃Q upper right (its transpose −Qd̃ lower left)
-    K[o + 3] += m00;
-    K[o + 4] += m01;
-    K[o + 5] += m02;
-    K[o + 9] += m10;
-    K[o + 10] += m11;
-    K[o + 11] += m12;
-    K[o + 15] += m20;
-    K[o + 16] += m21;
-    K[o + 17] += m22;
-    K[o + 21] += q00;
-    K[o + 22] += q01;
-    K[o + 23] += q02;
-    K[o + 28] += q11;
-    K[o + 29] += q12;
-    K[o + 35] += q22;
-    const o6 = 6 * p;
-    bias[o6] += dy * cz - dz * cy;
-    bias[o6 + 1] += dz * cx - dx * cz;
-    bias[o6 + 2] += dx * cy - dy * cx;
-    bias[o6 + 3] += cx;
-    bias[o6 + 4] += cy;
-    bias[o6 + 5] += cz;
+    // to the parent's point (addShifted): K^a = [0, 0; 0, Q] (shiftQ's rotational rows stay
+    // zero), b^a = (0, c)
+    const Ka = this.shiftQ;
+    Ka[21] = q00;
+    Ka[22] = q01;
+    Ka[23] = q02;
+    Ka[28] = q11;
+    Ka[29] = q12;
+    Ka[35] = q22;
+    const bA = this.tmpB;
+    bA[0] = 0;
+    bA[1] = 0;
+    bA[2] = 0;
+    bA[3] = cx;
+    bA[4] = cy;
+    bA[5] = cz;
+    addShifted(Ka, bA, this.point, i, p, K, bias, false);
   }
 
   /**
@@ -1083,29 +1047,20 @@ export class ArticulatedTree {
         Ka[6 * r + c] = s;
         Ka[6 * c + r] = s;
       }
-    // b^a = b + u (−sᵀ b) / d + K^a κ, then to the parent's point: Tᵀ (n, f) = (n + d × f, f)
+    // b^a = b + u (−sᵀ b) / d + K^a κ
     const bA = this.tmpB;
     for (let r = 0; r < 6; r++) {
       let s = bias[k6 + r] + (axial ? U[k36 + r] * uOverD : 0);
       for (let c = 0; c < 6; c++) s += Ka[6 * r + c] * kappa[k6 + c];
       bA[r] = s;
     }
-    const P = this.point;
-    const dx = P[3 * i] - P[3 * p];
-    const dy = P[3 * i + 1] - P[3 * p + 1];
-    const dz = P[3 * i + 2] - P[3 * p + 2];
-    const pb6 = 6 * p;
-    bias[pb6] += bA[0] + dy * bA[5] - dz * bA[4];
-    bias[pb6 + 1] += bA[1] + dz * bA[3] - dx * bA[5];
-    bias[pb6 + 2] += bA[2] + dx * bA[4] - dy * bA[3];
-    bias[pb6 + 3] += bA[3];
-    bias[pb6 + 4] += bA[4];
-    bias[pb6 + 5] += bA[5];
-    addShiftedInertia(Ka, P, i, p, K, 36 * p);
+    addShifted(Ka, bA, this.point, i, p, K, bias, true);
     return true;
   }
 
   private readonly tmpB = new Float64Array(6);
+  /** reduceSpherical's K^a = [0, 0; 0, Q]: only Q's entries are written and read. */
+  private readonly shiftQ = new Float64Array(36);
   private readonly tmpR = new Float64Array(6);
   private readonly centre = new Float64Array(3);
 
@@ -1238,24 +1193,38 @@ function upper(r: number, c: number): number {
 }
 
 /**
- * out's upper triangle (the parent's K at o) += that of Tᵀ Ka T, T = [1, 0; −d̃, 1], d = P_i −
- * P_p (from the parent's joint point to the child's), Ka symmetric 6 × 6 (row-major, the
- * upper triangle read). With Ka = [A, B; Bᵀ, C]:
- *   Tᵀ Ka T = [A + N + Nᵀ − d̃ C d̃, B + d̃ C; ·, C],  N = d̃ Bᵀ (column c: d × row c of B).
+ * A child's articulated inertia and bias, referred to its joint point P_i, added to its
+ * parent's (K's upper triangle at 36 p, bias at 6 p), referred to P_p: Tᵀ Ka T and Tᵀ bA,
+ * T = [1, 0; −d̃, 1], d = P_i − P_p. Ka is symmetric 6 × 6 (row-major, its upper triangle
+ * read); with Ka = [A, B; Bᵀ, C]
+ *   Tᵀ Ka T = [A + N + Nᵀ − d̃ C d̃, B + d̃ C; ·, C],  N = d̃ Bᵀ (column c: d × row c of B),
+ *   Tᵀ (n, f) = (n + d × f, f).
  * d is read here from the points, not passed: doubles passed to a call V8 does not inline
  * are boxed.
  */
-function addShiftedInertia(
+function addShifted(
   Ka: Float64Array,
+  bA: Float64Array,
   P: Float64Array,
   i: number,
   p: number,
-  out: Float64Array,
-  o: number,
+  K: Float64Array,
+  bias: Float64Array,
+  /** false: A and B are zero (a spherical joint's reduction) and are not read. */
+  full: boolean,
 ): void {
   const dx = P[3 * i] - P[3 * p];
   const dy = P[3 * i + 1] - P[3 * p + 1];
   const dz = P[3 * i + 2] - P[3 * p + 2];
+  const o6 = 6 * p;
+  bias[o6] += bA[0] + dy * bA[5] - dz * bA[4];
+  bias[o6 + 1] += bA[1] + dz * bA[3] - dx * bA[5];
+  bias[o6 + 2] += bA[2] + dx * bA[4] - dy * bA[3];
+  bias[o6 + 3] += bA[3];
+  bias[o6 + 4] += bA[4];
+  bias[o6 + 5] += bA[5];
+  const out = K;
+  const o = 36 * p;
   const c00 = Ka[21];
   const c01 = Ka[22];
   const c02 = Ka[23];
@@ -1272,7 +1241,30 @@ function addShiftedInertia(
   const m02 = dy * c22 - dz * c12;
   const m12 = dz * c02 - dx * c22;
   const m22 = dx * c12 - dy * c02;
-  // N = d̃ Bᵀ, column c = d × (Ka[c][3], Ka[c][4], Ka[c][5])
+  // −d̃ C d̃ = −M d̃: row r is d × (row r of M)
+  out[o] += dy * m02 - dz * m01;
+  out[o + 1] += dz * m00 - dx * m02;
+  out[o + 2] += dx * m01 - dy * m00;
+  out[o + 7] += dz * m10 - dx * m12;
+  out[o + 8] += dx * m11 - dy * m10;
+  out[o + 14] += dx * m21 - dy * m20;
+  out[o + 3] += m00;
+  out[o + 4] += m01;
+  out[o + 5] += m02;
+  out[o + 9] += m10;
+  out[o + 10] += m11;
+  out[o + 11] += m12;
+  out[o + 15] += m20;
+  out[o + 16] += m21;
+  out[o + 17] += m22;
+  out[o + 21] += c00;
+  out[o + 22] += c01;
+  out[o + 23] += c02;
+  out[o + 28] += c11;
+  out[o + 29] += c12;
+  out[o + 35] += c22;
+  if (!full) return;
+  // A + N + Nᵀ and B, N = d̃ Bᵀ, column c = d × (Ka[c][3], Ka[c][4], Ka[c][5])
   const b0x = Ka[3];
   const b0y = Ka[4];
   const b0z = Ka[5];
@@ -1291,28 +1283,21 @@ function addShiftedInertia(
   const n02 = dy * b2z - dz * b2y;
   const n12 = dz * b2x - dx * b2z;
   const n22 = dx * b2y - dy * b2x;
-  // −d̃ C d̃ = −M d̃: row r is d × (row r of M)
-  out[o] += Ka[0] + 2 * n00 + (dy * m02 - dz * m01);
-  out[o + 1] += Ka[1] + n01 + n10 + (dz * m00 - dx * m02);
-  out[o + 2] += Ka[2] + n02 + n20 + (dx * m01 - dy * m00);
-  out[o + 7] += Ka[7] + 2 * n11 + (dz * m10 - dx * m12);
-  out[o + 8] += Ka[8] + n12 + n21 + (dx * m11 - dy * m10);
-  out[o + 14] += Ka[14] + 2 * n22 + (dx * m21 - dy * m20);
-  out[o + 3] += b0x + m00;
-  out[o + 4] += b0y + m01;
-  out[o + 5] += b0z + m02;
-  out[o + 9] += b1x + m10;
-  out[o + 10] += b1y + m11;
-  out[o + 11] += b1z + m12;
-  out[o + 15] += b2x + m20;
-  out[o + 16] += b2y + m21;
-  out[o + 17] += b2z + m22;
-  out[o + 21] += c00;
-  out[o + 22] += c01;
-  out[o + 23] += c02;
-  out[o + 28] += c11;
-  out[o + 29] += c12;
-  out[o + 35] += c22;
+  out[o] += Ka[0] + 2 * n00;
+  out[o + 1] += Ka[1] + n01 + n10;
+  out[o + 2] += Ka[2] + n02 + n20;
+  out[o + 7] += Ka[7] + 2 * n11;
+  out[o + 8] += Ka[8] + n12 + n21;
+  out[o + 14] += Ka[14] + 2 * n22;
+  out[o + 3] += b0x;
+  out[o + 4] += b0y;
+  out[o + 5] += b0z;
+  out[o + 9] += b1x;
+  out[o + 10] += b1y;
+  out[o + 11] += b1z;
+  out[o + 15] += b2x;
+  out[o + 16] += b2y;
+  out[o + 17] += b2z;
 }
 
 function normalizeQuat(q: Float64Array, o: number): void {
