@@ -205,7 +205,8 @@ export const Shape = z
         }
         for (let t = 0; t < s.triangles.length; t++) {
           const tri = s.triangles[t];
-          const bad = tri.find((i) => i >= x.length);
+          // (refinements run on what failed the indices' own checks too: zod 4)
+          const bad = tri.find((i) => !(Number.isInteger(i) && i >= 0 && i < x.length));
           const path = ["triangles", t];
           if (bad !== undefined) {
             ctx.addIssue({

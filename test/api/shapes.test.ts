@@ -98,6 +98,18 @@ describe("convex and mesh shapes over the API", () => {
       3,
     ]);
     expect(list[0].message).toMatch(/triangle 3 refers to vertex 99; there are 25 vertices/);
+    // a negative or fractional index: a 400 naming the triangle (a negative one once reached
+    // the area check, whose TypeError was a 500)
+    for (const index of [-1, 1.5]) {
+      const wrong = terrain();
+      wrong.triangles[3] = [0, index, 2];
+      list = await issues({ model: { bodies: [{ id: "terrain", fixed: true, shapes: [wrong] }] } });
+      const at = ["model", "bodies", 0, "shapes", 0, "triangles", 3];
+      expect(list.some((x) => JSON.stringify(x.path.slice(0, 7)) === JSON.stringify(at))).toBe(
+        true,
+      );
+      if (index < 0) expect(list.map((x) => x.message).join(" ")).toMatch(/refers to vertex -1/);
+    }
     const flat = terrain();
     flat.triangles[5] = [0, 1, 2]; // three collinear vertices of the first row
     list = await issues({ model: { bodies: [{ id: "terrain", fixed: true, shapes: [flat] }] } });
