@@ -1354,6 +1354,8 @@ export const Model = ModelObject.superRefine((m, ctx) => {
   checkReferences(m, ctx);
   for (const u of unreadSolverSettings(m.solver, contactMethodOf(m)))
     ctx.addIssue({ code: "custom", path: ["solver", u.key], message: u.message });
+  for (const u of contactSolverIssues(m.solver, m.contact))
+    ctx.addIssue({ code: "custom", path: u.path, message: u.message });
   if (m.contact)
     for (const u of unreadContactSettings(m.contact, m.contact.method))
       ctx.addIssue({ code: "custom", path: ["contact", u.key], message: u.message });
@@ -1362,6 +1364,40 @@ export const Model = ModelObject.superRefine((m, ctx) => {
       ctx.addIssue({ code: "custom", path: ["bodies", i, u.key], message: u.message });
   });
 }).meta({ id: "Model" });
+
+/** The integrators with a velocity level (impulses over the step), which "nsc" contact needs. */
+export const VELOCITY_LEVEL_INTEGRATORS: readonly SolverSpec["integrator"][] = [
+  "moreau-jean",
+  "backward-euler",
+  "symplectic-euler",
+];
+
+/**
+ * Solver and contact settings that cannot run together, with why, paths from the model's
+ * root: nonsmooth contact ("nsc") needs a velocity-level integrator, and its "lemke" solver
+ * solves frictionless contact only. A model is refused with them, and so is a PATCH that
+ * would bring them about (simulation.ts update).
+ */
+export function contactSolverIssues(
+  solver: Pick<SolverSpec, "integrator" | "contactSolver">,
+  contact: Pick<ContactSpec, "method" | "friction" | "pairs"> | undefined,
+): { path: ["solver", "integrator" | "contactSolver"]; message: string }[] {
+  if (contact?.method !== "nsc") return [];
+  const out: ReturnType<typeof contactSolverIssues> = [];
+  if (!VELOCITY_LEVEL_INTEGRATORS.includes(solver.integrator))
+    out.push({
+      path: ["solver", "integrator"],
+      message: `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${solver.integrator}`,
+    });
+  const friction = (contact.friction ?? 0) > 0 || contact.pairs.some((p) => (p.friction ?? 0) > 0);
+  if (solver.contactSolver === "lemke" && friction)
+    out.push({
+      path: ["solver", "contactSolver"],
+      message:
+        'contact solver "lemke" solves frictionless contact only; with friction use nncg, pgs, pjacobi, apgd or barzilai-borwein',
+    });
+  return out;
+}
 
 const isZero = (v: readonly number[]) => v.every((x) => x === 0);
 

@@ -4,11 +4,12 @@
  * where it is not read is answered 400 at its path; a PATCH switching the integrator drops the
  * previous one's settings (the session's snapshot no longer holds them); a PATCH naming an
  * unread one is answered 400 and changes nothing. Also the once schema-defaulted
- * newtonIterations, gyroscopicJacobian and jointTolerance with articulated.
+ * newtonIterations, gyroscopicJacobian and jointTolerance with articulated, and the settings
+ * that cannot run together (schemas/model.ts contactSolverIssues; the contact's structure).
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { hingedRods, springParticle } from "../support/models";
+import { ballOnFloor, hingedRods, springParticle } from "../support/models";
 import { useServer } from "../support/server";
 import { createSession } from "./helpers";
 
@@ -90,5 +91,41 @@ describe("solver settings read by one choice only (HTTP)", () => {
       .parameters.solver;
     expect(kept).toEqual(parameters);
     await api().post(`/v1/sessions/${id}/step`).send({ steps: 3 }).expect(200);
+  });
+
+  it("nonsmooth contact with a Newmark-type integrator, lemke with friction: 400 at the setting, for a model and for a PATCH, which changes nothing", async () => {
+    const ball = (contact: Record<string, unknown>, solver: Record<string, unknown>) =>
+      ballOnFloor(contact, { z: 0.3, vx: 0 }, { dt: 0.01, ...solver });
+    const paths = (r: { body: { details: { issues: { path: unknown[] }[] } } }) =>
+      r.body.details.issues.map((i) => i.path.join("."));
+    let r = await api()
+      .post("/v1/sessions")
+      .send({ model: ball({}, { integrator: "newmark" }) });
+    expect(r.status).toBe(400);
+    expect(paths(r)).toEqual(["model.solver.integrator"]);
+    expect(r.body.details.issues[0].message).toMatch(/"nsc" needs a velocity-level integrator/);
+    r = await api()
+      .post("/v1/sessions")
+      .send({ model: ball({ friction: 0.3 }, { contactSolver: "lemke" }) });
+    expect(r.status).toBe(400);
+    expect(paths(r)).toEqual(["model.solver.contactSolver"]);
+
+    // a running session: each PATCH is a 400 at its cause and the session is as it was
+    const id = await createSession(server.app, ball({}, { contactSolver: "lemke" }));
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200);
+    const before = (await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body.simulation;
+    for (const [patch, path] of [
+      [{ solver: { integrator: "generalized-alpha" }, gravity: [0, 0, -1] }, "solver.integrator"],
+      [{ contact: { friction: 0.5 } }, "solver.contactSolver"],
+      [{ contact: { method: "smc" } }, "contact.method"],
+      [{ contact: { collideJointed: true } }, "contact.collideJointed"],
+    ] as const) {
+      const p = await api().patch(`/v1/sessions/${id}`).send(patch);
+      expect(p.status, JSON.stringify(p.body)).toBe(400);
+      expect(paths(p)).toEqual([path]);
+    }
+    const after = (await api().get(`/v1/sessions/${id}/snapshot`).expect(200)).body.simulation;
+    expect(after.parameters).toEqual(before.parameters);
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200);
   });
 });

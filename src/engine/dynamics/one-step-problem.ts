@@ -6,6 +6,7 @@
  * acceleration Δa = (1/h) W⁻¹ Hᵀ P. Implemented by the contacts (NonsmoothContact) and the
  * joint limits (JointLimitProblem); CoupledProblems solves two of them together.
  */
+import { VELOCITY_LEVEL_INTEGRATORS } from "../../../schemas/model";
 import type { NonsmoothResult } from "../solvers/nonsmooth/types";
 import type { NewtonStepper, SchemeCoefficients } from "./stepper";
 
@@ -164,9 +165,5 @@ export class CoupledProblems implements OneStepProblem {
  * takes neither (schemas/articulation.ts refuses contact and limits with it).
  */
 export function isVelocityLevel(integrator: string): boolean {
-  return (
-    integrator === "moreau-jean" ||
-    integrator === "backward-euler" ||
-    integrator === "symplectic-euler"
-  );
+  return (VELOCITY_LEVEL_INTEGRATORS as readonly string[]).includes(integrator);
 }

@@ -13,6 +13,7 @@ import { issuesSummary, underPath } from "../../../schemas/issues";
 import {
   type ContactSpec,
   contactMethodOf,
+  contactSolverIssues,
   type ModelSpec,
   patchSolver,
   type SolverSpec,
@@ -568,6 +569,7 @@ export class Simulation {
     const solver = patch.solver
       ? patchSolver(this.solverSpec, patch.solver, contact)
       : this.solverSpec;
+    const spec = this.contactSpec;
     const unread = [
       ...unreadSolverSettings(solver, contact).map((u) => ({
         path: ["solver", u.key],
@@ -579,6 +581,16 @@ export class Simulation {
             message: u.message,
           }))
         : []),
+      // what selects the contact's structure is the session's for good
+      ...(["method", "collideJointed"] as const)
+        .filter(
+          (key) => spec && patch.contact?.[key] !== undefined && patch.contact[key] !== spec[key],
+        )
+        .map((key) => ({
+          path: ["contact", key],
+          message: `contact.${key} cannot change in a session (it is ${JSON.stringify(spec?.[key])}): create a session with the other`,
+        })),
+      ...contactSolverIssues(solver, spec ? { ...spec, ...patch.contact } : undefined),
     ];
     if (unread.length > 0) throw new ParameterError(unread);
     const dense = denseOrderIssue(solver.linearSolver, systemOrder(this.model));
