@@ -1384,7 +1384,11 @@ export function contactSolverIssues(
 ): { path: ["solver", "integrator" | "contactSolver"]; message: string }[] {
   if (contact?.method !== "nsc") return [];
   const out: ReturnType<typeof contactSolverIssues> = [];
-  if (!VELOCITY_LEVEL_INTEGRATORS.includes(solver.integrator))
+  // (articulated takes no contact at all: articulation.ts says so, at contact.method)
+  if (
+    !VELOCITY_LEVEL_INTEGRATORS.includes(solver.integrator) &&
+    solver.integrator !== "articulated"
+  )
     out.push({
       path: ["solver", "integrator"],
       message: `contact.method "nsc" needs a velocity-level integrator (moreau-jean, backward-euler or symplectic-euler); use "smc" with ${solver.integrator}`,
