@@ -194,6 +194,16 @@ export const SimulationSnapshot = z
           description:
             "CG on the matrix-free Newton operator of particle springs (iteration-matrix.ts): what chooses its next preconditioner (absent: a new simulation's)",
         }),
+      broadPhase: z
+        .strictObject({
+          axis: z.number().int().min(0).max(2),
+          sinceChoice: count(),
+        })
+        .optional()
+        .meta({
+          description:
+            "the contact detector's sweep axis (0: x, 1: y, 2: z) and the updates since it was chosen: the contacts' order follows it (absent: chosen anew)",
+        }),
       contactReport: z
         .strictObject({
           count: count(),

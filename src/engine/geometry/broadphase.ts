@@ -69,6 +69,14 @@ function upperBound(a: Float64Array, count: number, x: number): number {
   return lo;
 }
 
+/** SweepAndPrune's state beyond its boxes (memory, restore). */
+export interface BroadPhaseMemory {
+  /** The sweep axis (0: x, 1: y, 2: z). */
+  axis: number;
+  /** Updates since it was chosen (the next choice is at AXIS_CHOICE_INTERVAL). */
+  sinceChoice: number;
+}
+
 /** Returns false to exclude the pair of proxies (i, j), i < j. */
 export type PairFilter = (i: number, j: number) => boolean;
 
@@ -111,6 +119,11 @@ export class SweepAndPrune {
   private n = -1;
   /** Updates since the sweep axis was last chosen. */
   private sinceChoice = 0;
+  /**
+   * Set by restore: the first update keeps the restored axis and count of updates, where a
+   * new proxy count would choose the axis afresh.
+   */
+  private restored = false;
   private readonly compare = (a: number, b: number): number => {
     const s = this.strip[a] - this.strip[b];
     if (s !== 0) return s;
@@ -120,6 +133,31 @@ export class SweepAndPrune {
 
   constructor(filter: PairFilter | null = null) {
     this.filter = filter;
+  }
+
+  /**
+   * The sweep axis and the updates since it was chosen: with the boxes, what the pairs and
+   * their order depend on (the sort itself is a function of the boxes: see the file
+   * comment), so a snapshot saves them and a restored simulation detects its contacts in
+   * the order the uninterrupted one does (the contact solves sweep in that order).
+   */
+  memory(): BroadPhaseMemory {
+    return { axis: this.axis, sinceChoice: this.sinceChoice };
+  }
+
+  /** As new: the next update chooses the axis afresh (a simulation's reset). */
+  reset(): void {
+    this.axis = 0;
+    this.sinceChoice = 0;
+    this.restored = false;
+    this.n = -1;
+  }
+
+  /** Takes a memory() back; the next update keeps it (no choice for the new proxy count). */
+  restore(m: BroadPhaseMemory): void {
+    this.axis = m.axis;
+    this.sinceChoice = m.sinceChoice;
+    this.restored = true;
   }
 
   /**
@@ -158,7 +196,9 @@ export class SweepAndPrune {
     this.pairCount = 0;
     if (count < 2) return 0;
 
-    if (fullSort || ++this.sinceChoice >= AXIS_CHOICE_INTERVAL) {
+    const restored = this.restored;
+    this.restored = false;
+    if ((fullSort && !restored) || ++this.sinceChoice >= AXIS_CHOICE_INTERVAL) {
       this.sinceChoice = 0;
       const best = this.chooseAxis(count, min, max);
       if (best !== this.axis) {

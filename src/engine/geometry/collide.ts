@@ -19,7 +19,7 @@
 
 import { extend } from "../math/grow";
 import { quatToMat3Normalized } from "../math/quat";
-import { SweepAndPrune } from "./broadphase";
+import { type BroadPhaseMemory, SweepAndPrune } from "./broadphase";
 import { ContactBuffer } from "./contact-buffer";
 import { collideShapes } from "./narrowphase";
 import { composePose, WorldPose } from "./pose";
@@ -296,6 +296,16 @@ export class CollisionDetector {
     st.broadMs = t1 - t0;
     st.narrowMs = t2 - t1;
     st.totalMs = t2 - t0;
+  }
+
+  /** The broad phase's state beyond the boxes, for snapshots (SweepAndPrune.memory). */
+  broadPhaseMemory(): BroadPhaseMemory {
+    return this.sap.memory();
+  }
+
+  restoreBroadPhase(m: BroadPhaseMemory | null): void {
+    if (m === null) this.sap.reset();
+    else this.sap.restore(m);
   }
 
   /** Shape pairs found by the last detect() (bounded pairs, then plane pairs), i < j. */

@@ -532,6 +532,8 @@ export class Simulation {
   /** Back to t = 0 with the model's initial state. */
   reset(): void {
     this.restoredContacts = null;
+    // the broad phase as a new simulation's: the contacts in a fresh run's order
+    this.contact?.detector.restoreBroadPhase(null);
     this.restore(this.initial);
     this.record.restart();
     this.lastH = 0;
@@ -872,6 +874,7 @@ export class Simulation {
       record: this.record.clone(),
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
+      ...(contact ? { broadPhase: contact.detector.broadPhaseMemory() } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
       ...(krylov !== undefined ? { krylov } : {}),
       ...(contacts !== null && contacts.count > 0 ? { contacts: contacts.clone() } : {}),
@@ -911,6 +914,7 @@ export class Simulation {
     const contact = this.contact;
     if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);
+    if (state.broadPhase !== undefined) contact?.detector.restoreBroadPhase(state.broadPhase);
     // the bodyAcceleration sensors' previous step (the last good state is retaken by the
     // next step before anything else reads it)
     this.lastH = state.previousVelocity?.h ?? 0;

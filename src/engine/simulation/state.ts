@@ -66,6 +66,7 @@
  */
 import type { SimulationSnapshotSpec } from "../../../schemas/snapshot";
 import { ContactReport } from "../contact/report";
+import type { BroadPhaseMemory } from "../geometry/broadphase";
 import {
   emptyStepStats,
   IntegratorMemory,
@@ -177,6 +178,11 @@ export interface CapturedState {
    * compliant contact, which keeps none), absent without a contact module.
    */
   contact?: ContactMemory | null;
+  /**
+   * The contact detector's sweep axis and updates since its choice
+   * (geometry/broadphase.ts), absent without contact (and in older snapshots: chosen anew).
+   */
+  broadPhase?: BroadPhaseMemory;
   /** The factored-PCG solver's memory, absent off that path or before its first factor. */
   factorization?: FactorizationMemory;
   /** The matrix-free CG's memory (iteration-matrix.ts KrylovMemory), absent off that path. */
@@ -273,6 +279,7 @@ export function encodeState(
           }
         : {}),
       ...(c.krylov !== undefined ? { krylov: { ...c.krylov } } : {}),
+      ...(c.broadPhase !== undefined ? { broadPhase: { ...c.broadPhase } } : {}),
       ...(c.contacts !== undefined ? { contactReport: encodeContactReport(c.contacts) } : {}),
       ...(c.previousVelocity !== undefined
         ? {
@@ -372,6 +379,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
       : {}),
     ...(factorization !== undefined ? { factorization } : {}),
     ...(mem.krylov !== undefined ? { krylov: { ...mem.krylov } } : {}),
+    ...(mem.broadPhase !== undefined ? { broadPhase: { ...mem.broadPhase } } : {}),
     ...(mem.contactReport !== undefined
       ? { contacts: decodeContactReport(mem.contactReport, sizes.numBodies) }
       : {}),

@@ -1,6 +1,7 @@
 /**
  * Sweep and prune (broadphase.ts): its pair set against the brute-force O(n²) box overlap
- * test, through moves, a change of sweep axis, jammed piles and a pair filter.
+ * test, through moves, a change of sweep axis, jammed piles and a pair filter; its memory
+ * (the axis and the updates since its choice) restored into a copy.
  */
 import { describe, expect, it } from "vitest";
 import { SweepAndPrune } from "../../../src/engine/geometry/broadphase";
@@ -167,5 +168,51 @@ describe("sweep and prune", () => {
     // without flags: every box overlap
     sap.update(n, min, max);
     expect(sapPairs(sap)).toEqual(boxes);
+  });
+
+  it("memory and restore: a copy given the axis and count of updates reports the same pairs in the same order; reset chooses afresh", () => {
+    // a cloud spread along x, then stretched along z: the axis follows with hysteresis and
+    // at every AXIS_CHOICE_INTERVAL-th update, so it depends on the boxes' history
+    const n = 300;
+    const r = mulberry32(7);
+    const c = new Float64Array(3 * n);
+    for (let i = 0; i < n; i++) c.set([10 * r(), 3 * r(), 3 * r()], 3 * i);
+    const min = new Float64Array(3 * n);
+    const max = new Float64Array(3 * n);
+    const fill = () => {
+      for (let i = 0; i < 3 * n; i++) {
+        min[i] = c[i] - 0.3;
+        max[i] = c[i] + 0.3;
+      }
+    };
+    const sap = new SweepAndPrune();
+    const order = (s: SweepAndPrune) => Array.from(s.pairs.subarray(0, 2 * s.pairCount));
+    fill();
+    sap.update(n, min, max);
+    expect(sap.axis).toBe(0);
+    for (let i = 0; i < n; i++) c[3 * i + 2] *= 12; // z now the sparsest axis
+    fill();
+    sap.update(n, min, max);
+    const memory = sap.memory();
+    expect(memory).toEqual({ axis: 0, sinceChoice: 1 }); // the choice is 3 updates away
+    const copy = new SweepAndPrune();
+    copy.restore(memory);
+    const fresh = new SweepAndPrune();
+    fresh.update(n, min, max);
+    expect(fresh.axis).toBe(2); // a new one chooses at once
+    for (let step = 0; step < 4; step++) {
+      for (let i = 0; i < 3 * n; i++) c[i] += 0.01 * (r() - 0.5);
+      fill();
+      sap.update(n, min, max);
+      copy.update(n, min, max);
+      expect(copy.axis).toBe(sap.axis);
+      expect(order(copy)).toEqual(order(sap));
+    }
+    expect(sap.axis).toBe(2); // switched at the interval
+    sap.reset();
+    sap.update(n, min, max);
+    fresh.reset();
+    fresh.update(n, min, max);
+    expect(order(sap)).toEqual(order(fresh));
   });
 });
