@@ -494,12 +494,16 @@ export class Simulation {
   /** Applies the pending inputs and patches due at this step boundary, and records them. */
   private applyDue(): void {
     let moved = false;
+    let applied = false;
     while (this.pending.length > 0 && this.pending[0].step <= this.record.step) {
       const entry = this.pending.shift() as TimedInputSpec;
       if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
       else this.applyPatch(entry.parameters);
       this.logEntry({ ...entry, step: this.record.step });
+      applied = true;
     }
+    // nothing due (an empty list scheduled now): nothing the recording would replay either
+    if (!applied) return;
     // a new command or load changes the forces at this state (the step's work) and the
     // forces an integrator may have carried from the last step
     this.stepWork.invalidate();
