@@ -340,6 +340,19 @@ describe("articulated: a chain hung from a fixed body", () => {
 });
 
 describe("articulated: PATCH", () => {
+  it("switched to from generalized-α, its steps report no Newton iterations or linear solves of before, as a restored copy's", () => {
+    const sim = loadModel(hingedRods({ integrator: "generalized-alpha", dt: 0.002 }));
+    sim.step(20);
+    expect(sim.state().solver.newtonIterations).toBeGreaterThan(0);
+    sim.update({ solver: { integrator: "articulated" } });
+    sim.step(5);
+    const copy = loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot())));
+    sim.step(5);
+    copy.step(5);
+    expect(sim.state().solver).toMatchObject({ newtonIterations: 0, linearIterations: 0 });
+    expect(copy.state()).toEqual(sim.state());
+  });
+
   it("a hinge on a swinging body, switched to it mid-swing, keeps its axis (given at the model pose)", () => {
     // a rod A on a spherical joint at the origin (along x, tossed so it swings out of its
     // plane), and a paddle B hinged to A's end about A's long axis (world x at the model
