@@ -13,7 +13,8 @@
  *   recordingOf(sim);              // the inputs since the start (schemas/recording); replayRecording
  */
 import { SnapshotError } from "./model/state-codec";
-import { buildSimulation, deepFreeze } from "./simulation/build";
+import { buildSimulation } from "./simulation/build";
+import { deepFreeze } from "./simulation/json-values";
 import type { Simulation } from "./simulation/simulation";
 import { parseSnapshot } from "./simulation/snapshot";
 

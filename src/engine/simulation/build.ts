@@ -20,6 +20,7 @@ import {
 } from "../forces/fem/build";
 import { type BodyInit, BodySystem } from "../model/body-system";
 import { inertiaFromShapes } from "../model/inertia";
+import { deepFreeze, withoutNegativeZeros } from "./json-values";
 import { Simulation } from "./simulation";
 import { contactSize, resolveSolver } from "./solver-defaults";
 
@@ -47,16 +48,9 @@ export function loadModel(json: unknown): Simulation {
   return buildSimulation(deepFreeze(parsed.data));
 }
 
-/** `value` with every object and array in it frozen (Object.freeze, recursively). */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-  return value;
-}
-
-/** Builds a simulation from an already validated model. */
-export function buildSimulation(model: ModelSpec): Simulation {
+/** Builds a simulation from an already validated model (a −0 in it taken as +0). */
+export function buildSimulation(validated: ModelSpec): Simulation {
+  const model = withoutNegativeZeros(validated);
   // fem bodies: their nodes are particles after the model's bodies (forces/fem/build.ts)
   const fem = prepareFem(model.fem ?? []);
   const system = new BodySystem([...model.bodies.map(bodyInit), ...femBodyInits(fem)]);

@@ -54,6 +54,7 @@ import { isMemoryExporter, SnapshotError } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
 import { assemblyResultOut } from "./assembly-result";
 import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
+import { withoutNegativeZeros } from "./json-values";
 import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
 import {
@@ -432,9 +433,11 @@ export class Simulation {
    * number of inputs then pending.
    */
   schedule(
-    inputs: readonly InputSpec[],
+    given: readonly InputSpec[],
     step = this.record.step,
   ): { step: number; pending: number } {
+    // (−0 as +0: as the recording's JSON will replay it)
+    const inputs = withoutNegativeZeros(given);
     const issues: InputIssue[] = [];
     if (!Number.isInteger(step) || step < this.record.step)
       issues.push({
@@ -457,7 +460,8 @@ export class Simulation {
    * own step; checked as schedule() checks (paths from the list's root), nothing
    * scheduled on error.
    */
-  scheduleTimed(entries: readonly TimedInputSpec[]): void {
+  scheduleTimed(given: readonly TimedInputSpec[]): void {
+    const entries = withoutNegativeZeros(given);
     const issues: InputIssue[] = [];
     entries.forEach((e, i) => {
       if (e.step < this.record.step)
@@ -555,7 +559,9 @@ export class Simulation {
    * leaves set an energyDriftLimit on a model that is not conservative. Re-takes
    * energy.error's reference when gravity or the conservativeness changes.
    */
-  update(patch: SimulationPatch): void {
+  update(given: SimulationPatch): void {
+    // (−0 as +0: as the recording's JSON will replay it)
+    const patch = withoutNegativeZeros(given);
     // (a live PATCH only: a recording that holds such an entry, accepted and ignored
     // before, still replays)
     if (patch.contact && contactMethodOf(this.model) === "none")
