@@ -18,7 +18,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
-import { loadModel } from "../../../src/engine/index";
+import { loadModel, loadSnapshot } from "../../../src/engine/index";
+import { importUrdf } from "../../../src/formats/urdf/index";
+import { armUrdf } from "../../formats/urdf/arm";
 import { type OscillatorState, thetaMethodStep } from "../../support/oscillator";
 
 const theta = 0.7;
@@ -184,5 +186,26 @@ describe("Moreau–Jean's Newton with contact: what newtonConverged says", () =>
       if (solver.contactConverged) expect(solver.newtonConverged).toBe(true);
     }
     expect(inContact).toBeGreaterThan(300);
+  });
+});
+
+describe("Moreau–Jean's step figures", () => {
+  it("a step with a limit active reports its own figures, not the previous integrator's (as a restored copy does)", async () => {
+    // the imported arm (articulated) with a joint's upper limit at its starting angle, then
+    // a PATCH to moreau-jean: the limit is a nonsmooth row from the first step on
+    const { model } = await importUrdf({ urdf: armUrdf(), options: {} });
+    const joint = model.joints?.[1];
+    if (joint?.type !== "revolute" || !joint.limits) throw new Error("a revolute with limits");
+    joint.limits.upper = 0;
+    const sim = loadModel(model);
+    sim.step(30);
+    expect(sim.state().solver.stepError).toBeGreaterThan(0);
+    sim.update({ solver: { integrator: "moreau-jean" } });
+    sim.step(30);
+    const copy = loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot())));
+    sim.step(20);
+    copy.step(20);
+    expect(sim.state().solver.stepError).toBe(0);
+    expect(copy.state()).toEqual(sim.state());
   });
 });
