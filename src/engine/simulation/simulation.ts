@@ -8,8 +8,13 @@ import type { SceneOut } from "../../../schemas/api";
 import { articulationIssues } from "../../../schemas/articulation";
 import { denseOrderIssue, systemOrder } from "../../../schemas/cost";
 import { consistentMassIssue } from "../../../schemas/fem";
-import type { InputSpec, ParametersPatchSpec, TimedInputSpec } from "../../../schemas/input";
-import { issuesSummary, underPath } from "../../../schemas/issues";
+import {
+  type InputSpec,
+  ParametersPatch,
+  type ParametersPatchSpec,
+  type TimedInputSpec,
+} from "../../../schemas/input";
+import { issuesOf, issuesSummary, underPath } from "../../../schemas/issues";
 import {
   type ContactSpec,
   contactMethodOf,
@@ -560,6 +565,10 @@ export class Simulation {
    * energy.error's reference when gravity or the conservativeness changes.
    */
   update(given: SimulationPatch): void {
+    // the wire format's rules (schemas/input.ts) for a caller of the engine too: a dt of 2 s
+    // taken here made a session whose snapshot no server could restore
+    const checked = ParametersPatch.safeParse(given);
+    if (!checked.success) throw new ParameterError(issuesOf(checked.error));
     // (−0 as +0: as the recording's JSON will replay it)
     const patch = withoutNegativeZeros(given);
     // (a live PATCH only: a recording that holds such an entry, accepted and ignored

@@ -550,3 +550,30 @@ describe("solver settings read only by some choices", () => {
     });
   });
 });
+
+describe("Simulation.update checks a PATCH as the wire format does", () => {
+  it("a dt beyond 1 s or an unknown key is a ParameterError at its path, and nothing changes", () => {
+    const sim = loadModel(springParticle({ stiffness: 50, mass: 2, x0: 0.4, dt: 0.01 }));
+    sim.step(3);
+    const hash = sim.stateHash();
+    const issuesOf = (patch: unknown) => {
+      try {
+        sim.update(patch as Parameters<typeof sim.update>[0]);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ParameterError);
+        return (err as ParameterError).issues;
+      }
+      throw new Error("the PATCH was taken");
+    };
+    expect(issuesOf({ solver: { dt: 2 } }).map((i) => i.path)).toEqual([["solver", "dt"]]);
+    const unknown = issuesOf({ solver: { dtt: 0.01 } });
+    expect(unknown[0].message).toContain("dtt");
+    expect(sim.solver.dt).toBe(0.01);
+    expect(sim.stateHash()).toBe(hash);
+    // and a snapshot of it restores
+    sim.step(2);
+    expect(loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot()))).stateHash()).toBe(
+      sim.stateHash(),
+    );
+  });
+});
