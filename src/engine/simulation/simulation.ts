@@ -560,8 +560,11 @@ export class Simulation {
   }
 
   /**
-   * Applies a PATCH. Throws ParameterError, changing nothing, when the solver settings it
-   * leaves set an energyDriftLimit on a model that is not conservative. Re-takes
+   * Applies a PATCH. Throws ParameterError (paths from the patch's root), changing nothing,
+   * when it breaks the wire format's rules (ParametersPatch) or does not fit this model:
+   * settings the resulting choice does not read, nonsmooth contact with an integrator that
+   * has no velocity level, lemke with friction, a change of contact.method or
+   * collideJointed, an energyDriftLimit on a model that is not conservative. Re-takes
    * energy.error's reference when gravity or the conservativeness changes.
    */
   update(given: SimulationPatch): void {
