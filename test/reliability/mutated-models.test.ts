@@ -1,6 +1,7 @@
 /**
- * The engine under mutated models, property-based (fast-check, fixed seed): the examples and
- * the imported 6-axis arm (torque actuators, and position servos), one to three of their
+ * The engine under mutated models, property-based (fast-check, fixed seed): the examples, an
+ * 8 × 8 cloth and 10 hulls on a terrain of the benchmark, and the imported 6-axis arm
+ * (torque actuators, and position servos), one to three of their
  * numbers replaced by an extreme, negative, zero, tiny or huge value, the integrator, linear
  * solver or contact solver switched at random, a PATCH and inputs mid-run. Every case either
  * is refused at load with ModelError, or steps (ending, if it must, in DivergenceError,
@@ -15,6 +16,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { toDefaultsModel } from "../../bench/compare/engines/moreau";
+import { clothScene, hullsScene } from "../../bench/compare/scene";
 import {
   DivergenceError,
   InputError,
@@ -85,6 +88,9 @@ function steps(sim: Simulation, n: number): boolean {
 
 describe("the engine under mutated models", () => {
   it("refuses with ModelError or steps; a snapshot continues bit for bit, a recording replays", async () => {
+    // a cloth and hulls on a mesh terrain from the benchmark's scenes, small
+    bases.push(["cloth 8 × 8", toDefaultsModel(clothScene(8))]);
+    bases.push(["10 hulls", toDefaultsModel(hullsScene(10))]);
     for (const actuators of [undefined, { type: "position", kp: 500, kd: 20 }] as const) {
       const { model } = await importUrdf({
         urdf: armUrdf(),
