@@ -44,13 +44,7 @@ import type { DynamicStructureEffector } from "../dynamics/stepper";
 import { invertSmall } from "../math/small-dense";
 import { kineticEnergy } from "../model/body-system";
 import type { AccelerationStepper } from "./acceleration-step";
-import {
-  type Integrator,
-  type IntegratorMemory,
-  type ProjectionOrder,
-  resetStepStats,
-  type StepStats,
-} from "./integrator";
+import type { Integrator, IntegratorMemory, ProjectionOrder, StepStats } from "./integrator";
 
 /** solver.stepTolerance's default for the articulated integrator (m per sub-step). */
 export const ARTICULATED_STEP_TOLERANCE = 1e-6;
@@ -215,8 +209,6 @@ export class ArticulatedIntegrator implements Integrator {
   }
 
   step(t: number, h: number, stats: StepStats): void {
-    // (no Newton iterations or linear solves: a switch from another integrator leaves none)
-    resetStepStats(stats);
     const { tree, y, u, ys, us, ky, ku, ey, eu } = this;
     const tol = this.params.stepTolerance;
     // the kinetic energy the step's start takes out or puts in: the state read in joint

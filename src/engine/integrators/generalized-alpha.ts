@@ -76,7 +76,6 @@ import {
   type Integrator,
   type IntegratorMemory,
   type ProjectionOrder,
-  resetStepStats,
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
@@ -251,7 +250,6 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {
-    resetStepStats(stats);
     this.stats = stats;
     this.stepSize = h;
     this.startDepth = this.memory.substepDepth;

@@ -213,7 +213,11 @@ export interface Integrator {
    * null or absent: nobody listens.
    */
   substepObserver?: SubstepObserver | null;
-  /** Advances the system from t to t + h (s), writing the step's iteration counts to stats. */
+  /**
+   * Advances the system from t to t + h (s), writing the step's iteration counts to stats,
+   * which the caller has zeroed (resetStepStats, Simulation.step): what the integrator does
+   * not write reads as a step without it (no Newton iterations, one sub-step, no error).
+   */
   step(t: number, h: number, stats: StepStats): void;
   /**
    * Forgets step memory (its IntegratorMemory, the one-step problem's warm starts) after a

@@ -51,7 +51,7 @@ import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
-import { type IntegratorName, resetStepStats, type StepStats } from "./integrator";
+import type { IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
 /** The figures of a step without a contact position projection. */
@@ -105,10 +105,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   }
 
   override step(t: number, h: number, stats: StepStats): void {
-    // (a step with contacts or limits active sets its own figures below; the others stay
-    // zero, not what the previous integrator or step left: a PATCH from articulated kept
-    // its stepError in every State)
-    resetStepStats(stats);
     const s = this.stepper;
     const nsc = this.problem;
     const tEnd = t + h;

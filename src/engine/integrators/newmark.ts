@@ -48,7 +48,6 @@ import {
   type Integrator,
   type IntegratorMemory,
   type ProjectionOrder,
-  resetStepStats,
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
@@ -132,7 +131,6 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
   forceWeight = 0.5;
 
   step(t: number, h: number, stats: StepStats): void {
-    resetStepStats(stats);
     this.stats = stats;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
   }

@@ -26,7 +26,6 @@ import {
   type Integrator,
   type IntegratorName,
   type ProjectionOrder,
-  resetStepStats,
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
@@ -99,7 +98,6 @@ export class ThetaScheme implements Integrator, HalvingStep {
   substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {
-    resetStepStats(stats);
     this.stats = stats;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name);
   }

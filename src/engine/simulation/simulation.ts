@@ -45,7 +45,12 @@ import { GyroscopicEffector } from "../forces/gyroscopic";
 import { PointForceEffector } from "../forces/point-force";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
-import { emptyStepStats, type Integrator, type StepStats } from "../integrators/integrator";
+import {
+  emptyStepStats,
+  type Integrator,
+  resetStepStats,
+  type StepStats,
+} from "../integrators/integrator";
 import { springNetworkFrequencyBound, stiffestSpringFrequency } from "../integrators/resolution";
 import {
   type BodyState,
@@ -380,6 +385,11 @@ export class Simulation {
       this.stepWork.begin(record.time, h);
       this.saveGood();
       const stats = this.stepStats;
+      // zeroed here, for every integrator: what one does not write (articulated has no
+      // Newton iterations, a Moreau–Jean step with contacts no sub-steps) is then not what
+      // the previous step or integrator left (after a PATCH from articulated to moreau-jean
+      // every State kept its stepError, which a restored copy did not report)
+      resetStepStats(stats);
       try {
         this.integrator.step(record.time, h, stats);
         stats.jointToleranceMet = this.stepper.projectOnConstraints(
