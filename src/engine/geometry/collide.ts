@@ -303,9 +303,13 @@ export class CollisionDetector {
     return this.sap.memory();
   }
 
-  restoreBroadPhase(m: BroadPhaseMemory | null): void {
-    if (m === null) this.sap.reset();
-    else this.sap.restore(m);
+  restoreBroadPhase(m: BroadPhaseMemory): void {
+    this.sap.restore(m);
+  }
+
+  /** The broad phase as a new detector's (a simulation's reset). */
+  resetBroadPhase(): void {
+    this.sap.reset();
   }
 
   /** Shape pairs found by the last detect() (bounded pairs, then plane pairs), i < j. */

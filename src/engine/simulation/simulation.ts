@@ -556,7 +556,7 @@ export class Simulation {
   reset(): void {
     this.restoredContacts = null;
     // the broad phase as a new simulation's: the contacts in a fresh run's order
-    this.contact?.detector.restoreBroadPhase(null);
+    this.contact?.detector.resetBroadPhase();
     this.restore(this.initial);
     this.record.restart();
     this.lastH = 0;
