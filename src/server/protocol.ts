@@ -100,6 +100,11 @@ export type WorkerRequest = WorkerRequestBody & { id: number };
 export type WorkerNotice =
   | { kind: "subscriptions"; sessionId: string; subscriptions: Subscription[] }
   | { kind: "cancel"; sessionId: string }
+  /**
+   * The checkpoint a running session's worker took at `step` (a `checkpoint` event) is
+   * written, or will not be waited for: its run, held at that step, goes on.
+   */
+  | { kind: "checkpointed"; sessionId: string; step: number }
   | { kind: "shutdown" };
 
 export interface WorkerErrorInfo {
@@ -172,7 +177,9 @@ export type WorkerEvent =
   /**
    * A running session's engine snapshot (JSON bytes) taken at a step that is a multiple of
    * CHECKPOINT_EVERY_STEPS (WorkerInit.checkpointEverySteps): the run stops at that exact
-   * step for it, so a checkpoint holds step k·K and no more than K steps are lost.
+   * step for it and stays there until the event loop answers `checkpointed` (the write is
+   * done), so nothing past a checkpoint is answered or streamed before that checkpoint is
+   * kept, and no more than K acknowledged steps are lost.
    */
   | { kind: "checkpoint"; sessionId: string; session: SessionSnapshot; engine: Uint8Array }
   /**
@@ -221,7 +228,8 @@ export interface WorkerInit {
   stepLimitMs: number;
   /**
    * CHECKPOINT_EVERY_STEPS: a run's chunks end at every multiple of it, where the worker
-   * sends the session's snapshot (a `checkpoint` event); 0 or absent: never.
+   * sends the session's snapshot (a `checkpoint` event) and holds the run until it is
+   * `checkpointed`; 0 or absent: never.
    */
   checkpointEverySteps?: number;
 }

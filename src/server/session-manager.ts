@@ -163,6 +163,8 @@ export class SessionManager {
       this.calls,
       closing,
       cluster,
+      (rec, step) =>
+        this.pool.notify(rec.worker, { kind: "checkpointed", sessionId: rec.id, step }),
     );
     this.lifecycle = new SessionLifecycle(
       config,

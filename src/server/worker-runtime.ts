@@ -17,7 +17,9 @@
  *   time behind (a solver slower than real time) it drops the backlog instead of bursting.
  *   With r = null it takes every turn it can. With CHECKPOINT_EVERY_STEPS = K a run's
  *   chunk also ends at every multiple of K, where the session's snapshot is sent (a
- *   `checkpoint` event): a run's checkpoints hold steps k·K exactly.
+ *   `checkpoint` event): a run's checkpoints hold steps k·K exactly. The run then waits
+ *   there (reads are still answered) until the event loop says the checkpoint is written
+ *   (`checkpointed`), so no step past k·K is streamed or answered before step k·K is kept.
  * - A step request checks its deadline between steps and ends with `timeout`.
  */
 
@@ -99,6 +101,8 @@ class WorkerSession {
   status: SessionStatusName = "ready";
   message: string | null = null;
   run: RunState | null = null;
+  /** the step k·K its run waits at until that checkpoint is written (null: not waiting) */
+  checkpointWait: number | null = null;
   subscriptions: Subscription[] = [];
   /** one per subscription class with contactPeak: its contact figures since its last frame */
   windows: ContactWindow[] = [];
@@ -166,6 +170,14 @@ export class WorkerRuntime {
       case "cancel": {
         const s = this.sessions.get(msg.sessionId);
         if (s) s.cancelled = true;
+        return;
+      }
+      case "checkpointed": {
+        const s = this.sessions.get(msg.sessionId);
+        if (s && s.checkpointWait === msg.step) {
+          s.checkpointWait = null;
+          if (s.run) this.wake(0);
+        }
         return;
       }
       case "shutdown":
@@ -737,6 +749,7 @@ export class WorkerRuntime {
   private tick(s: WorkerSession, budgetMs: number): number {
     const run = s.run;
     if (!run || s.status !== "running" || s.cancelled) return Number.POSITIVE_INFINITY;
+    if (s.checkpointWait !== null) return Number.POSITIVE_INFINITY; // `checkpointed` wakes it
     const dt = s.sim.solver.dt;
     const eps = 1e-9 * dt;
     let max = Number.POSITIVE_INFINITY;
@@ -781,10 +794,12 @@ export class WorkerRuntime {
 
   /**
    * Sends a running session's snapshot at a step multiple of CHECKPOINT_EVERY_STEPS (one
-   * serialization every K steps; the event loop coalesces the writes, checkpoints.ts). It
-   * carries the session's snapshot too, so the record knows the exact step it holds.
+   * serialization every K steps; the event loop coalesces the writes, checkpoints.ts) and
+   * holds the run there until it is `checkpointed`. It carries the session's snapshot too,
+   * so the record knows the exact step it holds.
    */
   private postCheckpoint(s: WorkerSession): void {
+    s.checkpointWait = s.sim.stepCount;
     const engine = utf8.encode(JSON.stringify(s.sim.snapshot()));
     this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
       engine.buffer as ArrayBuffer,
@@ -801,6 +816,7 @@ export class WorkerRuntime {
 
   private stopRun(s: WorkerSession): void {
     s.run = null;
+    s.checkpointWait = null;
     const i = this.running.indexOf(s);
     if (i >= 0) {
       this.running.splice(i, 1);

@@ -3,14 +3,19 @@
  * kill -9 at most K steps are lost). The run loop ends a chunk at every multiple of K and
  * its worker sends the session's snapshot taken there; the event loop writes it as it is.
  * - the worker alone: a run of 100 steps with K = 7 sends the snapshots of steps 7, 14, …,
- *   98, each the spring particle's state of the symplectic Euler recurrence at that step;
+ *   98, each the spring particle's state of the symplectic Euler recurrence at that step,
+ *   and waits at each (its state read there says so) until the event loop answers
+ *   `checkpointed`: nothing past a checkpoint is streamed before it is written;
  * - a server with DATA_DIR: the checkpoint file, read while a run goes on, only ever holds
  *   a step multiple of K (with and without CHECKPOINT_MIN_INTERVAL_MS), its state the
  *   recurrence's, and the session's `checkpointStep` says the same. Step requests keep
  *   their checkpoints at the answer's step (test/reliability/restart.test.ts);
  * - the order of the writes: a run's checkpoints, then its pause's at the paused step, never
  *   a run's older checkpoint written after it (one deferred by CHECKPOINT_MIN_INTERVAL_MS is
- *   superseded by the pause's).
+ *   superseded by the pause's);
+ * - with a slow store (30 ms a write), a run as fast as it can never answers a step more
+ *   than K past the last checkpoint the store has finished writing (the run had not waited
+ *   for the write: up to 2K, far more with a store slower than K steps).
  * Nothing here depends on the machine's speed: the polls only collect what they see.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -26,7 +31,7 @@ import { createSession } from "../api/helpers";
 import { startOneWorkerManager } from "../support/manager";
 import { SPRING_PARTICLE, springParticle, springParticleRecurrence } from "../support/models";
 import { startApp } from "../support/server";
-import { waitFor } from "../support/wait";
+import { sleep, waitFor } from "../support/wait";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -56,10 +61,10 @@ function expectRecurrence(simulation: EngineSnapshot) {
 }
 
 describe("a run's checkpoints at exact steps", () => {
-  it("the worker sends the snapshots of steps 7, 14, …, 98 of a 100-step run (K = 7)", async () => {
+  it("the worker sends the snapshots of steps 7, 14, …, 98 of a 100-step run (K = 7), holding the run at each until it is written", async () => {
     const K = 7;
     const out: WorkerOutbound[] = [];
-    const rt = new WorkerRuntime(
+    const rt: WorkerRuntime = new WorkerRuntime(
       {
         index: 0,
         inflight: new SharedArrayBuffer(4),
@@ -80,22 +85,46 @@ describe("a run's checkpoints at exact steps", () => {
       },
       1,
     );
+    type Checkpoint = Extract<WorkerOutbound, { kind: "checkpoint" }>;
+    const cps = () => out.filter((m): m is Checkpoint => m.kind === "checkpoint");
+    /** the step of the session's State, read as a client's GET would (it bypasses the run) */
+    let nextId = 10;
+    const stepNow = async () => {
+      const id = nextId++;
+      send({ kind: "state", sessionId: "s" }, id);
+      const reply = await waitFor(() => out.find((m) => m.kind === "reply" && m.id === id && m.ok));
+      if (reply.kind !== "reply" || !reply.ok || reply.result.kind !== "state")
+        throw new Error("no state");
+      return JSON.parse(Buffer.from(reply.result.state).toString("utf8")).step as number;
+    };
     // as fast as it can, to t = 100 h
     send({ kind: "run", sessionId: "s", realtimeFactor: null, until: 100 * SPRING_PARTICLE.dt }, 2);
+    // the first three: the run stays at step k·K (50 ms, some 10⁴ steps' worth) until its
+    // checkpoint is answered; an answer for another step does not release it
+    for (let k = 1; k <= 3; k++) {
+      await waitFor(() => cps().length === k, 10_000, 2);
+      expect(await stepNow()).toBe(k * K);
+      rt.handle({ kind: "checkpointed", sessionId: "s", step: k * K + 1 });
+      await sleep(50);
+      expect(await stepNow()).toBe(k * K);
+      expect(cps().length).toBe(k);
+      rt.handle({ kind: "checkpointed", sessionId: "s", step: k * K });
+    }
+    // the others answered as they come
     await waitFor(
-      () => out.some((m) => m.kind === "progress" && m.session.status === "paused"),
+      () => {
+        const last = cps().at(-1);
+        if (last) rt.handle({ kind: "checkpointed", sessionId: "s", step: last.session.step });
+        return out.some((m) => m.kind === "progress" && m.session.status === "paused");
+      },
       10_000,
-      5,
+      2,
     );
-    const cps = out.filter((m) => m.kind === "checkpoint") as Extract<
-      WorkerOutbound,
-      { kind: "checkpoint" }
-    >[];
     // 100 is no multiple of 7: the run's end is the event loop's urgent checkpoint instead
-    expect(cps.map((c) => c.session.step)).toEqual(
+    expect(cps().map((c) => c.session.step)).toEqual(
       Array.from({ length: 14 }, (_, i) => K * (i + 1)),
     );
-    for (const c of cps) {
+    for (const c of cps()) {
       const simulation = JSON.parse(Buffer.from(c.engine).toString("utf8"));
       expect(simulation.step).toBe(c.session.step);
       expect(c.session.status).toBe("running");
@@ -220,4 +249,45 @@ describe("a run's checkpoints and its pause's", () => {
     },
     20_000,
   );
+});
+
+/** A DATA_DIR store whose writes take 30 ms; `durable`: the step of the last one done. */
+class SlowStore extends CheckpointStore {
+  durable = -1;
+  protected override async persist(target: string, owner: string | null, snapshot: Uint8Array) {
+    await sleep(30);
+    await super.persist(target, owner, snapshot);
+    this.durable = JSON.parse(Buffer.from(snapshot).toString("utf8")).session.step;
+  }
+}
+
+describe("a run and its checkpoints' writes", () => {
+  it("a run never answers a step more than K past the last checkpoint written (a 30 ms store)", async () => {
+    const K = 20;
+    const dir = mkdtempSync(join(tmpdir(), "moreau-held-"));
+    dirs.push(dir);
+    const log = pino({ level: "silent" });
+    const store = new SlowStore(dir, log);
+    const m = await startOneWorkerManager(dir, store, log, K, 0);
+    try {
+      const id = (await m.create({ model: springParticle() })).id;
+      await waitFor(() => store.durable === 0, 5000);
+      await m.run(id, null, null); // as fast as it can: K steps take well under 30 ms
+      let answered = 0;
+      let ahead = 0;
+      // a State read, then the store: what was durable then is no older than this
+      while (answered < 12 * K) {
+        const step = JSON.parse(Buffer.from(await m.state(id)).toString("utf8")).step as number;
+        const known = m.get(id).step;
+        answered = Math.max(step, known);
+        ahead = Math.max(ahead, answered - store.durable);
+        expect(answered - store.durable).toBeLessThanOrEqual(K);
+        await sleep(3);
+      }
+      await m.pause(id);
+      console.log(`held run: at most ${ahead} steps past the last written checkpoint (K = ${K})`);
+    } finally {
+      await m.close();
+    }
+  }, 20_000);
 });

@@ -5,8 +5,10 @@
  * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
  * on shutdown (shutdown.ts, `all`). A run's K-step checkpoints are taken by its worker at
  * the exact steps k·K (the run loop stops there for it: worker-runtime.ts) and sent with
- * the snapshot; the rest are exported from the worker when asked for (a step request's at
- * its answer's step). Checkpoints are coalesced per session: one at a time, and
+ * the snapshot, and the run waits at step k·K until that checkpoint is written (or
+ * deferred, below: then it is not waited for), so no step past it is answered or streamed
+ * before it is kept — a node or process that dies loses at most K acknowledged steps. The
+ * rest are exported from the worker when asked for (a step request's at its answer's step). Checkpoints are coalesced per session: one at a time, and
  * those asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are deferred
  * to that interval (the latest state wins); creation, the end of a run, pause and shutdown
  * are urgent: written at once (after the one under way, never skipped for it: that one may
@@ -99,6 +101,8 @@ export class Checkpoints {
     private readonly calls: WorkerCalls,
     private readonly closing: () => boolean,
     private readonly cluster: () => ClusterHooks | null,
+    /** lets a run held at `step` go on (protocol.ts `checkpointed`) */
+    private readonly releaseRun: (rec: SessionRecord, step: number) => void,
   ) {}
 
   /** Bytes of the checkpoints held in memory (moreau_checkpoint_memory_bytes). */
@@ -129,12 +133,24 @@ export class Checkpoints {
   /**
    * A checkpoint a running session's worker took at a step multiple of
    * CHECKPOINT_EVERY_STEPS: written as any other (coalesced; a later one replaces it while
-   * it waits), as it is — never re-exported at another step.
+   * it waits), as it is — never re-exported at another step. The run waits at that step
+   * until the write is done (`release`), or goes on at once when the write is deferred.
    */
   taken(rec: SessionRecord, cp: WorkerCheckpoint): void {
     if (rec.lost || rec.deleted || rec.deleting) return;
     rec.workerCheckpoint = cp;
+    rec.runHeldAt = cp.session.step;
     void this.schedule(rec);
+    // not being written now (deferred, or nothing to write any more): not waited for
+    if (!rec.checkpointing) this.release(rec);
+  }
+
+  /** Lets the session's run, held at its last worker checkpoint, go on. */
+  private release(rec: SessionRecord): void {
+    const step = rec.runHeldAt;
+    if (step === null) return;
+    rec.runHeldAt = null;
+    if (!rec.lost) this.releaseRun(rec, step);
   }
 
   /**
@@ -252,6 +268,7 @@ export class Checkpoints {
   forget(rec: SessionRecord): void {
     this.clearTimer(rec);
     rec.workerCheckpoint = null;
+    rec.runHeldAt = null;
     if (rec.memory) this.memoryBytes -= rec.memory.engine.byteLength;
     rec.memory = null;
   }
@@ -319,34 +336,16 @@ export class Checkpoints {
         rec.lastCheckpointStatus = at.status;
         this.keepInMemory(rec, { engine, ...at });
         // synchronous check and enqueue: a delete after this point removes the file
-        if (!store || rec.deleted || rec.deleting) continue;
-        try {
-          const document = sessionDocument(rec, engine, at);
-          if (rec.epoch > 0)
-            await store.write(rec.id, rec.owner, document, {
-              epoch: rec.epoch,
-              run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
-            });
-          else await store.write(rec.id, rec.owner, document);
-        } catch (err) {
-          if (err instanceof FencedError) {
-            this.log.warn(
-              { session: rec.id, epoch: rec.epoch },
-              "checkpoint fenced off: another node owns the session",
-            );
-            this.cluster()?.fenced(rec);
-            return;
-          }
-          rec.persisted = false;
-          this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
-          this.metrics.checkpointFailures.inc();
-          this.log.warn({ err, session: rec.id }, "checkpoint failed");
+        if (
+          store &&
+          !rec.deleted &&
+          !rec.deleting &&
+          !(await this.write(store, rec, engine, at, run))
+        )
           return;
-        }
-        this.metrics.checkpoints.inc();
-        rec.savedStep = at.step;
-        rec.persisted = true;
-        this.persistenceError = null;
+        // the run held at the checkpoint this pass wrote (or at an older one an export
+        // superseded) goes on
+        if (rec.workerCheckpoint === null) this.release(rec);
       }
     } finally {
       rec.checkpointing = null;
@@ -354,7 +353,50 @@ export class Checkpoints {
       // session lost or being deleted is not — were it, the next pass would end at once, and
       // its own `finally` would schedule it again, without end
       if (!rec.checkpointTimer) void this.schedule(rec);
+      // a run is held only while a loop is about to write its checkpoint
+      if (!rec.checkpointing) this.release(rec);
     }
+  }
+
+  /**
+   * Writes one checkpoint to the store. False: the loop stops — the write failed (logged,
+   * shown in /ready) or was fenced off (the session is let go).
+   */
+  private async write(
+    store: SnapshotStore,
+    rec: SessionRecord,
+    engine: Uint8Array,
+    at: SnapshotAt,
+    run: SessionRecord["run"],
+  ): Promise<boolean> {
+    try {
+      const document = sessionDocument(rec, engine, at);
+      if (rec.epoch > 0)
+        await store.write(rec.id, rec.owner, document, {
+          epoch: rec.epoch,
+          run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
+        });
+      else await store.write(rec.id, rec.owner, document);
+    } catch (err) {
+      if (err instanceof FencedError) {
+        this.log.warn(
+          { session: rec.id, epoch: rec.epoch },
+          "checkpoint fenced off: another node owns the session",
+        );
+        this.cluster()?.fenced(rec);
+        return false;
+      }
+      rec.persisted = false;
+      this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
+      this.metrics.checkpointFailures.inc();
+      this.log.warn({ err, session: rec.id }, "checkpoint failed");
+      return false;
+    }
+    this.metrics.checkpoints.inc();
+    rec.savedStep = at.step;
+    rec.persisted = true;
+    this.persistenceError = null;
+    return true;
   }
 
   /** Keeps a session's last checkpoint in memory, within CHECKPOINT_MEMORY_BYTES for all. */

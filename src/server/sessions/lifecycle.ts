@@ -99,6 +99,7 @@ export class SessionLifecycle {
         checkpointUrgent: false,
         checkpointTimer: null,
         workerCheckpoint: null,
+        runHeldAt: null,
         savedStep: restoring ? a.session.step : null,
         persisted: true,
         deleting: false,

@@ -85,6 +85,8 @@ export interface SessionRecord {
   checkpointTimer: ReturnType<typeof setTimeout> | null;
   /** the latest checkpoint its worker took during a run and not yet written (the older dropped) */
   workerCheckpoint: WorkerCheckpoint | null;
+  /** the step its worker's run waits at until the checkpoint taken there is written (null: none) */
+  runHeldAt: number | null;
   /** a delete is under way: no checkpoint write starts */
   deleting: boolean;
   removing: Promise<void> | null;

@@ -50,6 +50,7 @@ export class Recovery {
       this.checkpoints.clearTimer(rec);
       // a run's checkpoint still waiting to be written: the rebuild restarts from the last written
       rec.workerCheckpoint = null;
+      rec.runHeldAt = null;
       lost.push({ rec, run: rec.status === "running" ? rec.run : null });
       this.log.warn({ session: rec.id, worker }, "session lost with its worker");
     }

@@ -12,6 +12,12 @@
  * - a pass that waits for nothing (a worker's checkpoint kept in memory, no store) ended
  *   before `schedule` marked it under way, so the mark stayed: every later checkpoint of the
  *   session returned that settled promise and was never taken.
+ *
+ * And the hold of a run at its checkpoint (issue 32's "at most K steps lost"): the run that
+ * took a checkpoint goes on only once the store has it — not while the write is under way
+ * (a node killed then had answered and streamed K steps past it, losing up to 2K) — and
+ * at once when the write fails or is deferred by CHECKPOINT_MIN_INTERVAL_MS, so no run is
+ * ever left waiting.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -54,6 +60,7 @@ function record(): SessionRecord {
     checkpointUrgent: false,
     checkpointTimer: null,
     workerCheckpoint: null,
+    runHeldAt: null,
     deleting: false,
     removing: null,
     deleted: false,
@@ -77,11 +84,19 @@ class HeldExports {
   }
 }
 
-function checkpoints(calls: HeldExports, store: SnapshotStore | null): Checkpoints {
+/** The runs let go on, as (session, step) of the `checkpointed` notices. */
+type Released = { session: string; step: number }[];
+
+function checkpoints(
+  calls: HeldExports,
+  store: SnapshotStore | null,
+  released: Released = [],
+  checkpointMinIntervalMs = 0,
+): Checkpoints {
   const counter = { inc: () => undefined };
   return new Checkpoints(
     {
-      checkpointMinIntervalMs: 0,
+      checkpointMinIntervalMs,
       checkpointEverySteps: 10,
       checkpointMemoryBytes: 1 << 20,
     } as Partial<Config> as Config,
@@ -95,7 +110,45 @@ function checkpoints(calls: HeldExports, store: SnapshotStore | null): Checkpoin
     calls as Partial<WorkerCalls> as WorkerCalls,
     () => false,
     () => null as ClusterHooks | null,
+    (rec, step) => released.push({ session: rec.id, step }),
   );
+}
+
+/** A store whose writes wait until the test settles them (ok or failed); it keeps the last. */
+class HeldStore implements Partial<SnapshotStore> {
+  private waiting: ((ok: boolean) => void)[] = [];
+  written: string[] = [];
+  write(_id: string, _owner: string | null, document: Uint8Array): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push((ok) => {
+        if (!ok) return reject(new Error("disk full"));
+        this.written.push(Buffer.from(document).toString("utf8"));
+        resolve();
+      });
+    });
+  }
+  get pending(): number {
+    return this.waiting.length;
+  }
+  settle(ok: boolean): void {
+    for (const done of this.waiting.splice(0)) done(ok);
+  }
+}
+
+/** A running session's checkpoint its worker took at `step`. */
+function workerCheckpoint(step: number, seq: number): WorkerCheckpoint {
+  return {
+    engine: Buffer.from(`{"step":${step}}`),
+    session: {
+      seq,
+      status: "running",
+      message: null,
+      time: step * 1e-3,
+      step,
+      dt: 1e-3,
+      run: null,
+    },
+  };
 }
 
 /** Lets every pending promise callback run. */
@@ -171,3 +224,86 @@ function countLoops(cps: Checkpoints): { count: number } {
   };
   return counted;
 }
+
+describe("a run held at its checkpoint", () => {
+  it.each([
+    { ok: true, persisted: true },
+    { ok: false, persisted: false },
+  ])(
+    "goes on once the store's write is done (write ok: $ok), not while it is under way",
+    async ({ ok, persisted }) => {
+      const store = new HeldStore();
+      const released: Released = [];
+      const cps = checkpoints(new HeldExports(), store as unknown as SnapshotStore, released);
+      const rec = record();
+      rec.status = "running";
+      rec.step = 10;
+      cps.taken(rec, workerCheckpoint(10, 2));
+      await settle();
+      expect(store.pending).toBe(1);
+      expect(rec.memory?.step).toBe(10); // kept in memory before the write
+      await settle();
+      expect(released).toEqual([]);
+      store.settle(ok);
+      await settle();
+      expect(released).toEqual([{ session: "s", step: 10 }]);
+      expect(rec.persisted).toBe(persisted);
+      expect(store.written.length).toBe(ok ? 1 : 0);
+      expect(rec.checkpointing).toBeNull();
+      expect(rec.runHeldAt).toBeNull();
+    },
+  );
+
+  it("without a store, goes on once the checkpoint is kept in memory", async () => {
+    const released: Released = [];
+    const cps = checkpoints(new HeldExports(), null, released);
+    const rec = record();
+    rec.status = "running";
+    rec.step = 20;
+    cps.taken(rec, workerCheckpoint(20, 2));
+    await settle();
+    expect(rec.memory?.step).toBe(20);
+    expect(released).toEqual([{ session: "s", step: 20 }]);
+  });
+
+  it("goes on at once when CHECKPOINT_MIN_INTERVAL_MS defers the write (the latest k·K is written later)", async () => {
+    const store = new HeldStore();
+    const released: Released = [];
+    const cps = checkpoints(new HeldExports(), store as unknown as SnapshotStore, released, 60_000);
+    const rec = record();
+    rec.status = "running";
+    rec.step = 30;
+    rec.lastCheckpointAt = Date.now(); // a checkpoint just now: the next waits a minute
+    cps.taken(rec, workerCheckpoint(30, 2));
+    expect(released).toEqual([{ session: "s", step: 30 }]);
+    await settle();
+    expect(store.pending).toBe(0);
+    expect(rec.workerCheckpoint?.session.step).toBe(30); // still to be written, deferred
+    cps.clearTimer(rec);
+  });
+
+  it("an export that supersedes the held checkpoint lets the run go on once the export is written", async () => {
+    const calls = new HeldExports();
+    const store = new HeldStore();
+    const released: Released = [];
+    const cps = checkpoints(calls, store as unknown as SnapshotStore, released);
+    const rec = record();
+    rec.status = "running";
+    rec.step = 40;
+    // a request's checkpoint is under way (its export) when the worker's of step 40 arrives
+    const asked = cps.checkpoint(rec, true);
+    await settle();
+    expect(calls.count).toBe(1);
+    cps.taken(rec, workerCheckpoint(40, 2));
+    rec.seq = 3; // the export is answered after it: it supersedes the worker's
+    calls.release();
+    await settle();
+    expect(store.pending).toBe(1);
+    expect(released).toEqual([]);
+    store.settle(true);
+    await asked;
+    await settle();
+    expect(released).toEqual([{ session: "s", step: 40 }]);
+    expect(store.written.length).toBe(1);
+  });
+});
