@@ -19,7 +19,8 @@
  *   chunk also ends at every multiple of K, where the session's snapshot is sent (a
  *   `checkpoint` event): a run's checkpoints hold steps k·K exactly. The run then waits
  *   there (reads are still answered) until the event loop says the checkpoint is written
- *   (`checkpointed`), so no step past k·K is streamed or answered before step k·K is kept.
+ *   (`checkpointed`), so no step past k·K is streamed or answered before step k·K is kept
+ *   (or CHECKPOINT_WAIT_MS has passed: a stuck store does not stop the run).
  * - A step request checks its deadline between steps and ends with `timeout`.
  */
 
@@ -74,6 +75,11 @@ import { parseModelBody } from "./request-body";
 export const CHUNK_MS = 10;
 /** A run behind real time by more than this (s of wall time) drops the backlog. */
 export const MAX_LAG_S = 0.25;
+/**
+ * Wall time (ms) a run waits at its checkpoint for the event loop's `checkpointed`: a store
+ * that hangs (a frozen Redis keeps its connection) must not stop the run for good.
+ */
+export const CHECKPOINT_WAIT_MS = 2000;
 const STATS_MS = 250;
 
 type Post = (msg: WorkerOutbound, transfer?: ArrayBuffer[]) => void;
@@ -103,6 +109,8 @@ class WorkerSession {
   run: RunState | null = null;
   /** the step k·K its run waits at until that checkpoint is written (null: not waiting) */
   checkpointWait: number | null = null;
+  /** performance.now() when it stops waiting regardless (CHECKPOINT_WAIT_MS) */
+  checkpointWaitEnd = 0;
   subscriptions: Subscription[] = [];
   /** one per subscription class with contactPeak: its contact figures since its last frame */
   windows: ContactWindow[] = [];
@@ -749,7 +757,12 @@ export class WorkerRuntime {
   private tick(s: WorkerSession, budgetMs: number): number {
     const run = s.run;
     if (!run || s.status !== "running" || s.cancelled) return Number.POSITIVE_INFINITY;
-    if (s.checkpointWait !== null) return Number.POSITIVE_INFINITY; // `checkpointed` wakes it
+    if (s.checkpointWait !== null) {
+      // `checkpointed` wakes it; without one in time it goes on (the write is stuck)
+      const left = s.checkpointWaitEnd - performance.now();
+      if (left > 0) return left;
+      s.checkpointWait = null;
+    }
     const dt = s.sim.solver.dt;
     const eps = 1e-9 * dt;
     let max = Number.POSITIVE_INFINITY;
@@ -800,6 +813,7 @@ export class WorkerRuntime {
    */
   private postCheckpoint(s: WorkerSession): void {
     s.checkpointWait = s.sim.stepCount;
+    s.checkpointWaitEnd = performance.now() + CHECKPOINT_WAIT_MS;
     const engine = utf8.encode(JSON.stringify(s.sim.snapshot()));
     this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
       engine.buffer as ArrayBuffer,

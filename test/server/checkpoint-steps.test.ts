@@ -5,7 +5,8 @@
  * - the worker alone: a run of 100 steps with K = 7 sends the snapshots of steps 7, 14, …,
  *   98, each the spring particle's state of the symplectic Euler recurrence at that step,
  *   and waits at each (its state read there says so) until the event loop answers
- *   `checkpointed`: nothing past a checkpoint is streamed before it is written;
+ *   `checkpointed` (nothing past a checkpoint is streamed before it is written), or for
+ *   CHECKPOINT_WAIT_MS when no answer comes;
  * - a server with DATA_DIR: the checkpoint file, read while a run goes on, only ever holds
  *   a step multiple of K (with and without CHECKPOINT_MIN_INTERVAL_MS), its state the
  *   recurrence's, and the session's `checkpointStep` says the same. Step requests keep
@@ -26,7 +27,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { CheckpointStore } from "../../src/server/persistence";
 import type { WorkerOutbound, WorkerRequestBody } from "../../src/server/protocol";
-import { WorkerRuntime } from "../../src/server/worker-runtime";
+import { CHECKPOINT_WAIT_MS, WorkerRuntime } from "../../src/server/worker-runtime";
 import { createSession } from "../api/helpers";
 import { startOneWorkerManager } from "../support/manager";
 import { SPRING_PARTICLE, springParticle, springParticleRecurrence } from "../support/models";
@@ -110,6 +111,11 @@ describe("a run's checkpoints at exact steps", () => {
       expect(cps().length).toBe(k);
       rt.handle({ kind: "checkpointed", sessionId: "s", step: k * K });
     }
+    // the fourth never answered (a stuck store): the run goes on after CHECKPOINT_WAIT_MS
+    await waitFor(() => cps().length === 4, 10_000, 2);
+    const heldSince = performance.now();
+    await waitFor(() => cps().length === 5, 10_000, 2);
+    expect(performance.now() - heldSince).toBeGreaterThanOrEqual(CHECKPOINT_WAIT_MS - 20);
     // the others answered as they come
     await waitFor(
       () => {
