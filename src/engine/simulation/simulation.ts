@@ -566,7 +566,11 @@ export class Simulation {
     for (const l of this.targets.loads.values()) l.setLoad(null);
     for (const q of this.actuation.coordinates.values()) q.resetTurns();
     this.pending = [];
-    this.restartRecording(true);
+    // the parameters stay as patched: a recording from the model's start would replay the
+    // model's (another dt, gravity or solver), so its start is then this state's snapshot
+    const m = this.model;
+    const modelParameters = { solver: m.solver, gravity: m.gravity, contact: m.contact ?? null };
+    this.restartRecording(canonicalJson(this.parameters()) === canonicalJson(modelParameters));
   }
 
   /**
@@ -834,13 +838,18 @@ export class Simulation {
       format: "moreau.simulation",
       version: 1,
       model: this.model,
-      parameters: {
-        solver: { ...this.solverSpec },
-        gravity: [...this.gravity],
-        contact: this.contactSpec ? { ...this.contactSpec } : null,
-      },
+      parameters: this.parameters(),
       ...encodeState(this.captureState()),
     });
+  }
+
+  /** The parameters as patched (a copy): a snapshot's `parameters`. */
+  private parameters(): SimulationSnapshotSpec["parameters"] {
+    return {
+      solver: { ...this.solverSpec },
+      gravity: [...this.gravity],
+      contact: this.contactSpec ? { ...this.contactSpec } : null,
+    };
   }
 
   /**

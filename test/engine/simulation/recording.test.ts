@@ -98,6 +98,36 @@ describe("recordingOf and replayRecording", () => {
     expect(replay.stateHash()).toBe(rec.end.hash);
     expect(replay.system.pos[0]).toBeCloseTo(expected(80).x, 12);
   });
+
+  it("after a reset: from the model's start, or from the reset state's snapshot when a PATCH changed the parameters (they stay patched)", () => {
+    const { stiffness: k, mass: m, dt: h, x0 } = SPRING_PARTICLE;
+    const plain = kicked();
+    plain.reset();
+    plain.step(10);
+    expect(recordingOf(plain).start).toBeNull();
+    // h/2 from step 10 on, then back to t = 0: the run goes on at h/2 without the kick
+    const sim = kicked();
+    sim.update({ solver: { dt: h / 2 } });
+    sim.step(5);
+    sim.reset();
+    sim.step(40);
+    let x = x0;
+    let v = 0;
+    for (let i = 0; i < 40; i++) {
+      v -= (h / 2) * (k / m) * x;
+      x += (h / 2) * v;
+    }
+    expect(sim.system.pos[0]).toBeCloseTo(x, 12);
+    expect(sim.time).toBeCloseTo(40 * (h / 2), 14);
+    const rec = recordingOf(sim);
+    expect(rec.start?.step).toBe(0);
+    expect(rec.start?.parameters.solver.dt).toBe(h / 2);
+    // the replay runs the patched step (from the model's start it would run h: another end)
+    expect(replayStates(rec, 10).matches).toBe(true);
+    const replay = replayRecording(rec);
+    replay.step(40);
+    expect(replay.stateHash()).toBe(rec.end.hash);
+  });
 });
 
 describe("errors", () => {
