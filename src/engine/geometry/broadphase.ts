@@ -139,10 +139,12 @@ export class SweepAndPrune {
    * The sweep axis and the updates since it was chosen: with the boxes, what the pairs and
    * their order depend on (the sort itself is a function of the boxes: see the file
    * comment), so a snapshot saves them and a restored simulation detects its contacts in
-   * the order the uninterrupted one does (the contact solves sweep in that order).
+   * the order the uninterrupted one does (the contact solves sweep in that order). Null
+   * before the first update since new or reset: that update chooses the axis, and so must a
+   * restored one's.
    */
-  memory(): BroadPhaseMemory {
-    return { axis: this.axis, sinceChoice: this.sinceChoice };
+  memory(): BroadPhaseMemory | null {
+    return this.n === -1 ? null : { axis: this.axis, sinceChoice: this.sinceChoice };
   }
 
   /** As new: the next update chooses the axis afresh (a simulation's reset). */

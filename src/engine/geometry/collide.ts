@@ -298,8 +298,8 @@ export class CollisionDetector {
     st.totalMs = t2 - t0;
   }
 
-  /** The broad phase's state beyond the boxes, for snapshots (SweepAndPrune.memory). */
-  broadPhaseMemory(): BroadPhaseMemory {
+  /** The broad phase's state beyond the boxes, for snapshots (SweepAndPrune.memory; null: as new). */
+  broadPhaseMemory(): BroadPhaseMemory | null {
     return this.sap.memory();
   }
 

@@ -911,11 +911,12 @@ export class Simulation {
     const krylov = this.stepper.saveKrylovMemory();
     // nonsmooth contact's report is its last solve's (compliant contact re-detects its own)
     const contacts = this.contact?.nonsmooth ? this.lastContacts() : null;
+    const broadPhase = contact?.detector.broadPhaseMemory() ?? null;
     return {
       record: this.record.clone(),
       matrixBlocks,
       ...(contact && isMemoryExporter(contact) ? { contact: contact.exportMemory() } : {}),
-      ...(contact ? { broadPhase: contact.detector.broadPhaseMemory() } : {}),
+      ...(broadPhase !== null ? { broadPhase } : {}),
       ...(factorization !== undefined ? { factorization } : {}),
       ...(krylov !== undefined ? { krylov } : {}),
       ...(contacts !== null && contacts.count > 0 ? { contacts: contacts.clone() } : {}),
@@ -955,7 +956,9 @@ export class Simulation {
     const contact = this.contact;
     if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);
+    // none: a broad phase as new (taken before its first update, or an older snapshot)
     if (state.broadPhase !== undefined) contact?.detector.restoreBroadPhase(state.broadPhase);
+    else contact?.detector.resetBroadPhase();
     // the bodyAcceleration sensors' previous step (the last good state is retaken by the
     // next step before anything else reads it)
     this.lastH = state.previousVelocity?.h ?? 0;

@@ -170,7 +170,7 @@ describe("sweep and prune", () => {
     expect(sapPairs(sap)).toEqual(boxes);
   });
 
-  it("memory and restore: a copy given the axis and count of updates reports the same pairs in the same order; reset chooses afresh", () => {
+  it("memory and restore: a copy given the axis and count of updates reports the same pairs in the same order; reset chooses afresh; none before the first update", () => {
     // a cloud spread along x, then stretched along z: the axis follows with hysteresis and
     // at every AXIS_CHOICE_INTERVAL-th update, so it depends on the boxes' history
     const n = 300;
@@ -187,6 +187,8 @@ describe("sweep and prune", () => {
     };
     const sap = new SweepAndPrune();
     const order = (s: SweepAndPrune) => Array.from(s.pairs.subarray(0, 2 * s.pairCount));
+    // nothing chosen yet: no memory, so a restored copy's first update chooses as this one's
+    expect(sap.memory()).toBeNull();
     fill();
     sap.update(n, min, max);
     expect(sap.axis).toBe(0);
@@ -196,6 +198,7 @@ describe("sweep and prune", () => {
     const memory = sap.memory();
     expect(memory).toEqual({ axis: 0, sinceChoice: 1 }); // the choice is 3 updates away
     const copy = new SweepAndPrune();
+    if (memory === null) throw new Error("a broad phase after updates has a memory");
     copy.restore(memory);
     const fresh = new SweepAndPrune();
     fresh.update(n, min, max);
@@ -212,6 +215,7 @@ describe("sweep and prune", () => {
     sap.reset();
     sap.update(n, min, max);
     fresh.reset();
+    expect(fresh.memory()).toBeNull();
     fresh.update(n, min, max);
     expect(order(sap)).toEqual(order(fresh));
   });
