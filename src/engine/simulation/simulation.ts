@@ -224,6 +224,11 @@ export class Simulation {
   private readonly sensors: SensorSet;
   /** Inputs and patches waiting for their step boundary, in the order they apply. */
   private pending: TimedInputSpec[] = [];
+  /**
+   * The pending entries the recording's start holds (a snapshot's controls): once applied
+   * they are not recorded, since a replay restores them with the start.
+   */
+  private pendingInStart = new Set<TimedInputSpec>();
   private log: RecordingLog = { start: null, entries: [], truncated: false };
   /** Length of the last step (s; 0 before the first and after a state change). */
   private lastH = 0;
@@ -518,7 +523,7 @@ export class Simulation {
       const entry = this.pending.shift() as TimedInputSpec;
       if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
       else this.applyPatch(entry.parameters);
-      this.logEntry({ ...entry, step: this.record.step });
+      if (!this.pendingInStart.delete(entry)) this.logEntry({ ...entry, step: this.record.step });
       applied = true;
     }
     // nothing due (an empty list scheduled now): nothing the recording would replay either
@@ -550,6 +555,7 @@ export class Simulation {
   private restartRecording(atModelStart: boolean): void {
     this.log = { start: null, entries: [], truncated: false };
     if (!atModelStart) this.log.start = this.snapshot();
+    this.pendingInStart = new Set(atModelStart ? [] : this.pending);
   }
 
   /** Back to t = 0 with the model's initial state. */

@@ -99,6 +99,23 @@ describe("recordingOf and replayRecording", () => {
     expect(replay.system.pos[0]).toBeCloseTo(expected(80).x, 12);
   });
 
+  it("from a snapshot with an input pending: the start holds it, the inputs do not repeat it, and the replay applies it once", () => {
+    const a = loadModel(springParticle());
+    a.schedule([Input.parse({ type: "impulse", id: "p", impulse: [KICK, 0, 0] })], 20);
+    a.step(5);
+    const b = loadSnapshot(JSON.parse(JSON.stringify(a.snapshot())));
+    b.step(45);
+    expect(b.system.pos[0]).toBeCloseTo(expected(50).x, 12);
+    const rec = recordingOf(b);
+    expect(rec.start?.controls?.pending.map((p) => p.step)).toEqual([20]);
+    expect(rec.inputs).toEqual([]); // (it was listed again, and the replay kicked twice)
+    const replay = replayRecording(rec);
+    replay.step(45);
+    expect(replay.system.pos[0]).toBeCloseTo(expected(50).x, 12);
+    expect(replay.stateHash()).toBe(rec.end.hash);
+    expect(replayStates(rec, 10).matches).toBe(true);
+  });
+
   it("after a reset: from the model's start, or from the reset state's snapshot when a PATCH changed the parameters (they stay patched)", () => {
     const { stiffness: k, mass: m, dt: h, x0 } = SPRING_PARTICLE;
     const plain = kicked();
