@@ -378,6 +378,17 @@ describe("a cluster of three nodes over Redis", () => {
     victim.kill();
     await victim.exited;
     nodes = survivors;
+    // a request for one of its sessions right away, before the victim's heartbeat and lease
+    // expire: the survivor's connection is refused, so it waits for the takeover and answers
+    // (it had answered 503 "did not answer; retry")
+    const first = await call(
+      survivor.base,
+      "GET",
+      `/v1/sessions/${theirs[theirs.length - 1]}/state`,
+    );
+    expect(first.status).toBe(200);
+    expect(first.node).not.toBe(where[0].node);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_TTL_MS + 3000);
     // and the frames of the watched one it had published (before any takeover: ≥ the TTL)
     const streamed = [...steady.frames, ...movedFrames].map((f) => f.step);
     acked.set(watched, Math.max(acked.get(watched) ?? 0, ...streamed));

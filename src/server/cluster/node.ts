@@ -15,7 +15,8 @@
  * forwarded to its owner over HTTP (the body streamed as is, the answer streamed back,
  * `x-moreau-node` naming the node that served it), or answered 307 to the owner's
  * NODE_PUBLIC_URL with CLUSTER_REDIRECT; a registered session nobody holds (its node died
- * and its lease just expired) is taken over on the spot. POST /v1/sessions goes to the
+ * and its lease just expired) is taken over on the spot, and a request for a session whose
+ * node refuses the connection (killed, its heartbeat not yet expired) waits for that. POST /v1/sessions goes to the
  * least loaded live node (heartbeats carry sessions and workers; load = sessions /
  * workers); GET /v1/sessions gathers every node's list. Streams are served on any node
  * from the Redis logs (relay.ts).
@@ -306,7 +307,8 @@ export class ClusterNode implements ClusterHooks {
       if (forwarded) return;
       if (req.method === "POST") {
         const target = await this.place();
-        if (target && target.id !== this.id) return this.forward(req, reply, target);
+        // a node gone before its heartbeat expired: the session is made here instead
+        if (target && target.id !== this.id) await this.forward(req, reply, target);
         return;
       }
       if (req.method === "GET") {
@@ -325,6 +327,8 @@ export class ClusterNode implements ClusterHooks {
     // a holder whose node is gone (its heartbeat expired first): the request waits for its
     // lease to expire (LEASE_TTL_MS at most) and takes the session over
     const until = Date.now() + this.ttl + 500;
+    /** holders that refused the connection: gone, their leases about to expire */
+    const gone = new Set<string>();
     for (let attempt = 0; Date.now() < until || attempt < 2; attempt++) {
       const holder = await this.directoryCall(() => this.ports.directory.holder(id));
       if (holder && holder.node !== this.id) {
@@ -336,7 +340,10 @@ export class ClusterNode implements ClusterHooks {
             session: id,
             retryAfterMs: 100,
           });
-        if (node) return this.forward(req, reply, node);
+        if (node && !gone.has(node.id)) {
+          if ((await this.forward(req, reply, node)) === "sent") return;
+          gone.add(node.id);
+        }
         await new Promise((r) => setTimeout(r, 100));
         continue;
       }
@@ -588,14 +595,23 @@ export class ClusterNode implements ClusterHooks {
     return n ?? null;
   }
 
-  /** Forwards a request to `node` (or redirects it there with CLUSTER_REDIRECT). */
-  private async forward(req: FastifyRequest, reply: FastifyReply, node: NodeInfo): Promise<void> {
+  /**
+   * Forwards a request to `node` (or redirects it there with CLUSTER_REDIRECT): "sent". Or
+   * "refused": the node refused the connection — it is gone (killed, before its heartbeat
+   * expired) and nothing of the request was read or sent, so the caller may wait for the
+   * takeover and serve it here.
+   */
+  private async forward(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    node: NodeInfo,
+  ): Promise<"sent" | "refused"> {
     const path = req.raw.url ?? req.url;
     const route = req.routeOptions.url ?? "unknown";
     if (this.config.clusterRedirect) {
       this.metrics.forwarded.inc({ route, outcome: "redirected" });
       await reply.code(307).header("location", `${node.publicUrl}${path}`).send();
-      return;
+      return "sent";
     }
     const done = this.forwarding(route);
     const headers: IncomingHttpHeaders = { ...req.headers };
@@ -603,50 +619,72 @@ export class ClusterNode implements ClusterHooks {
     delete headers["keep-alive"];
     headers[FORWARDED] = this.forwardedBy();
     const target = new URL(path, node.url);
-    reply.hijack();
     const res = reply.raw;
-    await new Promise<void>((resolve) => {
-      const up = httpRequest(
-        target,
-        { method: req.method, headers, agent: this.agent },
-        (answer) => {
-          const out = { ...answer.headers };
-          delete out.connection;
-          delete out["keep-alive"];
-          delete out["transfer-encoding"];
-          res.writeHead(answer.statusCode ?? 502, out);
-          answer.pipe(res);
-          answer.once("end", () => {
-            done("answered");
-            resolve();
-          });
-          answer.once("error", () => {
-            done("unreachable");
-            res.destroy();
-            resolve();
-          });
-        },
-      );
-      // a node that neither answers nor fails (frozen): no answer after the longest a
-      // request may take there
-      up.setTimeout(this.config.requestTimeoutMs + 5000, () =>
-        up.destroy(new Error("no answer in time")),
-      );
-      up.once("error", (err) => {
-        done("unreachable");
-        if (!res.headersSent) {
-          const e = new ApiError(
-            "cluster_unavailable",
-            `node ${node.id}, which holds the session, did not answer (${err.message}); retry`,
-            { node: node.id, retryAfterMs: 1000 },
-          );
-          res.writeHead(e.statusCode, { "content-type": "application/json", "retry-after": "1" });
-          res.end(JSON.stringify(e.toJSON()));
-        } else res.destroy();
-        resolve();
-      });
-      req.raw.pipe(up);
+    let answered: () => void = () => undefined;
+    const ended = new Promise<void>((resolve) => {
+      answered = resolve;
     });
+    const up = httpRequest(target, { method: req.method, headers, agent: this.agent }, (answer) => {
+      const out = { ...answer.headers };
+      delete out.connection;
+      delete out["keep-alive"];
+      delete out["transfer-encoding"];
+      res.writeHead(answer.statusCode ?? 502, out);
+      answer.pipe(res);
+      answer.once("end", () => {
+        done("answered");
+        answered();
+      });
+      answer.once("error", () => {
+        done("unreachable");
+        res.destroy();
+        answered();
+      });
+    });
+    // a node that neither answers nor fails (frozen): no answer after the longest a
+    // request may take there
+    up.setTimeout(this.config.requestTimeoutMs + 5000, () =>
+      up.destroy(new Error("no answer in time")),
+    );
+    // connected before the body is read: a node that is gone refuses the connection, and
+    // the request, untouched, waits for the takeover instead of failing
+    const failed = await new Promise<Error | null>((resolve) => {
+      const early = (err: Error) => resolve(err);
+      up.once("error", early);
+      up.once("socket", (socket) => {
+        const go = () => {
+          up.off("error", early);
+          resolve(null);
+        };
+        if (socket.connecting) socket.once("connect", go);
+        else go();
+      });
+    });
+    if ((failed as NodeJS.ErrnoException | null)?.code === "ECONNREFUSED") {
+      done("unreachable");
+      return "refused";
+    }
+    reply.hijack();
+    const unanswered = (err: Error) => {
+      done("unreachable");
+      if (!res.headersSent) {
+        const e = new ApiError(
+          "cluster_unavailable",
+          `node ${node.id}, which holds the session, did not answer (${err.message}); retry`,
+          { node: node.id, retryAfterMs: 1000 },
+        );
+        res.writeHead(e.statusCode, { "content-type": "application/json", "retry-after": "1" });
+        res.end(JSON.stringify(e.toJSON()));
+      } else res.destroy();
+      answered();
+    };
+    if (failed) unanswered(failed);
+    else {
+      up.once("error", unanswered);
+      req.raw.pipe(up);
+    }
+    await ended;
+    return "sent";
   }
 
   /** Every node's sessions (for GET /v1/sessions); null: this node's alone will do. */
