@@ -642,6 +642,48 @@ export class ArticulatedTree {
   }
 
   /**
+   * The joint rates nearest the bodies' current velocities in the mass metric,
+   *   u = argmin ‖J u − v‖²_M  (the driven joints at their motors' rates),
+   * i.e. M(q) u = Jᵀ M v: what an impulse p on the bodies does to the tree, Δu = M(q)⁻¹ Jᵀ p
+   * (Gauss's principle; the maximal-coordinate integrators project velocities in the same
+   * metric, constraints/project.ts). Solved by the articulated-body algorithm at zero
+   * velocity with the bodies' momenta (m v, I ω, about the centre) as the applied forces and
+   * each driven joint's rate as its prescribed "acceleration". `y`: the coordinates
+   * beginStep read; `momenta`: scratch in the body system's force layout. Leaves the bodies
+   * at (y, 0) with zero velocities: the caller places them at (y, out). False when a
+   * joint's D is singular.
+   */
+  nearestRates(y: Float64Array, t: number, momenta: Float64Array, out: Float64Array): boolean {
+    const { vel, omega, mass, inertiaWorld, dofOffset } = this.sys;
+    momenta.fill(0);
+    for (let i = 0; i < this.numSlots; i++) {
+      const b = this.body[i];
+      const o = dofOffset[b];
+      const m = mass[b];
+      for (let d = 0; d < 3; d++) momenta[o + d] = m * vel[3 * b + d];
+      if (this.kind[i] === SlotKind.PARTICLE) continue;
+      const I = 9 * b;
+      const wx = omega[3 * b];
+      const wy = omega[3 * b + 1];
+      const wz = omega[3 * b + 2];
+      for (let d = 0; d < 3; d++)
+        momenta[o + 3 + d] =
+          inertiaWorld[I + 3 * d] * wx +
+          inertiaWorld[I + 3 * d + 1] * wy +
+          inertiaWorld[I + 3 * d + 2] * wz;
+    }
+    out.fill(0);
+    this.setState(y, out, t);
+    for (let i = 0; i < this.numSlots; i++) {
+      const b = this.body[i];
+      for (let d = 0; d < 3; d++) vel[3 * b + d] = omega[3 * b + d] = 0;
+      if (this.kind[i] === SlotKind.DRIVEN_REVOLUTE || this.kind[i] === SlotKind.DRIVEN_PRISMATIC)
+        this.driveAccel[i] = this.driveRate[i];
+    }
+    return this.accelerations(out, momenta, out);
+  }
+
+  /**
    * u̇ at the state `setState` placed, under the applied generalized forces `f` (the body
    * system's layout: force then torque per body, N and N·m, W, about the centre), by the
    * articulated-body algorithm (file comment); with `wrenches`, each joint's wrench on its

@@ -230,4 +230,12 @@ export interface Integrator {
    * (articulated.ts). Absent: nothing to forget.
    */
   forcesChanged?(): void;
+  /**
+   * Positions or velocities were set from outside (an input, an applied assembly), after
+   * reset(), at time t (s): an integrator whose state lies on the joints by construction
+   * puts the bodies back on them now, before the state is read or snapshotted (articulated:
+   * the joint rates nearest the new velocities in the mass metric, as the other integrators'
+   * velocity projection). Absent: nothing to do.
+   */
+  stateMoved?(t: number): void;
 }

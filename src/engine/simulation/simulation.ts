@@ -546,6 +546,8 @@ export class Simulation {
     this.restoredContacts = null;
     updateDerived(this.system);
     this.integrator.reset();
+    // (articulated: back onto the joints, before the angles and the energy read the state)
+    this.integrator.stateMoved?.(this.time);
     for (const q of this.angles) q.track();
     this.lastH = 0;
     this.monitor.rebase(this.totalEnergy());
