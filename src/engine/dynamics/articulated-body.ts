@@ -173,6 +173,8 @@ export class ArticulatedTree {
    * model pose (driven joints).
    */
   private readonly relative0: Float64Array;
+  /** Relative rotation q_p* ⊗ q_c at the model pose (revolute, prismatic, fixed). */
+  private readonly relativeModel: Float64Array;
   /** A driven prismatic joint's offset at the model pose (m). */
   private readonly offset0: Float64Array;
   /** The motor's prescription of each driven slot, null elsewhere. */
@@ -207,6 +209,7 @@ export class ArticulatedTree {
   private readonly work = new Float64Array(36);
   private readonly Dk = new Float64Array(36);
   private readonly tmpQ = new Float64Array(4);
+  private readonly snapScratch = new Float64Array(4);
   private readonly scratch = Array.from({ length: 4 }, () => new Float64Array(3));
 
   constructor(
@@ -234,6 +237,7 @@ export class ArticulatedTree {
     this.anchorChild = new Float64Array(3 * n);
     this.axis = new Float64Array(3 * n);
     this.relative0 = new Float64Array(4 * n);
+    this.relativeModel = new Float64Array(4 * n);
     this.offset0 = new Float64Array(n);
     this.drive = new Array<CompiledTimeFunction | null>(n).fill(null);
     this.driveRate = new Float64Array(n);
@@ -293,6 +297,7 @@ export class ArticulatedTree {
           // the coordinate's sign: b relative to a (joint-coordinate.ts)
           if (!childIsB) for (let d = 0; d < 3; d++) this.axis[3 * i + d] *= -1;
         }
+        if (j.type !== "spherical") relativeRotation(pose, pb, b, this.relativeModel, 4 * i);
         if (drive) {
           // a motor's zero is the model pose: its relative rotation, and its offset along
           // the axis (parent frame) of the child's point from the parent's
@@ -404,6 +409,46 @@ export class ArticulatedTree {
       }
       y[yo] = s;
       u[uo] = sd;
+    }
+  }
+
+  /**
+   * After beginStep on a state set from outside (an input, ArticulatedIntegrator.stateMoved):
+   * each revolute joint's relative rotation to the nearest its hinge allows — the twist
+   * about its axis of its deviation from the model pose's, the swing dropped (q_rel =
+   * R(ê, θ) ⊗ Q_model, ê in the parent's frame) — and each prismatic or fixed joint's to the
+   * model pose's. setState then places every child on its joint (its point at the parent's,
+   * a slide along the axis).
+   */
+  snapRotations(): void {
+    const r = this.relative0;
+    const m = this.relativeModel;
+    const d = this.tmpQ;
+    const c = this.snapScratch;
+    for (let i = 0; i < this.numSlots; i++) {
+      const kind = this.kind[i];
+      const o = 4 * i;
+      if (kind === SlotKind.PRISMATIC || kind === SlotKind.FIXED) {
+        for (let k = 0; k < 4; k++) r[o + k] = m[o + k];
+        continue;
+      }
+      if (kind !== SlotKind.REVOLUTE) continue;
+      // the deviation d = q_rel ⊗ Q_model*, and its twist about ê: (d_w, (d_v · ê) ê)
+      c[0] = m[o];
+      for (let k = 1; k < 4; k++) c[k] = -m[o + k];
+      quatMul(d, 0, r, o, c, 0);
+      const a = this.axis;
+      const s = d[1] * a[3 * i] + d[2] * a[3 * i + 1] + d[3] * a[3 * i + 2];
+      c[0] = d[0];
+      for (let k = 0; k < 3; k++) c[k + 1] = s * a[3 * i + k];
+      const l = Math.hypot(c[0], c[1], c[2], c[3]);
+      // (a half-turn swing leaves no twist to keep: the model's)
+      if (l < 1e-12) {
+        c[0] = 1;
+        c[1] = c[2] = c[3] = 0;
+      } else for (let k = 0; k < 4; k++) c[k] /= l;
+      quatMul(r, o, c, 0, m, o);
+      normalizeQuat(r, o);
     }
   }
 

@@ -205,15 +205,18 @@ export class ArticulatedIntegrator implements Integrator {
 
   /**
    * An input moved the bodies (an impulse, a written velocity or pose): the state goes back
-   * onto the joints at once, at the joint rates nearest the new velocities in the mass
-   * metric (ArticulatedTree.nearestRates), so an impulse on a jointed body moves the tree as
-   * it would a maximal-coordinate integrator's (reading the rates off the relative angular
-   * velocities alone dropped every velocity change the joints do not carry one to one:
-   * an impulse at a link's centre did nothing).
+   * onto the joints at once — each hinge's rotation to the nearest it allows
+   * (ArticulatedTree.snapRotations: a written orientation off a hinge's axis had bent it for
+   * good), the joint rates to the nearest the new velocities in the mass metric
+   * (ArticulatedTree.nearestRates) — so an impulse on a jointed body moves the tree as it
+   * would a maximal-coordinate integrator's (reading the rates off the relative angular
+   * velocities alone dropped every velocity change the joints do not carry one to one: an
+   * impulse at a link's centre did nothing).
    */
   stateMoved(t: number): void {
     const { tree, y, u } = this;
     tree.beginStep(y, u);
+    tree.snapRotations();
     if (!tree.nearestRates(y, t, this.forces, u))
       throw new Error("articulated: a joint's articulated inertia is singular");
     tree.setState(y, u, t);

@@ -1536,6 +1536,29 @@ describe("articulated: an input moves the tree as an impulse does, Δu = M(q)⁻
     expect(sim.state().energy.kinetic).toBeCloseTo(0.5 * (Q1 * t1 + Q2 * t2), 12);
   });
 
+  it("an orientation written off a hinge's axis: the twist about the axis kept, the swing dropped (the hinge bent for good before)", () => {
+    const sim = loadModel(
+      rodPendulum({ mass: m, length: L, axis: [0, 1, 0], gravity: [0, 0, 0], solver }),
+    );
+    // R_y(α) ⊗ R_x(β): the hinge allows R_y(α) alone
+    const [alpha, beta] = [0.5, 0.3];
+    const [ca, sa, cb, sb] = [
+      Math.cos(alpha / 2),
+      Math.sin(alpha / 2),
+      Math.cos(beta / 2),
+      Math.sin(beta / 2),
+    ];
+    const written = [ca * cb, ca * sb, sa * cb, -sa * sb];
+    sim.schedule([{ type: "bodyState", id: "rod", orientation: written }]);
+    const rod = sim.state().bodies[0];
+    const expected = [ca, 0, sa, 0];
+    for (let k = 0; k < 4; k++) expect(rod.orientation[k]).toBeCloseTo(expected[k], 12);
+    // its centre where the pin puts it: R_y(α) takes +x towards −z
+    expect(rod.position[0]).toBeCloseTo((L / 2) * Math.cos(alpha), 12);
+    expect(rod.position[1]).toBeCloseTo(0, 12);
+    expect(rod.position[2]).toBeCloseTo(-(L / 2) * Math.sin(alpha), 12);
+  });
+
   it("a velocity written on a link of the 10-link chain: kept bit for bit by a snapshot, energy balanced after", () => {
     const sim = loadModel({
       ...chainModel({ links: 10 }),
