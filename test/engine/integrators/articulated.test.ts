@@ -1548,7 +1548,7 @@ describe("articulated: an input moves the tree as an impulse does, Δu = M(q)⁻
       Math.cos(beta / 2),
       Math.sin(beta / 2),
     ];
-    const written = [ca * cb, ca * sb, sa * cb, -sa * sb];
+    const written: [number, number, number, number] = [ca * cb, ca * sb, sa * cb, -sa * sb];
     sim.schedule([{ type: "bodyState", id: "rod", orientation: written }]);
     const rod = sim.state().bodies[0];
     const expected = [ca, 0, sa, 0];
