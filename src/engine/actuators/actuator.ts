@@ -16,6 +16,15 @@
  * g with the configuration, of order τ, is left out: the iteration converges to the same
  * step). Saturated (|τ| at the limit), the effort does not depend on the state: no
  * Jacobian. −∂f is symmetric positive semidefinite: jacobianType SPD. Not conservative.
+ *
+ * Newton across the limit (stepFraction): saturated, the servo's Jacobian vanishes and a
+ * Newton correction ignores it; on a light link the law's value can then jump from one
+ * limit far past the other and back, forever (a robot arm's wrist servos commanded a
+ * 0.2 rad step: −564 N·m, +778 N·m, −564 N·m… of a law clamped at 28 N·m; no convergence
+ * even at h/16, the session ended diverged). The law is monotone in the servo's own
+ * coordinate, so a correction that would carry it from one limit past the other crosses
+ * its whole range: the iteration takes only the part that brings the linearized law to 0,
+ * inside the range, where the next iteration has the servo's Jacobian again.
  */
 
 import type { JointCoordinate } from "../constraints/joint-coordinate";
@@ -50,6 +59,8 @@ export class JointActuator implements ForceEffector {
   /** The run-time command (set by an input), or null: the model's time function. */
   override: number | null = null;
   private saturated = false;
+  /** The law's value before the clamp at the last evaluation (N·m or N). */
+  private law = 0;
   private readonly kp: number;
   private readonly kd: number;
   private readonly limit: number;
@@ -114,7 +125,17 @@ export class JointActuator implements ForceEffector {
     return this.saturate(tau);
   }
 
+  /** See the class comment: the part of `da` that stops the law inside its range. */
+  stepFraction(da: Float64Array, cx: number, cv: number): number {
+    if (!this.saturated || !this.hasJacobians) return 1;
+    const law = this.law;
+    const after = law - (this.kp * cx + this.kd * cv) * this.coordinate.along(da);
+    if (Math.sign(after) === Math.sign(law) || Math.abs(after) <= this.limit) return 1;
+    return law / (law - after);
+  }
+
   private saturate(tau: number): number {
+    this.law = tau;
     this.saturated = Math.abs(tau) > this.limit;
     return this.saturated ? Math.sign(tau) * this.limit : tau;
   }

@@ -15,7 +15,7 @@
  * φ) evaluates the same numbers.
  */
 
-import type { BodySystem } from "../model/body-system";
+import { BodyKind, type BodySystem } from "../model/body-system";
 import { PrismaticMotor, RevoluteMotor } from "./motor";
 import { type Attachment, hasOrientation } from "./pair-constraint";
 
@@ -119,6 +119,27 @@ export class JointCoordinate {
   }
 
   /** g_X · [v_X; ω_X] (0 for ground and fixed bodies). */
+  /**
+   * g · x for a generalized vector x (the body system's layout: [v, ω] of a rigid body, v of
+   * a particle, from dofOffset): the coordinate's rate along a velocity-like x, as of the
+   * last evaluate.
+   */
+  along(x: Float64Array): number {
+    return (
+      this.sideOf(this.jacA, this.measure.bodyA, x) + this.sideOf(this.jacB, this.measure.bodyB, x)
+    );
+  }
+
+  private sideOf(g: Float64Array, b: number, x: Float64Array): number {
+    if (b < 0) return 0;
+    const o = this.sys.dofOffset[b];
+    if (o < 0) return 0; // fixed
+    let s = g[0] * x[o] + g[1] * x[o + 1] + g[2] * x[o + 2];
+    if (this.sys.kind[b] === BodyKind.RIGID)
+      s += g[3] * x[o + 3] + g[4] * x[o + 4] + g[5] * x[o + 5];
+    return s;
+  }
+
   private side(g: Float64Array, b: number): number {
     if (b < 0) return 0;
     const { vel, omega } = this.sys;

@@ -47,6 +47,13 @@ export interface ForceEffector {
    */
   readonly affineInVelocity?: boolean;
   /**
+   * The largest fraction α ∈ (0, 1] of a Newton correction `da` (accelerations, the body
+   * system's layout; positions move by c_x da, velocities by c_v da) the effector lets the
+   * iteration take: a saturated servo whose law the whole correction would carry past its
+   * range to the opposite limit stops it inside the range (actuator.ts). Absent: 1.
+   */
+  stepFraction?(da: Float64Array, cx: number, cv: number): number;
+  /**
    * A mass matrix of the effector's own beyond the bodies' (a consistent mass: its
    * difference ΔM from the lumped particle masses the BodySystem holds), for the schemes
    * that solve with the full mass matrix (newmark, generalized-alpha): out += s ΔM x over

@@ -337,6 +337,8 @@ export class AccelerationStepper implements NewtonStepper {
    */
   extraForce: Float64Array | null = null;
   private readonly dynamicEffectors: DynamicStructureEffector[];
+  /** The effectors that may shorten a Newton correction (ForceEffector.stepFraction). */
+  private readonly limiting: ForceEffector[];
   /**
    * Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks:
    * the iteration matrix's, to which the constrained solves add theirs.
@@ -434,6 +436,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.matrix = this.iteration.matrix;
     this.timing = this.iteration.timing;
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
+    this.limiting = effectors.filter((e) => e.stepFraction !== undefined);
     this.affineInVelocity = effectors.every((e) => e.affineInVelocity === true);
   }
 
@@ -825,6 +828,21 @@ export class AccelerationStepper implements NewtonStepper {
         break;
       }
       if (!search) {
+        // a saturated servo the whole correction would carry past its range to the other
+        // limit: the part that stops it inside (actuator.ts), then a fresh matrix with its
+        // Jacobian, the convergence rate unknown again
+        let alpha = 1;
+        for (const e of this.limiting)
+          alpha = Math.min(alpha, e.stepFraction?.(da, c.cx, c.cv) ?? 1);
+        if (alpha < 1) {
+          for (let i = 0; i < n; i++) a[i] += alpha * da[i];
+          refactor = true;
+          chordOn = chord;
+          dPrevious = -1;
+          dFresh = -1;
+          previousFresh = false;
+          continue;
+        }
         for (let i = 0; i < n; i++) a[i] += da[i];
         // A chord correction always follows a fresh one. One that does not even halve it
         // means the two disagree at this state, and they can cycle: on a servo-driven arm

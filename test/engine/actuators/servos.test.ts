@@ -96,6 +96,59 @@ describe("position servo (PD)", () => {
   });
 });
 
+describe("position servo at its effort limit, commanded across its range within one step", () => {
+  // A light rod: a 0.5 rad step makes the law k_p Δθ ≫ τ_max, and within one step of the
+  // default generalized-α the rod covers the range, so Newton's iterates saw the law jump
+  // from one limit far past the other and back (no Jacobian when saturated): it failed even
+  // at h/16 and the session ended diverged. The reference: I θ̈ = clamp(k_p (θ* − θ) −
+  // k_d θ̇, ±τ_max) by RK4 at 1 µs, written out here.
+  const [mr, Lr, kp, kd, tmax] = [0.05, 0.1, 500, 20, 28];
+  const Ir = (mr * Lr * Lr) / 3;
+  it.each([
+    { h: 0.005, tol: 0.05 },
+    { h: 0.001, tol: 0.01 },
+  ])(
+    "h = $h s (h ω_n up to 8.7): converges, within $tol rad of the reference over 0.3 s, |τ| ≤ τ_max",
+    ({ h, tol }) => {
+      const sim = loadModel(
+        rodPendulum({
+          mass: mr,
+          length: Lr,
+          axis: [0, 0, 1],
+          gravity: [0, 0, 0],
+          servo: { type: "position", target: 0, kp, kd, effortLimit: tmax },
+          solver: { integrator: "generalized-alpha", dt: h },
+        }),
+      );
+      sim.step(2);
+      sim.schedule([{ type: "actuator", id: "servo", value: 0.5 }]);
+      const accel = (th: number, w: number) =>
+        Math.max(-tmax, Math.min(tmax, kp * (0.5 - th) - kd * w)) / Ir;
+      let th = 0;
+      let w = 0;
+      const dt = 1e-6;
+      let worst = 0;
+      for (let n = 1; n <= Math.round(0.3 / h); n++) {
+        sim.step(1);
+        for (let k = 0; k < Math.round(h / dt); k++) {
+          const a1 = accel(th, w);
+          const a2 = accel(th + 0.5 * dt * w, w + 0.5 * dt * a1);
+          const a3 = accel(th + 0.5 * dt * (w + 0.5 * dt * a1), w + 0.5 * dt * a2);
+          const a4 = accel(th + dt * (w + 0.5 * dt * a2), w + dt * a3);
+          th += dt * w + (dt * dt * (a1 + a2 + a3)) / 6;
+          w += (dt * (a1 + 2 * a2 + 2 * a3 + a4)) / 6;
+        }
+        const s = sim.state();
+        expect(s.solver.newtonConverged).toBe(true);
+        expect(Math.abs(s.actuators[0].effort)).toBeLessThanOrEqual(tmax);
+        worst = Math.max(worst, Math.abs(s.joints[0].coordinates[0] - th));
+      }
+      expect(worst).toBeLessThan(tol);
+      expect(angleOf(sim)).toBeCloseTo(0.5, 3);
+    },
+  );
+});
+
 describe("velocity servo", () => {
   const I = 0.05; // wheel inertia about z (kg m²)
   const kv = 0.4;
