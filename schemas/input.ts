@@ -102,11 +102,26 @@ export const InputsAccepted = z
   })
   .meta({ id: "InputsAccepted" });
 
+/**
+ * Set on a recorded input that a later request applied at the same step boundary, after
+ * the ones before it had taken effect: a replay applies it the same way (the articulated
+ * integrator puts the bodies back on their joints after each request's inputs, and doing
+ * it once for both would differ by rounding).
+ */
+const Separate = z.boolean().optional().meta({
+  description:
+    "true: applied by a later request at the same step, after the inputs before it had taken effect (a replay does the same)",
+});
+
 /** An input or a parameter patch at a step boundary (recordings, snapshots' pending list). */
 export const TimedInput = z
   .union([
-    z.strictObject({ step: z.number().int().nonnegative(), input: Input }),
-    z.strictObject({ step: z.number().int().nonnegative(), parameters: ParametersPatch }),
+    z.strictObject({ step: z.number().int().nonnegative(), input: Input, separate: Separate }),
+    z.strictObject({
+      step: z.number().int().nonnegative(),
+      parameters: ParametersPatch,
+      separate: Separate,
+    }),
   ])
   .meta({ id: "TimedInput" });
 

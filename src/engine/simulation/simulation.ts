@@ -229,6 +229,8 @@ export class Simulation {
    * they are not recorded, since a replay restores them with the start.
    */
   private pendingInStart = new Set<TimedInputSpec>();
+  /** The step of the last inputs applied since the recording's start (−1: none). */
+  private lastInputStep = -1;
   private log: RecordingLog = { start: null, entries: [], truncated: false };
   /** Length of the last step (s; 0 before the first and after a state change). */
   private lastH = 0;
@@ -515,19 +517,44 @@ export class Simulation {
     this.pending.splice(i, 0, entry);
   }
 
-  /** Applies the pending inputs and patches due at this step boundary, and records them. */
+  /**
+   * Applies the pending inputs and patches due at this step boundary, and records them. A
+   * request's inputs applied at a boundary where earlier ones already took effect are
+   * recorded `separate`, and a replay settles the ones before them first, as live.
+   */
   private applyDue(): void {
     let moved = false;
     let applied = false;
+    let first = true;
     while (this.pending.length > 0 && this.pending[0].step <= this.record.step) {
       const entry = this.pending.shift() as TimedInputSpec;
+      if (entry.separate === true && applied) {
+        this.settleInputs(moved);
+        moved = false;
+        applied = false;
+        first = true;
+      }
       if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
       else this.applyPatch(entry.parameters);
-      if (!this.pendingInStart.delete(entry)) this.logEntry({ ...entry, step: this.record.step });
+      if (!this.pendingInStart.delete(entry)) {
+        const later = first && this.lastInputStep === this.record.step;
+        const step = this.record.step;
+        this.logEntry(
+          "input" in entry
+            ? { step, input: entry.input, ...(later ? { separate: true } : {}) }
+            : { step, parameters: entry.parameters, ...(later ? { separate: true } : {}) },
+        );
+      }
+      first = false;
       applied = true;
     }
     // nothing due (an empty list scheduled now): nothing the recording would replay either
-    if (!applied) return;
+    if (applied) this.settleInputs(moved);
+  }
+
+  /** After inputs took effect at this boundary: what they invalidate. */
+  private settleInputs(moved: boolean): void {
+    this.lastInputStep = this.record.step;
     // a new command or load changes the forces at this state (the step's work) and the
     // forces an integrator may have carried from the last step
     this.stepWork.invalidate();
@@ -558,6 +585,7 @@ export class Simulation {
     this.log = { start: null, entries: [], truncated: false };
     if (!atModelStart) this.log.start = this.snapshot();
     this.pendingInStart = new Set(atModelStart ? [] : this.pending);
+    this.lastInputStep = -1;
   }
 
   /** Back to t = 0 with the model's initial state. */
