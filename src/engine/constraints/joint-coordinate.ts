@@ -118,7 +118,6 @@ export class JointCoordinate {
     return this.scratch[0];
   }
 
-  /** g_X · [v_X; ω_X] (0 for ground and fixed bodies). */
   /**
    * g · x for a generalized vector x (the body system's layout: [v, ω] of a rigid body, v of
    * a particle, from dofOffset): the coordinate's rate along a velocity-like x, as of the
@@ -140,6 +139,7 @@ export class JointCoordinate {
     return s;
   }
 
+  /** g_X · [v_X; ω_X] (0 for ground and fixed bodies). */
   private side(g: Float64Array, b: number): number {
     if (b < 0) return 0;
     const { vel, omega } = this.sys;

@@ -525,19 +525,18 @@ export class Simulation {
   private applyDue(): void {
     let moved = false;
     let applied = false;
-    let first = true;
     while (this.pending.length > 0 && this.pending[0].step <= this.record.step) {
       const entry = this.pending.shift() as TimedInputSpec;
       if (entry.separate === true && applied) {
         this.settleInputs(moved);
         moved = false;
         applied = false;
-        first = true;
       }
       if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
       else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
-        const later = first && this.lastInputStep === this.record.step;
+        // the first of this go, after an earlier go at this boundary
+        const later = !applied && this.lastInputStep === this.record.step;
         const step = this.record.step;
         this.logEntry(
           "input" in entry
@@ -545,7 +544,6 @@ export class Simulation {
             : { step, parameters: entry.parameters, ...(later ? { separate: true } : {}) },
         );
       }
-      first = false;
       applied = true;
     }
     // nothing due (an empty list scheduled now): nothing the recording would replay either

@@ -8,7 +8,8 @@
  * the snapshot, and the run waits at step k·K until that checkpoint is written (or
  * deferred, below: then it is not waited for), so no step past it is answered or streamed
  * before it is kept — a node or process that dies loses at most K acknowledged steps. The
- * rest are exported from the worker when asked for (a step request's at its answer's step). Checkpoints are coalesced per session: one at a time, and
+ * rest are exported from the worker when asked for (a step request's at its answer's
+ * step). Checkpoints are coalesced per session: one at a time, and
  * those asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are deferred
  * to that interval (the latest state wins); creation, the end of a run, pause and shutdown
  * are urgent: written at once (after the one under way, never skipped for it: that one may
