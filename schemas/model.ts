@@ -619,7 +619,7 @@ export const SolverSettings = z
     }),
     stepTolerance: positive().nullable().optional().meta({
       description:
-        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change of the mean acceleration from the previous step, measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. articulated: local error per sub-step (m) of its Runge–Kutta 5(4) pair (Tsitouras), measured the same way (the velocities' error as the displacement it makes over the step, dt), which sets the sub-steps' length; absent: 1e-6; null: off (one sub-step per step)",
+        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change of the mean acceleration from the previous step, measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. articulated: local error per sub-step (m) of its Runge–Kutta 5(4) pair (Tsitouras), measured the same way (the velocities' error as the displacement it makes over the step, dt, or over 5 ms when dt is shorter, so that a shorter step is never less accurate), which sets the sub-steps' length; absent: 1e-6; null: off (one sub-step per step)",
     }),
     rayleighMass: nonNegative().default(0).meta({
       description:

@@ -9,9 +9,9 @@
  * accepted when the embedded fourth-order one differs from it by at most
  * solver.stepTolerance, measured as
  * the largest root-mean-square displacement of a body's mass (m) over the sub-step, the
- * velocity difference counted as the displacement it makes over the whole step h: it
- * persists, and measured over the sub-step it would be discounted as the sub-steps
- * shrink (under a stiff servo's damping, at the scheme's stability limit, the velocities
+ * velocity difference counted as the displacement it makes over the whole step h, or the
+ * default step (5 ms) when h is shorter: it persists, and measured over the sub-step it
+ * would be discounted as the sub-steps shrink (under a stiff servo's damping, at the scheme's stability limit, the velocities
  * then rang while the displacements stayed small: a rod's rate 0.32 rad/s where it is
  * 1.10, 58 J of energy error in 0.1 s; measured over h they follow it to 3e-3 rad/s at
  * the same ~190 sub-steps a step, bench/README.md, "Articulated"). The next
@@ -45,6 +45,16 @@ import { invertSmall } from "../math/small-dense";
 import { kineticEnergy } from "../model/body-system";
 import type { AccelerationStepper } from "./acceleration-step";
 import type { Integrator, IntegratorMemory, ProjectionOrder, StepStats } from "./integrator";
+
+/**
+ * The shortest time (s) over which a sub-step's velocity error is counted as a displacement
+ * (`step`): the model's default step (schemas/model.ts, solver.dt). Counted over the step
+ * itself, a user's shorter step loosened the velocities' control in proportion: the imported
+ * arm's wrist under stiff servos ran 1.5 rad/s off at h = 1e-4 s, where it is right at the
+ * default 5 ms, and a servo's creep 0.014 rad/s off at 1 ms (test/engine/integrators/
+ * articulated.test.ts). A step at least this long is counted over itself, as before.
+ */
+const VELOCITY_ERROR_HORIZON = 0.005;
 
 /** solver.stepTolerance's default for the articulated integrator (m per sub-step). */
 export const ARTICULATED_STEP_TOLERANCE = 1e-6;
@@ -281,8 +291,10 @@ export class ArticulatedIntegrator implements Integrator {
       combine(ey, null, erow, ky, 7);
       combine(eu, null, erow, ku, 7);
       // ys, us hold the fifth-order solution (the seventh stage's point)
-      // (the velocities' error weighed over the step, h: see the file comment)
-      const err = tol === null ? 0 : tree.largestDisplacement(y, ey, eu, h);
+      // (the velocities' error weighed over the step, h, or the default step when h is
+      // shorter: see the file comment and VELOCITY_ERROR_HORIZON)
+      const err =
+        tol === null ? 0 : tree.largestDisplacement(y, ey, eu, Math.max(h, VELOCITY_ERROR_HORIZON));
       const ok = tol === null || err <= tol;
       if (ok) {
         y.set(ys);

@@ -1327,22 +1327,23 @@ describe("articulated: the S2 chain of 10 links on spherical joints", () => {
 });
 
 describe("articulated: a servo whose damping the sub-steps barely resolve", () => {
-  it("the rate follows the exact creep (the velocities' error weighed over the step)", () => {
-    // a rod of 0.1 kg and 1 g·m² about its centre, 5 cm from the axle, pulled to 0.3 rad by a
-    // servo of kp = 2000, kd = 200, no gravity: I q̈ = −kp (q − 0.3) − kd q̇ with I the axle's
-    // inertia, q = 0.3 + A e^(s₁ t) + B e^(s₂ t) from rest at 0 (s₁ ≈ −10 /s, s₂ ≈ −1.6e5 /s:
-    // the sub-steps sit at the scheme's stability limit). Weighed over the sub-step, the
-    // velocities' error went unseen: the rate came out 0.32 rad/s at 0.1 s where it is 1.10
-    const [kp, kd, Ic, m, r] = [2000, 200, 1e-3, 0.1, 0.05];
-    const I = Ic + m * r * r;
-    const disc = Math.sqrt(kd * kd - 4 * I * kp);
-    const s1 = (-kd + disc) / (2 * I);
-    const s2 = (-kd - disc) / (2 * I);
-    // A + B = −0.3, s₁ A + s₂ B = 0
-    const B = (0.3 * s1) / (s2 - s1);
-    const A = -0.3 - B;
-    const exactRate = (t: number) => A * s1 * Math.exp(s1 * t) + B * s2 * Math.exp(s2 * t);
-    const exactAngle = (t: number) => 0.3 + A * Math.exp(s1 * t) + B * Math.exp(s2 * t);
+  // a rod of 0.1 kg and 1 g·m² about its centre, 5 cm from the axle, pulled to 0.3 rad by a
+  // servo of kp = 2000, kd = 200, no gravity: I q̈ = −kp (q − 0.3) − kd q̇ with I the axle's
+  // inertia, q = 0.3 + A e^(s₁ t) + B e^(s₂ t) from rest at 0 (s₁ ≈ −10 /s, s₂ ≈ −1.6e5 /s:
+  // the sub-steps sit at the scheme's stability limit)
+  const [kp, kd, Ic, m, r] = [2000, 200, 1e-3, 0.1, 0.05];
+  const I = Ic + m * r * r;
+  const disc = Math.sqrt(kd * kd - 4 * I * kp);
+  const s1 = (-kd + disc) / (2 * I);
+  const s2 = (-kd - disc) / (2 * I);
+  // A + B = −0.3, s₁ A + s₂ B = 0
+  const B = (0.3 * s1) / (s2 - s1);
+  const A = -0.3 - B;
+  const exactRate = (t: number) => A * s1 * Math.exp(s1 * t) + B * s2 * Math.exp(s2 * t);
+  const exactAngle = (t: number) => 0.3 + A * Math.exp(s1 * t) + B * Math.exp(s2 * t);
+
+  /** The largest rate and angle errors over `duration` (s) at the step dt. */
+  function servoErrors(dt: number, duration: number) {
     const sim = loadModel({
       gravity: [0, 0, 0],
       bodies: [{ id: "rod", mass: m, inertia: [Ic, Ic, Ic], position: [r, 0, 0] }],
@@ -1356,11 +1357,11 @@ describe("articulated: a servo whose damping the sub-steps barely resolve", () =
         },
       ],
       actuators: [{ id: "servo", type: "position", joint: "axle", kp, kd, target: 0.3 }],
-      solver: articulated(1 / 240),
+      solver: articulated(dt),
     } as ModelInput);
     let rateError = 0;
     let angleError = 0;
-    for (let n = 1; n <= 48; n++) {
+    for (let n = 1; n <= Math.round(duration / dt); n++) {
       sim.step(1);
       const st = sim.state();
       rateError = Math.max(rateError, Math.abs(st.joints[0].rates[0] - exactRate(st.time)));
@@ -1369,12 +1370,30 @@ describe("articulated: a servo whose damping the sub-steps barely resolve", () =
         Math.abs(st.joints[0].coordinates[0] - exactAngle(st.time)),
       );
     }
-    report("articulated stiff servo", { rateError, angleError });
-    // measured 3e-3 rad/s (of 1 to 3) and 2e-8 rad at ~190 sub-steps a step; over the
+    return { rateError, angleError, energyError: Math.abs(sim.state().energy.error as number) };
+  }
+
+  it("the rate follows the exact creep (the velocities' error weighed over the step)", () => {
+    // weighed over the sub-step, the velocities' error went unseen: the rate came out
+    // 0.32 rad/s at 0.1 s where it is 1.10
+    const e = servoErrors(1 / 240, 0.2);
+    report("articulated stiff servo", e);
+    // measured 2e-3 rad/s (of 1 to 3) and 1e-8 rad at ~190 sub-steps a step; over the
     // sub-step the rate was off by 0.78 rad/s at 0.1 s
-    expect(rateError).toBeLessThan(1e-2);
-    expect(angleError).toBeLessThan(1e-6);
-    expect(Math.abs(sim.state().energy.error as number)).toBeLessThan(1e-2);
+    expect(e.rateError).toBeLessThan(1e-2);
+    expect(e.angleError).toBeLessThan(1e-6);
+    expect(e.energyError).toBeLessThan(1e-2);
+  });
+
+  it("a shorter step is no less accurate (the velocities' error weighed over at least the default step)", () => {
+    // weighed over the step itself, a user's shorter step loosened the velocities' control
+    // in proportion; the imported arm's wrist at h = 1e-4 s ran 1.5 rad/s off
+    for (const dt of [1e-3, 1e-4]) {
+      const e = servoErrors(dt, 0.2);
+      report(`articulated stiff servo at ${dt} s`, e);
+      expect(e.rateError).toBeLessThan(1e-2);
+      expect(e.angleError).toBeLessThan(1e-6);
+    }
   });
 });
 
