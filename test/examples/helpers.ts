@@ -75,13 +75,7 @@ export function allFinite(st: StateOut): boolean {
   return nums.every(Number.isFinite);
 }
 
-/** Complete elliptic integral of the first kind K(k) by the arithmetic–geometric mean. */
-export function ellipticK(k: number): number {
-  let a = 1;
-  let b = Math.sqrt(1 - k * k);
-  for (let i = 0; i < 30 && Math.abs(a - b) > 1e-16; i++) [a, b] = [(a + b) / 2, Math.sqrt(a * b)];
-  return Math.PI / (2 * a);
-}
+export { ellipticK } from "../support/closed-forms";
 
 /** Rotation angle (rad) of a unit quaternion away from the identity. */
 export function rotationAngle(q: Q | number[]): number {

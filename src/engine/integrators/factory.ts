@@ -146,12 +146,13 @@ export function createIntegrator(
     contact && limits
       ? new CoupledProblems(contact, limits, stepper.n, p.tolerance)
       : (contact ?? limits);
-  if (problem === null) return new ThetaScheme(p.integrator, stepper, theta, newton);
+  if (problem === null) return new ThetaScheme(p.integrator, stepper, theta, newton, memory);
   return new MoreauJeanIntegrator(
     p.integrator,
     stepper,
     { ...theta, projectOnConstraints: p.projectOnConstraints, jointTolerance: p.jointTolerance },
     newton,
+    memory,
     problem,
     contact,
   );

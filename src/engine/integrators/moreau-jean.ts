@@ -51,7 +51,7 @@ import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
-import type { IntegratorName, StepStats } from "./integrator";
+import type { IntegratorMemory, IntegratorName, StepStats } from "./integrator";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
 /** The figures of a step without a contact position projection. */
@@ -83,12 +83,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     stepper: AccelerationStepper,
     public override params: MoreauJeanParameters,
     newton: NewtonSettings,
+    memory: IntegratorMemory,
     /** The one-step problem: contacts, joint limits, or both coupled. */
     readonly problem: OneStepProblem,
     /** The contacts, for the position projection (null: no nonsmooth contact). */
     readonly contact: NonsmoothContact | null,
   ) {
-    super(name, stepper, params, newton);
+    super(name, stepper, params, newton, memory);
     this.aPrev = new Float64Array(stepper.n);
     this.aHeld = new Float64Array(stepper.n);
     this.vFree = new Float64Array(stepper.n);
@@ -208,6 +209,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);
     if (active > 0) {
+      // an impulsive step's mean acceleration says nothing of the next smooth step's error
+      // (theta-scheme.ts tooCoarse): that one is not tested
+      this.memory.previousValid = false;
       // the energy balance's exact shares of the kinetic energy's change (simulation/
       // monitor.ts): the impulses' work on the step's mean velocity, Pᵀ H ½ (v_t + v_{t+h})
       // (M (v_{t+h} − v_t) = h f̄ + Hᵀ P + h Gᵀλ at convergence; negative for a dissipating

@@ -20,6 +20,7 @@ import { chainModel } from "../../../bench/scenes";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import { TSITOURAS_5_4 } from "../../../src/engine/integrators/articulated";
+import { pendulumPeriod } from "../../support/closed-forms";
 import { HINGED_ROD_INERTIA, hingedRods, rodPendulum } from "../../support/models";
 import { mulberry32 } from "../../support/random";
 import {
@@ -41,23 +42,6 @@ const G = 9.81;
 
 // ---------------------------------------------------------------------------------------
 // references and read-outs, independent of the engine
-
-/** Complete elliptic integral of the first kind K(k) = π / (2 AGM(1, √(1 − k²))). */
-function ellipticK(k: number): number {
-  let a = 1;
-  let b = Math.sqrt(1 - k * k);
-  for (let i = 0; i < 40 && Math.abs(a - b) > 1e-16 * a; i++) {
-    const m = 0.5 * (a + b);
-    b = Math.sqrt(a * b);
-    a = m;
-  }
-  return Math.PI / (2 * a);
-}
-
-/** Period of a compound pendulum of amplitude θ0: 4 √(I_p / (m g d)) K(sin(θ0/2)). */
-function pendulumPeriod(Ip: number, m: number, d: number, theta0: number): number {
-  return 4 * Math.sqrt(Ip / (m * G * d)) * ellipticK(Math.sin(theta0 / 2));
-}
 
 const conj = (q: readonly number[]): Quat => [q[0], -q[1], -q[2], -q[3]];
 const qmul = (a: readonly number[], b: readonly number[]): Quat => [

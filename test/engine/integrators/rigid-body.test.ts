@@ -10,22 +10,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { ellipticK } from "../../support/closed-forms";
 import { rotationMatrix } from "../../support/quat";
 
 const I = [2, 3, 6];
 const w0 = [0, 7, 0.5];
-
-/** Complete elliptic integral of the first kind by the arithmetic–geometric mean. */
-function ellipticK(k: number): number {
-  let a = 1;
-  let b = Math.sqrt(1 - k * k);
-  for (let i = 0; i < 40; i++) {
-    const an = 0.5 * (a + b);
-    b = Math.sqrt(a * b);
-    a = an;
-  }
-  return Math.PI / (2 * a);
-}
 
 function bodyOmega(st: ReturnType<ReturnType<typeof loadModel>["state"]>) {
   const v = st.bodies[0].angularVelocity;

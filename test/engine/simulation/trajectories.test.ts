@@ -56,7 +56,7 @@ const EXPECTED: Record<string, string> = {
   "examples/cloth.json": "ceedc36d53c86bd6",
   "examples/double-pendulum.json": "a67b4fc810265f5e",
   "examples/four-bar.json": "da5185959b307900",
-  "examples/newtons-cradle.json": "7165593b9ce30c1b",
+  "examples/newtons-cradle.json": "baa66d72f8b73b18",
   "examples/pendulum.json": "c7377003cdd019bf",
   "examples/slider-crank.json": "1950546d2e2ab7cf",
   "examples/spring-mass-chain.json": "abc4a994f3fe34a0",
