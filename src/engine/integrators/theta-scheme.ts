@@ -22,11 +22,16 @@
  * SchemeCoefficients.symmetricJoints): the joint force along the start configuration moves
  * the positions onto C(x_{t+h}) = 0 (weight h²/2) and the velocities by h/2, and the end
  * velocities are projected onto the joints' tangent at x_{t+h} (RATTLE). The step is then
- * symmetric and a conservative mechanism keeps its energy: with the joint impulse over the
- * whole step at the velocity level (the treatment of every other θ), each step projected the
- * velocities inelastically onto a tangent turned by the step, a loss of first order in h
- * (a pendulum at 5 ms lost 3.2 J of its 4.9 J in 20 s, the Newton's cradle example's balls
- * 17 % of their swing in 20 s even apart; test/engine/integrators/theta-scheme.test.ts).
+ * symmetric and a conservative mechanism keeps its energy. Symplectic Euler (θ = 1, w = 0)
+ * holds them the same way with the weights h² and h, the constrained symplectic Euler
+ * (Hairer, Lubich & Wanner, "Geometric Numerical Integration", §VII.1): its energy error
+ * stays bounded. In general the weights are h²θ on x and hθ on v (ρ = 1, κ = hθ − c_v).
+ * With the joint impulse over the whole step at the velocity level (backward Euler's
+ * treatment, and these schemes' before), each step projected the velocities inelastically
+ * onto a tangent turned by the step, a loss of first order in h (a rod released horizontal
+ * at 5 ms lost 4.6 of its 4.9 J within 20 s at θ = ½ and all of it with symplectic Euler,
+ * the Newton's cradle example's balls 23 % of their swing in 30 s;
+ * test/engine/integrators/theta-scheme.test.ts).
  * Not with motors (their prescribed rows keep the velocity level, whose work the energy
  * balance counts: takeMotorWork), nor on a step with active contacts or limits (Moreau–
  * Jean's one-step problem takes its impulses at the velocity level with the joints', one
@@ -76,8 +81,11 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly rowRates: Float64Array;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
-  /** Whether smooth steps hold the joints symmetrically (file comment): θ = w = ½, joints, no motors. */
-  private readonly symmetric: boolean;
+  /**
+   * Whether smooth steps hold the joints at the position level (file comment): θ = w = ½ or
+   * symplectic Euler, joints, no motors.
+   */
+  private readonly positionJoints: boolean;
   /** (v_{t+h} − v_t)/h of the attempt (tooCoarse), then the memory's. */
   private readonly stepMean: Float64Array;
   /** D − D_prev (tooCoarse). */
@@ -101,8 +109,11 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.meanChange = new Float64Array(stepper.n);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     const set = stepper.constraints;
-    this.symmetric =
-      set !== null && !set.timeDependent && params.theta === 0.5 && params.forceWeight === 0.5;
+    this.positionJoints =
+      set !== null &&
+      !set.timeDependent &&
+      ((params.theta === 0.5 && params.forceWeight === 0.5) ||
+        (params.theta === 1 && params.forceWeight === 0));
   }
 
   /** Forgets the last step's mean acceleration (the state was changed from outside). */
@@ -137,9 +148,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
     c.positionLevel = symmetric;
     c.symmetricJoints = symmetric;
     if (symmetric) {
-      // the joint force on x with weight c_x ρ = h²/2, on v with c_v ρ + κ = h/2
-      c.startForceWeight = (h * h) / (2 * c.cx);
-      c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
+      // the joint force on x with weight c_x ρ = h²θ, on v with c_v ρ + κ = hθ
+      c.startForceWeight = 1;
+      c.startVelocityWeight = h * this.params.theta - c.cv;
       s.beginStartDirections(t);
     }
     if (c.w < 1) s.computeForces(t, s.fStart);
@@ -162,7 +173,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    */
   trySingle(t: number, h: number): boolean {
     const s = this.stepper;
-    if (this.symmetric) {
+    if (this.positionJoints) {
       const c = this.attempt(t, h, true);
       if (c !== null && !this.tooCoarse(h)) {
         // the reactions: the multipliers consistent with the end state (as generalized-alpha)
@@ -174,7 +185,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
       this.restoreStart();
     }
     if (this.attempt(t, h, false) === null) return false;
-    if (this.symmetric) {
+    if (this.positionJoints) {
       this.measureMean(h);
       this.keepMean();
     }
