@@ -153,7 +153,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       c.startVelocityWeight = h * this.params.theta - c.cv;
       s.beginStartDirections(t);
     }
-    if (c.w < 1) s.computeForces(t, s.fStart);
+    if (c.w < 1) {
+      s.computeForces(t, s.fStart);
+      s.holdStartForces();
+    }
     s.linearIterations = 0;
     return c;
   }
