@@ -11,10 +11,11 @@
  * the largest root-mean-square displacement of a body's mass (m) over the sub-step, the
  * velocity difference counted as the displacement it makes over the whole step h, or the
  * default step (5 ms) when h is shorter: it persists, and measured over the sub-step it
- * would be discounted as the sub-steps shrink (under a stiff servo's damping, at the scheme's stability limit, the velocities
- * then rang while the displacements stayed small: a rod's rate 0.32 rad/s where it is
- * 1.10, 58 J of energy error in 0.1 s; measured over h they follow it to 3e-3 rad/s at
- * the same ~190 sub-steps a step, bench/README.md, "Articulated"). The next
+ * would be discounted as the sub-steps shrink (under a stiff servo's damping, at the
+ * scheme's stability limit, the velocities then rang while the displacements stayed
+ * small: a rod's rate 0.32 rad/s where it is 1.10, 58 J of energy error in 0.1 s; measured
+ * over h they follow it to 3e-3 rad/s at the same ~190 sub-steps a step, bench/README.md,
+ * "Articulated"). The next
  * sub-step's length is h_s (tol/err)^(1/5) · 0.9, within ×0.2 … ×5, and not longer right
  * after a rejection (Hairer's controller); what is left of a step is taken in equal
  * sub-steps no longer than that (no sliver at the step's end). The length carries over to

@@ -75,7 +75,10 @@ export function createIntegrator(
   },
   stepper: AccelerationStepper,
   parts: IntegratorParts,
-  /** The state record's integrator memory, which newmark and generalized-alpha step. */
+  /**
+   * The state record's integrator memory, which newmark, generalized-alpha, articulated and
+   * the θ-schemes (their last step's mean acceleration) step.
+   */
   memory: IntegratorMemory,
 ): Integrator {
   // solver.newtonTolerance unset: 1e-10 and Newmark's step-error test (newmark.ts)
