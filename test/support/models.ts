@@ -9,6 +9,8 @@
  * The benchmark scenes (S1 spheres, S2 chain, S3 cloth) are in bench/scenes.ts.
  */
 import type { ModelInput } from "../../schemas/model";
+import { rotate } from "./quat";
+import { mulberry32 } from "./random";
 
 export type Vec3 = [number, number, number];
 type BodyIn = NonNullable<ModelInput["bodies"]>[number];
@@ -581,4 +583,94 @@ export function hingedRods(solver: NonNullable<ModelInput["solver"]>) {
     ],
     solver,
   } satisfies ModelInput;
+}
+
+/** A body of randomTree: its mass (kg), principal inertia (kg·m², body frame) and pose. */
+export interface RandomTreeBody {
+  id: string;
+  mass: number;
+  inertia: Vec3;
+  position: Vec3;
+  /** [w, x, y, z] */
+  orientation: [number, number, number, number];
+}
+
+/**
+ * A tree of 3 to 6 rigid bodies drawn from `seed` (mulberry32): body i hangs from the
+ * ground or an earlier body by a revolute (random axis), spherical or fixed joint (the
+ * first by a revolute or spherical one) at the midpoint between their centres, 0.15–0.3 m
+ * apart, with a random orientation and the principal inertias of a box of random sides
+ * (2–12 cm) and mass 0.2–2.2 kg. Released at rest under gravity g (m/s², along −z), it
+ * tumbles chaotically, its links spinning at up to ~100 rad/s.
+ */
+export function randomTree(
+  seed: number,
+  solver: ModelInput["solver"],
+  g = 9.81,
+): { model: ModelInput; bodies: RandomTreeBody[]; joints: JointIn[] } {
+  const r = mulberry32(seed);
+  const unit = (): Vec3 => {
+    const v: Vec3 = [r() - 0.5, r() - 0.5, r() - 0.5];
+    const n = Math.hypot(...v);
+    return [v[0] / n, v[1] / n, v[2] / n];
+  };
+  const orientation = (): RandomTreeBody["orientation"] => {
+    const q = [r() - 0.5, r() - 0.5, r() - 0.5, r() - 0.5];
+    const n = Math.hypot(...q);
+    return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+  };
+  // a world point in a body's frame (the ground's is the world)
+  const inFrame = (b: RandomTreeBody | null, w: Vec3): Vec3 =>
+    b === null
+      ? w
+      : rotate(
+          [b.orientation[0], -b.orientation[1], -b.orientation[2], -b.orientation[3]],
+          [w[0] - b.position[0], w[1] - b.position[1], w[2] - b.position[2]],
+        );
+  const n = 3 + Math.floor(r() * 4);
+  const bodies: RandomTreeBody[] = [];
+  const joints: JointIn[] = [];
+  for (let i = 0; i < n; i++) {
+    const parent = i === 0 ? null : (bodies[Math.floor(r() * (i + 1)) - 1] ?? null);
+    const from: Vec3 = parent === null ? [0, 0, 0] : parent.position;
+    const d = 0.15 + 0.15 * r();
+    const u = unit();
+    const position: Vec3 = [from[0] + d * u[0], from[1] + d * u[1], from[2] + d * u[2]];
+    const [a, b, c] = [r(), r(), r()].map((x) => 0.02 + 0.1 * x);
+    const mass = 0.2 + 2 * r();
+    const body: RandomTreeBody = {
+      id: `b${i}`,
+      mass,
+      inertia: [
+        (mass * (b * b + c * c)) / 3,
+        (mass * (a * a + c * c)) / 3,
+        (mass * (a * a + b * b)) / 3,
+      ],
+      position,
+      orientation: orientation(),
+    };
+    const anchor: Vec3 = [0, 1, 2].map((k) => 0.5 * (from[k] + position[k])) as Vec3;
+    const type = (["revolute", "spherical", "fixed"] as const)[Math.floor(r() * (i === 0 ? 2 : 3))];
+    joints.push({
+      id: `j${i}`,
+      type,
+      a: { body: parent === null ? "ground" : parent.id, point: inFrame(parent, anchor) },
+      b: { body: body.id, point: inFrame(body, anchor) },
+      ...(type === "revolute" ? { axis: unit() } : {}),
+    } as JointIn);
+    bodies.push(body);
+  }
+  const model = {
+    gravity: [0, 0, -g],
+    bodies: bodies.map(({ id, mass, inertia, position, orientation }) => ({
+      id,
+      mass,
+      inertia,
+      position,
+      orientation,
+    })),
+    joints,
+    solver,
+  } as ModelInput;
+  return { model, bodies, joints };
 }
