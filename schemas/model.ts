@@ -677,7 +677,7 @@ export const SolverSettings = z
     }),
     jointTolerance: positive().max(1e-3).nullable().optional().meta({
       description:
-        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (moreau-jean at theta 0.5 closes them by its Newton iterations on steps without active contacts, limits or motors, as generalized-alpha; Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
+        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (moreau-jean at theta 0.5 and symplectic-euler close them by their Newton iterations on steps without active contacts, limits or motors, as generalized-alpha; Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
     }),
     projectOnConstraints: z.boolean().optional().meta({
       description:
