@@ -30,6 +30,35 @@ export interface InputIssue {
   message: string;
 }
 
+/**
+ * A position (m) or a velocity (m/s, rad/s) beyond these is a blow-up: a step that reaches
+ * one ends the run `diverged` (Simulation), and an input may not set one (checkInput: a
+ * velocity of 1e300 overflowed the kinetic energy, the State's energies were null, and the
+ * run's "last good state" was the absurd one).
+ */
+export const BLOW_UP_POSITION = 1e8;
+export const BLOW_UP_VELOCITY = 1e8;
+
+/** The paths of a vector's components beyond `bound` in magnitude, with `what` they are. */
+function beyond(
+  v: readonly number[] | undefined,
+  key: string,
+  bound: number,
+  what: string,
+): InputIssue[] {
+  if (v === undefined) return [];
+  return v.flatMap((x, k) =>
+    Math.abs(x) > bound
+      ? [
+          {
+            path: [key, k],
+            message: `${what} beyond ${bound.toExponential(0)}, where a run is a blow-up`,
+          },
+        ]
+      : [],
+  );
+}
+
 /** Why `input` cannot act on this model (paths from the input), or [] when it can. */
 export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
   const sys = t.system;
@@ -48,6 +77,8 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       if (b === undefined) return [{ path: ["id"], message: `unknown body "${input.id}"` }];
       if (sys.dofOffset[b] < 0)
         return [{ path: ["id"], message: `body "${input.id}" is fixed: it cannot be moved` }];
+      const bounds = input.type === "bodyState" ? stateBounds(input) : impulseBounds(input, sys, b);
+      if (bounds.length > 0) return bounds;
       if (sys.kind[b] !== BodyKind.PARTICLE) return [];
       if (input.type === "bodyState" && input.orientation)
         return [{ path: ["orientation"], message: `particle "${input.id}" has no orientation` }];
@@ -58,6 +89,69 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       return [];
     }
   }
+}
+
+/** A bodyState's values beyond the blow-up bounds. */
+function stateBounds(input: Extract<InputSpec, { type: "bodyState" }>): InputIssue[] {
+  return [
+    ...beyond(input.position, "position", BLOW_UP_POSITION, "a coordinate (m)"),
+    ...beyond(input.velocity, "velocity", BLOW_UP_VELOCITY, "a velocity (m/s)"),
+    ...beyond(input.angularVelocity, "angularVelocity", BLOW_UP_VELOCITY, "a rate (rad/s)"),
+  ];
+}
+
+/**
+ * An impulse whose velocity change is beyond the blow-up bound: Δv = J/m, and
+ * Δω = I_w⁻¹ (r × J + L) at the body's present orientation (as applyInput computes it).
+ */
+function impulseBounds(
+  input: Extract<InputSpec, { type: "impulse" }>,
+  sys: BodySystem,
+  b: number,
+): InputIssue[] {
+  const J = input.impulse;
+  const m = sys.mass[b];
+  const linear = beyond(
+    J.map((x) => x / m),
+    "impulse",
+    BLOW_UP_VELOCITY,
+    "the velocity change it makes (m/s)",
+  );
+  if (linear.length > 0 || sys.kind[b] !== BodyKind.RIGID) return linear;
+  const dw = new Float64Array(3);
+  angularChange(input, sys, b, dw);
+  return Math.hypot(dw[0], dw[1], dw[2]) > BLOW_UP_VELOCITY
+    ? [
+        {
+          path: ["angularImpulse"],
+          message: `the rate change it makes, with the impulse's moment, is beyond ${BLOW_UP_VELOCITY.toExponential(0)} rad/s, where a run is a blow-up`,
+        },
+      ]
+    : [];
+}
+
+/** out ← Δω = I_w⁻¹ (R p × J + L) of an impulse on rigid body b (rad/s, world). */
+function angularChange(
+  input: Extract<InputSpec, { type: "impulse" }>,
+  sys: BodySystem,
+  b: number,
+  out: Float64Array,
+): void {
+  const J = input.impulse;
+  const R = sys.rotation;
+  const o = 9 * b;
+  const p = input.point;
+  const r = [0, 1, 2].map(
+    (i) => R[o + 3 * i] * p[0] + R[o + 3 * i + 1] * p[1] + R[o + 3 * i + 2] * p[2],
+  );
+  const L = [
+    r[1] * J[2] - r[2] * J[1] + input.angularImpulse[0],
+    r[2] * J[0] - r[0] * J[2] + input.angularImpulse[1],
+    r[0] * J[1] - r[1] * J[0] + input.angularImpulse[2],
+  ];
+  const W = sys.inertiaWorldInv;
+  for (let i = 0; i < 3; i++)
+    out[i] = W[o + 3 * i] * L[0] + W[o + 3 * i + 1] * L[1] + W[o + 3 * i + 2] * L[2];
 }
 
 /**
@@ -95,21 +189,9 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       const m = sys.mass[b];
       for (let k = 0; k < 3; k++) sys.vel[3 * b + k] += J[k] / m;
       if (sys.kind[b] !== BodyKind.RIGID) return true;
-      const R = sys.rotation;
-      const o = 9 * b;
-      const p = input.point;
-      const r = [0, 1, 2].map(
-        (i) => R[o + 3 * i] * p[0] + R[o + 3 * i + 1] * p[1] + R[o + 3 * i + 2] * p[2],
-      );
-      const L = [
-        r[1] * J[2] - r[2] * J[1] + input.angularImpulse[0],
-        r[2] * J[0] - r[0] * J[2] + input.angularImpulse[1],
-        r[0] * J[1] - r[1] * J[0] + input.angularImpulse[2],
-      ];
-      const W = sys.inertiaWorldInv;
-      for (let i = 0; i < 3; i++)
-        sys.omega[3 * b + i] +=
-          W[o + 3 * i] * L[0] + W[o + 3 * i + 1] * L[1] + W[o + 3 * i + 2] * L[2];
+      const dw = new Float64Array(3);
+      angularChange(input, sys, b, dw);
+      for (let i = 0; i < 3; i++) sys.omega[3 * b + i] += dw[i];
       return true;
     }
   }

@@ -63,7 +63,14 @@ import {
 import { isMemoryExporter, SnapshotError } from "../model/state-codec";
 import { DeadlineExceeded } from "../solvers/deadline";
 import { assemblyResultOut } from "./assembly-result";
-import { applyInput, checkInput, type InputIssue, type InputTargets } from "./inputs";
+import {
+  applyInput,
+  BLOW_UP_POSITION,
+  BLOW_UP_VELOCITY,
+  checkInput,
+  type InputIssue,
+  type InputTargets,
+} from "./inputs";
 import { withoutNegativeZeros } from "./json-values";
 import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
@@ -149,10 +156,6 @@ export interface RecordingLog {
   entries: TimedInputSpec[];
   truncated: boolean;
 }
-
-/** Positions and velocities beyond these are treated as a blow-up (m, m/s). */
-const BLOW_UP_POSITION = 1e8;
-const BLOW_UP_VELOCITY = 1e8;
 
 export interface SimulationParts {
   model: ModelSpec;

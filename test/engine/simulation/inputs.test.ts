@@ -171,6 +171,49 @@ describe("inputs", () => {
     ]);
     expect(sim.pendingInputs()).toEqual([]);
   });
+
+  it("refuses a state or a kick beyond the blow-up bounds (1e8 m, m/s, rad/s), naming the component; the state is untouched", () => {
+    // a velocity of 1e300 overflowed the kinetic energy (the State's energies null) and the
+    // run then ended diverged with that state as its "last good" one
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "b", mass: 2, inertia: [0.1, 0.2, 0.3] }],
+    });
+    sim.step(1);
+    const before = JSON.stringify(sim.state().bodies);
+    const paths = (given: InputIn[]) => {
+      try {
+        sim.schedule(inputs(given));
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+        return (e as InputError).issues.map((i) => i.path);
+      }
+      throw new Error("no error");
+    };
+    expect(paths([{ type: "bodyState", id: "b", velocity: [0, 1e300, 0] }])).toEqual([
+      ["inputs", 0, "velocity", 1],
+    ]);
+    expect(
+      paths([
+        { type: "bodyState", id: "b", position: [2e8, 0, -3e8], angularVelocity: [0, 0, 1e9] },
+      ]),
+    ).toEqual([
+      ["inputs", 0, "position", 0],
+      ["inputs", 0, "position", 2],
+      ["inputs", 0, "angularVelocity", 2],
+    ]);
+    // Δv = J/m = 1.5e8 m/s; Δω = I⁻¹ L = 1e9/0.1 rad/s
+    expect(paths([{ type: "impulse", id: "b", impulse: [3e8, 0, 0] }])).toEqual([
+      ["inputs", 0, "impulse", 0],
+    ]);
+    expect(
+      paths([{ type: "impulse", id: "b", impulse: [0, 0, 0], angularImpulse: [1e9, 0, 0] }]),
+    ).toEqual([["inputs", 0, "angularImpulse"]]);
+    // at the bound's scale but within it: taken
+    sim.schedule(inputs([{ type: "impulse", id: "b", impulse: [1e8, 0, 0] }]));
+    expect(sim.state().bodies[0].velocity[0]).toBe(5e7);
+    expect(JSON.parse(before)[0].velocity[0]).toBe(0);
+  });
 });
 
 function drive(sim: ReturnType<typeof loadModel>) {
