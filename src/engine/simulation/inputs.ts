@@ -16,7 +16,9 @@
 import type { InputSpec } from "../../../schemas/input";
 import type { JointActuator } from "../actuators/actuator";
 import type { PointForceEffector } from "../forces/point-force";
+import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
+import { cross3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 
 export interface InputTargets {
@@ -137,22 +139,16 @@ function angularChange(
   b: number,
   out: Float64Array,
 ): void {
-  const J = input.impulse;
-  const R = sys.rotation;
-  const o = 9 * b;
-  const p = input.point;
-  const r = [0, 1, 2].map(
-    (i) => R[o + 3 * i] * p[0] + R[o + 3 * i + 1] * p[1] + R[o + 3 * i + 2] * p[2],
-  );
-  const L = [
-    r[1] * J[2] - r[2] * J[1] + input.angularImpulse[0],
-    r[2] * J[0] - r[0] * J[2] + input.angularImpulse[1],
-    r[0] * J[1] - r[1] * J[0] + input.angularImpulse[2],
-  ];
-  const W = sys.inertiaWorldInv;
-  for (let i = 0; i < 3; i++)
-    out[i] = W[o + 3 * i] * L[0] + W[o + 3 * i + 1] * L[1] + W[o + 3 * i + 2] * L[2];
+  const L = IMPULSE_SCRATCH;
+  // r = R p (world), then L = r × J + L_given
+  mat3MulVec(out, 0, sys.rotation, 9 * b, input.point, 0);
+  cross3(L, 0, out, 0, input.impulse, 0);
+  for (let i = 0; i < 3; i++) L[i] += input.angularImpulse[i];
+  mat3MulVec(out, 0, sys.inertiaWorldInv, 9 * b, L, 0);
 }
+
+/** angularChange's moment (an input is applied or checked at a time: no per-call array). */
+const IMPULSE_SCRATCH = new Float64Array(3);
 
 /**
  * Applies a checked input. Returns true when it changed the state (positions or
