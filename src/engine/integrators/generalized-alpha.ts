@@ -163,6 +163,17 @@ export class AlphaCoefficients {
 }
 
 /**
+ * The trapezoidal rule's local error h³ x‴/12 (m), estimated from the change ΔD of the
+ * step's mean acceleration D = (v_{t+h} − v_t)/h from the previous step's (ΔD ≈ h x‴) as
+ * (h²/12) ΔD, measured by largestDisplacement: generalized-alpha's error control at ρ∞ = 1
+ * (rejectedByErrorControl) and the θ-schemes' test of their symmetric joint step
+ * (theta-scheme.ts tooCoarse), whose smooth steps are the same rule.
+ */
+export function trapezoidalStepError(sys: BodySystem, h: number, meanChange: Float64Array): number {
+  return ((h * h) / 12) * largestDisplacement(sys, meanChange);
+}
+
+/**
  * max over bodies of the root-mean-square displacement of the body's mass that a
  * generalized increment u (translation δx, rotation δθ about the centre of mass; m and rad)
  * makes: √(δx² + δθᵀ I δθ / m) (m), since Σ m_i |δθ × r_i|² = δθᵀ I δθ for mass elements
@@ -406,7 +417,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     if (memory.previousValid) {
       const change = this.change;
       for (let i = 0; i < n; i++) change[i] = (v[i] - vt[i]) / h - mean[i];
-      const estimate = ((h * h) / 12) * largestDisplacement(this.stepper.sys, change);
+      const estimate = trapezoidalStepError(this.stepper.sys, h, change);
       this.lastError = estimate / tol;
       if (estimate > tol) {
         if (!last) return true;

@@ -48,7 +48,7 @@
 import { SchemeCoefficients } from "../dynamics/stepper";
 import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
-import { DEFAULT_STEP_TOLERANCE, largestDisplacement } from "./generalized-alpha";
+import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
 import {
   emptyStepStats,
   type Integrator,
@@ -224,7 +224,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     const { stepMean, meanChange: change } = this;
     const prev = this.memory.previousAcceleration;
     for (let i = 0; i < change.length; i++) change[i] = stepMean[i] - prev[i];
-    return ((h * h) / 12) * largestDisplacement(this.stepper.sys, change) > DEFAULT_STEP_TOLERANCE;
+    return trapezoidalStepError(this.stepper.sys, h, change) > DEFAULT_STEP_TOLERANCE;
   }
 
   /** stepMean ← (v_{t+h} − v_t)/h, the step's mean acceleration, at the current velocities. */
