@@ -25,7 +25,8 @@
  * implicit torque keeps it bounded (test/engine/integrators/gyroscopic-jacobian.test.ts).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { mat3Skew } from "../math/mat3";
+import { mat3Invert, mat3MulVec, mat3Skew } from "../math/mat3";
+import { cross3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import type { ForceEffector } from "./effector";
@@ -175,4 +176,92 @@ export class GyroscopicEffector implements ForceEffector {
   potentialEnergy(): number {
     return 0;
   }
+}
+
+/** Newton iterations of midpointRotation before it gives up. */
+const MIDPOINT_ITERATIONS = 30;
+
+/** Work arrays of midpointRotation (3-vectors and 3×3 matrices). */
+const mid = {
+  mean: new Float64Array(3),
+  momentum: new Float64Array(3),
+  residual: new Float64Array(3),
+  step: new Float64Array(3),
+  jacobian: new Float64Array(9),
+  inverse: new Float64Array(9),
+};
+
+/**
+ * A rigid body's rate after a step of h (s) under a torque τ (N·m) held over the step and
+ * its gyroscopic torque taken at the mean rate with the start's world inertia I (kg·m²):
+ *   I (ω₂ − ω₁) = h (τ − ω̄ × I ω̄),   ω̄ = ½ (ω₁ + ω₂)
+ * (rad/s, world frame): the implicit midpoint rule on Euler's equations written in the
+ * body frame of the step's start. Without τ, dotting with ω̄ and with I ω̄ gives
+ * ω₂ᵀ I ω₂ = ω₁ᵀ I ω₁ and |I ω₂| = |I ω₁|; a rotation by exp(h ω₂), as symplectic Euler's
+ * position update, leaves ω₂ fixed, so the end state's kinetic energy ½ ωᵀ I_w ω and
+ * angular momentum's size |I_w ω| are exactly the start's. Taken explicitly, at (ω₁, I),
+ * the term gains energy at every step: a disc spun at 200 rad/s with a slight wobble blew
+ * up within 0.26 s at h = 5 ms, a body tumbling about its middle axis within a minute.
+ * Newton's method from the rate without the gyroscopic term, ω₁ + h I⁻¹ τ, with the
+ * Jacobian I + ½ h ([ω̄]× I − [I ω̄]×): on random bodies of principal inertias up to
+ * 1 : 10 it converges in a few iterations wherever h |ω| ≤ 1.25, and fails on about 1 %
+ * of them at h |ω| = 2, 5 % at 3 (test/engine/forces/gyroscopic.test.ts; a backtracking
+ * line search on the residual did no better), where the integrator halves the step.
+ * Writes ω₂ to out[oo..oo+2]; false (out then the last iterate) when Newton did not reach
+ * ‖Δω‖∞ ≤ 1e-12 ‖ω₂‖∞ (then, converging quadratically, ω₂ is exact to rounding) within
+ * MIDPOINT_ITERATIONS.
+ */
+export function midpointRotation(
+  out: Float64Array,
+  oo: number,
+  inertia: Float64Array,
+  io: number,
+  omega: Float64Array,
+  wo: number,
+  torque: Float64Array,
+  to: number,
+  h: number,
+): boolean {
+  const { mean, momentum: L, residual: r, step: d, jacobian: J, inverse } = mid;
+  for (let k = 0; k < 3; k++) r[k] = h * torque[to + k];
+  if (!mat3Invert(inverse, 0, inertia, io)) return false;
+  mat3MulVec(d, 0, inverse, 0, r, 0);
+  for (let k = 0; k < 3; k++) out[oo + k] = omega[wo + k] + d[k];
+  for (let it = 0; it < MIDPOINT_ITERATIONS; it++) {
+    // r = I (ω₂ − ω₁) + h (ω̄ × I ω̄ − τ)
+    for (let k = 0; k < 3; k++) {
+      mean[k] = 0.5 * (omega[wo + k] + out[oo + k]);
+      d[k] = out[oo + k] - omega[wo + k];
+    }
+    mat3MulVec(L, 0, inertia, io, mean, 0);
+    mat3MulVec(r, 0, inertia, io, d, 0);
+    cross3(d, 0, mean, 0, L, 0);
+    for (let k = 0; k < 3; k++) r[k] += h * (d[k] - torque[to + k]);
+    // J = I + ½ h ([ω̄]× I − [I ω̄]×): column j is I e_j + ½ h (ω̄ × I e_j − L × e_j)
+    for (let j = 0; j < 3; j++) {
+      const c0 = inertia[io + j];
+      const c1 = inertia[io + 3 + j];
+      const c2 = inertia[io + 6 + j];
+      J[j] = c0 + 0.5 * h * (mean[1] * c2 - mean[2] * c1);
+      J[3 + j] = c1 + 0.5 * h * (mean[2] * c0 - mean[0] * c2);
+      J[6 + j] = c2 + 0.5 * h * (mean[0] * c1 - mean[1] * c0);
+    }
+    J[1] += 0.5 * h * L[2];
+    J[2] -= 0.5 * h * L[1];
+    J[3] -= 0.5 * h * L[2];
+    J[5] += 0.5 * h * L[0];
+    J[6] += 0.5 * h * L[1];
+    J[7] -= 0.5 * h * L[0];
+    if (!mat3Invert(inverse, 0, J, 0)) return false;
+    mat3MulVec(d, 0, inverse, 0, r, 0);
+    let change = 0;
+    let size = 0;
+    for (let k = 0; k < 3; k++) {
+      out[oo + k] -= d[k];
+      change = Math.max(change, Math.abs(d[k]));
+      size = Math.max(size, Math.abs(out[oo + k]));
+    }
+    if (change <= 1e-12 * size) return true;
+  }
+  return false;
 }

@@ -35,8 +35,10 @@ import {
   SchemeCoefficients,
 } from "../dynamics/stepper";
 import type { ForceEffector } from "../forces/effector";
+import { GyroscopicEffector, midpointRotation } from "../forces/gyroscopic";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { mat3MulVec } from "../math/mat3";
+import { cross3 } from "../math/vec3";
 import {
   BodyKind,
   type BodySystem,
@@ -280,6 +282,11 @@ export class AccelerationStepper implements NewtonStepper {
   /** α_t = I_w(t)⁻¹ τ_t of each `turning` body (3 each; holdStartForces). */
   private readonly startAngular: Float64Array;
   private readonly carried = new Float64Array(3);
+  /** Whether fStart holds the gyroscopic effector's torque (holdStartForces' midpoint). */
+  private readonly gyroscopic: boolean;
+  /** A turning body's torques without the gyroscopic one, and its end rate (holdStartForces). */
+  private readonly applied = new Float64Array(3);
+  private readonly endRate = new Float64Array(3);
   readonly start: PositionSnapshot;
   /** W and its linear solver (iteration-matrix.ts). */
   private readonly iteration: IterationMatrix;
@@ -428,6 +435,7 @@ export class AccelerationStepper implements NewtonStepper {
         turning.push(b);
     this.turning = Int32Array.from(turning);
     this.startAngular = new Float64Array(3 * turning.length);
+    this.gyroscopic = effectors.some((e) => e instanceof GyroscopicEffector);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
       if (sys.dofOffset[b] < 0) continue;
@@ -991,13 +999,36 @@ export class AccelerationStepper implements NewtonStepper {
    * trapezoidal rule for a body whose inertia turns, and a free asymmetric body spinning
    * near its intermediate axis gained 4 J on its 1 J in 20 s at 5 ms under Moreau–Jean
    * (test/engine/integrators/theta-scheme.test.ts).
+   * `midpointStep` > 0 (symplectic Euler, whose step it is): the gyroscopic torque of each
+   * such body is taken at its mean rate over the step instead, with the start's inertia
+   * and its other start torques (forces/gyroscopic.ts midpointRotation), so that a free
+   * body keeps its kinetic energy and angular momentum's size exactly; α_t is then
+   * (ω₂ − ω₁)/h. The joints' and contacts' torques, which the step solves for, act on the
+   * rate without entering that mean (as Bullet's implicit gyroscopic step, before its
+   * constraint solve). False when the mean rate's Newton did not converge for some body
+   * (its explicit α_t kept): the step should be halved.
    */
-  holdStartForces(): void {
-    const { sys, turning, startAngular, fStart } = this;
+  holdStartForces(midpointStep = 0): boolean {
+    const { sys, turning, startAngular, fStart, applied, endRate } = this;
+    const midpoint = midpointStep > 0 && this.gyroscopic;
+    let solved = true;
     for (let k = 0; k < turning.length; k++) {
       const b = turning[k];
-      mat3MulVec(startAngular, 3 * k, sys.inertiaWorldInv, 9 * b, fStart, sys.dofOffset[b] + 3);
+      const d = sys.dofOffset[b] + 3;
+      mat3MulVec(startAngular, 3 * k, sys.inertiaWorldInv, 9 * b, fStart, d);
+      if (!midpoint) continue;
+      // fStart holds the gyroscopic effector's −ω × I_w ω: adding ω × I_w ω back leaves the
+      // other torques, and the gyroscopic one is taken at the mean rate instead
+      mat3MulVec(endRate, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
+      cross3(applied, 0, sys.omega, 3 * b, endRate, 0);
+      for (let j = 0; j < 3; j++) applied[j] += fStart[d + j];
+      const h = midpointStep;
+      if (midpointRotation(endRate, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b, applied, 0, h))
+        for (let j = 0; j < 3; j++)
+          startAngular[3 * k + j] = (endRate[j] - sys.omega[3 * b + j]) / h;
+      else solved = false;
     }
+    return solved;
   }
 
   /** out = R(a) at the state currently applied (see file comment). */

@@ -87,6 +87,13 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * symplectic Euler, joints, no motors.
    */
   private readonly positionJoints: boolean;
+  /**
+   * Symplectic Euler (θ = 1, w = 0): the turning bodies' gyroscopic torque at their mean
+   * rate (AccelerationStepper.holdStartForces), whose explicit form gains energy.
+   */
+  private readonly midpointGyroscopic: boolean;
+  /** Whether the last `prepare` solved every mean rate (midpointGyroscopic). */
+  protected startSolved = true;
   /** (v_{t+h} − v_t)/h of the attempt (tooCoarse), then the memory's. */
   private readonly stepMean: Float64Array;
   /** D − D_prev (tooCoarse). */
@@ -109,6 +116,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stepMean = new Float64Array(stepper.n);
     this.meanChange = new Float64Array(stepper.n);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
+    this.midpointGyroscopic = params.theta === 1 && params.forceWeight === 0;
     const set = stepper.constraints;
     this.positionJoints =
       set !== null &&
@@ -156,7 +164,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     if (c.w < 1) {
       s.computeForces(t, s.fStart);
-      s.holdStartForces();
+      this.startSolved = s.holdStartForces(this.midpointGyroscopic ? h : 0);
     }
     s.linearIterations = 0;
     return c;
@@ -205,6 +213,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
   /** One Newton solve of the step; its coefficients, or null when Newton did not converge. */
   private attempt(t: number, h: number, symmetric: boolean): SchemeCoefficients | null {
     const c = this.prepare(t, h, symmetric);
+    if (!this.startSolved) return null;
     this.stats.newtonIterations += this.stepper.solve(c, t + h, this.newton);
     this.stats.linearIterations += this.stepper.linearIterations;
     if (this.stepper.mustRedo) return null;
