@@ -85,12 +85,16 @@ export const SimulationSnapshot = z
         }),
         previousAcceleration: Float64Base64.optional().meta({
           description:
-            "Newmark a_{t−h} (its Newton guess; a_t when absent); generalized-α: the last step's mean acceleration (error control)",
+            "Newmark a_{t−h} (its Newton guess; a_t when absent); generalized-α, moreau-jean at theta 0.5 and symplectic-euler: the last step's mean acceleration (error control)",
         }),
         pseudoAcceleration: Float64Base64.optional().meta({
           description: "generalized-α a_n (acceleration holds ä_n)",
         }),
         accelerationValid: z.boolean().optional(),
+        started: z.boolean().optional().meta({
+          description:
+            "moreau-jean, backward-euler, symplectic-euler: the run's start was made consistent with the joints and motors (absent: the next step makes it, counting the energy it changes)",
+        }),
         substeps: z
           .strictObject({
             // MAX_HALVINGS − 1 (src/engine/integrators/step-halving.ts)

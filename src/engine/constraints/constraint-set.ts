@@ -271,6 +271,20 @@ export class ConstraintSet {
       this.constraints[k].velocityTerm(t, out, this.rowOffset[k]);
   }
 
+  /**
+   * λᵀ ∂C/∂t (W) at time t: the power the rows' forces Gᵀλ (multipliers λ in N, N·m) take
+   * out of a motion that keeps the velocity constraints G v + ∂C/∂t = 0, since their power
+   * put in is λᵀ G v = −λᵀ ∂C/∂t. Nonzero on the motors' rows only (prescribed motions);
+   * `scratch` of numRows.
+   */
+  prescribedPower(t: number, lambda: Float64Array, scratch: Float64Array): number {
+    if (!this.timeDependent) return 0;
+    this.velocityTerm(t, scratch);
+    let power = 0;
+    for (let r = 0; r < this.numRows; r++) power += lambda[r] * scratch[r];
+    return power;
+  }
+
   /** out[0..m) = Qc (G u̇ = Qc), for the current positions and velocities. */
   quadraticTerm(t: number, out: Float64Array): void {
     for (let k = 0; k < this.constraints.length; k++)

@@ -119,6 +119,12 @@ export class IntegratorMemory {
    * and after invalidate(): the next step then tries the whole step first.
    */
   substepSize = 0;
+  /**
+   * The θ-schemes: whether the run's start was made consistent with the joints and motors
+   * (AccelerationStepper.consistentStart, the energy it changes counted); false at the
+   * start and after invalidate(): the next step makes it (theta-scheme.ts).
+   */
+  started = false;
 
   constructor(numDofs: number) {
     this.acceleration = new Float64Array(numDofs);
@@ -138,6 +144,7 @@ export class IntegratorMemory {
     this.substepWait = 0;
     this.substepBackoff = 1;
     this.substepSize = 0;
+    this.started = false;
   }
 
   /** this ← from (a memory of the same size). */
@@ -152,6 +159,7 @@ export class IntegratorMemory {
     this.substepWait = from.substepWait;
     this.substepBackoff = from.substepBackoff;
     this.substepSize = from.substepSize;
+    this.started = from.started;
   }
 }
 

@@ -110,6 +110,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     const nsc = this.problem;
     const tEnd = t + h;
     const newton = this.newton;
+    this.startRun(t);
     // 1. initial residual (x_t, v_t, predictor, f_t)
     const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)

@@ -33,10 +33,15 @@
  * with symplectic Euler (all of it within 100 s),
  * the Newton's cradle example's balls 23 % of their swing in 30 s;
  * test/engine/integrators/theta-scheme.test.ts).
- * Not with motors (their prescribed rows keep the velocity level, whose work the energy
- * balance counts: takeMotorWork), nor on a step with active contacts or limits (Moreau–
- * Jean's one-step problem takes its impulses at the velocity level with the joints', one
- * Newton iteration at a time: moreau-jean.ts), and a step falls back to the velocity level
+ * Motors too: their rows C(x, t + h) = 0 close with the joints', their work is the
+ * trapezoid of their power at the start's and the end's consistent multipliers (as
+ * generalized-alpha's, simulation/step-work.ts). Held at the velocity level, one motor sent
+ * every joint of the model there: the double pendulum's free lower link, its shoulder held
+ * by a motor, decayed from a swing of π to 1.8 rad in a minute at 5 ms, and a motor turning
+ * an offset rod at a constant rate read a torque of m ω³ r² h/2 where there is none.
+ * Not on a step with active contacts or limits (Moreau–Jean's one-step problem takes its
+ * impulses at the velocity level with the joints', one Newton iteration at a time:
+ * moreau-jean.ts; the motors' work is then takeMotorWork's), and a step falls back to the velocity level
  * when its joints cannot be closed at the position level (Newton fails: joints no motion
  * can satisfy, which the post-step projection then reports) or when the step does not
  * resolve the motion: its local error h²/12 ‖D − D_prev‖ (D the step's mean acceleration,
@@ -83,8 +88,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   /**
-   * Whether smooth steps hold the joints at the position level (file comment): θ = w = ½ or
-   * symplectic Euler, joints, no motors.
+   * Whether smooth steps hold the joints and motors at the position level (file comment):
+   * θ = w = ½ or symplectic Euler, with joints.
    */
   private readonly positionJoints: boolean;
   /**
@@ -120,14 +125,30 @@ export class ThetaScheme implements Integrator, HalvingStep {
     const set = stepper.constraints;
     this.positionJoints =
       set !== null &&
-      !set.timeDependent &&
       ((params.theta === 0.5 && params.forceWeight === 0.5) ||
         (params.theta === 1 && params.forceWeight === 0));
   }
 
-  /** Forgets the last step's mean acceleration (the state was changed from outside). */
+  /**
+   * Forgets the memory (the state was changed from outside): the last step's mean
+   * acceleration, and the consistent start, which the next step makes again.
+   */
   reset(): void {
-    this.memory.previousValid = false;
+    this.memory.invalidate();
+  }
+
+  /**
+   * A new memory's start made consistent with the joints and motors (as generalized-alpha
+   * and newmark do): the velocities projected onto G v = −Ct where they violate it, the
+   * kinetic energy that changes counted (AccelerationStepper.consistentStart). Without it
+   * the step's own joint projection made that change uncounted: an impulse off a hinged
+   * rod's pivot, or a motor starting from rest, left its energy in energy.error (0.5 J of
+   * 1.5 J, the motor's whole ½ I ω²).
+   */
+  protected startRun(t: number): void {
+    if (this.memory.started) return;
+    this.stepper.consistentStart(t);
+    this.memory.started = true;
   }
 
   /** The weight of the end-of-step forces (params.forceWeight: θ, 1 or 0). */
@@ -174,6 +195,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
   substepObserver: SubstepObserver | null = null;
 
   step(t: number, h: number, stats: StepStats): void {
+    this.startRun(t);
     this.stats = stats;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name);
   }
@@ -186,10 +208,18 @@ export class ThetaScheme implements Integrator, HalvingStep {
   trySingle(t: number, h: number): boolean {
     const s = this.stepper;
     if (this.positionJoints) {
+      // the motors' power at the start, from the state's multipliers (a symmetric step
+      // leaves the consistent ones)
+      const set = s.constraints;
+      const startPower = set?.prescribedPower(t, s.lambda, this.rowRates) ?? 0;
       const c = this.attempt(t, h, true);
       if (c !== null && !this.tooCoarse(h)) {
         // the reactions: the multipliers consistent with the end state (as generalized-alpha)
         s.consistentMultipliers(c, t + h);
+        // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
+        // step this is at θ = ½: simulation/step-work.ts)
+        const endPower = set?.prescribedPower(t + h, s.lambda, this.rowRates) ?? 0;
+        s.removedEnergy += 0.5 * h * (startPower + endPower);
         this.keepMean();
         s.decayVelocities(h, this.params.velocityDamping);
         return true;

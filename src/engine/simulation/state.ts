@@ -258,6 +258,8 @@ export function encodeState(
           : {}),
         // the articulated integrator's sub-step length, once it has one
         ...(m.substepSize > 0 ? { substepSize: m.substepSize } : {}),
+        // the θ-schemes' consistent start, once made
+        ...(m.started ? { started: true } : {}),
       },
       lambda: encodeFloat64(s.lambda),
       stats: {
@@ -343,6 +345,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   m.substepWait = substeps?.wait ?? 0;
   m.substepBackoff = substeps?.backoff ?? 1;
   m.substepSize = mem.integrator.substepSize ?? 0;
+  m.started = mem.integrator.started === true;
   s.lambda.set(decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]));
   const nb = sizes.numBlocks;
   mem.matrixBlocks.forEach(([bi, bj], k) => {

@@ -250,12 +250,8 @@ export class StepWork implements SubstepObserver {
     // newmark and generalized-alpha (the θ-schemes' act over the step: theta-scheme.ts
     // takeMotorWork)
     const set = src.constraints;
-    if (set.timeDependent && !isVelocityLevel(solver.integrator)) {
-      const ct = this.constraintRates;
-      set.velocityTerm(t, ct);
-      const lambda = src.lambda;
-      for (let r = 0; r < set.numRows; r++) power += lambda[r] * ct[r];
-    }
+    if (set.timeDependent && !isVelocityLevel(solver.integrator))
+      power += set.prescribedPower(t, src.lambda, this.constraintRates);
     return power;
   }
 
