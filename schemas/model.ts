@@ -364,17 +364,17 @@ export const JointLimits = z
   .strictObject({
     lower: finite().meta({ description: "rad (revolute) or m (prismatic)" }),
     upper: finite().meta({ description: "rad (revolute) or m (prismatic)" }),
-    restitution: z.number().min(0).max(1).default(0).meta({
+    restitution: z.number().min(0).max(1).optional().meta({
       description:
-        "Newton's coefficient at the bounds (moreau-jean, backward-euler, symplectic-euler: the nonsmooth treatment)",
+        "Newton's coefficient at the bounds, read by the velocity-level integrators (moreau-jean, backward-euler, symplectic-euler: the nonsmooth treatment) and refused with the others; absent: 0",
     }),
     stiffness: nonNegative().optional().meta({
       description:
-        "compliant law (newmark, generalized-alpha): N·m/rad or N/m; default m̃(2π/0.02 s)², m̃ = 1/(gᵀM⁻¹g) the coordinate's inertia with the joints free",
+        "the compliant law of newmark, generalized-alpha and articulated (refused with the others): N·m/rad or N/m; absent: m̃(2π/0.02 s)², m̃ = 1/(gᵀM⁻¹g) the coordinate's inertia with the joints free",
     }),
     damping: nonNegative().optional().meta({
       description:
-        "N·m·s/rad or N·s/m; default 2m̃(2π/0.02 s) (critical with the default stiffness)",
+        "the compliant law's (as stiffness): N·m·s/rad or N·s/m; absent: 2m̃(2π/0.02 s) (critical with the default stiffness)",
     }),
   })
   .refine((l) => l.lower < l.upper, { message: "limits: lower must be below upper" })
@@ -677,7 +677,7 @@ export const SolverSettings = z
     }),
     jointTolerance: positive().max(1e-3).nullable().optional().meta({
       description:
-        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (moreau-jean at theta 0.5 and symplectic-euler close them by their Newton iterations on steps without active contacts, limits or motors, as generalized-alpha; Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
+        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (moreau-jean at theta 0.5 and symplectic-euler close them, motors included, by their Newton iterations on steps without active contacts or limits, as generalized-alpha; Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
     }),
     projectOnConstraints: z.boolean().optional().meta({
       description:
@@ -1256,15 +1256,60 @@ export function withoutUnreadContact<C extends ContactIn & { method: "nsc" | "sm
   return out;
 }
 
+type LimitsIn = z.output<typeof JointLimits>;
+
 /**
- * A stored model (a snapshot's or a recording's) without the solver and contact settings its
- * choices do not read (withoutUnreadSettings, withoutUnreadContact).
+ * The joint-limit settings that one family of integrators alone reads, each set where the
+ * model's integrator does not read it, with why: restitution is the velocity-level
+ * integrators' impact law (actuators/limit-problem.ts), stiffness and damping the compliant
+ * law of newmark, generalized-alpha and articulated (actuators/joint-limit.ts). A new model
+ * is refused with them; a PATCH of the integrator switches the law (the model's settings of
+ * the other law, or their defaults).
+ */
+export function unreadLimitSettings(
+  joint: string,
+  limits: LimitsIn,
+  integrator: SolverSpec["integrator"],
+): { key: "restitution" | "stiffness" | "damping"; message: string }[] {
+  const out: ReturnType<typeof unreadLimitSettings> = [];
+  if (VELOCITY_LEVEL_INTEGRATORS.includes(integrator)) {
+    for (const key of ["stiffness", "damping"] as const)
+      if (limits[key] !== undefined)
+        out.push({
+          key,
+          message: `joint "${joint}": limits.${key} belongs to the compliant law of newmark, generalized-alpha and articulated; ${integrator} holds the limits by impacts (limits.restitution): remove it or choose one of those integrators`,
+        });
+  } else if (limits.restitution !== undefined)
+    out.push({
+      key: "restitution",
+      message: `joint "${joint}": limits.restitution is the impact law of the velocity-level integrators (moreau-jean, backward-euler, symplectic-euler); ${integrator} holds the limits by a compliant law (limits.stiffness, limits.damping): remove it or choose one of those integrators`,
+    });
+  return out;
+}
+
+/** The joints' limits without the settings the model's integrator does not read. */
+function withoutUnreadLimits(model: ModelSpec): ModelSpec["joints"] {
+  return model.joints.map((j) => {
+    if ((j.type !== "revolute" && j.type !== "prismatic") || j.limits === undefined) return j;
+    const unread = unreadLimitSettings(j.id, j.limits, model.solver.integrator);
+    if (unread.length === 0) return j;
+    const limits = { ...j.limits };
+    for (const u of unread) delete limits[u.key];
+    return { ...j, limits };
+  });
+}
+
+/**
+ * A stored model (a snapshot's or a recording's) without the solver, contact and joint-limit
+ * settings its choices do not read (withoutUnreadSettings, withoutUnreadContact,
+ * withoutUnreadLimits: versions before that check filled a limit's restitution in).
  */
 export function withoutUnreadModelSettings(model: ModelSpec): ModelSpec {
   return {
     ...model,
     solver: withoutUnreadSettings(model.solver, contactMethodOf(model)),
     ...(model.contact ? { contact: withoutUnreadContact(model.contact) } : {}),
+    joints: withoutUnreadLimits(model),
   };
 }
 
@@ -1362,6 +1407,11 @@ export const Model = ModelObject.superRefine((m, ctx) => {
   m.bodies.forEach((b, i) => {
     for (const u of unreadBodySettings(b))
       ctx.addIssue({ code: "custom", path: ["bodies", i, u.key], message: u.message });
+  });
+  m.joints.forEach((j, i) => {
+    if ((j.type !== "revolute" && j.type !== "prismatic") || j.limits === undefined) return;
+    for (const u of unreadLimitSettings(j.id, j.limits, m.solver.integrator))
+      ctx.addIssue({ code: "custom", path: ["joints", i, "limits", u.key], message: u.message });
   });
 }).meta({ id: "Model" });
 

@@ -273,7 +273,7 @@ export class Simulation {
               coordinate: q,
               lower: j.limits.lower,
               upper: j.limits.upper,
-              restitution: j.limits.restitution,
+              restitution: j.limits.restitution ?? 0,
             },
           ]
         : [];

@@ -45,6 +45,8 @@ const model = {
     { id: "servo", joint: "hinge", type: "position", kp: 10, kd: 1, target: 0.5 },
     { id: "spin", joint: "hinge", type: "velocity", kv: 3, target: 1 },
   ],
+  // the compliant limits' integrator (a limit's stiffness is refused with the others)
+  solver: { integrator: "newmark" },
 } as ModelInput;
 
 describe("createActuation", () => {

@@ -23,7 +23,15 @@ export function hinge(o: { servo?: Record<string, unknown>; limits?: Record<stri
   actuation: Actuation;
 } {
   const { system, spec } = systemOf(
-    rodPendulum({ mass: M, length: L, axis: [0, 1, 0], gravity: [0, 0, 0], solver: {}, ...o }),
+    // (generalized-alpha: the integrator whose compliant limits these tests build)
+    rodPendulum({
+      mass: M,
+      length: L,
+      axis: [0, 1, 0],
+      gravity: [0, 0, 0],
+      solver: { integrator: "generalized-alpha" },
+      ...o,
+    }),
   );
   return { system, spec, actuation: createActuation(spec.joints, spec.actuators, system) };
 }

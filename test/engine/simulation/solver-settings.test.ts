@@ -170,6 +170,46 @@ describe("solver settings read only by some choices", () => {
     }
   });
 
+  it("joint-limit settings of one law: restitution (velocity-level integrators) and stiffness, damping (the compliant ones) refused under the other, naming the joint; a PATCH switches the law", () => {
+    const limited = (integrator: string, limits: Record<string, number>) => {
+      const model = hingedRods({ integrator } as never);
+      (model.joints[1] as Record<string, unknown>).limits = { lower: -1, upper: 1, ...limits };
+      return model;
+    };
+    const refused = (integrator: string, limits: Record<string, number>) => {
+      try {
+        loadModel(limited(integrator, limits));
+      } catch (err) {
+        return (err as ModelError).issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+      }
+      return [];
+    };
+    const both = { restitution: 0.5, stiffness: 100, damping: 1 };
+    for (const integrator of ["moreau-jean", "backward-euler", "symplectic-euler"]) {
+      const issues = refused(integrator, both);
+      expect(issues.map((i) => i.split(":")[0])).toEqual([
+        "joints.1.limits.stiffness",
+        "joints.1.limits.damping",
+      ]);
+      expect(issues[0]).toContain('joint "p2"');
+      expect(issues[0]).toContain(integrator);
+      expect(refused(integrator, { restitution: 0.5 })).toEqual([]);
+    }
+    for (const integrator of ["newmark", "generalized-alpha", "articulated"]) {
+      const issues = refused(integrator, both);
+      expect(issues.map((i) => i.split(":")[0])).toEqual(["joints.1.limits.restitution"]);
+      expect(issues[0]).toContain('joint "p2"');
+      expect(refused(integrator, { stiffness: 100, damping: 1 })).toEqual([]);
+    }
+    // the session's model is kept; a PATCH to the other family runs the other law
+    const sim = loadModel(limited("moreau-jean", { restitution: 0.5 }));
+    sim.step(10);
+    sim.update({ solver: { integrator: "generalized-alpha" } });
+    sim.step(10);
+    // and its snapshot (the model as posted) restores: the stored model is taken as it was
+    expect(() => loadSnapshot(sim.snapshot())).not.toThrow();
+  });
+
   it("contact settings of one method: friction, restitution, pairs (nsc) and behavior (smc) refused under the other, at load and on PATCH", () => {
     const behavior = { type: "linear", stiffness: 1e4 };
     const pairs = [{ bodies: ["ball", "floor"], friction: 0.2 }];
