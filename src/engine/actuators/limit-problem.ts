@@ -14,18 +14,29 @@
  * W⁻¹ Hᵀ per active row through the stepper's constrained solve). The LCP is small (one
  * row per touching bound) and solved exactly by Lemke's pivoting. The reported limit effort
  * is σ P/h (σ = +1 lower, −1 upper): the mean effort over the step.
+ *
+ * The impact law holds velocities; a bound passed within the step (by up to h |u⁻|/2 at
+ * θ = ½, the step activating on the predicted gap) would stay passed: `project` moves the
+ * positions back after the step, as nonsmooth contact's position projection does
+ * (Siconos' TimeSteppingProjectOnConstraints; contact/projection.ts).
  */
 
+import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
+import { projectionWorkspace } from "../constraints/project";
 import {
   ACTIVATION_GAMMA,
   ACTIVATION_TOLERANCE,
   type OneStepProblem,
 } from "../dynamics/one-step-problem";
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
-import type { BodySystem } from "../model/body-system";
+import { invertSmall } from "../math/small-dense";
+import { addPositionIncrement, type BodySystem, massSolve } from "../model/body-system";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
+
+/** Position projection passes per step at most (JointLimitProblem.project). */
+const PROJECTION_PASSES = 4;
 
 export interface NonsmoothLimit {
   coordinate: JointCoordinate;
@@ -52,6 +63,19 @@ export class JointLimitProblem implements OneStepProblem {
   private scale = 1;
   private readonly solver: NonsmoothSolver = createNonsmoothSolver("lemke");
   private readonly n: number;
+  /**
+   * The position projection's rows (the bounds passed: H as `rows`, their gaps), columns
+   * Y Hᵀ (n each), H Y Hᵀ, its inverse and work, multipliers and the move (`project`).
+   */
+  private readonly passedRows: Float64Array;
+  private readonly passedLimit: Int32Array;
+  private readonly passedGap: Float64Array;
+  private readonly passedCols: Float64Array;
+  private readonly passedMatrix: Float64Array;
+  private readonly passedInverse: Float64Array;
+  private readonly passedWork: Float64Array;
+  private readonly move: Float64Array;
+  private readonly unit: Float64Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -69,6 +93,87 @@ export class JointLimitProblem implements OneStepProblem {
     this.cols = new Float64Array(m * this.n);
     this.rhs = new Float64Array(this.n);
     this.remembered = new Float64Array(m);
+    this.passedRows = new Float64Array(12 * m);
+    this.passedLimit = new Int32Array(m);
+    this.passedGap = new Float64Array(m);
+    this.passedCols = new Float64Array(m * this.n);
+    this.passedMatrix = new Float64Array(m * m);
+    this.passedInverse = new Float64Array(m * m);
+    this.passedWork = new Float64Array(m * m);
+    this.move = new Float64Array(this.n);
+    this.unit = new Float64Array(this.n);
+  }
+
+  /**
+   * Moves the positions of the bounds passed by more than `tolerance` (rad or m) back onto
+   * them, the joints of `set` held to first order: the smallest move in the kinetic metric,
+   *   δx = Y Hᵀ μ,  (H Y Hᵀ) μ = −g,  Y = M⁻¹ − M⁻¹ Gᵀ S⁻¹ G M⁻¹,  S = G M⁻¹ Gᵀ
+   * (H the passed bounds' rows, g < 0 their gaps, G the joints' Jacobian at t; Y = M⁻¹
+   * without joints), `joints` (the joints' own projection) closing after each move what it
+   * left of them (second order), repeated while a bound is passed, PROJECTION_PASSES times
+   * at most. Velocities are kept. Returns the largest passage left (≥ 0).
+   */
+  project(
+    set: ConstraintSet | null,
+    t: number,
+    tolerance: number,
+    joints: (() => void) | null = null,
+  ): number {
+    const n = this.n;
+    let passed = 0;
+    for (let pass = 0; pass <= PROJECTION_PASSES; pass++) {
+      // the bounds passed, as rows H (σ jac) with their gaps
+      let m = 0;
+      passed = 0;
+      this.limits.forEach((l, i) => {
+        const q = l.coordinate;
+        q.evaluate();
+        for (const sigma of [1, -1] as const) {
+          const gap = sigma > 0 ? q.value - l.lower : l.upper - q.value;
+          if (gap >= -tolerance) continue;
+          passed = Math.max(passed, -gap);
+          for (let j = 0; j < 6; j++) {
+            this.passedRows[12 * m + j] = sigma * q.jacA[j];
+            this.passedRows[12 * m + 6 + j] = sigma * q.jacB[j];
+          }
+          this.passedLimit[m] = i;
+          this.passedGap[m++] = gap;
+        }
+      });
+      if (m === 0 || pass === PROJECTION_PASSES) break;
+      // the columns Y Hₖᵀ
+      const ws = set === null ? null : projectionWorkspace(set);
+      ws?.factorAt(t);
+      for (let k = 0; k < m; k++) {
+        const col = this.passedCols.subarray(k * n, k * n + n);
+        this.unit.fill(0);
+        this.addRows(this.passedRows, this.passedLimit[k], 12 * k, 1, this.unit);
+        massSolve(this.sys, this.unit, col);
+        if (ws !== null && set !== null) {
+          set.multiply(col, ws.c);
+          ws.correction(ws.c, ws.du);
+          for (let j = 0; j < n; j++) col[j] += ws.du[j];
+        }
+      }
+      for (let k = 0; k < m; k++)
+        for (let l = 0; l < m; l++)
+          this.passedMatrix[k * m + l] = this.timesRows(
+            this.passedRows,
+            this.passedLimit[k],
+            12 * k,
+            this.passedCols.subarray(l * n, l * n + n),
+          );
+      if (!invertSmall(this.passedInverse, 0, this.passedMatrix, 0, m, this.passedWork)) break;
+      this.move.fill(0);
+      for (let k = 0; k < m; k++) {
+        let mu = 0;
+        for (let l = 0; l < m; l++) mu -= this.passedInverse[k * m + l] * this.passedGap[l];
+        for (let j = 0; j < n; j++) this.move[j] += mu * this.passedCols[k * n + j];
+      }
+      addPositionIncrement(this.sys, this.move, 1);
+      joints?.();
+    }
+    return passed;
   }
 
   updateIndexSet(h: number): number {
@@ -166,32 +271,42 @@ export class JointLimitProblem implements OneStepProblem {
 
   /** out += s Hₖᵀ over the dofs of the row's bodies. */
   private addRowTranspose(k: number, s: number, out: Float64Array): void {
-    const l = this.limits[this.limitOf[k]].coordinate;
-    this.addSide(l.bodyA, 12 * k, s, out);
-    this.addSide(l.bodyB, 12 * k + 6, s, out);
-  }
-
-  private addSide(b: number, o: number, s: number, out: Float64Array): void {
-    if (b < 0) return;
-    const d = this.sys.dofOffset[b];
-    if (d < 0) return;
-    const w = this.sys.hasOrientation[b] === 1 ? 6 : 3;
-    for (let j = 0; j < w; j++) out[d + j] += s * this.rows[o + j];
+    this.addRows(this.rows, this.limitOf[k], 12 * k, s, out);
   }
 
   /** Hₖ v. */
   private rowTimes(k: number, v: Float64Array): number {
-    const l = this.limits[this.limitOf[k]].coordinate;
-    return this.sideTimes(l.bodyA, 12 * k, v) + this.sideTimes(l.bodyB, 12 * k + 6, v);
+    return this.timesRows(this.rows, this.limitOf[k], 12 * k, v);
   }
 
-  private sideTimes(b: number, o: number, v: Float64Array): number {
+  /** out += s Hᵀ for the row H at rows[o..o+12) (its sides a, b) of limit `limit`. */
+  private addRows(rows: Float64Array, limit: number, o: number, s: number, out: Float64Array) {
+    const q = this.limits[limit].coordinate;
+    this.addSide(rows, q.bodyA, o, s, out);
+    this.addSide(rows, q.bodyB, o + 6, s, out);
+  }
+
+  /** H v for the row H at rows[o..o+12) of limit `limit`. */
+  private timesRows(rows: Float64Array, limit: number, o: number, v: Float64Array): number {
+    const q = this.limits[limit].coordinate;
+    return this.sideTimes(rows, q.bodyA, o, v) + this.sideTimes(rows, q.bodyB, o + 6, v);
+  }
+
+  private addSide(rows: Float64Array, b: number, o: number, s: number, out: Float64Array): void {
+    if (b < 0) return;
+    const d = this.sys.dofOffset[b];
+    if (d < 0) return;
+    const w = this.sys.hasOrientation[b] === 1 ? 6 : 3;
+    for (let j = 0; j < w; j++) out[d + j] += s * rows[o + j];
+  }
+
+  private sideTimes(rows: Float64Array, b: number, o: number, v: Float64Array): number {
     if (b < 0) return 0;
     const d = this.sys.dofOffset[b];
     if (d < 0) return 0;
     const w = this.sys.hasOrientation[b] === 1 ? 6 : 3;
     let s = 0;
-    for (let j = 0; j < w; j++) s += this.rows[o + j] * v[d + j];
+    for (let j = 0; j < w; j++) s += rows[o + j] * v[d + j];
     return s;
   }
 }

@@ -15,11 +15,12 @@
  * (Newmark evaluates it at the predictor), one-step problems (the velocity-level schemes).
  */
 import type { SolverSpec } from "../../../schemas/model";
+import type { JointLimitProblem } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { CompliantContactEffector } from "../contact/compliant";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ArticulatedTree } from "../dynamics/articulated-body";
-import { CoupledProblems, type OneStepProblem } from "../dynamics/one-step-problem";
+import { CoupledProblems } from "../dynamics/one-step-problem";
 import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
 import { ARTICULATED_STEP_TOLERANCE, ArticulatedIntegrator } from "./articulated";
 import {
@@ -43,7 +44,7 @@ export interface IntegratorParts {
   /** contact.method "nsc" */
   nonsmooth: NonsmoothContact | null;
   /** joint limits as impacts (velocity-level schemes) */
-  limits: OneStepProblem | null;
+  limits: JointLimitProblem | null;
   /** the stiffest spring's ω = √(k/m) (rad/s; resolution.ts), which newmark's defaults follow */
   springFrequency: number;
   /**
@@ -158,5 +159,6 @@ export function createIntegrator(
     memory,
     problem,
     contact,
+    limits,
   );
 }

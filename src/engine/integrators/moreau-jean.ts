@@ -47,6 +47,7 @@
  * Integration factors: as the θ-scheme, (h²θ, h, 1) for the solved acceleration; the
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  */
+import type { JointLimitProblem } from "../actuators/limit-problem";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
@@ -88,6 +89,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     readonly problem: OneStepProblem,
     /** The contacts, for the position projection (null: no nonsmooth contact). */
     readonly contact: NonsmoothContact | null,
+    /** The joint limits, for their position projection (null: none). */
+    readonly limits: JointLimitProblem | null = null,
   ) {
     super(name, stepper, params, newton, memory);
     this.aPrev = new Float64Array(stepper.n);
@@ -231,6 +234,19 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         joints
           ? () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance)
           : undefined,
+      );
+    }
+    // the joint limits' bounds passed within the step, back onto them to the joints'
+    // tolerance, the joints projected after each move
+    if (this.limits !== null) {
+      const set = s.constraints;
+      this.limits.project(
+        set,
+        tEnd,
+        this.params.jointTolerance,
+        set === null
+          ? null
+          : () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance),
       );
     }
     stats.newtonIterations = newtonIterations;

@@ -5,7 +5,8 @@
  * H = −gᵀ = −ŷ on ω, so W = (c_v/h) H M⁻¹ Hᵀ = (c_v/h)/I_yy, and with one row the LCP
  * W P + q ≥ 0 ⊥ P ≥ 0, q = H v_free + e u⁻, has P = max(0, −q/W). Checked: the
  * activation g + h u⁻/2 ≤ ε, W, P for an approaching and a separating free velocity, the
- * acceleration (1/h) M⁻¹ Hᵀ P and the force Hᵀ P it adds, and the reported effort σ P/h.
+ * acceleration (1/h) M⁻¹ Hᵀ P and the force Hᵀ P it adds, the reported effort σ P/h, and
+ * the position projection of a bound passed (a rotation back onto it about the centre).
  */
 import { describe, expect, it } from "vitest";
 import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
@@ -96,5 +97,26 @@ describe("JointLimitProblem", () => {
     const accel = new Float64Array(6);
     p.addAcceleration(h, 1, accel);
     expect(Array.from(accel)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it("project: a bound passed is moved back onto it by the smallest move in the kinetic metric, velocities kept", () => {
+    // no joints held (set null): Y = M⁻¹ and the row H = −ŷ on ω (upper bound), so the move
+    // is a rotation about ŷ through the centre by the passage, the centre and the
+    // velocities unchanged
+    const { system, coordinate, p } = problem(0);
+    setHinge(system, 0.35, 2);
+    const centre = Array.from(system.pos.subarray(0, 3));
+    const velocity = Array.from(system.vel.subarray(0, 3));
+    expect(p.project(null, 0, 1e-12)).toBeLessThan(1e-12);
+    coordinate.evaluate();
+    expect(coordinate.value).toBeCloseTo(0.3, 12);
+    expect(Array.from(system.pos.subarray(0, 3))).toEqual(centre);
+    expect(Array.from(system.vel.subarray(0, 3))).toEqual(velocity);
+    expect(Array.from(system.omega.subarray(0, 3))).toEqual([0, 2, 0]);
+    // inside the bounds: nothing moves
+    setHinge(system, 0.1, 0);
+    const before = Array.from(system.quat.subarray(0, 4));
+    expect(p.project(null, 0, 1e-12)).toBe(0);
+    expect(Array.from(system.quat.subarray(0, 4))).toEqual(before);
   });
 });
