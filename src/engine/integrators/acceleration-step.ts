@@ -639,10 +639,13 @@ export class AccelerationStepper implements NewtonStepper {
    * with G ü = Qc, i.e. λ = S⁻¹ (Qc − G M⁻¹ f_eff), S = G M⁻¹ Gᵀ factored at the current
    * configuration by the last velocity projection of symmetricJoints (f_eff: the forces
    * less the Rayleigh terms). The reactions a state reports, free of the step's iteration.
+   * `factor`: S is factored here first, at G(x, t) (a step that leaves no factorization
+   * at its end state: newmark's velocity-level joints, newmark.ts).
    */
-  consistentMultipliers(c: SchemeCoefficients, t: number): void {
+  consistentMultipliers(c: SchemeCoefficients, t: number, factor = false): void {
     const set = this.constraints;
     if (set === null) return;
+    if (factor) projectionWorkspace(set).factorAt(t);
     const { f, tmp } = this;
     this.computeForces(t, f);
     this.subtractRayleigh(c, f);
@@ -1225,6 +1228,14 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
+   * Set by an integrator whose step's multipliers are not the reactions to report
+   * (newmark's velocity-level joints, newmark.ts): the next projectOnConstraints replaces
+   * them by the multipliers consistent with the projected end state (consistentMultipliers
+   * with these coefficients' Rayleigh terms, S factored there) and clears it. Null: λ kept.
+   */
+  reactionsAtEnd: SchemeCoefficients | null = null;
+
+  /**
    * Drift correction after a step with joints (joint-projection.ts), at tEnd after a step
    * of h (s) in the integrator's `order`, to jointTolerance (m, rad); nothing without joints.
    * Whether the joints end within jointTolerance (JointProjection.project; true without).
@@ -1235,7 +1246,9 @@ export class AccelerationStepper implements NewtonStepper {
     order: ProjectionOrder,
     jointTolerance: number,
   ): boolean {
-    return (
+    const reactions = this.reactionsAtEnd;
+    this.reactionsAtEnd = null;
+    const met =
       this.jointProjection?.project(
         tEnd,
         h,
@@ -1243,7 +1256,8 @@ export class AccelerationStepper implements NewtonStepper {
         jointTolerance,
         this.positionLevelRows,
         this.massMetricFactored,
-      ) ?? true
-    );
+      ) ?? true;
+    if (reactions !== null) this.consistentMultipliers(reactions, tEnd, true);
+    return met;
   }
 }
