@@ -10,7 +10,12 @@
  *
  * Revolute angles are unwrapped: the measure gives φ ∈ (−π, π]; q = φ + 2πk with the
  * turn count k taken at the last step boundary (track()) and, inside a step, the branch
- * nearest to the angle then (a step turns a joint by less than π). q is computed from φ
+ * nearest to the angle then: a step must turn the joint by less than π, the integrators
+ * that step the bodies' positions (a step turning it further reads q 2π off, and a servo
+ * on it runs away). An integrator that steps the joint's angle itself, unbounded
+ * (articulated.ts), lifts the limit: it gives the coordinate its unwrapped value at each
+ * configuration it places (guide()), and the branch nearest that is taken, inside the
+ * step and by track() at its end, however far the step turned it. q is computed from φ
  * and the integer k only, so a continuation from a snapshot (which saves k and the last
  * φ) evaluates the same numbers.
  */
@@ -34,6 +39,14 @@ export class JointCoordinate {
   /** Turn count k and φ at the last step boundary (revolute only). */
   turns = 0;
   lastAngle = 0;
+  /**
+   * The unwrapped q (rad) of the current configuration as an integrator knows it, which
+   * guide() takes (set here first: a double passed as an argument to a call V8 does not
+   * inline is an allocation, as articulated.ts's stageTime).
+   */
+  guided = 0;
+  /** The system's poseVersion at the last guide() (−1: none). */
+  private guideVersion = -1;
   private readonly scratch = new Float64Array(1);
 
   constructor(
@@ -67,11 +80,28 @@ export class JointCoordinate {
   evaluateValue(): void {
     this.measure.residual(0, this.scratch, 0);
     const raw = this.scratch[0];
-    if (this.kind === "angle") {
-      const d = raw - this.lastAngle;
-      const k = this.turns + (d > Math.PI ? -1 : d < -Math.PI ? 1 : 0);
-      this.value = raw + TWO_PI * k;
-    } else this.value = raw;
+    this.value = this.kind === "angle" ? raw + TWO_PI * this.turnCount() : raw;
+  }
+
+  /**
+   * Takes `guided` (set just before) as the unwrapped angle q (rad) of the current
+   * configuration, as an integrator that steps the joint's angle itself knows it (within
+   * π of it suffices): until the pose changes (the system's poseVersion), evaluate,
+   * evaluateValue and track read q on the branch of φ nearest it, instead of the one
+   * nearest the last step boundary's angle.
+   */
+  guide(): void {
+    this.guideVersion = this.sys.poseVersion;
+  }
+
+  /** The turn count k of the reading φ in scratch[0] (see the file comment). */
+  private turnCount(): number {
+    const raw = this.scratch[0];
+    // (+ 0: a count of −0 reads as 0 in a snapshot)
+    if (this.guideVersion === this.sys.poseVersion)
+      return Math.round((this.guided - raw) / TWO_PI) + 0;
+    const d = raw - this.lastAngle;
+    return this.turns + (d > Math.PI ? -1 : d < -Math.PI ? 1 : 0);
   }
 
   /** g alone at the current positions (value and rate left as they were): what an effort needs. */
@@ -96,12 +126,15 @@ export class JointCoordinate {
     this.measure.reaction(lambda, off, force, torque);
   }
 
-  /** Takes the turn count at a step boundary (after a step, a reset or a teleport). */
+  /**
+   * Takes the turn count at a step boundary (after a step, a reset or a teleport): the
+   * branch nearest the guide given at this configuration, else the one nearest the last
+   * boundary's angle.
+   */
   track(): void {
     if (this.kind !== "angle") return;
     const raw = this.raw();
-    const d = raw - this.lastAngle;
-    this.turns += d > Math.PI ? -1 : d < -Math.PI ? 1 : 0;
+    this.turns = this.turnCount();
     this.lastAngle = raw;
   }
 
@@ -109,6 +142,7 @@ export class JointCoordinate {
   resetTurns(): void {
     this.turns = 0;
     this.lastAngle = 0;
+    this.guideVersion = -1;
     this.track();
   }
 

@@ -179,7 +179,12 @@ export class ArticulatedTree {
   private readonly offset0: Float64Array;
   /** The motor's prescription of each driven slot, null elsewhere. */
   private readonly drive: (CompiledTimeFunction | null)[];
-  /** A driven slot's prescribed rate and acceleration at the last `setState`'s time. */
+  /**
+   * A driven slot's prescribed angle or offset φ*(t) from the model pose (rad or m;
+   * unbounded: what a joint coordinate reads, joint-coordinate.ts guide), rate and
+   * acceleration at the last `setState`'s time.
+   */
+  readonly driveValue: Float64Array;
   readonly driveRate: Float64Array;
   private readonly driveAccel: Float64Array;
   /** A driven slot's effort Sᵀ w along its axis (N·m or N) from the last `accelerations`. */
@@ -240,6 +245,7 @@ export class ArticulatedTree {
     this.relativeModel = new Float64Array(4 * n);
     this.offset0 = new Float64Array(n);
     this.drive = new Array<CompiledTimeFunction | null>(n).fill(null);
+    this.driveValue = new Float64Array(n);
     this.driveRate = new Float64Array(n);
     this.driveAccel = new Float64Array(n);
     this.driveEffort = new Float64Array(n);
@@ -513,6 +519,7 @@ export class ArticulatedTree {
         else if (kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC) {
           const drive = this.drive[i] as CompiledTimeFunction;
           angle = drive.value(t);
+          this.driveValue[i] = angle;
           this.driveRate[i] = drive.rate(t);
           this.driveAccel[i] = drive.accel(t);
         }

@@ -17,6 +17,7 @@
 import type { SolverSpec } from "../../../schemas/model";
 import type { JointLimitProblem } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { CompliantContactEffector } from "../contact/compliant";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ArticulatedTree } from "../dynamics/articulated-body";
@@ -63,6 +64,8 @@ export interface IntegratorParts {
     lambda: Float64Array;
     /** The dissipative forces' power (W) at time t and the current state, or null: none. */
     power: ((t: number) => number) | null;
+    /** The revolute joints' angle coordinates, which it tells the angles it steps. */
+    angles: readonly JointCoordinate[];
   };
 }
 
@@ -120,7 +123,7 @@ export function createIntegrator(
         memory,
       );
     case "articulated": {
-      const { tree, constraints, lambda, power } = parts.articulated;
+      const { tree, constraints, lambda, power, angles } = parts.articulated;
       return new ArticulatedIntegrator(
         tree(),
         stepper,
@@ -133,6 +136,7 @@ export function createIntegrator(
             p.stepTolerance === undefined ? ARTICULATED_STEP_TOLERANCE : p.stepTolerance,
         },
         memory,
+        angles,
       );
     }
   }

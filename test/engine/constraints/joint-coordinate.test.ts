@@ -9,7 +9,9 @@
  *
  * JointCoordinate on its own: a body on a hinge about z turned in steps of 0.9 rad (less
  * than π, as a time step) reads the unwrapped angle 0.9 k past ±π when the turn count is
- * taken at every step boundary (track); the rate is g·u = ω_z; the effort λ on the
+ * taken at every step boundary (track); turned in steps of 4 rad it reads 4 − 2π alone,
+ * and 4 k when an integrator guides it (guide: the articulated integrator, which steps
+ * the angle itself), until the pose changes; the rate is g·u = ω_z; the effort λ on the
  * coordinate is the torque λ n on b; a prismatic coordinate reads the slide along its
  * (normalized) axis and the rate v·n; a revolute joint with a particle end has none.
  */
@@ -145,6 +147,50 @@ describe("JointCoordinate", () => {
     q.resetTurns();
     q.evaluate();
     expect(q.value).toBeCloseTo(9 - 2 * Math.PI, 12);
+  });
+
+  it("turned 4 rad a step (more than π): read 2π off alone; guided, the angle 4 k inside and across steps, until the pose changes", () => {
+    const sys = oneBody("rigid");
+    const q = createJointCoordinate(
+      sys,
+      { id: "h", type: "revolute", axis: [0, 0, 1] },
+      ground,
+      body,
+    );
+    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    const turnTo = (angle: number) => {
+      sys.quat.set([Math.cos(angle / 2), 0, 0, Math.sin(angle / 2)]);
+      updateDerived(sys);
+    };
+    // alone: the branch nearest the last boundary's angle, 4 − 2π
+    turnTo(4);
+    q.evaluateValue();
+    expect(q.value).toBeCloseTo(4 - 2 * Math.PI, 12);
+    q.track();
+    expect(q.turns).toBe(0);
+    q.resetTurns();
+    // guided at every configuration, 2000 rad/s at 5 ms: 4 k, and the turn counts taken
+    for (let k = 1; k <= 10; k++) {
+      // a stage inside the step, then the step's end
+      for (const angle of [4 * k - 1.7, 4 * k]) {
+        turnTo(angle);
+        // (a guide within π of the angle suffices)
+        q.guided = angle + 3;
+        q.guide();
+        q.evaluate();
+        expect(q.value).toBeCloseTo(angle, 11);
+      }
+      q.track();
+      expect(q.turns).toBe(Math.round((4 * k) / (2 * Math.PI)));
+      expect(q.lastAngle + 2 * Math.PI * q.turns).toBeCloseTo(4 * k, 11);
+    }
+    // the pose changed (a restore, an input): the guide lapses, the boundary's branch again
+    turnTo(40.5);
+    q.evaluateValue();
+    expect(q.value).toBeCloseTo(40.5, 11);
+    turnTo(40 + 4);
+    q.evaluateValue();
+    expect(q.value).toBeCloseTo(44 - 2 * Math.PI, 11);
   });
 
   it("evaluateValue and evaluateJacobian give evaluate's q and g, each leaving the rest as it was", () => {
