@@ -105,7 +105,7 @@ export const SimulationSnapshot = z
           .optional()
           .meta({
             description:
-              "generalized-α's sub-step controller: the next step's 2^depth sub-steps, steps before it tries longer ones, wait after the next failure (absent: 0, 0, 1)",
+              "the sub-step controller (generalized-α; moreau-jean at theta 0.5 and symplectic-euler with joints): the next step's 2^depth sub-steps, steps before it tries longer ones, wait after the next failure (absent: 0, 0, 1)",
           }),
         substepSize: z.number().positive().optional().meta({
           description:

@@ -658,6 +658,23 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
+   * out ← the acceleration at the current state with the joints' consistent multipliers,
+   * M⁻¹ (f − (r_M M + r_K K) v + Gᵀλ) (m/s², rad/s²), λ into `lambda` (consistentMultipliers,
+   * S factored here); needs joints. A θ-scheme's run starts its error estimate from it
+   * (theta-scheme.ts startRun).
+   */
+  constrainedAcceleration(c: SchemeCoefficients, t: number, out: Float64Array): void {
+    const set = this.constraints;
+    if (set === null) throw new Error("constrainedAcceleration needs joints");
+    getVelocity(this.sys, this.v);
+    // leaves M⁻¹ (f − Rayleigh) in tmp
+    this.consistentMultipliers(c, t, true);
+    set.multiplyTranspose(this.lambda, this.da);
+    massSolve(this.sys, this.da, this.inc);
+    for (let i = 0; i < this.n; i++) out[i] = this.tmp[i] + this.inc[i];
+  }
+
+  /**
    * Newton iterations on R(a) = 0 from the guess in `this.a` (fStart must hold f at t
    * when c.w < 1). Leaves the system at the end-of-step state of the final `a`.
    * Returns the number of iterations. `newtonConverged` tells whether the last correction

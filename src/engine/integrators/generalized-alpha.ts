@@ -56,7 +56,7 @@
  * steps before they go wrong, so the whipping 100-link chain runs at h = 1/240 s, at a
  * higher cost per step (bench/README.md, "Generalized-α"). Where steps keep failing, the
  * following ones start with the sub-steps that succeeded instead of trying h first
- * (chooseSubstepDepth; the controller's state is part of the memory).
+ * (substep-depth.ts; the controller's state is part of the memory).
  *
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.
@@ -79,7 +79,8 @@ import {
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
-import { advanceWithHalving, type HalvingStep, MAX_HALVINGS } from "./step-halving";
+import { advanceWithHalving, type HalvingStep } from "./step-halving";
+import { SubstepDepth } from "./substep-depth";
 
 /**
  * solver.stepTolerance when the model leaves it out and ρ∞ = 1 (m per step: the largest
@@ -117,17 +118,6 @@ export function defaultStepTolerance(
 
 /** solver.rhoInfinity unset: 1, the symmetric scheme (no numerical dissipation). */
 export const DEFAULT_RHO_INFINITY = 1;
-
-/**
- * The longest wait (steps) before sub-steps twice as long are tried again
- * (chooseSubstepDepth: the wait doubles from 1 with every failed try). A try that fails
- * costs its attempt (3–5 Newton iterations on the benchmark's whipping 100-link chain), a
- * step spent at the finer depth about one more sub-step's worth; on that chain a whip
- * keeps the finer depth for tens to hundreds of steps, where trying every 8 steps wastes
- * 0.4 iterations a step and trying at every step wasted 3 (bench/README.md,
- * "Generalized-α").
- */
-export const SUBSTEP_RETRY_STEPS = 8;
 
 export interface GeneralizedAlphaParameters {
   /** Spectral radius at infinity ρ∞ ∈ [0, 1] (1: no numerical dissipation). */
@@ -214,16 +204,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
   private readonly alpha = new AlphaCoefficients();
-  /** The running step's h (s) and the depth its sub-steps start at (chooseSubstepDepth). */
-  private stepSize = 0;
-  private startDepth = 0;
-  /**
-   * Sub-steps tried at startDepth in the running step, those that failed, and the largest
-   * error estimate of the accepted ones (relative to stepTolerance; 0: none known).
-   */
-  private startTried = 0;
-  private startFailed = 0;
-  private startError = 0;
+  /** The depth each step's sub-steps start at (substep-depth.ts). */
+  private readonly substeps: SubstepDepth;
   /** The last error estimate rejectedByErrorControl made, relative to stepTolerance (0: none). */
   private lastError = 0;
 
@@ -241,6 +223,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   ) {
     this.vt = new Float64Array(stepper.n);
     this.change = new Float64Array(stepper.n);
+    this.substeps = new SubstepDepth(memory);
   }
 
   reset(): void {
@@ -262,56 +245,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
 
   step(t: number, h: number, stats: StepStats): void {
     this.stats = stats;
-    this.stepSize = h;
-    this.startDepth = this.memory.substepDepth;
-    this.startTried = 0;
-    this.startFailed = 0;
-    this.startError = 0;
-    stats.substeps = advanceWithHalving(
-      this,
-      t,
-      h,
-      this.newton,
-      "generalized-alpha",
-      0,
-      this.startDepth,
-    );
-    this.chooseSubstepDepth();
-  }
-
-  /**
-   * The sub-step controller: the depth the next step starts at (memory.substepDepth: 2^d
-   * sub-steps of h/2^d, each still halved when it fails; step-halving.ts). Where a step's
-   * Newton fails or its error control rejects it, halving after the failed attempt repeats
-   * at every step of a violent stretch (a whipping chain's tip turning its links too far
-   * for one step: on the benchmark's 100-link chain the attempt at h failed at nearly every
-   * step of the whip, 30 % of all Newton iterations), so the next steps start at the depth
-   * that succeeded:
-   * - most sub-steps tried at the start depth failed: one level deeper (at most
-   *   MAX_HALVINGS − 1, so that a failed sub-step can still be halved) for
-   *   memory.substepBackoff steps, a wait that doubles with each such failure up to
-   *   SUBSTEP_RETRY_STEPS and is 1 again after a step at depth 0 (an isolated failure
-   *   costs one step at the finer depth);
-   * - then one level shallower, if the sub-steps' error estimates predict the doubled
-   *   sub-step within stepTolerance (the trapezoidal rule's local error h³ x‴/12 grows
-   *   2³-fold with the step); a try that fails comes back by the first rule.
-   * Resolved motion never fails a step, stays at depth 0 and steps exactly as before.
-   */
-  private chooseSubstepDepth(): void {
-    const memory = this.memory;
-    const depth = this.startDepth;
-    if (2 * this.startFailed > this.startTried) {
-      memory.substepDepth = Math.min(depth + 1, MAX_HALVINGS - 1);
-      memory.substepWait = memory.substepBackoff;
-      memory.substepBackoff = Math.min(2 * memory.substepBackoff, SUBSTEP_RETRY_STEPS);
-      return;
-    }
-    if (depth === 0) {
-      memory.substepBackoff = 1;
-      return;
-    }
-    if (memory.substepWait > 0) memory.substepWait--;
-    if (memory.substepWait === 0 && 8 * this.startError <= 1) memory.substepDepth = depth - 1;
+    const depth = this.substeps.begin(h);
+    stats.substeps = advanceWithHalving(this, t, h, this.newton, "generalized-alpha", 0, depth);
+    this.substeps.end();
   }
 
   /** Puts the state back at the start of the step (advanceWithHalving). */
@@ -321,16 +257,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
 
   /**
    * One step of h; false (memory untouched) when Newton did not converge or the error
-   * control rejects it. Counts the sub-steps of the start depth for chooseSubstepDepth.
+   * control rejects it; told to the sub-step controller.
    */
   trySingle(t: number, h: number, last: boolean): boolean {
     const accepted = this.attempt(t, h, last);
-    // (h/2^d is exact in binary floating point: halving only changes the exponent)
-    if (h === this.stepSize * 0.5 ** this.startDepth) {
-      this.startTried++;
-      if (!accepted) this.startFailed++;
-      else this.startError = Math.max(this.startError, this.lastError);
-    }
+    this.substeps.record(h, accepted, this.lastError);
     return accepted;
   }
 

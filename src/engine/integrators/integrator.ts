@@ -106,7 +106,7 @@ export class IntegratorMemory {
   previousValid: boolean;
   pseudoValid: boolean;
   /**
-   * Generalized-α's sub-step controller (generalized-alpha.ts, chooseSubstepDepth): the next
+   * The sub-step controller (substep-depth.ts; generalized-alpha and the θ-schemes): the next
    * step starts with 2^substepDepth sub-steps; substepWait more steps pass before it tries
    * sub-steps twice as long, and substepBackoff steps after the next failure. 0, 0 and 1
    * at the start and after invalidate().

@@ -27,10 +27,10 @@ export interface HalvingStep {
 
 /**
  * Covers [t, t + h] with steps of h, or of h/2^k when a step does not converge (or its
- * integrator's error control rejects it: generalized-alpha.ts, stepTolerance).
- * `firstDepth` > 0 starts with the 2^firstDepth steps of h/2^firstDepth, each still halved
- * when it fails (an integrator that predicts its sub-steps: generalized-alpha.ts,
- * chooseSubstepDepth); the halvings count from h, so a step is never smaller than
+ * integrator's error control rejects it: generalized-alpha.ts, stepTolerance; the
+ * θ-schemes' symmetric joint steps, theta-scheme.ts). `firstDepth` > 0 starts with the
+ * 2^firstDepth steps of h/2^firstDepth, each still halved when it fails (an integrator that
+ * predicts its sub-steps: substep-depth.ts); the halvings count from h, so a step is never smaller than
  * h/2^MAX_HALVINGS. Each accepted sub-step of a split step is told to the step's
  * substepObserver. Returns the number of sub-steps accepted (1: the step was not split).
  */

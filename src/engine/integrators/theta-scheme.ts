@@ -41,13 +41,19 @@
  * an offset rod at a constant rate read a torque of m ω³ r² h/2 where there is none.
  * Not on a step with active contacts or limits (Moreau–Jean's one-step problem takes its
  * impulses at the velocity level with the joints', one Newton iteration at a time:
- * moreau-jean.ts; the motors' work is then takeMotorWork's), and a step falls back to the velocity level
- * when its joints cannot be closed at the position level (Newton fails: joints no motion
- * can satisfy, which the post-step projection then reports) or when the step does not
- * resolve the motion: its local error h²/12 ‖D − D_prev‖ (D the step's mean acceleration,
- * measured as generalized-alpha's largestDisplacement) above generalized-alpha's default
+ * moreau-jean.ts; the motors' work is then takeMotorWork's). A step that does not resolve
+ * the motion, its local error h²/12 ‖D − D_prev‖ (D the step's mean acceleration, D_prev the
+ * last step's or, at a run's start, the start's acceleration; measured as
+ * generalized-alpha's largestDisplacement) above generalized-alpha's default
  * stepTolerance, 3e-4 m, where the symmetric scheme gains energy at single violent steps (a
- * whipping 100-link chain at 1/240 s blew up) and the first-order treatment dissipates it.
+ * whipping 100-link chain at 1/240 s blew up), is halved as generalized-alpha's (the next
+ * steps starting at the depth that succeeded: substep-depth.ts); so is one whose joints
+ * Newton cannot close at the position level when the velocity-level step shows it too
+ * coarse (a joint turned far within the step). The velocity level (first order, an
+ * inelastic projection that dissipates) is left for the last halving and for joints no
+ * motion satisfies (the post-step projection reports them). Taking it for every coarse
+ * step had braked a rod spun on a hinge to ~38 rad/s (h ω ≈ 0.19) at 5 ms, whatever its
+ * speed.
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
@@ -64,6 +70,7 @@ import {
   type SubstepObserver,
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
+import { SubstepDepth } from "./substep-depth";
 
 export interface ThetaParameters {
   /** θ ∈ [0, 1]: weight of the end-of-step velocity in the position update. */
@@ -99,6 +106,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly midpointGyroscopic: boolean;
   /** Whether the last `prepare` solved every mean rate (midpointGyroscopic). */
   protected startSolved = true;
+  /** The depth each step's sub-steps start at (substep-depth.ts; positionJoints). */
+  private readonly substeps: SubstepDepth;
+  /** tooCoarse's last estimate relative to DEFAULT_STEP_TOLERANCE (0: none). */
+  private lastError = 0;
   /** (v_{t+h} − v_t)/h of the attempt (tooCoarse), then the memory's. */
   private readonly stepMean: Float64Array;
   /** D − D_prev (tooCoarse). */
@@ -121,6 +132,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stepMean = new Float64Array(stepper.n);
     this.meanChange = new Float64Array(stepper.n);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
+    this.substeps = new SubstepDepth(memory);
     this.midpointGyroscopic = params.theta === 1 && params.forceWeight === 0;
     const set = stepper.constraints;
     this.positionJoints =
@@ -146,9 +158,20 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * 1.5 J, the motor's whole ½ I ω²).
    */
   protected startRun(t: number): void {
-    if (this.memory.started) return;
+    const memory = this.memory;
+    if (memory.started) return;
     this.stepper.consistentStart(t);
-    this.memory.started = true;
+    memory.started = true;
+    if (!this.positionJoints) return;
+    // the first step's error estimate (tooCoarse) against the start's acceleration: a step
+    // turning a fast rotor too far for Newton to close its joints at the position level
+    // was otherwise taken at the velocity level unchecked, losing most of its speed (a rod
+    // on a hinge at 300 rad/s, h = 5 ms: 113 rad/s after the first step)
+    const c = this.coeff;
+    c.rayleighMass = this.params.rayleighMass;
+    c.rayleighStiffness = this.params.rayleighStiffness;
+    this.stepper.constrainedAcceleration(c, t, memory.previousAcceleration);
+    memory.previousValid = true;
   }
 
   /** The weight of the end-of-step forces (params.forceWeight: θ, 1 or 0). */
@@ -197,15 +220,18 @@ export class ThetaScheme implements Integrator, HalvingStep {
   step(t: number, h: number, stats: StepStats): void {
     this.startRun(t);
     this.stats = stats;
-    stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name);
+    const depth = this.positionJoints ? this.substeps.begin(h) : 0;
+    stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name, 0, depth);
+    if (this.positionJoints) this.substeps.end();
   }
 
   /**
-   * One step of h; false when Newton did not converge (step-halving.ts). With symmetric
-   * joints, the symmetric step first, then, where its joints cannot be closed or it is
-   * too coarse for the motion, the velocity-level one (file comment).
+   * One step of h; false when Newton did not converge or, with symmetric joints, the step
+   * is too coarse for the motion and may still be halved (step-halving.ts). With symmetric
+   * joints, the symmetric step first, then, where its joints cannot be closed or the last
+   * halving is still too coarse, the velocity-level one (file comment).
    */
-  trySingle(t: number, h: number): boolean {
+  trySingle(t: number, h: number, last: boolean): boolean {
     const s = this.stepper;
     if (this.positionJoints) {
       // the motors' power at the start, from the state's multipliers (a symmetric step
@@ -213,7 +239,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
       const set = s.constraints;
       const startPower = set?.prescribedPower(t, s.lambda, this.rowRates) ?? 0;
       const c = this.attempt(t, h, true);
-      if (c !== null && !this.tooCoarse(h)) {
+      const coarse = c !== null && this.tooCoarse(h);
+      if (c !== null && !coarse) {
         // the reactions: the multipliers consistent with the end state (as generalized-alpha)
         s.consistentMultipliers(c, t + h);
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
@@ -222,13 +249,33 @@ export class ThetaScheme implements Integrator, HalvingStep {
         s.removedEnergy += 0.5 * h * (startPower + endPower);
         this.keepMean();
         s.decayVelocities(h, this.params.velocityDamping);
+        this.substeps.record(h, true, this.lastError);
+        this.stats.stepError = Math.max(
+          this.stats.stepError,
+          this.lastError * DEFAULT_STEP_TOLERANCE,
+        );
         return true;
       }
       this.restoreStart();
+      if (coarse && !last) {
+        // halved: shorter steps resolve the motion (the velocity level would dissipate it)
+        this.substeps.record(h, false, this.lastError);
+        return false;
+      }
+      if (coarse) this.stats.stepToleranceMet = false;
     }
     if (this.attempt(t, h, false) === null) return false;
     if (this.positionJoints) {
-      this.measureMean(h);
+      // Newton could not close the joints at the position level: joints no motion
+      // satisfies (the post-step projection reports them), or a step turning them too far
+      // (a rod spun on a hinge at h ω ≳ 1), which the velocity level's own error estimate
+      // shows: that one is halved too
+      if (!last && this.tooCoarse(h)) {
+        this.restoreStart();
+        this.substeps.record(h, false, this.lastError);
+        return false;
+      }
+      this.substeps.record(h, true, 0);
       this.keepMean();
     }
     // motors (rows with ∂C/∂t ≠ 0): their work over the step, for the energy balance
@@ -259,11 +306,13 @@ export class ThetaScheme implements Integrator, HalvingStep {
    */
   private tooCoarse(h: number): boolean {
     this.measureMean(h);
+    this.lastError = 0;
     if (!this.memory.previousValid) return false;
     const { stepMean, meanChange: change } = this;
     const prev = this.memory.previousAcceleration;
     for (let i = 0; i < change.length; i++) change[i] = stepMean[i] - prev[i];
-    return trapezoidalStepError(this.stepper.sys, h, change) > DEFAULT_STEP_TOLERANCE;
+    this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / DEFAULT_STEP_TOLERANCE;
+    return this.lastError > 1;
   }
 
   /** stepMean ← (v_{t+h} − v_t)/h, the step's mean acceleration, at the current velocities. */
