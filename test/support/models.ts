@@ -534,8 +534,14 @@ export const slidingBoxNsc = {
 /**
  * A particle held by two distance joints of 0.3 m to ground points 1 m apart: no position
  * meets both, so no projection brings ‖C‖∞ (0.2 m at its start midway) within tolerance.
+ * `theta` (moreau-jean): 0.6 holds the joints at the velocity level (the post-step
+ * projection reports them); at ½ the position level fails loudly, as newmark's.
  */
-export function impossibleJoints(integrator: "moreau-jean" | "newmark", dt: number): ModelInput {
+export function impossibleJoints(
+  integrator: "moreau-jean" | "newmark",
+  dt: number,
+  theta?: number,
+): ModelInput {
   const to = (id: string, point: number[]) => ({
     id,
     type: "distance" as const,
@@ -547,7 +553,7 @@ export function impossibleJoints(integrator: "moreau-jean" | "newmark", dt: numb
     gravity: [0, 0, -9.81],
     bodies: [{ id: "p", kind: "particle", mass: 1, position: [0.5, 0, 0] }],
     joints: [to("left", [0, 0, 0]), to("right", [1, 0, 0])],
-    solver: { integrator, dt },
+    solver: { integrator, dt, ...(theta === undefined ? {} : { theta }) },
   } as ModelInput;
 }
 

@@ -23,6 +23,7 @@
  */
 
 import type { ConstraintSet } from "../constraints/constraint-set";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import {
   projectionWorkspace,
   projectVelocities,
@@ -282,6 +283,13 @@ export class AccelerationStepper implements NewtonStepper {
   /** α_t = I_w(t)⁻¹ τ_t of each `turning` body (3 each; holdStartForces). */
   private readonly startAngular: Float64Array;
   private readonly carried = new Float64Array(3);
+  /**
+   * Each angle coordinate's value q (rad, unwrapped) and Jacobian g (its jacA then jacB) at
+   * the step's start (beginStep), and whether applyUnknown guided them since (guideAngles).
+   */
+  private readonly angleStart: Float64Array;
+  private readonly angleJacobian: Float64Array;
+  private anglesGuided = false;
   /** Whether fStart holds the gyroscopic effector's torque (holdStartForces' midpoint). */
   private readonly gyroscopic: boolean;
   /** A turning body's torques without the gyroscopic one, and its end rate (holdStartForces). */
@@ -403,6 +411,8 @@ export class AccelerationStepper implements NewtonStepper {
     preconditioner: CgPreconditioner | null,
     constraints: ConstraintSet | null = null,
     lambda: Float64Array = new Float64Array(constraints?.numRows ?? 0),
+    /** The revolute joints' angle coordinates, guided through each step (guideAngles). */
+    private readonly angles: readonly JointCoordinate[] = [],
   ) {
     const n = sys.numDofs;
     this.constraints = constraints !== null && constraints.numRows > 0 ? constraints : null;
@@ -435,6 +445,8 @@ export class AccelerationStepper implements NewtonStepper {
         turning.push(b);
     this.turning = Int32Array.from(turning);
     this.startAngular = new Float64Array(3 * turning.length);
+    this.angleStart = new Float64Array(angles.length);
+    this.angleJacobian = new Float64Array(12 * angles.length);
     this.gyroscopic = effectors.some((e) => e instanceof GyroscopicEffector);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -523,6 +535,45 @@ export class AccelerationStepper implements NewtonStepper {
   restoreStart(vt: Float64Array): void {
     restorePositions(this.sys, this.start);
     setVelocity(this.sys, vt);
+    // the start's angles again (guideAngles): a halved step's start may be a sub-step's,
+    // turned by more than π since the last step boundary
+    const { angles, angleStart } = this;
+    for (let j = 0; j < angles.length; j++) {
+      angles[j].guided = angleStart[j];
+      angles[j].guide();
+    }
+  }
+
+  /**
+   * The joints' angle coordinates (joint-coordinate.ts) unwrap a reading φ ∈ (−π, π] on the
+   * branch nearest the last step boundary's angle, which a step turning a joint by π or
+   * more misses (a rod spun at 650 rad/s on a hinge reads its angle 2π off at h = 5 ms, a
+   * servo on it runs away). So each configuration a step places is told its angles,
+   * q_t + g_t · Δx (the start's value and Jacobian, Δx the increment from the start, a
+   * rotation vector per rigid body: exact for a rotation about the joint's axis, and
+   * within π of the truth for any step Newton resolves), and q is read on the branch
+   * nearest that (JointCoordinate.guide). `beginStep` takes the start's; applyUnknown,
+   * each iterate's.
+   */
+  private guideAngles(inc: Float64Array): void {
+    const { angles, angleStart, angleJacobian, sys } = this;
+    for (let j = 0; j < angles.length; j++) {
+      const q = angles[j];
+      let turn = 0;
+      for (let side = 0; side < 2; side++) {
+        const b = side === 0 ? q.bodyA : q.bodyB;
+        if (b < 0) continue;
+        const o = sys.dofOffset[b];
+        if (o < 0) continue;
+        const g = 12 * j + 6 * side;
+        for (let k = 0; k < 3; k++) turn += angleJacobian[g + k] * inc[o + k];
+        if (sys.kind[b] === BodyKind.RIGID)
+          for (let k = 3; k < 6; k++) turn += angleJacobian[g + k] * inc[o + k];
+      }
+      q.guided = angleStart[j] + turn;
+      q.guide();
+    }
+    this.anglesGuided = true;
   }
 
   /**
@@ -559,6 +610,16 @@ export class AccelerationStepper implements NewtonStepper {
   /** Remembers the configuration at t (call before `solve`). */
   beginStep(): void {
     savePositions(this.sys, this.start);
+    // the angle coordinates' start (guideAngles)
+    const { angles, angleStart, angleJacobian } = this;
+    for (let j = 0; j < angles.length; j++) {
+      const q = angles[j];
+      q.evaluate();
+      angleStart[j] = q.value;
+      angleJacobian.set(q.jacA, 12 * j);
+      angleJacobian.set(q.jacB, 12 * j + 6);
+    }
+    this.anglesGuided = false;
     if (this.dynamicEffectors.length === 0) return;
     for (const e of this.dynamicEffectors) {
       e.beginStep();
@@ -586,6 +647,7 @@ export class AccelerationStepper implements NewtonStepper {
       for (let i = 0; i < n; i++) v[i] += k * y[i];
     }
     setPositionsFrom(this.sys, this.start, inc, 1);
+    if (this.angles.length > 0) this.guideAngles(inc);
     setVelocity(this.sys, v);
     if (symmetric) {
       projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0, false);
@@ -1275,6 +1337,9 @@ export class AccelerationStepper implements NewtonStepper {
         this.massMetricFactored,
       ) ?? true;
     if (reactions !== null) this.consistentMultipliers(reactions, tEnd, true);
+    // the projections (contacts', limits', this one) move the pose by drift-sized amounts:
+    // the angles guided in the step keep their branch (guideAngles)
+    if (this.anglesGuided) for (let j = 0; j < this.angles.length; j++) this.angles[j].guide();
     return met;
   }
 }

@@ -47,13 +47,14 @@
  * generalized-alpha's largestDisplacement) above generalized-alpha's default
  * stepTolerance, 3e-4 m, where the symmetric scheme gains energy at single violent steps (a
  * whipping 100-link chain at 1/240 s blew up), is halved as generalized-alpha's (the next
- * steps starting at the depth that succeeded: substep-depth.ts); so is one whose joints
- * Newton cannot close at the position level when the velocity-level step shows it too
- * coarse (a joint turned far within the step). The velocity level (first order, an
- * inelastic projection that dissipates) is left for the last halving and for joints no
- * motion satisfies (the post-step projection reports them). Taking it for every coarse
- * step had braked a rod spun on a hinge to ~38 rad/s (h ω ≈ 0.19) at 5 ms, whatever its
- * speed.
+ * steps starting at the depth that succeeded: substep-depth.ts), and so is one whose
+ * joints Newton cannot close at the position level (a joint turned far within the step);
+ * the last halving is accepted still too coarse (stats.stepToleranceMet false), and joints
+ * no motion satisfies fail it, as generalized-alpha's. The velocity level (first order, an
+ * inelastic projection that dissipates) is left for steps with active contacts or limits:
+ * taking it for every coarse step had braked a rod spun on a hinge to ~38 rad/s (h ω ≈
+ * 0.19) at 5 ms, whatever its speed, and the whip example lost 2.5 J in 10 s at 1/240 s
+ * (0.05 J now).
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
@@ -240,7 +241,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
       const startPower = set?.prescribedPower(t, s.lambda, this.rowRates) ?? 0;
       const c = this.attempt(t, h, true);
       const coarse = c !== null && this.tooCoarse(h);
-      if (c !== null && !coarse) {
+      // the last halving is accepted still too coarse (as generalized-alpha's), saying so
+      if (coarse && last) this.stats.stepToleranceMet = false;
+      if (c !== null && (!coarse || last)) {
         // the reactions: the multipliers consistent with the end state (as generalized-alpha)
         s.consistentMultipliers(c, t + h);
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
@@ -257,26 +260,20 @@ export class ThetaScheme implements Integrator, HalvingStep {
         return true;
       }
       this.restoreStart();
-      if (coarse && !last) {
-        // halved: shorter steps resolve the motion (the velocity level would dissipate it)
+      if (!last) {
+        // halved: shorter steps resolve the motion, or turn the joints little enough for
+        // Newton to close them (the velocity level would dissipate it)
         this.substeps.record(h, false, this.lastError);
         return false;
       }
-      if (coarse) this.stats.stepToleranceMet = false;
+      // the last halving, its joints not closed at the position level: the velocity level
+      // (where joints no motion satisfies fail too, as under generalized-alpha)
     }
     if (this.attempt(t, h, false) === null) return false;
     if (this.positionJoints) {
-      // Newton could not close the joints at the position level: joints no motion
-      // satisfies (the post-step projection reports them), or a step turning them too far
-      // (a rod spun on a hinge at h ω ≳ 1), which the velocity level's own error estimate
-      // shows: that one is halved too
-      if (!last && this.tooCoarse(h)) {
-        this.restoreStart();
-        this.substeps.record(h, false, this.lastError);
-        return false;
-      }
-      this.substeps.record(h, true, 0);
+      this.measureMean(h);
       this.keepMean();
+      this.substeps.record(h, true, 0);
     }
     // motors (rows with ∂C/∂t ≠ 0): their work over the step, for the energy balance
     if (s.constraints?.timeDependent === true) {

@@ -298,6 +298,7 @@ export class Simulation {
       this.solverSpec.linearPreconditioner ?? null,
       this.constraints,
       this.record.lambda,
+      this.angles,
     );
     // compliant contact apart: its power at a step's start is taken with the contacts that
     // step detects (StepWork.begin), not carried from the last step's end

@@ -117,24 +117,28 @@ function velocities(sys: ReturnType<typeof drifted>["sys"]): Float64Array {
 
 describe("post-step joint projection in the mass metric", () => {
   it("joints no projection can close say jointToleranceMet false; closable ones true", () => {
-    const sim = loadModel(impossibleJoints("moreau-jean", H));
+    // (velocity-level joints: moreau-jean at θ = 0.6; at θ = ½ it holds them at the
+    // position level and fails loudly, below)
+    const sim = loadModel(impossibleJoints("moreau-jean", H, 0.6));
     for (let i = 0; i < 5; i++) {
       sim.step(1);
       expect(sim.state().solver.jointToleranceMet).toBe(false);
     }
     // the same particle on one joint of 0.5 m: within tolerance after every step
-    const one = impossibleJoints("moreau-jean", H);
+    const one = impossibleJoints("moreau-jean", H, 0.6);
     one.joints = [{ ...(one.joints ?? [])[0], length: 0.5 }] as ModelInput["joints"];
     const fine = loadModel(one);
     for (let i = 0; i < 50; i++) {
       fine.step(1);
       expect(fine.state().solver.jointToleranceMet).toBe(true);
     }
-    // newmark holds the joints at the position level in its Newton step, which fails
-    // loudly instead (the step is undone)
-    const newmark = loadModel(impossibleJoints("newmark", H));
-    expect(() => newmark.step(1)).toThrow(/Newton did not converge/);
-    expect(newmark.stepCount).toBe(0);
+    // newmark and moreau-jean at θ = ½ hold the joints at the position level in their
+    // Newton steps, which fail loudly instead, each halving too (the step is undone)
+    for (const integrator of ["newmark", "moreau-jean"] as const) {
+      const loud = loadModel(impossibleJoints(integrator, H));
+      expect(() => loud.step(1), integrator).toThrow(/Newton did not converge/);
+      expect(loud.stepCount, integrator).toBe(0);
+    }
   });
 
   for (const order of ["velocities-first", "positions-first"] as ProjectionOrder[])
