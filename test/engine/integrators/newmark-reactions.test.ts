@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { rodPendulum } from "../../support/models";
 
 const G = 9.81;
 const M = 1;
@@ -19,28 +20,16 @@ const I_HINGE = (M * L * L) / 3;
  * from horizontal, onto the upper limit 0.5 rad when `limited`.
  */
 function rod(solver: Record<string, unknown>, limited: boolean) {
-  return loadModel({
-    gravity: [0, 0, -G],
-    bodies: [
-      {
-        id: "rod",
-        mass: M,
-        position: [L / 2, 0, 0],
-        inertia: [1e-3, (M * L * L) / 12, (M * L * L) / 12],
-      },
-    ],
-    joints: [
-      {
-        id: "hinge",
-        type: "revolute",
-        a: { body: "ground", point: [0, 0, 0] },
-        b: { body: "rod", point: [-L / 2, 0, 0] },
-        axis: [0, 1, 0],
-        ...(limited ? { limits: { lower: -1, upper: 0.5 } } : {}),
-      },
-    ],
-    solver: { integrator: "newmark", ...solver },
-  });
+  return loadModel(
+    rodPendulum({
+      mass: M,
+      length: L,
+      axis: [0, 1, 0],
+      gravity: [0, 0, -G],
+      ...(limited ? { limits: { lower: -1, upper: 0.5 } } : {}),
+      solver: { integrator: "newmark", ...solver },
+    }),
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { InputsBody } from "../../../schemas/input";
 import { DivergenceError, loadModel, loadSnapshot } from "../../../src/engine/index";
 import { readExample } from "../../support/examples";
-import { ballOnFloor } from "../../support/models";
+import { ballOnFloor, rodPendulum } from "../../support/models";
 
 /**
  * A 2 kg slider on a prismatic joint along x from the origin at 1.5 m/s, its coordinate
@@ -608,19 +608,8 @@ describe("energy balance", () => {
     const Ic = (m * L * L) / 12;
     const rod = (solver: Record<string, unknown>, motors: unknown[] = []) =>
       loadModel({
-        gravity: [0, 0, 0],
-        bodies: [{ id: "rod", mass: m, position: [L / 2, 0, 0], inertia: [1e-3, Ic, Ic] }],
-        joints: [
-          {
-            id: "hinge",
-            type: "revolute",
-            a: { body: "ground", point: [0, 0, 0] },
-            b: { body: "rod", point: [-L / 2, 0, 0] },
-            axis: [0, 1, 0],
-          },
-        ],
+        ...rodPendulum({ mass: m, length: L, axis: [0, 1, 0], gravity: [0, 0, 0], solver }),
         motors,
-        solver,
       } as never);
     const w0 = 3;
     const J = 1;
@@ -635,7 +624,7 @@ describe("energy balance", () => {
       // (and a motor's work against them) come on top of the start's; the start alone here
       const dissipative = integrator === "backward-euler";
       const driven = rod({ integrator, dt: 0.005 }, [
-        { id: "m", joint: "hinge", angle: { rate: w0 } },
+        { id: "m", joint: "pin", angle: { rate: w0 } },
       ]);
       driven.step(1);
       expect(driven.state().energy.dissipated as number, integrator).toBeCloseTo(
