@@ -74,6 +74,69 @@ function stack(contactSolver: string, settings: Record<string, unknown>) {
   });
 }
 
+describe("a box resting on a platform a joint holds on the floor", () => {
+  // the platform (10 kg, 2 × 2 × 0.1 m) lies on the floor; a 1 kg box of 0.2 m stands on
+  // it. The joint (welded to the ground, a hinge along its edge, a rail along x) blocks the
+  // platform–floor contacts' normal direction, whose Delassus entry the joints' solve gave
+  // as round-off (±8e-102): its inverse made the contact solver's updates NaN at the first
+  // step. Closed form: everything stays, the box's contacts carry m g
+  const joints = {
+    welded: {
+      id: "j",
+      type: "fixed",
+      a: { body: "ground", point: [0, 0, 0.05] },
+      b: { body: "p" },
+    },
+    hinged: {
+      id: "j",
+      type: "revolute",
+      a: { body: "ground", point: [-1, 0, 0.05] },
+      b: { body: "p", point: [-1, 0, 0] },
+      axis: [0, 1, 0],
+    },
+    "on a rail": {
+      id: "j",
+      type: "prismatic",
+      a: { body: "ground", point: [0, 0, 0.05] },
+      b: { body: "p" },
+      axis: [1, 0, 0],
+    },
+  };
+  for (const [how, joint] of Object.entries(joints))
+    for (const contactSolver of ["nncg", "pgs"])
+      it(`${how}, ${contactSolver}: stays 10 s, the box's contact force m g`, () => {
+        const sim = loadModel({
+          gravity: [0, 0, -g],
+          bodies: [
+            {
+              id: "p",
+              mass: 10,
+              position: [0, 0, 0.05],
+              shapes: [{ type: "box", halfExtents: [1, 1, 0.05] }],
+            },
+            {
+              id: "box",
+              mass: 1,
+              position: [0.5, 0, 0.2],
+              shapes: [{ type: "box", halfExtents: [0.1, 0.1, 0.1] }],
+            },
+            floor,
+          ],
+          joints: [joint],
+          contact: { method: "nsc", friction: 0.5 },
+          solver: { contactSolver },
+        } as never);
+        sim.step(2000);
+        const s = sim.state();
+        const box = s.bodies.find((b) => b.id === "box");
+        expect(box?.position[2]).toBeCloseTo(0.2, 9);
+        expect(Math.hypot(...(box?.velocity ?? [1]))).toBeLessThan(1e-9);
+        const onBox = (s.contacts ?? []).filter((c) => c.bodies.includes("box"));
+        const up = onBox.reduce((sum, c) => sum + c.normalForce * Math.abs(c.normal[2]), 0);
+        expect(up).toBeCloseTo(g, 6);
+      });
+});
+
 describe("stack of ten boxes", () => {
   // pgs at the defaults; barzilai-borwein solved to round-off without the position
   // projection, to show that its solution holds the stack to 1e-6 m (the defaults allow

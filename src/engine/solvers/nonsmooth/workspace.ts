@@ -99,6 +99,13 @@ export class ResolvedOptions {
   }
 }
 
+/**
+ * Diagonal entries of the Delassus operator below this fraction of its largest are taken as
+ * zero (DiagonalCache.load): far below any real ratio of masses and lever arms (1e-12), far
+ * above the round-off a constrained solve leaves where a joint blocks the direction.
+ */
+const DIAGONAL_FLOOR = 1e-12;
+
 /** Growable per-contact diagonal cache (diagonal blocks, 1/W_nn, tangential step). */
 export class DiagonalCache implements LocalCoefficients {
   diag: Float64Array<ArrayBuffer> = EMPTY;
@@ -127,15 +134,25 @@ export class DiagonalCache implements LocalCoefficients {
     this.invN = grow(this.invN, nc);
     this.rhoT = grow(this.rhoT, nc);
     const blk = this.block;
+    let scale = 0;
     for (let i = 0; i < nc; i++) {
       v.op.diagonalBlock(i, blk);
       // Stored at stride 9 whatever the dimension (dim 1 uses entry 0).
       for (let e = 0; e < bb; e++) this.diag[9 * i + e] = blk[e];
-      const wnn = blk[0];
-      this.invN[i] = wnn > 0 ? 1 / wnn : 0;
+      scale = Math.max(scale, Math.abs(blk[0]), v.dim === 3 ? blk[4] + blk[8] : 0);
+    }
+    // A direction no motion the joints allow can change (a plank hinged along the floor,
+    // a platform welded to the ground, touching the floor) has W_nn = 0, which the joints'
+    // constrained solve returns as round-off (±8e-102 against 0.1 on a welded platform):
+    // its inverse, 1e101, blew the local updates up to NaN. Below DIAGONAL_FLOOR of the
+    // largest diagonal entry the row is taken as zero: no update moves its impulse.
+    const floor = DIAGONAL_FLOOR * scale;
+    for (let i = 0; i < nc; i++) {
+      const wnn = this.diag[9 * i];
+      this.invN[i] = wnn > floor ? 1 / wnn : 0;
       if (v.dim === 3) {
-        const tr = blk[4] + blk[8];
-        this.rhoT[i] = tr > 0 ? 2 / tr : 0;
+        const tr = this.diag[9 * i + 4] + this.diag[9 * i + 8];
+        this.rhoT[i] = tr > floor ? 2 / tr : 0;
       } else this.rhoT[i] = 0;
     }
   }

@@ -98,6 +98,24 @@ describe("DiagonalCache", () => {
     c.load(v1);
     expect([c.diag[0], c.diag[9], c.invN[0], c.invN[1], c.rhoT[0]]).toEqual([4, 0.5, 0.25, 2, 0]);
   });
+
+  it("a diagonal entry at round-off against the largest (a direction a joint blocks) is taken as zero", () => {
+    // W_nn of the second contact ±8e-102 as the joints' constrained solve returned it for a
+    // platform welded to the ground: its inverse was 1e101 and the updates overflowed to NaN
+    for (const noise of [7.9e-102, -7.9e-102, 1e-14]) {
+      const v = new ProblemView();
+      v.bind({ contacts: 2, contactDim: 1, W: Float64Array.of(0.1, 0, 0, noise), q: r2() }, r2());
+      const c = new DiagonalCache();
+      c.load(v);
+      expect([c.invN[0], c.invN[1]]).toEqual([10, 0]);
+    }
+    // a real ratio of masses and lever arms (1e-9) is kept
+    const v = new ProblemView();
+    v.bind({ contacts: 2, contactDim: 1, W: Float64Array.of(1, 0, 0, 1e-9), q: r2() }, r2());
+    const c = new DiagonalCache();
+    c.load(v);
+    expect(c.invN[1]).toBeCloseTo(1e9, 3);
+  });
 });
 
 describe("results", () => {
