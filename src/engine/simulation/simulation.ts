@@ -575,8 +575,12 @@ export class Simulation {
     this.restoredContacts = null;
     updateDerived(this.system);
     this.integrator.reset();
-    // (articulated: back onto the joints, before the angles and the energy read the state)
-    this.integrator.stateMoved?.(this.time);
+    // back onto the joints before the angles, the energy and the State read it: articulated
+    // its own way, the others the velocities projected onto the joints and motors (the
+    // impulse the joints give at once: the State right after an impulse on a hinged rod
+    // showed the free body's velocities until the next step)
+    if (this.integrator.stateMoved) this.integrator.stateMoved(this.time);
+    else this.stepper.consistentStart(this.time);
     for (const q of this.angles) q.track();
     this.lastH = 0;
     this.monitor.rebase(this.totalEnergy());

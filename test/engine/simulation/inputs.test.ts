@@ -127,12 +127,23 @@ describe("inputs", () => {
     expect(sim.state().bodies[0].position[0]).toBeCloseTo(sim.solver.dt, 15);
   });
 
-  it("a teleport is in the state of the current step at once", () => {
+  it("a teleport is in the state of the current step at once, the joints taking their share", () => {
+    // the cart-pole at rest upright; the pole's rate written 1 rad/s about y. The joints
+    // allow the cart's ẋ and the pole's φ̇ (its centre then at ẋ + r φ̇, r = 0.5 m): the
+    // nearest in the mass metric minimizes ½ m_c ẋ² + ½ m_p (ẋ + r φ̇)² + ½ I (φ̇ − 1)²,
+    //   (m_c + m_p) ẋ + m_p r φ̇ = 0,   m_p r ẋ + (m_p r² + I) φ̇ = I
+    const [mc, mp, r, I] = [1, 0.2, 0.5, 0.02];
+    const det = (mc + mp) * (mp * r * r + I) - (mp * r) ** 2;
+    const rate = ((mc + mp) * I) / det;
+    const cart = (-mp * r * I) / det;
     const sim = loadModel(cartPole);
     sim.step(5);
     sim.schedule(inputs([{ type: "bodyState", id: "pole", angularVelocity: [0, 1, 0] }]));
-    expect(sim.state().step).toBe(5);
-    expect(sim.state().bodies[1].angularVelocity).toEqual([0, 1, 0]);
+    const s = sim.state();
+    expect(s.step).toBe(5);
+    expect(s.bodies[1].angularVelocity[1]).toBeCloseTo(rate, 9);
+    expect(s.bodies[0].velocity[0]).toBeCloseTo(cart, 9);
+    expect(s.bodies[1].velocity[0]).toBeCloseTo(cart + r * rate, 9);
   });
 
   it("refuses unknown ids, fixed bodies, particles' rotations and past steps, naming the path; nothing is scheduled", () => {
