@@ -123,12 +123,15 @@ export class JointLimitProblem implements OneStepProblem {
     let passed = 0;
     for (let pass = 0; pass <= PROJECTION_PASSES; pass++) {
       // the bounds passed, as rows H (σ jac) with their gaps
+      // (indexed loops: this runs every step, and a closure or a [1, −1] literal would
+      // allocate each time)
       let m = 0;
       passed = 0;
-      this.limits.forEach((l, i) => {
+      for (let i = 0; i < this.limits.length; i++) {
+        const l = this.limits[i];
         const q = l.coordinate;
         q.evaluate();
-        for (const sigma of [1, -1] as const) {
+        for (let sigma = 1; sigma >= -1; sigma -= 2) {
           const gap = sigma > 0 ? q.value - l.lower : l.upper - q.value;
           if (gap >= -tolerance) continue;
           passed = Math.max(passed, -gap);
@@ -139,7 +142,7 @@ export class JointLimitProblem implements OneStepProblem {
           this.passedLimit[m] = i;
           this.passedGap[m++] = gap;
         }
-      });
+      }
       if (m === 0 || pass === PROJECTION_PASSES) break;
       // the columns Y Hₖᵀ
       const ws = set === null ? null : projectionWorkspace(set);
