@@ -413,6 +413,23 @@ export class ConstraintSet {
   }
 
   /** `joint "<id>" row k` (or `motor "<id>" row 0`) for global row r. */
+  /**
+   * The row whose |C(q, t)| is largest at the current configuration and that value (m or
+   * rad; row −1 and 0 without rows): what a failure names. Allocates (a failure's path).
+   */
+  largestResidual(t: number): { row: number; value: number } {
+    const c = new Float64Array(this.numRows);
+    this.residual(t, c);
+    let row = -1;
+    let value = 0;
+    for (let r = 0; r < c.length; r++)
+      if (Math.abs(c[r]) > value) {
+        row = r;
+        value = Math.abs(c[r]);
+      }
+    return { row, value };
+  }
+
   rowLabel(r: number): string {
     const k = this.rowConstraint[r];
     const c = this.constraints[k];

@@ -177,6 +177,13 @@ export interface SimulationPatch {
   contact?: Partial<ContactSpec>;
 }
 
+/**
+ * A joint row open beyond this (m or rad) at a failed step's last good state is named in the
+ * failure (Simulation.openJoint): far beyond what any step's projection leaves (jointTolerance
+ * ≤ 1e-3), far below a mechanism built wrong.
+ */
+const OPEN_JOINT = 1e-2;
+
 export class Simulation {
   readonly model: ModelSpec;
   readonly system: BodySystem;
@@ -414,7 +421,7 @@ export class Simulation {
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${record.step + 1} failed: ${(err as Error).message}`,
+          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}`,
           record.time,
           record.step,
         );
@@ -568,6 +575,18 @@ export class Simulation {
     if (this.log.truncated) return;
     if (this.log.entries.length >= MAX_RECORDED_INPUTS) this.log.truncated = true;
     else this.log.entries.push(entry);
+  }
+
+  /**
+   * A failed step's hint (its message's end): the joint row furthest from closed at the last
+   * good state when it is open beyond OPEN_JOINT (m or rad), as joints no motion satisfies
+   * leave it (a particle on two distance joints too short to meet: Newton cannot close them
+   * at the position level, and its failure alone named no joint); "" otherwise.
+   */
+  private openJoint(): string {
+    const { row, value } = this.constraints.largestResidual(this.record.time);
+    if (row < 0 || !(value > OPEN_JOINT)) return "";
+    return `; at the last good state ${this.constraints.rowLabel(row)} is off by ${value.toPrecision(3)} (m or rad): joints no motion satisfies cannot be held`;
   }
 
   /** After positions or velocities were set from outside: derived data and memories. */
