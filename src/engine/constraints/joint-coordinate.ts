@@ -48,6 +48,10 @@ export class JointCoordinate {
   /** The system's poseVersion at the last guide() (−1: none). */
   private guideVersion = -1;
   private readonly scratch = new Float64Array(1);
+  /** q and g at the start of the running step (holdStart), for guideFrom. */
+  private startValue = 0;
+  private readonly startJacA = new Float64Array(6);
+  private readonly startJacB = new Float64Array(6);
 
   constructor(
     /** The joint's model id. */
@@ -92,6 +96,37 @@ export class JointCoordinate {
    */
   guide(): void {
     this.guideVersion = this.sys.poseVersion;
+  }
+
+  /**
+   * At a step's start (the current configuration): keeps q and g, from which guideFrom
+   * guides the configurations the step places and guideStart the start again.
+   */
+  holdStart(): void {
+    this.evaluate();
+    this.startValue = this.value;
+    this.startJacA.set(this.jacA);
+    this.startJacB.set(this.jacB);
+  }
+
+  /**
+   * Guides the current configuration, placed from the held start by the increment x (a
+   * generalized vector: a rotation vector per rigid body), with q_start + g_start · x: exact
+   * for a rotation about the joint's axis, within π of the truth for any step Newton
+   * resolves (AccelerationStepper.applyUnknown).
+   */
+  guideFrom(x: Float64Array): void {
+    this.guided =
+      this.startValue +
+      this.sideOf(this.startJacA, this.measure.bodyA, x) +
+      this.sideOf(this.startJacB, this.measure.bodyB, x);
+    this.guide();
+  }
+
+  /** Guides the held start's configuration, put back (a halved step's restore). */
+  guideStart(): void {
+    this.guided = this.startValue;
+    this.guide();
   }
 
   /** The turn count k of the reading φ in scratch[0] (see the file comment). */

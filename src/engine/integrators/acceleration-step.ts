@@ -283,12 +283,7 @@ export class AccelerationStepper implements NewtonStepper {
   /** α_t = I_w(t)⁻¹ τ_t of each `turning` body (3 each; holdStartForces). */
   private readonly startAngular: Float64Array;
   private readonly carried = new Float64Array(3);
-  /**
-   * Each angle coordinate's value q (rad, unwrapped) and Jacobian g (its jacA then jacB) at
-   * the step's start (beginStep), and whether applyUnknown guided them since (guideAngles).
-   */
-  private readonly angleStart: Float64Array;
-  private readonly angleJacobian: Float64Array;
+  /** Whether applyUnknown guided the angle coordinates since the step began (guideAngles). */
   private anglesGuided = false;
   /** Whether fStart holds the gyroscopic effector's torque (holdStartForces' midpoint). */
   private readonly gyroscopic: boolean;
@@ -445,8 +440,6 @@ export class AccelerationStepper implements NewtonStepper {
         turning.push(b);
     this.turning = Int32Array.from(turning);
     this.startAngular = new Float64Array(3 * turning.length);
-    this.angleStart = new Float64Array(angles.length);
-    this.angleJacobian = new Float64Array(12 * angles.length);
     this.gyroscopic = effectors.some((e) => e instanceof GyroscopicEffector);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -537,11 +530,8 @@ export class AccelerationStepper implements NewtonStepper {
     setVelocity(this.sys, vt);
     // the start's angles again (guideAngles): a halved step's start may be a sub-step's,
     // turned by more than π since the last step boundary
-    const { angles, angleStart } = this;
-    for (let j = 0; j < angles.length; j++) {
-      angles[j].guided = angleStart[j];
-      angles[j].guide();
-    }
+    const angles = this.angles;
+    for (let j = 0; j < angles.length; j++) angles[j].guideStart();
   }
 
   /**
@@ -552,27 +542,12 @@ export class AccelerationStepper implements NewtonStepper {
    * q_t + g_t · Δx (the start's value and Jacobian, Δx the increment from the start, a
    * rotation vector per rigid body: exact for a rotation about the joint's axis, and
    * within π of the truth for any step Newton resolves), and q is read on the branch
-   * nearest that (JointCoordinate.guide). `beginStep` takes the start's; applyUnknown,
-   * each iterate's.
+   * nearest that (JointCoordinate.guide). `beginStep` holds the start's
+   * (JointCoordinate.holdStart); applyUnknown guides each iterate (guideFrom).
    */
   private guideAngles(inc: Float64Array): void {
-    const { angles, angleStart, angleJacobian, sys } = this;
-    for (let j = 0; j < angles.length; j++) {
-      const q = angles[j];
-      let turn = 0;
-      for (let side = 0; side < 2; side++) {
-        const b = side === 0 ? q.bodyA : q.bodyB;
-        if (b < 0) continue;
-        const o = sys.dofOffset[b];
-        if (o < 0) continue;
-        const g = 12 * j + 6 * side;
-        for (let k = 0; k < 3; k++) turn += angleJacobian[g + k] * inc[o + k];
-        if (sys.kind[b] === BodyKind.RIGID)
-          for (let k = 3; k < 6; k++) turn += angleJacobian[g + k] * inc[o + k];
-      }
-      q.guided = angleStart[j] + turn;
-      q.guide();
-    }
+    const angles = this.angles;
+    for (let j = 0; j < angles.length; j++) angles[j].guideFrom(inc);
     this.anglesGuided = true;
   }
 
@@ -611,14 +586,8 @@ export class AccelerationStepper implements NewtonStepper {
   beginStep(): void {
     savePositions(this.sys, this.start);
     // the angle coordinates' start (guideAngles)
-    const { angles, angleStart, angleJacobian } = this;
-    for (let j = 0; j < angles.length; j++) {
-      const q = angles[j];
-      q.evaluate();
-      angleStart[j] = q.value;
-      angleJacobian.set(q.jacA, 12 * j);
-      angleJacobian.set(q.jacB, 12 * j + 6);
-    }
+    const angles = this.angles;
+    for (let j = 0; j < angles.length; j++) angles[j].holdStart();
     this.anglesGuided = false;
     if (this.dynamicEffectors.length === 0) return;
     for (const e of this.dynamicEffectors) {

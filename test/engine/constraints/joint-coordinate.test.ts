@@ -19,7 +19,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createJointCoordinate } from "../../../src/engine/constraints/joint-coordinate";
 import { loadModel } from "../../../src/engine/index";
-import { BodySystem, updateDerived } from "../../../src/engine/model/body-system";
+import {
+  addPositionIncrement,
+  BodySystem,
+  updateDerived,
+} from "../../../src/engine/model/body-system";
 import { bodyInit } from "../../support/body-init";
 
 /** One body at the origin (rigid, or a particle) for a joint to ground. */
@@ -191,6 +195,32 @@ describe("JointCoordinate", () => {
     turnTo(40 + 4);
     q.evaluateValue();
     expect(q.value).toBeCloseTo(44 - 2 * Math.PI, 11);
+  });
+
+  it("guideFrom: the held start's q plus g · Δx reads a step of 4 rad about the axis; guideStart the start again", () => {
+    const sys = oneBody("rigid");
+    const q = createJointCoordinate(
+      sys,
+      { id: "h", type: "revolute", axis: [0, 0, 1] },
+      ground,
+      body,
+    );
+    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    q.holdStart();
+    expect(q.value).toBe(0);
+    // the step's increment: a rotation vector of 4 rad about z on the body's dofs
+    const inc = Float64Array.of(0, 0, 0, 0, 0, 4);
+    addPositionIncrement(sys, inc, 1);
+    q.guideFrom(inc);
+    q.evaluate();
+    expect(q.value).toBeCloseTo(4, 12);
+    q.track();
+    expect(q.lastAngle + 2 * Math.PI * q.turns).toBeCloseTo(4, 12);
+    // put back at the start (a halving's restore)
+    addPositionIncrement(sys, inc, -1);
+    q.guideStart();
+    q.evaluate();
+    expect(q.value).toBeCloseTo(0, 12);
   });
 
   it("evaluateValue and evaluateJacobian give evaluate's q and g, each leaving the rest as it was", () => {
