@@ -287,7 +287,11 @@ export class AccelerationStepper implements NewtonStepper {
   private anglesGuided = false;
   /** Whether fStart holds the gyroscopic effector's torque (holdStartForces' midpoint). */
   private readonly gyroscopic: boolean;
-  /** A turning body's torques without the gyroscopic one, and its end rate (holdStartForces). */
+  /**
+   * A turning body's I_w ω, its torques without the gyroscopic one, and its end rate
+   * (holdStartForces).
+   */
+  private readonly momentum = new Float64Array(3);
   private readonly applied = new Float64Array(3);
   private readonly endRate = new Float64Array(3);
   readonly start: PositionSnapshot;
@@ -1060,7 +1064,7 @@ export class AccelerationStepper implements NewtonStepper {
    * (its explicit α_t kept): the step should be halved.
    */
   holdStartForces(midpointStep = 0): boolean {
-    const { sys, turning, startAngular, fStart, applied, endRate } = this;
+    const { sys, turning, startAngular, fStart, momentum, applied, endRate } = this;
     const midpoint = midpointStep > 0 && this.gyroscopic;
     let solved = true;
     for (let k = 0; k < turning.length; k++) {
@@ -1070,8 +1074,8 @@ export class AccelerationStepper implements NewtonStepper {
       if (!midpoint) continue;
       // fStart holds the gyroscopic effector's −ω × I_w ω: adding ω × I_w ω back leaves the
       // other torques, and the gyroscopic one is taken at the mean rate instead
-      mat3MulVec(endRate, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
-      cross3(applied, 0, sys.omega, 3 * b, endRate, 0);
+      mat3MulVec(momentum, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
+      cross3(applied, 0, sys.omega, 3 * b, momentum, 0);
       for (let j = 0; j < 3; j++) applied[j] += fStart[d + j];
       const h = midpointStep;
       if (midpointRotation(endRate, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b, applied, 0, h))
