@@ -35,6 +35,14 @@ import { addPositionIncrement, type BodySystem, massSolve } from "../model/body-
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
 
+/** rows[12 k ..] ← the row H = σ g of a bound (side σ: +1 lower, −1 upper), its sides a, b. */
+function writeRow(rows: Float64Array, k: number, sigma: number, q: JointCoordinate): void {
+  for (let j = 0; j < 6; j++) {
+    rows[12 * k + j] = sigma * q.jacA[j];
+    rows[12 * k + 6 + j] = sigma * q.jacB[j];
+  }
+}
+
 /** Position projection passes per step at most (JointLimitProblem.project). */
 const PROJECTION_PASSES = 4;
 
@@ -135,10 +143,7 @@ export class JointLimitProblem implements OneStepProblem {
           const gap = sigma > 0 ? q.value - l.lower : l.upper - q.value;
           if (gap >= -tolerance) continue;
           passed = Math.max(passed, -gap);
-          for (let j = 0; j < 6; j++) {
-            this.passedRows[12 * m + j] = sigma * q.jacA[j];
-            this.passedRows[12 * m + 6 + j] = sigma * q.jacB[j];
-          }
+          writeRow(this.passedRows, m, sigma, q);
           this.passedLimit[m] = i;
           this.passedGap[m++] = gap;
         }
@@ -191,10 +196,7 @@ export class JointLimitProblem implements OneStepProblem {
         const k = this.count++;
         this.limitOf[k] = i;
         this.side[k] = sigma;
-        for (let j = 0; j < 6; j++) {
-          this.rows[12 * k + j] = sigma * q.jacA[j];
-          this.rows[12 * k + 6 + j] = sigma * q.jacB[j];
-        }
+        writeRow(this.rows, k, sigma, q);
         this.uMinus[k] = u;
         this.r[k] = this.remembered[2 * i + (sigma > 0 ? 0 : 1)];
       }
