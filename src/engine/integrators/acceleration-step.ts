@@ -275,6 +275,8 @@ export class AccelerationStepper implements NewtonStepper {
   readonly v: Float64Array;
   /** Forces at the start of the step (used when w < 1; see holdStartForces). */
   readonly fStart: Float64Array;
+  /** startMultipliers' coefficients (only its Rayleigh damping is read). */
+  private readonly startCoefficients = new SchemeCoefficients();
   /**
    * The dynamic rigid bodies whose world inertia turns with them (not isotropic): their
    * start torques are carried as accelerations (holdStartForces).
@@ -675,9 +677,14 @@ export class AccelerationStepper implements NewtonStepper {
    * configuration by the last velocity projection of symmetricJoints (f_eff: the forces
    * less the Rayleigh terms). The reactions a state reports, free of the step's iteration.
    * `factor`: S is factored here first, at G(x, t) (a step that leaves no factorization
-   * at its end state: newmark's velocity-level joints, newmark.ts).
+   * at its end state: newmark's velocity-level joints, newmark.ts). `out`: where λ goes.
    */
-  consistentMultipliers(c: SchemeCoefficients, t: number, factor = false): void {
+  consistentMultipliers(
+    c: SchemeCoefficients,
+    t: number,
+    factor = false,
+    out: Float64Array = this.lambda,
+  ): void {
     const set = this.constraints;
     if (set === null) return;
     if (factor) projectionWorkspace(set).factorAt(t);
@@ -689,7 +696,22 @@ export class AccelerationStepper implements NewtonStepper {
     set.multiply(tmp, rc);
     set.quadraticTerm(t, this.ct);
     for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
-    projectionWorkspace(set).ldlt.solve(rc, this.lambda);
+    projectionWorkspace(set).ldlt.solve(rc, out);
+  }
+
+  /**
+   * out ← the joint multipliers consistent with the current state at t (N, N·m), with the
+   * Rayleigh damping r_M, r_K of the settings (consistentMultipliers, S factored here);
+   * `lambda`, the step's own and its Newton's start, is left as it is. The motors' power at
+   * a step's start where the state was written since the last step (StepWork), whose
+   * `lambda` is the last step's end or, before the first step, zero.
+   */
+  startMultipliers(t: number, rayleighMass: number, rayleighStiffness: number, out: Float64Array) {
+    getVelocity(this.sys, this.v);
+    const c = this.startCoefficients;
+    c.rayleighMass = rayleighMass;
+    c.rayleighStiffness = rayleighStiffness;
+    this.consistentMultipliers(c, t, true, out);
   }
 
   /**

@@ -60,8 +60,9 @@ export class StepWork implements SubstepObserver {
   private contactEnd: Float64Array;
   private readonly powerForce: Float64Array;
   private readonly powerVelocity: Float64Array;
-  /** ∂C/∂t of the constraint rows (dissipationPower's scratch). */
+  /** ∂C/∂t of the constraint rows and a fresh state's multipliers (dissipationPower's). */
   private readonly constraintRates: Float64Array;
+  private readonly startLambda: Float64Array;
   /** dissipationPower (W) at the end of the last step, valid while stateVersion is `version`. */
   private power = 0;
   private version = -1;
@@ -94,6 +95,7 @@ export class StepWork implements SubstepObserver {
     this.powerForce = new Float64Array(dofs);
     this.powerVelocity = new Float64Array(dofs);
     this.constraintRates = new Float64Array(src.constraints.numRows);
+    this.startLambda = new Float64Array(src.constraints.numRows);
   }
 
   /** Whether any force does work beyond its potential (the articulated stages' power). */
@@ -130,7 +132,7 @@ export class StepWork implements SubstepObserver {
       }
       this.contactForce(t, true, this.contactStart);
     } else src.compliant?.beginStep();
-    this.substepPower = cached ? this.power : this.dissipationPower(t);
+    this.substepPower = cached ? this.power : this.dissipationPower(t, true);
   }
 
   /**
@@ -233,9 +235,10 @@ export class StepWork implements SubstepObserver {
    * The power (W) the solver's damping and the motors take out at time t (s) and the
    * current state, integrated by the trapezoid over a step: solver.rayleighMass's force
    * r_M M v, whose power is 2 r_M T (T the kinetic energy), rayleighStiffness's
-   * r_K vᵀ K v, and the prescribed motions'.
+   * r_K vᵀ K v, and the prescribed motions'. `fresh`: the state was written since the last
+   * step's end (or there was none), so the record's multipliers are not the state's.
    */
-  private dissipationPower(t: number): number {
+  private dissipationPower(t: number, fresh = false): number {
     const { src } = this;
     const solver = src.solver();
     let power = 0;
@@ -248,10 +251,18 @@ export class StepWork implements SubstepObserver {
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
     // they put in, at the multipliers of the state's last solve: the end-of-step forces of
     // newmark and generalized-alpha (the θ-schemes' act over the step: theta-scheme.ts
-    // takeMotorWork)
+    // takeMotorWork). A fresh state's are computed, consistent with it: the record's are
+    // zero before the first step (a motor loaded at the start missed ½ h τ₀ ω, 0.62 J for a
+    // rod turned at 50 rad/s against gravity at h = 5 ms) and the last step's after an input
     const set = src.constraints;
-    if (set.timeDependent && !isVelocityLevel(solver.integrator))
-      power += set.prescribedPower(t, src.lambda, this.constraintRates);
+    if (set.timeDependent && !isVelocityLevel(solver.integrator)) {
+      let lambda = src.lambda;
+      if (fresh) {
+        lambda = this.startLambda;
+        src.stepper.startMultipliers(t, solver.rayleighMass, solver.rayleighStiffness, lambda);
+      }
+      power += set.prescribedPower(t, lambda, this.constraintRates);
+    }
     return power;
   }
 
