@@ -170,9 +170,12 @@ export const AssemblyOptions = z
     }),
     dt: z
       .number()
-      .positive()
+      .nonnegative()
       .optional()
-      .meta({ description: "time (s) of the analysis; default: the current time" }),
+      .meta({
+        description:
+          "time (s) of the analysis (the motors' drives are read at it); default: the current time",
+      }),
   })
   .meta({ id: "AssemblyOptions" });
 
@@ -194,7 +197,15 @@ export const AssemblyResult = z
     accelerationResidual: z.number(),
     bodies: z.array(BodyState.extend({ acceleration: Vec3, angularAcceleration: Vec3 })),
     reactions: z.array(
-      z.object({ id: z.string(), force: Vec3, torque: Vec3, multipliers: z.array(z.number()) }),
+      z.object({
+        id: z.string(),
+        force: Vec3,
+        torque: Vec3,
+        multipliers: z.array(z.number()).meta({
+          description:
+            "the rows' λ with the constraint force on the bodies −Gᵀλ (M a = f − Gᵀλ): a distance link's is its tension, a motor's the negative of the torque or force it applies on its body b",
+        }),
+      }),
     ),
     warnings: z.array(z.string()),
   })

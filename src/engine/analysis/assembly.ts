@@ -9,7 +9,10 @@
  *                 integrators use for drift correction), limited by maxIterations and
  *                 stopped by relTolerance/absTolerance on ‖δq‖∞ and residualTolerance on
  *                 ‖C‖∞. Reports iterations, the last residual norm (at the final
- *                 configuration) and the last update norm. Not converged → NOT_CONVERGED.
+ *                 configuration) and the last update norm. Not converged → NOT_CONVERGED
+ *                 (a vanishing update with ‖C‖∞ still above the tolerances too: rows that
+ *                 conflict at a singular configuration), naming the row furthest from
+ *                 closed.
  *   velocity      the velocity closest to the given one in the kinetic-energy metric with
  *                 G v = −Ct (project.ts `projectVelocities`).
  *   acceleration  the saddle-point system
@@ -46,7 +49,8 @@
  * SINGULAR output is finite (never NaN); non-finite solver output is replaced by zeros.
  *
  * Contacts: like ChSystem::DoAssembly, an analysis with active nonsmooth contacts is not
- * performed (`context.contacts > 0` → UNSUPPORTED_CONTACTS, state untouched).
+ * performed (`context.contacts > 0` → UNSUPPORTED_CONTACTS, state untouched; Simulation
+ * counts the contacts touching at the state, NonsmoothContact.touchingCount).
  *
  * Linear solvers for the acceleration level (`options.solver`): "sparse-lu" and
  * "sparse-qr" (direct; sparse-lu is the default; sparse-qr is a dense least-squares QR for
@@ -59,9 +63,11 @@
  */
 import type { AssemblyOptionsSpec, ExitFlagCode } from "../../../schemas/state";
 import type { ConstraintSet } from "../constraints/constraint-set";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
+import { RevoluteMotor } from "../constraints/motor";
 import { projectionWorkspace, projectPositions, projectVelocities } from "../constraints/project";
 import { type CsrMatrix, csrFromTriplets, csrMultiply, csrToDense } from "../math/csr";
-import { BodyKind, type BodySystem, massSolve } from "../model/body-system";
+import { BodyKind, type BodySystem, getVelocity, massSolve } from "../model/body-system";
 import { createLinearSolver, MatrixType } from "../solvers/linear/index";
 import { dependentRows, qrMinNormSolve, rankRevealingQr } from "../solvers/linear/sparse-qr";
 
@@ -73,6 +79,20 @@ export const ITERATIVE_TOLERANCE = 1e-13;
 export interface AssemblyContext {
   /** Number of active nonsmooth (NSC) contacts; > 0 gives UNSUPPORTED_CONTACTS. */
   contacts?: number;
+  /**
+   * The joints' coordinates by joint id (joint-coordinate.ts). Revolute angles are read
+   * unwrapped (mimic couplings, limits): a motor's joint is read at its drive's θ(t) at the
+   * pose the motor's row (φ − θ wrapped) takes it to, and every angle is carried through
+   * the position level's updates (drivenBranches, PositionProjectionOptions.angles).
+   * The analysis leaves them on the branches it reached (Simulation restores them when
+   * it does not apply the result).
+   */
+  coordinates?: ReadonlyMap<string, JointCoordinate>;
+  /**
+   * The joints' limits (rad or m): the analysis does not enforce them (no contact-like
+   * inequality at any level) and names a coordinate it leaves outside its range in warnings.
+   */
+  limits?: readonly { joint: string; lower: number; upper: number }[];
 }
 
 /**
@@ -166,17 +186,21 @@ export function assemble(
     return result(false, 0);
   }
   const levels = new Set(options.levels);
+  const angles = drivenBranches(set, context.coordinates, time);
   if (levels.has("position")) {
-    const r = projectPositions(sys, set, time, options);
+    const r = projectPositions(sys, set, time, { ...options, angles });
     position.iterations = r.iterations;
     position.residualNorm = r.residualNorm;
     position.updateNorm = r.updateNorm;
-    if (!r.converged)
+    if (!r.converged) {
+      const open = set.largestResidual(time);
       out.raise(
         "NOT_CONVERGED",
-        `position level not converged after ${r.iterations} iterations: ‖C‖∞ = ${r.residualNorm.toExponential(3)}, last ‖δq‖∞ = ${r.updateNorm.toExponential(3)}`,
+        `position level not converged after ${r.iterations} iterations: ‖C‖∞ = ${r.residualNorm.toExponential(3)} (${set.rowLabel(open.row)}), last ‖δq‖∞ = ${r.updateNorm.toExponential(3)}`,
       );
+    }
   }
+  outsideLimits(context, out);
   const dependent = dependentConstraintRows(sys, set, time, out);
   if (levels.has("velocity") && m > 0)
     velocityLevel(sys, set, time, options, dependent.length > 0, out);
@@ -197,6 +221,45 @@ export function assemble(
 }
 
 /**
+ * The revolute angle coordinates of `coordinates`, each motor's joint first put on the
+ * branch on which the pose its row reaches reads the drive's θ(t): the row is φ − θ
+ * wrapped to (−π, π], r, and Newton turns the joint by −r, so the joint is read now as
+ * θ + r. A mimic of a joint a motor holds at 4 rad at t = 0.4 s then follows 4 rad, not
+ * 4 − 2π (the pose is the same; a stepped run, turning the joint there, reads 4).
+ */
+function drivenBranches(
+  set: ConstraintSet,
+  coordinates: ReadonlyMap<string, JointCoordinate> | undefined,
+  time: number,
+): JointCoordinate[] {
+  if (coordinates === undefined) return [];
+  const r = new Float64Array(1);
+  for (const c of set.constraints) {
+    if (!(c instanceof RevoluteMotor)) continue;
+    const q = coordinates.get(c.joint);
+    if (q === undefined || q.kind !== "angle") continue;
+    c.residual(time, r, 0);
+    q.guided = c.drive.value(time) + r[0];
+    q.guide();
+    q.track();
+  }
+  return [...coordinates.values()].filter((q) => q.kind === "angle");
+}
+
+/** A warning for each limited coordinate outside its range at the assembled positions. */
+function outsideLimits(context: AssemblyContext, out: Outcome): void {
+  for (const { joint, lower, upper } of context.limits ?? []) {
+    const q = context.coordinates?.get(joint);
+    if (q === undefined) continue;
+    q.evaluateValue();
+    if (q.value < lower || q.value > upper)
+      out.warn(
+        `joint "${joint}" is at ${q.value.toPrecision(6)} (${q.kind === "angle" ? "rad" : "m"}), outside its limits [${lower}, ${upper}]: the analysis does not enforce limits`,
+      );
+  }
+}
+
+/**
  * Rank analysis of G at the final configuration: the dependent rows (see the header), each
  * named in a warning; a dependent motor row raises SINGULAR.
  */
@@ -214,7 +277,12 @@ function dependentConstraintRows(
     if (set.constraints[set.rowConstraint[r]].category === "motor")
       out.raise(
         "SINGULAR",
-        `${set.rowLabel(r)} depends on the other constraint rows: the drive does not determine the motion in this configuration (singular, e.g. a dead centre)`,
+        `${set.rowLabel(r)} depends on the other constraint rows: the drive does not determine the motion in this configuration (singular: a dead centre, or a drive on a motion the joints already fix)`,
+      );
+    else if (out.flag === "NOT_CONVERGED")
+      // rows that conflict, not a redundancy: the position level stalled where they meet
+      out.warn(
+        `${set.rowLabel(r)} depends on earlier constraint rows at the configuration the position level stopped at (singular), where the joints are not closed`,
       );
     else
       out.warn(
@@ -249,7 +317,12 @@ function velocityLevel(
   const r = projectVelocities(sys, set, time);
   const ct = new Float64Array(m);
   set.velocityTerm(time, ct);
-  const tol = options.residualTolerance * (1 + infNorm(ct));
+  // relative to the velocities too: G v + Ct sums terms of their size, whose rounding is
+  // left (a four-bar 7e-6 rad short of its toggle, its coupler at 555 rad/s: 6e-10 m/s,
+  // which no further correction reduces)
+  const v = new Float64Array(sys.numDofs);
+  getVelocity(sys, v);
+  const tol = options.residualTolerance * (1 + infNorm(ct) + infNorm(v));
   if (r.residualNorm <= tol) return;
   // The projection's factorization drops rows at angles below ~1e-6 rad from the span
   // of the others (semidefinite-ldlt.ts), a looser test than the QR above: a row so
@@ -328,7 +401,8 @@ function accelerationLevel(
   csrMultiply(G, acc, ga);
   for (let r = 0; r < m; r++) ga[r] -= qc[r];
   const res = infNorm(ga);
-  const tol = options.residualTolerance * (1 + infNorm(qc));
+  // relative to the accelerations too, whose products it sums (as the velocity level's)
+  const tol = options.residualTolerance * (1 + infNorm(qc) + infNorm(acc));
   if (!(res <= tol))
     out.raise(
       rankDeficient ? "SINGULAR" : "ACCELERATION_INACCURATE",

@@ -12,7 +12,9 @@
  *              (converged) when ‖C‖∞ ≤ residualTolerance or when
  *              ‖δq‖∞ ≤ absTolerance + relTolerance·‖X‖∞ (X: positions and quaternions of
  *              the dynamic bodies, as Chrono's state norm), or after maxIterations
- *              updates (not converged).
+ *              updates (not converged); an update that small with ‖C‖∞ still above both
+ *              tolerances stops not converged (rows that conflict at a singular
+ *              configuration, which the factorization drops).
  *   velocities v ← v − M⁻¹Gᵀ S⁻¹ (G v + Ct): the velocity closest to the given one in the
  *              kinetic-energy metric that satisfies G v = −Ct.
  *
@@ -31,6 +33,7 @@ import {
 } from "../model/body-system";
 import { SemidefiniteLdlt } from "../solvers/linear/semidefinite-ldlt";
 import type { ConstraintSet } from "./constraint-set";
+import type { JointCoordinate } from "./joint-coordinate";
 import { MassSchurComplement } from "./schur";
 
 export interface PositionProjectionOptions {
@@ -38,6 +41,14 @@ export interface PositionProjectionOptions {
   relTolerance: number;
   absTolerance: number;
   residualTolerance: number;
+  /**
+   * Revolute angle coordinates to carry through the updates (the assembly analysis): each
+   * update guides them by g·δq from the iterate before (JointCoordinate.guideFrom) and
+   * takes that as their branch (track), so a joint an update turns past ±π (a mimic's
+   * follower sent from 0 to 3.4 rad in one update) reads its unwrapped angle. The steppers
+   * guide their own (AccelerationStepper).
+   */
+  angles?: readonly JointCoordinate[];
   /**
    * Chord (simplified Newton) iterations: keep the factorization of S while each update
    * cuts ‖C‖∞ twentyfold (they contract at a rate of the order of how far the bodies
@@ -228,7 +239,14 @@ export function projectPositions(
       result.rank = ws.ldlt.rank;
     }
     ws.correction(c, du);
+    const angles = options.angles;
+    if (angles !== undefined) for (const q of angles) q.holdStart();
     addPositionIncrement(sys, du, 1);
+    if (angles !== undefined)
+      for (const q of angles) {
+        q.guideFrom(du);
+        q.track();
+      }
     result.iterations++;
     result.updateNorm = infNorm(du);
     set.residual(t, c);
@@ -236,8 +254,13 @@ export function projectPositions(
     residualNorm = infNorm(c);
     // (‖X‖∞ only when it counts: the steppers' projection has relTolerance 0)
     const relative = options.relTolerance > 0 ? options.relTolerance * stateNorm(sys) : 0;
-    if (result.updateNorm <= options.absTolerance + relative) {
-      converged = true;
+    const small = options.absTolerance + relative;
+    if (result.updateNorm <= small) {
+      // a vanishing update is convergence only with a residual as small: where rows conflict
+      // at a singular configuration (two hinges off one axis; a particle between two links
+      // pulled straight along one line) the semidefinite factorization drops a row and the
+      // update vanishes with ‖C‖∞ far from zero
+      converged = residualNorm <= Math.max(options.residualTolerance, small);
       break;
     }
     if (!(residualNorm <= CHORD_CONTRACTION * previous)) factored = false;

@@ -228,6 +228,27 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
+   * The contacts touching or penetrating at the current state (gap ≤ ACTIVATION_TOLERANCE),
+   * detected afresh with the model's margin: what an analysis of this state must not
+   * ignore, where activeCount is the last step's set (empty before the first step and
+   * after a reset: a resting stack analysed then was assembled as falling freely). The
+   * next step detects again.
+   */
+  touchingCount(): number {
+    this.detector.margin = Math.max(this.margin, ACTIVATION_TOLERANCE);
+    this.detection.detect();
+    let n = 0;
+    const { buffer } = this.detection;
+    for (let k = 0; k < buffer.count; k++) if (buffer.gap[k] <= ACTIVATION_TOLERANCE) n++;
+    if (this.faces !== null) {
+      this.faces.detect(this.detector.margin);
+      const faces = this.faces.buffer;
+      for (let k = 0; k < faces.count; k++) if (faces.gap[k] <= ACTIVATION_TOLERANCE) n++;
+    }
+    return n;
+  }
+
+  /**
    * The total normal force of the last step (N): Σ P_n / h over its contacts, the sum of
    * the normalForce values states() reports; 0 before the first step. Allocates nothing.
    */

@@ -813,6 +813,13 @@ export class Simulation {
     const dense = denseOrderIssue(spec.solver, systemOrder(this.model));
     if (dense !== null) throw new ParameterError([{ path: ["solver"], message: dense }]);
     const before = cloneBodyState(this.system.state);
+    // the angles' branches, which the analysis moves with the joints
+    const turns = this.angles.map((q) => [q.turns, q.lastAngle]);
+    const limits = this.model.joints.flatMap((j) =>
+      (j.type === "revolute" || j.type === "prismatic") && j.limits
+        ? [{ joint: j.id, lower: j.limits.lower, upper: j.limits.upper }]
+        : [],
+    );
     const result = assemblyResultOut(
       this.system,
       this.constraints,
@@ -822,7 +829,11 @@ export class Simulation {
         (t, out) => this.stepper.computeForces(t, out),
         this.record.time,
         spec,
-        { contacts: this.contact?.nonsmooth?.activeCount ?? 0 },
+        {
+          contacts: this.contact?.nonsmooth?.touchingCount() ?? 0,
+          coordinates: this.actuation.coordinates,
+          limits,
+        },
       ),
     );
     // not performed: nothing to apply (the state, its memory and the recording stay)
@@ -830,7 +841,12 @@ export class Simulation {
     if (apply) {
       this.stateChanged();
       this.restartRecording(false);
-    } else this.restore(before);
+    } else {
+      this.restore(before);
+      this.angles.forEach((q, i) => {
+        [q.turns, q.lastAngle] = turns[i];
+      });
+    }
     return result;
   }
 

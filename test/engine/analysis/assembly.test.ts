@@ -41,6 +41,7 @@ import { assemble as analyse } from "../../../src/engine/analysis/assembly";
 import { createConstraints } from "../../../src/engine/constraints/build";
 import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { projectPositions } from "../../../src/engine/constraints/project";
+import { loadModel } from "../../../src/engine/index";
 import { csrToDense } from "../../../src/engine/math/csr";
 import { addPositionIncrement, BodySystem } from "../../../src/engine/model/body-system";
 import { bodyInit } from "../../support/body-init";
@@ -457,6 +458,245 @@ describe("door on two coaxial hinges", () => {
     );
     const scale = Math.max(...lmin.map(Math.abs));
     for (let i = 0; i < rows; i++) expect(Math.abs(lambda[i] - lmin[i])).toBeLessThan(1e-8 * scale);
+  });
+});
+
+describe("a four-bar 1e-7 rad short of its toggle", () => {
+  it("the velocity and acceleration levels meet tolerances relative to their own size: the coupler's 4600 rad/s to the closed form", () => {
+    // crank 0.2 m at O2 = 0, coupler 0.2, rocker 0.2 at O4 = (0.5, 0, 0), in the x–z plane
+    // about y, assembled from 1 cm off. The toggle is where coupler and rocker fold
+    // straight, |A − O4| = b + c; 1e-7 rad before it they turn at ±4600 rad/s for the
+    // crank's 3 rad/s. ‖G v + Ct‖∞ keeps the rounding of terms of 920 m/s (3e-9 m/s) and
+    // ‖G a − Qc‖∞ that of terms of the accelerations' size, which tolerances relative to
+    // Ct (3 rad/s: 4e-10) and Qc alone called NOT_CONVERGED and ACCELERATION_INACCURATE
+    // (7e-6 rad before it the same with 6e-10 m/s at 555 rad/s)
+    const [a, b, c, d] = [0.2, 0.2, 0.2, 0.5];
+    // |A − O4|² = a² + d² − 2 a d cos θ = (b + c)²
+    const toggle = Math.acos((a * a + d * d - (b + c) ** 2) / (2 * a * d));
+    const th = toggle - 1e-7;
+    const A = [a * Math.cos(th), 0, a * Math.sin(th)];
+    const AO = [d - A[0], 0, -A[2]];
+    const L = Math.hypot(AO[0], AO[2]);
+    const x = (L * L + b * b - c * c) / (2 * L);
+    const h = Math.sqrt(b * b - x * x);
+    const u = [AO[0] / L, 0, AO[2] / L];
+    const B = [A[0] + x * u[0] - h * u[2], 0, A[2] + x * u[2] + h * u[0]];
+    const mid = (p: number[], q: number[]) => [0.5 * (p[0] + q[0]), 0, 0.5 * (p[2] + q[2])];
+    const O4 = [d, 0, 0];
+    const G = [mid([0, 0, 0], A), mid(A, B), mid(O4, B)];
+    const rel = (p: number[], q: number[]) => [p[0] - q[0], 0, p[2] - q[2]];
+    const w = 3;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: ["crank", "coupler", "rocker"].map((id, i) => ({
+        id,
+        mass: [0.4, 1, 0.8][i],
+        position: [G[i][0] + 0.01, 0, G[i][2] - 0.01],
+        inertia: [0.01, 0.01, 0.01],
+      })),
+      joints: [
+        {
+          id: "j1",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, 0] },
+          b: { body: "crank", point: rel([0, 0, 0], G[0]) },
+          axis: [0, 1, 0],
+        },
+        {
+          id: "j2",
+          type: "spherical",
+          a: { body: "crank", point: rel(A, G[0]) },
+          b: { body: "coupler", point: rel(A, G[1]) },
+        },
+        {
+          id: "j3",
+          type: "spherical",
+          a: { body: "coupler", point: rel(B, G[1]) },
+          b: { body: "rocker", point: rel(B, G[2]) },
+        },
+        {
+          id: "j4",
+          type: "revolute",
+          a: { body: "ground", point: O4 },
+          b: { body: "rocker", point: rel(O4, G[2]) },
+          axis: [0, 1, 0],
+        },
+      ],
+      motors: [{ id: "drive", joint: "j1", angle: { offset: 0, rate: w } }],
+    } as never);
+    const r = sim.assemble();
+    expect(r.exitFlag, r.warnings.join("; ")).toBe("SUCCESS");
+    // loop closure, ω × r = ω (r_z, 0, −r_x) about y: v_A + w3 × (B − A) = w4 × (B − O4)
+    const BA = rel(B, A);
+    const BO = rel(B, O4);
+    const det = BA[2] * BO[0] - BO[2] * BA[0];
+    const w3 = (w * (BO[2] * A[0] - A[2] * BO[0])) / det;
+    const w4 = (w * (BA[2] * A[0] - A[2] * BA[0])) / det;
+    expect(Math.abs(w3)).toBeGreaterThan(4000);
+    // to the conditioning of the closed form's own 2 × 2 solve there
+    expect(r.bodies[1].angularVelocity[1] / w3).toBeCloseTo(1, 5);
+    expect(r.bodies[2].angularVelocity[1] / w4).toBeCloseTo(1, 5);
+  });
+});
+
+describe("joints no pose satisfies, and a singular start", () => {
+  // The semidefinite factorization drops the row that conflicts at a singular configuration,
+  // so Newton's update vanishes there with C far from zero: that stop was reported as
+  // converged (SUCCESS, the dropped rows called redundant) with ‖C‖∞ = 0.05 to 1
+  const gravityOnly = (sys: BodySystem) => (_t: number, out: Float64Array) => {
+    out.fill(0);
+    for (let b = 0; b < sys.numBodies; b++) {
+      const d = sys.dofOffset[b];
+      if (d >= 0) out[d + 2] = -g * sys.mass[b];
+    }
+  };
+  const link = (id: string, anchor: [number, number, number], length: number): JointSpec => ({
+    id,
+    type: "distance",
+    a: { body: "ground", point: anchor },
+    b: { body: "p", point: [0, 0, 0] },
+    length,
+  });
+
+  it("a door on two hinges whose frame points are not on one vertical line: NOT_CONVERGED naming the open joint", () => {
+    // hinge axes along z through x = 0 (top) and x = 0.05 (bottom): no pose of the door
+    // meets both; the least the pair can be off is 0.05 m
+    const sys = new BodySystem([
+      bodyInit("door", "rigid", {
+        mass: 3,
+        inertia: [0.2, 0, 0, 0, 0.3, 0, 0, 0, 0.1],
+        position: [0.4, 0, 0],
+      }),
+    ]);
+    const hinge = (id: string, x: number, z: number): JointSpec => ({
+      id,
+      type: "revolute",
+      a: { body: "ground", point: [x, 0, z] },
+      b: { body: "door", point: [-0.4, 0, z] },
+      axis: [0, 0, 1],
+    });
+    const set = new ConstraintSet(
+      sys,
+      createConstraints([hinge("top", 0, 0.5), hinge("bottom", 0.05, -0.5)], [], sys),
+    );
+    const res = assemble(sys, set, gravityOnly(sys), 0, defaultOptions());
+    expect(res.exitFlag).toBe("NOT_CONVERGED");
+    expect(res.residualNorm).toBeGreaterThan(0.02);
+    expect(res.warnings[0]).toMatch(
+      /^position level not converged .*\(joint "(top|bottom)" row \d\)/,
+    );
+    expect(res.warnings.some((w) => w.includes("is redundant"))).toBe(false);
+  });
+
+  it("a particle between two links of 1 m from anchors 1.5 m apart: NOT_CONVERGED from the straight start, assembled off it", () => {
+    // on the line through the anchors both links pull along x: G has rank 1 there. Off it
+    // the particle assembles onto the circle x = 0.75, radius √(1 − 0.75²), each link
+    // pushing with m g/(2 sin φ), sin φ = √(1 − 0.75²) (the particle above the anchors)
+    const particle = (z: number) => {
+      const sys = new BodySystem([bodyInit("p", "particle", { mass: 1, position: [0.75, 0, z] })]);
+      const links = [link("left", [0, 0, 0], 1), link("right", [1.5, 0, 0], 1)];
+      const set = new ConstraintSet(sys, createConstraints(links, [], sys));
+      return assemble(sys, set, gravityOnly(sys), 0, defaultOptions());
+    };
+    const straight = particle(0);
+    expect(straight.exitFlag).toBe("NOT_CONVERGED");
+    expect(straight.residualNorm).toBeGreaterThan(0.1);
+    expect(straight.warnings.some((w) => w.includes("is redundant"))).toBe(false);
+    const off = particle(1e-3);
+    expect(off.exitFlag, off.warnings.join("; ")).toBe("SUCCESS");
+    const s = Math.sqrt(1 - 0.75 ** 2);
+    close(off.bodies[0].position, [0.75, 0, s], 1, 1e-10, "position");
+    for (const r of off.reactions) expect(Math.hypot(...r.force)).toBeCloseTo(g / (2 * s), 9);
+  });
+});
+
+describe("unwrapped angles: mimic couplings past ±π, limits", () => {
+  // two pendulums hinged about y: p1 (1 kg, 0.5 m) driven by a motor at 10 rad/s from 0,
+  // p2 (2 kg, 0.4 m) coupled to it by a mimic q2 = m q1. A pendulum at angle q about +y
+  // hangs from its pivot at L (−sin q, 0, −cos q)... measured as the model's hinge turns
+  // it: p2's centre at (1, 0, 0) + L2 R_y(q2) (0, 0, −1)
+  const L1 = 0.5;
+  const L2 = 0.4;
+  const model = (multiplier: number, limits?: { lower: number; upper: number }) => ({
+    gravity: [0, 0, -g],
+    bodies: [
+      { id: "p1", mass: 1, position: [0, 0, -L1], inertia: [0.01, 0.01, 0.01] },
+      { id: "p2", mass: 2, position: [1, 0, -L2], inertia: [0.02, 0.02, 0.02] },
+    ],
+    joints: [
+      {
+        id: "j1",
+        type: "revolute",
+        a: { body: "ground", point: [0, 0, 0] },
+        b: { body: "p1", point: [0, 0, L1] },
+        axis: [0, 1, 0],
+      },
+      {
+        id: "j2",
+        type: "revolute",
+        a: { body: "ground", point: [1, 0, 0] },
+        b: { body: "p2", point: [0, 0, L2] },
+        axis: [0, 1, 0],
+        mimic: { joint: "j1", multiplier },
+        ...(limits ? { limits } : {}),
+      },
+    ],
+    motors: [{ id: "m", joint: "j1", angle: { offset: 0, rate: 10 } }],
+  });
+  const at = (q: number) => [1 - L2 * Math.sin(q), 0, -L2 * Math.cos(q)];
+
+  it("a mimic of a joint a motor turned to 4 rad follows 4 rad, as a stepped run does; the effort balances gravity", () => {
+    // at t = 0.4 s the motor holds q1 = 4: q2 = 2 (the pose q1 = 4 − 2π is the same, and the
+    // analysis followed it: q2 = −1.14). The mimic's effort holds p2 against gravity:
+    // λ = m2 g L2 sin q2 along q2, and the motor's torque m1 g L1 sin q1 + m λ
+    const sim = loadModel(model(0.5) as never);
+    const r = sim.assemble({ dt: 0.4 });
+    expect(r.exitFlag, r.warnings.join("; ")).toBe("SUCCESS");
+    close(r.bodies[1].position, at(2), 1, 1e-10, "p2");
+    const torque = (id: string) => r.reactions.find((x) => x.id === id)!.torque[1];
+    const lambda = 2 * g * L2 * Math.sin(2);
+    expect(Math.abs(torque("j2:mimic"))).toBeCloseTo(lambda, 9);
+    // 0.144 N·m (−7.28 on the other branch)
+    expect(Math.abs(torque("m"))).toBeCloseTo(Math.abs(1 * g * L1 * Math.sin(4) + 0.5 * lambda), 9);
+    const stepped = loadModel({ ...model(0.5), solver: { dt: 0.001 } } as never);
+    stepped.step(400);
+    const s = stepped.state();
+    expect(s.joints[1].coordinates[0]).toBeCloseTo(2, 6);
+    close(s.bodies[1].position, r.bodies[1].position, 1, 1e-6, "stepped p2");
+    // the session's own branches are left as they were (nothing applied)
+    expect(sim.state().joints[0].coordinates[0]).toBe(0);
+  });
+
+  it("a follower an update sends past π keeps its branch (multiplier 2, the motor held at 1.7 rad)", () => {
+    // q2 = 3.4 rad: one Newton update turns p2 from 0 by 3.4 rad; the reading nearest the
+    // last one, −2.88, left ‖C‖∞ stuck at 2π (NOT_CONVERGED)
+    const m = model(2);
+    const sim = loadModel({
+      ...m,
+      motors: [{ id: "m", joint: "j1", angle: { offset: 1.7 } }],
+    } as never);
+    const r = sim.assemble({}, true);
+    expect(r.exitFlag, r.warnings.join("; ")).toBe("SUCCESS");
+    close(r.bodies[1].position, at(3.4), 1, 1e-10, "p2");
+    // applied: the session reads the branches the analysis reached
+    expect(sim.state().joints[1].coordinates[0]).toBeCloseTo(3.4, 10);
+  });
+
+  it("a coordinate the analysis leaves outside its limits is named in the warnings", () => {
+    const sim = loadModel(model(0.5, { lower: -0.2, upper: 0.2 }) as never);
+    const r = sim.assemble({ dt: 0.1 });
+    // q1 = 1, q2 = 0.5 > 0.2: limits are not enforced, and the answer says so
+    expect(r.exitFlag).toBe("SUCCESS");
+    expect(r.warnings).toEqual([
+      'joint "j2" is at 0.500000 (rad), outside its limits [-0.2, 0.2]: the analysis does not enforce limits',
+    ]);
+    expect(
+      loadModel(model(0.5, { lower: -1, upper: 1 }) as never).assemble({ dt: 0.1 }).warnings,
+    ).toEqual([]);
+    // at t = 0 (dt: 0 is the time 0, not "now")
+    const late = loadModel(model(0.5) as never);
+    late.step(30);
+    close(late.assemble({ dt: 0 }).bodies[1].position, at(0), 1, 1e-10, "p2 at t = 0");
   });
 });
 

@@ -180,8 +180,31 @@ describe("assemble", () => {
     expect(sim.stateHash()).toBe(twin.stateHash());
   });
 
-  it("before the first step no contact is active: the analysis runs", () => {
-    const r = loadModel(example("box-stack")).assemble();
-    expect(r.exitFlag).toBe("SUCCESS");
+  it("before the first step and after a reset the contacts touching are counted: not analysed as falling freely", () => {
+    // the example's four cubes stand on the floor and on each other at gap 0: four corner
+    // contacts at each of the four faces. The count was the last step's contact set, empty
+    // then, and the analysis answered SUCCESS with every cube at a = −g
+    const model = example("box-stack");
+    const sim = loadModel(model);
+    const r = sim.assemble();
+    expect(r.exitFlag).toBe("UNSUPPORTED_CONTACTS");
+    expect(r.warnings[0]).toMatch(/^16 active nonsmooth contacts/);
+    sim.step(20);
+    sim.reset();
+    expect(sim.assemble().exitFlag).toBe("UNSUPPORTED_CONTACTS");
+    // lifted 1 cm off the floor and apart: nothing touches, the analysis runs (free fall)
+    const lifted = loadModel({
+      ...model,
+      bodies: model.bodies.map((b, i) =>
+        b.fixed
+          ? b
+          : { ...b, position: [b.position![0], b.position![1], b.position![2] + 0.01 * (i + 1)] },
+      ),
+    });
+    const free = lifted.assemble();
+    expect(free.exitFlag).toBe("SUCCESS");
+    for (const b of free.bodies)
+      if (!model.bodies.find((m) => m.id === b.id)?.fixed)
+        expect(b.acceleration[2]).toBeCloseTo(-Math.abs(model.gravity?.[2] ?? 9.81), 12);
   });
 });
