@@ -168,14 +168,10 @@ export const AssemblyOptions = z
       description:
         "acceleration-level solver; sparse-qr is a dense least-squares QR (small systems)",
     }),
-    dt: z
-      .number()
-      .nonnegative()
-      .optional()
-      .meta({
-        description:
-          "time (s) of the analysis (the motors' drives are read at it); default: the current time",
-      }),
+    dt: z.number().nonnegative().optional().meta({
+      description:
+        "time (s) of the analysis (the motors' drives are read at it); default: the current time",
+    }),
   })
   .meta({ id: "AssemblyOptions" });
 
