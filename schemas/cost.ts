@@ -9,7 +9,11 @@
  * them at validation, and the engine (Simulation.update, assembly) imports them from here.
  */
 
-/** Largest order of a dense factorization (4000: a 128 MB matrix, seconds of work). */
+/**
+ * Largest order of a dense factorization (4000: a 128 MB matrix; its LU is about 2·10¹⁰
+ * flops, tens of seconds here, which the server's step deadline bounds: the factorizations
+ * check it every 32 columns).
+ */
 export const DENSE_MAX_ORDER = 4000;
 
 /** The solvers that factor a dense matrix. */

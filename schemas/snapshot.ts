@@ -20,6 +20,11 @@ import { Contact, Id, SolverSettings, StoredModel, Vec3 } from "./model";
 
 export const SIMULATION_SNAPSHOT_FORMAT = "moreau.simulation";
 export const SIMULATION_SNAPSHOT_VERSION = 1;
+/**
+ * Inputs and parameter patches a session holds scheduled at most (a snapshot's
+ * controls.pending; Simulation.schedule refuses more, so every checkpoint restores).
+ */
+export const MAX_PENDING_INPUTS = 100_000;
 
 export const Float64Base64 = z
   .string()
@@ -263,7 +268,7 @@ export const SimulationSnapshot = z
           .array(z.tuple([Id, z.strictObject({ force: Vec3, torque: Vec3 })]))
           .max(100_000)
           .meta({ description: "[pointForce id, values] of the loads set at run time" }),
-        pending: z.array(TimedInput).max(100_000).meta({
+        pending: z.array(TimedInput).max(MAX_PENDING_INPUTS).meta({
           description: "inputs and parameter patches scheduled for later step boundaries",
         }),
       })

@@ -26,6 +26,7 @@ import {
   unreadSolverSettings,
   velocityDampingIssue,
 } from "../../../schemas/model";
+import { MAX_PENDING_INPUTS } from "../../../schemas/snapshot";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../../schemas/state";
 import { AssemblyOptions } from "../../../schemas/state";
 import type { JointActuator } from "../actuators/actuator";
@@ -481,8 +482,9 @@ export class Simulation {
       for (const issue of checkInput(input, this.targets))
         issues.push({ path: ["inputs", i, ...issue.path], message: issue.message });
     });
+    this.checkRoom(inputs.length, ["inputs"], issues);
     if (issues.length > 0) throw new InputError(issues);
-    for (const input of inputs) this.enqueue({ step, input });
+    this.enqueue(inputs.map((input) => ({ step, input })));
     // due now: applied at once, so the state of this step number already includes them
     if (step === this.record.step) this.applyDue();
     return { step, pending: this.pending.length };
@@ -506,8 +508,9 @@ export class Simulation {
         for (const issue of checkInput(e.input, this.targets))
           issues.push({ path: [i, "input", ...issue.path], message: issue.message });
     });
+    this.checkRoom(entries.length, [], issues);
     if (issues.length > 0) throw new InputError(issues);
-    for (const e of entries) this.enqueue(e);
+    this.enqueue(entries);
     if (this.pending.length > 0 && this.pending[0].step <= this.record.step) this.applyDue();
   }
 
@@ -521,11 +524,42 @@ export class Simulation {
     return { ...this.log, entries: [...this.log.entries] };
   }
 
-  /** Inserts keeping the queue ordered by step, after entries of the same step. */
-  private enqueue(entry: TimedInputSpec): void {
-    let i = this.pending.length;
-    while (i > 0 && this.pending[i - 1].step > entry.step) i--;
-    this.pending.splice(i, 0, entry);
+  /**
+   * An issue at `path` when `count` more entries would take the queue past
+   * MAX_PENDING_INPUTS, the most a snapshot keeps: a longer queue was accepted, then its
+   * checkpoint refused on restore and the session lost.
+   */
+  private checkRoom(count: number, path: (string | number)[], issues: InputIssue[]): void {
+    const after = this.pending.length + count;
+    if (after > MAX_PENDING_INPUTS)
+      issues.push({
+        path,
+        message: `${count} more would make ${after} inputs pending, above the ${MAX_PENDING_INPUTS} a session holds (apply some first: step past them)`,
+      });
+  }
+
+  /**
+   * Inserts keeping the queue ordered by step, each after the entries of its step already
+   * there and in its list's order: O(queue + n log n) for n entries (one at a time, each
+   * insertion moved the queue, a thousand inputs into 295 000 pending took seconds).
+   */
+  private enqueue(entries: readonly TimedInputSpec[]): void {
+    if (entries.length === 0) return;
+    // (sort is stable: entries of one step keep their order)
+    const added = entries.length > 1 ? [...entries].sort((a, b) => a.step - b.step) : entries;
+    const queue = this.pending;
+    if (queue.length === 0 || added[0].step >= queue[queue.length - 1].step) {
+      for (const e of added) queue.push(e);
+      return;
+    }
+    const merged: TimedInputSpec[] = [];
+    let i = 0;
+    for (const e of added) {
+      while (i < queue.length && queue[i].step <= e.step) merged.push(queue[i++]);
+      merged.push(e);
+    }
+    while (i < queue.length) merged.push(queue[i++]);
+    this.pending = merged;
   }
 
   /**
@@ -536,8 +570,10 @@ export class Simulation {
   private applyDue(): void {
     let moved = false;
     let applied = false;
-    while (this.pending.length > 0 && this.pending[0].step <= this.record.step) {
-      const entry = this.pending.shift() as TimedInputSpec;
+    // taken off the queue at once (one shift each moved the queue: quadratic)
+    let count = 0;
+    while (count < this.pending.length && this.pending[count].step <= this.record.step) count++;
+    for (const entry of this.pending.splice(0, count)) {
       if (entry.separate === true && applied) {
         this.settleInputs(moved);
         moved = false;

@@ -13,6 +13,7 @@ import { chainModel } from "../../../bench/scenes";
 import type { InputIn } from "../../../schemas/input";
 import { Input } from "../../../schemas/input";
 import type { ModelInput } from "../../../schemas/model";
+import { MAX_PENDING_INPUTS } from "../../../schemas/snapshot";
 import {
   InputError,
   loadModel,
@@ -125,6 +126,56 @@ describe("inputs", () => {
     expect(sim.pendingInputs()).toHaveLength(0);
     sim.step(1);
     expect(sim.state().bodies[0].position[0]).toBeCloseTo(sim.solver.dt, 15);
+  });
+
+  it("inputs scheduled out of order apply by step, each step's in the order given; at most MAX_PENDING_INPUTS wait", () => {
+    const sim = loadModel({ gravity: [0, 0, 0], bodies: [{ id: "p", kind: "particle", mass: 1 }] });
+    const at = (vx: number) => inputs([{ type: "bodyState", id: "p", velocity: [vx, 0, 0] }])[0];
+    sim.schedule([at(1), at(2)], 5);
+    sim.scheduleTimed([
+      { step: 7, input: at(7) },
+      { step: 5, input: at(3) },
+      { step: 2, input: at(4) },
+      { step: 5, input: at(5) },
+    ]);
+    sim.schedule([at(6)], 2);
+    const order = sim.pendingInputs().map((e) => [e.step, "input" in e ? e.input : null]);
+    const v = (e: unknown) => (e as { velocity: number[] }).velocity[0];
+    expect(order.map(([step, input]) => [step, v(input)])).toEqual([
+      [2, 4],
+      [2, 6],
+      [5, 1],
+      [5, 2],
+      [5, 3],
+      [5, 5],
+      [7, 7],
+    ]);
+    // the last of step 5 wins: velocity 5 from step 5 on
+    sim.step(6);
+    expect(sim.state().bodies[0].velocity[0]).toBe(5);
+    // the queue is bounded by what a snapshot keeps (a longer one was accepted, then its
+    // checkpoint refused on restore and the session lost): the bound is refused naming it
+    const many = Array.from({ length: 1000 }, () => at(0));
+    for (let k = 0; sim.pendingInputs().length + 1000 <= MAX_PENDING_INPUTS; k++)
+      sim.schedule(many, 1_000_000 + k);
+    // step 7's and 99 000 more; 999 fill the queue, one more is refused
+    expect(sim.pendingInputs()).toHaveLength(99_001);
+    sim.schedule(many.slice(1), 2_000_000);
+    const held = sim.pendingInputs().length;
+    expect(held).toBe(MAX_PENDING_INPUTS);
+    let refused: InputError | null = null;
+    try {
+      sim.schedule([at(0)], 2_000_000);
+    } catch (err) {
+      refused = err as InputError;
+    }
+    expect(refused?.issues[0].path).toEqual(["inputs"]);
+    expect(refused?.issues[0].message).toMatch(/above the 100000 a session holds/);
+    expect(sim.pendingInputs()).toHaveLength(held);
+    // and a snapshot of the full queue restores
+    expect(loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot()))).pendingInputs()).toHaveLength(
+      held,
+    );
   });
 
   it("a teleport is in the state of the current step at once, the joints taking their share", () => {

@@ -4,12 +4,16 @@
  * an infinite limit, thrown once passed, and honoured by a solver's sweep loop.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { csrFromTriplets } from "../../../src/engine/math/csr";
 import {
   checkDeadline,
   clearDeadline,
   DeadlineExceeded,
   setDeadline,
 } from "../../../src/engine/solvers/deadline";
+import { DenseCholeskySolver } from "../../../src/engine/solvers/linear/dense-cholesky";
+import { DenseLuSolver } from "../../../src/engine/solvers/linear/dense-lu";
+import { dependentRows, rankRevealingQr } from "../../../src/engine/solvers/linear/sparse-qr";
 import { PgsSolver } from "../../../src/engine/solvers/nonsmooth";
 
 /** performance.now() reads `clock.now` (ms) from here on. */
@@ -72,5 +76,44 @@ describe("deadline", () => {
     // setDeadline read 0 (deadline at 10 ms); PGS then reads the clock once per 16 sweeps:
     // readings 1..10 pass, reading 11 throws, leaving the fake clock at 12
     expect(clock.now).toBe(12);
+  });
+
+  it("stops the dense factorizations: LU, Cholesky and the QRs check it every 32 columns", () => {
+    // an order-4000 dense LU took tens of seconds with no check, past a server worker's
+    // watchdog, which restarted the worker and every session on it. With every reading
+    // advancing the clock by 1 ms and a deadline of 2 ms, an order-100 factorization
+    // throws at its third reading (columns 31, 63, 95), as they do at any order
+    const n = 100;
+    const rows: number[] = [];
+    const cols: number[] = [];
+    const vals: number[] = [];
+    for (let i = 0; i < n; i++) {
+      rows.push(i);
+      cols.push(i);
+      vals.push(4);
+      if (i === 0) continue;
+      rows.push(i, i - 1);
+      cols.push(i - 1, i);
+      vals.push(1, 1);
+    }
+    const a = csrFromTriplets(n, n, rows, cols, vals);
+    const dense = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) dense[i * n + i] = 4;
+    const factorings: [string, () => unknown][] = [
+      ["dense LU", () => new DenseLuSolver().factor(a)],
+      ["dense Cholesky", () => new DenseCholeskySolver().factor(a)],
+      ["rank-revealing QR", () => rankRevealingQr(dense, n, n, 1e-10)],
+      ["dependent rows", () => dependentRows(dense, n, n)],
+    ];
+    for (const [name, factor] of factorings) {
+      const clock = fakeClock(0);
+      vi.mocked(performance.now).mockImplementation(() => clock.now++);
+      setDeadline(2);
+      expect(factor, name).toThrow(DeadlineExceeded);
+      expect(clock.now, name).toBe(4);
+      clearDeadline();
+      vi.restoreAllMocks();
+      expect(factor, name).not.toThrow();
+    }
   });
 });

@@ -9,6 +9,7 @@
  * reports converged = false.
  */
 import type { CsrMatrix } from "../../math/csr";
+import { checkDeadline } from "../deadline";
 import { isZeroPivot, symmetricDenseInto } from "./dense";
 import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 
@@ -36,6 +37,8 @@ export class DenseCholeskySolver implements LinearSolver {
     symmetricDenseInto(a, dense, this.stored);
     let ok = true;
     for (let j = 0; j < n; j++) {
+      // O(n²) a column: the host's deadline every 32 (dense-lu.ts)
+      if ((j & 31) === 31) checkDeadline();
       // l_jk = (a_jk − Σ_{i<k} l_ki l_ji) / l_kk, then l_jj = √(a_jj − Σ_k l_jk²)
       let d = 0;
       for (let k = 0; k < j; k++) {

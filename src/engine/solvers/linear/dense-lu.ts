@@ -10,6 +10,7 @@
  * CsrMatrix to a dense buffer; neither `factor` nor `solve` allocates: x = U⁻¹ L⁻¹ P b.
  */
 import type { CsrMatrix } from "../../math/csr";
+import { checkDeadline } from "../deadline";
 import { csrToDenseInto, isZeroPivot, unitLowerSolveInPlace, upperSolveInPlace } from "./dense";
 import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 
@@ -41,6 +42,9 @@ export class DenseLuSolver implements LinearSolver {
     lu.set(this.dense);
     for (let i = 0; i < n; i++) piv[i] = i;
     for (let j = 0; j < n; j++) {
+      // O(n²) a column: the host's deadline is checked every 32 (an order-4000 system
+      // takes tens of seconds, past a server worker's watchdog)
+      if ((j & 31) === 31) checkDeadline();
       // column j of L U: a_ij less the dot product of row i of L with column j of U so far
       for (let i = 0; i < n; i++) col[i] = lu[i * n + j];
       for (let i = 0; i < n; i++) {

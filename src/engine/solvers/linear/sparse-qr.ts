@@ -28,7 +28,9 @@
  * y = Z [T⁻ᵀ (Qᵀb)_{1:r}; 0] (Golub & Van Loan §5.5.2), and x = P y. It equals A⁺ b for
  * the rank-r matrix Q [R11 R12; 0 0] Pᵀ.
  */
+
 import type { CsrMatrix } from "../../math/csr";
+import { checkDeadline } from "../deadline";
 import { csrToDenseInto } from "./dense";
 import type { LinearSolveInfo, LinearSolver, LinearSolverOptions } from "./linear-solver";
 
@@ -151,6 +153,8 @@ export function rankRevealingQr(
   let rank = kmax;
   let residualNorm = 0;
   for (let k = 0; k < kmax; k++) {
+    // O(m n) a column: the host's deadline every 32 (dense-lu.ts)
+    if ((k & 31) === 31) checkDeadline();
     let p = k;
     for (let j = k + 1; j < n; j++) if (vn1[j] > vn1[p]) p = j;
     if (k === 0) threshold = tol * vn1[p];
@@ -322,6 +326,7 @@ export function dependentRows(
   const w = new Float64Array(rows);
   let k = 0;
   for (let j = 0; j < rows; j++) {
+    if ((j & 31) === 31) checkDeadline();
     let sq = 0;
     for (let i = k; i < cols; i++) sq += t[i * rows + j] ** 2;
     const nrm = Math.sqrt(sq);
