@@ -21,11 +21,24 @@ const positive = () => z.number().positive();
 const nonNegative = () => z.number().nonnegative();
 
 export const Vec3 = z.tuple([finite(), finite(), finite()]).meta({ id: "Vec3" });
+/**
+ * Largest component of a vector the engine normalizes (quaternions, axes, normals): its
+ * squares must not overflow (a quaternion [1e300, 1e300, 0, 0] was accepted, normalized
+ * to zeros and the session diverged at its next step; a plane normal so large made the
+ * contact solve NaN without naming it).
+ */
+const DIRECTION_MAX = 1e150;
+const directionTooLarge = `components must be within ±${DIRECTION_MAX} (it is normalized)`;
+const withinDirectionBound = (v: readonly number[]) => v.every((x) => Math.abs(x) <= DIRECTION_MAX);
 export const Quaternion = z
   .tuple([finite(), finite(), finite(), finite()])
   .refine((q) => Math.hypot(...q) > 1e-12, "quaternion must have non-zero norm (it is normalized)")
+  .refine(withinDirectionBound, `quaternion ${directionTooLarge}`)
   .meta({ id: "Quaternion", description: "[w, x, y, z]; normalized on load" });
-const NonZeroVec3 = Vec3.refine((v) => Math.hypot(...v) > 1e-12, "vector must be non-zero");
+const NonZeroVec3 = Vec3.refine((v) => Math.hypot(...v) > 1e-12, "vector must be non-zero").refine(
+  withinDirectionBound,
+  `vector ${directionTooLarge}`,
+);
 
 export const Id = z
   .string()

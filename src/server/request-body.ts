@@ -58,7 +58,8 @@ export function jsonDepth(text: string): number {
  * A JSON body's value: refused (400 invalid_request) when empty, nested deeper than
  * MAX_JSON_DEPTH (checked before parsing: a deep document costs the parser and later the
  * validator stack and time), malformed, or carrying `__proto__` / `constructor.prototype`
- * keys (secure-json-parse, as Fastify's own parser). Messages as Fastify's.
+ * keys (secure-json-parse, as Fastify's own parser). Messages as Fastify's, with the
+ * parser's reason (its position) or the refused key's path added.
  */
 export function parseJsonBody(text: string): unknown {
   if (text.length === 0)
@@ -77,12 +78,57 @@ export function parseJsonBody(text: string): unknown {
       protoAction: "error",
       constructorAction: "error",
     });
-  } catch {
-    throw new ApiError(
+  } catch (err) {
+    throw invalidJson(text, err as Error);
+  }
+}
+
+/**
+ * The 400 for a body secure-json-parse refused, saying why: the parser's reason with its
+ * position, or where the refused key is (its own message names neither).
+ */
+function invalidJson(text: string, err: Error): ApiError {
+  let parsed: unknown;
+  try {
+    // (JSON.parse makes "__proto__" an own key, altering nothing: safe to search)
+    parsed = JSON.parse(text);
+  } catch (syntax) {
+    return new ApiError(
       "invalid_request",
-      "Body is not valid JSON but content-type is set to 'application/json'",
+      `Body is not valid JSON but content-type is set to 'application/json': ${(syntax as Error).message}`,
     );
   }
+  const path = prototypeKeyPath(parsed);
+  if (path === null) return new ApiError("invalid_request", `Body is refused: ${err.message}`);
+  return new ApiError(
+    "invalid_request",
+    `the JSON body carries a "${path[path.length - 1]}" key at ${JSON.stringify(path.slice(0, -1))}, which is refused (it could alter object prototypes)`,
+    { path },
+  );
+}
+
+/**
+ * The path of the first `__proto__` key, or `constructor` key holding a `prototype`, in
+ * a parsed JSON value (what secure-json-parse, as Fastify's own parser, refuses), or null.
+ */
+function prototypeKeyPath(value: unknown): (string | number)[] | null {
+  if (typeof value !== "object" || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = prototypeKeyPath(value[i]);
+      if (p !== null) return [i, ...p];
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (key === "__proto__") return [key];
+    if (key === "constructor" && typeof v === "object" && v !== null && "prototype" in v)
+      return [key, "prototype"];
+    const p = prototypeKeyPath(v);
+    if (p !== null) return [key, ...p];
+  }
+  return null;
 }
 
 /** zod's issues (schemas/issues.ts) with their codes, paths from the request part's root. */
@@ -90,12 +136,30 @@ function requestIssues(error: z.ZodError): Issue[] {
   return issuesOf(error).map((i, k) => ({ ...i, code: error.issues[k].code }));
 }
 
-/** Validates a request part with its zod schema: the value, or the 400 to answer. */
+/**
+ * Validates a request part with its zod schema: the value, or the 400 to answer. A query
+ * parameter given more than once (which the query parser makes an array: "expected
+ * number, received NaN") is refused as such; none of the API's takes a list.
+ */
 export function validatePart<S extends z.ZodType>(
   schema: S,
   data: unknown,
   part: string,
 ): { value: z.output<S> } | { error: RequestValidationError } {
+  if (part === "querystring" && typeof data === "object" && data !== null) {
+    const repeated = Object.entries(data).filter(([, v]) => Array.isArray(v));
+    if (repeated.length > 0)
+      return {
+        error: new RequestValidationError(
+          part,
+          repeated.map(([key, v]) => ({
+            path: [key],
+            message: `"${key}" is given ${(v as unknown[]).length} times: give it once`,
+            code: "custom",
+          })),
+        ),
+      };
+  }
   const r = schema.safeParse(data);
   if (r.success) return { value: r.data };
   return {

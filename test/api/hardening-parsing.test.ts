@@ -99,9 +99,21 @@ describe("model bodies are parsed and validated in a worker", () => {
       let r = await post("");
       expect([r.status, r.body.error]).toEqual([400, "invalid_request"]);
       r = await post('{"model": ');
-      expect(r.body.message).toMatch(/not valid JSON/);
+      // with the parser's reason, where it stopped
+      expect(r.body.message).toMatch(/not valid JSON.*: Unexpected end of JSON input$/);
+      r = await post('{"model": {"bodies": [}}');
+      expect(r.body.message).toMatch(/not valid JSON.*: Unexpected token '}'/);
       r = await post('{"model": {"bodies": []}, "__proto__": {"x": 1}}');
       expect([r.status, r.body.error]).toEqual([400, "invalid_request"]);
+      // the refused key named where it is ("Body is not valid JSON" said nothing of it)
+      r = await post('{"model": {"bodies": [{"id": "b", "constructor": {"prototype": {}}}]}}');
+      expect([r.status, r.body.details.path]).toEqual([
+        400,
+        ["model", "bodies", 0, "constructor", "prototype"],
+      ]);
+      expect(r.body.message).toBe(
+        'the JSON body carries a "prototype" key at ["model","bodies",0,"constructor"], which is refused (it could alter object prototypes)',
+      );
       r = await post(JSON.stringify({ model: fallingBody(), extra: 1 }));
       expect(r.status).toBe(400);
       expect(r.body.details.issues[0].message).toMatch(/extra/);

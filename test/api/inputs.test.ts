@@ -151,6 +151,14 @@ describe("a controller over the WebSocket", () => {
       .expect(200);
     expect(rec.body.states.map((s: { step: number }) => s.step)).toEqual([10, 20, 25]);
     expect(rec.body.states[2].bodies).toEqual(last.bodies);
+    // a parameter given twice is refused as such (it read "expected number, received NaN")
+    const twice = await request(server.app.server).get(
+      `/v1/sessions/${id}/recording?every=1&every=2`,
+    );
+    expect([twice.status, twice.body.details.issues]).toEqual([
+      400,
+      [{ path: ["every"], message: '"every" is given 2 times: give it once', code: "custom" }],
+    ]);
     const bad = await request(server.app.server)
       .post("/v1/sessions")
       .send({

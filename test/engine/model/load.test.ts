@@ -131,6 +131,20 @@ describe("loadModel rejects invalid input, naming the offending id", () => {
     expect(e.issues[0].path).toEqual(["bodies", 0, "orientation"]);
     expect(e.message).toMatch(/non-zero norm/);
   });
+  it("a quaternion or a normal whose squares would overflow, naming the path", () => {
+    // normalized with √(Σ q²): [1e300, 1e300, 0, 0] became zeros, and a plane normal of
+    // 1e300 made the contact solve NaN at the first step without naming it
+    const q = errorOf({ bodies: [{ ...ball, orientation: [1e300, 1e300, 0, 0] }] });
+    expect(q.issues[0].path).toEqual(["bodies", 0, "orientation"]);
+    expect(q.message).toMatch(/quaternion components must be within ±1e\+150/);
+    const floor = { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1e300] }] };
+    const n = errorOf({ bodies: [ball, floor] });
+    expect(n.issues[0].path).toEqual(["bodies", 1, "shapes", 0, "normal"]);
+    expect(n.message).toMatch(/vector components must be within ±1e\+150/);
+    // large but fine: normalized as any other
+    const fine = loadModel({ bodies: [{ ...ball, orientation: [1e150, 0, 0, 1e150] }] } as never);
+    expect(fine.state().bodies[0].orientation[0]).toBeCloseTo(Math.SQRT1_2, 15);
+  });
   it("unknown body id in a force and in a joint", () => {
     const e = errorOf({
       bodies: [ball],
