@@ -13,9 +13,9 @@
  * an API key MAX_SUBSCRIBERS_PER_KEY, the server MAX_SUBSCRIBERS; one more is refused
  * before the upgrade with 429 `too_many_subscribers` naming the limit (details.limit). A
  * stream gets at most STREAM_FPS frames per second of wall time (bursts of two seconds'
- * worth pass whole), or `?maxFps=` (a number > 0, at most STREAM_MAX_FPS, else 400); the
- * frames over the rate are skipped and counted in the next frame's `dropped`, and the
- * latest one is sent when the rate allows.
+ * worth pass whole), or `?maxFps=` (from STREAM_MIN_FPS to STREAM_MAX_FPS, else 400 naming
+ * the bound); the frames over the rate are skipped and counted in the next frame's
+ * `dropped`, and the latest one is sent when the rate allows.
  *
  * The client may send `{ type: "inputs", inputs, step?, ref? }` and `{ type: "step",
  * steps, ref? }` (schemas/api.ts StreamClientMessage; JSON text, or msgpack binary) to
@@ -23,6 +23,12 @@
  * in arrival order; the answer `{ type: "inputs", step, pending, ref }`, `{ type:
  * "stepped", step, time, ref }` or `{ type: "error", error, message, details, ref }` comes
  * on the same socket, in the stream's format, after the frames of the steps it took.
+ * Bounds (src/server/stream.ts CommandQueue): at most MAX_PENDING_COMMANDS messages await
+ * their answers (one more: `too_many_commands` at once); an answer waits while the socket
+ * holds over STREAM_MAX_BUFFERED_BYTES, and the next command behind it (a client sending on
+ * with both full is closed with 1008); a closed socket's queued commands are dropped; with
+ * API keys each message counts in the key's RATE_LIMIT_MAX like a request (`rate_limited`
+ * beyond, not run); error answers quote at most MAX_ECHO_CHARS of what the client sent.
  *
  * In a cluster (REDIS_URL) any node serves the stream of any session, from the Redis logs
  * (src/server/cluster/relay.ts): every state frame then carries `seq`, its number in the
@@ -30,13 +36,13 @@
  * a client that reconnects (to any node, after a node died) with the last seq it got
  * receives every frame since, none twice. Its commands go to the session's owner.
  */
+import type { FastifyInstance } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { unpack } from "msgpackr";
 import { z } from "zod";
 import { SessionParams, StreamClientMessage, StreamQuery } from "../schemas/api";
-import { ApiError, notFound, toApiError } from "../src/server/errors";
-import { encode } from "../src/server/frames";
-import { StreamAdmission } from "../src/server/stream";
+import { ApiError, notFound } from "../src/server/errors";
+import { CommandQueue, STREAM_MIN_FPS, StreamAdmission } from "../src/server/stream";
 
 /**
  * The stream's query: StreamQuery and the frame rate the client asks for; strict, as every
@@ -45,7 +51,9 @@ import { StreamAdmission } from "../src/server/stream";
 const StreamRouteQuery = StreamQuery.strict().extend({
   maxFps: z.coerce
     .number()
-    .gt(0)
+    .min(STREAM_MIN_FPS, {
+      message: `must be at least ${STREAM_MIN_FPS} frames per second (STREAM_MIN_FPS)`,
+    })
     .optional()
     .meta({ description: "frames per second of wall time at most (default STREAM_FPS)" }),
   from: z.coerce.number().int().min(0).optional().meta({
@@ -54,8 +62,23 @@ const StreamRouteQuery = StreamQuery.strict().extend({
   }),
 });
 
+/** The verdict of the key's rate limit on a command: the error to answer, or null to run it. */
+type RateVerdict = Awaited<ReturnType<ReturnType<FastifyInstance["createRateLimit"]>>>;
+
+function rateLimited(v: RateVerdict | null): ApiError | null {
+  if (v === null || v.isAllowed || !v.isExceeded) return null;
+  return new ApiError(
+    "rate_limited",
+    `rate limit of ${v.max} requests per ${v.timeWindow / 1000} s reached for this API key (RATE_LIMIT_MAX; a command on a stream counts as a request); retry in ${v.ttlInSeconds} s`,
+    { limit: v.max, retryAfterMs: v.ttl },
+  );
+}
+
 const stream: FastifyPluginAsyncZod = async (app) => {
   const { sessions, config, cluster } = app.moreau;
+  // the per-key rate limit of every request (app.ts: API keys and RATE_LIMIT_MAX set), for
+  // the commands on a stream: the same counter as the key's requests
+  const limiter = app.hasDecorator("createRateLimit") ? app.createRateLimit() : null;
   const admission = new StreamAdmission({
     perSession: config.maxSubscribersPerSession,
     perKey: config.maxSubscribersPerKey,
@@ -102,15 +125,20 @@ const stream: FastifyPluginAsyncZod = async (app) => {
     },
     (socket, req) => {
       const { id } = req.params;
-      const format = req.query.format;
-      const answer = (value: unknown) => {
-        // the frames of the steps this answers go first, even those held back by the rate
-        sessions.streams.flush(socket);
-        // in the stream's format: JSON text frames, or msgpack binary ones
-        if (socket.readyState === socket.OPEN)
-          socket.send(encode(value, format), { binary: format === "msgpack" });
-      };
-      let queue: Promise<void> = Promise.resolve();
+      // in the stream's format: JSON text frames, or msgpack binary ones
+      const commands = new CommandQueue(
+        socket,
+        req.query.format,
+        config.streamMaxBufferedBytes,
+        () =>
+          // the frames of the steps an answer is for go first, even those held back by the rate
+          sessions.streams.flush(socket),
+      );
+      // every command the socket takes counts in the key's budget as a request does
+      // (RATE_LIMIT_MAX), when it runs: counted one at a time, since the store's answers to
+      // concurrent counts share one object (each would read the count of all)
+      const overBudget = async () =>
+        limiter ? rateLimited(await limiter(req).catch(() => null)) : null;
       socket.on("message", (data, isBinary) => {
         let ref: string | number | undefined;
         let message: unknown;
@@ -124,48 +152,43 @@ const stream: FastifyPluginAsyncZod = async (app) => {
         } catch (err) {
           // answered in turn, after the messages before it (the README: in arrival order)
           const text = `unreadable message: ${(err as Error).message}`;
-          queue = queue.then(() =>
-            answer({ type: "error", error: "invalid_request", message: text }),
-          );
+          commands.push(undefined, async () => {
+            const limited = await overBudget();
+            if (limited) return { type: "error", ...limited.toJSON() };
+            return { type: "error", error: "invalid_request", message: text };
+          });
           return;
         }
-        const parsed = StreamClientMessage.safeParse(message);
-        if (!parsed.success) {
-          const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
-          queue = queue.then(() =>
-            answer({
+        commands.push(ref, async () => {
+          const limited = await overBudget();
+          if (limited) return { type: "error", ref, ...limited.toJSON() };
+          const parsed = StreamClientMessage.safeParse(message);
+          if (!parsed.success) {
+            const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
+            return {
               type: "error",
               ref,
               error: "invalid_request",
               message: "invalid message",
               details: { issues },
-            }),
-          );
-          return;
-        }
-        const m = parsed.data;
-        // one at a time, in arrival order: inputs then a step act in that order
-        queue = queue.then(async () => {
-          try {
-            // in a cluster, a session held by another node is driven there
-            if (cluster && !sessions.local(id)) {
-              const path = `/v1/sessions/${encodeURIComponent(id)}/${m.type === "inputs" ? "inputs" : "step"}`;
-              const { type: _type, ref: _ref, ...body } = m;
-              const r = await cluster.request(id, "POST", path, body, req.headers);
-              const b = r.body as Record<string, unknown>;
-              if (r.status >= 400) answer({ type: "error", ref, ...b });
-              else if (m.type === "inputs") answer({ type: "inputs", ref, ...b });
-              else answer({ type: "stepped", ref, step: b.step, time: b.time });
-            } else if (m.type === "inputs")
-              answer({ type: "inputs", ref, ...(await sessions.inputs(id, m, req.owner)) });
-            else {
-              await sessions.step(id, { steps: m.steps }, req.owner);
-              const s = sessions.get(id, req.owner);
-              answer({ type: "stepped", ref, step: s.step, time: s.time });
-            }
-          } catch (err) {
-            answer({ type: "error", ref, ...toApiError(err).toJSON() });
+            };
           }
+          const m = parsed.data;
+          // in a cluster, a session held by another node is driven there
+          if (cluster && !sessions.local(id)) {
+            const path = `/v1/sessions/${encodeURIComponent(id)}/${m.type === "inputs" ? "inputs" : "step"}`;
+            const { type: _type, ref: _ref, ...body } = m;
+            const r = await cluster.request(id, "POST", path, body, req.headers);
+            const b = r.body as Record<string, unknown>;
+            if (r.status >= 400) return { type: "error", ref, ...b };
+            if (m.type === "inputs") return { type: "inputs", ref, ...b };
+            return { type: "stepped", ref, step: b.step, time: b.time };
+          }
+          if (m.type === "inputs")
+            return { type: "inputs", ref, ...(await sessions.inputs(id, m, req.owner)) };
+          await sessions.step(id, { steps: m.steps }, req.owner);
+          const s = sessions.get(id, req.owner);
+          return { type: "stepped", ref, step: s.step, time: s.time };
         });
       });
       sessions.streams.limitRate(socket, req.query.maxFps ?? config.streamFps);

@@ -3,22 +3,37 @@
  *
  * Each subscriber chose `every`, `fields` and `format`; the worker encodes each distinct
  * (fields, format) once per due step and this hub writes the same bytes to every
- * subscriber of that class. Bounded memory: a subscriber whose socket still holds more than
- * STREAM_MAX_BUFFERED_BYTES unsent (ws `bufferedAmount`: the socket's write queue plus ws's
- * own) is skipped for that frame, never queued; the next frame it does get carries in
- * `dropped` how many it missed since the previous one (including frames the worker itself
- * dropped under back-pressure, recovered from the gap in step numbers). A client that reads
- * nothing therefore costs at most its buffer limit plus one frame.
+ * subscriber of that class. Bounded memory: a frame for a subscriber whose socket still
+ * holds more than STREAM_MAX_BUFFERED_BYTES unsent (ws `bufferedAmount`: the socket's write
+ * queue plus ws's own) is held back, never queued: one per subscriber (the bytes the other
+ * subscribers share, no copy), a newer frame replacing it, the replaced one skipped; the
+ * next frame it does get carries in `dropped` how many it missed since the previous one
+ * (including frames the worker itself dropped under back-pressure, recovered from the gap
+ * in step numbers). The held frame goes once the socket has drained (looked at every
+ * DRAIN_POLL_MS), so the latest state arrives even when the session has stopped meanwhile.
+ * A client that reads nothing therefore costs at most its buffer limit plus one frame.
  *
  * Frame rate: a subscriber may be given a rate (frames per second of wall time, STREAM_FPS
  * or its `?maxFps`, set by the route with `limitRate` before it subscribes). It is a token
  * bucket holding RATE_BURST_SECONDS of frames, full at the start: a short burst (a step
  * request of a few dozen steps) passes whole, a long fast run gets the rate on average. A
- * frame over the rate is held back (one per subscriber: the bytes the other subscribers
- * share, no copy); a newer frame replaces it, the replaced one counting as skipped (in
- * `dropped`, like a frame skipped under back-pressure), and the held one is sent as soon
- * as the rate allows, so the latest state always arrives. `flush` sends it at once (the
+ * frame over the rate is held back the same way, and sent as soon as the rate allows, so
+ * the latest state always arrives. `flush` sends it at once unless the socket is full (the
  * route does before an answer on the socket, which must follow the frames of its steps).
+ *
+ * A rate below STREAM_MIN_FPS is taken as STREAM_MIN_FPS (the route refuses `?maxFps` below
+ * it; STREAM_FPS may be configured lower), so a held frame waits at most 1 / STREAM_MIN_FPS
+ * seconds: a rate of 1e-9 asked Node for a 1e12 ms timer, which it clamps to 1 ms with a
+ * warning each time (a 1 ms loop flooding the log, the held frame never sent).
+ *
+ * Commands (CommandQueue, one per socket: the client's `inputs` and `step` messages) run one
+ * at a time in arrival order, at most MAX_PENDING_COMMANDS awaiting their answers; one more
+ * is refused at once with `too_many_commands`. Their answers obey STREAM_MAX_BUFFERED_BYTES
+ * as frames do, but are never skipped: an answer waits until the socket holds no more than
+ * that, and the next command waits behind it, so a client that stops reading stops its own
+ * commands; one that sends on regardless (its queue full, its socket too) is closed with 1008.
+ * When the socket closes, the commands still queued are dropped (the running one finishes).
+ * Error answers quote at most MAX_ECHO_CHARS of any key or value the client sent.
  *
  * Admission (StreamAdmission): subscribers per session, per API key and per server are
  * counted from the upgrade request on (a place is taken before the upgrade and given back
@@ -26,12 +41,34 @@
  */
 import type { WebSocket } from "ws";
 import type { StreamOptions } from "../../schemas/api";
-import { ApiError } from "./errors";
-import { type FrameFormat, missedBetween, withDropped } from "./frames";
+import { ApiError, toApiError } from "./errors";
+import { encode, type FrameFormat, missedBetween, withDropped } from "./frames";
 import { encodingKey, type Subscription } from "./protocol";
 
 /** Seconds of frames a subscriber's rate bucket holds (the longest burst sent whole). */
 export const RATE_BURST_SECONDS = 2;
+
+/**
+ * The lowest frame rate of a stream (frames per second): `?maxFps` below it is refused, a
+ * lower STREAM_FPS is raised to it. A held frame waits at most 1 / STREAM_MIN_FPS seconds.
+ */
+export const STREAM_MIN_FPS = 0.1;
+
+/** The longest wait Node's timers hold (ms); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Commands a stream socket may have awaiting their answers, the running one included. */
+export const MAX_PENDING_COMMANDS = 32;
+
+/** Characters of a key or value the client sent that an error answer quotes (then "…"). */
+export const MAX_ECHO_CHARS = 100;
+
+/** The longest text, and the most entries of a list, an error answer carries. */
+const MAX_ANSWER_TEXT = 1000;
+const MAX_ANSWER_LIST = 20;
+
+/** How often an answer held back by a full socket looks at it again (ms). */
+const DRAIN_POLL_MS = 20;
 
 /** A frame held back by the rate limit until the rate allows it. */
 interface HeldFrame {
@@ -107,9 +144,12 @@ export class StreamHub {
     return this.bySession.get(sessionId)?.size ?? 0;
   }
 
-  /** The frame rate (frames per second of wall time) of the socket's coming subscription. */
+  /**
+   * The frame rate (frames per second of wall time) of the socket's coming subscription, at
+   * least STREAM_MIN_FPS.
+   */
   limitRate(ws: WebSocket, maxFps: number): void {
-    this.rates.set(ws, maxFps);
+    this.rates.set(ws, Math.max(STREAM_MIN_FPS, maxFps));
   }
 
   /** The subscriber of a socket, if it is subscribed. */
@@ -238,31 +278,33 @@ export class StreamHub {
     tally: { sent: number; dropped: number },
   ): void {
     if (sub.ws.readyState !== sub.ws.OPEN) return;
-    // a newer frame replaces the one held back by the rate limit: that one is skipped
+    // a newer frame replaces the one held back (by the rate or a full socket): that one is skipped
     if (sub.held !== null) {
       this.skip(sub, sub.held.onBoundary, tally);
       sub.held = null;
     }
-    if (!this.take(sub, now)) {
+    if (this.full(sub) || !this.take(sub, now)) {
       sub.held = { step, onBoundary, bytes };
       this.schedule(sub);
       return;
     }
-    this.deliver(sub, step, onBoundary, bytes, tally);
+    this.deliver(sub, step, bytes, tally);
   }
 
-  /** Sends a subscriber's held-back frame now, whatever the rate (before an answer to it). */
+  /**
+   * Sends a subscriber's held-back frame now, whatever the rate (before an answer to it),
+   * unless its socket is full (then it goes once the socket drains).
+   */
   flush(ws: WebSocket): void {
     const sub = this.bySocket.get(ws);
-    if (!sub || sub.held === null) return;
+    if (!sub || sub.held === null || this.full(sub)) return;
     const held = sub.held;
     sub.held = null;
     if (sub.timer) clearTimeout(sub.timer);
     sub.timer = null;
     this.take(sub, performance.now());
     const tally = { sent: 0, dropped: 0 };
-    if (sub.ws.readyState === sub.ws.OPEN)
-      this.deliver(sub, held.step, held.onBoundary, held.bytes, tally);
+    if (sub.ws.readyState === sub.ws.OPEN) this.deliver(sub, held.step, held.bytes, tally);
     this.record(tally);
   }
 
@@ -279,22 +321,33 @@ export class StreamHub {
     return true;
   }
 
-  /** Sends the held-back frame when the bucket has a token again. */
+  /** Whether the subscriber's socket holds more than STREAM_MAX_BUFFERED_BYTES unsent. */
+  private full(sub: Subscriber): boolean {
+    return sub.ws.bufferedAmount > this.maxBufferedBytes;
+  }
+
+  /**
+   * Sends the held-back frame once the socket has drained (looking every DRAIN_POLL_MS) and
+   * the bucket has a token again.
+   */
   private schedule(sub: Subscriber): void {
     if (sub.timer !== null) return;
-    const wait = Math.max(1, Math.ceil(((1 - sub.tokens) * 1000) / sub.maxFps));
+    // at most 1 / STREAM_MIN_FPS seconds (limitRate), and never more than a timer holds
+    const wait = this.full(sub)
+      ? DRAIN_POLL_MS
+      : Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(((1 - sub.tokens) * 1000) / sub.maxFps)));
     sub.timer = setTimeout(() => {
       sub.timer = null;
       const held = sub.held;
       if (held === null || !this.bySession.get(sub.sessionId)?.has(sub)) return;
-      if (!this.take(sub, performance.now())) {
+      if (sub.ws.readyState !== sub.ws.OPEN) return;
+      if (this.full(sub) || !this.take(sub, performance.now())) {
         this.schedule(sub);
         return;
       }
       sub.held = null;
       const tally = { sent: 0, dropped: 0 };
-      if (sub.ws.readyState === sub.ws.OPEN)
-        this.deliver(sub, held.step, held.onBoundary, held.bytes, tally);
+      if (sub.ws.readyState === sub.ws.OPEN) this.deliver(sub, held.step, held.bytes, tally);
       this.record(tally);
     }, wait);
     sub.timer.unref();
@@ -307,18 +360,13 @@ export class StreamHub {
     tally.dropped++;
   }
 
-  /** Writes a frame to a subscriber unless its socket is backed up (then it is skipped). */
+  /** Writes a frame to a subscriber (whose socket has room: the callers look). */
   private deliver(
     sub: Subscriber,
     step: number,
-    onBoundary: boolean,
     bytes: Uint8Array,
     tally: { sent: number; dropped: number },
   ): void {
-    if (sub.ws.bufferedAmount > this.maxBufferedBytes) {
-      this.skip(sub, onBoundary, tally);
-      return;
-    }
     const gap = missedBetween(sub.last, step, sub.every);
     const missed = Math.max(gap, sub.skippedRegular) + sub.skippedForced;
     // frames of the gap not skipped here were dropped by the worker under back-pressure
@@ -346,11 +394,7 @@ export class StreamHub {
    */
   closeSession(sessionId: string, code: number, reason: string): void {
     for (const sub of this.bySession.get(sessionId) ?? []) {
-      sub.ws.close(code, reason);
-      const ws = sub.ws;
-      setTimeout(() => {
-        if (ws.readyState !== ws.CLOSED) ws.terminate();
-      }, CLOSE_GRACE_MS).unref();
+      closeSocket(sub.ws, code, reason);
       this.remove(sub);
     }
   }
@@ -374,6 +418,168 @@ export class StreamHub {
   close(): void {
     clearInterval(this.heartbeat);
   }
+}
+
+/**
+ * Closes a socket with a code and reason; a client that does not complete the closing
+ * handshake within CLOSE_GRACE_MS (one that reads nothing) is cut off.
+ */
+function closeSocket(ws: WebSocket, code: number, reason: string): void {
+  ws.close(code, reason);
+  setTimeout(() => {
+    if (ws.readyState !== ws.CLOSED) ws.terminate();
+  }, CLOSE_GRACE_MS).unref();
+}
+
+/** An answer to a client's command, in the stream's format (schemas/api.ts StreamAnswerFrame). */
+export interface CommandAnswer {
+  type: "inputs" | "stepped" | "error";
+  ref?: string | number;
+  [member: string]: unknown;
+}
+
+/**
+ * The commands of one stream socket, run one at a time in arrival order, and their answers.
+ *
+ * - At most `maxPending` (MAX_PENDING_COMMANDS) await their answers, the running one
+ *   included; one more is refused at once (ahead of the answers still due) with
+ *   `too_many_commands`, details `{ limit: "MAX_PENDING_COMMANDS", max }`.
+ * - An answer is written once the socket holds at most `maxBufferedBytes` unsent
+ *   (STREAM_MAX_BUFFERED_BYTES, the frames' bound), after the frame the rate holds back for
+ *   it (`flush`); the next command starts only then. A client that reads nothing therefore
+ *   stops its own commands, and costs one waiting answer. When its queue is full and its
+ *   socket too, nothing more can be answered: the socket is closed with 1008.
+ * - Once the socket closes, the queued commands are dropped; the running one finishes.
+ * - Answers pass through `boundAnswer`: what the client sent is quoted at most
+ *   MAX_ECHO_CHARS characters long (a 60 kB unknown key was echoed whole, per message).
+ */
+export class CommandQueue {
+  private pending = 0;
+  private tail: Promise<void> = Promise.resolve();
+  private gone = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly format: FrameFormat,
+    private readonly maxBufferedBytes: number,
+    /** writes the frame held back by the rate for this socket (StreamHub.flush) */
+    private readonly flush: () => void,
+    private readonly maxPending = MAX_PENDING_COMMANDS,
+  ) {
+    ws.once("close", () => {
+      this.gone = true;
+    });
+  }
+
+  /** Commands awaiting their answers, the running one included. */
+  get size(): number {
+    return this.pending;
+  }
+
+  private get open(): boolean {
+    return !this.gone && this.ws.readyState === this.ws.OPEN;
+  }
+
+  /**
+   * Queues a command: `run` is called in turn, unless the socket has closed by then, and
+   * its answer (or the error it throws, as an error answer) written when the socket has room.
+   */
+  push(ref: string | number | undefined, run: () => CommandAnswer | Promise<CommandAnswer>): void {
+    if (!this.open) return;
+    if (this.pending >= this.maxPending) {
+      this.refuse(ref);
+      return;
+    }
+    this.pending++;
+    this.tail = this.tail.then(async () => {
+      try {
+        if (!this.open) return;
+        let answer: CommandAnswer;
+        try {
+          answer = await run();
+        } catch (err) {
+          answer = { type: "error", ref, ...toApiError(err).toJSON() };
+        }
+        await this.write(answer);
+      } catch {
+        /* the socket failed: its close drops the rest */
+      } finally {
+        this.pending--;
+      }
+    });
+  }
+
+  /** Writes an answer once the socket has room, after the frame held back for it. */
+  private async write(answer: CommandAnswer): Promise<void> {
+    while (this.open && this.ws.bufferedAmount > this.maxBufferedBytes)
+      await new Promise<void>((resolve) => setTimeout(resolve, DRAIN_POLL_MS).unref());
+    if (!this.open) return;
+    this.flush();
+    this.send(answer);
+  }
+
+  private send(answer: CommandAnswer): void {
+    this.ws.send(encode(boundAnswer(answer), this.format), { binary: this.format === "msgpack" });
+  }
+
+  /** A command over the queue's bound: refused at once, or the socket closed if full. */
+  private refuse(ref: string | number | undefined): void {
+    if (this.ws.bufferedAmount > this.maxBufferedBytes) {
+      this.gone = true;
+      closeSocket(
+        this.ws,
+        1008,
+        "not reading: MAX_PENDING_COMMANDS commands waiting and STREAM_MAX_BUFFERED_BYTES unsent",
+      );
+      return;
+    }
+    this.send({
+      type: "error",
+      ref,
+      error: "too_many_commands",
+      message: `${this.maxPending} commands on this stream are awaiting their answers, the most allowed (MAX_PENDING_COMMANDS); send more once answers come`,
+      details: { limit: "MAX_PENDING_COMMANDS", max: this.maxPending },
+    });
+  }
+}
+
+/**
+ * An answer with what the client sent quoted short: a quoted run ("…") longer than
+ * MAX_ECHO_CHARS, a key, or an issue's path element is cut there with an ellipsis, any
+ * other text at MAX_ANSWER_TEXT characters, a list at MAX_ANSWER_LIST entries (the first).
+ * An answer so bounded is at most a few kB whatever the message it answers.
+ */
+export function boundAnswer<T>(answer: T): T {
+  return bound(answer, 0, false) as T;
+}
+
+function bound(value: unknown, depth: number, inPath: boolean): unknown {
+  if (typeof value === "string")
+    return inPath ? clip(value, MAX_ECHO_CHARS) : clip(clipQuoted(value), MAX_ANSWER_TEXT);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= 8) return "…";
+  if (Array.isArray(value))
+    return value.slice(0, MAX_ANSWER_LIST).map((v) => bound(v, depth + 1, inPath));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    out[clip(k, MAX_ECHO_CHARS)] = bound(v, depth + 1, k === "path");
+  return out;
+}
+
+/** Quoted runs of a text cut at MAX_ECHO_CHARS characters. */
+function clipQuoted(text: string): string {
+  return text.replace(/"([^"]*)"/g, (whole, inner: string) =>
+    inner.length > MAX_ECHO_CHARS ? `"${clip(inner, MAX_ECHO_CHARS)}"` : whole,
+  );
+}
+
+/** A text cut at `max` characters with an ellipsis (never inside a surrogate pair). */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }
 
 /** Frames a rate bucket holds: RATE_BURST_SECONDS of frames, at least one. */
