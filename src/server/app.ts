@@ -8,8 +8,9 @@
  * Access control (API_KEY / API_KEYS, src/server/auth.ts) is an onRequest hook installed
  * before every route; the per-key rate limit (@fastify/rate-limit, RATE_LIMIT_MAX per
  * RATE_LIMIT_WINDOW_MS) applies when keys are set, to every route but /health and /ready
- * (WebSocket upgrades included: they pass the same hooks), and wrong keys are limited per
- * client address (AUTH_FAILURE_MAX, auth.ts).
+ * (WebSocket upgrades included: they pass the same hooks; each command sent on a stream is
+ * counted by routes/stream.ts through the plugin's createRateLimit, the same counter), and
+ * wrong keys are limited per client address (AUTH_FAILURE_MAX, auth.ts).
  *
  * Hardening (hooks installed before every route):
  * - security headers on every answer (onSend: securityHeaders below; router errors too);
