@@ -7,9 +7,18 @@
  * - a worker that exits or errors (a crash) is replaced by a fresh one at the same index;
  *   its pending requests fail with `worker_crashed` and the manager rebuilds its sessions
  *   from their last checkpoints (onWorkerLost: sessions/recovery.ts);
- * - a request not answered by its deadline plus watchdogGraceMs (a step that never returns
- *   to the worker's loop) fails with `timeout` and its worker is terminated and replaced the
- *   same way.
+ * - the watchdog replaces a worker that is stuck: one whose event loop has not turned for
+ *   REQUEST_TIMEOUT_MS plus watchdogGraceMs (nothing heard from it, not even the stats it
+ *   sends every 250 ms: one computation that never returns to its loop), or that has not
+ *   answered a request that long (its own `timeoutMs`) after it started working on it. The
+ *   worker says when it starts each request (a `started` message; a queued operation when
+ *   its turn comes, worker-runtime.ts), so what is timed is the worker's own time on the
+ *   message, never the time it waited behind other messages or other sessions' work: legal
+ *   requests queued on a worker never restart it. Its pending requests then fail with
+ *   `timeout` and it is terminated and replaced as a crashed one. The legal long requests
+ *   end by themselves within REQUEST_TIMEOUT_MS (a step's deadline; the engine's deadline
+ *   for builds, assemblies and replays: worker-runtime.ts), so the watchdog is the last
+ *   resort for a computation that ignores them.
  * Workers start at the compiled worker.js beside the compiled server (dist/, `npm run
  * build`: what `npm start` and the Docker image run), or, when this module runs from its
  * TypeScript source (tsx, vitest), at worker-bootstrap.mjs, which registers tsx's
@@ -30,10 +39,10 @@ import type {
   WorkerEvent,
   WorkerInit,
   WorkerNotice,
-  WorkerOutbound,
   WorkerRequestBody,
   WorkerResult,
 } from "./protocol";
+import type { RuntimeOutbound } from "./worker-runtime";
 
 /**
  * The worker thread's entry: compiled JavaScript beside this bundle, or, run from source, the
@@ -73,8 +82,17 @@ export interface PoolHandlers {
 interface Pending {
   resolve(a: WorkerAnswer): void;
   reject(e: Error): void;
-  timer: ReturnType<typeof setTimeout> | null;
+  kind: WorkerRequestBody["kind"];
+  /** the worker's time it may take on it (ms), from its start, before the grace */
+  limitMs: number;
+  /** performance.now() when the worker said it started on it (null: not yet) */
+  startedAt: number | null;
 }
+
+/** How often (ms) the watchdog looks at the workers. */
+const WATCHDOG_TICK_MS = 200;
+/** A worker heard from within this (ms) is turning its event loop (it sends stats every 250 ms). */
+const LIVELY_MS = 1000;
 
 interface Slot {
   index: number;
@@ -89,6 +107,10 @@ interface Slot {
   /** the worker's busy time (ms) when last read */
   active: number;
   lastError: string | null;
+  /** performance.now() when the last message from the worker was handled */
+  lastHeard: number;
+  /** the request it last said it started (what it is likely busy with) */
+  lastStarted: Pending | null;
 }
 
 export class WorkerPool {
@@ -98,6 +120,8 @@ export class WorkerPool {
   private readonly startFailures: number[] = [];
   /** busy ms of the retired workers, per index */
   private readonly retiredActive: number[] = [];
+  private watchdog: ReturnType<typeof setInterval> | null = null;
+  private lastTick = 0;
 
   constructor(
     private readonly config: Config,
@@ -116,6 +140,9 @@ export class WorkerPool {
   /** Starts every worker and waits until each has loaded the engine. */
   async start(): Promise<void> {
     for (let i = 0; i < this.config.workers; i++) this.slots.push(this.spawn(i));
+    this.lastTick = performance.now();
+    this.watchdog = setInterval(() => this.watch(), WATCHDOG_TICK_MS);
+    this.watchdog.unref?.();
     await Promise.all(this.slots.map((s) => s.ready));
   }
 
@@ -155,14 +182,23 @@ export class WorkerPool {
       pending: new Map(),
       active: 0,
       lastError: null,
+      lastHeard: performance.now(),
+      lastStarted: null,
     };
     slot.ready.catch(() => undefined);
-    worker.on("message", (msg: WorkerOutbound) => {
-      if (msg.kind === "reply") {
+    worker.on("message", (msg: RuntimeOutbound) => {
+      slot.lastHeard = performance.now();
+      if (msg.kind === "started") {
+        const p = slot.pending.get(msg.id);
+        if (p) {
+          p.startedAt = slot.lastHeard;
+          slot.lastStarted = p;
+        }
+      } else if (msg.kind === "reply") {
         const p = slot.pending.get(msg.id);
         if (!p) return;
         slot.pending.delete(msg.id);
-        if (p.timer) clearTimeout(p.timer);
+        if (slot.lastStarted === p) slot.lastStarted = null;
         if (msg.ok) p.resolve({ result: msg.result, session: msg.session });
         else p.reject(new WorkerFailure(msg.error, msg.session));
       } else if (msg.kind === "ready") {
@@ -185,22 +221,21 @@ export class WorkerPool {
 
   /**
    * Sends a request to worker `index` and resolves with its reply. `timeoutMs` (default
-   * REQUEST_TIMEOUT_MS) plus the watchdog grace bounds the wait: past it the worker is
-   * replaced and the request fails with `timeout`.
+   * REQUEST_TIMEOUT_MS) plus the watchdog grace bounds the worker's time on it from when it
+   * starts on it (not the time it waits behind other work): past it the worker is replaced
+   * and the request fails with `timeout` (watch()).
    */
   async request(index: number, body: WorkerRequestBody, timeoutMs?: number): Promise<WorkerAnswer> {
     const slot = await this.live(index);
     const id = this.nextId++;
-    const limit = (timeoutMs ?? this.config.requestTimeoutMs) + watchdogGraceMs(this.config);
     return new Promise<WorkerAnswer>((resolve, reject) => {
-      const pending: Pending = { resolve, reject, timer: null };
-      pending.timer = setTimeout(() => {
-        if (!slot.pending.has(id)) return;
-        slot.pending.delete(id);
-        const msg = `the worker did not answer a ${body.kind} request within ${limit} ms`;
-        reject(new ApiError("timeout", `${msg}; it was restarted`, { kind: body.kind }));
-        this.replace(index, `solver worker ${index} was restarted: ${msg}`);
-      }, limit);
+      const pending: Pending = {
+        resolve,
+        reject,
+        kind: body.kind,
+        limitMs: timeoutMs ?? this.config.requestTimeoutMs,
+        startedAt: null,
+      };
       slot.pending.set(id, pending);
       try {
         slot.worker.postMessage({ ...body, id });
@@ -208,7 +243,6 @@ export class WorkerPool {
         // the message could not be cloned (e.g. nested too deep for the structured clone):
         // nothing reached the worker, so nothing is left pending and the worker is fine
         slot.pending.delete(id);
-        if (pending.timer !== null) clearTimeout(pending.timer);
         reject(
           new ApiError(
             "invalid_request",
@@ -217,6 +251,77 @@ export class WorkerPool {
         );
       }
     });
+  }
+
+  /**
+   * Requests in flight on worker `index` of the given kinds (placement counts the heavy
+   * ones: a worker in the middle of an assembly is not the least loaded).
+   */
+  inFlight(index: number, kinds: readonly WorkerRequestBody["kind"][]): number {
+    const slot = this.slots[index];
+    if (!slot?.alive) return 0;
+    let n = 0;
+    for (const p of slot.pending.values()) if (kinds.includes(p.kind)) n++;
+    return n;
+  }
+
+  /**
+   * The watchdog's look at every live worker: one whose event loop has not turned for
+   * REQUEST_TIMEOUT_MS + grace (nothing heard from it), or that is turning but has not
+   * answered a request its limit + grace after starting on it, is stuck: replaced.
+   */
+  private watch(): void {
+    const now = performance.now();
+    const late = now - this.lastTick - WATCHDOG_TICK_MS;
+    this.lastTick = now;
+    // this thread's own loop was held up: the workers' messages of that time are not read
+    // yet (they are handled after this timer), so nothing can be said of them this turn
+    if (late > WATCHDOG_TICK_MS || this.closed) return;
+    const grace = watchdogGraceMs(this.config);
+    for (const slot of this.slots) {
+      if (!slot.alive || slot.retired) continue;
+      const silent = now - slot.lastHeard;
+      const blockedLimit = this.config.requestTimeoutMs + grace;
+      if (silent > blockedLimit) {
+        const on = slot.lastStarted ? ` (working on a ${slot.lastStarted.kind} request)` : "";
+        this.stuck(
+          slot,
+          `solver worker ${slot.index} has not returned to its event loop for ${Math.round(silent)} ms${on}, past REQUEST_TIMEOUT_MS + ${grace} ms`,
+        );
+        continue;
+      }
+      // a busy loop is the case above; a worker heard from lately that keeps a request
+      // unanswered past its limit has lost it
+      if (silent > LIVELY_MS) continue;
+      for (const p of slot.pending.values()) {
+        if (p.startedAt === null || now - p.startedAt <= p.limitMs + grace) continue;
+        this.stuck(
+          slot,
+          `solver worker ${slot.index} has not answered a ${p.kind} request ${Math.round(now - p.startedAt)} ms after starting on it (limit ${p.limitMs} ms + ${grace} ms)`,
+        );
+        break;
+      }
+    }
+  }
+
+  /** A stuck worker: its pending requests fail with `timeout`, and it is replaced. */
+  private stuck(slot: Slot, why: string): void {
+    const now = performance.now();
+    for (const [, p] of slot.pending) {
+      const waited =
+        p.startedAt === null
+          ? "before starting on it"
+          : `${Math.round(now - p.startedAt)} ms into it`;
+      p.reject(
+        new ApiError(
+          "timeout",
+          `the worker did not answer a ${p.kind} request (${waited}): ${why}; it was restarted`,
+          { kind: p.kind },
+        ),
+      );
+    }
+    slot.pending.clear();
+    this.replace(slot.index, `${why}; it was restarted`);
   }
 
   /** The live worker at `index`, waiting for a starting or replacement one. */
@@ -264,10 +369,9 @@ export class WorkerPool {
     const wasAlive = slot.alive;
     slot.alive = false;
     slot.failReady(new Error(reason));
-    for (const [, p] of slot.pending) {
-      if (p.timer) clearTimeout(p.timer);
+    slot.lastStarted = null;
+    for (const [, p] of slot.pending)
       p.reject(new ApiError("worker_crashed", `${reason}; the request was lost`));
-    }
     slot.pending.clear();
     if (this.closed) return;
     const index = slot.index;
@@ -306,11 +410,11 @@ export class WorkerPool {
     let n = 0;
     for (const slot of this.slots) {
       for (const [, p] of slot.pending) {
-        if (p.timer) clearTimeout(p.timer);
         p.reject(make());
         n++;
       }
       slot.pending.clear();
+      slot.lastStarted = null;
     }
     return n;
   }
@@ -346,6 +450,8 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
     await Promise.all(
       this.slots.map(async (s) => {
         if (s.alive) s.worker.postMessage({ kind: "shutdown" } satisfies WorkerNotice);

@@ -21,7 +21,17 @@
  *   there (reads are still answered) until the event loop says the checkpoint is written
  *   (`checkpointed`), so no step past k·K is streamed or answered before step k·K is kept
  *   (or CHECKPOINT_WAIT_MS has passed: a stuck store does not stop the run).
- * - A step request checks its deadline between steps and ends with `timeout`.
+ * - A step request checks its deadline between steps and ends with `timeout`. The other
+ *   long requests run under the engine's deadline too (src/engine/solvers/deadline.ts:
+ *   the solvers' loops check it), REQUEST_TIMEOUT_MS of the worker's time from their start:
+ *   opening a session (build), an assembly (504 `timeout`, the state as it was), and a
+ *   recording's replay (409, in chunks between which the worker serves its other sessions).
+ * - The worker tells the event loop when it starts working on each request (a `started`
+ *   message; a queued operation when its turn in the session's queue comes), so the pool's
+ *   watchdog measures the worker's own time on it, never the time it waited behind others.
+ * - A deleted session is gone at once: its run stops, and the operations already queued
+ *   on it fail with `not_found` when their turn comes (nothing runs on it any more, so
+ *   nothing keeps it).
  */
 
 import { getHeapStatistics } from "node:v8";
@@ -30,7 +40,7 @@ import type { InputSpec } from "../../schemas/input";
 import { underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
-import type { AssemblyOptionsIn } from "../../schemas/state";
+import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
 import {
   buildSimulation,
@@ -44,7 +54,6 @@ import {
   RecordingError,
   recordingOf,
   replayRecording,
-  replayStates,
   type Simulation,
   SnapshotError,
   SolverError,
@@ -82,7 +91,30 @@ export const MAX_LAG_S = 0.25;
 export const CHECKPOINT_WAIT_MS = 2000;
 const STATS_MS = 250;
 
-type Post = (msg: WorkerOutbound, transfer?: ArrayBuffer[]) => void;
+/**
+ * Worker → event loop: the worker starts working on request `id` (the pool's watchdog
+ * times the request from here: worker-pool.ts).
+ */
+export interface WorkerStarted {
+  kind: "started";
+  id: number;
+}
+
+/** Everything a worker posts to the event loop. */
+export type RuntimeOutbound = WorkerOutbound | WorkerStarted;
+
+type Post = (msg: RuntimeOutbound, transfer?: ArrayBuffer[]) => void;
+
+/** Requests that run in their session's queue (they post `started` when their turn comes). */
+const QUEUED = new Set<WorkerRequest["kind"]>([
+  "assemble",
+  "step",
+  "run",
+  "pause",
+  "reset",
+  "update",
+  "inputs",
+]);
 
 class Failure extends Error {
   constructor(readonly info: WorkerErrorInfo) {
@@ -176,8 +208,12 @@ export class WorkerRuntime {
         return;
       }
       case "cancel": {
+        // the session is being deleted (its `delete` follows): it stops now
         const s = this.sessions.get(msg.sessionId);
-        if (s) s.cancelled = true;
+        if (s) {
+          s.cancelled = true;
+          this.stopRun(s);
+        }
         return;
       }
       case "checkpointed": {
@@ -200,11 +236,14 @@ export class WorkerRuntime {
 
   private async dispatch(msg: WorkerRequest): Promise<void> {
     let s: WorkerSession | undefined;
+    if (!QUEUED.has(msg.kind)) this.post({ kind: "started", id: msg.id });
     try {
       let result: WorkerResult;
       switch (msg.kind) {
         case "open": {
-          const opened = this.open(msg.sessionId, msg.body, msg.maxBodies);
+          const opened = this.underDeadline("building the session", () =>
+            this.open(msg.sessionId, msg.body, msg.maxBodies),
+          );
           s = opened.session;
           result = this.created(s, opened.name);
           break;
@@ -217,7 +256,7 @@ export class WorkerRuntime {
           break;
         case "assemble":
           s = this.get(msg.sessionId);
-          result = await this.locked(s, () =>
+          result = await this.locked(s, msg.id, () =>
             this.assemble(s as WorkerSession, msg.options, msg.apply),
           );
           break;
@@ -239,57 +278,58 @@ export class WorkerRuntime {
           s = this.get(msg.sessionId);
           result = { kind: "exported", bytes: utf8.encode(JSON.stringify(s.sim.snapshot())) };
           break;
-        case "restore":
-          s = this.restore(msg.sessionId, msg.snapshot, msg.status, msg.message);
+        case "restore": {
+          const { sessionId, snapshot, status, message } = msg;
+          s = this.underDeadline("restoring the session", () =>
+            this.restore(sessionId, snapshot, status, message),
+          );
           result = this.created(s, msg.name);
           break;
+        }
         case "step":
           s = this.get(msg.sessionId);
-          result = await this.locked(s, () =>
+          result = await this.locked(s, msg.id, () =>
             this.step(s as WorkerSession, msg.steps, msg.deadline),
           );
           break;
         case "run":
           s = this.get(msg.sessionId);
-          await this.locked(s, () =>
+          await this.locked(s, msg.id, () =>
             this.startRun(s as WorkerSession, msg.realtimeFactor, msg.until),
           );
           result = { kind: "ok" };
           break;
         case "pause":
           s = this.get(msg.sessionId);
-          await this.locked(s, () => this.pause(s as WorkerSession));
+          await this.locked(s, msg.id, () => this.pause(s as WorkerSession));
           result = { kind: "ok" };
           break;
         case "reset":
           s = this.get(msg.sessionId);
-          result = await this.locked(s, () => this.reset(s as WorkerSession));
+          result = await this.locked(s, msg.id, () => this.reset(s as WorkerSession));
           break;
         case "update":
           s = this.get(msg.sessionId);
-          await this.locked(s, () => this.update(s as WorkerSession, msg.patch));
+          await this.locked(s, msg.id, () => this.update(s as WorkerSession, msg.patch));
           result = { kind: "ok" };
           break;
         case "delete":
           s = this.sessions.get(msg.sessionId);
-          if (s) {
-            s.cancelled = true;
-            this.stopRun(s);
-            this.sessions.delete(msg.sessionId);
-          }
+          if (s) this.drop(s);
           s = undefined;
           result = { kind: "ok" };
           break;
         case "inputs":
           s = this.get(msg.sessionId);
-          result = await this.locked(s, () =>
+          result = await this.locked(s, msg.id, () =>
             this.inputs(s as WorkerSession, msg.inputs, msg.step),
           );
           break;
         case "recording":
-          // a read: between two chunks the simulation is at a step boundary
+          // a read: the recording is taken at once (between two chunks the simulation is at
+          // a step boundary), its replay runs on a simulation of its own
           s = this.get(msg.sessionId);
-          result = this.recording(s, msg.every, msg.maxSteps);
+          result = await this.recording(s, msg.every, msg.maxSteps);
           break;
         case "test":
           this.testHook(msg.hook);
@@ -313,7 +353,7 @@ export class WorkerRuntime {
     body: { ok: true; result: WorkerResult } | { ok: false; error: WorkerErrorInfo },
     s: WorkerSession | undefined,
   ): void {
-    const session = s && this.sessions.has(s.id) ? this.snapshot(s) : null;
+    const session = s && this.isLive(s) ? this.snapshot(s) : null;
     const transfer: ArrayBuffer[] = [];
     if (body.ok) {
       const r = body.result;
@@ -359,14 +399,66 @@ export class WorkerRuntime {
   private get(id: string): WorkerSession {
     const s = this.sessions.get(id);
     if (!s) throw new Failure({ code: "not_found", message: `no session "${id}" on this worker` });
+    if (s.cancelled) throw deletedFailure(id);
     return s;
   }
 
-  /** Runs fn after every earlier mutating operation of the session has finished. */
-  private locked<T>(s: WorkerSession, fn: () => T | Promise<T>): Promise<T> {
-    const p = s.queue.then(fn);
+  /** Whether `s` is still the session of its id here (not deleted). */
+  private isLive(s: WorkerSession): boolean {
+    return !s.cancelled && this.sessions.get(s.id) === s;
+  }
+
+  /**
+   * Deletes a session: its run stops and it leaves the map at once; the operations queued
+   * on it fail with not_found when their turn comes (locked), so none of them runs on it —
+   * none restarts its run — and nothing keeps a reference to it once they have answered.
+   */
+  private drop(s: WorkerSession): void {
+    s.cancelled = true;
+    this.stopRun(s);
+    if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
+    s.subscriptions = [];
+    s.windows = [];
+  }
+
+  /**
+   * Runs fn after every earlier mutating operation of the session has finished, and tells
+   * the event loop when it starts (`started` for request `id`: its watchdog times the
+   * request from there). A session deleted meanwhile: fn does not run, not_found.
+   */
+  private locked<T>(s: WorkerSession, id: number, fn: () => T | Promise<T>): Promise<T> {
+    const p = s.queue.then(() => {
+      if (!this.isLive(s)) throw deletedFailure(s.id);
+      this.post({ kind: "started", id });
+      return fn();
+    });
     s.queue = p.catch(() => undefined);
     return p;
+  }
+
+  /**
+   * Runs a synchronous computation (a build, an assembly) under the engine's deadline,
+   * REQUEST_TIMEOUT_MS from now (the solvers' long loops check it): past it, DeadlineExceeded
+   * becomes 504 `timeout` naming the limit, instead of the watchdog replacing the worker.
+   */
+  private underDeadline<T>(what: string, fn: () => T): T {
+    setDeadline(this.init.stepLimitMs);
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof DeadlineExceeded) throw this.timeLimitFailure(what);
+      throw err;
+    } finally {
+      clearDeadline();
+    }
+  }
+
+  private timeLimitFailure(what: string, details: Record<string, unknown> = {}): Failure {
+    return new Failure({
+      code: "timeout",
+      message: `${what} ran past the time limit (REQUEST_TIMEOUT_MS, ${this.init.stepLimitMs} ms) and was stopped`,
+      details: { ...details, limit: "REQUEST_TIMEOUT_MS", limitMs: this.init.stepLimitMs },
+    });
   }
 
   /**
@@ -422,6 +514,7 @@ export class WorkerRuntime {
     try {
       sim = buildSimulation(model);
     } catch (err) {
+      if (err instanceof DeadlineExceeded) throw err;
       throw new Failure({
         code: "invalid_model",
         message: `the engine cannot build this model: ${(err as Error)?.message ?? err}`,
@@ -452,6 +545,7 @@ export class WorkerRuntime {
         snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
       );
     } catch (err) {
+      if (err instanceof DeadlineExceeded) throw err;
       if (err instanceof SnapshotError)
         throw new Failure({
           code: "invalid_request",
@@ -665,8 +759,7 @@ export class WorkerRuntime {
     this.requireSteppable(s, "it cannot step");
     let done = 0;
     while (done < steps) {
-      if (s.cancelled)
-        throw new Failure({ code: "not_found", message: `session "${s.id}" was deleted` });
+      if (s.cancelled) throw deletedFailure(s.id);
       if (Date.now() > deadline)
         throw new Failure({
           code: "timeout",
@@ -686,6 +779,7 @@ export class WorkerRuntime {
   }
 
   private startRun(s: WorkerSession, realtimeFactor: number | null, until: number | null): void {
+    if (!this.isLive(s)) throw deletedFailure(s.id);
     this.requireSteppable(s, "it cannot run");
     s.status = "running";
     s.message = null;
@@ -756,7 +850,12 @@ export class WorkerRuntime {
    */
   private tick(s: WorkerSession, budgetMs: number): number {
     const run = s.run;
-    if (!run || s.status !== "running" || s.cancelled) return Number.POSITIVE_INFINITY;
+    if (s.cancelled) {
+      // deleted: out of the running list for good
+      this.stopRun(s);
+      return Number.POSITIVE_INFINITY;
+    }
+    if (!run || s.status !== "running") return Number.POSITIVE_INFINITY;
     if (s.checkpointWait !== null) {
       // `checkpointed` wakes it; without one in time it goes on (the write is stuck)
       const left = s.checkpointWaitEnd - performance.now();
@@ -790,7 +889,10 @@ export class WorkerRuntime {
         return Number.POSITIVE_INFINITY; // advance has set diverged / error and stopped the run
       }
     }
-    if (s.cancelled) return Number.POSITIVE_INFINITY;
+    if (s.cancelled) {
+      this.stopRun(s);
+      return Number.POSITIVE_INFINITY;
+    }
     if (run.until !== null && s.sim.time >= run.until - eps) {
       this.stopRun(s);
       s.status = "paused";
@@ -908,8 +1010,17 @@ export class WorkerRuntime {
     }
   }
 
-  /** The recording, with the replayed states every `every` steps when asked. */
-  private recording(s: WorkerSession, every: number | null, maxSteps: number): WorkerResult {
+  /**
+   * The recording, with the replayed states every `every` steps when asked: replayed on a
+   * simulation of its own in chunks of CHUNK_MS (the worker serves its other sessions and
+   * messages between them), within REQUEST_TIMEOUT_MS of the worker's time (409 naming the
+   * limit past it: a replay as long is refused, not left to the watchdog).
+   */
+  private async recording(
+    s: WorkerSession,
+    every: number | null,
+    maxSteps: number,
+  ): Promise<WorkerResult> {
     let rec: ReturnType<typeof recordingOf>;
     try {
       rec = recordingOf(s.sim);
@@ -928,7 +1039,7 @@ export class WorkerRuntime {
           message: `the recording spans ${rec.end.step - start} steps; states are replayed for at most ${maxSteps} (ask without every, or reset to start a new recording)`,
           details: { session: s.id, steps: rec.end.step - start, limit: maxSteps },
         });
-      const { states, matches } = replayStates(rec, every);
+      const { states, matches } = await this.replayStates(s, rec, every);
       if (!matches)
         throw new Failure({
           code: "solver_error",
@@ -940,6 +1051,63 @@ export class WorkerRuntime {
     return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
   }
 
+  /**
+   * Replays `rec` to its end on a simulation of its own, returning the states every
+   * `every` steps (and the end state) and whether the end state's hash is the recorded one,
+   * as the engine's replayStates does, one step at a time: it yields every CHUNK_MS, and
+   * stops with 409 once REQUEST_TIMEOUT_MS of the worker's time has passed since it
+   * started (the engine's deadline bounds a single step too), or with 404 when the session
+   * is deleted meanwhile.
+   */
+  private async replayStates(
+    s: WorkerSession,
+    rec: ReturnType<typeof recordingOf>,
+    every: number,
+  ): Promise<{ states: StateOut[]; matches: boolean }> {
+    const limit = this.init.stepLimitMs;
+    const end = performance.now() + limit;
+    const first = rec.start?.step ?? 0;
+    const total = rec.end.step - first;
+    const sim = replayRecording(rec);
+    const tooLong = () =>
+      new Failure({
+        code: "conflict",
+        message: `replaying the recording's ${total} steps for its states ran past the time limit (REQUEST_TIMEOUT_MS, ${limit} ms) after ${sim.stepCount - first} steps and was stopped: ask without every, or reset the session to start a shorter recording`,
+        details: {
+          session: s.id,
+          steps: total,
+          stepsReplayed: sim.stepCount - first,
+          limit: "REQUEST_TIMEOUT_MS",
+          limitMs: limit,
+        },
+      });
+    const states: StateOut[] = [];
+    while (sim.stepCount < rec.end.step) {
+      if (!this.isLive(s)) throw deletedFailure(s.id);
+      const chunkEnd = performance.now() + CHUNK_MS;
+      do {
+        const left = end - performance.now();
+        if (left <= 0) throw tooLong();
+        setDeadline(left);
+        try {
+          sim.step(1);
+        } catch (err) {
+          if (err instanceof DeadlineExceeded) throw tooLong();
+          throw new Failure({
+            code: "solver_error",
+            message: `the replay of the recording failed at step ${sim.stepCount + 1}: ${(err as Error)?.message ?? err}`,
+            details: { session: s.id },
+          });
+        } finally {
+          clearDeadline();
+        }
+        if (sim.stepCount % every === 0 || sim.stepCount === rec.end.step) states.push(sim.state());
+      } while (sim.stepCount < rec.end.step && performance.now() < chunkEnd);
+      if (sim.stepCount < rec.end.step) await yieldToLoop();
+    }
+    return { states, matches: sim.stateHash() === rec.end.hash };
+  }
+
   /** A session at a recording's start with its inputs pending (paths from the body's root). */
   private replay(id: string, json: unknown): WorkerSession {
     if (this.sessions.has(id))
@@ -948,6 +1116,7 @@ export class WorkerRuntime {
     try {
       sim = replayRecording(parseRecording(json));
     } catch (err) {
+      if (err instanceof DeadlineExceeded) throw err;
       const issues =
         err instanceof RecordingError
           ? err.issues
@@ -966,24 +1135,44 @@ export class WorkerRuntime {
     return s;
   }
 
-  private assemble(s: WorkerSession, options: AssemblyOptionsIn, apply: boolean): WorkerResult {
+  /**
+   * An assembly analysis of the session (`apply`: its result becomes the state). `timed`:
+   * under the engine's deadline, REQUEST_TIMEOUT_MS from now (504 `timeout` past it); false
+   * when the caller holds one (assembleModel).
+   */
+  private assemble(
+    s: WorkerSession,
+    options: AssemblyOptionsIn,
+    apply: boolean,
+    timed = true,
+  ): WorkerResult {
     if (s.status === "running" || s.status === "error")
       throw new Failure({
         code: "conflict",
         message: `session "${s.id}" is ${s.status}: assembly needs a paused session`,
         details: { session: s.id, status: s.status },
       });
+    // the engine puts the state back only when the analysis ends: one stopped half-way
+    // (its deadline, a failure) may have moved it, so it is put back from here
+    const before = timed ? s.sim.captureState() : null;
     let result: unknown;
+    if (timed) setDeadline(this.init.stepLimitMs);
     try {
       result = s.sim.assemble(options, apply);
     } catch (err) {
       // options this model cannot take (a dense solver above its size): 400 with paths
       if (err instanceof ParameterError) throw invalidBody(err);
+      if (!before) throw err;
+      s.sim.applyState(before);
+      if (err instanceof DeadlineExceeded)
+        throw this.timeLimitFailure("the assembly", { session: s.id });
       throw new Failure({
         code: "solver_error",
         message: `assembly failed: ${(err as Error)?.message ?? err}`,
         details: { session: s.id },
       });
+    } finally {
+      if (timed) clearDeadline();
     }
     if (apply) {
       this.emitForced(s);
@@ -995,16 +1184,28 @@ export class WorkerRuntime {
     };
   }
 
-  /** Assembly of the model of an AssemblyRequest body's JSON text (validated here). */
+  /**
+   * Assembly of the model of an AssemblyRequest body's JSON text (validated here): the
+   * build and the analysis within one REQUEST_TIMEOUT_MS (504 `timeout` past it).
+   */
   private assembleModel(bytes: Uint8Array, maxBodies: number): WorkerResult {
     const { model, options } = parseModelBody(AssemblyBody, bytes, maxBodies);
     const id = `assembly-${Math.random().toString(36).slice(2)}`;
-    const s = this.create(id, model);
-    try {
-      return this.assemble(s, options, false);
-    } finally {
-      this.sessions.delete(id);
-    }
+    return this.underDeadline("the assembly", () => {
+      const s = this.create(id, model);
+      try {
+        return this.assemble(s, options, false, false);
+      } catch (err) {
+        if (err instanceof DeadlineExceeded) throw err;
+        if (err instanceof Failure || err instanceof ApiError) throw err;
+        throw new Failure({
+          code: "solver_error",
+          message: `assembly failed: ${(err as Error)?.message ?? err}`,
+        });
+      } finally {
+        this.sessions.delete(id);
+      }
+    });
   }
 
   private testHook(hook: Extract<WorkerRequest, { kind: "test" }>["hook"]): void {
@@ -1026,6 +1227,11 @@ export class WorkerRuntime {
         process.exit(hook.code);
     }
   }
+}
+
+/** An operation on a session deleted before it ran (404 to the client). */
+function deletedFailure(id: string): Failure {
+  return new Failure({ code: "not_found", message: `session "${id}" was deleted` });
 }
 
 function yieldToLoop(): Promise<void> {

@@ -7,12 +7,12 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "../../src/server/protocol";
-import { WorkerRuntime } from "../../src/server/worker-runtime";
+import { type RuntimeOutbound, WorkerRuntime } from "../../src/server/worker-runtime";
 import { readExample } from "../support/examples";
 import { fallingBody } from "../support/models";
 
 const LIMIT = 64 * 1024;
-let out: WorkerOutbound[];
+let out: RuntimeOutbound[];
 let inflight: Int32Array;
 let rt: WorkerRuntime;
 let nextId = 1;
