@@ -202,7 +202,7 @@ describe("the command queue", () => {
     const id = await createSession(server.app, fallingBody());
     const c = await connect(`${server.ws}/v1/sessions/${id}/stream?every=1000000`);
     await waitFor(() => c.messages.length === 2);
-    const blocked = block(server.app, 1500);
+    const blocked = block(server.app, 3000);
     const n = MAX_PENDING_COMMANDS + 3;
     for (let i = 0; i < n; i++) c.ws.send(JSON.stringify({ type: "step", steps: 1, ref: i }));
     // the refusals come while the worker is still blocked
@@ -237,7 +237,7 @@ describe("the command queue", () => {
     ws.on("message", () => {
       received++;
     });
-    const blocked = block(server.app, 1000);
+    const blocked = block(server.app, 3000);
     for (let i = 0; i < 20; i++) c.ws.send(JSON.stringify({ type: "step", steps: 50, ref: i }));
     await waitFor(() => received === 20);
     c.ws.terminate();
