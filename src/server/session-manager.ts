@@ -112,7 +112,10 @@ export class SessionManager {
         : config.dataDir
           ? new CheckpointStore(config.dataDir, log)
           : null;
-    const table = new SessionTable(config.apiKeys.length > 0);
+    // placement counts a worker's sessions' assemblies in flight (synchronous and long)
+    const table = new SessionTable(config.apiKeys.length > 0, (w) =>
+      this.pool.inFlight(w, ["assemble"]),
+    );
     this.table = table;
     // the parts below are built in dependency order; the pool's and the streams' callbacks
     // and `closing` reach parts built after them, by the time they are called
@@ -378,6 +381,8 @@ export class SessionManager {
       return this.calls.stateOf(rec, a);
     });
     rec.lastCheckpointStep = 0;
+    // a new history: what an earlier rebuild lost is no longer its to report
+    rec.notice = null;
     void this.checkpoints.checkpoint(rec);
     return state;
   }
@@ -474,11 +479,11 @@ export class SessionManager {
    */
   async assembleModel(body: Uint8Array): Promise<Uint8Array> {
     if (this.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
-    const a = await this.calls.call(null, this.table.leastLoaded(this.pool.size), {
-      kind: "assembleModel",
-      body,
-      maxBodies: this.config.maxBodies,
-    });
+    // counted on its worker while in flight: concurrent assemblies spread over the workers
+    const { worker, release } = this.table.place(this.pool.size);
+    const a = await this.calls
+      .call(null, worker, { kind: "assembleModel", body, maxBodies: this.config.maxBodies })
+      .finally(release);
     if (a.result.kind !== "assembly") throw new ApiError("internal", "bad reply");
     return a.result.result;
   }
@@ -489,11 +494,10 @@ export class SessionManager {
    */
   async importUrdf(body: Uint8Array): Promise<Uint8Array> {
     if (this.isClosing) throw new ApiError("shutting_down", "the server is shutting down");
-    const a = await this.calls.call(null, this.table.leastLoaded(this.pool.size), {
-      kind: "importUrdf",
-      body,
-      maxBodies: this.config.maxBodies,
-    });
+    const { worker, release } = this.table.place(this.pool.size);
+    const a = await this.calls
+      .call(null, worker, { kind: "importUrdf", body, maxBodies: this.config.maxBodies })
+      .finally(release);
     if (a.result.kind !== "imported") throw new ApiError("internal", "bad reply");
     return a.result.bytes;
   }

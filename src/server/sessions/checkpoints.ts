@@ -268,6 +268,7 @@ export class Checkpoints {
   /** Releases what a deleted session held. */
   forget(rec: SessionRecord): void {
     this.clearTimer(rec);
+    rec.opened = null;
     rec.workerCheckpoint = null;
     rec.runHeldAt = null;
     if (rec.memory) this.memoryBytes -= rec.memory.engine.byteLength;
@@ -336,6 +337,7 @@ export class Checkpoints {
         rec.lastCheckpointStep = at.step;
         rec.lastCheckpointStatus = at.status;
         this.keepInMemory(rec, { engine, ...at });
+        this.dropOpened(rec);
         // synchronous check and enqueue: a delete after this point removes the file
         if (
           store &&
@@ -344,6 +346,7 @@ export class Checkpoints {
           !(await this.write(store, rec, engine, at, run))
         )
           return;
+        this.dropOpened(rec);
         // the run held at the checkpoint this pass wrote (or at an older one an export
         // superseded) goes on
         if (rec.workerCheckpoint === null) this.release(rec);
@@ -398,6 +401,17 @@ export class Checkpoints {
     rec.persisted = true;
     this.persistenceError = null;
     return true;
+  }
+
+  /**
+   * Lets go of the request that opened the session once a checkpoint of it is held (in
+   * memory or in the store) — or at its first checkpoint when none can be kept anywhere
+   * (CHECKPOINT_MEMORY_BYTES = 0 without a store): a rebuild then starts from the model.
+   */
+  private dropOpened(rec: SessionRecord): void {
+    if (!rec.opened) return;
+    const nowhere = this.config.checkpointMemoryBytes === 0 && !this.store;
+    if (rec.memory !== null || rec.savedStep !== null || nowhere) rec.opened = null;
   }
 
   /** Keeps a session's last checkpoint in memory, within CHECKPOINT_MEMORY_BYTES for all. */

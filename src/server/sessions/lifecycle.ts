@@ -63,13 +63,18 @@ export class SessionLifecycle {
     const admitted = this.admission.enter(owner, !restoring);
     const cluster = this.cluster();
     let registered = false;
+    let release = () => {};
     try {
       if (cluster && !restoring) {
         await cluster.admit(id, owner);
         registered = true;
       }
-      const worker = this.table.leastLoaded(this.pool.size);
-      const a = await this.calls.call(null, worker, requestOf(id, from, this.config.maxBodies));
+      // counted on its worker from now (not only once answered): concurrent creations spread
+      const placed = this.table.place(this.pool.size);
+      const worker = placed.worker;
+      release = placed.release;
+      const request = requestOf(id, from, this.config.maxBodies);
+      const a = await this.calls.call(null, worker, request);
       if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
       const { origin } = a.result;
       const rec: SessionRecord = {
@@ -81,6 +86,9 @@ export class SessionLifecycle {
         createdAt,
         lastActivity: Date.now(),
         model: origin.model,
+        // a restored session has its checkpoint already
+        opened: restoring ? null : request,
+        notice: null,
         scene: a.result.scene,
         lastState: a.result.state,
         lost: false,
@@ -107,6 +115,7 @@ export class SessionLifecycle {
         deleted: false,
       };
       this.table.add(rec);
+      release();
       if (cluster) {
         try {
           await cluster.opened(rec);
@@ -134,6 +143,7 @@ export class SessionLifecycle {
       registered = false;
       return rec;
     } finally {
+      release();
       admitted();
       if (registered) await cluster?.deleted(id).catch(() => undefined);
     }

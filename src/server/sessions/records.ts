@@ -3,7 +3,8 @@
  * from its worker's replies and progress events, its checkpoint bookkeeping, its loss and
  * delete flags) and the table of them: lookup with ownership, the status rule of a request,
  * the busy count that keeps a session from expiring while a request on it runs, and the
- * sessions per worker that placement follows.
+ * load per worker that placement follows (sessions, and the placements and heavy requests
+ * in flight).
  *
  * Ownership (API keys, src/server/auth.ts): with keys, a session is visible only to the key
  * that created it (`owner`); any other key is answered 404 as if it did not exist.
@@ -11,7 +12,7 @@
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { RunAt } from "../cluster/ports";
 import { conflict, notFound } from "../errors";
-import type { SceneInfo, SessionSnapshot } from "../protocol";
+import type { SceneInfo, SessionSnapshot, WorkerRequestBody } from "../protocol";
 
 /** The last checkpoint of a session, in memory. */
 export interface MemoryCheckpoint {
@@ -50,6 +51,18 @@ export interface SessionRecord {
   lastActivity: number;
   /** the validated model as UTF-8 JSON (SessionOrigin.model): rebuilds without a checkpoint */
   model: Uint8Array;
+  /**
+   * the worker request that opened the session (its create body, a fork's snapshot), kept
+   * until its first checkpoint is held: a session lost before that is rebuilt as it was
+   * created (recovery.ts); null once a checkpoint is held, or for a restored session
+   */
+  opened: WorkerRequestBody | null;
+  /**
+   * what the session's status message does not say but its clients must know: that it was
+   * rebuilt after a worker loss, from which step, and how many steps that lost (shown as
+   * `message` while the status has none of its own; cleared by a reset)
+   */
+  notice: string | null;
   scene: SceneInfo;
   /** the last State bytes the event loop received (served when the worker is gone) */
   lastState: Uint8Array;
@@ -103,7 +116,7 @@ export function viewOf(rec: SessionRecord, subscribers: number, persistence: boo
     step: rec.step,
     dt: rec.dt,
     counts: rec.counts,
-    message: rec.message,
+    message: rec.message ?? rec.notice,
     run: rec.run,
     subscribers,
     persisted: persistence ? rec.persisted : null,
@@ -135,9 +148,17 @@ export async function withRecord<T>(rec: SessionRecord, fn: () => Promise<T>): P
 /** Every session by id, seen through ownership. */
 export class SessionTable {
   private readonly records = new Map<string, SessionRecord>();
+  /** per worker: placements in flight (a session being opened there, a stateless job) */
+  private readonly placing: number[] = [];
 
-  /** `auth`: API keys are configured (sessions are their creator's) */
-  constructor(private readonly auth: boolean) {}
+  /**
+   * `auth`: API keys are configured (sessions are their creator's); `busy`: the heavy
+   * requests in flight on a worker (its sessions' assemblies: worker-pool.ts inFlight)
+   */
+  constructor(
+    private readonly auth: boolean,
+    private readonly busy: (worker: number) => number = () => 0,
+  ) {}
 
   get size(): number {
     return this.records.size;
@@ -207,16 +228,44 @@ export class SessionTable {
     return out;
   }
 
-  /** Sessions per worker, for `workers` workers (those lost with theirs not counted). */
+  /**
+   * The load of each of `workers` workers, what placement follows: its sessions (those lost
+   * with theirs not counted), the placements on it still in flight (`reserve`: sessions
+   * being created or rebuilt there, assemblies of posted models, URDF imports) and its
+   * sessions' heavy requests in flight. Counting what is in flight spreads concurrent
+   * creations and assemblies over the workers instead of piling them on the one that was
+   * the least loaded before any of them was answered.
+   */
   loads(workers: number, except?: string): number[] {
     const load = new Array<number>(workers).fill(0);
     for (const r of this.records.values()) if (!r.lost && r.id !== except) load[r.worker]++;
+    for (let w = 0; w < workers; w++) load[w] += (this.placing[w] ?? 0) + this.busy(w);
     return load;
   }
 
-  /** The worker with the fewest sessions (the first of them on a tie). */
+  /** The least loaded worker (loads; the first of them on a tie). */
   leastLoaded(workers: number, except?: string): number {
     return lightest(this.loads(workers, except));
+  }
+
+  /**
+   * Counts a placement on `worker` until the returned release is called (once the session
+   * is in the table, or the job answered).
+   */
+  reserve(worker: number): () => void {
+    this.placing[worker] = (this.placing[worker] ?? 0) + 1;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.placing[worker]--;
+    };
+  }
+
+  /** The least loaded worker, reserved for a placement (release it when done). */
+  place(workers: number, except?: string): { worker: number; release: () => void } {
+    const worker = this.leastLoaded(workers, except);
+    return { worker, release: this.reserve(worker) };
   }
 }
 

@@ -8,9 +8,16 @@
  * running runs on, unless it was lost twice within LOSS_WINDOW_MS (then it comes back
  * paused). Requests that arrive meanwhile wait for the rebuild (SessionTable.live); reads
  * in flight on the lost worker are asked again of the rebuilt session (WorkerCalls.read).
- * Only a session without any checkpoint (or whose checkpoint cannot be restored) goes to
- * `error` with its last state kept, and `reset` rebuilds it from its model at t = 0
- * (`rebuildFromModel`). During a shutdown nothing is rebuilt.
+ * A session lost before its first checkpoint was kept (its creation's still queued on the
+ * busy worker) is rebuilt as it was created, from the request that opened it (or from its
+ * model, at t = 0, once that is let go), and checkpointed at once.
+ * What a rebuild cost is said, not hidden: the session's `message` (SessionRecord.notice,
+ * while its status has no message of its own, until a reset) names the step it came back
+ * at and the steps lost since, and moreau_session_rebuilds_total{from} counts it (from:
+ * disk, memory, creation, model; none, failed).
+ * Only a session whose rebuild fails goes to `error` with its last state kept, and `reset`
+ * rebuilds it from its model at t = 0 (`rebuildFromModel`). During a shutdown nothing is
+ * rebuilt.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { RunAt } from "../cluster/ports";
@@ -96,21 +103,23 @@ export class Recovery {
 
   /** Recreates a lost session's simulation from its model (t = 0) on the least loaded worker. */
   async rebuildFromModel(rec: SessionRecord): Promise<void> {
-    await this.relocate(
-      rec,
-      {
-        kind: "open",
-        sessionId: rec.id,
-        body: Buffer.concat([Buffer.from('{"model":'), rec.model, Buffer.from("}")]),
-        maxBodies: this.config.maxBodies,
-      },
-      this.table.leastLoaded(this.pool.size, rec.id),
-    );
+    await this.relocate(rec, this.fromModel(rec), this.table.leastLoaded(this.pool.size, rec.id));
+  }
+
+  /** The request that opens a session's simulation from its model (t = 0). */
+  private fromModel(rec: SessionRecord): WorkerRequestBody {
+    return {
+      kind: "open",
+      sessionId: rec.id,
+      body: Buffer.concat([Buffer.from('{"model":'), rec.model, Buffer.from("}")]),
+      maxBodies: this.config.maxBodies,
+    };
   }
 
   /**
-   * Rebuilds a lost session from its last checkpoint on worker `target`, and resumes its
-   * run if it was running. Never rejects.
+   * Rebuilds a lost session from its last checkpoint on worker `target` — as it was
+   * created when none was kept yet — says so in its message, and resumes its run if it was
+   * running. Never rejects.
    */
   private async rebuildFromCheckpoint(
     rec: SessionRecord,
@@ -120,20 +129,29 @@ export class Recovery {
   ): Promise<void> {
     const now = Date.now();
     rec.losses = [...rec.losses.filter((t) => now - t < LOSS_WINDOW_MS), now];
+    // the last step the event loop knew of (answered or streamed)
+    const reached = rec.step;
     try {
-      const source = await this.checkpoints.latest(rec);
-      if (!source || rec.deleted) {
+      const source = rec.deleted ? null : await this.checkpoints.latest(rec);
+      if (rec.deleted) {
         this.metrics.sessionRebuilds.inc({ from: "none" });
-        markLost(rec, `${reason}; no checkpoint of it was kept`);
+        markLost(rec, `${reason}; the session is being deleted`);
         return;
       }
-      const { body, from, step } = source;
-      await this.relocate(rec, body, target);
+      // no checkpoint kept yet: as it was created (the request that opened it), or from
+      // its model once that request was let go
+      const from = source ? source.from : rec.opened ? "creation" : "model";
+      await this.relocate(rec, source ? source.body : (rec.opened ?? this.fromModel(rec)), target);
       this.metrics.sessionRebuilds.inc({ from });
+      rec.notice = rebuiltNotice(from, rec.step, reached, reason);
       this.log.warn(
-        { session: rec.id, worker: rec.worker, step, from },
-        "session lost with its worker rebuilt from its last checkpoint",
+        { session: rec.id, worker: rec.worker, step: rec.step, reached, from },
+        source
+          ? "session lost with its worker rebuilt from its last checkpoint"
+          : "session lost with its worker before its first checkpoint rebuilt as it was created",
       );
+      // its first checkpoint, now (the one its creation asked for was lost with the worker)
+      if (!source) void this.checkpoints.checkpoint(rec, true);
       if (run && !this.closing()) {
         if (rec.losses.length > 1)
           this.log.warn(
@@ -168,6 +186,8 @@ export class Recovery {
     let a: WorkerAnswer | null = null;
     let worker = target;
     for (const w of order) {
+      // counted on that worker while it is being opened there (placement)
+      const release = this.table.reserve(w);
       try {
         a = await this.pool.request(w, body);
         worker = w;
@@ -179,6 +199,8 @@ export class Recovery {
         if (err instanceof WorkerFailure)
           throw new ApiError(err.info.code, err.info.message, err.info.details);
         throw err;
+      } finally {
+        release();
       }
     }
     if (!a) throw new ApiError("worker_crashed", "no solver worker could take the session");
@@ -199,6 +221,24 @@ export class Recovery {
       subscriptions: this.subscriptionsOf(rec.id),
     });
   }
+}
+
+/**
+ * The `message` of a session rebuilt after a worker loss (`from`: what it was rebuilt
+ * from), at step `step`, having reached step `reached` before.
+ */
+function rebuiltNotice(from: string, step: number, reached: number, reason: string): string {
+  const what =
+    from === "creation"
+      ? `rebuilt as it was created (step ${step}) after a worker loss, before any checkpoint of it was kept`
+      : from === "model"
+        ? `rebuilt from its model at step ${step} after a worker loss, no checkpoint of it being kept`
+        : `restored from its checkpoint at step ${step} after a worker loss`;
+  const lost =
+    reached > step
+      ? `; the ${reached - step} step(s) after it were lost (it had reached step ${reached})`
+      : "";
+  return `${what} (${reason})${lost}`;
 }
 
 /** The session stays lost: `error`, its last state served, reset rebuilds it from the model. */

@@ -1,0 +1,105 @@
+/**
+ * What a worker loss costs a session is said, and a session lost before its first
+ * checkpoint is not lost for good:
+ * - a session rebuilt from its checkpoint behind the steps it had answered says so in its
+ *   `message` (the step it came back at, the steps lost) until a reset, and
+ *   moreau_session_rebuilds_total counts it: it read `ready`, message null, at a lower
+ *   step than it had answered;
+ * - a session created (201) whose first checkpoint was still queued on its busy worker when
+ *   that worker died is rebuilt as it was created: it went to `error` ("no checkpoint of it
+ *   was kept") though its model was held.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Session } from "../../schemas/api";
+import type { MoreauApp } from "../../src/server/app";
+import { createSession, getState, step } from "../api/helpers";
+import { springParticle, springParticleRecurrence } from "../support/models";
+import { startApp } from "../support/server";
+import { waitFor } from "../support/wait";
+
+let app: MoreauApp;
+
+beforeAll(async () => {
+  app = await startApp({ workers: 2, testHooks: true });
+});
+
+afterAll(async () => {
+  await app.close();
+});
+
+const session = async (id: string) =>
+  Session.parse((await request(app.server).get(`/v1/sessions/${id}`)).body);
+
+const rebuilds = async (from: string) => {
+  const text = (await request(app.server).get("/metrics")).text;
+  return Number(
+    text.match(
+      new RegExp(`^moreau_session_rebuilds_total\\{from="${from}"\\} (\\d+)$`, "m"),
+    )?.[1] ?? 0,
+  );
+};
+
+describe("a session rolled back by a worker loss", () => {
+  it("says it was restored from its checkpoint at step 0 and lost 5 steps, until a reset", async () => {
+    const m = app.moreau.sessions;
+    const id = await createSession(app, springParticle({ name: "rolled" }));
+    // its creation's checkpoint (step 0) is held; steps by request are checkpointed every 1000
+    await waitFor(() => m.memoryCheckpointStep(id) === 0);
+    expect((await step(app, id, 5)).step).toBe(5);
+    const before = await rebuilds("memory");
+    await m.pool.killForTest(m.workerOf(id));
+    await waitFor(async () => !m.local(id)?.lost && !m.local(id)?.rebuilding);
+    await m.rebuilt();
+    const s = await session(id);
+    expect(s).toMatchObject({ status: "ready", step: 0 });
+    expect(s.message).toMatch(/^restored from its checkpoint at step 0 after a worker loss \(/);
+    expect(s.message).toMatch(/the 5 step\(s\) after it were lost \(it had reached step 5\)$/);
+    expect(await rebuilds("memory")).toBe(before + 1);
+    // it goes on from there, the message kept
+    const st = await step(app, id, 3);
+    expect(st.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 3).x, 12);
+    expect((await session(id)).message).toMatch(/restored from its checkpoint at step 0/);
+    // a reset starts a new history
+    await request(app.server).post(`/v1/sessions/${id}/reset`).expect(200);
+    expect((await session(id)).message).toBeNull();
+    await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("a session lost before its first checkpoint", () => {
+  it("is rebuilt as it was created (not `error`), and checkpointed", async () => {
+    const m = app.moreau.sessions;
+    const created = m.create({ model: springParticle({ name: "early" }) });
+    // the worker it goes to is made busy right after the creation (a block posted behind it
+    // before the event loop reads any reply): the creation's checkpoint, an export asked for
+    // once the creation is answered, waits behind the block
+    const pending = () =>
+      (m.pool as unknown as { slots: { pending: Map<number, unknown> }[] }).slots.map(
+        (s) => s.pending.size > 0,
+      );
+    for (let i = 0; i < 100 && !pending().includes(true); i++) await Promise.resolve();
+    const w = pending().indexOf(true);
+    expect(w).toBeGreaterThanOrEqual(0);
+    const blocked = m.pool
+      .request(w, { kind: "test", hook: { action: "block", ms: 4000 } }, 60_000)
+      .catch(() => undefined);
+    const s0 = await created;
+    expect(m.workerOf(s0.id)).toBe(w);
+    expect(m.memoryCheckpointStep(s0.id)).toBeNull();
+    const before = await rebuilds("creation");
+    await m.pool.killForTest(w);
+    await blocked;
+    await m.rebuilt();
+    const s = await session(s0.id);
+    expect(s).toMatchObject({ status: "ready", step: 0 });
+    expect(s.message).toMatch(/^rebuilt as it was created \(step 0\) after a worker loss/);
+    expect(await rebuilds("creation")).toBe(before + 1);
+    // a session like any other: checkpointed, steppable
+    await waitFor(() => m.memoryCheckpointStep(s0.id) === 0);
+    const st = await step(app, s0.id, 4);
+    expect(st.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 4).x, 12);
+    expect((await getState(app, s0.id)).step).toBe(4);
+    await request(app.server).delete(`/v1/sessions/${s0.id}`).expect(204);
+  });
+});
