@@ -423,6 +423,39 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     return this.count;
   }
 
+  /**
+   * out[i] = (h ω_i)² for contact i pushing at the current state (0 where it does not),
+   * ω_i = √(κ_i m_i⁻¹) the frequency of its mode: κ_i its stiffness −∂F_n/∂dist, m_i⁻¹ the
+   * inverse mass its normal moves, Σ c_x²/m_x over its dynamic bodies (1 on the vertex or a
+   * body, the barycentric weights w on a triangle's nodes; a rigid body's rotation left
+   * out, so a lower bound), h = stepSize; returns the number of contacts of this step (out
+   * left untouched when it is shorter). The θ-schemes use it to see a step that does not
+   * resolve a contact switching within it (theta-scheme.ts, `impacts`).
+   */
+  modes(out: Float64Array): number {
+    if (out.length < this.count) return this.count;
+    this.evaluate();
+    const h = this.stepSize;
+    for (let i = 0; i < this.count; i++) {
+      out[i] = 0;
+      if (!(this.fn[i] > 0)) continue;
+      let inverse = 0;
+      if (this.triangle[i] === 1)
+        for (let x = 0; x < 4; x++) {
+          const c = this.triangleCoefficient(i, x);
+          inverse += (c * c) / this.massOf(this.triangleBody(i, x));
+        }
+      else inverse = 1 / this.massOf(this.bodyA[i]) + 1 / this.massOf(this.bodyB[i]);
+      out[i] = h * h * Math.abs(this.kappa[i]) * inverse;
+    }
+    return this.count;
+  }
+
+  /** Body b's mass, or +∞ for the world (b < 0) and fixed bodies (their 1/m is 0). */
+  private massOf(b: number): number {
+    return b < 0 || this.sys.dofOffset[b] < 0 ? Number.POSITIVE_INFINITY : this.sys.mass[b];
+  }
+
   applyForces(_t: number): void {
     this.evaluate();
     this.applyNormal(this.fn);

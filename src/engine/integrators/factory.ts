@@ -154,7 +154,8 @@ export function createIntegrator(
     contact && limits
       ? new CoupledProblems(contact, limits, stepper.n, p.tolerance)
       : (contact ?? limits);
-  if (problem === null) return new ThetaScheme(p.integrator, stepper, theta, newton, memory);
+  if (problem === null)
+    return new ThetaScheme(p.integrator, stepper, theta, newton, memory, parts.compliant);
   return new MoreauJeanIntegrator(
     p.integrator,
     stepper,
@@ -164,5 +165,6 @@ export function createIntegrator(
     problem,
     contact,
     limits,
+    parts.compliant,
   );
 }

@@ -53,6 +53,7 @@ import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { IntegratorMemory, IntegratorName, StepStats } from "./integrator";
+import type { ImpactSource } from "./newmark";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 
 /** The figures of a step without a contact position projection. */
@@ -91,8 +92,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     readonly contact: NonsmoothContact | null,
     /** The joint limits, for their position projection (null: none). */
     readonly limits: JointLimitProblem | null = null,
+    /** Compliant contacts beside joint limits (ThetaScheme's `impacts`), or null. */
+    impacts: ImpactSource | null = null,
   ) {
-    super(name, stepper, params, newton, memory);
+    super(name, stepper, params, newton, memory, impacts);
     this.aPrev = new Float64Array(stepper.n);
     this.aHeld = new Float64Array(stepper.n);
     this.vFree = new Float64Array(stepper.n);

@@ -101,6 +101,11 @@ export const NEWMARK_STEP_ERROR = 5e-2;
 export interface ImpactSource {
   /** out[i] = 1 where contact i pushes at the current state (i < the step's count). */
   pushing(out: Uint8Array): number;
+  /**
+   * out[i] = (h ω_i)² of contact i's mode where it pushes at the current state, else 0
+   * (compliant.ts `modes`); returns the step's count (out untouched when shorter).
+   */
+  modes?(out: Float64Array): number;
 }
 
 export class NewmarkIntegrator implements Integrator, HalvingStep {

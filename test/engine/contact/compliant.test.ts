@@ -412,3 +412,42 @@ describe("solve blocks that appear with the contacts", () => {
     expect(b.velocity[0]).toBeGreaterThan(a.velocity[0]); // they separated
   });
 });
+
+describe("the contacts' modes (modes: (h ω)², what the θ-schemes test a switch against)", () => {
+  it("a particle pressed into a plane: h² k/m; a separated one: 0", () => {
+    const [k, m, h] = [4e4, 0.25, 0.01];
+    const sys = new BodySystem([
+      bodyInit("in", "particle", { mass: m, position: [0, 0, 0.05 - 1e-4] }),
+      bodyInit("out", "particle", { mass: m, position: [1, 0, 0.05 + 1e-3] }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "sphere", radius: 0.05 }, body: 0 },
+        { shape: { type: "sphere", radius: 0.05 }, body: 1 },
+      ],
+      { margin: 0.01 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: k,
+      damping: 0,
+      stepDamping: 0,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(sys, det, beh, 0.01);
+    e.stepSize = h;
+    e.beginStep();
+    expect(e.count).toBe(2);
+    const out = new Float64Array(2);
+    expect(e.modes(out)).toBe(2);
+    const pushing = new Uint8Array(2);
+    e.pushing(pushing);
+    const sorted = [...out].sort((a, b) => a - b);
+    expect(sorted[0]).toBe(0);
+    expect(Math.abs(sorted[1] / ((h * h * k) / m) - 1)).toBeLessThan(1e-12);
+    for (let i = 0; i < 2; i++) expect(out[i] > 0).toBe(pushing[i] === 1);
+    // too short a buffer: the count, nothing written
+    expect(e.modes(new Float64Array(1))).toBe(2);
+  });
+});
