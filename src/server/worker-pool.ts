@@ -109,8 +109,6 @@ interface Slot {
   lastError: string | null;
   /** performance.now() when the last message from the worker was handled */
   lastHeard: number;
-  /** the request it last said it started (what it is likely busy with) */
-  lastStarted: Pending | null;
 }
 
 export class WorkerPool {
@@ -183,22 +181,17 @@ export class WorkerPool {
       active: 0,
       lastError: null,
       lastHeard: performance.now(),
-      lastStarted: null,
     };
     slot.ready.catch(() => undefined);
     worker.on("message", (msg: RuntimeOutbound) => {
       slot.lastHeard = performance.now();
       if (msg.kind === "started") {
         const p = slot.pending.get(msg.id);
-        if (p) {
-          p.startedAt = slot.lastHeard;
-          slot.lastStarted = p;
-        }
+        if (p) p.startedAt = slot.lastHeard;
       } else if (msg.kind === "reply") {
         const p = slot.pending.get(msg.id);
         if (!p) return;
         slot.pending.delete(msg.id);
-        if (slot.lastStarted === p) slot.lastStarted = null;
         if (msg.ok) p.resolve({ result: msg.result, session: msg.session });
         else p.reject(new WorkerFailure(msg.error, msg.session));
       } else if (msg.kind === "ready") {
@@ -283,7 +276,11 @@ export class WorkerPool {
       const silent = now - slot.lastHeard;
       const blockedLimit = this.config.requestTimeoutMs + grace;
       if (silent > blockedLimit) {
-        const on = slot.lastStarted ? ` (working on a ${slot.lastStarted.kind} request)` : "";
+        // what it is likely stuck in: the request it started last
+        let last: Pending | null = null;
+        for (const p of slot.pending.values())
+          if (p.startedAt !== null && (last?.startedAt ?? -1) < p.startedAt) last = p;
+        const on = last ? ` (working on a ${last.kind} request)` : "";
         this.stuck(
           slot,
           `solver worker ${slot.index} has not returned to its event loop for ${Math.round(silent)} ms${on}, past REQUEST_TIMEOUT_MS + ${grace} ms`,
@@ -369,7 +366,6 @@ export class WorkerPool {
     const wasAlive = slot.alive;
     slot.alive = false;
     slot.failReady(new Error(reason));
-    slot.lastStarted = null;
     for (const [, p] of slot.pending)
       p.reject(new ApiError("worker_crashed", `${reason}; the request was lost`));
     slot.pending.clear();
@@ -414,7 +410,6 @@ export class WorkerPool {
         n++;
       }
       slot.pending.clear();
-      slot.lastStarted = null;
     }
     return n;
   }
