@@ -21,6 +21,14 @@ import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { FemFaceContacts } from "./fem-faces";
 import { KeyTable } from "./key-table";
 
+/**
+ * A one-step contact problem that cannot be solved as posed: its solver diverged (NaN), or
+ * its Delassus operator H W⁻¹ Hᵀ is indefinite (W, the step's iteration matrix, is not
+ * positive definite: a fem body's exact tangent under strong compression). The θ-schemes
+ * redo such a step in halves (moreau-jean.ts); also the position projection's diverged solve, where h² K weighs less against M.
+ */
+export class ContactSolveError extends Error {}
+
 export interface ProjectionSettings {
   /**
    * Largest penetration (m) left after the projection (the model's
@@ -213,7 +221,7 @@ export class ContactProjection {
       warmStart: true,
     });
     if (!Number.isFinite(res.residual))
-      throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
+      throw new ContactSolveError(`contact projection diverged: ${res.message ?? "NaN"}`);
     if (it === 0) this.remember(res.converged);
     this.rhs.fill(0);
     W.addResponse(mu, 1, this.rhs);
@@ -274,7 +282,7 @@ export class ContactProjection {
       },
     );
     if (!Number.isFinite(res.residual))
-      throw new Error(`contact projection diverged: ${res.message ?? "NaN"}`);
+      throw new ContactSolveError(`contact projection diverged: ${res.message ?? "NaN"}`);
     this.rhs.fill(0);
     for (let p = 0; p < m; p++) {
       const f = this.mu[p];
