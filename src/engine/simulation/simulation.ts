@@ -316,6 +316,7 @@ export class Simulation {
       stepper: this.stepper,
       constraints: this.constraints,
       lambda: this.record.lambda,
+      memory: this.record.integrator,
       compliant,
       dissipative: this.effectors.filter(
         (e) => e.applyDissipativeForces !== undefined && e !== compliant,

@@ -24,7 +24,12 @@ import type { CompliantContactEffector } from "../contact/compliant";
 import { isVelocityLevel } from "../dynamics/one-step-problem";
 import type { ForceEffector } from "../forces/effector";
 import type { AccelerationStepper } from "../integrators/acceleration-step";
-import type { Integrator, IntegratorName, SubstepObserver } from "../integrators/integrator";
+import type {
+  Integrator,
+  IntegratorMemory,
+  IntegratorName,
+  SubstepObserver,
+} from "../integrators/integrator";
 import { type BodySystem, clearForces, getForces, getVelocity } from "../model/body-system";
 
 /** What the step's work is read from: the simulation's parts, some of them PATCHed. */
@@ -34,6 +39,11 @@ export interface StepWorkSource {
   readonly constraints: ConstraintSet;
   /** The state's joint multipliers (the record's). */
   readonly lambda: Float64Array;
+  /**
+   * The integrator's step memory (the record's): invalid at a run's start (t = 0, a reset,
+   * a state written, a PATCH), where `lambda` is not the state's (zero before any step).
+   */
+  readonly memory: IntegratorMemory;
   /** Compliant contact's effector, or null: its contacts are detected at each step's start. */
   readonly compliant: CompliantContactEffector | null;
   /** The effectors with dissipative forces (compliant contact apart). */
@@ -132,7 +142,9 @@ export class StepWork implements SubstepObserver {
       }
       this.contactForce(t, true, this.contactStart);
     } else src.compliant?.beginStep();
-    this.substepPower = cached ? this.power : this.dissipationPower(t, true);
+    this.substepPower = cached
+      ? this.power
+      : this.dissipationPower(t, !src.memory.accelerationValid);
   }
 
   /**
@@ -235,8 +247,9 @@ export class StepWork implements SubstepObserver {
    * The power (W) the solver's damping and the motors take out at time t (s) and the
    * current state, integrated by the trapezoid over a step: solver.rayleighMass's force
    * r_M M v, whose power is 2 r_M T (T the kinetic energy), rayleighStiffness's
-   * r_K vᵀ K v, and the prescribed motions'. `fresh`: the state was written since the last
-   * step's end (or there was none), so the record's multipliers are not the state's.
+   * r_K vᵀ K v, and the prescribed motions'. `fresh`: a run's start (the integrator's
+   * memory invalid, as a snapshot keeps it), where the record's multipliers are not the
+   * state's.
    */
   private dissipationPower(t: number, fresh = false): number {
     const { src } = this;
@@ -251,9 +264,10 @@ export class StepWork implements SubstepObserver {
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
     // they put in, at the multipliers of the state's last solve: the end-of-step forces of
     // newmark and generalized-alpha (the θ-schemes' act over the step: theta-scheme.ts
-    // takeMotorWork). A fresh state's are computed, consistent with it: the record's are
-    // zero before the first step (a motor loaded at the start missed ½ h τ₀ ω, 0.62 J for a
-    // rod turned at 50 rad/s against gravity at h = 5 ms) and the last step's after an input
+    // takeMotorWork). At a run's start they are computed, consistent with the state: the
+    // record's are zero before the first step (a motor loaded at the start missed ½ h τ₀ ω,
+    // 0.62 J for a rod turned at 50 rad/s against gravity at h = 5 ms) and the last step's
+    // after an input
     const set = src.constraints;
     if (set.timeDependent && !isVelocityLevel(solver.integrator)) {
       let lambda = src.lambda;

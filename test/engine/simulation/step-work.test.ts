@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import type { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { DamperEffector } from "../../../src/engine/forces/damper";
 import type { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
-import type { Integrator } from "../../../src/engine/integrators/integrator";
+import { type Integrator, IntegratorMemory } from "../../../src/engine/integrators/integrator";
 import { kineticEnergy, setVelocity } from "../../../src/engine/model/body-system";
 import { StepWork } from "../../../src/engine/simulation/step-work";
 import { particle, system } from "../forces/jacobian-check";
@@ -32,6 +32,7 @@ function setup(integrator: Partial<Integrator>, rayleighMass = 0) {
     stepper: stepper as unknown as AccelerationStepper,
     constraints: constraints as unknown as ConstraintSet,
     lambda: new Float64Array(0),
+    memory: new IntegratorMemory(sys.numDofs),
     compliant: null,
     dissipative: [damper],
     solver: () => ({ integrator: "newmark", rayleighMass, rayleighStiffness: 0 }),
