@@ -53,7 +53,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         summary:
           "Create a session from a model, resume one from a snapshot (GET /v1/sessions/:id/snapshot), or replay a recording (GET /v1/sessions/:id/recording)",
         body: CreateSessionBody,
-        response: { 201: Session, ...errors(400, 401, 413, 415, 429, 503) },
+        response: { 201: Session, ...errors(400, 401, 413, 415, 429, 503, 504) },
       },
     },
     async (req, reply) => {
@@ -270,7 +270,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         operationId: "forkSession",
         summary: "A new session copied from this one at its current step (a running one: paused)",
         params: SessionParams,
-        response: { 201: Session, ...errors(404, 409, 429, 503) },
+        response: { 201: Session, ...errors(404, 409, 429, 503, 504) },
       },
     },
     async (req, reply) => {
@@ -289,7 +289,7 @@ const sessions: FastifyPluginAsyncZod = async (app) => {
         summary: "Assembly analysis of the session's current configuration",
         params: SessionParams,
         body: SessionAssemblyBody,
-        response: { 200: AssemblyResult, ...errors(400, 404, 409, 500) },
+        response: { 200: AssemblyResult, ...errors(400, 404, 409, 500, 504) },
       },
     },
     async (req, reply) => {

@@ -40,10 +40,10 @@ export const Session = z
       joints: z.number().int(),
       motors: z.number().int(),
     }),
-    message: z
-      .string()
-      .nullable()
-      .meta({ description: "why the session is diverged or in error, else null" }),
+    message: z.string().nullable().meta({
+      description:
+        "why the session is diverged or in error; else, after a worker loss rebuilt it, what that cost (restored from its checkpoint at step N, the steps after it lost) until a reset; else null",
+    }),
     run: z
       .object({
         realtimeFactor: z.number().nullable(),

@@ -27,8 +27,10 @@
  *   moreau_worker_restarts_total            counter   crashed or stuck workers replaced
  *   moreau_session_rebuilds_total{from}     counter   sessions lost with their worker and
  *                                                     rebuilt from their checkpoint (from:
- *                                                     memory | disk), or not (none: no
- *                                                     checkpoint; failed)
+ *                                                     memory | disk), from the request that
+ *                                                     created them or their model before a
+ *                                                     first checkpoint (creation | model), or
+ *                                                     not (none; failed)
  *   moreau_checkpoints_total                counter   checkpoints written to DATA_DIR
  *   moreau_checkpoint_failures_total        counter   checkpoints that could not be written
  *   moreau_checkpoint_memory_bytes          gauge     checkpoints held in memory
@@ -410,7 +412,7 @@ export class ServerMetrics {
     });
     this.sessionRebuilds = new Counter({
       name: "moreau_session_rebuilds_total",
-      help: "sessions lost with their worker, by where they were rebuilt from (memory, disk; none: no checkpoint; failed)",
+      help: "sessions lost with their worker, by where they were rebuilt from (memory, disk; creation, model: before a first checkpoint; none; failed)",
       labelNames: ["from"],
       registers,
     });

@@ -197,7 +197,12 @@ export type WorkerEvent =
       heapUsed: number;
       external: number;
       liveHeap: number;
-    };
+    }
+  /**
+   * The worker starts working on request `id` (a queued operation when its turn comes): the
+   * pool's watchdog times the request from here (worker-pool.ts).
+   */
+  | { kind: "started"; id: number };
 
 export type WorkerOutbound = WorkerReply | WorkerEvent;
 
@@ -223,7 +228,9 @@ export interface WorkerInit {
   /**
    * Wall time (ms) one step of a run may take (REQUEST_TIMEOUT_MS): past it the step is
    * abandoned cooperatively (src/engine/solvers/deadline.ts) and the session ends `diverged`
-   * with its last good state, instead of the watchdog replacing the whole worker.
+   * with its last good state, instead of the watchdog replacing the whole worker. It bounds
+   * a session's build (open, restore), an assembly and a recording's replay the same way
+   * (each answered with its error, the session's state put back).
    */
   stepLimitMs: number;
   /**

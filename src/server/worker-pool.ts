@@ -39,10 +39,10 @@ import type {
   WorkerEvent,
   WorkerInit,
   WorkerNotice,
+  WorkerOutbound,
   WorkerRequestBody,
   WorkerResult,
 } from "./protocol";
-import type { RuntimeOutbound } from "./worker-runtime";
 
 /**
  * The worker thread's entry: compiled JavaScript beside this bundle, or, run from source, the
@@ -183,7 +183,7 @@ export class WorkerPool {
       lastHeard: performance.now(),
     };
     slot.ready.catch(() => undefined);
-    worker.on("message", (msg: RuntimeOutbound) => {
+    worker.on("message", (msg: WorkerOutbound) => {
       slot.lastHeard = performance.now();
       if (msg.kind === "started") {
         const p = slot.pending.get(msg.id);

@@ -91,19 +91,7 @@ export const MAX_LAG_S = 0.25;
 export const CHECKPOINT_WAIT_MS = 2000;
 const STATS_MS = 250;
 
-/**
- * Worker → event loop: the worker starts working on request `id` (the pool's watchdog
- * times the request from here: worker-pool.ts).
- */
-export interface WorkerStarted {
-  kind: "started";
-  id: number;
-}
-
-/** Everything a worker posts to the event loop. */
-export type RuntimeOutbound = WorkerOutbound | WorkerStarted;
-
-type Post = (msg: RuntimeOutbound, transfer?: ArrayBuffer[]) => void;
+type Post = (msg: WorkerOutbound, transfer?: ArrayBuffer[]) => void;
 
 /** Requests that run in their session's queue (they post `started` when their turn comes). */
 const QUEUED = new Set<WorkerRequest["kind"]>([

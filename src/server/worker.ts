@@ -5,12 +5,12 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { WorkerInit, WorkerNotice, WorkerOutbound, WorkerRequest } from "./protocol";
-import { type RuntimeOutbound, WorkerRuntime } from "./worker-runtime";
+import { WorkerRuntime } from "./worker-runtime";
 
 const port = parentPort;
 if (!port) throw new Error("worker.ts must run in a worker thread");
 
-const runtime = new WorkerRuntime(workerData as WorkerInit, (msg: RuntimeOutbound, transfer) =>
+const runtime = new WorkerRuntime(workerData as WorkerInit, (msg: WorkerOutbound, transfer) =>
   port.postMessage(msg, transfer ?? []),
 );
 port.on("message", (msg: WorkerRequest | WorkerNotice) => runtime.handle(msg));

@@ -27,11 +27,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { CheckpointStore } from "../../src/server/persistence";
 import type { WorkerOutbound, WorkerRequestBody } from "../../src/server/protocol";
-import {
-  CHECKPOINT_WAIT_MS,
-  type RuntimeOutbound,
-  WorkerRuntime,
-} from "../../src/server/worker-runtime";
+import { CHECKPOINT_WAIT_MS, WorkerRuntime } from "../../src/server/worker-runtime";
 import { createSession } from "../api/helpers";
 import { startOneWorkerManager } from "../support/manager";
 import { SPRING_PARTICLE, springParticle, springParticleRecurrence } from "../support/models";
@@ -68,7 +64,7 @@ function expectRecurrence(simulation: EngineSnapshot) {
 describe("a run's checkpoints at exact steps", () => {
   it("the worker sends the snapshots of steps 7, 14, …, 98 of a 100-step run (K = 7), holding the run at each until it is written", async () => {
     const K = 7;
-    const out: RuntimeOutbound[] = [];
+    const out: WorkerOutbound[] = [];
     const rt: WorkerRuntime = new WorkerRuntime(
       {
         index: 0,

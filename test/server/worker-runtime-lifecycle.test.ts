@@ -19,11 +19,16 @@ import {
   type recordingOf,
   replayStates,
 } from "../../src/engine/simulation/recording";
-import type { WorkerInit, WorkerRequestBody, WorkerResult } from "../../src/server/protocol";
-import { type RuntimeOutbound, WorkerRuntime } from "../../src/server/worker-runtime";
+import type {
+  WorkerInit,
+  WorkerOutbound,
+  WorkerRequestBody,
+  WorkerResult,
+} from "../../src/server/protocol";
+import { WorkerRuntime } from "../../src/server/worker-runtime";
 import { sphericalChain, springChain, springParticle } from "../support/models";
 
-let out: RuntimeOutbound[];
+let out: WorkerOutbound[];
 let rt: WorkerRuntime | null = null;
 let nextId = 1;
 
@@ -52,7 +57,7 @@ afterEach(() => {
   rt?.handle({ kind: "shutdown" });
 });
 
-type Reply = Extract<RuntimeOutbound, { kind: "reply" }>;
+type Reply = Extract<WorkerOutbound, { kind: "reply" }>;
 
 /** Sends a request; its reply, awaited (up to `turns` turns of the loop). */
 function send(body: WorkerRequestBody, turns = 100_000): { id: number; reply: Promise<Reply> } {

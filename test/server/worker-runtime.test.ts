@@ -7,12 +7,12 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "../../src/server/protocol";
-import { type RuntimeOutbound, WorkerRuntime } from "../../src/server/worker-runtime";
+import { WorkerRuntime } from "../../src/server/worker-runtime";
 import { readExample } from "../support/examples";
 import { fallingBody } from "../support/models";
 
 const LIMIT = 64 * 1024;
-let out: RuntimeOutbound[];
+let out: WorkerOutbound[];
 let inflight: Int32Array;
 let rt: WorkerRuntime;
 let nextId = 1;

@@ -18,6 +18,7 @@
  * them in the order given.
  */
 
+import { checkDeadline } from "../solvers/deadline";
 import type { BoxShape } from "./shapes";
 
 /** A point set without a solid hull (flat, or too few points), or non-finite points. */
@@ -304,7 +305,11 @@ export function convexHull(pts: Float64Array): ConvexHull {
   }
 
   const pending = faces.slice();
+  // the host's deadline (solvers/deadline.ts) every 64 faces: a hull of 150 000 points
+  // took seconds of a server worker's build
+  let examined = 0;
   while (pending.length > 0) {
+    if ((++examined & 63) === 0) checkDeadline();
     const f = pending.pop() as Face;
     if (!f.alive || f.outside.length === 0) continue;
     // The eye: the farthest outside point of f.

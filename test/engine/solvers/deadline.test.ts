@@ -4,6 +4,7 @@
  * an infinite limit, thrown once passed, and honoured by a solver's sweep loop.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { convexHull } from "../../../src/engine/geometry/hull";
 import { csrFromTriplets } from "../../../src/engine/math/csr";
 import {
   checkDeadline,
@@ -76,6 +77,25 @@ describe("deadline", () => {
     // setDeadline read 0 (deadline at 10 ms); PGS then reads the clock once per 16 sweeps:
     // readings 1..10 pass, reading 11 throws, leaving the fake clock at 12
     expect(clock.now).toBe(12);
+  });
+
+  it("stops quickhull every 64 faces it examines (a 150 000-point convex shape's build)", () => {
+    // 400 points on a sphere: every one a vertex, hundreds of faces examined
+    const pts = new Float64Array(3 * 400);
+    for (let i = 0; i < 400; i++) {
+      const z = 1 - (2 * i + 1) / 400;
+      const r = Math.sqrt(1 - z * z);
+      const phi = i * 2.399963229728653;
+      pts.set([r * Math.cos(phi), r * Math.sin(phi), z], 3 * i);
+    }
+    const clock = fakeClock(0);
+    vi.mocked(performance.now).mockImplementation(() => clock.now++);
+    setDeadline(2);
+    expect(() => convexHull(pts)).toThrow(DeadlineExceeded);
+    expect(clock.now).toBe(4);
+    clearDeadline();
+    vi.restoreAllMocks();
+    expect(convexHull(pts).vertices.length / 3).toBe(400);
   });
 
   it("stops the dense factorizations: LU, Cholesky and the QRs check it every 32 columns", () => {
