@@ -64,7 +64,12 @@ export type WorkerRequestBody =
    */
   | { kind: "open"; sessionId: string; body: Uint8Array; maxBodies: number }
   | { kind: "state"; sessionId: string }
-  | { kind: "step"; sessionId: string; steps: number; deadline: number }
+  /**
+   * `limitMs`: the wall time (ms) the request may take from when the worker starts it
+   * (REQUEST_TIMEOUT_MS): time it waits behind other requests on the worker does not count
+   * (a 1-step request queued behind a 30 s assembly timed out having stepped nothing).
+   */
+  | { kind: "step"; sessionId: string; steps: number; limitMs: number }
   | { kind: "run"; sessionId: string; realtimeFactor: number | null; until: number | null }
   | { kind: "pause"; sessionId: string }
   | { kind: "reset"; sessionId: string }

@@ -337,7 +337,7 @@ export class SessionManager {
         kind: "step",
         sessionId: id,
         steps,
-        deadline: Date.now() + this.config.requestTimeoutMs,
+        limitMs: this.config.requestTimeoutMs,
       });
       return this.calls.stateOf(rec, a);
     });

@@ -276,8 +276,9 @@ export class WorkerRuntime {
         }
         case "step":
           s = this.get(msg.sessionId);
+          // the limit runs from the request's turn (protocol.ts)
           result = await this.locked(s, msg.id, () =>
-            this.step(s as WorkerSession, msg.steps, msg.deadline),
+            this.step(s as WorkerSession, msg.steps, Date.now() + msg.limitMs),
           );
           break;
         case "run":

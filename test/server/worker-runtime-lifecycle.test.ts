@@ -112,7 +112,7 @@ describe("a session deleted with operations queued on it", () => {
       kind: "step",
       sessionId: "s",
       steps: 1_000_000,
-      deadline: Date.now() + 600_000,
+      limitMs: 600_000,
     });
     // let the step start (its first chunk) before the rest arrives
     for (let i = 0; i < 5; i++) await new Promise((res) => setImmediate(res));
@@ -184,9 +184,9 @@ describe("started", () => {
       kind: "step",
       sessionId: "q",
       steps: 300,
-      deadline: Date.now() + 600_000,
+      limitMs: 600_000,
     });
-    const second = send({ kind: "step", sessionId: "q", steps: 1, deadline: Date.now() + 600_000 });
+    const second = send({ kind: "step", sessionId: "q", steps: 1, limitMs: 600_000 });
     // a read bypasses the queue: started at once, answered between two chunks of the step
     const read = send({ kind: "state", sessionId: "q" });
     await read.reply;
@@ -202,10 +202,29 @@ describe("started", () => {
   });
 });
 
+describe("a step request's time limit", () => {
+  it("runs from the request's turn: one queued behind a longer one still steps", async () => {
+    // the manager sent an absolute deadline, so a 1-step request queued behind a 30 s
+    // assembly answered 504 having stepped nothing (README: the wait does not count)
+    expect((await open("q", slowChain())).ok).toBe(true);
+    const first = send({ kind: "step", sessionId: "q", steps: 1e9, limitMs: 300 });
+    const second = send({ kind: "step", sessionId: "q", steps: 5, limitMs: 200 });
+    const [a, b] = await Promise.all([first.reply, second.reply]);
+    expect(a.ok).toBe(false);
+    if (a.ok) return;
+    expect(a.error.code).toBe("timeout");
+    const reached = (a.error.details as { step: number }).step;
+    // it waited 300 ms, beyond its own 200, and then made its 5 steps
+    expect(b.ok).toBe(true);
+    const st = await call({ kind: "state", sessionId: "q" });
+    expect(st.ok && st.result.kind === "state" && decode(st.result.state).step).toBe(reached + 5);
+  });
+});
+
 describe("a recording's replay", () => {
   /** Steps session `id` for about `ms` of the worker's time (a step request's deadline). */
   async function stepFor(id: string, ms: number): Promise<number> {
-    const r = await call({ kind: "step", sessionId: id, steps: 1e9, deadline: Date.now() + ms });
+    const r = await call({ kind: "step", sessionId: id, steps: 1e9, limitMs: ms });
     expect(r.ok).toBe(false);
     if (r.ok) return 0;
     expect(r.error.code).toBe("timeout");
@@ -249,8 +268,7 @@ describe("a recording's replay", () => {
   it("within the limit: the engine's replayStates' states, inputs included", async () => {
     const model = springParticle({ name: "rec" });
     expect((await open("s", model)).ok).toBe(true);
-    const step = (steps: number) =>
-      call({ kind: "step", sessionId: "s", steps, deadline: Date.now() + 60_000 });
+    const step = (steps: number) => call({ kind: "step", sessionId: "s", steps, limitMs: 60_000 });
     await step(7);
     const scheduled = await call({
       kind: "inputs",

@@ -64,7 +64,7 @@ describe("WorkerRuntime", () => {
         { key: "energy|json", fields: ["energy"], format: "json", every: 4 },
       ],
     });
-    const r = await call({ kind: "step", sessionId: "s", steps: 8, deadline: Date.now() + 10_000 });
+    const r = await call({ kind: "step", sessionId: "s", steps: 8, limitMs: 10_000 });
     expect(r.ok).toBe(true);
     const f = frames();
     expect(f.map((x) => x.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -107,19 +107,19 @@ describe("WorkerRuntime", () => {
       kind: "step",
       sessionId: "s",
       steps: 10,
-      deadline: Date.now() + 10_000,
+      limitMs: 10_000,
     });
     expect(frames()).toHaveLength(0);
     const state = decode((r as { result: WorkerResult & { state: Uint8Array } }).result.state);
     expect(state.step).toBe(10);
     Atomics.store(inflight, 0, 0); // drained
-    await call({ kind: "step", sessionId: "s", steps: 1, deadline: Date.now() + 10_000 });
+    await call({ kind: "step", sessionId: "s", steps: 1, limitMs: 10_000 });
     expect(frames().map((f) => f.step)).toEqual([11]);
   });
 
   it("a step request past its deadline fails with `timeout` and steps nothing", async () => {
     await created();
-    const r = await call({ kind: "step", sessionId: "s", steps: 10, deadline: Date.now() - 1 });
+    const r = await call({ kind: "step", sessionId: "s", steps: 10, limitMs: -1 });
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.code).toBe("timeout");
@@ -195,7 +195,7 @@ describe("contactPeak", () => {
   const peaks = () =>
     frames().map((f) => ({ step: f.step, peak: decode(f.frames[0].bytes).contactPeak }));
   const stepBall = (steps: number) =>
-    call({ kind: "step", sessionId: "b", steps, deadline: Date.now() + 10_000 });
+    call({ kind: "step", sessionId: "b", steps, limitMs: 10_000 });
 
   it("carries the largest contact force and the impulse of the steps since the class's last frame", async () => {
     expect((await ball()).ok).toBe(true);
