@@ -126,8 +126,12 @@ describe("answers and a client that stops reading", () => {
     c.ws.terminate();
   });
 
-  it("a paused reader holds its commands back; sending on regardless closes the socket with 1008", async () => {
-    // 500 particles: a bodies-only frame is about 75 kB
+  /**
+   * A session of 500 particles (a bodies-only frame is about 75 kB) streamed to a client
+   * that stopped reading, stepped until the server's socket holds more than
+   * STREAM_MAX_BUFFERED_BYTES (loopback's buffers full first), or 50 requests.
+   */
+  async function pausedReaderSocketFull() {
     const bodies = Array.from({ length: 500 }, (_, i) => ({
       id: `p${i}`,
       kind: "particle",
@@ -140,9 +144,13 @@ describe("answers and a client that stops reading", () => {
     const ws = serverSocket(server.app, id);
     const limit = server.app.moreau.config.streamMaxBufferedBytes;
     c.ws.pause();
-    // frames until the socket holds more than the bound (loopback's buffers full first)
     for (let i = 0; i < 50 && ws.bufferedAmount <= limit; i++)
       await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps: 50 });
+    return { id, c, ws, limit };
+  }
+
+  it("a paused reader holds its commands back; sending on regardless closes the socket with 1008", async () => {
+    const { id, c, ws, limit } = await pausedReaderSocketFull();
     expect(ws.bufferedAmount).toBeGreaterThan(limit);
     const before = (await getState(server.app, id)).step;
     // the first command runs, its answer waits for the client to read, the others wait behind
@@ -161,20 +169,7 @@ describe("answers and a client that stops reading", () => {
   });
 
   it("a client that reads again gets every answer, in order, after the frames of its steps", async () => {
-    const bodies = Array.from({ length: 500 }, (_, i) => ({
-      id: `p${i}`,
-      kind: "particle",
-      mass: 1,
-      position: [i, 0, 0],
-    }));
-    const id = await createSession(server.app, { bodies, solver: { dt: 0.01 } });
-    const c = await connect(`${server.ws}/v1/sessions/${id}/stream?fields=bodies&maxFps=240`);
-    await waitFor(() => c.messages.length === 2);
-    const ws = serverSocket(server.app, id);
-    const limit = server.app.moreau.config.streamMaxBufferedBytes;
-    c.ws.pause();
-    for (let i = 0; i < 50 && ws.bufferedAmount <= limit; i++)
-      await request(server.app.server).post(`/v1/sessions/${id}/step`).send({ steps: 50 });
+    const { id, c } = await pausedReaderSocketFull();
     const before = (await getState(server.app, id)).step;
     for (let i = 0; i < 5; i++) c.ws.send(JSON.stringify({ type: "step", steps: 1, ref: i }));
     await sleep(200);
