@@ -81,11 +81,14 @@ export interface BroadPhaseMemory {
 export type PairFilter = (i: number, j: number) => boolean;
 
 /**
- * Overlapping pairs one update may report at most (32 MB of indices; a 1000-sphere pile has
- * a few thousand). Beyond it the step fails (the simulation ends `diverged` with the
- * message) instead of a contact set of gigabytes: 10 000 shapes at one point make 5·10⁷.
+ * Overlapping pairs one update may report at most (a 1000-sphere pile has a few thousand, a
+ * pile of 10 000 tens of thousands). Beyond it the step fails (the simulation ends
+ * `diverged` with the message) instead of a contact problem of gigabytes: each pair in
+ * contact costs about 2.3 kB of typed arrays (1000 spheres at one point, 5·10⁵ pairs:
+ * 1.15 GB and 5 s a step), outside the V8 heap that WORKER_MEMORY_MB bounds, so the 4·10⁶
+ * this was allowed 9 GB of one worker's process. 2.5·10⁵: about 600 MB at most.
  */
-export const MAX_BROADPHASE_PAIRS = 4_000_000;
+export const MAX_BROADPHASE_PAIRS = 250_000;
 
 export class SweepAndPrune {
   /** Overlapping pairs as (i, j) with i < j: pairs[2k], pairs[2k + 1]; pairCount valid entries. */
