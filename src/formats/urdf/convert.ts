@@ -266,9 +266,11 @@ export function convert(input: ConvertInput): ModelInput {
       axis,
       ...(limits ? { limits } : {}),
     });
-    // a mimicking joint is driven through its coupling: an actuator of its own would fight it
+    // a mimicking joint is driven through its coupling: an actuator of its own would fight
+    // it; its <dynamics> are its own still (its damping was dropped with the drive)
     if (j.mimic) mimics.push({ joint: j, model: joints[joints.length - 1] });
-    else actuatorsOf(j, id, options, ids, actuators, notes);
+    else driveOf(j, id, options, ids, actuators, notes);
+    dynamicsOf(j, id, ids, actuators, notes);
   }
   // <mimic>: q = multiplier·q_joint + offset, on the model's coordinates (zero in the zero
   // configuration, as URDF's); the followed joint must be a moving revolute, continuous or
@@ -528,17 +530,16 @@ export function indexedMesh(
   return { vertices, triangles };
 }
 
-function actuatorsOf(
+/** The joint's drive (options.actuators), or the note that <limit effort="0"> leaves none. */
+function driveOf(
   j: UrdfJoint,
   id: string,
   options: UrdfImportOptionsSpec,
   ids: IdSpace,
   out: ActuatorIn[],
-  notes: { friction: string[]; velocity: string[]; passive: string[] },
+  notes: { passive: string[] },
 ): void {
   const effort = j.limit?.effort;
-  if (j.limit && j.limit.velocity > 0) notes.velocity.push(j.name);
-  if (j.dynamics && j.dynamics.friction > 0) notes.friction.push(j.name);
   const act = options.actuators;
   if (effort === 0) notes.passive.push(j.name);
   else if (act.type !== "none") {
@@ -553,6 +554,22 @@ function actuatorsOf(
       out.push({ ...common, type: "position", kp: own?.kp ?? act.kp, kd: own?.kd ?? act.kd });
     } else out.push({ ...common, type: "velocity", kv: act.joints?.[j.name]?.kv ?? act.kv });
   }
+}
+
+/**
+ * The joint's passive dynamics, a mimicking joint's too: <dynamics damping> as a velocity
+ * servo to rest (torque −c q̇), and the notes that <dynamics friction> and <limit velocity>
+ * are not modelled.
+ */
+function dynamicsOf(
+  j: UrdfJoint,
+  id: string,
+  ids: IdSpace,
+  out: ActuatorIn[],
+  notes: { friction: string[]; velocity: string[] },
+): void {
+  if (j.limit && j.limit.velocity > 0) notes.velocity.push(j.name);
+  if (j.dynamics && j.dynamics.friction > 0) notes.friction.push(j.name);
   if (j.dynamics && j.dynamics.damping > 0)
     out.push({
       id: ids.derived(`${id}.damping`),

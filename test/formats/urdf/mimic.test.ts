@@ -64,6 +64,44 @@ describe("URDF <mimic>", () => {
     expect(worst).toBeLessThan(1e-8);
   });
 
+  it("a mimicking joint keeps its <dynamics>: its damping slows the coupled pair to the closed form", async () => {
+    // damping c on s2 (s2 = −q): (m1 + m2) q̈ = (m2 − m1) g − c q̇, so from rest
+    // q̇ = v∞ (1 − e^(−t/τ)) and q = v∞ (t − τ (1 − e^(−t/τ))), v∞ = (m2 − m1) g/c,
+    // τ = (m1 + m2)/c. The damping was dropped with the drive the coupling replaces (the
+    // fingers accelerated at 2.7 m/s² for good), and its friction went unmentioned
+    const [m1, m2, c] = [0.2, 0.35, 5];
+    const r = await importUrdf({
+      urdf: gripper(
+        m1,
+        m2,
+        `<mimic joint="s1" multiplier="-1"/><dynamics damping="${c}" friction="0.3"/>`,
+      ),
+    });
+    expect(r.model.actuators.map((a) => [a.id, a.joint])).toEqual([
+      ["s1.actuator", "s1"],
+      ["s2.damping", "s2"],
+    ]);
+    expect(r.warnings.join("\n")).toContain(
+      '<dynamics friction> is not modelled (no joint friction in the model format): "s2"',
+    );
+    const sim = loadModel({
+      ...r.model,
+      gravity: [0, 0, -G],
+      solver: { ...r.model.solver, dt: 0.001 },
+    });
+    const vInf = ((m2 - m1) * G) / c;
+    const tau = (m1 + m2) / c;
+    for (let n = 0; n < 3; n++) {
+      sim.step(250);
+      const s = sim.state();
+      const t = s.time;
+      const q = s.joints.find((j) => j.id === "s1")?.coordinates[0] ?? Number.NaN;
+      const rate = s.joints.find((j) => j.id === "s1")?.rates[0] ?? Number.NaN;
+      expect(q).toBeCloseTo(vInf * (t - tau * (1 - Math.exp(-t / tau))), 5);
+      expect(rate).toBeCloseTo(vInf * (1 - Math.exp(-t / tau)), 5);
+    }
+  });
+
   it("keeps multiplier and offset (revolute), and warns that the zero pose is off the offset", async () => {
     const urdf = [
       `<robot name="pair">`,
