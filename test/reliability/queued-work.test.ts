@@ -16,23 +16,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import type { WorkerPool } from "../../src/server/worker-pool";
 import { createSession } from "../api/helpers";
-import { fallingBody, sphericalChain, springChain } from "../support/models";
+import { fallingBody, slowSpringChain, sphericalChain } from "../support/models";
 import { startApp } from "../support/server";
 import { sleep, waitFor } from "../support/wait";
 
-const chain = () => ({
-  name: "chain",
-  gravity: [0, 0, -9.81] as [number, number, number],
-  ...springChain({
-    particles: 300,
-    prefix: "p",
-    mass: 0.01,
-    position: (i) => [(i + 1) * 0.01, 0, 0],
-    stiffness: 100,
-    restLength: 0.01,
-  }),
-  solver: { integrator: "newmark" as const, dt: 0.001 },
-});
+const chain = () => slowSpringChain(300);
 
 const metric = async (app: MoreauApp, name: string): Promise<number> => {
   const text = (await request(app.server).get("/metrics")).text;

@@ -26,7 +26,7 @@ import type {
   WorkerResult,
 } from "../../src/server/protocol";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
-import { sphericalChain, springChain, springParticle } from "../support/models";
+import { slowSpringChain, sphericalChain, springParticle } from "../support/models";
 
 let out: WorkerOutbound[];
 let rt: WorkerRuntime | null = null;
@@ -85,19 +85,7 @@ const open = (sessionId: string, model: unknown) =>
   });
 
 /** A chain of 200 particles on springs: thousands of its steps take seconds. */
-const slowChain = () => ({
-  name: "chain",
-  gravity: [0, 0, -9.81] as [number, number, number],
-  ...springChain({
-    particles: 200,
-    prefix: "p",
-    mass: 0.01,
-    position: (i) => [(i + 1) * 0.01, 0, 0],
-    stiffness: 100,
-    restLength: 0.01,
-  }),
-  solver: { integrator: "newmark" as const, dt: 0.001 },
-});
+const slowChain = () => slowSpringChain(200);
 
 const internals = () =>
   rt as unknown as { sessions: Map<string, unknown>; running: unknown[]; turn: number };

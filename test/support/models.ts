@@ -406,6 +406,27 @@ export function springChain(o: SpringChainOptions): { bodies: BodyIn[]; forces: 
 }
 
 /**
+ * A hanging chain of `particles` 10 g particles on springs of 100 N/m (1 cm apart, the
+ * first sprung to the origin), Newmark at 1 ms: thousands of its steps take seconds, a
+ * request the tests keep a worker busy with.
+ */
+export function slowSpringChain(particles: number): ModelInput {
+  return {
+    name: "chain",
+    gravity: [0, 0, -9.81],
+    ...springChain({
+      particles,
+      prefix: "p",
+      mass: 0.01,
+      position: (i) => [(i + 1) * 0.01, 0, 0],
+      stiffness: 100,
+      restLength: 0.01,
+    }),
+    solver: { integrator: "newmark", dt: 0.001 },
+  } as ModelInput;
+}
+
+/**
  * A spring (10 N/m, no damping, rest length the initial distance) from the double-pendulum
  * example's lower rod to a point of the ground beside it.
  */
