@@ -114,25 +114,29 @@ for (const [name, make] of Object.entries(adapters))
 
     it("leases: one holder at a time, renewed by its holder only, expiring, every claim a larger epoch", () =>
       use(async ({ directory: d }) => {
-        const a = await d.claim("s1", "A", 300);
+        // every check at least 1.3 s from the expiry it tests: a loaded machine's late
+        // timers only delay the checks (with 0.3 s leases a 0.1 s lateness let the renewed
+        // lease expire before the check that it is held)
+        const ttl = 1500;
+        const a = await d.claim("s1", "A", ttl);
         expect(a).toEqual({ session: "s1", node: "A", epoch: 1 });
-        expect(await d.claim("s1", "B", 300)).toBeNull();
+        expect(await d.claim("s1", "B", ttl)).toBeNull();
         expect(await d.holder("s1")).toEqual(a);
         // another node's lease value cannot renew or release it
-        expect(await d.renew({ session: "s1", node: "B", epoch: 1 }, 300)).toBe(false);
+        expect(await d.renew({ session: "s1", node: "B", epoch: 1 }, ttl)).toBe(false);
         await d.release({ session: "s1", node: "B", epoch: 1 });
         expect(await d.holder("s1")).toEqual(a);
-        // renewed past its first expiry
+        // renewed at 0.2 s for 3 s: held past its first expiry (1.5 s), until 3.2 s
         await sleep(200);
-        expect(await d.renew(a as NonNullable<typeof a>, 300)).toBe(true);
-        await sleep(200);
+        expect(await d.renew(a as NonNullable<typeof a>, 2 * ttl)).toBe(true);
+        await sleep(1600);
         expect(await d.holder("s1")).toEqual(a);
         // expires without renewal: B claims, with the next epoch; A's renewal is refused
-        await sleep(400);
+        await sleep(1600);
         expect(await d.holder("s1")).toBeNull();
-        const b = await d.claim("s1", "B", 300);
+        const b = await d.claim("s1", "B", ttl);
         expect(b?.epoch).toBe(2);
-        expect(await d.renew(a as NonNullable<typeof a>, 300)).toBe(false);
+        expect(await d.renew(a as NonNullable<typeof a>, ttl)).toBe(false);
         // a release frees it for the next claim at once
         await d.release(b as NonNullable<typeof b>);
         expect((await d.claim("s1", "C", 300))?.epoch).toBe(3);
@@ -187,10 +191,11 @@ for (const [name, make] of Object.entries(adapters))
           workers: 2,
           accepting: true,
         });
-        await d.announce(info("A"), 250);
-        await d.announce(info("B"), 5000);
+        // A's heartbeat lives 1.5 s: listed at once, with slack for a loaded machine
+        await d.announce(info("A"), 1500);
+        await d.announce(info("B"), 60_000);
         expect((await d.nodes()).map((n) => n.id)).toEqual(["A", "B"]);
-        await sleep(400);
+        await sleep(1700);
         expect((await d.nodes()).map((n) => n.id)).toEqual(["B"]);
         await d.withdraw("B");
         expect(await d.nodes()).toEqual([]);
