@@ -161,6 +161,8 @@ export class MassSchurComplement {
     vCols: Float64Array,
     out: Float64Array,
     slot: Int32Array,
+    /** M_b's rotation blocks (9 per body): the world inertias, or a mixed Ī (momentumRows) */
+    Iw: Float64Array = this.sys.inertiaWorld,
   ): void {
     if (slot !== this.mixedMap) {
       this.mixedSlot = Int32Array.from(this.pairSlot, (p) => slot[p]);
@@ -168,7 +170,6 @@ export class MassSchurComplement {
     }
     const target = this.mixedSlot;
     const { sys, w, bodyStart, bodyRowSlot, bodyList } = this;
-    const Iw = sys.inertiaWorld;
     for (let k = 0; k < bodyList.length; k++) {
       const b = bodyList[k];
       const n = bodyStart[k + 1] - bodyStart[k];

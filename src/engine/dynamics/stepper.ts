@@ -39,6 +39,18 @@ export class SchemeCoefficients {
   startForceWeight = -0;
   /** κ of symmetricJoints (s): v = v_pred + c_v a + κ M_t⁻¹ G_tᵀ λ̃ before the projection. */
   startVelocityWeight = -0;
+  /**
+   * symmetricJoints: the weight (s) of the start's applied torques in the turning bodies'
+   * angular momentum balance (AccelerationStepper.momentumRows), h − c_v w: the part of the
+   * trapezoid not at the end (the θ-schemes' (1 − w) f_t, generalized-alpha's memory).
+   */
+  startTorqueWeight = -0;
+  /**
+   * symmetricJoints: the turning rigid bodies' rotational rows are written in angular
+   * momentum (AccelerationStepper.momentumRows; set by beginStartDirections), and W's
+   * gyroscopic blocks are that form's (GyroscopicEffector.addMomentumJacobian).
+   */
+  momentumRows = false;
 }
 
 /** The Newton stepper as a one-step problem sees it. */

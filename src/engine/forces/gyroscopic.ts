@@ -173,6 +173,37 @@ export class GyroscopicEffector implements ForceEffector {
     }
   }
 
+  /**
+   * s (I_w [ω]× − [h]×) into each body's (θ, θ) sub-block: ∂(I_w ω)/∂θ at ω held, the
+   * Jacobian of the angular momentum rows (AccelerationStepper.momentumRows, with
+   * s = c_x/c_v), which replaces the torque's two Jacobians there (that form has no
+   * gyroscopic torque: it is dL/dt's).
+   */
+  addMomentumJacobian(m: SparseBlockMatrix, s: number): void {
+    if (!this.jacobians) return;
+    const { sys, h, t1 } = this;
+    const I = sys.inertiaWorld;
+    const om = sys.omega;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      this.momentum(b);
+      mat3Skew(t1, 0, h, 0);
+      const x = om[3 * b];
+      const y = om[3 * b + 1];
+      const z = om[3 * b + 2];
+      const o = 9 * b;
+      for (let r = 0; r < 3; r++) {
+        const i0 = I[o + 3 * r];
+        const i1 = I[o + 3 * r + 1];
+        const i2 = I[o + 3 * r + 2];
+        t1[3 * r] = i1 * z - i2 * y - t1[3 * r];
+        t1[3 * r + 1] = i2 * x - i0 * z - t1[3 * r + 1];
+        t1[3 * r + 2] = i0 * y - i1 * x - t1[3 * r + 2];
+      }
+      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
+    }
+  }
+
   potentialEnergy(): number {
     return 0;
   }

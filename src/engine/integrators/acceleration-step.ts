@@ -296,6 +296,16 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly momentum = new Float64Array(3);
   private readonly applied = new Float64Array(3);
   private readonly endRate = new Float64Array(3);
+  /**
+   * symmetricJoints with end forces (w > 0): each `turning` body's world inertia I_t (9),
+   * its gyroscopic ω_t × I_t ω_t (3) at the step's start, and its rate before the end's
+   * velocity projection (3; applyUnknown), for the rotational rows' momentum form
+   * (momentumRows).
+   */
+  private readonly startInertia: Float64Array;
+  private readonly startGyroscopic: Float64Array;
+  private readonly rawRate: Float64Array;
+  private readonly endAngular: Float64Array;
   readonly start: PositionSnapshot;
   /** W and its linear solver (iteration-matrix.ts). */
   private readonly iteration: IterationMatrix;
@@ -446,6 +456,10 @@ export class AccelerationStepper implements NewtonStepper {
         turning.push(b);
     this.turning = Int32Array.from(turning);
     this.startAngular = new Float64Array(3 * turning.length);
+    this.startInertia = new Float64Array(9 * turning.length);
+    this.startGyroscopic = new Float64Array(3 * turning.length);
+    this.rawRate = new Float64Array(3 * turning.length);
+    this.endAngular = new Float64Array(3 * turning.length);
     this.gyroscopic = effectors.some((e) => e instanceof GyroscopicEffector);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -625,6 +639,12 @@ export class AccelerationStepper implements NewtonStepper {
     if (this.angles.length > 0) this.guideAngles(inc);
     setVelocity(this.sys, v);
     if (symmetric) {
+      // the turning bodies' rates before the projection (momentumRows)
+      const { sys, turning, rawRate } = this;
+      for (let k = 0; k < turning.length; k++) {
+        const d = sys.dofOffset[turning[k]] + 3;
+        for (let j = 0; j < 3; j++) rawRate[3 * k + j] = v[d + j];
+      }
       projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0, false);
       getVelocity(this.sys, v);
     }
@@ -667,8 +687,25 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /** symmetricJoints: starts the step's joint force (StartDirections.begin) at time t. */
-  beginStartDirections(t: number): void {
-    this.startDirections.begin(t, this.lambda);
+  beginStartDirections(t: number, c: SchemeCoefficients): void {
+    // the turning bodies' rows in angular momentum (momentumRows): with end forces (w > 0;
+    // not symplectic Euler's midpoint), joints, and the gyroscopic torque (without it the
+    // model's rotation is I ω̇ = τ, which that form is not)
+    c.momentumRows =
+      c.symmetricJoints &&
+      this.constraints !== null &&
+      c.w > 0 &&
+      c.cv > 0 &&
+      this.gyroscopic &&
+      this.turning.length > 0;
+    this.startDirections.begin(t, this.lambda, c);
+    const { sys, turning, startInertia, startGyroscopic, momentum } = this;
+    for (let k = 0; k < turning.length; k++) {
+      const b = turning[k];
+      for (let j = 0; j < 9; j++) startInertia[9 * k + j] = sys.inertiaWorld[9 * b + j];
+      mat3MulVec(momentum, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
+      cross3(startGyroscopic, 3 * k, sys.omega, 3 * b, momentum, 0);
+    }
   }
 
   /**
@@ -1131,9 +1168,67 @@ export class AccelerationStepper implements NewtonStepper {
       const k = c.startForceWeight;
       for (let i = 0; i < n; i++) out[i] += k * tmp[i];
     }
+    if (c.momentumRows) this.momentumRows(c, out);
     const fx = this.extraForce;
     if (fx !== null) for (let i = 0; i < n; i++) out[i] += fx[i];
     this.subtractRayleigh(c, out);
+  }
+
+  /**
+   * The turning bodies' rotational rows of R in angular momentum (symmetricJoints, w > 0):
+   *   c_v R = I_t v_pred + c_v (1 − w) τ_t + c_v w τ_end + (c_v ρ + κ) G_tᵀλ̃ − I_end ω'
+   * with ω' = v_pred + c_v a + κ Y λ̃ the rate before the end's velocity projection and τ
+   * the applied torques without the gyroscopic one (dL/dt's). For I_end = I_t it is the
+   * force form above; where the world inertia turns it keeps each component of L that the
+   * joints' torques and the applied ones leave alone: a hinge about a non-principal axis
+   * n keeps n·I ω (the projection keeps it too), so its rate.
+   */
+  private momentumRows(c: SchemeCoefficients, out: Float64Array): void {
+    const { sys, turning, startInertia, startGyroscopic, rawRate, fStart, f, vPred } = this;
+    const { momentum, applied, carried } = this;
+    const y = this.startDirections.accel;
+    const cv = c.cv;
+    const kJoint = cv * c.startForceWeight + c.startVelocityWeight;
+    const endAngular = this.endAngular;
+    // the start's applied torques' weight on the momentum: h − c_v w (startTorqueWeight, the
+    // rest of the trapezoid), of which c_v (1 − w) τ_t in fStart and the rest in v_pred's
+    // memory (generalized-alpha's h/2 A_n, A_n = I_t⁻¹ (τ_t − ω_t × I_t ω_t)): ω_t × I_t ω_t
+    // added back with the whole weight (divided by c_v, as the row)
+    const startWeight = c.startTorqueWeight / cv;
+    for (let k = 0; k < turning.length; k++) {
+      const b = turning[k];
+      const d = sys.dofOffset[b] + 3;
+      // I_t v_pred + (c_v ρ + κ) I_t Y λ̃ (G_tᵀλ̃'s rotational part is I_t (Y λ̃))
+      for (let j = 0; j < 3; j++) carried[j] = vPred[d + j] + kJoint * y[d + j];
+      mat3MulVec(momentum, 0, startInertia, 9 * k, carried, 0);
+      // − I_end ω'
+      mat3MulVec(carried, 0, sys.inertiaWorld, 9 * b, rawRate, 3 * k);
+      for (let j = 0; j < 3; j++) momentum[j] -= carried[j];
+      // the gyroscopic torques (in fStart and f; momentumRows requires the effector) added
+      // back: ω × I ω, at the end at the projected rate
+      mat3MulVec(carried, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
+      cross3(applied, 0, sys.omega, 3 * b, carried, 0);
+      for (let j = 0; j < 3; j++) {
+        const start = (1 - c.w) * fStart[d + j] + startWeight * startGyroscopic[3 * k + j];
+        out[d + j] = momentum[j] / cv + start + c.w * (f[d + j] + applied[j]);
+      }
+      // the end's free angular acceleration I_end⁻¹ τ_end (gyroscopic included): endFreeRates
+      mat3MulVec(endAngular, 3 * k, sys.inertiaWorldInv, 9 * b, f, d);
+    }
+  }
+
+  /**
+   * After `solve` with momentumRows: the turning bodies' rotational rows of `out` set to
+   * their free angular acceleration at the end, I_end⁻¹ f_end (the a − ρ Y λ̃ of the force
+   * form, which the momentum rows' a no longer is); generalized-alpha's memory A_{n+1}.
+   */
+  endFreeRates(c: SchemeCoefficients, out: Float64Array): void {
+    if (!c.momentumRows) return;
+    const { sys, turning, endAngular } = this;
+    for (let k = 0; k < turning.length; k++) {
+      const d = sys.dofOffset[turning[k]] + 3;
+      for (let j = 0; j < 3; j++) out[d + j] = endAngular[3 * k + j];
+    }
   }
 
   /** out −= (r_M M + r_K K) v at the current state (Rayleigh damping forces). */

@@ -193,10 +193,15 @@ export class ConstrainedSolve {
    * linearly, at the rate the directions turn over the step: 5 % a Newton iteration on an
    * imported 6-axis arm).
    */
-  factorMixed(startG: Float64Array, startInertiaInv: Float64Array, rho: number): void {
+  factorMixed(
+    startG: Float64Array,
+    startInertiaInv: Float64Array,
+    rho: number,
+    inertia: Float64Array = this.sys.inertiaWorld,
+  ): void {
     if (this.mode === "kkt") {
       const kkt = this.kkt!;
-      this.mixedForce(startG, startInertiaInv, rho);
+      this.mixedForce(startG, startInertiaInv, rho, inertia);
       kkt.refresh(this.regularization, this.mixedUpper);
       this.lu.factor(kkt.matrix);
       return;
@@ -215,6 +220,7 @@ export class ConstrainedSolve {
       this.mixedColumns,
       ldlt.beginLoadUnsymmetric(schur.S),
       ldlt.loadSlotsUnsymmetric(schur.S),
+      inertia,
     );
     ldlt.factorLoadedUnsymmetric();
   }
@@ -249,10 +255,14 @@ export class ConstrainedSolve {
    * world inertia, I_w,t⁻¹ the start's inverse), negated (the joints' force enters the
    * dynamics rows as −ρ M M_t⁻¹ G_tᵀ Δλ̃).
    */
-  private mixedForce(startG: Float64Array, startInertiaInv: Float64Array, rho: number): void {
-    const { set, sys } = this;
+  private mixedForce(
+    startG: Float64Array,
+    startInertiaInv: Float64Array,
+    rho: number,
+    Iw: Float64Array,
+  ): void {
+    const set = this.set;
     const out = this.mixedUpper;
-    const Iw = sys.inertiaWorld;
     const { rowSlot, rowWidth, rowBody } = set;
     for (let e = 0; e < rowSlot.length; e++) {
       const s = rowSlot[e];

@@ -288,7 +288,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     // ρ: the joints' force acts on x with weight c_x ρ = h²/2; κ: on v with h/2 − c_v ρ
     c.startForceWeight = (h * h) / (2 * c.cx);
     c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
-    s.beginStartDirections(t);
+    c.startTorqueWeight = h - c.cv * c.w;
+    s.beginStartDirections(t, c);
     const { dxPred, vPred, a } = s;
     const startAccel = s.startDirections.accel;
     const vt = this.vt;
@@ -314,8 +315,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
     // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
+    // (the turning bodies' rotational rows: their I_end⁻¹ f_end, AccelerationStepper.endFreeRates)
+    const free = this.change;
+    for (let i = 0; i < s.n; i++) free[i] = a[i] - rho * startAccel[i];
+    s.endFreeRates(c, free);
     for (let i = 0; i < s.n; i++) {
-      const b = a[i] - rho * startAccel[i];
+      const b = free[i];
       pseudo[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
       acc[i] = b;
     }

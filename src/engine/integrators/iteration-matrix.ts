@@ -19,6 +19,7 @@
 
 import type { SchemeCoefficients } from "../dynamics/stepper";
 import { type ForceEffector, isSymmetrizable } from "../forces/effector";
+import { GyroscopicEffector } from "../forces/gyroscopic";
 import { SparseBlockMatrix } from "../math/block-matrix";
 import { addMassBlocks, type BodySystem, massMultiply, massSolve } from "../model/body-system";
 import { AUTO_DENSE_MAX, createLinearSolver, resolveLinearSolverName } from "../solvers/linear";
@@ -434,10 +435,19 @@ export class IterationMatrix {
     const kScale = c.w * c.cx + c.cv * c.rayleighStiffness;
     // indexed loops: a for…of here kept its iterator object (an allocation per call)
     const effectors = this.effectors;
+    // momentumRows: the gyroscopic torque's Jacobians are those of the momentum rows
+    const momentum = c.momentumRows;
     if (kScale !== 0)
-      for (let i = 0; i < effectors.length; i++) effectors[i].addPosJacobian(m, -kScale);
+      for (let i = 0; i < effectors.length; i++) {
+        const e = effectors[i];
+        if (momentum && e instanceof GyroscopicEffector) e.addMomentumJacobian(m, c.cx / c.cv);
+        else e.addPosJacobian(m, -kScale);
+      }
     if (c.w !== 0)
-      for (let i = 0; i < effectors.length; i++) effectors[i].addVelJacobian(m, -c.w * c.cv);
+      for (let i = 0; i < effectors.length; i++) {
+        const e = effectors[i];
+        if (!(momentum && e instanceof GyroscopicEffector)) e.addVelJacobian(m, -c.w * c.cv);
+      }
     addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
     const extra = this.massEffectors;
     for (let i = 0; i < extra.length; i++) extra[i].addMassBlocks?.(m, 1 + c.cv * c.rayleighMass);

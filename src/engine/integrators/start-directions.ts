@@ -22,6 +22,12 @@ export class StartDirections {
   /** G's values and the world inverse inertias at the step's start. */
   private readonly startG: Float64Array;
   private readonly startInertiaInv: Float64Array;
+  /**
+   * momentumRows: the world inertias at the start, and the mixed Jacobian's inertias
+   * α I_t + β I_end (9 per body; `correct`).
+   */
+  private readonly startInertia: Float64Array;
+  private readonly mixedInertia: Float64Array;
   /** Scratch: G_tᵀ Δλ̃ and M_t⁻¹ of it. */
   private readonly force: Float64Array;
   private readonly scratch: Float64Array;
@@ -35,6 +41,8 @@ export class StartDirections {
     this.accel = new Float64Array(n);
     this.startG = new Float64Array(set?.G.values.length ?? 0);
     this.startInertiaInv = new Float64Array(sys.inertiaWorldInv.length);
+    this.startInertia = new Float64Array(sys.inertiaWorld.length);
+    this.mixedInertia = new Float64Array(sys.inertiaWorld.length);
     this.force = new Float64Array(n);
     this.scratch = new Float64Array(n);
   }
@@ -43,15 +51,33 @@ export class StartDirections {
    * Records G and M⁻¹ at the step's start configuration (time t, the current state) and
    * starts λ̃ from the last step's joint multipliers.
    */
-  begin(t: number, lambda: Float64Array): void {
+  begin(t: number, lambda: Float64Array, c: SchemeCoefficients | null = null): void {
     const { set, sys } = this;
     if (set === null) return;
     set.updateJacobian(t);
     this.startG.set(set.G.values);
     this.startInertiaInv.set(sys.inertiaWorldInv);
+    if (c?.momentumRows === true) this.startInertia.set(sys.inertiaWorld);
     this.lambda.set(lambda);
     set.multiplyTranspose(this.lambda, this.force, this.startG);
     massSolveWith(sys, this.startInertiaInv, this.force, this.accel);
+  }
+
+  /**
+   * momentumRows: the inertias of the joints' force in the exact mixed Jacobian. The
+   * momentum rows hold (c_v ρ + κ) G_tᵀλ̃/c_v and, through the rate ω' = … + κ Y λ̃ they
+   * weigh with I_end, −κ I_end I_t⁻¹ G_tᵀλ̃/c_v: ρ Ī I_t⁻¹ G_tᵀ λ̃ with Ī = α I_t + β I_end,
+   * α = (c_v ρ + κ)/(c_v ρ), β = −κ/(c_v ρ) (α + β = 1: Ī = I for an isotropic body, the
+   * force form's ρ M M_t⁻¹ G_tᵀ).
+   */
+  private mixedInertias(c: SchemeCoefficients): Float64Array {
+    const rho = c.cv * c.startForceWeight;
+    const alpha = (rho + c.startVelocityWeight) / rho;
+    const beta = -c.startVelocityWeight / rho;
+    const { mixedInertia, startInertia } = this;
+    const end = this.sys.inertiaWorld;
+    for (let i = 0; i < end.length; i++) mixedInertia[i] = alpha * startInertia[i] + beta * end[i];
+    return mixedInertia;
   }
 
   /**
@@ -72,7 +98,13 @@ export class StartDirections {
     out: Float64Array,
     dLambda: Float64Array,
   ): void {
-    if (refactor) solver.factorMixed(this.startG, this.startInertiaInv, c.startForceWeight);
+    if (refactor)
+      solver.factorMixed(
+        this.startG,
+        this.startInertiaInv,
+        c.startForceWeight,
+        c.momentumRows ? this.mixedInertias(c) : this.sys.inertiaWorld,
+      );
     solver.solveMixed(rhs, rc, out, dLambda);
     for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
     set.multiplyTranspose(dLambda, this.force, this.startG);

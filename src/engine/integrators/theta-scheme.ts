@@ -239,11 +239,13 @@ export class ThetaScheme implements Integrator, HalvingStep {
     c.rayleighStiffness = this.params.rayleighStiffness;
     c.positionLevel = symmetric;
     c.symmetricJoints = symmetric;
+    c.momentumRows = false;
     if (symmetric) {
       // the joint force on x with weight c_x ρ = h²θ, on v with c_v ρ + κ = hθ
       c.startForceWeight = 1;
       c.startVelocityWeight = h * theta - c.cv;
-      s.beginStartDirections(t);
+      c.startTorqueWeight = h - c.cv * c.w;
+      s.beginStartDirections(t, c);
     }
     if (c.w < 1) {
       s.computeForces(t, s.fStart);
