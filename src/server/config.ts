@@ -36,6 +36,8 @@
  * |                           |                    | many steps (0: only on pause and shutdown)          |
  * | CHECKPOINT_MIN_INTERVAL_MS | 1000              | least time between two checkpoints of a session but |
  * |                           |                    | at creation, end of run, pause, shutdown (0: none)  |
+ * | CHECKPOINT_WAIT_MS        | 2000               | a run held at its checkpoint goes on after this     |
+ * |                           |                    | long without the write confirmed (a stuck store)    |
  * | CHECKPOINT_MEMORY_BYTES   | 268435456 (256 MiB)| last checkpoints kept in memory for all sessions,   |
  * |                           |                    | to rebuild them after a worker loss (0: none)       |
  * | API_KEY / API_KEYS        | (unset: no keys)   | one key / comma-separated keys; when set, every     |
@@ -168,6 +170,7 @@ export const ServerConfig = z
     dataDir: z.string().default(""),
     checkpointEverySteps: int(0, 1e12).default(1000),
     checkpointMinIntervalMs: int(0, 2 ** 31 - 1).default(1000),
+    checkpointWaitMs: int(0, 2 ** 31 - 1).default(2000),
     checkpointMemoryBytes: int(0, 2 ** 53 - 1).default(256 * 1024 * 1024),
     /** API keys (empty: no access control). From API_KEY and API_KEYS (comma-separated). */
     apiKeys: z
@@ -275,6 +278,7 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   dataDir: "DATA_DIR",
   checkpointEverySteps: "CHECKPOINT_EVERY_STEPS",
   checkpointMinIntervalMs: "CHECKPOINT_MIN_INTERVAL_MS",
+  checkpointWaitMs: "CHECKPOINT_WAIT_MS",
   checkpointMemoryBytes: "CHECKPOINT_MEMORY_BYTES",
   maxSessionsPerKey: "MAX_SESSIONS_PER_KEY",
   rateLimitMax: "RATE_LIMIT_MAX",

@@ -244,6 +244,11 @@ export interface WorkerInit {
    * `checkpointed`; 0 or absent: never.
    */
   checkpointEverySteps?: number;
+  /**
+   * CHECKPOINT_WAIT_MS: how long (ms) a run held at its checkpoint waits for `checkpointed`
+   * before it goes on (a stuck store must not stop it for good); absent: 2000.
+   */
+  checkpointWaitMs?: number;
 }
 
 /**

@@ -153,6 +153,7 @@ export class WorkerPool {
       stepLimitMs: this.config.requestTimeoutMs,
       testHooks: this.config.testHooks,
       checkpointEverySteps: this.config.checkpointEverySteps,
+      checkpointWaitMs: this.config.checkpointWaitMs,
     };
     const worker = new Worker(workerEntry(), {
       workerData: init,

@@ -85,8 +85,9 @@ export const CHUNK_MS = 10;
 /** A run behind real time by more than this (s of wall time) drops the backlog. */
 export const MAX_LAG_S = 0.25;
 /**
- * Wall time (ms) a run waits at its checkpoint for the event loop's `checkpointed`: a store
- * that hangs (a frozen Redis keeps its connection) must not stop the run for good.
+ * Wall time (ms) a run waits at its checkpoint for the event loop's `checkpointed` unless
+ * CHECKPOINT_WAIT_MS says otherwise (WorkerInit.checkpointWaitMs): a store that hangs (a
+ * frozen Redis keeps its connection) must not stop the run for good.
  */
 export const CHECKPOINT_WAIT_MS = 2000;
 const STATS_MS = 250;
@@ -904,7 +905,7 @@ export class WorkerRuntime {
    */
   private postCheckpoint(s: WorkerSession): void {
     s.checkpointWait = s.sim.stepCount;
-    s.checkpointWaitEnd = performance.now() + CHECKPOINT_WAIT_MS;
+    s.checkpointWaitEnd = performance.now() + (this.init.checkpointWaitMs ?? CHECKPOINT_WAIT_MS);
     const engine = utf8.encode(JSON.stringify(s.sim.snapshot()));
     this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
       engine.buffer as ArrayBuffer,

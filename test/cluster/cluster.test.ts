@@ -116,6 +116,9 @@ beforeAll(async () => {
     LEASE_TTL_MS: String(LEASE_TTL_MS),
     CHECKPOINT_EVERY_STEPS: String(CHECKPOINT_EVERY),
     CHECKPOINT_MIN_INTERVAL_MS: "0",
+    // a loaded machine's Redis may take over 2 s to confirm a write: then the run went on
+    // (480 steps at 240 Hz) and a kill lost more than K acknowledged steps
+    CHECKPOINT_WAIT_MS: "30000",
     MAX_SESSIONS: String(MAX_SESSIONS),
     STREAM_MAX_FPS: "1000",
   });

@@ -25,6 +25,7 @@ describe("loadConfig", () => {
       dataDir: "",
       checkpointEverySteps: 1000,
       checkpointMinIntervalMs: 1000,
+      checkpointWaitMs: 2000,
       checkpointMemoryBytes: 256 * 1024 * 1024,
       apiKeys: [],
       maxSessionsPerKey: 16,
