@@ -115,16 +115,16 @@ describe("joint coordinates and rates", () => {
 describe("JointCoordinate", () => {
   const ground = { body: -1, point: [0, 0, 0] };
   const body = { body: 0, point: [0, 0, 0] };
+  /** The coordinate of a hinge "h" of `axis` between the ground and body 0 of `sys`. */
+  const hinge = (sys: BodySystem, axis: [number, number, number]) => {
+    const q = createJointCoordinate(sys, { id: "h", type: "revolute", axis }, ground, body);
+    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    return q;
+  };
 
   it("revolute: unwrapped angle through whole turns, rate ω·n, effort as a torque about n", () => {
     const sys = oneBody("rigid");
-    const q = createJointCoordinate(
-      sys,
-      { id: "h", type: "revolute", axis: [0, 0, 2] },
-      ground,
-      body,
-    );
-    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    const q = hinge(sys, [0, 0, 2]);
     expect(q.kind).toBe("angle");
     expect([q.bodyA, q.bodyB]).toEqual([-1, 0]);
     sys.omega.set([0, 0, 2.1]);
@@ -155,13 +155,7 @@ describe("JointCoordinate", () => {
 
   it("turned 4 rad a step (more than π): read 2π off alone; guided, the angle 4 k inside and across steps, until the pose changes", () => {
     const sys = oneBody("rigid");
-    const q = createJointCoordinate(
-      sys,
-      { id: "h", type: "revolute", axis: [0, 0, 1] },
-      ground,
-      body,
-    );
-    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    const q = hinge(sys, [0, 0, 1]);
     const turnTo = (angle: number) => {
       sys.quat.set([Math.cos(angle / 2), 0, 0, Math.sin(angle / 2)]);
       updateDerived(sys);
@@ -199,13 +193,7 @@ describe("JointCoordinate", () => {
 
   it("guideFrom: the held start's q plus g · Δx reads a step of 4 rad about the axis; guideStart the start again", () => {
     const sys = oneBody("rigid");
-    const q = createJointCoordinate(
-      sys,
-      { id: "h", type: "revolute", axis: [0, 0, 1] },
-      ground,
-      body,
-    );
-    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    const q = hinge(sys, [0, 0, 1]);
     q.holdStart();
     expect(q.value).toBe(0);
     // the step's increment: a rotation vector of 4 rad about z on the body's dofs
@@ -225,13 +213,7 @@ describe("JointCoordinate", () => {
 
   it("evaluateValue and evaluateJacobian give evaluate's q and g, each leaving the rest as it was", () => {
     const sys = oneBody("rigid");
-    const q = createJointCoordinate(
-      sys,
-      { id: "h", type: "revolute", axis: [1, 2, 2] },
-      ground,
-      body,
-    );
-    if (q === null) throw new Error("a hinge between ground and a rigid body has a coordinate");
+    const q = hinge(sys, [1, 2, 2]);
     sys.omega.set([0.3, -0.4, 1.2]);
     const angle = 1.1;
     const s = Math.sin(angle / 2) / 3;
