@@ -303,6 +303,14 @@ export class ArticulatedIntegrator implements Integrator {
       for (let i = 0; i < tree.uSize; i++) ku[0][i] = carried[i];
       if (this.balance) this.stagePower[0] = this.power === null ? 0 : this.power(t);
     } else {
+      // a start (t = 0, a reset, an input): velocities that violate the joints or motors
+      // projected onto them in the mass metric first, the impulse the joints give, as every
+      // integrator's start (AccelerationStepper.consistentStart, its energy counted there).
+      // Read in joint coordinates as they were, they lost every velocity off the relative
+      // angular rates: a hinged rod given its centre's velocity stayed at rest (1.5 v/L for
+      // a uniform rod), a top whose pivot moved gained 2.1 J, a motor started from rest
+      // kicked none of the tree.
+      this.stepper.consistentStart(t);
       const before = kineticEnergy(tree.sys);
       tree.beginStep(y, u);
       this.stageTime = t;
