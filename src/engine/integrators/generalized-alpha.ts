@@ -319,6 +319,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const free = this.change;
     for (let i = 0; i < s.n; i++) free[i] = a[i] - rho * startAccel[i];
     s.endFreeRates(c, free);
+    // A_n and a_n carried with the turning bodies to the end's orientation (at ρ∞ = 1,
+    // a_n = A_n and the blend leaves a_{n+1} = b whatever their frame)
+    if (alphaM !== alphaF) {
+      s.transportWithRotation(acc);
+      s.transportWithRotation(pseudo);
+    }
     for (let i = 0; i < s.n; i++) {
       const b = free[i];
       pseudo[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
