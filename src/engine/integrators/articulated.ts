@@ -248,7 +248,17 @@ export class ArticulatedIntegrator implements Integrator {
   /** Forgets the carried accelerations and sub-step length (the state was changed). */
   reset(): void {
     this.memory.invalidate();
+    this.started = false;
   }
+
+  /**
+   * False until the first step after construction or `reset` (t = 0, a reset, a state
+   * written from outside, a PATCH, a restored snapshot): that step starts with the joints'
+   * impulse (see `step`). Not the memory's validity, which is false at every step when a
+   * motor drives a joint or contact is compliant (nothing carried): the start's projection
+   * factors G M⁻¹ Gᵀ, one factorization a step there.
+   */
+  private started = false;
 
   /**
    * An input moved the bodies (an impulse, a written velocity or pose): the state goes back
@@ -303,14 +313,15 @@ export class ArticulatedIntegrator implements Integrator {
       for (let i = 0; i < tree.uSize; i++) ku[0][i] = carried[i];
       if (this.balance) this.stagePower[0] = this.power === null ? 0 : this.power(t);
     } else {
-      // a start (t = 0, a reset, an input): velocities that violate the joints or motors
-      // projected onto them in the mass metric first, the impulse the joints give, as every
+      // at a start (`started` false: t = 0, a reset, a state written from outside) the
+      // velocities that violate the joints or motors are projected onto them in the mass
+      // metric first, the impulse the joints give, as every
       // integrator's start (AccelerationStepper.consistentStart, its energy counted there).
       // Read in joint coordinates as they were, they lost every velocity off the relative
       // angular rates: a hinged rod given its centre's velocity stayed at rest (1.5 v/L for
       // a uniform rod), a top whose pivot moved gained 2.1 J, a motor started from rest
       // kicked none of the tree.
-      this.stepper.consistentStart(t);
+      if (!this.started) this.stepper.consistentStart(t);
       const before = kineticEnergy(tree.sys);
       tree.beginStep(y, u);
       this.stageTime = t;
@@ -387,6 +398,7 @@ export class ArticulatedIntegrator implements Integrator {
         );
     }
     this.memory.substepSize = hs;
+    this.started = true;
     if (this.carries) {
       this.memory.acceleration.set(ku[0]);
       this.memory.accelerationValid = true;
