@@ -282,8 +282,15 @@ export function clipSegment(
 export const REFERENCE = new Float64Array(6);
 
 /**
+ * Cosine above which two directions count as the same face direction (≈1.8°): two nearly
+ * parallel polygon normals (referenceIsB), a box–box edge axis and a face normal
+ * (pairs/box-box.ts).
+ */
+export const SAME_FACE_COS = 0.9995;
+
+/**
  * Which of two polygon features, a's and b's (face or cap), is the reference (inputs in
- * REFERENCE): when their normals are nearly parallel (cos > 0.9995, ≈1.8°) they describe
+ * REFERENCE): when their normals are nearly parallel (cos > SAME_FACE_COS) they describe
  * the same face-to-face contact and their separations differ only by O(angle · size), so
  * the larger one is the reference (a's on a tie), which keeps the choice, hence the
  * feature ids, steady while a resting shape rocks slightly; otherwise b's must separate
@@ -291,6 +298,6 @@ export const REFERENCE = new Float64Array(6);
  */
 export function referenceIsB(): boolean {
   const sepA = REFERENCE[3];
-  if (REFERENCE[0] > 0.9995) return REFERENCE[2] > REFERENCE[1] * (1 + 1e-9);
+  if (REFERENCE[0] > SAME_FACE_COS) return REFERENCE[2] > REFERENCE[1] * (1 + 1e-9);
   return REFERENCE[4] > sepA + 0.02 * Math.abs(sepA) + REFERENCE[5];
 }
