@@ -77,6 +77,24 @@ export interface Constraint {
   /** Force and torque on body b from multipliers lambda[off .. off+rows). */
   reaction(lambda: Float64Array, off: number, force: Float64Array, torque: Float64Array): void;
   /**
+   * Adds scale · ∂(Cq u)/∂q at the current velocities u (held fixed; the rotation columns
+   * per world-frame δθ, as Cq's) to the stacked Jacobian's storage, laid out as
+   * `jacobianInto`'s: the change of the rows' velocity Cq u as the bodies turn, which a
+   * Newton step on velocity-level rows Cq(q) u + Ct = 0 at the step's end needs besides
+   * Cq (ConstraintSet.velocityRows says why and what is left out). Optional: the point rows
+   * of spherical, revolute and fixed joints (kinematics.ts addPointRowsCurvature); absent:
+   * no term.
+   */
+  addVelocityCurvature?(
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+    scale: number,
+  ): void;
+  /**
    * Geometric stiffness of the constraint force at fixed multipliers: adds to ka and kb
    * (row-major 3×3, world frame, N·m/rad) the symmetric part of ∂τ/∂θ, the change of the
    * torque of Cqᵀλ on body a (b) about its centre of mass with a rotation δθ of that same

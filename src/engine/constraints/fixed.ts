@@ -87,4 +87,16 @@ export class FixedJoint extends PairConstraint {
   addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
     this.addPointRowStiffness(lambda, off, ka, kb);
   }
+
+  addVelocityCurvature(
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+    scale: number,
+  ): void {
+    this.addPointRowCurvature(values, slotA, widthA, slotB, widthB, stride, scale);
+  }
 }

@@ -299,6 +299,37 @@ export function pointRowsInto(
 }
 
 /**
+ * scale · ∂(Cq u)/∂θ of a point's 3 rows for end sign σ, at fixed u: the change of the
+ * rows' velocity σ (v + ω × r) when the body turns by δθ (its lever moving by δr = δθ × r,
+ * its world velocities held), σ ω × (δθ × r) = −σ [ω]×[r]× δθ, with
+ * [ω]×[r]× = r ωᵀ − (ω·r) I; so row i gains −σ scale (r_i ωᵀ − (ω·r) e_iᵀ) in its rotation
+ * columns (out[o + i·stride + 3 ..]; `width` 3, a particle's rows: nothing, it has none).
+ * A velocity-level Newton step needs it (ConstraintSet.velocityRows).
+ */
+export function addPointRowsCurvature(
+  out: Float64Array,
+  o: number,
+  stride: number,
+  width: number,
+  sign: number,
+  r: Vec,
+  w: Vec,
+  scale: number,
+): void {
+  if (width !== 6) return;
+  const k = -sign * scale;
+  const wr = w[0] * r[0] + w[1] * r[1] + w[2] * r[2];
+  for (let i = 0; i < 3; i++) {
+    const q = o + i * stride + 3;
+    const ri = k * r[i];
+    out[q] += ri * w[0];
+    out[q + 1] += ri * w[1];
+    out[q + 2] += ri * w[2];
+    out[q + i] -= k * wr;
+  }
+}
+
+/**
  * Geometric stiffness of the point rows at multipliers λ = lambda[off..off+3) (the force on
  * b at p_b, N). Their generalized force is [−λ, −r_a × λ] on a and [λ, r_b × λ] on b; with
  * λ fixed only the levers r = R s turn with the bodies, δr = δθ × r, so for the force f a

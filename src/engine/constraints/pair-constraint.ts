@@ -12,7 +12,13 @@
  */
 import { BodyKind, type BodySystem } from "../model/body-system";
 import type { Constraint } from "./constraint";
-import { PairKinematics, pointRotationStiffness, rotate, rotateInverse } from "./kinematics";
+import {
+  addPointRowsCurvature,
+  PairKinematics,
+  pointRotationStiffness,
+  rotate,
+  rotateInverse,
+} from "./kinematics";
 
 /** A point on a body: body index (−1 ground) and the point in that body's frame (m). */
 export interface Attachment {
@@ -122,6 +128,26 @@ export abstract class PairConstraint implements Constraint {
   ): void {
     this.refresh();
     pointRotationStiffness(this.k, lambda, off, ka, kb);
+  }
+
+  /**
+   * Constraint.addVelocityCurvature of joints whose rows 0..2 are the point rows
+   * (spherical, revolute, fixed), at the kinematics and velocities read here; their other
+   * rows add nothing (constraint-set.ts velocityRows).
+   */
+  protected addPointRowCurvature(
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+    scale: number,
+  ): void {
+    this.refreshWithVelocities();
+    const k = this.k;
+    if (slotA >= 0) addPointRowsCurvature(values, slotA, stride, widthA, -1, k.ra, k.wa, scale);
+    if (slotB >= 0) addPointRowsCurvature(values, slotB, stride, widthB, 1, k.rb, k.wb, scale);
   }
 
   velocityTerm(_t: number, out: Float64Array, off: number): void {

@@ -106,9 +106,16 @@ export class MassSchurComplement {
    * body b's inverse is row-major width×width (width 3 or 6) at inverse[offset[b]..],
    * with zero translation–rotation blocks where decoupled[b] = 1 (mat6MulVec).
    * W may be nonsymmetric (gyroscopic or damping Jacobians), and then so is S:
-   * S_ij = g_iᵀ W⁻¹ g_j. Call set.updateJacobian first.
+   * S_ij = g_iᵀ W⁻¹ g_j. `rows` (G's layout): the left factor's rows instead of G's,
+   * S = G̃ W⁻¹ Gᵀ (a velocity-level Newton step's G̃ = G + s ∂(G u)/∂q, ConstraintSet
+   * velocityRows). Call set.updateJacobian first.
    */
-  updateBlockInverse(inverse: Float64Array, offset: Int32Array, decoupled: Uint8Array): CsrMatrix {
+  updateBlockInverse(
+    inverse: Float64Array,
+    offset: Int32Array,
+    decoupled: Uint8Array,
+    rows: Float64Array = this.set.G.values,
+  ): CsrMatrix {
     const { sys, set, w, bodyStart, bodyRowSlot, bodyList } = this;
     const S = this.S.values;
     const g = set.G.values;
@@ -130,7 +137,7 @@ export class MassSchurComplement {
           w.fill(0, 6 * i + 3, 6 * i + 6);
         }
       }
-      this.addBodyPairs(k, n, width === 6, false, S, this.pairSlot);
+      this.addBodyPairs(k, n, width === 6, false, S, this.pairSlot, rows);
     }
     return this.S;
   }
@@ -299,7 +306,7 @@ export class MassSchurComplement {
         }
       }
       if (rigid && n === 6) this.addSixRowsPairs(k, out, target);
-      else this.addBodyPairs(k, n, rigid, false, out, target);
+      else this.addBodyPairs(k, n, rigid, false, out, target, this.set.G.values);
     }
   }
 
@@ -482,7 +489,7 @@ export class MassSchurComplement {
         w[wi + 5] = i20 * x + i21 * y + i22 * z;
       }
       // S is symmetric here (M_b⁻¹ is): each pair once, into the lower triangle
-      this.addBodyPairs(k, n, rigid, true, out, target);
+      this.addBodyPairs(k, n, rigid, true, out, target, this.set.G.values);
     }
   }
 
@@ -614,7 +621,8 @@ export class MassSchurComplement {
 
   /**
    * S_ij += g_i · w_j for the n rows of body list entry k (w_j = W_b⁻¹ g_j in this.w,
-   * 6 apart; a particle's rows have 3 entries), S_ij at out[target[pair]] (target:
+   * 6 apart; a particle's rows have 3 entries; g_i from `g`, G's values or rows in G's
+   * layout), S_ij at out[target[pair]] (target:
    * pairSlot, S's own entries, or a factorization's slots). symmetric: each pair once,
    * written to the lower triangle only.
    */
@@ -625,9 +633,9 @@ export class MassSchurComplement {
     symmetric: boolean,
     out: Float64Array,
     target: Int32Array,
+    g: Float64Array,
   ): void {
     const { w, bodyStart, bodyRowSlot, pairStart } = this;
-    const g = this.set.G.values;
     const p = pairStart[k];
     for (let i = 0; i < n; i++) {
       const si = bodyRowSlot[bodyStart[k] + i];

@@ -44,6 +44,18 @@ export class SphericalJoint extends PairConstraint {
     this.addPointRowStiffness(lambda, off, ka, kb);
   }
 
+  addVelocityCurvature(
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+    scale: number,
+  ): void {
+    this.addPointRowCurvature(values, slotA, widthA, slotB, widthB, stride, scale);
+  }
+
   /**
    * The force λ on b at p_b and no torque about p_b, without building the Jacobian blocks
    * (the monitor takes every joint's reaction after every step: on the 100-link chain

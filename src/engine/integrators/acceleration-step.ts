@@ -262,6 +262,16 @@ export interface NewtonSettings {
 }
 
 /**
+ * What projectOnConstraints makes consistent with a step's projected end state
+ * (AccelerationStepper.reactionsAtEnd): the multipliers, with the Rayleigh terms of
+ * `coefficients`, and the acceleration, written into `acceleration`.
+ */
+export interface EndConsistency {
+  readonly coefficients: SchemeCoefficients;
+  readonly acceleration: Float64Array;
+}
+
+/**
  * The Newton step shared by the integrators of one simulation, with its work arrays.
  * Allocates in the constructor only.
  */
@@ -395,6 +405,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly ct: Float64Array;
   private readonly zeroRows: Float64Array;
   private readonly scratchLambda: Float64Array;
+  /** The rows G̃ of a velocity-level Newton step's factorization (factorConstrained). */
+  private readonly velocityRows: Float64Array;
   /** The post-step drift correction of the joints (joint-projection.ts), or null. */
   private readonly jointProjection: JointProjection | null;
   /** The end-of-iterate velocity projection of symmetricJoints. */
@@ -436,6 +448,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.ct = new Float64Array(m);
     this.zeroRows = new Float64Array(m);
     this.scratchLambda = new Float64Array(m);
+    this.velocityRows = new Float64Array(this.constraints?.G.values.length ?? 0);
     this.startDirections = new StartDirections(sys, this.constraints);
     this.jointProjection = this.constraints ? new JointProjection(sys, this.constraints) : null;
     this.n = n;
@@ -1333,7 +1346,8 @@ export class AccelerationStepper implements NewtonStepper {
     if (refactor) this.factorConstrained(c, tEnd);
     // (symmetricJoints: this iterate's velocity projection, applyUnknown, has just updated G)
     else if (!c.symmetricJoints) set.updateJacobian(tEnd);
-    // Velocity level G v_{t+h} = −Ct, i.e. G Δa = −(G v + Ct)/c_v; position level
+    // Velocity level G v_{t+h} = −Ct, i.e. G̃ Δa = −(G v + Ct)/c_v (G̃ the rows' Jacobian
+    // over c_v, factorConstrained; G in the linearized step); position level
     // C(x) + G c_x Δa = 0, i.e. G Δa = −C/c_x (positionLevel); acceleration level
     // G a = Qc when c_v = 0 (the consistent initial acceleration).
     const rc = this.rc;
@@ -1384,10 +1398,20 @@ export class AccelerationStepper implements NewtonStepper {
   /** Updates G at the current iterate and factors the saddle-point system. */
   private factorConstrained(c: SchemeCoefficients, tEnd: number): void {
     const solver = this.constrained!;
+    const set = this.constraints!;
     const t0 = performance.now();
     // symmetricJoints: G is current (applyUnknown's velocity projection, see solveIteration)
-    if (!c.symmetricJoints) this.constraints!.updateJacobian(tEnd);
-    this.massMetricFactored = this.usesMassOnly(c);
+    if (!c.symmetricJoints) set.updateJacobian(tEnd);
+    // Velocity-level rows G(x) v + Ct = 0 at the iterate (x, v) of iterated Newton: their
+    // Jacobian is G̃ = G + (c_x/c_v) ∂(G v)/∂x (ConstraintSet.velocityRows), nonsymmetric
+    // against the forces' Gᵀ, so not the mass path's S; iterated Newton only, as the
+    // geometric stiffness below (the linearized step's one correction keeps G).
+    let rows: Float64Array | null = null;
+    if (this.iterating && !c.positionLevel && c.cv > 0 && c.cx > 0 && set.hasVelocityCurvature) {
+      rows = this.velocityRows;
+      set.velocityRows(c.cx / c.cv, rows);
+    }
+    this.massMetricFactored = rows === null && this.usesMassOnly(c);
     if (this.massMetricFactored) {
       this.timing.assembly += performance.now() - t0;
       // symmetricJoints: the velocity projection of this iterate (applyUnknown) has just
@@ -1404,10 +1428,10 @@ export class AccelerationStepper implements NewtonStepper {
     // itself, with the previous step's λ — Newmark's γ = ½ then blew the 100-link chain
     // up at its whip (test/engine/integrators/constrained.test.ts).
     if (this.iterating && !c.symmetricJoints && c.cx > 0)
-      this.constraints!.addGeometricStiffness(this.lambda, this.matrix, -c.cx);
+      set.addGeometricStiffness(this.lambda, this.matrix, -c.cx);
     if (this.matrix.isBlockDiagonal()) {
       const t1 = performance.now();
-      const ok = solver.factorBlockDiagonal(this.matrix, !c.symmetricJoints);
+      const ok = solver.factorBlockDiagonal(this.matrix, !c.symmetricJoints, rows);
       this.timing.assembly += t1 - t0;
       this.timing.solve += performance.now() - t1;
       if (ok) return;
@@ -1415,18 +1439,19 @@ export class AccelerationStepper implements NewtonStepper {
     const w = this.matrix.toCsr();
     const t1 = performance.now();
     // (symmetricJoints: their own saddle point is factored by StartDirections.correct)
-    solver.factorGeneral(w, !c.symmetricJoints);
+    solver.factorGeneral(w, !c.symmetricJoints, rows);
     this.timing.assembly += t1 - t0;
     this.timing.solve += performance.now() - t1;
   }
 
   /**
-   * Set by an integrator whose step's multipliers are not the reactions to report
+   * Set by an integrator whose step's multipliers and acceleration are not the end state's
    * (newmark's velocity-level joints, newmark.ts): the next projectOnConstraints replaces
-   * them by the multipliers consistent with the projected end state (consistentMultipliers
-   * with these coefficients' Rayleigh terms, S factored there) and clears it. Null: λ kept.
+   * λ by the multipliers consistent with the projected end state and writes the
+   * acceleration consistent with it into `acceleration` (constrainedAcceleration, with the
+   * coefficients' Rayleigh terms, S factored there), and clears it. Null: λ kept.
    */
-  reactionsAtEnd: SchemeCoefficients | null = null;
+  reactionsAtEnd: EndConsistency | null = null;
 
   /**
    * Drift correction after a step with joints (joint-projection.ts), at tEnd after a step
@@ -1450,7 +1475,8 @@ export class AccelerationStepper implements NewtonStepper {
         this.positionLevelRows,
         this.massMetricFactored,
       ) ?? true;
-    if (reactions !== null) this.consistentMultipliers(reactions, tEnd, true);
+    if (reactions !== null)
+      this.constrainedAcceleration(reactions.coefficients, tEnd, reactions.acceleration);
     // the projections (contacts', limits', this one) move the pose by drift-sized amounts:
     // the angles guided in the step keep their branch (guideAngles)
     if (this.anglesGuided) for (let j = 0; j < this.angles.length; j++) this.angles[j].guide();

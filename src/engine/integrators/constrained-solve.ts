@@ -19,6 +19,12 @@
  *   (W may be nonsymmetric: gyroscopic and damping Jacobians).
  * After `factor`, `solve` may be called again with other right-hand sides (contacts use
  * it with r_c = 0 to apply impulses with the joints held).
+ *
+ * Velocity-level rows held at a step's end, G(x) v + Ct = 0, have the Jacobian
+ * G̃ = G + (c_x/c_v) ∂(G v)/∂x (constraints/constraint-set.ts velocityRows): the lower
+ * block is then G̃ while the forces stay Gᵀλ, [W Gᵀ; G̃ 0], and the Schur complement
+ * S̃ = G̃ W⁻¹ Gᵀ is nonsymmetric (the block-diagonal and KKT paths take it; the mass path,
+ * whose S is the projections' symmetric one, does not).
  */
 
 import type { ConstraintSet } from "../constraints/constraint-set";
@@ -75,6 +81,11 @@ export class ConstrainedSolve {
   private readonly mixedUpper: Float64Array;
   /** The KKT path's ε (factorGeneral). */
   private regularization = 0;
+  /**
+   * The rows G̃ (G's layout) the last factorization took for its lower block, null for G
+   * itself: the caller's array, which must stay as it is while the factorization is used.
+   */
+  private rows: Float64Array | null = null;
 
   constructor(
     private readonly sys: BodySystem,
@@ -109,6 +120,7 @@ export class ConstrainedSolve {
    */
   factorMass(massScale: number, alreadyFactored = false): void {
     this.mode = "mass";
+    this.rows = null;
     this.massScale = massScale;
     if (!alreadyFactored) this.projection.factorCurrent();
   }
@@ -116,17 +128,18 @@ export class ConstrainedSolve {
   /**
    * Factors with a general W (CSR, same pattern on every call; G already updated). With
    * `factor` false only takes W for factorMixed, which factors the symmetric joints' own
-   * saddle point.
+   * saddle point. `rows`: the lower block's rows G̃ instead of G (see the file comment).
    */
-  factorGeneral(w: CsrMatrix, factor = true): void {
+  factorGeneral(w: CsrMatrix, factor = true, rows: Float64Array | null = null): void {
     this.mode = "kkt";
+    this.rows = rows;
     if (this.kkt === null || this.kkt.w !== w) this.kkt = new KktMatrix(w, this.set.G);
     // ε ≈ 1e-10 ‖S‖ with S = G W⁻¹ Gᵀ ~ max 1/W_ii: redundant joint rows (a closed
     // planar loop of revolute joints) make the saddle point singular; the regularized
     // system gives the minimum-norm-like multipliers and meets G Δa = r_c to ε|μ|.
     this.regularization = REGULARIZATION * maxInverseDiagonal(w);
     if (!factor) return;
-    this.kkt.refresh(this.regularization);
+    this.kkt.refresh(this.regularization, null, rows);
     this.lu.factor(this.kkt.matrix);
   }
 
@@ -134,9 +147,13 @@ export class ConstrainedSolve {
    * Factors with a block-diagonal W (matrix.isBlockDiagonal(); G already updated).
    * Returns false when a diagonal block is singular (the caller falls back to the KKT).
    * `schur` false inverts W's blocks only (the symmetric joints factor their own mixed
-   * matrix instead, factorMixed).
+   * matrix instead, factorMixed). `rows`: the rows G̃ instead of G (see the file comment).
    */
-  factorBlockDiagonal(matrix: SparseBlockMatrix, schur = true): boolean {
+  factorBlockDiagonal(
+    matrix: SparseBlockMatrix,
+    schur = true,
+    rows: Float64Array | null = null,
+  ): boolean {
     const sys = this.sys;
     for (let b = 0; b < sys.numBodies; b++) {
       const k = sys.block[b];
@@ -150,12 +167,14 @@ export class ConstrainedSolve {
       if (!invertSmall(this.blockInverse, o, matrix.values, ia, n, this.work36)) return false;
     }
     this.mode = "blocks";
+    this.rows = rows;
     if (!schur) return true;
     this.schurLdlt.factor(
       this.projection.schur.updateBlockInverse(
         this.blockInverse,
         this.blockInverseOffset,
         this.blockDecoupled,
+        rows ?? this.set.G.values,
       ),
       false,
     );
@@ -290,9 +309,9 @@ export class ConstrainedSolve {
   solve(r: Float64Array, rc: Float64Array, da: Float64Array, lambda: Float64Array): void {
     const { n, m } = this;
     if (this.mode === "blocks") {
-      // y = W⁻¹ R;  S μ = G y − r_c;  Δa = W⁻¹ (R − Gᵀ μ)
+      // y = W⁻¹ R;  S μ = G̃ y − r_c;  Δa = W⁻¹ (R − Gᵀ μ)  (G̃ = G without `rows`)
       this.blockSolve(r, this.tmpN);
-      this.set.multiply(this.tmpN, this.tmpM);
+      this.set.multiply(this.tmpN, this.tmpM, this.rows ?? this.set.G.values);
       for (let i = 0; i < m; i++) this.tmpM[i] -= rc[i];
       this.schurLdlt.solve(this.tmpM, lambda);
       this.set.multiplyTranspose(lambda, this.tmpN);

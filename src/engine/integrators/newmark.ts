@@ -31,8 +31,23 @@
  * from the closed form in the swing, at one more factorization of S = G M⁻¹ Gᵀ a step
  * (+15–20 % on a linearized step of a 100-link chain, ~2 % on an iterated one); the
  * step's own λ serve its Newton iterations only, and the next step's geometric stiffness
- * starts from the reported ones. At the position level the alternation decays (below) and
- * the step's own multipliers are reported: first order in h (0.1 N of the swinging rod's
+ * starts from the reported ones. Likewise the acceleration carried to the next step, a_t,
+ * is the one consistent with the projected end state, M⁻¹ (f + Gᵀλ) with those λ (as a
+ * new memory's, `initialAcceleration`), not the step's own a_{t+h}: nothing damps the
+ * alternation and every projection adds to it, so carried on it grew as a random walk (on
+ * the whip example 3.8e3 rad/s² after 1 s, 3.5e5 after 12 s, five times the largest true
+ * acceleration), each step's Newton started twice that far from its solution with
+ * multipliers as large, and from 34 s the whip gained energy (+113 J by 37 s) until a step
+ * failed even at h/16 (37.4 s). Now it runs with no halving, 4.2 Newton iterations a step
+ * (27 by 30 s before), and drains its energy by its unresolved cracks as the other
+ * integrators do (−3.0 J by 60 s). The price, at steps that do not resolve a fast turn:
+ * the alternation's symmetric bookkeeping is gone, and two rods jerked into a 60 rad/s
+ * turn lose up to 7 J of 87 within 2 s at 1/240 s where the step's own a_t lost 3 J
+ * (1.0 and 0.8 J at 1/480 s, 0.21 J both at 1/960 s), and the benchmark's 100-link chain
+ * at the defaults loses up to 0.12 m g L over 2000 steps of 1/240 s (where it gained
+ * 0.27 m g L, at 33 iterations and 2.3 sub-steps a step, now 5.0 and 1.0). At the
+ * position level the alternation decays (below) and the step's own multipliers are
+ * reported: first order in h (0.1 N of the swinging rod's
  * 10–30 N at h = 5 ms, γ = 0.6), transients after an impact decaying by 0.82 a step.
  * With numerical damping (γ > ½, β > 0) it holds them at the position level,
  * C(x) + G c_x Δa = 0 at each iterate x (index 3, as Cardona & Géradin's Newmark for
@@ -58,7 +73,7 @@
 import { SchemeCoefficients } from "../dynamics/stepper";
 import { grow } from "../math/grow";
 import { getVelocity } from "../model/body-system";
-import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
+import type { AccelerationStepper, EndConsistency, NewtonSettings } from "./acceleration-step";
 import {
   emptyStepStats,
   type Integrator,
@@ -117,6 +132,11 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
+  /**
+   * Velocity-level joints: the reactions and the memory's a_t made consistent with the
+   * projected end state (AccelerationStepper.reactionsAtEnd; see the file comment).
+   */
+  private readonly end: EndConsistency;
 
   /**
    * @param newton Newton's budget and tolerance (apart from params: a record the kernels
@@ -139,6 +159,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
     private readonly impacts: ImpactSource | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
+    this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
   }
 
   reset(): void {
@@ -162,7 +183,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep {
       const c = this.coeff;
       c.rayleighMass = this.params.rayleighMass;
       c.rayleighStiffness = this.params.rayleighStiffness;
-      s.reactionsAtEnd = c;
+      s.reactionsAtEnd = this.end;
     }
   }
 

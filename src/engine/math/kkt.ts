@@ -8,7 +8,9 @@
  * so an LDLᵀ factorization exists for every symmetric ordering (Vanderbei 1995); with
  * ε = 0 use a pivoting LU. The upper block may also be given apart from G (same pattern as
  * Gᵀ): generalized-α's symmetric joints act along the step's start directions while
- * their rows are those of its end (integrators/constrained-solve.ts factorMixed).
+ * their rows are those of its end (integrators/constrained-solve.ts factorMixed); and the
+ * lower block apart from G: velocity-level rows linearized at a step's end, G̃ = G +
+ * s ∂(G u)/∂q (constraints/constraint-set.ts velocityRows).
  */
 import { CsrMatrix } from "./csr";
 
@@ -78,16 +80,22 @@ export class KktMatrix {
   /**
    * Copies the current values of W and G (same patterns as at construction) into K; the
    * upper block from `upper` (in G's layout: entry k of G's values is the upper block's
-   * (j, i) for G's (i, j)) when given, else Gᵀ.
+   * (j, i) for G's (i, j)) when given, else Gᵀ; the lower block from `lower` (G's layout:
+   * a velocity-level Newton step's rows G̃, ConstraintSet.velocityRows) when given, else G.
    */
-  refresh(epsilon: number, upper: Float64Array | null = null): void {
+  refresh(
+    epsilon: number,
+    upper: Float64Array | null = null,
+    lower: Float64Array | null = null,
+  ): void {
     const v = this.matrix.values;
     const wv = this.w.values;
     const gv = this.g.values;
     const uv = upper ?? gv;
+    const lv = lower ?? gv;
     for (let k = 0; k < wv.length; k++) v[this.wMap[k]] = wv[k];
     for (let k = 0; k < gv.length; k++) {
-      v[this.gLowerMap[k]] = gv[k];
+      v[this.gLowerMap[k]] = lv[k];
       v[this.gUpperMap[k]] = uv[k];
     }
     for (let i = 0; i < this.diagMap.length; i++) v[this.diagMap[i]] = -epsilon;

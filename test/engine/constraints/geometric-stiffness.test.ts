@@ -15,23 +15,9 @@ import { FixedJoint } from "../../../src/engine/constraints/fixed";
 import { RevoluteJoint } from "../../../src/engine/constraints/revolute";
 import { SphericalJoint } from "../../../src/engine/constraints/spherical";
 import { loadModel } from "../../../src/engine/index";
-import { type BodySystem, updateDerived } from "../../../src/engine/model/body-system";
+import type { BodySystem } from "../../../src/engine/model/body-system";
 import { mulberry32 } from "../../support/random";
-import { randomBody, randVec, system } from "./helpers";
-
-/** q ← exp(δθ) ⊗ q for body b (world-frame rotation vector δθ, rad). */
-function turn(sys: BodySystem, b: number, d: number[]): void {
-  const a = Math.hypot(d[0], d[1], d[2]);
-  const s = a === 0 ? 0 : Math.sin(a / 2) / a;
-  const [w1, x1, y1, z1] = [Math.cos(a / 2), s * d[0], s * d[1], s * d[2]];
-  const q = sys.quat;
-  const [w2, x2, y2, z2] = [q[4 * b], q[4 * b + 1], q[4 * b + 2], q[4 * b + 3]];
-  q[4 * b] = w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2;
-  q[4 * b + 1] = w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2;
-  q[4 * b + 2] = w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2;
-  q[4 * b + 3] = w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2;
-  updateDerived(sys);
-}
+import { randomBody, randVec, system, turn } from "./helpers";
 
 /** The torque part of Cq_bodyᵀ λ (body 0: a, 1: b), from the constraint's Jacobian. */
 function torque(c: Constraint, lambda: Float64Array, side: 0 | 1): number[] {
