@@ -43,9 +43,12 @@ describe("a start off the joints: the joints' impulse, in the mass metric", () =
       for (let run = 0; run < 2; run++) {
         sim.step(400);
         const s = sim.state();
-        expect(s.bodies[0].angularVelocity[2]).toBeCloseTo(omega, 8);
+        // (newmark's velocity-level joints carry the end state's consistent acceleration,
+        // which lets a steady spin gain 4.7e-7 rad/s a second at 5 ms: README, newmark)
+        const drift = integrator === "newmark" ? 2e-6 : 1e-8;
+        expect(Math.abs(s.bodies[0].angularVelocity[2] - omega)).toBeLessThan(drift);
         expect(s.energy.dissipated).toBeCloseTo(taken, 8);
-        expect(Math.abs(s.energy.error)).toBeLessThan(1e-8);
+        expect(Math.abs(s.energy.error)).toBeLessThan(drift);
         sim.reset();
       }
     });
