@@ -116,6 +116,10 @@ export const SimulationSnapshot = z
           description:
             "the articulated integrator's next sub-step length (s; absent: none, the next step tries the whole step)",
         }),
+        stiffness: z.number().positive().optional().meta({
+          description:
+            "the articulated integrator's estimate of the largest rate |λ| of the motion's Jacobian (1/s), which bounds its sub-steps to 3/|λ| (absent: none yet)",
+        }),
       }),
       lambda: Float64Base64.meta({
         description: "joint multipliers of the last solve (the reported reactions)",

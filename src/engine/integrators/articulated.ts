@@ -14,12 +14,18 @@
  * would be discounted as the sub-steps shrink (under a stiff servo's damping, at the
  * scheme's stability limit, the velocities then rang while the displacements stayed
  * small: a rod's rate 0.32 rad/s where it is 1.10, 58 J of energy error in 0.1 s; measured
- * over h they follow it to 3e-3 rad/s at the same ~190 sub-steps a step, bench/README.md,
- * "Articulated"). The next
+ * over h they followed it to 3e-3 rad/s at the same ~190 sub-steps a step, and within the
+ * stability bound below to 1e-8 rad/s at 200, bench/README.md, "Articulated"). The next
  * sub-step's length is h_s (tol/err)^(1/5) · 0.9, within ×0.2 … ×5, and not longer right
- * after a rejection (Hairer's controller); what is left of a step is taken in equal
- * sub-steps no longer than that (no sliver at the step's end). The length carries over to
- * the next step in the integrator memory (substepSize). The last stage
+ * after a rejection (Hairer's controller), nor than 3/ρ, ρ the largest rate |λ| of the
+ * motion's Jacobian its last two stages show (STABLE_STEP, readStiffness): sized by the
+ * error alone, the sub-steps grew past the stability boundary while a stiff servo's fast
+ * mode was small, and that mode then grew until its error reached the tolerance, for good
+ * (a URDF arm held by stiff servos at h = 2 ms: a wrist ringing at 7.6e-3 rad/s, one attempt
+ * in five rejected; now its rates stay at 3e-13 rad/s, at 5.0 sub-steps a step instead of
+ * 4.3 and 1.0 rejected; test/formats/urdf/arm.test.ts). What is left of a step is taken in
+ * equal sub-steps no longer than that (no sliver at the step's end). The length and ρ
+ * carry over to the next step in the integrator memory (substepSize, stiffness). The last stage
  * is evaluated at the accepted solution (first same as last), so an accepted sub-step
  * costs six evaluations of the forces and the articulated-body algorithm; its
  * accelerations also start the next step (IntegratorMemory.acceleration) unless the state
@@ -124,6 +130,37 @@ const MIN_FRACTION = 2 ** -24;
  * 100-link chain takes ~3 sub-steps a step, its worst few dozen.
  */
 const MAX_ATTEMPTS = 2000;
+/**
+ * The sub-steps' stability bound: hh ρ ≤ STABLE_STEP, ρ the estimated largest |λ| of the
+ * motion's Jacobian (IntegratorMemory.stiffness, `readStiffness`). Tsitouras' pair is stable
+ * on the negative real axis to hh |λ| = 3.51, and at hh |λ| = 3 |R(hh λ)| ≤ 0.53 for every λ
+ * within 70° of that axis (R(z) = 1 + z bᵀ (I − z A)⁻¹ 1, the tableau's stability function,
+ * evaluated on a grid of angles; on the imaginary axis |R| > 1, where the error control
+ * alone sizes the sub-steps): a servo's or a damper's fast decay is then taken at
+ * |R| ≤ 0.39 a sub-step. Hairer & Wanner's
+ * DOPRI5 tests h ρ against 3.25, its own boundary, to report stiffness ("Solving ODEs II",
+ * §IV.2).
+ */
+const STABLE_STEP = 3;
+/**
+ * The error (fraction of stepTolerance) above which a sub-step's stages are read for ρ: at
+ * rest their differences are rounding, whose ratios shorten the sub-steps for nothing
+ * (the imported arm held still under its servos, read at any error: 4.8 sub-steps a step
+ * in its first second, 5.8 in its twelfth and growing; read above this, 5.0 throughout).
+ * A stiff motion this small (1e-12 m at the default) grows back above it within a few
+ * unstable sub-steps, and is then read again.
+ */
+const STIFFNESS_READ = 1e-6;
+/**
+ * What the kept stiffness loses a read: ρ ← max(ρ_read, STIFFNESS_MEMORY · ρ). One read
+ * errs low or high with the phase of the motion it is taken on (`readStiffness`), so the
+ * largest of the recent reads is kept; a stiffness that really drops (a contact let go) is
+ * followed within about 20 sub-steps (0.9²⁰ = 0.12). Kept as read instead, the stiff creep of
+ * articulated.test.ts ("a servo whose damping the sub-steps barely resolve") ran at
+ * 185 sub-steps a step with its rate 5.7e-6 rad/s off, past the stability boundary on
+ * its low reads; so kept, 200 sub-steps and 1e-8 rad/s.
+ */
+const STIFFNESS_MEMORY = 0.9;
 
 export class ArticulatedIntegrator implements Integrator {
   readonly name = "articulated" as const;
@@ -152,6 +189,9 @@ export class ArticulatedIntegrator implements Integrator {
   private readonly ku: Float64Array[];
   private readonly ey: Float64Array;
   private readonly eu: Float64Array;
+  /** Y₇ − Y₆, the last two stages' points' difference (readStiffness). */
+  private readonly dy: Float64Array;
+  private readonly du: Float64Array;
   private readonly forces: Float64Array;
   private readonly jac = [new Float64Array(36), new Float64Array(36)];
   private readonly normal = new Float64Array(49);
@@ -208,6 +248,8 @@ export class ArticulatedIntegrator implements Integrator {
     this.ku = Array.from({ length: 7 }, () => new Float64Array(nu));
     this.ey = new Float64Array(ny);
     this.eu = new Float64Array(nu);
+    this.dy = new Float64Array(ny);
+    this.du = new Float64Array(nu);
     this.forces = new Float64Array(stepper.n);
     // the motors by the id of the joint they drive (constraints: the joints, then the motors)
     const motorByJoint = new Map<string, number>();
@@ -334,6 +376,9 @@ export class ArticulatedIntegrator implements Integrator {
     let attempts = 0;
     let rejected = false;
     let worst = 0;
+    // the velocities' error weighed over the step, h, or the default step when h is
+    // shorter: see the file comment and VELOCITY_ERROR_HORIZON
+    const horizon = Math.max(h, VELOCITY_ERROR_HORIZON);
     while (done < h) {
       // what is left of the step in equal sub-steps no longer than hs: the last one ends
       // the step exactly, and no sliver is left for a sub-step of its own
@@ -354,11 +399,14 @@ export class ArticulatedIntegrator implements Integrator {
       combine(ey, null, erow, ky, 7);
       combine(eu, null, erow, ku, 7);
       // ys, us hold the fifth-order solution (the seventh stage's point)
-      // (the velocities' error weighed over the step, h, or the default step when h is
-      // shorter: see the file comment and VELOCITY_ERROR_HORIZON)
-      const err =
-        tol === null ? 0 : tree.largestDisplacement(y, ey, eu, Math.max(h, VELOCITY_ERROR_HORIZON));
+      const err = tol === null ? 0 : tree.largestDisplacement(y, ey, eu, horizon);
       const ok = tol === null || err <= tol;
+      // the motion's stiffness, where the stages show more than rounding (STIFFNESS_READ)
+      if (tol !== null && err > STIFFNESS_READ * tol) {
+        const rho = this.readStiffness(hh);
+        if (rho > 0 && Number.isFinite(rho))
+          this.memory.stiffness = Math.max(rho, STIFFNESS_MEMORY * this.memory.stiffness);
+      }
       if (ok) {
         y.set(ys);
         u.set(us);
@@ -387,6 +435,11 @@ export class ArticulatedIntegrator implements Integrator {
             : 0.2;
       // a sub-step cut short to end the step does not shorten the next one
       hs = ok && hh < hs ? Math.max(hs, hh * factor) : hh * factor;
+      // within the stability region (STABLE_STEP): the elementary controller alone lets
+      // the sub-steps grow past its boundary while a stiff mode's error is small, and that
+      // mode then grows until its error reaches the tolerance (the chatter at the boundary
+      // of Hairer & Wanner, "Solving ODEs II", §IV.2)
+      if (this.memory.stiffness > 0) hs = Math.min(hs, STABLE_STEP / this.memory.stiffness);
       if (!ok && hs < h * MIN_FRACTION)
         throw new Error(
           `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,
@@ -412,6 +465,50 @@ export class ArticulatedIntegrator implements Integrator {
     stats.substeps = accepted;
     stats.stepError = worst;
     stats.stepToleranceMet = true;
+  }
+
+  /**
+   * ρ ≈ |λ|max of the motion's Jacobian J from the sub-step's last two stages, both at its
+   * end (c₆ = c₇ = 1): f(Y₇) − f(Y₆) ≈ J (Y₇ − Y₆), Y₇ − Y₆ = hh Σ_j (a₇ⱼ − a₆ⱼ) k_j
+   * (DOPRI5's stiffness detection, Hairer & Wanner, "Solving ODEs II", §IV.2). Split into
+   * the coordinates' part (δy → δẏ) and the velocities' (δu → δa), two reads, each |λ|
+   * along an eigenvector (δu = λ δy, δa = λ δu): ρ_u = ‖δa‖/‖δu‖ and
+   * ρ_p = √(‖δẏ‖ ‖δa‖ / (‖δy‖ ‖δu‖)), the smaller kept. On a stiff servo's
+   * [[0, 1], [−kp/I, −kd/I]] read on a mixture of its modes, ρ_u holds an overdamped
+   * servo's kd/I (a rod at 7990 /s: within 2.5 % on every read) where ρ_p swings from 2 000
+   * to 40 000 (the creep's δy), and ρ_p holds an undamped one's √(kp/I) (2828 /s on every read)
+   * where ρ_u swings from 160 to 15 000 with the oscillation's phase; either errs low as
+   * well, hence STIFFNESS_MEMORY. Hairer's one ratio over (δy, δu) carried both errors: on
+   * the rod unweighed toward kp/I (10 600 /s kept, 8 sub-steps a step instead of 5), with the
+   * velocities weighed by 5 ms a stiff undamped servo on the test arm took 54 sub-steps a
+   * step instead of 23 attempts, and weighed by the sub-step, a velocity jump (a target's
+   * kink) read 1/hh, which shrank the sub-steps without end. A read of velocities alone
+   * is ρ_u, the damping's ‖∂a/∂u‖. 0 when the velocities do not differ.
+   */
+  private readStiffness(hh: number): number {
+    const { ky, ku, dy, du } = this;
+    const row = this.rows[0];
+    for (let j = 0; j < 6; j++) row[j] = hh * (A[6][j] - (j < 5 ? A[5][j] : 0));
+    combine(dy, null, row, ky, 6);
+    combine(du, null, row, ku, 6);
+    // squared norms of δy, δẏ, δu, δa
+    let yy = 0;
+    let rr = 0;
+    for (let i = 0; i < dy.length; i++) {
+      const d = ky[6][i] - ky[5][i];
+      rr += d * d;
+      yy += dy[i] * dy[i];
+    }
+    let uu = 0;
+    let aa = 0;
+    for (let i = 0; i < du.length; i++) {
+      const d = ku[6][i] - ku[5][i];
+      aa += d * d;
+      uu += du[i] * du[i];
+    }
+    if (!(uu > 0)) return 0;
+    const rhoU = Math.sqrt(aa / uu);
+    return yy > 0 ? Math.min(rhoU, Math.sqrt(Math.sqrt((rr * aa) / (yy * uu)))) : rhoU;
   }
 
   /** Stage k's rates at (stageTime, y, u) into ky[k], ku[k]. */

@@ -120,6 +120,12 @@ export class IntegratorMemory {
    */
   substepSize = 0;
   /**
+   * The articulated integrator's estimate of the largest |λ| of the motion's Jacobian
+   * (1/s; articulated.ts, readStiffness), which bounds its sub-steps to the scheme's
+   * stability region; 0 (none) at the start and after invalidate().
+   */
+  stiffness = 0;
+  /**
    * The θ-schemes: whether the run's start was made consistent with the joints and motors
    * (AccelerationStepper.consistentStart, the energy it changes counted); false at the
    * start and after invalidate(): the next step makes it (theta-scheme.ts).
@@ -144,6 +150,7 @@ export class IntegratorMemory {
     this.substepWait = 0;
     this.substepBackoff = 1;
     this.substepSize = 0;
+    this.stiffness = 0;
     this.started = false;
   }
 
@@ -159,6 +166,7 @@ export class IntegratorMemory {
     this.substepWait = from.substepWait;
     this.substepBackoff = from.substepBackoff;
     this.substepSize = from.substepSize;
+    this.stiffness = from.stiffness;
     this.started = from.started;
   }
 }

@@ -258,6 +258,8 @@ export function encodeState(
           : {}),
         // the articulated integrator's sub-step length, once it has one
         ...(m.substepSize > 0 ? { substepSize: m.substepSize } : {}),
+        // and its stiffness estimate, which bounds the sub-steps
+        ...(m.stiffness > 0 ? { stiffness: m.stiffness } : {}),
         // the θ-schemes' consistent start, once made
         ...(m.started ? { started: true } : {}),
       },
@@ -345,6 +347,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   m.substepWait = substeps?.wait ?? 0;
   m.substepBackoff = substeps?.backoff ?? 1;
   m.substepSize = mem.integrator.substepSize ?? 0;
+  m.stiffness = mem.integrator.stiffness ?? 0;
   m.started = mem.integrator.started === true;
   s.lambda.set(decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]));
   const nb = sizes.numBlocks;
