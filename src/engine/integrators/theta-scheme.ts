@@ -104,7 +104,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly positionJoints: boolean;
   /**
    * Symplectic Euler (θ = 1, w = 0): the turning bodies' gyroscopic torque at their mean
-   * rate (AccelerationStepper.holdStartForces), whose explicit form gains energy.
+   * rate (AccelerationStepper.holdStartForces), whose explicit form gains energy; a body
+   * hinged to a static body keeps the explicit one, ⊥ its axis (there).
    */
   private readonly midpointGyroscopic: boolean;
   /** Whether the last `prepare` solved every mean rate (midpointGyroscopic). */
