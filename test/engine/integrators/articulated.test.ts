@@ -1310,6 +1310,40 @@ describe("articulated: the S2 chain of 10 links on spherical joints", () => {
   });
 });
 
+/**
+ * A rod of mass m (kg) and inertia Ic (kg·m², about its centre) r (m) from an axle at the
+ * origin along y, its centre on +x, held by a position servo (kp, kd) at `target` (rad),
+ * under gravity −z of `gravity` (m/s²), stepped by articulated at dt.
+ */
+function servoRod(p: {
+  m: number;
+  Ic: number;
+  r: number;
+  kp: number;
+  kd: number;
+  target: number;
+  gravity: number;
+  dt: number;
+}): ModelInput {
+  return {
+    gravity: [0, 0, -p.gravity],
+    bodies: [{ id: "rod", mass: p.m, inertia: [p.Ic, p.Ic, p.Ic], position: [p.r, 0, 0] }],
+    joints: [
+      {
+        id: "axle",
+        type: "revolute",
+        a: { point: [0, 0, 0] },
+        b: { body: "rod", point: [-p.r, 0, 0] },
+        axis: [0, 1, 0],
+      },
+    ],
+    actuators: [
+      { id: "servo", type: "position", joint: "axle", kp: p.kp, kd: p.kd, target: p.target },
+    ],
+    solver: articulated(p.dt),
+  } as ModelInput;
+}
+
 describe("articulated: a servo whose damping the sub-steps barely resolve", () => {
   // a rod of 0.1 kg and 1 g·m² about its centre, 5 cm from the axle, pulled to 0.3 rad by a
   // servo of kp = 2000, kd = 200, no gravity: I q̈ = −kp (q − 0.3) − kd q̇ with I the axle's
@@ -1328,21 +1362,7 @@ describe("articulated: a servo whose damping the sub-steps barely resolve", () =
 
   /** The largest rate and angle errors over `duration` (s) at the step dt. */
   function servoErrors(dt: number, duration: number) {
-    const sim = loadModel({
-      gravity: [0, 0, 0],
-      bodies: [{ id: "rod", mass: m, inertia: [Ic, Ic, Ic], position: [r, 0, 0] }],
-      joints: [
-        {
-          id: "axle",
-          type: "revolute",
-          a: { point: [0, 0, 0] },
-          b: { body: "rod", point: [-r, 0, 0] },
-          axis: [0, 1, 0],
-        },
-      ],
-      actuators: [{ id: "servo", type: "position", joint: "axle", kp, kd, target: 0.3 }],
-      solver: articulated(dt),
-    } as ModelInput);
+    const sim = loadModel(servoRod({ m, Ic, r, kp, kd, target: 0.3, gravity: 0, dt }));
     let rateError = 0;
     let angleError = 0;
     for (let n = 1; n <= Math.round(duration / dt); n++) {
@@ -1403,21 +1423,7 @@ describe("articulated: a stiff servo holding a rod against gravity (the sub-step
 
   it("at h = 2 ms over 30 s: the rate decays to rounding, the angle and the effort are the static ones", () => {
     expect(stiffRoot).toBeLessThan(-7900);
-    const sim = loadModel({
-      gravity: [0, 0, -G],
-      bodies: [{ id: "rod", mass: m, inertia: [Ic, Ic, Ic], position: [r, 0, 0] }],
-      joints: [
-        {
-          id: "axle",
-          type: "revolute",
-          a: { point: [0, 0, 0] },
-          b: { body: "rod", point: [-r, 0, 0] },
-          axis: [0, 1, 0],
-        },
-      ],
-      actuators: [{ id: "servo", type: "position", joint: "axle", kp, kd, target }],
-      solver: articulated(h),
-    } as ModelInput);
+    const sim = loadModel(servoRod({ m, Ic, r, kp, kd, target, gravity: G, dt: h }));
     sim.step(Math.round(10 / h));
     const settledBalance = sim.state().energy.error as number;
     let rate = 0;
