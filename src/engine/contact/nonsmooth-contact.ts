@@ -36,6 +36,9 @@
  *                  LDLᵀ factors (fem bodies without joints: exactFactorization), W_c dense
  *                  from them instead, Yᵀ D⁻¹ Y with Y = L⁻¹ P Hᵀ swept sparsely
  *                  (ldlt-delassus.ts), and the impulse's Δa by one solve with them.
+ *                  With joints, a contact whose normal row the joints nearly fix
+ *                  (REDUNDANT_FRACTION) is taken out of the problem: no impulse, the
+ *                  joints carry its load.
  *  solve           q = H v_free + e·u_n⁻ on the normal rows (the Newton impact law
  *                  u_n⁺ + e u_n⁻ ≥ 0 ⊥ P_n ≥ 0 folded into q), q_t = H_t v_free, and with
  *                  Coulomb friction the 3-D friction-contact problem (De Saxcé), without
@@ -61,7 +64,7 @@ import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
 import { grow } from "../math/grow";
 import { invertSmall } from "../math/small-dense";
-import type { BodySystem } from "../model/body-system";
+import { type BodySystem, massSolve } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
 import type { BlockLdlt } from "../solvers/linear/block-ldlt";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
@@ -110,6 +113,29 @@ export function positiveSemidefinite(W: Float64Array, m: number, work: Float64Ar
   }
   return true;
 }
+
+/**
+ * A contact is redundant with the joints when its normal row keeps at most this fraction
+ * of its kinetic-metric norm once the joints are held:
+ *     W_c,nn ≤ δ · s n_iᵀ M⁻¹ n_i,    δ = REDUNDANT_FRACTION,
+ * W_c,nn = s n_iᵀ W_G⁻¹ n_i with W_G⁻¹ the inverse with the joints held (for W = M it is
+ * n_iᵀ M⁻¹ n_i · sin²α, α the angle in the M⁻¹ metric between the row n_i and the joints'
+ * rows: δ = 1e-6 is α ≤ 1 mrad). The rigid model does not split a load between dependent
+ * rows (the contact under a hinged end lying on the floor and the hinge's vertical row:
+ * any split balances), and on a nearly dependent row the split it does fix acts through a
+ * lever sin α times the contact's own. Two 0.4 m links hinged to the ground at the half
+ * height (0.025 m) of one end and dropped onto a floor came to rest at 2 mrad from level,
+ * the free end 0.8 mm up, held by the contact under the hinged end at 5.0·10⁴ N (the
+ * hinge −5.0·10⁴ N) where the statically determinate load on that end is 4.9 N; a solve
+ * from zero impulses found the same lock (7·10⁴ N), so no warm start carried it. Such a
+ * row is taken as dependent (numerical rank by a relative threshold, the cut-off of a
+ * pseudo-inverse: Golub & Van Loan, Matrix Computations, "numerical rank"), as dependent
+ * joint rows get zero multipliers: the contact gets no impulse and the joints carry its
+ * load, their statically determinate reaction. A contact is dropped only where a load
+ * would take more than 1/√δ = 10³ times the force the same contact needs without the
+ * joints; the position projection still acts on it.
+ */
+export const REDUNDANT_FRACTION = 1e-6;
 
 export interface NonsmoothContactSettings {
   solver: NonsmoothSolverName;
@@ -166,6 +192,12 @@ export class NonsmoothContact implements OneStepProblem {
   private readonly work = new Float64Array(36);
   // Per-contact work (grown on demand).
   private r: Float64Array = new Float64Array(0);
+  /** 1 for a contact redundant with the joints (assemble; REDUNDANT_FRACTION), else 0. */
+  private redundant: Uint8Array = new Uint8Array(0);
+  /** How many contacts of the current operator are redundant (0 without joints). */
+  private redundantCount = 0;
+  /** s n_iᵀ M⁻¹ n_i of each contact's normal row, the joints free (assemble). */
+  private freeNorm: Float64Array = new Float64Array(0);
   /** Scratch of the Delassus operator's definiteness test (assemble). */
   private definiteWork: Float64Array = new Float64Array(0);
   /** The continuation's converged impulses, kept while polishing (see solve). */
@@ -418,6 +450,7 @@ export class NonsmoothContact implements OneStepProblem {
     const t0 = performance.now();
     const { set, dim } = this;
     this.scale = c.cv / h;
+    this.redundantCount = 0;
     if (this.blockDiagonal(stepper)) {
       const massOnly = stepper.usesMassOnly(c);
       if (massOnly) inverseMassBlocks(this.sys, this.Y, this.yOff, 1 / (1 + c.cv * c.rayleighMass));
@@ -460,12 +493,21 @@ export class NonsmoothContact implements OneStepProblem {
       } else {
         this.cols = grow(this.cols, m * n);
         const col = this.cols;
+        // with joints, each normal row's norm with the joints free, for REDUNDANT_FRACTION:
+        // s n_iᵀ M⁻¹ n_i/(1 + c_v r_M), the mass damping's share of W as in the fast path
+        this.freeNorm = grow(this.freeNorm, set.count);
+        const free = this.freeNorm;
+        const massScale = this.scale / (1 + c.cv * c.rayleighMass);
         for (let p = 0; p < m; p++) {
           const i = Math.floor(p / dim);
           const k = p - i * dim;
           this.rhs.fill(0);
           set.addRowTranspose(i, k, 1, this.rhs);
           const out = col.subarray(p * n, p * n + n);
+          if (this.hasJoints && k === 0) {
+            massSolve(this.sys, this.rhs, this.response);
+            free[i] = massScale * set.rowTimes(i, 0, this.response);
+          }
           stepper.solveConstrained(c, this.rhs, out);
         }
         for (let p = 0; p < m; p++) {
@@ -476,9 +518,35 @@ export class NonsmoothContact implements OneStepProblem {
             this.Wd[p * m + qq] = this.scale * set.rowTimes(i, k, out);
           }
         }
+        if (this.hasJoints) this.dropRedundant(m);
       }
     }
     this.stats.assemblyMs += performance.now() - t0;
+  }
+
+  /**
+   * Marks the contacts redundant with the joints (REDUNDANT_FRACTION) and takes them out of
+   * the problem: their rows and columns of the dense W_c are zeroed (W_c stays positive
+   * semidefinite) and solve sets their impulses and q to 0, so that no solver moves them
+   * (their u = W r + q is 0 whatever the other impulses), and the joints carry the load.
+   * Their friction goes with their normal impulse (Coulomb: no normal force, no friction).
+   */
+  private dropRedundant(m: number): void {
+    const { dim, Wd } = this;
+    const nc = this.set.count;
+    this.redundant = grow(this.redundant, nc);
+    for (let i = 0; i < nc; i++) {
+      const p = dim * i;
+      const isRedundant = Wd[p * m + p] <= REDUNDANT_FRACTION * this.freeNorm[i];
+      this.redundant[i] = isRedundant ? 1 : 0;
+      if (!isRedundant) continue;
+      this.redundantCount++;
+      for (let k = 0; k < dim; k++)
+        for (let j = 0; j < m; j++) {
+          Wd[(p + k) * m + j] = 0;
+          Wd[j * m + p + k] = 0;
+        }
+    }
   }
 
   /**
@@ -498,6 +566,19 @@ export class NonsmoothContact implements OneStepProblem {
     const nc = set.count;
     set.localVelocity(vFree, dim, this.q);
     for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[i];
+    if (this.redundantCount > 0)
+      for (let i = 0; i < nc; i++) {
+        if (this.redundant[i] === 0) continue;
+        // out of the problem (dropRedundant): no impulse, whatever the warm start carried,
+        // and q = 0, so that its local velocity u = W r + q stays 0 whatever the others'
+        // impulses: no solver's step or projection onto its cone moves r off 0 (with q_t ≠ 0
+        // a projected gradient step would put it on the cone's rim, an impulse the zeroed
+        // W does not see), and no residual counts it
+        for (let k = 0; k < dim; k++) {
+          this.r[dim * i + k] = 0;
+          this.q[dim * i + k] = 0;
+        }
+      }
     const problem: NonsmoothProblem = {
       contacts: nc,
       contactDim: dim,

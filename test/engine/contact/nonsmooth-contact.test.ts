@@ -9,6 +9,9 @@
  * - joints: a pendulum whose bob strikes the floor with the arm horizontal (contact normal
  *   ⟂ arm, one dof) rebounds with ω⁺ = −e ω⁻ (to O(hωφ)), and the joint's reported reaction
  *   closes the impulse balance m(v⁺ − v⁻) = m g h + P + F_joint h;
+ * - a contact redundant with a joint (under a link's hinged end, lying on the floor):
+ *   chains of hinged links dropped onto the floor carry the statics' loads m g/2 at their
+ *   ends, every force within their weight, for 30 s;
  * - per-pair restitution and friction override the defaults; PATCH changes them in a
  *   running session; bodies joined by a joint do not collide unless collideJointed;
  * - Lemke refuses friction, Newmark refuses nonsmooth contact, reset forgets contacts;
@@ -196,6 +199,106 @@ describe("contact with joints (Delassus through the constrained solve)", () => {
     }
     expect(hit).toBe(true);
   });
+});
+
+/**
+ * Boxes of 1 kg, 0.4 × 0.05 × 0.05 m, in a chain along x: link 1 hinged (axis y) to the
+ * ground at the centre of its end face, at its half height, and each next link hinged
+ * to the previous one's far end; all raised by `lift` (rad) about the ground hinge and
+ * dropped onto the floor. Lying flat, the contact under the hinged end and the hinge's
+ * vertical row are dependent.
+ */
+function hingedLinks(links: number, lift: number, friction: number, contactSolver: string) {
+  const L = 0.4;
+  const hz = 0.025;
+  const c = Math.cos(lift);
+  const sn = Math.sin(lift);
+  const q = [Math.cos(-lift / 2), 0, Math.sin(-lift / 2), 0];
+  const box = { type: "box", halfExtents: [L / 2, 0.025, 0.025] };
+  const bodies: unknown[] = [floor];
+  const joints: unknown[] = [];
+  for (let i = 0; i < links; i++) {
+    const id = `l${i + 1}`;
+    const s = (i + 0.5) * L;
+    bodies.push({ id, mass: 1, position: [s * c, 0, hz + s * sn], orientation: q, shapes: [box] });
+    joints.push({
+      id: `j${i + 1}`,
+      type: "revolute",
+      a: i === 0 ? { body: "ground", point: [0, 0, hz] } : { body: `l${i}`, point: [L / 2, 0, 0] },
+      b: { body: id, point: [-L / 2, 0, 0] },
+      axis: [0, 1, 0],
+    });
+  }
+  return loadModel({
+    gravity: [0, 0, -g],
+    bodies,
+    joints,
+    contact: { method: "nsc", friction },
+    solver: { dt: 0.005, contactSolver },
+  } as never);
+}
+
+describe("a contact redundant with a joint (the contact under a hinged end)", () => {
+  // Statics of the chain lying flat (m = 1 kg): each link is a beam on its two ends, so
+  // the hinged end (the ground hinge with the contact under it: their split is not
+  // determined) carries m g/2, the last link's free end m g/2, and the reactions of the
+  // joints between links and the contacts under them the rest; friction's moments about
+  // the hinge axes (the floor 0.025 m below them) shift these by at most μ N·0.025/0.4.
+  // Every step of a 30 s run after the drop (1 s): each link's vertical balance, these
+  // loads, every force within the arm's weight, and Newton converged.
+  // (balance: the vertical forces' sum, exact at rest where the contact solve converges; apgd
+  // stops at the default tolerance 10⁻³ g h on the velocities: m 10⁻³ g ≈ 0.01 N of
+  // unbalanced force)
+  const cases = [
+    { links: 2, lift: 0.5, friction: 0.5, solver: "nncg", shift: 0.5, balance: 1e-9 },
+    { links: 2, lift: 0.5, friction: 0, solver: "nncg", shift: 1e-3, balance: 1e-9 },
+    { links: 1, lift: 0.05, friction: 0.5, solver: "nncg", shift: 0.25, balance: 1e-9 },
+    { links: 1, lift: 0.05, friction: 0.5, solver: "pgs", shift: 0.25, balance: 1e-9 },
+    { links: 1, lift: 0.05, friction: 0.5, solver: "apgd", shift: 0.25, balance: 0.01 },
+  ];
+  for (const { links, lift, friction, solver, shift, balance } of cases)
+    it(`${links} link(s) dropped from ${lift} rad, μ = ${friction}, ${solver}: loads m g/2 at the ends for 30 s`, () => {
+      const sim = hingedLinks(links, lift, friction, solver);
+      const h = 0.005;
+      const weight = links * g;
+      let worst = { hinged: 0, free: 0, balance: 0, force: 0, newton: 0 };
+      for (let k = 1; k <= 30 / h; k++) {
+        sim.step(1);
+        if (k * h < 1) continue;
+        const st = sim.state();
+        const fz = (c: (typeof st.contacts)[number]) =>
+          (c.bodies[1] === "floor" ? -1 : 1) * (c.normalForce * c.normal[2] + c.tangentForce[2]);
+        const joint = (i: number) => st.joints.find((j) => j.id === `j${i}`)?.force[2] ?? NaN;
+        let hinged = joint(1);
+        let free = 0;
+        let force = Math.abs(joint(1));
+        for (const c of st.contacts) {
+          force = Math.max(force, c.normalForce);
+          if (c.point[0] < 0.01) hinged += fz(c);
+          if (c.point[0] > links * 0.4 - 0.01) free += fz(c);
+        }
+        for (let i = 1; i <= links; i++) {
+          // contacts on link i + its joint's force on it − the next joint's force on the next
+          const on = st.contacts
+            .filter((c) => c.bodies.includes(`l${i}`))
+            .reduce((a, c) => a + fz(c), 0);
+          const next = i < links ? joint(i + 1) : 0;
+          worst.balance = Math.max(worst.balance, Math.abs(on + joint(i) - next - g));
+        }
+        worst = {
+          ...worst,
+          hinged: Math.max(worst.hinged, Math.abs(hinged - g / 2)),
+          free: Math.max(worst.free, Math.abs(free - g / 2)),
+          force: Math.max(worst.force, force),
+          newton: worst.newton + (st.solver.newtonConverged ? 0 : 1),
+        };
+      }
+      expect(worst.force).toBeLessThan(weight);
+      expect(worst.hinged).toBeLessThan(shift);
+      expect(worst.free).toBeLessThan(shift);
+      expect(worst.newton).toBe(0);
+      expect(worst.balance).toBeLessThan(balance);
+    });
 });
 
 describe("projection on constraints with joints", () => {
