@@ -288,6 +288,8 @@ export class AccelerationStepper implements NewtonStepper {
   readonly fStart: Float64Array;
   /** startMultipliers' coefficients (only its Rayleigh damping is read). */
   private readonly startCoefficients = new SchemeCoefficients();
+  /** holdState's coefficients (c_x = c_v = 0, w = 1; reused: with compliant contacts at every step). */
+  private readonly holdCoefficients = new SchemeCoefficients();
   /**
    * The dynamic rigid bodies whose world inertia turns with them (not isotropic): their
    * start torques are carried as accelerations (holdStartForces).
@@ -607,7 +609,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.dxPred.fill(0);
     this.vPred.set(vt);
     this.a.fill(0);
-    const c = new SchemeCoefficients();
+    const c = this.holdCoefficients;
     c.w = 1;
     c.rayleighMass = rayleighMass;
     c.rayleighStiffness = rayleighStiffness;

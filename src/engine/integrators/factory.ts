@@ -121,6 +121,7 @@ export function createIntegrator(
         },
         newton,
         memory,
+        parts.compliant,
       );
     case "articulated": {
       const { tree, constraints, lambda, power, angles } = parts.articulated;

@@ -65,12 +65,18 @@
  * free accelerations' change over the step); a step
  * whose iterations do not converge is redone as two half steps (step-halving.ts), then
  * fails (the simulation ends `diverged` with its last good state). The memory (A_n, a_n)
- * starts from A_0 with a_0 = A_0, and again after every reset or external change.
+ * starts from A_0 with a_0 = A_0, and again after every reset or external change and
+ * after a backward-Euler step at a compliant contact's switch.
+ *
+ * Compliant contact (contact.method "smc"; the constructor's `impacts`): A_n taken again at
+ * each step's start with the step's own contacts, and a step in which a contact switches
+ * unresolved halved down to a backward-Euler h/16 (contact-switch.ts), as the θ-schemes'.
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
 import { BodyKind, type BodySystem, getVelocity, massSolve } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
+import { ContactSwitches, type ImpactSource, lawChanged, Switch } from "./contact-switch";
 import {
   emptyStepStats,
   type Integrator,
@@ -200,6 +206,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   private readonly vt: Float64Array;
   /** rejectedByErrorControl's D − D_prev. */
   private readonly change: Float64Array;
+  /**
+   * The memory (A_n, a_n) an attempt starts from: the state record's, or with compliant
+   * contacts A_n under the attempt's own contacts and a_n moved with it (startMemory).
+   */
+  private readonly accStart: Float64Array;
+  private readonly pseudoStart: Float64Array;
   /** The running step's counts (set by `step`, added to by every sub-step). */
   private stats: StepStats = emptyStepStats();
   private readonly coeff = new SchemeCoefficients();
@@ -208,22 +220,50 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   private readonly substeps: SubstepDepth;
   /** The last error estimate rejectedByErrorControl made, relative to stepTolerance (0: none). */
   private lastError = 0;
+  /** The compliant contacts' switches within a step (the constructor's `impacts`), or null. */
+  private readonly switches: ContactSwitches | null;
+  /** Whether the last accepted (sub-)step was backward Euler at a contact's switch (trySingle). */
+  private dissipativeStep = false;
 
   /**
    * @param memory the state record's: A_n, the free acceleration at the start of the next
    *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; the
    *   last accepted step's mean acceleration (v_{t+h} − v_t)/h (error control) in
    *   `previousAcceleration`, valid with `previousValid`.
+   * @param impacts compliant contacts (contact.method "smc"), or null. Their force law
+   *   changes at every step's start, where they are detected again (compliant.ts: a contact
+   *   met during a step is elastic in it, damped from the next; its material points are
+   *   attached anew), so A_n, taken at the last step's end with the last step's contacts,
+   *   is not this step's force at x_n: with its damping −d u_n missing where a contact had
+   *   just been met, the trapezoidal step's energy change is −¼ h d u_{n+1} (u_n + u_{n+1})
+   *   instead of −¼ h d (u_n + u_{n+1})², positive when the contact turns the motion within
+   *   the step (h ω > 1). So each step with contacts starts from A_n computed at x_n with
+   *   its own, and a_n moved by the same change (the law's jump at t_n: a_n − A_n, the
+   *   scheme's own memory, is kept). A step in which a contact starts or stops pushing while
+   *   the step does not resolve its mode (contact-switch.ts: h ω > 1), or whose Newton
+   *   iterations did not converge (the stepper keeps those with compliant contacts), is
+   *   halved, and the last halving (h/16) is backward Euler from the same start, as the
+   *   θ-schemes' (theta-scheme.ts): the trapezoidal rule integrates a force switching on or
+   *   off inside the step as if it acted over the whole step, a gain of up to (h ω)²/4 of
+   *   the kinetic energy at each contact left. Its end restarts the memory, a_{n+1} =
+   *   A_{n+1}: the pseudo-acceleration carried across a switch (ρ∞ < 1) went on pushing a
+   *   body that had left the contact. Two hinged 1 kg links dropped onto a plane at the
+   *   default law gained 2.43 J (ρ∞ = 1) and 7.33 J (ρ∞ = 0.5) over 3 s that way, and a
+   *   ball's rebound at ρ∞ = 0.5 rose 3.8 times as high as the law's.
    */
   constructor(
     private readonly stepper: AccelerationStepper,
     public params: GeneralizedAlphaParameters,
     private readonly newton: NewtonSettings,
     private readonly memory: IntegratorMemory,
+    impacts: ImpactSource | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
     this.change = new Float64Array(stepper.n);
+    this.accStart = new Float64Array(stepper.n);
+    this.pseudoStart = new Float64Array(stepper.n);
     this.substeps = new SubstepDepth(memory);
+    this.switches = impacts === null ? null : new ContactSwitches(impacts);
   }
 
   reset(): void {
@@ -233,9 +273,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   /**
    * γ (1 − α_f)/(1 − α_m): the weight of A_{t+h} in v_{t+h} − v_t = h ((1 − γ) a_t + γ a_{t+h})
    * once a_{t+h} is written out (½ at ρ∞ = 1, the trapezoidal rule; the memory's a_t stands
-   * in for A_t, its part in the smooth motion).
+   * in for A_t, its part in the smooth motion); 1 after a step redone with backward Euler at
+   * a compliant contact's switch (the energy balance reads it after each step and sub-step).
    */
   get forceWeight(): number {
+    if (this.dissipativeStep) return 1;
     const { alphaM, alphaF, gamma } = this.alpha.set(this.params.rhoInfinity);
     return (gamma * (1 - alphaF)) / (1 - alphaM);
   }
@@ -256,10 +298,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
   }
 
   /**
-   * One step of h; false (memory untouched) when Newton did not converge or the error
-   * control rejects it; told to the sub-step controller.
+   * One step of h; false (memory untouched) when Newton did not converge, the error
+   * control rejects it or a compliant contact switched unresolved in it (the constructor's
+   * `impacts`) and a halving follows; told to the sub-step controller.
    */
   trySingle(t: number, h: number, last: boolean): boolean {
+    this.dissipativeStep = false;
     const accepted = this.attempt(t, h, last);
     this.substeps.record(h, accepted, this.lastError);
     return accepted;
@@ -275,7 +319,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     // a new memory: the start made consistent with the joints and motors first
     if (!memory.accelerationValid) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
-    if (!memory.accelerationValid) this.initialAcceleration(t);
+    this.startMemory(t);
     const c = this.coeff;
     const k = 1 / (1 - alphaM);
     c.cx = h * h * beta * (1 - alphaF) * k;
@@ -293,7 +337,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     const { dxPred, vPred, a } = s;
     const startAccel = s.startDirections.accel;
     const vt = this.vt;
-    const { acceleration: acc, pseudoAcceleration: pseudo } = memory;
+    const { accStart: acc, pseudoStart: pseudo } = this;
     const rho = c.startForceWeight;
     for (let i = 0; i < s.n; i++) {
       const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
@@ -311,6 +355,13 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     stats.newtonIterations += s.solve(c, t + h, this.newton, acc, errorRatio);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
+    const switches = this.switches;
+    if (switches !== null && (!s.newtonConverged || switches.check() === Switch.UNRESOLVED)) {
+      // halved while a halving follows; the last halving with backward Euler
+      if (!last) return false;
+      this.restoreStart();
+      return this.backwardEuler(t, h);
+    }
     if (this.rejectedByErrorControl(h, last)) return false;
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
@@ -325,12 +376,90 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
       s.transportWithRotation(acc);
       s.transportWithRotation(pseudo);
     }
+    const { acceleration, pseudoAcceleration } = memory;
     for (let i = 0; i < s.n; i++) {
       const b = free[i];
-      pseudo[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
-      acc[i] = b;
+      pseudoAcceleration[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
+      acceleration[i] = b;
     }
     s.consistentMultipliers(c, t + h);
+    return true;
+  }
+
+  /**
+   * The memory an attempt from t starts from, into accStart and pseudoStart: a new one
+   * (A_0 = M⁻¹ f at the state, a_0 = A_0), or the record's; with compliant contacts at this
+   * step (the constructor's `impacts`) A_n again at x_n with this step's contacts where
+   * their law changed (contact-switch.ts lawChanged), and a_n moved by the same change,
+   * a_n − A_n kept.
+   */
+  private startMemory(t: number): void {
+    const memory = this.memory;
+    const { accStart, pseudoStart } = this;
+    if (!memory.accelerationValid) {
+      this.freeAcceleration(t, accStart);
+      pseudoStart.set(accStart);
+      memory.acceleration.set(accStart);
+      memory.pseudoAcceleration.set(accStart);
+      memory.accelerationValid = true;
+      memory.pseudoValid = true;
+      this.switches?.begin();
+      return;
+    }
+    const { acceleration } = memory;
+    pseudoStart.set(memory.pseudoAcceleration);
+    if (this.switches !== null && this.switches.begin() > 0) {
+      this.freeAcceleration(t, accStart);
+      if (lawChanged(acceleration, accStart)) {
+        for (let i = 0; i < accStart.length; i++) pseudoStart[i] += accStart[i] - acceleration[i];
+        return;
+      }
+    }
+    accStart.set(acceleration);
+  }
+
+  /**
+   * The step from t of h again from its start (restored) with backward Euler, at a
+   * compliant contact's switch on the last halving (the constructor's `impacts`), the
+   * joints held as the θ-schemes' (theta-scheme.ts) at θ = w = 1: on x with weight h², on
+   * v with h, the end's velocities projected onto their tangent. Restarts the memory:
+   * A_{n+1} = a_{n+1} = M⁻¹ f at the end. False when Newton did not converge and the
+   * stepper does not keep it.
+   */
+  private backwardEuler(t: number, h: number): boolean {
+    const stats = this.stats;
+    const s = this.stepper;
+    s.beginStep();
+    const c = this.coeff;
+    c.cx = h * h;
+    c.cv = h;
+    c.w = 1;
+    c.positionLevel = true;
+    c.symmetricJoints = true;
+    c.startForceWeight = 1;
+    c.startVelocityWeight = 0;
+    c.startTorqueWeight = 0;
+    s.beginStartDirections(t, c);
+    const { dxPred, vPred, a } = s;
+    const startAccel = s.startDirections.accel;
+    const { vt, accStart } = this;
+    for (let i = 0; i < s.n; i++) {
+      dxPred[i] = h * vt[i];
+      vPred[i] = vt[i];
+      a[i] = accStart[i] + startAccel[i];
+    }
+    s.linearIterations = 0;
+    stats.newtonIterations += s.solve(c, t + h, this.newton);
+    stats.linearIterations += s.linearIterations;
+    if (s.mustRedo) return false;
+    stats.newtonConverged &&= s.newtonConverged;
+    const { acceleration, pseudoAcceleration } = this.memory;
+    for (let i = 0; i < s.n; i++) acceleration[i] = a[i] - startAccel[i];
+    s.endFreeRates(c, acceleration);
+    pseudoAcceleration.set(acceleration);
+    this.keepMean(h);
+    s.consistentMultipliers(c, t + h);
+    this.dissipativeStep = true;
     return true;
   }
 
@@ -368,25 +497,34 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
       }
       this.stats.stepError = Math.max(this.stats.stepError, estimate);
     }
-    for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
-    memory.previousValid = true;
+    this.keepMean(h);
     return false;
   }
 
   /**
-   * A_n = M⁻¹ (f − (r_M M + r_K K) v) at the current state, the free acceleration (the
-   * joints' forces are the step's own, not memory): the stepper's residual at a = 0 with
-   * the state left where it is (c_x = c_v = 0).
+   * The accepted step's mean acceleration (v_{t+h} − v_t)/h into the memory, the next
+   * error estimate's reference (with error control).
    */
-  private initialAcceleration(t: number): void {
+  private keepMean(h: number): void {
+    if (this.params.stepTolerance === null) return;
+    const { v, n } = this.stepper;
+    const { vt, memory } = this;
+    const mean = memory.previousAcceleration;
+    for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
+    memory.previousValid = true;
+  }
+
+  /**
+   * out ← A = M⁻¹ (f − (r_M M + r_K K) v) at the current state (velocities vt) and t, the
+   * free acceleration (the joints' forces are the step's own, not memory): the stepper's
+   * residual at a = 0 with the state left where it is (c_x = c_v = 0).
+   */
+  private freeAcceleration(t: number, out: Float64Array): void {
     const s = this.stepper;
     const c = s.holdState(this.vt, this.params.rayleighMass, this.params.rayleighStiffness);
-    const { acceleration, pseudoAcceleration } = this.memory;
+    const force = this.change;
     s.applyUnknown(c, s.a);
-    s.residual(c, t, pseudoAcceleration);
-    massSolve(s.sys, pseudoAcceleration, acceleration);
-    pseudoAcceleration.set(acceleration);
-    this.memory.accelerationValid = true;
-    this.memory.pseudoValid = true;
+    s.residual(c, t, force);
+    massSolve(s.sys, force, out);
   }
 }
