@@ -185,11 +185,10 @@ export class StepWork implements SubstepObserver {
     const p1 = this.dissipationPower(t + h);
     this.splitWork += this.segmentWork(t + h, h, w) + 0.5 * h * (this.substepPower + p1);
     this.substepPower = p1;
-    // the sub-step's end is the next one's start, its contacts' force too
+    // the sub-step's end is the next one's start; its contacts' force with the contacts the
+    // next sub-step detects there
     this.endBecomesStart();
-    const contact = this.contactStart;
-    this.contactStart = this.contactEnd;
-    this.contactEnd = contact;
+    this.contactForce(t + h, true, this.contactStart);
   }
 
   /**
