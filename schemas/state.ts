@@ -89,7 +89,7 @@ export const SolverStats = z
     }),
     substeps: z.number().int().meta({
       description:
-        "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance) was redone in halves, up to 16; articulated: its accepted Runge–Kutta sub-steps (up to 2000)",
+        "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance, or in which a compliant contact switched unresolved) was redone in halves, or symplectic-euler's explicit step was split for the compliant contacts pushing at its start, up to 16; articulated: its accepted Runge–Kutta sub-steps (up to 2000)",
     }),
     stepError: z.number().meta({
       description:

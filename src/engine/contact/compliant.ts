@@ -57,6 +57,7 @@ import type { CollisionDetector } from "../geometry/collide";
 import { ContactBuffer } from "../geometry/contact-buffer";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { grow } from "../math/grow";
+import { mat3MulVec } from "../math/mat3";
 import { norm3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
@@ -123,6 +124,16 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private damped: Float64Array = new Float64Array(0);
   private kappa: Float64Array = new Float64Array(0);
   private damp: Float64Array = new Float64Array(0);
+  // explicitRates' scratch: the pushing contacts' ends on dynamic bodies, by body
+  private endContact: Int32Array = new Int32Array(0);
+  private endBody: Int32Array = new Int32Array(0);
+  private endScale: Float64Array = new Float64Array(0);
+  private endDirection: Float64Array = new Float64Array(0);
+  private endInverse: Float64Array = new Float64Array(0);
+  private bodyFirst: Int32Array = new Int32Array(0);
+  private byBody: Int32Array = new Int32Array(0);
+  /** Σ_j |A_ij| of each pushing contact (explicitRates). */
+  private rowSums: Float64Array = new Float64Array(0);
   private readonly c0: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
   private readonly c1: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
   private readonly nrm = new Float64Array(3);
@@ -449,6 +460,116 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       out[i] = h * h * Math.abs(this.kappa[i]) * inverse;
     }
     return this.count;
+  }
+
+  /**
+   * Bounds of the pushing contacts' stiffest mode at the current state, detected here at it
+   * (as `report`): out[0] ≥ λ_max(M⁻¹K) (1/s², ω² of that mode), out[1] ≥ λ_max(M⁻¹C)
+   * (1/s), K = Σ κ_i g_i g_iᵀ and C = Σ d_i g_i g_iᵀ the contacts' stiffness (κ_i = |∂F_n/∂dist|)
+   * and damping along their generalized normals g_i (∂dist_i/∂q, rotation included: s_X
+   * [n; r_X × n] on a rigid body), M the mass matrix; 0, 0 without a pushing contact.
+   * Symplectic Euler checks its explicit step against them (theta-scheme.ts,
+   * explicitHalvings). Both by Gershgorin's circles on the contacts' rows: M⁻¹K has the
+   * nonzero eigenvalues of K_c A (K_c = diag κ_i, A = G M⁻¹ Gᵀ the normals' Delassus
+   * operator, A_ij = Σ_X c_iX c_jX (n_i·n_j/m_X + (r_iX × n_i)ᵀ I_X⁻¹ (r_jX × n_j)) over the
+   * bodies X both contacts move, c = s_X or a triangle's coefficient), so
+   * λ_max ≤ max_i κ_i Σ_j |A_ij| over the pushing contacts j, the same for C. A contact
+   * alone gets its own mode exactly (κ_i A_ii: A_ii = 1/m on a ball, 1/m + (r × n)ᵀI⁻¹(r × n)
+   * at a box's corner); a box resting on four corners 8 κ/m against its rocking modes' exact
+   * 6 κ/m (a cube of side 0.2 m: I = m/150). The joints are left out (they stiffen the
+   * bodies: the bound holds), and so are the terms of the lever arm turning, of relative
+   * size δ/|r| (the penetration against the lever arm).
+   */
+  explicitRates(out: Float64Array): void {
+    this.beginStep();
+    this.evaluate();
+    const { sys, count } = this;
+    // the pushing contacts' ends on dynamic bodies: contact, |c|, the direction (n, r × n)
+    // and M_X⁻¹ times it (rotation rows 0 on a particle)
+    this.endContact = grow(this.endContact, 4 * count);
+    this.endBody = grow(this.endBody, 4 * count);
+    this.endScale = grow(this.endScale, 4 * count);
+    this.endDirection = grow(this.endDirection, 24 * count);
+    this.endInverse = grow(this.endInverse, 24 * count);
+    let ends = 0;
+    for (let i = 0; i < count; i++) {
+      if (!(this.fn[i] > 0)) continue;
+      const parts = this.triangle[i] === 1 ? 4 : 2;
+      for (let x = 0; x < parts; x++) {
+        const b = parts === 4 ? this.triangleBody(i, x) : x === 0 ? this.bodyA[i] : this.bodyB[i];
+        if (b < 0 || sys.dofOffset[b] < 0) continue;
+        this.endContact[ends] = i;
+        this.endBody[ends] = b;
+        this.endScale[ends] = parts === 4 ? Math.abs(this.triangleCoefficient(i, x)) : 1;
+        this.placeEnd(ends, i, b, x === 0 ? this.rA : this.rB);
+        ends++;
+      }
+    }
+    // the ends by body (a counting sort): body b's at byBody[bodyFirst[b] .. bodyFirst[b + 1])
+    const nb = sys.numBodies;
+    this.bodyFirst = grow(this.bodyFirst, nb + 1);
+    this.byBody = grow(this.byBody, ends);
+    const first = this.bodyFirst;
+    const byBody = this.byBody;
+    first.fill(0, 0, nb + 1);
+    for (let e = 0; e < ends; e++) first[this.endBody[e] + 1]++;
+    for (let b = 0; b < nb; b++) first[b + 1] += first[b];
+    for (let e = 0; e < ends; e++) byBody[first[this.endBody[e]]++] = e;
+    for (let b = nb; b > 0; b--) first[b] = first[b - 1];
+    first[0] = 0;
+    // Σ_j |A_ij| of each pushing contact i (|A_ij| ≤ Σ_X |its share of body X|)
+    this.rowSums = grow(this.rowSums, count);
+    const rows = this.rowSums;
+    rows.fill(0, 0, count);
+    const dir = this.endDirection;
+    const inv = this.endInverse;
+    for (let e = 0; e < ends; e++) {
+      const b = this.endBody[e];
+      let sum = 0;
+      for (let k = first[b]; k < first[b + 1]; k++) {
+        const f = byBody[k];
+        let dot = 0;
+        for (let j = 0; j < 6; j++) dot += dir[6 * e + j] * inv[6 * f + j];
+        sum += this.endScale[f] * Math.abs(dot);
+      }
+      rows[this.endContact[e]] += this.endScale[e] * sum;
+    }
+    out[0] = 0;
+    out[1] = 0;
+    for (let i = 0; i < count; i++) {
+      if (!(this.fn[i] > 0)) continue;
+      out[0] = Math.max(out[0], Math.abs(this.kappa[i]) * rows[i]);
+      out[1] = Math.max(out[1], this.damp[i] * rows[i]);
+    }
+  }
+
+  /**
+   * End e of contact i on dynamic body b (explicitRates): its direction (n, r × n), r the
+   * lever arm of `arms` (a rigid body's; none on a particle), and M_b⁻¹ times it.
+   */
+  private placeEnd(e: number, i: number, b: number, arms: Float64Array): void {
+    const { sys } = this;
+    const dir = this.endDirection;
+    const inv = this.endInverse;
+    const o = 6 * e;
+    const im = 1 / sys.mass[b];
+    for (let k = 0; k < 3; k++) {
+      dir[o + k] = this.normal[3 * i + k];
+      inv[o + k] = im * dir[o + k];
+      dir[o + 3 + k] = 0;
+      inv[o + 3 + k] = 0;
+    }
+    if (sys.kind[b] !== BodyKind.RIGID) return;
+    const nx = this.normal[3 * i];
+    const ny = this.normal[3 * i + 1];
+    const nz = this.normal[3 * i + 2];
+    const rx = arms[3 * i];
+    const ry = arms[3 * i + 1];
+    const rz = arms[3 * i + 2];
+    dir[o + 3] = ry * nz - rz * ny;
+    dir[o + 4] = rz * nx - rx * nz;
+    dir[o + 5] = rx * ny - ry * nx;
+    mat3MulVec(inv, o + 3, sys.inertiaWorldInv, 9 * b, dir, o + 3);
   }
 
   /** Body b's mass, or +∞ for the world (b < 0) and fixed bodies (their 1/m is 0). */

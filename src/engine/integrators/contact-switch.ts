@@ -31,6 +31,12 @@ export interface ImpactSource {
    * (compliant.ts `modes`); returns the step's count (out untouched when shorter).
    */
   modes?(out: Float64Array): number;
+  /**
+   * out[0], out[1] ≥ λ_max(M⁻¹K) (1/s²) and λ_max(M⁻¹C) (1/s) of the contacts pushing at
+   * the current state, detected there (compliant.ts `explicitRates`): symplectic Euler's
+   * stability check (theta-scheme.ts).
+   */
+  explicitRates?(out: Float64Array): void;
 }
 
 /** What `check` finds: no contact switched, only resolved ones did, or an unresolved one did. */

@@ -55,6 +55,38 @@
  * taking it for every coarse step had braked a rod spun on a hinge to ~38 rad/s (h ω ≈
  * 0.19) at 5 ms, whatever its speed, and the whip example lost 2.5 J in 10 s at 1/240 s
  * (0.05 J now).
+ *
+ * Symplectic Euler with compliant contacts (the constructor's `impacts`). Its contact
+ * forces are explicit, taken at the step's start. Linearized about a rest, M (v⁺ − v) =
+ * −h (K x + C v) and x⁺ = x + h v⁺ are the central difference
+ *   x_{n+1} − 2 x_n + x_{n−1} + h M⁻¹C (x_n − x_{n−1}) + h² M⁻¹K x_n = 0,
+ * which, multiplied by M (δ_n + δ_{n−1}) (δ_n = x_{n+1} − x_n), never lets
+ *   F_n = δ_nᵀ (M − h²K/4 − hC/2) δ_n + h² x̄_nᵀ K x̄_n   (x̄_n = ½ (x_n + x_{n+1}))
+ * grow: F_n − F_{n−1} = −(h/2) (δ_n + δ_{n−1})ᵀ C (δ_n + δ_{n−1}) ≤ 0. F bounds the motion
+ * while λ_max(M⁻¹(h²K + 2hC)) < 4, which h² ω² + 2 h γ < 4 ensures (ω² ≥ λ_max(M⁻¹K),
+ * γ ≥ λ_max(M⁻¹C); for one mode, ω² = k/m and γ = d/m, the bound is exact: beyond it the
+ * mode grows). The default contact law's damping d = ½ h k (stepDamping ½) makes it
+ * (h ω)² < 2: a 1 kg ball on it (k = 1e5 N/m, h = 5 ms: (h ω)² = 2.5) was pumped at every
+ * bounce (dropped 1 m, its second apex at 1.73 m, 440–1830 m up by 60 s), and a 2 kg box
+ * (0.2 m) resting on its four corners (its rocking modes' ω² = 6 k/m, (h ω)² = 7.5) was
+ * thrown 112 m up within 10 s, energy.error +856 J, no step flagged. So a step whose
+ * pushing contacts at its start (the forces the explicit step takes) fail the bound, by
+ * Gershgorin bounds of ω² and γ with the contacts' effective masses, rotation included
+ * (compliant.ts explicitRates), is taken in halves from its start (step-halving.ts), as
+ * many as the bound asks (explicitHalvings: h/2^k, the damping staying the law's ½ h k of
+ * the whole step, so the sub-steps integrate the same law), and each sub-step is checked
+ * again at its own start; beyond MAX_HALVINGS the last halving is backward Euler from the
+ * same start (θ = w = 1, as the other θ-schemes' redo at a switch: dissipative, stable).
+ * (Not on a step with active joint limits, moreau-jean.ts's impulsive step, unchecked.)
+ * And the explicit step does not see a contact met within it: its penetration, up to h
+ * times the approach speed, stores (h ω)² times the impact's energy in the contact (with
+ * the bound alone a 0.1 kg ball dropped 1 m bounced to 1.3 m, then 3.8 and 23 m), and one
+ * left within it pushes for the whole step. So a step in which a contact starts or stops
+ * pushing unresolved is redone as the other θ-schemes' (switchedInStep: h ω > 1 at the
+ * switch, the last halving backward Euler). stats.substeps reports the sub-steps. At the
+ * defaults the ball takes 2 sub-steps while it pushes and the box 4 (the bound: 8 k/m at
+ * a corner, against the exact 6 k/m); a ball over 1.25 kg (a box over 10 kg) is stepped
+ * whole, as before.
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
@@ -72,7 +104,7 @@ import {
   type SubstepObserver,
 } from "./integrator";
 import type { ImpactSource } from "./newmark";
-import { advanceWithHalving, type HalvingStep } from "./step-halving";
+import { advanceWithHalving, type HalvingStep, MAX_HALVINGS } from "./step-halving";
 import { SubstepDepth } from "./substep-depth";
 
 export interface ThetaParameters {
@@ -132,6 +164,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * step at a compliant contact's switch (trySingle).
    */
   private dissipativeStep = false;
+  /**
+   * Symplectic Euler with compliant contacts: the bounds [ω², γ] (1/s², 1/s) of the
+   * contacts pushing at a sub-step's start (ImpactSource.explicitRates; explicitHalvings);
+   * null for the other schemes or without them.
+   */
+  private readonly explicitRates: Float64Array | null;
 
   constructor(
     readonly name: IntegratorName,
@@ -158,7 +196,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
      * (θ = w = 1, Newmark's treatment of every switch: newmark.ts), which dissipates and
      * is accepted unconverged only there (stats.newtonConverged false). A switch the
      * step resolves (a ball on a resolved spring-dashpot floor) keeps the trapezoidal
-     * step and its energy balance.
+     * step and its energy balance. Symplectic Euler's explicit contact forces are checked
+     * against its stability bound instead (file comment, explicitHalvings).
      */
     private readonly impacts: ImpactSource | null = null,
   ) {
@@ -169,6 +208,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.substeps = new SubstepDepth(memory);
     this.midpointGyroscopic = params.theta === 1 && params.forceWeight === 0;
+    this.explicitRates =
+      this.midpointGyroscopic && impacts?.explicitRates !== undefined ? new Float64Array(2) : null;
     const set = stepper.constraints;
     this.positionJoints =
       set !== null &&
@@ -262,7 +303,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
   step(t: number, h: number, stats: StepStats): void {
     this.startRun(t);
     this.stats = stats;
-    const depth = this.positionJoints ? this.substeps.begin(h) : 0;
+    let depth = this.positionJoints ? this.substeps.begin(h) : 0;
+    // the halvings the explicit step's contacts ask at the start (file comment)
+    if (this.explicitRates !== null)
+      depth = Math.max(depth, Math.min(this.explicitHalvings(h), MAX_HALVINGS));
     stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name, 0, depth);
     if (this.positionJoints) this.substeps.end();
   }
@@ -275,13 +319,37 @@ export class ThetaScheme implements Integrator, HalvingStep {
    */
   trySingle(t: number, h: number, last: boolean): boolean {
     this.dissipativeStep = false;
+    if (this.explicitRates !== null) {
+      // the start held first, as prepare does (a halving puts the state back to it)
+      this.stepper.beginStep();
+      getVelocity(this.stepper.sys, this.vt);
+      // symplectic Euler whose explicit step of h does not resolve the contacts pushing at
+      // its start: halved, the last halving backward Euler (file comment)
+      if (this.explicitHalvings(h) > 0) return this.dissipativeRedo(t, h, last);
+    }
     return this.ownStep(t, h, last);
   }
 
   /**
+   * The halvings k the explicit step of h needs on the compliant contacts pushing at the
+   * current state (symplectic Euler, file comment): the least k ≤ MAX_HALVINGS with
+   * (h/2^k)² ω² + 2 (h/2^k) γ < 4, [ω², γ] their ImpactSource.explicitRates, or
+   * MAX_HALVINGS + 1 when none passes.
+   */
+  private explicitHalvings(h: number): number {
+    const rates = this.explicitRates as Float64Array;
+    (this.impacts as ImpactSource).explicitRates?.(rates);
+    let k = 0;
+    for (let hk = h; hk * hk * rates[0] + 2 * hk * rates[1] >= 4; hk *= 0.5)
+      if (++k > MAX_HALVINGS) break;
+    return k;
+  }
+
+  /**
    * The step from t of h again from its start with backward Euler, after the scheme's own
-   * step saw a compliant contact switch (switchedInStep; the constructor's `impacts`);
-   * false when it does not converge and may be halved.
+   * step saw a compliant contact switch (switchedInStep; the constructor's `impacts`) or
+   * symplectic Euler's explicit step would not be stable (explicitHalvings); false while a
+   * halving follows, or when it does not converge and may be halved.
    */
   private dissipativeRedo(t: number, h: number, last: boolean): boolean {
     this.restoreStart();
@@ -308,15 +376,16 @@ export class ThetaScheme implements Integrator, HalvingStep {
 
   /**
    * Whether the step just taken must be redone (the constructor's `impacts`): compliant
-   * contacts, a scheme that is not backward Euler already (θ < 1 with implicit forces),
-   * and Newton not converged (kept by the stepper with compliant contacts), or a contact
+   * contacts, a scheme that is not backward Euler already (θ < 1 with implicit forces, or
+   * symplectic Euler: file comment), and Newton not converged (kept by the stepper with compliant contacts), or a contact
    * whose pushing state changed from the step's start in a step that does not resolve the
    * motion (tooCoarse; not tested without the last step's mean acceleration).
    */
   private switchedInStep(h: number): boolean {
     const impacts = this.impacts;
     if (impacts === null || this.dissipativeStep) return false;
-    if (this.params.theta >= 1 || this.params.forceWeight === 0) return false;
+    if (this.explicitRates === null && (this.params.theta >= 1 || this.params.forceWeight === 0))
+      return false;
     if (!this.stepper.newtonConverged) return true;
     const n = this.pushingFlags(impacts, 1);
     const [a, b] = this.flags;

@@ -11,7 +11,8 @@
  *    step: Newmark (β, γ) = (¼, ½) and backward Euler, with damping 0 and the step damping
  *    rule d = stepDamping·h·k (damping 0 makes the rule visible: with stepDamping 0 the
  *    trapezoid keeps the oscillator's energy, with 0.5 it decays at the predicted rate);
- *    symplectic (explicit) Euler blows up on the same problem;
+ *    symplectic (explicit) Euler, stable on it only for h² k/m < 4 (d = 0), takes each
+ *    step in the 8 sub-steps of h/8 that bound asks (theta-scheme.ts), each its recurrence;
  * 3. a dropped sphere (and a box) settles where the behavior's force equals m g.
  */
 import { describe, expect, it } from "vitest";
@@ -32,7 +33,7 @@ import {
   setVelocity,
 } from "../../../src/engine/model/body-system";
 import { bodyInit } from "../../support/body-init";
-import { axisAngle } from "../../support/quat";
+import { axisAngle, qmul, rotate, type V3 } from "../../support/quat";
 import { settleOnFloor } from "./helpers";
 
 function generalizedForce(sys: BodySystem, e: CompliantContactEffector): Float64Array {
@@ -179,6 +180,73 @@ describe("compliant contact Jacobians", () => {
   });
 });
 
+describe("compliant contact's explicit stability rates (symplectic Euler's check)", () => {
+  const k = 1e5;
+  const m = 2;
+  const a = 0.1;
+  const I = (m * (2 * a) ** 2) / 6; // a cube's
+  const h = 0.005;
+  const d = 0.5 * h * k; // the step rule, d = s h k
+  const cube = (orientation: number[], z: number) => {
+    const sys = new BodySystem([
+      bodyInit("box", "rigid", {
+        mass: m,
+        inertia: [I, 0, 0, 0, I, 0, 0, 0, I],
+        position: [0, 0, z],
+        orientation,
+      }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "box", halfExtents: [a, a, a] }, body: 0 },
+      ],
+      { margin: 0.01 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: k,
+      damping: 0,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(sys, det, beh, 0.01);
+    e.stepSize = h;
+    return e;
+  };
+
+  it("a corner alone: its own mode, k (1/m + |r × n|²/I), rotation included", () => {
+    // a cube turned so that one corner is lowest, pressed 1 mm into the floor
+    const q = qmul(axisAngle([1, 0, 0], 0.5), axisAngle([0, 1, 0], 0.4));
+    let low: V3 = [0, 0, 0];
+    for (const sx of [-a, a])
+      for (const sy of [-a, a])
+        for (const sz of [-a, a]) {
+          const c = rotate(q, [sx, sy, sz]);
+          if (c[2] < low[2]) low = c;
+        }
+    const e = cube(q, -low[2] - 1e-3);
+    const out = new Float64Array(2);
+    e.explicitRates(out);
+    expect(e.count).toBe(1);
+    const inverse = 1 / m + (low[0] ** 2 + low[1] ** 2) / I; // r × n = (r_y, −r_x, 0)
+    expect(out[0]).toBeCloseTo(k * inverse, 6);
+    expect(out[1]).toBeCloseTo(d * inverse, 9);
+  });
+
+  it("a cube flat on four corners: Gershgorin's row, 8 k/m, above the rocking modes' 6 k/m", () => {
+    // A_ii = 1/m + 2a²/I = 4/m; a neighbour shares no rotation, 1/m; the opposite corner
+    // 1/m − 2a²/I = −2/m: Σ_j |A_ij| = 8/m, where the exact modes are 4 k/m (heave) and
+    // 4 k a²/I = 6 k/m (rocking)
+    const e = cube([1, 0, 0, 0], a - 1e-4);
+    const out = new Float64Array(2);
+    e.explicitRates(out);
+    expect(e.count).toBe(4);
+    expect(out[0]).toBeCloseTo((8 * k) / m, 6);
+    expect(out[1]).toBeCloseTo((8 * d) / m, 9);
+  });
+});
+
 /** The pressed-particle model: δ0 = mg/(2k) initial penetration, at rest. */
 function pressed(integrator: string, stepDamping: number, k: number, h: number) {
   const m = 1;
@@ -286,16 +354,28 @@ describe("stiff compliant contact in the implicit integrators (h = 0.01, hω = 1
         else expect(energy / e0).toBeLessThan(0.05); // damped (numerically or by d)
       });
 
-  it("symplectic (explicit) Euler is unstable on the same contact: the ball is shot off", () => {
+  it("symplectic (explicit) Euler takes the sub-steps its stability asks, each its recurrence", () => {
+    // explicit, it keeps the mode bounded only while h² k/m < 4 (100 at h): h/8 is the
+    // longest sub-step under it, 1.5625 (before, the ball was shot off within 20 steps)
     const sim = pressed("symplectic-euler", 0, k, h);
-    const e0 = 0.5 * k * ((m * g) / (2 * k)) ** 2; // elastic energy about equilibrium
-    let zMax = 0;
-    for (let n = 0; n < 20; n++) {
+    const hs = h / 8;
+    let y = R - (m * g) / (2 * k) - zEq;
+    let v = 0;
+    const y0 = y;
+    let maxErr = 0;
+    for (let n = 0; n < 200; n++) {
+      // v ← v − h_s (k/m) y, then y ← y + h_s v, 8 times
+      for (let j = 0; j < 8; j++) {
+        v -= hs * (k / m) * y;
+        y += hs * v;
+      }
       sim.step(1);
-      zMax = Math.max(zMax, sim.state().bodies[0].position[2]);
+      const s = sim.state();
+      expect(s.solver.substeps).toBe(8);
+      const b = s.bodies[0];
+      maxErr = Math.max(maxErr, Math.abs(b.position[2] - zEq - y), Math.abs(b.velocity[2] - v) * h);
     }
-    // Rising to zMax needs m g (zMax − z_eq) ≫ e0 of energy: created by the explicit step.
-    expect(m * g * (zMax - zEq)).toBeGreaterThan(1e4 * e0);
+    expect(maxErr).toBeLessThan(1e-12 + 1e-8 * Math.abs(y0));
   });
 });
 
