@@ -90,9 +90,9 @@
  */
 
 import { SchemeCoefficients } from "../dynamics/stepper";
-import { grow } from "../math/grow";
 import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
+import { ContactSwitches, type ImpactSource, Switch } from "./contact-switch";
 import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
 import {
   emptyStepStats,
@@ -103,7 +103,6 @@ import {
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
-import type { ImpactSource } from "./newmark";
 import { advanceWithHalving, type HalvingStep, MAX_HALVINGS } from "./step-halving";
 import { SubstepDepth } from "./substep-depth";
 
@@ -150,15 +149,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly stepMean: Float64Array;
   /** D − D_prev (tooCoarse). */
   private readonly meanChange: Float64Array;
-  /** Pushing flags of the compliant contacts at the start [0] and end [1] of an attempt. */
-  private readonly flags: [Uint8Array, Uint8Array] = [new Uint8Array(16), new Uint8Array(16)];
-  /** The compliant contacts pushing at the attempt's start (flags[0]). */
-  private pushingAtStart = 0;
-  /** (h ω)² of the compliant contacts' modes at the attempt's start [0] and end [1]. */
-  private readonly modes: [Float64Array, Float64Array] = [
-    new Float64Array(16),
-    new Float64Array(16),
-  ];
+  /** The compliant contacts' switches within an attempt (the constructor's `impacts`), or null. */
+  private readonly switches: ContactSwitches | null;
   /**
    * Whether the attempt running is backward Euler (θ = w = 1) in place of the scheme's own
    * step at a compliant contact's switch (trySingle).
@@ -202,6 +194,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     private readonly impacts: ImpactSource | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
+    this.switches = impacts === null ? null : new ContactSwitches(impacts);
     this.mean = new Float64Array(stepper.n);
     this.stepMean = new Float64Array(stepper.n);
     this.meanChange = new Float64Array(stepper.n);
@@ -387,36 +380,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
     if (this.explicitRates === null && (this.params.theta >= 1 || this.params.forceWeight === 0))
       return false;
     if (!this.stepper.newtonConverged) return true;
-    const n = this.pushingFlags(impacts, 1);
-    const [a, b] = this.flags;
-    const [m0, m1] = this.modes;
-    let switched = n !== this.pushingAtStart;
-    let unresolved = false;
-    for (let i = 0; i < n; i++) {
-      if (a[i] === b[i]) continue;
-      switched = true;
-      // h ω > 1 for the mode of a contact switching: the step does not resolve it
-      if (m0[i] > 1 || m1[i] > 1) unresolved = true;
-    }
-    return switched && (unresolved || this.tooCoarse(h));
-  }
-
-  /** Records which compliant contacts push at the current state; returns their number. */
-  private pushingFlags(impacts: ImpactSource, which: 0 | 1): number {
-    let n = impacts.pushing(this.flags[which]);
-    if (n > this.flags[which].length) {
-      const size = Math.max(n, 2 * this.flags[0].length);
-      for (const k of [0, 1] as const) {
-        const grown = new Uint8Array(size);
-        grown.set(this.flags[k]);
-        this.flags[k] = grown;
-        this.modes[k] = grow(this.modes[k], size);
-      }
-      n = impacts.pushing(this.flags[which]);
-    }
-    if (impacts.modes === undefined) this.modes[which].fill(0, 0, n);
-    else impacts.modes(this.modes[which]);
-    return n;
+    // a switch of a contact whose mode the step does not resolve (h ω > 1), or any switch in
+    // a step too coarse for the motion
+    const found = (this.switches as ContactSwitches).check();
+    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(h));
   }
 
   /** The scheme's own step of h (trySingle before a compliant contact's redo). */
@@ -479,8 +446,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private attempt(t: number, h: number, symmetric: boolean): SchemeCoefficients | null {
     const c = this.prepare(t, h, symmetric);
     if (!this.startSolved) return null;
-    if (this.impacts !== null && !this.dissipativeStep)
-      this.pushingAtStart = this.pushingFlags(this.impacts, 0);
+    if (this.switches !== null && !this.dissipativeStep) this.switches.begin();
     this.stats.newtonIterations += this.stepper.solve(c, t + h, this.newton);
     this.stats.linearIterations += this.stepper.linearIterations;
     if (this.stepper.mustRedo) return null;
