@@ -52,6 +52,7 @@ import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-c
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
+import type { ImpactSource } from "./contact-switch";
 import {
   emptyStepStats,
   type IntegratorMemory,
@@ -59,7 +60,6 @@ import {
   resetStepStats,
   type StepStats,
 } from "./integrator";
-import type { ImpactSource } from "./newmark";
 import { MAX_HALVINGS } from "./step-halving";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
 

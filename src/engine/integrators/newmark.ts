@@ -84,9 +84,6 @@ import {
 } from "./integrator";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
-/** Where the θ-schemes import it from (defined in contact-switch.ts). */
-export type { ImpactSource } from "./contact-switch";
-
 export interface NewmarkParameters {
   beta: number;
   gamma: number;
