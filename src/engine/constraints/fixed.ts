@@ -18,12 +18,12 @@ import {
   pointQuadratic,
   pointResidual,
 } from "./kinematics";
-import { type Attachment, hasOrientation, PairConstraint } from "./pair-constraint";
+import { type Attachment, hasOrientation, PointRowsJoint } from "./pair-constraint";
 
 /** (e_a index, e_b index) of rows 3, 4, 5. */
 const PAIRS = [0, 1, 0, 2, 1, 2] as const;
 
-export class FixedJoint extends PairConstraint {
+export class FixedJoint extends PointRowsJoint {
   readonly aligns: boolean;
   /** e₁, e₂, e₃ in a's frame (0..8) and in b's frame (9..17). */
   private readonly local = new Float64Array(18);
@@ -82,21 +82,5 @@ export class FixedJoint extends PairConstraint {
         w,
         9 + 3 * PAIRS[2 * r + 1],
       );
-  }
-
-  addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
-    this.addPointRowStiffness(lambda, off, ka, kb);
-  }
-
-  addVelocityCurvature(
-    values: Float64Array,
-    slotA: number,
-    widthA: number,
-    slotB: number,
-    widthB: number,
-    stride: number,
-    scale: number,
-  ): void {
-    this.addPointRowCurvature(values, slotA, widthA, slotB, widthB, stride, scale);
   }
 }

@@ -116,40 +116,6 @@ export abstract class PairConstraint implements Constraint {
       for (let r = 0; r < this.rows; r++) jacB.fill(0, 6 * r + 3, 6 * r + 6);
   }
 
-  /**
-   * Constraint.addRotationStiffness of joints whose rows 0..2 are the point rows
-   * (spherical, revolute, fixed); their other rows add nothing (constraint-set.ts).
-   */
-  protected addPointRowStiffness(
-    lambda: Float64Array,
-    off: number,
-    ka: Float64Array,
-    kb: Float64Array,
-  ): void {
-    this.refresh();
-    pointRotationStiffness(this.k, lambda, off, ka, kb);
-  }
-
-  /**
-   * Constraint.addVelocityCurvature of joints whose rows 0..2 are the point rows
-   * (spherical, revolute, fixed), at the kinematics and velocities read here; their other
-   * rows add nothing (constraint-set.ts velocityRows).
-   */
-  protected addPointRowCurvature(
-    values: Float64Array,
-    slotA: number,
-    widthA: number,
-    slotB: number,
-    widthB: number,
-    stride: number,
-    scale: number,
-  ): void {
-    this.refreshWithVelocities();
-    const k = this.k;
-    if (slotA >= 0) addPointRowsCurvature(values, slotA, stride, widthA, -1, k.ra, k.wa, scale);
-    if (slotB >= 0) addPointRowsCurvature(values, slotB, stride, widthB, 1, k.rb, k.wb, scale);
-  }
-
   velocityTerm(_t: number, out: Float64Array, off: number): void {
     out.fill(0, off, off + this.rows);
   }
@@ -182,5 +148,46 @@ export abstract class PairConstraint implements Constraint {
     torque[0] = tx - (rb[1] * fz - rb[2] * fy);
     torque[1] = ty - (rb[2] * fx - rb[0] * fz);
     torque[2] = tz - (rb[0] * fy - rb[1] * fx);
+  }
+}
+
+/**
+ * A joint whose rows 0..2 are the point rows p_b − p_a = 0 (spherical, revolute, fixed):
+ * they, and only they, carry the geometric stiffness and the velocity rows' curvature
+ * (kinematics.ts pointRotationStiffness, addPointRowsCurvature), which these joints offer
+ * as Constraint.addRotationStiffness and addVelocityCurvature.
+ */
+export abstract class PointRowsJoint extends PairConstraint {
+  /**
+   * Constraint.addRotationStiffness: the point rows' (0..2); the other rows add nothing
+   * (constraint-set.ts).
+   */
+  addRotationStiffness(
+    lambda: Float64Array,
+    off: number,
+    ka: Float64Array,
+    kb: Float64Array,
+  ): void {
+    this.refresh();
+    pointRotationStiffness(this.k, lambda, off, ka, kb);
+  }
+
+  /**
+   * Constraint.addVelocityCurvature: the point rows' (0..2), at the kinematics and
+   * velocities read here; the other rows add nothing (constraint-set.ts velocityRows).
+   */
+  addVelocityCurvature(
+    values: Float64Array,
+    slotA: number,
+    widthA: number,
+    slotB: number,
+    widthB: number,
+    stride: number,
+    scale: number,
+  ): void {
+    this.refreshWithVelocities();
+    const k = this.k;
+    if (slotA >= 0) addPointRowsCurvature(values, slotA, stride, widthA, -1, k.ra, k.wa, scale);
+    if (slotB >= 0) addPointRowsCurvature(values, slotB, stride, widthB, 1, k.rb, k.wb, scale);
   }
 }

@@ -21,9 +21,9 @@ import {
   pointQuadratic,
   pointResidual,
 } from "./kinematics";
-import { type Attachment, hasOrientation, PairConstraint } from "./pair-constraint";
+import { type Attachment, hasOrientation, PointRowsJoint } from "./pair-constraint";
 
-export class RevoluteJoint extends PairConstraint {
+export class RevoluteJoint extends PointRowsJoint {
   /** True when the two orientation rows are present. */
   readonly aligns: boolean;
   /** n in a's frame (0..2); u, w in b's frame (3..8). */
@@ -73,21 +73,5 @@ export class RevoluteJoint extends PairConstraint {
     this.orient();
     out[off + 3] = -dotQuadraticPart(this.k, this.world, 0, this.world, 3);
     out[off + 4] = -dotQuadraticPart(this.k, this.world, 0, this.world, 6);
-  }
-
-  addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
-    this.addPointRowStiffness(lambda, off, ka, kb);
-  }
-
-  addVelocityCurvature(
-    values: Float64Array,
-    slotA: number,
-    widthA: number,
-    slotB: number,
-    widthB: number,
-    stride: number,
-    scale: number,
-  ): void {
-    this.addPointRowCurvature(values, slotA, widthA, slotB, widthB, stride, scale);
   }
 }

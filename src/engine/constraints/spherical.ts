@@ -5,9 +5,9 @@
  */
 import type { BodySystem } from "../model/body-system";
 import { pointJacobian, pointQuadratic, pointResidual, pointRowsInto } from "./kinematics";
-import { type Attachment, PairConstraint } from "./pair-constraint";
+import { type Attachment, PointRowsJoint } from "./pair-constraint";
 
-export class SphericalJoint extends PairConstraint {
+export class SphericalJoint extends PointRowsJoint {
   constructor(id: string, sys: BodySystem, a: Attachment, b: Attachment) {
     super(id, "spherical", "joint", sys, a, b, 3);
   }
@@ -38,22 +38,6 @@ export class SphericalJoint extends PairConstraint {
   quadraticTerm(_t: number, out: Float64Array, off: number): void {
     this.refreshWithVelocities();
     pointQuadratic(this.k, out, off);
-  }
-
-  addRotationStiffness(lambda: Float64Array, off: number, ka: Float64Array, kb: Float64Array) {
-    this.addPointRowStiffness(lambda, off, ka, kb);
-  }
-
-  addVelocityCurvature(
-    values: Float64Array,
-    slotA: number,
-    widthA: number,
-    slotB: number,
-    widthB: number,
-    stride: number,
-    scale: number,
-  ): void {
-    this.addPointRowCurvature(values, slotA, widthA, slotB, widthB, stride, scale);
   }
 
   /**
