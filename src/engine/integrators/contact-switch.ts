@@ -8,15 +8,16 @@
  * gives back ½ k δ_t (δ_t + g_{t+h}) where its elastic energy was ½ k δ_t² (δ the
  * penetration at the start, g the gap at the end), a gain of up to (h ω)²/4 of the kinetic
  * energy at the switch (ω = √(k/m)); a contact met gives the mirror loss, and neither
- * cancels the other when the contact's damping acts in between. Those schemes redo such a
- * step dissipatively (backward Euler, which never gains).
+ * cancels the other when the contact's damping acts in between. Those schemes halve such a
+ * step and redo its last halving dissipatively (backward Euler, which never gains: `settle`).
  *
  * A mode is resolved when h ω ≤ 1 at the model's step h = solver.dt (CompliantContactEffector
  * .modes: (h ω)² with ω from the contact's stiffness and the inverse mass its normal moves,
  * a rigid body's rotation left out, so a lower bound). It is measured at solver.dt also in
  * a halved sub-step, so a scheme that halves a step where an unresolved contact switches
  * goes on halving down to its last halving (the θ-schemes' treatment, theta-scheme.ts, and
- * generalized-alpha's): the dissipative redo then acts over h/16 only.
+ * generalized-alpha's and newmark's, `settle`): the dissipative redo then acts over h/16
+ * only, and takes at most (h ω/16)² of the energy of the motion it integrates.
  */
 import { extend } from "../math/grow";
 
@@ -37,6 +38,20 @@ export interface ImpactSource {
    * stability check (theta-scheme.ts).
    */
   explicitRates?(out: Float64Array): void;
+}
+
+/**
+ * A step of the trapezoidal family that redoes itself dissipatively at a contact's switch
+ * (newmark.ts, generalized-alpha.ts: ContactSwitches.settle).
+ */
+export interface SwitchRedo {
+  /** Puts the state back at the step's start (HalvingStep.restoreStart). */
+  restoreStart(): void;
+  /**
+   * The step from t of h (s) again from its restored start with backward Euler, committed;
+   * false (nothing committed) when its Newton iterations must be redone.
+   */
+  backwardEuler(t: number, h: number): boolean;
 }
 
 /** What `check` finds: no contact switched, only resolved ones did, or an unresolved one did. */
@@ -77,6 +92,29 @@ export class ContactSwitches {
       found = Switch.RESOLVED;
     }
     return found;
+  }
+
+  /**
+   * The trapezoidal family's treatment of a step just solved from t of h (s) (newmark.ts,
+   * generalized-alpha.ts; the file comment): null when the step stands, its Newton
+   * iterations `converged` and no contact switched unresolved (`check`); otherwise what
+   * the attempt returns to step-halving.ts: false (halve it) while a halving follows, and
+   * at the `last` halving the step redone from its start with backward Euler
+   * (`step.backwardEuler`), whose numerical loss then acts over h/2^MAX_HALVINGS only. An
+   * unconverged solve is one the stepper kept (AccelerationStepper.mustRedo false: Newton
+   * cycling at a contact's kink), which a shorter step brings back into Newton's reach.
+   */
+  settle(
+    step: SwitchRedo,
+    converged: boolean,
+    t: number,
+    h: number,
+    last: boolean,
+  ): boolean | null {
+    if (converged && this.check() !== Switch.UNRESOLVED) return null;
+    if (!last) return false;
+    step.restoreStart();
+    return step.backwardEuler(t, h);
   }
 
   /** Pushing flags and modes at the current state into [which]; returns the contacts' number. */

@@ -76,7 +76,7 @@
 import { SchemeCoefficients } from "../dynamics/stepper";
 import { BodyKind, type BodySystem, getVelocity, massSolve } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
-import { ContactSwitches, type ImpactSource, lawChanged, Switch } from "./contact-switch";
+import { ContactSwitches, type ImpactSource, lawChanged, type SwitchRedo } from "./contact-switch";
 import {
   emptyStepStats,
   type Integrator,
@@ -200,7 +200,7 @@ export function largestDisplacement(sys: BodySystem, u: Float64Array): number {
   return Math.sqrt(largest);
 }
 
-export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
+export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, SwitchRedo {
   readonly name = "generalized-alpha" as const;
   readonly projectionOrder: ProjectionOrder = "none";
   private readonly vt: Float64Array;
@@ -355,13 +355,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
     stats.newtonIterations += s.solve(c, t + h, this.newton, acc, errorRatio);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
-    const switches = this.switches;
-    if (switches !== null && (!s.newtonConverged || switches.check() === Switch.UNRESOLVED)) {
-      // halved while a halving follows; the last halving with backward Euler
-      if (!last) return false;
-      this.restoreStart();
-      return this.backwardEuler(t, h);
-    }
+    // a contact switched unresolved, or Newton was kept unconverged: halved while a halving
+    // follows, the last halving backward Euler (contact-switch.ts)
+    const redo = this.switches?.settle(this, s.newtonConverged, t, h, last) ?? null;
+    if (redo !== null) return redo;
     if (this.rejectedByErrorControl(h, last)) return false;
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
@@ -426,7 +423,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep {
    * A_{n+1} = a_{n+1} = M⁻¹ f at the end. False when Newton did not converge and the
    * stepper does not keep it.
    */
-  private backwardEuler(t: number, h: number): boolean {
+  backwardEuler(t: number, h: number): boolean {
     const stats = this.stats;
     const s = this.stepper;
     s.beginStep();

@@ -4,7 +4,9 @@
  * where only contacts with h ω ≤ 1 at both ends switched, an unresolved one where a
  * switching contact's h ω > 1 at its start or its end; the start's flags survive the
  * buffers growing; lawChanged tells a start acceleration changed by the contacts' law from
- * one within LAW_CHANGE (rounding and Newton's leftover) of the carried one.
+ * one within LAW_CHANGE (rounding and Newton's leftover) of the carried one; `settle` keeps
+ * a converged step without an unresolved switch, halves one with it (or unconverged) while
+ * a halving follows and has the last halving redone by backward Euler from the start.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -88,6 +90,50 @@ describe("ContactSwitches", () => {
     expect(switches.check()).toBe(Switch.NONE);
     source.push = push.map((p, i) => (i === n - 1 ? 0 : p));
     expect(switches.check()).toBe(Switch.UNRESOLVED);
+  });
+});
+
+describe("ContactSwitches.settle", () => {
+  /** A step that records its redo: the calls in order, and what backwardEuler returns. */
+  function redo(converges: boolean) {
+    const calls: string[] = [];
+    return {
+      calls,
+      restoreStart: () => calls.push("restore"),
+      backwardEuler: (t: number, h: number) => {
+        calls.push(`euler ${t} ${h}`);
+        return converges;
+      },
+    };
+  }
+
+  it("converged with no unresolved switch: the step stands (null), nothing redone", () => {
+    const source = scripted([1, 0], [4, 0.25]);
+    const switches = new ContactSwitches(source);
+    switches.begin();
+    source.push = [1, 1];
+    source.modeValues = [4, 0.25];
+    const step = redo(true);
+    expect(switches.settle(step, true, 0, 0.01, false)).toBe(null);
+    expect(switches.settle(step, true, 0, 0.01, true)).toBe(null);
+    expect(step.calls).toEqual([]);
+  });
+
+  it("an unresolved switch or an unconverged solve: halved (false) while a halving follows, the last halving redone by backward Euler from the start", () => {
+    const source = scripted([1], [4]);
+    const switches = new ContactSwitches(source);
+    switches.begin();
+    source.push = [0];
+    const step = redo(true);
+    expect(switches.settle(step, true, 0, 0.01, false)).toBe(false);
+    expect(step.calls).toEqual([]);
+    expect(switches.settle(step, true, 0.5, 0.01, true)).toBe(true);
+    expect(step.calls).toEqual(["restore", "euler 0.5 0.01"]);
+    source.push = [1];
+    const failing = redo(false);
+    expect(switches.settle(failing, false, 0, 0.01, false)).toBe(false);
+    expect(switches.settle(failing, false, 0, 0.01, true)).toBe(false);
+    expect(failing.calls).toEqual(["restore", "euler 0 0.01"]);
   });
 });
 
