@@ -42,6 +42,13 @@ describe("stiff compliant contact with impacts (h = 0.01, hω = 10)", () => {
         for (let i = 1; i < apexes.length; i++)
           expect(apexes[i]).toBeLessThan(apexes[i - 1] + 1e-9);
         const z = sim.state().bodies[0].position[2];
-        expect(Math.abs(z - (R - (m * g) / k))).toBeLessThan(1e-5);
+        if (integrator === "newmark" && stepDamping === 0) {
+          // the undamped law keeps the energy: newmark's backward Euler acts only over the
+          // h/16 sub-step of each switch (τ ω = 0.63 here, so it still loses much), and the
+          // ball still bounces after 3 s (apex 12 mm; it rested at mg/k when each switching
+          // step was a whole backward-Euler step at h ω = 10)
+          expect(apexes.length).toBeGreaterThan(3);
+          expect(apexes[apexes.length - 1] - R).toBeGreaterThan(5e-3);
+        } else expect(Math.abs(z - (R - (m * g) / k))).toBeLessThan(1e-5);
       });
 });
