@@ -11,7 +11,8 @@
  *   with CHECKPOINT_MIN_INTERVAL_MS = 60 s, which deferred the checkpoints these asked for
  *   — the answer went out with nothing on disk, and a kill lost them);
  * - a step request that crosses CHECKPOINT_EVERY_STEPS (round 2): its answer's step is kept;
- * - run (not resumed after a restart, as documented) and pause at its answer's step (round 3).
+ * - fork, run (not resumed after a restart, as documented) and pause at its answer's step
+ *   (round 3).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -140,6 +141,9 @@ it("every acknowledged change survives a SIGKILL right after its answer", async 
   expect((await s3.call("GET", `/v1/sessions/${stepped}`)).body.step).toBe(120);
   b = await ballAfter(s3, stepped, 1);
   expect(b.v[2]).toBeCloseTo(-G * 121 * H, 12);
+  r = await s3.call("POST", `/v1/sessions/${stepped}/fork`);
+  expect(r.status, r.text).toBe(201);
+  const forked = r.body.id as string;
   const running = await create(s3, "running");
   r = await s3.call("POST", `/v1/sessions/${running}/run`, { realtimeFactor: 1 });
   expect(r.status, r.text).toBe(202);
@@ -158,6 +162,10 @@ it("every acknowledged change survives a SIGKILL right after its answer", async 
   expect([p.status, p.step]).toEqual(["paused", pausedAt]);
   b = await ballAfter(s4, paused, 1);
   expect(b.v[2]).toBeCloseTo(-G * (pausedAt + 1) * H, 9);
+  // the fork, at the step it was copied at
+  b = await ballAfter(s4, forked, 1);
+  expect(b.step).toBe(122);
+  expect(b.v[2]).toBeCloseTo(-G * 122 * H, 12);
   // a run does not resume by itself: back as its last checkpoint has it (here its creation's,
   // ready: the run's own checkpoints were within the interval), not running
   const q = (await s4.call("GET", `/v1/sessions/${running}`)).body;
