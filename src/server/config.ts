@@ -33,9 +33,11 @@
  * | DATA_DIR                  | (unset: off)       | folder for session checkpoints (see below), e.g.    |
  * |                           |                    | ./data; relative to the working directory           |
  * | CHECKPOINT_EVERY_STEPS    | 1000               | with DATA_DIR: also checkpoint a session every this |
- * |                           |                    | many steps (0: only on pause and shutdown)          |
- * | CHECKPOINT_MIN_INTERVAL_MS | 1000              | least time between two checkpoints of a session but |
- * |                           |                    | at creation, end of run, pause, shutdown (0: none)  |
+ * |                           |                    | many steps (0: only with an answered change, a      |
+ * |                           |                    | run's end and shutdown)                             |
+ * | CHECKPOINT_MIN_INTERVAL_MS | 1000              | least time between two checkpoints of a session's   |
+ * |                           |                    | steps (0: none); an answered change, a run's end    |
+ * |                           |                    | and shutdown are written at once                    |
  * | CHECKPOINT_WAIT_MS        | 2000               | a run held at its checkpoint goes on after this     |
  * |                           |                    | long without the write confirmed (a stuck store)    |
  * | CHECKPOINT_MEMORY_BYTES   | 268435456 (256 MiB)| last checkpoints kept in memory for all sessions,   |
@@ -93,7 +95,8 @@
  * ends) terminates that worker: it is replaced and every session it held goes to `error`.
  *
  * DATA_DIR: sessions are checkpointed (src/server/persistence.ts) when created, paused,
- * reset or patched, every CHECKPOINT_EVERY_STEPS steps and on graceful shutdown, into
+ * reset, patched or given inputs (the answer waits for the write: an acknowledged change
+ * survives a crash), every CHECKPOINT_EVERY_STEPS steps and on graceful shutdown, into
  * DATA_DIR/sessions/<id>.json (written to a temporary file and renamed, so a file is
  * always whole); deleting a session deletes its file. On start the server restores every
  * checkpointed session at its last checkpoint, paused (runs do not resume by themselves).

@@ -210,6 +210,9 @@ export class CheckpointStore implements SnapshotStore {
     }
     await fh.close();
     await rename(tmp, target);
+    // the rename itself made durable: a new session's first file must survive a power cut
+    // once its creation is answered
+    await this.syncDir();
   }
 
   /**

@@ -219,6 +219,12 @@ export const STEP_BUCKETS = [
 
 export const PROGRESS_MS = 100;
 
+/**
+ * The longest wait Node's timers hold (ms): a longer one fires after 1 ms, with a
+ * TimeoutOverflowWarning each time (a timer armed again on firing becomes a 1 ms loop).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function encodingKey(fields: readonly StreamField[], format: "json" | "msgpack"): string {
   return `${fields.join(",")}|${format}`;
 }

@@ -333,13 +333,18 @@ export class SessionManager {
         },
       );
     return withRecord(rec, async () => {
-      const a = await this.calls.call(rec, rec.worker, {
-        kind: "step",
-        sessionId: id,
-        steps,
-        limitMs: this.config.requestTimeoutMs,
-      });
-      return this.calls.stateOf(rec, a);
+      try {
+        const a = await this.calls.call(rec, rec.worker, {
+          kind: "step",
+          sessionId: id,
+          steps,
+          limitMs: this.config.requestTimeoutMs,
+        });
+        return this.calls.stateOf(rec, a);
+      } finally {
+        // an error answer (diverged, timeout) keeps the steps it took too
+        await this.checkpoints.afterSteps(rec);
+      }
     });
   }
 
@@ -369,7 +374,7 @@ export class SessionManager {
     await withRecord(rec, () => this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }));
     // flushed now; a checkpoint in flight (the creation's, a run's end) may have exported an
     // earlier step, so this one is queued behind it rather than skipped
-    void this.checkpoints.checkpoint(rec, true);
+    await this.checkpoints.acknowledge(rec, true);
     return this.view(rec);
   }
 
@@ -383,7 +388,7 @@ export class SessionManager {
     rec.lastCheckpointStep = 0;
     // a new history: what an earlier rebuild lost is no longer its to report
     rec.notice = null;
-    void this.checkpoints.checkpoint(rec);
+    await this.checkpoints.acknowledge(rec);
     return state;
   }
 
@@ -393,7 +398,7 @@ export class SessionManager {
     await withRecord(rec, () =>
       this.calls.call(rec, rec.worker, { kind: "update", sessionId: id, patch }),
     );
-    void this.checkpoints.checkpoint(rec);
+    await this.checkpoints.acknowledge(rec);
     return this.view(rec);
   }
 
@@ -414,7 +419,7 @@ export class SessionManager {
       }),
     );
     if (a.result.kind !== "inputs") throw new ApiError("internal", "bad reply");
-    void this.checkpoints.checkpoint(rec);
+    await this.checkpoints.acknowledge(rec);
     return { step: a.result.step, pending: a.result.pending };
   }
 
@@ -467,7 +472,7 @@ export class SessionManager {
       if (a.result.kind !== "assembly") throw new ApiError("internal", "bad reply");
       if (a.result.state) {
         rec.lastState = a.result.state;
-        void this.checkpoints.checkpoint(rec);
+        await this.checkpoints.acknowledge(rec);
       }
       return { result: a.result.result, state: a.result.state };
     });

@@ -43,7 +43,7 @@ import type { WebSocket } from "ws";
 import type { StreamOptions } from "../../schemas/api";
 import { ApiError, toApiError } from "./errors";
 import { encode, type FrameFormat, missedBetween, withDropped } from "./frames";
-import { encodingKey, type Subscription } from "./protocol";
+import { encodingKey, MAX_TIMER_MS, type Subscription } from "./protocol";
 
 /** Seconds of frames a subscriber's rate bucket holds (the longest burst sent whole). */
 export const RATE_BURST_SECONDS = 2;
@@ -53,9 +53,6 @@ export const RATE_BURST_SECONDS = 2;
  * lower STREAM_FPS is raised to it. A held frame waits at most 1 / STREAM_MIN_FPS seconds.
  */
 export const STREAM_MIN_FPS = 0.1;
-
-/** The longest wait Node's timers hold (ms); a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Commands a stream socket may have awaiting their answers, the running one included. */
 export const MAX_PENDING_COMMANDS = 32;

@@ -65,6 +65,7 @@ import { ContactWindow, encode, encodeStateFrame } from "./frames";
 import { trackLiveHeap } from "./live-heap";
 import {
   type FrameEncoding,
+  MAX_TIMER_MS,
   PROGRESS_MS,
   type SessionSnapshot,
   SHORTFALLS,
@@ -511,6 +512,32 @@ export class WorkerRuntime {
         details: { issues: [{ path: ["model"], message: String((err as Error)?.message ?? err) }] },
       });
     }
+    return this.keep(id, sim, "invalid_model", ["model"]);
+  }
+
+  /**
+   * A new session's simulation kept, once its energy is known to be finite: a state whose
+   * energy overflows double precision (a velocity of 1e300 m/s, a spring's rest length of
+   * 1e300 m, a mass of 1e300 kg 1e10 m up) has an energy reference of ±Infinity, which
+   * its snapshot writes as JSON null — a document no server restores, so the session's
+   * checkpoints could not bring it back after a restart or a worker loss. Refused at the
+   * door instead (400, `path`: where the model is in the body).
+   */
+  private keep(
+    id: string,
+    sim: Simulation,
+    code: "invalid_model" | "invalid_request",
+    path: (string | number)[],
+  ): WorkerSession {
+    const { kinetic, potential } = sim.state().energy;
+    if (!Number.isFinite(kinetic) || !Number.isFinite(potential)) {
+      const issue = `the energy at t = ${sim.time} s is not finite (kinetic ${kinetic} J, potential ${potential} J): a mass, velocity, stiffness, rest length or height beyond what double precision holds`;
+      throw new Failure({
+        code,
+        message: `invalid body: ${path.join(".")}: ${issue}`,
+        details: { part: "body", issues: [{ path, message: issue }] },
+      });
+    }
     const s = new WorkerSession(id, sim);
     this.sessions.set(id, s);
     return s;
@@ -554,10 +581,9 @@ export class WorkerRuntime {
         },
       });
     }
-    const s = new WorkerSession(id, sim);
+    const s = this.keep(id, sim, "invalid_request", ["snapshot", "simulation"]);
     s.status = status === "running" ? "paused" : status;
     s.message = s.status === "diverged" || s.status === "error" ? message : null;
-    this.sessions.set(id, s);
     return s;
   }
 
@@ -799,8 +825,11 @@ export class WorkerRuntime {
     if (delayMs <= 0) {
       this.pumpImmediate = setImmediate(() => this.pump());
     } else {
-      this.pumpAt = performance.now() + delayMs;
-      this.pumpTimer = setTimeout(() => this.pump(), delayMs);
+      // a run at a realtimeFactor of 1e-300 is due in 5e300 ms: woken at the longest wait a
+      // timer holds, it finds nothing due and sleeps again (a longer timer fired every 1 ms)
+      const wait = Math.min(delayMs, MAX_TIMER_MS);
+      this.pumpAt = performance.now() + wait;
+      this.pumpTimer = setTimeout(() => this.pump(), wait);
     }
   }
 
@@ -1120,9 +1149,7 @@ export class WorkerRuntime {
         },
       });
     }
-    const s = new WorkerSession(id, sim);
-    this.sessions.set(id, s);
-    return s;
+    return this.keep(id, sim, "invalid_request", ["recording", "model"]);
   }
 
   /**

@@ -151,16 +151,17 @@ describe("checkpoint coalescing", () => {
     expect(onDisk.snapshot.session.step).toBe(10);
   });
 
-  it("a pause while the creation checkpoint is still being written is checkpointed after it", async () => {
+  it("a pause while another checkpoint is still being written is checkpointed after it, and answered then", async () => {
     const dir = tempDir();
-    // the first write waits until released: the creation checkpoint stays in flight
+    // the second write (a PATCH's) waits until released: it stays in flight
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let entered = 0;
     class GatedStore extends CountingStore {
       protected override async persist(target: string, owner: string | null, bytes: Uint8Array) {
-        if (this.writes.length === 0) await gate;
+        if (++entered === 2) await gate;
         await super.persist(target, owner, bytes);
       }
     }
@@ -168,12 +169,23 @@ describe("checkpoint coalescing", () => {
     const m = await startOneWorkerManager(dir, store, log, 0, MINUTE_MS);
     try {
       const id = (await m.create({ model: springParticle() })).id;
+      let patched = false;
+      const patch = m.patch(id, { gravity: [0, 0, -1] }).then(() => {
+        patched = true;
+      });
+      await waitFor(async () => entered === 2, 5000);
       await m.step(id, { steps: 120 });
-      await m.pause(id);
+      let paused = false;
+      const pause = m.pause(id).then(() => {
+        paused = true;
+      });
+      await sleep(50);
+      // neither answer leaves before its checkpoint is written
+      expect([patched, paused]).toEqual([false, false]);
       release();
+      await Promise.all([patch, pause]);
       // before the fix the pause saw a checkpoint in flight and asked for none
-      await waitFor(async () => store.writes.length === 2, 5000);
-      expect(store.writes.map((w) => w.step)).toEqual([0, 120]);
+      expect(store.writes.map((w) => w.step)).toEqual([0, 0, 120]);
     } finally {
       await m.close();
     }

@@ -3,17 +3,20 @@
  *
  * When: at creation; when it stops running (pause, `until` reached, divergence); after
  * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
- * on shutdown (shutdown.ts, `all`). A run's K-step checkpoints are taken by its worker at
+ * on shutdown (shutdown.ts, `all`). With a store, the answer to a change waits until its
+ * checkpoint is written (`acknowledge`), and so does a step request's answer for the
+ * checkpoint its steps call for (`afterSteps`): no 2xx answer's change is lost to a crash. A run's K-step checkpoints are taken by its worker at
  * the exact steps k·K (the run loop stops there for it: worker-runtime.ts) and sent with
  * the snapshot, and the run waits at step k·K until that checkpoint is written (or
  * deferred, below: then it is not waited for), so no step past it is answered or streamed
  * before it is kept — a node or process that dies loses at most K acknowledged steps. The
  * rest are exported from the worker when asked for (a step request's at its answer's
  * step). Checkpoints are coalesced per session: one at a time, and
- * those asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are deferred
- * to that interval (the latest state wins); creation, the end of a run, pause and shutdown
- * are urgent: written at once (after the one under way, never skipped for it: that one may
- * have exported an earlier step).
+ * those of steps asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are
+ * deferred to that interval (the latest state wins; not waited for); creation, an answered
+ * change (with a store), the end of a run, pause and shutdown are urgent: written at once
+ * (after the one under way, never skipped for it: that one may have exported an earlier
+ * step).
  *
  * Where: the last checkpoint of every session is kept in memory (its engine snapshot bytes,
  * within CHECKPOINT_MEMORY_BYTES for all sessions) and, with DATA_DIR, written to disk as
@@ -132,6 +135,35 @@ export class Checkpoints {
   }
 
   /**
+   * The checkpoint of a change about to be answered (a creation or fork, PATCH, inputs,
+   * reset, pause, an applied assembly). With a store the answer waits for it: it resolves
+   * once the store holds a checkpoint exported after the change (taken at once, after the
+   * write under way; the answers waiting meanwhile share the next write), so a 2xx answer's
+   * change survives a crash of the process (a write that fails is reported as any other:
+   * `persisted: false`, /ready). Without a store it is only asked for (`urgent` as
+   * `checkpoint`): a crash loses everything anyway, and a worker loss rebuilds from memory.
+   */
+  acknowledge(rec: SessionRecord, urgent = false): Promise<void> {
+    const done = this.checkpoint(rec, urgent || this.store !== null);
+    return this.store ? done : Promise.resolve();
+  }
+
+  /**
+   * After a step request (answered, or failed with the steps it took kept: a divergence, a
+   * timeout): the checkpoint CHECKPOINT_EVERY_STEPS = K calls for once K steps have passed
+   * since the last. With a store the answer waits for it, so no answer is given K or more
+   * steps past what the store holds — unless CHECKPOINT_MIN_INTERVAL_MS defers it (then
+   * nothing is waited for, as a run is not held at a deferred checkpoint).
+   */
+  afterSteps(rec: SessionRecord): Promise<void> {
+    const every = this.config.checkpointEverySteps;
+    if (rec.status === "running" || every <= 0 || rec.step - rec.lastCheckpointStep < every)
+      return Promise.resolve();
+    const done = this.checkpoint(rec);
+    return this.store ? done : Promise.resolve();
+  }
+
+  /**
    * A checkpoint a running session's worker took at a step multiple of
    * CHECKPOINT_EVERY_STEPS: written as any other (coalesced; a later one replaces it while
    * it waits), as it is — never re-exported at another step. The run waits at that step
@@ -192,17 +224,13 @@ export class Checkpoints {
 
   /**
    * After a worker's snapshot was applied to the record (`was`: its status before): a run
-   * that stopped (pause, `until` reached, divergence) is checkpointed at once; a session
-   * stepped by requests is checkpointed when CHECKPOINT_EVERY_STEPS steps have passed since
-   * the last one (a running one's worker sends its own, at the exact steps: `taken`).
+   * that stopped (pause, `until` reached, divergence) is checkpointed at once. (A session
+   * stepped by requests is checkpointed by `afterSteps`; a running one's worker sends its
+   * own, at the exact steps: `taken`.)
    */
   afterSnapshot(rec: SessionRecord, was: SessionStatusName): void {
     if (was === "running" && rec.status !== "running" && this.table.has(rec.id))
       void this.checkpoint(rec, true);
-    else if (rec.status !== "running") {
-      const every = this.config.checkpointEverySteps;
-      if (every > 0 && rec.step - rec.lastCheckpointStep >= every) void this.checkpoint(rec);
-    }
   }
 
   /** Checkpoints every session whose last checkpoint is not its current state (shutdown). */

@@ -4,7 +4,8 @@
  * `open`: a new session on the least loaded worker, from a create body (validated by the
  * worker), a checkpoint's session document (a restart's restore) or another session's
  * engine snapshot (fork); admitted first (admission.ts), and checkpointed at once unless it
- * was restored from its checkpoint. `restoreAll`: on start, every checkpoint of DATA_DIR is
+ * was restored from its checkpoint (with a store, before `open` returns: a creation is
+ * answered once it is kept). `restoreAll`: on start, every checkpoint of DATA_DIR is
  * opened again (same id, owner and creation time).
  *
  * In a cluster (REDIS_URL) a new session is admitted in the cluster's registry first (the
@@ -136,11 +137,12 @@ export class SessionLifecycle {
         },
         restoring ? "session restored from its checkpoint" : "session created",
       );
-      // the first checkpoint at once (a restored session has its file; the memory copy
-      // comes with its next checkpoint) — and in a cluster a takeover's too, under its new
-      // epoch
-      if (!restoring || cluster) void this.checkpoints.checkpoint(rec, true);
       registered = false;
+      // the first checkpoint at once, the answer waiting for it (a restored session has its
+      // file; the memory copy comes with its next checkpoint) — and in a cluster a
+      // takeover's too, under its new epoch
+      if (!restoring) await this.checkpoints.acknowledge(rec, true);
+      else if (cluster) void this.checkpoints.checkpoint(rec, true);
       return rec;
     } finally {
       release();
