@@ -745,9 +745,24 @@ export class Simulation {
         },
       ]);
     if (patch.gravity) {
+      const before = this.gravity;
       this.gravity = [...patch.gravity];
       this.setGravityFn(this.gravity);
-      this.monitor.rebase(this.totalEnergy());
+      // the energy reference re-taken under the new gravity must be a number: a gravity
+      // of 1e308 m/s² made the potential Infinity, which a snapshot writes as null and no
+      // server restores (the session then lost at the next restart)
+      const total = this.totalEnergy();
+      if (!Number.isFinite(total)) {
+        this.gravity = before;
+        this.setGravityFn(before);
+        throw new ParameterError([
+          {
+            path: ["gravity"],
+            message: `the potential energy under this gravity is not finite (${total} J): beyond what double precision holds`,
+          },
+        ]);
+      }
+      this.monitor.rebase(total);
     }
     if (patch.contact && this.contact) {
       this.contact.update(patch.contact);

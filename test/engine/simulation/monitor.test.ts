@@ -14,10 +14,11 @@ import {
   loadModel,
   loadSnapshot,
   ModelError,
+  ParameterError,
   type Simulation,
 } from "../../../src/engine/index";
 import { readExample } from "../../support/examples";
-import { doublePendulumSpring, springParticle } from "../../support/models";
+import { doublePendulumSpring, fallingBody, springParticle } from "../../support/models";
 
 /** The double-pendulum example (two 0.5 m rods on revolute joints, released horizontal). */
 function doublePendulum(solver: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
@@ -94,6 +95,29 @@ describe("energy.error", () => {
     expect(a1.energy.error).toBe(
       a1.energy.total + (a1.energy.dissipated as number) - a0.energy.total,
     );
+  });
+
+  it("a PATCH of gravity whose potential overflows is refused, nothing changed", () => {
+    // 1 kg at 10 m under 1e308 m/s²: m g z = 1e309 J, beyond double precision; kept, its
+    // reference would be Infinity and its snapshot (JSON null there) unrestorable
+    const sim = loadModel(fallingBody({ z0: 10 }));
+    sim.step(10);
+    const before = sim.state();
+    let thrown: unknown;
+    try {
+      sim.update({ gravity: [0, 0, -1e308] });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ParameterError);
+    expect((thrown as ParameterError).issues[0].path).toEqual(["gravity"]);
+    expect(sim.state().energy).toEqual(before.energy);
+    // the snapshot still restores, and the run goes on as one never given the PATCH
+    const copy = loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot())));
+    sim.step(20);
+    copy.step(20);
+    expect(copy.state().bodies).toEqual(sim.state().bodies);
+    expect(sim.state().energy.error).toBe(copy.state().energy.error);
   });
 
   it("an undamped spring is conservative: its elastic energy is in the potential", () => {
