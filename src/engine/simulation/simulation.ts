@@ -629,6 +629,8 @@ export class Simulation {
   /** After positions or velocities were set from outside: derived data and memories. */
   private stateChanged(): void {
     this.restoredContacts = null;
+    // compliant friction's springs do not follow a state written from outside
+    this.contact?.compliant?.clearHistory();
     updateDerived(this.system);
     this.integrator.reset();
     // back onto the joints before the angles, the energy and the State read it: articulated
@@ -655,6 +657,7 @@ export class Simulation {
     this.restoredContacts = null;
     // the broad phase as a new simulation's: the contacts in a fresh run's order
     this.contact?.detector.resetBroadPhase();
+    this.contact?.compliant?.clearHistory();
     this.restore(this.initial);
     this.record.restart();
     this.lastH = 0;
@@ -1315,11 +1318,13 @@ export class Simulation {
   private saveGood(): void {
     copyBodyState(this.good, this.record.bodies);
     this.goodLambda.set(this.record.lambda);
+    this.contact?.compliant?.holdHistory();
   }
 
   private restoreGood(): void {
     this.restore(this.good);
     this.record.lambda.set(this.goodLambda);
+    this.contact?.compliant?.restoreHistory();
     this.integrator.reset();
   }
 

@@ -18,6 +18,7 @@
 import { describe, expect, it } from "vitest";
 import { createContactBehavior } from "../../../src/engine/contact/behaviors";
 import { CompliantContactEffector } from "../../../src/engine/contact/compliant";
+import { PairParameters } from "../../../src/engine/contact/setup";
 import { CollisionDetector } from "../../../src/engine/geometry/index";
 import { loadModel } from "../../../src/engine/index";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
@@ -177,6 +178,111 @@ describe("compliant contact Jacobians", () => {
     expect(err.normQ).toBeGreaterThan(1e3);
     expect(err.pos).toBeLessThan(1e-6);
     expect(err.vel).toBeLessThan(1e-6);
+  });
+});
+
+describe("compliant friction's Jacobians (tangential spring with history, Coulomb cap)", () => {
+  /**
+   * A tilted box spinning and sliding on a plane (linear law, step damping), detected at
+   * x0, moved (the history committed at x1 by its detection there) and moved again: the
+   * springs stretched by both moves, evaluated with the history; μ large: every corner
+   * sticks; μ small: every corner slips at the cap μ F_n (the slip's projector and its
+   * coupling to F_n); in between some of each.
+   */
+  function slidingBox(mu: number, particle = false) {
+    const sys = new BodySystem([
+      particle
+        ? bodyInit("box", "particle", { mass: 2, position: [0.01, -0.02, 0.1 - 0.0015] })
+        : bodyInit("box", "rigid", {
+            mass: 2,
+            inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+            position: [0.01, -0.02, 0.1 - 0.0015],
+            orientation: axisAngle([1, 0.3, 0], 0.02),
+            velocity: [0.02, -0.01, -0.01],
+            angularVelocity: [0.1, -0.2, 0.05],
+          }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        particle
+          ? { shape: { type: "sphere", radius: 0.1 }, body: 0 }
+          : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 0 },
+      ],
+      { margin: 0.02 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: 1e4,
+      damping: 2,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(
+      sys,
+      det,
+      beh,
+      0.02,
+      new PairParameters(sys, { friction: mu, pairs: [] }),
+    );
+    e.stepSize = 0.01;
+    e.beginStep();
+    const move = (dx: number, dy: number, dth: number) => {
+      const d = new Float64Array(sys.numDofs);
+      d[0] = dx;
+      d[1] = dy;
+      if (!particle) d[5] = dth;
+      addPositionIncrement(sys, d, 1);
+    };
+    move(2e-4, -1e-4, 1e-3);
+    e.beginStep();
+    move(1e-4, 1.5e-4, -2e-3);
+    return { sys, e };
+  }
+
+  /**
+   * How many contacts push and how many of them slip at the last evaluation (the
+   * effector's own flags: its report would detect again at this state).
+   */
+  function modes(e: CompliantContactEffector) {
+    const inner = e as unknown as { fn: Float64Array; slip: Uint8Array; ft: Float64Array };
+    let pushing = 0;
+    let slipping = 0;
+    let loaded = 0;
+    for (let i = 0; i < e.count; i++) {
+      if (!(inner.fn[i] > 0)) continue;
+      pushing++;
+      slipping += inner.slip[i];
+      if (Math.hypot(inner.ft[3 * i], inner.ft[3 * i + 1]) > 1e-3) loaded++;
+    }
+    return { pushing, slipping, loaded };
+  }
+
+  for (const [name, mu] of [
+    ["sticking (μ = 2)", 2],
+    ["slipping at the cap (μ = 0.005)", 0.005],
+    ["some of each (μ = 0.033)", 0.033],
+  ] as const)
+    it(`rigid box, ${name}: exact against differences`, () => {
+      const { sys, e } = slidingBox(mu);
+      const err = jacobianErrors(sys, e);
+      expect(err.pos).toBeLessThan(1e-6);
+      expect(err.vel).toBeLessThan(1e-6);
+      // the state is the one intended: every pushing corner's spring loaded, slipping as μ says
+      const { pushing, slipping, loaded } = modes(e);
+      expect(pushing).toBeGreaterThanOrEqual(2);
+      expect(loaded).toBe(pushing);
+      if (mu === 2) expect(slipping).toBe(0);
+      if (mu === 0.005) expect(slipping).toBe(pushing);
+      if (mu === 0.033) expect(slipping * (pushing - slipping)).toBeGreaterThan(0);
+    });
+
+  it("a particle slipping (μ = 0.005): exact against differences", () => {
+    const { sys, e } = slidingBox(0.005, true);
+    const err = jacobianErrors(sys, e);
+    expect(err.pos).toBeLessThan(1e-6);
+    expect(err.vel).toBeLessThan(1e-6);
+    expect(modes(e)).toEqual({ pushing: 1, slipping: 1, loaded: 1 });
   });
 });
 
