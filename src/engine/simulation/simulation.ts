@@ -1073,6 +1073,8 @@ export class Simulation {
     const contact = this.contact;
     if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);
+    // none saved: compliant friction's springs start unloaded (as the saved session's were)
+    else contact?.compliant?.clearHistory();
     // none: a broad phase as new (taken before its first update, or an older snapshot)
     if (state.broadPhase !== undefined) contact?.detector.restoreBroadPhase(state.broadPhase);
     else contact?.detector.resetBroadPhase();

@@ -2,7 +2,7 @@
  * Coulomb friction of compliant contact (contact.method "smc", compliant.ts: a tangential
  * spring with history, k_t = (2/7) k, c_t = (2/7) d, capped at μ F_n) against closed forms,
  * under the integrators compliant contact runs with: newmark (β = ¼, γ = ½),
- * generalized-alpha, moreau-jean, backward-euler and symplectic-euler. Default law: linear
+ * generalized-alpha, moreau-jean, backward-euler, symplectic-euler and articulated. Default law: linear
  * k = 1e5 N/m, stepDamping ½ (d = ½ h k), h = 5 ms.
  *
  *  - A 1 kg cube (0.2 m) on a slope (gravity tilted by θ), μ = 0.5: at tan θ = 0.3 < μ it
@@ -44,6 +44,7 @@ const INTEGRATORS = [
   "moreau-jean",
   "backward-euler",
   "symplectic-euler",
+  "articulated",
 ] as const;
 
 /** The cube on a slope of tan θ (gravity tilted about y: downhill is +x), μ. */

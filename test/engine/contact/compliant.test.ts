@@ -340,6 +340,43 @@ describe("compliant contact's explicit stability rates (symplectic Euler's check
     expect(out[1]).toBeCloseTo(d * inverse, 9);
   });
 
+  it("with friction, the tangential spring's mode too: a ball of small inertia, k_t (1/m + r²/I)", () => {
+    // a ball of m = 2 kg, r = 0.1 m, I = 0.1 m r² (mass near its centre) pressed 1 mm into
+    // the floor, μ = 0.5: its tangential contact mode, k_t (1/m + r²/I) = (2/7) k 11/m, is
+    // stiffer than the normal one, k/m (a solid ball's, I = 0.4 m r², equal: 2/7's choice)
+    const r = 0.1;
+    const Ib = 0.1 * m * r * r;
+    const sys = new BodySystem([
+      bodyInit("ball", "rigid", {
+        mass: m,
+        inertia: [Ib, 0, 0, 0, Ib, 0, 0, 0, Ib],
+        position: [0, 0, r - 1e-3],
+      }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "sphere", radius: r }, body: 0 },
+      ],
+      { margin: 0.01 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: k,
+      damping: 0,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const params = new PairParameters(sys, { friction: 0.5, pairs: [] });
+    const e = new CompliantContactEffector(sys, det, beh, 0.01, params);
+    e.stepSize = h;
+    const out = new Float64Array(2);
+    e.explicitRates(out);
+    const tangential = 1 / m + (r * r) / Ib;
+    expect(out[0]).toBeCloseTo((2 / 7) * k * tangential, 6);
+    expect(out[1]).toBeCloseTo((2 / 7) * d * tangential, 9);
+  });
+
   it("a cube flat on four corners: Gershgorin's row, 8 k/m, above the rocking modes' 6 k/m", () => {
     // A_ii = 1/m + 2a²/I = 4/m; a neighbour shares no rotation, 1/m; the opposite corner
     // 1/m − 2a²/I = −2/m: Σ_j |A_ij| = 8/m, where the exact modes are 4 k/m (heave) and
