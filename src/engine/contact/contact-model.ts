@@ -183,12 +183,14 @@ export class ContactModel {
     }
     if (patch.behavior !== undefined && this.compliant)
       this.compliant.behavior = createContactBehavior(patch.behavior);
-    // compliant friction's μ, k_t and c_t are the step's, taken at its detection
-    if (
-      this.compliant &&
-      (patch.friction !== undefined || patch.pairs !== undefined || patch.behavior !== undefined)
-    )
-      this.compliant.invalidateDetection();
+    // compliant friction's μ, k_t and c_t are the step's, taken at its detection: detected
+    // again (at the same state) for the next step (the normal law reads its behavior at
+    // every evaluation: a frictionless session's detections stay as they were)
+    const frictionRead =
+      patch.friction !== undefined ||
+      patch.pairs !== undefined ||
+      (patch.behavior !== undefined && this.params.anyFriction());
+    if (this.compliant && frictionRead) this.compliant.invalidateDetection();
     this.spec = { ...this.spec, ...patch };
   }
 }
