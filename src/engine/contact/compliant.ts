@@ -107,9 +107,9 @@
  * would keep; its force −k_t δ_tr in stick, none in slip (Φ = ½ |F_t|²/k_t does not vary
  * with the slip), so the dissipative force is −c_t T u in stick and the whole F_t in slip,
  * which the energy balance weighs as the scheme does (step-work.ts). What a commit changes,
- * Σ Φ at the step's end minus Σ ½ k_t |δ₀|² of the next step's contacts (a lost contact,
- * another k_t or F_n at the cap, a step that ends inside a slip), is taken by `settle` into
- * the step's dissipated work, so energy.error stays the scheme's own.
+ * Σ Φ at the step's end with its contacts minus Σ Φ there with the next step's (a lost
+ * contact, another k_t, a turned plane), is taken by `settle` into the step's dissipated
+ * work, so energy.error stays the scheme's own.
  */
 import type { DynamicStructureEffector } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
@@ -242,7 +242,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   /** Positions and orientations at the last detection (friction's: a new configuration). */
   private detectedPos: Float64Array = new Float64Array(0);
   private detectedQuat: Float64Array = new Float64Array(0);
-  /** Σ ½ k_t |δ₀|² of the last detection's contacts (J). */
+  /** Σ Φ of the last detection's contacts at its state (J, springEnergy). */
   private startPotential = 0;
   /** Energy the commits released since the last `settle` (J, file comment). */
   private released = 0;
@@ -417,7 +417,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
    * The friction of the contacts just detected (the first nb the detector's, then the
    * fem–fem ones): key, μ, k_t and c_t from the normal law at the start (file comment),
    * δ₀ the history of the same contact (ImpulseMemory.find) turned into the contact plane;
-   * startPotential Σ ½ k_t |δ₀|², and the configuration kept (moved).
+   * startPotential Σ Φ at this state, and the configuration kept (moved).
    */
   private startFriction(nb: number): void {
     const { sys, buffer } = this;
@@ -443,7 +443,6 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     const h = this.stepSize;
     const nrm = this.nrm;
     const memory = this.history;
-    let energy = 0;
     for (let i = 0; i < n; i++) {
       const src = i < nb ? buffer : (this.faces as FemFaceContacts).buffer;
       const j = i < nb ? i : i - nb;
@@ -495,9 +494,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.delta0[o] = scale * tx;
       this.delta0[o + 1] = scale * ty;
       this.delta0[o + 2] = scale * tz;
-      energy += 0.5 * kt * (dx * dx + dy * dy + dz * dz);
     }
-    this.startPotential = energy;
+    // Σ Φ here, as potentialEnergy reports it (a spring beyond its new cap counts capped)
+    this.evaluate();
+    for (let i = 0; i < n; i++) this.startPotential += this.springEnergy(i);
   }
 
   /**
@@ -531,7 +531,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   /**
    * Commits the history at the current state, an accepted step's end, from the last
    * detection's contacts (file comment): δ_tr where they stick, −F_t/k_t where they slip,
-   * none where F_n = 0. Returns Σ ½ k_t |δ_tr|² (J), their springs' energy here.
+   * none where F_n = 0. Returns Σ Φ (J), their springs' energy here (springEnergy).
    */
   private commitHistory(): number {
     this.evaluate();
