@@ -581,7 +581,7 @@ export const Contact = z
     }),
     friction: nonNegative().optional().meta({
       description:
-        "nsc only: Coulomb's friction coefficient μ of every pair `pairs` does not list; absent: 0 (compliant contact models the normal force alone)",
+        "Coulomb's friction coefficient μ of every pair `pairs` does not list (smc: a tangential spring with history capped at μ F_n, README Contact); absent: 0",
     }),
     margin: nonNegative()
       .default(0.01)
@@ -591,7 +591,7 @@ export const Contact = z
         "smc only: the compliant force law; absent: linear, stiffness 1e5 N/m, damping 0, stepDamping 0.5",
     }),
     pairs: z.array(ContactPair).max(10_000).default([]).meta({
-      description: "nsc only: friction and restitution of pairs of bodies",
+      description: "friction (both methods) and restitution (nsc only) of pairs of bodies",
     }),
     collideJointed: z.boolean().default(false),
   })
@@ -1225,9 +1225,10 @@ export function withoutUnreadSettings(spec: SolverSpec, contact: ContactMethod):
 type ContactIn = Partial<z.output<typeof Contact>>;
 
 /**
- * The contact settings that one method alone reads: restitution, friction and non-empty
- * pairs (nonsmooth contact), behavior (compliant contact), each set where the model's
- * `method` does not read it, with why (a model refused; a PATCH too, Simulation.update).
+ * The contact settings that one method alone reads: restitution, also a pair's (nonsmooth
+ * contact), behavior (compliant contact), each set where the model's `method` does not
+ * read it, with why (a model refused; a PATCH too, Simulation.update). Friction, the
+ * default's and the pairs', both read.
  */
 export function unreadContactSettings(
   contact: ContactIn,
@@ -1235,16 +1236,18 @@ export function unreadContactSettings(
 ): { key: keyof ContactIn; message: string }[] {
   const out: { key: keyof ContactIn; message: string }[] = [];
   if (method === "smc") {
-    for (const key of ["restitution", "friction"] as const)
-      if (contact[key] !== undefined)
-        out.push({
-          key,
-          message: `contact.${key} is read only by nonsmooth contact (method "nsc"): compliant contact models the normal force alone (its loss is the behavior's damping); remove it or choose "nsc"`,
-        });
-    if (contact.pairs !== undefined && contact.pairs.length > 0)
+    const why =
+      "compliant contact's loss at an impact is its behavior's damping (damping, stepDamping), and the coefficient of restitution that gives depends on the impact's speed and the force law, so no fixed e is modelled: set the damping";
+    if (contact.restitution !== undefined)
+      out.push({
+        key: "restitution",
+        message: `contact.restitution is read only by nonsmooth contact (method "nsc"): ${why}; remove it or choose "nsc"`,
+      });
+    const k = contact.pairs?.findIndex((p) => p.restitution !== undefined) ?? -1;
+    if (k >= 0)
       out.push({
         key: "pairs",
-        message: `contact.pairs (per-pair friction and restitution) are read only by nonsmooth contact (method "nsc"); remove them or choose "nsc"`,
+        message: `contact.pairs[${k}].restitution is read only by nonsmooth contact (method "nsc"): ${why}; remove it (a pair's friction stays) or choose "nsc"`,
       });
   } else if (contact.behavior !== undefined)
     out.push({
@@ -1263,7 +1266,8 @@ export function withoutUnreadContact<C extends ContactIn & { method: "nsc" | "sm
 ): C {
   const out = { ...contact };
   for (const u of unreadContactSettings(contact, contact.method)) {
-    if (u.key === "pairs") out.pairs = [];
+    if (u.key === "pairs")
+      out.pairs = (contact.pairs ?? []).map(({ restitution: _, ...pair }) => pair);
     else delete out[u.key];
   }
   return out;

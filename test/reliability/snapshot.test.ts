@@ -251,6 +251,33 @@ describe("snapshot → restore → continue is bit-identical", () => {
     expect(new Set(ref).size).toBe(ref.length);
   });
 
+  it("compliant contact with friction (the tangential springs' history by contact key)", () => {
+    // a cube held on a slope by its loaded springs and a sphere rolling down beside it
+    const th = Math.atan(0.3);
+    const model = {
+      gravity: [9.81 * Math.sin(th), 0, -9.81 * Math.cos(th)],
+      bodies: [
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+        {
+          id: "box",
+          mass: 1,
+          position: [0, 0, 0.1],
+          shapes: [{ type: "box", halfExtents: [0.1, 0.1, 0.1] }],
+        },
+        { id: "ball", mass: 1, position: [0, 1, 0.1], shapes: [{ type: "sphere", radius: 0.1 }] },
+      ],
+      contact: { method: "smc", friction: 0.5 },
+      solver: { dt: 0.005, integrator: "newmark" },
+    };
+    const { b, ref } = continuation(model, 60, 60);
+    expect(b.snapshot().memory.contact).toMatchObject({ count: 5 });
+    // the history matters: restored without it, the springs start unloaded and the run departs
+    const snap = JSON.parse(JSON.stringify(b.snapshot()));
+    delete snap.memory.contact;
+    delete snap.checksum;
+    expect(trace(loadSnapshot(snap), 60)[59]).not.toBe(ref[119]);
+  });
+
   it("nonsmooth contact with friction (warm-start impulses by contact key)", () => {
     const { b } = continuation(slidingBoxNsc, 40, 60);
     expect(b.state().contacts.length).toBeGreaterThan(0);

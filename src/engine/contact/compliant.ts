@@ -49,8 +49,67 @@
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
  * The effector needs h for the step damping: `stepSize` (set by the contact model from
- * solver.dt). Friction is not modelled by this effector (normal force only, as
- * ContactForceBehavior); Coulomb friction is the nonsmooth method's.
+ * solver.dt).
+ *
+ * Coulomb friction (μ > 0: contact.friction, contact.pairs), Cundall–Strack's tangential
+ * spring with history and a Coulomb cap, as Chrono's SMC: each persistent contact (keyed
+ * across steps as the nonsmooth warm start keys them: ImpulseMemory, by key, else the
+ * nearest contact of the pair within WARM_START_RADIUS) carries an elastic tangential
+ * displacement δ (m, world, in the contact plane, b's material point relative to a's).
+ * Within a step, at any trial state, with e = p_b − p_a (the material points above;
+ * Σ c_x p_x over a triangle contact's four particles) and u = ė (the points' velocities,
+ * v + ω × r), T = I − n nᵀ:
+ *   δ_tr = δ₀ + T e                       (T e = 0 at the step's start: p_b − p_a = g n)
+ *   F_tr = −k_t δ_tr − c_t T u            (N, on b at p_b; −F on a at p_a)
+ *   F_t  = F_tr                      when |F_tr| ≤ μ F_n  (stick)
+ *        = μ F_n F_tr/|F_tr|         otherwise            (slip, at the cap)
+ * δ₀ is the history at the step's start rotated into its contact plane (the projection
+ * T δ rescaled to |δ|: a turning contact keeps its stretch). The history is committed
+ * when a step is accepted: δ ← δ_tr in stick, δ ← −F_t/k_t in slip (|k_t δ| = μ F_n, the
+ * trial force's direction), 0 where F_n = 0. The effector sees an accepted step as a
+ * detection (beginStep) at a configuration other than its last detection's: every
+ * integrator detects at each (sub-)step's start, and one that redoes a step puts the
+ * positions back bit for bit (step-halving.ts), which is then no new configuration. A
+ * step the simulation undoes (Simulation's last good state) restores the history held
+ * at its start (holdHistory, restoreHistory); a state written from outside or a reset
+ * clears it (clearHistory).
+ * Per step, frozen at its start like the step damping's rule (so that the force is a
+ * function of the trial state, and −k_t δ_tr the gradient of ½ k_t |δ_tr|²):
+ *   k_t = (2/7) f′(dist_t)  (N/m; f′ at 0 for a contact found separated),
+ *   c_t = (2/7) d(dist_t)   (N·s/m; 0 for a contact found separated, as its damping).
+ * Why 2/7: a solid sphere's tangential contact mode has the mass (2/7) m
+ * (1/m + r²/I = 7/(2m)), so with k_t = (2/7) k its frequency is the normal one's: the step
+ * that resolves the normal contact resolves the tangential one (Cundall–Strack's ratio),
+ * and c_t = (2/7) d gives it the normal damping ratio. A body at rest on a slope
+ * tan θ < μ then stays, its creep bounded by the spring's stretch μ F_n/k_t.
+ * Jacobians (exact where F_t is smooth: X, Y the contact's ends, c_X = ∓1 or a
+ * triangle's coefficient, J_X = [I, −[r_X]×] (∂p_X/∂q_X), W_Y = [0, (ω_Y·r_Y) I − r_Y ω_Yᵀ]
+ * (∂(ω × r)/∂θ), P = I in stick, (μ F_n/|F_tr|)(I − F̂ F̂ᵀ) in slip, F̂ = F_tr/|F_tr|):
+ *   ∂F_t/∂q_Y = −c_Y P T (k_t J_Y + c_t W_Y) + [slip] μ F̂ (∂F_n/∂q_Y)ᵀ
+ *   ∂F_t/∂v_Y = −c_Y c_t P T J_Y              + [slip] μ F̂ (∂F_n/∂v_Y)ᵀ
+ *   ∂Q_X/∂q_Y = c_X J_Xᵀ ∂F_t/∂q_Y + δ_XY c_X [0 0; 0 [F_t]×[r_X]×]   (Q_X = c_X J_Xᵀ F_t)
+ *   ∂Q_X/∂v_Y = c_X J_Xᵀ ∂F_t/∂v_Y.
+ * They are nonsymmetric (GENERAL); an effector built without friction and given it by a
+ * PATCH on particles alone (SPD) leaves out the slip's coupling to F_n, the rest being
+ * symmetric there (T − F̂F̂ᵀ), so Newton converges to the same solution.
+ * Rolling: on a curved side (a sphere's, a capsule's, radius R_c) of a rigid body the
+ * material point would leave the surface as the body turns (by R_c (1 − cos ω h) a step:
+ * 5e-4 m for a ball of 0.1 m rolling at 2 m/s with h = 5 ms, five times its penetration
+ * under its weight, so a rolling ball lost its contact within every step). A frictional
+ * contact therefore attaches such a side by its centre of curvature c (material), its
+ * surface point c ∓ R_c n (a: c + R_c n, b: c − R_c n) for the normal law, whose formulas
+ * above then hold with r_X the lever arm to c (the torque r × F_n n is the same); the
+ * friction keeps the material contact point c ∓ R_c R ν (ν = R_tᵀ n), whose displacement
+ * is the slip. Its tangential path over a step of pure rolling falls short of the rolling
+ * one by R_c (ω h − sin ω h), which a slip of that much a step makes up (3 mm/s at 2 m/s).
+ * Frictionless contacts keep the material point (their trajectories as before).
+ * Energy: Φ = ½ k_t |δ_c|² is in potentialEnergy, δ_c the history a commit at the state
+ * would keep; its force −k_t δ_tr in stick, none in slip (Φ = ½ |F_t|²/k_t does not vary
+ * with the slip), so the dissipative force is −c_t T u in stick and the whole F_t in slip,
+ * which the energy balance weighs as the scheme does (step-work.ts). What a commit changes,
+ * Σ Φ at the step's end with its contacts minus Σ Φ there with the next step's (a lost
+ * contact, another k_t, a turned plane), is taken by `settle` into the step's dissipated
+ * work, so energy.error stays the scheme's own.
  */
 import type { DynamicStructureEffector } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
@@ -60,12 +119,22 @@ import { grow } from "../math/grow";
 import { mat3MulVec } from "../math/mat3";
 import { norm3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
+import type { ContactMemory } from "../model/state-codec";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
 import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
 import type { FemFaceContacts } from "./fem-faces";
 import type { FemVertexContacts } from "./fem-vertices";
+import { ImpulseMemory } from "./impulse-memory";
 import type { ContactReport } from "./report";
+import type { PairParameters } from "./setup";
+
+/**
+ * k_t/k and c_t/d, the tangential spring's stiffness and damping against the normal
+ * law's (file comment: a solid sphere's tangential mode then has the normal one's
+ * frequency and damping ratio).
+ */
+export const TANGENTIAL_RATIO = 2 / 7;
 
 interface MutablePoint {
   position: Float64Array;
@@ -139,6 +208,58 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private readonly nrm = new Float64Array(3);
   private readonly g = new Float64Array(12);
   private readonly wv = new Float64Array(12);
+  // Friction (file comment), per contact of the step: key, μ, k_t, c_t, δ₀ (3), and at the
+  // last evaluation δ_tr, F_tr, F_t (3 each), |F_tr| and 1 where it slips
+  private key: Float64Array = new Float64Array(0);
+  private mu: Float64Array = new Float64Array(0);
+  private kt: Float64Array = new Float64Array(0);
+  private ct: Float64Array = new Float64Array(0);
+  private delta0: Float64Array = new Float64Array(0);
+  private trial: Float64Array = new Float64Array(0);
+  private trialForce: Float64Array = new Float64Array(0);
+  private ft: Float64Array = new Float64Array(0);
+  private trialNorm: Float64Array = new Float64Array(0);
+  private slip: Uint8Array = new Uint8Array(0);
+  /** F_t + k_t δ_tr of applyDissipativeForces (3 per contact). */
+  private frictionDamped: Float64Array = new Float64Array(0);
+  /**
+   * A frictional contact's curved side on a rigid body (file comment, "Rolling"): its
+   * radius of curvature R_c (m; 0: attached by the material point alone) and the normal
+   * in its body frame at the detection, ν = R_tᵀ n (3 per contact), side a then side b.
+   */
+  private bendA: Float64Array = new Float64Array(0);
+  private bendB: Float64Array = new Float64Array(0);
+  private nuA: Float64Array = new Float64Array(0);
+  private nuB: Float64Array = new Float64Array(0);
+  /** Whether the last detection's contacts carry friction (some μ > 0 then). */
+  private frictionDetected = false;
+  /** The committed history: δ (m, world, in `impulse`) by contact key. */
+  private readonly history: ImpulseMemory;
+  /** The history held at the running Simulation step's start (holdHistory). */
+  private readonly heldHistory: ImpulseMemory;
+  /** The history is that of the current state (restored, imported, cleared): no commit. */
+  private historyHere = true;
+  /** Positions and orientations at the last detection (friction's: a new configuration). */
+  private detectedPos: Float64Array = new Float64Array(0);
+  private detectedQuat: Float64Array = new Float64Array(0);
+  /** Σ Φ of the last detection's contacts at its state (J, springEnergy). */
+  private startPotential = 0;
+  /** Energy the commits released since the last `settle` (J, file comment). */
+  private released = 0;
+  /** Whether the slip's coupling to F_n enters the Jacobian (jacobianType GENERAL). */
+  private readonly exactFriction: boolean;
+  // the friction Jacobian's scratch: an end's lever arm, ∂F_t/∂(q or v) of an end (3 × 6),
+  // T times its pieces, and P
+  private readonly arm = new Float64Array(3);
+  private readonly otherArm = new Float64Array(3);
+  private readonly separation = new Float64Array(3);
+  /** frictionRates' sums over each body's contact ends. */
+  private bodyP: Float64Array = new Float64Array(0);
+  private bodyQ: Float64Array = new Float64Array(0);
+  private readonly uRel = new Float64Array(3);
+  private readonly dF = new Float64Array(18);
+  private readonly tB = new Float64Array(18);
+  private readonly proj = new Float64Array(9);
 
   constructor(
     readonly sys: BodySystem,
@@ -146,11 +267,17 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     public behavior: ContactBehavior,
     /** contact.margin (m): contacts with gap below it are tracked through the step. */
     public margin: number,
+    /** Friction μ by body pair (contact.friction, contact.pairs); null: none. */
+    readonly friction: PairParameters | null = null,
   ) {
     let rigid = false;
     for (const s of detector.shapes)
       if (s.body >= 0 && sys.kind[s.body] === BodyKind.RIGID) rigid = true;
-    this.jacobianType = rigid ? MatrixType.GENERAL : MatrixType.SPD;
+    const general = rigid || (friction?.anyFriction() ?? false);
+    this.jacobianType = general ? MatrixType.GENERAL : MatrixType.SPD;
+    this.exactFriction = general;
+    this.history = new ImpulseMemory(sys.numBodies);
+    this.heldHistory = new ImpulseMemory(sys.numBodies);
   }
 
   private width(b: number): number {
@@ -167,11 +294,20 @@ export class CompliantContactEffector implements DynamicStructureEffector {
    * releasing the stored penalty energy ½kδ² on the next. Nothing is done at the state of
    * the last detection (the State's report and the energy balance detect at a step's start
    * before the stepper does; the same state gives the same contacts).
+   * With friction, a configuration other than the last detection's is an accepted step's
+   * end: the history is committed there first (file comment).
    */
   beginStep(): void {
     const { sys, buffer } = this;
     if (this.detectedVersion === sys.stateVersion) return;
     this.detectedVersion = sys.stateVersion;
+    const friction = this.friction?.anyFriction() === true;
+    // the tangential springs' energy before this detection (J): at an accepted step's end
+    // the step's (committed), at the last detection's configuration its start's
+    const booked = this.frictionDetected && !this.historyHere;
+    let before = 0;
+    if (booked) before = this.moved() ? this.commitHistory() : this.startPotential;
+    if (!friction) this.history.clear();
     let vmax = 0;
     for (let b = 0; b < sys.numBodies; b++)
       if (sys.dofOffset[b] >= 0) vmax = Math.max(vmax, norm3(sys.vel, 3 * b));
@@ -260,6 +396,163 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.normal[3 * i + 1] = src.normal[3 * j + 1];
       this.normal[3 * i + 2] = src.normal[3 * j + 2];
     }
+    this.startPotential = 0;
+    this.frictionDetected = friction;
+    if (friction) this.startFriction(nb);
+    if (booked) this.released += before - this.startPotential;
+    this.historyHere = false;
+  }
+
+  /** Whether the positions or orientations differ from the last detection's (bitwise). */
+  private moved(): boolean {
+    const { pos, quat } = this.sys;
+    const p = this.detectedPos;
+    const q = this.detectedQuat;
+    for (let k = 0; k < pos.length; k++) if (pos[k] !== p[k]) return true;
+    for (let k = 0; k < quat.length; k++) if (quat[k] !== q[k]) return true;
+    return false;
+  }
+
+  /**
+   * The friction of the contacts just detected (the first nb the detector's, then the
+   * fem–fem ones): key, μ, k_t and c_t from the normal law at the start (file comment),
+   * δ₀ the history of the same contact (ImpulseMemory.find) turned into the contact plane;
+   * startPotential Σ Φ at this state, and the configuration kept (moved).
+   */
+  private startFriction(nb: number): void {
+    const { sys, buffer } = this;
+    const params = this.friction as PairParameters;
+    const n = this.count;
+    this.detectedPos = grow(this.detectedPos, sys.pos.length);
+    this.detectedQuat = grow(this.detectedQuat, sys.quat.length);
+    this.detectedPos.set(sys.pos);
+    this.detectedQuat.set(sys.quat);
+    for (const name of ["key", "mu", "kt", "ct", "trialNorm", "bendA", "bendB"] as const)
+      this[name] = grow(this[name], n);
+    for (const name of [
+      "delta0",
+      "trial",
+      "trialForce",
+      "ft",
+      "frictionDamped",
+      "nuA",
+      "nuB",
+    ] as const)
+      this[name] = grow(this[name], 3 * n);
+    this.slip = grow(this.slip, n);
+    const h = this.stepSize;
+    const nrm = this.nrm;
+    const memory = this.history;
+    for (let i = 0; i < n; i++) {
+      const src = i < nb ? buffer : (this.faces as FemFaceContacts).buffer;
+      const j = i < nb ? i : i - nb;
+      const o = 3 * i;
+      this.key[i] = src.key[j];
+      const mu = params.frictionOf(this.bodyA[i], this.bodyB[i]);
+      this.mu[i] = mu;
+      this.kt[i] = 0;
+      this.ct[i] = 0;
+      this.bendA[i] = 0;
+      this.bendB[i] = 0;
+      this.delta0[o] = this.delta0[o + 1] = this.delta0[o + 2] = 0;
+      if (!(mu > 0)) continue;
+      if (this.triangle[i] === 0) {
+        this.attachCurved(i, 0);
+        this.attachCurved(i, 1);
+      }
+      this.placePoint(i, 0);
+      this.placePoint(i, 1);
+      nrm[0] = this.normal[o];
+      nrm[1] = this.normal[o + 1];
+      nrm[2] = this.normal[o + 2];
+      const gap = src.gap[j];
+      const r = this.behavior.computeResponse(
+        Math.min(gap, 0),
+        this.c0 as ContactPoint,
+        this.c1 as ContactPoint,
+        nrm,
+        this.area[i],
+      );
+      const kt =
+        r.compliance > 0 && Number.isFinite(r.compliance) ? TANGENTIAL_RATIO / r.compliance : 0;
+      this.kt[i] = kt;
+      this.ct[i] = gap < 0 ? TANGENTIAL_RATIO * effectiveDamping(r, h) : 0;
+      const slot = memory.find(src.key[j], this.bodyA[i], this.bodyB[i], src.point, j);
+      if (slot < 0) continue;
+      // δ turned into this step's plane: T δ rescaled to |δ|
+      const m = memory.impulse;
+      const dx = m[3 * slot];
+      const dy = m[3 * slot + 1];
+      const dz = m[3 * slot + 2];
+      const dn = nrm[0] * dx + nrm[1] * dy + nrm[2] * dz;
+      const tx = dx - dn * nrm[0];
+      const ty = dy - dn * nrm[1];
+      const tz = dz - dn * nrm[2];
+      const t = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      if (!(t > 0)) continue;
+      const scale = Math.sqrt(dx * dx + dy * dy + dz * dz) / t;
+      this.delta0[o] = scale * tx;
+      this.delta0[o + 1] = scale * ty;
+      this.delta0[o + 2] = scale * tz;
+    }
+    // Σ Φ here, as potentialEnergy reports it (a spring beyond its new cap counts capped)
+    this.evaluate();
+    for (let i = 0; i < n; i++) this.startPotential += this.springEnergy(i);
+  }
+
+  /**
+   * Side X of frictional contact i by its centre of curvature when its surface is curved
+   * (a sphere's, a capsule's: radius R_c) on a rigid body that moves: ρ ← ρ ∓ R_c ν, the
+   * centre (a's at p_a − R_c n, b's at p_b + R_c n), ν = R_tᵀ n kept (file comment).
+   */
+  private attachCurved(i: number, side: 0 | 1): void {
+    const { sys } = this;
+    const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
+    const radius = side === 0 ? this.radA[i] : this.radB[i];
+    if (body < 0 || sys.kind[body] !== BodyKind.RIGID || sys.dofOffset[body] < 0) return;
+    if (!(radius > 0 && Number.isFinite(radius))) return;
+    const rho = side === 0 ? this.rhoA : this.rhoB;
+    const nu = side === 0 ? this.nuA : this.nuB;
+    const R = sys.rotation;
+    const q = 9 * body;
+    const o = 3 * i;
+    const nx = this.normal[o];
+    const ny = this.normal[o + 1];
+    const nz = this.normal[o + 2];
+    nu[o] = R[q] * nx + R[q + 3] * ny + R[q + 6] * nz;
+    nu[o + 1] = R[q + 1] * nx + R[q + 4] * ny + R[q + 7] * nz;
+    nu[o + 2] = R[q + 2] * nx + R[q + 5] * ny + R[q + 8] * nz;
+    const b = side === 0 ? -radius : radius;
+    for (let k = 0; k < 3; k++) rho[o + k] += b * nu[o + k];
+    if (side === 0) this.bendA[i] = radius;
+    else this.bendB[i] = radius;
+  }
+
+  /**
+   * Commits the history at the current state, an accepted step's end, from the last
+   * detection's contacts (file comment): δ_tr where they stick, −F_t/k_t where they slip,
+   * none where F_n = 0. Returns Σ Φ (J), their springs' energy here (springEnergy).
+   */
+  private commitHistory(): number {
+    this.evaluate();
+    const memory = this.history;
+    memory.begin(this.count);
+    const mid = this.uRel;
+    let energy = 0;
+    for (let i = 0; i < this.count; i++) {
+      const kt = this.kt[i];
+      const o = 3 * i;
+      energy += this.springEnergy(i);
+      if (!(this.fn[i] > 0) || !(kt > 0)) continue;
+      this.placePoint(i, 0);
+      this.placePoint(i, 1);
+      for (let k = 0; k < 3; k++) mid[k] = 0.5 * (this.c0.position[k] + this.c1.position[k]);
+      const slot = memory.add(this.key[i], this.bodyA[i], this.bodyB[i], mid, 0);
+      const slips = this.slip[i] === 1;
+      for (let k = 0; k < 3; k++)
+        memory.impulse[3 * slot + k] = slips ? -this.ft[o + k] / kt : this.trial[o + k];
+    }
+    return energy;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -328,6 +621,13 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     cp.position[0] = sys.pos[3 * body] + rx;
     cp.position[1] = sys.pos[3 * body + 1] + ry;
     cp.position[2] = sys.pos[3 * body + 2] + rz;
+    // a curved side attached by its centre of curvature c: its surface point c ± R_c n
+    const bend = this.frictionDetected ? (side === 0 ? this.bendA[i] : this.bendB[i]) : 0;
+    if (bend === 0) return;
+    const b = side === 0 ? bend : -bend;
+    cp.position[0] += b * this.normal[3 * i];
+    cp.position[1] += b * this.normal[3 * i + 1];
+    cp.position[2] += b * this.normal[3 * i + 2];
   }
 
   /** World velocity of the material point of side X (v + ω × r), dotted with n. */
@@ -419,6 +719,159 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.fn[i] = F;
       this.kappa[i] = kap;
       this.damp[i] = d;
+    }
+    if (this.frictionDetected) for (let i = 0; i < this.count; i++) this.frictionAt(i);
+  }
+
+  /** δ_tr, F_tr, F_t, |F_tr| and slip of contact i at the current state (file comment). */
+  private frictionAt(i: number): void {
+    const o = 3 * i;
+    const kt = this.kt[i];
+    const ct = this.ct[i];
+    this.slip[i] = 0;
+    this.trialNorm[i] = 0;
+    for (let k = 0; k < 3; k++) {
+      this.trial[o + k] = this.delta0[o + k];
+      this.trialForce[o + k] = 0;
+      this.ft[o + k] = 0;
+    }
+    if (kt === 0 && ct === 0) return;
+    this.placePoint(i, 0);
+    this.placePoint(i, 1);
+    const nx = this.normal[o];
+    const ny = this.normal[o + 1];
+    const nz = this.normal[o + 2];
+    // T e and T u (e = p_b − p_a, u = ė, the material contact points)
+    const sep = this.separation;
+    this.materialSeparation(i, sep);
+    let ex = sep[0];
+    let ey = sep[1];
+    let ez = sep[2];
+    const en = nx * ex + ny * ey + nz * ez;
+    ex -= en * nx;
+    ey -= en * ny;
+    ez -= en * nz;
+    const u = this.uRel;
+    this.relativeVelocity(i, u);
+    const un = nx * u[0] + ny * u[1] + nz * u[2];
+    const dx = this.delta0[o] + ex;
+    const dy = this.delta0[o + 1] + ey;
+    const dz = this.delta0[o + 2] + ez;
+    const fx = -kt * dx - ct * (u[0] - un * nx);
+    const fy = -kt * dy - ct * (u[1] - un * ny);
+    const fz = -kt * dz - ct * (u[2] - un * nz);
+    this.trial[o] = dx;
+    this.trial[o + 1] = dy;
+    this.trial[o + 2] = dz;
+    this.trialForce[o] = fx;
+    this.trialForce[o + 1] = fy;
+    this.trialForce[o + 2] = fz;
+    const norm = Math.sqrt(fx * fx + fy * fy + fz * fz);
+    this.trialNorm[i] = norm;
+    const cap = this.mu[i] * this.fn[i];
+    if (norm <= cap) {
+      this.ft[o] = fx;
+      this.ft[o + 1] = fy;
+      this.ft[o + 2] = fz;
+      return;
+    }
+    this.slip[i] = 1;
+    const c = cap / norm;
+    this.ft[o] = c * fx;
+    this.ft[o + 1] = c * fy;
+    this.ft[o + 2] = c * fz;
+  }
+
+  /** The number of ends of contact i: its two bodies, or a triangle contact's 4 particles. */
+  private endCount(i: number): number {
+    return this.triangle[i] === 1 ? 4 : 2;
+  }
+
+  /** Body of end x of contact i. */
+  private bodyOfEnd(i: number, x: number): number {
+    if (this.triangle[i] === 1) return this.triangleBody(i, x);
+    return x === 0 ? this.bodyA[i] : this.bodyB[i];
+  }
+
+  /** c_x of end x of contact i: ∂e/∂p_x for e = p_b − p_a (−1, +1; a triangle's weights). */
+  private endCoefficient(i: number, x: number): number {
+    if (this.triangle[i] === 1) return this.triangleCoefficient(i, x);
+    return x === 0 ? -1 : 1;
+  }
+
+  /**
+   * out ← the world lever arm of end x of contact i to its material contact point (0 on
+   * particles): placePoint's r, less R_c R ν on a curved side attached by its centre
+   * (a: r + R_c R ν, b: r − R_c R ν; file comment).
+   */
+  private endArm(i: number, x: number, out: Float64Array): void {
+    const o = 3 * i;
+    if (this.triangle[i] === 1) {
+      out[0] = out[1] = out[2] = 0;
+      return;
+    }
+    const r = x === 1 ? this.rB : this.rA;
+    out[0] = r[o];
+    out[1] = r[o + 1];
+    out[2] = r[o + 2];
+    const bend = x === 1 ? this.bendB[i] : this.bendA[i];
+    if (bend === 0) return;
+    const nu = x === 1 ? this.nuB : this.nuA;
+    const R = this.sys.rotation;
+    const q = 9 * (x === 1 ? this.bodyB[i] : this.bodyA[i]);
+    const b = x === 1 ? -bend : bend;
+    out[0] += b * (R[q] * nu[o] + R[q + 1] * nu[o + 1] + R[q + 2] * nu[o + 2]);
+    out[1] += b * (R[q + 3] * nu[o] + R[q + 4] * nu[o + 1] + R[q + 5] * nu[o + 2]);
+    out[2] += b * (R[q + 6] * nu[o] + R[q + 7] * nu[o + 1] + R[q + 8] * nu[o + 2]);
+  }
+
+  /**
+   * out ← Σ_x c_x p_x of contact i, its ends' material contact points (placePoint's
+   * points where no side is attached by its centre): e = p_b − p_a, or the vertex less the
+   * triangle's weighted nodes.
+   */
+  private materialSeparation(i: number, out: Float64Array): void {
+    const pa = this.c0.position;
+    const pb = this.c1.position;
+    for (let k = 0; k < 3; k++) out[k] = pb[k] - pa[k];
+    if (this.bendA[i] === 0 && this.bendB[i] === 0) return;
+    // the surface points c ± R_c n back to the material ones c ± R_c R ν
+    const arm = this.otherArm;
+    for (let x = 0; x < 2; x++) {
+      const bend = x === 1 ? this.bendB[i] : this.bendA[i];
+      if (bend === 0) continue;
+      const b = x === 1 ? -bend : bend;
+      this.endArm(i, x, arm);
+      const r = x === 1 ? this.rB : this.rA;
+      const c = x === 1 ? 1 : -1;
+      for (let k = 0; k < 3; k++)
+        out[k] += c * (arm[k] - r[3 * i + k] - b * this.normal[3 * i + k]);
+    }
+  }
+
+  /** out ← u = Σ_x c_x (v_x + ω_x × r_x) of contact i (m/s; fixed bodies and the world still). */
+  private relativeVelocity(i: number, out: Float64Array): void {
+    const { sys, arm } = this;
+    out[0] = out[1] = out[2] = 0;
+    for (let x = 0; x < this.endCount(i); x++) {
+      const b = this.bodyOfEnd(i, x);
+      if (b < 0 || sys.dofOffset[b] < 0) continue;
+      const c = this.endCoefficient(i, x);
+      let vx = sys.vel[3 * b];
+      let vy = sys.vel[3 * b + 1];
+      let vz = sys.vel[3 * b + 2];
+      if (sys.kind[b] === BodyKind.RIGID) {
+        this.endArm(i, x, arm);
+        const wx = sys.omega[3 * b];
+        const wy = sys.omega[3 * b + 1];
+        const wz = sys.omega[3 * b + 2];
+        vx += wy * arm[2] - wz * arm[1];
+        vy += wz * arm[0] - wx * arm[2];
+        vz += wx * arm[1] - wy * arm[0];
+      }
+      out[0] += c * vx;
+      out[1] += c * vy;
+      out[2] += c * vz;
     }
   }
 
@@ -541,6 +994,49 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       out[0] = Math.max(out[0], Math.abs(this.kappa[i]) * rows[i]);
       out[1] = Math.max(out[1], this.damp[i] * rows[i]);
     }
+    if (this.frictionDetected) this.frictionRates(out);
+  }
+
+  /**
+   * out[0], out[1] raised to bounds of the friction springs' and dampers' modes at the last
+   * evaluation, λ_max(M⁻¹K_t) and λ_max(M⁻¹C_t), over the contacts that push: by
+   * Gershgorin's circles on the contacts' 3 × 3 blocks A_ij = Σ_X c_iX c_jX T_i J_iX M_X⁻¹
+   * J_jXᵀ T_j, ‖A_ij‖ ≤ Σ_X |c_iX||c_jX| (1/m_X + |r_iX||r_jX| ι_X), ι_X ≥ the largest
+   * eigenvalue of I_X⁻¹ (inverseInertiaBound; 0 on a particle): contact i's row sums to at most
+   * Σ_X |c_iX| (P_X/m_X + ι_X |r_iX| Q_X), P_X = Σ |c| and Q_X = Σ |c||r| over the pushing
+   * contacts' ends on X; times k_t (the slip's stiffness is below it) and c_t.
+   */
+  private frictionRates(out: Float64Array): void {
+    const { sys, arm } = this;
+    const nb = sys.numBodies;
+    this.bodyP = grow(this.bodyP, nb);
+    this.bodyQ = grow(this.bodyQ, nb);
+    const P = this.bodyP;
+    const Q = this.bodyQ;
+    P.fill(0, 0, nb);
+    Q.fill(0, 0, nb);
+    for (let pass = 0; pass < 2; pass++)
+      for (let i = 0; i < this.count; i++) {
+        if (!(this.fn[i] > 0) || !(this.kt[i] > 0 || this.ct[i] > 0)) continue;
+        let row = 0;
+        for (let x = 0; x < this.endCount(i); x++) {
+          const b = this.bodyOfEnd(i, x);
+          if (b < 0 || sys.dofOffset[b] < 0) continue;
+          const c = Math.abs(this.endCoefficient(i, x));
+          this.endArm(i, x, arm);
+          const r = Math.sqrt(arm[0] * arm[0] + arm[1] * arm[1] + arm[2] * arm[2]);
+          if (pass === 0) {
+            P[b] += c;
+            Q[b] += c * r;
+            continue;
+          }
+          const iota = sys.kind[b] === BodyKind.RIGID ? this.inverseInertiaBound(b) : 0;
+          row += c * (P[b] / sys.mass[b] + iota * r * Q[b]);
+        }
+        if (pass === 0) continue;
+        out[0] = Math.max(out[0], this.kt[i] * row);
+        out[1] = Math.max(out[1], this.ct[i] * row);
+      }
   }
 
   /**
@@ -572,6 +1068,17 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     mat3MulVec(inv, o + 3, sys.inertiaWorldInv, 9 * b, dir, o + 3);
   }
 
+  /** max_r Σ_c |(I_b⁻¹)_rc| (1/(kg·m²)): Gershgorin's bound of I_b⁻¹'s largest eigenvalue. */
+  private inverseInertiaBound(b: number): number {
+    const I = this.sys.inertiaWorldInv;
+    let bound = 0;
+    for (let r = 0; r < 3; r++) {
+      const o = 9 * b + 3 * r;
+      bound = Math.max(bound, Math.abs(I[o]) + Math.abs(I[o + 1]) + Math.abs(I[o + 2]));
+    }
+    return bound;
+  }
+
   /** Body b's mass, or +∞ for the world (b < 0) and fixed bodies (their 1/m is 0). */
   private massOf(b: number): number {
     return b < 0 || this.sys.dofOffset[b] < 0 ? Number.POSITIVE_INFINITY : this.sys.mass[b];
@@ -580,6 +1087,34 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   applyForces(_t: number): void {
     this.evaluate();
     this.applyNormal(this.fn);
+    if (this.frictionDetected) this.applyTangential(this.ft);
+  }
+
+  /**
+   * The vectors F (3 per contact, world, N) at the contacts' material points: c_x F on end
+   * x (F on b, −F on a; −w_k F on a triangle's node k), with the torque r_x × c_x F.
+   */
+  private applyTangential(values: Float64Array): void {
+    const { sys, arm } = this;
+    for (let i = 0; i < this.count; i++) {
+      const fx = values[3 * i];
+      const fy = values[3 * i + 1];
+      const fz = values[3 * i + 2];
+      if (fx === 0 && fy === 0 && fz === 0) continue;
+      for (let x = 0; x < this.endCount(i); x++) {
+        const b = this.bodyOfEnd(i, x);
+        if (b < 0 || sys.dofOffset[b] < 0) continue;
+        const c = this.endCoefficient(i, x);
+        sys.force[3 * b] += c * fx;
+        sys.force[3 * b + 1] += c * fy;
+        sys.force[3 * b + 2] += c * fz;
+        if (sys.kind[b] !== BodyKind.RIGID) continue;
+        this.endArm(i, x, arm);
+        sys.torque[3 * b] += c * (arm[1] * fz - arm[2] * fy);
+        sys.torque[3 * b + 1] += c * (arm[2] * fx - arm[0] * fz);
+        sys.torque[3 * b + 2] += c * (arm[0] * fy - arm[1] * fx);
+      }
+    }
   }
 
   /** F[i] along contact i's normal: on b (and its triangle's nodes), −F[i] n on a. */
@@ -663,6 +1198,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   addPosJacobian(m: SparseBlockMatrix, s: number): void {
     this.evaluate();
+    if (this.frictionDetected) this.addFrictionJacobian(m, s, false);
     const { sys, g, wv } = this;
     for (let i = 0; i < this.count; i++) {
       if (this.fn[i] === 0) continue;
@@ -712,6 +1248,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
     this.evaluate();
+    if (this.frictionDetected) this.addFrictionJacobian(m, s, true);
     const { sys, g } = this;
     for (let i = 0; i < this.count; i++) {
       if (this.fn[i] === 0) continue;
@@ -739,6 +1276,132 @@ export class CompliantContactEffector implements DynamicStructureEffector {
             for (let c = 0; c < wY; c++) vals[off + r * wY + c] += gr * g[6 * sy + c];
           }
         }
+      }
+    }
+  }
+
+  /**
+   * m += s ∂Q/∂q (or, with `velocity`, s ∂Q/∂v) of the friction forces at the current
+   * evaluation (file comment), on the blocks addSolveBlocks reserved.
+   */
+  private addFrictionJacobian(m: SparseBlockMatrix, s: number, velocity: boolean): void {
+    const { sys, dF, tB, proj, arm, g, wv } = this;
+    const armX = this.otherArm;
+    for (let i = 0; i < this.count; i++) {
+      const Fn = this.fn[i];
+      if (!(Fn > 0) || this.mu[i] === 0) continue;
+      const kt = this.kt[i];
+      const ct = this.ct[i];
+      const o = 3 * i;
+      const norm = this.trialNorm[i];
+      const slips = this.slip[i] === 1;
+      if (slips && !(norm > 0)) continue;
+      const nx = this.normal[o];
+      const ny = this.normal[o + 1];
+      const nz = this.normal[o + 2];
+      // P: I (stick), (μ F_n/|F_tr|)(I − F̂ F̂ᵀ) (slip)
+      const a = slips ? (this.mu[i] * Fn) / norm : 1;
+      for (let r = 0; r < 3; r++)
+        for (let c = 0; c < 3; c++)
+          proj[3 * r + c] =
+            a *
+            ((r === c ? 1 : 0) -
+              (slips ? (this.trialForce[o + r] * this.trialForce[o + c]) / (norm * norm) : 0));
+      const couple = slips && this.exactFriction;
+      const tri = this.triangle[i] === 1;
+      if (couple && !tri) this.gradients(i);
+      const parts = this.endCount(i);
+      for (let y = 0; y < parts; y++) {
+        const Y = this.bodyOfEnd(i, y);
+        const wY = this.width(Y);
+        if (wY === 0) continue;
+        const cY = this.endCoefficient(i, y);
+        this.endArm(i, y, arm);
+        const rx = arm[0];
+        const ry = arm[1];
+        const rz = arm[2];
+        const ox = sys.omega[3 * Y];
+        const oy = sys.omega[3 * Y + 1];
+        const oz = sys.omega[3 * Y + 2];
+        const wr = ox * rx + oy * ry + oz * rz;
+        // tB ← T times −c_Y (k_t J_Y + c_t W_Y), or −c_Y c_t J_Y (velocity), column by column
+        const kJ = velocity ? -cY * ct : -cY * kt;
+        const kW = velocity ? 0 : -cY * ct;
+        for (let c = 0; c < wY; c++) {
+          let vx: number;
+          let vy: number;
+          let vz: number;
+          if (c < 3) {
+            vx = c === 0 ? kJ : 0;
+            vy = c === 1 ? kJ : 0;
+            vz = c === 2 ? kJ : 0;
+          } else {
+            // J: e_k × r; W: (ω·r) e_k − r ω_k (k = c − 3)
+            const k = c - 3;
+            const wk = k === 0 ? ox : k === 1 ? oy : oz;
+            vx = kJ * (k === 1 ? rz : k === 2 ? -ry : 0) + kW * ((k === 0 ? wr : 0) - rx * wk);
+            vy = kJ * (k === 0 ? -rz : k === 2 ? rx : 0) + kW * ((k === 1 ? wr : 0) - ry * wk);
+            vz = kJ * (k === 0 ? ry : k === 1 ? -rx : 0) + kW * ((k === 2 ? wr : 0) - rz * wk);
+          }
+          const vn = nx * vx + ny * vy + nz * vz;
+          tB[c] = vx - vn * nx;
+          tB[6 + c] = vy - vn * ny;
+          tB[12 + c] = vz - vn * nz;
+        }
+        // dF ← P tB (+ μ F̂ (∂F_n/∂·_Y)ᵀ in slip)
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < wY; c++)
+            dF[6 * r + c] =
+              proj[3 * r] * tB[c] + proj[3 * r + 1] * tB[6 + c] + proj[3 * r + 2] * tB[12 + c];
+        if (couple) {
+          const kap = this.kappa[i];
+          const d = this.damp[i];
+          for (let c = 0; c < wY; c++) {
+            let gn: number;
+            if (tri) {
+              const n = c === 0 ? nx : c === 1 ? ny : nz;
+              gn = cY * (velocity ? -d * n : kap * n);
+            } else gn = velocity ? -d * g[6 * y + c] : kap * g[6 * y + c] - d * wv[6 * y + c];
+            const f = (this.mu[i] * gn) / norm;
+            for (let r = 0; r < 3; r++) dF[6 * r + c] += f * this.trialForce[o + r];
+          }
+        }
+        for (let x = 0; x < parts; x++) {
+          const X = this.bodyOfEnd(i, x);
+          const wX = this.width(X);
+          if (wX === 0) continue;
+          const sc = s * this.endCoefficient(i, x);
+          this.endArm(i, x, armX);
+          const off = m.offsetOf(sys.block[X], sys.block[Y]);
+          const vals = m.values;
+          for (let c = 0; c < wY; c++) {
+            const f0 = dF[c];
+            const f1 = dF[6 + c];
+            const f2 = dF[12 + c];
+            vals[off + c] += sc * f0;
+            vals[off + wY + c] += sc * f1;
+            vals[off + 2 * wY + c] += sc * f2;
+            if (wX !== 6) continue;
+            vals[off + 3 * wY + c] += sc * (armX[1] * f2 - armX[2] * f1);
+            vals[off + 4 * wY + c] += sc * (armX[2] * f0 - armX[0] * f2);
+            vals[off + 5 * wY + c] += sc * (armX[0] * f1 - armX[1] * f0);
+          }
+        }
+      }
+      if (velocity) continue;
+      // c_X [F_t]×[r_X]× = c_X (r_X F_tᵀ − (F_t·r_X) I) on the (θ, θ) sub-block of a rigid end
+      for (let x = 0; x < parts; x++) {
+        const X = this.bodyOfEnd(i, x);
+        if (this.width(X) !== 6) continue;
+        const sc = s * this.endCoefficient(i, x);
+        this.endArm(i, x, armX);
+        const off = m.offsetOf(sys.block[X], sys.block[X]);
+        const vals = m.values;
+        const ft = this.ft;
+        const dot = ft[o] * armX[0] + ft[o + 1] * armX[1] + ft[o + 2] * armX[2];
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++)
+            vals[off + (3 + r) * 6 + 3 + c] += sc * (armX[r] * ft[o + c] - (r === c ? dot : 0));
       }
     }
   }
@@ -808,7 +1471,21 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.nrm[2] = this.normal[3 * i + 2];
       e += this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
     }
+    if (this.frictionDetected) for (let i = 0; i < this.count; i++) e += this.springEnergy(i);
     return e;
+  }
+
+  /**
+   * Φ = ½ k_t |δ_c|² (J) of contact i's tangential spring at the last evaluation, δ_c the
+   * history a commit here would keep: δ_tr in stick, −F_t/k_t (½ |F_t|²/k_t) in slip.
+   */
+  private springEnergy(i: number): number {
+    const kt = this.kt[i];
+    if (!(kt > 0)) return 0;
+    const o = 3 * i;
+    const v = this.slip[i] === 1 ? this.ft : this.trial;
+    const sq = v[o] * v[o] + v[o + 1] * v[o + 1] + v[o + 2] * v[o + 2];
+    return this.slip[i] === 1 ? (0.5 * sq) / kt : 0.5 * kt * sq;
   }
 
   /**
@@ -818,13 +1495,76 @@ export class CompliantContactEffector implements DynamicStructureEffector {
    * Σ (e − F_n) u_n (W, u_n the normal velocity) is, with d the damping and no clamp,
    * d u_n²; where the clamp holds F_n at 0 (separating faster than e/d) e u_n, the elastic
    * energy the clamp lets go; 0 for contacts elastic in this step (found separated at its
-   * start). monitor.ts.
+   * start). monitor.ts. With friction also its force beyond its spring's: −c_t T u in
+   * stick (F_t + k_t δ_tr), the whole F_t in slip (file comment).
    */
   applyDissipativeForces(_t: number): void {
     this.evaluate();
     const d = this.damped;
     for (let i = 0; i < this.count; i++) d[i] = this.fn[i] - this.elastic[i];
     this.applyNormal(d);
+    if (!this.frictionDetected) return;
+    const f = this.frictionDamped;
+    for (let i = 0; i < this.count; i++) {
+      const kt = this.slip[i] === 1 ? 0 : this.kt[i];
+      for (let k = 3 * i; k < 3 * i + 3; k++) f[k] = this.ft[k] + kt * this.trial[k];
+    }
+    this.applyTangential(f);
+  }
+
+  /**
+   * At an accepted step's end (simulation/step-work.ts): commits the friction history here
+   * (a detection at this state, beginStep) and returns the energy the commits since the
+   * last call released (J, file comment), to be booked as dissipated. 0 without friction.
+   */
+  settle(): number {
+    if (!this.frictionDetected && this.released === 0) return 0;
+    this.beginStep();
+    const r = this.released;
+    this.released = 0;
+    return r;
+  }
+
+  /** Holds the history of the current state (a Simulation step's start). */
+  holdHistory(): void {
+    if (!this.frictionDetected && this.history.count === 0) return;
+    this.heldHistory.copyFrom(this.history);
+  }
+
+  /** The history held by holdHistory again, the state put back there (a step undone). */
+  restoreHistory(): void {
+    if (!this.frictionDetected && this.history.count === 0 && this.heldHistory.count === 0) return;
+    this.history.copyFrom(this.heldHistory);
+    this.historyTaken();
+  }
+
+  /** No history: a state written from outside, a reset. */
+  clearHistory(): void {
+    this.history.clear();
+    this.heldHistory.clear();
+    this.historyTaken();
+  }
+
+  /**
+   * The friction history for simulation snapshots (copies; ContactMemory with the
+   * displacements δ (m) as its impulses), null without friction.
+   */
+  exportHistory(): ContactMemory | null {
+    if (!this.frictionDetected && this.history.count === 0) return null;
+    return this.history.export();
+  }
+
+  /** Restores what exportHistory gave (same model): the next steps continue bit for bit. */
+  importHistory(memory: ContactMemory): void {
+    this.history.import(memory);
+    this.historyTaken();
+  }
+
+  /** The history set from outside is the current state's: detected again, not committed. */
+  private historyTaken(): void {
+    this.historyHere = true;
+    this.released = 0;
+    this.detectedVersion = -1;
   }
 
   /**
@@ -840,8 +1580,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   /**
    * The penetrating contacts at the current state for the State: re-detected here (so the
    * answer is right after a reset too, and every penetrating contact counts as active):
-   * normal force F_n ≥ 0 (N, damping included, clamped at 0), no tangential force,
-   * impulse F_n n h on body b (the force over one step of h = stepSize).
+   * normal force F_n ≥ 0 (N, damping included, clamped at 0), the friction force F_t (N,
+   * on b), impulse (F_n n + F_t) h on body b (the force over one step of h = stepSize).
    */
   report(out: ContactReport): void {
     this.beginStep();
@@ -858,10 +1598,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const j = out.add(this.bodyA[i], this.bodyB[i]);
       for (let k = 0; k < 3; k++) {
         const n = this.normal[3 * i + k];
+        const ft = this.frictionDetected ? this.ft[3 * i + k] : 0;
         out.point[3 * j + k] = 0.5 * (pa[k] + pb[k]);
         out.normal[3 * j + k] = n;
-        out.tangentForce[3 * j + k] = 0;
-        out.impulse[3 * j + k] = F * n * h;
+        out.tangentForce[3 * j + k] = ft;
+        out.impulse[3 * j + k] = (F * n + ft) * h;
       }
       out.gap[j] = this.dist[i];
       out.normalForce[j] = F;

@@ -96,6 +96,7 @@ export class ContactModel {
         this.detector,
         createContactBehavior(spec.behavior ?? DEFAULT_CONTACT_BEHAVIOR),
         spec.margin,
+        this.params,
       );
       this.compliant.stepSize = model.solver.dt;
       this.compliant.vertexAreas = vertices ?? null;
@@ -130,16 +131,19 @@ export class ContactModel {
 
   /**
    * Snapshot hook (simulation/snapshot.ts MemoryExporter): the nonsmooth warm-start
-   * impulses by contact key; compliant contact keeps no memory between steps (its
-   * contacts are detected again at each step start; the solve-matrix pattern is saved by
-   * the simulation).
+   * impulses by contact key; compliant contact's friction history (its tangential springs'
+   * displacements by contact key, compliant.ts), null without friction (its contacts are
+   * detected again at each step start; the solve-matrix pattern is saved by the
+   * simulation).
    */
   exportMemory(): ContactMemory | null {
-    return this.nonsmooth ? this.nonsmooth.exportMemory() : null;
+    if (this.nonsmooth) return this.nonsmooth.exportMemory();
+    return this.compliant?.exportHistory() ?? null;
   }
 
   importMemory(memory: ContactMemory): void {
     if (this.nonsmooth) this.nonsmooth.importMemory(memory);
+    else this.compliant?.importHistory(memory);
   }
 
   /** The contacts for the State (NonsmoothContact.report / CompliantContactEffector.report). */
@@ -150,7 +154,7 @@ export class ContactModel {
 
   /**
    * PATCH of the contact parameters: restitution, friction, pairs (replacing the list),
-   * margin and, for "smc", behavior. The method and collideJointed cannot change in a
+   * margin and, for "smc", behavior (friction and behavior from the next step's start). The method and collideJointed cannot change in a
    * running session (they select the solver structure and the detector's exclusions).
    */
   update(patch: Partial<ContactSpec>): void {
@@ -179,6 +183,14 @@ export class ContactModel {
     }
     if (patch.behavior !== undefined && this.compliant)
       this.compliant.behavior = createContactBehavior(patch.behavior);
+    // compliant friction's μ, k_t and c_t are the step's, taken at its detection: detected
+    // again (at the same state) for the next step (the normal law reads its behavior at
+    // every evaluation: a frictionless session's detections stay as they were)
+    const frictionRead =
+      patch.friction !== undefined ||
+      patch.pairs !== undefined ||
+      (patch.behavior !== undefined && this.params.anyFriction());
+    if (this.compliant && frictionRead) this.compliant.invalidateDetection();
     this.spec = { ...this.spec, ...patch };
   }
 }

@@ -95,6 +95,16 @@ export class ImpulseMemory {
     return best;
   }
 
+  /** This memory ← other's contacts (no allocation once the capacity suffices). */
+  copyFrom(other: ImpulseMemory): void {
+    const n = other.count;
+    this.begin(n);
+    for (let i = 0; i < n; i++) {
+      this.add(other.key[i], other.bodyA[i], other.bodyB[i], other.point, i);
+      for (let k = 0; k < 3; k++) this.impulse[3 * i + k] = other.impulse[3 * i + k];
+    }
+  }
+
   /** Copies of the remembered contacts, for simulation snapshots (the projection's apart). */
   export(): Omit<ContactMemory, "projection"> {
     const n = this.count;

@@ -42,8 +42,9 @@ export interface ContactMemory {
 
 /**
  * A part of the engine with step-to-step memory beyond the state arrays (the contact
- * module: warm-start impulses by contact key). exportMemory returns copies (null: no
- * memory, compliant contact); importMemory takes what exportMemory gave on an object built
+ * module: warm-start impulses by contact key, or compliant friction's tangential
+ * displacements in `impulse`, m). exportMemory returns copies (null: no memory, compliant
+ * contact without friction); importMemory takes what exportMemory gave on an object built
  * from the same model, its lengths checked by the decoder (simulation/state.ts).
  */
 export interface MemoryExporter {

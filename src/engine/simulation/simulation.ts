@@ -629,6 +629,8 @@ export class Simulation {
   /** After positions or velocities were set from outside: derived data and memories. */
   private stateChanged(): void {
     this.restoredContacts = null;
+    // compliant friction's springs do not follow a state written from outside
+    this.contact?.compliant?.clearHistory();
     updateDerived(this.system);
     this.integrator.reset();
     // back onto the joints before the angles, the energy and the State read it: articulated
@@ -655,6 +657,7 @@ export class Simulation {
     this.restoredContacts = null;
     // the broad phase as a new simulation's: the contacts in a fresh run's order
     this.contact?.detector.resetBroadPhase();
+    this.contact?.compliant?.clearHistory();
     this.restore(this.initial);
     this.record.restart();
     this.lastH = 0;
@@ -1085,6 +1088,8 @@ export class Simulation {
     const contact = this.contact;
     if (state.contact != null && contact && isMemoryExporter(contact))
       contact.importMemory(state.contact);
+    // none saved: compliant friction's springs start unloaded (as the saved session's were)
+    else contact?.compliant?.clearHistory();
     // none: a broad phase as new (taken before its first update, or an older snapshot)
     if (state.broadPhase !== undefined) contact?.detector.restoreBroadPhase(state.broadPhase);
     else contact?.detector.resetBroadPhase();
@@ -1330,11 +1335,13 @@ export class Simulation {
   private saveGood(): void {
     copyBodyState(this.good, this.record.bodies);
     this.goodLambda.set(this.record.lambda);
+    this.contact?.compliant?.holdHistory();
   }
 
   private restoreGood(): void {
     this.restore(this.good);
     this.record.lambda.set(this.goodLambda);
+    this.contact?.compliant?.restoreHistory();
     this.integrator.reset();
   }
 

@@ -25,7 +25,8 @@
  *    and never releases them, and the pattern fixes the fill-reducing ordering of the
  *    sparse factorizations, hence their rounding. It is the matrix's structure (its CSR
  *    pattern), not an array of values; the capture lists its off-diagonal blocks;
- *  - the contact module's warm-start memory (impulses by contact key): a table whose size
+ *  - the contact module's memory (nonsmooth contact's warm-start impulses, compliant
+ *    friction's tangential displacements, by contact key): a table whose size
  *    follows the contacts of the step, owned and exported by the contact module as typed
  *    arrays (model/state-codec.ts ContactMemory), which encodeState writes for the wire
  *    like the record's own;
@@ -174,8 +175,9 @@ export interface CapturedState {
   /** Off-diagonal blocks (bi, bj) reserved in the solve matrix. */
   matrixBlocks: [number, number][];
   /**
-   * The contact module's warm-start memory (model/state-codec.ts ContactMemory; null:
-   * compliant contact, which keeps none), absent without a contact module.
+   * The contact module's memory (model/state-codec.ts ContactMemory): nonsmooth contact's
+   * warm-start impulses, compliant contact's friction history (null without friction),
+   * absent without a contact module.
    */
   contact?: ContactMemory | null;
   /**

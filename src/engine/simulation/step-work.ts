@@ -13,7 +13,9 @@
  *  - the trapezoid over the step of the power of the solver's Rayleigh damping and of the
  *    motors' prescribed motions (dissipationPower);
  *  - what the integrator counted itself (AccelerationStepper.removedEnergy: the velocity
- *    decay, a θ-scheme's impulses and motors, a new memory's consistent start).
+ *    decay, a θ-scheme's impulses and motors, a new memory's consistent start);
+ *  - what compliant friction's history released where it was committed (the slip beyond
+ *    the cap, compliant.ts settle).
  * A step the integrator split (step-halving.ts) is weighed sub-step by sub-step
  * (substepDone), the first two items over each sub-step.
  * A step's end values are kept for the next step's start while the state stays as it is
@@ -156,7 +158,9 @@ export class StepWork implements SubstepObserver {
     const integrator = src.integrator();
     const own = integrator.dissipatedWork;
     this.endPower = this.dissipationPower(t + h);
-    if (own !== undefined) return own + src.stepper.removedEnergy;
+    // compliant friction's history committed at the end (after the step's own contacts'
+    // forces were read) and what its commits released (compliant.ts settle)
+    if (own !== undefined) return own + src.stepper.removedEnergy + this.released();
     // the last sub-step (the whole step when it was not split), after the joints' projection
     const hLast = h * (1 - this.covered);
     const last = this.segmentWork(t + h, hLast, integrator.forceWeight ?? 1);
@@ -164,7 +168,8 @@ export class StepWork implements SubstepObserver {
       this.splitWork +
       last +
       0.5 * hLast * (this.substepPower + this.endPower) +
-      src.stepper.removedEnergy
+      src.stepper.removedEnergy +
+      this.released()
     );
   }
 
@@ -222,6 +227,11 @@ export class StepWork implements SubstepObserver {
     } else
       for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
     return 0.5 * h * work;
+  }
+
+  /** The energy compliant friction's commits released over the step (J; compliant.ts). */
+  private released(): number {
+    return this.src.compliant === null ? 0 : this.src.compliant.settle();
   }
 
   /** A good step: its end values are the next step's start while the state stays. */

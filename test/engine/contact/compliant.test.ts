@@ -18,6 +18,7 @@
 import { describe, expect, it } from "vitest";
 import { createContactBehavior } from "../../../src/engine/contact/behaviors";
 import { CompliantContactEffector } from "../../../src/engine/contact/compliant";
+import { PairParameters } from "../../../src/engine/contact/setup";
 import { CollisionDetector } from "../../../src/engine/geometry/index";
 import { loadModel } from "../../../src/engine/index";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
@@ -180,6 +181,111 @@ describe("compliant contact Jacobians", () => {
   });
 });
 
+describe("compliant friction's Jacobians (tangential spring with history, Coulomb cap)", () => {
+  /**
+   * A tilted box spinning and sliding on a plane (linear law, step damping), detected at
+   * x0, moved (the history committed at x1 by its detection there) and moved again: the
+   * springs stretched by both moves, evaluated with the history; μ large: every corner
+   * sticks; μ small: every corner slips at the cap μ F_n (the slip's projector and its
+   * coupling to F_n); in between some of each.
+   */
+  function slidingBox(mu: number, particle = false) {
+    const sys = new BodySystem([
+      particle
+        ? bodyInit("box", "particle", { mass: 2, position: [0.01, -0.02, 0.1 - 0.0015] })
+        : bodyInit("box", "rigid", {
+            mass: 2,
+            inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+            position: [0.01, -0.02, 0.1 - 0.0015],
+            orientation: axisAngle([1, 0.3, 0], 0.02),
+            velocity: [0.02, -0.01, -0.01],
+            angularVelocity: [0.1, -0.2, 0.05],
+          }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        particle
+          ? { shape: { type: "sphere", radius: 0.1 }, body: 0 }
+          : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 0 },
+      ],
+      { margin: 0.02 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: 1e4,
+      damping: 2,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(
+      sys,
+      det,
+      beh,
+      0.02,
+      new PairParameters(sys, { friction: mu, pairs: [] }),
+    );
+    e.stepSize = 0.01;
+    e.beginStep();
+    const move = (dx: number, dy: number, dth: number) => {
+      const d = new Float64Array(sys.numDofs);
+      d[0] = dx;
+      d[1] = dy;
+      if (!particle) d[5] = dth;
+      addPositionIncrement(sys, d, 1);
+    };
+    move(2e-4, -1e-4, 1e-3);
+    e.beginStep();
+    move(1e-4, 1.5e-4, -2e-3);
+    return { sys, e };
+  }
+
+  /**
+   * How many contacts push and how many of them slip at the last evaluation (the
+   * effector's own flags: its report would detect again at this state).
+   */
+  function modes(e: CompliantContactEffector) {
+    const inner = e as unknown as { fn: Float64Array; slip: Uint8Array; ft: Float64Array };
+    let pushing = 0;
+    let slipping = 0;
+    let loaded = 0;
+    for (let i = 0; i < e.count; i++) {
+      if (!(inner.fn[i] > 0)) continue;
+      pushing++;
+      slipping += inner.slip[i];
+      if (Math.hypot(inner.ft[3 * i], inner.ft[3 * i + 1]) > 1e-3) loaded++;
+    }
+    return { pushing, slipping, loaded };
+  }
+
+  for (const [name, mu] of [
+    ["sticking (μ = 2)", 2],
+    ["slipping at the cap (μ = 0.005)", 0.005],
+    ["some of each (μ = 0.033)", 0.033],
+  ] as const)
+    it(`rigid box, ${name}: exact against differences`, () => {
+      const { sys, e } = slidingBox(mu);
+      const err = jacobianErrors(sys, e);
+      expect(err.pos).toBeLessThan(1e-6);
+      expect(err.vel).toBeLessThan(1e-6);
+      // the state is the one intended: every pushing corner's spring loaded, slipping as μ says
+      const { pushing, slipping, loaded } = modes(e);
+      expect(pushing).toBeGreaterThanOrEqual(2);
+      expect(loaded).toBe(pushing);
+      if (mu === 2) expect(slipping).toBe(0);
+      if (mu === 0.005) expect(slipping).toBe(pushing);
+      if (mu === 0.033) expect(slipping * (pushing - slipping)).toBeGreaterThan(0);
+    });
+
+  it("a particle slipping (μ = 0.005): exact against differences", () => {
+    const { sys, e } = slidingBox(0.005, true);
+    const err = jacobianErrors(sys, e);
+    expect(err.pos).toBeLessThan(1e-6);
+    expect(err.vel).toBeLessThan(1e-6);
+    expect(modes(e)).toEqual({ pushing: 1, slipping: 1, loaded: 1 });
+  });
+});
+
 describe("compliant contact's explicit stability rates (symplectic Euler's check)", () => {
   const k = 1e5;
   const m = 2;
@@ -232,6 +338,43 @@ describe("compliant contact's explicit stability rates (symplectic Euler's check
     const inverse = 1 / m + (low[0] ** 2 + low[1] ** 2) / I; // r × n = (r_y, −r_x, 0)
     expect(out[0]).toBeCloseTo(k * inverse, 6);
     expect(out[1]).toBeCloseTo(d * inverse, 9);
+  });
+
+  it("with friction, the tangential spring's mode too: a ball of small inertia, k_t (1/m + r²/I)", () => {
+    // a ball of m = 2 kg, r = 0.1 m, I = 0.1 m r² (mass near its centre) pressed 1 mm into
+    // the floor, μ = 0.5: its tangential contact mode, k_t (1/m + r²/I) = (2/7) k 11/m, is
+    // stiffer than the normal one, k/m (a solid ball's, I = 0.4 m r², equal: 2/7's choice)
+    const r = 0.1;
+    const Ib = 0.1 * m * r * r;
+    const sys = new BodySystem([
+      bodyInit("ball", "rigid", {
+        mass: m,
+        inertia: [Ib, 0, 0, 0, Ib, 0, 0, 0, Ib],
+        position: [0, 0, r - 1e-3],
+      }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "sphere", radius: r }, body: 0 },
+      ],
+      { margin: 0.01 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: k,
+      damping: 0,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const params = new PairParameters(sys, { friction: 0.5, pairs: [] });
+    const e = new CompliantContactEffector(sys, det, beh, 0.01, params);
+    e.stepSize = h;
+    const out = new Float64Array(2);
+    e.explicitRates(out);
+    const tangential = 1 / m + (r * r) / Ib;
+    expect(out[0]).toBeCloseTo((2 / 7) * k * tangential, 6);
+    expect(out[1]).toBeCloseTo((2 / 7) * d * tangential, 9);
   });
 
   it("a cube flat on four corners: Gershgorin's row, 8 k/m, above the rocking modes' 6 k/m", () => {

@@ -209,6 +209,53 @@ describe("a soft block resting on a fem block", () => {
     expect(Math.hypot(force[0], force[1]) / TOP_WEIGHT).toBeLessThan(1e-12);
   });
 
+  it("compliant contact with friction, both blocks soft: held where it landed, Σ (F_n n + F_t) = m g", () => {
+    // frictionless (the test above), the deformed faces' tilt slides the upper block off
+    // within 5 s; μ = 0.5 on both pairs (the fem–fem contacts' springs at their barycentric
+    // points) holds it, on a lower block that now deforms too
+    const sim = loadModel({
+      gravity: [0, 0, -G],
+      bodies: [
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      ],
+      fem: [
+        {
+          id: "bottom",
+          box: { size: [0.2, 0.2, 0.1], resolution: [2, 2, 1], center: [0, 0, 0.05] },
+          ...SOFT,
+        },
+        {
+          id: "top",
+          box: { size: TOP_SIZE, resolution: [2, 2, 1], center: [0, 0, 0.127] },
+          ...SOFT,
+        },
+      ],
+      contact: {
+        method: "smc",
+        behavior: { type: "linear", stiffness: 1e7, perUnitArea: true, stepDamping: 0.5 },
+        pairs: [
+          { bodies: ["bottom", "top"], friction: 0.5 },
+          { bodies: ["floor", "bottom"], friction: 0.5 },
+        ],
+      },
+      solver: { integrator: "backward-euler", dt: 0.01, newtonIterations: 20 },
+    });
+    const centre = () => {
+      const c = [0, 0];
+      const top = sim.state().bodies.filter((b) => b.id.startsWith("top/"));
+      for (const b of top) for (let k = 0; k < 2; k++) c[k] += b.position[k] / top.length;
+      return c;
+    };
+    sim.step(100);
+    const landed = centre();
+    sim.step(400);
+    const moved = centre();
+    expect(Math.hypot(moved[0] - landed[0], moved[1] - landed[1])).toBeLessThan(1e-5);
+    const { force } = forceOnTop(sim);
+    expect(Math.abs(force[2] / TOP_WEIGHT - 1)).toBeLessThan(1e-4);
+    expect(Math.hypot(force[0], force[1]) / TOP_WEIGHT).toBeLessThan(1e-4);
+  });
+
   it("nonsmooth contact with friction, both blocks soft: Σ (P_n n + P_t)/h = m g to the solver tolerance", () => {
     // the lower block rests on a plane; friction μ = 0.5 on both pairs holds the upper block
     // where it landed (frictionless, the deformed faces' tilt makes it slide)

@@ -210,9 +210,10 @@ describe("solver settings read only by some choices", () => {
     expect(() => loadSnapshot(sim.snapshot())).not.toThrow();
   });
 
-  it("contact settings of one method: friction, restitution, pairs (nsc) and behavior (smc) refused under the other, at load and on PATCH", () => {
+  it("contact settings of one method: restitution, a pair's too (nsc) and behavior (smc) refused under the other, at load and on PATCH; friction read by both", () => {
     const behavior = { type: "linear", stiffness: 1e4 };
-    const pairs = [{ bodies: ["ball", "floor"], friction: 0.2 }];
+    const pairs = [{ bodies: ["ball", "floor"] as [string, string], friction: 0.2 }];
+    const bouncy = [{ bodies: ["ball", "floor"], friction: 0.2, restitution: 0.5 }];
     const refused = (contact: Record<string, unknown>) => {
       try {
         loadModel(ballOnFloor(contact, { z: 0.1, vx: 0 }, {}));
@@ -223,16 +224,18 @@ describe("solver settings read only by some choices", () => {
     };
     expect(refused({ method: "smc", friction: 0.5, restitution: 0.3, pairs })).toEqual([
       "contact.restitution",
-      "contact.friction",
-      "contact.pairs",
     ]);
+    expect(refused({ method: "smc", friction: 0.5, pairs })).toEqual([]);
+    expect(refused({ method: "smc", pairs: bouncy })).toEqual(["contact.pairs"]);
+    // still strict: an unknown key is an error under either method
+    expect(refused({ method: "smc", friction: 0.5, frictoin: 0.5 })).toEqual(["contact"]);
     expect(refused({ method: "smc", behavior })).toEqual([]);
     expect(refused({ method: "nsc", behavior })).toEqual(["contact.behavior"]);
     expect(refused({ method: "nsc", friction: 0.5, restitution: 0.3, pairs })).toEqual([]);
     const smc = loadModel(ballOnFloor({ method: "smc" }, { z: 0.1, vx: 0 }, {}));
     const nsc = loadModel(ballOnFloor({ method: "nsc" }, { z: 0.1, vx: 0 }, {}));
     for (const [sim, patch, key] of [
-      [smc, { friction: 0.5 }, "friction"],
+      [smc, { restitution: 0.5 }, "restitution"],
       [nsc, { behavior: { type: "linear", stiffness: 1e4 } }, "behavior"],
     ] as const) {
       let thrown: unknown = null;
@@ -259,12 +262,18 @@ describe("solver settings read only by some choices", () => {
     expect((noContact as ParameterError).issues.map((i) => i.path.join("."))).toEqual(["contact"]);
     expect(none.recording().entries).toEqual([]);
     // a snapshot written before the check (restitution, friction and behavior in every
-    // contact block) restores
+    // contact block) restores, its friction 0 now read
     const snap = JSON.parse(JSON.stringify(smc.snapshot()));
     for (const c of [snap.model.contact, snap.parameters.contact])
       Object.assign(c, { restitution: 0, friction: 0, pairs: [] });
     delete snap.checksum;
-    expect(loadSnapshot(snap).snapshot().model).toEqual(smc.snapshot().model);
+    const model = smc.snapshot().model;
+    expect(loadSnapshot(snap).snapshot().model).toEqual({
+      ...model,
+      contact: { ...model.contact, friction: 0 },
+    });
+    // a PATCH of friction under smc
+    smc.update({ contact: { friction: 0.4, pairs } });
   });
 
   it("linearPreconditioner runs CG on the assembled matrix with it, also where the springs offer the matrix-free product", () => {
