@@ -307,10 +307,14 @@ export class ContactSet {
    * that V8 does not inline is boxed, an allocation per contact).
    */
   normalVelocities(out: Float64Array, from = 0, to = this.count): void {
-    for (let i = from; i < to; i++) out[i] = this.normalVelocity(i);
+    for (let i = from; i < to; i++) out[i] = this.rowVelocity(i, 0);
   }
 
-  private normalVelocity(i: number): number {
+  /**
+   * Row k (0 n, 1 t1, 2 t2) of contact i's local velocity at the bodies' current
+   * velocities (m/s).
+   */
+  rowVelocity(i: number, k: number): number {
     const { sys, jac } = this;
     let s = 0;
     for (let side = 0; side < 2; side++)
@@ -319,7 +323,7 @@ export class ContactSet {
         const w = this.width(b);
         if (w === 0) continue;
         const f = this.pointWeight(i, side, p);
-        const o = 36 * i + 18 * side;
+        const o = 36 * i + 18 * side + 6 * k;
         s +=
           f *
           (jac[o] * sys.vel[3 * b] +

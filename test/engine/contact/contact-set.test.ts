@@ -3,8 +3,9 @@
  * - tangentFrame: (n, t1, t2) right-handed orthonormal for any unit n;
  * - push: lever arms to the surface points p_a = point − (g/2) n, p_b = point + (g/2) n,
  *   and the local relative velocity u_i = Fᵀ(v_pb − v_pa), v_p = v + ω × r, from the
- *   bodies' velocities (localVelocity, rowTimes, normalVelocities); addRowTranspose gives
- *   the columns of Hᵀ (a unit impulse's generalized force: virtual power e·u = (Hᵀe)·u);
+ *   bodies' velocities (localVelocity, rowTimes, rowVelocity, normalVelocities);
+ *   addRowTranspose gives the columns of Hᵀ (a unit impulse's generalized force: virtual
+ *   power e·u = (Hᵀe)·u);
  * - the factored Delassus operator W = s H M⁻¹ Hᵀ, through the general and the mass-block
  *   paths of computeResponse, against H assembled column by column and M⁻¹ from the dense
  *   mass matrix inverted with ml-matrix;
@@ -130,6 +131,7 @@ describe("ContactSet", () => {
         const e = set.frame.subarray(9 * i + 3 * k, 9 * i + 3 * k + 3);
         expect(local[3 * i + k]).toBeCloseTo(dot(e, rel), 13);
         expect(set.rowTimes(i, k, u)).toBeCloseTo(dot(e, rel), 13);
+        expect(set.rowVelocity(i, k)).toBeCloseTo(dot(e, rel), 13);
       }
       expect(un[i]).toBeCloseTo(local[3 * i], 13);
       expect(set.key[i]).toBe(10 + i);
