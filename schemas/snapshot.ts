@@ -53,7 +53,15 @@ const ContactMemory = z
       impulse: Float64Base64,
       point: Float64Base64,
       projection: z
-        .strictObject({ count: count(), key: Float64Base64, mu: Float64Base64 })
+        .strictObject({
+          count: count(),
+          key: Float64Base64,
+          mu: Float64Base64,
+          // absent in snapshots from before the lifts were remembered
+          lifted: z
+            .strictObject({ count: count(), key: Float64Base64, lift: Float64Base64 })
+            .optional(),
+        })
         .optional(),
     }),
   ])

@@ -285,7 +285,8 @@ describe("snapshot → restore → continue is bit-identical", () => {
   });
 
   it("a pile of spheres with nonsmooth contact", () => {
-    const { b } = continuation(nscPile, 120, 80);
+    // at step 150 two spheres touch (the top one still bounces at e = 0.3 at step 120)
+    const { b } = continuation(nscPile, 150, 80);
     expect(b.state().contacts.length).toBeGreaterThanOrEqual(2);
   });
 

@@ -42,8 +42,20 @@
  *     (nonsmooth-contact.ts, solve: their solves until one meets the tolerance, then one
  *     sweep for each left, polishing past it).
  *  7. saveYandLambdaInMemory: impulses by contact key (warm start), u⁺ for the output.
+ *  7b. (not Siconos') The impacts located within the step (impact-location.ts): each
+ *     contact with restitution that rebounded gets the end velocity and gap of its exact
+ *     normal motion through the step, with the impact at the time its gap reaches 0 under
+ *     the free acceleration (Newton's law there), instead of Newton's law between the
+ *     step's ends and the rebound at its middle; without joints.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
+ * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
+ * velocity (their exact share of the kinetic energy's change), and the change of the
+ * total energy that steps 7b and 8 and the joint limits' projection make, as the
+ * contacts' and limits' work: the position projection restores the potential energy the
+ * step's overshoot past the surface lost, which the impulses' work on the mean velocity
+ * had counted as taken out (a ball at e = 0 lands with energy.dissipated = m g H, where the
+ * lift, up to m g h |u_n|/2 an impact, went to energy.error).
  * Integration factors: as the θ-scheme, (h²θ, h, 1) for the solved acceleration; the
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  */
@@ -51,8 +63,11 @@ import type { JointLimitProblem } from "../actuators/limit-problem";
 import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
+import { potentialEnergy } from "../forces/energy";
+import { kineticEnergy } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
+import { ImpactLocation } from "./impact-location";
 import {
   emptyStepStats,
   type IntegratorMemory,
@@ -86,6 +101,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   private readonly fContact: Float64Array;
   /** Figures of the last projection (passes, sweeps, deepest penetration left in m). */
   lastProjection: Readonly<ProjectionResult> = NO_PROJECTION;
+  /** Step 7b (file comment): null with joints or without nonsmooth contacts. */
+  private readonly location: ImpactLocation | null;
+  /** The potential energy (J) before the step's position projection moved (NaN: no move). */
+  private projectedFrom = Number.NaN;
 
   constructor(
     name: IntegratorName,
@@ -107,6 +126,14 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.aHeld = new Float64Array(stepper.n);
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
+    this.location =
+      contact !== null && stepper.constraints === null
+        ? new ImpactLocation(stepper.sys, stepper.effectors)
+        : null;
+    if (contact !== null)
+      contact.projection.beforeMove = () => {
+        this.projectedFrom = potentialEnergy(stepper.effectors);
+      };
     this.oneIteration = { maxIterations: 1, tolerance: newton.tolerance };
   }
 
@@ -176,6 +203,11 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     return own.substeps;
   }
 
+  /** Kinetic plus potential energy of the current state (J). */
+  private totalEnergy(): number {
+    return kineticEnergy(this.stepper.sys) + potentialEnergy(this.stepper.effectors);
+  }
+
   /** One step of h (Siconos' order, file comment). */
   private stepOnce(t: number, h: number, stats: StepStats): void {
     const s = this.stepper;
@@ -187,6 +219,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)
     const active = nsc.updateIndexSet(h);
+    const contact = this.contact;
+    const location = active > 0 && contact !== null ? this.location : null;
+    const restituting = location !== null && location.begin((contact as NonsmoothContact).set) > 0;
     let newtonIterations = 0;
     let contactIterations = 0;
     let contactResidual = 0;
@@ -216,6 +251,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
             nsc.assemble(s, c, h);
             if (k > 0) nsc.addAcceleration(h, -1, a);
             for (let i = 0; i < n; i++) this.vFree[i] = s.vPred[i] + c.cv * a[i];
+            if (k === 0 && restituting) (location as ImpactLocation).takeFree(this.vFree);
           } else {
             // the same operator and free velocity, the last impulses taken out again
             this.aHeld.set(a);
@@ -292,23 +328,37 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.meanVelocity();
       s.removedEnergy -= this.problem.impulseWork(this.mean);
       this.takeMotorWork(h);
+      // 7b. the impacts located within the step, their energy change the contacts' work
+      if (restituting) {
+        const nc = contact as NonsmoothContact;
+        const e0 = this.totalEnergy();
+        const tolerance = Math.max(nc.settings.tolerance, nc.stats.residual);
+        const { theta } = this.params;
+        if ((location as ImpactLocation).locate(nc.set, h, theta, tolerance, nc.projection) > 0)
+          s.removedEnergy += e0 - this.totalEnergy();
+      }
       s.decayVelocities(h, this.params.velocityDamping);
     }
     // 8. projection on constraints (none: nothing left to report)
-    if (!this.params.projectOnConstraints || this.contact === null)
-      this.lastProjection = NO_PROJECTION;
+    if (!this.params.projectOnConstraints || contact === null) this.lastProjection = NO_PROJECTION;
     else {
       const joints = s.constraints !== null;
-      this.lastProjection = this.contact.project(
+      this.projectedFrom = Number.NaN;
+      this.lastProjection = contact.project(
         joints
           ? () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance)
           : undefined,
       );
+      // the potential energy its moves changed: the contacts' work (file comment)
+      if (!Number.isNaN(this.projectedFrom))
+        s.removedEnergy += this.projectedFrom - potentialEnergy(s.effectors);
     }
     // the joint limits' bounds passed within the step, back onto them to the joints'
-    // tolerance, the joints projected after each move
+    // tolerance, the joints projected after each move; the potential energy that changes
+    // is the limits' work
     if (this.limits !== null) {
       const set = s.constraints;
+      const from = potentialEnergy(s.effectors);
       this.limits.project(
         set,
         tEnd,
@@ -317,6 +367,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           ? null
           : () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance),
       );
+      s.removedEnergy += from - potentialEnergy(s.effectors);
     }
     stats.newtonIterations = newtonIterations;
     // a symplectic Euler step whose gyroscopic mean rate did not converge (held contacts

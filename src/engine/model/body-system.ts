@@ -20,7 +20,7 @@
  */
 
 import { mat3Congruence, mat3Invert, mat3MulVec } from "../math/mat3";
-import { quatRotateByVector, quatToMat3, quatToMat3Inertias } from "../math/quat";
+import { quatRotate, quatRotateByVector, quatToMat3, quatToMat3Inertias } from "../math/quat";
 
 export const BodyKind = { FIXED: 0, PARTICLE: 1, RIGID: 2 } as const;
 export type BodyKindCode = (typeof BodyKind)[keyof typeof BodyKind];
@@ -428,6 +428,33 @@ export function addPositionIncrement(sys: BodySystem, du: Float64Array, s: numbe
     if (sys.kind[b] === BodyKind.RIGID) quatRotateByVector(sys.quat, 4 * b, du, d + 3, s);
   }
   updateDerived(sys);
+}
+
+/** The turn exp(s δθ) of one body in movePositions (a unit quaternion). */
+const TURN_BY = new Float64Array(4);
+
+/**
+ * Positions ← positions ⊕ s·du for a move of the positions alone (a projection), as
+ * addPositionIncrement, and each rigid body it turns turns its world angular velocity
+ * with it, ω ← exp(s δθ) ω: the body-frame ω, and the kinetic energy ½ ωᵀ I_world ω with
+ * it, stay. Held in the world instead, ω would change the energy of a body spinning at ω
+ * by up to |s δθ| |ω| |I_world ω| (contact/projection.ts).
+ */
+export function movePositions(sys: BodySystem, du: Float64Array, s: number): void {
+  const { omega } = sys;
+  for (let b = 0; b < sys.numBodies; b++) {
+    const d = sys.dofOffset[b];
+    if (d < 0 || sys.kind[b] !== BodyKind.RIGID) continue;
+    if (du[d + 3] === 0 && du[d + 4] === 0 && du[d + 5] === 0) continue;
+    TURN_BY[0] = 1;
+    TURN_BY[1] = 0;
+    TURN_BY[2] = 0;
+    TURN_BY[3] = 0;
+    quatRotateByVector(TURN_BY, 0, du, d + 3, s);
+    quatRotate(omega, 3 * b, TURN_BY, 0, omega, 3 * b);
+  }
+  markStateChanged(sys);
+  addPositionIncrement(sys, du, s);
 }
 
 /** out = M u with M = blockdiag(m I₃, I_world). */

@@ -27,7 +27,7 @@ export class SnapshotError extends Error {
  * The nonsmooth contact's warm-start memory (contact/impulse-memory.ts, projection.ts), in
  * slots 0..count−1: each remembered contact's key, bodies (−1: the ground), world impulse on
  * body b (N·s, 3 per slot) and point (m, world, 3 per slot); and the position projection's
- * multipliers (kg·m) by contact key.
+ * multipliers (kg·m) and lifts (m) by contact key.
  */
 export interface ContactMemory {
   count: number;
@@ -37,7 +37,16 @@ export interface ContactMemory {
   impulse: Float64Array;
   point: Float64Array;
   /** absent in snapshots from before the projection had a warm start */
-  projection?: { count: number; key: Float64Array; mu: Float64Array };
+  projection?: {
+    count: number;
+    key: Float64Array;
+    mu: Float64Array;
+    /**
+     * The last projection's lifts (m) by contact key (projection.ts liftOf); absent in
+     * snapshots from before they were remembered (none then)
+     */
+    lifted?: { count: number; key: Float64Array; lift: Float64Array };
+  };
 }
 
 /**

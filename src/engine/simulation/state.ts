@@ -447,6 +447,15 @@ function encodeContactMemory(m: ContactMemory | null): Memory["contact"] {
             count: m.projection.count,
             key: encodeFloat64(m.projection.key),
             mu: encodeFloat64(m.projection.mu),
+            ...(m.projection.lifted !== undefined
+              ? {
+                  lifted: {
+                    count: m.projection.lifted.count,
+                    key: encodeFloat64(m.projection.lifted.key),
+                    lift: encodeFloat64(m.projection.lifted.lift),
+                  },
+                }
+              : {}),
           },
         }
       : {}),
@@ -476,6 +485,25 @@ function decodeContactMemory(m: Memory["contact"], numBodies: number): ContactMe
             count: p.count,
             key: decodeFloat64(p.key, p.count, [...path, "projection", "key"]),
             mu: decodeFloat64(p.mu, p.count, [...path, "projection", "mu"]),
+            ...(p.lifted !== undefined
+              ? {
+                  lifted: {
+                    count: p.lifted.count,
+                    key: decodeFloat64(p.lifted.key, p.lifted.count, [
+                      ...path,
+                      "projection",
+                      "lifted",
+                      "key",
+                    ]),
+                    lift: decodeFloat64(p.lifted.lift, p.lifted.count, [
+                      ...path,
+                      "projection",
+                      "lifted",
+                      "lift",
+                    ]),
+                  },
+                }
+              : {}),
           },
         }
       : {}),

@@ -1,11 +1,14 @@
 /**
  * World inertias R I Rᵀ and their inverses after updateDerived, isotropic bodies included;
- * positions set from a snapshot ⊕ an increment.
+ * positions set from a snapshot ⊕ an increment; a move of the positions alone turning the
+ * angular velocities along.
  */
 import { describe, expect, it } from "vitest";
 import {
   addPositionIncrement,
   BodySystem,
+  kineticEnergy,
+  movePositions,
   PositionSnapshot,
   setPositionsFrom,
 } from "../../../src/engine/model/body-system";
@@ -110,5 +113,46 @@ describe("setPositionsFrom", () => {
       expect(sys.quat[i]).toBeCloseTo(v, 14);
     });
     expect(Array.from(sys.quat.subarray(4, 8))).toEqual([1, 0, 0, 0]);
+  });
+});
+
+describe("movePositions", () => {
+  it("turns each rigid body's ω with the body: ω ← exp(s δθ) ω, the kinetic energy kept", () => {
+    const sys = new BodySystem([
+      bodyInit("box", "rigid", {
+        mass: 2,
+        inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
+        angularVelocity: [40, 0, 10],
+        velocity: [1, 2, 3],
+      }),
+      bodyInit("particle", "particle", { velocity: [4, 5, 6] }),
+    ]);
+    const kinetic = kineticEnergy(sys);
+    // a turn of α = 0.2 rad about y (s = 0.5 of 0.4): ω's x and z turn, y stays
+    const alpha = 0.2;
+    const du = Float64Array.from([0.1, 0, 0, 0, 0.4, 0, 0, 0, 0.3]);
+    movePositions(sys, du, 0.5);
+    const [c, s] = [Math.cos(alpha), Math.sin(alpha)];
+    const expected = [40 * c + 10 * s, 0, -40 * s + 10 * c];
+    expected.forEach((w, k) => {
+      expect(sys.omega[k]).toBeCloseTo(w, 13);
+    });
+    // ½ ωᵀ I_world ω unchanged, the body-frame ω (40, 0, 10) kept
+    expect(kineticEnergy(sys)).toBeCloseTo(kinetic, 12);
+    // positions as addPositionIncrement, linear velocities untouched
+    expect(sys.pos[0]).toBeCloseTo(0.05, 15);
+    expect(sys.pos[5]).toBeCloseTo(0.15, 15);
+    expect(Array.from(sys.vel)).toEqual([1, 2, 3, 4, 5, 6]);
+    // the same turn by addPositionIncrement holds ω in the world and changes the energy
+    const held = new BodySystem([
+      bodyInit("box", "rigid", {
+        mass: 2,
+        inertia: [1, 0, 0, 0, 2, 0, 0, 0, 3],
+        angularVelocity: [40, 0, 10],
+      }),
+    ]);
+    const before = kineticEnergy(held);
+    addPositionIncrement(held, Float64Array.from([0, 0, 0, 0, 0.2, 0]), 1);
+    expect(Math.abs(kineticEnergy(held) - before)).toBeGreaterThan(10);
   });
 });
