@@ -5,8 +5,8 @@
  * Contact geometry is taken once per step (beginStep, at x_t), as ArtiSynth's collision
  * handler does: for every contact with gap < margin, the normal n (world, from a to b),
  * the two surface points p_a = point − (g/2) n, p_b = point + (g/2) n attached to their
- * bodies as material points (body-frame coordinates ρ_a, ρ_b), and the contact area
- * (area.ts). Within the step the force is evaluated at any trial state (the Newton
+ * bodies as material points (body-frame coordinates ρ_a, ρ_b; a curved side by its centre
+ * of curvature, "Curved sides" below), and the contact area (area.ts). Within the step the force is evaluated at any trial state (the Newton
  * iterations of the implicit integrators) with that normal and those material points:
  *   r_X = R_X ρ_X,   p_X = x_X + r_X,   dist = n·(p_b − p_a),
  *   u_n = n·(v_b + ω_b × r_b − v_a − ω_a × r_a),
@@ -24,6 +24,17 @@
  * clamp max(0, ·) is the unilateral nature of the contact (ArtiSynth's compliant contacts
  * are unilateral constraints: their force never pulls). The Jacobians below are the
  * exact derivatives of this model (zero where clamped).
+ *
+ * Curved sides: on a sphere's or a capsule's side (radius R_c) of a dynamic rigid body a
+ * material surface point would leave the surface as the body turns, by R_c (1 − cos ω h)
+ * within a step (the normal turning with it): 3.1 mm for a ball of 0.1 m spinning at
+ * 50 rad/s at h = 5 ms, 30 times its penetration under its weight (k = 1e5), so a spinning
+ * or rolling ball lost its support within every step. Such a side is attached by its
+ * centre of curvature c instead (material: ρ ← ρ ∓ R_c ν, a's centre p_a − R_c n, b's
+ * p_b + R_c n), its surface point along the step's normal c ± R_c n (a: c + R_c n,
+ * b: c − R_c n): dist = n·(c_b − c_a) − R_a − R_b, exact for a sphere in any rotation and
+ * for a capsule while the contact stays on its side. The formulas above hold with r_X the
+ * lever arm to c (the torque (r_X ± R_c n) × F_n n = r_X × F_n n; ∂dist/∂θ_X = s_X r_X × n).
  *
  * Exact Jacobians (X, Y ∈ {a, b} dynamic, s_a = −1, s_b = +1, w_X = 3 or 6 dofs):
  *   g_X = s_X [n; r_X × n]                     (∂dist/∂q_X, rotation increments δθ)
@@ -92,17 +103,11 @@
  * They are nonsymmetric (GENERAL); an effector built without friction and given it by a
  * PATCH on particles alone (SPD) leaves out the slip's coupling to F_n, the rest being
  * symmetric there (T − F̂F̂ᵀ), so Newton converges to the same solution.
- * Rolling: on a curved side (a sphere's, a capsule's, radius R_c) of a rigid body the
- * material point would leave the surface as the body turns (by R_c (1 − cos ω h) a step:
- * 5e-4 m for a ball of 0.1 m rolling at 2 m/s with h = 5 ms, five times its penetration
- * under its weight, so a rolling ball lost its contact within every step). A frictional
- * contact therefore attaches such a side by its centre of curvature c (material), its
- * surface point c ∓ R_c n (a: c + R_c n, b: c − R_c n) for the normal law, whose formulas
- * above then hold with r_X the lever arm to c (the torque r × F_n n is the same); the
- * friction keeps the material contact point c ∓ R_c R ν (ν = R_tᵀ n), whose displacement
- * is the slip. Its tangential path over a step of pure rolling falls short of the rolling
- * one by R_c (ω h − sin ω h), which a slip of that much a step makes up (3 mm/s at 2 m/s).
- * Frictionless contacts keep the material point (their trajectories as before).
+ * Rolling: on a curved side attached by its centre (above, "Curved sides") the friction
+ * keeps the material contact point c ∓ R_c R ν (a: c + R_c R ν, b: c − R_c R ν;
+ * ν = R_tᵀ n, the normal in the body's frame at the detection), whose displacement is the
+ * slip. Its tangential path over a step of pure rolling falls short of the rolling one by
+ * R_c (ω h − sin ω h), which a slip of that much a step makes up (3 mm/s at 2 m/s).
  * Energy: Φ = ½ k_t |δ_c|² is in potentialEnergy, δ_c the history a commit at the state
  * would keep; its force −k_t δ_tr in stick, none in slip (Φ = ½ |F_t|²/k_t does not vary
  * with the slip), so the dissipative force is −c_t T u in stick and the whole F_t in slip,
@@ -223,7 +228,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   /** F_t + k_t δ_tr of applyDissipativeForces (3 per contact). */
   private frictionDamped: Float64Array = new Float64Array(0);
   /**
-   * A frictional contact's curved side on a rigid body (file comment, "Rolling"): its
+   * A contact's curved side on a rigid body (file comment, "Curved sides"): its
    * radius of curvature R_c (m; 0: attached by the material point alone) and the normal
    * in its body frame at the detection, ν = R_tᵀ n (3 per contact), side a then side b.
    */
@@ -327,12 +332,14 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.count = n;
     this.bodyA = grow(this.bodyA, n);
     this.bodyB = grow(this.bodyB, n);
-    for (const name of ["normal", "rhoA", "rhoB", "rA", "rB"] as const)
+    for (const name of ["normal", "rhoA", "rhoB", "rA", "rB", "nuA", "nuB"] as const)
       this[name] = grow(this[name], 3 * n);
     for (const name of [
       "area",
       "radA",
       "radB",
+      "bendA",
+      "bendB",
       "dist",
       "un",
       "fn",
@@ -395,6 +402,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.normal[3 * i] = src.normal[3 * j];
       this.normal[3 * i + 1] = src.normal[3 * j + 1];
       this.normal[3 * i + 2] = src.normal[3 * j + 2];
+      this.bendA[i] = 0;
+      this.bendB[i] = 0;
+      if (i < nb) {
+        this.attachCurved(i, 0);
+        this.attachCurved(i, 1);
+      }
     }
     this.startPotential = 0;
     this.frictionDetected = friction;
@@ -427,17 +440,9 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.detectedQuat = grow(this.detectedQuat, sys.quat.length);
     this.detectedPos.set(sys.pos);
     this.detectedQuat.set(sys.quat);
-    for (const name of ["key", "mu", "kt", "ct", "trialNorm", "bendA", "bendB"] as const)
+    for (const name of ["key", "mu", "kt", "ct", "trialNorm"] as const)
       this[name] = grow(this[name], n);
-    for (const name of [
-      "delta0",
-      "trial",
-      "trialForce",
-      "ft",
-      "frictionDamped",
-      "nuA",
-      "nuB",
-    ] as const)
+    for (const name of ["delta0", "trial", "trialForce", "ft", "frictionDamped"] as const)
       this[name] = grow(this[name], 3 * n);
     this.slip = grow(this.slip, n);
     const h = this.stepSize;
@@ -452,14 +457,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.mu[i] = mu;
       this.kt[i] = 0;
       this.ct[i] = 0;
-      this.bendA[i] = 0;
-      this.bendB[i] = 0;
       this.delta0[o] = this.delta0[o + 1] = this.delta0[o + 2] = 0;
       if (!(mu > 0)) continue;
-      if (this.triangle[i] === 0) {
-        this.attachCurved(i, 0);
-        this.attachCurved(i, 1);
-      }
       this.placePoint(i, 0);
       this.placePoint(i, 1);
       nrm[0] = this.normal[o];
@@ -501,7 +500,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   }
 
   /**
-   * Side X of frictional contact i by its centre of curvature when its surface is curved
+   * Side X of contact i by its centre of curvature when its surface is curved
    * (a sphere's, a capsule's: radius R_c) on a rigid body that moves: ρ ← ρ ∓ R_c ν, the
    * centre (a's at p_a − R_c n, b's at p_b + R_c n), ν = R_tᵀ n kept (file comment).
    */
@@ -622,7 +621,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     cp.position[1] = sys.pos[3 * body + 1] + ry;
     cp.position[2] = sys.pos[3 * body + 2] + rz;
     // a curved side attached by its centre of curvature c: its surface point c ± R_c n
-    const bend = this.frictionDetected ? (side === 0 ? this.bendA[i] : this.bendB[i]) : 0;
+    const bend = side === 0 ? this.bendA[i] : this.bendB[i];
     if (bend === 0) return;
     const b = side === 0 ? bend : -bend;
     cp.position[0] += b * this.normal[3 * i];

@@ -13,7 +13,9 @@
  *    trapezoid keeps the oscillator's energy, with 0.5 it decays at the predicted rate);
  *    symplectic (explicit) Euler, stable on it only for h² k/m < 4 (d = 0), takes each
  *    step in the 8 sub-steps of h/8 that bound asks (theta-scheme.ts), each its recurrence;
- * 3. a dropped sphere (and a box) settles where the behavior's force equals m g.
+ * 3. a dropped sphere (and a box) settles where the behavior's force equals m g;
+ * 4. a ball spinning at 50 rad/s on a frictionless floor stays at rest at δ = m g/k with its
+ *    spin and energy, to rounding, over 30 s (its curved side followed by its centre).
  */
 import { describe, expect, it } from "vitest";
 import { createContactBehavior } from "../../../src/engine/contact/behaviors";
@@ -673,4 +675,59 @@ describe("the contacts' modes (modes: (h ω)², what the θ-schemes test a switc
     // too short a buffer: the count, nothing written
     expect(e.modes(new Float64Array(1))).toBe(2);
   });
+});
+
+describe("a spinning ball resting on a frictionless compliant floor", () => {
+  // A 1 kg ball (r = 0.1 m) spun at 50 rad/s about a horizontal axis, resting on the default
+  // law (linear k = 1e5 N/m, stepDamping ½) at h = 5 ms: the floor's force m g acts through
+  // its centre, so it stays where k δ = m g (δ = m g/k = 9.81e-5 m below the surface), keeps
+  // its spin (no torque on a sphere) and its energy ½ I ω² + m g z + ½ k δ². Its material
+  // point turns by ω h = 0.25 rad a step: tracked as the contact point, it rose by
+  // r (1 − cos ω h) = 3.1 mm a step, 30 times δ, and the ball lost its support within
+  // every step (compliant.ts, "Curved sides").
+  const [m, r, k, w] = [1, 0.1, 1e5, 50];
+  const I = 0.4 * m * r * r;
+  const G = 9.81;
+  const rest = r - (m * G) / k;
+  const energy = (z: number, vz: number, wy: number) =>
+    0.5 * m * vz * vz + 0.5 * I * wy * wy + m * G * z + 0.5 * k * (r - z) ** 2;
+  for (const integrator of ["newmark", "generalized-alpha", "moreau-jean"])
+    it(`${integrator}: its height, spin and energy over 30 s`, () => {
+      const sim = loadModel({
+        gravity: [0, 0, -G],
+        bodies: [
+          { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+          {
+            id: "ball",
+            mass: m,
+            inertia: [I, I, I],
+            position: [0, 0, rest],
+            angularVelocity: [0, w, 0],
+            shapes: [{ type: "sphere", radius: r }],
+          },
+        ],
+        contact: { method: "smc" },
+        solver: { dt: 0.005, integrator },
+      });
+      const E0 = energy(rest, 0, w);
+      let worstZ = 0;
+      let worstW = 0;
+      let worstE = 0;
+      for (let s = 0; s < 6000; s++) {
+        sim.step(1);
+        const b = sim.state().bodies[1];
+        worstZ = Math.max(worstZ, Math.abs(b.position[2] - rest));
+        worstW = Math.max(worstW, Math.abs(b.angularVelocity[1] - w));
+        worstE = Math.max(
+          worstE,
+          Math.abs(energy(b.position[2], b.velocity[2], b.angularVelocity[1]) - E0),
+        );
+      }
+      const st = sim.state();
+      expect(worstZ).toBeLessThan(1e-10);
+      expect(worstW).toBeLessThan(1e-9);
+      expect(worstE).toBeLessThan(1e-9);
+      expect(Math.abs(st.energy.total - E0)).toBeLessThan(1e-9);
+      expect(Math.abs(st.energy.error)).toBeLessThan(1e-9);
+    });
 });
