@@ -115,6 +115,22 @@
  * Σ Φ at the step's end with its contacts minus Σ Φ there with the next step's (a lost
  * contact, another k_t, a turned plane), is taken by `settle` into the step's dissipated
  * work, so energy.error stays the scheme's own.
+ *
+ * The clamp's release: the energy balance weighs the dissipative forces (F_n − e) n over a
+ * segment (a step, or a sub-step of a split one: step-work.ts) at its two ends as the
+ * scheme weighs the forces, W = −h v̄ · ((1 − w) F_s + w F_e). A contact the no-pull clamp
+ * holds at F_n = 0 at both ends (penetrating, separating faster than e/d) exerts no force at
+ * either: the scheme's velocities do not see it, and its elastic energy (in the potential)
+ * goes from U_s to U_e, which is what the clamp let go. Its dissipative force −e n weighed
+ * at the ends booked instead ½ h e_s u_n (w = ½), ½ e_s Δdist = ½ k δ_s Δdist for the
+ * ½ k δ_s² a contact leaving within the step releases (Δdist > δ_s): energy.error read
+ * +0.22 J at a single step of the dropped two-link arm under newmark. Such a contact is
+ * booked U_s − U_e instead (applySegmentEnd), the others by the ends' forces as before (one
+ * held at 0 at the start only, pushing at the end: applyReopened). The segment's contacts
+ * are those of the detection at its start, which the integrator makes there again (the
+ * same configuration gives the same contacts); should the end's detection have another
+ * number of contacts (none is made within a segment), the end books as
+ * applyDissipativeForces.
  */
 import type { DynamicStructureEffector } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
@@ -236,6 +252,17 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private bendB: Float64Array = new Float64Array(0);
   private nuA: Float64Array = new Float64Array(0);
   private nuB: Float64Array = new Float64Array(0);
+  /**
+   * The energy balance's segment (applySegmentStart): its start's number of contacts (−1:
+   * none), and per contact there F_n, the elastic push e, its energy U (J, where F_n = 0)
+   * and the lever arms r_a, r_b (3 each).
+   */
+  private segmentCount = -1;
+  private segmentFn: Float64Array = new Float64Array(0);
+  private segmentElastic: Float64Array = new Float64Array(0);
+  private segmentEnergy: Float64Array = new Float64Array(0);
+  private segmentArmA: Float64Array = new Float64Array(0);
+  private segmentArmB: Float64Array = new Float64Array(0);
   /** Whether the last detection's contacts carry friction (some μ > 0 then). */
   private frictionDetected = false;
   /** The committed history: δ (m, world, in `impulse`) by contact key. */
@@ -1085,7 +1112,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   applyForces(_t: number): void {
     this.evaluate();
-    this.applyNormal(this.fn);
+    this.applyNormal(this.fn, this.rA, this.rB);
     if (this.frictionDetected) this.applyTangential(this.ft);
   }
 
@@ -1116,8 +1143,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     }
   }
 
-  /** F[i] along contact i's normal: on b (and its triangle's nodes), −F[i] n on a. */
-  private applyNormal(values: Float64Array): void {
+  /**
+   * F[i] along contact i's normal: on b (and its triangle's nodes), −F[i] n on a, with the
+   * torques of the lever arms armsA, armsB (3 per contact: rA, rB, or a segment start's).
+   */
+  private applyNormal(values: Float64Array, armsA: Float64Array, armsB: Float64Array): void {
     const { sys } = this;
     for (let i = 0; i < this.count; i++) {
       const F = values[i];
@@ -1145,7 +1175,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         sys.force[3 * body + 1] += s * fy;
         sys.force[3 * body + 2] += s * fz;
         if (sys.kind[body] !== BodyKind.RIGID) continue;
-        const r = side === 0 ? this.rA : this.rB;
+        const r = side === 0 ? armsA : armsB;
         const rx = r[3 * i];
         const ry = r[3 * i + 1];
         const rz = r[3 * i + 2];
@@ -1461,17 +1491,23 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.beginStep();
     this.evaluate();
     let e = 0;
-    for (let i = 0; i < this.count; i++) {
-      if (!(this.dist[i] < 0)) continue;
-      this.placePoint(i, 0);
-      this.placePoint(i, 1);
-      this.nrm[0] = this.normal[3 * i];
-      this.nrm[1] = this.normal[3 * i + 1];
-      this.nrm[2] = this.normal[3 * i + 2];
-      e += this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
-    }
+    for (let i = 0; i < this.count; i++) e += this.normalEnergy(i);
     if (this.frictionDetected) for (let i = 0; i < this.count; i++) e += this.springEnergy(i);
     return e;
+  }
+
+  /**
+   * U(dist) (J), contact i's elastic energy at the last evaluation (ContactBehavior.potential;
+   * 0 where it does not penetrate).
+   */
+  private normalEnergy(i: number): number {
+    if (!(this.dist[i] < 0)) return 0;
+    this.placePoint(i, 0);
+    this.placePoint(i, 1);
+    this.nrm[0] = this.normal[3 * i];
+    this.nrm[1] = this.normal[3 * i + 1];
+    this.nrm[2] = this.normal[3 * i + 2];
+    return this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
   }
 
   /**
@@ -1501,7 +1537,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.evaluate();
     const d = this.damped;
     for (let i = 0; i < this.count; i++) d[i] = this.fn[i] - this.elastic[i];
-    this.applyNormal(d);
+    this.applyNormal(d, this.rA, this.rB);
+    this.applyFrictionDissipation();
+  }
+
+  /** The friction's force beyond its springs' at the last evaluation (applyDissipativeForces). */
+  private applyFrictionDissipation(): void {
     if (!this.frictionDetected) return;
     const f = this.frictionDamped;
     for (let i = 0; i < this.count; i++) {
@@ -1509,6 +1550,75 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       for (let k = 3 * i; k < 3 * i + 3; k++) f[k] = this.ft[k] + kt * this.trial[k];
     }
     this.applyTangential(f);
+  }
+
+  /**
+   * At a segment's start, after beginStep (file comment, "The clamp's release"): applies
+   * applyDissipativeForces' forces but of the contacts that push here (F_n > 0), and keeps
+   * each contact's F_n, e, U and lever arms for the segment's end.
+   */
+  applySegmentStart(): void {
+    this.evaluate();
+    const n = this.count;
+    this.segmentCount = n;
+    this.segmentFn = grow(this.segmentFn, n);
+    this.segmentElastic = grow(this.segmentElastic, n);
+    this.segmentEnergy = grow(this.segmentEnergy, n);
+    this.segmentArmA = grow(this.segmentArmA, 3 * n);
+    this.segmentArmB = grow(this.segmentArmB, 3 * n);
+    const d = this.damped;
+    for (let i = 0; i < n; i++) {
+      const F = this.fn[i];
+      this.segmentFn[i] = F;
+      this.segmentElastic[i] = this.elastic[i];
+      this.segmentEnergy[i] = F > 0 ? 0 : this.normalEnergy(i);
+      d[i] = F > 0 ? F - this.elastic[i] : 0;
+    }
+    for (let k = 0; k < 3 * n; k++) {
+      this.segmentArmA[k] = this.rA[k];
+      this.segmentArmB[k] = this.rB[k];
+    }
+    this.applyNormal(d, this.rA, this.rB);
+    this.applyFrictionDissipation();
+  }
+
+  /**
+   * At the segment's end (the current state; file comment, "The clamp's release"): applies applyDissipativeForces' forces but of
+   * the contacts held at F_n = 0 at both ends, and returns Σ (U_s − U_e) over those (J), the
+   * elastic energy the clamp let go over the segment.
+   */
+  applySegmentEnd(): number {
+    this.evaluate();
+    const kept = this.segmentCount === this.count;
+    const d = this.damped;
+    let released = 0;
+    for (let i = 0; i < this.count; i++) {
+      if (kept && this.segmentFn[i] === 0 && this.fn[i] === 0) {
+        d[i] = 0;
+        released += this.segmentEnergy[i] - this.normalEnergy(i);
+      } else d[i] = this.fn[i] - this.elastic[i];
+    }
+    this.applyNormal(d, this.rA, this.rB);
+    this.applyFrictionDissipation();
+    return released;
+  }
+
+  /**
+   * After applySegmentEnd at the same state: applies the start's dissipative force −e_s n,
+   * at the start's lever arms, of the contacts held at 0 at the segment's start that push at
+   * its end (their start's share of the ends' weighing, which applySegmentStart left out);
+   * false, nothing applied, where there is none.
+   */
+  applyReopened(): boolean {
+    if (this.segmentCount !== this.count) return false;
+    const d = this.damped;
+    let any = false;
+    for (let i = 0; i < this.count; i++) {
+      d[i] = this.segmentFn[i] === 0 && this.fn[i] > 0 ? -this.segmentElastic[i] : 0;
+      if (d[i] !== 0) any = true;
+    }
+    if (any) this.applyNormal(d, this.segmentArmA, this.segmentArmB);
+    return any;
   }
 
   /**
