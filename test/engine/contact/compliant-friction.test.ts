@@ -21,6 +21,14 @@
  *    point turns by ω h a step, its tangential path r (ω h − sin ω h) a step short of the
  *    rolling one); thrown at v0 = 2 m/s with backspin ω0 = 30 rad/s it reaches rolling at
  *    the angular momentum about the contact line's value v = (5 v0 − 2 ω0 r)/7 (within 1 %).
+ *  - A ball (r = 0.1 m) landing at 1 m/s on a hertz floor (no gravity, undamped) spinning at
+ *    60 rad/s, μ = 0.3: it slides through the whole impact, so Coulomb's law gives the
+ *    horizontal impulse μ times the normal one, Δv_x = μ Δv_z: exactly under backward Euler
+ *    (each step's impulse is h times its end's force, μ F_n in slip), within 4 % under the
+ *    trapezoidal schemes (their steps weigh the start's force, whose history's stretch
+ *    k_t rescales). Before, k_t = 0 for a contact found separated (hertz's stiffness at
+ *    contact), so no friction in the first step of the impact: 0.53–0.92 of it under
+ *    backward Euler, 0.90 under newmark at E = 1e6.
  *  - Energy: in each run |energy.error| stays below 0.1 % of energy.dissipated (the slip's
  *    work, μ F_n times the sliding distance: 2.0 J for the cube on the floor), 1 % under
  *    backward Euler (its own first-order loss: 0.5 % of the 13 J the sliding cube loses).
@@ -199,6 +207,57 @@ describe("a solid sphere on a flat floor (μ = 0.3)", () => {
       expectEnergyBooked(integrator, s.energy);
     },
   );
+});
+
+describe("a spinning ball landing on a hertz floor (μ = 0.3)", () => {
+  const [m, r, mu, v, w0] = [1, 0.1, 0.3, 1, 60];
+  const I = 0.4 * m * r * r;
+  /** Δv_x/(μ Δv_z) over the impact, and whether it slid throughout (ω r − v_x > 0). */
+  function landing(integrator: string, youngModulus: number) {
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        FLOOR,
+        {
+          id: "ball",
+          mass: m,
+          inertia: [I, I, I],
+          position: [0, 0, r + 0.0123],
+          velocity: [0, 0, -v],
+          angularVelocity: [0, w0, 0],
+          shapes: [{ type: "sphere", radius: r }],
+        },
+      ],
+      contact: {
+        method: "smc",
+        friction: mu,
+        behavior: { type: "hertz", youngModulus, poissonRatio: 0.3, stepDamping: 0 },
+      },
+      solver: { dt: H, integrator },
+    });
+    let sliding = true;
+    for (let i = 0; i < 100; i++) {
+      sim.step(1);
+      const b = sim.state().bodies[1];
+      sliding &&= b.angularVelocity[1] * r - b.velocity[0] > 0;
+      if (b.velocity[2] > 0 && b.position[2] > r + 0.01) break;
+    }
+    const b = sim.state().bodies[1];
+    expect(b.position[2]).toBeGreaterThan(r + 0.01); // left the floor
+    return { ratio: b.velocity[0] / (mu * (b.velocity[2] + v)), sliding };
+  }
+
+  for (const E of [1e6, 1e7, 1e8])
+    it(`E = ${E} Pa: the horizontal impulse is μ times the normal one`, () => {
+      const exact = landing("backward-euler", E);
+      expect(exact.sliding).toBe(true);
+      expect(Math.abs(exact.ratio - 1)).toBeLessThan(1e-9);
+      for (const integrator of ["newmark", "generalized-alpha", "moreau-jean"]) {
+        const run = landing(integrator, E);
+        expect(run.sliding, integrator).toBe(true);
+        expect(Math.abs(run.ratio - 1), integrator).toBeLessThan(0.04);
+      }
+    });
 });
 
 describe("per-pair friction and PATCHes under smc", () => {
