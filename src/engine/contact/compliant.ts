@@ -114,6 +114,22 @@
  * ν = R_tᵀ n, the normal in the body's frame at the detection), whose displacement is the
  * slip. Its tangential path over a step of pure rolling falls short of the rolling one by
  * R_c (ω h − sin ω h), which a slip of that much a step makes up (3 mm/s at 2 m/s).
+ * Common point: between two dynamic bodies F_t acts at one point, the midpoint
+ * p_m = ½ (p_a + p_b) of the material contact points (on b, −F_t on a: lever arms
+ * ℓ_X = p_m − x_X = r_X − c_X e/2), so that the pair's moment (ℓ_b − ℓ_a + x_b − x_a) × F_t
+ * vanishes and the contact conserves the pair's angular momentum (applied at p_a and p_b,
+ * it had the moment e × F_t, e = p_b − p_a ≈ dist n: the penetration times F_t; two spheres
+ * in a sliding contact under symplectic Euler changed their angular momentum by 1 % of it,
+ * now by rounding). The normal force needs no such care: its line of action is along n
+ * through both points at the step's start (dist n = p_b − p_a there). Against the world or a
+ * fixed body (no momentum to keep) F_t stays at the moving body's material point.
+ * With ℓ_X the force's Jacobian rows are c_X [I, −[ℓ_X]×]ᵀ and the lever arm's own change,
+ * ∂ℓ_X/∂q_Y = ½ J_Y − δ_XY [I, 0], replaces the last term of ∂Q_X/∂q_Y above by
+ *   −c_X [F_t]× (½ J_Y − δ_XY [I, 0])  on X's rotation rows
+ * ((δ_XY − ½) c_X [F_t]× on Y's translation, ½ c_X [F_t]×[r_Y]× on Y's rotation). In stick
+ * the spring's force at p_m is −∇Φ but for the moment −½ e × F_t on each body, whose
+ * power (O(δ |F_t| |ω|)) is left to energy.error; in slip F_t is all dissipative, booked as
+ * applied.
  * Energy: Φ = ½ k_t |δ_c|² is in potentialEnergy, δ_c the history a commit at the state
  * would keep; its force −k_t δ_tr in stick, none in slip (Φ = ½ |F_t|²/k_t does not vary
  * with the slip), so the dissipative force is −c_t T u in stick and the whole F_t in slip,
@@ -291,6 +307,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private readonly arm = new Float64Array(3);
   private readonly otherArm = new Float64Array(3);
   private readonly separation = new Float64Array(3);
+  /** ½ e of the contact whose friction acts at its midpoint (midpointShift). */
+  private readonly half = new Float64Array(3);
   /** frictionRates' sums over each body's contact ends. */
   private bodyP: Float64Array = new Float64Array(0);
   private bodyQ: Float64Array = new Float64Array(0);
@@ -860,6 +878,37 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   }
 
   /**
+   * half ← ½ e of contact i at the current state (materialSeparation) when its friction acts
+   * at the midpoint of its material points, between two dynamic bodies (file comment,
+   * "Common point"); false, half untouched, otherwise (the world or a fixed body at an end,
+   * a triangle contact's particles).
+   */
+  private midpointShift(i: number): boolean {
+    if (this.triangle[i] === 1) return false;
+    const a = this.bodyA[i];
+    const b = this.bodyB[i];
+    const { dofOffset } = this.sys;
+    if (a < 0 || b < 0 || dofOffset[a] < 0 || dofOffset[b] < 0) return false;
+    this.placePoint(i, 0);
+    this.placePoint(i, 1);
+    const half = this.half;
+    this.materialSeparation(i, half);
+    for (let k = 0; k < 3; k++) half[k] *= 0.5;
+    return true;
+  }
+
+  /**
+   * out ← the lever arm ℓ_x at which end x takes contact i's friction force: endArm's, less
+   * c_x e/2 when `shifted` (the midpoint; midpointShift put e/2 in half).
+   */
+  private forceArm(i: number, x: number, shifted: boolean, out: Float64Array): void {
+    this.endArm(i, x, out);
+    if (!shifted) return;
+    const c = this.endCoefficient(i, x);
+    for (let k = 0; k < 3; k++) out[k] -= c * this.half[k];
+  }
+
+  /**
    * out ← Σ_x c_x p_x of contact i, its ends' material contact points (placePoint's
    * points where no side is attached by its centre): e = p_b − p_a, or the vertex less the
    * triangle's weighted nodes.
@@ -1135,6 +1184,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const fy = values[3 * i + 1];
       const fz = values[3 * i + 2];
       if (fx === 0 && fy === 0 && fz === 0) continue;
+      const shifted = this.midpointShift(i);
       for (let x = 0; x < this.endCount(i); x++) {
         const b = this.bodyOfEnd(i, x);
         if (b < 0 || sys.dofOffset[b] < 0) continue;
@@ -1143,7 +1193,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         sys.force[3 * b + 1] += c * fy;
         sys.force[3 * b + 2] += c * fz;
         if (sys.kind[b] !== BodyKind.RIGID) continue;
-        this.endArm(i, x, arm);
+        this.forceArm(i, x, shifted, arm);
         sys.torque[3 * b] += c * (arm[1] * fz - arm[2] * fy);
         sys.torque[3 * b + 1] += c * (arm[2] * fx - arm[0] * fz);
         sys.torque[3 * b + 2] += c * (arm[0] * fy - arm[1] * fx);
@@ -1347,6 +1397,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const couple = slips && this.exactFriction;
       const tri = this.triangle[i] === 1;
       if (couple && !tri) this.gradients(i);
+      const shifted = this.midpointShift(i);
       const parts = this.endCount(i);
       for (let y = 0; y < parts; y++) {
         const Y = this.bodyOfEnd(i, y);
@@ -1408,7 +1459,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
           const wX = this.width(X);
           if (wX === 0) continue;
           const sc = s * this.endCoefficient(i, x);
-          this.endArm(i, x, armX);
+          this.forceArm(i, x, shifted, armX);
           const off = m.offsetOf(sys.block[X], sys.block[Y]);
           const vals = m.values;
           for (let c = 0; c < wY; c++) {
@@ -1426,6 +1477,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         }
       }
       if (velocity) continue;
+      if (shifted) {
+        this.addLeverJacobian(m, s, i);
+        continue;
+      }
       // c_X [F_t]×[r_X]× = c_X (r_X F_tᵀ − (F_t·r_X) I) on the (θ, θ) sub-block of a rigid end
       for (let x = 0; x < parts; x++) {
         const X = this.bodyOfEnd(i, x);
@@ -1439,6 +1494,48 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         for (let r = 0; r < 3; r++)
           for (let c = 0; c < 3; c++)
             vals[off + (3 + r) * 6 + 3 + c] += sc * (armX[r] * ft[o + c] - (r === c ? dot : 0));
+      }
+    }
+  }
+
+  /**
+   * m += s times the change of the friction's moment with its common point's lever arms,
+   * −c_X [F_t]× (½ J_Y − δ_XY [I, 0]), on the rotation rows of each rigid end X and the
+   * columns of each end Y of contact i (file comment, "Common point"; both ends dynamic).
+   */
+  private addLeverJacobian(m: SparseBlockMatrix, s: number, i: number): void {
+    const { sys, arm } = this;
+    const o = 3 * i;
+    const fx = this.ft[o];
+    const fy = this.ft[o + 1];
+    const fz = this.ft[o + 2];
+    for (let x = 0; x < 2; x++) {
+      const X = x === 0 ? this.bodyA[i] : this.bodyB[i];
+      if (this.width(X) !== 6) continue;
+      const cX = s * this.endCoefficient(i, x);
+      for (let y = 0; y < 2; y++) {
+        const Y = y === 0 ? this.bodyA[i] : this.bodyB[i];
+        const wY = this.width(Y);
+        if (wY === 0) continue;
+        const off = m.offsetOf(sys.block[X], sys.block[Y]);
+        const vals = m.values;
+        // translation columns: (δ_XY − ½) c_X [F_t]×
+        const t = cX * ((x === y ? 1 : 0) - 0.5);
+        const row = off + 3 * wY;
+        vals[row + 1] -= t * fz;
+        vals[row + 2] += t * fy;
+        vals[row + wY] += t * fz;
+        vals[row + wY + 2] -= t * fx;
+        vals[row + 2 * wY] -= t * fy;
+        vals[row + 2 * wY + 1] += t * fx;
+        if (wY !== 6) continue;
+        // rotation columns: ½ c_X [F_t]×[r_Y]× = ½ c_X (r_Y F_tᵀ − (F_t·r_Y) I)
+        this.endArm(i, y, arm);
+        const dot = fx * arm[0] + fy * arm[1] + fz * arm[2];
+        const f = 0.5 * cX;
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++)
+            vals[row + r * wY + 3 + c] += f * (arm[r] * this.ft[o + c] - (r === c ? dot : 0));
       }
     }
   }

@@ -279,6 +279,87 @@ describe("compliant friction's Jacobians (tangential spring with history, Coulom
       if (mu === 0.033) expect(slipping * (pushing - slipping)).toBeGreaterThan(0);
     });
 
+  /**
+   * Between two dynamic bodies (file comment, "Common point": F_t at the midpoint of the
+   * material points, its lever arms changing with both bodies): a box, or a ball (attached
+   * by its centre), pressed into a dynamic slab, both turning and sliding, detected, moved
+   * (history committed), moved again.
+   */
+  function onSlab(mu: number, ball: boolean) {
+    const sys = new BodySystem([
+      bodyInit("slab", "rigid", {
+        mass: 5,
+        inertia: [0.5, 0.01, 0, 0.01, 0.6, 0, 0, 0, 0.9],
+        position: [0, 0, -0.1],
+        orientation: axisAngle([0.2, 1, 0], 0.01),
+        velocity: [-0.01, 0.02, 0.01],
+        angularVelocity: [0.3, 0.1, -0.2],
+      }),
+      bodyInit("top", "rigid", {
+        mass: 2,
+        inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+        position: [0.01, -0.02, (ball ? 0.05 : 0.1) - 0.0015],
+        orientation: axisAngle([1, 0.3, 0], 0.02),
+        velocity: [0.02, -0.01, -0.01],
+        angularVelocity: ball ? [3, -2, 1] : [0.1, -0.2, 0.05],
+      }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "box", halfExtents: [1, 1, 0.1] }, body: 0 },
+        ball
+          ? { shape: { type: "sphere", radius: 0.05 }, body: 1 }
+          : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 1 },
+      ],
+      { margin: 0.02 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: 1e4,
+      damping: 2,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(
+      sys,
+      det,
+      beh,
+      0.02,
+      new PairParameters(sys, { friction: mu, pairs: [] }),
+    );
+    e.stepSize = 0.01;
+    e.beginStep();
+    const move = (dx: number, dy: number, dth: number) => {
+      const d = new Float64Array(sys.numDofs);
+      d[6] = dx;
+      d[7] = dy;
+      d[11] = dth;
+      d[3] = -dth / 3;
+      addPositionIncrement(sys, d, 1);
+    };
+    move(2e-4, -1e-4, 1e-3);
+    e.beginStep();
+    move(1e-4, 1.5e-4, -2e-3);
+    return { sys, e };
+  }
+
+  for (const [name, mu, ball] of [
+    ["a box sticking on a dynamic slab (μ = 2)", 2, false],
+    ["a box slipping on a dynamic slab (μ = 0.005)", 0.005, false],
+    ["a ball sticking on a dynamic slab (μ = 2)", 2, true],
+    ["a ball slipping on a dynamic slab (μ = 0.005)", 0.005, true],
+  ] as const)
+    it(`${name}: exact against differences`, () => {
+      const { sys, e } = onSlab(mu, ball);
+      const err = jacobianErrors(sys, e);
+      expect(err.pos).toBeLessThan(1e-6);
+      expect(err.vel).toBeLessThan(1e-6);
+      const { pushing, slipping, loaded } = modes(e);
+      expect(pushing).toBeGreaterThanOrEqual(ball ? 1 : 2);
+      expect(loaded).toBe(pushing);
+      expect(slipping).toBe(mu === 2 ? 0 : pushing);
+    });
+
   it("a particle slipping (μ = 0.005): exact against differences", () => {
     const { sys, e } = slidingBox(0.005, true);
     const err = jacobianErrors(sys, e);
