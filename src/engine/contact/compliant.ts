@@ -5,9 +5,10 @@
  * Contact geometry is taken once per step (beginStep, at x_t), as ArtiSynth's collision
  * handler does: for every contact with gap < margin, the normal n (world, from a to b),
  * the two surface points p_a = point − (g/2) n, p_b = point + (g/2) n attached to their
- * bodies as material points (body-frame coordinates ρ_a, ρ_b), and the contact area
- * (area.ts). Within the step the force is evaluated at any trial state (the Newton
- * iterations of the implicit integrators) with that normal and those material points:
+ * bodies as material points (body-frame coordinates ρ_a, ρ_b; a curved side by its centre
+ * of curvature, "Curved sides" below), and the contact area (area.ts). Within the step the
+ * force is evaluated at any trial state (the Newton iterations of the implicit
+ * integrators) with that normal and those material points:
  *   r_X = R_X ρ_X,   p_X = x_X + r_X,   dist = n·(p_b − p_a),
  *   u_n = n·(v_b + ω_b × r_b − v_a − ω_a × r_a),
  * and F_n n is applied on b at p_b, −F_n n on a at p_a, with
@@ -24,6 +25,17 @@
  * clamp max(0, ·) is the unilateral nature of the contact (ArtiSynth's compliant contacts
  * are unilateral constraints: their force never pulls). The Jacobians below are the
  * exact derivatives of this model (zero where clamped).
+ *
+ * Curved sides: on a sphere's or a capsule's side (radius R_c) of a dynamic rigid body a
+ * material surface point would leave the surface as the body turns, by R_c (1 − cos ω h)
+ * within a step (the normal turning with it): 3.1 mm for a ball of 0.1 m spinning at
+ * 50 rad/s at h = 5 ms, 30 times its penetration under its weight (k = 1e5), so a spinning
+ * or rolling ball lost its support within every step. Such a side is attached by its
+ * centre of curvature c instead (material: ρ ← ρ ∓ R_c ν, a's centre p_a − R_c n, b's
+ * p_b + R_c n), its surface point along the step's normal c ± R_c n (a: c + R_c n,
+ * b: c − R_c n): dist = n·(c_b − c_a) − R_a − R_b, exact for a sphere in any rotation and
+ * for a capsule while the contact stays on its side. The formulas above hold with r_X the
+ * lever arm to c (the torque (r_X ± R_c n) × F_n n = r_X × F_n n; ∂dist/∂θ_X = s_X r_X × n).
  *
  * Exact Jacobians (X, Y ∈ {a, b} dynamic, s_a = −1, s_b = +1, w_X = 3 or 6 dofs):
  *   g_X = s_X [n; r_X × n]                     (∂dist/∂q_X, rotation increments δθ)
@@ -75,8 +87,14 @@
  * clears it (clearHistory).
  * Per step, frozen at its start like the step damping's rule (so that the force is a
  * function of the trial state, and −k_t δ_tr the gradient of ½ k_t |δ_tr|²):
- *   k_t = (2/7) f′(dist_t)  (N/m; f′ at 0 for a contact found separated),
+ *   k_t = (2/7) f′(dist_t)  (N/m; for a contact found separated, f′ at the penetration
+ *                            its start's normal velocity carries it to over the step,
+ *                            min(0, dist_t + h u_n,t), 0 where that does not reach it),
  *   c_t = (2/7) d(dist_t)   (N·s/m; 0 for a contact found separated, as its damping).
+ * Why the reach: a law whose stiffness vanishes at dist = 0 (hertz, f′ ∝ √δ) gave a contact
+ * met within a step k_t = 0 there, so no friction for that first step of every landing (a
+ * ball landing spinning got 0.53–0.92 of Coulomb's μ Δp_n over the impact under backward
+ * Euler, 0.90 under newmark); linear laws are unchanged (f′ constant).
  * Why 2/7: a solid sphere's tangential contact mode has the mass (2/7) m
  * (1/m + r²/I = 7/(2m)), so with k_t = (2/7) k its frequency is the normal one's: the step
  * that resolves the normal contact resolves the tangential one (Cundall–Strack's ratio),
@@ -92,17 +110,29 @@
  * They are nonsymmetric (GENERAL); an effector built without friction and given it by a
  * PATCH on particles alone (SPD) leaves out the slip's coupling to F_n, the rest being
  * symmetric there (T − F̂F̂ᵀ), so Newton converges to the same solution.
- * Rolling: on a curved side (a sphere's, a capsule's, radius R_c) of a rigid body the
- * material point would leave the surface as the body turns (by R_c (1 − cos ω h) a step:
- * 5e-4 m for a ball of 0.1 m rolling at 2 m/s with h = 5 ms, five times its penetration
- * under its weight, so a rolling ball lost its contact within every step). A frictional
- * contact therefore attaches such a side by its centre of curvature c (material), its
- * surface point c ∓ R_c n (a: c + R_c n, b: c − R_c n) for the normal law, whose formulas
- * above then hold with r_X the lever arm to c (the torque r × F_n n is the same); the
- * friction keeps the material contact point c ∓ R_c R ν (ν = R_tᵀ n), whose displacement
- * is the slip. Its tangential path over a step of pure rolling falls short of the rolling
- * one by R_c (ω h − sin ω h), which a slip of that much a step makes up (3 mm/s at 2 m/s).
- * Frictionless contacts keep the material point (their trajectories as before).
+ * Rolling: on a curved side attached by its centre (above, "Curved sides") the friction
+ * keeps the material contact point c ∓ R_c R ν (a: c + R_c R ν, b: c − R_c R ν;
+ * ν = R_tᵀ n, the normal in the body's frame at the detection), whose displacement is the
+ * slip. Its tangential path over a step of pure rolling falls short of the rolling one by
+ * R_c (ω h − sin ω h), which a slip of that much a step makes up (3 mm/s at 2 m/s).
+ * Common point: between two dynamic bodies F_t acts at one point, the midpoint
+ * p_m = ½ (p_a + p_b) of the material contact points (on b, −F_t on a: lever arms
+ * ℓ_X = p_m − x_X = r_X − c_X e/2), so that the pair's moment (ℓ_b − ℓ_a + x_b − x_a) × F_t
+ * vanishes and the contact conserves the pair's angular momentum (applied at p_a and p_b,
+ * it had the moment e × F_t, e = p_b − p_a ≈ dist n: the penetration times F_t; two spheres
+ * in a sliding contact under symplectic Euler changed their angular momentum by 1 % of it,
+ * now by rounding). The normal force's pair has the moment T (p_b − p_a) × F_n n: none at
+ * the step's start (p_b − p_a = dist n there), of the order of the step's tangential
+ * motion within it (at p_m too, its elastic force would no longer be −∇U: energy.error of
+ * the two spheres 5e-5 → 1.2e-3 J). Against the world or a fixed body (no momentum to
+ * keep) F_t stays at the moving body's material point.
+ * With ℓ_X the force's Jacobian rows are c_X [I, −[ℓ_X]×]ᵀ and the lever arm's own change,
+ * ∂ℓ_X/∂q_Y = ½ J_Y − δ_XY [I, 0], replaces the last term of ∂Q_X/∂q_Y above by
+ *   −c_X [F_t]× (½ J_Y − δ_XY [I, 0])  on X's rotation rows
+ * ((δ_XY − ½) c_X [F_t]× on Y's translation, ½ c_X [F_t]×[r_Y]× on Y's rotation). In stick
+ * the spring's force applied at p_m is −∇Φ plus the moment −½ e × F_t on each body, whose
+ * power (O(δ |F_t| |ω|)) is left to energy.error; in slip F_t is all dissipative, booked as
+ * applied.
  * Energy: Φ = ½ k_t |δ_c|² is in potentialEnergy, δ_c the history a commit at the state
  * would keep; its force −k_t δ_tr in stick, none in slip (Φ = ½ |F_t|²/k_t does not vary
  * with the slip), so the dissipative force is −c_t T u in stick and the whole F_t in slip,
@@ -110,6 +140,22 @@
  * Σ Φ at the step's end with its contacts minus Σ Φ there with the next step's (a lost
  * contact, another k_t, a turned plane), is taken by `settle` into the step's dissipated
  * work, so energy.error stays the scheme's own.
+ *
+ * The clamp's release: the energy balance weighs the dissipative forces (F_n − e) n over a
+ * segment (a step, or a sub-step of a split one: step-work.ts) at its two ends as the
+ * scheme weighs the forces, W = −h v̄ · ((1 − w) F_s + w F_e). A contact the no-pull clamp
+ * holds at F_n = 0 at both ends (penetrating, separating faster than e/d) exerts no force at
+ * either: the scheme's velocities do not see it, and its elastic energy (in the potential)
+ * goes from U_s to U_e, which is what the clamp let go. Its dissipative force −e n weighed
+ * at the ends booked instead ½ h e_s u_n (w = ½), ½ e_s Δdist = ½ k δ_s Δdist for the
+ * ½ k δ_s² a contact leaving within the step releases (Δdist > δ_s): energy.error read
+ * +0.22 J at a single step of the dropped two-link arm under newmark. Such a contact is
+ * booked U_s − U_e instead (applySegmentEnd), the others by the ends' forces as before (one
+ * held at 0 at the start only, pushing at the end: applyReopened). The segment's contacts
+ * are those of the detection at its start, which the integrator makes there again (the
+ * same configuration gives the same contacts); should the end's detection have another
+ * number of contacts (none is made within a segment), the end books as
+ * applyDissipativeForces.
  */
 import type { DynamicStructureEffector } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
@@ -223,7 +269,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   /** F_t + k_t δ_tr of applyDissipativeForces (3 per contact). */
   private frictionDamped: Float64Array = new Float64Array(0);
   /**
-   * A frictional contact's curved side on a rigid body (file comment, "Rolling"): its
+   * A contact's curved side on a rigid body (file comment, "Curved sides"): its
    * radius of curvature R_c (m; 0: attached by the material point alone) and the normal
    * in its body frame at the detection, ν = R_tᵀ n (3 per contact), side a then side b.
    */
@@ -231,6 +277,17 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private bendB: Float64Array = new Float64Array(0);
   private nuA: Float64Array = new Float64Array(0);
   private nuB: Float64Array = new Float64Array(0);
+  /**
+   * The energy balance's segment (applySegmentStart): its start's number of contacts (−1:
+   * none), and per contact there F_n, the elastic push e, its energy U (J, where F_n = 0)
+   * and the lever arms r_a, r_b (3 each).
+   */
+  private segmentCount = -1;
+  private segmentFn: Float64Array = new Float64Array(0);
+  private segmentElastic: Float64Array = new Float64Array(0);
+  private segmentEnergy: Float64Array = new Float64Array(0);
+  private segmentArmA: Float64Array = new Float64Array(0);
+  private segmentArmB: Float64Array = new Float64Array(0);
   /** Whether the last detection's contacts carry friction (some μ > 0 then). */
   private frictionDetected = false;
   /** The committed history: δ (m, world, in `impulse`) by contact key. */
@@ -253,6 +310,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private readonly arm = new Float64Array(3);
   private readonly otherArm = new Float64Array(3);
   private readonly separation = new Float64Array(3);
+  /** ½ e of the contact whose friction acts at its midpoint (midpointShift). */
+  private readonly half = new Float64Array(3);
   /** frictionRates' sums over each body's contact ends. */
   private bodyP: Float64Array = new Float64Array(0);
   private bodyQ: Float64Array = new Float64Array(0);
@@ -327,12 +386,14 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.count = n;
     this.bodyA = grow(this.bodyA, n);
     this.bodyB = grow(this.bodyB, n);
-    for (const name of ["normal", "rhoA", "rhoB", "rA", "rB"] as const)
+    for (const name of ["normal", "rhoA", "rhoB", "rA", "rB", "nuA", "nuB"] as const)
       this[name] = grow(this[name], 3 * n);
     for (const name of [
       "area",
       "radA",
       "radB",
+      "bendA",
+      "bendB",
       "dist",
       "un",
       "fn",
@@ -395,6 +456,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.normal[3 * i] = src.normal[3 * j];
       this.normal[3 * i + 1] = src.normal[3 * j + 1];
       this.normal[3 * i + 2] = src.normal[3 * j + 2];
+      this.bendA[i] = 0;
+      this.bendB[i] = 0;
+      if (i < nb) {
+        this.attachCurved(i, 0);
+        this.attachCurved(i, 1);
+      }
     }
     this.startPotential = 0;
     this.frictionDetected = friction;
@@ -427,17 +494,9 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.detectedQuat = grow(this.detectedQuat, sys.quat.length);
     this.detectedPos.set(sys.pos);
     this.detectedQuat.set(sys.quat);
-    for (const name of ["key", "mu", "kt", "ct", "trialNorm", "bendA", "bendB"] as const)
+    for (const name of ["key", "mu", "kt", "ct", "trialNorm"] as const)
       this[name] = grow(this[name], n);
-    for (const name of [
-      "delta0",
-      "trial",
-      "trialForce",
-      "ft",
-      "frictionDamped",
-      "nuA",
-      "nuB",
-    ] as const)
+    for (const name of ["delta0", "trial", "trialForce", "ft", "frictionDamped"] as const)
       this[name] = grow(this[name], 3 * n);
     this.slip = grow(this.slip, n);
     const h = this.stepSize;
@@ -452,30 +511,26 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.mu[i] = mu;
       this.kt[i] = 0;
       this.ct[i] = 0;
-      this.bendA[i] = 0;
-      this.bendB[i] = 0;
       this.delta0[o] = this.delta0[o + 1] = this.delta0[o + 2] = 0;
       if (!(mu > 0)) continue;
-      if (this.triangle[i] === 0) {
-        this.attachCurved(i, 0);
-        this.attachCurved(i, 1);
-      }
       this.placePoint(i, 0);
       this.placePoint(i, 1);
       nrm[0] = this.normal[o];
       nrm[1] = this.normal[o + 1];
       nrm[2] = this.normal[o + 2];
+      // k_t at the penetration the start's normal velocity carries the contact to over the
+      // step, or the start's (file comment); c_t the normal law's damping at the start
       const gap = src.gap[j];
-      const r = this.behavior.computeResponse(
-        Math.min(gap, 0),
-        this.c0 as ContactPoint,
-        this.c1 as ContactPoint,
-        nrm,
-        this.area[i],
-      );
+      const un = this.pointVelocityN(i, 1) - this.pointVelocityN(i, 0);
+      const reach = gap < 0 ? gap : Math.min(gap + h * un, 0);
+      const c0 = this.c0 as ContactPoint;
+      const c1 = this.c1 as ContactPoint;
+      let r = this.behavior.computeResponse(reach, c0, c1, nrm, this.area[i]);
       const kt =
         r.compliance > 0 && Number.isFinite(r.compliance) ? TANGENTIAL_RATIO / r.compliance : 0;
       this.kt[i] = kt;
+      if (gap < 0 && reach !== gap)
+        r = this.behavior.computeResponse(gap, c0, c1, nrm, this.area[i]);
       this.ct[i] = gap < 0 ? TANGENTIAL_RATIO * effectiveDamping(r, h) : 0;
       const slot = memory.find(src.key[j], this.bodyA[i], this.bodyB[i], src.point, j);
       if (slot < 0) continue;
@@ -501,7 +556,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   }
 
   /**
-   * Side X of frictional contact i by its centre of curvature when its surface is curved
+   * Side X of contact i by its centre of curvature when its surface is curved
    * (a sphere's, a capsule's: radius R_c) on a rigid body that moves: ρ ← ρ ∓ R_c ν, the
    * centre (a's at p_a − R_c n, b's at p_b + R_c n), ν = R_tᵀ n kept (file comment).
    */
@@ -622,7 +677,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     cp.position[1] = sys.pos[3 * body + 1] + ry;
     cp.position[2] = sys.pos[3 * body + 2] + rz;
     // a curved side attached by its centre of curvature c: its surface point c ± R_c n
-    const bend = this.frictionDetected ? (side === 0 ? this.bendA[i] : this.bendB[i]) : 0;
+    const bend = side === 0 ? this.bendA[i] : this.bendB[i];
     if (bend === 0) return;
     const b = side === 0 ? bend : -bend;
     cp.position[0] += b * this.normal[3 * i];
@@ -823,6 +878,37 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     out[0] += b * (R[q] * nu[o] + R[q + 1] * nu[o + 1] + R[q + 2] * nu[o + 2]);
     out[1] += b * (R[q + 3] * nu[o] + R[q + 4] * nu[o + 1] + R[q + 5] * nu[o + 2]);
     out[2] += b * (R[q + 6] * nu[o] + R[q + 7] * nu[o + 1] + R[q + 8] * nu[o + 2]);
+  }
+
+  /**
+   * half ← ½ e of contact i at the current state (materialSeparation) when its friction acts
+   * at the midpoint of its material points, between two dynamic bodies (file comment,
+   * "Common point"); false, half untouched, otherwise (the world or a fixed body at an end,
+   * a triangle contact's particles).
+   */
+  private midpointShift(i: number): boolean {
+    if (this.triangle[i] === 1) return false;
+    const a = this.bodyA[i];
+    const b = this.bodyB[i];
+    const { dofOffset } = this.sys;
+    if (a < 0 || b < 0 || dofOffset[a] < 0 || dofOffset[b] < 0) return false;
+    this.placePoint(i, 0);
+    this.placePoint(i, 1);
+    const half = this.half;
+    this.materialSeparation(i, half);
+    for (let k = 0; k < 3; k++) half[k] *= 0.5;
+    return true;
+  }
+
+  /**
+   * out ← the lever arm ℓ_x at which end x takes contact i's friction force: endArm's, less
+   * c_x e/2 when `shifted` (the midpoint; midpointShift put e/2 in half).
+   */
+  private forceArm(i: number, x: number, shifted: boolean, out: Float64Array): void {
+    this.endArm(i, x, out);
+    if (!shifted) return;
+    const c = this.endCoefficient(i, x);
+    for (let k = 0; k < 3; k++) out[k] -= c * this.half[k];
   }
 
   /**
@@ -1086,7 +1172,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   applyForces(_t: number): void {
     this.evaluate();
-    this.applyNormal(this.fn);
+    this.applyNormal(this.fn, this.rA, this.rB);
     if (this.frictionDetected) this.applyTangential(this.ft);
   }
 
@@ -1101,6 +1187,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const fy = values[3 * i + 1];
       const fz = values[3 * i + 2];
       if (fx === 0 && fy === 0 && fz === 0) continue;
+      const shifted = this.midpointShift(i);
       for (let x = 0; x < this.endCount(i); x++) {
         const b = this.bodyOfEnd(i, x);
         if (b < 0 || sys.dofOffset[b] < 0) continue;
@@ -1109,7 +1196,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         sys.force[3 * b + 1] += c * fy;
         sys.force[3 * b + 2] += c * fz;
         if (sys.kind[b] !== BodyKind.RIGID) continue;
-        this.endArm(i, x, arm);
+        this.forceArm(i, x, shifted, arm);
         sys.torque[3 * b] += c * (arm[1] * fz - arm[2] * fy);
         sys.torque[3 * b + 1] += c * (arm[2] * fx - arm[0] * fz);
         sys.torque[3 * b + 2] += c * (arm[0] * fy - arm[1] * fx);
@@ -1117,8 +1204,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     }
   }
 
-  /** F[i] along contact i's normal: on b (and its triangle's nodes), −F[i] n on a. */
-  private applyNormal(values: Float64Array): void {
+  /**
+   * F[i] along contact i's normal: on b (and its triangle's nodes), −F[i] n on a, with the
+   * torques of the lever arms armsA, armsB (3 per contact: rA, rB, or a segment start's).
+   */
+  private applyNormal(values: Float64Array, armsA: Float64Array, armsB: Float64Array): void {
     const { sys } = this;
     for (let i = 0; i < this.count; i++) {
       const F = values[i];
@@ -1146,7 +1236,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         sys.force[3 * body + 1] += s * fy;
         sys.force[3 * body + 2] += s * fz;
         if (sys.kind[body] !== BodyKind.RIGID) continue;
-        const r = side === 0 ? this.rA : this.rB;
+        const r = side === 0 ? armsA : armsB;
         const rx = r[3 * i];
         const ry = r[3 * i + 1];
         const rz = r[3 * i + 2];
@@ -1310,6 +1400,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const couple = slips && this.exactFriction;
       const tri = this.triangle[i] === 1;
       if (couple && !tri) this.gradients(i);
+      const shifted = this.midpointShift(i);
       const parts = this.endCount(i);
       for (let y = 0; y < parts; y++) {
         const Y = this.bodyOfEnd(i, y);
@@ -1371,7 +1462,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
           const wX = this.width(X);
           if (wX === 0) continue;
           const sc = s * this.endCoefficient(i, x);
-          this.endArm(i, x, armX);
+          this.forceArm(i, x, shifted, armX);
           const off = m.offsetOf(sys.block[X], sys.block[Y]);
           const vals = m.values;
           for (let c = 0; c < wY; c++) {
@@ -1389,6 +1480,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         }
       }
       if (velocity) continue;
+      if (shifted) {
+        this.addLeverJacobian(m, s, i);
+        continue;
+      }
       // c_X [F_t]×[r_X]× = c_X (r_X F_tᵀ − (F_t·r_X) I) on the (θ, θ) sub-block of a rigid end
       for (let x = 0; x < parts; x++) {
         const X = this.bodyOfEnd(i, x);
@@ -1402,6 +1497,48 @@ export class CompliantContactEffector implements DynamicStructureEffector {
         for (let r = 0; r < 3; r++)
           for (let c = 0; c < 3; c++)
             vals[off + (3 + r) * 6 + 3 + c] += sc * (armX[r] * ft[o + c] - (r === c ? dot : 0));
+      }
+    }
+  }
+
+  /**
+   * m += s times the change of the friction's moment with its common point's lever arms,
+   * −c_X [F_t]× (½ J_Y − δ_XY [I, 0]), on the rotation rows of each rigid end X and the
+   * columns of each end Y of contact i (file comment, "Common point"; both ends dynamic).
+   */
+  private addLeverJacobian(m: SparseBlockMatrix, s: number, i: number): void {
+    const { sys, arm } = this;
+    const o = 3 * i;
+    const fx = this.ft[o];
+    const fy = this.ft[o + 1];
+    const fz = this.ft[o + 2];
+    for (let x = 0; x < 2; x++) {
+      const X = x === 0 ? this.bodyA[i] : this.bodyB[i];
+      if (this.width(X) !== 6) continue;
+      const cX = s * this.endCoefficient(i, x);
+      for (let y = 0; y < 2; y++) {
+        const Y = y === 0 ? this.bodyA[i] : this.bodyB[i];
+        const wY = this.width(Y);
+        if (wY === 0) continue;
+        const off = m.offsetOf(sys.block[X], sys.block[Y]);
+        const vals = m.values;
+        // translation columns: (δ_XY − ½) c_X [F_t]×
+        const t = cX * ((x === y ? 1 : 0) - 0.5);
+        const row = off + 3 * wY;
+        vals[row + 1] -= t * fz;
+        vals[row + 2] += t * fy;
+        vals[row + wY] += t * fz;
+        vals[row + wY + 2] -= t * fx;
+        vals[row + 2 * wY] -= t * fy;
+        vals[row + 2 * wY + 1] += t * fx;
+        if (wY !== 6) continue;
+        // rotation columns: ½ c_X [F_t]×[r_Y]× = ½ c_X (r_Y F_tᵀ − (F_t·r_Y) I)
+        this.endArm(i, y, arm);
+        const dot = fx * arm[0] + fy * arm[1] + fz * arm[2];
+        const f = 0.5 * cX;
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++)
+            vals[row + r * wY + 3 + c] += f * (arm[r] * this.ft[o + c] - (r === c ? dot : 0));
       }
     }
   }
@@ -1462,17 +1599,23 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.beginStep();
     this.evaluate();
     let e = 0;
-    for (let i = 0; i < this.count; i++) {
-      if (!(this.dist[i] < 0)) continue;
-      this.placePoint(i, 0);
-      this.placePoint(i, 1);
-      this.nrm[0] = this.normal[3 * i];
-      this.nrm[1] = this.normal[3 * i + 1];
-      this.nrm[2] = this.normal[3 * i + 2];
-      e += this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
-    }
+    for (let i = 0; i < this.count; i++) e += this.normalEnergy(i);
     if (this.frictionDetected) for (let i = 0; i < this.count; i++) e += this.springEnergy(i);
     return e;
+  }
+
+  /**
+   * U(dist) (J), contact i's elastic energy at the last evaluation (ContactBehavior.potential;
+   * 0 where it does not penetrate).
+   */
+  private normalEnergy(i: number): number {
+    if (!(this.dist[i] < 0)) return 0;
+    this.placePoint(i, 0);
+    this.placePoint(i, 1);
+    this.nrm[0] = this.normal[3 * i];
+    this.nrm[1] = this.normal[3 * i + 1];
+    this.nrm[2] = this.normal[3 * i + 2];
+    return this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
   }
 
   /**
@@ -1502,7 +1645,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.evaluate();
     const d = this.damped;
     for (let i = 0; i < this.count; i++) d[i] = this.fn[i] - this.elastic[i];
-    this.applyNormal(d);
+    this.applyNormal(d, this.rA, this.rB);
+    this.applyFrictionDissipation();
+  }
+
+  /** The friction's force beyond its springs' at the last evaluation (applyDissipativeForces). */
+  private applyFrictionDissipation(): void {
     if (!this.frictionDetected) return;
     const f = this.frictionDamped;
     for (let i = 0; i < this.count; i++) {
@@ -1510,6 +1658,75 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       for (let k = 3 * i; k < 3 * i + 3; k++) f[k] = this.ft[k] + kt * this.trial[k];
     }
     this.applyTangential(f);
+  }
+
+  /**
+   * At a segment's start, after beginStep (file comment, "The clamp's release"): applies
+   * applyDissipativeForces' forces but of the contacts that push here (F_n > 0), and keeps
+   * each contact's F_n, e, U and lever arms for the segment's end.
+   */
+  applySegmentStart(): void {
+    this.evaluate();
+    const n = this.count;
+    this.segmentCount = n;
+    this.segmentFn = grow(this.segmentFn, n);
+    this.segmentElastic = grow(this.segmentElastic, n);
+    this.segmentEnergy = grow(this.segmentEnergy, n);
+    this.segmentArmA = grow(this.segmentArmA, 3 * n);
+    this.segmentArmB = grow(this.segmentArmB, 3 * n);
+    const d = this.damped;
+    for (let i = 0; i < n; i++) {
+      const F = this.fn[i];
+      this.segmentFn[i] = F;
+      this.segmentElastic[i] = this.elastic[i];
+      this.segmentEnergy[i] = F > 0 ? 0 : this.normalEnergy(i);
+      d[i] = F > 0 ? F - this.elastic[i] : 0;
+    }
+    for (let k = 0; k < 3 * n; k++) {
+      this.segmentArmA[k] = this.rA[k];
+      this.segmentArmB[k] = this.rB[k];
+    }
+    this.applyNormal(d, this.rA, this.rB);
+    this.applyFrictionDissipation();
+  }
+
+  /**
+   * At the segment's end (the current state; file comment, "The clamp's release"): applies applyDissipativeForces' forces but of
+   * the contacts held at F_n = 0 at both ends, and returns Σ (U_s − U_e) over those (J), the
+   * elastic energy the clamp let go over the segment.
+   */
+  applySegmentEnd(): number {
+    this.evaluate();
+    const kept = this.segmentCount === this.count;
+    const d = this.damped;
+    let released = 0;
+    for (let i = 0; i < this.count; i++) {
+      if (kept && this.segmentFn[i] === 0 && this.fn[i] === 0) {
+        d[i] = 0;
+        released += this.segmentEnergy[i] - this.normalEnergy(i);
+      } else d[i] = this.fn[i] - this.elastic[i];
+    }
+    this.applyNormal(d, this.rA, this.rB);
+    this.applyFrictionDissipation();
+    return released;
+  }
+
+  /**
+   * After applySegmentEnd at the same state: applies the start's dissipative force −e_s n,
+   * at the start's lever arms, of the contacts held at 0 at the segment's start that push at
+   * its end (their start's share of the ends' weighing, which applySegmentStart left out);
+   * false, nothing applied, where there is none.
+   */
+  applyReopened(): boolean {
+    if (this.segmentCount !== this.count) return false;
+    const d = this.damped;
+    let any = false;
+    for (let i = 0; i < this.count; i++) {
+      d[i] = this.segmentFn[i] === 0 && this.fn[i] > 0 ? -this.segmentElastic[i] : 0;
+      if (d[i] !== 0) any = true;
+    }
+    if (any) this.applyNormal(d, this.segmentArmA, this.segmentArmB);
+    return any;
   }
 
   /**

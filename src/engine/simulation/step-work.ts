@@ -8,8 +8,10 @@
  *    work −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), is exactly their share of
  *    the kinetic energy's change (a servo whose force falls within a step, a stiff dashpot
  *    leave no quadrature error; energy.error is then the scheme's error on the conservative
- *    forces); or the integrator's own quadrature (Integrator.dissipatedWork: articulated's
- *    stages, of forcePower);
+ *    forces), but a compliant contact the no-pull clamp holds at 0 at both ends of the step
+ *    (or sub-step), which no scheme's velocities see: the elastic energy the clamp let go,
+ *    U_s − U_e (compliant.ts, "The clamp's release"); or the integrator's own quadrature
+ *    (Integrator.dissipatedWork: articulated's stages, of forcePower);
  *  - the trapezoid over the step of the power of the solver's Rayleigh damping and of the
  *    motors' prescribed motions (dissipationPower);
  *  - what the integrator counted itself (AccelerationStepper.removedEnergy: the velocity
@@ -70,6 +72,8 @@ export class StepWork implements SubstepObserver {
   private endVelocity: Float64Array;
   private contactStart: Float64Array;
   private contactEnd: Float64Array;
+  /** The start's share of contacts held at 0 there that push at the end (applyReopened). */
+  private readonly contactReopened: Float64Array;
   private readonly powerForce: Float64Array;
   private readonly powerVelocity: Float64Array;
   /** ∂C/∂t of the constraint rows and a fresh state's multipliers (dissipationPower's). */
@@ -104,6 +108,7 @@ export class StepWork implements SubstepObserver {
     this.endVelocity = new Float64Array(dofs);
     this.contactStart = new Float64Array(dofs);
     this.contactEnd = new Float64Array(dofs);
+    this.contactReopened = new Float64Array(dofs);
     this.powerForce = new Float64Array(dofs);
     this.powerVelocity = new Float64Array(dofs);
     this.constraintRates = new Float64Array(src.constraints.numRows);
@@ -142,7 +147,7 @@ export class StepWork implements SubstepObserver {
         this.effectorForce(t, this.startForce);
         getVelocity(src.system, this.startVelocity);
       }
-      this.contactForce(t, true, this.contactStart);
+      this.contactStartForce();
     } else src.compliant?.beginStep();
     this.substepPower = cached
       ? this.power
@@ -195,7 +200,7 @@ export class StepWork implements SubstepObserver {
     // its damping at the next one's start went unbooked, -0.54 J of energy.error at a single
     // step of two hinged links dropped onto a plane under generalized-alpha)
     this.endBecomesStart();
-    this.contactForce(t + h, true, this.contactStart);
+    this.contactStartForce();
   }
 
   /**
@@ -213,20 +218,33 @@ export class StepWork implements SubstepObserver {
 
   /**
    * −h v̄ · ((1 − w) F_s + w F_e) (J) over a segment of h ending at t and the current state,
-   * from the start values held; the end's into endForce, endVelocity (and contactEnd).
+   * from the start values held, plus the elastic energy compliant contact's no-pull clamp
+   * let go where it held a contact at 0 at both ends (compliant.ts, "The clamp's release":
+   * those contacts are not in F_s, F_e); the end's into endForce, endVelocity (and
+   * contactEnd).
    */
   private segmentWork(t: number, h: number, w: number): number {
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
+    const { system, compliant } = this.src;
     this.effectorForce(t, f1);
-    getVelocity(this.src.system, v1);
+    getVelocity(system, v1);
     let work = 0;
-    if (this.contactForce(t, false, this.contactEnd)) {
-      const { contactStart: c0, contactEnd: c1 } = this;
-      for (let i = 0; i < f1.length; i++)
-        work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]));
-    } else
+    if (compliant === null) {
       for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
-    return 0.5 * h * work;
+      return 0.5 * h * work;
+    }
+    const { contactStart: c0, contactEnd: c1, contactReopened: c2 } = this;
+    clearForces(system);
+    const released = compliant.applySegmentEnd();
+    getForces(system, c1);
+    clearForces(system);
+    if (compliant.applyReopened()) {
+      getForces(system, c2);
+      for (let i = 0; i < c0.length; i++) c0[i] += c2[i];
+    }
+    for (let i = 0; i < f1.length; i++)
+      work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]));
+    return 0.5 * h * work + released;
   }
 
   /** The energy compliant friction's commits released over the step (J; compliant.ts). */
@@ -246,9 +264,15 @@ export class StepWork implements SubstepObserver {
    */
   forcePower(t: number): number {
     const { powerForce: f, powerVelocity: v, contactEnd: fc } = this;
+    const { system, compliant } = this.src;
     this.effectorForce(t, f);
-    const contact = this.contactForce(t, false, fc);
-    getVelocity(this.src.system, v);
+    const contact = compliant !== null;
+    if (contact) {
+      clearForces(system);
+      compliant.applyDissipativeForces(t);
+      getForces(system, fc);
+    }
+    getVelocity(system, v);
     let power = 0;
     for (let i = 0; i < f.length; i++) power -= (contact ? f[i] + fc[i] : f[i]) * v[i];
     return power;
@@ -303,20 +327,19 @@ export class StepWork implements SubstepObserver {
   }
 
   /**
-   * out ← compliant contact's dissipative force at t, with the contacts of the step it
-   * belongs to: at a step's start (`detect`) those detected at this state, as the step will
-   * detect them (its damping acts on the contacts that penetrate at its start,
-   * compliant.ts), at its end the step's own. Not carried from one step's end to the next
-   * step's start, where the contacts change (a contact found separated is elastic for one
-   * step, damped from the next). False (out untouched) without compliant contact.
+   * contactStart ← compliant contact's dissipative force at a segment's start (a step's or
+   * sub-step's), with the contacts detected at this state, as the segment will detect them
+   * (its damping acts on the contacts that penetrate at its start, compliant.ts): not
+   * carried from one segment's end, where the contacts change (a contact found separated is
+   * elastic for one step, damped from the next). Those the no-pull clamp holds at 0 here
+   * are left to the segment's end (applySegmentStart). Nothing without compliant contact.
    */
-  private contactForce(t: number, detect: boolean, out: Float64Array): boolean {
+  private contactStartForce(): void {
     const { system, compliant } = this.src;
-    if (compliant === null) return false;
-    if (detect) compliant.beginStep();
+    if (compliant === null) return;
+    compliant.beginStep();
     clearForces(system);
-    compliant.applyDissipativeForces(t);
-    getForces(system, out);
-    return true;
+    compliant.applySegmentStart();
+    getForces(system, this.contactStart);
   }
 }

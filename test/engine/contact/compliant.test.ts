@@ -13,7 +13,9 @@
  *    trapezoid keeps the oscillator's energy, with 0.5 it decays at the predicted rate);
  *    symplectic (explicit) Euler, stable on it only for h² k/m < 4 (d = 0), takes each
  *    step in the 8 sub-steps of h/8 that bound asks (theta-scheme.ts), each its recurrence;
- * 3. a dropped sphere (and a box) settles where the behavior's force equals m g.
+ * 3. a dropped sphere (and a box) settles where the behavior's force equals m g;
+ * 4. a ball spinning at 50 rad/s on a frictionless floor stays at rest at δ = m g/k with its
+ *    spin and energy, to rounding, over 30 s (its curved side followed by its centre).
  */
 import { describe, expect, it } from "vitest";
 import { createContactBehavior } from "../../../src/engine/contact/behaviors";
@@ -275,6 +277,87 @@ describe("compliant friction's Jacobians (tangential spring with history, Coulom
       if (mu === 2) expect(slipping).toBe(0);
       if (mu === 0.005) expect(slipping).toBe(pushing);
       if (mu === 0.033) expect(slipping * (pushing - slipping)).toBeGreaterThan(0);
+    });
+
+  /**
+   * Between two dynamic bodies (file comment, "Common point": F_t at the midpoint of the
+   * material points, its lever arms changing with both bodies): a box, or a ball (attached
+   * by its centre), pressed into a dynamic slab, both turning and sliding, detected, moved
+   * (history committed), moved again.
+   */
+  function onSlab(mu: number, ball: boolean) {
+    const sys = new BodySystem([
+      bodyInit("slab", "rigid", {
+        mass: 5,
+        inertia: [0.5, 0.01, 0, 0.01, 0.6, 0, 0, 0, 0.9],
+        position: [0, 0, -0.1],
+        orientation: axisAngle([0.2, 1, 0], 0.01),
+        velocity: [-0.01, 0.02, 0.01],
+        angularVelocity: [0.3, 0.1, -0.2],
+      }),
+      bodyInit("top", "rigid", {
+        mass: 2,
+        inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+        position: [0.01, -0.02, (ball ? 0.05 : 0.1) - 0.0015],
+        orientation: axisAngle([1, 0.3, 0], 0.02),
+        velocity: [0.02, -0.01, -0.01],
+        angularVelocity: ball ? [3, -2, 1] : [0.1, -0.2, 0.05],
+      }),
+    ]);
+    const det = new CollisionDetector(
+      [
+        { shape: { type: "box", halfExtents: [1, 1, 0.1] }, body: 0 },
+        ball
+          ? { shape: { type: "sphere", radius: 0.05 }, body: 1 }
+          : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 1 },
+      ],
+      { margin: 0.02 },
+    );
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: 1e4,
+      damping: 2,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(
+      sys,
+      det,
+      beh,
+      0.02,
+      new PairParameters(sys, { friction: mu, pairs: [] }),
+    );
+    e.stepSize = 0.01;
+    e.beginStep();
+    const move = (dx: number, dy: number, dth: number) => {
+      const d = new Float64Array(sys.numDofs);
+      d[6] = dx;
+      d[7] = dy;
+      d[11] = dth;
+      d[3] = -dth / 3;
+      addPositionIncrement(sys, d, 1);
+    };
+    move(2e-4, -1e-4, 1e-3);
+    e.beginStep();
+    move(1e-4, 1.5e-4, -2e-3);
+    return { sys, e };
+  }
+
+  for (const [name, mu, ball] of [
+    ["a box sticking on a dynamic slab (μ = 2)", 2, false],
+    ["a box slipping on a dynamic slab (μ = 0.005)", 0.005, false],
+    ["a ball sticking on a dynamic slab (μ = 2)", 2, true],
+    ["a ball slipping on a dynamic slab (μ = 0.005)", 0.005, true],
+  ] as const)
+    it(`${name}: exact against differences`, () => {
+      const { sys, e } = onSlab(mu, ball);
+      const err = jacobianErrors(sys, e);
+      expect(err.pos).toBeLessThan(1e-6);
+      expect(err.vel).toBeLessThan(1e-6);
+      const { pushing, slipping, loaded } = modes(e);
+      expect(pushing).toBeGreaterThanOrEqual(ball ? 1 : 2);
+      expect(loaded).toBe(pushing);
+      expect(slipping).toBe(mu === 2 ? 0 : pushing);
     });
 
   it("a particle slipping (μ = 0.005): exact against differences", () => {
@@ -673,4 +756,59 @@ describe("the contacts' modes (modes: (h ω)², what the θ-schemes test a switc
     // too short a buffer: the count, nothing written
     expect(e.modes(new Float64Array(1))).toBe(2);
   });
+});
+
+describe("a spinning ball resting on a frictionless compliant floor", () => {
+  // A 1 kg ball (r = 0.1 m) spun at 50 rad/s about a horizontal axis, resting on the default
+  // law (linear k = 1e5 N/m, stepDamping ½) at h = 5 ms: the floor's force m g acts through
+  // its centre, so it stays where k δ = m g (δ = m g/k = 9.81e-5 m below the surface), keeps
+  // its spin (no torque on a sphere) and its energy ½ I ω² + m g z + ½ k δ². Its material
+  // point turns by ω h = 0.25 rad a step: tracked as the contact point, it rose by
+  // r (1 − cos ω h) = 3.1 mm a step, 30 times δ, and the ball lost its support within
+  // every step (compliant.ts, "Curved sides").
+  const [m, r, k, w] = [1, 0.1, 1e5, 50];
+  const I = 0.4 * m * r * r;
+  const G = 9.81;
+  const rest = r - (m * G) / k;
+  const energy = (z: number, vz: number, wy: number) =>
+    0.5 * m * vz * vz + 0.5 * I * wy * wy + m * G * z + 0.5 * k * (r - z) ** 2;
+  for (const integrator of ["newmark", "generalized-alpha", "moreau-jean"])
+    it(`${integrator}: its height, spin and energy over 30 s`, () => {
+      const sim = loadModel({
+        gravity: [0, 0, -G],
+        bodies: [
+          { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+          {
+            id: "ball",
+            mass: m,
+            inertia: [I, I, I],
+            position: [0, 0, rest],
+            angularVelocity: [0, w, 0],
+            shapes: [{ type: "sphere", radius: r }],
+          },
+        ],
+        contact: { method: "smc" },
+        solver: { dt: 0.005, integrator },
+      });
+      const E0 = energy(rest, 0, w);
+      let worstZ = 0;
+      let worstW = 0;
+      let worstE = 0;
+      for (let s = 0; s < 6000; s++) {
+        sim.step(1);
+        const b = sim.state().bodies[1];
+        worstZ = Math.max(worstZ, Math.abs(b.position[2] - rest));
+        worstW = Math.max(worstW, Math.abs(b.angularVelocity[1] - w));
+        worstE = Math.max(
+          worstE,
+          Math.abs(energy(b.position[2], b.velocity[2], b.angularVelocity[1]) - E0),
+        );
+      }
+      const st = sim.state();
+      expect(worstZ).toBeLessThan(1e-10);
+      expect(worstW).toBeLessThan(1e-9);
+      expect(worstE).toBeLessThan(1e-9);
+      expect(Math.abs(st.energy.total - E0)).toBeLessThan(1e-9);
+      expect(Math.abs(st.energy.error)).toBeLessThan(1e-9);
+    });
 });

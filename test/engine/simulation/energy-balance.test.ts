@@ -13,6 +13,7 @@ import { InputsBody } from "../../../schemas/input";
 import { DivergenceError, loadModel, loadSnapshot } from "../../../src/engine/index";
 import { readExample } from "../../support/examples";
 import { ballOnFloor, rodPendulum } from "../../support/models";
+import { axisAngle, rotate } from "../../support/quat";
 
 /**
  * A 2 kg slider on a prismatic joint along x from the origin at 1.5 m/s, its coordinate
@@ -738,6 +739,73 @@ describe("energy balance", () => {
       const coarse = worstError(integrator, 2.5e-4);
       expect(coarse.worst / fine.worst, integrator).toBeGreaterThan(2);
     }
+  });
+
+  it("compliant contact let go by the no-pull clamp: the elastic energy it held is dissipated, energy.error 0 (a ball, a spinning cube's corner)", () => {
+    // No gravity; a body pressed δ0 = 1 mm into a linear floor (k = 1e5 N/m, stepDamping ½:
+    // d = ½ h k = 250 N·s/m at h = 5 ms) and leaving it at u = 1 m/s: k δ0 − d u < 0, the
+    // clamp holds its force at 0 from the start, and the step ends with it 4 mm above the
+    // floor. No force acts at either end of the step, so no scheme changes the velocities;
+    // the total energy E = ½ m v² + ½ I ω² + ½ k δ² (written out here) loses ½ k δ0², which
+    // the clamp let go: energy.dissipated must be that and energy.error 0. The balance
+    // weighed the contact's dissipative force −k δ0 n at the ends instead, ½ h k δ0 u =
+    // ½ k δ0 Δdist = 0.25 J for the 0.05 J released (energy.error +0.2 J under the
+    // trapezoidal schemes, −0.05 J under backward Euler, which weighs the end alone).
+    const [m, k, delta0, u, w] = [1, 1e5, 1e-3, 1, 3];
+    const released = 0.5 * k * delta0 * delta0;
+    // the cube (edge 0.2 m) on its corner −(a, a, a): turned so that it points down, spinning
+    // about the vertical through it (the corner's normal velocity u alone)
+    const a = 0.1;
+    const I = (m * (2 * a) ** 2) / 6;
+    const corner = axisAngle([1, -1, 0], Math.acos(1 / Math.sqrt(3)));
+    expect(rotate(corner, [-a, -a, -a])[2]).toBeCloseTo(-a * Math.sqrt(3), 15);
+    const bodies = [
+      {
+        id: "ball",
+        mass: m,
+        inertia: [I, I, I],
+        position: [0, 0, 0.1 - delta0],
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      },
+      {
+        id: "cube",
+        mass: m,
+        inertia: [I, I, I],
+        position: [0, 0, a * Math.sqrt(3) - delta0],
+        orientation: corner,
+        angularVelocity: [0, 0, w],
+        shapes: [{ type: "box", halfExtents: [a, a, a] }],
+      },
+    ];
+    for (const integrator of ["newmark", "generalized-alpha", "moreau-jean", "backward-euler"])
+      for (const body of bodies) {
+        const sim = loadModel({
+          gravity: [0, 0, 0],
+          bodies: [
+            { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+            { ...body, velocity: [0, 0, u] },
+          ],
+          contact: { method: "smc", behavior: { type: "linear", stiffness: k, stepDamping: 0.5 } },
+          solver: { dt: 0.005, integrator },
+        });
+        const w0 = body.angularVelocity?.[2] ?? 0;
+        const E0 = 0.5 * m * u * u + 0.5 * I * w0 * w0 + released;
+        expect(sim.state().energy.total).toBeCloseTo(E0, 12);
+        sim.step(3);
+        const s = sim.state();
+        const b = s.bodies[1];
+        const label = `${integrator}, ${body.id}`;
+        expect(b.position[2] - body.position[2], label).toBeCloseTo(3 * 0.005 * u, 12);
+        const E =
+          0.5 * m * (b.velocity[0] ** 2 + b.velocity[1] ** 2 + b.velocity[2] ** 2) +
+          0.5 *
+            I *
+            (b.angularVelocity[0] ** 2 + b.angularVelocity[1] ** 2 + b.angularVelocity[2] ** 2);
+        expect(Math.abs(s.energy.total - E), label).toBeLessThan(1e-12);
+        expect(Math.abs(E0 - E - released), label).toBeLessThan(1e-12);
+        expect(Math.abs(s.energy.dissipated - released), label).toBeLessThan(1e-12);
+        expect(Math.abs(s.energy.error), label).toBeLessThan(1e-12);
+      }
   });
 
   it("compliant contact at the defaults: the balance's error falls with dt over 3 s of bounces", () => {

@@ -6,15 +6,33 @@
  *  - the Rayleigh mass damping's power 2 r_M T by the trapezoid, T = ½ vᵀ M v;
  *  - an integrator's own quadrature (dissipatedWork) taken as it is;
  *  - the integrator's removedEnergy added; the end values carried to the next start while
- *    the state stays, recomputed after it changes or after invalidate().
+ *    the state stays, recomputed after it changes or after invalidate();
+ *  - compliant contact's no-pull clamp (compliant.ts, "The clamp's release"): a box corner
+ *    pressed into a linear floor, its force held at 0 at both ends of a segment, books the
+ *    elastic energy ½ k (δ_s² − δ_e²) it let go; held at 0 at the start only and pushing
+ *    at the end, the ends' weighing of its dissipative force (−k δ_s at the start's lever
+ *    arm, −d u_e at the end's), as written out here.
  */
 import { describe, expect, it } from "vitest";
-import type { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
+import type {
+  ConstraintSet,
+  ConstraintSet as Constraints,
+} from "../../../src/engine/constraints/constraint-set";
+import { createContactBehavior } from "../../../src/engine/contact/behaviors";
+import { CompliantContactEffector } from "../../../src/engine/contact/compliant";
 import { DamperEffector } from "../../../src/engine/forces/damper";
+import { CollisionDetector } from "../../../src/engine/geometry/index";
 import type { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
 import { type Integrator, IntegratorMemory } from "../../../src/engine/integrators/integrator";
-import { kineticEnergy, setVelocity } from "../../../src/engine/model/body-system";
+import {
+  addPositionIncrement,
+  BodySystem,
+  kineticEnergy,
+  setVelocity,
+} from "../../../src/engine/model/body-system";
 import { StepWork } from "../../../src/engine/simulation/step-work";
+import { bodyInit } from "../../support/body-init";
+import { axisAngle } from "../../support/quat";
 import { particle, system } from "../forces/jacobian-check";
 
 const C = 0.7;
@@ -141,5 +159,102 @@ describe("StepWork", () => {
     s.work.begin(2 * H, H);
     setVelocity(s.sys, Float64Array.from(V0));
     expect(s.work.work(2 * H, H)).toBeCloseTo(schemeWork(0.5, V1, V0), 15);
+  });
+});
+
+describe("StepWork with compliant contact's no-pull clamp", () => {
+  // a 1 kg cube (edge 0.2 m) on its corner ρ = −(a, a, a) over a linear floor, k = 1e5 N/m,
+  // d = ½ h k = 250 N·s/m (h = 5 ms)
+  const [k, a, h] = [1e5, 0.1, 0.005];
+  const d = 0.5 * h * k;
+  const rho = [-a, -a, -a];
+  function setup(w: number) {
+    const sys = new BodySystem([
+      bodyInit("cube", "rigid", {
+        inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+        orientation: axisAngle([1, -1, 0], Math.acos(1 / Math.sqrt(3)) + 0.1),
+      }),
+    ]);
+    const detector = new CollisionDetector(
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "box", halfExtents: [a, a, a] }, body: 0 },
+      ],
+      { margin: 0.01 },
+    );
+    const behavior = createContactBehavior({
+      type: "linear",
+      stiffness: k,
+      damping: 0,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const compliant = new CompliantContactEffector(sys, detector, behavior, 0.01);
+    compliant.stepSize = h;
+    const work = new StepWork({
+      system: sys,
+      stepper: { removedEnergy: 0, stiffnessPower: () => 0 } as unknown as AccelerationStepper,
+      constraints: { numRows: 0, timeDependent: false } as unknown as Constraints,
+      lambda: new Float64Array(0),
+      memory: new IntegratorMemory(sys.numDofs),
+      compliant,
+      dissipative: [],
+      solver: () => ({ integrator: "newmark", rayleighMass: 0, rayleighStiffness: 0 }),
+      integrator: () => ({ forceWeight: w }) as Integrator,
+      kineticEnergy: () => kineticEnergy(sys),
+    });
+    return { sys, work };
+  }
+  /** The corner's lever arm R ρ (m) and height (m) at the system's state. */
+  function corner(sys: BodySystem) {
+    const R = sys.rotation;
+    const r = [0, 1, 2].map(
+      (i) => R[3 * i] * rho[0] + R[3 * i + 1] * rho[1] + R[3 * i + 2] * rho[2],
+    );
+    return { r, z: sys.pos[2] + r[2] };
+  }
+  /** ż of the corner with lever arm r at velocity (v, ω). */
+  const rate = (r: number[], v: number[]) => v[2] + v[3] * r[1] - v[4] * r[0];
+  /** The cube placed with its corner at depth δ, turned by θ about x first, velocity v. */
+  function place(sys: BodySystem, theta: number, delta: number, v: number[]) {
+    addPositionIncrement(sys, Float64Array.of(0, 0, 0, theta, 0, 0), 1);
+    addPositionIncrement(sys, Float64Array.of(0, 0, -delta - corner(sys).z, 0, 0, 0), 1);
+    setVelocity(sys, Float64Array.from(v));
+    return corner(sys);
+  }
+  const V0 = [0.3, -0.2, 1, 0.5, -2, 0.7];
+
+  it("held at 0 at both ends: books ½ k (δ_s² − δ_e²), whatever the weights", () => {
+    for (const w of [0.5, 5 / 9, 1]) {
+      const { sys, work } = setup(w);
+      const start = place(sys, 0, 1e-3, V0);
+      expect(k * 1e-3 - d * rate(start.r, V0)).toBeLessThan(0);
+      work.begin(0, h);
+      const V1 = [0.1, 0.2, 0.9, -0.4, 1.5, 0.2];
+      const end = place(sys, 0.02, 4e-4, V1);
+      expect(k * 4e-4 - d * rate(end.r, V1)).toBeLessThan(0);
+      expect(work.work(0, h)).toBeCloseTo(0.5 * k * (1e-3 ** 2 - 4e-4 ** 2), 14);
+    }
+  });
+
+  it("held at 0 at the start, pushing at the end: the ends' weighing, the start's at its own lever arm", () => {
+    for (const w of [0.5, 5 / 9, 1]) {
+      const { sys, work } = setup(w);
+      const start = place(sys, 0, 1e-3, V0);
+      work.begin(0, h);
+      const V1 = [0.1, 0.2, -0.4, -0.4, 1.5, 0.2];
+      const end = place(sys, 0.02, 2e-3, V1);
+      const ue = rate(end.r, V1);
+      expect(k * 2e-3 - d * ue).toBeGreaterThan(0);
+      // −h v̄ · ((1 − w) F_s + w F_e): F_s = −k δ_s along the start's normal direction, F_e the
+      // damping −d u_e along the end's; v̄ · g = ½ (ż(v0) + ż(v1)) with each end's lever arm
+      const expected =
+        -0.5 *
+        h *
+        ((1 - w) * -k * 1e-3 * (rate(start.r, V0) + rate(start.r, V1)) +
+          w * -d * ue * (rate(end.r, V0) + ue));
+      expect(work.work(0, h)).toBeCloseTo(expected, 13);
+      expect(Math.abs(expected)).toBeGreaterThan(1e-3);
+    }
   });
 });
