@@ -210,6 +210,8 @@ export class NonsmoothContact implements OneStepProblem {
   /** Normal relative velocities u_n⁻ at t and u_n⁺ at the end of the step (one per contact). */
   private uMinus: Float64Array = new Float64Array(0);
   private uPlus: Float64Array = new Float64Array(0);
+  /** The reported end-of-step gaps (m, saveMemory and addLocated). */
+  private endGap: Float64Array = new Float64Array(0);
   /** impulseWork's local velocities (dim per contact). */
   private uWork: Float64Array = new Float64Array(0);
   /**
@@ -235,7 +237,6 @@ export class NonsmoothContact implements OneStepProblem {
   private readonly manifolds = new ManifoldImpulses();
   private solverName: NonsmoothSolverName;
   private lastH = 0;
-  private lastTheta = 0.5;
 
   constructor(
     readonly sys: BodySystem,
@@ -721,17 +722,23 @@ export class NonsmoothContact implements OneStepProblem {
   /**
    * Siconos saveYandLambdaInMemory: the world impulse of every active contact (on body b)
    * by key, for the next step's warm start, and the end-of-step local velocities u⁺ (from
-   * the bodies' current velocities) for the reported gaps. The impulses reported (report,
-   * totalNormalForce) are the same but within each manifold whose contacts all rest, where
-   * they are the least-norm share of the manifold's resultant (manifold-impulses.ts).
+   * the bodies' current velocities) for the reported gaps, linearized to the end of the
+   * step as Moreau–Jean's position update moves them,
+   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺).
+   * The impulses reported (report, totalNormalForce) are the same but within each manifold
+   * whose contacts all rest, where they are the least-norm share of the manifold's
+   * resultant (manifold-impulses.ts), and for the contacts whose impact the step then
+   * locates (addLocated).
    */
   saveMemory(h: number, theta: number): void {
     const { set, dim } = this;
     const nc = set.count;
     this.lastH = h;
-    this.lastTheta = theta;
     const { memory } = this;
     set.normalVelocities(this.uPlus, 0, nc);
+    this.endGap = grow(this.endGap, nc);
+    for (let i = 0; i < nc; i++)
+      this.endGap[i] = set.gap[i] + h * ((1 - theta) * this.uMinus[i] + theta * this.uPlus[i]);
     // the reported impulses: the least-norm share of each resting manifold's resultant
     // (manifold-impulses.ts); the memory keeps the solver's own share
     const m = dim * nc;
@@ -766,6 +773,19 @@ export class NonsmoothContact implements OneStepProblem {
       memory.impulse[3 * slot + 1] = py;
       memory.impulse[3 * slot + 2] = pz;
     }
+  }
+
+  /**
+   * The located impact of active contact i (integrators/impact-location.ts, after
+   * saveMemory): its normal impulse ν (N·s, on body b along the normal) is the step's
+   * beside the contact solve's, M (v⁺ − v_t) = h f̄ + Hᵀ P + n_i ν, and is added to the
+   * impulse reported for it (and ν/h to its normal force); its end gap is the located g*.
+   * The warm start keeps the solver's own impulse.
+   */
+  addLocated(i: number, impulse: number, gap: number): void {
+    const f = this.set.frame;
+    for (let k = 0; k < 3; k++) this.impulse[3 * i + k] += impulse * f[9 * i + k];
+    this.endGap[i] = gap;
   }
 
   /**
@@ -804,17 +824,16 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * The active contacts of the last step for the State: the contact point and normal of
-   * the step (geometry at t), the gap linearized to the end of the step,
-   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺)   (Moreau–Jean's position update),
-   * the normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h and the impulse
-   * F P (world, on body b, N·s). None before the first step and after a restore.
+   * the step (geometry at t), the gap at the end of the step (saveMemory, addLocated), the
+   * normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h and the impulse F P
+   * (world, on body b, N·s; a located impact's share included). None before the first
+   * step and after a restore.
    */
   report(out: ContactReport): void {
     const { set } = this;
     const h = this.lastH;
     const n = h === 0 ? 0 : set.count;
     out.begin(n);
-    const th = this.lastTheta;
     const f = set.frame;
     for (let i = 0; i < n; i++) {
       const px = this.impulse[3 * i];
@@ -826,7 +845,7 @@ export class NonsmoothContact implements OneStepProblem {
         out.point[3 * j + k] = set.point[3 * i + k];
         out.normal[3 * j + k] = f[9 * i + k];
       }
-      out.gap[j] = set.gap[i] + h * ((1 - th) * this.uMinus[i] + th * this.uPlus[i]);
+      out.gap[j] = this.endGap[i];
       out.normalForce[j] = pn / h;
       out.tangentForce[3 * j] = (px - pn * f[9 * i]) / h;
       out.tangentForce[3 * j + 1] = (py - pn * f[9 * i + 1]) / h;

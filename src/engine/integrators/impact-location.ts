@@ -53,8 +53,15 @@
  * impact step now ends on the exact trajectory, apex e^{2k} H and period 2 e^k V/g to
  * round-off at any step. It stays event-capturing (one contact solve a step, no step split)
  * and costs a few passes over the located contacts, on steps with impacts only.
- * Not located: jointed systems (the move would leave the joints and their velocity
- * constraints; moreau-jean.ts skips it) and fem–fem contacts (no factored operator).
+ * The located normal impulses ν + c ν̂ (N·s, the velocity moves below) are the step's
+ * impulse beside the contact solve's P: M (v⁺ − v_t) = h f̄ + Hᵀ P + H_Lᵀ (ν + c ν̂), and
+ * the contact report adds them to P (report: a ball's reported impulse on an impact step is
+ * m (v⁺ − v⁻) − m g⃗ h, the contact solve's alone missed m g (h − (1 + e)τ) of it), with
+ * the end gap g* in place of the linearized g_L.
+ * Not located: the contacts of a body in a jointed group (a body that a joint, motor or
+ * joint limit holds, directly or through other such bodies: the move, in the free metric
+ * M⁻¹, would leave the joints and their velocity constraints; a ball beside a pendulum is
+ * located, one hitting it is not) and fem–fem contacts (no factored operator).
  * Where a located contact shares a body with a resting one (a ball bouncing on a box that
  * rests on the floor), a uses the free acceleration, without the resting contact's force:
  * the correction is then first order, as the step itself.
@@ -66,6 +73,15 @@ import { potentialEnergy } from "../forces/energy";
 import { grow } from "../math/grow";
 import { type BodySystem, getVelocity, movePositions, setVelocity } from "../model/body-system";
 import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
+
+/** Where the located impacts' shares go in the contact report (NonsmoothContact). */
+export interface LocatedReport {
+  /**
+   * Contact i of the step's set was located: `impulse` (N·s, along its normal, on body b)
+   * is added to the impulse reported for it, and its end gap is `gap` (m).
+   */
+  addLocated(i: number, impulse: number, gap: number): void;
+}
 
 /** Gauss–Seidel sweeps of each solve at most (one suffices for contacts on different bodies). */
 const MAX_SWEEPS = 100;
@@ -93,6 +109,9 @@ export class ImpactLocation {
   private accel: Float64Array = new Float64Array(0);
   private x: Float64Array = new Float64Array(0);
   private mu: Float64Array = new Float64Array(0);
+  /** The located normal impulses ν + c ν̂ (N·s) and end gaps g* (m) of the last locate. */
+  private nu: Float64Array = new Float64Array(0);
+  private gEnd: Float64Array = new Float64Array(0);
   private readonly dv: Float64Array;
   private readonly v: Float64Array;
   private readonly block = new Float64Array(9);
@@ -102,6 +121,11 @@ export class ImpactLocation {
     private readonly sys: BodySystem,
     /** The model's force effectors, for the potential energy. */
     private readonly effectors: readonly ForceEffector[],
+    /**
+     * 1 for a body of a jointed group (file comment), by body index: its contacts are not
+     * located. Empty: no joints.
+     */
+    private readonly jointed: Uint8Array = new Uint8Array(0),
   ) {
     this.set = new ContactSet(sys);
     const { yOff, size } = blockOffsets(sys);
@@ -112,15 +136,28 @@ export class ImpactLocation {
   }
 
   /**
+   * Contact i of `step` may be located: it has restitution, is no fem–fem contact and
+   * touches no jointed body (file comment).
+   */
+  private takes(step: ContactSet, i: number): boolean {
+    if (!(step.restitution[i] > 0 && step.triangle[i] === 0)) return false;
+    const { jointed } = this;
+    if (jointed.length === 0) return true;
+    const a = step.bodyA[i];
+    const b = step.bodyB[i];
+    return !((a >= 0 && jointed[a] === 1) || (b >= 0 && jointed[b] === 1));
+  }
+
+  /**
    * At the start of a step, after the active set is chosen (x_t, v_t): takes the active
-   * contacts of `step` with restitution (no fem–fem ones), their rows, M⁻¹ and u_n⁻.
-   * Returns their number (0: nothing to locate in this step).
+   * contacts of `step` with restitution (no fem–fem ones, none of a jointed body), their
+   * rows, M⁻¹ and u_n⁻. Returns their number (0: nothing to locate in this step).
    */
   begin(step: ContactSet): number {
     const { set } = this;
     const nc = step.count;
     let m = 0;
-    for (let i = 0; i < nc; i++) if (step.restitution[i] > 0 && step.triangle[i] === 0) m++;
+    for (let i = 0; i < nc; i++) if (this.takes(step, i)) m++;
     set.reset(m);
     this.op = null;
     if (m === 0) return 0;
@@ -128,7 +165,7 @@ export class ImpactLocation {
     this.normals = grow(this.normals, 3 * nc);
     const f = step.frame;
     for (let i = 0; i < nc; i++) {
-      if (!(step.restitution[i] > 0 && step.triangle[i] === 0)) continue;
+      if (!this.takes(step, i)) continue;
       for (let k = 0; k < 3; k++) this.normals[3 * i + k] = f[9 * i + k];
       this.src[
         set.push(step.bodyA[i], step.bodyB[i], step.key, this.normals, step.point, step.gap, i)
@@ -178,6 +215,8 @@ export class ImpactLocation {
     this.x = grow(this.x, m);
     this.mu = grow(this.mu, m);
     this.accel = grow(this.accel, m);
+    this.nu = grow(this.nu, m);
+    this.gEnd = grow(this.gEnd, m);
     set.normalVelocities(this.uPlus, 0, m);
     let located = 0;
     for (let j = 0; j < m; j++) {
@@ -205,6 +244,7 @@ export class ImpactLocation {
         uStar = 0;
       }
       this.du[j] = uStar - up;
+      this.gEnd[j] = gStar;
       this.dg[j] = gStar - (step.gap[i] + h * ((1 - theta) * um + theta * up));
       located++;
     }
@@ -213,6 +253,7 @@ export class ImpactLocation {
     const pull = this.x;
     this.solve(this.du, pull);
     this.move(pull, true);
+    this.nu.set(pull.subarray(0, m));
     const pe0 = potentialEnergy(this.effectors);
     this.solve(this.dg, this.mu);
     this.move(this.mu, false);
@@ -236,10 +277,23 @@ export class ImpactLocation {
     for (let j = 0; j < m; j++) if (!Number.isNaN(this.du[j])) Q += this.du[j] * pull[j];
     if (Q > 0 && excess !== 0) {
       const c = Math.sqrt(Math.max(0, 1 - (2 * excess) / Q)) - 1;
-      for (let j = 0; j < m; j++) pull[j] *= c;
+      for (let j = 0; j < m; j++) {
+        pull[j] *= c;
+        this.nu[j] += pull[j];
+      }
       this.move(pull, true);
     }
     return located;
+  }
+
+  /**
+   * The last locate's located contacts into the contact report: each one's normal impulse
+   * ν + c ν̂ (N·s) and end gap g* (m), by its index in the step's contact set (file
+   * comment). Call after a locate that located some.
+   */
+  report(out: LocatedReport): void {
+    for (let j = 0; j < this.set.count; j++)
+      if (!Number.isNaN(this.du[j])) out.addLocated(this.src[j], this.nu[j], this.gEnd[j]);
   }
 
   /**

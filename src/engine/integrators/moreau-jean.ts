@@ -46,7 +46,8 @@
  *     contact with restitution that rebounded gets the end velocity and gap of its exact
  *     normal motion through the step, with the impact at the time its gap reaches 0 under
  *     the free acceleration (Newton's law there), instead of Newton's law between the
- *     step's ends and the rebound at its middle; without joints.
+ *     step's ends and the rebound at its middle; the contacts of jointed bodies are not
+ *     located (jointedBodies). The located impulses are added to the reported ones.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
  * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
@@ -101,7 +102,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   private readonly fContact: Float64Array;
   /** Figures of the last projection (passes, sweeps, deepest penetration left in m). */
   lastProjection: Readonly<ProjectionResult> = NO_PROJECTION;
-  /** Step 7b (file comment): null with joints or without nonsmooth contacts. */
+  /** Step 7b (file comment): null without nonsmooth contacts. */
   private readonly location: ImpactLocation | null;
   /** The potential energy (J) before the step's position projection moved (NaN: no move). */
   private projectedFrom = Number.NaN;
@@ -127,8 +128,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
     this.location =
-      contact !== null && stepper.constraints === null
-        ? new ImpactLocation(stepper.sys, stepper.effectors)
+      contact !== null
+        ? new ImpactLocation(stepper.sys, stepper.effectors, jointedBodies(stepper, limits))
         : null;
     if (contact !== null)
       contact.projection.beforeMove = () => {
@@ -334,8 +335,11 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         const e0 = this.totalEnergy();
         const tolerance = Math.max(nc.settings.tolerance, nc.stats.residual);
         const { theta } = this.params;
-        if ((location as ImpactLocation).locate(nc.set, h, theta, tolerance, nc.projection) > 0)
+        const loc = location as ImpactLocation;
+        if (loc.locate(nc.set, h, theta, tolerance, nc.projection) > 0) {
           s.removedEnergy += e0 - this.totalEnergy();
+          loc.report(nc);
+        }
       }
       s.decayVelocities(h, this.params.velocityDamping);
     }
@@ -380,4 +384,34 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     stats.penetration = this.lastProjection.penetration;
     stats.projectionConverged = this.lastProjection.converged;
   }
+}
+
+/**
+ * 1 for each body a joint, motor or joint limit holds (an end of one of the stepper's
+ * constraints or of a limit's coordinate; fixed bodies and the ground, which no move
+ * reaches, excepted), by body index; empty without any. A body held through other jointed
+ * bodies is the end of a joint itself. Step 7b's location moves bodies in the free metric
+ * M⁻¹ and would break the joints and their velocity constraints of such a body: its
+ * contacts are not located; those of the model's other bodies (a ball bouncing beside a
+ * pendulum) are.
+ */
+function jointedBodies(stepper: AccelerationStepper, limits: JointLimitProblem | null): Uint8Array {
+  const { sys } = stepper;
+  const constraints = stepper.constraints?.constraints ?? [];
+  if (constraints.length === 0 && (limits === null || limits.limits.length === 0))
+    return new Uint8Array(0);
+  const out = new Uint8Array(sys.numBodies);
+  const hold = (b: number) => {
+    if (b >= 0 && sys.dofOffset[b] >= 0) out[b] = 1;
+  };
+  for (const c of constraints) {
+    hold(c.bodyA);
+    hold(c.bodyB);
+    for (const b of c.moreBodies ?? []) hold(b);
+  }
+  for (const l of limits?.limits ?? []) {
+    hold(l.coordinate.bodyA);
+    hold(l.coordinate.bodyB);
+  }
+  return out;
 }

@@ -9,12 +9,13 @@
  * - The impulse acts in the step [t_k, t_k + h] whose predicted gap g + h u_n/2 is ≤ 0,
  *   so t_k lies within one step of t*.
  * - The contact solve applies Newton's law between the impact step's ends (impulse
- *   P = m(1 + e)|v⁻| + m g h, v⁻ the velocity at the step's start) and the impact located
+ *   m(1 + e)|v⁻| + m g h, v⁻ the velocity at the step's start) and the impact located
  *   within the step (integrators/impact-location.ts) makes the end state exact: the ball
  *   at gap d above the floor reaches it at τ = 2d/(|v⁻| + V_c), V_c = √(v⁻² + 2 g d),
  *   leaves at e V_c and ends the step at v⁺ = e V_c − g(h − τ), z⁺ = R + e V_c (h − τ) −
  *   ½ g (h − τ)²: the k-th apex height above z = R is e^{2k} H to round-off (asserted to
  *   1 %, as before the location; integrators/impact-location.test.ts has the long runs).
+ *   The reported impulse is the step's, the located share included: P = m(v⁺ − v⁻) + m g h.
  * - e = 0.5, h = 0.001: the bounce times form the geometric series 2V/g·Σ e^k, so the
  *   Zeno point is t* + (2V/g) e/(1 − e) = 1.285 s; by t = 1.3 s the ball rests at
  *   z = R (to the last impact's penetration, ≤ h|v|/4 ≪ 1e-5) and then stays: a resting
@@ -73,7 +74,7 @@ describe("bouncing ball, e = 0.9, h = 0.005", () => {
     expect(Math.abs(tImpact - tStar)).toBeLessThanOrEqual(h);
   });
 
-  it("impact step: the exact rebound at its time within the step; impulse P = m(1 + e)|v⁻| + m g h, force P/h", () => {
+  it("impact step: the exact rebound at its time within the step; impulse P = m(v⁺ − v⁻) + m g h, force P/h", () => {
     const sim = ball(e, h);
     let vMinus = 0;
     let d = 0;
@@ -88,8 +89,10 @@ describe("bouncing ball, e = 0.9, h = 0.005", () => {
       const s = h - (2 * d) / (Vc - vMinus);
       expect(st.bodies[0].velocity[2]).toBeCloseTo(e * Vc - g * s, 12);
       expect(st.bodies[0].position[2]).toBeCloseTo(R + e * Vc * s - 0.5 * g * s * s, 12);
-      // the contact solve's impulse: M(v⁺ − v⁻) = −m g h + P with v⁺ = −e v⁻
-      const P = -e * vMinus - vMinus + g * h;
+      // the step's impulse, the contact solve's and the located share together:
+      // m (v⁺ − v⁻) = −m g h + P with the located v⁺ (the contact solve's alone,
+      // m(1 + e)|v⁻| + m g h, missed m g (h − (1 + e)τ))
+      const P = e * Vc - g * s - vMinus + g * h;
       // Contact a is the first shape in model order (the ball), normal from a to b, and
       // the impulse is the one on b (the floor): −P ẑ.
       expect(c.bodies).toEqual(["ball", "floor"]);

@@ -26,21 +26,26 @@ const R = 0.1;
 const H = 1;
 const V = Math.sqrt(2 * g * H);
 
+const BALL = {
+  id: "ball",
+  mass: 1,
+  position: [0, 0, R + H] as [number, number, number],
+  inertia: [0.004, 0.004, 0.004] as [number, number, number],
+  shapes: [{ type: "sphere" as const, radius: R }],
+};
+const FLOOR = {
+  id: "floor",
+  fixed: true,
+  shapes: [{ type: "plane" as const, normal: [0, 0, 1] as [number, number, number], offset: 0 }],
+};
+
 function ball(e: number, h: number) {
   return loadModel({
     gravity: [0, 0, -g],
-    bodies: [
-      {
-        id: "ball",
-        mass: 1,
-        position: [0, 0, R + H],
-        inertia: [0.004, 0.004, 0.004],
-        shapes: [{ type: "sphere", radius: R }],
-      },
-      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
-    ],
+    bodies: [BALL, FLOOR],
     contact: { method: "nsc", restitution: e },
     solver: { integrator: "moreau-jean", dt: h },
+    sensors: [{ id: "f", type: "contactForce", bodies: ["floor", "ball"] }],
   });
 }
 
@@ -60,13 +65,15 @@ interface Bounce {
 function bounces(sim: ReturnType<typeof ball>, T: number) {
   const out: Bounce[] = [];
   let error = 0;
+  const b = sim.state().bodies.findIndex((x) => x.id === "ball");
   while (sim.time < T - 1e-9) {
     sim.step(1);
     const st = sim.state();
-    const z = st.bodies[0].position[2] - R;
-    const v = st.bodies[0].velocity[2];
+    const z = st.bodies[b].position[2] - R;
+    const v = st.bodies[b].velocity[2];
     error = Math.max(error, Math.abs(st.energy.error));
-    if (st.contacts.length > 0 && st.contacts[0].normalForce > 0 && v !== 0)
+    const c = st.contacts.find((x) => x.bodies.includes("ball"));
+    if (c !== undefined && c.normalForce > 0 && v !== 0)
       out.push({
         apex: z + (v * v) / (2 * g),
         time: st.time - (Math.sqrt(v * v + 2 * g * z) - v) / g,
@@ -190,8 +197,16 @@ describe("impact location: several contacts at once", () => {
       solver: { integrator: "moreau-jean", dt: h, projectOnConstraints: false },
     });
     sim.step(1);
-    const [a, b] = sim.state().bodies;
+    const st = sim.state();
+    const [a, b] = st.bodies;
     const u = vb - va;
+    // the reported impulse (on bodies[1]) is each sphere's momentum change, the reported
+    // gap the located end gap
+    const c = st.contacts[0];
+    const s = c.bodies[1] === "b" ? 1 : -1;
+    expect(s * c.impulse[0]).toBeCloseTo(mb * (b.velocity[0] - vb), 13);
+    expect(-s * c.impulse[0]).toBeCloseTo(ma * (a.velocity[0] - va), 13);
+    expect(c.gap).toBeCloseTo(b.position[0] - a.position[0] - 2 * R, 13);
     const tau = g0 / -u;
     // Newton's law at τ: relative velocity −e u, the centre of mass moving on
     const vc = (ma * va + mb * vb) / (ma + mb);
@@ -205,5 +220,124 @@ describe("impact location: several contacts at once", () => {
       mb * (2 * R + g0) + h * (ma * va + mb * vb),
       13,
     );
+  });
+});
+
+describe("impact location: the contact report", () => {
+  // The located impulse ν is the step's beside the contact solve's P, so the impulse the
+  // State reports for the ball's contact is the one that, with gravity, gives the step's
+  // momentum change: J = m (v⁺ − v⁻) − m g⃗ h. The contact solve's P alone missed
+  // m g (h − (1 + e)τ) on each impact step (τ the impact's time within it).
+  for (const h of [0.005, 1 / 60])
+    it(`e = 0.5, h = ${h.toPrecision(3)} s: every step's reported impulse is m(v⁺ − v⁻) − m g⃗ h, and they sum to the momentum change`, () => {
+      const e = 0.5;
+      const sim = ball(e, h);
+      let v = 0;
+      let sum = 0;
+      let impacts = 0;
+      const steps = Math.round(2 / h);
+      for (let k = 0; k < steps; k++) {
+        sim.step(1);
+        const st = sim.state();
+        const b = st.bodies[0];
+        const vPlus = b.velocity[2];
+        const c = st.contacts[0];
+        if (c !== undefined) {
+          // the impulse and force reported act on bodies[1]: the ball's is signed by it
+          const s = c.bodies[1] === "ball" ? 1 : -1;
+          const J = c.impulse.map((x) => s * x);
+          expect(Math.abs(J[2] - (vPlus - v + g * h))).toBeLessThan(1e-12);
+          expect(Math.abs(J[0]) + Math.abs(J[1])).toBe(0);
+          // the normal force P_n/h, the contactForce sensor (floor on ball) and the
+          // simulation's total normal force all say the same
+          expect(Math.abs(c.normalForce * h - Math.abs(J[2]))).toBeLessThan(1e-12);
+          expect(Math.abs(st.observation[2] * h - J[2])).toBeLessThan(1e-12);
+          expect(sim.contactNormalForce).toBe(c.normalForce);
+          sum += J[2];
+          if (vPlus > 0) {
+            // a located rebound: the reported gap is the located end gap, the state's
+            impacts++;
+            expect(Math.abs(c.gap - (b.position[2] - R))).toBeLessThan(1e-12);
+          }
+        }
+        v = vPlus;
+      }
+      // over all bounces and the rest that follows: Σ J = m (v_T − 0) + m g T
+      expect(impacts).toBeGreaterThan(3);
+      expect(Math.abs(sum - (v + g * steps * h))).toBeLessThan(1e-10);
+      expect(v).toBe(0);
+    });
+});
+
+describe("impact location beside joints", () => {
+  // A pendulum (a 2 kg bob on a 1 m rod hinged at 2 m height, swinging in the x–z plane
+  // far from the ball, never reaching the floor) and a box resting on the floor; with and
+  // without the ball at e = 0.8. The ball's contact touches no jointed body: its impacts
+  // are located (they were not, in any model with joints), and the location's moves,
+  // M⁻¹ H_Lᵀ ν with the ball's rows alone, reach no other body. The resting box makes
+  // every step of both runs a contact step: the steps without any active contact take the
+  // smooth θ-step instead (its own step control), which alone moved the bob by 2e-4 m at
+  // the ball's first impact step, location or not.
+  const pendulum = (e: number, withBall: boolean) =>
+    loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "bob",
+          mass: 2,
+          position: [3, 0, 2],
+          inertia: [0.01, 0.01, 0.01],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        {
+          id: "box",
+          mass: 1,
+          position: [-2, 0, 0.1],
+          inertia: [0.01, 0.01, 0.01],
+          shapes: [{ type: "box", halfExtents: [0.1, 0.1, 0.1] }],
+        },
+        ...(withBall ? [BALL] : []),
+        FLOOR,
+      ],
+      joints: [
+        {
+          id: "hinge",
+          type: "revolute",
+          a: { body: "ground", point: [2, 0, 2] },
+          b: { body: "bob", point: [-1, 0, 0] },
+          axis: [0, 1, 0],
+        },
+      ],
+      contact: { method: "nsc", restitution: e },
+      solver: { integrator: "moreau-jean", dt: 1 / 60 },
+    });
+
+  it("a ball at e = 0.8 beside a pendulum: apexes e^{2k} H and impact times exact, the pendulum bit for bit as without the ball", () => {
+    const e = 0.8;
+    const T = 8;
+    const { out } = bounces(pendulum(e, true), T);
+    const alone = bounces(ball(e, 1 / 60), T).out;
+    expect(out).toHaveLength(alone.length);
+    expect(out.length).toBeGreaterThan(5);
+    const t1 = Math.sqrt((2 * H) / g);
+    let tk = t1;
+    out.forEach((b, k) => {
+      if (k > 0) tk += (2 * e ** k * V) / g;
+      expect(Math.abs(b.apex - e ** (2 * (k + 1)) * H)).toBeLessThan(1e-12);
+      expect(Math.abs(b.time - tk)).toBeLessThan(1e-9);
+    });
+    const a = pendulum(e, true);
+    const b = pendulum(e, false);
+    for (let k = 0; k < T * 60; k++) {
+      a.step(1);
+      b.step(1);
+      const [pa, pb] = [a.state().bodies[0], b.state().bodies[0]];
+      expect(pa.position).toEqual(pb.position);
+      expect(pa.orientation).toEqual(pb.orientation);
+      expect(pa.velocity).toEqual(pb.velocity);
+      expect(pa.angularVelocity).toEqual(pb.angularVelocity);
+    }
+    // it swung (not at rest at the start)
+    expect(a.state().bodies[0].position[2]).toBeLessThan(1.9);
   });
 });

@@ -5,12 +5,13 @@
  *   below (its contact never active);
  * - an impact step: a ball (m = 1.5) at d = 4 mm above the floor falling at V = 2 m/s,
  *   h = 10 ms: the predicted gap g + h u⁻/2 < 0 makes the contact active; the contact solve
- *   applies Newton's law between the step's ends, impulse on the ball P = m(e V + V + g h)
- *   along +z (reported force P/h), and the impact located within the step
- *   (impact-location.ts) makes the end state the exact one: the ball reaches the floor at
- *   τ = 2d/(V + V_c), V_c = √(V² + 2 g d), leaves at e V_c, so that
- *   v⁺ = e V_c − g (h − τ) and z⁺ = R + e V_c (h − τ) − ½ g (h − τ)², whatever θ; the step's
- *   stats count contact iterations, converged;
+ *   applies Newton's law between the step's ends, impulse on the ball m(e V + V + g h)
+ *   along +z, and the impact located within the step (impact-location.ts) makes the end
+ *   state the exact one: the ball reaches the floor at τ = 2d/(V + V_c),
+ *   V_c = √(V² + 2 g d), leaves at e V_c, so that v⁺ = e V_c − g (h − τ) and
+ *   z⁺ = R + e V_c (h − τ) − ½ g (h − τ)², whatever θ; the reported impulse is the step's,
+ *   P = m(v⁺ + V) + m g h with the located share (force P/h); the step's stats count
+ *   contact iterations, converged;
  * - a contact loop with joints: a pendulum bob held by a distance link falls onto the
  *   floor; after the impact step the link is closed (joint re-solve with the contact force
  *   held) and the bob's vertical velocity is −e times its value before, up to the arm's
@@ -78,7 +79,7 @@ describe("Moreau–Jean θ = 0.7", () => {
     }
   });
 
-  it("an impact step: the exact rebound at the impact's time within the step; P = m(e V + V + g h)", () => {
+  it("an impact step: the exact rebound at the impact's time within the step; P = m(v⁺ − v⁻) + m g h", () => {
     const g = 9.81;
     const h = 0.01;
     const m = 1.5;
@@ -110,7 +111,9 @@ describe("Moreau–Jean θ = 0.7", () => {
     expect(st.contacts.length).toBe(1);
     const c = st.contacts[0];
     expect(c.bodies).toEqual(["floor", "ball"]);
-    const P = m * (e * V + V + g * h);
+    // the step's impulse, m(v⁺ − v⁻) + m g h with the located v⁺ (the contact solve's
+    // alone, m(e V + V + g h), missed m g (h − (1 + e)τ))
+    const P = m * (e * Vc - g * s + V + g * h);
     expect(c.impulse[2]).toBeCloseTo(P, 10);
     expect(c.normalForce).toBeCloseTo(P / h, 8);
     expect(st.solver.contactIterations).toBeGreaterThan(0);
