@@ -39,9 +39,11 @@
  * every joint of the model there: the double pendulum's free lower link, its shoulder held
  * by a motor, decayed from a swing of π to 1.8 rad in a minute at 5 ms, and a motor turning
  * an offset rod at a constant rate read a torque of m ω³ r² h/2 where there is none.
- * Not on a step with active contacts or limits (Moreau–Jean's one-step problem takes its
- * impulses at the velocity level with the joints', one Newton iteration at a time:
- * moreau-jean.ts; the motors' work is then takeMotorWork's). A step that does not resolve
+ * Not on a step with active contacts or limits for the jointed groups that touch them
+ * (Moreau–Jean's one-step problem takes its impulses at the velocity level with their
+ * joints', one Newton iteration at a time; the groups apart keep this step:
+ * moreau-jean.ts, "Jointed groups apart"; the motors' work is then takeMotorWork's, each
+ * step counting its own rows', motorRows). A step that does not resolve
  * the motion, its local error h²/12 ‖D − D_prev‖ (D the step's mean acceleration, D_prev the
  * last step's or, at a run's start, the start's acceleration; measured as
  * generalized-alpha's largestDisplacement) above generalized-alpha's default
@@ -132,7 +134,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * Whether smooth steps hold the joints and motors at the position level (file comment):
    * θ = w = ½ or symplectic Euler, with joints.
    */
-  private readonly positionJoints: boolean;
+  protected readonly positionJoints: boolean;
   /**
    * Symplectic Euler (θ = 1, w = 0): the turning bodies' gyroscopic torque at their mean
    * rate (AccelerationStepper.holdStartForces), whose explicit form gains energy; a body
@@ -290,6 +292,14 @@ export class ThetaScheme implements Integrator, HalvingStep {
     return c;
   }
 
+  /**
+   * The constraint rows whose motors' work this integrator's steps count (1), or null: all.
+   * Moreau–Jean's step beside a contact (moreau-jean.ts, "Jointed groups apart") takes a
+   * group's joints from a smooth step and the rest from its contact step, each counting
+   * the work of its own rows' motors only.
+   */
+  protected motorRows: Uint8Array | null = null;
+
   /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
@@ -392,8 +402,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     if (this.positionJoints) {
       // the motors' power at the start, from the state's multipliers (a symmetric step
       // leaves the consistent ones)
-      const set = s.constraints;
-      const startPower = set?.prescribedPower(t, s.lambda, this.rowRates) ?? 0;
+      const startPower = this.motorPower(t);
       const c = this.attempt(t, h, true);
       if (c !== null && this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
       const coarse = c !== null && this.tooCoarse(h);
@@ -404,7 +413,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
         s.consistentMultipliers(c, t + h);
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
         // step this is at θ = ½: simulation/step-work.ts)
-        const endPower = set?.prescribedPower(t + h, s.lambda, this.rowRates) ?? 0;
+        const endPower = this.motorPower(t + h);
         s.removedEnergy += 0.5 * h * (startPower + endPower);
         this.keepMean();
         s.decayVelocities(h, this.params.velocityDamping);
@@ -440,6 +449,23 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     s.decayVelocities(h, this.params.velocityDamping);
     return true;
+  }
+
+  /**
+   * The motors' power (W) at t, λᵀ ∂C/∂t over the rows of motorRows, with the stepper's
+   * multipliers λ (ConstraintSet.prescribedPower).
+   */
+  private motorPower(t: number): number {
+    const set = this.stepper.constraints;
+    if (set === null || !set.timeDependent) return 0;
+    const rows = this.motorRows;
+    if (rows === null) return set.prescribedPower(t, this.stepper.lambda, this.rowRates);
+    const rates = this.rowRates;
+    set.velocityTerm(t, rates);
+    const lambda = this.stepper.lambda;
+    let power = 0;
+    for (let r = 0; r < set.numRows; r++) if (rows[r] === 1) power += lambda[r] * rates[r];
+    return power;
   }
 
   /** One Newton solve of the step; its coefficients, or null when Newton did not converge. */
@@ -505,9 +531,11 @@ export class ThetaScheme implements Integrator, HalvingStep {
     const rates = this.rowRates;
     set.multiply(this.mean, rates);
     const lambda = this.stepper.lambda;
+    const rows = this.motorRows;
     let work = 0;
     for (let r = 0; r < set.numRows; r++)
-      if (set.constraints[set.rowConstraint[r]].timeDependent) work += h * lambda[r] * rates[r];
+      if (set.constraints[set.rowConstraint[r]].timeDependent && (rows === null || rows[r] === 1))
+        work += h * lambda[r] * rates[r];
     this.stepper.removedEnergy -= work;
   }
 
