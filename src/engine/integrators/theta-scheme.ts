@@ -91,7 +91,9 @@
  * Symplectic Euler's elastic forces are checked the same way, once a step at its start:
  * the effectors that bound their stiffest mode (ForceEffector.addExplicitRates: the fem
  * bodies, element by element with the material's largest stiffness at each element's
- * strain, fem-effector.ts) add their ω² to the contacts'. Unchecked, a hanging fem bar
+ * strain, fem-effector.ts; the springs between particles, by Gershgorin's circles,
+ * particle-springs.ts) add their ω² and γ to the contacts'. Springs with a rigid end are
+ * not bounded. Unchecked, a hanging fem bar
  * (1 m in 20 cells, E = 1 MPa, ν = 0: ω_max ≈ 2.35e3 rad/s, the step alone stable up to
  * h ≈ 0.85 ms) diverged at the 6th step at 5 ms; it now takes 8 sub-steps (its bound
  * 2.53e3 rad/s) and vibrates about ρ g L²/(2E) at the period 4 L/c to 0.05 %, and one 100
@@ -176,8 +178,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly explicitRates: Float64Array | null;
   /**
    * Symplectic Euler: the effectors that bound their stiffest mode (ForceEffector
-   * .addExplicitRates: the fem bodies), and their bounds [ω², γ] at the running step's
-   * start (explicitHalvings).
+   * .addExplicitRates: the fem bodies, the springs between particles), and their bounds
+   * [ω², γ] at the running step's start (explicitHalvings).
    */
   private readonly explicitForces: readonly ForceEffector[];
   private readonly forceRates = new Float64Array(2);

@@ -16,6 +16,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { springParticle } from "../../support/models";
 
 const E = 1e6;
 const rho = 1000;
@@ -148,5 +149,35 @@ describe("symplectic Euler on a fem bar beyond its explicit stability limit", ()
     expect(worst).toBeLessThan(2e-4);
     expect(coarse).toBe(0);
     expect([...substeps]).toEqual([16]);
+  });
+});
+
+describe("symplectic Euler on a stiff particle spring", () => {
+  it("steps h ω = 3 in the two halves its bound asks, keeping their modified energy exactly", () => {
+    // x'' = −ω² x, ω = 600 rad/s (k = 3.6e5 N/m, m = 1 kg) at h = 5 ms: h ω = 3, beyond 2
+    // (before, the run diverged at its 10th step); one spring to a fixed point, its bound
+    // k/m is exact: h/2 (h ω/2 = 1.5). Symplectic Euler at step τ keeps
+    // I = v² + ω² x² − τ ω² x v exactly, here with τ = h/2 after every step
+    const w = 600;
+    const sim = loadModel(
+      springParticle({ stiffness: w * w, mass: 1, x0: 0.01, v0: 2, dt: h, name: null }),
+    );
+    const tau = h / 2;
+    const inv = () => {
+      const b = sim.state().bodies[0];
+      const x = b.position[0];
+      const v = b.velocity[0];
+      return v * v + w * w * x * x - tau * w * w * x * v;
+    };
+    const i0 = inv();
+    let drift = 0;
+    const substeps = new Set<number>();
+    for (let n = 0; n < 2000; n++) {
+      sim.step(1);
+      substeps.add(sim.state().solver.substeps);
+      drift = Math.max(drift, Math.abs(inv() / i0 - 1));
+    }
+    expect([...substeps]).toEqual([2]);
+    expect(drift).toBeLessThan(1e-10);
   });
 });
