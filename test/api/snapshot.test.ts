@@ -7,7 +7,7 @@
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  divergingSpringParticle,
+  divergingSpringBody,
   hangingChain,
   slidingBoxNsc,
   springPairNewmark,
@@ -132,7 +132,7 @@ describe("resume and fork continue bit-identically", () => {
   });
 
   it("keeps diverged (with its message); a running session resumes paused", async () => {
-    const d = await createSession(server.app, divergingSpringParticle());
+    const d = await createSession(server.app, divergingSpringBody());
     await api().post(`/v1/sessions/${d}/step`).send({ steps: 200 }).expect(422);
     const dd = await snapshot(d);
     expect(dd.session.status).toBe("diverged");

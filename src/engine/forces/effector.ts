@@ -62,6 +62,15 @@ export interface ForceEffector {
    */
   addMassProduct?(x: Float64Array, out: Float64Array, s: number): void;
   addMassBlocks?(m: SparseBlockMatrix, s: number): void;
+  /**
+   * Adds to out[0] an upper bound (1/s²) of λ_max(M⁻¹K) and to out[1] one (1/s) of
+   * λ_max(M⁻¹D) of the effector's forces at the current state (K = −∂f/∂x, D = −∂f/∂v, M
+   * the bodies' masses): its stiffest mode's ω² and its damping rate, which a step taking
+   * the forces explicitly must resolve (symplectic Euler: stable while h² ω² + 2 h γ < 4,
+   * theta-scheme.ts). The bounds of several effectors add up (Weyl's inequality in the
+   * M-inner product). Absent: the forces' stiffness is not checked (gravity, loads: none).
+   */
+  addExplicitRates?(out: Float64Array): void;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

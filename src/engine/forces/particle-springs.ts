@@ -32,6 +32,7 @@ import {
   AXIAL_COMBINATION,
   AXIAL_FACTORS,
   AXIAL_LENGTH,
+  AXIAL_RATE,
   AXIAL_TENSION,
   AxialEnds,
   AxialProduct,
@@ -155,6 +156,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private readonly productOffsets: [SpringBlockOffsets, SpringBlockOffsets];
   /** Uses of productOffsets so far (their `used` stamps). */
   private offsetUses = 0;
+  /** Gershgorin's row sums by body (addExplicitRates). */
+  private readonly stiffRows: Float64Array;
+  private readonly dampRows: Float64Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -179,6 +183,8 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.product = new Float64Array(CSTRIDE * n);
     this.next = new AxialProduct(new Float64Array(CSTRIDE * n));
     this.productOffsets = [new SpringBlockOffsets(n), new SpringBlockOffsets(n)];
+    this.stiffRows = new Float64Array(sys.numBodies);
+    this.dampRows = new Float64Array(sys.numBodies);
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
       if (body >= 0 && !isTranslationalEnd(sys, body))
@@ -265,6 +271,59 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.factorsVersion = -1;
     this.jacVersion = -1;
     this.nextVersion = -1;
+  }
+
+  /**
+   * Adds to out[0] and out[1] bounds of λ_max(M⁻¹K) (1/s²) and λ_max(M⁻¹D) (1/s) at the
+   * current state (ForceEffector.addExplicitRates; symplectic Euler's stability), by
+   * Gershgorin's theorem for blocks on M^{-1/2} K M^{-1/2}, as resolution.ts's
+   * springNetworkFrequencyBound but with each spring's block at the current state: −A =
+   * k ûûᵀ + (s/l) P + (c/l) û wᵀ has norm at most max(k, |s|/l) + c |w|/l (s the tension,
+   * w = P ḋ; a zero-length spring's −A = k I), and −B = c ûûᵀ (c I) norm c. Row i (a
+   * moving particle of mass m_i) sums ‖A‖ (1/m_i + 1/√(m_i m_j)) over its springs (the
+   * second term where the other end moves too); the largest row bounds ω², exactly k/m for
+   * one particle on one spring to a fixed point.
+   */
+  addExplicitRates(out: Float64Array): void {
+    this.evaluate(null, false);
+    const { sys, a, b, k, c, l0, scalars, stiffRows, dampRows } = this;
+    const { mass, vel } = sys;
+    stiffRows.fill(0);
+    dampRows.fill(0);
+    for (let i = 0; i < this.count; i++) {
+      const ia = a[i];
+      const ib = b[i];
+      let stiff = k[i];
+      const l = scalars[3 * i + AXIAL_LENGTH];
+      if (l0[i] > 0 && l > 1e-12 * l0[i]) {
+        // |w|² = |ḋ|² − l̇² (particles: ḋ = v_b − v_a)
+        let dd = 0;
+        for (let j = 0; j < 3; j++) {
+          const r = (ib >= 0 ? vel[3 * ib + j] : 0) - (ia >= 0 ? vel[3 * ia + j] : 0);
+          dd += r * r;
+        }
+        const rate = scalars[3 * i + AXIAL_RATE];
+        const w = Math.sqrt(Math.max(dd - rate * rate, 0));
+        stiff = Math.max(stiff, Math.abs(scalars[3 * i + AXIAL_TENSION]) / l) + (c[i] * w) / l;
+      }
+      const across = ia >= 0 && ib >= 0 ? 1 / Math.sqrt(mass[ia] * mass[ib]) : 0;
+      if (ia >= 0) {
+        stiffRows[ia] += stiff * (1 / mass[ia] + across);
+        dampRows[ia] += c[i] * (1 / mass[ia] + across);
+      }
+      if (ib >= 0) {
+        stiffRows[ib] += stiff * (1 / mass[ib] + across);
+        dampRows[ib] += c[i] * (1 / mass[ib] + across);
+      }
+    }
+    let omega2 = 0;
+    let gamma = 0;
+    for (let body = 0; body < stiffRows.length; body++) {
+      omega2 = Math.max(omega2, stiffRows[body]);
+      gamma = Math.max(gamma, dampRows[body]);
+    }
+    out[0] += omega2;
+    out[1] += gamma;
   }
 
   applyForces(_t: number): void {

@@ -9,7 +9,10 @@
  *    the product the law computes with them is the one pinned, kept while the springs
  *    are evaluated at another state;
  *  - the exact Jacobians of every block kind against finite differences, and the forces
- *    and energy equal one SpringEffector per spring.
+ *    and energy equal one SpringEffector per spring;
+ *  - addExplicitRates (symplectic Euler's stability bound) above the largest eigenvalues
+ *    of the assembled M^{-1/2} K M^{-1/2} and M^{-1/2} D M^{-1/2} (ml-matrix) in random
+ *    states, and k/m, c/m exactly for one particle on one spring.
  */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
@@ -329,5 +332,59 @@ describe("ParticleSpringSet Jacobians (FD check)", () => {
       singles.reduce((e, s) => e + s.potentialEnergy(), 0),
       13,
     );
+  });
+});
+
+describe("ParticleSpringSet addExplicitRates", () => {
+  /** λ_max of the symmetric part of M^{-1/2} X M^{-1/2} (X = −∂f/∂x or −∂f/∂v, dense). */
+  function highest(
+    sys: ReturnType<typeof four>,
+    set: ParticleSpringSet,
+    which: "position" | "velocity",
+  ) {
+    const n = sys.numDofs;
+    const x = denseJacobian(sys, set, which, -1);
+    const mass: number[] = [];
+    for (let b = 0; b < sys.numBodies; b++)
+      if (sys.dofOffset[b] >= 0)
+        for (let i = 0; i < 3; i++) mass[sys.dofOffset[b] + i] = sys.mass[b];
+    const a = Matrix.zeros(n, n);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++)
+        a.set(i, j, (0.5 * (x[i * n + j] + x[j * n + i])) / Math.sqrt(mass[i] * mass[j]));
+    return Math.max(...new EigenvalueDecomposition(a, { assumeSymmetric: true }).realEigenvalues);
+  }
+
+  it("bounds the stiffest mode and the damping rate, stretched and compressed, at rest and moving", () => {
+    const mixed = fourSprings([1.5, 0.7, 0, 0.3], [0.8, 0, 0.5, 1.1], [0.1, 0, 0]);
+    const rng = mulberry32(9);
+    for (let c = 0; c < 8; c++) {
+      const sys = four();
+      const set = new ParticleSpringSet(sys, "springs", mixed);
+      if (c > 0) randomizeState(sys, rng);
+      const out = new Float64Array(2);
+      set.addExplicitRates(out);
+      expect(out[0]).toBeGreaterThanOrEqual(highest(sys, set, "position") * (1 - 1e-12));
+      expect(out[1]).toBeGreaterThanOrEqual(highest(sys, set, "velocity") * (1 - 1e-12));
+    }
+  });
+
+  it("is exactly k/m for one particle on one spring to a fixed point", () => {
+    const sys = system(particle("p", 2, [0.3, 0, 0]));
+    const set = new ParticleSpringSet(sys, "springs", [
+      {
+        bodyA: -1,
+        pointA: [0, 0, 0],
+        bodyB: 0,
+        pointB: [0, 0, 0],
+        stiffness: 50,
+        damping: 4,
+        restLength: 0.2,
+      },
+    ]);
+    const out = new Float64Array(2);
+    set.addExplicitRates(out);
+    expect(out[0]).toBeCloseTo(50 / 2, 12);
+    expect(out[1]).toBeCloseTo(4 / 2, 12);
   });
 });

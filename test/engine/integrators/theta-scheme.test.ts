@@ -139,6 +139,63 @@ describe("symplectic Euler on free asymmetric bodies (the gyroscopic torque at t
     });
 });
 
+describe("symplectic Euler on two asymmetric bodies welded about a common centre, spun free", () => {
+  // a welded group no other joint holds takes its gyroscopic torques at the group's mean
+  // rate (acceleration-step.ts weldMeanRates): the group is one rigid body of inertia
+  // I_a + I_b (about the common centre of mass), whose ½ ωᵀ I ω and |I ω| are constants,
+  // computed here from the state. Each body's own mean rate lost 22 % of the energy in 60 s
+  // at 5 ms (the hinge between them equalizing two different rates at every step)
+  it("keeps the energy and |L| to rounding over 60 s at 5 ms", () => {
+    const Ia = [0.1, 0.2, 0.3] as const;
+    const Ib = [0.05, 0.15, 0.1] as const;
+    const qb = [0.9, 0.3, 0.2, 0.1].map((x) => x / Math.hypot(0.9, 0.3, 0.2, 0.1));
+    const w0: Vec3 = [3, 5, 2];
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        { id: "a", mass: 1, inertia: [...Ia], angularVelocity: w0 },
+        { id: "b", mass: 2, inertia: [...Ib], orientation: qb, angularVelocity: w0 },
+      ],
+      joints: [
+        {
+          id: "weld",
+          type: "fixed",
+          a: { body: "a", point: [0, 0, 0] },
+          b: { body: "b", point: [0, 0, 0] },
+        },
+      ],
+      solver: { integrator: "symplectic-euler", dt: 0.005 },
+    } as ModelInput);
+    const read = () => {
+      const L: Vec3 = [0, 0, 0];
+      let E = 0;
+      sim.state().bodies.forEach((b, k) => {
+        const I = k === 0 ? Ia : Ib;
+        const local = rotate(conjugate(b.orientation), b.angularVelocity as Vec3);
+        const Lb = rotate(b.orientation, [I[0] * local[0], I[1] * local[1], I[2] * local[2]]);
+        const v = b.angularVelocity as Vec3;
+        for (let i = 0; i < 3; i++) L[i] += Lb[i];
+        E += 0.5 * (v[0] * Lb[0] + v[1] * Lb[1] + v[2] * Lb[2]);
+      });
+      return { E, L };
+    };
+    const start = read();
+    const size = Math.hypot(...start.L);
+    let energy = 0;
+    let momentumSize = 0;
+    for (let k = 0; k < 12000; k++) {
+      sim.step(1);
+      const now = read();
+      energy = Math.max(energy, Math.abs(now.E - start.E));
+      momentumSize = Math.max(momentumSize, Math.abs(Math.hypot(...now.L) - size));
+    }
+    report("symplectic Euler: a welded pair spun free", { energy, momentumSize });
+    // measured 1e-14 relative (22 % of the energy lost before)
+    expect(energy).toBeLessThan(1e-10 * start.E);
+    expect(momentumSize).toBeLessThan(1e-10 * size);
+  });
+});
+
 describe("Moreau–Jean θ = ½ with joints: the trapezoidal step holds them symmetrically", () => {
   const g = 9.81;
 

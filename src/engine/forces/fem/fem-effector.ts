@@ -43,8 +43,9 @@ import {
   createMaterial,
   type ElasticMaterial,
   type MaterialName,
+  StretchBounds,
 } from "./materials";
-import { nearestRotation, polarDecomposition } from "./polar";
+import { nearestRotation, polarDecomposition, symmetricEigen3 } from "./polar";
 import { type FemSurface, meshSurface } from "./surface";
 import { deformationGradient, tetReference } from "./tet";
 
@@ -147,6 +148,14 @@ export class FemEffector implements ForceEffector {
   /** s ΔM into the solve matrix, with a consistent mass (effector.ts). */
   readonly addMassBlocks?: (m: SparseBlockMatrix, s: number) => void;
   private readonly nodeWeight: Float64Array;
+  /**
+   * Per element, V λ_max(GᵀG)/m_e (m/kg; addExplicitRates), G the 4 × 3 matrix of the rest
+   * gradients ∇N_a and m_e its least share of a dynamic node's mass (the node's mass times
+   * V over the rest volume of the node's elements: ρV/4 with lumped masses); 0 when the
+   * element moves no node.
+   */
+  private readonly explicitScale: Float64Array;
+  private readonly stretch = new StretchBounds();
 
   constructor(
     private readonly sys: BodySystem,
@@ -222,6 +231,7 @@ export class FemEffector implements ForceEffector {
       this.rots = new Float64Array(9 * m);
       if (this.material.exact) this.nmat = new Float64Array(6 * m);
     }
+    this.explicitScale = this.explicitScales(m, n);
     this.slotRow = Int32Array.from(rows);
     this.slotCol = Int32Array.from(cols);
     this.jac = new Float64Array(9 * rows.length);
@@ -240,6 +250,73 @@ export class FemEffector implements ForceEffector {
       this.addMassProduct = (x, out, s) => this.massProduct(dm, x, out, s);
       this.addMassBlocks = (mat, s) => this.massBlocks(dm, mat, s);
     }
+  }
+
+  /** The explicitScale of each of the m elements (n nodes). */
+  private explicitScales(m: number, n: number): Float64Array {
+    const { b, at, moving, volume } = this;
+    const nodeVolume = new Float64Array(n);
+    for (let e = 0; e < m; e++)
+      for (let a = 0; a < 4; a++) nodeVolume[this.elements[4 * e + a]] += volume[e];
+    const out = new Float64Array(m);
+    const gtg = new Float64Array(9);
+    const w = new Float64Array(3);
+    const v = new Float64Array(9);
+    for (let e = 0; e < m; e++) {
+      let share = Number.POSITIVE_INFINITY;
+      for (let a = 0; a < 4; a++)
+        if (moving[4 * e + a])
+          share = Math.min(
+            share,
+            (this.sys.mass[at[4 * e + a]] * volume[e]) / nodeVolume[this.elements[4 * e + a]],
+          );
+      if (share === Number.POSITIVE_INFINITY) continue;
+      // GᵀG = Σ_a g_a g_aᵀ, g_0 = −(g_1 + g_2 + g_3)
+      gtg.fill(0);
+      for (let a = 0; a < 4; a++)
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            const gi =
+              a === 0
+                ? -(b[9 * e + i] + b[9 * e + 3 + i] + b[9 * e + 6 + i])
+                : b[9 * e + 3 * (a - 1) + i];
+            const gj =
+              a === 0
+                ? -(b[9 * e + j] + b[9 * e + 3 + j] + b[9 * e + 6 + j])
+                : b[9 * e + 3 * (a - 1) + j];
+            gtg[3 * i + j] += gi * gj;
+          }
+      symmetricEigen3(gtg, 0, w, 0, v, 0);
+      out[e] = (volume[e] * w[0]) / share;
+    }
+    return out;
+  }
+
+  /**
+   * Adds to out[0] an upper bound (1/s²) of λ_max(M⁻¹K) at the current positions, K the
+   * exact tangent stiffness of the elastic forces and M the nodes' (lumped) masses: the
+   * square of the highest frequency of the body's elastic modes, which an explicit step
+   * must resolve (symplectic Euler, theta-scheme.ts). Element by element: uᵀK u =
+   * Σ_e V_e dF_e : A_e : dF_e with dF_e = Σ_a u_a ⊗ ∇N_a, ‖dF_e‖² ≤ λ_max(G_eᵀG_e) ‖u_e‖²
+   * and A_e = ∂²ψ/∂F² at the element's F, of norm at most the material's tangentBound; and
+   * uᵀM u ≥ Σ_e m_e ‖u_e‖² (the element's shares of its nodes' masses sum to at most each
+   * node's mass), so the Rayleigh quotient uᵀKu/uᵀMu is at most max_e explicitScale_e
+   * tangentBound_e. Fixed nodes (u = 0 there) and joints (a subspace of u) only lower the
+   * quotient. Nothing into out[1]: the elastic forces do not damp. One pass over the
+   * elements (F and the bounds of FᵀF's eigenvalues, materials.ts StretchBounds); no
+   * allocation.
+   */
+  addExplicitRates(out: Float64Array): void {
+    const { sys, b, at, f, material, explicitScale, stretch } = this;
+    let omega2 = 0;
+    for (let e = 0; e < this.elementCount; e++) {
+      const scale = explicitScale[e];
+      if (scale === 0) continue;
+      deformationGradient(sys.pos, at, b, e, f);
+      stretch.set(f);
+      omega2 = Math.max(omega2, scale * material.tangentBound(stretch));
+    }
+    out[0] += omega2;
   }
 
   applyForces(_t: number): void {

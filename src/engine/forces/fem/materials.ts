@@ -43,7 +43,7 @@
  * Each material keeps, after `evaluate(F)`, what `differential` needs at that F; an
  * instance serves one element at a time. No allocation after construction.
  */
-import { nearestRotation, polarDecomposition } from "./polar";
+import { nearestRotation, polarDecomposition, symmetricEigen3 } from "./polar";
 
 export type MaterialName = "corotational" | "stvk" | "neo-hookean";
 
@@ -57,6 +57,87 @@ export interface ElasticMaterial {
   differential(df: Float64Array, dp: Float64Array): void;
   /** ψ(F) alone (J/m³). */
   energy(f: Float64Array): number;
+  /**
+   * An upper bound (Pa) of the operator norm of the exact tangent dF ↦ dP = (∂²ψ/∂F²) : dF
+   * (Frobenius norm on both sides) at a deformation gradient F known by `c`
+   * (StretchBounds: bounds of the eigenvalues σ_i² of C = FᵀF, its invariants and det F):
+   * the largest stiffness of the material there, whatever the tangent its Jacobian reports
+   * (fem-effector.ts addExplicitRates; the explicit step's stability). max(2μ + 3λ, 2μ) at
+   * rest for corotational and stvk, the tangent's norm; neo-hookean's, 6μ + 3λ there, does
+   * not see its terms cancel.
+   */
+  tangentBound(c: StretchBounds): number;
+}
+
+/**
+ * What tangentBound reads of F, without its singular values σ₁ ≥ σ₂ ≥ σ₃ where F is not
+ * inverted (an eigen-decomposition per element was twice the cost of the forces): with
+ * C = FᵀF, I₁ = tr C = Σ σ_i², D = ‖C − I₁/3 I‖² and the deviations d_i = σ_i² − I₁/3
+ * (Σ d_i = 0, Σ d_i² = D), |d_i| ≤ √(2D/3) (the extreme one when the other two are equal),
+ * so σ_i² lies in [lo, hi] = [I₁/3 − √(2D/3), I₁/3 + √(2D/3)], exact at rest and in a
+ * uniform stretch; I₂ = ‖cof F‖² = Σ_{j<k} σ_j² σ_k² = (I₁² − ‖C‖²)/2 and J = det F = σ₁σ₂σ₃
+ * exactly (I₂ ≥ σ₁²σ₂², so also σ₃² ≥ J²/I₂). An inverted element (J ≤ 0) gets its
+ * singular values (`sigma`, the eigenvalues of C; `exact`).
+ */
+export class StretchBounds {
+  /** Bounds (≥ 0) of the eigenvalues σ_i² of FᵀF. */
+  lo = 1;
+  hi = 1;
+  /** I₁ = ‖F‖², I₂ = ‖cof F‖² and J = det F. */
+  i1 = 3;
+  i2 = 3;
+  j = 1;
+  /** Whether `sigma` holds σ₁ ≥ σ₂ ≥ σ₃ ≥ 0 (set for J ≤ 0 only). */
+  exact = false;
+  readonly sigma = new Float64Array(3);
+  private readonly c = new Float64Array(9);
+  private readonly vectors = new Float64Array(9);
+
+  /** Sets the bounds from F (row-major 3×3). */
+  set(f: ArrayLike<number>): void {
+    const c00 = f[0] * f[0] + f[3] * f[3] + f[6] * f[6];
+    const c11 = f[1] * f[1] + f[4] * f[4] + f[7] * f[7];
+    const c22 = f[2] * f[2] + f[5] * f[5] + f[8] * f[8];
+    const c01 = f[0] * f[1] + f[3] * f[4] + f[6] * f[7];
+    const c02 = f[0] * f[2] + f[3] * f[5] + f[6] * f[8];
+    const c12 = f[1] * f[2] + f[4] * f[5] + f[7] * f[8];
+    const i1 = c00 + c11 + c22;
+    const m = i1 / 3;
+    const off = 2 * (c01 * c01 + c02 * c02 + c12 * c12);
+    const r = Math.sqrt((2 / 3) * ((c00 - m) ** 2 + (c11 - m) ** 2 + (c22 - m) ** 2 + off));
+    const j =
+      f[0] * (f[4] * f[8] - f[5] * f[7]) -
+      f[1] * (f[3] * f[8] - f[5] * f[6]) +
+      f[2] * (f[3] * f[7] - f[4] * f[6]);
+    const i2 = 0.5 * (i1 * i1 - (c00 * c00 + c11 * c11 + c22 * c22 + off));
+    this.i1 = i1;
+    this.i2 = i2;
+    this.j = j;
+    this.hi = m + r;
+    this.lo = Math.max(m - r, i2 > 0 ? (j * j) / i2 : 0, 0);
+    this.exact = !(j > 0);
+    if (!this.exact) return;
+    const c = this.c;
+    c[0] = c00;
+    c[1] = c01;
+    c[2] = c02;
+    c[4] = c11;
+    c[5] = c12;
+    c[8] = c22;
+    const sigma = this.sigma;
+    symmetricEigen3(c, 0, sigma, 0, this.vectors, 0);
+    for (let k = 0; k < 3; k++) sigma[k] = Math.sqrt(Math.max(sigma[k], 0));
+    this.hi = sigma[0] * sigma[0];
+    this.lo = sigma[2] * sigma[2];
+  }
+}
+
+/**
+ * The norm of the isotropic linear map dE ↦ λ tr(dE) I + 2μ dE on symmetric matrices (Pa):
+ * its eigenvalues are 2μ + 3λ (dE ∝ I) and 2μ (the deviators).
+ */
+function linearModulus(mu: number, lambda: number): number {
+  return Math.max(Math.abs(2 * mu + 3 * lambda), 2 * mu);
 }
 
 /** Lamé parameters [μ, λ] (Pa) of Young's modulus E (Pa) and Poisson's ratio ν. */
@@ -197,6 +278,54 @@ export class CorotationalMaterial implements ElasticMaterial {
     return true;
   }
 
+  /**
+   * With RᵀdF = X = X_s + X_k (symmetric and skew parts), RᵀdP = (2μ X_s + λ tr(X_s) I) +
+   * (2μ X_k + c [w]×) with [w]× from (tr(S) I − S) w = 2 vee(X_k): the two parts map onto
+   * themselves, the first with linearModulus, the second, along the eigenvectors of S,
+   * with 2μ + 2c/s, s = σ_j + σ_k (clamped as in evaluate) and c = λ (Σ σ_i − 3) − 2μ
+   * (zero at rest, where the rotation's variation cancels 2μ X_k). For J > 0 its size is
+   * largest at a corner of s ∈ [max(2√lo, 2 √(J/σ₁)), 2√hi] (σ₂ + σ₃ ≥ 2 √(σ₂σ₃) =
+   * 2 √(J/σ₁)) and Σ σ_i ∈ [max(3√lo, 3 J^⅓), min(3√hi, √(3 I₁))] (the means' and
+   * Cauchy–Schwarz's inequalities); an inverted element's signed σ (the smallest negative,
+   * as the polar decomposition's) give s and Σ σ_i exactly.
+   */
+  tangentBound(b: StretchBounds): number {
+    const { mu, lambda } = this;
+    const top = Math.sqrt(b.hi);
+    // evaluate's clamp ROTATION_SUM_FLOOR σ₁, at most as large (σ₁² ≥ I₁/3)
+    const floor = ROTATION_SUM_FLOOR * Math.sqrt(b.i1 / 3) + 1e-300;
+    let sLo: number;
+    let sHi: number;
+    let sumLo: number;
+    let sumHi: number;
+    if (b.exact) {
+      const s0 = b.sigma[0];
+      const s1 = b.sigma[1];
+      const s2 = b.sigma[2];
+      sLo = s1 - s2;
+      sHi = s0 + s1;
+      sumLo = s0 + s1 - s2;
+      sumHi = sumLo;
+    } else {
+      sLo = Math.max(2 * Math.sqrt(b.lo), 2 * Math.sqrt(b.j / top));
+      sHi = 2 * top;
+      sumLo = Math.max(3 * Math.sqrt(b.lo), 3 * Math.cbrt(b.j));
+      sumHi = Math.min(3 * top, Math.sqrt(3 * b.i1));
+    }
+    const cLo = lambda * (sumLo - 3) - 2 * mu;
+    const cHi = lambda * (sumHi - 3) - 2 * mu;
+    // |2μ + 2c/s| at the corners: 1/s at its ends, c at its ends
+    const rLo = 2 / Math.max(sHi, floor);
+    const rHi = 2 / Math.max(sLo, floor);
+    return Math.max(
+      linearModulus(mu, lambda),
+      Math.abs(2 * mu + cLo * rLo),
+      Math.abs(2 * mu + cLo * rHi),
+      Math.abs(2 * mu + cHi * rLo),
+      Math.abs(2 * mu + cHi * rHi),
+    );
+  }
+
   differential(df: Float64Array, dp: Float64Array): void {
     const { r, t, mu, lambda } = this;
     // T = Rᵀ dF
@@ -284,6 +413,18 @@ export class StVenantKirchhoffMaterial implements ElasticMaterial {
     return mu * ee + 0.5 * lambda * tr * tr;
   }
 
+  /**
+   * dP = dF S₂ + F (λ tr(dE) I + 2μ dE), dE = sym(Fᵀ dF): at most ‖S₂‖₂ ‖dF‖ + σ₁²
+   * linearModulus ‖dF‖, S₂'s eigenvalues λ tr(E) + 2μ E_i with E_i = (σ_i² − 1)/2 in
+   * [(lo − 1)/2, (hi − 1)/2] and tr(E) = (I₁ − 3)/2.
+   */
+  tangentBound(b: StretchBounds): number {
+    const { mu, lambda } = this;
+    const lt = 0.5 * lambda * (b.i1 - 3);
+    const stress = Math.max(Math.abs(lt + mu * (b.lo - 1)), Math.abs(lt + mu * (b.hi - 1)));
+    return stress + b.hi * linearModulus(mu, lambda);
+  }
+
   differential(df: Float64Array, dp: Float64Array): void {
     const { f, s, mu, lambda } = this;
     const de = this.e;
@@ -365,6 +506,17 @@ export class NeoHookeanMaterial implements ElasticMaterial {
     let i1 = 0;
     for (let k = 0; k < 9; k++) i1 += f[k] * f[k];
     return 0.5 * mu * (i1 - 3) + h;
+  }
+
+  /**
+   * dP = μ dF + h″(J) (cof F : dF) cof F + h′(J) d(cof F): at most μ + |h″| ‖cof F‖² +
+   * |h′| (σ₁ + σ₂) times ‖dF‖ (in the singular frames d(cof F) maps dF_jj, dF_kk to the
+   * diagonal with weights σ_k, σ_j and an off-diagonal dF_kj to σ_i times it, of norm at
+   * most the largest row sum σ₁ + σ₂ ≤ 2√hi); ‖cof F‖² = I₂.
+   */
+  tangentBound(b: StretchBounds): number {
+    this.volumetric(b.j);
+    return this.mu + Math.abs(this.h2) * b.i2 + 2 * Math.abs(this.h1) * Math.sqrt(b.hi);
   }
 
   differential(df: Float64Array, dp: Float64Array): void {

@@ -6,7 +6,9 @@
  * under a rigid rotation of an undeformed mesh, the approximate corotational tangent, and
  * inverted elements. The element data the State reports (the equivalent strain in closed
  * form for a stretch, rotated; the Cauchy stress P Fᵀ/det F; node positions through the
- * node table) and the consistent mass ΔM = ρV/20 (1 + δ_ab) − ρV/4 δ_ab written out.
+ * node table) and the consistent mass ΔM = ρV/20 (1 + δ_ab) − ρV/4 δ_ab written out. The
+ * explicit step's stability bound (addExplicitRates) against the highest eigenvalue of
+ * M^{-1/2} K M^{-1/2} (ml-matrix) at rest and deformed.
  */
 import { determinant, EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
@@ -391,4 +393,40 @@ describe("FEM element data", () => {
       }).kineticCorrection(),
     ).toBe(0);
   });
+});
+
+describe("FEM: addExplicitRates bounds the stiffest mode", () => {
+  /** λ_max(M^{-1/2} K M^{-1/2}) over the dynamic nodes, K = −∂f/∂x (exact tangent). */
+  function highestMode(sys: BodySystem, fem: FemEffector): number {
+    const n = sys.numDofs;
+    const k = denseJacobian(sys, fem, "position", -1);
+    const mass: number[] = [];
+    for (let b = 0; b < sys.numBodies; b++)
+      if (sys.dofOffset[b] >= 0)
+        for (let i = 0; i < 3; i++) mass[sys.dofOffset[b] + i] = sys.mass[b];
+    const a = Matrix.zeros(n, n);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++)
+        a.set(i, j, (0.5 * (k[i * n + j] + k[j * n + i])) / Math.sqrt(mass[i] * mass[j]));
+    return Math.max(...new EigenvalueDecomposition(a, { assumeSymmetric: true }).realEigenvalues);
+  }
+
+  for (const material of MATERIALS)
+    it(`${material}: ω² of the highest mode of a 10-tet box, at rest and deformed, is below the bound`, () => {
+      const rng = mulberry32(5);
+      for (const nu of [0, 0.3, 0.45])
+        for (const strain of [0, 0.1, 0.3]) {
+          const sys = meshSystem(smallBox, 1000, [0, 5]);
+          const fem = meshEffector(sys, smallBox, { youngModulus: E, poissonRatio: nu, material });
+          if (strain > 0) deform(smallBox, strain, 0.02)(sys, rng);
+          const out = new Float64Array(2);
+          fem.addExplicitRates(out);
+          const top = highestMode(sys, fem);
+          expect(out[0]).toBeGreaterThanOrEqual(top);
+          expect(out[1]).toBe(0);
+          // and not far above it (measured 1.25 to 7.6 times: 1.1 to 2.8 in ω, a halving
+          // or two of the explicit step)
+          expect(out[0]).toBeLessThan(8 * top);
+        }
+    });
 });

@@ -5,9 +5,10 @@
  * stress P against central differences of ψ, its exact differential dP against central
  * differences of P, frame indifference (ψ(QF) = ψ(F), P(QF) = Q P(F)), the stress-free
  * rest state, the approximate corotational tangent's positive semidefiniteness, and the
- * neo-Hookean continuation below J₀ (C¹ stress across J₀, finite for inverted F).
+ * neo-Hookean continuation below J₀ (C¹ stress across J₀, finite for inverted F), and
+ * tangentBound against the largest singular value of the exact differential (ml-matrix).
  */
-import { determinant, inverse, Matrix } from "ml-matrix";
+import { determinant, inverse, Matrix, SingularValueDecomposition } from "ml-matrix";
 import { describe, expect, it } from "vitest";
 import {
   CorotationalMaterial,
@@ -17,6 +18,7 @@ import {
   lame,
   NEO_HOOKEAN_J0,
   NeoHookeanMaterial,
+  StretchBounds,
   StVenantKirchhoffMaterial,
 } from "../../../../src/engine/forces/fem/materials";
 import { axisAngle, rotationMatrix } from "../../../support/quat";
@@ -235,4 +237,52 @@ describe("neo-Hookean below J₀", () => {
     const dfd = differentialByDifferences(m, inverted, df);
     for (let k = 0; k < 9; k++) expect(Math.abs(dp[k] - dfd[k])).toBeLessThan(1e-6 * maxAbs(dfd));
   });
+});
+
+/** The StretchBounds of f. */
+function bounds(f: Float64Array): StretchBounds {
+  const b = new StretchBounds();
+  b.set(f);
+  return b;
+}
+
+/** The operator norm of dF ↦ dP (9 × 9 from the exact differential at f, its largest singular value). */
+function tangentNorm(m: ElasticMaterial, f: Float64Array): number {
+  const p = new Float64Array(9);
+  m.evaluate(f, p);
+  const cols: number[][] = [];
+  for (let k = 0; k < 9; k++) {
+    const df = new Float64Array(9);
+    df[k] = 1;
+    const dp = new Float64Array(9);
+    m.differential(df, dp);
+    cols.push(Array.from(dp));
+  }
+  return Math.max(...new SingularValueDecomposition(new Matrix(cols)).diagonal);
+}
+
+describe("tangentBound: the exact tangent's largest stiffness", () => {
+  const exact = (): [string, ElasticMaterial][] => [
+    ["corotational", createMaterial("corotational", E, NU)],
+    ["stvk", createMaterial("stvk", E, NU)],
+    ["neo-hookean", createMaterial("neo-hookean", E, NU)],
+  ];
+  for (const [name, m] of exact())
+    it(`${name}: bounds ‖∂P/∂F‖ at rest, stretched, sheared, crushed and inverted`, () => {
+      const rng = mulberry32(41);
+      const cases: Float64Array[] = [Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1)];
+      for (const s of [0.05, 0.3, 0.8])
+        for (let c = 0; c < 6; c++) cases.push(nearIdentity(rng, s));
+      cases.push(Float64Array.of(0.2, 0, 0, 0, 1, 0, 0, 0, 1)); // crushed to 20 %
+      cases.push(Float64Array.of(3, 0.5, 0, 0, 1, 0, 0, 0, 0.9)); // stretched 3-fold
+      if (name !== "stvk") cases.push(Float64Array.of(1, 0.1, 0, 0, 1, 0, 0.1, 0, -0.3)); // inverted
+      for (const f of cases) {
+        expect(m.tangentBound(bounds(f))).toBeGreaterThanOrEqual(tangentNorm(m, f) * (1 - 1e-9));
+      }
+      // at rest the corotational and stvk bounds are the tangent's norm, 2μ + 3λ
+      const atRest = m.tangentBound(bounds(cases[0]));
+      if (name === "neo-hookean") expect(atRest).toBeCloseTo(6 * MU + 3 * LAMBDA, 6);
+      else expect(atRest).toBeCloseTo(2 * MU + 3 * LAMBDA, 6);
+      expect(tangentNorm(m, cases[0])).toBeCloseTo(2 * MU + 3 * LAMBDA, 6);
+    });
 });
