@@ -191,28 +191,19 @@ describe("compliant friction's Jacobians (tangential spring with history, Coulom
    * sticks; μ small: every corner slips at the cap μ F_n (the slip's projector and its
    * coupling to F_n); in between some of each.
    */
-  function slidingBox(mu: number, particle = false) {
-    const sys = new BodySystem([
-      particle
-        ? bodyInit("box", "particle", { mass: 2, position: [0.01, -0.02, 0.1 - 0.0015] })
-        : bodyInit("box", "rigid", {
-            mass: 2,
-            inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
-            position: [0.01, -0.02, 0.1 - 0.0015],
-            orientation: axisAngle([1, 0.3, 0], 0.02),
-            velocity: [0.02, -0.01, -0.01],
-            angularVelocity: [0.1, -0.2, 0.05],
-          }),
-    ]);
-    const det = new CollisionDetector(
-      [
-        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
-        particle
-          ? { shape: { type: "sphere", radius: 0.1 }, body: 0 }
-          : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 0 },
-      ],
-      { margin: 0.02 },
-    );
+  /**
+   * The friction effector (linear law k = 1e4 N/m, d = 2 N·s/m, step damping ½, margin
+   * 2 cm, h = 10 ms, μ for every pair) on `shapes`, detected at the system's state, moved by
+   * `place`'s increments (dx, dy: sliding, m; dth: turning, rad), detected there (the
+   * history committed), and moved again.
+   */
+  function stretched(
+    sys: BodySystem,
+    shapes: ConstructorParameters<typeof CollisionDetector>[0],
+    mu: number,
+    place: (d: Float64Array, dx: number, dy: number, dth: number) => void,
+  ) {
+    const det = new CollisionDetector(shapes, { margin: 0.02 });
     const beh = createContactBehavior({
       type: "linear",
       stiffness: 1e4,
@@ -231,14 +222,43 @@ describe("compliant friction's Jacobians (tangential spring with history, Coulom
     e.beginStep();
     const move = (dx: number, dy: number, dth: number) => {
       const d = new Float64Array(sys.numDofs);
-      d[0] = dx;
-      d[1] = dy;
-      if (!particle) d[5] = dth;
+      place(d, dx, dy, dth);
       addPositionIncrement(sys, d, 1);
     };
     move(2e-4, -1e-4, 1e-3);
     e.beginStep();
     move(1e-4, 1.5e-4, -2e-3);
+    return e;
+  }
+
+  function slidingBox(mu: number, particle = false) {
+    const sys = new BodySystem([
+      particle
+        ? bodyInit("box", "particle", { mass: 2, position: [0.01, -0.02, 0.1 - 0.0015] })
+        : bodyInit("box", "rigid", {
+            mass: 2,
+            inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+            position: [0.01, -0.02, 0.1 - 0.0015],
+            orientation: axisAngle([1, 0.3, 0], 0.02),
+            velocity: [0.02, -0.01, -0.01],
+            angularVelocity: [0.1, -0.2, 0.05],
+          }),
+    ]);
+    const e = stretched(
+      sys,
+      [
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        particle
+          ? { shape: { type: "sphere", radius: 0.1 }, body: 0 }
+          : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 0 },
+      ],
+      mu,
+      (d, dx, dy, dth) => {
+        d[0] = dx;
+        d[1] = dy;
+        if (!particle) d[5] = dth;
+      },
+    );
     return { sys, e };
   }
 
@@ -304,42 +324,22 @@ describe("compliant friction's Jacobians (tangential spring with history, Coulom
         angularVelocity: ball ? [3, -2, 1] : [0.1, -0.2, 0.05],
       }),
     ]);
-    const det = new CollisionDetector(
+    const e = stretched(
+      sys,
       [
         { shape: { type: "box", halfExtents: [1, 1, 0.1] }, body: 0 },
         ball
           ? { shape: { type: "sphere", radius: 0.05 }, body: 1 }
           : { shape: { type: "box", halfExtents: [0.2, 0.15, 0.1] }, body: 1 },
       ],
-      { margin: 0.02 },
+      mu,
+      (d, dx, dy, dth) => {
+        d[6] = dx;
+        d[7] = dy;
+        d[11] = dth;
+        d[3] = -dth / 3;
+      },
     );
-    const beh = createContactBehavior({
-      type: "linear",
-      stiffness: 1e4,
-      damping: 2,
-      stepDamping: 0.5,
-      perUnitArea: false,
-    });
-    const e = new CompliantContactEffector(
-      sys,
-      det,
-      beh,
-      0.02,
-      new PairParameters(sys, { friction: mu, pairs: [] }),
-    );
-    e.stepSize = 0.01;
-    e.beginStep();
-    const move = (dx: number, dy: number, dth: number) => {
-      const d = new Float64Array(sys.numDofs);
-      d[6] = dx;
-      d[7] = dy;
-      d[11] = dth;
-      d[3] = -dth / 3;
-      addPositionIncrement(sys, d, 1);
-    };
-    move(2e-4, -1e-4, 1e-3);
-    e.beginStep();
-    move(1e-4, 1.5e-4, -2e-3);
     return { sys, e };
   }
 
