@@ -162,6 +162,29 @@ export function denseJacobian(
   return csrToDense(m.toCsr());
 }
 
+/**
+ * λ_max of the symmetric part of M^{-1/2} X M^{-1/2}, X = −∂f/∂x or −∂f/∂v of `eff` (dense),
+ * M the particles' lumped masses (3 dofs a body): the stiffest mode's ω² (1/s²) or the
+ * highest damping rate (1/s) an explicit step meets, against which the effectors'
+ * addExplicitRates bounds are checked.
+ */
+export function highestMode(
+  sys: BodySystem,
+  eff: ForceEffector,
+  which: "position" | "velocity",
+): number {
+  const n = sys.numDofs;
+  const x = denseJacobian(sys, eff, which, -1);
+  const mass: number[] = [];
+  for (let b = 0; b < sys.numBodies; b++)
+    if (sys.dofOffset[b] >= 0) for (let i = 0; i < 3; i++) mass[sys.dofOffset[b] + i] = sys.mass[b];
+  const a = Matrix.zeros(n, n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      a.set(i, j, (0.5 * (x[i * n + j] + x[j * n + i])) / Math.sqrt(mass[i] * mass[j]));
+  return Math.max(...new EigenvalueDecomposition(a, { assumeSymmetric: true }).realEigenvalues);
+}
+
 function maxAbs(a: Float64Array): number {
   let x = 0;
   for (const v of a) x = Math.max(x, Math.abs(v));

@@ -23,6 +23,7 @@ import {
   denseJacobian,
   energyGradientErrors,
   generalizedForce,
+  highestMode,
 } from "../jacobian-check";
 import { meshEffector, meshSystem, randomRotation } from "./helpers";
 
@@ -396,21 +397,6 @@ describe("FEM element data", () => {
 });
 
 describe("FEM: addExplicitRates bounds the stiffest mode", () => {
-  /** λ_max(M^{-1/2} K M^{-1/2}) over the dynamic nodes, K = −∂f/∂x (exact tangent). */
-  function highestMode(sys: BodySystem, fem: FemEffector): number {
-    const n = sys.numDofs;
-    const k = denseJacobian(sys, fem, "position", -1);
-    const mass: number[] = [];
-    for (let b = 0; b < sys.numBodies; b++)
-      if (sys.dofOffset[b] >= 0)
-        for (let i = 0; i < 3; i++) mass[sys.dofOffset[b] + i] = sys.mass[b];
-    const a = Matrix.zeros(n, n);
-    for (let i = 0; i < n; i++)
-      for (let j = 0; j < n; j++)
-        a.set(i, j, (0.5 * (k[i * n + j] + k[j * n + i])) / Math.sqrt(mass[i] * mass[j]));
-    return Math.max(...new EigenvalueDecomposition(a, { assumeSymmetric: true }).realEigenvalues);
-  }
-
   for (const material of MATERIALS)
     it(`${material}: ω² of the highest mode of a 10-tet box, at rest and deformed, is below the bound`, () => {
       const rng = mulberry32(5);
@@ -421,7 +407,7 @@ describe("FEM: addExplicitRates bounds the stiffest mode", () => {
           if (strain > 0) deform(smallBox, strain, 0.02)(sys, rng);
           const out = new Float64Array(2);
           fem.addExplicitRates(out);
-          const top = highestMode(sys, fem);
+          const top = highestMode(sys, fem, "position");
           expect(out[0]).toBeGreaterThanOrEqual(top);
           expect(out[1]).toBe(0);
           // and not far above it (measured 1.25 to 7.6 times: 1.1 to 2.8 in ω, a halving
