@@ -520,6 +520,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stats.newtonIterations += this.stepper.solve(c, t + h, this.newton);
     this.stats.linearIterations += this.stepper.linearIterations;
     if (this.stepper.mustRedo) return null;
+    // symplectic Euler: the free welded groups moved as the rigid bodies they are
+    // (AccelerationStepper.placeWelded; not the Rayleigh stiffness damping's K v, which
+    // couples them to the bodies their force elements reach: those keep the solve's)
+    if (this.params.rayleighStiffness === 0) this.stepper.placeWelded(this.params.rayleighMass);
     // (a step with compliant contacts that is then redone counts its redo's: trySingle)
     if (this.impacts === null || this.stepper.newtonConverged || this.dissipativeStep)
       this.stats.newtonConverged &&= this.stepper.newtonConverged;
