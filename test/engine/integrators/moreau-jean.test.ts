@@ -370,6 +370,42 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
     expect(beside.state.energy.total - mb * g * (-3 + a)).toBeCloseTo(alone.state.energy.total, 9);
   });
 
+  it("a rod spun at 300 rad/s beside the box: its smooth step's sub-steps counted in solver.substeps, its energy kept as alone", () => {
+    // h ω = 1.5 at 5 ms: the symmetric step splits into 8 sub-steps (theta-scheme.ts error
+    // control), which the State reported as 1 beside the box before 2026-12-06. Nothing
+    // dissipates: the rod's energy E = ½ (m L²/3) ω² + m g z is a constant, which the
+    // energy balance sees as alone (measured 0.036 J of E ≈ 15 kJ both).
+    const [h, w] = [0.005, 300];
+    const states = [false, true].map((box) => {
+      const sim = loadModel(model(h, box, false));
+      sim.schedule(
+        InputsBody.parse({
+          inputs: [
+            {
+              type: "bodyState",
+              id: "rod",
+              velocity: [0, 0, -w * (L / 2)],
+              angularVelocity: [0, w, 0],
+            },
+          ],
+        }).inputs,
+      );
+      let substeps = 0;
+      let error = 0;
+      for (let k = 0; k < 100; k++) {
+        sim.step(1);
+        substeps = Math.max(substeps, sim.state().solver.substeps);
+        error = Math.max(error, Math.abs(sim.state().energy.error as number));
+      }
+      return { substeps, error };
+    });
+    const E = 0.5 * ((m * L * L) / 3) * w * w;
+    expect(states[0].substeps).toBeGreaterThan(1);
+    expect(states[1].substeps).toBe(states[0].substeps);
+    expect(states[1].error).toBeLessThan(1e-5 * E);
+    expect(states[1].error).toBeLessThan(1.01 * states[0].error);
+  });
+
   for (const h of [0.005, 1 / 60])
     it(`with velocityDamping 0.1 /s the rod decays as it does alone over 30 s at h = ${h.toPrecision(3)} s, its decay counted once`, () => {
       // v ← v e^(−0.1 h) after each step: the rod's energy falls by about half in 30 s.
