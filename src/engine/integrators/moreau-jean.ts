@@ -76,20 +76,21 @@
  * start as above, counting the other rows' motors and bodies' decay, and the groups take
  * the smooth step's end before step 8 (which then projects them as the smooth path does).
  * The step reports the smooth step's sub-steps (solver.substeps; a rod spun at 300 rad/s
- * beside a resting box reported 1 where alone 8 before 2026-12-06). The energy balance
- * weighs the step whole (the smooth step's sub-steps are not told: the contact step's
- * bodies move over the whole step): exact for the conservative forces and the counted
- * parts (impulses, motors, decay), and the joints' projection after the step (step 8's
- * passes, Simulation.step's) finds the groups' joints closed by the smooth step's Newton
- * iterations and moves nothing of theirs: energy.error as alone (that rod: 0.036 J of
- * 15 kJ in 2 s both; a 2 kg rod swinging beside six tumbling boxes, 42 projection passes
- * in 10 s: its energy as alone to 5e-13 J at 5 ms). The groups' dissipative forces are
- * weighed over the step, not their sub-steps (that rod against an angular damper of
- * 0.05 N·m·s: energy.dissipated 5.6e-4 J of 6768 J in 2 s from alone's). A
- * joint limit touches its group only while one of its own bounds is active (a 2 kg rod
- * resting on its bound made a rod swinging freely beside it lose 9.2 J of its 9.8 J in
- * 60 s at 5 ms, alone 1.2e-3 J; before 2026-12-06 any active bound touched every limited
- * group, and velocityDamping > 0 sent every joint to the velocity level on contact steps).
+ * beside a resting box reported 1 where alone 8 before 2026-12-06), and tells the energy
+ * balance of them for the groups' dofs (SubstepObserver's `dofs`: their dissipative forces
+ * weighed sub-step by sub-step, the contact step's bodies over the whole step; a stiff
+ * servo's rod beside the box, every step split, read energy.error 159 J in 48 steps where
+ * alone 8e-7 J, now 1e-6 J; the solver's Rayleigh damping, and with compliant contact,
+ * whose segments are the whole system's, these forces too, are weighed with the step). The
+ * joints' projection after the step (step 8's passes, Simulation.step's) finds the groups'
+ * joints closed by the smooth step's Newton iterations and moves nothing of theirs:
+ * energy.error as alone (the spun rod: 0.036 J of 15 kJ in 2 s both; a 2 kg rod swinging
+ * beside six tumbling boxes, 42 projection passes in 10 s: its energy as alone to 5e-13 J
+ * at 5 ms). A joint limit touches its group only while one of its own bounds is active (a
+ * 2 kg rod resting on its bound made a rod swinging freely beside it lose 9.2 J of its
+ * 9.8 J in 60 s at 5 ms, alone 1.2e-3 J; before 2026-12-06 any active bound touched every
+ * limited group, and velocityDamping > 0 sent every joint to the velocity level on contact
+ * steps).
  */
 import type { JointLimitProblem } from "../actuators/limit-problem";
 import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-contact";
@@ -113,6 +114,7 @@ import {
   type IntegratorName,
   resetStepStats,
   type StepStats,
+  type SubstepObserver,
 } from "./integrator";
 import { MAX_HALVINGS } from "./step-halving";
 import { type ThetaParameters, ThetaScheme } from "./theta-scheme";
@@ -271,8 +273,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     stats.jointToleranceMet &&= own.jointToleranceMet;
     // a half the smooth step split itself told its sub-steps (step-halving.ts): told again
     // as a whole, its dissipative work was counted twice (2.6e-4 J on a damped rod at
-    // 300 rad/s whose contact solve failed twice); a contact step's half is told whole, its
-    // groups apart split or not (smoothApart tells none of theirs)
+    // 300 rad/s whose contact solve failed twice); a contact step's half is told whole (the
+    // sub-steps smoothApart told of its groups apart end there: StepWork weighs their dofs
+    // over nothing more)
     if (!this.substepsTold) this.substepObserver?.substepDone(t, h);
     return own.substeps;
   }
@@ -380,8 +383,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     getVelocity(sys, this.startVelocity);
     const removed = s.removedEnergy;
     const observer = this.substepObserver;
-    // its sub-steps are not the step's (the energy balance weighs the whole step)
-    this.substepObserver = null;
+    // its sub-steps are the groups apart's only (the contact step moves the others over the
+    // whole step): told for their dofs
+    this.outerObserver = observer;
+    this.substepObserver = observer === null ? null : this.apartObserver;
     this.motorRows = this.apartRows;
     s.decayCounted = this.apartDofs;
     s.extraForce = null;
@@ -408,6 +413,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.motorRows = this.contactRows;
     return counted;
   }
+
+  /** The simulation's observer while smoothApart tells it the sub-steps of apartDofs. */
+  private outerObserver: SubstepObserver | null = null;
+  private readonly apartObserver: SubstepObserver = {
+    substepDone: (t, h) => this.outerObserver?.substepDone(t, h, this.apartDofs),
+  };
 
   /** Whether the smooth step left its mean acceleration in the memory (smoothApart). */
   private smoothValid = false;
