@@ -765,6 +765,16 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
+   * The dofs (1) whose kinetic energy decayVelocities counts in removedEnergy, or null: all.
+   * Moreau–Jean steps the jointed groups apart from its contacts in a smooth step of their
+   * own and the rest in its contact step, each decaying every velocity and keeping its own
+   * bodies' (moreau-jean.ts, markApart): each counts its own bodies' decay. M has no block
+   * between two such groups (a consistent mass joins its bodies in one), so ½ vᵀ M v is the
+   * sum of the groups' ½ v_gᵀ M_g v_g.
+   */
+  decayCounted: Uint8Array | null = null;
+
+  /**
    * v ← v·exp(−h·rate) for the system's velocities (SOFA's velocity decay,
    * solver.velocityDamping in 1/s) after a step of h; nothing for rate 0.
    */
@@ -773,10 +783,13 @@ export class AccelerationStepper implements NewtonStepper {
     const k = Math.exp(-h * rate);
     const { v, tmp, n } = this;
     getVelocity(this.sys, v);
-    // the kinetic energy it takes out, ½ vᵀ M v (1 − k²): the energy balance's (removedEnergy)
+    // the kinetic energy it takes out, ½ vᵀ M v (1 − k²): the energy balance's (removedEnergy),
+    // over the dofs of decayCounted
     this.iteration.massTimes(v, tmp);
+    const counted = this.decayCounted;
     let twice = 0;
-    for (let i = 0; i < n; i++) twice += v[i] * tmp[i];
+    if (counted === null) for (let i = 0; i < n; i++) twice += v[i] * tmp[i];
+    else for (let i = 0; i < n; i++) if (counted[i] === 1) twice += v[i] * tmp[i];
     this.removedEnergy += 0.5 * twice * (1 - k * k);
     for (let i = 0; i < n; i++) v[i] *= k;
     setVelocity(this.sys, v);
