@@ -525,6 +525,15 @@ export class WorkerRuntime {
         details: { issues: [{ path: ["model"], message: String((err as Error)?.message ?? err) }] },
       });
     }
+    // an actuator command or a load whose effect is a blow-up at once: refused as the input
+    // setting it would be (paths under "model"), not left to end the first step diverged
+    const issues = underPath(["model"], sim.commandIssues());
+    if (issues.length > 0)
+      throw new Failure({
+        code: "invalid_model",
+        message: `invalid body: ${issues[0].path.join(".")}: ${issues[0].message}`,
+        details: { part: "body", issues },
+      });
     return this.keep(id, sim, "invalid_model", ["model"]);
   }
 
