@@ -225,7 +225,14 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     }
     // split at the impacts of jointed bodies (impact-events.ts), each piece a sub-step
     // (halved on its own, at most MAX_HALVINGS − 1 times)
-    stats.substeps = events.advance(t, h, stats, this.wholeStep, this.pieceStep);
+    stats.substeps = events.advance(
+      t,
+      h,
+      stats,
+      this.wholeStep,
+      this.pieceStep,
+      this.substepObserver,
+    );
   }
 
   /** The step whole, and a piece of a step split at its impacts (impact-events.ts). */
