@@ -15,7 +15,7 @@ import type { MoreauApp } from "../../src/server/app";
 import type { TestHook } from "../../src/server/protocol";
 import { FrameClient } from "../support/frames";
 import {
-  divergingSpringBody,
+  divergingServo,
   fallingBody,
   springParticle,
   springParticleRecurrence,
@@ -33,7 +33,7 @@ const session = async (a: MoreauApp, id: string) =>
 
 describe("divergence", () => {
   it("a diverging step answers 422, keeps the last good state, and recovers after PATCH + reset", async () => {
-    const id = await createSession(server.app, divergingSpringBody());
+    const id = await createSession(server.app, divergingServo());
     const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 10 });
     expect(r.status).toBe(422);
     const e = ErrorBody.parse(r.body);
@@ -44,7 +44,7 @@ describe("divergence", () => {
     const s = await session(server.app, id);
     expect(s.status).toBe("diverged");
     expect(s.message).toMatch(/blew up/);
-    // last good state: one symplectic Euler step of the 1e8 N/m spring
+    // last good state: one symplectic Euler step of the 1e8 N/m servo
     const good = await getState(server.app, id);
     const ref = springParticleRecurrence({ stiffness: 1e8, dt: 0.01 }, 1);
     expect(good.step).toBe(1);
@@ -68,7 +68,7 @@ describe("divergence", () => {
   });
 
   it("a run that diverges stops in `diverged`; the worker serves its other sessions", async () => {
-    const bad = await createSession(server.app, divergingSpringBody());
+    const bad = await createSession(server.app, divergingServo());
     const good = await createSession(server.app, fallingBody({ z0: 10 }));
     const other = await createSession(server.app, fallingBody({ z0: 10 })); // same worker as `bad`
     const m = server.app.moreau.sessions;

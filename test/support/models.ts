@@ -162,18 +162,40 @@ export function springParticleRecurrence(o: SpringParticleOptions, n: number) {
 }
 
 /**
- * springParticle's 1e8 N/m spring on a rigid body of the particle's mass (isotropic: its
- * translation steps as the particle's, springParticleRecurrence) at h = 0.01 s: symplectic
- * Euler's explicit step, |1 − h²k/m| ≫ 1, blows it up at its 2nd step. (A spring between
- * particles would not: symplectic Euler takes the sub-steps their bound asks, theta-scheme.ts;
- * springs with a rigid end are not bounded.)
+ * springParticle's motion with a position servo in place of its 1e8 N/m spring: a rigid body
+ * of the particle's mass on a prismatic joint along x to the ground, its actuator τ = k_p
+ * (q* − q) (k_p = 1e8 N/m, q from the model pose, q* = −x0: the force −k_p x of the spring)
+ * at h = 0.01 s. Symplectic Euler takes the servo explicitly (the joint, along the motion,
+ * does not move the body: springParticleRecurrence), |1 − h²k/m| ≫ 1, and blows it up at
+ * its 2nd step. (A spring would not: symplectic Euler takes the sub-steps the springs'
+ * bounds ask, theta-scheme.ts; actuators are not bounded.)
  */
-export function divergingSpringBody() {
+export function divergingServo() {
   const model = springParticle({ stiffness: 1e8, dt: 0.01, name: "diverging" });
   return {
     ...model,
     bodies: model.bodies.map((b) => ({ ...b, kind: "rigid" as const, inertia: [1, 1, 1] as Vec3 })),
-  };
+    forces: [],
+    joints: [
+      {
+        id: "slide",
+        type: "prismatic" as const,
+        a: { body: "ground" },
+        b: { body: "p" },
+        axis: [1, 0, 0] as Vec3,
+      },
+    ],
+    actuators: [
+      {
+        id: "servo",
+        joint: "slide",
+        type: "position" as const,
+        target: -SPRING_PARTICLE.x0,
+        kp: 1e8,
+        kd: 0,
+      },
+    ],
+  } satisfies ModelInput;
 }
 
 export interface FallingBodyOptions {

@@ -63,7 +63,8 @@ export class JointActuator implements ForceEffector {
   private law = 0;
   private readonly kp: number;
   private readonly kd: number;
-  private readonly limit: number;
+  /** |τ| at most (N·m or N); Infinity: none. */
+  readonly limit: number;
   private readonly command: CompiledTimeFunction;
 
   constructor(

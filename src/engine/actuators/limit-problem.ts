@@ -184,6 +184,16 @@ export class JointLimitProblem implements OneStepProblem {
     return passed;
   }
 
+  /** The active rows of the step (updateIndexSet's count). */
+  get activeRows(): number {
+    return this.count;
+  }
+
+  /** The limit of active row k (< activeRows): the bodies it holds (moreau-jean.ts, markApart). */
+  activeLimit(k: number): NonsmoothLimit {
+    return this.limits[this.limitOf[k]];
+  }
+
   updateIndexSet(h: number): number {
     this.count = 0;
     this.limits.forEach((l, i) => {

@@ -215,8 +215,12 @@ export type ProjectionOrder = "velocities-first" | "positions-first" | "none";
  * energy balance weighs each sub-step's forces as the scheme does (simulation/step-work.ts).
  */
 export interface SubstepObserver {
-  /** The sub-step from t of h (s) was accepted; the system is at its end. */
-  substepDone(t: number, h: number): void;
+  /**
+   * The sub-step from t of h (s) was accepted; the system is at its end. `dofs`: it moved
+   * only those (1), the others being stepped over the whole step (Moreau–Jean's groups apart
+   * from its contacts, moreau-jean.ts); absent or null: the whole system.
+   */
+  substepDone(t: number, h: number, dofs?: Uint8Array | null): void;
 }
 
 export interface Integrator {

@@ -19,7 +19,9 @@
  *  - what compliant friction's history released where it was committed (the slip beyond
  *    the cap, compliant.ts settle).
  * A step the integrator split (step-halving.ts) is weighed sub-step by sub-step
- * (substepDone), the first two items over each sub-step.
+ * (substepDone), the first two items over each sub-step; sub-steps of part of the dofs
+ * (Moreau–Jean's groups apart from its contacts, the rest stepped whole) weigh the first
+ * item over those dofs' sub-steps and the others' whole segment (partSubstepDone).
  * A step's end values are kept for the next step's start while the state stays as it is
  * (commit, invalidate).
  */
@@ -97,6 +99,13 @@ export class StepWork implements SubstepObserver {
   private stepSize = -0;
   private covered = -0;
   private splitWork = -0;
+  /**
+   * The dofs of the sub-steps told for part of the system (substepDone's `dofs`: Moreau–
+   * Jean's groups apart, which its contact step does not move), null: none since the last
+   * whole segment; the fraction of the step their sub-steps covered (≥ covered).
+   */
+  private partial: Uint8Array | null = null;
+  private partCovered = -0;
   /** dissipationPower at the step's start, then at each accepted sub-step's end (W). */
   private substepPower = 0;
 
@@ -139,6 +148,7 @@ export class StepWork implements SubstepObserver {
     this.stepSize = h;
     this.covered = 0;
     this.splitWork = 0;
+    this.partial = null;
     const cached = this.version === src.system.stateVersion;
     if (src.integrator().forceWeight !== undefined) {
       // the last step's end is this step's start
@@ -168,7 +178,7 @@ export class StepWork implements SubstepObserver {
     if (own !== undefined) return own + src.stepper.removedEnergy + this.released();
     // the last sub-step (the whole step when it was not split), after the joints' projection
     const hLast = h * (1 - this.covered);
-    const last = this.segmentWork(t + h, hLast, integrator.forceWeight ?? 1);
+    const last = this.segmentWork(t + h, 1, integrator.forceWeight ?? 1);
     return (
       this.splitWork +
       last +
@@ -183,17 +193,23 @@ export class StepWork implements SubstepObserver {
    * its forces' work weighed as the scheme weighed them over it, M (v_e − v_s) =
    * h ((1 − w) f_s + w f_e) holding sub-step by sub-step (over the whole step a stiff
    * servo's effort, which changes within it, missed its work by joules), and the powers'
-   * trapezoid over it. The step's last sub-step is left to `work`.
+   * trapezoid over it. The step's last sub-step is left to `work`. With `dofs` (1 for the
+   * dofs it moved; the others' segment goes on), see partSubstepDone.
    */
-  substepDone(t: number, h: number): void {
+  substepDone(t: number, h: number, dofs: Uint8Array | null = null): void {
     const w = this.src.integrator().forceWeight;
     if (w === undefined) return;
+    if (dofs !== null) {
+      this.partSubstepDone(t, h, w, dofs);
+      return;
+    }
     const covered = this.covered + h / this.stepSize;
     if (covered >= 1) return;
-    this.covered = covered;
     // and the powers' trapezoid over the sub-step
     const p1 = this.dissipationPower(t + h);
-    this.splitWork += this.segmentWork(t + h, h, w) + 0.5 * h * (this.substepPower + p1);
+    this.splitWork += this.segmentWork(t + h, covered, w) + 0.5 * h * (this.substepPower + p1);
+    this.covered = covered;
+    this.partial = null;
     this.substepPower = p1;
     // the sub-step's end is the next one's start; its contacts' force with the contacts the
     // next sub-step detects there (a contact met in this one is damped in the next: carried,
@@ -201,6 +217,38 @@ export class StepWork implements SubstepObserver {
     // step of two hinged links dropped onto a plane under generalized-alpha)
     this.endBecomesStart();
     this.contactStartForce();
+  }
+
+  /**
+   * A sub-step from t of h that moved only the dofs of `dofs` (Moreau–Jean's groups apart
+   * from its contacts take a smooth step of their own, split, while its contact step moves
+   * the rest over the whole step: moreau-jean.ts): their forces' work over it, −h v̄ ·
+   * ((1 − w) F_s + w F_e) summed over those dofs, and their end values become their start;
+   * the other dofs' segment goes on from its start. Exact where no force couples the two
+   * sets (their dissipative forces on `dofs` depend on those dofs alone). The powers'
+   * trapezoid (Rayleigh damping) is left to the whole segments. Not with compliant contact,
+   * whose segments are the whole system's (its sub-steps then weighed with the step).
+   */
+  private partSubstepDone(t: number, h: number, w: number, dofs: Uint8Array): void {
+    if (this.src.compliant !== null) return;
+    if (this.partial !== dofs) {
+      this.partial = dofs;
+      this.partCovered = this.covered;
+    }
+    const covered = this.partCovered + h / this.stepSize;
+    if (covered >= 1) return;
+    this.partCovered = covered;
+    const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
+    this.effectorForce(t + h, f1);
+    getVelocity(this.src.system, v1);
+    let work = 0;
+    for (let i = 0; i < f1.length; i++) {
+      if (dofs[i] === 0) continue;
+      work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+      f0[i] = f1[i];
+      v0[i] = v1[i];
+    }
+    this.splitWork += 0.5 * h * work;
   }
 
   /**
@@ -217,21 +265,30 @@ export class StepWork implements SubstepObserver {
   }
 
   /**
-   * −h v̄ · ((1 − w) F_s + w F_e) (J) over a segment of h ending at t and the current state,
-   * from the start values held, plus the elastic energy compliant contact's no-pull clamp
-   * let go where it held a contact at 0 at both ends (compliant.ts, "The clamp's release":
-   * those contacts are not in F_s, F_e); the end's into endForce, endVelocity (and
-   * contactEnd).
+   * −h v̄ · ((1 − w) F_s + w F_e) (J) over a segment ending at t, the fraction `end` of the
+   * step, and the current state, from the start values held (h from `covered` on, and for
+   * the dofs of partial sub-steps from partCovered on), plus the elastic energy compliant
+   * contact's no-pull clamp let go where it held a contact at 0 at both ends (compliant.ts,
+   * "The clamp's release": those contacts are not in F_s, F_e); the end's into endForce,
+   * endVelocity (and contactEnd).
    */
-  private segmentWork(t: number, h: number, w: number): number {
+  private segmentWork(t: number, end: number, w: number): number {
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
     const { system, compliant } = this.src;
+    const h = this.stepSize * (end - this.covered);
     this.effectorForce(t, f1);
     getVelocity(system, v1);
     let work = 0;
     if (compliant === null) {
-      for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
-      return 0.5 * h * work;
+      const part = this.partial;
+      if (part === null) {
+        for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+        return 0.5 * h * work;
+      }
+      const hPart = this.stepSize * (end - this.partCovered);
+      for (let i = 0; i < f1.length; i++)
+        work -= (part[i] === 1 ? hPart : h) * (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+      return 0.5 * work;
     }
     const { contactStart: c0, contactEnd: c1, contactReopened: c2 } = this;
     clearForces(system);

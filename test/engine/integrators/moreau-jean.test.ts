@@ -314,13 +314,13 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
   // step turns, first order in h): max |energy.error| over 8 s was 3.66 J at 5 ms (the rod
   // alone: 1.2e-3 J) and 12.7 J at 1/60 s (alone: 0.013 J).
   const [m, L, mb, a, g] = [2, 1, 1, 0.1, 9.81];
-  const model = (h: number, box: boolean, motor: boolean): ModelInput => {
+  const model = (h: number, box: boolean, motor: boolean, velocityDamping = 0): ModelInput => {
     const rod = rodPendulum({
       mass: m,
       length: L,
       axis: [0, 1, 0],
       gravity: [0, 0, -g],
-      solver: { integrator: "moreau-jean", dt: h },
+      solver: { integrator: "moreau-jean", dt: h, velocityDamping },
     });
     const boxBody = {
       id: "box",
@@ -375,4 +375,186 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
     // the same rod motion: the totals apart from the resting box's potential energy
     expect(beside.state.energy.total - mb * g * (-3 + a)).toBeCloseTo(alone.state.energy.total, 9);
   });
+
+  it("a rod spun at 300 rad/s beside the box: its smooth step's sub-steps counted in solver.substeps, its energy kept as alone", () => {
+    // h ω = 1.5 at 5 ms: the symmetric step splits into 8 sub-steps (theta-scheme.ts error
+    // control), which the State reported as 1 beside the box before 2026-12-06. Nothing
+    // dissipates: the rod's energy E = ½ (m L²/3) ω² + m g z is a constant, which the
+    // energy balance sees as alone (measured 0.036 J of E ≈ 15 kJ both).
+    const [h, w] = [0.005, 300];
+    const states = [false, true].map((box) => {
+      const sim = loadModel(model(h, box, false));
+      sim.schedule(
+        InputsBody.parse({
+          inputs: [
+            {
+              type: "bodyState",
+              id: "rod",
+              velocity: [0, 0, -w * (L / 2)],
+              angularVelocity: [0, w, 0],
+            },
+          ],
+        }).inputs,
+      );
+      let substeps = 0;
+      let error = 0;
+      for (let k = 0; k < 100; k++) {
+        sim.step(1);
+        substeps = Math.max(substeps, sim.state().solver.substeps);
+        error = Math.max(error, Math.abs(sim.state().energy.error as number));
+      }
+      return { substeps, error };
+    });
+    const E = 0.5 * ((m * L * L) / 3) * w * w;
+    expect(states[0].substeps).toBeGreaterThan(1);
+    expect(states[1].substeps).toBe(states[0].substeps);
+    expect(states[1].error).toBeLessThan(1e-5 * E);
+    expect(states[1].error).toBeLessThan(1.01 * states[0].error);
+  });
+
+  it("a stiff servo's rod beside the box: its split smooth step's work weighed sub-step by sub-step, the balance closes", () => {
+    // a light rod (1 g·m² about its centre, 0.1 kg, its centre 5 cm from the axle) pulled
+    // to 0.3 rad by a servo of kp = 2000, kd = 200: k_d/I ≈ 1.6e5 /s, unresolved by
+    // 1/240 s, the servo's effort changes sign within a step and every step splits. Beside
+    // the box its sub-steps were weighed over the whole step before 2026-12-06:
+    // energy.error 159 J in 48 steps (alone 8e-7 J); each sub-step's −h v̄·((1−w)F_s + w F_e)
+    // over the rod's dofs closes the balance to Newton's tolerance
+    const Ic = 1e-3;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        floor(-3),
+        { id: "rod", mass: 0.1, inertia: [Ic, Ic, Ic], position: [0.05, 0, 0] },
+        {
+          id: "box",
+          mass: mb,
+          position: [5, 0, -3 + a],
+          shapes: [{ type: "box", halfExtents: [a, a, a] }],
+        },
+      ],
+      joints: [
+        {
+          id: "axle",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, 0] },
+          b: { body: "rod", point: [-0.05, 0, 0] },
+          axis: [0, 1, 0],
+        },
+      ],
+      actuators: [{ id: "servo", type: "position", joint: "axle", kp: 2000, kd: 200, target: 0.3 }],
+      contact: { method: "nsc" },
+      solver: { integrator: "moreau-jean", dt: 1 / 240 },
+    } as ModelInput);
+    let split = 0;
+    for (let n = 0; n < 48; n++) {
+      sim.step(1);
+      const st = sim.state();
+      if (st.solver.substeps > 1) split++;
+      expect(st.contacts.length).toBeGreaterThan(0);
+      // (measured: below 1e-6 J, against 0.012 J the servo took out)
+      expect(Math.abs(st.energy.error as number)).toBeLessThan(2e-6);
+    }
+    expect(split).toBeGreaterThan(10);
+  });
+
+  for (const h of [0.005, 1 / 60])
+    it(`with velocityDamping 0.1 /s the rod decays as it does alone over 30 s at h = ${h.toPrecision(3)} s, its decay counted once`, () => {
+      // v ← v e^(−0.1 h) after each step: the rod's energy falls by about half in 30 s.
+      // Before 2026-12-06 a velocityDamping > 0 sent every joint to the velocity level on
+      // the box's contact steps: the rod's energy left the alone curve by up to 1.67 J at
+      // 5 ms (3.68 J at 1/60 s) and energy.error read 3.31 J (6.18 J), alone 1.2e-3 J
+      // (0.013 J). The smooth step's decay is counted for the rod only, the contact step's
+      // for the box only.
+      const alone = loadModel(model(h, false, false, 0.1));
+      const beside = loadModel(model(h, true, false, 0.1));
+      let apart = 0;
+      let errorAlone = 0;
+      let errorBeside = 0;
+      for (let k = 0; k < Math.round(30 / h); k++) {
+        alone.step(1);
+        beside.step(1);
+        const [a0, a1] = [alone.state().energy, beside.state().energy];
+        apart = Math.max(apart, Math.abs(a1.total - mb * g * (-3 + a) - a0.total));
+        errorAlone = Math.max(errorAlone, Math.abs(a0.error as number));
+        errorBeside = Math.max(errorBeside, Math.abs(a1.error as number));
+      }
+      // (measured 2e-13 J and 1.5e-11 J: the same rod motion to rounding)
+      expect(apart).toBeLessThan(1e-6);
+      expect(errorBeside).toBeLessThan(1.01 * errorAlone);
+      // the decay took about half the rod's energy (m g L/2 = 9.81 J below its release)
+      const e = alone.state().energy;
+      expect(e.total).toBeLessThan(-0.3 * m * g * (L / 2));
+      expect(e.dissipated).toBeGreaterThan(0.3 * m * g * (L / 2));
+    });
+});
+
+describe("Moreau–Jean: a rod swinging within its limits beside one resting on its bound keeps the smooth step's joints", () => {
+  // Two 2 kg, 1 m rods hinged at their ends 2 m apart, both released horizontal: "rest"
+  // (limits −1, 0.5 rad) falls onto its upper bound and rests there, its bound active every
+  // step; "free" (limits −0.5, 3.5 rad) swings between 0 and π without reaching its own.
+  // Before 2026-12-06 any active bound touched every limited group: the free rod was held
+  // at the velocity level on every step and lost 9.16 J of its m g L/2 = 9.81 J swing in
+  // 60 s at 5 ms (9.81 J at 1/60 s), alone 1.2e-3 J (0.013 J).
+  const [m, L, g] = [2, 1, 9.81];
+  const rod = (id: string, y: number, limits: { lower: number; upper: number }) => ({
+    body: {
+      id,
+      mass: m,
+      position: [L / 2, y, 0],
+      inertia: [1e-3, (m * L * L) / 12, (m * L * L) / 12],
+    },
+    joint: {
+      id: `${id}-pin`,
+      type: "revolute",
+      a: { body: "ground", point: [0, y, 0] },
+      b: { body: id, point: [-L / 2, 0, 0] },
+      axis: [0, 1, 0],
+      limits,
+    },
+  });
+  const model = (h: number, resting: boolean): ModelInput => {
+    const rods = [
+      rod("free", 2, { lower: -0.5, upper: 3.5 }),
+      ...(resting ? [rod("rest", 0, { lower: -1, upper: 0.5 })] : []),
+    ];
+    return {
+      gravity: [0, 0, -g],
+      bodies: rods.map((r) => r.body),
+      joints: rods.map((r) => r.joint),
+      solver: { integrator: "moreau-jean", dt: h },
+    } as ModelInput;
+  };
+  /** The free rod's energy (J): ½ m |v|² + ½ (m L²/12) ω_y² + m g z, 0 at its release. */
+  const energy = (b: { position: number[]; velocity: number[]; angularVelocity: number[] }) =>
+    0.5 * m * Math.hypot(...b.velocity) ** 2 +
+    0.5 * ((m * L * L) / 12) * b.angularVelocity[1] ** 2 +
+    m * g * b.position[2];
+
+  for (const h of [0.005, 1 / 60])
+    it(`the free rod keeps its energy as alone (within 2×) over 60 s at h = ${h.toPrecision(3)} s, the other resting on its bound`, () => {
+      const alone = loadModel(model(h, false));
+      const beside = loadModel(model(h, true));
+      let lostAlone = 0;
+      let lostBeside = 0;
+      let swing = 0;
+      for (let k = 0; k < Math.round(60 / h); k++) {
+        alone.step(1);
+        beside.step(1);
+        const state = beside.state();
+        const [free, rest] = state.joints;
+        lostAlone = Math.max(lostAlone, Math.abs(energy(alone.state().bodies[0])));
+        lostBeside = Math.max(lostBeside, Math.abs(energy(state.bodies[0])));
+        swing = Math.max(swing, free.coordinates[0]);
+        if (k > 2 / h) expect(rest.coordinates[0]).toBeCloseTo(0.5, 6);
+      }
+      // (measured: equal to 1e-12 J)
+      expect(lostBeside).toBeLessThan(2 * lostAlone);
+      // the swing reaches the far side, π, short of the free rod's upper bound
+      expect(swing).toBeGreaterThan(Math.PI - 0.1);
+      expect(swing).toBeLessThan(3.5);
+      // the resting rod's bound carries its gravity moment m g (L/2) cos q at its angle q
+      const rest = beside.state().joints[1];
+      const moment = m * g * (L / 2) * Math.cos(rest.coordinates[0]);
+      expect(Math.abs(rest.limitEffort as number)).toBeCloseTo(moment, 8);
+    });
 });

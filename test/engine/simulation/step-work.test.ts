@@ -141,6 +141,57 @@ describe("StepWork", () => {
     }
   });
 
+  it("weighs sub-steps told for part of the dofs (Moreau–Jean's groups apart) over theirs, the others' over their whole segment", () => {
+    // particle p (dofs 0–2) takes sub-steps h/4, h/4, h/2 of its own while q (dofs 3–5)
+    // steps over the whole step (the contact step): p's work is the sum over its sub-steps,
+    // q's the whole step's, each −h v̄ · ((1 − w) F0 + w F1) with F = −c v over its dofs
+    const p = Uint8Array.from([1, 1, 1, 0, 0, 0]);
+    const only = (v: number[], mask: Uint8Array, want: number) =>
+      v.map((x, i) => (mask[i] === want ? x : 0));
+    const Va = V1.map((v, i) => 3 * v - V0[i]);
+    const Vb = V0.map((v) => -v);
+    const Vc = V1.map((v, i) => 0.5 * (v + Va[i]));
+    for (const w of [0.5, 1]) {
+      const s = setup({ forceWeight: w });
+      setVelocity(s.sys, Float64Array.from(V0));
+      s.work.begin(0, H);
+      // the smooth step's sub-steps move every dof; only p's are its (q's are overwritten
+      // by the contact step: Vc below)
+      setVelocity(s.sys, Float64Array.from(Va));
+      s.work.substepDone(0, H / 4, p);
+      setVelocity(s.sys, Float64Array.from(Vb));
+      s.work.substepDone(H / 4, H / 4, p);
+      setVelocity(s.sys, Float64Array.from(V1));
+      s.work.substepDone(H / 2, H / 2, p);
+      const end = [...only(V1, p, 1).slice(0, 3), ...Vc.slice(3)];
+      setVelocity(s.sys, Float64Array.from(end));
+      const expected =
+        schemeWork(w, only(V0, p, 1), only(Va, p, 1), H / 4) +
+        schemeWork(w, only(Va, p, 1), only(Vb, p, 1), H / 4) +
+        schemeWork(w, only(Vb, p, 1), only(V1, p, 1), H / 2) +
+        schemeWork(w, only(V0, p, 0), only(Vc, p, 0), H);
+      expect(s.work.work(0, H)).toBeCloseTo(expected, 14);
+    }
+    // a halved step (Moreau–Jean's failed contact solve): p's sub-steps h/4, h/4 within the
+    // first half, told whole at its end, then the second half whole
+    const s = setup({ forceWeight: 0.5 });
+    setVelocity(s.sys, Float64Array.from(V0));
+    s.work.begin(0, H);
+    setVelocity(s.sys, Float64Array.from(Va));
+    s.work.substepDone(0, H / 4, p);
+    const mid = [...Vb.slice(0, 3), ...Vc.slice(3)];
+    setVelocity(s.sys, Float64Array.from(mid));
+    s.work.substepDone(H / 4, H / 4, p);
+    s.work.substepDone(0, H / 2);
+    setVelocity(s.sys, Float64Array.from(V1));
+    const expected =
+      schemeWork(0.5, only(V0, p, 1), only(Va, p, 1), H / 4) +
+      schemeWork(0.5, only(Va, p, 1), only(mid, p, 1), H / 4) +
+      schemeWork(0.5, only(V0, p, 0), only(mid, p, 0), H / 2) +
+      schemeWork(0.5, mid, V1, H / 2);
+    expect(s.work.work(0, H)).toBeCloseTo(expected, 14);
+  });
+
   it("carries a committed step's end to the next start while the state stays, not after a change or invalidate()", () => {
     const s = setup({ forceWeight: 0.5 });
     step(s);
