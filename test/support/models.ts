@@ -162,40 +162,41 @@ export function springParticleRecurrence(o: SpringParticleOptions, n: number) {
 }
 
 /**
- * springParticle's motion with a position servo in place of its 1e8 N/m spring: a rigid body
- * of the particle's mass on a prismatic joint along x to the ground, its actuator τ = k_p
- * (q* − q) (k_p = 1e8 N/m, q from the model pose, q* = −x0: the force −k_p x of the spring)
- * at h = 0.01 s. Symplectic Euler takes the servo explicitly (the joint, along the motion,
- * does not move the body: springParticleRecurrence), |1 − h²k/m| ≫ 1, and blows it up at
- * its 2nd step. (A spring would not: symplectic Euler takes the sub-steps the springs'
- * bounds ask, theta-scheme.ts; actuators are not bounded.)
+ * springParticle's x and v after n steps of the central difference (Newmark β = 0, γ = ½:
+ * x ← x + h v + ½ h² a, then v ← v + ½ h (a + a⁺), a = −(k/m) x), for the same options.
  */
-export function divergingServo() {
-  const model = springParticle({ stiffness: 1e8, dt: 0.01, name: "diverging" });
-  return {
-    ...model,
-    bodies: model.bodies.map((b) => ({ ...b, kind: "rigid" as const, inertia: [1, 1, 1] as Vec3 })),
-    forces: [],
-    joints: [
-      {
-        id: "slide",
-        type: "prismatic" as const,
-        a: { body: "ground" },
-        b: { body: "p" },
-        axis: [1, 0, 0] as Vec3,
-      },
-    ],
-    actuators: [
-      {
-        id: "servo",
-        joint: "slide",
-        type: "position" as const,
-        target: -SPRING_PARTICLE.x0,
-        kp: 1e8,
-        kd: 0,
-      },
-    ],
-  } satisfies ModelInput;
+export function centralDifferenceRecurrence(o: SpringParticleOptions, n: number) {
+  const { stiffness: k, mass: m, dt: h, x0, v0 } = springParticleOptions(o);
+  let x = x0;
+  let v = v0;
+  for (let i = 0; i < n; i++) {
+    const a = -(k / m) * x;
+    x += h * v + 0.5 * h * h * a;
+    v += 0.5 * h * (a - (k / m) * x);
+  }
+  return { x, v };
+}
+
+/** The stiffness (N/m) of divergingSpring's spring. */
+export const DIVERGING_STIFFNESS = 1e7;
+
+/**
+ * A run that genuinely diverges: springParticle (1 kg at x0 = 1 m) on a 1e7 N/m spring at
+ * h = 0.01 s under the central difference the user chose (newmark, β = 0, γ = ½: explicit,
+ * stable only while h ω < 2; here h ω = 31.6, and newmark checks no bound: symplectic Euler
+ * would take the sub-steps the spring's bound asks, theta-scheme.ts). Its first step
+ * (centralDifferenceRecurrence) reaches x = −499 m, v = 2.49e7 m/s; the second blows past
+ * the 1e8 limit (simulation.ts), so the run ends `diverged` at step 2, its last good
+ * state at step 1.
+ */
+export function divergingSpring() {
+  return springParticle({
+    stiffness: DIVERGING_STIFFNESS,
+    dt: 0.01,
+    name: "diverging",
+    integrator: "newmark",
+    solver: { beta: 0, gamma: 0.5 },
+  });
 }
 
 export interface FallingBodyOptions {

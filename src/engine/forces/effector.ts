@@ -73,7 +73,7 @@ export interface ForceEffector {
   addExplicitRates?(out: Float64Array): void;
   /**
    * The same bounds by rows of 3 × 3 blocks, for forces that couple few bodies (springs,
-   * frame springs, dampers): adds to stiff[r] and damp[r] (1/s², 1/s) the effector's
+   * frame springs, dampers, joint servos): adds to stiff[r] and damp[r] (1/s², 1/s) the effector's
    * Gershgorin row sums of block row r of the symmetric parts of M^{-1/2} K M^{-1/2} and
    * M^{-1/2} D M^{-1/2}: λ_max of the diagonal block plus Σ ‖S_rc‖ over the other blocks c
    * of its row, the blocks being each body's translation (r = 2b, b the body index) and a

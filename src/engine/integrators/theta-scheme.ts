@@ -95,9 +95,10 @@
  * the effectors that bound their stiffest mode (ForceEffector.addExplicitRates: the fem
  * bodies, element by element with the material's largest stiffness at each element's
  * strain, fem-effector.ts) add their ω² and γ to the contacts', and so do the forces
- * between few bodies (ForceEffector.addExplicitRows: springs, frame springs, dampers), by
- * Gershgorin's circles on 3 × 3 blocks, a body's translation and a rigid body's rotation
- * (particle-springs.ts, two-point.ts, frame-spring.ts, damper.ts), the largest row of
+ * between few bodies (ForceEffector.addExplicitRows: springs, frame springs, dampers,
+ * joint servos), by Gershgorin's circles on 3 × 3 blocks, a body's translation and a rigid
+ * body's rotation (particle-springs.ts, two-point.ts, frame-spring.ts, damper.ts,
+ * actuators/actuator.ts), the largest row of
  * their sum (explicitForceRates). A spring to a rigid body at rest gets at most 1.21 times
  * its k/m_eff (1/m_eff = 1/m + (r × û)ᵀ I⁻¹ (r × û)), a frame spring 1.9–2.8 times its
  * highest mode, a damper its rate (test/engine/forces). Moreau–Jean's impulsive step (active
@@ -188,8 +189,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly explicitRates: Float64Array | null;
   /**
    * Symplectic Euler: the effectors that bound their stiffest mode (ForceEffector
-   * .addExplicitRates: the fem bodies; .addExplicitRows: the springs, frame springs and
-   * dampers), their row sums by block row (stiffRows, dampRows), and their bounds [ω², γ] at the
+   * .addExplicitRates: the fem bodies; .addExplicitRows: the springs, frame springs,
+   * dampers and joint servos), their row sums by block row (stiffRows, dampRows), and their bounds [ω², γ] at the
    * running step's start (explicitHalvings).
    */
   private readonly explicitForces: readonly ForceEffector[];

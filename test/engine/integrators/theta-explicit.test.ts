@@ -16,7 +16,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
-import { springParticle } from "../../support/models";
+import { rodPendulum, springParticle } from "../../support/models";
 
 const E = 1e6;
 const rho = 1000;
@@ -184,20 +184,26 @@ describe("symplectic Euler on a stiff particle spring", () => {
 
 /**
  * The invariant symplectic Euler at step τ keeps for x'' = −ω² x, I = v² + ω² x² − τ ω² x v,
- * and the frequency its sampled motion shows: x_n = C cos(n φ + ψ) at whole steps of 2
- * sub-steps (x_{n+1} + x_{n−1} = 2 cos φ x_n), cos(Ω τ) = 1 − (τ ω)²/2, φ = 2 Ω τ. From
- * the samples' least-squares cos φ, the ω that step gives: cos(Ω τ) = −√((1 + cos φ)/2)
- * (Ω τ ∈ (π/2, π) at τ ω = 1.5), ω² = 2 (1 − cos(Ω τ))/τ².
+ * and the frequency its sampled motion shows: x_n = C cos(n φ + ψ) at whole steps of k
+ * sub-steps (x_{n+1} + x_{n−1} = 2 cos φ x_n), cos(Ω τ) = 1 − (τ ω)²/2, φ = k Ω τ. From
+ * the samples' least-squares cos φ, the ω that step gives: φ = 2πj ± a, a = acos(cos φ),
+ * the branch nearest the φ of `expected` (neighbours are 2a or 2(π − a) apart: 0.13 rad at
+ * k = 4, τ ω = 0.75, far beyond the figures asserted), then ω² = 2 (1 − cos(φ/k))/τ².
  */
-function twoSubstepOmega(samples: number[], tau: number): number {
+function substepOmega(samples: number[], tau: number, k: number, expected: number): number {
   let num = 0;
   let den = 0;
   for (let n = 1; n + 1 < samples.length; n++) {
     num += samples[n] * (samples[n + 1] + samples[n - 1]);
     den += 2 * samples[n] * samples[n];
   }
-  const cosHalf = -Math.sqrt((1 + num / den) / 2);
-  return Math.sqrt(2 * (1 - cosHalf)) / tau;
+  const a = Math.acos(num / den);
+  const near = k * Math.acos(1 - (tau * expected) ** 2 / 2);
+  const j = Math.round(near / (2 * Math.PI));
+  const phi = [j - 1, j, j + 1]
+    .flatMap((i) => [2 * Math.PI * i - a, 2 * Math.PI * i + a])
+    .reduce((p, q) => (Math.abs(q - near) < Math.abs(p - near) ? q : p));
+  return Math.sqrt(2 * (1 - Math.cos(phi / k))) / tau;
 }
 
 describe("symplectic Euler on stiff springs, frame springs and dampers with rigid ends", () => {
@@ -254,7 +260,7 @@ describe("symplectic Euler on stiff springs, frame springs and dampers with rigi
     }
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-6);
-    expect(Math.abs(twoSubstepOmega(xs, tau) / w - 1)).toBeLessThan(1e-6);
+    expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-6);
   });
 
   it("a rigid body on a stiff frame spring turns at ω² = k_r/I in the two halves its bound asks", () => {
@@ -305,7 +311,7 @@ describe("symplectic Euler on stiff springs, frame springs and dampers with rigi
     }
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-8);
-    expect(Math.abs(twoSubstepOmega(xs, tau) / w - 1)).toBeLessThan(1e-8);
+    expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-8);
   });
 
   it("a body on a heavy damper (2 h γ = 5) falls at the terminal speed g/γ, its transient decaying faster than e^(−γt)", () => {
@@ -351,6 +357,122 @@ describe("symplectic Euler on stiff springs, frame springs and dampers with rigi
     }
     expect([...substeps]).toEqual([2]);
     expect(sim.state().bodies[0].velocity[2] / terminal - 1).toBeCloseTo(0, 12);
+  });
+});
+
+describe("symplectic Euler on stiff joint servos", () => {
+  const w = 600; // rad/s: h ω = 3 at 5 ms
+  // a rod (M = 1.2 kg, L = 0.8 m) hinged at its end: I = M L²/3 about the hinge, M L²/12
+  // about its centre
+  const M = 1.2;
+  const L = 0.8;
+  const iHinge = (M * L * L) / 3;
+  // small swings about the target (1e-4 rad, m): the motion linear, and the joints' own error
+  // control (h²/12 ‖D − D_prev‖ against 3e-4 m: theta-scheme.ts) asks no more sub-steps than
+  // the bound, so the sub-steps are regular
+  const target = 1e-4;
+  const rod = (kd: number) =>
+    loadModel(
+      rodPendulum({
+        mass: M,
+        length: L,
+        axis: [0, 1, 0],
+        gravity: [0, 0, 0],
+        servo: { type: "position", kp: w * w * iHinge, kd, target },
+        solver: { integrator: "symplectic-euler", dt: h },
+      }),
+    );
+  /** The joint's q − q* and q̇. */
+  const coordinate = (sim: ReturnType<typeof loadModel>) => {
+    const j = sim.state().joints?.[0];
+    if (j === undefined) throw new Error("no joint");
+    return [j.coordinates[0] - target, j.rates[0]];
+  };
+  /**
+   * Symplectic Euler's x_{n+1} − T x_n + D x_{n−1} = 0 (T = 2 − τγ − τ²ω², D = 1 − τγ) keeps
+   * Q = (x_{n+1} − z x_n)(x_{n+1} − z̄ x_n), z z̄ = D, decaying exactly by D a sub-step; with
+   * x_n = x − τ v (x, v the state after the sub-step), Q/τ² = ω² x² + (γ − τ ω²) x v + D v²
+   * (γ = 0: the invariant I above).
+   */
+  const decaying = (x: number, v: number, tau: number, gamma: number) =>
+    w * w * x * x + (gamma - tau * w * w) * x * v + (1 - tau * gamma) * v * v;
+
+  it("a rod hinged at its end on a position servo (h ω = 3) oscillates at ω² = k_p/I_hinge in the 4 sub-steps its bound asks", () => {
+    // the servo's bound is the free body's, k_p/I_centre = 4 ω² (h ω_b = 6): h/4, τ ω = 0.75.
+    // Before, the first step was taken whole (the joints' error control then halved the
+    // next ones): the swing grew 9.6 times at once (I × 92)
+    const sim = rod(0);
+    const tau = h / 4;
+    const q0 = coordinate(sim);
+    const i0 = decaying(q0[0], q0[1], tau, 0);
+    let drift = 0;
+    const xs: number[] = [];
+    const substeps = new Set<number>();
+    for (let n = 0; n < 2000; n++) {
+      sim.step(1);
+      substeps.add(sim.state().solver.substeps);
+      const [x, v] = coordinate(sim);
+      drift = Math.max(drift, Math.abs(decaying(x, v, tau, 0) / i0 - 1));
+      xs.push(x);
+    }
+    expect([...substeps]).toEqual([4]);
+    // measured 2.1e-6 (the hinge's centripetal terms, of order the swing squared) and 1.1e-10
+    expect(drift).toBeLessThan(1e-5);
+    expect(Math.abs(substepOmega(xs, tau, 4, w) / w - 1)).toBeLessThan(1e-8);
+  });
+
+  it("with k_d (ζ = 0.05) it decays by the scheme's closed form (1 − τγ) a sub-step, γ = k_d/I_hinge", () => {
+    const gamma = 2 * 0.05 * w; // 60 /s
+    const sim = rod(gamma * iHinge);
+    const tau = h / 4;
+    const q0 = coordinate(sim);
+    const q00 = decaying(q0[0], q0[1], tau, gamma);
+    for (let n = 1; n <= 40; n++) {
+      sim.step(1);
+      expect(sim.state().solver.substeps).toBe(4);
+      const [x, v] = coordinate(sim);
+      // (Q down to 4e-6 of its start: e^(−2 · 31.2 t), against the continuous e^(−γ t),
+      // 4 % slower: first order in τγ = 0.075)
+      expect(decaying(x, v, tau, gamma) / q00 / (1 - tau * gamma) ** (4 * n) - 1).toBeCloseTo(0, 6);
+    }
+  });
+
+  it("a cart on a prismatic rail, its frame off its centre, on a position servo (h ω = 3): 2 sub-steps at ω² = k_p/m", () => {
+    // m = 1 kg, I = 0.01 kg·m², the rail's frame 0.05 m below the cart's centre (g = (x̂, r ×
+    // x̂), |I^{-1/2} (r × x̂)|² = 0.25/kg): rows 1.5 k_p/m (free body exact 1.25 k_p/m), h
+    // ω_b = 3.7: h/2, τ ω = 1.5. The rail holds the cart's turn: its mode is k_p/m. Before,
+    // its first step was taken whole: the swing grew 6.1 times (I × 37)
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "cart", kind: "rigid", mass: 1, inertia: [0.01, 0.01, 0.01] }],
+      joints: [
+        {
+          id: "rail",
+          type: "prismatic",
+          a: { body: "ground", point: [0, 0, -0.05] },
+          b: { body: "cart", point: [0, 0, -0.05] },
+          axis: [1, 0, 0],
+        },
+      ],
+      actuators: [{ id: "servo", joint: "rail", type: "position", kp: w * w, kd: 0, target }],
+      solver: { integrator: "symplectic-euler", dt: h },
+    });
+    const tau = h / 2;
+    const q0 = coordinate(sim);
+    const i0 = decaying(q0[0], q0[1], tau, 0);
+    let drift = 0;
+    const xs: number[] = [];
+    const substeps = new Set<number>();
+    for (let n = 0; n < 2000; n++) {
+      sim.step(1);
+      substeps.add(sim.state().solver.substeps);
+      const [x, v] = coordinate(sim);
+      drift = Math.max(drift, Math.abs(decaying(x, v, tau, 0) / i0 - 1));
+      xs.push(x);
+    }
+    expect([...substeps]).toEqual([2]);
+    expect(drift).toBeLessThan(1e-10);
+    expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-10);
   });
 });
 
