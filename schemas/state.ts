@@ -91,6 +91,14 @@ export const SolverStats = z
       description:
         "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance, or in which a compliant contact switched unresolved) was redone in halves, or symplectic-euler's explicit step was split for the compliant contacts pushing at its start, up to 16; articulated: its accepted Runge–Kutta sub-steps (up to 2000)",
     }),
+    impacts: z.number().int().meta({
+      description:
+        "moreau-jean: impacts of jointed bodies (restitution > 0, no friction) the step met at their instants, the step split at each (README, Contact); 0 elsewhere",
+    }),
+    impactsResolved: z.boolean().meta({
+      description:
+        "false when the step met more than 16 such impacts (or took 64 pieces) and took the rest of it whole, Newton's law on its active contacts together; true elsewhere",
+    }),
     stepError: z.number().meta({
       description:
         "generalized-alpha and articulated with an error control (solver.stepTolerance): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass; 0 without one",

@@ -56,6 +56,8 @@ const state: StateOut = {
     stepError: 0,
     stepToleranceMet: true,
     jointToleranceMet: true,
+    impacts: 0,
+    impactsResolved: true,
     reactionChange: 0,
   },
 };

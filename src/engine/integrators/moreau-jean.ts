@@ -50,6 +50,9 @@
  *     located (jointedBodies). The located impulses are added to the reported ones.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
+ * (not Siconos') The impacts of jointed bodies, which step 7b leaves out, are met at their
+ * instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
+ * the joints at the impact, each piece between a step as above.
  * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
  * velocity (their exact share of the kinetic energy's change), and the change of the
  * total energy that steps 7b and 8 and the joint limits' projection make, as the
@@ -107,6 +110,7 @@ import {
 } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
+import { ImpactEvents } from "./impact-events";
 import { ImpactLocation } from "./impact-location";
 import {
   emptyStepStats,
@@ -144,6 +148,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   lastProjection: Readonly<ProjectionResult> = NO_PROJECTION;
   /** Step 7b (file comment): null without nonsmooth contacts. */
   private readonly location: ImpactLocation | null;
+  /** The impacts of jointed bodies at their instants (impact-events.ts), or null: none. */
+  readonly events: ImpactEvents | null;
   /** The potential energy (J) before the step's position projection moved (NaN: no move). */
   private projectedFrom = Number.NaN;
 
@@ -167,9 +173,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.aHeld = new Float64Array(stepper.n);
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
+    const jointed = jointedBodies(stepper, limits);
     this.location =
-      contact !== null
-        ? new ImpactLocation(stepper.sys, stepper.effectors, jointedBodies(stepper, limits))
+      contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
+    this.events =
+      contact !== null && jointed.length > 0
+        ? new ImpactEvents(stepper, contact, jointed, memory)
         : null;
     if (contact !== null)
       contact.projection.beforeMove = () => {
@@ -238,8 +247,28 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * (test/engine/integrators/theta-explicit.test.ts).
    */
   override step(t: number, h: number, stats: StepStats): void {
-    stats.substeps = this.stepOrHalve(t, h, stats, 0);
+    const events = this.events;
+    if (events === null) {
+      stats.substeps = this.stepOrHalve(t, h, stats, 0);
+      return;
+    }
+    // split at the impacts of jointed bodies (impact-events.ts), each piece a sub-step
+    // (halved on its own, at most MAX_HALVINGS − 1 times)
+    stats.substeps = events.advance(
+      t,
+      h,
+      stats,
+      this.wholeStep,
+      this.pieceStep,
+      this.substepObserver,
+    );
   }
+
+  /** The step whole, and a piece of a step split at its impacts (impact-events.ts). */
+  private readonly wholeStep = (t: number, h: number, stats: StepStats): number =>
+    this.stepOrHalve(t, h, stats, 0);
+  private readonly pieceStep = (t: number, h: number, stats: StepStats): number =>
+    this.stepOrHalve(t, h, stats, 1);
 
   /** step at `depth` halvings (the figures of a split step summed into `stats`). */
   private stepOrHalve(t: number, h: number, stats: StepStats, depth: number): number {
