@@ -196,8 +196,8 @@ export class ArticulatedTree {
   /**
    * Each slot's articulated inertia (6 × 6, row-major), symmetric: the backward pass keeps
    * its upper triangle only (K_αα's and K_tt's upper triangles and the whole K_αt, the 21
-   * entries reduceSpherical reads); mirrorLower fills the rest where a full K is read
-   * (reduceGeneral, jointWrench). Measured on the 100-link chain: accelerations 11.5 →
+   * entries reduceSpherical and jointWrench read); mirrorLower fills the rest where a full
+   * K is read (reduceGeneral's free root). Measured on the 100-link chain: accelerations 11.5 →
    * 10.2 µs, 5 % of its step.
    */
   private readonly K: Float64Array;
@@ -259,6 +259,7 @@ export class ArticulatedTree {
     this.free = new Float64Array(6 * n);
     this.A = new Float64Array(6 * n);
     this.wrench = new Float64Array(6 * n);
+    this.delta = new Float64Array(6 * n);
     let ys = 0;
     let us = 0;
     for (let i = 0; i < n; i++) {
@@ -800,7 +801,6 @@ export class ArticulatedTree {
         A[k6 + 3] = xt;
         A[k6 + 4] = yt;
         A[k6 + 5] = zt;
-        if (wrenches) this.jointWrench(i);
         continue;
       }
       // X = T A_p + κ into A
@@ -840,30 +840,70 @@ export class ArticulatedTree {
           for (let d = 0; d < 3; d++) A[k6 + 3 + d] += E[3 * i + d] * out[uo];
         else if (kind === SlotKind.FREE) for (let d = 0; d < 6; d++) A[k6 + d] += out[uo + d];
       }
-      const driven = kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC;
-      if (!wrenches && !driven) continue;
-      this.jointWrench(i);
-      if (driven) {
+      if (kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC) {
         // the motor's effort: the wrench's component along the joint's motion, Sᵀ w
+        this.jointWrench(i);
         const o = k6 + (kind === SlotKind.DRIVEN_REVOLUTE ? 0 : 3);
         this.driveEffort[i] =
           E[3 * i] * wrench[o] + E[3 * i + 1] * wrench[o + 1] + E[3 * i + 2] * wrench[o + 2];
       }
     }
+    if (wrenches) this.jointWrenches();
     return true;
   }
 
-  /** Slot i's joint wrench w = K A + b on its body (after the forward pass reached it). */
+  /**
+   * Every joint's wrench on its child, w = K A + b, into `wrench`, from the K, b and A the
+   * last `accelerations` left (what its `wrenches` flag computes, for a caller that learns
+   * only afterwards which evaluation's wrenches it needs: the articulated integrator, at its
+   * last accepted sub-step's end, instead of at every sub-step's last stage).
+   */
+  jointWrenches(): void {
+    for (let i = 0; i < this.numSlots; i++)
+      if (this.kind[i] !== SlotKind.PARTICLE) this.jointWrench(i);
+  }
+
+  /**
+   * Slot i's joint wrench w = K A + b on its body (after the forward pass reached it), K
+   * read from its upper triangle (K symmetric, see K): row r is Σ_c K_{min(r,c),max(r,c)} A_c.
+   */
   private jointWrench(i: number): void {
     const { K, bias, A, wrench } = this;
     const k6 = 6 * i;
-    const k36 = 36 * i;
-    mirrorLower(K, k36);
-    for (let r = 0; r < 6; r++) {
-      let s = bias[k6 + r];
-      for (let c = 0; c < 6; c++) s += K[k36 + 6 * r + c] * A[k6 + c];
-      wrench[k6 + r] = s;
-    }
+    const k = 36 * i;
+    const a0 = A[k6];
+    const a1 = A[k6 + 1];
+    const a2 = A[k6 + 2];
+    const a3 = A[k6 + 3];
+    const a4 = A[k6 + 4];
+    const a5 = A[k6 + 5];
+    const k01 = K[k + 1];
+    const k02 = K[k + 2];
+    const k03 = K[k + 3];
+    const k04 = K[k + 4];
+    const k05 = K[k + 5];
+    const k12 = K[k + 8];
+    const k13 = K[k + 9];
+    const k14 = K[k + 10];
+    const k15 = K[k + 11];
+    const k23 = K[k + 15];
+    const k24 = K[k + 16];
+    const k25 = K[k + 17];
+    const k34 = K[k + 22];
+    const k35 = K[k + 23];
+    const k45 = K[k + 29];
+    // (summed in the order b_r, then c = 0 … 5: the same bits as the full row's product)
+    wrench[k6] = bias[k6] + K[k] * a0 + k01 * a1 + k02 * a2 + k03 * a3 + k04 * a4 + k05 * a5;
+    wrench[k6 + 1] =
+      bias[k6 + 1] + k01 * a0 + K[k + 7] * a1 + k12 * a2 + k13 * a3 + k14 * a4 + k15 * a5;
+    wrench[k6 + 2] =
+      bias[k6 + 2] + k02 * a0 + k12 * a1 + K[k + 14] * a2 + k23 * a3 + k24 * a4 + k25 * a5;
+    wrench[k6 + 3] =
+      bias[k6 + 3] + k03 * a0 + k13 * a1 + k23 * a2 + K[k + 21] * a3 + k34 * a4 + k35 * a5;
+    wrench[k6 + 4] =
+      bias[k6 + 4] + k04 * a0 + k14 * a1 + k24 * a2 + k34 * a3 + K[k + 28] * a4 + k45 * a5;
+    wrench[k6 + 5] =
+      bias[k6 + 5] + k05 * a0 + k15 * a1 + k25 * a2 + k35 * a3 + k45 * a4 + K[k + 35] * a5;
   }
 
   /** Slot i's own M and p (file comment) added to its K and bias. */
@@ -1157,6 +1197,8 @@ export class ArticulatedTree {
   private readonly shiftQ = new Float64Array(36);
   private readonly tmpR = new Float64Array(6);
   private readonly centre = new Float64Array(3);
+  /** largestDisplacement's per-slot (δθ, δP). */
+  private readonly delta: Float64Array;
 
   /** r = x_c − P, slot i's centre from its joint point at the last `setState` (W, m). */
   pointToCentre(i: number): Float64Array {
@@ -1177,7 +1219,9 @@ export class ArticulatedTree {
     const { pos, rotation, mass, inertiaWorld } = sys;
     const P = this.point;
     const E = this.axisWorld;
-    const T = this.A; // scratch: per slot δθ (3) and δP (3)
+    // per slot δθ (3) and δP (3): its own array, as A holds the last evaluation's
+    // accelerations, which jointWrenches may still read
+    const T = this.delta;
     let worst = 0;
     for (let i = 0; i < this.numSlots; i++) {
       const b = this.body[i];

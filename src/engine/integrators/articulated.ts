@@ -457,7 +457,11 @@ export class ArticulatedIntegrator implements Integrator {
       this.memory.accelerationValid = true;
     }
     this.dissipatedWork = work;
-    // the state written normalized; the reactions of the last evaluation (at y, u)
+    // the reactions: the joint wrenches of the last evaluation, the last accepted
+    // sub-step's seventh stage, at (y, u) (computed once here, not at every sub-step's
+    // last stage: a rejected or a later sub-step's were thrown away)
+    tree.jointWrenches();
+    // the state written normalized
     tree.setState(y, u, t + h);
     // the step's end: the turn counts the simulation takes (JointCoordinate.track)
     this.guideHinges(y);
@@ -521,9 +525,7 @@ export class ArticulatedIntegrator implements Integrator {
     this.guideHinges(y);
     this.stepper.computeForces(t, this.forces);
     tree.positionRates(y, u, this.ky[k]);
-    // the last stage is at the sub-step's solution: its joint wrenches, those of the step's
-    // end once accepted, are the reactions
-    if (!tree.accelerations(u, this.forces, this.ku[k], k === 6))
+    if (!tree.accelerations(u, this.forces, this.ku[k]))
       throw new Error("articulated: a joint's articulated inertia is singular");
     if (this.balance) {
       // the dissipative forces' power, less what the motors put in (effort × rate)
