@@ -755,9 +755,11 @@ export class ArticulatedTree {
         continue;
       }
       this.addBody(i, f);
-      this.velocityProduct(i, u);
       if (kind === SlotKind.SPHERICAL) this.reduceSpherical(i);
-      else if (!this.reduceGeneral(i)) return false;
+      else {
+        this.velocityProduct(i, u);
+        if (!this.reduceGeneral(i)) return false;
+      }
     }
     const { A, kappa, U, Dinv, free, wrench } = this;
     const P = this.point;
@@ -967,7 +969,8 @@ export class ArticulatedTree {
    * κ of slot i's joint (file comment): ω_p × (ω_p × d) in a_P, d from the parent's point;
    * ω_p × ê θ̇ in α (revolute); 2 ω_p × ê ṡ in a_P (prismatic); with a motor, its rate in
    * place of θ̇ or ṡ and its prescribed acceleration S q̈*(t) added. The parent's terms are
-   * zero below ground or a fixed body, and a free root has none.
+   * zero below ground or a fixed body, and a free root has none. (A spherical joint's is
+   * reduceSpherical's own.)
    */
   private velocityProduct(i: number, u: Float64Array): void {
     const kappa = this.kappa;
@@ -1000,8 +1003,6 @@ export class ArticulatedTree {
       kappa[k6 + 4] = 0;
       kappa[k6 + 5] = 0;
     }
-    // a spherical joint's κ_α is 0, which its steps never read
-    if (kind === SlotKind.SPHERICAL) return;
     kappa[k6] = 0;
     kappa[k6 + 1] = 0;
     kappa[k6 + 2] = 0;
@@ -1035,6 +1036,11 @@ export class ArticulatedTree {
    * the forward pass), and the parent receives the translational block alone,
    * Q = K_tt − K_tα Π and b_t − Πᵀ b_α + Q κ_t, shifted to its point:
    * Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c).
+   * Its κ (κ_t = ω_p × (ω_p × d), κ_α = 0, which the forward pass never reads) and the shift
+   * are written out here, in the operations' order of velocityProduct and addShifted (the
+   * same bits), rather than called: the chains of spherical joints spend most of their
+   * step here, and the two calls V8 did not inline, with Q and c handed over in arrays,
+   * cost the 100-link chain's accelerations 1.19 times their time now.
    */
   private reduceSpherical(i: number): void {
     const { K, bias, kappa, U, free } = this;
@@ -1094,7 +1100,31 @@ export class ArticulatedTree {
     free[k6 + 1] = -(i01 * bx + i11 * by + i12 * bz);
     free[k6 + 2] = -(i02 * bx + i12 * by + i22 * bz);
     const p = this.parent[i];
-    if (p < 0) return;
+    if (p < 0) {
+      // below ground or a fixed body: no parent's rotation
+      kappa[k6 + 3] = 0;
+      kappa[k6 + 4] = 0;
+      kappa[k6 + 5] = 0;
+      return;
+    }
+    // d from the parent's point to the child's, and κ_t = ω_p × (ω_p × d)
+    const P = this.point;
+    const dx = P[3 * i] - P[3 * p];
+    const dy = P[3 * i + 1] - P[3 * p + 1];
+    const dz = P[3 * i + 2] - P[3 * p + 2];
+    {
+      const omega = this.sys.omega;
+      const pb = this.body[p];
+      const px = omega[3 * pb];
+      const py = omega[3 * pb + 1];
+      const pz = omega[3 * pb + 2];
+      const ex = py * dz - pz * dy;
+      const ey = pz * dx - px * dz;
+      const ez = px * dy - py * dx;
+      kappa[k6 + 3] = py * ez - pz * ey;
+      kappa[k6 + 4] = pz * ex - px * ez;
+      kappa[k6 + 5] = px * ey - py * ex;
+    }
     // Q = K_tt − K_tα Π (symmetric: the upper triangle)
     const q00 = K[k + 21] - (t0x * p0x + t0y * p0y + t0z * p0z);
     const q01 = K[k + 22] - (t0x * p1x + t0y * p1y + t0z * p1z);
@@ -1109,23 +1139,46 @@ export class ArticulatedTree {
     const cx = bias[k6 + 3] - (p0x * bx + p0y * by + p0z * bz) + q00 * kx + q01 * ky + q02 * kz;
     const cy = bias[k6 + 4] - (p1x * bx + p1y * by + p1z * bz) + q01 * kx + q11 * ky + q12 * kz;
     const cz = bias[k6 + 5] - (p2x * bx + p2y * by + p2z * bz) + q02 * kx + q12 * ky + q22 * kz;
-    // to the parent's point (addShifted): K^a = [0, 0; 0, Q] (shiftQ's rotational rows stay
-    // zero), b^a = (0, c)
-    const Ka = this.shiftQ;
-    Ka[21] = q00;
-    Ka[22] = q01;
-    Ka[23] = q02;
-    Ka[28] = q11;
-    Ka[29] = q12;
-    Ka[35] = q22;
-    const bA = this.tmpB;
-    bA[0] = 0;
-    bA[1] = 0;
-    bA[2] = 0;
-    bA[3] = cx;
-    bA[4] = cy;
-    bA[5] = cz;
-    addShifted(Ka, bA, this.point, i, p, K, bias, false);
+    // to the parent's point: b += Tᵀ (0, c), K += Tᵀ [0, 0; 0, Q] T (addShifted's terms with
+    // A = B = 0, the same sums; its M = d̃ Q, column j = d × Q_j, and −d̃ Q d̃ = −M d̃)
+    const o6 = 6 * p;
+    bias[o6] += 0 + dy * cz - dz * cy;
+    bias[o6 + 1] += 0 + dz * cx - dx * cz;
+    bias[o6 + 2] += 0 + dx * cy - dy * cx;
+    bias[o6 + 3] += cx;
+    bias[o6 + 4] += cy;
+    bias[o6 + 5] += cz;
+    const o = 36 * p;
+    const m00 = dy * q02 - dz * q01;
+    const m10 = dz * q00 - dx * q02;
+    const m20 = dx * q01 - dy * q00;
+    const m01 = dy * q12 - dz * q11;
+    const m11 = dz * q01 - dx * q12;
+    const m21 = dx * q11 - dy * q01;
+    const m02 = dy * q22 - dz * q12;
+    const m12 = dz * q02 - dx * q22;
+    const m22 = dx * q12 - dy * q02;
+    K[o] += dy * m02 - dz * m01;
+    K[o + 1] += dz * m00 - dx * m02;
+    K[o + 2] += dx * m01 - dy * m00;
+    K[o + 7] += dz * m10 - dx * m12;
+    K[o + 8] += dx * m11 - dy * m10;
+    K[o + 14] += dx * m21 - dy * m20;
+    K[o + 3] += m00;
+    K[o + 4] += m01;
+    K[o + 5] += m02;
+    K[o + 9] += m10;
+    K[o + 10] += m11;
+    K[o + 11] += m12;
+    K[o + 15] += m20;
+    K[o + 16] += m21;
+    K[o + 17] += m22;
+    K[o + 21] += q00;
+    K[o + 22] += q01;
+    K[o + 23] += q02;
+    K[o + 28] += q11;
+    K[o + 29] += q12;
+    K[o + 35] += q22;
   }
 
   /**
@@ -1188,13 +1241,11 @@ export class ArticulatedTree {
       for (let c = 0; c < 6; c++) s += Ka[6 * r + c] * kappa[k6 + c];
       bA[r] = s;
     }
-    addShifted(Ka, bA, this.point, i, p, K, bias, true);
+    addShifted(Ka, bA, this.point, i, p, K, bias);
     return true;
   }
 
   private readonly tmpB = new Float64Array(6);
-  /** reduceSpherical's K^a = [0, 0; 0, Q]: only Q's entries are written and read. */
-  private readonly shiftQ = new Float64Array(36);
   private readonly tmpR = new Float64Array(6);
   private readonly centre = new Float64Array(3);
   /** largestDisplacement's per-slot (δθ, δP). */
@@ -1338,7 +1389,7 @@ function upper(r: number, c: number): number {
  *   Tᵀ Ka T = [A + N + Nᵀ − d̃ C d̃, B + d̃ C; ·, C],  N = d̃ Bᵀ (column c: d × row c of B),
  *   Tᵀ (n, f) = (n + d × f, f).
  * d is read here from the points, not passed: doubles passed to a call V8 does not inline
- * are boxed.
+ * are boxed. (reduceSpherical writes the C and bias terms out itself, A = B = 0 there.)
  */
 function addShifted(
   Ka: Float64Array,
@@ -1348,8 +1399,6 @@ function addShifted(
   p: number,
   K: Float64Array,
   bias: Float64Array,
-  /** false: A and B are zero (a spherical joint's reduction) and are not read. */
-  full: boolean,
 ): void {
   const dx = P[3 * i] - P[3 * p];
   const dy = P[3 * i + 1] - P[3 * p + 1];
@@ -1400,7 +1449,6 @@ function addShifted(
   K[o + 28] += c11;
   K[o + 29] += c12;
   K[o + 35] += c22;
-  if (!full) return;
   // A + N + Nᵀ and B, N = d̃ Bᵀ, column c = d × (Ka[c][3], Ka[c][4], Ka[c][5])
   const b0x = Ka[3];
   const b0y = Ka[4];
