@@ -196,7 +196,7 @@ export class ArticulatedTree {
   /**
    * Each slot's articulated inertia (6 × 6, row-major), symmetric: the backward pass keeps
    * its upper triangle only (K_αα's and K_tt's upper triangles and the whole K_αt, the 21
-   * entries reduceSpherical and jointWrench read); mirrorLower fills the rest where a full
+   * entries the spherical reduction and jointWrench read); mirrorLower fills the rest where a full
    * K is read (reduceGeneral's free root). Measured on the 100-link chain: accelerations 11.5 →
    * 10.2 µs, 5 % of its step.
    */
@@ -754,12 +754,7 @@ export class ArticulatedTree {
         for (let d = 0; d < 3; d++) out[uo + d] = f[o + d] / this.sys.mass[b];
         continue;
       }
-      this.addBody(i, f);
-      if (kind === SlotKind.SPHERICAL) this.reduceSpherical(i);
-      else {
-        this.velocityProduct(i, u);
-        if (!this.reduceGeneral(i)) return false;
-      }
+      if (!this.backwardStep(i, f, u)) return false;
     }
     const { A, kappa, U, Dinv, free, wrench } = this;
     const P = this.point;
@@ -772,7 +767,7 @@ export class ArticulatedTree {
       const p = this.parent[i];
       const uo = this.uOffset[i];
       if (kind === SlotKind.SPHERICAL) {
-        // X = T A_p + κ (κ_α = 0); α = s − Π X_t (reduceSpherical), ẇ = α − X_α
+        // X = T A_p + κ (κ_α = 0); α = s − Π X_t (backwardStep), ẇ = α − X_α
         let xa = 0;
         let ya = 0;
         let za = 0;
@@ -908,69 +903,12 @@ export class ArticulatedTree {
       bias[k6 + 5] + k05 * a0 + k15 * a1 + k25 * a2 + k35 * a3 + k45 * a4 + K[k + 35] * a5;
   }
 
-  /** Slot i's own M and p (file comment) added to its K and bias. */
-  private addBody(i: number, f: Float64Array): void {
-    const { pos, omega, mass, inertiaWorld, dofOffset } = this.sys;
-    const { K, bias } = this;
-    const P = this.point;
-    const b = this.body[i];
-    const o = dofOffset[b];
-    const m = mass[b];
-    const k = 36 * i;
-    const k6 = 6 * i;
-    const rx = pos[3 * b] - P[3 * i];
-    const ry = pos[3 * b + 1] - P[3 * i + 1];
-    const rz = pos[3 * b + 2] - P[3 * i + 2];
-    const wx = omega[3 * b];
-    const wy = omega[3 * b + 1];
-    const wz = omega[3 * b + 2];
-    const ux = wy * rz - wz * ry;
-    const uy = wz * rx - wx * rz;
-    const uz = wx * ry - wy * rx;
-    // m c_r − f_e, and r × that − τ_e
-    const hx = m * (wy * uz - wz * uy) - f[o];
-    const hy = m * (wz * ux - wx * uz) - f[o + 1];
-    const hz = m * (wx * uy - wy * ux) - f[o + 2];
-    bias[k6] += ry * hz - rz * hy - f[o + 3];
-    bias[k6 + 1] += rz * hx - rx * hz - f[o + 4];
-    bias[k6 + 2] += rx * hy - ry * hx - f[o + 5];
-    bias[k6 + 3] += hx;
-    bias[k6 + 4] += hy;
-    bias[k6 + 5] += hz;
-    // I + m (|r|² 1 − r rᵀ) | m r̃ ;  −m r̃ | m 1 (the upper triangle: see K)
-    const I = 9 * b;
-    const mxx = m * (ry * ry + rz * rz);
-    const myy = m * (rx * rx + rz * rz);
-    const mzz = m * (rx * rx + ry * ry);
-    const mxy = -m * rx * ry;
-    const mxz = -m * rx * rz;
-    const myz = -m * ry * rz;
-    K[k] += inertiaWorld[I] + mxx;
-    K[k + 1] += inertiaWorld[I + 1] + mxy;
-    K[k + 2] += inertiaWorld[I + 2] + mxz;
-    K[k + 7] += inertiaWorld[I + 4] + myy;
-    K[k + 8] += inertiaWorld[I + 5] + myz;
-    K[k + 14] += inertiaWorld[I + 8] + mzz;
-    const sx = m * rx;
-    const sy = m * ry;
-    const sz = m * rz;
-    K[k + 4] -= sz;
-    K[k + 5] += sy;
-    K[k + 9] += sz;
-    K[k + 11] -= sx;
-    K[k + 15] -= sy;
-    K[k + 16] += sx;
-    K[k + 21] += m;
-    K[k + 28] += m;
-    K[k + 35] += m;
-  }
-
   /**
    * κ of slot i's joint (file comment): ω_p × (ω_p × d) in a_P, d from the parent's point;
    * ω_p × ê θ̇ in α (revolute); 2 ω_p × ê ṡ in a_P (prismatic); with a motor, its rate in
    * place of θ̇ or ṡ and its prescribed acceleration S q̈*(t) added. The parent's terms are
    * zero below ground or a fixed body, and a free root has none. (A spherical joint's is
-   * reduceSpherical's own.)
+   * backwardStep's own.)
    */
   private velocityProduct(i: number, u: Float64Array): void {
     const kappa = this.kappa;
@@ -1031,21 +969,83 @@ export class ArticulatedTree {
   }
 
   /**
-   * A spherical joint (S = [1; 0], D = K_αα): the child's α follows from its point's
-   * acceleration, α = s − Π a_P with Π = D⁻¹ K_αt and s = −D⁻¹ b_α (kept in U and free for
-   * the forward pass), and the parent receives the translational block alone,
-   * Q = K_tt − K_tα Π and b_t − Πᵀ b_α + Q κ_t, shifted to its point:
-   * Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c).
-   * Its κ (κ_t = ω_p × (ω_p × d), κ_α = 0, which the forward pass never reads) and the shift
-   * are written out here, in the operations' order of velocityProduct and addShifted (the
-   * same bits), rather than called: the chains of spherical joints spend most of their
-   * step here, and the two calls V8 did not inline, with Q and c handed over in arrays,
-   * cost the 100-link chain's accelerations 1.19 times their time now.
+   * Slot i's step of the backward pass: its own M and p (file comment) added to its K and
+   * bias, where its children's already are, then its joint's reduction. One call a slot:
+   * V8 inlines none of these steps (their bytecode is past its limit), and the spherical
+   * joints' chains spend most of their step here, so a spherical joint's reduction is
+   * written out below rather than called (the 100-link chain's accelerations 1.07 times
+   * faster than with a call for the body's terms and one for the reduction). False when a
+   * joint's D is singular.
    */
-  private reduceSpherical(i: number): void {
+  private backwardStep(i: number, f: Float64Array, u: Float64Array): boolean {
     const { K, bias, kappa, U, free } = this;
     const k = 36 * i;
     const k6 = 6 * i;
+    {
+      const { pos, omega, mass, inertiaWorld, dofOffset } = this.sys;
+      const P = this.point;
+      const b = this.body[i];
+      const o = dofOffset[b];
+      const m = mass[b];
+      const rx = pos[3 * b] - P[3 * i];
+      const ry = pos[3 * b + 1] - P[3 * i + 1];
+      const rz = pos[3 * b + 2] - P[3 * i + 2];
+      const wx = omega[3 * b];
+      const wy = omega[3 * b + 1];
+      const wz = omega[3 * b + 2];
+      const ux = wy * rz - wz * ry;
+      const uy = wz * rx - wx * rz;
+      const uz = wx * ry - wy * rx;
+      // m c_r − f_e, and r × that − τ_e
+      const hx = m * (wy * uz - wz * uy) - f[o];
+      const hy = m * (wz * ux - wx * uz) - f[o + 1];
+      const hz = m * (wx * uy - wy * ux) - f[o + 2];
+      bias[k6] += ry * hz - rz * hy - f[o + 3];
+      bias[k6 + 1] += rz * hx - rx * hz - f[o + 4];
+      bias[k6 + 2] += rx * hy - ry * hx - f[o + 5];
+      bias[k6 + 3] += hx;
+      bias[k6 + 4] += hy;
+      bias[k6 + 5] += hz;
+      // I + m (|r|² 1 − r rᵀ) | m r̃ ;  −m r̃ | m 1 (the upper triangle: see K)
+      const I = 9 * b;
+      const mxx = m * (ry * ry + rz * rz);
+      const myy = m * (rx * rx + rz * rz);
+      const mzz = m * (rx * rx + ry * ry);
+      const mxy = -m * rx * ry;
+      const mxz = -m * rx * rz;
+      const myz = -m * ry * rz;
+      K[k] += inertiaWorld[I] + mxx;
+      K[k + 1] += inertiaWorld[I + 1] + mxy;
+      K[k + 2] += inertiaWorld[I + 2] + mxz;
+      K[k + 7] += inertiaWorld[I + 4] + myy;
+      K[k + 8] += inertiaWorld[I + 5] + myz;
+      K[k + 14] += inertiaWorld[I + 8] + mzz;
+      const sx = m * rx;
+      const sy = m * ry;
+      const sz = m * rz;
+      K[k + 4] -= sz;
+      K[k + 5] += sy;
+      K[k + 9] += sz;
+      K[k + 11] -= sx;
+      K[k + 15] -= sy;
+      K[k + 16] += sx;
+      K[k + 21] += m;
+      K[k + 28] += m;
+      K[k + 35] += m;
+    }
+    if (this.kind[i] !== SlotKind.SPHERICAL) {
+      this.velocityProduct(i, u);
+      return this.reduceGeneral(i);
+    }
+    // A spherical joint (S = [1; 0], D = K_αα): the child's α follows from its point's
+    // acceleration, α = s − Π a_P with Π = D⁻¹ K_αt and s = −D⁻¹ b_α (kept in U and free for
+    // the forward pass), and the parent receives the translational block alone,
+    // Q = K_tt − K_tα Π and b_t − Πᵀ b_α + Q κ_t, shifted to its point:
+    // Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c).
+    // Its κ (κ_t = ω_p × (ω_p × d), κ_α = 0, which the forward pass never reads) and the shift
+    // are velocityProduct's and addShifted's terms in their operations' order (the same
+    // bits), written out: as calls, with Q and c handed over in arrays, they cost the
+    // 100-link chain's accelerations 1.19 times their time.
     // D⁻¹ by the adjugate (D symmetric positive definite: a rigid body's rotational inertia
     // about its joint point plus what its subtree adds)
     const a00 = K[k];
@@ -1105,7 +1105,7 @@ export class ArticulatedTree {
       kappa[k6 + 3] = 0;
       kappa[k6 + 4] = 0;
       kappa[k6 + 5] = 0;
-      return;
+      return true;
     }
     // d from the parent's point to the child's, and κ_t = ω_p × (ω_p × d)
     const P = this.point;
@@ -1179,6 +1179,7 @@ export class ArticulatedTree {
     K[o + 28] += q11;
     K[o + 29] += q12;
     K[o + 35] += q22;
+    return true;
   }
 
   /**
@@ -1226,7 +1227,7 @@ export class ArticulatedTree {
     }
     const p = this.parent[i];
     if (p < 0) return true;
-    // K^a (full, both triangles: symmetric by construction, see reduceSpherical)
+    // K^a (full, both triangles: symmetric by construction, as backwardStep's Q)
     const id = axial ? Dinv[k36] : 0;
     for (let r = 0; r < 6; r++)
       for (let c = r; c < 6; c++) {
@@ -1389,7 +1390,7 @@ function upper(r: number, c: number): number {
  *   Tᵀ Ka T = [A + N + Nᵀ − d̃ C d̃, B + d̃ C; ·, C],  N = d̃ Bᵀ (column c: d × row c of B),
  *   Tᵀ (n, f) = (n + d × f, f).
  * d is read here from the points, not passed: doubles passed to a call V8 does not inline
- * are boxed. (reduceSpherical writes the C and bias terms out itself, A = B = 0 there.)
+ * are boxed. (backwardStep writes the C and bias terms out itself, A = B = 0 there.)
  */
 function addShifted(
   Ka: Float64Array,
