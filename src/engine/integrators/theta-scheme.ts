@@ -25,7 +25,9 @@
  * symmetric and a conservative mechanism keeps its energy. Symplectic Euler (θ = 1, w = 0)
  * holds them the same way with the weights h² and h, the constrained symplectic Euler
  * (Hairer, Lubich & Wanner, "Geometric Numerical Integration", §VII.1): its energy error
- * stays bounded. In general the weights are h²θ on x and hθ on v (ρ = 1, κ = hθ − c_v).
+ * stays bounded. Its Newton iterations close the joints, C(x_{t+h}) = 0 (acceleration-step.ts
+ * `solve`, explicitStep), so that sub-steps (explicitHalvings, the joints' error control)
+ * are whole steps of their length. In general the weights are h²θ on x and hθ on v (ρ = 1, κ = hθ − c_v).
  * With the joint impulse over the whole step at the velocity level (backward Euler's
  * treatment, and these schemes' before), each step projected the velocities inelastically
  * onto a tangent turned by the step, a loss of first order in h (a rod released horizontal
