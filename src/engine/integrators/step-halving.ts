@@ -50,14 +50,18 @@ export function advanceWithHalving(
       if (depth > 0) step.substepObserver?.substepDone(t, h);
       return 1;
     }
-    if (depth >= MAX_HALVINGS)
-      throw new Error(
-        `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
-      );
+    if (depth >= MAX_HALVINGS) throw halvingFailure(scheme, newton, h);
     step.restoreStart();
   }
   return (
     advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1, firstDepth) +
     advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1, firstDepth)
+  );
+}
+
+/** The error of a step that failed at its last halving, a sub-step of h (s). */
+export function halvingFailure(scheme: string, newton: NewtonSettings, h: number): Error {
+  return new Error(
+    `${scheme}: Newton did not converge to ${newton.tolerance} in ${newton.maxIterations} iterations, even with the step halved ${MAX_HALVINGS} times (h = ${h} s)`,
   );
 }

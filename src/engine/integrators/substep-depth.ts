@@ -37,6 +37,8 @@ export class SubstepDepth {
   /** The running step's h (s) and the depth its sub-steps start at. */
   private stepSize = 0;
   private depth = 0;
+  /** The running step's least depth (begin's `floor`). */
+  private floor = 0;
   /**
    * Sub-steps tried at the start depth in the running step, those that failed, and the
    * largest error estimate of the accepted ones (relative to the tolerance; 0: none known).
@@ -47,10 +49,15 @@ export class SubstepDepth {
 
   constructor(private readonly memory: IntegratorMemory) {}
 
-  /** At a step of h (s) starting: the depth its sub-steps start at. */
-  begin(h: number): number {
+  /**
+   * At a step of h (s) starting: the depth its sub-steps start at, at least `floor` (the
+   * halvings its integrator asks anyway: symplectic Euler's stability bound, theta-scheme.ts;
+   * its sub-steps are those whose failures count, and a step there is as one at depth 0).
+   */
+  begin(h: number, floor = 0): number {
     this.stepSize = h;
-    this.depth = this.memory.substepDepth;
+    this.floor = floor;
+    this.depth = Math.max(this.memory.substepDepth, floor);
     this.tried = 0;
     this.failed = 0;
     this.error = 0;
@@ -79,7 +86,7 @@ export class SubstepDepth {
       memory.substepBackoff = Math.min(2 * memory.substepBackoff, SUBSTEP_RETRY_STEPS);
       return;
     }
-    if (depth === 0) {
+    if (depth === this.floor) {
       memory.substepBackoff = 1;
       return;
     }

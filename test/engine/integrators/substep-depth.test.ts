@@ -71,4 +71,25 @@ describe("SubstepDepth", () => {
     step(c, 2, 0, 1 / 8);
     expect(memory.substepDepth).toBe(0);
   });
+
+  it("starts at the floor its integrator asks (symplectic Euler's bound), counting the sub-steps there", () => {
+    // before, begin ignored the floor: the sub-steps tried at the bound's depth 1 were not of
+    // the controller's depth 0, none counted, and it never went deeper
+    const memory = new IntegratorMemory(1);
+    const c = new SubstepDepth(memory);
+    const floored = (n: number, fail: number, error: number) => {
+      const d = c.begin(h, 1);
+      for (let k = 0; k < n; k++) c.record(h * 0.5 ** d, k >= fail, error);
+      c.end();
+      return d;
+    };
+    expect(floored(1, 1, 0)).toBe(1);
+    expect(memory.substepDepth).toBe(2);
+    expect(floored(4, 0, 0.01)).toBe(2);
+    expect(memory.substepDepth).toBe(1);
+    // at the floor, as at depth 0: the backoff reset, nothing shallower tried
+    expect(floored(2, 0, 0)).toBe(1);
+    expect(memory.substepBackoff).toBe(1);
+    expect(memory.substepDepth).toBe(1);
+  });
 });

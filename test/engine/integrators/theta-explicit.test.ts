@@ -416,9 +416,61 @@ describe("symplectic Euler on stiff joint servos", () => {
       xs.push(x);
     }
     expect([...substeps]).toEqual([4]);
-    // measured 2.1e-6 (the hinge's centripetal terms, of order the swing squared) and 1.1e-10
-    expect(drift).toBeLessThan(1e-5);
+    // measured 4.9e-10 (2.1e-6 while the sub-steps left their joints open: below) and 1.1e-10
+    expect(drift).toBeLessThan(5e-9);
     expect(Math.abs(substepOmega(xs, tau, 4, w) / w - 1)).toBeLessThan(1e-8);
+  });
+
+  it("at a 1e-2 swing its 4 sub-steps are 4 whole steps of h/4 and keep the invariant over 20 s", () => {
+    // Each sub-step closes its hinge at the position level (C(x_{t+τ}) = 0, Newton iterated:
+    // acceleration-step.ts), as a whole step does. Before, symplectic Euler's Newton took
+    // its first, linearized iterate, which left the hinge open by ~6e-6 m (the rod turns
+    // τ ω A = 7.5e-3 rad a sub-step); a whole step's projection closed it (dissipating:
+    // −0.27 % of I a second at h/4), a sub-step's successor closed it with its joint force,
+    // pumping: I +2.1 % per 10 s, the sub-stepped and the whole-step runs 2.8e-4 rad and
+    // 0.17 rad/s apart after 10 s
+    const swing = 1e-2;
+    const servoRod = (dt: number) =>
+      loadModel(
+        rodPendulum({
+          mass: M,
+          length: L,
+          axis: [0, 1, 0],
+          gravity: [0, 0, 0],
+          servo: { type: "position", kp: w * w * iHinge, kd: 0, target: swing },
+          solver: { integrator: "symplectic-euler", dt },
+        }),
+      );
+    const state = (sim: ReturnType<typeof loadModel>) => {
+      const j = sim.state().joints?.[0];
+      if (j === undefined) throw new Error("no joint");
+      return [j.coordinates[0] - swing, j.rates[0]];
+    };
+    const tau = h / 4;
+    const split = servoRod(h);
+    const whole = servoRod(tau);
+    const q0 = state(split);
+    const i0 = decaying(q0[0], q0[1], tau, 0);
+    let apart = 0;
+    let drift = 0;
+    const substeps = new Set<number>();
+    for (let n = 0; n < 4000; n++) {
+      split.step(1);
+      substeps.add(split.state().solver.substeps);
+      const [x, v] = state(split);
+      drift = Math.max(drift, Math.abs(decaying(x, v, tau, 0) / i0 - 1));
+      // the first 2 s against the whole steps (a second run of 4 steps of h/4 per step)
+      if (n < 400) {
+        whole.step(4);
+        const [xw, vw] = state(whole);
+        apart = Math.max(apart, Math.abs(xw - x) / swing, Math.abs(vw - v) / (w * swing));
+      }
+    }
+    expect([...substeps]).toEqual([4]);
+    // measured 0 (bit for bit; before 5.7e-3 within 2 s) and 4.9e-6 (before 4.4e-2 within 20 s,
+    // growing linearly: the hinge's map keeps I to the swing squared, as at 1e-4 above)
+    expect(apart).toBeLessThan(1e-12);
+    expect(drift).toBeLessThan(2e-5);
   });
 
   it("with k_d (ζ = 0.05) it decays by the scheme's closed form (1 − τγ) a sub-step, γ = k_d/I_hinge", () => {
@@ -437,12 +489,9 @@ describe("symplectic Euler on stiff joint servos", () => {
     }
   });
 
-  it("a cart on a prismatic rail, its frame off its centre, on a position servo (h ω = 3): 2 sub-steps at ω² = k_p/m", () => {
-    // m = 1 kg, I = 0.01 kg·m², the rail's frame 0.05 m below the cart's centre (g = (x̂, r ×
-    // x̂), |I^{-1/2} (r × x̂)|² = 0.25/kg): rows 1.5 k_p/m (free body exact 1.25 k_p/m), h
-    // ω_b = 3.7: h/2, τ ω = 1.5. The rail holds the cart's turn: its mode is k_p/m. Before,
-    // its first step was taken whole: the swing grew 6.1 times (I × 37)
-    const sim = loadModel({
+  /** A 1 kg cart on a prismatic rail, on a position servo of k_p = ω² m to `swing` (m). */
+  const cart = (swing: number) =>
+    loadModel({
       gravity: [0, 0, 0],
       bodies: [{ id: "cart", kind: "rigid", mass: 1, inertia: [0.01, 0.01, 0.01] }],
       joints: [
@@ -454,9 +503,18 @@ describe("symplectic Euler on stiff joint servos", () => {
           axis: [1, 0, 0],
         },
       ],
-      actuators: [{ id: "servo", joint: "rail", type: "position", kp: w * w, kd: 0, target }],
+      actuators: [
+        { id: "servo", joint: "rail", type: "position", kp: w * w, kd: 0, target: swing },
+      ],
       solver: { integrator: "symplectic-euler", dt: h },
     });
+
+  it("a cart on a prismatic rail, its frame off its centre, on a position servo (h ω = 3): 2 sub-steps at ω² = k_p/m", () => {
+    // m = 1 kg, I = 0.01 kg·m², the rail's frame 0.05 m below the cart's centre (g = (x̂, r ×
+    // x̂), |I^{-1/2} (r × x̂)|² = 0.25/kg): rows 1.5 k_p/m (free body exact 1.25 k_p/m), h
+    // ω_b = 3.7: h/2, τ ω = 1.5. The rail holds the cart's turn: its mode is k_p/m. Before,
+    // its first step was taken whole: the swing grew 6.1 times (I × 37)
+    const sim = cart(target);
     const tau = h / 2;
     const q0 = coordinate(sim);
     const i0 = decaying(q0[0], q0[1], tau, 0);
@@ -473,6 +531,37 @@ describe("symplectic Euler on stiff joint servos", () => {
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-10);
     expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-10);
+  });
+
+  it("the cart at a 1e-2 swing: its error control's sub-steps keep one length, its invariant kept once they settle", () => {
+    // The joints' error control (h²/12 ‖D − D_prev‖ ≤ 3e-4 m) asks 8 sub-steps here (4 at
+    // the swing's peak rate fail it: (τ ω)³ A/12 ≈ 3.5e-4 m). Before, it halved only the
+    // sub-steps it rejected, and its depth controller did not count sub-steps taken at the
+    // bound's depth: 4 to 6 sub-steps of uneven lengths, chosen anew at every step with the
+    // swing's phase, and I wandered between 0.54 and 2.8 times its start over 2000 steps.
+    // Now a step's first sub-step fixes its length (theta-scheme.ts advanceEvenly) and the
+    // controller keeps the depth: after a transient of ~25 steps, 8 sub-steps a step, and
+    // I at τ = h/8 is kept as symplectic Euler keeps it at a constant step
+    const swing = 1e-2;
+    const sim = cart(swing);
+    const tau = h / 8;
+    const invariant = () => {
+      const j = sim.state().joints?.[0];
+      if (j === undefined) throw new Error("no joint");
+      return decaying(j.coordinates[0] - swing, j.rates[0], tau, 0);
+    };
+    sim.step(100);
+    const i0 = invariant();
+    let drift = 0;
+    const substeps = new Set<number>();
+    for (let n = 0; n < 2000; n++) {
+      sim.step(1);
+      substeps.add(sim.state().solver.substeps);
+      drift = Math.max(drift, Math.abs(invariant() / i0 - 1));
+    }
+    expect([...substeps]).toEqual([8]);
+    // measured 3e-14
+    expect(drift).toBeLessThan(1e-10);
   });
 });
 
