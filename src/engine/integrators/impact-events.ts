@@ -33,8 +33,9 @@
  *     Lemke (exact). At e = 1 it keeps the kinetic energy: ΔT = Σ P_i (u_i⁺ + u_i⁻)/2 = 0
  *     on the contacts with P_i > 0 (u_i⁺ = −u_i⁻), and the momentum about any hinge axis
  *     (a hinge's reaction has no moment about it). The kinetic energy it changes (e < 1)
- *     is the contacts' work (removedEnergy); its impulses are reported with the step's
- *     contacts (NonsmoothContact.addImpact: normal force P/h over the whole step).
+ *     is the contacts' work (removedEnergy); its contact impulses P_j and joint impulse
+ *     Σ_j P_j λ_j (λ_j = −S⁻¹ G x⁰_j, x⁰_j = M⁻¹H_jᵀ: M Δv = Hᵀ P + Gᵀ Σ_j P_j λ_j) go
+ *     into the step's totals (below).
  *  3. Otherwise the integrator takes its own step (its halvings, error control and
  *     projections included) to the earliest τ, the approaching event contacts deferred
  *     (NonsmoothContact.defer: not activated in that piece, whose index set would take a
@@ -57,9 +58,19 @@
  * The energy balance weighs a split step's dissipative forces piece by piece, each impact
  * a piece of length 0 (SubstepObserver.substepDone(t, 0)), so that the piece after it
  * starts from its velocities (from the velocities before it, a bob on a 0.5 N s/m damper
- * bouncing at e = 1 put −0.15 J into energy.error in 5 s at 1/60 s; now 8.4e-6 J). The
- * State's joint forces on a split step are its last piece's (the impact's joint impulse
- * not in them). A piece that ends at an impact changes the step size the smooth scheme's O(h²)
+ * bouncing at e = 1 put −0.15 J into energy.error in 5 s at 1/60 s; now 8.4e-6 J).
+ * A split step reports its totals: the State's joint multipliers are Λ/h, Λ = Σ_i Λ_i +
+ * the impacts' joint impulses, Λ_i each accepted sub-step's joint impulse (a contact
+ * step's h_i λ_i; a smooth step's h_i θ λ̃ + μ, the force along its start configuration
+ * and its end projection's impulse: AccelerationStepper.addJointImpulse), and each
+ * contact's impulse is its sum over the sub-steps and impacts (NonsmoothContact
+ * .beginSplit), its force that over h, so that M (v_{t+h} − v_t) = h f̄ + Gᵀ Λ + Σ H_cᵀ P_c
+ * (G's translational rows fixed: exactly; a joint's reported torque sums rows whose G
+ * turned within the step). Before, they were the last piece's: the cradle's strings
+ * missed the impacts' joint impulses (0.44 N s), and a contact resting through the step
+ * reported m g times the last piece's length as its impulse. (A step not split reports
+ * a smooth step's λ as the end's consistent multipliers, not its mean force.)
+ * A piece that ends at an impact changes the step size the smooth scheme's O(h²)
  * energy error goes with: a hinged bar bouncing on the floor at e = 1 loses 5e-5 of its
  * energy in 10 s at 1/60 s (to rounding before: the velocity-level step is reversible on a
  * single hinge), where a pendulum bob at e = 0.6 now keeps e^{2k} of its swing energy to
@@ -125,6 +136,12 @@ export class ImpactEvents {
     q: new Float64Array(0),
   };
   private readonly rowRates: Float64Array;
+  /** The impact's joint impulse per unit P_j of each taken contact (k × rows; impact). */
+  private L: Float64Array = new Float64Array(0);
+  /** Whether the running step is split (advance): its totals kept (substepDone). */
+  private split = false;
+  /** The split step's joint impulse so far, Σ h_i λ_i + Σ impacts' λ (N s, N m s). */
+  private readonly jointImpulse: Float64Array;
   private readonly lemke = new LemkeSolver();
   /** 1 for the bodies the impact reaches (the touching contacts' closure). */
   private readonly reached: Uint8Array;
@@ -149,6 +166,7 @@ export class ImpactEvents {
     this.v = new Float64Array(sys.numDofs);
     this.col = new Float64Array(sys.numDofs);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
+    this.jointImpulse = new Float64Array(this.rowRates.length);
     this.reached = new Uint8Array(sys.numBodies);
   }
 
@@ -167,7 +185,8 @@ export class ImpactEvents {
   ): number {
     this.impacts = 0;
     this.exhausted = false;
-    this.contact.beginImpacts(h);
+    this.split = false;
+    this.contact.endSplit();
     // (no pair with restitution: no impact to resolve, and no detection of its own)
     if (!this.contact.params.anyRestitution()) return whole(t, h, stats);
     const nsc = this.contact;
@@ -177,6 +196,10 @@ export class ImpactEvents {
       return whole(t, h, stats);
     }
     resetStepStats(stats);
+    // the step's totals from here on (substepDone, impact)
+    this.split = true;
+    this.jointImpulse.fill(0);
+    nsc.beginSplit(h);
     let done = 0;
     let substeps = 0;
     let pieces = 0;
@@ -209,7 +232,26 @@ export class ImpactEvents {
     }
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
+    // the State's multipliers: the step's mean joint force, its impacts' impulses included
+    const lambda = this.stepper.lambda;
+    for (let r = 0; r < lambda.length; r++) lambda[r] = this.jointImpulse[r] / h;
+    this.split = false;
     return substeps;
+  }
+
+  /** Whether the running step is split at its impacts (substepDone then wanted). */
+  get splitting(): boolean {
+    return this.split;
+  }
+
+  /**
+   * An accepted sub-step of a split step (MoreauJeanIntegrator.stepOrHalve, each piece's
+   * sub-steps): its joints' impulse Λ (N s, N m s per row; MoreauJeanIntegrator
+   * .jointImpulse) and its contacts' impulses into the step's totals.
+   */
+  substepDone(impulse: Float64Array): void {
+    for (let r = 0; r < impulse.length; r++) this.jointImpulse[r] += impulse[r];
+    this.contact.keepSubstep();
   }
 
   /**
@@ -315,6 +357,8 @@ export class ImpactEvents {
     this.q = grow(this.q, k);
     this.P = grow(this.P, k);
     this.X = grow(this.X, k * n);
+    const rows = this.rowRates.length;
+    this.L = grow(this.L, k * rows);
     const joints = this.constraints !== null && this.constraints.numRows > 0;
     const ws = joints ? projectionWorkspace(this.constraints as ConstraintSet) : null;
     if (ws !== null) ws.factorAt(t);
@@ -327,8 +371,11 @@ export class ImpactEvents {
       if (ws !== null) {
         const rates = this.rowRates;
         (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
+        // (rates ← S⁻¹ G x: the joints' impulse −Gᵀ S⁻¹ G x a unit P_j, in λ's sign, M ẍ =
+        // f + Gᵀ λ)
         ws.correction(rates, ws.du);
         for (let d = 0; d < n; d++) x[d] += ws.du[d];
+        for (let r = 0; r < rows; r++) this.L[j * rows + r] = -rates[r];
       }
       this.X.set(x, j * n);
       for (let i = 0; i < k; i++) this.D[i * k + j] = set.rowTimes(this.rows[i], 0, x);
@@ -353,7 +400,13 @@ export class ImpactEvents {
       for (let d = 0; d < n; d++) v[d] += p * this.X[o + d];
     }
     setVelocity(sys, v);
-    for (let j = 0; j < k; j++) if (this.P[j] > 0) this.contact.addImpact(this.rows[j], this.P[j]);
+    for (let j = 0; j < k; j++) {
+      const p = this.P[j];
+      if (!(p > 0)) continue;
+      this.contact.addImpact(this.rows[j], p);
+      if (ws !== null)
+        for (let r = 0; r < rows; r++) this.jointImpulse[r] += p * this.L[j * rows + r];
+    }
     // the contacts' work (the energy balance, simulation/monitor.ts)
     this.stepper.removedEnergy += before - kineticEnergy(sys);
   }
