@@ -62,9 +62,10 @@
  * A split step reports its totals: the State's joint multipliers are Λ/h, Λ = Σ_i Λ_i +
  * the impacts' joint impulses, Λ_i each accepted sub-step's joint impulse (a contact
  * step's h_i λ_i; a smooth step's h_i θ λ̃ + μ, the force along its start configuration
- * and its end projection's impulse: AccelerationStepper.addJointImpulse), and each
- * contact's impulse is its sum over the sub-steps and impacts (NonsmoothContact
- * .beginSplit), its force that over h, so that M (v_{t+h} − v_t) = h f̄ + Gᵀ Λ + Σ H_cᵀ P_c
+ * and its end projection's impulse: AccelerationStepper.addJointImpulse), each joint
+ * limit's effort Σ_i h_i effort_i / h, and each contact's impulse its sum over the
+ * sub-steps and impacts (NonsmoothContact.beginSplit), its force that over h, so that
+ * M (v_{t+h} − v_t) = h f̄ + Gᵀ Λ + Hₗᵀ Pₗ + Σ H_cᵀ P_c
  * (G's translational rows fixed: exactly; a joint's reported torque sums rows whose G
  * turned within the step). Before, they were the last piece's: the cradle's strings
  * missed the impacts' joint impulses (0.44 N s), and a contact resting through the step
@@ -76,6 +77,7 @@
  * single hinge), where a pendulum bob at e = 0.6 now keeps e^{2k} of its swing energy to
  * 7e-5 (2.8e-2 before).
  */
+import type { JointLimitProblem } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectionWorkspace } from "../constraints/project";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
@@ -142,6 +144,8 @@ export class ImpactEvents {
   private split = false;
   /** The split step's joint impulse so far, Σ h_i λ_i + Σ impacts' λ (N s, N m s). */
   private readonly jointImpulse: Float64Array;
+  /** Its limits' impulses so far, Σ h_i × effort_i per limit (N s, N m s). */
+  private readonly limitImpulse: Float64Array;
   private readonly lemke = new LemkeSolver();
   /** 1 for the bodies the impact reaches (the touching contacts' closure). */
   private readonly reached: Uint8Array;
@@ -158,6 +162,8 @@ export class ImpactEvents {
     private readonly jointed: Uint8Array,
     /** The integrator's memory: the last step's mean acceleration (file comment, 1). */
     private readonly memory: IntegratorMemory,
+    /** The joint limits (their efforts summed over a split step), or null: none. */
+    private readonly limits: JointLimitProblem | null = null,
   ) {
     const sys = stepper.sys;
     this.sys = sys;
@@ -167,6 +173,7 @@ export class ImpactEvents {
     this.col = new Float64Array(sys.numDofs);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.jointImpulse = new Float64Array(this.rowRates.length);
+    this.limitImpulse = new Float64Array(limits?.limits.length ?? 0);
     this.reached = new Uint8Array(sys.numBodies);
   }
 
@@ -199,6 +206,7 @@ export class ImpactEvents {
     // the step's totals from here on (substepDone, impact)
     this.split = true;
     this.jointImpulse.fill(0);
+    this.limitImpulse.fill(0);
     nsc.beginSplit(h);
     let done = 0;
     let substeps = 0;
@@ -235,6 +243,9 @@ export class ImpactEvents {
     // the State's multipliers: the step's mean joint force, its impacts' impulses included
     const lambda = this.stepper.lambda;
     for (let r = 0; r < lambda.length; r++) lambda[r] = this.jointImpulse[r] / h;
+    const limits = this.limits?.limits ?? [];
+    for (let i = 0; i < limits.length; i++)
+      limits[i].coordinate.limitEffort = this.limitImpulse[i] / h;
     this.split = false;
     return substeps;
   }
@@ -245,12 +256,16 @@ export class ImpactEvents {
   }
 
   /**
-   * An accepted sub-step of a split step (MoreauJeanIntegrator.stepOrHalve, each piece's
-   * sub-steps): its joints' impulse Λ (N s, N m s per row; MoreauJeanIntegrator
-   * .jointImpulse) and its contacts' impulses into the step's totals.
+   * An accepted sub-step of h of a split step (MoreauJeanIntegrator.stepOrHalve, each
+   * piece's sub-steps): its joints' impulse Λ (N s, N m s per row; MoreauJeanIntegrator
+   * .jointImpulse), its limits' (h × the effort its saveMemory reported) and its
+   * contacts' impulses into the step's totals.
    */
-  substepDone(impulse: Float64Array): void {
+  substepDone(h: number, impulse: Float64Array): void {
     for (let r = 0; r < impulse.length; r++) this.jointImpulse[r] += impulse[r];
+    const limits = this.limits?.limits ?? [];
+    for (let i = 0; i < limits.length; i++)
+      this.limitImpulse[i] += h * limits[i].coordinate.limitEffort;
     this.contact.keepSubstep();
   }
 

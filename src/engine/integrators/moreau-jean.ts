@@ -178,7 +178,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
     this.events =
       contact !== null && jointed.length > 0
-        ? new ImpactEvents(stepper, contact, jointed, memory)
+        ? new ImpactEvents(stepper, contact, jointed, memory, limits)
         : null;
     if (contact !== null)
       contact.projection.beforeMove = () => {
@@ -298,7 +298,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       );
     }
     // a split step's totals (impact-events.ts): this sub-step's joint and contact impulses
-    if (this.events?.splitting === true) this.events.substepDone(this.jointImpulse(h));
+    if (this.events?.splitting === true) this.events.substepDone(h, this.jointImpulse(h));
     if (depth === 0) return stats.substeps;
     stats.newtonIterations += own.newtonIterations;
     stats.newtonConverged &&= own.newtonConverged;
