@@ -554,3 +554,73 @@ describe("impact events: a split step's joint-limit effort is the step's", () =>
       expect(effort * dt).toBeGreaterThan(0.5 * Math.abs(onCart));
     });
 });
+
+describe("impact events: a joint limit active at the impact is in its equations", () => {
+  // A bob (M = 1 kg, r = 0.05 m) on a 0.5 m arm hinged along y at the origin, horizontal
+  // at +x and resting on its bound (limits [lower, upper] = [−1, 0] rad from this pose,
+  // restitution 0, no gravity), struck from above by a ball (m = 0.3 kg, r = 0.05 m) at
+  // 2 m/s, off the bob's centre by −0.06 m along x: n = (−0.6, 0, 0.8) (bob to ball),
+  // contact point c = (0.47, 0, 0.04). The impulse on the bob, −P n, turns it about y by
+  // (c × (−n))_y P = 0.4 P > 0, into the bound (the coordinate's increasing side): with the
+  // bound in Newton's law at the impact (its row beside the contact's, its own
+  // restitution), the bob does not move and the ball rebounds from a fixed sphere,
+  // v⁺ = v⁻ − 2 (v⁻·n) n = (−1.92, 0, 0.56) m/s at e = 1, its kinetic energy kept, the
+  // limit's impulse 0.4 P = 0.4 · 2 m 1.6 = 0.384 N m s. Before: the impact turned the
+  // bob as if free (the ball rebounding at the hinged bob's closed form) and the next
+  // piece's limit impulse stopped it, its kinetic energy lost (e = 0).
+  const m = 0.3;
+  const struck = (dt: number) =>
+    loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "bob",
+          mass: 1,
+          position: [0.5, 0, 0],
+          inertia: [0.001, 0.001, 0.001],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+        {
+          id: "ball",
+          mass: m,
+          position: [0.44, 0, 0.2],
+          velocity: [0, 0, -2],
+          inertia: [0.0003, 0.0003, 0.0003],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+      ],
+      joints: [
+        {
+          id: "hinge",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, 0] },
+          b: { body: "bob", point: [-0.5, 0, 0] },
+          axis: [0, 1, 0],
+          limits: { lower: -1, upper: 0, restitution: 0 },
+        },
+      ],
+      contact: { method: "nsc", restitution: 1, friction: 0 },
+      solver: { integrator: "moreau-jean", dt, theta: 0.5 },
+    });
+
+  for (const dt of [0.005, 1 / 60])
+    it(`h = ${dt.toPrecision(3)} s: the ball rebounds from the bob held by its bound, energy kept, the limit's impulse 0.4 P`, () => {
+      const sim = struck(dt);
+      const E0 = sim.state().energy.kinetic;
+      let impulse = 0;
+      // the ball meets the bob at t = 0.04 s; 0.2 s later it is gone
+      for (let i = 0; i < Math.round(0.24 / dt); i++) {
+        sim.step(1);
+        impulse += sim.state().joints[0].limitEffort * dt;
+      }
+      const s = sim.state();
+      const expected = [-1.92, 0, 0.56];
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(s.bodies[1].velocity[k] - expected[k])).toBeLessThan(1e-9);
+        expect(Math.abs(s.bodies[0].velocity[k])).toBeLessThan(1e-9);
+      }
+      expect(Math.abs(s.bodies[0].angularVelocity[1])).toBeLessThan(1e-9);
+      expect(Math.abs(s.energy.kinetic - E0)).toBeLessThan(1e-12);
+      expect(Math.abs(Math.abs(impulse) - 0.4 * 2 * m * 1.6)).toBeLessThan(1e-9);
+    });
+});
