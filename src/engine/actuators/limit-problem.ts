@@ -184,6 +184,33 @@ export class JointLimitProblem implements OneStepProblem {
     return passed;
   }
 
+  /**
+   * The bounds touching now (gap ≤ ACTIVATION_TOLERANCE) as the active rows, for an impact
+   * at this instant (integrators/impact-events.ts: Newton's law with them); returns their
+   * number. The next step's updateIndexSet replaces them.
+   */
+  touchingRows(): number {
+    return this.updateIndexSet(0);
+  }
+
+  /** Active row k's rate u = H v (m/s, rad/s; impact-events.ts). */
+  rowRate(k: number, v: Float64Array): number {
+    return this.rowTimes(k, v);
+  }
+
+  /** out += s H_kᵀ for active row k (impact-events.ts). */
+  addRow(k: number, s: number, out: Float64Array): void {
+    this.addRowTranspose(k, s, out);
+  }
+
+  /** Active row k's limit index and side (+1 lower, −1 upper). */
+  rowLimit(k: number): number {
+    return this.limitOf[k];
+  }
+  rowSide(k: number): number {
+    return this.side[k];
+  }
+
   /** The active rows of the step (updateIndexSet's count). */
   get activeRows(): number {
     return this.count;

@@ -299,6 +299,8 @@ export type VelocityProjectionStart = "factor" | "factored-configuration";
  * to a new object; its residualNorm is the residual after the correction, or NaN when
  * `measureAfter` is false and a correction was made: the steppers do not read it and
  * skip that second product G v (one of the 2–3 a step of a tuned 100-link chain).
+ * `impulse`, when given, receives the joints' impulse μ of the correction (N s, N m s;
+ * M Δv = G_fᵀ μ, μ = −S_f⁻¹ (G_f v + Ct); 0 without a correction).
  */
 export function projectVelocities(
   sys: BodySystem,
@@ -308,9 +310,11 @@ export function projectVelocities(
   result: VelocityProjectionResult = { residualNorm: 0, rank: 0 },
   absoluteTolerance = 0,
   measureAfter = true,
+  impulse: Float64Array | null = null,
 ): VelocityProjectionResult {
   result.residualNorm = 0;
   result.rank = 0;
+  impulse?.fill(0);
   if (set.numRows === 0) return result;
   const ws = projectionWorkspace(set);
   const { c, du, u } = ws;
@@ -323,6 +327,8 @@ export function projectVelocities(
   let norm = infNorm(c);
   if (norm > Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance)) {
     ws.correction(c, du);
+    // (c ← S_f⁻¹ r: du = −M⁻¹ G_fᵀ c)
+    if (impulse !== null) for (let i = 0; i < c.length; i++) impulse[i] = -c[i];
     addTo(u, du);
     if (measureAfter) {
       velocityResidual(set, u, ct, c, values);

@@ -62,7 +62,7 @@ import {
 } from "../dynamics/one-step-problem";
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
-import { grow } from "../math/grow";
+import { extend, grow } from "../math/grow";
 import { invertSmall } from "../math/small-dense";
 import { type BodySystem, massSolve } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
@@ -288,7 +288,7 @@ export class NonsmoothContact implements OneStepProblem {
 
   /** Forgets warm-start memory and the last step's contacts (reset, external changes). */
   clear(): void {
-    this.impactCount = 0;
+    this.endSplit();
     this.memory.clear();
     this.projection.clear();
     this.set.reset(0);
@@ -321,20 +321,30 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
-   * The total normal force of the last step (N): Σ P_n / h over its contacts, the sum of
-   * the normalForce values states() reports; 0 before the first step. Allocates nothing.
+   * The total normal force of the last step (N): Σ P_n / h over its contacts (a split
+   * step's totals: beginSplit), the sum of the normalForce values states() reports; 0
+   * before the first step. Allocates nothing.
    */
   get totalNormalForce(): number {
+    if (this.splitStep > 0) {
+      let pn = 0;
+      for (let j = 0; j < this.keptCount; j++) pn += this.keptNormal(j);
+      return pn / this.splitStep;
+    }
     if (this.lastH === 0) return 0;
     const p = this.impulse;
     const f = this.set.frame;
     let pn = 0;
     for (let i = 0; i < this.set.count; i++)
       pn += p[3 * i] * f[9 * i] + p[3 * i + 1] * f[9 * i + 1] + p[3 * i + 2] * f[9 * i + 2];
-    pn /= this.lastH;
-    for (let j = 0; j < this.impactCount; j++)
-      pn += this.impactGeometry[8 * j + 6] / this.impactStep;
-    return pn;
+    return pn / this.lastH;
+  }
+
+  /** The normal impulse of kept contact j (N·s: its world impulse on its normal). */
+  private keptNormal(j: number): number {
+    const o = 10 * j;
+    const g = this.kept;
+    return g[o + 6] * g[o + 3] + g[o + 7] * g[o + 4] + g[o + 8] * g[o + 5];
   }
 
   /**
@@ -821,40 +831,85 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
-   * The impacts of the step met at their instants (integrators/impact-events.ts), reported
-   * after the active contacts: their bodies (2 each), point, normal, normal impulse (N·s,
-   * on body b) and gap at the impact (8 each), and the step's h (s).
+   * A step split at its impacts (integrators/impact-events.ts) reports its totals: each
+   * contact's impulse summed over the step's sub-steps (keepSubstep) and its impacts
+   * (addImpact), contacts matched by key, so that with the other forces it gives the
+   * step's momentum change, M (v_{t+h} − v_t) = h f̄ + Gᵀ Λ + Σ_c H_cᵀ P_c, and a force
+   * the impulse over the whole step (a contact resting through every piece: m g, not m g h
+   * over the last piece's length). Per kept contact: its key, bodies (2), and 10 values:
+   * point and normal at its last sub-step's start (or its impact), world impulse (N·s, on
+   * body b) and gap (the last sub-step's end gap, or the gap at the impact).
    */
-  private impactCount = 0;
-  private impactBodies: Int32Array = new Int32Array(0);
-  private impactGeometry: Float64Array = new Float64Array(0);
-  private impactStep = 0;
+  private keptCount = 0;
+  private keptKey: Float64Array = new Float64Array(0);
+  private keptBodies: Int32Array = new Int32Array(0);
+  private kept: Float64Array = new Float64Array(0);
+  /** The split step's h (s); 0: the step is not split, its contacts are the set's. */
+  private splitStep = 0;
 
-  /** At the start of a step of h (impact-events.ts): no impact reported yet. */
-  beginImpacts(h: number): void {
-    this.impactCount = 0;
-    this.impactStep = h;
+  /** At the start of a step split at its impacts, of h: nothing kept yet. */
+  beginSplit(h: number): void {
+    this.keptCount = 0;
+    this.splitStep = h;
+  }
+
+  /** At the start of a step not split: the set's contacts are the step's. */
+  endSplit(): void {
+    this.keptCount = 0;
+    this.splitStep = 0;
+  }
+
+  /**
+   * The accepted sub-step's contacts (after saveMemory and addLocated) into the split
+   * step's totals (beginSplit), their impulses added to the same contacts' earlier ones.
+   */
+  keepSubstep(): void {
+    if (this.lastH === 0) return;
+    for (let i = 0; i < this.set.count; i++) {
+      const o = this.keep(i);
+      for (let k = 0; k < 3; k++) this.kept[o + 6 + k] += this.impulse[3 * i + k];
+      this.kept[o + 9] = this.endGap[i];
+    }
   }
 
   /**
    * Contact i of the current set met its impact with the normal impulse `impulse` (N·s,
-   * on body b along the normal): reported with the step's contacts, its normal force the
-   * impulse over the step's h (as a located impact's share, addLocated).
+   * on body b along the normal): into the split step's totals (keepSubstep), its gap the
+   * one at the impact.
    */
   addImpact(i: number, impulse: number): void {
-    const j = this.impactCount++;
-    this.impactBodies = grow(this.impactBodies, 2 * (j + 1));
-    this.impactGeometry = grow(this.impactGeometry, 8 * (j + 1));
+    const o = this.keep(i);
+    const f = this.set.frame;
+    for (let k = 0; k < 3; k++) this.kept[o + 6 + k] += impulse * f[9 * i + k];
+    this.kept[o + 9] = this.set.gap[i];
+  }
+
+  /**
+   * The kept entry of contact i of the current set (a new one, impulse 0, when its key is
+   * not kept yet), its bodies, point and normal set to the set's; returns its offset in
+   * `kept`.
+   */
+  private keep(i: number): number {
     const { set } = this;
-    this.impactBodies[2 * j] = set.bodyA[i];
-    this.impactBodies[2 * j + 1] = set.bodyB[i];
-    const o = 8 * j;
-    for (let k = 0; k < 3; k++) {
-      this.impactGeometry[o + k] = set.point[3 * i + k];
-      this.impactGeometry[o + 3 + k] = set.frame[9 * i + k];
+    const key = set.key[i];
+    let j = 0;
+    while (j < this.keptCount && this.keptKey[j] !== key) j++;
+    if (j === this.keptCount) {
+      this.keptCount++;
+      this.keptKey = extend(this.keptKey, j + 1);
+      this.keptBodies = extend(this.keptBodies, 2 * (j + 1));
+      this.kept = extend(this.kept, 10 * (j + 1));
+      this.keptKey[j] = key;
+      for (let k = 6; k < 9; k++) this.kept[10 * j + k] = 0;
     }
-    this.impactGeometry[o + 6] = impulse;
-    this.impactGeometry[o + 7] = set.gap[i];
+    this.keptBodies[2 * j] = set.bodyA[i];
+    this.keptBodies[2 * j + 1] = set.bodyB[i];
+    const o = 10 * j;
+    for (let k = 0; k < 3; k++) {
+      this.kept[o + k] = set.point[3 * i + k];
+      this.kept[o + 3 + k] = set.frame[9 * i + k];
+    }
+    return o;
   }
 
   /**
@@ -895,14 +950,19 @@ export class NonsmoothContact implements OneStepProblem {
    * The active contacts of the last step for the State: the contact point and normal of
    * the step (geometry at t), the gap at the end of the step (saveMemory, addLocated), the
    * normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h and the impulse F P
-   * (world, on body b, N·s; a located impact's share included), then the impacts the step
-   * met at their instants (addImpact). None before the first step and after a restore.
+   * (world, on body b, N·s; a located impact's share included); a step split at its
+   * impacts, its totals over its sub-steps and impacts (beginSplit), each contact once.
+   * None before the first step and after a restore.
    */
   report(out: ContactReport): void {
+    if (this.splitStep > 0) {
+      this.reportSplit(out);
+      return;
+    }
     const { set } = this;
     const h = this.lastH;
     const n = h === 0 ? 0 : set.count;
-    out.begin(n + this.impactCount);
+    out.begin(n);
     const f = set.frame;
     for (let i = 0; i < n; i++) {
       const px = this.impulse[3 * i];
@@ -923,19 +983,25 @@ export class NonsmoothContact implements OneStepProblem {
       out.impulse[3 * j + 1] = py;
       out.impulse[3 * j + 2] = pz;
     }
-    // the impacts met at their instants (beginImpacts), the gap the one at the impact
-    const g = this.impactGeometry;
-    for (let i = 0; i < this.impactCount; i++) {
-      const j = out.add(this.impactBodies[2 * i], this.impactBodies[2 * i + 1]);
-      const o = 8 * i;
+  }
+
+  /** report's contacts of a split step: its totals (beginSplit), forces over its whole h. */
+  private reportSplit(out: ContactReport): void {
+    const h = this.splitStep;
+    const g = this.kept;
+    out.begin(this.keptCount);
+    for (let i = 0; i < this.keptCount; i++) {
+      const j = out.add(this.keptBodies[2 * i], this.keptBodies[2 * i + 1]);
+      const o = 10 * i;
+      const pn = this.keptNormal(i);
       for (let k = 0; k < 3; k++) {
         out.point[3 * j + k] = g[o + k];
         out.normal[3 * j + k] = g[o + 3 + k];
-        out.tangentForce[3 * j + k] = 0;
-        out.impulse[3 * j + k] = g[o + 6] * g[o + 3 + k];
+        out.impulse[3 * j + k] = g[o + 6 + k];
+        out.tangentForce[3 * j + k] = (g[o + 6 + k] - pn * g[o + 3 + k]) / h;
       }
-      out.gap[j] = g[o + 7];
-      out.normalForce[j] = g[o + 6] / this.impactStep;
+      out.gap[j] = g[o + 9];
+      out.normalForce[j] = pn / h;
     }
   }
 }

@@ -443,6 +443,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly jointProjection: JointProjection | null;
   /** The end-of-iterate velocity projection of symmetricJoints. */
   private readonly endProjection: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  /** Its joint impulse μ (N s, N m s per row: addJointImpulse). */
+  private readonly endImpulse: Float64Array;
   /** symmetricJoints: the joint force along the start configuration (start-directions.ts). */
   readonly startDirections: StartDirections;
   /** The end time of the running `solve` (s). */
@@ -480,6 +482,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.ct = new Float64Array(m);
     this.zeroRows = new Float64Array(m);
     this.scratchLambda = new Float64Array(m);
+    this.endImpulse = new Float64Array(m);
     this.velocityRows = new Float64Array(this.constraints?.G.values.length ?? 0);
     this.startDirections = new StartDirections(sys, this.constraints);
     this.jointProjection = this.constraints ? new JointProjection(sys, this.constraints) : null;
@@ -741,9 +744,38 @@ export class AccelerationStepper implements NewtonStepper {
         const d = sys.dofOffset[turning[k]] + 3;
         for (let j = 0; j < 3; j++) rawRate[3 * k + j] = v[d + j];
       }
-      projectVelocities(this.sys, set, this.tEnd, "factor", this.endProjection, 0, false);
+      projectVelocities(
+        this.sys,
+        set,
+        this.tEnd,
+        "factor",
+        this.endProjection,
+        0,
+        false,
+        this.endImpulse,
+      );
       getVelocity(this.sys, v);
     }
+  }
+
+  /**
+   * out += the joints' impulse Λ (N s, N m s per row) of the step of coefficients c just
+   * solved, M (v_{t+h} − v_t) = c_v f̄ + Gᵀ Λ: at the velocity level Λ = c_v λ (λ the
+   * step's mean force); with symmetricJoints Λ = (c_v ρ + κ) λ̃ + μ, the force ρ M Y λ̃
+   * along the start configuration (its G_t) weighed on v by c_v ρ + κ = hθ, and the end
+   * projection's μ (along G at the end, applyUnknown). The rows' G differ between the
+   * two (exact where G's translational part is fixed: a point's coincidence, a slider's
+   * axis). Before consistentMultipliers overwrites λ.
+   */
+  addJointImpulse(c: SchemeCoefficients, out: Float64Array): void {
+    if (this.constraints === null) return;
+    if (!c.symmetricJoints) {
+      for (let r = 0; r < out.length; r++) out[r] += c.cv * this.lambda[r];
+      return;
+    }
+    const k = c.cv * c.startForceWeight + c.startVelocityWeight;
+    const lt = this.startDirections.lambda;
+    for (let r = 0; r < out.length; r++) out[r] += k * lt[r] + this.endImpulse[r];
   }
 
   /**

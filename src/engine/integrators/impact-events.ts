@@ -24,7 +24,9 @@
  *  2. A contact with g ≤ NOW_GAP (1e-12 m) or τ ≤ NOW·h (1e-9 of the step; g ≤ 0
  *     included: a piece that overshot) meets its impact now: with the contacts touching
  *     it (g ≤ 2 ACTIVATION_TOLERANCE, through the bodies they share) it takes Newton's law
- *     at once, zero duration, with the joints:
+ *     at once, zero duration, with the joints and the bounds of joint limits touching now
+ *     (gap ≤ ACTIVATION_TOLERANCE, a body the impact reaches at one end: H's rows beside
+ *     the contacts', each with its own restitution, JointLimitProblem.touchingRows):
  *         M Δv = Hᵀ P + Gᵀ λ,   G Δv = 0,
  *         w = H (v⁻ + Δv) + e min(H v⁻, 0) ≥ 0 ⊥ P ≥ 0,
  *     Δv = Σ_j P_j x_j with x_j = M⁻¹H_jᵀ projected onto G x = 0 in the kinetic metric
@@ -33,8 +35,9 @@
  *     Lemke (exact). At e = 1 it keeps the kinetic energy: ΔT = Σ P_i (u_i⁺ + u_i⁻)/2 = 0
  *     on the contacts with P_i > 0 (u_i⁺ = −u_i⁻), and the momentum about any hinge axis
  *     (a hinge's reaction has no moment about it). The kinetic energy it changes (e < 1)
- *     is the contacts' work (removedEnergy); its impulses are reported with the step's
- *     contacts (NonsmoothContact.addImpact: normal force P/h over the whole step).
+ *     is the contacts' work (removedEnergy); its contact impulses P_j and joint impulse
+ *     Σ_j P_j λ_j (λ_j = −S⁻¹ G x⁰_j, x⁰_j = M⁻¹H_jᵀ: M Δv = Hᵀ P + Gᵀ Σ_j P_j λ_j) go
+ *     into the step's totals (below).
  *  3. Otherwise the integrator takes its own step (its halvings, error control and
  *     projections included) to the earliest τ, the approaching event contacts deferred
  *     (NonsmoothContact.defer: not activated in that piece, whose index set would take a
@@ -53,18 +56,33 @@
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
  * Left as without events: contacts with friction (the impact's Coulomb law) and impacts
- * that touch one; fem–fem contacts; the joint limits (not in the impact's rows).
+ * that touch one; fem–fem contacts. A bob resting on its bound and struck into it now
+ * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
+ * piece, the bob turned as if free and that piece's limit impulse stopped it: the ball's
+ * rebound 0.31 m/s off, the bob's energy lost at the bound's e = 0).
  * The energy balance weighs a split step's dissipative forces piece by piece, each impact
  * a piece of length 0 (SubstepObserver.substepDone(t, 0)), so that the piece after it
  * starts from its velocities (from the velocities before it, a bob on a 0.5 N s/m damper
- * bouncing at e = 1 put −0.15 J into energy.error in 5 s at 1/60 s; now 8.4e-6 J). The
- * State's joint forces on a split step are its last piece's (the impact's joint impulse
- * not in them). A piece that ends at an impact changes the step size the smooth scheme's O(h²)
+ * bouncing at e = 1 put −0.15 J into energy.error in 5 s at 1/60 s; now 8.4e-6 J).
+ * A split step reports its totals: the State's joint multipliers are Λ/h, Λ = Σ_i Λ_i +
+ * the impacts' joint impulses, Λ_i each accepted sub-step's joint impulse (a contact
+ * step's h_i λ_i; a smooth step's h_i θ λ̃ + μ, the force along its start configuration
+ * and its end projection's impulse: AccelerationStepper.addJointImpulse), each joint
+ * limit's effort Σ_i h_i effort_i / h, and each contact's impulse its sum over the
+ * sub-steps and impacts (NonsmoothContact.beginSplit), its force that over h, so that
+ * M (v_{t+h} − v_t) = h f̄ + Gᵀ Λ + Hₗᵀ Pₗ + Σ H_cᵀ P_c
+ * (G's translational rows fixed: exactly; a joint's reported torque sums rows whose G
+ * turned within the step). Before, they were the last piece's: the cradle's strings
+ * missed the impacts' joint impulses (0.44 N s), and a contact resting through the step
+ * reported m g times the last piece's length as its impulse. (A step not split reports
+ * a smooth step's λ as the end's consistent multipliers, not its mean force.)
+ * A piece that ends at an impact changes the step size the smooth scheme's O(h²)
  * energy error goes with: a hinged bar bouncing on the floor at e = 1 loses 5e-5 of its
  * energy in 10 s at 1/60 s (to rounding before: the velocity-level step is reversible on a
  * single hinge), where a pendulum bob at e = 0.6 now keeps e^{2k} of its swing energy to
  * 7e-5 (2.8e-2 before).
  */
+import type { JointLimitProblem } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectionWorkspace } from "../constraints/project";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
@@ -125,6 +143,14 @@ export class ImpactEvents {
     q: new Float64Array(0),
   };
   private readonly rowRates: Float64Array;
+  /** The impact's joint impulse per unit P_j of each taken contact (k × rows; impact). */
+  private L: Float64Array = new Float64Array(0);
+  /** Whether the running step is split (advance): its totals kept (substepDone). */
+  private split = false;
+  /** The split step's joint impulse so far, Σ h_i λ_i + Σ impacts' λ (N s, N m s). */
+  private readonly jointImpulse: Float64Array;
+  /** Its limits' impulses so far, Σ h_i × effort_i per limit (N s, N m s). */
+  private readonly limitImpulse: Float64Array;
   private readonly lemke = new LemkeSolver();
   /** 1 for the bodies the impact reaches (the touching contacts' closure). */
   private readonly reached: Uint8Array;
@@ -141,6 +167,8 @@ export class ImpactEvents {
     private readonly jointed: Uint8Array,
     /** The integrator's memory: the last step's mean acceleration (file comment, 1). */
     private readonly memory: IntegratorMemory,
+    /** The joint limits (their efforts summed over a split step), or null: none. */
+    private readonly limits: JointLimitProblem | null = null,
   ) {
     const sys = stepper.sys;
     this.sys = sys;
@@ -149,6 +177,8 @@ export class ImpactEvents {
     this.v = new Float64Array(sys.numDofs);
     this.col = new Float64Array(sys.numDofs);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
+    this.jointImpulse = new Float64Array(this.rowRates.length);
+    this.limitImpulse = new Float64Array(limits?.limits.length ?? 0);
     this.reached = new Uint8Array(sys.numBodies);
   }
 
@@ -167,7 +197,8 @@ export class ImpactEvents {
   ): number {
     this.impacts = 0;
     this.exhausted = false;
-    this.contact.beginImpacts(h);
+    this.split = false;
+    this.contact.endSplit();
     // (no pair with restitution: no impact to resolve, and no detection of its own)
     if (!this.contact.params.anyRestitution()) return whole(t, h, stats);
     const nsc = this.contact;
@@ -177,6 +208,11 @@ export class ImpactEvents {
       return whole(t, h, stats);
     }
     resetStepStats(stats);
+    // the step's totals from here on (substepDone, impact)
+    this.split = true;
+    this.jointImpulse.fill(0);
+    this.limitImpulse.fill(0);
+    nsc.beginSplit(h);
     let done = 0;
     let substeps = 0;
     let pieces = 0;
@@ -209,7 +245,33 @@ export class ImpactEvents {
     }
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
+    // the State's multipliers: the step's mean joint force, its impacts' impulses included
+    const lambda = this.stepper.lambda;
+    for (let r = 0; r < lambda.length; r++) lambda[r] = this.jointImpulse[r] / h;
+    const limits = this.limits?.limits ?? [];
+    for (let i = 0; i < limits.length; i++)
+      limits[i].coordinate.limitEffort = this.limitImpulse[i] / h;
+    this.split = false;
     return substeps;
+  }
+
+  /** Whether the running step is split at its impacts (substepDone then wanted). */
+  get splitting(): boolean {
+    return this.split;
+  }
+
+  /**
+   * An accepted sub-step of h of a split step (MoreauJeanIntegrator.stepOrHalve, each
+   * piece's sub-steps): its joints' impulse Λ (N s, N m s per row; MoreauJeanIntegrator
+   * .jointImpulse), its limits' (h × the effort its saveMemory reported) and its
+   * contacts' impulses into the step's totals.
+   */
+  substepDone(h: number, impulse: Float64Array): void {
+    for (let r = 0; r < impulse.length; r++) this.jointImpulse[r] += impulse[r];
+    const limits = this.limits?.limits ?? [];
+    for (let i = 0; i < limits.length; i++)
+      this.limitImpulse[i] += h * limits[i].coordinate.limitEffort;
+    this.contact.keepSubstep();
   }
 
   /**
@@ -308,13 +370,26 @@ export class ImpactEvents {
     const set = this.contact.set;
     const { sys, f, v } = this;
     const n = sys.numDofs;
-    let k = 0;
-    this.rows = grow(this.rows, set.count);
-    for (let i = 0; i < set.count; i++) if (this.take[i] === 1) this.rows[k++] = i;
+    getVelocity(sys, v);
+    let kc = 0;
+    this.rows = grow(this.rows, set.count + this.limitRows());
+    for (let i = 0; i < set.count; i++) if (this.take[i] === 1) this.rows[kc++] = i;
+    // the bounds touching now of the joints the impact reaches: rows kc.. (limit rows)
+    let k = kc;
+    const limits = this.limits;
+    if (limits !== null) {
+      const m = limits.touchingRows();
+      for (let l = 0; l < m; l++) {
+        const q = limits.activeLimit(l).coordinate;
+        if (this.isReached(q.bodyA) || this.isReached(q.bodyB)) this.rows[k++] = l;
+      }
+    }
     this.D = grow(this.D, k * k);
     this.q = grow(this.q, k);
     this.P = grow(this.P, k);
     this.X = grow(this.X, k * n);
+    const rows = this.rowRates.length;
+    this.L = grow(this.L, k * rows);
     const joints = this.constraints !== null && this.constraints.numRows > 0;
     const ws = joints ? projectionWorkspace(this.constraints as ConstraintSet) : null;
     if (ws !== null) ws.factorAt(t);
@@ -322,20 +397,28 @@ export class ImpactEvents {
     const x = this.col;
     for (let j = 0; j < k; j++) {
       f.fill(0);
-      set.addRowTranspose(this.rows[j], 0, 1, f);
+      this.addRow(j, kc, f);
       massSolve(sys, f, x);
       if (ws !== null) {
         const rates = this.rowRates;
         (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
+        // (rates ← S⁻¹ G x: the joints' impulse −Gᵀ S⁻¹ G x a unit P_j, in λ's sign, M ẍ =
+        // f + Gᵀ λ)
         ws.correction(rates, ws.du);
         for (let d = 0; d < n; d++) x[d] += ws.du[d];
+        for (let r = 0; r < rows; r++) this.L[j * rows + r] = -rates[r];
       }
       this.X.set(x, j * n);
-      for (let i = 0; i < k; i++) this.D[i * k + j] = set.rowTimes(this.rows[i], 0, x);
+      for (let i = 0; i < k; i++) this.D[i * k + j] = this.rowTimes(i, kc, x);
     }
+    // Newton's law on each row, its own restitution (a contact's pair, a limit's)
     for (let i = 0; i < k; i++) {
-      const un = this.u[this.rows[i]];
-      this.q[i] = un + set.restitution[this.rows[i]] * Math.min(un, 0);
+      const un = this.rowTimes(i, kc, v);
+      const e =
+        i < kc
+          ? set.restitution[this.rows[i]]
+          : (limits as JointLimitProblem).activeLimit(this.rows[i]).restitution;
+      this.q[i] = un + e * Math.min(un, 0);
       this.P[i] = 0;
     }
     // (W dense with row stride k, its first k² entries; q's first k)
@@ -345,7 +428,6 @@ export class ImpactEvents {
     lcp.q = this.q;
     this.lemke.solve(lcp, this.P);
     const before = kineticEnergy(sys);
-    getVelocity(sys, v);
     for (let j = 0; j < k; j++) {
       const p = this.P[j];
       if (p === 0) continue;
@@ -353,8 +435,42 @@ export class ImpactEvents {
       for (let d = 0; d < n; d++) v[d] += p * this.X[o + d];
     }
     setVelocity(sys, v);
-    for (let j = 0; j < k; j++) if (this.P[j] > 0) this.contact.addImpact(this.rows[j], this.P[j]);
-    // the contacts' work (the energy balance, simulation/monitor.ts)
+    for (let j = 0; j < k; j++) {
+      const p = this.P[j];
+      if (!(p > 0)) continue;
+      if (j < kc) this.contact.addImpact(this.rows[j], p);
+      else {
+        // the limit's effort over the step: σ P (its sign the coordinate's)
+        const l = limits as JointLimitProblem;
+        this.limitImpulse[l.rowLimit(this.rows[j])] += l.rowSide(this.rows[j]) * p;
+      }
+      if (ws !== null)
+        for (let r = 0; r < rows; r++) this.jointImpulse[r] += p * this.L[j * rows + r];
+    }
+    // the contacts' and limits' work (the energy balance, simulation/monitor.ts)
     this.stepper.removedEnergy += before - kineticEnergy(sys);
+  }
+
+  /** The limits' bound rows at most (2 a limit: impact). */
+  private limitRows(): number {
+    return 2 * (this.limits?.limits.length ?? 0);
+  }
+
+  /** Whether dynamic body b is among those the impact reaches (closeTouching). */
+  private isReached(b: number): boolean {
+    return b >= 0 && this.reached[b] === 1;
+  }
+
+  /** out += H_jᵀ for the impact's row j: a contact's normal (j < kc) or a limit's bound. */
+  private addRow(j: number, kc: number, out: Float64Array): void {
+    if (j < kc) this.contact.set.addRowTranspose(this.rows[j], 0, 1, out);
+    else (this.limits as JointLimitProblem).addRow(this.rows[j], 1, out);
+  }
+
+  /** H_j v for the impact's row j (addRow). */
+  private rowTimes(j: number, kc: number, v: Float64Array): number {
+    return j < kc
+      ? this.contact.set.rowTimes(this.rows[j], 0, v)
+      : (this.limits as JointLimitProblem).rowRate(this.rows[j], v);
   }
 }

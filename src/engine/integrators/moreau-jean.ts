@@ -178,7 +178,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
     this.events =
       contact !== null && jointed.length > 0
-        ? new ImpactEvents(stepper, contact, jointed, memory)
+        ? new ImpactEvents(stepper, contact, jointed, memory, limits)
         : null;
     if (contact !== null)
       contact.projection.beforeMove = () => {
@@ -196,6 +196,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.smoothPositions = new PositionSnapshot(stepper.sys);
     this.smoothVelocity = new Float64Array(stepper.n);
     this.smoothLambda = new Float64Array(this.apartRows.length);
+    this.substepImpulse = new Float64Array(this.apartRows.length);
   }
 
   /** Union–find parents over the bodies (markApart). */
@@ -296,6 +297,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         this.stepOrHalve(t + 0.5 * h, 0.5 * h, stats, depth + 1)
       );
     }
+    // a split step's totals (impact-events.ts): this sub-step's joint and contact impulses
+    if (this.events?.splitting === true) this.events.substepDone(h, this.jointImpulse(h));
     if (depth === 0) return stats.substeps;
     stats.newtonIterations += own.newtonIterations;
     stats.newtonConverged &&= own.newtonConverged;
@@ -316,6 +319,28 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // over nothing more)
     if (!this.substepsTold) this.substepObserver?.substepDone(t, h);
     return own.substeps;
+  }
+
+  /** Whether the last stepOnce was a contact step, and one with groups apart (jointImpulse). */
+  private impulsive = false;
+  private withApart = false;
+  private readonly substepImpulse: Float64Array;
+
+  /**
+   * The joints' impulse Λ (N s, N m s per row) of the sub-step of h just accepted, M Δv =
+   * h f̄ + Gᵀ Λ + Hᵀ P: a contact step's h λ (λ its mean force, the contacts' share
+   * included), the smooth step's own (ThetaScheme.stepImpulse) for a smooth step and for
+   * the rows of the groups apart from a contact step (their smooth step's, smoothApart).
+   */
+  private jointImpulse(h: number): Float64Array {
+    const out = this.substepImpulse;
+    const lambda = this.stepper.lambda;
+    for (let r = 0; r < out.length; r++)
+      out[r] =
+        !this.impulsive || (this.withApart && this.apartRows[r] === 1)
+          ? this.stepImpulse[r]
+          : h * lambda[r];
+    return out;
   }
 
   /** Kinetic plus potential energy of the current state (J). */
@@ -521,6 +546,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     let converged = true;
     // the jointed groups apart from the active rows: their smooth step first (file comment)
     const apart = active > 0 && this.markApart();
+    this.impulsive = active > 0;
+    this.withApart = apart;
     let smoothRemoved = 0;
     if (apart) {
       smoothRemoved = this.smoothApart(t, h);

@@ -247,6 +247,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     private readonly impacts: ImpactSource | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
+    this.stepImpulse = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
     this.mean = new Float64Array(stepper.n);
     this.stepMean = new Float64Array(stepper.n);
@@ -368,9 +369,18 @@ export class ThetaScheme implements Integrator, HalvingStep {
   /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
+  /**
+   * The joints' impulse Λ of the last `step` (N s, N m s per row), summed over its
+   * accepted sub-steps (AccelerationStepper.addJointImpulse): M (v_{t+h} − v_t) = h f̄ +
+   * Gᵀ Λ, where the reported λ is the end's consistent multipliers (Moreau–Jean's step
+   * split at its impacts sums it: impact-events.ts).
+   */
+  readonly stepImpulse: Float64Array;
+
   step(t: number, h: number, stats: StepStats): void {
     this.startRun(t);
     this.stats = stats;
+    this.stepImpulse.fill(0);
     // the halvings the explicit step's forces and contacts ask at the start (file comment)
     let depth = 0;
     if (this.explicitRates !== null) {
@@ -515,10 +525,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
       return false;
     }
     this.dissipativeStep = true;
-    if (this.attempt(t, h, false) === null) {
+    const c = this.attempt(t, h, false);
+    if (c === null) {
       this.dissipativeStep = false;
       return false;
     }
+    this.stepper.addJointImpulse(c, this.stepImpulse);
     this.measureMean(h);
     this.keepMean();
     if (this.positionJoints) this.substeps.record(h, true, 0);
@@ -564,6 +576,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
       const kept = last || this.lengthKept;
       if (coarse && kept) this.stats.stepToleranceMet = false;
       if (c !== null && (!coarse || kept)) {
+        s.addJointImpulse(c, this.stepImpulse);
         // the reactions: the multipliers consistent with the end state (as generalized-alpha)
         s.consistentMultipliers(c, t + h);
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
@@ -589,8 +602,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       // the last halving, its joints not closed at the position level: the velocity level
       // (where joints no motion satisfies fail too, as under generalized-alpha)
     }
-    if (this.attempt(t, h, false) === null) return false;
+    const c = this.attempt(t, h, false);
+    if (c === null) return false;
     if (this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
+    s.addJointImpulse(c, this.stepImpulse);
     if (this.positionJoints || this.impacts !== null) {
       // the next step's error estimate (tooCoarse) compares with this step's mean
       this.measureMean(h);

@@ -99,6 +99,42 @@ describe("impact events: Newton's cradle example at 5 ms", () => {
     expect(Math.abs(energy.error)).toBeLessThan(1e-3 * E0);
     expect(Math.abs(energy.dissipated)).toBeLessThan(1e-6 * E0);
   });
+
+  it("the cascade's step reports its totals: each ball's momentum change is gravity's, its string's and its contacts' impulses", () => {
+    // M (v_{t+h} − v_t) = h f̄ + Gᵀ Λ + Σ impulses on the split step, ball by ball along
+    // x, y, z: its string's reported force on it times h (the pieces' joint impulses and
+    // the four impacts', a revolute's point rows fixed in the world) and the impulses of
+    // the contacts that touch it (on body b, minus on body a). Before: the strings' forces
+    // were the last piece's, the impacts' joint impulses (~0.4 N s) left out.
+    const sim = at5ms();
+    let before = sim.state();
+    while (sim.state().solver.impacts === 0 && sim.time < 0.5) {
+      before = sim.state();
+      sim.step(1);
+    }
+    const s = sim.state();
+    expect(s.solver.impacts).toBe(4);
+    const h = 0.005;
+    // (the largest impulse, to say what the balance is measured against)
+    let largest = 0;
+    for (let i = 0; i < 5; i++) {
+      const id = s.bodies[i].id;
+      for (let k = 0; k < 3; k++) {
+        let rest =
+          bodies[i].mass * (s.bodies[i].velocity[k] - before.bodies[i].velocity[k]) +
+          (k === 2 ? bodies[i].mass * g * h : 0) -
+          s.joints[i].force[k] * h;
+        for (const c of s.contacts) {
+          if (c.bodies[1] === id) rest -= c.impulse[k];
+          if (c.bodies[0] === id) rest += c.impulse[k];
+          largest = Math.max(largest, Math.abs(c.impulse[k]));
+        }
+        expect(Math.abs(rest)).toBeLessThan(1e-12);
+      }
+    }
+    // ball 1 arrived at v₁ ≈ 0.89 m/s: each impact's impulse m v₁ ≈ 0.44 N s
+    expect(largest).toBeGreaterThan(0.4);
+  });
 });
 
 describe("impact events: a ball hitting a pendulum bob off centre (no gravity, e = 1)", () => {
@@ -180,6 +216,37 @@ describe("impact events: a ball hitting a pendulum bob off centre (no gravity, e
     expect(Math.abs(coarse.energy.dissipated)).toBeLessThan(1e-12);
     expect(Math.abs(coarse.energy.error)).toBeLessThan(5e-4);
   });
+
+  for (const dt of [0.005, 1 / 60])
+    it(`dropped under gravity, h = ${dt.toPrecision(3)} s: the impact's step reports the hinge's force with the impact's joint impulse, the step's momentum balance closed`, () => {
+      // the bob and the ball together: their momentum change less gravity's is the hinge's
+      // impulse, its reported force times h (the contact between them is internal), and the
+      // ball's alone the contact's impulse on it. Before: the hinge's force was the last
+      // piece's, 0.72 N s of the impact's joint impulse missing along z.
+      const sim = hinged(dt, [0, 0, -g], [0, 0, 0], -0.2);
+      let before = sim.state();
+      while (sim.state().solver.impacts === 0 && sim.time < 0.5) {
+        before = sim.state();
+        sim.step(1);
+      }
+      const s = sim.state();
+      expect(s.solver.impacts).toBe(1);
+      const dp = (i: number, mass: number, k: number) =>
+        mass * (s.bodies[i].velocity[k] - before.bodies[i].velocity[k]) +
+        (k === 2 ? mass * g * dt : 0);
+      const hinge = s.joints[0].force;
+      expect(s.contacts.length).toBe(1);
+      const hit = s.contacts[0];
+      expect(hit.bodies).toEqual(["bob", "ball"]);
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(hinge[k] * dt - (dp(0, M, k) + dp(1, m, k)))).toBeLessThan(1e-12);
+        expect(Math.abs(hit.impulse[k] - dp(1, m, k))).toBeLessThan(1e-12);
+      }
+      expect(hinge[2] * dt).toBeGreaterThan(0.7);
+      expect(
+        Math.abs(hit.normalForce * dt - hit.impulse.reduce((a, p, k) => a + p * hit.normal[k], 0)),
+      ).toBeLessThan(1e-12);
+    });
 
   for (const dt of [0.005, 1 / 60])
     it(`h = ${dt.toPrecision(3)} s: the ball's rebound and the bob's turn as the closed form, energy and hinge momentum kept`, () => {
@@ -327,4 +394,233 @@ describe("impact events: more impacts in a step than it resolves one by one", ()
     sim.step(1);
     expect(sim.state().solver.impactsResolved).toBe(true);
   });
+});
+
+describe("impact events: a split step reports the step's totals", () => {
+  // A cart (M = 1 kg sphere, r = 0.05 m) on a horizontal slider (prismatic along x, its
+  // rotation held) at z = 0.5 m, struck by a ball (m = 0.3 kg, r = 0.05 m) dropped from
+  // rest 0.3 m above it at x = −0.06 m (n = (−0.6, 0, 0.8), e = 1), and, 3 m away, a ball
+  // (m_r = 2 kg) resting on the floor. On the impact's step, split at the impact, the
+  // State's figures are the step's totals (impulses over the whole h), so that
+  // M (v_{t+h} − v_t) = h f̄ + h Gᵀλ + Σ impulses closes: the slider's reported force on
+  // the cart times h is the cart and ball's momentum change less gravity's, the contact's
+  // impulse the ball's momentum change less gravity's, and the resting contact's impulse
+  // m_r g h (normal force m_r g). Before: the slider's force was the last piece's (0.72 N s
+  // of the impact's joint impulse missing) and the resting contact's impulse m_r g times
+  // the last piece's length (0.063 of 0.098 N s at 5 ms, its normal force m_r g).
+  const M = 1;
+  const m = 0.3;
+  const mr = 2;
+  const struck = (dt: number) =>
+    loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "cart",
+          mass: M,
+          position: [0, 0, 0.5],
+          inertia: [0.001, 0.001, 0.001],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+        {
+          id: "ball",
+          mass: m,
+          position: [-0.06, 0, 0.8],
+          inertia: [0.0003, 0.0003, 0.0003],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+        {
+          id: "rest",
+          mass: mr,
+          position: [3, 0, 0.1],
+          inertia: [0.01, 0.01, 0.01],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        },
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      ],
+      joints: [
+        {
+          id: "slide",
+          type: "prismatic",
+          a: { body: "ground", point: [0, 0, 0.5] },
+          b: { body: "cart", point: [0, 0, 0] },
+          axis: [1, 0, 0],
+        },
+      ],
+      contact: { method: "nsc", restitution: 1, friction: 0 },
+      solver: { integrator: "moreau-jean", dt, theta: 0.5 },
+    });
+
+  for (const dt of [0.005, 1 / 60])
+    it(`h = ${dt.toPrecision(3)} s: the slider's force, the impact's and the resting contact's impulses close the step's momentum balance`, () => {
+      const sim = struck(dt);
+      // the ball falls 0.2 m to the cart: the impact at t = 0.2019 s
+      let before = sim.state();
+      while (sim.state().solver.impacts === 0 && sim.time < 0.3) {
+        before = sim.state();
+        sim.step(1);
+      }
+      const s = sim.state();
+      expect(s.solver.impacts).toBe(1);
+      expect(s.solver.substeps).toBeGreaterThan(1);
+      // Δp less gravity's impulse, body i, axis k (N s)
+      const dp = (i: number, mass: number, k: number) =>
+        mass * (s.bodies[i].velocity[k] - before.bodies[i].velocity[k]) +
+        (k === 2 ? mass * g * dt : 0);
+      const slide = s.joints[0].force;
+      const hit = s.contacts.find((c) => c.bodies[1] === "ball");
+      const resting = s.contacts.find((c) => c.bodies[0] === "rest");
+      expect(hit).toBeDefined();
+      expect(resting).toBeDefined();
+      expect(s.contacts.length).toBe(2);
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(slide[k] * dt - (dp(0, M, k) + dp(1, m, k)))).toBeLessThan(1e-12);
+        // (the contact's impulse on its body b, the ball)
+        expect(Math.abs((hit?.impulse[k] ?? 0) - dp(1, m, k))).toBeLessThan(1e-12);
+      }
+      // the impact's vertical impulse went into the slider: 0.72 N s, not m_tot g h
+      expect(slide[2] * dt).toBeGreaterThan(0.7);
+      // (on the floor, body b: −m_r g h along z; the ball itself at rest)
+      expect(Math.abs((resting?.impulse[2] ?? 0) + mr * g * dt)).toBeLessThan(1e-12);
+      expect(Math.abs((resting?.normalForce ?? 0) - mr * g)).toBeLessThan(1e-9);
+      expect(Math.abs(dp(2, mr, 2) + (resting?.impulse[2] ?? 0))).toBeLessThan(1e-12);
+    });
+});
+
+describe("impact events: a split step's joint-limit effort is the step's", () => {
+  // A cart (M = 1 kg sphere, r = 0.05 m) on a vertical slider (prismatic along z) resting
+  // on its lower limit (restitution 0) under gravity, struck by a ball (m = 0.3 kg) dropped
+  // 0.2 m above contact at x = −0.06 m (n = (−0.6, 0, 0.8)). The impact (the limit not in
+  // its equations, impact-events.ts) drives the cart into its bound and the next piece's
+  // limit impulse stops it, within the split step: along the slider's fixed axis the
+  // cart's momentum change is −M g h + the limit's effort × h + the contact's impulse on
+  // it, the limit's effort the step's mean (before: the last piece's, 0.40 N s of the
+  // limit's impulse missing at 5 ms, 0.083 N s at 1/60 s).
+  const M = 1;
+  const m = 0.3;
+  const cart = (dt: number) =>
+    loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "cart",
+          mass: M,
+          position: [0, 0, 0.5],
+          inertia: [0.001, 0.001, 0.001],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+        {
+          id: "ball",
+          mass: m,
+          position: [-0.06, 0, 0.78],
+          inertia: [0.0003, 0.0003, 0.0003],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+      ],
+      joints: [
+        {
+          id: "lift",
+          type: "prismatic",
+          a: { body: "ground", point: [0, 0, 0.5] },
+          b: { body: "cart", point: [0, 0, 0] },
+          axis: [0, 0, 1],
+          limits: { lower: 0, upper: 1, restitution: 0 },
+        },
+      ],
+      contact: { method: "nsc", restitution: 1, friction: 0 },
+      solver: { integrator: "moreau-jean", dt, theta: 0.5 },
+    });
+
+  for (const dt of [0.005, 1 / 60])
+    it(`h = ${dt.toPrecision(3)} s: the cart's momentum along the slider closes with the limit's effort over the step`, () => {
+      const sim = cart(dt);
+      let before = sim.state();
+      while (sim.state().solver.impacts === 0 && sim.time < 0.4) {
+        before = sim.state();
+        sim.step(1);
+      }
+      const s = sim.state();
+      expect(s.solver.impacts).toBe(1);
+      // resting on the bound before: its effort M g
+      expect(Math.abs(before.joints[0].limitEffort - M * g)).toBeLessThan(1e-9);
+      const hit = s.contacts.find((c) => c.bodies[1] === "ball");
+      expect(hit).toBeDefined();
+      // (the contact's impulse on the cart, body a, is minus that on the ball)
+      const onCart = -(hit?.impulse[2] ?? 0);
+      const dp = M * (s.bodies[0].velocity[2] - before.bodies[0].velocity[2]);
+      const effort = s.joints[0].limitEffort;
+      expect(Math.abs(dp - (-M * g * dt + effort * dt + onCart))).toBeLessThan(1e-12);
+      // the limit stopped the cart the impact pushed down: its impulse ≈ the impact's
+      expect(effort * dt).toBeGreaterThan(0.5 * Math.abs(onCart));
+    });
+});
+
+describe("impact events: a joint limit active at the impact is in its equations", () => {
+  // A bob (M = 1 kg, r = 0.05 m) on a 0.5 m arm hinged along y at the origin, horizontal
+  // at +x and resting on its bound (limits [lower, upper] = [−1, 0] rad from this pose,
+  // restitution 0, no gravity), struck from above by a ball (m = 0.3 kg, r = 0.05 m) at
+  // 2 m/s, off the bob's centre by −0.06 m along x: n = (−0.6, 0, 0.8) (bob to ball),
+  // contact point c = (0.47, 0, 0.04). The impulse on the bob, −P n, turns it about y by
+  // (c × (−n))_y P = 0.4 P > 0, into the bound (the coordinate's increasing side): with the
+  // bound in Newton's law at the impact (its row beside the contact's, its own
+  // restitution), the bob does not move and the ball rebounds from a fixed sphere,
+  // v⁺ = v⁻ − 2 (v⁻·n) n = (−1.92, 0, 0.56) m/s at e = 1, its kinetic energy kept, the
+  // limit's impulse 0.4 P = 0.4 · 2 m 1.6 = 0.384 N m s. Before: the impact turned the
+  // bob as if free (the ball rebounding at the hinged bob's closed form) and the next
+  // piece's limit impulse stopped it, its kinetic energy lost (e = 0).
+  const m = 0.3;
+  const struck = (dt: number) =>
+    loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "bob",
+          mass: 1,
+          position: [0.5, 0, 0],
+          inertia: [0.001, 0.001, 0.001],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+        {
+          id: "ball",
+          mass: m,
+          position: [0.44, 0, 0.2],
+          velocity: [0, 0, -2],
+          inertia: [0.0003, 0.0003, 0.0003],
+          shapes: [{ type: "sphere", radius: 0.05 }],
+        },
+      ],
+      joints: [
+        {
+          id: "hinge",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, 0] },
+          b: { body: "bob", point: [-0.5, 0, 0] },
+          axis: [0, 1, 0],
+          limits: { lower: -1, upper: 0, restitution: 0 },
+        },
+      ],
+      contact: { method: "nsc", restitution: 1, friction: 0 },
+      solver: { integrator: "moreau-jean", dt, theta: 0.5 },
+    });
+
+  for (const dt of [0.005, 1 / 60])
+    it(`h = ${dt.toPrecision(3)} s: the ball rebounds from the bob held by its bound, energy kept, the limit's impulse 0.4 P`, () => {
+      const sim = struck(dt);
+      const E0 = sim.state().energy.kinetic;
+      let impulse = 0;
+      // the ball meets the bob at t = 0.04 s; 0.2 s later it is gone
+      for (let i = 0; i < Math.round(0.24 / dt); i++) {
+        sim.step(1);
+        impulse += sim.state().joints[0].limitEffort * dt;
+      }
+      const s = sim.state();
+      const expected = [-1.92, 0, 0.56];
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(s.bodies[1].velocity[k] - expected[k])).toBeLessThan(1e-9);
+        expect(Math.abs(s.bodies[0].velocity[k])).toBeLessThan(1e-9);
+      }
+      expect(Math.abs(s.bodies[0].angularVelocity[1])).toBeLessThan(1e-9);
+      expect(Math.abs(s.energy.kinetic - E0)).toBeLessThan(1e-12);
+      expect(Math.abs(Math.abs(impulse) - 0.4 * 2 * m * 1.6)).toBeLessThan(1e-9);
+    });
 });
