@@ -118,9 +118,14 @@
  * the crank's energy stays within 6.2e-3 J over 30 s at 5 ms (0.081 J at 1/60 s), the rest
  * being the contact's own velocity-level law (its normal rows H at the step's start: the
  * tip's gap grows by O(h²) a step, it is let go once past the activation gap and lands
- * inelastically). Kept: the contact step's end and impulses when the symmetric step's
- * Newton does not converge, or the pair does not settle within TOUCHED_ITERATIONS. Not for
- * groups with a motor (their work is the trapezoid of their power at consistent
+ * inelastically). The reactions reported are the step's mean joint force
+ * (AccelerationStepper.meanJointForce: the start directions' impulse and the end
+ * projection's, over h), so that with the impulses they balance each body's momentum
+ * change as the contact step's did (a bob on a revolute striking the floor: to 2e-12 N·s;
+ * the symmetric step's own multipliers, which weigh the joint force by h/2 on the
+ * velocities, missed it by 1e-5). Kept: the contact step's end and impulses when the
+ * symmetric step's Newton does not converge, or the pair does not settle within
+ * TOUCHED_ITERATIONS. Not for groups with a motor (their work is the trapezoid of their power at consistent
  * multipliers, which a step with impulses has not: ThetaScheme.ownStep), left at the
  * velocity level.
  */
@@ -576,14 +581,16 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // settled: P' moves the end velocities by no more than Newton's tolerance, or than
       // the one-step problem's own residual (m/s) where its solve is iterative
       settled = change <= Math.max(this.newton.tolerance * (1 + vmax), res.residual);
+      // the reactions reported: the step's mean joint force, as the contact step's
+      if (settled) s.meanJointForce(c, h);
     }
     if (settled) return iterations;
+    s.lambda.set(this.contactEndLambda);
     // back to the contact step's end (its a from the start) and impulses
     this.restoreStart();
     const c = this.prepare(t, h);
     s.a.set(this.contactA);
     s.applyUnknown(c, s.a);
-    s.lambda.set(this.contactEndLambda);
     nsc.solve(this.contactFree);
     return iterations;
   }

@@ -716,6 +716,8 @@ describe("Moreau–Jean: a jointed group an active contact touches keeps its joi
       // moments about the hinge: N L = m g L/2
       expect(s.contacts.length).toBe(1);
       expect(s.contacts[0].normalForce).toBeCloseTo((m * g) / 2, 8);
+      // the hinge carries the other half (the step's mean joint force, reported)
+      expect(Math.abs(s.joints[0].force[2]) - (m * g) / 2).toBeCloseTo(0, 8);
       expect(Math.hypot(...s.bodies[1].velocity, ...s.bodies[1].angularVelocity)).toBeLessThan(
         1e-10,
       );
