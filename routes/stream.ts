@@ -182,13 +182,13 @@ const stream: FastifyPluginAsyncZod = async (app) => {
             const b = r.body as Record<string, unknown>;
             if (r.status >= 400) return { type: "error", ref, ...b };
             if (m.type === "inputs") return { type: "inputs", ref, ...b };
-            return { type: "stepped", ref, step: b.step, time: b.time };
+            return { type: "stepped", ref, step: b.step, time: b.time, keptStep: b.keptStep };
           }
           if (m.type === "inputs")
             return { type: "inputs", ref, ...(await sessions.inputs(id, m, req.owner)) };
           await sessions.step(id, { steps: m.steps }, req.owner);
           const s = sessions.get(id, req.owner);
-          return { type: "stepped", ref, step: s.step, time: s.time };
+          return { type: "stepped", ref, step: s.step, time: s.time, keptStep: s.checkpointStep };
         });
       });
       sessions.streams.limitRate(socket, req.query.maxFps ?? config.streamFps);

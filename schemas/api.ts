@@ -11,7 +11,7 @@ import { InputsAccepted, InputsBody, ParametersPatch } from "./input";
 import { BodyPoint, Id, Model, Shape } from "./model";
 import { Recording } from "./recording";
 import { SimulationSnapshot } from "./snapshot";
-import { AssemblyOptions, FemState, State } from "./state";
+import { AssemblyOptions, FemState, KeptStep, State } from "./state";
 
 /**
  * `ready`: created or reset, not running; `running`: a `run` is stepping it; `paused`: a run
@@ -326,6 +326,10 @@ export const StateFrame = State.partial({
       .array(FemState.pick({ id: true, strain: true }))
       .optional()
       .meta({ description: "the `femStrain` field: each fem body's nodal strains (FemState)" }),
+    keptStep: KeptStep.meta({
+      description:
+        "the step of the checkpoint the store had confirmed when this frame was made (KeptStep): frames past it carry steps a crash would lose",
+    }),
     dropped: z.number().int().nonnegative(),
   })
   .meta({ id: "StateFrame" });
@@ -368,6 +372,10 @@ export const StreamAnswerFrame = z
       ref: z.union([z.string(), z.number()]).optional(),
       step: z.number().int().meta({ description: "the session's step after the request" }),
       time: z.number(),
+      keptStep: KeptStep.meta({
+        description:
+          "the step of the checkpoint the store holds after the request (KeptStep), after any checkpoint its steps called for",
+      }),
     }),
     z.object({
       type: z.literal("error"),

@@ -153,6 +153,12 @@ export const SimulationSnapshot = z
         substeps: z.number().int().min(1).optional().meta({
           description: "solver.substeps of the last step (absent in older snapshots: 1)",
         }),
+        impacts: z.number().int().min(0).optional().meta({
+          description: "solver.impacts of the last step (absent in older snapshots: 0)",
+        }),
+        impactsResolved: z.boolean().optional().meta({
+          description: "solver.impactsResolved of the last step (absent in older snapshots: true)",
+        }),
         stepError: z.number().nonnegative().optional().meta({
           description: "solver.stepError of the last step (absent in older snapshots: 0)",
         }),

@@ -91,6 +91,14 @@ export const SolverStats = z
       description:
         "sub-steps the step was taken in: 1, or more where a step whose Newton iterations did not converge (or whose error exceeded solver.stepTolerance, or in which a compliant contact switched unresolved) was redone in halves, or symplectic-euler's explicit step was split for the compliant contacts pushing at its start, up to 16; articulated: its accepted Runge–Kutta sub-steps (up to 2000)",
     }),
+    impacts: z.number().int().meta({
+      description:
+        "moreau-jean: impacts of jointed bodies (restitution > 0, no friction) the step met at their instants, the step split at each (README, Contact); 0 elsewhere",
+    }),
+    impactsResolved: z.boolean().meta({
+      description:
+        "false when the step met more than 16 such impacts (or took 64 pieces) and took the rest of it whole, Newton's law on its active contacts together; true elsewhere",
+    }),
     stepError: z.number().meta({
       description:
         "generalized-alpha and articulated with an error control (solver.stepTolerance): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass; 0 without one",
@@ -136,6 +144,20 @@ export const FemState = z
   })
   .meta({ id: "FemState", description: "a deformable (fem) body's nodes as arrays" });
 
+/**
+ * The step of the session's latest checkpoint its store (DATA_DIR, or Redis in a cluster)
+ * has confirmed written: a crash of the server (kill -9, a power cut, a node lost) brings
+ * the session back to that step, so the steps after it a client has seen are the ones it
+ * could lose. A run normally waits at each checkpoint step k·K until it is written
+ * (CHECKPOINT_EVERY_STEPS), so this is at most K steps behind; a store slower than
+ * CHECKPOINT_WAIT_MS, or a checkpoint deferred by CHECKPOINT_MIN_INTERVAL_MS, lets the run
+ * go on with it older. Null: no store, or nothing written yet.
+ */
+export const KeptStep = z.number().int().nonnegative().nullable().meta({
+  description:
+    "the step of the session's latest checkpoint the store (DATA_DIR, Redis) has confirmed: a crash brings the session back to it, losing the steps after it; null without a store or before the first write. After a reset it may exceed `step` until the reset's checkpoint is written",
+});
+
 export const State = z
   .object({
     time: z.number(),
@@ -151,6 +173,10 @@ export const State = z
     solver: SolverStats,
     fem: z.array(FemState).optional().meta({
       description: "the model's fem bodies, in model order (absent without fem bodies)",
+    }),
+    keptStep: KeptStep.optional().meta({
+      description:
+        "in the server's State answers (GET state, step, reset), as when the answer left; absent from a recording's replayed states",
     }),
   })
   .meta({ id: "State" });

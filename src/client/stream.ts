@@ -84,6 +84,12 @@ export class SessionStream {
   frames = 0;
   /** sum of the `dropped` counts of the state frames received */
   dropped = 0;
+  /**
+   * the `keptStep` of the last state frame received: the step a crash of the server would
+   * bring the session back to (null: no store, nothing written, or no frame yet); the
+   * frames' steps past it are the ones that could be lost
+   */
+  keptStep: number | null = null;
   /** close code and reason of the last closed connection */
   lastClose: { code: number; reason: string } | null = null;
 
@@ -212,7 +218,7 @@ export class SessionStream {
 
   /** One frame: JSON text, or msgpack bytes (an ArrayBuffer: binaryType). */
   private receive(data: unknown): void {
-    let frame: { type?: string; dropped?: number };
+    let frame: { type?: string; dropped?: number; keptStep?: number | null };
     try {
       frame =
         typeof data === "string"
@@ -226,6 +232,7 @@ export class SessionStream {
     if (frame.type === "scene") this.handlers.onScene?.(frame as SceneFrameOut);
     else if (frame.type === "state") {
       this.dropped += frame.dropped ?? 0;
+      this.keptStep = frame.keptStep ?? null;
       this.handlers.onState?.(frame as StateFrameOut);
     }
   }

@@ -91,6 +91,13 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
   const config = resolveConfig(input);
   const app = Fastify({
     logger: { level: config.logLevel },
+    // no time limit on start-up: the onReady hook starts the solver workers and restores
+    // every session from its checkpoint (DATA_DIR), which takes as long as there are
+    // sessions to restore and the machine allows; Fastify's default 10 s made a node started
+    // on a loaded machine (load 18 on 2 cores, test/cluster) exit with "A callback for
+    // 'onReady' hook timed out", as would a server with more checkpoints than it restores
+    // in 10 s. A start that hangs shows in /health and /ready, which it never answers
+    pluginTimeout: 0,
     bodyLimit: config.maxBodyBytes,
     // a client has HEADERS_TIMEOUT_MS to send its headers and RECEIVE_TIMEOUT_MS its whole
     // request (Node answers 408 and closes); Node checks them every connectionsCheckingInterval

@@ -6,7 +6,8 @@
  * The `contactPeak` field is not in the State: it covers the steps since the previous frame
  * of the subscription class, which the worker follows with one ContactWindow per class.
  *
- * A state frame is `{ type: "state", time, step, <fields>, dropped }` with `dropped` the LAST
+ * A state frame is `{ type: "state", time, step, <fields>, keptStep, dropped }` (keptStep: the
+ * step of the checkpoint the store had confirmed when the worker encoded it, null: none) with `dropped` the LAST
  * key and encoded as 0, so the event loop can rewrite it without decoding: in JSON the
  * encoding ends with the bytes `0}`, in msgpack with the positive fixint byte 0x00; the
  * patch replaces those bytes with the count (JSON digits + `}`, msgpack uint).
@@ -63,24 +64,34 @@ export class ContactWindow {
   }
 }
 
+/** What a state frame carries beside the State: the session's keptStep, its class's contact figures. */
+export interface FrameExtras {
+  /** the step of the checkpoint the store holds (null: none, or no store) */
+  keptStep: number | null;
+  /** the contactPeak field's figures (left out: a window that covers no step) */
+  peak?: ContactPeakOut;
+}
+
 /**
  * The state frame object for `fields` (time and step are always present); `contactPeak`
- * (when subscribed) is `peak`, else covers no step; `fem` and `femStrain` as femField.
+ * (when subscribed) is `extras.peak`, else covers no step; `fem` and `femStrain` as
+ * femField; `keptStep` always.
  */
 export function stateFrame(
   state: StateOut,
   fields: readonly StreamField[],
-  peak: ContactPeakOut = NO_CONTACT_STEPS,
+  extras: FrameExtras,
   format: FrameFormat = "json",
 ): Record<string, unknown> {
   const f: Record<string, unknown> = { type: "state", time: state.time, step: state.step };
   for (const k of fields)
     f[k] =
       k === "contactPeak"
-        ? peak
+        ? (extras.peak ?? NO_CONTACT_STEPS)
         : k === "fem" || k === "femStrain"
           ? femField(state, k, format)
           : state[k];
+  f.keptStep = extras.keptStep;
   f.dropped = 0;
   return f;
 }
@@ -124,9 +135,23 @@ export function encodeStateFrame(
   state: StateOut,
   fields: readonly StreamField[],
   format: FrameFormat,
-  peak?: ContactPeakOut,
+  extras: FrameExtras,
 ): Uint8Array {
-  return encode(stateFrame(state, fields, peak, format), format);
+  return encode(stateFrame(state, fields, extras, format), format);
+}
+
+/**
+ * A REST State answer (the worker's JSON of the State) with `keptStep` added as its last
+ * key: `…}` becomes `…,"keptStep":<n | null>}`, without parsing it (a State is a JSON
+ * object, so its encoding ends with `}`). The event loop stamps it when it answers, after
+ * any checkpoint the answer waited for.
+ */
+export function withKeptStep(state: Uint8Array, keptStep: number | null): Uint8Array {
+  const tail = utf8.encode(`,"keptStep":${keptStep}}`);
+  const out = new Uint8Array(state.length - 1 + tail.length);
+  out.set(state.subarray(0, state.length - 1), 0);
+  out.set(tail, state.length - 1);
+  return out;
 }
 
 /** msgpack encoding of a non-negative integer. */

@@ -110,6 +110,13 @@ export type WorkerNotice =
    * written, or will not be waited for: its run, held at that step, goes on.
    */
   | { kind: "checkpointed"; sessionId: string; step: number }
+  /**
+   * The store (DATA_DIR, Redis) holds the session's checkpoint of `step` (null: none, or no
+   * store): its stream frames carry it as `keptStep`, what a crash of the process would
+   * bring the session back to. Sent after every write the store confirmed, and when a
+   * session is opened on a worker from its checkpoint (a restart, a rebuild, a takeover).
+   */
+  | { kind: "kept"; sessionId: string; step: number | null }
   | { kind: "shutdown" };
 
 export interface WorkerErrorInfo {

@@ -50,7 +50,7 @@ import type { ClusterHooks } from "./cluster/hooks";
 import type { Checkpoint, SnapshotStore } from "./cluster/ports";
 import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
-import { encode } from "./frames";
+import { encode, withKeptStep } from "./frames";
 import type { ServerMetrics } from "./metrics";
 import { CheckpointStore } from "./persistence";
 import type { FrameEncoding } from "./protocol";
@@ -308,10 +308,11 @@ export class SessionManager {
 
   async state(id: string, owner: string | null = null): Promise<Uint8Array> {
     const rec = await this.table.live(id, owner);
-    if (rec.lost) return rec.lastState;
-    return withRecord(rec, async () =>
+    if (rec.lost) return withKeptStep(rec.lastState, rec.savedStep);
+    const state = await withRecord(rec, async () =>
       this.calls.stateOf(rec, await this.calls.read(rec, { kind: "state", sessionId: id })),
     );
+    return withKeptStep(state, rec.savedStep);
   }
 
   async step(id: string, body: StepRequest, owner: string | null = null): Promise<Uint8Array> {
@@ -332,7 +333,7 @@ export class SessionManager {
           ],
         },
       );
-    return withRecord(rec, async () => {
+    const state = await withRecord(rec, async () => {
       try {
         const a = await this.calls.call(rec, rec.worker, {
           kind: "step",
@@ -346,6 +347,8 @@ export class SessionManager {
         await this.checkpoints.afterSteps(rec);
       }
     });
+    // after the checkpoint the steps called for: what the store holds now
+    return withKeptStep(state, rec.savedStep);
   }
 
   async run(
@@ -389,7 +392,7 @@ export class SessionManager {
     // a new history: what an earlier rebuild lost is no longer its to report
     rec.notice = null;
     await this.checkpoints.acknowledge(rec);
-    return state;
+    return withKeptStep(state, rec.savedStep);
   }
 
   async patch(id: string, patch: SessionPatch, owner: string | null = null): Promise<SessionOut> {

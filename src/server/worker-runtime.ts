@@ -133,6 +133,12 @@ class WorkerSession {
   checkpointWait: number | null = null;
   /** performance.now() when it stops waiting regardless (CHECKPOINT_WAIT_MS) */
   checkpointWaitEnd = 0;
+  /**
+   * The step of the checkpoint the store has confirmed (a `kept` notice; null: none), which
+   * every frame carries as keptStep. A run that went on past CHECKPOINT_WAIT_MS streams
+   * steps past it: those a crash would lose.
+   */
+  keptStep: number | null = null;
   subscriptions: Subscription[] = [];
   /** one per subscription class with contactPeak: its contact figures since its last frame */
   windows: ContactWindow[] = [];
@@ -214,6 +220,11 @@ export class WorkerRuntime {
         }
         return;
       }
+      case "kept": {
+        const s = this.sessions.get(msg.sessionId);
+        if (s) s.keptStep = msg.step;
+        return;
+      }
       case "shutdown":
         for (const s of this.sessions.values()) this.stopRun(s);
         clearInterval(this.statsTimer);
@@ -259,7 +270,9 @@ export class WorkerRuntime {
           result = {
             kind: "frame",
             step: s.sim.stepCount,
-            bytes: encodeStateFrame(s.sim.state(), msg.encoding.fields, msg.encoding.format),
+            bytes: encodeStateFrame(s.sim.state(), msg.encoding.fields, msg.encoding.format, {
+              keptStep: s.keptStep,
+            }),
           };
           break;
         }
@@ -512,6 +525,15 @@ export class WorkerRuntime {
         details: { issues: [{ path: ["model"], message: String((err as Error)?.message ?? err) }] },
       });
     }
+    // an actuator command or a load whose effect is a blow-up at once: refused as the input
+    // setting it would be (paths under "model"), not left to end the first step diverged
+    const issues = underPath(["model"], sim.commandIssues());
+    if (issues.length > 0)
+      throw new Failure({
+        code: "invalid_model",
+        message: `invalid body: ${issues[0].path.join(".")}: ${issues[0].message}`,
+        details: { part: "body", issues },
+      });
     return this.keep(id, sim, "invalid_model", ["model"]);
   }
 
@@ -747,7 +769,10 @@ export class WorkerRuntime {
         if (w.key === e.key && (longest === undefined || w.steps > longest.steps)) longest = w;
       return {
         key: e.key,
-        bytes: encodeStateFrame(state, e.fields, e.format, longest?.figures()),
+        bytes: encodeStateFrame(state, e.fields, e.format, {
+          keptStep: s.keptStep,
+          peak: longest?.figures(),
+        }),
       };
     });
     for (const w of closing) w.clear();

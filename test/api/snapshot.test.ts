@@ -6,12 +6,7 @@
  */
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  divergingSpringBody,
-  hangingChain,
-  slidingBoxNsc,
-  springPairNewmark,
-} from "../support/models";
+import { divergingSpring, hangingChain, slidingBoxNsc, springPairNewmark } from "../support/models";
 import { useServer } from "../support/server";
 import { stateHash } from "../support/snapshot";
 import { createSession, step } from "./helpers";
@@ -132,7 +127,7 @@ describe("resume and fork continue bit-identically", () => {
   });
 
   it("keeps diverged (with its message); a running session resumes paused", async () => {
-    const d = await createSession(server.app, divergingSpringBody());
+    const d = await createSession(server.app, divergingSpring());
     await api().post(`/v1/sessions/${d}/step`).send({ steps: 200 }).expect(422);
     const dd = await snapshot(d);
     expect(dd.session.status).toBe("diverged");

@@ -62,11 +62,13 @@ describe("frames", () => {
         "bodies",
         "dropped",
         "energy",
+        "keptStep",
         "step",
         "time",
         "type",
       ]);
       expect(f.dropped).toBe(0);
+      expect((f as { keptStep?: unknown }).keptStep).toBe(null); // no DATA_DIR: nothing kept
     }
     c.close();
     await api().delete(`/v1/sessions/${id}`).expect(204);

@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import { AssemblyResult, State } from "../../schemas/state";
 import { main, RUN_USAGE } from "../../src/cli/main";
 import {
-  divergingSpringBody,
+  divergingSpring,
   SPRING_PARTICLE,
   springParticle,
   springParticleRecurrence,
@@ -203,7 +203,7 @@ describe("moreau run (local)", () => {
 
   it("stops with exit code 1 when the run diverges, leaving a complete JSON document", async () => {
     // |1 − h² k/m| ≫ 1: explicit stepping blows up
-    const diverging = divergingSpringBody();
+    const diverging = divergingSpring();
     const r = await cli(["run", file("div.json", diverging), "--steps", "500", "--format", "json"]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/moreau: .*(diverged|non-finite|blew up)/);

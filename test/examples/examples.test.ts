@@ -466,8 +466,10 @@ describe("spring-mass-chain", () => {
       const sim = loadModel(example);
       sim.step(steps);
       await request(server.app.server).delete(`/v1/sessions/${created.body.id}`).expect(204);
-      // JSON on the wire: −0 arrives as 0
-      return { example, remote, local: JSON.parse(JSON.stringify(sim.state())) as StateOut };
+      // JSON on the wire: −0 arrives as 0; the server adds the step its store has kept,
+      // null without one (README, Persistence: keptStep)
+      const local = { ...(JSON.parse(JSON.stringify(sim.state())) as StateOut), keptStep: null };
+      return { example, remote, local };
     }
 
     it("every example posts as it is (201) and steps to the engine's State, all finite", async () => {

@@ -14,6 +14,7 @@ import {
   missedBetween,
   msgpackUint,
   withDropped,
+  withKeptStep,
 } from "../../src/server/frames";
 
 const state: StateOut = {
@@ -55,58 +56,74 @@ const state: StateOut = {
     stepError: 0,
     stepToleranceMet: true,
     jointToleranceMet: true,
+    impacts: 0,
+    impactsResolved: true,
     reactionChange: 0,
   },
 };
 
+const NONE_KEPT = { keptStep: null };
 const decodeJson = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
 
 describe("state frames", () => {
-  it("hold time, step, the chosen fields and dropped = 0 as the last member", () => {
-    const f = decodeJson(encodeStateFrame(state, ["bodies", "energy"], "json"));
+  it("hold time, step, the chosen fields, keptStep and dropped = 0 as the last member", () => {
+    const f = decodeJson(encodeStateFrame(state, ["bodies", "energy"], "json", { keptStep: 20 }));
     expect(f).toEqual({
       type: "state",
       time: 0.125,
       step: 25,
       bodies: state.bodies,
       energy: state.energy,
+      keptStep: 20,
       dropped: 0,
     });
     expect(Object.keys(f).at(-1)).toBe("dropped");
-    expect(unpack(encodeStateFrame(state, ["joints"], "msgpack"))).toEqual({
+    expect(unpack(encodeStateFrame(state, ["joints"], "msgpack", { keptStep: null }))).toEqual({
       type: "state",
       time: 0.125,
       step: 25,
       joints: state.joints,
+      keptStep: null,
       dropped: 0,
     });
   });
 
+  it("withKeptStep adds keptStep as the State answer's last member", () => {
+    const json = new TextEncoder().encode(JSON.stringify(state));
+    expect(decodeJson(withKeptStep(json, 20))).toEqual({ ...state, keptStep: 20 });
+    expect(decodeJson(withKeptStep(json, null))).toEqual({ ...state, keptStep: null });
+  });
+
   it("hold contactPeak when subscribed: the given figures, else a window of no step", () => {
     const peak = { steps: 5, maxNormalForce: 3788.5, normalImpulse: 7.75 };
-    const f = decodeJson(encodeStateFrame(state, ["contacts", "contactPeak"], "json", peak));
+    const f = decodeJson(
+      encodeStateFrame(state, ["contacts", "contactPeak"], "json", { keptStep: null, peak }),
+    );
     expect(f).toEqual({
       type: "state",
       time: 0.125,
       step: 25,
       contacts: [],
       contactPeak: peak,
+      keptStep: null,
       dropped: 0,
     });
     expect(Object.keys(f).at(-1)).toBe("dropped");
-    expect(unpack(encodeStateFrame(state, ["contactPeak"], "msgpack")).contactPeak).toEqual({
+    expect(
+      unpack(encodeStateFrame(state, ["contactPeak"], "msgpack", NONE_KEPT)).contactPeak,
+    ).toEqual({
       steps: 0,
       maxNormalForce: 0,
       normalImpulse: 0,
     });
-    expect(decodeJson(encodeStateFrame(state, ["bodies"], "json", peak))).not.toHaveProperty(
-      "contactPeak",
-    );
+    expect(
+      decodeJson(encodeStateFrame(state, ["bodies"], "json", { keptStep: null, peak })),
+    ).not.toHaveProperty("contactPeak");
   });
 
   it("keep every double exactly in both formats", () => {
-    const j = decodeJson(encodeStateFrame(state, ["bodies"], "json"));
-    const m = unpack(encodeStateFrame(state, ["bodies"], "msgpack"));
+    const j = decodeJson(encodeStateFrame(state, ["bodies"], "json", NONE_KEPT));
+    const m = unpack(encodeStateFrame(state, ["bodies"], "msgpack", NONE_KEPT));
     expect(j.bodies[0].position[1]).toBe(-2.5e-17);
     expect(m.bodies[0].velocity[2]).toBe(-1.2262500000000001);
   });
@@ -114,7 +131,7 @@ describe("state frames", () => {
   const counts = [1, 9, 10, 99, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32 + 5, 1e15];
   it.each(counts)("withDropped(%d) rewrites only `dropped` (JSON and msgpack)", (n) => {
     for (const format of ["json", "msgpack"] as const) {
-      const frame = encodeStateFrame(state, ["bodies", "contacts", "energy"], format);
+      const frame = encodeStateFrame(state, ["bodies", "contacts", "energy"], format, NONE_KEPT);
       const copy = frame.slice();
       const patched = withDropped(frame, format, n);
       const decoded = format === "json" ? decodeJson(patched) : unpack(patched);
@@ -125,7 +142,7 @@ describe("state frames", () => {
   });
 
   it("withDropped(0) is the frame itself", () => {
-    const frame = encodeStateFrame(state, ["bodies"], "json");
+    const frame = encodeStateFrame(state, ["bodies"], "json", NONE_KEPT);
     expect(withDropped(frame, "json", 0)).toBe(frame);
   });
 

@@ -91,8 +91,39 @@ describe("WorkerRuntime", () => {
       "time",
       "step",
       "energy",
+      "keptStep",
       "dropped",
     ]);
+    expect(at4.keptStep).toBe(null); // no store has told it of a checkpoint
+  });
+
+  it("stamps its frames with the step the event loop last said the store holds (`kept`)", async () => {
+    await created();
+    rt.handle({
+      kind: "subscriptions",
+      sessionId: "s",
+      subscriptions: [{ key: "bodies|json", fields: ["bodies"], format: "json", every: 1 }],
+    });
+    rt.handle({ kind: "kept", sessionId: "s", step: 0 });
+    expect((await call({ kind: "step", sessionId: "s", steps: 2, limitMs: 10_000 })).ok).toBe(true);
+    rt.handle({ kind: "kept", sessionId: "s", step: 2 });
+    expect((await call({ kind: "step", sessionId: "s", steps: 2, limitMs: 10_000 })).ok).toBe(true);
+    const kept = frames().map((x) => [x.step, decode(x.frames[0].bytes).keptStep]);
+    expect(kept).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 2],
+      [4, 2],
+    ]);
+    // a subscriber's first frame (`snapshot`) too
+    const first = await call({
+      kind: "snapshot",
+      sessionId: "s",
+      encoding: { key: "bodies|json", fields: ["bodies"], format: "json" },
+    });
+    expect(
+      first.ok && first.result.kind === "frame" && decode(first.result.bytes as Uint8Array),
+    ).toMatchObject({ step: 4, keptStep: 2 });
   });
 
   it("drops frames while the event loop holds more than FRAME_QUEUE_BYTES of them", async () => {

@@ -162,18 +162,41 @@ export function springParticleRecurrence(o: SpringParticleOptions, n: number) {
 }
 
 /**
- * springParticle's 1e8 N/m spring on a rigid body of the particle's mass (isotropic: its
- * translation steps as the particle's, springParticleRecurrence) at h = 0.01 s: symplectic
- * Euler's explicit step, |1 − h²k/m| ≫ 1, blows it up at its 2nd step. (A spring between
- * particles would not: symplectic Euler takes the sub-steps their bound asks, theta-scheme.ts;
- * springs with a rigid end are not bounded.)
+ * springParticle's x and v after n steps of the central difference (Newmark β = 0, γ = ½:
+ * x ← x + h v + ½ h² a, then v ← v + ½ h (a + a⁺), a = −(k/m) x), for the same options.
  */
-export function divergingSpringBody() {
-  const model = springParticle({ stiffness: 1e8, dt: 0.01, name: "diverging" });
-  return {
-    ...model,
-    bodies: model.bodies.map((b) => ({ ...b, kind: "rigid" as const, inertia: [1, 1, 1] as Vec3 })),
-  };
+export function centralDifferenceRecurrence(o: SpringParticleOptions, n: number) {
+  const { stiffness: k, mass: m, dt: h, x0, v0 } = springParticleOptions(o);
+  let x = x0;
+  let v = v0;
+  for (let i = 0; i < n; i++) {
+    const a = -(k / m) * x;
+    x += h * v + 0.5 * h * h * a;
+    v += 0.5 * h * (a - (k / m) * x);
+  }
+  return { x, v };
+}
+
+/** The stiffness (N/m) of divergingSpring's spring. */
+export const DIVERGING_STIFFNESS = 1e7;
+
+/**
+ * A run that genuinely diverges: springParticle (1 kg at x0 = 1 m) on a 1e7 N/m spring at
+ * h = 0.01 s under the central difference the user chose (newmark, β = 0, γ = ½: explicit,
+ * stable only while h ω < 2; here h ω = 31.6, and newmark checks no bound: symplectic Euler
+ * would take the sub-steps the spring's bound asks, theta-scheme.ts). Its first step
+ * (centralDifferenceRecurrence) reaches x = −499 m, v = 2.49e7 m/s; the second blows past
+ * the 1e8 limit (simulation.ts), so the run ends `diverged` at step 2, its last good
+ * state at step 1.
+ */
+export function divergingSpring() {
+  return springParticle({
+    stiffness: DIVERGING_STIFFNESS,
+    dt: 0.01,
+    name: "diverging",
+    integrator: "newmark",
+    solver: { beta: 0, gamma: 0.5 },
+  });
 }
 
 export interface FallingBodyOptions {

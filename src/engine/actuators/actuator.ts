@@ -16,6 +16,9 @@
  * g with the configuration, of order τ, is left out: the iteration converges to the same
  * step). Saturated (|τ| at the limit), the effort does not depend on the state: no
  * Jacobian. −∂f is symmetric positive semidefinite: jacobianType SPD. Not conservative.
+ * Symplectic Euler takes the servos explicitly: their gains bound its step
+ * (addExplicitRows), and a step they would not keep stable is taken in sub-steps
+ * (theta-scheme.ts).
  *
  * Newton across the limit (stepFraction): saturated, the servo's Jacobian vanishes and a
  * Newton correction ignores it; on a light link the law's value can then jump from one
@@ -63,8 +66,11 @@ export class JointActuator implements ForceEffector {
   private law = 0;
   private readonly kp: number;
   private readonly kd: number;
-  private readonly limit: number;
+  /** |τ| at most (N·m or N); Infinity: none. */
+  readonly limit: number;
   private readonly command: CompiledTimeFunction;
+  /** |M^{-1/2} g| by block, [a_t, a_θ, b_t, b_θ] (addExplicitRows). */
+  private readonly norms = new Float64Array(4);
 
   constructor(
     private readonly sys: BodySystem,
@@ -140,6 +146,41 @@ export class JointActuator implements ForceEffector {
     return this.saturated ? Math.sign(tau) * this.limit : tau;
   }
 
+  /**
+   * Symplectic Euler's stability bound by rows (ForceEffector.addExplicitRows): the servo's
+   * K = k_p g gᵀ and D = k_d g gᵀ (k_v for the velocity servo) scaled by M^{-1/2} are
+   * k u uᵀ, u = M^{-1/2} g, whose block (X, Y) is k u_X u_Yᵀ, of norm k |u_X| |u_Y|, over
+   * the blocks X, Y of the coordinate's moving bodies' translations and rotations
+   * (coordinateMassNorms: |g_t|/√m, √(g_θᵀ I⁻¹ g_θ)); row X sums k |u_X| Σ_Y |u_Y|
+   * against the exact λ_max = k Σ_Y |u_Y|² = k gᵀ M⁻¹ g: equal for a hinge to the ground
+   * or a fixed body (g has the one rotation block), at most (1 + √n)/2 times it over n
+   * blocks, the worst u being (√n, 1, …, 1): 1.21 for a hinge between two bodies (n = 2),
+   * 1.5 for a prismatic joint between two rigid bodies with its frames off their centres
+   * (n = 4). M⁻¹ is the bodies' own: the joints' constraints only lower the modes (a
+   * uniform rod hinged at its end, I = I_c + m (L/2)² = 4 I_c, is bounded by k_p/I_c, 4
+   * times its k_p/I). The gains count
+   * saturated too (a servo at its effort limit has no stiffness, but one step of the
+   * explicit law can carry it into its linear band, where it has k_p), and so the bound
+   * does not depend on the command. Left out, as from the Jacobians: the variation of g
+   * with the configuration (of order |τ|, for a hinge |τ|/k_p = |q* − q| rad relative to
+   * k_p).
+   */
+  addExplicitRows(stiff: Float64Array, damp: Float64Array): void {
+    if (!this.hasJacobians) return;
+    const { sys, coordinate: q, norms: u } = this;
+    q.evaluateJacobian();
+    coordinateMassNorms(sys, q, u);
+    const sum = u[0] + u[1] + u[2] + u[3];
+    for (let x = 0; x < 2; x++) {
+      const b = x === 0 ? q.bodyA : q.bodyB;
+      if (b < 0 || sys.block[b] < 0) continue;
+      for (let p = 0; p < 2; p++) {
+        stiff[2 * b + p] += this.kp * u[2 * x + p] * sum;
+        damp[2 * b + p] += this.kd * u[2 * x + p] * sum;
+      }
+    }
+  }
+
   addSolveBlocks(m: SparseBlockMatrix): void {
     reserveCoordinateBlocks(this.sys, this.coordinate, m);
   }
@@ -174,6 +215,31 @@ function addSide(sys: BodySystem, b: number, g: Float64Array, tau: number): void
   sys.torque[i] += g[3] * tau;
   sys.torque[i + 1] += g[4] * tau;
   sys.torque[i + 2] += g[5] * tau;
+}
+
+/**
+ * out ← the norms of M^{-1/2} g over the coordinate's blocks, [a_t, a_θ, b_t, b_θ]: a moving
+ * body's translation |g_t|/√m (1/√kg times g's unit, 1 for a prismatic joint's axis) and
+ * rigid body's rotation √(g_θᵀ I⁻¹ g_θ) (I its world inertia); 0 for ground, a fixed body
+ * and a particle's rotation. Their squares sum to gᵀ M⁻¹ g, the inverse of the inertia
+ * along q with the joints free (joint-limit.ts coordinateInertia); the norms themselves
+ * bound a servo's explicit rates (JointActuator.addExplicitRows). Reads g as last evaluated.
+ */
+export function coordinateMassNorms(sys: BodySystem, q: JointCoordinate, out: Float64Array): void {
+  out.fill(0);
+  for (let x = 0; x < 2; x++) {
+    const b = x === 0 ? q.bodyA : q.bodyB;
+    if (b < 0 || sys.block[b] < 0) continue;
+    const g = x === 0 ? q.jacA : q.jacB;
+    out[2 * x] = Math.sqrt((g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / sys.mass[b]);
+    if (sys.hasOrientation[b] !== 1) continue;
+    const J = sys.inertiaWorldInv;
+    const o = 9 * b;
+    let s = 0;
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) s += g[3 + i] * J[o + 3 * i + j] * g[3 + j];
+    out[2 * x + 1] = Math.sqrt(Math.max(s, 0));
+  }
 }
 
 /** Reserves the blocks (a,a), (a,b), (b,a), (b,b) of the coordinate's dynamic bodies. */

@@ -27,7 +27,12 @@ import type { ForceEffector } from "../forces/effector";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import { addCoordinateOuter, addGeneralizedEffort, reserveCoordinateBlocks } from "./actuator";
+import {
+  addCoordinateOuter,
+  addGeneralizedEffort,
+  coordinateMassNorms,
+  reserveCoordinateBlocks,
+} from "./actuator";
 
 /**
  * Depth (rad or m) over which the damping term ramps in: c q̇_in min(1, δ/δ_r). Without
@@ -162,21 +167,12 @@ export class CompliantJointLimit implements ForceEffector {
 
 /**
  * 1/(gᵀ M⁻¹ g) over the coordinate's dynamic bodies (kg or kg·m²): the inertia along q
- * with the joints free. Infinity when neither body can move.
+ * with the joints free (the sum of the squares of coordinateMassNorms). Infinity when
+ * neither body can move.
  */
 export function coordinateInertia(sys: BodySystem, q: JointCoordinate): number {
-  let s = 0;
-  for (const [b, g] of [
-    [q.bodyA, q.jacA],
-    [q.bodyB, q.jacB],
-  ] as const) {
-    if (b < 0 || sys.block[b] < 0) continue;
-    s += (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / sys.mass[b];
-    if (sys.hasOrientation[b] !== 1) continue;
-    const J = sys.inertiaWorldInv;
-    const o = 9 * b;
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++) s += g[3 + i] * J[o + 3 * i + j] * g[3 + j];
-  }
+  const u = new Float64Array(4);
+  coordinateMassNorms(sys, q, u);
+  const s = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
   return s > 0 ? 1 / s : Number.POSITIVE_INFINITY;
 }

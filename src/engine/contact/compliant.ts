@@ -164,7 +164,7 @@ import type { SparseBlockMatrix } from "../math/block-matrix";
 import { grow } from "../math/grow";
 import { mat3MulVec } from "../math/mat3";
 import { norm3 } from "../math/vec3";
-import { BodyKind, type BodySystem } from "../model/body-system";
+import { BodyKind, type BodySystem, inverseInertiaBound } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
@@ -1088,7 +1088,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
    * evaluation, λ_max(M⁻¹K_t) and λ_max(M⁻¹C_t), over the contacts that push: by
    * Gershgorin's circles on the contacts' 3 × 3 blocks A_ij = Σ_X c_iX c_jX T_i J_iX M_X⁻¹
    * J_jXᵀ T_j, ‖A_ij‖ ≤ Σ_X |c_iX||c_jX| (1/m_X + |r_iX||r_jX| ι_X), ι_X ≥ the largest
-   * eigenvalue of I_X⁻¹ (inverseInertiaBound; 0 on a particle): contact i's row sums to at most
+   * eigenvalue of I_X⁻¹ (body-system.ts inverseInertiaBound; 0 on a particle): contact i's row sums to at most
    * Σ_X |c_iX| (P_X/m_X + ι_X |r_iX| Q_X), P_X = Σ |c| and Q_X = Σ |c||r| over the pushing
    * contacts' ends on X; times k_t (the slip's stiffness is below it) and c_t.
    */
@@ -1116,7 +1116,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
             Q[b] += c * r;
             continue;
           }
-          const iota = sys.kind[b] === BodyKind.RIGID ? this.inverseInertiaBound(b) : 0;
+          const iota = inverseInertiaBound(sys, b);
           row += c * (P[b] / sys.mass[b] + iota * r * Q[b]);
         }
         if (pass === 0) continue;
@@ -1152,17 +1152,6 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     dir[o + 4] = rz * nx - rx * nz;
     dir[o + 5] = rx * ny - ry * nx;
     mat3MulVec(inv, o + 3, sys.inertiaWorldInv, 9 * b, dir, o + 3);
-  }
-
-  /** max_r Σ_c |(I_b⁻¹)_rc| (1/(kg·m²)): Gershgorin's bound of I_b⁻¹'s largest eigenvalue. */
-  private inverseInertiaBound(b: number): number {
-    const I = this.sys.inertiaWorldInv;
-    let bound = 0;
-    for (let r = 0; r < 3; r++) {
-      const o = 9 * b + 3 * r;
-      bound = Math.max(bound, Math.abs(I[o]) + Math.abs(I[o + 1]) + Math.abs(I[o + 2]));
-    }
-    return bound;
   }
 
   /** Body b's mass, or +∞ for the world (b < 0) and fixed bodies (their 1/m is 0). */

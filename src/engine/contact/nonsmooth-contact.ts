@@ -288,6 +288,7 @@ export class NonsmoothContact implements OneStepProblem {
 
   /** Forgets warm-start memory and the last step's contacts (reset, external changes). */
   clear(): void {
+    this.impactCount = 0;
     this.memory.clear();
     this.projection.clear();
     this.set.reset(0);
@@ -330,7 +331,10 @@ export class NonsmoothContact implements OneStepProblem {
     let pn = 0;
     for (let i = 0; i < this.set.count; i++)
       pn += p[3 * i] * f[9 * i] + p[3 * i + 1] * f[9 * i + 1] + p[3 * i + 2] * f[9 * i + 2];
-    return pn / this.lastH;
+    pn /= this.lastH;
+    for (let j = 0; j < this.impactCount; j++)
+      pn += this.impactGeometry[8 * j + 6] / this.impactStep;
+    return pn;
   }
 
   /**
@@ -391,7 +395,11 @@ export class NonsmoothContact implements OneStepProblem {
         set.setTriangle(i, f.nodes, f.weights, j);
       }
       set.normalVelocities(this.uMinus, i, i + 1);
-      if (set.gap[i] + gamma * h * this.uMinus[i] > ACTIVATION_TOLERANCE) set.count--;
+      if (
+        set.gap[i] + gamma * h * this.uMinus[i] > ACTIVATION_TOLERANCE ||
+        (this.deferredCount > 0 && this.isDeferred(set.key[i]) && set.gap[i] > 0)
+      )
+        set.count--;
     }
     const m = set.count;
     for (let i = 0; i < m; i++) {
@@ -404,6 +412,30 @@ export class NonsmoothContact implements OneStepProblem {
     this.stats.active = m;
     this.warmStart();
     return m;
+  }
+
+  /**
+   * Keys of the open contacts the next step must not activate (integrators/impact-events.ts:
+   * a piece of a step that ends at their impact, which the piece would otherwise take
+   * within itself, first order, when their gap is within the activation tolerance), and
+   * their count; the caller clears them after that step.
+   */
+  private deferred: Float64Array = new Float64Array(0);
+  private deferredCount = 0;
+
+  /** The open contact with this key is not activated until clearDeferred (above). */
+  defer(key: number): void {
+    this.deferred = grow(this.deferred, this.deferredCount + 1);
+    this.deferred[this.deferredCount++] = key;
+  }
+
+  clearDeferred(): void {
+    this.deferredCount = 0;
+  }
+
+  private isDeferred(key: number): boolean {
+    for (let j = 0; j < this.deferredCount; j++) if (this.deferred[j] === key) return true;
+    return false;
   }
 
   /** r ← the remembered impulses of contacts with known keys, in the new local frames. */
@@ -789,6 +821,43 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
+   * The impacts of the step met at their instants (integrators/impact-events.ts), reported
+   * after the active contacts: their bodies (2 each), point, normal, normal impulse (N·s,
+   * on body b) and gap at the impact (8 each), and the step's h (s).
+   */
+  private impactCount = 0;
+  private impactBodies: Int32Array = new Int32Array(0);
+  private impactGeometry: Float64Array = new Float64Array(0);
+  private impactStep = 0;
+
+  /** At the start of a step of h (impact-events.ts): no impact reported yet. */
+  beginImpacts(h: number): void {
+    this.impactCount = 0;
+    this.impactStep = h;
+  }
+
+  /**
+   * Contact i of the current set met its impact with the normal impulse `impulse` (N·s,
+   * on body b along the normal): reported with the step's contacts, its normal force the
+   * impulse over the step's h (as a located impact's share, addLocated).
+   */
+  addImpact(i: number, impulse: number): void {
+    const j = this.impactCount++;
+    this.impactBodies = grow(this.impactBodies, 2 * (j + 1));
+    this.impactGeometry = grow(this.impactGeometry, 8 * (j + 1));
+    const { set } = this;
+    this.impactBodies[2 * j] = set.bodyA[i];
+    this.impactBodies[2 * j + 1] = set.bodyB[i];
+    const o = 8 * j;
+    for (let k = 0; k < 3; k++) {
+      this.impactGeometry[o + k] = set.point[3 * i + k];
+      this.impactGeometry[o + 3 + k] = set.frame[9 * i + k];
+    }
+    this.impactGeometry[o + 6] = impulse;
+    this.impactGeometry[o + 7] = set.gap[i];
+  }
+
+  /**
    * The warm-start memory (copies, for simulation snapshots): per remembered contact its
    * key, bodies, world impulse and point, and the projection's multipliers.
    */
@@ -826,14 +895,14 @@ export class NonsmoothContact implements OneStepProblem {
    * The active contacts of the last step for the State: the contact point and normal of
    * the step (geometry at t), the gap at the end of the step (saveMemory, addLocated), the
    * normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h and the impulse F P
-   * (world, on body b, N·s; a located impact's share included). None before the first
-   * step and after a restore.
+   * (world, on body b, N·s; a located impact's share included), then the impacts the step
+   * met at their instants (addImpact). None before the first step and after a restore.
    */
   report(out: ContactReport): void {
     const { set } = this;
     const h = this.lastH;
     const n = h === 0 ? 0 : set.count;
-    out.begin(n);
+    out.begin(n + this.impactCount);
     const f = set.frame;
     for (let i = 0; i < n; i++) {
       const px = this.impulse[3 * i];
@@ -853,6 +922,20 @@ export class NonsmoothContact implements OneStepProblem {
       out.impulse[3 * j] = px;
       out.impulse[3 * j + 1] = py;
       out.impulse[3 * j + 2] = pz;
+    }
+    // the impacts met at their instants (beginImpacts), the gap the one at the impact
+    const g = this.impactGeometry;
+    for (let i = 0; i < this.impactCount; i++) {
+      const j = out.add(this.impactBodies[2 * i], this.impactBodies[2 * i + 1]);
+      const o = 8 * i;
+      for (let k = 0; k < 3; k++) {
+        out.point[3 * j + k] = g[o + k];
+        out.normal[3 * j + k] = g[o + 3 + k];
+        out.tangentForce[3 * j + k] = 0;
+        out.impulse[3 * j + k] = g[o + 6] * g[o + 3 + k];
+      }
+      out.gap[j] = g[o + 7];
+      out.normalForce[j] = g[o + 6] / this.impactStep;
     }
   }
 }

@@ -232,6 +232,13 @@ export class PairParameters {
     );
   }
 
+  /** True when some pair (or the default) has e > 0 (integrators/impact-events.ts). */
+  anyRestitution(): boolean {
+    if (this.restitution > 0) return true;
+    for (const e of this.pairE.values()) if (e > 0) return true;
+    return false;
+  }
+
   /** True when some pair (or the default) has μ > 0. */
   anyFriction(): boolean {
     if (this.friction > 0) return true;

@@ -196,8 +196,8 @@ export class ArticulatedTree {
   /**
    * Each slot's articulated inertia (6 × 6, row-major), symmetric: the backward pass keeps
    * its upper triangle only (K_αα's and K_tt's upper triangles and the whole K_αt, the 21
-   * entries reduceSpherical reads); mirrorLower fills the rest where a full K is read
-   * (reduceGeneral, jointWrench). Measured on the 100-link chain: accelerations 11.5 →
+   * entries the spherical reduction and jointWrench read); mirrorLower fills the rest where a full
+   * K is read (reduceGeneral's free root). Measured on the 100-link chain: accelerations 11.5 →
    * 10.2 µs, 5 % of its step.
    */
   private readonly K: Float64Array;
@@ -259,6 +259,7 @@ export class ArticulatedTree {
     this.free = new Float64Array(6 * n);
     this.A = new Float64Array(6 * n);
     this.wrench = new Float64Array(6 * n);
+    this.delta = new Float64Array(6 * n);
     let ys = 0;
     let us = 0;
     for (let i = 0; i < n; i++) {
@@ -753,10 +754,7 @@ export class ArticulatedTree {
         for (let d = 0; d < 3; d++) out[uo + d] = f[o + d] / this.sys.mass[b];
         continue;
       }
-      this.addBody(i, f);
-      this.velocityProduct(i, u);
-      if (kind === SlotKind.SPHERICAL) this.reduceSpherical(i);
-      else if (!this.reduceGeneral(i)) return false;
+      if (!this.backwardStep(i, f, u)) return false;
     }
     const { A, kappa, U, Dinv, free, wrench } = this;
     const P = this.point;
@@ -769,7 +767,7 @@ export class ArticulatedTree {
       const p = this.parent[i];
       const uo = this.uOffset[i];
       if (kind === SlotKind.SPHERICAL) {
-        // X = T A_p + κ (κ_α = 0); α = s − Π X_t (reduceSpherical), ẇ = α − X_α
+        // X = T A_p + κ (κ_α = 0); α = s − Π X_t (backwardStep), ẇ = α − X_α
         let xa = 0;
         let ya = 0;
         let za = 0;
@@ -800,7 +798,6 @@ export class ArticulatedTree {
         A[k6 + 3] = xt;
         A[k6 + 4] = yt;
         A[k6 + 5] = zt;
-        if (wrenches) this.jointWrench(i);
         continue;
       }
       // X = T A_p + κ into A
@@ -840,94 +837,78 @@ export class ArticulatedTree {
           for (let d = 0; d < 3; d++) A[k6 + 3 + d] += E[3 * i + d] * out[uo];
         else if (kind === SlotKind.FREE) for (let d = 0; d < 6; d++) A[k6 + d] += out[uo + d];
       }
-      const driven = kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC;
-      if (!wrenches && !driven) continue;
-      this.jointWrench(i);
-      if (driven) {
+      if (kind === SlotKind.DRIVEN_REVOLUTE || kind === SlotKind.DRIVEN_PRISMATIC) {
         // the motor's effort: the wrench's component along the joint's motion, Sᵀ w
+        this.jointWrench(i);
         const o = k6 + (kind === SlotKind.DRIVEN_REVOLUTE ? 0 : 3);
         this.driveEffort[i] =
           E[3 * i] * wrench[o] + E[3 * i + 1] * wrench[o + 1] + E[3 * i + 2] * wrench[o + 2];
       }
     }
+    if (wrenches) this.jointWrenches();
     return true;
   }
 
-  /** Slot i's joint wrench w = K A + b on its body (after the forward pass reached it). */
+  /**
+   * Every joint's wrench on its child, w = K A + b, into `wrench`, from the K, b and A the
+   * last `accelerations` left (what its `wrenches` flag computes, for a caller that learns
+   * only afterwards which evaluation's wrenches it needs: the articulated integrator, at its
+   * last accepted sub-step's end, instead of at every sub-step's last stage).
+   */
+  jointWrenches(): void {
+    for (let i = 0; i < this.numSlots; i++)
+      if (this.kind[i] !== SlotKind.PARTICLE) this.jointWrench(i);
+  }
+
+  /**
+   * Slot i's joint wrench w = K A + b on its body (after the forward pass reached it), K
+   * read from its upper triangle (K symmetric, see K): row r is Σ_c K_{min(r,c),max(r,c)} A_c.
+   */
   private jointWrench(i: number): void {
     const { K, bias, A, wrench } = this;
     const k6 = 6 * i;
-    const k36 = 36 * i;
-    mirrorLower(K, k36);
-    for (let r = 0; r < 6; r++) {
-      let s = bias[k6 + r];
-      for (let c = 0; c < 6; c++) s += K[k36 + 6 * r + c] * A[k6 + c];
-      wrench[k6 + r] = s;
-    }
-  }
-
-  /** Slot i's own M and p (file comment) added to its K and bias. */
-  private addBody(i: number, f: Float64Array): void {
-    const { pos, omega, mass, inertiaWorld, dofOffset } = this.sys;
-    const { K, bias } = this;
-    const P = this.point;
-    const b = this.body[i];
-    const o = dofOffset[b];
-    const m = mass[b];
     const k = 36 * i;
-    const k6 = 6 * i;
-    const rx = pos[3 * b] - P[3 * i];
-    const ry = pos[3 * b + 1] - P[3 * i + 1];
-    const rz = pos[3 * b + 2] - P[3 * i + 2];
-    const wx = omega[3 * b];
-    const wy = omega[3 * b + 1];
-    const wz = omega[3 * b + 2];
-    const ux = wy * rz - wz * ry;
-    const uy = wz * rx - wx * rz;
-    const uz = wx * ry - wy * rx;
-    // m c_r − f_e, and r × that − τ_e
-    const hx = m * (wy * uz - wz * uy) - f[o];
-    const hy = m * (wz * ux - wx * uz) - f[o + 1];
-    const hz = m * (wx * uy - wy * ux) - f[o + 2];
-    bias[k6] += ry * hz - rz * hy - f[o + 3];
-    bias[k6 + 1] += rz * hx - rx * hz - f[o + 4];
-    bias[k6 + 2] += rx * hy - ry * hx - f[o + 5];
-    bias[k6 + 3] += hx;
-    bias[k6 + 4] += hy;
-    bias[k6 + 5] += hz;
-    // I + m (|r|² 1 − r rᵀ) | m r̃ ;  −m r̃ | m 1 (the upper triangle: see K)
-    const I = 9 * b;
-    const mxx = m * (ry * ry + rz * rz);
-    const myy = m * (rx * rx + rz * rz);
-    const mzz = m * (rx * rx + ry * ry);
-    const mxy = -m * rx * ry;
-    const mxz = -m * rx * rz;
-    const myz = -m * ry * rz;
-    K[k] += inertiaWorld[I] + mxx;
-    K[k + 1] += inertiaWorld[I + 1] + mxy;
-    K[k + 2] += inertiaWorld[I + 2] + mxz;
-    K[k + 7] += inertiaWorld[I + 4] + myy;
-    K[k + 8] += inertiaWorld[I + 5] + myz;
-    K[k + 14] += inertiaWorld[I + 8] + mzz;
-    const sx = m * rx;
-    const sy = m * ry;
-    const sz = m * rz;
-    K[k + 4] -= sz;
-    K[k + 5] += sy;
-    K[k + 9] += sz;
-    K[k + 11] -= sx;
-    K[k + 15] -= sy;
-    K[k + 16] += sx;
-    K[k + 21] += m;
-    K[k + 28] += m;
-    K[k + 35] += m;
+    const a0 = A[k6];
+    const a1 = A[k6 + 1];
+    const a2 = A[k6 + 2];
+    const a3 = A[k6 + 3];
+    const a4 = A[k6 + 4];
+    const a5 = A[k6 + 5];
+    const k01 = K[k + 1];
+    const k02 = K[k + 2];
+    const k03 = K[k + 3];
+    const k04 = K[k + 4];
+    const k05 = K[k + 5];
+    const k12 = K[k + 8];
+    const k13 = K[k + 9];
+    const k14 = K[k + 10];
+    const k15 = K[k + 11];
+    const k23 = K[k + 15];
+    const k24 = K[k + 16];
+    const k25 = K[k + 17];
+    const k34 = K[k + 22];
+    const k35 = K[k + 23];
+    const k45 = K[k + 29];
+    // (summed in the order b_r, then c = 0 … 5: the same bits as the full row's product)
+    wrench[k6] = bias[k6] + K[k] * a0 + k01 * a1 + k02 * a2 + k03 * a3 + k04 * a4 + k05 * a5;
+    wrench[k6 + 1] =
+      bias[k6 + 1] + k01 * a0 + K[k + 7] * a1 + k12 * a2 + k13 * a3 + k14 * a4 + k15 * a5;
+    wrench[k6 + 2] =
+      bias[k6 + 2] + k02 * a0 + k12 * a1 + K[k + 14] * a2 + k23 * a3 + k24 * a4 + k25 * a5;
+    wrench[k6 + 3] =
+      bias[k6 + 3] + k03 * a0 + k13 * a1 + k23 * a2 + K[k + 21] * a3 + k34 * a4 + k35 * a5;
+    wrench[k6 + 4] =
+      bias[k6 + 4] + k04 * a0 + k14 * a1 + k24 * a2 + k34 * a3 + K[k + 28] * a4 + k45 * a5;
+    wrench[k6 + 5] =
+      bias[k6 + 5] + k05 * a0 + k15 * a1 + k25 * a2 + k35 * a3 + k45 * a4 + K[k + 35] * a5;
   }
 
   /**
    * κ of slot i's joint (file comment): ω_p × (ω_p × d) in a_P, d from the parent's point;
    * ω_p × ê θ̇ in α (revolute); 2 ω_p × ê ṡ in a_P (prismatic); with a motor, its rate in
    * place of θ̇ or ṡ and its prescribed acceleration S q̈*(t) added. The parent's terms are
-   * zero below ground or a fixed body, and a free root has none.
+   * zero below ground or a fixed body, and a free root has none. (A spherical joint's is
+   * backwardStep's own.)
    */
   private velocityProduct(i: number, u: Float64Array): void {
     const kappa = this.kappa;
@@ -960,8 +941,6 @@ export class ArticulatedTree {
       kappa[k6 + 4] = 0;
       kappa[k6 + 5] = 0;
     }
-    // a spherical joint's κ_α is 0, which its steps never read
-    if (kind === SlotKind.SPHERICAL) return;
     kappa[k6] = 0;
     kappa[k6 + 1] = 0;
     kappa[k6 + 2] = 0;
@@ -990,16 +969,83 @@ export class ArticulatedTree {
   }
 
   /**
-   * A spherical joint (S = [1; 0], D = K_αα): the child's α follows from its point's
-   * acceleration, α = s − Π a_P with Π = D⁻¹ K_αt and s = −D⁻¹ b_α (kept in U and free for
-   * the forward pass), and the parent receives the translational block alone,
-   * Q = K_tt − K_tα Π and b_t − Πᵀ b_α + Q κ_t, shifted to its point:
-   * Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c).
+   * Slot i's step of the backward pass: its own M and p (file comment) added to its K and
+   * bias, where its children's already are, then its joint's reduction. One call a slot:
+   * V8 inlines none of these steps (their bytecode is past its limit), and the spherical
+   * joints' chains spend most of their step here, so a spherical joint's reduction is
+   * written out below rather than called (the 100-link chain's accelerations 1.07 times
+   * faster than with a call for the body's terms and one for the reduction). False when a
+   * joint's D is singular.
    */
-  private reduceSpherical(i: number): void {
+  private backwardStep(i: number, f: Float64Array, u: Float64Array): boolean {
     const { K, bias, kappa, U, free } = this;
     const k = 36 * i;
     const k6 = 6 * i;
+    {
+      const { pos, omega, mass, inertiaWorld, dofOffset } = this.sys;
+      const P = this.point;
+      const b = this.body[i];
+      const o = dofOffset[b];
+      const m = mass[b];
+      const rx = pos[3 * b] - P[3 * i];
+      const ry = pos[3 * b + 1] - P[3 * i + 1];
+      const rz = pos[3 * b + 2] - P[3 * i + 2];
+      const wx = omega[3 * b];
+      const wy = omega[3 * b + 1];
+      const wz = omega[3 * b + 2];
+      const ux = wy * rz - wz * ry;
+      const uy = wz * rx - wx * rz;
+      const uz = wx * ry - wy * rx;
+      // m c_r − f_e, and r × that − τ_e
+      const hx = m * (wy * uz - wz * uy) - f[o];
+      const hy = m * (wz * ux - wx * uz) - f[o + 1];
+      const hz = m * (wx * uy - wy * ux) - f[o + 2];
+      bias[k6] += ry * hz - rz * hy - f[o + 3];
+      bias[k6 + 1] += rz * hx - rx * hz - f[o + 4];
+      bias[k6 + 2] += rx * hy - ry * hx - f[o + 5];
+      bias[k6 + 3] += hx;
+      bias[k6 + 4] += hy;
+      bias[k6 + 5] += hz;
+      // I + m (|r|² 1 − r rᵀ) | m r̃ ;  −m r̃ | m 1 (the upper triangle: see K)
+      const I = 9 * b;
+      const mxx = m * (ry * ry + rz * rz);
+      const myy = m * (rx * rx + rz * rz);
+      const mzz = m * (rx * rx + ry * ry);
+      const mxy = -m * rx * ry;
+      const mxz = -m * rx * rz;
+      const myz = -m * ry * rz;
+      K[k] += inertiaWorld[I] + mxx;
+      K[k + 1] += inertiaWorld[I + 1] + mxy;
+      K[k + 2] += inertiaWorld[I + 2] + mxz;
+      K[k + 7] += inertiaWorld[I + 4] + myy;
+      K[k + 8] += inertiaWorld[I + 5] + myz;
+      K[k + 14] += inertiaWorld[I + 8] + mzz;
+      const sx = m * rx;
+      const sy = m * ry;
+      const sz = m * rz;
+      K[k + 4] -= sz;
+      K[k + 5] += sy;
+      K[k + 9] += sz;
+      K[k + 11] -= sx;
+      K[k + 15] -= sy;
+      K[k + 16] += sx;
+      K[k + 21] += m;
+      K[k + 28] += m;
+      K[k + 35] += m;
+    }
+    if (this.kind[i] !== SlotKind.SPHERICAL) {
+      this.velocityProduct(i, u);
+      return this.reduceGeneral(i);
+    }
+    // A spherical joint (S = [1; 0], D = K_αα): the child's α follows from its point's
+    // acceleration, α = s − Π a_P with Π = D⁻¹ K_αt and s = −D⁻¹ b_α (kept in U and free for
+    // the forward pass), and the parent receives the translational block alone,
+    // Q = K_tt − K_tα Π and b_t − Πᵀ b_α + Q κ_t, shifted to its point:
+    // Tᵀ [0, 0; 0, Q] T = [−d̃Qd̃, d̃Q; −Qd̃, Q], Tᵀ (0, c) = (d × c, c).
+    // Its κ (κ_t = ω_p × (ω_p × d), κ_α = 0, which the forward pass never reads) and the shift
+    // are velocityProduct's and addShifted's terms in their operations' order (the same
+    // bits), written out: as calls, with Q and c handed over in arrays, they cost the
+    // 100-link chain's accelerations 1.19 times their time.
     // D⁻¹ by the adjugate (D symmetric positive definite: a rigid body's rotational inertia
     // about its joint point plus what its subtree adds)
     const a00 = K[k];
@@ -1054,7 +1100,31 @@ export class ArticulatedTree {
     free[k6 + 1] = -(i01 * bx + i11 * by + i12 * bz);
     free[k6 + 2] = -(i02 * bx + i12 * by + i22 * bz);
     const p = this.parent[i];
-    if (p < 0) return;
+    if (p < 0) {
+      // below ground or a fixed body: no parent's rotation
+      kappa[k6 + 3] = 0;
+      kappa[k6 + 4] = 0;
+      kappa[k6 + 5] = 0;
+      return true;
+    }
+    // d from the parent's point to the child's, and κ_t = ω_p × (ω_p × d)
+    const P = this.point;
+    const dx = P[3 * i] - P[3 * p];
+    const dy = P[3 * i + 1] - P[3 * p + 1];
+    const dz = P[3 * i + 2] - P[3 * p + 2];
+    {
+      const omega = this.sys.omega;
+      const pb = this.body[p];
+      const px = omega[3 * pb];
+      const py = omega[3 * pb + 1];
+      const pz = omega[3 * pb + 2];
+      const ex = py * dz - pz * dy;
+      const ey = pz * dx - px * dz;
+      const ez = px * dy - py * dx;
+      kappa[k6 + 3] = py * ez - pz * ey;
+      kappa[k6 + 4] = pz * ex - px * ez;
+      kappa[k6 + 5] = px * ey - py * ex;
+    }
     // Q = K_tt − K_tα Π (symmetric: the upper triangle)
     const q00 = K[k + 21] - (t0x * p0x + t0y * p0y + t0z * p0z);
     const q01 = K[k + 22] - (t0x * p1x + t0y * p1y + t0z * p1z);
@@ -1069,23 +1139,47 @@ export class ArticulatedTree {
     const cx = bias[k6 + 3] - (p0x * bx + p0y * by + p0z * bz) + q00 * kx + q01 * ky + q02 * kz;
     const cy = bias[k6 + 4] - (p1x * bx + p1y * by + p1z * bz) + q01 * kx + q11 * ky + q12 * kz;
     const cz = bias[k6 + 5] - (p2x * bx + p2y * by + p2z * bz) + q02 * kx + q12 * ky + q22 * kz;
-    // to the parent's point (addShifted): K^a = [0, 0; 0, Q] (shiftQ's rotational rows stay
-    // zero), b^a = (0, c)
-    const Ka = this.shiftQ;
-    Ka[21] = q00;
-    Ka[22] = q01;
-    Ka[23] = q02;
-    Ka[28] = q11;
-    Ka[29] = q12;
-    Ka[35] = q22;
-    const bA = this.tmpB;
-    bA[0] = 0;
-    bA[1] = 0;
-    bA[2] = 0;
-    bA[3] = cx;
-    bA[4] = cy;
-    bA[5] = cz;
-    addShifted(Ka, bA, this.point, i, p, K, bias, false);
+    // to the parent's point: b += Tᵀ (0, c), K += Tᵀ [0, 0; 0, Q] T (addShifted's terms with
+    // A = B = 0, the same sums; its M = d̃ Q, column j = d × Q_j, and −d̃ Q d̃ = −M d̃)
+    const o6 = 6 * p;
+    bias[o6] += 0 + dy * cz - dz * cy;
+    bias[o6 + 1] += 0 + dz * cx - dx * cz;
+    bias[o6 + 2] += 0 + dx * cy - dy * cx;
+    bias[o6 + 3] += cx;
+    bias[o6 + 4] += cy;
+    bias[o6 + 5] += cz;
+    const o = 36 * p;
+    const m00 = dy * q02 - dz * q01;
+    const m10 = dz * q00 - dx * q02;
+    const m20 = dx * q01 - dy * q00;
+    const m01 = dy * q12 - dz * q11;
+    const m11 = dz * q01 - dx * q12;
+    const m21 = dx * q11 - dy * q01;
+    const m02 = dy * q22 - dz * q12;
+    const m12 = dz * q02 - dx * q22;
+    const m22 = dx * q12 - dy * q02;
+    K[o] += dy * m02 - dz * m01;
+    K[o + 1] += dz * m00 - dx * m02;
+    K[o + 2] += dx * m01 - dy * m00;
+    K[o + 7] += dz * m10 - dx * m12;
+    K[o + 8] += dx * m11 - dy * m10;
+    K[o + 14] += dx * m21 - dy * m20;
+    K[o + 3] += m00;
+    K[o + 4] += m01;
+    K[o + 5] += m02;
+    K[o + 9] += m10;
+    K[o + 10] += m11;
+    K[o + 11] += m12;
+    K[o + 15] += m20;
+    K[o + 16] += m21;
+    K[o + 17] += m22;
+    K[o + 21] += q00;
+    K[o + 22] += q01;
+    K[o + 23] += q02;
+    K[o + 28] += q11;
+    K[o + 29] += q12;
+    K[o + 35] += q22;
+    return true;
   }
 
   /**
@@ -1133,7 +1227,7 @@ export class ArticulatedTree {
     }
     const p = this.parent[i];
     if (p < 0) return true;
-    // K^a (full, both triangles: symmetric by construction, see reduceSpherical)
+    // K^a (full, both triangles: symmetric by construction, as backwardStep's Q)
     const id = axial ? Dinv[k36] : 0;
     for (let r = 0; r < 6; r++)
       for (let c = r; c < 6; c++) {
@@ -1148,15 +1242,15 @@ export class ArticulatedTree {
       for (let c = 0; c < 6; c++) s += Ka[6 * r + c] * kappa[k6 + c];
       bA[r] = s;
     }
-    addShifted(Ka, bA, this.point, i, p, K, bias, true);
+    addShifted(Ka, bA, this.point, i, p, K, bias);
     return true;
   }
 
   private readonly tmpB = new Float64Array(6);
-  /** reduceSpherical's K^a = [0, 0; 0, Q]: only Q's entries are written and read. */
-  private readonly shiftQ = new Float64Array(36);
   private readonly tmpR = new Float64Array(6);
   private readonly centre = new Float64Array(3);
+  /** largestDisplacement's per-slot (δθ, δP). */
+  private readonly delta: Float64Array;
 
   /** r = x_c − P, slot i's centre from its joint point at the last `setState` (W, m). */
   pointToCentre(i: number): Float64Array {
@@ -1177,7 +1271,9 @@ export class ArticulatedTree {
     const { pos, rotation, mass, inertiaWorld } = sys;
     const P = this.point;
     const E = this.axisWorld;
-    const T = this.A; // scratch: per slot δθ (3) and δP (3)
+    // per slot δθ (3) and δP (3): its own array, as A holds the last evaluation's
+    // accelerations, which jointWrenches may still read
+    const T = this.delta;
     let worst = 0;
     for (let i = 0; i < this.numSlots; i++) {
       const b = this.body[i];
@@ -1294,7 +1390,7 @@ function upper(r: number, c: number): number {
  *   Tᵀ Ka T = [A + N + Nᵀ − d̃ C d̃, B + d̃ C; ·, C],  N = d̃ Bᵀ (column c: d × row c of B),
  *   Tᵀ (n, f) = (n + d × f, f).
  * d is read here from the points, not passed: doubles passed to a call V8 does not inline
- * are boxed.
+ * are boxed. (backwardStep writes the C and bias terms out itself, A = B = 0 there.)
  */
 function addShifted(
   Ka: Float64Array,
@@ -1304,8 +1400,6 @@ function addShifted(
   p: number,
   K: Float64Array,
   bias: Float64Array,
-  /** false: A and B are zero (a spherical joint's reduction) and are not read. */
-  full: boolean,
 ): void {
   const dx = P[3 * i] - P[3 * p];
   const dy = P[3 * i + 1] - P[3 * p + 1];
@@ -1356,7 +1450,6 @@ function addShifted(
   K[o + 28] += c11;
   K[o + 29] += c12;
   K[o + 35] += c22;
-  if (!full) return;
   // A + N + Nᵀ and B, N = d̃ Bᵀ, column c = d × (Ka[c][3], Ka[c][4], Ka[c][5])
   const b0x = Ka[3];
   const b0y = Ka[4];

@@ -9,7 +9,7 @@
  * c_ang |ω|², W).
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { BodyKind, type BodySystem } from "../model/body-system";
+import { BodyKind, type BodySystem, inverseInertiaBound } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import type { ForceEffector } from "./effector";
 
@@ -82,6 +82,22 @@ export class DamperEffector implements ForceEffector {
       const k = sys.block[b];
       m.addDiagonal3(k, 0, -s * this.linear);
       if (sys.kind[b] === BodyKind.RIGID) m.addDiagonal3(k, 3, -s * this.angular);
+    }
+  }
+
+  /**
+   * Symplectic Euler's stability bound by rows (ForceEffector.addExplicitRows): body b's
+   * blocks of M^{-1/2} D M^{-1/2} are c_lin/m I (translation, row 2b) and c_ang I_b⁻¹
+   * (rotation, row 2b + 1), of λ_max c_lin/m and c_ang λ_max(I_b⁻¹) ≤ c_ang ι_b
+   * (inverseInertiaBound): the damping rates, exact with I_b's principal axes the world's.
+   * No stiffness.
+   */
+  addExplicitRows(_stiff: Float64Array, damp: Float64Array): void {
+    const sys = this.sys;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      damp[2 * b] += this.linear / sys.mass[b];
+      damp[2 * b + 1] += this.angular * inverseInertiaBound(sys, b);
     }
   }
 

@@ -71,6 +71,18 @@ export interface ForceEffector {
    * M-inner product). Absent: the forces' stiffness is not checked (gravity, loads: none).
    */
   addExplicitRates?(out: Float64Array): void;
+  /**
+   * The same bounds by rows of 3 × 3 blocks, for forces that couple few bodies (springs,
+   * frame springs, dampers, joint servos): adds to stiff[r] and damp[r] (1/s², 1/s) the effector's
+   * Gershgorin row sums of block row r of the symmetric parts of M^{-1/2} K M^{-1/2} and
+   * M^{-1/2} D M^{-1/2}: λ_max of the diagonal block plus Σ ‖S_rc‖ over the other blocks c
+   * of its row, the blocks being each body's translation (r = 2b, b the body index) and a
+   * rigid body's rotation (r = 2b + 1). Row sums of several effectors add up, and λ_max ≤
+   * max_r of the total (block Gershgorin, Feingold and Varga 1962, with Weyl's inequality
+   * on the diagonal blocks): springs on different bodies bound by the stiffest one, not by
+   * their sum (theta-scheme.ts explicitForceRates takes the max).
+   */
+  addExplicitRows?(stiff: Float64Array, damp: Float64Array): void;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

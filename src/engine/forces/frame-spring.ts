@@ -36,7 +36,7 @@
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { quatDifference, quatMul } from "../math/quat";
-import type { BodySystem } from "../model/body-system";
+import { type BodySystem, inverseInertiaBound } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import type { ForceEffector } from "./effector";
 import { setScaledIdentity } from "./jacobian-util";
@@ -184,6 +184,38 @@ export class FrameSpringEffector implements ForceEffector {
       m.add3x3(a.block, b.block, 3, 3, eye, 0, s * cr);
     }
     if (a.rotational) m.add3x3(a.block, a.block, 3, 3, eye, 0, -s * cr);
+  }
+
+  /**
+   * Symplectic Euler's stability bound by rows (ForceEffector.addExplicitRows): the
+   * translational part's, −A = k I and −B = c I at the frame origins (two-point.ts
+   * addExplicitRows), and the rotational part's on the rigid ends' rotation rows, whose
+   * blocks (X, Y) are k_r J⁻¹ and c_r I (J_l⁻¹ or J_r⁻¹, of norm (φ/2)/sin(φ/2): 1 along θ,
+   * the magnitude of (φ/2) cot(φ/2) ± i φ/2 across it), scaled by I_X^{-1/2} and
+   * I_Y^{-1/2}: row X adds k_r (φ/2)/sin(φ/2) √ι_X Σ_Y √ι_Y and c_r √ι_X Σ_Y √ι_Y over
+   * the rigid ends Y (ι ≥ λ_max(I⁻¹), inverseInertiaBound). A body at its centre of mass
+   * on one to the ground, at rest: max(k/m, k_r ι), exact.
+   */
+  addExplicitRows(stiff: Float64Array, damp: Float64Array): void {
+    this.evaluate();
+    const { ends, sys, theta: th } = this;
+    ends.addExplicitRows(stiff, damp, null, 0, this.stiffness, 0, this.damping, this.f);
+    const kr = this.rotaryStiffness;
+    const cr = this.rotaryDamping;
+    if (kr === 0 && cr === 0) return;
+    const rootA = ends.a.rotational ? Math.sqrt(inverseInertiaBound(sys, ends.a.body)) : 0;
+    const rootB = ends.b.rotational ? Math.sqrt(inverseInertiaBound(sys, ends.b.body)) : 0;
+    const half = 0.5 * Math.sqrt(th[0] * th[0] + th[1] * th[1] + th[2] * th[2]);
+    const norm = half < 1e-4 ? 1 + (half * half) / 6 : half / Math.sin(half);
+    const sum = rootA + rootB;
+    if (ends.a.rotational) {
+      stiff[2 * ends.a.body + 1] += kr * norm * rootA * sum;
+      damp[2 * ends.a.body + 1] += cr * rootA * sum;
+    }
+    if (ends.b.rotational) {
+      stiff[2 * ends.b.body + 1] += kr * norm * rootB * sum;
+      damp[2 * ends.b.body + 1] += cr * rootB * sum;
+    }
   }
 
   potentialEnergy(): number {

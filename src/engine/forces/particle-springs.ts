@@ -156,9 +156,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   private readonly productOffsets: [SpringBlockOffsets, SpringBlockOffsets];
   /** Uses of productOffsets so far (their `used` stamps). */
   private offsetUses = 0;
-  /** Gershgorin's row sums by body (addExplicitRates). */
-  private readonly stiffRows: Float64Array;
-  private readonly dampRows: Float64Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -183,8 +180,6 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
     this.product = new Float64Array(CSTRIDE * n);
     this.next = new AxialProduct(new Float64Array(CSTRIDE * n));
     this.productOffsets = [new SpringBlockOffsets(n), new SpringBlockOffsets(n)];
-    this.stiffRows = new Float64Array(sys.numBodies);
-    this.dampRows = new Float64Array(sys.numBodies);
     const world = new Float64Array(3);
     const end = (body: number, p: ArrayLike<number>, out: Float64Array, i: number): number => {
       if (body >= 0 && !isTranslationalEnd(sys, body))
@@ -274,9 +269,9 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
   }
 
   /**
-   * Adds to out[0] and out[1] bounds of λ_max(M⁻¹K) (1/s²) and λ_max(M⁻¹D) (1/s) at the
-   * current state (ForceEffector.addExplicitRates; symplectic Euler's stability), by
-   * Gershgorin's theorem for blocks on M^{-1/2} K M^{-1/2}, as resolution.ts's
+   * Adds to stiff[2b] and damp[2b] the Gershgorin row sums of particle b's 3 × 3 block row
+   * of M^{-1/2} K M^{-1/2} and M^{-1/2} D M^{-1/2} at the current state
+   * (ForceEffector.addExplicitRows; symplectic Euler's stability), as resolution.ts's
    * springNetworkFrequencyBound but with each spring's block at the current state: −A =
    * k ûûᵀ + (s/l) P + (c/l) û wᵀ has norm at most max(k, |s|/l) + c |w|/l (s the tension,
    * w = P ḋ; a zero-length spring's −A = k I), and −B = c ûûᵀ (c I) norm c. Row i (a
@@ -284,12 +279,10 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
    * second term where the other end moves too); the largest row bounds ω², exactly k/m for
    * one particle on one spring to a fixed point.
    */
-  addExplicitRates(out: Float64Array): void {
+  addExplicitRows(stiffRows: Float64Array, dampRows: Float64Array): void {
     this.evaluate(null, false);
-    const { sys, a, b, k, c, l0, scalars, stiffRows, dampRows } = this;
+    const { sys, a, b, k, c, l0, scalars } = this;
     const { mass, vel } = sys;
-    stiffRows.fill(0);
-    dampRows.fill(0);
     for (let i = 0; i < this.count; i++) {
       const ia = a[i];
       const ib = b[i];
@@ -308,22 +301,14 @@ export class ParticleSpringSet implements SymmetrizableEffector, JacobianProduct
       }
       const across = ia >= 0 && ib >= 0 ? 1 / Math.sqrt(mass[ia] * mass[ib]) : 0;
       if (ia >= 0) {
-        stiffRows[ia] += stiff * (1 / mass[ia] + across);
-        dampRows[ia] += c[i] * (1 / mass[ia] + across);
+        stiffRows[2 * ia] += stiff * (1 / mass[ia] + across);
+        dampRows[2 * ia] += c[i] * (1 / mass[ia] + across);
       }
       if (ib >= 0) {
-        stiffRows[ib] += stiff * (1 / mass[ib] + across);
-        dampRows[ib] += c[i] * (1 / mass[ib] + across);
+        stiffRows[2 * ib] += stiff * (1 / mass[ib] + across);
+        dampRows[2 * ib] += c[i] * (1 / mass[ib] + across);
       }
     }
-    let omega2 = 0;
-    let gamma = 0;
-    for (let body = 0; body < stiffRows.length; body++) {
-      omega2 = Math.max(omega2, stiffRows[body]);
-      gamma = Math.max(gamma, dampRows[body]);
-    }
-    out[0] += omega2;
-    out[1] += gamma;
   }
 
   applyForces(_t: number): void {

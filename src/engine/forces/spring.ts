@@ -37,7 +37,7 @@ import type { SparseBlockMatrix } from "../math/block-matrix";
 import { norm3 } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
-import { AXIAL_LENGTH, AXIAL_RATE, axialDampingForce, axialSpring } from "./axial";
+import { AXIAL_LENGTH, AXIAL_RATE, AXIAL_TENSION, axialDampingForce, axialSpring } from "./axial";
 import type { ForceEffector } from "./effector";
 import { TwoPointCoupling } from "./two-point";
 
@@ -77,6 +77,8 @@ export class SpringEffector implements ForceEffector {
   private readonly A = this.jac.subarray(0, 9);
   private readonly B = this.jac.subarray(9, 18);
   private readonly scalars = new Float64Array(3);
+  /** û of the last addExplicitRows. */
+  private readonly axis = new Float64Array(3);
   /** The dashpot's force of applyDissipativeForces (N, on b). */
   private readonly damped = new Float64Array(3);
 
@@ -125,6 +127,32 @@ export class SpringEffector implements ForceEffector {
     if (this.damping === 0) return;
     this.evaluate();
     this.ends.addVelJacobian(m, s, this.B);
+  }
+
+  /**
+   * Symplectic Euler's stability bound by rows (ForceEffector.addExplicitRows; two-point.ts
+   * addExplicitRows): −A = k ûûᵀ + (s/l) P + (c/l) û wᵀ (w = P ḋ, ‖(s/l) P + (c/l) û wᵀ‖ ≤
+   * (|s| + c |w|)/l) and −B = c ûûᵀ; a zero-length spring's −A = k I, −B = c I; none
+   * where the direction is undefined (force and Jacobians 0).
+   */
+  addExplicitRows(stiff: Float64Array, damp: Float64Array): void {
+    this.evaluate();
+    const { ends, axis, f } = this;
+    const k = this.stiffness;
+    const c = this.damping;
+    if (this.zeroLength) {
+      ends.addExplicitRows(stiff, damp, null, 0, k, 0, c, f);
+      return;
+    }
+    const l = this.length;
+    if (!(l > 1e-12 * this.restLength)) return;
+    const d = ends.d;
+    const dd = ends.dd;
+    for (let j = 0; j < 3; j++) axis[j] = d[j] / l;
+    const rate = this.lengthRate;
+    const w = Math.sqrt(Math.max(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2] - rate * rate, 0));
+    const tension = this.scalars[AXIAL_TENSION];
+    ends.addExplicitRows(stiff, damp, axis, k, (Math.abs(tension) + c * w) / l, c, 0, f);
   }
 
   potentialEnergy(): number {

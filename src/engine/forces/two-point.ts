@@ -20,8 +20,8 @@
  * [f]×[r]× = r fᵀ − (f·r) I is symmetric only when f ∥ r.
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { mat3Mul, mat3Skew } from "../math/mat3";
-import type { BodySystem } from "../model/body-system";
+import { mat3Mul, mat3MulVec, mat3Skew } from "../math/mat3";
+import { type BodySystem, inverseInertiaBound } from "../model/body-system";
 import { PointAttachment } from "./attachment";
 import { addScaledBlock, skewSkew } from "./jacobian-util";
 
@@ -40,9 +40,14 @@ export class TwoPointCoupling {
   private readonly ww = new Float64Array(9);
   private readonly t1 = new Float64Array(9);
   private readonly t2 = new Float64Array(9);
+  /** Per end a, b and row t, θ (addExplicitRows): α, ν; per end, the turning term. */
+  private readonly along = new Float64Array(4);
+  private readonly across = new Float64Array(4);
+  private readonly turning = new Float64Array(2);
+  private readonly lever = new Float64Array(3);
 
   constructor(
-    sys: BodySystem,
+    private readonly sys: BodySystem,
     bodyA: number,
     pointA: ArrayLike<number>,
     bodyB: number,
@@ -159,6 +164,94 @@ export class TwoPointCoupling {
           s,
         );
       }
+    }
+  }
+
+  /**
+   * Adds to stiff[r] and damp[r] (1/s², 1/s; r = 2b a body's translation, 2b + 1 a rigid
+   * body's rotation: ForceEffector.addExplicitRows) the Gershgorin row sums, over 3 × 3
+   * blocks, of the symmetric parts of M^{-1/2} K M^{-1/2} and M^{-1/2} D M^{-1/2} of a
+   * force f on B (−f on A; the caller's, at the state of the last update) whose Jacobians
+   * are
+   *   −A = −∂f/∂d = kAxis ûûᵀ + R, ‖R‖ ≤ kAny,     −B = −∂f/∂ḋ = cAxis ûûᵀ + Q, ‖Q‖ ≤ cAny
+   * (û = `axis`, a unit vector; null with kAxis = cAxis = 0). By the chain rule (file
+   * comment), with J_X = [I, −[r_X]×] the point's velocity map and σ_X = ∓1, K's blocks
+   * (X, Y) are σ_X σ_Y J_Xᵀ (−A) J_Y, plus σ_X σ_Y J_Xᵀ (−B) W_Y in Y's rotation columns
+   * and, in X's (θ, θ) block, −[F_X]×[r_X]× = (F_X·r_X) I − r_X F_Xᵀ (F_X = σ_X f, the
+   * force on X), whose symmetric part has λ_max ½ (F_X·r_X + |F_X| |r_X|); D's are σ_X σ_Y
+   * J_Xᵀ (−B) J_Y. Scaled by M_X^{-1/2}, X's translation and rotation rows of J_Xᵀ û have
+   * norms a_X = 1/√m_X and β_X = |I_X^{-1/2} (r_X × û)| (a_X² + β_X² = 1/m_eff, the
+   * point's inverse effective mass along û), those of J_Xᵀ at most a_X and b_X = √ι_X |r_X|
+   * (ι_X ≥ λ_max(I_X⁻¹), inverseInertiaBound; a particle has the translation row alone),
+   * and ‖W_Y I_Y^{-1/2}‖ ≤ |ω_Y| b_Y. So row p ∈ {t, θ} of end X sums
+   *   K: kAxis α_Xp Σ_Y (a_Y + β_Y) + (kAny + (cAxis + cAny) max_Y |ω_Y|) ν_Xp Σ_Y (a_Y + b_Y)
+   *      (+ ι_X ½ (F_X·r_X + |F_X| |r_X|) on θ)
+   *   D: cAxis α_Xp Σ_Y (a_Y + β_Y) + cAny ν_Xp Σ_Y (a_Y + b_Y)
+   * over the moving ends Y (α = a, β and ν = a, b on rows t, θ). One end of a spring to the
+   * ground on a body at rest: max(a, β) (a + β) k against the exact k (a² + β²) = k/m_eff,
+   * at most 1.21 times it, exact on a particle or with the spring through the centre of
+   * mass.
+   */
+  addExplicitRows(
+    stiff: Float64Array,
+    damp: Float64Array,
+    axis: Float64Array | null,
+    kAxis: number,
+    kAny: number,
+    cAxis: number,
+    cAny: number,
+    f: Float64Array,
+  ): void {
+    const { sys, ends, along, across, turning, lever, sk: c } = this;
+    let spin = 0;
+    let alongSum = 0;
+    let acrossSum = 0;
+    for (let x = 0; x < 2; x++) {
+      const p = ends[x];
+      // along[2x + p], across[2x + p]: α and ν on X's rows p = 0 (t), 1 (θ)
+      along.fill(0, 2 * x, 2 * x + 2);
+      across.fill(0, 2 * x, 2 * x + 2);
+      turning[x] = 0;
+      if (p.block < 0) continue;
+      const a = 1 / Math.sqrt(sys.mass[p.body]);
+      along[2 * x] = axis !== null ? a : 0;
+      across[2 * x] = a;
+      if (p.rotational) {
+        const { r, omega } = p;
+        const iota = inverseInertiaBound(sys, p.body);
+        const arm = Math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        across[2 * x + 1] = Math.sqrt(iota) * arm;
+        // F_X = σ_X f: ι ½ (F·r + |F| |r|)
+        const sign = x === 0 ? -1 : 1;
+        const fr = sign * (f[0] * r[0] + f[1] * r[1] + f[2] * r[2]);
+        const fn = Math.sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+        turning[x] = 0.5 * iota * Math.max(fr + fn * arm, 0);
+        spin = Math.max(spin, Math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2));
+        if (axis !== null) {
+          // β² = (r × û)ᵀ I⁻¹ (r × û)
+          c[0] = r[1] * axis[2] - r[2] * axis[1];
+          c[1] = r[2] * axis[0] - r[0] * axis[2];
+          c[2] = r[0] * axis[1] - r[1] * axis[0];
+          mat3MulVec(lever, 0, sys.inertiaWorldInv, 9 * p.body, c, 0);
+          along[2 * x + 1] = Math.sqrt(
+            Math.max(c[0] * lever[0] + c[1] * lever[1] + c[2] * lever[2], 0),
+          );
+        }
+      }
+      alongSum += along[2 * x] + along[2 * x + 1];
+      acrossSum += across[2 * x] + across[2 * x + 1];
+    }
+    const kIso = kAny + (cAxis + cAny) * spin;
+    for (let x = 0; x < 2; x++) {
+      const p = ends[x];
+      if (p.block < 0) continue;
+      for (let q = 0; q < (p.rotational ? 2 : 1); q++) {
+        const row = 2 * p.body + q;
+        const i = 2 * x + q;
+        stiff[row] += kAxis * along[i] * alongSum + kIso * across[i] * acrossSum;
+        damp[row] += cAxis * along[i] * alongSum + cAny * across[i] * acrossSum;
+      }
+      if (p.rotational) stiff[2 * p.body + 1] += turning[x];
     }
   }
 

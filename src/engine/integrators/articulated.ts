@@ -181,10 +181,13 @@ export class ArticulatedIntegrator implements Integrator {
    * an allocation per stage (a double from the start, see BodySystem on V8).
    */
   private stageTime = -0;
-  private readonly y: Float64Array;
-  private readonly u: Float64Array;
-  private readonly ys: Float64Array;
-  private readonly us: Float64Array;
+  // the coordinates at the sub-step's start (y, u) and at its stages (ys, us): an accepted
+  // sub-step swaps the two pairs (its solution is the seventh stage's point) rather than
+  // copying; beginStep writes y, u afresh at each step's start
+  private y: Float64Array;
+  private u: Float64Array;
+  private ys: Float64Array;
+  private us: Float64Array;
   private readonly ky: Float64Array[];
   private readonly ku: Float64Array[];
   private readonly ey: Float64Array;
@@ -327,7 +330,8 @@ export class ArticulatedIntegrator implements Integrator {
   }
 
   step(t: number, h: number, stats: StepStats): void {
-    const { tree, y, u, ys, us, ky, ku, ey, eu } = this;
+    const { tree, ky, ku, ey, eu } = this;
+    let { y, u, ys, us } = this;
     const tol = this.params.stepTolerance;
     // the kinetic energy the step's start takes out or puts in: the state read in joint
     // coordinates drops velocities off the joints' motion (an inelastic projection), and a
@@ -408,10 +412,20 @@ export class ArticulatedIntegrator implements Integrator {
           this.memory.stiffness = Math.max(rho, STIFFNESS_MEMORY * this.memory.stiffness);
       }
       if (ok) {
-        y.set(ys);
-        u.set(us);
-        ky[0].set(ky[6]);
-        ku[0].set(ku[6]);
+        // the solution and its rates start the next sub-step (first same as last): the
+        // arrays swapped, as the stages overwrite ys, us, ky[6], ku[6] before reading them
+        const yt = y;
+        y = ys;
+        ys = yt;
+        const ut = u;
+        u = us;
+        us = ut;
+        const kt = ky[0];
+        ky[0] = ky[6];
+        ky[6] = kt;
+        const lt = ku[0];
+        ku[0] = ku[6];
+        ku[6] = lt;
         if (this.balance) {
           const P = this.stagePower;
           let w = 0;
@@ -450,6 +464,10 @@ export class ArticulatedIntegrator implements Integrator {
           `articulated: the step needed more than ${MAX_ATTEMPTS} sub-steps (the last ${hh.toExponential(2)} s): a force too stiff for this explicit integrator; choose generalized-alpha or newmark`,
         );
     }
+    this.y = y;
+    this.u = u;
+    this.ys = ys;
+    this.us = us;
     this.memory.substepSize = hs;
     this.started = true;
     if (this.carries) {
@@ -457,7 +475,11 @@ export class ArticulatedIntegrator implements Integrator {
       this.memory.accelerationValid = true;
     }
     this.dissipatedWork = work;
-    // the state written normalized; the reactions of the last evaluation (at y, u)
+    // the reactions: the joint wrenches of the last evaluation, the last accepted
+    // sub-step's seventh stage, at (y, u) (computed once here, not at every sub-step's
+    // last stage: a rejected or a later sub-step's were thrown away)
+    tree.jointWrenches();
+    // the state written normalized
     tree.setState(y, u, t + h);
     // the step's end: the turn counts the simulation takes (JointCoordinate.track)
     this.guideHinges(y);
@@ -521,9 +543,7 @@ export class ArticulatedIntegrator implements Integrator {
     this.guideHinges(y);
     this.stepper.computeForces(t, this.forces);
     tree.positionRates(y, u, this.ky[k]);
-    // the last stage is at the sub-step's solution: its joint wrenches, those of the step's
-    // end once accepted, are the reactions
-    if (!tree.accelerations(u, this.forces, this.ku[k], k === 6))
+    if (!tree.accelerations(u, this.forces, this.ku[k]))
       throw new Error("articulated: a joint's articulated inertia is singular");
     if (this.balance) {
       // the dissipative forces' power, less what the motors put in (effort × rate)

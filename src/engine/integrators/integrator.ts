@@ -38,6 +38,16 @@ export interface StepStats {
   stepToleranceMet: boolean;
   /** The joints' post-step projection met solver.jointTolerance (true where none ran). */
   jointToleranceMet: boolean;
+  /**
+   * Impacts of jointed bodies the step met at their instants (Moreau–Jean: impact-events.ts,
+   * the step split at each); 0 elsewhere.
+   */
+  impacts: number;
+  /**
+   * False when the step met more impacts than it resolves one by one (MAX_EVENTS) and took
+   * the rest of the step whole, Newton's law on its contacts together.
+   */
+  impactsResolved: boolean;
 }
 
 /** Counts of a step not yet taken (every figure zero, converged). */
@@ -55,6 +65,8 @@ export function emptyStepStats(): StepStats {
     stepError: 0,
     stepToleranceMet: true,
     jointToleranceMet: true,
+    impacts: 0,
+    impactsResolved: true,
   };
 }
 
@@ -72,6 +84,8 @@ export function resetStepStats(stats: StepStats): void {
   stats.stepError = 0;
   stats.stepToleranceMet = true;
   stats.jointToleranceMet = true;
+  stats.impacts = 0;
+  stats.impactsResolved = true;
 }
 
 /**

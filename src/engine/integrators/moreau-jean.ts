@@ -50,6 +50,9 @@
  *     located (jointedBodies). The located impulses are added to the reported ones.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
+ * (not Siconos') The impacts of jointed bodies, which step 7b leaves out, are met at their
+ * instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
+ * the joints at the impact, each piece between a step as above.
  * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
  * velocity (their exact share of the kinetic energy's change), and the change of the
  * total energy that steps 7b and 8 and the joint limits' projection make, as the
@@ -148,6 +151,7 @@ import {
 } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
+import { ImpactEvents } from "./impact-events";
 import { ImpactLocation } from "./impact-location";
 import {
   emptyStepStats,
@@ -191,6 +195,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   lastProjection: Readonly<ProjectionResult> = NO_PROJECTION;
   /** Step 7b (file comment): null without nonsmooth contacts. */
   private readonly location: ImpactLocation | null;
+  /** The impacts of jointed bodies at their instants (impact-events.ts), or null: none. */
+  readonly events: ImpactEvents | null;
   /** The potential energy (J) before the step's position projection moved (NaN: no move). */
   private projectedFrom = Number.NaN;
 
@@ -214,9 +220,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.aHeld = new Float64Array(stepper.n);
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
+    const jointed = jointedBodies(stepper, limits);
     this.location =
-      contact !== null
-        ? new ImpactLocation(stepper.sys, stepper.effectors, jointedBodies(stepper, limits))
+      contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
+    this.events =
+      contact !== null && jointed.length > 0
+        ? new ImpactEvents(stepper, contact, jointed, memory)
         : null;
     if (contact !== null)
       contact.projection.beforeMove = () => {
@@ -277,25 +286,54 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * times (step-halving.ts), before the run fails: a 0.2 m soft fem block hitting a floor
    * at 10 m/s with friction, h = 5 ms, crushed so far in two steps that W = M + h² K (exact
    * tangent) turned indefinite, and step 3's solve diverged (nncg, pgs) or "converged" to a
-   * gain of 1e4 times the block's energy (pjacobi); at h/2 it is definite.
+   * gain of 1e4 times the block's energy (pjacobi); at h/2 it is definite. So is, under
+   * symplectic Euler, an impulsive step whose explicit forces fail the stability bound
+   * (ThetaScheme.explicitUnstable, the bound the smooth step's halvings follow), the last
+   * halving backward Euler: a fem block resting on an nsc floor (E = 1 MPa, 5 cm cells)
+   * diverged at its 8th step at 5 ms, and now takes 8 sub-steps
+   * (test/engine/integrators/theta-explicit.test.ts).
    */
   override step(t: number, h: number, stats: StepStats): void {
-    stats.substeps = this.stepOrHalve(t, h, stats, 0);
+    const events = this.events;
+    if (events === null) {
+      stats.substeps = this.stepOrHalve(t, h, stats, 0);
+      return;
+    }
+    // split at the impacts of jointed bodies (impact-events.ts), each piece a sub-step
+    // (halved on its own, at most MAX_HALVINGS − 1 times)
+    stats.substeps = events.advance(
+      t,
+      h,
+      stats,
+      this.wholeStep,
+      this.pieceStep,
+      this.substepObserver,
+    );
   }
+
+  /** The step whole, and a piece of a step split at its impacts (impact-events.ts). */
+  private readonly wholeStep = (t: number, h: number, stats: StepStats): number =>
+    this.stepOrHalve(t, h, stats, 0);
+  private readonly pieceStep = (t: number, h: number, stats: StepStats): number =>
+    this.stepOrHalve(t, h, stats, 1);
 
   /** step at `depth` halvings (the figures of a split step summed into `stats`). */
   private stepOrHalve(t: number, h: number, stats: StepStats, depth: number): number {
     const removed = this.stepper.removedEnergy;
     const own = depth === 0 ? stats : this.subStats;
     if (depth > 0) resetStepStats(own);
+    let halve: boolean;
     try {
-      this.stepOnce(t, h, own);
+      halve = !this.stepOnce(t, h, own, depth >= MAX_HALVINGS);
     } catch (e) {
       if (!(e instanceof ContactSolveError) || depth >= MAX_HALVINGS) {
         if (e instanceof ContactSolveError && depth > 0)
           e.message += ` (the step halved ${depth} times, h = ${h} s)`;
         throw e;
       }
+      halve = true;
+    }
+    if (halve) {
       this.restoreStart();
       this.stepper.removedEnergy = removed;
       this.memory.previousValid = false;
@@ -613,18 +651,29 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     return iterations;
   }
 
-  /** One step of h (Siconos' order, file comment). */
-  private stepOnce(t: number, h: number, stats: StepStats): void {
+  /**
+   * One step of h (Siconos' order, file comment); false, nothing committed, when symplectic
+   * Euler's explicit forces would not keep an impulsive step stable (explicitUnstable): it
+   * is to be halved, unless `last` (then backward Euler).
+   */
+  private stepOnce(t: number, h: number, stats: StepStats, last: boolean): boolean {
     const s = this.stepper;
     const nsc = this.problem;
     const tEnd = t + h;
     const newton = this.newton;
     this.startRun(t);
     this.motorRows = null;
+    this.dissipativeStep = false;
     // 1. initial residual (x_t, v_t, predictor, f_t)
     const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)
     const active = nsc.updateIndexSet(h);
+    // symplectic Euler's explicit forces, which the smooth step checks in its own halvings
+    // (ThetaScheme.step): an impulsive step they would not keep stable is halved the same,
+    // the last halving backward Euler (its coefficients prepared again)
+    if (active > 0 && this.explicitUnstable(h, last)) return false;
+    const dissipative = this.dissipativeStep;
+    if (dissipative) this.prepare(t, h);
     const contact = this.contact;
     const location = active > 0 && contact !== null ? this.location : null;
     const restituting = location !== null && location.begin((contact as NonsmoothContact).set) > 0;
@@ -639,6 +688,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     if (apart) {
       smoothRemoved = this.smoothApart(t, h);
       // the contact step's own start (the smooth step's prepared its own)
+      this.dissipativeStep = dissipative;
       this.prepare(t, h);
     }
     this.substepsTold = false;
@@ -731,7 +781,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         s.extraForce = null;
       }
       // the jointed groups the one-step problem touches: their joints at the position level
-      if (converged && this.touchedJoints && !this.touchedMotors)
+      // (not in the backward Euler step of symplectic Euler's last halving, velocity level)
+      if (converged && !dissipative && this.touchedJoints && !this.touchedMotors)
         newtonIterations += this.positionJointsTouched(t, h, stats);
     }
     // 7. memory (the smooth step above decayed the velocities already)
@@ -814,6 +865,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     stats.contactConverged = contactConverged;
     stats.penetration = this.lastProjection.penetration;
     stats.projectionConverged = this.lastProjection.converged;
+    return true;
   }
 }
 

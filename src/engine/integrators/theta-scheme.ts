@@ -79,7 +79,8 @@
  * the whole step, so the sub-steps integrate the same law), and each sub-step is checked
  * again at its own start; beyond MAX_HALVINGS the last halving is backward Euler from the
  * same start (θ = w = 1, as the other θ-schemes' redo at a switch: dissipative, stable).
- * (Not on a step with active joint limits, moreau-jean.ts's impulsive step, unchecked.)
+ * (On a step with active joint limits, moreau-jean.ts's impulsive step, the same bound
+ * halves the step there: explicitUnstable.)
  * And the explicit step does not see a contact met within it: its penetration, up to h
  * times the approach speed, stores (h ω)² times the impact's energy in the contact (with
  * the bound alone a 0.1 kg ball dropped 1 m bounced to 1.3 m, then 3.8 and 23 m), and one
@@ -93,9 +94,17 @@
  * Symplectic Euler's elastic forces are checked the same way, once a step at its start:
  * the effectors that bound their stiffest mode (ForceEffector.addExplicitRates: the fem
  * bodies, element by element with the material's largest stiffness at each element's
- * strain, fem-effector.ts; the springs between particles, by Gershgorin's circles,
- * particle-springs.ts) add their ω² and γ to the contacts'. Springs with a rigid end are
- * not bounded. Unchecked, a hanging fem bar
+ * strain, fem-effector.ts) add their ω² and γ to the contacts', and so do the forces
+ * between few bodies (ForceEffector.addExplicitRows: springs, frame springs, dampers,
+ * joint servos), by Gershgorin's circles on 3 × 3 blocks, a body's translation and a rigid
+ * body's rotation (particle-springs.ts, two-point.ts, frame-spring.ts, damper.ts,
+ * actuators/actuator.ts), the largest row of
+ * their sum (explicitForceRates). A spring to a rigid body at rest gets at most 1.21 times
+ * its k/m_eff (1/m_eff = 1/m + (r × û)ᵀ I⁻¹ (r × û)), a frame spring 1.9–2.8 times its
+ * highest mode, a damper its rate (test/engine/forces). Moreau–Jean's impulsive step (active
+ * nonsmooth contacts or joint limits) asks the same bound of its forces at each sub-step's
+ * start (explicitUnstable), halving the whole contact step, the last halving backward
+ * Euler. Unchecked, a hanging fem bar
  * (1 m in 20 cells, E = 1 MPa, ν = 0: ω_max ≈ 2.35e3 rad/s, the step alone stable up to
  * h ≈ 0.85 ms) diverged at the 6th step at 5 ms; it now takes 8 sub-steps (its bound
  * 2.53e3 rad/s) and vibrates about ρ g L²/(2E) at the period 4 L/c to 0.05 %, and one 100
@@ -171,7 +180,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * Whether the attempt running is backward Euler (θ = w = 1) in place of the scheme's own
    * step at a compliant contact's switch (trySingle).
    */
-  private dissipativeStep = false;
+  protected dissipativeStep = false;
   /**
    * Symplectic Euler with compliant contacts: the bounds [ω², γ] (1/s², 1/s) of the
    * contacts pushing at a sub-step's start (ImpactSource.explicitRates; explicitHalvings);
@@ -180,10 +189,13 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly explicitRates: Float64Array | null;
   /**
    * Symplectic Euler: the effectors that bound their stiffest mode (ForceEffector
-   * .addExplicitRates: the fem bodies, the springs between particles), and their bounds
-   * [ω², γ] at the running step's start (explicitHalvings).
+   * .addExplicitRates: the fem bodies; .addExplicitRows: the springs, frame springs,
+   * dampers and joint servos), their row sums by block row (stiffRows, dampRows), and their bounds [ω², γ] at the
+   * running step's start (explicitHalvings).
    */
   private readonly explicitForces: readonly ForceEffector[];
+  private readonly stiffRows: Float64Array;
+  private readonly dampRows: Float64Array;
   private readonly forceRates = new Float64Array(2);
 
   constructor(
@@ -225,8 +237,15 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.substeps = new SubstepDepth(memory);
     this.midpointGyroscopic = params.theta === 1 && params.forceWeight === 0;
     this.explicitForces = this.midpointGyroscopic
-      ? stepper.effectors.filter((e) => e.addExplicitRates !== undefined)
+      ? stepper.effectors.filter(
+          (e) => e.addExplicitRates !== undefined || e.addExplicitRows !== undefined,
+        )
       : [];
+    // (rows of 3 dofs: a body's translation, a rigid body's rotation)
+    this.stiffRows = new Float64Array(
+      this.explicitForces.length > 0 ? 2 * stepper.sys.numBodies : 0,
+    );
+    this.dampRows = new Float64Array(this.stiffRows.length);
     this.explicitRates =
       this.midpointGyroscopic &&
       (impacts?.explicitRates !== undefined || this.explicitForces.length > 0)
@@ -336,9 +355,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     let depth = this.positionJoints ? this.substeps.begin(h) : 0;
     // the halvings the explicit step's forces and contacts ask at the start (file comment)
     if (this.explicitRates !== null) {
-      const rates = this.forceRates;
-      rates.fill(0);
-      for (const e of this.explicitForces) e.addExplicitRates?.(rates);
+      this.explicitForceRates();
       depth = Math.max(depth, Math.min(this.explicitHalvings(h), MAX_HALVINGS));
     }
     stats.substeps = advanceWithHalving(this, t, h, this.newton, this.name, 0, depth);
@@ -362,6 +379,46 @@ export class ThetaScheme implements Integrator, HalvingStep {
       if (this.explicitHalvings(h) > 0) return this.dissipativeRedo(t, h, last);
     }
     return this.ownStep(t, h, last);
+  }
+
+  /**
+   * forceRates ← the bounds [ω², γ] of the explicit forces at the current state: the sum of
+   * the effectors' own (addExplicitRates, Weyl's inequality) and the largest of the row
+   * sums of the bodies' blocks (addExplicitRows, block Gershgorin).
+   */
+  private explicitForceRates(): void {
+    const { forceRates: rates, stiffRows, dampRows } = this;
+    rates.fill(0);
+    stiffRows.fill(0);
+    dampRows.fill(0);
+    for (const e of this.explicitForces) {
+      e.addExplicitRates?.(rates);
+      e.addExplicitRows?.(stiffRows, dampRows);
+    }
+    let omega2 = 0;
+    let gamma = 0;
+    for (let b = 0; b < stiffRows.length; b++) {
+      omega2 = Math.max(omega2, stiffRows[b]);
+      gamma = Math.max(gamma, dampRows[b]);
+    }
+    rates[0] += omega2;
+    rates[1] += gamma;
+  }
+
+  /**
+   * Symplectic Euler's impulsive step (moreau-jean.ts, active contacts or limits), which
+   * the halvings of `step` do not reach: whether its explicit forces at the current state
+   * (explicitForceRates) fail the bound at h (explicitHalvings), so that the step is to be
+   * taken in halves; at the last halving, `last`, it is backward Euler instead (θ = w = 1:
+   * dissipativeStep, read by prepare and forceWeight) and false.
+   */
+  protected explicitUnstable(h: number, last: boolean): boolean {
+    this.dissipativeStep = false;
+    if (this.explicitRates === null) return false;
+    this.explicitForceRates();
+    if (this.explicitHalvings(h) === 0) return false;
+    this.dissipativeStep = last;
+    return !last;
   }
 
   /**

@@ -545,6 +545,23 @@ export function kineticEnergy(sys: BodySystem): number {
 }
 
 /**
+ * max_r Σ_c |(I_b⁻¹)_rc| (1/(kg·m²)): Gershgorin's bound of the largest eigenvalue of body
+ * b's world inverse inertia (exact when I_b's principal axes are the world's); 0 on a
+ * particle. The explicit steps' stability bounds use it for the rotation a force at a
+ * lever arm r drives, |r|² ι_b (compliant.ts frictionRates, two-point.ts addExplicitRows).
+ */
+export function inverseInertiaBound(sys: BodySystem, b: number): number {
+  if (sys.kind[b] !== BodyKind.RIGID) return 0;
+  const I = sys.inertiaWorldInv;
+  let bound = 0;
+  for (let r = 0; r < 3; r++) {
+    const o = 9 * b + 3 * r;
+    bound = Math.max(bound, Math.abs(I[o]) + Math.abs(I[o + 1]) + Math.abs(I[o + 2]));
+  }
+  return bound;
+}
+
+/**
  * A copy of the positions and orientations, for Newton iterations (the step's start, which
  * a halved step returns to; a class for V8, see BodySystem).
  */

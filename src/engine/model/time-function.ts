@@ -63,6 +63,26 @@ export function compileTimeFunction(spec: TimeFunctionSpec): CompiledTimeFunctio
 }
 
 /**
+ * The largest |f(t)| over t ≥ 0 where f is bounded: a constant's |c|, a sine's
+ * |offset| + |A|, a table's largest |y_k| (interpolated and held between its points); a
+ * ramp (rate ≠ 0) grows without bound, by design: its largest over the first step [0, h],
+ * max(|offset|, |offset + rate h|). What a model's command is checked at (inputs.ts).
+ */
+export function magnitudeBound(spec: TimeFunctionSpec, h: number): number {
+  if (typeof spec === "number") return Math.abs(spec);
+  switch (spec.type) {
+    case "sine":
+      return Math.abs(spec.offset ?? 0) + Math.abs(spec.amplitude);
+    case "table":
+      return spec.points.reduce((m, p) => Math.max(m, Math.abs(p[1])), 0);
+    default: {
+      const offset = spec.offset ?? 0;
+      return Math.max(Math.abs(offset), Math.abs(offset + (spec.rate ?? 0) * h));
+    }
+  }
+}
+
+/**
  * Piecewise-linear table. Times are strictly ascending (the schema checks it). The segment
  * lookup remembers the last segment, so monotone sweeps in t (time stepping) cost O(1)
  * per call; a jump falls back to binary search. No allocation per call.

@@ -12,19 +12,32 @@
  * (a particle: Δv only; L and the moment are refused on it). Joints are not consulted: a
  * kick or a teleport of a jointed body is corrected by the joints' projection at the end
  * of the next step (jointTolerance), as an assembly would.
+ *
+ * Values whose effect is a blow-up are refused (checkInput), as the step that reached them
+ * would end the run `diverged`: positions and velocities beyond BLOW_UP_POSITION and
+ * BLOW_UP_VELOCITY, and the velocity change an impulse makes beyond the latter — and so
+ * that of one step h (solver.dt) of an effort an input sets, the impulse h F: a load's
+ * (J = h F at its point, L = h T) and a torque actuator's (h τ along its joint), and a
+ * servo's target beyond the bounds it drives its joint to. A 1e300 N load made the next
+ * step diverge (or its energy overflow) instead of a 400 naming it; 1e6 N on a 1 kg body at
+ * h = 1 ms (Δv = 1e3 m/s) is taken.
  */
 import type { InputSpec } from "../../../schemas/input";
+import type { ModelSpec, TimeFunctionSpec } from "../../../schemas/model";
 import type { JointActuator } from "../actuators/actuator";
 import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
 import { cross3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
+import { magnitudeBound } from "../model/time-function";
 
 export interface InputTargets {
   system: BodySystem;
   actuators: ReadonlyMap<string, JointActuator>;
   loads: ReadonlyMap<string, PointForceEffector>;
+  /** The step h (s, solver.dt): what an effort set at a boundary acts over before the next. */
+  dt: () => number;
 }
 
 export interface InputIssue {
@@ -41,38 +54,39 @@ export interface InputIssue {
 export const BLOW_UP_POSITION = 1e8;
 export const BLOW_UP_VELOCITY = 1e8;
 
-/** The paths of a vector's components beyond `bound` in magnitude, with `what` they are. */
+/**
+ * The paths of a vector's components (or of a scalar: path [key]) beyond `bound` in
+ * magnitude, with `what` they are.
+ */
 function beyond(
-  v: readonly number[] | undefined,
+  v: readonly number[] | number | null | undefined,
   key: string,
   bound: number,
   what: string,
 ): InputIssue[] {
-  if (v === undefined) return [];
-  return v.flatMap((x, k) =>
-    Math.abs(x) > bound
-      ? [
-          {
-            path: [key, k],
-            message: `${what} beyond ${bound.toExponential(0)}, where a run is a blow-up`,
-          },
-        ]
-      : [],
-  );
+  if (v === undefined || v === null) return [];
+  const issue = (path: (string | number)[]) => ({
+    path,
+    message: `${what} beyond ${bound.toExponential(0)}, where a run is a blow-up`,
+  });
+  if (typeof v === "number") return Math.abs(v) > bound ? [issue([key])] : [];
+  return v.flatMap((x, k) => (Math.abs(x) > bound ? [issue([key, k])] : []));
 }
 
 /** Why `input` cannot act on this model (paths from the input), or [] when it can. */
 export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
   const sys = t.system;
   switch (input.type) {
-    case "actuator":
-      return t.actuators.has(input.id)
-        ? []
-        : [{ path: ["id"], message: `unknown actuator "${input.id}"` }];
-    case "load":
-      return t.loads.has(input.id)
-        ? []
-        : [{ path: ["id"], message: `unknown pointForce "${input.id}"` }];
+    case "actuator": {
+      const a = t.actuators.get(input.id);
+      if (!a) return [{ path: ["id"], message: `unknown actuator "${input.id}"` }];
+      return commandBounds(input.value, a, sys, t.dt());
+    }
+    case "load": {
+      const load = t.loads.get(input.id);
+      if (!load) return [{ path: ["id"], message: `unknown pointForce "${input.id}"` }];
+      return input.reset ? [] : loadBounds(input, load, sys, t.dt());
+    }
     case "bodyState":
     case "impulse": {
       const b = sys.index.get(input.id);
@@ -91,6 +105,42 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       return [];
     }
   }
+}
+
+/**
+ * The model's actuator commands and point loads checked as inputs that set their largest
+ * values would be (checkInput; each time function at its magnitudeBound for h = solver.dt):
+ * a model whose command or load is a blow-up at once is refused as such an input is. Paths
+ * from the model's root: ["actuators", i, "effort" | "target"], ["forces", i, "force", k]
+ * or ["forces", i, "torque"].
+ */
+export function checkModelCommands(model: ModelSpec, t: InputTargets): InputIssue[] {
+  const h = t.dt();
+  const issues: InputIssue[] = [];
+  model.actuators.forEach((a, i) => {
+    const [key, f] = a.type === "torque" ? ["effort", a.effort] : ["target", a.target];
+    const input = { type: "actuator" as const, id: a.id, value: magnitudeBound(f, h) };
+    for (const issue of checkInput(input, t))
+      issues.push({ path: ["actuators", i, key], message: issue.message });
+  });
+  model.forces.forEach((f, i) => {
+    if (f.type !== "pointForce") return;
+    const bound = (v: readonly TimeFunctionSpec[]): [number, number, number] => [
+      magnitudeBound(v[0], h),
+      magnitudeBound(v[1], h),
+      magnitudeBound(v[2], h),
+    ];
+    const input = {
+      type: "load" as const,
+      id: f.id,
+      force: bound(f.force),
+      torque: f.torque ? bound(f.torque) : ([0, 0, 0] as [number, number, number]),
+      reset: false,
+    };
+    for (const issue of checkInput(input, t))
+      issues.push({ path: ["forces", i, ...issue.path], message: issue.message });
+  });
+  return issues;
 }
 
 /** A bodyState's values beyond the blow-up bounds. */
@@ -130,6 +180,91 @@ function impulseBounds(
         },
       ]
     : [];
+}
+
+/**
+ * An actuator command whose effect is a blow-up (path ["value"]): a position servo's target
+ * beyond BLOW_UP_POSITION (m, or rad), a velocity servo's target rate beyond
+ * BLOW_UP_VELOCITY, or a torque actuator's effort τ (clamped to its effortLimit, as it acts)
+ * whose impulse over one step, h τ along the joint, changes a dynamic body at either end,
+ * free, by more than BLOW_UP_VELOCITY:
+ *   prismatic   |Δv| = h |τ| / m
+ *   revolute    |Δω| ≤ h |τ| / I_min    (I_min the body's smallest principal moment: any axis)
+ * as an impulse's change is checked (the joints share it with more inertia). A servo's
+ * effort follows from its target through its gains: the target is what is checked.
+ */
+function commandBounds(
+  value: number | null,
+  a: JointActuator,
+  sys: BodySystem,
+  h: number,
+): InputIssue[] {
+  if (value === null) return [];
+  if (a.type === "position") return beyond(value, "value", BLOW_UP_POSITION, "a target (m or rad)");
+  if (a.type === "velocity")
+    return beyond(value, "value", BLOW_UP_VELOCITY, "a target rate (m/s or rad/s)");
+  const impulse = h * Math.min(Math.abs(value), a.limit);
+  const angle = a.coordinate.kind === "angle";
+  for (const b of [a.coordinate.bodyA, a.coordinate.bodyB]) {
+    if (b < 0 || sys.dofOffset[b] < 0 || (angle && sys.kind[b] !== BodyKind.RIGID)) continue;
+    const p = sys.principalInertiaInv;
+    const change = angle
+      ? impulse * Math.max(p[3 * b], p[3 * b + 1], p[3 * b + 2])
+      : impulse / sys.mass[b];
+    if (change > BLOW_UP_VELOCITY)
+      return [
+        {
+          path: ["value"],
+          message: `one step (${h} s) of this effort changes body "${sys.ids[b]}" by up to ${change.toExponential(2)} ${angle ? "rad/s" : "m/s"}, beyond ${BLOW_UP_VELOCITY.toExponential(0)}, where a run is a blow-up`,
+        },
+      ];
+  }
+  return [];
+}
+
+/**
+ * A load whose impulse over one step of h changes its body by more than the blow-up bound:
+ * checked as the impulse J = h F at its point with L = h T would be (impulseBounds; a
+ * follower load's F and T turned to the world by the body's rotation), paths ["force", k]
+ * (["force"] for a follower) and, for the rate change, ["torque"] — ["force"] when the
+ * load has no torque (the force's moment made it).
+ */
+function loadBounds(
+  input: Extract<InputSpec, { type: "load" }>,
+  load: PointForceEffector,
+  sys: BodySystem,
+  h: number,
+): InputIssue[] {
+  const b = load.at.body;
+  if (b < 0 || sys.dofOffset[b] < 0) return [];
+  const J = new Float64Array(3);
+  const L = new Float64Array(3);
+  for (let k = 0; k < 3; k++) {
+    J[k] = h * input.force[k];
+    L[k] = h * input.torque[k];
+  }
+  if (load.follower) {
+    mat3MulVec(J, 0, sys.rotation, 9 * b, Float64Array.from(J), 0);
+    mat3MulVec(L, 0, sys.rotation, 9 * b, Float64Array.from(L), 0);
+  }
+  const vec = (v: Float64Array): [number, number, number] => [v[0], v[1], v[2]];
+  const kick = {
+    type: "impulse" as const,
+    id: input.id,
+    impulse: vec(J),
+    point: vec(load.at.local),
+    angularImpulse: vec(L),
+  };
+  const torqued = input.torque.some((x) => x !== 0);
+  return impulseBounds(kick, sys, b).map(({ path, message }) => ({
+    path:
+      path[0] === "impulse"
+        ? load.follower
+          ? ["force"]
+          : ["force", ...path.slice(1)]
+        : [torqued ? "torque" : "force"],
+    message: `one step (${h} s) of this load: ${message}`,
+  }));
 }
 
 /** out ← Δω = I_w⁻¹ (R p × J + L) of an impulse on rigid body b (rad/s, world). */

@@ -69,6 +69,7 @@ import {
   BLOW_UP_POSITION,
   BLOW_UP_VELOCITY,
   checkInput,
+  checkModelCommands,
   type InputIssue,
   type InputTargets,
 } from "./inputs";
@@ -334,7 +335,7 @@ export class Simulation {
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
     for (const e of this.effectors) if (e instanceof PointForceEffector) loads.set(e.id, e);
-    this.targets = { system: this.system, actuators, loads };
+    this.targets = { system: this.system, actuators, loads, dt: () => this.solver.dt };
     this.sensors = new SensorSet(this.model.sensors, {
       system: this.system,
       coordinates: parts.actuation.coordinates,
@@ -513,6 +514,48 @@ export class Simulation {
     if (issues.length > 0) throw new InputError(issues);
     this.enqueue(entries);
     if (this.pending.length > 0 && this.pending[0].step <= this.record.step) this.applyDue();
+  }
+
+  /**
+   * The model's actuator commands and point loads whose effect is a blow-up at once (as
+   * such an input would be: inputs.ts checkModelCommands), paths from the model's root;
+   * [] when there is none. A server refuses such a model at its creation.
+   */
+  commandIssues(): InputIssue[] {
+    return this.commandIssuesAt(this.solver.dt);
+  }
+
+  /**
+   * The commands in effect whose effect over a step of h (s) is a blow-up: the model's
+   * (checkModelCommands) and the actuator and load values inputs set (checkInput), paths
+   * from the model's root (an input's value: ["actuators" | "forces", its id, …]).
+   */
+  private commandIssuesAt(h: number): InputIssue[] {
+    const t: InputTargets = { ...this.targets, dt: () => h };
+    const issues = checkModelCommands(this.model, t);
+    const set = (kind: string, id: string, found: InputIssue[]) => {
+      for (const issue of found)
+        issues.push({
+          path: [kind, id, ...issue.path],
+          message: `the value an input set: ${issue.message}`,
+        });
+    };
+    for (const a of t.actuators.values())
+      if (a.override !== null)
+        set("actuators", a.id, checkInput({ type: "actuator", id: a.id, value: a.override }, t));
+    for (const load of t.loads.values()) {
+      const o = load.override;
+      if (o === null) continue;
+      const [force, torque] = [o.force, o.torque].map(
+        (v) => [v[0], v[1], v[2]] as [number, number, number],
+      );
+      set(
+        "forces",
+        load.id,
+        checkInput({ type: "load", id: load.id, force, torque, reset: false }, t),
+      );
+    }
+    return issues;
   }
 
   /** Inputs and patches waiting for a later step boundary (a copy). */
@@ -747,6 +790,18 @@ export class Simulation {
           message: `a fem body with a consistent mass needs newmark or generalized-alpha, not ${solver.integrator}`,
         },
       ]);
+    // a longer step lengthens what an effort in effect does in one (h F): a load or effort
+    // taken at the old step may be a blow-up at the new one, refused as its input would be
+    if (solver.dt > this.solverSpec.dt) {
+      const blown = this.commandIssuesAt(solver.dt);
+      if (blown.length > 0)
+        throw new ParameterError([
+          {
+            path: ["solver", "dt"],
+            message: `at a step of ${solver.dt} s, ${blown[0].path.join(".")}: ${blown[0].message}`,
+          },
+        ]);
+    }
     if (patch.gravity) {
       const before = this.gravity;
       this.gravity = [...patch.gravity];

@@ -372,6 +372,8 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
     stepError: saved.stepError ?? 0,
     stepToleranceMet: saved.stepToleranceMet ?? true,
     jointToleranceMet: saved.jointToleranceMet ?? true,
+    impacts: saved.impacts ?? 0,
+    impactsResolved: saved.impactsResolved ?? true,
   };
   Object.assign(s.stats, stats);
   s.time = snap.time;

@@ -426,6 +426,9 @@ export class Checkpoints {
     }
     this.metrics.checkpoints.inc();
     rec.savedStep = at.step;
+    // before the run held at this step is released (`checkpointed`, after this): the frames
+    // past it carry it
+    this.calls.tellKept(rec);
     rec.persisted = true;
     this.persistenceError = null;
     return true;

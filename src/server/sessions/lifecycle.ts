@@ -116,6 +116,8 @@ export class SessionLifecycle {
         deleted: false,
       };
       this.table.add(rec);
+      // a session restored from its checkpoint: the store holds that step
+      if (restoring) this.calls.tellKept(rec);
       release();
       if (cluster) {
         try {

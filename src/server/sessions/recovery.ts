@@ -215,6 +215,7 @@ export class Recovery {
       this.calls.apply(rec, a.session);
       rec.lastCheckpointStep = a.session.step;
     }
+    this.calls.tellKept(rec);
     this.pool.notify(worker, {
       kind: "subscriptions",
       sessionId: rec.id,

@@ -55,6 +55,14 @@ export class WorkerCalls {
     }
   }
 
+  /**
+   * Tells the session's worker the step of the checkpoint its store holds (rec.savedStep),
+   * which its frames carry as keptStep from then on (protocol.ts `kept`).
+   */
+  tellKept(rec: SessionRecord): void {
+    this.pool.notify(rec.worker, { kind: "kept", sessionId: rec.id, step: rec.savedStep });
+  }
+
   /** The State bytes of a `state` answer, kept as the session's last state. */
   stateOf(rec: SessionRecord, a: WorkerAnswer): Uint8Array {
     if (a.result.kind !== "state") throw new ApiError("internal", "bad reply");

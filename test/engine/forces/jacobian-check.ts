@@ -15,7 +15,7 @@
  * jacobianType holds at the configuration (SYMMETRIC: J symmetric; POSITIVE_DEFINITE:
  * −J has no negative eigenvalue, so adding s·J with s < 0 keeps a solve matrix PD).
  */
-import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { CholeskyDecomposition, EigenvalueDecomposition, Matrix, solve } from "ml-matrix";
 import { expect } from "vitest";
 import type { ForceEffector } from "../../../src/engine/forces/effector";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
@@ -24,6 +24,7 @@ import { quatRotateByVector } from "../../../src/engine/math/quat";
 import {
   addPositionIncrement,
   type BodyInit,
+  BodyKind,
   BodySystem,
   clearForces,
   getForces,
@@ -163,10 +164,11 @@ export function denseJacobian(
 }
 
 /**
- * λ_max of the symmetric part of M^{-1/2} X M^{-1/2}, X = −∂f/∂x or −∂f/∂v of `eff` (dense),
- * M the particles' lumped masses (3 dofs a body): the stiffest mode's ω² (1/s²) or the
+ * λ_max of the symmetric part of L⁻¹ X L⁻ᵀ (the eigenvalues of M^{-1/2} X M^{-1/2}), X =
+ * −∂f/∂x or −∂f/∂v of `eff` (dense), M = L Lᵀ the mass matrix (m I on a body's translation,
+ * its world inertia on a rigid body's rotation): the stiffest mode's ω² (1/s²) or the
  * highest damping rate (1/s) an explicit step meets, against which the effectors'
- * addExplicitRates bounds are checked.
+ * addExplicitRates and addExplicitRows bounds are checked.
  */
 export function highestMode(
   sys: BodySystem,
@@ -175,14 +177,70 @@ export function highestMode(
 ): number {
   const n = sys.numDofs;
   const x = denseJacobian(sys, eff, which, -1);
-  const mass: number[] = [];
-  for (let b = 0; b < sys.numBodies; b++)
-    if (sys.dofOffset[b] >= 0) for (let i = 0; i < 3; i++) mass[sys.dofOffset[b] + i] = sys.mass[b];
-  const a = Matrix.zeros(n, n);
+  const mass = Matrix.zeros(n, n);
+  for (let b = 0; b < sys.numBodies; b++) {
+    const o = sys.dofOffset[b];
+    if (o < 0) continue;
+    for (let i = 0; i < 3; i++) mass.set(o + i, o + i, sys.mass[b]);
+    if (sys.kind[b] !== BodyKind.RIGID) continue;
+    // (symmetrized: the rotated world inertia is symmetric to rounding only)
+    const I = sys.inertiaWorld;
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        mass.set(o + 3 + i, o + 3 + j, 0.5 * (I[9 * b + 3 * i + j] + I[9 * b + 3 * j + i]));
+  }
+  const lower = new CholeskyDecomposition(mass).lowerTriangularMatrix;
+  const sym = Matrix.zeros(n, n);
   for (let i = 0; i < n; i++)
-    for (let j = 0; j < n; j++)
-      a.set(i, j, (0.5 * (x[i * n + j] + x[j * n + i])) / Math.sqrt(mass[i] * mass[j]));
-  return Math.max(...new EigenvalueDecomposition(a, { assumeSymmetric: true }).realEigenvalues);
+    for (let j = 0; j < n; j++) sym.set(i, j, 0.5 * (x[i * n + j] + x[j * n + i]));
+  // L⁻¹ S L⁻ᵀ, symmetrized against rounding
+  const half = solve(lower, sym);
+  const a = solve(lower, half.transpose());
+  const b = a.add(a.transpose()).mul(0.5);
+  return Math.max(...new EigenvalueDecomposition(b, { assumeSymmetric: true }).realEigenvalues);
+}
+
+/**
+ * The bounds [ω², γ] an effector gives symplectic Euler's stability check
+ * (theta-scheme.ts explicitForceRates): its addExplicitRates, plus the largest of its
+ * addExplicitRows' row sums by body.
+ */
+export function explicitBound(sys: BodySystem, eff: ForceEffector): [number, number] {
+  const out = new Float64Array(2);
+  eff.addExplicitRates?.(out);
+  const stiff = new Float64Array(2 * sys.numBodies);
+  const damp = new Float64Array(2 * sys.numBodies);
+  eff.addExplicitRows?.(stiff, damp);
+  return [out[0] + Math.max(0, ...stiff), out[1] + Math.max(0, ...damp)];
+}
+
+/**
+ * The effector's explicit bounds (explicitBound) against its highest modes (highestMode) in
+ * `configurations` states of makeSystem, the first as built and the others random
+ * (randomizeState, moving), the effector made at each (a spring without a rest length is
+ * then at rest there, one with it stretched or compressed): each bound at least its mode.
+ * Returns the largest ratios of a bound to its mode seen, [ω², γ] (0 where the mode is 0).
+ */
+export function checkExplicitBound(
+  makeSystem: () => BodySystem,
+  makeEffector: (sys: BodySystem) => ForceEffector,
+  configurations = 8,
+  seed = 1,
+): [number, number] {
+  const rng = mulberry32(seed);
+  const ratios: [number, number] = [0, 0];
+  for (let c = 0; c < configurations; c++) {
+    const sys = makeSystem();
+    if (c > 0) randomizeState(sys, rng);
+    const eff = makeEffector(sys);
+    const bound = explicitBound(sys, eff);
+    const modes = [highestMode(sys, eff, "position"), highestMode(sys, eff, "velocity")];
+    for (let k = 0; k < 2; k++) {
+      expect(bound[k]).toBeGreaterThanOrEqual(modes[k] * (1 - 1e-12) - 1e-12);
+      if (modes[k] > 1e-12) ratios[k] = Math.max(ratios[k], bound[k] / modes[k]);
+    }
+  }
+  return ratios;
 }
 
 function maxAbs(a: Float64Array): number {

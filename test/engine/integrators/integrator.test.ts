@@ -20,6 +20,8 @@ describe("step stats", () => {
       stepError: 0,
       stepToleranceMet: true,
       jointToleranceMet: true,
+      impacts: 0,
+      impactsResolved: true,
     };
     expect(emptyStepStats()).toEqual(empty);
     expect(emptyStepStats()).not.toBe(emptyStepStats()); // a new record each time
@@ -36,6 +38,8 @@ describe("step stats", () => {
       stepError: 5e-4,
       stepToleranceMet: false,
       jointToleranceMet: false,
+      impacts: 3,
+      impactsResolved: false,
     };
     resetStepStats(stats);
     expect(stats).toEqual(empty);

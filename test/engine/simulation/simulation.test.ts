@@ -20,7 +20,7 @@ import {
   type Simulation,
 } from "../../../src/engine/index";
 import { type ExampleModel, readExample } from "../../support/examples";
-import { divergingSpringBody, SPRING_PARTICLE, springParticle } from "../../support/models";
+import { divergingSpring, SPRING_PARTICLE, springParticle } from "../../support/models";
 
 const { stiffness: K, mass: M, x0: X0 } = SPRING_PARTICLE;
 
@@ -115,7 +115,7 @@ describe("inputs", () => {
 
 describe("DivergenceError", () => {
   it("is thrown when the motion blows up, with the state left at the last good step", () => {
-    const sim = loadModel(divergingSpringBody());
+    const sim = loadModel(divergingSpring());
     let caught: unknown;
     try {
       sim.step(2000);

@@ -82,6 +82,11 @@ class HeldExports {
   release(): void {
     for (const go of this.waiting.splice(0)) go();
   }
+  /** the steps the session's worker was told the store holds (`kept` notices) */
+  kept: (number | null)[] = [];
+  tellKept(rec: SessionRecord): void {
+    this.kept.push(rec.savedStep);
+  }
 }
 
 /** The runs let go on, as (session, step) of the `checkpointed` notices. */
@@ -234,7 +239,8 @@ describe("a run held at its checkpoint", () => {
     async ({ ok, persisted }) => {
       const store = new HeldStore();
       const released: Released = [];
-      const cps = checkpoints(new HeldExports(), store as unknown as SnapshotStore, released);
+      const calls = new HeldExports();
+      const cps = checkpoints(calls, store as unknown as SnapshotStore, released);
       const rec = record();
       rec.status = "running";
       rec.step = 10;
@@ -244,9 +250,12 @@ describe("a run held at its checkpoint", () => {
       expect(rec.memory?.step).toBe(10); // kept in memory before the write
       await settle();
       expect(released).toEqual([]);
+      expect(calls.kept).toEqual([]);
       store.settle(ok);
       await settle();
       expect(released).toEqual([{ session: "s", step: 10 }]);
+      // the worker's frames carry the step once the store has it, not before nor after a failure
+      expect(calls.kept).toEqual(ok ? [10] : []);
       expect(rec.persisted).toBe(persisted);
       expect(store.written.length).toBe(ok ? 1 : 0);
       expect(rec.checkpointing).toBeNull();
