@@ -878,6 +878,34 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
+   * out ← the joints' mean force over the step just solved with symmetricJoints, per row
+   * (N, N·m): their impulse along the start's directions, (c_v ρ + κ) G_tᵀλ̃ (the force
+   * ρ G_tᵀλ̃ of the residual over c_v and κ Y λ̃ on the velocities: applyUnknown), and the
+   * end's velocity projection's, G_endᵀ ν = M (v_{t+h} − v'), v' = v_pred + c_v a + κ Y λ̃
+   * the velocity before it (ν = S⁻¹ G M⁻¹ M (v_{t+h} − v'), exact: that impulse is in the
+   * range of G_endᵀ; S factored at the end configuration by that projection), over h:
+   *   λ̄ = ((c_v ρ + κ) λ̃ + ν)/h.
+   * For rows whose Jacobian the step does not turn (a joint's translational rows on a
+   * body's linear dofs) h Gᵀλ̄ is the joints' whole impulse of the step. Moreau–Jean reports
+   * it on a step with impulses (moreau-jean.ts positionJointsTouched), as its contact
+   * step's mean joint force.
+   */
+  meanJointForce(c: SchemeCoefficients, h: number, out: Float64Array = this.lambda): void {
+    const set = this.constraints;
+    if (set === null) return;
+    const { n, v, vPred, a, da, rc } = this;
+    const { accel, lambda } = this.startDirections;
+    const kappa = c.startVelocityWeight;
+    getVelocity(this.sys, v);
+    for (let i = 0; i < n; i++) da[i] = v[i] - vPred[i] - c.cv * a[i] - kappa * accel[i];
+    // M⁻¹ M (v − v') = v − v'
+    set.multiply(da, rc);
+    projectionWorkspace(set).ldlt.solve(rc, out);
+    const k = c.cv * c.startForceWeight + kappa;
+    for (let r = 0; r < out.length; r++) out[r] = (out[r] + k * lambda[r]) / h;
+  }
+
+  /**
    * out ← the joint multipliers consistent with the current state at t (N, N·m), with the
    * Rayleigh damping r_M, r_K of the settings (consistentMultipliers, S factored here);
    * `lambda`, the step's own and its Newton's start, is left as it is. The motors' power at
