@@ -61,7 +61,7 @@ import {
 } from "../engine/index";
 import { importParsed, UrdfImportError } from "../formats/urdf/index";
 import { ApiError } from "./errors";
-import { ContactWindow, encode, encodeStateFrame } from "./frames";
+import { ContactWindow, encode, encodeScene, encodeStateFrame } from "./frames";
 import { trackLiveHeap } from "./live-heap";
 import {
   type FrameEncoding,
@@ -362,7 +362,12 @@ export class WorkerRuntime {
     if (body.ok) {
       const r = body.result;
       if (r.kind === "created")
-        transfer.push(r.state.buffer as ArrayBuffer, r.origin.model.buffer as ArrayBuffer);
+        transfer.push(
+          r.state.buffer as ArrayBuffer,
+          r.origin.model.buffer as ArrayBuffer,
+          r.scene.json.buffer as ArrayBuffer,
+          r.scene.msgpack.buffer as ArrayBuffer,
+        );
       else if (r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
       else if (r.kind === "frame" && r.bytes) transfer.push(r.bytes.buffer as ArrayBuffer);
       else if (r.kind === "exported" || r.kind === "imported")
@@ -495,7 +500,7 @@ export class WorkerRuntime {
     const model = s.sim.model;
     return {
       kind: "created",
-      scene: s.sim.scene(),
+      scene: encodeScene(s.sim.scene()),
       state: this.stateBytes(s),
       origin: {
         name,
