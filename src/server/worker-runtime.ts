@@ -80,6 +80,7 @@ import {
   type WorkerResult,
 } from "./protocol";
 import { parseModelBody } from "./request-body";
+import { engineSnapshotBytes } from "./sessions/checkpoints";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -279,7 +280,7 @@ export class WorkerRuntime {
         case "export":
           // a read: between two chunks the simulation is at a step boundary
           s = this.get(msg.sessionId);
-          result = { kind: "exported", bytes: utf8.encode(JSON.stringify(s.sim.snapshot())) };
+          result = { kind: "exported", bytes: engineSnapshotBytes(s.sim.snapshot()) };
           break;
         case "restore": {
           const { sessionId, snapshot, status, message } = msg;
@@ -965,7 +966,7 @@ export class WorkerRuntime {
   private postCheckpoint(s: WorkerSession): void {
     s.checkpointWait = s.sim.stepCount;
     s.checkpointWaitEnd = performance.now() + (this.init.checkpointWaitMs ?? CHECKPOINT_WAIT_MS);
-    const engine = utf8.encode(JSON.stringify(s.sim.snapshot()));
+    const engine = engineSnapshotBytes(s.sim.snapshot());
     this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
       engine.buffer as ArrayBuffer,
     ]);

@@ -1,5 +1,6 @@
 import { unpack } from "msgpackr";
 import { beforeEach, describe, expect, it } from "vitest";
+import { clothModel } from "../../bench/scenes";
 import type { ContactPeakOut } from "../../schemas/api";
 import { loadModel } from "../../src/engine/simulation/build";
 import type {
@@ -8,6 +9,7 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "../../src/server/protocol";
+import { sessionDocument } from "../../src/server/sessions/checkpoints";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
 import { readExample } from "../support/examples";
 import { unitTetFem } from "../support/fem";
@@ -62,6 +64,32 @@ async function created() {
 }
 
 describe("WorkerRuntime", () => {
+  it("exports a large session's snapshot with room around it: the event loop wraps it as the session document without copying it", async () => {
+    const id = nextId++;
+    rt.handle({
+      kind: "open",
+      sessionId: "big",
+      body: Buffer.from(JSON.stringify({ model: clothModel({ n: 30 }) })),
+      maxBodies: 10_000,
+      id,
+    } as never);
+    const exported = await call({ kind: "export", sessionId: "big" });
+    if (!exported.ok || exported.result.kind !== "exported") throw new Error("no export");
+    const engine = exported.result.bytes;
+    // moved, not copied
+    expect(transfers[out.indexOf(exported)]).toContain(engine.buffer);
+    const at = { status: "ready" as const, message: null, time: 0, step: 0 };
+    const rec = { id: "big", name: 'cloth "30"', createdAt: new Date(0), ...at };
+    const document = sessionDocument(rec as never, engine, at);
+    // the document is the engine snapshot's own buffer, head and tail written around it
+    expect(document.buffer).toBe(engine.buffer);
+    expect(document.byteLength).toBeGreaterThan(engine.byteLength);
+    const parsed = decode(document);
+    expect(parsed.simulation).toEqual(decode(engine));
+    expect(parsed.session).toMatchObject({ id: "big", name: rec.name, status: "ready", step: 0 });
+    expect(Object.keys(parsed)).toEqual(["format", "version", "session", "simulation"]);
+  });
+
   it("answers a creation with its scene encoded in both formats, transferred: the event loop neither clones nor encodes it", async () => {
     // the cloth example (121 particles, springs) with a tetrahedron: bodies and fem
     const model = { ...readExample("cloth"), fem: [unitTetFem()] };
