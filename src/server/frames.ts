@@ -13,7 +13,7 @@
  * patch replaces those bytes with the count (JSON digits + `}`, msgpack uint).
  */
 import { Packr } from "msgpackr";
-import type { ContactPeakOut, StreamField } from "../../schemas/api";
+import type { ContactPeakOut, SceneOut, StreamField } from "../../schemas/api";
 import type { StateOut } from "../../schemas/state";
 
 /** Standard msgpack maps (no msgpackr record extension), float64 numbers: any decoder reads it. */
@@ -129,6 +129,70 @@ export function encode(value: unknown, format: FrameFormat): Uint8Array {
   if (format === "json") return utf8.encode(JSON.stringify(value));
   // msgpackr returns a view into its reusable buffer: copy it out
   return new Uint8Array(packr.pack(value));
+}
+
+/**
+ * The static part of a session's scene frame (bodies, joints, fem: a 10 000-particle
+ * cloth's is 0.6 MB of JSON, 0.4 MB of msgpack), encoded once, by the session's worker,
+ * in both formats. Each object's encoding, `{"bodies":…,"joints":…,"fem":…}` and the
+ * msgpack fixmap of the same three entries.
+ */
+export interface EncodedScene {
+  json: Uint8Array;
+  msgpack: Uint8Array;
+}
+
+/** The scene's static part encoded in both formats (in the worker: see EncodedScene). */
+export function encodeScene(scene: SceneOut): EncodedScene {
+  const part = { bodies: scene.bodies, joints: scene.joints, fem: scene.fem ?? [] };
+  return { json: encode(part, "json"), msgpack: encode(part, "msgpack") };
+}
+
+/**
+ * The encoding of the object `{...head, bodies, joints, fem}` (keys in that order) from
+ * `head`'s fields and the scene's encoded static part, without decoding or encoding that
+ * part again: the event loop's cost is a copy, whatever the scene's size (encoding a
+ * 10 000-particle cloth's scene cost it 7 ms in JSON, 49 ms in msgpack, for every stream
+ * that opened). JSON: `{head}` and `{part}` joined as `{head,part}`. msgpack: two maps
+ * (a header — fixmap 0x80|n, map16 0xde n:u16, map32 0xdf n:u32, big-endian — then n
+ * key/value pairs; msgpackr writes map16) joined under one map16 header of the summed
+ * count. `head` has at least one field.
+ */
+export function sceneFrameBytes(
+  head: Record<string, unknown>,
+  scene: EncodedScene,
+  format: FrameFormat,
+): Uint8Array {
+  const part = scene[format];
+  const h = encode(head, format);
+  if (format === "json") {
+    const out = new Uint8Array(h.length + part.length - 1);
+    out.set(h);
+    out[h.length - 1] = 0x2c; // the head's closing brace becomes a comma
+    out.set(part.subarray(1), h.length);
+    return out;
+  }
+  const a = mapHeader(h);
+  const b = mapHeader(part);
+  const entries = a.entries + b.entries;
+  if (entries > 0xffff) throw new Error("scene frame: more than 65 535 fields");
+  const out = new Uint8Array(3 + h.length - a.size + part.length - b.size);
+  out[0] = 0xde;
+  out[1] = entries >> 8;
+  out[2] = entries & 0xff;
+  out.set(h.subarray(a.size), 3);
+  out.set(part.subarray(b.size), 3 + h.length - a.size);
+  return out;
+}
+
+/** The entry count and header size of the msgpack map at the start of `bytes`. */
+function mapHeader(bytes: Uint8Array): { entries: number; size: number } {
+  const t = bytes[0];
+  if ((t & 0xf0) === 0x80) return { entries: t & 0x0f, size: 1 };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (t === 0xde) return { entries: view.getUint16(1), size: 3 };
+  if (t === 0xdf) return { entries: view.getUint32(1), size: 5 };
+  throw new Error(`scene frame: not a msgpack map (type byte 0x${t.toString(16)})`);
 }
 
 export function encodeStateFrame(

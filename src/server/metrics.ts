@@ -36,7 +36,7 @@
  *   moreau_checkpoint_memory_bytes          gauge     checkpoints held in memory
  *   moreau_http_request_duration_seconds{method,route,status_code}  histogram
  * and on a cluster node (REDIS_URL; ClusterMetrics, registered by the node):
- *   moreau_cluster_redis_up                 gauge     1 while the Redis connection is ready, else 0
+ *   moreau_cluster_redis_up                 gauge     1 while the command and checkpoint connections are ready, else 0
  *   moreau_cluster_nodes                    gauge     live nodes in the last heartbeat read
  *   moreau_cluster_forwarded_requests_total{route,outcome} counter  requests on a session of
  *                                                     another node: answered (relayed from

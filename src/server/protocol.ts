@@ -8,9 +8,10 @@
  * every subscriber without being decoded. Small control data (status, time, step) travels
  * as plain structured-clone objects.
  */
-import type { SceneOut, SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
+import type { SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
+import type { EncodedScene } from "./frames";
 
 /** What the event loop mirrors of a session after every reply or event. */
 export interface SessionSnapshot {
@@ -36,8 +37,11 @@ export interface SessionSnapshot {
   } | null;
 }
 
-/** A session's scene (schemas/api.ts SceneFrame's model part). */
-export type SceneInfo = SceneOut;
+/**
+ * A session's scene (schemas/api.ts SceneFrame's model part), encoded by its worker
+ * (frames.ts EncodedScene): the event loop never holds it as objects nor encodes it.
+ */
+export type SceneInfo = EncodedScene;
 
 /** One stream encoding the worker produces: a set of fields in a format. */
 export interface FrameEncoding {

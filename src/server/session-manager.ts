@@ -37,7 +37,6 @@ import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
 import type {
-  SceneFrameOut,
   SessionOut,
   SessionPatch,
   SessionStatusName,
@@ -50,7 +49,7 @@ import type { ClusterHooks } from "./cluster/hooks";
 import type { Checkpoint, SnapshotStore } from "./cluster/ports";
 import type { Config } from "./config";
 import { ApiError, conflict, notFound } from "./errors";
-import { encode, withKeptStep } from "./frames";
+import { sceneFrameBytes, withKeptStep } from "./frames";
 import type { ServerMetrics } from "./metrics";
 import { CheckpointStore } from "./persistence";
 import type { FrameEncoding } from "./protocol";
@@ -520,7 +519,7 @@ export class SessionManager {
       return;
     }
     const sub = this.streams.add(id, ws, opts);
-    this.streams.sendRaw(sub, encode(this.sceneOf(rec), opts.format));
+    this.streams.sendRaw(sub, this.sceneFrame(rec, opts.format, true));
     if (rec.lost) return;
     this.pool
       .request(rec.worker, {
@@ -626,18 +625,18 @@ export class SessionManager {
       : null;
   }
 
-  /** The scene frame of a session held here (the first frame of its streams). */
-  sceneOf(rec: SessionRecord): SceneFrameOut {
-    return {
-      type: "scene",
-      session: rec.id,
-      name: rec.name,
-      time: rec.time,
-      step: rec.step,
-      bodies: rec.scene.bodies as SceneFrameOut["bodies"],
-      joints: rec.scene.joints as SceneFrameOut["joints"],
-      fem: rec.scene.fem ?? [],
-    };
+  /**
+   * The scene frame of a session held here (schemas/api.ts SceneFrame: the first frame of
+   * its streams), encoded: its worker's encoded scene with the session's fields put before
+   * it (frames.ts sceneFrameBytes: a copy, never an encoding of the scene). `clock`: with
+   * the session's time and step (a stream's); without (the cluster directory's copy, which
+   * a relay completes with its latest frame's).
+   */
+  sceneFrame(rec: SessionRecord, format: FrameEncoding["format"], clock: boolean): Uint8Array {
+    const head = clock
+      ? { type: "scene", session: rec.id, name: rec.name, time: rec.time, step: rec.step }
+      : { type: "scene", session: rec.id, name: rec.name };
+    return sceneFrameBytes(head, rec.scene, format);
   }
 
   /** The Session body of a record (the cluster's listing). */

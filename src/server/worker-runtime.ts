@@ -61,7 +61,7 @@ import {
 } from "../engine/index";
 import { importParsed, UrdfImportError } from "../formats/urdf/index";
 import { ApiError } from "./errors";
-import { ContactWindow, encode, encodeStateFrame } from "./frames";
+import { ContactWindow, encode, encodeScene, encodeStateFrame } from "./frames";
 import { trackLiveHeap } from "./live-heap";
 import {
   type FrameEncoding,
@@ -80,6 +80,7 @@ import {
   type WorkerResult,
 } from "./protocol";
 import { parseModelBody } from "./request-body";
+import { engineSnapshotBytes } from "./sessions/checkpoints";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -279,7 +280,7 @@ export class WorkerRuntime {
         case "export":
           // a read: between two chunks the simulation is at a step boundary
           s = this.get(msg.sessionId);
-          result = { kind: "exported", bytes: utf8.encode(JSON.stringify(s.sim.snapshot())) };
+          result = { kind: "exported", bytes: engineSnapshotBytes(s.sim.snapshot()) };
           break;
         case "restore": {
           const { sessionId, snapshot, status, message } = msg;
@@ -362,7 +363,12 @@ export class WorkerRuntime {
     if (body.ok) {
       const r = body.result;
       if (r.kind === "created")
-        transfer.push(r.state.buffer as ArrayBuffer, r.origin.model.buffer as ArrayBuffer);
+        transfer.push(
+          r.state.buffer as ArrayBuffer,
+          r.origin.model.buffer as ArrayBuffer,
+          r.scene.json.buffer as ArrayBuffer,
+          r.scene.msgpack.buffer as ArrayBuffer,
+        );
       else if (r.kind === "state") transfer.push(r.state.buffer as ArrayBuffer);
       else if (r.kind === "frame" && r.bytes) transfer.push(r.bytes.buffer as ArrayBuffer);
       else if (r.kind === "exported" || r.kind === "imported")
@@ -495,7 +501,7 @@ export class WorkerRuntime {
     const model = s.sim.model;
     return {
       kind: "created",
-      scene: s.sim.scene(),
+      scene: encodeScene(s.sim.scene()),
       state: this.stateBytes(s),
       origin: {
         name,
@@ -960,7 +966,7 @@ export class WorkerRuntime {
   private postCheckpoint(s: WorkerSession): void {
     s.checkpointWait = s.sim.stepCount;
     s.checkpointWaitEnd = performance.now() + (this.init.checkpointWaitMs ?? CHECKPOINT_WAIT_MS);
-    const engine = utf8.encode(JSON.stringify(s.sim.snapshot()));
+    const engine = engineSnapshotBytes(s.sim.snapshot());
     this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
       engine.buffer as ArrayBuffer,
     ]);

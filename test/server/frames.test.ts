@@ -2,7 +2,9 @@
  * Frame encoding: the `dropped` patch on encoded JSON and msgpack frames (checked by
  * decoding), msgpack integer encodings, the count of missed frames between two steps
  * (checked against counting the multiples one by one), and the contactPeak member and its
- * window (maximum and h-weighted sum of the steps' forces, checked against a brute force).
+ * window (maximum and h-weighted sum of the steps' forces, checked against a brute force),
+ * and the scene frame joined from its session fields and its worker-encoded scene (checked
+ * by decoding).
  */
 import fc from "fast-check";
 import { unpack } from "msgpackr";
@@ -10,9 +12,11 @@ import { describe, expect, it } from "vitest";
 import type { StateOut } from "../../schemas/state";
 import {
   ContactWindow,
+  encodeScene,
   encodeStateFrame,
   missedBetween,
   msgpackUint,
+  sceneFrameBytes,
   withDropped,
   withKeptStep,
 } from "../../src/server/frames";
@@ -206,5 +210,66 @@ describe("ContactWindow", () => {
         },
       ),
     );
+  });
+});
+
+describe("sceneFrameBytes", () => {
+  // a scene with what its encoding must keep: floats of every magnitude and sign, nested
+  // arrays, strings with quotes, backslashes and non-ASCII characters
+  const scene = {
+    bodies: Array.from({ length: 200 }, (_, i) => ({
+      id: `b"${i}\\é`,
+      fixed: i % 7 === 0,
+      shapes: [{ type: "sphere", radius: 0.01 * (i + 1), offset: [i * 1e-9, -(i + 1) * 1e9, 0.1] }],
+    })),
+    joints: [{ id: "j", type: "revolute", bodyA: 'b"0\\é', bodyB: null }],
+    fem: [
+      {
+        id: "net",
+        nodes: [
+          [0, 0, 0],
+          [1.5, -2.25, 1e-300],
+        ],
+        triangles: [[0, 1, 0]],
+      },
+    ],
+  };
+  const part = { bodies: scene.bodies, joints: scene.joints, fem: scene.fem };
+  const head = { type: "scene", session: "s-1", name: 'ünï "q"', time: 0.125, step: 25 };
+
+  it("is the encoding of {...head, bodies, joints, fem}, keys in that order, in JSON and msgpack", () => {
+    const encoded = encodeScene(scene as never);
+    const json = JSON.parse(new TextDecoder().decode(sceneFrameBytes(head, encoded, "json")));
+    const msgpack = unpack(sceneFrameBytes(head, encoded, "msgpack"));
+    for (const frame of [json, msgpack]) {
+      expect(frame).toEqual({ ...head, ...part });
+      expect(Object.keys(frame)).toEqual([...Object.keys(head), "bodies", "joints", "fem"]);
+    }
+    // a head without the clock (the cluster directory's copy)
+    const bare = { type: "scene", session: "s-1", name: "n" };
+    expect(JSON.parse(new TextDecoder().decode(sceneFrameBytes(bare, encoded, "json")))).toEqual({
+      ...bare,
+      ...part,
+    });
+  });
+
+  it("joins msgpack maps whatever their headers: fixmap, map16, map32", () => {
+    const encoded = encodeScene(scene as never);
+    // the same three entries under each header form (msgpackr itself writes map16)
+    const entries = encoded.msgpack.subarray(3);
+    expect(encoded.msgpack[0]).toBe(0xde);
+    const forms = [
+      Uint8Array.of(0x83, ...entries),
+      Uint8Array.of(0xde, 0, 3, ...entries),
+      Uint8Array.of(0xdf, 0, 0, 0, 3, ...entries),
+    ];
+    for (const msgpack of forms)
+      expect(unpack(sceneFrameBytes(head, { json: encoded.json, msgpack }, "msgpack"))).toEqual({
+        ...head,
+        ...part,
+      });
+    expect(() =>
+      sceneFrameBytes(head, { json: encoded.json, msgpack: Uint8Array.of(0x93) }, "msgpack"),
+    ).toThrow(/not a msgpack map/);
   });
 });

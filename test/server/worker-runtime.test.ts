@@ -1,4 +1,6 @@
+import { unpack } from "msgpackr";
 import { beforeEach, describe, expect, it } from "vitest";
+import { clothModel } from "../../bench/scenes";
 import type { ContactPeakOut } from "../../schemas/api";
 import { loadModel } from "../../src/engine/simulation/build";
 import type {
@@ -7,23 +9,31 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "../../src/server/protocol";
+import { sessionDocument } from "../../src/server/sessions/checkpoints";
 import { WorkerRuntime } from "../../src/server/worker-runtime";
 import { readExample } from "../support/examples";
+import { unitTetFem } from "../support/fem";
 import { fallingBody } from "../support/models";
 
 const LIMIT = 64 * 1024;
 let out: WorkerOutbound[];
+/** the ArrayBuffers each message transferred (parallel to `out`) */
+let transfers: ArrayBuffer[][];
 let inflight: Int32Array;
 let rt: WorkerRuntime;
 let nextId = 1;
 
 beforeEach(() => {
   out = [];
+  transfers = [];
   const sab = new SharedArrayBuffer(4);
   inflight = new Int32Array(sab);
   rt = new WorkerRuntime(
     { index: 0, inflight: sab, frameQueueBytes: LIMIT, testHooks: false, stepLimitMs: 30_000 },
-    (m) => out.push(m),
+    (m, t) => {
+      out.push(m);
+      transfers.push(t ?? []);
+    },
   );
 });
 
@@ -54,6 +64,65 @@ async function created() {
 }
 
 describe("WorkerRuntime", () => {
+  it("exports a large session's snapshot with room around it: the event loop wraps it as the session document without copying it", async () => {
+    const id = nextId++;
+    rt.handle({
+      kind: "open",
+      sessionId: "big",
+      body: Buffer.from(JSON.stringify({ model: clothModel({ n: 30 }) })),
+      maxBodies: 10_000,
+      id,
+    } as never);
+    const exported = await call({ kind: "export", sessionId: "big" });
+    if (!exported.ok || exported.result.kind !== "exported") throw new Error("no export");
+    const engine = exported.result.bytes;
+    // moved, not copied
+    expect(transfers[out.indexOf(exported)]).toContain(engine.buffer);
+    const at = { status: "ready" as const, message: null, time: 0, step: 0 };
+    const rec = { id: "big", name: 'cloth "30"', createdAt: new Date(0), ...at };
+    const document = sessionDocument(rec as never, engine, at);
+    // the document is the engine snapshot's own buffer, head and tail written around it
+    expect(document.buffer).toBe(engine.buffer);
+    expect(document.byteLength).toBeGreaterThan(engine.byteLength);
+    const parsed = decode(document);
+    expect(parsed.simulation).toEqual(decode(engine));
+    expect(parsed.session).toMatchObject({ id: "big", name: rec.name, status: "ready", step: 0 });
+    expect(Object.keys(parsed)).toEqual(["format", "version", "session", "simulation"]);
+  });
+
+  it("answers a creation with its scene encoded in both formats, transferred: the event loop neither clones nor encodes it", async () => {
+    // the cloth example (121 particles, springs) with a tetrahedron: bodies and fem
+    const model = { ...readExample("cloth"), fem: [unitTetFem()] };
+    const id = nextId++;
+    rt.handle({
+      kind: "open",
+      sessionId: "s",
+      body: Buffer.from(JSON.stringify({ model })),
+      maxBodies: 10_000,
+      id,
+    } as never);
+    let r: WorkerOutbound | undefined;
+    for (let i = 0; i < 1000 && !r; i++) {
+      r = out.find((m) => m.kind === "reply" && m.id === id);
+      if (!r) await new Promise((res) => setImmediate(res));
+    }
+    if (r?.kind !== "reply" || !r.ok || r.result.kind !== "created") throw new Error("no creation");
+    const { scene } = r.result;
+    expect(scene.json).toBeInstanceOf(Uint8Array);
+    expect(scene.msgpack).toBeInstanceOf(Uint8Array);
+    // moved to the event loop, not copied (a structured clone of objects costs it tens of
+    // milliseconds for a 10 000-particle cloth)
+    const moved = transfers[out.indexOf(r)];
+    expect(moved).toContain(scene.json.buffer);
+    expect(moved).toContain(scene.msgpack.buffer);
+    // the bytes are the engine's scene, built here from the same model
+    const sim = loadModel(model).scene();
+    const expected = { bodies: sim.bodies, joints: sim.joints, fem: sim.fem ?? [] };
+    expect(expected.fem.length).toBeGreaterThan(0);
+    expect(decode(scene.json)).toEqual(expected);
+    expect(unpack(scene.msgpack)).toEqual(expected);
+  });
+
   it("sends one frame per due step and class, and counts their bytes in flight", async () => {
     await created();
     rt.handle({

@@ -46,7 +46,6 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import type { SessionOut } from "../../../schemas/api";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
-import { encode } from "../frames";
 import type { ClusterMetrics, ServerMetrics } from "../metrics";
 import type { Subscription } from "../protocol";
 import type { SessionManager } from "../session-manager";
@@ -242,8 +241,8 @@ export class ClusterNode implements ClusterHooks {
       throw new ApiError("cluster_unavailable", `session ${rec.id} is held by another node`);
     rec.epoch = lease.epoch;
     this.held.set(rec.id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
-    const { time: _t, step: _s, ...scene } = this.sessions.sceneOf(rec);
-    await this.directoryCall(() => this.ports.directory.putScene(rec.id, encode(scene, "json")));
+    const scene = this.sessions.sceneFrame(rec, "json", false);
+    await this.directoryCall(() => this.ports.directory.putScene(rec.id, scene));
   }
 
   async deleted(id: string): Promise<void> {
@@ -540,8 +539,7 @@ export class ClusterNode implements ClusterHooks {
       { id, owner: rec.owner },
       { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
     );
-    const { time: _t, step: _s, ...scene } = this.sessions.sceneOf(rec);
-    await this.ports.directory.putScene(id, encode(scene, "json"));
+    await this.ports.directory.putScene(id, this.sessions.sceneFrame(rec, "json", false));
     void this.sessions.checkpointNow(id, false);
     return true;
   }

@@ -1,6 +1,14 @@
 /**
  * The Redis side of a cluster node (REDIS_URL): one connection for commands (the rate
- * limiter's too), the bus's own for blocking reads and pub/sub, and the three adapters.
+ * limiter's too), the bus's own for blocking reads and pub/sub, one for checkpoints, and
+ * the three adapters.
+ *
+ * Checkpoints have their own connection because a connection answers in order: a lease
+ * renewal (a few bytes) sent on the connection that carries a checkpoint (a 10 000-particle
+ * cloth's is 10 MB) waited for the whole checkpoint to be sent, stored and answered — 140 to
+ * 190 ms on an idle machine, seconds on a loaded one, and past LEASE_TTL_MS the other nodes
+ * take the session over. On its own connection the renewal is answered in a round trip
+ * while the checkpoint streams in (test/cluster/setup.test.ts).
  * Redis unreachable at start is no failure: the node starts degraded and joins once ioredis
  * has reconnected.
  */
@@ -30,8 +38,14 @@ export async function redisPorts(
   redis.on("end", () => {
     up = false;
   });
-  if (!(await ready(redis, START_WAIT_MS)))
-    log.warn("redis unreachable at start: the node starts degraded");
+  const checkpoints = connect(config.redisUrl);
+  // a failed write is reported by the store's caller; ioredis reconnects on its own
+  checkpoints.on("error", () => undefined);
+  const connected = await Promise.all([
+    ready(redis, START_WAIT_MS),
+    ready(checkpoints, START_WAIT_MS),
+  ]);
+  if (!connected.every(Boolean)) log.warn("redis unreachable at start: the node starts degraded");
   const p = config.clusterPrefix;
   const bus = new RedisBus(redis, p);
   return {
@@ -39,11 +53,12 @@ export async function redisPorts(
     ports: {
       directory: new RedisDirectory(redis, p),
       bus,
-      snapshots: new RedisSnapshotStore(redis, p),
-      healthy: () => redis.status === "ready",
+      snapshots: new RedisSnapshotStore(checkpoints, p),
+      healthy: () => redis.status === "ready" && checkpoints.status === "ready",
       close: async () => {
         await bus.close();
         redis.disconnect();
+        checkpoints.disconnect();
       },
     },
   };

@@ -55,8 +55,41 @@ export interface RestoreSource {
 }
 
 /**
+ * Room left before an engine snapshot's bytes in their ArrayBuffer (engineSnapshotBytes) for
+ * the session document's head, `{"format":…,"version":…,"session":{…},"simulation":` —
+ * a few hundred bytes (an id of 128 characters at most, the session's name and message) —
+ * and after them for its closing brace.
+ */
+const HEAD_ROOM = 4096;
+const TAIL_ROOM = 1;
+/** Below this size an engine snapshot gets no room: copying it costs nothing. */
+const ROOM_FROM_BYTES = 64 * 1024;
+const utf8 = new TextEncoder();
+
+/**
+ * An engine snapshot's UTF-8 JSON bytes, encoded by the worker that holds the simulation.
+ * From ROOM_FROM_BYTES on they are a view into an ArrayBuffer with HEAD_ROOM bytes before
+ * and TAIL_ROOM after (transferred whole with the view), where `sessionDocument` writes the
+ * document's head and tail: the event loop then wraps a snapshot without copying it (a
+ * 10 000-particle cloth's is 10 MB; its copy was the event loop's longest task while it is
+ * checkpointed: 60 to 90 ms at load 15 on the 2 cores here).
+ */
+export function engineSnapshotBytes(snapshot: unknown): Uint8Array {
+  const text = JSON.stringify(snapshot);
+  const length = Buffer.byteLength(text, "utf8");
+  if (length < ROOM_FROM_BYTES) return utf8.encode(text);
+  const view = new Uint8Array(new ArrayBuffer(HEAD_ROOM + length + TAIL_ROOM), HEAD_ROOM, length);
+  utf8.encodeInto(text, view);
+  return view;
+}
+
+/**
  * The session document (schemas/api.ts Snapshot): the engine snapshot bytes wrapped with
- * the session's status, never parsed here.
+ * the session's status, never parsed here. When the bytes have room around them in their
+ * ArrayBuffer (engineSnapshotBytes) the head and tail are written there and the document is
+ * a view of that buffer — no copy; else a new buffer. A buffer's room is written by each
+ * document made of it: one document at a time of an engine snapshot (each checkpoint pass
+ * wraps a snapshot of its own; an export answer, another).
  */
 export function sessionDocument(
   rec: SessionRecord,
@@ -77,11 +110,16 @@ export function sessionDocument(
       savedAt: new Date().toISOString(),
     },
   });
-  return Buffer.concat([
-    Buffer.from(`${head.slice(0, -1)},"simulation":`, "utf8"),
-    engine,
-    Buffer.from("}", "utf8"),
-  ]);
+  const prefix = utf8.encode(`${head.slice(0, -1)},"simulation":`);
+  const start = engine.byteOffset - prefix.length;
+  const end = engine.byteOffset + engine.byteLength;
+  if (start >= 0 && end + TAIL_ROOM <= engine.buffer.byteLength) {
+    const whole = new Uint8Array(engine.buffer);
+    whole.set(prefix, start);
+    whole[end] = 0x7d; // "}"
+    return whole.subarray(start, end + 1);
+  }
+  return Buffer.concat([prefix, engine, Buffer.from("}", "utf8")]);
 }
 
 /** The part of a run a node taking the session over resumes (cluster checkpoints). */

@@ -25,7 +25,11 @@ import type { ClusterHooks } from "../../../src/server/cluster/hooks";
 import type { SnapshotStore } from "../../../src/server/cluster/ports";
 import type { Config } from "../../../src/server/config";
 import type { ServerMetrics } from "../../../src/server/metrics";
-import { Checkpoints } from "../../../src/server/sessions/checkpoints";
+import {
+  Checkpoints,
+  engineSnapshotBytes,
+  sessionDocument,
+} from "../../../src/server/sessions/checkpoints";
 import type {
   SessionRecord,
   SessionTable,
@@ -314,5 +318,33 @@ describe("a run held at its checkpoint", () => {
     await settle();
     expect(released).toEqual([{ session: "s", step: 40 }]);
     expect(store.written.length).toBe(1);
+  });
+});
+
+describe("sessionDocument", () => {
+  const simulation = { step: 7, bodies: Array.from({ length: 3000 }, (_, i) => [i, -i / 3, "é"]) };
+  const at = { status: "paused" as const, message: null, time: 0.5, step: 7 };
+  const parse = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
+
+  it("writes a large snapshot's head and tail in its room; copies when there is none or the head does not fit", () => {
+    const big = engineSnapshotBytes(simulation);
+    expect(big.byteLength).toBeGreaterThan(64 * 1024);
+    const small = engineSnapshotBytes({ step: 7 });
+    const cases = [
+      { engine: big, name: "cloth", inPlace: true },
+      // a name longer than the room (4096 bytes): a new buffer, the snapshot untouched
+      { engine: big, name: "ü".repeat(3000), inPlace: false },
+      { engine: small, name: "cloth", inPlace: false },
+    ];
+    for (const c of cases) {
+      const before = Uint8Array.from(c.engine);
+      const rec = { ...record(), name: c.name, ...at };
+      const doc = sessionDocument(rec, c.engine, at);
+      expect(doc.buffer === c.engine.buffer).toBe(c.inPlace);
+      expect(c.engine).toEqual(before);
+      const parsed = parse(doc);
+      expect(parsed.simulation).toEqual(parse(c.engine));
+      expect(parsed.session).toMatchObject({ id: "s", name: c.name, status: "paused", step: 7 });
+    }
   });
 });
