@@ -251,7 +251,8 @@ describe("a slow client", () => {
     const lastStep = (await getState(server.app, id)).step;
 
     // the fast client got every frame, in order, none dropped
-    await fast.waitForMessages(2 + lastStep, 10_000);
+    // (a condition, bounded generously: on a loaded machine the frames trail the run)
+    await fast.waitForMessages(2 + lastStep, 60_000);
     const fs = fast.states();
     expect(fs.map((f) => f.step)).toEqual(Array.from({ length: lastStep + 1 }, (_, i) => i));
     expect(fs.every((f) => f.dropped === 0)).toBe(true);
@@ -259,9 +260,9 @@ describe("a slow client", () => {
     // the slow one resumes: every frame it gets says how many it missed since the last
     slow.ws.resume();
     // once it has read its backlog, the next frame goes out to it again
-    await waitFor(async () => slowSub.ws.bufferedAmount === 0, 10_000);
+    await waitFor(async () => slowSub.ws.bufferedAmount === 0, 60_000);
     await step(server.app, id, 1);
-    await waitFor(async () => slow.states().at(-1)?.step === lastStep + 1, 10_000);
+    await waitFor(async () => slow.states().at(-1)?.step === lastStep + 1, 60_000);
     const ss = slow.states();
     expect(ss.some((f) => f.dropped > 0)).toBe(true);
     for (let i = 1; i < ss.length; i++) expect(ss[i].dropped).toBe(ss[i].step - ss[i - 1].step - 1);
@@ -271,7 +272,7 @@ describe("a slow client", () => {
     slow.close();
     fast.close();
     await api().delete(`/v1/sessions/${id}`).expect(204);
-  });
+  }, 180_000);
 });
 
 describe("shutdown", () => {

@@ -31,7 +31,7 @@ export interface SpawnServerOptions {
   readyPath?: string;
   /** Wait for the start-up line (`moreau listening …`, LOG_LEVEL info) too: `started`. */
   startLine?: boolean;
-  /** How long it may take to become ready (ms); 30 s when left out. */
+  /** How long it may take to become ready (ms); 60 s when left out (a loaded machine starts tsx slowly). */
   timeoutMs?: number;
   /** In a process group of its own (npm and its child): a SIGKILL reaches the group. */
   detached?: boolean;
@@ -182,7 +182,7 @@ export async function spawnServer(
           () => false,
         );
       },
-      o.timeoutMs ?? 30_000,
+      o.timeoutMs ?? 60_000,
       100,
     );
     phase = "wrote no start-up line";
