@@ -163,20 +163,15 @@ describe("symplectic Euler on a stiff particle spring", () => {
       springParticle({ stiffness: w * w, mass: 1, x0: 0.01, v0: 2, dt: h, name: null }),
     );
     const tau = h / 2;
-    const inv = () => {
-      const b = sim.state().bodies[0];
-      const x = b.position[0];
-      const v = b.velocity[0];
-      return v * v + w * w * x * x - tau * w * w * x * v;
-    };
-    const i0 = inv();
-    let drift = 0;
-    const substeps = new Set<number>();
-    for (let n = 0; n < 2000; n++) {
-      sim.step(1);
-      substeps.add(sim.state().solver.substeps);
-      drift = Math.max(drift, Math.abs(inv() / i0 - 1));
-    }
+    const { substeps, drift } = oscillatorRun(
+      sim,
+      () => {
+        const b = sim.state().bodies[0];
+        return [b.position[0], b.velocity[0]];
+      },
+      w,
+      tau,
+    );
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-10);
   });
@@ -204,6 +199,35 @@ function substepOmega(samples: number[], tau: number, k: number, expected: numbe
     .flatMap((i) => [2 * Math.PI * i - a, 2 * Math.PI * i + a])
     .reduce((p, q) => (Math.abs(q - near) < Math.abs(p - near) ? q : p));
   return Math.sqrt(2 * (1 - Math.cos(phi / k))) / tau;
+}
+
+/**
+ * 2000 steps of a model that oscillates as x'' = −ω² x in the coordinate `read` gives (x
+ * and ẋ after each step): the sub-step counts seen, the largest relative change of the
+ * invariant I = v² + ω² x² − τ ω² x v symplectic Euler keeps at sub-step τ (above), and x
+ * after each step (for substepOmega).
+ */
+function oscillatorRun(
+  sim: ReturnType<typeof loadModel>,
+  read: () => number[],
+  w: number,
+  tau: number,
+) {
+  const invariant = () => {
+    const [x, v] = read();
+    return v * v + w * w * x * x - tau * w * w * x * v;
+  };
+  const i0 = invariant();
+  let drift = 0;
+  const xs: number[] = [];
+  const substeps = new Set<number>();
+  for (let n = 0; n < 2000; n++) {
+    sim.step(1);
+    substeps.add(sim.state().solver.substeps);
+    drift = Math.max(drift, Math.abs(invariant() / i0 - 1));
+    xs.push(read()[0]);
+  }
+  return { substeps, drift, xs };
 }
 
 describe("symplectic Euler on stiff springs, frame springs and dampers with rigid ends", () => {
@@ -244,20 +268,7 @@ describe("symplectic Euler on stiff springs, frame springs and dampers with rigi
       const om = b.angularVelocity;
       return [b.position[2] + rz, b.velocity[2] + (om[0] * ry - om[1] * rx)];
     };
-    const inv = () => {
-      const [x, v] = point();
-      return v * v + w * w * x * x - tau * w * w * x * v;
-    };
-    const i0 = inv();
-    let drift = 0;
-    const xs: number[] = [];
-    const substeps = new Set<number>();
-    for (let n = 0; n < 2000; n++) {
-      sim.step(1);
-      substeps.add(sim.state().solver.substeps);
-      drift = Math.max(drift, Math.abs(inv() / i0 - 1));
-      xs.push(point()[0]);
-    }
+    const { substeps, drift, xs } = oscillatorRun(sim, point, w, tau);
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-6);
     expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-6);
@@ -295,20 +306,7 @@ describe("symplectic Euler on stiff springs, frame springs and dampers with rigi
       const b = sim.state().bodies[0];
       return [2 * Math.atan2(b.orientation[3], b.orientation[0]), b.angularVelocity[2]];
     };
-    const inv = () => {
-      const [x, v] = turn();
-      return v * v + w * w * x * x - tau * w * w * x * v;
-    };
-    const i0 = inv();
-    let drift = 0;
-    const xs: number[] = [];
-    const substeps = new Set<number>();
-    for (let n = 0; n < 2000; n++) {
-      sim.step(1);
-      substeps.add(sim.state().solver.substeps);
-      drift = Math.max(drift, Math.abs(inv() / i0 - 1));
-      xs.push(turn()[0]);
-    }
+    const { substeps, drift, xs } = oscillatorRun(sim, turn, w, tau);
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-8);
     expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-8);
@@ -397,33 +395,13 @@ describe("symplectic Euler on stiff joint servos", () => {
   const decaying = (x: number, v: number, tau: number, gamma: number) =>
     w * w * x * x + (gamma - tau * w * w) * x * v + (1 - tau * gamma) * v * v;
 
-  /**
-   * 2000 steps of an undamped servo (γ = 0): the sub-step counts seen, the largest relative
-   * change of the invariant at sub-step τ, and the coordinate after each step.
-   */
-  const undamped = (sim: ReturnType<typeof loadModel>, tau: number) => {
-    const q0 = coordinate(sim);
-    const i0 = decaying(q0[0], q0[1], tau, 0);
-    let drift = 0;
-    const xs: number[] = [];
-    const substeps = new Set<number>();
-    for (let n = 0; n < 2000; n++) {
-      sim.step(1);
-      substeps.add(sim.state().solver.substeps);
-      const [x, v] = coordinate(sim);
-      drift = Math.max(drift, Math.abs(decaying(x, v, tau, 0) / i0 - 1));
-      xs.push(x);
-    }
-    return { substeps, drift, xs };
-  };
-
   it("a rod hinged at its end on a position servo (h ω = 3) oscillates at ω² = k_p/I_hinge in the 4 sub-steps its bound asks", () => {
     // the servo's bound is the free body's, k_p/I_centre = 4 ω² (h ω_b = 6): h/4, τ ω = 0.75.
     // Before, the first step was taken whole (the joints' error control then halved the
     // next ones): the swing grew 9.6 times at once (I × 92)
     const sim = rod(0);
     const tau = h / 4;
-    const { substeps, drift, xs } = undamped(sim, tau);
+    const { substeps, drift, xs } = oscillatorRun(sim, () => coordinate(sim), w, tau);
     expect([...substeps]).toEqual([4]);
     // measured 4.9e-10 (2.1e-6 while the sub-steps left their joints open: below) and 1.1e-10
     expect(drift).toBeLessThan(5e-9);
@@ -525,7 +503,7 @@ describe("symplectic Euler on stiff joint servos", () => {
     // its first step was taken whole: the swing grew 6.1 times (I × 37)
     const sim = cart(target);
     const tau = h / 2;
-    const { substeps, drift, xs } = undamped(sim, tau);
+    const { substeps, drift, xs } = oscillatorRun(sim, () => coordinate(sim), w, tau);
     expect([...substeps]).toEqual([2]);
     expect(drift).toBeLessThan(1e-10);
     expect(Math.abs(substepOmega(xs, tau, 2, w) / w - 1)).toBeLessThan(1e-10);
@@ -543,20 +521,17 @@ describe("symplectic Euler on stiff joint servos", () => {
     const swing = 1e-2;
     const sim = cart(swing);
     const tau = h / 8;
-    const invariant = () => {
-      const j = sim.state().joints?.[0];
-      if (j === undefined) throw new Error("no joint");
-      return decaying(j.coordinates[0] - swing, j.rates[0], tau, 0);
-    };
     sim.step(100);
-    const i0 = invariant();
-    let drift = 0;
-    const substeps = new Set<number>();
-    for (let n = 0; n < 2000; n++) {
-      sim.step(1);
-      substeps.add(sim.state().solver.substeps);
-      drift = Math.max(drift, Math.abs(invariant() / i0 - 1));
-    }
+    const { substeps, drift } = oscillatorRun(
+      sim,
+      () => {
+        const j = sim.state().joints?.[0];
+        if (j === undefined) throw new Error("no joint");
+        return [j.coordinates[0] - swing, j.rates[0]];
+      },
+      w,
+      tau,
+    );
     expect([...substeps]).toEqual([8]);
     // measured 3e-14
     expect(drift).toBeLessThan(1e-10);
