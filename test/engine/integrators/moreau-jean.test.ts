@@ -38,6 +38,36 @@ const floor = (offset: number) => ({
   shapes: [{ type: "plane", normal: [0, 0, 1], offset }],
 });
 
+/**
+ * A 1 kg bob of radius R on a distance link of length L (m) held horizontal from the ground,
+ * 0.1 mm above the floor and falling onto it at 1 m/s, restitution e, under moreau-jean at
+ * step h (s) and θ (absent: the default ½), without the position projection.
+ */
+const bobOnLink = (e: number, h: number, L: number, theta?: number) =>
+  ({
+    gravity: [0, 0, -9.81],
+    bodies: [
+      floor(0),
+      {
+        id: "bob",
+        mass: 1,
+        position: [L, 0, R + 1e-4],
+        velocity: [0, 0, -1],
+        shapes: [{ type: "sphere", radius: R }],
+      },
+    ],
+    joints: [
+      {
+        id: "arm",
+        type: "distance",
+        a: { body: "ground", point: [0, 0, R + 1e-4] },
+        b: { body: "bob" },
+      },
+    ],
+    contact: { method: "nsc", restitution: e },
+    solver: { integrator: "moreau-jean", theta, dt: h, projectOnConstraints: false },
+  }) as ModelInput;
+
 describe("Moreau–Jean θ = 0.7", () => {
   it("without an active contact: the θ-method step of the oscillator", () => {
     const k = 80;
@@ -125,29 +155,7 @@ describe("Moreau–Jean θ = 0.7", () => {
     const e = 0.5;
     const h = 0.002;
     const L = 1;
-    const sim = loadModel({
-      gravity: [0, 0, -9.81],
-      bodies: [
-        floor(0),
-        {
-          id: "bob",
-          mass: 1,
-          position: [L, 0, R + 1e-4],
-          velocity: [0, 0, -1],
-          shapes: [{ type: "sphere", radius: R }],
-        },
-      ],
-      joints: [
-        {
-          id: "arm",
-          type: "distance",
-          a: { body: "ground", point: [0, 0, R + 1e-4] },
-          b: { body: "bob" },
-        },
-      ],
-      contact: { method: "nsc", restitution: e },
-      solver: { integrator: "moreau-jean", theta, dt: h, projectOnConstraints: false },
-    } as ModelInput);
+    const sim = loadModel(bobOnLink(e, h, L, theta));
     sim.step(1);
     const b = sim.state().bodies[1];
     // the arm is horizontal: the normal is ⟂ to it, so the rebound is the free one (the
@@ -749,29 +757,7 @@ describe("Moreau–Jean: a jointed group an active contact touches keeps its joi
 
   it("an impact at θ = ½: the bob on a horizontal link rebounds with −e v⁻ at the impact and the link stays closed", () => {
     const [e, h, L] = [0.5, 0.002, 1];
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        floor(0),
-        {
-          id: "bob",
-          mass: 1,
-          position: [L, 0, R + 1e-4],
-          velocity: [0, 0, -1],
-          shapes: [{ type: "sphere", radius: R }],
-        },
-      ],
-      joints: [
-        {
-          id: "arm",
-          type: "distance",
-          a: { body: "ground", point: [0, 0, R + 1e-4] },
-          b: { body: "bob" },
-        },
-      ],
-      contact: { method: "nsc", restitution: e },
-      solver: { integrator: "moreau-jean", dt: h, projectOnConstraints: false },
-    } as ModelInput);
+    const sim = loadModel(bobOnLink(e, h, L));
     sim.step(1);
     const b = sim.state().bodies[1];
     // the step split at the impact (impact-events.ts): the bob meets the floor at
