@@ -7,7 +7,10 @@
  *   step than it had answered;
  * - a session created (201) whose first checkpoint was still queued on its busy worker when
  *   that worker died is rebuilt as it was created: it went to `error` ("no checkpoint of it
- *   was kept") though its model was held.
+ *   was kept") though its model was held;
+ * - a running session lost twice within a minute comes back paused (its run is not resumed,
+ *   lest a session that kills its workers do so forever) and says so in its `message`: it
+ *   read `paused` with the first loss's kind of message only, as if a client had paused it.
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,5 +104,43 @@ describe("a session lost before its first checkpoint", () => {
     expect(st.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 4).x, 12);
     expect((await getState(app, s0.id)).step).toBe(4);
     await request(app.server).delete(`/v1/sessions/${s0.id}`).expect(204);
+  });
+});
+
+describe("a running session lost twice within a minute", () => {
+  it("runs on after the first loss; after the second it is paused and says its run was not resumed", async () => {
+    const m = app.moreau.sessions;
+    const api = () => request(app.server);
+    const id = await createSession(app, springParticle({ name: "twice" }));
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
+    const lose = async () => {
+      await waitFor(() => (m.memoryCheckpointStep(id) ?? 0) > 0, 20_000);
+      const before = await rebuilds("memory");
+      await m.pool.killForTest(m.workerOf(id));
+      await waitFor(async () => (await rebuilds("memory")) === before + 1, 20_000);
+      await m.rebuilt();
+      return session(id);
+    };
+    const first = await lose();
+    expect(first.status).toBe("running");
+    expect(first.message).toMatch(/^restored from its checkpoint at step \d+ after a worker loss/);
+    expect(first.message).not.toMatch(/not resumed/);
+    const second = await lose();
+    expect(second.status).toBe("paused");
+    expect(second.message).toMatch(/^restored from its checkpoint at step \d+ after a worker loss/);
+    expect(second.message).toMatch(
+      /; its run was not resumed, the session having been lost with a worker twice within 60 s \(POST \/run resumes it\)$/,
+    );
+    // it is where its checkpoint was: symplectic Euler's recurrence at that step
+    const st = await getState(app, id);
+    expect(st.step).toBe(second.step);
+    const ref = springParticleRecurrence({}, st.step);
+    expect(st.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
+    expect(st.bodies[0].velocity[0]).toBeCloseTo(ref.v, 8);
+    // and runs again when asked
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
+    await waitFor(async () => (await session(id)).step > st.step);
+    await api().post(`/v1/sessions/${id}/pause`).expect(200);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 });
