@@ -54,6 +54,12 @@ export const RATE_BURST_SECONDS = 2;
  */
 export const STREAM_MIN_FPS = 0.1;
 
+/**
+ * Bytes of one message a client may send on a stream socket (ws maxPayload): a larger one
+ * closes the socket with 1009, message too big. A command's inputs beyond it go by REST.
+ */
+export const STREAM_MAX_MESSAGE_BYTES = 64 * 1024;
+
 /** Commands a stream socket may have awaiting their answers, the running one included. */
 export const MAX_PENDING_COMMANDS = 32;
 
