@@ -271,6 +271,19 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   }
 
   /**
+   * An input changed the applied forces at the step boundary (an actuator's command, a
+   * point load): A_n, the free acceleration the memory carries, is the last step's end's,
+   * under the old forces, and the next step would weigh the old force in its start term
+   * h²(½ − β) a_n, h(1 − γ) a_n (a torque stepped from 0 to τ by an input gave the joint
+   * ½ h τ/I less rate for ever: 5e-3 of τ t/I after 0.1 s at 1 ms). A new memory is taken
+   * at the state under the new forces (startMemory); at ρ∞ = 1 it is the same as carrying
+   * a_n − A_n, which is then 0; at ρ∞ < 1 that difference restarts from 0, as after a reset.
+   */
+  forcesChanged(): void {
+    this.memory.accelerationValid = false;
+  }
+
+  /**
    * γ (1 − α_f)/(1 − α_m): the weight of A_{t+h} in v_{t+h} − v_t = h ((1 − γ) a_t + γ a_{t+h})
    * once a_{t+h} is written out (½ at ρ∞ = 1, the trapezoidal rule; the memory's a_t stands
    * in for A_t, its part in the smooth motion); 1 after a step redone with backward Euler at

@@ -192,9 +192,9 @@ function impulseBounds(
  *   revolute    |Δω| = h |τ| / I_J,  I_J = âᵀ I_w â + m |â × r|²,  and its centre's |Δv| = |Δω| |â × r|
  * (â the joint's axis, r the lever from the centre of mass to the joint's anchor on the
  * body: I_J its moment about the joint's axis by the parallel-axis theorem). Until
- * 2026-12-06 the revolute check took the free body's smallest principal moment, so a hinged
- * point mass (I ≈ 0, all its moment m d² about the pivot) or a slim rod driven about its
- * long axis was refused a modest effort (400). Other joints of a mechanism only add
+ * 2026-12-06 the revolute check took the free body's smallest principal moment, so a slim
+ * rod hinged across its length was bounded by its moment about its own long axis (and an
+ * isotropic body, which stores none, by NaN: any effort taken). Other joints of a mechanism only add
  * inertia; a free body at the other end takes part of the turn (its own check). A servo's
  * effort follows from its target through its gains: the target is what is checked.
  */
