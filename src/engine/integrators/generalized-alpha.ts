@@ -329,10 +329,24 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
     s.beginStep();
     const memory = this.memory;
-    // a new memory: the start made consistent with the joints and motors first
-    if (!memory.accelerationValid) s.consistentStart(t);
+    // a new memory: the start made consistent with the joints and motors first, and
+    // Newton's λ̃ started from the multipliers consistent with it (below)
+    const fresh = !memory.accelerationValid;
+    if (fresh) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
     this.startMemory(t);
+    // Newton starts from a = A + ρ Y λ̃ (A the free acceleration M⁻¹ f), whose position
+    // update at ρ∞ = 1 is h v + ¼ h² (A_n + A) + ½ h² Y λ̃: with the last step's λ̃ it
+    // nearly cancels the free part, but a new memory (t = 0, a reset, an input that changed
+    // the forces) had λ̃ = 0 or the old forces' λ̃, and the first iterate moved the bodies by
+    // ½ h² A. Where A is far from what the joints allow (a torque on a hinged point mass of
+    // 1e-12 kg·m²: A = 1e12 rad/s², ½ h² A = 5e5 rad at 1 ms; a stiff servo's step) Newton
+    // then converged on a configuration turned by many turns (the joint read 5e5 rad after
+    // one step, the mass on the far side of its pivot) or not at all (NaN). With the
+    // consistent multipliers, M a_c = f + Gᵀ λ, G a_c = Qc, the first iterate is the
+    // constrained motion h v + ½ h² a_c.
+    if (fresh)
+      s.startMultipliers(t, this.params.rayleighMass, this.params.rayleighStiffness, s.lambda);
     const c = this.coeff;
     const k = 1 / (1 - alphaM);
     c.cx = h * h * beta * (1 - alphaF) * k;
