@@ -188,6 +188,38 @@ describe("joint limits", () => {
       expect(apex).toBeCloseTo(exact, 2);
     });
 
+  for (const integrator of ["moreau-jean", "symplectic-euler", "backward-euler"])
+    it(`${integrator}, e = ½: rebounds at e^k ω₀, then at rest on the bound after the bounces accumulate, limit effort = gravity moment (no hopping for ever)`, () => {
+      // Near the bound the rod's pull towards it is a = m g (L/2) cos(π/4)/I (I = m L²/3,
+      // nearly constant over small bounces), so the k-th rebound's flight is 2 e^k ω₀/a and
+      // all of them end by t₁ + 2 ω₀ e/((1 − e) a) (Zeno): 0.64 s here. Impact speeds
+      // e^k ω₀, ω₀ from ½ I ω₀² = m g (L/2) sin(π/4). Before, the step's Newton law never
+      // let the rod rest: it hopped on every other step at |ω| = a h/(1 + e) for ever
+      // (8.7e-3 rad/s at 1 ms), the limit effort 0 and twice the moment in turn.
+      const e = 0.5;
+      const h = 1e-3;
+      const I = (m * L * L) / 3;
+      const w0 = Math.sqrt((2 * m * g * (L / 2) * Math.sin(Math.PI / 4)) / I);
+      const sim = pendulum(integrator, { restitution: e }, h);
+      const rebounds: number[] = [];
+      let previous = 0;
+      for (let n = 0; n < 2000; n++) {
+        sim.step(1);
+        const rate = sim.state().joints[0].rates[0];
+        if (previous > 0 && rate < 0) rebounds.push(-rate);
+        previous = rate;
+      }
+      for (let k = 1; k <= 3; k++) expect(rebounds[k - 1] / (e ** k * w0)).toBeCloseTo(1, 1);
+      const moment = m * g * (L / 2) * Math.cos(Math.PI / 4);
+      for (let n = 0; n < 4; n++) {
+        sim.step(1);
+        const j = sim.state().joints[0];
+        expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+        expect(Math.abs(j.coordinates[0] - Math.PI / 4)).toBeLessThan(1e-6);
+        expect(j.limitEffort).toBeCloseTo(-moment, 8);
+      }
+    });
+
   it("a prismatic limit stops a slider pushed by a constant force; limit effort = −force", () => {
     const sim = loadModel({
       gravity: [0, 0, 0],
