@@ -220,6 +220,40 @@ describe("joint limits", () => {
       }
     });
 
+  for (const integrator of ["moreau-jean", "symplectic-euler", "backward-euler"])
+    for (const [e, dt] of [
+      [0.5, 1 / 60],
+      [0.8, 5e-3],
+    ])
+      it(`${integrator}, a slider pushed onto its bound at e = ${e}, h = ${dt.toPrecision(2)} s: at rest there after its bounces (Zeno: 2 v₀ e/((1 − e) a) = ${((2 * Math.sqrt(0.3) * e) / ((1 - e) * 1.5)).toFixed(1)} s after the first impact), limit effort = −F`, () => {
+        // F = 3 N on 2 kg from 0.1 m below the bound: a = 1.5 m/s², v₀ = √(2 a 0.1). The
+        // step's Newton law hopped in cycles of a few steps for ever (e = ½ at 1/60 s: every
+        // third step at 1.7e-2 m/s, the limit effort 0, 0, −9 N; e = 0.8 at 5 ms likewise)
+        const sim = loadModel({
+          gravity: [0, 0, 0],
+          bodies: [{ id: "s", mass: 2, inertia: [1, 1, 1] }],
+          joints: [
+            {
+              id: "rail",
+              type: "prismatic",
+              a: { body: "ground" },
+              b: { body: "s" },
+              axis: [1, 0, 0],
+              limits: { lower: -1, upper: 0.1, restitution: e },
+            },
+          ],
+          forces: [{ id: "push", type: "pointForce", at: { body: "s" }, force: [3, 0, 0] }],
+          solver: { integrator, dt },
+        } as ModelInput);
+        sim.step(Math.round(6 / dt));
+        for (let n = 0; n < 6; n++) {
+          sim.step(1);
+          const j = sim.state().joints[0];
+          expect(Math.abs(j.rates[0])).toBeLessThan(1e-12);
+          expect(j.limitEffort).toBeCloseTo(-3, 10);
+        }
+      });
+
   it("a prismatic limit stops a slider pushed by a constant force; limit effort = −force", () => {
     const sim = loadModel({
       gravity: [0, 0, 0],
