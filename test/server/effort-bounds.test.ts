@@ -7,11 +7,13 @@
  * The rule (src/engine/simulation/inputs.ts) is the impulse's, for the impulse one step h
  * of the effort delivers: refused when it changes a body, free, by more than 1e8 m/s or
  * rad/s, where a run counts as blown up. The figures here follow from it by hand, at
- * h = 1 ms on a ball of m = 1 kg, I = 0.1 kg·m² and rods whose smallest principal moment is
- * 1e-3 kg·m²:
+ * h = 1 ms on a ball of m = 1 kg, I = 0.1 kg·m² and rods of 1 kg, 1 m hinged at an end
+ * (I_J = m L²/3 = 1/3 kg·m² about the pin, their centres ½ m from it):
  *   load F along x at a point on the x axis   Δv = h F / m      → F > 1e11 N refused
  *   load torque T                             Δω = h T / I      → T > 1e10 N·m refused
- *   torque actuator τ on a rod                Δω ≤ h τ / I_min  → τ > 1e8 N·m refused
+ *   torque actuator τ on a rod                Δω = h τ / I_J    → τ > 3.33e10 N·m refused
+ *   (until 2026-12-06 the rod's smallest principal moment, 1e-3 kg·m², about its long axis:
+ *   τ > 1e8 N·m was refused though it turns the rod at 3e5 rad/s)
  *   velocity servo target, position target    beyond 1e8 (rad/s, rad)
  * and a taken 1e6 N load moves the ball as the closed form says: v_x = h F / m = 1000 m/s
  * after one step.
@@ -46,7 +48,7 @@ async function call(
   return { status: r.status, body: await r.json().catch(() => null) };
 }
 
-/** A rod of 1 kg, 1 m along x hinged at its end about y, at y = `y` (I_min = 1e-3 kg·m²). */
+/** A rod of 1 kg, 1 m along x hinged at its end about y, at y = `y` (I_x = 1e-3 kg·m²). */
 function rod(id: string, y: number) {
   return {
     body: { id, mass: 1, position: [0.5, y, 0], inertia: [1e-3, 1 / 12, 1 / 12] },
@@ -101,7 +103,7 @@ it("create: a model whose load or actuator command is a blow-up is refused with 
         type: "table",
         points: [
           [0, 0],
-          [1, 2e8],
+          [1, 4e10],
         ],
       },
       ["model", "actuators", 0, "effort"],
@@ -135,7 +137,7 @@ it("REST inputs, WebSocket inputs and PATCH: refused with the path, nothing chan
     [{ type: "load", id: "push", force: [1e300, 0, 0] }, ["inputs", 0, "force", 0]],
     [{ type: "load", id: "push", force: [1.0001e11, 0, 0] }, ["inputs", 0, "force", 0]],
     [{ type: "load", id: "push", torque: [0, 0, 1.0001e10] }, ["inputs", 0, "torque"]],
-    [{ type: "actuator", id: "motor", value: 1.0001e8 }, ["inputs", 0, "value"]],
+    [{ type: "actuator", id: "motor", value: 3.3334e10 }, ["inputs", 0, "value"]],
     [{ type: "actuator", id: "motor", value: 1e300 }, ["inputs", 0, "value"]],
     [{ type: "actuator", id: "speed", value: 1e300 }, ["inputs", 0, "value"]],
     [{ type: "actuator", id: "angle", value: -2e8 }, ["inputs", 0, "value"]],
@@ -196,6 +198,12 @@ it("REST inputs, WebSocket inputs and PATCH: refused with the path, nothing chan
   expect(pathsOf(r.body)).toEqual([["solver", "dt"]]);
   expect((await call("GET", `/v1/sessions/${id}`)).body.dt).toBe(H);
   r = await call("PATCH", `/v1/sessions/${id}`, { solver: { dt: 0.002 } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  // an effort the rod's smallest principal moment refused (above 1e8 N·m at 1 ms) and its
+  // moment about the pin takes: at h = 2 ms, 1.6e10 N·m makes h τ / I_J = 9.6e7 rad/s
+  r = await call("POST", `/v1/sessions/${id}/inputs`, {
+    inputs: [{ type: "actuator", id: "motor", value: 1.6e10 }],
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
 
   // the bystander ran on throughout

@@ -145,6 +145,14 @@ export class JointCoordinate {
   }
 
   /**
+   * The lever r = R s (m, world) from body a's (`side` 0) or b's (1) centre of mass to the
+   * joint's anchor on it, as of the last evaluate or evaluateJacobian (read in place).
+   */
+  lever(side: 0 | 1): Float64Array {
+    return side === 0 ? this.measure.k.ra : this.measure.k.rb;
+  }
+
+  /**
    * Qc of the coordinate: −(d/dt g)·u at the current positions and velocities, so that
    * q̈ = g·u̇ − Qc (rad/s² or m/s²; the measure's acceleration term with its drive at zero).
    */

@@ -271,6 +271,19 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   }
 
   /**
+   * An input changed the applied forces at the step boundary (an actuator's command, a
+   * point load): A_n, the free acceleration the memory carries, is the last step's end's,
+   * under the old forces, and the next step would weigh the old force in its start term
+   * h²(½ − β) a_n, h(1 − γ) a_n (a torque stepped from 0 to τ by an input gave the joint
+   * ½ h τ/I less rate for ever: 5e-3 of τ t/I after 0.1 s at 1 ms). A new memory is taken
+   * at the state under the new forces (startMemory); at ρ∞ = 1 it is the same as carrying
+   * a_n − A_n, which is then 0; at ρ∞ < 1 that difference restarts from 0, as after a reset.
+   */
+  forcesChanged(): void {
+    this.memory.accelerationValid = false;
+  }
+
+  /**
    * γ (1 − α_f)/(1 − α_m): the weight of A_{t+h} in v_{t+h} − v_t = h ((1 − γ) a_t + γ a_{t+h})
    * once a_{t+h} is written out (½ at ρ∞ = 1, the trapezoidal rule; the memory's a_t stands
    * in for A_t, its part in the smooth motion); 1 after a step redone with backward Euler at
@@ -316,10 +329,24 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
     s.beginStep();
     const memory = this.memory;
-    // a new memory: the start made consistent with the joints and motors first
-    if (!memory.accelerationValid) s.consistentStart(t);
+    // a new memory: the start made consistent with the joints and motors first, and
+    // Newton's λ̃ started from the multipliers consistent with it (below)
+    const fresh = !memory.accelerationValid;
+    if (fresh) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
     this.startMemory(t);
+    // Newton starts from a = A + ρ Y λ̃ (A the free acceleration M⁻¹ f), whose position
+    // update at ρ∞ = 1 is h v + ¼ h² (A_n + A) + ½ h² Y λ̃: with the last step's λ̃ it
+    // nearly cancels the free part, but a new memory (t = 0, a reset, an input that changed
+    // the forces) had λ̃ = 0 or the old forces' λ̃, and the first iterate moved the bodies by
+    // ½ h² A. Where A is far from what the joints allow (a torque on a hinged point mass of
+    // 1e-12 kg·m²: A = 1e12 rad/s², ½ h² A = 5e5 rad at 1 ms; a stiff servo's step) Newton
+    // then converged on a configuration turned by many turns (the joint read 5e5 rad after
+    // one step, the mass on the far side of its pivot) or not at all (NaN). With the
+    // consistent multipliers, M a_c = f + Gᵀ λ, G a_c = Qc, the first iterate is the
+    // constrained motion h v + ½ h² a_c.
+    if (fresh)
+      s.startMultipliers(t, this.params.rayleighMass, this.params.rayleighStiffness, s.lambda);
     const c = this.coeff;
     const k = 1 / (1 - alphaM);
     c.cx = h * h * beta * (1 - alphaF) * k;

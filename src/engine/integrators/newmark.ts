@@ -171,6 +171,18 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.memory.invalidate();
   }
 
+  /**
+   * An input changed the applied forces at the step boundary (an actuator's command, a
+   * point load): a_t, the acceleration the memory carries, is the last step's end's, under
+   * the old forces, and the next step would weigh the old force in its start term
+   * h²(½ − β) a_t, h(1 − γ) a_t (a torque stepped from 0 to τ by an input gave the joint
+   * ½ h τ/I less rate for ever: 5e-3 of τ t/I after 0.1 s at 1 ms). The next step takes a_t
+   * anew at the state under the new forces (initialAcceleration).
+   */
+  forcesChanged(): void {
+    this.memory.accelerationValid = false;
+  }
+
   /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 

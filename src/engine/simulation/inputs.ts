@@ -186,11 +186,16 @@ function impulseBounds(
  * An actuator command whose effect is a blow-up (path ["value"]): a position servo's target
  * beyond BLOW_UP_POSITION (m, or rad), a velocity servo's target rate beyond
  * BLOW_UP_VELOCITY, or a torque actuator's effort τ (clamped to its effortLimit, as it acts)
- * whose impulse over one step, h τ along the joint, changes a dynamic body at either end,
- * free, by more than BLOW_UP_VELOCITY:
+ * whose impulse over one step, h τ along the joint, changes a dynamic body at either end by
+ * more than BLOW_UP_VELOCITY, the body moving as the joint lets it with its other end held:
  *   prismatic   |Δv| = h |τ| / m
- *   revolute    |Δω| ≤ h |τ| / I_min    (I_min the body's smallest principal moment: any axis)
- * as an impulse's change is checked (the joints share it with more inertia). A servo's
+ *   revolute    |Δω| = h |τ| / I_J,  I_J = âᵀ I_w â + m |â × r|²,  and its centre's |Δv| = |Δω| |â × r|
+ * (â the joint's axis, r the lever from the centre of mass to the joint's anchor on the
+ * body: I_J its moment about the joint's axis by the parallel-axis theorem). Until
+ * 2026-12-06 the revolute check took the free body's smallest principal moment, so a slim
+ * rod hinged across its length was bounded by its moment about its own long axis (and an
+ * isotropic body, which stores none, by NaN: any effort taken). Other joints of a mechanism only add
+ * inertia; a free body at the other end takes part of the turn (its own check). A servo's
  * effort follows from its target through its gains: the target is what is checked.
  */
 function commandBounds(
@@ -204,22 +209,55 @@ function commandBounds(
   if (a.type === "velocity")
     return beyond(value, "value", BLOW_UP_VELOCITY, "a target rate (m/s or rad/s)");
   const impulse = h * Math.min(Math.abs(value), a.limit);
-  const angle = a.coordinate.kind === "angle";
-  for (const b of [a.coordinate.bodyA, a.coordinate.bodyB]) {
+  const q = a.coordinate;
+  const angle = q.kind === "angle";
+  if (angle) q.evaluateJacobian();
+  for (const side of [0, 1] as const) {
+    const b = side === 0 ? q.bodyA : q.bodyB;
     if (b < 0 || sys.dofOffset[b] < 0 || (angle && sys.kind[b] !== BodyKind.RIGID)) continue;
-    const p = sys.principalInertiaInv;
-    const change = angle
-      ? impulse * Math.max(p[3 * b], p[3 * b + 1], p[3 * b + 2])
-      : impulse / sys.mass[b];
+    let change = impulse / sys.mass[b];
+    let unit = "m/s";
+    if (angle) {
+      const [rate, speed] = hingeResponse(sys, b, side === 0 ? q.jacA : q.jacB, q.lever(side));
+      change = impulse * Math.max(rate, speed);
+      unit = speed > rate ? "m/s (its centre)" : "rad/s";
+    }
     if (change > BLOW_UP_VELOCITY)
       return [
         {
           path: ["value"],
-          message: `one step (${h} s) of this effort changes body "${sys.ids[b]}" by up to ${change.toExponential(2)} ${angle ? "rad/s" : "m/s"}, beyond ${BLOW_UP_VELOCITY.toExponential(0)}, where a run is a blow-up`,
+          message: `one step (${h} s) of this effort changes body "${sys.ids[b]}" by up to ${change.toExponential(2)} ${unit}, beyond ${BLOW_UP_VELOCITY.toExponential(0)}, where a run is a blow-up`,
         },
       ];
   }
   return [];
+}
+
+/**
+ * Rigid body b turning about a hinge's axis through its anchor (the joint's other end
+ * held), per unit angular impulse about the axis: [|Δω|, |Δv| of its centre] =
+ * [1/I_J, |â × r|/I_J] (1/(kg·m²), 1/(kg·m)), I_J = âᵀ I_w â + m |â × r|², â = g_θ/|g_θ|
+ * the axis from the coordinate's Jacobian g (its angular part), r the lever (m, world)
+ * from the centre to the anchor.
+ */
+function hingeResponse(
+  sys: BodySystem,
+  b: number,
+  g: Float64Array,
+  r: Float64Array,
+): [number, number] {
+  const n = Math.hypot(g[3], g[4], g[5]);
+  const ax = g[3] / n;
+  const ay = g[4] / n;
+  const az = g[5] / n;
+  const J = sys.inertiaWorld;
+  const o = 9 * b;
+  let axial = 0;
+  const u = [ax, ay, az];
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) axial += u[i] * J[o + 3 * i + j] * u[j];
+  const arm = Math.hypot(ay * r[2] - az * r[1], az * r[0] - ax * r[2], ax * r[1] - ay * r[0]);
+  const inertia = axial + sys.mass[b] * arm * arm;
+  return [1 / inertia, arm / inertia];
 }
 
 /**

@@ -188,6 +188,72 @@ describe("joint limits", () => {
       expect(apex).toBeCloseTo(exact, 2);
     });
 
+  for (const integrator of ["moreau-jean", "symplectic-euler", "backward-euler"])
+    it(`${integrator}, e = ½: rebounds at e^k ω₀, then at rest on the bound after the bounces accumulate, limit effort = gravity moment (no hopping for ever)`, () => {
+      // Near the bound the rod's pull towards it is a = m g (L/2) cos(π/4)/I (I = m L²/3,
+      // nearly constant over small bounces), so the k-th rebound's flight is 2 e^k ω₀/a and
+      // all of them end by t₁ + 2 ω₀ e/((1 − e) a) (Zeno): 0.64 s here. Impact speeds
+      // e^k ω₀, ω₀ from ½ I ω₀² = m g (L/2) sin(π/4). Before, the step's Newton law never
+      // let the rod rest: it hopped on every other step at |ω| = a h/(1 + e) for ever
+      // (8.7e-3 rad/s at 1 ms), the limit effort 0 and twice the moment in turn.
+      const e = 0.5;
+      const h = 1e-3;
+      const I = (m * L * L) / 3;
+      const w0 = Math.sqrt((2 * m * g * (L / 2) * Math.sin(Math.PI / 4)) / I);
+      const sim = pendulum(integrator, { restitution: e }, h);
+      const rebounds: number[] = [];
+      let previous = 0;
+      for (let n = 0; n < 2000; n++) {
+        sim.step(1);
+        const rate = sim.state().joints[0].rates[0];
+        if (previous > 0 && rate < 0) rebounds.push(-rate);
+        previous = rate;
+      }
+      for (let k = 1; k <= 3; k++) expect(rebounds[k - 1] / (e ** k * w0)).toBeCloseTo(1, 1);
+      const moment = m * g * (L / 2) * Math.cos(Math.PI / 4);
+      for (let n = 0; n < 4; n++) {
+        sim.step(1);
+        const j = sim.state().joints[0];
+        expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+        expect(Math.abs(j.coordinates[0] - Math.PI / 4)).toBeLessThan(1e-6);
+        expect(j.limitEffort).toBeCloseTo(-moment, 8);
+      }
+    });
+
+  for (const integrator of ["moreau-jean", "symplectic-euler", "backward-euler"])
+    for (const [e, dt] of [
+      [0.5, 1 / 60],
+      [0.8, 5e-3],
+    ])
+      it(`${integrator}, a slider pushed onto its bound at e = ${e}, h = ${dt.toPrecision(2)} s: at rest there after its bounces (Zeno: 2 v₀ e/((1 − e) a) = ${((2 * Math.sqrt(0.3) * e) / ((1 - e) * 1.5)).toFixed(1)} s after the first impact), limit effort = −F`, () => {
+        // F = 3 N on 2 kg from 0.1 m below the bound: a = 1.5 m/s², v₀ = √(2 a 0.1). The
+        // step's Newton law hopped in cycles of a few steps for ever (e = ½ at 1/60 s: every
+        // third step at 1.7e-2 m/s, the limit effort 0, 0, −9 N; e = 0.8 at 5 ms likewise)
+        const sim = loadModel({
+          gravity: [0, 0, 0],
+          bodies: [{ id: "s", mass: 2, inertia: [1, 1, 1] }],
+          joints: [
+            {
+              id: "rail",
+              type: "prismatic",
+              a: { body: "ground" },
+              b: { body: "s" },
+              axis: [1, 0, 0],
+              limits: { lower: -1, upper: 0.1, restitution: e },
+            },
+          ],
+          forces: [{ id: "push", type: "pointForce", at: { body: "s" }, force: [3, 0, 0] }],
+          solver: { integrator, dt },
+        } as ModelInput);
+        sim.step(Math.round(6 / dt));
+        for (let n = 0; n < 6; n++) {
+          sim.step(1);
+          const j = sim.state().joints[0];
+          expect(Math.abs(j.rates[0])).toBeLessThan(1e-12);
+          expect(j.limitEffort).toBeCloseTo(-3, 10);
+        }
+      });
+
   it("a prismatic limit stops a slider pushed by a constant force; limit effort = −force", () => {
     const sim = loadModel({
       gravity: [0, 0, 0],

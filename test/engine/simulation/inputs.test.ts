@@ -371,3 +371,111 @@ describe("recordings and snapshots with inputs", () => {
     expect(sim.state().actuators[0].command).toBe(0);
   });
 });
+
+describe("a torque actuator's effort bound on a hinge: the body's moment about the joint's axis", () => {
+  // The bound (inputs.ts commandBounds): refused when one step h of τ changes a body by more
+  // than 1e8 rad/s (or its centre by 1e8 m/s), the body turning about the hinge with its
+  // other end held: I_J = I_axis + m d², Δω = h τ / I_J, Δv = Δω d (d: centre to axis).
+  // Before, Δω = h τ / I_min with I_min the free body's smallest principal moment.
+  const h = 1e-3;
+  /** A body of mass m, principal inertias `inertia`, its centre d along x from a ground hinge about `axis`. */
+  function hinged(m: number, inertia: [number, number, number], d: number, axis: number[]) {
+    return loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "bob", mass: m, position: [d, 0, 0], inertia }],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "bob", point: [-d, 0, 0] },
+          axis,
+        },
+      ],
+      actuators: [{ id: "motor", joint: "pin", type: "torque", effort: 0 }],
+      solver: { integrator: "moreau-jean", dt: h },
+    } as ModelInput);
+  }
+  const refusal = (sim: ReturnType<typeof loadModel>, value: number) => {
+    try {
+      sim.schedule(inputs([{ type: "actuator", id: "motor", value }]));
+      return null;
+    } catch (e) {
+      expect(e).toBeInstanceOf(InputError);
+      return (e as InputError).issues;
+    }
+  };
+
+  it("a point mass on a 0.5 m arm (I = 1e-12 kg·m²): 1 N·m taken and turning it at ω = τ t / (m d²); refused beyond m d² · 1e8 / h", () => {
+    const m = 2;
+    const d = 0.5;
+    const IJ = 1e-12 + m * d * d;
+    const sim = hinged(m, [1e-12, 1e-12, 1e-12], d, [0, 0, 1]);
+    // (the free body's 1e-12 kg·m² refused anything above 1e-12 · 1e8 / h = 1e-1 N·m)
+    expect(refusal(sim, 1)).toBeNull();
+    sim.step(100);
+    // (moreau-jean: 7e-8 rad/s off at this 2e12 ratio of mass to moment, its projections' conditioning)
+    expect(sim.state().joints[0].rates[0]).toBeCloseTo((1 * 0.1) / IJ, 6);
+    // the bound: h τ / I_J = 1e8 rad/s (the centre's Δv = d Δω is below it)
+    const bound = (1e8 * IJ) / h;
+    expect(refusal(sim, 0.9999 * bound)).toBeNull();
+    sim.schedule(inputs([{ type: "actuator", id: "motor", value: 0 }]));
+    expect(refusal(sim, 1.0001 * bound)).toEqual([
+      { path: ["inputs", 0, "value"], message: expect.stringMatching(/rad\/s/) },
+    ]);
+    // (an isotropic body has no principal moments stored: the old rule read NaN and took
+    // any effort on it, 1e300 N·m too)
+    expect(refusal(sim, 1e300)).not.toBeNull();
+  });
+
+  it("a slim rod (I_x = 1e-9) hinged at its end across it: its m L²/3 about the pivot, not I_x", () => {
+    const m = 1;
+    const L = 1;
+    const sim = hinged(m, [1e-9, (m * L * L) / 12, (m * L * L) / 12], L / 2, [0, 1, 0]);
+    const IJ = (m * L * L) / 3;
+    expect(refusal(sim, 0.9999 * ((1e8 * IJ) / h))).toBeNull();
+    sim.schedule(inputs([{ type: "actuator", id: "motor", value: 0 }]));
+    expect(refusal(sim, 1.0001 * ((1e8 * IJ) / h))).not.toBeNull();
+    // about its own long axis its 1e-9 kg·m² is all there is: refused above 1e8 · 1e-9 / h
+    const spun = hinged(m, [1e-9, 1 / 12, 1 / 12], 0, [1, 0, 0]);
+    expect(refusal(spun, 0.9999 * ((1e8 * 1e-9) / h))).toBeNull();
+    spun.schedule(inputs([{ type: "actuator", id: "motor", value: 0 }]));
+    expect(refusal(spun, 1.0001 * ((1e8 * 1e-9) / h))).not.toBeNull();
+  });
+
+  it("a point mass on a 10 m arm: its centre's speed d Δω = h τ / (m d) is what passes 1e8 m/s first", () => {
+    const m = 1;
+    const d = 10;
+    const sim = hinged(m, [1e-12, 1e-12, 1e-12], d, [0, 0, 1]);
+    const bound = (1e8 * m * d) / h; // Δω there is 1e7 rad/s
+    expect(refusal(sim, 0.9999 * bound)).toBeNull();
+    sim.schedule(inputs([{ type: "actuator", id: "motor", value: 0 }]));
+    expect(refusal(sim, 1.0001 * bound)).toEqual([
+      { path: ["inputs", 0, "value"], message: expect.stringMatching(/m\/s \(its centre\)/) },
+    ]);
+  });
+
+  it("a model whose effort is beyond the bound is refused at its creation, one within it taken", () => {
+    const model = (effort: number) =>
+      ({
+        gravity: [0, 0, 0],
+        bodies: [{ id: "bob", mass: 2, position: [0.5, 0, 0], inertia: [1e-12, 1e-12, 1e-12] }],
+        joints: [
+          {
+            id: "pin",
+            type: "revolute",
+            a: { body: "ground" },
+            b: { body: "bob", point: [-0.5, 0, 0] },
+            axis: [0, 0, 1],
+          },
+        ],
+        actuators: [{ id: "motor", joint: "pin", type: "torque", effort }],
+        solver: { dt: h },
+      }) as ModelInput;
+    // (the server refuses a model with these issues: 400, path ["model", "actuators", 0, "effort"])
+    expect(loadModel(model(10)).commandIssues()).toEqual([]);
+    expect(loadModel(model((1.0001 * (1e8 * 0.5)) / h)).commandIssues()).toEqual([
+      { path: ["actuators", 0, "effort"], message: expect.stringMatching(/rad\/s/) },
+    ]);
+  });
+});
