@@ -685,7 +685,7 @@ export const SolverSettings = z
     }),
     newtonTolerance: positive().nullable().optional().meta({
       description:
-        "Newton converges when the last correction Δa satisfies ‖Δa‖∞ ≤ newtonTolerance (1 + ‖a‖∞) (m/s², rad/s²), or, with joints, when the error it leaves, θ/(1 − θ) ‖Δa‖∞ with θ the corrections' contraction rate ‖Δa_k‖/‖Δa_k−1‖, does; absent or null: 1e-10, and newmark and generalized-alpha without joints also stop once the position error Newton leaves, c_x ‖Δa‖∞ (c_x = β dt² for newmark), is below 5 % of the step's own local error estimate |β − 1/6| dt² ‖a(t+dt) − a(t)‖∞ (Zienkiewicz & Xie; generalized-alpha: the free accelerations; README, Integrators)",
+        "Newton converges when the last correction Δa satisfies ‖Δa‖∞ ≤ newtonTolerance (1 + ‖a‖∞) (m/s², rad/s²), or, with joints, when the error it leaves, θ/(1 − θ) ‖Δa‖∞ with θ the corrections' contraction rate ‖Δa_k‖/‖Δa_k−1‖, does; absent or null: 1e-10, and newmark and generalized-alpha without joints also stop once the position error Newton leaves, c_x ‖Δa‖∞ (c_x = β dt² for newmark), is below 5 % of the step's own local error estimate |β − 1/6| dt² ‖a(t+dt) − a(t)‖∞ (Zienkiewicz & Xie; generalized-alpha: the free accelerations; README, Integrators), except with fem bodies or a spring the step does not resolve (dt √(k/m) > 1) under newmark at gamma ½ or generalized-alpha at rhoInfinity 1 (README, Integrators)",
     }),
     gyroscopicJacobian: z.boolean().optional().meta({
       description:

@@ -1312,6 +1312,7 @@ export class Simulation {
         limits: this.limitProblem,
         springFrequency: this.springFrequency,
         networkFrequency: this.networkFrequency,
+        femBodies: this.fem.length > 0,
         articulated: {
           tree: () => {
             // against the model pose, which the joints' axes and the motors refer to (the
