@@ -132,9 +132,17 @@
  * below a hundredth of it: a warm-started iterative solve moves P by about its residual at
  * each re-solve, and with friction the changes fell by only half an iteration, which had
  * sent 1789 of the 2000 steps of the crank at rest (μ = 0.3) to the velocity level after
- * 6 symmetric steps each). Not for groups with a motor (their work is the trapezoid of their power at consistent
- * multipliers, which a step with impulses has not: ThetaScheme.ownStep), left at the
- * velocity level.
+ * 6 symmetric steps each). Groups with a motor too: its work over such a step is its
+ * impulse times its rate, h λ̄ᵀ G v̄ over its rows with the step's mean joint force λ̄
+ * (takeMotorWork: their exact share of the kinetic energy's change, as on the contact
+ * step), and the next step without impulses takes the power at its start at the
+ * multipliers consistent with it (IntegratorMemory.lambdaMean; ThetaScheme.ownStep's
+ * trapezoid had read the mean force, the contact's share included). Left at the velocity
+ * level before 2026-12-06 (including them had raised energy.error without that start), a
+ * motor turning a crank at 2 rad/s whose link's tip slides on a frictionless floor read
+ * energy.error 0.15 J in 30 s at 5 ms (0.84 J at 1/60 s); now 1.0e-3 J (0.029 J), and a
+ * rod hinged to a turntable its motor turns at 3 rad/s, the rod's tip sliding on the floor
+ * in a circle, 3.0 J (10.1 J), now 0.05 J (3.8 J, its tip let go and landing again: below).
  */
 import type { JointLimitProblem } from "../actuators/limit-problem";
 import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-contact";
@@ -406,7 +414,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   private markApart(): boolean {
     const set = this.stepper.constraints;
     this.touchedJoints = false;
-    this.touchedMotors = false;
     // (a scheme whose smooth step holds the joints at the velocity level too gains nothing)
     if (set === null || !this.positionJoints) return false;
     const { sys, matrix } = this.stepper;
@@ -450,10 +457,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.apartRows[r] = free ? 1 : 0;
       this.contactRows[r] = free ? 0 : 1;
       any ||= free;
-      if (!free) {
-        this.touchedJoints = true;
-        if (c.timeDependent) this.touchedMotors = true;
-      }
+      if (!free) this.touchedJoints = true;
     }
     if (!any) return false;
     const { apartDofs, contactDofs } = this;
@@ -566,12 +570,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.motorRows = null;
   }
 
-  /**
-   * Whether the step's active rows reach a jointed group (markApart), and whether one of
-   * that group's rows is a motor (∂C/∂t ≠ 0).
-   */
+  /** Whether the step's active rows reach a jointed group (markApart). */
   private touchedJoints = false;
-  private touchedMotors = false;
   /** The contact step's solution a and multipliers, kept while positionJointsTouched iterates. */
   private readonly contactA: Float64Array = new Float64Array(this.stepper.n);
   private readonly contactEndLambda: Float64Array = new Float64Array(
@@ -809,7 +809,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       }
       // the jointed groups the one-step problem touches: their joints at the position level
       // (not in the backward Euler step of symplectic Euler's last halving, velocity level)
-      if (converged && !dissipative && this.touchedJoints && !this.touchedMotors)
+      if (converged && !dissipative && this.touchedJoints)
         newtonIterations += this.positionJointsTouched(t, h, stats);
     }
     // 7. memory (the smooth step above decayed the velocities already)
@@ -826,6 +826,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.meanVelocity();
       s.removedEnergy -= this.problem.impulseWork(this.mean);
       this.takeMotorWork(h);
+      // the reported λ: the step's mean joint force, impulses included (the next smooth
+      // step takes its motors' power at its start at the consistent multipliers instead)
+      this.memory.lambdaMean = true;
       // 7b. the impacts located within the step, their energy change the contacts' work
       if (restituting) {
         const nc = contact as NonsmoothContact;

@@ -579,9 +579,11 @@ describe("Moreau–Jean: a jointed group an active contact touches keeps its joi
    * sphere) slides on a frictionless floor: one degree of freedom, conservative, the tip's
    * contact active on every step.
    */
-  const crank = (integrator: string, h: number, friction = 0) => {
-    const [L1, L2, r, phi] = [0.4, 0.8, 0.05, 0.6];
-    const O = [0, 0, 0.7];
+  const crank = (integrator: string, h: number, friction = 0, motor: number | null = null) => {
+    // (driven by a motor at `motor` rad/s: a 0.2 m crank at 0.5 m, so that the tip can
+    // stay on the floor through whole turns)
+    const [L1, L2, r, phi] = [motor === null ? 0.4 : 0.2, 0.8, 0.05, 0.6];
+    const O = [0, 0, motor === null ? 0.7 : 0.5];
     const E = [L1 * Math.sin(phi), 0, O[2] - L1 * Math.cos(phi)];
     const T = [E[0] + Math.sqrt(L2 * L2 - (E[2] - r) ** 2), 0, r];
     const mid = (p: number[], q: number[]) => p.map((x, k) => 0.5 * (x + q[k]));
@@ -617,6 +619,7 @@ describe("Moreau–Jean: a jointed group an active contact touches keeps its joi
           axis: [0, 1, 0],
         },
       ],
+      ...(motor === null ? {} : { motors: [{ id: "turn", joint: "o", angle: { rate: motor } }] }),
       contact: { method: "nsc", friction },
       solver: { integrator, dt: h },
     } as ModelInput);
@@ -650,6 +653,67 @@ describe("Moreau–Jean: a jointed group an active contact touches keeps its joi
         Math.abs(Math.hypot(bodies[1].position[0], bodies[1].position[2] - 0.7) - 0.2),
       ).toBeLessThan(1e-8);
     });
+
+  // The crank turned by a motor at 2 rad/s, the link's tip sliding on the floor: the
+  // mechanism's motion is prescribed, its energy periodic, the motor's work its change. Its
+  // group took the contact step's joints at the velocity level before 2026-12-06 (max
+  // |energy.error| 0.147 J at 5 ms, 0.84 J at 1/60 s, and T + V less the work of the
+  // reported motor torque × rate off by 0.11 J and 0.40 J); now the redo with the motor,
+  // whose work is its mean torque × rate and, on a step without the contact (the tip let go,
+  // below), the trapezoid of its power at the consistent multipliers: 1.0e-3 J and 0.029 J,
+  // T + V − W 0.030 J and 0.11 J (the tip's landings, which energy.dissipated counts: the
+  // contact's velocity-level law, README).
+  for (const [h, errorBound, ownBound] of [
+    [0.005, 3e-3, 0.05],
+    [1 / 60, 0.06, 0.2],
+  ] as const)
+    it(`a crank a motor turns at 2 rad/s, its link sliding on the floor: energy.error and T + V − W over 30 s at h = ${h.toPrecision(3)} s`, () => {
+      const w = 2;
+      const sim = crank("moreau-jean", h, 0, w);
+      // from the end of the first step (the motor sets the rate from rest there)
+      sim.step(1);
+      const E0 = sim.state().energy.total;
+      const error0 = sim.state().energy.error as number;
+      let error = 0;
+      let own = 0;
+      let work = 0;
+      for (let k = 1; k < Math.round(30 / h); k++) {
+        sim.step(1);
+        const s = sim.state();
+        error = Math.max(error, Math.abs((s.energy.error as number) - error0));
+        // the motor's torque on the crank about +y (its axis) × the rate over the step
+        const torque = s.joints.find((j) => j.id === "turn")?.torque[1] as number;
+        work += h * torque * w;
+        own = Math.max(own, Math.abs(s.energy.total - E0 - work));
+      }
+      expect(error).toBeLessThan(errorBound);
+      expect(own).toBeLessThan(ownBound);
+      // the motor kept its rate: the crank turned 2 rad/s × 30 s
+      const q = sim.state().joints[0].coordinates[0];
+      expect(Math.abs(q - w * 30)).toBeLessThan(1e-6);
+    });
+
+  it("a copy restored after a step with the contact counts the motor's work on the next step as the run does", () => {
+    // the snapshot keeps whether λ is the last step's mean joint force (memory.integrator
+    // .lambdaMean): a step after one with the tip on the floor and before one without it
+    // takes the motor's power at its start at the consistent multipliers in both
+    const h = 1 / 60;
+    const sim = crank("moreau-jean", h, 0, 2);
+    // (the tip is first let go at the 44th step)
+    sim.step(40);
+    let smoothAfterContact = 0;
+    for (let k = 0; k < 30; k++) {
+      const touching = sim.state().contacts.length > 0;
+      const snapshot = JSON.parse(JSON.stringify(sim.snapshot()));
+      expect(snapshot.memory.integrator.lambdaMean === true).toBe(touching);
+      const copy = loadSnapshot(snapshot);
+      sim.step(1);
+      copy.step(1);
+      if (touching && sim.state().contacts.length === 0) smoothAfterContact++;
+      expect(copy.state().energy).toEqual(sim.state().energy);
+    }
+    expect(smoothAfterContact).toBeGreaterThan(0);
+  });
 
   // With friction (μ = 0.3) the crank comes to rest, the energy balance closing. Before:
   // max |energy.error| 0.0195 J over 10 s at 5 ms. Measured now 8.4e-5 J, rest to 1e-30 J.
