@@ -694,7 +694,7 @@ export const SolverSettings = z
     }),
     projectOnConstraints: z.boolean().optional().meta({
       description:
-        "nonsmooth contact: after each step, project the positions out of penetration (Siconos' TimeSteppingProjectOnConstraints; without it the penetration of an impact, up to dt·|u_n|/2, is never recovered); absent: true",
+        "nonsmooth contact: after each step, project the positions out of penetration (Siconos' TimeSteppingProjectOnConstraints; without it the penetration of an impact, up to dt·|u_n|/2, is never recovered), and under moreau-jean first move the pushing contacts of the jointed groups whose step was redone at the position level back onto their surface where the step lifted them (README, Integrators); absent: true",
     }),
     projectionTolerance: positive().max(1).nullable().optional().meta({
       description:

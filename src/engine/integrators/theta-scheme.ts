@@ -652,7 +652,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * mean force of a crank's step whose link slid on the floor, the next step (its tip
    * lifted) counted the contact's share of the motor torque as work: a motor turning the
    * crank at 2 rad/s, its joints redone at the position level (moreau-jean.ts, "Jointed
-   * groups touched"), read energy.error 0.072 J in 30 s at 5 ms, now 1.0e-3 J
+   * groups touched"), read energy.error 0.072 J in 30 s at 5 ms, now 7.0e-4 J
    * (test/engine/integrators/moreau-jean.test.ts).
    */
   private startConsistent(t: number): Float64Array {
