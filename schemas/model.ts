@@ -432,7 +432,10 @@ export const Joint = z
     z.strictObject({
       ...JointEnds,
       type: z.literal("distance"),
-      length: positive().optional().meta({ description: "default: the initial distance" }),
+      length: positive().optional().meta({
+        description:
+          "default: the initial distance; the two points must be apart at the model pose (their difference is the link's direction)",
+      }),
     }),
   ])
   .meta({ id: "Joint", description: "axis in world coordinates for the configuration given" });
@@ -803,6 +806,42 @@ const ModelObject = z.strictObject({
   solver: SolverSettings.default(SolverSettings.parse({})),
 });
 
+/** Points closer than this (m, relative to their distance from the origin past 1 m) coincide. */
+const COINCIDENT = 1e-12;
+
+/** Whether a joint end cannot move: the ground or a fixed body (a fem node can). */
+function cannotMove(ref: string, bodies: Map<string, BodyIn>): boolean {
+  return ref === "ground" || bodies.get(ref)?.fixed === true;
+}
+
+/**
+ * A body point in world coordinates at the model pose (m): x + R(q) r, q the body's
+ * orientation normalized (a particle's is the identity); the ground's point as it is.
+ * Null for a fem node or an unknown body (checked elsewhere).
+ */
+function modelPosePoint(
+  end: { body: string; point: readonly number[] },
+  bodies: Map<string, BodyIn>,
+): [number, number, number] | null {
+  const [rx, ry, rz] = end.point;
+  if (end.body === "ground") return [rx, ry, rz];
+  const b = bodies.get(end.body);
+  if (!b) return null;
+  const [x, y, z] = b.position ?? [0, 0, 0];
+  const q = b.orientation ?? [1, 0, 0, 0];
+  const n = Math.hypot(q[0], q[1], q[2], q[3]);
+  const w = q[0] / n;
+  const u = [q[1] / n, q[2] / n, q[3] / n];
+  // R r = r + 2w (u × r) + 2 u × (u × r)
+  const c = [u[1] * rz - u[2] * ry, u[2] * rx - u[0] * rz, u[0] * ry - u[1] * rx];
+  const cc = [u[1] * c[2] - u[2] * c[1], u[2] * c[0] - u[0] * c[2], u[0] * c[1] - u[1] * c[0]];
+  return [
+    x + rx + 2 * (w * c[0] + cc[0]),
+    y + ry + 2 * (w * c[1] + cc[1]),
+    z + rz + 2 * (w * c[2] + cc[2]),
+  ];
+}
+
 /**
  * Cross-reference checks: unique ids, known bodies and joints, derivable inertia, a dense
  * solver only under its size limit (schemas/cost.ts).
@@ -883,10 +922,7 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
           path,
           message: `fem "${f.id}" attachment ${k} attaches node ${a.node} to itself`,
         });
-      else if (
-        femNodeFixed(f, a.node) &&
-        (a.body === "ground" || bodies.get(a.body)?.fixed === true)
-      )
+      else if (femNodeFixed(f, a.node) && cannotMove(a.body, bodies))
         ctx.addIssue({
           code: "custom",
           path,
@@ -919,6 +955,28 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         path: ["joints", i, "b", "body"],
         message: `joint "${j.id}" joins body "${j.a.body}" to itself`,
       });
+    else if (cannotMove(j.a.body, bodies) && cannotMove(j.b.body, bodies))
+      ctx.addIssue({
+        code: "custom",
+        path: ["joints", i],
+        message: `joint "${j.id}" joins "${j.a.body}" and "${j.b.body}", neither of which can move`,
+      });
+    else if (j.type === "distance") {
+      // the link's direction is b's point less a's: none where they coincide (and no
+      // length to keep when `length` is left out); the engine refused the model at ["model"]
+      // or, given a length, kept the link's direction undefined (the body never moved)
+      const pa = modelPosePoint(j.a, bodies);
+      const pb = modelPosePoint(j.b, bodies);
+      if (pa && pb) {
+        const gap = Math.hypot(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]);
+        if (!(gap > COINCIDENT * Math.max(1, Math.hypot(...pa))))
+          ctx.addIssue({
+            code: "custom",
+            path: ["joints", i, "b", "point"],
+            message: `distance joint "${j.id}": its two points coincide at the model pose (at ${JSON.stringify(pa)}), so the link has no direction: move one of them`,
+          });
+      }
+    }
   });
   checkMimics(m.joints, bodies, ctx);
   // one motor per joint: two would prescribe the same coordinate twice (redundant or

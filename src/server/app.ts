@@ -59,6 +59,7 @@ import { ApiError, installErrorHandlers, toApiError } from "./errors";
 import { ServerMetrics } from "./metrics";
 import { JsonText, parseJsonBody, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
+import { STREAM_MAX_MESSAGE_BYTES } from "./stream";
 
 /**
  * The body of a request sent without one. Fastify validates a missing body as null, which
@@ -256,7 +257,7 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
     // the stream's subprotocol when the client offers it (a browser sending its key as
     // a `bearer.` subprotocol must be answered with one it offered: auth.ts)
     options: {
-      maxPayload: 64 * 1024,
+      maxPayload: STREAM_MAX_MESSAGE_BYTES,
       handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
     },
     // streams are closed by the session manager with 1001 in its own preClose

@@ -1,3 +1,15 @@
+/** Characters of a key or value the client sent that an error answer quotes (then "…"). */
+export const MAX_ECHO_CHARS = 100;
+
+/** A text cut at `max` characters with an ellipsis (never inside a surrogate pair). */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
 /**
  * Service errors. Every error answer is JSON `{ error, message, details }` (schemas/api
  * ErrorBody) with one of these codes and HTTP statuses:

@@ -11,7 +11,14 @@ import secureJsonParse from "secure-json-parse";
 import type { z } from "zod";
 import { boxNodeCount } from "../../schemas/fem";
 import { issuesOf } from "../../schemas/issues";
-import { ApiError, type Issue, RequestValidationError, validationApiError } from "./errors";
+import {
+  ApiError,
+  clip,
+  type Issue,
+  MAX_ECHO_CHARS,
+  RequestValidationError,
+  validationApiError,
+} from "./errors";
 
 /** Deepest nesting of objects and arrays a JSON body may have (no model nests beyond ~8). */
 export const MAX_JSON_DEPTH = 32;
@@ -29,29 +36,77 @@ export class JsonText {
 const utf8 = new TextDecoder();
 
 /**
- * The nesting depth of a JSON text (brackets outside strings), stopping once it passes
- * MAX_JSON_DEPTH: O(length), no allocation. Malformed text is left to the parser.
+ * Where a JSON text nests deeper than MAX_JSON_DEPTH: the path (keys and indices from the
+ * root) of its first object or array below MAX_JSON_DEPTH open ones (the root's path is
+ * []), or null when it nests no deeper. One pass over the brackets, commas and colons
+ * outside strings, O(length); each open container's key is held as its text's bounds and
+ * decoded only for the answer. Malformed text is left to the parser.
  */
-export function jsonDepth(text: string): number {
+export function tooDeep(text: string): Issue["path"] | null {
+  // per open container (index = its depth − 1): an array's element index, or the bounds
+  // of the object's current key ("…" quotes included); -1: before its first key
+  const index = new Int32Array(MAX_JSON_DEPTH);
+  const keyFrom = new Int32Array(MAX_JSON_DEPTH);
+  const keyTo = new Int32Array(MAX_JSON_DEPTH);
+  const isArray = new Uint8Array(MAX_JSON_DEPTH);
   let depth = 0;
-  let max = 0;
   let inString = false;
+  let stringFrom = 0;
+  let stringTo = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 92)
         i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      depth++;
-      if (depth > max) {
-        max = depth;
-        if (max > MAX_JSON_DEPTH) return max;
+      else if (c === 34) {
+        inString = false;
+        stringTo = i + 1;
       }
-    } else if (c === 125 || c === 93) depth--;
+    } else if (c === 34) {
+      inString = true;
+      stringFrom = i;
+    } else if (c === 123 || c === 91) {
+      if (depth === MAX_JSON_DEPTH) return pathOf(text, depth, isArray, index, keyFrom, keyTo);
+      isArray[depth] = c === 91 ? 1 : 0;
+      index[depth] = 0;
+      keyFrom[depth] = -1;
+      depth++;
+    } else if (c === 125 || c === 93) {
+      if (depth > 0) depth--;
+    } else if (depth > 0 && c === 44 && isArray[depth - 1] === 1) index[depth - 1]++;
+    else if (depth > 0 && c === 58 && isArray[depth - 1] === 0) {
+      keyFrom[depth - 1] = stringFrom;
+      keyTo[depth - 1] = stringTo;
+    }
   }
-  return max;
+  return null;
+}
+
+/** The path tooDeep found: the open containers' keys (decoded, clipped) and indices. */
+function pathOf(
+  text: string,
+  depth: number,
+  isArray: Uint8Array,
+  index: Int32Array,
+  keyFrom: Int32Array,
+  keyTo: Int32Array,
+): Issue["path"] {
+  const path: Issue["path"] = [];
+  for (let d = 0; d < depth; d++) {
+    if (isArray[d] === 1) {
+      path.push(index[d]);
+      continue;
+    }
+    const raw = keyFrom[d] < 0 ? '""' : text.slice(keyFrom[d], keyTo[d]);
+    let key: string;
+    try {
+      key = JSON.parse(raw) as string;
+    } catch {
+      key = raw.slice(1, -1); // a malformed escape: the parser refuses the text anyway
+    }
+    path.push(clip(key, MAX_ECHO_CHARS));
+  }
+  return path;
 }
 
 /**
@@ -67,11 +122,12 @@ export function parseJsonBody(text: string): unknown {
       "invalid_request",
       "Body cannot be empty when content-type is set to 'application/json'",
     );
-  if (jsonDepth(text) > MAX_JSON_DEPTH)
+  const deep = tooDeep(text);
+  if (deep !== null)
     throw new ApiError(
       "invalid_request",
-      `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
-      { limit: MAX_JSON_DEPTH },
+      `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels at ${JSON.stringify(deep)}`,
+      { limit: MAX_JSON_DEPTH, path: deep },
     );
   try {
     return secureJsonParse.parse(text, undefined, {

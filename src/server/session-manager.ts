@@ -376,7 +376,7 @@ export class SessionManager {
     await withRecord(rec, () => this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }));
     // flushed now; a checkpoint in flight (the creation's, a run's end) may have exported an
     // earlier step, so this one is queued behind it rather than skipped
-    await this.checkpoints.acknowledge(rec, true);
+    await this.checkpoints.acknowledge(rec);
     return this.view(rec);
   }
 

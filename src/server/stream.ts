@@ -41,7 +41,7 @@
  */
 import type { WebSocket } from "ws";
 import type { StreamOptions } from "../../schemas/api";
-import { ApiError, toApiError } from "./errors";
+import { ApiError, clip, MAX_ECHO_CHARS, toApiError } from "./errors";
 import { encode, type FrameFormat, missedBetween, withDropped } from "./frames";
 import { encodingKey, MAX_TIMER_MS, type Subscription } from "./protocol";
 
@@ -54,11 +54,14 @@ export const RATE_BURST_SECONDS = 2;
  */
 export const STREAM_MIN_FPS = 0.1;
 
+/**
+ * Bytes of one message a client may send on a stream socket (ws maxPayload): a larger one
+ * closes the socket with 1009, message too big. A command's inputs beyond it go by REST.
+ */
+export const STREAM_MAX_MESSAGE_BYTES = 64 * 1024;
+
 /** Commands a stream socket may have awaiting their answers, the running one included. */
 export const MAX_PENDING_COMMANDS = 32;
-
-/** Characters of a key or value the client sent that an error answer quotes (then "…"). */
-export const MAX_ECHO_CHARS = 100;
 
 /** The longest text, and the most entries of a list, an error answer carries. */
 const MAX_ANSWER_TEXT = 1000;
@@ -568,15 +571,6 @@ function clipQuoted(text: string): string {
   return text.replace(/"([^"]*)"/g, (whole, inner: string) =>
     inner.length > MAX_ECHO_CHARS ? `"${clip(inner, MAX_ECHO_CHARS)}"` : whole,
   );
-}
-
-/** A text cut at `max` characters with an ellipsis (never inside a surrogate pair). */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const c = text.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
 }
 
 /** Frames a rate bucket holds: RATE_BURST_SECONDS of frames, at least one. */

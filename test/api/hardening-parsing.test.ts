@@ -2,23 +2,38 @@
  * Issue 26, item 5: what a request costs before it is refused. A full server (or key) is
  * refused before the body is read (a malformed body then answers 429, not the 400 its
  * parsing would give), and a body nested deeper than MAX_JSON_DEPTH is refused before it is
- * parsed, with 400 naming the limit, whatever its size. Bodies that carry a model (create,
+ * parsed, with 400 naming the limit and the path where it is passed (it named the limit
+ * alone), whatever its size. Bodies that carry a model (create,
  * assembly: up to MAX_MODEL_BYTES) are parsed and validated in a worker, never on the event
  * loop, with the same answers.
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { jsonDepth, MAX_JSON_DEPTH } from "../../src/server/request-body";
+import { MAX_ECHO_CHARS } from "../../src/server/errors";
+import { MAX_JSON_DEPTH, tooDeep } from "../../src/server/request-body";
 import { fallingBody } from "../support/models";
 import { startApp, useServer } from "../support/server";
 
 const server = useServer({ maxSessions: 1 });
 
 describe("cost before refusal", () => {
-  it("jsonDepth counts brackets outside strings", () => {
-    expect(jsonDepth('{"a":[1,{"b":"[[[{{"}]}')).toBe(3);
-    expect(jsonDepth('"\\"[["')).toBe(0);
-    expect(jsonDepth("[".repeat(1000))).toBe(MAX_JSON_DEPTH + 1);
+  it("tooDeep counts brackets outside strings and names where the limit is passed", () => {
+    const nest = (n: number, inner: string) => `${"[".repeat(n)}${inner}${"]".repeat(n)}`;
+    expect(tooDeep('{"a":[1,{"b":"[[[{{"}]}')).toBeNull();
+    expect(tooDeep('"\\"[["')).toBeNull();
+    // MAX_JSON_DEPTH levels pass; one more is refused at the path of the container opened
+    // below them: 31 arrays under the root object, each the first element of its parent
+    expect(tooDeep(`{"a":${nest(MAX_JSON_DEPTH - 1, "1")}}`)).toBeNull();
+    const zeros = Array(MAX_JSON_DEPTH - 1).fill(0);
+    expect(tooDeep(`{"a":${nest(MAX_JSON_DEPTH, "1")}}`)).toEqual(["a", ...zeros]);
+    expect(tooDeep("[".repeat(1000))).toEqual(Array(MAX_JSON_DEPTH).fill(0));
+    // keys (escapes decoded, brackets and colons inside them ignored), indices counted past
+    // commas at their own level only, a key of a closed object forgotten
+    const deep = `{"x":{"k":1},"m\\"[:":[0,[1,2],{"q":{}},${nest(MAX_JSON_DEPTH - 1, "0")}]}`;
+    expect(tooDeep(deep)).toEqual(['m"[:', 3, ...Array(MAX_JSON_DEPTH - 2).fill(0)]);
+    // a long key quoted at MAX_ECHO_CHARS characters
+    const long = `{"${"k".repeat(5000)}":${nest(MAX_JSON_DEPTH, "")}}`;
+    expect(tooDeep(long)?.[0]).toBe(`${"k".repeat(MAX_ECHO_CHARS)}…`);
   });
 
   it("a body nested deeper than the limit: 400 naming it, before parsing", async () => {
@@ -28,7 +43,32 @@ describe("cost before refusal", () => {
       .set("content-type", "application/json")
       .send(deep);
     expect(r.status).toBe(400);
-    expect(r.body.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+    const path = ["model", ...Array(MAX_JSON_DEPTH - 1).fill(0)];
+    expect(r.body.message).toBe(
+      `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels at ${JSON.stringify(path)}`,
+    );
+    expect(r.body.details).toEqual({ limit: MAX_JSON_DEPTH, path });
+  });
+
+  it("a deep value in a model names its path; the same in a small body read by the event loop", async () => {
+    const model = fallingBody();
+    const text = JSON.stringify({ model }).replace(
+      '"position":[',
+      `"position":[${"[".repeat(40)}${"]".repeat(40)},`,
+    );
+    const r = await request(server.app.server)
+      .post("/v1/sessions")
+      .set("content-type", "application/json")
+      .send(text);
+    expect(r.status).toBe(400);
+    const path = ["model", "bodies", 0, "position", ...Array(MAX_JSON_DEPTH - 4).fill(0)];
+    expect(r.body.details.path).toEqual(path);
+    const p = await request(server.app.server)
+      .patch("/v1/sessions/none")
+      .set("content-type", "application/json")
+      .send(`{"gravity":[0,0,${"[".repeat(40)}${"]".repeat(40)}]}`);
+    expect(p.status).toBe(400);
+    expect(p.body.details.path).toEqual(["gravity", 2, ...Array(MAX_JSON_DEPTH - 2).fill(0)]);
   });
 
   it("a full server answers 429 without reading the body (a malformed one is not parsed)", async () => {

@@ -96,6 +96,54 @@ describe("POST /v1/sessions", () => {
     expect(issue?.message).toContain('"nobody"');
   });
 
+  it("400 names a joint whose ends cannot move, or a distance joint whose points coincide", async () => {
+    // the engine refused both at the path ["model"]; a distance joint given a length was
+    // built, its link without a direction (its body hung still under gravity)
+    const body = (extra: object) => ({ id: "b", mass: 1, inertia: [1, 1, 1], ...extra });
+    const issueOf = async (model: object) => {
+      const e = expectError(await api().post("/v1/sessions").send({ model }), 400, "invalid_model");
+      const [issue] = (e.details as { issues: { path: unknown[]; message: string }[] }).issues;
+      return issue;
+    };
+    const still = await issueOf({
+      bodies: [body({ fixed: true })],
+      joints: [{ id: "j", type: "spherical", a: { body: "ground" }, b: { body: "b" } }],
+    });
+    expect(still).toEqual({
+      path: ["model", "joints", 0],
+      message: 'joint "j" joins "ground" and "b", neither of which can move',
+      code: "custom",
+    });
+    // b's point [0, 1, 0] turned a quarter about x lies at [0, 0, 1] from b's origin
+    // (0, 0, 1): [0, 0, 2], a's point on the ground
+    const quarter = [Math.SQRT1_2, Math.SQRT1_2, 0, 0];
+    const link = (a: number[], length?: number) => ({
+      bodies: [body({ position: [0, 0, 1], orientation: quarter })],
+      joints: [
+        {
+          id: "rod",
+          type: "distance",
+          a: { body: "ground", point: a },
+          b: { body: "b", point: [0, 1, 0] },
+          ...(length === undefined ? {} : { length }),
+        },
+      ],
+    });
+    for (const length of [undefined, 0.5]) {
+      const issue = await issueOf(link([0, 0, 2], length));
+      expect(issue.path).toEqual(["model", "joints", 0, "b", "point"]);
+      expect(issue.message).toMatch(
+        /^distance joint "rod": its two points coincide at the model pose \(at \[0,0,2\]\)/,
+      );
+    }
+    // 1 µm apart: a link of that length, taken
+    const r = await api()
+      .post("/v1/sessions")
+      .send({ model: link([0, 0, 2 + 1e-6]) });
+    expect(r.status, r.text).toBe(201);
+    await api().delete(`/v1/sessions/${r.body.id}`).expect(204);
+  });
+
   it("400 invalid_request for a body without a model, unknown keys or bad JSON", async () => {
     expectError(await api().post("/v1/sessions").send({}), 400, "invalid_request");
     expectError(

@@ -18,8 +18,13 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { type RawData, WebSocket } from "ws";
 import type { MoreauApp } from "../../src/server/app";
+import { MAX_ECHO_CHARS } from "../../src/server/errors";
 import type { TestHook } from "../../src/server/protocol";
-import { MAX_ECHO_CHARS, MAX_PENDING_COMMANDS, STREAM_MIN_FPS } from "../../src/server/stream";
+import {
+  MAX_PENDING_COMMANDS,
+  STREAM_MAX_MESSAGE_BYTES,
+  STREAM_MIN_FPS,
+} from "../../src/server/stream";
 import { FrameClient } from "../support/frames";
 import { fallingBody } from "../support/models";
 import { useServer } from "../support/server";
@@ -96,6 +101,28 @@ describe("answers and a client that stops reading", () => {
     expect(unreadable).toMatchObject({ type: "error", error: "invalid_request" });
     expect(JSON.stringify(unreadable).length).toBeLessThan(1000);
     c.ws.close();
+  });
+
+  it("a message of STREAM_MAX_MESSAGE_BYTES is taken; one byte more closes the socket with 1009", async () => {
+    const id = await createSession(server.app, fallingBody());
+    const c = await connect(`${server.ws}/v1/sessions/${id}/stream?every=1000000`);
+    // an inputs command padded to the limit exactly (JSON whitespace), then to one byte more
+    const command = JSON.stringify({
+      type: "inputs",
+      inputs: [{ type: "bodyState", id: "ball", velocity: [0, 0, 1] }],
+      ref: 1,
+    });
+    const padded = (bytes: number) =>
+      `${command.slice(0, -1)}${" ".repeat(bytes - command.length)}}`;
+    c.ws.send(padded(STREAM_MAX_MESSAGE_BYTES));
+    await waitFor(() => c.answers().length === 1);
+    expect(c.answers()[0]).toMatchObject({ type: "inputs", ref: 1, pending: 0 });
+    const closed = new Promise<number>((resolve) => c.ws.once("close", (code) => resolve(code)));
+    c.ws.send(padded(STREAM_MAX_MESSAGE_BYTES + 1));
+    expect(await closed).toBe(1009);
+    // the session is served on: the inputs taken at once (it is not stepping)
+    const s = await getState(server.app, id);
+    expect(s.bodies[0].velocity).toEqual([0, 0, 1]);
   });
 
   it("the audit's flood (a paused reader sent 60 kB unknown keys) buffers no more than the bound", async () => {

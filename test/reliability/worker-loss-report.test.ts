@@ -7,7 +7,15 @@
  *   step than it had answered;
  * - a session created (201) whose first checkpoint was still queued on its busy worker when
  *   that worker died is rebuilt as it was created: it went to `error` ("no checkpoint of it
- *   was kept") though its model was held.
+ *   was kept") though its model was held;
+ * - without DATA_DIR, a change answered 2xx (PATCH, inputs, reset, pause) survives the loss
+ *   of its worker, as the README promises: its answer waits for its checkpoint in memory.
+ *   Its checkpoint was only asked for, deferred by CHECKPOINT_MIN_INTERVAL_MS after the
+ *   creation's, and the worker killed right after the answer took the change with it (the
+ *   session came back at step 0 with its old gravity, its inputs gone);
+ * - a running session lost twice within a minute comes back paused (its run is not resumed,
+ *   lest a session that kills its workers do so forever) and says so in its `message`: it
+ *   read `paused` with the first loss's kind of message only, as if a client had paused it.
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,5 +109,117 @@ describe("a session lost before its first checkpoint", () => {
     expect(st.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 4).x, 12);
     expect((await getState(app, s0.id)).step).toBe(4);
     await request(app.server).delete(`/v1/sessions/${s0.id}`).expect(204);
+  });
+});
+
+describe("a running session lost twice within a minute", () => {
+  it("runs on after the first loss; after the second it is paused and says its run was not resumed", async () => {
+    const m = app.moreau.sessions;
+    const api = () => request(app.server);
+    const id = await createSession(app, springParticle({ name: "twice" }));
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
+    const lose = async () => {
+      await waitFor(() => (m.memoryCheckpointStep(id) ?? 0) > 0, 20_000);
+      const before = await rebuilds("memory");
+      await m.pool.killForTest(m.workerOf(id));
+      await waitFor(async () => (await rebuilds("memory")) === before + 1, 20_000);
+      await m.rebuilt();
+      return session(id);
+    };
+    const first = await lose();
+    expect(first.status).toBe("running");
+    expect(first.message).toMatch(/^restored from its checkpoint at step \d+ after a worker loss/);
+    expect(first.message).not.toMatch(/not resumed/);
+    const second = await lose();
+    expect(second.status).toBe("paused");
+    expect(second.message).toMatch(/^restored from its checkpoint at step \d+ after a worker loss/);
+    expect(second.message).toMatch(
+      /; its run was not resumed, the session having been lost with a worker twice within 60 s \(POST \/run resumes it\)$/,
+    );
+    // it is where its checkpoint was: symplectic Euler's recurrence at that step
+    const st = await getState(app, id);
+    expect(st.step).toBe(second.step);
+    const ref = springParticleRecurrence({}, st.step);
+    expect(st.bodies[0].position[0]).toBeCloseTo(ref.x, 9);
+    expect(st.bodies[0].velocity[0]).toBeCloseTo(ref.v, 8);
+    // and runs again when asked
+    await api().post(`/v1/sessions/${id}/run`).send({ realtimeFactor: null }).expect(202);
+    await waitFor(async () => (await session(id)).step > st.step);
+    await api().post(`/v1/sessions/${id}/pause`).expect(200);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("a change answered without DATA_DIR, then the worker lost", () => {
+  // the particle's zero-length spring (k/m = 100 /s²) pulls it back along z too: symplectic
+  // Euler from z = 0 with velocity v0 under a constant acceleration a, n steps of h:
+  // v ← v + h (a − (k/m) z), then z ← z + h v
+  const h = 0.001;
+  const zAfter = (n: number, v0: number, a: number) => {
+    let z = 0;
+    let v = v0;
+    for (let i = 0; i < n; i++) {
+      v += h * (a - 100 * z);
+      z += h * v;
+    }
+    return { z, v };
+  };
+
+  it("PATCH, inputs, reset and pause are all in the rebuilt session", async () => {
+    const m = app.moreau.sessions;
+    const api = () => request(app.server);
+    const lose = async (id: string) => {
+      await m.pool.killForTest(m.workerOf(id));
+      await m.rebuilt();
+      return session(id);
+    };
+    // each right after a creation (within CHECKPOINT_MIN_INTERVAL_MS of its checkpoint) and
+    // 150 steps, the worker killed as soon as the change is answered
+    const fresh = async () => {
+      const id = await createSession(app, springParticle({ name: "acknowledged" }));
+      await step(app, id, 150);
+      return id;
+    };
+
+    const patched = await fresh();
+    await api()
+      .patch(`/v1/sessions/${patched}`)
+      .send({ gravity: [0, 0, -3] })
+      .expect(200);
+    const p = await lose(patched);
+    expect(p.step).toBe(150);
+    const sp = await step(app, patched, 40);
+    expect(sp.bodies[0].position[2]).toBeCloseTo(zAfter(40, 0, -3).z, 14);
+    expect(sp.bodies[0].velocity[2]).toBeCloseTo(zAfter(40, 0, -3).v, 13);
+
+    const kicked = await fresh();
+    const ack = await api()
+      .post(`/v1/sessions/${kicked}/inputs`)
+      .send({ inputs: [{ type: "bodyState", id: "p", velocity: [0, 0, 7] }], step: 160 })
+      .expect(200);
+    expect(ack.body).toEqual({ step: 160, pending: 1 });
+    expect((await lose(kicked)).step).toBe(150);
+    const sk = await step(app, kicked, 50);
+    // set moving up at 7 m/s at step 160: 40 steps of the oscillation since
+    expect(sk.bodies[0].position[2]).toBeCloseTo(zAfter(40, 7, 0).z, 14);
+    expect(sk.bodies[0].velocity[2]).toBeCloseTo(zAfter(40, 7, 0).v, 13);
+
+    const reset = await fresh();
+    await api().post(`/v1/sessions/${reset}/reset`).expect(200);
+    expect((await lose(reset)).step).toBe(0);
+    const sr = await step(app, reset, 30);
+    expect(sr.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 30).x, 14);
+
+    const paused = await fresh();
+    await api().post(`/v1/sessions/${paused}/run`).send({ realtimeFactor: 1 }).expect(202);
+    const at = (await api().post(`/v1/sessions/${paused}/pause`).expect(200)).body.step;
+    const ps = await lose(paused);
+    expect(ps).toMatchObject({ status: "paused", step: at });
+    expect((await getState(app, paused)).bodies[0].position[0]).toBeCloseTo(
+      springParticleRecurrence({}, at).x,
+      12,
+    );
+    for (const id of [patched, kicked, reset, paused])
+      await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 });

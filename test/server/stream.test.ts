@@ -8,7 +8,8 @@
 import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WebSocket } from "ws";
-import { boundAnswer, MAX_ECHO_CHARS, STREAM_MIN_FPS, StreamHub } from "../../src/server/stream";
+import { MAX_ECHO_CHARS } from "../../src/server/errors";
+import { boundAnswer, STREAM_MIN_FPS, StreamHub } from "../../src/server/stream";
 import { sleep } from "../support/wait";
 
 /** The part of a ws socket the hub uses. */

@@ -24,6 +24,8 @@
  * Work arrays live in a workspace cached per ConstraintSet: after the first call neither
  * function allocates.
  */
+
+import { grow } from "../math/grow";
 import {
   addPositionIncrement,
   type BodySystem,
@@ -75,6 +77,9 @@ export interface PositionProjectionResult {
   rank: number;
 }
 
+/** minimumNorm looks for null vectors at the rows whose pivot d_k/s_kk is at most this. */
+const SCREEN_PIVOT = 1e-6;
+
 /** Per-set work arrays and factorization (created on first use). */
 export class ProjectionWorkspace {
   readonly schur: MassSchurComplement;
@@ -86,6 +91,9 @@ export class ProjectionWorkspace {
   readonly u: Float64Array;
   /** G's values at the last `factorAt` (the corrections' directions, see `correction`). */
   readonly factoredG: Float64Array;
+  /** minimumNorm's orthonormal null-space basis (p × numRows, by column) and a column. */
+  private nullBasis = new Float64Array(0);
+  private column = new Float64Array(0);
 
   constructor(
     readonly set: ConstraintSet,
@@ -117,6 +125,85 @@ export class ProjectionWorkspace {
     const { ldlt, schur } = this;
     schur.updateInto(ldlt.beginLoad(schur.S), ldlt.loadSlots(schur.S));
     ldlt.factorLoaded();
+  }
+
+  /**
+   * λ ← λ − N (NᵀN)⁻¹ Nᵀ λ = λ − Q Qᵀ λ: the smallest (Euclidean) multipliers of the same joint forces
+   * G_fᵀλ, for a λ from `ldlt.solve` (the reactions a state reports; the bodies' forces are
+   * unchanged). N's columns span null(G_fᵀ), the loops' self-stresses, as the
+   * factorization shows them:
+   *  - a dropped row k: n_k = e_k − S_f⁺ S_f e_k (S_f e_k = G_f M⁻¹ G_f,kᵀ, S_f⁺ the solve,
+   *    zero on the dropped rows), 1 at k, 0 at the other dropped rows; G_fᵀ n_k = 0 since
+   *    row k is the combination S_f⁺ S_f e_k of the kept rows;
+   *  - a kept row k whose pivot is round-off along a null vector: u = L⁻ᵀ e_k (1 at k, 0
+   *    after it) has |Aᵀu|² = d_k (A = G_f M^{-1/2}), and it is one when d_k ≤ ε s_kk |u|²
+   *    (ε the factorization's pivot tolerance: the dropped rows' test, for the unit vector
+   *    u/|u|). A dependent row whose own share of the self-stress c is small has a pivot
+   *    of round-off over c², above the drop test, and the solve then amplified the
+   *    state's errors along that self-stress by 1/d_k; only rows with d_k ≤ SCREEN_PIVOT
+   *    s_kk are looked at (c ≳ 1e-5).
+   * Solving with a dependent row's multiplier 0 picks one member of the family λ + N y,
+   * the one whose dependent row carries nothing, singular where that row's share c of the
+   * self-stress vanishes: a planar parallelogram of three equal cranks has the self-stress
+   * (1, −2, 1) along the cranks, its dependent row a vertical one (c ∝ sin θ), and every
+   * crank carried ±1/sin θ of it (median 25 N against 10.5 N, 68.6 kN at most over 60 s;
+   * test/engine/integrators/long-run/parallelogram-reactions.test.ts); the smallest is the
+   * equal share. Nothing is done when no row is near dependent; otherwise a solve with
+   * S_f or a back substitution per such row and a Gram–Schmidt of the p vectors found
+   * (buffers grow, nothing is allocated per call).
+   */
+  minimumNorm(lambda: Float64Array): void {
+    const { ldlt, set, tmp, du } = this;
+    const m = set.numRows;
+    const dropped = ldlt.dropped;
+    let candidates = 0;
+    for (let k = 0; k < m; k++) if (ldlt.relativePivot(k) <= SCREEN_PIVOT) candidates++;
+    if (candidates === 0) return;
+    this.nullBasis = grow(this.nullBasis, candidates * m);
+    this.column = grow(this.column, m);
+    const N = this.nullBasis;
+    const col = this.column;
+    let p = 0;
+    for (let k = 0; k < m; k++) {
+      const pivot = ldlt.relativePivot(k);
+      if (pivot > SCREEN_PIVOT) continue;
+      col.fill(0);
+      col[k] = 1;
+      if (dropped[k] === 0) {
+        ldlt.solveUpper(col);
+        let uu = 0;
+        for (let r = 0; r < m; r++) uu += col[r] * col[r];
+        if (pivot > ldlt.pivotTolerance * uu) continue;
+      } else {
+        set.multiplyTranspose(col, tmp, this.factoredG);
+        massSolve(set.sys, tmp, du);
+        set.multiply(du, col, this.factoredG);
+        ldlt.solve(col, col);
+        for (let r = 0; r < m; r++) col[r] = -col[r];
+        col[k] = 1;
+      }
+      // orthonormalized against the columns before it (modified Gram–Schmidt), kept
+      // unless it was (to round-off) a combination of them
+      let before = 0;
+      for (let r = 0; r < m; r++) before += col[r] * col[r];
+      for (let a = 0; a < p; a++) {
+        let s = 0;
+        for (let r = 0; r < m; r++) s += N[a * m + r] * col[r];
+        for (let r = 0; r < m; r++) col[r] -= s * N[a * m + r];
+      }
+      let after = 0;
+      for (let r = 0; r < m; r++) after += col[r] * col[r];
+      if (after <= 1e-20 * before) continue;
+      const unit = 1 / Math.sqrt(after);
+      for (let r = 0; r < m; r++) N[p * m + r] = unit * col[r];
+      p++;
+    }
+    // λ − Q Qᵀ λ, Q's columns orthonormal
+    for (let a = 0; a < p; a++) {
+      let s = 0;
+      for (let r = 0; r < m; r++) s += N[a * m + r] * lambda[r];
+      for (let r = 0; r < m; r++) lambda[r] -= s * N[a * m + r];
+    }
   }
 
   /**

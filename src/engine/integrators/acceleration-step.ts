@@ -874,7 +874,10 @@ export class AccelerationStepper implements NewtonStepper {
     set.multiply(tmp, rc);
     set.quadraticTerm(t, this.ct);
     for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
-    projectionWorkspace(set).ldlt.solve(rc, out);
+    const ws = projectionWorkspace(set);
+    ws.ldlt.solve(rc, out);
+    // a redundant loop's share: the smallest λ of the same forces (ProjectionWorkspace)
+    ws.minimumNorm(out);
   }
 
   /**
@@ -900,9 +903,11 @@ export class AccelerationStepper implements NewtonStepper {
     for (let i = 0; i < n; i++) da[i] = v[i] - vPred[i] - c.cv * a[i] - kappa * accel[i];
     // M⁻¹ M (v − v') = v − v'
     set.multiply(da, rc);
-    projectionWorkspace(set).ldlt.solve(rc, out);
+    const ws = projectionWorkspace(set);
+    ws.ldlt.solve(rc, out);
     const k = c.cv * c.startForceWeight + kappa;
     for (let r = 0; r < out.length; r++) out[r] = (out[r] + k * lambda[r]) / h;
+    ws.minimumNorm(out);
   }
 
   /**

@@ -4,7 +4,8 @@
  * When: at creation; when it stops running (pause, `until` reached, divergence); after
  * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
  * on shutdown (shutdown.ts, `all`). With a store, the answer to a change waits until its
- * checkpoint is written (`acknowledge`), and so does a step request's answer for the
+ * checkpoint is written (`acknowledge`; without one, until it is held in memory: no 2xx
+ * answer's change is lost with its worker), and so does a step request's answer for the
  * checkpoint its steps call for (`afterSteps`): no 2xx answer's change is lost to a crash. A run's K-step checkpoints are taken by its worker at
  * the exact steps k·K (the run loop stops there for it: worker-runtime.ts) and sent with
  * the snapshot, and the run waits at step k·K until that checkpoint is written (or
@@ -14,7 +15,7 @@
  * step). Checkpoints are coalesced per session: one at a time, and
  * those of steps asked for less than CHECKPOINT_MIN_INTERVAL_MS after the previous one are
  * deferred to that interval (the latest state wins; not waited for); creation, an answered
- * change (with a store), the end of a run, pause and shutdown are urgent: written at once
+ * change, the end of a run, pause and shutdown are urgent: written at once
  * (after the one under way, never skipped for it: that one may have exported an earlier
  * step).
  *
@@ -173,17 +174,18 @@ export class Checkpoints {
   }
 
   /**
-   * The checkpoint of a change about to be answered (a creation or fork, PATCH, inputs,
-   * reset, pause, an applied assembly). With a store the answer waits for it: it resolves
-   * once the store holds a checkpoint exported after the change (taken at once, after the
-   * write under way; the answers waiting meanwhile share the next write), so a 2xx answer's
-   * change survives a crash of the process (a write that fails is reported as any other:
-   * `persisted: false`, /ready). Without a store it is only asked for (`urgent` as
-   * `checkpoint`): a crash loses everything anyway, and a worker loss rebuilds from memory.
+   * The checkpoint of a change about to be answered (PATCH, inputs, reset, pause, an
+   * applied assembly; a creation or fork with a store: lifecycle.ts), which the answer waits
+   * for: taken at once (after the one under way; the answers waiting meanwhile share the
+   * next), it resolves once a checkpoint exported after the change is held in memory and,
+   * with a store, written. So a 2xx answer's change survives the loss of its worker (rebuilt
+   * from that checkpoint) and, with a store, a crash of the process (a write that fails is
+   * reported as any other: `persisted: false`, /ready). Without a store too: deferred by
+   * CHECKPOINT_MIN_INTERVAL_MS as a step's, or not waited for, the change would be lost with
+   * a worker that dies before its export.
    */
-  acknowledge(rec: SessionRecord, urgent = false): Promise<void> {
-    const done = this.checkpoint(rec, urgent || this.store !== null);
-    return this.store ? done : Promise.resolve();
+  acknowledge(rec: SessionRecord): Promise<void> {
+    return this.checkpoint(rec, true);
   }
 
   /**

@@ -6,7 +6,8 @@
  * last checkpoint (checkpoints.ts `latest`: the file in DATA_DIR, or the copy in memory when
  * it is newer or there is no DATA_DIR), the way a restart restores; a session that was
  * running runs on, unless it was lost twice within LOSS_WINDOW_MS (then it comes back
- * paused). Requests that arrive meanwhile wait for the rebuild (SessionTable.live); reads
+ * paused, and its message says so: a session that kills its worker must not do it forever).
+ * Requests that arrive meanwhile wait for the rebuild (SessionTable.live); reads
  * in flight on the lost worker are asked again of the rebuilt session (WorkerCalls.read).
  * A session lost before its first checkpoint was kept (its creation's still queued on the
  * busy worker) is rebuilt as it was created, from the request that opened it (or from its
@@ -143,7 +144,10 @@ export class Recovery {
       const from = source ? source.from : rec.opened ? "creation" : "model";
       await this.relocate(rec, source ? source.body : (rec.opened ?? this.fromModel(rec)), target);
       this.metrics.sessionRebuilds.inc({ from });
-      rec.notice = rebuiltNotice(from, rec.step, reached, reason);
+      // a run lost twice within LOSS_WINDOW_MS is not resumed (the session may be what kills
+      // its workers): said in its message, as the steps lost are, not only logged
+      const halted = run !== null && !this.closing() && rec.losses.length > 1;
+      rec.notice = rebuiltNotice(from, rec.step, reached, reason, halted);
       this.log.warn(
         { session: rec.id, worker: rec.worker, step: rec.step, reached, from },
         source
@@ -152,14 +156,12 @@ export class Recovery {
       );
       // its first checkpoint, now (the one its creation asked for was lost with the worker)
       if (!source) void this.checkpoints.checkpoint(rec, true);
-      if (run && !this.closing()) {
-        if (rec.losses.length > 1)
-          this.log.warn(
-            { session: rec.id, losses: rec.losses.length },
-            "session lost again within a minute: restored paused, its run not resumed",
-          );
-        else await this.resume(rec, run);
-      }
+      if (halted)
+        this.log.warn(
+          { session: rec.id, losses: rec.losses.length },
+          "session lost again within a minute: restored paused, its run not resumed",
+        );
+      else if (run && !this.closing()) await this.resume(rec, run);
     } catch (err) {
       this.metrics.sessionRebuilds.inc({ from: "failed" });
       this.log.error({ err, session: rec.id }, "session could not be rebuilt from its checkpoint");
@@ -226,9 +228,16 @@ export class Recovery {
 
 /**
  * The `message` of a session rebuilt after a worker loss (`from`: what it was rebuilt
- * from), at step `step`, having reached step `reached` before.
+ * from), at step `step`, having reached step `reached` before; `halted`: it was running
+ * and its run is not resumed (lost twice within LOSS_WINDOW_MS).
  */
-function rebuiltNotice(from: string, step: number, reached: number, reason: string): string {
+function rebuiltNotice(
+  from: string,
+  step: number,
+  reached: number,
+  reason: string,
+  halted: boolean,
+): string {
   const what =
     from === "creation"
       ? `rebuilt as it was created (step ${step}) after a worker loss, before any checkpoint of it was kept`
@@ -239,7 +248,10 @@ function rebuiltNotice(from: string, step: number, reached: number, reason: stri
     reached > step
       ? `; the ${reached - step} step(s) after it were lost (it had reached step ${reached})`
       : "";
-  return `${what} (${reason})${lost}`;
+  const paused = halted
+    ? `; its run was not resumed, the session having been lost with a worker twice within ${LOSS_WINDOW_MS / 1000} s (POST /run resumes it)`
+    : "";
+  return `${what} (${reason})${lost}${paused}`;
 }
 
 /** The session stays lost: `error`, its last state served, reset rebuilds it from the model. */

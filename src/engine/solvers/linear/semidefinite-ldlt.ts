@@ -681,12 +681,21 @@ export class SemidefiniteLdlt {
   }
 
   /**
+   * d_k / s_kk of row k after `factor` (symmetric S = A Aᵀ: sin² of the angle between row
+   * k of A and the earlier rows' span), 0 for a dropped row.
+   */
+  relativePivot(k: number): number {
+    const d = this.dinv[k];
+    return d === 0 ? 0 : 1 / (d * this.sDiag[k]);
+  }
+
+  /**
    * x = S⁺-like solution: S x = b on the kept rows, x = 0 on dropped rows. x may alias b.
    * Blocks of 3 rows (a spherical joint's, the commonest) take unrolled branches.
    */
   solve(b: Float64Array, x: Float64Array): void {
     const n = this.n;
-    const { snStart, patStart, patBlock, patOff, diagOff, lx, ux, dinv, dropped } = this;
+    const { snStart, patStart, patBlock, patOff, diagOff, lx, dinv, dropped } = this;
     const ns = snStart.length - 1;
     if (x !== b) for (let i = 0; i < n; i++) x[i] = b[i];
     // L y = b by block rows
@@ -726,7 +735,17 @@ export class SemidefiniteLdlt {
       }
     }
     for (let k = 0; k < n; k++) x[k] = dropped[k] ? 0 : x[k] * dinv[k];
-    // U x = y by block columns, backwards (U_JK = Uᵀ_KJ transposed)
+    this.solveUpper(x);
+  }
+
+  /**
+   * x ← U⁻¹ x (Lᵀ when symmetric), by block columns, backwards (U_JK = Uᵀ_KJ transposed):
+   * solve's last phase. For symmetric S = A Aᵀ, U⁻¹ e_k is 1 at k and zero after it, and
+   * its Aᵀ-residual is the pivot: |Aᵀ U⁻¹ e_k|² = eₖᵀ L⁻¹ S L⁻ᵀ e_k = d_k.
+   */
+  solveUpper(x: Float64Array): void {
+    const { snStart, patStart, patBlock, patOff, diagOff, ux } = this;
+    const ns = snStart.length - 1;
     for (let K = ns - 1; K >= 0; K--) {
       const k0 = snStart[K];
       const rK = snStart[K + 1] - k0;

@@ -44,6 +44,37 @@ describe("SemidefiniteLdlt", () => {
     }
   }
 
+  it("solveUpper: L⁻ᵀ e_k is 1 at k, 0 after it, and its Aᵀ-residual squared is the pivot d_k", () => {
+    // rows: a0, a1, a0 + c·a1 + 1e-3·a2 (kept, pivot ~1e-6), a3; S = A Aᵀ
+    const r = mulberry32(3);
+    const a = Array.from({ length: 4 }, () => Array.from({ length: 6 }, () => 2 * r() - 1));
+    const c = 0.3;
+    const rows = [a[0], a[1], a[0].map((v, i) => v + c * a[1][i] + 1e-3 * a[2][i]), a[3]];
+    const S = gram(rows);
+    const f = new SemidefiniteLdlt();
+    f.factor(S);
+    const Sd = csrToDense(S);
+    expect(Array.from(f.dropped)).toEqual([0, 0, 0, 0]);
+    expect(f.relativePivot(2)).toBeLessThan(1e-5);
+    for (let k = 0; k < 4; k++) {
+      const u = new Float64Array(4);
+      u[k] = 1;
+      f.solveUpper(u);
+      for (let j = k + 1; j < 4; j++) expect(u[j]).toBe(0);
+      expect(u[k]).toBe(1);
+      // |Aᵀu|² against d_k = relativePivot·s_kk
+      const res = rows[0].map((_, i) => rows.reduce((s, row, j) => s + row[i] * u[j], 0));
+      const r2 = res.reduce((s, x) => s + x * x, 0);
+      expect(Math.abs(r2 - f.relativePivot(k) * Sd[k * 4 + k])).toBeLessThan(1e-9 * Sd[k * 4 + k]);
+    }
+    // row 2 is a0 + c a1 to 1e-3: u ≈ (−1, −c, 1, 0)
+    const u = new Float64Array(4);
+    u[2] = 1;
+    f.solveUpper(u);
+    expect(u[0]).toBeCloseTo(-1, 2);
+    expect(u[1]).toBeCloseTo(-c, 2);
+  });
+
   it("drops the later row of each dependent set and solves consistent systems exactly", () => {
     const r = mulberry32(8);
     const base = Array.from({ length: 5 }, () => Array.from({ length: 7 }, () => 2 * r() - 1));
