@@ -108,6 +108,10 @@ export const SimulationSnapshot = z
           description:
             "moreau-jean, backward-euler, symplectic-euler: the run's start was made consistent with the joints and motors (absent: the next step makes it, counting the energy it changes)",
         }),
+        lambdaMean: z.boolean().optional().meta({
+          description:
+            "moreau-jean: memory.lambda is the last step's mean joint force, its contact and limit impulses included (a step with active ones), not the consistent multipliers of its end; the next step without them takes its motors' power at its start at the consistent ones",
+        }),
         substeps: z
           .strictObject({
             // MAX_HALVINGS − 1 (src/engine/integrators/step-halving.ts)

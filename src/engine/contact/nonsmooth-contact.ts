@@ -936,14 +936,42 @@ export class NonsmoothContact implements OneStepProblem {
    * The position projection after the step (projection.ts) on this step's detection (and
    * the fem–fem contacts), with the joints' own projection after each pass.
    */
-  project(projectJoints?: () => void): ProjectionResult {
+  project(projectJoints?: () => void, hold: Uint8Array | null = null): ProjectionResult {
+    const held = hold === null ? 0 : this.markHeld(hold);
     return this.projection.project(
       this.detection,
       this.margin,
       this.stats,
       projectJoints,
       this.faces,
+      this.heldKeys,
+      held,
     );
+  }
+
+  /** The keys of the contacts the projection holds at the position level (markHeld). */
+  private heldKeys: Float64Array = new Float64Array(0);
+
+  /**
+   * heldKeys ← the keys of the step's contacts held at the position level by project's
+   * `hold` (ContactProjection.hold): those that push (P_n > 0) at the end of the step
+   * without separating (u_n⁺ ≤ ACTIVATION_TOLERANCE/h: a rebound's gap is its own) and
+   * touch a body of `bodies` (1 by body index). Returns how many.
+   */
+  private markHeld(bodies: Uint8Array): number {
+    const { set, dim } = this;
+    const nc = set.count;
+    this.heldKeys = grow(this.heldKeys, nc);
+    const separating = ACTIVATION_TOLERANCE / this.lastH;
+    let n = 0;
+    for (let i = 0; i < nc; i++) {
+      if (!(this.r[dim * i] > 0) || this.uPlus[i] > separating) continue;
+      const a = set.bodyA[i];
+      const b = set.bodyB[i];
+      if ((a >= 0 && bodies[a] === 1) || (b >= 0 && bodies[b] === 1))
+        this.heldKeys[n++] = set.key[i];
+    }
+    return n;
   }
 
   /**

@@ -21,7 +21,12 @@
  * its velocity kept, would add m g × the lift to its energy at every such bounce.
  */
 import { grow } from "../math/grow";
-import { type BodySystem, movePositions } from "../model/body-system";
+import {
+  addPositionIncrement,
+  type BodySystem,
+  markStateChanged,
+  movePositions,
+} from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
 import { PgsSolver } from "../solvers/nonsmooth";
 import { iterationBudget } from "./budget";
@@ -72,6 +77,15 @@ export type ProjectionMemory = NonNullable<ContactMemory["projection"]>;
 
 /** Projection passes (gaps, LCP, move) per step at most. */
 export const PROJECTION_PASSES = 10;
+
+/**
+ * The lift (m) of a held contact (project's `held`) the projection leaves: a tenth of the
+ * activation gap past which the next step lets the contact go (ACTIVATION_TOLERANCE).
+ */
+export const HOLD_TOLERANCE = 1e-7;
+
+/** Gauss–Seidel sweeps of a hold pass at most (a few held contacts). */
+const HOLD_SWEEPS = 100;
 
 /** Wall time (ms) the projection spends, added to its owner's figures. */
 export interface ProjectionTimes {
@@ -184,8 +198,13 @@ export class ContactProjection {
     times: ProjectionTimes,
     projectJoints?: () => void,
     faces: FemFaceContacts | null = null,
+    held: Float64Array | null = null,
+    heldCount = 0,
   ): ProjectionResult {
     const t0 = performance.now();
+    const holdMoved =
+      heldCount > 0 &&
+      this.hold(detection, margin, times, projectJoints, held as Float64Array, heldCount);
     const { tolerance } = this.settings;
     // the budget follows the first pass's contacts when the model sets none
     let budget = this.settings.maxIterations ?? -1;
@@ -194,14 +213,7 @@ export class ContactProjection {
     let pen = 0;
     let facePen = 0;
     for (;;) {
-      if (!detection.covers()) {
-        detection.detector.margin = margin;
-        detection.detect();
-        times.broadMs += detection.detector.stats.broadMs;
-        times.narrowMs += detection.detector.stats.narrowMs;
-        detection.covers();
-      }
-      pen = detection.transport();
+      pen = this.carry(detection, margin, times);
       const b = detection.buffer;
       if (faces !== null) {
         faces.detect(margin);
@@ -216,7 +228,7 @@ export class ContactProjection {
       if (Math.max(pen, facePen) <= tolerance || it >= PROJECTION_PASSES || sweeps <= 0) break;
       if (it === 0) {
         this.startLifts(detection);
-        this.beforeMove?.();
+        if (!holdMoved) this.beforeMove?.();
       }
       if (pen > tolerance) sweeps = this.pass(detection, it, sweeps);
       if (facePen > tolerance && sweeps > 0)
@@ -236,6 +248,97 @@ export class ContactProjection {
       converged: penetration <= tolerance,
     };
   }
+
+  /**
+   * The detection carried to the current pose (detected afresh with `margin` where it no
+   * longer covers the motion: project()); returns the deepest penetration (m, ≥ 0).
+   */
+  private carry(detection: CarriedDetection, margin: number, times: ProjectionTimes): number {
+    if (!detection.covers()) {
+      detection.detector.margin = margin;
+      detection.detect();
+      times.broadMs += detection.detector.stats.broadMs;
+      times.narrowMs += detection.detector.stats.narrowMs;
+      detection.covers();
+    }
+    return detection.transport();
+  }
+
+  /** The held contacts' keys (hold). */
+  private readonly heldKeys = new KeyTable();
+
+  /**
+   * The contacts of `keys` (count of them) held at the position level: those of them the
+   * step left lifted (carried gap g > 0) are moved back onto g = 0, as a bilateral
+   * constraint (g + H_n δq = 0 on them, δq = M⁻¹ H_nᵀ μ, μ of either sign, solved by
+   * Gauss–Seidel on W = H_n M⁻¹ H_nᵀ), `projectJoints` after each move, until the largest
+   * lift is ≤ HOLD_TOLERANCE or PROJECTION_PASSES. Moreau–Jean's pushing contacts of the
+   * jointed groups its step redid at the position level (moreau-jean.ts, "Jointed groups
+   * touched"): their velocity-level law, its normal rows H_n at the step's start, lets the
+   * gap grow by a drift the exact motion has not (a point moving on a curve, O(h²) a step;
+   * the joints' end velocity projection, which moves no position), and past the
+   * activation gap the next step let the contact go, its body fall and land with an
+   * impulse. Its potential energy change is counted as the contacts' work, as the passes'
+   * (beforeMove, once a projection). Returns whether it moved.
+   */
+  private hold(
+    detection: CarriedDetection,
+    margin: number,
+    times: ProjectionTimes,
+    projectJoints: (() => void) | undefined,
+    keys: Float64Array,
+    count: number,
+  ): boolean {
+    const { sys, set, heldKeys } = this;
+    heldKeys.clear();
+    heldKeys.reserve(count);
+    for (let k = 0; k < count; k++) heldKeys.set(keys[k], k);
+    const diagonal = this.diagonal;
+    const row = this.row;
+    for (let it = 0; it < PROJECTION_PASSES; it++) {
+      this.carry(detection, margin, times);
+      const b = detection.buffer;
+      const { gap } = detection;
+      set.reset(b.count);
+      let lift = 0;
+      for (let k = 0; k < b.count; k++) {
+        if (!(gap[k] > 0) || heldKeys.get(b.key[k]) < 0) continue;
+        set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, detection.point, gap, k);
+        lift = Math.max(lift, gap[k]);
+      }
+      if (lift <= HOLD_TOLERANCE) return it > 0;
+      if (it === 0) this.beforeMove?.();
+      inverseMassBlocks(sys, this.Y, this.yOff, 1);
+      set.computeResponse(this.Y, this.yOff, 1, true);
+      const W = set.delassus(1, 1);
+      const nc = set.count;
+      this.mu = grow(this.mu, nc);
+      const mu = this.mu;
+      mu.fill(0, 0, nc);
+      for (let sweep = 0; sweep < HOLD_SWEEPS; sweep++) {
+        let residual = 0;
+        for (let i = 0; i < nc; i++) {
+          W.rowBlockTimes(i, mu, row);
+          W.diagonalBlock(i, diagonal);
+          const w = set.gap[i] + row[0];
+          residual = Math.max(residual, Math.abs(w));
+          mu[i] -= w / diagonal[0];
+        }
+        if (residual <= 1e-3 * HOLD_TOLERANCE) break;
+      }
+      this.rhs.fill(0);
+      W.addResponse(mu, 1, this.rhs);
+      // the angular velocities kept in the world (movePositions turns them with the bodies:
+      // a rod turning at 3 rad/s about the vertical, its pitch corrected by 1e-4 rad, was
+      // given a pitch rate of 1.2e-3 rad/s and its tip left the floor)
+      markStateChanged(sys);
+      addPositionIncrement(sys, this.rhs, 1);
+      projectJoints?.();
+    }
+    return true;
+  }
+  private readonly diagonal = new Float64Array(1);
+  private readonly row = new Float64Array(1);
 
   /**
    * One pass on the detection's contacts (round `it`): the LCP on the factored operator,

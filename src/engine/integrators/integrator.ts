@@ -145,6 +145,13 @@ export class IntegratorMemory {
    * start and after invalidate(): the next step makes it (theta-scheme.ts).
    */
   started = false;
+  /**
+   * Moreau–Jean: whether the state's multipliers (the record's λ) are its last step's mean
+   * joint force, impulses included (a step with active contacts or limits), rather than
+   * the consistent ones of its end: the next smooth step then takes its motors' power at
+   * the start at the consistent multipliers (theta-scheme.ts startConsistent).
+   */
+  lambdaMean = false;
 
   constructor(numDofs: number) {
     this.acceleration = new Float64Array(numDofs);
@@ -166,6 +173,7 @@ export class IntegratorMemory {
     this.substepSize = 0;
     this.stiffness = 0;
     this.started = false;
+    this.lambdaMean = false;
   }
 
   /** this ← from (a memory of the same size). */
@@ -182,6 +190,7 @@ export class IntegratorMemory {
     this.substepSize = from.substepSize;
     this.stiffness = from.stiffness;
     this.started = from.started;
+    this.lambdaMean = from.lambdaMean;
   }
 }
 

@@ -118,10 +118,21 @@
  * level; here they keep Moreau–Jean's velocity-level law, and the two are solved by
  * splitting rather than as one problem. The spinner keeps its rate to 1e-10 over 30 s
  * (Newton's tolerance; symplectic Euler 1e-14) and energy.error within 1e-8 J;
- * the crank's energy stays within 6.2e-3 J over 30 s at 5 ms (0.081 J at 1/60 s), the rest
- * being the contact's own velocity-level law (its normal rows H at the step's start: the
- * tip's gap grows by O(h²) a step, it is let go once past the activation gap and lands
- * inelastically). The reactions reported are the step's mean joint force
+ * the crank's energy stays within 4.3e-3 J over 30 s at 5 ms (0.074 J at 1/60 s), the rest
+ * being the contact's own velocity-level law. Its normal rows H are the step's start's:
+ * the tip's gap grows by O(h²) a step (and by what the joints' end velocity projection,
+ * which moves no position, leaves), and past the activation gap the next step let it go,
+ * to land with an impulse. So the pushing contacts of the groups redone (P_n > 0, not
+ * separating at the end) are held at the position level after the step: step 8's
+ * projection moves them back onto g = 0 first, as bilateral constraints
+ * (ContactProjection.hold, its potential energy change counted as the contacts' work as
+ * the projection's), which the exact motion keeps; the crank's tip was let go 22 times in
+ * 30 s at 5 ms (6.2e-3 J lost), now never. At 1/60 s it still is (82 times, 86 before):
+ * the end velocity's normal component at the end pose, O(h) of the curve's, makes the
+ * next step's predicted gap g + h u_n/2 pass the activation gap; holding that at the end
+ * too (a velocity projection onto H_end v = 0, or the law's rows taken at the end pose)
+ * let it go more often (24 and 84 times at 5 ms): a law with both levels at once, as
+ * Brüls, Acary & Cardona's, is left to do. The reactions reported are the step's mean joint force
  * (AccelerationStepper.meanJointForce: the start directions' impulse and the end
  * projection's, over h), so that with the impulses they balance each body's momentum
  * change as the contact step's did (a bob on a revolute striking the floor: to 2e-12 N·s;
@@ -132,9 +143,21 @@
  * below a hundredth of it: a warm-started iterative solve moves P by about its residual at
  * each re-solve, and with friction the changes fell by only half an iteration, which had
  * sent 1789 of the 2000 steps of the crank at rest (μ = 0.3) to the velocity level after
- * 6 symmetric steps each). Not for groups with a motor (their work is the trapezoid of their power at consistent
- * multipliers, which a step with impulses has not: ThetaScheme.ownStep), left at the
- * velocity level.
+ * 6 symmetric steps each). Groups with a motor too: its work over such a step is its
+ * impulse times its rate, h λ̄ᵀ G v̄ over its rows with the step's mean joint force λ̄
+ * (takeMotorWork: their exact share of the kinetic energy's change, as on the contact
+ * step), and the next step without impulses takes the power at its start at the
+ * multipliers consistent with it (IntegratorMemory.lambdaMean; ThetaScheme.ownStep's
+ * trapezoid had read the mean force, the contact's share included). Left at the velocity
+ * level before 2026-12-06 (including them had raised energy.error without that start), a
+ * motor turning a crank at 2 rad/s whose link's tip slides on a frictionless floor read
+ * energy.error 0.15 J in 30 s at 5 ms (0.84 J at 1/60 s), now 7.0e-4 J (0.029 J), and a
+ * rod hinged to a turntable its motor turns at 3 rad/s, the rod's tip sliding on the floor
+ * in a circle, 3.0 J (10.1 J), its motor 0.034 N·m where the motion takes none; now its
+ * energy is kept to 7e-7 J, the floor carries m g/2 to 5e-6 N, the motor 3e-10 N·m (its
+ * energy.error 0.05 J, 1.7 J at 1/60 s, the hold's counted potential energy: the lift it
+ * undoes, 4.3e-7 m a step at 5 ms, came from the joints' end projection, with no kinetic
+ * energy; without the hold the tip was let go 73 times, one step in four at 1/60 s).
  */
 import type { JointLimitProblem } from "../actuators/limit-problem";
 import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-contact";
@@ -221,6 +244,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
     const jointed = jointedBodies(stepper, limits);
+    this.jointed = jointed;
     this.location =
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
     this.events =
@@ -245,6 +269,14 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.smoothLambda = new Float64Array(this.apartRows.length);
     this.substepImpulse = new Float64Array(this.apartRows.length);
   }
+
+  /** 1 for each body a joint, motor or limit holds (jointedBodies). */
+  private readonly jointed: Uint8Array;
+  /**
+   * Whether the last stepOnce redid its touched groups at the position level with the
+   * impulses settled (positionJointsTouched): its projection holds their pushing contacts.
+   */
+  private touchedRedone = false;
 
   /** Union–find parents over the bodies (markApart). */
   private readonly group: Int32Array;
@@ -406,7 +438,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   private markApart(): boolean {
     const set = this.stepper.constraints;
     this.touchedJoints = false;
-    this.touchedMotors = false;
     // (a scheme whose smooth step holds the joints at the velocity level too gains nothing)
     if (set === null || !this.positionJoints) return false;
     const { sys, matrix } = this.stepper;
@@ -450,10 +481,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.apartRows[r] = free ? 1 : 0;
       this.contactRows[r] = free ? 0 : 1;
       any ||= free;
-      if (!free) {
-        this.touchedJoints = true;
-        if (c.timeDependent) this.touchedMotors = true;
-      }
+      if (!free) this.touchedJoints = true;
     }
     if (!any) return false;
     const { apartDofs, contactDofs } = this;
@@ -566,12 +594,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.motorRows = null;
   }
 
-  /**
-   * Whether the step's active rows reach a jointed group (markApart), and whether one of
-   * that group's rows is a motor (∂C/∂t ≠ 0).
-   */
+  /** Whether the step's active rows reach a jointed group (markApart). */
   private touchedJoints = false;
-  private touchedMotors = false;
   /** The contact step's solution a and multipliers, kept while positionJointsTouched iterates. */
   private readonly contactA: Float64Array = new Float64Array(this.stepper.n);
   private readonly contactEndLambda: Float64Array = new Float64Array(
@@ -665,6 +689,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     }
     // (the impulses unsettled by less than the contact solve's tolerance: kept)
     if (solved && change <= contactTolerance) settled = true;
+    this.touchedRedone = settled;
     if (settled) return iterations;
     s.lambda.set(this.contactEndLambda);
     // back to the contact step's end (its a from the start) and impulses
@@ -689,6 +714,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.startRun(t);
     this.motorRows = null;
     this.dissipativeStep = false;
+    this.touchedRedone = false;
     // 1. initial residual (x_t, v_t, predictor, f_t)
     const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)
@@ -809,7 +835,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       }
       // the jointed groups the one-step problem touches: their joints at the position level
       // (not in the backward Euler step of symplectic Euler's last halving, velocity level)
-      if (converged && !dissipative && this.touchedJoints && !this.touchedMotors)
+      if (converged && !dissipative && this.touchedJoints)
         newtonIterations += this.positionJointsTouched(t, h, stats);
     }
     // 7. memory (the smooth step above decayed the velocities already)
@@ -826,6 +852,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.meanVelocity();
       s.removedEnergy -= this.problem.impulseWork(this.mean);
       this.takeMotorWork(h);
+      // the reported λ: the step's mean joint force, impulses included (the next smooth
+      // step takes its motors' power at its start at the consistent multipliers instead)
+      this.memory.lambdaMean = true;
       // 7b. the impacts located within the step, their energy change the contacts' work
       if (restituting) {
         const nc = contact as NonsmoothContact;
@@ -853,6 +882,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         joints
           ? () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance)
           : undefined,
+        // the pushing contacts of the groups redone held on their surface (file comment)
+        this.touchedRedone ? this.jointed : null,
       );
       // the potential energy its moves changed: the contacts' work (file comment)
       if (!Number.isNaN(this.projectedFrom))

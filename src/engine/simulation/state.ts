@@ -264,6 +264,8 @@ export function encodeState(
         ...(m.stiffness > 0 ? { stiffness: m.stiffness } : {}),
         // the θ-schemes' consistent start, once made
         ...(m.started ? { started: true } : {}),
+        // moreau-jean: λ is the last step's mean joint force
+        ...(m.lambdaMean ? { lambdaMean: true } : {}),
       },
       lambda: encodeFloat64(s.lambda),
       stats: {
@@ -351,6 +353,7 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   m.substepSize = mem.integrator.substepSize ?? 0;
   m.stiffness = mem.integrator.stiffness ?? 0;
   m.started = mem.integrator.started === true;
+  m.lambdaMean = mem.integrator.lambdaMean === true;
   s.lambda.set(decodeFloat64(mem.lambda, sizes.numRows, ["memory", "lambda"]));
   const nb = sizes.numBlocks;
   mem.matrixBlocks.forEach(([bi, bj], k) => {
