@@ -100,6 +100,17 @@ export interface ForceEffector {
    * (gravity, undamped springs, gyroscopic terms).
    */
   applyDissipativeForces?(t: number): void;
+  /**
+   * Optional: an energy–momentum force for the symmetric θ-step (moreau-jean at θ = ½,
+   * the trapezoidal rule x_{t+h} − x_t = h (v_t + v_{t+h})/2, M (v_{t+h} − v_t) = h f̄):
+   * the stepper calls `beginMeanStep()` at the step's start, the positions x_t, after
+   * f(x_t), and sets `meanForces` while it evaluates the end's forces, when applyForces is
+   * to add 2 f̄(x_t, x) − f(x_t) instead of f(x): the step's ½ f(x_t) + ½ (that) is f̄, a
+   * discrete gradient whose work on x_{t+h} − x_t is exactly minus the change of the
+   * potential energy (fem-effector.ts). Absent: the trapezoid of f.
+   */
+  meanForces?: boolean;
+  beginMeanStep?(): void;
 }
 
 /**

@@ -583,6 +583,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.timing = this.iteration.timing;
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
     this.limiting = effectors.filter((e) => e.stepFraction !== undefined);
+    this.meanEffectors = effectors.filter((e) => e.beginMeanStep !== undefined);
     this.affineInVelocity = effectors.every((e) => e.affineInVelocity === true);
   }
 
@@ -703,6 +704,7 @@ export class AccelerationStepper implements NewtonStepper {
   /** Remembers the configuration at t (call before `solve`). */
   beginStep(): void {
     savePositions(this.sys, this.start);
+    this.meanStep = false;
     this.weldStep = 0;
     // the angle coordinates' start (guideAngles)
     const angles = this.angles;
@@ -1520,11 +1522,39 @@ export class AccelerationStepper implements NewtonStepper {
     getVelocity(sys, this.v);
   }
 
+  /**
+   * The effectors with an energy–momentum force for the symmetric step
+   * (ForceEffector.beginMeanStep: the fem bodies).
+   */
+  private readonly meanEffectors: readonly ForceEffector[];
+  /** Whether the running step weighs those by their mean force (beginMeanStep). */
+  private meanStep = false;
+
+  /**
+   * The running step, from the current positions x_t (after `beginStep` and f(x_t) into
+   * fStart), is the symmetric one, M a = ½ f(x_t) + ½ f(x_{t+h}) with x_{t+h} = x_t +
+   * h v_t + ½ h² a (theta-scheme.ts at θ = w = ½): its residual takes the energy–momentum
+   * force of the effectors that have one (ForceEffector.meanForces) in place of their
+   * trapezoid, until the next `beginStep`.
+   */
+  beginMeanStep(): void {
+    const effectors = this.meanEffectors;
+    for (let i = 0; i < effectors.length; i++) effectors[i].beginMeanStep?.();
+    this.meanStep = effectors.length > 0;
+  }
+
   /** out = R(a) at the state currently applied (see file comment). */
   residual(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
     const { f, tmp, n } = this;
-    if (c.w > 0) this.computeForces(tEnd, f);
-    else f.fill(0);
+    if (c.w > 0) {
+      const mean = this.meanStep ? this.meanEffectors : null;
+      if (mean !== null) for (let i = 0; i < mean.length; i++) mean[i].meanForces = true;
+      try {
+        this.computeForces(tEnd, f);
+      } finally {
+        if (mean !== null) for (let i = 0; i < mean.length; i++) mean[i].meanForces = false;
+      }
+    } else f.fill(0);
     this.iteration.massTimes(this.a, tmp);
     for (let i = 0; i < n; i++) out[i] = (1 - c.w) * this.fStart[i] + c.w * f[i] - tmp[i];
     if (c.w < 1) {

@@ -355,6 +355,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
       s.computeForces(t, s.fStart);
       this.startSolved = s.holdStartForces(this.midpointGyroscopic ? h : 0);
     }
+    // the trapezoidal rule (θ = w = ½): the fem bodies' energy–momentum force (file comment)
+    if (theta === 0.5 && c.w === 0.5) s.beginMeanStep();
     s.linearIterations = 0;
     return c;
   }

@@ -114,6 +114,22 @@ export class FemEffector implements ForceEffector {
   private readonly dp = new Float64Array(9);
   private readonly je = new Float64Array(144);
   /**
+   * Set by the stepper while it evaluates the end of a symmetric step (θ = w = ½):
+   * applyForces then adds the energy–momentum force (applyMeanForces) against the start
+   * beginMeanStep kept.
+   */
+  meanForces = false;
+  /** Per element at the symmetric step's start: F_t, P(F_t) (9 each) and W(C_t) (beginMeanStep). */
+  private readonly startF: Float64Array;
+  private readonly startP: Float64Array;
+  private readonly startW: Float64Array;
+  /** Scratch of applyMeanForces: C_t, C (then C_m), ΔC, S̄, F_m. */
+  private readonly c0 = new Float64Array(9);
+  private readonly c1 = new Float64Array(9);
+  private readonly dc = new Float64Array(9);
+  private readonly sm = new Float64Array(9);
+  private readonly fm = new Float64Array(9);
+  /**
    * The corotational material, whose Jacobian is assembled in closed form
    * (refreshCorotated), or null for the others.
    */
@@ -172,6 +188,9 @@ export class FemEffector implements ForceEffector {
     this.material = createMaterial(o.material, o.youngModulus, o.poissonRatio, o.tangent);
     this.jacobianType = this.material.positiveTangent ? MatrixType.SPD : MatrixType.SYMMETRIC;
     this.volume = new Float64Array(m);
+    this.startF = new Float64Array(9 * m);
+    this.startP = new Float64Array(9 * m);
+    this.startW = new Float64Array(m);
     this.nodeBodies = Int32Array.from(o.nodeBodies);
     this.elements = Int32Array.from(o.elements);
     this.surface = o.surface ?? meshSurface(this.elements, n);
@@ -320,49 +339,130 @@ export class FemEffector implements ForceEffector {
   }
 
   applyForces(_t: number): void {
-    const { sys, b, at, moving, f, p, material, volume, rots, nmat } = this;
-    const x = sys.pos;
-    const force = sys.force;
+    if (this.meanForces) {
+      this.applyMeanForces();
+      return;
+    }
+    const { sys, b, at, f, p, material, rots, nmat } = this;
     // the corotational material's R (and N), kept for the Jacobian at this state
     // (refreshCorotated)
     const r = rots !== null ? (material as CorotationalMaterial).r : null;
     for (let e = 0; e < this.elementCount; e++) {
-      deformationGradient(x, at, b, e, f);
+      deformationGradient(sys.pos, at, b, e, f);
       material.evaluate(f, p);
       if (r !== null) (rots as Float64Array).set(r, 9 * e);
       if (nmat !== null) this.storeN(e, nmat);
-      const o = 9 * e;
-      const v = volume[e];
-      // f_a = −V P ∇N_a (a = 1..3), f_0 = −Σ f_a
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      for (let a = 1; a < 4; a++) {
-        const g = o + 3 * (a - 1);
-        const g0 = b[g];
-        const g1 = b[g + 1];
-        const g2 = b[g + 2];
-        const fx = -v * (p[0] * g0 + p[1] * g1 + p[2] * g2);
-        const fy = -v * (p[3] * g0 + p[4] * g1 + p[5] * g2);
-        const fz = -v * (p[6] * g0 + p[7] * g1 + p[8] * g2);
-        s0 += fx;
-        s1 += fy;
-        s2 += fz;
-        if (moving[4 * e + a]) {
-          const i = 3 * at[4 * e + a];
-          force[i] += fx;
-          force[i + 1] += fy;
-          force[i + 2] += fz;
-        }
-      }
-      if (moving[4 * e]) {
-        const i = 3 * at[4 * e];
-        force[i] -= s0;
-        force[i + 1] -= s1;
-        force[i + 2] -= s2;
-      }
+      this.addElementForces(e, p);
     }
     if (rots !== null) this.rotVersion = sys.stateVersion;
+  }
+
+  /** sys.force += the nodal forces f_a = −V P ∇N_a (a = 1..3), f_0 = −Σ f_a, of element e. */
+  private addElementForces(e: number, p: Float64Array): void {
+    const { b, at, moving } = this;
+    const force = this.sys.force;
+    const o = 9 * e;
+    const v = this.volume[e];
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    for (let a = 1; a < 4; a++) {
+      const g = o + 3 * (a - 1);
+      const g0 = b[g];
+      const g1 = b[g + 1];
+      const g2 = b[g + 2];
+      const fx = -v * (p[0] * g0 + p[1] * g1 + p[2] * g2);
+      const fy = -v * (p[3] * g0 + p[4] * g1 + p[5] * g2);
+      const fz = -v * (p[6] * g0 + p[7] * g1 + p[8] * g2);
+      s0 += fx;
+      s1 += fy;
+      s2 += fz;
+      if (moving[4 * e + a]) {
+        const i = 3 * at[4 * e + a];
+        force[i] += fx;
+        force[i + 1] += fy;
+        force[i + 2] += fz;
+      }
+    }
+    if (moving[4 * e]) {
+      const i = 3 * at[4 * e];
+      force[i] -= s0;
+      force[i + 1] -= s1;
+      force[i + 2] -= s2;
+    }
+  }
+
+  /**
+   * The symmetric step's start (ForceEffector.beginMeanStep): each element's F_t, P(F_t)
+   * and W(C_t) (NaN for det F_t ≤ 0) at the current positions, x_t.
+   */
+  beginMeanStep(): void {
+    const { sys, b, at, f, p, c0, material, startF, startP, startW } = this;
+    for (let e = 0; e < this.elementCount; e++) {
+      deformationGradient(sys.pos, at, b, e, f);
+      startF.set(f, 9 * e);
+      material.evaluate(f, p);
+      startP.set(p, 9 * e);
+      startW[e] =
+        determinant(f) > 0 ? material.greenEnergy(rightCauchyGreen(f, 0, c0), this.sm) : Number.NaN;
+    }
+  }
+
+  /**
+   * sys.force += 2 f̄ − f(x_t) at the current positions x = x_{t+h} (ForceEffector
+   * .meanForces; the step weighs it with f(x_t) by ½ each, so that its force over the step is
+   * f̄): per element f̄_a = −V P̄ ∇N_a with the energy–momentum stress of Gonzalez
+   * ("Exact energy and momentum conserving algorithms for general models in non linear
+   * elasticity", CMAME 190, 2000; for St Venant–Kirchhoff Simo & Tarnow, ZAMP 43, 1992)
+   *   P̄ = F_m S̄,   F_m = ½ (F_t + F),   C_m = ½ (C_t + C),   ΔC = C − C_t,
+   *   S̄ = S(C_m) + 2 [W(C) − W(C_t) − ½ S(C_m) : ΔC] ΔC / (ΔC : ΔC)
+   * (S = 2 ∂W/∂C, materials.ts greenEnergy; the correction is O(‖ΔC‖), and 0 for St
+   * Venant–Kirchhoff's quadratic W up to rounding; it is left out below ΔC : ΔC = 1e-16,
+   * where rounding would make it). Since F_mᵀ ΔF + ΔFᵀ F_m = ΔC exactly, P̄ : ΔF = ½ S̄ : ΔC
+   * = W(C) − W(C_t): the force's work over the step, on the trapezoidal rule's
+   * x_{t+h} − x_t = h (v_t + v_{t+h})/2, is minus the change of the elastic energy, which
+   * the kinetic energy's change ½ (v_t + v_{t+h}) · M (v_{t+h} − v_t) = h v̄ · f̄ then
+   * balances exactly; and Σ_a x_m,a × f̄_a = 0 (x_m = ½ (x_t + x_{t+h}); F_m S̄ F_mᵀ is
+   * symmetric), so the angular momentum is kept too. An element inverted at either end or
+   * at the mean (det ≤ 0, where the corotational ψ is not W(C)) takes the trapezoid's f(x).
+   * The Jacobian stays the tangent at x (addPosJacobian), ½ ∂(2 f̄)/∂x up to O(ΔF): an
+   * approximation Newton converges with, to the same solution.
+   */
+  private applyMeanForces(): void {
+    const { sys, b, at, f, p, c0, c1, dc, sm, fm, material, startF, startP, startW } = this;
+    for (let e = 0; e < this.elementCount; e++) {
+      const o = 9 * e;
+      deformationGradient(sys.pos, at, b, e, f);
+      for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
+      const w0 = startW[e];
+      if (!(Number.isFinite(w0) && determinant(f) > 0 && determinant(fm) > 0)) {
+        material.evaluate(f, p);
+        this.addElementForces(e, p);
+        continue;
+      }
+      rightCauchyGreen(startF, o, c0);
+      const w1 = material.greenEnergy(rightCauchyGreen(f, 0, c1), sm);
+      let dd = 0;
+      for (let k = 0; k < 9; k++) {
+        dc[k] = c1[k] - c0[k];
+        dd += dc[k] * dc[k];
+        c1[k] = 0.5 * (c0[k] + c1[k]);
+      }
+      material.greenEnergy(c1, sm);
+      if (dd > MEAN_CORRECTION_FLOOR) {
+        let sdc = 0;
+        for (let k = 0; k < 9; k++) sdc += sm[k] * dc[k];
+        const g = (2 * (w1 - w0 - 0.5 * sdc)) / dd;
+        for (let k = 0; k < 9; k++) sm[k] += g * dc[k];
+      }
+      // p = 2 F_m S̄ − P(F_t)
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++)
+          p[3 * i + j] =
+            2 * (fm[3 * i] * sm[j] + fm[3 * i + 1] * sm[3 + j] + fm[3 * i + 2] * sm[6 + j]) -
+            startP[o + 3 * i + j];
+      this.addElementForces(e, p);
+    }
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -813,4 +913,27 @@ export class FemEffector implements ForceEffector {
     this.offsetsMatrix = m;
     this.offsetsVersion = m.structureVersion;
   }
+}
+
+/** ΔC : ΔC below which applyMeanForces leaves out Gonzalez's correction (rounding's). */
+const MEAN_CORRECTION_FLOOR = 1e-16;
+
+/** det F (row-major 3×3). */
+function determinant(f: ArrayLike<number>): number {
+  return (
+    f[0] * (f[4] * f[8] - f[5] * f[7]) -
+    f[1] * (f[3] * f[8] - f[5] * f[6]) +
+    f[2] * (f[3] * f[7] - f[4] * f[6])
+  );
+}
+
+/** out = FᵀF (F row-major at f[o..o+8]; out symmetric, row-major); returns out. */
+function rightCauchyGreen(f: ArrayLike<number>, o: number, out: Float64Array): Float64Array {
+  for (let i = 0; i < 3; i++)
+    for (let j = i; j < 3; j++) {
+      const x = f[o + i] * f[o + j] + f[o + 3 + i] * f[o + 3 + j] + f[o + 6 + i] * f[o + 6 + j];
+      out[3 * i + j] = x;
+      out[3 * j + i] = x;
+    }
+  return out;
 }

@@ -58,6 +58,15 @@ export interface ElasticMaterial {
   /** ψ(F) alone (J/m³). */
   energy(f: Float64Array): number;
   /**
+   * The energy as a function of the right Cauchy–Green tensor, W(C) = ψ(F) for C = FᵀF and
+   * det F > 0 (J/m³), and the second Piola–Kirchhoff stress S = 2 ∂W/∂C (Pa) into s (both
+   * row-major, symmetric), at any symmetric positive definite C, not only one of an F at
+   * hand: the energy–momentum force of the symmetric step takes S at the mean
+   * ½ (C_t + C_{t+h}) (fem-effector.ts applyMeanForces). Every material here is isotropic
+   * and frame-indifferent, so ψ depends on F through C alone (for det F > 0).
+   */
+  greenEnergy(c: Float64Array, s: Float64Array): number;
+  /**
    * An upper bound (Pa) of the operator norm of the exact tangent dF ↦ dP = (∂²ψ/∂F²) : dF
    * (Frobenius norm on both sides) at a deformation gradient F known by `c`
    * (StretchBounds: bounds of the eigenvalues σ_i² of C = FᵀF, its invariants and det F):
@@ -231,6 +240,36 @@ export class CorotationalMaterial implements ElasticMaterial {
     const lt = lambda * tr;
     for (let k = 0; k < 9; k++) p[k] = 2 * mu * (f[k] - r[k]) + lt * r[k];
     this.c = lt - 2 * mu;
+    return mu * dev + 0.5 * lambda * tr * tr;
+  }
+
+  /**
+   * W(C) = μ Σ (σ_k − 1)² + λ/2 (Σ σ_k − 3)² with σ_k² the eigenvalues of C (U = √C the
+   * stretch, ψ's S − I = U − I for det F > 0), and S = 2 ∂W/∂C = Σ_k s_k v_k ⊗ v_k with
+   * s_k = (1/σ_k) ∂W/∂σ_k = (2μ (σ_k − 1) + λ tr(U − I))/σ_k (∂σ_k/∂C = v_k ⊗ v_k/(2σ_k)).
+   */
+  greenEnergy(c: Float64Array, s: Float64Array): number {
+    const { sigma, v, mu, lambda } = this;
+    symmetricEigen3(c, 0, sigma, 0, v, 0);
+    let tr = 0;
+    let dev = 0;
+    for (let k = 0; k < 3; k++) {
+      sigma[k] = Math.sqrt(Math.max(sigma[k], 0));
+      tr += sigma[k] - 1;
+      dev += (sigma[k] - 1) ** 2;
+    }
+    const d0 = (2 * mu * (sigma[0] - 1) + lambda * tr) / sigma[0];
+    const d1 = (2 * mu * (sigma[1] - 1) + lambda * tr) / sigma[1];
+    const d2 = (2 * mu * (sigma[2] - 1) + lambda * tr) / sigma[2];
+    for (let i = 0; i < 3; i++)
+      for (let j = i; j < 3; j++) {
+        const x =
+          v[3 * i] * d0 * v[3 * j] +
+          v[3 * i + 1] * d1 * v[3 * j + 1] +
+          v[3 * i + 2] * d2 * v[3 * j + 2];
+        s[3 * i + j] = x;
+        s[3 * j + i] = x;
+      }
     return mu * dev + 0.5 * lambda * tr * tr;
   }
 
@@ -413,6 +452,22 @@ export class StVenantKirchhoffMaterial implements ElasticMaterial {
     return mu * ee + 0.5 * lambda * tr * tr;
   }
 
+  /** W(C) = μ E : E + λ/2 tr(E)², E = ½ (C − I), and S = λ tr(E) I + 2μ E (quadratic in C). */
+  greenEnergy(c: Float64Array, s: Float64Array): number {
+    const { mu, lambda } = this;
+    const tr = 0.5 * (c[0] + c[4] + c[8] - 3);
+    let ee = 0;
+    for (let k = 0; k < 9; k++) {
+      const e = 0.5 * (c[k] - (k % 4 === 0 ? 1 : 0));
+      s[k] = 2 * mu * e;
+      ee += e * e;
+    }
+    s[0] += lambda * tr;
+    s[4] += lambda * tr;
+    s[8] += lambda * tr;
+    return mu * ee + 0.5 * lambda * tr * tr;
+  }
+
   /**
    * dP = dF S₂ + F (λ tr(dE) I + 2μ dE), dE = sym(Fᵀ dF): at most ‖S₂‖₂ ‖dF‖ + σ₁²
    * linearModulus ‖dF‖, S₂'s eigenvalues λ tr(E) + 2μ E_i with E_i = (σ_i² − 1)/2 in
@@ -478,6 +533,9 @@ export class NeoHookeanMaterial implements ElasticMaterial {
   private readonly f = new Float64Array(9);
   private readonly cof = new Float64Array(9);
   private readonly dcof = new Float64Array(9);
+  /** The eigenvalues and vectors of C (greenEnergy). */
+  private readonly eig = new Float64Array(3);
+  private readonly vec = new Float64Array(9);
   /** h′(J) and h″(J) at the last evaluate. */
   private h1 = Number.NaN;
   private h2 = Number.NaN;
@@ -546,6 +604,38 @@ export class NeoHookeanMaterial implements ElasticMaterial {
     }
     const s = h2 * dj;
     for (let k = 0; k < 9; k++) dp[k] = mu * df[k] + s * cof[k] + h1 * dcof[k];
+  }
+
+  /**
+   * W(C) = μ/2 (tr C − 3) + h(J), J = √det C, and S = μ I + h′(J) J C⁻¹ (∂J/∂C = J C⁻¹/2);
+   * C⁻¹ J² = cof C. Near rest W's terms linear in the strain cancel (μ/2 tr(C − I) against
+   * −μ ln J), and the rounding of C would be 1 % of W at a strain of 1e-7 (the energy–
+   * momentum force divides a difference of W by ‖ΔC‖², fem-effector.ts): so W is summed
+   * over the eigenvalues c_k of C as μ/2 Σ (c_k − 1 − ln c_k) + λ/2 (ln J)² (ln c_k by
+   * log1p), quadratic in each c_k − 1; below J₀ as μ/2 (tr C − 3) + h(J).
+   */
+  greenEnergy(c: Float64Array, s: Float64Array): number {
+    const { cof, eig, vec, mu } = this;
+    cofactor(c, cof);
+    const det = c[0] * cof[0] + c[1] * cof[1] + c[2] * cof[2];
+    const j = Math.sqrt(Math.max(det, 0));
+    const h = this.volumetric(j);
+    const k = j > 0 ? this.h1 / j : 0;
+    for (let i = 0; i < 9; i++) s[i] = k * cof[i];
+    s[0] += mu;
+    s[4] += mu;
+    s[8] += mu;
+    if (!(j >= NEO_HOOKEAN_J0)) return 0.5 * mu * (c[0] + c[4] + c[8] - 3) + h;
+    symmetricEigen3(c, 0, eig, 0, vec, 0);
+    let isochoric = 0;
+    let lnJ = 0;
+    for (let i = 0; i < 3; i++) {
+      const x = eig[i] - 1;
+      const l = Math.log1p(x);
+      isochoric += x - l;
+      lnJ += 0.5 * l;
+    }
+    return 0.5 * mu * isochoric + 0.5 * this.lambda * lnJ * lnJ;
   }
 
   energy(f: Float64Array): number {

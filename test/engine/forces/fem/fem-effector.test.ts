@@ -416,3 +416,54 @@ describe("FEM: addExplicitRates bounds the stiffest mode", () => {
         }
     });
 });
+
+describe("FemEffector's energy–momentum force (beginMeanStep, meanForces)", () => {
+  for (const material of MATERIALS)
+    it(`${material}: f̄ · (x₁ − x₀) = −(Ψ(x₁) − Ψ(x₀)), no moment about x_m, f̄ → f at x₁ = x₀`, () => {
+      const rng = mulberry32(29);
+      const sys = meshSystem(smallBox, 1000);
+      const fem = meshEffector(sys, smallBox, { youngModulus: E, poissonRatio: 0.3, material });
+      const n = sys.numDofs;
+      for (let trial = 0; trial < 4; trial++) {
+        // x₀ and x₁ two strained, rotated poses (strains of 10 %, turns of any size)
+        deform(smallBox, 0.1, 0.02)(sys, rng);
+        const x0 = Float64Array.from(sys.pos);
+        const psi0 = fem.potentialEnergy();
+        const f0 = generalizedForce(sys, fem, 0);
+        fem.beginMeanStep();
+        deform(smallBox, 0.1, 0.02)(sys, rng);
+        const x1 = Float64Array.from(sys.pos);
+        const psi1 = fem.potentialEnergy();
+        fem.meanForces = true;
+        const g = generalizedForce(sys, fem, 0);
+        fem.meanForces = false;
+        // the step's force: ½ f(x₀) + ½ (2 f̄ − f(x₀))
+        const mean = Array.from({ length: n }, (_, i) => 0.5 * (f0[i] + g[i]));
+        let work = 0;
+        let scale = 0;
+        const moment = [0, 0, 0];
+        for (let k = 0; k < n / 3; k++) {
+          const r = [0, 1, 2].map((i) => 0.5 * (x0[3 * k + i] + x1[3 * k + i]));
+          const f = [0, 1, 2].map((i) => mean[3 * k + i]);
+          for (let i = 0; i < 3; i++) {
+            work += f[i] * (x1[3 * k + i] - x0[3 * k + i]);
+            scale += Math.abs(f[i] * (x1[3 * k + i] - x0[3 * k + i]));
+          }
+          moment[0] += r[1] * f[2] - r[2] * f[1];
+          moment[1] += r[2] * f[0] - r[0] * f[2];
+          moment[2] += r[0] * f[1] - r[1] * f[0];
+        }
+        expect(Math.abs(work + (psi1 - psi0))).toBeLessThan(1e-12 * scale);
+        const fNorm = Math.max(...mean.map(Math.abs));
+        expect(Math.hypot(...moment)).toBeLessThan(1e-12 * fNorm * 10);
+      }
+      // the same pose at both ends: f̄ = f(x)
+      const f1 = generalizedForce(sys, fem, 0);
+      fem.beginMeanStep();
+      fem.meanForces = true;
+      const same = generalizedForce(sys, fem, 0);
+      fem.meanForces = false;
+      const fMax = Math.max(...f1.map(Math.abs));
+      for (let i = 0; i < n; i++) expect(Math.abs(same[i] - f1[i])).toBeLessThan(1e-12 * fMax);
+    });
+});
