@@ -19,6 +19,9 @@
  * stiffness damping (solver.rayleighStiffness r_K) is the integrators' r_K K v with
  * K = −∂f/∂x from addPosJacobian: the element tangent stiffness of the material.
  *
+ * The symmetric θ-step (moreau-jean at θ = ½) takes the energy–momentum force instead of
+ * the trapezoid of f (beginMeanStep, meanForces, applyMeanForces; theta-scheme.ts).
+ *
  * The corotational tangents are assembled in closed form from the rest gradients, R and
  * the Lamé parameters (refreshCorotated), the others from the material's differential
  * column by column.
