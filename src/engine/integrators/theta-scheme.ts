@@ -351,6 +351,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
       c.startTorqueWeight = h - c.cv * c.w;
       s.beginStartDirections(t, c);
     }
+    // the servos the step does not resolve at backward Euler's weight 1, ε = 1 − w
+    // (AccelerationStepper.holdStiffForces; none for the explicit w = 0, sub-stepped instead)
+    s.holdStiffForces(t, h, c, c.w > 0 ? 1 - c.w : 0);
     if (c.w < 1) {
       s.computeForces(t, s.fStart);
       this.startSolved = s.holdStartForces(this.midpointGyroscopic ? h : 0);
