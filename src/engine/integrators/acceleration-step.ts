@@ -295,6 +295,13 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly stiffEnd: Float64Array;
   /** The coefficients of the last holdStiffForces that chose any, else null. */
   private stiffHeld: SchemeCoefficients | null = null;
+  /**
+   * keepStiffFor's: the dofs (1 by dof) whose step ended with an earlier (sub-)step than the
+   * last holdStiffForces', that sub-step's unresolved effectors and their force at its start.
+   */
+  private stiffKeptDofs: Uint8Array | null = null;
+  private readonly stiffKept: ForceEffector[] = [];
+  private readonly stiffKeptStart: Float64Array;
   /** The effectors that can be unresolved (ForceEffector.unresolvedBy). */
   private readonly stiffCandidates: readonly ForceEffector[];
   /** startMultipliers' coefficients (only its Rayleigh damping is read). */
@@ -504,6 +511,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.fStart = new Float64Array(n);
     this.stiffStart = new Float64Array(n);
     this.stiffEnd = new Float64Array(n);
+    this.stiffKeptStart = new Float64Array(n);
     this.stiffCandidates = effectors.filter((e) => e.unresolvedBy !== undefined);
     this.f = new Float64Array(n);
     this.r = new Float64Array(n);
@@ -681,7 +689,7 @@ export class AccelerationStepper implements NewtonStepper {
     if (chosen.length === 0) return;
     c.stiffWeight = extra;
     this.stiffHeld = c;
-    this.stiffForcesNow(c, t, this.stiffStart);
+    this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
   }
 
   /**
@@ -692,17 +700,43 @@ export class AccelerationStepper implements NewtonStepper {
    */
   stiffForceChange(t: number, out: Float64Array): boolean {
     const c = this.stiffHeld;
-    if (c === null) return false;
-    this.stiffForcesNow(c, t, out);
-    const start = this.stiffStart;
-    for (let i = 0; i < this.n; i++) out[i] -= start[i];
+    const kept = this.stiffKeptDofs;
+    if (c === null && (kept === null || this.stiffKept.length === 0)) return false;
+    const n = this.n;
+    if (c === null) out.fill(0);
+    else {
+      this.stiffForcesNow(c.stiffForces, t, out);
+      const start = this.stiffStart;
+      for (let i = 0; i < n; i++) out[i] -= start[i];
+    }
+    if (kept !== null) {
+      const tmp = this.stiffEnd;
+      this.stiffForcesNow(this.stiffKept, t, tmp);
+      const start = this.stiffKeptStart;
+      for (let i = 0; i < n; i++) if (kept[i] === 1) out[i] = tmp[i] - start[i];
+    }
     return true;
   }
 
-  /** out = the generalized force of c.stiffForces at the current state and time t. */
-  private stiffForcesNow(c: SchemeCoefficients, t: number, out: Float64Array): void {
+  /**
+   * Keeps, for the dofs of `dofs` (1 by dof), the unresolved effectors of the (sub-)step just
+   * taken and their start force, for stiffForceChange after a later holdStiffForces: Moreau–
+   * Jean's groups apart end their step with their smooth step's last sub-step, while the
+   * contact step that follows holds its own (moreau-jean.ts, smoothApart; their last
+   * sub-step's work is weighed with the step's end). Null: none kept (each step's start).
+   */
+  keepStiffFor(dofs: Uint8Array | null): void {
+    this.stiffKeptDofs = dofs;
+    this.stiffKept.length = 0;
+    if (dofs === null || this.stiffHeld === null) return;
+    const chosen = this.stiffHeld.stiffForces;
+    for (let i = 0; i < chosen.length; i++) this.stiffKept.push(chosen[i]);
+    this.stiffKeptStart.set(this.stiffStart);
+  }
+
+  /** out = the generalized force of the effectors `chosen` at the current state and time t. */
+  private stiffForcesNow(chosen: readonly ForceEffector[], t: number, out: Float64Array): void {
     clearForces(this.sys);
-    const chosen = c.stiffForces;
     for (let i = 0; i < chosen.length; i++) chosen[i].applyForces(t);
     getForces(this.sys, out);
   }
@@ -716,7 +750,7 @@ export class AccelerationStepper implements NewtonStepper {
   removeStiffShare(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
     if (c.stiffWeight === 0) return;
     const { stiffEnd, stiffStart, tmp, n } = this;
-    this.stiffForcesNow(c, tEnd, stiffEnd);
+    this.stiffForcesNow(c.stiffForces, tEnd, stiffEnd);
     for (let i = 0; i < n; i++) stiffEnd[i] -= stiffStart[i];
     massSolve(this.sys, stiffEnd, tmp);
     for (let i = 0; i < n; i++) out[i] -= c.stiffWeight * tmp[i];
@@ -1607,7 +1641,7 @@ export class AccelerationStepper implements NewtonStepper {
   residual(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
     const { f, tmp, n } = this;
     // the unresolved servos' force apart first (the accumulators then hold the whole f)
-    if (c.stiffWeight !== 0) this.stiffForcesNow(c, tEnd, this.stiffEnd);
+    if (c.stiffWeight !== 0) this.stiffForcesNow(c.stiffForces, tEnd, this.stiffEnd);
     if (c.w > 0) this.computeForces(tEnd, f);
     else f.fill(0);
     this.iteration.massTimes(this.a, tmp);

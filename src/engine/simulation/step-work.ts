@@ -244,10 +244,13 @@ export class StepWork implements SubstepObserver {
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
     this.effectorForce(t + h, f1);
     getVelocity(this.src.system, v1);
+    // the servos it did not resolve, at the weight 1 (segmentWork)
+    const ds = this.stiffChange;
+    const ws = this.src.stepper.stiffForceChange(t + h, ds) ? 1 - w : 0;
     let work = 0;
     for (let i = 0; i < f1.length; i++) {
       if (dofs[i] === 0) continue;
-      work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+      work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
       f0[i] = f1[i];
       v0[i] = v1[i];
     }
