@@ -404,8 +404,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       ? this.advanceEvenly(t, h, depth)
       : advanceWithHalving(this, t, h, this.newton, this.name, 0, depth);
     if (this.positionJoints) this.substeps.end();
-    // backward Euler: the reactions consistent with the end state (`end`)
-    this.stepper.reactionsAtEnd = this.end;
+    // backward Euler: the reactions consistent with the end state (`end`), when this step
+    // moves every row (motorRows null; Moreau–Jean's groups apart from its contacts are
+    // stepped here with their rows marked, and its contact step then sets the others')
+    this.stepper.reactionsAtEnd = this.motorRows === null ? this.end : null;
   }
 
   /**

@@ -25,7 +25,9 @@
  * the span of rows 0..k−1 (d_k = R_kk² of the QR of Aᵀ without column pivoting), so the
  * relative pivot d_k / s_kk is sin² of the angle between row k and the earlier rows. Row
  * k is DROPPED when d_k ≤ pivotTolerance · s_kk: it is a combination of earlier rows (to
- * that tolerance). A dropped row gets zero L entries, row and column (its Schur
+ * that tolerance); `factor` also drops a row whose pivot is round-off for the unit vector
+ * of that combination (screenRoundOff: a dependent row with a small share of its own).
+ * A dropped row gets zero L entries, row and column (its Schur
  * complement column is zero too, as |s_ik|² ≤ s_ii s_kk for a semidefinite Schur
  * complement), and solve() returns x_k = 0 for it. Hence for b in range(S) the solution
  * is exact, S x = b, with x supported on the kept rows: the natural order makes the
@@ -156,11 +158,15 @@ export class SemidefiniteLdlt {
    * rows at the end configuration (backward Euler's, Newmark's) failed there with the
    * step halved 4 times (test/engine/integrators/long-run/parallelogram-singular.test.ts).
    * Only rows with |d_k| ≤ SCREEN_PIVOT |s_kk| are looked at (one back substitution each).
+   * `factor` only: a fused load's storage is the factor's (loadSlots), not kept to factor
+   * again, so its callers (the projections' S = G M⁻¹ Gᵀ, the symmetric joints' mixed
+   * matrix, whose forces act along the step's start G_t: generalized-α, moreau-jean,
+   * symplectic-euler, which ran the parallelogram for 60 s) keep such a row; the
+   * reactions they report drop its share (ProjectionWorkspace.minimumNorm).
    */
   private screenRoundOff(): boolean {
     const n = this.n;
     const { dinv, sDiag, forced } = this;
-    if (this.column.length < n) this.column = new Float64Array(n);
     const col = this.column;
     let found = false;
     for (let k = 0; k < n; k++) {
@@ -392,6 +398,7 @@ export class SemidefiniteLdlt {
     this.work = new Float64Array(widest);
     this.dropped = new Uint8Array(n);
     this.forced = new Uint8Array(n);
+    this.column = new Float64Array(n);
   }
 
   /**
