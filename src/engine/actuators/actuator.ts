@@ -181,6 +181,27 @@ export class JointActuator implements ForceEffector {
     }
   }
 
+  /**
+   * ForceEffector.unresolvedBy: h λ > 1 with λ = max(k_d/Ĩ, √(k_p/Ĩ)), 1/Ĩ = gᵀ M⁻¹ g the
+   * coordinate's inverse inertia with the joints free (coordinateMassNorms), an upper bound
+   * of the rates the joints leave (a rod hinged at its end: 4 times its k_d/I), so a servo
+   * within a factor of a few of the bound may be taken as unresolved and lose the scheme's
+   * second order while the step resolves it. The servo's fast mode decays by
+   * 1/(1 + h k_d/Ĩ) a step under backward Euler's weight where the trapezoid's
+   * (1 − h k_d/2Ĩ)/(1 + h k_d/2Ĩ) rings near −1 (a wheel on a velocity servo at h k_v/I =
+   * 333: −0.994 a step). The gains count saturated too (as addExplicitRows), so the choice
+   * does not depend on the command.
+   */
+  unresolvedBy(h: number): boolean {
+    if (!this.hasJacobians) return false;
+    const u = this.norms;
+    this.coordinate.evaluateJacobian();
+    coordinateMassNorms(this.sys, this.coordinate, u);
+    const inverseInertia = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
+    const rate = Math.max(this.kd * inverseInertia, Math.sqrt(this.kp * inverseInertia));
+    return h * rate > 1;
+  }
+
   addSolveBlocks(m: SparseBlockMatrix): void {
     reserveCoordinateBlocks(this.sys, this.coordinate, m);
   }

@@ -51,6 +51,17 @@ export class SchemeCoefficients {
    * gyroscopic blocks are that form's (GyroscopicEffector.addMomentumJacobian).
    */
   momentumRows = false;
+  /**
+   * The weight ε added to the end-of-step forces of the effectors in `stiffForces` (the
+   * servos the step does not resolve, AccelerationStepper.holdStiffForces): R gains
+   * ε (f_s(x_{t+h}, v_{t+h}) − f_s(x_t, v_t)) and W their Jacobians with (w + ε) c_x and
+   * (w + ε) c_v, so that their weight in the velocity update is 1 (backward Euler) where the
+   * scheme's is w_v < 1: ε = 1 − w for the θ-schemes, (1 − w_v)/w_v for newmark and
+   * generalized-alpha (w = 1, a memory consistent with the forces at t). 0: none.
+   */
+  stiffWeight = -0;
+  /** The effectors ε weighs (see stiffWeight), chosen at the step's start. */
+  readonly stiffForces: ForceEffector[] = [];
 }
 
 /** The Newton stepper as a one-step problem sees it. */

@@ -83,6 +83,15 @@ export interface ForceEffector {
    * their sum (theta-scheme.ts explicitForceRates takes the max).
    */
   addExplicitRows?(stiff: Float64Array, damp: Float64Array): void;
+  /**
+   * Whether a step of h (s) leaves the effector's own rates unresolved, h λ > 1 with λ its
+   * damping rate or the angular frequency of its stiffness, at the current state: its
+   * force is then taken at the end of the step (weight 1, backward Euler's L-stable
+   * weighting) inside the trapezoidal schemes, whose amplification of such a mode is
+   * near −1 (AccelerationStepper.holdStiffForces). Absent: never (the scheme's own
+   * weights for every force).
+   */
+  unresolvedBy?(h: number): boolean;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

@@ -361,6 +361,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
     c.startTorqueWeight = h - c.cv * c.w;
     s.beginStartDirections(t, c);
+    // at ρ∞ = 1 (a_n = A_n = M⁻¹ f_n, the weight ½ on both ends) the servos the step does
+    // not resolve with the weight 1 in v_{t+h} − v_t: ε = 1 on their change over the step
+    // (AccelerationStepper.holdStiffForces), taken out of the memory again below; ρ∞ < 1
+    // damps them by its own spectral radius
+    s.holdStiffForces(t, h, c, alphaM === alphaF ? (1 - this.forceWeight) / this.forceWeight : 0);
     const { dxPred, vPred, a } = s;
     const startAccel = s.startDirections.accel;
     const vt = this.vt;
@@ -393,6 +398,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     // (the turning bodies' rotational rows: their I_end⁻¹ f_end, AccelerationStepper.endFreeRates)
     const free = this.change;
     for (let i = 0; i < s.n; i++) free[i] = a[i] - rho * startAccel[i];
+    s.removeStiffShare(c, t + h, free);
     s.endFreeRates(c, free);
     // A_n and a_n carried with the turning bodies to the end's orientation (at ρ∞ = 1,
     // a_n = A_n and the blend leaves a_{n+1} = b whatever their frame)
@@ -464,6 +470,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.startVelocityWeight = 0;
     c.startTorqueWeight = 0;
     s.beginStartDirections(t, c);
+    s.holdStiffForces(t, h, c, 0);
     const { dxPred, vPred, a } = s;
     const startAccel = s.startDirections.accel;
     const { vt, accStart } = this;

@@ -448,6 +448,12 @@ export class IterationMatrix {
         const e = effectors[i];
         if (!(momentum && e instanceof GyroscopicEffector)) e.addVelJacobian(m, -c.w * c.cv);
       }
+    // the servos the step does not resolve at the weight w + ε (SchemeCoefficients.stiffWeight)
+    const stiff = c.stiffForces;
+    for (let i = 0; i < stiff.length && c.stiffWeight !== 0; i++) {
+      stiff[i].addPosJacobian(m, -c.stiffWeight * c.cx);
+      stiff[i].addVelJacobian(m, -c.stiffWeight * c.cv);
+    }
     addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
     const extra = this.massEffectors;
     for (let i = 0; i < extra.length; i++) extra[i].addMassBlocks?.(m, 1 + c.cv * c.rayleighMass);

@@ -543,6 +543,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.motorRows = null;
       s.decayCounted = null;
     }
+    // their last sub-step's unresolved servos, for its work with the step's end (the contact
+    // step's prepare holds its own)
+    s.keepStiffFor(this.apartDofs);
     const counted = s.removedEnergy - removed;
     s.removedEnergy = removed;
     savePositions(sys, this.smoothPositions);
@@ -714,6 +717,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.startRun(t);
     this.motorRows = null;
     this.dissipativeStep = false;
+    s.keepStiffFor(null);
     this.touchedRedone = false;
     // 1. initial residual (x_t, v_t, predictor, f_t)
     const c = this.prepare(t, h);

@@ -260,6 +260,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     c.cv = h * gamma;
     c.w = 1;
     c.positionLevel = positionLevel;
+    // the servos the step does not resolve with the weight 1 in v_{t+h} − v_t, where a_t
+    // (M a_t = f_t) gives the others (1 − γ): ε = (1 − γ)/γ on their change over the step
+    // (AccelerationStepper.holdStiffForces), their share taken out of the memory again in
+    // commit. Not with joints at the position level, whose a_t carries constraint forces
+    // along the joints that the share's M⁻¹ (unconstrained) would not match
+    const stiff = !positionLevel || s.constraints === null;
+    s.holdStiffForces(t, h, c, stiff ? (1 - gamma) / gamma : 0);
     s.linearIterations = 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
     // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`); at
@@ -275,7 +282,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // unconverged stands, as it did (stats.newtonConverged false)
     const redo = this.switches?.settle(this, true, t, h, last) ?? null;
     if (redo !== null) return redo;
-    return this.commit(h);
+    return this.commit(t, h);
   }
 
   /**
@@ -298,21 +305,26 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const c = this.coeff;
     c.cx = h * h;
     c.cv = h;
+    s.holdStiffForces(t, h, c, 0);
     s.linearIterations = 0;
     stats.newtonIterations += s.solve(c, t + h, this.newton);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
     this.forceWeight = 1;
-    return this.commit(h);
+    return this.commit(t, h);
   }
 
-  /** A solved step of h kept: its a_{t+h} the next a_t, the velocity decay. */
-  private commit(h: number): true {
+  /**
+   * A solved step from t of h kept: its a_{t+h} the next a_t (less the unresolved servos'
+   * extra share, AccelerationStepper.removeStiffShare), the velocity decay.
+   */
+  private commit(t: number, h: number): true {
     const s = this.stepper;
     const memory = this.memory;
     this.stats.newtonConverged &&= s.newtonConverged;
     memory.previousAcceleration.set(memory.acceleration);
     memory.acceleration.set(s.a);
+    s.removeStiffShare(this.coeff, t + h, memory.acceleration);
     memory.previousValid = true;
     s.decayVelocities(h, this.params.velocityDamping);
     return true;

@@ -137,7 +137,7 @@
 import { SchemeCoefficients } from "../dynamics/stepper";
 import type { ForceEffector } from "../forces/effector";
 import { getVelocity } from "../model/body-system";
-import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
+import type { AccelerationStepper, EndConsistency, NewtonSettings } from "./acceleration-step";
 import { ContactSwitches, type ImpactSource, Switch } from "./contact-switch";
 import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
 import {
@@ -179,6 +179,14 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * θ = w = ½ or symplectic Euler, with joints.
    */
   protected readonly positionJoints: boolean;
+  /**
+   * Backward Euler (θ = w = 1) with joints: the reactions its steps report are the
+   * multipliers consistent with the end state after the joint projection
+   * (AccelerationStepper.reactionsAtEnd, as newmark's velocity level), not the step's own
+   * λ, which are first order in h and carry a redundant loop's self-stress (the three-crank
+   * parallelogram: 417 N off the equal share at h = 1 ms).
+   */
+  private readonly end: EndConsistency | null;
   /**
    * Symplectic Euler (θ = 1, w = 0): the turning bodies' gyroscopic torque at their mean
    * rate (AccelerationStepper.holdStartForces), whose explicit form gains energy; a body
@@ -287,6 +295,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       ((params.theta === 0.5 && params.forceWeight === 0.5) ||
         (params.theta === 1 && params.forceWeight === 0));
     this.evenSubsteps = this.positionJoints && this.midpointGyroscopic;
+    this.end =
+      set !== null && params.theta === 1 && params.forceWeight === 1
+        ? { coefficients: this.coeff, acceleration: new Float64Array(stepper.n) }
+        : null;
   }
 
   /**
@@ -361,6 +373,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
       c.startTorqueWeight = h - c.cv * c.w;
       s.beginStartDirections(t, c);
     }
+    // the servos the step does not resolve at backward Euler's weight 1, ε = 1 − w
+    // (AccelerationStepper.holdStiffForces; none for the explicit w = 0, sub-stepped instead)
+    s.holdStiffForces(t, h, c, c.w > 0 ? 1 - c.w : 0);
     if (c.w < 1) {
       s.computeForces(t, s.fStart);
       this.startSolved = s.holdStartForces(this.midpointGyroscopic ? h : 0);
@@ -405,6 +420,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       ? this.advanceEvenly(t, h, depth)
       : advanceWithHalving(this, t, h, this.newton, this.name, 0, depth);
     if (this.positionJoints) this.substeps.end();
+    // backward Euler: the reactions consistent with the end state (`end`), when this step
+    // moves every row (motorRows null; Moreau–Jean's groups apart from its contacts are
+    // stepped here with their rows marked, and its contact step then sets the others')
+    this.stepper.reactionsAtEnd = this.motorRows === null ? this.end : null;
   }
 
   /**

@@ -76,6 +76,8 @@ export class StepWork implements SubstepObserver {
   private contactEnd: Float64Array;
   /** The start's share of contacts held at 0 there that push at the end (applyReopened). */
   private readonly contactReopened: Float64Array;
+  /** The unresolved servos' force change over the (sub-)step (segmentWork). */
+  private readonly stiffChange: Float64Array;
   private readonly powerForce: Float64Array;
   private readonly powerVelocity: Float64Array;
   /** ∂C/∂t of the constraint rows and a fresh state's multipliers (dissipationPower's). */
@@ -118,6 +120,7 @@ export class StepWork implements SubstepObserver {
     this.contactStart = new Float64Array(dofs);
     this.contactEnd = new Float64Array(dofs);
     this.contactReopened = new Float64Array(dofs);
+    this.stiffChange = new Float64Array(dofs);
     this.powerForce = new Float64Array(dofs);
     this.powerVelocity = new Float64Array(dofs);
     this.constraintRates = new Float64Array(src.constraints.numRows);
@@ -241,10 +244,13 @@ export class StepWork implements SubstepObserver {
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
     this.effectorForce(t + h, f1);
     getVelocity(this.src.system, v1);
+    // the servos it did not resolve, at the weight 1 (segmentWork)
+    const ds = this.stiffChange;
+    const ws = this.src.stepper.stiffForceChange(t + h, ds) ? 1 - w : 0;
     let work = 0;
     for (let i = 0; i < f1.length; i++) {
       if (dofs[i] === 0) continue;
-      work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+      work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
       f0[i] = f1[i];
       v0[i] = v1[i];
     }
@@ -278,16 +284,24 @@ export class StepWork implements SubstepObserver {
     const h = this.stepSize * (end - this.covered);
     this.effectorForce(t, f1);
     getVelocity(system, v1);
+    // the servos the (sub-)step did not resolve had the weight 1, not w: their change over it
+    // adds (1 − w) ΔF_s (AccelerationStepper.holdStiffForces)
+    const ds = this.stiffChange;
+    const ws = this.src.stepper.stiffForceChange(t, ds) ? 1 - w : 0;
     let work = 0;
     if (compliant === null) {
       const part = this.partial;
       if (part === null) {
-        for (let i = 0; i < f1.length; i++) work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+        for (let i = 0; i < f1.length; i++)
+          work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
         return 0.5 * h * work;
       }
       const hPart = this.stepSize * (end - this.partCovered);
       for (let i = 0; i < f1.length; i++)
-        work -= (part[i] === 1 ? hPart : h) * (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i]);
+        work -=
+          (part[i] === 1 ? hPart : h) *
+          (v0[i] + v1[i]) *
+          ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
       return 0.5 * work;
     }
     const { contactStart: c0, contactEnd: c1, contactReopened: c2 } = this;
@@ -300,7 +314,7 @@ export class StepWork implements SubstepObserver {
       for (let i = 0; i < c0.length; i++) c0[i] += c2[i];
     }
     for (let i = 0; i < f1.length; i++)
-      work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]));
+      work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]) + ws * ds[i]);
     return 0.5 * h * work + released;
   }
 

@@ -69,6 +69,27 @@ function eulerReference(omega0: V, torque: V, follower: boolean, T: number): V {
   return rotate(q, w);
 }
 
+/** A 2 kg slider on a prismatic rail along x from the origin, with the given limits, pushed
+ * along +x by a constant force F (N), no gravity. */
+function pushedSlider(limits: Record<string, number>, F: number, solver: Record<string, unknown>) {
+  return loadModel({
+    gravity: [0, 0, 0],
+    bodies: [{ id: "s", mass: 2, inertia: [1, 1, 1] }],
+    joints: [
+      {
+        id: "rail",
+        type: "prismatic",
+        a: { body: "ground" },
+        b: { body: "s" },
+        axis: [1, 0, 0],
+        limits,
+      },
+    ],
+    forces: [{ id: "push", type: "pointForce", at: { body: "s" }, force: [F, 0, 0] }],
+    solver,
+  } as ModelInput);
+}
+
 function spinner(torque: V, frame: "world" | "body", omega0: V) {
   return loadModel({
     gravity: [0, 0, 0],
@@ -229,22 +250,7 @@ describe("joint limits", () => {
         // F = 3 N on 2 kg from 0.1 m below the bound: a = 1.5 m/s², v₀ = √(2 a 0.1). The
         // step's Newton law hopped in cycles of a few steps for ever (e = ½ at 1/60 s: every
         // third step at 1.7e-2 m/s, the limit effort 0, 0, −9 N; e = 0.8 at 5 ms likewise)
-        const sim = loadModel({
-          gravity: [0, 0, 0],
-          bodies: [{ id: "s", mass: 2, inertia: [1, 1, 1] }],
-          joints: [
-            {
-              id: "rail",
-              type: "prismatic",
-              a: { body: "ground" },
-              b: { body: "s" },
-              axis: [1, 0, 0],
-              limits: { lower: -1, upper: 0.1, restitution: e },
-            },
-          ],
-          forces: [{ id: "push", type: "pointForce", at: { body: "s" }, force: [3, 0, 0] }],
-          solver: { integrator, dt },
-        } as ModelInput);
+        const sim = pushedSlider({ lower: -1, upper: 0.1, restitution: e }, 3, { integrator, dt });
         sim.step(Math.round(6 / dt));
         for (let n = 0; n < 6; n++) {
           sim.step(1);
@@ -255,22 +261,10 @@ describe("joint limits", () => {
       });
 
   it("a prismatic limit stops a slider pushed by a constant force; limit effort = −force", () => {
-    const sim = loadModel({
-      gravity: [0, 0, 0],
-      bodies: [{ id: "s", mass: 2, inertia: [1, 1, 1] }],
-      joints: [
-        {
-          id: "rail",
-          type: "prismatic",
-          a: { body: "ground" },
-          b: { body: "s" },
-          axis: [1, 0, 0],
-          limits: { lower: -1, upper: 0.25, stiffness: 1e5, damping: 2e3 },
-        },
-      ],
-      forces: [{ id: "push", type: "pointForce", at: { body: "s" }, force: [4, 0, 0] }],
-      solver: { integrator: "generalized-alpha", dt: 1e-3 },
-    } as ModelInput);
+    const sim = pushedSlider({ lower: -1, upper: 0.25, stiffness: 1e5, damping: 2e3 }, 4, {
+      integrator: "generalized-alpha",
+      dt: 1e-3,
+    });
     sim.step(3000);
     const j = sim.state().joints[0];
     expect(j.limitEffort).toBeCloseTo(-4, 8);

@@ -274,3 +274,81 @@ describe("commands stepped by a live input mid-run (an actuator input at a step 
     });
   }
 });
+
+describe("servos the step does not resolve under the trapezoidal schemes settle (weight 1 at the step's end)", () => {
+  // I ω̇ = k_v (ω* − ω): backward Euler's weight gives ω_{n+1} − ω* = (ω_n − ω*)/(1 + h k_v/I),
+  // the trapezoid's (1 − h k_v/2I)/(1 + h k_v/2I) → −1 rang (1.7e-3 of ω* off after 2 s under
+  // moreau-jean, 24 % under newmark at h k_v/I = 333)
+  const I = 0.05;
+  const kv = 1000;
+  const target = 10;
+  const schemes: Record<string, unknown>[] = [
+    { integrator: "moreau-jean" },
+    { integrator: "newmark", gamma: 0.5, beta: 0.25 },
+    { integrator: "generalized-alpha", rhoInfinity: 1 },
+  ];
+  for (const solver of schemes)
+    for (const h of [1e-3, 1 / 60]) {
+      it(`${solver.integrator} at h = ${h.toPrecision(3)} s: ω within 1e-8 of ω* after 0.5 s (h k_v/I = ${((h * kv) / I).toFixed(0)}), the servo's work booked as applied`, () => {
+        const sim = loadModel({
+          gravity: [0, 0, 0],
+          bodies: [{ id: "wheel", mass: 1, inertia: [0.03, 0.03, I] }],
+          joints: [
+            {
+              id: "axle",
+              type: "revolute",
+              a: { body: "ground" },
+              b: { body: "wheel" },
+              axis: [0, 0, 1],
+            },
+          ],
+          actuators: [{ id: "drive", joint: "axle", type: "velocity", target, kv }],
+          solver: { ...solver, dt: h },
+        } as ModelInput);
+        const n = Math.round(0.5 / h);
+        let worst = 0;
+        for (let k = 1; k <= n; k++) {
+          sim.step(1);
+          if (k * h > 0.1)
+            worst = Math.max(worst, Math.abs(sim.state().joints[0].rates[0] - target));
+        }
+        expect(worst).toBeLessThan(1e-8 * target);
+        const s = sim.state();
+        expect(Math.abs(s.actuators[0].effort)).toBeLessThan(1e-6);
+        // ½ I ω*² = 2.5 J all from the servo's work
+        expect(Math.abs(s.energy.error ?? Number.NaN)).toBeLessThan(1e-9 * 2.5);
+      });
+    }
+
+  // PD on the 2 kg, 0.6 m rod hinged at its end under gravity (I = m L²/3 = 0.24 kg·m²):
+  // at rest at q with k_p (q* − q) = m g (L/2) cos q, the static torque the gravity moment
+  const kp = 2e5;
+  const kd = 200;
+  for (const solver of schemes)
+    for (const h of [1e-3, 1 / 60]) {
+      it(`${solver.integrator} at h = ${h.toPrecision(3)} s: a stiff PD servo (h k_d/I = ${((h * kd) / Ipivot).toFixed(1)}) at rest with the static torque m g (L/2) cos q`, () => {
+        const g = 9.81;
+        const sim = loadModel(
+          rodPendulum({
+            mass: m,
+            length: L,
+            axis: [0, 0, 1],
+            gravity: [0, -g, 0],
+            servo: { type: "position", target: 0.3, kp, kd },
+            solver: { ...solver, dt: h },
+          }),
+        );
+        sim.step(Math.round(2 / h));
+        let worst = 0;
+        for (let k = 0; k < 20; k++) {
+          sim.step(1);
+          worst = Math.max(worst, Math.abs(sim.state().joints[0].rates[0]));
+        }
+        const s = sim.state();
+        const q = s.joints[0].coordinates[0];
+        expect(worst).toBeLessThan(1e-8);
+        expect(s.actuators[0].effort).toBeCloseTo(m * g * (L / 2) * Math.cos(q), 6);
+        expect(s.actuators[0].effort).toBeCloseTo(kp * (0.3 - q), 6);
+      });
+    }
+});

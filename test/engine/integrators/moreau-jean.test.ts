@@ -423,10 +423,14 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
   it("a stiff servo's rod beside the box: its split smooth step's work weighed sub-step by sub-step, the balance closes", () => {
     // a light rod (1 g·m² about its centre, 0.1 kg, its centre 5 cm from the axle) pulled
     // to 0.3 rad by a servo of kp = 2000, kd = 200: k_d/I ≈ 1.6e5 /s, unresolved by
-    // 1/240 s, the servo's effort changes sign within a step and every step splits. Beside
-    // the box its sub-steps were weighed over the whole step before 2026-12-06:
-    // energy.error 159 J in 48 steps (alone 8e-7 J); each sub-step's −h v̄·((1−w)F_s + w F_e)
-    // over the rod's dofs closes the balance to Newton's tolerance
+    // 1/240 s. Beside the box its sub-steps were weighed over the whole step before
+    // 2026-12-06: energy.error 159 J in 48 steps (alone 8e-7 J); each sub-step's
+    // −h v̄·((1−w)F_s + w F_e) over the rod's dofs closes the balance to Newton's tolerance.
+    // Since the servo takes its force at the (sub-)step's end (weight 1: unresolved), the
+    // first two steps split (5 and 2 sub-steps), the others no longer ring and do not; the
+    // servo's extra weight is booked on the sub-steps told for the rod's dofs and on its
+    // last one, weighed with the step's end after the contact step held its own (1.70 J
+    // before the stepper kept it: AccelerationStepper.keepStiffFor)
     const Ic = 1e-3;
     const sim = loadModel({
       gravity: [0, 0, -g],
@@ -462,7 +466,7 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
       // (measured: below 1e-6 J, against 0.012 J the servo took out)
       expect(Math.abs(st.energy.error as number)).toBeLessThan(2e-6);
     }
-    expect(split).toBeGreaterThan(10);
+    expect(split).toBeGreaterThanOrEqual(2);
   });
 
   for (const h of [0.005, 1 / 60])

@@ -43,7 +43,7 @@ const V1 = [0.1, 0.6, -0.3, 0.5, -0.2, 0.05];
 function setup(integrator: Partial<Integrator>, rayleighMass = 0) {
   const sys = system(particle("p", 0.5, [0, 0, 0]), particle("q", 2, [1, 0, 0]));
   const damper = new DamperEffector(sys, { id: "d", linear: C, angular: 0 });
-  const stepper = { removedEnergy: 0, stiffnessPower: () => 0 };
+  const stepper = { removedEnergy: 0, stiffnessPower: () => 0, stiffForceChange: () => false };
   const constraints = { numRows: 0, timeDependent: false };
   const work = new StepWork({
     system: sys,
@@ -244,7 +244,11 @@ describe("StepWork with compliant contact's no-pull clamp", () => {
     compliant.stepSize = h;
     const work = new StepWork({
       system: sys,
-      stepper: { removedEnergy: 0, stiffnessPower: () => 0 } as unknown as AccelerationStepper,
+      stepper: {
+        removedEnergy: 0,
+        stiffnessPower: () => 0,
+        stiffForceChange: () => false,
+      } as unknown as AccelerationStepper,
       constraints: { numRows: 0, timeDependent: false } as unknown as Constraints,
       lambda: new Float64Array(0),
       memory: new IntegratorMemory(sys.numDofs),

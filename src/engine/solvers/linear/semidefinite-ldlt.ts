@@ -25,7 +25,9 @@
  * the span of rows 0..k−1 (d_k = R_kk² of the QR of Aᵀ without column pivoting), so the
  * relative pivot d_k / s_kk is sin² of the angle between row k and the earlier rows. Row
  * k is DROPPED when d_k ≤ pivotTolerance · s_kk: it is a combination of earlier rows (to
- * that tolerance). A dropped row gets zero L entries, row and column (its Schur
+ * that tolerance); `factor` also drops a row whose pivot is round-off for the unit vector
+ * of that combination (screenRoundOff: a dependent row with a small share of its own).
+ * A dropped row gets zero L entries, row and column (its Schur
  * complement column is zero too, as |s_ik|² ≤ s_ii s_kk for a semidefinite Schur
  * complement), and solve() returns x_k = 0 for it. Hence for b in range(S) the solution
  * is exact, S x = b, with x supported on the kept rows: the natural order makes the
@@ -47,11 +49,21 @@
  */
 import type { CsrMatrix } from "../../math/csr";
 
+/** screenRoundOff looks at the kept rows whose pivot |d_k/s_kk| is at most this. */
+const SCREEN_PIVOT = 1e-6;
+
 export class SemidefiniteLdlt {
   /** Relative pivot threshold d_k ≤ tol·s_kk (sin² of the angle to the earlier rows). */
   pivotTolerance: number;
   /** 1 for a dropped (dependent) row. Valid after `factor`. */
   dropped = new Uint8Array(0);
+  /**
+   * 1 for a row `factor` drops whatever its pivot: one whose pivot the first pass kept
+   * although it is round-off along a null vector (screenRoundOff).
+   */
+  private forced = new Uint8Array(0);
+  /** screenRoundOff's column. */
+  private column = new Float64Array(0);
   /** Number of kept rows (the numerical rank of S). */
   rank = 0;
 
@@ -127,7 +139,50 @@ export class SemidefiniteLdlt {
   factor(a: CsrMatrix, symmetric = true): void {
     this.analyzeIfNew(a);
     this.ux = symmetric ? this.lx : this.uxOwn;
+    this.forced.fill(0);
     this.numeric(a.values, symmetric);
+    if (this.screenRoundOff()) this.numeric(a.values, symmetric);
+  }
+
+  /**
+   * Marks (forced) the kept rows whose pivot is round-off along a null vector, and tells
+   * whether there is one (then `factor` factors again, dropping them). A row k that is a
+   * combination of the earlier rows with a small share c of its own (u = U⁻¹ e_k: 1 at k,
+   * the combination's coefficients ~1/c before it) keeps a pivot of the elimination's
+   * round-off, ε s_kk |u|² ~ ε s_kk/c², which passes the relative test d_k ≤ tol s_kk once
+   * c ≲ 1e-3: it is the same test for the unit vector u/|u|, |d_k| ≤ tol |s_kk| |u|² (for
+   * S = A Aᵀ, d_k = |Aᵀ u|²; for L D U, S u = d_k L e_k). Kept, such a row's multiplier
+   * is the round-off of the right-hand side over d_k: the self-stress (1, −2, 1) of three
+   * equal cranks on one coupler, whose vertical dependent row's share is sin θ, carried
+   * 1e3 to 1e11 N within 1e-3 rad of the cranks lying flat, and Newton on the joints'
+   * rows at the end configuration (backward Euler's, Newmark's) failed there with the
+   * step halved 4 times (test/engine/integrators/long-run/parallelogram-singular.test.ts).
+   * Only rows with |d_k| ≤ SCREEN_PIVOT |s_kk| are looked at (one back substitution each).
+   * `factor` only: a fused load's storage is the factor's (loadSlots), not kept to factor
+   * again, so its callers (the projections' S = G M⁻¹ Gᵀ, the symmetric joints' mixed
+   * matrix, whose forces act along the step's start G_t: generalized-α, moreau-jean,
+   * symplectic-euler, which ran the parallelogram for 60 s) keep such a row; the
+   * reactions they report drop its share (ProjectionWorkspace.minimumNorm).
+   */
+  private screenRoundOff(): boolean {
+    const n = this.n;
+    const { dinv, sDiag, forced } = this;
+    const col = this.column;
+    let found = false;
+    for (let k = 0; k < n; k++) {
+      if (dinv[k] === 0) continue;
+      const pivot = Math.abs(1 / (dinv[k] * sDiag[k]));
+      if (pivot > SCREEN_PIVOT) continue;
+      col.fill(0, 0, n);
+      col[k] = 1;
+      this.solveUpper(col);
+      let uu = 0;
+      for (let r = 0; r < n; r++) uu += col[r] * col[r];
+      if (pivot > this.pivotTolerance * uu) continue;
+      forced[k] = 1;
+      found = true;
+    }
+    return found;
   }
 
   /**
@@ -154,6 +209,7 @@ export class SemidefiniteLdlt {
   /** Factors (symmetric) the values a fused load left in the storage (see loadSlots). */
   factorLoaded(): void {
     this.ux = this.lx;
+    this.forced.fill(0);
     this.numeric(null, true);
   }
 
@@ -179,6 +235,7 @@ export class SemidefiniteLdlt {
   /** Factors (L D U) the values an unsymmetric fused load left in the storage. */
   factorLoadedUnsymmetric(): void {
     this.ux = this.uxOwn;
+    this.forced.fill(0);
     this.numeric(null, false);
   }
 
@@ -340,6 +397,8 @@ export class SemidefiniteLdlt {
     );
     this.work = new Float64Array(widest);
     this.dropped = new Uint8Array(n);
+    this.forced = new Uint8Array(n);
+    this.column = new Float64Array(n);
   }
 
   /**
@@ -415,9 +474,9 @@ export class SemidefiniteLdlt {
         // symmetric: S is semidefinite, d_k ≥ 0 is the squared distance to the earlier
         // rows; unsymmetric (G W⁻¹ Gᵀ, or the mixed G M⁻¹ G_tᵀ of acceleration-step.ts'
         // symmetric joints, whose rows and columns may have turned apart), |d_k| against |s_kk|
-        const keep = symmetric
-          ? skk > 0 && dk > tol * skk
-          : skk !== 0 && Math.abs(dk) > tol * Math.abs(skk);
+        const keep =
+          this.forced[k] === 0 &&
+          (symmetric ? skk > 0 && dk > tol * skk : skk !== 0 && Math.abs(dk) > tol * Math.abs(skk));
         if (!keep) {
           dropped[k] = 1;
           dinv[k] = 0;
@@ -662,9 +721,11 @@ export class SemidefiniteLdlt {
     const k = k0 + r;
     const skk = this.sDiag[k];
     const tolerance = this.pivotTolerance;
-    const kept = symmetric
-      ? skk > 0 && dk > tolerance * skk
-      : skk !== 0 && Math.abs(dk) > tolerance * Math.abs(skk);
+    const kept =
+      this.forced[k] === 0 &&
+      (symmetric
+        ? skk > 0 && dk > tolerance * skk
+        : skk !== 0 && Math.abs(dk) > tolerance * Math.abs(skk));
     if (!kept) {
       this.dropped[k] = 1;
       this.dinv[k] = 0;

@@ -75,6 +75,32 @@ describe("SemidefiniteLdlt", () => {
     expect(u[1]).toBeCloseTo(-c, 2);
   });
 
+  it("drops a dependent row whose own share of the null vector is small (its pivot round-off over that share²)", () => {
+    // rows a0, a1, a0 + a1 + c a2 (kept: relative pivot ~c²) and a2 = (r2 − r0 − r1)/c,
+    // dependent with the share c of the null vector (−1, −1, 1, −c)/|·|: its computed pivot
+    // is the elimination's round-off over c², ~1e-8 > 1e-10 s_kk (the three-crank
+    // parallelogram's vertical dependent row near flat, share sin θ: screenRoundOff)
+    const r = mulberry32(11);
+    const a = Array.from({ length: 3 }, () => Array.from({ length: 6 }, () => 2 * r() - 1));
+    const c = 1e-4;
+    const rows = [a[0], a[1], a[0].map((v, i) => v + a[1][i] + c * a[2][i]), a[2]];
+    const S = gram(rows);
+    for (const symmetric of [true, false]) {
+      const f = new SemidefiniteLdlt();
+      f.factor(S, symmetric);
+      expect(Array.from(f.dropped)).toEqual([0, 0, 0, 1]);
+      expect(f.rank).toBe(3);
+      expect(f.relativePivot(2)).toBeGreaterThan(1e-10);
+      expect(f.relativePivot(2)).toBeLessThan(1e-6);
+      expectConsistentSolve(f, S, r, 1e-6);
+      // the row is dropped on its own merit only: refactored, the next matrix of the same
+      // pattern with a definite fourth row keeps it
+      const definite = gram([a[0], a[1], a[2], [1, 0, 0, 0, 0, 1]]);
+      f.factor(definite, symmetric);
+      expect(Array.from(f.dropped)).toEqual([0, 0, 0, 0]);
+    }
+  });
+
   it("drops the later row of each dependent set and solves consistent systems exactly", () => {
     const r = mulberry32(8);
     const base = Array.from({ length: 5 }, () => Array.from({ length: 7 }, () => 2 * r() - 1));
