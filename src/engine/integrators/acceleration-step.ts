@@ -787,7 +787,7 @@ export class AccelerationStepper implements NewtonStepper {
     }
     setPositionsFrom(this.sys, this.start, inc, 1);
     if (this.angles.length > 0) this.guideAngles(inc);
-    if (symmetric && c.momentumRows && c.w === 0) this.kickedRates(c, v);
+    if (symmetric && c.momentumRows && c.w === 0) this.turnRates(c, v);
     setVelocity(this.sys, v);
     if (symmetric) {
       // the turning bodies' rates before the projection (momentumRows)
@@ -1629,13 +1629,13 @@ export class AccelerationStepper implements NewtonStepper {
    * n keeps n·I ω (the projection keeps it too), so its rate.
    * Symplectic Euler (w = 0, κ = 0, ρ = 1): h R = L⁺ − vee(E J_t − J_t Eᵀ)/h, L⁺ =
    * I_t ω_t + h τ_t + h G_tᵀλ̃ (kickedMomentum) and E the iterate's turn (rotationMomentum),
-   * the rate before the projection I_end⁻¹ L⁺ (kickedRates): the constrained symplectic
+   * the rate before the projection I_end⁻¹ L⁺ (turnRates): the constrained symplectic
    * Euler (Hairer, Lubich & Wanner, "Geometric Numerical Integration", §VII.1) with, in
    * place of x_{t+h} = x_t + h M⁻¹ p, the discrete free rigid body's turn of momentum L⁺
    * (Moser & Veselov; HLW §VII.5; Lee, Leok & McClamroch's Lie group variational integrator
    * in the world frame, E = R_{t+h} R_tᵀ), then the end projection (RATTLE's). Each body's
    * momentum changes by the start's torques and the joints' impulses only, so what a
-   * symmetry keeps the step keeps to rounding: L_z about a vertical through a fixed pivot,
+   * symmetry keeps the step keeps (to Newton's tolerance): L_z about a vertical through a fixed pivot,
    * a symmetric top's spin I₃ ω·e₃ (E J_t − J_t Eᵀ is equivariant under the turns that
    * keep J_t), a hinge's rate about its fixed axis; and being symplectic it keeps the
    * energy in a band of O(h) (test/engine/integrators/long-run/symplectic-momentum.test.ts).
@@ -1744,8 +1744,9 @@ export class AccelerationStepper implements NewtonStepper {
    * vee(…)/h)/h, L⁺ without a). With E ← exp([T δφ]×) E (T the exponential map's left
    * Jacobian, 1 + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×², θ = |φ|) the change is
    * [T δφ]× A + Aᵀ [T δφ]×, A = E J_t, whose axial vector is (tr(A) 1 − A) T δφ (for any
-   * 3 × 3 A); at φ = 0 it is I_t. In place of the mass block (1 + c_v r_M) I_end that
-   * `assemble` put there (the Rayleigh force −r_M L_end does not depend on a). The mass
+   * 3 × 3 A); at φ = 0 it is I_t. Times 1 + c_v r_M (the Rayleigh mass force at the end
+   * rate, −r_M L', turnRates), in place of the mass block (1 + c_v r_M) I_end that
+   * `assemble` put there. The mass
    * block alone is off by about |φ| I_max: Newton diverged on a rod of axial inertia 1e-4
    * and transverse 1/12 kg·m² turning 0.01 rad a step, which went to 8 sub-steps.
    */
@@ -1766,24 +1767,27 @@ export class AccelerationStepper implements NewtonStepper {
       J[8] += trace;
       leftJacobian(T, inc, d);
       mat3Mul(A, 0, J, 0, T, 0);
-      // minus the mass block
-      for (let i = 0; i < 9; i++) A[i] -= scale * sys.inertiaWorld[9 * b + i];
+      // less the mass block; the Rayleigh mass force −r_M L' (turnRates) scales it alike
+      for (let i = 0; i < 9; i++) A[i] = scale * (A[i] - sys.inertiaWorld[9 * b + i]);
       matrix.add3x3(sys.block[b], sys.block[b], 3, 3, A, 0, 1);
     }
   }
 
   /**
-   * Symplectic Euler's momentumRows: the rate of each body they hold, before the end's
-   * velocity projection, ω' = I_end⁻¹ L⁺ (kickedMomentum; I_end at the iterate's
-   * orientation), its momentum after the start's impulses, which the free turn keeps.
+   * Symplectic Euler's momentumRows: the rate of each body they hold before the end's
+   * velocity projection, ω' = I_end⁻¹ L' (I_end at the iterate's orientation), L' =
+   * vee(E J_t − J_t Eᵀ)/h the momentum of the iterate's turn (rotationMomentum), which the
+   * free turn keeps: at the rows' solution L⁺ (kickedMomentum) plus h times what the
+   * residual adds after them (the held force extraForce, Moreau–Jean's contact impulses over
+   * h; the Rayleigh forces).
    */
-  private kickedRates(c: SchemeCoefficients, v: Float64Array): void {
+  private turnRates(c: SchemeCoefficients, v: Float64Array): void {
     const { sys, turning, momentum } = this;
     for (let k = 0; k < turning.length; k++) {
       const b = turning[k];
       if (this.momentumBody[b] === 0) continue;
       const d = sys.dofOffset[b] + 3;
-      this.kickedMomentum(c, k, d, momentum);
+      this.rotationMomentum(k, d, c.cv, momentum);
       mat3MulVec(v, d, sys.inertiaWorldInv, 9 * b, momentum, 0);
     }
   }
