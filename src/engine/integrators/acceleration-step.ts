@@ -1635,9 +1635,9 @@ export class AccelerationStepper implements NewtonStepper {
    * (Moser & Veselov; HLW §VII.5; Lee, Leok & McClamroch's Lie group variational integrator
    * in the world frame, E = R_{t+h} R_tᵀ), then the end projection (RATTLE's). Each body's
    * momentum changes by the start's torques and the joints' impulses only, so what a
-   * symmetry keeps the step keeps (to Newton's tolerance): L_z about a vertical through a fixed pivot,
-   * a symmetric top's spin I₃ ω·e₃ (E J_t − J_t Eᵀ is equivariant under the turns that
-   * keep J_t), a hinge's rate about its fixed axis; and being symplectic it keeps the
+   * symmetry keeps the step keeps to rounding (turnRates): L_z about a vertical through a
+   * fixed pivot, a symmetric top's spin I₃ ω·e₃ (E J_t − J_t Eᵀ is equivariant under the
+   * turns that keep J_t), a hinge's rate about its fixed axis; and being symplectic it keeps the
    * energy in a band of O(h) (test/engine/integrators/long-run/symplectic-momentum.test.ts).
    * Before, as I_t (ω' − ω_t) = h (τ_t + G_tᵀλ̃) with the gyroscopic torque at the free
    * mean rate (holdStartForces), a rod swinging on a spherical joint lost 19 % of L_z and
@@ -1775,19 +1775,28 @@ export class AccelerationStepper implements NewtonStepper {
 
   /**
    * Symplectic Euler's momentumRows: the rate of each body they hold before the end's
-   * velocity projection, ω' = I_end⁻¹ L' (I_end at the iterate's orientation), L' =
-   * vee(E J_t − J_t Eᵀ)/h the momentum of the iterate's turn (rotationMomentum), which the
-   * free turn keeps: at the rows' solution L⁺ (kickedMomentum) plus h times what the
-   * residual adds after them (the held force extraForce, Moreau–Jean's contact impulses over
-   * h; the Rayleigh forces).
+   * velocity projection, ω' = I_end⁻¹ L' (I_end at the iterate's orientation), L' the
+   * momentum the rows ask of the turn: L⁺ (kickedMomentum) plus h times what the residual
+   * adds after them, the held force extraForce (Moreau–Jean's contact impulses over h) and
+   * the Rayleigh forces. Without Rayleigh damping L' = L⁺ + h τ_extra, in closed form, so
+   * what a symmetry keeps is kept to rounding (a hinged spinner's rate to 3e-13 over 30 s,
+   * where the iterate's own turn momentum, vee(E J_t − J_t Eᵀ)/h, held it only to Newton's
+   * tolerance, 1.4e-9); with it, that turn momentum (at the rows' solution L⁺ + h τ_extra −
+   * h r_M L' − h r_K (K v)_rot; nothing is conserved there).
    */
   private turnRates(c: SchemeCoefficients, v: Float64Array): void {
     const { sys, turning, momentum } = this;
+    const fx = this.extraForce;
+    const damped = c.rayleighMass !== 0 || c.rayleighStiffness !== 0;
     for (let k = 0; k < turning.length; k++) {
       const b = turning[k];
       if (this.momentumBody[b] === 0) continue;
       const d = sys.dofOffset[b] + 3;
-      this.rotationMomentum(k, d, c.cv, momentum);
+      if (damped) this.rotationMomentum(k, d, c.cv, momentum);
+      else {
+        this.kickedMomentum(c, k, d, momentum);
+        if (fx !== null) for (let j = 0; j < 3; j++) momentum[j] += c.cv * fx[d + j];
+      }
       mat3MulVec(v, d, sys.inertiaWorldInv, 9 * b, momentum, 0);
     }
   }

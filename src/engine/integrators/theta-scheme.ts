@@ -29,7 +29,7 @@
  * turn the discrete free rigid body's (Moser–Veselov, Lee–Leok–McClamroch; HLW §VII.5:
  * AccelerationStepper.momentumRows), so that the step is symplectic on SO(3) too and keeps
  * the momenta a symmetry keeps (a spherical pendulum's L_z, a heavy top's spin) to
- * Newton's tolerance. Its Newton iterations close the joints, C(x_{t+h}) = 0 (acceleration-step.ts
+ * rounding. Its Newton iterations close the joints, C(x_{t+h}) = 0 (acceleration-step.ts
  * `solve`, explicitStep), so that sub-steps (explicitHalvings, the joints' error control)
  * are whole steps of their length. In general the weights are h²θ on x and hθ on v (ρ = 1, κ = hθ − c_v).
  * With the joint impulse over the whole step at the velocity level (backward Euler's
