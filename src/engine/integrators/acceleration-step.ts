@@ -888,8 +888,8 @@ export class AccelerationStepper implements NewtonStepper {
    */
   beginStartDirections(t: number, c: SchemeCoefficients): void {
     const { sys, turning, startInertia, startGyroscopic, momentum, momentumBody } = this;
-    // ... and only with the gyroscopic torque (without it the model's rotation is
-    // I ω̇ = τ, which that form is not)
+    // with joints at the position level and the gyroscopic torque only (without it the
+    // model's rotation is I ω̇ = τ, which that form is not)
     c.momentumRows =
       c.symmetricJoints &&
       this.constraints !== null &&
