@@ -38,8 +38,8 @@ import {
 import type { ForceEffector } from "../forces/effector";
 import { GyroscopicEffector, midpointRotation } from "../forces/gyroscopic";
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import { mat3Invert, mat3MulVec } from "../math/mat3";
-import { quatRotate, quatRotateByVector, quatRotateInverse } from "../math/quat";
+import { mat3Invert, mat3Mul, mat3MulVec } from "../math/mat3";
+import { quatRotate, quatRotateByVector, quatRotateInverse, quatToMat3 } from "../math/quat";
 import { cross3 } from "../math/vec3";
 import {
   BodyKind,
@@ -196,6 +196,31 @@ function newtonTarget(
     if (reference !== null) moved = Math.max(moved, Math.abs(next - reference[i]));
   }
   return Math.max(newton.tolerance * (1 + amax), stepError * moved);
+}
+
+/**
+ * out ← T(φ) = 1 + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×², θ = |φ|, φ = v[o..o+2]
+ * (rad): the left Jacobian of SO(3)'s exponential map, exp([φ + δφ]×) = exp([T δφ]×)
+ * exp([φ]×) to first order in δφ (row-major 3 × 3; series below θ = 1e-4).
+ */
+function leftJacobian(out: Float64Array, v: Float64Array, o: number): void {
+  const x = v[o];
+  const y = v[o + 1];
+  const z = v[o + 2];
+  const t2 = x * x + y * y + z * z;
+  const t = Math.sqrt(t2);
+  const a = t < 1e-4 ? 0.5 - t2 / 24 : (1 - Math.cos(t)) / t2;
+  const b = t < 1e-4 ? 1 / 6 - t2 / 120 : (t - Math.sin(t)) / (t2 * t);
+  // [φ]×² = φ φᵀ − θ² 1
+  out[0] = 1 + b * (x * x - t2);
+  out[1] = -a * z + b * x * y;
+  out[2] = a * y + b * x * z;
+  out[3] = a * z + b * x * y;
+  out[4] = 1 + b * (y * y - t2);
+  out[5] = -a * x + b * y * z;
+  out[6] = -a * y + b * x * z;
+  out[7] = a * x + b * y * z;
+  out[8] = 1 + b * (z * z - t2);
 }
 
 /**
@@ -356,11 +381,30 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly momentum = new Float64Array(3);
   private readonly applied = new Float64Array(3);
   private readonly endRate = new Float64Array(3);
+  /** rotationMomentum's turn (a unit quaternion and its matrix), J_t and E J_t. */
+  private readonly turnQuat = new Float64Array(4);
+  private readonly turnMatrix = new Float64Array(9);
+  private readonly nonstandardInertia = new Float64Array(9);
+  private readonly turnProduct = new Float64Array(9);
+  /** The exponential map's left Jacobian T (rotationJacobians). */
+  private readonly leftJacobian = new Float64Array(9);
   /**
-   * symmetricJoints with end forces (w > 0): each `turning` body's world inertia I_t (9),
-   * its gyroscopic ω_t × I_t ω_t (3) at the step's start, and its rate before the end's
-   * velocity projection (3; applyUnknown), for the rotational rows' momentum form
-   * (momentumRows).
+   * 1 for each `turning` body a joint or motor holds that is not in a free welded group
+   * (weldOf < 0): the bodies whose rotational rows symplectic Euler's smooth step writes
+   * in angular momentum (momentumRows; the free ones keep the midpoint rate, the welded
+   * groups placeWelded's).
+   */
+  private readonly jointedTurning: Uint8Array;
+  /**
+   * 1 for each body (by body index) whose rotational rows the running step writes in
+   * angular momentum (beginStartDirections: every `turning` body with end forces, the
+   * jointedTurning ones under symplectic Euler).
+   */
+  private readonly momentumBody: Uint8Array;
+  /**
+   * symmetricJoints: each `turning` body's world inertia I_t (9), its gyroscopic
+   * ω_t × I_t ω_t (3) at the step's start, and its rate before the end's velocity
+   * projection (3; applyUnknown), for the rotational rows' momentum form (momentumRows).
    */
   private readonly startInertia: Float64Array;
   private readonly startGyroscopic: Float64Array;
@@ -580,6 +624,13 @@ export class AccelerationStepper implements NewtonStepper {
     this.weldMean = new Float64Array(3 * welded.length);
     this.weldEnd = new Float64Array(3 * welded.length);
     this.fixedAxis = Uint8Array.from(turning, (b) => held[b]);
+    const jointed = new Uint8Array(sys.numBodies);
+    for (const j of this.constraints?.constraints ?? [])
+      for (const b of [j.bodyA, j.bodyB]) if (b >= 0) jointed[b] = 1;
+    this.jointedTurning = Uint8Array.from(turning, (b) =>
+      jointed[b] === 1 && weldOf[b] < 0 ? 1 : 0,
+    );
+    this.momentumBody = new Uint8Array(sys.numBodies);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
       if (sys.dofOffset[b] < 0) continue;
@@ -855,6 +906,7 @@ export class AccelerationStepper implements NewtonStepper {
     }
     setPositionsFrom(this.sys, this.start, inc, 1);
     if (this.angles.length > 0) this.guideAngles(inc);
+    if (symmetric && c.momentumRows && c.w === 0) this.turnRates(c, v);
     setVelocity(this.sys, v);
     if (symmetric) {
       // the turning bodies' rates before the projection (momentumRows)
@@ -946,20 +998,31 @@ export class AccelerationStepper implements NewtonStepper {
     setVelocity(this.sys, v);
   }
 
-  /** symmetricJoints: starts the step's joint force (StartDirections.begin) at time t. */
+  /**
+   * symmetricJoints: starts the step's joint force (StartDirections.begin) at time t, and
+   * chooses the turning bodies whose rotational rows are in angular momentum (momentumRows,
+   * momentumBody): with end forces (w > 0) all of them; under symplectic Euler (w = 0) the
+   * jointed ones (jointedTurning; the free bodies' midpoint rate keeps their energy exactly,
+   * holdStartForces, and the free welded groups are placed as one body, placeWelded).
+   */
   beginStartDirections(t: number, c: SchemeCoefficients): void {
-    // the turning bodies' rows in angular momentum (momentumRows): with end forces (w > 0;
-    // not symplectic Euler's midpoint), joints, and the gyroscopic torque (without it the
+    const { sys, turning, startInertia, startGyroscopic, momentum, momentumBody } = this;
+    // with joints at the position level and the gyroscopic torque only (without it the
     // model's rotation is I ω̇ = τ, which that form is not)
     c.momentumRows =
       c.symmetricJoints &&
       this.constraints !== null &&
-      c.w > 0 &&
       c.cv > 0 &&
       this.gyroscopic &&
       this.turning.length > 0;
-    this.startDirections.begin(t, this.lambda, c);
-    const { sys, turning, startInertia, startGyroscopic, momentum } = this;
+    let any = false;
+    for (let k = 0; k < turning.length; k++) {
+      const on = c.momentumRows && (c.w > 0 || this.jointedTurning[k] === 1);
+      momentumBody[turning[k]] = on ? 1 : 0;
+      any ||= on;
+    }
+    c.momentumRows = any;
+    this.startDirections.begin(t, this.lambda, c, momentumBody);
     for (let k = 0; k < turning.length; k++) {
       const b = turning[k];
       for (let j = 0; j < 9; j++) startInertia[9 * k + j] = sys.inertiaWorld[9 * b + j];
@@ -1421,12 +1484,15 @@ export class AccelerationStepper implements NewtonStepper {
    * body keeps its kinetic energy and angular momentum's size exactly; α_t is then
    * (ω₂ − ω₁)/h. The joints' and contacts' torques, which the step solves for, act on the
    * rate without entering that mean (as Bullet's implicit gyroscopic step, before its
-   * constraint solve). Not for a body a revolute joint holds to a static body (fixedAxis),
-   * which keeps the explicit α_t: its rate ω_t lies on the hinge's fixed axis n, where
-   * −ω_t × I ω_t is ⊥ n, all of it taken by the hinge, and the step holding the hinge at
-   * the position level (symplectic Euler's smooth step: its rows read I_t (ω' − ω_t) =
-   * h (τ_t + G_tᵀλ̃) at the solution, ω' on n) keeps its rate about n to rounding, whatever
-   * its inertia. The free mean rate is off the axis by the free precession the hinge then
+   * constraint solve). Not for the bodies whose rows the step writes in angular momentum
+   * (`c`.momentumRows, momentumBody: symplectic Euler's smooth step with joints takes every
+   * jointed body that way, momentumRows, which keeps what the split below lost); the mean
+   * rate stays for the free bodies and welded groups, and the split for the velocity-level
+   * steps (Moreau–Jean's with active contacts or limits). Not for a body a revolute joint
+   * holds to a static body (fixedAxis), which keeps the explicit α_t: its rate ω_t lies on
+   * the hinge's fixed axis n, where −ω_t × I ω_t is ⊥ n, all of it taken by the hinge, and
+   * the step holding the hinge (its rows I_t (ω' − ω_t) = h (τ_t + G_tᵀλ̃) at the
+   * solution, ω' on n) keeps its rate about n to rounding, whatever its inertia. The free mean rate is off the axis by the free precession the hinge then
    * removes, and there the torque has a part along n, n·(ω̄ × I ω̄) ≈ ½ h ω³ uᵀI⁻¹u
    * (u = n × I n, I n not along n), lost at first order in h: a body of diag(0.1, 0.1, 0.2)
    * kg·m² hinged at 20 rad/s about an axis 37° from its own ran down to 6.5 rad/s in 30 s
@@ -1445,17 +1511,20 @@ export class AccelerationStepper implements NewtonStepper {
    * of a free pair's energy in 60 s at 5 ms. False when the mean rate's Newton did not
    * converge for some body (its explicit α_t kept): the step should be halved.
    */
-  holdStartForces(midpointStep = 0): boolean {
+  holdStartForces(midpointStep = 0, c: SchemeCoefficients | null = null): boolean {
     const { sys, turning, startAngular, fStart, momentum, applied, endRate } = this;
     const midpoint = midpointStep > 0 && this.gyroscopic;
     const h = midpointStep;
     let solved = !midpoint || this.weldMeanRates(h);
     this.weldStep = midpoint ? h : 0;
+    const momentumStep = c?.momentumRows === true;
     for (let k = 0; k < turning.length; k++) {
       const b = turning[k];
       const d = sys.dofOffset[b] + 3;
       mat3MulVec(startAngular, 3 * k, sys.inertiaWorldInv, 9 * b, fStart, d);
-      if (!midpoint || this.fixedAxis[k] === 1) continue;
+      // (a body whose rows are in angular momentum has no mean rate: momentumRows)
+      if (!midpoint || this.fixedAxis[k] === 1 || (momentumStep && this.momentumBody[b] === 1))
+        continue;
       // fStart holds the gyroscopic effector's −ω × I_w ω: adding ω × I_w ω back leaves the
       // other torques, and the gyroscopic one is taken at the mean rate instead
       mat3MulVec(momentum, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
@@ -1703,45 +1772,185 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * The turning bodies' rotational rows of R in angular momentum (symmetricJoints, w > 0):
+   * The rotational rows of R in angular momentum of the bodies of momentumBody
+   * (symmetricJoints; beginStartDirections), with w > 0:
    *   c_v R = I_t v_pred + c_v (1 − w) τ_t + c_v w τ_end + (c_v ρ + κ) G_tᵀλ̃ − I_end ω'
    * with ω' = v_pred + c_v a + κ Y λ̃ the rate before the end's velocity projection and τ
    * the applied torques without the gyroscopic one (dL/dt's). For I_end = I_t it is the
    * force form above; where the world inertia turns it keeps each component of L that the
    * joints' torques and the applied ones leave alone: a hinge about a non-principal axis
    * n keeps n·I ω (the projection keeps it too), so its rate.
+   * Symplectic Euler (w = 0, κ = 0, ρ = 1): h R = L⁺ − vee(E J_t − J_t Eᵀ)/h, L⁺ =
+   * I_t ω_t + h τ_t + h G_tᵀλ̃ (kickedMomentum) and E the iterate's turn (rotationMomentum),
+   * the rate before the projection I_end⁻¹ L⁺ (turnRates): the constrained symplectic
+   * Euler (Hairer, Lubich & Wanner, "Geometric Numerical Integration", §VII.1) with, in
+   * place of x_{t+h} = x_t + h M⁻¹ p, the discrete free rigid body's turn of momentum L⁺
+   * (Moser & Veselov; HLW §VII.5; Lee, Leok & McClamroch's Lie group variational integrator
+   * in the world frame, E = R_{t+h} R_tᵀ), then the end projection (RATTLE's). Each body's
+   * momentum changes by the start's torques and the joints' impulses only, so what a
+   * symmetry keeps the step keeps to rounding (turnRates): L_z about a vertical through a
+   * fixed pivot, a symmetric top's spin I₃ ω·e₃ (E J_t − J_t Eᵀ is equivariant under the
+   * turns that keep J_t), a hinge's rate about its fixed axis; and being symplectic it keeps the
+   * energy in a band of O(h) (test/engine/integrators/long-run/symplectic-momentum.test.ts).
+   * Before, as I_t (ω' − ω_t) = h (τ_t + G_tᵀλ̃) with the gyroscopic torque at the free
+   * mean rate (holdStartForces), a rod swinging on a spherical joint lost 19 % of L_z and
+   * 0.34 J in 60 s at 5 ms, a heavy top fell, a wheel on a turning platform braked it.
    */
   private momentumRows(c: SchemeCoefficients, out: Float64Array): void {
-    const { sys, turning, startInertia, startGyroscopic, rawRate, fStart, f, vPred } = this;
+    const { sys, turning, rawRate, f } = this;
     const { momentum, applied, carried } = this;
-    const y = this.startDirections.accel;
     const cv = c.cv;
-    const kJoint = cv * c.startForceWeight + c.startVelocityWeight;
     const endAngular = this.endAngular;
-    // the start's applied torques' weight on the momentum: h − c_v w (startTorqueWeight, the
-    // rest of the trapezoid), of which c_v (1 − w) τ_t in fStart and the rest in v_pred's
-    // memory (generalized-alpha's h/2 A_n, A_n = I_t⁻¹ (τ_t − ω_t × I_t ω_t)): ω_t × I_t ω_t
-    // added back with the whole weight (divided by c_v, as the row)
-    const startWeight = c.startTorqueWeight / cv;
     for (let k = 0; k < turning.length; k++) {
       const b = turning[k];
+      if (this.momentumBody[b] === 0) continue;
       const d = sys.dofOffset[b] + 3;
-      // I_t v_pred + (c_v ρ + κ) I_t Y λ̃ (G_tᵀλ̃'s rotational part is I_t (Y λ̃))
-      for (let j = 0; j < 3; j++) carried[j] = vPred[d + j] + kJoint * y[d + j];
-      mat3MulVec(momentum, 0, startInertia, 9 * k, carried, 0);
+      this.kickedMomentum(c, k, d, momentum);
+      if (c.w === 0) {
+        // symplectic Euler: the discrete rotation's momentum (rotationMomentum)
+        this.rotationMomentum(k, d, cv, carried);
+        for (let j = 0; j < 3; j++) out[d + j] = (momentum[j] - carried[j]) / cv;
+        continue;
+      }
       // − I_end ω'
       mat3MulVec(carried, 0, sys.inertiaWorld, 9 * b, rawRate, 3 * k);
       for (let j = 0; j < 3; j++) momentum[j] -= carried[j];
-      // the gyroscopic torques (in fStart and f; momentumRows requires the effector) added
-      // back: ω × I ω, at the end at the projected rate
+      // the gyroscopic torques (in f; momentumRows requires the effector) added back:
+      // ω × I ω, at the end at the projected rate
       mat3MulVec(carried, 0, sys.inertiaWorld, 9 * b, sys.omega, 3 * b);
       cross3(applied, 0, sys.omega, 3 * b, carried, 0);
-      for (let j = 0; j < 3; j++) {
-        const start = (1 - c.w) * fStart[d + j] + startWeight * startGyroscopic[3 * k + j];
-        out[d + j] = momentum[j] / cv + start + c.w * (f[d + j] + applied[j]);
-      }
+      for (let j = 0; j < 3; j++) out[d + j] = momentum[j] / cv + c.w * (f[d + j] + applied[j]);
       // the end's free angular acceleration I_end⁻¹ τ_end (gyroscopic included): endFreeRates
       mat3MulVec(endAngular, 3 * k, sys.inertiaWorldInv, 9 * b, f, d);
+    }
+  }
+
+  /**
+   * out ← the angular momentum (kg·m²/s, world frame) of `turning` body k (its rotational
+   * dofs at d) after the step's start impulses, momentumRows' first terms:
+   *   L⁺ = I_t (v_pred + (c_v ρ + κ) Y λ̃) + c_v (1 − w) τ_t + (h − c_v w) ω_t × I_t ω_t,
+   * G_tᵀλ̃'s rotational part being I_t (Y λ̃), and fStart's torque τ_t holding the
+   * gyroscopic −ω_t × I_t ω_t, added back with the whole start weight h − c_v w
+   * (startTorqueWeight: the rest of the trapezoid, of which c_v (1 − w) τ_t in fStart and
+   * the rest in v_pred's memory, generalized-alpha's h/2 A_n, A_n = I_t⁻¹ (τ_t − ω_t ×
+   * I_t ω_t)), so that L⁺ − L_t is the applied torques' impulse without the gyroscopic one.
+   */
+  private kickedMomentum(c: SchemeCoefficients, k: number, d: number, out: Float64Array): void {
+    const { startInertia, startGyroscopic, fStart, vPred, carried } = this;
+    const y = this.startDirections.accel;
+    const kJoint = c.cv * c.startForceWeight + c.startVelocityWeight;
+    for (let j = 0; j < 3; j++) carried[j] = vPred[d + j] + kJoint * y[d + j];
+    mat3MulVec(out, 0, startInertia, 9 * k, carried, 0);
+    for (let j = 0; j < 3; j++)
+      out[j] += c.cv * (1 - c.w) * fStart[d + j] + c.startTorqueWeight * startGyroscopic[3 * k + j];
+  }
+
+  /**
+   * out ← vee(E J_t − J_t Eᵀ)/h (kg·m²/s, world frame) for `turning` body k, its rotational
+   * dofs at d: E = exp([φ]×) the turn of the running iterate's increment φ = inc[d..d+2]
+   * (rad, world frame), J_t = ½ tr(I_t) 1 − I_t its start's nonstandard inertia
+   * (Moser & Veselov; Lee, Leok & McClamroch, "Lie group variational integrators for the
+   * full body problem", Comput. Methods Appl. Mech. Engrg. 196, 2007, eq. (35) in the world
+   * frame: E = R_{t+h} R_tᵀ = R_t F Rᵀ_t). The momentum L with which the discrete free rigid
+   * body turns by E over h: h [L]× = E J_t − J_t Eᵀ; to first order I_t φ/h.
+   */
+  private rotationMomentum(k: number, d: number, h: number, out: Float64Array): void {
+    const A = this.turnedInertia(k, d);
+    // E J_t − (E J_t)ᵀ's axial vector
+    out[0] = (A[7] - A[5]) / h;
+    out[1] = (A[2] - A[6]) / h;
+    out[2] = (A[3] - A[1]) / h;
+  }
+
+  /**
+   * E J_t (into turnProduct, returned) for `turning` body k, its rotational dofs at d: E =
+   * exp([φ]×) the turn of the running iterate's increment φ = inc[d..d+2] (rad, world
+   * frame), J_t = ½ tr(I_t) 1 − I_t its start's nonstandard inertia (rotationMomentum).
+   */
+  private turnedInertia(k: number, d: number): Float64Array {
+    const {
+      startInertia,
+      turnQuat: q,
+      turnMatrix: E,
+      nonstandardInertia: J,
+      turnProduct: A,
+    } = this;
+    q[0] = 1;
+    q[1] = 0;
+    q[2] = 0;
+    q[3] = 0;
+    quatRotateByVector(q, 0, this.inc, d, 1);
+    quatToMat3(E, 0, q, 0);
+    const o = 9 * k;
+    const half = 0.5 * (startInertia[o] + startInertia[o + 4] + startInertia[o + 8]);
+    for (let i = 0; i < 9; i++) J[i] = -startInertia[o + i];
+    J[0] += half;
+    J[4] += half;
+    J[8] += half;
+    mat3Mul(A, 0, E, 0, J, 0);
+    return A;
+  }
+
+  /**
+   * Symplectic Euler's momentumRows: W's rotational block of each body they hold set to
+   * −∂R/∂a = ∂ vee(E J_t − J_t Eᵀ)/∂φ (rotationMomentum; φ = h v_t + h² a, R = (L⁺ −
+   * vee(…)/h)/h, L⁺ without a). With E ← exp([T δφ]×) E (T the exponential map's left
+   * Jacobian, 1 + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×², θ = |φ|) the change is
+   * [T δφ]× A + Aᵀ [T δφ]×, A = E J_t, whose axial vector is (tr(A) 1 − A) T δφ (for any
+   * 3 × 3 A); at φ = 0 it is I_t. Times 1 + c_v r_M (the Rayleigh mass force at the end
+   * rate, −r_M L', turnRates), in place of the mass block (1 + c_v r_M) I_end that
+   * `assemble` put there. The mass
+   * block alone is off by about |φ| I_max: Newton diverged on a rod of axial inertia 1e-4
+   * and transverse 1/12 kg·m² turning 0.01 rad a step, which went to 8 sub-steps.
+   */
+  private rotationJacobians(c: SchemeCoefficients): void {
+    const { sys, turning, inc, matrix } = this;
+    const { nonstandardInertia: J, leftJacobian: T } = this;
+    const scale = 1 + c.cv * c.rayleighMass;
+    for (let k = 0; k < turning.length; k++) {
+      const b = turning[k];
+      if (this.momentumBody[b] === 0) continue;
+      const d = sys.dofOffset[b] + 3;
+      const A = this.turnedInertia(k, d);
+      // tr(A) 1 − A into J
+      const trace = A[0] + A[4] + A[8];
+      for (let i = 0; i < 9; i++) J[i] = -A[i];
+      J[0] += trace;
+      J[4] += trace;
+      J[8] += trace;
+      leftJacobian(T, inc, d);
+      mat3Mul(A, 0, J, 0, T, 0);
+      // less the mass block; the Rayleigh mass force −r_M L' (turnRates) scales it alike
+      for (let i = 0; i < 9; i++) A[i] = scale * (A[i] - sys.inertiaWorld[9 * b + i]);
+      matrix.add3x3(sys.block[b], sys.block[b], 3, 3, A, 0, 1);
+    }
+  }
+
+  /**
+   * Symplectic Euler's momentumRows: the rate of each body they hold before the end's
+   * velocity projection, ω' = I_end⁻¹ L' (I_end at the iterate's orientation), L' the
+   * momentum the rows ask of the turn: L⁺ (kickedMomentum) plus h times what the residual
+   * adds after them, the held force extraForce (Moreau–Jean's contact impulses over h) and
+   * the Rayleigh forces. Without Rayleigh damping L' = L⁺ + h τ_extra, in closed form, so
+   * what a symmetry keeps is kept to rounding (a hinged spinner's rate to 3e-13 over 30 s,
+   * where the iterate's own turn momentum, vee(E J_t − J_t Eᵀ)/h, held it only to Newton's
+   * tolerance, 1.4e-9); with it, that turn momentum (at the rows' solution L⁺ + h τ_extra −
+   * h r_M L' − h r_K (K v)_rot; nothing is conserved there).
+   */
+  private turnRates(c: SchemeCoefficients, v: Float64Array): void {
+    const { sys, turning, momentum } = this;
+    const fx = this.extraForce;
+    const damped = c.rayleighMass !== 0 || c.rayleighStiffness !== 0;
+    for (let k = 0; k < turning.length; k++) {
+      const b = turning[k];
+      if (this.momentumBody[b] === 0) continue;
+      const d = sys.dofOffset[b] + 3;
+      if (damped) this.rotationMomentum(k, d, c.cv, momentum);
+      else {
+        this.kickedMomentum(c, k, d, momentum);
+        if (fx !== null) for (let j = 0; j < 3; j++) momentum[j] += c.cv * fx[d + j];
+      }
+      mat3MulVec(v, d, sys.inertiaWorldInv, 9 * b, momentum, 0);
     }
   }
 
@@ -1800,9 +2009,12 @@ export class AccelerationStepper implements NewtonStepper {
     this.iteration.assemble(c);
   }
 
-  /** True when W is the (scaled) block-diagonal mass matrix. */
+  /**
+   * True when W is the (scaled) block-diagonal mass matrix: not with symplectic Euler's
+   * momentum rows, whose rotational blocks are rotationJacobians'.
+   */
   usesMassOnly(c: SchemeCoefficients): boolean {
-    return this.iteration.usesMassOnly(c);
+    return this.iteration.usesMassOnly(c) && !(c.momentumRows && c.w === 0);
   }
 
   /** out = W⁻¹ rhs with the last factorization, at the running solve's Krylov settings. */
@@ -1935,6 +2147,7 @@ export class AccelerationStepper implements NewtonStepper {
       return;
     }
     this.iteration.assemble(c);
+    if (c.momentumRows && c.w === 0) this.rotationJacobians(c);
     // the loaded joints' geometric stiffness (constraint-set.ts): their forces Gᵀλ are
     // taken at each iterate, except with the symmetric joints, whose directions are the
     // step's start (start-directions.ts). Iterated Newton only: it changes the iterations'

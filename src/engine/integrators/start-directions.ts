@@ -28,6 +28,11 @@ export class StartDirections {
    */
   private readonly startInertia: Float64Array;
   private readonly mixedInertia: Float64Array;
+  /**
+   * momentumRows: 1 for each body whose rows are in angular momentum (the rest keep the
+   * force form's I_end), or null: every body (begin).
+   */
+  private momentumBody: Uint8Array | null = null;
   /** Scratch: G_tᵀ Δλ̃ and M_t⁻¹ of it. */
   private readonly force: Float64Array;
   private readonly scratch: Float64Array;
@@ -51,13 +56,19 @@ export class StartDirections {
    * Records G and M⁻¹ at the step's start configuration (time t, the current state) and
    * starts λ̃ from the last step's joint multipliers.
    */
-  begin(t: number, lambda: Float64Array, c: SchemeCoefficients | null = null): void {
+  begin(
+    t: number,
+    lambda: Float64Array,
+    c: SchemeCoefficients | null = null,
+    momentumBody: Uint8Array | null = null,
+  ): void {
     const { set, sys } = this;
     if (set === null) return;
     set.updateJacobian(t);
     this.startG.set(set.G.values);
     this.startInertiaInv.set(sys.inertiaWorldInv);
     if (c?.momentumRows === true) this.startInertia.set(sys.inertiaWorld);
+    this.momentumBody = momentumBody;
     this.lambda.set(lambda);
     set.multiplyTranspose(this.lambda, this.force, this.startG);
     massSolveWith(sys, this.startInertiaInv, this.force, this.accel);
@@ -74,9 +85,13 @@ export class StartDirections {
     const rho = c.cv * c.startForceWeight;
     const alpha = (rho + c.startVelocityWeight) / rho;
     const beta = -c.startVelocityWeight / rho;
-    const { mixedInertia, startInertia } = this;
+    const { mixedInertia, startInertia, momentumBody } = this;
     const end = this.sys.inertiaWorld;
-    for (let i = 0; i < end.length; i++) mixedInertia[i] = alpha * startInertia[i] + beta * end[i];
+    for (let i = 0; i < end.length; i++)
+      mixedInertia[i] =
+        momentumBody === null || momentumBody[(i / 9) | 0] === 1
+          ? alpha * startInertia[i] + beta * end[i]
+          : end[i];
     return mixedInertia;
   }
 

@@ -35,7 +35,11 @@
  * symmetric and a conservative mechanism keeps its energy. Symplectic Euler (θ = 1, w = 0)
  * holds them the same way with the weights h² and h, the constrained symplectic Euler
  * (Hairer, Lubich & Wanner, "Geometric Numerical Integration", §VII.1): its energy error
- * stays bounded. Its Newton iterations close the joints, C(x_{t+h}) = 0 (acceleration-step.ts
+ * stays bounded. Its jointed rigid bodies' rotational rows are in angular momentum, their
+ * turn the discrete free rigid body's (Moser–Veselov, Lee–Leok–McClamroch; HLW §VII.5:
+ * AccelerationStepper.momentumRows), so that the step is symplectic on SO(3) too and keeps
+ * the momenta a symmetry keeps (a spherical pendulum's L_z, a heavy top's spin) to
+ * rounding. Its Newton iterations close the joints, C(x_{t+h}) = 0 (acceleration-step.ts
  * `solve`, explicitStep), so that sub-steps (explicitHalvings, the joints' error control)
  * are whole steps of their length. In general the weights are h²θ on x and hθ on v (ρ = 1, κ = hθ − c_v).
  * With the joint impulse over the whole step at the velocity level (backward Euler's
@@ -189,7 +193,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly end: EndConsistency | null;
   /**
    * Symplectic Euler (θ = 1, w = 0): the turning bodies' gyroscopic torque at their mean
-   * rate (AccelerationStepper.holdStartForces), whose explicit form gains energy; a body
+   * rate (AccelerationStepper.holdStartForces; the jointed ones' rows in angular momentum
+   * on smooth steps instead, momentumRows), whose explicit form gains energy; a body
    * hinged to a static body keeps the explicit one, ⊥ its axis (there).
    */
   private readonly midpointGyroscopic: boolean;
@@ -378,7 +383,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     s.holdStiffForces(t, h, c, c.w > 0 ? 1 - c.w : 0);
     if (c.w < 1) {
       s.computeForces(t, s.fStart);
-      this.startSolved = s.holdStartForces(this.midpointGyroscopic ? h : 0);
+      this.startSolved = s.holdStartForces(this.midpointGyroscopic ? h : 0, c);
     }
     // the trapezoidal rule (θ = w = ½): the fem bodies' energy–momentum force (file comment)
     if (theta === 0.5 && c.w === 0.5) s.beginMeanStep();

@@ -759,21 +759,22 @@ describe("random trees of asymmetric bodies tumbling in 3-D", () => {
     }
   });
 
-  it("symplectic Euler does not pump them (20 s at 5 ms), and its drift is first order in h", () => {
-    // the gyroscopic torque at the mean rate takes no part in the joints' torques, which the
-    // step solves for: the split loses energy at first order in h (measured up to 0.51 m g L
-    // over 20 s at 5 ms, a quarter of that at 1 ms). With the explicit torque the same trees
-    // gained energy (up to 3.2 m g L over 100 s)
+  it("symplectic Euler keeps them within a band of O(h) (20 s at 5 ms)", () => {
+    // the jointed bodies' rotational rows in angular momentum with the discrete rigid body's
+    // free turn (AccelerationStepper.rotationMomentum): a symplectic step, whose energy error
+    // oscillates in a band of O(h) (measured |ΔE| ≤ 1.7e-2 m g L, of both signs, over 20 s
+    // at 5 ms, 0.20 to 0.23 of that at 1 ms). Before, with the gyroscopic torque at the free
+    // mean rate and the joints' torques apart, the split lost energy at first order in h
+    // (up to 0.51 m g L over 20 s at 5 ms); with the explicit torque the same trees gained
+    // (up to 3.2 m g L over 100 s)
     const drift = new Map<number, number>();
     for (let seed = 1; seed <= 8; seed++) {
-      const { gain, change } = treeDrift(seed, "symplectic-euler", 0.005, 20);
-      report(`symplectic-euler random tree ${seed}`, { gain, change });
+      const { change } = treeDrift(seed, "symplectic-euler", 0.005, 20);
+      report(`symplectic-euler random tree ${seed}`, { change });
       drift.set(seed, change);
-      // measured: gains ≤ 1.0e-2 m g L
-      expect(gain).toBeLessThan(2e-2);
-      expect(change).toBeLessThan(1);
+      expect(change).toBeLessThan(3e-2);
     }
-    // the three largest drifts at h/5: measured 0.23 to 0.29 of h's
+    // the band is O(h): the three largest at h/5, measured 0.20 to 0.23 of h's
     const largest = [...drift.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
     for (const [seed, change] of largest) {
       const fine = treeDrift(seed, "symplectic-euler", 0.001, 20).change;
