@@ -44,6 +44,7 @@ import { potentialEnergy } from "../forces/energy";
 import { FemEffector } from "../forces/fem/fem-effector";
 import { GyroscopicEffector } from "../forces/gyroscopic";
 import { PointForceEffector } from "../forces/point-force";
+import type { BroadPhaseMemory } from "../geometry/broadphase";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
 import {
@@ -209,11 +210,28 @@ export class Simulation {
   /** The model's initial bodies, which reset() returns to. */
   private readonly initial: BodyState;
   /**
-   * The bodies and multipliers before the running step, which a failed step is undone to
-   * (the integrator memory is invalidated instead: recomputed from the restored state).
+   * The last good state, which a failed step is undone to (saveGood, restoreGood): the
+   * record at the running step's start (bodies, multipliers, integrator memory, figures)
+   * with, in the typed arrays below, what the step also rewrites in the parts a snapshot
+   * saves (the reported efforts, the turn counters) and compliant friction's history (held
+   * by the contact module). A diverged session is then at exactly the state of a session
+   * stepped to the last good step: its State, snapshot and fork are that session's (the
+   * efforts were kept from the failed step: NaN, which a snapshot writes as null and no
+   * server restores). `good` is the record at the start of the last step taken, whose
+   * velocities the bodyAcceleration sensors difference with: the two swap when a step
+   * succeeds, so that a failed one leaves them as they were.
    */
-  private readonly good: BodyState;
-  private readonly goodLambda: Float64Array;
+  private held: SimulationState;
+  private good: SimulationState;
+  /** The actuators' efforts, then the joint coordinates' limit efforts (N·m or N). */
+  private readonly heldEfforts: Float64Array;
+  /** Per revolute coordinate: its whole turns and last wrapped angle (rad). */
+  private readonly heldTurns: Float64Array;
+  /** The contact detector's broad-phase memory, when it had one (else it is as new). */
+  private readonly heldBroadPhase: BroadPhaseMemory = { axis: 0, sinceChoice: 0 };
+  private broadPhaseHeld = false;
+  /** The joint coordinates (actuation.coordinates' values, in its order). */
+  private readonly coordinates: JointCoordinate[];
   /** energy.error's reference and solver.reactionChange (monitor.ts). */
   private readonly monitor: StepMonitor;
   /** The work the non-conservative forces take out a step (the energy balance, monitor.ts). */
@@ -328,8 +346,11 @@ export class Simulation {
     });
     this.initial = cloneBodyState(this.system.state);
     this.integrator = this.createIntegrator();
-    this.good = cloneBodyState(this.system.state);
-    this.goodLambda = new Float64Array(this.record.lambda.length);
+    this.held = this.record.clone();
+    this.good = this.record.clone();
+    this.coordinates = [...parts.actuation.coordinates.values()];
+    this.heldEfforts = new Float64Array(parts.actuation.actuators.length + this.coordinates.length);
+    this.heldTurns = new Float64Array(2 * this.angles.length);
     this.monitor = new StepMonitor(this.constraints, this.record);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
@@ -341,7 +362,7 @@ export class Simulation {
       coordinates: parts.actuation.coordinates,
       actuators,
       time: () => this.record.time,
-      previousVelocity: () => ({ vel: this.good.vel, h: this.lastH }),
+      previousVelocity: () => ({ vel: this.good.bodies.vel, h: this.lastH }),
       contacts: () => this.reportedContacts,
     });
   }
@@ -457,6 +478,10 @@ export class Simulation {
       record.step++;
       record.time += h;
       this.lastH = h;
+      // the step's start is now the last step taken's (the sensors' previous velocities)
+      const start = this.held;
+      this.held = this.good;
+      this.good = start;
       // inputs due at the new boundary act now: the state of this step number includes them
       if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
     }
@@ -1108,7 +1133,7 @@ export class Simulation {
       ...(krylov !== undefined ? { krylov } : {}),
       ...(contacts !== null && contacts.count > 0 ? { contacts: contacts.clone() } : {}),
       ...(this.lastH > 0 && this.model.sensors.some((s) => s.type === "bodyAcceleration")
-        ? { previousVelocity: { h: this.lastH, velocity: this.good.vel.slice() } }
+        ? { previousVelocity: { h: this.lastH, velocity: this.good.bodies.vel.slice() } }
         : {}),
       ...(this.hasEfforts() ? { efforts: this.efforts() } : {}),
       ...(this.hasTurns()
@@ -1151,7 +1176,7 @@ export class Simulation {
     // the bodyAcceleration sensors' previous step (the last good state is retaken by the
     // next step before anything else reads it)
     this.lastH = state.previousVelocity?.h ?? 0;
-    if (state.previousVelocity) this.good.vel.set(state.previousVelocity.velocity);
+    if (state.previousVelocity) this.good.bodies.vel.set(state.previousVelocity.velocity);
     this.restoredContacts = state.contacts ?? null;
     this.restartRecording(false);
   }
@@ -1387,17 +1412,49 @@ export class Simulation {
     return Math.abs(error) <= limit ? null : error;
   }
 
+  /** Holds the state at the running step's start (see `held`); allocates nothing. */
   private saveGood(): void {
-    copyBodyState(this.good, this.record.bodies);
-    this.goodLambda.set(this.record.lambda);
-    this.contact?.compliant?.holdHistory();
+    this.held.copyFrom(this.record);
+    const actuators = this.actuation.actuators;
+    const na = actuators.length;
+    for (let i = 0; i < na; i++) this.heldEfforts[i] = actuators[i].effort;
+    for (let i = 0; i < this.coordinates.length; i++)
+      this.heldEfforts[na + i] = this.coordinates[i].limitEffort;
+    for (let i = 0; i < this.angles.length; i++) {
+      this.heldTurns[2 * i] = this.angles[i].turns;
+      this.heldTurns[2 * i + 1] = this.angles[i].lastAngle;
+    }
+    const contact = this.contact;
+    if (contact) {
+      this.broadPhaseHeld = contact.detector.broadPhaseMemory(this.heldBroadPhase) !== null;
+      contact.compliant?.holdHistory();
+    }
   }
 
+  /**
+   * Undoes a failed step to what saveGood held, as applyState puts a captured state back:
+   * the integrator reset (its own flags), then the record with its memory, so that the
+   * next step continues as the last good step's successor would have.
+   */
   private restoreGood(): void {
-    this.restore(this.good);
-    this.record.lambda.set(this.goodLambda);
-    this.contact?.compliant?.restoreHistory();
     this.integrator.reset();
+    this.record.copyFrom(this.held);
+    updateDerived(this.system);
+    const actuators = this.actuation.actuators;
+    const na = actuators.length;
+    for (let i = 0; i < na; i++) actuators[i].effort = this.heldEfforts[i];
+    for (let i = 0; i < this.coordinates.length; i++)
+      this.coordinates[i].limitEffort = this.heldEfforts[na + i];
+    for (let i = 0; i < this.angles.length; i++) {
+      this.angles[i].turns = this.heldTurns[2 * i];
+      this.angles[i].lastAngle = this.heldTurns[2 * i + 1];
+    }
+    const contact = this.contact;
+    if (contact) {
+      if (this.broadPhaseHeld) contact.detector.restoreBroadPhase(this.heldBroadPhase);
+      else contact.detector.resetBroadPhase();
+      contact.compliant?.restoreHistory();
+    }
   }
 
   /** The bodies ← `from` (derived quantities refreshed). */
