@@ -55,6 +55,7 @@ import {
 } from "../integrators/integrator";
 import { springNetworkFrequencyBound, stiffestSpringFrequency } from "../integrators/resolution";
 import {
+  BodyKind,
   type BodyState,
   type BodySystem,
   cloneBodyState,
@@ -581,6 +582,50 @@ export class Simulation {
       );
     }
     return issues;
+  }
+
+  /**
+   * Where a model's energy at this state overflows double precision (a snapshot would write
+   * the energy reference as null, which no server restores), paths from the model's root;
+   * null when the energy is finite. The culprit is the first body whose own energy
+   * ½ m|v|² + ½ ωᵀ I ω − m g·x is not finite, else the forces and joints (whose potentials
+   * the effectors sum with no per-entry split); within it, the field holding the value of
+   * largest magnitude (a box halfExtents of 1e308: ["bodies", i, "shapes", k,
+   * "halfExtents"], whose inertia m (b² + c²)/3 overflows; a rest length of 1e300:
+   * ["forces", i, "restLength"]).
+   */
+  energyOverflow(): InputIssue | null {
+    const kinetic = this.kineticEnergy();
+    const potential = potentialEnergy(this.effectors);
+    if (Number.isFinite(kinetic) && Number.isFinite(potential)) return null;
+    const totals = `kinetic ${kinetic} J, potential ${potential} J`;
+    const s = this.system;
+    const I = s.inertiaWorld;
+    const [gx, gy, gz] = this.gravity;
+    for (const [i, body] of this.model.bodies.entries()) {
+      const b = s.index.get(body.id);
+      if (b === undefined || s.dofOffset[b] < 0) continue;
+      const m = s.mass[b];
+      const [x, v, w] = [vec3(s.pos, 3 * b), vec3(s.vel, 3 * b), vec3(s.omega, 3 * b)];
+      let e =
+        0.5 * m * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) - m * (gx * x[0] + gy * x[1] + gz * x[2]);
+      if (s.kind[b] === BodyKind.RIGID)
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++) e += 0.5 * w[r] * I[9 * b + 3 * r + c] * w[c];
+      if (Number.isFinite(e)) continue;
+      // its quantities (the orientation is a unit quaternion)
+      const fields = Object.fromEntries(Object.entries(body).filter(([k]) => k !== "orientation"));
+      const at = largestLeaf(fields, ["bodies", i]);
+      return {
+        path: at.path,
+        message: `body "${body.id}": its energy is not finite (${e} J; ${totals}), its ${at.path.slice(2).join(".")} reaching ${at.value}: beyond what double precision holds`,
+      };
+    }
+    const at = largestLeaf({ forces: this.model.forces, joints: this.model.joints }, []);
+    return {
+      path: at.path,
+      message: `the potential energy of the forces and joints is not finite (${totals}), ${at.path.length > 0 ? `the largest value among them ${at.path.join(".")} = ${at.value}` : "none holding a value beyond 1"}: beyond what double precision holds`,
+    };
   }
 
   /** Inputs and patches waiting for a later step boundary (a copy). */
@@ -1486,6 +1531,36 @@ function diffKeys(from: object, to: object, unset = false): Record<string, unkno
         any = true;
       }
   return any ? out : null;
+}
+
+/**
+ * The path (below `path`) of the field of `x` holding the number of largest magnitude, a
+ * field being a number or an array of numbers (or of such arrays: a convex shape's points);
+ * `path` itself when there is none.
+ */
+function largestLeaf(
+  x: unknown,
+  path: (string | number)[],
+): { path: (string | number)[]; value: number } {
+  let best = { path, value: 0 };
+  const magnitude = (y: unknown): number =>
+    typeof y === "number"
+      ? Math.abs(y)
+      : Array.isArray(y) && y.length > 0
+        ? Math.max(...y.map(magnitude))
+        : Number.NaN;
+  const visit = (y: unknown, at: (string | number)[]) => {
+    const size = magnitude(y);
+    if (!Number.isNaN(size)) {
+      if (size > Math.abs(best.value)) best = { path: at, value: size };
+      return;
+    }
+    if (Array.isArray(y)) for (const [k, z] of y.entries()) visit(z, [...at, k]);
+    else if (typeof y === "object" && y !== null)
+      for (const [k, z] of Object.entries(y)) visit(z, [...at, k]);
+  };
+  visit(x, path);
+  return best;
 }
 
 function vec3(a: Float64Array, i: number): [number, number, number] {
