@@ -214,8 +214,9 @@ export class Simulation {
    * The last good state, which a failed step is undone to (saveGood, restoreGood): the
    * record at the running step's start (bodies, multipliers, integrator memory, figures)
    * with, in the typed arrays below, what the step also rewrites in the parts a snapshot
-   * saves (the reported efforts, the turn counters) and compliant friction's history (held
-   * by the contact module). A diverged session is then at exactly the state of a session
+   * saves (the reported efforts, the turn counters, the broad phase's memory, nonsmooth
+   * contact's reported contacts) and the contact module's memory (held by it: nonsmooth
+   * contact's warm start, compliant friction's history). A diverged session is then at exactly the state of a session
    * stepped to the last good step: its State, snapshot and fork are that session's (the
    * efforts were kept from the failed step: NaN, which a snapshot writes as null and no
    * server restores). `good` is the record at the start of the last step taken, whose
@@ -228,6 +229,11 @@ export class Simulation {
   private readonly heldEfforts: Float64Array;
   /** Per revolute coordinate: its whole turns and last wrapped angle (rad). */
   private readonly heldTurns: Float64Array;
+  /**
+   * Nonsmooth contact's last contacts as the State reports them (compliant contact
+   * re-detects its own at the state), which a failed step's State reports again.
+   */
+  private readonly heldContacts = new ContactReport();
   /** The contact detector's broad-phase memory, when it had one (else it is as new). */
   private readonly heldBroadPhase: BroadPhaseMemory = { axis: 0, sinceChoice: 0 };
   private broadPhaseHeld = false;
@@ -424,9 +430,10 @@ export class Simulation {
       if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
-      this.restoredContacts = null;
       this.stepWork.begin(record.time, h);
+      // (before the restored contacts are dropped: they are this state's)
       this.saveGood();
+      this.restoredContacts = null;
       const stats = this.stepStats;
       // zeroed here, for every integrator: what one does not write (articulated has no
       // Newton iterations, a Moreau–Jean step with contacts no sub-steps) is then not what
@@ -1472,7 +1479,8 @@ export class Simulation {
     const contact = this.contact;
     if (contact) {
       this.broadPhaseHeld = contact.detector.broadPhaseMemory(this.heldBroadPhase) !== null;
-      contact.compliant?.holdHistory();
+      contact.holdMemory();
+      if (contact.nonsmooth) this.heldContacts.copyFrom(this.lastContacts() as ContactReport);
     }
   }
 
@@ -1498,7 +1506,9 @@ export class Simulation {
     if (contact) {
       if (this.broadPhaseHeld) contact.detector.restoreBroadPhase(this.heldBroadPhase);
       else contact.detector.resetBroadPhase();
-      contact.compliant?.restoreHistory();
+      contact.restoreHeldMemory();
+      // reported as a restored snapshot's are, until the next step
+      if (contact.nonsmooth) this.restoredContacts = this.heldContacts;
     }
   }
 

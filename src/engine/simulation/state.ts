@@ -56,7 +56,8 @@
  *    not numbers of the dynamics).
  * Copies kept outside the record, and why: the Simulation's last good state (a failed
  * step is undone to it: a copy of the record with the efforts, turn counters, broad-phase
- * memory and compliant friction history the step rewrites, Simulation.saveGood) and its
+ * memory, the contact module's memory and nonsmooth contact's report the step rewrites,
+ * Simulation.saveGood) and its
  * initial bodies (reset); the positions at the step's start in the stepper and the
  * velocities in the integrators (vt), which a halved step restarts from. None is saved:
  * the start-of-step copies are retaken by every step and the initial bodies are the

@@ -121,6 +121,27 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     },
   );
 
+  it("moreau-jean, a ball sliding on the floor at 9e7 m/s until |x| passes 1e8 m: the warm start and the contacts are the last good step's", () => {
+    const model = example("bouncing-ball") as ModelInput & { bodies: Record<string, unknown>[] };
+    model.bodies[0].position = [0, 0, 0.1];
+    model.bodies[0].velocity = [9e7, 0, 0];
+    const sim = loadModel(model);
+    // x_n = 9e7 n h − the friction's ½ μ g (n h)², h = 2 ms: past 1e8 m at step 556
+    expect(stepToFailure(sim, 1000)).toMatch(/diverged at step 556/);
+    const twin = loadModel(model);
+    twin.step(555);
+    const state = sim.state();
+    // resting on the floor: N = m g, sliding: |F_t| = μ N (μ = 0.3)
+    expect(state.contacts).toHaveLength(1);
+    expect(state.contacts[0].normalForce).toBeCloseTo(9.81, 12);
+    expect(state.contacts[0].tangentForce[0]).toBeCloseTo(0.3 * 9.81, 12);
+    expect(state).toEqual(twin.state());
+    const snap = sim.snapshot();
+    expect(nonFinite(snap)).toEqual([]);
+    expect(snap.memory.contact?.count).toBe(1);
+    expect(JSON.stringify(snap)).toBe(JSON.stringify(twin.snapshot()));
+  });
+
   it("moreau-jean with contacts (the box stack): the broad phase's memory is the last good step's", () => {
     const model = example("box-stack");
     const sim = loadModel(model);
