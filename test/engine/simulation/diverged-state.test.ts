@@ -15,6 +15,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel, loadSnapshot, type Simulation } from "../../../src/engine/index";
@@ -140,6 +141,37 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     expect(nonFinite(snap)).toEqual([]);
     expect(snap.memory.contact?.count).toBe(1);
     expect(JSON.stringify(snap)).toBe(JSON.stringify(twin.snapshot()));
+  });
+
+  it("property: whatever the integrator, servo gains and step, a failed step leaves a snapshot whose every number is finite, which resumes at the State", () => {
+    const integrators = [...FAILING, "symplectic-euler"];
+    let failures = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...integrators),
+        fc.double({ min: 6, max: 16, noNaN: true }),
+        fc.double({ min: 0, max: 13, noNaN: true }),
+        fc.constantFrom(0.01, 0.05, 0.1),
+        fc.integer({ min: 0, max: 20 }),
+        (integrator, kpExp, kdExp, dt, goodSteps) => {
+          const model = servoPendulum(integrator, { kp: 10 ** kpExp, kd: 10 ** kdExp }, dt);
+          const sim = loadModel(model);
+          try {
+            sim.step(goodSteps + 5);
+            return;
+          } catch {
+            failures++;
+          }
+          const state = sim.state();
+          const snap = sim.snapshot();
+          expect(nonFinite(snap)).toEqual([]);
+          expect(loadSnapshot(JSON.parse(JSON.stringify(snap))).state()).toEqual(state);
+        },
+      ),
+      { numRuns: 40, seed: 20261206 },
+    );
+    // the property was exercised: most of these servos fail a step
+    expect(failures).toBeGreaterThan(10);
   });
 
   it("moreau-jean with contacts (the box stack): the broad phase's memory is the last good step's", () => {
