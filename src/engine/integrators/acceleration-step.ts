@@ -611,9 +611,12 @@ export class AccelerationStepper implements NewtonStepper {
     this.iteration.restoreMemory(memory);
   }
 
-  /** The matrix-free CG's memory for the state record (iteration-matrix.ts saveKrylovMemory). */
-  saveKrylovMemory(): KrylovMemory | undefined {
-    return this.iteration.saveKrylovMemory();
+  /**
+   * The matrix-free CG's memory for the state record (iteration-matrix.ts
+   * saveKrylovMemory; into `out` when given).
+   */
+  saveKrylovMemory(out?: KrylovMemory): KrylovMemory | undefined {
+    return this.iteration.saveKrylovMemory(out);
   }
 
   /** Puts saveKrylovMemory's record back; undefined: as a new simulation starts. */

@@ -310,10 +310,14 @@ export class IterationMatrix {
    * again from W (the two-level one's coarse term at each step's start), so a resumed run
    * repeats the same iterates.
    */
-  saveKrylovMemory(): KrylovMemory | undefined {
+  saveKrylovMemory(out?: KrylovMemory): KrylovMemory | undefined {
     const op = this.operator;
     if (!this.matrixFree || op === null) return undefined;
-    return { preconditioning: op.preconditioning, stepIterations: this.stepIterations };
+    // into `out` when given (a simulation's step-start hold, which allocates nothing)
+    const m = out ?? { preconditioning: op.preconditioning, stepIterations: 0 };
+    m.preconditioning = op.preconditioning;
+    m.stepIterations = this.stepIterations;
+    return m;
   }
 
   /** Puts saveKrylovMemory's record back; undefined: as a new simulation starts. */

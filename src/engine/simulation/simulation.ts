@@ -53,6 +53,8 @@ import {
   resetStepStats,
   type StepStats,
 } from "../integrators/integrator";
+import type { KrylovMemory } from "../integrators/iteration-matrix";
+import { INITIAL_PRECONDITIONING } from "../integrators/iteration-operator";
 import { springNetworkFrequencyBound, stiffestSpringFrequency } from "../integrators/resolution";
 import {
   BodyKind,
@@ -234,6 +236,12 @@ export class Simulation {
    * re-detects its own at the state), which a failed step's State reports again.
    */
   private readonly heldContacts = new ContactReport();
+  /** The matrix-free CG's memory, when it runs on that path. */
+  private readonly heldKrylov: KrylovMemory = {
+    preconditioning: INITIAL_PRECONDITIONING,
+    stepIterations: 0,
+  };
+  private krylovHeld = false;
   /** The contact detector's broad-phase memory, when it had one (else it is as new). */
   private readonly heldBroadPhase: BroadPhaseMemory = { axis: 0, sinceChoice: 0 };
   private broadPhaseHeld = false;
@@ -1476,6 +1484,7 @@ export class Simulation {
       this.heldTurns[2 * i] = this.angles[i].turns;
       this.heldTurns[2 * i + 1] = this.angles[i].lastAngle;
     }
+    this.krylovHeld = this.stepper.saveKrylovMemory(this.heldKrylov) !== undefined;
     const contact = this.contact;
     if (contact) {
       this.broadPhaseHeld = contact.detector.broadPhaseMemory(this.heldBroadPhase) !== null;
@@ -1502,6 +1511,7 @@ export class Simulation {
       this.angles[i].turns = this.heldTurns[2 * i];
       this.angles[i].lastAngle = this.heldTurns[2 * i + 1];
     }
+    if (this.krylovHeld) this.stepper.restoreKrylovMemory(this.heldKrylov);
     const contact = this.contact;
     if (contact) {
       if (this.broadPhaseHeld) contact.detector.restoreBroadPhase(this.heldBroadPhase);

@@ -174,6 +174,21 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     expect(failures).toBeGreaterThan(10);
   });
 
+  it("the cloth on the matrix-free CG: its Krylov memory (preconditioner choice, hardest solve) is the last good step's", () => {
+    const model = example("cloth");
+    model.solver = { ...model.solver, linearSolver: "cg" } as ModelInput["solver"];
+    const sim = loadModel(model);
+    const twin = loadModel(model);
+    sim.step(50);
+    twin.step(50);
+    for (const s of [sim, twin]) s.update({ gravity: [0, 0, -1e14] });
+    expect(stepToFailure(sim, 5)).toMatch(/diverged at step 51/);
+    const snap = sim.snapshot();
+    expect(snap.memory.krylov).toBeDefined();
+    expect(snap.memory.krylov).toEqual(twin.snapshot().memory.krylov);
+    expect(JSON.stringify(snap)).toBe(JSON.stringify(twin.snapshot()));
+  });
+
   it("moreau-jean with contacts (the box stack): the broad phase's memory is the last good step's", () => {
     const model = example("box-stack");
     const sim = loadModel(model);
