@@ -611,6 +611,16 @@ export class AccelerationStepper implements NewtonStepper {
     this.iteration.restoreMemory(memory);
   }
 
+  /** Holds the solver's memory at a simulation step's start (IterationMatrix.holdMemory). */
+  holdSolverMemory(): void {
+    this.iteration.holdMemory();
+  }
+
+  /** The memory holdSolverMemory held, back (a failed step undone). */
+  restoreHeldSolverMemory(): void {
+    this.iteration.restoreHeldMemory();
+  }
+
   /**
    * The matrix-free CG's memory for the state record (iteration-matrix.ts
    * saveKrylovMemory; into `out` when given).

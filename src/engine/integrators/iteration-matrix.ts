@@ -294,6 +294,16 @@ export class IterationMatrix {
     return this.blockSolver?.saveMemory(this.matrix);
   }
 
+  /** Holds the factored-PCG solver's memory at a simulation step's start (FactoredPcg.hold). */
+  holdMemory(): void {
+    this.blockSolver?.hold(this.matrix);
+  }
+
+  /** The memory holdMemory held, back (FactoredPcg.restoreHeld): a failed step undone. */
+  restoreHeldMemory(): void {
+    this.blockSolver?.restoreHeld(this.matrix);
+  }
+
   /**
    * Puts saveMemory's record back (after the solve matrix's pattern was restored);
    * undefined: the solver starts afresh. Ignored off the factored path (the model and

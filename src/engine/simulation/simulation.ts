@@ -1484,6 +1484,7 @@ export class Simulation {
       this.heldTurns[2 * i] = this.angles[i].turns;
       this.heldTurns[2 * i + 1] = this.angles[i].lastAngle;
     }
+    this.stepper.holdSolverMemory();
     this.krylovHeld = this.stepper.saveKrylovMemory(this.heldKrylov) !== undefined;
     const contact = this.contact;
     if (contact) {
@@ -1511,6 +1512,7 @@ export class Simulation {
       this.angles[i].turns = this.heldTurns[2 * i];
       this.angles[i].lastAngle = this.heldTurns[2 * i + 1];
     }
+    this.stepper.restoreHeldSolverMemory();
     if (this.krylovHeld) this.stepper.restoreKrylovMemory(this.heldKrylov);
     const contact = this.contact;
     if (contact) {

@@ -189,6 +189,44 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     expect(JSON.stringify(snap)).toBe(JSON.stringify(twin.snapshot()));
   });
 
+  it.each(["generalized-alpha", "newmark", "moreau-jean"])(
+    "%s, a fem bar on the factored PCG: the factorization it reuses (W_f, its mode and counted work) is the last good step's",
+    (integrator) => {
+      // (as test/engine/solvers/linear/factored-pcg-resume.test.ts's bar)
+      const model: ModelInput = {
+        bodies: [{ id: "wall", fixed: true }],
+        fem: [
+          {
+            id: "bar",
+            box: { size: [1, 0.2, 0.2], resolution: [6, 6, 6], center: [0.5, 0, 0] },
+            density: 1000,
+            youngModulus: 1e7,
+            poissonRatio: 0.3,
+            fixedFaces: ["-x"],
+          },
+        ],
+        solver: { integrator, dt: 0.005, newtonTolerance: 1e-10 } as ModelInput["solver"],
+      };
+      const sim = loadModel(model);
+      const twin = loadModel(model);
+      sim.step(10);
+      twin.step(10);
+      for (const s of [sim, twin]) s.update({ gravity: [0, 0, -1e14] });
+      expect(stepToFailure(sim, 5)).toMatch(/step 11 failed/);
+      const snap = sim.snapshot();
+      expect(snap.memory.factorization?.mode).toBe("factored");
+      expect(nonFinite(snap)).toEqual([]);
+      expect(JSON.stringify(snap)).toBe(JSON.stringify(twin.snapshot()));
+      // the undone simulation itself (its solver's memory put back in place, W_f
+      // refactored) goes on as the twin does under a gravity it can take
+      for (const s of [sim, twin]) {
+        s.update({ gravity: [0, 0, -9.81] });
+        s.step(10);
+      }
+      expect(sim.stateHash()).toBe(twin.stateHash());
+    },
+  );
+
   it("moreau-jean with contacts (the box stack): the broad phase's memory is the last good step's", () => {
     const model = example("box-stack");
     const sim = loadModel(model);
