@@ -216,14 +216,15 @@ export class Simulation {
    * The last good state, which a failed step is undone to (saveGood, restoreGood): the
    * record at the running step's start (bodies, multipliers, integrator memory, figures)
    * with, in the typed arrays below, what the step also rewrites in the parts a snapshot
-   * saves (the reported efforts, the turn counters, the broad phase's memory, nonsmooth
-   * contact's reported contacts) and the contact module's memory (held by it: nonsmooth
-   * contact's warm start, compliant friction's history). A diverged session is then at exactly the state of a session
-   * stepped to the last good step: its State, snapshot and fork are that session's (the
-   * efforts were kept from the failed step: NaN, which a snapshot writes as null and no
-   * server restores). `good` is the record at the start of the last step taken, whose
-   * velocities the bodyAcceleration sensors difference with: the two swap when a step
-   * succeeds, so that a failed one leaves them as they were.
+   * saves (the reported efforts, the turn counters, the broad phase's memory, the matrix-
+   * free CG's memory, nonsmooth contact's reported contacts) and what the parts hold in
+   * place themselves (the factored PCG's factorization, nonsmooth contact's warm start,
+   * compliant friction's history). A diverged session is then at exactly the state of a
+   * session stepped to the last good step: its State, snapshot and fork are that session's
+   * (the failed step's efforts, NaN after an unconverged Newton, made a snapshot no server
+   * restores). `good` is the record at the start of the last step taken, whose velocities
+   * the bodyAcceleration sensors difference with: the two swap when a step succeeds, so
+   * that a failed one leaves them as they were.
    */
   private held: SimulationState;
   private good: SimulationState;
@@ -603,8 +604,8 @@ export class Simulation {
    * Where a model's energy at this state overflows double precision (a snapshot would write
    * the energy reference as null, which no server restores), paths from the model's root;
    * null when the energy is finite. The culprit is the first body whose own energy
-   * ½ m|v|² + ½ ωᵀ I ω − m g·x is not finite, else the forces and joints (whose potentials
-   * the effectors sum with no per-entry split); within it, the field holding the value of
+   * ½ m|v|² + ½ ωᵀ I ω − m g·x is not finite, else the forces, joints and fem bodies (whose
+   * energies the effectors sum with no per-entry split); within it, the field holding the value of
    * largest magnitude (a box halfExtents of 1e308: ["bodies", i, "shapes", k,
    * "halfExtents"], whose inertia m (b² + c²)/3 overflows; a rest length of 1e300:
    * ["forces", i, "restLength"]).
@@ -636,10 +637,11 @@ export class Simulation {
         message: `body "${body.id}": its energy is not finite (${e} J; ${totals}), its ${at.path.slice(2).join(".")} reaching ${at.value}: beyond what double precision holds`,
       };
     }
-    const at = largestLeaf({ forces: this.model.forces, joints: this.model.joints }, []);
+    const { forces, joints, fem } = this.model;
+    const at = largestLeaf({ forces, joints, fem }, []);
     return {
       path: at.path,
-      message: `the potential energy of the forces and joints is not finite (${totals}), ${at.path.length > 0 ? `the largest value among them ${at.path.join(".")} = ${at.value}` : "none holding a value beyond 1"}: beyond what double precision holds`,
+      message: `the energy of the forces, joints or fem bodies is not finite (${totals}), ${at.path.length > 0 ? `the largest value among them ${at.path.join(".")} = ${at.value}` : "none of them holding a number"}: beyond what double precision holds`,
     };
   }
 
@@ -1569,7 +1571,7 @@ function largestLeaf(
     typeof y === "number"
       ? Math.abs(y)
       : Array.isArray(y) && y.length > 0
-        ? Math.max(...y.map(magnitude))
+        ? y.reduce((most: number, z) => Math.max(most, magnitude(z)), 0)
         : Number.NaN;
   const visit = (y: unknown, at: (string | number)[]) => {
     const size = magnitude(y);
