@@ -146,21 +146,6 @@ export class ContactModel {
     else this.compliant?.importHistory(memory);
   }
 
-  /**
-   * Holds the memory of the state at a Simulation step's start, in place (nonsmooth
-   * contact's warm start, compliant friction's history), which restoreHeldMemory puts back
-   * when the step fails.
-   */
-  holdMemory(): void {
-    if (this.nonsmooth) this.nonsmooth.holdMemory();
-    else this.compliant?.holdHistory();
-  }
-
-  restoreHeldMemory(): void {
-    if (this.nonsmooth) this.nonsmooth.restoreHeldMemory();
-    else this.compliant?.restoreHistory();
-  }
-
   /** The contacts for the State (NonsmoothContact.report / CompliantContactEffector.report). */
   report(out: ContactReport): void {
     if (this.nonsmooth) this.nonsmooth.report(out);

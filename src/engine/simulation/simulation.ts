@@ -439,10 +439,14 @@ export class Simulation {
       if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
-      this.stepWork.begin(record.time, h);
-      // (before the restored contacts are dropped: they are this state's)
+      // before the step's start detects (compliant contact's detection moves the broad
+      // phase) and before the restored contacts are dropped: they are this state's
       this.saveGood();
       this.restoredContacts = null;
+      this.stepWork.begin(record.time, h);
+      // after: its detection commits the last step's friction history (compliant.ts
+      // beginStep), the history a failed step goes back to
+      this.contact?.compliant?.holdHistory();
       const stats = this.stepStats;
       // zeroed here, for every integrator: what one does not write (articulated has no
       // Newton iterations, a Moreau–Jean step with contacts no sub-steps) is then not what
@@ -1474,7 +1478,10 @@ export class Simulation {
     return Math.abs(error) <= limit ? null : error;
   }
 
-  /** Holds the state at the running step's start (see `held`); allocates nothing. */
+  /**
+   * Holds the state at the running step's start (see `held`; compliant friction's history
+   * apart, held by step after its start's detection); allocates nothing.
+   */
   private saveGood(): void {
     this.held.copyFrom(this.record);
     const actuators = this.actuation.actuators;
@@ -1491,8 +1498,10 @@ export class Simulation {
     const contact = this.contact;
     if (contact) {
       this.broadPhaseHeld = contact.detector.broadPhaseMemory(this.heldBroadPhase) !== null;
-      contact.holdMemory();
-      if (contact.nonsmooth) this.heldContacts.copyFrom(this.lastContacts() as ContactReport);
+      if (contact.nonsmooth) {
+        contact.nonsmooth.holdMemory();
+        this.heldContacts.copyFrom(this.lastContacts() as ContactReport);
+      }
     }
   }
 
@@ -1520,9 +1529,12 @@ export class Simulation {
     if (contact) {
       if (this.broadPhaseHeld) contact.detector.restoreBroadPhase(this.heldBroadPhase);
       else contact.detector.resetBroadPhase();
-      contact.restoreHeldMemory();
-      // reported as a restored snapshot's are, until the next step
-      if (contact.nonsmooth) this.restoredContacts = this.heldContacts;
+      contact.compliant?.restoreHistory();
+      if (contact.nonsmooth) {
+        contact.nonsmooth.restoreHeldMemory();
+        // reported as a restored snapshot's are, until the next step
+        this.restoredContacts = this.heldContacts;
+      }
     }
   }
 
