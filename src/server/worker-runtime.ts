@@ -546,24 +546,29 @@ export class WorkerRuntime {
   /**
    * A new session's simulation kept, once its energy is known to be finite: a state whose
    * energy overflows double precision (a velocity of 1e300 m/s, a spring's rest length of
-   * 1e300 m, a mass of 1e300 kg 1e10 m up) has an energy reference of ±Infinity, which
-   * its snapshot writes as JSON null — a document no server restores, so the session's
-   * checkpoints could not bring it back after a restart or a worker loss. Refused at the
-   * door instead (400, `path`: where the model is in the body).
+   * 1e300 m, a mass of 1e300 kg 1e10 m up, a box 1e308 m long) has an energy reference of
+   * ±Infinity or NaN, which its snapshot writes as JSON null — a document no server
+   * restores, so the session's checkpoints could not bring it back after a restart or a
+   * worker loss. Refused at the door instead (400). `path` is where the model is in the
+   * body: the issue's path goes on to the body, force or joint and its field responsible
+   * (Simulation.energyOverflow) when the state is the model's own, not a snapshot's
+   * (`atModel` false: the path stays the snapshot's).
    */
   private keep(
     id: string,
     sim: Simulation,
     code: "invalid_model" | "invalid_request",
     path: (string | number)[],
+    atModel = true,
   ): WorkerSession {
-    const { kinetic, potential } = sim.state().energy;
-    if (!Number.isFinite(kinetic) || !Number.isFinite(potential)) {
-      const issue = `the energy at t = ${sim.time} s is not finite (kinetic ${kinetic} J, potential ${potential} J): a mass, velocity, stiffness, rest length or height beyond what double precision holds`;
+    const overflow = sim.energyOverflow();
+    if (overflow !== null) {
+      const at = atModel ? [...path, ...overflow.path] : path;
+      const issue = `the energy at t = ${sim.time} s: ${overflow.message}`;
       throw new Failure({
         code,
-        message: `invalid body: ${path.join(".")}: ${issue}`,
-        details: { part: "body", issues: [{ path, message: issue }] },
+        message: `invalid body: ${at.join(".")}: ${issue}`,
+        details: { part: "body", issues: [{ path: at, message: issue }] },
       });
     }
     const s = new WorkerSession(id, sim);
@@ -609,7 +614,7 @@ export class WorkerRuntime {
         },
       });
     }
-    const s = this.keep(id, sim, "invalid_request", ["snapshot", "simulation"]);
+    const s = this.keep(id, sim, "invalid_request", ["snapshot", "simulation"], false);
     s.status = status === "running" ? "paused" : status;
     s.message = s.status === "diverged" || s.status === "error" ? message : null;
     return s;
@@ -1163,8 +1168,12 @@ export class WorkerRuntime {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
+    // a recording from the model's start (none from a snapshot): its state is the model's
+    let atModel = false;
     try {
-      sim = replayRecording(parseRecording(json));
+      const recording = parseRecording(json);
+      atModel = recording.start == null;
+      sim = replayRecording(recording);
     } catch (err) {
       if (err instanceof DeadlineExceeded) throw err;
       const issues =
@@ -1180,7 +1189,7 @@ export class WorkerRuntime {
         },
       });
     }
-    return this.keep(id, sim, "invalid_request", ["recording", "model"]);
+    return this.keep(id, sim, "invalid_request", ["recording", "model"], atModel);
   }
 
   /**

@@ -210,7 +210,12 @@ describe("refusals and closing", () => {
 
 describe("a slow client", () => {
   it("is dropped, not buffered: bounded server memory, then `dropped` counts what it missed", async () => {
-    // 500 particles: a bodies-only frame is about 75 kB; 100 frames/s at real time
+    // 500 particles: a bodies-only frame is about 75 kB; 100 frames/s at real time. Both
+    // clients ask for 240 frames/s (STREAM_MAX_FPS), above the run's 100 steps/s: at the
+    // default 60 the fast client's rate bucket (2 s of frames, 120) ran dry after 3 s of run and
+    // frames were skipped for the rate, so on a loaded machine, where reaching 40 drops for
+    // the slow client takes longer, the fast one missed frames (failed in ~64 s at load
+    // 10–15); the slow one's drops are then its full buffer's alone, which is what this tests
     const bodies = Array.from({ length: 500 }, (_, i) => ({
       id: `p${i}`,
       kind: "particle",
@@ -218,11 +223,12 @@ describe("a slow client", () => {
       position: [i, 0, 0],
     }));
     const id = await createSession(server.app, { bodies, solver: { dt: 0.01 } });
-    const slow = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies`);
+    const url = `${server.ws}/v1/sessions/${id}/stream?fields=bodies&maxFps=240`;
+    const slow = new FrameClient(url);
     await slow.open();
     await slow.waitForMessages(2);
     const [slowSub] = server.app.moreau.sessions.streams.subscribers(id);
-    const fast = new FrameClient(`${server.ws}/v1/sessions/${id}/stream?fields=bodies`);
+    const fast = new FrameClient(url);
     await fast.open();
     await fast.waitForMessages(2);
     slow.ws.pause(); // reads nothing from now on

@@ -7,7 +7,10 @@
  *   `"restLength": 1e300`) was created (201) with an energy reference of Infinity, which its
  *   snapshot wrote as null: GET /snapshot gave a document POST /v1/sessions refused
  *   (`snapshot.simulation.memory.energyReference: expected number, received null`), so its
- *   checkpoint could not bring it back after a restart or a worker loss. Now 400 naming it.
+ *   checkpoint could not bring it back after a restart or a worker loss. Now 400 naming it:
+ *   the body, force or joint and its field (a box `"halfExtents"` of 1e308 too, whose
+ *   inertia overflows: it was refused at ["model"] with a message naming a mass, velocity,
+ *   stiffness, rest length or height).
  * - `POST /run {"realtimeFactor": 1e-300}` (valid: positive) armed the run pump's timer for
  *   5e300 ms, which Node fires after 1 ms with a TimeoutOverflowWarning: the worker woke
  *   every millisecond, warning each time, for as long as the run lasted.
@@ -256,27 +259,53 @@ describe("the WebSocket", () => {
 });
 
 describe("findings", () => {
-  it("a model whose energy overflows double precision is refused with 400 naming it, not kept unrestorable", async () => {
+  it("a model whose energy overflows double precision is refused with 400 naming the body or force and its field, not kept unrestorable", async () => {
     const fast = fallingBody();
     fast.bodies[0] = { ...fast.bodies[0], velocity: [1e300, 0, 0] } as never;
     const far = springParticle();
     far.forces[0] = { ...far.forces[0], restLength: 1e300 };
-    for (const [model, kind] of [
-      [fast, "kinetic Infinity J"],
-      [far, "potential Infinity J"],
+    // a box 1e308 m long: finite mass and velocities, its inertia m (b² + c²)/3 Infinity and
+    // ½ ωᵀ I ω = 0 · Infinity = NaN (a second body first, so that the index is the box's)
+    const long = fallingBody();
+    long.bodies = [
+      { ...long.bodies[0], id: "small" },
+      {
+        ...long.bodies[0],
+        id: "long",
+        inertia: undefined,
+        shapes: [
+          { type: "sphere", radius: 0.1 },
+          { type: "box", halfExtents: [1, 1e308, 1] },
+        ],
+      },
+    ] as never;
+    for (const [model, kind, path] of [
+      [fast, "kinetic Infinity J", ["model", "bodies", 0, "velocity"]],
+      [far, "potential Infinity J", ["model", "forces", 0, "restLength"]],
+      [long, "kinetic NaN J", ["model", "bodies", 1, "shapes", 1, "halfExtents"]],
     ] as const) {
       const r = await call("POST", "/v1/sessions", { model });
       expect(r.status, r.text).toBe(400);
       const issue = r.json().details.issues[0];
-      expect(issue.path).toEqual(["model"]);
+      expect(issue.path).toEqual(path);
       expect(issue.message).toContain(kind);
+      expect(r.json().message).toContain(path.join("."));
     }
+    expect(
+      (await call("POST", "/v1/sessions", { model: long })).json().details.issues[0].message,
+    ).toMatch(/body "long".*halfExtents reaching 1e\+308/);
     // a recording of it, too (its model under "recording")
     const source = await create(springParticle());
     const recording = (await call("GET", `/v1/sessions/${source}/recording`)).json();
     const r = await call("POST", "/v1/sessions", { recording: { ...recording, model: far } });
     expect(r.status, r.text).toBe(400);
-    expect(r.json().details.issues[0].path).toEqual(["recording", "model"]);
+    expect(r.json().details.issues[0].path).toEqual([
+      "recording",
+      "model",
+      "forces",
+      0,
+      "restLength",
+    ]);
     // what is finite is kept, and its snapshot comes back
     const big = springParticle();
     big.forces[0] = { ...big.forces[0], restLength: 1e150 };

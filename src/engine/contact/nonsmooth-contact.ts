@@ -233,6 +233,8 @@ export class NonsmoothContact implements OneStepProblem {
   private factored: FactoredDelassus | null = null;
   private scale = 1;
   private readonly memory: ImpulseMemory;
+  /** The warm-start memory held at a Simulation step's start (holdMemory). */
+  private readonly heldMemory: ImpulseMemory;
   /** The reported share among a manifold's points (manifold-impulses.ts). */
   private readonly manifolds = new ManifoldImpulses();
   private solverName: NonsmoothSolverName;
@@ -252,6 +254,7 @@ export class NonsmoothContact implements OneStepProblem {
     this.projection = new ContactProjection(sys);
     this.detection = new CarriedDetection(sys, detector);
     this.memory = new ImpulseMemory(sys.numBodies);
+    this.heldMemory = new ImpulseMemory(sys.numBodies);
     this.solverName = settings.solver;
     this.solver = createNonsmoothSolver(settings.solver);
     const { yOff, size } = blockOffsets(sys);
@@ -930,6 +933,25 @@ export class NonsmoothContact implements OneStepProblem {
     this.memory.import(memory);
     this.lastH = 0;
     if (memory.projection !== undefined) this.projection.importMemory(memory.projection);
+  }
+
+  /**
+   * Holds the warm-start memory (impulses and the projection's) of the state at a
+   * Simulation step's start, in place, which restoreHeldMemory puts back when the step
+   * fails: as importMemory does, so that the undone step leaves the memory a snapshot of
+   * that state carries.
+   */
+  holdMemory(): void {
+    this.heldMemory.copyFrom(this.memory);
+    this.projection.holdMemory();
+  }
+
+  /** The memory holdMemory held, back; the last step's contacts are not (see importMemory). */
+  restoreHeldMemory(): void {
+    this.clear();
+    this.memory.copyFrom(this.heldMemory);
+    this.lastH = 0;
+    this.projection.restoreHeldMemory();
   }
 
   /**

@@ -128,6 +128,16 @@ export class ContactProjection {
   private liftGap: Float64Array = new Float64Array(0);
   private liftValue: Float64Array = new Float64Array(0);
   private liftCount = 0;
+  /**
+   * The warm start and lifts held at a Simulation step's start (holdMemory), in
+   * importMemory's form, its arrays reused (their length a capacity beyond the counts).
+   */
+  private readonly held = {
+    count: 0,
+    key: new Float64Array(0),
+    mu: new Float64Array(0),
+    lifted: { count: 0, key: new Float64Array(0), lift: new Float64Array(0) },
+  };
 
   constructor(private readonly sys: BodySystem) {
     this.set = new ContactSet(sys);
@@ -515,6 +525,34 @@ export class ContactProjection {
       mu: this.memMu.slice(0, this.memCount),
       lifted: { count: n, key: this.liftKey.slice(0, n), lift: this.liftValue.slice(0, n) },
     };
+  }
+
+  /** Holds the warm start and the lifts (a Simulation step's start); allocates nothing once warm. */
+  holdMemory(): void {
+    const h = this.held;
+    const n = this.memCount;
+    h.key = grow(h.key, n);
+    h.mu = grow(h.mu, n);
+    // loops, not set(subarray): a view is an allocation, and this runs every step
+    for (let i = 0; i < n; i++) {
+      h.key[i] = this.memKey[i];
+      h.mu[i] = this.memMu[i];
+    }
+    h.count = n;
+    const l = h.lifted;
+    const m = this.liftCount;
+    l.key = grow(l.key, m);
+    l.lift = grow(l.lift, m);
+    for (let i = 0; i < m; i++) {
+      l.key[i] = this.liftKey[i];
+      l.lift[i] = this.liftValue[i];
+    }
+    l.count = m;
+  }
+
+  /** The memory holdMemory held, back (a failed step undone). */
+  restoreHeldMemory(): void {
+    this.importMemory(this.held);
   }
 
   /** Restores what exportMemory gave (its lengths checked by the decoder). */

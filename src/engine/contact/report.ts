@@ -36,6 +36,27 @@ export class ContactReport {
     this.impulse = grow(this.impulse, 3 * n);
   }
 
+  /** this ← other's contacts, in place (no allocation once the capacity suffices). */
+  copyFrom(other: ContactReport): void {
+    if (other === this) return;
+    const n = other.count;
+    this.begin(n);
+    this.count = n;
+    // loops, not set(subarray): a view is an allocation, and this runs every step
+    for (let i = 0; i < n; i++) {
+      this.bodyA[i] = other.bodyA[i];
+      this.bodyB[i] = other.bodyB[i];
+      this.gap[i] = other.gap[i];
+      this.normalForce[i] = other.normalForce[i];
+    }
+    for (let i = 0; i < 3 * n; i++) {
+      this.point[i] = other.point[i];
+      this.normal[i] = other.normal[i];
+      this.tangentForce[i] = other.tangentForce[i];
+      this.impulse[i] = other.impulse[i];
+    }
+  }
+
   /** A copy holding just the reported contacts (a snapshot's, state.ts). */
   clone(): ContactReport {
     const c = new ContactReport();

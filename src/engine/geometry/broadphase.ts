@@ -144,10 +144,15 @@ export class SweepAndPrune {
    * comment), so a snapshot saves them and a restored simulation detects its contacts in
    * the order the uninterrupted one does (the contact solves sweep in that order). Null
    * before the first update since new or reset: that update chooses the axis, and so must a
-   * restored one's.
+   * restored one's. Written into `out` when given (a simulation's step-start hold, which
+   * allocates nothing), else into a new record.
    */
-  memory(): BroadPhaseMemory | null {
-    return this.n === -1 ? null : { axis: this.axis, sinceChoice: this.sinceChoice };
+  memory(out?: BroadPhaseMemory): BroadPhaseMemory | null {
+    if (this.n === -1) return null;
+    const m = out ?? { axis: 0, sinceChoice: 0 };
+    m.axis = this.axis;
+    m.sinceChoice = this.sinceChoice;
+    return m;
   }
 
   /** As new: the next update chooses the axis afresh (a simulation's reset). */

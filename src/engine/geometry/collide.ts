@@ -298,9 +298,12 @@ export class CollisionDetector {
     st.totalMs = t2 - t0;
   }
 
-  /** The broad phase's state beyond the boxes, for snapshots (SweepAndPrune.memory; null: as new). */
-  broadPhaseMemory(): BroadPhaseMemory | null {
-    return this.sap.memory();
+  /**
+   * The broad phase's state beyond the boxes, for snapshots (SweepAndPrune.memory, into
+   * `out` when given; null: as new).
+   */
+  broadPhaseMemory(out?: BroadPhaseMemory): BroadPhaseMemory | null {
+    return this.sap.memory(out);
   }
 
   restoreBroadPhase(m: BroadPhaseMemory): void {

@@ -684,9 +684,22 @@ export class AccelerationStepper implements NewtonStepper {
     this.iteration.restoreMemory(memory);
   }
 
-  /** The matrix-free CG's memory for the state record (iteration-matrix.ts saveKrylovMemory). */
-  saveKrylovMemory(): KrylovMemory | undefined {
-    return this.iteration.saveKrylovMemory();
+  /** Holds the solver's memory at a simulation step's start (IterationMatrix.holdMemory). */
+  holdSolverMemory(): void {
+    this.iteration.holdMemory();
+  }
+
+  /** The memory holdSolverMemory held, back (a failed step undone). */
+  restoreHeldSolverMemory(): void {
+    this.iteration.restoreHeldMemory();
+  }
+
+  /**
+   * The matrix-free CG's memory for the state record (iteration-matrix.ts
+   * saveKrylovMemory; into `out` when given).
+   */
+  saveKrylovMemory(out?: KrylovMemory): KrylovMemory | undefined {
+    return this.iteration.saveKrylovMemory(out);
   }
 
   /** Puts saveKrylovMemory's record back; undefined: as a new simulation starts. */

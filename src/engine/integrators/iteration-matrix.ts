@@ -294,6 +294,16 @@ export class IterationMatrix {
     return this.blockSolver?.saveMemory(this.matrix);
   }
 
+  /** Holds the factored-PCG solver's memory at a simulation step's start (FactoredPcg.hold). */
+  holdMemory(): void {
+    this.blockSolver?.hold(this.matrix);
+  }
+
+  /** The memory holdMemory held, back (FactoredPcg.restoreHeld): a failed step undone. */
+  restoreHeldMemory(): void {
+    this.blockSolver?.restoreHeld(this.matrix);
+  }
+
   /**
    * Puts saveMemory's record back (after the solve matrix's pattern was restored);
    * undefined: the solver starts afresh. Ignored off the factored path (the model and
@@ -310,10 +320,14 @@ export class IterationMatrix {
    * again from W (the two-level one's coarse term at each step's start), so a resumed run
    * repeats the same iterates.
    */
-  saveKrylovMemory(): KrylovMemory | undefined {
+  saveKrylovMemory(out?: KrylovMemory): KrylovMemory | undefined {
     const op = this.operator;
     if (!this.matrixFree || op === null) return undefined;
-    return { preconditioning: op.preconditioning, stepIterations: this.stepIterations };
+    // into `out` when given (a simulation's step-start hold, which allocates nothing)
+    const m = out ?? { preconditioning: op.preconditioning, stepIterations: 0 };
+    m.preconditioning = op.preconditioning;
+    m.stepIterations = this.stepIterations;
+    return m;
   }
 
   /** Puts saveKrylovMemory's record back; undefined: as a new simulation starts. */

@@ -44,6 +44,7 @@ import { potentialEnergy } from "../forces/energy";
 import { FemEffector } from "../forces/fem/fem-effector";
 import { GyroscopicEffector } from "../forces/gyroscopic";
 import { PointForceEffector } from "../forces/point-force";
+import type { BroadPhaseMemory } from "../geometry/broadphase";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
 import {
@@ -52,8 +53,11 @@ import {
   resetStepStats,
   type StepStats,
 } from "../integrators/integrator";
+import type { KrylovMemory } from "../integrators/iteration-matrix";
+import { INITIAL_PRECONDITIONING } from "../integrators/iteration-operator";
 import { springNetworkFrequencyBound, stiffestSpringFrequency } from "../integrators/resolution";
 import {
+  BodyKind,
   type BodyState,
   type BodySystem,
   cloneBodyState,
@@ -209,11 +213,41 @@ export class Simulation {
   /** The model's initial bodies, which reset() returns to. */
   private readonly initial: BodyState;
   /**
-   * The bodies and multipliers before the running step, which a failed step is undone to
-   * (the integrator memory is invalidated instead: recomputed from the restored state).
+   * The last good state, which a failed step is undone to (saveGood, restoreGood): the
+   * record at the running step's start (bodies, multipliers, integrator memory, figures)
+   * with, in the typed arrays below, what the step also rewrites in the parts a snapshot
+   * saves (the reported efforts, the turn counters, the broad phase's memory, the matrix-
+   * free CG's memory, nonsmooth contact's reported contacts) and what the parts hold in
+   * place themselves (the factored PCG's factorization, nonsmooth contact's warm start,
+   * compliant friction's history). A diverged session is then at exactly the state of a
+   * session stepped to the last good step: its State, snapshot and fork are that session's
+   * (the failed step's efforts, NaN after an unconverged Newton, made a snapshot no server
+   * restores). `good` is the record at the start of the last step taken, whose velocities
+   * the bodyAcceleration sensors difference with: the two swap when a step succeeds, so
+   * that a failed one leaves them as they were.
    */
-  private readonly good: BodyState;
-  private readonly goodLambda: Float64Array;
+  private held: SimulationState;
+  private good: SimulationState;
+  /** The actuators' efforts, then the joint coordinates' limit efforts (N·m or N). */
+  private readonly heldEfforts: Float64Array;
+  /** Per revolute coordinate: its whole turns and last wrapped angle (rad). */
+  private readonly heldTurns: Float64Array;
+  /**
+   * Nonsmooth contact's last contacts as the State reports them (compliant contact
+   * re-detects its own at the state), which a failed step's State reports again.
+   */
+  private readonly heldContacts = new ContactReport();
+  /** The matrix-free CG's memory, when it runs on that path. */
+  private readonly heldKrylov: KrylovMemory = {
+    preconditioning: INITIAL_PRECONDITIONING,
+    stepIterations: 0,
+  };
+  private krylovHeld = false;
+  /** The contact detector's broad-phase memory, when it had one (else it is as new). */
+  private readonly heldBroadPhase: BroadPhaseMemory = { axis: 0, sinceChoice: 0 };
+  private broadPhaseHeld = false;
+  /** The joint coordinates (actuation.coordinates' values, in its order). */
+  private readonly coordinates: JointCoordinate[];
   /** energy.error's reference and solver.reactionChange (monitor.ts). */
   private readonly monitor: StepMonitor;
   /** The work the non-conservative forces take out a step (the energy balance, monitor.ts). */
@@ -328,8 +362,11 @@ export class Simulation {
     });
     this.initial = cloneBodyState(this.system.state);
     this.integrator = this.createIntegrator();
-    this.good = cloneBodyState(this.system.state);
-    this.goodLambda = new Float64Array(this.record.lambda.length);
+    this.held = this.record.clone();
+    this.good = this.record.clone();
+    this.coordinates = [...parts.actuation.coordinates.values()];
+    this.heldEfforts = new Float64Array(parts.actuation.actuators.length + this.coordinates.length);
+    this.heldTurns = new Float64Array(2 * this.angles.length);
     this.monitor = new StepMonitor(this.constraints, this.record);
     this.monitor.rebase(this.totalEnergy());
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
@@ -341,7 +378,7 @@ export class Simulation {
       coordinates: parts.actuation.coordinates,
       actuators,
       time: () => this.record.time,
-      previousVelocity: () => ({ vel: this.good.vel, h: this.lastH }),
+      previousVelocity: () => ({ vel: this.good.bodies.vel, h: this.lastH }),
       contacts: () => this.reportedContacts,
     });
   }
@@ -402,9 +439,14 @@ export class Simulation {
       if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
       // read after the inputs: a scheduled patch may change it
       const h = this.solverSpec.dt;
+      // before the step's start detects (compliant contact's detection moves the broad
+      // phase) and before the restored contacts are dropped: they are this state's
+      this.saveGood();
       this.restoredContacts = null;
       this.stepWork.begin(record.time, h);
-      this.saveGood();
+      // after: its detection commits the last step's friction history (compliant.ts
+      // beginStep), the history a failed step goes back to
+      this.contact?.compliant?.holdHistory();
       const stats = this.stepStats;
       // zeroed here, for every integrator: what one does not write (articulated has no
       // Newton iterations, a Moreau–Jean step with contacts no sub-steps) is then not what
@@ -457,6 +499,10 @@ export class Simulation {
       record.step++;
       record.time += h;
       this.lastH = h;
+      // the step's start is now the last step taken's (the sensors' previous velocities)
+      const start = this.held;
+      this.held = this.good;
+      this.good = start;
       // inputs due at the new boundary act now: the state of this step number includes them
       if (this.pending.length > 0 && this.pending[0].step <= record.step) this.applyDue();
     }
@@ -556,6 +602,51 @@ export class Simulation {
       );
     }
     return issues;
+  }
+
+  /**
+   * Where a model's energy at this state overflows double precision (a snapshot would write
+   * the energy reference as null, which no server restores), paths from the model's root;
+   * null when the energy is finite. The culprit is the first body whose own energy
+   * ½ m|v|² + ½ ωᵀ I ω − m g·x is not finite, else the forces, joints and fem bodies (whose
+   * energies the effectors sum with no per-entry split); within it, the field holding the value of
+   * largest magnitude (a box halfExtents of 1e308: ["bodies", i, "shapes", k,
+   * "halfExtents"], whose inertia m (b² + c²)/3 overflows; a rest length of 1e300:
+   * ["forces", i, "restLength"]).
+   */
+  energyOverflow(): InputIssue | null {
+    const kinetic = this.kineticEnergy();
+    const potential = potentialEnergy(this.effectors);
+    if (Number.isFinite(kinetic) && Number.isFinite(potential)) return null;
+    const totals = `kinetic ${kinetic} J, potential ${potential} J`;
+    const s = this.system;
+    const I = s.inertiaWorld;
+    const [gx, gy, gz] = this.gravity;
+    for (const [i, body] of this.model.bodies.entries()) {
+      const b = s.index.get(body.id);
+      if (b === undefined || s.dofOffset[b] < 0) continue;
+      const m = s.mass[b];
+      const [x, v, w] = [vec3(s.pos, 3 * b), vec3(s.vel, 3 * b), vec3(s.omega, 3 * b)];
+      let e =
+        0.5 * m * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) - m * (gx * x[0] + gy * x[1] + gz * x[2]);
+      if (s.kind[b] === BodyKind.RIGID)
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++) e += 0.5 * w[r] * I[9 * b + 3 * r + c] * w[c];
+      if (Number.isFinite(e)) continue;
+      // its quantities (the orientation is a unit quaternion)
+      const fields = Object.fromEntries(Object.entries(body).filter(([k]) => k !== "orientation"));
+      const at = largestLeaf(fields, ["bodies", i]);
+      return {
+        path: at.path,
+        message: `body "${body.id}": its energy is not finite (${e} J; ${totals}), its ${at.path.slice(2).join(".")} reaching ${at.value}: beyond what double precision holds`,
+      };
+    }
+    const { forces, joints, fem } = this.model;
+    const at = largestLeaf({ forces, joints, fem }, []);
+    return {
+      path: at.path,
+      message: `the energy of the forces, joints or fem bodies is not finite (${totals}), ${at.path.length > 0 ? `the largest value among them ${at.path.join(".")} = ${at.value}` : "none of them holding a number"}: beyond what double precision holds`,
+    };
   }
 
   /** Inputs and patches waiting for a later step boundary (a copy). */
@@ -1108,7 +1199,7 @@ export class Simulation {
       ...(krylov !== undefined ? { krylov } : {}),
       ...(contacts !== null && contacts.count > 0 ? { contacts: contacts.clone() } : {}),
       ...(this.lastH > 0 && this.model.sensors.some((s) => s.type === "bodyAcceleration")
-        ? { previousVelocity: { h: this.lastH, velocity: this.good.vel.slice() } }
+        ? { previousVelocity: { h: this.lastH, velocity: this.good.bodies.vel.slice() } }
         : {}),
       ...(this.hasEfforts() ? { efforts: this.efforts() } : {}),
       ...(this.hasTurns()
@@ -1151,7 +1242,7 @@ export class Simulation {
     // the bodyAcceleration sensors' previous step (the last good state is retaken by the
     // next step before anything else reads it)
     this.lastH = state.previousVelocity?.h ?? 0;
-    if (state.previousVelocity) this.good.vel.set(state.previousVelocity.velocity);
+    if (state.previousVelocity) this.good.bodies.vel.set(state.previousVelocity.velocity);
     this.restoredContacts = state.contacts ?? null;
     this.restartRecording(false);
   }
@@ -1388,17 +1479,64 @@ export class Simulation {
     return Math.abs(error) <= limit ? null : error;
   }
 
+  /**
+   * Holds the state at the running step's start (see `held`; compliant friction's history
+   * apart, held by step after its start's detection); allocates nothing.
+   */
   private saveGood(): void {
-    copyBodyState(this.good, this.record.bodies);
-    this.goodLambda.set(this.record.lambda);
-    this.contact?.compliant?.holdHistory();
+    this.held.copyFrom(this.record);
+    const actuators = this.actuation.actuators;
+    const na = actuators.length;
+    for (let i = 0; i < na; i++) this.heldEfforts[i] = actuators[i].effort;
+    for (let i = 0; i < this.coordinates.length; i++)
+      this.heldEfforts[na + i] = this.coordinates[i].limitEffort;
+    for (let i = 0; i < this.angles.length; i++) {
+      this.heldTurns[2 * i] = this.angles[i].turns;
+      this.heldTurns[2 * i + 1] = this.angles[i].lastAngle;
+    }
+    this.stepper.holdSolverMemory();
+    this.krylovHeld = this.stepper.saveKrylovMemory(this.heldKrylov) !== undefined;
+    const contact = this.contact;
+    if (contact) {
+      this.broadPhaseHeld = contact.detector.broadPhaseMemory(this.heldBroadPhase) !== null;
+      if (contact.nonsmooth) {
+        contact.nonsmooth.holdMemory();
+        this.heldContacts.copyFrom(this.lastContacts() as ContactReport);
+      }
+    }
   }
 
+  /**
+   * Undoes a failed step to what saveGood held, as applyState puts a captured state back:
+   * the integrator reset (its own flags), then the record with its memory, so that the
+   * next step continues as the last good step's successor would have.
+   */
   private restoreGood(): void {
-    this.restore(this.good);
-    this.record.lambda.set(this.goodLambda);
-    this.contact?.compliant?.restoreHistory();
     this.integrator.reset();
+    this.record.copyFrom(this.held);
+    updateDerived(this.system);
+    const actuators = this.actuation.actuators;
+    const na = actuators.length;
+    for (let i = 0; i < na; i++) actuators[i].effort = this.heldEfforts[i];
+    for (let i = 0; i < this.coordinates.length; i++)
+      this.coordinates[i].limitEffort = this.heldEfforts[na + i];
+    for (let i = 0; i < this.angles.length; i++) {
+      this.angles[i].turns = this.heldTurns[2 * i];
+      this.angles[i].lastAngle = this.heldTurns[2 * i + 1];
+    }
+    this.stepper.restoreHeldSolverMemory();
+    if (this.krylovHeld) this.stepper.restoreKrylovMemory(this.heldKrylov);
+    const contact = this.contact;
+    if (contact) {
+      if (this.broadPhaseHeld) contact.detector.restoreBroadPhase(this.heldBroadPhase);
+      else contact.detector.resetBroadPhase();
+      contact.compliant?.restoreHistory();
+      if (contact.nonsmooth) {
+        contact.nonsmooth.restoreHeldMemory();
+        // reported as a restored snapshot's are, until the next step
+        this.restoredContacts = this.heldContacts;
+      }
+    }
   }
 
   /** The bodies ← `from` (derived quantities refreshed). */
@@ -1430,6 +1568,36 @@ function diffKeys(from: object, to: object, unset = false): Record<string, unkno
         any = true;
       }
   return any ? out : null;
+}
+
+/**
+ * The path (below `path`) of the field of `x` holding the number of largest magnitude, a
+ * field being a number or an array of numbers (or of such arrays: a convex shape's points);
+ * `path` itself when there is none.
+ */
+function largestLeaf(
+  x: unknown,
+  path: (string | number)[],
+): { path: (string | number)[]; value: number } {
+  let best = { path, value: 0 };
+  const magnitude = (y: unknown): number =>
+    typeof y === "number"
+      ? Math.abs(y)
+      : Array.isArray(y) && y.length > 0
+        ? y.reduce((most: number, z) => Math.max(most, magnitude(z)), 0)
+        : Number.NaN;
+  const visit = (y: unknown, at: (string | number)[]) => {
+    const size = magnitude(y);
+    if (!Number.isNaN(size)) {
+      if (size > Math.abs(best.value)) best = { path: at, value: size };
+      return;
+    }
+    if (Array.isArray(y)) for (const [k, z] of y.entries()) visit(z, [...at, k]);
+    else if (typeof y === "object" && y !== null)
+      for (const [k, z] of Object.entries(y)) visit(z, [...at, k]);
+  };
+  visit(x, path);
+  return best;
 }
 
 function vec3(a: Float64Array, i: number): [number, number, number] {

@@ -54,12 +54,15 @@
  *  - the run-time inputs in effect and those pending for later steps: the commands are the
  *    actuators' and point forces' own, the queue is the Simulation's schedule (JSON inputs,
  *    not numbers of the dynamics).
- * Copies kept outside the record, and why: the Simulation's last good bodies and
- * multipliers (a failed step is undone to them) and its initial bodies (reset); the
- * positions at the step's start in the stepper and the velocities in the integrators (vt),
- * which a halved step restarts from. None is saved: the start-of-step copies are retaken
- * by every step and the initial bodies are the model's (the last good velocities are
- * saved when bodyAcceleration sensors read them, above).
+ * Copies kept outside the record, and why: the Simulation's last good state (a failed
+ * step is undone to it: a copy of the record with the efforts, turn counters, broad-phase
+ * memory, the contact module's memory and nonsmooth contact's report the step rewrites,
+ * Simulation.saveGood) and its
+ * initial bodies (reset); the positions at the step's start in the stepper and the
+ * velocities in the integrators (vt), which a halved step restarts from. None is saved:
+ * the start-of-step copies are retaken by every step and the initial bodies are the
+ * model's (the last good velocities are saved when bodyAcceleration sensors read them,
+ * above).
  *
  * A continuation is bit-identical only if every value that a later step reads is restored
  * exactly: float64 arrays travel as their bytes (a decimal round trip would be exact for

@@ -100,6 +100,21 @@ export class FactoredPcg {
   /** Multiply-adds of PCG iterations beyond each solve's first since the last factorization. */
   private wasted = 0;
   /**
+   * The memory held at a simulation step's start (hold), which restoreHeld puts back when
+   * the step fails, as restoreMemory puts a snapshot's: the flags, the pattern they are of
+   * (matrix null: none to hold), and W_f, copied to heldValues only when a refactorization
+   * after the hold overwrites it (`overwritten`): no copy in a step that keeps it.
+   */
+  private readonly held = {
+    matrix: null as SparseBlockMatrix | null,
+    version: -1,
+    factored: false,
+    direct: false,
+    wasted: 0,
+    overwritten: false,
+  };
+  private heldValues = new Float64Array(0);
+  /**
    * @param factorFirst start with the factorization rather than block Jacobi: for elastic
    *   solids, whose W = M + c_x K is dominated by the stiffness at any practical step (the
    *   fem beam: c_x K ≈ 10³ M), so that block Jacobi would spend a factorization's cost in
@@ -159,6 +174,38 @@ export class FactoredPcg {
     const mode = !this.factored ? "jacobi" : this.direct ? "direct" : "factored";
     if (mode !== "factored") return { mode, wasted: this.wasted };
     return { mode, wasted: this.wasted, matrix: packSymmetric(m, this.factoredValues) };
+  }
+
+  /** Holds the memory saveMemory would record of m (a simulation step's start); allocates nothing. */
+  hold(m: SparseBlockMatrix): void {
+    const h = this.held;
+    h.matrix = this.matrix === m && this.version === m.structureVersion ? m : null;
+    h.version = this.version;
+    h.factored = this.factored;
+    h.direct = this.direct;
+    h.wasted = this.wasted;
+    h.overwritten = false;
+  }
+
+  /**
+   * The memory `hold` held, back (the step failed): W_f refactored if the step replaced
+   * it, as restoreMemory does with a snapshot's; as a new solver when there was none or
+   * m's pattern changed since.
+   */
+  restoreHeld(m: SparseBlockMatrix): void {
+    const h = this.held;
+    if (h.matrix !== m || this.matrix !== m || this.version !== h.version) {
+      this.matrix = null;
+      return;
+    }
+    if (h.overwritten && h.factored && !h.direct) {
+      this.values.set(this.heldValues);
+      this.refactor();
+    }
+    this.factored = h.factored;
+    this.direct = h.direct;
+    this.wasted = h.wasted;
+    this.fresh = false;
   }
 
   /**
@@ -221,6 +268,14 @@ export class FactoredPcg {
 
   /** Factors the current W: the preconditioner from now on, or the direct solver. */
   private refactor(): void {
+    const h = this.held;
+    if (h.matrix !== null && !h.overwritten) {
+      // the held W_f, before its first overwrite since the hold
+      if (this.heldValues.length !== this.factoredValues.length)
+        this.heldValues = new Float64Array(this.factoredValues.length);
+      this.heldValues.set(this.factoredValues);
+      h.overwritten = true;
+    }
     this.factoredValues.set(this.values);
     const ok = this.ldlt.factor(this.matrix!, this.values);
     this.factored = true;
