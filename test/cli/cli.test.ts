@@ -265,8 +265,10 @@ describe("moreau run (fem bodies)", () => {
       const t = r.step * 0.01;
       for (let k = 0; k < 27; k++) {
         const z0 = 0.9 + 0.1 * Math.floor(k / 9);
-        expect(r[`cube/${k}.z`]).toBeCloseTo(z0 - 0.5 * G * t * t, 12);
-        expect(r[`cube/${k}.vz`]).toBeCloseTo(-G * t, 12);
+        // free fall, to Newton's tolerance (β h² 1e-10 (1 + |a|) a step: the fem force's
+        // energy–momentum form converges linearly, measured up to 5.05e-13 m at step 10)
+        expect(r[`cube/${k}.z`]).toBeCloseTo(z0 - 0.5 * G * t * t, 11);
+        expect(r[`cube/${k}.vz`]).toBeCloseTo(-G * t, 11);
       }
     }
     const json = await cli(["run", model, "--steps", "10", "--every", "10", "--format", "json"]);
