@@ -19,6 +19,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel, loadSnapshot, type Simulation } from "../../../src/engine/index";
+import { clampedFemBar } from "../../support/models";
 
 const root = join(import.meta.dirname, "../../..");
 const example = (name: string): ModelInput =>
@@ -193,24 +194,10 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     expect(JSON.stringify(snap)).toBe(JSON.stringify(twin.snapshot()));
   });
 
-  it.each(["generalized-alpha", "newmark", "moreau-jean"])(
+  it.each(["generalized-alpha", "newmark", "moreau-jean"] as const)(
     "%s, a fem bar on the factored PCG: the factorization it reuses (W_f, its mode and counted work) is the last good step's",
     (integrator) => {
-      // (as test/engine/solvers/linear/factored-pcg-resume.test.ts's bar)
-      const model: ModelInput = {
-        bodies: [{ id: "wall", fixed: true }],
-        fem: [
-          {
-            id: "bar",
-            box: { size: [1, 0.2, 0.2], resolution: [6, 6, 6], center: [0.5, 0, 0] },
-            density: 1000,
-            youngModulus: 1e7,
-            poissonRatio: 0.3,
-            fixedFaces: ["-x"],
-          },
-        ],
-        solver: { integrator, dt: 0.005, newtonTolerance: 1e-10 } as ModelInput["solver"],
-      };
+      const model = clampedFemBar(integrator);
       const sim = loadModel(model);
       const twin = loadModel(model);
       sim.step(10);

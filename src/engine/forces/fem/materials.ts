@@ -225,16 +225,7 @@ export class CorotationalMaterial implements ElasticMaterial {
         const d0 = 1 / Math.max(sigma[1] + sigma[2], floor);
         const d1 = 1 / Math.max(sigma[0] + sigma[2], floor);
         const d2 = 1 / Math.max(sigma[0] + sigma[1], floor);
-        const m = this.minv;
-        for (let i = 0; i < 3; i++)
-          for (let j = i; j < 3; j++) {
-            const x =
-              v[3 * i] * d0 * v[3 * j] +
-              v[3 * i + 1] * d1 * v[3 * j + 1] +
-              v[3 * i + 2] * d2 * v[3 * j + 2];
-            m[3 * i + j] = x;
-            m[3 * j + i] = x;
-          }
+        spectralSum(v, d0, d1, d2, this.minv);
       }
     }
     const lt = lambda * tr;
@@ -261,15 +252,7 @@ export class CorotationalMaterial implements ElasticMaterial {
     const d0 = (2 * mu * (sigma[0] - 1) + lambda * tr) / sigma[0];
     const d1 = (2 * mu * (sigma[1] - 1) + lambda * tr) / sigma[1];
     const d2 = (2 * mu * (sigma[2] - 1) + lambda * tr) / sigma[2];
-    for (let i = 0; i < 3; i++)
-      for (let j = i; j < 3; j++) {
-        const x =
-          v[3 * i] * d0 * v[3 * j] +
-          v[3 * i + 1] * d1 * v[3 * j + 1] +
-          v[3 * i + 2] * d2 * v[3 * j + 2];
-        s[3 * i + j] = x;
-        s[3 * j + i] = x;
-      }
+    spectralSum(v, d0, d1, d2, s);
     return mu * dev + 0.5 * lambda * tr * tr;
   }
 
@@ -664,6 +647,22 @@ export class NeoHookeanMaterial implements ElasticMaterial {
 }
 
 /** e = ½ (FᵀF − I). */
+/**
+ * out = Σ_k d_k v_k ⊗ v_k (row-major 3×3, symmetric), v_k the eigenvectors in v's columns
+ * (v[3 i + k] is v_k's component i): a symmetric matrix from its spectrum.
+ */
+function spectralSum(v: Float64Array, d0: number, d1: number, d2: number, out: Float64Array): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = i; j < 3; j++) {
+      const x =
+        v[3 * i] * d0 * v[3 * j] +
+        v[3 * i + 1] * d1 * v[3 * j + 1] +
+        v[3 * i + 2] * d2 * v[3 * j + 2];
+      out[3 * i + j] = x;
+      out[3 * j + i] = x;
+    }
+}
+
 function greenStrain(f: Float64Array, e: Float64Array): void {
   for (let i = 0; i < 3; i++)
     for (let j = i; j < 3; j++) {

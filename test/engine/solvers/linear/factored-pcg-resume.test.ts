@@ -11,29 +11,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot } from "../../../../src/engine/index";
+import { clampedFemBar } from "../../../support/models";
 
 const STEPS = 24;
 
 type Integrator = "generalized-alpha" | "newmark" | "moreau-jean";
 
 function bar(integrator: Integrator) {
-  return loadModel({
-    bodies: [{ id: "wall", fixed: true }],
-    fem: [
-      {
-        id: "bar",
-        box: { size: [1, 0.2, 0.2], resolution: [6, 6, 6], center: [0.5, 0, 0] },
-        density: 1000,
-        youngModulus: 1e7,
-        poissonRatio: 0.3,
-        fixedFaces: ["-x"],
-      },
-    ],
-    // Newton to 1e-10 throughout (newmark's default also stops at 1 % of the step's own
-    // error, newmark.ts): the iterations then spend enough CG work for several
-    // refactorizations within STEPS, which is what the resume is tested across
-    solver: { integrator, dt: 0.005, newtonTolerance: 1e-10 },
-  });
+  return loadModel(clampedFemBar(integrator));
 }
 
 type Sim = ReturnType<typeof bar>;
