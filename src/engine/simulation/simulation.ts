@@ -1501,7 +1501,11 @@ export class Simulation {
       this.broadPhaseHeld = contact.detector.broadPhaseMemory(this.heldBroadPhase) !== null;
       if (contact.nonsmooth) {
         contact.nonsmooth.holdMemory();
-        this.heldContacts.copyFrom(this.lastContacts() as ContactReport);
+        // this state's contacts (lastContacts), reported straight into the held ones: not
+        // built into contactReport and copied, every step (0.06 ms of each on S1-1000)
+        const restored = this.restoredContacts;
+        if (restored === null) contact.report(this.heldContacts);
+        else this.heldContacts.copyFrom(restored);
       }
     }
   }
