@@ -36,6 +36,8 @@ export class CarriedDetection {
   private readonly turn: Float64Array;
   /** Per shape: the radius about its core (sphere, capsule, cylinder), 0 for boxes and planes. */
   private readonly shapeRadius: Float64Array;
+  /** Per shape: 1 for a plane (contactPoint). */
+  private readonly plane: Uint8Array;
   /** Scratch of transport: the two carried core points. */
   private readonly carried = new Float64Array(6);
   /**
@@ -59,6 +61,7 @@ export class CarriedDetection {
     this.shapeRadius = Float64Array.from(detector.shapes, ({ shape: sh }) =>
       sh.type === "sphere" || sh.type === "capsule" || sh.type === "cylinder" ? sh.radius : 0,
     );
+    this.plane = Uint8Array.from(detector.shapes, ({ shape: sh }) => (sh.type === "plane" ? 1 : 0));
   }
 
   /** Forgets the detection (nothing to reuse until the next detect). */
@@ -257,6 +260,47 @@ export class CarriedDetection {
       if (g < gmin) gmin = g;
     }
     return -gmin;
+  }
+
+  /**
+   * out[o..o+2] ← the point of contact k at the current pose (after transport), for the
+   * lever arms of its velocity: transport's midpoint is half a slide off the true contact
+   * where one side slides on the other (a 5 cm sphere at the end of a link sliding 4.7 mm a
+   * step on the floor: the floor's point stays where the step began, and the tip's normal
+   * velocity read at the midpoint was off by ω × 2.4 mm, 7e-4 m/s). So the surface point of
+   * a rounded side (sphere, capsule, cylinder: its core point carried plus ρ n, where any
+   * partner touches it), else of the side opposite a plane (whose own point is no material
+   * feature: a vertex, an edge of the other is), else the midpoint.
+   */
+  contactPoint(k: number, out: Float64Array, o: number): void {
+    const { sys, buffer, refPos, turn, shapeRadius, plane } = this;
+    const sa = buffer.shapeA[k];
+    const sb = buffer.shapeB[k];
+    const ra = shapeRadius[sa];
+    const rb = shapeRadius[sb];
+    const sideA = ra > rb || (ra === rb && plane[sb] === 1 && plane[sa] === 0);
+    const sideB = rb > ra || (ra === rb && plane[sa] === 1 && plane[sb] === 0);
+    if (!sideA && !sideB) {
+      for (let j = 0; j < 3; j++) out[o + j] = this.point[3 * k + j];
+      return;
+    }
+    const { normal, point, gap } = buffer;
+    // the side's surface point at the detection, carried: p ∓ (g/2) n, its core ∓ ρ n
+    const sign = sideA ? -1 : 1;
+    const r = sideA ? ra : rb;
+    const d = sign * (0.5 * gap[k] + r);
+    carryPoint(
+      sys.pos,
+      refPos,
+      turn,
+      sideA ? buffer.bodyA[k] : buffer.bodyB[k],
+      point[3 * k] + d * normal[3 * k],
+      point[3 * k + 1] + d * normal[3 * k + 1],
+      point[3 * k + 2] + d * normal[3 * k + 2],
+      out,
+      o,
+    );
+    for (let j = 0; j < 3; j++) out[o + j] -= sign * r * normal[3 * k + j];
   }
 }
 

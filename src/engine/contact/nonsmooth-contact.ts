@@ -83,7 +83,13 @@ import type { FemFaceContacts } from "./fem-faces";
 import { ImpulseMemory } from "./impulse-memory";
 import { LdltDelassus } from "./ldlt-delassus";
 import { ManifoldImpulses } from "./manifold-impulses";
-import { ContactProjection, ContactSolveError, type ProjectionResult } from "./projection";
+import {
+  ContactProjection,
+  ContactSolveError,
+  type HeldContacts,
+  HOLD_TOLERANCE,
+  type ProjectionResult,
+} from "./projection";
 
 export { ContactSolveError };
 
@@ -956,42 +962,77 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * The position projection after the step (projection.ts) on this step's detection (and
-   * the fem–fem contacts), with the joints' own projection after each pass.
+   * the fem–fem contacts), with the joints' own projection after each pass; with `hold`,
+   * the step's pushing contacts of its bodies held on their surface first (markHeld,
+   * ContactProjection.hold), `projectJointVelocities` after each change of velocity.
    */
-  project(projectJoints?: () => void, hold: Uint8Array | null = null): ProjectionResult {
-    const held = hold === null ? 0 : this.markHeld(hold);
-    return this.projection.project(
+  project(
+    projectJoints?: () => void,
+    hold: Uint8Array | null = null,
+    projectJointVelocities: (() => void) | null = null,
+  ): ProjectionResult {
+    const held = this.held;
+    held.count = hold === null ? 0 : this.markHeld(hold);
+    held.rateTolerance = HOLD_TOLERANCE / this.lastH;
+    held.projectJointVelocities = projectJointVelocities;
+    const result = this.projection.project(
       this.detection,
       this.margin,
       this.stats,
       projectJoints,
       this.faces,
-      this.heldKeys,
       held,
     );
+    // the hold's impulses, the step's with P (M (v⁺ − v_t) = h f̄ + Hᵀ P + H_nᵀ ν + Gᵀ Λ,
+    // H_n at the end pose): reported with them, and ν/h with the normal force
+    const f = this.set.frame;
+    for (let k = 0; k < held.count; k++) {
+      const i = this.heldIndex[k];
+      for (let j = 0; j < 3; j++) this.impulse[3 * i + j] += held.impulse[k] * f[9 * i + j];
+    }
+    return result;
   }
 
-  /** The keys of the contacts the projection holds at the position level (markHeld). */
-  private heldKeys: Float64Array = new Float64Array(0);
+  /** The held contacts' indices in the set (markHeld). */
+  private heldIndex: Int32Array = new Int32Array(0);
+
+  /** The contacts the projection holds on their surface (markHeld). */
+  private readonly held: HeldContacts = {
+    keys: new Float64Array(0),
+    persistent: new Uint8Array(0),
+    impulse: new Float64Array(0),
+    count: 0,
+    rateTolerance: 0,
+    projectJointVelocities: null,
+  };
 
   /**
-   * heldKeys ← the keys of the step's contacts held at the position level by project's
+   * held.keys ← the keys of the step's contacts held on their surface by project's
    * `hold` (ContactProjection.hold): those that push (P_n > 0) at the end of the step
    * without separating (u_n⁺ ≤ ACTIVATION_TOLERANCE/h: a rebound's gap is its own) and
-   * touch a body of `bodies` (1 by body index). Returns how many.
+   * touch a body of `bodies` (1 by body index), persistent those that did not strike
+   * (u_n⁻ ≥ −ACTIVATION_TOLERANCE/h). Returns how many.
    */
   private markHeld(bodies: Uint8Array): number {
     const { set, dim } = this;
     const nc = set.count;
-    this.heldKeys = grow(this.heldKeys, nc);
+    const held = this.held;
+    held.keys = grow(held.keys, nc);
+    if (held.persistent.length < nc) {
+      held.persistent = new Uint8Array(held.keys.length);
+      held.impulse = new Float64Array(held.keys.length);
+      this.heldIndex = new Int32Array(held.keys.length);
+    }
     const separating = ACTIVATION_TOLERANCE / this.lastH;
     let n = 0;
     for (let i = 0; i < nc; i++) {
       if (!(this.r[dim * i] > 0) || this.uPlus[i] > separating) continue;
       const a = set.bodyA[i];
       const b = set.bodyB[i];
-      if ((a >= 0 && bodies[a] === 1) || (b >= 0 && bodies[b] === 1))
-        this.heldKeys[n++] = set.key[i];
+      if (!((a >= 0 && bodies[a] === 1) || (b >= 0 && bodies[b] === 1))) continue;
+      held.persistent[n] = this.uMinus[i] >= -separating ? 1 : 0;
+      this.heldIndex[n] = i;
+      held.keys[n++] = set.key[i];
     }
     return n;
   }

@@ -118,21 +118,27 @@
  * level; here they keep Moreau–Jean's velocity-level law, and the two are solved by
  * splitting rather than as one problem. The spinner keeps its rate to 1e-10 over 30 s
  * (Newton's tolerance; symplectic Euler 1e-14) and energy.error within 1e-8 J;
- * the crank's energy stays within 4.3e-3 J over 30 s at 5 ms (0.074 J at 1/60 s), the rest
+ * the crank's energy stays within 4.2e-3 J over 30 s at 5 ms (0.015 J at 1/60 s), the rest
  * being the contact's own velocity-level law. Its normal rows H are the step's start's:
- * the tip's gap grows by O(h²) a step (and by what the joints' end velocity projection,
- * which moves no position, leaves), and past the activation gap the next step let it go,
- * to land with an impulse. So the pushing contacts of the groups redone (P_n > 0, not
- * separating at the end) are held at the position level after the step: step 8's
- * projection moves them back onto g = 0 first, as bilateral constraints
- * (ContactProjection.hold, its potential energy change counted as the contacts' work as
- * the projection's), which the exact motion keeps; the crank's tip was let go 22 times in
- * 30 s at 5 ms (6.2e-3 J lost), now never. At 1/60 s it still is (82 times, 86 before):
- * the end velocity's normal component at the end pose, O(h) of the curve's, makes the
- * next step's predicted gap g + h u_n/2 pass the activation gap; holding that at the end
- * too (a velocity projection onto H_end v = 0, or the law's rows taken at the end pose)
- * let it go more often (24 and 84 times at 5 ms): a law with both levels at once, as
- * Brüls, Acary & Cardona's, is left to do. The reactions reported are the step's mean joint force
+ * the tip's gap drifts by O(h²) a step (and by what the joints' end velocity projection,
+ * which moves no position, leaves), and the end velocity keeps a normal component at the
+ * end pose, O(h) of the curve's; past the activation gap, g + h u_n/2, the next step let
+ * the tip go, to land with an impulse. So the pushing contacts of the groups redone
+ * (P_n > 0, not separating at the end) are held on their surface after the step, at both
+ * levels as RATTLE holds the joints: step 8's projection first moves them back onto
+ * g = 0 and sets their normal velocity at the end pose to 0, as bilateral constraints
+ * beside the joints (ContactProjection.hold; its impulse is reported with the step's, its
+ * kinetic energy change counted as their work, its potential energy change, the drift's,
+ * not). The crank's tip was let go 82 times in 30 s at 1/60 s, 22 at 5 ms, now never (with
+ * the position level alone still 82; with the velocity's too, but at the carried midpoint,
+ * half a slide off the tip, 43 times at 5 ms and 79 at 1/60 s). The loss left,
+ * O(h) (0.074 J at 1/60 s before, the landings'), is the scheme's: energy.error shows it
+ * (4.8e-3 J and 0.015 J), where the hold's counted potential energy had reported most of it
+ * as the frictionless floor's dissipation. A law with both levels in the step, as Brüls,
+ * Acary & Cardona's (H at the step's end), is left to do: the end gap's Signorini law in
+ * place of the velocity's (the redo's impulses solved with q offset by g⁺/(hθ) − u_n⁺)
+ * lost as much (4.3e-3 J) and read the turntable rod's floor force 0.4 % low. The
+ * reactions reported are the step's mean joint force
  * (AccelerationStepper.meanJointForce: the start directions' impulse and the end
  * projection's, over h), so that with the impulses they balance each body's momentum
  * change as the contact step's did (a bob on a revolute striking the floor: to 2e-12 N·s;
@@ -151,15 +157,22 @@
  * trapezoid had read the mean force, the contact's share included). Left at the velocity
  * level before 2026-12-06 (including them had raised energy.error without that start), a
  * motor turning a crank at 2 rad/s whose link's tip slides on a frictionless floor read
- * energy.error 0.15 J in 30 s at 5 ms (0.84 J at 1/60 s), now 7.0e-4 J (0.029 J), and a
+ * energy.error 0.15 J in 30 s at 5 ms (0.84 J at 1/60 s), then 7.0e-4 J (0.029 J), and a
  * rod hinged to a turntable its motor turns at 3 rad/s, the rod's tip sliding on the floor
  * in a circle, 3.0 J (10.1 J), its motor 0.034 N·m where the motion takes none; now its
- * energy is kept to 7e-7 J, the floor carries m g/2 to 5e-6 N, the motor 3e-10 N·m (its
- * energy.error 0.05 J, 1.7 J at 1/60 s, the hold's counted potential energy: the lift it
- * undoes, 4.3e-7 m a step at 5 ms, came from the joints' end projection, with no kinetic
- * energy; without the hold the tip was let go 73 times, one step in four at 1/60 s).
+ * energy is kept to 5e-8 J, the floor carries m g/2 to 5e-6 N, the motor 3e-10 N·m,
+ * energy.error 7e-8 J (6e-5 J at 1/60 s; 0.05 J and 1.7 J while the hold's potential
+ * energy was counted: the lift it undoes, 4.3e-7 m a step at 5 ms, came from the joints'
+ * end projection, with no kinetic energy; without the hold the tip was let go 73 times,
+ * one step in four at 1/60 s). The crank at 2 rad/s keeps its tip on the floor on every
+ * step after its start (the motor's impulsive start throws it up for 30 ms), where it was
+ * let go 63 times in 30 s at 5 ms (194 at 1/60 s), its floor force to 4.5e-3 N of the
+ * link's Newton–Euler balance (0.013 N; 5.2 N before, the landings), energy.error 0.018 J
+ * (0.057 J), the O(h) loss above, in the motor's work (7e-4 J and 0.029 J while counted as
+ * the floor's).
  */
 import type { JointLimitProblem } from "../actuators/limit-problem";
+import { projectVelocities, type VelocityProjectionResult } from "../constraints/project";
 import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
@@ -222,6 +235,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   readonly events: ImpactEvents | null;
   /** The potential energy (J) before the step's position projection moved (NaN: no move). */
   private projectedFrom = Number.NaN;
+  /** The kinetic energy (J) after the held contacts' hold, before the passes (NaN: none). */
+  private heldKinetic = Number.NaN;
 
   constructor(
     name: IntegratorName,
@@ -254,6 +269,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     if (contact !== null)
       contact.projection.beforeMove = () => {
         this.projectedFrom = potentialEnergy(stepper.effectors);
+        this.heldKinetic = kineticEnergy(stepper.sys);
       };
     this.oneIteration = { maxIterations: 1, tolerance: newton.tolerance };
     const nb = stepper.sys.numBodies;
@@ -272,6 +288,28 @@ export class MoreauJeanIntegrator extends ThetaScheme {
 
   /** 1 for each body a joint, motor or limit holds (jointedBodies). */
   private readonly jointed: Uint8Array;
+  /**
+   * The joints' velocities projected onto G v = −Ct at the step's end (stepEnd, a step of
+   * stepLength), after each of the hold's velocity changes (step 8; ContactProjection
+   * .hold), their impulse μ (M δv = Gᵀ μ) reported with the step's mean joint force,
+   * λ += μ/h, which then balances each body's momentum change with the contacts' impulses
+   * the hold's included (and the motors' with their work: a crank a motor turns at 2 rad/s,
+   * T + V less its reported torque × rate, 0.105 J in 30 s at 5 ms without, 0.028 J with).
+   */
+  private readonly projectHeldRates = (): void => {
+    const s = this.stepper;
+    const set = s.constraints;
+    if (set === null) return;
+    const mu = this.heldJointImpulse;
+    projectVelocities(s.sys, set, this.stepEnd, "factor", this.heldRates, 0, false, mu);
+    for (let r = 0; r < mu.length; r++) s.lambda[r] += mu[r] / this.stepLength;
+  };
+  private readonly heldRates: VelocityProjectionResult = { residualNorm: 0, rank: 0 };
+  private readonly heldJointImpulse: Float64Array = new Float64Array(
+    this.stepper.constraints?.numRows ?? 0,
+  );
+  private stepEnd = 0;
+  private stepLength = 0;
   /**
    * Whether the last stepOnce redid its touched groups at the position level with the
    * impulses settled (positionJointsTouched): its projection holds their pushing contacts.
@@ -880,16 +918,26 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 8. projection on constraints (none: nothing left to report)
     if (!this.params.projectOnConstraints || contact === null) this.lastProjection = NO_PROJECTION;
     else {
-      const joints = s.constraints !== null;
+      const set = s.constraints;
       this.projectedFrom = Number.NaN;
+      this.heldKinetic = Number.NaN;
+      const kinetic = this.touchedRedone ? kineticEnergy(s.sys) : 0;
+      this.stepEnd = tEnd;
+      this.stepLength = h;
       this.lastProjection = contact.project(
-        joints
+        set !== null
           ? () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance)
           : undefined,
         // the pushing contacts of the groups redone held on their surface (file comment)
         this.touchedRedone ? this.jointed : null,
+        set !== null ? this.projectHeldRates : null,
       );
-      // the potential energy its moves changed: the contacts' work (file comment)
+      // the kinetic energy the hold's impulses changed (the motors' share of the joints'
+      // velocity projection among them): their work (file comment)
+      if (this.touchedRedone)
+        s.removedEnergy +=
+          kinetic - (Number.isNaN(this.heldKinetic) ? kineticEnergy(s.sys) : this.heldKinetic);
+      // the potential energy the passes' moves changed: the contacts' work (file comment)
       if (!Number.isNaN(this.projectedFrom))
         s.removedEnergy += this.projectedFrom - potentialEnergy(s.effectors);
     }
