@@ -77,8 +77,12 @@ export interface PositionProjectionResult {
   rank: number;
 }
 
-/** minimumNorm looks for null vectors at the rows whose pivot d_k/s_kk is at most this. */
-const SCREEN_PIVOT = 1e-6;
+/**
+ * minimumNorm takes as self-stresses the combinations of rows whose force is at most
+ * √NEAR_NULL of a row's (relative pivot d_k/s_kk at most this: sin² of the angle between
+ * row k and the earlier rows, in the mass metric).
+ */
+const NEAR_NULL = 1e-6;
 
 /** Per-set work arrays and factorization (created on first use). */
 export class ProjectionWorkspace {
@@ -128,36 +132,44 @@ export class ProjectionWorkspace {
   }
 
   /**
-   * λ ← λ − N (NᵀN)⁻¹ Nᵀ λ = λ − Q Qᵀ λ: the smallest (Euclidean) multipliers of the same joint forces
-   * G_fᵀλ, for a λ from `ldlt.solve` (the reactions a state reports; the bodies' forces are
-   * unchanged). N's columns span null(G_fᵀ), the loops' self-stresses, as the
-   * factorization shows them:
+   * λ ← λ − N (NᵀN)⁻¹ Nᵀ λ = λ − Q Qᵀ λ: the smallest (Euclidean) multipliers of the same joint
+   * forces G_fᵀλ, to within NEAR_NULL, for a λ from `ldlt.solve` (the reactions a state
+   * reports; the bodies' forces are those of the step). N's columns span null(G_fᵀ), the
+   * loops' self-stresses, and the combinations of rows that are self-stresses to within
+   * NEAR_NULL, as the factorization shows them:
    *  - a dropped row k: n_k = e_k − S_f⁺ S_f e_k (S_f e_k = G_f M⁻¹ G_f,kᵀ, S_f⁺ the solve,
    *    zero on the dropped rows), 1 at k, 0 at the other dropped rows; G_fᵀ n_k = 0 since
    *    row k is the combination S_f⁺ S_f e_k of the kept rows;
-   *  - a kept row k whose pivot is round-off along a null vector: u = L⁻ᵀ e_k (1 at k, 0
-   *    after it) has |Aᵀu|² = d_k (A = G_f M^{-1/2}), and it is one when d_k ≤ ε s_kk |u|²
-   *    (ε the factorization's pivot tolerance: the dropped rows' test, for the unit vector
-   *    u/|u|). A dependent row whose own share of the self-stress c is small has a pivot
-   *    of round-off over c², above the drop test, and the solve then amplified the
-   *    state's errors along that self-stress by 1/d_k; only rows with d_k ≤ SCREEN_PIVOT
-   *    s_kk are looked at (c ≳ 1e-5).
+   *  - a kept row k with d_k ≤ NEAR_NULL s_kk (A = G_f M^{-1/2}, S_f = A Aᵀ): u = L⁻ᵀ e_k
+   *    (1 at k, 0 after it) has |Aᵀu|² = d_k, a combination of the rows whose force is at
+   *    most √NEAR_NULL = 1e-3 of row k's own for a unit share of it (|u| ≥ 1).
    * Solving with a dependent row's multiplier 0 picks one member of the family λ + N y,
    * the one whose dependent row carries nothing, singular where that row's share c of the
    * self-stress vanishes: a planar parallelogram of three equal cranks has the self-stress
    * (1, −2, 1) along the cranks, its dependent row a vertical one (c ∝ sin θ), and every
    * crank carried ±1/sin θ of it (median 25 N against 10.5 N, 68.6 kN at most over 60 s;
    * test/engine/integrators/long-run/parallelogram-reactions.test.ts); the smallest is the
-   * equal share. Nothing is done when no row is near dependent; otherwise a solve with
-   * S_f or a back substitution per such row and a Gram–Schmidt of the p vectors found
-   * (buffers grow, nothing is allocated per call).
+   * equal share. A kept row near dependent is the same self-stress with a pivot of
+   * round-off over c², or a second one that only the singular configuration makes exact:
+   * flat, the same linkage's cranks' difference (1, 0, −1) turns the coupler, with a
+   * singular value ∝ sin θ. Its multiplier is then the state's errors along it (velocities
+   * and positions within the projections' 1e-9 and 1e-12 tolerances) over d_k ∝ sin² θ,
+   * not a load: 4.6 kN at sin θ = 3.7e-5 (moreau-jean, h = 1 ms, against Newton–Euler's
+   * 14 N), 0.47 kN (generalized-alpha), 26 N (newmark). The smallest multipliers drop its
+   * share, and their forces differ from the step's by √d_k |u_k λ| / |u|, at most 1e-3 of
+   * what the dropped share carried. The price: a mechanism LOADED along its near-singular
+   * motion (a toggle within ~1e-3 rad of its dead centre, whose reactions grow as the load
+   * over sin θ) reports the smallest multipliers there too, not those large ones.
+   * Nothing is done when no row is near dependent; otherwise a solve with S_f or a back
+   * substitution per such row and a Gram–Schmidt of the p vectors found (buffers grow,
+   * nothing is allocated per call).
    */
   minimumNorm(lambda: Float64Array): void {
     const { ldlt, set, tmp, du } = this;
     const m = set.numRows;
     const dropped = ldlt.dropped;
     let candidates = 0;
-    for (let k = 0; k < m; k++) if (ldlt.relativePivot(k) <= SCREEN_PIVOT) candidates++;
+    for (let k = 0; k < m; k++) if (ldlt.relativePivot(k) <= NEAR_NULL) candidates++;
     if (candidates === 0) return;
     this.nullBasis = grow(this.nullBasis, candidates * m);
     this.column = grow(this.column, m);
@@ -165,16 +177,11 @@ export class ProjectionWorkspace {
     const col = this.column;
     let p = 0;
     for (let k = 0; k < m; k++) {
-      const pivot = ldlt.relativePivot(k);
-      if (pivot > SCREEN_PIVOT) continue;
+      if (ldlt.relativePivot(k) > NEAR_NULL) continue;
       col.fill(0);
       col[k] = 1;
-      if (dropped[k] === 0) {
-        ldlt.solveUpper(col);
-        let uu = 0;
-        for (let r = 0; r < m; r++) uu += col[r] * col[r];
-        if (pivot > ldlt.pivotTolerance * uu) continue;
-      } else {
+      if (dropped[k] === 0) ldlt.solveUpper(col);
+      else {
         set.multiplyTranspose(col, tmp, this.factoredG);
         massSolve(set.sys, tmp, du);
         set.multiply(du, col, this.factoredG);
