@@ -1071,8 +1071,9 @@ export class AccelerationStepper implements NewtonStepper {
     for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     const ws = projectionWorkspace(set);
     ws.ldlt.solve(rc, out);
-    // a redundant loop's share: the smallest λ of the same forces (ProjectionWorkspace)
-    ws.minimumNorm(out);
+    // a redundant loop's share: the smallest λ of the same forces, and near a singular
+    // configuration of the shares the velocity term alone asks (ProjectionWorkspace)
+    ws.minimumNorm(out, this.ct);
   }
 
   /**

@@ -28,10 +28,9 @@
  * - the reactions (both report the multipliers consistent with the end state, their
  *   smallest member: ProjectionWorkspace.minimumNorm) against Newton–Euler's equal share
  *   from the one-dof motion (models.ts, parallelogramShares), at every step, the flat
- *   passes included: measured 8.1e-3 N (backward-euler, 1 ms; 3.3e-3 N away from flat; its
- *   step's own λ, reported before, were 417 N off) and 2.1e-2 N (newmark; 1.0e-3 N away
- *   from flat, while at it the loop's second self-stress to within sin θ, minimumNorm,
- *   carried up to 26 N before).
+ *   passes included: measured 3.3e-3 N (backward-euler, 1 ms; its step's own λ, reported
+ *   before, were 417 N off) and 1.8e-3 N (newmark; at the flat passes the loop's second
+ *   self-stress to within sin θ, minimumNorm, carried up to 26 N before).
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";
