@@ -77,8 +77,13 @@ export interface PositionProjectionResult {
   rank: number;
 }
 
-/** minimumNorm looks for null vectors at the rows whose pivot d_k/s_kk is at most this. */
-const SCREEN_PIVOT = 1e-6;
+/**
+ * minimumNorm looks for null vectors at the rows whose pivot d_k/s_kk (sin² of the angle
+ * between row k and the earlier rows, in the mass metric) is at most this, and takes a
+ * kept one's combination as a near self-stress (its force at most √NEAR_NULL = 1e-3 of
+ * the row's own).
+ */
+const NEAR_NULL = 1e-6;
 
 /** Per-set work arrays and factorization (created on first use). */
 export class ProjectionWorkspace {
@@ -128,10 +133,10 @@ export class ProjectionWorkspace {
   }
 
   /**
-   * λ ← λ − N (NᵀN)⁻¹ Nᵀ λ = λ − Q Qᵀ λ: the smallest (Euclidean) multipliers of the same joint forces
-   * G_fᵀλ, for a λ from `ldlt.solve` (the reactions a state reports; the bodies' forces are
-   * unchanged). N's columns span null(G_fᵀ), the loops' self-stresses, as the
-   * factorization shows them:
+   * λ ← λ − N (NᵀN)⁻¹ Nᵀ λ = λ − Q Qᵀ λ: the smallest (Euclidean) multipliers of the same joint
+   * forces G_fᵀλ, for a λ from `ldlt.solve` (the reactions a state reports; the bodies'
+   * forces are those of the step). N's columns span null(G_fᵀ), the loops' self-stresses,
+   * as the factorization shows them:
    *  - a dropped row k: n_k = e_k − S_f⁺ S_f e_k (S_f e_k = G_f M⁻¹ G_f,kᵀ, S_f⁺ the solve,
    *    zero on the dropped rows), 1 at k, 0 at the other dropped rows; G_fᵀ n_k = 0 since
    *    row k is the combination S_f⁺ S_f e_k of the kept rows;
@@ -140,7 +145,7 @@ export class ProjectionWorkspace {
    *    (ε the factorization's pivot tolerance: the dropped rows' test, for the unit vector
    *    u/|u|). A dependent row whose own share of the self-stress c is small has a pivot
    *    of round-off over c², above the drop test, and the solve then amplified the
-   *    state's errors along that self-stress by 1/d_k; only rows with d_k ≤ SCREEN_PIVOT
+   *    state's errors along that self-stress by 1/d_k; only rows with d_k ≤ NEAR_NULL
    *    s_kk are looked at (c ≳ 1e-5).
    * Solving with a dependent row's multiplier 0 picks one member of the family λ + N y,
    * the one whose dependent row carries nothing, singular where that row's share c of the
@@ -148,62 +153,124 @@ export class ProjectionWorkspace {
    * (1, −2, 1) along the cranks, its dependent row a vertical one (c ∝ sin θ), and every
    * crank carried ±1/sin θ of it (median 25 N against 10.5 N, 68.6 kN at most over 60 s;
    * test/engine/integrators/long-run/parallelogram-reactions.test.ts); the smallest is the
-   * equal share. Nothing is done when no row is near dependent; otherwise a solve with
-   * S_f or a back substitution per such row and a Gram–Schmidt of the p vectors found
-   * (buffers grow, nothing is allocated per call).
+   * equal share.
+   *
+   * velocityPart (Q_c of the consistent multipliers' S λ = Q_c − G M⁻¹ f, or null) also
+   * drops the shares of NEAR self-stresses that the velocity term alone asks. Near a
+   * singular configuration a combination of rows carries almost no force (singular value
+   * σ ≪ the rows'): flat, the same linkage's cranks' difference (1, 0, −1) turns the
+   * coupler only by sin θ. Its multiplier is its share of the right-hand side over σ²,
+   * and the velocity term's share is the state's velocity along the near motion (which
+   * G v = −Ct fixes only to the projection's 1e-9 m/s over σ) times the velocities:
+   * 9.3 kN at sin θ = 3.6e-5 where the loads' share was 4e-5 N (moreau-jean, h = 1 ms;
+   * reported 4.6 kN off Newton–Euler's 14 N, and over 60 s up to 476 N with
+   * generalized-alpha, 55 N backward-euler, 26 N newmark). A share the loads ask is kept:
+   * a toggle held 1e-4 rad short of straight carries m g / (2 sin φ) along its links,
+   * which it reports. Such a kept row k with d_k ≤ NEAR_NULL s_kk gives a column from u
+   * after one step of inverse iteration, S_f⁺ u (u mixes in the other directions by up to
+   * √NEAR_NULL of their force, which S_f⁺ shrinks by σ²/σ_j²), kept if it still carries at
+   * most √NEAR_NULL of row k's force once orthonormal to the columns before it; its share
+   * qᵀλ is dropped when the velocity term's, qᵀ S_f⁺ Q_c, is more than half of it.
+   * Nothing is done when no row is near dependent; otherwise a solve with S_f or a back
+   * substitution per such row (and a solve per near one), a Gram–Schmidt of the p vectors
+   * found (buffers grow, nothing is allocated per call).
    */
-  minimumNorm(lambda: Float64Array): void {
-    const { ldlt, set, tmp, du } = this;
+  minimumNorm(lambda: Float64Array, velocityPart: Float64Array | null = null): void {
+    const { ldlt, set } = this;
     const m = set.numRows;
-    const dropped = ldlt.dropped;
     let candidates = 0;
-    for (let k = 0; k < m; k++) if (ldlt.relativePivot(k) <= SCREEN_PIVOT) candidates++;
+    for (let k = 0; k < m; k++) if (ldlt.relativePivot(k) <= NEAR_NULL) candidates++;
     if (candidates === 0) return;
     this.nullBasis = grow(this.nullBasis, candidates * m);
     this.column = grow(this.column, m);
     const N = this.nullBasis;
-    const col = this.column;
+    // the self-stresses first, then the near ones orthogonal to them (Gram–Schmidt's order)
     let p = 0;
-    for (let k = 0; k < m; k++) {
-      const pivot = ldlt.relativePivot(k);
-      if (pivot > SCREEN_PIVOT) continue;
-      col.fill(0);
-      col[k] = 1;
-      if (dropped[k] === 0) {
-        ldlt.solveUpper(col);
-        let uu = 0;
-        for (let r = 0; r < m; r++) uu += col[r] * col[r];
-        if (pivot > ldlt.pivotTolerance * uu) continue;
-      } else {
-        set.multiplyTranspose(col, tmp, this.factoredG);
-        massSolve(set.sys, tmp, du);
-        set.multiply(du, col, this.factoredG);
-        ldlt.solve(col, col);
-        for (let r = 0; r < m; r++) col[r] = -col[r];
-        col[k] = 1;
+    for (let k = 0; k < m; k++) if (this.nullColumn(k, p, true)) p++;
+    const exact = p;
+    if (velocityPart !== null) for (let k = 0; k < m; k++) if (this.nullColumn(k, p, false)) p++;
+    // the multipliers the velocity term asks alone, S_f⁺ Q_c
+    const byVelocity = this.column;
+    if (p > exact && velocityPart !== null) ldlt.solve(velocityPart, byVelocity);
+    // λ − Q Qᵀ λ, Q's columns orthonormal; a near one's share only where the velocity term
+    // asks for most of it
+    for (let a = 0; a < p; a++) {
+      const q = N.subarray(a * m, (a + 1) * m);
+      let s = 0;
+      for (let r = 0; r < m; r++) s += q[r] * lambda[r];
+      if (a >= exact) {
+        let sv = 0;
+        for (let r = 0; r < m; r++) sv += q[r] * byVelocity[r];
+        if (!(Math.abs(sv) > 0.5 * Math.abs(s))) continue;
       }
-      // orthonormalized against the columns before it (modified Gram–Schmidt), kept
-      // unless it was (to round-off) a combination of them
-      let before = 0;
-      for (let r = 0; r < m; r++) before += col[r] * col[r];
-      for (let a = 0; a < p; a++) {
-        let s = 0;
-        for (let r = 0; r < m; r++) s += N[a * m + r] * col[r];
-        for (let r = 0; r < m; r++) col[r] -= s * N[a * m + r];
-      }
-      let after = 0;
-      for (let r = 0; r < m; r++) after += col[r] * col[r];
-      if (after <= 1e-20 * before) continue;
-      const unit = 1 / Math.sqrt(after);
-      for (let r = 0; r < m; r++) N[p * m + r] = unit * col[r];
-      p++;
+      for (let r = 0; r < m; r++) lambda[r] -= s * q[r];
     }
-    // λ − Q Qᵀ λ, Q's columns orthonormal
+  }
+
+  /**
+   * minimumNorm's column p: the vector of row k (`exact`: a dropped row's n_k, or a kept
+   * row's u = L⁻ᵀ e_k that is null to the drop test, d_k ≤ ε s_kk |u|²; else S_f⁺ u for a
+   * kept row with d_k ≤ NEAR_NULL s_kk whose u is not), orthonormalized against the
+   * columns before it (modified Gram–Schmidt). Whether it was written (false: row k is not
+   * of that kind, its vector was, to round-off, a combination of the columns before it,
+   * or a near one's remainder carries more than √NEAR_NULL of row k's force).
+   */
+  private nullColumn(k: number, p: number, exact: boolean): boolean {
+    const { ldlt, set, tmp, du } = this;
+    const m = set.numRows;
+    const pivot = ldlt.relativePivot(k);
+    if (pivot > NEAR_NULL) return false;
+    const col = this.column;
+    const N = this.nullBasis;
+    col.fill(0);
+    col[k] = 1;
+    if (ldlt.dropped[k] === 0) {
+      ldlt.solveUpper(col);
+      let uu = 0;
+      for (let r = 0; r < m; r++) uu += col[r] * col[r];
+      if (pivot <= ldlt.pivotTolerance * uu !== exact) return false;
+      // one step of inverse iteration towards the near null vector: u mixes in the other
+      // directions by up to √NEAR_NULL of their force, which S_f⁺ shrinks by σ²/σ_j²
+      if (!exact) ldlt.solve(col, col);
+    } else {
+      if (!exact) return false;
+      set.multiplyTranspose(col, tmp, this.factoredG);
+      massSolve(set.sys, tmp, du);
+      set.multiply(du, col, this.factoredG);
+      ldlt.solve(col, col);
+      for (let r = 0; r < m; r++) col[r] = -col[r];
+      col[k] = 1;
+    }
+    let before = 0;
+    for (let r = 0; r < m; r++) before += col[r] * col[r];
     for (let a = 0; a < p; a++) {
       let s = 0;
-      for (let r = 0; r < m; r++) s += N[a * m + r] * lambda[r];
-      for (let r = 0; r < m; r++) lambda[r] -= s * N[a * m + r];
+      for (let r = 0; r < m; r++) s += N[a * m + r] * col[r];
+      for (let r = 0; r < m; r++) col[r] -= s * N[a * m + r];
     }
+    let after = 0;
+    for (let r = 0; r < m; r++) after += col[r] * col[r];
+    if (after <= 1e-20 * before) return false;
+    const unit = 1 / Math.sqrt(after);
+    const q = N.subarray(p * m, (p + 1) * m);
+    for (let r = 0; r < m; r++) q[r] = unit * col[r];
+    if (exact) return true;
+    // still near null once orthogonal to the columns before it (the part of a u nearly
+    // parallel to an earlier one is their difference, normalized, and can carry force):
+    // |Aᵀq|² ≤ NEAR_NULL s_kk, s_kk = |Aᵀe_k|²
+    col.fill(0);
+    col[k] = 1;
+    return this.forceNorm(q) ** 2 <= NEAR_NULL * this.forceNorm(col) ** 2;
+  }
+
+  /** |Aᵀx| = √(xᵀ G_f M⁻¹ G_fᵀ x): the size of the joint forces of multipliers x. */
+  private forceNorm(x: Float64Array): number {
+    const { set, tmp, du } = this;
+    set.multiplyTranspose(x, tmp, this.factoredG);
+    massSolve(set.sys, tmp, du);
+    let s = 0;
+    for (let i = 0; i < tmp.length; i++) s += tmp[i] * du[i];
+    return Math.sqrt(s);
   }
 
   /**

@@ -290,11 +290,12 @@ export interface NewtonSettings {
 /**
  * What projectOnConstraints makes consistent with a step's projected end state
  * (AccelerationStepper.reactionsAtEnd): the multipliers, with the Rayleigh terms of
- * `coefficients`, and the acceleration, written into `acceleration`.
+ * `coefficients`, and the acceleration, written into `acceleration` (null: the
+ * multipliers only, the scheme keeping its own acceleration).
  */
 export interface EndConsistency {
   readonly coefficients: SchemeCoefficients;
-  readonly acceleration: Float64Array;
+  readonly acceleration: Float64Array | null;
 }
 
 /**
@@ -1071,8 +1072,9 @@ export class AccelerationStepper implements NewtonStepper {
     for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     const ws = projectionWorkspace(set);
     ws.ldlt.solve(rc, out);
-    // a redundant loop's share: the smallest λ of the same forces (ProjectionWorkspace)
-    ws.minimumNorm(out);
+    // a redundant loop's share: the smallest λ of the same forces, and near a singular
+    // configuration of the shares the velocity term alone asks (ProjectionWorkspace)
+    ws.minimumNorm(out, this.ct);
   }
 
   /**
@@ -2185,11 +2187,12 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * Set by an integrator whose step's multipliers and acceleration are not the end state's
-   * (newmark's velocity-level joints, newmark.ts): the next projectOnConstraints replaces
-   * λ by the multipliers consistent with the projected end state and writes the
-   * acceleration consistent with it into `acceleration` (constrainedAcceleration, with the
-   * coefficients' Rayleigh terms, S factored there), and clears it. Null: λ kept.
+   * Set by an integrator whose step's multipliers (and acceleration) are not the end
+   * state's (newmark.ts, backward Euler in theta-scheme.ts): the next projectOnConstraints
+   * replaces λ by the multipliers consistent with the projected end state and, when
+   * `acceleration` is given, writes the acceleration consistent with it there
+   * (constrainedAcceleration, with the coefficients' Rayleigh terms, S factored there),
+   * and clears it. Null: λ kept.
    */
   reactionsAtEnd: EndConsistency | null = null;
 
@@ -2215,8 +2218,12 @@ export class AccelerationStepper implements NewtonStepper {
         this.positionLevelRows,
         this.massMetricFactored,
       ) ?? true;
-    if (reactions !== null)
+    if (reactions?.acceleration)
       this.constrainedAcceleration(reactions.coefficients, tEnd, reactions.acceleration);
+    else if (reactions !== null) {
+      getVelocity(this.sys, this.v);
+      this.consistentMultipliers(reactions.coefficients, tEnd, true);
+    }
     // the projections (contacts', limits', this one) move the pose by drift-sized amounts:
     // the angles guided in the step keep their branch (guideAngles)
     if (this.anglesGuided) for (let j = 0; j < this.angles.length; j++) this.angles[j].guide();

@@ -126,6 +126,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    * projected end state (AccelerationStepper.reactionsAtEnd; see the file comment).
    */
   private readonly end: EndConsistency;
+  /** Position-level joints: the reactions only (a_t stays the step's own). */
+  private readonly endReactions: EndConsistency = { coefficients: this.coeff, acceleration: null };
   /** startAcceleration's solve: one linear solve, the state held. */
   private readonly hold: NewtonSettings = { maxIterations: 1, tolerance: 0 };
 
@@ -194,13 +196,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const s = this.stepper;
     s.reactionsAtEnd = null;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
-    // velocity-level joints: the reactions the state reports are the multipliers consistent
-    // with the end state, after the joint projection (see the file comment)
-    if (s.constraints !== null && !this.positionLevel) {
+    // the reactions the state reports are the multipliers consistent with the end state,
+    // after the joint projection, and at the velocity level a_t too (see the file comment)
+    if (s.constraints !== null) {
       const c = this.coeff;
       c.rayleighMass = this.params.rayleighMass;
       c.rayleighStiffness = this.params.rayleighStiffness;
-      s.reactionsAtEnd = this.end;
+      s.reactionsAtEnd = this.positionLevel ? this.endReactions : this.end;
     }
   }
 

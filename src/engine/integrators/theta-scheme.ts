@@ -302,7 +302,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.evenSubsteps = this.positionJoints && this.midpointGyroscopic;
     this.end =
       set !== null && params.theta === 1 && params.forceWeight === 1
-        ? { coefficients: this.coeff, acceleration: new Float64Array(stepper.n) }
+        ? { coefficients: this.coeff, acceleration: null }
         : null;
   }
 

@@ -162,7 +162,11 @@ export class SemidefiniteLdlt {
    * again, so its callers (the projections' S = G M⁻¹ Gᵀ, the symmetric joints' mixed
    * matrix, whose forces act along the step's start G_t: generalized-α, moreau-jean,
    * symplectic-euler, which ran the parallelogram for 60 s) keep such a row; the
-   * reactions they report drop its share (ProjectionWorkspace.minimumNorm).
+   * reactions they report drop its share (ProjectionWorkspace.minimumNorm). Screened too
+   * (the storage copied before the first pass), the parallelogram's 60 s at 1 ms kept the
+   * same energy (1.763e-5 of 3 g S, moreau-jean and generalized-alpha), its joints within
+   * 6e-12 m both ways and its cranks' rates within 9e-6 rad/s of each other both ways,
+   * the reactions at the flat passes moved by < 0.1 N: nothing to gain for the copy.
    */
   private screenRoundOff(): boolean {
     const n = this.n;

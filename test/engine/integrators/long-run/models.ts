@@ -74,6 +74,32 @@ export function parallelogramReduced() {
 }
 
 /**
+ * Newton–Euler's equal share of the joint forces (N, on the coupler at each pin, on each
+ * crank at its pivot) in the state θ, θ̇ of the one-dof motion. Three equal cranks on one
+ * coupler are a redundant loop, so the forces are determined only up to its self-stress
+ * (the cranks' pull (1, −2, 1) along their length); the smallest multipliers of those
+ * forces, which the engine reports, are the equal share, the load a real linkage of
+ * equal elastic cranks takes. With e = (cos θ, 0, sin θ), e′ = (−sin θ, 0, cos θ) and
+ * θ̈ = −g S cos θ / J, the coupler (m_k) translates with a_k = L (θ̈ e′ − θ̇² e) and each
+ * crank's centre (m_c) with a_k / 2:
+ *   pin i, on the coupler:   F_pin = m_k (a_k − g) / n,
+ *   pivot i, on crank i:     F_pivot = m_c (a_k/2 − g) + F_pin   (crank: m_c a_k/2 = m_c g +
+ *                            F_pivot − F_pin).
+ */
+export function parallelogramShares(theta: number, rate: number): { pin: Vec3; pivot: Vec3 } {
+  const { n, L, mc, mk } = parallelogram;
+  const acc = parallelogramReduced().accel(theta);
+  const ak: Vec3 = [
+    L * (-acc * Math.sin(theta) - rate * rate * Math.cos(theta)),
+    0,
+    L * (acc * Math.cos(theta) - rate * rate * Math.sin(theta)),
+  ];
+  const pin: Vec3 = [(mk * ak[0]) / n, 0, (mk * (ak[2] + G)) / n];
+  const pivot: Vec3 = [(mc * ak[0]) / 2 + pin[0], 0, mc * (ak[2] / 2 + G) + pin[2]];
+  return { pin, pivot };
+}
+
+/**
  * Started hanging (θ = −π/2) with ½ J θ̇² = 3 g S: the energy E = ½ J θ̇² + g S sin θ = 2 g S
  * exceeds the top's g S, so the cranks turn over and over, passing the flat configurations
  * θ = 0, π (mod 2π), where cranks, pivots and coupler are collinear, twice per turn. The
