@@ -193,13 +193,20 @@ export class JointActuator implements ForceEffector {
    * does not depend on the command.
    */
   unresolvedBy(h: number): boolean {
-    if (!this.hasJacobians) return false;
+    return this.hasJacobians && h * this.fastestRate() > 1;
+  }
+
+  /**
+   * λ = max(k_d/Ĩ, √(k_p/Ĩ)) (1/s) at the current configuration, 1/Ĩ = gᵀ M⁻¹ g (see
+   * unresolvedBy); 0 for a torque actuator.
+   */
+  fastestRate(): number {
+    if (!this.hasJacobians) return 0;
     const u = this.norms;
     this.coordinate.evaluateJacobian();
     coordinateMassNorms(this.sys, this.coordinate, u);
     const inverseInertia = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
-    const rate = Math.max(this.kd * inverseInertia, Math.sqrt(this.kp * inverseInertia));
-    return h * rate > 1;
+    return Math.max(this.kd * inverseInertia, Math.sqrt(this.kp * inverseInertia));
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {

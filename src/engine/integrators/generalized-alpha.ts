@@ -370,6 +370,17 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const startAccel = s.startDirections.accel;
     const vt = this.vt;
     const { accStart: acc, pseudoStart: pseudo } = this;
+    // With servos the step does not resolve, A_n again at x_n, v_n (a_n moved by the same
+    // change, as for a contact's changed law): the memory's is M⁻¹ f at the last step's end
+    // BEFORE its joint projection, and such a servo's force is a difference of large terms
+    // that the projection moves by far more than the force itself (k_d = 5e8 N·m·s/rad
+    // times a few mrad/s): on the rod below (shiftStiffStart) A_n read 2e7 rad/s² where the
+    // projected state's servo gives 300, and the next step failed at h and h/2
+    if (c.stiffWeight !== 0 && !fresh) {
+      for (let i = 0; i < s.n; i++) pseudo[i] -= acc[i];
+      this.freeAcceleration(t, acc);
+      for (let i = 0; i < s.n; i++) pseudo[i] += acc[i];
+    }
     const rho = c.startForceWeight;
     for (let i = 0; i < s.n; i++) {
       const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
@@ -377,6 +388,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       vPred[i] = vt[i] + h * ((1 - gamma) * pseudo[i] + gamma * carried);
       a[i] = acc[i] + rho * startAccel[i];
     }
+    s.shiftStiffStart(c, t);
     s.linearIterations = 0;
     this.lastError = 0;
     // Newmark's step-error test (newmark.ts; solver.newtonTolerance unset, no joints): the

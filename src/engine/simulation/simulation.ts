@@ -466,7 +466,7 @@ export class Simulation {
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}`,
+          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}`,
           record.time,
           record.step,
         );
@@ -758,6 +758,22 @@ export class Simulation {
     const { row, value } = this.constraints.largestResidual(this.record.time);
     if (row < 0 || !(value > OPEN_JOINT)) return "";
     return `; at the last good state ${this.constraints.rowLabel(row)} is off by ${value.toPrecision(3)} (m or rad): joints no motion satisfies cannot be held`;
+  }
+
+  /**
+   * The servos a step of h does not resolve at the last good state (JointActuator
+   * .unresolvedBy), named in a failed step's message: at extreme gains (a PD servo of
+   * k_p = 1e12 N·m/rad, k_d = 5e10 N·m·s/rad on a 0.24 kg·m² rod at 1/60 s, h λ = 1.4e10) they are what
+   * the step could not take; backward Euler's step takes them in one or two iterations.
+   */
+  private stiffServos(h: number): string {
+    const named: string[] = [];
+    for (const a of this.actuation.actuators) {
+      const hl = h * a.fastestRate();
+      if (hl > 1) named.push(`"${a.id}" (h·max(kd/I, √(kp/I)) = ${hl.toPrecision(3)})`);
+    }
+    if (named.length === 0) return "";
+    return `; servos stiffer than the step resolves: ${named.join(", ")} (a shorter dt or the backward-euler integrator takes them)`;
   }
 
   /** After positions or velocities were set from outside: derived data and memories. */

@@ -352,3 +352,94 @@ describe("servos the step does not resolve under the trapezoidal schemes settle 
       });
     }
 });
+
+describe("servos at extreme gains under newmark and generalized-alpha converge every step", () => {
+  // A PD servo k_p = 1e10 N·m/rad, k_d = 5e8 N·m·s/rad on the rod (I = 0.24 kg·m², no
+  // gravity) at 1/60 s: h k_d/I = 3.5e7, h √(k_p/I) = 3.4e3, unresolved, so its force is
+  // taken with the weight 1 at the step's end in the velocity and the trapezoid's in the
+  // position (AccelerationStepper.holdStiffForces), which for this one coordinate is
+  //   I (v₁ − v₀) = h (k_p (θ* − θ₁) − k_d v₁),   θ₁ = θ₀ + h (v₀ + v₁)/2,
+  // written out below. Its start force (3e9 N·m for a 0.3 rad command) threw Newton's first
+  // iterate 8.7e5 rad off: generalized-alpha failed the first step even at h/16, and newmark
+  // (under gravity) the second; now every step converges whole.
+  const h = 1 / 60;
+  const kp = 1e10;
+  const kd = 5e8;
+  const target = 0.3;
+  /** The recurrence's (θ, v) after n steps from rest at 0. */
+  function recurrence(n: number): [number, number] {
+    let [th, v] = [0, 0];
+    for (let k = 0; k < n; k++) {
+      const v1 =
+        (Ipivot * v + h * kp * (target - th - 0.5 * h * v)) / (Ipivot + h * kd + 0.5 * h * h * kp);
+      th += 0.5 * h * (v + v1);
+      v = v1;
+    }
+    return [th, v];
+  }
+  for (const integrator of ["newmark", "generalized-alpha"])
+    for (const stepped of [false, true])
+      it(`${integrator}, ${stepped ? "the target stepped 0 → 0.3 rad by an input after 6 steps" : "commanded 0.3 rad from the start"}: within 1e-3 rad of the recurrence over 2 s, at rest on the target`, () => {
+        const sim = loadModel(
+          // (generalized-alpha's error control off: it halves the transient's steps, whose
+          // recurrence is then another)
+          rodModel(
+            { type: "position", target: stepped ? 0 : target, kp, kd },
+            {
+              integrator,
+              dt: h,
+              ...(integrator === "generalized-alpha" ? { stepTolerance: null } : {}),
+            },
+          ),
+        );
+        if (stepped) {
+          sim.step(6);
+          sim.schedule([Input.parse({ type: "actuator", id: "servo", value: target })]);
+        }
+        let worst = 0;
+        for (let n = 1; n <= 120; n++) {
+          sim.step(1);
+          const s = sim.state();
+          expect(s.solver.newtonConverged).toBe(true);
+          // whole steps through the transient (generalized-alpha halves a few steps at rest,
+          // where q is within 1e-9 rad of the target and its Newton meets rounding: 5 of 120
+          // here, as on main at k_p = 1e7 to 1e9, 33 to 67 of 240 steps)
+          if (integrator === "newmark" || n <= 30) expect(s.solver.substeps).toBe(1);
+          worst = Math.max(worst, Math.abs(angleOf(sim) - recurrence(n)[0]));
+        }
+        // (newmark 5.7e-5 rad, generalized-alpha's position-level joints 6.5e-4)
+        expect(worst).toBeLessThan(1e-3);
+        expect(Math.abs(angleOf(sim) - target)).toBeLessThan(1e-9);
+        expect(Math.abs(sim.state().joints[0].rates[0])).toBeLessThan(1e-7);
+      });
+
+  it("a step no halving brings into Newton's reach ends the run naming the servos the step does not resolve", () => {
+    // k_p = 1e18 N·m/rad, no k_d, under gravity: h √(k_p/Ĩ) with 1/Ĩ = gᵀM⁻¹g = 1/I_c, the
+    // rod's inertia about its centre (the joints free), 6.8e7
+    const kpx = 1e18;
+    const sim = loadModel(
+      rodPendulum({
+        mass: m,
+        length: L,
+        axis: [0, 0, 1],
+        gravity: [0, -9.81, 0],
+        servo: { type: "position", target: 0, kp: kpx, kd: 0 },
+        solver: { integrator: "newmark", dt: h },
+      }),
+    );
+    sim.step(5);
+    sim.schedule([Input.parse({ type: "actuator", id: "servo", value: target })]);
+    let message = "";
+    try {
+      sim.step(10);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const rate = (h * Math.sqrt(kpx / ((m * L * L) / 12))).toPrecision(3);
+    expect(message).toContain(
+      `; servos stiffer than the step resolves: "servo" (h·max(kd/I, √(kp/I)) = ${rate})`,
+    );
+    // the last good state is kept
+    expect(message).toMatch(new RegExp(`^step ${sim.stepCount + 1} failed: newmark: `));
+  });
+});
