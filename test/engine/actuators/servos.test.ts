@@ -443,3 +443,47 @@ describe("servos at extreme gains under newmark and generalized-alpha converge e
     expect(message).toMatch(new RegExp(`^step ${sim.stepCount + 1} failed: newmark: `));
   });
 });
+
+describe("a stiffness-only servo the step does not resolve: the trapezoid's position with the velocity's weight 1", () => {
+  // I θ̈ = k_p (θ* − θ), k_d = 0, w = h √(k_p/I) > 1 (I = m L²/3, the rod about its pivot):
+  // the step takes the servo's end force with the weight 1 in the velocity, the
+  // trapezoid's in the position (AccelerationStepper.holdStiffForces), e = θ − θ*:
+  //   v₁ = v₀ − h (k_p/I) e₁,   e₁ = e₀ + h (v₀ + v₁)/2   ⇒   e₁ = (e₀ + h v₀)/(1 + w²/2),
+  // whose amplification matrix has det 1/(1 + w²/2) and, for w > 4, the real eigenvalues
+  //   λ = [(2 − w²/2) ± w √(w²/4 − 4)]/(2 + w²),
+  // the slow one λ₂ = −(1 − 8/w² + O(w⁻⁴)): the servo's error alternates in sign and
+  // shrinks by only 8/w² a step (2.8 % at w = 17, 0.08 % at w = 100), less the stiffer the
+  // servo. README (Actuators and joint limits) states it.
+  const h = 1 / 60;
+  const target = 0.1;
+  for (const w of [17, 100])
+    for (const solver of [
+      { integrator: "newmark" },
+      // (its error control off: it splits such steps, which then damp faster)
+      { integrator: "generalized-alpha", rhoInfinity: 1, stepTolerance: null },
+    ])
+      it(`${solver.integrator} at w = ${w}: the recurrence to 1e-3 of the command over 100 steps, the error shrinking by |λ₂| a step`, () => {
+        const kp = (w / h) ** 2 * Ipivot;
+        const sim = loadModel(
+          rodModel({ type: "position", target, kp, kd: 0 }, { ...solver, dt: h }),
+        );
+        let [e, v] = [-target, 0];
+        const errors: number[] = [];
+        let worst = 0;
+        for (let n = 1; n <= 100; n++) {
+          e = (e + h * v) / (1 + (w * w) / 2);
+          v -= h * (kp / Ipivot) * e;
+          sim.step(1);
+          const got = angleOf(sim) - target;
+          errors.push(got);
+          worst = Math.max(worst, Math.abs(got - e));
+        }
+        // (newmark 6e-4, generalized-alpha 2e-5 and 5e-7 of the command)
+        expect(worst).toBeLessThan(1e-3 * target);
+        const lambda = (2 - (w * w) / 2 - w * Math.sqrt((w * w) / 4 - 4)) / (2 + w * w);
+        expect(lambda).toBeCloseTo(-(1 - 8 / (w * w)), 4);
+        // the error after 100 steps against λ₂ over the last 60 (the fast root, below 1e-2, long gone)
+        const ratio = errors[99] / errors[39];
+        expect(Math.abs(ratio / lambda ** 60 - 1)).toBeLessThan(1e-2);
+      });
+});
