@@ -761,8 +761,11 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffShifted = false;
     if (extra === 0) return;
     const candidates = this.stiffCandidates;
+    this.inertiaTime = t;
+    this.inertiaFactored = false;
+    const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
     for (let i = 0; i < candidates.length; i++)
-      if (candidates[i].unresolvedBy?.(h) === true) chosen.push(candidates[i]);
+      if (candidates[i].unresolvedBy?.(h, inverse) === true) chosen.push(candidates[i]);
     if (chosen.length === 0) return;
     c.stiffWeight = extra;
     this.stiffHeld = c;
@@ -826,6 +829,33 @@ export class AccelerationStepper implements NewtonStepper {
     }
     for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
   }
+
+  /**
+   * gᵀ P M⁻¹ g for a generalized force g at the step's start (ForceEffector.unresolvedBy):
+   * the inverse inertia the joints leave along g, gᵀ M⁻¹ g less (G M⁻¹ g)ᵀ S⁻¹ (G M⁻¹ g),
+   * S = G M⁻¹ Gᵀ factored at the start once a step, for the first servo whose free bound
+   * the step does not resolve. A field, made once (holdStiffForces passes it).
+   */
+  private readonly jointInverseInertia = (g: Float64Array): number => {
+    const set = this.constraints;
+    if (set === null) throw new Error("jointInverseInertia needs joints");
+    const { sys, tmp, da, rc, n } = this;
+    const ws = projectionWorkspace(set);
+    if (!this.inertiaFactored) {
+      ws.factorAt(this.inertiaTime);
+      this.inertiaFactored = true;
+    }
+    massSolve(sys, g, tmp);
+    set.multiply(tmp, rc);
+    // da = −M⁻¹Gᵀ S⁻¹ G M⁻¹ g (ProjectionWorkspace.correction)
+    ws.correction(rc, da);
+    let s = 0;
+    for (let i = 0; i < n; i++) s += g[i] * (tmp[i] + da[i]);
+    return Math.max(s, 0);
+  };
+  /** The step's start time and whether S is factored there (jointInverseInertia). */
+  private inertiaTime = 0;
+  private inertiaFactored = false;
 
   /**
    * out = f_s(t) − stiffStart at the current state for the unresolved servos of the last

@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { Input } from "../../../schemas/input";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { rodPendulum } from "../../support/models";
+import { hangingChain, rodPendulum } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -486,4 +486,81 @@ describe("a stiffness-only servo the step does not resolve: the trapezoid's posi
         const ratio = errors[99] / errors[39];
         expect(Math.abs(ratio / lambda ** 60 - 1)).toBeLessThan(1e-2);
       });
+});
+
+describe("a servo's unresolved test takes the inertia the joints leave", () => {
+  // The middle joint j1 of a 3-link chain hanging from a hinge (links 1 kg, 0.5 m, 0.02
+  // kg·m² about their centres, all hinges about y): its free bound 1/Ĩ = gᵀM⁻¹g = 2/I_c =
+  // 100 kg⁻¹m⁻², the inverse inertia the joints leave (M_q⁻¹)₁₁ = 41.6, M_q the chain's
+  // joint-space mass matrix hanging straight (written out below). A PD servo k_p = 60 at
+  // 1/60 s has h √(k_p/Ĩ) = 1.29 by the bound and 0.83 by the joints: resolved, it keeps
+  // the trapezoid's weights; taken as unresolved (weight 1, first order) it tracked a
+  // 0.5 rad, 0.5 Hz sine twice as far from the run at h/16 (6.3e-3 rad against 3.0e-3).
+  const [mass, len, Ic, h, kp] = [1, 0.5, 0.02, 1 / 60, 60];
+  it("generalized-alpha: k_p between the two bounds tracks as resolved, within 3.5e-3 rad of h/16 over 3 s", () => {
+    // M_φ = m JᵀJ + I_c 1 (J: the centres' horizontal speeds by the links' angles φ),
+    // φ = T q (T lower triangular ones), M_q = Tᵀ M_φ T
+    const J = [
+      [len / 2, 0, 0],
+      [len, len / 2, 0],
+      [len, len, len / 2],
+    ];
+    const Mphi = [0, 1, 2].map((i) =>
+      [0, 1, 2].map(
+        (j) => mass * [0, 1, 2].reduce((a, k) => a + J[k][i] * J[k][j], 0) + (i === j ? Ic : 0),
+      ),
+    );
+    const T = [0, 1, 2].map((i) => [0, 1, 2].map((j) => (j <= i ? 1 : 0)));
+    const Mq = [0, 1, 2].map((i) =>
+      [0, 1, 2].map((j) =>
+        [0, 1, 2].reduce(
+          (a, k) => a + [0, 1, 2].reduce((b, l) => b + T[k][i] * Mphi[k][l] * T[l][j], 0),
+          0,
+        ),
+      ),
+    );
+    const det =
+      Mq[0][0] * (Mq[1][1] * Mq[2][2] - Mq[1][2] * Mq[2][1]) -
+      Mq[0][1] * (Mq[1][0] * Mq[2][2] - Mq[1][2] * Mq[2][0]) +
+      Mq[0][2] * (Mq[1][0] * Mq[2][1] - Mq[1][1] * Mq[2][0]);
+    const inverseInertia = (Mq[0][0] * Mq[2][2] - Mq[0][2] * Mq[2][0]) / det;
+    expect(inverseInertia).toBeCloseTo(41.613, 3);
+    expect(h * Math.sqrt(kp * (2 / Ic))).toBeGreaterThan(1);
+    expect(h * Math.sqrt(kp * inverseInertia)).toBeLessThan(1);
+    const chain = hangingChain({
+      joints: [0, 1, 2].map(() => ({
+        type: "revolute" as const,
+        axis: [0, 1, 0] as [number, number, number],
+      })),
+      mass,
+      inertia: [Ic, Ic, 0.002],
+    });
+    const model = (dt: number) =>
+      loadModel({
+        gravity: [0, 0, -9.81],
+        ...chain,
+        actuators: [
+          {
+            id: "s",
+            joint: "j1",
+            type: "position",
+            target: { type: "sine", amplitude: 0.5, frequency: 0.5 },
+            kp,
+            kd: 0.5,
+          },
+        ],
+        solver: { integrator: "generalized-alpha", dt },
+      } as ModelInput);
+    const sim = model(h);
+    const fine = model(h / 16);
+    let worst = 0;
+    for (let k = 0; k < 180; k++) {
+      sim.step(1);
+      fine.step(16);
+      const [a, b] = [sim.state().joints, fine.state().joints];
+      for (let j = 0; j < 3; j++)
+        worst = Math.max(worst, Math.abs(a[j].coordinates[0] - b[j].coordinates[0]));
+    }
+    expect(worst).toBeLessThan(3.5e-3);
+  });
 });
