@@ -761,8 +761,8 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffShifted = false;
     if (extra === 0) return;
     const candidates = this.stiffCandidates;
-    this.inertiaTime = t;
-    this.inertiaFactored = false;
+    this.tangentTime = t;
+    this.tangentFactored = false;
     const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
     for (let i = 0; i < candidates.length; i++)
       if (candidates[i].unresolvedBy?.(h, inverse) === true) chosen.push(candidates[i]);
@@ -802,11 +802,11 @@ export class AccelerationStepper implements NewtonStepper {
    * good one (without it the resting rod under k_p = 2e5, k_d = 200 at 1 ms crept at 3e-8
    * rad/s: each step's Newton, 47 rad/s² off at its start, stopped on the same side).
    */
-  shiftStiffStart(c: SchemeCoefficients, t: number): void {
+  shiftStiffStart(c: SchemeCoefficients): void {
     this.stiffShifted = false;
     const e = c.stiffWeight;
     if (e === 0) return;
-    const { sys, tmp, da, a, rc, dxPred, vPred, n } = this;
+    const { sys, tmp, a, dxPred, vPred, n } = this;
     massSolve(sys, this.stiffStart, tmp);
     let share = 0;
     for (let i = 0; i < n; i++) {
@@ -818,44 +818,46 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffShifted = true;
     // P tmp is no larger than tmp in the mass norm; the free share decides whether to look
     if (share <= GUESS_SHARE_LIMIT) return;
-    const set = this.constraints;
-    if (set !== null) {
-      // P tmp = tmp + du, du = −M⁻¹Gᵀ S⁻¹ G tmp (ProjectionWorkspace.correction)
-      const ws = projectionWorkspace(set);
-      ws.factorAt(t);
-      set.multiply(tmp, rc);
-      ws.correction(rc, da);
-      for (let i = 0; i < n; i++) tmp[i] += da[i];
-    }
+    this.startTangent(this.stiffStart, tmp);
     for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
   }
 
   /**
    * gᵀ P M⁻¹ g for a generalized force g at the step's start (ForceEffector.unresolvedBy):
-   * the inverse inertia the joints leave along g, gᵀ M⁻¹ g less (G M⁻¹ g)ᵀ S⁻¹ (G M⁻¹ g),
-   * S = G M⁻¹ Gᵀ factored at the start once a step, for the first servo whose free bound
-   * the step does not resolve. A field, made once (holdStiffForces passes it).
+   * the inverse inertia the joints leave along g, gᵀ M⁻¹ g less (G M⁻¹ g)ᵀ S⁻¹ (G M⁻¹ g)
+   * (startTangent). A field, made once (holdStiffForces passes it).
    */
   private readonly jointInverseInertia = (g: Float64Array): number => {
-    const set = this.constraints;
-    if (set === null) throw new Error("jointInverseInertia needs joints");
-    const { sys, tmp, da, rc, n } = this;
-    const ws = projectionWorkspace(set);
-    if (!this.inertiaFactored) {
-      ws.factorAt(this.inertiaTime);
-      this.inertiaFactored = true;
-    }
-    massSolve(sys, g, tmp);
-    set.multiply(tmp, rc);
-    // da = −M⁻¹Gᵀ S⁻¹ G M⁻¹ g (ProjectionWorkspace.correction)
-    ws.correction(rc, da);
+    const { tmp, n } = this;
+    this.startTangent(g, tmp);
     let s = 0;
-    for (let i = 0; i < n; i++) s += g[i] * (tmp[i] + da[i]);
+    for (let i = 0; i < n; i++) s += g[i] * tmp[i];
     return Math.max(s, 0);
   };
-  /** The step's start time and whether S is factored there (jointInverseInertia). */
-  private inertiaTime = 0;
-  private inertiaFactored = false;
+  /** The step's start time and whether S is factored there (startTangent). */
+  private tangentTime = 0;
+  private tangentFactored = false;
+
+  /**
+   * out ← P M⁻¹ g: M⁻¹ g projected mass-orthogonally onto the joints' tangent at the step's
+   * start (holdStiffForces' t), M⁻¹g + du with du = −M⁻¹Gᵀ S⁻¹ G M⁻¹ g
+   * (ProjectionWorkspace.correction), S = G M⁻¹ Gᵀ factored there once a step; M⁻¹ g
+   * without joints. Uses da and rc.
+   */
+  private startTangent(g: Float64Array, out: Float64Array): void {
+    const { sys, da, rc, n } = this;
+    massSolve(sys, g, out);
+    const set = this.constraints;
+    if (set === null) return;
+    const ws = projectionWorkspace(set);
+    if (!this.tangentFactored) {
+      ws.factorAt(this.tangentTime);
+      this.tangentFactored = true;
+    }
+    set.multiply(out, rc);
+    ws.correction(rc, da);
+    for (let i = 0; i < n; i++) out[i] += da[i];
+  }
 
   /**
    * out = f_s(t) − stiffStart at the current state for the unresolved servos of the last
