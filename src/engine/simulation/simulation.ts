@@ -761,10 +761,11 @@ export class Simulation {
   }
 
   /**
-   * The servos a step of h does not resolve at the last good state (JointActuator
-   * .unresolvedBy), named in a failed step's message: at extreme gains (a PD servo of
-   * k_p = 1e12 N·m/rad, k_d = 5e10 N·m·s/rad on a 0.24 kg·m² rod at 1/60 s, h λ = 1.4e10) they are what
-   * the step could not take; backward Euler's step takes them in one or two iterations.
+   * The servos a step of h does not resolve at the last good state by the bound with the
+   * joints free (JointActuator.fastestRate), named in a failed step's message: at extreme
+   * gains they are what the step could not take (k_p = 1e18 N·m/rad, no k_d, on a
+   * 0.24 kg·m² rod at 1/60 s: h √(k_p/Ĩ) = 6.8e7, newmark fails at h/16 where
+   * backward-euler runs at 6 Newton iterations a step).
    */
   private stiffServos(h: number): string {
     const named: string[] = [];
