@@ -89,9 +89,12 @@ export interface ForceEffector {
    * force is then taken at the end of the step (weight 1, backward Euler's L-stable
    * weighting) inside the trapezoidal schemes, whose amplification of such a mode is
    * near −1 (AccelerationStepper.holdStiffForces). Absent: never (the scheme's own
-   * weights for every force).
+   * weights for every force). `jointInverseInertia`, when given, returns gᵀ P M⁻¹ g (the
+   * inverse inertia the joints leave along the generalized direction g, a force vector of
+   * the system's dofs; P the mass-orthogonal projection onto their tangent) for an
+   * effector whose rates the joints lower.
    */
-  unresolvedBy?(h: number): boolean;
+  unresolvedBy?(h: number, jointInverseInertia?: (g: Float64Array) => number): boolean;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

@@ -151,6 +151,15 @@ const START_TOLERANCE = 1e-6;
  */
 const NOISE_FACTOR = 1e3;
 
+/**
+ * The largest move (m or rad, any coordinate) of Newton's first iterate that the start force
+ * of the servos a step does not resolve may make before that iterate is taken without it
+ * (AccelerationStepper.shiftStiffStart): a radian, past which a turn's linearization
+ * (sin φ ≈ φ) is 16 % off; an ordinary servo's share is far below (the rod holding 5.6 N·m
+ * at 1 ms: 2e-5 rad), an extreme one's far above (8.7e5 rad).
+ */
+const GUESS_SHARE_LIMIT = 1;
+
 /** Relative rounding of C(x) at the position level (16 ulps; see positionRoundingFloor). */
 const POSITION_ROUNDING = 16 * Number.EPSILON;
 
@@ -321,6 +330,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly stiffEnd: Float64Array;
   /** The coefficients of the last holdStiffForces that chose any, else null. */
   private stiffHeld: SchemeCoefficients | null = null;
+  /** Whether the step's unknown is shifted by ε M⁻¹ f_s(t) (shiftStiffStart). */
+  private stiffShifted = false;
   /**
    * keepStiffFor's: the dofs (1 by dof) whose step ended with an earlier (sub-)step than the
    * last holdStiffForces', that sub-step's unresolved effectors and their force at its start.
@@ -748,14 +759,105 @@ export class AccelerationStepper implements NewtonStepper {
     chosen.length = 0;
     c.stiffWeight = 0;
     this.stiffHeld = null;
+    this.stiffShifted = false;
     if (extra === 0) return;
     const candidates = this.stiffCandidates;
+    this.tangentTime = t;
+    this.tangentFactored = false;
+    const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
     for (let i = 0; i < candidates.length; i++)
-      if (candidates[i].unresolvedBy?.(h) === true) chosen.push(candidates[i]);
+      if (candidates[i].unresolvedBy?.(h, inverse) === true) chosen.push(candidates[i]);
     if (chosen.length === 0) return;
     c.stiffWeight = extra;
     this.stiffHeld = c;
     this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
+  }
+
+  /**
+   * With servos holdStiffForces chose (ε = c.stiffWeight > 0), after the integrator set its
+   * predictors and Newton's guess (newmark, generalized-alpha, which carry a_t = M⁻¹ f(t)):
+   *
+   * (1) The start's −ε M⁻¹ f_s(t) moves from the unknown into the predictors: with
+   * a' = a + ε M⁻¹ f_s(t), Δx_pred −= c_x ε M⁻¹ f_s(t), v_pred −= c_v ε M⁻¹ f_s(t) and the
+   * residual M a' = f(t+h) + ε f_s(t+h) (stiffShifted): the same step, but Newton's test,
+   * which scales with ‖a‖∞, no longer with that constant. A PD servo k_p = 1e9 N·m/rad,
+   * k_d = 5e7 N·m·s/rad on the 0.24 kg·m² rod hinged at its end (2 kg, 0.6 m), commanded
+   * 0.3 rad away at 1/60 s, held ‖a‖∞ at 5e9 rad/s² where the step changes the rate by
+   * 300 rad/s², and generalized-alpha accepted a first step that left the hinge open by
+   * 15 mm (the joint check scales the same way), whose projected end then started the next
+   * step 2e9 N·m off, which failed even at h/16.
+   *
+   * (2) Where the servos' start force alone would move Newton's first iterate by more than
+   * GUESS_SHARE_LIMIT (its share of the position update, c_x (1 + ε) P M⁻¹ f_s(t), P the
+   * mass-orthogonal projection onto the joints' tangent, G Δ = 0 at the start), that
+   * iterate is taken without it: a' −= (1 + ε) P M⁻¹ f_s(t). The carried a_t guesses that
+   * a servo ends the step with the force it starts with; one the step does not resolve
+   * settles or turns within the step, so a large start force says nothing of its end (the
+   * converged step does not depend on it: at β = ¼, γ = ½ its weight in x_{t+h} is
+   * h²((½ − β) − β ε) = 0), and it threw the first iterate far off: k_p = 1e10,
+   * k_d = 5e8 on that rod starts at 3e9 N·m, whose ½ h² M⁻¹ f_s turned the rod by 8.7e5 rad,
+   * from where Newton failed even at h/16 (generalized-alpha) or converged on a
+   * configuration turned the wrong way (newmark: q = −2.4 rad at −1.1e4 rad/s after the
+   * first step, where the step's own solution is 0.043 rad at 5.1 rad/s). Only there: a
+   * servo holding a load keeps its force from step to step, and its carried guess is the
+   * good one (without it the resting rod under k_p = 2e5, k_d = 200 at 1 ms crept at 3e-8
+   * rad/s: each step's Newton, 47 rad/s² off at its start, stopped on the same side).
+   */
+  shiftStiffStart(c: SchemeCoefficients): void {
+    this.stiffShifted = false;
+    const e = c.stiffWeight;
+    if (e === 0) return;
+    const { sys, tmp, a, dxPred, vPred, n } = this;
+    massSolve(sys, this.stiffStart, tmp);
+    let share = 0;
+    for (let i = 0; i < n; i++) {
+      dxPred[i] -= c.cx * e * tmp[i];
+      vPred[i] -= c.cv * e * tmp[i];
+      a[i] += e * tmp[i];
+      share = Math.max(share, Math.abs(c.cx * (1 + e) * tmp[i]));
+    }
+    this.stiffShifted = true;
+    // P tmp is no larger than tmp in the mass norm; the free share decides whether to look
+    if (share <= GUESS_SHARE_LIMIT) return;
+    this.startTangent(this.stiffStart, tmp);
+    for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
+  }
+
+  /**
+   * gᵀ P M⁻¹ g for a generalized force g at the step's start (ForceEffector.unresolvedBy):
+   * the inverse inertia the joints leave along g, gᵀ M⁻¹ g less (G M⁻¹ g)ᵀ S⁻¹ (G M⁻¹ g)
+   * (startTangent). A field, made once (holdStiffForces passes it).
+   */
+  private readonly jointInverseInertia = (g: Float64Array): number => {
+    const { tmp, n } = this;
+    this.startTangent(g, tmp);
+    let s = 0;
+    for (let i = 0; i < n; i++) s += g[i] * tmp[i];
+    return Math.max(s, 0);
+  };
+  /** The step's start time and whether S is factored there (startTangent). */
+  private tangentTime = 0;
+  private tangentFactored = false;
+
+  /**
+   * out ← P M⁻¹ g: M⁻¹ g projected mass-orthogonally onto the joints' tangent at the step's
+   * start (holdStiffForces' t), M⁻¹g + du with du = −M⁻¹Gᵀ S⁻¹ G M⁻¹ g
+   * (ProjectionWorkspace.correction), S = G M⁻¹ Gᵀ factored there once a step; M⁻¹ g
+   * without joints. Uses da and rc.
+   */
+  private startTangent(g: Float64Array, out: Float64Array): void {
+    const { sys, da, rc, n } = this;
+    massSolve(sys, g, out);
+    const set = this.constraints;
+    if (set === null) return;
+    const ws = projectionWorkspace(set);
+    if (!this.tangentFactored) {
+      ws.factorAt(this.tangentTime);
+      this.tangentFactored = true;
+    }
+    set.multiply(out, rc);
+    ws.correction(rc, da);
+    for (let i = 0; i < n; i++) out[i] += da[i];
   }
 
   /**
@@ -817,7 +919,8 @@ export class AccelerationStepper implements NewtonStepper {
     if (c.stiffWeight === 0) return;
     const { stiffEnd, stiffStart, tmp, n } = this;
     this.stiffForcesNow(c.stiffForces, tEnd, stiffEnd);
-    for (let i = 0; i < n; i++) stiffEnd[i] -= stiffStart[i];
+    // shifted: a' = M⁻¹ (f + ε f_s(t_end)) (shiftStiffStart)
+    if (!this.stiffShifted) for (let i = 0; i < n; i++) stiffEnd[i] -= stiffStart[i];
     massSolve(this.sys, stiffEnd, tmp);
     for (let i = 0; i < n; i++) out[i] -= c.stiffWeight * tmp[i];
   }
@@ -1779,7 +1882,9 @@ export class AccelerationStepper implements NewtonStepper {
     if (c.momentumRows) this.momentumRows(c, out);
     if (c.stiffWeight !== 0) {
       const { stiffEnd, stiffStart } = this;
-      for (let i = 0; i < n; i++) out[i] += c.stiffWeight * (stiffEnd[i] - stiffStart[i]);
+      // shifted: f_s(t) is in the predictors (shiftStiffStart)
+      const start = this.stiffShifted ? 0 : 1;
+      for (let i = 0; i < n; i++) out[i] += c.stiffWeight * (stiffEnd[i] - start * stiffStart[i]);
     }
     const fx = this.extraForce;
     if (fx !== null) for (let i = 0; i < n; i++) out[i] += fx[i];

@@ -370,6 +370,18 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const startAccel = s.startDirections.accel;
     const vt = this.vt;
     const { accStart: acc, pseudoStart: pseudo } = this;
+    // With servos the step does not resolve, A_n again at x_n, v_n (a_n moved by the same
+    // change, as for a contact's changed law): the memory's is M⁻¹ f at the last step's end
+    // BEFORE its joint projection, and such a servo's force is a difference of large terms
+    // that the projection moves by far more than the force itself (k_d = 5e8 N·m·s/rad
+    // times a few mrad/s): on the rod of shiftStiffStart (k_p = 1e10, k_d = 5e8) A_n read
+    // 2e7 rad/s² where the step changes the rate by 300 rad/s², and the next step
+    // converged only at h/16
+    if (c.stiffWeight !== 0 && !fresh) {
+      for (let i = 0; i < s.n; i++) pseudo[i] -= acc[i];
+      this.freeAcceleration(t, acc);
+      for (let i = 0; i < s.n; i++) pseudo[i] += acc[i];
+    }
     const rho = c.startForceWeight;
     for (let i = 0; i < s.n; i++) {
       const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
@@ -377,6 +389,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       vPred[i] = vt[i] + h * ((1 - gamma) * pseudo[i] + gamma * carried);
       a[i] = acc[i] + rho * startAccel[i];
     }
+    s.shiftStiffStart(c);
     s.linearIterations = 0;
     this.lastError = 0;
     // Newmark's step-error test (newmark.ts; solver.newtonTolerance unset, no joints): the

@@ -269,6 +269,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // along the joints that the share's M⁻¹ (unconstrained) would not match
     const stiff = !positionLevel || s.constraints === null;
     s.holdStiffForces(t, h, c, stiff ? (1 - gamma) / gamma : 0);
+    s.shiftStiffStart(c);
     s.linearIterations = 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
     // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`); at

@@ -466,7 +466,7 @@ export class Simulation {
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}`,
+          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}`,
           record.time,
           record.step,
         );
@@ -758,6 +758,23 @@ export class Simulation {
     const { row, value } = this.constraints.largestResidual(this.record.time);
     if (row < 0 || !(value > OPEN_JOINT)) return "";
     return `; at the last good state ${this.constraints.rowLabel(row)} is off by ${value.toPrecision(3)} (m or rad): joints no motion satisfies cannot be held`;
+  }
+
+  /**
+   * The servos a step of h does not resolve at the last good state by the bound with the
+   * joints free (JointActuator.fastestRate), named in a failed step's message: at extreme
+   * gains they are what the step could not take (k_p = 1e18 N·m/rad, no k_d, on a
+   * 0.24 kg·m² rod at 1/60 s: h √(k_p/Ĩ) = 6.8e7, newmark fails at h/16 where
+   * backward-euler runs at 6 Newton iterations a step).
+   */
+  private stiffServos(h: number): string {
+    const named: string[] = [];
+    for (const a of this.actuation.actuators) {
+      const hl = h * a.fastestRate();
+      if (hl > 1) named.push(`"${a.id}" (h·max(kd/I, √(kp/I)) = ${hl.toPrecision(3)})`);
+    }
+    if (named.length === 0) return "";
+    return `; servos stiffer than the step resolves: ${named.join(", ")} (a shorter dt or the backward-euler integrator takes them)`;
   }
 
   /** After positions or velocities were set from outside: derived data and memories. */

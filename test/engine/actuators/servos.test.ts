@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { Input } from "../../../schemas/input";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { rodPendulum } from "../../support/models";
+import { hangingChain, rodPendulum } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -351,4 +351,216 @@ describe("servos the step does not resolve under the trapezoidal schemes settle 
         expect(s.actuators[0].effort).toBeCloseTo(kp * (0.3 - q), 6);
       });
     }
+});
+
+describe("servos at extreme gains under newmark and generalized-alpha converge every step", () => {
+  // A PD servo k_p = 1e10 N·m/rad, k_d = 5e8 N·m·s/rad on the rod (I = 0.24 kg·m², no
+  // gravity) at 1/60 s: h k_d/I = 3.5e7, h √(k_p/I) = 3.4e3, unresolved, so its force is
+  // taken with the weight 1 at the step's end in the velocity and the trapezoid's in the
+  // position (AccelerationStepper.holdStiffForces), which for this one coordinate is
+  //   I (v₁ − v₀) = h (k_p (θ* − θ₁) − k_d v₁),   θ₁ = θ₀ + h (v₀ + v₁)/2,
+  // written out below. Its start force (3e9 N·m for a 0.3 rad command) threw Newton's first
+  // iterate 8.7e5 rad off: generalized-alpha failed the first step even at h/16, and newmark
+  // (under gravity) the second; now every step converges whole.
+  const h = 1 / 60;
+  const kp = 1e10;
+  const kd = 5e8;
+  const target = 0.3;
+  /** The recurrence's (θ, v) after n steps from rest at 0. */
+  function recurrence(n: number): [number, number] {
+    let [th, v] = [0, 0];
+    for (let k = 0; k < n; k++) {
+      const v1 =
+        (Ipivot * v + h * kp * (target - th - 0.5 * h * v)) / (Ipivot + h * kd + 0.5 * h * h * kp);
+      th += 0.5 * h * (v + v1);
+      v = v1;
+    }
+    return [th, v];
+  }
+  for (const integrator of ["newmark", "generalized-alpha"])
+    for (const stepped of [false, true])
+      it(`${integrator}, ${stepped ? "the target stepped 0 → 0.3 rad by an input after 6 steps" : "commanded 0.3 rad from the start"}: within 1e-3 rad of the recurrence over 2 s, at rest on the target`, () => {
+        const sim = loadModel(
+          // (generalized-alpha's error control off: it halves the transient's steps, whose
+          // recurrence is then another)
+          rodModel(
+            { type: "position", target: stepped ? 0 : target, kp, kd },
+            {
+              integrator,
+              dt: h,
+              ...(integrator === "generalized-alpha" ? { stepTolerance: null } : {}),
+            },
+          ),
+        );
+        if (stepped) {
+          sim.step(6);
+          sim.schedule([Input.parse({ type: "actuator", id: "servo", value: target })]);
+        }
+        let worst = 0;
+        for (let n = 1; n <= 120; n++) {
+          sim.step(1);
+          const s = sim.state();
+          expect(s.solver.newtonConverged).toBe(true);
+          // whole steps through the transient (generalized-alpha halves a few steps at rest,
+          // where q is within 1e-9 rad of the target and its Newton meets rounding: 5 of 120
+          // here, as on main at k_p = 1e7 to 1e9, 33 to 67 of 240 steps)
+          if (integrator === "newmark" || n <= 30) expect(s.solver.substeps).toBe(1);
+          worst = Math.max(worst, Math.abs(angleOf(sim) - recurrence(n)[0]));
+        }
+        // (newmark 5.7e-5 rad, generalized-alpha's position-level joints 6.5e-4)
+        expect(worst).toBeLessThan(1e-3);
+        expect(Math.abs(angleOf(sim) - target)).toBeLessThan(1e-9);
+        expect(Math.abs(sim.state().joints[0].rates[0])).toBeLessThan(1e-7);
+      });
+
+  it("a step no halving brings into Newton's reach ends the run naming the servos the step does not resolve", () => {
+    // k_p = 1e18 N·m/rad, no k_d, under gravity: h √(k_p/Ĩ) with 1/Ĩ = gᵀM⁻¹g = 1/I_c, the
+    // rod's inertia about its centre (the joints free), 6.8e7
+    const kpx = 1e18;
+    const sim = loadModel(
+      rodPendulum({
+        mass: m,
+        length: L,
+        axis: [0, 0, 1],
+        gravity: [0, -9.81, 0],
+        servo: { type: "position", target: 0, kp: kpx, kd: 0 },
+        solver: { integrator: "newmark", dt: h },
+      }),
+    );
+    sim.step(5);
+    sim.schedule([Input.parse({ type: "actuator", id: "servo", value: target })]);
+    let message = "";
+    try {
+      sim.step(10);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const rate = (h * Math.sqrt(kpx / ((m * L * L) / 12))).toPrecision(3);
+    expect(message).toContain(
+      `; servos stiffer than the step resolves: "servo" (h·max(kd/I, √(kp/I)) = ${rate})`,
+    );
+    // the last good state is kept
+    expect(message).toMatch(new RegExp(`^step ${sim.stepCount + 1} failed: newmark: `));
+  });
+});
+
+describe("a stiffness-only servo the step does not resolve: the trapezoid's position with the velocity's weight 1", () => {
+  // I θ̈ = k_p (θ* − θ), k_d = 0, w = h √(k_p/I) > 1 (I = m L²/3, the rod about its pivot):
+  // the step takes the servo's end force with the weight 1 in the velocity, the
+  // trapezoid's in the position (AccelerationStepper.holdStiffForces), e = θ − θ*:
+  //   v₁ = v₀ − h (k_p/I) e₁,   e₁ = e₀ + h (v₀ + v₁)/2   ⇒   e₁ = (e₀ + h v₀)/(1 + w²/2),
+  // whose amplification matrix has det 1/(1 + w²/2) and, for w > 4, the real eigenvalues
+  //   λ = [(2 − w²/2) ± w √(w²/4 − 4)]/(2 + w²),
+  // the slow one λ₂ = −(1 − 8/w² + O(w⁻⁴)): the servo's error alternates in sign and
+  // shrinks by only 8/w² a step (2.8 % at w = 17, 0.08 % at w = 100), less the stiffer the
+  // servo. README (Actuators and joint limits) states it.
+  const h = 1 / 60;
+  const target = 0.1;
+  for (const w of [17, 100])
+    for (const solver of [
+      { integrator: "newmark" },
+      // (its error control off: it splits such steps, which then damp faster)
+      { integrator: "generalized-alpha", rhoInfinity: 1, stepTolerance: null },
+    ])
+      it(`${solver.integrator} at w = ${w}: the recurrence to 1e-3 of the command over 100 steps, the error shrinking by |λ₂| a step`, () => {
+        const kp = (w / h) ** 2 * Ipivot;
+        const sim = loadModel(
+          rodModel({ type: "position", target, kp, kd: 0 }, { ...solver, dt: h }),
+        );
+        let [e, v] = [-target, 0];
+        const errors: number[] = [];
+        let worst = 0;
+        for (let n = 1; n <= 100; n++) {
+          e = (e + h * v) / (1 + (w * w) / 2);
+          v -= h * (kp / Ipivot) * e;
+          sim.step(1);
+          const got = angleOf(sim) - target;
+          errors.push(got);
+          worst = Math.max(worst, Math.abs(got - e));
+        }
+        // (newmark 6e-4, generalized-alpha 2e-5 and 5e-7 of the command)
+        expect(worst).toBeLessThan(1e-3 * target);
+        const lambda = (2 - (w * w) / 2 - w * Math.sqrt((w * w) / 4 - 4)) / (2 + w * w);
+        expect(lambda).toBeCloseTo(-(1 - 8 / (w * w)), 4);
+        // the error after 100 steps against λ₂ over the last 60 (the fast root, below 1e-2, long gone)
+        const ratio = errors[99] / errors[39];
+        expect(Math.abs(ratio / lambda ** 60 - 1)).toBeLessThan(1e-2);
+      });
+});
+
+describe("a servo's unresolved test takes the inertia the joints leave", () => {
+  // The middle joint j1 of a 3-link chain hanging from a hinge (links 1 kg, 0.5 m, 0.02
+  // kg·m² about their centres, all hinges about y): its free bound 1/Ĩ = gᵀM⁻¹g = 2/I_c =
+  // 100 kg⁻¹m⁻², the inverse inertia the joints leave (M_q⁻¹)₁₁ = 41.6, M_q the chain's
+  // joint-space mass matrix hanging straight (written out below). A PD servo k_p = 60 at
+  // 1/60 s has h √(k_p/Ĩ) = 1.29 by the bound and 0.83 by the joints: resolved, it keeps
+  // the trapezoid's weights; taken as unresolved (weight 1, first order) it tracked a
+  // 0.5 rad, 0.5 Hz sine twice as far from the run at h/16 (6.3e-3 rad against 3.0e-3).
+  const [mass, len, Ic, h, kp] = [1, 0.5, 0.02, 1 / 60, 60];
+  it("generalized-alpha: k_p between the two bounds tracks as resolved, within 3.5e-3 rad of h/16 over 3 s", () => {
+    // M_φ = m JᵀJ + I_c 1 (J: the centres' horizontal speeds by the links' angles φ),
+    // φ = T q (T lower triangular ones), M_q = Tᵀ M_φ T
+    const J = [
+      [len / 2, 0, 0],
+      [len, len / 2, 0],
+      [len, len, len / 2],
+    ];
+    const Mphi = [0, 1, 2].map((i) =>
+      [0, 1, 2].map(
+        (j) => mass * [0, 1, 2].reduce((a, k) => a + J[k][i] * J[k][j], 0) + (i === j ? Ic : 0),
+      ),
+    );
+    const T = [0, 1, 2].map((i) => [0, 1, 2].map((j) => (j <= i ? 1 : 0)));
+    const Mq = [0, 1, 2].map((i) =>
+      [0, 1, 2].map((j) =>
+        [0, 1, 2].reduce(
+          (a, k) => a + [0, 1, 2].reduce((b, l) => b + T[k][i] * Mphi[k][l] * T[l][j], 0),
+          0,
+        ),
+      ),
+    );
+    const det =
+      Mq[0][0] * (Mq[1][1] * Mq[2][2] - Mq[1][2] * Mq[2][1]) -
+      Mq[0][1] * (Mq[1][0] * Mq[2][2] - Mq[1][2] * Mq[2][0]) +
+      Mq[0][2] * (Mq[1][0] * Mq[2][1] - Mq[1][1] * Mq[2][0]);
+    const inverseInertia = (Mq[0][0] * Mq[2][2] - Mq[0][2] * Mq[2][0]) / det;
+    expect(inverseInertia).toBeCloseTo(41.613, 3);
+    expect(h * Math.sqrt(kp * (2 / Ic))).toBeGreaterThan(1);
+    expect(h * Math.sqrt(kp * inverseInertia)).toBeLessThan(1);
+    const chain = hangingChain({
+      joints: [0, 1, 2].map(() => ({
+        type: "revolute" as const,
+        axis: [0, 1, 0] as [number, number, number],
+      })),
+      mass,
+      inertia: [Ic, Ic, 0.002],
+    });
+    const model = (dt: number) =>
+      loadModel({
+        gravity: [0, 0, -9.81],
+        ...chain,
+        actuators: [
+          {
+            id: "s",
+            joint: "j1",
+            type: "position",
+            target: { type: "sine", amplitude: 0.5, frequency: 0.5 },
+            kp,
+            kd: 0.5,
+          },
+        ],
+        solver: { integrator: "generalized-alpha", dt },
+      } as ModelInput);
+    const sim = model(h);
+    const fine = model(h / 16);
+    let worst = 0;
+    for (let k = 0; k < 180; k++) {
+      sim.step(1);
+      fine.step(16);
+      const [a, b] = [sim.state().joints, fine.state().joints];
+      for (let j = 0; j < 3; j++)
+        worst = Math.max(worst, Math.abs(a[j].coordinates[0] - b[j].coordinates[0]));
+    }
+    expect(worst).toBeLessThan(3.5e-3);
+  });
 });

@@ -112,10 +112,17 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     },
   );
 
-  it.each(["newmark", "generalized-alpha", "articulated"])(
-    "%s: the 1e15 N·m/rad servo at dt 0.1 fails the first step; the efforts are step 0's and the snapshot resumes",
-    (integrator) => {
-      const sim = loadModel(servoPendulum(integrator, { kp: 1e15, kd: 1e12 }, 0.1));
+  // (newmark and generalized-alpha take the 1e15 N·m/rad servo's first step since Newton's
+  // first iterate leaves out the start force of the servos the step does not resolve,
+  // AccelerationStepper.shiftStiffStart; 1e20 still fails it)
+  it.each([
+    { integrator: "newmark", kp: 1e20, kd: 1e20 },
+    { integrator: "generalized-alpha", kp: 1e20, kd: 1e20 },
+    { integrator: "articulated", kp: 1e15, kd: 1e12 },
+  ])(
+    "$integrator: the $kp N·m/rad servo at dt 0.1 fails the first step; the efforts are step 0's and the snapshot resumes",
+    ({ integrator, kp, kd }) => {
+      const sim = loadModel(servoPendulum(integrator, { kp, kd }, 0.1));
       expect(stepToFailure(sim, 1)).toMatch(/step 1 failed/);
       const state = sim.state();
       expect(state.actuators[0].effort).toBe(0);
@@ -154,8 +161,12 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     fc.assert(
       fc.property(
         fc.constantFrom(...integrators),
-        fc.double({ min: 6, max: 16, noNaN: true }),
-        fc.double({ min: 0, max: 13, noNaN: true }),
+        // gains up to 1e20 (1e16 for k_d): 14 of the 40 runs fail a step (15 of 40 with k_p
+        // up to 1e16, k_d up to 1e13 failed before newmark and generalized-alpha took the
+        // servos' steps they do not resolve from a first iterate without their start force;
+        // 8 of them do since)
+        fc.double({ min: 6, max: 20, noNaN: true }),
+        fc.double({ min: 0, max: 16, noNaN: true }),
         fc.constantFrom(0.01, 0.05, 0.1),
         fc.integer({ min: 0, max: 20 }),
         (integrator, kpExp, kdExp, dt, goodSteps) => {
