@@ -266,6 +266,11 @@ export interface WorkerInit {
    * before it goes on (a stuck store must not stop it for good); absent: 2000.
    */
   checkpointWaitMs?: number;
+  /**
+   * MAX_PENDING_INPUTS: the inputs an `inputs` request may leave scheduled for later steps
+   * in a session; absent: the snapshot format's MAX_PENDING_INPUTS (schemas/snapshot.ts).
+   */
+  maxPendingInputs?: number;
 }
 
 /**

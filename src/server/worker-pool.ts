@@ -154,6 +154,7 @@ export class WorkerPool {
       testHooks: this.config.testHooks,
       checkpointEverySteps: this.config.checkpointEverySteps,
       checkpointWaitMs: this.config.checkpointWaitMs,
+      maxPendingInputs: this.config.maxPendingInputs,
     };
     const worker = new Worker(workerEntry(), {
       workerData: init,

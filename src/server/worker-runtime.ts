@@ -40,6 +40,7 @@ import type { InputSpec } from "../../schemas/input";
 import { underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
+import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
 import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
 import {
@@ -1049,6 +1050,7 @@ export class WorkerRuntime {
         message: `session "${s.id}" is ${s.status}: reset it first`,
         details: { session: s.id, status: s.status },
       });
+    this.checkPendingRoom(s, inputs.length, step);
     try {
       const r = s.sim.schedule(inputs, step ?? undefined);
       // applied now to a session that is not stepping: subscribers see the change
@@ -1063,6 +1065,35 @@ export class WorkerRuntime {
         message: `inputs failed: ${(err as Error)?.message ?? err}`,
       });
     }
+  }
+
+  /**
+   * Refuses (400, naming MAX_PENDING_INPUTS) `count` inputs at `step` that would leave more
+   * than init.maxPendingInputs scheduled for later steps: each answered change rewrites the
+   * whole queue in the session's checkpoint (a snapshot's controls.pending), and 100 000
+   * pending bodyState inputs made a 14.6 MB document exported and written for every POST
+   * inputs or PATCH answer (0.6-0.9 s each with DATA_DIR). Inputs at the current step are
+   * applied at once and never wait; a session created from a snapshot or a recording may
+   * hold more (up to the format's MAX_PENDING_INPUTS), and takes no later ones until it
+   * has stepped below the limit.
+   */
+  private checkPendingRoom(s: WorkerSession, count: number, step: number | null): void {
+    const max = this.init.maxPendingInputs ?? MAX_PENDING_INPUTS;
+    const now = s.sim.stepCount;
+    if (step === null || step <= now) return;
+    const after = s.sim.pendingCount + count;
+    if (after <= max) return;
+    const message = `${count} more would leave ${after} inputs pending, above MAX_PENDING_INPUTS (${max}), the most a session holds scheduled for later steps (step past some first, or send them closer to their step)`;
+    throw new Failure({
+      code: "invalid_request",
+      message: `invalid body: inputs: ${message}`,
+      details: {
+        part: "body",
+        issues: [{ path: ["inputs"], message }],
+        limit: "MAX_PENDING_INPUTS",
+        max,
+      },
+    });
   }
 
   /**

@@ -71,6 +71,58 @@ describe("POST /v1/sessions/:id/inputs", () => {
   });
 });
 
+describe("MAX_PENDING_INPUTS", () => {
+  // each answered change rewrites a session's whole pending queue in its checkpoint: 100 000
+  // pending bodyState inputs were a 14.6 MB document exported (~1 s of its worker) and
+  // written for every POST inputs and PATCH answer; the queue is bounded by configuration
+  const small = useServer({ maxPendingInputs: 3 });
+  const push = (value: number) => ({ type: "actuator", id: "push", value });
+
+  it("refuses inputs that would leave more than the limit pending (REST and stream), 400 naming it", async () => {
+    const id = await createSession(small.app, cartPole);
+    const post = (body: object) =>
+      request(small.app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    expect((await post({ inputs: [push(1), push(2)], step: 10 })).body).toEqual({
+      step: 10,
+      pending: 2,
+    });
+    expect((await post({ inputs: [push(3)], step: 20 })).body).toEqual({ step: 20, pending: 3 });
+    const over = await post({ inputs: [push(4)], step: 30 });
+    expect(over.status).toBe(400);
+    expect(over.body.details).toMatchObject({ limit: "MAX_PENDING_INPUTS", max: 3 });
+    expect(over.body.details.issues[0].path).toEqual(["inputs"]);
+    expect(over.body.message).toContain("MAX_PENDING_INPUTS (3)");
+    // inputs at the current step act at once and never wait: taken at the limit
+    expect((await post({ inputs: [push(5)] })).body).toEqual({ step: 0, pending: 3 });
+    // the same refusal on a stream
+    const ws = new WebSocket(`${small.ws}/v1/sessions/${id}/stream?every=1000000`);
+    const answers: Record<string, unknown>[] = [];
+    ws.on("message", (data: Buffer) => {
+      const m = JSON.parse(data.toString());
+      if (m.type === "inputs" || m.type === "error") answers.push(m);
+    });
+    await new Promise((r) => ws.once("open", r));
+    ws.send(JSON.stringify({ type: "inputs", ref: 1, inputs: [push(6)], step: 40 }));
+    await waitFor(() => answers.length === 1);
+    expect(answers[0]).toMatchObject({
+      type: "error",
+      error: "invalid_request",
+      ref: 1,
+      details: { limit: "MAX_PENDING_INPUTS", max: 3 },
+    });
+    ws.close();
+    // stepped past step 10: its two applied, room for two more
+    await step(small.app, id, 11);
+    expect((await post({ inputs: [push(7), push(8)], step: 30 })).body).toEqual({
+      step: 30,
+      pending: 3,
+    });
+    // nothing refused was scheduled: step 20's command, then step 30's last
+    expect((await step(small.app, id, 10)).actuators[0].command).toBe(3);
+    expect((await step(small.app, id, 10)).actuators[0].command).toBe(8);
+  });
+});
+
 /** A lock-step controller over one socket (msgpack): returns the session id. */
 async function controlLoop(
   seconds: number,
