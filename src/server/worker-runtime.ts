@@ -37,7 +37,7 @@
 import { getHeapStatistics } from "node:v8";
 import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
-import { underPath } from "../../schemas/issues";
+import { issuesSummary, underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
 import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
@@ -597,15 +597,15 @@ export class WorkerRuntime {
       );
     } catch (err) {
       if (err instanceof DeadlineExceeded) throw err;
-      if (err instanceof SnapshotError)
+      if (err instanceof SnapshotError) {
+        // paths from the body's root, in the message too
+        const issues = underPath(["snapshot", "simulation"], err.issues);
         throw new Failure({
           code: "invalid_request",
-          message: err.message,
-          details: {
-            part: "body",
-            issues: underPath(["snapshot", "simulation"], err.issues),
-          },
+          message: `invalid snapshot: ${issuesSummary(issues, 5)}`,
+          details: { part: "body", issues },
         });
+      }
       throw new Failure({
         code: "invalid_request",
         message: `the engine cannot restore this snapshot: ${(err as Error)?.message ?? err}`,

@@ -15,9 +15,12 @@ import { SimulationSnapshot, type SimulationSnapshotSpec } from "../../../schema
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { SnapshotError } from "../model/state-codec";
 
-/** Validates a snapshot with its schema; SnapshotError with zod's issue paths otherwise. */
+/**
+ * Validates a snapshot with its schema; SnapshotError with zod's issue paths otherwise. Its
+ * checksum is verified by the caller (verifyChecksum) after the checks of its fields, which
+ * name the field that is wrong where the checksum can only say that something changed.
+ */
 export function parseSnapshot(json: unknown): SimulationSnapshotSpec {
-  verifyChecksum(json);
   const r = SimulationSnapshot.safeParse(json);
   if (!r.success) throw new SnapshotError(issuesOf(r.error));
   return withoutUnreadSnapshotSettings(r.data);
@@ -95,7 +98,7 @@ export function withChecksum(doc: SimulationSnapshotSpec): SimulationSnapshotSpe
  * Refuses (SnapshotError at ["checksum"]) a document whose checksum does not match its
  * content; a document without one (written before it existed) is not checked.
  */
-function verifyChecksum(json: unknown): void {
+export function verifyChecksum(json: unknown): void {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return;
   const doc = json as Record<string, unknown>;
   if (typeof doc.checksum !== "string") return;

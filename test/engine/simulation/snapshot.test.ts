@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { loadModel } from "../../../src/engine/index";
+import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
 import { SnapshotError } from "../../../src/engine/model/state-codec";
 import {
@@ -17,13 +17,14 @@ import {
   finiteOrNull,
   parseSnapshot,
   reservedOffDiagonalBlocks,
+  verifyChecksum,
   withChecksum,
 } from "../../../src/engine/simulation/snapshot";
 import { springParticle } from "../../support/models";
 
-function snapshotIssues(json: unknown) {
+function snapshotIssues(json: unknown, read: (json: unknown) => unknown = parseSnapshot) {
   try {
-    parseSnapshot(json);
+    read(json);
   } catch (err) {
     expect(err).toBeInstanceOf(SnapshotError);
     return (err as SnapshotError).issues;
@@ -65,10 +66,13 @@ describe("withChecksum and parseSnapshot", () => {
     expect(parseSnapshot(snap).step).toBe(3);
     const heavier = JSON.parse(JSON.stringify(snap));
     heavier.model.bodies[0].mass = 2;
-    expect(snapshotIssues(heavier)[0].path).toEqual(["checksum"]);
+    // (loadSnapshot verifies it, after the checks that name a field)
+    expect(snapshotIssues(heavier, loadSnapshot)[0].path).toEqual(["checksum"]);
     // without a checksum (as written before it existed) the document is not checked
     const { checksum: _dropped, ...unchecked } = heavier;
     expect(parseSnapshot(unchecked).model.bodies[0].mass).toBe(2);
+    expect(snapshotIssues(heavier, verifyChecksum)[0].path).toEqual(["checksum"]);
+    verifyChecksum(unchecked);
   });
 
   it("schema errors carry their paths; non-objects are refused", () => {
