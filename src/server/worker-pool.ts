@@ -155,6 +155,7 @@ export class WorkerPool {
       checkpointEverySteps: this.config.checkpointEverySteps,
       checkpointWaitMs: this.config.checkpointWaitMs,
       maxPendingInputs: this.config.maxPendingInputs,
+      recordingStatesMaxBytes: this.config.recordingStatesMaxBytes,
     };
     const worker = new Worker(workerEntry(), {
       workerData: init,

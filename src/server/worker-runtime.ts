@@ -41,7 +41,7 @@ import { issuesSummary, underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
 import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
-import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
+import type { AssemblyOptionsIn } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
 import {
   buildSimulation,
@@ -68,6 +68,7 @@ import {
   type FrameEncoding,
   MAX_TIMER_MS,
   PROGRESS_MS,
+  RECORDING_STATES_MAX_BYTES,
   type SessionSnapshot,
   SHORTFALLS,
   type ShortfallFigure,
@@ -85,6 +86,7 @@ import { engineSnapshotBytes } from "./sessions/checkpoints";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
+
 /** A run behind real time by more than this (s of wall time) drops the backlog. */
 export const MAX_LAG_S = 0.25;
 /**
@@ -1132,7 +1134,9 @@ export class WorkerRuntime {
           message: "the replay did not reproduce the recorded end state",
           details: { session: s.id },
         });
-      return { kind: "exported", bytes: utf8.encode(JSON.stringify({ ...rec, states })) };
+      // JSON.stringify({ ...rec, states }), the states' texts already made
+      const head = JSON.stringify(rec).slice(0, -1);
+      return { kind: "exported", bytes: utf8.encode(`${head},"states":[${states.join(",")}]}`) };
     }
     return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
   }
@@ -1149,7 +1153,7 @@ export class WorkerRuntime {
     s: WorkerSession,
     rec: ReturnType<typeof recordingOf>,
     every: number,
-  ): Promise<{ states: StateOut[]; matches: boolean }> {
+  ): Promise<{ states: string[]; matches: boolean }> {
     const limit = this.init.stepLimitMs;
     const end = performance.now() + limit;
     const first = rec.start?.step ?? 0;
@@ -1167,7 +1171,28 @@ export class WorkerRuntime {
           limitMs: limit,
         },
       });
-    const states: StateOut[] = [];
+    // each state's JSON text as it is taken, within RECORDING_STATES_MAX_BYTES (WorkerInit)
+    const maxBytes = this.init.recordingStatesMaxBytes ?? RECORDING_STATES_MAX_BYTES;
+    const states: string[] = [];
+    let bytes = 0;
+    const take = () => {
+      const text = JSON.stringify(sim.state());
+      bytes += Buffer.byteLength(text) + 1;
+      if (bytes > maxBytes)
+        throw new Failure({
+          code: "conflict",
+          message: `the states every ${every} step(s) of the recording's ${total} steps pass ${maxBytes} bytes of JSON (RECORDING_STATES_MAX_BYTES) at step ${sim.stepCount}, after ${states.length} states: ask with a larger every, or without it`,
+          details: {
+            session: s.id,
+            steps: total,
+            every,
+            statesTaken: states.length,
+            limit: "RECORDING_STATES_MAX_BYTES",
+            maxBytes,
+          },
+        });
+      states.push(text);
+    };
     while (sim.stepCount < rec.end.step) {
       if (!this.isLive(s)) throw deletedFailure(s.id);
       const chunkEnd = performance.now() + CHUNK_MS;
@@ -1187,7 +1212,7 @@ export class WorkerRuntime {
         } finally {
           clearDeadline();
         }
-        if (sim.stepCount % every === 0 || sim.stepCount === rec.end.step) states.push(sim.state());
+        if (sim.stepCount % every === 0 || sim.stepCount === rec.end.step) take();
       } while (sim.stepCount < rec.end.step && performance.now() < chunkEnd);
       if (sim.stepCount < rec.end.step) await yieldToLoop();
     }

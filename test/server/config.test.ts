@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       maxBodies: 10_000,
       maxStepsPerRequest: 1_000_000,
       maxPendingInputs: 10_000,
+      recordingStatesMaxBytes: 64 * 1024 * 1024,
       maxBodyBytes: 1024 * 1024,
       maxModelBytes: 12 * 1024 * 1024,
       sessionIdleTtl: 3600,
