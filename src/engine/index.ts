@@ -16,7 +16,7 @@ import { SnapshotError } from "./model/state-codec";
 import { buildSimulation } from "./simulation/build";
 import { deepFreeze } from "./simulation/json-values";
 import type { Simulation } from "./simulation/simulation";
-import { parseSnapshot } from "./simulation/snapshot";
+import { parseSnapshot, verifyChecksum } from "./simulation/snapshot";
 
 /** Generalized-α's error control as a model's settings give it (the default rule). */
 export { defaultStepTolerance } from "./integrators/generalized-alpha";
@@ -56,5 +56,9 @@ export function loadSnapshot(json: unknown): Simulation {
     throw new SnapshotError([{ path: ["model"], message: (err as Error)?.message ?? String(err) }]);
   }
   sim.restoreSnapshot(snap);
+  // last: a field that does not fit (a state array of the wrong length, an unknown actuator
+  // in controls) is named by its own check; the checksum can only say that something
+  // changed, and answered "checksum" for those too
+  verifyChecksum(json);
   return sim;
 }

@@ -59,7 +59,7 @@ import { ApiError, installErrorHandlers, toApiError } from "./errors";
 import { ServerMetrics } from "./metrics";
 import { JsonText, parseJsonBody, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
-import { STREAM_MAX_MESSAGE_BYTES } from "./stream";
+import { STREAM_MAX_MESSAGE_BYTES, StreamSocket } from "./stream";
 
 /**
  * The body of a request sent without one. Fastify validates a missing body as null, which
@@ -258,6 +258,9 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
     // a `bearer.` subprotocol must be answered with one it offered: auth.ts)
     options: {
       maxPayload: STREAM_MAX_MESSAGE_BYTES,
+      // closes a socket over it with a reason naming the bound (the option's type asks for
+      // the ws module's own statics too, which the subclass inherits but does not list)
+      WebSocket: StreamSocket as never,
       handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
     },
     // streams are closed by the session manager with 1001 in its own preClose

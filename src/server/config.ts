@@ -10,6 +10,13 @@
  * | MAX_SESSIONS              | 64                 | live sessions; beyond: 429                          |
  * | MAX_BODIES                | 10000              | bodies per model; beyond: 413                       |
  * | MAX_STEPS_PER_REQUEST     | 1000000            | steps one POST /step may ask for; beyond: 400       |
+ * | MAX_PENDING_INPUTS        | 10000              | inputs an inputs request (REST or stream) may leave |
+ * |                           |                    | scheduled for later steps in a session (at most     |
+ * |                           |                    | 100000, what a snapshot holds); beyond: 400. Every  |
+ * |                           |                    | answered change rewrites them in its checkpoint     |
+ * | RECORDING_STATES_MAX_BYTES| 67108864 (64 MiB)  | JSON of the replayed states one GET recording?every |
+ * |                           |                    | answer holds; beyond: 409 (at most 512 MiB, V8's    |
+ * |                           |                    | longest string)                                     |
  * | MAX_BODY_BYTES            | 1048576 (1 MiB)    | request body size but for the routes below; beyond: |
  * |                           |                    | 413                                                 |
  * | MAX_MODEL_BYTES           | 12582912 (12 MiB)  | body size of POST /v1/sessions, /v1/assembly and    |
@@ -132,6 +139,8 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { issuesOf, issueText } from "../../schemas/issues";
+import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
+import { RECORDING_STATES_MAX_BYTES } from "./protocol";
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -158,6 +167,8 @@ export const ServerConfig = z
     maxSessions: int(1, 1_000_000).default(64),
     maxBodies: int(1, 10_000_000).default(10_000),
     maxStepsPerRequest: int(1, 1e12).default(1_000_000),
+    maxPendingInputs: int(1, MAX_PENDING_INPUTS).default(10_000),
+    recordingStatesMaxBytes: int(1024, 2 ** 29).default(RECORDING_STATES_MAX_BYTES),
     maxBodyBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
     maxModelBytes: int(1024, 2 ** 31 - 1).default(12 * 1024 * 1024),
     sessionIdleTtl: z.coerce.number().min(0).default(3600),
@@ -269,6 +280,8 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   maxSessions: "MAX_SESSIONS",
   maxBodies: "MAX_BODIES",
   maxStepsPerRequest: "MAX_STEPS_PER_REQUEST",
+  maxPendingInputs: "MAX_PENDING_INPUTS",
+  recordingStatesMaxBytes: "RECORDING_STATES_MAX_BYTES",
   maxBodyBytes: "MAX_BODY_BYTES",
   maxModelBytes: "MAX_MODEL_BYTES",
   sessionIdleTtl: "SESSION_IDLE_TTL",

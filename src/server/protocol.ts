@@ -266,7 +266,26 @@ export interface WorkerInit {
    * before it goes on (a stuck store must not stop it for good); absent: 2000.
    */
   checkpointWaitMs?: number;
+  /**
+   * MAX_PENDING_INPUTS: the inputs an `inputs` request may leave scheduled for later steps
+   * in a session; absent: the snapshot format's MAX_PENDING_INPUTS (schemas/snapshot.ts).
+   */
+  maxPendingInputs?: number;
+  /**
+   * RECORDING_STATES_MAX_BYTES: bytes of JSON the replayed states of one recording answer
+   * (?every=k) may hold; past it the replay stops, 409 naming it. Absent: the default.
+   */
+  recordingStatesMaxBytes?: number;
 }
+
+/**
+ * The default of RECORDING_STATES_MAX_BYTES (64 MiB). The states were kept as objects to the
+ * end, then stringified whole: ?every=1 on a falling body stepped 300 000 times ended its
+ * 512 MB worker (heap out of memory; its other sessions rebuilt from their checkpoints),
+ * 100 000 steps answered 70 MB in 3.7 s, and at 1e6 steps (the most replayed) the text would
+ * pass V8's longest string.
+ */
+export const RECORDING_STATES_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * The stated tolerances a step can end short of (README, Solver settings), each with the

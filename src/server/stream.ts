@@ -39,7 +39,7 @@
  * counted from the upgrade request on (a place is taken before the upgrade and given back
  * when the connection closes), so a burst of upgrades cannot pass the caps.
  */
-import type { WebSocket } from "ws";
+import { WebSocket } from "ws";
 import type { StreamOptions } from "../../schemas/api";
 import { ApiError, clip, MAX_ECHO_CHARS, toApiError } from "./errors";
 import { encode, type FrameFormat, missedBetween, withDropped } from "./frames";
@@ -59,6 +59,23 @@ export const STREAM_MIN_FPS = 0.1;
  * closes the socket with 1009, message too big. A command's inputs beyond it go by REST.
  */
 export const STREAM_MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** The close reason of a socket whose message was over STREAM_MAX_MESSAGE_BYTES (≤ 123 bytes). */
+export const MESSAGE_TOO_BIG_REASON = `message over ${STREAM_MAX_MESSAGE_BYTES} bytes (STREAM_MAX_MESSAGE_BYTES); send larger inputs by POST /inputs`;
+
+/**
+ * The server's stream sockets (the ws server's `WebSocket` class). ws closes a socket
+ * whose message is over maxPayload with close(1009) and no reason (its receiver's error
+ * handler), before anything of ours hears of it: the client read 1009 alone. The reason
+ * names the bound here.
+ */
+export class StreamSocket extends WebSocket {
+  override close(code?: number, data?: string | Buffer): void {
+    if (code === 1009 && (data === undefined || data.length === 0))
+      super.close(code, MESSAGE_TOO_BIG_REASON);
+    else super.close(code, data);
+  }
+}
 
 /** Commands a stream socket may have awaiting their answers, the running one included. */
 export const MAX_PENDING_COMMANDS = 32;

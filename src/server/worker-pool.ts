@@ -154,6 +154,8 @@ export class WorkerPool {
       testHooks: this.config.testHooks,
       checkpointEverySteps: this.config.checkpointEverySteps,
       checkpointWaitMs: this.config.checkpointWaitMs,
+      maxPendingInputs: this.config.maxPendingInputs,
+      recordingStatesMaxBytes: this.config.recordingStatesMaxBytes,
     };
     const worker = new Worker(workerEntry(), {
       workerData: init,

@@ -37,10 +37,11 @@
 import { getHeapStatistics } from "node:v8";
 import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
-import { underPath } from "../../schemas/issues";
+import { issuesSummary, underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingSpec } from "../../schemas/recording";
-import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
+import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
+import type { AssemblyOptionsIn } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
 import {
   buildSimulation,
@@ -67,6 +68,7 @@ import {
   type FrameEncoding,
   MAX_TIMER_MS,
   PROGRESS_MS,
+  RECORDING_STATES_MAX_BYTES,
   type SessionSnapshot,
   SHORTFALLS,
   type ShortfallFigure,
@@ -84,6 +86,7 @@ import { engineSnapshotBytes } from "./sessions/checkpoints";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
+
 /** A run behind real time by more than this (s of wall time) drops the backlog. */
 export const MAX_LAG_S = 0.25;
 /**
@@ -596,15 +599,15 @@ export class WorkerRuntime {
       );
     } catch (err) {
       if (err instanceof DeadlineExceeded) throw err;
-      if (err instanceof SnapshotError)
+      if (err instanceof SnapshotError) {
+        // paths from the body's root, in the message too
+        const issues = underPath(["snapshot", "simulation"], err.issues);
         throw new Failure({
           code: "invalid_request",
-          message: err.message,
-          details: {
-            part: "body",
-            issues: underPath(["snapshot", "simulation"], err.issues),
-          },
+          message: `invalid snapshot: ${issuesSummary(issues, 5)}`,
+          details: { part: "body", issues },
         });
+      }
       throw new Failure({
         code: "invalid_request",
         message: `the engine cannot restore this snapshot: ${(err as Error)?.message ?? err}`,
@@ -1049,6 +1052,7 @@ export class WorkerRuntime {
         message: `session "${s.id}" is ${s.status}: reset it first`,
         details: { session: s.id, status: s.status },
       });
+    this.checkPendingRoom(s, inputs.length, step);
     try {
       const r = s.sim.schedule(inputs, step ?? undefined);
       // applied now to a session that is not stepping: subscribers see the change
@@ -1063,6 +1067,35 @@ export class WorkerRuntime {
         message: `inputs failed: ${(err as Error)?.message ?? err}`,
       });
     }
+  }
+
+  /**
+   * Refuses (400, naming MAX_PENDING_INPUTS) `count` inputs at `step` that would leave more
+   * than init.maxPendingInputs scheduled for later steps: each answered change rewrites the
+   * whole queue in the session's checkpoint (a snapshot's controls.pending), and 100 000
+   * pending bodyState inputs made a 14.6 MB document exported and written for every POST
+   * inputs or PATCH answer (0.6-0.9 s each with DATA_DIR). Inputs at the current step are
+   * applied at once and never wait; a session created from a snapshot or a recording may
+   * hold more (up to the format's MAX_PENDING_INPUTS), and takes no later ones until it
+   * has stepped below the limit.
+   */
+  private checkPendingRoom(s: WorkerSession, count: number, step: number | null): void {
+    const max = this.init.maxPendingInputs ?? MAX_PENDING_INPUTS;
+    const now = s.sim.stepCount;
+    if (step === null || step <= now) return;
+    const after = s.sim.pendingCount + count;
+    if (after <= max) return;
+    const message = `${count} more would leave ${after} inputs pending, above MAX_PENDING_INPUTS (${max}), the most a session holds scheduled for later steps (step past some first, or send them closer to their step)`;
+    throw new Failure({
+      code: "invalid_request",
+      message: `invalid body: inputs: ${message}`,
+      details: {
+        part: "body",
+        issues: [{ path: ["inputs"], message }],
+        limit: "MAX_PENDING_INPUTS",
+        max,
+      },
+    });
   }
 
   /**
@@ -1101,7 +1134,9 @@ export class WorkerRuntime {
           message: "the replay did not reproduce the recorded end state",
           details: { session: s.id },
         });
-      return { kind: "exported", bytes: utf8.encode(JSON.stringify({ ...rec, states })) };
+      // JSON.stringify({ ...rec, states }), the states' texts already made
+      const head = JSON.stringify(rec).slice(0, -1);
+      return { kind: "exported", bytes: utf8.encode(`${head},"states":[${states.join(",")}]}`) };
     }
     return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
   }
@@ -1118,7 +1153,7 @@ export class WorkerRuntime {
     s: WorkerSession,
     rec: ReturnType<typeof recordingOf>,
     every: number,
-  ): Promise<{ states: StateOut[]; matches: boolean }> {
+  ): Promise<{ states: string[]; matches: boolean }> {
     const limit = this.init.stepLimitMs;
     const end = performance.now() + limit;
     const first = rec.start?.step ?? 0;
@@ -1136,7 +1171,28 @@ export class WorkerRuntime {
           limitMs: limit,
         },
       });
-    const states: StateOut[] = [];
+    // each state's JSON text as it is taken, within RECORDING_STATES_MAX_BYTES (WorkerInit)
+    const maxBytes = this.init.recordingStatesMaxBytes ?? RECORDING_STATES_MAX_BYTES;
+    const states: string[] = [];
+    let bytes = 0;
+    const take = () => {
+      const text = JSON.stringify(sim.state());
+      bytes += Buffer.byteLength(text) + 1;
+      if (bytes > maxBytes)
+        throw new Failure({
+          code: "conflict",
+          message: `the states every ${every} step(s) of the recording's ${total} steps pass ${maxBytes} bytes of JSON (RECORDING_STATES_MAX_BYTES) at step ${sim.stepCount}, after ${states.length} states: ask with a larger every, or without it`,
+          details: {
+            session: s.id,
+            steps: total,
+            every,
+            statesTaken: states.length,
+            limit: "RECORDING_STATES_MAX_BYTES",
+            maxBytes,
+          },
+        });
+      states.push(text);
+    };
     while (sim.stepCount < rec.end.step) {
       if (!this.isLive(s)) throw deletedFailure(s.id);
       const chunkEnd = performance.now() + CHUNK_MS;
@@ -1156,7 +1212,7 @@ export class WorkerRuntime {
         } finally {
           clearDeadline();
         }
-        if (sim.stepCount % every === 0 || sim.stepCount === rec.end.step) states.push(sim.state());
+        if (sim.stepCount % every === 0 || sim.stepCount === rec.end.step) take();
       } while (sim.stepCount < rec.end.step && performance.now() < chunkEnd);
       if (sim.stepCount < rec.end.step) await yieldToLoop();
     }

@@ -14,7 +14,7 @@ import { WebSocket } from "ws";
 import { cartPoleModel } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
-import { createSession, getState, step } from "./helpers";
+import { createSession, G, getState, step } from "./helpers";
 
 const cartPole = cartPoleModel({ dt: 0.002, sensors: ["x", "v", "theta", "omega"] });
 /** Feedback gains on (x, ẋ, θ, θ̇): θ > 0 leans the pole to +x, the cart must follow. */
@@ -68,6 +68,105 @@ describe("POST /v1/sessions/:id/inputs", () => {
     await request(server.app.server).delete(`/v1/sessions/${id}`).expect(204);
     const gone = await post({ inputs: [{ type: "actuator", id: "push", value: 1 }] });
     expect(gone.status).toBe(404);
+  });
+});
+
+describe("GET /v1/sessions/:id/recording?every=k", () => {
+  // the states were kept whole and stringified at the end: ?every=1 on a 300 000-step
+  // falling body ended a 512 MB worker, its other sessions rebuilt from their checkpoints
+  const maxBytes = 1024 * 1024;
+  const small = useServer({ recordingStatesMaxBytes: maxBytes });
+
+  it("holds its states within RECORDING_STATES_MAX_BYTES: past it 409 naming the bound, the worker unharmed", async () => {
+    // 100 falling particles: a State of about 13 kB, so 1 MiB at ~80 states
+    const n = 100;
+    const particles = {
+      name: "particles",
+      gravity: [0, 0, -G],
+      solver: { integrator: "symplectic-euler", dt: 0.01 },
+      bodies: Array.from({ length: n }, (_, i) => ({
+        id: `p${i}`,
+        kind: "particle",
+        mass: 1,
+        position: [i, 0, 0],
+      })),
+    };
+    const bystander = await createSession(small.app, cartPole);
+    await step(small.app, bystander, 10);
+    const id = await createSession(small.app, particles);
+    const end = await step(small.app, id, 200);
+    const all = await request(small.app.server).get(`/v1/sessions/${id}/recording?every=1`);
+    expect(all.status).toBe(409);
+    expect(all.body.details).toMatchObject({
+      limit: "RECORDING_STATES_MAX_BYTES",
+      maxBytes,
+      every: 1,
+    });
+    expect(all.body.details.statesTaken).toBeLessThan(200);
+    expect(all.body.message).toContain("RECORDING_STATES_MAX_BYTES");
+    // a coarser every is answered: the states at 20, 40, …, 200, the last the session's own
+    const some = await request(small.app.server).get(`/v1/sessions/${id}/recording?every=20`);
+    expect(some.status).toBe(200);
+    const states = some.body.states as { step: number; bodies: { velocity: number[] }[] }[];
+    expect(states.map((st) => st.step)).toEqual(Array.from({ length: 10 }, (_, k) => 20 * (k + 1)));
+    expect(states[9].bodies).toEqual(end.bodies);
+    // symplectic Euler under constant g: v_z = −g n h after n steps
+    expect(states[0].bodies[n - 1].velocity[2]).toBeCloseTo(-G * 20 * 0.01, 12);
+    // the worker lived on: the other session was not rebuilt
+    const other = await request(small.app.server).get(`/v1/sessions/${bystander}`);
+    expect(other.body).toMatchObject({ step: 10, message: null });
+  });
+});
+
+describe("MAX_PENDING_INPUTS", () => {
+  // each answered change rewrites a session's whole pending queue in its checkpoint: 100 000
+  // pending bodyState inputs were a 14.6 MB document exported (~1 s of its worker) and
+  // written for every POST inputs and PATCH answer; the queue is bounded by configuration
+  const small = useServer({ maxPendingInputs: 3 });
+  const push = (value: number) => ({ type: "actuator", id: "push", value });
+
+  it("refuses inputs that would leave more than the limit pending (REST and stream), 400 naming it", async () => {
+    const id = await createSession(small.app, cartPole);
+    const post = (body: object) =>
+      request(small.app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    expect((await post({ inputs: [push(1), push(2)], step: 10 })).body).toEqual({
+      step: 10,
+      pending: 2,
+    });
+    expect((await post({ inputs: [push(3)], step: 20 })).body).toEqual({ step: 20, pending: 3 });
+    const over = await post({ inputs: [push(4)], step: 30 });
+    expect(over.status).toBe(400);
+    expect(over.body.details).toMatchObject({ limit: "MAX_PENDING_INPUTS", max: 3 });
+    expect(over.body.details.issues[0].path).toEqual(["inputs"]);
+    expect(over.body.message).toContain("MAX_PENDING_INPUTS (3)");
+    // inputs at the current step act at once and never wait: taken at the limit
+    expect((await post({ inputs: [push(5)] })).body).toEqual({ step: 0, pending: 3 });
+    // the same refusal on a stream
+    const ws = new WebSocket(`${small.ws}/v1/sessions/${id}/stream?every=1000000`);
+    const answers: Record<string, unknown>[] = [];
+    ws.on("message", (data: Buffer) => {
+      const m = JSON.parse(data.toString());
+      if (m.type === "inputs" || m.type === "error") answers.push(m);
+    });
+    await new Promise((r) => ws.once("open", r));
+    ws.send(JSON.stringify({ type: "inputs", ref: 1, inputs: [push(6)], step: 40 }));
+    await waitFor(() => answers.length === 1);
+    expect(answers[0]).toMatchObject({
+      type: "error",
+      error: "invalid_request",
+      ref: 1,
+      details: { limit: "MAX_PENDING_INPUTS", max: 3 },
+    });
+    ws.close();
+    // stepped past step 10: its two applied, room for two more
+    await step(small.app, id, 11);
+    expect((await post({ inputs: [push(7), push(8)], step: 30 })).body).toEqual({
+      step: 30,
+      pending: 3,
+    });
+    // nothing refused was scheduled: step 20's command, then step 30's last
+    expect((await step(small.app, id, 10)).actuators[0].command).toBe(3);
+    expect((await step(small.app, id, 10)).actuators[0].command).toBe(8);
   });
 });
 

@@ -173,6 +173,21 @@ describe("bad snapshots", () => {
     expect(r.body.details.issues[0].path).toEqual(["snapshot", "simulation", "checksum"]);
   });
 
+  it("400 naming the field that does not fit, not the checksum it changed, and the message says it in full", async () => {
+    // a state array of the wrong length in a document that keeps its checksum: the field's
+    // own check answers (the checksum, verified first, answered ["checksum"] alone)
+    const c = JSON.parse(JSON.stringify(doc));
+    c.simulation.state.position = "AAAAAAAAAAA=";
+    const r = await post({ snapshot: c }).expect(400);
+    const path = ["snapshot", "simulation", "state", "position"];
+    expect(r.body.details.issues).toEqual([
+      { path, message: expect.stringMatching(/^expected \d+ float64 values/) },
+    ]);
+    expect(r.body.message).toMatch(
+      /^invalid snapshot: snapshot\.simulation\.state\.position: expected/,
+    );
+  });
+
   it("400 with the path of what is wrong", async () => {
     const v = copy();
     v.version = 2;

@@ -22,6 +22,7 @@ import { MAX_ECHO_CHARS } from "../../src/server/errors";
 import type { TestHook } from "../../src/server/protocol";
 import {
   MAX_PENDING_COMMANDS,
+  MESSAGE_TOO_BIG_REASON,
   STREAM_MAX_MESSAGE_BYTES,
   STREAM_MIN_FPS,
 } from "../../src/server/stream";
@@ -117,9 +118,14 @@ describe("answers and a client that stops reading", () => {
     c.ws.send(padded(STREAM_MAX_MESSAGE_BYTES));
     await waitFor(() => c.answers().length === 1);
     expect(c.answers()[0]).toMatchObject({ type: "inputs", ref: 1, pending: 0 });
-    const closed = new Promise<number>((resolve) => c.ws.once("close", (code) => resolve(code)));
+    const closed = new Promise<[number, string]>((resolve) =>
+      c.ws.once("close", (code, reason) => resolve([code, reason.toString()])),
+    );
     c.ws.send(padded(STREAM_MAX_MESSAGE_BYTES + 1));
-    expect(await closed).toBe(1009);
+    // the reason names the bound (ws closed with 1009 alone)
+    expect(await closed).toEqual([1009, MESSAGE_TOO_BIG_REASON]);
+    expect(MESSAGE_TOO_BIG_REASON).toContain(`${STREAM_MAX_MESSAGE_BYTES} bytes`);
+    expect(MESSAGE_TOO_BIG_REASON).toContain("STREAM_MAX_MESSAGE_BYTES");
     // the session is served on: the inputs taken at once (it is not stepping)
     const s = await getState(server.app, id);
     expect(s.bodies[0].velocity).toEqual([0, 0, 1]);

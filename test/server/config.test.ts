@@ -13,6 +13,8 @@ describe("loadConfig", () => {
       maxSessions: 64,
       maxBodies: 10_000,
       maxStepsPerRequest: 1_000_000,
+      maxPendingInputs: 10_000,
+      recordingStatesMaxBytes: 64 * 1024 * 1024,
       maxBodyBytes: 1024 * 1024,
       maxModelBytes: 12 * 1024 * 1024,
       sessionIdleTtl: 3600,
@@ -65,6 +67,7 @@ describe("loadConfig", () => {
       MAX_SESSIONS: "5",
       MAX_BODIES: "100",
       MAX_STEPS_PER_REQUEST: "1000",
+      MAX_PENDING_INPUTS: "50",
       MAX_BODY_BYTES: "4096",
       SESSION_IDLE_TTL: "0.5",
       LOG_LEVEL: "warn",
@@ -81,6 +84,7 @@ describe("loadConfig", () => {
       maxSessions: 5,
       maxBodies: 100,
       maxStepsPerRequest: 1000,
+      maxPendingInputs: 50,
       maxBodyBytes: 4096,
       sessionIdleTtl: 0.5,
       logLevel: "warn",
@@ -128,6 +132,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ WORKERS: "0" })).toThrow(/WORKERS/);
     expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ MAX_SESSIONS: "1.5" })).toThrow(/MAX_SESSIONS/);
+    // beyond what a snapshot's controls.pending holds (schemas/snapshot.ts)
+    expect(() => loadConfig({ MAX_PENDING_INPUTS: "100001" })).toThrow(/MAX_PENDING_INPUTS/);
   });
 
   it("resolveConfig fills defaults into a partial object", () => {

@@ -649,6 +649,11 @@ export class Simulation {
     };
   }
 
+  /** How many inputs and patches wait for a later step boundary. */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
   /** Inputs and patches waiting for a later step boundary (a copy). */
   pendingInputs(): TimedInputSpec[] {
     return this.pending.map((p) => ({ ...p }));

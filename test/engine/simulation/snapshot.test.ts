@@ -8,8 +8,9 @@
  * test/reliability/snapshot.test.ts.
  */
 import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { loadModel } from "../../../src/engine/index";
+import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
 import { SnapshotError } from "../../../src/engine/model/state-codec";
 import {
@@ -17,13 +18,14 @@ import {
   finiteOrNull,
   parseSnapshot,
   reservedOffDiagonalBlocks,
+  verifyChecksum,
   withChecksum,
 } from "../../../src/engine/simulation/snapshot";
 import { springParticle } from "../../support/models";
 
-function snapshotIssues(json: unknown) {
+function snapshotIssues(json: unknown, read: (json: unknown) => unknown = parseSnapshot) {
   try {
-    parseSnapshot(json);
+    read(json);
   } catch (err) {
     expect(err).toBeInstanceOf(SnapshotError);
     return (err as SnapshotError).issues;
@@ -38,6 +40,50 @@ describe("canonicalJson and finiteOrNull", () => {
     );
     expect(canonicalJson([2, 1])).toBe("[2,1]");
     expect(canonicalJson("x")).toBe('"x"');
+  });
+
+  it("is the text of JSON.stringify with a replacer that sorts each object (every checksum written before verifies)", () => {
+    // the definition canonicalJson had, and the checksums of stored snapshots were made with
+    const replacer = (x: unknown) =>
+      JSON.stringify(x, (_k, v) =>
+        v !== null && typeof v === "object" && !Array.isArray(v)
+          ? Object.fromEntries(
+              Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+                a < b ? -1 : a > b ? 1 : 0,
+              ),
+            )
+          : v,
+      );
+    // keys an object orders apart (array indices first, numerically), odd numbers, holes,
+    // undefined, toJSON, an own __proto__ as JSON.parse makes it
+    const holes: unknown[] = [1];
+    holes[3] = 2;
+    const odd = {
+      h: holes,
+      b: [1, undefined, -0, Number.NaN, -Infinity, 1e21, 5e-324],
+      "10": 1,
+      "2": { z: new Date(0), "01": 1, "4294967295": 2, "4294967294": 3 },
+      a: undefined,
+      é: '\u2028"',
+      "": [{ y: 1, x: [{ d: 1, c: 2 }] }],
+      f: () => 1,
+      t: new Float64Array([1, -0]),
+      ...JSON.parse('{"__proto__": {"q": 1, "p": 2}}'),
+    };
+    expect(canonicalJson(odd)).toBe(replacer(odd));
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue()), (v, d) => {
+        expect(canonicalJson(v)).toBe(replacer(v));
+        expect(canonicalJson(d)).toBe(replacer(d));
+      }),
+      { seed: 27, numRuns: 300 },
+    );
+    // and a whole snapshot, with its pending inputs
+    const sim = loadModel(springParticle());
+    sim.schedule([{ type: "bodyState", id: sim.model.bodies[0].id, velocity: [1, -0, 2] }], 9);
+    sim.step(3);
+    const snap = sim.snapshot();
+    expect(canonicalJson(snap)).toBe(replacer(snap));
   });
 
   it("non-finite numbers become null", () => {
@@ -65,10 +111,13 @@ describe("withChecksum and parseSnapshot", () => {
     expect(parseSnapshot(snap).step).toBe(3);
     const heavier = JSON.parse(JSON.stringify(snap));
     heavier.model.bodies[0].mass = 2;
-    expect(snapshotIssues(heavier)[0].path).toEqual(["checksum"]);
+    // (loadSnapshot verifies it, after the checks that name a field)
+    expect(snapshotIssues(heavier, loadSnapshot)[0].path).toEqual(["checksum"]);
     // without a checksum (as written before it existed) the document is not checked
     const { checksum: _dropped, ...unchecked } = heavier;
     expect(parseSnapshot(unchecked).model.bodies[0].mass).toBe(2);
+    expect(snapshotIssues(heavier, verifyChecksum)[0].path).toEqual(["checksum"]);
+    verifyChecksum(unchecked);
   });
 
   it("schema errors carry their paths; non-objects are refused", () => {
