@@ -82,6 +82,7 @@ import {
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
+import type { LimitSwitches } from "./limit-switch";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
 export interface NewmarkParameters {
@@ -154,6 +155,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    *   switched (test/engine/integrators/alpha-compliant.test.ts).
    * @param memory the state record's: a_t in `acceleration`, a_{t−h} (a_t itself after a
    *   fresh initialAcceleration) in `previousAcceleration`.
+   * @param limitSwitches the compliant joint limits, or null: a step in which one switches
+   *   is split at the switch (limit-switch.ts, `splitAt`).
    */
   constructor(
     private readonly stepper: AccelerationStepper,
@@ -161,6 +164,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     private readonly newton: NewtonSettings,
     private readonly memory: IntegratorMemory,
     impacts: ImpactSource | null = null,
+    private readonly limitSwitches: LimitSwitches | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
     this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
@@ -186,6 +190,9 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
+  /** Where the last failed trySingle asks its step split (HalvingStep; limit-switch.ts). */
+  splitAt = 0;
+
   /** γ, or 1 for a step redone with backward Euler at a contact switch (backwardEuler). */
   forceWeight = 0.5;
 
@@ -193,6 +200,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.stats = stats;
     const s = this.stepper;
     s.reactionsAtEnd = null;
+    if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
     // velocity-level joints: the reactions the state reports are the multipliers consistent
     // with the end state, after the joint projection (see the file comment)
@@ -225,6 +233,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const s = this.stepper;
     const { beta, gamma } = this.params;
     this.forceWeight = gamma;
+    this.splitAt = 0;
     const c = this.coeff;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
@@ -233,6 +242,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // a new memory: the start made consistent with the joints and motors first
     if (!memory.accelerationValid) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
+    this.limitSwitches?.begin();
     const fresh = !memory.accelerationValid;
     if (fresh) this.initialAcceleration(t);
     // with compliant contacts, a_t under this step's contacts (see the constructor)
@@ -282,6 +292,11 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // unconverged stands, as it did (stats.newtonConverged false)
     const redo = this.switches?.settle(this, true, t, h, last) ?? null;
     if (redo !== null) return redo;
+    // a compliant limit switched within the step: split there while a halving follows
+    if (!last && this.limitSwitches !== null) {
+      this.splitAt = this.limitSwitches.splitFraction(h);
+      if (this.splitAt > 0) return false;
+    }
     return this.commit(t, h);
   }
 
