@@ -128,7 +128,10 @@ export function createIntegrator(
   // the central difference's Newton iterations leave the positions where the step put them
   stepper.setPositionsHeld(p.integrator === "newmark" && newmark.beta === 0);
   const limitSwitches =
-    parts.compliantLimits.length > 0 ? new LimitSwitches(stepper.sys, parts.compliantLimits) : null;
+    parts.compliantLimits.length > 0 &&
+    (p.integrator === "newmark" || p.integrator === "generalized-alpha")
+      ? new LimitSwitches(stepper.sys, parts.compliantLimits)
+      : null;
   switch (p.integrator) {
     case "newmark":
       return new NewmarkIntegrator(

@@ -344,7 +344,6 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const fresh = !memory.accelerationValid;
     if (fresh) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
-    this.limitSwitches?.begin();
     this.startMemory(t);
     // Newton starts from a = A + ρ Y λ̃ (A the free acceleration M⁻¹ f), whose position
     // update at ρ∞ = 1 is h v + ¼ h² (A_n + A) + ½ h² Y λ̃: with the last step's λ̃ it
@@ -382,6 +381,14 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const vt = this.vt;
     const { accStart: acc, pseudoStart: pseudo } = this;
     const rho = c.startForceWeight;
+    // the limits' free motion at the start (limit-switch.ts) along A + Y λ̃, the free
+    // acceleration and the joints' force along the start's directions (at the end Y λ̃ holds
+    // the start's joint force, which a limit pushing there loaded: none given)
+    const withJoints = this.change;
+    if (this.limitSwitches !== null) {
+      for (let i = 0; i < s.n; i++) withJoints[i] = acc[i] + startAccel[i];
+      this.limitSwitches.begin(withJoints);
+    }
     for (let i = 0; i < s.n; i++) {
       const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
       dxPred[i] = h * vt[i] + h * h * ((0.5 - beta) * pseudo[i] + beta * carried);
@@ -404,7 +411,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     if (redo !== null) return redo;
     // a compliant limit switched within the step: split there while a halving follows
     if (!last && this.limitSwitches !== null) {
-      this.splitAt = this.limitSwitches.splitFraction(h);
+      this.splitAt = this.limitSwitches.splitFraction(h, null);
       if (this.splitAt > 0) return false;
     }
     if (this.rejectedByErrorControl(h, last)) return false;

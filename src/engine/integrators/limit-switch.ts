@@ -18,8 +18,8 @@
  * So after each solved step (or piece) the limits' switch functions at its ends are
  * compared (`splitFraction`); where one changed sign its zero τ ∈ (0, 1) is located by
  * bisection on the cubic Hermite interpolant of q through the ends' values and rates, and
- * where a bound is met also on the free motion q0 + q̇0 t + ½ q̈_f t² (q̈_f the last free
- * piece's), the earlier taken; the step is redone as the pieces [0, τ h] and [τ h, h]
+ * where a bound is met also on the free motion q0 + q̇0 t + ½ q̈_f t² (q̈_f the start's,
+ * from the integrator's acceleration there), the earlier taken; the step is redone as the pieces [0, τ h] and [τ h, h]
  * (step-halving.ts, `splitAt`), each checked again. A switch is left in its piece when the
  * work it misses, ½ s_a Δq_f (s_a the push at the piece's active end, Δq_f its free travel
  * on the interpolant), is at most SWITCH_TOLERANCE of the energy at stake,
@@ -47,8 +47,11 @@ export const SWITCH_TOLERANCE = 1e-4;
 
 /**
  * Steps (of the integrator's h) within which a flight off the bound and back, 2 |q̇|/|q̈_f|
- * at the switch's rate q̇ under the free acceleration q̈_f, is left unresolved: its switches
- * stay in their pieces. A joint brought to rest on its bound by a damped limit bounces ever
+ * at the rate q̇ of the piece's free end under the free acceleration q̈_f there, is left
+ * unresolved: its switches stay in their pieces. q̈_f is g · a of the acceleration the
+ * integrator gives (newmark: a_t and a_{t+h}; generalized-alpha: A_n + Y λ̃ at the start, none
+ * at the end, whose Y λ̃ is the start's joint force: its exits are always located), so that
+ * a run restored from a snapshot splits its steps as the run it was taken from. A joint brought to rest on its bound by a damped limit bounces ever
  * shorter (a Zeno sequence): located, each bounce kept its piece's energy and the pieces
  * never settled (a 2 kg slider pushed by 3 N onto the default limit at 1/60 s hopped 5e-5 m
  * for ever, 2 pieces and 8.8 Newton iterations a step); left in its piece, a switch at such
@@ -56,6 +59,17 @@ export const SWITCH_TOLERANCE = 1e-4;
  * nonsmooth law ends such rebounds at rest likewise: limit-problem.ts).
  */
 export const UNRESOLVED_FLIGHT = 4;
+
+/**
+ * q̈ = g · a of limit l's coordinate along the generalized acceleration a where neither of
+ * its bounds pushes at the current state, else (or a null) NaN.
+ */
+function freeAlong(l: CompliantJointLimit, a: Float64Array | null): number {
+  const q = l.coordinate;
+  if (a === null || l.push(1, q.value, q.rate) > 0 || l.push(-1, q.value, q.rate) > 0)
+    return Number.NaN;
+  return q.along(a);
+}
 
 /** Bisection steps on τ ∈ [0, 1] (2⁻⁵⁰ of the piece: to rounding). */
 const BISECTIONS = 50;
@@ -66,11 +80,13 @@ export class LimitSwitches {
   /** m̃ = 1/(gᵀ M⁻¹ g) of each limit's coordinate where the integrator was made (kg·m² or kg). */
   private readonly inertia: Float64Array;
   /**
-   * Each limit's q̈ (rad/s², m/s²) over the last piece in which neither bound pushed,
-   * (q̇_end − q̇_start)/h: the free motion's acceleration a limit met is located on; NaN
-   * before the first such piece.
+   * Each limit's q̈ (rad/s², m/s²) at the piece's start and end, g · a of the accelerations
+   * the integrator gives (`begin`, splitFraction: functions of the state and the memory,
+   * which snapshots keep), where neither bound pushes there (the free motion's, a bound met
+   * is located on and a flight is measured with), else NaN.
    */
   private readonly free: Float64Array;
+  private readonly freeEnd: Float64Array;
   /** The cubic q(τ) = Σ cubic[j] τʲ through the piece's ends (splitFraction). */
   private readonly cubic = new Float64Array(4);
   /** The integrator's step h (s) whose pieces are checked (UNRESOLVED_FLIGHT). */
@@ -84,15 +100,19 @@ export class LimitSwitches {
   ) {
     this.start = new Float64Array(2 * limits.length);
     this.inertia = new Float64Array(limits.length);
-    this.free = new Float64Array(limits.length).fill(Number.NaN);
+    this.free = new Float64Array(limits.length);
+    this.freeEnd = new Float64Array(limits.length);
     limits.forEach((l, i) => {
       l.coordinate.evaluate();
       this.inertia[i] = coordinateInertia(sys, l.coordinate);
     });
   }
 
-  /** At a piece's start: records each limit's coordinate and rate. */
-  begin(): void {
+  /**
+   * At a piece's start: records each limit's coordinate, rate and free acceleration along
+   * `accel`, the state's generalized acceleration with the joints' forces (null: none known).
+   */
+  begin(accel: Float64Array | null): void {
     const { limits, start } = this;
     for (let i = 0; i < limits.length; i++) {
       if (!limits[i].enabled) continue;
@@ -100,6 +120,7 @@ export class LimitSwitches {
       q.evaluate();
       start[2 * i] = q.value;
       start[2 * i + 1] = q.rate;
+      this.free[i] = freeAlong(limits[i], accel);
     }
   }
 
@@ -107,7 +128,7 @@ export class LimitSwitches {
    * At the end of the piece of h (s) `begin` started: the fraction τ ∈ (0, 1) of it at which
    * the earliest switch the piece may not keep lies (the file comment), or 0: none.
    */
-  splitFraction(h: number): number {
+  splitFraction(h: number, accel: Float64Array | null): number {
     const { limits, start, cubic } = this;
     let earliest = 1;
     for (let i = 0; i < limits.length; i++) {
@@ -121,18 +142,16 @@ export class LimitSwitches {
       cubic[1] = h * r0;
       const dq = q.value - q0;
       this.endRate = q.rate;
+      this.freeEnd[i] = freeAlong(l, accel);
       cubic[2] = 3 * dq - 2 * cubic[1] - h * q.rate;
       cubic[3] = cubic[1] + h * q.rate - 2 * dq;
-      let pushed = false;
       for (let sigma = 1; sigma >= -1; sigma -= 2) {
-        pushed ||= l.push(sigma, q0, r0) > 0 || l.push(sigma, q.value, q.rate) > 0;
         earliest = Math.min(
           earliest,
           this.locate(i, sigma, false, h, dq),
           this.locate(i, sigma, true, h, dq),
         );
       }
-      if (!pushed) this.free[i] = (q.rate - r0) / h;
     }
     return earliest < 1 && earliest > 0 ? earliest : 0;
   }
@@ -143,7 +162,7 @@ export class LimitSwitches {
    * energy go, which the energy balance books as the limit's dissipation at the same
    * weights; file comment) changes sign on the cubic, or 1 where it does not or the piece
    * may keep it. A bound met is located on the free motion q0 + q̇0 t + ½ q̈_f t² too (q̈_f
-   * the last free piece's, `free`), and the earlier of the two taken: the cubic's end rate
+   * the start's, `free`), and the earlier of the two taken: the cubic's end rate
    * holds the end's push, which at h ω ≫ 1 moved its zero by half the distance left (the
    * pieces ended 50 % of the way closer each, four halvings short of the bound at the
    * default stiffness and 1/60 s); once a piece ends near the bound that push is small and
@@ -170,8 +189,8 @@ export class LimitSwitches {
     // the rebound's at its end where it is left; the cubic across a stiff limit's turn
     // does not give the rate at the switch)
     const freeRate = s0 > 0 ? this.endRate : this.start[2 * i + 1];
-    if (Math.abs(freeRate) <= 0.5 * UNRESOLVED_FLIGHT * Math.abs(this.free[i]) * this.stepSize)
-      return 1;
+    const pull = s0 > 0 ? this.freeEnd[i] : this.free[i];
+    if (Math.abs(freeRate) <= 0.5 * UNRESOLVED_FLIGHT * Math.abs(pull) * this.stepSize) return 1;
     const atSwitch = this.valueAt(tau);
     // the active end's push and the free travel (entering: before τ; leaving: after)
     const active = s0 > 0 ? s0 : s1;

@@ -242,7 +242,6 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // a new memory: the start made consistent with the joints and motors first
     if (!memory.accelerationValid) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
-    this.limitSwitches?.begin();
     const fresh = !memory.accelerationValid;
     if (fresh) this.initialAcceleration(t);
     // with compliant contacts, a_t under this step's contacts (see the constructor)
@@ -254,6 +253,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const { dxPred, vPred, a } = s;
     const vt = this.vt;
     const at = memory.acceleration;
+    // (a_t and a_{t+h}, M a = f + Gᵀλ: the limits' free motion, limit-switch.ts)
+    this.limitSwitches?.begin(at);
     // a snapshot without a_{t−h} (written before it was kept): the guess from a_t alone
     const aBefore = memory.previousValid ? memory.previousAcceleration : at;
     // Joint rows at the position level with numerical damping, and with joints Newton's
@@ -294,7 +295,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     if (redo !== null) return redo;
     // a compliant limit switched within the step: split there while a halving follows
     if (!last && this.limitSwitches !== null) {
-      this.splitAt = this.limitSwitches.splitFraction(h);
+      this.splitAt = this.limitSwitches.splitFraction(h, s.a);
       if (this.splitAt > 0) return false;
     }
     return this.commit(t, h);
