@@ -123,10 +123,20 @@ export class CompliantJointLimit implements ForceEffector {
     this.depth = sigma > 0 ? this.lower - q.value : sigma < 0 ? q.value - this.upper : 0;
     if (sigma === 0) return 0;
     q.evaluate();
-    const rateIn = -sigma * q.rate;
-    const ramp = Math.min(1, this.depth / DAMPING_RAMP);
-    const push = this.stiffness * this.depth + this.damping * ramp * rateIn;
+    const push = this.push(sigma, q.value, q.rate);
     return push > 0 ? sigma * push : 0;
+  }
+
+  /**
+   * The push k δ + c q̇_in min(1, δ/δ_r) of bound σ (+1 lower, −1 upper) at the coordinate's
+   * value q and rate q̇, before the clamp, δ = σ (bound − q) the signed depth (negative
+   * inside the range, where it is k δ: the law's switch function, positive where the bound
+   * pushes; limit-switch.ts locates its zeros within a step).
+   */
+  push(sigma: number, value: number, rate: number): number {
+    const depth = sigma > 0 ? this.lower - value : value - this.upper;
+    const ramp = Math.min(1, Math.max(0, depth) / DAMPING_RAMP);
+    return this.stiffness * depth + this.damping * ramp * -sigma * rate;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {

@@ -15,6 +15,7 @@
  * (Newmark evaluates it at the predictor), one-step problems (the velocity-level schemes).
  */
 import type { SolverSpec } from "../../../schemas/model";
+import type { CompliantJointLimit } from "../actuators/joint-limit";
 import type { JointLimitProblem } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
@@ -30,6 +31,7 @@ import {
   GeneralizedAlphaIntegrator,
 } from "./generalized-alpha";
 import type { Integrator, IntegratorMemory } from "./integrator";
+import { LimitSwitches } from "./limit-switch";
 import { MoreauJeanIntegrator } from "./moreau-jean";
 import { NEWMARK_STEP_ERROR, NewmarkIntegrator } from "./newmark";
 import { newmarkParameters, UNRESOLVED_H_OMEGA } from "./resolution";
@@ -46,6 +48,8 @@ export interface IntegratorParts {
   nonsmooth: NonsmoothContact | null;
   /** joint limits as impacts (velocity-level schemes) */
   limits: JointLimitProblem | null;
+  /** the compliant joint limits (newmark, generalized-alpha split their steps at a switch) */
+  compliantLimits: readonly CompliantJointLimit[];
   /** the stiffest spring's ω = √(k/m) (rad/s; resolution.ts), which newmark's defaults follow */
   springFrequency: number;
   /**
@@ -123,6 +127,11 @@ export function createIntegrator(
   };
   // the central difference's Newton iterations leave the positions where the step put them
   stepper.setPositionsHeld(p.integrator === "newmark" && newmark.beta === 0);
+  const limitSwitches =
+    parts.compliantLimits.length > 0 &&
+    (p.integrator === "newmark" || p.integrator === "generalized-alpha")
+      ? new LimitSwitches(stepper.sys, parts.compliantLimits)
+      : null;
   switch (p.integrator) {
     case "newmark":
       return new NewmarkIntegrator(
@@ -136,6 +145,7 @@ export function createIntegrator(
         newton,
         memory,
         parts.compliant,
+        limitSwitches,
       );
     case "generalized-alpha":
       return new GeneralizedAlphaIntegrator(
@@ -149,6 +159,7 @@ export function createIntegrator(
         newton,
         memory,
         parts.compliant,
+        limitSwitches,
       );
     case "articulated": {
       const { tree, constraints, lambda, power, angles } = parts.articulated;

@@ -85,6 +85,7 @@ import {
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
+import type { LimitSwitches } from "./limit-switch";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 import { SubstepDepth } from "./substep-depth";
 
@@ -250,6 +251,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
    *   body that had left the contact. Two hinged 1 kg links dropped onto a plane at the
    *   default law gained 2.43 J (ρ∞ = 1) and 7.33 J (ρ∞ = 0.5) over 3 s that way, and a
    *   ball's rebound at ρ∞ = 0.5 rose 3.8 times as high as the law's.
+   * @param limitSwitches the compliant joint limits, or null: a step in which one switches
+   *   is split at the switch (limit-switch.ts, `splitAt`).
    */
   constructor(
     private readonly stepper: AccelerationStepper,
@@ -257,6 +260,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     private readonly newton: NewtonSettings,
     private readonly memory: IntegratorMemory,
     impacts: ImpactSource | null = null,
+    private readonly limitSwitches: LimitSwitches | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
     this.change = new Float64Array(stepper.n);
@@ -301,6 +305,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   step(t: number, h: number, stats: StepStats): void {
     this.stats = stats;
     const depth = this.substeps.begin(h);
+    if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "generalized-alpha", 0, depth);
     this.substeps.end();
   }
@@ -317,10 +322,15 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
    */
   trySingle(t: number, h: number, last: boolean): boolean {
     this.dissipativeStep = false;
+    this.splitAt = 0;
     const accepted = this.attempt(t, h, last);
-    this.substeps.record(h, accepted, this.lastError);
+    // a step split at a limit's switch is no failure of its size
+    if (this.splitAt === 0) this.substeps.record(h, accepted, this.lastError);
     return accepted;
   }
+
+  /** Where the last failed trySingle asks its step split (HalvingStep; limit-switch.ts). */
+  splitAt = 0;
 
   /** trySingle's step. */
   private attempt(t: number, h: number, last: boolean): boolean {
@@ -383,6 +393,14 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       for (let i = 0; i < s.n; i++) pseudo[i] += acc[i];
     }
     const rho = c.startForceWeight;
+    // the limits' free motion at the start (limit-switch.ts) along A + Y λ̃, the free
+    // acceleration and the joints' force along the start's directions (at the end Y λ̃ holds
+    // the start's joint force, which a limit pushing there loaded: none given)
+    const withJoints = this.change;
+    if (this.limitSwitches !== null) {
+      for (let i = 0; i < s.n; i++) withJoints[i] = acc[i] + startAccel[i];
+      this.limitSwitches.begin(withJoints);
+    }
     for (let i = 0; i < s.n; i++) {
       const carried = k * (alphaF * acc[i] - alphaM * pseudo[i]);
       dxPred[i] = h * vt[i] + h * h * ((0.5 - beta) * pseudo[i] + beta * carried);
@@ -404,6 +422,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     // follows, the last halving backward Euler (contact-switch.ts)
     const redo = this.switches?.settle(this, s.newtonConverged, t, h, last) ?? null;
     if (redo !== null) return redo;
+    // a compliant limit switched within the step: split there while a halving follows
+    if (!last && this.limitSwitches !== null) {
+      this.splitAt = this.limitSwitches.splitFraction(h, null);
+      if (this.splitAt > 0) return false;
+    }
     if (this.rejectedByErrorControl(h, last)) return false;
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration

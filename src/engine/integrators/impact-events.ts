@@ -55,6 +55,17 @@
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
+ * The bounds of joint limits with restitution are event rows as the contacts (moreau-jean.ts
+ * builds the events with limits alone too): gap the coordinate's distance to its bound, u
+ * its rate towards it, a_n the last step's mean acceleration along it, deferred
+ * (JointLimitProblem.defer) and met at their instants the same; at the impact a bound's
+ * rebound that the steps cannot resolve ends at rest (boundRestitution). Left to the steps'
+ * own Newton law, those impacts' timing error kept a joint at e ≥ 0.9 hopping in cycles of
+ * about 2/(1 − e) steps for ever (a 1 kg, 1 m rod dropped from level onto its bound at
+ * e = 0.95, 1/60 s: 0.8 rad/s after 60 s), and its rebound energies were up to 85 % off
+ * e^{2k} of the drop; now it rests from 9.6 s, those energies to 6.6e-4 (1/60 s) and 6e-5
+ * (5 ms), and at e = 1 its energy never rose above the start's (+0.106 J before, booked as
+ * the limit's negative dissipation) (test/engine/integrators/limit-impacts.test.ts).
  * Left as without events: contacts with friction (the impact's Coulomb law) and impacts
  * that touch one; fem–fem contacts. A bob resting on its bound and struck into it now
  * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
@@ -82,9 +93,10 @@
  * single hinge), where a pendulum bob at e = 0.6 now keeps e^{2k} of its swing energy to
  * 7e-5 (2.8e-2 before).
  */
-import type { JointLimitProblem } from "../actuators/limit-problem";
+import { type JointLimitProblem, unresolvedRebound } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import { projectionWorkspace } from "../constraints/project";
+import type { ContactSet } from "../contact/contact-set";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
 import { grow } from "../math/grow";
@@ -115,6 +127,16 @@ const NOW = 1e-9;
 /** Normal speed (m/s) below which a contact does not approach. */
 const V_EPS = 1e-6;
 
+/**
+ * The time τ (s) at which a gap g (m, rad) closing at u < 0 under a constant acceleration
+ * a_n closes: the first root of g + u τ + ½ a_n τ² = 0, τ = 2 g / (−u + √(u² − 2 a_n g))
+ * (negative for a gap already passed); NaN when it never closes (pushed away first).
+ */
+function closingTime(g: number, u: number, an: number): number {
+  const D = u * u - 2 * an * g;
+  return D >= 0 ? (2 * g) / (Math.sqrt(D) - u) : Number.NaN;
+}
+
 /** The integrator's step from t of h, its figures into (or summed into) stats; its sub-steps. */
 export type StepFrom = (t: number, h: number, stats: StepStats) => number;
 
@@ -143,6 +165,10 @@ export class ImpactEvents {
     q: new Float64Array(0),
   };
   private readonly rowRates: Float64Array;
+  /** 1 for each limit bound (2 i + [upper]) `next` takes for an impact now. */
+  private readonly takeBound: Uint8Array;
+  /** The applied forces at the impact (boundRestitution). */
+  private readonly force: Float64Array;
   /** The impact's joint impulse per unit P_j of each taken contact (k × rows; impact). */
   private L: Float64Array = new Float64Array(0);
   /** Whether the running step is split (advance): its totals kept (substepDone). */
@@ -162,7 +188,8 @@ export class ImpactEvents {
   constructor(
     /** The integrator's stepper: the system, the joints, removedEnergy. */
     private readonly stepper: AccelerationStepper,
-    private readonly contact: NonsmoothContact,
+    /** The nonsmooth contacts, or null: none (the joint limits' impacts alone). */
+    private readonly contact: NonsmoothContact | null,
     /** 1 for a body a joint, motor or joint limit holds (moreau-jean.ts jointedBodies). */
     private readonly jointed: Uint8Array,
     /** The integrator's memory: the last step's mean acceleration (file comment, 1). */
@@ -179,6 +206,8 @@ export class ImpactEvents {
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.jointImpulse = new Float64Array(this.rowRates.length);
     this.limitImpulse = new Float64Array(limits?.limits.length ?? 0);
+    this.takeBound = new Uint8Array(2 * (limits?.limits.length ?? 0));
+    this.force = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
   }
 
@@ -198,13 +227,14 @@ export class ImpactEvents {
     this.impacts = 0;
     this.exhausted = false;
     this.split = false;
-    this.contact.endSplit();
-    // (no pair with restitution: no impact to resolve, and no detection of its own)
-    if (!this.contact.params.anyRestitution()) return whole(t, h, stats);
     const nsc = this.contact;
+    nsc?.endSplit();
+    // (no pair or bound with restitution: no impact to resolve, and no detection of its own)
+    if (!(nsc?.params.anyRestitution() ?? false) && !(this.limits?.anyRestitution ?? false))
+      return whole(t, h, stats);
     let tau = this.next(h, h);
     if (tau >= h) {
-      nsc.clearDeferred();
+      this.clearDeferred();
       return whole(t, h, stats);
     }
     resetStepStats(stats);
@@ -212,14 +242,14 @@ export class ImpactEvents {
     this.split = true;
     this.jointImpulse.fill(0);
     this.limitImpulse.fill(0);
-    nsc.beginSplit(h);
+    nsc?.beginSplit(h);
     let done = 0;
     let substeps = 0;
     let pieces = 0;
     while (done < h) {
       const rest = h - done;
       if (tau <= 0) {
-        this.impact(t + done);
+        this.impact(t + done, h);
         this.impacts++;
         // the energy balance's next piece starts from the impact's velocities: a sub-step of
         // length 0 (its forces' work 0), as a sub-step's end becomes the next one's start
@@ -227,9 +257,9 @@ export class ImpactEvents {
       } else {
         // (the last piece ends on the step's end exactly, as without events)
         const piece = Math.min(tau, rest);
-        if (piece === rest) nsc.clearDeferred();
+        if (piece === rest) this.clearDeferred();
         substeps += part(t + done, piece, stats);
-        nsc.clearDeferred();
+        this.clearDeferred();
         pieces++;
         done = piece === rest ? h : done + piece;
         if (done >= h) break;
@@ -237,7 +267,7 @@ export class ImpactEvents {
       if (this.impacts >= MAX_EVENTS || pieces >= MAX_PIECES) {
         // more impacts than a step resolves: the rest whole (file comment)
         this.exhausted = this.next(h - done, h) < h - done;
-        nsc.clearDeferred();
+        this.clearDeferred();
         substeps += part(t + done, h - done, stats);
         break;
       }
@@ -271,54 +301,88 @@ export class ImpactEvents {
     const limits = this.limits?.limits ?? [];
     for (let i = 0; i < limits.length; i++)
       this.limitImpulse[i] += h * limits[i].coordinate.limitEffort;
-    this.contact.keepSubstep();
+    this.contact?.keepSubstep();
   }
 
   /**
-   * At t, with r of the step of h left: 0 when an event contact meets its impact now (the
-   * impact's contacts marked in `take`), the earliest τ < r of one closing later, or
-   * Infinity when none closes within r or the impact touches a contact with friction.
+   * At t, with r of the step of h left: 0 when an event contact or limit bound meets its
+   * impact now (the impact's contacts marked in `take`, its bounds in `takeBound`), the
+   * earliest τ < r of one closing later, or Infinity when none closes within r or the
+   * impact touches a contact with friction.
    */
   private next(r: number, h: number): number {
     const nsc = this.contact;
-    const set = nsc.set;
-    nsc.clearDeferred();
-    nsc.updateIndexSet(r, 1);
-    const m = set.count;
-    if (m === 0) return Number.POSITIVE_INFINITY;
-    this.u = grow(this.u, m);
-    this.take = grow(this.take, m);
-    set.normalVelocities(this.u, 0, m);
+    this.clearDeferred();
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
     let earliest = Number.POSITIVE_INFINITY;
     let now = false;
-    this.take.fill(0);
-    for (let i = 0; i < m; i++) {
-      const un = this.u[i];
-      if (!this.isEvent(i) || !(un < -V_EPS)) continue;
-      const g = set.gap[i];
-      const an = prev === null ? 0 : set.rowTimes(i, 0, prev);
-      const D = un * un - 2 * an * g;
-      // (pushed away before it closes)
-      if (!(D >= 0)) continue;
-      const tau = (2 * g) / (Math.sqrt(D) - un);
-      if (g <= NOW_GAP || tau <= NOW * h) {
-        this.take[i] = 1;
-        now = true;
-      } else {
-        earliest = Math.min(earliest, tau);
-        // open until τ: not active in the piece before it (file comment, 3)
-        nsc.defer(set.key[i]);
+    let m = 0;
+    if (nsc !== null) {
+      const set = nsc.set;
+      nsc.updateIndexSet(r, 1);
+      m = set.count;
+      this.u = grow(this.u, m);
+      this.take = grow(this.take, m);
+      set.normalVelocities(this.u, 0, m);
+      this.take.fill(0);
+      for (let i = 0; i < m; i++) {
+        const un = this.u[i];
+        if (!this.isEvent(set, i) || !(un < -V_EPS)) continue;
+        const g = set.gap[i];
+        const an = prev === null ? 0 : set.rowTimes(i, 0, prev);
+        const tau = closingTime(g, un, an);
+        // (pushed away before it closes)
+        if (Number.isNaN(tau)) continue;
+        if (g <= NOW_GAP || tau <= NOW * h) {
+          this.take[i] = 1;
+          now = true;
+        } else {
+          earliest = Math.min(earliest, tau);
+          // open until τ: not active in the piece before it (file comment, 3)
+          nsc.defer(set.key[i]);
+        }
       }
     }
-    if (now) nsc.clearDeferred();
+    // the bounds of the joint limits with restitution, as the contacts (their gap the
+    // coordinate's distance to the bound, u its rate towards it, rad or m)
+    const limits = this.limits;
+    const takeBound = this.takeBound;
+    takeBound.fill(0);
+    if (limits?.anyRestitution)
+      for (let i = 0; i < limits.limits.length; i++) {
+        const l = limits.limits[i];
+        if (!(l.restitution > 0)) continue;
+        const q = l.coordinate;
+        q.evaluate();
+        for (let sigma = 1; sigma >= -1; sigma -= 2) {
+          const un = sigma * q.rate;
+          if (!(un < -V_EPS)) continue;
+          const g = sigma > 0 ? q.value - l.lower : l.upper - q.value;
+          const an = prev === null ? 0 : sigma * q.along(prev);
+          const tau = closingTime(g, un, an);
+          if (Number.isNaN(tau)) continue;
+          if (g <= NOW_GAP || tau <= NOW * h) {
+            takeBound[2 * i + (sigma > 0 ? 0 : 1)] = 1;
+            now = true;
+          } else {
+            earliest = Math.min(earliest, tau);
+            limits.defer(i, sigma);
+          }
+        }
+      }
+    if (now) this.clearDeferred();
     if (!now) return earliest < r ? earliest : Number.POSITIVE_INFINITY;
     return this.closeTouching(m) ? 0 : Number.POSITIVE_INFINITY;
   }
 
+  /** Opens every contact and bound `next` deferred. */
+  private clearDeferred(): void {
+    this.contact?.clearDeferred();
+    this.limits?.clearDeferred();
+  }
+
   /** Contact i of the detected set is an event contact (file comment, 1). */
-  private isEvent(i: number): boolean {
-    const set = this.contact.set;
+  private isEvent(set: ContactSet, i: number): boolean {
     if (!(set.restitution[i] > 0) || set.friction[i] !== 0 || set.triangle[i] !== 0) return false;
     const a = set.bodyA[i];
     const b = set.bodyB[i];
@@ -330,9 +394,17 @@ export class ImpactEvents {
    * share (file comment, 2); false when one of them has friction or a fem–fem side.
    */
   private closeTouching(m: number): boolean {
-    const set = this.contact.set;
-    const { take, reached } = this;
+    const { take, reached, takeBound } = this;
     reached.fill(0);
+    const limits = this.limits?.limits ?? [];
+    for (let k = 0; k < takeBound.length; k++)
+      if (takeBound[k] === 1) {
+        const q = limits[k >> 1].coordinate;
+        this.reach(q.bodyA);
+        this.reach(q.bodyB);
+      }
+    if (this.contact === null) return true;
+    const set = this.contact.set;
     for (let i = 0; i < m; i++)
       if (take[i] === 1) {
         this.reach(set.bodyA[i]);
@@ -366,14 +438,15 @@ export class ImpactEvents {
   /**
    * Newton's law at once on the taken contacts at t, with the joints (file comment, 2).
    */
-  private impact(t: number): void {
-    const set = this.contact.set;
+  private impact(t: number, h: number): void {
+    const set = this.contact?.set ?? null;
     const { sys, f, v } = this;
     const n = sys.numDofs;
     getVelocity(sys, v);
     let kc = 0;
-    this.rows = grow(this.rows, set.count + this.limitRows());
-    for (let i = 0; i < set.count; i++) if (this.take[i] === 1) this.rows[kc++] = i;
+    const contacts = set?.count ?? 0;
+    this.rows = grow(this.rows, contacts + this.limitRows());
+    for (let i = 0; i < contacts; i++) if (this.take[i] === 1) this.rows[kc++] = i;
     // the bounds touching now of the joints the impact reaches: rows kc.. (limit rows)
     let k = kc;
     const limits = this.limits;
@@ -411,13 +484,14 @@ export class ImpactEvents {
       this.X.set(x, j * n);
       for (let i = 0; i < k; i++) this.D[i * k + j] = this.rowTimes(i, kc, x);
     }
+    // the applied forces at the impact, whose pull on a bound tells a rebound the steps
+    // cannot resolve (boundRestitution)
+    if (k > kc) this.stepper.computeForces(t, this.force);
     // Newton's law on each row, its own restitution (a contact's pair, a limit's)
     for (let i = 0; i < k; i++) {
       const un = this.rowTimes(i, kc, v);
       const e =
-        i < kc
-          ? set.restitution[this.rows[i]]
-          : (limits as JointLimitProblem).activeLimit(this.rows[i]).restitution;
+        i < kc ? (set as ContactSet).restitution[this.rows[i]] : this.boundRestitution(i, un, h);
       this.q[i] = un + e * Math.min(un, 0);
       this.P[i] = 0;
     }
@@ -438,7 +512,7 @@ export class ImpactEvents {
     for (let j = 0; j < k; j++) {
       const p = this.P[j];
       if (!(p > 0)) continue;
-      if (j < kc) this.contact.addImpact(this.rows[j], p);
+      if (j < kc) (this.contact as NonsmoothContact).addImpact(this.rows[j], p);
       else {
         // the limit's effort over the step: σ P (its sign the coordinate's)
         const l = limits as JointLimitProblem;
@@ -449,6 +523,26 @@ export class ImpactEvents {
     }
     // the contacts' and limits' work (the energy balance, simulation/monitor.ts)
     this.stepper.removedEnergy += before - kineticEnergy(sys);
+  }
+
+  /**
+   * The restitution of the impact's row j, a limit's bound, at the rate u (< 0
+   * approaching): its limit's e, or 0 for a rebound the steps of h cannot resolve, one whose
+   * flight against the bound's pull a is at most four steps (unresolvedRebound), as
+   * JointLimitProblem.solve takes such a rebound: a joint whose bounces accumulate (a Zeno
+   * sequence) then rests on its bound instead of bouncing at ever shorter flights. The pull
+   * is the applied forces' along the row with the joints held, a = −x_j · f (x_j =
+   * M⁻¹H_jᵀ on the joints' tangent, the impact's column: H_j's free acceleration); the last
+   * step's mean acceleration is the bound's own hold where the joint rests on it (0: a
+   * slider pushed onto its bound at e = ½ under backward-euler hopped at every step).
+   */
+  private boundRestitution(j: number, u: number, h: number): number {
+    const l = this.limits as JointLimitProblem;
+    const e = l.activeLimit(this.rows[j]).restitution;
+    const n = this.sys.numDofs;
+    let an = 0;
+    for (let d = 0; d < n; d++) an += this.X[j * n + d] * this.force[d];
+    return unresolvedRebound(e, u, -an * h) ? 0 : e;
   }
 
   /** The limits' bound rows at most (2 a limit: impact). */
@@ -463,14 +557,14 @@ export class ImpactEvents {
 
   /** out += H_jᵀ for the impact's row j: a contact's normal (j < kc) or a limit's bound. */
   private addRow(j: number, kc: number, out: Float64Array): void {
-    if (j < kc) this.contact.set.addRowTranspose(this.rows[j], 0, 1, out);
+    if (j < kc) (this.contact as NonsmoothContact).set.addRowTranspose(this.rows[j], 0, 1, out);
     else (this.limits as JointLimitProblem).addRow(this.rows[j], 1, out);
   }
 
   /** H_j v for the impact's row j (addRow). */
   private rowTimes(j: number, kc: number, v: Float64Array): number {
     return j < kc
-      ? this.contact.set.rowTimes(this.rows[j], 0, v)
+      ? (this.contact as NonsmoothContact).set.rowTimes(this.rows[j], 0, v)
       : (this.limits as JointLimitProblem).rowRate(this.rows[j], v);
   }
 }

@@ -50,8 +50,8 @@
  *     located (jointedBodies). The located impulses are added to the reported ones.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
- * (not Siconos') The impacts of jointed bodies, which step 7b leaves out, are met at their
- * instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
+ * (not Siconos') The impacts of jointed bodies, which step 7b leaves out, and those of
+ * joint limits' bounds with restitution are met at their instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
  * the joints at the impact, each piece between a step as above.
  * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
  * velocity (their exact share of the kinetic energy's change), and the change of the
@@ -231,7 +231,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   lastProjection: Readonly<ProjectionResult> = NO_PROJECTION;
   /** Step 7b (file comment): null without nonsmooth contacts. */
   private readonly location: ImpactLocation | null;
-  /** The impacts of jointed bodies at their instants (impact-events.ts), or null: none. */
+  /**
+   * The impacts of jointed bodies and of limit bounds at their instants (impact-events.ts),
+   * or null: no nonsmooth contact nor joint limit.
+   */
   readonly events: ImpactEvents | null;
   /** The potential energy (J) before the step's position projection moved (NaN: no move). */
   private projectedFrom = Number.NaN;
@@ -263,7 +266,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.location =
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
     this.events =
-      contact !== null && jointed.length > 0
+      (contact !== null || limits !== null) && jointed.length > 0
         ? new ImpactEvents(stepper, contact, jointed, memory, limits)
         : null;
     if (contact !== null)

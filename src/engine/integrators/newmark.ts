@@ -82,6 +82,7 @@ import {
   type StepStats,
   type SubstepObserver,
 } from "./integrator";
+import type { LimitSwitches } from "./limit-switch";
 import { advanceWithHalving, type HalvingStep } from "./step-halving";
 
 export interface NewmarkParameters {
@@ -156,6 +157,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    *   switched (test/engine/integrators/alpha-compliant.test.ts).
    * @param memory the state record's: a_t in `acceleration`, a_{t−h} (a_t itself after a
    *   fresh initialAcceleration) in `previousAcceleration`.
+   * @param limitSwitches the compliant joint limits, or null: a step in which one switches
+   *   is split at the switch (limit-switch.ts, `splitAt`).
    */
   constructor(
     private readonly stepper: AccelerationStepper,
@@ -163,6 +166,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     private readonly newton: NewtonSettings,
     private readonly memory: IntegratorMemory,
     impacts: ImpactSource | null = null,
+    private readonly limitSwitches: LimitSwitches | null = null,
   ) {
     this.vt = new Float64Array(stepper.n);
     this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
@@ -188,6 +192,9 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   /** Told of a split step's accepted sub-steps (Integrator; the energy balance). */
   substepObserver: SubstepObserver | null = null;
 
+  /** Where the last failed trySingle asks its step split (HalvingStep; limit-switch.ts). */
+  splitAt = 0;
+
   /** γ, or 1 for a step redone with backward Euler at a contact switch (backwardEuler). */
   forceWeight = 0.5;
 
@@ -195,6 +202,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.stats = stats;
     const s = this.stepper;
     s.reactionsAtEnd = null;
+    if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
     // the reactions the state reports are the multipliers consistent with the end state,
     // after the joint projection, and at the velocity level a_t too (see the file comment)
@@ -227,6 +235,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const s = this.stepper;
     const { beta, gamma } = this.params;
     this.forceWeight = gamma;
+    this.splitAt = 0;
     const c = this.coeff;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
@@ -246,6 +255,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const { dxPred, vPred, a } = s;
     const vt = this.vt;
     const at = memory.acceleration;
+    // (a_t and a_{t+h}, M a = f + Gᵀλ: the limits' free motion, limit-switch.ts)
+    this.limitSwitches?.begin(at);
     // a snapshot without a_{t−h} (written before it was kept): the guess from a_t alone
     const aBefore = memory.previousValid ? memory.previousAcceleration : at;
     // Joint rows at the position level with numerical damping, and with joints Newton's
@@ -285,6 +296,11 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // unconverged stands, as it did (stats.newtonConverged false)
     const redo = this.switches?.settle(this, true, t, h, last) ?? null;
     if (redo !== null) return redo;
+    // a compliant limit switched within the step: split there while a halving follows
+    if (!last && this.limitSwitches !== null) {
+      this.splitAt = this.limitSwitches.splitFraction(h, s.a);
+      if (this.splitAt > 0) return false;
+    }
     return this.commit(t, h);
   }
 

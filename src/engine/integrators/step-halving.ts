@@ -23,6 +23,11 @@ export interface HalvingStep {
   restoreStart(): void;
   /** Told of each accepted sub-step of a split step (the energy balance). */
   readonly substepObserver?: SubstepObserver | null;
+  /**
+   * Set by a failed trySingle that asks its step split at this fraction τ ∈ (0, 1) instead
+   * of halved (a compliant limit's switch located within it: limit-switch.ts); 0: halve.
+   */
+  readonly splitAt?: number;
 }
 
 /**
@@ -32,7 +37,9 @@ export interface HalvingStep {
  * 2^firstDepth steps of h/2^firstDepth, each still halved when it fails (an integrator that
  * predicts its sub-steps: substep-depth.ts); the halvings count from h, so a step is never smaller than
  * h/2^MAX_HALVINGS. Each accepted sub-step of a split step is told to the step's
- * substepObserver. Returns the number of sub-steps accepted (1: the step was not split).
+ * substepObserver. A failed step that sets `splitAt` is split there instead of halved (the
+ * pieces count as halvings). Returns the number of sub-steps accepted (1: the step was not
+ * split).
  */
 export function advanceWithHalving(
   step: HalvingStep,
@@ -43,6 +50,7 @@ export function advanceWithHalving(
   depth = 0,
   firstDepth = 0,
 ): number {
+  let first = 0.5 * h;
   if (depth >= firstDepth) {
     // Newton may give up early only where a halving follows (NewtonSettings.halvingFollows)
     newton.halvingFollows = depth < MAX_HALVINGS;
@@ -51,11 +59,12 @@ export function advanceWithHalving(
       return 1;
     }
     if (depth >= MAX_HALVINGS) throw halvingFailure(scheme, newton, h);
+    if (step.splitAt) first = step.splitAt * h;
     step.restoreStart();
   }
   return (
-    advanceWithHalving(step, t, 0.5 * h, newton, scheme, depth + 1, firstDepth) +
-    advanceWithHalving(step, t + 0.5 * h, 0.5 * h, newton, scheme, depth + 1, firstDepth)
+    advanceWithHalving(step, t, first, newton, scheme, depth + 1, firstDepth) +
+    advanceWithHalving(step, t + first, h - first, newton, scheme, depth + 1, firstDepth)
   );
 }
 

@@ -1423,6 +1423,7 @@ export class Simulation {
         compliant: this.contact?.compliant ?? null,
         nonsmooth: this.contact?.nonsmooth ?? null,
         limits: this.limitProblem,
+        compliantLimits: this.actuation.limits,
         springFrequency: this.springFrequency,
         networkFrequency: this.networkFrequency,
         femBodies: this.fem.length > 0,
