@@ -136,6 +136,7 @@ export function createIntegrator(
         newton,
         memory,
         parts.compliant,
+        parts.femBodies,
       );
     case "generalized-alpha":
       return new GeneralizedAlphaIntegrator(
