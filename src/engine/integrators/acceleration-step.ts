@@ -873,17 +873,23 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * vᵀ K v (W) at the current state, v the bodies' velocities and K = −∂f/∂x: the power
-   * solver.rayleighStiffness's force −r_K K v takes out is r_K times it (the energy balance,
-   * monitor.ts, after a step: W, which K overwrites, is assembled again before its next use).
+   * out ← −(r_M M + r_K K) v (N, N·m) at the current state, v the bodies' velocities and
+   * K = −∂f/∂x: the Rayleigh damping force the residual takes (subtractRayleigh), for the
+   * energy balance (step-work.ts, after a step or sub-step: W, which K overwrites, is
+   * assembled again before its next use).
    */
-  stiffnessPower(): number {
+  rayleighForce(rayleighMass: number, rayleighStiffness: number, out: Float64Array): void {
     const { tmp, kv, n } = this;
     getVelocity(this.sys, tmp);
-    this.iteration.stiffnessTimes(tmp, kv);
-    let power = 0;
-    for (let i = 0; i < n; i++) power += tmp[i] * kv[i];
-    return power;
+    out.fill(0);
+    if (rayleighMass !== 0) {
+      this.iteration.massTimes(tmp, kv);
+      for (let i = 0; i < n; i++) out[i] -= rayleighMass * kv[i];
+    }
+    if (rayleighStiffness !== 0) {
+      this.iteration.stiffnessTimes(tmp, kv);
+      for (let i = 0; i < n; i++) out[i] -= rayleighStiffness * kv[i];
+    }
   }
 
   /** Remembers the configuration at t (call before `solve`). */
