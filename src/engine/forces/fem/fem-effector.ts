@@ -434,7 +434,14 @@ export class FemEffector implements ForceEffector {
    * symmetric), so the angular momentum is kept too. An element inverted at either end or
    * at the mean (det ≤ 0, where the corotational ψ is not W(C)) takes the trapezoid's f(x).
    * The Jacobian stays the tangent at x (addPosJacobian), ½ ∂(2 f̄)/∂x up to O(ΔF): an
-   * approximation Newton converges with, to the same solution.
+   * approximation Newton converges with, linearly, to the same solution. The exact
+   * derivative of 2 f̄ is not symmetric (d(2P̄) = dF S̄ + 2 F_m dS̄ with dS̄ through
+   * dC = dFᵀF + FᵀdF, F the end's, against F_m on the left), and its symmetric part is the
+   * worse approximation: on the spinning block (spin.test.ts, generalized-alpha, dense LU)
+   * the exact tangent by central differences took 4 Newton iterations a step, the end's
+   * tangent 9 (14–16 and a halving in the first steps), that symmetric part 18–27. A
+   * quadratic Newton here needs the nonsymmetric tangent and a solver for it (the linear
+   * solvers of fem bodies, factored PCG and LDLᵀ, are symmetric).
    */
   private applyMeanForces(): void {
     const { sys, b, at, f, p, c0, c1, dc, sm, fm, material, startF, startP, startW } = this;
