@@ -113,8 +113,9 @@ export interface ForceEffector {
    */
   applyDissipativeForces?(t: number): void;
   /**
-   * Optional: an energy–momentum force for the symmetric θ-step (moreau-jean at θ = ½,
-   * the trapezoidal rule x_{t+h} − x_t = h (v_t + v_{t+h})/2, M (v_{t+h} − v_t) = h f̄):
+   * Optional: an energy–momentum force for the trapezoidal rule (moreau-jean at θ = ½,
+   * generalized-alpha at ρ∞ = 1, newmark at (¼, ½) through it: x_{t+h} − x_t =
+   * h (v_t + v_{t+h})/2, M (v_{t+h} − v_t) = h f̄):
    * the stepper calls `beginMeanStep()` at the step's start, the positions x_t, after
    * f(x_t), and sets `meanForces` while it evaluates the end's forces, when applyForces is
    * to add 2 f̄(x_t, x) − f(x_t) instead of f(x): the step's ½ f(x_t) + ½ (that) is f̄, a

@@ -667,7 +667,11 @@ export class AccelerationStepper implements NewtonStepper {
     this.timing = this.iteration.timing;
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
     this.limiting = effectors.filter((e) => e.stepFraction !== undefined);
-    this.meanEffectors = effectors.filter((e) => e.beginMeanStep !== undefined);
+    // with a consistent mass none: newmark's and generalized-alpha's memory would need the
+    // correction M⁻¹ (f − f̃) with the whole mass matrix (meanEndCorrection)
+    this.meanEffectors = effectors.some((e) => e.addMassProduct !== undefined)
+      ? []
+      : effectors.filter((e) => e.beginMeanStep !== undefined);
     this.affineInVelocity = effectors.every((e) => e.affineInVelocity === true);
   }
 
@@ -973,17 +977,23 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * vᵀ K v (W) at the current state, v the bodies' velocities and K = −∂f/∂x: the power
-   * solver.rayleighStiffness's force −r_K K v takes out is r_K times it (the energy balance,
-   * monitor.ts, after a step: W, which K overwrites, is assembled again before its next use).
+   * out ← −(r_M M + r_K K) v (N, N·m) at the current state, v the bodies' velocities and
+   * K = −∂f/∂x: the Rayleigh damping force the residual takes (subtractRayleigh), for the
+   * energy balance (step-work.ts, after a step or sub-step: W, which K overwrites, is
+   * assembled again before its next use).
    */
-  stiffnessPower(): number {
+  rayleighForce(rayleighMass: number, rayleighStiffness: number, out: Float64Array): void {
     const { tmp, kv, n } = this;
     getVelocity(this.sys, tmp);
-    this.iteration.stiffnessTimes(tmp, kv);
-    let power = 0;
-    for (let i = 0; i < n; i++) power += tmp[i] * kv[i];
-    return power;
+    out.fill(0);
+    if (rayleighMass !== 0) {
+      this.iteration.massTimes(tmp, kv);
+      for (let i = 0; i < n; i++) out[i] -= rayleighMass * kv[i];
+    }
+    if (rayleighStiffness !== 0) {
+      this.iteration.stiffnessTimes(tmp, kv);
+      for (let i = 0; i < n; i++) out[i] -= rayleighStiffness * kv[i];
+    }
   }
 
   /** Remembers the configuration at t (call before `solve`). */
@@ -1828,23 +1838,54 @@ export class AccelerationStepper implements NewtonStepper {
 
   /**
    * The effectors with an energy–momentum force for the symmetric step
-   * (ForceEffector.beginMeanStep: the fem bodies).
+   * (ForceEffector.beginMeanStep: the fem bodies), none with a consistent mass.
    */
   private readonly meanEffectors: readonly ForceEffector[];
   /** Whether the running step weighs those by their mean force (beginMeanStep). */
   private meanStep = false;
 
   /**
-   * The running step, from the current positions x_t (after `beginStep` and f(x_t) into
-   * fStart), is the symmetric one, M a = ½ f(x_t) + ½ f(x_{t+h}) with x_{t+h} = x_t +
-   * h v_t + ½ h² a (theta-scheme.ts at θ = w = ½): its residual takes the energy–momentum
-   * force of the effectors that have one (ForceEffector.meanForces) in place of their
-   * trapezoid, until the next `beginStep`.
+   * The running step, from the current positions x_t (after `beginStep`), is the
+   * trapezoidal rule: M a = ½ f(x_t) + ½ f(x_{t+h}) with x_{t+h} = x_t + h v_t + ½ h² a
+   * (theta-scheme.ts at θ = w = ½, f(x_t) in fStart), or the same with the end's force alone
+   * in the residual and ½ M A_t carried (generalized-alpha.ts at ρ∞ = 1): its residual takes
+   * the energy–momentum force of the effectors that have one (ForceEffector.meanForces,
+   * 2 f̄ − f(x_t) at the end) in place of their trapezoid, until the next `beginStep`.
    */
   beginMeanStep(): void {
     const effectors = this.meanEffectors;
     for (let i = 0; i < effectors.length; i++) effectors[i].beginMeanStep?.();
     this.meanStep = effectors.length > 0;
+  }
+
+  /**
+   * out += M⁻¹ (f − f̃) at the current state, the end of a mean step (beginMeanStep), for
+   * the effectors with a mean force: f their force at the end, f̃ = 2 f̄ − f(x_t) the one
+   * the step's residual took in its place; nothing after another step. A scheme that
+   * carries the end's acceleration to the next step (generalized-alpha at ρ∞ = 1, whose
+   * memory is A = M⁻¹ f: its start term ½ M A_n must be ½ f(x_n), or the next step's force
+   * over the step is f̄ + ½ (M A_n − f(x_n)), not f̄) turns the step's own solution, M⁻¹ f̃
+   * in those effectors' part, into the end state's. Two evaluations of their forces; the
+   * lumped masses (meanEffectors: none with a consistent mass).
+   */
+  meanEndCorrection(t: number, out: Float64Array): void {
+    if (!this.meanStep) return;
+    const { sys, f, tmp, n } = this;
+    const mean = this.meanEffectors;
+    clearForces(sys);
+    for (let i = 0; i < mean.length; i++) mean[i].applyForces(t);
+    getForces(sys, f);
+    clearForces(sys);
+    for (let i = 0; i < mean.length; i++) mean[i].meanForces = true;
+    try {
+      for (let i = 0; i < mean.length; i++) mean[i].applyForces(t);
+    } finally {
+      for (let i = 0; i < mean.length; i++) mean[i].meanForces = false;
+    }
+    getForces(sys, tmp);
+    for (let i = 0; i < n; i++) f[i] -= tmp[i];
+    massSolve(sys, f, tmp);
+    for (let i = 0; i < n; i++) out[i] += tmp[i];
   }
 
   /** out = R(a) at the state currently applied (see file comment). */

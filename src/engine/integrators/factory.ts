@@ -146,6 +146,7 @@ export function createIntegrator(
         memory,
         parts.compliant,
         limitSwitches,
+        parts.femBodies,
       );
     case "generalized-alpha":
       return new GeneralizedAlphaIntegrator(

@@ -567,7 +567,8 @@ export class IterationMatrix {
     const direct = this.directBlock;
     if (direct !== null) {
       // a singular pivot block fails the solve as the scalar factorization's zero pivot does
-      if (!direct.ok) throw new Error("linear solver sparse-ldlt failed (a singular pivot block)");
+      if (!direct.ok)
+        throw new Error(singularMessage("sparse-ldlt", this.sys, direct.singularBlock));
       direct.solve(rhs, out);
       this.timing.solve += performance.now() - t0;
       return 0;
@@ -592,6 +593,8 @@ export class IterationMatrix {
         info.iterations,
         this.multigridPossible,
       );
+    const singular = solver instanceof FactoredPcg ? solver.singularBlock : -1;
+    if (singular >= 0) throw new Error(singularMessage("factored-pcg", this.sys, singular));
     if (!info.converged && maxIterations === null)
       throw new Error(
         `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,
@@ -636,4 +639,20 @@ export class IterationMatrix {
     for (const e of this.effectors) e.addPosJacobian(m, -1);
     m.multiply(x, out);
   }
+}
+
+/**
+ * The failure of a block LDLᵀ factorization of W (factored PCG's direct solve, sparse-ldlt
+ * on node blocks: BlockLdlt.singularBlock): W = (1 + c_v r_M) M + (w c_x + c_v r_K) K has a
+ * singular or non-finite 3×3 pivot at the node block `block`, whose body it names. With
+ * positive masses only the tangent stiffness makes it so: an exact tangent indefinite
+ * enough to cancel the mass (a strongly compressed or inverted fem element), or a force's
+ * non-finite Jacobian. Before, factored PCG's said "linear solver cg failed (relative
+ * residual 0.00e+0 after 0 iterations)".
+ */
+function singularMessage(solver: string, sys: BodySystem, block: number): string {
+  let body = -1;
+  for (let b = 0; b < sys.numBodies && body < 0; b++) if (sys.block[b] === block) body = b;
+  const at = body >= 0 ? `body "${sys.ids[body]}"` : `block ${block}`;
+  return `linear solver ${solver} failed: the iteration matrix W = M + c_x K is singular or not finite at ${at} (a pivot of its block LDLᵀ factorization: the tangent stiffness K cancels the mass there, as the exact tangent of a strongly compressed or inverted element can, or is not finite)`;
 }

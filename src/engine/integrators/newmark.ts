@@ -16,7 +16,9 @@
  * (β, γ) = (1/4, 1/2) is the trapezoidal rule: unconditionally stable, no numerical
  * damping, energy-conserving for linear systems; γ > 1/2 damps high frequencies.
  *
- * Joints. With γ = ½ the Newton step holds them at the velocity level,
+ * Joints. (With fem bodies at β = ¼, γ = ½ the step is generalized-alpha's at ρ∞ = 1,
+ * joints held symmetrically: `trapezoid`.) With γ = ½ the Newton step holds them at the
+ * velocity level,
  * G v_{t+h} = −Ct (index 2), and the post-step projection removes the position drift.
  * The multipliers of such a step are not the state's reactions: with
  * v_{t+h} = v_t + h/2 (a_t + a_{t+h}) the rows ask G a_{t+h} ≈ −G a_t, so the part of a_t
@@ -74,6 +76,7 @@ import { SchemeCoefficients } from "../dynamics/stepper";
 import { getVelocity } from "../model/body-system";
 import type { AccelerationStepper, EndConsistency, NewtonSettings } from "./acceleration-step";
 import { ContactSwitches, type ImpactSource, lawChanged, type SwitchRedo } from "./contact-switch";
+import { GeneralizedAlphaIntegrator } from "./generalized-alpha";
 import {
   emptyStepStats,
   type Integrator,
@@ -114,8 +117,23 @@ export interface NewmarkParameters {
 export const NEWMARK_STEP_ERROR = 5e-2;
 
 export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
-  readonly projectionOrder: ProjectionOrder = "positions-first";
   readonly name = "newmark" as const;
+  /**
+   * With fem bodies at β = ¼, γ = ½ (the trapezoidal rule): the steps are generalized-alpha's
+   * at ρ∞ = 1 without its error control, the same scheme (α_m = α_f = ½, β = ¼, γ = ½; its
+   * memory a = A = M⁻¹ f), whose joints are held symmetrically within the step and whose fem
+   * bodies take the energy–momentum force; null otherwise. The velocity-level joints with
+   * the post-step projection (file comment) move the attached nodes of a fem body by the
+   * step's drift against its elements: energy into modes the step does not resolve
+   * (h ω ≈ 40 for E = 1e8 Pa, h = 5 ms) and the trapezoidal rule does not damp. A 4 kg block
+   * on a hinged 1 kg link (the README's, released horizontal, 29 J of swing) took 0.65 J of
+   * strain energy by 3.5 s (1e-4 J under generalized-alpha), Newton then took 15–18
+   * iterations and halved most steps, and the swing lost 15.7 J by 10 s, energy.error
+   * reporting all of it (nothing booked: the scheme has no numerical damping); with the
+   * projection off (jointTolerance 1e-3) the loss stayed within 3e-3 J. Now 4.8e-3 J over
+   * 10 s, no halving (test/engine/forces/fem/swing.test.ts).
+   */
+  private readonly trapezoid: GeneralizedAlphaIntegrator | null;
   private readonly vt: Float64Array;
   /** The compliant contacts' switches within a step (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
@@ -156,9 +174,11 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    *   hinged 1 kg links dropped onto a plane gained 0.87 J in steps where no contact
    *   switched (test/engine/integrators/alpha-compliant.test.ts).
    * @param memory the state record's: a_t in `acceleration`, a_{t−h} (a_t itself after a
-   *   fresh initialAcceleration) in `previousAcceleration`.
+   *   fresh initialAcceleration) in `previousAcceleration`; generalized-alpha's with
+   *   `femBodies` at (¼, ½).
    * @param limitSwitches the compliant joint limits, or null: a step in which one switches
    *   is split at the switch (limit-switch.ts, `splitAt`).
+   * @param femBodies the model has fem bodies (see `trapezoid`).
    */
   constructor(
     private readonly stepper: AccelerationStepper,
@@ -167,10 +187,29 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     private readonly memory: IntegratorMemory,
     impacts: ImpactSource | null = null,
     private readonly limitSwitches: LimitSwitches | null = null,
+    femBodies = false,
   ) {
     this.vt = new Float64Array(stepper.n);
     this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
+    const { beta, gamma, rayleighMass, rayleighStiffness } = params;
+    this.trapezoid =
+      femBodies && beta === 0.25 && gamma === 0.5
+        ? new GeneralizedAlphaIntegrator(
+            stepper,
+            { rhoInfinity: 1, stepTolerance: null, rayleighMass, rayleighStiffness },
+            newton,
+            memory,
+            impacts,
+            limitSwitches,
+            "newmark",
+          )
+        : null;
+  }
+
+  /** The joints' post-step projection: none after the trapezoid's symmetric joints. */
+  get projectionOrder(): ProjectionOrder {
+    return this.trapezoid !== null ? this.trapezoid.projectionOrder : "positions-first";
   }
 
   reset(): void {
@@ -196,13 +235,28 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   splitAt = 0;
 
   /** γ, or 1 for a step redone with backward Euler at a contact switch (backwardEuler). */
-  forceWeight = 0.5;
+  private weight = 0.5;
+
+  /** The weight of the end's forces in the last step (Integrator.forceWeight). */
+  get forceWeight(): number {
+    return this.trapezoid !== null ? this.trapezoid.forceWeight : this.weight;
+  }
 
   step(t: number, h: number, stats: StepStats): void {
     this.stats = stats;
     const s = this.stepper;
     s.reactionsAtEnd = null;
     if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
+    const trapezoid = this.trapezoid;
+    if (trapezoid !== null) {
+      // a memory from newmark's own steps (an older snapshot) holds a_t with the joints'
+      // forces, not the free acceleration: taken anew
+      if (!this.memory.pseudoValid) this.memory.accelerationValid = false;
+      trapezoid.substepObserver = this.substepObserver;
+      trapezoid.step(t, h, stats);
+      s.decayVelocities(h, this.params.velocityDamping);
+      return;
+    }
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
     // the reactions the state reports are the multipliers consistent with the end state,
     // after the joint projection, and at the velocity level a_t too (see the file comment)
@@ -234,7 +288,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const stats = this.stats;
     const s = this.stepper;
     const { beta, gamma } = this.params;
-    this.forceWeight = gamma;
+    this.weight = gamma;
     this.splitAt = 0;
     const c = this.coeff;
     c.rayleighMass = this.params.rayleighMass;
@@ -329,7 +383,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     stats.newtonIterations += s.solve(c, t + h, this.newton);
     stats.linearIterations += s.linearIterations;
     if (s.mustRedo) return false;
-    this.forceWeight = 1;
+    this.weight = 1;
     return this.commit(t, h);
   }
 

@@ -13,8 +13,8 @@
  *    quadrature of −F·v, Integrator.dissipatedWork); the trapezoid ½ h (P_t + P_{t+h}) of the
  *    power of the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha
  *    (with the θ-schemes their work over the step instead: theta-scheme.ts takeMotorWork),
- *    solver.rayleighMass's 2 r_M T, T the kinetic energy, and solver.rayleighStiffness's
- *    r_K vᵀ K v, K the tangent stiffness; plus the kinetic energy that
+ *    and solver.rayleighMass's and rayleighStiffness's force −(r_M M + r_K K) v, K the tangent
+ *    stiffness, with the scheme's weight for it (step-work.ts); plus the kinetic energy that
  *    solver.velocityDamping's decay took out and, under the velocity-level integrators,
  *    minus the work of the contact and joint-limit impulses on the step's mean velocity,
  *    and under newmark and generalized-alpha the kinetic energy a new memory's start

@@ -358,7 +358,6 @@ export class Simulation {
       ),
       solver: () => this.solverSpec,
       integrator: () => this.integrator,
-      kineticEnergy: () => this.kineticEnergy(),
     });
     this.initial = cloneBodyState(this.system.state);
     this.integrator = this.createIntegrator();

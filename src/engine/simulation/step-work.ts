@@ -12,8 +12,16 @@
  *    (or sub-step), which no scheme's velocities see: the elastic energy the clamp let go,
  *    U_s − U_e (compliant.ts, "The clamp's release"); or the integrator's own quadrature
  *    (Integrator.dissipatedWork: articulated's stages, of forcePower);
- *  - the trapezoid over the step of the power of the solver's Rayleigh damping and of the
- *    motors' prescribed motions (dissipationPower);
+ *  - the solver's Rayleigh damping, −h v̄ · ((1 − w_R) R_t + w_R R_{t+h}) with its force
+ *    R = −(r_M M + r_K K) v at each end, as the scheme weighs it: newmark's and
+ *    generalized-alpha's with their forceWeight (their memory's a_t holds R_t), the
+ *    θ-schemes' at the end alone (w_R = 1: their residual takes it at the end, their
+ *    f(x_t) without it). The trapezoid ½ h (P_t + P_{t+h}) of its power P = −R · v booked
+ *    h/4 Δvᵀ C Δv too much a step at w_R = ½ (C = r_M M + r_K K), and at w_R = 1 missed
+ *    ½ h v_tᵀ C Δv: a linear spring under newmark's trapezoidal rule with rayleighMass 2
+ *    showed that as energy.error (test/engine/simulation/rayleigh-balance.test.ts);
+ *  - the trapezoid over the step of the power of the motors' prescribed motions
+ *    (dissipationPower);
  *  - what the integrator counted itself (AccelerationStepper.removedEnergy: the velocity
  *    decay, a θ-scheme's impulses and motors, a new memory's consistent start);
  *  - what compliant friction's history released where it was committed (the slip beyond
@@ -57,8 +65,6 @@ export interface StepWorkSource {
   /** The settings and the integrator in effect (PATCHes change them). */
   solver(): { integrator: IntegratorName; rayleighMass: number; rayleighStiffness: number };
   integrator(): Integrator;
-  /** ½ vᵀ M v (J), consistent masses included. */
-  kineticEnergy(): number;
 }
 
 export class StepWork implements SubstepObserver {
@@ -74,6 +80,9 @@ export class StepWork implements SubstepObserver {
   private endVelocity: Float64Array;
   private contactStart: Float64Array;
   private contactEnd: Float64Array;
+  /** The Rayleigh force R at the start and the end (swapped with the forces). */
+  private rayleighStart: Float64Array;
+  private rayleighEnd: Float64Array;
   /** The start's share of contacts held at 0 there that push at the end (applyReopened). */
   private readonly contactReopened: Float64Array;
   /** The unresolved servos' force change over the (sub-)step (segmentWork). */
@@ -119,6 +128,8 @@ export class StepWork implements SubstepObserver {
     this.endVelocity = new Float64Array(dofs);
     this.contactStart = new Float64Array(dofs);
     this.contactEnd = new Float64Array(dofs);
+    this.rayleighStart = new Float64Array(dofs);
+    this.rayleighEnd = new Float64Array(dofs);
     this.contactReopened = new Float64Array(dofs);
     this.stiffChange = new Float64Array(dofs);
     this.powerForce = new Float64Array(dofs);
@@ -159,6 +170,7 @@ export class StepWork implements SubstepObserver {
       else {
         this.effectorForce(t, this.startForce);
         getVelocity(src.system, this.startVelocity);
+        this.rayleighForce(this.rayleighStart);
       }
       this.contactStartForce();
     } else src.compliant?.beginStep();
@@ -227,9 +239,10 @@ export class StepWork implements SubstepObserver {
    * from its contacts take a smooth step of their own, split, while its contact step moves
    * the rest over the whole step: moreau-jean.ts): their forces' work over it, −h v̄ ·
    * ((1 − w) F_s + w F_e) summed over those dofs, and their end values become their start;
-   * the other dofs' segment goes on from its start. Exact where no force couples the two
-   * sets (their dissipative forces on `dofs` depend on those dofs alone). The powers'
-   * trapezoid (Rayleigh damping) is left to the whole segments. Not with compliant contact,
+   * the other dofs' segment goes on from its start, the Rayleigh force's likewise. Exact
+   * where no force couples the two sets (their dissipative forces on `dofs` depend on those
+   * dofs alone). The motors' power trapezoid is left to the whole segments. Not with
+   * compliant contact,
    * whose segments are the whole system's (its sub-steps then weighed with the step).
    */
   private partSubstepDone(t: number, h: number, w: number, dofs: Uint8Array): void {
@@ -242,17 +255,23 @@ export class StepWork implements SubstepObserver {
     if (covered >= 1) return;
     this.partCovered = covered;
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
+    const { rayleighStart: r0, rayleighEnd: r1 } = this;
     this.effectorForce(t + h, f1);
     getVelocity(this.src.system, v1);
+    this.rayleighForce(r1);
+    const wr = this.rayleighWeight(w);
     // the servos it did not resolve, at the weight 1 (segmentWork)
     const ds = this.stiffChange;
     const ws = this.src.stepper.stiffForceChange(t + h, ds) ? 1 - w : 0;
     let work = 0;
     for (let i = 0; i < f1.length; i++) {
       if (dofs[i] === 0) continue;
-      work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
+      work -=
+        (v0[i] + v1[i]) *
+        ((1 - w) * f0[i] + w * f1[i] + ws * ds[i] + (1 - wr) * r0[i] + wr * r1[i]);
       f0[i] = f1[i];
       v0[i] = v1[i];
+      r0[i] = r1[i];
     }
     this.splitWork += 0.5 * h * work;
   }
@@ -268,6 +287,24 @@ export class StepWork implements SubstepObserver {
     const velocity = this.startVelocity;
     this.startVelocity = this.endVelocity;
     this.endVelocity = velocity;
+    const rayleigh = this.rayleighStart;
+    this.rayleighStart = this.rayleighEnd;
+    this.rayleighEnd = rayleigh;
+  }
+
+  /** out ← the Rayleigh force R = −(r_M M + r_K K) v at the current state (0 without). */
+  private rayleighForce(out: Float64Array): void {
+    const { rayleighMass, rayleighStiffness } = this.src.solver();
+    if (rayleighMass === 0 && rayleighStiffness === 0) out.fill(0);
+    else this.src.stepper.rayleighForce(rayleighMass, rayleighStiffness, out);
+  }
+
+  /**
+   * The weight of the Rayleigh force at a (sub-)step's end in the scheme's velocity update
+   * (the file comment): 1 for the θ-schemes (velocity-level), else the forces' w.
+   */
+  private rayleighWeight(w: number): number {
+    return isVelocityLevel(this.src.solver().integrator) ? 1 : w;
   }
 
   /**
@@ -280,10 +317,13 @@ export class StepWork implements SubstepObserver {
    */
   private segmentWork(t: number, end: number, w: number): number {
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
+    const { rayleighStart: r0, rayleighEnd: r1 } = this;
     const { system, compliant } = this.src;
     const h = this.stepSize * (end - this.covered);
     this.effectorForce(t, f1);
     getVelocity(system, v1);
+    this.rayleighForce(r1);
+    const wr = this.rayleighWeight(w);
     // the servos the (sub-)step did not resolve had the weight 1, not w: their change over it
     // adds (1 − w) ΔF_s (AccelerationStepper.holdStiffForces)
     const ds = this.stiffChange;
@@ -293,7 +333,9 @@ export class StepWork implements SubstepObserver {
       const part = this.partial;
       if (part === null) {
         for (let i = 0; i < f1.length; i++)
-          work -= (v0[i] + v1[i]) * ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
+          work -=
+            (v0[i] + v1[i]) *
+            ((1 - w) * f0[i] + w * f1[i] + ws * ds[i] + (1 - wr) * r0[i] + wr * r1[i]);
         return 0.5 * h * work;
       }
       const hPart = this.stepSize * (end - this.partCovered);
@@ -301,7 +343,7 @@ export class StepWork implements SubstepObserver {
         work -=
           (part[i] === 1 ? hPart : h) *
           (v0[i] + v1[i]) *
-          ((1 - w) * f0[i] + w * f1[i] + ws * ds[i]);
+          ((1 - w) * f0[i] + w * f1[i] + ws * ds[i] + (1 - wr) * r0[i] + wr * r1[i]);
       return 0.5 * work;
     }
     const { contactStart: c0, contactEnd: c1, contactReopened: c2 } = this;
@@ -314,7 +356,13 @@ export class StepWork implements SubstepObserver {
       for (let i = 0; i < c0.length; i++) c0[i] += c2[i];
     }
     for (let i = 0; i < f1.length; i++)
-      work -= (v0[i] + v1[i]) * ((1 - w) * (f0[i] + c0[i]) + w * (f1[i] + c1[i]) + ws * ds[i]);
+      work -=
+        (v0[i] + v1[i]) *
+        ((1 - w) * (f0[i] + c0[i]) +
+          w * (f1[i] + c1[i]) +
+          ws * ds[i] +
+          (1 - wr) * r0[i] +
+          wr * r1[i]);
     return 0.5 * h * work + released;
   }
 
@@ -350,22 +398,15 @@ export class StepWork implements SubstepObserver {
   }
 
   /**
-   * The power (W) the solver's damping and the motors take out at time t (s) and the
-   * current state, integrated by the trapezoid over a step: solver.rayleighMass's force
-   * r_M M v, whose power is 2 r_M T (T the kinetic energy), rayleighStiffness's
-   * r_K vᵀ K v, and the prescribed motions'. `fresh`: a run's start (the integrator's
-   * memory invalid, as a snapshot keeps it), where the record's multipliers are not the
-   * state's.
+   * The power (W) the motors take out at time t (s) and the current state, integrated by
+   * the trapezoid over a step: the prescribed motions'. `fresh`: a run's start (the
+   * integrator's memory invalid, as a snapshot keeps it), where the record's multipliers
+   * are not the state's.
    */
   private dissipationPower(t: number, fresh = false): number {
     const { src } = this;
     const solver = src.solver();
     let power = 0;
-    if (solver.rayleighMass !== 0) power += 2 * solver.rayleighMass * src.kineticEnergy();
-    // −r_K K v, K the tangent stiffness at this state: r_K vᵀ K v (negative where K is not
-    // positive semidefinite, e.g. compressed springs' lateral term: energy put in)
-    if (solver.rayleighStiffness !== 0)
-      power += solver.rayleighStiffness * src.stepper.stiffnessPower();
     // the prescribed motions' (motors: C(q, t) = 0 with ∂C/∂t ≠ 0): their constraint force
     // Gᵀλ has the power λᵀ G v = −λᵀ ∂C/∂t (the velocity constraint G v + ∂C/∂t = 0), which
     // they put in, at the multipliers of the state's last solve: the end-of-step forces of

@@ -3,7 +3,9 @@
  * particles (F = −c v, its whole force dissipative) whose velocities a "step" changes from
  * v0 to v1, against the formulas written out here:
  *  - with the scheme's weight w: −h v̄ · ((1 − w) F0 + w F1), v̄ = ½ (v0 + v1);
- *  - the Rayleigh mass damping's power 2 r_M T by the trapezoid, T = ½ vᵀ M v;
+ *  - the Rayleigh mass damping's force R = −r_M M v weighed as the scheme does,
+ *    −h v̄ · ((1 − w_R) R0 + w_R R1): newmark's w_R = w, the θ-schemes' w_R = 1 (not the
+ *    trapezoid of its power 2 r_M T, which books h/4 Δvᵀ C Δv more at w = ½);
  *  - an integrator's own quadrature (dissipatedWork) taken as it is;
  *  - the integrator's removedEnergy added; the end values carried to the next start while
  *    the state stays, recomputed after it changes or after invalidate();
@@ -27,7 +29,6 @@ import { type Integrator, IntegratorMemory } from "../../../src/engine/integrato
 import {
   addPositionIncrement,
   BodySystem,
-  kineticEnergy,
   setVelocity,
 } from "../../../src/engine/model/body-system";
 import { StepWork } from "../../../src/engine/simulation/step-work";
@@ -40,10 +41,18 @@ const H = 0.01;
 const V0 = [0.3, -0.2, 0.5, -0.1, 0.4, 0.2];
 const V1 = [0.1, 0.6, -0.3, 0.5, -0.2, 0.05];
 
-function setup(integrator: Partial<Integrator>, rayleighMass = 0) {
+function setup(
+  integrator: Partial<Integrator>,
+  rayleighMass = 0,
+  name: "newmark" | "moreau-jean" = "newmark",
+) {
   const sys = system(particle("p", 0.5, [0, 0, 0]), particle("q", 2, [1, 0, 0]));
   const damper = new DamperEffector(sys, { id: "d", linear: C, angular: 0 });
-  const stepper = { removedEnergy: 0, stiffnessPower: () => 0, stiffForceChange: () => false };
+  // R = −r_M M v (the particles' masses 0.5 and 2)
+  const rayleighForce = (rM: number, _rK: number, out: Float64Array) => {
+    for (let i = 0; i < 6; i++) out[i] = -rM * MASS[i] * sys.vel[i];
+  };
+  const stepper = { removedEnergy: 0, rayleighForce, stiffForceChange: () => false };
   const constraints = { numRows: 0, timeDependent: false };
   const work = new StepWork({
     system: sys,
@@ -53,9 +62,8 @@ function setup(integrator: Partial<Integrator>, rayleighMass = 0) {
     memory: new IntegratorMemory(sys.numDofs),
     compliant: null,
     dissipative: [damper],
-    solver: () => ({ integrator: "newmark", rayleighMass, rayleighStiffness: 0 }),
+    solver: () => ({ integrator: name, rayleighMass, rayleighStiffness: 0 }),
     integrator: () => integrator as Integrator,
-    kineticEnergy: () => kineticEnergy(sys),
   });
   return { sys, stepper, work };
 }
@@ -66,6 +74,17 @@ function step(s: ReturnType<typeof setup>, from = V0, to = V1): number {
   s.work.begin(0, H);
   setVelocity(s.sys, Float64Array.from(to));
   return s.work.work(0, H);
+}
+
+/** The particles' masses per dof. */
+const MASS = [0.5, 0.5, 0.5, 2, 2, 2];
+
+/** −h v̄ · ((1 − w) R0 + w R1) with the Rayleigh mass damping's R = −r M v. */
+function rayleighWork(r: number, w: number, v0: number[], v1: number[], h: number): number {
+  let sum = 0;
+  for (let i = 0; i < v0.length; i++)
+    sum += 0.5 * (v0[i] + v1[i]) * r * MASS[i] * ((1 - w) * v0[i] + w * v1[i]);
+  return h * sum;
 }
 
 /** −h v̄ · ((1 − w) F0 + w F1) with F = −c v. */
@@ -95,25 +114,34 @@ describe("StepWork", () => {
     expect(step(own)).toBe(3);
   });
 
-  it("integrates the Rayleigh mass damping's power 2 r_M T by the trapezoid", () => {
+  it("weighs the Rayleigh mass damping's force as the scheme does: newmark's w, the θ-schemes' end", () => {
     const r = 0.4;
-    const s = setup({ forceWeight: 0.5 }, r);
     const T = (v: number[]) =>
       0.5 * (0.5 * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) + 2 * (v[3] ** 2 + v[4] ** 2 + v[5] ** 2));
-    expect(step(s)).toBeCloseTo(schemeWork(0.5) + 0.5 * H * 2 * r * (T(V0) + T(V1)), 14);
+    // the trapezoid of the power 2 r T, booked before: h/4 Δvᵀ (r M) Δv more at w = ½
+    const trapezoid = 0.5 * H * 2 * r * (T(V0) + T(V1));
+    const dv = V1.map((v, i) => v - V0[i]);
+    const over = (H / 4) * r * dv.reduce((a, d, i) => a + MASS[i] * d * d, 0);
+    expect(over).toBeGreaterThan(1e-4);
+    expect(rayleighWork(r, 0.5, V0, V1, H) + over).toBeCloseTo(trapezoid, 15);
+    for (const w of [0.5, 5 / 9]) {
+      const s = setup({ forceWeight: w }, r);
+      expect(step(s)).toBeCloseTo(schemeWork(w) + rayleighWork(r, w, V0, V1, H), 14);
+    }
+    // moreau-jean at θ = ½: the forces at ½, Rayleigh's at the end alone
+    const theta = setup({ forceWeight: 0.5 }, r, "moreau-jean");
+    expect(step(theta)).toBeCloseTo(schemeWork(0.5) + rayleighWork(r, 1, V0, V1, H), 14);
   });
 
   it("weighs a split step sub-step by sub-step (h/4, h/4, h/2), its last sub-step at the end", () => {
     // the velocity after each sub-step; the quadrature over the whole step from V0 to V1
-    // would miss what the force did in between. With Rayleigh mass damping r: its power
-    // 2 r T by the trapezoid over each sub-step
+    // would miss what the force did in between. With Rayleigh mass damping r: its force
+    // weighed as the forces over each sub-step
     const Va = V1.map((v, i) => 3 * v - V0[i]);
     const Vb = V0.map((v) => -v);
     const r = 0.4;
-    const T = (v: number[]) =>
-      0.5 * (0.5 * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) + 2 * (v[3] ** 2 + v[4] ** 2 + v[5] ** 2));
-    const rayleigh = (v0: number[], v1: number[], h: number) => 0.5 * h * 2 * r * (T(v0) + T(v1));
     for (const w of [0.5, 1]) {
+      const rayleigh = (v0: number[], v1: number[], h: number) => rayleighWork(r, w, v0, v1, h);
       const s = setup({ forceWeight: w }, r);
       setVelocity(s.sys, Float64Array.from(V0));
       s.work.begin(0, H);
@@ -256,7 +284,6 @@ describe("StepWork with compliant contact's no-pull clamp", () => {
       dissipative: [],
       solver: () => ({ integrator: "newmark", rayleighMass: 0, rayleighStiffness: 0 }),
       integrator: () => ({ forceWeight: w }) as Integrator,
-      kineticEnergy: () => kineticEnergy(sys),
     });
     return { sys, work };
   }

@@ -19,8 +19,9 @@
  * stiffness damping (solver.rayleighStiffness r_K) is the integrators' r_K K v with
  * K = −∂f/∂x from addPosJacobian: the element tangent stiffness of the material.
  *
- * The symmetric θ-step (moreau-jean at θ = ½) takes the energy–momentum force instead of
- * the trapezoid of f (beginMeanStep, meanForces, applyMeanForces; theta-scheme.ts).
+ * The trapezoidal rule (moreau-jean at θ = ½, generalized-alpha at ρ∞ = 1 and newmark at
+ * (¼, ½) through it) takes the energy–momentum force instead of the trapezoid of f
+ * (beginMeanStep, meanForces, applyMeanForces; theta-scheme.ts, generalized-alpha.ts).
  *
  * The corotational tangents are assembled in closed form from the rest gradients, R and
  * the Lamé parameters (refreshCorotated), the others from the material's differential
@@ -117,7 +118,7 @@ export class FemEffector implements ForceEffector {
   private readonly dp = new Float64Array(9);
   private readonly je = new Float64Array(144);
   /**
-   * Set by the stepper while it evaluates the end of a symmetric step (θ = w = ½):
+   * Set by the stepper while it evaluates the end of a trapezoidal step (θ = w = ½, ρ∞ = 1):
    * applyForces then adds the energy–momentum force (applyMeanForces) against the start
    * beginMeanStep kept.
    */
@@ -420,8 +421,12 @@ export class FemEffector implements ForceEffector {
    *   P̄ = F_m S̄,   F_m = ½ (F_t + F),   C_m = ½ (C_t + C),   ΔC = C − C_t,
    *   S̄ = S(C_m) + 2 [W(C) − W(C_t) − ½ S(C_m) : ΔC] ΔC / (ΔC : ΔC)
    * (S = 2 ∂W/∂C, materials.ts greenEnergy; the correction is O(‖ΔC‖), and 0 for St
-   * Venant–Kirchhoff's quadratic W up to rounding; it is left out below ΔC : ΔC = 1e-16,
-   * where rounding would make it). Since F_mᵀ ΔF + ΔFᵀ F_m = ΔC exactly, P̄ : ΔF = ½ S̄ : ΔC
+   * Venant–Kirchhoff's quadratic W up to rounding). Its numerator, O(‖ΔC‖³), is a difference
+   * of energies, each rounded to about ε ‖S‖ ‖C‖ (and ε |W|): below MEAN_ROUNDING times that
+   * it is rounding's, and divided by ΔC : ΔC it made the force noise of ε ‖S‖/‖ΔC‖, which a
+   * body coming to rest (ΔC → 0) turned into a residual Newton could not bring below its
+   * tolerance (a damped block's step failed even halved four times; the work it leaves out
+   * is then that rounding). Since F_mᵀ ΔF + ΔFᵀ F_m = ΔC exactly, P̄ : ΔF = ½ S̄ : ΔC
    * = W(C) − W(C_t): the force's work over the step, on the trapezoidal rule's
    * x_{t+h} − x_t = h (v_t + v_{t+h})/2, is minus the change of the elastic energy, which
    * the kinetic energy's change ½ (v_t + v_{t+h}) · M (v_{t+h} − v_t) = h v̄ · f̄ then
@@ -429,7 +434,14 @@ export class FemEffector implements ForceEffector {
    * symmetric), so the angular momentum is kept too. An element inverted at either end or
    * at the mean (det ≤ 0, where the corotational ψ is not W(C)) takes the trapezoid's f(x).
    * The Jacobian stays the tangent at x (addPosJacobian), ½ ∂(2 f̄)/∂x up to O(ΔF): an
-   * approximation Newton converges with, to the same solution.
+   * approximation Newton converges with, linearly, to the same solution. The exact
+   * derivative of 2 f̄ is not symmetric (d(2P̄) = dF S̄ + 2 F_m dS̄ with dS̄ through
+   * dC = dFᵀF + FᵀdF, F the end's, against F_m on the left), and its symmetric part is the
+   * worse approximation: on the spinning block (spin.test.ts, generalized-alpha, dense LU)
+   * the exact tangent by central differences took 4 Newton iterations a step, the end's
+   * tangent 9 (14–16 and a halving in the first steps), that symmetric part 18–27. A
+   * quadratic Newton here needs the nonsymmetric tangent and a solver for it (the linear
+   * solvers of fem bodies, factored PCG and LDLᵀ, are symmetric).
    */
   private applyMeanForces(): void {
     const { sys, b, at, f, p, c0, c1, dc, sm, fm, material, startF, startP, startW } = this;
@@ -452,10 +464,19 @@ export class FemEffector implements ForceEffector {
         c1[k] = 0.5 * (c0[k] + c1[k]);
       }
       material.greenEnergy(c1, sm);
-      if (dd > MEAN_CORRECTION_FLOOR) {
-        let sdc = 0;
-        for (let k = 0; k < 9; k++) sdc += sm[k] * dc[k];
-        const g = (2 * (w1 - w0 - 0.5 * sdc)) / dd;
+      let sdc = 0;
+      let ss = 0;
+      let cc = 0;
+      for (let k = 0; k < 9; k++) {
+        sdc += sm[k] * dc[k];
+        ss += sm[k] * sm[k];
+        cc += c1[k] * c1[k];
+      }
+      const num = w1 - w0 - 0.5 * sdc;
+      const rounding =
+        MEAN_ROUNDING * Number.EPSILON * (Math.abs(w0) + Math.abs(w1) + Math.sqrt(ss * cc));
+      if (Math.abs(num) > rounding) {
+        const g = (2 * num) / dd;
         for (let k = 0; k < 9; k++) sm[k] += g * dc[k];
       }
       // p = 2 F_m S̄ − P(F_t)
@@ -918,8 +939,12 @@ export class FemEffector implements ForceEffector {
   }
 }
 
-/** ΔC : ΔC below which applyMeanForces leaves out Gonzalez's correction (rounding's). */
-const MEAN_CORRECTION_FLOOR = 1e-16;
+/**
+ * applyMeanForces leaves out Gonzalez's correction when its numerator W(C) − W(C_t) −
+ * ½ S(C_m) : ΔC is at most this many ε (|W(C)| + |W(C_t)| + ‖S(C_m)‖ ‖C_m‖): the rounding of
+ * the energies it differences (an eigen-decomposition of C for the corotational W).
+ */
+const MEAN_ROUNDING = 64;
 
 /** det F (row-major 3×3). */
 function determinant(f: ArrayLike<number>): number {

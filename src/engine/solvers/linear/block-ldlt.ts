@@ -63,6 +63,11 @@ export class BlockLdlt {
   perm: Int32Array = new Int32Array(0);
   /** Whether the last numeric factorization completed (no singular pivot block). */
   ok = false;
+  /**
+   * The block (of the matrix, before the ordering) whose pivot D_k the last numeric
+   * factorization found singular or not finite, −1 when it completed.
+   */
+  singularBlock = -1;
   /** Whether every pivot block D_k of the last factorization was positive definite. */
   positiveDefinite = false;
   /** Multiply-adds of one numeric factorization (from the symbolic analysis). */
@@ -241,6 +246,7 @@ export class BlockLdlt {
   private numeric(v: Float64Array): void {
     this.factorizations++;
     this.ok = false;
+    this.singularBlock = -1;
     this.positiveDefinite = true;
     const outcome = this.factorColumns(v);
     this.positiveDefinite = outcome === POSITIVE_DEFINITE;
@@ -375,7 +381,10 @@ export class BlockLdlt {
       const det = d00 * c00 + s01 * c01 + s02 * c02;
       const scale = Math.abs(d00 * d11 * d22) + Math.abs(d00 * s12 * s12);
       const scaleAll = scale + Math.abs(d11 * s02 * s02) + Math.abs(d22 * s01 * s01);
-      if (!(Math.abs(det) > SINGULAR_PIVOT * scaleAll)) return SINGULAR;
+      if (!(Math.abs(det) > SINGULAR_PIVOT * scaleAll)) {
+        this.singularBlock = this.perm[k];
+        return SINGULAR;
+      }
       // Sylvester: positive definite iff the leading minors d00, d00 d11 − s01², det > 0
       if (!(d00 > 0 && d00 * d11 - s01 * s01 > 0 && det > 0)) positive = false;
       const inv = 1 / det;

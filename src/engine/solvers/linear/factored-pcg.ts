@@ -322,6 +322,16 @@ export class FactoredPcg {
     return this.factored ? this.ldlt.solve(r, z) : this.jacobi.apply(r, z);
   }
 
+  /**
+   * The block of W (a node's 3 rows) at which the factorization W is solved with directly
+   * met a singular or non-finite pivot (BlockLdlt.singularBlock), −1 otherwise: a `solve`
+   * that then reports `converged` false did not iterate (its residual 0 and 0 iterations
+   * say nothing), and the caller names the cause (iteration-matrix.ts).
+   */
+  get singularBlock(): number {
+    return this.direct && !this.ldlt.ok ? this.ldlt.singularBlock : -1;
+  }
+
   /** x = W⁻¹ b (x holds the start on entry: zero or a warm start). */
   solve(b: Float64Array, x: Float64Array): LinearSolveInfo {
     if (this.matrix === null) throw new Error("factored-pcg: solve before factor");

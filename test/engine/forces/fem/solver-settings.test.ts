@@ -109,6 +109,35 @@ describe("Krylov settings of the Newton step", () => {
     }
   }, 60_000);
 
+  it("a singular W names its cause and the node, with factored PCG (auto) and sparse-ldlt", () => {
+    // a node's position made NaN behind the simulation's back: its elements' tangent, so W's
+    // pivot block there, is not finite. Before: "linear solver cg failed (relative residual
+    // 0.00e+0 after 0 iterations)" (factored PCG's direct solve, which did not iterate) and
+    // "linear solver sparse-ldlt failed (a singular pivot block)"
+    for (const linearSolver of ["auto", "sparse-ldlt"]) {
+      const sim = loadModel({
+        bodies: [{ id: "wall", fixed: true }],
+        fem: [
+          {
+            id: "jelly",
+            box: { size: [0.3, 0.3, 0.3], resolution: [3, 3, 3], center: [0, 0, 1] },
+            density: 1000,
+            youngModulus: 1e5,
+            fixedFaces: ["-z"],
+          },
+        ],
+        solver: { integrator: "newmark", dt: 0.005, linearSolver },
+      });
+      sim.step(2);
+      const node = sim.system.index.get("jelly/40") ?? -1;
+      sim.system.pos[3 * node] = Number.NaN;
+      const name = linearSolver === "auto" ? "factored-pcg" : "sparse-ldlt";
+      expect(() => sim.step(1)).toThrow(
+        new RegExp(`linear solver ${name} failed: .* singular or not finite at body "jelly/40"`),
+      );
+    }
+  });
+
   it("are validated: positive, the cap an integer", () => {
     const issues = (solver: Record<string, unknown>) => {
       const r = Model.safeParse({ bodies: [{ id: "a", kind: "particle", mass: 1 }], solver });
