@@ -133,6 +133,16 @@ export const RecordingQuery = z.strictObject({
   }),
 });
 
+/**
+ * The body of a route that takes none (pause, reset, fork): nothing, or an empty object.
+ * Strict, as every request part: a key sent to it (a fork's `{"name": …}`, a reset's
+ * `{"step": …}`) is a 400 naming it, not silently ignored.
+ */
+export const NoBody = z
+  .strictObject({})
+  .optional()
+  .meta({ description: "none, or {}: this route takes no parameters" });
+
 export const StepBody = z
   .strictObject({
     steps: z.number().int().min(1).optional().meta({ description: "number of steps of solver.dt" }),
