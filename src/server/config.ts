@@ -34,6 +34,9 @@
  * |                           |                    | and its sessions are rebuilt from checkpoints       |
  * | STREAM_MAX_BUFFERED_BYTES | 1048576 (1 MiB)    | a WebSocket client's unsent bytes beyond which its  |
  * |                           |                    | frames are dropped                                  |
+ * | STREAM_COMMANDS_MAX_BYTES | 67108864 (64 MiB)  | bytes of the commands (messages) all stream sockets |
+ * |                           |                    | hold awaiting their answers; beyond, one more is    |
+ * |                           |                    | refused (`too_many_commands` naming it)             |
  * | FRAME_QUEUE_BYTES         | 16777216 (16 MiB)  | encoded frames in flight from one worker to the     |
  * |                           |                    | event loop beyond which the worker drops frames     |
  * | SHUTDOWN_TIMEOUT_MS       | 10000              | grace for in-flight requests on SIGTERM             |
@@ -141,6 +144,7 @@ import { z } from "zod";
 import { issuesOf, issueText } from "../../schemas/issues";
 import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
 import { RECORDING_STATES_MAX_BYTES } from "./protocol";
+import { STREAM_MAX_MESSAGE_BYTES } from "./stream";
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -178,6 +182,8 @@ export const ServerConfig = z
     requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
     workerMemoryMb: int(64, 1_048_576).default(2048),
     streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
+    // at least one message of STREAM_MAX_MESSAGE_BYTES
+    streamCommandsMaxBytes: int(STREAM_MAX_MESSAGE_BYTES, 2 ** 53 - 1).default(64 * 1024 * 1024),
     frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
     shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
     /** Checkpoint folder; "" turns persistence off. */
@@ -289,6 +295,7 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   requestTimeoutMs: "REQUEST_TIMEOUT_MS",
   workerMemoryMb: "WORKER_MEMORY_MB",
   streamMaxBufferedBytes: "STREAM_MAX_BUFFERED_BYTES",
+  streamCommandsMaxBytes: "STREAM_COMMANDS_MAX_BYTES",
   frameQueueBytes: "FRAME_QUEUE_BYTES",
   shutdownTimeoutMs: "SHUTDOWN_TIMEOUT_MS",
   dataDir: "DATA_DIR",

@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       requestTimeoutMs: 30_000,
       workerMemoryMb: 2048,
       streamMaxBufferedBytes: 1024 * 1024,
+      streamCommandsMaxBytes: 64 * 1024 * 1024,
       frameQueueBytes: 16 * 1024 * 1024,
       shutdownTimeoutMs: 10_000,
       dataDir: "",
@@ -73,6 +74,7 @@ describe("loadConfig", () => {
       LOG_LEVEL: "warn",
       REQUEST_TIMEOUT_MS: "250",
       STREAM_MAX_BUFFERED_BYTES: "2048",
+      STREAM_COMMANDS_MAX_BYTES: "131072",
       FRAME_QUEUE_BYTES: "65536",
       SHUTDOWN_TIMEOUT_MS: "0",
       TEST_HOOKS: "true",
@@ -90,6 +92,7 @@ describe("loadConfig", () => {
       logLevel: "warn",
       requestTimeoutMs: 250,
       streamMaxBufferedBytes: 2048,
+      streamCommandsMaxBytes: 131072,
       frameQueueBytes: 65536,
       shutdownTimeoutMs: 0,
       testHooks: false, // never from the environment
