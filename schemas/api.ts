@@ -401,7 +401,7 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({
       description:
-        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, cluster_unavailable, internal",
+        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, insufficient_memory, cluster_unavailable, internal",
     }),
     message: z.string(),
     details: z.unknown().optional(),

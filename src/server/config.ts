@@ -32,6 +32,9 @@
  * | REQUEST_TIMEOUT_MS        | 30000              | time limit of one request to a worker (see below)   |
  * | WORKER_MEMORY_MB          | 2048               | heap of one solver worker; beyond, that worker ends |
  * |                           |                    | and its sessions are rebuilt from checkpoints       |
+ * | WORKER_SESSION_MEMORY_MB  | WORKER_MEMORY_MB/2 | estimated heap of the sessions one worker may hold  |
+ * |                           |                    | (sessions/memory.ts); a session past it on every    |
+ * |                           |                    | worker: 507; rebuilds keep to it too                |
  * | STREAM_MAX_BUFFERED_BYTES | 1048576 (1 MiB)    | a WebSocket client's unsent bytes beyond which its  |
  * |                           |                    | frames are dropped                                  |
  * | STREAM_COMMANDS_MAX_BYTES | 67108864 (64 MiB)  | bytes of the commands (messages) all stream sockets |
@@ -181,6 +184,8 @@ export const ServerConfig = z
       .default("info"),
     requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
     workerMemoryMb: int(64, 1_048_576).default(2048),
+    /** absent: half of workerMemoryMb (sessions/memory.ts workerBudgetBytes) */
+    workerSessionMemoryMb: int(1, 1_048_576).optional(),
     streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
     // at least one message of STREAM_MAX_MESSAGE_BYTES
     streamCommandsMaxBytes: int(STREAM_MAX_MESSAGE_BYTES, 2 ** 53 - 1).default(64 * 1024 * 1024),
@@ -267,6 +272,12 @@ export const ServerConfig = z
         path: ["headersTimeoutMs"],
         message: `must not exceed RECEIVE_TIMEOUT_MS (${c.receiveTimeoutMs})`,
       });
+    if (c.workerSessionMemoryMb !== undefined && c.workerSessionMemoryMb > c.workerMemoryMb)
+      ctx.addIssue({
+        code: "custom",
+        path: ["workerSessionMemoryMb"],
+        message: `must not exceed WORKER_MEMORY_MB (${c.workerMemoryMb})`,
+      });
     if (c.streamFps > c.streamMaxFps)
       ctx.addIssue({
         code: "custom",
@@ -294,6 +305,7 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   logLevel: "LOG_LEVEL",
   requestTimeoutMs: "REQUEST_TIMEOUT_MS",
   workerMemoryMb: "WORKER_MEMORY_MB",
+  workerSessionMemoryMb: "WORKER_SESSION_MEMORY_MB",
   streamMaxBufferedBytes: "STREAM_MAX_BUFFERED_BYTES",
   streamCommandsMaxBytes: "STREAM_COMMANDS_MAX_BYTES",
   frameQueueBytes: "FRAME_QUEUE_BYTES",

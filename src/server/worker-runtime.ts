@@ -83,6 +83,7 @@ import {
 } from "./protocol";
 import { parseModelBody } from "./request-body";
 import { engineSnapshotBytes } from "./sessions/checkpoints";
+import { sessionMemoryBytes } from "./sessions/memory";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -518,6 +519,7 @@ export class WorkerRuntime {
           joints: model.joints.length,
           motors: model.motors.length,
         },
+        memoryBytes: sessionMemoryBytes(model),
         model: utf8.encode(JSON.stringify(model)),
       },
     };

@@ -75,6 +75,8 @@ describe("loadConfig", () => {
       REQUEST_TIMEOUT_MS: "250",
       STREAM_MAX_BUFFERED_BYTES: "2048",
       STREAM_COMMANDS_MAX_BYTES: "131072",
+      WORKER_MEMORY_MB: "512",
+      WORKER_SESSION_MEMORY_MB: "300",
       FRAME_QUEUE_BYTES: "65536",
       SHUTDOWN_TIMEOUT_MS: "0",
       TEST_HOOKS: "true",
@@ -93,6 +95,8 @@ describe("loadConfig", () => {
       requestTimeoutMs: 250,
       streamMaxBufferedBytes: 2048,
       streamCommandsMaxBytes: 131072,
+      workerMemoryMb: 512,
+      workerSessionMemoryMb: 300,
       frameQueueBytes: 65536,
       shutdownTimeoutMs: 0,
       testHooks: false, // never from the environment
@@ -135,6 +139,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ WORKERS: "0" })).toThrow(/WORKERS/);
     expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ MAX_SESSIONS: "1.5" })).toThrow(/MAX_SESSIONS/);
+    expect(() => loadConfig({ WORKER_SESSION_MEMORY_MB: "4096" })).toThrow(
+      /WORKER_SESSION_MEMORY_MB="4096": must not exceed WORKER_MEMORY_MB \(2048\)/,
+    );
     // beyond what a snapshot's controls.pending holds (schemas/snapshot.ts)
     expect(() => loadConfig({ MAX_PENDING_INPUTS: "100001" })).toThrow(/MAX_PENDING_INPUTS/);
   });
