@@ -14,6 +14,7 @@ import { clothModel } from "../../bench/scenes";
 import { lightestWithRoom } from "../../src/server/sessions/memory";
 import { fallingBody } from "../support/models";
 import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
 
 const MiB = 2 ** 20;
 const cloth = { ...clothModel({ n: 30 }), name: "cloth30" };
@@ -47,6 +48,53 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
     // room again once one goes
     await api().delete(`/v1/sessions/${a.body.id}`).expect(204);
     await api().post("/v1/sessions").send({ model: cloth }).expect(201);
+  });
+});
+
+describe("rebuilds after a worker loss keep to the budget", () => {
+  const server = useServer({ workers: 2, testHooks: true, workerSessionMemoryMb: 6 });
+  const api = () => request(server.app.server);
+  /** Sessions rebuilt after worker losses, whatever from (moreau_session_rebuilds_total). */
+  const rebuilds = async () => {
+    const text = (await api().get("/metrics")).text;
+    let n = 0;
+    for (const [, v] of text.matchAll(/^moreau_session_rebuilds_total\{from="[a-z]+"\} (\d+)$/gm))
+      n += Number(v);
+    return n;
+  };
+  const create = async (model: unknown) =>
+    (await api().post("/v1/sessions").send({ model }).expect(201)).body.id as string;
+
+  it("a lost cloth that the sessions' count would put beside two others (7.3 of 6 MiB) goes where it fits", async () => {
+    const m = server.app.moreau.sessions;
+    // placed by count (ties: worker 0): worker 0 small s1, s2, s3, s5, s7 and cloth A;
+    // worker 1 cloths B1, B2 and small s4, s6, s8
+    const s1 = await create(fallingBody());
+    const b1 = await create(cloth);
+    const s2 = await create(fallingBody());
+    const b2 = await create(cloth);
+    const s3 = await create(fallingBody());
+    const s4 = await create(fallingBody());
+    const s5 = await create(fallingBody());
+    const s6 = await create(fallingBody());
+    const s7 = await create(fallingBody());
+    const s8 = await create(fallingBody());
+    const a = await create(cloth);
+    expect([s1, s2, s3, s5, s7, a].map((id) => m.workerOf(id))).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([b1, b2, s4, s6, s8].map((id) => m.workerOf(id))).toEqual([1, 1, 1, 1, 1]);
+    for (const id of [s4, s6, s8]) await api().delete(`/v1/sessions/${id}`).expect(204);
+    // worker 0 lost (its replacement empty, worker 1 holding 2): by count s1, s2, s3 go to
+    // 0, s5 to 1, s7 to 0, and A to 1 (loads 4 and 3 then), beside B1 and B2: 7.3 of 6 MiB
+    const before = await rebuilds();
+    await m.pool.killForTest(0);
+    // (the worker's exit may be handled after the kill resolves)
+    await waitFor(async () => (await rebuilds()) === before + 6, 20_000);
+    await m.rebuilt();
+    const cloths = [b1, b2, a].map((id) => m.workerOf(id));
+    expect(cloths.filter((w) => w === 1)).toHaveLength(2);
+    expect(m.workerOf(a)).toBe(0);
+    const s = (await api().get(`/v1/sessions/${a}`).expect(200)).body;
+    expect(s.status).toBe("ready");
   });
 });
 
