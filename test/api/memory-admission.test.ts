@@ -96,6 +96,18 @@ describe("rebuilds after a worker loss keep to the budget", () => {
     const s = (await api().get(`/v1/sessions/${a}`).expect(200)).body;
     expect(s.status).toBe("ready");
   });
+
+  it("(then) a new cloth the count places on the full worker is opened on the other, which has room", async () => {
+    const m = server.app.moreau.sessions;
+    // worker 0: four small sessions and A (2.68 MiB); worker 1: B1, B2 and s5 (4.90 MiB);
+    // by count (5 and 3) the next goes to worker 1, where it would make 7.3 MiB
+    const c = await create(cloth);
+    expect(m.workerOf(c)).toBe(0);
+    // and then none has room: 507
+    const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
+    expect(r.body.details.limit).toBe("WORKER_SESSION_MEMORY_MB");
+    expect((await api().get(`/v1/sessions/${c}`).expect(200)).body.status).toBe("ready");
+  });
 });
 
 describe("lightestWithRoom (placement of new and rebuilt sessions)", () => {
