@@ -26,7 +26,9 @@
  * Bounds (src/server/stream.ts CommandQueue): at most MAX_PENDING_COMMANDS messages await
  * their answers (one more: `too_many_commands` at once); an answer waits while the socket
  * holds over STREAM_MAX_BUFFERED_BYTES, and the next command behind it (a client sending on
- * with both full is closed with 1008); a closed socket's queued commands are dropped; with
+ * with both full is closed with 1008); the bytes of all sockets' queued commands stay within
+ * STREAM_COMMANDS_MAX_BYTES (one more: `too_many_commands` naming it, the socket left open);
+ * a closed socket's queued commands are dropped; with
  * API keys each message counts in the key's RATE_LIMIT_MAX like a request (`rate_limited`
  * beyond, not run); error answers quote at most MAX_ECHO_CHARS of what the client sent.
  *
@@ -42,7 +44,7 @@ import { unpack } from "msgpackr";
 import { z } from "zod";
 import { SessionParams, StreamClientMessage, StreamQuery } from "../schemas/api";
 import { ApiError, notFound } from "../src/server/errors";
-import { CommandQueue, STREAM_MIN_FPS, StreamAdmission } from "../src/server/stream";
+import { CommandBytes, CommandQueue, STREAM_MIN_FPS, StreamAdmission } from "../src/server/stream";
 
 /**
  * The stream's query: StreamQuery and the frame rate the client asks for; strict, as every
@@ -84,6 +86,8 @@ const stream: FastifyPluginAsyncZod = async (app) => {
     perKey: config.maxSubscribersPerKey,
     total: config.maxSubscribers,
   });
+  // the bytes of every socket's queued commands (STREAM_COMMANDS_MAX_BYTES)
+  const commandBytes = new CommandBytes(config.streamCommandsMaxBytes);
   app.get(
     "/v1/sessions/:id/stream",
     {
@@ -133,6 +137,7 @@ const stream: FastifyPluginAsyncZod = async (app) => {
         () =>
           // the frames of the steps an answer is for go first, even those held back by the rate
           sessions.streams.flush(socket),
+        commandBytes,
       );
       // every command the socket takes counts in the key's budget as a request does
       // (RATE_LIMIT_MAX), when it runs: counted one at a time, since the store's answers to
@@ -155,14 +160,14 @@ const stream: FastifyPluginAsyncZod = async (app) => {
         } catch (err) {
           // answered in turn, after the messages before it (the README: in arrival order)
           const text = `unreadable message: ${(err as Error).message}`;
-          commands.push(undefined, async () => {
+          commands.push(undefined, bytes.length, async () => {
             const limited = await overBudget();
             if (limited) return { type: "error", ...limited.toJSON() };
             return { type: "error", error: "invalid_request", message: text };
           });
           return;
         }
-        commands.push(ref, async () => {
+        commands.push(ref, bytes.length, async () => {
           const limited = await overBudget();
           if (limited) return { type: "error", ref, ...limited.toJSON() };
           const parsed = StreamClientMessage.safeParse(parse());

@@ -133,6 +133,16 @@ export const RecordingQuery = z.strictObject({
   }),
 });
 
+/**
+ * The body of a route that takes none (pause, reset, fork): nothing, or an empty object.
+ * Strict, as every request part: a key sent to it (a fork's `{"name": …}`, a reset's
+ * `{"step": …}`) is a 400 naming it, not silently ignored.
+ */
+export const NoBody = z
+  .strictObject({})
+  .optional()
+  .meta({ description: "none, or {}: this route takes no parameters" });
+
 export const StepBody = z
   .strictObject({
     steps: z.number().int().min(1).optional().meta({ description: "number of steps of solver.dt" }),
@@ -391,7 +401,7 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({
       description:
-        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, cluster_unavailable, internal",
+        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, insufficient_memory, cluster_unavailable, internal",
     }),
     message: z.string(),
     details: z.unknown().optional(),

@@ -32,8 +32,14 @@
  * | REQUEST_TIMEOUT_MS        | 30000              | time limit of one request to a worker (see below)   |
  * | WORKER_MEMORY_MB          | 2048               | heap of one solver worker; beyond, that worker ends |
  * |                           |                    | and its sessions are rebuilt from checkpoints       |
+ * | WORKER_SESSION_MEMORY_MB  | WORKER_MEMORY_MB/2 | estimated heap of the sessions one worker may hold  |
+ * |                           |                    | (sessions/memory.ts); a session past it on every    |
+ * |                           |                    | worker: 507; rebuilds keep to it too                |
  * | STREAM_MAX_BUFFERED_BYTES | 1048576 (1 MiB)    | a WebSocket client's unsent bytes beyond which its  |
  * |                           |                    | frames are dropped                                  |
+ * | STREAM_COMMANDS_MAX_BYTES | 67108864 (64 MiB)  | bytes of the commands (messages) all stream sockets |
+ * |                           |                    | hold awaiting their answers; beyond, one more is    |
+ * |                           |                    | refused (`too_many_commands` naming it)             |
  * | FRAME_QUEUE_BYTES         | 16777216 (16 MiB)  | encoded frames in flight from one worker to the     |
  * |                           |                    | event loop beyond which the worker drops frames     |
  * | SHUTDOWN_TIMEOUT_MS       | 10000              | grace for in-flight requests on SIGTERM             |
@@ -141,6 +147,7 @@ import { z } from "zod";
 import { issuesOf, issueText } from "../../schemas/issues";
 import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
 import { RECORDING_STATES_MAX_BYTES } from "./protocol";
+import { STREAM_MAX_MESSAGE_BYTES } from "./stream";
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -177,7 +184,11 @@ export const ServerConfig = z
       .default("info"),
     requestTimeoutMs: int(1, 2 ** 31 - 1).default(30_000),
     workerMemoryMb: int(64, 1_048_576).default(2048),
+    /** absent: half of workerMemoryMb (sessions/memory.ts workerBudgetBytes) */
+    workerSessionMemoryMb: int(1, 1_048_576).optional(),
     streamMaxBufferedBytes: int(1024, 2 ** 31 - 1).default(1024 * 1024),
+    // at least one message of STREAM_MAX_MESSAGE_BYTES
+    streamCommandsMaxBytes: int(STREAM_MAX_MESSAGE_BYTES, 2 ** 53 - 1).default(64 * 1024 * 1024),
     frameQueueBytes: int(64 * 1024, 2 ** 31 - 1).default(16 * 1024 * 1024),
     shutdownTimeoutMs: int(0, 2 ** 31 - 1).default(10_000),
     /** Checkpoint folder; "" turns persistence off. */
@@ -261,6 +272,12 @@ export const ServerConfig = z
         path: ["headersTimeoutMs"],
         message: `must not exceed RECEIVE_TIMEOUT_MS (${c.receiveTimeoutMs})`,
       });
+    if (c.workerSessionMemoryMb !== undefined && c.workerSessionMemoryMb > c.workerMemoryMb)
+      ctx.addIssue({
+        code: "custom",
+        path: ["workerSessionMemoryMb"],
+        message: `must not exceed WORKER_MEMORY_MB (${c.workerMemoryMb})`,
+      });
     if (c.streamFps > c.streamMaxFps)
       ctx.addIssue({
         code: "custom",
@@ -288,7 +305,9 @@ export const ENV_VARS: Record<Exclude<keyof Config, "testHooks" | "apiKeys">, st
   logLevel: "LOG_LEVEL",
   requestTimeoutMs: "REQUEST_TIMEOUT_MS",
   workerMemoryMb: "WORKER_MEMORY_MB",
+  workerSessionMemoryMb: "WORKER_SESSION_MEMORY_MB",
   streamMaxBufferedBytes: "STREAM_MAX_BUFFERED_BYTES",
+  streamCommandsMaxBytes: "STREAM_COMMANDS_MAX_BYTES",
   frameQueueBytes: "FRAME_QUEUE_BYTES",
   shutdownTimeoutMs: "SHUTDOWN_TIMEOUT_MS",
   dataDir: "DATA_DIR",

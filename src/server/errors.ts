@@ -39,6 +39,8 @@ export function clip(text: string, max: number): string {
  *                          AUTH_FAILURE_MAX wrong keys in AUTH_FAILURE_WINDOW_MS (per address)
  *   500 solver_error / worker_crashed / internal
  *   503 shutting_down      the server is closing
+ *   507 insufficient_memory  a new session's estimated memory fits no worker's
+ *                          WORKER_SESSION_MEMORY_MB (details: limit, budgetBytes, ...)
  *   503 cluster_unavailable  REDIS_URL: the session lives on another node and Redis (which
  *                          says where) is unreachable, or no node could take it over yet
  *                          (Retry-After)
@@ -74,6 +76,7 @@ export type ErrorCode =
   | "worker_crashed"
   | "internal"
   | "shutting_down"
+  | "insufficient_memory"
   | "cluster_unavailable"
   | "timeout";
 
@@ -97,6 +100,7 @@ const STATUS: Record<ErrorCode, number> = {
   worker_crashed: 500,
   internal: 500,
   shutting_down: 503,
+  insufficient_memory: 507,
   cluster_unavailable: 503,
   timeout: 504,
 };

@@ -144,6 +144,8 @@ export interface SessionOrigin {
   /** the session's name: its model's, or the snapshot's session name */
   name: string;
   counts: { bodies: number; forces: number; joints: number; motors: number };
+  /** the estimated heap bytes the session holds on its worker (sessions/memory.ts) */
+  memoryBytes: number;
   /** the validated model (defaults written out) as UTF-8 JSON: a lost session without a
    * checkpoint is rebuilt from it */
   model: Uint8Array;

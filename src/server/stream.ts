@@ -33,6 +33,9 @@
  * that, and the next command waits behind it, so a client that stops reading stops its own
  * commands; one that sends on regardless (its queue full, its socket too) is closed with 1008.
  * When the socket closes, the commands still queued are dropped (the running one finishes).
+ * The bytes of every socket's commands awaiting their answers count in one server-wide
+ * bound (CommandBytes, STREAM_COMMANDS_MAX_BYTES): a command past it is refused at once with
+ * `too_many_commands` naming it, the socket left open.
  * Error answers quote at most MAX_ECHO_CHARS of any key or value the client sent.
  *
  * Admission (StreamAdmission): subscribers per session, per API key and per server are
@@ -456,6 +459,36 @@ export interface CommandAnswer {
 }
 
 /**
+ * The bytes of the commands awaiting their answers on all the server's stream sockets
+ * (each held as the message it came as until its answer is written): at most `max`
+ * (STREAM_COMMANDS_MAX_BYTES). A socket's own bound (MAX_PENDING_COMMANDS messages of at
+ * most STREAM_MAX_MESSAGE_BYTES, 2 MiB) times MAX_SUBSCRIBERS (1000) sockets would let
+ * clients without keys park 2 GiB of messages (2.9 GB of the event loop's memory with
+ * their Buffers' overhead) behind a long step; this bounds the sum.
+ */
+export class CommandBytes {
+  private held = 0;
+
+  constructor(readonly max: number) {}
+
+  /** Bytes held now. */
+  get used(): number {
+    return this.held;
+  }
+
+  /** Takes `n` bytes: false (nothing taken) when they would pass `max`. */
+  take(n: number): boolean {
+    if (this.held + n > this.max) return false;
+    this.held += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.held -= n;
+  }
+}
+
+/**
  * The commands of one stream socket, run one at a time in arrival order, and their answers.
  *
  * - At most `maxPending` (MAX_PENDING_COMMANDS) await their answers, the running one
@@ -466,6 +499,9 @@ export interface CommandAnswer {
  *   it (`flush`); the next command starts only then. A client that reads nothing therefore
  *   stops its own commands, and costs one waiting answer. When its queue is full and its
  *   socket too, nothing more can be answered: the socket is closed with 1008.
+ * - Their bytes (the messages they came as, held until answered) count in the server's
+ *   CommandBytes: one past STREAM_COMMANDS_MAX_BYTES is refused at once with
+ *   `too_many_commands`, details `{ limit: "STREAM_COMMANDS_MAX_BYTES", maxBytes }`.
  * - Once the socket closes, the queued commands are dropped; the running one finishes.
  * - Answers pass through `boundAnswer`: what the client sent is quoted at most
  *   MAX_ECHO_CHARS characters long (a 60 kB unknown key was echoed whole, per message).
@@ -481,6 +517,8 @@ export class CommandQueue {
     private readonly maxBufferedBytes: number,
     /** writes the frame held back by the rate for this socket (StreamHub.flush) */
     private readonly flush: () => void,
+    /** the server's bound on the bytes of all sockets' commands awaiting their answers */
+    private readonly bytes: CommandBytes,
     private readonly maxPending = MAX_PENDING_COMMANDS,
   ) {
     ws.once("close", () => {
@@ -498,13 +536,22 @@ export class CommandQueue {
   }
 
   /**
-   * Queues a command: `run` is called in turn, unless the socket has closed by then, and
-   * its answer (or the error it throws, as an error answer) written when the socket has room.
+   * Queues a command of `size` bytes (the message it came as, which `run` holds): `run` is
+   * called in turn, unless the socket has closed by then, and its answer (or the error it
+   * throws, as an error answer) written when the socket has room.
    */
-  push(ref: string | number | undefined, run: () => CommandAnswer | Promise<CommandAnswer>): void {
+  push(
+    ref: string | number | undefined,
+    size: number,
+    run: () => CommandAnswer | Promise<CommandAnswer>,
+  ): void {
     if (!this.open) return;
     if (this.pending >= this.maxPending) {
       this.refuse(ref);
+      return;
+    }
+    if (!this.bytes.take(size)) {
+      this.refuseBytes(ref, size);
       return;
     }
     this.pending++;
@@ -522,6 +569,7 @@ export class CommandQueue {
         /* the socket failed: its close drops the rest */
       } finally {
         this.pending--;
+        this.bytes.give(size);
       }
     });
   }
@@ -556,6 +604,22 @@ export class CommandQueue {
       error: "too_many_commands",
       message: `${this.maxPending} commands on this stream are awaiting their answers, the most allowed (MAX_PENDING_COMMANDS); send more once answers come`,
       details: { limit: "MAX_PENDING_COMMANDS", max: this.maxPending },
+    });
+  }
+
+  /**
+   * A command whose bytes would pass the server's STREAM_COMMANDS_MAX_BYTES: refused at
+   * once (its answer is small: a client that reads nothing is closed by `refuse` once its
+   * own queue is full, as before).
+   */
+  private refuseBytes(ref: string | number | undefined, size: number): void {
+    const { max, used } = this.bytes;
+    this.send({
+      type: "error",
+      ref,
+      error: "too_many_commands",
+      message: `the server's stream sockets hold ${used} bytes of commands awaiting their answers; this one's ${size} would pass the server's limit of ${max} bytes (STREAM_COMMANDS_MAX_BYTES): send it again once answers come`,
+      details: { limit: "STREAM_COMMANDS_MAX_BYTES", maxBytes: max, heldBytes: used, bytes: size },
     });
   }
 }

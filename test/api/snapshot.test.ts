@@ -104,6 +104,33 @@ describe("resume and fork continue bit-identically", () => {
     });
   }
 
+  it("POST /fork, /pause and /reset take no body or {}: a key sent is a 400 naming it, nothing done", async () => {
+    const a = await createSession(server.app, springPairNewmark);
+    await step(server.app, a, 10);
+    const count = async () => (await api().get("/v1/sessions").expect(200)).body.sessions.length;
+    const before = await count();
+    for (const route of ["fork", "pause", "reset"]) {
+      const r = await api().post(`/v1/sessions/${a}/${route}`).send({ name: "copy" }).expect(400);
+      expect(r.body.error).toBe("invalid_request");
+      // zod's strict-object issue, as every route's: at the body's root, naming the key
+      expect(r.body.details.issues).toEqual([
+        expect.objectContaining({
+          path: [],
+          message: expect.stringMatching(/Unrecognized key.*"name"/),
+        }),
+      ]);
+    }
+    // refused, nothing done: no fork made, the session still at step 10
+    expect(await count()).toBe(before);
+    expect((await api().get(`/v1/sessions/${a}`).expect(200)).body.step).toBe(10);
+    // none, or an empty object, is fine
+    const f1 = await api().post(`/v1/sessions/${a}/fork`).expect(201);
+    const f2 = await api().post(`/v1/sessions/${a}/fork`).send({}).expect(201);
+    expect([f1.body.step, f2.body.step]).toEqual([10, 10]);
+    await api().post(`/v1/sessions/${a}/pause`).send({}).expect(200);
+    await api().post(`/v1/sessions/${a}/reset`).send({}).expect(200);
+  });
+
   it("POST /v1/sessions/:id/fork copies at the current step; the two then evolve apart", async () => {
     const a = await createSession(server.app, springPairNewmark);
     await step(server.app, a, 40);

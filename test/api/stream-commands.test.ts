@@ -281,6 +281,60 @@ describe("the command queue", () => {
   });
 });
 
+describe("the server-wide bound on queued command bytes (STREAM_COMMANDS_MAX_BYTES)", () => {
+  const maxBytes = 64 * 1024;
+  const server = useServer({ testHooks: true, workers: 1, streamCommandsMaxBytes: maxBytes });
+
+  it("a command that would pass it is refused at once naming it; the socket and the server go on", async () => {
+    const id = await createSession(server.app, fallingBody());
+    const a = await connect(`${server.ws}/v1/sessions/${id}/stream?every=1000000`);
+    const b = await connect(`${server.ws}/v1/sessions/${id}/stream?every=1000000`);
+    await waitFor(() => a.messages.length === 2 && b.messages.length === 2);
+    // a step command padded with JSON whitespace to 30 000 bytes (each socket's own bound,
+    // MAX_PENDING_COMMANDS, is far off: 2 and 1 messages)
+    const big = (ref: string) => {
+      const text = JSON.stringify({ type: "step", steps: 1, ref });
+      return text + " ".repeat(30_000 - text.length);
+    };
+    const blocked = block(server.app, 3000);
+    a.ws.send(big("a0"));
+    a.ws.send(big("a1"));
+    // 60 000 bytes held on a (the first waiting on the blocked worker): 30 000 more would pass
+    await sleep(200);
+    b.ws.send(big("b0"));
+    await waitFor(() => b.answers().length === 1);
+    expect(b.answers()[0]).toEqual({
+      type: "error",
+      ref: "b0",
+      error: "too_many_commands",
+      message: expect.stringContaining(`${maxBytes} bytes (STREAM_COMMANDS_MAX_BYTES)`),
+      details: {
+        limit: "STREAM_COMMANDS_MAX_BYTES",
+        maxBytes,
+        heldBytes: 60_000,
+        bytes: 30_000,
+      },
+    });
+    // a small one still fits, on the same socket
+    b.ws.send(JSON.stringify({ type: "step", steps: 1, ref: "b1" }));
+    await blocked;
+    await waitFor(() => a.answers().length === 2 && b.answers().length === 2, 20_000);
+    expect(a.answers().map((m) => [m.type, m.ref])).toEqual([
+      ["stepped", "a0"],
+      ["stepped", "a1"],
+    ]);
+    expect(b.answers()[1]).toMatchObject({ type: "stepped", ref: "b1" });
+    // the bytes are given back with the answers: the refused command goes through now
+    b.ws.send(big("b2"));
+    await waitFor(() => b.answers().length === 3);
+    expect(b.answers()[2]).toMatchObject({ type: "stepped", ref: "b2", step: 4 });
+    expect(b.ws.readyState).toBe(WebSocket.OPEN);
+    expect((await getState(server.app, id)).step).toBe(4);
+    a.ws.close();
+    b.ws.close();
+  });
+});
+
 describe("commands and the per-key rate limit", () => {
   const KEY_A = "key-aaaa-0000-1111";
   const KEY_B = "key-bbbb-0000-2222";

@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       requestTimeoutMs: 30_000,
       workerMemoryMb: 2048,
       streamMaxBufferedBytes: 1024 * 1024,
+      streamCommandsMaxBytes: 64 * 1024 * 1024,
       frameQueueBytes: 16 * 1024 * 1024,
       shutdownTimeoutMs: 10_000,
       dataDir: "",
@@ -73,6 +74,9 @@ describe("loadConfig", () => {
       LOG_LEVEL: "warn",
       REQUEST_TIMEOUT_MS: "250",
       STREAM_MAX_BUFFERED_BYTES: "2048",
+      STREAM_COMMANDS_MAX_BYTES: "131072",
+      WORKER_MEMORY_MB: "512",
+      WORKER_SESSION_MEMORY_MB: "300",
       FRAME_QUEUE_BYTES: "65536",
       SHUTDOWN_TIMEOUT_MS: "0",
       TEST_HOOKS: "true",
@@ -90,6 +94,9 @@ describe("loadConfig", () => {
       logLevel: "warn",
       requestTimeoutMs: 250,
       streamMaxBufferedBytes: 2048,
+      streamCommandsMaxBytes: 131072,
+      workerMemoryMb: 512,
+      workerSessionMemoryMb: 300,
       frameQueueBytes: 65536,
       shutdownTimeoutMs: 0,
       testHooks: false, // never from the environment
@@ -132,6 +139,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ WORKERS: "0" })).toThrow(/WORKERS/);
     expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ MAX_SESSIONS: "1.5" })).toThrow(/MAX_SESSIONS/);
+    expect(() => loadConfig({ WORKER_SESSION_MEMORY_MB: "4096" })).toThrow(
+      /WORKER_SESSION_MEMORY_MB="4096": must not exceed WORKER_MEMORY_MB \(2048\)/,
+    );
     // beyond what a snapshot's controls.pending holds (schemas/snapshot.ts)
     expect(() => loadConfig({ MAX_PENDING_INPUTS: "100001" })).toThrow(/MAX_PENDING_INPUTS/);
   });

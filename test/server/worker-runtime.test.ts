@@ -278,6 +278,52 @@ function expectPeak(got: ContactPeakOut, want: ContactPeakOut) {
   expect(got.normalImpulse).toBeCloseTo(want.normalImpulse, 9);
 }
 
+describe("replays of recordings (GET recording?every=k)", () => {
+  it("run one at a time: each starts (and its REQUEST_TIMEOUT_MS counts) once the one before it has answered", async () => {
+    await created();
+    expect((await call({ kind: "step", sessionId: "s", steps: 50, limitMs: 10_000 })).ok).toBe(
+      true,
+    );
+    const ids = [0, 1, 2].map(() => nextId++);
+    for (const id of ids)
+      rt.handle({ kind: "recording", sessionId: "s", every: 10, maxSteps: 1000, id } as never);
+    // and a request without every is answered at once, whatever replays are queued
+    const plain = await call({ kind: "recording", sessionId: "s", every: null, maxSteps: 1000 });
+    expect(plain.ok).toBe(true);
+    for (let i = 0; i < 1000 && !ids.every((id) => replyOf(id)); i++)
+      await new Promise((res) => setImmediate(res));
+    // started(a), reply(a), started(b), reply(b), …: replays interleaved chunk by chunk shared
+    // their time limit (12 concurrent replays of a 50-step cloth all ended 409)
+    const events = out
+      .map((m, at) => ({ m, at }))
+      .filter(({ m }) => (m.kind === "started" || m.kind === "reply") && ids.includes(m.id))
+      .map(({ m }) => `${m.kind}:${ids.indexOf((m as { id: number }).id)}`);
+    expect(events).toEqual([
+      "started:0",
+      "reply:0",
+      "started:1",
+      "reply:1",
+      "started:2",
+      "reply:2",
+    ]);
+    // each the same states: at steps 10, 20, …, 50 (the last the session's own)
+    const texts = ids.map((id) => {
+      const r = replyOf(id);
+      if (!r?.ok || r.result.kind !== "exported") throw new Error("no recording");
+      return decode(r.result.bytes) as { states: { step: number }[] };
+    });
+    expect(texts[0].states.map((x) => x.step)).toEqual([10, 20, 30, 40, 50]);
+    expect(texts[1]).toEqual(texts[0]);
+    expect(texts[2]).toEqual(texts[0]);
+  });
+});
+
+/** The reply to request `id`, if it came. */
+function replyOf(id: number) {
+  const r = out.find((m) => m.kind === "reply" && m.id === id);
+  return r?.kind === "reply" ? r : undefined;
+}
+
 describe("contactPeak", () => {
   const peakSub = (every: number): Subscription => ({
     key: "contactPeak|json",

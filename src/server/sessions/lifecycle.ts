@@ -27,6 +27,7 @@ import type { StreamHub } from "../stream";
 import type { WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
 import type { Checkpoints } from "./checkpoints";
+import { lightestWithRoom, noRoom, workerBudgetBytes } from "./memory";
 import type { SessionRecord, SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
@@ -72,10 +73,31 @@ export class SessionLifecycle {
       }
       // counted on its worker from now (not only once answered): concurrent creations spread
       const placed = this.table.place(this.pool.size);
-      const worker = placed.worker;
+      let worker = placed.worker;
       release = placed.release;
       const request = requestOf(id, from, this.config.maxBodies);
-      const a = await this.calls.call(null, worker, request);
+      // its worker's sessions within WORKER_SESSION_MEMORY_MB (memory.ts), its estimate known
+      // once the worker has read its model: over it there, it is dropped and opened on the
+      // least loaded worker with room, if one has (then checked again: others were admitted
+      // meanwhile), else refused (507) naming the budget
+      const budget = workerBudgetBytes(this.config);
+      let a = await this.calls.call(null, worker, request);
+      for (let attempt = 0; ; attempt++) {
+        if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
+        const bytes = a.result.origin.memoryBytes;
+        const memory = this.table.memory(this.pool.size);
+        if (memory[worker] + bytes <= budget) break;
+        this.drop(worker, id);
+        const other =
+          attempt === 0
+            ? lightestWithRoom(this.table.loads(this.pool.size), memory, bytes, budget)
+            : null;
+        if (other === null) throw noRoom(bytes, memory, budget);
+        release();
+        release = this.table.reserve(other);
+        worker = other;
+        a = await this.calls.call(null, worker, request);
+      }
       if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
       const { origin } = a.result;
       const rec: SessionRecord = {
@@ -84,6 +106,7 @@ export class SessionLifecycle {
         worker,
         ...a.session,
         counts: origin.counts,
+        memoryBytes: origin.memoryBytes,
         createdAt,
         lastActivity: Date.now(),
         model: origin.model,
@@ -124,8 +147,7 @@ export class SessionLifecycle {
           await cluster.opened(rec);
         } catch (err) {
           this.table.delete(id);
-          this.pool.notify(worker, { kind: "cancel", sessionId: id });
-          void this.pool.request(worker, { kind: "delete", sessionId: id }).catch(() => undefined);
+          this.drop(worker, id);
           throw err;
         }
       }
@@ -155,6 +177,12 @@ export class SessionLifecycle {
       admitted();
       if (registered) await cluster?.deleted(id).catch(() => undefined);
     }
+  }
+
+  /** Deletes a session's simulation on its worker that the table does not (or no longer) hold. */
+  private drop(worker: number, id: string): void {
+    this.pool.notify(worker, { kind: "cancel", sessionId: id });
+    void this.pool.request(worker, { kind: "delete", sessionId: id }).catch(() => undefined);
   }
 
   /** Opens every checkpoint of the store again (server start). */

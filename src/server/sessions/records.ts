@@ -47,6 +47,8 @@ export interface SessionRecord {
   message: string | null;
   run: SessionSnapshot["run"];
   counts: SessionOut["counts"];
+  /** the estimated heap bytes it holds on its worker (sessions/memory.ts) */
+  memoryBytes: number;
   createdAt: Date;
   lastActivity: number;
   /** the validated model as UTF-8 JSON (SessionOrigin.model): rebuilds without a checkpoint */
@@ -241,6 +243,17 @@ export class SessionTable {
     for (const r of this.records.values()) if (!r.lost && r.id !== except) load[r.worker]++;
     for (let w = 0; w < workers; w++) load[w] += (this.placing[w] ?? 0) + this.busy(w);
     return load;
+  }
+
+  /**
+   * The estimated heap bytes of the sessions on each of `workers` workers (those lost with
+   * theirs not counted): what WORKER_SESSION_MEMORY_MB bounds.
+   */
+  memory(workers: number, except?: string): number[] {
+    const bytes = new Array<number>(workers).fill(0);
+    for (const r of this.records.values())
+      if (!r.lost && r.id !== except) bytes[r.worker] += r.memoryBytes;
+    return bytes;
   }
 
   /** The least loaded worker (loads; the first of them on a tie). */

@@ -2,7 +2,8 @@
  * Sessions lost with their worker (crashed, killed, or stopped by the watchdog).
  *
  * The pool fails the worker's pending requests (`worker_crashed`) and each of its sessions
- * is rebuilt at once, live, on the least loaded worker (its replacement included) from its
+ * is rebuilt at once, live, on the least loaded worker (its replacement included) with room
+ * for it within WORKER_SESSION_MEMORY_MB (memory.ts; none: `error`, the budget named) from its
  * last checkpoint (checkpoints.ts `latest`: the file in DATA_DIR, or the copy in memory when
  * it is newer or there is no DATA_DIR), the way a restart restores; a session that was
  * running runs on, unless it was lost twice within LOSS_WINDOW_MS (then it comes back
@@ -28,7 +29,8 @@ import type { ServerMetrics } from "../metrics";
 import type { SessionSnapshot, Subscription, WorkerRequestBody } from "../protocol";
 import { type WorkerAnswer, WorkerFailure, type WorkerPool } from "../worker-pool";
 import type { Checkpoints } from "./checkpoints";
-import { lightest, type SessionRecord, type SessionTable } from "./records";
+import { lightestWithRoom, noRoom, workerBudgetBytes } from "./memory";
+import type { SessionRecord, SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** A session lost twice within this window comes back paused (its run is not resumed). */
@@ -69,13 +71,23 @@ export class Recovery {
     // spread over the workers (the replacement of the lost one included: requests to it
     // wait until it has started)
     const load = this.table.loads(this.pool.size);
+    // and never past a worker's WORKER_SESSION_MEMORY_MB (memory.ts): the lost worker's
+    // sessions piled on the others would take them down in turn
+    const memory = this.table.memory(this.pool.size);
+    const budget = workerBudgetBytes(this.config);
     for (const { rec, run } of lost) {
       if (rec.deleting) {
         markLost(rec, reason);
         continue;
       }
-      const target = lightest(load);
+      const target = lightestWithRoom(load, memory, rec.memoryBytes, budget);
+      if (target === null) {
+        this.metrics.sessionRebuilds.inc({ from: "failed" });
+        markLost(rec, `${reason}; not rebuilt: ${noRoom(rec.memoryBytes, memory, budget).message}`);
+        continue;
+      }
       load[target]++;
+      memory[target] += rec.memoryBytes;
       rec.message = `${reason}; restoring the session from its last checkpoint`;
       rec.busy++;
       const done = this.rebuildFromCheckpoint(rec, reason, run, target).finally(() => {
@@ -102,9 +114,21 @@ export class Recovery {
       .catch((err) => this.log.warn({ err, session: rec.id }, "run not resumed after the restore"));
   }
 
-  /** Recreates a lost session's simulation from its model (t = 0) on the least loaded worker. */
+  /**
+   * Recreates a lost session's simulation from its model (t = 0) on the least loaded worker
+   * with room for it (WORKER_SESSION_MEMORY_MB; none: 507).
+   */
   async rebuildFromModel(rec: SessionRecord): Promise<void> {
-    await this.relocate(rec, this.fromModel(rec), this.table.leastLoaded(this.pool.size, rec.id));
+    const memory = this.table.memory(this.pool.size, rec.id);
+    const budget = workerBudgetBytes(this.config);
+    const target = lightestWithRoom(
+      this.table.loads(this.pool.size, rec.id),
+      memory,
+      rec.memoryBytes,
+      budget,
+    );
+    if (target === null) throw noRoom(rec.memoryBytes, memory, budget);
+    await this.relocate(rec, this.fromModel(rec), target);
   }
 
   /** The request that opens a session's simulation from its model (t = 0). */
@@ -210,6 +234,7 @@ export class Recovery {
     rec.seq = 0; // another worker counts its own snapshots
     rec.lost = false;
     if (a.result.kind === "created") {
+      rec.memoryBytes = a.result.origin.memoryBytes;
       rec.lastState = a.result.state;
       rec.scene = a.result.scene;
     }

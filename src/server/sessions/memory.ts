@@ -1,0 +1,97 @@
+/**
+ * What a session's simulation holds of its worker's heap, estimated from its model, and the
+ * per-worker budget that admission (lifecycle.ts) and worker-loss rebuilds (recovery.ts)
+ * keep to: WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB.
+ *
+ * Measured (the retained JS heap after a full GC, an in-process WorkerRuntime, a session
+ * opened and stepped 3 times): a 100×100 cloth (10 000 particles, 39 303 springs) 23.3 MiB;
+ * 2 000 boxes resting on a floor (their contacts held) 2.7 MiB; a fem box of 20³ cells
+ * (9 261 nodes, 40 000 tetrahedra) 4.8 MiB, of 10³ cells 0.9 MiB. The per-item figures
+ * below are these rounded up (the cloth is estimated at 26.7 MiB, the 20³ fem box at 7.1).
+ * Joints, motors, actuators and sensors were not measured apart: taken at a rigid body's
+ * figure. A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts).
+ *
+ * What the budget leaves of the heap is for what is transient: building a model takes
+ * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB), and a
+ * checkpoint's snapshot text is ~10 MB for that cloth.
+ */
+import { isDenseSolver, systemOrder } from "../../../schemas/cost";
+import type { ModelSpec } from "../../../schemas/model";
+import type { Config } from "../config";
+import { ApiError } from "../errors";
+
+/** Bytes a session holds whatever its model (its records, buffers, recording). */
+const SESSION_BYTES = 64 * 1024;
+/** Per body (its state, mass, shapes and their contact memory). */
+const BODY_BYTES = 1536;
+/** Per force element (a spring, a damper, a load). */
+const FORCE_BYTES = 320;
+/** Per fem node and per fem tetrahedron. */
+const FEM_NODE_BYTES = 256;
+const FEM_ELEMENT_BYTES = 128;
+/** Tetrahedra of a fem box's cell (schemas/model.ts FemBox: each cell split into 5). */
+const TETS_PER_CELL = 5;
+
+/** The estimated heap bytes of a session of `model`. */
+export function sessionMemoryBytes(model: ModelSpec): number {
+  let bytes = SESSION_BYTES;
+  bytes +=
+    BODY_BYTES *
+    (model.bodies.length +
+      model.joints.length +
+      model.motors.length +
+      model.actuators.length +
+      model.sensors.length);
+  bytes += FORCE_BYTES * model.forces.length;
+  for (const f of model.fem) {
+    const r = f.box?.resolution;
+    const nodes = r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0);
+    const elements = r ? TETS_PER_CELL * r[0] * r[1] * r[2] : (f.elements?.length ?? 0);
+    bytes += FEM_NODE_BYTES * nodes + FEM_ELEMENT_BYTES * elements;
+  }
+  if (isDenseSolver(model.solver.linearSolver)) bytes += 8 * systemOrder(model) ** 2;
+  return bytes;
+}
+
+/** The bytes of sessions one worker may hold (WORKER_SESSION_MEMORY_MB). */
+export function workerBudgetBytes(config: Config): number {
+  const mb = config.workerSessionMemoryMb ?? Math.floor(config.workerMemoryMb / 2);
+  return mb * 1024 * 1024;
+}
+
+/** Bytes as MiB for a message (one decimal). */
+export function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+/**
+ * The least loaded of the workers (`load`: sessions and work in flight, SessionTable.loads;
+ * the first on a tie) on which a session of `bytes` keeps their sessions' estimated memory
+ * (`memory`) within `budget`; null when it fits on none.
+ */
+export function lightestWithRoom(
+  load: readonly number[],
+  memory: readonly number[],
+  bytes: number,
+  budget: number,
+): number | null {
+  let best: number | null = null;
+  for (let w = 0; w < load.length; w++)
+    if (memory[w] + bytes <= budget && (best === null || load[w] < load[best])) best = w;
+  return best;
+}
+
+/** The refusal of a session of `bytes` that fits within no worker's budget. */
+export function noRoom(bytes: number, memory: readonly number[], budget: number): ApiError {
+  const least = Math.min(...memory);
+  return new ApiError(
+    "insufficient_memory",
+    `this session needs an estimated ${mib(bytes)} of a solver worker's heap; the least used of the ${memory.length} worker(s) already holds ${mib(least)} of sessions, and each may hold ${mib(budget)} (WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB): delete a session first, or make the model smaller`,
+    {
+      limit: "WORKER_SESSION_MEMORY_MB",
+      budgetBytes: budget,
+      sessionBytes: bytes,
+      heldBytes: least,
+    },
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * Sessions are admitted by their estimated memory (src/server/sessions/memory.ts) against
+ * each worker's WORKER_SESSION_MEMORY_MB, not only counted against MAX_SESSIONS: a 100×100
+ * cloth holds ~23 MiB of its worker's heap (measured, retained after GC), so 64 of them
+ * (MAX_SESSIONS) could pass two 2 GiB workers, and a worker loss's rebuilds would pile the
+ * lost sessions on the others. Here a 6 MiB budget on one worker: a 30×30 cloth (900
+ * particles, 3 393 springs) is estimated at 64 KiB + 900·1536 + 3393·320 bytes = 2.42 MiB,
+ * so two fit (4.83 MiB) and a third (7.25 MiB) is refused with 507 naming the budget, while
+ * small sessions (a falling body: 64 KiB + 1536 bytes) still fit in what is left.
+ */
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { clothModel } from "../../bench/scenes";
+import { lightestWithRoom } from "../../src/server/sessions/memory";
+import { fallingBody } from "../support/models";
+import { useServer } from "../support/server";
+import { waitFor } from "../support/wait";
+
+const MiB = 2 ** 20;
+const cloth = { ...clothModel({ n: 30 }), name: "cloth30" };
+const clothBytes = 64 * 1024 + 900 * 1536 + 3393 * 320;
+
+describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
+  const server = useServer({ workers: 1, workerSessionMemoryMb: 6 });
+  const api = () => request(server.app.server);
+
+  it("the third large session is refused with 507 naming the budget; small ones still fit", async () => {
+    const a = await api().post("/v1/sessions").send({ model: cloth }).expect(201);
+    await api().post("/v1/sessions").send({ model: cloth }).expect(201);
+    const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
+    expect(r.body).toMatchObject({
+      error: "insufficient_memory",
+      details: {
+        limit: "WORKER_SESSION_MEMORY_MB",
+        budgetBytes: 6 * MiB,
+        sessionBytes: clothBytes,
+        heldBytes: 2 * clothBytes,
+      },
+    });
+    expect(r.body.message).toContain("WORKER_SESSION_MEMORY_MB");
+    expect(r.body.message).toContain("6.0 MiB");
+    // refused, not kept: two sessions, and the worker holds two
+    expect((await api().get("/v1/sessions").expect(200)).body.sessions).toHaveLength(2);
+    for (let i = 0; i < 5; i++)
+      await api().post("/v1/sessions").send({ model: fallingBody() }).expect(201);
+    // a fork is a session too
+    await api().post(`/v1/sessions/${a.body.id}/fork`).expect(507);
+    // room again once one goes
+    await api().delete(`/v1/sessions/${a.body.id}`).expect(204);
+    await api().post("/v1/sessions").send({ model: cloth }).expect(201);
+  });
+});
+
+describe("rebuilds after a worker loss keep to the budget", () => {
+  const server = useServer({ workers: 2, testHooks: true, workerSessionMemoryMb: 6 });
+  const api = () => request(server.app.server);
+  /** Sessions rebuilt after worker losses, whatever from (moreau_session_rebuilds_total). */
+  const rebuilds = async () => {
+    const text = (await api().get("/metrics")).text;
+    let n = 0;
+    for (const [, v] of text.matchAll(/^moreau_session_rebuilds_total\{from="[a-z]+"\} (\d+)$/gm))
+      n += Number(v);
+    return n;
+  };
+  const create = async (model: unknown) =>
+    (await api().post("/v1/sessions").send({ model }).expect(201)).body.id as string;
+
+  it("a lost cloth that the sessions' count would put beside two others (7.3 of 6 MiB) goes where it fits", async () => {
+    const m = server.app.moreau.sessions;
+    // placed by count (ties: worker 0): worker 0 small s1, s2, s3, s5, s7 and cloth A;
+    // worker 1 cloths B1, B2 and small s4, s6, s8
+    const s1 = await create(fallingBody());
+    const b1 = await create(cloth);
+    const s2 = await create(fallingBody());
+    const b2 = await create(cloth);
+    const s3 = await create(fallingBody());
+    const s4 = await create(fallingBody());
+    const s5 = await create(fallingBody());
+    const s6 = await create(fallingBody());
+    const s7 = await create(fallingBody());
+    const s8 = await create(fallingBody());
+    const a = await create(cloth);
+    expect([s1, s2, s3, s5, s7, a].map((id) => m.workerOf(id))).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([b1, b2, s4, s6, s8].map((id) => m.workerOf(id))).toEqual([1, 1, 1, 1, 1]);
+    for (const id of [s4, s6, s8]) await api().delete(`/v1/sessions/${id}`).expect(204);
+    // worker 0 lost (its replacement empty, worker 1 holding 2): by count s1, s2, s3 go to
+    // 0, s5 to 1, s7 to 0, and A to 1 (loads 4 and 3 then), beside B1 and B2: 7.3 of 6 MiB
+    const before = await rebuilds();
+    await m.pool.killForTest(0);
+    // (the worker's exit may be handled after the kill resolves)
+    await waitFor(async () => (await rebuilds()) === before + 6, 20_000);
+    await m.rebuilt();
+    const cloths = [b1, b2, a].map((id) => m.workerOf(id));
+    expect(cloths.filter((w) => w === 1)).toHaveLength(2);
+    expect(m.workerOf(a)).toBe(0);
+    const s = (await api().get(`/v1/sessions/${a}`).expect(200)).body;
+    expect(s.status).toBe("ready");
+  });
+
+  it("(then) a new cloth the count places on the full worker is opened on the other, which has room", async () => {
+    const m = server.app.moreau.sessions;
+    // worker 0: four small sessions and A (2.68 MiB); worker 1: B1, B2 and s5 (4.90 MiB);
+    // by count (5 and 3) the next goes to worker 1, where it would make 7.3 MiB
+    const c = await create(cloth);
+    expect(m.workerOf(c)).toBe(0);
+    // and then none has room: 507
+    const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
+    expect(r.body.details.limit).toBe("WORKER_SESSION_MEMORY_MB");
+    expect((await api().get(`/v1/sessions/${c}`).expect(200)).body.status).toBe("ready");
+  });
+});
+
+describe("lightestWithRoom (placement of new and rebuilt sessions)", () => {
+  it("the least loaded worker that keeps its sessions within the budget, or none", () => {
+    // loads [0, 3]: by load alone worker 0, but it holds 5 of 6 MiB
+    expect(lightestWithRoom([0, 3], [5 * MiB, 1 * MiB], 2 * MiB, 6 * MiB)).toBe(1);
+    expect(lightestWithRoom([0, 3], [4 * MiB, 1 * MiB], 2 * MiB, 6 * MiB)).toBe(0);
+    expect(lightestWithRoom([1, 1], [5 * MiB, 5 * MiB], 2 * MiB, 6 * MiB)).toBeNull();
+    // exactly at the budget fits
+    expect(lightestWithRoom([2, 1], [4 * MiB, 5 * MiB], 2 * MiB, 6 * MiB)).toBe(0);
+  });
+});
