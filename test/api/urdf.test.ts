@@ -13,6 +13,7 @@ import { MoreauClient } from "../../src/client/index";
 import { convexShapeSupported } from "../../src/formats/urdf/index";
 import type { MoreauApp } from "../../src/server/app";
 import { armUrdf } from "../formats/urdf/arm";
+import { arm7Files, arm7Urdf } from "../formats/urdf/arm7";
 import { startApp, startServer } from "../support/server";
 
 let app: MoreauApp;
@@ -111,6 +112,36 @@ describe("POST /v1/models/urdf", () => {
     const st = await request(app.server).post(`/v1/sessions/${s.body.id}/step`).send({ steps: 20 });
     expect(st.status).toBe(200);
     expect(st.body.joints).toHaveLength(6);
+    await request(app.server).delete(`/v1/sessions/${s.body.id}`);
+  });
+
+  it("the 7-axis arm with its STL and OBJ meshes (package:// paths): the model answered runs as a session, driven by inputs, its warnings each naming what they are about", async () => {
+    const r = await post({
+      urdf: arm7Urdf(true),
+      files: arm7Files(true),
+      options: { actuators: { type: "position", kp: 500, kd: 20 } },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.warnings).toEqual([
+      `links on fixed joints lumped into their parent's body: "link7" ← "hand"`,
+      `the model has no "contact" block, so its collision shapes do not collide yet: add one (collideJointed false keeps jointed links from colliding; "method": "smc" steps with articulated and generalized-alpha, nonsmooth contact needs moreau-jean)`,
+      `mimic joints get no actuator (their coupling drives them): "finger_joint2"`,
+      `the zero configuration (the imported pose) is outside the <limit> of "joint4" (0 not in [-3.0718, -0.0698]): the limit pushes the joint in from the first step; its position servo's target is the nearest limit, not 0`,
+      `<limit velocity> is not enforced (no velocity limit in the model format): "joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7", "finger_joint1", "finger_joint2"`,
+    ]);
+    const s = await request(app.server).post("/v1/sessions").send({ model: r.body.model });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    const inputs = await request(app.server)
+      .post(`/v1/sessions/${s.body.id}/inputs`)
+      .send({ inputs: [{ type: "actuator", id: "joint2.actuator", value: 0.5 }] });
+    expect(inputs.status, JSON.stringify(inputs.body)).toBeLessThan(300);
+    const st = await request(app.server)
+      .post(`/v1/sessions/${s.body.id}/step`)
+      .send({ steps: 400 });
+    expect(st.status).toBe(200);
+    const q2 = st.body.joints.find((j: { id: string }) => j.id === "joint2").coordinates[0];
+    // 2 s after the step of its target: near it (gravity's torque over kp is < 0.1 rad)
+    expect(Math.abs(q2 - 0.5)).toBeLessThan(0.1);
     await request(app.server).delete(`/v1/sessions/${s.body.id}`);
   });
 

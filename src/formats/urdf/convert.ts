@@ -216,7 +216,7 @@ export function convert(input: ConvertInput): ModelInput {
     );
   if (bodies.some((b) => (b.shapes?.length ?? 0) > 0))
     warnings.push(
-      `the model has no "contact" block, so its collision shapes do not collide yet: add one (collideJointed false keeps jointed links from colliding; "method": "smc" steps with articulated and generalized-alpha, nonsmooth contact needs moreau-jean)`,
+      `the model has no "contact" block, so its collision shapes do not collide yet: add one (collideJointed false keeps jointed links from colliding; "method": "smc" steps with articulated and generalized-alpha, nonsmooth contact needs moreau-jean)${bodies.some((b) => b.shapes?.some((x) => x.type === "mesh")) ? `; its "mesh" shapes (collisionMeshes "mesh") collide with neither planes nor other meshes: a floor under them is a box` : ""}`,
     );
 
   // ---- joints and actuators
@@ -230,6 +230,7 @@ export function convert(input: ConvertInput): ModelInput {
     velocity: [] as string[],
     passive: [] as string[],
     ignored: [] as string[],
+    outside: [] as string[],
   };
   for (const l of tree.order) {
     const j = tree.parentJoint.get(l.name);
@@ -258,6 +259,8 @@ export function convert(input: ConvertInput): ModelInput {
       j.type !== "continuous" && j.limit
         ? { lower: j.limit.lower, upper: j.limit.upper }
         : undefined;
+    if (limits && (limits.lower > 0 || limits.upper < 0))
+      notes.outside.push(`"${j.name}" (0 not in [${limits.lower}, ${limits.upper}])`);
     joints.push({
       id,
       type: j.type === "prismatic" ? "prismatic" : "revolute",
@@ -302,6 +305,12 @@ export function convert(input: ConvertInput): ModelInput {
       `the zero configuration is off the <mimic offset> of ${listNames(offsets)}: the first step moves those joints onto it`,
     );
   const act = options.actuators;
+  // the model pose is the zero configuration (the header): a joint whose <limit> leaves
+  // out 0 (the Panda's fourth, −3.0718 … −0.0698 rad) starts on the wrong side of it
+  if (notes.outside.length > 0)
+    warnings.push(
+      `the zero configuration (the imported pose) is outside the <limit> of ${notes.outside.slice(0, 20).join(", ")}${notes.outside.length > 20 ? ` and ${notes.outside.length - 20} more` : ""}: the limit pushes the joint in from the first step${act.type === "position" ? "; its position servo's target is the nearest limit, not 0" : ""}`,
+    );
   if (act.type === "position" || act.type === "velocity")
     for (const name of Object.keys(act.joints ?? {}))
       if (!actuators.some((a) => a.joint === jointIds.get(name) && a.id.endsWith(".actuator")))
@@ -551,7 +560,17 @@ function driveOf(
     if (act.type === "torque") out.push({ ...common, type: "torque" });
     else if (act.type === "position") {
       const own = act.joints?.[j.name];
-      out.push({ ...common, type: "position", kp: own?.kp ?? act.kp, kd: own?.kd ?? act.kd });
+      // the target held is the zero configuration, or the nearest limit where that is
+      // outside the limits (a servo held beyond a limit would press on it for good)
+      const limit = j.type === "continuous" ? undefined : j.limit;
+      const target = limit ? Math.min(Math.max(0, limit.lower), limit.upper) : 0;
+      out.push({
+        ...common,
+        type: "position",
+        kp: own?.kp ?? act.kp,
+        kd: own?.kd ?? act.kd,
+        ...(target !== 0 ? { target } : {}),
+      });
     } else out.push({ ...common, type: "velocity", kv: act.joints?.[j.name]?.kv ?? act.kv });
   }
 }

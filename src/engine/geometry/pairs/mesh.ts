@@ -452,7 +452,7 @@ function meshCore(
       far.axis[3 * slot + 2] = RES[2];
     } else if (far.tri[slot] === t) far.tri[slot] = -1;
     for (let c = start; c < out.count; c++)
-      if (!voronoiNormal(mesh, pa, t, out, c)) faceNormal(out, c);
+      if (!voronoiNormal(mesh, pa, t, out, c)) faceNormal(mesh, pa, OWNER[0], out, c);
     // Drop the contacts below the margin no more, and merge those at an earlier one's point.
     for (let c = start; c < out.count; ) {
       if (!(out.gap[c] < MARGIN[0]) || merged(out, pairStart, c, other)) {
@@ -466,9 +466,23 @@ function meshCore(
 }
 
 /**
+ * voronoiNormal's answer when false: the triangle whose face the contact is turned to
+ * (faceNormal), t itself for a point inside t, else of the triangles around the edge or
+ * corner the one whose face normal is nearest the contact's (t on a tie).
+ */
+const OWNER = new Int32Array(1);
+
+/**
  * Whether contact c's normal (mesh → other) is valid for triangle t: the face normal, or
  * within the Voronoi region of the edge or corner of t that the contact's mesh-side point
- * lies on (see the file comment). Border edges (one face) accept any normal.
+ * lies on (see the file comment). Border edges (one face) accept any normal. When not,
+ * OWNER[0] is the face it belongs to: t's, or at an edge or corner the face around it
+ * nearest in normal. A closed mesh (a link's collision mesh) resting tilted by ε on a box
+ * meets it at a bottom corner with the box's normal ε outside that corner's region: the
+ * bottom face's, not the side triangle's, which had turned the contact onto its own
+ * horizontal normal, a sideways contact of gap 0 at every bottom corner (an arm's link,
+ * 3 kg, at rest with Σ F_n = 8.5 m g: the side contacts squeezing it, their friction
+ * holding it up).
  */
 function voronoiNormal(
   mesh: TriangleMesh,
@@ -489,6 +503,7 @@ function voronoiNormal(
   const fny = mesh.normals[3 * t + 1];
   const fnz = mesh.normals[3 * t + 2];
   if (nx * fnx + ny * fny + nz * fnz >= 1 - 1e-9) return true;
+  OWNER[0] = t;
   const hg = 0.5 * out.gap[c];
   const px = out.point[3 * c] - hg * wx - pa.p[0];
   const py = out.point[3 * c + 1] - hg * wy - pa.p[1];
@@ -498,7 +513,7 @@ function voronoiNormal(
   Q[2] = R[2] * px + R[5] * py + R[8] * pz;
   loadCorners(mesh, t);
   closestOnTriangle(CORNERS, Q);
-  const region = REGION[0];
+  const region = borderRegion();
   if (region === 0) return false;
   const x = mesh.vertices;
   const tol = 1e-9;
@@ -535,7 +550,10 @@ function voronoiNormal(
         tz = -tz;
       }
       const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
-      if ((nx * tx + ny * ty + nz * tz) / tl > tol) return false;
+      if ((nx * tx + ny * ty + nz * tz) / tl > tol) {
+        nearestFace(mesh, mesh.edgeFaces, f0, f1, t, nx, ny, nz);
+        return false;
+      }
     }
     return true;
   }
@@ -546,26 +564,119 @@ function voronoiNormal(
     const ey = x[3 * w + 1] - x[3 * v + 1];
     const ez = x[3 * w + 2] - x[3 * v + 2];
     const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
-    if ((nx * ex + ny * ey + nz * ez) / el > tol) return false;
+    if ((nx * ex + ny * ey + nz * ez) / el > tol) {
+      nearestFace(
+        mesh,
+        mesh.vertexTris,
+        mesh.vertexTriStart[v],
+        mesh.vertexTriStart[v + 1],
+        t,
+        nx,
+        ny,
+        nz,
+      );
+      return false;
+    }
   }
   return true;
 }
 
 /**
- * Moves contact c onto the current triangle's face normal n_t (world), keeping the other
- * shape's surface point b = p + (g/2) n and measuring the gap from the plane of t through
- * the mesh's point a = p − (g/2) n (on t): g' = (b − a)·n_t = g n·n_t, the point
+ * The edge (1 + k: corner k → k + 1) or corner (4 + k) of the triangle CORNERS that the
+ * point CLOSEST (on it) lies on within the triangle core's tolerance (TRI.v[14], 1e-9 of
+ * its radius; TRI is the triangle at hand), else 0 (the interior). Not closestOnTriangle's
+ * exact REGION: a contact's mesh-side point at a corner comes out of the contact's point
+ * and gap with rounding, as often just inside the triangle or on one of the corner's
+ * edges as on the corner (1e-17 m off, for the corners of a mesh box resting tilted by
+ * 1e-6 rad on a box), and the feature it sits on decides its normal. The distance to the
+ * edge opposite corner k is ((c_{k+1} − P) × (c_{k+2} − P))·n / |c_{k+2} − c_{k+1}| (twice
+ * the area of that sub-triangle over its base; n the unit normal TRI.v[9..11], of the
+ * corners' winding).
+ */
+function borderRegion(): number {
+  const v = TRI.v;
+  let count = 0;
+  let near = 0;
+  let far = 0;
+  for (let k = 0; k < 3; k++) {
+    const i = 3 * ((k + 1) % 3);
+    const j = 3 * ((k + 2) % 3);
+    const ax = CORNERS[i] - CLOSEST[0];
+    const ay = CORNERS[i + 1] - CLOSEST[1];
+    const az = CORNERS[i + 2] - CLOSEST[2];
+    const bx = CORNERS[j] - CLOSEST[0];
+    const by = CORNERS[j + 1] - CLOSEST[1];
+    const bz = CORNERS[j + 2] - CLOSEST[2];
+    const twice =
+      (ay * bz - az * by) * v[9] + (az * bx - ax * bz) * v[10] + (ax * by - ay * bx) * v[11];
+    const ex = CORNERS[j] - CORNERS[i];
+    const ey = CORNERS[j + 1] - CORNERS[i + 1];
+    const ez = CORNERS[j + 2] - CORNERS[i + 2];
+    if (twice <= v[14] * Math.sqrt(ex * ex + ey * ey + ez * ez)) {
+      count++;
+      near = k;
+    } else far = k;
+  }
+  // near one edge: the one opposite corner `near` (corner near + 1 → near + 2); near two:
+  // the corner between them, the one opposite the far edge
+  if (count === 0) return 0;
+  return count === 1 ? 1 + ((near + 1) % 3) : 4 + far;
+}
+
+/**
+ * OWNER[0]: of the triangles list[from..to) (t among them), the one whose face normal is
+ * nearest n (mesh frame, largest n·n_g; t unless another is strictly nearer).
+ */
+function nearestFace(
+  mesh: TriangleMesh,
+  list: Int32Array,
+  from: number,
+  to: number,
+  t: number,
+  nx: number,
+  ny: number,
+  nz: number,
+): void {
+  const fn = mesh.normals;
+  let best = t;
+  let bestDot = nx * fn[3 * t] + ny * fn[3 * t + 1] + nz * fn[3 * t + 2];
+  for (let j = from; j < to; j++) {
+    const g = list[j];
+    const d = nx * fn[3 * g] + ny * fn[3 * g + 1] + nz * fn[3 * g + 2];
+    if (d > bestDot) {
+      bestDot = d;
+      best = g;
+    }
+  }
+  OWNER[0] = best;
+}
+
+/**
+ * Moves contact c onto the face normal n_t (world) of triangle f (the current triangle, or
+ * at its edge or corner the neighbour that owns the contact: voronoiNormal), keeping the
+ * other shape's surface point b = p + (g/2) n and measuring the gap from the plane of f
+ * through the mesh's point a = p − (g/2) n (on the current triangle, at a feature it
+ * shares with f, so on f's plane too): g' = (b − a)·n_t = g n·n_t, the point
  * b − (g'/2) n_t. Bullet's btAdjustInternalEdgeContacts turns the normal the same way,
  * keeping the point on the shape. Measured at the contact, not over the whole shapes: the
  * separation of the shapes along n_t is negative for a shape over a ridge whose far side
  * hangs below the plane of t (a box 1 mm over a 1° ridge got a contact of gap −4 mm).
  */
-function faceNormal(out: ContactBuffer, c: number): void {
-  const R = TRI.R;
-  const v = TRI.v;
-  const nx = R[0] * v[9] + R[1] * v[10] + R[2] * v[11];
-  const ny = R[3] * v[9] + R[4] * v[10] + R[5] * v[11];
-  const nz = R[6] * v[9] + R[7] * v[10] + R[8] * v[11];
+function faceNormal(
+  mesh: TriangleMesh,
+  pa: WorldPose,
+  f: number,
+  out: ContactBuffer,
+  c: number,
+): void {
+  const R = pa.R;
+  const fn = mesh.normals;
+  const fx = fn[3 * f];
+  const fy = fn[3 * f + 1];
+  const fz = fn[3 * f + 2];
+  const nx = R[0] * fx + R[1] * fy + R[2] * fz;
+  const ny = R[3] * fx + R[4] * fy + R[5] * fz;
+  const nz = R[6] * fx + R[7] * fy + R[8] * fz;
   const n = out.normal;
   const p = out.point;
   const g = out.gap[c];

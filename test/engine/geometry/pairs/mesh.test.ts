@@ -270,6 +270,122 @@ describe("contacts of one hull point on several triangles merge (pairs/mesh.ts m
   });
 });
 
+describe("a closed mesh (a robot link's collision mesh) resting on a box", () => {
+  // The mesh is the box of half extents (a, b, c) as 12 outward triangles; the contacts at
+  // its bottom corners, where a side triangle meets the bottom face, belong to the bottom
+  // face whatever the rounding of the corner's position on the side triangle.
+  const [a, b, c] = [0.06, 0.06, 0.08];
+  const corner = (i: number): [number, number, number] => [
+    i & 1 ? a : -a,
+    i & 2 ? b : -b,
+    i & 4 ? c : -c,
+  ];
+  const quads = [
+    [0, 2, 3, 1],
+    [4, 5, 7, 6],
+    [0, 1, 5, 4],
+    [2, 6, 7, 3],
+    [0, 4, 6, 2],
+    [1, 3, 7, 5],
+  ];
+  const vertices = Array.from({ length: 8 }, (_, i) => corner(i));
+  const triangles = quads.flatMap(([p, q, r, s]): [number, number, number][] => [
+    [p, q, r],
+    [p, r, s],
+  ]);
+  const linkMesh: Shape = {
+    type: "mesh",
+    mesh: buildMesh(new Float64Array(vertices.flat()), new Int32Array(triangles.flat())),
+  };
+  const floor: Shape = { type: "box", halfExtents: [2, 2, 0.5] };
+
+  for (const eps of [1e-10, 1e-6, 1e-4, 1e-2]) {
+    it(`tilted ${eps} rad about x, its low edge 1e-5 m into the box: four contacts at its bottom corners, normals ±z within ${eps} rad, gaps their heights`, () => {
+      // turned by ε about x, a corner (x, y, −c) is at height z0 + y sin ε − c cos ε; the
+      // centre z0 = c cos ε + b sin ε − 1e-5 puts the y = −b corners at −1e-5
+      const z0 = c * Math.cos(eps) + b * Math.sin(eps) - 1e-5;
+      const cs = collide(
+        linkMesh,
+        pose([0, 0, z0], axisAngle([1, 0, 0], eps)),
+        floor,
+        pose([0, 0, -0.5]),
+        0.01,
+      );
+      // before: 6, 4 with a side face's normal (±x, ±y) of gap 0 at the corners
+      expect(cs.length).toBe(4);
+      for (const k of cs) {
+        expect(Math.abs(k.normal[2])).toBeGreaterThan(Math.cos(eps) - 1e-12);
+        const y = k.point[1] > 0 ? b : -b;
+        const height = z0 + y * Math.sin(eps) - c * Math.cos(eps);
+        expect(Math.abs(k.gap - height)).toBeLessThan(1e-9 + 2 * eps * Math.abs(height));
+        expect(Math.abs(Math.abs(k.point[0]) - a)).toBeLessThan(1e-5);
+      }
+    });
+  }
+
+  it("dropped tumbling (3 kg) rests within 1 s on the box's face, its contacts' force m g up, every normal the floor's (no sideways squeeze)", () => {
+    const m = 3;
+    const g = 9.81;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        {
+          id: "floor",
+          fixed: true,
+          position: [0, 0, -0.5],
+          shapes: [{ type: "box", halfExtents: [2, 2, 0.5] }],
+        },
+        {
+          id: "link",
+          mass: m,
+          inertia: [
+            (m * (b * b + c * c)) / 3,
+            (m * (a * a + c * c)) / 3,
+            (m * (a * a + b * b)) / 3,
+          ],
+          position: [0, 0, 0.3],
+          orientation: axisAngle(
+            [1, 2, 0.5].map((x) => x / Math.hypot(1, 2, 0.5)) as [number, number, number],
+            0.7,
+          ),
+          angularVelocity: [1, -2, 0.5],
+          shapes: [{ type: "mesh", vertices, triangles }],
+        },
+      ],
+      contact: { method: "nsc", friction: 0.5, restitution: 0 },
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    });
+    sim.step(200);
+    let speed = 0;
+    for (let k = 0; k < 200; k++) {
+      sim.step(1);
+      const body = sim.state().bodies[1];
+      speed = Math.max(speed, Math.hypot(...body.velocity), Math.hypot(...body.angularVelocity));
+    }
+    expect(speed).toBeLessThan(1e-9);
+    const st = sim.state();
+    // the contacts' force on the link (normal from bodies[0] to bodies[1], the friction
+    // force on bodies[1]) balances its weight; every normal is the floor's (before, at
+    // rest 1.8 mm above the floor: Σ F_n = 12.4 m g, side contacts of normals ±x, ±y
+    // squeezing the mesh and their friction holding it up)
+    const force = [0, 0, 0];
+    let sum = 0;
+    for (const k of st.contacts) {
+      const sign = k.bodies[1] === "link" ? 1 : -1;
+      for (let i = 0; i < 3; i++)
+        force[i] += sign * (k.normalForce * k.normal[i] + k.tangentForce[i]);
+      sum += k.normalForce;
+      expect(Math.abs(k.normal[2])).toBeGreaterThan(0.999);
+      expect(k.gap).toBeGreaterThan(-2e-4);
+    }
+    expect(Math.abs(force[0]) + Math.abs(force[1])).toBeLessThan(1e-6 * m * g);
+    expect(Math.abs(force[2] / (m * g) - 1)).toBeLessThan(1e-6);
+    // the friction locked in at the landing tilts by the floor's ε the normal share only
+    expect(Math.abs(sum / (m * g) - 1)).toBeLessThan(1e-3);
+    expect(Math.abs(st.bodies[1].position[2] - c)).toBeLessThan(2e-4);
+  });
+});
+
 describe("a box face on a mesh edge: the segment of contact by its two end points", () => {
   // The box's bottom face (0.6 × 0.4, half-height h = 0.1) across an edge along y, the
   // segment of contact y ∈ [0, 0.4] on it. The convex cores' polygon–polygon manifold takes
