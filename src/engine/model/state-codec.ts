@@ -36,6 +36,11 @@ export interface ContactMemory {
   bodyB: Int32Array;
   impulse: Float64Array;
   point: Float64Array;
+  /**
+   * Sticking contacts' anchors, 6 per contact (material points of sides a and b in their
+   * bodies' frames, m; NaN first: none); absent in snapshots from before they were kept
+   */
+  anchor?: Float64Array;
   /** absent in snapshots from before the projection had a warm start */
   projection?: {
     count: number;

@@ -449,6 +449,7 @@ function encodeContactMemory(m: ContactMemory | null): Memory["contact"] {
     bodyB: Array.from(m.bodyB),
     impulse: encodeFloat64(m.impulse),
     point: encodeFloat64(m.point),
+    ...(m.anchor !== undefined ? { anchor: encodeFloat64(m.anchor) } : {}),
     ...(m.projection !== undefined
       ? {
           projection: {
@@ -487,6 +488,9 @@ function decodeContactMemory(m: Memory["contact"], numBodies: number): ContactMe
     bodyB: bodies(m.bodyB, "bodyB"),
     impulse: decodeFloat64(m.impulse, 3 * n, [...path, "impulse"]),
     point: decodeFloat64(m.point, 3 * n, [...path, "point"]),
+    ...(m.anchor !== undefined
+      ? { anchor: decodeFloat64(m.anchor, 6 * n, [...path, "anchor"]) }
+      : {}),
     ...(p !== undefined
       ? {
           projection: {
