@@ -52,8 +52,8 @@ const ContactMemory = z
       bodyB: BodyIndices,
       impulse: Float64Base64,
       point: Float64Base64,
-      // sticking contacts' anchors (6 a contact, NaN: none); absent in snapshots from before
-      anchor: Float64Base64.optional(),
+      // sticking contacts' slip (4 a contact, NaN: none); absent in snapshots from before
+      slip: Float64Base64.optional(),
       projection: z
         .strictObject({
           count: count(),

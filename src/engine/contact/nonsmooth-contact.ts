@@ -46,7 +46,7 @@
  *                  (solvers/nonsmooth), warm-started from the previous step's impulses of
  *                  the contacts with the same key (world impulse re-expressed in the new
  *                  frame).
- *                  Sticking anchors (not Siconos'): below.
+ *                  Sticking drift (not Siconos'): below.
  *  addAcceleration Δa = (1/h) W⁻¹ Hᵀ P (the impulse as a force P/h over the step).
  *  saveMemory      Siconos saveYandLambdaInMemory: impulses by key for the warm start,
  *                  the end-of-step local velocities for the reported gaps.
@@ -54,25 +54,27 @@
  *                  metric (projection.ts), on this step's detection carried to the new
  *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
  *                  by a pass of their own.
- * Sticking anchors (not Siconos'). Coulomb's law holds a sticking contact at the velocity
- * level, u_t⁺ = 0 with the lever arms of the step's start, and the positions follow
- * x_{t+h} = x_t ⊕ h v: the chord of the bodies' arcs, not the arcs, so the material points
- * that stuck part by O(h²) a step, and nothing brought them back: a box stuck by friction
- * on a turntable turning at ω crept outward at dr/dt ≈ ω² h r (0.30 to 0.40 m in 60 s at
- * 1 rad/s and 5 ms; off the table's edge at 1/60 s or 2 rad/s). So a contact that stuck
- * (its impulse strictly inside the cone, STICK_FRACTION) keeps its anchor in the memory:
- * the material points of both sides at its point, X_a and X_b. The next step measures the
- * drift D = x_b(X_b) − x_a(X_a) (b relative to a, tangential part: its normal is the gap's)
- * and asks the friction law for the velocity that takes it back over the step,
- *     u_t⁺ = −D_t/h,   i.e.   q_t ← q_t + D_t/h
- * (the solver's u_t = 0 then being u_t⁺ + D_t/h = 0: a stabilisation of the tangential
- * position as the projection holds the normal gap; with the θ-scheme's position update the
- * drift then follows D_{k+1} = D_k − θ D_k − (1 − θ) D_{k−1} + e_k, |roots| = √(1 − θ) < 1
- * for ½ ≤ θ < 1, to the step's own chord error e_k = O(h²): no creep). A sliding contact's
- * shift is along its slip (D is the last step's slip) and leaves its friction, μ P_n against
- * the slip, as it was; it keeps no anchor. The anchor is renewed every step at the contact's
- * current point, side b's offset by D, so that a rolling contact (whose material points
- * change) measures only its slip. Contacts with a triangle side (fem–fem) keep none.
+ * Sticking drift (not Siconos'). Coulomb's law holds a sticking contact at the velocity
+ * level with the lever arms of the step's start, u_t(x_t, v⁺) = 0, and the positions follow
+ * x_{t+h} = x_t ⊕ h v: the chord of the bodies' arcs, so at the end pose the same velocity
+ * slides, u_t(x_{t+h}, v⁺) = O(h), and nothing brought the contact back: a box stuck by
+ * friction on a turntable turning at ω crept outward at dr/dt ≈ ω² h r (0.30 to 0.405 m in
+ * 60 s at 1 rad/s and 5 ms; off the table at 1/60 s or at 2 rad/s). So a contact that
+ * stuck (its impulse strictly inside the cone, STICK_FRACTION) carries its drift D (m,
+ * world, b relative to a, tangential) from step to step in the memory, the trapezoid rule
+ * of its tangential velocity over the step between its lever arms at both ends,
+ *     D_{k+1} = D_k + (h/2)(u_t(x_k, v_{k+1}) + u_t(x_{k+1}, v_{k+1})),
+ * the first term taken at the step's end (saveMemory), the second at the next start's
+ * detection (driftAt), and the next step's friction law is asked for the velocity that
+ * takes it back, u_t(x_{k+1}, v_{k+2}) = −D_{k+1}/h: q_t ← q_t + D_t/h (the solver's u_t = 0
+ * is then u_t + D_t/h = 0; a stabilisation of the tangential position as the projection
+ * holds the normal gap). Then D_{k+2} = (h/2) c_{k+1}, c the chord's slide at the end pose:
+ * the turntable's box keeps its radius to O(h²) (ω² r h² at the steady state), its
+ * friction m ω² r. The trapezoid leaves O(h³) a step along the motion, r (ωh)³/12, which no
+ * drift sees (the box's angle on the table moves by T ω³ h²/12 over T). A rolling contact
+ * (a sphere on a plane: the lever arm −R n at both ends) has no drift, nor a resting one
+ * (D at round-off, below DRIFT_TOLERANCE: left alone); a sliding contact carries none.
+ * Contacts with a triangle side (fem–fem) keep none.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import {
@@ -166,7 +168,7 @@ export function positiveSemidefinite(W: Float64Array, m: number, work: Float64Ar
 export const REDUNDANT_FRACTION = 1e-6;
 
 /**
- * A contact sticks (keeps its anchor: file comment, "Sticking anchors") when its friction
+ * A contact sticks (carries its drift: file comment, "Sticking drift") when its friction
  * impulse is within this fraction of the cone's rim, |P_t| < (1 − 1e-9) μ P_n: the solvers
  * put a sliding contact's impulse on the rim (projection onto the cone, to rounding).
  */
@@ -174,13 +176,9 @@ export const STICK_FRACTION = 1 - 1e-9;
 
 /**
  * A sticking contact's drift is taken back once it exceeds this (m; file comment, "Sticking
- * anchors"), and kept in its anchor till then. Acting on smaller drifts moved what the
- * solver's tolerance resolves: a box resting on a 0.4 rad slope (μ = 0.5, 1/60 s), whose
- * drift stayed at the solves' residual (1e-9 m a step), kept a spin of 6e-7 rad/s within
- * that tolerance, tilted till a corner's gap passed ACTIVATION_TOLERANCE after 18 s and
- * dropped 50 µm (1.3 mm down the slope); without the anchors it rests to 1e-8 m. A tenth
- * of ACTIVATION_TOLERANCE: the turntable's chord error is 3.8e-6 m a step at 1 rad/s and
- * 5 ms (ω² r h²/2 with r = 0.3 m).
+ * drift"), and carried till then: a resting contact's, at round-off, leaves the step as it
+ * was. A tenth of ACTIVATION_TOLERANCE: the turntable's chord is ω² r h²/2 = 3.8e-6 m a step
+ * at 1 rad/s and 5 ms (r = 0.3 m).
  */
 export const DRIFT_TOLERANCE = 0.1 * ACTIVATION_TOLERANCE;
 
@@ -258,18 +256,18 @@ export class NonsmoothContact implements OneStepProblem {
   private uPlus: Float64Array = new Float64Array(0);
   /** The reported end-of-step gaps (m, saveMemory and addLocated). */
   private endGap: Float64Array = new Float64Array(0);
-  /**
-   * Each contact's anchor for the memory: the material points of sides a and b (m, in their
-   * bodies' frames) at its point at the step's start, side b's offset by the drift D
-   * (warmStart; 6 per contact).
-   */
-  private anchor: Float64Array = new Float64Array(0);
-  /** D_t/h of each anchored contact (m/s, along t1 and t2; warmStart), added to q_t. */
-  private slip: Float64Array = new Float64Array(0);
-  /** How many contacts of the set have a remembered anchor (0: no shift of q). */
-  private anchoredCount = 0;
-  /** Scratch of the anchors' points (two world points). */
-  private readonly points = new Float64Array(6);
+  /** Each contact's drift D at the step's start (m, world, tangential; driftAt). */
+  private drift: Float64Array = new Float64Array(0);
+  /** D_t/h of each contact whose drift is taken back (m/s, along t1 and t2), added to q_t. */
+  private shift: Float64Array = new Float64Array(0);
+  /** The bodies' orientations at the step's start (updateIndexSet), for the drift's turn. */
+  private readonly startQuat: Float64Array;
+  /** Scratch of a drift carried to the memory (saveMemory). */
+  private readonly carried = new Float64Array(3);
+  /** u_t(x_k, v_k) of each contact carrying a drift (m/s, t1 and t2; else 0; driftAt). */
+  private uStart: Float64Array = new Float64Array(0);
+  /** How many contacts of the set have a drift taken back (0: q as it was). */
+  private shiftedCount = 0;
   /** impulseWork's local velocities (dim per contact). */
   private uWork: Float64Array = new Float64Array(0);
   /**
@@ -312,6 +310,7 @@ export class NonsmoothContact implements OneStepProblem {
     this.projection = new ContactProjection(sys);
     this.detection = new CarriedDetection(sys, detector);
     this.memory = new ImpulseMemory(sys.numBodies);
+    this.startQuat = new Float64Array(4 * sys.numBodies);
     this.heldMemory = new ImpulseMemory(sys.numBodies);
     this.solverName = settings.solver;
     this.solver = createNonsmoothSolver(settings.solver);
@@ -481,6 +480,7 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < m; i++) if (set.friction[i] > 0) friction = true;
     this.dim = friction ? 3 : 1;
     this.stats.active = m;
+    if (this.dim === 3) this.startQuat.set(sys.quat);
     this.warmStart(h);
     return m;
   }
@@ -511,16 +511,16 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * r ← the remembered impulses of contacts with known keys, in the new local frames; with
-   * friction, each contact's anchor and the drift D_t/h of those remembered as sticking
-   * (anchorAt).
+   * friction, the drift of those remembered as sticking (driftAt).
    */
   private warmStart(h: number): void {
     const { set, dim } = this;
     const nc = set.count;
-    this.anchoredCount = 0;
+    this.shiftedCount = 0;
     if (dim === 3) {
-      this.anchor = grow(this.anchor, 6 * nc);
-      this.slip = grow(this.slip, 2 * nc);
+      this.drift = grow(this.drift, 3 * nc);
+      this.shift = grow(this.shift, 2 * nc);
+      this.uStart = grow(this.uStart, 2 * nc);
     }
     this.r = grow(this.r, 3 * nc);
     this.q = grow(this.q, 3 * nc);
@@ -531,7 +531,7 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < nc; i++) {
       this.mu[i] = set.friction[i];
       const slot = this.memory.find(set.key[i], set.bodyA[i], set.bodyB[i], set.point, i);
-      if (dim === 3) this.anchorAt(i, slot, h);
+      if (dim === 3) this.driftAt(i, slot, h);
       for (let k = 0; k < dim; k++) this.r[dim * i + k] = 0;
       if (slot < 0) continue;
       const remembered = this.memory.impulse;
@@ -560,69 +560,42 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
-   * Contact i's anchor at the step's start (file comment, "Sticking anchors"): the drift
-   * D = x_b(X_b) − x_a(X_a) of the anchor remembered in `slot` (none: D = 0), its tangential
-   * part as slip = (t1·D, t2·D)/h, and anchor ← the material points of both sides at the
-   * contact's point p, side b's at p + D_t (X = Rᵀ(p − x), the world's for the ground).
+   * Contact i's drift at the step's start (file comment, "Sticking drift"): the slip
+   * remembered in `slot` (none: D = 0), D ← its tangential part + (h_k/2) u_t(x_{k+1}, v_{k+1})
+   * (the local tangential velocity at the new detection's lever arms, F_t its tangent
+   * rows), and shift ← (t1·D, t2·D)/h when |D| > DRIFT_TOLERANCE.
    */
-  private anchorAt(i: number, slot: number, h: number): void {
-    const { set, sys, points } = this;
+  private driftAt(i: number, slot: number, h: number): void {
+    const { set } = this;
     const f = set.frame;
     const o = 9 * i;
-    const a = set.bodyA[i];
-    const b = set.bodyB[i];
     let dx = 0;
     let dy = 0;
     let dz = 0;
     const memory = this.memory;
-    if (slot >= 0 && set.triangle[i] === 0 && memory.anchored(slot)) {
-      this.toWorld(a, memory.anchor, 6 * slot, 0);
-      this.toWorld(b, memory.anchor, 6 * slot + 3, 3);
-      dx = points[3] - points[0];
-      dy = points[4] - points[1];
-      dz = points[5] - points[2];
-      const dn = dx * f[o] + dy * f[o + 1] + dz * f[o + 2];
-      dx -= dn * f[o];
-      dy -= dn * f[o + 1];
-      dz -= dn * f[o + 2];
+    if (slot >= 0 && set.triangle[i] === 0 && memory.stuck(slot)) {
+      const m = memory.slip;
+      const s = 4 * slot;
+      const dn = m[s] * f[o] + m[s + 1] * f[o + 1] + m[s + 2] * f[o + 2];
+      const u1 = m[s + 3] * set.rowVelocity(i, 1);
+      const u2 = m[s + 3] * set.rowVelocity(i, 2);
+      dx = m[s] - dn * f[o] + u1 * f[o + 3] + u2 * f[o + 6];
+      dy = m[s + 1] - dn * f[o + 1] + u1 * f[o + 4] + u2 * f[o + 7];
+      dz = m[s + 2] - dn * f[o + 2] + u1 * f[o + 5] + u2 * f[o + 8];
+      this.uStart[2 * i] = u1 / m[s + 3];
+      this.uStart[2 * i + 1] = u2 / m[s + 3];
+    } else {
+      this.uStart[2 * i] = 0;
+      this.uStart[2 * i + 1] = 0;
     }
-    // below DRIFT_TOLERANCE the drift is kept (side b's anchor) but not acted on
+    this.drift[3 * i] = dx;
+    this.drift[3 * i + 1] = dy;
+    this.drift[3 * i + 2] = dz;
     const acted = dx * dx + dy * dy + dz * dz > DRIFT_TOLERANCE * DRIFT_TOLERANCE;
-    if (acted) this.anchoredCount++;
-    const s = acted ? 1 / h : 0;
-    this.slip[2 * i] = s * (dx * f[o + 3] + dy * f[o + 4] + dz * f[o + 5]);
-    this.slip[2 * i + 1] = s * (dx * f[o + 6] + dy * f[o + 7] + dz * f[o + 8]);
-    const p = set.point;
-    points[0] = p[3 * i];
-    points[1] = p[3 * i + 1];
-    points[2] = p[3 * i + 2];
-    points[3] = points[0] + dx;
-    points[4] = points[1] + dy;
-    points[5] = points[2] + dz;
-    this.toBody(a, 0, 6 * i);
-    this.toBody(b, 3, 6 * i + 3);
-  }
-
-  /** points[at..at+2] ← the world point of body b's material point X = src[s..s+2]. */
-  private toWorld(b: number, src: Float64Array, s: number, at: number): void {
-    const { points } = this;
-    if (b < 0) {
-      for (let k = 0; k < 3; k++) points[at + k] = src[s + k];
-      return;
-    }
-    quatRotate(points, at, this.sys.quat, 4 * b, src, s);
-    for (let k = 0; k < 3; k++) points[at + k] += this.sys.pos[3 * b + k];
-  }
-
-  /** anchor[d..d+2] ← body b's material point at the world point points[at..at+2]. */
-  private toBody(b: number, at: number, d: number): void {
-    const { points, anchor } = this;
-    if (b < 0) {
-      for (let k = 0; k < 3; k++) anchor[d + k] = points[at + k];
-      return;
-    }
-    for (let k = 0; k < 3; k++) points[at + k] -= this.sys.pos[3 * b + k];
-    quatRotateInverse(anchor, d, this.sys.quat, 4 * b, points, at);
+    if (acted) this.shiftedCount++;
+    const w = acted ? 1 / h : 0;
+    this.shift[2 * i] = w * (dx * f[o + 3] + dy * f[o + 4] + dz * f[o + 5]);
+    this.shift[2 * i + 1] = w * (dx * f[o + 6] + dy * f[o + 7] + dz * f[o + 8]);
   }
 
   /** True when the fast block-diagonal path applies (see the file comment). */
@@ -757,10 +730,10 @@ export class NonsmoothContact implements OneStepProblem {
     set.localVelocity(vFree, dim, this.q);
     for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[i];
     // the sticking contacts' drift back over the step, u_t⁺ = −D_t/h (file comment)
-    if (this.anchoredCount > 0)
+    if (this.shiftedCount > 0)
       for (let i = 0; i < nc; i++) {
-        this.q[3 * i + 1] += this.slip[2 * i];
-        this.q[3 * i + 2] += this.slip[2 * i + 1];
+        this.q[3 * i + 1] += this.shift[2 * i];
+        this.q[3 * i + 2] += this.shift[2 * i + 1];
       }
     if (this.redundantCount > 0)
       for (let i = 0; i < nc; i++) {
@@ -957,12 +930,34 @@ export class NonsmoothContact implements OneStepProblem {
       memory.impulse[3 * slot] = px;
       memory.impulse[3 * slot + 1] = py;
       memory.impulse[3 * slot + 2] = pz;
-      // a contact that stuck keeps its anchor (file comment, "Sticking anchors")
+      // a contact that stuck carries its drift D + (h/2) u_t(x_k, v_{k+1}) (file comment,
+      // "Sticking drift")
       if (dim === 3 && set.triangle[i] === 0) {
         const pn = this.r[3 * i];
         const pt = Math.hypot(this.r[3 * i + 1], this.r[3 * i + 2]);
-        if (pn > 0 && pt < STICK_FRACTION * this.mu[i] * pn)
-          for (let k = 0; k < 6; k++) memory.anchor[6 * slot + k] = this.anchor[6 * i + k];
+        const u1 = set.rowVelocity(i, 1);
+        const u2 = set.rowVelocity(i, 2);
+        // the slip the solver saw, u_t + D_t/h, over the step
+        const slip = h * Math.hypot(u1 + this.shift[2 * i], u2 + this.shift[2 * i + 1]);
+        if (pn > 0 && (pt < STICK_FRACTION * this.mu[i] * pn || slip <= DRIFT_TOLERANCE)) {
+          const o = 9 * i;
+          const a = h * (1 - theta);
+          const b = h * (theta - 0.5);
+          const w1 = a * this.uStart[2 * i] + b * u1;
+          const w2 = a * this.uStart[2 * i + 1] + b * u2;
+          const d = this.carried;
+          for (let k = 0; k < 3; k++)
+            d[k] = this.drift[3 * i + k] + w1 * f[o + 3 + k] + w2 * f[o + 6 + k];
+          // turned with side a over the step, R_a(t+h) R_a(t)ᵀ (the ground: not turned):
+          // the drift lies in the surfaces, which turn (a turntable's by ωh a step)
+          const ba = set.bodyA[i];
+          if (ba >= 0) {
+            quatRotateInverse(d, 0, this.startQuat, 4 * ba, d, 0);
+            quatRotate(d, 0, this.sys.quat, 4 * ba, d, 0);
+          }
+          for (let k = 0; k < 3; k++) memory.slip[4 * slot + k] = d[k];
+          memory.slip[4 * slot + 3] = h / 2;
+        }
       }
     }
   }

@@ -37,10 +37,10 @@ export interface ContactMemory {
   impulse: Float64Array;
   point: Float64Array;
   /**
-   * Sticking contacts' anchors, 6 per contact (material points of sides a and b in their
-   * bodies' frames, m; NaN first: none); absent in snapshots from before they were kept
+   * Sticking contacts' slip, 4 per contact (drift D, m, world, and the weight h/2, s;
+   * NaN first: none); absent in snapshots from before it was kept
    */
-  anchor?: Float64Array;
+  slip?: Float64Array;
   /** absent in snapshots from before the projection had a warm start */
   projection?: {
     count: number;
