@@ -55,26 +55,32 @@
  *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
  *                  by a pass of their own.
  * Sticking drift (not Siconos'). Coulomb's law holds a sticking contact at the velocity
- * level with the lever arms of the step's start, u_t(x_t, v⁺) = 0, and the positions follow
- * x_{t+h} = x_t ⊕ h v: the chord of the bodies' arcs, so at the end pose the same velocity
- * slides, u_t(x_{t+h}, v⁺) = O(h), and nothing brought the contact back: a box stuck by
- * friction on a turntable turning at ω crept outward at dr/dt ≈ ω² h r (0.30 to 0.405 m in
- * 60 s at 1 rad/s and 5 ms; off the table at 1/60 s or at 2 rad/s). So a contact that
- * stuck (its impulse strictly inside the cone, STICK_FRACTION) carries its drift D (m,
- * world, b relative to a, tangential) from step to step in the memory, the trapezoid rule
- * of its tangential velocity over the step between its lever arms at both ends,
- *     D_{k+1} = D_k + (h/2)(u_t(x_k, v_{k+1}) + u_t(x_{k+1}, v_{k+1})),
- * the first term taken at the step's end (saveMemory), the second at the next start's
- * detection (driftAt), and the next step's friction law is asked for the velocity that
- * takes it back, u_t(x_{k+1}, v_{k+2}) = −D_{k+1}/h: q_t ← q_t + D_t/h (the solver's u_t = 0
- * is then u_t + D_t/h = 0; a stabilisation of the tangential position as the projection
- * holds the normal gap). Then D_{k+2} = (h/2) c_{k+1}, c the chord's slide at the end pose:
- * the turntable's box keeps its radius to O(h²) (ω² r h² at the steady state), its
- * friction m ω² r. The trapezoid leaves O(h³) a step along the motion, r (ωh)³/12, which no
- * drift sees (the box's angle on the table moves by T ω³ h²/12 over T). A rolling contact
- * (a sphere on a plane: the lever arm −R n at both ends) has no drift, nor a resting one
- * (D at round-off, below DRIFT_TOLERANCE: left alone); a sliding contact carries none.
- * Contacts with a triangle side (fem–fem) keep none.
+ * level with the lever arms of the step's start, u_t(x_k, v_{k+1}) = 0, and the positions
+ * follow x_{k+1} = x_k ⊕ h((1−θ) v_k + θ v_{k+1}): the chord of the bodies' arcs, so at the
+ * end pose the same velocity slides, u_t(x_{k+1}, v_{k+1}) = c = O(h) (ω² r h outward on a
+ * turntable), and nothing brought the contact back: a box stuck by friction on a turntable
+ * turning at ω crept outward at dr/dt ≈ ω² h r (0.30 to 0.405 m in 60 s at 1 rad/s and
+ * 5 ms; off the table at 1/60 s or at 2 rad/s). So a contact that sticks (its impulse
+ * strictly inside the cone, STICK_FRACTION, or its slip over the step, as the solver saw
+ * it, below DRIFT_TOLERANCE: a manifold's contacts on the cone's rim while their body
+ * sticks) carries its drift D (m, world, b relative to a, tangential) from step to step in
+ * the memory: the θ-scheme's displacement at the start's lever arms plus the chord's, by
+ * the trapezoid rule between the lever arms at both ends,
+ *     D_{k+1} = D_k + h((1−θ) u_t(x_k, v_k) + (θ − ½) u_t(x_k, v_{k+1}))
+ *                   + (h/2) u_t(x_{k+1}, v_{k+1}),
+ * turned with side a over the step (R_a(t+h) R_a(t)ᵀ: the surfaces turn, a turntable's by
+ * ωh), the first line taken at the step's end (saveMemory), the second at the next start's
+ * detection (driftAt); the next step's friction law is asked for the velocity that takes
+ * it back, u_t(x_{k+1}, v_{k+2}) = −D_{k+1}/h: q_t ← q_t + D_t/h (the solver's u_t = 0 is
+ * then u_t + D_t/h = 0; a stabilisation of the tangential position as the projection holds
+ * the normal gap). At θ = ½ then D_{k+1} = (D_k − D_{k−1})/2 + h c: roots of modulus 1/√2,
+ * and D = h c at the steady state: the turntable's box keeps its radius to ω² r h² and is
+ * held by m ω² r. The trapezoid leaves O(h³) a step along the motion, r (ωh)³/12, which no
+ * drift sees (the box's angle on the table moves by T ω³ h²/12 over T: −1.1e-2 rad in 60 s
+ * at 2 rad/s and 1/60 s). A rolling contact (a sphere on a plane: the lever arm −R n at both
+ * ends) has no drift, nor a resting one (D at round-off, below DRIFT_TOLERANCE: left
+ * alone); a sliding contact carries none (its slip is not taken back). Contacts with a
+ * triangle side (fem–fem) keep none.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import {
@@ -562,9 +568,9 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * Contact i's drift at the step's start (file comment, "Sticking drift"): the slip
-   * remembered in `slot` (none: D = 0), D ← its tangential part + (h_k/2) u_t(x_{k+1}, v_{k+1})
-   * (the local tangential velocity at the new detection's lever arms, F_t its tangent
-   * rows), and shift ← (t1·D, t2·D)/h when |D| > DRIFT_TOLERANCE.
+   * remembered in `slot` (none: D = 0), D ← its tangential part + (h_k/2) u_t(x_k, v_k)
+   * (the local tangential velocity at the new detection's lever arms, kept as uStart),
+   * and shift ← (t1·D, t2·D)/h when |D| > DRIFT_TOLERANCE.
    */
   private driftAt(i: number, slot: number, h: number): void {
     const { set } = this;
@@ -578,13 +584,15 @@ export class NonsmoothContact implements OneStepProblem {
       const m = memory.slip;
       const s = 4 * slot;
       const dn = m[s] * f[o] + m[s + 1] * f[o + 1] + m[s + 2] * f[o + 2];
-      const u1 = m[s + 3] * set.rowVelocity(i, 1);
-      const u2 = m[s + 3] * set.rowVelocity(i, 2);
-      dx = m[s] - dn * f[o] + u1 * f[o + 3] + u2 * f[o + 6];
-      dy = m[s + 1] - dn * f[o + 1] + u1 * f[o + 4] + u2 * f[o + 7];
-      dz = m[s + 2] - dn * f[o + 2] + u1 * f[o + 5] + u2 * f[o + 8];
-      this.uStart[2 * i] = u1 / m[s + 3];
-      this.uStart[2 * i + 1] = u2 / m[s + 3];
+      const u1 = set.rowVelocity(i, 1);
+      const u2 = set.rowVelocity(i, 2);
+      const w1 = m[s + 3] * u1;
+      const w2 = m[s + 3] * u2;
+      dx = m[s] - dn * f[o] + w1 * f[o + 3] + w2 * f[o + 6];
+      dy = m[s + 1] - dn * f[o + 1] + w1 * f[o + 4] + w2 * f[o + 7];
+      dz = m[s + 2] - dn * f[o + 2] + w1 * f[o + 5] + w2 * f[o + 8];
+      this.uStart[2 * i] = u1;
+      this.uStart[2 * i + 1] = u2;
     } else {
       this.uStart[2 * i] = 0;
       this.uStart[2 * i + 1] = 0;
