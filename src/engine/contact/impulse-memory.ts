@@ -1,7 +1,8 @@
 /**
  * The warm-start memory of the nonsmooth contact (Siconos saveYandLambdaInMemory): the
  * world impulse (N·s, on body b) of every active contact of the last step, by contact key,
- * and by body pair with the contact point for the lookup by proximity. It owns every value
+ * and by body pair with the contact point for the lookup by proximity, and the slip of
+ * each contact that stuck (nonsmooth-contact.ts, "Sticking drift"). It owns every value
  * it exports, so a snapshot taken right after a restore saves what was restored.
  */
 import { grow } from "../math/grow";
@@ -23,6 +24,13 @@ export class ImpulseMemory {
   impulse: Float64Array = new Float64Array(0);
   /** Contact point (m, world). */
   point: Float64Array = new Float64Array(0);
+  /**
+   * The slip of a contact that stuck (nonsmooth-contact.ts, "Sticking drift"), 4 per slot:
+   * the drift D carried over the step's first half (m, world, b relative to a) and the weight
+   * h/2 (s) of the next start's tangential velocity; NaN first: none (it slid, or no
+   * friction).
+   */
+  slip: Float64Array = new Float64Array(0);
   private key: Float64Array = new Float64Array(0);
   private bodyA: Int32Array = new Int32Array(0);
   private bodyB: Int32Array = new Int32Array(0);
@@ -46,6 +54,7 @@ export class ImpulseMemory {
     this.byPair.reserve(n);
     this.impulse = grow(this.impulse, 3 * n);
     this.point = grow(this.point, 3 * n);
+    this.slip = grow(this.slip, 4 * n);
     this.key = grow(this.key, n);
     this.next = grow(this.next, n);
     this.bodyA = grow(this.bodyA, n);
@@ -54,7 +63,8 @@ export class ImpulseMemory {
 
   /**
    * Remembers slot `count` (then count+1): its key, bodies and, at 3·src of `point`, its
-   * point; the caller writes its impulse into impulse[3·slot..].
+   * point, no slip; the caller writes its impulse into impulse[3·slot..] and its slip into
+   * slip[4·slot..].
    */
   add(key: number, a: number, b: number, point: Float64Array, src: number): number {
     const slot = this.count++;
@@ -64,6 +74,7 @@ export class ImpulseMemory {
     this.point[3 * slot] = point[3 * src];
     this.point[3 * slot + 1] = point[3 * src + 1];
     this.point[3 * slot + 2] = point[3 * src + 2];
+    this.slip[4 * slot] = Number.NaN;
     this.byKey.set(key, slot);
     const pk = this.pairKey(a, b);
     this.next[slot] = this.byPair.get(pk);
@@ -102,7 +113,13 @@ export class ImpulseMemory {
     for (let i = 0; i < n; i++) {
       this.add(other.key[i], other.bodyA[i], other.bodyB[i], other.point, i);
       for (let k = 0; k < 3; k++) this.impulse[3 * i + k] = other.impulse[3 * i + k];
+      for (let k = 0; k < 4; k++) this.slip[4 * i + k] = other.slip[4 * i + k];
     }
+  }
+
+  /** Slot s remembers a sticking contact's slip. */
+  stuck(s: number): boolean {
+    return !Number.isNaN(this.slip[4 * s]);
   }
 
   /** Copies of the remembered contacts, for simulation snapshots (the projection's apart). */
@@ -115,6 +132,7 @@ export class ImpulseMemory {
       bodyB: this.bodyB.slice(0, n),
       impulse: this.impulse.slice(0, 3 * n),
       point: this.point.slice(0, 3 * n),
+      slip: this.slip.slice(0, 4 * n),
     };
   }
 
@@ -133,6 +151,8 @@ export class ImpulseMemory {
     this.begin(n);
     for (let i = 0; i < n; i++) this.add(m.key[i], m.bodyA[i], m.bodyB[i], m.point, i);
     this.impulse.set(m.impulse.subarray(0, 3 * n));
+    // a snapshot from before the slips were remembered: none (add's NaN)
+    if (m.slip !== undefined) this.slip.set(m.slip.subarray(0, 4 * n));
   }
 
   private pairKey(a: number, b: number): number {

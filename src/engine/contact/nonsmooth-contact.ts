@@ -46,6 +46,7 @@
  *                  (solvers/nonsmooth), warm-started from the previous step's impulses of
  *                  the contacts with the same key (world impulse re-expressed in the new
  *                  frame).
+ *                  Sticking drift (not Siconos'): below.
  *  addAcceleration Δa = (1/h) W⁻¹ Hᵀ P (the impulse as a force P/h over the step).
  *  saveMemory      Siconos saveYandLambdaInMemory: impulses by key for the warm start,
  *                  the end-of-step local velocities for the reported gaps.
@@ -53,6 +54,33 @@
  *                  metric (projection.ts), on this step's detection carried to the new
  *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
  *                  by a pass of their own.
+ * Sticking drift (not Siconos'). Coulomb's law holds a sticking contact at the velocity
+ * level with the lever arms of the step's start, u_t(x_k, v_{k+1}) = 0, and the positions
+ * follow x_{k+1} = x_k ⊕ h((1−θ) v_k + θ v_{k+1}): the chord of the bodies' arcs, so at the
+ * end pose the same velocity slides, u_t(x_{k+1}, v_{k+1}) = c = O(h) (ω² r h outward on a
+ * turntable), and nothing brought the contact back: a box stuck by friction on a turntable
+ * turning at ω crept outward at dr/dt ≈ ω² h r (0.30 to 0.405 m in 60 s at 1 rad/s and
+ * 5 ms; off the table at 1/60 s or at 2 rad/s). So a contact that sticks (its impulse
+ * strictly inside the cone, STICK_FRACTION, or its slip over the step, as the solver saw
+ * it, below DRIFT_TOLERANCE: a manifold's contacts on the cone's rim while their body
+ * sticks) carries its drift D (m, world, b relative to a, tangential) from step to step in
+ * the memory: the θ-scheme's displacement at the start's lever arms plus the chord's, by
+ * the trapezoid rule between the lever arms at both ends,
+ *     D_{k+1} = D_k + h((1−θ) u_t(x_k, v_k) + (θ − ½) u_t(x_k, v_{k+1}))
+ *                   + (h/2) u_t(x_{k+1}, v_{k+1}),
+ * turned with side a over the step (R_a(t+h) R_a(t)ᵀ: the surfaces turn, a turntable's by
+ * ωh), the first line taken at the step's end (saveMemory), the second at the next start's
+ * detection (driftAt); the next step's friction law is asked for the velocity that takes
+ * it back, u_t(x_{k+1}, v_{k+2}) = −D_{k+1}/h: q_t ← q_t + D_t/h (the solver's u_t = 0 is
+ * then u_t + D_t/h = 0; a stabilisation of the tangential position as the projection holds
+ * the normal gap). At θ = ½ then D_{k+1} = (D_k − D_{k−1})/2 + h c: roots of modulus 1/√2,
+ * and D = h c at the steady state: the turntable's box keeps its radius to ω² r h² and is
+ * held by m ω² r. The trapezoid leaves O(h³) a step along the motion, r (ωh)³/12, which no
+ * drift sees (the box's angle on the table moves by T ω³ h²/12 over T: −1.1e-2 rad in 60 s
+ * at 2 rad/s and 1/60 s). A rolling contact (a sphere on a plane: the lever arm −R n at both
+ * ends) has no drift, nor a resting one (D at round-off, below DRIFT_TOLERANCE: left
+ * alone); a sliding contact carries none (its slip is not taken back). Contacts with a
+ * triangle side (fem–fem) keep none.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import {
@@ -63,6 +91,7 @@ import {
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
 import type { CollisionDetector } from "../geometry/collide";
 import { extend, grow } from "../math/grow";
+import { quatRotate, quatRotateInverse } from "../math/quat";
 import { invertSmall } from "../math/small-dense";
 import { type BodySystem, massSolve } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
@@ -144,6 +173,22 @@ export function positiveSemidefinite(W: Float64Array, m: number, work: Float64Ar
  */
 export const REDUNDANT_FRACTION = 1e-6;
 
+/**
+ * A contact sticks (carries its drift: file comment, "Sticking drift") when its friction
+ * impulse is within this fraction of the cone's rim, |P_t| < (1 − 1e-9) μ P_n: the solvers
+ * put a sliding contact's impulse on the rim (projection onto the cone, to rounding).
+ */
+export const STICK_FRACTION = 1 - 1e-9;
+
+/**
+ * A sticking contact's drift is taken back once it exceeds this (m; file comment, "Sticking
+ * drift"), and carried till then: a resting contact's, at round-off or at the solves'
+ * residual (a box resting on a 0.4 rad slope: 1e-9 m a step), leaves the step as it was.
+ * ACTIVATION_TOLERANCE, the normal gap's own: the turntable's chord is ω² r h²/2 = 3.8e-6 m
+ * a step at 1 rad/s and 5 ms (r = 0.3 m), taken back each step.
+ */
+export const DRIFT_TOLERANCE = ACTIVATION_TOLERANCE;
+
 export interface NonsmoothContactSettings {
   solver: NonsmoothSolverName;
   /** Iterations per solve at most; null: the default budget for the step's contacts (budget.ts). */
@@ -218,6 +263,18 @@ export class NonsmoothContact implements OneStepProblem {
   private uPlus: Float64Array = new Float64Array(0);
   /** The reported end-of-step gaps (m, saveMemory and addLocated). */
   private endGap: Float64Array = new Float64Array(0);
+  /** Each contact's drift D at the step's start (m, world, tangential; driftAt). */
+  private drift: Float64Array = new Float64Array(0);
+  /** D_t/h of each contact whose drift is taken back (m/s, along t1 and t2), added to q_t. */
+  private shift: Float64Array = new Float64Array(0);
+  /** The bodies' orientations at the step's start (updateIndexSet), for the drift's turn. */
+  private readonly startQuat: Float64Array;
+  /** Scratch of a drift carried to the memory (saveMemory). */
+  private readonly carried = new Float64Array(3);
+  /** u_t(x_k, v_k) of each contact carrying a drift (m/s, t1 and t2; else 0; driftAt). */
+  private uStart: Float64Array = new Float64Array(0);
+  /** How many contacts of the set have a drift taken back (0: q as it was). */
+  private shiftedCount = 0;
   /** impulseWork's local velocities (dim per contact). */
   private uWork: Float64Array = new Float64Array(0);
   /**
@@ -260,6 +317,7 @@ export class NonsmoothContact implements OneStepProblem {
     this.projection = new ContactProjection(sys);
     this.detection = new CarriedDetection(sys, detector);
     this.memory = new ImpulseMemory(sys.numBodies);
+    this.startQuat = new Float64Array(4 * sys.numBodies);
     this.heldMemory = new ImpulseMemory(sys.numBodies);
     this.solverName = settings.solver;
     this.solver = createNonsmoothSolver(settings.solver);
@@ -429,7 +487,8 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < m; i++) if (set.friction[i] > 0) friction = true;
     this.dim = friction ? 3 : 1;
     this.stats.active = m;
-    this.warmStart();
+    if (this.dim === 3) this.startQuat.set(sys.quat);
+    this.warmStart(h);
     return m;
   }
 
@@ -457,10 +516,19 @@ export class NonsmoothContact implements OneStepProblem {
     return false;
   }
 
-  /** r ← the remembered impulses of contacts with known keys, in the new local frames. */
-  private warmStart(): void {
+  /**
+   * r ← the remembered impulses of contacts with known keys, in the new local frames; with
+   * friction, the drift of those remembered as sticking (driftAt).
+   */
+  private warmStart(h: number): void {
     const { set, dim } = this;
     const nc = set.count;
+    this.shiftedCount = 0;
+    if (dim === 3) {
+      this.drift = grow(this.drift, 3 * nc);
+      this.shift = grow(this.shift, 2 * nc);
+      this.uStart = grow(this.uStart, 2 * nc);
+    }
     this.r = grow(this.r, 3 * nc);
     this.q = grow(this.q, 3 * nc);
     this.mu = grow(this.mu, nc);
@@ -470,6 +538,7 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < nc; i++) {
       this.mu[i] = set.friction[i];
       const slot = this.memory.find(set.key[i], set.bodyA[i], set.bodyB[i], set.point, i);
+      if (dim === 3) this.driftAt(i, slot, h);
       for (let k = 0; k < dim; k++) this.r[dim * i + k] = 0;
       if (slot < 0) continue;
       const remembered = this.memory.impulse;
@@ -495,6 +564,47 @@ export class NonsmoothContact implements OneStepProblem {
         }
       }
     }
+  }
+
+  /**
+   * Contact i's drift at the step's start (file comment, "Sticking drift"): the slip
+   * remembered in `slot` (none: D = 0), D ← its tangential part + (h_k/2) u_t(x_k, v_k)
+   * (the local tangential velocity at the new detection's lever arms, kept as uStart),
+   * and shift ← (t1·D, t2·D)/h when |D| > DRIFT_TOLERANCE.
+   */
+  private driftAt(i: number, slot: number, h: number): void {
+    const { set } = this;
+    const f = set.frame;
+    const o = 9 * i;
+    let dx = 0;
+    let dy = 0;
+    let dz = 0;
+    const memory = this.memory;
+    if (slot >= 0 && set.triangle[i] === 0 && memory.stuck(slot)) {
+      const m = memory.slip;
+      const s = 4 * slot;
+      const dn = m[s] * f[o] + m[s + 1] * f[o + 1] + m[s + 2] * f[o + 2];
+      const u1 = set.rowVelocity(i, 1);
+      const u2 = set.rowVelocity(i, 2);
+      const w1 = m[s + 3] * u1;
+      const w2 = m[s + 3] * u2;
+      dx = m[s] - dn * f[o] + w1 * f[o + 3] + w2 * f[o + 6];
+      dy = m[s + 1] - dn * f[o + 1] + w1 * f[o + 4] + w2 * f[o + 7];
+      dz = m[s + 2] - dn * f[o + 2] + w1 * f[o + 5] + w2 * f[o + 8];
+      this.uStart[2 * i] = u1;
+      this.uStart[2 * i + 1] = u2;
+    } else {
+      this.uStart[2 * i] = 0;
+      this.uStart[2 * i + 1] = 0;
+    }
+    this.drift[3 * i] = dx;
+    this.drift[3 * i + 1] = dy;
+    this.drift[3 * i + 2] = dz;
+    const acted = dx * dx + dy * dy + dz * dz > DRIFT_TOLERANCE * DRIFT_TOLERANCE;
+    if (acted) this.shiftedCount++;
+    const w = acted ? 1 / h : 0;
+    this.shift[2 * i] = w * (dx * f[o + 3] + dy * f[o + 4] + dz * f[o + 5]);
+    this.shift[2 * i + 1] = w * (dx * f[o + 6] + dy * f[o + 7] + dz * f[o + 8]);
   }
 
   /** True when the fast block-diagonal path applies (see the file comment). */
@@ -628,6 +738,12 @@ export class NonsmoothContact implements OneStepProblem {
     const nc = set.count;
     set.localVelocity(vFree, dim, this.q);
     for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[i];
+    // the sticking contacts' drift back over the step, u_t⁺ = −D_t/h (file comment)
+    if (this.shiftedCount > 0)
+      for (let i = 0; i < nc; i++) {
+        this.q[3 * i + 1] += this.shift[2 * i];
+        this.q[3 * i + 2] += this.shift[2 * i + 1];
+      }
     if (this.redundantCount > 0)
       for (let i = 0; i < nc; i++) {
         if (this.redundant[i] === 0) continue;
@@ -823,6 +939,35 @@ export class NonsmoothContact implements OneStepProblem {
       memory.impulse[3 * slot] = px;
       memory.impulse[3 * slot + 1] = py;
       memory.impulse[3 * slot + 2] = pz;
+      // a contact that stuck carries its drift D + (h/2) u_t(x_k, v_{k+1}) (file comment,
+      // "Sticking drift")
+      if (dim === 3 && set.triangle[i] === 0) {
+        const pn = this.r[3 * i];
+        const pt = Math.hypot(this.r[3 * i + 1], this.r[3 * i + 2]);
+        const u1 = set.rowVelocity(i, 1);
+        const u2 = set.rowVelocity(i, 2);
+        // the slip the solver saw, u_t + D_t/h, over the step
+        const slip = h * Math.hypot(u1 + this.shift[2 * i], u2 + this.shift[2 * i + 1]);
+        if (pn > 0 && (pt < STICK_FRACTION * this.mu[i] * pn || slip <= DRIFT_TOLERANCE)) {
+          const o = 9 * i;
+          const a = h * (1 - theta);
+          const b = h * (theta - 0.5);
+          const w1 = a * this.uStart[2 * i] + b * u1;
+          const w2 = a * this.uStart[2 * i + 1] + b * u2;
+          const d = this.carried;
+          for (let k = 0; k < 3; k++)
+            d[k] = this.drift[3 * i + k] + w1 * f[o + 3 + k] + w2 * f[o + 6 + k];
+          // turned with side a over the step, R_a(t+h) R_a(t)ᵀ (the ground: not turned):
+          // the drift lies in the surfaces, which turn (a turntable's by ωh a step)
+          const ba = set.bodyA[i];
+          if (ba >= 0) {
+            quatRotateInverse(d, 0, this.startQuat, 4 * ba, d, 0);
+            quatRotate(d, 0, this.sys.quat, 4 * ba, d, 0);
+          }
+          for (let k = 0; k < 3; k++) memory.slip[4 * slot + k] = d[k];
+          memory.slip[4 * slot + 3] = h / 2;
+        }
+      }
     }
   }
 

@@ -36,6 +36,11 @@ export interface ContactMemory {
   bodyB: Int32Array;
   impulse: Float64Array;
   point: Float64Array;
+  /**
+   * Sticking contacts' slip, 4 per contact (drift D, m, world, and the weight h/2, s;
+   * NaN first: none); absent in snapshots from before it was kept
+   */
+  slip?: Float64Array;
   /** absent in snapshots from before the projection had a warm start */
   projection?: {
     count: number;

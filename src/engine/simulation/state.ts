@@ -449,6 +449,7 @@ function encodeContactMemory(m: ContactMemory | null): Memory["contact"] {
     bodyB: Array.from(m.bodyB),
     impulse: encodeFloat64(m.impulse),
     point: encodeFloat64(m.point),
+    ...(m.slip !== undefined ? { slip: encodeFloat64(m.slip) } : {}),
     ...(m.projection !== undefined
       ? {
           projection: {
@@ -487,6 +488,7 @@ function decodeContactMemory(m: Memory["contact"], numBodies: number): ContactMe
     bodyB: bodies(m.bodyB, "bodyB"),
     impulse: decodeFloat64(m.impulse, 3 * n, [...path, "impulse"]),
     point: decodeFloat64(m.point, 3 * n, [...path, "point"]),
+    ...(m.slip !== undefined ? { slip: decodeFloat64(m.slip, 4 * n, [...path, "slip"]) } : {}),
     ...(p !== undefined
       ? {
           projection: {
