@@ -28,6 +28,16 @@
  * coordinate, so a correction that would carry it from one limit past the other crosses
  * its whole range: the iteration takes only the part that brings the linearized law to 0,
  * inside the range, where the next iteration has the servo's Jacobian again.
+ *
+ * A position servo a step does not resolve (unresolvedBy) whose damping is below its lead's,
+ * k_d < δ k_p (δ the step's lead, leadStiffness), has its error measured at q + δ q̇
+ * against q* + δ q̇*: k_p (q* − q) + (k_d + δ k_p)(q̇* − q̇), the same force at rest and
+ * while tracking, and Jacobians ∂f/∂v = −(k_d + δ k_p) g gᵀ. A stronger damping settles
+ * the servo at the weight 1 alone and keeps the trapezoid's position (at θ = ½): the
+ * scheme's slow root at k_d = δ k_p = h k_p/2 is 0.06 at w = h √(k_p/I) = 17 and 3e-4
+ * at w = 3400 (0.33 with the lead), at k_d = 10 h k_p 0.905, the overdamped mode's own
+ * exp(−h k_p/k_d) (backward Euler's 0.909); at k_d = 0.1 h k_p 0.64 to 0.67 (0.06 to 0.09
+ * with the lead), and as k_d → 0 the trapezoid's position rings, −(1 − 8/w²).
  */
 
 import type { JointCoordinate } from "../constraints/joint-coordinate";
@@ -66,6 +76,8 @@ export class JointActuator implements ForceEffector {
   private law = 0;
   private readonly kp: number;
   private readonly kd: number;
+  /** The step's lead δ (s) while unresolved (leadStiffness), else 0. */
+  private lead = 0;
   /** |τ| at most (N·m or N); Infinity: none. */
   readonly limit: number;
   private readonly command: CompiledTimeFunction;
@@ -127,7 +139,7 @@ export class JointActuator implements ForceEffector {
         break;
       case "position": {
         const rate = this.override === null ? this.command.rate(t) : 0;
-        tau = this.kp * (u - q.value) + this.kd * (rate - q.rate);
+        tau = this.kp * (u - q.value) + this.rateGain() * (rate - q.rate);
         break;
       }
     }
@@ -138,9 +150,19 @@ export class JointActuator implements ForceEffector {
   stepFraction(da: Float64Array, cx: number, cv: number): number {
     if (!this.saturated || !this.hasJacobians) return 1;
     const law = this.law;
-    const after = law - (this.kp * cx + this.kd * cv) * this.coordinate.along(da);
+    const after = law - (this.kp * cx + this.rateGain() * cv) * this.coordinate.along(da);
     if (Math.sign(after) === Math.sign(law) || Math.abs(after) <= this.limit) return 1;
     return law / (law - after);
+  }
+
+  /** ForceEffector.leadStiffness: δ where k_d < δ k_p, see the class comment. */
+  leadStiffness(delta: number): void {
+    this.lead = this.kd < delta * this.kp ? delta : 0;
+  }
+
+  /** The rate gain the law applies: k_d (k_v) and the lead's δ k_p (leadStiffness). */
+  private rateGain(): number {
+    return this.kd + this.lead * this.kp;
   }
 
   private saturate(tau: number): number {
@@ -234,8 +256,8 @@ export class JointActuator implements ForceEffector {
   }
 
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
-    if (!this.saturated && this.kd > 0)
-      addCoordinateOuter(this.sys, this.coordinate, m, -s * this.kd);
+    const kd = this.rateGain();
+    if (!this.saturated && kd > 0) addCoordinateOuter(this.sys, this.coordinate, m, -s * kd);
   }
 
   potentialEnergy(): number {

@@ -95,6 +95,14 @@ export interface ForceEffector {
    * effector whose rates the joints lower.
    */
   unresolvedBy?(h: number, jointInverseInertia?: (g: Float64Array) => number): boolean;
+  /**
+   * For an effector unresolvedBy chose, the lead δ (s) of the (sub-)step: its stiffness's
+   * displacement is measured at x + δ v, the position a backward-Euler step of that force
+   * reaches (AccelerationStepper.holdStiffForces); a stiffness k then adds δ k to its
+   * damping, in the force and its Jacobians. 0: at x, as every other force. Absent: no
+   * stiffness to lead.
+   */
+  leadStiffness?(delta: number): void;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

@@ -339,6 +339,11 @@ export class AccelerationStepper implements NewtonStepper {
   private stiffKeptDofs: Uint8Array | null = null;
   private readonly stiffKept: ForceEffector[] = [];
   private readonly stiffKeptStart: Float64Array;
+  /** The lead δ (s) of the last holdStiffForces that chose any, and keepStiffFor's. */
+  private stiffLead = 0;
+  private stiffKeptLead = 0;
+  /** Scratch: the stiff forces with their lead (stiffApplied, removeStiffShare). */
+  private readonly stiffLed: Float64Array;
   /** The effectors that can be unresolved (ForceEffector.unresolvedBy). */
   private readonly stiffCandidates: readonly ForceEffector[];
   /** startMultipliers' coefficients (only its Rayleigh damping is read). */
@@ -568,6 +573,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffStart = new Float64Array(n);
     this.stiffEnd = new Float64Array(n);
     this.stiffKeptStart = new Float64Array(n);
+    this.stiffLed = new Float64Array(n);
     this.stiffCandidates = effectors.filter((e) => e.unresolvedBy !== undefined);
     this.f = new Float64Array(n);
     this.r = new Float64Array(n);
@@ -757,6 +763,25 @@ export class AccelerationStepper implements NewtonStepper {
    * the scheme's weights (its second order). The price: those servos' force is first order
    * in h over the step, as backward Euler's (the motion they drive was decided within the
    * step anyway).
+   *
+   * The weight 1 in the velocity alone leaves the scheme's position update, which for those
+   * servos' share reads x_{t+h} = x_t + h v_t + μ (v_{t+h} − v_t), μ = c_x/c_v (h θ for the
+   * θ-schemes, h β/γ for newmark and generalized-alpha at ρ∞ = 1, whose memory's share then
+   * cancels at β = γ/2): h/2 at the trapezoid, where a stiffness-only servo (k_d = 0,
+   * w = h √(k_p/I) > 4) kept the slow root λ = [(2 − w²/2) − w √(w²/4 − 4)]/(2 + w²) ≈
+   * −(1 − 8/w²) of e₁ = e₀ + h (v₀ + v₁)/2, v₁ = v₀ − h (k_p/I) e₁: its error flipped sign
+   * every step and shrank by 8/w² a step (the hinged rod at k_p = 1e10, 1/60 s swung at
+   * ±35 rad/s for good). So their stiffness is measured at z = x + δ v, δ = h − μ (the lead,
+   * ForceEffector.leadStiffness): z_{t+h} = z_t + h v_{t+h}, and with the weight 1,
+   * v_{t+h} = v_t + h M⁻¹ f_s(z_{t+h}, v_{t+h}): backward Euler of (z, v) exactly, whose
+   * roots 1/(1 ± i w) decay by 1/√(1 + w²) a step; x = z − δ v follows it, settling as v
+   * does. It adds δ k_p to the damping (its W's share (w + ε)(c_x + δ c_v) k_p = (w + ε)
+   * h c_v k_p); the force at rest is the same. (Measuring at x_t + h v_{t+h} instead keeps
+   * the trapezoid's x_t in z: roots of modulus → 1/√2.) The lead is the (sub-)step's own:
+   * set for its Newton iterations only (`solve`), so that the forces outside them (the
+   * start's, the memory's) are the state's alone and the step's start share still cancels
+   * (restored sessions step the same); stiffForceChange (the energy balance; it leaves the
+   * servo's reported effort with the lead) and removeStiffShare add its end force back.
    */
   holdStiffForces(t: number, h: number, c: SchemeCoefficients, extra: number): void {
     const chosen = c.stiffForces;
@@ -774,6 +799,7 @@ export class AccelerationStepper implements NewtonStepper {
     if (chosen.length === 0) return;
     c.stiffWeight = extra;
     this.stiffHeld = c;
+    this.stiffLead = h - c.cx / c.cv;
     this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
   }
 
@@ -865,29 +891,46 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * out = f_s(t) − stiffStart at the current state for the unresolved servos of the last
-   * (sub-)step (holdStiffForces), whose weight in its velocity update was 1, not the
-   * scheme's w: the energy balance books their work as applied (simulation/step-work.ts).
-   * False (out untouched) when that step had none.
+   * out = the force the last (sub-)step applied to the unresolved servos (holdStiffForces)
+   * beyond the scheme's (1 − w) f_s(t_start) + w f_s(t), at the current state (its end):
+   * (1 − w)(f_s(t) − stiffStart), their weight in its velocity update being 1, not w, plus
+   * their lead's end force f_s^δ(t) − f_s(t) (weight 1): the energy balance books their work
+   * as applied (simulation/step-work.ts). False (out untouched) when that step had none.
    */
-  stiffForceChange(t: number, out: Float64Array): boolean {
+  stiffForceChange(t: number, w: number, out: Float64Array): boolean {
     const c = this.stiffHeld;
     const kept = this.stiffKeptDofs;
     if (c === null && (kept === null || this.stiffKept.length === 0)) return false;
-    const n = this.n;
     if (c === null) out.fill(0);
-    else {
-      this.stiffForcesNow(c.stiffForces, t, out);
-      const start = this.stiffStart;
-      for (let i = 0; i < n; i++) out[i] -= start[i];
-    }
+    else this.stiffApplied(c.stiffForces, this.stiffLead, this.stiffStart, t, w, out);
     if (kept !== null) {
       const tmp = this.stiffEnd;
-      this.stiffForcesNow(this.stiffKept, t, tmp);
-      const start = this.stiffKeptStart;
-      for (let i = 0; i < n; i++) if (kept[i] === 1) out[i] = tmp[i] - start[i];
+      this.stiffApplied(this.stiffKept, this.stiffKeptLead, this.stiffKeptStart, t, w, tmp);
+      for (let i = 0; i < this.n; i++) if (kept[i] === 1) out[i] = tmp[i];
     }
     return true;
+  }
+
+  /** out = (1 − w)(f(t) − start) + f^δ(t) − f(t) of the effectors `chosen` (stiffForceChange). */
+  private stiffApplied(
+    chosen: readonly ForceEffector[],
+    lead: number,
+    start: Float64Array,
+    t: number,
+    w: number,
+    out: Float64Array,
+  ): void {
+    const led = this.stiffLed;
+    this.stiffForcesNow(chosen, t, out);
+    this.leadStiff(chosen, lead);
+    this.stiffForcesNow(chosen, t, led);
+    this.leadStiff(chosen, 0);
+    for (let i = 0; i < this.n; i++) out[i] = (1 - w) * (out[i] - start[i]) + led[i] - out[i];
+  }
+
+  /** The lead δ of the effectors `chosen` (ForceEffector.leadStiffness; 0: none). */
+  private leadStiff(chosen: readonly ForceEffector[], lead: number): void {
+    for (let i = 0; i < chosen.length; i++) chosen[i].leadStiffness?.(lead);
   }
 
   /**
@@ -904,6 +947,7 @@ export class AccelerationStepper implements NewtonStepper {
     const chosen = this.stiffHeld.stiffForces;
     for (let i = 0; i < chosen.length; i++) this.stiffKept.push(chosen[i]);
     this.stiffKeptStart.set(this.stiffStart);
+    this.stiffKeptLead = this.stiffLead;
   }
 
   /** out = the generalized force of the effectors `chosen` at the current state and time t. */
@@ -914,19 +958,26 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
-   * out −= c.stiffWeight M⁻¹ (f_s(t_end) − stiffStart), the part of a solved step's `a` that
-   * holdStiffForces' extra weight put there (newmark's and generalized-alpha's memory, which
-   * must stay M⁻¹ f of the end state: the weight's share of the next step is its own).
-   * Leaves the force accumulators with the stiff forces.
+   * out −= M⁻¹ (ε (f_s^δ(t_end) − stiffStart) + f_s^δ(t_end) − f_s(t_end)), ε = c.stiffWeight,
+   * f_s^δ with the servos' lead (holdStiffForces): the part of a solved step's `a` that
+   * holdStiffForces' extra weight and the lead put there (newmark's and generalized-alpha's
+   * memory, which must stay M⁻¹ f of the end state: the weight's share of the next step is
+   * its own). Leaves the force accumulators with the stiff forces.
    */
   removeStiffShare(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
     if (c.stiffWeight === 0) return;
-    const { stiffEnd, stiffStart, tmp, n } = this;
+    const { stiffEnd, stiffLed, stiffStart, tmp, n } = this;
+    const e = c.stiffWeight;
     this.stiffForcesNow(c.stiffForces, tEnd, stiffEnd);
+    this.leadStiff(c.stiffForces, this.stiffLead);
+    this.stiffForcesNow(c.stiffForces, tEnd, stiffLed);
+    this.leadStiff(c.stiffForces, 0);
     // shifted: a' = M⁻¹ (f + ε f_s(t_end)) (shiftStiffStart)
-    if (!this.stiffShifted) for (let i = 0; i < n; i++) stiffEnd[i] -= stiffStart[i];
+    const start = this.stiffShifted ? 0 : e;
+    for (let i = 0; i < n; i++)
+      stiffEnd[i] = (1 + e) * stiffLed[i] - start * stiffStart[i] - stiffEnd[i];
     massSolve(this.sys, stiffEnd, tmp);
-    for (let i = 0; i < n; i++) out[i] -= c.stiffWeight * tmp[i];
+    for (let i = 0; i < n; i++) out[i] -= tmp[i];
   }
 
   /**
@@ -1314,6 +1365,24 @@ export class AccelerationStepper implements NewtonStepper {
     newton: NewtonSettings,
     reference: Float64Array | null = null,
     errorRatio = 0,
+  ): number {
+    // the unresolved servos' lead for the iterations only (holdStiffForces)
+    const led = c.stiffWeight !== 0 ? c.stiffForces : null;
+    if (led !== null) this.leadStiff(led, this.stiffLead);
+    try {
+      return this.iterate(c, tEnd, newton, reference, errorRatio);
+    } finally {
+      if (led !== null) this.leadStiff(led, 0);
+    }
+  }
+
+  /** Newton's iterations of `solve`. */
+  private iterate(
+    c: SchemeCoefficients,
+    tEnd: number,
+    newton: NewtonSettings,
+    reference: Float64Array | null,
+    errorRatio: number,
   ): number {
     const { a, da, r, n } = this;
     // the step-error test's factor on ‖a − reference‖∞ (0: off, the plain tolerance test and

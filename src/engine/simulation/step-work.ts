@@ -260,9 +260,9 @@ export class StepWork implements SubstepObserver {
     getVelocity(this.src.system, v1);
     this.rayleighForce(r1);
     const wr = this.rayleighWeight(w);
-    // the servos it did not resolve, at the weight 1 (segmentWork)
+    // the servos it did not resolve, at the weight 1 and with their lead (segmentWork)
     const ds = this.stiffChange;
-    const ws = this.src.stepper.stiffForceChange(t + h, ds) ? 1 - w : 0;
+    const ws = this.src.stepper.stiffForceChange(t + h, w, ds) ? 1 : 0;
     let work = 0;
     for (let i = 0; i < f1.length; i++) {
       if (dofs[i] === 0) continue;
@@ -324,10 +324,11 @@ export class StepWork implements SubstepObserver {
     getVelocity(system, v1);
     this.rayleighForce(r1);
     const wr = this.rayleighWeight(w);
-    // the servos the (sub-)step did not resolve had the weight 1, not w: their change over it
-    // adds (1 − w) ΔF_s (AccelerationStepper.holdStiffForces)
+    // the servos the (sub-)step did not resolve had the weight 1, not w, and their lead: their
+    // change over it adds (1 − w) ΔF_s and the lead's end force F_s^δ − F_s
+    // (AccelerationStepper.holdStiffForces, stiffForceChange)
     const ds = this.stiffChange;
-    const ws = this.src.stepper.stiffForceChange(t, ds) ? 1 - w : 0;
+    const ws = this.src.stepper.stiffForceChange(t, w, ds) ? 1 : 0;
     let work = 0;
     if (compliant === null) {
       const part = this.partial;
