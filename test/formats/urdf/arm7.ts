@@ -9,6 +9,7 @@
  * (m (b² + c²)/12 …) are those of the box its collision mesh is, so that the mesh's
  * closed-form volume and the <inertial> agree.
  */
+import { asciiStl, binaryStl, boxTriangles, obj } from "../../support/mesh-files";
 import type { V3 } from "./arm";
 
 export interface Arm7Link {
@@ -127,59 +128,6 @@ function j(
 export function boxInertia(m: number, h: V3): V3 {
   const [a, b, c] = h;
   return [(m * (b * b + c * c)) / 3, (m * (a * a + c * c)) / 3, (m * (a * a + b * b)) / 3];
-}
-
-/** The 12 outward (counter-clockwise) triangles of the box centred at c with half extents h. */
-export function boxTriangles(c: V3, h: V3): number[][] {
-  const corner = (i: number): V3 => [
-    c[0] + (i & 1 ? h[0] : -h[0]),
-    c[1] + (i & 2 ? h[1] : -h[1]),
-    c[2] + (i & 4 ? h[2] : -h[2]),
-  ];
-  // faces as corner indices, counter-clockwise seen from outside
-  const quads = [
-    [0, 2, 3, 1], // −z
-    [4, 5, 7, 6], // +z
-    [0, 1, 5, 4], // −y
-    [2, 6, 7, 3], // +y
-    [0, 4, 6, 2], // −x
-    [1, 3, 7, 5], // +x
-  ];
-  const out: number[][] = [];
-  for (const [a, b, cc, d] of quads) {
-    out.push([...corner(a), ...corner(b), ...corner(cc)]);
-    out.push([...corner(a), ...corner(cc), ...corner(d)]);
-  }
-  return out;
-}
-
-export function binaryStl(tris: number[][]): Buffer {
-  const b = Buffer.alloc(84 + 50 * tris.length);
-  b.write("binary stl written by the test", 0, "latin1");
-  b.writeUInt32LE(tris.length, 80);
-  tris.forEach((t, k) => {
-    t.forEach((x, i) => {
-      b.writeFloatLE(x, 84 + 50 * k + 12 + 4 * i);
-    });
-  });
-  return b;
-}
-
-export function asciiStl(tris: number[][]): string {
-  const facets = tris.map(
-    (t) =>
-      `facet normal 0 0 0\n outer loop\n  vertex ${t.slice(0, 3).join(" ")}\n  vertex ${t.slice(3, 6).join(" ")}\n  vertex ${t.slice(6, 9).join(" ")}\n endloop\nendfacet`,
-  );
-  return `solid mesh\n${facets.join("\n")}\nendsolid mesh\n`;
-}
-
-export function obj(tris: number[][]): string {
-  const lines: string[] = [];
-  tris.forEach((t, k) => {
-    for (let i = 0; i < 3; i++) lines.push(`v ${t.slice(3 * i, 3 * i + 3).join(" ")}`);
-    lines.push(`f ${3 * k + 1} ${3 * k + 2} ${3 * k + 3}`);
-  });
-  return `${lines.join("\n")}\n`;
 }
 
 /**

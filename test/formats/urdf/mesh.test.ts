@@ -14,28 +14,7 @@ import {
   importUrdf,
   UrdfImportError,
 } from "../../../src/formats/urdf/index";
-
-/** A binary STL of triangles (9 numbers each). */
-function binaryStl(tris: number[][]): Buffer {
-  const b = Buffer.alloc(84 + 50 * tris.length);
-  b.write("binary stl written by the test", 0, "latin1");
-  b.writeUInt32LE(tris.length, 80);
-  tris.forEach((t, k) => {
-    const o = 84 + 50 * k;
-    t.forEach((x, i) => {
-      b.writeFloatLE(x, o + 12 + 4 * i);
-    });
-  });
-  return b;
-}
-
-function asciiStl(tris: (number | string)[][]): string {
-  const facets = tris.map(
-    (t) =>
-      `facet normal 0 0 1\n outer loop\n  vertex ${t.slice(0, 3).join(" ")}\n  vertex ${t.slice(3, 6).join(" ")}\n  vertex ${t.slice(6, 9).join(" ")}\n endloop\nendfacet`,
-  );
-  return `solid test\n${facets.join("\n")}\nendsolid test\n`;
-}
+import { asciiStl, binaryStl } from "../../support/mesh-files";
 
 const TETRA = [
   [0, 0, 0, 0, 1, 0, 1, 0, 0],
