@@ -360,7 +360,7 @@ export function convert(input: ConvertInput): ModelInput {
  * steps, and the steps' sizes, chosen by the state, break the symmetry that keeps the
  * energy (generalized-alpha.ts): it lost 17 J of 101 J in 60 s (the arm without its
  * gripper 12.6 J; with every step halved, a uniform 2.5 ms, 0.29 J). At 1 ms (h ω = 0.12)
- * it keeps it within 0.4 J over those 60 s. Servos (kd) damp such swings, and their robots
+ * it keeps it within 0.46 J over those 60 s. Servos (kd) damp such swings, and their robots
  * keep the format's step.
  */
 export const PASSIVE_ALPHA_DT = 1e-3;
