@@ -30,7 +30,6 @@ import {
   type OneStepProblem,
 } from "../dynamics/one-step-problem";
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
-import { invertSmall } from "../math/small-dense";
 import { addPositionIncrement, type BodySystem, massSolve } from "../model/body-system";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
@@ -51,6 +50,59 @@ function writeRow(rows: Float64Array, k: number, sigma: number, q: JointCoordina
  */
 export function unresolvedRebound(e: number, u: number, pull: number): boolean {
   return u < 0 && e * -u <= 2 * pull;
+}
+
+/**
+ * A row of H Y Hᵀ whose pivot in its Cholesky factor is at most this fraction of its
+ * diagonal depends on the rows before it (solveSemidefinite).
+ */
+const DEPENDENT_PIVOT = 1e-9;
+
+/**
+ * Solves A x = b in place (b ← x) for the symmetric positive semidefinite m × m matrix A
+ * (row-major) by Cholesky's factorization A = L Lᵀ (L in `factor`), a row whose pivot is
+ * round-off of its diagonal (≤ DEPENDENT_PIVOT A_kk) dropped: its x_k = 0 and its column of
+ * L zero, so the rows kept are solved exactly. Dependent rows are the bounds of joints a
+ * mimic couples (q₂ = q₁: their rows along Y are one), both passed at once; the rows kept
+ * move them both (the joints held), so the dropped ones' gaps close with them. Without the
+ * drop the singular matrix failed the inverse and no bound was projected: the 7-axis arm's
+ * fingers (finger_joint2 mimics finger_joint1, upper bound 0.04 m) dropped on a floor under
+ * moreau-jean rested at 0.0453 m, and joint4, in the same projection, 0.035 rad past its
+ * bound. False when a pivot is not finite.
+ */
+export function solveSemidefinite(
+  a: Float64Array,
+  m: number,
+  b: Float64Array,
+  factor: Float64Array,
+): boolean {
+  for (let k = 0; k < m; k++) {
+    let d = a[k * m + k];
+    for (let j = 0; j < k; j++) d -= factor[k * m + j] * factor[k * m + j];
+    const kept = d > DEPENDENT_PIVOT * a[k * m + k];
+    if (!Number.isFinite(d)) return false;
+    const lkk = kept ? Math.sqrt(d) : 0;
+    factor[k * m + k] = lkk;
+    for (let i = k + 1; i < m; i++) {
+      let s = a[i * m + k];
+      for (let j = 0; j < k; j++) s -= factor[i * m + j] * factor[k * m + j];
+      factor[i * m + k] = kept ? s / lkk : 0;
+    }
+  }
+  // L y = b, then Lᵀ x = y (the dropped rows' unknowns 0)
+  for (let k = 0; k < m; k++) {
+    const lkk = factor[k * m + k];
+    let s = b[k];
+    for (let j = 0; j < k; j++) s -= factor[k * m + j] * b[j];
+    b[k] = lkk > 0 ? s / lkk : 0;
+  }
+  for (let k = m - 1; k >= 0; k--) {
+    const lkk = factor[k * m + k];
+    let s = b[k];
+    for (let i = k + 1; i < m; i++) s -= factor[i * m + k] * b[i];
+    b[k] = lkk > 0 ? s / lkk : 0;
+  }
+  return true;
 }
 
 /** Position projection passes per step at most (JointLimitProblem.project). */
@@ -83,15 +135,15 @@ export class JointLimitProblem implements OneStepProblem {
   private readonly n: number;
   /**
    * The position projection's rows (the bounds passed: H as `rows`, their gaps), columns
-   * Y Hᵀ (n each), H Y Hᵀ, its inverse and work, multipliers and the move (`project`).
+   * Y Hᵀ (n each), H Y Hᵀ, its factor, the multipliers and the move (`project`).
    */
   private readonly passedRows: Float64Array;
   private readonly passedLimit: Int32Array;
   private readonly passedGap: Float64Array;
   private readonly passedCols: Float64Array;
   private readonly passedMatrix: Float64Array;
-  private readonly passedInverse: Float64Array;
-  private readonly passedWork: Float64Array;
+  private readonly passedFactor: Float64Array;
+  private readonly passedMu: Float64Array;
   private readonly move: Float64Array;
   private readonly unit: Float64Array;
 
@@ -116,8 +168,8 @@ export class JointLimitProblem implements OneStepProblem {
     this.passedGap = new Float64Array(m);
     this.passedCols = new Float64Array(m * this.n);
     this.passedMatrix = new Float64Array(m * m);
-    this.passedInverse = new Float64Array(m * m);
-    this.passedWork = new Float64Array(m * m);
+    this.passedFactor = new Float64Array(m * m);
+    this.passedMu = new Float64Array(m);
     this.move = new Float64Array(this.n);
     this.unit = new Float64Array(this.n);
     this.deferred = new Uint8Array(m);
@@ -131,13 +183,15 @@ export class JointLimitProblem implements OneStepProblem {
    * (H the passed bounds' rows, g < 0 their gaps, G the joints' Jacobian at t; Y = M⁻¹
    * without joints), `joints` (the joints' own projection) closing after each move what it
    * left of them (second order), repeated while a bound is passed, PROJECTION_PASSES times
-   * at most. Velocities are kept. Returns the largest passage left (≥ 0).
+   * at most. Velocities are kept. `only` (1 per limit; null: all) leaves the others where
+   * they are. Returns the largest passage left (≥ 0).
    */
   project(
     set: ConstraintSet | null,
     t: number,
     tolerance: number,
     joints: (() => void) | null = null,
+    only: Uint8Array | null = null,
   ): number {
     const n = this.n;
     let passed = 0;
@@ -148,6 +202,7 @@ export class JointLimitProblem implements OneStepProblem {
       let m = 0;
       passed = 0;
       for (let i = 0; i < this.limits.length; i++) {
+        if (only !== null && only[i] === 0) continue;
         const l = this.limits[i];
         const q = l.coordinate;
         q.evaluate();
@@ -183,13 +238,13 @@ export class JointLimitProblem implements OneStepProblem {
             12 * k,
             this.passedCols.subarray(l * n, l * n + n),
           );
-      if (!invertSmall(this.passedInverse, 0, this.passedMatrix, 0, m, this.passedWork)) break;
+      const mu = this.passedMu;
+      for (let k = 0; k < m; k++) mu[k] = -this.passedGap[k];
+      if (!solveSemidefinite(this.passedMatrix, m, mu, this.passedFactor)) break;
       this.move.fill(0);
-      for (let k = 0; k < m; k++) {
-        let mu = 0;
-        for (let l = 0; l < m; l++) mu -= this.passedInverse[k * m + l] * this.passedGap[l];
-        for (let j = 0; j < n; j++) this.move[j] += mu * this.passedCols[k * n + j];
-      }
+      for (let k = 0; k < m; k++)
+        if (mu[k] !== 0)
+          for (let j = 0; j < n; j++) this.move[j] += mu[k] * this.passedCols[k * n + j];
       addPositionIncrement(this.sys, this.move, 1);
       joints?.();
     }
