@@ -105,6 +105,16 @@ export function solveSemidefinite(
   return true;
 }
 
+/**
+ * An active row's impulse P is reported as no effort (JointLimitProblem.saveMemory) when
+ * the rate it gives its own row, |W_kk P| (m/s or rad/s), is within round-off of the rates
+ * it balances, EFFORT_ROUNDOFF (Σ_j |H_kj v_free,j| + e |u⁻| + Σ_{l≠k} |W_kl P_l|), or
+ * below EFFORT_FLOOR, far below any rate a state resolves: a bound touching without load
+ * reported 3.5e-63 N·m (a rod resting on its bound with the gravity along its hinge).
+ */
+const EFFORT_ROUNDOFF = 1e-12;
+const EFFORT_FLOOR = 1e-14;
+
 /** Position projection passes per step at most (JointLimitProblem.project). */
 const PROJECTION_PASSES = 4;
 
@@ -123,6 +133,8 @@ export class JointLimitProblem implements OneStepProblem {
   /** Per active row: the row H (12: a then b), u⁻, the impulse P and W⁻¹Hᵀ (n). */
   private readonly rows: Float64Array;
   private readonly uMinus: Float64Array;
+  /** Per active row: Σ_j |H_kj v_free,j| + e |u⁻|, the rates its LCP row sums (saveMemory). */
+  private readonly balanced: Float64Array;
   private readonly r: Float64Array;
   private readonly q: Float64Array;
   private readonly W: Float64Array;
@@ -157,6 +169,7 @@ export class JointLimitProblem implements OneStepProblem {
     this.side = new Int8Array(m);
     this.rows = new Float64Array(12 * m);
     this.uMinus = new Float64Array(m);
+    this.balanced = new Float64Array(m);
     this.r = new Float64Array(m);
     this.q = new Float64Array(m);
     this.W = new Float64Array(m * m);
@@ -369,6 +382,9 @@ export class JointLimitProblem implements OneStepProblem {
       const u = this.uMinus[k];
       const unresolved = unresolvedRebound(l.restitution, u, u - uFree);
       this.q[k] = uFree + (unresolved ? 0 : l.restitution * u);
+      this.balanced[k] =
+        this.timesRows(this.rows, this.limitOf[k], 12 * k, vFree, true) +
+        (unresolved ? 0 : Math.abs(l.restitution * u));
     }
     const res = this.solver.solve(
       { contacts: m, contactDim: 1, W: this.W.subarray(0, m * m), q: this.q },
@@ -408,9 +424,15 @@ export class JointLimitProblem implements OneStepProblem {
   saveMemory(h: number, _theta: number): void {
     this.remembered.fill(0);
     for (const l of this.limits) l.coordinate.limitEffort = 0;
-    for (let k = 0; k < this.count; k++) {
+    const m = this.count;
+    for (let k = 0; k < m; k++) {
       const i = this.limitOf[k];
       this.remembered[2 * i + (this.side[k] > 0 ? 0 : 1)] = this.r[k];
+      // an impulse within round-off is no effort (EFFORT_ROUNDOFF)
+      let others = this.balanced[k];
+      for (let l = 0; l < m; l++) if (l !== k) others += Math.abs(this.W[k * m + l] * this.r[l]);
+      const own = Math.abs(this.W[k * m + k] * this.r[k]);
+      if (own <= EFFORT_FLOOR || own <= EFFORT_ROUNDOFF * others) continue;
       this.limits[i].coordinate.limitEffort += (this.side[k] * this.r[k]) / h;
     }
   }
@@ -438,10 +460,16 @@ export class JointLimitProblem implements OneStepProblem {
     this.addSide(rows, q.bodyB, o + 6, s, out);
   }
 
-  /** H v for the row H at rows[o..o+12) of limit `limit`. */
-  private timesRows(rows: Float64Array, limit: number, o: number, v: Float64Array): number {
+  /** H v for the row H at rows[o..o+12) of limit `limit`; with `abs`, Σ_j |H_j v_j|. */
+  private timesRows(
+    rows: Float64Array,
+    limit: number,
+    o: number,
+    v: Float64Array,
+    abs = false,
+  ): number {
     const q = this.limits[limit].coordinate;
-    return this.sideTimes(rows, q.bodyA, o, v) + this.sideTimes(rows, q.bodyB, o + 6, v);
+    return this.sideTimes(rows, q.bodyA, o, v, abs) + this.sideTimes(rows, q.bodyB, o + 6, v, abs);
   }
 
   private addSide(rows: Float64Array, b: number, o: number, s: number, out: Float64Array): void {
@@ -452,13 +480,20 @@ export class JointLimitProblem implements OneStepProblem {
     for (let j = 0; j < w; j++) out[d + j] += s * rows[o + j];
   }
 
-  private sideTimes(rows: Float64Array, b: number, o: number, v: Float64Array): number {
+  private sideTimes(
+    rows: Float64Array,
+    b: number,
+    o: number,
+    v: Float64Array,
+    abs: boolean,
+  ): number {
     if (b < 0) return 0;
     const d = this.sys.dofOffset[b];
     if (d < 0) return 0;
     const w = this.sys.hasOrientation[b] === 1 ? 6 : 3;
     let s = 0;
-    for (let j = 0; j < w; j++) s += rows[o + j] * v[d + j];
+    if (abs) for (let j = 0; j < w; j++) s += Math.abs(rows[o + j] * v[d + j]);
+    else for (let j = 0; j < w; j++) s += rows[o + j] * v[d + j];
     return s;
   }
 }
