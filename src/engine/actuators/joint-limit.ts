@@ -60,6 +60,12 @@ export class CompliantJointLimit implements ForceEffector {
   readonly upper: number;
   readonly stiffness: number;
   readonly damping: number;
+  /**
+   * Whether the model gives the stiffness: a spring, whose energy ½ k δ² past a bound at a
+   * start is the model's to release. The default stiffness stands for a rigid bound (its
+   * regularization), which a start past it only moves back onto (Simulation.ontoBounds).
+   */
+  readonly spring: boolean;
   /** The limit's effort of the last applyForces (N·m or N; 0 when inside the range). */
   effort = 0;
   /**
@@ -85,6 +91,7 @@ export class CompliantJointLimit implements ForceEffector {
     coordinate.evaluate();
     const m = coordinateInertia(sys, coordinate);
     const w = (2 * Math.PI) / DEFAULT_PERIOD;
+    this.spring = o.stiffness !== undefined;
     this.stiffness = o.stiffness ?? m * w * w;
     this.damping = o.damping ?? 2 * m * w;
   }

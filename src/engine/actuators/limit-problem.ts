@@ -30,7 +30,6 @@ import {
   type OneStepProblem,
 } from "../dynamics/one-step-problem";
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
-import { invertSmall } from "../math/small-dense";
 import { addPositionIncrement, type BodySystem, massSolve } from "../model/body-system";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
@@ -53,6 +52,69 @@ export function unresolvedRebound(e: number, u: number, pull: number): boolean {
   return u < 0 && e * -u <= 2 * pull;
 }
 
+/**
+ * A row of H Y Hᵀ whose pivot in its Cholesky factor is at most this fraction of its
+ * diagonal depends on the rows before it (solveSemidefinite).
+ */
+const DEPENDENT_PIVOT = 1e-9;
+
+/**
+ * Solves A x = b in place (b ← x) for the symmetric positive semidefinite m × m matrix A
+ * (row-major) by Cholesky's factorization A = L Lᵀ (L in `factor`), a row whose pivot is
+ * round-off of its diagonal (≤ DEPENDENT_PIVOT A_kk) dropped: its x_k = 0 and its column of
+ * L zero, so the rows kept are solved exactly. Dependent rows are the bounds of joints a
+ * mimic couples (q₂ = q₁: their rows along Y are one), both passed at once; the rows kept
+ * move them both (the joints held), so the dropped ones' gaps close with them. Without the
+ * drop the singular matrix failed the inverse and no bound was projected: the 7-axis arm's
+ * fingers (finger_joint2 mimics finger_joint1, upper bound 0.04 m) dropped on a floor under
+ * moreau-jean rested at 0.0453 m, and joint4, in the same projection, 0.035 rad past its
+ * bound. False when a pivot is not finite.
+ */
+export function solveSemidefinite(
+  a: Float64Array,
+  m: number,
+  b: Float64Array,
+  factor: Float64Array,
+): boolean {
+  for (let k = 0; k < m; k++) {
+    let d = a[k * m + k];
+    for (let j = 0; j < k; j++) d -= factor[k * m + j] * factor[k * m + j];
+    const kept = d > DEPENDENT_PIVOT * a[k * m + k];
+    if (!Number.isFinite(d)) return false;
+    const lkk = kept ? Math.sqrt(d) : 0;
+    factor[k * m + k] = lkk;
+    for (let i = k + 1; i < m; i++) {
+      let s = a[i * m + k];
+      for (let j = 0; j < k; j++) s -= factor[i * m + j] * factor[k * m + j];
+      factor[i * m + k] = kept ? s / lkk : 0;
+    }
+  }
+  // L y = b, then Lᵀ x = y (the dropped rows' unknowns 0)
+  for (let k = 0; k < m; k++) {
+    const lkk = factor[k * m + k];
+    let s = b[k];
+    for (let j = 0; j < k; j++) s -= factor[k * m + j] * b[j];
+    b[k] = lkk > 0 ? s / lkk : 0;
+  }
+  for (let k = m - 1; k >= 0; k--) {
+    const lkk = factor[k * m + k];
+    let s = b[k];
+    for (let i = k + 1; i < m; i++) s -= factor[i * m + k] * b[i];
+    b[k] = lkk > 0 ? s / lkk : 0;
+  }
+  return true;
+}
+
+/**
+ * An active row's impulse P is reported as no effort (JointLimitProblem.saveMemory) when
+ * the rate it gives its own row, |W_kk P| (m/s or rad/s), is within round-off of the rates
+ * it balances, EFFORT_ROUNDOFF (Σ_j |H_kj v_free,j| + e |u⁻| + Σ_{l≠k} |W_kl P_l|), or
+ * below EFFORT_FLOOR, far below any rate a state resolves: a bound touching without load
+ * reported 3.5e-63 N·m (a rod resting on its bound with the gravity along its hinge).
+ */
+const EFFORT_ROUNDOFF = 1e-12;
+const EFFORT_FLOOR = 1e-14;
+
 /** Position projection passes per step at most (JointLimitProblem.project). */
 const PROJECTION_PASSES = 4;
 
@@ -71,6 +133,8 @@ export class JointLimitProblem implements OneStepProblem {
   /** Per active row: the row H (12: a then b), u⁻, the impulse P and W⁻¹Hᵀ (n). */
   private readonly rows: Float64Array;
   private readonly uMinus: Float64Array;
+  /** Per active row: Σ_j |H_kj v_free,j| + e |u⁻|, the rates its LCP row sums (saveMemory). */
+  private readonly balanced: Float64Array;
   private readonly r: Float64Array;
   private readonly q: Float64Array;
   private readonly W: Float64Array;
@@ -83,15 +147,15 @@ export class JointLimitProblem implements OneStepProblem {
   private readonly n: number;
   /**
    * The position projection's rows (the bounds passed: H as `rows`, their gaps), columns
-   * Y Hᵀ (n each), H Y Hᵀ, its inverse and work, multipliers and the move (`project`).
+   * Y Hᵀ (n each), H Y Hᵀ, its factor, the multipliers and the move (`project`).
    */
   private readonly passedRows: Float64Array;
   private readonly passedLimit: Int32Array;
   private readonly passedGap: Float64Array;
   private readonly passedCols: Float64Array;
   private readonly passedMatrix: Float64Array;
-  private readonly passedInverse: Float64Array;
-  private readonly passedWork: Float64Array;
+  private readonly passedFactor: Float64Array;
+  private readonly passedMu: Float64Array;
   private readonly move: Float64Array;
   private readonly unit: Float64Array;
 
@@ -105,6 +169,7 @@ export class JointLimitProblem implements OneStepProblem {
     this.side = new Int8Array(m);
     this.rows = new Float64Array(12 * m);
     this.uMinus = new Float64Array(m);
+    this.balanced = new Float64Array(m);
     this.r = new Float64Array(m);
     this.q = new Float64Array(m);
     this.W = new Float64Array(m * m);
@@ -116,8 +181,8 @@ export class JointLimitProblem implements OneStepProblem {
     this.passedGap = new Float64Array(m);
     this.passedCols = new Float64Array(m * this.n);
     this.passedMatrix = new Float64Array(m * m);
-    this.passedInverse = new Float64Array(m * m);
-    this.passedWork = new Float64Array(m * m);
+    this.passedFactor = new Float64Array(m * m);
+    this.passedMu = new Float64Array(m);
     this.move = new Float64Array(this.n);
     this.unit = new Float64Array(this.n);
     this.deferred = new Uint8Array(m);
@@ -131,13 +196,15 @@ export class JointLimitProblem implements OneStepProblem {
    * (H the passed bounds' rows, g < 0 their gaps, G the joints' Jacobian at t; Y = M⁻¹
    * without joints), `joints` (the joints' own projection) closing after each move what it
    * left of them (second order), repeated while a bound is passed, PROJECTION_PASSES times
-   * at most. Velocities are kept. Returns the largest passage left (≥ 0).
+   * at most. Velocities are kept. `only` (1 per limit; null: all) leaves the others where
+   * they are. Returns the largest passage left (≥ 0).
    */
   project(
     set: ConstraintSet | null,
     t: number,
     tolerance: number,
     joints: (() => void) | null = null,
+    only: Uint8Array | null = null,
   ): number {
     const n = this.n;
     let passed = 0;
@@ -148,6 +215,7 @@ export class JointLimitProblem implements OneStepProblem {
       let m = 0;
       passed = 0;
       for (let i = 0; i < this.limits.length; i++) {
+        if (only !== null && only[i] === 0) continue;
         const l = this.limits[i];
         const q = l.coordinate;
         q.evaluate();
@@ -183,13 +251,13 @@ export class JointLimitProblem implements OneStepProblem {
             12 * k,
             this.passedCols.subarray(l * n, l * n + n),
           );
-      if (!invertSmall(this.passedInverse, 0, this.passedMatrix, 0, m, this.passedWork)) break;
+      const mu = this.passedMu;
+      for (let k = 0; k < m; k++) mu[k] = -this.passedGap[k];
+      if (!solveSemidefinite(this.passedMatrix, m, mu, this.passedFactor)) break;
       this.move.fill(0);
-      for (let k = 0; k < m; k++) {
-        let mu = 0;
-        for (let l = 0; l < m; l++) mu -= this.passedInverse[k * m + l] * this.passedGap[l];
-        for (let j = 0; j < n; j++) this.move[j] += mu * this.passedCols[k * n + j];
-      }
+      for (let k = 0; k < m; k++)
+        if (mu[k] !== 0)
+          for (let j = 0; j < n; j++) this.move[j] += mu[k] * this.passedCols[k * n + j];
       addPositionIncrement(this.sys, this.move, 1);
       joints?.();
     }
@@ -314,6 +382,9 @@ export class JointLimitProblem implements OneStepProblem {
       const u = this.uMinus[k];
       const unresolved = unresolvedRebound(l.restitution, u, u - uFree);
       this.q[k] = uFree + (unresolved ? 0 : l.restitution * u);
+      this.balanced[k] =
+        this.timesRows(this.rows, this.limitOf[k], 12 * k, vFree, true) +
+        (unresolved ? 0 : Math.abs(l.restitution * u));
     }
     const res = this.solver.solve(
       { contacts: m, contactDim: 1, W: this.W.subarray(0, m * m), q: this.q },
@@ -353,9 +424,15 @@ export class JointLimitProblem implements OneStepProblem {
   saveMemory(h: number, _theta: number): void {
     this.remembered.fill(0);
     for (const l of this.limits) l.coordinate.limitEffort = 0;
-    for (let k = 0; k < this.count; k++) {
+    const m = this.count;
+    for (let k = 0; k < m; k++) {
       const i = this.limitOf[k];
       this.remembered[2 * i + (this.side[k] > 0 ? 0 : 1)] = this.r[k];
+      // an impulse within round-off is no effort (EFFORT_ROUNDOFF)
+      let others = this.balanced[k];
+      for (let l = 0; l < m; l++) if (l !== k) others += Math.abs(this.W[k * m + l] * this.r[l]);
+      const own = Math.abs(this.W[k * m + k] * this.r[k]);
+      if (own <= EFFORT_FLOOR || own <= EFFORT_ROUNDOFF * others) continue;
       this.limits[i].coordinate.limitEffort += (this.side[k] * this.r[k]) / h;
     }
   }
@@ -383,10 +460,16 @@ export class JointLimitProblem implements OneStepProblem {
     this.addSide(rows, q.bodyB, o + 6, s, out);
   }
 
-  /** H v for the row H at rows[o..o+12) of limit `limit`. */
-  private timesRows(rows: Float64Array, limit: number, o: number, v: Float64Array): number {
+  /** H v for the row H at rows[o..o+12) of limit `limit`; with `abs`, Σ_j |H_j v_j|. */
+  private timesRows(
+    rows: Float64Array,
+    limit: number,
+    o: number,
+    v: Float64Array,
+    abs = false,
+  ): number {
     const q = this.limits[limit].coordinate;
-    return this.sideTimes(rows, q.bodyA, o, v) + this.sideTimes(rows, q.bodyB, o + 6, v);
+    return this.sideTimes(rows, q.bodyA, o, v, abs) + this.sideTimes(rows, q.bodyB, o + 6, v, abs);
   }
 
   private addSide(rows: Float64Array, b: number, o: number, s: number, out: Float64Array): void {
@@ -397,13 +480,20 @@ export class JointLimitProblem implements OneStepProblem {
     for (let j = 0; j < w; j++) out[d + j] += s * rows[o + j];
   }
 
-  private sideTimes(rows: Float64Array, b: number, o: number, v: Float64Array): number {
+  private sideTimes(
+    rows: Float64Array,
+    b: number,
+    o: number,
+    v: Float64Array,
+    abs: boolean,
+  ): number {
     if (b < 0) return 0;
     const d = this.sys.dofOffset[b];
     if (d < 0) return 0;
     const w = this.sys.hasOrientation[b] === 1 ? 6 : 3;
     let s = 0;
-    for (let j = 0; j < w; j++) s += rows[o + j] * v[d + j];
+    if (abs) for (let j = 0; j < w; j++) s += Math.abs(rows[o + j] * v[d + j]);
+    else for (let j = 0; j < w; j++) s += rows[o + j] * v[d + j];
     return s;
   }
 }

@@ -263,6 +263,8 @@ export class Simulation {
   private readonly angles: JointCoordinate[];
   /** The joint limits as a one-step problem (velocity-level integrators), or null. */
   private readonly limitProblem: JointLimitProblem | null;
+  /** Per limit of limitProblem: 1 where its compliant law is a rigid bound's (ontoBounds). */
+  private readonly rigidLimits: Uint8Array;
   /** The stiffest spring's ω (rad/s), which newmark's default β, γ follow (resolution.ts). */
   private readonly springFrequency: number;
   /** The spring network's ω_max bound (rad/s; resolution.ts), or null: not a network. */
@@ -322,6 +324,9 @@ export class Simulation {
         : [];
     });
     this.limitProblem = limited.length > 0 ? new JointLimitProblem(this.system, limited) : null;
+    this.rigidLimits = Uint8Array.from(limited, (l) =>
+      parts.actuation.limits.some((c) => c.coordinate === l.coordinate && c.spring) ? 0 : 1,
+    );
     const { index, mass } = this.system;
     const massOf = (id: string) => {
       const b = index.get(id);
@@ -360,6 +365,7 @@ export class Simulation {
       integrator: () => this.integrator,
     });
     this.initial = cloneBodyState(this.system.state);
+    this.ontoBounds();
     this.integrator = this.createIntegrator();
     this.held = this.record.clone();
     this.good = this.record.clone();
@@ -799,6 +805,35 @@ export class Simulation {
     this.monitor.rebase(this.totalEnergy());
   }
 
+  /**
+   * At the model's start (t = 0, a reset), before the energy reference is taken: the bounds
+   * a joint starts past are moved back onto them, the positions alone, the joints held (the
+   * smallest move in the kinetic metric, JointLimitProblem.project, as the steps' projections
+   * of the joints' drift: no velocity from it). A rigid bound's compliant law (its default
+   * stiffness under newmark, generalized-alpha and articulated) would otherwise release the
+   * ½ k δ² of its regularization: a 1 kg, 1 m rod started 0.07 rad past its bound without
+   * gravity was thrown at 6.3 rad/s across its range onto the other bound. A spring (the
+   * model's stiffness) is left where it is, its release the model's energy. The model pose
+   * (`initial`) stays the joints' and the articulated tree's reference.
+   */
+  private ontoBounds(): void {
+    const p = this.limitProblem;
+    if (p === null) return;
+    const t = this.record.time;
+    const tolerance = this.resolved.jointTolerance;
+    const set = this.constraints.numRows > 0 ? this.constraints : null;
+    p.project(
+      set,
+      t,
+      tolerance,
+      set === null
+        ? null
+        : () =>
+            this.stepper.projectOnConstraints(t, this.resolved.dt, "positions-first", tolerance),
+      isVelocityLevel(this.resolved.integrator) ? null : this.rigidLimits,
+    );
+  }
+
   /** Starts a new recording at the current state (after reset, restore, applied assembly). */
   private restartRecording(atModelStart: boolean): void {
     this.log = { start: null, entries: [], truncated: false };
@@ -815,6 +850,7 @@ export class Simulation {
     this.contact?.compliant?.clearHistory();
     this.restore(this.initial);
     this.record.restart();
+    this.ontoBounds();
     this.lastH = 0;
     this.integrator.reset();
     this.monitor.rebase(this.totalEnergy());
