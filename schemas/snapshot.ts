@@ -52,7 +52,7 @@ const ContactMemory = z
       bodyB: BodyIndices,
       impulse: Float64Base64,
       point: Float64Base64,
-      // sticking contacts' slip (4 a contact, NaN: none); absent in snapshots from before
+      // sticking contacts' slip (4 a contact, all 0: none); absent in snapshots from before
       slip: Float64Base64.optional(),
       projection: z
         .strictObject({

@@ -103,6 +103,8 @@ export class ContactSet {
   private readonly bodyWidth: Int32Array;
   /** The factored Delassus operator of the set (rebound by delassus()). */
   private readonly op = new FactoredDelassus();
+  /** rowVelocity's scratch. */
+  private readonly row = new Float64Array(1);
 
   constructor(readonly sys: BodySystem) {
     this.bodyWidth = new Int32Array(sys.numBodies);
@@ -303,40 +305,52 @@ export class ContactSet {
 
   /**
    * out[i] = u_n,i = A_i,n v, the normal relative velocity of contacts i = from … to − 1
-   * from the bodies' current velocities (into an array: a double returned from a call
-   * that V8 does not inline is boxed, an allocation per contact).
+   * from the bodies' current velocities (velocityRows).
    */
   normalVelocities(out: Float64Array, from = 0, to = this.count): void {
-    for (let i = from; i < to; i++) out[i] = this.rowVelocity(i, 0);
+    for (let i = from; i < to; i++) this.velocityRows(out, i, i, 0, 1);
   }
 
   /**
    * Row k (0 n, 1 t1, 2 t2) of contact i's local velocity at the bodies' current
-   * velocities (m/s).
+   * velocities (m/s; velocityRows).
    */
   rowVelocity(i: number, k: number): number {
+    this.velocityRows(this.row, 0, i, k, 1);
+    return this.row[0];
+  }
+
+  /**
+   * out[at + r] = row k + r (0 n, 1 t1, 2 t2) of contact i's local velocity at the bodies'
+   * current velocities (m/s), r = 0 … n − 1. Into an array: a double returned from a call
+   * that V8 does not inline is boxed, an allocation per contact (the sticking drift's two
+   * tangential rows a contact inside nonsmooth-contact.ts saveMemory: 2.1 KB a step for
+   * S1-100, step-allocation.test.ts).
+   */
+  velocityRows(out: Float64Array, at: number, i: number, k: number, n: number): void {
     const { sys, jac } = this;
-    let s = 0;
+    for (let r = 0; r < n; r++) out[at + r] = 0;
     for (let side = 0; side < 2; side++)
       for (let p = 0, np = this.points(i, side); p < np; p++) {
         const b = this.pointBody(i, side, p);
         const w = this.width(b);
         if (w === 0) continue;
         const f = this.pointWeight(i, side, p);
-        const o = 36 * i + 18 * side + 6 * k;
-        s +=
-          f *
-          (jac[o] * sys.vel[3 * b] +
-            jac[o + 1] * sys.vel[3 * b + 1] +
-            jac[o + 2] * sys.vel[3 * b + 2]);
-        if (w === 6)
-          s +=
+        for (let r = 0; r < n; r++) {
+          const o = 36 * i + 18 * side + 6 * (k + r);
+          out[at + r] +=
             f *
-            (jac[o + 3] * sys.omega[3 * b] +
-              jac[o + 4] * sys.omega[3 * b + 1] +
-              jac[o + 5] * sys.omega[3 * b + 2]);
+            (jac[o] * sys.vel[3 * b] +
+              jac[o + 1] * sys.vel[3 * b + 1] +
+              jac[o + 2] * sys.vel[3 * b + 2]);
+          if (w === 6)
+            out[at + r] +=
+              f *
+              (jac[o + 3] * sys.omega[3 * b] +
+                jac[o + 4] * sys.omega[3 * b + 1] +
+                jac[o + 5] * sys.omega[3 * b + 2]);
+        }
       }
-    return s;
   }
 
   /**

@@ -27,8 +27,9 @@ export class ImpulseMemory {
   /**
    * The slip of a contact that stuck (nonsmooth-contact.ts, "Sticking drift"), 4 per slot:
    * the drift D carried over the step's first half (m, world, b relative to a) and the weight
-   * h/2 (s) of the next start's tangential velocity; NaN first: none (it slid, or no
-   * friction).
+   * h/2 (s) of the next start's tangential velocity; all 0: none (it slid, or no
+   * friction, or compliant contact). Finite either way: a snapshot holds only finite
+   * numbers, and a diverged simulation's last good memory is compared value by value.
    */
   slip: Float64Array = new Float64Array(0);
   private key: Float64Array = new Float64Array(0);
@@ -74,7 +75,7 @@ export class ImpulseMemory {
     this.point[3 * slot] = point[3 * src];
     this.point[3 * slot + 1] = point[3 * src + 1];
     this.point[3 * slot + 2] = point[3 * src + 2];
-    this.slip[4 * slot] = Number.NaN;
+    this.slip.fill(0, 4 * slot, 4 * slot + 4);
     this.byKey.set(key, slot);
     const pk = this.pairKey(a, b);
     this.next[slot] = this.byPair.get(pk);
@@ -117,9 +118,9 @@ export class ImpulseMemory {
     }
   }
 
-  /** Slot s remembers a sticking contact's slip. */
+  /** Slot s remembers a sticking contact's slip (its weight h/2 > 0; none: 0). */
   stuck(s: number): boolean {
-    return !Number.isNaN(this.slip[4 * s]);
+    return this.slip[4 * s + 3] > 0;
   }
 
   /** Copies of the remembered contacts, for simulation snapshots (the projection's apart). */
@@ -151,8 +152,16 @@ export class ImpulseMemory {
     this.begin(n);
     for (let i = 0; i < n; i++) this.add(m.key[i], m.bodyA[i], m.bodyB[i], m.point, i);
     this.impulse.set(m.impulse.subarray(0, 3 * n));
-    // a snapshot from before the slips were remembered: none (add's NaN)
-    if (m.slip !== undefined) this.slip.set(m.slip.subarray(0, 4 * n));
+    // a snapshot from before the slips were remembered: none (add's zeros)
+    if (m.slip === undefined) return;
+    this.slip.set(m.slip.subarray(0, 4 * n));
+    // a slot not all finite is none: the first snapshots with slips marked none by NaN
+    // (their weight left stale), and no NaN drift can reach the friction law from a snapshot
+    for (let i = 0; i < n; i++) {
+      const s = 4 * i;
+      const sum = this.slip[s] + this.slip[s + 1] + this.slip[s + 2] + this.slip[s + 3];
+      if (!Number.isFinite(sum)) this.slip.fill(0, s, s + 4);
+    }
   }
 
   private pairKey(a: number, b: number): number {

@@ -38,7 +38,7 @@ export interface ContactMemory {
   point: Float64Array;
   /**
    * Sticking contacts' slip, 4 per contact (drift D, m, world, and the weight h/2, s;
-   * NaN first: none); absent in snapshots from before it was kept
+   * all 0: none); absent in snapshots from before it was kept
    */
   slip?: Float64Array;
   /** absent in snapshots from before the projection had a warm start */
