@@ -32,6 +32,7 @@ export interface ArmJoint {
   axis: V3;
   limit?: { lower: number; upper: number; effort: number; velocity: number };
   dynamics?: { damping: number; friction: number };
+  mimic?: { joint: string; multiplier: number; offset: number };
 }
 
 const PI = Math.PI;
@@ -171,6 +172,25 @@ export const ARM_JOINTS: ArmJoint[] = [
 
 const v = (x: readonly number[]) => x.join(" ");
 
+/** A joint's URDF element (its limit, dynamics and mimic where it has them). */
+export function urdfJoint(j: ArmJoint): string {
+  const limit = j.limit
+    ? `\n    <limit lower="${j.limit.lower}" upper="${j.limit.upper}" effort="${j.limit.effort}" velocity="${j.limit.velocity}"/>`
+    : "";
+  const dyn = j.dynamics
+    ? `\n    <dynamics damping="${j.dynamics.damping}" friction="${j.dynamics.friction}"/>`
+    : "";
+  const mimic = j.mimic
+    ? `\n    <mimic joint="${j.mimic.joint}" multiplier="${j.mimic.multiplier}" offset="${j.mimic.offset}"/>`
+    : "";
+  return `  <joint name="${j.name}" type="${j.type}">
+    <parent link="${j.parent}"/>
+    <child link="${j.child}"/>
+    <origin xyz="${v(j.xyz)}" rpy="${v(j.rpy)}"/>
+    <axis xyz="${v(j.axis)}"/>${limit}${dyn}${mimic}
+  </joint>`;
+}
+
 /** The arm as URDF text; `extra` is inserted before </robot>. */
 export function armUrdf(extra = ""): string {
   const links = ARM_LINKS.map((l) => {
@@ -185,20 +205,7 @@ export function armUrdf(extra = ""): string {
     <collision>${l.collision}</collision>
   </link>`;
   });
-  const joints = ARM_JOINTS.map((j) => {
-    const limit = j.limit
-      ? `\n    <limit lower="${j.limit.lower}" upper="${j.limit.upper}" effort="${j.limit.effort}" velocity="${j.limit.velocity}"/>`
-      : "";
-    const dyn = j.dynamics
-      ? `\n    <dynamics damping="${j.dynamics.damping}" friction="${j.dynamics.friction}"/>`
-      : "";
-    return `  <joint name="${j.name}" type="${j.type}">
-    <parent link="${j.parent}"/>
-    <child link="${j.child}"/>
-    <origin xyz="${v(j.xyz)}" rpy="${v(j.rpy)}"/>
-    <axis xyz="${v(j.axis)}"/>${limit}${dyn}
-  </joint>`;
-  });
+  const joints = ARM_JOINTS.map(urdfJoint);
   return `<?xml version="1.0"?>
 <!-- a UR5-like 6-axis arm (test/formats/urdf/arm.ts) -->
 <robot name="arm6">

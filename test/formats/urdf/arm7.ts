@@ -10,7 +10,7 @@
  * closed-form volume and the <inertial> agree.
  */
 import { asciiStl, binaryStl, boxTriangles, obj } from "../../support/mesh-files";
-import type { V3 } from "./arm";
+import { type ArmJoint, urdfJoint, type V3 } from "./arm";
 
 export interface Arm7Link {
   name: string;
@@ -22,17 +22,8 @@ export interface Arm7Link {
   mesh: string;
 }
 
-export interface Arm7Joint {
-  name: string;
-  type: "revolute" | "prismatic" | "fixed";
-  parent: string;
-  child: string;
-  xyz: V3;
-  rpy: V3;
-  axis: V3;
-  limit?: { lower: number; upper: number; effort: number; velocity: number };
-  mimic?: { joint: string; multiplier: number; offset: number };
-}
+/** A joint of the 7-axis arm (revolute, prismatic or fixed; the fingers' mimic). */
+export type Arm7Joint = ArmJoint;
 
 const H = Math.PI / 2;
 
@@ -167,20 +158,7 @@ export function arm7Urdf(mm = false): string {
     <collision><geometry><mesh filename="package://arm7/meshes/${l.mesh}"${scale}/></geometry></collision>
   </link>`;
   });
-  const joints = ARM7_JOINTS.map((jt) => {
-    const limit = jt.limit
-      ? `\n    <limit lower="${jt.limit.lower}" upper="${jt.limit.upper}" effort="${jt.limit.effort}" velocity="${jt.limit.velocity}"/>`
-      : "";
-    const mimic = jt.mimic
-      ? `\n    <mimic joint="${jt.mimic.joint}" multiplier="${jt.mimic.multiplier}" offset="${jt.mimic.offset}"/>`
-      : "";
-    return `  <joint name="${jt.name}" type="${jt.type}">
-    <parent link="${jt.parent}"/>
-    <child link="${jt.child}"/>
-    <origin xyz="${v(jt.xyz)}" rpy="${v(jt.rpy)}"/>
-    <axis xyz="${v(jt.axis)}"/>${limit}${mimic}
-  </joint>`;
-  });
+  const joints = ARM7_JOINTS.map(urdfJoint);
   return `<?xml version="1.0"?>
 <robot name="arm7">
 ${links.join("\n")}
