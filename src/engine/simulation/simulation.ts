@@ -857,6 +857,9 @@ export class Simulation {
     for (const a of this.targets.actuators.values()) a.override = null;
     for (const l of this.targets.loads.values()) l.setLoad(null);
     for (const q of this.actuation.coordinates.values()) q.resetTurns();
+    // the State's efforts are the last step's: none since t = 0, as a new session's (the
+    // servo's and limit's of the step before the reset read on at t = 0)
+    this.zeroEfforts();
     this.pending = [];
     // the parameters stay as patched: a recording from the model's start would replay the
     // model's (another dt, gravity or solver), so its start is then this state's snapshot
@@ -1310,6 +1313,12 @@ export class Simulation {
     return false;
   }
 
+  /** The actuators' and limits' reported efforts ← 0: no step taken since this state. */
+  private zeroEfforts(): void {
+    for (const a of this.actuation.actuators) a.effort = 0;
+    for (const q of this.actuation.coordinates.values()) q.limitEffort = 0;
+  }
+
   /** The last step's reported efforts (state.ts, CapturedState.efforts). */
   private efforts(): NonNullable<CapturedState["efforts"]> {
     return {
@@ -1404,11 +1413,10 @@ export class Simulation {
     for (const [id, v] of c.loads)
       this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
     this.pending = c.pending.map((p) => ({ ...p }));
-    for (const a of this.actuation.actuators) a.effort = 0;
+    this.zeroEfforts();
     for (const q of this.actuation.coordinates.values()) {
       q.turns = 0;
       q.lastAngle = 0;
-      q.limitEffort = 0;
     }
     for (const [id, effort] of efforts.actuators)
       (actuatorsById.get(id) as JointActuator).effort = effort;

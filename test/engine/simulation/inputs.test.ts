@@ -370,6 +370,40 @@ describe("recordings and snapshots with inputs", () => {
     expect(sim.recording().entries).toEqual([]);
     expect(sim.state().actuators[0].command).toBe(0);
   });
+
+  it("reset reads as the model's start: no effort of the last step, the State and observation a new session's", () => {
+    // the cart pushed by its servo onto a rail limit: the servo's effort and the limit's
+    // nonzero when reset, kp (0.5 − 0.1) = 16 N (before: the State at t = 0 after the reset
+    // still read the servo's 15.99 N of the step before, and the bound's, and the effort
+    // sensor the same)
+    const model: ModelInput = {
+      ...cartPole,
+      joints: [
+        {
+          id: "rail",
+          type: "prismatic",
+          a: { body: "ground" },
+          b: { body: "cart" },
+          axis: [1, 0, 0],
+          limits: { lower: -1, upper: 0.1 },
+        },
+        (cartPole.joints ?? [])[1],
+      ],
+    };
+    const sim = loadModel(model);
+    sim.schedule(inputs([{ type: "actuator", id: "drive", value: 0.5 }]));
+    sim.step(2000);
+    const pushed = sim.state();
+    expect(pushed.actuators[0].effort).toBeGreaterThan(1);
+    expect(pushed.joints[0].limitEffort).toBeLessThan(-1);
+    sim.reset();
+    const fresh = loadModel(model).state();
+    const reset = sim.state();
+    expect(reset.actuators).toEqual(fresh.actuators);
+    expect(reset.joints).toEqual(fresh.joints);
+    expect(reset.observation).toEqual(fresh.observation);
+    expect(sim.stateHash()).toBe(loadModel(model).stateHash());
+  });
 });
 
 describe("a torque actuator's effort bound on a hinge: the body's moment about the joint's axis", () => {
