@@ -714,18 +714,24 @@ export class Simulation {
    */
   private applyDue(): void {
     let moved = false;
+    // a teleport's pose (bodyState position or orientation): a start, see stateChanged
+    let placed = false;
     let applied = false;
     // taken off the queue at once (one shift each moved the queue: quadratic)
     let count = 0;
     while (count < this.pending.length && this.pending[count].step <= this.record.step) count++;
     for (const entry of this.pending.splice(0, count)) {
       if (entry.separate === true && applied) {
-        this.settleInputs(moved);
+        this.settleInputs(moved, placed);
         moved = false;
+        placed = false;
         applied = false;
       }
-      if ("input" in entry) moved = applyInput(entry.input, this.targets) || moved;
-      else this.applyPatch(entry.parameters);
+      if ("input" in entry) {
+        const input = entry.input;
+        moved = applyInput(input, this.targets) || moved;
+        placed ||= input.type === "bodyState" && (!!input.position || !!input.orientation);
+      } else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary
         const later = !applied && this.lastInputStep === this.record.step;
@@ -739,17 +745,20 @@ export class Simulation {
       applied = true;
     }
     // nothing due (an empty list scheduled now): nothing the recording would replay either
-    if (applied) this.settleInputs(moved);
+    if (applied) this.settleInputs(moved, placed);
   }
 
-  /** After inputs took effect at this boundary: what they invalidate. */
-  private settleInputs(moved: boolean): void {
+  /**
+   * After inputs took effect at this boundary: what they invalidate. `moved`: a body's state
+   * was written; `placed`: a pose among them.
+   */
+  private settleInputs(moved: boolean, placed: boolean): void {
     this.lastInputStep = this.record.step;
     // a new command or load changes the forces at this state (the step's work) and the
     // forces an integrator may have carried from the last step
     this.stepWork.invalidate();
     this.integrator.forcesChanged?.();
-    if (moved) this.stateChanged();
+    if (moved) this.stateChanged(placed);
   }
 
   private logEntry(entry: TimedInputSpec): void {
@@ -787,12 +796,19 @@ export class Simulation {
     return `; servos stiffer than the step resolves: ${named.join(", ")} (a shorter dt or the backward-euler integrator takes them)`;
   }
 
-  /** After positions or velocities were set from outside: derived data and memories. */
-  private stateChanged(): void {
+  /**
+   * After positions or velocities were set from outside: derived data and memories.
+   * `placed` (a teleport's pose): a start, whose joints past a rigid bound are moved onto it
+   * as at t = 0 (ontoBounds); under the compliant law a rod teleported 0.1 rad past its
+   * bound was thrown back across its range by the ½ k δ² (41 J) of the default stiffness,
+   * where the velocity-level integrators set it on the bound at rest.
+   */
+  private stateChanged(placed = false): void {
     this.restoredContacts = null;
     // compliant friction's springs do not follow a state written from outside
     this.contact?.compliant?.clearHistory();
     updateDerived(this.system);
+    if (placed) this.ontoBounds();
     this.integrator.reset();
     // back onto the joints before the angles, the energy and the State read it: articulated
     // its own way, the others the velocities projected onto the joints and motors (the
@@ -806,7 +822,8 @@ export class Simulation {
   }
 
   /**
-   * At the model's start (t = 0, a reset), before the energy reference is taken: the bounds
+   * At the model's start (t = 0, a reset; a teleport, stateChanged), before the energy
+   * reference is taken: the bounds
    * a joint starts past are moved back onto them, the positions alone, the joints held (the
    * smallest move in the kinetic metric, JointLimitProblem.project, as the steps' projections
    * of the joints' drift: no velocity from it). A rigid bound's compliant law (its default

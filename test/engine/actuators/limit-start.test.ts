@@ -97,6 +97,67 @@ describe("a joint started past its bound", () => {
   });
 });
 
+describe("a joint teleported past its bound (a bodyState input)", () => {
+  // the rod, resting on its lower bound δ after the start, written back to the model pose
+  // (q = 0, δ past the bound) at rest: as at a start, onto the bound at once and resting
+  // there (before: q = 0 read in the State after the input under every integrator, and the
+  // compliant law's default stiffness, k = I_c (2π/0.02 s)², released its ½ k δ² = 20.15 J:
+  // the rod thrown off at 6.27 rad/s under newmark, 6.24 generalized-alpha, 6.05 articulated)
+  const teleport = (integrator: string, stiffness?: number) => {
+    const sim = rodPastItsBound(integrator, 0.005, stiffness);
+    sim.step(20);
+    sim.schedule([
+      {
+        type: "bodyState",
+        id: "rod",
+        position: [L / 2, 0, 0],
+        orientation: [1, 0, 0, 0],
+        velocity: [0, 0, 0],
+        angularVelocity: [0, 0, 0],
+      },
+    ]);
+    return sim;
+  };
+
+  it("is set on a rigid bound at once, and rests there without kinetic energy (every integrator)", () => {
+    for (const integrator of [
+      "moreau-jean",
+      "backward-euler",
+      "symplectic-euler",
+      "newmark",
+      "generalized-alpha",
+      "articulated",
+    ]) {
+      const sim = teleport(integrator);
+      expect(sim.state().joints[0].coordinates[0], integrator).toBeCloseTo(DELTA, 6);
+      let fastest = 0;
+      let kinetic = 0;
+      for (let i = 0; i < 600; i++) {
+        sim.step(1);
+        const s = sim.state();
+        fastest = Math.max(fastest, Math.abs(s.joints[0].rates[0]));
+        kinetic = Math.max(kinetic, s.energy.kinetic);
+      }
+      const s = sim.state();
+      expect(fastest, integrator).toBeLessThan(1e-9);
+      expect(kinetic, integrator).toBeLessThan(1e-15);
+      expect(s.joints[0].coordinates[0], integrator).toBeCloseTo(DELTA, 6);
+      expect(Math.abs(s.energy.error), integrator).toBeLessThan(1e-12);
+    }
+  });
+
+  it("is left where it is by a spring the model gives, which releases ½ k δ²", () => {
+    const k = 10;
+    const spring = 0.5 * k * DELTA * DELTA;
+    for (const integrator of ["newmark", "generalized-alpha", "articulated"]) {
+      const sim = teleport(integrator, k);
+      const s = sim.state();
+      expect(s.joints[0].coordinates[0], integrator).toBeCloseTo(0, 12);
+      expect(s.energy.total, integrator).toBeCloseTo(spring, 12);
+    }
+  });
+});
+
 describe("a bound touching without load (moreau-jean, backward-euler, symplectic-euler)", () => {
   it("reports no effort: the gravity along the hinge, the rod started past its bound rests on it", () => {
     for (const integrator of ["moreau-jean", "backward-euler", "symplectic-euler"]) {
