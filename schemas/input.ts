@@ -55,6 +55,15 @@ export const Input = z
       }),
     }),
     z.strictObject({
+      type: z.literal("limits"),
+      id: Id.meta({ description: "a revolute or prismatic joint whose model gives `limits`" }),
+      lower: z.number().meta({
+        description:
+          "rad (revolute) or m (prismatic) from the model pose; the model's restitution, stiffness and damping stay",
+      }),
+      upper: z.number().meta({ description: "above lower" }),
+    }),
+    z.strictObject({
       type: z.literal("bodyState"),
       id: BodyRef.meta({
         description: 'the body\'s id (a dynamic body, or a fem node "<fem id>/<k>")',
@@ -79,7 +88,7 @@ export const Input = z
   .meta({
     id: "Input",
     description:
-      "actuator: set a command; load: set a point force; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
+      "actuator: set a command; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
   });
 
 export const InputsBody = z

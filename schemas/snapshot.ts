@@ -292,6 +292,13 @@ export const SimulationSnapshot = z
           .array(z.tuple([Id, z.strictObject({ force: Vec3, torque: Vec3 })]))
           .max(100_000)
           .meta({ description: "[pointForce id, values] of the loads set at run time" }),
+        limits: z
+          .array(z.tuple([Id, z.number(), z.number()]))
+          .max(100_000)
+          .optional()
+          .meta({
+            description: "[joint id, lower, upper] of the joints whose bounds an input moved",
+          }),
         pending: z.array(TimedInput).max(MAX_PENDING_INPUTS).meta({
           description: "inputs and parameter patches scheduled for later step boundaries",
         }),

@@ -71,6 +71,79 @@ describe("POST /v1/sessions/:id/inputs", () => {
   });
 });
 
+describe("a limits input over REST and the WebSocket", () => {
+  it("moves a joint's bounds at the step the answer names; refusals name the path", async () => {
+    // a 1 kg, 1 m rod hinged at its end (I = 1/3 kg·m²), no gravity, τ = 1 N·m pressing it
+    // onto its upper bound 0.5 rad (moreau-jean: a rigid bound, limitEffort −τ)
+    const id = await createSession(server.app, {
+      gravity: [0, 0, 0],
+      bodies: [{ id: "rod", mass: 1, position: [0.5, 0, 0], inertia: [1e-3, 1 / 12, 1 / 12] }],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "rod", point: [-0.5, 0, 0] },
+          axis: [0, 1, 0],
+          limits: { lower: -1, upper: 0.5 },
+        },
+      ],
+      actuators: [{ id: "m", joint: "pin", type: "torque", effort: 1 }],
+      solver: { integrator: "moreau-jean", dt: 0.001 },
+    });
+    const rested = await step(server.app, id, 1000);
+    expect(rested.joints[0].coordinates[0]).toBeCloseTo(0.5, 9);
+    const post = (body: object) =>
+      request(server.app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    const later = await post({
+      inputs: [{ type: "limits", id: "pin", lower: -1, upper: 0.8 }],
+      step: 1100,
+    });
+    expect(later.body).toEqual({ step: 1100, pending: 1 });
+    // at rest until step 1100, then q − 0.5 = ½ (τ/I) t² until the new bound (0.447 s)
+    expect((await step(server.app, id, 100)).joints[0].coordinates[0]).toBeCloseTo(0.5, 9);
+    const turned = await step(server.app, id, 300);
+    expect(turned.joints[0].coordinates[0]).toBeCloseTo(0.5 + 0.5 * 3 * 0.3 * 0.3, 6);
+    // over the socket: the bound moved into the joint (q ≈ 0.635 rad) puts it on the bound
+    const ws = new WebSocket(`${server.ws}/v1/sessions/${id}/stream?fields=joints`);
+    const messages: Record<string, unknown>[] = [];
+    ws.on("message", (data: Buffer) => messages.push(JSON.parse(data.toString())));
+    await new Promise((r) => ws.once("open", r));
+    ws.send(
+      JSON.stringify({
+        type: "inputs",
+        ref: "in",
+        inputs: [{ type: "limits", id: "pin", lower: -1, upper: 0.3 }],
+      }),
+    );
+    ws.send(
+      JSON.stringify({
+        type: "inputs",
+        ref: "bad",
+        inputs: [{ type: "limits", id: "pin", lower: 0.3, upper: -1 }],
+      }),
+    );
+    await waitFor(() => messages.some((m) => m.ref === "bad"));
+    ws.close();
+    expect(messages.find((m) => m.ref === "in")).toMatchObject({ step: 1400, pending: 0 });
+    expect(messages.find((m) => m.ref === "bad")).toMatchObject({
+      type: "error",
+      details: { issues: [{ path: ["inputs", 0, "upper"] }] },
+    });
+    const moved = await getState(server.app, id);
+    expect(moved.step).toBe(1400);
+    expect(moved.joints[0].coordinates[0]).toBeCloseTo(0.3, 6);
+    // its velocity kept (positions alone, as at a start): the next step's impact (e = 0) stops it
+    expect(Math.abs((await step(server.app, id, 1)).joints[0].rates[0])).toBeLessThan(1e-9);
+    const unknown = await post({ inputs: [{ type: "limits", id: "m", lower: 0, upper: 1 }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details.issues).toEqual([
+      { path: ["inputs", 0, "id"], message: 'unknown joint "m"' },
+    ]);
+    expect((await step(server.app, id, 500)).joints[0].limitEffort).toBeCloseTo(-1, 6);
+  });
+});
+
 describe("GET /v1/sessions/:id/recording?every=k", () => {
   // the states were kept whole and stringified at the end: ?every=1 on a 300 000-step
   // falling body ended a 512 MB worker, its other sessions rebuilt from their checkpoints

@@ -56,8 +56,9 @@ export interface JointLimitOptions {
 export class CompliantJointLimit implements ForceEffector {
   readonly id: string;
   readonly jacobianType: MatrixTypeFlags = MatrixType.SPD;
-  readonly lower: number;
-  readonly upper: number;
+  /** The bounds (rad or m); a `limits` input moves them (simulation/inputs.ts JointBounds). */
+  lower: number;
+  upper: number;
   readonly stiffness: number;
   readonly damping: number;
   /**

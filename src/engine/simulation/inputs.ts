@@ -32,10 +32,54 @@ import { cross3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { magnitudeBound } from "../model/time-function";
 
+/** A bound's holder: the compliant law's limit and the nonsmooth treatment's entry. */
+interface BoundsHolder {
+  lower: number;
+  upper: number;
+}
+
+/**
+ * The bounds of a joint whose model gives `limits`, which a `limits` input moves: written
+ * to both treatments (joint-limit.ts's compliant law, limit-problem.ts's unilateral rows),
+ * whichever the integrator uses, so that a PATCH of the integrator finds them moved too.
+ */
+export class JointBounds {
+  constructor(
+    readonly joint: string,
+    /** The model's bounds (rad or m from the model pose): a reset's. */
+    readonly modelLower: number,
+    readonly modelUpper: number,
+    private readonly holders: readonly BoundsHolder[],
+  ) {}
+
+  get lower(): number {
+    return this.holders[0].lower;
+  }
+
+  get upper(): number {
+    return this.holders[0].upper;
+  }
+
+  /** Whether the bounds in effect are not the model's. */
+  get moved(): boolean {
+    return this.lower !== this.modelLower || this.upper !== this.modelUpper;
+  }
+
+  set(lower: number, upper: number): void {
+    for (const h of this.holders) {
+      h.lower = lower;
+      h.upper = upper;
+    }
+  }
+}
+
 export interface InputTargets {
   system: BodySystem;
   actuators: ReadonlyMap<string, JointActuator>;
   loads: ReadonlyMap<string, PointForceEffector>;
+  /** The joints whose model gives limits, by id; `joints` all the model's joint ids. */
+  limits: ReadonlyMap<string, JointBounds>;
+  joints: ReadonlySet<string>;
   /** The step h (s, solver.dt): what an effort set at a boundary acts over before the next. */
   dt: () => number;
 }
@@ -86,6 +130,25 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       const load = t.loads.get(input.id);
       if (!load) return [{ path: ["id"], message: `unknown pointForce "${input.id}"` }];
       return input.reset ? [] : loadBounds(input, load, sys, t.dt());
+    }
+    case "limits": {
+      if (!t.limits.has(input.id))
+        return [
+          {
+            path: ["id"],
+            message: t.joints.has(input.id)
+              ? `joint "${input.id}" has no limits in the model: only a limited revolute or prismatic joint's bounds move`
+              : `unknown joint "${input.id}"`,
+          },
+        ];
+      return input.lower < input.upper
+        ? []
+        : [
+            {
+              path: ["upper"],
+              message: `upper (${input.upper}) must be above lower (${input.lower})`,
+            },
+          ];
     }
     case "bodyState":
     case "impulse": {
@@ -341,6 +404,10 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
         .get(input.id)
         ?.setLoad(input.reset ? null : { force: input.force, torque: input.torque });
       return false;
+    case "limits":
+      t.limits.get(input.id)?.set(input.lower, input.upper);
+      // a start for the joint: onto a bound it is now past (Simulation.stateChanged)
+      return true;
     case "bodyState": {
       const b = sys.index.get(input.id) as number;
       if (input.position) sys.pos.set(input.position, 3 * b);

@@ -76,6 +76,7 @@ import {
   checkModelCommands,
   type InputIssue,
   type InputTargets,
+  JointBounds,
 } from "./inputs";
 import { withoutNegativeZeros } from "./json-values";
 import { StepMonitor } from "./monitor";
@@ -377,7 +378,21 @@ export class Simulation {
     const actuators = new Map(parts.actuation.actuators.map((a) => [a.id, a]));
     const loads = new Map<string, PointForceEffector>();
     for (const e of this.effectors) if (e instanceof PointForceEffector) loads.set(e.id, e);
-    this.targets = { system: this.system, actuators, loads, dt: () => this.solver.dt };
+    const bounds = new Map<string, JointBounds>();
+    for (const l of limited) {
+      const compliant = parts.actuation.limits.find((c) => c.coordinate === l.coordinate);
+      const holders = compliant ? [l, compliant] : [l];
+      const joint = l.coordinate.joint;
+      bounds.set(joint, new JointBounds(joint, l.lower, l.upper, holders));
+    }
+    this.targets = {
+      system: this.system,
+      actuators,
+      loads,
+      limits: bounds,
+      joints: new Set(this.model.joints.map((j) => j.id)),
+      dt: () => this.solver.dt,
+    };
     this.sensors = new SensorSet(this.model.sensors, {
       system: this.system,
       coordinates: parts.actuation.coordinates,
@@ -714,7 +729,8 @@ export class Simulation {
    */
   private applyDue(): void {
     let moved = false;
-    // a teleport's pose (bodyState position or orientation): a start, see stateChanged
+    // a teleport's pose (bodyState position or orientation), moved bounds: a start, see
+    // stateChanged
     let placed = false;
     let applied = false;
     // taken off the queue at once (one shift each moved the queue: quadratic)
@@ -730,7 +746,9 @@ export class Simulation {
       if ("input" in entry) {
         const input = entry.input;
         moved = applyInput(input, this.targets) || moved;
-        placed ||= input.type === "bodyState" && (!!input.position || !!input.orientation);
+        placed ||=
+          input.type === "limits" ||
+          (input.type === "bodyState" && (!!input.position || !!input.orientation));
       } else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary
@@ -750,7 +768,7 @@ export class Simulation {
 
   /**
    * After inputs took effect at this boundary: what they invalidate. `moved`: a body's state
-   * was written; `placed`: a pose among them.
+   * was written; `placed`: a pose or a joint's bounds among them.
    */
   private settleInputs(moved: boolean, placed: boolean): void {
     this.lastInputStep = this.record.step;
@@ -798,7 +816,7 @@ export class Simulation {
 
   /**
    * After positions or velocities were set from outside: derived data and memories.
-   * `placed` (a teleport's pose): a start, whose joints past a rigid bound are moved onto it
+   * `placed` (a teleport's pose, moved bounds): a start, whose joints past a rigid bound are moved onto it
    * as at t = 0 (ontoBounds); under the compliant law a rod teleported 0.1 rad past its
    * bound was thrown back across its range by the ½ k δ² (41 J) of the default stiffness,
    * where the velocity-level integrators set it on the bound at rest.
@@ -867,6 +885,7 @@ export class Simulation {
     this.contact?.compliant?.clearHistory();
     this.restore(this.initial);
     this.record.restart();
+    for (const b of this.targets.limits.values()) b.set(b.modelLower, b.modelUpper);
     this.ontoBounds();
     this.lastH = 0;
     this.integrator.reset();
@@ -1093,11 +1112,12 @@ export class Simulation {
     const before = cloneBodyState(this.system.state);
     // the angles' branches, which the analysis moves with the joints
     const turns = this.angles.map((q) => [q.turns, q.lastAngle]);
-    const limits = this.model.joints.flatMap((j) =>
-      (j.type === "revolute" || j.type === "prismatic") && j.limits
-        ? [{ joint: j.id, lower: j.limits.lower, upper: j.limits.upper }]
-        : [],
-    );
+    // the bounds in effect (a limits input moves them)
+    const limits = [...this.targets.limits.values()].map((b) => ({
+      joint: b.joint,
+      lower: b.lower,
+      upper: b.upper,
+    }));
     const result = assemblyResultOut(
       this.system,
       this.constraints,
@@ -1354,6 +1374,7 @@ export class Simulation {
     if (this.pending.length > 0) return true;
     for (const a of this.targets.actuators.values()) if (a.override !== null) return true;
     for (const l of this.targets.loads.values()) if (l.override !== null) return true;
+    for (const b of this.targets.limits.values()) if (b.moved) return true;
     return false;
   }
 
@@ -1373,7 +1394,15 @@ export class Simulation {
             torque: [l.override.torque[0], l.override.torque[1], l.override.torque[2]],
           },
         ]);
-    return { actuators, loads, pending: this.pendingInputs() };
+    const limits: [string, number, number][] = [];
+    for (const b of this.targets.limits.values())
+      if (b.moved) limits.push([b.joint, b.lower, b.upper]);
+    return {
+      actuators,
+      loads,
+      ...(limits.length > 0 ? { limits } : {}),
+      pending: this.pendingInputs(),
+    };
   }
 
   /** Restores the state's controls and turns (checked: throws SnapshotError). */
@@ -1387,6 +1416,13 @@ export class Simulation {
     c.loads.forEach(([id], i) => {
       if (!this.targets.loads.has(id))
         issues.push({ path: ["controls", "loads", i, 0], message: `unknown pointForce "${id}"` });
+    });
+    c.limits?.forEach(([id, lower, upper], i) => {
+      for (const issue of checkInput({ type: "limits", id, lower, upper }, this.targets))
+        issues.push({
+          path: ["controls", "limits", i, issue.path[0] === "id" ? 0 : 2],
+          message: issue.message,
+        });
     });
     c.pending.forEach((p, i) => {
       if (p.step < state.record.step)
@@ -1429,6 +1465,8 @@ export class Simulation {
       (this.targets.actuators.get(id) as JointActuator).override = v;
     for (const [id, v] of c.loads)
       this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
+    for (const b of this.targets.limits.values()) b.set(b.modelLower, b.modelUpper);
+    for (const [id, lower, upper] of c.limits ?? []) this.targets.limits.get(id)?.set(lower, upper);
     this.pending = c.pending.map((p) => ({ ...p }));
     this.zeroEfforts();
     for (const q of this.actuation.coordinates.values()) {
