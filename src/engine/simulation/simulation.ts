@@ -816,10 +816,10 @@ export class Simulation {
 
   /**
    * After positions or velocities were set from outside: derived data and memories.
-   * `placed` (a teleport's pose, moved bounds): a start, whose joints past a rigid bound are moved onto it
-   * as at t = 0 (ontoBounds); under the compliant law a rod teleported 0.1 rad past its
-   * bound was thrown back across its range by the ½ k δ² (41 J) of the default stiffness,
-   * where the velocity-level integrators set it on the bound at rest.
+   * `placed` (a teleport's pose, moved bounds): a start, whose joints past a rigid bound are
+   * moved onto it as at t = 0 (ontoBounds); under the compliant law a rod teleported 0.1 rad
+   * past its bound was thrown back across its range by the ½ k δ² (41 J) of the default
+   * stiffness, where the velocity-level integrators set it on the bound at rest.
    */
   private stateChanged(placed = false): void {
     this.restoredContacts = null;
@@ -840,11 +840,11 @@ export class Simulation {
   }
 
   /**
-   * At the model's start (t = 0, a reset; a teleport, stateChanged), before the energy
-   * reference is taken: the bounds
-   * a joint starts past are moved back onto them, the positions alone, the joints held (the
-   * smallest move in the kinetic metric, JointLimitProblem.project, as the steps' projections
-   * of the joints' drift: no velocity from it). A rigid bound's compliant law (its default
+   * At the model's start (t = 0, a reset; a teleport or moved bounds, stateChanged), before
+   * the energy reference is taken: the bounds a joint starts past are moved back onto them,
+   * the positions alone, the joints held (the smallest move in the kinetic metric,
+   * JointLimitProblem.project, as the steps' projections of the joints' drift: no velocity
+   * from it). A rigid bound's compliant law (its default
    * stiffness under newmark, generalized-alpha and articulated) would otherwise release the
    * ½ k δ² of its regularization: a 1 kg, 1 m rod started 0.07 rad past its bound without
    * gravity was thrown at 6.3 rad/s across its range onto the other bound. A spring (the
