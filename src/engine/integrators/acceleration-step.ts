@@ -962,7 +962,15 @@ export class AccelerationStepper implements NewtonStepper {
    * f_s^δ with the servos' lead (holdStiffForces): the part of a solved step's `a` that
    * holdStiffForces' extra weight and the lead put there (newmark's and generalized-alpha's
    * memory, which must stay M⁻¹ f of the end state: the weight's share of the next step is
-   * its own). Leaves the force accumulators with the stiff forces.
+   * its own). With momentum rows, after endFreeRates: the turning bodies' rotational rows
+   * of `out` then hold I_end⁻¹ f_end from the residual's forces (momentumRows), which have
+   * the lead but not the weight's share, so only the lead's, I_end⁻¹ (f_s^δ − f_s), is taken
+   * out there (M⁻¹ is block-diagonal by body). Taking the whole share before endFreeRates
+   * left the lead's force in generalized-alpha's memory: the next step's start took
+   * f_s^δ = k_p (q* − q) − δ k_p q̇ for f_s with the weight ½, where the servo was resolved
+   * (the 2 kg, 0.6 m rod turning about its centre at k_p = 1e4, 1/60 s: its sub-steps of
+   * h/8 after one of h/4 started from 110.6 N·m for 637.6, energy.error −19.4 J).
+   * Leaves the force accumulators with the stiff forces.
    */
   removeStiffShare(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
     if (c.stiffWeight === 0) return;
@@ -972,10 +980,21 @@ export class AccelerationStepper implements NewtonStepper {
     this.leadStiff(c.stiffForces, this.stiffLead);
     this.stiffForcesNow(c.stiffForces, tEnd, stiffLed);
     this.leadStiff(c.stiffForces, 0);
-    // shifted: a' = M⁻¹ (f + ε f_s(t_end)) (shiftStiffStart)
+    // shifted: a' = M⁻¹ (f + ε f_s(t_end)) (shiftStiffStart); the lead's share f_s^δ − f_s
+    // into stiffLed
     const start = this.stiffShifted ? 0 : e;
-    for (let i = 0; i < n; i++)
-      stiffEnd[i] = (1 + e) * stiffLed[i] - start * stiffStart[i] - stiffEnd[i];
+    for (let i = 0; i < n; i++) {
+      const lead = stiffLed[i] - stiffEnd[i];
+      stiffEnd[i] = e * stiffLed[i] - start * stiffStart[i] + lead;
+      stiffLed[i] = lead;
+    }
+    if (c.momentumRows) {
+      const { sys, turning } = this;
+      for (let k = 0; k < turning.length; k++) {
+        const d = sys.dofOffset[turning[k]] + 3;
+        for (let j = 0; j < 3; j++) stiffEnd[d + j] = stiffLed[d + j];
+      }
+    }
     massSolve(this.sys, stiffEnd, tmp);
     for (let i = 0; i < n; i++) out[i] -= tmp[i];
   }
