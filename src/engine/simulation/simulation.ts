@@ -460,6 +460,7 @@ export class Simulation {
       resetStepStats(stats);
       try {
         this.integrator.step(record.time, h, stats);
+        this.stepWork.solved(record.time, h);
         stats.jointToleranceMet = this.stepper.projectOnConstraints(
           record.time + h,
           h,

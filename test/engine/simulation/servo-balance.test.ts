@@ -13,6 +13,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { rodPendulum } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -60,4 +61,44 @@ describe("a servo's booked work is the kinetic energy it gave a rod hinged at it
         // the servo's after a sub-step that did not resolve it)
         expect(worst).toBeLessThan(1e-14 * scale + 1e-12);
       });
+});
+
+describe("backward-euler books a servo's work at the step's end state before the joints' projection", () => {
+  // The rod hinged at its end (rodPendulum, I = m L²/3 = 0.24 kg·m²): backward Euler's
+  // M (v_{t+h} − v_t) = h f_{t+h} makes −h v̄ · F_{t+h} the servo's exact share of the kinetic
+  // energy's change at the state the step solved; the post-step projection then moves q by
+  // the hinge's drift (3.4e-3 rad on the first step at k_p = 1e10), and k_p times that was
+  // read as the servo's force: energy.error 5.0e6 J from the first step (k_p = 1e10), 5.0e2 J
+  // (1e6), 3.6 J (1e4), 100 times more each 1e2 of k_p. From rest the hinge's reaction does
+  // no work on the first step (v_t = 0, G_{t+h} v_{t+h} = 0), so the first step's balance
+  // closes to rounding; later steps keep the projection's own error (−2.8e-2 J at
+  // k_p = 1e4, −4.9e-2 J at 1e2: the resolved servo's, unchanged).
+  for (const kp of [1e4, 1e6, 1e8, 1e10, 1e12])
+    it(`k_p = ${kp.toExponential(0)} N·m/rad: energy.error after the first step to rounding of k_p q*², and within 1e-5 J + that over 100 steps`, () => {
+      const sim = loadModel(
+        rodPendulum({
+          mass: m,
+          length: L,
+          axis: [0, 0, 1],
+          gravity: [0, 0, 0],
+          servo: { type: "position", target, kp, kd: 0 },
+          solver: { integrator: "backward-euler", dt: h },
+        }),
+      );
+      const scale = kp * target * target;
+      sim.step(1);
+      const s = sim.state();
+      // the rod moved: the balance is about tens of joules, not nothing
+      expect(s.energy.kinetic).toBeGreaterThan(30);
+      // measured 2.6e-12 J (1e4) to 7.5e-7 J (1e12): ≤ 1e-16 k_p q*²
+      expect(Math.abs(s.energy.error)).toBeLessThan(1e-15 * scale + 1e-10);
+      if (kp < 1e6) return;
+      let worst = 0;
+      for (let n = 0; n < 100; n++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
+      // measured 3.9e-6 J (1e6), 3.0e-10 (1e8), 1.2e-7 (1e10), 9.6e-6 (1e12)
+      expect(worst).toBeLessThan(1e-5 + 1e-15 * scale);
+    });
 });
