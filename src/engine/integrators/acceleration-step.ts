@@ -832,13 +832,25 @@ export class AccelerationStepper implements NewtonStepper {
    * servo holding a load keeps its force from step to step, and its carried guess is the
    * good one (without it the resting rod under k_p = 2e5, k_d = 200 at 1 ms crept at 3e-8
    * rad/s: each step's Newton, 47 rad/s² off at its start, stopped on the same side).
+   *
+   * `constrainedMemory` (newmark's velocity-level a_t = M⁻¹ (f_t + G_tᵀλ_t), which holds the
+   * joints' reaction to the servos' start force too): the start share taken out is the
+   * constrained P M⁻¹ f_s(t) (startTangent), the servos' force and the reaction to it. With
+   * M⁻¹ f_s(t) the reaction's (1 − γ) h G_tᵀλ_s stayed in the step, a joint impulse at the
+   * start's configuration that the converged end force then balanced: on the rod hinged at its
+   * end (2 kg, 0.6 m, 1/60 s, k_d = 0) its work on the mean velocity read energy.error
+   * −1.0 J (k_p = 1e4) to −1.25e8 J (1e12) from the first step, −5e-6 J now; and a first
+   * step from it failed or ran away from k_p = 1e14 (the pendulum example commanded past its
+   * limit, q = −2.3 rad then −118 rad), which now run to k_p = 1e18 and fail from 1e21.
    */
-  shiftStiffStart(c: SchemeCoefficients): void {
+  shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false): void {
     this.stiffShifted = false;
     const e = c.stiffWeight;
     if (e === 0) return;
     const { sys, tmp, a, dxPred, vPred, n } = this;
-    massSolve(sys, this.stiffStart, tmp);
+    const projected = constrainedMemory && this.constraints !== null;
+    if (projected) this.startTangent(this.stiffStart, tmp);
+    else massSolve(sys, this.stiffStart, tmp);
     let share = 0;
     for (let i = 0; i < n; i++) {
       dxPred[i] -= c.cx * e * tmp[i];
@@ -849,7 +861,7 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffShifted = true;
     // P tmp is no larger than tmp in the mass norm; the free share decides whether to look
     if (share <= GUESS_SHARE_LIMIT) return;
-    this.startTangent(this.stiffStart, tmp);
+    if (!projected) this.startTangent(this.stiffStart, tmp);
     for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
   }
 
@@ -962,7 +974,15 @@ export class AccelerationStepper implements NewtonStepper {
    * f_s^δ with the servos' lead (holdStiffForces): the part of a solved step's `a` that
    * holdStiffForces' extra weight and the lead put there (newmark's and generalized-alpha's
    * memory, which must stay M⁻¹ f of the end state: the weight's share of the next step is
-   * its own). Leaves the force accumulators with the stiff forces.
+   * its own). With momentum rows, after endFreeRates: the turning bodies' rotational rows
+   * of `out` then hold I_end⁻¹ f_end from the residual's forces (momentumRows), which have
+   * the lead but not the weight's share, so only the lead's, I_end⁻¹ (f_s^δ − f_s), is taken
+   * out there (M⁻¹ is block-diagonal by body). Taking the whole share before endFreeRates
+   * left the lead's force in generalized-alpha's memory: the next step's start took
+   * f_s^δ = k_p (q* − q) − δ k_p q̇ for f_s with the weight ½, where the servo was resolved
+   * (the 2 kg, 0.6 m rod turning about its centre at k_p = 1e4, 1/60 s: its sub-steps of
+   * h/8 after one of h/4 started from 110.6 N·m for 637.6, energy.error −19.4 J).
+   * Leaves the force accumulators with the stiff forces.
    */
   removeStiffShare(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
     if (c.stiffWeight === 0) return;
@@ -972,10 +992,21 @@ export class AccelerationStepper implements NewtonStepper {
     this.leadStiff(c.stiffForces, this.stiffLead);
     this.stiffForcesNow(c.stiffForces, tEnd, stiffLed);
     this.leadStiff(c.stiffForces, 0);
-    // shifted: a' = M⁻¹ (f + ε f_s(t_end)) (shiftStiffStart)
+    // shifted: a' = M⁻¹ (f + ε f_s(t_end)) (shiftStiffStart); the lead's share f_s^δ − f_s
+    // into stiffLed
     const start = this.stiffShifted ? 0 : e;
-    for (let i = 0; i < n; i++)
-      stiffEnd[i] = (1 + e) * stiffLed[i] - start * stiffStart[i] - stiffEnd[i];
+    for (let i = 0; i < n; i++) {
+      const lead = stiffLed[i] - stiffEnd[i];
+      stiffEnd[i] = e * stiffLed[i] - start * stiffStart[i] + lead;
+      stiffLed[i] = lead;
+    }
+    if (c.momentumRows) {
+      const { sys, turning } = this;
+      for (let k = 0; k < turning.length; k++) {
+        const d = sys.dofOffset[turning[k]] + 3;
+        for (let j = 0; j < 3; j++) stiffEnd[d + j] = stiffLed[d + j];
+      }
+    }
     massSolve(this.sys, stiffEnd, tmp);
     for (let i = 0; i < n; i++) out[i] -= tmp[i];
   }

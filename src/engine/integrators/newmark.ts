@@ -330,11 +330,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // the servos the step does not resolve with the weight 1 in v_{t+h} − v_t, where a_t
     // (M a_t = f_t) gives the others (1 − γ): ε = (1 − γ)/γ on their change over the step
     // (AccelerationStepper.holdStiffForces), their share taken out of the memory again in
-    // commit. Not with joints at the position level, whose a_t carries constraint forces
-    // along the joints that the share's M⁻¹ (unconstrained) would not match
+    // commit; the share the predictors lose is the constrained one, P M⁻¹ f_s(t), as a_t
+    // holds the joints' reaction to it (AccelerationStepper.shiftStiffStart). Not with
+    // joints at the position level, whose a_t carries constraint forces along the joints
+    // that the share's M⁻¹ (unconstrained) would not match
     const stiff = !positionLevel || s.constraints === null;
     s.holdStiffForces(t, h, c, stiff ? (1 - gamma) / gamma : 0);
-    s.shiftStiffStart(c);
+    s.shiftStiffStart(c, true);
     s.linearIterations = 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
     // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`); at
