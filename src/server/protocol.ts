@@ -134,6 +134,7 @@ export interface WorkerErrorInfo {
     | "not_found"
     | "diverged"
     | "solver_error"
+    | "insufficient_memory"
     | "timeout";
   message: string;
   details?: unknown;
@@ -273,6 +274,12 @@ export interface WorkerInit {
    * in a session; absent: the snapshot format's MAX_PENDING_INPUTS (schemas/snapshot.ts).
    */
   maxPendingInputs?: number;
+  /**
+   * WORKER_SESSION_MEMORY_MB in bytes: the estimated heap (sessions/memory.ts) the worker's
+   * sessions may hold together; a model that would pass it is refused before it is built
+   * (`insufficient_memory`). Absent: no bound.
+   */
+  sessionMemoryBytes?: number;
   /**
    * RECORDING_STATES_MAX_BYTES: bytes of JSON the replayed states of one recording answer
    * (?every=k) may hold; past it the replay stops, 409 naming it. Absent: the default.

@@ -56,6 +56,7 @@ import {
   recordingOf,
   replayRecording,
   type Simulation,
+  type SimulationSnapshotSpec,
   SnapshotError,
   SolverError,
   setDeadline,
@@ -83,7 +84,7 @@ import {
 } from "./protocol";
 import { parseModelBody } from "./request-body";
 import { engineSnapshotBytes } from "./sessions/checkpoints";
-import { sessionMemoryBytes } from "./sessions/memory";
+import { noRoomInfo, sessionMemoryBytes } from "./sessions/memory";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -155,6 +156,8 @@ class WorkerSession {
   constructor(
     readonly id: string,
     readonly sim: Simulation,
+    /** its estimated heap bytes (sessions/memory.ts), counted against the worker's budget */
+    readonly memoryBytes: number,
   ) {}
 }
 
@@ -496,7 +499,7 @@ export class WorkerRuntime {
     if (body.snapshot !== undefined) {
       const { session, simulation } = body.snapshot;
       return {
-        session: this.restore(id, simulation, session.status, session.message),
+        session: this.restore(id, simulation, session.status, session.message, true),
         name: session.name,
       };
     }
@@ -519,7 +522,7 @@ export class WorkerRuntime {
           joints: model.joints.length,
           motors: model.motors.length,
         },
-        memoryBytes: sessionMemoryBytes(model),
+        memoryBytes: s.memoryBytes,
         model: utf8.encode(JSON.stringify(model)),
       },
     };
@@ -529,6 +532,7 @@ export class WorkerRuntime {
   private create(id: string, model: ModelSpec): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
+    const bytes = this.admit(model);
     let sim: Simulation;
     try {
       sim = buildSimulation(model);
@@ -549,7 +553,50 @@ export class WorkerRuntime {
         message: `invalid body: ${issues[0].path.join(".")}: ${issues[0].message}`,
         details: { part: "body", issues },
       });
-    return this.keep(id, sim, "invalid_model", ["model"]);
+    return this.keep(id, sim, bytes, "invalid_model", ["model"]);
+  }
+
+  /**
+   * The estimated heap bytes of a session of `model` (sessions/memory.ts), checked against
+   * what the worker's sessions may hold (init.sessionMemoryBytes, WORKER_SESSION_MEMORY_MB)
+   * before the model is built: a refused model costs its validation only, not its build
+   * (about 2.6 times what the session then keeps, sessions/memory.ts), which for a model
+   * far past the budget could take the worker's time and run its heap out. Synchronous, so
+   * concurrent creations on one worker are counted one after the other.
+   */
+  private admit(model: ModelSpec): number {
+    const bytes = sessionMemoryBytes(model);
+    const budget = this.init.sessionMemoryBytes;
+    if (budget === undefined) return bytes;
+    let held = 0;
+    for (const s of this.sessions.values()) held += s.memoryBytes;
+    if (held + bytes > budget) throw new Failure(noRoomInfo(bytes, held, budget));
+    return bytes;
+  }
+
+  /**
+   * Refuses a client's snapshot holding more inputs pending than MAX_PENDING_INPUTS (400
+   * naming it): the format holds up to its own MAX_PENDING_INPUTS (100 000), and every
+   * answered change of such a session would rewrite them all in its checkpoint (see
+   * checkPendingRoom). The server's own checkpoints and forks are not refused: a session
+   * kept under a larger limit is not lost when the limit is lowered.
+   */
+  private checkRestoredPending(snap: SimulationSnapshotSpec): void {
+    const max = this.init.maxPendingInputs ?? MAX_PENDING_INPUTS;
+    const pending = snap.controls?.pending.length ?? 0;
+    if (pending <= max) return;
+    const path = ["snapshot", "simulation", "controls", "pending"];
+    const message = `${pending} inputs pending, above MAX_PENDING_INPUTS (${max}), the most a session holds scheduled for later steps`;
+    throw new Failure({
+      code: "invalid_request",
+      message: `invalid snapshot: ${path.join(".")}: ${message}`,
+      details: {
+        part: "body",
+        issues: [{ path, message }],
+        limit: "MAX_PENDING_INPUTS",
+        max,
+      },
+    });
   }
 
   /**
@@ -566,6 +613,7 @@ export class WorkerRuntime {
   private keep(
     id: string,
     sim: Simulation,
+    memoryBytes: number,
     code: "invalid_model" | "invalid_request",
     path: (string | number)[],
     atModel = true,
@@ -580,7 +628,7 @@ export class WorkerRuntime {
         details: { part: "body", issues: [{ path: at, message: issue }] },
       });
     }
-    const s = new WorkerSession(id, sim);
+    const s = new WorkerSession(id, sim, memoryBytes);
     this.sessions.set(id, s);
     return s;
   }
@@ -588,23 +636,31 @@ export class WorkerRuntime {
   /**
    * A session continuing from an engine snapshot (issue paths from the session document's
    * root: ["snapshot", "simulation", ...]). A session that was running comes back paused.
+   * Admitted by its model's estimate before the model is built (admit); `client`: the
+   * snapshot is a client's (a create body), held to MAX_PENDING_INPUTS too.
    */
   private restore(
     id: string,
     snapshot: unknown,
     status: SessionStatusName,
     message: string | null,
+    client = false,
   ): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
+    let bytes = 0;
     try {
       // a fork sends the source's snapshot as its JSON bytes
       sim = loadSnapshot(
         snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
+        (snap) => {
+          if (client) this.checkRestoredPending(snap);
+          bytes = this.admit(snap.model);
+        },
       );
     } catch (err) {
-      if (err instanceof DeadlineExceeded) throw err;
+      if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
       if (err instanceof SnapshotError) {
         // paths from the body's root, in the message too
         const issues = underPath(["snapshot", "simulation"], err.issues);
@@ -623,7 +679,7 @@ export class WorkerRuntime {
         },
       });
     }
-    const s = this.keep(id, sim, "invalid_request", ["snapshot", "simulation"], false);
+    const s = this.keep(id, sim, bytes, "invalid_request", ["snapshot", "simulation"], false);
     s.status = status === "running" ? "paused" : status;
     s.message = s.status === "diverged" || s.status === "error" ? message : null;
     return s;
@@ -1253,14 +1309,16 @@ export class WorkerRuntime {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
+    let bytes = 0;
     // a recording from the model's start (none from a snapshot): its state is the model's
     let atModel = false;
     try {
       const recording = parseRecording(json);
       atModel = recording.start == null;
+      bytes = this.admit(recording.model);
       sim = replayRecording(recording);
     } catch (err) {
-      if (err instanceof DeadlineExceeded) throw err;
+      if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
       const issues =
         err instanceof RecordingError
           ? err.issues
@@ -1274,7 +1332,7 @@ export class WorkerRuntime {
         },
       });
     }
-    return this.keep(id, sim, "invalid_request", ["recording", "model"], atModel);
+    return this.keep(id, sim, bytes, "invalid_request", ["recording", "model"], atModel);
   }
 
   /**

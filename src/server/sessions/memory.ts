@@ -1,7 +1,10 @@
 /**
  * What a session's simulation holds of its worker's heap, estimated from its model, and the
  * per-worker budget that admission (lifecycle.ts) and worker-loss rebuilds (recovery.ts)
- * keep to: WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB.
+ * keep to: WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB. The worker itself
+ * estimates each new session from its validated model (a create body's, a snapshot's, a
+ * recording's) and refuses it BEFORE building it when its sessions would pass the budget
+ * (worker-runtime.ts admit): a refused model costs its validation, never its build.
  *
  * Measured (the retained JS heap after a full GC, an in-process WorkerRuntime, a session
  * opened and stepped 3 times): a 100×100 cloth (10 000 particles, 39 303 springs) 23.3 MiB;
@@ -19,6 +22,7 @@ import { isDenseSolver, systemOrder } from "../../../schemas/cost";
 import type { ModelSpec } from "../../../schemas/model";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
+import type { WorkerErrorInfo } from "../protocol";
 
 /** Bytes a session holds whatever its model (its records, buffers, recording). */
 const SESSION_BYTES = 64 * 1024;
@@ -81,17 +85,43 @@ export function lightestWithRoom(
   return best;
 }
 
-/** The refusal of a session of `bytes` that fits within no worker's budget. */
+/**
+ * The refusal of a session of `bytes` that fits within no worker's budget (`memory`: the
+ * bytes each worker holds).
+ */
 export function noRoom(bytes: number, memory: readonly number[], budget: number): ApiError {
-  const least = Math.min(...memory);
-  return new ApiError(
-    "insufficient_memory",
-    `this session needs an estimated ${mib(bytes)} of a solver worker's heap; the least used of the ${memory.length} worker(s) already holds ${mib(least)} of sessions, and each may hold ${mib(budget)} (WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB): delete a session first, or make the model smaller`,
-    {
+  const info = noRoomInfo(bytes, Math.min(...memory), budget, memory.length);
+  return new ApiError(info.code, info.message, info.details);
+}
+
+/**
+ * The refusal of a session of `bytes` by the least used of `workers` worker(s), which holds
+ * `held` bytes of sessions already: what a worker answers (worker-runtime.ts admit) and the
+ * event loop relays when no other worker has room.
+ */
+export function noRoomInfo(
+  bytes: number,
+  held: number,
+  budget: number,
+  workers = 1,
+): WorkerErrorInfo & { details: NoRoomDetails } {
+  const where = workers === 1 ? "the solver worker" : `the least used of the ${workers} workers`;
+  return {
+    code: "insufficient_memory",
+    message: `this session needs an estimated ${mib(bytes)} of a solver worker's heap; ${where} already holds ${mib(held)} of sessions, and each may hold ${mib(budget)} (WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB): delete a session first, or make the model smaller`,
+    details: {
       limit: "WORKER_SESSION_MEMORY_MB",
       budgetBytes: budget,
       sessionBytes: bytes,
-      heldBytes: least,
+      heldBytes: held,
     },
-  );
+  };
+}
+
+/** The details of a 507 insufficient_memory. */
+export interface NoRoomDetails {
+  limit: "WORKER_SESSION_MEMORY_MB";
+  budgetBytes: number;
+  sessionBytes: number;
+  heldBytes: number;
 }
