@@ -12,6 +12,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { clothModel } from "../../bench/scenes";
 import { lightestWithRoom } from "../../src/server/sessions/memory";
+import { sample } from "../support/metrics";
 import { fallingBody } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
@@ -48,6 +49,16 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
     // room again once one goes
     await api().delete(`/v1/sessions/${a.body.id}`).expect(204);
     await api().post("/v1/sessions").send({ model: cloth }).expect(201);
+  });
+
+  it("/metrics gives each worker's admitted estimate beside its heap, and the budget", async () => {
+    // (then) the worker holds two cloths and five falling bodies
+    const text = (await api().get("/metrics").expect(200)).text;
+    expect(sample(text, 'moreau_worker_session_memory_bytes{worker="0"}')).toBe(
+      2 * clothBytes + 5 * (64 * 1024 + 1536),
+    );
+    expect(sample(text, "moreau_worker_session_memory_budget_bytes")).toBe(6 * MiB);
+    expect(text).toMatch(/^# TYPE moreau_worker_heap_used_bytes gauge$/m);
   });
 });
 
