@@ -11,7 +11,8 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { clothModel } from "../../bench/scenes";
-import { lightestWithRoom } from "../../src/server/sessions/memory";
+import { loadModel } from "../../src/engine/index";
+import { lightestWithRoom, sessionMemoryBytes } from "../../src/server/sessions/memory";
 import { sample } from "../support/metrics";
 import { fallingBody } from "../support/models";
 import { useServer } from "../support/server";
@@ -118,6 +119,42 @@ describe("rebuilds after a worker loss keep to the budget", () => {
     const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
     expect(r.body.details.limit).toBe("WORKER_SESSION_MEMORY_MB");
     expect((await api().get(`/v1/sessions/${c}`).expect(200)).body.status).toBe("ready");
+  });
+});
+
+describe("sessionMemoryBytes (the estimate)", () => {
+  it("counts joints, motors, actuators and sensors at their measured costs, not a body's", () => {
+    // a pendulum: a body on a revolute joint, driven by a motor, with an actuator on a
+    // second pendulum and two sensors; measured per item (memory.ts): a revolute joint
+    // 12.6 KiB, a motor 6.6 KiB, an actuator 1.7 KiB, a sensor 0.28 KiB (all were 1.5 KiB)
+    const pin = (i: number) => ({
+      id: `j${i}`,
+      type: "revolute" as const,
+      a: { body: "ground", point: [3 * i, 0, 0] as [number, number, number] },
+      b: { body: `b${i}`, point: [0, 0, 1] as [number, number, number] },
+      axis: [0, 1, 0] as [number, number, number],
+    });
+    const body = (i: number) => ({
+      id: `b${i}`,
+      kind: "rigid" as const,
+      mass: 1,
+      inertia: [0.1, 0.1, 0.1] as [number, number, number],
+      position: [3 * i, 0, -1] as [number, number, number],
+    });
+    const model = loadModel({
+      name: "pendulums",
+      bodies: [body(0), body(1)],
+      joints: [pin(0), pin(1)],
+      motors: [{ id: "m", joint: "j0", angle: { type: "sine", amplitude: 0.1, frequency: 1 } }],
+      actuators: [{ id: "a", joint: "j1", type: "position", target: 0.1, kp: 10 }],
+      sensors: [
+        { id: "q", type: "jointPosition", joint: "j0" },
+        { id: "x", type: "bodyPosition", body: "b1" },
+      ],
+    }).model;
+    expect(sessionMemoryBytes(model)).toBe(
+      64 * 1024 + 2 * 1536 + 2 * 13 * 1024 + 7 * 1024 + 2 * 1024 + 2 * 320,
+    );
   });
 });
 
