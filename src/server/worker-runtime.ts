@@ -84,7 +84,7 @@ import {
 } from "./protocol";
 import { parseModelBody } from "./request-body";
 import { engineSnapshotBytes } from "./sessions/checkpoints";
-import { noRoomInfo, sessionMemoryBytes } from "./sessions/memory";
+import { mib, noRoomInfo, RECORDED_INPUT_BYTES, sessionMemoryBytes } from "./sessions/memory";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -568,10 +568,36 @@ export class WorkerRuntime {
     const bytes = sessionMemoryBytes(model);
     const budget = this.init.sessionMemoryBytes;
     if (budget === undefined) return bytes;
-    let held = 0;
-    for (const s of this.sessions.values()) held += s.memoryBytes;
+    const held = this.heldBytes();
     if (held + bytes > budget) throw new Failure(noRoomInfo(bytes, held, budget));
     return bytes;
+  }
+
+  /** The estimated heap of this worker's sessions: their models' and their recordings'. */
+  private heldBytes(): number {
+    let held = 0;
+    for (const s of this.sessions.values())
+      held += s.memoryBytes + RECORDED_INPUT_BYTES * s.sim.recordedInputs().entries;
+    return held;
+  }
+
+  /**
+   * Refuses (507 insufficient_memory) `count` inputs or patches the session's recording
+   * would keep when they take the worker's sessions past WORKER_SESSION_MEMORY_MB
+   * (memory.ts RECORDED_INPUT_BYTES): a recording keeps every input since its start, up to
+   * 100 000 (then it is truncated and keeps no more, so a full one is never refused).
+   */
+  private checkRecordingRoom(s: WorkerSession, count: number): void {
+    const budget = this.init.sessionMemoryBytes;
+    if (budget === undefined || s.sim.recordedInputs().full) return;
+    const held = this.heldBytes();
+    const bytes = RECORDED_INPUT_BYTES * count;
+    if (held + bytes <= budget) return;
+    const info = noRoomInfo(bytes, held, budget);
+    throw new Failure({
+      ...info,
+      message: `${count} more input(s) would make the recordings and sessions of this session's solver worker hold ${mib(held + bytes)}, past the ${mib(budget)} its sessions may hold (WORKER_SESSION_MEMORY_MB): a recording keeps every input since its start; reset or delete a session to free it`,
+    });
   }
 
   /**
@@ -1092,6 +1118,7 @@ export class WorkerRuntime {
         message: `session "${s.id}" is error: reset it first`,
         details: { session: s.id, status: s.status },
       });
+    this.checkRecordingRoom(s, 1);
     try {
       s.sim.update(patch);
     } catch (err) {
@@ -1115,6 +1142,7 @@ export class WorkerRuntime {
         details: { session: s.id, status: s.status },
       });
     this.checkPendingRoom(s, inputs.length, step);
+    this.checkRecordingRoom(s, inputs.length);
     try {
       const r = s.sim.schedule(inputs, step ?? undefined);
       // applied now to a session that is not stepping: subscribers see the change

@@ -219,3 +219,53 @@ describe("a client's snapshot within MAX_PENDING_INPUTS", () => {
     expect(fork.ok).toBe(true);
   });
 });
+
+describe("a session's recording within the worker's budget", () => {
+  it("inputs the recording would keep past WORKER_SESSION_MEMORY_MB: 507, nothing applied; a reset frees them", async () => {
+    // a recording keeps every input since its start (up to 100 000): measured 314 B per
+    // bodyState input, counted at 320 B (memory.ts RECORDED_INPUT_BYTES). A falling body
+    // (64 KiB + 1536 B) and room for exactly 10 recorded inputs
+    const budget = 64 * 1024 + 1536 + 10 * 320;
+    runtime({ sessionMemoryBytes: budget });
+    expect((await open("s", { model: fallingBody() })).ok).toBe(true);
+    const impulse = (k: number) => ({
+      kind: "inputs" as const,
+      sessionId: "s",
+      inputs: [
+        {
+          type: "impulse" as const,
+          id: "ball",
+          impulse: [0, 0, k] as [number, number, number],
+          point: [0, 0, 0] as [number, number, number],
+          angularImpulse: [0, 0, 0] as [number, number, number],
+        },
+      ],
+      step: null,
+    });
+    for (let k = 1; k <= 10; k++) expect((await call(impulse(k))).ok).toBe(true);
+    const speed = async () => {
+      const r = await call({ kind: "state", sessionId: "s" });
+      if (!r.ok || r.result.kind !== "state") throw new Error("no state");
+      return decode(r.result.state).bodies[0].velocity[2] as number;
+    };
+    // 1 + 2 + ... + 10 N·s on 1 kg
+    expect(await speed()).toBeCloseTo(55, 12);
+    const r = await call(impulse(11));
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe("insufficient_memory");
+      expect(r.error.details).toMatchObject({
+        limit: "WORKER_SESSION_MEMORY_MB",
+        budgetBytes: budget,
+      });
+      expect(r.error.message).toContain("a recording keeps every input since its start");
+    }
+    expect(await speed()).toBeCloseTo(55, 12);
+    // a patch is recorded too
+    const patch = await call({ kind: "update", sessionId: "s", patch: { gravity: [0, 0, -1] } });
+    expect(patch.ok).toBe(false);
+    // a reset starts a new recording: room again
+    expect((await call({ kind: "reset", sessionId: "s" })).ok).toBe(true);
+    expect((await call(impulse(1))).ok).toBe(true);
+  });
+});

@@ -48,6 +48,16 @@ const FORCE_BYTES = 320;
 /** Per fem node and per fem tetrahedron. */
 const FEM_NODE_BYTES = 256;
 const FEM_ELEMENT_BYTES = 128;
+/**
+ * Per input or parameter patch a session's recording holds (the engine keeps every one since
+ * its start, up to MAX_RECORDED_INPUTS = 100 000, src/engine/simulation/simulation.ts):
+ * measured as above, 100 000 applied one a step, 314 B per bodyState input (29.9 MiB in
+ * all), 137 B per actuator command. Not in a session's estimate (they come later, from its
+ * inputs): the worker counts them as they are recorded (worker-runtime.ts heldBytes), and
+ * an input that would take its sessions past the budget is refused (507) instead of
+ * growing a log that 64 sessions could take to 1.9 GiB, past a worker's heap.
+ */
+export const RECORDED_INPUT_BYTES = 320;
 /** Tetrahedra of a fem box's cell (schemas/model.ts FemBox: each cell split into 5). */
 const TETS_PER_CELL = 5;
 
