@@ -401,7 +401,7 @@ export class ServerMetrics {
     });
     new Gauge({
       name: "moreau_worker_session_memory_budget_bytes",
-      help: "WORKER_SESSION_MEMORY_MB in bytes: the estimated heap of sessions one solver worker may hold (a new session past it on every worker: 507)",
+      help: "WORKER_SESSION_MEMORY_MB in bytes: the estimated heap of sessions one solver worker may hold (a new session past it on every worker, or an input its recording would keep past it: 507)",
       registers,
       collect() {
         this.reset();
