@@ -66,7 +66,7 @@ export type WorkerRequestBody =
    * A session from the JSON (UTF-8 bytes) of a create body (schemas/api.ts CreateSession: a model, a
    * snapshot or a recording), parsed and validated in the worker; MAX_BODIES applies.
    */
-  | { kind: "open"; sessionId: string; body: Uint8Array; maxBodies: number }
+  | { kind: "open"; sessionId: string; body: Uint8Array; maxBodies: number; admit?: false }
   | { kind: "state"; sessionId: string }
   /**
    * `limitMs`: the wall time (ms) the request may take from when the worker starts it
@@ -96,6 +96,14 @@ export type WorkerRequestBody =
       snapshot: unknown;
       status: SessionStatusName;
       message: string | null;
+      /**
+       * Absent: a new session (a create, a fork), refused before its build when its worker
+       * has no room within WORKER_SESSION_MEMORY_MB (worker-runtime.ts admit). false (on
+       * `open` too): a session that was admitted once coming back (a restart's restore, a
+       * rebuild after a worker loss, placed within the budget by the event loop), never
+       * refused for want of room: its acknowledged work is not lost to an estimate.
+       */
+      admit?: false;
     }
   /** Run-time inputs at the boundary `step` (null: the next one). */
   | { kind: "inputs"; sessionId: string; inputs: InputSpec[]; step: number | null }

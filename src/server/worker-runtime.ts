@@ -255,7 +255,7 @@ export class WorkerRuntime {
       switch (msg.kind) {
         case "open": {
           const opened = this.underDeadline("building the session", () =>
-            this.open(msg.sessionId, msg.body, msg.maxBodies),
+            this.open(msg.sessionId, msg.body, msg.maxBodies, msg.admit !== false),
           );
           s = opened.session;
           result = this.created(s, opened.name);
@@ -296,7 +296,7 @@ export class WorkerRuntime {
         case "restore": {
           const { sessionId, snapshot, status, message } = msg;
           s = this.underDeadline("restoring the session", () =>
-            this.restore(sessionId, snapshot, status, message),
+            this.restore(sessionId, snapshot, status, message, false, msg.admit !== false),
           );
           result = this.created(s, msg.name);
           break;
@@ -492,19 +492,20 @@ export class WorkerRuntime {
     id: string,
     bytes: Uint8Array,
     maxBodies: number,
+    bounded: boolean,
   ): { session: WorkerSession; name: string } {
     const body = parseModelBody(CreateSessionBody, bytes, maxBodies);
     if (body.model !== undefined)
-      return { session: this.create(id, body.model), name: body.model.name };
+      return { session: this.create(id, body.model, bounded), name: body.model.name };
     if (body.snapshot !== undefined) {
       const { session, simulation } = body.snapshot;
       return {
-        session: this.restore(id, simulation, session.status, session.message, true),
+        session: this.restore(id, simulation, session.status, session.message, bounded, bounded),
         name: session.name,
       };
     }
     const recording = body.recording as RecordingSpec;
-    return { session: this.replay(id, recording), name: recording.model.name };
+    return { session: this.replay(id, recording, bounded), name: recording.model.name };
   }
 
   /** The answer to a request that made a session: its scene, state and what the event loop keeps. */
@@ -529,10 +530,10 @@ export class WorkerRuntime {
   }
 
   /** A session from a validated model (paths of engine failures under "model"). */
-  private create(id: string, model: ModelSpec): WorkerSession {
+  private create(id: string, model: ModelSpec, bounded: boolean): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
-    const bytes = this.admit(model);
+    const bytes = this.admit(model, bounded);
     let sim: Simulation;
     try {
       sim = buildSimulation(model);
@@ -562,12 +563,13 @@ export class WorkerRuntime {
    * before the model is built: a refused model costs its validation only, not its build
    * (about 2.6 times what the session then keeps, sessions/memory.ts), which for a model
    * far past the budget could take the worker's time and run its heap out. Synchronous, so
-   * concurrent creations on one worker are counted one after the other.
+   * concurrent creations on one worker are counted one after the other. `bounded` false: a
+   * session admitted once coming back (protocol.ts `admit`), counted but never refused.
    */
-  private admit(model: ModelSpec): number {
+  private admit(model: ModelSpec, bounded: boolean): number {
     const bytes = sessionMemoryBytes(model);
     const budget = this.init.sessionMemoryBytes;
-    if (budget === undefined) return bytes;
+    if (budget === undefined || !bounded) return bytes;
     const held = this.heldBytes();
     if (held + bytes > budget) throw new Failure(noRoomInfo(bytes, held, budget));
     return bytes;
@@ -662,15 +664,17 @@ export class WorkerRuntime {
   /**
    * A session continuing from an engine snapshot (issue paths from the session document's
    * root: ["snapshot", "simulation", ...]). A session that was running comes back paused.
-   * Admitted by its model's estimate before the model is built (admit); `client`: the
-   * snapshot is a client's (a create body), held to MAX_PENDING_INPUTS too.
+   * Admitted by its model's estimate before the model is built (admit; `bounded` false: not
+   * refused); `client`: the snapshot is a client's (a create body), held to
+   * MAX_PENDING_INPUTS too.
    */
   private restore(
     id: string,
     snapshot: unknown,
     status: SessionStatusName,
     message: string | null,
-    client = false,
+    client: boolean,
+    bounded: boolean,
   ): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
@@ -682,7 +686,7 @@ export class WorkerRuntime {
         snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
         (snap) => {
           if (client) this.checkRestoredPending(snap);
-          bytes = this.admit(snap.model);
+          bytes = this.admit(snap.model, bounded);
         },
       );
     } catch (err) {
@@ -1333,7 +1337,7 @@ export class WorkerRuntime {
   }
 
   /** A session at a recording's start with its inputs pending (paths from the body's root). */
-  private replay(id: string, json: unknown): WorkerSession {
+  private replay(id: string, json: unknown, bounded: boolean): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
@@ -1343,7 +1347,7 @@ export class WorkerRuntime {
     try {
       const recording = parseRecording(json);
       atModel = recording.start == null;
-      bytes = this.admit(recording.model);
+      bytes = this.admit(recording.model, bounded);
       sim = replayRecording(recording);
     } catch (err) {
       if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
@@ -1420,7 +1424,8 @@ export class WorkerRuntime {
     const { model, options } = parseModelBody(AssemblyBody, bytes, maxBodies);
     const id = `assembly-${Math.random().toString(36).slice(2)}`;
     return this.underDeadline("the assembly", () => {
-      const s = this.create(id, model);
+      // transient (deleted below): within the heap the budget leaves for builds, not counted
+      const s = this.create(id, model, false);
       try {
         return this.assemble(s, options, false, false);
       } catch (err) {

@@ -8,14 +8,18 @@
  * so two fit (4.83 MiB) and a third (7.25 MiB) is refused with 507 naming the budget, while
  * small sessions (a falling body: 64 KiB + 1536 bytes) still fit in what is left.
  */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { clothModel } from "../../bench/scenes";
 import { loadModel } from "../../src/engine/index";
 import { lightestWithRoom, sessionMemoryBytes } from "../../src/server/sessions/memory";
 import { sample } from "../support/metrics";
 import { fallingBody } from "../support/models";
-import { useServer } from "../support/server";
+import { startApp, useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
 const MiB = 2 ** 20;
@@ -119,6 +123,39 @@ describe("rebuilds after a worker loss keep to the budget", () => {
     const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
     expect(r.body.details.limit).toBe("WORKER_SESSION_MEMORY_MB");
     expect((await api().get(`/v1/sessions/${c}`).expect(200)).body.status).toBe("ready");
+  });
+});
+
+describe("a restart restores every checkpointed session, over the budget too", () => {
+  const dir = mkdtempSync(join(tmpdir(), "moreau-budget-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("two cloths admitted under 6 MiB come back under 3 MiB (an estimate must not lose them)", async () => {
+    // a smaller budget (or larger per-item estimates) after a restart: the sessions were
+    // admitted and acknowledged; refused at the restore, they were gone (404) until the
+    // budget was raised again
+    const first = await startApp({ workers: 1, dataDir: dir, workerSessionMemoryMb: 6 });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await request(first.server).post("/v1/sessions").send({ model: cloth }).expect(201);
+      ids.push(r.body.id);
+      await request(first.server)
+        .post(`/v1/sessions/${r.body.id}/step`)
+        .send({ steps: 5 })
+        .expect(200);
+    }
+    await first.close();
+    const second = await startApp({ workers: 1, dataDir: dir, workerSessionMemoryMb: 3 });
+    try {
+      for (const id of ids) {
+        const s = (await request(second.server).get(`/v1/sessions/${id}`).expect(200)).body;
+        expect(s.step).toBe(5);
+      }
+      // and a new one is refused: the worker holds 4.8 of 3 MiB
+      await request(second.server).post("/v1/sessions").send({ model: fallingBody() }).expect(507);
+    } finally {
+      await second.close();
+    }
   });
 });
 

@@ -291,6 +291,8 @@ function requestOf(id: string, from: Origin, maxBodies: number): WorkerRequestBo
       snapshot: from.snapshot.simulation,
       status: from.snapshot.session.status,
       message: from.snapshot.session.message,
+      // its own checkpoint: admitted once, not lost to the budget (worker-runtime.ts admit)
+      admit: false,
     };
   return {
     kind: "restore",
