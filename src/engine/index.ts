@@ -16,7 +16,7 @@ import { SnapshotError } from "./model/state-codec";
 import { buildSimulation } from "./simulation/build";
 import { deepFreeze } from "./simulation/json-values";
 import type { Simulation } from "./simulation/simulation";
-import { parseSnapshot, verifyChecksum } from "./simulation/snapshot";
+import { parseSnapshot, type SimulationSnapshotSpec, verifyChecksum } from "./simulation/snapshot";
 
 /** Generalized-α's error control as a model's settings give it (the default rule). */
 export { defaultStepTolerance } from "./integrators/generalized-alpha";
@@ -44,10 +44,17 @@ export { clearDeadline, DeadlineExceeded, setDeadline } from "./solvers/deadline
 /**
  * Validates a snapshot (schemas/snapshot.ts) and returns the Simulation it describes, at
  * its time and step with its solver memory. Throws SnapshotError (issue paths from the
- * snapshot's root) when it is invalid or does not fit its own model.
+ * snapshot's root) when it is invalid or does not fit its own model. `admit`, when given,
+ * sees the validated snapshot before its model is built and may refuse it by throwing
+ * (what it throws propagates): a server's memory admission refuses a model too large for
+ * its worker without paying for its build.
  */
-export function loadSnapshot(json: unknown): Simulation {
+export function loadSnapshot(
+  json: unknown,
+  admit?: (snap: SimulationSnapshotSpec) => void,
+): Simulation {
   const snap = parseSnapshot(json);
+  admit?.(snap);
   let sim: Simulation;
   try {
     // frozen as loadModel's (build.ts): the snapshot's model is the parsed copy

@@ -40,7 +40,8 @@ export function clip(text: string, max: number): string {
  *   500 solver_error / worker_crashed / internal
  *   503 shutting_down      the server is closing
  *   507 insufficient_memory  a new session's estimated memory fits no worker's
- *                          WORKER_SESSION_MEMORY_MB (details: limit, budgetBytes, ...)
+ *                          WORKER_SESSION_MEMORY_MB, or an input its recording would keep
+ *                          takes its worker past it (details: limit, budgetBytes, ...)
  *   503 cluster_unavailable  REDIS_URL: the session lives on another node and Redis (which
  *                          says where) is unreachable, or no node could take it over yet
  *                          (Retry-After)

@@ -24,6 +24,10 @@
  *                                                     sawtooth; absent before the first)
  *   moreau_heap_live_bytes                  gauge     the same for the event loop's thread (0
  *                                                     before its first major collection)
+ *   moreau_worker_session_memory_bytes{worker} gauge  the estimated heap of the sessions each
+ *                                                     worker holds (sessions/memory.ts), what
+ *                                                     WORKER_SESSION_MEMORY_MB bounds
+ *   moreau_worker_session_memory_budget_bytes gauge   that bound, per worker
  *   moreau_worker_restarts_total            counter   crashed or stuck workers replaced
  *   moreau_session_rebuilds_total{from}     counter   sessions lost with their worker and
  *                                                     rebuilt from their checkpoint (from:
@@ -266,6 +270,10 @@ export interface ManagerSources {
   workerBusySeconds(): number[];
   /** memory of each worker index, as last reported */
   workerMemory(): readonly WorkerMemory[];
+  /** the estimated heap bytes of the sessions admitted on each worker index (memory.ts) */
+  workerSessionMemory(): readonly number[];
+  /** WORKER_SESSION_MEMORY_MB in bytes */
+  workerSessionBudget(): number;
   checkpointMemoryBytes(): number;
 }
 
@@ -379,6 +387,27 @@ export class ServerMetrics {
           });
         },
       });
+    new Gauge({
+      name: "moreau_worker_session_memory_bytes",
+      help: "estimated heap of the sessions admitted on each solver worker (sessions/memory.ts), what WORKER_SESSION_MEMORY_MB bounds; compare with moreau_worker_heap_live_bytes",
+      labelNames: ["worker"],
+      registers,
+      collect() {
+        this.reset();
+        (self.manager?.workerSessionMemory() ?? []).forEach((bytes, w) => {
+          this.set({ worker: String(w) }, bytes);
+        });
+      },
+    });
+    new Gauge({
+      name: "moreau_worker_session_memory_budget_bytes",
+      help: "WORKER_SESSION_MEMORY_MB in bytes: the estimated heap of sessions one solver worker may hold (a new session past it on every worker, or an input its recording would keep past it: 507)",
+      registers,
+      collect() {
+        this.reset();
+        if (self.manager) this.set(self.manager.workerSessionBudget());
+      },
+    });
     new Gauge({
       name: "moreau_workers_alive",
       help: "solver workers alive",

@@ -66,7 +66,7 @@ export type WorkerRequestBody =
    * A session from the JSON (UTF-8 bytes) of a create body (schemas/api.ts CreateSession: a model, a
    * snapshot or a recording), parsed and validated in the worker; MAX_BODIES applies.
    */
-  | { kind: "open"; sessionId: string; body: Uint8Array; maxBodies: number }
+  | { kind: "open"; sessionId: string; body: Uint8Array; maxBodies: number; admit?: false }
   | { kind: "state"; sessionId: string }
   /**
    * `limitMs`: the wall time (ms) the request may take from when the worker starts it
@@ -96,6 +96,14 @@ export type WorkerRequestBody =
       snapshot: unknown;
       status: SessionStatusName;
       message: string | null;
+      /**
+       * Absent: a new session (a create, a fork), refused before its build when its worker
+       * has no room within WORKER_SESSION_MEMORY_MB (worker-runtime.ts admit). false (on
+       * `open` too): a session that was admitted once coming back (a restart's restore, a
+       * rebuild after a worker loss, placed within the budget by the event loop), never
+       * refused for want of room: its acknowledged work is not lost to an estimate.
+       */
+      admit?: false;
     }
   /** Run-time inputs at the boundary `step` (null: the next one). */
   | { kind: "inputs"; sessionId: string; inputs: InputSpec[]; step: number | null }
@@ -134,6 +142,7 @@ export interface WorkerErrorInfo {
     | "not_found"
     | "diverged"
     | "solver_error"
+    | "insufficient_memory"
     | "timeout";
   message: string;
   details?: unknown;
@@ -273,6 +282,12 @@ export interface WorkerInit {
    * in a session; absent: the snapshot format's MAX_PENDING_INPUTS (schemas/snapshot.ts).
    */
   maxPendingInputs?: number;
+  /**
+   * WORKER_SESSION_MEMORY_MB in bytes: the estimated heap (sessions/memory.ts) the worker's
+   * sessions may hold together; a model that would pass it is refused before it is built
+   * (`insufficient_memory`). Absent: no bound.
+   */
+  sessionMemoryBytes?: number;
   /**
    * RECORDING_STATES_MAX_BYTES: bytes of JSON the replayed states of one recording answer
    * (?every=k) may hold; past it the replay stops, 409 naming it. Absent: the default.

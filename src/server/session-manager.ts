@@ -57,6 +57,7 @@ import { Admission } from "./sessions/admission";
 import { Checkpoints, runOf, sessionDocument } from "./sessions/checkpoints";
 import { IdleSweeper } from "./sessions/idle";
 import { SessionLifecycle } from "./sessions/lifecycle";
+import { workerBudgetBytes } from "./sessions/memory";
 import {
   requireStatus,
   type SessionRecord,
@@ -215,6 +216,8 @@ export class SessionManager {
     metrics.attach({
       workerBusySeconds: () => this.pool.busySeconds(),
       workerMemory: () => this.events.memory,
+      workerSessionMemory: () => table.memory(this.pool.size),
+      workerSessionBudget: () => workerBudgetBytes(config),
       checkpointMemoryBytes: () => this.checkpoints.bytesInMemory,
     });
   }

@@ -43,6 +43,7 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "./protocol";
+import { workerBudgetBytes } from "./sessions/memory";
 
 /**
  * The worker thread's entry: compiled JavaScript beside this bundle, or, run from source, the
@@ -155,6 +156,7 @@ export class WorkerPool {
       checkpointEverySteps: this.config.checkpointEverySteps,
       checkpointWaitMs: this.config.checkpointWaitMs,
       maxPendingInputs: this.config.maxPendingInputs,
+      sessionMemoryBytes: workerBudgetBytes(this.config),
       recordingStatesMaxBytes: this.config.recordingStatesMaxBytes,
     };
     const worker = new Worker(workerEntry(), {

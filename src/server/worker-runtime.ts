@@ -56,6 +56,7 @@ import {
   recordingOf,
   replayRecording,
   type Simulation,
+  type SimulationSnapshotSpec,
   SnapshotError,
   SolverError,
   setDeadline,
@@ -83,7 +84,7 @@ import {
 } from "./protocol";
 import { parseModelBody } from "./request-body";
 import { engineSnapshotBytes } from "./sessions/checkpoints";
-import { sessionMemoryBytes } from "./sessions/memory";
+import { mib, noRoomInfo, RECORDED_INPUT_BYTES, sessionMemoryBytes } from "./sessions/memory";
 
 /** Wall time (ms) of stepping between two yields. */
 export const CHUNK_MS = 10;
@@ -155,6 +156,8 @@ class WorkerSession {
   constructor(
     readonly id: string,
     readonly sim: Simulation,
+    /** its estimated heap bytes (sessions/memory.ts), counted against the worker's budget */
+    readonly memoryBytes: number,
   ) {}
 }
 
@@ -252,7 +255,7 @@ export class WorkerRuntime {
       switch (msg.kind) {
         case "open": {
           const opened = this.underDeadline("building the session", () =>
-            this.open(msg.sessionId, msg.body, msg.maxBodies),
+            this.open(msg.sessionId, msg.body, msg.maxBodies, msg.admit !== false),
           );
           s = opened.session;
           result = this.created(s, opened.name);
@@ -293,7 +296,7 @@ export class WorkerRuntime {
         case "restore": {
           const { sessionId, snapshot, status, message } = msg;
           s = this.underDeadline("restoring the session", () =>
-            this.restore(sessionId, snapshot, status, message),
+            this.restore(sessionId, snapshot, status, message, false, msg.admit !== false),
           );
           result = this.created(s, msg.name);
           break;
@@ -489,19 +492,20 @@ export class WorkerRuntime {
     id: string,
     bytes: Uint8Array,
     maxBodies: number,
+    bounded: boolean,
   ): { session: WorkerSession; name: string } {
     const body = parseModelBody(CreateSessionBody, bytes, maxBodies);
     if (body.model !== undefined)
-      return { session: this.create(id, body.model), name: body.model.name };
+      return { session: this.create(id, body.model, bounded), name: body.model.name };
     if (body.snapshot !== undefined) {
       const { session, simulation } = body.snapshot;
       return {
-        session: this.restore(id, simulation, session.status, session.message),
+        session: this.restore(id, simulation, session.status, session.message, bounded, bounded),
         name: session.name,
       };
     }
     const recording = body.recording as RecordingSpec;
-    return { session: this.replay(id, recording), name: recording.model.name };
+    return { session: this.replay(id, recording, bounded), name: recording.model.name };
   }
 
   /** The answer to a request that made a session: its scene, state and what the event loop keeps. */
@@ -519,16 +523,17 @@ export class WorkerRuntime {
           joints: model.joints.length,
           motors: model.motors.length,
         },
-        memoryBytes: sessionMemoryBytes(model),
+        memoryBytes: s.memoryBytes,
         model: utf8.encode(JSON.stringify(model)),
       },
     };
   }
 
   /** A session from a validated model (paths of engine failures under "model"). */
-  private create(id: string, model: ModelSpec): WorkerSession {
+  private create(id: string, model: ModelSpec, bounded: boolean): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
+    const bytes = this.admit(model, bounded);
     let sim: Simulation;
     try {
       sim = buildSimulation(model);
@@ -549,7 +554,77 @@ export class WorkerRuntime {
         message: `invalid body: ${issues[0].path.join(".")}: ${issues[0].message}`,
         details: { part: "body", issues },
       });
-    return this.keep(id, sim, "invalid_model", ["model"]);
+    return this.keep(id, sim, bytes, "invalid_model", ["model"]);
+  }
+
+  /**
+   * The estimated heap bytes of a session of `model` (sessions/memory.ts), checked against
+   * what the worker's sessions may hold (init.sessionMemoryBytes, WORKER_SESSION_MEMORY_MB)
+   * before the model is built: a refused model costs its validation only, not its build
+   * (about 2.6 times what the session then keeps, sessions/memory.ts), which for a model
+   * far past the budget could take the worker's time and run its heap out. Synchronous, so
+   * concurrent creations on one worker are counted one after the other. `bounded` false: a
+   * session admitted once coming back (protocol.ts `admit`), counted but never refused.
+   */
+  private admit(model: ModelSpec, bounded: boolean): number {
+    const bytes = sessionMemoryBytes(model);
+    const budget = this.init.sessionMemoryBytes;
+    if (budget === undefined || !bounded) return bytes;
+    const held = this.heldBytes();
+    if (held + bytes > budget) throw new Failure(noRoomInfo(bytes, held, budget));
+    return bytes;
+  }
+
+  /** The estimated heap of this worker's sessions: their models' and their recordings'. */
+  private heldBytes(): number {
+    let held = 0;
+    for (const s of this.sessions.values())
+      held += s.memoryBytes + RECORDED_INPUT_BYTES * s.sim.recordedInputs().entries;
+    return held;
+  }
+
+  /**
+   * Refuses (507 insufficient_memory) `count` inputs or patches the session's recording
+   * would keep when they take the worker's sessions past WORKER_SESSION_MEMORY_MB
+   * (memory.ts RECORDED_INPUT_BYTES): a recording keeps every input since its start, up to
+   * 100 000 (then it is truncated and keeps no more, so a full one is never refused).
+   */
+  private checkRecordingRoom(s: WorkerSession, count: number): void {
+    const budget = this.init.sessionMemoryBytes;
+    if (budget === undefined || s.sim.recordedInputs().full) return;
+    const held = this.heldBytes();
+    const bytes = RECORDED_INPUT_BYTES * count;
+    if (held + bytes <= budget) return;
+    const info = noRoomInfo(bytes, held, budget);
+    throw new Failure({
+      ...info,
+      message: `${count} more input(s) would make the recordings and sessions of this session's solver worker hold ${mib(held + bytes)}, past the ${mib(budget)} its sessions may hold (WORKER_SESSION_MEMORY_MB): a recording keeps every input since its start; reset or delete a session to free it`,
+    });
+  }
+
+  /**
+   * Refuses a client's snapshot holding more inputs pending than MAX_PENDING_INPUTS (400
+   * naming it): the format holds up to its own MAX_PENDING_INPUTS (100 000), and every
+   * answered change of such a session would rewrite them all in its checkpoint (see
+   * checkPendingRoom). The server's own checkpoints and forks are not refused: a session
+   * kept under a larger limit is not lost when the limit is lowered.
+   */
+  private checkRestoredPending(snap: SimulationSnapshotSpec): void {
+    const max = this.init.maxPendingInputs ?? MAX_PENDING_INPUTS;
+    const pending = snap.controls?.pending.length ?? 0;
+    if (pending <= max) return;
+    const path = ["snapshot", "simulation", "controls", "pending"];
+    const message = `${pending} inputs pending, above MAX_PENDING_INPUTS (${max}), the most a session holds scheduled for later steps`;
+    throw new Failure({
+      code: "invalid_request",
+      message: `invalid snapshot: ${path.join(".")}: ${message}`,
+      details: {
+        part: "body",
+        issues: [{ path, message }],
+        limit: "MAX_PENDING_INPUTS",
+        max,
+      },
+    });
   }
 
   /**
@@ -566,6 +641,7 @@ export class WorkerRuntime {
   private keep(
     id: string,
     sim: Simulation,
+    memoryBytes: number,
     code: "invalid_model" | "invalid_request",
     path: (string | number)[],
     atModel = true,
@@ -580,7 +656,7 @@ export class WorkerRuntime {
         details: { part: "body", issues: [{ path: at, message: issue }] },
       });
     }
-    const s = new WorkerSession(id, sim);
+    const s = new WorkerSession(id, sim, memoryBytes);
     this.sessions.set(id, s);
     return s;
   }
@@ -588,23 +664,33 @@ export class WorkerRuntime {
   /**
    * A session continuing from an engine snapshot (issue paths from the session document's
    * root: ["snapshot", "simulation", ...]). A session that was running comes back paused.
+   * Admitted by its model's estimate before the model is built (admit; `bounded` false: not
+   * refused); `client`: the snapshot is a client's (a create body), held to
+   * MAX_PENDING_INPUTS too.
    */
   private restore(
     id: string,
     snapshot: unknown,
     status: SessionStatusName,
     message: string | null,
+    client: boolean,
+    bounded: boolean,
   ): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
+    let bytes = 0;
     try {
       // a fork sends the source's snapshot as its JSON bytes
       sim = loadSnapshot(
         snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
+        (snap) => {
+          if (client) this.checkRestoredPending(snap);
+          bytes = this.admit(snap.model, bounded);
+        },
       );
     } catch (err) {
-      if (err instanceof DeadlineExceeded) throw err;
+      if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
       if (err instanceof SnapshotError) {
         // paths from the body's root, in the message too
         const issues = underPath(["snapshot", "simulation"], err.issues);
@@ -623,7 +709,7 @@ export class WorkerRuntime {
         },
       });
     }
-    const s = this.keep(id, sim, "invalid_request", ["snapshot", "simulation"], false);
+    const s = this.keep(id, sim, bytes, "invalid_request", ["snapshot", "simulation"], false);
     s.status = status === "running" ? "paused" : status;
     s.message = s.status === "diverged" || s.status === "error" ? message : null;
     return s;
@@ -1036,6 +1122,7 @@ export class WorkerRuntime {
         message: `session "${s.id}" is error: reset it first`,
         details: { session: s.id, status: s.status },
       });
+    this.checkRecordingRoom(s, 1);
     try {
       s.sim.update(patch);
     } catch (err) {
@@ -1059,6 +1146,7 @@ export class WorkerRuntime {
         details: { session: s.id, status: s.status },
       });
     this.checkPendingRoom(s, inputs.length, step);
+    this.checkRecordingRoom(s, inputs.length);
     try {
       const r = s.sim.schedule(inputs, step ?? undefined);
       // applied now to a session that is not stepping: subscribers see the change
@@ -1249,18 +1337,20 @@ export class WorkerRuntime {
   }
 
   /** A session at a recording's start with its inputs pending (paths from the body's root). */
-  private replay(id: string, json: unknown): WorkerSession {
+  private replay(id: string, json: unknown, bounded: boolean): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
+    let bytes = 0;
     // a recording from the model's start (none from a snapshot): its state is the model's
     let atModel = false;
     try {
       const recording = parseRecording(json);
       atModel = recording.start == null;
+      bytes = this.admit(recording.model, bounded);
       sim = replayRecording(recording);
     } catch (err) {
-      if (err instanceof DeadlineExceeded) throw err;
+      if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
       const issues =
         err instanceof RecordingError
           ? err.issues
@@ -1274,7 +1364,7 @@ export class WorkerRuntime {
         },
       });
     }
-    return this.keep(id, sim, "invalid_request", ["recording", "model"], atModel);
+    return this.keep(id, sim, bytes, "invalid_request", ["recording", "model"], atModel);
   }
 
   /**
@@ -1334,7 +1424,8 @@ export class WorkerRuntime {
     const { model, options } = parseModelBody(AssemblyBody, bytes, maxBodies);
     const id = `assembly-${Math.random().toString(36).slice(2)}`;
     return this.underDeadline("the assembly", () => {
-      const s = this.create(id, model);
+      // transient (deleted below): within the heap the budget leaves for builds, not counted
+      const s = this.create(id, model, false);
       try {
         return this.assemble(s, options, false, false);
       } catch (err) {

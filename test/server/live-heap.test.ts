@@ -68,6 +68,8 @@ describe("live heap", () => {
         { heapUsed: 3e7, external: 1e6, liveHeap: 2.5e7 },
         { heapUsed: 2e7, external: 1e6, liveHeap: Number.NaN },
       ],
+      workerSessionMemory: () => [0, 0],
+      workerSessionBudget: () => 0,
       checkpointMemoryBytes: () => 0,
     });
     // the metrics' own tracker reports a collection run here

@@ -680,6 +680,14 @@ export class Simulation {
     return this.pending.map((p) => ({ ...p }));
   }
 
+  /**
+   * Inputs and patches the recording holds (at most MAX_RECORDED_INPUTS), and whether it
+   * takes more (false once truncated): what it keeps of the heap grows with them.
+   */
+  recordedInputs(): { entries: number; full: boolean } {
+    return { entries: this.log.entries.length, full: this.log.truncated };
+  }
+
   /** The recording since the last start (creation, reset, restore or applied assembly). */
   recording(): RecordingLog {
     return { ...this.log, entries: [...this.log.entries] };

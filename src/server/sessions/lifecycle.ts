@@ -24,10 +24,10 @@ import type { Config } from "../config";
 import { ApiError, notFound } from "../errors";
 import type { WorkerRequestBody } from "../protocol";
 import type { StreamHub } from "../stream";
-import type { WorkerPool } from "../worker-pool";
+import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
 import type { Checkpoints } from "./checkpoints";
-import { lightestWithRoom, noRoom, workerBudgetBytes } from "./memory";
+import { lightestWithRoom, type NoRoomDetails, noRoom } from "./memory";
 import type { SessionRecord, SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
@@ -76,27 +76,32 @@ export class SessionLifecycle {
       let worker = placed.worker;
       release = placed.release;
       const request = requestOf(id, from, this.config.maxBodies);
-      // its worker's sessions within WORKER_SESSION_MEMORY_MB (memory.ts), its estimate known
-      // once the worker has read its model: over it there, it is dropped and opened on the
-      // least loaded worker with room, if one has (then checked again: others were admitted
-      // meanwhile), else refused (507) naming the budget
-      const budget = workerBudgetBytes(this.config);
-      let a = await this.calls.call(null, worker, request);
-      for (let attempt = 0; ; attempt++) {
-        if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
-        const bytes = a.result.origin.memoryBytes;
+      // its worker's sessions within WORKER_SESSION_MEMORY_MB (memory.ts): the worker
+      // estimates the session from its validated model and refuses it before building it
+      // when it has no room (worker-runtime.ts admit); then it is opened on the least loaded
+      // other worker with room by the table, if one has (which checks again: others were
+      // admitted meanwhile), else refused (507) naming the budget
+      let a: WorkerAnswer;
+      try {
+        a = await this.calls.call(null, worker, request);
+      } catch (err) {
+        const refused = noRoomOf(err);
+        if (!refused) throw err;
         const memory = this.table.memory(this.pool.size);
-        if (memory[worker] + bytes <= budget) break;
-        this.drop(worker, id);
-        const other =
-          attempt === 0
-            ? lightestWithRoom(this.table.loads(this.pool.size), memory, bytes, budget)
-            : null;
+        memory[worker] = Math.max(memory[worker], refused.heldBytes);
+        const bytes = refused.sessionBytes;
+        const budget = refused.budgetBytes;
+        const other = lightestWithRoom(this.table.loads(this.pool.size), memory, bytes, budget);
         if (other === null) throw noRoom(bytes, memory, budget);
         release();
         release = this.table.reserve(other);
         worker = other;
-        a = await this.calls.call(null, worker, request);
+        a = await this.calls.call(null, worker, request).catch((again: unknown) => {
+          const also = noRoomOf(again);
+          if (!also) throw again;
+          memory[other] = Math.max(memory[other], also.heldBytes);
+          throw noRoom(bytes, memory, budget);
+        });
       }
       if (a.result.kind !== "created" || !a.session) throw new ApiError("internal", "bad reply");
       const { origin } = a.result;
@@ -268,6 +273,13 @@ export class SessionLifecycle {
   }
 }
 
+/** The figures of a worker's refusal for want of memory (memory.ts noRoomInfo), else null. */
+function noRoomOf(err: unknown): NoRoomDetails | null {
+  return err instanceof ApiError && err.code === "insufficient_memory"
+    ? (err.details as NoRoomDetails)
+    : null;
+}
+
 /** The worker request that opens a session from `from`. */
 function requestOf(id: string, from: Origin, maxBodies: number): WorkerRequestBody {
   if ("body" in from) return { kind: "open", sessionId: id, body: from.body, maxBodies };
@@ -279,6 +291,8 @@ function requestOf(id: string, from: Origin, maxBodies: number): WorkerRequestBo
       snapshot: from.snapshot.simulation,
       status: from.snapshot.session.status,
       message: from.snapshot.session.message,
+      // its own checkpoint: admitted once, not lost to the budget (worker-runtime.ts admit)
+      admit: false,
     };
   return {
     kind: "restore",

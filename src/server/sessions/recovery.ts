@@ -215,7 +215,9 @@ export class Recovery {
       // counted on that worker while it is being opened there (placement)
       const release = this.table.reserve(w);
       try {
-        a = await this.pool.request(w, body);
+        // its place chosen within the budget already (or a reset's); not refused by the
+        // worker's own check, which counts what the table does not (recordings)
+        a = await this.pool.request(w, readmitted(body));
         worker = w;
         break;
       } catch (err) {
@@ -284,4 +286,9 @@ function markLost(rec: SessionRecord, why: string): void {
   rec.status = "error";
   rec.run = null;
   rec.message = `${why}; the simulation was lost (state: the last one received; reset rebuilds it from the model)`;
+}
+
+/** The request that opens a session again, not refused by its worker for want of room. */
+function readmitted(body: WorkerRequestBody): WorkerRequestBody {
+  return body.kind === "open" || body.kind === "restore" ? { ...body, admit: false } : body;
 }
