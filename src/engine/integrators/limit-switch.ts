@@ -19,21 +19,21 @@
  * compared (`splitFraction`); where one changed sign its zero τ ∈ (0, 1) is located by
  * bisection on the cubic Hermite interpolant of q through the ends' values and rates, and
  * where a bound is met also on the free motion q0 + q̇0 t + ½ q̈_f t² (q̈_f the start's,
- * from the integrator's acceleration there), the earlier taken; the step is redone as the pieces [0, τ h] and [τ h, h]
- * (step-halving.ts, `splitAt`), each checked again. Every switch is located, the end of the
- * damping's ramp (δ = δ_r, `locateRamp`) too where the step resolves the limit, except one
- * within MIN_PIECE of a piece's end or whose flight the steps cannot resolve
- * (UNRESOLVED_FLIGHT); the pieces
- * count as halvings (at most MAX_HALVINGS deep, the last one kept whatever its switch). The
- * pieces between switches see the law smooth, which the scheme integrates to its order: the
- * undamped limit's elastic force is linear in δ, which the trapezoidal rule conserves
- * whatever h ω. A rod dropped from level onto an undamped limit, 60 s at 1/60 s and 5 ms,
- * h ω from 0.3 to 2.6: energy.error never above +1.5e-4 J of the 2.35 J it falls (+3.9 J
- * and +0.08 J under newmark before; generalized-alpha +0.05 J at 5 ms, and at 1/60 s it
- * lost the whole bounce, −2.3 J), at most −0.13 J after 60 s, the scheme's own error of the
- * swing (test/engine/integrators/limit-switch.test.ts); Newton iterations +6 to +20 % a
- * step on that run, where every 0.55 s a bounce is located (and up to 9 % more since every
- * switch is: 1.03 to 3.64 a step over the runs of that test).
+ * from the integrator's acceleration there), the earlier taken; the step is redone as the
+ * pieces [0, τ h] and [τ h, h] (step-halving.ts, `splitAt`), each checked again. Every
+ * switch is located, the end of the damping's ramp (δ = δ_r, `locateRamp`) too where the
+ * step resolves the limit, except one within MIN_PIECE of a piece's end or whose flight
+ * the steps cannot resolve (UNRESOLVED_FLIGHT); the pieces count as halvings (at most
+ * MAX_HALVINGS deep, the last one kept whatever its switch). The pieces between switches
+ * see the law smooth, which the scheme integrates to its order: the undamped limit's
+ * elastic force is linear in δ, which the trapezoidal rule conserves whatever h ω. A rod
+ * dropped from level onto an undamped limit, 60 s at 1/60 s and 5 ms, h ω from 0.3 to 2.6:
+ * energy.error never above +1.5e-4 J of the 2.35 J it falls (+3.9 J and +0.08 J under
+ * newmark before; generalized-alpha +0.05 J at 5 ms, and at 1/60 s it lost the whole
+ * bounce, −2.3 J), at most −0.13 J after 60 s, the scheme's own error of the swing
+ * (test/engine/integrators/limit-switch.test.ts); Newton iterations +6 to +20 % a step on
+ * that run, where every 0.55 s a bounce is located (and up to 9 % more since every switch
+ * is: 1.03 to 3.64 a step over the runs of that test).
  *
  * Located so, the pieces keep the scheme's second order at every h: a rod dropped onto the
  * default critically damped limit (test/engine/integrators/limit-order.test.ts). Two
@@ -190,12 +190,12 @@ export class LimitSwitches {
    * (`elastic` false) or its elastic part k δ (true: where a clamped push lets the elastic
    * energy go, which the energy balance books as the limit's dissipation at the same
    * weights; file comment) changes sign on the cubic, or 1 where it does not or the piece
-   * keeps it (MIN_PIECE, UNRESOLVED_FLIGHT). A bound met is located on the free motion q0 + q̇0 t + ½ q̈_f t² too (q̈_f
-   * the start's, `free`), and the earlier of the two taken: the cubic's end rate
-   * holds the end's push, which at h ω ≫ 1 moved its zero by half the distance left (the
-   * pieces ended 50 % of the way closer each, four halvings short of the bound at the
-   * default stiffness and 1/60 s); once a piece ends near the bound that push is small and
-   * the cubic exact.
+   * keeps it (MIN_PIECE, UNRESOLVED_FLIGHT). A bound met is located on the free motion
+   * q0 + q̇0 t + ½ q̈_f t² too (q̈_f the start's, `free`), and the earlier of the two taken:
+   * the cubic's end rate holds the end's push, which at h ω ≫ 1 moved its zero by half the
+   * distance left (the pieces ended 50 % of the way closer each, four halvings short of the
+   * bound at the default stiffness and 1/60 s); once a piece ends near the bound that push
+   * is small and the cubic exact.
    */
   private locate(i: number, sigma: number, elastic: boolean, h: number): number {
     const l = this.limits[i];
