@@ -19,31 +19,50 @@
  * compared (`splitFraction`); where one changed sign its zero τ ∈ (0, 1) is located by
  * bisection on the cubic Hermite interpolant of q through the ends' values and rates, and
  * where a bound is met also on the free motion q0 + q̇0 t + ½ q̈_f t² (q̈_f the start's,
- * from the integrator's acceleration there), the earlier taken; the step is redone as the pieces [0, τ h] and [τ h, h]
- * (step-halving.ts, `splitAt`), each checked again. A switch is left in its piece when the
- * work it misses, ½ s_a Δq_f (s_a the push at the piece's active end, Δq_f its free travel
- * on the interpolant), is at most SWITCH_TOLERANCE of the energy at stake,
- * ½ m̃ (Δq/h)² + ½ s_a²/k (the motion's kinetic energy along q, the limit's elastic
- * energy), or when the steps cannot resolve its flight (UNRESOLVED_FLIGHT); the pieces
- * count as halvings (at most MAX_HALVINGS deep, the last one kept whatever its switch). The
- * pieces between switches see the law smooth, which the scheme integrates to its order: the
- * undamped limit's elastic force is linear in δ, which the trapezoidal rule conserves
- * whatever h ω. A rod dropped from level onto an undamped limit, 60 s at 1/60 s and 5 ms,
- * h ω from 0.3 to 2.6: energy.error never above +1.5e-4 J of the 2.35 J it falls (+3.9 J
- * and +0.08 J under newmark before; generalized-alpha +0.05 J at 5 ms, and at 1/60 s it
- * lost the whole bounce, −2.3 J), at most −0.13 J after 60 s, the scheme's own error of the
- * swing (test/engine/integrators/limit-switch.test.ts); Newton iterations +6 to +20 % a
- * step on that run, where every 0.55 s a bounce is located.
+ * from the integrator's acceleration there), the earlier taken; the step is redone as the
+ * pieces [0, τ h] and [τ h, h] (step-halving.ts, `splitAt`), each checked again. Every
+ * switch is located, the end of the damping's ramp (δ = δ_r, `locateRamp`) too where the
+ * step resolves the limit, except one within MIN_PIECE of a piece's end or whose flight
+ * the steps cannot resolve (UNRESOLVED_FLIGHT); the pieces count as halvings (at most
+ * MAX_HALVINGS deep, the last one kept whatever its switch). The pieces between switches
+ * see the law smooth, which the scheme integrates to its order: the undamped limit's
+ * elastic force is linear in δ, which the trapezoidal rule conserves whatever h ω. A rod
+ * dropped from level onto an undamped limit, 60 s at 1/60 s and 5 ms, h ω from 0.3 to 2.6:
+ * energy.error never above +1.5e-4 J of the 2.35 J it falls (+3.9 J and +0.08 J under
+ * newmark before; generalized-alpha +0.05 J at 5 ms, and at 1/60 s it lost the whole
+ * bounce, −2.3 J), at most −0.13 J after 60 s, the scheme's own error of the swing
+ * (test/engine/integrators/limit-switch.test.ts); Newton iterations +6 to +20 % a step on
+ * that run, where every 0.55 s a bounce is located (and up to 9 % more since every switch
+ * is: 1.03 to 3.64 a step over the runs of that test).
+ *
+ * Located so, the pieces keep the scheme's second order at every h: a rod dropped onto the
+ * default critically damped limit (test/engine/integrators/limit-order.test.ts). Two
+ * things had made it first order (the angle's error over the stop 6.5e-6, 1.7e-6, 4.7e-7,
+ * 1.5e-7 rad at h = 1e-4 … 1.25e-5 s now; before, located at every h, 3.9e-4, 1.7e-4,
+ * 5.9e-5 rad, successive differences 2.2e-4, 1.1e-4, 5.5e-5): the ramp's end, which lasts
+ * δ_r/|q̇| (33 µs at the rod's 3 rad/s), shorter than the step, so that a step over it saw
+ * the damping jump by c q̇_in; and a tolerance on the work a switch left in its piece
+ * misses (1e-4 of the energy at stake), crossed as h fell, so that a switch was located at
+ * one step and left at the next, its error then the unlocated kink's (the ramp's end at
+ * 1.25e-5 s: 4.1e-6 rad, where 2.5e-5 s had 6.9e-7).
  */
-import { type CompliantJointLimit, coordinateInertia } from "../actuators/joint-limit";
+import {
+  type CompliantJointLimit,
+  coordinateInertia,
+  DAMPING_RAMP,
+} from "../actuators/joint-limit";
 import type { BodySystem } from "../model/body-system";
+import { UNRESOLVED_H_OMEGA } from "./resolution";
 
 /**
- * The work a switch left within a piece may miss, relative to the energy at stake (the
- * file comment). At 1e-3 the exits' misses, all gains, added up to +7e-3 J on the dropped
- * rod at the default stiffness (h ω = 2.6); at 1e-4 a switch takes about 3 pieces.
+ * The shortest piece (of the integrator's h) a switch is split off into: a switch within
+ * it of a piece's end stays there. A piece ended at a located switch is off the
+ * interpolant's zero by the interpolant's error, so the next piece finds the switch again
+ * within ~1e-10 of its start; split there, the pieces went down to 1e-17 s, where Newton
+ * failed. A kink left that close to a step's end misses ~1e-6 of the work an unlocated
+ * one does.
  */
-export const SWITCH_TOLERANCE = 1e-4;
+export const MIN_PIECE = 1e-6;
 
 /**
  * Steps (of the integrator's h) within which a flight off the bound and back, 2 |q̇|/|q̈_f|
@@ -71,19 +90,11 @@ function freeAlong(l: CompliantJointLimit, a: Float64Array | null): number {
   return q.along(a);
 }
 
-/**
- * h ω (ω = √(k/m̃), the limit's own frequency on its coordinate) below which a step resolves
- * the limit so finely that its switches stay in their steps: the kink's missed work,
- * ½ s₁ Δq_f with s₁ ≈ k q̇ h and Δq_f ≈ q̇ h, about ¼ (h ω)² of the kinetic energy an impact,
- * is then below 1e-3 of it. There the located pieces cost accuracy: a rod dropped onto the
- * default critically damped limit, under newmark and generalized-alpha at h = 5e-5, 2.5e-5
- * and 1.25e-5 s (h ω ≤ 0.016), converged at first order located (successive differences
- * 1.1e-4 and 5.5e-5 rad) and at second order left in the steps (3.0e-5 and 8.1e-6 rad;
- * articulated.test.ts takes that run as its reference). Why the unequal pieces lose an
- * order is not found yet; the gains the location removes are at h ω ≳ 0.1 (the file
- * comment; energy-balance.test.ts's slider at 0.5 ms, h ω = 0.16).
- */
-export const RESOLVED_H_OMEGA = 0.05;
+/** The switch functions of a bound (`switchValue`). */
+const PUSH = 0;
+const ELASTIC = 1;
+const RAMP = 2;
+type SwitchKind = typeof PUSH | typeof ELASTIC | typeof RAMP;
 
 /** Bisection steps on τ ∈ [0, 1] (2⁻⁵⁰ of the piece: to rounding). */
 const BISECTIONS = 50;
@@ -91,9 +102,10 @@ const BISECTIONS = 50;
 export class LimitSwitches {
   /** q and q̇ of each limit at the piece's start (`begin`). */
   private readonly start: Float64Array;
-  /** m̃ = 1/(gᵀ M⁻¹ g) of each limit's coordinate where the integrator was made (kg·m² or kg). */
-  private readonly inertia: Float64Array;
-  /** ω = √(k/m̃) of each limit (rad/s): RESOLVED_H_OMEGA. */
+  /**
+   * ω = √(k/m̃) of each limit (rad/s; m̃ = 1/(gᵀ M⁻¹ g) of its coordinate where the
+   * integrator was made): `locateRamp`.
+   */
   private readonly omega: Float64Array;
   /**
    * Each limit's q̈ (rad/s², m/s²) at the piece's start and end, g · a of the accelerations
@@ -115,14 +127,12 @@ export class LimitSwitches {
     private readonly limits: readonly CompliantJointLimit[],
   ) {
     this.start = new Float64Array(2 * limits.length);
-    this.inertia = new Float64Array(limits.length);
     this.free = new Float64Array(limits.length);
     this.freeEnd = new Float64Array(limits.length);
     this.omega = new Float64Array(limits.length);
     limits.forEach((l, i) => {
       l.coordinate.evaluate();
-      this.inertia[i] = coordinateInertia(sys, l.coordinate);
-      this.omega[i] = Math.sqrt(l.stiffness / this.inertia[i]);
+      this.omega[i] = Math.sqrt(l.stiffness / coordinateInertia(sys, l.coordinate));
     });
   }
 
@@ -151,7 +161,7 @@ export class LimitSwitches {
     let earliest = 1;
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i];
-      if (!l.enabled || this.stepSize * this.omega[i] < RESOLVED_H_OMEGA) continue;
+      if (!l.enabled) continue;
       const q = l.coordinate;
       q.evaluate();
       const q0 = start[2 * i];
@@ -166,8 +176,9 @@ export class LimitSwitches {
       for (let sigma = 1; sigma >= -1; sigma -= 2) {
         earliest = Math.min(
           earliest,
-          this.locate(i, sigma, false, h, dq),
-          this.locate(i, sigma, true, h, dq),
+          this.locate(i, sigma, false, h),
+          this.locate(i, sigma, true, h),
+          this.locateRamp(i, sigma, h),
         );
       }
     }
@@ -175,49 +186,83 @@ export class LimitSwitches {
   }
 
   /**
-   * The switch of limit i's bound σ within the piece (h, its travel dq): τ where its push
+   * The switch of limit i's bound σ within the piece of h: τ where its push
    * (`elastic` false) or its elastic part k δ (true: where a clamped push lets the elastic
    * energy go, which the energy balance books as the limit's dissipation at the same
    * weights; file comment) changes sign on the cubic, or 1 where it does not or the piece
-   * may keep it. A bound met is located on the free motion q0 + q̇0 t + ½ q̈_f t² too (q̈_f
-   * the start's, `free`), and the earlier of the two taken: the cubic's end rate
-   * holds the end's push, which at h ω ≫ 1 moved its zero by half the distance left (the
-   * pieces ended 50 % of the way closer each, four halvings short of the bound at the
-   * default stiffness and 1/60 s); once a piece ends near the bound that push is small and
-   * the cubic exact.
+   * keeps it (MIN_PIECE, UNRESOLVED_FLIGHT). A bound met is located on the free motion
+   * q0 + q̇0 t + ½ q̈_f t² too (q̈_f the start's, `free`), and the earlier of the two taken:
+   * the cubic's end rate holds the end's push, which at h ω ≫ 1 moved its zero by half the
+   * distance left (the pieces ended 50 % of the way closer each, four halvings short of the
+   * bound at the default stiffness and 1/60 s); once a piece ends near the bound that push
+   * is small and the cubic exact.
    */
-  private locate(i: number, sigma: number, elastic: boolean, h: number, dq: number): number {
+  private locate(i: number, sigma: number, elastic: boolean, h: number): number {
     const l = this.limits[i];
-    const q0 = this.start[2 * i];
-    const s0 = this.switchValue(l, sigma, elastic, 0, h);
-    const s1 = this.switchValue(l, sigma, elastic, 1, h);
+    const kind = elastic ? ELASTIC : PUSH;
+    const s0 = this.switchValue(l, sigma, kind, 0, h);
+    const s1 = this.switchValue(l, sigma, kind, 1, h);
     // (k δ where the bound is met: the push's own switch, at δ = 0 too)
     if (s0 > 0 === s1 > 0 || (elastic && s0 <= 0)) return 1;
-    let lo = 0;
-    let hi = 1;
-    for (let k = 0; k < BISECTIONS; k++) {
-      const tau = 0.5 * (lo + hi);
-      if (this.switchValue(l, sigma, elastic, tau, h) > 0 === s0 > 0) lo = tau;
-      else hi = tau;
-    }
-    let tau = 0.5 * (lo + hi);
+    let tau = this.bisect(l, sigma, kind, h, s0 > 0);
     if (s0 <= 0) tau = Math.min(tau, this.freeArrival(i, sigma, h));
+    if (this.tooShort(tau, h)) return 1;
     // a switch at a rate the steps cannot resolve (UNRESOLVED_FLIGHT) stays in its piece:
     // the rate at the piece's free end (the approach's at its start where the bound is met,
     // the rebound's at its end where it is left; the cubic across a stiff limit's turn
     // does not give the rate at the switch)
     const freeRate = s0 > 0 ? this.endRate : this.start[2 * i + 1];
     const pull = s0 > 0 ? this.freeEnd[i] : this.free[i];
-    if (Math.abs(freeRate) <= 0.5 * UNRESOLVED_FLIGHT * Math.abs(pull) * this.stepSize) return 1;
-    const atSwitch = this.valueAt(tau);
-    // the active end's push and the free travel (entering: before τ; leaving: after)
-    const active = s0 > 0 ? s0 : s1;
-    const freeTravel = Math.abs(s0 > 0 ? q0 + dq - atSwitch : atSwitch - q0);
-    const rate = dq / h;
-    const stake =
-      0.5 * this.inertia[i] * rate * rate +
-      (l.stiffness > 0 ? (0.5 * active * active) / l.stiffness : 0);
-    return 0.5 * active * freeTravel <= SWITCH_TOLERANCE * stake ? 1 : tau;
+    return Math.abs(freeRate) <= 0.5 * UNRESOLVED_FLIGHT * Math.abs(pull) * this.stepSize ? 1 : tau;
+  }
+
+  /**
+   * The end of limit i's damping ramp at bound σ within the piece of h: τ where the depth δ
+   * crosses δ_r = DAMPING_RAMP on the cubic while the bound pushes there, or 1 where it
+   * does not or the piece keeps it (MIN_PIECE). The push k δ + c q̇_in min(1, δ/δ_r) is
+   * kinked there, and the ramp lasts δ_r/|q̇|, shorter than the step at ordinary rates (33 µs
+   * for the rod of the file comment at 3 rad/s): a step over it sees the damping jump by
+   * c q̇_in, a first-order error. Located only where the step resolves the limit
+   * (h ω ≤ UNRESOLVED_H_OMEGA), where the order is the scheme's to keep: at h ω = 5.2 the
+   * README's slider (limit-switch.test.ts) then left its bound at 0.089 m/s where the law
+   * gives 0.074 (0.137 unlocated), and its shorter hops, which the steps cannot resolve
+   * (UNRESOLVED_FLIGHT), gained 3.5e-3 J in all where they had gained 1.7e-3 J.
+   */
+  private locateRamp(i: number, sigma: number, h: number): number {
+    const l = this.limits[i];
+    if (!(l.damping > 0) || this.stepSize * this.omega[i] > UNRESOLVED_H_OMEGA) return 1;
+    const d0 = this.switchValue(l, sigma, RAMP, 0, h);
+    const d1 = this.switchValue(l, sigma, RAMP, 1, h);
+    if (d0 > 0 === d1 > 0) return 1;
+    const tau = this.bisect(l, sigma, RAMP, h, d0 > 0);
+    return this.tooShort(tau, h) || !(this.switchValue(l, sigma, PUSH, tau, h) > 0) ? 1 : tau;
+  }
+
+  /** Whether a split at τ of the piece of h leaves a piece shorter than MIN_PIECE. */
+  private tooShort(tau: number, h: number): boolean {
+    const shortest = MIN_PIECE * this.stepSize;
+    return tau * h < shortest || (1 - tau) * h < shortest;
+  }
+
+  /**
+   * τ ∈ (0, 1) where switch function `kind` of bound σ changes sign on the cubic, by
+   * bisection (`positive`: its sign at τ = 0).
+   */
+  private bisect(
+    l: CompliantJointLimit,
+    sigma: number,
+    kind: SwitchKind,
+    h: number,
+    positive: boolean,
+  ): number {
+    let lo = 0;
+    let hi = 1;
+    for (let k = 0; k < BISECTIONS; k++) {
+      const tau = 0.5 * (lo + hi);
+      if (this.switchValue(l, sigma, kind, tau, h) > 0 === positive) lo = tau;
+      else hi = tau;
+    }
+    return 0.5 * (lo + hi);
   }
 
   /**
@@ -239,17 +284,22 @@ export class LimitSwitches {
     return root > 0 && root < h ? root / h : 1;
   }
 
-  /** The switch function (push or k δ, `locate`) of bound σ at τ on the cubic. */
+  /**
+   * Switch function `kind` of bound σ at τ on the cubic: the push, k δ (`locate`), or
+   * δ − δ_r (`locateRamp`).
+   */
   private switchValue(
     l: CompliantJointLimit,
     sigma: number,
-    elastic: boolean,
+    kind: SwitchKind,
     tau: number,
     h: number,
   ): number {
     const cubic = this.cubic;
     const value = this.valueAt(tau);
-    if (elastic) return l.stiffness * (sigma > 0 ? l.lower - value : value - l.upper);
+    const depth = sigma > 0 ? l.lower - value : value - l.upper;
+    if (kind === ELASTIC) return l.stiffness * depth;
+    if (kind === RAMP) return depth - DAMPING_RAMP;
     const rate = (cubic[1] + tau * (2 * cubic[2] + 3 * tau * cubic[3])) / h;
     return l.push(sigma, value, rate);
   }
