@@ -1545,6 +1545,7 @@ export class Simulation {
           // without: the balance's work is then zero); the motors' it takes from its own
           // joint efforts
           power: this.stepWork.dissipates ? (t: number) => this.stepWork.forcePower(t) : null,
+          stored: this.stepWork.dissipates ? (t: number) => this.stepWork.storedEnergy(t) : null,
           angles: this.angles,
         },
       },
