@@ -95,3 +95,57 @@ describe("articulated books a position servo's work as −ΔΦ, its energy.error
     expect(worst).toBeLessThan(1e-11);
   });
 });
+
+describe("stiff servos under articulated (explicit: the sub-steps resolve them)", () => {
+  it("a critically damped servo holds a pendulum at its static deflection k_p (q* − q) = m g (L/2) cos q, k_p = 1e8", () => {
+    // (a guard: this ran before too, at 116 sub-steps a step, the 3/ρ bound of ρ ≈ k_d/I)
+    const kp = 1e8;
+    const kd = 2 * Math.sqrt(kp * I);
+    const sim = loadModel(
+      rodPendulum({
+        mass: m,
+        length: L,
+        axis: [0, 0, 1],
+        gravity: [0, -9.81, 0],
+        servo: { type: "position", target, kp, kd },
+        solver: { integrator: "articulated", dt: h },
+      }),
+    );
+    sim.step(60);
+    const q = sim.state().joints[0].coordinates[0];
+    // the fixed point of q = q* − m g (L/2) cos q / k_p (5.6e-8 rad), by iteration
+    let closed = target;
+    for (let k = 0; k < 5; k++) closed = target - (m * 9.81 * (L / 2) * Math.cos(closed)) / kp;
+    expect(target - q).toBeGreaterThan(5e-8);
+    expect(Math.abs(q - closed)).toBeLessThan(1e-12);
+  });
+
+  it("an undamped servo's ringing at k_p = 1e8 fails its first step naming the servo and generalized-alpha", () => {
+    // ω = √(k_p/I) = 2.0e4 rad/s at 0.3 rad: the error control asks ~1e4 sub-steps a step
+    const sim = loadModel(
+      rodPendulum({
+        mass: m,
+        length: L,
+        axis: [0, 0, 1],
+        gravity: [0, 0, 0],
+        servo: { type: "position", target, kp: 1e8, kd: 0 },
+        solver: { integrator: "articulated", dt: h },
+      }),
+    );
+    let message = "";
+    try {
+      sim.step(1);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    // h √(k_p/Ĩ), 1/Ĩ = 1/I_c = 4/I the joint free
+    const rate = (h * Math.sqrt((4 * 1e8) / I)).toPrecision(3);
+    expect(message).toMatch(/^step 1 failed: articulated: /);
+    expect(message).toContain(
+      `; servos stiffer than the step resolves: "servo" (h·max(kd/I, √(kp/I)) = ${rate}) (articulated's explicit sub-steps must follow them: generalized-alpha takes them implicitly, or a shorter dt)`,
+    );
+    // the last good state (the start) is kept
+    expect(sim.stepCount).toBe(0);
+    expect(sim.state().joints[0].coordinates[0]).toBe(0);
+  });
+});
