@@ -119,6 +119,33 @@ export class JointActuator implements ForceEffector {
   }
 
   /**
+   * ForceEffector.storedEnergy: a position servo's Φ (J) = ∫₀^e clamp(k_p s) ds, e = q − q*,
+   * the clamp at effortLimit: ½ k_p e² within the law's linear band, limit |e| − limit²/2k_p
+   * beyond (C¹: Φ'(e) = clamp(k_p e)). Its rate Φ'(e) (q̇ − q̇*) is the whole power
+   * −τ q̇ = k_p e q̇ of an undamped servo on a fixed target; the rest, k_p e q̇* (a moving
+   * target) and the damping's, is what a quadrature is left with. 0 for the other types.
+   */
+  storedEnergy(t: number): number {
+    if (this.kp === 0) return 0;
+    const q = this.coordinate;
+    q.evaluateValue();
+    const e = Math.abs(q.value - this.commandAt(t));
+    const band = this.limit / this.kp;
+    return e <= band ? 0.5 * this.kp * e * e : this.limit * (e - 0.5 * band);
+  }
+
+  /** ForceEffector.storedPower: Φ̇ = clamp(k_p e) (q̇ − q̇*) (W), see storedEnergy. */
+  storedPower(t: number): number {
+    if (this.kp === 0) return 0;
+    const q = this.coordinate;
+    q.evaluate();
+    const e = q.value - this.commandAt(t);
+    const rate = this.override === null ? this.command.rate(t) : 0;
+    const slope = Math.max(-this.limit, Math.min(this.limit, this.kp * e));
+    return slope * (q.rate - rate);
+  }
+
+  /**
    * The effort τ at t and the current state, saturated at effortLimit (sets `saturated`),
    * with the coordinate's Jacobian evaluated where τ ≠ 0 (a torque actuator reads neither q
    * nor q̇, and one at zero effort, URDF import's default until an input, nothing).

@@ -121,6 +121,16 @@ export interface ForceEffector {
    */
   applyDissipativeForces?(t: number): void;
   /**
+   * A function Φ (J) of t and the current state whose rate Φ̇ (storedPower) is part of the
+   * dissipative force's power −F·v: a position servo's Φ = ∫ clamp(k_p e) de, e = q − q*
+   * (JointActuator). The articulated integrator books ΔΦ over a step exactly, from the
+   * states it reached, and integrates only the rest of the power, −F·v − Φ̇, by its stages
+   * (StepWork.forcePower, storedEnergy). Absent: none.
+   */
+  storedEnergy?(t: number): number;
+  /** Φ̇ (W) at t and the current state (storedEnergy); present with it. */
+  storedPower?(t: number): number;
+  /**
    * Optional: an energy–momentum force for the trapezoidal rule (moreau-jean at θ = ½,
    * generalized-alpha at ρ∞ = 1, newmark at (¼, ½) through it: x_{t+h} − x_t =
    * h (v_t + v_{t+h})/2, M (v_{t+h} − v_t) = h f̄):

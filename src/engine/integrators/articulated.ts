@@ -228,8 +228,16 @@ export class ArticulatedIntegrator implements Integrator {
     private readonly constraints: ConstraintSet,
     /** The constraint multipliers the State's reactions are read from (simulation record). */
     private readonly lambda: Float64Array,
-    /** The dissipative forces' power (W) at t and the current state; null: none. */
+    /**
+     * The dissipative forces' power (W) at t and the current state, less the rate Φ̇ of
+     * their stored functions (StepWork.forcePower); null: none.
+     */
     private readonly power: ((t: number) => number) | null,
+    /**
+     * Σ Φ (J) of those functions at t and the current state (ForceEffector.storedEnergy),
+     * booked exactly as its change over the step; null: none.
+     */
+    private readonly stored: ((t: number) => number) | null,
     /**
      * Compliant contact, or null: its contacts are detected at each step's start, so the
      * forces change from one step's end to the next step's start.
@@ -374,6 +382,8 @@ export class ArticulatedIntegrator implements Integrator {
       this.evaluate(y, u, 0);
       work = before - kineticEnergy(tree.sys);
     }
+    // Φ at the step's start (the stored functions' change is booked whole, at the end)
+    const storedStart = this.stored === null ? 0 : this.stored(t);
     let done = 0;
     let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
     let accepted = 0;
@@ -474,7 +484,6 @@ export class ArticulatedIntegrator implements Integrator {
       this.memory.acceleration.set(ku[0]);
       this.memory.accelerationValid = true;
     }
-    this.dissipatedWork = work;
     // the reactions: the joint wrenches of the last evaluation, the last accepted
     // sub-step's seventh stage, at (y, u) (computed once here, not at every sub-step's
     // last stage: a rejected or a later sub-step's were thrown away)
@@ -483,6 +492,8 @@ export class ArticulatedIntegrator implements Integrator {
     tree.setState(y, u, t + h);
     // the step's end: the turn counts the simulation takes (JointCoordinate.track)
     this.guideHinges(y);
+    // ΔΦ, exact at the states the step reached (the stages integrated the power less Φ̇)
+    this.dissipatedWork = this.stored === null ? work : work + this.stored(t + h) - storedStart;
     this.writeReactions(t + h);
     stats.substeps = accepted;
     stats.stepError = worst;

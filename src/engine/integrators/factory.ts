@@ -72,8 +72,13 @@ export interface IntegratorParts {
     tree: () => ArticulatedTree;
     constraints: ConstraintSet;
     lambda: Float64Array;
-    /** The dissipative forces' power (W) at time t and the current state, or null: none. */
+    /**
+     * The dissipative forces' power (W) at time t and the current state less the rate of
+     * their stored functions Φ, and Σ Φ (J) (StepWork.forcePower, storedEnergy), or null:
+     * none.
+     */
     power: ((t: number) => number) | null;
+    stored: ((t: number) => number) | null;
     /** The revolute joints' angle coordinates, which it tells the angles it steps. */
     angles: readonly JointCoordinate[];
   };
@@ -163,13 +168,14 @@ export function createIntegrator(
         limitSwitches,
       );
     case "articulated": {
-      const { tree, constraints, lambda, power, angles } = parts.articulated;
+      const { tree, constraints, lambda, power, stored, angles } = parts.articulated;
       return new ArticulatedIntegrator(
         tree(),
         stepper,
         constraints,
         lambda,
         power,
+        stored,
         parts.compliant,
         {
           stepTolerance:
