@@ -126,6 +126,11 @@ export interface HeldContacts {
 export interface ProjectedJoints {
   set: ConstraintSet;
   t: number;
+  /**
+   * 1 by body index for the bodies the joints hold: a pass none of whose contacts touches
+   * one takes the factored operator (Y H_nᵀ = M⁻¹ H_nᵀ there, G M⁻¹ H_nᵀ = 0).
+   */
+  bodies: Uint8Array;
 }
 
 /**
@@ -473,8 +478,14 @@ export class ContactProjection {
     set.reset(b.count);
     for (let k = 0; k < b.count; k++)
       set.push(b.bodyA[k], b.bodyB[k], b.key, b.normal, detection.point, detection.gap, k);
-    if (this.joints !== null && set.count <= JOINT_PASS_CONTACTS)
-      return this.jointPass(this.joints, it, sweeps);
+    const joints = this.joints;
+    if (joints !== null && set.count <= JOINT_PASS_CONTACTS)
+      for (let i = 0; i < set.count; i++) {
+        const a = set.bodyA[i];
+        const c = set.bodyB[i];
+        if ((a >= 0 && joints.bodies[a] === 1) || (c >= 0 && joints.bodies[c] === 1))
+          return this.jointPass(joints, it, sweeps);
+      }
     inverseMassBlocks(sys, this.Y, this.yOff, 1);
     set.computeResponse(this.Y, this.yOff, 1, true);
     const W = set.delassus(1, 1);
