@@ -117,6 +117,7 @@ import {
   ContactSolveError,
   type HeldContacts,
   HOLD_TOLERANCE,
+  type ProjectedJoints,
   type ProjectionResult,
 } from "./projection";
 
@@ -1129,12 +1130,14 @@ export class NonsmoothContact implements OneStepProblem {
    * The position projection after the step (projection.ts) on this step's detection (and
    * the fem–fem contacts), with the joints' own projection after each pass; with `hold`,
    * the step's pushing contacts of its bodies held on their surface first (markHeld,
-   * ContactProjection.hold), `projectJointVelocities` after each change of velocity.
+   * ContactProjection.hold), `projectJointVelocities` after each change of velocity; with
+   * `joints`, each pass moves the bodies along them (ContactProjection.jointPass).
    */
   project(
     projectJoints?: () => void,
     hold: Uint8Array | null = null,
     projectJointVelocities: (() => void) | null = null,
+    joints: ProjectedJoints | null = null,
   ): ProjectionResult {
     const held = this.held;
     held.count = hold === null ? 0 : this.markHeld(hold);
@@ -1147,6 +1150,7 @@ export class NonsmoothContact implements OneStepProblem {
       projectJoints,
       this.faces,
       held,
+      joints,
     );
     // the hold's impulses, the step's with P (M (v⁺ − v_t) = h f̄ + Hᵀ P + H_nᵀ ν + Gᵀ Λ,
     // H_n at the end pose): reported with them, and ν/h with the normal force

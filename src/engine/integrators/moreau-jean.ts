@@ -934,6 +934,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         // the pushing contacts of the groups redone held on their surface (file comment)
         this.touchedRedone ? this.jointed : null,
         set !== null ? this.projectHeldRates : null,
+        // each pass along the joints (ContactProjection.jointPass)
+        set !== null ? { set, t: tEnd, bodies: this.jointed } : null,
       );
       // the kinetic energy the hold's impulses changed (the motors' share of the joints'
       // velocity projection among them): their work (file comment)

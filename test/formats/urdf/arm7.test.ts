@@ -363,3 +363,44 @@ describe("the 7-axis arm's links dropped on a floor (a box), their meshes as imp
     });
   }
 });
+
+describe("the 7-axis arm floating, dropped on a floor (moreau-jean)", () => {
+  it("every step's position projection ends within its tolerance: the light fingers' landing taken out along the joints in the step", async () => {
+    const { model } = await importUrdf({
+      urdf: arm7Urdf(true),
+      files: arm7Files(true),
+      options: { actuators: { type: "none" }, floating: true },
+    });
+    const m: ModelSpec = structuredClone(model);
+    for (const b of m.bodies) b.position = [b.position[0], b.position[1], b.position[2] + 0.3];
+    m.bodies.push({
+      ...structuredClone(model.bodies[0]),
+      id: "floor",
+      fixed: true,
+      position: [0, 0, -0.5],
+      orientation: [1, 0, 0, 0],
+      shapes: [
+        { type: "box", halfExtents: [3, 3, 0.5], position: [0, 0, 0], orientation: [1, 0, 0, 0] },
+      ],
+    } as ModelSpec["bodies"][number]);
+    const sim = loadModel({
+      ...m,
+      contact: { method: "nsc", friction: 0.5 },
+      solver: { ...m.solver, integrator: "moreau-jean", dt: 0.005 },
+    });
+    // the fingers (50 g on the 20 kg arm's hand) strike the floor at ~1 s; the projection's
+    // tolerance is 2e-3 of their 1 cm half width
+    let worst = 0;
+    let unconverged = 0;
+    for (let n = 0; n < 260; n++) {
+      sim.step(1);
+      const s = sim.state().solver;
+      worst = Math.max(worst, s.penetration);
+      if (!s.projectionConverged) unconverged++;
+    }
+    // before: the joints' projection after each pass undid 96 % of each move of a finger,
+    // which stayed up to 9.9e-3 m deep for 8 steps (14 steps unconverged)
+    expect(unconverged).toBe(0);
+    expect(worst).toBeLessThanOrEqual(2e-5);
+  });
+});
