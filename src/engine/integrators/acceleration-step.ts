@@ -1289,15 +1289,28 @@ export class AccelerationStepper implements NewtonStepper {
   /**
    * out ← the acceleration at the current state with the joints' consistent multipliers,
    * M⁻¹ (f − (r_M M + r_K K) v + Gᵀλ) (m/s², rad/s²), λ into `lambda` (consistentMultipliers,
-   * S factored here); needs joints. A θ-scheme's run starts its error estimate from it
-   * (theta-scheme.ts startRun).
+   * S factored here unless `factor` is false: a step's end, where its velocity projection
+   * left it factored); without joints M⁻¹ (f − (r_M M + r_K K) v). A θ-scheme's run starts
+   * its error estimate from it (theta-scheme.ts startRun), generalized-alpha's error
+   * control measures each step by its change (generalized-alpha.ts rejectedByErrorControl).
    */
-  constrainedAcceleration(c: SchemeCoefficients, t: number, out: Float64Array): void {
-    const set = this.constraints;
-    if (set === null) throw new Error("constrainedAcceleration needs joints");
+  constrainedAcceleration(
+    c: SchemeCoefficients,
+    t: number,
+    out: Float64Array,
+    factor = true,
+  ): void {
     getVelocity(this.sys, this.v);
+    const set = this.constraints;
+    if (set === null) {
+      const f = this.f;
+      this.computeForces(t, f);
+      this.subtractRayleigh(c, f);
+      massSolve(this.sys, f, out);
+      return;
+    }
     // leaves M⁻¹ (f − Rayleigh) in tmp
-    this.consistentMultipliers(c, t, true);
+    this.consistentMultipliers(c, t, factor);
     set.multiplyTranspose(this.lambda, this.da);
     massSolve(this.sys, this.da, this.inc);
     for (let i = 0; i < this.n; i++) out[i] = this.tmp[i] + this.inc[i];
