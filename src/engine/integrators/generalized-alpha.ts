@@ -28,11 +28,9 @@
  * step is symmetric: stepping back by −h from (x_{n+1}, v_{n+1}) gives (x_n, v_n) with λ̃
  * and μ̃ exchanged, and nothing but the state is carried from step to step (A_n is a
  * function of the state). A symmetric, memoryless method keeps the energy of a
- * conservative mechanism within O(h²) for arbitrarily long runs, without drift (at a fixed
- * step: the error control's halvings, sized by the state, are not symmetric, and where
- * they act at every violent stretch of an unresolved motion the energy drifts — an
- * unactuated 7-axis arm at h ω = 0.6 lost 12.6 J of 101 J in 60 s, 0.29 J with every
- * step halved; src/formats/urdf/convert.ts PASSIVE_ALPHA_DT), and
+ * conservative mechanism within O(h²) for arbitrarily long runs, without drift (through
+ * the error control's halvings too, which are chosen by the step's two ends alone, as a
+ * time-reversible step-size function: rejectedByErrorControl), and
  * keeps the velocities of every relative equilibrium that the model's symmetries allow
  * exactly (a rod spinning on a frictionless hinge keeps ω to rounding at any h: its map
  * of ω is its own inverse; its angle has the scheme's phase error, (hω)²/8 per step).
@@ -58,9 +56,10 @@
  * `diverged` when four halvings do not suffice. The error control (params.stepTolerance,
  * rejectedByErrorControl; on by default with ρ∞ = 1, defaultStepTolerance) halves such
  * steps before they go wrong, so the whipping 100-link chain runs at h = 1/240 s, at a
- * higher cost per step (bench/README.md, "Generalized-α"). Where steps keep failing, the
- * following ones start with the sub-steps that succeeded instead of trying h first
- * (substep-depth.ts; the controller's state is part of the memory).
+ * higher cost per step (bench/README.md, "Generalized-α"). Where Newton keeps failing, the
+ * following steps start with the sub-steps that succeeded instead of trying h first
+ * (substep-depth.ts; the controller's state is part of the memory); the error control's
+ * rejections do not move that start (trySingle).
  *
  * Fem bodies at ρ∞ = 1: the trapezoid ½ (f_n + f_{n+1}) of a nonlinear elastic body's
  * forces is not energy-stable where the step does not resolve its elements' modes (Simo &
@@ -177,11 +176,12 @@ export class AlphaCoefficients {
 }
 
 /**
- * The trapezoidal rule's local error h³ x‴/12 (m), estimated from the change ΔD of the
- * step's mean acceleration D = (v_{t+h} − v_t)/h from the previous step's (ΔD ≈ h x‴) as
- * (h²/12) ΔD, measured by largestDisplacement: generalized-alpha's error control at ρ∞ = 1
- * (rejectedByErrorControl) and the θ-schemes' test of their symmetric joint step
- * (theta-scheme.ts tooCoarse), whose smooth steps are the same rule.
+ * The trapezoidal rule's local error h³ x‴/12 (m), estimated from a change Δ ≈ h x‴ of the
+ * acceleration as (h²/12) Δ, measured by largestDisplacement: generalized-alpha's error
+ * control at ρ∞ = 1 (rejectedByErrorControl: Δ = ü_{n+1} − ü_n over the step) and the
+ * θ-schemes' test of their symmetric joint step (theta-scheme.ts tooCoarse: Δ the change of
+ * the step's mean acceleration (v_{t+h} − v_t)/h from the previous step's), whose smooth
+ * steps are the same rule.
  */
 export function trapezoidalStepError(sys: BodySystem, h: number, meanChange: Float64Array): number {
   return ((h * h) / 12) * largestDisplacement(sys, meanChange);
@@ -249,8 +249,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
 
   /**
    * @param memory the state record's: A_n, the free acceleration at the start of the next
-   *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; the
-   *   last accepted step's mean acceleration (v_{t+h} − v_t)/h (error control) in
+   *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; with
+   *   error control the acceleration consistent with the joints at the state, ü_n =
+   *   M⁻¹ (f + Gᵀλ) (the last accepted step's end, or a new memory's start), in
    *   `previousAcceleration`, valid with `previousValid`.
    * @param impacts compliant contacts (contact.method "smc"), or null. Their force law
    *   changes at every step's start, where they are detected again (compliant.ts: a contact
