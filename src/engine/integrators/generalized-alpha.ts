@@ -250,9 +250,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   /**
    * @param memory the state record's: A_n, the free acceleration at the start of the next
    *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; with
-   *   error control the acceleration consistent with the joints at the state, ü_n =
-   *   M⁻¹ (f + Gᵀλ) (the last accepted step's end, or a new memory's start), in
-   *   `previousAcceleration`, valid with `previousValid`.
+   *   error control the acceleration consistent with the joints at the last accepted
+   *   step's end, ü_n = M⁻¹ (f + Gᵀλ), in `previousAcceleration`, valid with
+   *   `previousValid` (not after a reset: the first step then has no estimate).
    * @param impacts compliant contacts (contact.method "smc"), or null. Their force law
    *   changes at every step's start, where they are detected again (compliant.ts: a contact
    *   met during a step is elastic in it, damped from the next; its material points are
@@ -484,8 +484,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       pseudoAcceleration[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
       acceleration[i] = b;
     }
-    // (the error control's end acceleration left λ consistent with the end)
-    if (this.params.stepTolerance === null) s.consistentMultipliers(c, t + h);
+    // again after the error control's (rejectedByErrorControl): the same λ, and the force
+    // accumulators left with the end's forces as the steps without it leave them
+    s.consistentMultipliers(c, t + h);
     return true;
   }
 
@@ -506,7 +507,6 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       memory.pseudoAcceleration.set(accStart);
       memory.accelerationValid = true;
       memory.pseudoValid = true;
-      this.keepEndAcceleration(t, true);
       this.switches?.begin();
       return;
     }
@@ -562,8 +562,12 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     for (let i = 0; i < s.n; i++) acceleration[i] = a[i] - startAccel[i];
     s.endFreeRates(c, acceleration);
     pseudoAcceleration.set(acceleration);
-    // the error control's next reference, λ then consistent with the end; else λ alone
-    if (!this.keepEndAcceleration(t + h, false)) s.consistentMultipliers(c, t + h);
+    // the error control's next reference (rejectedByErrorControl), S factored at the end
+    if (this.params.stepTolerance !== null) {
+      s.constrainedAcceleration(c, t + h, this.memory.previousAcceleration, false);
+      this.memory.previousValid = true;
+    }
+    s.consistentMultipliers(c, t + h);
     this.dissipativeStep = true;
     return true;
   }
@@ -601,7 +605,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     if (tol === null) return false;
     const { memory, endAcceleration: end } = this;
     // λ ← the end's consistent multipliers, S factored there by the step's velocity projection
-    this.stepper.constrainedAcceleration(c, tEnd, end, false);
+    this.stepper.constrainedAcceleration(c, tEnd, end, false, true);
     if (memory.previousValid) {
       const change = this.change;
       const start = memory.previousAcceleration;
@@ -618,22 +622,6 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     memory.previousAcceleration.set(end);
     memory.previousValid = true;
     return false;
-  }
-
-  /**
-   * With error control: the acceleration consistent with the current state at t (ü,
-   * AccelerationStepper.constrainedAcceleration; λ then the state's consistent multipliers)
-   * into the memory, the next error estimate's reference, at a new memory's start and after
-   * a backward-Euler step; `factor`: S factored here. Whether it did (error control on).
-   */
-  private keepEndAcceleration(t: number, factor: boolean): boolean {
-    if (this.params.stepTolerance === null) return false;
-    const { coeff: c, memory } = this;
-    c.rayleighMass = this.params.rayleighMass;
-    c.rayleighStiffness = this.params.rayleighStiffness;
-    this.stepper.constrainedAcceleration(c, t, memory.previousAcceleration, factor);
-    memory.previousValid = true;
-    return true;
   }
 
   /**
