@@ -574,7 +574,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
 
   /**
    * Error control (params.stepTolerance, m per step; null: off): the acceleration
-   * consistent with the joints, ü = M⁻¹ (f + Gᵀλ), changes over the step by about h x‴, so
+   * consistent with the joints, ü = M⁻¹ (f + Gᵀλ) (the servos the step does not resolve
+   * with its lead, as it took them: constrainedAcceleration `stepped`; none before a new
+   * memory's first step, which has no estimate), changes over the step by about h x‴, so
    * δ = (h²/12)(ü_{n+1} − ü_n) estimates the trapezoidal rule's local error h³ x‴/12, and
    * largestDisplacement measures it as the distance it moves a body's material (metres). A
    * step whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts),
