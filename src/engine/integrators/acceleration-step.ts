@@ -1320,18 +1320,42 @@ export class AccelerationStepper implements NewtonStepper {
   /**
    * out ← the acceleration at the current state with the joints' consistent multipliers,
    * M⁻¹ (f − (r_M M + r_K K) v + Gᵀλ) (m/s², rad/s²), λ into `lambda` (consistentMultipliers,
-   * S factored here); needs joints. A θ-scheme's run starts its error estimate from it
-   * (theta-scheme.ts startRun).
+   * S factored here unless `factor` is false: a step's end, where its velocity projection
+   * left it factored); without joints M⁻¹ (f − (r_M M + r_K K) v). A θ-scheme's run starts
+   * its error estimate from it (theta-scheme.ts startRun), generalized-alpha's error
+   * control measures each step by its change (generalized-alpha.ts rejectedByErrorControl).
+   * `stepped`: the servos the step did not resolve (c.stiffForces) measured with the step's
+   * lead, at z = x + δ v as its Newton iterations took them (holdStiffForces), not at x:
+   * their force at x differs by δ k_p v, which a step of w = h √(k_p/I) ≫ 1 leaves large
+   * after a command (the hinged rod at w = 3400 read 100 times stepTolerance there).
    */
-  constrainedAcceleration(c: SchemeCoefficients, t: number, out: Float64Array): void {
-    const set = this.constraints;
-    if (set === null) throw new Error("constrainedAcceleration needs joints");
-    getVelocity(this.sys, this.v);
-    // leaves M⁻¹ (f − Rayleigh) in tmp
-    this.consistentMultipliers(c, t, true);
-    set.multiplyTranspose(this.lambda, this.da);
-    massSolve(this.sys, this.da, this.inc);
-    for (let i = 0; i < this.n; i++) out[i] = this.tmp[i] + this.inc[i];
+  constrainedAcceleration(
+    c: SchemeCoefficients,
+    t: number,
+    out: Float64Array,
+    factor = true,
+    stepped = false,
+  ): void {
+    const lead = stepped && c.stiffWeight !== 0;
+    if (lead) this.leadStiff(c.stiffForces, this.stiffLead);
+    try {
+      getVelocity(this.sys, this.v);
+      const set = this.constraints;
+      if (set === null) {
+        const f = this.f;
+        this.computeForces(t, f);
+        this.subtractRayleigh(c, f);
+        massSolve(this.sys, f, out);
+        return;
+      }
+      // leaves M⁻¹ (f − Rayleigh) in tmp
+      this.consistentMultipliers(c, t, factor);
+      set.multiplyTranspose(this.lambda, this.da);
+      massSolve(this.sys, this.da, this.inc);
+      for (let i = 0; i < this.n; i++) out[i] = this.tmp[i] + this.inc[i];
+    } finally {
+      if (lead) this.leadStiff(c.stiffForces, 0);
+    }
   }
 
   /**

@@ -28,11 +28,9 @@
  * step is symmetric: stepping back by −h from (x_{n+1}, v_{n+1}) gives (x_n, v_n) with λ̃
  * and μ̃ exchanged, and nothing but the state is carried from step to step (A_n is a
  * function of the state). A symmetric, memoryless method keeps the energy of a
- * conservative mechanism within O(h²) for arbitrarily long runs, without drift (at a fixed
- * step: the error control's halvings, sized by the state, are not symmetric, and where
- * they act at every violent stretch of an unresolved motion the energy drifts — an
- * unactuated 7-axis arm at h ω = 0.6 lost 12.6 J of 101 J in 60 s, 0.29 J with every
- * step halved; src/formats/urdf/convert.ts PASSIVE_ALPHA_DT), and
+ * conservative mechanism within O(h²) for arbitrarily long runs, without drift (through
+ * the error control's halvings too, which are chosen by the step's two ends alone, as a
+ * time-reversible step-size function: rejectedByErrorControl), and
  * keeps the velocities of every relative equilibrium that the model's symmetries allow
  * exactly (a rod spinning on a frictionless hinge keeps ω to rounding at any h: its map
  * of ω is its own inverse; its angle has the scheme's phase error, (hω)²/8 per step).
@@ -58,9 +56,10 @@
  * `diverged` when four halvings do not suffice. The error control (params.stepTolerance,
  * rejectedByErrorControl; on by default with ρ∞ = 1, defaultStepTolerance) halves such
  * steps before they go wrong, so the whipping 100-link chain runs at h = 1/240 s, at a
- * higher cost per step (bench/README.md, "Generalized-α"). Where steps keep failing, the
- * following ones start with the sub-steps that succeeded instead of trying h first
- * (substep-depth.ts; the controller's state is part of the memory).
+ * higher cost per step (bench/README.md, "Generalized-α"). Where Newton keeps failing, the
+ * following steps start with the sub-steps that succeeded instead of trying h first
+ * (substep-depth.ts; the controller's state is part of the memory); the error control's
+ * rejections do not move that start (trySingle).
  *
  * Fem bodies at ρ∞ = 1: the trapezoid ½ (f_n + f_{n+1}) of a nonlinear elastic body's
  * forces is not energy-stable where the step does not resolve its elements' modes (Simo &
@@ -177,11 +176,12 @@ export class AlphaCoefficients {
 }
 
 /**
- * The trapezoidal rule's local error h³ x‴/12 (m), estimated from the change ΔD of the
- * step's mean acceleration D = (v_{t+h} − v_t)/h from the previous step's (ΔD ≈ h x‴) as
- * (h²/12) ΔD, measured by largestDisplacement: generalized-alpha's error control at ρ∞ = 1
- * (rejectedByErrorControl) and the θ-schemes' test of their symmetric joint step
- * (theta-scheme.ts tooCoarse), whose smooth steps are the same rule.
+ * The trapezoidal rule's local error h³ x‴/12 (m), estimated from a change Δ ≈ h x‴ of the
+ * acceleration as (h²/12) Δ, measured by largestDisplacement: generalized-alpha's error
+ * control at ρ∞ = 1 (rejectedByErrorControl: Δ = ü_{n+1} − ü_n over the step) and the
+ * θ-schemes' test of their symmetric joint step (theta-scheme.ts tooCoarse: Δ the change of
+ * the step's mean acceleration (v_{t+h} − v_t)/h from the previous step's), whose smooth
+ * steps are the same rule.
  */
 export function trapezoidalStepError(sys: BodySystem, h: number, meanChange: Float64Array): number {
   return ((h * h) / 12) * largestDisplacement(sys, meanChange);
@@ -238,6 +238,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   private readonly substeps: SubstepDepth;
   /** The last error estimate rejectedByErrorControl made, relative to stepTolerance (0: none). */
   private lastError = 0;
+  /** Whether the last attempt was rejected by the error control (trySingle). */
+  private rejected = false;
+  /** ü_{n+1}, the acceleration consistent with the attempt's end (rejectedByErrorControl). */
+  private readonly endAcceleration: Float64Array;
   /** The compliant contacts' switches within a step (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
   /** Whether the last accepted (sub-)step was backward Euler at a contact's switch (trySingle). */
@@ -245,9 +249,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
 
   /**
    * @param memory the state record's: A_n, the free acceleration at the start of the next
-   *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; the
-   *   last accepted step's mean acceleration (v_{t+h} − v_t)/h (error control) in
-   *   `previousAcceleration`, valid with `previousValid`.
+   *   step, in `acceleration`; a_n, the pseudo-acceleration, in `pseudoAcceleration`; with
+   *   error control the acceleration consistent with the joints at the last accepted
+   *   step's end, ü_n = M⁻¹ (f + Gᵀλ), in `previousAcceleration`, valid with
+   *   `previousValid` (not after a reset: the first step then has no estimate).
    * @param impacts compliant contacts (contact.method "smc"), or null. Their force law
    *   changes at every step's start, where they are detected again (compliant.ts: a contact
    *   met during a step is elastic in it, damped from the next; its material points are
@@ -286,6 +291,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     this.change = new Float64Array(stepper.n);
     this.accStart = new Float64Array(stepper.n);
     this.pseudoStart = new Float64Array(stepper.n);
+    this.endAcceleration = new Float64Array(stepper.n);
     this.substeps = new SubstepDepth(memory);
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
   }
@@ -343,9 +349,11 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   trySingle(t: number, h: number, last: boolean): boolean {
     this.dissipativeStep = false;
     this.splitAt = 0;
+    this.rejected = false;
     const accepted = this.attempt(t, h, last);
-    // a step split at a limit's switch is no failure of its size
-    if (this.splitAt === 0) this.substeps.record(h, accepted, this.lastError);
+    // a step split at a limit's switch is no failure of its size, nor one the error
+    // control halves (rejectedByErrorControl: its choice must be the step's own)
+    if (this.splitAt === 0) this.substeps.record(h, accepted || this.rejected, this.lastError);
     return accepted;
   }
 
@@ -450,7 +458,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       this.splitAt = this.limitSwitches.splitFraction(h, null);
       if (this.splitAt > 0) return false;
     }
-    if (this.rejectedByErrorControl(h, last)) return false;
+    if (this.rejectedByErrorControl(c, t + h, h, last)) {
+      this.rejected = true;
+      return false;
+    }
     stats.newtonConverged &&= s.newtonConverged;
     // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
     // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
@@ -473,6 +484,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       pseudoAcceleration[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
       acceleration[i] = b;
     }
+    // again after the error control's (rejectedByErrorControl): the same λ, and the force
+    // accumulators left with the end's forces as the steps without it leave them
     s.consistentMultipliers(c, t + h);
     return true;
   }
@@ -549,37 +562,56 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     for (let i = 0; i < s.n; i++) acceleration[i] = a[i] - startAccel[i];
     s.endFreeRates(c, acceleration);
     pseudoAcceleration.set(acceleration);
-    this.keepMean(h);
+    // the error control's next reference (rejectedByErrorControl), S factored at the end
+    if (this.params.stepTolerance !== null) {
+      s.constrainedAcceleration(c, t + h, this.memory.previousAcceleration, false);
+      this.memory.previousValid = true;
+    }
     s.consistentMultipliers(c, t + h);
     this.dissipativeStep = true;
     return true;
   }
 
   /**
-   * Error control (params.stepTolerance, m per step; null: off): the step's mean
-   * acceleration D = (v_{t+h} − v_t)/h changes from the previous step's by about h x‴, so
-   * δ = (h²/12)(D − D_prev) estimates the trapezoidal rule's local error h³ x‴/12, and
+   * Error control (params.stepTolerance, m per step; null: off): the acceleration
+   * consistent with the joints, ü = M⁻¹ (f + Gᵀλ) (the servos the step does not resolve
+   * with its lead, as it took them: constrainedAcceleration `stepped`; none before a new
+   * memory's first step, which has no estimate), changes over the step by about h x‴, so
+   * δ = (h²/12)(ü_{n+1} − ü_n) estimates the trapezoidal rule's local error h³ x‴/12, and
    * largestDisplacement measures it as the distance it moves a body's material (metres). A
    * step whose estimate exceeds the tolerance is redone as two half steps (step-halving.ts),
    * unless it is the `last` halving, which must be accepted (and says so: the step's
    * stats.stepToleranceMet false; stats.stepError the largest accepted estimate); an
-   * accepted one keeps its D
-   * for the next step's estimate (the last halving's too: a D left from before it made the
-   * next estimate compare accelerations several steps apart, and a sub-step controller
-   * starting its steps one level above the last halving then had every one rejected).
-   * Steps that resolve the motion are never touched; a whipping chain's tip at a coarse h
-   * is (see the file comment).
+   * accepted one keeps its ü_{n+1} for the next step's estimate. Steps that resolve the
+   * motion are never touched; a whipping chain's tip at a coarse h is (see the file
+   * comment).
+   * Why the ends' accelerations. The estimate is then a function of the step's two ends
+   * alone, the same for the step taken back from its end by −h (ü is even under time
+   * reversal, |δ| unchanged), so the halvings are chosen as a time-reversible step-size
+   * function would (Hairer & Söderlind, SIAM J. Sci. Comput. 26, 2005) and the symmetric
+   * scheme keeps its energy without drift through them. The former estimate from the
+   * steps' mean accelerations D = (v_{t+h} − v_t)/h, (h²/12)(D − D_prev), compared each step
+   * with the one BEFORE it, a backward difference that taken back compares it with the one
+   * after: the halvings came later entering a whip than leaving it, and an unactuated
+   * 7-axis arm at h ω = 0.6 (5 ms, 60 s, four runs with g × (1 + 0.01 k)) lost 5.8 J of
+   * its 103 J on average with that estimate alone, 16 J with the sub-step controller's
+   * persistence on top (trySingle), against ±4 J either way with this one.
    */
-  private rejectedByErrorControl(h: number, last: boolean): boolean {
+  private rejectedByErrorControl(
+    c: SchemeCoefficients,
+    tEnd: number,
+    h: number,
+    last: boolean,
+  ): boolean {
     const tol = this.params.stepTolerance;
     if (tol === null) return false;
-    const { v, n } = this.stepper;
-    const vt = this.vt;
-    const memory = this.memory;
-    const mean = memory.previousAcceleration;
+    const { memory, endAcceleration: end } = this;
+    // λ ← the end's consistent multipliers, S factored there by the step's velocity projection
+    this.stepper.constrainedAcceleration(c, tEnd, end, false, true);
     if (memory.previousValid) {
       const change = this.change;
-      for (let i = 0; i < n; i++) change[i] = (v[i] - vt[i]) / h - mean[i];
+      const start = memory.previousAcceleration;
+      for (let i = 0; i < change.length; i++) change[i] = end[i] - start[i];
       const estimate = trapezoidalStepError(this.stepper.sys, h, change);
       this.lastError = estimate / tol;
       if (estimate > tol) {
@@ -589,21 +621,9 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       }
       this.stats.stepError = Math.max(this.stats.stepError, estimate);
     }
-    this.keepMean(h);
-    return false;
-  }
-
-  /**
-   * The accepted step's mean acceleration (v_{t+h} − v_t)/h into the memory, the next
-   * error estimate's reference (with error control).
-   */
-  private keepMean(h: number): void {
-    if (this.params.stepTolerance === null) return;
-    const { v, n } = this.stepper;
-    const { vt, memory } = this;
-    const mean = memory.previousAcceleration;
-    for (let i = 0; i < n; i++) mean[i] = (v[i] - vt[i]) / h;
+    memory.previousAcceleration.set(end);
     memory.previousValid = true;
+    return false;
   }
 
   /**

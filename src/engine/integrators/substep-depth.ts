@@ -1,7 +1,9 @@
 /**
- * The sub-step controller of the integrators whose error control halves a step it rejects
- * (generalized-alpha.ts, rejectedByErrorControl; the θ-schemes' symmetric joint steps,
- * theta-scheme.ts tooCoarse): the depth d the next step starts at, 2^d sub-steps of h/2^d,
+ * The sub-step controller of the integrators that halve a step they reject (the θ-schemes'
+ * symmetric joint steps, theta-scheme.ts tooCoarse; generalized-alpha.ts, where only
+ * Newton's failures count: its error control's rejections are left to each step, whose
+ * halvings must be its own for the scheme to keep its energy, rejectedByErrorControl):
+ * the depth d the next step starts at, 2^d sub-steps of h/2^d,
  * each still halved when it fails (step-halving.ts). Where a step's Newton fails or its
  * error control rejects it, halving after the failed attempt repeats at every step of a
  * violent stretch (a whipping chain's tip turning its links too far for one step: on the
