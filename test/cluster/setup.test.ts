@@ -110,3 +110,35 @@ it("a checkpoint's document goes to the socket as it is, never copied, and is st
     await ports.close();
   }
 });
+
+it("a lease renewal sent while a 32 MB frame is being published is answered before it", async () => {
+  // frames go on the command connection (the bus): renewals have a connection of their own
+  const config = resolveConfig({ redisUrl: redis.url });
+  const { ports } = await redisPorts(config, pino({ level: "silent" }));
+  try {
+    const leases = ports.leases as NonNullable<typeof ports.leases>;
+    const lease = await leases.claim("cloth-frames", "node-a", 10_000);
+    const held = lease as NonNullable<typeof lease>;
+    const order: string[] = [];
+    const publish = ports.bus
+      .publish("cloth-frames", "1|bodies|json", held.epoch, {
+        step: 1,
+        forced: true,
+        bytes: Buffer.alloc(32 * 1024 * 1024, 0x20),
+      })
+      .then((seq) => {
+        order.push("frame");
+        return seq;
+      });
+    await new Promise((res) => setImmediate(res));
+    const renew = leases.renew(held, 10_000).then((ok) => {
+      order.push("renewal");
+      return ok;
+    });
+    expect(await renew).toBe(true);
+    expect(await publish).toBe(1);
+    expect(order).toEqual(["renewal", "frame"]);
+  } finally {
+    await ports.close();
+  }
+});
