@@ -10,7 +10,7 @@
  * LEASE_TTL_MS another node took the sessions over. Here node a's command connection is
  * stalled (every directory call waits until the test lets it go, as behind a large write)
  * for 2.5 TTL: its leases, on a connection of their own, are renewed on their own timer and
- * it keeps its session; node b takes nothing over. Then a's event loop is blocked for
+ * it keeps its session, its heartbeat goes on (b forwards to it); b takes nothing over. Then a's event loop is blocked for
  * TTL − 1 s right after a renewal (the whole process, b's too): the overdue renewal is sent
  * at once and a keeps the session, under the same epoch, its acknowledged steps with it.
  */
@@ -123,6 +123,11 @@ it("a node keeps its leases while its command connection is stalled and after it
   expect(held.statusCode).toBe(200);
   expect(held.headers["x-moreau-node"]).toBe("a");
   expect(held.json().step).toBe(5);
+  // its heartbeat went on too (the other nodes forward to it)
+  expect((await directory.nodes()).map((n) => n.id).sort()).toEqual(["a", "b"]);
+  const viaB = await apps[1].inject({ method: "GET", url: `/v1/sessions/${id}` });
+  expect(viaB.statusCode).toBe(200);
+  expect(viaB.headers["x-moreau-node"]).toBe("a");
   // renewed on their own all along (every TTL / 3: 7 passes in 2.5 TTL, on an idle loop)
   expect(renewed.length - before).toBeGreaterThanOrEqual(2);
   expect(renewed.slice(before).every((r) => r.ok)).toBe(true);

@@ -83,9 +83,9 @@ export const SERVED_BY = "x-moreau-node";
 export interface ClusterPorts {
   directory: SessionDirectory;
   /**
-   * The directory on a connection of its own, for the leases (claim, renew, release): a
-   * renewal is never answered after a frame or a directory read sent before it (setup.ts).
-   * Without it, `directory`.
+   * The directory on a connection of its own, for the leases (claim, renew, release) and
+   * the heartbeat: a renewal is never answered after a frame or a directory read sent
+   * before it (setup.ts). Without it, `directory`.
    */
   leases?: SessionDirectory;
   bus: Bus;
@@ -508,7 +508,7 @@ export class ClusterNode implements ClusterHooks {
     );
   }
 
-  /** The leases' directory (ClusterPorts.leases). */
+  /** The leases' directory (ClusterPorts.leases), the heartbeat's too. */
   private get leases(): SessionDirectory {
     return this.ports.leases ?? this.ports.directory;
   }
@@ -517,7 +517,7 @@ export class ClusterNode implements ClusterHooks {
   private async tick(): Promise<void> {
     if (this.stopped) return;
     await this.announce();
-    this.nodes = await this.ports.directory.nodes();
+    this.nodes = await this.leases.nodes();
   }
 
   /**
@@ -552,8 +552,10 @@ export class ClusterNode implements ClusterHooks {
   }
 
   private async announce(): Promise<void> {
-    this.secret ??= await this.ports.directory.secret(randomBytes(24).toString("base64url"));
-    await this.ports.directory.announce(
+    this.secret ??= await this.leases.secret(randomBytes(24).toString("base64url"));
+    // on the leases' connection too: a heartbeat behind the frames expired as a renewal did,
+    // and the other nodes took a live node for gone (no forward to it)
+    await this.leases.announce(
       {
         id: this.id,
         url: this.url,
