@@ -10,7 +10,8 @@
  * LEASE_TTL_MS another node took the sessions over. Here node a's command connection is
  * stalled (every directory call waits until the test lets it go, as behind a large write)
  * for 2.5 TTL: its leases, on a connection of their own, are renewed on their own timer and
- * it keeps its session, its heartbeat goes on (b forwards to it); b takes nothing over. Then a's event loop is blocked for
+ * it keeps its session, its heartbeat goes on (b forwards to it); b takes nothing over; a
+ * lease lost meanwhile is claimed again and renewed on. Then a's event loop is blocked for
  * TTL − 1 s right after a renewal (the whole process, b's too): the overdue renewal is sent
  * at once and a keeps the session, under the same epoch, its acknowledged steps with it.
  */
@@ -131,6 +132,16 @@ it("a node keeps its leases while its command connection is stalled and after it
   // renewed on their own all along (every TTL / 3: 7 passes in 2.5 TTL, on an idle loop)
   expect(renewed.length - before).toBeGreaterThanOrEqual(2);
   expect(renewed.slice(before).every((r) => r.ok)).toBe(true);
+
+  // its lease lost meanwhile (as by a Redis restarted empty): a claims it again, under a new
+  // epoch, and its renewals go on while the registry's re-entry waits on the stalled
+  // connection (before, the renewal pass waited for it, and renewed nothing more)
+  shared.leases.delete(id);
+  const lostAt = renewed.length;
+  await sleep(2.5 * TTL);
+  const again = (await directory.holder(id)) as Lease;
+  expect(again).toEqual({ ...first, epoch: first.epoch + 1 });
+  expect(renewed.length - lostAt).toBeGreaterThanOrEqual(3);
   resume();
   stalled = null;
 
@@ -144,7 +155,7 @@ it("a node keeps its leases while its command connection is stalled and after it
   // the overdue renewal goes out at once; b's overdue scan finds the lease held
   await waitFor(() => renewed.length > count + 1, 2 * TTL, 5);
   await sleep(TTL);
-  expect(await directory.holder(id)).toEqual(first);
+  expect(await directory.holder(id)).toEqual(again);
   const after = await a.inject({ method: "GET", url: `/v1/sessions/${id}` });
   expect(after.headers["x-moreau-node"]).toBe("a");
   expect(after.json().step).toBe(5);

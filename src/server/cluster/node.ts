@@ -131,8 +131,8 @@ export class ClusterNode implements ClusterHooks {
   private readonly orphans = new Map<string, number>();
   private nodes: NodeInfo[] = [];
   private timers: ReturnType<typeof setInterval>[] = [];
-  /** the next renewal pass (renewals) */
-  private renewal: ReturnType<typeof setTimeout> | null = null;
+  /** renewals under way (renew) */
+  private readonly renewing = new Map<string, Promise<boolean>>();
   private accepting = true;
   /** the cluster's shared secret (FORWARDED), once read from the directory */
   private secret: string | null = null;
@@ -465,7 +465,6 @@ export class ClusterNode implements ClusterHooks {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
-    if (this.renewal) clearTimeout(this.renewal);
     await this.relay.stop();
     await this.ports.directory.withdraw(this.id).catch(() => undefined);
     this.agent.destroy();
@@ -521,22 +520,19 @@ export class ClusterNode implements ClusterHooks {
   }
 
   /**
-   * The renewal passes: every third of the TTL from the start of the previous pass, on the
-   * monotonic clock (a pass that comes late, its event loop busy, starts at once: the lease
-   * renewed at t is anyone's from t + TTL, so a stall of up to 2/3 TTL after a renewal is
-   * covered), each renewing every lease held here or being opened here, all sent at once.
+   * The renewal passes: every third of the TTL (a timer on the monotonic clock; one that
+   * comes late, its event loop busy, runs at once: the lease renewed at t is anyone's from
+   * t + TTL, so a stall of up to 2/3 TTL after a renewal is covered), each renewing every
+   * lease held here or being opened here, all sent at once, whether the previous pass was
+   * answered or not (one renewal of a session at a time: `renewing`).
    */
   private renewals(): void {
     const period = Math.max(50, Math.floor(this.ttl / 3));
-    const pass = async () => {
-      const started = performance.now();
-      await this.renewAll().catch(() => undefined);
-      if (this.stopped) return;
-      this.renewal = setTimeout(pass, Math.max(0, started + period - performance.now()));
-      this.renewal.unref();
-    };
-    this.renewal = setTimeout(pass, 0);
-    this.renewal.unref();
+    const pass = () => void this.renewAll().catch(() => undefined);
+    const t = setInterval(pass, period);
+    t.unref();
+    this.timers.push(t);
+    pass();
   }
 
   private async renewAll(): Promise<void> {
@@ -573,7 +569,15 @@ export class ClusterNode implements ClusterHooks {
    * go). A lease Redis lost (a restart without its data) is claimed again. Throws while
    * Redis is unreachable.
    */
-  private async renew(id: string): Promise<boolean> {
+  private renew(id: string): Promise<boolean> {
+    const running = this.renewing.get(id);
+    if (running) return running;
+    const p = this.renewOnce(id).finally(() => this.renewing.delete(id));
+    this.renewing.set(id, p);
+    return p;
+  }
+
+  private async renewOnce(id: string): Promise<boolean> {
     const rec = this.sessions.local(id);
     const held = this.held.get(id);
     if (!rec || !held) return false;
@@ -596,12 +600,18 @@ export class ClusterNode implements ClusterHooks {
     this.metrics.leases.inc({ event: "reestablished" });
     rec.epoch = lease.epoch;
     this.held.set(id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
-    await this.ports.directory.admit(
-      { id, owner: rec.owner },
-      { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+    // the registry, scene and checkpoint on the command connection, not waited for: the
+    // renewals go on meanwhile (that connection may be slow, behind the frames)
+    void (async () => {
+      await this.ports.directory.admit(
+        { id, owner: rec.owner },
+        { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+      );
+      await this.ports.directory.putScene(id, this.sessions.sceneFrame(rec, "json", false));
+      await this.sessions.checkpointNow(id, false);
+    })().catch((err) =>
+      this.log.warn({ err, session: id }, "session not re-entered in the registry"),
     );
-    await this.ports.directory.putScene(id, this.sessions.sceneFrame(rec, "json", false));
-    void this.sessions.checkpointNow(id, false);
     return true;
   }
 
