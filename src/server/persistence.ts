@@ -55,11 +55,16 @@ export function parseCheckpoint(id: string, text: string): Checkpoint {
 
 /** The bytes of a checkpoint file, `{"owner":…,"snapshot":<session document>}` (as persist writes them). */
 export function checkpointBytes(owner: string | null, snapshot: Uint8Array): Buffer {
-  return Buffer.concat([
+  return Buffer.concat(checkpointParts(owner, snapshot));
+}
+
+/** checkpointBytes in three parts, the document itself the second (not copied). */
+export function checkpointParts(owner: string | null, snapshot: Uint8Array): Uint8Array[] {
+  return [
     Buffer.from(`{"owner":${JSON.stringify(owner)},"snapshot":`),
     snapshot,
     Buffer.from("}\n"),
-  ]);
+  ];
 }
 
 /** A write asked for and not started yet: later writes of the same session replace its bytes. */

@@ -598,6 +598,52 @@ describe("a cluster of three nodes over Redis", { timeout: 180_000 }, () => {
     sub.ws.close();
   });
 
+  it("an owner frozen past its lease loses the session to another node with every step it acknowledged", async () => {
+    // the session, wherever placement put it, paused and stepped K + 7 steps: a step answer
+    // waits for the checkpoint once K or more steps passed since the last (README,
+    // Persistence), so the node taking it over has every step answered
+    const made = await create(nodes[0].base);
+    expect(made.status).toBe(201);
+    const id = made.body.id as string;
+    const where = await call(nodes[0].base, "GET", `/v1/sessions/${id}`);
+    const ids = await Promise.all(
+      nodes.map(async (n) => (await call(n.base, "GET", "/ready")).body.cluster.node as string),
+    );
+    const frozen = nodes[ids.indexOf(where.node as string)];
+    const other = nodes.find((n) => n !== frozen) as ServerProcess;
+    const steps = CHECKPOINT_EVERY + 7;
+    const stepped = await call(other.base, "POST", `/v1/sessions/${id}/step`, { steps });
+    expect(stepped.status).toBe(200);
+    expect(stepped.body.step).toBe(steps);
+    const status = (await call(other.base, "GET", `/v1/sessions/${id}`)).body.status as string;
+    const pid = frozen.child.pid as number;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const taken = await waitFor(
+        async () => {
+          const r = await probe(other.base, `/v1/sessions/${id}`);
+          return r?.status === 200 && r.node !== where.node ? r : null;
+        },
+        TAKEOVER_MS,
+        50,
+      );
+      expect(taken.body.step).toBe(steps);
+      expect(taken.body.status).toBe(status);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    // the frozen node, awake, serves it no more: its requests go to the new owner
+    const asked = await waitFor(
+      async () => {
+        const r = await probe(frozen.base, `/v1/sessions/${id}`);
+        return r?.status === 200 && r.node !== where.node ? r : null;
+      },
+      WAIT_MS,
+      50,
+    );
+    expect(asked.body.step).toBe(steps);
+  });
+
   it("SIGTERM drains a node: its sessions are handed over and run on elsewhere, no step lost", async () => {
     const [a, b] = nodes;
     const aId = (await call(a.base, "GET", "/ready")).body.cluster.node as string;

@@ -3,7 +3,12 @@
  * It talks to the infrastructure only through the three ports (ports.ts).
  *
  * Ownership: a session lives on one node, its owner, which holds its lease (LEASE_TTL_MS,
- * renewed every third of it, with the epoch as fencing token: rec.epoch). A request on a
+ * renewed every third of it, with the epoch as fencing token: rec.epoch). The renewals run
+ * on a timer of their own, on a Redis connection of their own (ClusterPorts.leases), and
+ * wait for nothing else: not the heartbeat or the directory reads (a tick renewed only
+ * after announcing and reading the nodes, three round trips on the connection that carries
+ * the frames), not a frame or a checkpoint on the wire. Their times are monotonic
+ * (performance.now(): a wall clock set back or forth moves no lease). A request on a
  * session this node holds is served here once the lease is known valid: a lease renewed at
  * time t (the time the renewal was sent) cannot be claimed by another node before
  * t + LEASE_TTL_MS, so until t + 0.8·LEASE_TTL_MS no check is needed; past that (a node
@@ -77,6 +82,12 @@ export const SERVED_BY = "x-moreau-node";
 
 export interface ClusterPorts {
   directory: SessionDirectory;
+  /**
+   * The directory on a connection of its own, for the leases (claim, renew, release) and
+   * the heartbeat: a renewal is never answered after a frame or a directory read sent
+   * before it (setup.ts). Without it, `directory`.
+   */
+  leases?: SessionDirectory;
   bus: Bus;
   snapshots: SnapshotStore;
   /** whether the infrastructure answers now (the Redis connection is ready) */
@@ -93,8 +104,15 @@ export interface ClusterStatus {
 
 interface Held {
   lease: Lease;
-  /** Date.now() until which the lease is used without a check */
+  /** performance.now() until which the lease is used without a check */
   trustedUntil: number;
+}
+
+/** A lease claimed for a creation or a takeover under way, and when it was last renewed. */
+interface Claimed {
+  lease: Lease;
+  /** performance.now() when its claim or last renewal was sent */
+  sent: number;
 }
 
 export class ClusterNode implements ClusterHooks {
@@ -104,7 +122,7 @@ export class ClusterNode implements ClusterHooks {
   readonly relay: Relay;
   private readonly held = new Map<string, Held>();
   /** leases claimed for a creation or a takeover under way (opened() picks them up) */
-  private readonly claimed = new Map<string, Lease>();
+  private readonly claimed = new Map<string, Claimed>();
   /** takeovers under way */
   private readonly adopting = new Map<string, Promise<boolean>>();
   /** the classes each session held here must publish */
@@ -113,6 +131,8 @@ export class ClusterNode implements ClusterHooks {
   private readonly orphans = new Map<string, number>();
   private nodes: NodeInfo[] = [];
   private timers: ReturnType<typeof setInterval>[] = [];
+  /** renewals under way (renew) */
+  private readonly renewing = new Map<string, Promise<boolean>>();
   private accepting = true;
   /** the cluster's shared secret (FORWARDED), once read from the directory */
   private secret: string | null = null;
@@ -157,6 +177,7 @@ export class ClusterNode implements ClusterHooks {
       this.timers.push(t);
     };
     every(Math.max(50, Math.floor(this.ttl / 3)), () => this.tick());
+    this.renewals();
     every(Math.max(50, Math.floor(this.ttl / 2)), () => this.scan());
     every(REFRESH_MS, () => this.refreshAllWanted());
     void this.tick()
@@ -199,7 +220,8 @@ export class ClusterNode implements ClusterHooks {
     // to the other nodes' scans, which took over sessions still being created here (and,
     // finding no checkpoint, let them go: the creation then answered 503, held by another
     // node); the heartbeat renews the lease until opened() holds it
-    const lease = await this.directoryCall(() => this.ports.directory.claim(id, this.id, this.ttl));
+    const sent = performance.now();
+    const lease = await this.directoryCall(() => this.leases.claim(id, this.id, this.ttl));
     if (!lease) throw new ApiError("cluster_unavailable", `session ${id} is held by another node`);
     let answer: Awaited<ReturnType<SessionDirectory["admit"]>>;
     try {
@@ -214,7 +236,7 @@ export class ClusterNode implements ClusterHooks {
       throw err;
     }
     if (answer === "ok") {
-      this.claimed.set(id, lease);
+      this.claimed.set(id, { lease, sent });
       return;
     }
     await this.ports.directory.forget(id).catch(() => undefined);
@@ -233,10 +255,12 @@ export class ClusterNode implements ClusterHooks {
   }
 
   async opened(rec: SessionRecord): Promise<void> {
-    const sent = Date.now();
-    let lease = this.claimed.get(rec.id) ?? null;
+    const claimed = this.claimed.get(rec.id);
     this.claimed.delete(rec.id);
-    lease ??= await this.directoryCall(() => this.ports.directory.claim(rec.id, this.id, this.ttl));
+    // trusted from its last renewal (a large model's build may have taken seconds since)
+    const sent = claimed?.sent ?? performance.now();
+    let lease = claimed?.lease ?? null;
+    lease ??= await this.directoryCall(() => this.leases.claim(rec.id, this.id, this.ttl));
     if (!lease)
       throw new ApiError("cluster_unavailable", `session ${rec.id} is held by another node`);
     rec.epoch = lease.epoch;
@@ -427,7 +451,7 @@ export class ClusterNode implements ClusterHooks {
           await this.sessions.checkpointNow(rec.id, true);
           await this.sessions.evict(rec.id);
           this.held.delete(rec.id);
-          if (held) await this.ports.directory.release(held.lease);
+          if (held) await this.leases.release(held.lease);
           await this.ports.bus.control({ type: "released", session: rec.id });
         } catch (err) {
           this.log.warn({ err, session: rec.id }, "session not handed over");
@@ -483,21 +507,51 @@ export class ClusterNode implements ClusterHooks {
     );
   }
 
-  /** Heartbeat and lease renewals (every third of the TTL). */
+  /** The leases' directory (ClusterPorts.leases), the heartbeat's too. */
+  private get leases(): SessionDirectory {
+    return this.ports.leases ?? this.ports.directory;
+  }
+
+  /** Heartbeat and the live nodes (every third of the TTL). */
   private async tick(): Promise<void> {
     if (this.stopped) return;
     await this.announce();
-    this.nodes = await this.ports.directory.nodes();
+    this.nodes = await this.leases.nodes();
+  }
+
+  /**
+   * The renewal passes: every third of the TTL (a timer on the monotonic clock; one that
+   * comes late, its event loop busy, runs at once: the lease renewed at t is anyone's from
+   * t + TTL, so a stall of up to 2/3 TTL after a renewal is covered), each renewing every
+   * lease held here or being opened here, all sent at once, whether the previous pass was
+   * answered or not (one renewal of a session at a time: `renewing`).
+   */
+  private renewals(): void {
+    const period = Math.max(50, Math.floor(this.ttl / 3));
+    const pass = () => void this.renewAll().catch(() => undefined);
+    const t = setInterval(pass, period);
+    t.unref();
+    this.timers.push(t);
+    pass();
+  }
+
+  private async renewAll(): Promise<void> {
+    if (this.stopped) return;
     await Promise.all([
       ...this.sessions.locals().map((r) => this.renew(r.id)),
       // the leases of sessions being opened here (created or taken over)
-      ...[...this.claimed.values()].map((l) => this.ports.directory.renew(l, this.ttl)),
+      ...[...this.claimed.values()].map(async (c) => {
+        const sent = performance.now();
+        if (await this.leases.renew(c.lease, this.ttl)) c.sent = sent;
+      }),
     ]);
   }
 
   private async announce(): Promise<void> {
-    this.secret ??= await this.ports.directory.secret(randomBytes(24).toString("base64url"));
-    await this.ports.directory.announce(
+    this.secret ??= await this.leases.secret(randomBytes(24).toString("base64url"));
+    // on the leases' connection too: a heartbeat behind the frames expired as a renewal did,
+    // and the other nodes took a live node for gone (no forward to it)
+    await this.leases.announce(
       {
         id: this.id,
         url: this.url,
@@ -515,17 +569,28 @@ export class ClusterNode implements ClusterHooks {
    * go). A lease Redis lost (a restart without its data) is claimed again. Throws while
    * Redis is unreachable.
    */
-  private async renew(id: string): Promise<boolean> {
+  private renew(id: string): Promise<boolean> {
+    const running = this.renewing.get(id);
+    if (running) return running;
+    const p = this.renewOnce(id).finally(() => this.renewing.delete(id));
+    this.renewing.set(id, p);
+    return p;
+  }
+
+  private async renewOnce(id: string): Promise<boolean> {
     const rec = this.sessions.local(id);
     const held = this.held.get(id);
     if (!rec || !held) return false;
-    const sent = Date.now();
-    if (await this.ports.directory.renew(held.lease, this.ttl)) {
-      held.trustedUntil = sent + this.ttl * TRUSTED_FRACTION;
+    const sent = performance.now();
+    if (await this.leases.renew(held.lease, this.ttl)) {
+      // a later renewal may have been answered first
+      held.trustedUntil = Math.max(held.trustedUntil, sent + this.ttl * TRUSTED_FRACTION);
       this.metrics.leases.inc({ event: "renewed" });
       return true;
     }
-    const lease = await this.ports.directory.claim(id, this.id, this.ttl);
+    // not ours any more: no request is served on it from here on, whatever comes next
+    held.trustedUntil = Number.NEGATIVE_INFINITY;
+    const lease = await this.leases.claim(id, this.id, this.ttl);
     if (!lease) {
       await this.lose(id, "its lease is held by another node");
       return false;
@@ -535,12 +600,18 @@ export class ClusterNode implements ClusterHooks {
     this.metrics.leases.inc({ event: "reestablished" });
     rec.epoch = lease.epoch;
     this.held.set(id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
-    await this.ports.directory.admit(
-      { id, owner: rec.owner },
-      { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+    // the registry, scene and checkpoint on the command connection, not waited for: the
+    // renewals go on meanwhile (that connection may be slow, behind the frames)
+    void (async () => {
+      await this.ports.directory.admit(
+        { id, owner: rec.owner },
+        { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+      );
+      await this.ports.directory.putScene(id, this.sessions.sceneFrame(rec, "json", false));
+      await this.sessions.checkpointNow(id, false);
+    })().catch((err) =>
+      this.log.warn({ err, session: id }, "session not re-entered in the registry"),
     );
-    await this.ports.directory.putScene(id, this.sessions.sceneFrame(rec, "json", false));
-    void this.sessions.checkpointNow(id, false);
     return true;
   }
 
@@ -548,7 +619,7 @@ export class ClusterNode implements ClusterHooks {
   private async stillOwned(id: string): Promise<boolean> {
     const held = this.held.get(id);
     if (!held) return false;
-    if (Date.now() < held.trustedUntil) return true;
+    if (performance.now() < held.trustedUntil) return true;
     try {
       return await this.renew(id);
     } catch {
@@ -730,16 +801,17 @@ export class ClusterNode implements ClusterHooks {
     const running = this.adopting.get(id);
     if (running) return running;
     const p = (async () => {
-      const lease = await this.ports.directory.claim(id, this.id, this.ttl);
+      const sent = performance.now();
+      const lease = await this.leases.claim(id, this.id, this.ttl);
       if (!lease) return false;
       try {
         const cp = await this.ports.snapshots.read(id);
         if (!cp) {
           this.log.error({ session: id }, "no checkpoint of the session to take it over from");
-          await this.ports.directory.release(lease);
+          await this.leases.release(lease);
           return false;
         }
-        this.claimed.set(id, lease);
+        this.claimed.set(id, { lease, sent });
         await this.sessions.adopt(cp);
         this.metrics.takeovers.inc({ cause: this.released.delete(id) ? "handover" : "expired" });
         this.log.warn(
@@ -751,7 +823,7 @@ export class ClusterNode implements ClusterHooks {
       } catch (err) {
         this.claimed.delete(id);
         this.log.error({ err, session: id }, "session could not be taken over");
-        await this.ports.directory.release(lease).catch(() => undefined);
+        await this.leases.release(lease).catch(() => undefined);
         return false;
       }
     })().finally(() => this.adopting.delete(id));

@@ -1,14 +1,16 @@
 /**
  * The Redis side of a cluster node (REDIS_URL): one connection for commands (the rate
- * limiter's too), the bus's own for blocking reads and pub/sub, one for checkpoints, and
- * the three adapters.
+ * limiter's too, and the frames), the bus's own for blocking reads and pub/sub, one for
+ * checkpoints, one for the leases, and the adapters.
  *
  * Checkpoints have their own connection because a connection answers in order: a lease
  * renewal (a few bytes) sent on the connection that carries a checkpoint (a 10 000-particle
  * cloth's is 10 MB) waited for the whole checkpoint to be sent, stored and answered — 140 to
  * 190 ms on an idle machine, seconds on a loaded one, and past LEASE_TTL_MS the other nodes
  * take the session over. On its own connection the renewal is answered in a round trip
- * while the checkpoint streams in (test/cluster/setup.test.ts).
+ * while the checkpoint streams in (test/cluster/setup.test.ts). The renewals have their
+ * own for the same reason: the command connection carries the frames published (a cloth's
+ * are hundreds of kB each, many a second) and the directory's reads.
  * Redis unreachable at start is no failure: the node starts degraded and joins once ioredis
  * has reconnected.
  */
@@ -39,11 +41,15 @@ export async function redisPorts(
     up = false;
   });
   const checkpoints = connect(config.redisUrl);
-  // a failed write is reported by the store's caller; ioredis reconnects on its own
+  const leases = connect(config.redisUrl);
+  // a failed write is reported by the store's caller, a failed renewal by the node's
+  // (Redis unreachable: the command connection reports it); ioredis reconnects on its own
   checkpoints.on("error", () => undefined);
+  leases.on("error", () => undefined);
   const connected = await Promise.all([
     ready(redis, START_WAIT_MS),
     ready(checkpoints, START_WAIT_MS),
+    ready(leases, START_WAIT_MS),
   ]);
   if (!connected.every(Boolean)) log.warn("redis unreachable at start: the node starts degraded");
   const p = config.clusterPrefix;
@@ -52,13 +58,15 @@ export async function redisPorts(
     redis,
     ports: {
       directory: new RedisDirectory(redis, p),
+      leases: new RedisDirectory(leases, p),
       bus,
       snapshots: new RedisSnapshotStore(checkpoints, p),
-      healthy: () => redis.status === "ready" && checkpoints.status === "ready",
+      healthy: () => [redis, checkpoints, leases].every((c) => c.status === "ready"),
       close: async () => {
         await bus.close();
         redis.disconnect();
         checkpoints.disconnect();
+        leases.disconnect();
       },
     },
   };

@@ -85,6 +85,14 @@ export function engineSnapshotBytes(snapshot: unknown): Uint8Array {
 }
 
 /**
+ * The bytes an engine snapshot keeps alive: its whole ArrayBuffer, room included (a large
+ * one's view holds HEAD_ROOM + TAIL_ROOM = 4097 bytes more than its byteLength).
+ */
+function heldBytes(engine: Uint8Array): number {
+  return engine.buffer.byteLength;
+}
+
+/**
  * The session document (schemas/api.ts Snapshot): the engine snapshot bytes wrapped with
  * the session's status, never parsed here. When the bytes have room around them in their
  * ArrayBuffer (engineSnapshotBytes) the head and tail are written there and the document is
@@ -339,7 +347,7 @@ export class Checkpoints {
     rec.opened = null;
     rec.workerCheckpoint = null;
     rec.runHeldAt = null;
-    if (rec.memory) this.memoryBytes -= rec.memory.engine.byteLength;
+    if (rec.memory) this.memoryBytes -= heldBytes(rec.memory.engine);
     rec.memory = null;
   }
 
@@ -487,15 +495,16 @@ export class Checkpoints {
 
   /** Keeps a session's last checkpoint in memory, within CHECKPOINT_MEMORY_BYTES for all. */
   private keepInMemory(rec: SessionRecord, cp: MemoryCheckpoint): void {
-    const old = rec.memory?.engine.byteLength ?? 0;
-    const total = this.memoryBytes - old + cp.engine.byteLength;
+    const old = rec.memory ? heldBytes(rec.memory.engine) : 0;
+    const bytes = heldBytes(cp.engine);
+    const total = this.memoryBytes - old + bytes;
     if (total <= this.config.checkpointMemoryBytes) {
       this.memoryBytes = total;
       rec.memory = cp;
-    } else if (rec.memory === null || rec.memory.engine.byteLength < cp.engine.byteLength) {
+    } else if (rec.memory === null || old < bytes) {
       // over the budget: the older copy is kept (a rebuild takes the newer of it and the file)
       this.log.debug(
-        { session: rec.id, bytes: cp.engine.byteLength, budget: this.config.checkpointMemoryBytes },
+        { session: rec.id, bytes, budget: this.config.checkpointMemoryBytes },
         "checkpoint not kept in memory (CHECKPOINT_MEMORY_BYTES)",
       );
     }

@@ -101,13 +101,14 @@ function checkpoints(
   store: SnapshotStore | null,
   released: Released = [],
   checkpointMinIntervalMs = 0,
+  checkpointMemoryBytes = 1 << 20,
 ): Checkpoints {
   const counter = { inc: () => undefined };
   return new Checkpoints(
     {
       checkpointMinIntervalMs,
       checkpointEverySteps: 10,
-      checkpointMemoryBytes: 1 << 20,
+      checkpointMemoryBytes,
     } as Partial<Config> as Config,
     {
       checkpoints: counter,
@@ -219,6 +220,50 @@ describe("checkpoint loop", () => {
     expect(rec.memory?.step).toBe(13);
     expect(rec.memory?.status).toBe("paused");
     expect(rec.checkpointing).toBeNull();
+  });
+});
+
+describe("checkpoints held in memory", () => {
+  // a large engine snapshot is a view into an ArrayBuffer with 4096 bytes of room before it
+  // and 1 after (engineSnapshotBytes): the checkpoint keeps the whole buffer alive
+  const engine = engineSnapshotBytes({ bodies: "x".repeat(100_000) });
+  const length = engine.byteLength; // 100 013 bytes of JSON
+  const taken = (step: number): WorkerCheckpoint => ({
+    engine,
+    session: {
+      seq: 2,
+      status: "running",
+      message: null,
+      time: step * 1e-3,
+      step,
+      dt: 1e-3,
+      run: null,
+    },
+  });
+
+  it("count the snapshot's whole buffer, its room included, against CHECKPOINT_MEMORY_BYTES", async () => {
+    expect(engine.buffer.byteLength).toBe(length + 4096 + 1);
+    const cps = checkpoints(new HeldExports(), null);
+    const rec = record();
+    rec.status = "running";
+    rec.step = 10;
+    cps.taken(rec, taken(10));
+    await settle();
+    expect(rec.memory?.step).toBe(10);
+    expect(cps.bytesInMemory).toBe(length + 4097);
+    cps.forget(rec);
+    expect(cps.bytesInMemory).toBe(0);
+  });
+
+  it("a budget of the snapshot's JSON length alone does not hold it (4097 bytes short)", async () => {
+    const cps = checkpoints(new HeldExports(), null, [], 0, length);
+    const rec = record();
+    rec.status = "running";
+    rec.step = 10;
+    cps.taken(rec, taken(10));
+    await settle();
+    expect(rec.memory).toBeNull();
+    expect(cps.bytesInMemory).toBe(0);
   });
 });
 
