@@ -39,6 +39,7 @@
  * assembled W with a reused block LDLᵀ factorization, solvers/linear/factored-pcg.ts).
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
+import { mat3Invert } from "../../math/mat3";
 import type { BodySystem } from "../../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../../solvers/linear/linear-solver";
 import type { ForceEffector } from "../effector";
@@ -127,12 +128,33 @@ export class FemEffector implements ForceEffector {
   private readonly startF: Float64Array;
   private readonly startP: Float64Array;
   private readonly startW: Float64Array;
-  /** Scratch of applyMeanForces: C_t, C (then C_m), ΔC, S̄, F_m. */
+  /** Scratch of meanStress: C_t, C, C_m, ΔC, S̄, S(C_m), S(C), F_m (9 each). */
   private readonly c0 = new Float64Array(9);
   private readonly c1 = new Float64Array(9);
+  private readonly cm = new Float64Array(9);
   private readonly dc = new Float64Array(9);
   private readonly sm = new Float64Array(9);
+  private readonly sc = new Float64Array(9);
+  private readonly se = new Float64Array(9);
   private readonly fm = new Float64Array(9);
+  /** meanStress's numerator W(C) − W(C_t) − ½ S(C_m) : ΔC (J/m³), ΔC : ΔC and g. */
+  private meanNum = 0;
+  private meanDd = 0;
+  private meanG = 0;
+  /**
+   * The mean step's exact tangent ∂(2 f̄ − f(x_t))/∂x per slot (9, row-major, not
+   * symmetric) at `meanJacVersion` (addMeanTangentProduct).
+   */
+  private readonly meanJac: Float64Array;
+  private meanJacVersion = -1;
+  /** Scratch of prepareMeanTangent, greenDifferential and meanColumn (9 each). */
+  private readonly gm = new Float64Array(9);
+  private readonly ginv = new Float64Array(9);
+  private readonly zg = new Float64Array(9);
+  private readonly dgm = new Float64Array(9);
+  private readonly dpm = new Float64Array(9);
+  private readonly xc = new Float64Array(9);
+  private readonly dsm = new Float64Array(9);
   /**
    * The corotational material, whose Jacobian is assembled in closed form
    * (refreshCorotated), or null for the others.
@@ -258,6 +280,7 @@ export class FemEffector implements ForceEffector {
     this.slotRow = Int32Array.from(rows);
     this.slotCol = Int32Array.from(cols);
     this.jac = new Float64Array(9 * rows.length);
+    this.meanJac = new Float64Array(9 * rows.length);
     this.offsets = new Int32Array(rows.length);
     if (o.consistentDensity !== undefined) {
       const dm = new Float64Array(rows.length);
@@ -444,40 +467,14 @@ export class FemEffector implements ForceEffector {
    * solvers of fem bodies, factored PCG and LDLᵀ, are symmetric).
    */
   private applyMeanForces(): void {
-    const { sys, b, at, f, p, c0, c1, dc, sm, fm, material, startF, startP, startW } = this;
+    const { sys, b, at, f, p, fm, sm, startP } = this;
     for (let e = 0; e < this.elementCount; e++) {
       const o = 9 * e;
       deformationGradient(sys.pos, at, b, e, f);
-      for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
-      const w0 = startW[e];
-      if (!(Number.isFinite(w0) && determinant(f) > 0 && determinant(fm) > 0)) {
-        material.evaluate(f, p);
+      if (!this.meanStress(e)) {
+        this.material.evaluate(f, p);
         this.addElementForces(e, p);
         continue;
-      }
-      rightCauchyGreen(startF, o, c0);
-      const w1 = material.greenEnergy(rightCauchyGreen(f, 0, c1), sm);
-      let dd = 0;
-      for (let k = 0; k < 9; k++) {
-        dc[k] = c1[k] - c0[k];
-        dd += dc[k] * dc[k];
-        c1[k] = 0.5 * (c0[k] + c1[k]);
-      }
-      material.greenEnergy(c1, sm);
-      let sdc = 0;
-      let ss = 0;
-      let cc = 0;
-      for (let k = 0; k < 9; k++) {
-        sdc += sm[k] * dc[k];
-        ss += sm[k] * sm[k];
-        cc += c1[k] * c1[k];
-      }
-      const num = w1 - w0 - 0.5 * sdc;
-      const rounding =
-        MEAN_ROUNDING * Number.EPSILON * (Math.abs(w0) + Math.abs(w1) + Math.sqrt(ss * cc));
-      if (Math.abs(num) > rounding) {
-        const g = (2 * num) / dd;
-        for (let k = 0; k < 9; k++) sm[k] += g * dc[k];
       }
       // p = 2 F_m S̄ − P(F_t)
       for (let i = 0; i < 3; i++)
@@ -487,6 +484,47 @@ export class FemEffector implements ForceEffector {
             startP[o + 3 * i + j];
       this.addElementForces(e, p);
     }
+  }
+
+  /**
+   * Gonzalez's stress of element e (applyMeanForces) with F = the end's in `f`: false when
+   * the element takes the trapezoid's f(x) (inverted at either end or at the mean), else
+   * true with F_m in fm, C_t in c0, C_m in cm, ΔC in dc, S(C) in se, S(C_m) in sc, S̄ in sm,
+   * and the correction's numerator, ΔC : ΔC and factor g (0 where it is left out: below
+   * the rounding, MEAN_ROUNDING) in meanNum, meanDd, meanG.
+   */
+  private meanStress(e: number): boolean {
+    const { f, c0, c1, cm, dc, sm, sc, se, fm, material, startF, startW } = this;
+    const o = 9 * e;
+    for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
+    const w0 = startW[e];
+    if (!(Number.isFinite(w0) && determinant(f) > 0 && determinant(fm) > 0)) return false;
+    rightCauchyGreen(startF, o, c0);
+    const w1 = material.greenEnergy(rightCauchyGreen(f, 0, c1), se);
+    let dd = 0;
+    for (let k = 0; k < 9; k++) {
+      dc[k] = c1[k] - c0[k];
+      dd += dc[k] * dc[k];
+      cm[k] = 0.5 * (c0[k] + c1[k]);
+    }
+    material.greenEnergy(cm, sc);
+    let sdc = 0;
+    let ss = 0;
+    let cc = 0;
+    for (let k = 0; k < 9; k++) {
+      sdc += sc[k] * dc[k];
+      ss += sc[k] * sc[k];
+      cc += cm[k] * cm[k];
+    }
+    const num = w1 - w0 - 0.5 * sdc;
+    const rounding =
+      MEAN_ROUNDING * Number.EPSILON * (Math.abs(w0) + Math.abs(w1) + Math.sqrt(ss * cc));
+    const g = Math.abs(num) > rounding ? (2 * num) / dd : 0;
+    for (let k = 0; k < 9; k++) sm[k] = sc[k] + g * dc[k];
+    this.meanNum = num;
+    this.meanDd = dd;
+    this.meanG = g;
+    return true;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -661,6 +699,17 @@ export class FemEffector implements ForceEffector {
 
   /** je ← ∂f/∂x of element e at the F of the last material.evaluate (see header). */
   private computeElementJacobian(e: number): void {
+    this.elementColumns(e, false);
+  }
+
+  /**
+   * je ← the 12 × 12 derivative of element e's nodal forces −V P ∇N_a, column by column for
+   * dF = e_k ⊗ ∇N_b: dP the material's differential at its last evaluate, symmetrized (a
+   * Hessian: rounding only); or with `mean` that of the mean step's stress 2 F_m S̄ −
+   * P(F_t) at the end's F (meanColumn, after meanStress and prepareMeanTangent), not
+   * symmetric.
+   */
+  private elementColumns(e: number, mean: boolean): void {
     const { b, df, dp, je, material } = this;
     const o = 9 * e;
     const v = this.volume[e];
@@ -672,7 +721,8 @@ export class FemEffector implements ForceEffector {
         df[3 * k] = b[gb];
         df[3 * k + 1] = b[gb + 1];
         df[3 * k + 2] = b[gb + 2];
-        material.differential(df, dp);
+        if (mean) this.meanColumn(df, dp);
+        else material.differential(df, dp);
         df[3 * k] = 0;
         df[3 * k + 1] = 0;
         df[3 * k + 2] = 0;
@@ -706,6 +756,7 @@ export class FemEffector implements ForceEffector {
       for (let k = 0; k < 3; k++)
         je[row + k] = -(je[row + 3 + k] + je[row + 6 + k] + je[row + 9 + k]);
     }
+    if (mean) return;
     // symmetrize (the exact tangent is a Hessian; rounding only)
     for (let r = 0; r < 12; r++)
       for (let c = r + 1; c < 12; c++) {
@@ -742,25 +793,177 @@ export class FemEffector implements ForceEffector {
       deformationGradient(sys.pos, at, b, e, f);
       material.evaluate(f, p);
       this.computeElementJacobian(e);
-      const es = 16 * e;
-      for (let na = 0; na < 4; na++)
-        for (let nb = 0; nb < 4; nb++) {
-          const s = elementSlot[es + 4 * na + nb];
-          if (s < 0) continue;
-          const o = 9 * s;
-          const r0 = 12 * 3 * na + 3 * nb;
-          jac[o] += je[r0];
-          jac[o + 1] += je[r0 + 1];
-          jac[o + 2] += je[r0 + 2];
-          jac[o + 3] += je[r0 + 12];
-          jac[o + 4] += je[r0 + 13];
-          jac[o + 5] += je[r0 + 14];
-          jac[o + 6] += je[r0 + 24];
-          jac[o + 7] += je[r0 + 25];
-          jac[o + 8] += je[r0 + 26];
-        }
+      this.scatterElement(e, jac);
     }
     this.jacVersion = sys.stateVersion;
+  }
+
+  /** target's slots += je, element e's 4 × 4 blocks (3 × 3, row-major). */
+  private scatterElement(e: number, target: Float64Array): void {
+    const { je, elementSlot } = this;
+    const es = 16 * e;
+    for (let na = 0; na < 4; na++)
+      for (let nb = 0; nb < 4; nb++) {
+        const s = elementSlot[es + 4 * na + nb];
+        if (s < 0) continue;
+        const o = 9 * s;
+        const r0 = 12 * 3 * na + 3 * nb;
+        target[o] += je[r0];
+        target[o + 1] += je[r0 + 1];
+        target[o + 2] += je[r0 + 2];
+        target[o + 3] += je[r0 + 12];
+        target[o + 4] += je[r0 + 13];
+        target[o + 5] += je[r0 + 14];
+        target[o + 6] += je[r0 + 24];
+        target[o + 7] += je[r0 + 25];
+        target[o + 8] += je[r0 + 26];
+      }
+  }
+
+  /**
+   * out += s (J̃ − J) x (generalized coordinates; ForceEffector.addMeanTangentProduct): J̃
+   * the exact derivative of the mean step's force 2 f̄ − f(x_t) at the current positions
+   * (refreshMeanJacobian), J the tangent addPosJacobian last assembled (the iteration
+   * matrix's), so that W − s (J̃ − J) is the exact Newton matrix of the mean step.
+   */
+  addMeanTangentProduct(x: Float64Array, out: Float64Array, s: number): void {
+    if (this.jacVersion < 0) this.refreshJacobian();
+    this.refreshMeanJacobian();
+    const { dofOffset } = this.sys;
+    const { jac, meanJac, slotRow, slotCol } = this;
+    for (let k = 0; k < slotRow.length; k++) {
+      const r = dofOffset[slotRow[k]];
+      const c = dofOffset[slotCol[k]];
+      const o = 9 * k;
+      const x0 = x[c];
+      const x1 = x[c + 1];
+      const x2 = x[c + 2];
+      out[r] +=
+        s *
+        ((meanJac[o] - jac[o]) * x0 +
+          (meanJac[o + 1] - jac[o + 1]) * x1 +
+          (meanJac[o + 2] - jac[o + 2]) * x2);
+      out[r + 1] +=
+        s *
+        ((meanJac[o + 3] - jac[o + 3]) * x0 +
+          (meanJac[o + 4] - jac[o + 4]) * x1 +
+          (meanJac[o + 5] - jac[o + 5]) * x2);
+      out[r + 2] +=
+        s *
+        ((meanJac[o + 6] - jac[o + 6]) * x0 +
+          (meanJac[o + 7] - jac[o + 7]) * x1 +
+          (meanJac[o + 8] - jac[o + 8]) * x2);
+    }
+  }
+
+  /** meanJac ← the slots of J̃ (addMeanTangentProduct) at the current state, unless cached. */
+  private refreshMeanJacobian(): void {
+    const { sys, b, at, f, p, meanJac } = this;
+    if (this.meanJacVersion === sys.stateVersion) return;
+    meanJac.fill(0);
+    for (let e = 0; e < this.elementCount; e++) {
+      deformationGradient(sys.pos, at, b, e, f);
+      if (this.meanStress(e)) {
+        this.prepareMeanTangent();
+        this.elementColumns(e, true);
+      } else {
+        // the trapezoid's f(x) (applyMeanForces): its tangent
+        this.material.evaluate(f, p);
+        this.elementColumns(e, false);
+      }
+      this.scatterElement(e, meanJac);
+    }
+    this.meanJacVersion = sys.stateVersion;
+  }
+
+  /**
+   * After meanStress: the material evaluated at G, the upper Cholesky factor of C_m (GᵀG =
+   * C_m), G⁻¹ in ginv, for greenDifferential; and with Gonzalez's correction (g ≠ 0) the
+   * gradient of g in zg: with D the derivative of S(C) at C_m (dS = D : dC, major
+   * symmetric: S = 2 ∂W/∂C), dS(C_m) = D : ½ dC and ½ (D : ½ dC) : ΔC = ¼ dC : (D : ΔC),
+   *   d num = [½ S(C) − ½ S(C_m) − ¼ D : ΔC] : dC,   d(ΔC : ΔC) = 2 ΔC : dC,
+   *   dg = zg : dC,   zg = (2/dd) [½ (S(C) − S(C_m)) − ¼ D : ΔC] − (4 num/dd²) ΔC.
+   */
+  private prepareMeanTangent(): void {
+    const { cm, gm, ginv, p, zg, dc, se, sc, material } = this;
+    // C_m = L Lᵀ, G = Lᵀ (C_m is positive definite: the mean of two)
+    const l00 = Math.sqrt(cm[0]);
+    const l10 = cm[3] / l00;
+    const l20 = cm[6] / l00;
+    const l11 = Math.sqrt(cm[4] - l10 * l10);
+    const l21 = (cm[7] - l20 * l10) / l11;
+    const l22 = Math.sqrt(cm[8] - l20 * l20 - l21 * l21);
+    gm.fill(0);
+    gm[0] = l00;
+    gm[1] = l10;
+    gm[2] = l20;
+    gm[4] = l11;
+    gm[5] = l21;
+    gm[8] = l22;
+    mat3Invert(ginv, 0, gm, 0);
+    material.evaluate(gm, p);
+    const g = this.meanG;
+    if (g === 0) return;
+    this.greenDifferential(dc, zg);
+    const dd = this.meanDd;
+    const k = (4 * this.meanNum) / (dd * dd);
+    for (let q = 0; q < 9; q++)
+      zg[q] = (2 / dd) * (0.5 * (se[q] - sc[q]) - 0.25 * zg[q]) - k * dc[q];
+  }
+
+  /**
+   * out = D : x (see prepareMeanTangent), x symmetric: the change of S = G⁻¹ P(G) at C_m
+   * = GᵀG for dG = ½ G⁻ᵀ x (then dGᵀG + GᵀdG = x), dS = G⁻¹ (dP − dG S(C_m)), dP the
+   * material's differential at G.
+   */
+  private greenDifferential(x: Float64Array, out: Float64Array): void {
+    const { ginv, dgm, dpm, sc, material } = this;
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        dgm[3 * i + j] = 0.5 * (ginv[i] * x[j] + ginv[3 + i] * x[3 + j] + ginv[6 + i] * x[6 + j]);
+    material.differential(dgm, dpm);
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        dpm[3 * i + j] -=
+          dgm[3 * i] * sc[j] + dgm[3 * i + 1] * sc[3 + j] + dgm[3 * i + 2] * sc[6 + j];
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        out[3 * i + j] =
+          ginv[3 * i] * dpm[j] + ginv[3 * i + 1] * dpm[3 + j] + ginv[3 * i + 2] * dpm[6 + j];
+  }
+
+  /**
+   * dp = d(2 F_m S̄ − P(F_t)) for a change dF of the end's F (in f), after meanStress and
+   * prepareMeanTangent: dF_m = ½ dF, dC = dFᵀF + FᵀdF, dS̄ = D : ½ dC + (zg : dC) ΔC + g dC
+   * (g and zg only with the correction), so d(2 F_m S̄) = dF S̄ + 2 F_m dS̄.
+   */
+  private meanColumn(df: Float64Array, dp: Float64Array): void {
+    const { f, fm, sm, dc, zg, xc, dsm } = this;
+    const g = this.meanG;
+    // xc = ½ dC
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        xc[3 * i + j] =
+          0.5 *
+          (df[i] * f[j] +
+            df[3 + i] * f[3 + j] +
+            df[6 + i] * f[6 + j] +
+            f[i] * df[j] +
+            f[3 + i] * df[3 + j] +
+            f[6 + i] * df[6 + j]);
+    this.greenDifferential(xc, dsm);
+    if (g !== 0) {
+      let zdc = 0;
+      for (let q = 0; q < 9; q++) zdc += 2 * zg[q] * xc[q];
+      for (let q = 0; q < 9; q++) dsm[q] += zdc * dc[q] + 2 * g * xc[q];
+    }
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        dp[3 * i + j] =
+          df[3 * i] * sm[j] +
+          df[3 * i + 1] * sm[3 + j] +
+          df[3 * i + 2] * sm[6 + j] +
+          2 * (fm[3 * i] * dsm[j] + fm[3 * i + 1] * dsm[3 + j] + fm[3 * i + 2] * dsm[6 + j]);
   }
 
   /**
