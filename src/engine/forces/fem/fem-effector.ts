@@ -137,24 +137,17 @@ export class FemEffector implements ForceEffector {
   private readonly sc = new Float64Array(9);
   private readonly se = new Float64Array(9);
   private readonly fm = new Float64Array(9);
-  /** meanStress's numerator W(C) − W(C_t) − ½ S(C_m) : ΔC (J/m³), ΔC : ΔC and g. */
-  private meanNum = 0;
-  private meanDd = 0;
-  private meanG = 0;
   /**
    * The mean step's exact tangent ∂(2 f̄ − f(x_t))/∂x per slot (9, row-major, not
-   * symmetric) at `meanJacVersion` (addMeanTangentProduct).
+   * symmetric; refreshMeanJacobian's A J_e), made with the tangent `jac` at
+   * `meanJacVersion` (addMeanTangentProduct).
    */
   private readonly meanJac: Float64Array;
   private meanJacVersion = -1;
-  /** Scratch of prepareMeanTangent, greenDifferential and meanColumn (9 each). */
-  private readonly gm = new Float64Array(9);
-  private readonly ginv = new Float64Array(9);
-  private readonly zg = new Float64Array(9);
-  private readonly dgm = new Float64Array(9);
-  private readonly dpm = new Float64Array(9);
-  private readonly xc = new Float64Array(9);
-  private readonly dsm = new Float64Array(9);
+  /** Scratch of meanFactor: F⁻¹ and A = F_m F⁻¹; a block of refreshCorotated. */
+  private readonly kb = new Float64Array(9);
+  private readonly finv = new Float64Array(9);
+  private readonly lf = new Float64Array(9);
   /**
    * The corotational material, whose Jacobian is assembled in closed form
    * (refreshCorotated), or null for the others.
@@ -456,15 +449,14 @@ export class FemEffector implements ForceEffector {
    * balances exactly; and Σ_a x_m,a × f̄_a = 0 (x_m = ½ (x_t + x_{t+h}); F_m S̄ F_mᵀ is
    * symmetric), so the angular momentum is kept too. An element inverted at either end or
    * at the mean (det ≤ 0, where the corotational ψ is not W(C)) takes the trapezoid's f(x).
-   * The Jacobian stays the tangent at x (addPosJacobian), ½ ∂(2 f̄)/∂x up to O(ΔF): an
-   * approximation Newton converges with, linearly, to the same solution. The exact
-   * derivative of 2 f̄ is not symmetric (d(2P̄) = dF S̄ + 2 F_m dS̄ with dS̄ through
-   * dC = dFᵀF + FᵀdF, F the end's, against F_m on the left), and its symmetric part is the
-   * worse approximation: on the spinning block (spin.test.ts, generalized-alpha, dense LU)
-   * the exact tangent by central differences took 4 Newton iterations a step, the end's
-   * tangent 9 (14–16 and a halving in the first steps), that symmetric part 18–27. A
-   * quadratic Newton here needs the nonsymmetric tangent and a solver for it (the linear
-   * solvers of fem bodies, factored PCG and LDLᵀ, are symmetric).
+   * The Jacobian addPosJacobian gives stays the tangent at x, ½ ∂(2 f̄)/∂x up to O(ΔF), the
+   * symmetric W the linear solvers take; with it alone Newton converged linearly (the
+   * spinning block of spin.test.ts, 9.3 iterations a step). The derivative of 2 f̄ is not
+   * symmetric (d(2P̄) = dF S̄ + 2 F_m dS̄ with dS̄ through dC = dFᵀF + FᵀdF, F the end's,
+   * against F_m on the left; its symmetric part is a worse approximation, 18–27
+   * iterations): addMeanTangentProduct gives the stepper its first-order part's difference
+   * from that tangent (refreshMeanJacobian), with which it corrects each Newton solve
+   * (AccelerationStepper.meanTangentCorrection).
    */
   private applyMeanForces(): void {
     const { sys, b, at, f, p, fm, sm, startP } = this;
@@ -489,9 +481,8 @@ export class FemEffector implements ForceEffector {
   /**
    * Gonzalez's stress of element e (applyMeanForces) with F = the end's in `f`: false when
    * the element takes the trapezoid's f(x) (inverted at either end or at the mean), else
-   * true with F_m in fm, C_t in c0, C_m in cm, ΔC in dc, S(C) in se, S(C_m) in sc, S̄ in sm,
-   * and the correction's numerator, ΔC : ΔC and factor g (0 where it is left out: below
-   * the rounding, MEAN_ROUNDING) in meanNum, meanDd, meanG.
+   * true with F_m in fm and S̄ in sm (Gonzalez's correction left out below the rounding,
+   * MEAN_ROUNDING).
    */
   private meanStress(e: number): boolean {
     const { f, c0, c1, cm, dc, sm, sc, se, fm, material, startF, startW } = this;
@@ -521,9 +512,6 @@ export class FemEffector implements ForceEffector {
       MEAN_ROUNDING * Number.EPSILON * (Math.abs(w0) + Math.abs(w1) + Math.sqrt(ss * cc));
     const g = Math.abs(num) > rounding ? (2 * num) / dd : 0;
     for (let k = 0; k < 9; k++) sm[k] = sc[k] + g * dc[k];
-    this.meanNum = num;
-    this.meanDd = dd;
-    this.meanG = g;
     return true;
   }
 
@@ -699,17 +687,6 @@ export class FemEffector implements ForceEffector {
 
   /** je ← ∂f/∂x of element e at the F of the last material.evaluate (see header). */
   private computeElementJacobian(e: number): void {
-    this.elementColumns(e, false);
-  }
-
-  /**
-   * je ← the 12 × 12 derivative of element e's nodal forces −V P ∇N_a, column by column for
-   * dF = e_k ⊗ ∇N_b: dP the material's differential at its last evaluate, symmetrized (a
-   * Hessian: rounding only); or with `mean` that of the mean step's stress 2 F_m S̄ −
-   * P(F_t) at the end's F (meanColumn, after meanStress and prepareMeanTangent), not
-   * symmetric.
-   */
-  private elementColumns(e: number, mean: boolean): void {
     const { b, df, dp, je, material } = this;
     const o = 9 * e;
     const v = this.volume[e];
@@ -721,8 +698,7 @@ export class FemEffector implements ForceEffector {
         df[3 * k] = b[gb];
         df[3 * k + 1] = b[gb + 1];
         df[3 * k + 2] = b[gb + 2];
-        if (mean) this.meanColumn(df, dp);
-        else material.differential(df, dp);
+        material.differential(df, dp);
         df[3 * k] = 0;
         df[3 * k + 1] = 0;
         df[3 * k + 2] = 0;
@@ -756,7 +732,6 @@ export class FemEffector implements ForceEffector {
       for (let k = 0; k < 3; k++)
         je[row + k] = -(je[row + 3 + k] + je[row + 6 + k] + je[row + 9 + k]);
     }
-    if (mean) return;
     // symmetrize (the exact tangent is a Hessian; rounding only)
     for (let r = 0; r < 12; r++)
       for (let c = r + 1; c < 12; c++) {
@@ -783,11 +758,11 @@ export class FemEffector implements ForceEffector {
   private refreshJacobian(): void {
     if (this.jacVersion === this.sys.stateVersion) return;
     if (this.corotational !== null) {
-      this.refreshCorotated(this.corotational);
+      this.refreshCorotated(this.corotational, this.jac, false);
       this.jacVersion = this.sys.stateVersion;
       return;
     }
-    const { sys, b, at, f, p, je, jac, elementSlot, material } = this;
+    const { sys, b, at, f, p, jac, material } = this;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
       deformationGradient(sys.pos, at, b, e, f);
@@ -828,7 +803,8 @@ export class FemEffector implements ForceEffector {
    */
   addMeanTangentProduct(x: Float64Array, out: Float64Array, s: number): void {
     if (this.jacVersion < 0) this.refreshJacobian();
-    this.refreshMeanJacobian();
+    // J̃ at the state of J (a chord iteration's W is an earlier iterate's)
+    if (this.meanJacVersion !== this.jacVersion) this.refreshMeanJacobian();
     const { dofOffset } = this.sys;
     const { jac, meanJac, slotRow, slotCol } = this;
     for (let k = 0; k < slotRow.length; k++) {
@@ -856,114 +832,60 @@ export class FemEffector implements ForceEffector {
     }
   }
 
-  /** meanJac ← the slots of J̃ (addMeanTangentProduct) at the current state, unless cached. */
+  /**
+   * meanJac ← the slots of J̃ (addMeanTangentProduct) at the current state: per element
+   * A J_e with A = F_m F⁻¹ on the left of the element's tangent J_e where the mean force is
+   * Gonzalez's (meanFactor), J_e itself elsewhere. The exact derivative of the element's
+   * mean stress 2 F_m S̄ − P(F_t) is dF S̄ + 2 F_m dS̄, dS̄ = D(C_m) : ½ dC plus the
+   * derivative of Gonzalez's correction, against dP = dF S + F D(C) : dC at the end
+   * (S = 2 ∂W/∂C, D = ∂S/∂C, dC = dFᵀF + FᵀdF): they differ at first order by the turn of
+   * F_m against F, A = F_m F⁻¹ (half the step's rotation), and beyond it by O(‖S‖/‖D‖ +
+   * ‖ΔC‖), the stress over the modulus and the step's strain change, which A dP leaves
+   * out. On the spinning block (spin.test.ts) A J_e took Newton 5.0 to 5.3 iterations a
+   * step; the exact J̃ (through the material's differential at C_m's Cholesky factor, ten
+   * differentials an element, and the correction's gradient: commit ef1cd84) 4.0 to 5.0,
+   * at twice A J_e's cost a step; the end's J alone 9.3 to 9.9, linearly.
+   */
   private refreshMeanJacobian(): void {
-    const { sys, b, at, f, p, meanJac } = this;
-    if (this.meanJacVersion === sys.stateVersion) return;
-    meanJac.fill(0);
-    for (let e = 0; e < this.elementCount; e++) {
-      deformationGradient(sys.pos, at, b, e, f);
-      if (this.meanStress(e)) {
-        this.prepareMeanTangent();
-        this.elementColumns(e, true);
-      } else {
-        // the trapezoid's f(x) (applyMeanForces): its tangent
+    if (this.corotational !== null) this.refreshCorotated(this.corotational, this.meanJac, true);
+    else {
+      const { sys, b, at, f, p, je, lf, meanJac } = this;
+      meanJac.fill(0);
+      for (let e = 0; e < this.elementCount; e++) {
+        deformationGradient(sys.pos, at, b, e, f);
         this.material.evaluate(f, p);
-        this.elementColumns(e, false);
+        this.computeElementJacobian(e);
+        if (this.meanFactor(e))
+          for (let a = 0; a < 4; a++)
+            for (let c = 0; c < 12; c++) {
+              const y0 = je[12 * (3 * a) + c];
+              const y1 = je[12 * (3 * a + 1) + c];
+              const y2 = je[12 * (3 * a + 2) + c];
+              for (let i = 0; i < 3; i++)
+                je[12 * (3 * a + i) + c] = lf[3 * i] * y0 + lf[3 * i + 1] * y1 + lf[3 * i + 2] * y2;
+            }
+        this.scatterElement(e, meanJac);
       }
-      this.scatterElement(e, meanJac);
     }
-    this.meanJacVersion = sys.stateVersion;
+    this.meanJacVersion = this.jacVersion;
   }
 
   /**
-   * After meanStress: the material evaluated at G, the upper Cholesky factor of C_m (GᵀG =
-   * C_m), G⁻¹ in ginv, for greenDifferential; and with Gonzalez's correction (g ≠ 0) the
-   * gradient of g in zg: with D the derivative of S(C) at C_m (dS = D : dC, major
-   * symmetric: S = 2 ∂W/∂C), dS(C_m) = D : ½ dC and ½ (D : ½ dC) : ΔC = ¼ dC : (D : ΔC),
-   *   d num = [½ S(C) − ½ S(C_m) − ¼ D : ΔC] : dC,   d(ΔC : ΔC) = 2 ΔC : dC,
-   *   dg = zg : dC,   zg = (2/dd) [½ (S(C) − S(C_m)) − ¼ D : ΔC] − (4 num/dd²) ΔC.
+   * lf ← A = F_m F⁻¹ of element e (F the end's, in f; refreshMeanJacobian); false, lf
+   * untouched, where applyMeanForces takes the trapezoid's f(x) (inverted at the start, the
+   * end or the mean: meanStress), whose tangent is J_e itself.
    */
-  private prepareMeanTangent(): void {
-    const { cm, gm, ginv, p, zg, dc, se, sc, material } = this;
-    // C_m = L Lᵀ, G = Lᵀ (C_m is positive definite: the mean of two)
-    const l00 = Math.sqrt(cm[0]);
-    const l10 = cm[3] / l00;
-    const l20 = cm[6] / l00;
-    const l11 = Math.sqrt(cm[4] - l10 * l10);
-    const l21 = (cm[7] - l20 * l10) / l11;
-    const l22 = Math.sqrt(cm[8] - l20 * l20 - l21 * l21);
-    gm.fill(0);
-    gm[0] = l00;
-    gm[1] = l10;
-    gm[2] = l20;
-    gm[4] = l11;
-    gm[5] = l21;
-    gm[8] = l22;
-    mat3Invert(ginv, 0, gm, 0);
-    material.evaluate(gm, p);
-    const g = this.meanG;
-    if (g === 0) return;
-    this.greenDifferential(dc, zg);
-    const dd = this.meanDd;
-    const k = (4 * this.meanNum) / (dd * dd);
-    for (let q = 0; q < 9; q++)
-      zg[q] = (2 / dd) * (0.5 * (se[q] - sc[q]) - 0.25 * zg[q]) - k * dc[q];
-  }
-
-  /**
-   * out = D : x (see prepareMeanTangent), x symmetric: the change of S = G⁻¹ P(G) at C_m
-   * = GᵀG for dG = ½ G⁻ᵀ x (then dGᵀG + GᵀdG = x), dS = G⁻¹ (dP − dG S(C_m)), dP the
-   * material's differential at G.
-   */
-  private greenDifferential(x: Float64Array, out: Float64Array): void {
-    const { ginv, dgm, dpm, sc, material } = this;
+  private meanFactor(e: number): boolean {
+    const { f, fm, lf, finv, startF, startW } = this;
+    const o = 9 * e;
+    for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
+    if (!(Number.isFinite(startW[e]) && determinant(f) > 0 && determinant(fm) > 0)) return false;
+    mat3Invert(finv, 0, f, 0);
     for (let i = 0; i < 3; i++)
       for (let j = 0; j < 3; j++)
-        dgm[3 * i + j] = 0.5 * (ginv[i] * x[j] + ginv[3 + i] * x[3 + j] + ginv[6 + i] * x[6 + j]);
-    material.differential(dgm, dpm);
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++)
-        dpm[3 * i + j] -=
-          dgm[3 * i] * sc[j] + dgm[3 * i + 1] * sc[3 + j] + dgm[3 * i + 2] * sc[6 + j];
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++)
-        out[3 * i + j] =
-          ginv[3 * i] * dpm[j] + ginv[3 * i + 1] * dpm[3 + j] + ginv[3 * i + 2] * dpm[6 + j];
-  }
-
-  /**
-   * dp = d(2 F_m S̄ − P(F_t)) for a change dF of the end's F (in f), after meanStress and
-   * prepareMeanTangent: dF_m = ½ dF, dC = dFᵀF + FᵀdF, dS̄ = D : ½ dC + (zg : dC) ΔC + g dC
-   * (g and zg only with the correction), so d(2 F_m S̄) = dF S̄ + 2 F_m dS̄.
-   */
-  private meanColumn(df: Float64Array, dp: Float64Array): void {
-    const { f, fm, sm, dc, zg, xc, dsm } = this;
-    const g = this.meanG;
-    // xc = ½ dC
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++)
-        xc[3 * i + j] =
-          0.5 *
-          (df[i] * f[j] +
-            df[3 + i] * f[3 + j] +
-            df[6 + i] * f[6 + j] +
-            f[i] * df[j] +
-            f[3 + i] * df[3 + j] +
-            f[6 + i] * df[6 + j]);
-    this.greenDifferential(xc, dsm);
-    if (g !== 0) {
-      let zdc = 0;
-      for (let q = 0; q < 9; q++) zdc += 2 * zg[q] * xc[q];
-      for (let q = 0; q < 9; q++) dsm[q] += zdc * dc[q] + 2 * g * xc[q];
-    }
-    for (let i = 0; i < 3; i++)
-      for (let j = 0; j < 3; j++)
-        dp[3 * i + j] =
-          df[3 * i] * sm[j] +
-          df[3 * i + 1] * sm[3 + j] +
-          df[3 * i + 2] * sm[6 + j] +
-          2 * (fm[3 * i] * dsm[j] + fm[3 * i + 1] * dsm[3 + j] + fm[3 * i + 2] * dsm[6 + j]);
+        lf[3 * i + j] =
+          fm[3 * i] * finv[j] + fm[3 * i + 1] * finv[3 + j] + fm[3 * i + 2] * finv[6 + j];
+    return true;
   }
 
   /**
@@ -987,17 +909,23 @@ export class FemEffector implements ForceEffector {
    * (computeElementJacobian gives the same blocks column by column from the material's
    * differential; the tests check it against finite differences and this against it).
    */
-  private refreshCorotated(mat: CorotationalMaterial): void {
-    const { sys, b, at, f, p, jac, elementSlot, rot: r, sigma, vecs, nmat } = this;
+  private refreshCorotated(mat: CorotationalMaterial, jac: Float64Array, mean: boolean): void {
+    const { sys, b, at, f, p, elementSlot, rot: r, sigma, vecs, nmat, lf } = this;
     const { mu, lambda } = mat;
     const cached = this.rotVersion === sys.stateVersion ? this.rots : null;
     const g = this.grads;
     const h = this.rotatedGrads;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
+      // the mean step's A = F_m F⁻¹ on the left of the blocks (refreshMeanJacobian)
+      let left = false;
+      if (mean) {
+        deformationGradient(sys.pos, at, b, e, f);
+        left = this.meanFactor(e);
+      }
       if (cached !== null) for (let k = 0; k < 9; k++) r[k] = cached[9 * e + k];
       else {
-        deformationGradient(sys.pos, at, b, e, f);
+        if (!mean) deformationGradient(sys.pos, at, b, e, f);
         if (nmat !== null) {
           mat.evaluate(f, p);
           r.set(mat.r);
@@ -1102,7 +1030,22 @@ export class FemEffector implements ForceEffector {
             k21 += v * (p22 * c0 - p20 * c2);
             k22 += v * (p20 * c1 - p21 * c0);
           }
-          // added to slot (a, b) and transposed to (b, a)
+          // added to slot (a, b) and transposed to (b, a); A k and A kᵀ in the mean step's
+          if (left) {
+            const kb = this.kb;
+            kb[0] = k00;
+            kb[1] = k01;
+            kb[2] = k02;
+            kb[3] = k10;
+            kb[4] = k11;
+            kb[5] = k12;
+            kb[6] = k20;
+            kb[7] = k21;
+            kb[8] = k22;
+            addLeftProduct(jac, 9 * sab, lf, kb, false);
+            if (nb !== na) addLeftProduct(jac, 9 * elementSlot[es + 4 * nb + na], lf, kb, true);
+            continue;
+          }
           const x = 9 * sab;
           jac[x] += k00;
           jac[x + 1] += k01;
@@ -1148,6 +1091,22 @@ export class FemEffector implements ForceEffector {
  * the energies it differences (an eigen-decomposition of C for the corotational W).
  */
 const MEAN_ROUNDING = 64;
+
+/** out[o..o+8] += A K (or A Kᵀ when `transposed`), 3 × 3 row-major. */
+function addLeftProduct(
+  out: Float64Array,
+  o: number,
+  a: Float64Array,
+  k: Float64Array,
+  transposed: boolean,
+): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++) {
+      let x = 0;
+      for (let l = 0; l < 3; l++) x += a[3 * i + l] * (transposed ? k[3 * j + l] : k[3 * l + j]);
+      out[o + 3 * i + j] += x;
+    }
+}
 
 /** det F (row-major 3×3). */
 function determinant(f: ArrayLike<number>): number {

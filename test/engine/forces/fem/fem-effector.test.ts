@@ -469,14 +469,15 @@ describe("FemEffector's energy–momentum force (beginMeanStep, meanForces)", ()
     });
 
   /**
-   * The mean step's exact tangent (addMeanTangentProduct: s (J̃ − J) x, J̃ = ∂(2 f̄ − f(x_t))/∂x
-   * at the end, J the tangent last assembled) against central differences of the forces,
-   * h = 1e-6 of the mesh's size, in random directions x: J̃ is not symmetric (it is not the
-   * Hessian of an energy), and its central difference differs from the end's tangent J by
-   * O(‖ΔF‖), which here (steps of 5 % strain and a 0.1 rad turn) is 1e-2 to 1e-1 of ‖J‖.
+   * The mean step's tangent (addMeanTangentProduct: s (J̃ − J) x, J̃ ≈ ∂(2 f̄ − f(x_t))/∂x at
+   * the end, J the tangent last assembled) against central differences of the mean force,
+   * h = 1e-6 of the mesh's size, in random directions, on a step that turns a strained body
+   * (1 % strain, 0.1 rad about a random axis, as a spinning body's step): J̃ = A J_e with
+   * A = F_m F⁻¹ takes the turn of F_m against F, which the end's tangent J misses (off by
+   * 3.2e-2 of ‖J̃ x‖ here), and leaves out the stress over the modulus (5e-4).
    */
   for (const material of MATERIALS)
-    it(`${material}: its exact tangent against central differences`, () => {
+    it(`${material}: its tangent on a turning step against central differences`, () => {
       const rng = mulberry32(41);
       const sys = meshSystem(smallBox, 1000);
       const fem = meshEffector(sys, smallBox, { youngModulus: E, poissonRatio: 0.3, material });
@@ -488,21 +489,29 @@ describe("FemEffector's energy–momentum force (beginMeanStep, meanForces)", ()
         return g;
       };
       for (let trial = 0; trial < 3; trial++) {
-        deform(smallBox, 0.1, 0.02)(sys, rng);
+        deform(smallBox, 0.01, 0)(sys, rng);
         fem.beginMeanStep();
-        // the end: a small step from the start (5 % strain, 0.1 rad about a random axis)
+        // the end: the start turned by 0.1 rad about a random axis u through the origin
+        // (Rodrigues: R = I + sin θ [u]× + (1 − cos θ) [u]×²)
         const axis = [gaussian(rng), gaussian(rng), gaussian(rng)];
         const an = Math.hypot(...axis);
-        const w = axis.map((v) => (0.1 * v) / an);
+        const u = axis.map((v) => v / an);
+        const th = 0.1;
         const x0 = Float64Array.from(sys.pos);
         for (let k = 0; k < n / 3; k++) {
           const r = [0, 1, 2].map((i) => x0[3 * k + i]);
-          const turn = [
-            w[1] * r[2] - w[2] * r[1],
-            w[2] * r[0] - w[0] * r[2],
-            w[0] * r[1] - w[1] * r[0],
+          const ur = [
+            u[1] * r[2] - u[2] * r[1],
+            u[2] * r[0] - u[0] * r[2],
+            u[0] * r[1] - u[1] * r[0],
           ];
-          for (let i = 0; i < 3; i++) sys.pos[3 * k + i] += turn[i] + 0.05 * gaussian(rng);
+          const uur = [
+            u[1] * ur[2] - u[2] * ur[1],
+            u[2] * ur[0] - u[0] * ur[2],
+            u[0] * ur[1] - u[1] * ur[0],
+          ];
+          for (let i = 0; i < 3; i++)
+            sys.pos[3 * k + i] = r[i] + Math.sin(th) * ur[i] + (1 - Math.cos(th)) * uur[i];
         }
         updateDerived(sys);
         const x1 = Float64Array.from(sys.pos);
@@ -511,13 +520,13 @@ describe("FemEffector's energy–momentum force (beginMeanStep, meanForces)", ()
         const fd = (sign: number) => {
           for (let i = 0; i < n; i++) sys.pos[i] = x1[i] + sign * h * dir[i];
           updateDerived(sys);
-          return { g: mean(), f: generalizedForce(sys, fem, 0) };
+          return mean();
         };
         const plus = fd(1);
         const minus = fd(-1);
         sys.pos.set(x1);
         updateDerived(sys);
-        // J x by differences, J̃ x − J x from the effector (J assembled at x1 first)
+        // J x from the assembled tangent at x1, J̃ x − J x from the effector
         const m = new SparseBlockMatrix(sys.blockSizes);
         fem.addSolveBlocks(m);
         m.finalize();
@@ -531,14 +540,15 @@ describe("FemEffector's energy–momentum force (beginMeanStep, meanForces)", ()
         let scale = 0;
         let apart = 0;
         for (let i = 0; i < n; i++) {
-          const exact = (plus.g[i] - minus.g[i]) / (2 * h);
+          const exact = (plus[i] - minus[i]) / (2 * h);
           err = Math.max(err, Math.abs(jx[i] + diff[i] - exact));
           scale = Math.max(scale, Math.abs(exact));
           apart = Math.max(apart, Math.abs(jx[i] - exact));
         }
-        expect(err).toBeLessThan(1e-6 * scale);
-        // the end's tangent alone is off by far more (what Newton converged with, linearly)
-        expect(apart).toBeGreaterThan(1e-3 * scale);
+        // measured 5.1e-4 and 3.2e-2 of ‖J̃ x‖ (the three materials alike)
+        expect(err).toBeLessThan(2e-3 * scale);
+        // the end's tangent alone, what Newton converged with, linearly
+        expect(apart).toBeGreaterThan(2e-2 * scale);
       }
     });
 });
