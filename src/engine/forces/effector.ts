@@ -142,6 +142,14 @@ export interface ForceEffector {
    */
   meanForces?: boolean;
   beginMeanStep?(): void;
+  /**
+   * Optional, with beginMeanStep: out += s (J̃ − J) x (generalized coordinates), J̃ the exact
+   * derivative of the mean step's force 2 f̄(x_t, x) − f(x_t) at the current positions x and
+   * J the position Jacobian addPosJacobian last assembled: what W lacks to be the mean
+   * step's exact Newton matrix, W − w c_x (J̃ − J) (J̃ is not symmetric; the stepper
+   * corrects the solve with W by it, AccelerationStepper.meanTangentCorrection).
+   */
+  addMeanTangentProduct?(x: Float64Array, out: Float64Array, s: number): void;
 }
 
 /**

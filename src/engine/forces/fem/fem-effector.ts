@@ -39,6 +39,7 @@
  * assembled W with a reused block LDLᵀ factorization, solvers/linear/factored-pcg.ts).
  */
 import type { SparseBlockMatrix } from "../../math/block-matrix";
+import { mat3Invert } from "../../math/mat3";
 import type { BodySystem } from "../../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../../solvers/linear/linear-solver";
 import type { ForceEffector } from "../effector";
@@ -127,12 +128,26 @@ export class FemEffector implements ForceEffector {
   private readonly startF: Float64Array;
   private readonly startP: Float64Array;
   private readonly startW: Float64Array;
-  /** Scratch of applyMeanForces: C_t, C (then C_m), ΔC, S̄, F_m. */
+  /** Scratch of meanStress: C_t, C, C_m, ΔC, S̄, S(C_m), S(C), F_m (9 each). */
   private readonly c0 = new Float64Array(9);
   private readonly c1 = new Float64Array(9);
+  private readonly cm = new Float64Array(9);
   private readonly dc = new Float64Array(9);
   private readonly sm = new Float64Array(9);
+  private readonly sc = new Float64Array(9);
+  private readonly se = new Float64Array(9);
   private readonly fm = new Float64Array(9);
+  /**
+   * The mean step's exact tangent ∂(2 f̄ − f(x_t))/∂x per slot (9, row-major, not
+   * symmetric; refreshMeanJacobian's A J_e), made with the tangent `jac` at
+   * `meanJacVersion` (addMeanTangentProduct).
+   */
+  private readonly meanJac: Float64Array;
+  private meanJacVersion = -1;
+  /** Scratch of meanFactor: F⁻¹ and A = F_m F⁻¹; a block of refreshCorotated. */
+  private readonly kb = new Float64Array(9);
+  private readonly finv = new Float64Array(9);
+  private readonly lf = new Float64Array(9);
   /**
    * The corotational material, whose Jacobian is assembled in closed form
    * (refreshCorotated), or null for the others.
@@ -258,6 +273,7 @@ export class FemEffector implements ForceEffector {
     this.slotRow = Int32Array.from(rows);
     this.slotCol = Int32Array.from(cols);
     this.jac = new Float64Array(9 * rows.length);
+    this.meanJac = new Float64Array(9 * rows.length);
     this.offsets = new Int32Array(rows.length);
     if (o.consistentDensity !== undefined) {
       const dm = new Float64Array(rows.length);
@@ -433,51 +449,24 @@ export class FemEffector implements ForceEffector {
    * balances exactly; and Σ_a x_m,a × f̄_a = 0 (x_m = ½ (x_t + x_{t+h}); F_m S̄ F_mᵀ is
    * symmetric), so the angular momentum is kept too. An element inverted at either end or
    * at the mean (det ≤ 0, where the corotational ψ is not W(C)) takes the trapezoid's f(x).
-   * The Jacobian stays the tangent at x (addPosJacobian), ½ ∂(2 f̄)/∂x up to O(ΔF): an
-   * approximation Newton converges with, linearly, to the same solution. The exact
-   * derivative of 2 f̄ is not symmetric (d(2P̄) = dF S̄ + 2 F_m dS̄ with dS̄ through
-   * dC = dFᵀF + FᵀdF, F the end's, against F_m on the left), and its symmetric part is the
-   * worse approximation: on the spinning block (spin.test.ts, generalized-alpha, dense LU)
-   * the exact tangent by central differences took 4 Newton iterations a step, the end's
-   * tangent 9 (14–16 and a halving in the first steps), that symmetric part 18–27. A
-   * quadratic Newton here needs the nonsymmetric tangent and a solver for it (the linear
-   * solvers of fem bodies, factored PCG and LDLᵀ, are symmetric).
+   * The Jacobian addPosJacobian gives stays the tangent at x, ½ ∂(2 f̄)/∂x up to O(ΔF), the
+   * symmetric W the linear solvers take; with it alone Newton converged linearly (the
+   * spinning block of spin.test.ts, 9.3 iterations a step). The derivative of 2 f̄ is not
+   * symmetric (d(2P̄) = dF S̄ + 2 F_m dS̄ with dS̄ through dC = dFᵀF + FᵀdF, F the end's,
+   * against F_m on the left; its symmetric part is a worse approximation, 18–27
+   * iterations): addMeanTangentProduct gives the stepper its first-order part's difference
+   * from that tangent (refreshMeanJacobian), with which it corrects each Newton solve
+   * (AccelerationStepper.meanTangentCorrection).
    */
   private applyMeanForces(): void {
-    const { sys, b, at, f, p, c0, c1, dc, sm, fm, material, startF, startP, startW } = this;
+    const { sys, b, at, f, p, fm, sm, startP } = this;
     for (let e = 0; e < this.elementCount; e++) {
       const o = 9 * e;
       deformationGradient(sys.pos, at, b, e, f);
-      for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
-      const w0 = startW[e];
-      if (!(Number.isFinite(w0) && determinant(f) > 0 && determinant(fm) > 0)) {
-        material.evaluate(f, p);
+      if (!this.meanStress(e)) {
+        this.material.evaluate(f, p);
         this.addElementForces(e, p);
         continue;
-      }
-      rightCauchyGreen(startF, o, c0);
-      const w1 = material.greenEnergy(rightCauchyGreen(f, 0, c1), sm);
-      let dd = 0;
-      for (let k = 0; k < 9; k++) {
-        dc[k] = c1[k] - c0[k];
-        dd += dc[k] * dc[k];
-        c1[k] = 0.5 * (c0[k] + c1[k]);
-      }
-      material.greenEnergy(c1, sm);
-      let sdc = 0;
-      let ss = 0;
-      let cc = 0;
-      for (let k = 0; k < 9; k++) {
-        sdc += sm[k] * dc[k];
-        ss += sm[k] * sm[k];
-        cc += c1[k] * c1[k];
-      }
-      const num = w1 - w0 - 0.5 * sdc;
-      const rounding =
-        MEAN_ROUNDING * Number.EPSILON * (Math.abs(w0) + Math.abs(w1) + Math.sqrt(ss * cc));
-      if (Math.abs(num) > rounding) {
-        const g = (2 * num) / dd;
-        for (let k = 0; k < 9; k++) sm[k] += g * dc[k];
       }
       // p = 2 F_m S̄ − P(F_t)
       for (let i = 0; i < 3; i++)
@@ -487,6 +476,43 @@ export class FemEffector implements ForceEffector {
             startP[o + 3 * i + j];
       this.addElementForces(e, p);
     }
+  }
+
+  /**
+   * Gonzalez's stress of element e (applyMeanForces) with F = the end's in `f`: false when
+   * the element takes the trapezoid's f(x) (inverted at either end or at the mean), else
+   * true with F_m in fm and S̄ in sm (Gonzalez's correction left out below the rounding,
+   * MEAN_ROUNDING).
+   */
+  private meanStress(e: number): boolean {
+    const { f, c0, c1, cm, dc, sm, sc, se, fm, material, startF, startW } = this;
+    const o = 9 * e;
+    for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
+    const w0 = startW[e];
+    if (!(Number.isFinite(w0) && determinant(f) > 0 && determinant(fm) > 0)) return false;
+    rightCauchyGreen(startF, o, c0);
+    const w1 = material.greenEnergy(rightCauchyGreen(f, 0, c1), se);
+    let dd = 0;
+    for (let k = 0; k < 9; k++) {
+      dc[k] = c1[k] - c0[k];
+      dd += dc[k] * dc[k];
+      cm[k] = 0.5 * (c0[k] + c1[k]);
+    }
+    material.greenEnergy(cm, sc);
+    let sdc = 0;
+    let ss = 0;
+    let cc = 0;
+    for (let k = 0; k < 9; k++) {
+      sdc += sc[k] * dc[k];
+      ss += sc[k] * sc[k];
+      cc += cm[k] * cm[k];
+    }
+    const num = w1 - w0 - 0.5 * sdc;
+    const rounding =
+      MEAN_ROUNDING * Number.EPSILON * (Math.abs(w0) + Math.abs(w1) + Math.sqrt(ss * cc));
+    const g = Math.abs(num) > rounding ? (2 * num) / dd : 0;
+    for (let k = 0; k < 9; k++) sm[k] = sc[k] + g * dc[k];
+    return true;
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {
@@ -732,35 +758,134 @@ export class FemEffector implements ForceEffector {
   private refreshJacobian(): void {
     if (this.jacVersion === this.sys.stateVersion) return;
     if (this.corotational !== null) {
-      this.refreshCorotated(this.corotational);
+      this.refreshCorotated(this.corotational, this.jac, false);
       this.jacVersion = this.sys.stateVersion;
       return;
     }
-    const { sys, b, at, f, p, je, jac, elementSlot, material } = this;
+    const { sys, b, at, f, p, jac, material } = this;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
       deformationGradient(sys.pos, at, b, e, f);
       material.evaluate(f, p);
       this.computeElementJacobian(e);
-      const es = 16 * e;
-      for (let na = 0; na < 4; na++)
-        for (let nb = 0; nb < 4; nb++) {
-          const s = elementSlot[es + 4 * na + nb];
-          if (s < 0) continue;
-          const o = 9 * s;
-          const r0 = 12 * 3 * na + 3 * nb;
-          jac[o] += je[r0];
-          jac[o + 1] += je[r0 + 1];
-          jac[o + 2] += je[r0 + 2];
-          jac[o + 3] += je[r0 + 12];
-          jac[o + 4] += je[r0 + 13];
-          jac[o + 5] += je[r0 + 14];
-          jac[o + 6] += je[r0 + 24];
-          jac[o + 7] += je[r0 + 25];
-          jac[o + 8] += je[r0 + 26];
-        }
+      this.scatterElement(e, jac);
     }
     this.jacVersion = sys.stateVersion;
+  }
+
+  /** target's slots += je, element e's 4 × 4 blocks (3 × 3, row-major). */
+  private scatterElement(e: number, target: Float64Array): void {
+    const { je, elementSlot } = this;
+    const es = 16 * e;
+    for (let na = 0; na < 4; na++)
+      for (let nb = 0; nb < 4; nb++) {
+        const s = elementSlot[es + 4 * na + nb];
+        if (s < 0) continue;
+        const o = 9 * s;
+        const r0 = 12 * 3 * na + 3 * nb;
+        target[o] += je[r0];
+        target[o + 1] += je[r0 + 1];
+        target[o + 2] += je[r0 + 2];
+        target[o + 3] += je[r0 + 12];
+        target[o + 4] += je[r0 + 13];
+        target[o + 5] += je[r0 + 14];
+        target[o + 6] += je[r0 + 24];
+        target[o + 7] += je[r0 + 25];
+        target[o + 8] += je[r0 + 26];
+      }
+  }
+
+  /**
+   * out += s (J̃ − J) x (generalized coordinates; ForceEffector.addMeanTangentProduct): J̃
+   * the exact derivative of the mean step's force 2 f̄ − f(x_t) at the current positions
+   * (refreshMeanJacobian), J the tangent addPosJacobian last assembled (the iteration
+   * matrix's), so that W − s (J̃ − J) is the exact Newton matrix of the mean step.
+   */
+  addMeanTangentProduct(x: Float64Array, out: Float64Array, s: number): void {
+    if (this.jacVersion < 0) this.refreshJacobian();
+    // J̃ at the state of J (a chord iteration's W is an earlier iterate's)
+    if (this.meanJacVersion !== this.jacVersion) this.refreshMeanJacobian();
+    const { dofOffset } = this.sys;
+    const { jac, meanJac, slotRow, slotCol } = this;
+    for (let k = 0; k < slotRow.length; k++) {
+      const r = dofOffset[slotRow[k]];
+      const c = dofOffset[slotCol[k]];
+      const o = 9 * k;
+      const x0 = x[c];
+      const x1 = x[c + 1];
+      const x2 = x[c + 2];
+      out[r] +=
+        s *
+        ((meanJac[o] - jac[o]) * x0 +
+          (meanJac[o + 1] - jac[o + 1]) * x1 +
+          (meanJac[o + 2] - jac[o + 2]) * x2);
+      out[r + 1] +=
+        s *
+        ((meanJac[o + 3] - jac[o + 3]) * x0 +
+          (meanJac[o + 4] - jac[o + 4]) * x1 +
+          (meanJac[o + 5] - jac[o + 5]) * x2);
+      out[r + 2] +=
+        s *
+        ((meanJac[o + 6] - jac[o + 6]) * x0 +
+          (meanJac[o + 7] - jac[o + 7]) * x1 +
+          (meanJac[o + 8] - jac[o + 8]) * x2);
+    }
+  }
+
+  /**
+   * meanJac ← the slots of J̃ (addMeanTangentProduct) at the current state: per element
+   * A J_e with A = F_m F⁻¹ on the left of the element's tangent J_e where the mean force is
+   * Gonzalez's (meanFactor), J_e itself elsewhere. The exact derivative of the element's
+   * mean stress 2 F_m S̄ − P(F_t) is dF S̄ + 2 F_m dS̄, dS̄ = D(C_m) : ½ dC plus the
+   * derivative of Gonzalez's correction, against dP = dF S + F D(C) : dC at the end
+   * (S = 2 ∂W/∂C, D = ∂S/∂C, dC = dFᵀF + FᵀdF): they differ at first order by the turn of
+   * F_m against F, A = F_m F⁻¹ (half the step's rotation), and beyond it by O(‖S‖/‖D‖ +
+   * ‖ΔC‖), the stress over the modulus and the step's strain change, which A dP leaves
+   * out. On the spinning block (spin.test.ts) A J_e took Newton 5.0 to 5.3 iterations a
+   * step; the exact J̃ (through the material's differential at C_m's Cholesky factor, ten
+   * differentials an element, and the correction's gradient: commit ef1cd84) 4.0 to 5.0,
+   * at twice A J_e's cost a step; the end's J alone 9.3 to 9.9, linearly.
+   */
+  private refreshMeanJacobian(): void {
+    if (this.corotational !== null) this.refreshCorotated(this.corotational, this.meanJac, true);
+    else {
+      const { sys, b, at, f, p, je, lf, meanJac } = this;
+      meanJac.fill(0);
+      for (let e = 0; e < this.elementCount; e++) {
+        deformationGradient(sys.pos, at, b, e, f);
+        this.material.evaluate(f, p);
+        this.computeElementJacobian(e);
+        if (this.meanFactor(e))
+          for (let a = 0; a < 4; a++)
+            for (let c = 0; c < 12; c++) {
+              const y0 = je[12 * (3 * a) + c];
+              const y1 = je[12 * (3 * a + 1) + c];
+              const y2 = je[12 * (3 * a + 2) + c];
+              for (let i = 0; i < 3; i++)
+                je[12 * (3 * a + i) + c] = lf[3 * i] * y0 + lf[3 * i + 1] * y1 + lf[3 * i + 2] * y2;
+            }
+        this.scatterElement(e, meanJac);
+      }
+    }
+    this.meanJacVersion = this.jacVersion;
+  }
+
+  /**
+   * lf ← A = F_m F⁻¹ of element e (F the end's, in f; refreshMeanJacobian); false, lf
+   * untouched, where applyMeanForces takes the trapezoid's f(x) (inverted at the start, the
+   * end or the mean: meanStress), whose tangent is J_e itself.
+   */
+  private meanFactor(e: number): boolean {
+    const { f, fm, lf, finv, startF, startW } = this;
+    const o = 9 * e;
+    for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
+    if (!(Number.isFinite(startW[e]) && determinant(f) > 0 && determinant(fm) > 0)) return false;
+    mat3Invert(finv, 0, f, 0);
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        lf[3 * i + j] =
+          fm[3 * i] * finv[j] + fm[3 * i + 1] * finv[3 + j] + fm[3 * i + 2] * finv[6 + j];
+    return true;
   }
 
   /**
@@ -784,17 +909,23 @@ export class FemEffector implements ForceEffector {
    * (computeElementJacobian gives the same blocks column by column from the material's
    * differential; the tests check it against finite differences and this against it).
    */
-  private refreshCorotated(mat: CorotationalMaterial): void {
-    const { sys, b, at, f, p, jac, elementSlot, rot: r, sigma, vecs, nmat } = this;
+  private refreshCorotated(mat: CorotationalMaterial, jac: Float64Array, mean: boolean): void {
+    const { sys, b, at, f, p, elementSlot, rot: r, sigma, vecs, nmat, lf } = this;
     const { mu, lambda } = mat;
     const cached = this.rotVersion === sys.stateVersion ? this.rots : null;
     const g = this.grads;
     const h = this.rotatedGrads;
     jac.fill(0);
     for (let e = 0; e < this.elementCount; e++) {
+      // the mean step's A = F_m F⁻¹ on the left of the blocks (refreshMeanJacobian)
+      let left = false;
+      if (mean) {
+        deformationGradient(sys.pos, at, b, e, f);
+        left = this.meanFactor(e);
+      }
       if (cached !== null) for (let k = 0; k < 9; k++) r[k] = cached[9 * e + k];
       else {
-        deformationGradient(sys.pos, at, b, e, f);
+        if (!mean) deformationGradient(sys.pos, at, b, e, f);
         if (nmat !== null) {
           mat.evaluate(f, p);
           r.set(mat.r);
@@ -899,7 +1030,22 @@ export class FemEffector implements ForceEffector {
             k21 += v * (p22 * c0 - p20 * c2);
             k22 += v * (p20 * c1 - p21 * c0);
           }
-          // added to slot (a, b) and transposed to (b, a)
+          // added to slot (a, b) and transposed to (b, a); A k and A kᵀ in the mean step's
+          if (left) {
+            const kb = this.kb;
+            kb[0] = k00;
+            kb[1] = k01;
+            kb[2] = k02;
+            kb[3] = k10;
+            kb[4] = k11;
+            kb[5] = k12;
+            kb[6] = k20;
+            kb[7] = k21;
+            kb[8] = k22;
+            addLeftProduct(jac, 9 * sab, lf, kb, false);
+            if (nb !== na) addLeftProduct(jac, 9 * elementSlot[es + 4 * nb + na], lf, kb, true);
+            continue;
+          }
           const x = 9 * sab;
           jac[x] += k00;
           jac[x + 1] += k01;
@@ -945,6 +1091,22 @@ export class FemEffector implements ForceEffector {
  * the energies it differences (an eigen-decomposition of C for the corotational W).
  */
 const MEAN_ROUNDING = 64;
+
+/** out[o..o+8] += A K (or A Kᵀ when `transposed`), 3 × 3 row-major. */
+function addLeftProduct(
+  out: Float64Array,
+  o: number,
+  a: Float64Array,
+  k: Float64Array,
+  transposed: boolean,
+): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++) {
+      let x = 0;
+      for (let l = 0; l < 3; l++) x += a[3 * i + l] * (transposed ? k[3 * j + l] : k[3 * l + j]);
+      out[o + 3 * i + j] += x;
+    }
+}
 
 /** det F (row-major 3×3). */
 function determinant(f: ArrayLike<number>): number {
