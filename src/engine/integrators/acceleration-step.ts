@@ -831,9 +831,18 @@ export class AccelerationStepper implements NewtonStepper {
    * step 2e9 N·m off, which failed even at h/16.
    *
    * (2) Where the servos' start force alone would move Newton's first iterate by more than
-   * GUESS_SHARE_LIMIT (its share of the position update, c_x (1 + ε) P M⁻¹ f_s(t), P the
-   * mass-orthogonal projection onto the joints' tangent, G Δ = 0 at the start), that
-   * iterate is taken without it: a' −= (1 + ε) P M⁻¹ f_s(t). The carried a_t guesses that
+   * GUESS_SHARE_LIMIT (its share of the position update, c_x (1 + ε) M⁻¹ f_s(t)), that
+   * iterate is taken without it: a' −= (1 + ε) M⁻¹ f_s(t), and with symmetricJoints λ̃ less
+   * the joints' reaction to it where it holds that (`startReaction`: generalized-alpha's new
+   * memory, whose λ̃ starts from the consistent multipliers of the start's forces; a later
+   * step's starts from the last end's, of the law that step applied, z = x + δ v). Left
+   * there, ρ Y λ̃ kept that reaction, k_p q* on the hinged rod below, which Newton's first
+   * correction took out (‖ρ Y Δλ̃‖ = 7.5e10 rad/s² at k_p = 1e10): the second, 49 rad/s²,
+   * then read as a contraction of 6.5e-10 and the step was accepted with the servo's z
+   * 2.1e-4 rad past its target, its end law −2.1e6 N·m where 259 N·m turned the rod (the
+   * hinge took the difference along its start directions; energy.error 3.1e5 J, 3.1e7 J
+   * at 1e12). Newmark's constrained memory (below) takes P M⁻¹ f_s(t) out, P the
+   * mass-orthogonal projection onto the joints' tangent at the start. The carried a_t guesses that
    * a servo ends the step with the force it starts with; one the step does not resolve
    * settles or turns within the step, so a large start force says nothing of its end (the
    * converged step does not depend on it: at β = ¼, γ = ½ its weight in x_{t+h} is
@@ -856,7 +865,7 @@ export class AccelerationStepper implements NewtonStepper {
    * step from it failed or ran away from k_p = 1e14 (the pendulum example commanded past its
    * limit, q = −2.3 rad then −118 rad), which now run to k_p = 1e18 and fail from 1e21.
    */
-  shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false): void {
+  shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false, startReaction = false): void {
     this.stiffShifted = false;
     const e = c.stiffWeight;
     if (e === 0) return;
@@ -874,8 +883,14 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffShifted = true;
     // P tmp is no larger than tmp in the mass norm; the free share decides whether to look
     if (share <= GUESS_SHARE_LIMIT) return;
-    if (!projected) this.startTangent(this.stiffStart, tmp);
     for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
+    // symmetricJoints: a = b + ρ Y λ̃, and b just lost the servos' (1 + ε) M⁻¹ f_s(t); λ̃
+    // from the start's consistent multipliers (`startReaction`) holds the joints' reaction
+    // λ_s to f_s(t) too (Y λ_s = (P − 1) M⁻¹ f_s(t): startTangent leaves −λ_s in rc),
+    // taken out with it, b kept
+    if (projected || !startReaction || !c.symmetricJoints || this.constraints === null) return;
+    this.startTangent(this.stiffStart, tmp);
+    this.startDirections.shift(this.rc, c.startForceWeight, a);
   }
 
   /**
@@ -1260,18 +1275,20 @@ export class AccelerationStepper implements NewtonStepper {
    * less the Rayleigh terms). The reactions a state reports, free of the step's iteration.
    * `factor`: S is factored here first, at G(x, t) (a step that leaves no factorization
    * at its end state: newmark's velocity-level joints, newmark.ts). `out`: where λ goes.
+   * `stepped`: the servos the step did not resolve with its lead (constrainedAcceleration).
    */
   consistentMultipliers(
     c: SchemeCoefficients,
     t: number,
     factor = false,
     out: Float64Array = this.lambda,
+    stepped = false,
   ): void {
     const set = this.constraints;
     if (set === null) return;
     if (factor) projectionWorkspace(set).factorAt(t);
     const { f, tmp } = this;
-    this.computeForces(t, f);
+    this.endForces(c, t, f, stepped);
     this.subtractRayleigh(c, f);
     massSolve(this.sys, f, tmp);
     const rc = this.rc;
@@ -1349,23 +1366,32 @@ export class AccelerationStepper implements NewtonStepper {
     factor = true,
     stepped = false,
   ): void {
+    getVelocity(this.sys, this.v);
+    const set = this.constraints;
+    if (set === null) {
+      const f = this.f;
+      this.endForces(c, t, f, stepped);
+      this.subtractRayleigh(c, f);
+      massSolve(this.sys, f, out);
+      return;
+    }
+    // leaves M⁻¹ (f − Rayleigh) in tmp
+    this.consistentMultipliers(c, t, factor, this.lambda, stepped);
+    set.multiplyTranspose(this.lambda, this.da);
+    massSolve(this.sys, this.da, this.inc);
+    for (let i = 0; i < this.n; i++) out[i] = this.tmp[i] + this.inc[i];
+  }
+
+  /**
+   * computeForces at t into out, with `stepped` the servos the step did not resolve
+   * (c.stiffForces) at its lead, z = x + δ v, as its Newton iterations took them
+   * (holdStiffForces; their reported effort is then that law's).
+   */
+  private endForces(c: SchemeCoefficients, t: number, out: Float64Array, stepped: boolean): void {
     const lead = stepped && c.stiffWeight !== 0;
     if (lead) this.leadStiff(c.stiffForces, this.stiffLead);
     try {
-      getVelocity(this.sys, this.v);
-      const set = this.constraints;
-      if (set === null) {
-        const f = this.f;
-        this.computeForces(t, f);
-        this.subtractRayleigh(c, f);
-        massSolve(this.sys, f, out);
-        return;
-      }
-      // leaves M⁻¹ (f − Rayleigh) in tmp
-      this.consistentMultipliers(c, t, factor);
-      set.multiplyTranspose(this.lambda, this.da);
-      massSolve(this.sys, this.da, this.inc);
-      for (let i = 0; i < this.n; i++) out[i] = this.tmp[i] + this.inc[i];
+      this.computeForces(t, out);
     } finally {
       if (lead) this.leadStiff(c.stiffForces, 0);
     }

@@ -75,6 +75,23 @@ export class StartDirections {
   }
 
   /**
+   * λ̃ += dLambda (N, N·m) and Y λ̃ with it; out += ρ Y dLambda (ρ = c.startForceWeight), the
+   * unknown a = b + ρ Y λ̃ keeping its free part b (a change of Newton's first iterate:
+   * AccelerationStepper.shiftStiffStart).
+   */
+  shift(dLambda: Float64Array, rho: number, out: Float64Array): void {
+    const { set, sys } = this;
+    if (set === null) return;
+    for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
+    set.multiplyTranspose(dLambda, this.force, this.startG);
+    massSolveWith(sys, this.startInertiaInv, this.force, this.scratch);
+    for (let i = 0; i < this.scratch.length; i++) {
+      this.accel[i] += this.scratch[i];
+      out[i] += rho * this.scratch[i];
+    }
+  }
+
+  /**
    * momentumRows: the inertias of the joints' force in the exact mixed Jacobian. The
    * momentum rows hold (c_v ρ + κ) G_tᵀλ̃/c_v and, through the rate ω' = … + κ Y λ̃ they
    * weigh with I_end, −κ I_end I_t⁻¹ G_tᵀλ̃/c_v: ρ Ī I_t⁻¹ G_tᵀ λ̃ with Ī = α I_t + β I_end,
