@@ -207,14 +207,23 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly evenSubsteps: boolean;
   /** Whether the running sub-step's length was fixed by its step's first (advanceEvenly). */
   private lengthKept = false;
+  /**
+   * The trapezoidal rule's joint step (θ = w = ½ with positionJoints): its error control's
+   * rejections do not move the sub-step controller's depth (ownStep; file comment).
+   */
+  private readonly reversibleControl: boolean;
   /** The depth each step's sub-steps start at (substep-depth.ts; positionJoints). */
   private readonly substeps: SubstepDepth;
   /** tooCoarse's last estimate relative to DEFAULT_STEP_TOLERANCE (0: none). */
   private lastError = 0;
-  /** (v_{t+h} − v_t)/h of the attempt (tooCoarse), then the memory's. */
-  private readonly stepMean: Float64Array;
-  /** D − D_prev (tooCoarse). */
-  private readonly meanChange: Float64Array;
+  /**
+   * The attempt's end reference (tooCoarse), then the memory's: with joints at the position
+   * level ü_{n+1}, the acceleration consistent with the end state (endEstimate), else the
+   * step's mean acceleration (v_{t+h} − v_t)/h.
+   */
+  private readonly endReference: Float64Array;
+  /** The change of the reference over the step (tooCoarse). */
+  private readonly endChange: Float64Array;
   /** The compliant contacts' switches within an attempt (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
   /**
@@ -273,8 +282,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stepImpulse = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
     this.mean = new Float64Array(stepper.n);
-    this.stepMean = new Float64Array(stepper.n);
-    this.meanChange = new Float64Array(stepper.n);
+    this.endReference = new Float64Array(stepper.n);
+    this.endChange = new Float64Array(stepper.n);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.startLambda = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.substeps = new SubstepDepth(memory);
@@ -300,6 +309,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
       ((params.theta === 0.5 && params.forceWeight === 0.5) ||
         (params.theta === 1 && params.forceWeight === 0));
     this.evenSubsteps = this.positionJoints && this.midpointGyroscopic;
+    this.reversibleControl = this.positionJoints && !this.midpointGyroscopic;
     this.end =
       set !== null && params.theta === 1 && params.forceWeight === 1
         ? { coefficients: this.coeff, acceleration: null }
@@ -569,7 +579,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     this.stepper.addJointImpulse(c, this.stepImpulse);
     this.measureMean(h);
-    this.keepMean();
+    this.keepEnd();
     if (this.positionJoints) this.substeps.record(h, true, 0);
     if (this.stepper.constraints?.timeDependent === true) {
       this.meanVelocity();
@@ -586,7 +596,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * whose pushing state changed from the step's start in a step that does not resolve the
    * motion (tooCoarse; not tested without the last step's mean acceleration).
    */
-  private switchedInStep(h: number): boolean {
+  private switchedInStep(t: number, h: number): boolean {
     const impacts = this.impacts;
     if (impacts === null || this.dissipativeStep) return false;
     if (this.explicitRates === null && (this.params.theta >= 1 || this.params.forceWeight === 0))
@@ -595,7 +605,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // a switch of a contact whose mode the step does not resolve (h ω > 1), or any switch in
     // a step too coarse for the motion
     const found = (this.switches as ContactSwitches).check();
-    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(h));
+    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(t, h));
   }
 
   /** The scheme's own step of h (trySingle before a compliant contact's redo). */
@@ -606,22 +616,22 @@ export class ThetaScheme implements Integrator, HalvingStep {
       // leaves the consistent ones)
       const startPower = this.motorPower(t, this.startConsistent(t));
       const c = this.attempt(t, h, true);
-      if (c !== null && this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
-      const coarse = c !== null && this.tooCoarse(h);
+      if (c !== null && this.switchedInStep(t, h)) return this.dissipativeRedo(t, h, last);
+      const coarse = c !== null && this.tooCoarse(t, h);
       // the last halving is accepted still too coarse (as generalized-alpha's), saying so,
       // and so is a sub-step whose length its step's first fixed (advanceEvenly)
       const kept = last || this.lengthKept;
       if (coarse && kept) this.stats.stepToleranceMet = false;
       if (c !== null && (!coarse || kept)) {
         s.addJointImpulse(c, this.stepImpulse);
-        // the reactions: the multipliers consistent with the end state (as generalized-alpha)
-        s.consistentMultipliers(c, t + h);
+        // the reactions: the multipliers consistent with the end state (as generalized-alpha),
+        // left by tooCoarse's end acceleration
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
         // step this is at θ = ½: simulation/step-work.ts)
         const endPower = this.motorPower(t + h, s.lambda);
         this.memory.lambdaMean = false;
         s.removedEnergy += 0.5 * h * (startPower + endPower);
-        this.keepMean();
+        this.keepEnd();
         s.decayVelocities(h, this.params.velocityDamping);
         this.substeps.record(h, true, this.lastError);
         this.stats.stepError = Math.max(
@@ -633,8 +643,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       this.restoreStart();
       if (!last) {
         // halved: shorter steps resolve the motion, or turn the joints little enough for
-        // Newton to close them (the velocity level would dissipate it)
-        this.substeps.record(h, false, this.lastError);
+        // Newton to close them (the velocity level would dissipate it). At θ = ½ only
+        // Newton's failures move the next steps' start depth: the error control's halvings
+        // must be each step's own for the symmetric scheme to keep its energy (file comment)
+        this.substeps.record(h, c !== null && this.reversibleControl, this.lastError);
         return false;
       }
       // the last halving, its joints not closed at the position level: the velocity level
@@ -642,12 +654,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     const c = this.attempt(t, h, false);
     if (c === null) return false;
-    if (this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
+    if (this.switchedInStep(t, h)) return this.dissipativeRedo(t, h, last);
     s.addJointImpulse(c, this.stepImpulse);
     if (this.positionJoints || this.impacts !== null) {
       // the next step's error estimate (tooCoarse) compares with this step's mean
       this.measureMean(h);
-      this.keepMean();
+      this.keepEnd();
     }
     if (this.positionJoints) this.substeps.record(h, true, 0);
     // motors (rows with ∂C/∂t ≠ 0): their work over the step, for the energy balance
@@ -724,27 +736,30 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * than DEFAULT_STEP_TOLERANCE (generalized-alpha.ts rejectedByErrorControl; no test
    * without the last step's D).
    */
-  private tooCoarse(h: number): boolean {
-    this.measureMean(h);
+  private tooCoarse(t: number, h: number): boolean {
+    const { endReference, endChange: change, coeff: c } = this;
+    // (the symmetric joint step: S = G M⁻¹ Gᵀ factored at the end by its velocity projection)
+    if (this.positionJoints && c.symmetricJoints)
+      this.stepper.constrainedAcceleration(c, t + h, endReference, false);
+    else this.measureMean(h);
     this.lastError = 0;
     if (!this.memory.previousValid) return false;
-    const { stepMean, meanChange: change } = this;
     const prev = this.memory.previousAcceleration;
-    for (let i = 0; i < change.length; i++) change[i] = stepMean[i] - prev[i];
+    for (let i = 0; i < change.length; i++) change[i] = endReference[i] - prev[i];
     this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / DEFAULT_STEP_TOLERANCE;
     return this.lastError > 1;
   }
 
-  /** stepMean ← (v_{t+h} − v_t)/h, the step's mean acceleration, at the current velocities. */
+  /** endReference ← (v_{t+h} − v_t)/h, the step's mean acceleration, at the current velocities. */
   private measureMean(h: number): void {
-    const { stepMean, vt } = this;
-    getVelocity(this.stepper.sys, stepMean);
-    for (let i = 0; i < stepMean.length; i++) stepMean[i] = (stepMean[i] - vt[i]) / h;
+    const { endReference, vt } = this;
+    getVelocity(this.stepper.sys, endReference);
+    for (let i = 0; i < endReference.length; i++) endReference[i] = (endReference[i] - vt[i]) / h;
   }
 
-  /** The accepted step's mean acceleration (stepMean) into the memory. */
-  private keepMean(): void {
-    this.memory.previousAcceleration.set(this.stepMean);
+  /** The accepted step's end reference (endReference) into the memory, the next estimate's. */
+  private keepEnd(): void {
+    this.memory.previousAcceleration.set(this.endReference);
     this.memory.previousValid = true;
   }
 
