@@ -358,7 +358,7 @@ describe("the same arm at 5 ms under moreau-jean's defaults (θ = ½, its joint 
     for (const j of arm.joints)
       if (j.type === "revolute" || j.type === "prismatic") delete j.limits;
     // no contact block: the smooth trapezoidal step (theta-scheme.ts) at every step
-    arm.solver = { integrator: "moreau-jean", dt: 0.005 };
+    arm.solver = { ...arm.solver, integrator: "moreau-jean", dt: 0.005 };
     const sim = loadModel(arm);
     const e0 = sim.state().energy.total;
     let worst = 0;
