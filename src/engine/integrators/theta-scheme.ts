@@ -230,7 +230,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private lastError = 0;
   /**
    * The attempt's end reference (tooCoarse), then the memory's: with joints at the position
-   * level ü_{n+1}, the acceleration consistent with the end state (endEstimate), else the
+   * level ü_{n+1}, the acceleration consistent with the end state (tooCoarse), else the
    * step's mean acceleration (v_{t+h} − v_t)/h.
    */
   private readonly endReference: Float64Array;
