@@ -49,7 +49,7 @@
  *                  Sticking drift (not Siconos'): below.
  *  addAcceleration Δa = (1/h) W⁻¹ Hᵀ P (the impulse as a force P/h over the step).
  *  saveMemory      Siconos saveYandLambdaInMemory: impulses by key for the warm start,
- *                  the end-of-step local velocities for the reported gaps.
+ *                  the end-of-step local velocities (a fem–fem contact's reported gap).
  *  project         TimeSteppingProjectOnConstraints: positions onto g ≥ 0 in the kinetic
  *                  metric (projection.ts), on this step's detection carried to the new
  *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
@@ -106,7 +106,7 @@ import type {
   NonsmoothSolverName,
 } from "../solvers/nonsmooth/types";
 import { iterationBudget, REST_FRACTION, restSweeps } from "./budget";
-import { CarriedDetection } from "./carried-detection";
+import { anchoredGap, CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { FemFaceContacts } from "./fem-faces";
 import { ImpulseMemory } from "./impulse-memory";
@@ -262,8 +262,14 @@ export class NonsmoothContact implements OneStepProblem {
   /** Normal relative velocities u_n⁻ at t and u_n⁺ at the end of the step (one per contact). */
   private uMinus: Float64Array = new Float64Array(0);
   private uPlus: Float64Array = new Float64Array(0);
-  /** The reported end-of-step gaps (m, saveMemory and addLocated). */
+  /** The fem–fem contacts' reported end-of-step gaps (m, saveMemory). */
   private endGap: Float64Array = new Float64Array(0);
+  /**
+   * The detector's contacts' core points in their bodies' frames and radii at the step's
+   * start (8 per contact, CarriedDetection.anchor): their gaps at the pose reported
+   * (poseGap).
+   */
+  private anchors: Float64Array = new Float64Array(0);
   /** Each contact's drift D at the step's start (m, world, tangential; driftAt). */
   private drift: Float64Array = new Float64Array(0);
   /** D_t/h of each contact whose drift is taken back (m/s, along t1 and t2), added to q_t. */
@@ -466,6 +472,7 @@ export class NonsmoothContact implements OneStepProblem {
     const nb = buffer.count;
     set.reset(nb + fc);
     this.uMinus = grow(this.uMinus, nb + fc);
+    this.anchors = grow(this.anchors, 8 * nb);
     for (let k = 0; k < nb + fc; k++) {
       const src = k < nb ? buffer : (faces as FemFaceContacts).buffer;
       const j = k < nb ? k : k - nb;
@@ -473,7 +480,7 @@ export class NonsmoothContact implements OneStepProblem {
       if (k >= nb) {
         const f = faces as FemFaceContacts;
         set.setTriangle(i, f.nodes, f.weights, j);
-      }
+      } else this.detection.anchor(j, this.anchors, 8 * i);
       set.normalVelocities(this.uMinus, i, i + 1);
       if (
         set.gap[i] + gamma * h * this.uMinus[i] > ACTIVATION_TOLERANCE ||
@@ -889,9 +896,10 @@ export class NonsmoothContact implements OneStepProblem {
   /**
    * Siconos saveYandLambdaInMemory: the world impulse of every active contact (on body b)
    * by key, for the next step's warm start, and the end-of-step local velocities u⁺ (from
-   * the bodies' current velocities) for the reported gaps, linearized to the end of the
-   * step as Moreau–Jean's position update moves them,
-   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺).
+   * the bodies' current velocities); a fem–fem contact's reported gap linearized from them
+   * to the end of the step as Moreau–Jean's position update moves it,
+   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺)
+   * (the detector's contacts report theirs at the pose reported: poseGap).
    * The impulses reported (report, totalNormalForce) are the same but within each manifold
    * whose contacts all rest, where they are the least-norm share of the manifold's
    * resultant (manifold-impulses.ts), and for the contacts whose impact the step then
@@ -996,13 +1004,24 @@ export class NonsmoothContact implements OneStepProblem {
    * The located impact of active contact i (integrators/impact-location.ts, after
    * saveMemory): its normal impulse ν (N·s, on body b along the normal) is the step's
    * beside the contact solve's, M (v⁺ − v_t) = h f̄ + Hᵀ P + n_i ν, and is added to the
-   * impulse reported for it (and ν/h to its normal force); its end gap is the located g*.
-   * The warm start keeps the solver's own impulse.
+   * impulse reported for it (and ν/h to its normal force). The warm start keeps the
+   * solver's own impulse.
    */
-  addLocated(i: number, impulse: number, gap: number): void {
+  addLocated(i: number, impulse: number): void {
     const f = this.set.frame;
     for (let k = 0; k < 3; k++) this.impulse[3 * i + k] += impulse * f[9 * i + k];
-    this.endGap[i] = gap;
+  }
+
+  /**
+   * Contact i's gap at the current pose (m): the detector's contacts' anchors at the step's
+   * start carried with their bodies (anchoredGap), so after the position projection and
+   * the located impacts' moves, the penetration the state is left with; a fem–fem
+   * contact's, the step's linearized end gap (saveMemory).
+   */
+  private poseGap(i: number): number {
+    const { set } = this;
+    if (set.triangle[i] !== 0) return this.endGap[i];
+    return anchoredGap(this.sys, set.bodyA[i], set.bodyB[i], this.anchors, 8 * i, set.frame, 9 * i);
   }
 
   /**
@@ -1013,7 +1032,7 @@ export class NonsmoothContact implements OneStepProblem {
    * the impulse over the whole step (a contact resting through every piece: m g, not m g h
    * over the last piece's length). Per kept contact: its key, bodies (2), and 10 values:
    * point and normal at its last sub-step's start (or its impact), world impulse (N·s, on
-   * body b) and gap (the last sub-step's end gap, or the gap at the impact).
+   * body b) and gap (at the last sub-step's end pose, poseGap, or the gap at the impact).
    */
   private keptCount = 0;
   private keptKey: Float64Array = new Float64Array(0);
@@ -1043,7 +1062,7 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < this.set.count; i++) {
       const o = this.keep(i);
       for (let k = 0; k < 3; k++) this.kept[o + 6 + k] += this.impulse[3 * i + k];
-      this.kept[o + 9] = this.endGap[i];
+      this.kept[o + 9] = this.poseGap(i);
     }
   }
 
@@ -1208,7 +1227,9 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * The active contacts of the last step for the State: the contact point and normal of
-   * the step (geometry at t), the gap at the end of the step (saveMemory, addLocated), the
+   * the step (geometry at t), the gap at the current pose (poseGap: after the step's
+   * position projection, not the step's linearized end gap: the 7-axis arm's first step,
+   * which the projection left 2e-5 m deep, reported −5.5 cm), the
    * normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h and the impulse F P
    * (world, on body b, N·s; a located impact's share included); a step split at its
    * impacts, its totals over its sub-steps and impacts (beginSplit), each contact once.
@@ -1234,7 +1255,7 @@ export class NonsmoothContact implements OneStepProblem {
         out.point[3 * j + k] = set.point[3 * i + k];
         out.normal[3 * j + k] = f[9 * i + k];
       }
-      out.gap[j] = this.endGap[i];
+      out.gap[j] = this.poseGap(i);
       out.normalForce[j] = pn / h;
       out.tangentForce[3 * j] = (px - pn * f[9 * i]) / h;
       out.tangentForce[3 * j + 1] = (py - pn * f[9 * i + 1]) / h;
