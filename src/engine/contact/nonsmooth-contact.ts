@@ -110,6 +110,7 @@ import { anchoredGap, CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { FemFaceContacts } from "./fem-faces";
 import { ImpulseMemory } from "./impulse-memory";
+import { KeyTable } from "./key-table";
 import { LdltDelassus } from "./ldlt-delassus";
 import { ManifoldImpulses } from "./manifold-impulses";
 import {
@@ -745,6 +746,9 @@ export class NonsmoothContact implements OneStepProblem {
     const nc = set.count;
     set.localVelocity(vFree, dim, this.q);
     for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[i];
+    // the touched groups' midpoint law, asked of the end pose's velocity (lawAtStart)
+    if (this.shiftNormals)
+      for (let i = 0; i < nc; i++) if (this.turned[i] === 1) this.q[dim * i] += this.normalShift[i];
     // the sticking contacts' drift back over the step, u_t⁺ = −D_t/h (file comment)
     if (this.shiftedCount > 0)
       for (let i = 0; i < nc; i++) {
@@ -911,6 +915,13 @@ export class NonsmoothContact implements OneStepProblem {
     this.lastH = h;
     const { memory } = this;
     set.normalVelocities(this.uPlus, 0, nc);
+    // the contacts whose rows endTurn left at the step's middle: u_n⁺ at the end pose,
+    // where the law held it (H_m v⁺ is O(h) of the curve's off it: the turntable rod's tip,
+    // read there, passed the separation rate, was not held, and was let go at 1/60 s)
+    if (this.ratesKept) {
+      for (let i = 0; i < nc; i++) if (this.turned[i] === 1) this.uPlus[i] = this.endRate[i];
+      this.ratesKept = false;
+    }
     this.endGap = grow(this.endGap, nc);
     for (let i = 0; i < nc; i++)
       this.endGap[i] = set.gap[i] + h * ((1 - theta) * this.uMinus[i] + theta * this.uPlus[i]);
@@ -1143,6 +1154,115 @@ export class NonsmoothContact implements OneStepProblem {
     this.memory.copyFrom(this.heldMemory);
     this.lastH = 0;
     this.projection.restoreHeldMemory();
+  }
+
+  /** The contacts turnRows took at another pose: 1 by index in the set. */
+  private turned: Uint8Array = new Uint8Array(0);
+  private turnedCount = 0;
+  /** Their rows at the step's start (ContactSet.takeRows, 15 each), for lawAtStart. */
+  private startRowsOf: Float64Array = new Float64Array(0);
+  /** Added to their normal rows of q (m/s; lawAtStart), while shifting. */
+  private normalShift: Float64Array = new Float64Array(0);
+  private shiftNormals = false;
+  /** Their normal velocities at the end pose (m/s, turnRows with `v`): u_e = H_e v⁺. */
+  private endRate: Float64Array = new Float64Array(0);
+  /** endTurn kept the rows turned: saveMemory takes endRate for their u_n⁺. */
+  private ratesKept = false;
+  private readonly turnKeys = new KeyTable();
+  private readonly turnPoint = new Float64Array(3);
+
+  /**
+   * Moreau–Jean's touched groups (integrators/moreau-jean.ts, "Jointed groups touched"):
+   * the rows of the frictionless persistent contacts (no restitution, not striking: u_n⁻ ≥
+   * −ACTIVATION_TOLERANCE/h) of the bodies of `bodies` taken again at the pose the bodies
+   * are at (their normal and carried contact point, CarriedDetection.contactPoint), their
+   * normal velocities for `v` kept (endRate) when `v` is given. Returns how many.
+   */
+  turnRows(bodies: Uint8Array, h: number, v: Float64Array | null): number {
+    const { set, detection } = this;
+    const nc = set.count;
+    if (this.turnedCount === 0) {
+      this.turned = grow(this.turned, nc);
+      this.startRowsOf = grow(this.startRowsOf, 15 * nc);
+      this.turned.fill(0, 0, nc);
+    }
+    this.normalShift = grow(this.normalShift, nc);
+    this.endRate = grow(this.endRate, nc);
+    this.shiftNormals = false;
+    this.ratesKept = false;
+    // the bodies' turns since the detection, which transport and contactPoint read (the
+    // set's own contacts are carried whether or not the detection still covers the pose:
+    // at 1/60 s the crank's link left it by the chord's 1 % at one step's second symmetric
+    // step, its tip then judged at a stale rate and let go)
+    detection.covers();
+    detection.transport();
+    const b = detection.buffer;
+    const keys = this.turnKeys;
+    keys.clear();
+    keys.reserve(b.count);
+    for (let k = 0; k < b.count; k++) keys.set(b.key[k], k);
+    let count = 0;
+    for (let i = 0; i < nc; i++) {
+      const a = set.bodyA[i];
+      const c = set.bodyB[i];
+      if (
+        set.friction[i] !== 0 ||
+        set.restitution[i] !== 0 ||
+        set.triangle[i] !== 0 ||
+        this.uMinus[i] < -ACTIVATION_TOLERANCE / h ||
+        !((a >= 0 && bodies[a] === 1) || (c >= 0 && bodies[c] === 1))
+      )
+        continue;
+      const k = keys.get(set.key[i]);
+      if (k < 0) continue;
+      if (this.turned[i] === 0) {
+        this.turned[i] = 1;
+        this.turnedCount++;
+        set.takeRows(i, this.startRowsOf, 15 * i);
+      }
+      detection.contactPoint(k, this.turnPoint, 0);
+      set.moveRows(i, b.normal, 3 * k, this.turnPoint, 0);
+      if (v !== null) this.endRate[i] = set.rowTimes(i, 0, v);
+      count++;
+    }
+    return count;
+  }
+
+  /**
+   * The turned contacts' rows back at the step's start (H_s, those of the Delassus
+   * operator W_c and of addAcceleration's response), their law asked of the end pose's
+   * normal velocity u_e (turnRows' endRate for v): q_n += u_e − H_s v. With v = v⁺(P_k)
+   * and the free velocity v⁺(P_k) − W⁻¹ H_sᵀ P_k, q_n = u_e − W_c P_k, so that the fixed
+   * point of positionJointsTouched's iteration meets u_e = H_e v⁺ ≥ 0 ⊥ P_n ≥ 0.
+   */
+  lawAtStart(v: Float64Array): void {
+    const { set } = this;
+    for (let i = 0; i < set.count; i++)
+      if (this.turned[i] === 1) {
+        set.putRows(i, this.startRowsOf, 15 * i);
+        this.normalShift[i] = this.endRate[i] - set.rowTimes(i, 0, v);
+      }
+    this.shiftNormals = this.turnedCount > 0;
+  }
+
+  /** The rows turnRows took back at the step's start, no shift. */
+  startRows(): void {
+    const { set } = this;
+    this.shiftNormals = false;
+    if (this.turnedCount === 0) return;
+    for (let i = 0; i < set.count; i++)
+      if (this.turned[i] === 1) set.putRows(i, this.startRowsOf, 15 * i);
+    this.turnedCount = 0;
+  }
+
+  /**
+   * Ends the turn, the rows kept where they were last taken (the step's middle), their
+   * u_n⁺ the end pose's (endRate: markHeld judges by it whether they leave).
+   */
+  endTurn(): void {
+    this.shiftNormals = false;
+    this.ratesKept = this.turnedCount > 0;
+    this.turnedCount = 0;
   }
 
   /**
