@@ -263,6 +263,35 @@ export class CarriedDetection {
   }
 
   /**
+   * Contact k's core points (transport's k_a = p − (g/2 + ρ_a) n, k_b = p + (g/2 + ρ_b) n)
+   * in their bodies' frames at the detection pose, R_refᵀ (k − x_ref) (world for ground),
+   * into out[o..o+5], and ρ_a, ρ_b into out[o+6], out[o+7]: for anchoredGap's gap at a
+   * later pose, which needs neither this detection nor its keys (a projection that detects
+   * afresh replaces both).
+   */
+  anchor(k: number, out: Float64Array, o: number): void {
+    const { buffer, refPos, refRot, shapeRadius } = this;
+    const { normal, point, gap } = buffer;
+    const ra = shapeRadius[buffer.shapeA[k]];
+    const rb = shapeRadius[buffer.shapeB[k]];
+    out[o + 6] = ra;
+    out[o + 7] = rb;
+    for (let side = 0; side < 2; side++) {
+      const b = side === 0 ? buffer.bodyA[k] : buffer.bodyB[k];
+      const d = side === 0 ? -(0.5 * gap[k] + ra) : 0.5 * gap[k] + rb;
+      const a = o + 3 * side;
+      for (let i = 0; i < 3; i++) out[a + i] = point[3 * k + i] + d * normal[3 * k + i];
+      if (b < 0) continue;
+      const x = out[a] - refPos[3 * b];
+      const y = out[a + 1] - refPos[3 * b + 1];
+      const z = out[a + 2] - refPos[3 * b + 2];
+      // l_j = Σ_i R_ij d_i (R row-major)
+      for (let j = 0; j < 3; j++)
+        out[a + j] = refRot[9 * b + j] * x + refRot[9 * b + 3 + j] * y + refRot[9 * b + 6 + j] * z;
+    }
+  }
+
+  /**
    * out[o..o+2] ← the point of contact k at the current pose (after transport), for the
    * lever arms of its velocity: transport's midpoint is half a slide off the true contact
    * where one side slides on the other (a 5 cm sphere at the end of a link sliding 4.7 mm a
@@ -302,6 +331,44 @@ export class CarriedDetection {
     );
     for (let j = 0; j < 3; j++) out[o + j] -= sign * r * normal[3 * k + j];
   }
+}
+
+/**
+ * The gap (m) at the current pose of a contact anchored by CarriedDetection.anchor (8
+ * values at anchors[o..]) whose normal n (a to b, world) is at normal[no..no+2]: its core
+ * points carried rigidly with their bodies, k_X = x_X + R_X k_X,local (world for ground), and
+ *     g = n·(k_b − k_a) − ρ_a − ρ_b,
+ * transport's gap, the normal kept (exact for a sphere or a box vertex on a fixed plane).
+ */
+export function anchoredGap(
+  sys: BodySystem,
+  bodyA: number,
+  bodyB: number,
+  anchors: Float64Array,
+  o: number,
+  normal: Float64Array,
+  no: number,
+): number {
+  let g = -anchors[o + 6] - anchors[o + 7];
+  for (let side = 0; side < 2; side++) {
+    const b = side === 0 ? bodyA : bodyB;
+    const s = side === 0 ? -1 : 1;
+    const a = o + 3 * side;
+    for (let i = 0; i < 3; i++) {
+      let k = anchors[a + i];
+      if (b >= 0) {
+        const r = 9 * b + 3 * i;
+        const R = sys.rotation;
+        k =
+          sys.pos[3 * b + i] +
+          R[r] * anchors[a] +
+          R[r + 1] * anchors[a + 1] +
+          R[r + 2] * anchors[a + 2];
+      }
+      g += s * normal[no + i] * k;
+    }
+  }
+  return g;
 }
 
 /**

@@ -184,6 +184,46 @@ export class ContactSet {
   }
 
   /**
+   * Contact i's rows taken again where the bodies are now: its normal (unit, a to b) and
+   * lever arms to the point p (3 at `at`), as push at gap 0.
+   */
+  moveRows(i: number, normal: Float64Array, n: number, p: Float64Array, at: number): void {
+    const { sys } = this;
+    const f = this.frame;
+    const o = 9 * i;
+    f[o] = normal[n];
+    f[o + 1] = normal[n + 1];
+    f[o + 2] = normal[n + 2];
+    tangentFrame(f, o);
+    const a = this.bodyA[i];
+    const b = this.bodyB[i];
+    for (let k = 0; k < 3; k++) {
+      this.rA[3 * i + k] = a >= 0 ? p[at + k] - sys.pos[3 * a + k] : 0;
+      this.rB[3 * i + k] = b >= 0 ? p[at + k] - sys.pos[3 * b + k] : 0;
+    }
+    this.jacobianRows(i);
+  }
+
+  /** Contact i's frame and lever arms (15 numbers) into out[o..]: for putRows. */
+  takeRows(i: number, out: Float64Array, o: number): void {
+    for (let k = 0; k < 9; k++) out[o + k] = this.frame[9 * i + k];
+    for (let k = 0; k < 3; k++) {
+      out[o + 9 + k] = this.rA[3 * i + k];
+      out[o + 12 + k] = this.rB[3 * i + k];
+    }
+  }
+
+  /** Contact i's frame and lever arms back from what takeRows wrote at o, and its rows. */
+  putRows(i: number, from: Float64Array, o: number): void {
+    for (let k = 0; k < 9; k++) this.frame[9 * i + k] = from[o + k];
+    for (let k = 0; k < 3; k++) {
+      this.rA[3 * i + k] = from[o + 9 + k];
+      this.rB[3 * i + k] = from[o + 12 + k];
+    }
+    this.jacobianRows(i);
+  }
+
+  /**
    * Makes side a of contact i (just pushed, its bodyA the triangle's first node) the
    * triangle of particles nodes[3·src..] with weights weights[3·src..] (fem-faces.ts).
    */

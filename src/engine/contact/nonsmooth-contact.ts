@@ -49,7 +49,7 @@
  *                  Sticking drift (not Siconos'): below.
  *  addAcceleration Δa = (1/h) W⁻¹ Hᵀ P (the impulse as a force P/h over the step).
  *  saveMemory      Siconos saveYandLambdaInMemory: impulses by key for the warm start,
- *                  the end-of-step local velocities for the reported gaps.
+ *                  the end-of-step local velocities (a fem–fem contact's reported gap).
  *  project         TimeSteppingProjectOnConstraints: positions onto g ≥ 0 in the kinetic
  *                  metric (projection.ts), on this step's detection carried to the new
  *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
@@ -106,10 +106,11 @@ import type {
   NonsmoothSolverName,
 } from "../solvers/nonsmooth/types";
 import { iterationBudget, REST_FRACTION, restSweeps } from "./budget";
-import { CarriedDetection } from "./carried-detection";
+import { anchoredGap, CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
 import type { FemFaceContacts } from "./fem-faces";
 import { ImpulseMemory } from "./impulse-memory";
+import { KeyTable } from "./key-table";
 import { LdltDelassus } from "./ldlt-delassus";
 import { ManifoldImpulses } from "./manifold-impulses";
 import {
@@ -262,8 +263,14 @@ export class NonsmoothContact implements OneStepProblem {
   /** Normal relative velocities u_n⁻ at t and u_n⁺ at the end of the step (one per contact). */
   private uMinus: Float64Array = new Float64Array(0);
   private uPlus: Float64Array = new Float64Array(0);
-  /** The reported end-of-step gaps (m, saveMemory and addLocated). */
+  /** The fem–fem contacts' reported end-of-step gaps (m, saveMemory). */
   private endGap: Float64Array = new Float64Array(0);
+  /**
+   * The detector's contacts' core points in their bodies' frames and radii at the step's
+   * start (8 per contact, CarriedDetection.anchor): their gaps at the pose reported
+   * (poseGap).
+   */
+  private anchors: Float64Array = new Float64Array(0);
   /** Each contact's drift D at the step's start (m, world, tangential; driftAt). */
   private drift: Float64Array = new Float64Array(0);
   /** D_t/h of each contact whose drift is taken back (m/s, along t1 and t2), added to q_t. */
@@ -466,6 +473,7 @@ export class NonsmoothContact implements OneStepProblem {
     const nb = buffer.count;
     set.reset(nb + fc);
     this.uMinus = grow(this.uMinus, nb + fc);
+    this.anchors = grow(this.anchors, 8 * nb);
     for (let k = 0; k < nb + fc; k++) {
       const src = k < nb ? buffer : (faces as FemFaceContacts).buffer;
       const j = k < nb ? k : k - nb;
@@ -473,7 +481,7 @@ export class NonsmoothContact implements OneStepProblem {
       if (k >= nb) {
         const f = faces as FemFaceContacts;
         set.setTriangle(i, f.nodes, f.weights, j);
-      }
+      } else this.detection.anchor(j, this.anchors, 8 * i);
       set.normalVelocities(this.uMinus, i, i + 1);
       if (
         set.gap[i] + gamma * h * this.uMinus[i] > ACTIVATION_TOLERANCE ||
@@ -738,6 +746,9 @@ export class NonsmoothContact implements OneStepProblem {
     const nc = set.count;
     set.localVelocity(vFree, dim, this.q);
     for (let i = 0; i < nc; i++) this.q[dim * i] += set.restitution[i] * this.uMinus[i];
+    // the touched groups' midpoint law, asked of the end pose's velocity (lawAtStart)
+    if (this.shiftNormals)
+      for (let i = 0; i < nc; i++) if (this.turned[i] === 1) this.q[dim * i] += this.normalShift[i];
     // the sticking contacts' drift back over the step, u_t⁺ = −D_t/h (file comment)
     if (this.shiftedCount > 0)
       for (let i = 0; i < nc; i++) {
@@ -889,9 +900,10 @@ export class NonsmoothContact implements OneStepProblem {
   /**
    * Siconos saveYandLambdaInMemory: the world impulse of every active contact (on body b)
    * by key, for the next step's warm start, and the end-of-step local velocities u⁺ (from
-   * the bodies' current velocities) for the reported gaps, linearized to the end of the
-   * step as Moreau–Jean's position update moves them,
-   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺).
+   * the bodies' current velocities); a fem–fem contact's reported gap linearized from them
+   * to the end of the step as Moreau–Jean's position update moves it,
+   *   g_{t+h} ≈ g_t + h((1−θ) u_n⁻ + θ u_n⁺)
+   * (the detector's contacts report theirs at the pose reported: poseGap).
    * The impulses reported (report, totalNormalForce) are the same but within each manifold
    * whose contacts all rest, where they are the least-norm share of the manifold's
    * resultant (manifold-impulses.ts), and for the contacts whose impact the step then
@@ -903,6 +915,13 @@ export class NonsmoothContact implements OneStepProblem {
     this.lastH = h;
     const { memory } = this;
     set.normalVelocities(this.uPlus, 0, nc);
+    // the contacts whose rows endTurn left at the step's middle: u_n⁺ at the end pose,
+    // where the law held it (H_m v⁺ is O(h) of the curve's off it: the turntable rod's tip,
+    // read there, passed the separation rate, was not held, and was let go at 1/60 s)
+    if (this.ratesKept) {
+      for (let i = 0; i < nc; i++) if (this.turned[i] === 1) this.uPlus[i] = this.endRate[i];
+      this.ratesKept = false;
+    }
     this.endGap = grow(this.endGap, nc);
     for (let i = 0; i < nc; i++)
       this.endGap[i] = set.gap[i] + h * ((1 - theta) * this.uMinus[i] + theta * this.uPlus[i]);
@@ -996,13 +1015,24 @@ export class NonsmoothContact implements OneStepProblem {
    * The located impact of active contact i (integrators/impact-location.ts, after
    * saveMemory): its normal impulse ν (N·s, on body b along the normal) is the step's
    * beside the contact solve's, M (v⁺ − v_t) = h f̄ + Hᵀ P + n_i ν, and is added to the
-   * impulse reported for it (and ν/h to its normal force); its end gap is the located g*.
-   * The warm start keeps the solver's own impulse.
+   * impulse reported for it (and ν/h to its normal force). The warm start keeps the
+   * solver's own impulse.
    */
-  addLocated(i: number, impulse: number, gap: number): void {
+  addLocated(i: number, impulse: number): void {
     const f = this.set.frame;
     for (let k = 0; k < 3; k++) this.impulse[3 * i + k] += impulse * f[9 * i + k];
-    this.endGap[i] = gap;
+  }
+
+  /**
+   * Contact i's gap at the current pose (m): the detector's contacts' anchors at the step's
+   * start carried with their bodies (anchoredGap), so after the position projection and
+   * the located impacts' moves, the penetration the state is left with; a fem–fem
+   * contact's, the step's linearized end gap (saveMemory).
+   */
+  private poseGap(i: number): number {
+    const { set } = this;
+    if (set.triangle[i] !== 0) return this.endGap[i];
+    return anchoredGap(this.sys, set.bodyA[i], set.bodyB[i], this.anchors, 8 * i, set.frame, 9 * i);
   }
 
   /**
@@ -1013,7 +1043,7 @@ export class NonsmoothContact implements OneStepProblem {
    * the impulse over the whole step (a contact resting through every piece: m g, not m g h
    * over the last piece's length). Per kept contact: its key, bodies (2), and 10 values:
    * point and normal at its last sub-step's start (or its impact), world impulse (N·s, on
-   * body b) and gap (the last sub-step's end gap, or the gap at the impact).
+   * body b) and gap (at the last sub-step's end pose, poseGap, or the gap at the impact).
    */
   private keptCount = 0;
   private keptKey: Float64Array = new Float64Array(0);
@@ -1043,7 +1073,7 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < this.set.count; i++) {
       const o = this.keep(i);
       for (let k = 0; k < 3; k++) this.kept[o + 6 + k] += this.impulse[3 * i + k];
-      this.kept[o + 9] = this.endGap[i];
+      this.kept[o + 9] = this.poseGap(i);
     }
   }
 
@@ -1124,6 +1154,115 @@ export class NonsmoothContact implements OneStepProblem {
     this.memory.copyFrom(this.heldMemory);
     this.lastH = 0;
     this.projection.restoreHeldMemory();
+  }
+
+  /** The contacts turnRows took at another pose: 1 by index in the set. */
+  private turned: Uint8Array = new Uint8Array(0);
+  private turnedCount = 0;
+  /** Their rows at the step's start (ContactSet.takeRows, 15 each), for lawAtStart. */
+  private startRowsOf: Float64Array = new Float64Array(0);
+  /** Added to their normal rows of q (m/s; lawAtStart), while shifting. */
+  private normalShift: Float64Array = new Float64Array(0);
+  private shiftNormals = false;
+  /** Their normal velocities at the end pose (m/s, turnRows with `v`): u_e = H_e v⁺. */
+  private endRate: Float64Array = new Float64Array(0);
+  /** endTurn kept the rows turned: saveMemory takes endRate for their u_n⁺. */
+  private ratesKept = false;
+  private readonly turnKeys = new KeyTable();
+  private readonly turnPoint = new Float64Array(3);
+
+  /**
+   * Moreau–Jean's touched groups (integrators/moreau-jean.ts, "Jointed groups touched"):
+   * the rows of the frictionless persistent contacts (no restitution, not striking: u_n⁻ ≥
+   * −ACTIVATION_TOLERANCE/h) of the bodies of `bodies` taken again at the pose the bodies
+   * are at (their normal and carried contact point, CarriedDetection.contactPoint), their
+   * normal velocities for `v` kept (endRate) when `v` is given. Returns how many.
+   */
+  turnRows(bodies: Uint8Array, h: number, v: Float64Array | null): number {
+    const { set, detection } = this;
+    const nc = set.count;
+    if (this.turnedCount === 0) {
+      this.turned = grow(this.turned, nc);
+      this.startRowsOf = grow(this.startRowsOf, 15 * nc);
+      this.turned.fill(0, 0, nc);
+    }
+    this.normalShift = grow(this.normalShift, nc);
+    this.endRate = grow(this.endRate, nc);
+    this.shiftNormals = false;
+    this.ratesKept = false;
+    // the bodies' turns since the detection, which transport and contactPoint read (the
+    // set's own contacts are carried whether or not the detection still covers the pose:
+    // at 1/60 s the crank's link left it by the chord's 1 % at one step's second symmetric
+    // step, its tip then judged at a stale rate and let go)
+    detection.covers();
+    detection.transport();
+    const b = detection.buffer;
+    const keys = this.turnKeys;
+    keys.clear();
+    keys.reserve(b.count);
+    for (let k = 0; k < b.count; k++) keys.set(b.key[k], k);
+    let count = 0;
+    for (let i = 0; i < nc; i++) {
+      const a = set.bodyA[i];
+      const c = set.bodyB[i];
+      if (
+        set.friction[i] !== 0 ||
+        set.restitution[i] !== 0 ||
+        set.triangle[i] !== 0 ||
+        this.uMinus[i] < -ACTIVATION_TOLERANCE / h ||
+        !((a >= 0 && bodies[a] === 1) || (c >= 0 && bodies[c] === 1))
+      )
+        continue;
+      const k = keys.get(set.key[i]);
+      if (k < 0) continue;
+      if (this.turned[i] === 0) {
+        this.turned[i] = 1;
+        this.turnedCount++;
+        set.takeRows(i, this.startRowsOf, 15 * i);
+      }
+      detection.contactPoint(k, this.turnPoint, 0);
+      set.moveRows(i, b.normal, 3 * k, this.turnPoint, 0);
+      if (v !== null) this.endRate[i] = set.rowTimes(i, 0, v);
+      count++;
+    }
+    return count;
+  }
+
+  /**
+   * The turned contacts' rows back at the step's start (H_s, those of the Delassus
+   * operator W_c and of addAcceleration's response), their law asked of the end pose's
+   * normal velocity u_e (turnRows' endRate for v): q_n += u_e − H_s v. With v = v⁺(P_k)
+   * and the free velocity v⁺(P_k) − W⁻¹ H_sᵀ P_k, q_n = u_e − W_c P_k, so that the fixed
+   * point of positionJointsTouched's iteration meets u_e = H_e v⁺ ≥ 0 ⊥ P_n ≥ 0.
+   */
+  lawAtStart(v: Float64Array): void {
+    const { set } = this;
+    for (let i = 0; i < set.count; i++)
+      if (this.turned[i] === 1) {
+        set.putRows(i, this.startRowsOf, 15 * i);
+        this.normalShift[i] = this.endRate[i] - set.rowTimes(i, 0, v);
+      }
+    this.shiftNormals = this.turnedCount > 0;
+  }
+
+  /** The rows turnRows took back at the step's start, no shift. */
+  startRows(): void {
+    const { set } = this;
+    this.shiftNormals = false;
+    if (this.turnedCount === 0) return;
+    for (let i = 0; i < set.count; i++)
+      if (this.turned[i] === 1) set.putRows(i, this.startRowsOf, 15 * i);
+    this.turnedCount = 0;
+  }
+
+  /**
+   * Ends the turn, the rows kept where they were last taken (the step's middle), their
+   * u_n⁺ the end pose's (endRate: markHeld judges by it whether they leave).
+   */
+  endTurn(): void {
+    this.shiftNormals = false;
+    this.ratesKept = this.turnedCount > 0;
+    this.turnedCount = 0;
   }
 
   /**
@@ -1208,7 +1347,9 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * The active contacts of the last step for the State: the contact point and normal of
-   * the step (geometry at t), the gap at the end of the step (saveMemory, addLocated), the
+   * the step (geometry at t), the gap at the current pose (poseGap: after the step's
+   * position projection, not the step's linearized end gap: the 7-axis arm's first step,
+   * which the projection left 2e-5 m deep, reported −5.5 cm), the
    * normal force P_n/h, the tangential force (P_t1 t1 + P_t2 t2)/h and the impulse F P
    * (world, on body b, N·s; a located impact's share included); a step split at its
    * impacts, its totals over its sub-steps and impacts (beginSplit), each contact once.
@@ -1234,7 +1375,7 @@ export class NonsmoothContact implements OneStepProblem {
         out.point[3 * j + k] = set.point[3 * i + k];
         out.normal[3 * j + k] = f[9 * i + k];
       }
-      out.gap[j] = this.endGap[i];
+      out.gap[j] = this.poseGap(i);
       out.normalForce[j] = pn / h;
       out.tangentForce[3 * j] = (px - pn * f[9 * i]) / h;
       out.tangentForce[3 * j + 1] = (py - pn * f[9 * i + 1]) / h;

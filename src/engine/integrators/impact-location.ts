@@ -79,9 +79,9 @@ import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
 export interface LocatedReport {
   /**
    * Contact i of the step's set was located: `impulse` (N·s, along its normal, on body b)
-   * is added to the impulse reported for it, and its end gap is `gap` (m).
+   * is added to the impulse reported for it.
    */
-  addLocated(i: number, impulse: number, gap: number): void;
+  addLocated(i: number, impulse: number): void;
 }
 
 /** Gauss–Seidel sweeps of each solve at most (one suffices for contacts on different bodies). */
@@ -110,9 +110,8 @@ export class ImpactLocation {
   private accel: Float64Array = new Float64Array(0);
   private x: Float64Array = new Float64Array(0);
   private mu: Float64Array = new Float64Array(0);
-  /** The located normal impulses ν + c ν̂ (N·s) and end gaps g* (m) of the last locate. */
+  /** The located normal impulses ν + c ν̂ (N·s) of the last locate. */
   private nu: Float64Array = new Float64Array(0);
-  private gEnd: Float64Array = new Float64Array(0);
   private readonly dv: Float64Array;
   private readonly v: Float64Array;
   private readonly block = new Float64Array(9);
@@ -217,7 +216,6 @@ export class ImpactLocation {
     this.mu = grow(this.mu, m);
     this.accel = grow(this.accel, m);
     this.nu = grow(this.nu, m);
-    this.gEnd = grow(this.gEnd, m);
     set.normalVelocities(this.uPlus, 0, m);
     let located = 0;
     for (let j = 0; j < m; j++) {
@@ -245,7 +243,6 @@ export class ImpactLocation {
         uStar = 0;
       }
       this.du[j] = uStar - up;
-      this.gEnd[j] = gStar;
       this.dg[j] = gStar - (step.gap[i] + h * ((1 - theta) * um + theta * up));
       located++;
     }
@@ -294,7 +291,7 @@ export class ImpactLocation {
    */
   report(out: LocatedReport): void {
     for (let j = 0; j < this.set.count; j++)
-      if (!Number.isNaN(this.du[j])) out.addLocated(this.src[j], this.nu[j], this.gEnd[j]);
+      if (!Number.isNaN(this.du[j])) out.addLocated(this.src[j], this.nu[j]);
   }
 
   /**

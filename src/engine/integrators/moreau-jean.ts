@@ -134,10 +134,23 @@
  * half a slide off the tip, 43 times at 5 ms and 79 at 1/60 s). The loss left,
  * O(h) (0.074 J at 1/60 s before, the landings'), is the scheme's: energy.error shows it
  * (4.8e-3 J and 0.015 J), where the hold's counted potential energy had reported most of it
- * as the frictionless floor's dissipation. A law with both levels in the step, as Brüls,
- * Acary & Cardona's (H at the step's end), is left to do: the end gap's Signorini law in
- * place of the velocity's (the redo's impulses solved with q offset by g⁺/(hθ) − u_n⁺)
- * lost as much (4.3e-3 J) and read the turntable rod's floor force 0.4 % low. The
+ * as the frictionless floor's dissipation. That loss was the hold's position move: with
+ * H_n(x_t) v⁺ = 0 the tip drifts off by ½ Δqᵀ∇²g Δq a step and the hold lowers it, taking
+ * m g times that. So the frictionless persistent contacts of the groups redone take the
+ * midpoint law (NonsmoothContact.turnRows, lawAtStart): their impulses along the rows at
+ * the step's middle (midPose: positions averaged, orientations half way; the carried
+ * contact point), H_n Δq = O(h³), the law on the normal velocity at the end pose,
+ *   u_e = H_n(x_{t+h}) v⁺(P) ≥ 0 ⊥ P_n ≥ 0,
+ * asked with the start's rows, those of W_c and of its response: q_n = u_e(P_k) − W_c P_k
+ * (asked with the middle's rows, whose response is not W_c's, its fixed point left u_e at
+ * 1.2e-4 m/s and the turntable rod's tip was let go at 1/60 s), and u_e is the u_n⁺ the
+ * hold judges them by (H_m v⁺ is O(h) off it). The crank's max |E − E₀| over 10 s went from
+ * 5.6e-3, 2.5e-3, 1.18e-3 J at h = 1/60, 1/120, 1/240 s to 1.15e-3, 2.64e-4, 6.6e-5 J; the
+ * turntable rod's floor force reads m g/2 less the middle's (ωh)²/16 of it. A law with both
+ * levels in the step, as Brüls, Acary & Cardona's (H at the step's end), is left to do: the
+ * end gap's Signorini law in place of the velocity's (the redo's impulses solved with q
+ * offset by g⁺/(hθ) − u_n⁺) lost as much (4.3e-3 J) and read the turntable rod's floor
+ * force 0.4 % low. The
  * reactions reported are the step's mean joint force
  * (AccelerationStepper.meanJointForce: the start directions' impulse and the end
  * projection's, over h), so that with the impulses they balance each body's momentum
@@ -178,9 +191,11 @@ import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
 import { potentialEnergy } from "../forces/energy";
 import {
+  type BodySystem,
   getVelocity,
   kineticEnergy,
   PositionSnapshot,
+  restorePositions,
   savePositions,
   setVelocity,
   updateDerived,
@@ -652,6 +667,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   /** W⁻¹ Hᵀ P of the impulses before and after a re-solve (positionJointsTouched). */
   private readonly impulseVelocity: Float64Array = new Float64Array(this.stepper.n);
   private readonly impulseVelocityNext: Float64Array = new Float64Array(this.stepper.n);
+  /**
+   * positionJointsTouched's pose at the step's start, and a symmetric step's end pose and
+   * velocity (the midpoint law's: NonsmoothContact.turnRows).
+   */
+  private readonly startPose = new PositionSnapshot(this.stepper.sys);
+  private readonly endPose = new PositionSnapshot(this.stepper.sys);
+  private readonly endRates = new Float64Array(this.stepper.n);
 
   /**
    * The step of the jointed groups an active contact or limit touches, redone with their
@@ -687,9 +709,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // whether the last symmetric step converged, and the change its impulses' re-solve made
     let solved = false;
     let change = Number.POSITIVE_INFINITY;
+    // the frictionless persistent contacts' midpoint law (file comment; NonsmoothContact
+    // .turnRows), whose middle pose needs the start's
+    const contact = this.problem === this.contact ? this.contact : null;
     for (let k = 0; k < TOUCHED_ITERATIONS && !settled; k++) {
       // the symmetric step from the start with the impulses held
       this.restoreStart();
+      if (k === 0 && contact !== null) savePositions(sys, this.startPose);
       const c = this.prepare(t, h, true);
       solved = false;
       if (!this.startSolved) break;
@@ -706,6 +732,15 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       if (s.mustRedo || !s.newtonConverged) break;
       solved = true;
       this.aTouched.set(s.a);
+      // the law on the end pose's normal velocity u_e, asked with the rows of the step's
+      // start (those of the Delassus operator and response), the impulses then along the
+      // rows at the step's middle (file comment; NonsmoothContact.lawAtStart)
+      let turned = false;
+      if (contact !== null) {
+        getVelocity(sys, this.endRates);
+        turned = contact.turnRows(this.jointed, h, this.endRates) > 0;
+        if (turned) contact.lawAtStart(this.endRates);
+      }
       // the reactions reported: the step's mean joint force, as the contact step's
       s.meanJointForce(c, h);
       // the free velocity that gives v⁺(P) with P through the contact step's response
@@ -723,6 +758,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       nsc.addAcceleration(h, h, dvNext);
       change = 0;
       for (let i = 0; i < n; i++) change = Math.max(change, Math.abs(dvNext[i] - dv[i]));
+      // the next symmetric step's impulses (and the booking's rows) at the step's middle
+      if (turned) {
+        savePositions(sys, this.endPose);
+        midPose(sys, this.startPose, this.endPose);
+        contact?.turnRows(this.jointed, h, null);
+        restorePositions(sys, this.endPose);
+      }
       // settled: P' moves the end velocities by no more than Newton's tolerance, the
       // one-step problem's own residual, or a hundredth of the contact solve's tolerance
       // (its warm-started sweeps move P by about their residual: with friction the
@@ -734,10 +776,16 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // (the impulses unsettled by less than the contact solve's tolerance: kept)
     if (solved && change <= contactTolerance) settled = true;
     this.touchedRedone = settled;
-    if (settled) return iterations;
+    if (settled) {
+      // (the rows left at the middle, along which the impulses acted: the energy balance
+      // takes their work on the mean velocity, P H_m v̄)
+      contact?.endTurn();
+      return iterations;
+    }
     s.lambda.set(this.contactEndLambda);
     // back to the contact step's end (its a from the start) and impulses
     this.restoreStart();
+    contact?.startRows();
     const c = this.prepare(t, h);
     s.a.set(this.contactA);
     s.applyUnknown(c, s.a);
@@ -1022,4 +1070,26 @@ function jointedBodies(stepper: AccelerationStepper, limits: JointLimitProblem |
     hold(l.coordinate.bodyB);
   }
   return out;
+}
+
+/**
+ * The bodies at the middle of a step from `a` to `b`: positions averaged, orientations the
+ * normalized sum of the quaternions (the same hemisphere), the half turn to O(φ³).
+ */
+function midPose(sys: BodySystem, a: PositionSnapshot, b: PositionSnapshot): void {
+  for (let i = 0; i < sys.pos.length; i++) sys.pos[i] = 0.5 * (a.pos[i] + b.pos[i]);
+  for (let o = 0; o < sys.quat.length; o += 4) {
+    let dot = 0;
+    for (let k = 0; k < 4; k++) dot += a.quat[o + k] * b.quat[o + k];
+    const s = dot < 0 ? -1 : 1;
+    let n = 0;
+    for (let k = 0; k < 4; k++) {
+      const q = a.quat[o + k] + s * b.quat[o + k];
+      sys.quat[o + k] = q;
+      n += q * q;
+    }
+    n = Math.sqrt(n);
+    for (let k = 0; k < 4; k++) sys.quat[o + k] /= n;
+  }
+  updateDerived(sys);
 }
