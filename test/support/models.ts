@@ -278,6 +278,43 @@ export function rodPendulum(o: RodPendulumOptions): ModelInput {
   } as ModelInput;
 }
 
+/**
+ * A 1 kg, 1 m rod hung from one end by the hinge "hinge" (axis y through the origin), its
+ * centre d = 0.5 m below, I_p = 1/12 + d² kg·m² about the pivot, started at θ = 0 with
+ * θ' = θ0 ω; gravity chosen so that ω² = m g d / I_p: the small oscillation θ0 sin ω t.
+ * A rotation δθ about the pivot moves the rod's material by √(I_p/m) δθ (`gyration`, m/rad).
+ */
+export function stiffHingedRod(omega: number, theta0: number, solver: Record<string, unknown>) {
+  const d = 0.5;
+  const Ip = 1 / 12 + d * d;
+  const W = theta0 * omega;
+  const model = {
+    gravity: [0, 0, -(omega * omega * Ip) / d],
+    bodies: [
+      {
+        id: "rod",
+        kind: "rigid",
+        mass: 1,
+        position: [0, 0, -d],
+        inertia: [1 / 12, 1 / 12, 1e-4],
+        velocity: [-d * W, 0, 0],
+        angularVelocity: [0, W, 0],
+      },
+    ],
+    joints: [
+      {
+        id: "hinge",
+        type: "revolute",
+        a: { body: "ground", point: [0, 0, 0] },
+        b: { body: "rod", point: [0, 0, d] },
+        axis: [0, 1, 0],
+      },
+    ],
+    solver,
+  } as ModelInput;
+  return { model, gyration: Math.sqrt(Ip) };
+}
+
 export interface HangingChainOptions {
   /** One entry per joint j0, j1, …: joint k joins link k − 1 (the ground for k = 0) to link k. */
   joints: ({ type: "revolute"; axis: Vec3 } | { type: "spherical" })[];

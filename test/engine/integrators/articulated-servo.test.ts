@@ -18,6 +18,20 @@ const I = (m * L * L) / 3;
 const h = 1 / 60;
 const target = 0.3;
 
+/** The rod hinged at its end (rodPendulum about z, no gravity), its servo as given, at h. */
+function endRod(servo: Record<string, unknown>, integrator: string) {
+  return loadModel(
+    rodPendulum({
+      mass: m,
+      length: L,
+      axis: [0, 0, 1],
+      gravity: [0, 0, 0],
+      servo,
+      solver: { integrator, dt: h },
+    }),
+  );
+}
+
 /** Φ(e) = ∫₀^e clamp(k_p s, ±limit) ds (J). */
 function stored(kp: number, limit: number, e: number): number {
   const band = limit / kp;
@@ -28,16 +42,7 @@ function stored(kp: number, limit: number, e: number): number {
 describe("articulated books a position servo's work as −ΔΦ, its energy.error the motion's", () => {
   for (const kp of [1e2, 1e4, 1e6])
     it(`k_p = ${kp.toExponential(0)} N·m/rad: energy.error = ½ I q̇² + ½ k_p (q − q*)² − ½ k_p q*² over 300 steps`, () => {
-      const sim = loadModel(
-        rodPendulum({
-          mass: m,
-          length: L,
-          axis: [0, 0, 1],
-          gravity: [0, 0, 0],
-          servo: { type: "position", target, kp, kd: 0 },
-          solver: { integrator: "articulated", dt: h },
-        }),
-      );
+      const sim = endRod({ type: "position", target, kp, kd: 0 }, "articulated");
       const scale = 0.5 * kp * target * target;
       const omega = Math.sqrt(kp / I);
       let worstBooking = 0;
@@ -67,16 +72,7 @@ describe("articulated books a position servo's work as −ΔΦ, its energy.error
   it("saturated at its effort limit (Φ linear beyond the band): energy.error the motion's to rounding", () => {
     const kp = 1e4;
     const limit = 300;
-    const sim = loadModel(
-      rodPendulum({
-        mass: m,
-        length: L,
-        axis: [0, 0, 1],
-        gravity: [0, 0, 0],
-        servo: { type: "position", target, kp, kd: 0, effortLimit: limit },
-        solver: { integrator: "articulated", dt: h },
-      }),
-    );
+    const sim = endRod({ type: "position", target, kp, kd: 0, effortLimit: limit }, "articulated");
     const start = stored(kp, limit, -target);
     let worst = 0;
     let saturated = 0;
@@ -122,16 +118,7 @@ describe("stiff servos under articulated (explicit: the sub-steps resolve them)"
 
   it("an undamped servo's ringing at k_p = 1e8 fails its first step naming the servo and generalized-alpha", () => {
     // ω = √(k_p/I) = 2.0e4 rad/s at 0.3 rad: the error control asks ~1e4 sub-steps a step
-    const sim = loadModel(
-      rodPendulum({
-        mass: m,
-        length: L,
-        axis: [0, 0, 1],
-        gravity: [0, 0, 0],
-        servo: { type: "position", target, kp: 1e8, kd: 0 },
-        solver: { integrator: "articulated", dt: h },
-      }),
-    );
+    const sim = endRod({ type: "position", target, kp: 1e8, kd: 0 }, "articulated");
     let message = "";
     try {
       sim.step(1);

@@ -42,7 +42,7 @@ import {
   largestDisplacement,
 } from "../../../src/engine/integrators/generalized-alpha";
 import { BodySystem } from "../../../src/engine/model/body-system";
-import { springParticle } from "../../support/models";
+import { springParticle, stiffHingedRod } from "../../support/models";
 import { type AlphaState, generalizedAlphaStep } from "../../support/oscillator";
 import { OneDofReference, rotate } from "./long-run/helpers";
 import { pendulum, pendulumModel, pendulumReduced } from "./long-run/models";
@@ -160,40 +160,14 @@ describe("generalized-α with stepTolerance", () => {
     const step = 0.005;
     const omega = 100;
     const theta0 = 1e-3;
-    const d = 0.5;
-    const Ip = 1 / 12 + d * d;
-    const gyration = Math.sqrt(Ip);
-    const W = theta0 * omega;
     const rod = (stepTolerance: number | null) =>
-      loadModel({
-        gravity: [0, 0, -(omega * omega * Ip) / d],
-        bodies: [
-          {
-            id: "rod",
-            kind: "rigid",
-            mass: 1,
-            position: [0, 0, -d],
-            inertia: [1 / 12, 1 / 12, 1e-4],
-            velocity: [-d * W, 0, 0],
-            angularVelocity: [0, W, 0],
-          },
-        ],
-        joints: [
-          {
-            id: "hinge",
-            type: "revolute",
-            a: { body: "ground", point: [0, 0, 0] },
-            b: { body: "rod", point: [0, 0, d] },
-            axis: [0, 1, 0],
-          },
-        ],
-        solver: { integrator: "generalized-alpha", dt: step, stepTolerance },
-      });
+      stiffHingedRod(omega, theta0, { integrator: "generalized-alpha", dt: step, stepTolerance });
+    const { gyration } = rod(null);
     // ten periods (126 steps): the largest error of the material against the closed form,
     // and the sum of the tolerances of the sub-steps taken (each one's local error within
     // it; the oscillator neither damps nor amplifies an error, it only turns it)
     const run = (stepTolerance: number | null) => {
-      const sim = rod(stepTolerance);
+      const sim = loadModel(rod(stepTolerance).model);
       let worst = 0;
       let substeps = 0;
       for (let n = 1; n <= 126; n++) {

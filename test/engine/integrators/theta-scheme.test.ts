@@ -14,7 +14,7 @@ import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
 import { pendulumPeriod } from "../../support/closed-forms";
 import { readExample } from "../../support/examples";
-import { randomTree, rodPendulum, springParticle } from "../../support/models";
+import { randomTree, rodPendulum, springParticle, stiffHingedRod } from "../../support/models";
 import { report, rotate, type Vec3 } from "./long-run/helpers";
 
 const conjugate = (q: readonly number[]) => [q[0], -q[1], -q[2], -q[3]];
@@ -649,34 +649,11 @@ describe("Moreau–Jean θ = ½'s error control on its joint steps (tooCoarse): 
     const step = 0.005;
     const omega = 200;
     const theta0 = 0.02;
-    const d = 0.5;
-    const Ip = 1 / 12 + d * d;
-    const gyration = Math.sqrt(Ip);
-    const W = theta0 * omega;
-    const sim = loadModel({
-      gravity: [0, 0, -(omega * omega * Ip) / d],
-      bodies: [
-        {
-          id: "rod",
-          kind: "rigid",
-          mass: 1,
-          position: [0, 0, -d],
-          inertia: [1 / 12, 1 / 12, 1e-4],
-          velocity: [-d * W, 0, 0],
-          angularVelocity: [0, W, 0],
-        },
-      ],
-      joints: [
-        {
-          id: "hinge",
-          type: "revolute",
-          a: { body: "ground", point: [0, 0, 0] },
-          b: { body: "rod", point: [0, 0, d] },
-          axis: [0, 1, 0],
-        },
-      ],
-      solver: { integrator: "moreau-jean", dt: step },
+    const { model, gyration } = stiffHingedRod(omega, theta0, {
+      integrator: "moreau-jean",
+      dt: step,
     });
+    const sim = loadModel(model);
     const tol = 3e-4;
     const steps = 20;
     const whole = steps * gyration * theta0 * (step * omega - 2 * Math.atan((step * omega) / 2));

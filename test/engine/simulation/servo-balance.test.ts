@@ -21,6 +21,20 @@ const I = (m * L * L) / 12;
 const h = 1 / 60;
 const target = 0.3;
 
+/** The rod hinged at its end (rodPendulum about z, no gravity), its servo as given, at h. */
+function endRod(servo: Record<string, unknown>, integrator: string) {
+  return loadModel(
+    rodPendulum({
+      mass: m,
+      length: L,
+      axis: [0, 0, 1],
+      gravity: [0, 0, 0],
+      servo,
+      solver: { integrator, dt: h },
+    }),
+  );
+}
+
 function centredRod(integrator: string, kp: number) {
   return loadModel({
     gravity: [0, 0, 0],
@@ -76,16 +90,7 @@ describe("backward-euler books a servo's work at the step's end state before the
   // k_p = 1e4, −4.9e-2 J at 1e2: the resolved servo's, unchanged).
   for (const kp of [1e4, 1e6, 1e8, 1e10, 1e12])
     it(`k_p = ${kp.toExponential(0)} N·m/rad: energy.error after the first step to rounding of k_p q*², and within 1e-5 J + that over 100 steps`, () => {
-      const sim = loadModel(
-        rodPendulum({
-          mass: m,
-          length: L,
-          axis: [0, 0, 1],
-          gravity: [0, 0, 0],
-          servo: { type: "position", target, kp, kd: 0 },
-          solver: { integrator: "backward-euler", dt: h },
-        }),
-      );
+      const sim = endRod({ type: "position", target, kp, kd: 0 }, "backward-euler");
       const scale = kp * target * target;
       sim.step(1);
       const s = sim.state();
@@ -117,16 +122,7 @@ describe("newmark's step carries no joint reaction to the start force of a servo
   // (+0.26 J to +0.33 J of the 39 J, whatever the gain; the scheme's, not the servo's).
   for (const kp of [1e4, 1e6, 1e8, 1e10, 1e12])
     it(`k_p = ${kp.toExponential(0)} N·m/rad: energy.error within 1e-5 J after the first step, 0.5 J over 100`, () => {
-      const sim = loadModel(
-        rodPendulum({
-          mass: m,
-          length: L,
-          axis: [0, 0, 1],
-          gravity: [0, 0, 0],
-          servo: { type: "position", target, kp, kd: 0 },
-          solver: { integrator: "newmark", dt: h },
-        }),
-      );
+      const sim = endRod({ type: "position", target, kp, kd: 0 }, "newmark");
       sim.step(1);
       const s = sim.state();
       expect(s.energy.kinetic).toBeGreaterThan(30);
@@ -161,16 +157,7 @@ describe("generalized-alpha's step applies the servo's law it books, the rod hin
   const Iend = (m * L * L) / 3;
   for (const kp of [1e4, 1e6, 1e8, 1e10, 1e12])
     it(`k_p = ${kp.toExponential(0)} N·m/rad: the first step's effort, work and reaction those of the rod's turn; 100 steps within Newton's tolerance`, () => {
-      const sim = loadModel(
-        rodPendulum({
-          mass: m,
-          length: L,
-          axis: [0, 0, 1],
-          gravity: [0, 0, 0],
-          servo: { type: "position", target, kp, kd: 0 },
-          solver: { integrator: "generalized-alpha", dt: h },
-        }),
-      );
+      const sim = endRod({ type: "position", target, kp, kd: 0 }, "generalized-alpha");
       const scale = kp * target * target;
       sim.step(1);
       const s = sim.state();
@@ -214,16 +201,7 @@ describe("generalized-alpha's motors the step does not resolve: backward Euler o
   const omega = 5;
   for (const kv of [1e2, 1e4, 1e6, 1e8, 1e10, 1e12])
     it(`k_v = ${kv.toExponential(0)} N·m·s/rad: the first step's rate, effort and work by the recurrence; 100 steps within Newton's tolerance`, () => {
-      const sim = loadModel(
-        rodPendulum({
-          mass: m,
-          length: L,
-          axis: [0, 0, 1],
-          gravity: [0, 0, 0],
-          servo: { type: "velocity", target: omega, kv },
-          solver: { integrator: "generalized-alpha", dt: h },
-        }),
-      );
+      const sim = endRod({ type: "velocity", target: omega, kv }, "generalized-alpha");
       // the energy a step's force error of one part in kv's scale would book
       const scale = kv * omega * omega * h;
       sim.step(1);
