@@ -315,6 +315,16 @@ export function stiffHingedRod(omega: number, theta0: number, solver: Record<str
   return { model, gyration: Math.sqrt(Ip) };
 }
 
+/** rodPendulum's rod (mass kg, length m) about z without gravity, the "servo" actuator on its pin. */
+export function servoRod(
+  mass: number,
+  length: number,
+  servo: Record<string, unknown>,
+  solver: Record<string, unknown>,
+): ModelInput {
+  return rodPendulum({ mass, length, axis: [0, 0, 1], gravity: [0, 0, 0], servo, solver });
+}
+
 export interface HangingChainOptions {
   /** One entry per joint j0, j1, …: joint k joins link k − 1 (the ground for k = 0) to link k. */
   joints: ({ type: "revolute"; axis: Vec3 } | { type: "spherical" })[];

@@ -35,6 +35,7 @@ import {
 import type { ContactMemory } from "../model/state-codec";
 import { PgsSolver } from "../solvers/nonsmooth";
 import type { FactoredDelassus } from "../solvers/nonsmooth/factored";
+import type { NonsmoothProblem } from "../solvers/nonsmooth/types";
 import { iterationBudget } from "./budget";
 import type { CarriedDetection } from "./carried-detection";
 import { blockOffsets, ContactSet, inverseMassBlocks } from "./contact-set";
@@ -473,7 +474,6 @@ export class ContactProjection {
    */
   private pass(detection: CarriedDetection, it: number, sweeps: number): number {
     const { sys, set } = this;
-    const { tolerance } = this.settings;
     const b = detection.buffer;
     set.reset(b.count);
     for (let k = 0; k < b.count; k++)
@@ -489,16 +489,28 @@ export class ContactProjection {
     inverseMassBlocks(sys, this.Y, this.yOff, 1);
     set.computeResponse(this.Y, this.yOff, 1, true);
     const W = set.delassus(1, 1);
+    const iterations = this.solveGaps(W, it, sweeps);
+    this.rhs.fill(0);
+    W.addResponse(this.mu, 1, this.rhs);
+    movePositions(sys, this.rhs, 1);
+    return sweeps - iterations;
+  }
+
+  /**
+   * The pass's LCP on the set's contacts, into this.mu: the target g + H δq ≥ −tolerance/2,
+   * solved to the residual tolerance/2 (see above), warm-started on round 0 (whose outcome
+   * is remembered), cold after. Returns the sweeps made.
+   */
+  private solveGaps(W: NonsmoothProblem["W"], it: number, sweeps: number): number {
+    const set = this.set;
     const nc = set.count;
+    const half = 0.5 * this.settings.tolerance;
     this.q = grow(this.q, nc);
     this.mu = grow(this.mu, nc);
-    const mu = this.mu;
-    // Target g + H δq ≥ −tolerance/2, solved to the residual tolerance/2 (see above).
-    const half = 0.5 * tolerance;
     for (let k = 0; k < nc; k++) this.q[k] = set.gap[k] + half;
     if (it === 0) this.warmStart();
-    else mu.fill(0, 0, nc);
-    const res = this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, mu, {
+    else this.mu.fill(0, 0, nc);
+    const res = this.solver.solve({ contacts: nc, contactDim: 1, W, q: this.q }, this.mu, {
       maxIterations: sweeps,
       tolerance: half,
       warmStart: true,
@@ -506,10 +518,7 @@ export class ContactProjection {
     if (!Number.isFinite(res.residual))
       throw new ContactSolveError(`contact projection diverged: ${res.message ?? "NaN"}`);
     if (it === 0) this.remember(res.converged);
-    this.rhs.fill(0);
-    W.addResponse(mu, 1, this.rhs);
-    movePositions(sys, this.rhs, 1);
-    return sweeps - res.iterations;
+    return res.iterations;
   }
 
   /**
@@ -524,13 +533,10 @@ export class ContactProjection {
    */
   private jointPass(joints: ProjectedJoints, it: number, sweeps: number): number {
     const { sys, set } = this;
-    const half = 0.5 * this.settings.tolerance;
     const m = set.count;
     const n = sys.numDofs;
     this.faceCols = grow(this.faceCols, m * n);
     this.faceW = grow(this.faceW, m * m);
-    this.q = grow(this.q, m);
-    this.mu = grow(this.mu, m);
     const cols = this.faceCols;
     const ws = projectionWorkspace(joints.set);
     ws.factorAt(joints.t);
@@ -547,18 +553,8 @@ export class ContactProjection {
       const col = cols.subarray(p * n, p * n + n);
       for (let r = 0; r < m; r++) this.faceW[r * m + p] = set.rowTimes(r, 0, col);
     }
+    const iterations = this.solveGaps(this.faceW, it, sweeps);
     const mu = this.mu;
-    for (let k = 0; k < m; k++) this.q[k] = set.gap[k] + half;
-    if (it === 0) this.warmStart();
-    else mu.fill(0, 0, m);
-    const res = this.solver.solve({ contacts: m, contactDim: 1, W: this.faceW, q: this.q }, mu, {
-      maxIterations: sweeps,
-      tolerance: half,
-      warmStart: true,
-    });
-    if (!Number.isFinite(res.residual))
-      throw new ContactSolveError(`contact projection diverged: ${res.message ?? "NaN"}`);
-    if (it === 0) this.remember(res.converged);
     this.rhs.fill(0);
     for (let p = 0; p < m; p++) {
       const f = mu[p];
@@ -566,7 +562,7 @@ export class ContactProjection {
       for (let j = 0; j < n; j++) this.rhs[j] += f * cols[p * n + j];
     }
     movePositions(sys, this.rhs, 1);
-    return sweeps - res.iterations;
+    return sweeps - iterations;
   }
 
   /**

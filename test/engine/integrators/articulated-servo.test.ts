@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
-import { rodPendulum } from "../../support/models";
+import { rodPendulum, servoRod } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -18,19 +18,9 @@ const I = (m * L * L) / 3;
 const h = 1 / 60;
 const target = 0.3;
 
-/** The rod hinged at its end (rodPendulum about z, no gravity), its servo as given, at h. */
-function endRod(servo: Record<string, unknown>, integrator: string) {
-  return loadModel(
-    rodPendulum({
-      mass: m,
-      length: L,
-      axis: [0, 0, 1],
-      gravity: [0, 0, 0],
-      servo,
-      solver: { integrator, dt: h },
-    }),
-  );
-}
+/** The rod hinged at its end (servoRod: about z, no gravity), its servo as given, at h. */
+const endRod = (servo: Record<string, unknown>, integrator: string) =>
+  loadModel(servoRod(m, L, servo, { integrator, dt: h }));
 
 /** Φ(e) = ∫₀^e clamp(k_p s, ±limit) ds (J). */
 function stored(kp: number, limit: number, e: number): number {

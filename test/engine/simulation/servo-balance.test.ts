@@ -13,7 +13,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { rodPendulum } from "../../support/models";
+import { servoRod } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -21,19 +21,9 @@ const I = (m * L * L) / 12;
 const h = 1 / 60;
 const target = 0.3;
 
-/** The rod hinged at its end (rodPendulum about z, no gravity), its servo as given, at h. */
-function endRod(servo: Record<string, unknown>, integrator: string) {
-  return loadModel(
-    rodPendulum({
-      mass: m,
-      length: L,
-      axis: [0, 0, 1],
-      gravity: [0, 0, 0],
-      servo,
-      solver: { integrator, dt: h },
-    }),
-  );
-}
+/** The rod hinged at its end (servoRod: about z, no gravity), its servo as given, at h. */
+const endRod = (servo: Record<string, unknown>, integrator: string) =>
+  loadModel(servoRod(m, L, servo, { integrator, dt: h }));
 
 function centredRod(integrator: string, kp: number) {
   return loadModel({
