@@ -17,9 +17,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { clothModel } from "../../bench/scenes";
 import { SESSION_SNAPSHOT_FORMAT, SESSION_SNAPSHOT_VERSION } from "../../schemas/api";
 import { loadModel, recordingOf } from "../../src/engine/index";
-import type { WorkerInit, WorkerOutbound, WorkerRequestBody } from "../../src/server/protocol";
-import { WorkerRuntime } from "../../src/server/worker-runtime";
+import type { WorkerInit, WorkerRequestBody } from "../../src/server/protocol";
+import type { WorkerRuntime } from "../../src/server/worker-runtime";
 import { fallingBody } from "../support/models";
+import { InProcessWorker, type Reply } from "../support/worker-runtime";
 
 const builds = vi.hoisted(() => ({ count: 0 }));
 vi.mock("../../src/engine/simulation/build", async (importOriginal) => {
@@ -37,43 +38,22 @@ const MiB = 2 ** 20;
 const cloth = { ...clothModel({ n: 30 }), name: "cloth30" };
 const clothBytes = 64 * 1024 + 900 * 1536 + 3393 * 320;
 
-let out: WorkerOutbound[] = [];
 let rt: WorkerRuntime | null = null;
-let nextId = 1;
+let worker: InProcessWorker | null = null;
 
 function runtime(init: Partial<WorkerInit>): WorkerRuntime {
-  out = [];
-  rt = new WorkerRuntime(
-    {
-      index: 0,
-      inflight: new SharedArrayBuffer(4),
-      frameQueueBytes: 1 << 20,
-      testHooks: false,
-      stepLimitMs: 30_000,
-      ...init,
-    },
-    (m) => out.push(m),
-  );
+  worker = new InProcessWorker(init);
+  rt = worker.runtime;
   return rt;
 }
 
 afterEach(() => {
-  rt?.handle({ kind: "shutdown" });
+  worker?.shutdown();
+  worker = null;
   rt = null;
 });
 
-type Reply = Extract<WorkerOutbound, { kind: "reply" }>;
-
-async function call(body: WorkerRequestBody): Promise<Reply> {
-  const id = nextId++;
-  (rt as WorkerRuntime).handle({ ...body, id } as never);
-  for (let i = 0; i < 100_000; i++) {
-    const r = out.find((m): m is Reply => m.kind === "reply" && m.id === id);
-    if (r) return r;
-    await new Promise((res) => setImmediate(res));
-  }
-  throw new Error(`no reply to ${body.kind}`);
-}
+const call = (body: WorkerRequestBody): Promise<Reply> => (worker as InProcessWorker).call(body);
 
 const json = (x: unknown) => Buffer.from(JSON.stringify(x));
 const open = (sessionId: string, body: unknown) =>

@@ -25,26 +25,18 @@ import type {
   WorkerRequestBody,
   WorkerResult,
 } from "../../src/server/protocol";
-import { WorkerRuntime } from "../../src/server/worker-runtime";
+import type { WorkerRuntime } from "../../src/server/worker-runtime";
 import { slowSpringChain, sphericalChain, springParticle } from "../support/models";
+import { InProcessWorker, type Reply } from "../support/worker-runtime";
 
 let out: WorkerOutbound[];
 let rt: WorkerRuntime | null = null;
-let nextId = 1;
+let worker: InProcessWorker;
 
 function runtime(init: Partial<WorkerInit> = {}): WorkerRuntime {
-  out = [];
-  rt = new WorkerRuntime(
-    {
-      index: 0,
-      inflight: new SharedArrayBuffer(4),
-      frameQueueBytes: 1 << 20,
-      testHooks: false,
-      stepLimitMs: 30_000,
-      ...init,
-    },
-    (m) => out.push(m),
-  );
+  worker = new InProcessWorker(init);
+  out = worker.out;
+  rt = worker.runtime;
   return rt;
 }
 
@@ -54,25 +46,11 @@ beforeEach(() => {
 
 afterEach(() => {
   // stops any run left and the stats timer
-  rt?.handle({ kind: "shutdown" });
+  worker.shutdown();
 });
 
-type Reply = Extract<WorkerOutbound, { kind: "reply" }>;
-
 /** Sends a request; its reply, awaited (up to `turns` turns of the loop). */
-function send(body: WorkerRequestBody, turns = 100_000): { id: number; reply: Promise<Reply> } {
-  const id = nextId++;
-  (rt as WorkerRuntime).handle({ ...body, id } as never);
-  const reply = (async () => {
-    for (let i = 0; i < turns; i++) {
-      const r = out.find((m): m is Reply => m.kind === "reply" && m.id === id);
-      if (r) return r;
-      await new Promise((res) => setImmediate(res));
-    }
-    throw new Error(`no reply to ${body.kind}`);
-  })();
-  return { id, reply };
-}
+const send = (body: WorkerRequestBody, turns = 100_000) => worker.send(body, turns);
 
 const call = (body: WorkerRequestBody) => send(body).reply;
 
@@ -163,8 +141,14 @@ describe("a session deleted with operations queued on it", () => {
 
 describe("started", () => {
   it("a request says when the worker starts on it; one queued behind another of its session, when its turn comes", async () => {
-    expect((await open("q", slowChain())).ok).toBe(true);
-    const openId = nextId - 1;
+    const opened = send({
+      kind: "open",
+      sessionId: "q",
+      body: Buffer.from(JSON.stringify({ model: slowChain() })),
+      maxBodies: 10_000,
+    });
+    expect((await opened.reply).ok).toBe(true);
+    const openId = opened.id;
     expect(out.findIndex((m) => m.kind === "started" && m.id === openId)).toBeLessThan(
       out.findIndex((m) => m.kind === "reply" && m.id === openId),
     );
