@@ -106,8 +106,7 @@ export class IntegratorMemory {
   /**
    * Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts); generalized-α: the
    * acceleration consistent with the joints at the state, M⁻¹ (f + Gᵀλ), for its error
-   * control; the θ-schemes: with joints at the position level the same (theta-scheme.ts
-   * tooCoarse), else the last step's mean acceleration (v_{t+h} − v_t)/h.
+   * control; the θ-schemes: the last step's mean acceleration (v_{t+h} − v_t)/h.
    */
   readonly previousAcceleration: Float64Array;
   /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */

@@ -60,25 +60,13 @@
  * joints', one Newton iteration at a time; the groups apart keep this step:
  * moreau-jean.ts, "Jointed groups apart"; the motors' work is then takeMotorWork's, each
  * step counting its own rows', motorRows). A step that does not resolve
- * the motion, its local error h²/12 ‖ü_{n+1} − ü_n‖ (ü = M⁻¹ (f + Gᵀλ) the acceleration
- * consistent with the joints at each end of the step; measured as generalized-alpha's
- * largestDisplacement) above generalized-alpha's default stepTolerance, 3e-4 m, where the
- * symmetric scheme gains energy at single violent steps (a whipping 100-link chain at
- * 1/240 s blew up), is halved as generalized-alpha's, and so is one whose joints Newton
- * cannot close at the position level (a joint turned far within the step; the next steps
- * then start at the depth that succeeded: substep-depth.ts). The estimate is a function of
- * the step's two ends, the same for the step taken back, so the halvings are chosen as a
- * time-reversible step-size function would (Hairer & Söderlind, SIAM J. Sci. Comput. 26,
- * 2005), and at θ = ½ a rejection does not move the next steps' start depth (generalized-
- * alpha.ts rejectedByErrorControl, trySingle); where the memory holds no ü_n (after a
- * contact step) it is taken from the start state (keepStartAcceleration). The former
- * estimate h²/12 ‖D − D_prev‖ (D the step's mean acceleration (v_{t+h} − v_t)/h, compared
- * with the step before it: a backward difference), its halvings kept by the depth
- * controller for the next steps, halved later entering a whip than leaving it and drained
- * conservative motion: the
- * passive 7-axis arm of test/formats/urdf/arm7.ts at 5 ms lost 21.5 of its 102 J over 60 s
- * (now within 2.0 J; 2.75 J at a near-uniform 2.5 ms), the benchmark's 10-link chain at
- * 1/240 s 0.068 m g L in 2000 steps (now −0.020 … +0.009);
+ * the motion, its local error h²/12 ‖D − D_prev‖ (D the step's mean acceleration, D_prev the
+ * last step's or, at a run's start, the start's acceleration; measured as
+ * generalized-alpha's largestDisplacement) above generalized-alpha's default
+ * stepTolerance, 3e-4 m, where the symmetric scheme gains energy at single violent steps (a
+ * whipping 100-link chain at 1/240 s blew up), is halved as generalized-alpha's (the next
+ * steps starting at the depth that succeeded: substep-depth.ts), and so is one whose
+ * joints Newton cannot close at the position level (a joint turned far within the step);
  * the last halving is accepted still too coarse (stats.stepToleranceMet false), and joints
  * no motion satisfies fail it, as generalized-alpha's. The velocity level (first order, an
  * inelastic projection that dissipates) is left for steps with active contacts or limits:
@@ -219,23 +207,14 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly evenSubsteps: boolean;
   /** Whether the running sub-step's length was fixed by its step's first (advanceEvenly). */
   private lengthKept = false;
-  /**
-   * The trapezoidal rule's joint step (θ = w = ½ with positionJoints): its error control's
-   * rejections do not move the sub-step controller's depth (ownStep; file comment).
-   */
-  private readonly reversibleControl: boolean;
   /** The depth each step's sub-steps start at (substep-depth.ts; positionJoints). */
   private readonly substeps: SubstepDepth;
   /** tooCoarse's last estimate relative to DEFAULT_STEP_TOLERANCE (0: none). */
   private lastError = 0;
-  /**
-   * The attempt's end reference (tooCoarse), then the memory's: with joints at the position
-   * level ü_{n+1}, the acceleration consistent with the end state (tooCoarse), else the
-   * step's mean acceleration (v_{t+h} − v_t)/h.
-   */
-  private readonly endReference: Float64Array;
-  /** The change of the reference over the step (tooCoarse). */
-  private readonly endChange: Float64Array;
+  /** (v_{t+h} − v_t)/h of the attempt (tooCoarse), then the memory's. */
+  private readonly stepMean: Float64Array;
+  /** D − D_prev (tooCoarse). */
+  private readonly meanChange: Float64Array;
   /** The compliant contacts' switches within an attempt (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
   /**
@@ -278,9 +257,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
      * area, h = 5 ms) every impact pumped energy, +2.9 J at 0.5 s and 1.8e3 J at 1 s, and
      * the run diverged at step 376, its unconverged steps kept. So a step in which one of
      * them starts or stops pushing is checked as a step of the symmetric joints is
-     * (tooCoarse: its local error h²/12 ‖D − D_prev‖, D the steps' mean accelerations
-     * (v_{t+h} − v_t)/h, against DEFAULT_STEP_TOLERANCE; with joints at the position level
-     * the ends' accelerations ü as the file comment's), and
+     * (tooCoarse: its local error h²/12 ‖D − D_prev‖ against DEFAULT_STEP_TOLERANCE), and
      * so is one whose Newton iterations did not converge (the stepper keeps those with
      * compliant contacts: Newton cycles at a contact's kink); either is redone in halves
      * (step-halving.ts), and at the last halving with backward Euler from the same start
@@ -296,8 +273,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stepImpulse = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
     this.mean = new Float64Array(stepper.n);
-    this.endReference = new Float64Array(stepper.n);
-    this.endChange = new Float64Array(stepper.n);
+    this.stepMean = new Float64Array(stepper.n);
+    this.meanChange = new Float64Array(stepper.n);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.startLambda = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.substeps = new SubstepDepth(memory);
@@ -323,7 +300,6 @@ export class ThetaScheme implements Integrator, HalvingStep {
       ((params.theta === 0.5 && params.forceWeight === 0.5) ||
         (params.theta === 1 && params.forceWeight === 0));
     this.evenSubsteps = this.positionJoints && this.midpointGyroscopic;
-    this.reversibleControl = this.positionJoints && !this.midpointGyroscopic;
     this.end =
       set !== null && params.theta === 1 && params.forceWeight === 1
         ? { coefficients: this.coeff, acceleration: null }
@@ -356,25 +332,11 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // turning a fast rotor too far for Newton to close its joints at the position level
     // was otherwise taken at the velocity level unchecked, losing most of its speed (a rod
     // on a hinge at 300 rad/s, h = 5 ms: 113 rad/s after the first step)
-    this.keepStartAcceleration(t);
-  }
-
-  /**
-   * The error estimate's start reference ü_n (tooCoarse) from the state at t, the
-   * acceleration consistent with the joints (AccelerationStepper.constrainedAcceleration; λ
-   * then the state's consistent multipliers): a function of the state alone, so a step
-   * whose memory has none (a new memory, or after Moreau–Jean's contact step or its
-   * halving, moreau-jean.ts) is tested too. Those steps went unchecked, covered only where
-   * the sub-step controller's depth kept earlier rejections, which no longer move it at
-   * θ = ½ (ownStep): a rod spun at 300 rad/s on a hinge reads 7.4 times the tolerance at a
-   * whole 5 ms step (test/engine/integrators/moreau-jean.test.ts, the halved contact step).
-   */
-  private keepStartAcceleration(t: number): void {
     const c = this.coeff;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
-    this.stepper.constrainedAcceleration(c, t, this.memory.previousAcceleration);
-    this.memory.previousValid = true;
+    this.stepper.constrainedAcceleration(c, t, memory.previousAcceleration);
+    memory.previousValid = true;
   }
 
   /**
@@ -607,7 +569,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     this.stepper.addJointImpulse(c, this.stepImpulse);
     this.measureMean(h);
-    this.keepEnd();
+    this.keepMean();
     if (this.positionJoints) this.substeps.record(h, true, 0);
     if (this.stepper.constraints?.timeDependent === true) {
       this.meanVelocity();
@@ -624,7 +586,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * whose pushing state changed from the step's start in a step that does not resolve the
    * motion (tooCoarse; not tested without the last step's mean acceleration).
    */
-  private switchedInStep(t: number, h: number): boolean {
+  private switchedInStep(h: number): boolean {
     const impacts = this.impacts;
     if (impacts === null || this.dissipativeStep) return false;
     if (this.explicitRates === null && (this.params.theta >= 1 || this.params.forceWeight === 0))
@@ -633,7 +595,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // a switch of a contact whose mode the step does not resolve (h ω > 1), or any switch in
     // a step too coarse for the motion
     const found = (this.switches as ContactSwitches).check();
-    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(t, h));
+    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(h));
   }
 
   /** The scheme's own step of h (trySingle before a compliant contact's redo). */
@@ -643,24 +605,23 @@ export class ThetaScheme implements Integrator, HalvingStep {
       // the motors' power at the start, from the state's multipliers (a symmetric step
       // leaves the consistent ones)
       const startPower = this.motorPower(t, this.startConsistent(t));
-      if (!this.memory.previousValid) this.keepStartAcceleration(t);
       const c = this.attempt(t, h, true);
-      if (c !== null && this.switchedInStep(t, h)) return this.dissipativeRedo(t, h, last);
-      const coarse = c !== null && this.tooCoarse(t, h);
+      if (c !== null && this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
+      const coarse = c !== null && this.tooCoarse(h);
       // the last halving is accepted still too coarse (as generalized-alpha's), saying so,
       // and so is a sub-step whose length its step's first fixed (advanceEvenly)
       const kept = last || this.lengthKept;
       if (coarse && kept) this.stats.stepToleranceMet = false;
       if (c !== null && (!coarse || kept)) {
         s.addJointImpulse(c, this.stepImpulse);
-        // the reactions: the multipliers consistent with the end state (as generalized-alpha),
-        // left by tooCoarse's end acceleration
+        // the reactions: the multipliers consistent with the end state (as generalized-alpha)
+        s.consistentMultipliers(c, t + h);
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
         // step this is at θ = ½: simulation/step-work.ts)
         const endPower = this.motorPower(t + h, s.lambda);
         this.memory.lambdaMean = false;
         s.removedEnergy += 0.5 * h * (startPower + endPower);
-        this.keepEnd();
+        this.keepMean();
         s.decayVelocities(h, this.params.velocityDamping);
         this.substeps.record(h, true, this.lastError);
         this.stats.stepError = Math.max(
@@ -672,10 +633,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
       this.restoreStart();
       if (!last) {
         // halved: shorter steps resolve the motion, or turn the joints little enough for
-        // Newton to close them (the velocity level would dissipate it). At θ = ½ only
-        // Newton's failures move the next steps' start depth: the error control's halvings
-        // must be each step's own for the symmetric scheme to keep its energy (file comment)
-        this.substeps.record(h, c !== null && this.reversibleControl, this.lastError);
+        // Newton to close them (the velocity level would dissipate it)
+        this.substeps.record(h, false, this.lastError);
         return false;
       }
       // the last halving, its joints not closed at the position level: the velocity level
@@ -683,12 +642,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     const c = this.attempt(t, h, false);
     if (c === null) return false;
-    if (this.switchedInStep(t, h)) return this.dissipativeRedo(t, h, last);
+    if (this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
     s.addJointImpulse(c, this.stepImpulse);
     if (this.positionJoints || this.impacts !== null) {
       // the next step's error estimate (tooCoarse) compares with this step's mean
       this.measureMean(h);
-      this.keepEnd();
+      this.keepMean();
     }
     if (this.positionJoints) this.substeps.record(h, true, 0);
     // motors (rows with ∂C/∂t ≠ 0): their work over the step, for the energy balance
@@ -760,40 +719,32 @@ export class ThetaScheme implements Integrator, HalvingStep {
   }
 
   /**
-   * Whether the step from t of h just solved does not resolve the motion: its local error
-   * h²/12 ‖ref_{n+1} − ref_n‖ moves some body's mass by more than DEFAULT_STEP_TOLERANCE
-   * (generalized-alpha.ts rejectedByErrorControl; no test without the memory's ref_n). The
-   * reference into endReference: after the symmetric joint step ü_{n+1}, the acceleration
-   * consistent with the end (AccelerationStepper.constrainedAcceleration, its λ then the
-   * end's consistent multipliers, the reactions ownStep reports; the file comment's
-   * time-symmetric estimate); after any other step the mean acceleration (v_{t+h} − v_t)/h
-   * (the compliant contacts' switches; with joints a velocity-level or backward-Euler step,
-   * rare and dissipative anyway, whose λ, the step's impulse, must stay).
+   * Whether the symmetric step just solved does not resolve the motion: its local error
+   * h²/12 ‖D − D_prev‖ (D = (v_{t+h} − v_t)/h, into stepMean) moves some body's mass by more
+   * than DEFAULT_STEP_TOLERANCE (generalized-alpha.ts rejectedByErrorControl; no test
+   * without the last step's D).
    */
-  private tooCoarse(t: number, h: number): boolean {
-    const { endReference, endChange: change, coeff: c } = this;
-    // (the symmetric joint step: S = G M⁻¹ Gᵀ factored at the end by its velocity projection)
-    if (this.positionJoints && c.symmetricJoints)
-      this.stepper.constrainedAcceleration(c, t + h, endReference, false);
-    else this.measureMean(h);
+  private tooCoarse(h: number): boolean {
+    this.measureMean(h);
     this.lastError = 0;
     if (!this.memory.previousValid) return false;
+    const { stepMean, meanChange: change } = this;
     const prev = this.memory.previousAcceleration;
-    for (let i = 0; i < change.length; i++) change[i] = endReference[i] - prev[i];
+    for (let i = 0; i < change.length; i++) change[i] = stepMean[i] - prev[i];
     this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / DEFAULT_STEP_TOLERANCE;
     return this.lastError > 1;
   }
 
-  /** endReference ← (v_{t+h} − v_t)/h, the step's mean acceleration, at the current velocities. */
+  /** stepMean ← (v_{t+h} − v_t)/h, the step's mean acceleration, at the current velocities. */
   private measureMean(h: number): void {
-    const { endReference, vt } = this;
-    getVelocity(this.stepper.sys, endReference);
-    for (let i = 0; i < endReference.length; i++) endReference[i] = (endReference[i] - vt[i]) / h;
+    const { stepMean, vt } = this;
+    getVelocity(this.stepper.sys, stepMean);
+    for (let i = 0; i < stepMean.length; i++) stepMean[i] = (stepMean[i] - vt[i]) / h;
   }
 
-  /** The accepted step's end reference (endReference) into the memory, the next estimate's. */
-  private keepEnd(): void {
-    this.memory.previousAcceleration.set(this.endReference);
+  /** The accepted step's mean acceleration (stepMean) into the memory. */
+  private keepMean(): void {
+    this.memory.previousAcceleration.set(this.stepMean);
     this.memory.previousValid = true;
   }
 
