@@ -14,6 +14,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Input, type InputIn } from "../../../schemas/input";
+import { SolverSettings } from "../../../schemas/model";
 import {
   InputError,
   loadModel,
@@ -30,14 +31,7 @@ const TAU = 1;
 const H = 0.001;
 /** The default compliant stiffness: I_c (2π/0.02 s)². */
 const K = ((M * L * L) / 12) * ((2 * Math.PI) / 0.02) ** 2;
-const INTEGRATORS = [
-  "moreau-jean",
-  "backward-euler",
-  "symplectic-euler",
-  "newmark",
-  "generalized-alpha",
-  "articulated",
-];
+const INTEGRATORS = SolverSettings.shape.integrator.unwrap().options;
 const COMPLIANT = new Set(["newmark", "generalized-alpha", "articulated"]);
 
 const inputs = (list: InputIn[]) => list.map((i) => Input.parse(i));
