@@ -14,7 +14,8 @@
  *   torque actuator τ on a rod                Δω = h τ / I_J    → τ > 3.33e10 N·m refused
  *   (until 2026-12-06 the rod's smallest principal moment, 1e-3 kg·m², about its long axis:
  *   τ > 1e8 N·m was refused though it turns the rod at 3e5 rad/s)
- *   velocity servo target, position target    beyond 1e8 (rad/s, rad)
+ *   velocity servo target, position target    beyond 1e8 (rad/s, rad), or a target whose swing
+ *   passes 1e8 rad/s (test/engine/simulation/inputs.test.ts)
  * and a taken 1e6 N load moves the ball as the closed form says: v_x = h F / m = 1000 m/s
  * after one step.
  */

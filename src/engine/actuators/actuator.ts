@@ -129,9 +129,46 @@ export class JointActuator implements ForceEffector {
     if (this.kp === 0) return 0;
     const q = this.coordinate;
     q.evaluateValue();
-    const e = Math.abs(q.value - this.commandAt(t));
+    return this.potential(q.value - this.commandAt(t));
+  }
+
+  /** Φ(e) (J) of storedEnergy at the error e = q − q* (rad or m). */
+  private potential(error: number): number {
+    const e = Math.abs(error);
     const band = this.limit / this.kp;
     return e <= band ? 0.5 * this.kp * e * e : this.limit * (e - 0.5 * band);
+  }
+
+  /**
+   * The largest |q̇| (rad/s or m/s) a position servo's law drives its coordinate to, alone
+   * on an inertia I along it (kg·m² or kg), from the error e = q − q* and the rate q̇₀
+   * toward a constant target (an input's; inputs.ts refuses a target whose motion is a
+   * blow-up). The least of two bounds:
+   *   energy   q̇² ≤ q̇₀² + 2 Φ(e)/I   (Φ storedEnergy's, with the clamp at effortLimit:
+   *            the damping only takes energy out)
+   *   linear   |q̇₀| + |e| ω_n exp(−ζ A),  ω_n = √(k_p/I),  ζ = k_d/(2 √(k_p I)),
+   *            A = acos ζ/√(1 − ζ²) (ζ < 1), 1 (ζ = 1), acosh ζ/√(ζ² − 1) (ζ > 1)
+   * The linear law's step response from rest, q̇ = |e| (ω_n²/ω_d) e^{−ζ ω_n t} sin ω_d t,
+   * peaks at ω_d t = acos ζ (and its continuation through ζ = 1: |e| ω_n/e there, |e| k_p/k_d
+   * as ζ → ∞, where the energy bound's |e| ω_n overstates an overdamped servo by 2ζ); the
+   * motion from q̇₀ alone never gains energy. It bounds the unclamped law; the clamp only
+   * lowers |τ| on the way to the same rest. 0 for the other types.
+   */
+  peakRate(error: number, rate: number, inertia: number): number {
+    if (this.type !== "position") return 0;
+    const energy = Math.sqrt(rate * rate + (2 * this.potential(error)) / inertia);
+    const wn = Math.sqrt(this.kp / inertia);
+    const zeta = this.kd / (2 * Math.sqrt(this.kp * inertia));
+    const d = Math.abs(zeta - 1);
+    const A =
+      d < 1e-6
+        ? 1
+        : zeta < 1
+          ? Math.acos(zeta) / Math.sqrt(1 - zeta * zeta)
+          : Math.acosh(zeta) / Math.sqrt((zeta - 1) * (zeta + 1));
+    const linear = Math.abs(rate) + Math.abs(error) * wn * Math.exp(-zeta * A);
+    // (an overflowing ζ reads NaN: the energy bound alone)
+    return Number.isNaN(linear) ? energy : Math.min(energy, linear);
   }
 
   /** ForceEffector.storedPower: Φ̇ = clamp(k_p e) (q̇ − q̇*) (W), see storedEnergy. */

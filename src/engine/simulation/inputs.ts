@@ -18,7 +18,7 @@
  * BLOW_UP_VELOCITY, and the velocity change an impulse makes beyond the latter — and so
  * that of one step h (solver.dt) of an effort an input sets, the impulse h F: a load's
  * (J = h F at its point, L = h T) and a torque actuator's (h τ along its joint), and a
- * servo's target beyond the bounds it drives its joint to. A 1e300 N load made the next
+ * servo's target whose motion passes them (commandBounds). A 1e300 N load made the next
  * step diverge (or its energy overflow) instead of a 400 naming it; 1e6 N on a 1 kg body at
  * h = 1 ms (Δv = 1e3 m/s) is taken.
  */
@@ -246,20 +246,31 @@ function impulseBounds(
 }
 
 /**
- * An actuator command whose effect is a blow-up (path ["value"]): a position servo's target
- * beyond BLOW_UP_POSITION (m, or rad), a velocity servo's target rate beyond
- * BLOW_UP_VELOCITY, or a torque actuator's effort τ (clamped to its effortLimit, as it acts)
- * whose impulse over one step, h τ along the joint, changes a dynamic body at either end by
- * more than BLOW_UP_VELOCITY, the body moving as the joint lets it with its other end held:
- *   prismatic   |Δv| = h |τ| / m
- *   revolute    |Δω| = h |τ| / I_J,  I_J = âᵀ I_w â + m |â × r|²,  and its centre's |Δv| = |Δω| |â × r|
- * (â the joint's axis, r the lever from the centre of mass to the joint's anchor on the
- * body: I_J its moment about the joint's axis by the parallel-axis theorem). Until
- * 2026-12-06 the revolute check took the free body's smallest principal moment, so a slim
- * rod hinged across its length was bounded by its moment about its own long axis (and an
- * isotropic body, which stores none, by NaN: any effort taken). Other joints of a mechanism only add
- * inertia; a free body at the other end takes part of the turn (its own check). A servo's
- * effort follows from its target through its gains: the target is what is checked.
+ * An actuator command whose effect is a blow-up (path ["value"]), a dynamic body at either
+ * end of its joint moving as the joint lets it with the other end held, along the joint
+ * with the inertia I (kg along a prismatic joint; about a revolute one its moment
+ * I_J = âᵀ I_w â + m |â × r|², â the joint's axis, r the lever from the centre of mass to
+ * the joint's anchor on the body, the parallel-axis theorem), its centre at d = |â × r|
+ * from the axis:
+ *   torque     one step's impulse h τ (τ clamped to its effortLimit, as it acts):
+ *              Δq̇ = h |τ| / I
+ *   velocity   the target rate |q̇*| the servo drives the joint to (beyond BLOW_UP_VELOCITY
+ *              refused as such)
+ *   position   the largest rate the servo's law drives the joint to from its present
+ *              q and q̇ toward the target (JointActuator.peakRate), or, if less, the rate
+ *              of a step that carries it there at once, |q* − q|/h + |q̇|: what an implicit
+ *              step makes of a servo too stiff for it to resolve (h ω_n ≫ 1, backward
+ *              Euler's q̇₁ → (q* − q)/h, a hold), whose law's own peak, undamped, is
+ *              |q* − q| ω_n; so only a target both readings make a blow-up is refused
+ *              (and one beyond BLOW_UP_POSITION as such)
+ * refused when that rate (rad/s or m/s), or about a hinge its centre's speed d q̇, passes
+ * BLOW_UP_VELOCITY. Until 2026-12-06 the revolute torque check took the free body's
+ * smallest principal moment, so a slim rod hinged across its length was bounded by its
+ * moment about its own long axis (and an isotropic body, which stores none, by NaN: any
+ * effort taken), and a position servo's target was checked against 1e8 rad alone: a target
+ * of 9e7 rad on a 20 N·m/rad servo (no effort limit) was taken and its 8e8 rad/s swing
+ * ended the run at its first step. Other joints of a mechanism only add inertia; a free
+ * body at the other end takes part of the turn (its own check).
  */
 function commandBounds(
   value: number | null,
@@ -268,42 +279,64 @@ function commandBounds(
   h: number,
 ): InputIssue[] {
   if (value === null) return [];
-  if (a.type === "position") return beyond(value, "value", BLOW_UP_POSITION, "a target (m or rad)");
-  if (a.type === "velocity")
-    return beyond(value, "value", BLOW_UP_VELOCITY, "a target rate (m/s or rad/s)");
-  const impulse = h * Math.min(Math.abs(value), a.limit);
+  if (a.type === "position") {
+    const far = beyond(value, "value", BLOW_UP_POSITION, "a target (m or rad)");
+    if (far.length > 0) return far;
+  }
+  if (a.type === "velocity") {
+    const far = beyond(value, "value", BLOW_UP_VELOCITY, "a target rate (m/s or rad/s)");
+    if (far.length > 0) return far;
+  }
   const q = a.coordinate;
   const angle = q.kind === "angle";
-  if (angle) q.evaluateJacobian();
+  q.evaluate();
+  const [rateUnit, inertiaUnit] = angle ? ["rad/s", "kg·m²"] : ["m/s", "kg"];
   for (const side of [0, 1] as const) {
     const b = side === 0 ? q.bodyA : q.bodyB;
     if (b < 0 || sys.dofOffset[b] < 0 || (angle && sys.kind[b] !== BodyKind.RIGID)) continue;
-    let change = impulse / sys.mass[b];
-    let unit = "m/s";
-    if (angle) {
-      const [rate, speed] = hingeResponse(sys, b, side === 0 ? q.jacA : q.jacB, q.lever(side));
-      change = impulse * Math.max(rate, speed);
-      unit = speed > rate ? "m/s (its centre)" : "rad/s";
+    const [inertia, arm] = angle
+      ? hingeInertia(sys, b, side === 0 ? q.jacA : q.jacB, q.lever(side))
+      : [sys.mass[b], 0];
+    let rate: number;
+    let what: string;
+    switch (a.type) {
+      case "torque":
+        rate = (h * Math.min(Math.abs(value), a.limit)) / inertia;
+        what = `one step (${h} s) of this effort changes body "${sys.ids[b]}" by`;
+        break;
+      case "velocity":
+        rate = Math.abs(value);
+        what = `this target rate moves body "${sys.ids[b]}" at`;
+        break;
+      case "position":
+        rate = Math.min(
+          a.peakRate(q.value - value, q.rate, inertia),
+          Math.abs(value - q.value) / h + Math.abs(q.rate),
+        );
+        what = `the servo driving its joint from ${q.value.toPrecision(4)} to this target moves body "${sys.ids[b]}" at`;
+        break;
     }
-    if (change > BLOW_UP_VELOCITY)
+    const speed = rate * arm;
+    if (Math.max(rate, speed) > BLOW_UP_VELOCITY) {
+      const [v, unit] = speed > rate ? [speed, "m/s (its centre)"] : [rate, rateUnit];
       return [
         {
           path: ["value"],
-          message: `one step (${h} s) of this effort changes body "${sys.ids[b]}" by up to ${change.toExponential(2)} ${unit}, beyond ${BLOW_UP_VELOCITY.toExponential(0)}, where a run is a blow-up`,
+          message: `${what} up to ${v.toExponential(2)} ${unit} (its inertia along the joint ${inertia.toPrecision(4)} ${inertiaUnit}), beyond ${BLOW_UP_VELOCITY.toExponential(0)}, where a run is a blow-up`,
         },
       ];
+    }
   }
   return [];
 }
 
 /**
  * Rigid body b turning about a hinge's axis through its anchor (the joint's other end
- * held), per unit angular impulse about the axis: [|Δω|, |Δv| of its centre] =
- * [1/I_J, |â × r|/I_J] (1/(kg·m²), 1/(kg·m)), I_J = âᵀ I_w â + m |â × r|², â = g_θ/|g_θ|
- * the axis from the coordinate's Jacobian g (its angular part), r the lever (m, world)
- * from the centre to the anchor.
+ * held): [I_J, d], I_J = âᵀ I_w â + m d² (kg·m²) its moment about the axis and d = |â × r|
+ * (m) its centre's distance from it, â = g_θ/|g_θ| the axis from the coordinate's Jacobian
+ * g (its angular part), r the lever (m, world) from the centre to the anchor.
  */
-function hingeResponse(
+function hingeInertia(
   sys: BodySystem,
   b: number,
   g: Float64Array,
@@ -319,8 +352,7 @@ function hingeResponse(
   const u = [ax, ay, az];
   for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) axial += u[i] * J[o + 3 * i + j] * u[j];
   const arm = Math.hypot(ay * r[2] - az * r[1], az * r[0] - ax * r[2], ax * r[1] - ay * r[0]);
-  const inertia = axial + sys.mass[b] * arm * arm;
-  return [1 / inertia, arm / inertia];
+  return [axial + sys.mass[b] * arm * arm, arm];
 }
 
 /**

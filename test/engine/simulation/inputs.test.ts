@@ -22,6 +22,7 @@ import {
   replayRecording,
   replayStates,
 } from "../../../src/engine/index";
+import { servoRod } from "../../support/models";
 import { rotationMatrix } from "../../support/quat";
 
 const inputs = (list: InputIn[]) => list.map((i) => Input.parse(i));
@@ -510,6 +511,99 @@ describe("a torque actuator's effort bound on a hinge: the body's moment about t
     expect(loadModel(model(10)).commandIssues()).toEqual([]);
     expect(loadModel(model((1.0001 * (1e8 * 0.5)) / h)).commandIssues()).toEqual([
       { path: ["actuators", 0, "effort"], message: expect.stringMatching(/rad\/s/) },
+    ]);
+  });
+});
+
+describe("a servo's command: refused where the motion it drives is a blow-up", () => {
+  // The bound (inputs.ts commandBounds): a position servo's target is refused when the rate
+  // its law drives the joint to passes 1e8 rad/s, and so does the rate of a step h that
+  // carries the joint there at once, |q* − q|/h (an implicit step's reading of a servo too
+  // stiff for it). The law's peak from rest, I q̈ = k_p (q* − q) − k_d q̇ (ζ < 1):
+  //   q̇_max = |e| ω_n exp(−ζ acos ζ/√(1 − ζ²)),  ω_n = √(k_p/I),  ζ = k_d/(2 √(k_p I)).
+  // Before, the target alone was checked against 1e8 rad: 9e7 rad on the 20 N·m/rad servo
+  // was taken and its first step ended the run diverged.
+  const m = 2;
+  const L = 0.6;
+  const I = (m * L * L) / 3;
+  const kp = 20;
+  const kd = 0.8;
+  const wn = Math.sqrt(kp / I);
+  const zeta = kd / (2 * Math.sqrt(kp * I));
+  const perRadian = wn * Math.exp((-zeta * Math.acos(zeta)) / Math.sqrt(1 - zeta * zeta));
+  const rod = (servo: Record<string, unknown>, dt: number) =>
+    loadModel(servoRod(m, L, servo, { integrator: "generalized-alpha", dt }));
+  const refusal = (sim: ReturnType<typeof loadModel>, value: number) => {
+    try {
+      sim.schedule(inputs([{ type: "actuator", id: "servo", value }]));
+      return null;
+    } catch (e) {
+      expect(e).toBeInstanceOf(InputError);
+      return (e as InputError).issues;
+    }
+  };
+
+  it("the law's peak rate, measured on a 1 rad step at 0.1 ms, is the closed form's; 9e7 rad and 1.001 · 1e8/peak refused, 0.999 · taken", () => {
+    const sim = rod({ type: "position", target: 0, kp, kd }, 1e-4);
+    sim.schedule(inputs([{ type: "actuator", id: "servo", value: 1 }]));
+    let peak = 0;
+    for (let n = 0; n < 3000; n++) {
+      sim.step(1);
+      peak = Math.max(peak, sim.state().joints[0].rates[0]);
+    }
+    expect(peak / perRadian - 1).toBeLessThan(1e-4);
+    expect(peak / perRadian - 1).toBeGreaterThan(-1e-4);
+    const bound = 1e8 / perRadian; // 1.42e7 rad
+    const at = rod({ type: "position", target: 0, kp, kd }, 1 / 60);
+    expect(refusal(at, 0.999 * bound)).toBeNull();
+    at.schedule(inputs([{ type: "actuator", id: "servo", value: 0 }]));
+    for (const value of [1.001 * bound, -1.001 * bound, 9e7])
+      expect(refusal(at, value)).toEqual([
+        {
+          path: ["inputs", 0, "value"],
+          message: expect.stringMatching(/body "rod" at up to .* rad\/s .* beyond 1e\+8/),
+        },
+      ]);
+  });
+
+  it("with an effort limit the same 9e7 rad is taken: the rod spins up at τ_max/I (energy bound 8.7e4 rad/s)", () => {
+    const sim = rod({ type: "position", target: 0, kp, kd, effortLimit: 10 }, 1 / 60);
+    expect(refusal(sim, 9e7)).toBeNull();
+    sim.step(600);
+    const s = sim.state();
+    expect(s.actuators[0].effort).toBe(10);
+    expect(s.joints[0].rates[0]).toBeCloseTo((10 * 10) / I, 6);
+  });
+
+  it("a stiff servo (k_p = 1e20, undamped peak 2e10 rad/s a radian) takes a 1 rad target and holds it; 2e6 rad (one step's reach 1.2e8 rad/s) refused", () => {
+    const sim = rod({ type: "position", target: 0, kp: 1e20, kd: 0 }, 1 / 60);
+    expect(refusal(sim, 1)).toBeNull();
+    sim.step(60);
+    expect(sim.state().joints[0].coordinates[0]).toBeCloseTo(1, 9);
+    expect(refusal(sim, 1 + 1.001e8 / 60)).not.toBeNull();
+    expect(refusal(sim, 1 + 0.999e8 / 60)).toBeNull();
+  });
+
+  it("a velocity servo's target rate on a point mass 10 m from its hinge: refused where its centre's speed passes 1e8 m/s", () => {
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [{ id: "bob", mass: 1, position: [10, 0, 0], inertia: [1e-12, 1e-12, 1e-12] }],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "bob", point: [-10, 0, 0] },
+          axis: [0, 0, 1],
+        },
+      ],
+      actuators: [{ id: "servo", joint: "pin", type: "velocity", kv: 1 }],
+      solver: { dt: 1e-3 },
+    } as ModelInput);
+    expect(refusal(sim, 0.999e7)).toBeNull();
+    sim.schedule(inputs([{ type: "actuator", id: "servo", value: 0 }]));
+    expect(refusal(sim, 1.001e7)).toEqual([
+      { path: ["inputs", 0, "value"], message: expect.stringMatching(/m\/s \(its centre\)/) },
     ]);
   });
 });
