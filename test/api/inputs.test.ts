@@ -53,7 +53,10 @@ describe("POST /v1/sessions/:id/inputs", () => {
     const unknown = await post({ inputs: [{ type: "actuator", id: "nope", value: 1 }] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.issues).toEqual([
-      { path: ["inputs", 0, "id"], message: 'unknown actuator "nope"' },
+      {
+        path: ["inputs", 0, "id"],
+        message: `unknown actuator "nope" (the model's actuators: "push")`,
+      },
     ]);
     const key = await post({ inputs: [{ type: "actuator", id: "push", value: 1, gain: 2 }] });
     expect(key.status).toBe(400);
@@ -138,7 +141,10 @@ describe("a limits input over REST and the WebSocket", () => {
     const unknown = await post({ inputs: [{ type: "limits", id: "m", lower: 0, upper: 1 }] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.issues).toEqual([
-      { path: ["inputs", 0, "id"], message: 'unknown joint "m"' },
+      {
+        path: ["inputs", 0, "id"],
+        message: `unknown joint "m": it is an actuator, on the joint "pin" (the model's joints with limits: "pin")`,
+      },
     ]);
     expect((await step(server.app, id, 500)).joints[0].limitEffort).toBeCloseTo(-1, 6);
   });

@@ -123,7 +123,7 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
   switch (input.type) {
     case "actuator": {
       const a = t.actuators.get(input.id);
-      if (!a) return [{ path: ["id"], message: `unknown actuator "${input.id}"` }];
+      if (!a) return [{ path: ["id"], message: unknownActuator(input.id, t) }];
       return commandBounds(input.value, a, sys, t.dt());
     }
     case "load": {
@@ -138,7 +138,7 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
             path: ["id"],
             message: t.joints.has(input.id)
               ? `joint "${input.id}" has no limits in the model: only a limited revolute or prismatic joint's bounds move`
-              : `unknown joint "${input.id}"`,
+              : unknownJoint(input.id, t),
           },
         ];
       return input.lower < input.upper
@@ -169,6 +169,41 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
     }
   }
 }
+
+/**
+ * The refusal of an actuator input naming no actuator: what the id is when it names a
+ * joint (its actuators, as a URDF import names them "<joint>.actuator"), and the model's
+ * actuators (listIds).
+ */
+function unknownActuator(id: string, t: InputTargets): string {
+  const actuators = [...t.actuators.values()];
+  if (t.joints.has(id)) {
+    const on = actuators.filter((a) => a.coordinate.joint === id).map((a) => `"${a.id}"`);
+    return `unknown actuator "${id}": it is a joint, ${on.length > 0 ? `driven by ${on.join(", ")}` : "which no actuator drives"}`;
+  }
+  return `unknown actuator "${id}" (${listIds(
+    "actuators",
+    actuators.map((a) => a.id),
+  )})`;
+}
+
+/** The refusal of a limits input naming no joint: what the id is when it names an actuator, and the joints whose bounds move. */
+function unknownJoint(id: string, t: InputTargets): string {
+  const a = t.actuators.get(id);
+  const joint = a ? `: it is an actuator, on the joint "${a.coordinate.joint}"` : "";
+  return `unknown joint "${id}"${joint} (${listIds("joints with limits", [...t.limits.keys()])})`;
+}
+
+/** "the model's <what>: "a", "b"" (the first LISTED_IDS of them, and how many in all), or "the model has no <what>". */
+function listIds(what: string, ids: readonly string[]): string {
+  if (ids.length === 0) return `the model has no ${what}`;
+  const shown = ids.slice(0, LISTED_IDS).map((id) => `"${id}"`);
+  const more = ids.length > LISTED_IDS ? `, … ${ids.length} in all` : "";
+  return `the model's ${what}: ${shown.join(", ")}${more}`;
+}
+
+/** How many ids an unknown id's refusal lists (a 10 000-body cloth's would be 600 kB). */
+const LISTED_IDS = 10;
 
 /**
  * The model's actuator commands and point loads checked as inputs that set their largest

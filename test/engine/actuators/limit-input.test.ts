@@ -154,7 +154,10 @@ describe("a limits input moves a joint's bounds at its step boundary", () => {
       return [];
     };
     expect(refused([{ type: "limits", id: "nope", lower: 0, upper: 1 }])).toEqual([
-      { path: ["inputs", 0, "id"], message: 'unknown joint "nope"' },
+      {
+        path: ["inputs", 0, "id"],
+        message: `unknown joint "nope" (the model's joints with limits: "pin")`,
+      },
     ]);
     expect(
       refused([

@@ -218,7 +218,12 @@ describe("inputs", () => {
     };
     expect(
       issues(() => sim.schedule(inputs([{ type: "actuator", id: "nope", value: 1 }]))),
-    ).toEqual([{ path: ["inputs", 0, "id"], message: 'unknown actuator "nope"' }]);
+    ).toEqual([
+      {
+        path: ["inputs", 0, "id"],
+        message: 'unknown actuator "nope" (the model has no actuators)',
+      },
+    ]);
     expect(
       issues(() => sim.schedule(inputs([{ type: "impulse", id: "wall", impulse: [1, 0, 0] }]))),
     ).toEqual([{ path: ["inputs", 0, "id"], message: 'body "wall" is fixed: it cannot be moved' }]);
@@ -233,6 +238,37 @@ describe("inputs", () => {
       "step",
     ]);
     expect(sim.pendingInputs()).toEqual([]);
+  });
+
+  it("an id of the wrong kind is named as what it is: a joint sent as an actuator, an actuator as a joint", () => {
+    const sim = loadModel({
+      ...cartPole,
+      joints: cartPole.joints?.map((j) =>
+        j.id === "hinge" ? { ...j, limits: { lower: -1, upper: 1 } } : j,
+      ),
+    });
+    const refused = (input: InputIn) => {
+      try {
+        sim.schedule(inputs([input]));
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+        return (e as InputError).issues.map((i) => i.message);
+      }
+      throw new Error("taken");
+    };
+    // (before: 'unknown actuator "rail"', 'unknown joint "drive"', with no list)
+    expect(refused({ type: "actuator", id: "rail", value: 1 })).toEqual([
+      'unknown actuator "rail": it is a joint, driven by "drive"',
+    ]);
+    expect(refused({ type: "actuator", id: "hinge", value: 1 })).toEqual([
+      'unknown actuator "hinge": it is a joint, which no actuator drives',
+    ]);
+    expect(refused({ type: "actuator", id: "push", value: 1 })).toEqual([
+      `unknown actuator "push" (the model's actuators: "drive")`,
+    ]);
+    expect(refused({ type: "limits", id: "drive", lower: 0, upper: 1 })).toEqual([
+      `unknown joint "drive": it is an actuator, on the joint "rail" (the model's joints with limits: "hinge")`,
+    ]);
   });
 
   it("refuses a state or a kick beyond the blow-up bounds (1e8 m, m/s, rad/s), naming the component; the state is untouched", () => {
