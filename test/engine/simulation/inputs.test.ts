@@ -602,6 +602,15 @@ describe("a servo's command: refused where the motion it drives is a blow-up", (
       ]);
   });
 
+  it("a model whose target is such a swing is refused at its creation (path to its target), one within it taken", () => {
+    const made = (target: number) =>
+      loadModel(servoRod(m, L, { type: "position", target, kp, kd }, { dt: 1 / 60 }));
+    expect(made(0.999e8 / perRadian).commandIssues()).toEqual([]);
+    expect(made(1.001e8 / perRadian).commandIssues()).toEqual([
+      { path: ["actuators", 0, "target"], message: expect.stringMatching(/rad\/s/) },
+    ]);
+  });
+
   it("with an effort limit the same 9e7 rad is taken: the rod spins up at τ_max/I (energy bound 8.7e4 rad/s)", () => {
     const sim = rod({ type: "position", target: 0, kp, kd, effortLimit: 10 }, 1 / 60);
     expect(refusal(sim, 9e7)).toBeNull();
