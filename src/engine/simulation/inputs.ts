@@ -11,10 +11,12 @@
  *   Δv = J/m,   Δω = I_w⁻¹ (r × J + L),   r = R p
  * (a particle: Δv only; L and the moment are refused on it). Joints are not consulted
  * here: after the inputs, Simulation.stateChanged puts the velocities onto the joints at
- * once (the joints' share of a kick), and a written pose is closed by the joints'
- * projections (moved onto the bounds at once where limits are compliant, else at the
- * next step's end): a link of the imported 7-axis arm written 0.01 m off its joints read
- * 2e-4 m off right after under generalized-alpha, 0.01 m under moreau-jean.
+ * once (the joints' share of a kick); a written pose is left to the joints' projection at
+ * the next step's end, unless a joint is then past a bound that ontoBounds moves it onto
+ * at once, the joints closed with it (newmark, generalized-alpha and articulated's
+ * default bounds): a link of the imported 7-axis arm, whose joint4 starts past its bound,
+ * written 0.01 m off its joints read 2e-4 m off right after under generalized-alpha and
+ * 0.01 m under moreau-jean; a hinged rod within its bounds 0.01 m under both.
  *
  * Values whose effect is a blow-up are refused (checkInput), as the step that reached them
  * would end the run `diverged`: positions and velocities beyond BLOW_UP_POSITION and
