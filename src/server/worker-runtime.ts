@@ -409,6 +409,7 @@ export class WorkerRuntime {
             lagResets: s.run.lagResets,
           }
         : null,
+      recordedInputs: s.sim.recordedInputs().entries,
     };
   }
 
