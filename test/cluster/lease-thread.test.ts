@@ -15,9 +15,12 @@
  * since its last renewal), not from the node's timers.
  */
 import { Redis } from "ioredis";
+import pino from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp, type MoreauApp } from "../../src/server/app";
 import { HEARTBEAT_BOUND } from "../../src/server/cluster/renewer";
+import { redisPorts } from "../../src/server/cluster/setup";
+import { resolveConfig } from "../../src/server/config";
 import { sample } from "../support/metrics";
 import { springParticle } from "../support/models";
 import { type RedisServer, startRedis } from "../support/redis";
@@ -31,13 +34,15 @@ let probe: Redis;
 beforeAll(async () => {
   redis = await startRedis();
   probe = new Redis(redis.url);
-  app = await buildApp({
-    workers: 1,
-    logLevel: "silent",
-    nodeId: "a",
-    leaseTtlMs: TTL,
-    redisUrl: redis.url,
-  });
+  const config = { workers: 1, logLevel: "silent", nodeId: "a", leaseTtlMs: TTL } as const;
+  // the node's own Redis ports, so as to start once its renewal thread runs (on a loaded
+  // machine it may not be ready by the time the ports are: the event loop renews meanwhile)
+  const { ports } = await redisPorts(
+    resolveConfig({ ...config, redisUrl: redis.url }),
+    pino({ level: "silent" }),
+  );
+  await waitFor(() => ports.renewer?.alive(), 30_000);
+  app = await buildApp(config, { cluster: ports });
   await app.listen({ port: 0, host: "127.0.0.1" });
 }, 60_000);
 
@@ -78,29 +83,34 @@ it("a stall of 0.8 TTL keeps the lease; a stall past the heartbeat's bound loses
   const key = `moreau:lease:${id}`;
   expect(await probe.get(key)).toBe("a:1");
 
-  // a renewal just answered (PTTL back near the TTL), then 0.25 TTL later the stall: 0.8 TTL
+  // a renewal just answered (PTTL back up), then 0.25 TTL after it, before the next one (due
+  // TTL/3 after it), the stall: 0.8 TTL. A poll that came too late (a loaded machine) waits
+  // for the next renewal.
   let last = await probe.pttl(key);
-  await waitFor(
-    async () => {
-      const now = await probe.pttl(key);
-      const renewed = now > last;
-      last = now;
-      return renewed;
-    },
-    2 * TTL,
-    5,
-  );
-  await waitFor(
-    async () => {
-      last = await probe.pttl(key);
-      return last <= 0.75 * TTL;
-    },
-    2 * TTL,
-    5,
-  );
-  const since = TTL - last;
-  // no renewal came in between (the next is due TTL/3 after the last)
-  expect(since).toBeLessThan(TTL / 3);
+  const renewal = () =>
+    waitFor(
+      async () => {
+        const now = await probe.pttl(key);
+        const renewed = now > last;
+        last = now;
+        return renewed;
+      },
+      2 * TTL,
+      5,
+    );
+  for (let attempt = 0; ; attempt++) {
+    await renewal();
+    await waitFor(
+      async () => {
+        last = await probe.pttl(key);
+        return last <= 0.75 * TTL;
+      },
+      2 * TTL,
+      5,
+    );
+    if (TTL - last < TTL / 3) break;
+    expect(attempt).toBeLessThan(10);
+  }
   stall(0.8 * TTL);
   // 1.05 TTL or more since the renewal before the stall: only one sent during it kept it
   await sleep(TTL / 3);
