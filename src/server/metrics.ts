@@ -25,7 +25,8 @@
  *   moreau_heap_live_bytes                  gauge     the same for the event loop's thread (0
  *                                                     before its first major collection)
  *   moreau_worker_session_memory_bytes{worker} gauge  the estimated heap of the sessions each
- *                                                     worker holds (sessions/memory.ts), what
+ *                                                     worker holds, their recordings' inputs
+ *                                                     included (sessions/memory.ts), what
  *                                                     WORKER_SESSION_MEMORY_MB bounds
  *   moreau_worker_session_memory_budget_bytes gauge   that bound, per worker
  *   moreau_worker_restarts_total            counter   crashed or stuck workers replaced
@@ -389,7 +390,7 @@ export class ServerMetrics {
       });
     new Gauge({
       name: "moreau_worker_session_memory_bytes",
-      help: "estimated heap of the sessions admitted on each solver worker (sessions/memory.ts), what WORKER_SESSION_MEMORY_MB bounds; compare with moreau_worker_heap_live_bytes",
+      help: "estimated heap of the sessions admitted on each solver worker, their recordings' inputs included (sessions/memory.ts), what WORKER_SESSION_MEMORY_MB bounds; compare with moreau_worker_heap_live_bytes",
       labelNames: ["worker"],
       registers,
       collect() {

@@ -35,6 +35,11 @@ export interface SessionSnapshot {
     simStart: number;
     lagResets: number;
   } | null;
+  /**
+   * the inputs and patches its recording holds (Simulation.recordedInputs().entries): the
+   * worker's estimate of its heap counts each at RECORDED_INPUT_BYTES (sessions/memory.ts)
+   */
+  recordedInputs: number;
 }
 
 /**

@@ -409,6 +409,7 @@ export class WorkerRuntime {
             lagResets: s.run.lagResets,
           }
         : null,
+      recordedInputs: s.sim.recordedInputs().entries,
     };
   }
 
@@ -610,14 +611,36 @@ export class WorkerRuntime {
    * kept under a larger limit is not lost when the limit is lowered.
    */
   private checkRestoredPending(snap: SimulationSnapshotSpec): void {
+    this.checkClientPending(snap.controls?.pending.length ?? 0, "snapshot", [
+      "snapshot",
+      "simulation",
+      "controls",
+      "pending",
+    ]);
+  }
+
+  /**
+   * Refuses a client's recording whose session would start with more inputs pending than
+   * MAX_PENDING_INPUTS (400 naming it), before its model is built, as a snapshot's
+   * (checkRestoredPending): its start's pending inputs and its own inputs after the start
+   * step (those at the start step are applied at once: Simulation.scheduleTimed).
+   */
+  private checkRecordingPending(rec: RecordingSpec): void {
+    const start = rec.start?.step ?? 0;
+    let later = 0;
+    for (const e of rec.inputs) if (e.step > start) later++;
+    const pending = (rec.start?.controls?.pending.length ?? 0) + later;
+    this.checkClientPending(pending, "recording", ["recording", "inputs"]);
+  }
+
+  /** The 400 of checkRestoredPending and checkRecordingPending: `pending` past the limit. */
+  private checkClientPending(pending: number, what: string, path: string[]): void {
     const max = this.init.maxPendingInputs ?? MAX_PENDING_INPUTS;
-    const pending = snap.controls?.pending.length ?? 0;
     if (pending <= max) return;
-    const path = ["snapshot", "simulation", "controls", "pending"];
     const message = `${pending} inputs pending, above MAX_PENDING_INPUTS (${max}), the most a session holds scheduled for later steps`;
     throw new Failure({
       code: "invalid_request",
-      message: `invalid snapshot: ${path.join(".")}: ${message}`,
+      message: `invalid ${what}: ${path.join(".")}: ${message}`,
       details: {
         part: "body",
         issues: [{ path, message }],
@@ -1336,7 +1359,10 @@ export class WorkerRuntime {
     return { states, matches: sim.stateHash() === rec.end.hash };
   }
 
-  /** A session at a recording's start with its inputs pending (paths from the body's root). */
+  /**
+   * A session at a recording's start with its inputs pending (paths from the body's root);
+   * `bounded`: a client's, held to MAX_PENDING_INPUTS and the worker's memory budget.
+   */
   private replay(id: string, json: unknown, bounded: boolean): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
@@ -1347,6 +1373,7 @@ export class WorkerRuntime {
     try {
       const recording = parseRecording(json);
       atModel = recording.start == null;
+      if (bounded) this.checkRecordingPending(recording);
       bytes = this.admit(recording.model, bounded);
       sim = replayRecording(recording);
     } catch (err) {

@@ -65,6 +65,25 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
     expect(sample(text, "moreau_worker_session_memory_budget_bytes")).toBe(6 * MiB);
     expect(text).toMatch(/^# TYPE moreau_worker_heap_used_bytes gauge$/m);
   });
+
+  it("/metrics counts the inputs recordings hold, as the worker's admission does", async () => {
+    // three impulses on a falling body: its recording holds them, 320 B each
+    // (RECORDED_INPUT_BYTES), counted by the worker against the budget
+    const { sessions } = (await api().get("/v1/sessions").expect(200)).body;
+    const fall = (sessions as { id: string; name: string }[]).find((s) => s.name === "fall");
+    const impulse = { type: "impulse", id: "ball", impulse: [0, 0, 1], point: [0, 0, 0] };
+    for (let k = 0; k < 3; k++)
+      await api()
+        .post(`/v1/sessions/${fall?.id}/inputs`)
+        .send({ inputs: [impulse] })
+        .expect(200);
+    const held = 2 * clothBytes + 5 * (64 * 1024 + 1536) + 3 * 320;
+    const text = (await api().get("/metrics").expect(200)).text;
+    expect(sample(text, 'moreau_worker_session_memory_bytes{worker="0"}')).toBe(held);
+    // the same figure the worker's admission refuses a third cloth with
+    const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
+    expect(r.body.details.heldBytes).toBe(held);
+  });
 });
 
 describe("rebuilds after a worker loss keep to the budget", () => {

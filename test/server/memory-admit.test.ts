@@ -10,8 +10,9 @@
  * is refused with insufficient_memory and never built, while a session running on the
  * worker steps on.
  *
- * And a client's snapshot holding more inputs pending than MAX_PENDING_INPUTS is refused
- * (400 naming it) before its model is built; the server's own restores (a fork) are not.
+ * And a client's snapshot or recording holding more inputs pending than MAX_PENDING_INPUTS
+ * is refused (400 naming it) before its model is built; the server's own restores (a fork)
+ * are not.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clothModel } from "../../bench/scenes";
@@ -197,6 +198,51 @@ describe("a client's snapshot within MAX_PENDING_INPUTS", () => {
       message: null,
     });
     expect(fork.ok).toBe(true);
+  });
+});
+
+describe("a client's recording within MAX_PENDING_INPUTS", () => {
+  it("a recording whose session would start with more pending than the limit: 400 naming the count and the limit, not built", async () => {
+    // a falling body's recording from t = 0 with 5 impulses at steps 10, 20, ..., 50 (and
+    // one at step 0, applied at once, never pending): its session starts with 5 pending
+    const sim = loadModel(fallingBody());
+    const at = (step: number, k: number) => ({
+      step,
+      input: {
+        type: "impulse" as const,
+        id: "ball",
+        impulse: [0, 0, k * 1e-3] as [number, number, number],
+        point: [0, 0, 0] as [number, number, number],
+        angularImpulse: [0, 0, 0] as [number, number, number],
+      },
+    });
+    sim.scheduleTimed([at(0, 1), ...[1, 2, 3, 4, 5].map((k) => at(10 * k, k))]);
+    sim.step(60);
+    const recording = recordingOf(sim);
+    expect(recording.inputs).toHaveLength(6);
+
+    runtime({ maxPendingInputs: 4 });
+    const built = builds.count;
+    const r = await open("r", { recording });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe("invalid_request");
+      expect(r.error.details).toMatchObject({
+        limit: "MAX_PENDING_INPUTS",
+        max: 4,
+        issues: [{ path: ["recording", "inputs"] }],
+      });
+      expect(r.error.message).toContain("5 inputs pending, above MAX_PENDING_INPUTS (4)");
+    }
+    expect(builds.count).toBe(built);
+    rt?.handle({ kind: "shutdown" });
+
+    // at the limit: opened, its 5 inputs pending
+    runtime({ maxPendingInputs: 5 });
+    const ok = await open("r", { recording });
+    expect(ok.ok).toBe(true);
+    const doc = decode(await exported("r"));
+    expect(doc.controls.pending).toHaveLength(5);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Once per `vitest run`, before any test file (vitest.config.ts `globalSetup`), in vitest's
- * main process: the server's bundle, src/server/main.ts and worker.ts bundled by esbuild as
- * `npm run build` does (main.js and worker.js side by side, packages left to
- * node_modules). MOREAU_WORKER_BUNDLE names the worker's, which the servers the tests
+ * main process: the server's bundle, src/server/main.ts, worker.ts and
+ * cluster/lease-worker.ts bundled by esbuild as `npm run build` does (main.js and worker.js
+ * side by side, cluster/lease-worker.js, which src/server/cluster/renewer.ts finds beside
+ * MOREAU_WORKER_BUNDLE; packages left to node_modules). MOREAU_WORKER_BUNDLE names the worker's, which the servers the tests
  * start in process and the server processes they spawn inherit (src/server/worker-pool.ts);
  * MOREAU_SERVER_BUNDLE the server's, for tests that start many server processes
  * (test/cluster: a process through tsx's loader starts in twice the time). A worker thread loading the engine through tsx's loader takes
@@ -51,7 +52,9 @@ async function buildBundle(): Promise<string | null> {
   }
   const dir = join(CACHE, `${PREFIX}${process.pid}`);
   const built = build({
-    entryPoints: ["main", "worker"].map((f) => join(ROOT, `src/server/${f}.ts`)),
+    entryPoints: ["main", "worker", "cluster/lease-worker"].map((f) =>
+      join(ROOT, `src/server/${f}.ts`),
+    ),
     outdir: dir,
     bundle: true,
     platform: "node",

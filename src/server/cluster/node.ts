@@ -7,7 +7,10 @@
  * on a timer of their own, on a Redis connection of their own (ClusterPorts.leases), and
  * wait for nothing else: not the heartbeat or the directory reads (a tick renewed only
  * after announcing and reading the nodes, three round trips on the connection that carries
- * the frames), not a frame or a checkpoint on the wire. Their times are monotonic
+ * the frames), not a frame or a checkpoint on the wire. With Redis they run in a thread of
+ * their own (ClusterPorts.renewer, renewer.ts), which renews while the event loop's
+ * heartbeat is recent: a stall of the event loop keeps the leases, a hung one loses them;
+ * the event loop hands it the leases it holds and takes its answers. Their times are monotonic
  * (performance.now(): a wall clock set back or forth moves no lease). A request on a
  * session this node holds is served here once the lease is known valid: a lease renewed at
  * time t (the time the renewal was sent) cannot be claimed by another node before
@@ -67,6 +70,7 @@ import {
   type SnapshotStore,
 } from "./ports";
 import { REFRESH_MS, Relay } from "./relay";
+import type { LeaseRenewer } from "./renewer";
 
 /** A lease is used without a check until this fraction of its TTL after its renewal was sent. */
 const TRUSTED_FRACTION = 0.8;
@@ -88,6 +92,11 @@ export interface ClusterPorts {
    * before it (setup.ts). Without it, `directory`.
    */
   leases?: SessionDirectory;
+  /**
+   * The periodic renewals in a thread of their own (renewer.ts, the Redis adapters);
+   * without it, or while it is not running, on the event loop (`leases`).
+   */
+  renewer?: LeaseRenewer;
   bus: Bus;
   snapshots: SnapshotStore;
   /** whether the infrastructure answers now (the Redis connection is ready) */
@@ -162,6 +171,7 @@ export class ClusterNode implements ClusterHooks {
     const relayed = this.metrics.framesRelayed;
     this.relay = new Relay(ports.bus, ports.directory, streams, () => relayed.inc());
     ports.bus.onControl((m) => this.onControl(m));
+    ports.renewer?.onRenewed((lease, ok, sent) => this.renewedElsewhere(lease, ok, sent));
   }
 
   /** Joins the cluster once the server listens on `port`. */
@@ -237,6 +247,7 @@ export class ClusterNode implements ClusterHooks {
     }
     if (answer === "ok") {
       this.claimed.set(id, { lease, sent });
+      this.handOver();
       return;
     }
     await this.ports.directory.forget(id).catch(() => undefined);
@@ -265,6 +276,7 @@ export class ClusterNode implements ClusterHooks {
       throw new ApiError("cluster_unavailable", `session ${rec.id} is held by another node`);
     rec.epoch = lease.epoch;
     this.held.set(rec.id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
+    this.handOver();
     const scene = this.sessions.sceneFrame(rec, "json", false);
     await this.directoryCall(() => this.ports.directory.putScene(rec.id, scene));
   }
@@ -524,15 +536,64 @@ export class ClusterNode implements ClusterHooks {
    * comes late, its event loop busy, runs at once: the lease renewed at t is anyone's from
    * t + TTL, so a stall of up to 2/3 TTL after a renewal is covered), each renewing every
    * lease held here or being opened here, all sent at once, whether the previous pass was
-   * answered or not (one renewal of a session at a time: `renewing`).
+   * answered or not (one renewal of a session at a time: `renewing`). With a renewal
+   * thread (ClusterPorts.renewer) running, a pass only hands it the leases: it renews them
+   * on its own clock, whatever this loop is doing (renewer.ts).
    */
   private renewals(): void {
     const period = Math.max(50, Math.floor(this.ttl / 3));
-    const pass = () => void this.renewAll().catch(() => undefined);
+    const pass = () => {
+      if (this.handOver()) return;
+      void this.renewAll().catch(() => undefined);
+    };
     const t = setInterval(pass, period);
     t.unref();
     this.timers.push(t);
     pass();
+  }
+
+  /**
+   * Hands the renewal thread every lease held or being opened here (the whole set, at each
+   * pass and once a lease is added): false when there is no thread running (the renewals
+   * are this loop's).
+   */
+  private handOver(): boolean {
+    const renewer = this.ports.renewer;
+    if (!renewer?.alive() || this.stopped) return false;
+    const leases: Lease[] = [];
+    for (const r of this.sessions.locals()) {
+      const held = this.held.get(r.id);
+      if (held) leases.push(held.lease);
+    }
+    for (const c of this.claimed.values()) leases.push(c.lease);
+    renewer.hold(leases);
+    return true;
+  }
+
+  /**
+   * A renewal thread's answer (`sent`: performance.now() when it was sent): the lease's
+   * trust window or its claim's time moves on; a lease refused is handled as one of this
+   * loop's renewals would be (renewed), unless a renewal of the session is under way here.
+   * Answers on a lease no longer held (let go, re-claimed under a new epoch) are dropped.
+   */
+  private renewedElsewhere(lease: Lease, ok: boolean, sent: number): void {
+    const same = (l: Lease) => l.node === lease.node && l.epoch === lease.epoch;
+    const id = lease.session;
+    const claimed = this.claimed.get(id);
+    if (claimed && same(claimed.lease)) {
+      if (ok) claimed.sent = Math.max(claimed.sent, sent);
+      return;
+    }
+    const held = this.held.get(id);
+    if (!held || !same(held.lease) || this.stopped) return;
+    if (ok) {
+      void this.renewed(id, held, sent, true);
+      return;
+    }
+    if (this.renewing.has(id)) return;
+    const p = this.renewed(id, held, sent, false).finally(() => this.renewing.delete(id));
+    this.renewing.set(id, p);
+    p.catch(() => undefined);
   }
 
   private async renewAll(): Promise<void> {
@@ -578,11 +639,21 @@ export class ClusterNode implements ClusterHooks {
   }
 
   private async renewOnce(id: string): Promise<boolean> {
-    const rec = this.sessions.local(id);
     const held = this.held.get(id);
-    if (!rec || !held) return false;
+    if (!this.sessions.local(id) || !held) return false;
     const sent = performance.now();
-    if (await this.leases.renew(held.lease, this.ttl)) {
+    return this.renewed(id, held, sent, await this.leases.renew(held.lease, this.ttl));
+  }
+
+  /**
+   * A renewal of `held`'s lease, sent at `sent` (performance.now()), answered `ok` (this
+   * loop's or the renewal thread's): its trust window moves on; refused, the session is
+   * re-claimed (Redis lost it) or let go (another node holds it).
+   */
+  private async renewed(id: string, held: Held, sent: number, ok: boolean): Promise<boolean> {
+    const rec = this.sessions.local(id);
+    if (!rec) return false;
+    if (ok) {
       // a later renewal may have been answered first
       held.trustedUntil = Math.max(held.trustedUntil, sent + this.ttl * TRUSTED_FRACTION);
       this.metrics.leases.inc({ event: "renewed" });
@@ -600,6 +671,7 @@ export class ClusterNode implements ClusterHooks {
     this.metrics.leases.inc({ event: "reestablished" });
     rec.epoch = lease.epoch;
     this.held.set(id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
+    this.handOver();
     // the registry, scene and checkpoint on the command connection, not waited for: the
     // renewals go on meanwhile (that connection may be slow, behind the frames)
     void (async () => {
@@ -812,6 +884,7 @@ export class ClusterNode implements ClusterHooks {
           return false;
         }
         this.claimed.set(id, { lease, sent });
+        this.handOver();
         await this.sessions.adopt(cp);
         this.metrics.takeovers.inc({ cause: this.released.delete(id) ? "handover" : "expired" });
         this.log.warn(

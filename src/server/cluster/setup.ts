@@ -10,7 +10,9 @@
  * take the session over. On its own connection the renewal is answered in a round trip
  * while the checkpoint streams in (test/cluster/setup.test.ts). The renewals have their
  * own for the same reason: the command connection carries the frames published (a cloth's
- * are hundreds of kB each, many a second) and the directory's reads.
+ * are hundreds of kB each, many a second) and the directory's reads. The periodic renewals
+ * run in a thread of their own, on a fifth connection (renewer.ts: an event loop stalled
+ * for most of a TTL keeps its leases).
  * Redis unreachable at start is no failure: the node starts degraded and joins once ioredis
  * has reconnected.
  */
@@ -19,6 +21,7 @@ import type { Redis } from "ioredis";
 import type { Config } from "../config";
 import type { ClusterPorts } from "./node";
 import { connect, RedisBus, RedisDirectory, RedisSnapshotStore, ready } from "./redis";
+import { WorkerLeaseRenewer } from "./renewer";
 
 /** How long a start waits for Redis before going on degraded. */
 const START_WAIT_MS = 5000;
@@ -46,23 +49,30 @@ export async function redisPorts(
   // (Redis unreachable: the command connection reports it); ioredis reconnects on its own
   checkpoints.on("error", () => undefined);
   leases.on("error", () => undefined);
-  const connected = await Promise.all([
-    ready(redis, START_WAIT_MS),
-    ready(checkpoints, START_WAIT_MS),
-    ready(leases, START_WAIT_MS),
+  const p = config.clusterPrefix;
+  const renewer = new WorkerLeaseRenewer(config.redisUrl, p, config.leaseTtlMs, log);
+  const [connected] = await Promise.all([
+    Promise.all([
+      ready(redis, START_WAIT_MS),
+      ready(checkpoints, START_WAIT_MS),
+      ready(leases, START_WAIT_MS),
+    ]),
+    // not ready in time: the event loop renews until it is
+    renewer.started(START_WAIT_MS),
   ]);
   if (!connected.every(Boolean)) log.warn("redis unreachable at start: the node starts degraded");
-  const p = config.clusterPrefix;
   const bus = new RedisBus(redis, p);
   return {
     redis,
     ports: {
       directory: new RedisDirectory(redis, p),
       leases: new RedisDirectory(leases, p),
+      renewer,
       bus,
       snapshots: new RedisSnapshotStore(checkpoints, p),
       healthy: () => [redis, checkpoints, leases].every((c) => c.status === "ready"),
       close: async () => {
+        await renewer.close();
         await bus.close();
         redis.disconnect();
         checkpoints.disconnect();

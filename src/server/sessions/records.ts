@@ -13,6 +13,7 @@ import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { RunAt } from "../cluster/ports";
 import { conflict, notFound } from "../errors";
 import type { SceneInfo, SessionSnapshot, WorkerRequestBody } from "../protocol";
+import { RECORDED_INPUT_BYTES } from "./memory";
 
 /** The last checkpoint of a session, in memory. */
 export interface MemoryCheckpoint {
@@ -47,8 +48,10 @@ export interface SessionRecord {
   message: string | null;
   run: SessionSnapshot["run"];
   counts: SessionOut["counts"];
-  /** the estimated heap bytes it holds on its worker (sessions/memory.ts) */
+  /** the estimated heap bytes of its model on its worker (sessions/memory.ts) */
   memoryBytes: number;
+  /** the inputs and patches its recording holds, as last reported (SessionSnapshot) */
+  recordedInputs: number;
   createdAt: Date;
   lastActivity: number;
   /** the validated model as UTF-8 JSON (SessionOrigin.model): rebuilds without a checkpoint */
@@ -247,12 +250,15 @@ export class SessionTable {
 
   /**
    * The estimated heap bytes of the sessions on each of `workers` workers (those lost with
-   * theirs not counted): what WORKER_SESSION_MEMORY_MB bounds.
+   * theirs not counted): their models' and their recordings' (RECORDED_INPUT_BYTES an
+   * input), as the worker counts them (worker-runtime.ts heldBytes): what
+   * WORKER_SESSION_MEMORY_MB bounds.
    */
   memory(workers: number, except?: string): number[] {
     const bytes = new Array<number>(workers).fill(0);
     for (const r of this.records.values())
-      if (!r.lost && r.id !== except) bytes[r.worker] += r.memoryBytes;
+      if (!r.lost && r.id !== except)
+        bytes[r.worker] += r.memoryBytes + RECORDED_INPUT_BYTES * r.recordedInputs;
     return bytes;
   }
 

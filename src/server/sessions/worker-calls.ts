@@ -103,6 +103,7 @@ export class WorkerCalls {
     rec.dt = s.dt;
     rec.message = s.message;
     rec.run = s.run;
+    rec.recordedInputs = s.recordedInputs;
     this.onApplied(rec, was);
   }
 }

@@ -157,6 +157,7 @@ function workerCheckpoint(step: number, seq: number): WorkerCheckpoint {
       step,
       dt: 1e-3,
       run: null,
+      recordedInputs: 0,
     },
   };
 }
@@ -203,6 +204,7 @@ describe("checkpoint loop", () => {
         step: 10,
         dt: 1e-3,
         run: null,
+        recordedInputs: 0,
       },
     };
     cps.taken(rec, taken);
@@ -238,6 +240,7 @@ describe("checkpoints held in memory", () => {
       step,
       dt: 1e-3,
       run: null,
+      recordedInputs: 0,
     },
   });
 

@@ -1,0 +1,128 @@
+/**
+ * Lease renewals in a thread of their own (src/server/cluster/renewer.ts): one node in
+ * process on a redis-server of this test's own, LEASE_TTL_MS = 3 s, its event loop stalled
+ * by a busy loop (no timer, no socket callback runs meanwhile).
+ *
+ * On the event loop, a renewal pass runs every TTL/3, and one due during a stall runs after
+ * it: a stall of 0.8 TTL that begins 0.25 TTL after the last renewal ends 1.05 TTL after it,
+ * past the lease's expiry in Redis (the node then found its lease gone and claimed it again
+ * under epoch 2: another node could have taken the session meanwhile). The thread renews
+ * through the stall. A process whose event loop is hung for good still loses its leases:
+ * the thread renews only while the event loop's heartbeat is younger than HEARTBEAT_BOUND
+ * of the TTL, so a stall longer than (HEARTBEAT_BOUND + 1)·TTL outlives the lease.
+ *
+ * The stall's phase is read from Redis itself (PTTL of the lease: TTL − PTTL is the time
+ * since its last renewal), not from the node's timers.
+ */
+import { Redis } from "ioredis";
+import pino from "pino";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildApp, type MoreauApp } from "../../src/server/app";
+import { HEARTBEAT_BOUND } from "../../src/server/cluster/renewer";
+import { redisPorts } from "../../src/server/cluster/setup";
+import { resolveConfig } from "../../src/server/config";
+import { sample } from "../support/metrics";
+import { springParticle } from "../support/models";
+import { type RedisServer, startRedis } from "../support/redis";
+import { sleep, waitFor } from "../support/wait";
+
+const TTL = 3000;
+let redis: RedisServer;
+let app: MoreauApp;
+let probe: Redis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  probe = new Redis(redis.url);
+  const config = { workers: 1, logLevel: "silent", nodeId: "a", leaseTtlMs: TTL } as const;
+  // the node's own Redis ports, so as to start once its renewal thread runs (on a loaded
+  // machine it may not be ready by the time the ports are: the event loop renews meanwhile)
+  const { ports } = await redisPorts(
+    resolveConfig({ ...config, redisUrl: redis.url }),
+    pino({ level: "silent" }),
+  );
+  await waitFor(() => ports.renewer?.alive(), 30_000);
+  app = await buildApp(config, { cluster: ports });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  probe?.disconnect();
+  await redis?.stop();
+});
+
+/** Busy for `ms`: the event loop runs nothing meanwhile. */
+function stall(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // busy
+  }
+}
+
+async function leaseEvents(event: string): Promise<number> {
+  const text = (await app.inject({ method: "GET", url: "/metrics" })).body;
+  const n = sample(text, `moreau_cluster_leases_total{event="${event}"}`);
+  return Number.isNaN(n) ? 0 : n; // none yet
+}
+
+it("a stall of 0.8 TTL keeps the lease; a stall past the heartbeat's bound loses it", {
+  timeout: 60_000,
+}, async () => {
+  const made = await app.inject({
+    method: "POST",
+    url: "/v1/sessions",
+    payload: { model: springParticle() },
+  });
+  expect(made.statusCode).toBe(201);
+  const id = made.json().id as string;
+  expect(
+    (await app.inject({ method: "POST", url: `/v1/sessions/${id}/step`, payload: { steps: 5 } }))
+      .statusCode,
+  ).toBe(200);
+  const key = `moreau:lease:${id}`;
+  expect(await probe.get(key)).toBe("a:1");
+
+  // a renewal just answered (PTTL back up), then 0.25 TTL after it, before the next one (due
+  // TTL/3 after it), the stall: 0.8 TTL. A poll that came too late (a loaded machine) waits
+  // for the next renewal.
+  let last = await probe.pttl(key);
+  const renewal = () =>
+    waitFor(
+      async () => {
+        const now = await probe.pttl(key);
+        const renewed = now > last;
+        last = now;
+        return renewed;
+      },
+      2 * TTL,
+      5,
+    );
+  for (let attempt = 0; ; attempt++) {
+    await renewal();
+    await waitFor(
+      async () => {
+        last = await probe.pttl(key);
+        return last <= 0.75 * TTL;
+      },
+      2 * TTL,
+      5,
+    );
+    if (TTL - last < TTL / 3) break;
+    expect(attempt).toBeLessThan(10);
+  }
+  stall(0.8 * TTL);
+  // 1.05 TTL or more since the renewal before the stall: only one sent during it kept it
+  await sleep(TTL / 3);
+  expect(await probe.get(key)).toBe("a:1");
+  const held = await app.inject({ method: "GET", url: `/v1/sessions/${id}` });
+  expect(held.statusCode).toBe(200);
+  expect(held.json().step).toBe(5);
+  expect(await leaseEvents("reestablished")).toBe(0);
+
+  // hung past the heartbeat's bound: the thread stops renewing, the lease lapses (the node,
+  // back, finds it gone and claims it again, under epoch 2)
+  stall((HEARTBEAT_BOUND + 1) * TTL + 300);
+  await waitFor(async () => (await probe.get(key)) === "a:2", 2 * TTL, 20);
+  expect(await leaseEvents("reestablished")).toBe(1);
+});
