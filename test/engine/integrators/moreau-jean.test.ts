@@ -283,7 +283,6 @@ describe("Moreau–Jean's halving of a step whose contact problem cannot be solv
     }
     expect(solve).toHaveBeenCalledTimes(2);
     expect(active).toHaveBeenCalledTimes(5);
-    // two quarters and a half, one quarter split in two by the smooth step
     // two quarters and a half, each split by the smooth step (2, 2 and 4 sub-steps)
     expect(sim.state().solver.substeps).toBe(8);
     expect(Math.abs((sim.state().energy.error as number) - before)).toBeLessThan(1e-8);
