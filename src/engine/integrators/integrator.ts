@@ -100,13 +100,18 @@ export class IntegratorMemory {
   /**
    * Newmark: a_t (m/s², rad/s²), the acceleration the next step's predictor uses;
    * generalized-α: the free acceleration A_n = M⁻¹ f (generalized-alpha.ts); articulated:
-   * the joint coordinates' accelerations at the last step's end (its first entries).
+   * the joint coordinates' accelerations at the last step's end (its first entries); the
+   * θ-schemes with joints at the position level: the acceleration consistent with the
+   * joints at the state, M⁻¹ (f + Gᵀλ), their error control's (theta-scheme.ts tooCoarse;
+   * valid only with previousValid too).
    */
   readonly acceleration: Float64Array;
   /**
    * Newmark: a_{t−h}, the step before's (its Newton guess, newmark.ts); generalized-α: the
    * acceleration consistent with the joints at the state, M⁻¹ (f + Gᵀλ), for its error
-   * control; the θ-schemes: the last step's mean acceleration (v_{t+h} − v_t)/h.
+   * control; the θ-schemes: the last step's mean acceleration (v_{t+h} − v_t)/h (their
+   * error control's without joints at the position level; Moreau–Jean's impacts' closing
+   * times, impact-events.ts).
    */
   readonly previousAcceleration: Float64Array;
   /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */

@@ -1,8 +1,10 @@
 /**
  * The sub-step controller of the integrators that halve a step they reject (the θ-schemes'
- * symmetric joint steps, theta-scheme.ts tooCoarse; generalized-alpha.ts, where only
- * Newton's failures count: its error control's rejections are left to each step, whose
- * halvings must be its own for the scheme to keep its energy, rejectedByErrorControl):
+ * joint steps, theta-scheme.ts tooCoarse; generalized-alpha.ts): at θ = ½ and under
+ * generalized-alpha only Newton's failures count, the error control's rejections left to
+ * each step, whose halvings must be its own for the symmetric scheme to keep its energy
+ * (rejectedByErrorControl; symplectic Euler, which keeps one sub-step length a step,
+ * counts both):
  * the depth d the next step starts at, 2^d sub-steps of h/2^d,
  * each still halved when it fails (step-halving.ts). Where a step's Newton fails or its
  * error control rejects it, halving after the failed attempt repeats at every step of a

@@ -60,13 +60,26 @@
  * joints', one Newton iteration at a time; the groups apart keep this step:
  * moreau-jean.ts, "Jointed groups apart"; the motors' work is then takeMotorWork's, each
  * step counting its own rows', motorRows). A step that does not resolve
- * the motion, its local error h²/12 ‖D − D_prev‖ (D the step's mean acceleration, D_prev the
- * last step's or, at a run's start, the start's acceleration; measured as
- * generalized-alpha's largestDisplacement) above generalized-alpha's default
- * stepTolerance, 3e-4 m, where the symmetric scheme gains energy at single violent steps (a
- * whipping 100-link chain at 1/240 s blew up), is halved as generalized-alpha's (the next
- * steps starting at the depth that succeeded: substep-depth.ts), and so is one whose
- * joints Newton cannot close at the position level (a joint turned far within the step);
+ * the motion, its local error h²/12 ‖ü_{n+1} − ü_n‖ (ü = M⁻¹ (f + Gᵀλ) the acceleration
+ * consistent with the joints at each end of the step; measured as generalized-alpha's
+ * largestDisplacement) above generalized-alpha's default stepTolerance, 3e-4 m, where the
+ * symmetric scheme gains energy at single violent steps (a whipping 100-link chain at
+ * 1/240 s blew up), is halved as generalized-alpha's, and so is one whose joints Newton
+ * cannot close at the position level (a joint turned far within the step; the next steps
+ * then start at the depth that succeeded: substep-depth.ts). The estimate is a function of
+ * the step's two ends, the same for the step taken back, so the halvings are chosen as a
+ * time-reversible step-size function would (Hairer & Söderlind, SIAM J. Sci. Comput. 26,
+ * 2005), and at θ = ½ a rejection does not move the next steps' start depth (generalized-
+ * alpha.ts rejectedByErrorControl, trySingle); where the memory holds no ü_n (after a
+ * contact step) it is taken from the start state (keepStartAcceleration); the memory
+ * keeps the step's mean acceleration apart, Moreau–Jean's impacts' reference (keepEnd).
+ * The former estimate h²/12 ‖D − D_prev‖ (D the step's mean acceleration (v_{t+h} −
+ * v_t)/h, compared with the step before it: a backward difference), its halvings kept by the depth
+ * controller for the next steps, halved later entering a whip than leaving it and drained
+ * conservative motion: the
+ * passive 7-axis arm of test/formats/urdf/arm7.ts at 5 ms lost 21.5 of its 102 J over 60 s
+ * (now within 2.0 J; 2.75 J at a near-uniform 2.5 ms), the benchmark's 10-link chain at
+ * 1/240 s 0.068 m g L in 2000 steps (now −0.020 … +0.009);
  * the last halving is accepted still too coarse (stats.stepToleranceMet false), and joints
  * no motion satisfies fail it, as generalized-alpha's. The velocity level (first order, an
  * inelastic projection that dissipates) is left for steps with active contacts or limits:
@@ -207,14 +220,28 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly evenSubsteps: boolean;
   /** Whether the running sub-step's length was fixed by its step's first (advanceEvenly). */
   private lengthKept = false;
+  /**
+   * The trapezoidal rule's joint step (θ = w = ½ with positionJoints): its error control's
+   * rejections do not move the sub-step controller's depth (ownStep; file comment).
+   */
+  private readonly reversibleControl: boolean;
   /** The depth each step's sub-steps start at (substep-depth.ts; positionJoints). */
   private readonly substeps: SubstepDepth;
   /** tooCoarse's last estimate relative to DEFAULT_STEP_TOLERANCE (0: none). */
   private lastError = 0;
-  /** (v_{t+h} − v_t)/h of the attempt (tooCoarse), then the memory's. */
+  /**
+   * The attempt's ü_{n+1}, the acceleration consistent with the joints at its end state
+   * (tooCoarse, the symmetric joint step), then the memory's `acceleration`.
+   */
+  private readonly endAcceleration: Float64Array;
+  /**
+   * The attempt's mean acceleration D = (v_{t+h} − v_t)/h (measureMean), then the memory's
+   * previousAcceleration: the reference of tooCoarse after any other step, and the
+   * closing times' a_n of Moreau–Jean's impacts (impact-events.ts `next`).
+   */
   private readonly stepMean: Float64Array;
-  /** D − D_prev (tooCoarse). */
-  private readonly meanChange: Float64Array;
+  /** The change of the reference over the step (tooCoarse). */
+  private readonly endChange: Float64Array;
   /** The compliant contacts' switches within an attempt (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
   /**
@@ -246,8 +273,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
     /** Newton's budget and tolerance (apart from params, see BodySystem on V8). */
     protected readonly newton: NewtonSettings,
     /**
-     * The state record's integrator memory: the last step's mean acceleration
-     * (previousAcceleration), which the symmetric joint step's error test reads.
+     * The state record's integrator memory: the acceleration consistent with the joints at
+     * the state (`acceleration`), which the symmetric joint step's error test reads, and
+     * the last step's mean acceleration (previousAcceleration; keepEnd).
      */
     protected readonly memory: IntegratorMemory,
     /**
@@ -257,7 +285,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
      * area, h = 5 ms) every impact pumped energy, +2.9 J at 0.5 s and 1.8e3 J at 1 s, and
      * the run diverged at step 376, its unconverged steps kept. So a step in which one of
      * them starts or stops pushing is checked as a step of the symmetric joints is
-     * (tooCoarse: its local error h²/12 ‖D − D_prev‖ against DEFAULT_STEP_TOLERANCE), and
+     * (tooCoarse: its local error h²/12 ‖D − D_prev‖, D the steps' mean accelerations
+     * (v_{t+h} − v_t)/h, against DEFAULT_STEP_TOLERANCE; with joints at the position level
+     * the ends' accelerations ü as the file comment's), and
      * so is one whose Newton iterations did not converge (the stepper keeps those with
      * compliant contacts: Newton cycles at a contact's kink); either is redone in halves
      * (step-halving.ts), and at the last halving with backward Euler from the same start
@@ -273,8 +303,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.stepImpulse = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
     this.mean = new Float64Array(stepper.n);
+    this.endAcceleration = new Float64Array(stepper.n);
     this.stepMean = new Float64Array(stepper.n);
-    this.meanChange = new Float64Array(stepper.n);
+    this.endChange = new Float64Array(stepper.n);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.startLambda = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.substeps = new SubstepDepth(memory);
@@ -300,6 +331,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
       ((params.theta === 0.5 && params.forceWeight === 0.5) ||
         (params.theta === 1 && params.forceWeight === 0));
     this.evenSubsteps = this.positionJoints && this.midpointGyroscopic;
+    this.reversibleControl = this.positionJoints && !this.midpointGyroscopic;
     this.end =
       set !== null && params.theta === 1 && params.forceWeight === 1
         ? { coefficients: this.coeff, acceleration: null }
@@ -307,8 +339,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   }
 
   /**
-   * Forgets the memory (the state was changed from outside): the last step's mean
-   * acceleration, and the consistent start, which the next step makes again.
+   * Forgets the memory (the state was changed from outside): the accelerations it keeps
+   * (keepEnd), and the consistent start, which the next step makes again.
    */
   reset(): void {
     this.memory.invalidate();
@@ -331,12 +363,37 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // the first step's error estimate (tooCoarse) against the start's acceleration: a step
     // turning a fast rotor too far for Newton to close its joints at the position level
     // was otherwise taken at the velocity level unchecked, losing most of its speed (a rod
-    // on a hinge at 300 rad/s, h = 5 ms: 113 rad/s after the first step)
+    // on a hinge at 300 rad/s, h = 5 ms: 113 rad/s after the first step); and the first
+    // step's stand-in for a last step's mean acceleration (stepMean: the impacts' closing
+    // times)
+    this.keepStartAcceleration(t);
+    memory.previousAcceleration.set(memory.acceleration);
+    memory.previousValid = true;
+  }
+
+  /**
+   * The error estimate's start reference ü_n (tooCoarse) from the state at t, the
+   * acceleration consistent with the joints (AccelerationStepper.constrainedAcceleration; λ
+   * then the state's consistent multipliers): a function of the state alone, so a step
+   * whose memory has none (a new memory, or after Moreau–Jean's contact step or its
+   * halving, moreau-jean.ts) is tested too. Those steps went unchecked, covered only where
+   * the sub-step controller's depth kept earlier rejections, which no longer move it at
+   * θ = ½ (ownStep): a rod spun at 300 rad/s on a hinge reads 7.4 times the tolerance at a
+   * whole 5 ms step (test/engine/integrators/moreau-jean.test.ts, the halved contact step).
+   * Into the memory's `acceleration` (valid with previousValid: Moreau–Jean's contact step
+   * invalidates that one alone), apart from the last step's mean acceleration (stepMean).
+   */
+  private keepStartAcceleration(t: number): void {
     const c = this.coeff;
     c.rayleighMass = this.params.rayleighMass;
     c.rayleighStiffness = this.params.rayleighStiffness;
-    this.stepper.constrainedAcceleration(c, t, memory.previousAcceleration);
-    memory.previousValid = true;
+    this.stepper.constrainedAcceleration(c, t, this.memory.acceleration);
+    this.memory.accelerationValid = true;
+  }
+
+  /** Whether the memory holds ü at the current state (keepStartAcceleration, keepEnd). */
+  private get startAccelerationValid(): boolean {
+    return this.memory.accelerationValid && this.memory.previousValid;
   }
 
   /**
@@ -569,7 +626,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     this.stepper.addJointImpulse(c, this.stepImpulse);
     this.measureMean(h);
-    this.keepMean();
+    this.keepEnd(false);
     if (this.positionJoints) this.substeps.record(h, true, 0);
     if (this.stepper.constraints?.timeDependent === true) {
       this.meanVelocity();
@@ -586,7 +643,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * whose pushing state changed from the step's start in a step that does not resolve the
    * motion (tooCoarse; not tested without the last step's mean acceleration).
    */
-  private switchedInStep(h: number): boolean {
+  private switchedInStep(t: number, h: number): boolean {
     const impacts = this.impacts;
     if (impacts === null || this.dissipativeStep) return false;
     if (this.explicitRates === null && (this.params.theta >= 1 || this.params.forceWeight === 0))
@@ -595,7 +652,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // a switch of a contact whose mode the step does not resolve (h ω > 1), or any switch in
     // a step too coarse for the motion
     const found = (this.switches as ContactSwitches).check();
-    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(h));
+    return found === Switch.UNRESOLVED || (found === Switch.RESOLVED && this.tooCoarse(t, h));
   }
 
   /** The scheme's own step of h (trySingle before a compliant contact's redo). */
@@ -605,23 +662,24 @@ export class ThetaScheme implements Integrator, HalvingStep {
       // the motors' power at the start, from the state's multipliers (a symmetric step
       // leaves the consistent ones)
       const startPower = this.motorPower(t, this.startConsistent(t));
+      if (!this.startAccelerationValid) this.keepStartAcceleration(t);
       const c = this.attempt(t, h, true);
-      if (c !== null && this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
-      const coarse = c !== null && this.tooCoarse(h);
+      if (c !== null && this.switchedInStep(t, h)) return this.dissipativeRedo(t, h, last);
+      const coarse = c !== null && this.tooCoarse(t, h);
       // the last halving is accepted still too coarse (as generalized-alpha's), saying so,
       // and so is a sub-step whose length its step's first fixed (advanceEvenly)
       const kept = last || this.lengthKept;
       if (coarse && kept) this.stats.stepToleranceMet = false;
       if (c !== null && (!coarse || kept)) {
         s.addJointImpulse(c, this.stepImpulse);
-        // the reactions: the multipliers consistent with the end state (as generalized-alpha)
-        s.consistentMultipliers(c, t + h);
+        // the reactions: the multipliers consistent with the end state (as generalized-alpha),
+        // left by tooCoarse's end acceleration
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
         // step this is at θ = ½: simulation/step-work.ts)
         const endPower = this.motorPower(t + h, s.lambda);
         this.memory.lambdaMean = false;
         s.removedEnergy += 0.5 * h * (startPower + endPower);
-        this.keepMean();
+        this.keepEnd(c.symmetricJoints);
         s.decayVelocities(h, this.params.velocityDamping);
         this.substeps.record(h, true, this.lastError);
         this.stats.stepError = Math.max(
@@ -633,8 +691,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       this.restoreStart();
       if (!last) {
         // halved: shorter steps resolve the motion, or turn the joints little enough for
-        // Newton to close them (the velocity level would dissipate it)
-        this.substeps.record(h, false, this.lastError);
+        // Newton to close them (the velocity level would dissipate it). At θ = ½ only
+        // Newton's failures move the next steps' start depth: the error control's halvings
+        // must be each step's own for the symmetric scheme to keep its energy (file comment)
+        this.substeps.record(h, c !== null && this.reversibleControl, this.lastError);
         return false;
       }
       // the last halving, its joints not closed at the position level: the velocity level
@@ -642,12 +702,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
     }
     const c = this.attempt(t, h, false);
     if (c === null) return false;
-    if (this.switchedInStep(h)) return this.dissipativeRedo(t, h, last);
+    if (this.switchedInStep(t, h)) return this.dissipativeRedo(t, h, last);
     s.addJointImpulse(c, this.stepImpulse);
     if (this.positionJoints || this.impacts !== null) {
       // the next step's error estimate (tooCoarse) compares with this step's mean
       this.measureMean(h);
-      this.keepMean();
+      this.keepEnd(false);
     }
     if (this.positionJoints) this.substeps.record(h, true, 0);
     // motors (rows with ∂C/∂t ≠ 0): their work over the step, for the energy balance
@@ -719,18 +779,29 @@ export class ThetaScheme implements Integrator, HalvingStep {
   }
 
   /**
-   * Whether the symmetric step just solved does not resolve the motion: its local error
-   * h²/12 ‖D − D_prev‖ (D = (v_{t+h} − v_t)/h, into stepMean) moves some body's mass by more
-   * than DEFAULT_STEP_TOLERANCE (generalized-alpha.ts rejectedByErrorControl; no test
-   * without the last step's D).
+   * Whether the step from t of h just solved does not resolve the motion: its local error
+   * h²/12 ‖ref_{n+1} − ref_n‖ moves some body's mass by more than DEFAULT_STEP_TOLERANCE
+   * (generalized-alpha.ts rejectedByErrorControl; no test without the memory's ref_n). The
+   * reference: after the symmetric joint step ü, the acceleration consistent with the joints
+   * (AccelerationStepper.constrainedAcceleration at the end into endAcceleration, its λ then
+   * the end's consistent multipliers, the reactions ownStep reports; the file comment's
+   * time-symmetric estimate); after any other step the mean acceleration D = (v_{t+h} −
+   * v_t)/h (the compliant contacts' switches; with joints a velocity-level or backward-Euler
+   * step, rare and dissipative anyway, whose λ, the step's impulse, must stay). D is
+   * measured either way (stepMean), the impacts' closing times' reference (keepEnd).
    */
-  private tooCoarse(h: number): boolean {
+  private tooCoarse(t: number, h: number): boolean {
+    const { endAcceleration, stepMean, endChange: change, coeff: c, memory } = this;
     this.measureMean(h);
+    const symmetric = this.positionJoints && c.symmetricJoints;
+    // (the symmetric joint step: S = G M⁻¹ Gᵀ factored at the end by its velocity projection)
+    if (symmetric) this.stepper.constrainedAcceleration(c, t + h, endAcceleration, false);
     this.lastError = 0;
-    if (!this.memory.previousValid) return false;
-    const { stepMean, meanChange: change } = this;
-    const prev = this.memory.previousAcceleration;
-    for (let i = 0; i < change.length; i++) change[i] = stepMean[i] - prev[i];
+    // (ü_n: made at the symmetric step's start where the memory held none, ownStep)
+    if (!(symmetric ? memory.accelerationValid : memory.previousValid)) return false;
+    const start = symmetric ? memory.acceleration : memory.previousAcceleration;
+    const end = symmetric ? endAcceleration : stepMean;
+    for (let i = 0; i < change.length; i++) change[i] = end[i] - start[i];
     this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / DEFAULT_STEP_TOLERANCE;
     return this.lastError > 1;
   }
@@ -742,10 +813,25 @@ export class ThetaScheme implements Integrator, HalvingStep {
     for (let i = 0; i < stepMean.length; i++) stepMean[i] = (stepMean[i] - vt[i]) / h;
   }
 
-  /** The accepted step's mean acceleration (stepMean) into the memory. */
-  private keepMean(): void {
-    this.memory.previousAcceleration.set(this.stepMean);
-    this.memory.previousValid = true;
+  /**
+   * The accepted step's references into the memory, the next step's: its mean acceleration
+   * (stepMean) as previousAcceleration, and, after the symmetric joint step (`symmetric`,
+   * tooCoarse having measured it), ü at its end (endAcceleration) as `acceleration`, else
+   * none (the next symmetric step takes it from its start: keepStartAcceleration). Two
+   * measures, not one: Moreau–Jean's impacts take their closing times with D_prev as the
+   * constant acceleration a_n (impact-events.ts `next`), and with ü there in its place the
+   * rod dropped from level onto a limit bound at e = 1 (1/60 s) ended its pieces past the
+   * bound (up to 2.8e-5 rad, every one of its 115 impacts) where D_prev had left them short
+   * (18 past, up to 4.5e-6 rad), and the bound's projection back lifted it by
+   * m g (L/2) cos θ_b times that: +3.67e-3 J over 60 s against 1.7e-4
+   * (test/engine/integrators/limit-impacts.test.ts).
+   */
+  private keepEnd(symmetric: boolean): void {
+    const memory = this.memory;
+    memory.previousAcceleration.set(this.stepMean);
+    memory.previousValid = true;
+    if (symmetric) memory.acceleration.set(this.endAcceleration);
+    memory.accelerationValid = symmetric;
   }
 
   /** mean ← ½ (v_t + v_{t+h}) with the system's current velocities as v_{t+h}. */
