@@ -340,6 +340,12 @@ export class AccelerationStepper implements NewtonStepper {
   /** Whether the step's unknown is shifted by ε M⁻¹ f_s(t) (shiftStiffStart). */
   private stiffShifted = false;
   /**
+   * Whether `solve` is to start λ̃ without the joints' reaction to the chosen servos' start
+   * force (holdStiffForces with symmetricJoints and no shiftStiffStart after it: the
+   * θ-schemes'; dropStiffReaction).
+   */
+  private stiffReactionPending = false;
+  /**
    * keepStiffFor's: the dofs (1 by dof) whose step ended with an earlier (sub-)step than the
    * last holdStiffForces', that sub-step's unresolved effectors and their force at its start.
    */
@@ -802,6 +808,7 @@ export class AccelerationStepper implements NewtonStepper {
     c.stiffWeight = 0;
     this.stiffHeld = null;
     this.stiffShifted = false;
+    this.stiffReactionPending = false;
     if (extra === 0) return;
     const candidates = this.stiffCandidates;
     this.tangentTime = t;
@@ -814,6 +821,32 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffHeld = c;
     this.stiffLead = h - c.cx / c.cv;
     this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
+    this.stiffReactionPending = c.symmetricJoints && this.constraints !== null;
+  }
+
+  /**
+   * The θ-schemes' symmetric step (theta-scheme.ts, θ = w = ½: Moreau–Jean's smooth step)
+   * with servos holdStiffForces chose: λ̃ less the joints' reaction λ_s to their start force
+   * f_s(t) (Y λ_s = (P − 1) M⁻¹ f_s(t), startTangent; StartDirections.shift), `a` kept.
+   * Their residual weighs f_s(t) by (1 − w) − ε = 0 and takes the servos at the step's end
+   * alone, while λ̃ starts from the state's multipliers, consistent with the whole f_s(t)
+   * (the last (sub-)step's end, or the run's start: theta-scheme.ts startRun). Left there,
+   * that reaction was Newton's first correction (‖ρ Y Δλ̃‖ = 6.2e13 rad/s² for a velocity
+   * servo at k_v = 1e12 starting the 2 kg, 0.6 m rod hinged at its end from rest towards
+   * 5 rad/s, h/16 of 1/60 s), against which the second (1.9 rad/s²) read as a contraction
+   * of 3e-14 and was accepted: the end rate 2.1e-6 rad/s past the law's root, its force
+   * −2.1e6 N·m where 1.15e3 N·m turned the rod, booked 5.5e3 J (the position servo at
+   * k_p = 1e12 from 0.3 rad: 3.1e7 J). As generalized-alpha's new memory
+   * (shiftStiffStart's `startReaction`). Called by `solve` (those schemes call no
+   * shiftStiffStart, which clears it).
+   */
+  private dropStiffReaction(c: SchemeCoefficients): void {
+    this.stiffReactionPending = false;
+    const { tmp, da } = this;
+    this.startTangent(this.stiffStart, tmp);
+    // (da: scratch for the unknown's share, which stays where it is)
+    da.fill(0);
+    this.startDirections.shift(this.rc, c.startForceWeight, da);
   }
 
   /**
@@ -867,6 +900,7 @@ export class AccelerationStepper implements NewtonStepper {
    */
   shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false, startReaction = false): void {
     this.stiffShifted = false;
+    this.stiffReactionPending = false;
     const e = c.stiffWeight;
     if (e === 0) return;
     const { sys, tmp, a, dxPred, vPred, n } = this;
@@ -1462,6 +1496,7 @@ export class AccelerationStepper implements NewtonStepper {
   ): number {
     // the unresolved servos' lead for the iterations only (holdStiffForces)
     const led = c.stiffWeight !== 0 ? c.stiffForces : null;
+    if (this.stiffReactionPending && c === this.stiffHeld) this.dropStiffReaction(c);
     if (led !== null) this.leadStiff(led, this.stiffLead);
     try {
       return this.iterate(c, tEnd, newton, reference, errorRatio);
