@@ -830,9 +830,9 @@ export class AccelerationStepper implements NewtonStepper {
    * start's forces less those servos', f(t) − f_s(t) (S = G M⁻¹ Gᵀ at the start,
    * startTangent's; jointMultipliers), `a` kept (StartDirections.shift). Their residual
    * weighs f_s(t) by (1 − w) − ε = 0 and takes the servos at the step's end alone, while λ̃
-   * started from the state's multipliers, which hold the joints' reaction to the whole
-   * f_s(t) (the last (sub-)step's end, or the run's start: theta-scheme.ts startRun). Left
-   * there, that reaction was Newton's first correction (‖ρ Y Δλ̃‖ = 6.2e13 rad/s² for a
+   * started from the state's multipliers, which hold the joints' reaction to the servos'
+   * whole force (at x at the run's start, theta-scheme.ts startRun; at z at a (sub-)step's
+   * end, consistentMultipliers). Left there, that reaction was Newton's first correction (‖ρ Y Δλ̃‖ = 6.2e13 rad/s² for a
    * velocity servo at k_v = 1e12 starting the 2 kg, 0.6 m rod hinged at its end from rest
    * towards 5 rad/s, h/16 of 1/60 s), against which the second (1.9 rad/s²) read as a
    * contraction of 3e-14 and was accepted: the end rate 2.1e-6 rad/s past the law's root,
@@ -2616,14 +2616,15 @@ export class AccelerationStepper implements NewtonStepper {
   /**
    * λ ← the joints' multipliers consistent with the projected end state with the servos
    * the step did not resolve at the force it applied (holdApplied), their efforts still
-   * held (projectOnConstraints releases them): the State's reactions and efforts those of the law the step applied, as
-   * generalized-alpha's (the memory's acceleration keeps the state's own law: the next
-   * step takes their start share out at it, shiftStiffStart). At the projected state the
-   * law reads k_v times the projection's move: a velocity servo holding the 2 kg, 0.6 m rod
-   * hinged at its end at 5 rad/s, 1/60 s, k_v = 1e12, reported 2448 N·m where it applied
-   * 1e-4 (the projection took 2.4e-9 rad/s a step), and after the first step 225 N·m for
-   * 72; a position servo k_p = 1e12 from 0.3 rad 1.5e11 N·m for 259 (the law at x). S is
-   * factored at the end (constrainedAcceleration, consistentMultipliers).
+   * held (projectOnConstraints releases them): the State's reactions and efforts those of
+   * the law the step applied, as generalized-alpha's (the memory's acceleration keeps the
+   * state's own law: the next step takes their start share out at it, shiftStiffStart).
+   * At the projected state the law reads k_v times the projection's move: a velocity servo
+   * holding the 2 kg, 0.6 m rod hinged at its end at 5 rad/s, 1/60 s, k_v = 1e12, reported
+   * 2448 N·m where it applied 1e-4 (the projection took 2.4e-9 rad/s a step), and after
+   * the first step 225 N·m for 72; a position servo k_p = 1e12 from 0.3 rad 1.5e11 N·m
+   * for 259 (the law at x). S is factored at the end (constrainedAcceleration,
+   * consistentMultipliers).
    */
   private reportApplied(c: SchemeCoefficients, t: number): void {
     const { f, stiffEnd, stiffLed, n } = this;
