@@ -69,6 +69,8 @@ export class JointActuator implements ForceEffector {
   readonly hasJacobians: boolean;
   /** The effort τ of the last applyForces (N·m or N). */
   effort = 0;
+  /** Whether applyForces leaves `effort` as it is (holdEffort). */
+  private effortHeld = false;
   /** The run-time command (set by an input), or null: the model's time function. */
   override: number | null = null;
   private saturated = false;
@@ -108,7 +110,7 @@ export class JointActuator implements ForceEffector {
 
   applyForces(t: number): void {
     const tau = this.effortAt(t);
-    this.effort = tau;
+    if (!this.effortHeld) this.effort = tau;
     if (tau !== 0) addGeneralizedEffort(this.sys, this.coordinate, tau);
   }
 
@@ -217,6 +219,11 @@ export class JointActuator implements ForceEffector {
     const after = law - (this.kp * cx + this.rateGain() * cv) * this.coordinate.along(da);
     if (Math.sign(after) === Math.sign(law) || Math.abs(after) <= this.limit) return 1;
     return law / (law - after);
+  }
+
+  /** ForceEffector.holdEffort: `effort` kept while held. */
+  holdEffort(hold: boolean): void {
+    this.effortHeld = hold;
   }
 
   /** ForceEffector.leadStiffness: δ where k_d < δ k_p, see the class comment. */

@@ -103,6 +103,12 @@ export interface ForceEffector {
    * stiffness to lead.
    */
   leadStiffness?(delta: number): void;
+  /**
+   * While held (true), applyForces leaves the effort the effector reports (an actuator's
+   * State effort) as it is: AccelerationStepper.projectOnConstraints keeps the force a step
+   * applied while it reads the projected end state's. Absent: nothing reported.
+   */
+  holdEffort?(hold: boolean): void;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;

@@ -340,6 +340,12 @@ export class AccelerationStepper implements NewtonStepper {
   /** Whether the step's unknown is shifted by ε M⁻¹ f_s(t) (shiftStiffStart). */
   private stiffShifted = false;
   /**
+   * Whether `solve` is to start λ̃ without the joints' reaction to the chosen servos' start
+   * force (holdStiffForces with symmetricJoints and no shiftStiffStart after it: the
+   * θ-schemes'; dropStiffReaction).
+   */
+  private stiffReactionPending = false;
+  /**
    * keepStiffFor's: the dofs (1 by dof) whose step ended with an earlier (sub-)step than the
    * last holdStiffForces', that sub-step's unresolved effectors and their force at its start.
    */
@@ -802,6 +808,7 @@ export class AccelerationStepper implements NewtonStepper {
     c.stiffWeight = 0;
     this.stiffHeld = null;
     this.stiffShifted = false;
+    this.stiffReactionPending = false;
     if (extra === 0) return;
     const candidates = this.stiffCandidates;
     this.tangentTime = t;
@@ -814,6 +821,45 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffHeld = c;
     this.stiffLead = h - c.cx / c.cv;
     this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
+    this.stiffReactionPending = c.symmetricJoints && this.constraints !== null;
+  }
+
+  /**
+   * The θ-schemes' symmetric step (theta-scheme.ts, θ = w = ½: Moreau–Jean's smooth step)
+   * with servos holdStiffForces chose: λ̃ ← the joints' multipliers consistent with the
+   * start's forces less those servos', f(t) − f_s(t) (S = G M⁻¹ Gᵀ at the start,
+   * startTangent's; jointMultipliers), `a` kept (StartDirections.shift). Their residual
+   * weighs f_s(t) by (1 − w) − ε = 0 and takes the servos at the step's end alone, while λ̃
+   * started from the state's multipliers, which hold the joints' reaction to the servos'
+   * whole force (at x at the run's start, theta-scheme.ts startRun; at z at a (sub-)step's
+   * end, consistentMultipliers). Left there, that reaction was Newton's first correction (‖ρ Y Δλ̃‖ = 6.2e13 rad/s² for a
+   * velocity servo at k_v = 1e12 starting the 2 kg, 0.6 m rod hinged at its end from rest
+   * towards 5 rad/s, h/16 of 1/60 s), against which the second (1.9 rad/s²) read as a
+   * contraction of 3e-14 and was accepted: the end rate 2.1e-6 rad/s past the law's root,
+   * its force −2.1e6 N·m where 1.15e3 N·m turned the rod, booked 5.5e3 J (the position
+   * servo at k_p = 1e12 from 0.3 rad: 3.1e7 J). As generalized-alpha's new memory
+   * (shiftStiffStart's `startReaction`). Called by `solve` (those schemes call no
+   * shiftStiffStart, which clears it), the system at the step's start.
+   */
+  private dropStiffReaction(c: SchemeCoefficients): void {
+    this.stiffReactionPending = false;
+    const set = this.constraints;
+    if (set === null) return;
+    if (!this.tangentFactored) {
+      projectionWorkspace(set).factorAt(this.tangentTime);
+      this.tangentFactored = true;
+    }
+    const { f, fStart, stiffStart, da, n } = this;
+    getVelocity(this.sys, this.v);
+    for (let i = 0; i < n; i++) f[i] = fStart[i] - stiffStart[i];
+    this.subtractRayleigh(c, f);
+    const change = this.scratchLambda;
+    this.jointMultipliers(f, this.tangentTime, change);
+    const start = this.startDirections.lambda;
+    for (let r = 0; r < change.length; r++) change[r] -= start[r];
+    // (da: scratch for the unknown's share, which stays where it is)
+    da.fill(0);
+    this.startDirections.shift(change, c.startForceWeight, da);
   }
 
   /**
@@ -867,6 +913,7 @@ export class AccelerationStepper implements NewtonStepper {
    */
   shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false, startReaction = false): void {
     this.stiffShifted = false;
+    this.stiffReactionPending = false;
     const e = c.stiffWeight;
     if (e === 0) return;
     const { sys, tmp, a, dxPred, vPred, n } = this;
@@ -1275,23 +1322,39 @@ export class AccelerationStepper implements NewtonStepper {
    * less the Rayleigh terms). The reactions a state reports, free of the step's iteration.
    * `factor`: S is factored here first, at G(x, t) (a step that leaves no factorization
    * at its end state: newmark's velocity-level joints, newmark.ts). `out`: where λ goes.
-   * `stepped`: the servos the step did not resolve with its lead (constrainedAcceleration).
+   * `stepped` (the default): the servos the step did not resolve (c.stiffForces) with its
+   * lead, the law its Newton iterations applied (holdStiffForces), as the State's effort;
+   * false: at x (a memory's acceleration, constrainedAcceleration). At x the θ-schemes' end
+   * read k_p δ q̇ of a servo settling within the step: the 2 kg, 0.6 m rod hinged at its end,
+   * k_p = 1e12, commanded 0.3 rad at 1/60 s, came to rest (8e-9 rad/s) in the first step's
+   * sub-steps with the hinge's reaction reported 87 N where its law at z turned it by 1e-4
+   * N·m (the reaction 2.5e-4 N).
    */
   consistentMultipliers(
     c: SchemeCoefficients,
     t: number,
     factor = false,
     out: Float64Array = this.lambda,
-    stepped = false,
+    stepped = true,
   ): void {
     const set = this.constraints;
     if (set === null) return;
     if (factor) projectionWorkspace(set).factorAt(t);
-    const { f, tmp } = this;
+    const { f } = this;
     this.endForces(c, t, f, stepped);
     this.subtractRayleigh(c, f);
+    this.jointMultipliers(f, t, out);
+  }
+
+  /**
+   * out ← S⁻¹ (Qc − G M⁻¹ f) (N, N·m): the joints' multipliers consistent with the
+   * generalized force f at the current configuration and time t, S factored there (its
+   * projection workspace's); leaves M⁻¹ f in tmp (constrainedAcceleration).
+   */
+  private jointMultipliers(f: Float64Array, t: number, out: Float64Array): void {
+    const set = this.constraints as ConstraintSet;
+    const { tmp, rc } = this;
     massSolve(this.sys, f, tmp);
-    const rc = this.rc;
     set.multiply(tmp, rc);
     set.quadraticTerm(t, this.ct);
     for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
@@ -1462,6 +1525,7 @@ export class AccelerationStepper implements NewtonStepper {
   ): number {
     // the unresolved servos' lead for the iterations only (holdStiffForces)
     const led = c.stiffWeight !== 0 ? c.stiffForces : null;
+    if (this.stiffReactionPending && c === this.stiffHeld) this.dropStiffReaction(c);
     if (led !== null) this.leadStiff(led, this.stiffLead);
     try {
       return this.iterate(c, tEnd, newton, reference, errorRatio);
@@ -2537,6 +2601,43 @@ export class AccelerationStepper implements NewtonStepper {
   }
 
   /**
+   * stiffLed ← the force f_s^δ(t) of the servos the step did not resolve (`chosen`), with
+   * its lead, at the solved end state before the joints' projection: the law the step
+   * applied (holdStiffForces); their reported efforts held at it (ForceEffector.holdEffort)
+   * until projectOnConstraints ends.
+   */
+  private holdApplied(chosen: readonly ForceEffector[], t: number): void {
+    this.leadStiff(chosen, this.stiffLead);
+    this.stiffForcesNow(chosen, t, this.stiffLed);
+    this.leadStiff(chosen, 0);
+    for (let i = 0; i < chosen.length; i++) chosen[i].holdEffort?.(true);
+  }
+
+  /**
+   * λ ← the joints' multipliers consistent with the projected end state with the servos
+   * the step did not resolve at the force it applied (holdApplied), their efforts still
+   * held (projectOnConstraints releases them): the State's reactions and efforts those of
+   * the law the step applied, as generalized-alpha's (the memory's acceleration keeps the
+   * state's own law: the next step takes their start share out at it, shiftStiffStart).
+   * At the projected state the law reads k_v times the projection's move: a velocity servo
+   * holding the 2 kg, 0.6 m rod hinged at its end at 5 rad/s, 1/60 s, k_v = 1e12, reported
+   * 2448 N·m where it applied 1e-4 (the projection took 2.4e-9 rad/s a step), and after
+   * the first step 225 N·m for 72; a position servo k_p = 1e12 from 0.3 rad 1.5e11 N·m
+   * for 259 (the law at x). S is factored at the end (constrainedAcceleration,
+   * consistentMultipliers).
+   */
+  private reportApplied(c: SchemeCoefficients, t: number): void {
+    const { f, stiffEnd, stiffLed, n } = this;
+    const chosen = c.stiffForces;
+    this.computeForces(t, f);
+    this.stiffForcesNow(chosen, t, stiffEnd);
+    for (let i = 0; i < n; i++) f[i] += stiffLed[i] - stiffEnd[i];
+    getVelocity(this.sys, this.v);
+    this.subtractRayleigh(c, f);
+    this.jointMultipliers(f, t, this.lambda);
+  }
+
+  /**
    * Set by an integrator whose step's multipliers (and acceleration) are not the end
    * state's (newmark.ts, backward Euler in theta-scheme.ts): the next projectOnConstraints
    * replaces λ by the multipliers consistent with the projected end state and, when
@@ -2559,20 +2660,29 @@ export class AccelerationStepper implements NewtonStepper {
   ): boolean {
     const reactions = this.reactionsAtEnd;
     this.reactionsAtEnd = null;
-    const met =
-      this.jointProjection?.project(
-        tEnd,
-        h,
-        order,
-        jointTolerance,
-        this.positionLevelRows,
-        this.massMetricFactored,
-      ) ?? true;
-    if (reactions?.acceleration)
-      this.constrainedAcceleration(reactions.coefficients, tEnd, reactions.acceleration);
-    else if (reactions !== null) {
-      getVelocity(this.sys, this.v);
-      this.consistentMultipliers(reactions.coefficients, tEnd, true);
+    // (newmark's velocity level) the servos the step did not resolve, as it applied them
+    const applied = reactions !== null ? this.stiffHeld : null;
+    if (applied !== null) this.holdApplied(applied.stiffForces, tEnd);
+    let met = true;
+    try {
+      met =
+        this.jointProjection?.project(
+          tEnd,
+          h,
+          order,
+          jointTolerance,
+          this.positionLevelRows,
+          this.massMetricFactored,
+        ) ?? true;
+      if (reactions?.acceleration)
+        this.constrainedAcceleration(reactions.coefficients, tEnd, reactions.acceleration);
+      else if (reactions !== null) {
+        getVelocity(this.sys, this.v);
+        this.consistentMultipliers(reactions.coefficients, tEnd, true);
+      }
+      if (applied !== null) this.reportApplied(applied, tEnd);
+    } finally {
+      if (applied !== null) for (const e of applied.stiffForces) e.holdEffort?.(false);
     }
     // the projections (contacts', limits', this one) move the pose by drift-sized amounts:
     // the angles guided in the step keep their branch (guideAngles)
