@@ -1152,13 +1152,18 @@ export class AccelerationStepper implements NewtonStepper {
         const d = sys.dofOffset[turning[k]] + 3;
         for (let j = 0; j < 3; j++) rawRate[3 * k + j] = v[d + j];
       }
+      // whatever the residual (a negative tolerance): with the projection's 1e-9 m/s
+      // tolerance the residual map switched between iterates near the root, leaving κ Y λ̃
+      // in v where λ̃'s Newton column assumes it projected out; a servo the step does not
+      // resolve (its lead δ k_p q̇ reads that rate) then made Newton converge linearly at
+      // rest, its corrections shrinking by 0.75 each (the rod of servos.test, w = 17)
       projectVelocities(
         this.sys,
         set,
         this.tEnd,
         "factor",
         this.endProjection,
-        0,
+        -1,
         false,
         this.endImpulse,
       );
