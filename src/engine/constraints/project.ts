@@ -449,7 +449,9 @@ export type VelocityProjectionStart = "factor" | "factored-configuration";
  * exact correction, made when ‖G v + Ct‖∞ exceeds 1e-9 (1 + its value) or
  * absoluteTolerance (m/s, rad/s), whichever is larger: a stepper holding the joints to
  * a drift τ needs only τ/(10 h), which moves them by τ/10 over its next step
- * (integrators/joint-projection.ts). The result is written to `result` when given, else
+ * (integrators/joint-projection.ts). A negative absoluteTolerance corrects any residual:
+ * a Newton iterate's end velocities (AccelerationStepper.applyUnknown), whose residual map
+ * must not switch between iterates. The result is written to `result` when given, else
  * to a new object; its residualNorm is the residual after the correction, or NaN when
  * `measureAfter` is false and a correction was made: the steppers do not read it and
  * skip that second product G v (one of the 2–3 a step of a tuned 100-link chain).
@@ -479,7 +481,11 @@ export function projectVelocities(
   set.velocityTerm(t, ct);
   velocityResidual(set, u, ct, c, values);
   let norm = infNorm(c);
-  if (norm > Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance)) {
+  if (
+    absoluteTolerance < 0
+      ? norm > 0
+      : norm > Math.max(VELOCITY_TOLERANCE * (1 + norm), absoluteTolerance)
+  ) {
     ws.correction(c, du);
     // (c ← S_f⁻¹ r: du = −M⁻¹ G_fᵀ c)
     if (impulse !== null) for (let i = 0; i < c.length; i++) impulse[i] = -c[i];

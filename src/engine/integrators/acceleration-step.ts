@@ -1199,13 +1199,18 @@ export class AccelerationStepper implements NewtonStepper {
         const d = sys.dofOffset[turning[k]] + 3;
         for (let j = 0; j < 3; j++) rawRate[3 * k + j] = v[d + j];
       }
+      // whatever the residual (a negative tolerance): with the projection's 1e-9 m/s
+      // tolerance the residual map switched between iterates near the root, leaving κ Y λ̃
+      // in v where λ̃'s Newton column assumes it projected out; a servo the step does not
+      // resolve (its lead δ k_p q̇ reads that rate) then made Newton converge linearly at
+      // rest, its corrections shrinking by 0.75 each (the rod of servos.test, w = 17)
       projectVelocities(
         this.sys,
         set,
         this.tEnd,
         "factor",
         this.endProjection,
-        0,
+        -1,
         false,
         this.endImpulse,
       );
@@ -1577,6 +1582,8 @@ export class AccelerationStepper implements NewtonStepper {
     // whether the previous correction was the first or contracted (its θ < 1): a rate
     // measured against a diverging correction (a chord that overshot) means nothing
     let previousContracted = true;
+    // whether an earlier correction of this solve measured a rate (see `trusted` below)
+    let rated = false;
     // line search: whether the previous correction was taken whole (α = 1), so that this
     // correction's ratio to it is Newton's own contraction rate
     let previousFull = false;
@@ -1666,6 +1673,17 @@ export class AccelerationStepper implements NewtonStepper {
       // must meet the target (it accepts the iterate one correction earlier than
       // ‖Δa_{k+1}‖ ≤ target would, at the same error)
       const theta = dPrevious > 0 ? dmax / dPrevious : -1;
+      // The rate the FIRST ratio shows is trusted only for a correction already within
+      // NOISE_FACTOR of the target: the first correction may be dominated by a part Newton
+      // removes in one step (an affine part of the residual: the start guess's error along
+      // a stiff servo's force or the joints' reaction to it), and its ratio to the second
+      // then says nothing of how the rest converges. Two consecutive rates are needed
+      // otherwise. The end-hinged rod under a 1e10 N·m/rad servo commanded 0.3 rad away
+      // (moreau-jean, 1/60 s): a first correction of 3.75e10 rad/s², a second of 24 read as
+      // θ = 6.5e-10 and accepted against a target of 1.1e-7, the next being 2.2; on
+      // generalized-alpha's k_d > 0 servos 4.6e-5 after 5.2 was accepted against 6e-10, the
+      // next 1.7e-7. The examples' first ratios accept corrections within 120 targets
+      const trusted = rated || dmax <= NOISE_FACTOR * target;
       if (
         dmax <= target ||
         (affine &&
@@ -1673,6 +1691,7 @@ export class AccelerationStepper implements NewtonStepper {
             (test.active && test.bounds(this.iteration.lastRelativeResidual * rk, target)))) ||
         ((chord || (search && stepError > 0 && previousFull)) &&
           previousContracted &&
+          trusted &&
           theta >= 0 &&
           theta < 1 &&
           (theta / (1 - theta)) * dmax <= target) ||
@@ -1696,6 +1715,7 @@ export class AccelerationStepper implements NewtonStepper {
           refactor = true;
           chordOn = chord;
           dPrevious = -1;
+          rated = false;
           dFresh = -1;
           previousFresh = false;
           continue;
@@ -1731,6 +1751,7 @@ export class AccelerationStepper implements NewtonStepper {
         previousFresh = fresh;
         if (fresh) dFresh = dmax;
         previousContracted = theta < 1;
+        rated ||= theta >= 0;
         dPrevious = dmax;
         continue;
       }
@@ -1740,6 +1761,7 @@ export class AccelerationStepper implements NewtonStepper {
       rNorm = this.lineSearch(c, tEnd, rNorm, rNorm <= this.roundingLevel(rFirst));
       previousFull = this.searchStep === 1;
       previousContracted = theta < 1;
+      rated ||= theta >= 0;
       dPrevious = dmax;
       this.newtonStalled =
         rNorm > this.roundingLevel(rFirst) && (this.searchFailed || rNorm > 0.5 * before);

@@ -84,6 +84,22 @@
  * starts from A_0 with a_0 = A_0, and again after every reset or external change and
  * after a backward-Euler step at a compliant contact's switch.
  *
+ * Compliant joint limits (limit-switch.ts): a step in which one switches is split there. At
+ * ρ∞ < 1 its pieces, and the step after them, are the trapezoidal rule (ρ∞ = 1's
+ * coefficients, a_n = A_n: `restarting`), and that step's end restarts the memory with the
+ * pseudo-acceleration of a smooth motion at steps of h, a_{n+1} = A_{n+1} + (α_m − α_f)
+ * (A_{n+1} − A_n) (AlphaCoefficients.shift; cf. the restart after an impact in Brüls,
+ * Acary & Cardona, CMAME 281, 2014, with the consistent acceleration's rate of change
+ * added). The a_n carried across a switch belonged to the other side's force law (the
+ * law's rate of change jumps there: by 1.4e7 rad/s³ where the default limit's damping ramp
+ * begins, for a rod meeting it at 3 rad/s) and to a step of another length than the
+ * piece's; each piece then added a velocity error ~ h_piece² times that jump, its constant
+ * set by where the switch fell between the steps: the rod of limit-order.test.ts converged
+ * erratically (angle errors at h = 1e-4, 5e-5, 2.5e-5 s 1.1e-5, 2.9e-6, 3.8e-6 rad at
+ * ρ∞ = 0.5), and now at second order (4.6e-6, 1.2e-6, 3.2e-7). The memory is invalid
+ * (IntegratorMemory.pseudoValid false) between the split step and the next, so that a
+ * snapshot taken there continues as the run.
+ *
  * Compliant contact (contact.method "smc"; the constructor's `impacts`): A_n taken again at
  * each step's start with the step's own contacts, and a step in which a contact switches
  * unresolved halved down to a backward-Euler h/16 (contact-switch.ts), as the θ-schemes'.
@@ -173,6 +189,15 @@ export class AlphaCoefficients {
     this.beta = 0.25 * (this.gamma + 0.5) ** 2;
     return this;
   }
+
+  /**
+   * α_m − α_f: the pseudo-acceleration of a smooth motion at steps of h is
+   * a_n = ẍ(t_n + (α_m − α_f) h) + O(h²) (Arnold & Brüls, Multibody Syst. Dyn. 18, 2007);
+   * 0 at ρ∞ = 1, −1 at ρ∞ = 0.
+   */
+  get shift(): number {
+    return this.alphaM - this.alphaF;
+  }
 }
 
 /**
@@ -246,6 +271,13 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   private readonly switches: ContactSwitches | null;
   /** Whether the last accepted (sub-)step was backward Euler at a contact's switch (trySingle). */
   private dissipativeStep = false;
+  /**
+   * Whether the last attempt was a trapezoidal restart of the pseudo-acceleration (ρ∞ < 1:
+   * a piece of a step split at a limit's switch, or the step after one; `attempt`).
+   */
+  private restarting = false;
+  /** Whether the step being taken was split at a compliant limit's switch (`step`). */
+  private splitting = false;
 
   /**
    * @param memory the state record's: A_n, the free acceleration at the start of the next
@@ -321,6 +353,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
    */
   get forceWeight(): number {
     if (this.dissipativeStep) return 1;
+    if (this.restarting) return 0.5;
     const { alphaM, alphaF, gamma } = this.alpha.set(this.params.rhoInfinity);
     return (gamma * (1 - alphaF)) / (1 - alphaM);
   }
@@ -332,8 +365,13 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     this.stats = stats;
     const depth = this.substeps.begin(h);
     if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
+    this.splitting = false;
     stats.substeps = advanceWithHalving(this, t, h, this.newton, this.scheme, 0, depth);
     this.substeps.end();
+    // a_n after the pieces is no memory for the next step of h (`attempt`)
+    if (this.splitting && this.alpha.set(this.params.rhoInfinity).shift !== 0)
+      this.memory.pseudoValid = false;
+    this.splitting = false;
   }
 
   /** Puts the state back at the start of the step (advanceWithHalving). */
@@ -364,15 +402,21 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   private attempt(t: number, h: number, last: boolean): boolean {
     const stats = this.stats;
     const s = this.stepper;
-    const { alphaM, alphaF, gamma, beta } = this.alpha.set(this.params.rhoInfinity);
-    s.beginStep();
     const memory = this.memory;
+    const shift = this.alpha.set(this.params.rhoInfinity).shift;
+    this.restarting =
+      shift !== 0 && (this.splitting || (memory.accelerationValid && !memory.pseudoValid));
+    const { alphaM, alphaF, gamma, beta } = this.alpha.set(
+      this.restarting ? 1 : this.params.rhoInfinity,
+    );
+    s.beginStep();
     // a new memory: the start made consistent with the joints and motors first, and
     // Newton's λ̃ started from the multipliers consistent with it (below)
     const fresh = !memory.accelerationValid;
     if (fresh) s.consistentStart(t);
     getVelocity(s.sys, this.vt);
     this.startMemory(t);
+    if (this.restarting) this.pseudoStart.set(this.accStart);
     // Newton starts from a = A + ρ Y λ̃ (A the free acceleration M⁻¹ f), whose position
     // update at ρ∞ = 1 is h v + ¼ h² (A_n + A) + ½ h² Y λ̃: with the last step's λ̃ it
     // nearly cancels the free part, but a new memory (t = 0, a reset, an input that changed
@@ -456,7 +500,10 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     // a compliant limit switched within the step: split there while a halving follows
     if (!last && this.limitSwitches !== null) {
       this.splitAt = this.limitSwitches.splitFraction(h, null);
-      if (this.splitAt > 0) return false;
+      if (this.splitAt > 0) {
+        this.splitting = true;
+        return false;
+      }
     }
     if (this.rejectedByErrorControl(c, t + h, h, last)) {
       this.rejected = true;
@@ -474,16 +521,19 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     s.removeStiffShare(c, t + h, free);
     // A_n and a_n carried with the turning bodies to the end's orientation (at ρ∞ = 1,
     // a_n = A_n and the blend leaves a_{n+1} = b whatever their frame)
-    if (alphaM !== alphaF) {
+    if (shift !== 0) {
       s.transportWithRotation(acc);
       s.transportWithRotation(pseudo);
     }
     const { acceleration, pseudoAcceleration } = memory;
     for (let i = 0; i < s.n; i++) {
       const b = free[i];
-      pseudoAcceleration[i] = k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
+      pseudoAcceleration[i] = this.restarting
+        ? b + shift * (b - acc[i])
+        : k * ((1 - alphaF) * b + alphaF * acc[i] - alphaM * pseudo[i]);
       acceleration[i] = b;
     }
+    memory.pseudoValid = true;
     // again after the error control's (rejectedByErrorControl): the same λ, and the force
     // accumulators left with the end's forces as the steps without it leave them. The
     // servos the step did not resolve with its lead, the law it applied (`stepped`): at x

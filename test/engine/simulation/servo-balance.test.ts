@@ -362,3 +362,39 @@ describe("newmark's motors: the work booked is what the hinge's velocity-level s
       expect(Math.abs(Math.hypot(fx, fy, fz) - reaction)).toBeLessThan(1e-9 * reaction);
     });
 });
+
+describe("Newton does not accept a step on the ratio of its first two corrections alone", () => {
+  // The rod hinged at its end under moreau-jean (2 kg, 0.6 m, 1/60 s), a servo the step does
+  // not resolve: Newton's first correction takes the start guess's share of the servo's
+  // force out (a part it removes in one step), and the second's ratio to it read as a
+  // contraction of ~1e-10 — accepted, though the correction after it was still millions of
+  // times the tolerance (AccelerationStepper.iterate, `trusted`). The step's end is then the
+  // converged one: the angle within 1e-12 rad of the same run at newtonTolerance 1e-14, and
+  // energy.error (the work booked against ½ I q̇², the hinge doing none) Newton's tolerance's.
+  // Before: the PD servo's 2.7e-9 rad off after one step and energy.error 5.5e-2 J; the
+  // motor 0.55 J (at 1e-14 too, whose first ratio accepted the same way). Now 2e-14 rad,
+  // 1.1e-6 J and 3.7e-6 J after the first step
+  const cases = [
+    { type: "position", target, kp: 1e8, kd: 5e6 },
+    { type: "velocity", target: 5, kv: 1e8 },
+  ];
+  for (const servo of cases)
+    it(`moreau-jean, ${JSON.stringify(servo)}: the first step's end is Newton's root`, () => {
+      const run = (newtonTolerance?: number) =>
+        loadModel(
+          servoRod(m, L, servo, {
+            integrator: "moreau-jean",
+            dt: h,
+            ...(newtonTolerance ? { newtonTolerance } : {}),
+          }),
+        );
+      const sim = run();
+      const tight = run(1e-14);
+      sim.step(1);
+      tight.step(1);
+      const angle = (s: typeof sim) => s.state().joints[0].coordinates[0];
+      expect(Math.abs(angle(sim) - angle(tight))).toBeLessThan(1e-12);
+      expect(Math.abs(sim.state().energy.error as number)).toBeLessThan(1e-4);
+      expect(Math.abs(tight.state().energy.error as number)).toBeLessThan(1e-4);
+    });
+});
