@@ -673,7 +673,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
       if (c !== null && (!coarse || kept)) {
         s.addJointImpulse(c, this.stepImpulse);
         // the reactions: the multipliers consistent with the end state (as generalized-alpha),
-        // left by tooCoarse's end acceleration
+        // left by tooCoarse's end acceleration, which reads the servos the step did not
+        // resolve at x (the memory's reference); the State's reactions and the motors' end
+        // power take them as the step applied them, at its lead (consistentMultipliers'
+        // `stepped`): read at x, the end-hinged rod's k_p = 1e6 servo (moreau-jean, 1/60 s)
+        // reported a hinge reaction of 65.4 N where its effort asks 6.16 N
+        if (c.stiffWeight !== 0) s.consistentMultipliers(c, t + h);
         // the motors' work, the trapezoid of their power (as generalized-alpha's, whose
         // step this is at θ = ½: simulation/step-work.ts)
         const endPower = this.motorPower(t + h, s.lambda);
