@@ -46,6 +46,25 @@ export const Input = z
       }),
     }),
     z.strictObject({
+      type: z.literal("gains"),
+      id: Id.meta({ description: "the actuator's id" }),
+      kp: z.number().nonnegative().optional().meta({
+        description: "a position servo's k_p from now on (N·m/rad or N/m)",
+      }),
+      kd: z.number().nonnegative().optional().meta({
+        description: "a position servo's k_d from now on (N·m·s/rad or N·s/m)",
+      }),
+      kv: z.number().nonnegative().optional().meta({
+        description: "a velocity servo's k_v from now on (N·m·s/rad or N·s/m)",
+      }),
+      effortLimit: z.number().positive().nullable().optional().meta({
+        description: "|effort| at most from now on (N·m or N), any actuator's; null: none",
+      }),
+      reset: z.boolean().default(false).meta({
+        description: "true: back to the model's gains (the others ignored)",
+      }),
+    }),
+    z.strictObject({
       type: z.literal("load"),
       id: Id.meta({ description: "a pointForce's id" }),
       force: Vec3.default([0, 0, 0]).meta({ description: "N, in the load's frame" }),
@@ -88,7 +107,7 @@ export const Input = z
   .meta({
     id: "Input",
     description:
-      "actuator: set a command; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
+      "actuator: set a command; gains: set a servo's k_p, k_d (k_v) or an actuator's effortLimit; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
   });
 
 export const InputsBody = z
