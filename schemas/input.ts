@@ -93,6 +93,18 @@ export const Input = z
       angularVelocity: Vec3.optional(),
     }),
     z.strictObject({
+      type: z.literal("jointState"),
+      id: Id.meta({ description: "a revolute or prismatic joint's id" }),
+      position: z.number().optional().meta({
+        description:
+          "its coordinate q (rad or m from the model pose, revolute angles unwrapped, as jointPosition reads it): the joint's child side turned or slid rigidly",
+      }),
+      velocity: z.number().optional().meta({
+        description:
+          "its rate q̇ (rad/s or m/s, as jointVelocity reads it); absent: the joints' rates kept",
+      }),
+    }),
+    z.strictObject({
       type: z.literal("impulse"),
       id: BodyRef.meta({
         description: 'the body\'s id (a dynamic body, or a fem node "<fem id>/<k>")',
@@ -107,7 +119,7 @@ export const Input = z
   .meta({
     id: "Input",
     description:
-      "actuator: set a command; gains: set a servo's k_p, k_d (k_v) or an actuator's effortLimit; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
+      "actuator: set a command; gains: set a servo's k_p, k_d (k_v) or an actuator's effortLimit; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); jointState: set a joint's coordinate and rate, its child side moved rigidly; impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
   });
 
 export const InputsBody = z

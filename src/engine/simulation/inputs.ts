@@ -43,6 +43,7 @@ import { quatNormalize } from "../math/quat";
 import { cross3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { magnitudeBound } from "../model/time-function";
+import type { JointStates } from "./joint-state";
 
 /** A bound's holder: the compliant law's limit and the nonsmooth treatment's entry. */
 interface BoundsHolder {
@@ -96,6 +97,8 @@ export interface InputTargets {
   dt: () => number;
   /** The model's command (effort or target) of each actuator, by id (a `gains` input's check). */
   commands: ReadonlyMap<string, TimeFunctionSpec>;
+  /** The joints' coordinates and child sides (a `jointState` input). */
+  jointStates: JointStates;
   /** After a `gains` input changed whether a servo has Jacobians: the solver re-reads them. */
   effectorsChanged: () => void;
 }
@@ -183,6 +186,28 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
               message: `upper (${input.upper}) must be above lower (${input.lower})`,
             },
           ];
+    }
+    case "jointState": {
+      if (!t.joints.has(input.id))
+        return [
+          {
+            path: ["id"],
+            message: `unknown joint "${input.id}" (${listIds("joints with a coordinate", [...t.jointStates.coordinates.keys()])})`,
+          },
+        ];
+      if (input.position === undefined && input.velocity === undefined)
+        return [
+          {
+            path: [],
+            message: `a jointState input for joint "${input.id}" sets neither position nor velocity`,
+          },
+        ];
+      const refusal = t.jointStates.refusal(input.id);
+      if (refusal !== null) return [{ path: ["id"], message: refusal }];
+      return [
+        ...beyond(input.position, "position", BLOW_UP_POSITION, "a coordinate (m or rad)"),
+        ...beyond(input.velocity, "velocity", BLOW_UP_VELOCITY, "a rate (m/s or rad/s)"),
+      ];
     }
     case "bodyState":
     case "impulse": {
@@ -573,6 +598,17 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       }
       if (input.velocity) sys.vel.set(input.velocity, 3 * b);
       if (input.angularVelocity) sys.omega.set(input.angularVelocity, 3 * b);
+      return true;
+    }
+    case "jointState": {
+      // set on a bound it would be past (in joint space: the other joints stay, where the
+      // teleport's projection, ontoBounds, moves the whole chain by the least kinetic
+      // metric: j1 of a 3-link chain set 0.5 rad past read 0.984 with j0 and j2 moved
+      // 0.16 and 0.80 rad)
+      const b = t.limits.get(input.id);
+      const q = input.position;
+      const position = b && q !== undefined ? Math.min(b.upper, Math.max(b.lower, q)) : q;
+      t.jointStates.apply(input.id, position, input.velocity);
       return true;
     }
     case "impulse": {

@@ -78,6 +78,7 @@ import {
   type InputTargets,
   JointBounds,
 } from "./inputs";
+import { JointStates } from "./joint-state";
 import { withoutNegativeZeros } from "./json-values";
 import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
@@ -396,6 +397,7 @@ export class Simulation {
         this.model.actuators.map((a) => [a.id, a.type === "torque" ? a.effort : a.target]),
       ),
       effectorsChanged: () => this.stepper.effectorsChanged(),
+      jointStates: new JointStates(this.model, this.system, parts.actuation.coordinates),
     };
     this.sensors = new SensorSet(this.model.sensors, {
       system: this.system,
@@ -761,7 +763,8 @@ export class Simulation {
         moved = applyInput(input, this.targets) || moved;
         placed ||=
           input.type === "limits" ||
-          (input.type === "bodyState" && (!!input.position || !!input.orientation));
+          (input.type === "bodyState" && (!!input.position || !!input.orientation)) ||
+          (input.type === "jointState" && input.position !== undefined);
       } else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary
