@@ -22,7 +22,8 @@
  * (the child's motion relative to the other end, its twist turned with the bodies, added to
  * that end's rigid motion at the new positions), then q̇ is set by adding (q̇* − q̇)/s ξ of
  * the unit motion to every child body: the other joints' coordinates and rates unchanged.
- * A revolute coordinate's turn count follows the branch of q* (JointCoordinate.guide).
+ * A revolute coordinate's turn count follows the branch of q* (JointCoordinate.guide). A
+ * q* past the joint's bounds in effect is set on the bound by the caller (applyInput).
  */
 import type { ModelSpec } from "../../../schemas/model";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
