@@ -42,8 +42,11 @@ interface Side {
 
 export class JointStates {
   private readonly sides = new Map<string, ChildSide>();
-  /** Per body, the joints at it: [other end's node, joint index]. */
-  private readonly adjacency: [number, number][][];
+  /**
+   * Per node, the joints at it: [other end's node, joint index]; built at the first
+   * jointState (a 10 000-body cloth's sessions never pay for it).
+   */
+  private adjacency: [number, number][][] | null = null;
   private readonly motorJoints: Set<string>;
   private readonly mimics = new Map<string, string>();
   private readonly modelBodies: Set<string>;
@@ -57,12 +60,7 @@ export class JointStates {
     readonly coordinates: ReadonlyMap<string, JointCoordinate>,
   ) {
     this.world = sys.ids.length;
-    this.adjacency = Array.from({ length: sys.ids.length + 1 }, () => []);
-    model.joints.forEach((j, k) => {
-      const a = this.node(j.a.body);
-      const b = this.node(j.b.body);
-      this.adjacency[a].push([b, k]);
-      this.adjacency[b].push([a, k]);
+    model.joints.forEach((j) => {
       if ((j.type === "revolute" || j.type === "prismatic") && j.mimic) {
         this.mimics.set(j.id, `it follows joint "${j.mimic.joint}" (mimic)`);
         this.mimics.set(j.mimic.joint, `joint "${j.id}" follows it (mimic)`);
@@ -122,13 +120,27 @@ export class JointStates {
     return { bodies, parent, end };
   }
 
+  private graph(): [number, number][][] {
+    if (this.adjacency !== null) return this.adjacency;
+    const adjacency: [number, number][][] = Array.from({ length: this.world + 1 }, () => []);
+    this.model.joints.forEach((j, k) => {
+      const a = this.node(j.a.body);
+      const b = this.node(j.b.body);
+      adjacency[a].push([b, k]);
+      adjacency[b].push([a, k]);
+    });
+    this.adjacency = adjacency;
+    return adjacency;
+  }
+
   /** The nodes reached from `start` through the joints but `without` (the world's included). */
   private reach(start: number, without: number): number[] {
+    const adjacency = this.graph();
     const seen = new Set<number>([start]);
     const stack = [start];
     while (stack.length > 0) {
       const i = stack.pop() as number;
-      for (const [other, k] of this.adjacency[i]) {
+      for (const [other, k] of adjacency[i]) {
         if (k === without || seen.has(other)) continue;
         seen.add(other);
         stack.push(other);

@@ -208,6 +208,27 @@ describe("jointState input", () => {
     expect(refusal(looped, [{ type: "jointState", id: "tie", position: 0.1 }])?.[0].message).toBe(
       'joint "tie" is a spherical joint: it has no coordinate (only a revolute or prismatic joint\'s is set)',
     );
+    // a loop within j1's child side (l1 and l2 also tied by a rod): it moves rigidly, closed
+    // as it was; j2 is in it
+    const braced = loadModel({
+      ...base,
+      joints: [
+        ...(base.joints ?? []),
+        {
+          id: "brace",
+          type: "distance",
+          a: { body: "l1", point: [0.1, 0, 0] },
+          b: { body: "l2", point: [0.1, 0, 0] },
+        },
+      ],
+    });
+    braced.schedule(inputs([{ type: "jointState", id: "j1", position: 0.8, velocity: 1 }]));
+    close(braced.state().observation, [0, 0, 0.8, 1, 0, 0], 1e-12);
+    expect(
+      refusal(braced.model, [{ type: "jointState", id: "j2", position: 0.1 }])?.[0].message,
+    ).toBe(
+      'joint "j2" is in a closed loop: its two ends are joined without it, so its coordinate cannot be set alone',
+    );
     const driven: ModelInput = { ...base, motors: [{ id: "m", joint: "j2", angle: 0 }] };
     expect(refusal(driven, [{ type: "jointState", id: "j2", velocity: 1 }])?.[0]).toEqual({
       path: ["inputs", 0, "id"],
