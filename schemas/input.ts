@@ -46,6 +46,25 @@ export const Input = z
       }),
     }),
     z.strictObject({
+      type: z.literal("gains"),
+      id: Id.meta({ description: "the actuator's id" }),
+      kp: z.number().nonnegative().optional().meta({
+        description: "a position servo's k_p from now on (N·m/rad or N/m)",
+      }),
+      kd: z.number().nonnegative().optional().meta({
+        description: "a position servo's k_d from now on (N·m·s/rad or N·s/m)",
+      }),
+      kv: z.number().nonnegative().optional().meta({
+        description: "a velocity servo's k_v from now on (N·m·s/rad or N·s/m)",
+      }),
+      effortLimit: z.number().positive().nullable().optional().meta({
+        description: "|effort| at most from now on (N·m or N), any actuator's; null: none",
+      }),
+      reset: z.boolean().default(false).meta({
+        description: "true: back to the model's gains (the others ignored)",
+      }),
+    }),
+    z.strictObject({
       type: z.literal("load"),
       id: Id.meta({ description: "a pointForce's id" }),
       force: Vec3.default([0, 0, 0]).meta({ description: "N, in the load's frame" }),
@@ -74,6 +93,18 @@ export const Input = z
       angularVelocity: Vec3.optional(),
     }),
     z.strictObject({
+      type: z.literal("jointState"),
+      id: Id.meta({ description: "a revolute or prismatic joint's id" }),
+      position: z.number().optional().meta({
+        description:
+          "its coordinate q (rad or m from the model pose, revolute angles unwrapped, as jointPosition reads it): the joint's child side turned or slid rigidly",
+      }),
+      velocity: z.number().optional().meta({
+        description:
+          "its rate q̇ (rad/s or m/s, as jointVelocity reads it); absent: the joints' rates kept",
+      }),
+    }),
+    z.strictObject({
       type: z.literal("impulse"),
       id: BodyRef.meta({
         description: 'the body\'s id (a dynamic body, or a fem node "<fem id>/<k>")',
@@ -88,7 +119,7 @@ export const Input = z
   .meta({
     id: "Input",
     description:
-      "actuator: set a command; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
+      "actuator: set a command; gains: set a servo's k_p, k_d (k_v) or an actuator's effortLimit; load: set a point force; limits: move a joint's bounds; bodyState: teleport (set any of pose and velocity); jointState: set a joint's coordinate and rate, its child side moved rigidly; impulse: kick (Δv = J/m, Δω = I⁻¹(r × J + L))",
   });
 
 export const InputsBody = z

@@ -299,6 +299,21 @@ export const SimulationSnapshot = z
           .meta({
             description: "[joint id, lower, upper] of the joints whose bounds an input moved",
           }),
+        gains: z
+          .array(
+            z.tuple([
+              Id,
+              z.number().nonnegative(),
+              z.number().nonnegative(),
+              z.number().positive().nullable(),
+            ]),
+          )
+          .max(100_000)
+          .optional()
+          .meta({
+            description:
+              "[actuator id, k_p, k_d (a velocity servo's k_v), effortLimit (null: none)] of the actuators whose gains an input changed",
+          }),
         pending: z.array(TimedInput).max(MAX_PENDING_INPUTS).meta({
           description: "inputs and parameter patches scheduled for later step boundaries",
         }),

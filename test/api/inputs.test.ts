@@ -45,6 +45,73 @@ describe("POST /v1/sessions/:id/inputs", () => {
     expect((await step(server.app, id, 13)).actuators[0].command).toBe(3);
   });
 
+  it("sets a joint's coordinate and rate (jointState) and an actuator's gains, over REST and the WebSocket; refusals name the field and id", async () => {
+    const id = await createSession(server.app, cartPole);
+    await step(server.app, id, 5);
+    const post = (body: object) =>
+      request(server.app.server).post(`/v1/sessions/${id}/inputs`).send(body);
+    const set = await post({
+      inputs: [
+        { type: "jointState", id: "rail", position: 0.3, velocity: 0.2 },
+        { type: "jointState", id: "hinge", position: 0.1 },
+        { type: "gains", id: "push", effortLimit: 2 },
+        { type: "actuator", id: "push", value: 10 },
+      ],
+    });
+    expect(set.status).toBe(200);
+    const s = await getState(server.app, id);
+    // [x, ẋ, θ, θ̇]: the cart slid to 0.3 m, the pole carried along and turned 0.1 rad
+    // about the hinge at the cart's centre: its centre at (0.3 + 0.5 sin 0.1, 0, 0.5 cos 0.1)
+    const obs = s.observation as number[];
+    for (const [k, want] of [0.3, 0.2, 0.1].entries())
+      expect(Math.abs(obs[k] - want)).toBeLessThan(1e-12);
+    const pole = s.bodies[1].position as number[];
+    expect(Math.abs(pole[0] - (0.3 + 0.5 * Math.sin(0.1)))).toBeLessThan(1e-12);
+    expect(Math.abs(pole[2] - 0.5 * Math.cos(0.1))).toBeLessThan(1e-12);
+    expect((await step(server.app, id, 1)).actuators[0].effort).toBe(2);
+    const refused = await post({
+      inputs: [
+        { type: "gains", id: "push", kp: 5 },
+        { type: "jointState", id: "cart", position: 0 },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.issues).toEqual([
+      {
+        path: ["inputs", 0, "kp"],
+        message: 'actuator "push" is a torque actuator: it has no kp (effortLimit)',
+      },
+      {
+        path: ["inputs", 1, "id"],
+        message: 'unknown joint "cart" (the model\'s joints with a coordinate: "rail", "hinge")',
+      },
+    ]);
+    // the WebSocket's inputs command takes them the same
+    const ws = new WebSocket(`${server.ws}/v1/sessions/${id}/stream?every=1000000`);
+    const messages: Record<string, unknown>[] = [];
+    ws.on("message", (data: Buffer) => messages.push(JSON.parse(data.toString())));
+    await new Promise((r) => ws.once("open", r));
+    ws.send(
+      JSON.stringify({
+        type: "inputs",
+        ref: 1,
+        inputs: [
+          { type: "jointState", id: "hinge", position: -0.2, velocity: 1 },
+          { type: "gains", id: "push", effortLimit: null },
+        ],
+      }),
+    );
+    const answer = await waitFor(() =>
+      messages.find((m) => m.type === "inputs" || m.type === "error"),
+    );
+    expect(answer).toEqual({ type: "inputs", ref: 1, step: 6, pending: 0 });
+    ws.close();
+    const after = (await getState(server.app, id)).observation as number[];
+    expect(Math.abs(after[2] + 0.2)).toBeLessThan(1e-12);
+    expect(Math.abs(after[3] - 1)).toBeLessThan(1e-12);
+    expect((await step(server.app, id, 1)).actuators[0].effort).toBe(10);
+  });
+
   it("refuses unknown ids, unknown keys, past steps and deleted sessions with 4xx and paths", async () => {
     const id = await createSession(server.app, cartPole);
     await step(server.app, id, 5);

@@ -62,11 +62,21 @@ export interface ActuatorOptions {
   effortLimit: number;
 }
 
+/**
+ * A servo's gains as they act: k_p (N·m/rad or N/m; 0 but for a position servo), the rate
+ * gain k_d or k_v (N·m·s/rad or N·s/m; 0 for a torque actuator) and |τ| at most (N·m or
+ * N; Infinity: none).
+ */
+export interface ServoGains {
+  kp: number;
+  kd: number;
+  limit: number;
+}
+
 export class JointActuator implements ForceEffector {
   readonly id: string;
   readonly type: ActuatorType;
   readonly jacobianType: MatrixTypeFlags = MatrixType.SPD;
-  readonly hasJacobians: boolean;
   /** The effort τ of the last applyForces (N·m or N). */
   effort = 0;
   /** Whether applyForces leaves `effort` as it is (holdEffort). */
@@ -76,12 +86,13 @@ export class JointActuator implements ForceEffector {
   private saturated = false;
   /** The law's value before the clamp at the last evaluation (N·m or N). */
   private law = 0;
-  private readonly kp: number;
-  private readonly kd: number;
+  /** The gains in effect (a `gains` input changes them: setGains) and the model's. */
+  private kp: number;
+  private kd: number;
+  private effortLimit: number;
+  readonly modelGains: Readonly<ServoGains>;
   /** The step's lead δ (s) while unresolved (leadStiffness), else 0. */
   private lead = 0;
-  /** |τ| at most (N·m or N); Infinity: none. */
-  readonly limit: number;
   private readonly command: CompiledTimeFunction;
   /** |M^{-1/2} g| by block, [a_t, a_θ, b_t, b_θ] (addExplicitRows). */
   private readonly norms = new Float64Array(4);
@@ -98,9 +109,46 @@ export class JointActuator implements ForceEffector {
     this.command = o.command;
     this.kp = o.type === "position" ? o.kp : 0;
     this.kd = o.type === "torque" ? 0 : o.kd;
-    this.limit = o.effortLimit;
-    this.hasJacobians = this.kp > 0 || this.kd > 0;
+    this.effortLimit = o.effortLimit;
+    this.modelGains = { kp: this.kp, kd: this.kd, limit: this.effortLimit };
     this.direction = new Float64Array(sys.numDofs);
+  }
+
+  /** |τ| at most (N·m or N); Infinity: none. */
+  get limit(): number {
+    return this.effortLimit;
+  }
+
+  /** Whether the law has Jacobians: a servo with a gain (ForceEffector.hasJacobians). */
+  get hasJacobians(): boolean {
+    return this.kp > 0 || this.kd > 0;
+  }
+
+  /** The gains in effect (a copy). */
+  get gains(): ServoGains {
+    return { kp: this.kp, kd: this.kd, limit: this.effortLimit };
+  }
+
+  /** Whether the gains in effect are not the model's. */
+  get gainsMoved(): boolean {
+    const m = this.modelGains;
+    return this.kp !== m.kp || this.kd !== m.kd || this.effortLimit !== m.limit;
+  }
+
+  /**
+   * Sets the gains from the next evaluation on (a `gains` input, checked by inputs.ts: a
+   * torque actuator's k_p and k_d stay 0, a velocity servo's k_p). Returns whether
+   * hasJacobians changed, which the solver's structure reads (effectorsChanged). The law
+   * reads the gains at each evaluation, the servo's potential Φ (storedEnergy) too, and the
+   * energy balance books the servo's whole effort as work (step-work.ts) from each step's
+   * start, so a change at a step boundary books no jump.
+   */
+  setGains(g: Readonly<ServoGains>): boolean {
+    const had = this.hasJacobians;
+    this.kp = this.type === "position" ? g.kp : 0;
+    this.kd = this.type === "torque" ? 0 : g.kd;
+    this.effortLimit = g.limit;
+    return had !== this.hasJacobians;
   }
 
   /** The command at t: the run-time value when one is set, else the model's function. */
@@ -131,14 +179,7 @@ export class JointActuator implements ForceEffector {
     if (this.kp === 0) return 0;
     const q = this.coordinate;
     q.evaluateValue();
-    return this.potential(q.value - this.commandAt(t));
-  }
-
-  /** Φ(e) (J) of storedEnergy at the error e = q − q* (rad or m). */
-  private potential(error: number): number {
-    const e = Math.abs(error);
-    const band = this.limit / this.kp;
-    return e <= band ? 0.5 * this.kp * e * e : this.limit * (e - 0.5 * band);
+    return servoPotential(q.value - this.commandAt(t), this.kp, this.effortLimit);
   }
 
   /**
@@ -154,13 +195,14 @@ export class JointActuator implements ForceEffector {
    * peaks at ω_d t = acos ζ (and its continuation through ζ = 1: |e| ω_n/e there, |e| k_p/k_d
    * as ζ → ∞, where the energy bound's |e| ω_n overstates an overdamped servo by 2ζ); the
    * motion from q̇₀ alone never gains energy. It bounds the unclamped law; the clamp only
-   * lowers |τ| on the way to the same rest. 0 for the other types.
+   * lowers |τ| on the way to the same rest. 0 for the other types. `g`: the gains (those
+   * in effect unless given: a `gains` input is checked with its own).
    */
-  peakRate(error: number, rate: number, inertia: number): number {
+  peakRate(error: number, rate: number, inertia: number, g: ServoGains = this.gains): number {
     if (this.type !== "position") return 0;
-    const energy = Math.sqrt(rate * rate + (2 * this.potential(error)) / inertia);
-    const wn = Math.sqrt(this.kp / inertia);
-    const zeta = this.kd / (2 * Math.sqrt(this.kp * inertia));
+    const energy = Math.sqrt(rate * rate + (2 * servoPotential(error, g.kp, g.limit)) / inertia);
+    const wn = Math.sqrt(g.kp / inertia);
+    const zeta = g.kd / (2 * Math.sqrt(g.kp * inertia));
     const d = Math.abs(zeta - 1);
     const A =
       d < 1e-6
@@ -180,7 +222,7 @@ export class JointActuator implements ForceEffector {
     q.evaluate();
     const e = q.value - this.commandAt(t);
     const rate = this.override === null ? this.command.rate(t) : 0;
-    const slope = Math.max(-this.limit, Math.min(this.limit, this.kp * e));
+    const slope = Math.max(-this.effortLimit, Math.min(this.effortLimit, this.kp * e));
     return slope * (q.rate - rate);
   }
 
@@ -217,7 +259,7 @@ export class JointActuator implements ForceEffector {
     if (!this.saturated || !this.hasJacobians) return 1;
     const law = this.law;
     const after = law - (this.kp * cx + this.rateGain() * cv) * this.coordinate.along(da);
-    if (Math.sign(after) === Math.sign(law) || Math.abs(after) <= this.limit) return 1;
+    if (Math.sign(after) === Math.sign(law) || Math.abs(after) <= this.effortLimit) return 1;
     return law / (law - after);
   }
 
@@ -238,8 +280,8 @@ export class JointActuator implements ForceEffector {
 
   private saturate(tau: number): number {
     this.law = tau;
-    this.saturated = Math.abs(tau) > this.limit;
-    return this.saturated ? Math.sign(tau) * this.limit : tau;
+    this.saturated = Math.abs(tau) > this.effortLimit;
+    return this.saturated ? Math.sign(tau) * this.effortLimit : tau;
   }
 
   /**
@@ -334,6 +376,17 @@ export class JointActuator implements ForceEffector {
   potentialEnergy(): number {
     return 0;
   }
+}
+
+/**
+ * A position servo's Φ(e) (J) at the error e = q − q* (rad or m), k_p and |τ| at most
+ * (storedEnergy): ½ k_p e² within the law's linear band |e| ≤ limit/k_p, beyond it
+ * limit |e| − limit²/2k_p.
+ */
+function servoPotential(error: number, kp: number, limit: number): number {
+  const e = Math.abs(error);
+  const band = limit / kp;
+  return e <= band ? 0.5 * kp * e * e : limit * (e - 0.5 * band);
 }
 
 /** Adds the generalized force gᵀτ of an effort τ along q to sys.force / sys.torque. */

@@ -18,6 +18,13 @@
  * written 0.01 m off its joints read 2e-4 m off right after under generalized-alpha and
  * 0.01 m under moreau-jean; a hinged rod within its bounds 0.01 m under both.
  *
+ * gains sets a servo's k_p, k_d (k_v) or an actuator's effortLimit from the boundary on
+ * (as MuJoCo's writable actuator_gainprm/biasprm, ROS control's dynamic PID parameters):
+ * the law reads them at each evaluation (JointActuator.setGains); the energy balance books
+ * a servo's whole effort as work from each step's start (step-work.ts), so the jump of
+ * its potential ½ k_p e² at the change is no error. The command in effect is checked
+ * under the new gains as a command is (commandBounds).
+ *
  * Values whose effect is a blow-up are refused (checkInput), as the step that reached them
  * would end the run `diverged`: positions and velocities beyond BLOW_UP_POSITION and
  * BLOW_UP_VELOCITY, and the velocity change an impulse makes beyond the latter — and so
@@ -29,13 +36,14 @@
  */
 import type { InputSpec } from "../../../schemas/input";
 import type { ModelSpec, TimeFunctionSpec } from "../../../schemas/model";
-import type { JointActuator } from "../actuators/actuator";
+import type { JointActuator, ServoGains } from "../actuators/actuator";
 import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
 import { cross3 } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { magnitudeBound } from "../model/time-function";
+import type { JointStates } from "./joint-state";
 
 /** A bound's holder: the compliant law's limit and the nonsmooth treatment's entry. */
 interface BoundsHolder {
@@ -87,6 +95,12 @@ export interface InputTargets {
   joints: ReadonlySet<string>;
   /** The step h (s, solver.dt): what an effort set at a boundary acts over before the next. */
   dt: () => number;
+  /** The model's command (effort or target) of each actuator, by id (a `gains` input's check). */
+  commands: ReadonlyMap<string, TimeFunctionSpec>;
+  /** The joints' coordinates and child sides (a `jointState` input). */
+  jointStates: JointStates;
+  /** After a `gains` input changed whether a servo has Jacobians: the solver re-reads them. */
+  effectorsChanged: () => void;
 }
 
 export interface InputIssue {
@@ -131,6 +145,24 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       if (!a) return [{ path: ["id"], message: unknownActuator(input.id, t) }];
       return commandBounds(input.value, a, sys, t.dt());
     }
+    case "gains": {
+      const a = t.actuators.get(input.id);
+      if (!a) return [{ path: ["id"], message: unknownActuator(input.id, t) }];
+      const unfit = gainsFit(input, a);
+      if (unfit.length > 0 || input.reset) return unfit;
+      // the command in effect (the model's at its largest, as checkModelCommands) under the
+      // new gains
+      const h = t.dt();
+      const spec = t.commands.get(a.id);
+      const value = a.override ?? (spec === undefined ? null : magnitudeBound(spec, h));
+      const named = (["kp", "kd", "kv", "effortLimit"] as const).find(
+        (k) => input[k] !== undefined,
+      );
+      return commandBounds(value, a, sys, h, gainsOf(input, a)).map((issue) => ({
+        path: [named ?? "id"],
+        message: `with these gains the command in effect (${value}): ${issue.message}`,
+      }));
+    }
     case "load": {
       const load = t.loads.get(input.id);
       if (!load) return [{ path: ["id"], message: `unknown pointForce "${input.id}"` }];
@@ -155,6 +187,28 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
             },
           ];
     }
+    case "jointState": {
+      if (!t.joints.has(input.id))
+        return [
+          {
+            path: ["id"],
+            message: `unknown joint "${input.id}" (${listIds("joints with a coordinate", [...t.jointStates.coordinates.keys()])})`,
+          },
+        ];
+      if (input.position === undefined && input.velocity === undefined)
+        return [
+          {
+            path: [],
+            message: `a jointState input for joint "${input.id}" sets neither position nor velocity`,
+          },
+        ];
+      const refusal = t.jointStates.refusal(input.id);
+      if (refusal !== null) return [{ path: ["id"], message: refusal }];
+      return [
+        ...beyond(input.position, "position", BLOW_UP_POSITION, "a coordinate (m or rad)"),
+        ...beyond(input.velocity, "velocity", BLOW_UP_VELOCITY, "a rate (m/s or rad/s)"),
+      ];
+    }
     case "bodyState":
     case "impulse": {
       const b = sys.index.get(input.id);
@@ -173,6 +227,55 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       return [];
     }
   }
+}
+
+type GainsInput = Extract<InputSpec, { type: "gains" }>;
+
+/**
+ * Why a `gains` input does not fit its actuator, validated as the model's gains are
+ * (schemas/model.ts Actuator: k_p and k_d a position servo's, k_v a velocity servo's, an
+ * effortLimit any actuator's; the schema keeps them non-negative, the limit positive), or
+ * [] when it does. Also a snapshot's controls.gains (Simulation.restoreControls).
+ */
+export function gainsFit(input: GainsInput, a: JointActuator): InputIssue[] {
+  const what = {
+    torque: "a torque actuator",
+    velocity: "a velocity servo",
+    position: "a position servo",
+  }[a.type];
+  const own: readonly string[] = { torque: [], velocity: ["kv"], position: ["kp", "kd"] }[a.type];
+  const issues: InputIssue[] = [];
+  for (const key of ["kp", "kd", "kv"] as const)
+    if (input[key] !== undefined && !own.includes(key))
+      issues.push({
+        path: [key],
+        message: `actuator "${a.id}" is ${what}: it has no ${key} (${own.length > 0 ? `its gains: ${own.join(", ")}, ` : ""}effortLimit)`,
+      });
+  if (
+    !input.reset &&
+    issues.length === 0 &&
+    input.kp === undefined &&
+    input.kd === undefined &&
+    input.kv === undefined &&
+    input.effortLimit === undefined
+  )
+    issues.push({
+      path: [],
+      message: `a gains input for actuator "${a.id}" sets none of ${[...own, "effortLimit"].join(", ")} (or reset: true)`,
+    });
+  return issues;
+}
+
+/** The gains a checked `gains` input gives its actuator: those it names, the others as in effect. */
+export function gainsOf(input: GainsInput, a: JointActuator): ServoGains {
+  if (input.reset) return { ...a.modelGains };
+  const g = a.gains;
+  return {
+    kp: input.kp ?? g.kp,
+    kd: input.kd ?? input.kv ?? g.kd,
+    limit:
+      input.effortLimit === undefined ? g.limit : (input.effortLimit ?? Number.POSITIVE_INFINITY),
+  };
 }
 
 /**
@@ -317,6 +420,7 @@ function commandBounds(
   a: JointActuator,
   sys: BodySystem,
   h: number,
+  gains: ServoGains = a.gains,
 ): InputIssue[] {
   if (value === null) return [];
   if (a.type === "position") {
@@ -341,7 +445,7 @@ function commandBounds(
     let what: string;
     switch (a.type) {
       case "torque":
-        rate = (h * Math.min(Math.abs(value), a.limit)) / inertia;
+        rate = (h * Math.min(Math.abs(value), gains.limit)) / inertia;
         what = `one step (${h} s) of this effort changes body "${sys.ids[b]}" by`;
         break;
       case "velocity":
@@ -350,7 +454,7 @@ function commandBounds(
         break;
       case "position":
         rate = Math.min(
-          a.peakRate(q.value - value, q.rate, inertia),
+          a.peakRate(q.value - value, q.rate, inertia, gains),
           Math.abs(value - q.value) / h + Math.abs(q.rate),
         );
         what = `the servo driving its joint from ${q.value.toPrecision(4)} to this target moves body "${sys.ids[b]}" at`;
@@ -471,6 +575,11 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       if (a) a.override = input.value;
       return false;
     }
+    case "gains": {
+      const a = t.actuators.get(input.id);
+      if (a?.setGains(gainsOf(input, a))) t.effectorsChanged();
+      return false;
+    }
     case "load":
       t.loads
         .get(input.id)
@@ -489,6 +598,17 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       }
       if (input.velocity) sys.vel.set(input.velocity, 3 * b);
       if (input.angularVelocity) sys.omega.set(input.angularVelocity, 3 * b);
+      return true;
+    }
+    case "jointState": {
+      // set on a bound it would be past (in joint space: the other joints stay, where the
+      // teleport's projection, ontoBounds, moves the whole chain by the least kinetic
+      // metric: j1 of a 3-link chain set 0.5 rad past read 0.984 with j0 and j2 moved
+      // 0.16 and 0.80 rad)
+      const b = t.limits.get(input.id);
+      const q = input.position;
+      const position = b && q !== undefined ? Math.min(b.upper, Math.max(b.lower, q)) : q;
+      t.jointStates.apply(input.id, position, input.velocity);
       return true;
     }
     case "impulse": {

@@ -29,7 +29,7 @@ import {
 import { MAX_PENDING_INPUTS } from "../../../schemas/snapshot";
 import type { AssemblyOptionsIn, AssemblyResultOut, StateOut } from "../../../schemas/state";
 import { AssemblyOptions } from "../../../schemas/state";
-import type { JointActuator } from "../actuators/actuator";
+import type { JointActuator, ServoGains } from "../actuators/actuator";
 import type { Actuation } from "../actuators/build";
 import { JointLimitProblem } from "../actuators/limit-problem";
 import { assemble } from "../analysis/assembly";
@@ -78,6 +78,7 @@ import {
   type InputTargets,
   JointBounds,
 } from "./inputs";
+import { JointStates } from "./joint-state";
 import { withoutNegativeZeros } from "./json-values";
 import { StepMonitor } from "./monitor";
 import { SensorSet } from "./sensors";
@@ -392,6 +393,11 @@ export class Simulation {
       limits: bounds,
       joints: new Set(this.model.joints.map((j) => j.id)),
       dt: () => this.solver.dt,
+      commands: new Map(
+        this.model.actuators.map((a) => [a.id, a.type === "torque" ? a.effort : a.target]),
+      ),
+      effectorsChanged: () => this.stepper.effectorsChanged(),
+      jointStates: new JointStates(this.model, this.system, parts.actuation.coordinates),
     };
     this.sensors = new SensorSet(this.model.sensors, {
       system: this.system,
@@ -757,7 +763,8 @@ export class Simulation {
         moved = applyInput(input, this.targets) || moved;
         placed ||=
           input.type === "limits" ||
-          (input.type === "bodyState" && (!!input.position || !!input.orientation));
+          (input.type === "bodyState" && (!!input.position || !!input.orientation)) ||
+          (input.type === "jointState" && input.position !== undefined);
       } else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary
@@ -909,6 +916,7 @@ export class Simulation {
     this.integrator.reset();
     this.monitor.rebase(this.totalEnergy());
     for (const a of this.targets.actuators.values()) a.override = null;
+    this.setGains(new Map());
     for (const l of this.targets.loads.values()) l.setLoad(null);
     for (const q of this.actuation.coordinates.values()) q.resetTurns();
     // the State's efforts are the last step's: none since t = 0, as a new session's (the
@@ -1369,6 +1377,18 @@ export class Simulation {
   }
 
   /** The actuators' and limits' reported efforts ← 0: no step taken since this state. */
+  /**
+   * Every actuator's gains ← `gains`' (by id), the model's where it names none (a reset, a
+   * restored snapshot's controls); the solver re-reads the Jacobians when whether one has
+   * them changed.
+   */
+  private setGains(gains: ReadonlyMap<string, ServoGains>): void {
+    let changed = false;
+    for (const a of this.targets.actuators.values())
+      changed = a.setGains(gains.get(a.id) ?? a.modelGains) || changed;
+    if (changed) this.stepper.effectorsChanged();
+  }
+
   private zeroEfforts(): void {
     for (const a of this.actuation.actuators) a.effort = 0;
     for (const q of this.actuation.coordinates.values()) q.limitEffort = 0;
@@ -1390,7 +1410,8 @@ export class Simulation {
 
   private hasControls(): boolean {
     if (this.pending.length > 0) return true;
-    for (const a of this.targets.actuators.values()) if (a.override !== null) return true;
+    for (const a of this.targets.actuators.values())
+      if (a.override !== null || a.gainsMoved) return true;
     for (const l of this.targets.loads.values()) if (l.override !== null) return true;
     for (const b of this.targets.limits.values()) if (b.moved) return true;
     return false;
@@ -1415,10 +1436,17 @@ export class Simulation {
     const limits: [string, number, number][] = [];
     for (const b of this.targets.limits.values())
       if (b.moved) limits.push([b.joint, b.lower, b.upper]);
+    const gains: [string, number, number, number | null][] = [];
+    for (const a of this.targets.actuators.values()) {
+      if (!a.gainsMoved) continue;
+      const g = a.gains;
+      gains.push([a.id, g.kp, g.kd, g.limit === Number.POSITIVE_INFINITY ? null : g.limit]);
+    }
     return {
       actuators,
       loads,
       ...(limits.length > 0 ? { limits } : {}),
+      ...(gains.length > 0 ? { gains } : {}),
       pending: this.pendingInputs(),
     };
   }
@@ -1441,6 +1469,19 @@ export class Simulation {
           path: ["controls", "limits", i, issue.path[0] === "id" ? 0 : 2],
           message: issue.message,
         });
+    });
+    c.gains?.forEach(([id, kp, kd], i) => {
+      const a = this.targets.actuators.get(id);
+      const path = ["controls", "gains", i];
+      if (!a) {
+        issues.push({ path: [...path, 0], message: `unknown actuator "${id}"` });
+        return;
+      }
+      // (the schema keeps them non-negative, the limit positive)
+      if (a.type !== "position" && kp !== 0)
+        issues.push({ path: [...path, 1], message: `actuator "${id}" is ${a.type}: no k_p` });
+      if (a.type === "torque" && kd !== 0)
+        issues.push({ path: [...path, 2], message: `actuator "${id}" is torque: no rate gain` });
     });
     c.pending.forEach((p, i) => {
       if (p.step < state.record.step)
@@ -1485,6 +1526,14 @@ export class Simulation {
       this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
     for (const b of this.targets.limits.values()) b.set(b.modelLower, b.modelUpper);
     for (const [id, lower, upper] of c.limits ?? []) this.targets.limits.get(id)?.set(lower, upper);
+    this.setGains(
+      new Map(
+        (c.gains ?? []).map(([id, kp, kd, limit]) => [
+          id,
+          { kp, kd, limit: limit ?? Number.POSITIVE_INFINITY },
+        ]),
+      ),
+    );
     this.pending = c.pending.map((p) => ({ ...p }));
     this.zeroEfforts();
     for (const q of this.actuation.coordinates.values()) {

@@ -1,0 +1,292 @@
+/**
+ * The `jointState` input: a revolute or prismatic joint's coordinate q and rate q̇ set at a
+ * step boundary (MuJoCo's qpos/qvel of one joint, Drake's SetPositions), as the
+ * jointPosition and jointVelocity sensors read them (rad or m from the model pose, rad/s
+ * or m/s; revolute angles unwrapped).
+ *
+ * What moves: the joint's child side, the bodies the joint joins to the rest only through
+ * itself, found in the graph whose nodes are the bodies (the ground and every fixed body one
+ * node, the world) and whose edges are all the model's joints: with the joint's edge taken
+ * out, the side of its two ends that does not hold the world (where neither does, a
+ * floating mechanism, the side of its end b, the child as URDF names it). Refused: a joint
+ * whose ends stay joined without it (a closed loop: no rigid motion of one side changes its
+ * coordinate alone), a motor's joint (the motor prescribes q), a mimic's (q is tied to
+ * another's), a child side holding a fem node (an elastic body is not moved rigidly). A
+ * loop within the child side moves rigidly with it, closed as it was.
+ *
+ * How: the child side is turned about the joint's axis through its anchor on the child end
+ * (revolute) or translated along it (prismatic) by Newton on q: δ = (q* − q)/s, s = g_c·ξ
+ * the coordinate's rate along the unit motion ξ of the child end (g its Jacobian), until q
+ * reads q* to round-off (exact in one iteration on a closed joint, a second on one the steps
+ * left open by their tolerance). The velocities are carried along, the joints' rates kept
+ * (the child's motion relative to the other end, its twist turned with the bodies, added to
+ * that end's rigid motion at the new positions), then q̇ is set by adding (q̇* − q̇)/s ξ of
+ * the unit motion to every child body: the other joints' coordinates and rates unchanged.
+ * A revolute coordinate's turn count follows the branch of q* (JointCoordinate.guide). A
+ * q* past the joint's bounds in effect is set on the bound by the caller (applyInput).
+ */
+import type { ModelSpec } from "../../../schemas/model";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
+import { quatMul, quatNormalize, quatRotate } from "../math/quat";
+import { BodyKind, type BodySystem, updateDerived } from "../model/body-system";
+
+/** Per joint: its child side's body indices, or why it has none to move. */
+type ChildSide = Side | { refusal: string };
+
+/** A joint's child side: its bodies, the other end's node (parent) and the child end (0: a, 1: b). */
+interface Side {
+  bodies: number[];
+  parent: number;
+  end: 0 | 1;
+}
+
+export class JointStates {
+  private readonly sides = new Map<string, ChildSide>();
+  /**
+   * Per node, the joints at it: [other end's node, joint index]; built at the first
+   * jointState (a 10 000-body cloth's sessions never pay for it).
+   */
+  private adjacency: [number, number][][] | null = null;
+  private readonly motorJoints: Set<string>;
+  private readonly mimics = new Map<string, string>();
+  private readonly modelBodies: Set<string>;
+  private readonly scratch = new Float64Array(12);
+  /** The world's node in the joints' graph (the ground and the fixed bodies): after the bodies'. */
+  private readonly world: number;
+
+  constructor(
+    private readonly model: ModelSpec,
+    private readonly sys: BodySystem,
+    readonly coordinates: ReadonlyMap<string, JointCoordinate>,
+  ) {
+    this.world = sys.ids.length;
+    model.joints.forEach((j) => {
+      if ((j.type === "revolute" || j.type === "prismatic") && j.mimic) {
+        this.mimics.set(j.id, `it follows joint "${j.mimic.joint}" (mimic)`);
+        this.mimics.set(j.mimic.joint, `joint "${j.id}" follows it (mimic)`);
+      }
+    });
+    this.motorJoints = new Set(model.motors.map((m) => m.joint));
+    this.modelBodies = new Set(model.bodies.map((b) => b.id));
+  }
+
+  /** The node of a joint end's body: its index, or the world's for the ground and fixed bodies. */
+  private node(id: string): number {
+    const b = id === "ground" ? undefined : this.sys.index.get(id);
+    return b === undefined || this.sys.dofOffset[b] < 0 ? this.world : b;
+  }
+
+  /** Why the joint's coordinate cannot be set, or null when it can. */
+  refusal(joint: string): string | null {
+    const side = this.side(joint);
+    return "refusal" in side ? side.refusal : null;
+  }
+
+  private side(joint: string): ChildSide {
+    let side = this.sides.get(joint);
+    if (side === undefined) {
+      side = this.findSide(joint);
+      this.sides.set(joint, side);
+    }
+    return side;
+  }
+
+  private findSide(joint: string): ChildSide {
+    const k = this.model.joints.findIndex((j) => j.id === joint);
+    const spec = this.model.joints[k];
+    if (!this.coordinates.has(joint))
+      return {
+        refusal: `joint "${joint}" is ${spec.type === "revolute" ? "a revolute joint with a particle end" : `a ${spec.type} joint`}: it has no coordinate (only a revolute or prismatic joint's is set)`,
+      };
+    if (this.motorJoints.has(joint))
+      return { refusal: `joint "${joint}" is driven by a motor, which prescribes its coordinate` };
+    const mimic = this.mimics.get(joint);
+    if (mimic) return { refusal: `joint "${joint}" is coupled to another: ${mimic}` };
+    const a = this.node(spec.a.body);
+    const b = this.node(spec.b.body);
+    const sideB = this.reach(b, k);
+    if (sideB.includes(a) || a === b)
+      return {
+        refusal: `joint "${joint}" is in a closed loop: its two ends are joined without it, so its coordinate cannot be set alone`,
+      };
+    const [bodies, parent, end] = sideB.includes(this.world)
+      ? [this.reach(a, k), b, 0 as const]
+      : [sideB, a, 1 as const];
+    const fem = bodies.find((i) => !this.modelBodies.has(this.sys.ids[i]));
+    if (fem !== undefined)
+      return {
+        refusal: `joint "${joint}": its child side holds the fem node "${this.sys.ids[fem]}", which is not moved rigidly`,
+      };
+    return { bodies, parent, end };
+  }
+
+  private graph(): [number, number][][] {
+    if (this.adjacency !== null) return this.adjacency;
+    const adjacency: [number, number][][] = Array.from({ length: this.world + 1 }, () => []);
+    this.model.joints.forEach((j, k) => {
+      const a = this.node(j.a.body);
+      const b = this.node(j.b.body);
+      adjacency[a].push([b, k]);
+      adjacency[b].push([a, k]);
+    });
+    this.adjacency = adjacency;
+    return adjacency;
+  }
+
+  /** The nodes reached from `start` through the joints but `without` (the world's included). */
+  private reach(start: number, without: number): number[] {
+    const adjacency = this.graph();
+    const seen = new Set<number>([start]);
+    const stack = [start];
+    while (stack.length > 0) {
+      const i = stack.pop() as number;
+      for (const [other, k] of adjacency[i]) {
+        if (k === without || seen.has(other)) continue;
+        seen.add(other);
+        stack.push(other);
+      }
+    }
+    return [...seen];
+  }
+
+  /**
+   * Sets the joint's q and/or q̇ (checked: refusal(joint) is null). Leaves the derived data
+   * current and the coordinate's turn count on q's branch.
+   */
+  apply(joint: string, position: number | undefined, velocity: number | undefined): void {
+    const side = this.side(joint) as Side;
+    const q = this.coordinates.get(joint) as JointCoordinate;
+    const sys = this.sys;
+    const childEnd = side.end;
+    if (position !== undefined) {
+      for (let it = 0; it < MAX_ITERATIONS; it++) {
+        if (q.kind === "angle") {
+          // the branch of q* (within π of it after the first turn)
+          q.guided = position;
+          q.guide();
+        }
+        q.evaluate();
+        const miss = position - q.value;
+        if (Math.abs(miss) <= 1e-15 * Math.max(1, Math.abs(position))) break;
+        this.move(q, childEnd, side, miss);
+        updateDerived(sys);
+      }
+      if (q.kind === "angle") {
+        q.guided = position;
+        q.guide();
+        q.track();
+      }
+    }
+    if (velocity !== undefined) {
+      q.evaluate();
+      const xi = this.unitMotion(q, childEnd);
+      const d = (velocity - q.rate) / xi.s;
+      for (const i of side.bodies) {
+        const o = 3 * i;
+        if (q.kind === "angle") {
+          // ω += d â,  v += d â × (x − p)
+          const rx = sys.pos[o] - xi.p[0];
+          const ry = sys.pos[o + 1] - xi.p[1];
+          const rz = sys.pos[o + 2] - xi.p[2];
+          const [ax, ay, az] = xi.axis;
+          sys.vel[o] += d * (ay * rz - az * ry);
+          sys.vel[o + 1] += d * (az * rx - ax * rz);
+          sys.vel[o + 2] += d * (ax * ry - ay * rx);
+          if (sys.kind[i] === BodyKind.RIGID)
+            for (let c = 0; c < 3; c++) sys.omega[o + c] += d * xi.axis[c];
+        } else for (let c = 0; c < 3; c++) sys.vel[o + c] += d * xi.axis[c];
+      }
+    }
+  }
+
+  /**
+   * The unit motion ξ of the child end (side 0: a, 1: b) along the coordinate, as of the
+   * last evaluate: a turn about â = g_θ/|g_θ| through the anchor p on the child end
+   * (revolute), a slide along â = g_t/|g_t| (prismatic); s = g·ξ, q's rate along it.
+   */
+  private unitMotion(q: JointCoordinate, end: 0 | 1): { axis: number[]; p: number[]; s: number } {
+    const sys = this.sys;
+    const g = end === 0 ? q.jacA : q.jacB;
+    const c = end === 0 ? q.bodyA : q.bodyB;
+    const r = q.lever(end);
+    const p = [sys.pos[3 * c] + r[0], sys.pos[3 * c + 1] + r[1], sys.pos[3 * c + 2] + r[2]];
+    if (q.kind === "angle") {
+      const n = Math.hypot(g[3], g[4], g[5]);
+      const axis = [g[3] / n, g[4] / n, g[5] / n];
+      // ξ at the child end's centre: v = â × (x_c − p) = −â × r, ω = â
+      const v = [
+        -(axis[1] * r[2] - axis[2] * r[1]),
+        -(axis[2] * r[0] - axis[0] * r[2]),
+        -(axis[0] * r[1] - axis[1] * r[0]),
+      ];
+      const s = g[0] * v[0] + g[1] * v[1] + g[2] * v[2] + n;
+      return { axis, p, s };
+    }
+    const n = Math.hypot(g[0], g[1], g[2]);
+    return { axis: [g[0] / n, g[1] / n, g[2] / n], p, s: n };
+  }
+
+  /**
+   * Moves the child side by the unit motion's δ = miss/s (a turn of δ rad about â through p,
+   * or a slide of δ m along â), the velocities carried along: each child body's twist
+   * relative to the other end's rigid motion (parent) is turned with it and added back to
+   * that motion at the new position.
+   */
+  private move(q: JointCoordinate, end: 0 | 1, side: Side, miss: number): void {
+    const sys = this.sys;
+    const xi = this.unitMotion(q, end);
+    const delta = miss / xi.s;
+    const t = this.scratch;
+    // the rotation's quaternion (identity for a slide) at t[0..3]
+    const half = q.kind === "angle" ? 0.5 * delta : 0;
+    t[0] = Math.cos(half);
+    for (let c = 0; c < 3; c++) t[1 + c] = Math.sin(half) * xi.axis[c];
+    const par = side.parent;
+    const pw = par === this.world ? null : 3 * par;
+    for (const i of side.bodies) {
+      const o = 3 * i;
+      // the parent's velocity at the old position: v_p + ω_p × (x − x_p), at t[4..6]
+      this.parentVelocity(pw, o, t, 4);
+      // relative v and ω, turned
+      for (let c = 0; c < 3; c++) t[7 + c] = sys.vel[o + c] - t[4 + c];
+      quatRotate(t, 7, t, 0, t, 7);
+      // the new position: p + R (x − p), or x + δ â
+      for (let c = 0; c < 3; c++) t[4 + c] = sys.pos[o + c] - xi.p[c];
+      if (q.kind === "angle") quatRotate(t, 4, t, 0, t, 4);
+      for (let c = 0; c < 3; c++)
+        sys.pos[o + c] = xi.p[c] + t[4 + c] + (q.kind === "angle" ? 0 : delta * xi.axis[c]);
+      this.parentVelocity(pw, o, t, 4);
+      for (let c = 0; c < 3; c++) sys.vel[o + c] = t[4 + c] + t[7 + c];
+      if (sys.kind[i] !== BodyKind.RIGID) continue;
+      for (let c = 0; c < 3; c++)
+        t[7 + c] = sys.omega[o + c] - (pw === null ? 0 : sys.omega[pw + c]);
+      quatRotate(t, 7, t, 0, t, 7);
+      for (let c = 0; c < 3; c++)
+        sys.omega[o + c] = (pw === null ? 0 : sys.omega[pw + c]) + t[7 + c];
+      const w = 4 * i;
+      quatMul(t, 4, t, 0, sys.quat, w);
+      for (let c = 0; c < 4; c++) sys.quat[w + c] = t[4 + c];
+      quatNormalize(sys.quat, w);
+    }
+  }
+
+  /** out[at..at+2] ← the parent's rigid velocity at body o's position (0 for the world). */
+  private parentVelocity(pw: number | null, o: number, out: Float64Array, at: number): void {
+    const { pos, vel, omega } = this.sys;
+    if (pw === null) {
+      out[at] = 0;
+      out[at + 1] = 0;
+      out[at + 2] = 0;
+      return;
+    }
+    const rx = pos[o] - pos[pw];
+    const ry = pos[o + 1] - pos[pw + 1];
+    const rz = pos[o + 2] - pos[pw + 2];
+    out[at] = vel[pw] + omega[pw + 1] * rz - omega[pw + 2] * ry;
+    out[at + 1] = vel[pw + 1] + omega[pw + 2] * rx - omega[pw] * rz;
+    out[at + 2] = vel[pw + 2] + omega[pw] * ry - omega[pw + 1] * rx;
+  }
+}
+
+/** Newton's iterations on q at most (one on a closed joint, two on one left open by the steps' tolerance). */
+const MAX_ITERATIONS = 6;
