@@ -22,7 +22,7 @@ import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { clearForces } from "../../../src/engine/model/body-system";
 import { hangingChain } from "../../support/models";
 import { denseJacobian } from "../forces/jacobian-check";
-import { hinge, I_PIVOT, setHinge, systemOf, twoLinkHinges } from "./hinge";
+import { hinge, I_CENTRE, I_PIVOT, setHinge, systemOf, twoLinkHinges } from "./hinge";
 
 const K = 100;
 const C = 4;
@@ -159,5 +159,66 @@ describe("constrainLimitInertias", () => {
     // the last joint carries nothing further: its link's inertia about its top, I_yy +
     // m d², with the links above free (the two-link formula's reduction: less than that)
     expect(actuation.limits[2].inertia).toBeLessThan(iyy + masses[2] * 0.25 ** 2);
+  });
+
+  /** The limits of `model`'s joints with m̃ from its constraints (as the simulation's build). */
+  function limitsOf(model: Parameters<typeof systemOf>[0]) {
+    const { system, spec } = systemOf(model);
+    const actuation = createActuation(spec.joints, [], system);
+    const rows = createConstraints(spec.joints, spec.motors, system, actuation.coordinates);
+    constrainLimitInertias(actuation.limits, new ConstraintSet(system, rows));
+    return actuation.limits;
+  }
+
+  it("a closed loop (a parallelogram four-bar, 3 of its 20 hinge rows redundant): m̃ of a crank is the whole linkage's, 2 (I_yy + m L²/4) + m_c L²", () => {
+    // cranks of mass m, length L hanging from the ground at x = 0 and x = D, their lower ends
+    // joined by a coupler (mass m_c): turning a crank at θ̇ turns the other with it and
+    // carries the coupler round a circle of radius L without turning it
+    const [m, len, d, mc, iyy] = [1.5, 0.6, 0.8, 2, 0.07];
+    const hinge = (id: string, a: object, b: object) => ({
+      id,
+      type: "revolute",
+      a,
+      b,
+      axis: [0, 1, 0],
+    });
+    const body = (id: string, mass: number, position: number[]) => ({
+      id,
+      mass,
+      inertia: [0.05, iyy, 0.05],
+      position,
+    });
+    const [limit] = limitsOf({
+      gravity: [0, 0, 0],
+      solver: { integrator: "generalized-alpha" },
+      bodies: [
+        body("c1", m, [0, 0, -len / 2]),
+        body("c2", m, [d, 0, -len / 2]),
+        body("cp", mc, [d / 2, 0, -len]),
+      ],
+      joints: [
+        {
+          ...hinge(
+            "g1",
+            { body: "ground", point: [0, 0, 0] },
+            { body: "c1", point: [0, 0, len / 2] },
+          ),
+          limits: { lower: -1, upper: 1 },
+        },
+        hinge("g2", { body: "ground", point: [d, 0, 0] }, { body: "c2", point: [0, 0, len / 2] }),
+        hinge("k1", { body: "c1", point: [0, 0, -len / 2] }, { body: "cp", point: [-d / 2, 0, 0] }),
+        hinge("k2", { body: "c2", point: [0, 0, -len / 2] }, { body: "cp", point: [d / 2, 0, 0] }),
+      ],
+    } as Parameters<typeof systemOf>[0]);
+    expect(limit.inertia / (2 * (iyy + (m * len * len) / 4) + mc * len * len)).toBeCloseTo(1, 10);
+  });
+
+  it("a joint its motor holds keeps the inertia with the joints free (the constraints give it none)", () => {
+    const { spec } = hinge({ limits: { lower: -1, upper: 1 } });
+    const [limit] = limitsOf({
+      ...spec,
+      motors: [{ id: "drive", joint: "pin", angle: 0 }],
+    } as Parameters<typeof systemOf>[0]);
+    expect(limit.inertia).toBeCloseTo(I_CENTRE, 14);
   });
 });
