@@ -383,7 +383,7 @@ export const JointLimits = z
     }),
     stiffness: nonNegative().optional().meta({
       description:
-        "the compliant law of newmark, generalized-alpha and articulated (refused with the others): N·m/rad or N/m; absent: m̃(2π/0.02 s)², m̃ = 1/(gᵀM⁻¹g) the coordinate's inertia with the joints free",
+        "the compliant law of newmark, generalized-alpha and articulated (refused with the others): N·m/rad or N/m; absent: m̃(2π/0.02 s)², m̃ = 1/(gᵀPg) the inertia the model's joints give the coordinate in the model pose, the other joints free",
     }),
     damping: nonNegative().optional().meta({
       description:

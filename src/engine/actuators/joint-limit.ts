@@ -11,21 +11,31 @@
  * law is active and not clamped) enter the Newton matrix as a spring's do, so a stiff limit
  * is stable at ordinary steps.
  *
- * Defaults, from the coordinate's inertia with the joints free, m̃ = 1/(gᵀ M⁻¹ g) in the
- * model pose (a lower bound of the inertia the joints give it): k = m̃ (2π/T)² and
- * c = 2 m̃ (2π/T), T = DEFAULT_PERIOD, a critically damped limit that stops the joint
- * within about T/4 (MuJoCo's soft constraints scale their stiffness by the effective
- * mass the same way). Under a steady effort τ the joint rests δ = τ/k past its bound.
+ * Defaults, from the inertia the joints give the coordinate in the model pose,
+ * m̃ = 1/(gᵀ P g) with P = M⁻¹ − M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹G M⁻¹ the inverse mass the model's
+ * joints, motors and mimics (rows G) leave, the coordinate itself free
+ * (`constrainLimitInertias`; MuJoCo's dof_invweight0, taken at qpos0, likewise): k = m̃ (2π/T)²
+ * and c = 2 m̃ (2π/T), T = DEFAULT_PERIOD, a critically damped limit that stops the joint
+ * within about T/4 (MuJoCo's soft constraints scale their stiffness by the effective mass
+ * the same way). m̃ is a constant, so the law stays a conservative spring and a damper.
+ * The inertia with the joints free, 1/(gᵀ M⁻¹ g) (the joint's own two links alone), was the
+ * default until 2026-12-06: a joint carrying a chain has far more, and its limit was soft
+ * (the imported 7-axis arm's joint2: 0.0057 kg·m² for the 0.557 the joints give it; its
+ * servo commanded to 90 rad swung it 0.66 rad past its bound under generalized-alpha at
+ * 5 ms, 0.028 rad now, and 0.0154 rad, the critically damped closed form's, at 0.25 ms).
+ * Under a steady effort τ the joint rests δ = τ/k past its bound.
  *
  * The nonsmooth law (Moreau–Jean impacts with restitution, limit-problem.ts) is the other
  * treatment of the same limit, used with the velocity-level integrators; this one is used
  * with newmark and generalized-alpha.
  */
 
+import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
+import { projectionWorkspace } from "../constraints/project";
 import type { ForceEffector } from "../forces/effector";
 import type { SparseBlockMatrix } from "../math/block-matrix";
-import type { BodySystem } from "../model/body-system";
+import { type BodySystem, massSolve } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import {
   addCoordinateOuter,
@@ -59,8 +69,14 @@ export class CompliantJointLimit implements ForceEffector {
   /** The bounds (rad or m); a `limits` input moves them (simulation/inputs.ts JointBounds). */
   lower: number;
   upper: number;
-  readonly stiffness: number;
-  readonly damping: number;
+  /**
+   * m̃ (kg or kg·m²) of the defaults: the coordinate's inertia with the joints free until
+   * constrainLimitInertias gives it the joints' (at the simulation's build).
+   */
+  inertia = 0;
+  /** k and c (the model's, else the defaults from `inertia`). */
+  stiffness = 0;
+  damping = 0;
   /**
    * Whether the model gives the stiffness: a spring, whose energy ½ k δ² past a bound at a
    * start is the model's to release. The default stiffness stands for a rigid bound (its
@@ -84,17 +100,22 @@ export class CompliantJointLimit implements ForceEffector {
   constructor(
     private readonly sys: BodySystem,
     readonly coordinate: JointCoordinate,
-    o: JointLimitOptions,
+    private readonly o: JointLimitOptions,
   ) {
     this.id = o.id;
     this.lower = o.lower;
     this.upper = o.upper;
-    coordinate.evaluate();
-    const m = coordinateInertia(sys, coordinate);
-    const w = (2 * Math.PI) / DEFAULT_PERIOD;
     this.spring = o.stiffness !== undefined;
-    this.stiffness = o.stiffness ?? m * w * w;
-    this.damping = o.damping ?? 2 * m * w;
+    coordinate.evaluate();
+    this.setInertia(coordinateInertia(sys, coordinate));
+  }
+
+  /** m̃ ← m, and the defaults k = m (2π/T)², c = 2 m (2π/T) where the model gives none. */
+  setInertia(m: number): void {
+    const w = (2 * Math.PI) / DEFAULT_PERIOD;
+    this.inertia = m;
+    this.stiffness = this.o.stiffness ?? m * w * w;
+    this.damping = this.o.damping ?? 2 * m * w;
   }
 
   applyForces(_t: number): void {
@@ -184,9 +205,52 @@ export class CompliantJointLimit implements ForceEffector {
 }
 
 /**
+ * gᵀ P g at most this fraction of gᵀ M⁻¹ g is round-off (P g = M⁻¹g + du cancels to
+ * ~1e-16 of M⁻¹g): the constraints hold the coordinate (a motor on its joint, a loop
+ * locked in the model pose) and give it no finite inertia; its limit keeps the inertia
+ * with the joints free.
+ */
+const HELD = 1e-9;
+
+/**
+ * Gives each limit m̃ = 1/(gᵀ P g) (setInertia), the inertia the constraints of `set` (all
+ * the model's: joints, motors, mimics; a limit's own joint leaves its coordinate free)
+ * give its coordinate at the bodies' current configuration, the model pose at the build:
+ * P g = M⁻¹g − M⁻¹Gᵀ S⁻¹ G M⁻¹g, S = G M⁻¹ Gᵀ factored once by the projections'
+ * semidefinite LDLᵀ (constraints/project.ts: sparse, redundant rows of closed loops
+ * dropped, which leaves the same P), then one solve per limit. A limit whose coordinate
+ * the constraints hold (HELD) keeps the inertia with the joints free.
+ */
+export function constrainLimitInertias(
+  limits: readonly CompliantJointLimit[],
+  set: ConstraintSet,
+): void {
+  if (limits.length === 0 || set.numRows === 0) return;
+  const sys = set.sys;
+  const g = new Float64Array(sys.numDofs);
+  const v = new Float64Array(sys.numDofs);
+  const du = new Float64Array(sys.numDofs);
+  const r = new Float64Array(set.numRows);
+  const ws = projectionWorkspace(set);
+  ws.factorAt(0);
+  for (const l of limits) {
+    const q = l.coordinate;
+    q.evaluate();
+    g.fill(0);
+    q.spread(1, g);
+    massSolve(sys, g, v);
+    const free = q.along(v);
+    set.multiply(v, r);
+    ws.correction(r, du);
+    const joined = free + q.along(du);
+    if (joined > HELD * free) l.setInertia(1 / joined);
+  }
+}
+
+/**
  * 1/(gᵀ M⁻¹ g) over the coordinate's dynamic bodies (kg or kg·m²): the inertia along q
- * with the joints free (the sum of the squares of coordinateMassNorms). Infinity when
- * neither body can move.
+ * with the joints free (the sum of the squares of coordinateMassNorms), a lower bound of
+ * constrainLimitInertias'. Infinity when neither body can move.
  */
 export function coordinateInertia(sys: BodySystem, q: JointCoordinate): number {
   const u = new Float64Array(4);

@@ -206,6 +206,20 @@ export class JointCoordinate {
     );
   }
 
+  /** out += s g in the same layout (`along`'s transpose), as of the last evaluate. */
+  spread(s: number, out: Float64Array): void {
+    this.spreadSide(this.jacA, this.measure.bodyA, s, out);
+    this.spreadSide(this.jacB, this.measure.bodyB, s, out);
+  }
+
+  private spreadSide(g: Float64Array, b: number, s: number, out: Float64Array): void {
+    if (b < 0) return;
+    const o = this.sys.dofOffset[b];
+    if (o < 0) return; // fixed
+    const w = this.sys.kind[b] === BodyKind.RIGID ? 6 : 3;
+    for (let j = 0; j < w; j++) out[o + j] += s * g[j];
+  }
+
   private sideOf(g: Float64Array, b: number, x: Float64Array): number {
     if (b < 0) return 0;
     const o = this.sys.dofOffset[b];

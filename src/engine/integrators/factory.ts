@@ -135,7 +135,7 @@ export function createIntegrator(
   const limitSwitches =
     parts.compliantLimits.length > 0 &&
     (p.integrator === "newmark" || p.integrator === "generalized-alpha")
-      ? new LimitSwitches(stepper.sys, parts.compliantLimits)
+      ? new LimitSwitches(parts.compliantLimits)
       : null;
   switch (p.integrator) {
     case "newmark":

@@ -35,8 +35,8 @@
  * that run, where every 0.55 s a bounce is located (and up to 9 % more since every switch
  * is: 1.03 to 3.64 a step over the runs of that test).
  *
- * Located so, the pieces keep the scheme's second order at every h: a rod dropped onto the
- * default critically damped limit (test/engine/integrators/limit-order.test.ts). Two
+ * Located so, the pieces keep the scheme's second order at every h: a rod dropped onto a
+ * damped limit at ζ = ½ (test/engine/integrators/limit-order.test.ts, HALF_DAMPED). Two
  * things had made it first order (the angle's error over the stop 6.5e-6, 1.7e-6, 4.7e-7,
  * 1.5e-7 rad at h = 1e-4 … 1.25e-5 s now; before, located at every h, 3.9e-4, 1.7e-4,
  * 5.9e-5 rad, successive differences 2.2e-4, 1.1e-4, 5.5e-5): the ramp's end, which lasts
@@ -46,12 +46,7 @@
  * one step and left at the next, its error then the unlocated kink's (the ramp's end at
  * 1.25e-5 s: 4.1e-6 rad, where 2.5e-5 s had 6.9e-7).
  */
-import {
-  type CompliantJointLimit,
-  coordinateInertia,
-  DAMPING_RAMP,
-} from "../actuators/joint-limit";
-import type { BodySystem } from "../model/body-system";
+import { type CompliantJointLimit, DAMPING_RAMP } from "../actuators/joint-limit";
 import { UNRESOLVED_H_OMEGA } from "./resolution";
 
 /**
@@ -103,8 +98,8 @@ export class LimitSwitches {
   /** q and q̇ of each limit at the piece's start (`begin`). */
   private readonly start: Float64Array;
   /**
-   * ω = √(k/m̃) of each limit (rad/s; m̃ = 1/(gᵀ M⁻¹ g) of its coordinate where the
-   * integrator was made): `locateRamp`.
+   * ω = √(k/m̃) of each limit (rad/s; m̃ its coordinate's inertia with the joints,
+   * CompliantJointLimit.inertia: 2π/0.02 s at the default k): `locateRamp`.
    */
   private readonly omega: Float64Array;
   /**
@@ -122,17 +117,13 @@ export class LimitSwitches {
   /** The rate of the limit splitFraction checks at the piece's end. */
   private endRate = 0;
 
-  constructor(
-    sys: BodySystem,
-    private readonly limits: readonly CompliantJointLimit[],
-  ) {
+  constructor(private readonly limits: readonly CompliantJointLimit[]) {
     this.start = new Float64Array(2 * limits.length);
     this.free = new Float64Array(limits.length);
     this.freeEnd = new Float64Array(limits.length);
     this.omega = new Float64Array(limits.length);
     limits.forEach((l, i) => {
-      l.coordinate.evaluate();
-      this.omega[i] = Math.sqrt(l.stiffness / coordinateInertia(sys, l.coordinate));
+      this.omega[i] = Math.sqrt(l.stiffness / l.inertia);
     });
   }
 

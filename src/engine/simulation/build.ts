@@ -7,6 +7,7 @@
 import { issuesOf, issuesSummary } from "../../../schemas/issues";
 import { Model, type ModelSpec } from "../../../schemas/model";
 import { createActuation } from "../actuators/build";
+import { constrainLimitInertias } from "../actuators/joint-limit";
 import { createConstraints } from "../constraints/build";
 import { ConstraintSet } from "../constraints/constraint-set";
 import { createContactModel } from "../contact/contact-model";
@@ -71,6 +72,7 @@ export function buildSimulation(validated: ModelSpec): Simulation {
     system,
     createConstraints(joints, model.motors, system, actuation.coordinates),
   );
+  constrainLimitInertias(actuation.limits, constraints);
   effectors.push(...actuation.actuators, ...actuation.limits);
   const contact = createContactModel(
     model,

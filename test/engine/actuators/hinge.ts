@@ -2,11 +2,15 @@
  * The scene of the actuator tests: the rod pendulum of test/support/models.ts (mass M,
  * length L, pinned to the ground at the origin about y), without gravity, its joint
  * coordinate, actuators and compliant limits built by createActuation from the
- * schema-validated model (no Simulation: systemOf builds the bodies). setHinge turns the rod about the pivot to a known angle and rate, so
+ * schema-validated model, the limits' m̃ from its joint (constrainLimitInertias, as the
+ * simulation's build; no Simulation: systemOf builds the bodies). setHinge turns the rod about the pivot to a known angle and rate, so
  * the coordinate's value and rate are known in closed form.
  */
 import { Model, type ModelInput, type ModelSpec } from "../../../schemas/model";
 import { type Actuation, createActuation } from "../../../src/engine/actuators/build";
+import { constrainLimitInertias } from "../../../src/engine/actuators/joint-limit";
+import { createConstraints } from "../../../src/engine/constraints/build";
+import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { BodySystem, updateDerived } from "../../../src/engine/model/body-system";
 import { hangingChain, rodPendulum } from "../../support/models";
 import { axisAngle, rotate } from "../../support/quat";
@@ -16,6 +20,8 @@ export const M = 1.2;
 export const L = 0.8;
 /** The rod's inertia about its centre for the y axis (kg·m²). */
 export const I_CENTRE = (M * L * L) / 12;
+/** Its inertia about the pivot at its end, I_CENTRE + M (L/2)² (kg·m²). */
+export const I_PIVOT = (M * L * L) / 3;
 
 export function hinge(o: { servo?: Record<string, unknown>; limits?: Record<string, number> }): {
   system: BodySystem;
@@ -33,7 +39,10 @@ export function hinge(o: { servo?: Record<string, unknown>; limits?: Record<stri
       ...o,
     }),
   );
-  return { system, spec, actuation: createActuation(spec.joints, spec.actuators, system) };
+  const actuation = createActuation(spec.joints, spec.actuators, system);
+  const joints = createConstraints(spec.joints, spec.motors, system, actuation.coordinates);
+  constrainLimitInertias(actuation.limits, new ConstraintSet(system, joints));
+  return { system, spec, actuation };
 }
 
 /**

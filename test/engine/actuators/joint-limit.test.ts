@@ -1,35 +1,43 @@
 /**
  * The compliant joint limit (src/engine/actuators/joint-limit.ts) on a pinned rod at known
  * angles and rates (hinge.ts): the defaults k = m̃ (2π/T)², c = 2 m̃ (2π/T) with
- * m̃ = 1/(gᵀ M⁻¹ g) the rod's inertia about its centre; the Kelvin–Voigt law
+ * m̃ = 1/(gᵀ P g) the rod's inertia about its pivot; the Kelvin–Voigt law
  * τ = ±(k δ + c q̇_in min(1, δ/δ_r)) at each bound, pushing only; its Jacobians
  * (−(k + c q̇_in/δ_r) on the ramp, −c ramp) against the closed form and central
  * differences of the effort; off when disabled. coordinateInertia of a coordinate
- * between two bodies: 1/(1/I_a + 1/I_b).
+ * between two bodies: 1/(1/I_a + 1/I_b). constrainLimitInertias on a 3-link chain hinged
+ * at the world: each joint's inertia with the others free, 1/(M_q⁻¹)_aa of the chain's
+ * joint-space mass matrix written out.
  */
 import { describe, expect, it } from "vitest";
 import { createActuation } from "../../../src/engine/actuators/build";
 import {
+  constrainLimitInertias,
   coordinateInertia,
   DAMPING_RAMP,
   DEFAULT_PERIOD,
 } from "../../../src/engine/actuators/joint-limit";
+import { createConstraints } from "../../../src/engine/constraints/build";
+import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { clearForces } from "../../../src/engine/model/body-system";
+import { hangingChain } from "../../support/models";
 import { denseJacobian } from "../forces/jacobian-check";
-import { hinge, I_CENTRE, setHinge, twoLinkHinges } from "./hinge";
+import { hinge, I_CENTRE, I_PIVOT, setHinge, systemOf, twoLinkHinges } from "./hinge";
 
 const K = 100;
 const C = 4;
 const limited = () => hinge({ limits: { lower: -0.2, upper: 0.3, stiffness: K, damping: C } });
 
 describe("CompliantJointLimit", () => {
-  it("defaults: k = m̃ (2π/T)², c = 2 m̃ (2π/T), m̃ the rod's inertia about its centre", () => {
+  it("defaults: k = m̃ (2π/T)², c = 2 m̃ (2π/T), m̃ the rod's inertia about its pivot", () => {
     const { actuation } = hinge({ limits: { lower: -1, upper: 1 } });
     const [limit] = actuation.limits;
     const w = (2 * Math.PI) / DEFAULT_PERIOD;
     expect(limit.id).toBe("pin:limits");
-    expect(limit.stiffness).toBeCloseTo(I_CENTRE * w * w, 9);
-    expect(limit.damping).toBeCloseTo(2 * I_CENTRE * w, 11);
+    // (until 2026-12-06 about its centre, I_PIVOT/4: the hinge's rows left out)
+    expect(limit.inertia).toBeCloseTo(I_PIVOT, 14);
+    expect(limit.stiffness / (I_PIVOT * w * w)).toBeCloseTo(1, 14);
+    expect(limit.damping / (2 * I_PIVOT * w)).toBeCloseTo(1, 14);
   });
 
   it("past either bound: τ = ±(k δ + c q̇_in), pushing only; nothing inside or disabled", () => {
@@ -94,5 +102,123 @@ describe("coordinateInertia", () => {
     q1.evaluate();
     expect(coordinateInertia(system, q1)).toBeCloseTo(1 / (1 / 0.2 + 1 / 0.6), 13);
     expect(coordinateInertia(system, q0)).toBeCloseTo(0.2, 13);
+  });
+});
+
+describe("constrainLimitInertias", () => {
+  it("a 3-link chain hinged at the world about y: m̃ of each joint is 1/(M_q⁻¹)_aa, the chain's inertia about it with the other joints free", () => {
+    // links 0.5 m long hanging straight down (hangingChain), masses m_i, I_yy = 0.2 about
+    // their centres; joint a at the top of link a. Turning joint a at q̇_a moves the centre
+    // of every link i ≥ a along x at d_ia q̇_a, d_ia = 0.25 + 0.5 (i − a) below the joint,
+    // and turns it at q̇_a, so T = ½ q̇ᵀ M_q q̇ with
+    //   M_ab = Σ_{i ≥ max(a, b)} (m_i d_ia d_ib + I_yy).
+    // The coordinate's inertia with the others free, the effort τ_a alone giving
+    // q̈_a = (M_q⁻¹)_aa τ_a: m̃_a = 1/(M_q⁻¹)_aa = det M_q / (the cofactor of M_aa).
+    const masses = [2, 1.5, 1];
+    const iyy = 0.2;
+    const chain = hangingChain({
+      joints: [0, 1, 2].map(() => ({ type: "revolute" as const, axis: [0, 1, 0] as const })),
+      mass: (i) => masses[i],
+      inertia: [0.1, iyy, 0.3],
+    });
+    for (const j of chain.joints) if (j.type === "revolute") j.limits = { lower: -1, upper: 1 };
+    const { system, spec } = systemOf({
+      gravity: [0, 0, 0],
+      solver: { integrator: "generalized-alpha" },
+      ...chain,
+    });
+    const actuation = createActuation(spec.joints, [], system);
+    const set = new ConstraintSet(
+      system,
+      createConstraints(spec.joints, [], system, actuation.coordinates),
+    );
+    const free = actuation.limits.map((l) => l.inertia);
+    constrainLimitInertias(actuation.limits, set);
+    const d = (i: number, a: number) => 0.25 + 0.5 * (i - a);
+    const M = [0, 1, 2].map((a) =>
+      [0, 1, 2].map((b) => {
+        let s = 0;
+        for (let i = Math.max(a, b); i < 3; i++) s += masses[i] * d(i, a) * d(i, b) + iyy;
+        return s;
+      }),
+    );
+    const minor = (a: number) => {
+      const [r, c] = [0, 1, 2].filter((x) => x !== a);
+      return M[r][r] * M[c][c] - M[r][c] * M[c][r];
+    };
+    const det =
+      M[0][0] * minor(0) -
+      M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+      M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+    actuation.limits.forEach((l, a) => {
+      expect(l.inertia / (det / minor(a)), l.id).toBeCloseTo(1, 12);
+    });
+    // the first joint: 2.98 times its own link's I_yy, which the joints-free default took
+    expect(free[0]).toBeCloseTo(iyy, 14);
+    expect(actuation.limits[0].inertia / free[0]).toBeGreaterThan(2.9);
+    // the last joint carries nothing further: its link's inertia about its top, I_yy +
+    // m d², with the links above free (the two-link formula's reduction: less than that)
+    expect(actuation.limits[2].inertia).toBeLessThan(iyy + masses[2] * 0.25 ** 2);
+  });
+
+  /** The limits of `model`'s joints with m̃ from its constraints (as the simulation's build). */
+  function limitsOf(model: Parameters<typeof systemOf>[0]) {
+    const { system, spec } = systemOf(model);
+    const actuation = createActuation(spec.joints, [], system);
+    const rows = createConstraints(spec.joints, spec.motors, system, actuation.coordinates);
+    constrainLimitInertias(actuation.limits, new ConstraintSet(system, rows));
+    return actuation.limits;
+  }
+
+  it("a closed loop (a parallelogram four-bar, 3 of its 20 hinge rows redundant): m̃ of a crank is the whole linkage's, 2 (I_yy + m L²/4) + m_c L²", () => {
+    // cranks of mass m, length L hanging from the ground at x = 0 and x = D, their lower ends
+    // joined by a coupler (mass m_c): turning a crank at θ̇ turns the other with it and
+    // carries the coupler round a circle of radius L without turning it
+    const [m, len, d, mc, iyy] = [1.5, 0.6, 0.8, 2, 0.07];
+    const hinge = (id: string, a: object, b: object) => ({
+      id,
+      type: "revolute",
+      a,
+      b,
+      axis: [0, 1, 0],
+    });
+    const body = (id: string, mass: number, position: number[]) => ({
+      id,
+      mass,
+      inertia: [0.05, iyy, 0.05],
+      position,
+    });
+    const [limit] = limitsOf({
+      gravity: [0, 0, 0],
+      solver: { integrator: "generalized-alpha" },
+      bodies: [
+        body("c1", m, [0, 0, -len / 2]),
+        body("c2", m, [d, 0, -len / 2]),
+        body("cp", mc, [d / 2, 0, -len]),
+      ],
+      joints: [
+        {
+          ...hinge(
+            "g1",
+            { body: "ground", point: [0, 0, 0] },
+            { body: "c1", point: [0, 0, len / 2] },
+          ),
+          limits: { lower: -1, upper: 1 },
+        },
+        hinge("g2", { body: "ground", point: [d, 0, 0] }, { body: "c2", point: [0, 0, len / 2] }),
+        hinge("k1", { body: "c1", point: [0, 0, -len / 2] }, { body: "cp", point: [-d / 2, 0, 0] }),
+        hinge("k2", { body: "c2", point: [0, 0, -len / 2] }, { body: "cp", point: [d / 2, 0, 0] }),
+      ],
+    } as Parameters<typeof systemOf>[0]);
+    expect(limit.inertia / (2 * (iyy + (m * len * len) / 4) + mc * len * len)).toBeCloseTo(1, 10);
+  });
+
+  it("a joint its motor holds keeps the inertia with the joints free (the constraints give it none)", () => {
+    const { spec } = hinge({ limits: { lower: -1, upper: 1 } });
+    const [limit] = limitsOf({
+      ...spec,
+      motors: [{ id: "drive", joint: "pin", angle: 0 }],
+    } as Parameters<typeof systemOf>[0]);
+    expect(limit.inertia).toBeCloseTo(I_CENTRE, 14);
   });
 });

@@ -3,8 +3,8 @@
  *
  * A 1 kg, 1 m rod hinged at its end (I = m L²/3 about the pin), without gravity, driven by
  * a constant torque τ onto its upper bound 0.5 rad, where it rests (limitEffort −τ under the
- * velocity-level integrators; τ/k past the bound under the compliant law, k = I_c (2π/0.02
- * s)², I_c = m L²/12 the coordinate's inertia with the joint free). Then:
+ * velocity-level integrators; τ/k past the bound under the compliant law, k = I (2π/0.02
+ * s)², I the coordinate's inertia its pin leaves). Then:
  * - the bound moved away to 0.8 rad: the rod turns again from rest, q − q₀ = ½ (τ/I) t²,
  *   until it meets the new bound;
  * - the bound moved into it, to 0.3 rad: a start for the joint, as at t = 0 (onto a rigid
@@ -29,8 +29,8 @@ const L = 1;
 const I = (M * L * L) / 3;
 const TAU = 1;
 const H = 0.001;
-/** The default compliant stiffness: I_c (2π/0.02 s)². */
-const K = ((M * L * L) / 12) * ((2 * Math.PI) / 0.02) ** 2;
+/** The default compliant stiffness: I (2π/0.02 s)². */
+const K = I * ((2 * Math.PI) / 0.02) ** 2;
 const INTEGRATORS = SolverSettings.shape.integrator.unwrap().options;
 const COMPLIANT = new Set(["newmark", "generalized-alpha", "articulated"]);
 

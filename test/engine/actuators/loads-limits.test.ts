@@ -159,9 +159,9 @@ describe("joint limits", () => {
       const moment = m * g * (L / 2) * Math.cos(j.coordinates[0]);
       expect(j.rates[0]).toBeCloseTo(0, 6);
       expect(j.limitEffort).toBeCloseTo(-moment, 6);
-      // default stiffness m̃ (2π/0.02)², m̃ = 1/(gᵀM⁻¹g) with the joint free: the rod's
-      // inertia about its centre
-      const k = ((m * L * L) / 12) * ((2 * Math.PI) / 0.02) ** 2;
+      // default stiffness m̃ (2π/0.02)², m̃ = 1/(gᵀPg) with the pin's rows: the rod's
+      // inertia about its end
+      const k = ((m * L * L) / 3) * ((2 * Math.PI) / 0.02) ** 2;
       const delta = j.coordinates[0] - Math.PI / 4;
       expect(delta).toBeGreaterThan(0);
       expect(delta).toBeCloseTo((Math.cos(j.coordinates[0]) * m * g * (L / 2)) / k, 6);

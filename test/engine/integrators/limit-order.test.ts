@@ -4,7 +4,7 @@
  * order at steps that resolve the limit (h ω ≪ 1), and an undamped limit keeps the energy
  * over many bounces there. Located so before (the pieces split only where the law changes
  * sign, and only where the missed work exceeded 1e-4 of the energy at stake), a rod
- * meeting the default critically damped limit converged at first order: the damping's
+ * meeting the then default limit (HALF_DAMPED) converged at first order: the damping's
  * ramp over δ_r = 1e-4 rad (actuators/joint-limit.ts) lasts 33 µs at its 3 rad/s, less than
  * the steps, so a step over its end saw the damping jump by c q̇.
  */
@@ -17,11 +17,20 @@ const L = 1;
 const G = 9.81;
 /** The rod's inertia about its pivot (kg·m²), m̃ of its hinge. */
 const I = (M * L * L) / 3;
+/** Its inertia about its centre (kg·m²), m̃ with the joint free. */
+const I_FREE = (M * L * L) / 12;
+/** 2π/0.02 s (rad/s), the default limit's ω. */
+const W = (2 * Math.PI) / 0.02;
+/**
+ * The default law until 2026-12-06, k = m̃ (2π/0.02 s)², c = 2 m̃ (2π/0.02 s) on m̃ = m L²/12,
+ * the inertia with the joint free: about the pivot ω = 157/s and ζ = ½, so the rod bounces
+ * (the default now, critical about the pivot, does not).
+ */
+const HALF_DAMPED = { lower: -1, upper: 0.05, stiffness: I_FREE * W * W, damping: 2 * I_FREE * W };
 
 describe("compliant limits located within the steps keep the scheme's order", () => {
-  // the rod level, turning at W0 = 3 rad/s towards its bound 0.05 rad away (the default law,
-  // ω = 2π/0.02 s and critical damping on m̃ = m L²/12, the inertia with the joint free: about
-  // the pivot 157/s and ζ = 0.5, h ω = 0.004 to 0.016): it meets it at ~17 ms, stays past it
+  // the rod level, turning at W0 = 3 rad/s towards its bound 0.05 rad away (HALF_DAMPED:
+  // h ω = 0.004 to 0.016): it meets it at ~17 ms, stays past it
   // ~23 ms and leaves at a fraction of its speed, gravity bringing it back (0.026 rad at
   // 0.1 s); its angle every 5 ms over 0.1 s
   const W0 = 3;
@@ -31,7 +40,7 @@ describe("compliant limits located within the steps keep the scheme's order", ()
       length: L,
       axis: [0, 1, 0],
       gravity: [0, 0, -G],
-      limits: { lower: -1, upper: 0.05 },
+      limits: HALF_DAMPED,
       solver: { ...solver, dt },
     });
     model.bodies[0] = {
@@ -70,7 +79,7 @@ describe("compliant limits located within the steps keep the scheme's order", ()
     }
   }
 
-  it("a rod striking the default (critically damped) limit at 3 rad/s: errors at h, h/2, h/4 fall 4 times each", () => {
+  it("a rod striking a limit at ζ = ½ at 3 rad/s: errors at h, h/2, h/4 fall 4 times each", () => {
     // measured 3.2e-6, 8.0e-7, 2.3e-7 rad (ratios 3.98, 3.43: the ramp's own time scale,
     // 33 µs, is still that of the steps; 3.8 and 3.9 at h/8 and h/16). Before: located
     // 1.6e-4, 8.6e-5, 2.1e-5 rad (ratio 1.83); left in the steps (h ω < 0.05, as main
@@ -107,7 +116,7 @@ describe("compliant limits located within the steps keep the scheme's order", ()
       length: L,
       axis: [0, 1, 0],
       gravity: [0, 0, -G],
-      limits: { lower: -1, upper: 0.05 },
+      limits: HALF_DAMPED,
       solver: { integrator: "generalized-alpha", rhoInfinity: 0.5, dt: 1e-4 },
     });
     model.bodies[0] = { ...model.bodies[0], angularVelocity: [0, W0, 0], velocity: [0, 0, -1.5] };
