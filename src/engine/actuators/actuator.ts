@@ -74,8 +74,9 @@ export class JointActuator implements ForceEffector {
   private saturated = false;
   /** The law's value before the clamp at the last evaluation (N·m or N). */
   private law = 0;
-  private readonly kp: number;
-  private readonly kd: number;
+  /** k_p (0 but for a position servo) and k_d (k_v; 0 for a torque actuator), as in the law. */
+  readonly kp: number;
+  readonly kd: number;
   /** The step's lead δ (s) while unresolved (leadStiffness), else 0. */
   private lead = 0;
   /** |τ| at most (N·m or N); Infinity: none. */
@@ -104,6 +105,15 @@ export class JointActuator implements ForceEffector {
   /** The command at t: the run-time value when one is set, else the model's function. */
   commandAt(t: number): number {
     return this.override ?? this.command.value(t);
+  }
+
+  /**
+   * The law's target rate q̇* at t: a velocity servo's command, a position servo's target's
+   * rate (0 while a run-time target holds).
+   */
+  targetRate(t: number): number {
+    if (this.type === "velocity") return this.commandAt(t);
+    return this.override === null ? this.command.rate(t) : 0;
   }
 
   applyForces(t: number): void {
@@ -140,7 +150,7 @@ export class JointActuator implements ForceEffector {
     const q = this.coordinate;
     q.evaluate();
     const e = q.value - this.commandAt(t);
-    const rate = this.override === null ? this.command.rate(t) : 0;
+    const rate = this.targetRate(t);
     const slope = Math.max(-this.limit, Math.min(this.limit, this.kp * e));
     return slope * (q.rate - rate);
   }
@@ -165,7 +175,7 @@ export class JointActuator implements ForceEffector {
         tau = this.kd * (u - q.rate);
         break;
       case "position": {
-        const rate = this.override === null ? this.command.rate(t) : 0;
+        const rate = this.targetRate(t);
         tau = this.kp * (u - q.value) + this.rateGain() * (rate - q.rate);
         break;
       }
