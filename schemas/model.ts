@@ -614,7 +614,7 @@ export const SolverSettings = z
       .default("moreau-jean")
       .meta({
         description:
-          "articulated for trees of rigid bodies, with compliant contact or none (joint coordinates: the joints hold exactly; explicit, with error control), generalized-alpha for closed chains, other jointed mechanisms and stiff forces (long runs keep their energy), moreau-jean for nonsmooth contact and impacts, newmark for cloth and spring networks (the central difference where the step resolves them, see beta) and SOFA's scheme",
+          "articulated for trees of rigid bodies, with compliant contact or none (joint coordinates: the joints hold exactly; explicit, with error control; joint servos too stiff for its explicit steps taken implicitly), generalized-alpha for closed chains, other jointed mechanisms and stiff forces (long runs keep their energy), moreau-jean for nonsmooth contact and impacts, newmark for cloth and spring networks (the central difference where the step resolves them, see beta) and SOFA's scheme",
       }),
     dt: positive().max(1).default(0.005),
     theta: z.number().min(0).max(1).optional().meta({

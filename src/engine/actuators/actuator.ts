@@ -87,8 +87,8 @@ export class JointActuator implements ForceEffector {
   /** The law's value before the clamp at the last evaluation (N·m or N). */
   private law = 0;
   /** The gains in effect (a `gains` input changes them: setGains) and the model's. */
-  private kp: number;
-  private kd: number;
+  private gainP: number;
+  private gainD: number;
   private effortLimit: number;
   readonly modelGains: Readonly<ServoGains>;
   /** The step's lead δ (s) while unresolved (leadStiffness), else 0. */
@@ -107,11 +107,21 @@ export class JointActuator implements ForceEffector {
     this.id = o.id;
     this.type = o.type;
     this.command = o.command;
-    this.kp = o.type === "position" ? o.kp : 0;
-    this.kd = o.type === "torque" ? 0 : o.kd;
+    this.gainP = o.type === "position" ? o.kp : 0;
+    this.gainD = o.type === "torque" ? 0 : o.kd;
     this.effortLimit = o.effortLimit;
     this.modelGains = { kp: this.kp, kd: this.kd, limit: this.effortLimit };
     this.direction = new Float64Array(sys.numDofs);
+  }
+
+  /** k_p in effect (N·m/rad or N/m; 0 but for a position servo). */
+  get kp(): number {
+    return this.gainP;
+  }
+
+  /** k_d, a velocity servo's k_v, in effect (N·m·s/rad or N·s/m; 0 for a torque actuator). */
+  get kd(): number {
+    return this.gainD;
   }
 
   /** |τ| at most (N·m or N); Infinity: none. */
@@ -145,8 +155,8 @@ export class JointActuator implements ForceEffector {
    */
   setGains(g: Readonly<ServoGains>): boolean {
     const had = this.hasJacobians;
-    this.kp = this.type === "position" ? g.kp : 0;
-    this.kd = this.type === "torque" ? 0 : g.kd;
+    this.gainP = this.type === "position" ? g.kp : 0;
+    this.gainD = this.type === "torque" ? 0 : g.kd;
     this.effortLimit = g.limit;
     return had !== this.hasJacobians;
   }
@@ -154,6 +164,15 @@ export class JointActuator implements ForceEffector {
   /** The command at t: the run-time value when one is set, else the model's function. */
   commandAt(t: number): number {
     return this.override ?? this.command.value(t);
+  }
+
+  /**
+   * The law's target rate q̇* at t: a velocity servo's command, a position servo's target's
+   * rate (0 while a run-time target holds).
+   */
+  targetRate(t: number): number {
+    if (this.type === "velocity") return this.commandAt(t);
+    return this.override === null ? this.command.rate(t) : 0;
   }
 
   applyForces(t: number): void {
@@ -221,7 +240,7 @@ export class JointActuator implements ForceEffector {
     const q = this.coordinate;
     q.evaluate();
     const e = q.value - this.commandAt(t);
-    const rate = this.override === null ? this.command.rate(t) : 0;
+    const rate = this.targetRate(t);
     const slope = Math.max(-this.effortLimit, Math.min(this.effortLimit, this.kp * e));
     return slope * (q.rate - rate);
   }
@@ -246,7 +265,7 @@ export class JointActuator implements ForceEffector {
         tau = this.kd * (u - q.rate);
         break;
       case "position": {
-        const rate = this.override === null ? this.command.rate(t) : 0;
+        const rate = this.targetRate(t);
         tau = this.kp * (u - q.value) + this.rateGain() * (rate - q.rate);
         break;
       }

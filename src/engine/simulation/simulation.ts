@@ -818,12 +818,10 @@ export class Simulation {
    * joints free (JointActuator.fastestRate), named in a failed step's message: at extreme
    * gains they are what the step could not take (k_p = 1e22 N·m/rad, no k_d, on a
    * 0.24 kg·m² rod at 1/60 s: h √(k_p/Ĩ) = 6.8e9, newmark and backward-euler fail at h/16;
-   * at 1e18 both run, at 3 to 6 Newton iterations a step). Under articulated, whose explicit
-   * sub-steps must resolve them, the hint is generalized-alpha, which takes them implicitly:
-   * the 2 kg, 0.6 m rod hinged at its end at 1/60 s runs a critically damped servo to
-   * k_p = 1e10 N·m/rad (116 sub-steps a step at 1e8, 1680 at 1e10, the 3/ρ bound), but an
-   * undamped one's ringing from k_p = 1e8 (3.2 kHz at 0.3 rad) asks the error control for
-   * ~1e4 sub-steps a step, past MAX_ATTEMPTS.
+   * at 1e18 both run, at 3 to 6 Newton iterations a step). Under articulated, which takes
+   * servos implicitly where its explicit sub-steps would be too many (articulated.ts,
+   * IMPLICIT_SERVO_SUBSTEPS), the hint is generalized-alpha, whose Newton iterations take
+   * the other stiff forces implicitly too.
    */
   private stiffServos(h: number): string {
     const named: string[] = [];
@@ -834,7 +832,7 @@ export class Simulation {
     if (named.length === 0) return "";
     const hint =
       this.resolved.integrator === "articulated"
-        ? "articulated's explicit sub-steps must follow them: generalized-alpha takes them implicitly, or a shorter dt"
+        ? "articulated takes only servos implicitly, its other forces explicitly: generalized-alpha takes them all implicitly, or a shorter dt"
         : "a shorter dt or the backward-euler integrator takes them";
     return `; servos stiffer than the step resolves: ${named.join(", ")} (${hint})`;
   }
