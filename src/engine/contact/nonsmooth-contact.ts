@@ -1173,10 +1173,12 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * Moreau–Jean's touched groups (integrators/moreau-jean.ts, "Jointed groups touched"):
-   * the rows of the frictionless persistent contacts (no restitution, not striking: u_n⁻ ≥
-   * −ACTIVATION_TOLERANCE/h) of the bodies of `bodies` taken again at the pose the bodies
-   * are at (their normal and carried contact point, CarriedDetection.contactPoint), their
-   * normal velocities for `v` kept (endRate) when `v` is given. Returns how many.
+   * the rows of the persistent contacts (not striking: u_n⁻ ≥ −ACTIVATION_TOLERANCE/h;
+   * with friction or restitution too: their impulses act along these rows, the normal law
+   * asked of u_e, the tangential rows' law and the cone the start's with the same P) of
+   * the bodies of `bodies` taken again at the pose the bodies are at (their normal and
+   * carried contact point, CarriedDetection.contactPoint), their normal velocities for `v`
+   * kept (endRate) when `v` is given. Returns how many.
    */
   turnRows(bodies: Uint8Array, h: number, v: Float64Array | null): number {
     const { set, detection } = this;
@@ -1206,8 +1208,6 @@ export class NonsmoothContact implements OneStepProblem {
       const a = set.bodyA[i];
       const c = set.bodyB[i];
       if (
-        set.friction[i] !== 0 ||
-        set.restitution[i] !== 0 ||
         set.triangle[i] !== 0 ||
         this.uMinus[i] < -ACTIVATION_TOLERANCE / h ||
         !((a >= 0 && bodies[a] === 1) || (c >= 0 && bodies[c] === 1))
