@@ -1042,7 +1042,7 @@ export class NonsmoothContact implements OneStepProblem {
     }
   }
 
-  /** Scratch of chordSlip: b's centre from a's, and a's centre velocity term (m, m/s). */
+  /** Scratch of chordSlip: x_b − x_a at the start then the end, and T (r + e) then δ (m). */
   private readonly chordScratch = new Float64Array(6);
 
   /**
@@ -1060,8 +1060,9 @@ export class NonsmoothContact implements OneStepProblem {
    * sphere's: its material point's cycloid is no slip), and δ is taken only while the
    * bodies turn together, h |ω_b − ω_a| ≤ CHORD_TURN at the end: turning apart (rolling),
    * b's centre goes round in a's frame and δ would read that arc's own O(h³), ψ³ |y|/12 for
-   * a relative turn ψ a step (|y| may be metres when b is the ground, its point the
-   * origin). The sys holds (x_{k+1}, v_{k+1}).
+   * a relative turn ψ a step. Both sides bodies (saveMemory: with the ground b's point
+   * would be the origin, metres off; a body on the ground turns with none of it, and its
+   * positions follow the velocities). The sys holds (x_{k+1}, v_{k+1}).
    */
   private chordSlip(i: number, h: number, theta: number, d: Float64Array): void {
     const { set, sys } = this;
@@ -1073,34 +1074,30 @@ export class NonsmoothContact implements OneStepProblem {
     const v0 = this.startVel;
     const { pos, vel, omega } = sys;
     let turn = 0;
-    for (let k = 0; k < 3; k++) turn += ((b >= 0 ? omega[3 * b + k] : 0) - omega[3 * a + k]) ** 2;
+    for (let k = 0; k < 3; k++) turn += (omega[3 * b + k] - omega[3 * a + k]) ** 2;
     if (h * h * turn > CHORD_TURN * CHORD_TURN) return;
     // start: r = x_b − x_a, e = h((1−θ) c(x_k, v_k) + (θ − ½) c(x_k, v_{k+1}))
-    for (let k = 0; k < 3; k++) s[k] = (b >= 0 ? p0[3 * b + k] : 0) - p0[3 * a + k];
     const wa = 3 * a;
+    const wb = 3 * b;
+    for (let k = 0; k < 3; k++) s[k] = p0[wb + k] - p0[wa + k];
     const c0 = h * (1 - theta);
     const c1 = h * (theta - 0.5);
     for (let k = 0; k < 3; k++) {
       const k1 = (k + 1) % 3;
       const k2 = (k + 2) % 3;
-      const vb0 = b >= 0 ? v0[3 * b + k] : 0;
-      const vb1 = b >= 0 ? vel[3 * b + k] : 0;
       const x0 = w0[wa + k1] * s[k2] - w0[wa + k2] * s[k1];
       const x1 = omega[wa + k1] * s[k2] - omega[wa + k2] * s[k1];
-      s[3 + k] = s[k] + c0 * (vb0 - v0[wa + k] - x0) + c1 * (vb1 - vel[wa + k] - x1);
+      s[3 + k] = s[k] + c0 * (v0[wb + k] - v0[wa + k] - x0) + c1 * (vel[wb + k] - vel[wa + k] - x1);
     }
     // turned with a: T (r + e)
     quatRotateInverse(s, 3, this.startQuat, 4 * a, s, 3);
     quatRotate(s, 3, sys.quat, 4 * a, s, 3);
     // end: r⁺ and c(x_{k+1}, v_{k+1})
-    for (let k = 0; k < 3; k++) s[k] = (b >= 0 ? pos[3 * b + k] : 0) - pos[wa + k];
+    for (let k = 0; k < 3; k++) s[k] = pos[wb + k] - pos[wa + k];
     for (let k = 0; k < 3; k++) {
       const k1 = (k + 1) % 3;
       const k2 = (k + 2) % 3;
-      const c =
-        (b >= 0 ? vel[3 * b + k] : 0) -
-        vel[wa + k] -
-        (omega[wa + k1] * s[k2] - omega[wa + k2] * s[k1]);
+      const c = vel[wb + k] - vel[wa + k] - (omega[wa + k1] * s[k2] - omega[wa + k2] * s[k1]);
       // (δ into s[3..], which only its own k reads; s[0..2] the cross products')
       s[3 + k] = s[k] - s[3 + k] - 0.5 * h * c;
     }
