@@ -75,12 +75,14 @@
  * then u_t + D_t/h = 0; a stabilisation of the tangential position as the projection holds
  * the normal gap). At θ = ½ then D_{k+1} = (D_k − D_{k−1})/2 + h c: roots of modulus 1/√2,
  * and D = h c at the steady state: the turntable's box keeps its radius to ω² r h² and is
- * held by m ω² r. The trapezoid leaves O(h³) a step along the motion, r (ωh)³/12, which no
- * drift sees (the box's angle on the table moves by T ω³ h²/12 over T: −1.1e-2 rad in 60 s
- * at 2 rad/s and 1/60 s). A rolling contact (a sphere on a plane: the lever arm −R n at both
- * ends) has no drift, nor a resting one (D at round-off, below DRIFT_TOLERANCE: left
- * alone); a sliding contact carries none (its slip is not taken back). Contacts with a
- * triangle side (fem–fem) keep none.
+ * held by m ω² r. The trapezoid leaves O(h³) a step along the motion, r (ωh)³/12, which
+ * the contact's velocities do not see (the box's angle on the table moved by T ω³ h²/12
+ * over T: −1.1e-2 rad in 60 s at 2 rad/s and 1/60 s), so while the bodies turn together
+ * the drift takes the move of b's centre in a's frame from the positions (chordSlip) in
+ * place of its trapezoid: the angle keeps within 1.5e-5 rad, no creep. A rolling contact
+ * (a sphere on a plane: the lever arm −R n at both ends) has no drift, nor a resting one
+ * (D at round-off, below DRIFT_TOLERANCE: left alone); a sliding contact carries none (its
+ * slip is not taken back). Contacts with a triangle side (fem–fem) keep none.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import {
@@ -183,6 +185,19 @@ export const REDUNDANT_FRACTION = 1e-6;
 export const STICK_FRACTION = 1 - 1e-9;
 
 /**
+ * The relative turn a step (rad) below which a sticking contact's drift takes its bodies'
+ * chord (NonsmoothContact.chordSlip): above it (rolling) the arc b's centre makes in a's
+ * frame would read as slip, ψ³ |y|/12 a step: below 1e-10 |y| here.
+ */
+const CHORD_TURN = 1e-3;
+
+/**
+ * chordSlip's move (m a step) below which it is round-off and left out (a resting stack's
+ * contacts: 1e-17 m; the turntable's lag r (ωh)³/12 is 3e-9 m at 1 rad/s and 5 ms).
+ */
+const CHORD_ROUNDOFF = 1e-12;
+
+/**
  * A sticking contact's drift is taken back once it exceeds this (m; file comment, "Sticking
  * drift"), and carried till then: a resting contact's, at round-off or at the solves'
  * residual (a box resting on a 0.4 rad slope: 1e-9 m a step), leaves the step as it was.
@@ -277,6 +292,13 @@ export class NonsmoothContact implements OneStepProblem {
   private shift: Float64Array = new Float64Array(0);
   /** The bodies' orientations at the step's start (updateIndexSet), for the drift's turn. */
   private readonly startQuat: Float64Array;
+  /**
+   * The bodies' positions, velocities and angular velocities at the step's start
+   * (updateIndexSet), for the drift's chord (chordSlip).
+   */
+  private readonly startPos: Float64Array;
+  private readonly startVel: Float64Array;
+  private readonly startOmega: Float64Array;
   /** Scratch of a drift carried to the memory (saveMemory). */
   private readonly carried = new Float64Array(3);
   /** Scratch of a contact's u_t(x_k, v_{k+1}) (m/s, t1 and t2; saveMemory). */
@@ -328,6 +350,9 @@ export class NonsmoothContact implements OneStepProblem {
     this.detection = new CarriedDetection(sys, detector);
     this.memory = new ImpulseMemory(sys.numBodies);
     this.startQuat = new Float64Array(4 * sys.numBodies);
+    this.startPos = new Float64Array(3 * sys.numBodies);
+    this.startVel = new Float64Array(3 * sys.numBodies);
+    this.startOmega = new Float64Array(3 * sys.numBodies);
     this.heldMemory = new ImpulseMemory(sys.numBodies);
     this.solverName = settings.solver;
     this.solver = createNonsmoothSolver(settings.solver);
@@ -498,7 +523,12 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < m; i++) if (set.friction[i] > 0) friction = true;
     this.dim = friction ? 3 : 1;
     this.stats.active = m;
-    if (this.dim === 3) this.startQuat.set(sys.quat);
+    if (this.dim === 3) {
+      this.startQuat.set(sys.quat);
+      this.startPos.set(sys.pos);
+      this.startVel.set(sys.vel);
+      this.startOmega.set(sys.omega);
+    }
     this.warmStart(h);
     return m;
   }
@@ -1004,11 +1034,75 @@ export class NonsmoothContact implements OneStepProblem {
             quatRotateInverse(d, 0, this.startQuat, 4 * ba, d, 0);
             quatRotate(d, 0, this.sys.quat, 4 * ba, d, 0);
           }
+          if (ba >= 0 && set.bodyB[i] >= 0) this.chordSlip(i, h, theta, d);
           for (let k = 0; k < 3; k++) memory.slip[4 * slot + k] = d[k];
           memory.slip[4 * slot + 3] = h / 2;
         }
       }
     }
+  }
+
+  /** Scratch of chordSlip: x_b − x_a at the start then the end, and T (r + e) then δ (m). */
+  private readonly chordScratch = new Float64Array(6);
+
+  /**
+   * Adds to `d` (contact i's drift at the step's end, world, m) what the trapezoid of the
+   * relative velocity of b's centre in a's frame misses of that centre's move in a's frame
+   * (file comment, "Sticking drift"): with y = R_aᵀ(x_b − x_a), ẏ = R_aᵀ c,
+   * c(x, v) = v_b − v_a − ω_a × (x_b − x_a), the drift takes the θ-scheme's shares
+   * h((1−θ) ẏ(x_k, v_k) + (θ − ½) ẏ(x_k, v_{k+1})) + (h/2) ẏ(x_{k+1}, v_{k+1}) where the
+   * centre moved by Δy, in world at the end
+   *   δ = (x_b − x_a)⁺ − T (x_b − x_a)_k − T h((1−θ) c(x_k, v_k) + (θ − ½) c(x_k, v_{k+1}))
+   *       − (h/2) c(x_{k+1}, v_{k+1}),   T = R_a(t+h) R_a(t)ᵀ.
+   * On a turntable (a turning at ω, b riding it) the positions follow the chord, the
+   * velocities the arc: the trapezoid reads 0 where b fell behind by r (ωh)³/12 a step.
+   * The relative turn's share (ω_b − ω_a) × the lever arm stays the trapezoid's (a rolling
+   * sphere's: its material point's cycloid is no slip), and δ is taken only while the
+   * bodies turn together, h |ω_b − ω_a| ≤ CHORD_TURN at the end: turning apart (rolling),
+   * b's centre goes round in a's frame and δ would read that arc's own O(h³), ψ³ |y|/12 for
+   * a relative turn ψ a step. Both sides bodies (saveMemory: with the ground b's point
+   * would be the origin, metres off; a body on the ground turns with none of it, and its
+   * positions follow the velocities). The sys holds (x_{k+1}, v_{k+1}).
+   */
+  private chordSlip(i: number, h: number, theta: number, d: Float64Array): void {
+    const { set, sys } = this;
+    const a = set.bodyA[i];
+    const b = set.bodyB[i];
+    const s = this.chordScratch;
+    const p0 = this.startPos;
+    const w0 = this.startOmega;
+    const v0 = this.startVel;
+    const { pos, vel, omega } = sys;
+    let turn = 0;
+    for (let k = 0; k < 3; k++) turn += (omega[3 * b + k] - omega[3 * a + k]) ** 2;
+    if (h * h * turn > CHORD_TURN * CHORD_TURN) return;
+    // start: r = x_b − x_a, e = h((1−θ) c(x_k, v_k) + (θ − ½) c(x_k, v_{k+1}))
+    const wa = 3 * a;
+    const wb = 3 * b;
+    for (let k = 0; k < 3; k++) s[k] = p0[wb + k] - p0[wa + k];
+    const c0 = h * (1 - theta);
+    const c1 = h * (theta - 0.5);
+    for (let k = 0; k < 3; k++) {
+      const k1 = (k + 1) % 3;
+      const k2 = (k + 2) % 3;
+      const x0 = w0[wa + k1] * s[k2] - w0[wa + k2] * s[k1];
+      const x1 = omega[wa + k1] * s[k2] - omega[wa + k2] * s[k1];
+      s[3 + k] = s[k] + c0 * (v0[wb + k] - v0[wa + k] - x0) + c1 * (vel[wb + k] - vel[wa + k] - x1);
+    }
+    // turned with a: T (r + e)
+    quatRotateInverse(s, 3, this.startQuat, 4 * a, s, 3);
+    quatRotate(s, 3, sys.quat, 4 * a, s, 3);
+    // end: r⁺ and c(x_{k+1}, v_{k+1})
+    for (let k = 0; k < 3; k++) s[k] = pos[wb + k] - pos[wa + k];
+    for (let k = 0; k < 3; k++) {
+      const k1 = (k + 1) % 3;
+      const k2 = (k + 2) % 3;
+      const c = vel[wb + k] - vel[wa + k] - (omega[wa + k1] * s[k2] - omega[wa + k2] * s[k1]);
+      // (δ into s[3..], which only its own k reads; s[0..2] the cross products')
+      s[3 + k] = s[k] - s[3 + k] - 0.5 * h * c;
+    }
+    if (s[3] * s[3] + s[4] * s[4] + s[5] * s[5] > CHORD_ROUNDOFF * CHORD_ROUNDOFF)
+      for (let k = 0; k < 3; k++) d[k] += s[3 + k];
   }
 
   /**
@@ -1173,10 +1267,12 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * Moreau–Jean's touched groups (integrators/moreau-jean.ts, "Jointed groups touched"):
-   * the rows of the frictionless persistent contacts (no restitution, not striking: u_n⁻ ≥
-   * −ACTIVATION_TOLERANCE/h) of the bodies of `bodies` taken again at the pose the bodies
-   * are at (their normal and carried contact point, CarriedDetection.contactPoint), their
-   * normal velocities for `v` kept (endRate) when `v` is given. Returns how many.
+   * the rows of the persistent contacts (not striking: u_n⁻ ≥ −ACTIVATION_TOLERANCE/h;
+   * with friction or restitution too: their impulses act along these rows, the normal law
+   * asked of u_e, the tangential rows' law and the cone the start's with the same P) of
+   * the bodies of `bodies` taken again at the pose the bodies are at (their normal and
+   * carried contact point, CarriedDetection.contactPoint), their normal velocities for `v`
+   * kept (endRate) when `v` is given. Returns how many.
    */
   turnRows(bodies: Uint8Array, h: number, v: Float64Array | null): number {
     const { set, detection } = this;
@@ -1206,8 +1302,6 @@ export class NonsmoothContact implements OneStepProblem {
       const a = set.bodyA[i];
       const c = set.bodyB[i];
       if (
-        set.friction[i] !== 0 ||
-        set.restitution[i] !== 0 ||
         set.triangle[i] !== 0 ||
         this.uMinus[i] < -ACTIVATION_TOLERANCE / h ||
         !((a >= 0 && bodies[a] === 1) || (c >= 0 && bodies[c] === 1))
