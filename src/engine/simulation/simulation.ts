@@ -1099,6 +1099,7 @@ export class Simulation {
         id: a.id,
         effort: a.effort,
         command: a.commandAt(this.record.time),
+        ...(a.gainsMoved ? { gains: wireGains(a) } : {}),
       })),
       observation: this.sensors.observe(),
       energy: {
@@ -1374,7 +1375,6 @@ export class Simulation {
     return false;
   }
 
-  /** The actuators' and limits' reported efforts ← 0: no step taken since this state. */
   /**
    * Every actuator's gains ← `gains`' (by id), the model's where it names none (a reset, a
    * restored snapshot's controls); the solver re-reads the Jacobians when whether one has
@@ -1387,6 +1387,7 @@ export class Simulation {
     if (changed) this.stepper.effectorsChanged();
   }
 
+  /** The actuators' and limits' reported efforts ← 0: no step taken since this state. */
   private zeroEfforts(): void {
     for (const a of this.actuation.actuators) a.effort = 0;
     for (const q of this.actuation.coordinates.values()) q.limitEffort = 0;
@@ -1789,6 +1790,22 @@ function largestLeaf(
   };
   visit(x, path);
   return best;
+}
+
+/**
+ * The gains in effect as the State reports them (ActuatorState.gains): the `gains` input's
+ * fields the actuator's type has, so that a client can send back what it reads.
+ */
+function wireGains(a: JointActuator): NonNullable<StateOut["actuators"][number]["gains"]> {
+  const effortLimit = a.limit === Number.POSITIVE_INFINITY ? null : a.limit;
+  switch (a.type) {
+    case "position":
+      return { kp: a.kp, kd: a.kd, effortLimit };
+    case "velocity":
+      return { kv: a.kd, effortLimit };
+    case "torque":
+      return { effortLimit };
+  }
 }
 
 function vec3(a: Float64Array, i: number): [number, number, number] {
