@@ -761,10 +761,12 @@ export class Simulation {
       if ("input" in entry) {
         const input = entry.input;
         moved = applyInput(input, this.targets) || moved;
+        // not a jointState: it sets its joint within its bounds and leaves the other joints'
+        // coordinates as the dynamics left them (ontoBounds moved a joint resting δ = τ/k
+        // into its compliant bound onto it, the chain with it: the joint set 9.3e-5 rad off)
         placed ||=
           input.type === "limits" ||
-          (input.type === "bodyState" && (!!input.position || !!input.orientation)) ||
-          (input.type === "jointState" && input.position !== undefined);
+          (input.type === "bodyState" && (!!input.position || !!input.orientation));
       } else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary

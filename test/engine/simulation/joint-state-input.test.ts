@@ -352,6 +352,26 @@ describe("jointState input", () => {
       );
   });
 
+  it.each(["generalized-alpha", "newmark", "articulated"] as IntegratorName[])(
+    "the other joints stay where the dynamics left them, one resting into its compliant bound too (%s)",
+    (integrator) => {
+      // j2 bounded to [0.2, 1] rad: started past, moved onto 0.2, gravity (along x: the links
+      // swing about y) presses it into the compliant law, δ = τ/k past, the state it rests in
+      const model = chain(integrator, [-9.81, 0, 0]);
+      const joints = model.joints?.map((j) =>
+        j.id === "j2" ? { ...j, limits: { lower: 0.2, upper: 1 } } : j,
+      );
+      const sim = loadModel({ ...model, joints });
+      sim.step(300);
+      const before = sim.state().observation;
+      expect(before[4]).toBeLessThan(0.2 - 1e-6);
+      sim.schedule(inputs([{ type: "jointState", id: "j0", position: 0.3 }]));
+      // j0 reads 0.3, the others' coordinates and rates as before (until 2026-12-06 the
+      // teleport's projection moved j2 onto its bound, the chain with it: j0 off 0.3)
+      close(sim.state().observation, [0.3, before[1], ...before.slice(2)], 1e-12);
+    },
+  );
+
   it("a floating mechanism: the side of the joint's end b moves, the other stays", () => {
     const model: ModelInput = {
       gravity: [0, 0, 0],
