@@ -353,13 +353,17 @@ describe("jointState input", () => {
   });
 
   it.each(["generalized-alpha", "newmark", "articulated"] as IntegratorName[])(
-    "the other joints stay where the dynamics left them, one resting into its compliant bound too (%s)",
+    "the other joints stay where the dynamics left them, one resting into its compliant bound too, when a joint is set or bounds move (%s)",
     (integrator) => {
       // j2 bounded to [0.2, 1] rad: started past, moved onto 0.2, gravity (along x: the links
       // swing about y) presses it into the compliant law, δ = τ/k past, the state it rests in
       const model = chain(integrator, [-9.81, 0, 0]);
       const joints = model.joints?.map((j) =>
-        j.id === "j2" ? { ...j, limits: { lower: 0.2, upper: 1 } } : j,
+        j.id === "j2"
+          ? { ...j, limits: { lower: 0.2, upper: 1 } }
+          : j.id === "j1"
+            ? { ...j, limits: { lower: -1, upper: 1 } }
+            : j,
       );
       const sim = loadModel({ ...model, joints });
       sim.step(300);
@@ -368,7 +372,18 @@ describe("jointState input", () => {
       sim.schedule(inputs([{ type: "jointState", id: "j0", position: 0.3 }]));
       // j0 reads 0.3, the others' coordinates and rates as before (until 2026-12-06 the
       // teleport's projection moved j2 onto its bound, the chain with it: j0 off 0.3)
-      close(sim.state().observation, [0.3, before[1], ...before.slice(2)], 1e-12);
+      const set = sim.state().observation;
+      close(set, [0.3, before[1], ...before.slice(2)], 1e-12);
+      // j1's bounds moved with its coordinate set past the new upper one in the same batch:
+      // j1 on it, j2 still where it rested (until 2026-12-06 moved bounds projected every
+      // joint: j2 too, 9.3e-5 rad)
+      sim.schedule(
+        inputs([
+          { type: "limits", id: "j1", lower: -0.5, upper: 0.4 },
+          { type: "jointState", id: "j1", position: 0.8 },
+        ]),
+      );
+      close(sim.state().observation, [...set.slice(0, 2), 0.4, ...set.slice(3)], 1e-12);
     },
   );
 
