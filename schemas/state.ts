@@ -127,6 +127,24 @@ export const ActuatorState = z
     command: z.number().meta({
       description: "the command now: effort (torque), target rate (velocity) or target (position)",
     }),
+    gains: z
+      .object({
+        kp: z.number().optional().meta({ description: "a position servo's k_p (N·m/rad or N/m)" }),
+        kd: z
+          .number()
+          .optional()
+          .meta({ description: "a position servo's k_d (N·m·s/rad or N·s/m)" }),
+        kv: z
+          .number()
+          .optional()
+          .meta({ description: "a velocity servo's k_v (N·m·s/rad or N·s/m)" }),
+        effortLimit: z.number().nullable().meta({ description: "|effort| at most; null: none" }),
+      })
+      .optional()
+      .meta({
+        description:
+          "the gains in effect, present only while a `gains` input has them differ from the model's (absent: the model's): the fields of that input the actuator's type has",
+      }),
   })
   .meta({ id: "ActuatorState" });
 

@@ -68,6 +68,8 @@ describe("POST /v1/sessions/:id/inputs", () => {
     const pole = s.bodies[1].position as number[];
     expect(Math.abs(pole[0] - (0.3 + 0.5 * Math.sin(0.1)))).toBeLessThan(1e-12);
     expect(Math.abs(pole[2] - 0.5 * Math.cos(0.1))).toBeLessThan(1e-12);
+    // the State reports the gains in effect while they differ from the model's (limit 50)
+    expect(s.actuators[0].gains).toEqual({ effortLimit: 2 });
     expect((await step(server.app, id, 1)).actuators[0].effort).toBe(2);
     const refused = await post({
       inputs: [
@@ -109,7 +111,12 @@ describe("POST /v1/sessions/:id/inputs", () => {
     const after = (await getState(server.app, id)).observation as number[];
     expect(Math.abs(after[2] + 0.2)).toBeLessThan(1e-12);
     expect(Math.abs(after[3] - 1)).toBeLessThan(1e-12);
-    expect((await step(server.app, id, 1)).actuators[0].effort).toBe(10);
+    const lifted = await step(server.app, id, 1);
+    expect(lifted.actuators[0].effort).toBe(10);
+    // none, where the model's is 50; back to 50 (the model's): not reported
+    expect(lifted.actuators[0].gains).toEqual({ effortLimit: null });
+    await post({ inputs: [{ type: "gains", id: "push", effortLimit: 50 }] });
+    expect((await getState(server.app, id)).actuators[0].gains).toBeUndefined();
   });
 
   it("refuses unknown ids, unknown keys, past steps and deleted sessions with 4xx and paths", async () => {

@@ -604,11 +604,8 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       // set on a bound it would be past (in joint space: the other joints stay, where the
       // teleport's projection, ontoBounds, moves the whole chain by the least kinetic
       // metric: j1 of a 3-link chain set 0.5 rad past read 0.984 with j0 and j2 moved
-      // 0.16 and 0.80 rad)
-      const b = t.limits.get(input.id);
-      const q = input.position;
-      const position = b && q !== undefined ? Math.min(b.upper, Math.max(b.lower, q)) : q;
-      t.jointStates.apply(input.id, position, input.velocity);
+      // 0.16 and 0.80 rad); a mimic's partners with it
+      t.jointStates.set(input.id, input.position, input.velocity, t.limits);
       return true;
     }
     case "impulse": {

@@ -10,9 +10,18 @@
  * out, the side of its two ends that does not hold the world (where neither does, a
  * floating mechanism, the side of its end b, the child as URDF names it). Refused: a joint
  * whose ends stay joined without it (a closed loop: no rigid motion of one side changes its
- * coordinate alone), a motor's joint (the motor prescribes q), a mimic's (q is tied to
- * another's), a child side holding a fem node (an elastic body is not moved rigidly). A
- * loop within the child side moves rigidly with it, closed as it was.
+ * coordinate alone), a motor's joint (the motor prescribes q), a child side holding a fem
+ * node (an elastic body is not moved rigidly). A loop within the child side moves rigidly
+ * with it, closed as it was.
+ *
+ * Mimics (q_f = m q_l + o, schemas/model.ts Mimic) move together: setting the followed
+ * joint l sets each of its followers f to m q* + o (rate m q̇*), setting a follower sets l
+ * to (q* − o)/m and so the other followers, each joint moved on its own child side (a
+ * joint's move leaves every other coordinate as it was, so the order does not matter). The
+ * whole group must be movable; refused too: a follower whose multiplier is 0 (q_f = o
+ * whatever l does) and a joint followed by one that is itself followed (a mimic of a mimic).
+ * Until 2026-12-06 any joint of a mimic was refused (the imported arm's gripper could not
+ * be set open).
  *
  * How: the child side is turned about the joint's axis through its anchor on the child end
  * (revolute) or translated along it (prismatic) by Newton on q: δ = (q* − q)/s, s = g_c·ξ
@@ -23,7 +32,8 @@
  * that end's rigid motion at the new positions), then q̇ is set by adding (q̇* − q̇)/s ξ of
  * the unit motion to every child body: the other joints' coordinates and rates unchanged.
  * A revolute coordinate's turn count follows the branch of q* (JointCoordinate.guide). A
- * q* past the joint's bounds in effect is set on the bound by the caller (applyInput).
+ * q* past the bounds in effect is set on the bound (of the followed joint's, and its
+ * followers' mapped onto it: the relation is kept).
  */
 import type { ModelSpec } from "../../../schemas/model";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
@@ -32,6 +42,19 @@ import { BodyKind, type BodySystem, updateDerived } from "../model/body-system";
 
 /** Per joint: its child side's body indices, or why it has none to move. */
 type ChildSide = Side | { refusal: string };
+
+/** A joint's bounds in effect (rad or m from the model pose). */
+export interface Bounds {
+  readonly lower: number;
+  readonly upper: number;
+}
+
+/** A follower's relation to the joint it follows: q_f = multiplier q_l + offset. */
+interface Follower {
+  joint: string;
+  multiplier: number;
+  offset: number;
+}
 
 /** A joint's child side: its bodies, the other end's node (parent) and the child end (0: a, 1: b). */
 interface Side {
@@ -48,7 +71,10 @@ export class JointStates {
    */
   private adjacency: [number, number][][] | null = null;
   private readonly motorJoints: Set<string>;
-  private readonly mimics = new Map<string, string>();
+  /** A follower's followed joint and relation, by the follower's id. */
+  private readonly leaders = new Map<string, Follower>();
+  /** The followers of a followed joint, by its id. */
+  private readonly followers = new Map<string, Follower[]>();
   private readonly modelBodies: Set<string>;
   private readonly scratch = new Float64Array(12);
   /** The world's node in the joints' graph (the ground and the fixed bodies): after the bodies'. */
@@ -62,8 +88,11 @@ export class JointStates {
     this.world = sys.ids.length;
     model.joints.forEach((j) => {
       if ((j.type === "revolute" || j.type === "prismatic") && j.mimic) {
-        this.mimics.set(j.id, `it follows joint "${j.mimic.joint}" (mimic)`);
-        this.mimics.set(j.mimic.joint, `joint "${j.id}" follows it (mimic)`);
+        const { joint, multiplier, offset } = j.mimic;
+        this.leaders.set(j.id, { joint, multiplier, offset });
+        const list = this.followers.get(joint) ?? [];
+        list.push({ joint: j.id, multiplier, offset });
+        this.followers.set(joint, list);
       }
     });
     this.motorJoints = new Set(model.motors.map((m) => m.joint));
@@ -76,10 +105,69 @@ export class JointStates {
     return b === undefined || this.sys.dofOffset[b] < 0 ? this.world : b;
   }
 
-  /** Why the joint's coordinate cannot be set, or null when it can. */
+  /** Why the joint's coordinate cannot be set, or null when it can (its mimic group's too). */
   refusal(joint: string): string | null {
-    const side = this.side(joint);
-    return "refusal" in side ? side.refusal : null;
+    const own = this.side(joint);
+    if ("refusal" in own) return own.refusal;
+    const up = this.leaders.get(joint);
+    if (up === undefined && !this.followers.has(joint)) return null;
+    if (up?.multiplier === 0)
+      return `joint "${joint}" follows joint "${up.joint}" with multiplier 0 (mimic): its coordinate is its offset, ${up.offset}`;
+    const leader = up?.joint ?? joint;
+    const members = this.group(leader);
+    const chained = members.find((id) => (id === leader ? this.leaders : this.followers).has(id));
+    if (chained !== undefined)
+      return `joint "${joint}" is in a chain of mimics (joint "${chained}" both follows and is followed): only a joint followed directly, or its followers, is set`;
+    for (const id of members) {
+      if (id === joint) continue;
+      const side = this.side(id);
+      if ("refusal" in side)
+        return `joint "${joint}" moves with joint "${id}" (mimic), which cannot be set: ${side.refusal}`;
+    }
+    return null;
+  }
+
+  /** A followed joint and its followers (the joint alone without mimics). */
+  private group(leader: string): string[] {
+    return [leader, ...(this.followers.get(leader) ?? []).map((f) => f.joint)];
+  }
+
+  /**
+   * Sets the joint's q and/or q̇ (checked: refusal(joint) is null), and its mimic group's by
+   * their relations; a q past the bounds in effect (`bounds`, by joint) set on the bound.
+   */
+  set(
+    joint: string,
+    position: number | undefined,
+    velocity: number | undefined,
+    bounds: ReadonlyMap<string, Bounds>,
+  ): void {
+    const up = this.leaders.get(joint);
+    const leader = up?.joint ?? joint;
+    // the followed joint's values: q_l = (q − o)/m, q̇_l = q̇/m
+    const m = up?.multiplier ?? 1;
+    const o = up?.offset ?? 0;
+    let q = position === undefined ? undefined : (position - o) / m;
+    const rate = velocity === undefined ? undefined : velocity / m;
+    const relations: Follower[] = [
+      { joint: leader, multiplier: 1, offset: 0 },
+      ...(this.followers.get(leader) ?? []),
+    ];
+    if (q !== undefined)
+      for (const r of relations) {
+        // joint r's bounds on q_l: (bound − o_r)/m_r, their order swapped for m_r < 0
+        const b = bounds.get(r.joint);
+        if (b === undefined || r.multiplier === 0) continue;
+        const x = (b.lower - r.offset) / r.multiplier;
+        const y = (b.upper - r.offset) / r.multiplier;
+        q = Math.min(Math.max(x, y), Math.max(Math.min(x, y), q));
+      }
+    for (const r of relations)
+      this.apply(
+        r.joint,
+        q === undefined ? undefined : r.multiplier * q + r.offset,
+        rate === undefined ? undefined : r.multiplier * rate,
+      );
   }
 
   private side(joint: string): ChildSide {
@@ -100,8 +188,6 @@ export class JointStates {
       };
     if (this.motorJoints.has(joint))
       return { refusal: `joint "${joint}" is driven by a motor, which prescribes its coordinate` };
-    const mimic = this.mimics.get(joint);
-    if (mimic) return { refusal: `joint "${joint}" is coupled to another: ${mimic}` };
     const a = this.node(spec.a.body);
     const b = this.node(spec.b.body);
     const sideB = this.reach(b, k);
@@ -150,10 +236,10 @@ export class JointStates {
   }
 
   /**
-   * Sets the joint's q and/or q̇ (checked: refusal(joint) is null). Leaves the derived data
+   * Sets the joint's own q and/or q̇ (its child side movable). Leaves the derived data
    * current and the coordinate's turn count on q's branch.
    */
-  apply(joint: string, position: number | undefined, velocity: number | undefined): void {
+  private apply(joint: string, position: number | undefined, velocity: number | undefined): void {
     const side = this.side(joint) as Side;
     const q = this.coordinates.get(joint) as JointCoordinate;
     const sys = this.sys;

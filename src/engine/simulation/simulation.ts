@@ -267,6 +267,9 @@ export class Simulation {
   private readonly limitProblem: JointLimitProblem | null;
   /** Per limit of limitProblem: 1 where its compliant law is a rigid bound's (ontoBounds). */
   private readonly rigidLimits: Uint8Array;
+  /** Per limit of limitProblem: its joint's id, and ontoBounds' choice of limits (scratch). */
+  private readonly limitJoints: string[];
+  private readonly projectedLimits: Uint8Array;
   /** The stiffest spring's ω (rad/s), which newmark's default β, γ follow (resolution.ts). */
   private readonly springFrequency: number;
   /** The spring network's ω_max bound (rad/s; resolution.ts), or null: not a network. */
@@ -329,6 +332,8 @@ export class Simulation {
     this.rigidLimits = Uint8Array.from(limited, (l) =>
       parts.actuation.limits.some((c) => c.coordinate === l.coordinate && c.spring) ? 0 : 1,
     );
+    this.limitJoints = limited.map((l) => l.coordinate.joint);
+    this.projectedLimits = new Uint8Array(limited.length);
     const { index, mass } = this.system;
     const massOf = (id: string) => {
       const b = index.get(id);
@@ -744,9 +749,10 @@ export class Simulation {
    */
   private applyDue(): void {
     let moved = false;
-    // a teleport's pose (bodyState position or orientation), moved bounds: a start, see
-    // stateChanged
-    let placed = false;
+    // a teleport's pose (bodyState position or orientation): a start, see stateChanged;
+    // moved bounds: a start for their joints (the others may rest into their compliant
+    // bounds, δ = τ/k, as the dynamics left them)
+    let placed: Placed = null;
     let applied = false;
     // taken off the queue at once (one shift each moved the queue: quadratic)
     let count = 0;
@@ -755,16 +761,18 @@ export class Simulation {
       if (entry.separate === true && applied) {
         this.settleInputs(moved, placed);
         moved = false;
-        placed = false;
+        placed = null;
         applied = false;
       }
       if ("input" in entry) {
         const input = entry.input;
         moved = applyInput(input, this.targets) || moved;
-        placed ||=
-          input.type === "limits" ||
-          (input.type === "bodyState" && (!!input.position || !!input.orientation)) ||
-          (input.type === "jointState" && input.position !== undefined);
+        // not a jointState: it sets its joint within its bounds and leaves the other joints'
+        // coordinates as the dynamics left them (ontoBounds moved a joint resting δ = τ/k
+        // into its compliant bound onto it, the chain with it: the joint set 9.3e-5 rad off)
+        if (input.type === "bodyState" && (!!input.position || !!input.orientation)) placed = "all";
+        else if (input.type === "limits" && placed !== "all")
+          placed = new Set([...(placed ?? []), input.id]);
       } else this.applyPatch(entry.parameters);
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary
@@ -784,9 +792,9 @@ export class Simulation {
 
   /**
    * After inputs took effect at this boundary: what they invalidate. `moved`: a body's state
-   * was written; `placed`: a pose or a joint's bounds among them.
+   * was written; `placed`: a pose ("all") or joints' bounds (their ids) among them.
    */
-  private settleInputs(moved: boolean, placed: boolean): void {
+  private settleInputs(moved: boolean, placed: Placed): void {
     this.lastInputStep = this.record.step;
     // a new command or load changes the forces at this state (the step's work) and the
     // forces an integrator may have carried from the last step
@@ -839,17 +847,18 @@ export class Simulation {
 
   /**
    * After positions or velocities were set from outside: derived data and memories.
-   * `placed` (a teleport's pose, moved bounds): a start, whose joints past a rigid bound are
-   * moved onto it as at t = 0 (ontoBounds); under the compliant law a rod teleported 0.1 rad
-   * past its bound was thrown back across its range by the ½ k δ² (41 J) of the default
-   * stiffness, where the velocity-level integrators set it on the bound at rest.
+   * `placed` (a teleport's pose: "all"; moved bounds: their joints): a start, whose joints
+   * (those joints) past a rigid bound are moved onto it as at t = 0 (ontoBounds); under the
+   * compliant law a rod teleported 0.1 rad past its bound was thrown back across its range
+   * by the ½ k δ² (41 J) of the default stiffness, where the velocity-level integrators set
+   * it on the bound at rest.
    */
-  private stateChanged(placed = false): void {
+  private stateChanged(placed: Placed = null): void {
     this.restoredContacts = null;
     // compliant friction's springs do not follow a state written from outside
     this.contact?.compliant?.clearHistory();
     updateDerived(this.system);
-    if (placed) this.ontoBounds();
+    if (placed !== null) this.ontoBounds(placed === "all" ? null : placed);
     this.integrator.reset();
     // back onto the joints before the angles, the energy and the State read it: articulated
     // its own way, the others the velocities projected onto the joints and motors (the
@@ -872,11 +881,22 @@ export class Simulation {
    * ½ k δ² of its regularization: a 1 kg, 1 m rod started 0.07 rad past its bound without
    * gravity was thrown at 6.3 rad/s across its range onto the other bound. A spring (the
    * model's stiffness) is left where it is, its release the model's energy. The model pose
-   * (`initial`) stays the joints' and the articulated tree's reference.
+   * (`initial`) stays the joints' and the articulated tree's reference. `joints`: only
+   * their limits (moved bounds; null: all). Until 2026-12-06 moved bounds projected every
+   * joint past one: the 3-link chain's j2, resting 9.3e-5 rad into its compliant bound,
+   * was moved onto it and the chain with it when j1's bounds were widened.
    */
-  private ontoBounds(): void {
+  private ontoBounds(joints: ReadonlySet<string> | null = null): void {
     const p = this.limitProblem;
     if (p === null) return;
+    const velocityLevel = isVelocityLevel(this.resolved.integrator);
+    const only = this.projectedLimits;
+    for (let i = 0; i < only.length; i++)
+      only[i] =
+        (velocityLevel || this.rigidLimits[i] === 1) &&
+        (joints === null || joints.has(this.limitJoints[i]))
+          ? 1
+          : 0;
     const t = this.record.time;
     const tolerance = this.resolved.jointTolerance;
     const set = this.constraints.numRows > 0 ? this.constraints : null;
@@ -888,7 +908,7 @@ export class Simulation {
         ? null
         : () =>
             this.stepper.projectOnConstraints(t, this.resolved.dt, "positions-first", tolerance),
-      isVelocityLevel(this.resolved.integrator) ? null : this.rigidLimits,
+      only,
     );
   }
 
@@ -1099,6 +1119,7 @@ export class Simulation {
         id: a.id,
         effort: a.effort,
         command: a.commandAt(this.record.time),
+        ...(a.gainsMoved ? { gains: wireGains(a) } : {}),
       })),
       observation: this.sensors.observe(),
       energy: {
@@ -1374,7 +1395,6 @@ export class Simulation {
     return false;
   }
 
-  /** The actuators' and limits' reported efforts ← 0: no step taken since this state. */
   /**
    * Every actuator's gains ← `gains`' (by id), the model's where it names none (a reset, a
    * restored snapshot's controls); the solver re-reads the Jacobians when whether one has
@@ -1387,6 +1407,7 @@ export class Simulation {
     if (changed) this.stepper.effectorsChanged();
   }
 
+  /** The actuators' and limits' reported efforts ← 0: no step taken since this state. */
   private zeroEfforts(): void {
     for (const a of this.actuation.actuators) a.effort = 0;
     for (const q of this.actuation.coordinates.values()) q.limitEffort = 0;
@@ -1790,6 +1811,25 @@ function largestLeaf(
   visit(x, path);
   return best;
 }
+
+/**
+ * The gains in effect as the State reports them (ActuatorState.gains): the `gains` input's
+ * fields the actuator's type has, so that a client can send back what it reads.
+ */
+function wireGains(a: JointActuator): NonNullable<StateOut["actuators"][number]["gains"]> {
+  const effortLimit = a.limit === Number.POSITIVE_INFINITY ? null : a.limit;
+  switch (a.type) {
+    case "position":
+      return { kp: a.kp, kd: a.kd, effortLimit };
+    case "velocity":
+      return { kv: a.kd, effortLimit };
+    case "torque":
+      return { effortLimit };
+  }
+}
+
+/** What inputs at a boundary placed (stateChanged): a pose ("all"), joints' bounds, nothing. */
+type Placed = "all" | ReadonlySet<string> | null;
 
 function vec3(a: Float64Array, i: number): [number, number, number] {
   return [a[i], a[i + 1], a[i + 2]];

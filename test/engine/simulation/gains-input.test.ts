@@ -12,6 +12,7 @@
 import { describe, expect, it } from "vitest";
 import type { InputIn } from "../../../schemas/input";
 import { Input } from "../../../schemas/input";
+import { State } from "../../../schemas/state";
 import {
   InputError,
   loadModel,
@@ -214,5 +215,26 @@ describe("gains input", () => {
     const fresh = loadModel(model);
     fresh.step(500);
     expect(a.stateHash()).toBe(fresh.stateHash());
+  });
+  it("the State reports the gains in effect where they differ from the model's, as the input's fields (until 2026-12-06 only snapshots did)", () => {
+    const sim = rod({ type: "position", target: 1, kp: 20, kd: 0.8 }, "generalized-alpha", 1e-3);
+    const gains = () => State.parse(JSON.parse(JSON.stringify(sim.state()))).actuators[0].gains;
+    expect(gains()).toBeUndefined();
+    sim.schedule(inputs([{ type: "gains", id: "servo", kp: 80, effortLimit: 3 }]));
+    expect(gains()).toEqual({ kp: 80, kd: 0.8, effortLimit: 3 });
+    sim.step(10);
+    sim.schedule(inputs([{ type: "gains", id: "servo", kp: 0, kd: 0, effortLimit: null }]));
+    expect(gains()).toEqual({ kp: 0, kd: 0, effortLimit: null });
+    // the model's values sent back: nothing differs, nothing reported
+    sim.schedule(inputs([{ type: "gains", id: "servo", kp: 20, kd: 0.8 }]));
+    expect(gains()).toBeUndefined();
+    sim.schedule(inputs([{ type: "gains", id: "servo", kd: 2 }]));
+    expect(gains()).toEqual({ kp: 20, kd: 2, effortLimit: null });
+    sim.schedule(inputs([{ type: "gains", id: "servo", reset: true }]));
+    expect(gains()).toBeUndefined();
+    // a velocity servo's rate gain is its kv
+    const wheel = rod({ type: "velocity", target: 1, kv: 5, effortLimit: 2 }, "articulated", 1e-3);
+    wheel.schedule(inputs([{ type: "gains", id: "servo", kv: 7 }]));
+    expect(wheel.state().actuators[0].gains).toEqual({ kv: 7, effortLimit: 2 });
   });
 });

@@ -252,6 +252,141 @@ describe("jointState input", () => {
     });
   });
 
+  it.each(INTEGRATORS.filter((i) => i !== "articulated"))(
+    "a mimic moves with its partner: f2 = −2 f1 + 0.01 both ways, on the tighter bound, at rest (%s)",
+    (integrator) => {
+      // two sliders on the ground along x (no gravity), s2 mimicking s1: q₂ = −2 q₁ + 0.01;
+      // s1 within [−0.02, 0.04], s2 within [−0.05, 0.03] (q₁ ≥ −0.01 from it)
+      const slider = (id: string, body: string, y: number) => ({
+        id,
+        type: "prismatic" as const,
+        a: { body: "ground", point: [0, y, 0] as [number, number, number] },
+        b: { body },
+        axis: [1, 0, 0] as [number, number, number],
+      });
+      const model: ModelInput = {
+        gravity: [0, 0, 0],
+        bodies: [
+          { id: "f1", mass: 0.05, position: [0, 0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
+          { id: "f2", mass: 0.08, position: [0.01, -0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
+        ],
+        joints: [
+          { ...slider("s1", "f1", 0.1), limits: { lower: -0.02, upper: 0.04 } },
+          {
+            ...slider("s2", "f2", -0.1),
+            mimic: { joint: "s1", multiplier: -2, offset: 0.01 },
+            limits: { lower: -0.05, upper: 0.03 },
+          },
+        ],
+        sensors: ["s1", "s2"].flatMap((j) => [
+          { id: `${j}.q`, type: "jointPosition" as const, joint: j },
+          { id: `${j}.v`, type: "jointVelocity" as const, joint: j },
+        ]),
+        solver: { integrator, dt: 1e-3 },
+      };
+      const sim = loadModel(model);
+      // (until 2026-12-06 both refused: 'joint "s1" is coupled to another: joint "s2" follows it (mimic)')
+      sim.schedule(inputs([{ type: "jointState", id: "s1", position: 0.015, velocity: 0.1 }]));
+      close(sim.state().observation, [0.015, 0.1, -0.02, -0.2], 1e-12);
+      // the follower set: the followed joint at (q − o)/m, q̇/m
+      sim.schedule(inputs([{ type: "jointState", id: "s2", position: -0.03, velocity: 0 }]));
+      close(sim.state().observation, [0.02, 0, -0.03, 0], 1e-12);
+      const x = (b: string) => sim.state().bodies.find((o) => o.id === b)?.position[0];
+      expect(x("f1")).toBeCloseTo(0.02, 12);
+      // f2's slide from its model position 0.01 is its coordinate
+      expect((x("f2") as number) - 0.01).toBeCloseTo(-0.03, 12);
+      // 0.06 asked of s2 is past its 0.03: q₁ = (0.03 − 0.01)/−2 = −0.01, within s1's bounds
+      sim.schedule(inputs([{ type: "jointState", id: "s2", position: 0.06 }]));
+      close(sim.state().observation, [-0.01, 0, 0.03, 0], 1e-12);
+      // 0.05 asked of s1 is past its 0.04 and s2's −0.05 (q₁ ≤ 0.03): the tighter, 0.03
+      sim.schedule(inputs([{ type: "jointState", id: "s1", position: 0.05 }]));
+      close(sim.state().observation, [0.03, 0, -0.05, 0], 1e-12);
+      // at rest on the relation: a second stays there (no limit pushes, no mimic error)
+      sim.schedule(inputs([{ type: "jointState", id: "s1", position: 0.01 }]));
+      sim.step(1000);
+      close(sim.state().observation, [0.01, 0, -0.01, 0], 1e-9);
+    },
+  );
+
+  it("refuses a mimic whose group it cannot set: a follower of multiplier 0, a chain of mimics", () => {
+    const slider = (id: string, y: number, mimic?: { joint: string; multiplier: number }) => ({
+      id,
+      type: "prismatic" as const,
+      a: { body: "ground", point: [0, y, 0] as [number, number, number] },
+      b: { body: `b${id}` },
+      axis: [1, 0, 0] as [number, number, number],
+      ...(mimic ? { mimic } : {}),
+    });
+    const model = (joints: ReturnType<typeof slider>[]): ModelInput => ({
+      gravity: [0, 0, 0],
+      bodies: joints.map((j) => ({
+        id: `b${j.id}`,
+        mass: 1,
+        inertia: [1, 1, 1] as [number, number, number],
+        position: [0, j.a.point[1], 0] as [number, number, number],
+      })),
+      joints,
+      solver: { integrator: "generalized-alpha", dt: 1e-3 },
+    });
+    const issue = (m: ModelInput, id: string) => {
+      try {
+        loadModel(m).schedule(inputs([{ type: "jointState", id, position: 0.01 }]));
+        return null;
+      } catch (e) {
+        return (e as InputError).issues[0].message;
+      }
+    };
+    const zero = model([slider("s1", 0), slider("s2", 1, { joint: "s1", multiplier: 0 })]);
+    expect(issue(zero, "s2")).toBe(
+      'joint "s2" follows joint "s1" with multiplier 0 (mimic): its coordinate is its offset, 0',
+    );
+    expect(issue(zero, "s1")).toBeNull();
+    const chained = model([
+      slider("s1", 0),
+      slider("s2", 1, { joint: "s1", multiplier: 1 }),
+      slider("s3", 2, { joint: "s2", multiplier: 1 }),
+    ]);
+    for (const id of ["s1", "s2", "s3"])
+      expect(issue(chained, id)).toMatch(
+        /is in a chain of mimics \(joint "s2" both follows and is followed\)/,
+      );
+  });
+
+  it.each(["generalized-alpha", "newmark", "articulated"] as IntegratorName[])(
+    "the other joints stay where the dynamics left them, one resting into its compliant bound too, when a joint is set or bounds move (%s)",
+    (integrator) => {
+      // j2 bounded to [0.2, 1] rad: started past, moved onto 0.2, gravity (along x: the links
+      // swing about y) presses it into the compliant law, δ = τ/k past, the state it rests in
+      const model = chain(integrator, [-9.81, 0, 0]);
+      const joints = model.joints?.map((j) =>
+        j.id === "j2"
+          ? { ...j, limits: { lower: 0.2, upper: 1 } }
+          : j.id === "j1"
+            ? { ...j, limits: { lower: -1, upper: 1 } }
+            : j,
+      );
+      const sim = loadModel({ ...model, joints });
+      sim.step(300);
+      const before = sim.state().observation;
+      expect(before[4]).toBeLessThan(0.2 - 1e-6);
+      sim.schedule(inputs([{ type: "jointState", id: "j0", position: 0.3 }]));
+      // j0 reads 0.3, the others' coordinates and rates as before (until 2026-12-06 the
+      // teleport's projection moved j2 onto its bound, the chain with it: j0 off 0.3)
+      const set = sim.state().observation;
+      close(set, [0.3, before[1], ...before.slice(2)], 1e-12);
+      // j1's bounds moved with its coordinate set past the new upper one in the same batch:
+      // j1 on it, j2 still where it rested (until 2026-12-06 moved bounds projected every
+      // joint: j2 too, 9.3e-5 rad)
+      sim.schedule(
+        inputs([
+          { type: "limits", id: "j1", lower: -0.5, upper: 0.4 },
+          { type: "jointState", id: "j1", position: 0.8 },
+        ]),
+      );
+      close(sim.state().observation, [...set.slice(0, 2), 0.4, ...set.slice(3)], 1e-12);
+    },
+  );
+
   it("a floating mechanism: the side of the joint's end b moves, the other stays", () => {
     const model: ModelInput = {
       gravity: [0, 0, 0],
