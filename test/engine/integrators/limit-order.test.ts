@@ -28,6 +28,18 @@ const W = (2 * Math.PI) / 0.02;
  */
 const HALF_DAMPED = { lower: -1, upper: 0.05, stiffness: I_FREE * W * W, damping: 2 * I_FREE * W };
 
+/** The rod on its hinge (axis y, gravity −z), its bound 0.05 rad up at HALF_DAMPED. */
+function rodOnLimit(solver: { integrator: string; rhoInfinity?: number; dt: number }) {
+  return rodPendulum({
+    mass: M,
+    length: L,
+    axis: [0, 1, 0],
+    gravity: [0, 0, -G],
+    limits: HALF_DAMPED,
+    solver,
+  });
+}
+
 describe("compliant limits located within the steps keep the scheme's order", () => {
   // the rod level, turning at W0 = 3 rad/s towards its bound 0.05 rad away (HALF_DAMPED:
   // h ω = 0.004 to 0.016): it meets it at ~17 ms, stays past it
@@ -35,14 +47,7 @@ describe("compliant limits located within the steps keep the scheme's order", ()
   // 0.1 s); its angle every 5 ms over 0.1 s
   const W0 = 3;
   function angles(solver: { integrator: string; rhoInfinity?: number }, dt: number): number[] {
-    const model = rodPendulum({
-      mass: M,
-      length: L,
-      axis: [0, 1, 0],
-      gravity: [0, 0, -G],
-      limits: HALF_DAMPED,
-      solver: { ...solver, dt },
-    });
+    const model = rodOnLimit({ ...solver, dt });
     model.bodies[0] = {
       ...model.bodies[0],
       angularVelocity: [0, W0, 0],
@@ -111,14 +116,7 @@ describe("compliant limits located within the steps keep the scheme's order", ()
   it("generalized-alpha at ρ∞ = 0.5: a snapshot taken after a split step continues bit-identically", () => {
     // the split step leaves the memory's pseudo-acceleration invalid (the next step restarts
     // it), which the snapshot carries: the bound is met in the step from 16 ms (at 1e-4 s)
-    const model = rodPendulum({
-      mass: M,
-      length: L,
-      axis: [0, 1, 0],
-      gravity: [0, 0, -G],
-      limits: HALF_DAMPED,
-      solver: { integrator: "generalized-alpha", rhoInfinity: 0.5, dt: 1e-4 },
-    });
+    const model = rodOnLimit({ integrator: "generalized-alpha", rhoInfinity: 0.5, dt: 1e-4 });
     model.bodies[0] = { ...model.bodies[0], angularVelocity: [0, W0, 0], velocity: [0, 0, -1.5] };
     const a = loadModel(model);
     const b = loadModel(model);

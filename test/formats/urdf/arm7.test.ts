@@ -182,6 +182,18 @@ describe("the 7-axis arm with mesh collision files", async () => {
   });
 });
 
+/** The arm's coordinates: joint1 … joint7 and finger_joint1 (finger_joint2 mimics it). */
+const COORDINATES = [
+  "joint1",
+  "joint2",
+  "joint3",
+  "joint4",
+  "joint5",
+  "joint6",
+  "joint7",
+  "finger_joint1",
+];
+
 describe("the 7-axis arm driven by inputs for 60 s at the README's servos (kp 500, kd 20)", () => {
   // joint1 … joint7, finger_joint1 (finger_joint2 mimics it): each row held 10 s
   const TARGETS = [
@@ -191,16 +203,6 @@ describe("the 7-axis arm driven by inputs for 60 s at the README's servos (kp 50
     [2, 1.5, 1, -2.8, 1, 3.5, 2, 0.03],
     [0, 0.3, 0, -0.5, 0, 1, 0.7, 0.01],
     [-2.5, -1.2, 2.5, -0.2, -2.5, 0.2, -2.5, 0.035],
-  ];
-  const NAMES = [
-    "joint1",
-    "joint2",
-    "joint3",
-    "joint4",
-    "joint5",
-    "joint6",
-    "joint7",
-    "finger_joint1",
   ];
 
   it("settles on each target where kp (q* − q) is the gravity torque ∂V/∂q, the links where the URDF's joints put them, the efforts within <limit effort>", async () => {
@@ -215,7 +217,11 @@ describe("the 7-axis arm driven by inputs for 60 s at the README's servos (kp 50
     let saturation = 0;
     for (const target of TARGETS) {
       sim.schedule(
-        NAMES.map((n, i) => ({ type: "actuator" as const, id: `${n}.actuator`, value: target[i] })),
+        COORDINATES.map((n, i) => ({
+          type: "actuator" as const,
+          id: `${n}.actuator`,
+          value: target[i],
+        })),
       );
       for (let n = 0; n < Math.round(10 / h); n++) {
         sim.step(1);
@@ -241,7 +247,7 @@ describe("the 7-axis arm driven by inputs for 60 s at the README's servos (kp 50
       }
       // statics: the servo's effort kp (q* − q) holds the gravity torque ∂V/∂q (central
       // differences of V, δ = 1e-6: truncation ~δ² V''' and rounding ~1e-16 V/δ, < 1e-7)
-      NAMES.forEach((name, i) => {
+      COORDINATES.forEach((name, i) => {
         const d = 1e-6;
         const dV =
           (potential({ ...q, [name]: q[name] + d }) - potential({ ...q, [name]: q[name] - d })) /
@@ -280,18 +286,6 @@ describe("the 7-axis arm driven by inputs for 60 s at the README's servos (kp 50
     expect(worst).toBeLessThan(1e-2);
   });
 });
-
-/** The arm's coordinates: joint1 … joint7 and finger_joint1 (finger_joint2 mimics it). */
-const COORDINATES = [
-  "joint1",
-  "joint2",
-  "joint3",
-  "joint4",
-  "joint5",
-  "joint6",
-  "joint7",
-  "finger_joint1",
-];
 
 /**
  * The joint-space mass matrix M_q at q (kinetic energy ½ q̇ᵀ M_q q̇ over COORDINATES):
