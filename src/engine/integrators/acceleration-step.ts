@@ -1073,9 +1073,23 @@ export class AccelerationStepper implements NewtonStepper {
    * f_s^δ = k_p (q* − q) − δ k_p q̇ for f_s with the weight ½, where the servo was resolved
    * (the 2 kg, 0.6 m rod turning about its centre at k_p = 1e4, 1/60 s: its sub-steps of
    * h/8 after one of h/4 started from 110.6 N·m for 637.6, energy.error −19.4 J).
+   * `constrainedMemory` (newmark's velocity-level a = M⁻¹ (f + Gᵀλ), λ the joints' reaction
+   * to the whole force): the share is taken out as P M⁻¹ (…), P the mass-orthogonal
+   * projection onto the joints' tangent at the end (startTangent with S factored there),
+   * the share and the joints' reaction to it, so that the memory is the constrained
+   * acceleration of the end's own forces, as shiftStiffStart takes the start's share out
+   * (M⁻¹ alone left that reaction in a_t, the unconstrained response to k_p-sized forces
+   * on the light links: the imported 7-axis arm with every servo at k_p = 1e8, k_d = 0,
+   * joint2 commanded 0.5 rad at 5 ms, started its second half step with a first Newton
+   * correction of 1e15 and failed the first step even at h/16; it runs now).
    * Leaves the force accumulators with the stiff forces.
    */
-  removeStiffShare(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
+  removeStiffShare(
+    c: SchemeCoefficients,
+    tEnd: number,
+    out: Float64Array,
+    constrainedMemory = false,
+  ): void {
     if (c.stiffWeight === 0) return;
     const { stiffEnd, stiffLed, stiffStart, tmp, n } = this;
     const e = c.stiffWeight;
@@ -1098,7 +1112,12 @@ export class AccelerationStepper implements NewtonStepper {
         for (let j = 0; j < 3; j++) stiffEnd[d + j] = stiffLed[d + j];
       }
     }
-    massSolve(this.sys, stiffEnd, tmp);
+    if (constrainedMemory && this.constraints !== null) {
+      // S at the end configuration (the next holdStiffForces sets the next start's)
+      this.tangentTime = tEnd;
+      this.tangentFactored = false;
+      this.startTangent(stiffEnd, tmp);
+    } else massSolve(this.sys, stiffEnd, tmp);
     for (let i = 0; i < n; i++) out[i] -= tmp[i];
   }
 
