@@ -837,29 +837,38 @@ export class AccelerationStepper implements NewtonStepper {
    * towards 5 rad/s, h/16 of 1/60 s), against which the second (1.9 rad/s²) read as a
    * contraction of 3e-14 and was accepted: the end rate 2.1e-6 rad/s past the law's root,
    * its force −2.1e6 N·m where 1.15e3 N·m turned the rod, booked 5.5e3 J (the position
-   * servo at k_p = 1e12 from 0.3 rad: 3.1e7 J). As generalized-alpha's new memory
-   * (shiftStiffStart's `startReaction`). Called by `solve` (those schemes call no
-   * shiftStiffStart, which clears it), the system at the step's start.
+   * servo at k_p = 1e12 from 0.3 rad: 3.1e7 J). As generalized-alpha's (shiftStiffStart).
+   * Called by `solve` (those schemes call no shiftStiffStart, which clears it), the system
+   * at the step's start.
    */
   private dropStiffReaction(c: SchemeCoefficients): void {
     this.stiffReactionPending = false;
+    const { f, fStart, stiffStart, da, n } = this;
+    for (let i = 0; i < n; i++) f[i] = fStart[i] - stiffStart[i];
+    // (da: scratch for the unknown's share, which stays where it is)
+    da.fill(0);
+    this.restartJointForce(c, f, da);
+  }
+
+  /**
+   * λ̃ ← the joints' multipliers consistent with the generalized force f (less the
+   * Rayleigh terms, subtracted here in place) at the step's start (tangentTime, S factored
+   * there), and `unknown` += ρ Y Δλ̃ (StartDirections.shift).
+   */
+  private restartJointForce(c: SchemeCoefficients, f: Float64Array, unknown: Float64Array): void {
     const set = this.constraints;
     if (set === null) return;
     if (!this.tangentFactored) {
       projectionWorkspace(set).factorAt(this.tangentTime);
       this.tangentFactored = true;
     }
-    const { f, fStart, stiffStart, da, n } = this;
     getVelocity(this.sys, this.v);
-    for (let i = 0; i < n; i++) f[i] = fStart[i] - stiffStart[i];
     this.subtractRayleigh(c, f);
     const change = this.scratchLambda;
     this.jointMultipliers(f, this.tangentTime, change);
-    const start = this.startDirections.lambda;
-    for (let r = 0; r < change.length; r++) change[r] -= start[r];
-    // (da: scratch for the unknown's share, which stays where it is)
-    da.fill(0);
-    this.startDirections.shift(change, c.startForceWeight, da);
+    const held = this.startDirections.lambda;
+    for (let r = 0; r < change.length; r++) change[r] -= held[r];
+    this.startDirections.shift(change, c.startForceWeight, unknown);
   }
 
   /**
@@ -878,11 +887,17 @@ export class AccelerationStepper implements NewtonStepper {
    *
    * (2) Where the servos' start force alone would move Newton's first iterate by more than
    * GUESS_SHARE_LIMIT (its share of the position update, c_x (1 + ε) M⁻¹ f_s(t)), that
-   * iterate is taken without it: a' −= (1 + ε) M⁻¹ f_s(t), and with symmetricJoints λ̃ less
-   * the joints' reaction to it where it holds that (`startReaction`: generalized-alpha's new
-   * memory, whose λ̃ starts from the consistent multipliers of the start's forces; a later
-   * step's starts from the last end's, of the law that step applied, z = x + δ v). Left
-   * there, ρ Y λ̃ kept that reaction, k_p q* on the hinged rod below, which Newton's first
+   * iterate is taken without it: a' −= (1 + ε) M⁻¹ f_s(t). With symmetricJoints λ̃ then
+   * restarts, at every step with such servos, from the multipliers consistent with the
+   * forces the unknown's free part b holds, f(t) (less f_s(t) where dropped): a new memory's
+   * λ̃ starts from those of the whole start force, and a later step's from the last end's, of
+   * the law that step applied at z = x + δ v and before the joints' projection, which
+   * differ from f(t)'s by the reaction to δ k_p q̇ and to k_p times the projection's move. On
+   * a chain with such a servo on every joint (three links about x, y, x, k_p = 1e8 and 1e10,
+   * k_d = 0, the middle one commanded 0.5 rad at 5 ms) Newton diverged from the second step
+   * at h and each halving (test/engine/integrators/servo-chain.test.ts); the rod hinged at
+   * its end, whose base does not turn, ran. Left in λ̃,
+   * the reaction to the dropped force, k_p q* on the hinged rod below, was what Newton's first
    * correction took out (‖ρ Y Δλ̃‖ = 7.5e10 rad/s² at k_p = 1e10): the second, 49 rad/s²,
    * then read as a contraction of 6.5e-10 and the step was accepted with the servo's z
    * 2.1e-4 rad past its target, its end law −2.1e6 N·m where 259 N·m turned the rod (the
@@ -911,7 +926,7 @@ export class AccelerationStepper implements NewtonStepper {
    * step from it failed or ran away from k_p = 1e14 (the pendulum example commanded past its
    * limit, q = −2.3 rad then −118 rad), which now run to k_p = 1e18 and fail from 1e21.
    */
-  shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false, startReaction = false): void {
+  shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false): void {
     this.stiffShifted = false;
     this.stiffReactionPending = false;
     const e = c.stiffWeight;
@@ -929,15 +944,16 @@ export class AccelerationStepper implements NewtonStepper {
     }
     this.stiffShifted = true;
     // P tmp is no larger than tmp in the mass norm; the free share decides whether to look
-    if (share <= GUESS_SHARE_LIMIT) return;
-    for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
-    // symmetricJoints: a = b + ρ Y λ̃, and b just lost the servos' (1 + ε) M⁻¹ f_s(t); λ̃
-    // from the start's consistent multipliers (`startReaction`) holds the joints' reaction
-    // λ_s to f_s(t) too (Y λ_s = (P − 1) M⁻¹ f_s(t): startTangent leaves −λ_s in rc),
-    // taken out with it, b kept
-    if (projected || !startReaction || !c.symmetricJoints || this.constraints === null) return;
-    this.startTangent(this.stiffStart, tmp);
-    this.startDirections.shift(this.rc, c.startForceWeight, a);
+    const drop = share > GUESS_SHARE_LIMIT;
+    if (drop) for (let i = 0; i < n; i++) a[i] -= (1 + e) * tmp[i];
+    // symmetricJoints: a = b + ρ Y λ̃, b = A_n the free acceleration at x_t (less the servos'
+    // (1 + ε) M⁻¹ f_s(t) where dropped); λ̃ restarts from the multipliers consistent with the
+    // same forces, f(t) (− f_s(t)), b kept
+    if (projected || !c.symmetricJoints || this.constraints === null) return;
+    const f = this.f;
+    this.computeForces(this.tangentTime, f);
+    if (drop) for (let i = 0; i < n; i++) f[i] -= this.stiffStart[i];
+    this.restartJointForce(c, f, a);
   }
 
   /**
@@ -1057,9 +1073,23 @@ export class AccelerationStepper implements NewtonStepper {
    * f_s^δ = k_p (q* − q) − δ k_p q̇ for f_s with the weight ½, where the servo was resolved
    * (the 2 kg, 0.6 m rod turning about its centre at k_p = 1e4, 1/60 s: its sub-steps of
    * h/8 after one of h/4 started from 110.6 N·m for 637.6, energy.error −19.4 J).
+   * `constrainedMemory` (newmark's velocity-level a = M⁻¹ (f + Gᵀλ), λ the joints' reaction
+   * to the whole force): the share is taken out as P M⁻¹ (…), P the mass-orthogonal
+   * projection onto the joints' tangent at the end (startTangent with S factored there),
+   * the share and the joints' reaction to it, so that the memory is the constrained
+   * acceleration of the end's own forces, as shiftStiffStart takes the start's share out
+   * (M⁻¹ alone left that reaction in a_t, the unconstrained response to k_p-sized forces
+   * on the light links: the imported 7-axis arm with every servo at k_p = 1e8, k_d = 0,
+   * joint2 commanded 0.5 rad at 5 ms, started its second half step with a first Newton
+   * correction of 1e15 and failed the first step even at h/16; it runs now).
    * Leaves the force accumulators with the stiff forces.
    */
-  removeStiffShare(c: SchemeCoefficients, tEnd: number, out: Float64Array): void {
+  removeStiffShare(
+    c: SchemeCoefficients,
+    tEnd: number,
+    out: Float64Array,
+    constrainedMemory = false,
+  ): void {
     if (c.stiffWeight === 0) return;
     const { stiffEnd, stiffLed, stiffStart, tmp, n } = this;
     const e = c.stiffWeight;
@@ -1082,7 +1112,12 @@ export class AccelerationStepper implements NewtonStepper {
         for (let j = 0; j < 3; j++) stiffEnd[d + j] = stiffLed[d + j];
       }
     }
-    massSolve(this.sys, stiffEnd, tmp);
+    if (constrainedMemory && this.constraints !== null) {
+      // S at the end configuration (the next holdStiffForces sets the next start's)
+      this.tangentTime = tEnd;
+      this.tangentFactored = false;
+      this.startTangent(stiffEnd, tmp);
+    } else massSolve(this.sys, stiffEnd, tmp);
     for (let i = 0; i < n; i++) out[i] -= tmp[i];
   }
 

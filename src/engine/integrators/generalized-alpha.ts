@@ -482,7 +482,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
       vPred[i] = vt[i] + h * ((1 - gamma) * pseudo[i] + gamma * carried);
       a[i] = acc[i] + rho * startAccel[i];
     }
-    s.shiftStiffStart(c, false, fresh);
+    s.shiftStiffStart(c);
     s.linearIterations = 0;
     this.lastError = 0;
     // Newmark's step-error test (newmark.ts; solver.newtonTolerance unset, no joints): the

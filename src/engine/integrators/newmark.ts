@@ -391,7 +391,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
 
   /**
    * A solved step from t of h kept: its a_{t+h} the next a_t (less the unresolved servos'
-   * extra share, AccelerationStepper.removeStiffShare), the velocity decay.
+   * extra share, constrained as a_t is: AccelerationStepper.removeStiffShare), the velocity
+   * decay.
    */
   private commit(t: number, h: number): true {
     const s = this.stepper;
@@ -399,7 +400,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.stats.newtonConverged &&= s.newtonConverged;
     memory.previousAcceleration.set(memory.acceleration);
     memory.acceleration.set(s.a);
-    s.removeStiffShare(this.coeff, t + h, memory.acceleration);
+    s.removeStiffShare(this.coeff, t + h, memory.acceleration, true);
     memory.previousValid = true;
     s.decayVelocities(h, this.params.velocityDamping);
     return true;
