@@ -2119,25 +2119,21 @@ export class AccelerationStepper implements NewtonStepper {
    * carries the end's acceleration to the next step (generalized-alpha at ρ∞ = 1, whose
    * memory is A = M⁻¹ f: its start term ½ M A_n must be ½ f(x_n), or the next step's force
    * over the step is f̄ + ½ (M A_n − f(x_n)), not f̄) turns the step's own solution, M⁻¹ f̃
-   * in those effectors' part, into the end state's. Two evaluations of their forces; the
-   * lumped masses (meanEffectors: none with a consistent mass).
+   * in those effectors' part, into the end state's. One pass of theirs
+   * (ForceEffector.endMeanStep: f − f̃ per element, the end kept as the next mean step's
+   * start, which then evaluates nothing), where f, f̃ and the next start took three (the
+   * spinning block's 60 elements: 307 → 214 µs corotational, 104 → 62 stvk); the lumped
+   * masses (meanEffectors: none with a consistent mass). The step is then no longer a mean
+   * one (its effectors' start is the end).
    */
-  meanEndCorrection(t: number, out: Float64Array): void {
+  meanEndCorrection(out: Float64Array): void {
     if (!this.meanStep) return;
     const { sys, f, tmp, n } = this;
     const mean = this.meanEffectors;
+    this.meanStep = false;
     clearForces(sys);
-    for (let i = 0; i < mean.length; i++) mean[i].applyForces(t);
+    for (let i = 0; i < mean.length; i++) mean[i].endMeanStep?.();
     getForces(sys, f);
-    clearForces(sys);
-    for (let i = 0; i < mean.length; i++) mean[i].meanForces = true;
-    try {
-      for (let i = 0; i < mean.length; i++) mean[i].applyForces(t);
-    } finally {
-      for (let i = 0; i < mean.length; i++) mean[i].meanForces = false;
-    }
-    getForces(sys, tmp);
-    for (let i = 0; i < n; i++) f[i] -= tmp[i];
     massSolve(sys, f, tmp);
     for (let i = 0; i < n; i++) out[i] += tmp[i];
   }
