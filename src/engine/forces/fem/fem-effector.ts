@@ -471,6 +471,35 @@ export class FemEffector implements ForceEffector {
     this.startW[e] = w;
   }
 
+  /**
+   * Why the state is outside the material's model (ElasticMaterial.leastStretch), naming
+   * the first such element and the cures, or null: an element inverted (det F ≤ 0) or
+   * compressed below that least principal stretch. The simulation ends `diverged` on it
+   * after a step (simulation.ts findBlowUp), at its last good state. Nothing for the
+   * materials without one; one pass over F's stretch bounds, an eigen-decomposition of C
+   * only where their lower bound passes the limit.
+   */
+  strainFault(): string | null {
+    const least = this.material.leastStretch;
+    if (least === undefined) return null;
+    const { sys, b, at, f, c1, sigma, vecs, stretch } = this;
+    for (let e = 0; e < this.elementCount; e++) {
+      deformationGradient(sys.pos, at, b, e, f);
+      stretch.set(f);
+      if (stretch.lo >= least * least && stretch.j > 0) continue;
+      let what: string;
+      if (!(stretch.j > 0)) what = `inverted (det F = ${stretch.j.toPrecision(3)})`;
+      else {
+        symmetricEigen3(rightCauchyGreen(f, 0, c1), 0, sigma, 0, vecs, 0);
+        const s3 = Math.sqrt(Math.max(sigma[2], 0));
+        if (s3 >= least) continue;
+        what = `compressed to a principal stretch of ${s3.toPrecision(3)}, below ${least.toPrecision(3)}`;
+      }
+      return `fem body "${this.id}": element ${e} (material ${this.material.name}) ${what}, where the material no longer models the solid; take a smaller step (solver.dt), or the neo-hookean or corotational material`;
+    }
+    return null;
+  }
+
   /** W(C) of the F in f (C into c1), NaN for det F ≤ 0 (where ψ is not W(C)). */
   private endEnergy(): number {
     const { f, c1 } = this;
