@@ -149,6 +149,13 @@ export interface ForceEffector {
   meanForces?: boolean;
   beginMeanStep?(): void;
   /**
+   * With beginMeanStep: sys.force += f(x) − f̃(x) at the current positions, the end of a
+   * mean step (f̃ = 2 f̄(x_t, x) − f(x_t), the force the step's residual took), keeping x as
+   * the next mean step's start (beginMeanStep then does not evaluate it again).
+   * AccelerationStepper.meanEndCorrection.
+   */
+  endMeanStep?(): void;
+  /**
    * Optional, with beginMeanStep: out += s (J̃ − J) x (generalized coordinates), J̃ the exact
    * derivative of the mean step's force 2 f̄(x_t, x) − f(x_t) at the current positions x and
    * J the position Jacobian addPosJacobian last assembled: what W lacks to be the mean

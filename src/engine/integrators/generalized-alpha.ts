@@ -516,7 +516,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     const free = this.change;
     for (let i = 0; i < s.n; i++) free[i] = a[i] - rho * startAccel[i];
     // the fem bodies' end force in place of the mean step's 2 f̄ − f(x_n)
-    s.meanEndCorrection(t + h, free);
+    s.meanEndCorrection(free);
     s.endFreeRates(c, free);
     s.removeStiffShare(c, t + h, free);
     // A_n and a_n carried with the turning bodies to the end's orientation (at ρ∞ = 1,

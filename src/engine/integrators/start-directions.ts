@@ -10,6 +10,7 @@
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { SchemeCoefficients } from "../dynamics/stepper";
 import { type BodySystem, massSolveWith } from "../model/body-system";
+import type { AccelerationStepper } from "./acceleration-step";
 import type { ConstrainedSolve } from "./constrained-solve";
 
 export class StartDirections {
@@ -129,6 +130,7 @@ export class StartDirections {
     rc: Float64Array,
     out: Float64Array,
     dLambda: Float64Array,
+    mean: AccelerationStepper | null = null,
   ): void {
     if (refactor)
       solver.factorMixed(
@@ -138,6 +140,7 @@ export class StartDirections {
         c.momentumRows ? this.mixedInertias(c) : this.sys.inertiaWorld,
       );
     solver.solveMixed(rhs, rc, out, dLambda);
+    mean?.meanTangentCorrection(c, rhs, out, rc, dLambda);
     for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
     set.multiplyTranspose(dLambda, this.force, this.startG);
     massSolveWith(this.sys, this.startInertiaInv, this.force, this.scratch);

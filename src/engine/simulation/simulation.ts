@@ -1661,6 +1661,11 @@ export class Simulation {
       }
       if (!Number.isFinite(s.quat[4 * b])) return `body "${s.ids[b]}" has a non-finite orientation`;
     }
+    // a fem element its material no longer models (St Venant–Kirchhoff crushed or inverted)
+    for (const f of this.fem) {
+      const fault = f.strainFault();
+      if (fault !== null) return fault;
+    }
     return null;
   }
 

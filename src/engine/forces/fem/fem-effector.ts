@@ -207,7 +207,8 @@ export class FemEffector implements ForceEffector {
     this.material = createMaterial(o.material, o.youngModulus, o.poissonRatio, o.tangent);
     this.jacobianType = this.material.positiveTangent ? MatrixType.SPD : MatrixType.SYMMETRIC;
     this.volume = new Float64Array(m);
-    this.startF = new Float64Array(9 * m);
+    // NaN: no element's F matches before the first beginMeanStep or endMeanStep
+    this.startF = new Float64Array(9 * m).fill(Number.NaN);
     this.startP = new Float64Array(9 * m);
     this.startW = new Float64Array(m);
     this.nodeBodies = Int32Array.from(o.nodeBodies);
@@ -414,18 +415,97 @@ export class FemEffector implements ForceEffector {
 
   /**
    * The symmetric step's start (ForceEffector.beginMeanStep): each element's F_t, P(F_t)
-   * and W(C_t) (NaN for det F_t ≤ 0) at the current positions, x_t.
+   * and W(C_t) (NaN for det F_t ≤ 0) at the current positions, x_t. An element whose F is
+   * the one they were kept for (bit for bit: endMeanStep's at the last step's end, or this
+   * step's first attempt before a halving) keeps them: they are functions of F alone.
    */
   beginMeanStep(): void {
-    const { sys, b, at, f, p, c0, material, startF, startP, startW } = this;
+    const { sys, b, at, f, startF } = this;
     for (let e = 0; e < this.elementCount; e++) {
       deformationGradient(sys.pos, at, b, e, f);
-      startF.set(f, 9 * e);
-      material.evaluate(f, p);
-      startP.set(p, 9 * e);
-      startW[e] =
-        determinant(f) > 0 ? material.greenEnergy(rightCauchyGreen(f, 0, c0), this.sm) : Number.NaN;
+      const o = 9 * e;
+      let same = true;
+      for (let k = 0; k < 9 && same; k++) same = f[k] === startF[o + k];
+      if (!same) this.keepStart(e, this.endEnergy());
     }
+  }
+
+  /**
+   * The end of a mean step whose end state is kept (ForceEffector.endMeanStep): sys.force
+   * += f(x) − f̃(x) at the current positions x = x_{t+h}, f̃ = 2 f̄ − f(x_t) the force the
+   * step's residual took (applyMeanForces), per element −V (P(F) − P̃) ∇N_a (nothing where
+   * the element took the trapezoid's f(x)); and x is kept as the next mean step's start
+   * (keepStart), which beginMeanStep at the same positions then finds made. One pass over
+   * the elements, P(F), W(C) and S(C_m) each, where the stepper's two passes (f, then f̃)
+   * and the next start's (P(F_t), W(C_t)) were three.
+   */
+  endMeanStep(): void {
+    const { sys, b, at, f, dp, fm, sm, startP } = this;
+    for (let e = 0; e < this.elementCount; e++) {
+      const o = 9 * e;
+      deformationGradient(sys.pos, at, b, e, f);
+      const w = this.endEnergy();
+      if (this.meanStress(e, w)) {
+        // dp = P̃ = 2 F_m S̄ − P(F_t), with the start's P before keepStart replaces it
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++)
+            dp[3 * i + j] =
+              2 * (fm[3 * i] * sm[j] + fm[3 * i + 1] * sm[3 + j] + fm[3 * i + 2] * sm[6 + j]) -
+              startP[o + 3 * i + j];
+        this.keepStart(e, w);
+        for (let k = 0; k < 9; k++) dp[k] = startP[o + k] - dp[k];
+        this.addElementForces(e, dp);
+      } else this.keepStart(e, w);
+    }
+  }
+
+  /**
+   * Element e's start of a mean step at its F (in f): F_t ← F, P(F_t) and W(C_t) = w
+   * (endEnergy's, at the same F).
+   */
+  private keepStart(e: number, w: number): void {
+    const { f, p } = this;
+    this.startF.set(f, 9 * e);
+    this.material.evaluate(f, p);
+    this.startP.set(p, 9 * e);
+    this.startW[e] = w;
+  }
+
+  /**
+   * Why the state is outside the material's model (ElasticMaterial.leastStretch), naming
+   * the first such element and the cures, or null: an element inverted (det F ≤ 0) or
+   * compressed below that least principal stretch. The simulation ends `diverged` on it
+   * after a step (simulation.ts findBlowUp), at its last good state. Nothing for the
+   * materials without one; one pass over F's stretch bounds, an eigen-decomposition of C
+   * only where their lower bound passes the limit.
+   */
+  strainFault(): string | null {
+    const least = this.material.leastStretch;
+    if (least === undefined) return null;
+    const { sys, b, at, f, c1, sigma, vecs, stretch } = this;
+    for (let e = 0; e < this.elementCount; e++) {
+      deformationGradient(sys.pos, at, b, e, f);
+      stretch.set(f);
+      if (stretch.lo >= least * least && stretch.j > 0) continue;
+      let what: string;
+      if (!(stretch.j > 0)) what = `inverted (det F = ${stretch.j.toPrecision(3)})`;
+      else {
+        symmetricEigen3(rightCauchyGreen(f, 0, c1), 0, sigma, 0, vecs, 0);
+        const s3 = Math.sqrt(Math.max(sigma[2], 0));
+        if (s3 >= least) continue;
+        what = `compressed to a principal stretch of ${s3.toPrecision(3)}, below ${least.toPrecision(3)}`;
+      }
+      return `fem body "${this.id}": element ${e} (material ${this.material.name}) ${what}, where the material no longer models the solid; take a smaller step (solver.dt), or the neo-hookean or corotational material`;
+    }
+    return null;
+  }
+
+  /** W(C) of the F in f (C into c1), NaN for det F ≤ 0 (where ψ is not W(C)). */
+  private endEnergy(): number {
+    const { f, c1 } = this;
+    return determinant(f) > 0
+      ? this.material.greenEnergy(rightCauchyGreen(f, 0, c1), this.se)
+      : Number.NaN;
   }
 
   /**
@@ -463,7 +543,7 @@ export class FemEffector implements ForceEffector {
     for (let e = 0; e < this.elementCount; e++) {
       const o = 9 * e;
       deformationGradient(sys.pos, at, b, e, f);
-      if (!this.meanStress(e)) {
+      if (!this.meanStress(e, this.endEnergy())) {
         this.material.evaluate(f, p);
         this.addElementForces(e, p);
         continue;
@@ -479,19 +559,18 @@ export class FemEffector implements ForceEffector {
   }
 
   /**
-   * Gonzalez's stress of element e (applyMeanForces) with F = the end's in `f`: false when
-   * the element takes the trapezoid's f(x) (inverted at either end or at the mean), else
-   * true with F_m in fm and S̄ in sm (Gonzalez's correction left out below the rounding,
-   * MEAN_ROUNDING).
+   * Gonzalez's stress of element e (applyMeanForces) with F = the end's in `f`, C in c1 and
+   * w1 = W(C) (endEnergy): false when the element takes the trapezoid's f(x) (inverted at
+   * either end or at the mean), else true with F_m in fm and S̄ in sm (Gonzalez's
+   * correction left out below the rounding, MEAN_ROUNDING).
    */
-  private meanStress(e: number): boolean {
-    const { f, c0, c1, cm, dc, sm, sc, se, fm, material, startF, startW } = this;
+  private meanStress(e: number, w1: number): boolean {
+    const { f, c0, c1, cm, dc, sm, sc, fm, material, startF, startW } = this;
     const o = 9 * e;
     for (let k = 0; k < 9; k++) fm[k] = 0.5 * (startF[o + k] + f[k]);
     const w0 = startW[e];
-    if (!(Number.isFinite(w0) && determinant(f) > 0 && determinant(fm) > 0)) return false;
+    if (!(Number.isFinite(w0) && Number.isFinite(w1) && determinant(fm) > 0)) return false;
     rightCauchyGreen(startF, o, c0);
-    const w1 = material.greenEnergy(rightCauchyGreen(f, 0, c1), se);
     let dd = 0;
     for (let k = 0; k < 9; k++) {
       dc[k] = c1[k] - c0[k];

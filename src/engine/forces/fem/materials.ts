@@ -76,6 +76,12 @@ export interface ElasticMaterial {
    * not see its terms cancel.
    */
   tangentBound(c: StretchBounds): number;
+  /**
+   * The smallest principal stretch σ₃ (of F, det F > 0) at which the material still models
+   * the solid, below which (or inverted, det F ≤ 0) a run ends `diverged`
+   * (FemEffector.strainFault); absent: none, the material's energy bars compression itself.
+   */
+  readonly leastStretch?: number;
 }
 
 /**
@@ -408,6 +414,15 @@ export class CorotationalMaterial implements ElasticMaterial {
 export class StVenantKirchhoffMaterial implements ElasticMaterial {
   readonly name = "stvk" as const;
   readonly positiveTangent = false;
+  /**
+   * 1/√3: compressed along a principal axis (the others at rest), P₁₁ = (λ + 2μ)(s³ − s)/2
+   * stops growing at s = 1/√3 (dP₁₁/ds = (λ + 2μ)(3s² − 1)/2), and a uniform compression's
+   * too (P = (3λ/2 + μ)(s³ − s)); ψ has no barrier at det F = 0 (ψ(0) = (3μ/4 + 9λ/8) for
+   * F = 0) and a rest state in every reflection (F = −I): a step that crushes an element
+   * past it lands on the inverted branch and runs on there, energy and all (a block
+   * compressed at 100/s, h = 10 ms: inverted in its first step, its energy 300 J → 1.7e4 J).
+   */
+  readonly leastStretch = 1 / Math.sqrt(3);
   private readonly f = new Float64Array(9);
   /** Second Piola–Kirchhoff stress at the last evaluate (symmetric). */
   private readonly s = new Float64Array(9);

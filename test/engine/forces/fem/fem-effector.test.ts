@@ -16,7 +16,12 @@ import { FemEffector } from "../../../../src/engine/forces/fem/fem-effector";
 import type { MaterialName } from "../../../../src/engine/forces/fem/materials";
 import { boxMesh, type TetMesh } from "../../../../src/engine/forces/fem/mesh";
 import { SparseBlockMatrix } from "../../../../src/engine/math/block-matrix";
-import { type BodySystem, updateDerived } from "../../../../src/engine/model/body-system";
+import {
+  type BodySystem,
+  clearForces,
+  getForces,
+  updateDerived,
+} from "../../../../src/engine/model/body-system";
 import { MatrixType } from "../../../../src/engine/solvers/linear/linear-solver";
 import { gaussian, mulberry32 } from "../../../support/random";
 import {
@@ -549,6 +554,66 @@ describe("FemEffector's energy–momentum force (beginMeanStep, meanForces)", ()
         expect(err).toBeLessThan(2e-3 * scale);
         // the end's tangent alone, what Newton converged with, linearly
         expect(apart).toBeGreaterThan(2e-2 * scale);
+      }
+    });
+
+  /**
+   * endMeanStep, the end of a mean step whose end state is kept (generalized-alpha and
+   * newmark): it adds f(x) − f̃(x), the end's force less the mean step's 2 f̄ − f(x_t), and
+   * keeps x as the next step's start, in one pass (P(F), W(C) and S(C_m) an element); the
+   * next beginMeanStep at x then evaluates nothing, and the mean force from that start is
+   * the one a fresh start at x gives, bit for bit. Before, the stepper took f and f̃ in two
+   * passes and beginMeanStep evaluated P(F) and W(C) at x again: 2 P(F) and 3 W(C) an
+   * element.
+   */
+  for (const material of MATERIALS)
+    it(`${material}: endMeanStep adds f − f̃ and keeps the end as the next start`, () => {
+      const rng = mulberry32(53);
+      const sys = meshSystem(smallBox, 1000);
+      const fem = meshEffector(sys, smallBox, { youngModulus: E, poissonRatio: 0.3, material });
+      const twin = meshEffector(sys, smallBox, { youngModulus: E, poissonRatio: 0.3, material });
+      const n = sys.numDofs;
+      const mean = (e: typeof fem) => {
+        e.meanForces = true;
+        const g = generalizedForce(sys, e, 0);
+        e.meanForces = false;
+        return g;
+      };
+      // material calls (P(F) and W(C) alike) an element
+      let calls = 0;
+      const counted = fem.material as unknown as Record<string, (...a: unknown[]) => number>;
+      for (const name of ["evaluate", "greenEnergy"]) {
+        const plain = counted[name].bind(counted);
+        counted[name] = (...a: unknown[]) => {
+          calls++;
+          return plain(...a);
+        };
+      }
+      const elements = smallBox.elements.length / 4;
+      for (let trial = 0; trial < 3; trial++) {
+        deform(smallBox, 0.1, 0.02)(sys, rng);
+        fem.beginMeanStep();
+        deform(smallBox, 0.1, 0.02)(sys, rng);
+        const expected = generalizedForce(sys, fem, 0);
+        const g = mean(fem);
+        for (let i = 0; i < n; i++) expected[i] -= g[i];
+        clearForces(sys);
+        calls = 0;
+        fem.endMeanStep();
+        expect(calls).toBe(3 * elements);
+        const got = new Float64Array(n);
+        getForces(sys, got);
+        const scale = Math.max(...g.map(Math.abs));
+        let err = 0;
+        for (let i = 0; i < n; i++) err = Math.max(err, Math.abs(got[i] - expected[i]));
+        expect(err).toBeLessThan(1e-12 * scale);
+        // the next start at the same x: nothing evaluated, the same as a fresh start's
+        calls = 0;
+        fem.beginMeanStep();
+        expect(calls).toBe(0);
+        twin.beginMeanStep();
+        deform(smallBox, 0.1, 0.02)(sys, rng);
+        expect(Array.from(mean(fem))).toEqual(Array.from(mean(twin)));
       }
     });
 });
