@@ -210,7 +210,9 @@ export class ArticulatedIntegrator implements Integrator {
    * dissipative forces' power, less the motors', at each accepted sub-step's stages (the
    * trapezoid of the power at the step's ends misses an impact on a compliant joint limit
    * inside the step by up to its whole loss), and the kinetic energy the step's start
-   * changed (see `step`).
+   * changed (see `step`); on a step with the servos implicit, their work is their
+   * impulses' on their joints' mean rates instead of their share of P and ΔΦ
+   * (ImplicitServos.substepWork).
    */
   dissipatedWork = 0;
   /** The dissipative power at each stage of the running sub-step (W). */
@@ -447,6 +449,10 @@ export class ArticulatedIntegrator implements Integrator {
     }
     // Φ at the step's start (the stored functions' change is booked whole, at the end)
     const storedStart = this.stored === null ? 0 : this.stored(t);
+    // the servos' share of it, which a step with them implicit books as their impulses'
+    // work instead (ImplicitServos.substepWork)
+    const servoStart =
+      this.stored === null || this.servos === null ? 0 : this.servos.storedEnergy(t);
     // the start, kept for a step whose explicit sub-steps a servo runs past MAX_ATTEMPTS
     const fallback = !implicit && this.servos !== null;
     if (fallback) {
@@ -489,8 +495,13 @@ export class ArticulatedIntegrator implements Integrator {
     tree.setState(y, u, t + h);
     // the step's end: the turn counts the simulation takes (JointCoordinate.track)
     this.guideHinges(y);
-    // ΔΦ, exact at the states the step reached (the stages integrated the power less Φ̇)
-    this.dissipatedWork = this.stored === null ? work : work + this.stored(t + h) - storedStart;
+    // ΔΦ, exact at the states the step reached (the stages integrated the power less Φ̇);
+    // without the implicit servos' (their work is their impulses', in substepWork)
+    if (this.stored !== null) {
+      work += this.stored(t + h) - storedStart;
+      if (implicit) work -= (this.servos as ImplicitServos).storedEnergy(t + h) - servoStart;
+    }
+    this.dissipatedWork = work;
     this.writeReactions(t + h);
     stats.substeps = accepted;
     stats.stepError = worst;
@@ -579,6 +590,10 @@ export class ArticulatedIntegrator implements Integrator {
           let w = 0;
           for (let k = 0; k < 7; k++) w += weights[k] * P[k];
           work += hh * w;
+          // the implicit servos' work, their impulses on their joints' mean rates (the
+          // stages' P without their share, `evaluate`)
+          if (implicit && this.power !== null)
+            work -= (this.servos as ImplicitServos).substepWork(u);
           P[0] = P[6];
         }
         done += hh;
@@ -708,12 +723,15 @@ export class ArticulatedIntegrator implements Integrator {
     const hh = this.substepLength;
     const gh = ARS_GAMMA * hh;
     this.implicitLength = gh;
+    const servos = this.servos as ImplicitServos;
+    servos.beginSubstep(u);
     const row = this.rows[0];
     row[0] = gh;
     combine(ys, y, row, ky, 1);
     combine(us, u, row, ku, 1);
     this.stageTime = t + gh;
     this.implicitStage(ys, us, 2);
+    servos.addImpulse((1 - ARS_GAMMA) * hh);
     this.evaluate(ys, us, 1);
     row[0] = ARS_DELTA * hh;
     row[1] = (1 - ARS_DELTA) * hh;
@@ -722,6 +740,7 @@ export class ArticulatedIntegrator implements Integrator {
     combine(us, u, row, ku, 3);
     this.stageTime = t + hh;
     this.implicitStage(ys, us, 3);
+    servos.addImpulse(gh);
     this.evaluate(ys, us, 6);
   }
 
@@ -781,6 +800,8 @@ export class ArticulatedIntegrator implements Integrator {
         const slot = this.drivenSlots[i];
         p -= tree.driveEffort[slot] * tree.driveRate[slot];
       }
+      // (the implicit servos' share booked apart, ImplicitServos.substepWork)
+      if (this.splitting && this.power !== null) p -= (this.servos as ImplicitServos).power(t);
       this.stagePower[k] = p;
     }
   }
