@@ -174,7 +174,7 @@ const STIFFNESS_MEMORY = 0.9;
  * IMEX_SUBSTEP (file comment). Below, the explicit pair's accuracy is kept where its cost
  * is bearable: the end-hinged rod's undamped servo at k_p = 1e6 N·m/rad, h ω = 34 at
  * 1/60 s (estimated 374), follows its closed form to 1.6e-4 rad at 147 sub-steps a step
- * (articulated-servo.test.ts), as the creep of articulated.test.ts (k_d/I = 1.6e5 /s at
+ * (articulated-servos.test.ts), as the creep of articulated.test.ts (k_d/I = 1.6e5 /s at
  * 1/240 s, estimated 278) its exact rate to 1e-8 rad/s at 200; at 1e8 the explicit step
  * failed past MAX_ATTEMPTS. The estimate's bound (the joints free) may exceed the truth
  * by the joints' factor (2 for the rod's ringing), so this is a cost, not a stability, line.
