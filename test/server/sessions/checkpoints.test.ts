@@ -145,10 +145,14 @@ class HeldStore implements Partial<SnapshotStore> {
   }
 }
 
-/** A running session's checkpoint its worker took at `step`. */
-function workerCheckpoint(step: number, seq: number): WorkerCheckpoint {
+/** A running session's checkpoint its worker took at `step` (its engine snapshot `engine`). */
+function workerCheckpoint(
+  step: number,
+  seq: number,
+  engine: WorkerCheckpoint["engine"] = Buffer.from(`{"step":${step}}`),
+): WorkerCheckpoint {
   return {
-    engine: Buffer.from(`{"step":${step}}`),
+    engine,
     session: {
       seq,
       status: "running",
@@ -230,19 +234,7 @@ describe("checkpoints held in memory", () => {
   // and 1 after (engineSnapshotBytes): the checkpoint keeps the whole buffer alive
   const engine = engineSnapshotBytes({ bodies: "x".repeat(100_000) });
   const length = engine.byteLength; // 100 013 bytes of JSON
-  const taken = (step: number): WorkerCheckpoint => ({
-    engine,
-    session: {
-      seq: 2,
-      status: "running",
-      message: null,
-      time: step * 1e-3,
-      step,
-      dt: 1e-3,
-      run: null,
-      recordedInputs: 0,
-    },
-  });
+  const taken = (step: number) => workerCheckpoint(step, 2, engine);
 
   it("count the snapshot's whole buffer, its room included, against CHECKPOINT_MEMORY_BYTES", async () => {
     expect(engine.buffer.byteLength).toBe(length + 4096 + 1);
