@@ -30,7 +30,8 @@ const G = 9.81;
 const h = 0.005;
 const target = 0.5;
 
-function chain(kp: number, kd: number, integrator = "generalized-alpha") {
+/** The chain; `upper`: the middle joint's upper bound (rad; its lower −1 rad), if any. */
+function chain(kp: number, kd: number, integrator = "generalized-alpha", upper?: number) {
   const { bodies, joints } = hangingChain({
     joints: [
       { type: "revolute", axis: [1, 0, 0] },
@@ -40,6 +41,7 @@ function chain(kp: number, kd: number, integrator = "generalized-alpha") {
     mass: 1,
     inertia: [0.021, 0.021, 0.002],
   });
+  if (upper !== undefined) Object.assign(joints[1], { limits: { lower: -1, upper } });
   const sim = loadModel({
     gravity: [0, 0, -G],
     bodies,
@@ -136,6 +138,44 @@ describe("moreau-jean: the same chain", () => {
       // measured 2.4e-4 J (k_p = 1e3) to 1.95e-2 J (1e8 and 1e10 with k_d = 0), set in the
       // first step: not growing with the energy the servo turns over (1.25e9 J at 1e10)
       expect(worst).toBeLessThan(0.05);
+    });
+
+  // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
+  // servo pressing with k_p (q* − b) and the bound holding that less the links' gravity
+  // moment, m g (r₁ + r₂) sin b. The first step starts 0.45 rad from the bound, which it
+  // does not activate, and runs past it, the servo ringing about q* (JointLimitProblem
+  // .restPassed). Before, at k_p = 1e6, k_d = 1e3 that step ended ringing away from the
+  // bound, was set back on it still moving away (2.30 rad/s), and so did every step after:
+  // the bound never active, its effort 0, the servo's 1.4e3 N·m, energy.error growing by
+  // 44 J a step (1.8e4 J after 2 s).
+  const bound = 0.45;
+  for (const [kp, kd] of [
+    [1e3, 52],
+    [1e6, 1e3],
+    [1e8, 0],
+    [1e10, 1e7],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}, past a bound at ${bound} rad: at rest on it after 2 s, its effort the statics'`, () => {
+      const sim = chain(kp, kd, "moreau-jean", bound);
+      sim.step(200);
+      const settled = sim.state().energy.error;
+      sim.step(200);
+      const s = sim.state();
+      const [q0, q1, q2] = s.joints.map((j) => j.coordinates[0]);
+      // measured 0 (x-joints) and ≤ 5.9e-12 rad past the bound (the limits' projection
+      // leaves what is within its tolerance, solver.jointTolerance), rates ≤ 3e-12 rad/s
+      expect(Math.abs(q0)).toBeLessThan(1e-12);
+      expect(Math.abs(q2)).toBeLessThan(1e-12);
+      expect(Math.abs(q1 - bound)).toBeLessThan(1e-10);
+      for (const j of s.joints) expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+      const press = kp * (target - bound);
+      const limit = press - G * (0.25 + 0.75) * Math.sin(bound);
+      // measured within 1.2e-10 of them both (k_p = 1e8: k_p times the 5.9e-12 rad the
+      // joint sits past the bound)
+      expect(Math.abs((s.actuators[1].effort ?? 0) - press)).toBeLessThan(1e-9 * press);
+      expect(Math.abs((s.joints[1].limitEffort ?? 0) + limit)).toBeLessThan(1e-9 * limit);
+      // nothing moves: energy.error no longer changes (before: 44 J a step at k_p = 1e6)
+      expect(Math.abs(s.energy.error - settled)).toBeLessThan(1e-6);
     });
 
   it("k_p = 1e6, k_d = 0: the undamped servo's ring about the static pose is kept, as the exact motion's", () => {
