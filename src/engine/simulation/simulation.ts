@@ -1206,6 +1206,8 @@ export class Simulation {
       set.reaction(k, this.record.lambda, force, torque);
       const q = c.category === "joint" ? this.actuation.coordinates.get(c.id) : undefined;
       q?.evaluate();
+      // the bounds a `limits` input moved (as actuators[].gains: absent while the model's)
+      const bounds = c.category === "joint" ? this.targets.limits.get(c.id) : undefined;
       return {
         id: c.id,
         force: vec3(force, 0),
@@ -1213,6 +1215,7 @@ export class Simulation {
         coordinates: q ? [q.value] : [],
         rates: q ? [q.rate] : [],
         limitEffort: q ? q.limitEffort : 0,
+        ...(bounds?.moved ? { limits: { lower: bounds.lower, upper: bounds.upper } } : {}),
       };
     });
   }
