@@ -699,9 +699,16 @@ export class Simulation {
     return { entries: this.log.entries.length, full: this.log.truncated };
   }
 
-  /** The recording since the last start (creation, reset, restore or applied assembly). */
-  recording(): RecordingLog {
-    return { ...this.log, entries: [...this.log.entries] };
+  /**
+   * The recording since the last start (creation, reset, restore or applied assembly), with
+   * the inputs and patches scheduled since it that still wait (`scheduled`, copies): not
+   * those its start's snapshot holds pending.
+   */
+  recording(): RecordingLog & { scheduled: TimedInputSpec[] } {
+    const scheduled = this.pending
+      .filter((p) => !this.pendingInStart.has(p))
+      .map((p) => ({ ...p }));
+    return { ...this.log, entries: [...this.log.entries], scheduled };
   }
 
   /**
