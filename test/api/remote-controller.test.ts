@@ -163,8 +163,12 @@ describe("a remote controller on the session's socket", () => {
 
   it("on a running session: later-step inputs act at their step, the answers go forward, the recording replays the frames bit for bit", async () => {
     const END = 1000;
-    /** How far ahead the later-step inputs are (200 ms at real time). */
-    const AHEAD = 200;
+    /**
+     * How far ahead the later-step inputs are (about 200 ms at real time): between two
+     * frames, so that no frame is made at their step, where one taken already at that
+     * step (a latency of AHEAD) would act after the frame, one pending before it
+     */
+    const AHEAD = 205;
     const id = await create(rod({ type: "position", target: 0, kp: 20, kd: 1 }, "moreau-jean"));
     const ctl = await controller(
       `${server.ws}/v1/sessions/${id}/stream?every=${PERIOD}&fields=observation,actuators&maxFps=240`,
@@ -185,9 +189,9 @@ describe("a remote controller on the session's socket", () => {
     });
     // one sent ahead before the run, whatever the socket's latency during it
     const first: InputIn = { type: "actuator", id: "servo", value: 0.25 };
-    const ahead = ctl.send({ type: "inputs", inputs: [first], step: 500 });
+    const ahead = ctl.send({ type: "inputs", inputs: [first], step: 505 });
     sent.push({ ref: ahead, value: 0.25, later: true });
-    expect(await ctl.answer(ahead)).toMatchObject({ step: 500, pending: 1 });
+    expect(await ctl.answer(ahead)).toMatchObject({ step: 505, pending: 1 });
     const run = await json(`${server.url}/v1/sessions/${id}/run`, "POST", {
       realtimeFactor: 1,
       until: END * H,
@@ -219,14 +223,13 @@ describe("a remote controller on the session's socket", () => {
     });
     expect(applied.some((a) => a.later)).toBe(true);
     // the later-step ones at the step asked (a frame's step + AHEAD)
-    for (const a of applied.filter((x) => x.later)) expect(a.step % PERIOD).toBe(0);
+    for (const a of applied.filter((x) => x.later)) expect(a.step % PERIOD).toBe(5);
     applied.sort((a, b) => a.step - b.step || a.order - b.order);
     // a frame of step n (made before the run's end) shows the command of the last input
-    // applied before n, or at n for a later-step one (applied as step n is reached, before
-    // its frame; a next-boundary one at n acts after the frame was made)
+    // applied before n (a next-boundary one at n acts after the frame was made)
     const frames = ctl.frames().filter((f) => f.step < END);
     for (const f of frames) {
-      const before = applied.filter((a) => a.step < f.step || (a.later && a.step === f.step));
+      const before = applied.filter((a) => a.step < f.step);
       const command = before.length > 0 ? before[before.length - 1].value : 0;
       expect(f.actuators[0].command, `frame ${f.step}`).toBe(command);
     }
