@@ -699,9 +699,16 @@ export class Simulation {
     return { entries: this.log.entries.length, full: this.log.truncated };
   }
 
-  /** The recording since the last start (creation, reset, restore or applied assembly). */
-  recording(): RecordingLog {
-    return { ...this.log, entries: [...this.log.entries] };
+  /**
+   * The recording since the last start (creation, reset, restore or applied assembly), with
+   * the inputs and patches scheduled since it that still wait (`scheduled`, copies): not
+   * those its start's snapshot holds pending.
+   */
+  recording(): RecordingLog & { scheduled: TimedInputSpec[] } {
+    const scheduled = this.pending
+      .filter((p) => !this.pendingInStart.has(p))
+      .map((p) => ({ ...p }));
+    return { ...this.log, entries: [...this.log.entries], scheduled };
   }
 
   /**
@@ -1206,6 +1213,8 @@ export class Simulation {
       set.reaction(k, this.record.lambda, force, torque);
       const q = c.category === "joint" ? this.actuation.coordinates.get(c.id) : undefined;
       q?.evaluate();
+      // the bounds a `limits` input moved (as actuators[].gains: absent while the model's)
+      const bounds = c.category === "joint" ? this.targets.limits.get(c.id) : undefined;
       return {
         id: c.id,
         force: vec3(force, 0),
@@ -1213,6 +1222,7 @@ export class Simulation {
         coordinates: q ? [q.value] : [],
         rates: q ? [q.rate] : [],
         limitEffort: q ? q.limitEffort : 0,
+        ...(bounds?.moved ? { limits: { lower: bounds.lower, upper: bounds.upper } } : {}),
       };
     });
   }
