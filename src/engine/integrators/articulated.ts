@@ -62,6 +62,7 @@
  * test/engine/integrators/articulated-turns.test.ts.
  */
 import { JointActuator } from "../actuators/actuator";
+import { CompliantJointLimit } from "../actuators/joint-limit";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ArticulatedTree, SlotKind } from "../dynamics/articulated-body";
@@ -201,6 +202,8 @@ const ARS_DELTA = 1 - 1 / (2 * ARS_GAMMA);
  */
 const RK_POWER_WEIGHTS = [...A[6], 0];
 const IMEX_POWER_WEIGHTS = [0, 1 - ARS_GAMMA, 0, 0, 0, 0, ARS_GAMMA];
+/** A sub-step taken by IMEX Euler instead (imexStages): the trapezoid on its ends. */
+const EULER_POWER_WEIGHTS = [0.5, 0, 0, 0, 0, 0, 0.5];
 
 export class ArticulatedIntegrator implements Integrator {
   readonly name = "articulated" as const;
@@ -317,6 +320,7 @@ export class ArticulatedIntegrator implements Integrator {
     const servos = new ImplicitServos(
       tree,
       stepper.effectors.filter((e): e is JointActuator => e instanceof JointActuator),
+      stepper.effectors.filter((e): e is CompliantJointLimit => e instanceof CompliantJointLimit),
       hingeSlots(
         tree,
         constraints.constraints.map((c) => c.id),
@@ -453,6 +457,9 @@ export class ArticulatedIntegrator implements Integrator {
     // work instead (ImplicitServos.substepWork)
     const servoStart =
       this.stored === null || this.servos === null ? 0 : this.servos.storedEnergy(t);
+    // the limits' ½ k δ² (energy.potential), whose change a step with them implicit takes
+    // out of their impulses' work to leave their damping's
+    const limitStart = this.power === null || this.servos === null ? 0 : this.servos.limitEnergy();
     // the start, kept for a step whose explicit sub-steps a servo runs past MAX_ATTEMPTS
     const fallback = !implicit && this.servos !== null;
     if (fallback) {
@@ -501,6 +508,9 @@ export class ArticulatedIntegrator implements Integrator {
       work += this.stored(t + h) - storedStart;
       if (implicit) work -= (this.servos as ImplicitServos).storedEnergy(t + h) - servoStart;
     }
+    // the limits' damping: their work (in substepWork) less their elastic energy's change
+    if (implicit && this.power !== null)
+      work -= (this.servos as ImplicitServos).limitEnergy() - limitStart;
     this.dissipatedWork = work;
     this.writeReactions(t + h);
     stats.substeps = accepted;
@@ -586,7 +596,11 @@ export class ArticulatedIntegrator implements Integrator {
         ku[6] = lt;
         if (this.balance) {
           const P = this.stagePower;
-          const weights = implicit ? IMEX_POWER_WEIGHTS : RK_POWER_WEIGHTS;
+          const weights = implicit
+            ? this.eulerSubstep
+              ? EULER_POWER_WEIGHTS
+              : IMEX_POWER_WEIGHTS
+            : RK_POWER_WEIGHTS;
           let w = 0;
           for (let k = 0; k < 7; k++) w += weights[k] * P[k];
           work += hh * w;
@@ -731,6 +745,7 @@ export class ArticulatedIntegrator implements Integrator {
     combine(us, u, row, ku, 1);
     this.stageTime = t + gh;
     this.implicitStage(ys, us, 2);
+    servos.keepActiveSet();
     servos.addImpulse((1 - ARS_GAMMA) * hh);
     this.evaluate(ys, us, 1);
     row[0] = ARS_DELTA * hh;
@@ -741,8 +756,31 @@ export class ArticulatedIntegrator implements Integrator {
     this.stageTime = t + hh;
     this.implicitStage(ys, us, 3);
     servos.addImpulse(gh);
+    this.eulerSubstep = !servos.activeSetKept();
+    if (this.eulerSubstep) {
+      // a row switched between the stages (a servo entering or leaving its effort limit, a
+      // limit its bound): the law is not smooth over the sub-step, and ARS(2,2,2)'s second
+      // stage, weighed 1 − γ, carried the effort of its side past the switch that the
+      // last, weighed γ, could not take back: a saturated servo caught in its band
+      // (k_p = 1e8, k_d = 1e6, limit 1000 N·m, the end-hinged rod) chattered from limit to
+      // limit at 5–17 rad/s, its angle creeping (4.6e-3 rad off after 1 s). The sub-step is
+      // taken again by IMEX Euler, Y = y + hh (f_E(y) + f_I(Y)), the implicit law's clamp
+      // solved at the sub-step's end, as the implicit Euler discretization of sliding-mode
+      // control (Acary & Brogliato, Syst. Control Lett. 59, 2010: chattering-free, the
+      // sliding surface reached in finite steps): first order across the switch.
+      servos.beginSubstep(u);
+      row[0] = hh;
+      combine(ys, y, row, ky, 1);
+      combine(us, u, row, ku, 1);
+      this.implicitLength = hh;
+      this.implicitStage(ys, us, 3);
+      servos.addImpulse(hh);
+    }
     this.evaluate(ys, us, 6);
   }
+
+  /** Whether the last imexStages sub-step was taken by IMEX Euler (EULER_POWER_WEIGHTS). */
+  private eulerSubstep = false;
 
   /**
    * Y = Ŷ + γ hh f_I(Y) at stageTime (γ hh: implicitLength), Ŷ in (y, u), f_I(Y) into
@@ -764,8 +802,9 @@ export class ArticulatedIntegrator implements Integrator {
     uHat.set(u);
     for (let pass = 0; pass < 2; pass++) {
       if (pass > 0) {
-        // M at the first solution, the stage again from Ŷ
+        // M and the limits' damping ramps at the first solution, the stage again from Ŷ
         tree.setState(y, u, t, false);
+        servos.relinearize(gh, u);
         y.set(yHat);
         u.set(uHat);
       }
