@@ -55,6 +55,10 @@ import { BodyKind, type BodySystem } from "../model/body-system";
  */
 const SUBSTEPS_PER_RING = 5.5;
 
+/** Projected Gauss–Seidel's sweeps at most, and its relative tolerance (ImplicitServos.stage). */
+const PGS_SWEEPS = 1000;
+const PGS_TOLERANCE = 1e-12;
+
 export class ImplicitServos {
   /** The servos on a revolute or prismatic slot, with gains. */
   readonly servos: readonly JointActuator[];
@@ -307,7 +311,8 @@ export class ImplicitServos {
       clamped[r] = law > hi[r] ? 1 : law < lo[r] ? -1 : 0;
       if (clamped[r] !== 0) tau[r] = clamped[r] > 0 ? hi[r] : lo[r];
     }
-    for (let pass = 0; pass <= 2 * s; pass++) {
+    let settled = false;
+    for (let pass = 0; pass <= 2 * s && !settled; pass++) {
       if (!this.solveFree(gh, u)) return false;
       let changed = false;
       for (let r = 0; r < s; r++) {
@@ -330,8 +335,14 @@ export class ImplicitServos {
         clamped[r] = side;
         if (side !== 0) tau[r] = side > 0 ? hi[r] : lo[r];
       }
-      if (!changed) break;
+      settled = !changed;
     }
+    // rows coupled through G can cycle between active sets (the 7-axis arm's servos at
+    // k_p = 1e8, saturating together: its energy then grew by tens of J a step); the
+    // stage is the box-constrained QP min ½ τᵀ A τ − rᵀ τ, lo ≤ τ ≤ hi, A = C⁻¹ + gh G
+    // symmetric positive definite, r = C⁻¹ b − û, whose projected Gauss–Seidel sweeps
+    // converge (Cottle, Pang & Stone, "The Linear Complementarity Problem", §5.2)
+    if (!settled) this.projectedSweeps(gh, u);
     // Y = Ŷ + gh f_I(Y)
     ku.fill(0);
     for (let k = 0; k < s; k++) {
@@ -345,6 +356,29 @@ export class ImplicitServos {
     tree.positionRates(y, u, ky);
     for (let i = 0; i < y.length; i++) y[i] += gh * ky[i];
     return true;
+  }
+
+  /**
+   * τ by projected Gauss–Seidel on the stage's box QP (`stage`), from the τ it holds,
+   * until a sweep changes no τ by more than PGS_TOLERANCE of the largest (or PGS_SWEEPS).
+   */
+  private projectedSweeps(gh: number, u: Float64Array): void {
+    const { tree, slot, G, b, c, lo, hi, tau } = this;
+    const s = slot.length;
+    for (let sweep = 0; sweep < PGS_SWEEPS; sweep++) {
+      let change = 0;
+      let size = 0;
+      for (let r = 0; r < s; r++) {
+        // (A τ)_r without its own term, and A_rr
+        let x = b[r] / c[r] - u[tree.uOffset[slot[r]]];
+        for (let k = 0; k < s; k++) if (k !== r) x -= gh * G[s * r + k] * tau[k];
+        const next = Math.min(hi[r], Math.max(lo[r], x / (1 / c[r] + gh * G[s * r + r])));
+        change = Math.max(change, Math.abs(next - tau[r]));
+        size = Math.max(size, Math.abs(next));
+        tau[r] = next;
+      }
+      if (change <= PGS_TOLERANCE * size) break;
+    }
   }
 
   /**
