@@ -29,6 +29,16 @@
  * forces apply there (JointActuator.effortAt) is the one solved for, to rounding: the
  * integrator takes it out of the explicit forces (`removeForces`).
  *
+ * The compliant joint limits on those joints (joint-limit.ts) are rows of the same stage:
+ * past a bound, τ = σ max(0, k δ + c min(1, δ/δ_r) q̇_in), with δ = σ (bound − q̂ − γh u_r)
+ * the same τ = clamp(b − c u, lo, hi) with b = k (bound − q̂), c = γh k + c min(1, δ/δ_r)
+ * (the ramp taken at Ŷ, then at the first solution: `relinearize`) and [lo, hi] = [0, ∞)
+ * at the lower bound, (−∞, 0] at the upper; a servo's is [−limit, limit]. A limit and a
+ * servo on one joint share W's column. Stepped explicitly beside implicit servos, a limit
+ * had no error control: the 7-axis arm of test/formats/urdf, its fourth joint starting on
+ * its limit, blew up within 7 steps. Their work is booked as the servos' (below), their
+ * elastic ½ k δ² (energy.potential) taken out of it (articulated.ts `step`).
+ *
  * The energy balance books the work the step applies (`beginSubstep`, `addImpulse`,
  * `substepWork`): each servo's impulse over the sub-step, J_r = hh Σ_k b_k τ_r(Y_k) with the
  * implicit part's weights b = (0, 1 − γ, γ), on its joint's mean rate ½ (q̇_r(start) +
