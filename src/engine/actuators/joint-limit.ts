@@ -197,10 +197,18 @@ export class CompliantJointLimit implements ForceEffector {
    * change less this.
    */
   applyDissipativeForces(_t: number): void {
-    if (!this.enabled) return;
+    const d = this.dissipativeEffort();
+    if (d !== 0) addGeneralizedEffort(this.sys, this.coordinate, d);
+  }
+
+  /**
+   * τ − σ k δ at the current state (N·m or N, along the coordinate; 0 inside the range or
+   * when disabled): the effort of applyDissipativeForces, whose power is −q̇ (τ − σ k δ).
+   */
+  dissipativeEffort(): number {
+    if (!this.enabled) return 0;
     const tau = this.law();
-    if (this.side === 0) return;
-    addGeneralizedEffort(this.sys, this.coordinate, tau - this.side * this.stiffness * this.depth);
+    return this.side === 0 ? 0 : tau - this.side * this.stiffness * this.depth;
   }
 }
 
