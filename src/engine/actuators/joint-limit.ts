@@ -36,6 +36,7 @@ import { projectionWorkspace } from "../constraints/project";
 import type { ForceEffector } from "../forces/effector";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { type BodySystem, massSolve } from "../model/body-system";
+import { checkDeadline } from "../solvers/deadline";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import {
   addCoordinateOuter,
@@ -242,6 +243,10 @@ export function constrainLimitInertias(
   const ws = projectionWorkspace(set);
   ws.factorAt(0);
   for (const l of limits) {
+    // O(dofs) a limit, O(limits · dofs) in all: a 9 000-link chain with limits held its
+    // worker for minutes at the build (the server's build deadline, solvers/deadline.ts,
+    // is checked here so that it ends the build with a timeout instead)
+    checkDeadline();
     const q = l.coordinate;
     q.evaluate();
     g.fill(0);
