@@ -494,11 +494,14 @@ export class Simulation {
           this.resolved.jointTolerance,
         );
       } catch (err) {
+        // the failed last halving's iterate, before the restore: a fem element crushed there
+        // (a St Venant–Kirchhoff block struck faster than its wave speed) names the cause
+        const strained = this.strainFault();
         this.restoreGood();
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}`,
+          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}${strained === null ? "" : `; its last iterate: ${strained}`}`,
           record.time,
           record.step,
         );
@@ -1671,7 +1674,14 @@ export class Simulation {
       }
       if (!Number.isFinite(s.quat[4 * b])) return `body "${s.ids[b]}" has a non-finite orientation`;
     }
-    // a fem element its material no longer models (St Venant–Kirchhoff crushed or inverted)
+    // a fem element its material no longer models (St Venant–Kirchhoff crushed or inverted),
+    // where the step's last halving left it (a longer step's end there is redone in halves:
+    // acceleration-step.ts `solve`)
+    return this.strainFault();
+  }
+
+  /** The first fem element its material no longer models (FemEffector.strainFault), or null. */
+  private strainFault(): string | null {
     for (const f of this.fem) {
       const fault = f.strainFault();
       if (fault !== null) return fault;
