@@ -135,13 +135,15 @@ export class SemidefiniteLdlt {
   private zx = new Float64Array(0);
   /**
    * Block column J of L: the block rows K with J ∈ P(K), increasing, at colStart[J] ..
-   * colStart[J+1] (colBlock: K, colOff: the offset of L_KJ); built for the pattern
-   * colPattern by the first selectedInverse on it.
+   * colStart[J+1] (colBlock: K, colOff: the offset of L_KJ); built by the first
+   * selectedInverse after analysis number colAnalysis.
    */
   private colStart = new Int32Array(1);
   private colBlock = new Int32Array(0);
   private colOff = new Int32Array(0);
-  private colPattern: Int32Array | null = null;
+  private colAnalysis = -1;
+  /** Symbolic analyses done (a new pattern each). */
+  private analyses = 0;
   /** inverseEntries' blocks (a stack, one or two a level of its recurrence) and budget. */
   private stack = new Float64Array(0);
   private budget = 0;
@@ -271,6 +273,7 @@ export class SemidefiniteLdlt {
     const n = a.rows;
     const { rowPtr, colIdx } = a;
     this.n = n;
+    this.analyses++;
     this.rowPtrRef = rowPtr;
     this.colIdxRef = colIdx;
     // Supernodes: runs of rows with identical patterns.
@@ -871,9 +874,9 @@ export class SemidefiniteLdlt {
    * A. M. Erisman & W. F. Tinney, Comm. ACM 18, 1975): Z = L⁻ᵀ D⁺ L⁻¹ (the inverse S⁻¹ on
    * the kept rows, zero on the dropped ones: the matrix `solve` applies) on L's block
    * structure, the diagonal blocks and the blocks L_KJ, J ∈ P(K), in about the numeric
-   * factorization's flops. From Lᵀ Z = D⁺ L⁻¹ (upper triangular, diagonal D⁺) and Z L =
-   * L⁻ᵀ D⁺ (likewise), column j of L with structure s(j) (the rows after j in its
-   * supernode and the rows of the blocks K ∈ C(J), J ∋ j):
+   * factorization's flops. From Z L = L⁻ᵀ D⁺ (upper triangular: zero below the diagonal)
+   * and Lᵀ Z = D⁺ L⁻¹ (diagonal D⁺), column j of L with structure s(j) (the rows after j
+   * in its supernode and the rows of the blocks K ∈ C(J), J ∋ j):
    *     Z_ij = −Σ_{k ∈ s(j)} Z_ik l_kj  (i ∈ s(j)),     Z_jj = d⁺_j − Σ_{k ∈ s(j)} l_kj Z_kj,
    * by columns from the last; every Z_ik it reads lies on the structure (s(j) is a clique
    * of L's graph). Symmetric factorizations only (`factor(a)`, `factorLoaded`). Read the
@@ -956,7 +959,7 @@ export class SemidefiniteLdlt {
    * diagonal): Z_KJ L_JJ = −Σ_{K' ∈ C(J)} Z_KK' L_K'J, whose Z_KK' are on the structure or
    * computed so again, the lower block index rising each time (to the elimination tree's
    * root at most). Rows of adjacent bodies' joints need one or two such steps; false
-   * (out unset) when more than `budget` blocks were needed.
+   * (out partly written) when more than `budget` blocks were needed.
    */
   inverseEntries(rows: Int32Array, count: number, out: Float64Array, budget = 64): boolean {
     const { snStart } = this;
@@ -1055,7 +1058,7 @@ export class SemidefiniteLdlt {
    * Z's storage.
    */
   private indexColumns(): void {
-    if (this.zx.length === this.lx.length && this.colPattern === this.rowPtrRef) return;
+    if (this.colAnalysis === this.analyses) return;
     const { snStart, patStart, patBlock, patOff } = this;
     const ns = snStart.length - 1;
     const colStart = new Int32Array(ns + 1);
@@ -1075,7 +1078,7 @@ export class SemidefiniteLdlt {
     this.colBlock = colBlock;
     this.colOff = colOff;
     this.zx = new Float64Array(this.lx.length);
-    this.colPattern = this.rowPtrRef;
+    this.colAnalysis = this.analyses;
   }
 }
 
