@@ -485,15 +485,27 @@ export function massSolveWith(
   f: Float64Array,
   out: Float64Array,
 ): void {
-  for (let b = 0; b < sys.numBodies; b++) {
-    const d = sys.dofOffset[b];
-    if (d < 0) continue;
-    const im = 1 / sys.mass[b];
-    out[d] = im * f[d];
-    out[d + 1] = im * f[d + 1];
-    out[d + 2] = im * f[d + 2];
-    if (sys.kind[b] === BodyKind.RIGID) mat3MulVec(out, d + 3, inertiaInv, 9 * b, f, d + 3);
-  }
+  for (let b = 0; b < sys.numBodies; b++) massSolveBody(sys, inertiaInv, b, f, out);
+}
+
+/**
+ * massSolveWith on body b's dofs alone (nothing for ground and fixed bodies): M_b⁻¹ f_b
+ * for a generalized vector supported on a few bodies (joint-limit.ts's coordinates).
+ */
+export function massSolveBody(
+  sys: BodySystem,
+  inertiaInv: Float64Array,
+  b: number,
+  f: Float64Array,
+  out: Float64Array,
+): void {
+  const d = sys.dofOffset[b];
+  if (d < 0) return;
+  const im = 1 / sys.mass[b];
+  out[d] = im * f[d];
+  out[d + 1] = im * f[d + 1];
+  out[d + 2] = im * f[d + 2];
+  if (sys.kind[b] === BodyKind.RIGID) mat3MulVec(out, d + 3, inertiaInv, 9 * b, f, d + 3);
 }
 
 /** Adds s·M to the diagonal blocks of a solve matrix (blocks numbered as sys.block). */

@@ -48,6 +48,8 @@
  * allocate nothing.
  */
 import type { CsrMatrix } from "../../math/csr";
+import { grow } from "../../math/grow";
+import { checkDeadline } from "../deadline";
 
 /** screenRoundOff looks at the kept rows whose pivot |d_k/s_kk| is at most this. */
 const SCREEN_PIVOT = 1e-6;
@@ -126,6 +128,25 @@ export class SemidefiniteLdlt {
    * between bodies with such joints): factored by the unrolled `factorRow3`.
    */
   private row3 = new Uint8Array(0);
+  /**
+   * The selected inverse Z = L⁻ᵀ D⁺ L⁻¹ on L's blocks (selectedInverse), in lx's layout
+   * with the diagonal blocks full (both triangles).
+   */
+  private zx = new Float64Array(0);
+  /**
+   * Block column J of L: the block rows K with J ∈ P(K), increasing, at colStart[J] ..
+   * colStart[J+1] (colBlock: K, colOff: the offset of L_KJ); built by the first
+   * selectedInverse after analysis number colAnalysis.
+   */
+  private colStart = new Int32Array(1);
+  private colBlock = new Int32Array(0);
+  private colOff = new Int32Array(0);
+  private colAnalysis = -1;
+  /** Symbolic analyses done (a new pattern each). */
+  private analyses = 0;
+  /** inverseEntries' blocks (a stack, one or two a level of its recurrence) and budget. */
+  private stack = new Float64Array(0);
+  private budget = 0;
 
   constructor(pivotTolerance = 1e-10) {
     this.pivotTolerance = pivotTolerance;
@@ -252,6 +273,7 @@ export class SemidefiniteLdlt {
     const n = a.rows;
     const { rowPtr, colIdx } = a;
     this.n = n;
+    this.analyses++;
     this.rowPtrRef = rowPtr;
     this.colIdxRef = colIdx;
     // Supernodes: runs of rows with identical patterns.
@@ -846,6 +868,218 @@ export class SemidefiniteLdlt {
       }
     }
   }
+  /**
+   * Takahashi's selected inversion (K. Takahashi, J. Fagan & M.-S. Chin, "Formation of a
+   * sparse bus impedance matrix and its application to short circuit study", PICA 1973;
+   * A. M. Erisman & W. F. Tinney, Comm. ACM 18, 1975): Z = L⁻ᵀ D⁺ L⁻¹ (the inverse S⁻¹ on
+   * the kept rows, zero on the dropped ones: the matrix `solve` applies) on L's block
+   * structure, the diagonal blocks and the blocks L_KJ, J ∈ P(K), in about the numeric
+   * factorization's flops. From Z L = L⁻ᵀ D⁺ (upper triangular: zero below the diagonal)
+   * and Lᵀ Z = D⁺ L⁻¹ (diagonal D⁺), column j of L with structure s(j) (the rows after j
+   * in its supernode and the rows of the blocks K ∈ C(J), J ∋ j):
+   *     Z_ij = −Σ_{k ∈ s(j)} Z_ik l_kj  (i ∈ s(j)),     Z_jj = d⁺_j − Σ_{k ∈ s(j)} l_kj Z_kj,
+   * by columns from the last; every Z_ik it reads lies on the structure (s(j) is a clique
+   * of L's graph). Symmetric factorizations only (`factor(a)`, `factorLoaded`). Read the
+   * entries with `inverseEntries`; allocation-free after the first call on a pattern.
+   */
+  selectedInverse(): void {
+    if (this.ux !== this.lx) throw new Error("semidefinite-ldlt: selected inversion of L D U");
+    this.indexColumns();
+    const { lx, dinv, snStart, patStart, patBlock, patOff, diagOff, colStart, colBlock, colOff } =
+      this;
+    const zx = this.zx;
+    const ns = snStart.length - 1;
+    for (let J = ns - 1; J >= 0; J--) {
+      if ((J & 1023) === 1023) checkDeadline();
+      const j0 = snStart[J];
+      const rJ = snStart[J + 1] - j0;
+      const c0 = colStart[J];
+      const c1 = colStart[J + 1];
+      // W_K = Σ_{K' ∈ C(J)} Z_KK' L_K'J into Z_KJ's slots (K' = K: its diagonal block;
+      // K' < K: the block (K, K') of P(K); K' > K: that of (K', K) transposed)
+      for (let c = c0; c < c1; c++)
+        zx.fill(0, colOff[c], colOff[c] + blockSize(snStart, colBlock[c], rJ));
+      for (let c = c0; c < c1; c++) {
+        const K = colBlock[c];
+        const rK = snStart[K + 1] - snStart[K];
+        const o = colOff[c];
+        multiplyAdd(zx, o, rK, rJ, zx, diagOff[K], rK, false, lx, o);
+        for (let c2 = c0; c2 < c; c2++) {
+          const K2 = colBlock[c2];
+          const rK2 = snStart[K2 + 1] - snStart[K2];
+          const zo = patOff[findBlock(patStart, patBlock, K, K2)];
+          multiplyAdd(zx, o, rK, rJ, zx, zo, rK2, false, lx, colOff[c2]);
+          multiplyAdd(zx, colOff[c2], rK2, rJ, zx, zo, rK, true, lx, o);
+        }
+      }
+      for (let c = c0; c < c1; c++) {
+        const o = colOff[c];
+        const e = o + blockSize(snStart, colBlock[c], rJ);
+        for (let p = o; p < e; p++) zx[p] = -zx[p];
+      }
+      // within J, columns from the last: Z_KJ's column, then the diagonal block's
+      const d = diagOff[J];
+      for (let col = rJ - 1; col >= 0; col--) {
+        for (let c = c0; c < c1; c++) {
+          const rK = snStart[colBlock[c] + 1] - snStart[colBlock[c]];
+          const o = colOff[c];
+          for (let i = 0; i < rK; i++) {
+            let s = zx[o + i * rJ + col];
+            for (let a = col + 1; a < rJ; a++) s -= zx[o + i * rJ + a] * lx[d + a * rJ + col];
+            zx[o + i * rJ + col] = s;
+          }
+        }
+        for (let a = col + 1; a < rJ; a++) {
+          let s = 0;
+          for (let c = c0; c < c1; c++) {
+            const rK = snStart[colBlock[c] + 1] - snStart[colBlock[c]];
+            const o = colOff[c];
+            for (let i = 0; i < rK; i++) s += zx[o + i * rJ + a] * lx[o + i * rJ + col];
+          }
+          for (let b = col + 1; b < rJ; b++) s += zx[d + a * rJ + b] * lx[d + b * rJ + col];
+          zx[d + a * rJ + col] = -s;
+          zx[d + col * rJ + a] = -s;
+        }
+        let s = dinv[j0 + col];
+        for (let c = c0; c < c1; c++) {
+          const rK = snStart[colBlock[c] + 1] - snStart[colBlock[c]];
+          const o = colOff[c];
+          for (let i = 0; i < rK; i++) s -= lx[o + i * rJ + col] * zx[o + i * rJ + col];
+        }
+        for (let a = col + 1; a < rJ; a++) s -= lx[d + a * rJ + col] * zx[d + a * rJ + col];
+        zx[d + col * rJ + col] = s;
+      }
+    }
+  }
+
+  /**
+   * out[a·count + b] = Z_{rows[a], rows[b]} for the `count` rows given in increasing order,
+   * Z = L⁻ᵀ D⁺ L⁻¹ from the last `selectedInverse`: on L's structure read from it, off it
+   * by the same recurrence for a block Z_KJ, K > J (Z L = L⁻ᵀ D⁺ vanishes below the
+   * diagonal): Z_KJ L_JJ = −Σ_{K' ∈ C(J)} Z_KK' L_K'J, whose Z_KK' are on the structure or
+   * computed so again, the lower block index rising each time (to the elimination tree's
+   * root at most). Rows of adjacent bodies' joints need one or two such steps; false
+   * (out partly written) when more than `budget` blocks were needed.
+   */
+  inverseEntries(rows: Int32Array, count: number, out: Float64Array, budget = 64): boolean {
+    const { snStart } = this;
+    const widest = this.work.length;
+    this.stack = grow(this.stack, (2 * budget + 4) * widest * widest);
+    this.budget = budget;
+    for (let a = 0; a < count; ) {
+      const K = this.supernodeOf(rows[a]);
+      let a1 = a + 1;
+      while (a1 < count && rows[a1] < snStart[K + 1]) a1++;
+      for (let b = a; b < count; ) {
+        const J = this.supernodeOf(rows[b]);
+        let b1 = b + 1;
+        while (b1 < count && rows[b1] < snStart[J + 1]) b1++;
+        if (!this.inverseBlock(J, K, 0)) return false;
+        // block Z_JK (J ≥ K) at stack[0], row-major rJ × rK
+        const rK = snStart[K + 1] - snStart[K];
+        for (let x = a; x < a1; x++)
+          for (let y = b; y < b1; y++) {
+            const v = this.stack[(rows[y] - snStart[J]) * rK + rows[x] - snStart[K]];
+            out[x * count + y] = v;
+            out[y * count + x] = v;
+          }
+        b = b1;
+      }
+      a = a1;
+    }
+    return true;
+  }
+
+  /** The supernode holding row k (binary search of snStart). */
+  private supernodeOf(k: number): number {
+    const s = this.snStart;
+    let lo = 0;
+    let hi = s.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid] <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Z_KJ (rK × rJ, row-major) into stack[t..]: inverseEntries' recurrence; false past the budget. */
+  private inverseBlock(K: number, J: number, t: number): boolean {
+    const { snStart, zx, lx, diagOff, patStart, patBlock, patOff, colStart, colBlock, colOff } =
+      this;
+    const st = this.stack;
+    const rK = snStart[K + 1] - snStart[K];
+    const rJ = snStart[J + 1] - snStart[J];
+    if (K === J) {
+      for (let p = 0; p < rK * rK; p++) st[t + p] = zx[diagOff[K] + p];
+      return true;
+    }
+    if (K < J) {
+      const u = t + rK * rJ;
+      if (!this.inverseBlock(J, K, u)) return false;
+      for (let r = 0; r < rK; r++)
+        for (let c = 0; c < rJ; c++) st[t + r * rJ + c] = st[u + c * rK + r];
+      return true;
+    }
+    const q = findBlock(patStart, patBlock, K, J);
+    if (q >= 0) {
+      for (let p = 0; p < rK * rJ; p++) st[t + p] = zx[patOff[q] + p];
+      return true;
+    }
+    if (--this.budget < 0) return false;
+    st.fill(0, t, t + rK * rJ);
+    const u = t + rK * rJ;
+    for (let c = colStart[J]; c < colStart[J + 1]; c++) {
+      const K2 = colBlock[c];
+      const rK2 = snStart[K2 + 1] - snStart[K2];
+      if (!this.inverseBlock(K, K2, u)) return false;
+      // −Σ Z_KK' L_K'J
+      for (let r = 0; r < rK; r++)
+        for (let col = 0; col < rJ; col++) {
+          let s = 0;
+          for (let m = 0; m < rK2; m++) s += st[u + r * rK2 + m] * lx[colOff[c] + m * rJ + col];
+          st[t + r * rJ + col] -= s;
+        }
+    }
+    // X L_JJ = that, L_JJ unit lower: columns from the last
+    const d = diagOff[J];
+    for (let col = rJ - 1; col >= 0; col--)
+      for (let r = 0; r < rK; r++) {
+        let s = st[t + r * rJ + col];
+        for (let a = col + 1; a < rJ; a++) s -= st[t + r * rJ + a] * lx[d + a * rJ + col];
+        st[t + r * rJ + col] = s;
+      }
+    return true;
+  }
+
+  /**
+   * The block columns of L for the selected inversion, once per pattern: C(J), the block
+   * rows K with J ∈ P(K), increasing (colBlock), and the offsets of L_KJ (colOff); and
+   * Z's storage.
+   */
+  private indexColumns(): void {
+    if (this.colAnalysis === this.analyses) return;
+    const { snStart, patStart, patBlock, patOff } = this;
+    const ns = snStart.length - 1;
+    const colStart = new Int32Array(ns + 1);
+    for (let q = 0; q < patBlock.length; q++) colStart[patBlock[q] + 1]++;
+    for (let J = 0; J < ns; J++) colStart[J + 1] += colStart[J];
+    const next = colStart.slice(0, ns);
+    const colBlock = new Int32Array(patBlock.length);
+    const colOff = new Int32Array(patBlock.length);
+    // block rows in increasing order: each column's list comes out sorted
+    for (let K = 0; K < ns; K++)
+      for (let q = patStart[K]; q < patStart[K + 1]; q++) {
+        const c = next[patBlock[q]]++;
+        colBlock[c] = K;
+        colOff[c] = patOff[q];
+      }
+    this.colStart = colStart;
+    this.colBlock = colBlock;
+    this.colOff = colOff;
+    this.zx = new Float64Array(this.lx.length);
+    this.colAnalysis = this.analyses;
+  }
 }
 
 /**
@@ -1009,4 +1243,47 @@ function transposeSlots(a: CsrMatrix): Int32Array {
       slot[p] = q;
     }
   return slot;
+}
+
+/** Entries of the block of block row K (snStart) with rJ columns. */
+function blockSize(snStart: Int32Array, K: number, rJ: number): number {
+  return (snStart[K + 1] - snStart[K]) * rJ;
+}
+
+/** The pattern entry q of block (K, J), J ∈ P(K) (binary search), or −1 when J ∉ P(K). */
+function findBlock(patStart: Int32Array, patBlock: Int32Array, K: number, J: number): number {
+  let lo = patStart[K];
+  let hi = patStart[K + 1] - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (patBlock[mid] === J) return mid;
+    if (patBlock[mid] < J) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * T += op(A) B: T rows × cols at t, op(A) rows × inner (A row-major rows × inner at a, or
+ * inner × rows when `transposed`), B inner × cols at b (all row-major).
+ */
+function multiplyAdd(
+  T: Float64Array,
+  t: number,
+  rows: number,
+  cols: number,
+  A: Float64Array,
+  a: number,
+  inner: number,
+  transposed: boolean,
+  B: Float64Array,
+  b: number,
+): void {
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      let s = 0;
+      for (let m = 0; m < inner; m++)
+        s += (transposed ? A[a + m * rows + r] : A[a + r * inner + m]) * B[b + m * cols + c];
+      T[t + r * cols + c] += s;
+    }
 }
