@@ -289,9 +289,10 @@ describe("a recording's replay", () => {
 
 describe("a build past REQUEST_TIMEOUT_MS", () => {
   it("a chain of 400 links with limits and actuators: 504 timeout, nothing kept, the worker answers on", async () => {
-    // constrainLimitInertias is O(limits · dofs) and checked no deadline: a URDF chain of
+    // constrainLimitInertias was O(limits · dofs) and checked no deadline: a URDF chain of
     // 9 000 links (limits and an actuator on every joint) held a real server's worker past
     // REQUEST_TIMEOUT_MS + 15 s, and the watchdog replaced it, its other sessions rebuilt
+    // (its limits now take one selected inverse, O(dofs); the build checks the deadline all the same)
     const chain = hangingChain({
       joints: Array.from({ length: 400 }, () => ({
         type: "revolute" as const,
