@@ -76,20 +76,26 @@
  * they are taken when they approach (u < −V_EPS) or are pulled towards the bound from a gap
  * wider than ACTIVATION_TOLERANCE (a bound touching without approaching is the step's own
  * Newton law's). A servo's damping falls as the joint nears its target, so the quadratic,
- * read with the pull at a piece's start, may stop short of a bound the motion reaches: a
- * near miss (the quadratic's closest approach within half the gap) ends its piece there and
- * is read again (inelasticClosing). At the impact, e = 0: the joint stops on the bound, which
- * the rest of the step holds. A 3-link chain's middle servo commanded 0.5 rad against a
- * bound at 0.45 rad from rest (5 ms): energy.error, set in the first two steps, from 111 J
- * (k_p = 1e6, k_d = 1e3), 6.4 J (1e8, 0), 2.3e4 J (1e8, 1e5), 2.4e6 J (1e10, 1e7) to 1.4e-2,
- * 1.1e-3, 1.1e-2 and 2.8e-3 J in the first, the scheme's without the bound, its arrival in 3 to 4
- * pieces, its limit effort in the step the impact's I u_b and the hold's over the rest to
- * 0.04 % (undamped) to 3 % (the damped approach's θ-scheme error); its undamped ring
- * (1e6, 0) had never ended a step past the bound, which never acted, until its 474 rad/s
- * swing met the far one, T + V + k_p e²/2 jumping from 1.25e5 to 3.6e5 J; it now rests on
- * the bound from 1.2 ms (test/engine/integrators/servo-chain.test.ts). A 1 kg, 1 m rod
- * dropped from level onto an inelastic bound: energy.error 1.4e-3 J at 1/60 s (2.4e-3
- * before). The pull costs a force evaluation and a column a limit each step.
+ * its deceleration held, comes after the arrival: a decelerating approach takes pieces of
+ * the constant-rate time g/|u| instead, which end short of the bound by ½ a_n τ² (Newton's
+ * iteration on the gap), never past it, and a near miss of the quadratic (its closest
+ * approach within half the gap) is read again from there (inelasticClosing). Such a bound
+ * is met now at g ≤ NOW_GAP only: a piece of τ ≤ NOW·h is still taken, which closes the
+ * gap to rounding (an impact at a gap of NOW·h |u|, up to 4e-10 rad at 170 rad/s, left the
+ * joint held that far short of the bound, its servo's effort off by k_p times it). At the
+ * impact, e = 0: the joint stops on the bound, which the rest of the step holds, the
+ * largest passage the limits' projection then finds 9e-15 rad. A 3-link chain's middle servo
+ * commanded 0.5 rad against a bound at 0.45 rad from rest (5 ms): energy.error, set in the
+ * first two steps, from 111 J (k_p = 1e6, k_d = 1e3), 6.4 J (1e8, 0), 2.3e4 J (1e8, 1e5),
+ * 2.4e6 J (1e10, 1e7) to 4.0e-4, 1.1e-3, 4.7e-4 and 2.0e-4 J in the first, within the
+ * scheme's without the bound, no piece ending past it; its limit effort in that step the
+ * impact's I u_b and the hold's over the rest of the exact arrival to 0.27 % (0.04 %
+ * undamped); its undamped ring (1e6, 0) had never ended a step past the bound, which never
+ * acted, until its 474 rad/s swing met the far one, T + V + k_p e²/2 jumping from 1.25e5
+ * to 3.6e5 J; it now rests on the bound from 1.2 ms
+ * (test/engine/integrators/servo-chain.test.ts). A 1 kg, 1 m rod dropped from level onto
+ * an inelastic bound: energy.error 1.4e-3 J at 1/60 s (2.4e-3 before).
+ * The pull costs a force evaluation and a column a limit each step.
  * Left as without events: contacts with friction (the impact's Coulomb law) and impacts
  * that touch one; fem–fem contacts. A bob resting on its bound and struck into it now
  * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
@@ -163,17 +169,22 @@ function closingTime(g: number, u: number, an: number): number {
 }
 
 /**
- * The time τ (s) an inelastic bound's gap g closing at u under the pull a_n closes
- * (closingTime), or, for a near miss, the time of its closest approach s* = −u/a_n, where
- * the quadratic's gap there, g + ½ u s*, is within half of g: a pull that falls as the bound nears
- * (a servo's damping) is over-read by the quadratic there (file comment, inelastic), which is
- * taken again from s*. NaN when it does neither (or s* is within NOW of h: nothing to split).
+ * The time τ (s) of a piece towards an inelastic bound's gap g closing at u under the pull
+ * a_n (file comment, inelastic): closingTime's where the pull is towards the bound (or
+ * none); where it decelerates the approach (a_n > 0), the constant-rate time g/|u|, which
+ * comes before the arrival while the joint decelerates, where the quadratic, its
+ * deceleration held, comes after it when that falls as the joint slows (a servo's damping):
+ * the pieces end short of the bound, by ½ a_n τ², and never past it. A near miss (the
+ * quadratic's closest approach, g + ½ u s* at s* = −u/a_n, within half of g) is taken again
+ * from there at the latest. NaN when the quadratic neither closes nor nearly does.
  */
-function inelasticClosing(g: number, u: number, an: number, h: number): number {
+function inelasticClosing(g: number, u: number, an: number): number {
   const tau = closingTime(g, u, an);
-  if (!Number.isNaN(tau) || !(u < -V_EPS)) return tau;
+  if (!(an > 0) || !(u < -V_EPS)) return tau;
+  const early = g / -u;
+  if (!Number.isNaN(tau)) return early;
   const s = -u / an;
-  return g + 0.5 * u * s < 0.5 * g && s > NOW * h ? s : Number.NaN;
+  return g + 0.5 * u * s < 0.5 * g ? Math.min(s, early) : Number.NaN;
 }
 
 /** The integrator's step from t of h, its figures into (or summed into) stats; its sub-steps. */
@@ -411,9 +422,9 @@ export class ImpactEvents {
             // (neither approaching nor pulled towards it)
             if (!(un < -V_EPS) && !(an < 0)) continue;
           }
-          const tau = inelastic ? inelasticClosing(g, un, an, h) : closingTime(g, un, an);
+          const tau = inelastic ? inelasticClosing(g, un, an) : closingTime(g, un, an);
           if (Number.isNaN(tau)) continue;
-          if (g <= NOW_GAP || tau <= NOW * h) {
+          if (g <= NOW_GAP || (!inelastic && tau <= NOW * h)) {
             takeBound[2 * i + (sigma > 0 ? 0 : 1)] = 1;
             now = true;
           } else {
