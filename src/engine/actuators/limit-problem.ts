@@ -18,7 +18,10 @@
  * The impact law holds velocities; a bound passed within the step (by up to h |u⁻|/2 at
  * θ = ½, the step activating on the predicted gap) would stay passed: `project` moves the
  * positions back after the step, as nonsmooth contact's position projection does
- * (Siconos' TimeSteppingProjectOnConstraints; contact/projection.ts).
+ * (Siconos' TimeSteppingProjectOnConstraints; contact/projection.ts). Under moreau-jean and
+ * its family a bound reached within a step is met at its instant, the step split there
+ * (integrators/impact-events.ts), so what `project` moves back is what a piece's end and
+ * a step's velocity-level law leave.
  */
 
 import type { ConstraintSet } from "../constraints/constraint-set";

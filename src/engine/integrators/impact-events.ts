@@ -66,6 +66,36 @@
  * e^{2k} of the drop; now it rests from 9.6 s, those energies to 6.6e-4 (1/60 s) and 6e-5
  * (5 ms), and at e = 1 its energy never rose above the start's (+0.106 J before, booked as
  * the limit's negative dissipation) (test/engine/integrators/limit-impacts.test.ts).
+ * Inelastic bounds (e = 0) are met at their instants too: the step's activation, g + h u/2
+ * ≤ ε, reads the rate at the step's start, so a bound that a stiff servo drives the joint
+ * onto from rest within the step was left out of it, the step ran past the bound, ringing
+ * about the servo's target, and the position projection set it back (limit-problem.ts),
+ * against the servo's spring, whose work it did not count. Their a_n is the coordinate's
+ * acceleration under the applied forces now, the joints held (coordinatePull: the memory's
+ * mean acceleration of the last step knows nothing of a command that just changed), and
+ * they are taken when they approach (u < −V_EPS) or are pulled towards the bound from a gap
+ * wider than ACTIVATION_TOLERANCE (a bound touching without approaching is the step's own
+ * Newton law's). A servo's damping falls as the joint nears its target, so the quadratic,
+ * its deceleration held, comes after the arrival: a decelerating approach takes pieces of
+ * the constant-rate time g/|u| instead, which end short of the bound by ½ a_n τ² (Newton's
+ * iteration on the gap), never past it, and a near miss of the quadratic (its closest
+ * approach within half the gap) is read again from there (inelasticClosing). Such a bound
+ * is met now at g ≤ NOW_GAP only: a piece of τ ≤ NOW·h is still taken, which closes the
+ * gap to rounding (an impact at a gap of NOW·h |u|, up to 4e-10 rad at 170 rad/s, left the
+ * joint held that far short of the bound, its servo's effort off by k_p times it). At the
+ * impact, e = 0: the joint stops on the bound, which the rest of the step holds, the
+ * largest passage the limits' projection then finds 9e-15 rad. A 3-link chain's middle servo
+ * commanded 0.5 rad against a bound at 0.45 rad from rest (5 ms): energy.error, set in the
+ * first two steps, from 111 J (k_p = 1e6, k_d = 1e3), 6.4 J (1e8, 0), 2.3e4 J (1e8, 1e5),
+ * 2.4e6 J (1e10, 1e7) to 4.0e-4, 1.1e-3, 4.7e-4 and 2.0e-4 J in the first, within the
+ * scheme's without the bound, no piece ending past it; its limit effort in that step the
+ * impact's I u_b and the hold's over the rest of the exact arrival to 0.27 % (0.04 %
+ * undamped); its undamped ring (1e6, 0) had never ended a step past the bound, which never
+ * acted, until its 474 rad/s swing met the far one, T + V + k_p e²/2 jumping from 1.25e5
+ * to 3.6e5 J; it now rests on the bound from 1.2 ms
+ * (test/engine/integrators/servo-chain.test.ts). A 1 kg, 1 m rod dropped from level onto
+ * an inelastic bound: energy.error 1.4e-3 J at 1/60 s (2.4e-3 before).
+ * The pull costs a force evaluation and a column a limit each step.
  * Left as without events: contacts with friction (the impact's Coulomb law) and impacts
  * that touch one; fem–fem contacts. A bob resting on its bound and struck into it now
  * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
@@ -95,7 +125,8 @@
  */
 import { type JointLimitProblem, unresolvedRebound } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
-import { projectionWorkspace } from "../constraints/project";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
+import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/project";
 import type { ContactSet } from "../contact/contact-set";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
@@ -135,6 +166,25 @@ const V_EPS = 1e-6;
 function closingTime(g: number, u: number, an: number): number {
   const D = u * u - 2 * an * g;
   return D >= 0 ? (2 * g) / (Math.sqrt(D) - u) : Number.NaN;
+}
+
+/**
+ * The time τ (s) of a piece towards an inelastic bound's gap g closing at u under the pull
+ * a_n (file comment, inelastic): closingTime's where the pull is towards the bound (or
+ * none); where it decelerates the approach (a_n > 0), the constant-rate time g/|u|, which
+ * comes before the arrival while the joint decelerates, where the quadratic, its
+ * deceleration held, comes after it when that falls as the joint slows (a servo's damping):
+ * the pieces end short of the bound, by ½ a_n τ², and never past it. A near miss (the
+ * quadratic's closest approach, g + ½ u s* at s* = −u/a_n, within half of g) is taken again
+ * from there at the latest. NaN when the quadratic neither closes nor nearly does.
+ */
+function inelasticClosing(g: number, u: number, an: number): number {
+  const tau = closingTime(g, u, an);
+  if (!(an > 0) || !(u < -V_EPS)) return tau;
+  const early = g / -u;
+  if (!Number.isNaN(tau)) return early;
+  const s = -u / an;
+  return g + 0.5 * u * s < 0.5 * g ? Math.min(s, early) : Number.NaN;
 }
 
 /** The integrator's step from t of h, its figures into (or summed into) stats; its sub-steps. */
@@ -230,9 +280,9 @@ export class ImpactEvents {
     const nsc = this.contact;
     nsc?.endSplit();
     // (no pair or bound with restitution: no impact to resolve, and no detection of its own)
-    if (!(nsc?.params.anyRestitution() ?? false) && !(this.limits?.anyRestitution ?? false))
+    if (!(nsc?.params.anyRestitution() ?? false) && (this.limits?.limits.length ?? 0) === 0)
       return whole(t, h, stats);
-    let tau = this.next(h, h);
+    let tau = this.next(t, h, h);
     if (tau >= h) {
       this.clearDeferred();
       return whole(t, h, stats);
@@ -266,12 +316,12 @@ export class ImpactEvents {
       }
       if (this.impacts >= MAX_EVENTS || pieces >= MAX_PIECES) {
         // more impacts than a step resolves: the rest whole (file comment)
-        this.exhausted = this.next(h - done, h) < h - done;
+        this.exhausted = this.next(t + done, h - done, h) < h - done;
         this.clearDeferred();
         substeps += part(t + done, h - done, stats);
         break;
       }
-      tau = this.next(h - done, h);
+      tau = this.next(t + done, h - done, h);
     }
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
@@ -310,7 +360,7 @@ export class ImpactEvents {
    * earliest τ < r of one closing later, or Infinity when none closes within r or the
    * impact touches a contact with friction.
    */
-  private next(r: number, h: number): number {
+  private next(t: number, r: number, h: number): number {
     const nsc = this.contact;
     this.clearDeferred();
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
@@ -348,20 +398,33 @@ export class ImpactEvents {
     const limits = this.limits;
     const takeBound = this.takeBound;
     takeBound.fill(0);
-    if (limits?.anyRestitution)
+    this.forcesAt = Number.NaN;
+    if (limits !== null)
       for (let i = 0; i < limits.limits.length; i++) {
         const l = limits.limits[i];
-        if (!(l.restitution > 0)) continue;
+        const inelastic = !(l.restitution > 0);
         const q = l.coordinate;
         q.evaluate();
+        // (an inelastic bound's pull, the coordinate's acceleration now: NaN until needed)
+        let pull = Number.NaN;
         for (let sigma = 1; sigma >= -1; sigma -= 2) {
           const un = sigma * q.rate;
-          if (!(un < -V_EPS)) continue;
           const g = sigma > 0 ? q.value - l.lower : l.upper - q.value;
-          const an = prev === null ? 0 : sigma * q.along(prev);
-          const tau = closingTime(g, un, an);
+          let an: number;
+          if (!inelastic) {
+            if (!(un < -V_EPS)) continue;
+            an = prev === null ? 0 : sigma * q.along(prev);
+          } else {
+            // resting on it: the step's own Newton law holds it (file comment, inelastic)
+            if (!(un < -V_EPS) && g <= ACTIVATION_TOLERANCE) continue;
+            if (Number.isNaN(pull)) pull = this.coordinatePull(t, q);
+            an = sigma * pull;
+            // (neither approaching nor pulled towards it)
+            if (!(un < -V_EPS) && !(an < 0)) continue;
+          }
+          const tau = inelastic ? inelasticClosing(g, un, an) : closingTime(g, un, an);
           if (Number.isNaN(tau)) continue;
-          if (g <= NOW_GAP || tau <= NOW * h) {
+          if (g <= NOW_GAP || (!inelastic && tau <= NOW * h)) {
             takeBound[2 * i + (sigma > 0 ? 0 : 1)] = 1;
             now = true;
           } else {
@@ -473,13 +536,8 @@ export class ImpactEvents {
       this.addRow(j, kc, f);
       massSolve(sys, f, x);
       if (ws !== null) {
-        const rates = this.rowRates;
-        (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
-        // (rates ← S⁻¹ G x: the joints' impulse −Gᵀ S⁻¹ G x a unit P_j, in λ's sign, M ẍ =
-        // f + Gᵀ λ)
-        ws.correction(rates, ws.du);
-        for (let d = 0; d < n; d++) x[d] += ws.du[d];
-        for (let r = 0; r < rows; r++) this.L[j * rows + r] = -rates[r];
+        this.toTangent(ws, x);
+        for (let r = 0; r < rows; r++) this.L[j * rows + r] = -this.rowRates[r];
       }
       this.X.set(x, j * n);
       for (let i = 0; i < k; i++) this.D[i * k + j] = this.rowTimes(i, kc, x);
@@ -523,6 +581,47 @@ export class ImpactEvents {
     }
     // the contacts' and limits' work (the energy balance, simulation/monitor.ts)
     this.stepper.removedEnergy += before - kineticEnergy(sys);
+  }
+
+  /**
+   * x ← x − M⁻¹Gᵀ S⁻¹ G x (S = G M⁻¹ Gᵀ, G as ws factored it): x on the joints' tangent
+   * G x = 0 in the kinetic metric; rowRates ← S⁻¹ G x (the joints' impulse −Gᵀ S⁻¹ G x of
+   * a unit impulse along M x, in λ's sign, M ẍ = f + Gᵀ λ: impact).
+   */
+  private toTangent(ws: ProjectionWorkspace, x: Float64Array): void {
+    const rates = this.rowRates;
+    (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
+    ws.correction(rates, ws.du);
+    for (let d = 0; d < x.length; d++) x[d] += ws.du[d];
+  }
+
+  /** The time (s) of the applied forces in `force` and the joints' factor (coordinatePull). */
+  private forcesAt = Number.NaN;
+
+  /**
+   * The acceleration (rad/s² or m/s²) the applied forces at t give coordinate q, the joints
+   * held: q̈ = x · f, x = M⁻¹ gᵀ on the joints' tangent (g the coordinate's gradient; the
+   * impact's column, boundRestitution's pull), its velocity terms (the curvature of q and of
+   * the joints, O(v²)) left out. The forces and the joints' factor are taken once a `next`.
+   */
+  private coordinatePull(t: number, q: JointCoordinate): number {
+    const { sys, f, col: x, force } = this;
+    const ws =
+      this.constraints !== null && this.constraints.numRows > 0
+        ? projectionWorkspace(this.constraints)
+        : null;
+    if (this.forcesAt !== t) {
+      this.stepper.computeForces(t, force);
+      ws?.factorAt(t);
+      this.forcesAt = t;
+    }
+    f.fill(0);
+    q.spread(1, f);
+    massSolve(sys, f, x);
+    if (ws !== null) this.toTangent(ws, x);
+    let a = 0;
+    for (let d = 0; d < x.length; d++) a += x[d] * force[d];
+    return a;
   }
 
   /**

@@ -51,7 +51,7 @@
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
  * (not Siconos') The impacts of jointed bodies, which step 7b leaves out, and those of
- * joint limits' bounds with restitution are met at their instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
+ * joint limits' bounds (inelastic ones too) are met at their instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
  * the joints at the impact, each piece between a step as above.
  * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
  * velocity (their exact share of the kinetic energy's change), and the change of the

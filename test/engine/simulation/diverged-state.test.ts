@@ -180,7 +180,9 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
         // gains up to 1e20 (1e16 for k_d): 14 of the 40 runs fail a step (15 of 40 with k_p
         // up to 1e16, k_d up to 1e13 failed before newmark and generalized-alpha took the
         // servos' steps they do not resolve from a first iterate without their start force;
-        // 8 of them do since)
+        // 8 of them do since; 11 failed before the moreau-jean family located a servo's
+        // arrival on an inelastic bound within the step, 9 since: backward-euler at k_p =
+        // 4e18 and 1e20, k_d = 1, no longer runs its step 2 past the bound and fails Newton)
         fc.double({ min: 6, max: 20, noNaN: true }),
         fc.double({ min: 0, max: 16, noNaN: true }),
         fc.constantFrom(0.01, 0.05, 0.1),
@@ -202,8 +204,8 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
       ),
       { numRuns: 40, seed: 20261206 },
     );
-    // the property was exercised: most of these servos fail a step
-    expect(failures).toBeGreaterThan(10);
+    // the property was exercised: many of these servos fail a step
+    expect(failures).toBeGreaterThan(8);
   });
 
   it("the cloth on the matrix-free CG: its Krylov memory (preconditioner choice, hardest solve) is the last good step's", () => {
