@@ -116,7 +116,11 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
     // what Node's parser refuses (a Content-Length shorter than the body sent makes the rest
     // a malformed next request) and requests not received in time, in the service's format
     clientErrorHandler(err, socket) {
-      const answer = socket.destroyed ? null : clientErrorAnswer(err);
+      // nothing written into an answer already under way on the connection (as Node's own
+      // handler: its headers sent, another status line would corrupt it)
+      const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })
+        ._httpMessage;
+      const answer = socket.destroyed || current?.headersSent ? null : clientErrorAnswer(err);
       if (answer !== null && socket.writable) socket.write(answer);
       socket.destroy(err);
     },

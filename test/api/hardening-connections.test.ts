@@ -165,6 +165,21 @@ describe("requests Node's HTTP parser refuses", () => {
   });
 });
 
+describe("headers over Node's limit", () => {
+  const server = useServer({});
+
+  it("are answered 431 headers_too_large in the service's format", async () => {
+    const c = rawClient(server.port);
+    await c.ready;
+    c.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const o = await c.outcome(5000);
+    expect(o.closed).toBe(true);
+    expect(o.data).toMatch(/^HTTP\/1\.1 431 /);
+    // before: {"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size"}
+    expect(errorBody(o.data).error).toBe("headers_too_large");
+  });
+});
+
 describe("CONNECTION_TIMEOUT_MS", () => {
   const server = useServer({ connectionTimeoutMs: 200, headersTimeoutMs: 5000 });
 
