@@ -284,7 +284,7 @@ export const Body = z
     }),
     inertia: Inertia.optional().meta({
       description:
-        "about the centre of mass in the body frame: [Ixx, Iyy, Izz] or a symmetric 3×3; rigid bodies only",
+        "about the centre of mass in the body frame: [Ixx, Iyy, Izz] or a symmetric 3×3, positive definite, its principal moments a body's (the largest at most the sum of the other two); rigid bodies only",
     }),
     shapes: z.array(Shape).max(64).default([]),
   })
@@ -908,6 +908,15 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
         path: ["bodies", i, "inertia"],
         message: `body "${b.id}": inertia must be symmetric positive definite`,
       });
+    else if (b.inertia !== undefined) {
+      const issue = triangleInequalityIssue(b.inertia);
+      if (issue)
+        ctx.addIssue({
+          code: "custom",
+          path: ["bodies", i, "inertia"],
+          message: `body "${b.id}": ${issue}`,
+        });
+    }
   });
   m.fem.forEach((f, i) => {
     claim(f.id, ["fem", i, "id"]);
@@ -1449,6 +1458,49 @@ function noCoordinate(j: JointIn): string {
   return j.type === "revolute"
     ? `revolute joint "${j.id}" has a particle end, so no angle`
     : `joint "${j.id}" is ${j.type}; only revolute and prismatic joints have a coordinate`;
+}
+
+/**
+ * Principal moments (I₁, I₂, I₃ the eigenvalues of the inertia tensor about the centre of
+ * mass) of a real body satisfy the triangle inequality I₃ ≤ I₁ + I₂: with S = ∫ r rᵀ dm
+ * (positive semidefinite), I = tr(S)·1 − S, so tr I = 2 tr S and S = (tr I / 2)·1 − I,
+ * whose eigenvalues (I₁ + I₂ − I₃)/2 … must be ≥ 0. Equality is a flat body (a plate);
+ * INERTIA_TRIANGLE_SLACK·tr I of excess is let pass, for moments rounded to 3–4 digits
+ * ([0.0833, 0.0833, 0.1667], a square plate's). Null when the moments have it; else what
+ * is wrong, the principal moments named (the eigenvalues of a full tensor).
+ */
+function triangleInequalityIssue(inertia: z.infer<typeof Inertia>): string | null {
+  const full = typeof inertia[0] !== "number";
+  const m = full ? symmetricEigenvalues(inertia as number[][]) : [...(inertia as number[])];
+  m.sort((x, y) => x - y);
+  const [a, b, c] = m;
+  if (c <= a + b + INERTIA_TRIANGLE_SLACK * (a + b + c)) return null;
+  const g = (x: number) => Number(x.toPrecision(6));
+  return `${full ? `the principal moments of inertia (the tensor's eigenvalues) [${m.map(g).join(", ")}]` : `the principal moments of inertia [${(inertia as number[]).map(g).join(", ")}]`} break the triangle inequality (${g(c)} > ${g(a)} + ${g(b)}): no distribution of mass has them; the largest moment is at most the sum of the other two (equal for a flat body)`;
+}
+
+/** Excess of the largest principal moment over the sum of the others let pass, × tr I. */
+const INERTIA_TRIANGLE_SLACK = 1e-3;
+
+/**
+ * The eigenvalues of a symmetric 3×3 matrix, closed form (Smith, "Eigenvalues of a
+ * symmetric 3 × 3 matrix", Comm. ACM 4(4), 1961): with q = tr A / 3, p = ‖A − q·1‖_F / √6
+ * and r = det((A − q·1)/p)/2, they are q + 2p·cos(φ + 2πk/3), φ = acos(r)/3.
+ */
+function symmetricEigenvalues(a: number[][]): number[] {
+  const off = a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2;
+  if (off === 0) return [a[0][0], a[1][1], a[2][2]];
+  const q = (a[0][0] + a[1][1] + a[2][2]) / 3;
+  const p = Math.sqrt(((a[0][0] - q) ** 2 + (a[1][1] - q) ** 2 + (a[2][2] - q) ** 2 + 2 * off) / 6);
+  const b = a.map((row, i) => row.map((x, j) => (x - (i === j ? q : 0)) / p));
+  const det =
+    b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
+    b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+    b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
+  const phi = Math.acos(Math.min(1, Math.max(-1, det / 2))) / 3;
+  const e1 = q + 2 * p * Math.cos(phi);
+  const e3 = q + 2 * p * Math.cos(phi + (2 * Math.PI) / 3);
+  return [e1, 3 * q - e1 - e3, e3];
 }
 
 function inertiaIsSpd(inertia: z.infer<typeof Inertia>): boolean {

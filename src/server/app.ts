@@ -55,7 +55,7 @@ import { ClusterNode, type ClusterPorts } from "./cluster/node";
 import { redisPorts } from "./cluster/setup";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
-import { ApiError, installErrorHandlers, toApiError } from "./errors";
+import { ApiError, clientErrorAnswer, installErrorHandlers, toApiError } from "./errors";
 import { ServerMetrics } from "./metrics";
 import { JsonText, parseJsonBody, refuseContentCoding, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
@@ -113,6 +113,17 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // what Node's parser refuses (a Content-Length shorter than the body sent makes the rest
+    // a malformed next request) and requests not received in time, in the service's format
+    clientErrorHandler(err, socket) {
+      // nothing written into an answer already under way on the connection (as Node's own
+      // handler: its headers sent, another status line would corrupt it)
+      const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })
+        ._httpMessage;
+      const answer = socket.destroyed || current?.headersSent ? null : clientErrorAnswer(err);
+      if (answer !== null && socket.writable) socket.write(answer);
+      socket.destroy(err);
+    },
     // router errors (bad URL encoding, over-long path parameters) in the service's format
     frameworkErrors: (err, _req, reply) => {
       const api = toApiError(err);

@@ -32,7 +32,8 @@
  * | REQUEST_TIMEOUT_MS        | 30000              | time limit of one request to a worker (see below)   |
  * | WORKER_MEMORY_MB          | 2048               | heap of one solver worker; beyond, that worker ends |
  * |                           |                    | and its sessions are rebuilt from checkpoints       |
- * | WORKER_SESSION_MEMORY_MB  | WORKER_MEMORY_MB/2 | estimated heap of the sessions one worker may hold  |
+ * | WORKER_SESSION_MEMORY_MB  | WORKER_MEMORY_MB/2 | estimated memory (heap and ArrayBuffers) of the     |
+ * |                           |                    | sessions one worker may hold                        |
  * |                           |                    | (sessions/memory.ts); a session past it on every    |
  * |                           |                    | worker: 507; rebuilds keep to it too                |
  * | STREAM_MAX_BUFFERED_BYTES | 1048576 (1 MiB)    | a WebSocket client's unsent bytes beyond which its  |

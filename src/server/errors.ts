@@ -46,7 +46,17 @@ export function clip(text: string, max: number): string {
  *                          says where) is unreachable, or no node could take it over yet
  *                          (Retry-After)
  *   504 timeout            the request passed REQUEST_TIMEOUT_MS
+ *
+ * and, before any route sees the request (Node's HTTP parser; the connection is closed):
+ *
+ *   400 invalid_request    not parseable as HTTP/1.1 (details.parser: Node's code, e.g.
+ *                          HPE_INVALID_METHOD: the bytes past a Content-Length shorter than
+ *                          the body sent, read as the next request)
+ *   408 request_timeout    headers not sent within HEADERS_TIMEOUT_MS, or the whole request
+ *                          within RECEIVE_TIMEOUT_MS
+ *   431 headers_too_large  headers over Node's --max-http-header-size (16 KiB)
  */
+import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorOut } from "../../schemas/api";
 import { issuesSummary } from "../../schemas/issues";
@@ -79,7 +89,9 @@ export type ErrorCode =
   | "shutting_down"
   | "insufficient_memory"
   | "cluster_unavailable"
-  | "timeout";
+  | "timeout"
+  | "request_timeout"
+  | "headers_too_large";
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -104,6 +116,8 @@ const STATUS: Record<ErrorCode, number> = {
   insufficient_memory: 507,
   cluster_unavailable: 503,
   timeout: 504,
+  request_timeout: 408,
+  headers_too_large: 431,
 };
 
 export class ApiError extends Error {
@@ -188,6 +202,35 @@ export function toApiError(err: unknown): ApiError {
   // JSON.parse failures in the body parser carry a SyntaxError
   if (err instanceof SyntaxError) return new ApiError("invalid_request", err.message);
   return new ApiError("internal", "internal server error");
+}
+
+/**
+ * What Node's HTTP server reports on a connection (its `clientError`: a request its parser
+ * refused, or one not received in time), answered in the service's format instead of
+ * Fastify's default `{"error":"Bad Request","message":"Client Error"}`: the raw HTTP/1.1
+ * text to write before closing the socket (no request or reply exists yet), or null when
+ * nothing can be written (a reset connection).
+ */
+export function clientErrorAnswer(err: NodeJS.ErrnoException & { reason?: string }): string | null {
+  if (err.code === "ECONNRESET") return null;
+  const api =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? new ApiError(
+          "request_timeout",
+          "the request was not received in time (HEADERS_TIMEOUT_MS for its headers, RECEIVE_TIMEOUT_MS for all of it); the connection is closed",
+        )
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? new ApiError(
+            "headers_too_large",
+            "the request's headers exceed the server's limit (Node's max header size); the connection is closed",
+          )
+        : new ApiError(
+            "invalid_request",
+            `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${err.reason ?? err.message}): check its request line, its headers and that its Content-Length is the length of the body sent (the bytes past it are read as a next request); the connection is closed`,
+            { parser: err.code ?? null },
+          );
+  const body = JSON.stringify(api.toJSON());
+  return `HTTP/1.1 ${api.statusCode} ${STATUS_CODES[api.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /**

@@ -24,7 +24,7 @@
  *                                                     sawtooth; absent before the first)
  *   moreau_heap_live_bytes                  gauge     the same for the event loop's thread (0
  *                                                     before its first major collection)
- *   moreau_worker_session_memory_bytes{worker} gauge  the estimated heap of the sessions each
+ *   moreau_worker_session_memory_bytes{worker} gauge  the estimated memory of the sessions each
  *                                                     worker holds, their recordings' inputs
  *                                                     included (sessions/memory.ts), what
  *                                                     WORKER_SESSION_MEMORY_MB bounds
@@ -271,7 +271,7 @@ export interface ManagerSources {
   workerBusySeconds(): number[];
   /** memory of each worker index, as last reported */
   workerMemory(): readonly WorkerMemory[];
-  /** the estimated heap bytes of the sessions admitted on each worker index (memory.ts) */
+  /** the estimated bytes (heap, ArrayBuffers) of the sessions admitted on each worker (memory.ts) */
   workerSessionMemory(): readonly number[];
   /** WORKER_SESSION_MEMORY_MB in bytes */
   workerSessionBudget(): number;
@@ -390,7 +390,7 @@ export class ServerMetrics {
       });
     new Gauge({
       name: "moreau_worker_session_memory_bytes",
-      help: "estimated heap of the sessions admitted on each solver worker, their recordings' inputs included (sessions/memory.ts), what WORKER_SESSION_MEMORY_MB bounds; compare with moreau_worker_heap_live_bytes",
+      help: "estimated memory (heap and ArrayBuffers) of the sessions admitted on each solver worker, their recordings' inputs included (sessions/memory.ts), what WORKER_SESSION_MEMORY_MB bounds; compare with moreau_worker_heap_live_bytes",
       labelNames: ["worker"],
       registers,
       collect() {
@@ -402,7 +402,7 @@ export class ServerMetrics {
     });
     new Gauge({
       name: "moreau_worker_session_memory_budget_bytes",
-      help: "WORKER_SESSION_MEMORY_MB in bytes: the estimated heap of sessions one solver worker may hold (a new session past it on every worker, or an input its recording would keep past it: 507)",
+      help: "WORKER_SESSION_MEMORY_MB in bytes: the estimated memory (heap and ArrayBuffers) of sessions one solver worker may hold (a new session past it on every worker, or an input its recording would keep past it: 507)",
       registers,
       collect() {
         this.reset();

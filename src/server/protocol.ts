@@ -158,7 +158,7 @@ export interface SessionOrigin {
   /** the session's name: its model's, or the snapshot's session name */
   name: string;
   counts: { bodies: number; forces: number; joints: number; motors: number };
-  /** the estimated heap bytes the session holds on its worker (sessions/memory.ts) */
+  /** the estimated bytes (heap and ArrayBuffers) the session holds on its worker (sessions/memory.ts) */
   memoryBytes: number;
   /** the validated model (defaults written out) as UTF-8 JSON: a lost session without a
    * checkpoint is rebuilt from it */
@@ -288,7 +288,7 @@ export interface WorkerInit {
    */
   maxPendingInputs?: number;
   /**
-   * WORKER_SESSION_MEMORY_MB in bytes: the estimated heap (sessions/memory.ts) the worker's
+   * WORKER_SESSION_MEMORY_MB in bytes: the estimated memory (sessions/memory.ts) the worker's
    * sessions may hold together; a model that would pass it is refused before it is built
    * (`insufficient_memory`). Absent: no bound.
    */

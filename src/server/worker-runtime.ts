@@ -156,7 +156,7 @@ class WorkerSession {
   constructor(
     readonly id: string,
     readonly sim: Simulation,
-    /** its estimated heap bytes (sessions/memory.ts), counted against the worker's budget */
+    /** its estimated bytes, heap and ArrayBuffers (sessions/memory.ts), counted against the worker's budget */
     readonly memoryBytes: number,
   ) {}
 }
@@ -559,8 +559,8 @@ export class WorkerRuntime {
   }
 
   /**
-   * The estimated heap bytes of a session of `model` (sessions/memory.ts), checked against
-   * what the worker's sessions may hold (init.sessionMemoryBytes, WORKER_SESSION_MEMORY_MB)
+   * The estimated bytes (heap and ArrayBuffers) of a session of `model` (sessions/memory.ts),
+   * checked against what the worker's sessions may hold (init.sessionMemoryBytes, WORKER_SESSION_MEMORY_MB)
    * before the model is built: a refused model costs its validation only, not its build
    * (about 2.6 times what the session then keeps, sessions/memory.ts), which for a model
    * far past the budget could take the worker's time and run its heap out. Synchronous, so
@@ -576,7 +576,7 @@ export class WorkerRuntime {
     return bytes;
   }
 
-  /** The estimated heap of this worker's sessions: their models' and their recordings'. */
+  /** The estimated memory of this worker's sessions: their models' and their recordings'. */
   private heldBytes(): number {
     let held = 0;
     for (const s of this.sessions.values())

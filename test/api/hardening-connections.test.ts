@@ -92,6 +92,9 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
     const o = await c.outcome(5000);
     expect(o.closed).toBe(true);
     expect(o.data).toMatch(/^HTTP\/1\.1 408/);
+    // in the service's format (before: Fastify's {"error":"Request Timeout","message":"Client Timeout"})
+    expect(errorBody(o.data)).toMatchObject({ error: "request_timeout" });
+    expect(errorBody(o.data).message).toContain("RECEIVE_TIMEOUT_MS");
   });
 
   it("a connection that sends nothing is closed", async () => {
@@ -116,6 +119,64 @@ describe("slow and silent clients (HEADERS_TIMEOUT_MS, RECEIVE_TIMEOUT_MS, KEEP_
     c.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     const o = await c.outcome(5000);
     expect(o.data).toMatch(/^HTTP\/1\.1 200/);
+  });
+});
+
+/** The JSON body of the last HTTP answer in `data`. */
+function errorBody(data: string): { error: string; message: string; details?: unknown } {
+  return JSON.parse(data.slice(data.lastIndexOf("\r\n\r\n") + 4));
+}
+
+describe("requests Node's HTTP parser refuses", () => {
+  const server = useServer({});
+
+  it("a Content-Length shorter than the body: the rest, read as the next request, is answered 400 in the service's format", async () => {
+    const c = rawClient(server.port);
+    await c.ready;
+    // the first request takes 2 bytes of body (answered 404: no POST /health); `oops {}` is
+    // then parsed as a request line
+    c.write(
+      "POST /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}oops {}\r\n\r\n",
+    );
+    const o = await c.outcome(5000);
+    expect(o.closed).toBe(true);
+    // the first request's answer, then the parser's
+    expect(o.data).toMatch(/^HTTP\/1\.1 404 /);
+    expect(o.data).toMatch(/HTTP\/1\.1 400 Bad Request\r\nContent-Type: application\/json/);
+    // before: {"error":"Bad Request","message":"Client Error","statusCode":400}
+    const body = errorBody(o.data);
+    expect(body.error).toBe("invalid_request");
+    expect(body.message).toContain("Content-Length");
+    expect(body.details).toEqual({ parser: "HPE_INVALID_METHOD" });
+  });
+
+  it("two different Content-Length headers: 400 in the service's format, naming the parser's code", async () => {
+    const c = rawClient(server.port);
+    await c.ready;
+    c.write(
+      "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 9\r\n\r\n{}",
+    );
+    const o = await c.outcome(5000);
+    expect(o.closed).toBe(true);
+    expect(o.data).toMatch(/^HTTP\/1\.1 400 /);
+    const body = errorBody(o.data);
+    expect(body.error).toBe("invalid_request");
+    expect(body.details).toEqual({ parser: expect.stringMatching(/^HPE_/) });
+  });
+});
+
+describe("headers over Node's limit", () => {
+  const server = useServer({});
+
+  it("are answered 431 headers_too_large in the service's format", async () => {
+    const c = rawClient(server.port);
+    await c.ready;
+    c.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const o = await c.outcome(5000);
+    expect(o.closed).toBe(true);
+    expect(o.data).toMatch(/^HTTP\/1\.1 431 /);
+    // before: {"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size"}
+    expect(errorBody(o.data).error).toBe("headers_too_large");
   });
 });
 

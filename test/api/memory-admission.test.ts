@@ -1,12 +1,14 @@
 /**
  * Sessions are admitted by their estimated memory (src/server/sessions/memory.ts) against
  * each worker's WORKER_SESSION_MEMORY_MB, not only counted against MAX_SESSIONS: a 100×100
- * cloth holds ~23 MiB of its worker's heap (measured, retained after GC), so 64 of them
- * (MAX_SESSIONS) could pass two 2 GiB workers, and a worker loss's rebuilds would pile the
- * lost sessions on the others. Here a 6 MiB budget on one worker: a 30×30 cloth (900
- * particles, 3 393 springs) is estimated at 64 KiB + 900·1536 + 3393·320 bytes = 2.42 MiB,
- * so two fit (4.83 MiB) and a third (7.25 MiB) is refused with 507 naming the budget, while
- * small sessions (a falling body: 64 KiB + 1536 bytes) still fit in what is left.
+ * cloth holds 87.3 MiB (measured after GC: 22.9 MiB of heap and 64.4 of ArrayBuffers, which
+ * WORKER_MEMORY_MB, the heap's limit, does not bound), so 64 of them (MAX_SESSIONS) could
+ * take 5.6 GB, and a worker loss's rebuilds would pile the lost sessions on the others. Here
+ * a 22 MiB budget on one worker: a 30×30 cloth (900 particles, 3 393 springs; measured
+ * 8.3 MiB) is estimated at 192 KiB + 900·4352 + 3393·1536 bytes = 8.89 MiB, so two fit
+ * (17.8 MiB) and a third (26.7 MiB) is refused with 507 naming the budget, while small
+ * sessions (a falling body: 192 KiB + 6 KiB) still fit in what is left. Before, counting
+ * the heap alone (2.42 MiB a cloth), nine fitted.
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,10 +27,12 @@ import { waitFor } from "../support/wait";
 
 const MiB = 2 ** 20;
 const cloth = { ...clothModel({ n: 30 }), name: "cloth30" };
-const clothBytes = 64 * 1024 + 900 * 1536 + 3393 * 320;
+const clothBytes = 192 * 1024 + 900 * 4352 + 3393 * 1536;
+/** A falling body: a session and a rigid body without shapes. */
+const fallBytes = 192 * 1024 + 6 * 1024;
 
 describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
-  const server = useServer({ workers: 1, workerSessionMemoryMb: 6 });
+  const server = useServer({ workers: 1, workerSessionMemoryMb: 22 });
   const api = () => request(server.app.server);
 
   it("the third large session is refused with 507 naming the budget; small ones still fit", async () => {
@@ -39,13 +43,14 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
       error: "insufficient_memory",
       details: {
         limit: "WORKER_SESSION_MEMORY_MB",
-        budgetBytes: 6 * MiB,
+        budgetBytes: 22 * MiB,
         sessionBytes: clothBytes,
         heldBytes: 2 * clothBytes,
       },
     });
     expect(r.body.message).toContain("WORKER_SESSION_MEMORY_MB");
-    expect(r.body.message).toContain("6.0 MiB");
+    expect(r.body.message).toContain("22.0 MiB");
+    expect(r.body.message).toContain("JS heap and ArrayBuffers");
     // refused, not kept: two sessions, and the worker holds two
     expect((await api().get("/v1/sessions").expect(200)).body.sessions).toHaveLength(2);
     for (let i = 0; i < 5; i++)
@@ -61,9 +66,9 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
     // (then) the worker holds two cloths and five falling bodies
     const text = (await api().get("/metrics").expect(200)).text;
     expect(sample(text, 'moreau_worker_session_memory_bytes{worker="0"}')).toBe(
-      2 * clothBytes + 5 * (64 * 1024 + 1536),
+      2 * clothBytes + 5 * fallBytes,
     );
-    expect(sample(text, "moreau_worker_session_memory_budget_bytes")).toBe(6 * MiB);
+    expect(sample(text, "moreau_worker_session_memory_budget_bytes")).toBe(22 * MiB);
     expect(text).toMatch(/^# TYPE moreau_worker_heap_used_bytes gauge$/m);
   });
 
@@ -78,7 +83,7 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
         .post(`/v1/sessions/${fall?.id}/inputs`)
         .send({ inputs: [impulse] })
         .expect(200);
-    const held = 2 * clothBytes + 5 * (64 * 1024 + 1536) + 3 * 320;
+    const held = 2 * clothBytes + 5 * fallBytes + 3 * 320;
     const text = (await api().get("/metrics").expect(200)).text;
     expect(sample(text, 'moreau_worker_session_memory_bytes{worker="0"}')).toBe(held);
     // the same figure the worker's admission refuses a third cloth with
@@ -106,13 +111,15 @@ const bowlModel = {
   contact: {},
   solver: { integrator: "moreau-jean", dt: 0.002 },
 };
-const bowlBytes = 64 * 1024 + 2 * 1536 + 1601 * 256 + 3160 * 640;
+// the session, two rigid bodies, the bowl's mesh, the ball's sphere and its contacts (the
+// fixed bowl has none of its own)
+const bowlBytes = 192 * 1024 + 2 * 6 * 1024 + 1601 * 256 + 3160 * 640 + 4608 + 15 * 1024;
 
 describe("a mesh's vertices and triangles count (WORKER_SESSION_MEMORY_MB)", () => {
   const server = useServer({ workers: 1, workerSessionMemoryMb: 6 });
   const api = () => request(server.app.server);
 
-  it("two bowls fit in 6 MiB (2.39 MiB each), the third is refused with 507", async () => {
+  it("two bowls fit in 6 MiB (2.54 MiB each), the third is refused with 507", async () => {
     expect([bowl.vertices.length, bowl.triangles.length]).toEqual([1601, 3160]);
     for (let i = 0; i < 2; i++) {
       const r = await api().post("/v1/sessions").send({ model: bowlModel }).expect(201);
@@ -131,7 +138,7 @@ describe("a mesh's vertices and triangles count (WORKER_SESSION_MEMORY_MB)", () 
 });
 
 describe("rebuilds after a worker loss keep to the budget", () => {
-  const server = useServer({ workers: 2, testHooks: true, workerSessionMemoryMb: 6 });
+  const server = useServer({ workers: 2, testHooks: true, workerSessionMemoryMb: 22 });
   const api = () => request(server.app.server);
   /** Sessions rebuilt after worker losses, whatever from (moreau_session_rebuilds_total). */
   const rebuilds = async () => {
@@ -144,7 +151,7 @@ describe("rebuilds after a worker loss keep to the budget", () => {
   const create = async (model: unknown) =>
     (await api().post("/v1/sessions").send({ model }).expect(201)).body.id as string;
 
-  it("a lost cloth that the sessions' count would put beside two others (7.3 of 6 MiB) goes where it fits", async () => {
+  it("a lost cloth that the sessions' count would put beside two others (26.9 of 22 MiB) goes where it fits", async () => {
     const m = server.app.moreau.sessions;
     // placed by count (ties: worker 0): worker 0 small s1, s2, s3, s5, s7 and cloth A;
     // worker 1 cloths B1, B2 and small s4, s6, s8
@@ -163,7 +170,7 @@ describe("rebuilds after a worker loss keep to the budget", () => {
     expect([b1, b2, s4, s6, s8].map((id) => m.workerOf(id))).toEqual([1, 1, 1, 1, 1]);
     for (const id of [s4, s6, s8]) await api().delete(`/v1/sessions/${id}`).expect(204);
     // worker 0 lost (its replacement empty, worker 1 holding 2): by count s1, s2, s3 go to
-    // 0, s5 to 1, s7 to 0, and A to 1 (loads 4 and 3 then), beside B1 and B2: 7.3 of 6 MiB
+    // 0, s5 to 1, s7 to 0, and A to 1 (loads 4 and 3 then), beside B1 and B2: 26.9 of 22 MiB
     const before = await rebuilds();
     await m.pool.killForTest(0);
     // (the worker's exit may be handled after the kill resolves)
@@ -178,8 +185,8 @@ describe("rebuilds after a worker loss keep to the budget", () => {
 
   it("(then) a new cloth the count places on the full worker is opened on the other, which has room", async () => {
     const m = server.app.moreau.sessions;
-    // worker 0: four small sessions and A (2.68 MiB); worker 1: B1, B2 and s5 (4.90 MiB);
-    // by count (5 and 3) the next goes to worker 1, where it would make 7.3 MiB
+    // worker 0: four small sessions and A (9.7 MiB); worker 1: B1, B2 and s5 (18.0 MiB);
+    // by count (5 and 3) the next goes to worker 1, where it would make 26.9 MiB
     const c = await create(cloth);
     expect(m.workerOf(c)).toBe(0);
     // and then none has room: 507
@@ -193,11 +200,11 @@ describe("a restart restores every checkpointed session, over the budget too", (
   const dir = mkdtempSync(join(tmpdir(), "moreau-budget-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("two cloths admitted under 6 MiB come back under 3 MiB (an estimate must not lose them)", async () => {
+  it("two cloths admitted under 22 MiB come back under 11 MiB (an estimate must not lose them)", async () => {
     // a smaller budget (or larger per-item estimates) after a restart: the sessions were
     // admitted and acknowledged; refused at the restore, they were gone (404) until the
     // budget was raised again
-    const first = await startApp({ workers: 1, dataDir: dir, workerSessionMemoryMb: 6 });
+    const first = await startApp({ workers: 1, dataDir: dir, workerSessionMemoryMb: 22 });
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const r = await request(first.server).post("/v1/sessions").send({ model: cloth }).expect(201);
@@ -208,13 +215,13 @@ describe("a restart restores every checkpointed session, over the budget too", (
         .expect(200);
     }
     await first.close();
-    const second = await startApp({ workers: 1, dataDir: dir, workerSessionMemoryMb: 3 });
+    const second = await startApp({ workers: 1, dataDir: dir, workerSessionMemoryMb: 11 });
     try {
       for (const id of ids) {
         const s = (await request(second.server).get(`/v1/sessions/${id}`).expect(200)).body;
         expect(s.step).toBe(5);
       }
-      // and a new one is refused: the worker holds 4.8 of 3 MiB
+      // and a new one is refused: the worker holds 17.8 of 11 MiB
       await request(second.server).post("/v1/sessions").send({ model: fallingBody() }).expect(507);
     } finally {
       await second.close();
@@ -225,8 +232,9 @@ describe("a restart restores every checkpointed session, over the budget too", (
 describe("sessionMemoryBytes (the estimate)", () => {
   it("counts joints, motors, actuators and sensors at their measured costs, not a body's", () => {
     // a pendulum: a body on a revolute joint, driven by a motor, with an actuator on a
-    // second pendulum and two sensors; measured per item (memory.ts): a revolute joint
-    // 12.6 KiB, a motor 6.6 KiB, an actuator 1.7 KiB, a sensor 0.28 KiB (all were 1.5 KiB)
+    // second pendulum and two sensors; measured per item (memory.ts, heap and ArrayBuffers):
+    // a rigid body 6.0 KB, a revolute joint 20.5–22.3 KB; a motor 6.6 KiB, an actuator
+    // 1.7 KiB, a sensor 0.28 KiB (of heap)
     const pin = (i: number) => ({
       id: `j${i}`,
       type: "revolute" as const,
@@ -253,7 +261,7 @@ describe("sessionMemoryBytes (the estimate)", () => {
       ],
     }).model;
     expect(sessionMemoryBytes(model)).toBe(
-      64 * 1024 + 2 * 1536 + 2 * 13 * 1024 + 7 * 1024 + 2 * 1024 + 2 * 320,
+      192 * 1024 + 2 * 6 * 1024 + 2 * 22.5 * 1024 + 7 * 1024 + 2 * 1024 + 2 * 320,
     );
   });
 
@@ -287,8 +295,38 @@ describe("sessionMemoryBytes (the estimate)", () => {
         { id: "b", mass: 1, position: [3, 0, 0], shapes: [{ type: "convex", points: tetra }] },
       ],
     }).model;
-    // 256 B a mesh vertex, 640 B a triangle, 1 KiB a convex point (measured: memory.ts)
-    expect(sessionMemoryBytes(model)).toBe(64 * 1024 + 2 * 1536 + 4 * 256 + 4 * 640 + 2 * 4 * 1024);
+    // 256 B a mesh vertex, 640 B a triangle, 1 KiB a convex point (measured: memory.ts),
+    // beside the session, two rigid bodies and their contacts (both dynamic, with shapes)
+    expect(sessionMemoryBytes(model)).toBe(
+      192 * 1024 + 2 * 6 * 1024 + 2 * 15 * 1024 + 4 * 256 + 4 * 640 + 2 * 4 * 1024,
+    );
+  });
+
+  it("counts the typed arrays' buffers too: a 100×100 cloth and a fem box of 20³ cells within ±30 % of what they hold", () => {
+    // measured (memory.ts: heap and ArrayBuffers after a full GC, in-process worker, per
+    // session): the cloth 87.3 MiB, 22.9 of heap and 64.4 of ArrayBuffers; the fem box
+    // (9 261 nodes, 40 000 tetrahedra, newmark) 168.5 MiB, 5.4 of heap. Counting the heap
+    // alone they were estimated at 26.7 and 7.1 MiB (0.31 and 0.04 of it)
+    const clothEstimate = sessionMemoryBytes(loadModel(clothModel({ n: 100 })).model);
+    expect(clothEstimate / (87.3 * MiB)).toBeGreaterThan(0.7);
+    expect(clothEstimate / (87.3 * MiB)).toBeLessThan(1.3);
+    const fem = loadModel({
+      bodies: [{ id: "wall", fixed: true }],
+      fem: [
+        {
+          id: "block",
+          box: { size: [1, 1, 1], resolution: [20, 20, 20] },
+          density: 100,
+          youngModulus: 1e5,
+          poissonRatio: 0.3,
+          fixedFaces: ["-z"],
+        },
+      ],
+      solver: { integrator: "newmark", dt: 0.001 },
+    }).model;
+    const femEstimate = sessionMemoryBytes(fem);
+    expect(femEstimate / (168.5 * MiB)).toBeGreaterThan(0.7);
+    expect(femEstimate / (168.5 * MiB)).toBeLessThan(1.3);
   });
 });
 

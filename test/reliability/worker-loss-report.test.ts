@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Session } from "../../schemas/api";
 import type { MoreauApp } from "../../src/server/app";
 import { createSession, getState, step } from "../api/helpers";
-import { springParticle, springParticleRecurrence } from "../support/models";
+import { slowSpringChain, springParticle, springParticleRecurrence } from "../support/models";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -221,5 +221,38 @@ describe("a change answered without DATA_DIR, then the worker lost", () => {
     );
     for (const id of [patched, kicked, reset, paused])
       await api().delete(`/v1/sessions/${id}`).expect(204);
+  });
+});
+
+describe("a session whose worker is lost during a long step", () => {
+  it("once rebuilt, its message says where it came back, not that it is being restored", async () => {
+    const m = app.moreau.sessions;
+    const api = () => request(app.server);
+    const id = await createSession(app, slowSpringChain(200));
+    await step(app, id, 100);
+    await api()
+      .post(`/v1/sessions/${id}/inputs`)
+      .send({ inputs: [{ type: "bodyState", id: "p0", velocity: [0, 0, 1] }], step: 400 })
+      .expect(200);
+    // a PATCH is answered once its checkpoint (step 100) is held
+    await api()
+      .patch(`/v1/sessions/${id}`)
+      .send({ gravity: [0, 0, -5] })
+      .expect(200);
+    const before = await rebuilds("memory");
+    // a step of minutes: the worker is killed while it runs
+    const answered = api()
+      .post(`/v1/sessions/${id}/step`)
+      .send({ steps: 100_000 })
+      .then((r) => r);
+    await new Promise((r) => setTimeout(r, 200));
+    await m.pool.killForTest(m.workerOf(id));
+    expect((await answered).status).toBe(500);
+    await waitFor(async () => (await rebuilds("memory")) === before + 1, 20_000);
+    await m.rebuilt();
+    const s = await session(id);
+    expect(s).toMatchObject({ status: "ready", step: 100 });
+    expect(s.message).toMatch(/^restored from its checkpoint at step 100 after a worker loss \(/);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 });

@@ -4,8 +4,9 @@
  * validation, not its build — about 2.6 times the heap the session would then keep, and
  * for a model far past the budget enough of the worker's time and heap to end it. Driven in
  * process with the engine's buildSimulation counted (every build goes through it: a model,
- * a snapshot's model, a recording's), under a 6 MiB budget (WORKER_SESSION_MEMORY_MB): a
- * 30×30 cloth is estimated at 64 KiB + 900·1536 + 3393·320 bytes = 2.42 MiB, two fit, a
+ * a snapshot's model, a recording's), under a 22 MiB budget (WORKER_SESSION_MEMORY_MB): a
+ * 30×30 cloth (measured 8.3 MiB of heap and ArrayBuffers) is estimated at 192 KiB +
+ * 900·4352 + 3393·1536 bytes = 8.89 MiB, two fit, a
  * third — from a model, an engine snapshot (a fork), a session document or a recording —
  * is refused with insufficient_memory and never built, while a session running on the
  * worker steps on.
@@ -37,7 +38,8 @@ vi.mock("../../src/engine/simulation/build", async (importOriginal) => {
 
 const MiB = 2 ** 20;
 const cloth = { ...clothModel({ n: 30 }), name: "cloth30" };
-const clothBytes = 64 * 1024 + 900 * 1536 + 3393 * 320;
+const clothBytes = 192 * 1024 + 900 * 4352 + 3393 * 1536;
+const BUDGET = 22 * MiB;
 
 let rt: WorkerRuntime | null = null;
 let worker: InProcessWorker | null = null;
@@ -79,7 +81,7 @@ function refusal(r: Reply, held: number) {
   expect(r.error.code).toBe("insufficient_memory");
   expect(r.error.details).toEqual({
     limit: "WORKER_SESSION_MEMORY_MB",
-    budgetBytes: 6 * MiB,
+    budgetBytes: BUDGET,
     sessionBytes: clothBytes,
     heldBytes: held,
   });
@@ -88,8 +90,8 @@ function refusal(r: Reply, held: number) {
 
 describe("admission by estimated memory in the worker, before the build", () => {
   it("a cloth past the budget is refused from a model, a snapshot, a document and a recording, never built; a running session steps on", async () => {
-    runtime({ sessionMemoryBytes: 6 * MiB });
-    const small = 64 * 1024 + 1536;
+    runtime({ sessionMemoryBytes: BUDGET });
+    const small = 192 * 1024 + 6 * 1024;
     expect((await open("small", { model: fallingBody() })).ok).toBe(true);
     expect(
       (await call({ kind: "run", sessionId: "small", realtimeFactor: null, until: null })).ok,
@@ -250,8 +252,8 @@ describe("a session's recording within the worker's budget", () => {
   it("inputs the recording would keep past WORKER_SESSION_MEMORY_MB: 507, nothing applied; a reset frees them", async () => {
     // a recording keeps every input since its start (up to 100 000): measured 314 B per
     // bodyState input, counted at 320 B (memory.ts RECORDED_INPUT_BYTES). A falling body
-    // (64 KiB + 1536 B) and room for exactly 10 recorded inputs
-    const budget = 64 * 1024 + 1536 + 10 * 320;
+    // (192 KiB + 6 KiB) and room for exactly 10 recorded inputs
+    const budget = 192 * 1024 + 6 * 1024 + 10 * 320;
     runtime({ sessionMemoryBytes: budget });
     expect((await open("s", { model: fallingBody() })).ok).toBe(true);
     const impulse = (k: number) => ({

@@ -1,53 +1,74 @@
 /**
- * What a session's simulation holds of its worker's heap, estimated from its model, and the
- * per-worker budget that admission (lifecycle.ts) and worker-loss rebuilds (recovery.ts)
+ * What a session's simulation holds of its worker's memory, estimated from its model, and
+ * the per-worker budget that admission (lifecycle.ts) and worker-loss rebuilds (recovery.ts)
  * keep to: WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB. The worker itself
  * estimates each new session from its validated model (a create body's, a snapshot's, a
  * recording's) and refuses it BEFORE building it when its sessions would pass the budget
  * (worker-runtime.ts admit): a refused model costs its validation, never its build.
  *
- * Measured (the retained JS heap after a full GC, an in-process WorkerRuntime, a session
- * opened and stepped 3 times): a 100×100 cloth (10 000 particles, 39 303 springs) 23.3 MiB;
- * 2 000 boxes resting on a floor (their contacts held) 2.7 MiB; a fem box of 20³ cells
- * (9 261 nodes, 40 000 tetrahedra) 4.8 MiB, of 10³ cells 0.9 MiB. The per-item figures
- * below are these rounded up (the cloth is estimated at 26.7 MiB, the 20³ fem box at 7.1).
- * Joints, motors, actuators and sensors measured the same way, as the heap's growth from N
- * rigid bodies each pinned to the ground alone to the same with one item each (N = 500,
- * 1 000, 2 000; the figures agree within 5 % between them, so linear in N): a revolute
- * joint 12.1–12.6 KiB (a prismatic 12.4, a fixed 5.5, a spherical 4.9: the revolute's and
- * prismatic's rows, limit and coordinate machinery), a motor (a sine angle) 6.6 KiB, a
- * position actuator 1.7 KiB, a sensor (joint or body position) 0.20–0.28 KiB; a rigid body
- * 1.15–1.3 KiB. Each item is counted at the largest of its kind, rounded up; they had all
- * been taken at a body's 1.5 KiB, a revolute joint 8 times under. A dense solver
- * (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts).
+ * Both kinds of memory are counted: the JS heap (which WORKER_MEMORY_MB, V8's heap limit
+ * of the worker, bounds) and the typed arrays' buffers (ArrayBuffers, allocated outside
+ * that heap and bounded by nothing but the machine: most of the engine's state, matrices
+ * and factors live there). Counting the heap alone, a 100×100 cloth (10 000 particles,
+ * 39 303 springs) was estimated at 26.7 MiB while it held 87.3 MiB (22.9 heap + 64.4
+ * ArrayBuffers), so a worker admitted some 38 such cloths within its 1 GiB default budget:
+ * 3.3 GiB, 2.4 of it outside the heap limit that was meant to stop it.
+ *
+ * Measured per item (process.memoryUsage() heapUsed +
+ * arrayBuffers after a full GC, an in-process WorkerRuntime, two sessions of the model each
+ * opened and stepped 3 times, per session): a session of one falling ball 175 KiB; a rigid
+ * body without shapes 5.8–6.0 KB (2 000 and 8 000 of them); a particle 4.1 KB (8 000); a
+ * primitive shape (a box) 4.4 KB more (2 000 boxes in the air); a dynamic body's contacts
+ * 13–15 KB more (500 and 2 000 boxes resting on a floor); a revolute joint 20.5–22.3 KB
+ * (500, 1 000, 2 000 bodies each hinged to the ground alone); a spring between rigid bodies
+ * 8.0 KB (8 000), one between translational ends (particles, the ground: one vectorized
+ * set, particle-springs.ts) 1.4 KB (8 000 particles each sprung to the ground); a fem box
+ * of 8³, 12³, 16³, 20³ cells 8.8, 29.2, 74.7, 168.5 MiB — superlinear, the sparse factor
+ * of its stiffness filling in (≈ n^(4/3) for a 3-D mesh of n nodes under nested dissection,
+ * George 1973): per node 4 274 B + 702 B·n^(1/3) fits them within 15 % (least squares;
+ * 0.85, 0.97, 1.02, 1.00 of each). The figures below are these rounded up: the 100×100
+ * cloth is estimated at 99.3 MiB (87.3 measured), the 30×30 at 8.9 (8.3), fem boxes of 8³
+ * and 20³ cells at 7.6 and 169.2 (8.8, 168.5). Motors, actuators and sensors keep their
+ * heap-only figures (a motor 6.6 KiB, a position actuator 1.7, a sensor 0.28): not
+ * re-measured. A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes
+ * (cost.ts).
  *
  * What the budget leaves of the heap is for what is transient: building a model takes
- * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB), and a
+ * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB of heap), and a
  * checkpoint's snapshot text is ~10 MB for that cloth.
  */
 import { isDenseSolver, systemOrder } from "../../../schemas/cost";
+import { parseNodeRef } from "../../../schemas/fem";
 import type { ModelSpec } from "../../../schemas/model";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
 import type { WorkerErrorInfo } from "../protocol";
 
-/** Bytes a session holds whatever its model (its records, buffers, recording). */
-const SESSION_BYTES = 64 * 1024;
-/** Per body (its state, mass, shapes and their contact memory). */
-const BODY_BYTES = 1536;
-/** Per joint (its constraint rows, limits, coordinate; a revolute's, the largest: 12.6 KiB). */
-const JOINT_BYTES = 13 * 1024;
-/** Per motor (its driving row and time function; measured 6.6 KiB). */
+/** Bytes a session holds whatever its model (its records, buffers, recording; 175 KiB). */
+const SESSION_BYTES = 192 * 1024;
+/** Per rigid body (its state, mass, solver rows; 6.0 KB measured). */
+const RIGID_BODY_BYTES = 6 * 1024;
+/** Per particle (4.1 KB). */
+const PARTICLE_BYTES = 4352;
+/** Per primitive shape (sphere, box, capsule, cylinder, plane; a box 4.4 KB). */
+const SHAPE_BYTES = 4608;
+/** Per dynamic body with shapes: its contacts (a box resting on a floor, 13–15 KB). */
+const CONTACT_BYTES = 15 * 1024;
+/** Per joint (its constraint rows, limits, coordinate; a revolute's, the largest: 22.3 KB). */
+const JOINT_BYTES = 22.5 * 1024;
+/** Per motor (its driving row and time function; measured 6.6 KiB of heap). */
 const MOTOR_BYTES = 7 * 1024;
-/** Per actuator (measured 1.7 KiB). */
+/** Per actuator (measured 1.7 KiB of heap). */
 const ACTUATOR_BYTES = 2 * 1024;
-/** Per sensor (measured at most 0.28 KiB). */
+/** Per sensor (measured at most 0.28 KiB of heap). */
 const SENSOR_BYTES = 320;
-/** Per force element (a spring, a damper, a load). */
-const FORCE_BYTES = 320;
-/** Per fem node and per fem tetrahedron. */
-const FEM_NODE_BYTES = 256;
-const FEM_ELEMENT_BYTES = 128;
+/** Per force element (a spring, a damper, a load) on a rigid body (a spring 8.0 KB). */
+const FORCE_BYTES = 8 * 1024;
+/** Per spring between translational ends: particles, fem nodes, the ground (1.4 KB). */
+const PARTICLE_SPRING_BYTES = 1536;
+/** A fem body of n nodes: FEM_NODE_BYTES·n + FEM_FILL_BYTES·n^(4/3) (its factor's fill). */
+const FEM_NODE_BYTES = 4352;
+const FEM_FILL_BYTES = 704;
 /**
  * Per input or parameter patch a session's recording holds (the engine keeps every one since
  * its start, up to MAX_RECORDED_INPUTS = 100 000, src/engine/simulation/simulation.ts):
@@ -75,31 +96,40 @@ export const RECORDED_INPUT_BYTES = 320;
 const MESH_VERTEX_BYTES = 256;
 const MESH_TRIANGLE_BYTES = 640;
 const CONVEX_POINT_BYTES = 1024;
-/** Tetrahedra of a fem box's cell (schemas/model.ts FemBox: each cell split into 5). */
-const TETS_PER_CELL = 5;
-
-/** The estimated heap bytes of a session of `model`. */
+/** The estimated bytes (JS heap and ArrayBuffers) of a session of `model`. */
 export function sessionMemoryBytes(model: ModelSpec): number {
   let bytes = SESSION_BYTES;
-  bytes += BODY_BYTES * model.bodies.length + JOINT_BYTES * model.joints.length;
+  bytes += JOINT_BYTES * model.joints.length;
   bytes += MOTOR_BYTES * model.motors.length + ACTUATOR_BYTES * model.actuators.length;
   bytes += SENSOR_BYTES * model.sensors.length;
-  bytes += FORCE_BYTES * model.forces.length;
-  for (const body of model.bodies)
+  const particles = new Set<string>();
+  for (const body of model.bodies) {
+    if (body.kind === "particle") particles.add(body.id);
+    bytes += body.kind === "particle" ? PARTICLE_BYTES : RIGID_BODY_BYTES;
+    if (!body.fixed && body.shapes.length > 0) bytes += CONTACT_BYTES;
     for (const shape of body.shapes) {
       if (shape.type === "mesh")
         bytes +=
           MESH_VERTEX_BYTES * shape.vertices.length + MESH_TRIANGLE_BYTES * shape.triangles.length;
       else if (shape.type === "convex") bytes += CONVEX_POINT_BYTES * shape.points.length;
+      else bytes += SHAPE_BYTES;
     }
+  }
+  // springs between ends without rotation share one vectorized set (forces/build.ts)
+  const translational = (id: string) =>
+    id === "ground" || particles.has(id) || parseNodeRef(id) !== null;
+  for (const f of model.forces)
+    bytes +=
+      f.type === "spring" && translational(f.a.body) && translational(f.b.body)
+        ? PARTICLE_SPRING_BYTES
+        : FORCE_BYTES;
   for (const f of model.fem) {
     const r = f.box?.resolution;
     const nodes = r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0);
-    const elements = r ? TETS_PER_CELL * r[0] * r[1] * r[2] : (f.elements?.length ?? 0);
-    bytes += FEM_NODE_BYTES * nodes + FEM_ELEMENT_BYTES * elements;
+    bytes += FEM_NODE_BYTES * nodes + FEM_FILL_BYTES * nodes ** (4 / 3);
   }
   if (isDenseSolver(model.solver.linearSolver)) bytes += 8 * systemOrder(model) ** 2;
-  return bytes;
+  return Math.ceil(bytes);
 }
 
 /** The bytes of sessions one worker may hold (WORKER_SESSION_MEMORY_MB). */
@@ -153,7 +183,7 @@ export function noRoomInfo(
   const where = workers === 1 ? "the solver worker" : `the least used of the ${workers} workers`;
   return {
     code: "insufficient_memory",
-    message: `this session needs an estimated ${mib(bytes)} of a solver worker's heap; ${where} already holds ${mib(held)} of sessions, and each may hold ${mib(budget)} (WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB): delete a session first, or make the model smaller`,
+    message: `this session needs an estimated ${mib(bytes)} of a solver worker's memory (JS heap and ArrayBuffers); ${where} already holds ${mib(held)} of sessions, and each may hold ${mib(budget)} (WORKER_SESSION_MEMORY_MB, by default half of WORKER_MEMORY_MB): delete a session first, or make the model smaller`,
     details: {
       limit: "WORKER_SESSION_MEMORY_MB",
       budgetBytes: budget,

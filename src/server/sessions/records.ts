@@ -48,7 +48,7 @@ export interface SessionRecord {
   message: string | null;
   run: SessionSnapshot["run"];
   counts: SessionOut["counts"];
-  /** the estimated heap bytes of its model on its worker (sessions/memory.ts) */
+  /** the estimated bytes (heap and ArrayBuffers) of its model on its worker (sessions/memory.ts) */
   memoryBytes: number;
   /** the inputs and patches its recording holds, as last reported (SessionSnapshot) */
   recordedInputs: number;
@@ -249,7 +249,7 @@ export class SessionTable {
   }
 
   /**
-   * The estimated heap bytes of the sessions on each of `workers` workers (those lost with
+   * The estimated bytes (heap and ArrayBuffers) of the sessions on each of `workers` workers (those lost with
    * theirs not counted): their models' and their recordings' (RECORDED_INPUT_BYTES an
    * input), as the worker counts them (worker-runtime.ts heldBytes): what
    * WORKER_SESSION_MEMORY_MB bounds.

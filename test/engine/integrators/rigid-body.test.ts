@@ -13,7 +13,7 @@ import { loadModel } from "../../../src/engine/index";
 import { ellipticK } from "../../support/closed-forms";
 import { rotationMatrix } from "../../support/quat";
 
-const I = [2, 3, 6];
+const I = [2, 3, 5];
 const w0 = [0, 7, 0.5];
 
 function bodyOmega(st: ReturnType<ReturnType<typeof loadModel>["state"]>) {
@@ -79,7 +79,7 @@ describe("free rigid body, Newmark (1/4, 1/2) with Newton iterations, h = 1e-3",
 
     let flipAt = Number.NaN;
     let prev = bodyOmega(s0)[1];
-    for (let n = 1; n <= 1000; n++) {
+    for (let n = 1; n <= 1200; n++) {
       sim.step(1);
       const st = sim.state();
       expect(Math.abs(st.energy.kinetic - e0) / e0).toBeLessThan(1e-5);
@@ -89,7 +89,7 @@ describe("free rigid body, Newmark (1/4, 1/2) with Newton iterations, h = 1e-3",
       if (Number.isNaN(flipAt) && prev > 0 && w2 <= 0) flipAt = st.time - (1e-3 * w2) / (w2 - prev);
       prev = w2;
     }
-    expect(tFlip).toBeLessThan(1);
+    expect(tFlip).toBeLessThan(1.2);
     expect(Math.abs(flipAt - tFlip) / tFlip).toBeLessThan(0.02);
   });
 });

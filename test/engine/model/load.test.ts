@@ -126,6 +126,33 @@ describe("loadModel rejects invalid input, naming the offending id", () => {
     expect(e.message).toMatch(/"wobbly".*positive definite/);
     expect(e.issues[0].path).toEqual(["bodies", 0, "inertia"]);
   });
+  it("principal moments breaking the triangle inequality, given or as a full tensor's eigenvalues", () => {
+    // I = tr(S)·1 − S with S = ∫ r rᵀ dm ⪰ 0, so each principal moment is at most the sum of
+    // the other two: [1, 1, 5] is no body's (it was accepted, being positive definite)
+    const e = errorOf({ bodies: [{ id: "impossible", mass: 1, inertia: [1, 1, 5] }] });
+    expect(e.issues[0].path).toEqual(["bodies", 0, "inertia"]);
+    expect(e.issues[0].message).toMatch(
+      /^body "impossible": .*\[1, 1, 5\].*triangle inequality \(5 > 1 \+ 1\)/,
+    );
+    // the same moments [1, 2, 5] turned by 0.3 rad about x: R diag(1, 2, 5) Rᵀ
+    const [c, s] = [Math.cos(0.3), Math.sin(0.3)];
+    const turned = [
+      [1, 0, 0],
+      [0, 2 * c * c + 5 * s * s, (2 - 5) * c * s],
+      [0, (2 - 5) * c * s, 2 * s * s + 5 * c * c],
+    ];
+    const f = errorOf({ bodies: [{ ...ball }, { id: "tilted", mass: 1, inertia: turned }] });
+    expect(f.issues[0].path).toEqual(["bodies", 1, "inertia"]);
+    expect(f.issues[0].message).toMatch(/"tilted".*eigenvalues\) \[1, 2, 5\].*\(5 > 1 \+ 2\)/);
+    // a flat body is on the bound (a square plate: [1, 1, 2]; rounded to 4 digits as well),
+    // a rod's moments [1e-3, 1/12, 1/12] within it: accepted
+    for (const inertia of [
+      [1, 1, 2],
+      [0.0833, 0.0833, 0.1667],
+      [1e-3, 1 / 12, 1 / 12],
+    ])
+      expect(() => loadModel({ bodies: [{ id: "ok", mass: 1, inertia }] })).not.toThrow();
+  });
   it("zero-norm quaternion", () => {
     const e = errorOf({ bodies: [{ ...ball, orientation: [0, 0, 0, 0] }] });
     expect(e.issues[0].path).toEqual(["bodies", 0, "orientation"]);

@@ -369,7 +369,7 @@ describe("energy balance", () => {
     for (const integrator of ["newmark", "generalized-alpha"]) {
       const sim = loadModel({
         gravity: [0, 0, 0],
-        bodies: [{ id: "rod", kind: "rigid", mass: 1, inertia: [0.1, 0.1, 0.5] }],
+        bodies: [{ id: "rod", kind: "rigid", mass: 1, inertia: [0.25, 0.25, 0.5] }],
         joints: [
           {
             id: "axle",

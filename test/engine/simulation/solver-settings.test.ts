@@ -423,7 +423,7 @@ describe("solver settings read only by some choices", () => {
         prefix: "l",
         length: 0.5,
         mass: 1,
-        inertia: [0.01, 0.03, 0.05],
+        inertia: [0.02, 0.03, 0.05],
         angularVelocity: (k) => [3 + k, 5, 1 - k],
         velocity: (k) => [0, 0.3 * k, 0.2],
       }),
