@@ -1108,12 +1108,13 @@ function enterReplay(rec, every) {
   ui.replaySlider.max = String(states.length - 1);
   ui.replaySlider.disabled = false;
   ui.replaySlider.value = String(states.length - 1);
-  // the recorded inputs' steps on the track
+  // the recorded inputs' steps on the track (not those still pending after its end)
   ui.replayMarks.textContent = "";
   const s0 = states[0].step;
   const span = Math.max(1, states[states.length - 1].step - s0);
   const seen = new Set();
   for (const x of rec.inputs) {
+    if (x.step > rec.end.step) continue;
     const f = Math.min(1, Math.max(0, (x.step - s0) / span));
     const key = Math.round(f * 500);
     if (seen.has(key)) continue;

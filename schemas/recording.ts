@@ -2,8 +2,9 @@
  * A recording (GET /v1/sessions/:id/recording): the model, the state the recording
  * started from (null: the model's initial state at t = 0; a snapshot after a reset is
  * not needed, after a restore or an applied assembly it is), every input and parameter
- * patch with the step boundary it took effect at, and the end (step, time and the state
- * hash there). Replaying the inputs from the start reproduces the run bit for bit, which
+ * patch with the step boundary it took effect at (then those scheduled since the start
+ * for a step after the end, still pending, at their steps), and the end (step, time and
+ * the state hash there). Replaying the inputs from the start reproduces the run bit for bit, which
  * the end hash lets anyone check; posting it to POST /v1/sessions creates a session at
  * the start with the inputs pending. `states`, on request, samples the replayed run.
  */
@@ -28,7 +29,10 @@ export const Recording = z
     start: SimulationSnapshot.nullable().meta({
       description: "the state the recording starts from; null: the model's initial state, t = 0",
     }),
-    inputs: z.array(TimedInput).max(100_000),
+    inputs: z.array(TimedInput).max(100_000).meta({
+      description:
+        "the inputs and patches at the step boundaries they took effect at, then those still pending at the end (at later steps)",
+    }),
     end: z.strictObject({
       step: z.number().int().nonnegative(),
       time: z.number().nonnegative(),

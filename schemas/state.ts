@@ -46,6 +46,16 @@ export const JointState = z
       description:
         "effort of the joint's limits along its coordinate (N·m or N, positive pushing the coordinate up; 0 inside the range or without limits)",
     }),
+    limits: z
+      .object({
+        lower: z.number().meta({ description: "rad or m from the model pose" }),
+        upper: z.number(),
+      })
+      .optional()
+      .meta({
+        description:
+          "the bounds in effect, present only while a `limits` input has them differ from the model's (absent: the model's limits, or none)",
+      }),
   })
   .meta({ id: "JointState" });
 

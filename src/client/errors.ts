@@ -6,7 +6,7 @@
 
 export class MoreauApiError extends Error {
   constructor(
-    /** HTTP status of the answer */
+    /** HTTP status of the answer (0: an error answer to a stream command, which has none) */
     readonly status: number,
     /** the service's error code (invalid_model, not_found, conflict, ...) */
     readonly code: string,

@@ -18,7 +18,9 @@ export {
 } from "./client";
 export { MoreauApiError, MoreauConnectionError } from "./errors";
 export {
+  type InputsAnswer,
   SessionStream,
+  type SteppedAnswer,
   type StreamConnection,
   type StreamHandlers,
   type StreamOptions,

@@ -14,6 +14,17 @@
  * After a reconnect the frames continue from the session's current step (the `scene` frame
  * is sent again); frames produced while disconnected are not replayed.
  *
+ * Commands (the stream's `inputs` and `step` messages, README Streaming): sendInputs and
+ * step send one on the open connection, as JSON text whatever the format (the server reads
+ * both; no msgpack encoder in the browser bundle), tagged with a ref of their own, and
+ * resolve with its answer (`{ step, pending }`; `{ step, time, keptStep }` after the frames
+ * of the steps taken), or reject with a MoreauApiError (status 0: a socket's error answer
+ * has none; its code, message and details as REST's) — a controller's inputs and steps on
+ * the socket it reads its observations from. A command sent while the stream is not open,
+ * or still awaiting its answer when the connection closes, rejects with a
+ * MoreauConnectionError: the server drops the commands still queued on a closed socket (the
+ * one running finishes), so one may or may not have been carried out.
+ *
  * One code for Node and the browser: the socket is driven through the WHATWG WebSocket
  * interface (onopen, onmessage, onclose, onerror, binaryType), which the `ws` package also
  * implements; the browser bundle of the client substitutes the browser's own WebSocket for
@@ -28,6 +39,8 @@
 import { unpack } from "msgpackr/unpack";
 import { WebSocket } from "ws";
 import type { SceneFrameOut, StateFrameOut, StreamField } from "../../schemas/api";
+import type { InputIn } from "../../schemas/input";
+import { MoreauApiError, MoreauConnectionError } from "./errors";
 
 export type StreamStatus = "connecting" | "open" | "reconnecting" | "closed";
 
@@ -63,6 +76,36 @@ export interface StreamConnection {
   sessionExists?: () => Promise<boolean>;
 }
 
+/** The answer of an `inputs` command: the step boundary they act at, the inputs then pending. */
+export interface InputsAnswer {
+  step: number;
+  pending: number;
+}
+
+/** The answer of a `step` command: the session's step and time after it, its kept step. */
+export interface SteppedAnswer {
+  step: number;
+  time: number;
+  keptStep: number | null;
+}
+
+/** A message of the server that answers a command (schemas/api StreamAnswerFrame). */
+interface AnswerFrame {
+  type: "inputs" | "stepped" | "error";
+  ref?: string | number;
+  error?: string;
+  message?: string;
+  details?: unknown;
+  [k: string]: unknown;
+}
+
+/** A command awaiting its answer. */
+interface Awaiting {
+  what: string;
+  resolve: (answer: AnswerFrame) => void;
+  reject: (err: Error) => void;
+}
+
 /** Close codes after which reconnecting is pointless. */
 const FINAL_CLOSE_CODES = new Set([1000, 1008, 1003]);
 
@@ -92,6 +135,9 @@ export class SessionStream {
   keptStep: number | null = null;
   /** close code and reason of the last closed connection */
   lastClose: { code: number; reason: string } | null = null;
+  /** the commands sent awaiting their answers, by ref */
+  private readonly awaiting = new Map<number, Awaiting>();
+  private lastRef = 0;
 
   constructor(
     url: string,
@@ -131,6 +177,72 @@ export class SessionStream {
     this.timer = null;
     if (this.ws && this.ws.readyState !== WebSocket.CLOSED) this.ws.close(1000, "client closed");
     else this.setStatus("closed", { attempt: this.attempt });
+  }
+
+  /**
+   * Inputs on the socket (the `inputs` command, as POST /v1/sessions/:id/inputs takes them):
+   * at the next step boundary, or at step boundary `step`.
+   */
+  async sendInputs(inputs: InputIn[], step?: number): Promise<InputsAnswer> {
+    const a = await this.command("inputs", { inputs, ...(step === undefined ? {} : { step }) });
+    return { step: a.step as number, pending: a.pending as number };
+  }
+
+  /**
+   * Steps a paused or ready session (the `step` command): resolves once its steps are taken,
+   * after their frames.
+   */
+  async step(steps: number): Promise<SteppedAnswer> {
+    const a = await this.command("step", { steps });
+    return {
+      step: a.step as number,
+      time: a.time as number,
+      keptStep: (a.keptStep as number | null | undefined) ?? null,
+    };
+  }
+
+  private command(type: "inputs" | "step", body: Record<string, unknown>): Promise<AnswerFrame> {
+    const ws = this.ws;
+    if (this.statusValue !== "open" || ws === null)
+      return Promise.reject(
+        new MoreauConnectionError(`stream ${this.statusValue}: the ${type} command was not sent`),
+      );
+    const ref = ++this.lastRef;
+    return new Promise((resolve, reject) => {
+      this.awaiting.set(ref, { what: type, resolve, reject });
+      ws.send(JSON.stringify({ type, ...body, ref }));
+    });
+  }
+
+  /** An answer to one of this stream's commands: its promise settles. */
+  private answered(frame: AnswerFrame): void {
+    if (typeof frame.ref !== "number") return;
+    const waiting = this.awaiting.get(frame.ref);
+    if (!waiting) return;
+    this.awaiting.delete(frame.ref);
+    if (frame.type !== "error") waiting.resolve(frame);
+    else
+      waiting.reject(
+        new MoreauApiError(
+          0,
+          frame.error ?? "error",
+          frame.message ?? "",
+          frame.details,
+          `stream ${waiting.what}`,
+        ),
+      );
+  }
+
+  /** The connection closed: the commands awaiting their answers will get none. */
+  private abandonCommands(code: number, reason: string): void {
+    for (const [ref, waiting] of this.awaiting) {
+      this.awaiting.delete(ref);
+      waiting.reject(
+        new MoreauConnectionError(
+          `stream closed (${code}${reason ? ` ${reason}` : ""}) before the answer to its ${waiting.what} command`,
+        ),
+      );
+    }
   }
 
   /** The underlying socket of the current connection (tests, diagnostics). */
@@ -228,13 +340,15 @@ export class SessionStream {
       this.handlers.onError?.(err as Error);
       return;
     }
-    this.frames++;
-    if (frame.type === "scene") this.handlers.onScene?.(frame as SceneFrameOut);
-    else if (frame.type === "state") {
+    if (frame.type === "scene") {
+      this.frames++;
+      this.handlers.onScene?.(frame as SceneFrameOut);
+    } else if (frame.type === "state") {
+      this.frames++;
       this.dropped += frame.dropped ?? 0;
       this.keptStep = frame.keptStep ?? null;
       this.handlers.onState?.(frame as StateFrameOut);
-    }
+    } else this.answered(frame as AnswerFrame);
   }
 
   /** A connection closed: the stream ends, or reconnects (see the policy above). */
@@ -247,6 +361,7 @@ export class SessionStream {
   ): Promise<void> {
     this.lastClose = { code, reason };
     if (this.ws === ws) this.ws = null;
+    this.abandonCommands(code, reason);
     // 4xx: unknown session or bad query — retrying cannot help
     const refusedFinal = refusal !== null && refusal >= 400 && refusal < 500;
     if (

@@ -57,7 +57,7 @@ import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
 import { ApiError, installErrorHandlers, toApiError } from "./errors";
 import { ServerMetrics } from "./metrics";
-import { JsonText, parseJsonBody, validatePart } from "./request-body";
+import { JsonText, parseJsonBody, refuseContentCoding, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
 import { STREAM_MAX_MESSAGE_BYTES, StreamSocket } from "./stream";
 
@@ -138,6 +138,17 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
     } catch (err) {
       done(err as Error, undefined);
     }
+  });
+
+  // a compressed body is refused before it is read (request-body.ts refuseContentCoding)
+  app.addHook("preParsing", async (req, reply, payload) => {
+    try {
+      refuseContentCoding(req.headers);
+    } catch (err) {
+      reply.header("accept-encoding", "identity");
+      throw err;
+    }
+    return payload;
   });
 
   app.setValidatorCompiler(validatorCompiler);

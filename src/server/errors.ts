@@ -28,7 +28,7 @@ export function clip(text: string, max: number): string {
  *   413 payload_too_large  request body over MAX_BODY_BYTES or model over MAX_BODIES (the
  *                          rest of an over-long body is read and discarded, up to
  *                          MAX_DRAIN_BYTES, so that the client reads the answer)
- *   415 unsupported_media_type  a body that is not application/json
+ *   415 unsupported_media_type  a body that is not application/json, or one sent compressed (Content-Encoding)
  *   422 diverged           the simulation went non-finite or blew up during the request
  *   429 too_many_sessions  MAX_SESSIONS or MAX_SESSIONS_PER_KEY reached
  *   421 misdirected_request  a Host header not in ALLOWED_HOSTS

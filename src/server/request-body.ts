@@ -7,6 +7,7 @@
  * milliseconds that must not block the event loop, so their route hands the text to a
  * worker unparsed as a JsonText).
  */
+import type { IncomingHttpHeaders } from "node:http";
 import secureJsonParse from "secure-json-parse";
 import type { z } from "zod";
 import { boxNodeCount } from "../../schemas/fem";
@@ -34,6 +35,32 @@ export class JsonText {
 }
 
 const utf8 = new TextDecoder();
+
+/**
+ * Refuses a request body sent with a content coding (`Content-Encoding: gzip`, `br`, …):
+ * bodies are read as they come, uncompressed, so a compressed one was parsed as JSON and
+ * answered 400 "Body is not valid JSON" quoting its binary bytes. Now 415
+ * unsupported_media_type naming the header and its value (RFC 9110 §15.5.16: a content
+ * coding the server does not accept; the answer's `Accept-Encoding: identity` says which
+ * it does), before the body is read. `identity` and an empty value are no coding.
+ */
+export function refuseContentCoding(headers: IncomingHttpHeaders): void {
+  const coding = headers["content-encoding"];
+  if (coding === undefined) return;
+  const hasBody =
+    headers["transfer-encoding"] !== undefined ||
+    (headers["content-length"] !== undefined && headers["content-length"] !== "0");
+  const codings = coding
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
+  if (!hasBody || codings.length === 0) return;
+  throw new ApiError(
+    "unsupported_media_type",
+    `Content-Encoding "${clip(coding, MAX_ECHO_CHARS)}" is not supported: send the body uncompressed (JSON as UTF-8, Content-Encoding identity or none)`,
+    { header: "content-encoding", value: clip(coding, MAX_ECHO_CHARS), accepted: ["identity"] },
+  );
+}
 
 /**
  * Where a JSON text nests deeper than MAX_JSON_DEPTH: the path (keys and indices from the

@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { clothModel } from "../../bench/scenes";
 import { loadModel } from "../../src/engine/index";
 import { lightestWithRoom, sessionMemoryBytes } from "../../src/server/sessions/memory";
+import { bowlMesh } from "../support/bowl";
 import { sample } from "../support/metrics";
 import { fallingBody } from "../support/models";
 import { startApp, useServer } from "../support/server";
@@ -83,6 +84,49 @@ describe("admission by estimated memory (WORKER_SESSION_MEMORY_MB)", () => {
     // the same figure the worker's admission refuses a third cloth with
     const r = await api().post("/v1/sessions").send({ model: cloth }).expect(507);
     expect(r.body.details.heldBytes).toBe(held);
+  });
+});
+
+/**
+ * A bowl (an open mesh of 1 601 vertices and 3 160 triangles) with a ball resting in it: its
+ * geometry holds about 2.1 MiB of the worker's heap (664–712 B a triangle with its
+ * vertices, memory.ts), estimated at 256 B a vertex and 640 B a triangle. Without them it
+ * was estimated at 68 KiB, and sessions of meshes admitted far within the budget ended
+ * their worker: fourteen of 180 000 triangles on two 512 MiB workers took down both, four
+ * times, every session on them lost its steps, one went to error.
+ */
+const bowl = bowlMesh(1, 1.2, 40, 40);
+const bowlModel = {
+  name: "bowl",
+  gravity: [0, 0, -9.81],
+  bodies: [
+    { id: "bowl", fixed: true, mass: 1, inertia: [1, 1, 1], shapes: [{ type: "mesh", ...bowl }] },
+    { id: "ball", mass: 1, position: [0, 0, 0.1], shapes: [{ type: "sphere", radius: 0.05 }] },
+  ],
+  contact: {},
+  solver: { integrator: "moreau-jean", dt: 0.002 },
+};
+const bowlBytes = 64 * 1024 + 2 * 1536 + 1601 * 256 + 3160 * 640;
+
+describe("a mesh's vertices and triangles count (WORKER_SESSION_MEMORY_MB)", () => {
+  const server = useServer({ workers: 1, workerSessionMemoryMb: 6 });
+  const api = () => request(server.app.server);
+
+  it("two bowls fit in 6 MiB (2.39 MiB each), the third is refused with 507", async () => {
+    expect([bowl.vertices.length, bowl.triangles.length]).toEqual([1601, 3160]);
+    for (let i = 0; i < 2; i++) {
+      const r = await api().post("/v1/sessions").send({ model: bowlModel }).expect(201);
+      await api().post(`/v1/sessions/${r.body.id}/step`).send({ steps: 3 }).expect(200);
+    }
+    // before: 201 (estimated at 64 KiB + 2·1536 bytes, the mesh not counted)
+    const r = await api().post("/v1/sessions").send({ model: bowlModel });
+    expect(r.status).toBe(507);
+    expect(r.body.details).toEqual({
+      limit: "WORKER_SESSION_MEMORY_MB",
+      budgetBytes: 6 * MiB,
+      sessionBytes: bowlBytes,
+      heldBytes: 2 * bowlBytes,
+    });
   });
 });
 
@@ -211,6 +255,40 @@ describe("sessionMemoryBytes (the estimate)", () => {
     expect(sessionMemoryBytes(model)).toBe(
       64 * 1024 + 2 * 1536 + 2 * 13 * 1024 + 7 * 1024 + 2 * 1024 + 2 * 320,
     );
+  });
+
+  it("counts a mesh's vertices and triangles and a convex shape's points, per shape", () => {
+    const tetra = [
+      [0, 0, 0],
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ] as [number, number, number][];
+    const model = loadModel({
+      name: "shapes",
+      bodies: [
+        {
+          id: "a",
+          mass: 1,
+          shapes: [
+            {
+              type: "mesh",
+              vertices: tetra,
+              triangles: [
+                [0, 2, 1],
+                [0, 1, 3],
+                [0, 3, 2],
+                [1, 2, 3],
+              ],
+            },
+            { type: "convex", points: tetra },
+          ],
+        },
+        { id: "b", mass: 1, position: [3, 0, 0], shapes: [{ type: "convex", points: tetra }] },
+      ],
+    }).model;
+    // 256 B a mesh vertex, 640 B a triangle, 1 KiB a convex point (measured: memory.ts)
+    expect(sessionMemoryBytes(model)).toBe(64 * 1024 + 2 * 1536 + 4 * 256 + 4 * 640 + 2 * 4 * 1024);
   });
 });
 

@@ -4,13 +4,15 @@
  * and fork included), the error mapping (status,
  * code, zod issue paths), and the reconnecting stream (scene first, states in step order,
  * msgpack, a dropped connection reconnects with a new scene frame, deletion ends the
- * stream, an unknown session is not retried). States are checked against the symplectic
+ * stream, an unknown session is not retried; its `sendInputs` and `step` commands answered
+ * in order, a refusal and a closed connection rejecting). States are checked against the symplectic
  * Euler recurrence of a particle on a spring, written out in the test.
  */
 
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SceneFrameOut, StateFrameOut } from "../../schemas/api";
 import { MoreauApiError, MoreauClient, MoreauConnectionError } from "../../src/client/index";
+import type { TestHook } from "../../src/server/protocol";
 import { SPRING_PARTICLE, springParticle, springParticleRecurrence } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
@@ -20,7 +22,8 @@ const { stiffness: K, mass: M, dt: H } = SPRING_PARTICLE;
 const springModel = springParticle();
 const recurrence = (n: number) => springParticleRecurrence({}, n);
 
-const server = useServer();
+// (test hooks: a worker held while a stream command awaits its answer)
+const server = useServer({ testHooks: true });
 let client: MoreauClient;
 beforeAll(() => {
   client = new MoreauClient(`${server.url}/`, { validate: true });
@@ -213,6 +216,65 @@ describe("stream", () => {
     expect(slow.dropped).toBeGreaterThan(40);
     slow.close();
     await client.deleteSession(s.id);
+  });
+
+  it("drives a session on its socket: sendInputs and step resolve with their answers after their frames, which follow the recurrence; a refusal rejects with its code and path, a closed stream rejects what awaits", async () => {
+    for (const format of ["json", "msgpack"] as const) {
+      const s = await client.createSession(springModel);
+      const states: StateFrameOut[] = [];
+      const stream = client.stream(
+        s.id,
+        { every: 5, fields: ["bodies"], format, reconnect: false },
+        { onState: (f) => states.push(f) },
+      );
+      await stream.opened();
+      // the symplectic Euler recurrence with a kick J_k at each 5-step period's start:
+      // v ← v + J/m at the boundary, then v ← v − h (k/m) x, x ← x + h v
+      let x = SPRING_PARTICLE.x0;
+      let v = 0;
+      for (let k = 0; k < 10; k++) {
+        const J = 0.1 * (k + 1) * (-1) ** k;
+        const taken = await stream.sendInputs([{ type: "impulse", id: "p", impulse: [J, 0, 0] }]);
+        expect(taken).toEqual({ step: 5 * k, pending: 0 });
+        const stepped = await stream.step(5);
+        expect(stepped).toMatchObject({ step: 5 * (k + 1), keptStep: null });
+        expect(stepped.time).toBeCloseTo(5 * (k + 1) * H, 12);
+        v += J / M;
+        for (let i = 0; i < 5; i++) {
+          v -= H * (K / M) * x;
+          x += H * v;
+        }
+        // the frame of the step reached came before the answer
+        const last = states.at(-1) as StateFrameOut;
+        expect(last.step).toBe(5 * (k + 1));
+        expect(last.bodies?.[0].position[0]).toBeCloseTo(x, 12);
+        expect(last.bodies?.[0].velocity[0]).toBeCloseTo(v, 12);
+      }
+      expect(await stream.sendInputs([{ type: "impulse", id: "p" }], 80)).toEqual({
+        step: 80,
+        pending: 1,
+      });
+      const refused = (await stream
+        .sendInputs([{ type: "actuator", id: "nope", value: 1 }])
+        .catch((e: unknown) => e)) as MoreauApiError;
+      expect(refused).toBeInstanceOf(MoreauApiError);
+      expect(refused).toMatchObject({ status: 0, code: "invalid_request" });
+      expect(refused.issueLines()[0]).toMatch(/^inputs\.0\.id: unknown actuator "nope"/);
+      const zero = (await stream.step(0).catch((e: unknown) => e)) as MoreauApiError;
+      expect(zero).toMatchObject({ status: 0, code: "invalid_request" });
+      // a command awaiting its answer when the connection drops (its worker held meanwhile)
+      const held = server.app.moreau.sessions.pool.request(0, {
+        kind: "test",
+        hook: { action: "block", ms: 1000 } satisfies TestHook,
+      });
+      const lost = stream.step(1).catch((e: unknown) => e);
+      expect(dropStreams(server.app, s.id)).toBe(1);
+      expect(await lost).toBeInstanceOf(MoreauConnectionError);
+      await held;
+      await stream.ended();
+      expect(await stream.step(1).catch((e: unknown) => e)).toBeInstanceOf(MoreauConnectionError);
+      await client.deleteSession(s.id);
+    }
   });
 
   it("does not retry an unknown session (404 refusal)", async () => {

@@ -7,6 +7,7 @@
  * 2xx or a 4xx with the service's error body — a clear message and, for validation, zod's
  * issue paths — never a 5xx; and a sentinel session's state never changes.
  */
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
@@ -456,6 +457,53 @@ describe("raw bodies", () => {
       expect(r.status, JSON.stringify(bad)).toBe(400);
       checkAnswer(r, bad);
     }
+  });
+
+  it("a compressed body (Content-Encoding): 415 naming the header, nothing created", async () => {
+    const body = JSON.stringify({ model: fallingBody() });
+    const before = (await app.inject({ method: "GET", url: "/v1/sessions" })).json().sessions
+      .length;
+    for (const [coding, payload] of [
+      ["gzip", gzipSync(body)],
+      ["br", brotliCompressSync(body)],
+      ["deflate, gzip", gzipSync(deflateSync(body))],
+      // a body that is not compressed at all, sent with the header: refused the same (the
+      // header is what is wrong), not read as identity
+      ["gzip", Buffer.from(body)],
+    ] as const) {
+      const r = await app.inject({
+        method: "POST",
+        url: "/v1/sessions",
+        payload,
+        headers: { "content-type": "application/json", "content-encoding": coding },
+      });
+      // before: 400 invalid_request "Body is not valid JSON … Unexpected token '\u001f'"
+      // (the last case: 201, the session created)
+      expect(r.statusCode, `${coding} → ${r.body.slice(0, 200)}`).toBe(415);
+      expect(r.headers["accept-encoding"]).toBe("identity");
+      expect(r.json()).toEqual({
+        error: "unsupported_media_type",
+        message: `Content-Encoding "${coding}" is not supported: send the body uncompressed (JSON as UTF-8, Content-Encoding identity or none)`,
+        details: { header: "content-encoding", value: coding, accepted: ["identity"] },
+      });
+    }
+    // identity is no coding; nor is the header on a request without a body
+    const plain = await app.inject({
+      method: "POST",
+      url: "/v1/sessions",
+      payload: body,
+      headers: { "content-type": "application/json", "content-encoding": "identity" },
+    });
+    expect(plain.statusCode).toBe(201);
+    const read = await app.inject({
+      method: "GET",
+      url: `/v1/sessions/${plain.json().id}`,
+      headers: { "content-encoding": "gzip" },
+    });
+    expect(read.statusCode).toBe(200);
+    const after = (await app.inject({ method: "GET", url: "/v1/sessions" })).json().sessions.length;
+    expect(after).toBe(before + 1);
+    await app.inject({ method: "DELETE", url: `/v1/sessions/${plain.json().id}` });
   });
 
   it("cycles of references: closed loops run, self-references and unknown ids are 400 with paths", async () => {

@@ -26,7 +26,7 @@ import type {
   WorkerResult,
 } from "../../src/server/protocol";
 import type { WorkerRuntime } from "../../src/server/worker-runtime";
-import { slowSpringChain, sphericalChain, springParticle } from "../support/models";
+import { hangingChain, slowSpringChain, sphericalChain, springParticle } from "../support/models";
 import { InProcessWorker, type Reply } from "../support/worker-runtime";
 
 let out: WorkerOutbound[];
@@ -284,6 +284,41 @@ describe("a recording's replay", () => {
     const r = await rec.reply;
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.code).toBe("not_found");
+  });
+});
+
+describe("a build past REQUEST_TIMEOUT_MS", () => {
+  it("a chain of 400 links with limits and actuators: 504 timeout, nothing kept, the worker answers on", async () => {
+    // constrainLimitInertias is O(limits · dofs) and checked no deadline: a URDF chain of
+    // 9 000 links (limits and an actuator on every joint) held a real server's worker past
+    // REQUEST_TIMEOUT_MS + 15 s, and the watchdog replaced it, its other sessions rebuilt
+    const chain = hangingChain({
+      joints: Array.from({ length: 400 }, () => ({
+        type: "revolute" as const,
+        axis: [0, 1, 0] as const,
+      })),
+      mass: () => 1,
+      inertia: [0.01, 0.01, 0.01],
+    });
+    for (const j of chain.joints) if (j.type === "revolute") j.limits = { lower: -1, upper: 1 };
+    const model = {
+      name: "limited-chain",
+      gravity: [0, 0, -9.81],
+      ...chain,
+      actuators: chain.joints.map((j) => ({ id: `${j.id}.a`, joint: j.id, type: "torque" })),
+    };
+    runtime({ stepLimitMs: 1 });
+    const r = await open("a", model);
+    // before: ok (built whatever the deadline)
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe("timeout");
+    expect(r.error.message).toMatch(/building the session ran past the time limit/);
+    const gone = await call({ kind: "state", sessionId: "a" });
+    expect(gone.ok).toBe(false);
+    rt?.handle({ kind: "shutdown" });
+    runtime({ stepLimitMs: 30_000 });
+    expect((await open("b", springParticle())).ok).toBe(true);
   });
 });
 

@@ -64,6 +64,24 @@ export interface ActuatorOptions {
 }
 
 /**
+ * g as a generalized force vector of a system's dofs (unresolvedBy), one per body system:
+ * unresolvedBy fills it and hands it on at once, so the actuators of a system share it.
+ * One per actuator was actuators × dofs doubles, quadratic in a chain's length: 9 000
+ * actuators on a 9 000-link chain (a URDF import gives every joint one) were 3.9 GB
+ * allocated and zeroed at the build, which held its worker for minutes.
+ */
+const directions = new WeakMap<BodySystem, Float64Array>();
+
+function directionOf(sys: BodySystem): Float64Array {
+  let d = directions.get(sys);
+  if (d === undefined || d.length !== sys.numDofs) {
+    d = new Float64Array(sys.numDofs);
+    directions.set(sys, d);
+  }
+  return d;
+}
+
+/**
  * A servo's gains as they act: k_p (N·m/rad or N/m; 0 but for a position servo), the rate
  * gain k_d or k_v (N·m·s/rad or N·s/m; 0 for a torque actuator) and |τ| at most (N·m or
  * N; Infinity: none).
@@ -102,8 +120,6 @@ export class JointActuator implements ForceEffector {
   private readonly turnB = new Float64Array(9);
   private readonly turnRate = new Float64Array(3);
   private readonly turnBlock = new Float64Array(36);
-  /** g as a generalized force vector of the system's dofs (unresolvedBy). */
-  private readonly direction: Float64Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -117,7 +133,6 @@ export class JointActuator implements ForceEffector {
     this.gainD = o.type === "torque" ? 0 : o.kd;
     this.effortLimit = o.effortLimit;
     this.modelGains = { kp: this.kp, kd: this.kd, limit: this.effortLimit };
-    this.direction = new Float64Array(sys.numDofs);
   }
 
   /** k_p in effect (N·m/rad or N/m; 0 but for a position servo). */
@@ -379,7 +394,8 @@ export class JointActuator implements ForceEffector {
     if (!this.hasJacobians || h * this.fastestRate() <= 1) return false;
     if (jointInverseInertia === undefined) return true;
     // g as a generalized force (the effort τ = 1 along q)
-    const { sys, direction } = this;
+    const { sys } = this;
+    const direction = directionOf(sys);
     clearForces(sys);
     addGeneralizedEffort(sys, this.coordinate, 1);
     getForces(sys, direction);

@@ -30,7 +30,13 @@ import {
   type OneStepProblem,
 } from "../dynamics/one-step-problem";
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
-import { addPositionIncrement, type BodySystem, massSolve } from "../model/body-system";
+import {
+  addPositionIncrement,
+  type BodySystem,
+  getVelocity,
+  massSolve,
+  setVelocity,
+} from "../model/body-system";
 import { createNonsmoothSolver } from "../solvers/nonsmooth";
 import type { NonsmoothSolver } from "../solvers/nonsmooth/types";
 
@@ -158,6 +164,8 @@ export class JointLimitProblem implements OneStepProblem {
   private readonly passedMu: Float64Array;
   private readonly move: Float64Array;
   private readonly unit: Float64Array;
+  /** 1 for each bound (2 i + [upper]) the last `project` moved back onto (restPassed). */
+  private readonly moved: Uint8Array;
 
   constructor(
     private readonly sys: BodySystem,
@@ -185,6 +193,7 @@ export class JointLimitProblem implements OneStepProblem {
     this.passedMu = new Float64Array(m);
     this.move = new Float64Array(this.n);
     this.unit = new Float64Array(this.n);
+    this.moved = new Uint8Array(m);
     this.deferred = new Uint8Array(m);
     this.anyRestitution = limits.some((l) => l.restitution > 0);
   }
@@ -206,8 +215,8 @@ export class JointLimitProblem implements OneStepProblem {
     joints: (() => void) | null = null,
     only: Uint8Array | null = null,
   ): number {
-    const n = this.n;
     let passed = 0;
+    this.moved.fill(0);
     for (let pass = 0; pass <= PROJECTION_PASSES; pass++) {
       // the bounds passed, as rows H (σ jac) with their gaps
       // (indexed loops: this runs every step, and a closure or a [1, −1] literal would
@@ -223,45 +232,106 @@ export class JointLimitProblem implements OneStepProblem {
           const gap = sigma > 0 ? q.value - l.lower : l.upper - q.value;
           if (gap >= -tolerance) continue;
           passed = Math.max(passed, -gap);
+          if (pass < PROJECTION_PASSES) this.moved[2 * i + (sigma > 0 ? 0 : 1)] = 1;
           writeRow(this.passedRows, m, sigma, q);
           this.passedLimit[m] = i;
           this.passedGap[m++] = gap;
         }
       }
       if (m === 0 || pass === PROJECTION_PASSES) break;
-      // the columns Y Hₖᵀ
-      const ws = set === null ? null : projectionWorkspace(set);
-      ws?.factorAt(t);
-      for (let k = 0; k < m; k++) {
-        const col = this.passedCols.subarray(k * n, k * n + n);
-        this.unit.fill(0);
-        this.addRows(this.passedRows, this.passedLimit[k], 12 * k, 1, this.unit);
-        massSolve(this.sys, this.unit, col);
-        if (ws !== null && set !== null) {
-          set.multiply(col, ws.c);
-          ws.correction(ws.c, ws.du);
-          for (let j = 0; j < n; j++) col[j] += ws.du[j];
-        }
-      }
-      for (let k = 0; k < m; k++)
-        for (let l = 0; l < m; l++)
-          this.passedMatrix[k * m + l] = this.timesRows(
-            this.passedRows,
-            this.passedLimit[k],
-            12 * k,
-            this.passedCols.subarray(l * n, l * n + n),
-          );
-      const mu = this.passedMu;
-      for (let k = 0; k < m; k++) mu[k] = -this.passedGap[k];
-      if (!solveSemidefinite(this.passedMatrix, m, mu, this.passedFactor)) break;
-      this.move.fill(0);
-      for (let k = 0; k < m; k++)
-        if (mu[k] !== 0)
-          for (let j = 0; j < n; j++) this.move[j] += mu[k] * this.passedCols[k * n + j];
+      if (!this.passedSolve(set, t, m)) break;
       addPositionIncrement(this.sys, this.move, 1);
       joints?.();
     }
     return passed;
+  }
+
+  /**
+   * After `project`: the bounds it moved back onto that were not among the step's active
+   * rows (updateIndexSet's, or impact-events.ts' last piece's), and whose rate at the end
+   * points away from them (u = H v > 0), get u = 0, the velocity changed by the smallest
+   * impulse in the kinetic metric with the joints held (δv = Y Hᵀ ν, (H Y Hᵀ) ν = −u, Y as
+   * in `project`, at the end configuration t). Such a bound was passed and left within the
+   * step by a motion the step never held against it (the activation at the start read a
+   * rate away from it, or none): a servo pulling its joint past its bound towards a target
+   * beyond it ends the step ringing about that target, away from the bound, and `project`,
+   * which keeps velocities, set it on the bound still moving away; the next step's
+   * activation, g + γ h u > 0, then left the bound out again, and the step ran past it the
+   * same way, forever (a 3-link chain's middle servo at k_p = 1e6, k_d = 1e3 commanded
+   * 0.5 rad against a bound at 0.45 rad ended every 5 ms step on the bound at 2.30 rad/s
+   * away from it, the servo's effort 1.4e3 N·m where 5e4 N·m press the bound, energy.error
+   * growing by 44 J a step). The joint met the bound within the step: Newton's law there,
+   * u⁺ = 0 (what the step missed of it is left: e u⁻ with restitution, whose impacts
+   * impact-events.ts meets at their instants), so the next step activates it (g = 0, u = 0)
+   * and its one-step problem holds it. A rate towards the bound is the next step's impact
+   * law's. The kinetic energy this takes is the limits' work (moreau-jean.ts).
+   */
+  restPassed(set: ConstraintSet | null, t: number): void {
+    const v = this.move;
+    let m = 0;
+    for (let i = 0; i < this.limits.length; i++)
+      for (let sigma = 1; sigma >= -1; sigma -= 2) {
+        if (this.moved[2 * i + (sigma > 0 ? 0 : 1)] === 0 || this.isActive(i, sigma)) continue;
+        if (m === 0) getVelocity(this.sys, v);
+        const q = this.limits[i].coordinate;
+        q.evaluate();
+        writeRow(this.passedRows, m, sigma, q);
+        const u = this.timesRows(this.passedRows, i, 12 * m, v);
+        if (u <= 0) continue;
+        this.passedLimit[m] = i;
+        // (u taken to 0 as `project` takes its gaps)
+        this.passedGap[m++] = u;
+      }
+    if (m === 0 || !this.passedSolve(set, t, m)) return;
+    // move = the velocity change; v, read into `move` above, is the state's again
+    getVelocity(this.sys, this.unit);
+    for (let j = 0; j < this.n; j++) this.unit[j] += this.move[j];
+    setVelocity(this.sys, this.unit);
+  }
+
+  /** Whether bound σ of limit i is among the step's active rows. */
+  private isActive(i: number, sigma: number): boolean {
+    for (let k = 0; k < this.count; k++)
+      if (this.limitOf[k] === i && this.side[k] === sigma) return true;
+    return false;
+  }
+
+  /**
+   * move ← Y Hᵀ μ, (H Y Hᵀ) μ = −passedGap, for the m rows passedRows (limits passedLimit)
+   * at t (`project`); false where H Y Hᵀ is not positive semidefinite.
+   */
+  private passedSolve(set: ConstraintSet | null, t: number, m: number): boolean {
+    const n = this.n;
+    // the columns Y Hₖᵀ
+    const ws = set === null ? null : projectionWorkspace(set);
+    ws?.factorAt(t);
+    for (let k = 0; k < m; k++) {
+      const col = this.passedCols.subarray(k * n, k * n + n);
+      this.unit.fill(0);
+      this.addRows(this.passedRows, this.passedLimit[k], 12 * k, 1, this.unit);
+      massSolve(this.sys, this.unit, col);
+      if (ws !== null && set !== null) {
+        set.multiply(col, ws.c);
+        ws.correction(ws.c, ws.du);
+        for (let j = 0; j < n; j++) col[j] += ws.du[j];
+      }
+    }
+    for (let k = 0; k < m; k++)
+      for (let l = 0; l < m; l++)
+        this.passedMatrix[k * m + l] = this.timesRows(
+          this.passedRows,
+          this.passedLimit[k],
+          12 * k,
+          this.passedCols.subarray(l * n, l * n + n),
+        );
+    const mu = this.passedMu;
+    for (let k = 0; k < m; k++) mu[k] = -this.passedGap[k];
+    if (!solveSemidefinite(this.passedMatrix, m, mu, this.passedFactor)) return false;
+    this.move.fill(0);
+    for (let k = 0; k < m; k++)
+      if (mu[k] !== 0)
+        for (let j = 0; j < n; j++) this.move[j] += mu[k] * this.passedCols[k * n + j];
+    return true;
   }
 
   /**

@@ -54,6 +54,14 @@ export interface ForceEffector {
    */
   stepFraction?(da: Float64Array, cx: number, cv: number): number;
   /**
+   * Why the current configuration lies outside the force's model, or null: a fem element
+   * inverted or crushed past its material's least stretch (FemEffector.strainFault). A
+   * Newton solve that ends there is rejected, its step redone in halves
+   * (acceleration-step.ts, `solve`; step-halving.ts); one left there at the last halving
+   * ends the run `diverged` at its last good state (simulation.ts findBlowUp). Absent: never.
+   */
+  strainFault?(): string | null;
+  /**
    * A mass matrix of the effector's own beyond the bodies' (a consistent mass: its
    * difference ΔM from the lumped particle masses the BodySystem holds), for the schemes
    * that solve with the full mass matrix (newmark, generalized-alpha): out += s ΔM x over

@@ -529,6 +529,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   private readonly dynamicEffectors: DynamicStructureEffector[];
   /** The effectors that may shorten a Newton correction (ForceEffector.stepFraction). */
   private readonly limiting: ForceEffector[];
+  /** The effectors whose model may not hold at an end state (ForceEffector.strainFault). */
+  private readonly strained: ForceEffector[];
   /**
    * Accumulated wall time (ms) of matrix assembly and of factor + solve, for benchmarks:
    * the iteration matrix's, to which the constrained solves add theirs.
@@ -711,6 +713,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.timing = this.iteration.timing;
     this.dynamicEffectors = effectors.filter(hasDynamicStructure);
     this.limiting = effectors.filter((e) => e.stepFraction !== undefined);
+    this.strained = effectors.filter((e) => e.strainFault !== undefined);
     // with a consistent mass none: newmark's and generalized-alpha's memory would need the
     // correction M⁻¹ (f − f̃) with the whole mass matrix (meanEndCorrection)
     this.meanEffectors = effectors.some((e) => e.addMassProduct !== undefined)
@@ -1851,7 +1854,26 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       const target = newton.tolerance * (1 + amax) + roundingFloor;
       if (cmax > c.cx * NOISE_FACTOR * target) this.newtonConverged = false;
     }
+    // An end state the forces no longer model (a St Venant–Kirchhoff element inverted or
+    // crushed past its least stretch, FemEffector.strainFault) is no solution of the solid's
+    // step: rejected while a halving follows, as a stalled Newton (redone even with
+    // compliant contacts: mustRedo). A coarse step that crushed a free stvk block inverted
+    // (det F = −0.997, its 300 J of kinetic energy grown to 1.7e4 J) ends on the block's
+    // branch in halves. The last halving keeps it: the run then ends `diverged` naming the
+    // element (simulation.ts findBlowUp).
+    if (this.newtonConverged && newton.halvingFollows === true && this.strainFaulted()) {
+      this.newtonConverged = false;
+      this.newtonStalled = true;
+    }
     return it;
+  }
+
+  /** Whether some effector's model does not hold at the current state (ForceEffector.strainFault). */
+  private strainFaulted(): boolean {
+    const strained = this.strained;
+    for (let i = 0; i < strained.length; i++)
+      if ((strained[i].strainFault as () => string | null).call(strained[i]) !== null) return true;
+    return false;
   }
 
   /**

@@ -29,6 +29,16 @@
  * forces apply there (JointActuator.effortAt) is the one solved for, to rounding: the
  * integrator takes it out of the explicit forces (`removeForces`).
  *
+ * The compliant joint limits on those joints (joint-limit.ts) are rows of the same stage:
+ * past a bound, τ = σ max(0, k δ + c min(1, δ/δ_r) q̇_in), with δ = σ (bound − q̂ − γh u_r)
+ * the same τ = clamp(b − c u, lo, hi) with b = k (bound − q̂), c = γh k + c min(1, δ/δ_r)
+ * (the ramp taken at Ŷ, then at the first solution: `relinearize`) and [lo, hi] = [0, ∞)
+ * at the lower bound, (−∞, 0] at the upper; a servo's is [−limit, limit]. A limit and a
+ * servo on one joint share W's column. Stepped explicitly beside implicit servos, a limit
+ * had no error control: the 7-axis arm of test/formats/urdf, its fourth joint starting on
+ * its limit, blew up within 7 steps. Their work is booked as the servos' (below), their
+ * elastic ½ k δ² (energy.potential) taken out of it (articulated.ts `step`).
+ *
  * The energy balance books the work the step applies (`beginSubstep`, `addImpulse`,
  * `substepWork`): each servo's impulse over the sub-step, J_r = hh Σ_k b_k τ_r(Y_k) with the
  * implicit part's weights b = (0, 1 − γ, γ), on its joint's mean rate ½ (q̇_r(start) +
@@ -42,6 +52,8 @@
  * I q̇₁ = h τ₁ from rest does ½ h τ₁ q̇₁, not h τ₁ q̇₁.
  */
 import { coordinateMassNorms, type JointActuator } from "../actuators/actuator";
+import { type CompliantJointLimit, DAMPING_RAMP } from "../actuators/joint-limit";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ArticulatedTree, SlotKind } from "../dynamics/articulated-body";
 import { invertSmall } from "../math/small-dense";
 import { BodyKind, type BodySystem } from "../model/body-system";
@@ -53,26 +65,42 @@ import { BodyKind, type BodySystem } from "../model/body-system";
  */
 const SUBSTEPS_PER_RING = 5.5;
 
+/** Projected Gauss–Seidel's sweeps at most, and its relative tolerance (ImplicitServos.stage). */
+const PGS_SWEEPS = 1000;
+const PGS_TOLERANCE = 1e-12;
+
 export class ImplicitServos {
-  /** The servos on a revolute or prismatic slot, with gains; their slots. */
+  /** The servos on a revolute or prismatic slot, with gains. */
   readonly servos: readonly JointActuator[];
+  /** The compliant limits on such slots (rows after the servos'). */
+  readonly limits: readonly CompliantJointLimit[];
+  /** Each row's slot and its column of W (one per slot: a servo and a limit share it). */
   private readonly slot: Int32Array;
+  private readonly col: Int32Array;
   /** W = M⁻¹ S by columns (uSize each); the accelerations without forces. */
   private readonly W: Float64Array[];
   private readonly a0: Float64Array;
   private readonly zero: Float64Array;
   private readonly unit: Float64Array;
-  /** G, and the free rows' system and its inverse (s × s). */
+  /** G by rows (s × s), and the free rows' system and its inverse. */
   private readonly G: Float64Array;
   private readonly sys: Float64Array;
   private readonly inv: Float64Array;
   private readonly work: Float64Array;
+  /** Each row's law τ = clamp(b − c u, lo, hi) (file comment). */
   private readonly b: Float64Array;
   private readonly c: Float64Array;
+  private readonly lo: Float64Array;
+  private readonly hi: Float64Array;
+  /** A limit row's q̂ (at readLaws) and side σ (+1 lower bound, −1 upper). */
+  private readonly qHat: Float64Array;
+  private readonly sigma: Float64Array;
   private readonly tau: Float64Array;
   private readonly rhs: Float64Array;
   private readonly free: Int32Array;
-  private readonly saturated: Uint8Array;
+  /** Each row's clamp: 0 free, +1 at hi, −1 at lo; and as `keepActiveSet` kept it. */
+  private readonly clamped: Int8Array;
+  private readonly kept: Int8Array;
   private readonly norms = new Float64Array(4);
   /** The running sub-step's impulses J_r (N·m·s or N·s) and start rates (`beginSubstep`). */
   private readonly impulse: Float64Array;
@@ -81,12 +109,14 @@ export class ImplicitServos {
   constructor(
     private readonly tree: ArticulatedTree,
     actuators: readonly JointActuator[],
+    limits: readonly CompliantJointLimit[],
     /** The slot of each joint's model id (revolute and prismatic slots). */
     slotOf: ReadonlyMap<string, number>,
     /** The length of the body system's force vectors (AccelerationStepper.n). */
     n: number,
   ) {
     const servos: JointActuator[] = [];
+    const bounded: CompliantJointLimit[] = [];
     const slots: number[] = [];
     for (const a of actuators) {
       const i = slotOf.get(a.coordinate.joint);
@@ -95,10 +125,20 @@ export class ImplicitServos {
         slots.push(i);
       }
     }
+    for (const l of limits) {
+      const i = slotOf.get(l.coordinate.joint);
+      if (i !== undefined) {
+        bounded.push(l);
+        slots.push(i);
+      }
+    }
     this.servos = servos;
+    this.limits = bounded;
     this.slot = Int32Array.from(slots);
-    const s = servos.length;
-    this.W = Array.from({ length: s }, () => new Float64Array(tree.uSize));
+    const columns = [...new Set(slots)];
+    this.col = Int32Array.from(slots, (i) => columns.indexOf(i));
+    const s = slots.length;
+    this.W = columns.map(() => new Float64Array(tree.uSize));
     this.a0 = new Float64Array(tree.uSize);
     this.zero = new Float64Array(n);
     this.unit = new Float64Array(n);
@@ -108,58 +148,130 @@ export class ImplicitServos {
     this.work = new Float64Array(s * s);
     this.b = new Float64Array(s);
     this.c = new Float64Array(s);
+    this.lo = new Float64Array(s);
+    this.hi = new Float64Array(s);
+    this.qHat = new Float64Array(s);
+    this.sigma = new Float64Array(s);
     this.tau = new Float64Array(s);
     this.rhs = new Float64Array(s);
     this.free = new Int32Array(s);
-    this.saturated = new Uint8Array(s);
+    this.clamped = new Int8Array(s);
+    this.kept = new Int8Array(s);
     this.impulse = new Float64Array(s);
     this.rateStart = new Float64Array(s);
   }
 
+  /** The row's joint coordinate (a servo's, then a limit's). */
+  private coordinate(r: number): JointCoordinate {
+    const ns = this.servos.length;
+    return r < ns ? this.servos[r].coordinate : this.limits[r - ns].coordinate;
+  }
+
   /**
-   * The sub-steps an explicit step of h would take for the stiffest servo at the current
-   * state and t: SUBSTEPS_PER_RING h √(k_p/Ĩ) for its ringing, h k_d/Ĩ / 3 for its damping
-   * (the stability bound, articulated.ts STABLE_STEP), with 1/Ĩ = gᵀ M⁻¹ g the bodies' own
+   * The sub-steps an explicit step of h would take for the stiffest servo or active limit
+   * at the current state and t: SUBSTEPS_PER_RING h √(k/Ĩ) for its ringing (k_p, a
+   * limit's k), h d/Ĩ / 3 for its damping (k_d, a limit's c; the stability bound,
+   * articulated.ts STABLE_STEP), with 1/Ĩ = gᵀ M⁻¹ g the bodies' own
    * (coordinateMassNorms: the joints free, an upper bound, 4/I for a rod hinged at its end).
-   * A servo at its effort limit counts none: its force does not depend on the state, and
-   * the explicit pair follows its crossings of the law's band where an implicit sub-step
-   * would step over them (the end-hinged rod at k_p = 1e8, limit 1000 N·m, ringing between
-   * the limits at 1/60 s: explicit, 11.4 sub-steps a step and 2.5 J of 300 J lost in 2 s;
-   * implicit, 4 and 69 J).
+   * A servo at its effort limit counts its damping alone: its force does not depend on the
+   * state, and the explicit pair follows an undamped one's crossings of the law's band
+   * where an implicit sub-step would step over them (the end-hinged rod at k_p = 1e8,
+   * limit 1000 N·m, k_d = 0, ringing between the limits at 1/60 s: explicit, 11.4
+   * sub-steps a step and 2.5 J of 300 J lost in 2 s; implicit, 4 and 69 J); but a damped
+   * one is caught in the band (the law's sliding surface k_p e + k_d ė = 0, Filippov),
+   * whose creep at k_p/k_d the explicit sub-steps chattered across, flipping the effort
+   * from limit to limit (the 7-axis arm held at its zero pose, k_p = 1e8, k_d = 1e4,
+   * efforts 87 and 12 N·m: 69 sub-steps a step, 19 J of energy gained and 29 J of
+   * kinetic energy in 1 s where it stays at rest).
    */
   explicitSubsteps(t: number, h: number): number {
     let worst = 0;
-    for (let r = 0; r < this.servos.length; r++) {
-      const a = this.servos[r];
-      const q = a.coordinate;
-      q.evaluate();
-      const law = a.kp * (a.commandAt(t) - q.value) + a.kd * (a.targetRate(t) - q.rate);
-      if (Math.abs(law) > a.limit) continue;
+    const ns = this.servos.length;
+    for (let r = 0; r < this.slot.length; r++) {
+      let kp: number;
+      let kd: number;
+      const q = this.coordinate(r);
+      if (r < ns) {
+        const a = this.servos[r];
+        q.evaluate();
+        const law = a.kp * (a.commandAt(t) - q.value) + a.kd * (a.targetRate(t) - q.rate);
+        kp = Math.abs(law) > a.limit ? 0 : a.kp;
+        kd = a.kd;
+      } else {
+        const l = this.limits[r - ns];
+        q.evaluateValue();
+        if (!l.enabled || (q.value >= l.lower && q.value <= l.upper)) continue;
+        kp = l.stiffness;
+        kd = l.damping;
+      }
       coordinateMassNorms(this.tree.sys, q, this.norms);
       const u = this.norms;
       const inverse = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
       worst = Math.max(
         worst,
-        SUBSTEPS_PER_RING * h * Math.sqrt(a.kp * inverse),
-        (h * a.kd * inverse) / 3,
+        SUBSTEPS_PER_RING * h * Math.sqrt(kp * inverse),
+        (h * kd * inverse) / 3,
       );
     }
     return worst;
   }
 
   /**
-   * The laws' b_r, c_r (file comment) of the implicit stage Y = Ŷ + gh f_I(Y) at t, at Ŷ as
-   * the caller placed it (setState, the hinges guided).
+   * The laws' b_r, c_r and bounds (file comment) of the implicit stage Y = Ŷ + gh f_I(Y) at
+   * t, at Ŷ as the caller placed it (setState, the hinges guided).
    */
   readLaws(t: number, gh: number): void {
-    const { servos, b, c } = this;
-    for (let r = 0; r < servos.length; r++) {
+    const { servos, limits, b, c, lo, hi, qHat, sigma } = this;
+    const ns = servos.length;
+    for (let r = 0; r < ns; r++) {
       const a = servos[r];
       const q = a.coordinate;
       q.evaluate();
       b[r] = a.kp * (a.commandAt(t) - q.value) + a.kd * a.targetRate(t);
       c[r] = gh * a.kp + a.kd;
+      lo[r] = -a.limit;
+      hi[r] = a.limit;
     }
+    for (let r = ns; r < this.slot.length; r++) {
+      const l = limits[r - ns];
+      const q = l.coordinate;
+      q.evaluateValue();
+      qHat[r] = q.value;
+      // the nearer bound's law
+      sigma[r] = q.value < 0.5 * (l.lower + l.upper) ? 1 : -1;
+      if (!l.enabled) {
+        b[r] = 0;
+        c[r] = 1;
+        lo[r] = 0;
+        hi[r] = 0;
+        continue;
+      }
+      b[r] = l.stiffness * ((sigma[r] > 0 ? l.lower : l.upper) - q.value);
+      lo[r] = sigma[r] > 0 ? 0 : Number.NEGATIVE_INFINITY;
+      hi[r] = sigma[r] > 0 ? Number.POSITIVE_INFINITY : 0;
+      this.dampLimit(r, gh, q.value);
+    }
+  }
+
+  /**
+   * A limit row's c = gh k + c_l min(1, δ/δ_r) with δ its depth at the coordinate's value q
+   * (joint-limit.ts: the damping ramps in over DAMPING_RAMP).
+   */
+  private dampLimit(r: number, gh: number, q: number): void {
+    const l = this.limits[r - this.servos.length];
+    if (!l.enabled) return;
+    const depth = this.sigma[r] > 0 ? l.lower - q : q - l.upper;
+    this.c[r] = gh * l.stiffness + l.damping * Math.min(1, Math.max(0, depth) / DAMPING_RAMP);
+  }
+
+  /**
+   * The limits' damping ramps at the stage `stage` last solved (its u; each q_r =
+   * q̂_r + gh u_r), for the stage's next pass (articulated.ts implicitStage).
+   */
+  relinearize(gh: number, u: Float64Array): void {
+    const { tree, slot, qHat } = this;
+    for (let r = this.servos.length; r < slot.length; r++)
+      this.dampLimit(r, gh, qHat[r] + gh * u[tree.uOffset[slot[r]]]);
   }
 
   /**
@@ -168,57 +280,85 @@ export class ImplicitServos {
    * inertia is singular.
    */
   readInertia(u: Float64Array): boolean {
-    const { tree, servos, slot, W, a0, G } = this;
-    const s = servos.length;
+    const { tree, slot, col, W, a0, G } = this;
+    const s = slot.length;
     if (!tree.accelerations(u, this.zero, a0)) return false;
     const sys = tree.sys;
-    for (let r = 0; r < s; r++) {
-      const q = servos[r].coordinate;
+    for (let k = 0; k < W.length; k++) {
+      // the first row on the column's slot gives its coordinate
+      let r = 0;
+      while (col[r] !== k) r++;
+      const q = this.coordinate(r);
       q.evaluateJacobian();
       this.unit.fill(0);
       addEffort(sys, q.bodyA, q.jacA, 1, this.unit);
       addEffort(sys, q.bodyB, q.jacB, 1, this.unit);
-      const w = W[r];
+      const w = W[k];
       if (!tree.accelerations(u, this.unit, w)) return false;
       for (let i = 0; i < w.length; i++) w[i] -= a0[i];
     }
     for (let r = 0; r < s; r++)
-      for (let k = 0; k < s; k++) G[s * r + k] = W[k][tree.uOffset[slot[r]]];
+      for (let k = 0; k < s; k++) G[s * r + k] = W[col[k]][tree.uOffset[slot[r]]];
     return true;
   }
 
   /**
    * The implicit stage from Ŷ in (y, u), which receive Y, with the laws of readLaws and
    * the inertia of readInertia; ky, ku receive f_I(Y) (the coordinates' rates, W τ).
-   * False when the servos' system is singular.
+   * False when the rows' system is singular.
    */
   stage(gh: number, y: Float64Array, u: Float64Array, ky: Float64Array, ku: Float64Array): boolean {
-    const { tree, servos, slot, W, G, b, c, tau, saturated } = this;
-    const s = servos.length;
-    // the active set: solve the free servos' rows, clamp, until no servo changes side
-    saturated.fill(0);
-    for (let pass = 0; pass <= s; pass++) {
+    const { tree, slot, col, W, G, b, c, lo, hi, tau, clamped } = this;
+    const s = slot.length;
+    // the active set, started from each law at û alone (a limit is mostly inside its
+    // range, its row clamped at 0): solve the free rows; a free row whose τ leaves its
+    // bounds is clamped there, a clamped one whose law at the solution comes back inside
+    // them is freed (not clamped at the other bound: a law crossing its band within the
+    // stage, a saturated servo caught by its damping, has its solution inside it); until
+    // no row changes (the laws are monotone in their own coordinates, G positive definite)
+    for (let r = 0; r < s; r++) {
+      const law = b[r] - c[r] * u[tree.uOffset[slot[r]]];
+      clamped[r] = law > hi[r] ? 1 : law < lo[r] ? -1 : 0;
+      if (clamped[r] !== 0) tau[r] = clamped[r] > 0 ? hi[r] : lo[r];
+    }
+    let settled = false;
+    for (let pass = 0; pass <= 2 * s && !settled; pass++) {
       if (!this.solveFree(gh, u)) return false;
       let changed = false;
       for (let r = 0; r < s; r++) {
-        // the law at the stage's rate u_r = û_r + gh (G τ)_r
+        // the law at the stage's rate u_r = û_r + gh (G τ)_r (a free row's: its τ)
         let v = u[tree.uOffset[slot[r]]];
         for (let k = 0; k < s; k++) v += gh * G[s * r + k] * tau[k];
         const law = b[r] - c[r] * v;
-        const limit = servos[r].limit;
-        const over = Math.abs(law) > limit ? 1 : 0;
-        if (over !== saturated[r]) changed = true;
-        saturated[r] = over;
-        if (over) tau[r] = Math.sign(law) * limit;
+        const was = clamped[r];
+        const side =
+          was === 0
+            ? law > hi[r]
+              ? 1
+              : law < lo[r]
+                ? -1
+                : 0
+            : (was > 0 && law < hi[r]) || (was < 0 && law > lo[r])
+              ? 0
+              : was;
+        if (side !== was) changed = true;
+        clamped[r] = side;
+        if (side !== 0) tau[r] = side > 0 ? hi[r] : lo[r];
       }
-      if (!changed) break;
+      settled = !changed;
     }
+    // rows coupled through G can cycle between active sets (the 7-axis arm's servos at
+    // k_p = 1e8, saturating together: its energy then grew by tens of J a step); the
+    // stage is the box-constrained QP min ½ τᵀ A τ − rᵀ τ, lo ≤ τ ≤ hi, A = C⁻¹ + gh G
+    // symmetric positive definite, r = C⁻¹ b − û, whose projected Gauss–Seidel sweeps
+    // converge (Cottle, Pang & Stone, "The Linear Complementarity Problem", §5.2)
+    if (!settled) this.projectedSweeps(gh, u);
     // Y = Ŷ + gh f_I(Y)
     ku.fill(0);
     for (let k = 0; k < s; k++) {
-      const w = W[k];
+      const w = W[col[k]];
       const f = tau[k];
-      for (let i = 0; i < ku.length; i++) ku[i] += w[i] * f;
+      if (f !== 0) for (let i = 0; i < ku.length; i++) ku[i] += w[i] * f;
     }
     for (let i = 0; i < u.length; i++) u[i] += gh * ku[i];
     // every coordinate's rate at the stage's velocities, the rotations' at Ŷ's (a
@@ -229,19 +369,42 @@ export class ImplicitServos {
   }
 
   /**
-   * τ of the free (unsaturated) servos from (C⁻¹ + gh G)_FF τ_F = C⁻¹ b_F − û_F − gh G_FA τ_A,
-   * the saturated ones' τ as set.
+   * τ by projected Gauss–Seidel on the stage's box QP (`stage`), from the τ it holds,
+   * until a sweep changes no τ by more than PGS_TOLERANCE of the largest (or PGS_SWEEPS).
+   */
+  private projectedSweeps(gh: number, u: Float64Array): void {
+    const { tree, slot, G, b, c, lo, hi, tau } = this;
+    const s = slot.length;
+    for (let sweep = 0; sweep < PGS_SWEEPS; sweep++) {
+      let change = 0;
+      let size = 0;
+      for (let r = 0; r < s; r++) {
+        // (A τ)_r without its own term, and A_rr
+        let x = b[r] / c[r] - u[tree.uOffset[slot[r]]];
+        for (let k = 0; k < s; k++) if (k !== r) x -= gh * G[s * r + k] * tau[k];
+        const next = Math.min(hi[r], Math.max(lo[r], x / (1 / c[r] + gh * G[s * r + r])));
+        change = Math.max(change, Math.abs(next - tau[r]));
+        size = Math.max(size, Math.abs(next));
+        tau[r] = next;
+      }
+      if (change <= PGS_TOLERANCE * size) break;
+    }
+  }
+
+  /**
+   * τ of the free (unclamped) rows from (C⁻¹ + gh G)_FF τ_F = C⁻¹ b_F − û_F − gh G_FA τ_A,
+   * the clamped ones' τ as set.
    */
   private solveFree(gh: number, u: Float64Array): boolean {
-    const { tree, slot, G, b, c, tau, saturated, free, rhs } = this;
-    const s = this.servos.length;
+    const { tree, slot, G, b, c, tau, clamped, free, rhs } = this;
+    const s = slot.length;
     let m = 0;
-    for (let r = 0; r < s; r++) if (!saturated[r]) free[m++] = r;
+    for (let r = 0; r < s; r++) if (clamped[r] === 0) free[m++] = r;
     if (m === 0) return true;
     for (let p = 0; p < m; p++) {
       const r = free[p];
       let x = b[r] / c[r] - u[tree.uOffset[slot[r]]];
-      for (let k = 0; k < s; k++) if (saturated[k]) x -= gh * G[s * r + k] * tau[k];
+      for (let k = 0; k < s; k++) if (clamped[k] !== 0) x -= gh * G[s * r + k] * tau[k];
       rhs[p] = x;
       for (let q = 0; q < m; q++) this.sys[m * p + q] = gh * G[s * r + free[q]];
       this.sys[m * p + p] += 1 / c[r];
@@ -252,6 +415,17 @@ export class ImplicitServos {
       for (let q = 0; q < m; q++) x += this.inv[m * p + q] * rhs[q];
       tau[free[p]] = x;
     }
+    return true;
+  }
+
+  /** Keeps the active set of the stage `stage` last solved (`activeSetKept`). */
+  keepActiveSet(): void {
+    this.kept.set(this.clamped);
+  }
+
+  /** Whether the stage `stage` last solved has the active set keepActiveSet kept. */
+  activeSetKept(): boolean {
+    for (let r = 0; r < this.kept.length; r++) if (this.kept[r] !== this.clamped[r]) return false;
     return true;
   }
 
@@ -267,7 +441,7 @@ export class ImplicitServos {
     for (let r = 0; r < this.impulse.length; r++) this.impulse[r] += weight * this.tau[r];
   }
 
-  /** The servos' work (J) over the sub-step ending at the velocities u: Σ_r J_r q̇̄_r. */
+  /** The rows' work (J) over the sub-step ending at the velocities u: Σ_r J_r q̇̄_r. */
   substepWork(u: Float64Array): number {
     const { tree, slot, impulse, rateStart } = this;
     let w = 0;
@@ -277,17 +451,21 @@ export class ImplicitServos {
   }
 
   /**
-   * The servos' share of StepWork.forcePower at t and the state the forces were last
-   * evaluated at (their `effort`): −τ q̇ − Φ̇ (W), which an implicit step books as
-   * substepWork instead.
+   * The rows' share of StepWork.forcePower at t and the state the forces were last
+   * evaluated at: a servo's −τ q̇ − Φ̇ (its `effort`), a limit's −q̇ (τ − σ k δ) (W), which
+   * an implicit step books as substepWork instead.
    */
   power(t: number): number {
-    const { servos } = this;
+    const { servos, limits } = this;
     let p = 0;
     for (let r = 0; r < servos.length; r++) {
       const a = servos[r];
       a.coordinate.evaluate();
       p -= a.storedPower(t) + a.effort * a.coordinate.rate;
+    }
+    for (let r = 0; r < limits.length; r++) {
+      const d = limits[r].dissipativeEffort();
+      if (d !== 0) p -= d * limits[r].coordinate.rate;
     }
     return p;
   }
@@ -300,17 +478,27 @@ export class ImplicitServos {
     return phi;
   }
 
+  /** Σ ½ k δ² (J) of the limits at the current state (their share of energy.potential). */
+  limitEnergy(): number {
+    let e = 0;
+    for (let r = 0; r < this.limits.length; r++) e += this.limits[r].potentialEnergy();
+    return e;
+  }
+
   /**
-   * forces (the body system's layout) −= each servo's effort as last applied (its
-   * JointActuator.effort along g, evaluated there): the explicit forces without them.
+   * forces (the body system's layout) −= each row's effort as last applied (a servo's
+   * JointActuator.effort, a limit's CompliantJointLimit.effort, along g, evaluated there):
+   * the explicit forces without them.
    */
   removeForces(forces: Float64Array): void {
     const sys = this.tree.sys;
-    for (let r = 0; r < this.servos.length; r++) {
-      const a = this.servos[r];
-      const q = a.coordinate;
-      addEffort(sys, q.bodyA, q.jacA, -a.effort, forces);
-      addEffort(sys, q.bodyB, q.jacB, -a.effort, forces);
+    const ns = this.servos.length;
+    for (let r = 0; r < this.slot.length; r++) {
+      const f = r < ns ? this.servos[r].effort : this.limits[r - ns].effort;
+      if (f === 0) continue;
+      const q = this.coordinate(r);
+      addEffort(sys, q.bodyA, q.jacA, -f, forces);
+      addEffort(sys, q.bodyB, q.jacB, -f, forces);
     }
   }
 }

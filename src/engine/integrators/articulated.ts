@@ -36,9 +36,10 @@
  * servo) makes the sub-steps as short as its period, and a step that needs more than
  * MAX_ATTEMPTS fails. Joint servos too stiff for that (IMPLICIT_SERVO_SUBSTEPS) are taken
  * implicitly instead: the step is then the IMEX pair ARS(2,2,2) in sub-steps of at most
- * IMEX_SUBSTEP, the servos' laws and the joints' kinematics its implicit part, solved in
- * joint space with the mass matrix (articulated-servos.ts), the other forces its explicit
- * part; the servos' unresolved modes are damped (L-stable), not followed, and the error
+ * IMEX_SUBSTEP, the servos' and the compliant joint limits' laws and the joints'
+ * kinematics its implicit part, solved in joint space with the mass matrix
+ * (articulated-servos.ts), the other forces its explicit part (a sub-step whose servos
+ * or limits switch between its stages by IMEX Euler, `imexStages`); the servos' unresolved modes are damped (L-stable), not followed, and the error
  * control is off for those steps. Compliant contact is a force whose contacts are
  * detected once per step, at its start (with the margin its motion needs, compliant.ts);
  * nonsmooth contact, mimics and distance joints are not stepped here (schemas/
@@ -62,6 +63,7 @@
  * test/engine/integrators/articulated-turns.test.ts.
  */
 import { JointActuator } from "../actuators/actuator";
+import { CompliantJointLimit } from "../actuators/joint-limit";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ArticulatedTree, SlotKind } from "../dynamics/articulated-body";
@@ -178,6 +180,13 @@ const STIFFNESS_MEMORY = 0.9;
  * 1/240 s, estimated 278) its exact rate to 1e-8 rad/s at 200; at 1e8 the explicit step
  * failed past MAX_ATTEMPTS. The estimate's bound (the joints free) may exceed the truth
  * by the joints' factor (2 for the rod's ringing), so this is a cost, not a stability, line.
+ * Nor, since the joint limits are in the implicit stage, a safety one (the 7-axis arm of
+ * test/formats/urdf, its fourth joint starting on its limit, blew up within 7 steps at a
+ * lower line while they were explicit); lower, the implicit steps would be cheaper but far
+ * less accurate where the explicit pair now resolves the servos: at the URDF import's
+ * gains (k_p 500, k_d 20) the 6-axis arm (estimated 200 to 300, 227 taken) runs 8 times
+ * faster implicit, 3.5e-3 rad off a 0.5 rad move where the explicit steps are 3e-5 off
+ * (convert.ts robotIntegrator), and the two closed-form tests above would lose theirs.
  */
 const IMPLICIT_SERVO_SUBSTEPS = 500;
 /**
@@ -201,6 +210,8 @@ const ARS_DELTA = 1 - 1 / (2 * ARS_GAMMA);
  */
 const RK_POWER_WEIGHTS = [...A[6], 0];
 const IMEX_POWER_WEIGHTS = [0, 1 - ARS_GAMMA, 0, 0, 0, 0, ARS_GAMMA];
+/** A sub-step taken by IMEX Euler instead (imexStages): the trapezoid on its ends. */
+const EULER_POWER_WEIGHTS = [0.5, 0, 0, 0, 0, 0, 0.5];
 
 export class ArticulatedIntegrator implements Integrator {
   readonly name = "articulated" as const;
@@ -317,6 +328,7 @@ export class ArticulatedIntegrator implements Integrator {
     const servos = new ImplicitServos(
       tree,
       stepper.effectors.filter((e): e is JointActuator => e instanceof JointActuator),
+      stepper.effectors.filter((e): e is CompliantJointLimit => e instanceof CompliantJointLimit),
       hingeSlots(
         tree,
         constraints.constraints.map((c) => c.id),
@@ -453,6 +465,9 @@ export class ArticulatedIntegrator implements Integrator {
     // work instead (ImplicitServos.substepWork)
     const servoStart =
       this.stored === null || this.servos === null ? 0 : this.servos.storedEnergy(t);
+    // the limits' ½ k δ² (energy.potential), whose change a step with them implicit takes
+    // out of their impulses' work to leave their damping's
+    const limitStart = this.power === null || this.servos === null ? 0 : this.servos.limitEnergy();
     // the start, kept for a step whose explicit sub-steps a servo runs past MAX_ATTEMPTS
     const fallback = !implicit && this.servos !== null;
     if (fallback) {
@@ -501,6 +516,9 @@ export class ArticulatedIntegrator implements Integrator {
       work += this.stored(t + h) - storedStart;
       if (implicit) work -= (this.servos as ImplicitServos).storedEnergy(t + h) - servoStart;
     }
+    // the limits' damping: their work (in substepWork) less their elastic energy's change
+    if (implicit && this.power !== null)
+      work -= (this.servos as ImplicitServos).limitEnergy() - limitStart;
     this.dissipatedWork = work;
     this.writeReactions(t + h);
     stats.substeps = accepted;
@@ -586,7 +604,11 @@ export class ArticulatedIntegrator implements Integrator {
         ku[6] = lt;
         if (this.balance) {
           const P = this.stagePower;
-          const weights = implicit ? IMEX_POWER_WEIGHTS : RK_POWER_WEIGHTS;
+          const weights = implicit
+            ? this.eulerSubstep
+              ? EULER_POWER_WEIGHTS
+              : IMEX_POWER_WEIGHTS
+            : RK_POWER_WEIGHTS;
           let w = 0;
           for (let k = 0; k < 7; k++) w += weights[k] * P[k];
           work += hh * w;
@@ -731,6 +753,7 @@ export class ArticulatedIntegrator implements Integrator {
     combine(us, u, row, ku, 1);
     this.stageTime = t + gh;
     this.implicitStage(ys, us, 2);
+    servos.keepActiveSet();
     servos.addImpulse((1 - ARS_GAMMA) * hh);
     this.evaluate(ys, us, 1);
     row[0] = ARS_DELTA * hh;
@@ -741,8 +764,31 @@ export class ArticulatedIntegrator implements Integrator {
     this.stageTime = t + hh;
     this.implicitStage(ys, us, 3);
     servos.addImpulse(gh);
+    this.eulerSubstep = !servos.activeSetKept();
+    if (this.eulerSubstep) {
+      // a row switched between the stages (a servo entering or leaving its effort limit, a
+      // limit its bound): the law is not smooth over the sub-step, and ARS(2,2,2)'s second
+      // stage, weighed 1 − γ, carried the effort of its side past the switch that the
+      // last, weighed γ, could not take back: a saturated servo caught in its band
+      // (k_p = 1e8, k_d = 1e6, limit 1000 N·m, the end-hinged rod) chattered from limit to
+      // limit at 5–17 rad/s, its angle creeping (4.6e-3 rad off after 1 s). The sub-step is
+      // taken again by IMEX Euler, Y = y + hh (f_E(y) + f_I(Y)), the implicit law's clamp
+      // solved at the sub-step's end, as the implicit Euler discretization of sliding-mode
+      // control (Acary & Brogliato, Syst. Control Lett. 59, 2010: chattering-free, the
+      // sliding surface reached in finite steps): first order across the switch.
+      servos.beginSubstep(u);
+      row[0] = hh;
+      combine(ys, y, row, ky, 1);
+      combine(us, u, row, ku, 1);
+      this.implicitLength = hh;
+      this.implicitStage(ys, us, 3);
+      servos.addImpulse(hh);
+    }
     this.evaluate(ys, us, 6);
   }
+
+  /** Whether the last imexStages sub-step was taken by IMEX Euler (EULER_POWER_WEIGHTS). */
+  private eulerSubstep = false;
 
   /**
    * Y = Ŷ + γ hh f_I(Y) at stageTime (γ hh: implicitLength), Ŷ in (y, u), f_I(Y) into
@@ -764,8 +810,9 @@ export class ArticulatedIntegrator implements Integrator {
     uHat.set(u);
     for (let pass = 0; pass < 2; pass++) {
       if (pass > 0) {
-        // M at the first solution, the stage again from Ŷ
+        // M and the limits' damping ramps at the first solution, the stage again from Ŷ
         tree.setState(y, u, t, false);
+        servos.relinearize(gh, u);
         y.set(yHat);
         u.set(uHat);
       }

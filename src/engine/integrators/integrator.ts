@@ -136,7 +136,9 @@ export class IntegratorMemory {
   substepBackoff = 1;
   /**
    * The articulated integrator's next sub-step length (s; articulated.ts), 0 at the start
-   * and after invalidate(): the next step then tries the whole step first.
+   * and after invalidate(): the next step then tries the whole step first. Symplectic
+   * Euler with joints: its last sub-step's length, whose change the next sub-step's start
+   * velocity is restaggered by (theta-scheme.ts restagger; 0: none).
    */
   substepSize = 0;
   /**

@@ -1001,8 +1001,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         s.removedEnergy += this.projectedFrom - potentialEnergy(s.effectors);
     }
     // the joint limits' bounds passed within the step, back onto them to the joints'
-    // tolerance, the joints projected after each move; the potential energy that changes
-    // is the limits' work
+    // tolerance, the joints projected after each move, and those the step did not hold
+    // left at rest on them where it ended moving away (JointLimitProblem.restPassed); the
+    // potential energy that changes and the kinetic energy the rest takes are the limits'
+    // work
     if (this.limits !== null) {
       const set = s.constraints;
       const from = potentialEnergy(s.effectors);
@@ -1014,7 +1016,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
           ? null
           : () => s.projectOnConstraints(tEnd, h, this.projectionOrder, this.params.jointTolerance),
       );
-      s.removedEnergy += from - potentialEnergy(s.effectors);
+      const kinetic = kineticEnergy(s.sys);
+      this.limits.restPassed(set, tEnd);
+      s.removedEnergy += from - potentialEnergy(s.effectors) + kinetic - kineticEnergy(s.sys);
     }
     const own = this.smoothStats;
     stats.newtonIterations = newtonIterations + (apart ? own.newtonIterations : 0);

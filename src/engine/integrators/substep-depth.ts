@@ -3,8 +3,8 @@
  * joint steps, theta-scheme.ts tooCoarse; generalized-alpha.ts): at θ = ½ and under
  * generalized-alpha only Newton's failures count, the error control's rejections left to
  * each step, whose halvings must be its own for the symmetric scheme to keep its energy
- * (rejectedByErrorControl; symplectic Euler, which keeps one sub-step length a step,
- * counts both):
+ * (rejectedByErrorControl; so do symplectic Euler's without explicit stiff forces, and
+ * with them, keeping one sub-step length a step, it counts both):
  * the depth d the next step starts at, 2^d sub-steps of h/2^d,
  * each still halved when it fails (step-halving.ts). Where a step's Newton fails or its
  * error control rejects it, halving after the failed attempt repeats at every step of a

@@ -85,16 +85,29 @@
  * inelastic projection that dissipates) is left for steps with active contacts or limits:
  * taking it for every coarse step had braked a rod spun on a hinge to ~38 rad/s (h ω ≈
  * 0.19) at 5 ms, whatever its speed, and the whip example lost 2.5 J in 10 s at 1/240 s
- * (0.05 J now). Symplectic Euler keeps its modified energy only at a constant step, so
- * there the error control fixes a step's sub-step length at its first sub-step (the least
- * depth it accepts: advanceEvenly), the others taken at that length (halved only where
- * Newton fails; a coarse one accepted, stats.stepToleranceMet false), and the depth
- * controller starts at the stability bound's depth and counts the sub-steps there. Halving
- * only the rejected sub-steps, with the depth chosen anew at each step as the swing's phase
- * moved the error estimate, had stepped a cart on a servo (h ω = 3, 1e-2 m swing) in 4 to 6
- * uneven sub-steps, its modified energy wandering between 0.54 and 2.8 times its start
- * over 10 s; it now takes 8 a step, the energy kept to 1e-14
- * (test/engine/integrators/theta-explicit.test.ts).
+ * (0.05 J now). Symplectic Euler's velocity is the leapfrog's, half a sub-step behind its
+ * positions, so a sub-step of a new length starts from a velocity restaggered by the
+ * change (restagger: the variable-step leapfrog's kick), which keeps its modified energy
+ * across the change to first order, though not for a stiff mode (h ω near the bound 2,
+ * whose modified energy's O((h ω)²) terms change with the length). So with explicit stiff
+ * forces (the stability bound's, explicitRates) the error control fixes a step's sub-step
+ * length at its first sub-step (the least depth it accepts: advanceEvenly), the others
+ * taken at that length (halved only where Newton fails; a coarse one accepted,
+ * stats.stepToleranceMet false), and the depth controller starts at the stability bound's
+ * depth and counts the sub-steps there. Halving only the rejected sub-steps, with the
+ * depth chosen anew at each step as the swing's phase moved the error estimate, had
+ * stepped a cart on a servo (h ω = 3, 1e-2 m swing) in 4 to 6 uneven sub-steps, its
+ * modified energy wandering between 0.54 and 2.8 times its start over 10 s; it now takes 8
+ * a step, the energy kept to 1e-14 (test/engine/integrators/theta-explicit.test.ts).
+ * Without them it halves the sub-steps its error control rejects, whose rejections do not
+ * move the depth controller's start depth (reversibleControl, as at θ = ½): the lengths
+ * are chosen by the motion, alike entering and leaving a whip. With one length a step kept
+ * by the depth controller, which deepened a step late entering each whip and kept later
+ * sub-steps too coarse for it (one lost 6.6 J), the passive 7-axis arm of
+ * test/formats/urdf/arm7.ts at 5 ms lost 19.4 of its 102 J over 60 s (16–29 J at 4–6 ms);
+ * now within 2.5 J (2.5–4.9 J), as many sub-steps (+2 %) and 9–17 % more Newton
+ * iterations, where every step halved strays 3.4 J (1.6–29 J at 4–6 ms) with 1.7 times
+ * the sub-steps.
  *
  * Symplectic Euler with compliant contacts (the constructor's `impacts`). Its contact
  * forces are explicit, taken at the step's start. Linearized about a rest, M (v⁺ − v) =
@@ -153,7 +166,7 @@
 
 import { SchemeCoefficients } from "../dynamics/stepper";
 import type { ForceEffector } from "../forces/effector";
-import { getVelocity } from "../model/body-system";
+import { getVelocity, setVelocity } from "../model/body-system";
 import type { AccelerationStepper, EndConsistency, NewtonSettings } from "./acceleration-step";
 import { ContactSwitches, type ImpactSource, Switch } from "./contact-switch";
 import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
@@ -214,15 +227,17 @@ export class ThetaScheme implements Integrator, HalvingStep {
   /** Whether the last `prepare` solved every mean rate (midpointGyroscopic). */
   protected startSolved = true;
   /**
-   * Symplectic Euler with joints: a step's sub-steps keep one length (advanceEvenly), the
-   * scheme's modified energy being kept only at a constant step (file comment).
+   * Symplectic Euler with joints and explicit stiff forces: a step's sub-steps keep one
+   * length (advanceEvenly), a stiff mode's modified energy being kept only at a constant
+   * step (file comment).
    */
   private readonly evenSubsteps: boolean;
   /** Whether the running sub-step's length was fixed by its step's first (advanceEvenly). */
   private lengthKept = false;
   /**
-   * The trapezoidal rule's joint step (θ = w = ½ with positionJoints): its error control's
-   * rejections do not move the sub-step controller's depth (ownStep; file comment).
+   * The trapezoidal rule's joint step (θ = w = ½ with positionJoints), and symplectic
+   * Euler's without evenSubsteps: its error control's rejections do not move the sub-step
+   * controller's depth (ownStep; file comment).
    */
   private readonly reversibleControl: boolean;
   /** The depth each step's sub-steps start at (substep-depth.ts; positionJoints). */
@@ -240,8 +255,13 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * closing times' a_n of Moreau–Jean's impacts (impact-events.ts `next`).
    */
   private readonly stepMean: Float64Array;
-  /** The change of the reference over the step (tooCoarse). */
+  /** The change of the reference over the step (tooCoarse; restagger's scratch). */
   private readonly endChange: Float64Array;
+  /**
+   * Symplectic Euler with joints: the kick (s) restagger added to the running sub-step's
+   * start velocity, (h_prev − h)/2 times ü there (0: none).
+   */
+  private kick = 0;
   /** The compliant contacts' switches within an attempt (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
   /**
@@ -330,8 +350,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
       set !== null &&
       ((params.theta === 0.5 && params.forceWeight === 0.5) ||
         (params.theta === 1 && params.forceWeight === 0));
-    this.evenSubsteps = this.positionJoints && this.midpointGyroscopic;
-    this.reversibleControl = this.positionJoints && !this.midpointGyroscopic;
+    this.evenSubsteps =
+      this.positionJoints && this.midpointGyroscopic && this.explicitRates !== null;
+    this.reversibleControl = this.positionJoints && !this.evenSubsteps;
     this.end =
       set !== null && params.theta === 1 && params.forceWeight === 1
         ? { coefficients: this.coeff, acceleration: null }
@@ -471,6 +492,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.startRun(t);
     this.stats = stats;
     this.stepImpulse.fill(0);
+    this.kick = 0;
     // the halvings the explicit step's forces and contacts ask at the start (file comment)
     let depth = 0;
     if (this.explicitRates !== null) {
@@ -526,6 +548,48 @@ export class ThetaScheme implements Integrator, HalvingStep {
    */
   trySingle(t: number, h: number, last: boolean): boolean {
     this.dissipativeStep = false;
+    if (this.positionJoints && this.midpointGyroscopic) {
+      this.restagger(h);
+      const accepted = this.stiffOrOwn(t, h, last);
+      if (accepted) {
+        this.kick = 0;
+        this.memory.substepSize = h;
+      }
+      return accepted;
+    }
+    return this.stiffOrOwn(t, h, last);
+  }
+
+  /**
+   * Symplectic Euler's velocity, kicked by the forces at x_n over a whole sub-step, is the
+   * leapfrog's at the middle of the sub-step it drifts (v_{n+½}; HLW §I.3.1), h/2 behind
+   * the positions. A sub-step of h after one of h_prev therefore kicks (h_prev + h)/2, as
+   * the variable-step leapfrog does, not h: the velocity it starts from is moved by
+   * (h_prev − h)/2 · ü_n (ü the acceleration consistent with the joints at the start, the
+   * memory's). Without it each change of length moved the energy by (h_prev − h)/2 · dV/dt,
+   * the jump of the modified energy H̃ = H − (h/2) dV/dt, a loss at every deepening as a
+   * whip starts (V falling) and at every return as it ends (V rising).
+   */
+  private restagger(h: number): void {
+    const memory = this.memory;
+    // (none after a step that left no ü, a contact step's or the velocity level's: that
+    // length is then forgotten, so that a retry, ü made meanwhile, does not take it up)
+    if (!this.startAccelerationValid) memory.substepSize = 0;
+    const previous = memory.substepSize;
+    const kick = previous > 0 ? 0.5 * (previous - h) : 0;
+    if (kick === this.kick) return;
+    const { endChange: v } = this;
+    const sys = this.stepper.sys;
+    getVelocity(sys, v);
+    const dk = kick - this.kick;
+    const acceleration = memory.acceleration;
+    for (let i = 0; i < v.length; i++) v[i] += dk * acceleration[i];
+    setVelocity(sys, v);
+    this.kick = kick;
+  }
+
+  /** trySingle's attempt, after the restagger (symplectic Euler with joints). */
+  private stiffOrOwn(t: number, h: number, last: boolean): boolean {
     if (this.explicitRates !== null) {
       // the start held first, as prepare does (a halving puts the state back to it)
       this.stepper.beginStep();
@@ -696,9 +760,10 @@ export class ThetaScheme implements Integrator, HalvingStep {
       this.restoreStart();
       if (!last) {
         // halved: shorter steps resolve the motion, or turn the joints little enough for
-        // Newton to close them (the velocity level would dissipate it). At θ = ½ only
-        // Newton's failures move the next steps' start depth: the error control's halvings
-        // must be each step's own for the symmetric scheme to keep its energy (file comment)
+        // Newton to close them (the velocity level would dissipate it). At θ = ½ (and under
+        // symplectic Euler without evenSubsteps) only Newton's failures move the next steps'
+        // start depth: the error control's halvings must be each step's own for the scheme
+        // to keep its energy (file comment)
         this.substeps.record(h, c !== null && this.reversibleControl, this.lastError);
         return false;
       }

@@ -16,7 +16,7 @@ import {
 import type { StateOut } from "../../../schemas/state";
 import { SnapshotError, type SnapshotIssue } from "../model/state-codec";
 import { buildSimulation } from "./build";
-import { InputError, type Simulation } from "./simulation";
+import { InputError, MAX_RECORDED_INPUTS, type Simulation } from "./simulation";
 import { withoutUnreadSnapshotSettings } from "./snapshot";
 
 /** A recording that cannot be read or replayed; paths from the recording's root. */
@@ -27,15 +27,21 @@ export class RecordingError extends Error {
   }
 }
 
-/** The recording of `sim` since its last start. Throws RecordingError when it was truncated. */
+/**
+ * The recording of `sim` since its last start: the inputs and patches applied, then those
+ * scheduled since the start that still wait for a step after the end, so that a session
+ * created from it goes on past the end as `sim` does (until 2026-12-06 they were left out:
+ * a controller's input sent ahead for step 300, recorded at step 200, was lost to the
+ * copy). Throws RecordingError when it was truncated, or would hold more than
+ * MAX_RECORDED_INPUTS with them.
+ */
 export function recordingOf(sim: Simulation): RecordingSpec {
   const log = sim.recording();
-  if (log.truncated)
+  if (log.truncated || log.entries.length + log.scheduled.length > MAX_RECORDED_INPUTS)
     throw new RecordingError([
       {
         path: ["inputs"],
-        message:
-          "the recording was truncated (more than 100 000 inputs since its start); reset or snapshot to start a new one",
+        message: `the recording was truncated (more than ${MAX_RECORDED_INPUTS} inputs since its start, those still pending included); reset or snapshot to start a new one`,
       },
     ]);
   return {
@@ -43,7 +49,7 @@ export function recordingOf(sim: Simulation): RecordingSpec {
     version: RECORDING_VERSION,
     model: sim.model,
     start: log.start,
-    inputs: log.entries,
+    inputs: [...log.entries, ...log.scheduled],
     end: { step: sim.stepCount, time: sim.time, hash: sim.stateHash() },
   };
 }

@@ -494,11 +494,14 @@ export class Simulation {
           this.resolved.jointTolerance,
         );
       } catch (err) {
+        // the failed last halving's iterate, before the restore: a fem element crushed there
+        // (a St Venant–Kirchhoff block struck faster than its wave speed) names the cause
+        const strained = this.strainFault();
         this.restoreGood();
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}`,
+          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}${strained === null ? "" : `; its last iterate: ${strained}`}`,
           record.time,
           record.step,
         );
@@ -699,9 +702,16 @@ export class Simulation {
     return { entries: this.log.entries.length, full: this.log.truncated };
   }
 
-  /** The recording since the last start (creation, reset, restore or applied assembly). */
-  recording(): RecordingLog {
-    return { ...this.log, entries: [...this.log.entries] };
+  /**
+   * The recording since the last start (creation, reset, restore or applied assembly), with
+   * the inputs and patches scheduled since it that still wait (`scheduled`, copies): not
+   * those its start's snapshot holds pending.
+   */
+  recording(): RecordingLog & { scheduled: TimedInputSpec[] } {
+    const scheduled = this.pending
+      .filter((p) => !this.pendingInStart.has(p))
+      .map((p) => ({ ...p }));
+    return { ...this.log, entries: [...this.log.entries], scheduled };
   }
 
   /**
@@ -1206,6 +1216,8 @@ export class Simulation {
       set.reaction(k, this.record.lambda, force, torque);
       const q = c.category === "joint" ? this.actuation.coordinates.get(c.id) : undefined;
       q?.evaluate();
+      // the bounds a `limits` input moved (as actuators[].gains: absent while the model's)
+      const bounds = c.category === "joint" ? this.targets.limits.get(c.id) : undefined;
       return {
         id: c.id,
         force: vec3(force, 0),
@@ -1213,6 +1225,7 @@ export class Simulation {
         coordinates: q ? [q.value] : [],
         rates: q ? [q.rate] : [],
         limitEffort: q ? q.limitEffort : 0,
+        ...(bounds?.moved ? { limits: { lower: bounds.lower, upper: bounds.upper } } : {}),
       };
     });
   }
@@ -1661,7 +1674,14 @@ export class Simulation {
       }
       if (!Number.isFinite(s.quat[4 * b])) return `body "${s.ids[b]}" has a non-finite orientation`;
     }
-    // a fem element its material no longer models (St Venant–Kirchhoff crushed or inverted)
+    // a fem element its material no longer models (St Venant–Kirchhoff crushed or inverted),
+    // where the step's last halving left it (a longer step's end there is redone in halves:
+    // acceleration-step.ts `solve`)
+    return this.strainFault();
+  }
+
+  /** The first fem element its material no longer models (FemEffector.strainFault), or null. */
+  private strainFault(): string | null {
     for (const f of this.fem) {
       const fault = f.strainFault();
       if (fault !== null) return fault;

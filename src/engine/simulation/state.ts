@@ -261,7 +261,8 @@ export function encodeState(
         ...(m.substepDepth !== 0 || m.substepWait !== 0 || m.substepBackoff !== 1
           ? { substeps: { depth: m.substepDepth, wait: m.substepWait, backoff: m.substepBackoff } }
           : {}),
-        // the articulated integrator's sub-step length, once it has one
+        // the articulated integrator's sub-step length, once it has one (symplectic
+        // Euler's last)
         ...(m.substepSize > 0 ? { substepSize: m.substepSize } : {}),
         // and its stiffness estimate, which bounds the sub-steps
         ...(m.stiffness > 0 ? { stiffness: m.stiffness } : {}),

@@ -390,15 +390,15 @@ function robotSolver(
  *   wrists' damping, kd/I ≈ 1.5e5 /s on the 6-axis arm's last link, sets them at its
  *   stability bound), 55–66 steps/s against generalized-alpha's 1000–3500 (CPU time);
  * - its implicit servos (IMEX ARS(2,2,2), which the step takes past 500 estimated
- *   sub-steps; lowered to 6 for the measurement) are 2–4 times faster than
- *   generalized-alpha, and on the 6-axis arm more accurate (a 0.5 rad step of every target
- *   over 2 s: 3.4e-4 rad against 3.9e-3; sines over 20 s, at threshold 0: 1.7e-3 against
- *   8.6e-3), but keep the energy worse (0.13 J against 0.042 J; 1.3 J against 6.5e-3 J on
- *   the 7-axis arm without limits), and the other forces of that step are explicit without
- *   error control: the 7-axis arm, its fourth joint starting on its limit (the compliant
- *   law, h ω = 1.6 at 5 ms), blew up within 7 steps; taken implicit at once (threshold 0),
- *   the 6-axis arm's saturated wrist, which crosses its band in about 2 ms, ended 0.73 rad
- *   off with 93 J of energy error.
+ *   sub-steps; lowered to 0 for the measurement), since 2026-12-06 with the joint limits in
+ *   the implicit stage, at a 0.5 rad step of every target over 2 s against articulated at
+ *   0.25 ms: 152 steps/s against generalized-alpha's 115 on the 6-axis arm, but 3.5e-3 rad
+ *   off against 2.2e-3 and an energy error of 0.098 J against 0.045 J; on the 7-axis arm
+ *   without its gripper (its fourth joint starting on its limit, which blew the IMEX step
+ *   up within 7 steps while the limits were explicit) 215 steps/s against 66, 0.053 rad
+ *   off against 0.027 and 1.0 J against 0.14 J (against articulated at stepTolerance
+ *   1e-11; its explicit steps there take 10 sub-steps a step, 133 steps/s, 9e-5 rad).
+ *   Faster, less accurate: the default stays.
  * generalized-alpha takes the servos and the limits implicitly, its step error controlled.
  */
 function robotIntegrator(

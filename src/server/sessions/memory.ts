@@ -58,6 +58,23 @@ const FEM_ELEMENT_BYTES = 128;
  * growing a log that 64 sessions could take to 1.9 GiB, past a worker's heap.
  */
 export const RECORDED_INPUT_BYTES = 320;
+/**
+ * Per vertex and per triangle of a mesh shape, per point of a convex shape: their geometry,
+ * bounding-volume tree and contact features, per shape (each body's shapes are its own).
+ * Measured as above but with the typed arrays' buffers counted (process.memoryUsage()
+ * heapUsed + arrayBuffers, which the per-worker `moreau_worker_heap_live_bytes` also counts;
+ * most of a mesh's cost is there), on one body with the shape and a sphere resting on it:
+ * a mesh costs 664–712 B a triangle with its vertices (a terrain grid of 2 601 vertices,
+ * 5 000 triangles 3.3 MiB; 40 401 / 80 000 51.2 MiB; a closed sphere of 14 282 / 28 560
+ * 19.4 MiB), a convex shape 719–933 B a point (all on the hull: 1 000 points 0.89 MiB,
+ * 50 000 34.3 MiB). They were not counted: a session with a mesh of 180 000 triangles
+ * (8.9 MB of JSON) held about 120 MiB and was estimated at 68 KiB, so sessions admitted far
+ * within WORKER_SESSION_MEMORY_MB ended their 512 MiB worker, and their rebuilds the next
+ * one, in turn.
+ */
+const MESH_VERTEX_BYTES = 256;
+const MESH_TRIANGLE_BYTES = 640;
+const CONVEX_POINT_BYTES = 1024;
 /** Tetrahedra of a fem box's cell (schemas/model.ts FemBox: each cell split into 5). */
 const TETS_PER_CELL = 5;
 
@@ -68,6 +85,13 @@ export function sessionMemoryBytes(model: ModelSpec): number {
   bytes += MOTOR_BYTES * model.motors.length + ACTUATOR_BYTES * model.actuators.length;
   bytes += SENSOR_BYTES * model.sensors.length;
   bytes += FORCE_BYTES * model.forces.length;
+  for (const body of model.bodies)
+    for (const shape of body.shapes) {
+      if (shape.type === "mesh")
+        bytes +=
+          MESH_VERTEX_BYTES * shape.vertices.length + MESH_TRIANGLE_BYTES * shape.triangles.length;
+      else if (shape.type === "convex") bytes += CONVEX_POINT_BYTES * shape.points.length;
+    }
   for (const f of model.fem) {
     const r = f.box?.resolution;
     const nodes = r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0);

@@ -20,6 +20,7 @@ import {
 import { createConstraints } from "../../../src/engine/constraints/build";
 import { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
 import { clearForces } from "../../../src/engine/model/body-system";
+import { clearDeadline, DeadlineExceeded, setDeadline } from "../../../src/engine/solvers/deadline";
 import { hangingChain } from "../../support/models";
 import { denseJacobian } from "../forces/jacobian-check";
 import { hinge, I_CENTRE, I_PIVOT, setHinge, systemOf, twoLinkHinges } from "./hinge";
@@ -106,6 +107,33 @@ describe("coordinateInertia", () => {
 });
 
 describe("constrainLimitInertias", () => {
+  it("checks the build's deadline (solvers/deadline.ts): one passed ends it with DeadlineExceeded", () => {
+    // O(dofs) a limit: on a chain of thousands of links with limits, minutes of a worker
+    const chain = hangingChain({
+      joints: [0, 1, 2].map(() => ({ type: "revolute" as const, axis: [0, 1, 0] as const })),
+      mass: () => 1,
+      inertia: [0.1, 0.2, 0.3],
+    });
+    for (const j of chain.joints) if (j.type === "revolute") j.limits = { lower: -1, upper: 1 };
+    const { system, spec } = systemOf({
+      gravity: [0, 0, 0],
+      solver: { integrator: "generalized-alpha" },
+      ...chain,
+    });
+    const actuation = createActuation(spec.joints, [], system);
+    const set = new ConstraintSet(
+      system,
+      createConstraints(spec.joints, [], system, actuation.coordinates),
+    );
+    setDeadline(-1);
+    try {
+      // before: no check, the inertias set
+      expect(() => constrainLimitInertias(actuation.limits, set)).toThrow(DeadlineExceeded);
+    } finally {
+      clearDeadline();
+    }
+  });
+
   it("a 3-link chain hinged at the world about y: m̃ of each joint is 1/(M_q⁻¹)_aa, the chain's inertia about it with the other joints free", () => {
     // links 0.5 m long hanging straight down (hangingChain), masses m_i, I_yy = 0.2 about
     // their centres; joint a at the top of link a. Turning joint a at q̇_a moves the centre

@@ -15,6 +15,7 @@
 import { describe, expect, it } from "vitest";
 import { Input, type InputIn } from "../../../schemas/input";
 import { SolverSettings } from "../../../schemas/model";
+import { State } from "../../../schemas/state";
 import {
   InputError,
   loadModel,
@@ -132,6 +133,34 @@ describe("a limits input moves a joint's bounds at its step boundary", () => {
     sim.step(1500);
     expect(q(sim)).toBeCloseTo(0.5 + TAU / K, 6);
     expect(sim.snapshot().controls).toBeUndefined();
+  });
+
+  it("the State reports the bounds in effect while they differ from the model's, a snapshot's, a replay's and a reset's too (until 2026-12-06 only snapshots did)", () => {
+    const sim = pressed("moreau-jean");
+    const bounds = (s: ReturnType<typeof loadModel>) =>
+      State.parse(JSON.parse(JSON.stringify(s.state()))).joints[0].limits;
+    expect(bounds(sim)).toBeUndefined();
+    sim.schedule(inputs([{ type: "limits", id: "pin", lower: -0.25, upper: 0.3 }]));
+    expect(bounds(sim)).toEqual({ lower: -0.25, upper: 0.3 });
+    sim.schedule(inputs([{ type: "limits", id: "pin", lower: -1, upper: 0.4 }]), 1600);
+    sim.step(50);
+    // the pending one not yet in effect
+    expect(bounds(sim)).toEqual({ lower: -0.25, upper: 0.3 });
+    const copy = loadSnapshot(JSON.parse(JSON.stringify(sim.snapshot())));
+    expect(bounds(copy)).toEqual({ lower: -0.25, upper: 0.3 });
+    sim.step(100);
+    copy.step(100);
+    expect(bounds(sim)).toEqual({ lower: -1, upper: 0.4 });
+    expect(bounds(copy)).toEqual({ lower: -1, upper: 0.4 });
+    const rec = recordingOf(sim);
+    const replay = replayRecording(JSON.parse(JSON.stringify(rec)));
+    replay.step(rec.end.step);
+    expect(bounds(replay)).toEqual({ lower: -1, upper: 0.4 });
+    // the model's bounds sent back: nothing differs, nothing reported
+    sim.schedule(inputs([{ type: "limits", id: "pin", lower: -1, upper: 0.5 }]));
+    expect(bounds(sim)).toBeUndefined();
+    copy.reset();
+    expect(bounds(copy)).toBeUndefined();
   });
 
   it("refuses an unknown joint, a joint without limits and lower ≥ upper, naming the path; nothing changes", () => {

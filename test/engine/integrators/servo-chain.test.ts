@@ -12,6 +12,9 @@
  * 2). λ̃ now restarts from the multipliers consistent with b's forces
  * (AccelerationStepper.shiftStiffStart).
  *
+ * Under moreau-jean (θ = ½) the same chain settles on the static pose too, keeps the
+ * undamped ring of a servo its sub-steps resolve, and swings passively at bounded energy.
+ *
  * At rest the two x-joints carry no torque (the motion stays in the x–z plane) and the
  * middle servo holds the lower links' gravity moment: k_p (q* − q) = m g (r₁ + r₂) sin q,
  * r₁ = 0.25 m, r₂ = 0.75 m their centres below it.
@@ -27,7 +30,8 @@ const G = 9.81;
 const h = 0.005;
 const target = 0.5;
 
-function chain(kp: number, kd: number) {
+/** The chain; `upper`: the middle joint's upper bound (rad; its lower −1 rad), if any. */
+function chain(kp: number, kd: number, integrator = "generalized-alpha", upper?: number) {
   const { bodies, joints } = hangingChain({
     joints: [
       { type: "revolute", axis: [1, 0, 0] },
@@ -37,6 +41,7 @@ function chain(kp: number, kd: number) {
     mass: 1,
     inertia: [0.021, 0.021, 0.002],
   });
+  if (upper !== undefined) Object.assign(joints[1], { limits: { lower: -1, upper } });
   const sim = loadModel({
     gravity: [0, 0, -G],
     bodies,
@@ -49,7 +54,7 @@ function chain(kp: number, kd: number) {
       kp,
       kd,
     })),
-    solver: { integrator: "generalized-alpha", dt: h },
+    solver: { integrator, dt: h },
   } as ModelInput);
   sim.schedule([{ type: "actuator", id: "sj1", value: target }]);
   return sim;
@@ -95,6 +100,158 @@ describe("generalized-alpha: a chain with a stiff servo on every joint", () => {
       // (Newton's tolerance × k_p q*² is 2.5e-3 J at 1e10 and 2.5e-7 J at 1e6)
       expect(worst).toBeLessThan(1e-5 * peak + 1e-12 * kp * target * target);
     });
+});
+
+describe("moreau-jean: the same chain", () => {
+  // Moreau–Jean's smooth step (θ = ½, no contacts) takes the servos the step does not
+  // resolve at backward Euler's weight with their lead (AccelerationStepper.holdStiffForces):
+  // the command's jump, k_p q*²/2 = 125 J (k_p = 1e3) to 1.25e9 J (1e10) of spring energy at
+  // t = 0, is taken out within the first steps. The links' inertia about the middle joint,
+  // I = 2 · 0.021 + 1 · 0.25² + 1 · 0.75² = 0.667 kg·m², sets its mode's rate √(k_p/I):
+  // at k_p = 1e3, k_d = 52 it is critically damped (ζ = k_d/(2 √(k_p I)) = 1.0) with the
+  // time constant √(I/k_p) = 26 ms, so 2 s are 77 of them (measured: within 1e-3 rad after
+  // 43 steps); the stiffer servos settle within the first step.
+  for (const [kp, kd] of [
+    [1e3, 52],
+    [1e5, 518],
+    [1e6, 1e3],
+    [1e8, 0],
+    [1e8, 1e5],
+    [1e10, 0],
+    [1e10, 1e7],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: at rest on the static pose after 2 s, energy.error bounded`, () => {
+      const sim = chain(kp, kd, "moreau-jean");
+      let worst = 0;
+      for (let n = 0; n < 400; n++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
+      const s = sim.state();
+      const [q0, q1, q2] = s.joints.map((j) => j.coordinates[0]);
+      // measured 0 (x-joints) and ≤ 1.7e-16 rad off the static pose, rates ≤ 1.3e-14 rad/s;
+      // the bound is the joints' projection tolerance (solver.jointTolerance, 1e-12)
+      expect(Math.abs(q0)).toBeLessThan(1e-12);
+      expect(Math.abs(q2)).toBeLessThan(1e-12);
+      expect(Math.abs(q1 - rest(kp))).toBeLessThan(1e-12);
+      for (const j of s.joints) expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+      // measured 2.4e-4 J (k_p = 1e3) to 1.95e-2 J (1e8 and 1e10 with k_d = 0), set in the
+      // first step: not growing with the energy the servo turns over (1.25e9 J at 1e10)
+      expect(worst).toBeLessThan(0.05);
+    });
+
+  // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
+  // servo pressing with k_p (q* − b) and the bound holding that less the links' gravity
+  // moment, m g (r₁ + r₂) sin b. The first step starts 0.45 rad from the bound, which it
+  // does not activate, and runs past it, the servo ringing about q* (JointLimitProblem
+  // .restPassed). Before, at k_p = 1e6, k_d = 1e3 that step ended ringing away from the
+  // bound, was set back on it still moving away (2.30 rad/s), and so did every step after:
+  // the bound never active, its effort 0, the servo's 1.4e3 N·m, energy.error growing by
+  // 44 J a step (1.8e4 J after 2 s).
+  const bound = 0.45;
+  for (const [kp, kd] of [
+    [1e3, 52],
+    [1e6, 1e3],
+    [1e8, 0],
+    [1e10, 1e7],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}, past a bound at ${bound} rad: at rest on it after 2 s, its effort the statics'`, () => {
+      const sim = chain(kp, kd, "moreau-jean", bound);
+      sim.step(200);
+      const settled = sim.state().energy.error;
+      sim.step(200);
+      const s = sim.state();
+      const [q0, q1, q2] = s.joints.map((j) => j.coordinates[0]);
+      // measured 0 (x-joints) and ≤ 5.9e-12 rad past the bound (the limits' projection
+      // leaves what is within its tolerance, solver.jointTolerance), rates ≤ 3e-12 rad/s
+      expect(Math.abs(q0)).toBeLessThan(1e-12);
+      expect(Math.abs(q2)).toBeLessThan(1e-12);
+      expect(Math.abs(q1 - bound)).toBeLessThan(1e-10);
+      for (const j of s.joints) expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+      const press = kp * (target - bound);
+      const limit = press - G * (0.25 + 0.75) * Math.sin(bound);
+      // measured within 1.2e-10 of them both (k_p = 1e8: k_p times the 5.9e-12 rad the
+      // joint sits past the bound)
+      expect(Math.abs((s.actuators[1].effort ?? 0) - press)).toBeLessThan(1e-9 * press);
+      expect(Math.abs((s.joints[1].limitEffort ?? 0) + limit)).toBeLessThan(1e-9 * limit);
+      // nothing moves: energy.error no longer changes (before: 44 J a step at k_p = 1e6)
+      expect(Math.abs(s.energy.error - settled)).toBeLessThan(1e-6);
+    });
+
+  it("k_p = 1e6, k_d = 0: the undamped servo's ring about the static pose is kept, as the exact motion's", () => {
+    // h √(k_p/I) = 6.1, but the step's error control (theta-scheme.ts) takes it in 16
+    // sub-steps, where h/16 √(k_p/I) = 0.38 < 1: the servo is resolved, taken at the
+    // trapezoid's weights, and nothing damps it. The exact motion rings for good about the
+    // static pose with the amplitude of the command's jump, ~q* = 0.5 rad (E = T + V +
+    // k_p Σ e²/2 conserved, e the servos' errors), so its joint is never on the static angle
+    // at a step's end (0.65 rad after 1 s, 0.11 rad after 2 s: what an earlier reading took
+    // for moreau-jean ending off target; generalized-alpha rings too, 0.71 rad after 1 s).
+    const kp = 1e6;
+    const sim = chain(kp, 0, "moreau-jean");
+    const energy = () => {
+      const s = sim.state();
+      const [q0, q1, q2] = s.joints.map((j) => j.coordinates[0]);
+      const e2 = q0 * q0 + (target - q1) ** 2 + q2 * q2;
+      return { E: s.energy.kinetic + s.energy.potential + 0.5 * kp * e2, q1 };
+    };
+    const E0 = energy().E;
+    let drift = 0;
+    let amplitude = 0;
+    for (let n = 0; n < 200; n++) {
+      sim.step(1);
+      const { E, q1 } = energy();
+      drift = Math.max(drift, Math.abs(E - E0));
+      if (n >= 100) amplitude = Math.max(amplitude, Math.abs(q1 - rest(kp)));
+    }
+    // E0 = k_p q*²/2 + V = 1.25e5 J; measured max |E − E0| = 576 J (4.6e-3 of it) in 1 s,
+    // 593 J in 2 s, the trapezoid's on the joints' geometry; the amplitude sampled over the
+    // second half second 0.5000 rad (the step's ends alias the 195 Hz ring)
+    expect(drift).toBeLessThan(1e-2 * E0);
+    expect(amplitude).toBeGreaterThan(0.45);
+  });
+
+  it("passive: the chain swinging in 3D keeps its energy over 30 s (second order, no growth)", () => {
+    // No servos; released at rest with the joints at 0.4, 0.8, 0.3 rad (jointState): a
+    // chaotic swing about all three axes. The θ = ½ step conserves energy to O(h²):
+    // measured max |E − E0| over 10 s 2.13e-3, 5.33e-4, 1.33e-4 J at h = 10, 5, 2.5 ms
+    // (ratios 4.0, 4.0), of the largest kinetic energy 4.82 J.
+    const { bodies, joints } = hangingChain({
+      joints: [
+        { type: "revolute", axis: [1, 0, 0] },
+        { type: "revolute", axis: [0, 1, 0] },
+        { type: "revolute", axis: [1, 0, 0] },
+      ],
+      mass: 1,
+      inertia: [0.021, 0.021, 0.002],
+    });
+    const sim = loadModel({
+      gravity: [0, 0, -G],
+      bodies,
+      joints,
+      solver: { integrator: "moreau-jean", dt: h },
+    } as ModelInput);
+    sim.schedule([
+      { type: "jointState", id: "j0", position: 0.4 },
+      { type: "jointState", id: "j1", position: 0.8 },
+      { type: "jointState", id: "j2", position: 0.3 },
+    ]);
+    sim.step(1);
+    const E0 = sim.state().energy.total;
+    let early = 0;
+    let late = 0;
+    let kinetic = 0;
+    for (let n = 1; n <= 6000; n++) {
+      sim.step(1);
+      const s = sim.state();
+      const d = Math.abs(s.energy.total - E0);
+      if (n <= 1000) early = Math.max(early, d);
+      else late = Math.max(late, d);
+      kinetic = Math.max(kinetic, s.energy.kinetic);
+    }
+    // measured 5.33e-4 J in the first 5 s, 5.38e-4 J in the 25 s after
+    expect(Math.max(early, late)).toBeLessThan(2e-4 * kinetic);
+    expect(late).toBeLessThan(1.2 * early);
+  });
 });
 
 /**

@@ -117,6 +117,47 @@ describe("recordingOf and replayRecording", () => {
     expect(replayStates(rec, 10).matches).toBe(true);
   });
 
+  it("inputs scheduled for a step after the end: listed at their step, and a session from the recording goes on past the end as the original (until 2026-12-06 they were left out)", () => {
+    const a = loadModel(springParticle());
+    a.schedule([Input.parse({ type: "impulse", id: "p", impulse: [KICK, 0, 0] })], 20);
+    a.step(10);
+    const rec = JSON.parse(JSON.stringify(recordingOf(a)));
+    expect(rec.inputs).toEqual([
+      {
+        step: 20,
+        input: {
+          type: "impulse",
+          id: "p",
+          impulse: [KICK, 0, 0],
+          point: [0, 0, 0],
+          angularImpulse: [0, 0, 0],
+        },
+      },
+    ]);
+    expect(replayStates(rec, 5).matches).toBe(true);
+    const replay = replayRecording(rec);
+    replay.step(50);
+    // the kick at step 20 in the recurrence (the copy without it: x of the unkicked spring)
+    expect(replay.system.pos[0]).toBeCloseTo(expected(50).x, 12);
+    a.step(40);
+    expect(replay.stateHash()).toBe(a.stateHash());
+    // from a snapshot holding step 20's kick pending, one more scheduled for step 30: the
+    // recording lists the second alone (the start holds the first), each applied once
+    const b = loadSnapshot(JSON.parse(JSON.stringify(loadModel(springParticle()).snapshot())));
+    b.schedule([Input.parse({ type: "impulse", id: "p", impulse: [KICK, 0, 0] })], 20);
+    const c = loadSnapshot(JSON.parse(JSON.stringify(b.snapshot())));
+    c.schedule([Input.parse({ type: "impulse", id: "p", impulse: [0, KICK, 0] })], 30);
+    c.step(10);
+    const rec2 = JSON.parse(JSON.stringify(recordingOf(c)));
+    expect(rec2.start.controls.pending.map((p: { step: number }) => p.step)).toEqual([20]);
+    expect(rec2.inputs.map((e: { step: number }) => e.step)).toEqual([30]);
+    const replay2 = replayRecording(rec2);
+    replay2.step(40);
+    c.step(30);
+    expect(replay2.stateHash()).toBe(c.stateHash());
+    expect(replay2.system.pos[0]).toBeCloseTo(expected(40).x, 12);
+  });
+
   it("two requests' inputs at one step boundary: the second recorded `separate`, and the replay applies them in the same two goes (articulated puts the bodies back on their joints after each)", () => {
     const model = JSON.parse(
       readFileSync(new URL("../../../examples/whip.json", import.meta.url), "utf8"),

@@ -440,7 +440,7 @@ describe("the 7-axis arm with its gripper (a mimic), unactuated: generalized-alp
 
 /** The passive arm with its gripper (a mimic), limits off, stepped 60 s at 5 ms: the worst
  * |E − E₀| and the number of steps the error control halved. */
-async function swingAt5ms(integrator: "generalized-alpha" | "moreau-jean") {
+async function swingAt5ms(integrator: "generalized-alpha" | "moreau-jean" | "symplectic-euler") {
   const { model } = await importUrdf({
     urdf: arm7Urdf(true),
     files: arm7Files(true),
@@ -466,7 +466,7 @@ async function swingAt5ms(integrator: "generalized-alpha" | "moreau-jean") {
   return { worst, halved };
 }
 
-describe("the same arm at the format's 5 ms under the symmetric schemes' defaults (their error control)", () => {
+describe("the same arm at the format's 5 ms under the symmetric schemes' and symplectic Euler's defaults (their error control)", () => {
   it("generalized-alpha swings 60 s without draining its energy: |E − E₀| < 5 J of 101 J", async () => {
     const { worst, halved } = await swingAt5ms("generalized-alpha");
     // The whip (h ω to 0.6) is unresolved at 5 ms: the symmetric scheme's energy then
@@ -486,6 +486,18 @@ describe("the same arm at the format's 5 ms under the symmetric schemes' default
     // twice that. Measured 2.0 J, 1 302 steps halved (g × 1.01: 3.6 J). Before, the error
     // control's halvings chosen by a backward difference (h²/12)(D − D_prev) and kept by the
     // sub-step controller drained it steadily: 21.5 J lost (g × 1.01: 20.2 J)
+    expect(halved).toBeGreaterThan(1000);
+    expect(worst).toBeLessThan(5);
+  });
+
+  it("symplectic-euler (its joint steps' error control, no stiff forces) swings 60 s without draining its energy: |E − E₀| < 5 J of 101 J", async () => {
+    const { worst, halved } = await swingAt5ms("symplectic-euler");
+    // Every step halved (a uniform 2.5 ms, no error control: 24 000 sub-steps) this run
+    // strays by 3.4 J (at 4–6 ms: 1.6 to 29 J); the bound is about 1.5 times that. Measured
+    // 2.5 J, 14 223 sub-steps (2.5–4.9 J at 4–6 ms). Before, one sub-step length a step,
+    // kept by the sub-step controller, and its velocity not restaggered where that length
+    // changed (theta-scheme.ts restagger) drained it steadily: 19.4 J lost, 13 955
+    // sub-steps (16–29 J at 4–6 ms)
     expect(halved).toBeGreaterThan(1000);
     expect(worst).toBeLessThan(5);
   });
@@ -585,4 +597,104 @@ describe("the 7-axis arm floating, dropped on a floor (moreau-jean)", () => {
     expect(unconverged).toBe(0);
     expect(worst).toBeLessThanOrEqual(2e-5);
   });
+});
+
+describe("the 7-axis arm with its limits held by stiff saturating servos under articulated (implicit servos and limits)", () => {
+  // Without the gripper (a mimic), every joint's servo at k_p, k_d = 2 √(0.1 k_p) (the
+  // URDF efforts 87 and 12 N·m, targets 0, joint4's its nearest limit −0.0698 rad, where
+  // the zero pose puts it out of range), 2 s at the format's 5 ms. With fixed targets and
+  // damping, L = T + V (gravity, the limits' ½ k δ²) + Σ Φ_servo (Φ(e) = ∫ clamp(k_p s) ds)
+  // cannot grow (the clamp is monotone: the damping and the limits' only take out), and
+  // the arm comes to rest where each joint's servo and limit efforts hold the gravity
+  // torque ∂V/∂q (central differences of the links' potential, fingers left out).
+  const phi = (kp: number, limit: number, e: number) => {
+    const a = Math.abs(e);
+    return a <= limit / kp ? 0.5 * kp * a * a : limit * a - (0.5 * limit * limit) / kp;
+  };
+  const JOINTS = COORDINATES.slice(0, 7);
+  const gravityV = (q: Record<string, number>) => {
+    let v = 0;
+    for (const [name, c] of centres(q))
+      if (name !== "link0" && !name.startsWith("finger")) v += link(name).mass * G * c[2];
+    return v;
+  };
+  for (const [kp, kd] of [
+    [1e6, 2 * Math.sqrt(0.1 * 1e6)],
+    [1e8, 2 * Math.sqrt(0.1 * 1e8)],
+    [1e10, 2 * Math.sqrt(0.1 * 1e10)],
+    [1e8, 20],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toPrecision(3)}: at rest at its static pose, L never grows, joint4 past its limit by at most 1e-3 rad, a saturated servo's effort its limit`, async () => {
+      const { model } = await importUrdf({
+        urdf: arm7Urdf(true),
+        files: arm7Files(true),
+        options: { actuators: { type: "position", kp, kd } },
+      });
+      const arm: ModelSpec = structuredClone(model);
+      arm.bodies = arm.bodies.filter((b) => !b.id.startsWith("finger"));
+      arm.joints = arm.joints.filter((j) => !j.id.startsWith("finger"));
+      arm.actuators = arm.actuators.filter((a) => !a.joint.startsWith("finger"));
+      arm.solver = { ...arm.solver, integrator: "articulated" };
+      const sim = loadModel(arm);
+      const spec = new Map(arm.actuators.map((a) => [a.joint, a]));
+      const target = (j: string) => (spec.get(j) as { target: number }).target;
+      const effortLimit = (j: string) => (spec.get(j) as { effortLimit: number }).effortLimit;
+      const lyapunov = () => {
+        const s = sim.state();
+        let l = s.energy.kinetic + s.energy.potential;
+        for (const j of s.joints)
+          if (spec.has(j.id)) l += phi(kp, effortLimit(j.id), j.coordinates[0] - target(j.id));
+        return l;
+      };
+      let last = lyapunov();
+      let growth = 0;
+      let past = 0;
+      let saturated = 0;
+      let over = 0;
+      for (let n = 0; n < 400; n++) {
+        sim.step(1);
+        const s = sim.state();
+        const l = lyapunov();
+        growth = Math.max(growth, l - last);
+        last = l;
+        const j4 = s.joints.find((j) => j.id === "joint4");
+        past = Math.max(past, (j4?.coordinates[0] ?? 0) - -0.0698);
+        for (const a of s.actuators) {
+          const limit = effortLimit(a.id.replace(".actuator", ""));
+          if (Math.abs(a.effort) >= limit * (1 - 1e-12)) saturated++;
+          over = Math.max(over, Math.abs(a.effort) - limit);
+        }
+      }
+      const s = sim.state();
+      const q: Record<string, number> = {};
+      for (const j of s.joints) {
+        if (!JOINTS.includes(j.id)) continue;
+        q[j.id] = j.coordinates[0];
+        expect(Math.abs(j.rates[0]), j.id).toBeLessThan(1e-9);
+      }
+      // statics: servo plus limit efforts hold the gravity torque
+      for (const name of JOINTS) {
+        const d = 1e-6;
+        const dV =
+          (gravityV({ ...q, [name]: q[name] + d }) - gravityV({ ...q, [name]: q[name] - d })) /
+          (2 * d);
+        const effort = s.actuators.find((a) => a.id === `${name}.actuator`)?.effort ?? Number.NaN;
+        const limit = s.joints.find((j) => j.id === name)?.limitEffort ?? Number.NaN;
+        expect(Math.abs(effort + limit - dV), name).toBeLessThan(1e-5);
+      }
+      // measured (1e6, 1e8, 1e10; 1e8 at k_d 20): L's largest rise a step 5.7e-14,
+      // 1.4e-14, 1.4e-14, 2.8e-14 J (rounding), joint4 past its limit by 3.9e-5, 3.9e-7,
+      // 3.9e-9, 2.3e-4 rad (the last in the first explicit steps: the lightly damped
+      // servos saturated at the start count their damping alone), 41, 37, 45, 117
+      // saturated servo-steps, energy.error −1.4e-2, 1.0e-3, −3.2e-3, 1.3e-2 J; before (the
+      // limits and the saturated servos stepped explicitly: 55, 36 and 24 sub-steps a step
+      // at 1e6, 1e8 and 1e8 at k_d 20), 111, 25 and 20 J of energy error, 1.7e-2, 1.2e-2
+      // and 9.8e-3 rad past the limit, joint1 still turning at 0.52, 21 and 17 rad/s at
+      // 2 s (1e6 to 1e10), the arm's kinetic energy 21 J at k_d 20
+      expect(growth).toBeLessThan(1e-9);
+      expect(past).toBeLessThan(1e-3);
+      expect(saturated).toBeGreaterThan(0);
+      expect(over).toBeLessThanOrEqual(1e-9);
+      expect(Math.abs(s.energy.error)).toBeLessThan(0.05);
+    });
 });

@@ -4,18 +4,25 @@
  * E = 1e7 Pa, ν = 0.3, no gravity, given the uniform compression v = −A (x − c): its
  * kinetic energy ½ Σ m_i A² |x_i − c|² (computed here) is far below the energy that could
  * crush it (ψ(F = 0) V = (3μ/4 + 9λ/8) V = 7.5e4 J), so the true motion is a small
- * vibration (|det F − 1| < 0.15) that keeps it. Newton at h = 10 ms lands on StVK's inverted
- * branch (ψ has a rest state at F = −I and no barrier at det F = 0): under newmark at
- * A = 100/s the first step ended with det F = −0.997 and 1.7e4 J of energy for 300, at
- * A = 40/s the second with det F = −1.2, and the runs went on inverted, silently, until
- * Newton failed at step 118. Now the step ends the run `diverged` at its last good state
- * with a message naming the body, the element, the material and the cures; at h = 1 ms the
- * same runs keep the energy and the block.
+ * vibration (|det F − 1| < 0.15) that keeps it. Newton at h = 10 ms (four periods of the
+ * compression mode, 2L/c = 2.4 ms) lands on StVK's inverted branch (ψ has a rest state at
+ * F = −I and no barrier at det F = 0): under newmark at A = 100/s the first step ended with
+ * det F = −0.997 and 1.7e4 J of energy for 300, at A = 40/s the second with det F = −1.2.
+ * Such a step is now rejected and redone in halves (acceleration-step.ts `solve`,
+ * step-halving.ts), and the run goes on with the block's energy and no inversion; before,
+ * these runs ended `diverged` at their first or second step. Only a block struck faster than
+ * its halvings can follow still ends `diverged`, naming the element.
  */
 import { describe, expect, it } from "vitest";
-import { DivergenceError, loadModel } from "../../../../src/engine/index";
+import { femNodeId } from "../../../../src/engine/forces/fem/build";
+import { boxMesh } from "../../../../src/engine/forces/fem/mesh";
+import { DivergenceError, loadModel, SolverError } from "../../../../src/engine/index";
 
-const CENTRE = [0, 0, 1];
+const CENTRE: [number, number, number] = [0, 0, 1];
+const BOX = { size: [0.2, 0.2, 0.2], resolution: [2, 2, 2], center: CENTRE } as const;
+const DENSITY = 500;
+const YOUNG = 1e7;
+const POISSON = 0.3;
 
 function crushedBlock(integrator: string, dt: number, rate: number) {
   const sim = loadModel({
@@ -24,55 +31,71 @@ function crushedBlock(integrator: string, dt: number, rate: number) {
     fem: [
       {
         id: "box",
-        box: { size: [0.2, 0.2, 0.2], resolution: [2, 2, 2], center: CENTRE },
-        density: 500,
-        youngModulus: 1e7,
-        poissonRatio: 0.3,
+        box: { size: [...BOX.size], resolution: [...BOX.resolution], center: CENTRE },
+        density: DENSITY,
+        youngModulus: YOUNG,
+        poissonRatio: POISSON,
         material: "stvk",
       },
     ],
     solver: { dt, integrator },
   });
   const s = sim.system;
+  const mesh = boxMesh({ ...BOX, orientation: [1, 0, 0, 0] });
+  const bodies = Array.from(
+    { length: mesh.nodes.length / 3 },
+    (_, k) => s.index.get(femNodeId("box", k)) as number,
+  );
   let kinetic = 0;
-  // bodies 1… are the nodes (0 is the fixed wall)
-  for (let b = 1; b < s.numBodies; b++)
+  for (const b of bodies)
     for (let k = 0; k < 3; k++) {
       const v = -rate * (s.pos[3 * b + k] - CENTRE[k]);
       s.vel[3 * b + k] = v;
       kinetic += 0.5 * s.mass[b] * v * v;
     }
-  return { sim, kinetic };
+  /** min over the tets of det F = (signed volume now)/(signed volume at rest). */
+  const leastDetF = (): number => {
+    const volume = (p: ArrayLike<number>, node: (k: number) => number, e: number): number => {
+      const o = [0, 1, 2, 3].map((q) => 3 * node(mesh.elements[4 * e + q]));
+      const d = [1, 2, 3].map((q) => [0, 1, 2].map((r) => p[o[q] + r] - p[o[0] + r]));
+      return (
+        d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
+        d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+        d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0])
+      );
+    };
+    let least = Infinity;
+    for (let e = 0; e < mesh.elements.length / 4; e++)
+      least = Math.min(least, volume(s.pos, (k) => bodies[k], e) / volume(mesh.nodes, (k) => k, e));
+    return least;
+  };
+  return { sim, kinetic, leastDetF };
 }
 
-describe("St Venant–Kirchhoff crushed by a coarse step ends diverged, never inverted", () => {
+describe("St Venant–Kirchhoff crushed by a coarse step: the step is halved, never left inverted", () => {
   for (const [integrator, rate] of [
     ["newmark", 40],
     ["newmark", 100],
     ["moreau-jean", 100],
   ] as const)
-    it(`${integrator}, ${rate}/s: h = 10 ms diverges naming the element and the cure; h = 1 ms keeps it`, () => {
-      const coarse = crushedBlock(integrator, 0.01, rate).sim;
-      const start = Float64Array.from(coarse.system.pos);
-      let error: unknown = null;
-      let steps = 0;
-      try {
-        for (; steps < 20; steps++) coarse.step(1);
-      } catch (e) {
-        error = e;
+    it(`${integrator}, ${rate}/s at h = 10 ms: 0.5 s in halved steps, the block and its energy kept`, () => {
+      const { sim, kinetic, leastDetF } = crushedBlock(integrator, 0.01, rate);
+      let least = Infinity;
+      let substeps = 0;
+      // 0.5 s: some 200 periods of the compression mode
+      for (let k = 0; k < 50; k++) {
+        sim.step(1);
+        least = Math.min(least, leastDetF());
+        const state = sim.state();
+        substeps += state.solver.substeps;
+        // no damping: the energy–momentum step keeps the kinetic energy given
+        expect(Math.abs(state.energy.total / kinetic - 1)).toBeLessThan(1e-8);
       }
-      expect(error).toBeInstanceOf(DivergenceError);
-      const message = (error as Error).message;
-      for (const part of ['fem body "box"', "element", "stvk", "smaller step", "neo-hookean"])
-        expect(message).toContain(part);
-      // within the first two steps, at the last good state (the start's, after one step)
-      expect(steps).toBeLessThan(2);
-      expect(coarse.time).toBeCloseTo(0.01 * steps, 12);
-      if (steps === 0) expect(Array.from(coarse.system.pos)).toEqual(Array.from(start));
-      // the fine step: no fault, the energy kept (no damping: energy–momentum step)
-      const { sim: fine, kinetic } = crushedBlock(integrator, 0.001, rate);
-      for (let k = 0; k < 200; k++) fine.step(1);
-      expect(Math.abs(fine.state().energy.total / kinetic - 1)).toBeLessThan(1e-8);
+      // never inverted, nor near it: the vibration's |det F − 1| < 0.15 (the 1 ms run's)
+      expect(least).toBeGreaterThan(0.85);
+      // halvings reported (at least the first step's), none beyond MAX_HALVINGS = 4
+      expect(substeps).toBeGreaterThan(50);
+      expect(substeps).toBeLessThanOrEqual(50 * 16);
     }, 120_000);
 
   it("moreau-jean, 40/s: Newton stays on the block's branch at h = 10 ms, and the run goes on", () => {
@@ -80,4 +103,35 @@ describe("St Venant–Kirchhoff crushed by a coarse step ends diverged, never in
     for (let k = 0; k < 100; k++) sim.step(1);
     expect(Math.abs(sim.state().energy.total / kinetic - 1)).toBeLessThan(1e-8);
   }, 120_000);
+
+  // A = 5000/s: the faces close in at A L/2 = 500 m/s, three times the P-wave speed
+  // c = √((λ + 2μ)/ρ) = 164 m/s, so no stress can stop them before the elements are crushed
+  // (an impact's strain v/c ≈ 3 ≫ 1 − 1/√3): no step resolves it, and h/16 does not
+  const lambda = (YOUNG * POISSON) / ((1 + POISSON) * (1 - 2 * POISSON));
+  const mu = YOUNG / (2 * (1 + POISSON));
+  const waveSpeed = Math.sqrt((lambda + 2 * mu) / DENSITY);
+  for (const [integrator, dt] of [
+    ["newmark", 0.01],
+    ["moreau-jean", 0.01],
+    ["newmark", 0.001],
+  ] as const)
+    it(`${integrator}, 5000/s at h = ${dt * 1e3} ms (faces 3× faster than sound): ends diverged naming the element, at the start`, () => {
+      expect((5000 * BOX.size[0]) / 2 / waveSpeed).toBeGreaterThan(3);
+      const { sim } = crushedBlock(integrator, dt, 5000);
+      const start = Float64Array.from(sim.system.pos);
+      let error: unknown = null;
+      try {
+        sim.step(1);
+      } catch (e) {
+        error = e;
+      }
+      // a failed last halving (SolverError) or one converged onto the crushed branch
+      // (DivergenceError): the session ends `diverged` on either
+      expect(error instanceof SolverError || error instanceof DivergenceError).toBe(true);
+      const message = (error as Error).message;
+      for (const part of ['fem body "box"', "element", "stvk", "smaller step", "neo-hookean"])
+        expect(message).toContain(part);
+      expect(sim.time).toBe(0);
+      expect(Array.from(sim.system.pos)).toEqual(Array.from(start));
+    }, 120_000);
 });
