@@ -91,9 +91,23 @@ export const DEFAULT_NEWTON_TOLERANCE = 1e-10;
  * the iterate off (a correction of 1.9e9 rad/s² where Newton's was 1e6 at k_p = 1e10), so
  * such steps factor W afresh at every iteration until it holds. 0.1 rad: 1e-2 let the
  * stall test (`solve`) halve the arm's step at k_p = 1e10, k_d = 0 just before the switch,
- * and its first h/16 sub-steps then diverged.
+ * and its first h/16 sub-steps then diverged. The term (and stiff-rates.ts) only in a
+ * solve that needs it (SLOW_CONTRACTION).
  */
 const TURN_SWITCH = 0.1;
+
+/**
+ * Newton's contraction θ = ‖Δa_k‖/‖Δa_{k−1}‖ above which, twice in a row, a solve with
+ * servos the step does not resolve goes on with the fuller matrix (their turning and
+ * rates: TURN_SWITCH, stiff-rates.ts), as it does where it would stall. That matrix costs
+ * a factorization at every iteration until TURN_SWITCH, k + 1 pairs of end-state
+ * evaluations and k solves a factorization, and one pair a chord iteration: from the first
+ * iterate of every such solve it made the imported 7-axis arm at the import's gains (k_p
+ * 500, k_d 20, the light wrists' servos unresolved) ~35 % slower in CPU, where the plain
+ * matrix converges at θ ≲ 0.1. The arm at k_p = 1e8 contracts at 0.3 to 0.65 a correction
+ * with the plain one, and its first step stalled even at h/16.
+ */
+const SLOW_CONTRACTION = 0.5;
 
 /** Largest (and first) forcing term of iterated Newton (see `forcingTerm`). */
 const FORCING_MAX = 0.1;
@@ -1650,6 +1664,10 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     // line search: whether the previous correction was taken whole (α = 1), so that this
     // correction's ratio to it is Newton's own contraction rate
     let previousFull = false;
+    // with servos the step does not resolve: whether Newton goes on with the fuller matrix
+    // (SLOW_CONTRACTION), and whether the previous ratio was slow
+    this.stiffFull = false;
+    let previousSlow = false;
     // the oversolving safeguard's bound λ_min(W) ≥ λ_M (see the comment above), or 0
     const wFloor =
       stepError > 0 && this.constraints === null && this.iteration.symmetricPositiveDefinite
@@ -1778,14 +1796,30 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
         let alpha = 1;
         for (const e of this.limiting)
           alpha = Math.min(alpha, e.stepFraction?.(da, c.cx, c.cv) ?? 1);
-        if (alpha < 1) {
+        // with servos the step does not resolve, the plain matrix contracting slowly
+        // (SLOW_CONTRACTION) or about to stall (below): the fuller one from this iterate on
+        const slow = theta > SLOW_CONTRACTION;
+        const full: boolean =
+          !this.stiffFull &&
+          c.stiffWeight !== 0 &&
+          c.cx > 0 &&
+          this.constraints !== null &&
+          ((slow && previousSlow) ||
+            (fresh && dFresh > 0 && dmax >= dFresh) ||
+            (previousFresh &&
+              fresh &&
+              chordIterationsLeft(theta, dmax, target) > newton.maxIterations - it - 1));
+        previousSlow = slow;
+        if (alpha < 1 || full) {
           for (let i = 0; i < n; i++) a[i] += alpha * da[i];
+          this.stiffFull ||= full;
           refactor = true;
           chordOn = chord;
           dPrevious = -1;
           rated = false;
           dFresh = -1;
           previousFresh = false;
+          previousSlow = false;
           continue;
         }
         for (let i = 0; i < n; i++) a[i] += da[i];
@@ -2679,7 +2713,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     out: Float64Array,
     dLambda: Float64Array,
   ): void {
-    if (this.stiffRates === null || c.stiffWeight === 0 || !this.iterating) return;
+    if (this.stiffRates === null || !this.stiffFull || !this.iterating) return;
     this.stiffRates.correct(c, refactor, out, dLambda);
   }
 
@@ -2690,6 +2724,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
 
   /** Whether the running Newton iteration is within TURN_SWITCH of its solution. */
   private turnClose = false;
+  /** Whether the running solve takes the fuller matrix (SLOW_CONTRACTION). */
+  private stiffFull = false;
   /** Updates G at the current iterate and factors the saddle-point system. */
   private factorConstrained(c: SchemeCoefficients, tEnd: number): void {
     const solver = this.constrained!;
@@ -2728,7 +2764,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     // the servos the step does not resolve, at their weight w + ε in the residual: the
     // turning of their force's direction with the bodies, τ ∂g/∂x (JointActuator
     // .addTurnStiffness), near the solution only (TURN_SWITCH)
-    if (this.iterating && c.cx > 0 && c.stiffWeight !== 0 && this.turnClose) {
+    if (this.iterating && c.cx > 0 && this.stiffFull && this.turnClose) {
       const stiff = c.stiffForces;
       const s = -(c.w + c.stiffWeight) * c.cx;
       for (let i = 0; i < stiff.length; i++) stiff[i].addTurnStiffness?.(this.matrix, s);

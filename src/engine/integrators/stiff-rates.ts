@@ -11,7 +11,8 @@
  * with the configuration. On the imported 7-axis arm (every servo at k_p = 1e8, k_d = 0,
  * joint2 commanded 0.5 rad at 5 ms), with the servos' turning in W (TURN_SWITCH), Newton
  * still contracted only linearly, by 0.77 a correction at h/16, and the first step failed;
- * with this term it converges at h in 10 iterations.
+ * with this term it converges at h in 10 iterations. Taken only by a solve whose plain
+ * matrix contracts slowly (acceleration-step.ts SLOW_CONTRACTION): it costs.
  *
  * The missing part is of rank k (the number of such servos): the exact Jacobian of the
  * correction's system is K + U Vᵀ, K the mixed system solved (ConstrainedSolve.solveMixed),
