@@ -1666,7 +1666,10 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     let previousFull = false;
     // with servos the step does not resolve: whether Newton goes on with the fuller matrix
     // (SLOW_CONTRACTION), and whether the previous ratio was slow
-    this.stiffFull = false;
+    // (c.stiffTermsOnDemand: generalized-alpha; the other schemes take it in every solve)
+    this.stiffFull = c.stiffWeight !== 0 && !c.stiffTermsOnDemand;
+    const onDemand =
+      c.stiffWeight !== 0 && c.stiffTermsOnDemand && c.cx > 0 && this.constraints !== null;
     let previousSlow = false;
     // the oversolving safeguard's bound λ_min(W) ≥ λ_M (see the comment above), or 0
     const wFloor =
@@ -1800,10 +1803,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
         // (SLOW_CONTRACTION) or about to stall (below): the fuller one from this iterate on
         const slow = theta > SLOW_CONTRACTION;
         const full: boolean =
+          onDemand &&
           !this.stiffFull &&
-          c.stiffWeight !== 0 &&
-          c.cx > 0 &&
-          this.constraints !== null &&
           ((slow && previousSlow) ||
             (fresh && dFresh > 0 && dmax >= dFresh) ||
             (previousFresh &&

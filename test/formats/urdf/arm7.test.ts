@@ -260,9 +260,7 @@ describe("the 7-axis arm driven by inputs for 60 s at the README's servos (kp 50
     // the limits were reached (the 87 and 12 N·m joints saturate while moving), never passed
     expect(saturation).toBeGreaterThan(0.99);
     expect(saturation).toBeLessThanOrEqual(1 + 1e-12);
-    // (a long run: 39 s on main at 5a81692, 59 to 61 s with the unresolved servos' turning
-    // and rates in Newton's matrix, on the same loaded machine: past vitest's default 60 s)
-  }, 180_000);
+  });
 
   it("unactuated, without the gripper and its limits, swings 60 s keeping its energy (articulated, the import's integrator for a passive tree): |E − E₀| < 1e-2 J of 101 J", async () => {
     const { model } = await importUrdf({ urdf: arm7Urdf(true), files: arm7Files(true) });
