@@ -42,6 +42,7 @@
 
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { ForceEffector } from "../forces/effector";
+import { addScaledBlock } from "../forces/jacobian-util";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { type BodySystem, clearForces, getForces } from "../model/body-system";
 import type { CompiledTimeFunction } from "../model/time-function";
@@ -114,6 +115,11 @@ export class JointActuator implements ForceEffector {
   private readonly command: CompiledTimeFunction;
   /** |M^{-1/2} g| by block, [a_t, a_θ, b_t, b_θ] (addExplicitRows). */
   private readonly norms = new Float64Array(4);
+  /** addTurnStiffness' scratch: ∂t/∂θ_a, ∂t/∂θ_b, k (ω_a − ω_b), a 6 × 6 block. */
+  private readonly turnA = new Float64Array(9);
+  private readonly turnB = new Float64Array(9);
+  private readonly turnRate = new Float64Array(3);
+  private readonly turnBlock = new Float64Array(36);
 
   constructor(
     private readonly sys: BodySystem,
@@ -307,6 +313,22 @@ export class JointActuator implements ForceEffector {
     this.lead = this.kd < delta * this.kp ? delta : 0;
   }
 
+  /** ForceEffector.rateGainAlong: k_d + δ k_p (k_v) along g, 0 saturated or without. */
+  rateGainAlong(out: Float64Array): number {
+    out.fill(0);
+    const gain = this.rateGain();
+    if (this.saturated || gain === 0) return 0;
+    this.coordinate.evaluateJacobian();
+    this.coordinate.spread(1, out);
+    return gain;
+  }
+
+  /** ForceEffector.lawRate: q̇ at the current state. */
+  lawRate(): number {
+    this.coordinate.evaluate();
+    return this.coordinate.rate;
+  }
+
   /** The rate gain the law applies: k_d (k_v) and the lead's δ k_p (leadStiffness). */
   private rateGain(): number {
     return this.kd + this.lead * this.kp;
@@ -406,6 +428,44 @@ export class JointActuator implements ForceEffector {
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
     const kd = this.rateGain();
     if (!this.saturated && kd > 0) addCoordinateOuter(this.sys, this.coordinate, m, -s * kd);
+  }
+
+  /**
+   * ForceEffector.addTurnStiffness: s times what the turning of g with the bodies adds to
+   * ∂f/∂x. A revolute coordinate's g has the rotational rows t on a and −t on b
+   * (kinematics.ts angleJacobian), and q̇ = t·(ω_a − ω_b): f_a = τ t and f_b = −τ t with
+   * τ = k_p (q* − q) + k (q̇* − q̇) give, besides −k_p g gᵀ, ∂f_a/∂θ_X = (τ I − k t Δωᵀ) T_X,
+   * ∂f_b/∂θ_X = −∂f_a/∂θ_X, T_X = ∂t/∂θ_X (JointCoordinate.curvature), Δω = ω_a − ω_b, k the
+   * rate gain with the lead (0 saturated, τ the limit then). Nothing for a prismatic joint.
+   */
+  addTurnStiffness(m: SparseBlockMatrix, s: number): void {
+    const { sys, coordinate: q, turnA: ta, turnB: tb, turnBlock: k, turnRate: d } = this;
+    if (!q.curvature(ta, tb)) return;
+    const tau = this.saturated ? Math.sign(this.law) * this.effortLimit : this.law;
+    const gain = this.saturated ? 0 : this.rateGain();
+    const t = q.jacA;
+    const { omega } = sys;
+    for (let i = 0; i < 3; i++) {
+      const wa = q.bodyA < 0 ? 0 : omega[3 * q.bodyA + i];
+      const wb = q.bodyB < 0 ? 0 : omega[3 * q.bodyB + i];
+      d[i] = gain * (wa - wb);
+    }
+    for (let x = 0; x < 2; x++) {
+      const col = x === 0 ? q.bodyA : q.bodyB;
+      if (col < 0 || sys.block[col] < 0) continue;
+      const T = x === 0 ? ta : tb;
+      // the rotation block (rows and columns 3..5 of a 6 × 6, stride 6) of (τ I − t dᵀ) T
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) {
+          let v = tau * T[3 * i + j];
+          for (let l = 0; l < 3; l++) v -= t[3 + i] * d[l] * T[3 * l + j];
+          k[6 * (3 + i) + 3 + j] = v;
+        }
+      if (q.bodyA >= 0 && sys.block[q.bodyA] >= 0)
+        addScaledBlock(m, sys.block[q.bodyA], sys.block[col], 6, 6, k, s);
+      if (q.bodyB >= 0 && sys.block[q.bodyB] >= 0)
+        addScaledBlock(m, sys.block[q.bodyB], sys.block[col], 6, 6, k, -s);
+    }
   }
 
   potentialEnergy(): number {

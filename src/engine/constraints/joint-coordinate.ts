@@ -145,6 +145,17 @@ export class JointCoordinate {
   }
 
   /**
+   * A revolute coordinate's ∂g_a/∂θ_a and ∂g_a/∂θ_b (3×3 row-major: the rotational rows of
+   * g_a = −g_b as the bodies turn, RevoluteMotor.curvature) at the current configuration;
+   * false (nothing written) for a prismatic one.
+   */
+  curvature(ta: Float64Array, tb: Float64Array): boolean {
+    if (!(this.measure instanceof RevoluteMotor)) return false;
+    this.measure.curvature(ta, tb);
+    return true;
+  }
+
+  /**
    * The lever r = R s (m, world) from body a's (`side` 0) or b's (1) centre of mass to the
    * joint's anchor on it, as of the last evaluate or evaluateJacobian (read in place).
    */

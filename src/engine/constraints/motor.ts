@@ -21,6 +21,7 @@ import type { BodySystem } from "../model/body-system";
 import {
   alongJacobian,
   alongQuadraticPart,
+  angleCurvature,
   angleJacobian,
   angleQuadraticPart,
   axisFrame,
@@ -98,6 +99,16 @@ export class RevoluteMotor extends PairConstraint {
   protected fullJacobian(_t: number, jacA: Float64Array, jacB: Float64Array): void {
     this.orient();
     angleJacobian(this.ua, this.wa, this.ub, jacA, jacB, 0);
+  }
+
+  /**
+   * ∂t/∂θ_a and ∂t/∂θ_b (3×3 row-major) of the angle's a-side rotational row t at the
+   * current configuration (kinematics.ts angleCurvature).
+   */
+  curvature(ta: Float64Array, tb: Float64Array): void {
+    this.refresh();
+    this.orient();
+    angleCurvature(this.ua, this.wa, this.ub, ta, tb);
   }
 
   override velocityTerm(t: number, out: Float64Array, off: number): void {

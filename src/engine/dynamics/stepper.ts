@@ -60,6 +60,12 @@ export class SchemeCoefficients {
    * generalized-alpha (w = 1, a memory consistent with the forces at t). 0: none.
    */
   stiffWeight = -0;
+  /**
+   * Whether Newton takes those servos' turning and rates into its matrix only where the
+   * plain one contracts slowly (generalized-alpha; AccelerationStepper SLOW_CONTRACTION),
+   * rather than in every solve with them (the θ-schemes and newmark).
+   */
+  stiffTermsOnDemand = false;
   /** The effectors ε weighs (see stiffWeight), chosen at the step's start. */
   readonly stiffForces: ForceEffector[] = [];
 }

@@ -112,6 +112,16 @@ export interface ForceEffector {
    */
   leadStiffness?(delta: number): void;
   /**
+   * Optional: the rate gain k (N·s/m or N·m·s/rad) with which the force's law reads the rate
+   * g·v along its own direction g (a servo's k_d + δ k_p, its lead's included:
+   * JointActuator), g written into `out` as a generalized vector of the system's dofs, at
+   * the state the last applyForces saw; 0 (out zeroed) where the law reads none (saturated).
+   * With lawRate: the unresolved servos' rates in Newton's correction (stiff-rates.ts).
+   */
+  rateGainAlong?(out: Float64Array): number;
+  /** With rateGainAlong: the rate g·v (rad/s or m/s) at the current positions and velocities. */
+  lawRate?(): number;
+  /**
    * While held (true), applyForces leaves the effort the effector reports (an actuator's
    * State effort) as it is: AccelerationStepper.projectOnConstraints keeps the force a step
    * applied while it reads the projected end state's. Absent: nothing reported.
@@ -119,6 +129,13 @@ export interface ForceEffector {
   holdEffort?(hold: boolean): void;
   applyForces(t: number): void;
   addSolveBlocks(m: SparseBlockMatrix): void;
+  /**
+   * Optional: adds s·K_turn to m, K_turn the part of ∂f/∂x that the turning of the force's
+   * direction with the bodies gives where addPosJacobian leaves it out (a joint servo's
+   * τ ∂g/∂x: JointActuator.addTurnStiffness), in the blocks addSolveBlocks reserved; not
+   * symmetric.
+   */
+  addTurnStiffness?(m: SparseBlockMatrix, s: number): void;
   addPosJacobian(m: SparseBlockMatrix, s: number): void;
   addVelJacobian(m: SparseBlockMatrix, s: number): void;
   /** Potential energy stored by this effector (J); 0 for non-conservative ones. */

@@ -72,9 +72,42 @@ import {
 } from "./iteration-matrix";
 import { JointProjection } from "./joint-projection";
 import { StartDirections } from "./start-directions";
+import { StiffRateCorrection, type StiffRateHost } from "./stiff-rates";
 
 /** Newton's tolerance when solver.newtonTolerance is unset (relative, see `solve`). */
 export const DEFAULT_NEWTON_TOLERANCE = 1e-10;
+
+/**
+ * The position change (m, rad) of the last Newton correction below which a step with servos
+ * it does not resolve (AccelerationStepper.holdStiffForces) takes their forces' turning
+ * with the bodies into W (JointActuator.addTurnStiffness). That term, τ ∂g/∂x, is of the
+ * size |q* − q| of the servo's own k_p g gᵀ: without it Newton contracted only linearly
+ * near the solution, by 0.3 to 0.65 a correction on the imported 7-axis arm (every servo at
+ * k_p = 1e8, k_d = 0, joint2 commanded 0.5 rad at 5 ms), whose first step failed even at
+ * h/16. Farther out it is no help: with it from the first iterate the corrections grew
+ * (the servos' τ changes by k_p times the iterate's turn, 1.05e8 N·m of residual became
+ * 2.6e10 after the first exact correction at h), without it they contracted; the chord
+ * iterations there, with W of an iterate that turned by tenths of a radian since, threw
+ * the iterate off (a correction of 1.9e9 rad/s² where Newton's was 1e6 at k_p = 1e10), so
+ * such steps factor W afresh at every iteration until it holds. 0.1 rad: 1e-2 let the
+ * stall test (`solve`) halve the arm's step at k_p = 1e10, k_d = 0 just before the switch,
+ * and its first h/16 sub-steps then diverged. The term (and stiff-rates.ts) only in a
+ * solve that needs it (SLOW_CONTRACTION).
+ */
+const TURN_SWITCH = 0.1;
+
+/**
+ * Newton's contraction θ = ‖Δa_k‖/‖Δa_{k−1}‖ above which, twice in a row, a solve with
+ * servos the step does not resolve goes on with the fuller matrix (their turning and
+ * rates: TURN_SWITCH, stiff-rates.ts), as it does where it would stall. That matrix costs
+ * a factorization at every iteration until TURN_SWITCH, k + 1 pairs of end-state
+ * evaluations and k solves a factorization, and one pair a chord iteration: from the first
+ * iterate of every such solve it made the imported 7-axis arm at the import's gains (k_p
+ * 500, k_d 20, the light wrists' servos unresolved) ~35 % slower in CPU, where the plain
+ * matrix converges at θ ≲ 0.1. The arm at k_p = 1e8 contracts at 0.3 to 0.65 a correction
+ * with the plain one, and its first step stalled even at h/16.
+ */
+const SLOW_CONTRACTION = 0.5;
 
 /** Largest (and first) forcing term of iterated Newton (see `forcingTerm`). */
 const FORCING_MAX = 0.1;
@@ -318,7 +351,7 @@ export interface EndConsistency {
  * The Newton step shared by the integrators of one simulation, with its work arrays.
  * Allocates in the constructor only.
  */
-export class AccelerationStepper implements NewtonStepper {
+export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   readonly n: number;
   /** The unknown acceleration (result of `solve`). */
   readonly a: Float64Array;
@@ -359,6 +392,8 @@ export class AccelerationStepper implements NewtonStepper {
   private readonly stiffLed: Float64Array;
   /** The effectors that can be unresolved (ForceEffector.unresolvedBy). */
   private readonly stiffCandidates: readonly ForceEffector[];
+  /** The unresolved servos' rates in the symmetric joints' correction (stiff-rates.ts). */
+  private readonly stiffRates: StiffRateCorrection | null;
   /** startMultipliers' coefficients (only its Rayleigh damping is read). */
   private readonly startCoefficients = new SchemeCoefficients();
   /** holdState's coefficients (c_x = c_v = 0, w = 1; reused: with compliant contacts at every step). */
@@ -590,6 +625,10 @@ export class AccelerationStepper implements NewtonStepper {
     this.stiffKeptStart = new Float64Array(n);
     this.stiffLed = new Float64Array(n);
     this.stiffCandidates = effectors.filter((e) => e.unresolvedBy !== undefined);
+    this.stiffRates =
+      this.constraints !== null && this.stiffCandidates.length > 0
+        ? new StiffRateCorrection(this, this.stiffCandidates.length, m)
+        : null;
     this.f = new Float64Array(n);
     this.r = new Float64Array(n);
     this.da = new Float64Array(n);
@@ -1625,6 +1664,13 @@ export class AccelerationStepper implements NewtonStepper {
     // line search: whether the previous correction was taken whole (α = 1), so that this
     // correction's ratio to it is Newton's own contraction rate
     let previousFull = false;
+    // with servos the step does not resolve: whether Newton goes on with the fuller matrix
+    // (SLOW_CONTRACTION), and whether the previous ratio was slow
+    // (c.stiffTermsOnDemand: generalized-alpha; the other schemes take it in every solve)
+    this.stiffFull = c.stiffWeight !== 0 && !c.stiffTermsOnDemand;
+    const onDemand =
+      c.stiffWeight !== 0 && c.stiffTermsOnDemand && c.cx > 0 && this.constraints !== null;
+    let previousSlow = false;
     // the oversolving safeguard's bound λ_min(W) ≥ λ_M (see the comment above), or 0
     const wFloor =
       stepError > 0 && this.constraints === null && this.iteration.symmetricPositiveDefinite
@@ -1694,7 +1740,12 @@ export class AccelerationStepper implements NewtonStepper {
           this.linearTolerance = Math.max(this.linearTolerance, Math.min(safeguard, FORCING_MAX));
         }
       }
-      const fresh: boolean = refactor || !chordOn;
+      // With servos the step does not resolve: near the solution (the last correction moved
+      // the positions by less than TURN_SWITCH) W takes their forces' turning with the
+      // bodies (factorConstrained); farther, W is factored afresh at every iteration (see
+      // TURN_SWITCH)
+      this.turnClose = dPrevious >= 0 && dPrevious * c.cx < TURN_SWITCH;
+      const fresh: boolean = refactor || !chordOn || (c.stiffWeight !== 0 && !this.turnClose);
       this.solveIteration(c, tEnd, r, da, fresh);
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
@@ -1748,14 +1799,28 @@ export class AccelerationStepper implements NewtonStepper {
         let alpha = 1;
         for (const e of this.limiting)
           alpha = Math.min(alpha, e.stepFraction?.(da, c.cx, c.cv) ?? 1);
-        if (alpha < 1) {
+        // with servos the step does not resolve, the plain matrix contracting slowly
+        // (SLOW_CONTRACTION) or about to stall (below): the fuller one from this iterate on
+        const slow = theta > SLOW_CONTRACTION;
+        const full: boolean =
+          onDemand &&
+          !this.stiffFull &&
+          ((slow && previousSlow) ||
+            (fresh && dFresh > 0 && dmax >= dFresh) ||
+            (previousFresh &&
+              fresh &&
+              chordIterationsLeft(theta, dmax, target) > newton.maxIterations - it - 1));
+        previousSlow = slow;
+        if (alpha < 1 || full) {
           for (let i = 0; i < n; i++) a[i] += alpha * da[i];
+          this.stiffFull ||= full;
           refactor = true;
           chordOn = chord;
           dPrevious = -1;
           rated = false;
           dFresh = -1;
           previousFresh = false;
+          previousSlow = false;
           continue;
         }
         for (let i = 0; i < n; i++) a[i] += da[i];
@@ -2638,6 +2703,30 @@ export class AccelerationStepper implements NewtonStepper {
     this.timing.solve += performance.now() - t0;
   }
 
+  /**
+   * StartDirections.correct, after the mixed solve of (Δa, Δλ̃) = (out, dLambda): with
+   * servos the step does not resolve, iterated Newton, their rates through the end's
+   * velocity projection (stiff-rates.ts); `refactor` as the solve's.
+   */
+  correctStiffRates(
+    c: SchemeCoefficients,
+    refactor: boolean,
+    out: Float64Array,
+    dLambda: Float64Array,
+  ): void {
+    if (this.stiffRates === null || !this.stiffFull || !this.iterating) return;
+    this.stiffRates.correct(c, refactor, out, dLambda);
+  }
+
+  /** StiffRateHost: the mixed system's (Δa, Δλ̃) for the balance's `rhs`, the joint rows 0. */
+  solveMixedForce(rhs: Float64Array, outA: Float64Array, outL: Float64Array): void {
+    this.constrained?.solveMixed(rhs, this.zeroRows, outA, outL);
+  }
+
+  /** Whether the running Newton iteration is within TURN_SWITCH of its solution. */
+  private turnClose = false;
+  /** Whether the running solve takes the fuller matrix (SLOW_CONTRACTION). */
+  private stiffFull = false;
   /** Updates G at the current iterate and factors the saddle-point system. */
   private factorConstrained(c: SchemeCoefficients, tEnd: number): void {
     const solver = this.constrained!;
@@ -2673,6 +2762,14 @@ export class AccelerationStepper implements NewtonStepper {
     // up at its whip (test/engine/integrators/constrained.test.ts).
     if (this.iterating && !c.symmetricJoints && c.cx > 0)
       set.addGeometricStiffness(this.lambda, this.matrix, -c.cx);
+    // the servos the step does not resolve, at their weight w + ε in the residual: the
+    // turning of their force's direction with the bodies, τ ∂g/∂x (JointActuator
+    // .addTurnStiffness), near the solution only (TURN_SWITCH)
+    if (this.iterating && c.cx > 0 && this.stiffFull && this.turnClose) {
+      const stiff = c.stiffForces;
+      const s = -(c.w + c.stiffWeight) * c.cx;
+      for (let i = 0; i < stiff.length; i++) stiff[i].addTurnStiffness?.(this.matrix, s);
+    }
     if (this.matrix.isBlockDiagonal()) {
       const t1 = performance.now();
       const ok = solver.factorBlockDiagonal(this.matrix, !c.symmetricJoints, rows);

@@ -438,6 +438,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.rayleighStiffness = this.params.rayleighStiffness;
     c.positionLevel = true;
     c.symmetricJoints = true;
+    c.stiffTermsOnDemand = true;
     // ρ: the joints' force acts on x with weight c_x ρ = h²/2; κ: on v with h/2 − c_v ρ
     c.startForceWeight = (h * h) / (2 * c.cx);
     c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
@@ -594,6 +595,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.w = 1;
     c.positionLevel = true;
     c.symmetricJoints = true;
+    c.stiffTermsOnDemand = true;
     c.startForceWeight = 1;
     c.startVelocityWeight = 0;
     c.startTorqueWeight = 0;

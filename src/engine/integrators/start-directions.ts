@@ -75,6 +75,17 @@ export class StartDirections {
     massSolveWith(sys, this.startInertiaInv, this.force, this.accel);
   }
 
+  /** out ← Y dLambda = M_t⁻¹ G_tᵀ dLambda (m/s², rad/s²); 0 without joints. */
+  directionsOf(dLambda: Float64Array, out: Float64Array): void {
+    const { set, sys } = this;
+    if (set === null) {
+      out.fill(0);
+      return;
+    }
+    set.multiplyTranspose(dLambda, this.force, this.startG);
+    massSolveWith(sys, this.startInertiaInv, this.force, out);
+  }
+
   /**
    * λ̃ += dLambda (N, N·m) and Y λ̃ with it; out += ρ Y dLambda (ρ = c.startForceWeight), the
    * unknown a = b + ρ Y λ̃ keeping its free part b (a change of Newton's first iterate:
@@ -141,6 +152,7 @@ export class StartDirections {
       );
     solver.solveMixed(rhs, rc, out, dLambda);
     mean?.meanTangentCorrection(c, rhs, out, rc, dLambda);
+    mean?.correctStiffRates(c, refactor, out, dLambda);
     for (let i = 0; i < dLambda.length; i++) this.lambda[i] += dLambda[i];
     set.multiplyTranspose(dLambda, this.force, this.startG);
     massSolveWith(this.sys, this.startInertiaInv, this.force, this.scratch);

@@ -324,6 +324,66 @@ describe("moreau-jean: the same chain", () => {
   });
 });
 
+/**
+ * The imported 7-axis arm with every joint's position servo at k_p, k_d, no effort limit,
+ * joint2 commanded 0.5 rad at the start, h = 5 ms, under `integrator`.
+ */
+async function arm(kp: number, kd: number, integrator: string) {
+  const { model } = await importUrdf({
+    urdf: arm7Urdf(true),
+    files: arm7Files(true),
+    options: { actuators: { type: "position", kp, kd } },
+  });
+  const actuators = model.actuators.map(({ effortLimit: _, ...a }) => a);
+  const sim = loadModel({
+    ...model,
+    actuators,
+    solver: { ...model.solver, integrator, dt: h },
+  } as ModelInput);
+  sim.schedule([{ type: "actuator", id: "joint2.actuator", value: target }]);
+  return sim;
+}
+
+describe("generalized-alpha: the imported 7-axis arm with a stiff servo on every joint", () => {
+  // h √(k_p/I) = 660 on joint2 at k_p = 1e8. Before, Newton contracted only linearly (by
+  // 0.3 to 0.65 a correction at h/16: W lacked the servos' turning with the bodies,
+  // τ ∂g/∂x, and their rates through the end's velocity projection; TURN_SWITCH,
+  // stiff-rates.ts) and the first step failed even at h/16, at all four rows.
+  for (const [kp, kd] of [
+    [1e8, 0],
+    [1e8, 1e5],
+    [1e10, 0],
+    [1e10, 1e7],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: 0.3 s at rest on the commanded pose`, async () => {
+      const sim = await arm(kp, kd, "generalized-alpha");
+      let worst = 0;
+      for (let n = 0; n < 60; n++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
+      const s = sim.state();
+      const q = (id: string) => s.joints.find((j) => j.id === id)?.coordinates[0] ?? Number.NaN;
+      // At rest the servos hold gravity's moments, m g r ≲ 1e2 N·m with the links' 20 kg
+      // within 1 m, off their targets by at most 1e2/k_p rad (measured 7.7e-9 rad at 1e8,
+      // 7.7e-11 at 1e10, joint2 3e-9); joint4 (range −3.07 … −0.0698 rad, its target 0
+      // outside it) on its upper limit, which holds k_p × 0.0698 rad against the servo
+      // (measured −0.069800)
+      for (const id of ["joint1", "joint3", "joint5", "joint6", "joint7"])
+        expect(Math.abs(q(id))).toBeLessThan(1e2 / kp);
+      expect(Math.abs(q("joint2") - target)).toBeLessThan(1e2 / kp);
+      expect(Math.abs(q("joint4") + 0.0698)).toBeLessThan(1e-5);
+      // measured at most 3e-11 rad/s
+      for (const j of s.joints) expect(Math.abs(j.rates[0] ?? 0)).toBeLessThan(1e-6);
+      // energy.error is set within the first steps, where the servos snap joint2 0.5 rad
+      // and the limit pushes joint4 0.07 rad against its servo within a step: the servos'
+      // work there is of the order ½ k_p (0.5² + 0.0698²) = 0.127 k_p; measured 6.9e-6
+      // (1e8, k_d 0), 1.5e-7 (1e8, 1e5), 8.4e-8 (1e10, 0), 3.7e-9 (1e10, 1e7) of it, the
+      // scheme's error on a motion the step does not resolve
+      expect(worst).toBeLessThan(2e-5 * 0.127 * kp);
+    }, 60_000);
+});
+
 describe("newmark: the imported 7-axis arm with a stiff servo on every joint", () => {
   // Every joint's position servo at k_p, no effort limit, joint2 commanded 0.5 rad at the
   // start, h = 5 ms (h √(k_p/I) = 660 on joint2 at k_p = 1e8). Before, the memory a_t of
@@ -335,18 +395,7 @@ describe("newmark: the imported 7-axis arm with a stiff servo on every joint", (
     [1e10, 1e7],
   ])
     it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: 10 steps, joint2 on its target`, async () => {
-      const { model } = await importUrdf({
-        urdf: arm7Urdf(true),
-        files: arm7Files(true),
-        options: { actuators: { type: "position", kp, kd } },
-      });
-      const actuators = model.actuators.map(({ effortLimit: _, ...a }) => a);
-      const sim = loadModel({
-        ...model,
-        actuators,
-        solver: { ...model.solver, integrator: "newmark", dt: h },
-      } as ModelInput);
-      sim.schedule([{ type: "actuator", id: "joint2.actuator", value: target }]);
+      const sim = await arm(kp, kd, "newmark");
       sim.step(10);
       const j2 = sim.state().joints.find((j) => j.id === "joint2");
       // measured 5.2e-7 rad (1e8) and 2.8e-7 rad (1e10) off after 50 ms, the other joints

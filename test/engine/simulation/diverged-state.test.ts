@@ -122,7 +122,8 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
   // (AccelerationStepper.shiftStiffStart), the later ones to 1e26 (the rod creeping at
   // q̇ = 3 − q through its limit, whose spring the servo outweighs: 1.84 rad at 1 s; before,
   // from 1e18 the second step failed); its Newton fails from 1e28 (1e30: step 6, past the
-  // limit).
+  // limit; step 3 while the servos' turning and rates entered every such solve's matrix,
+  // now only a slowly contracting one's: SLOW_CONTRACTION)
   // articulated, which failed the 1e15 servo's first step past its explicit sub-steps, now
   // takes stiff servos implicitly and any of these gains: at 1e15 it holds the rod at its
   // target through the limit's spring, at k_p = k_d = 1e20 to 1e30 it creeps at q̇ = 3 − q,
@@ -177,13 +178,14 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
     fc.assert(
       fc.property(
         fc.constantFrom(...integrators),
-        // gains up to 1e20 (1e16 for k_d): 14 of the 40 runs fail a step (15 of 40 with k_p
-        // up to 1e16, k_d up to 1e13 failed before newmark and generalized-alpha took the
-        // servos' steps they do not resolve from a first iterate without their start force;
-        // 8 of them do since; 11 failed before the moreau-jean family located a servo's
-        // arrival on an inelastic bound within the step, 9 since: backward-euler at k_p =
-        // 4e18 and 1e20, k_d = 1, no longer runs its step 2 past the bound and fails Newton)
-        fc.double({ min: 6, max: 20, noNaN: true }),
+        // gains up to 1e30 (1e16 for k_d): 8 of the 40 runs fail a step (with k_p up to 1e20,
+        // 14 of 40 failed before the servos' turning and rates entered Newton's matrix,
+        // TURN_SWITCH, 6 since; 15 of 40 with k_p up to 1e16, k_d up to 1e13 before newmark
+        // and generalized-alpha took the servos' steps they do not resolve from a first
+        // iterate without their start force, 8 since; backward-euler at k_p = 4e18 and 1e20,
+        // k_d = 1, no longer runs its step 2 past the bound and fails Newton since the moreau-jean
+        // family locates a servo's arrival on an inelastic bound within the step)
+        fc.double({ min: 6, max: 30, noNaN: true }),
         fc.double({ min: 0, max: 16, noNaN: true }),
         fc.constantFrom(0.01, 0.05, 0.1),
         fc.integer({ min: 0, max: 20 }),
@@ -205,7 +207,7 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
       { numRuns: 40, seed: 20261206 },
     );
     // the property was exercised: many of these servos fail a step
-    expect(failures).toBeGreaterThan(8);
+    expect(failures).toBeGreaterThan(5);
   });
 
   it("the cloth on the matrix-free CG: its Krylov memory (preconditioner choice, hardest solve) is the last good step's", () => {

@@ -29,17 +29,37 @@ export class DenseLuSolver implements LinearSolver {
 
   factor(a: CsrMatrix): void {
     if (a.rows !== a.cols) throw new Error("dense-lu: matrix must be square");
-    const n = a.rows;
-    if (n !== this.n) {
-      this.n = n;
-      this.dense = new Float64Array(n * n);
-      this.lu = new Float64Array(n * n);
-      this.piv = new Int32Array(n);
-      this.work = new Float64Array(n);
-    }
+    this.reserve(a.rows);
     csrToDenseInto(a, this.dense);
+    this.factorHeld();
+  }
+
+  /**
+   * Factors the row-major n × n matrix `a` (its first n² entries; copied). The buffers grow
+   * to the largest n seen and are kept, so that systems of varying small sizes (the
+   * unresolved servos' Woodbury matrix, stiff-rates.ts) do not allocate.
+   */
+  factorDense(a: Float64Array, n: number): void {
+    this.reserve(n);
+    for (let i = 0; i < n * n; i++) this.dense[i] = a[i];
+    this.factorHeld();
+  }
+
+  /** Sets the order n, growing the buffers when they are too small. */
+  private reserve(n: number): void {
+    this.n = n;
+    if (this.piv.length >= n) return;
+    this.dense = new Float64Array(n * n);
+    this.lu = new Float64Array(n * n);
+    this.piv = new Int32Array(n);
+    this.work = new Float64Array(n);
+  }
+
+  /** factor's LU of the n × n matrix held in `dense`. */
+  private factorHeld(): void {
+    const n = this.n;
     const { lu, piv, work: col } = this;
-    lu.set(this.dense);
+    for (let i = 0; i < n * n; i++) lu[i] = this.dense[i];
     for (let i = 0; i < n; i++) piv[i] = i;
     for (let j = 0; j < n; j++) {
       // O(n²) a column: the host's deadline is checked every 32 (an order-4000 system
