@@ -1903,8 +1903,12 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     return it;
   }
 
-  /** Whether some effector's model does not hold at the current state (ForceEffector.strainFault). */
-  private strainFaulted(): boolean {
+  /**
+   * Whether some effector's model does not hold at the current state (ForceEffector
+   * .strainFault): `solve`'s end check, and Moreau–Jean's contact step's (moreau-jean.ts
+   * stepOnce), whose one-iteration solves leave it to the step's end.
+   */
+  strainFaulted(): boolean {
     const strained = this.strained;
     for (let i = 0; i < strained.length; i++)
       if ((strained[i].strainFault as () => string | null).call(strained[i]) !== null) return true;

@@ -936,6 +936,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // (not in the backward Euler step of symplectic Euler's last halving, velocity level)
       if (converged && !dissipative && this.touchedJoints)
         newtonIterations += this.positionJointsTouched(t, h, stats);
+      // an end a force no longer models (a St Venant–Kirchhoff element crushed against the
+      // contact): halved as the smooth step's (acceleration-step.ts `solve`), the last
+      // halving kept for findBlowUp to end the run naming the element
+      if (!last && s.strainFaulted()) return false;
     }
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);

@@ -568,7 +568,13 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * (h_prev − h)/2 · ü_n (ü the acceleration consistent with the joints at the start, the
    * memory's). Without it each change of length moved the energy by (h_prev − h)/2 · dV/dt,
    * the jump of the modified energy H̃ = H − (h/2) dV/dt, a loss at every deepening as a
-   * whip starts (V falling) and at every return as it ends (V rising).
+   * whip starts (V falling) and at every return as it ends (V rising). With motors ü holds
+   * their share M⁻¹ Gᵀλ too, and the kick moves the kinetic energy by −(h_prev − h)/2 times
+   * their power λᵀ ∂C/∂t: no work (not booked, removedEnergy), the lag of the velocity h/2
+   * behind the positions, whose energy offset −(h/2) vᵀM ü moves with the length, as the
+   * forces' share; booked as the motor's work, energy.error drifted to −10 J in 10 s where
+   * it stays within 2.3 J (the motor-swung double pendulum at 10 ms,
+   * test/engine/integrators/theta-scheme.test.ts; 2.6 J the band of a uniform step scaled).
    */
   private restagger(h: number): void {
     const memory = this.memory;
@@ -747,6 +753,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
         // step this is at θ = ½: simulation/step-work.ts)
         const endPower = this.motorPower(t + h, s.lambda);
         this.memory.lambdaMean = false;
+        this.lambdaAbandoned = false;
         s.removedEnergy += 0.5 * h * (startPower + endPower);
         this.keepEnd(c.symmetricJoints);
         s.decayVelocities(h, this.params.velocityDamping);
@@ -807,6 +814,12 @@ export class ThetaScheme implements Integrator, HalvingStep {
 
   /** The start's consistent multipliers (startConsistent). */
   private readonly startLambda: Float64Array;
+  /**
+   * Whether the stepper's λ is an abandoned attempt's (restoreStart put the state back
+   * since a step last ended in ownStep): its end's consistent multipliers (tooCoarse) or
+   * Newton's last iterate, not the start's (startConsistent).
+   */
+  private lambdaAbandoned = false;
 
   /**
    * The multipliers the motors' power at the running step's start is taken at (ownStep):
@@ -819,11 +832,20 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * lifted) counted the contact's share of the motor torque as work: a motor turning the
    * crank at 2 rad/s, its joints redone at the position level (moreau-jean.ts, "Jointed
    * groups touched"), read energy.error 0.072 J in 30 s at 5 ms, now 7.0e-4 J
-   * (test/engine/integrators/moreau-jean.test.ts).
+   * (test/engine/integrators/moreau-jean.test.ts). So too after an attempt from this start
+   * was rejected (lambdaAbandoned): its λ, the rejected end's, had the retry's trapezoid
+   * count the power at t + h_rejected as the start's, once per rejection; a double pendulum
+   * whose shoulder a motor swings (1 rad at 2 Hz, symplectic Euler at 10 ms, its sub-steps
+   * halved by the error control in and out of each whip) read energy.error 91 J within
+   * 10 s, now 2.0 J (test/engine/integrators/theta-scheme.test.ts).
    */
   private startConsistent(t: number): Float64Array {
     const s = this.stepper;
-    if (!this.memory.lambdaMean || s.constraints === null || !s.constraints.timeDependent)
+    if (
+      !(this.memory.lambdaMean || this.lambdaAbandoned) ||
+      s.constraints === null ||
+      !s.constraints.timeDependent
+    )
       return s.lambda;
     const { rayleighMass, rayleighStiffness } = this.params;
     s.startMultipliers(t, rayleighMass, rayleighStiffness, this.startLambda);
@@ -934,5 +956,6 @@ export class ThetaScheme implements Integrator, HalvingStep {
   /** Puts the state back at the start of the step (step-halving.ts). */
   restoreStart(): void {
     this.stepper.restoreStart(this.vt);
+    this.lambdaAbandoned = true;
   }
 }
