@@ -115,7 +115,7 @@ export const SolverStats = z
     }),
     stepToleranceMet: z.boolean().meta({
       description:
-        "whether stepError is within solver.stepTolerance (false: the step was halved four times and its last sub-steps still exceeded it, accepted so that the run goes on; articulated accepts no sub-step above it); true without an error control",
+        "whether stepError is within solver.stepTolerance (false: the step was halved four times and its last sub-steps still exceeded it, accepted so that the run goes on; articulated accepts no sub-step above it but an implicit step's sub-steps at h/1024, a stiff servo's transient); true without an error control",
     }),
     jointToleranceMet: z.boolean().meta({
       description:

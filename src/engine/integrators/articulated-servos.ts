@@ -70,6 +70,11 @@ const PGS_SWEEPS = 1000;
 const PGS_TOLERANCE = 1e-12;
 
 export class ImplicitServos {
+  /**
+   * Whether the last explicitSubsteps found a servo at its effort limit or a limit past
+   * its bound: the rows' active set in play (articulated.ts IMEX control).
+   */
+  engaged = false;
   /** The servos on a revolute or prismatic slot, with gains. */
   readonly servos: readonly JointActuator[];
   /** The compliant limits on such slots (rows after the servos'). */
@@ -96,6 +101,8 @@ export class ImplicitServos {
   private readonly qHat: Float64Array;
   private readonly sigma: Float64Array;
   private readonly tau: Float64Array;
+  /** filterError's δτ. */
+  private readonly dtau: Float64Array;
   private readonly rhs: Float64Array;
   private readonly free: Int32Array;
   /** Each row's clamp: 0 free, +1 at hi, −1 at lo; and as `keepActiveSet` kept it. */
@@ -153,6 +160,7 @@ export class ImplicitServos {
     this.qHat = new Float64Array(s);
     this.sigma = new Float64Array(s);
     this.tau = new Float64Array(s);
+    this.dtau = new Float64Array(s);
     this.rhs = new Float64Array(s);
     this.free = new Int32Array(s);
     this.clamped = new Int8Array(s);
@@ -186,6 +194,7 @@ export class ImplicitServos {
    */
   explicitSubsteps(t: number, h: number): number {
     let worst = 0;
+    this.engaged = false;
     const ns = this.servos.length;
     for (let r = 0; r < this.slot.length; r++) {
       let kp: number;
@@ -196,11 +205,13 @@ export class ImplicitServos {
         q.evaluate();
         const law = a.kp * (a.commandAt(t) - q.value) + a.kd * (a.targetRate(t) - q.rate);
         kp = Math.abs(law) > a.limit ? 0 : a.kp;
+        if (kp === 0 && a.kp > 0) this.engaged = true;
         kd = a.kd;
       } else {
         const l = this.limits[r - ns];
         q.evaluateValue();
         if (!l.enabled || (q.value >= l.lower && q.value <= l.upper)) continue;
+        this.engaged = true;
         kp = l.stiffness;
         kd = l.damping;
       }
@@ -406,14 +417,66 @@ export class ImplicitServos {
       let x = b[r] / c[r] - u[tree.uOffset[slot[r]]];
       for (let k = 0; k < s; k++) if (clamped[k] !== 0) x -= gh * G[s * r + k] * tau[k];
       rhs[p] = x;
-      for (let q = 0; q < m; q++) this.sys[m * p + q] = gh * G[s * r + free[q]];
-      this.sys[m * p + p] += 1 / c[r];
     }
-    if (!invertSmall(this.inv, 0, this.sys, 0, m, this.work)) return false;
+    if (!this.invertFree(gh, m)) return false;
+    this.applyFree(m, tau);
+    return true;
+  }
+
+  /** inv = (C⁻¹ + gh G)_FF⁻¹ over the m rows in `free`. */
+  private invertFree(gh: number, m: number): boolean {
+    const { G, c, free, sys } = this;
+    const s = this.slot.length;
+    for (let p = 0; p < m; p++) {
+      const r = free[p];
+      for (let q = 0; q < m; q++) sys[m * p + q] = gh * G[s * r + free[q]];
+      sys[m * p + p] += 1 / c[r];
+    }
+    return invertSmall(this.inv, 0, sys, 0, m, this.work);
+  }
+
+  /** out_F = inv rhs over the m rows in `free`. */
+  private applyFree(m: number, out: Float64Array): void {
+    const { free, rhs, inv } = this;
     for (let p = 0; p < m; p++) {
       let x = 0;
-      for (let q = 0; q < m; q++) x += this.inv[m * p + q] * rhs[q];
-      tau[free[p]] = x;
+      for (let q = 0; q < m; q++) x += inv[m * p + q] * rhs[q];
+      out[free[p]] = x;
+    }
+  }
+
+  /**
+   * (ey, eu) ← the last implicit stage's linearization applied to them,
+   * (I − gh ∂f_I/∂Y)⁻¹ (ey, eu): the error estimate's filter of Shampine and of Hairer &
+   * Wanner ("Solving ODEs II", §IV.8, (8.20)), with which an embedded estimate of a stiff
+   * mode the L-stable stages damp (h λ → −∞) goes to 0 as 1/(h λ) instead of staying
+   * at the mode's size (unfiltered, a servo's transient the step does not follow would
+   * shrink the sub-steps until they resolved it). The stage's laws and inertia as it last
+   * solved them (`stage`: c, W, G, its active set, gh its length): a free row's
+   * δτ = (C⁻¹ + gh G)_FF⁻¹ (C⁻¹ δb − δu)_F, δb_r = −k δq_r (k_p, a limit's k), the clamped
+   * rows' δτ = 0; then eu += gh W δτ, and the caller adds gh ẏ(eu) to ey (positionRates,
+   * linear in the rates). False when the rows' system is singular.
+   */
+  filterError(gh: number, ey: Float64Array, eu: Float64Array): boolean {
+    const { tree, slot, col, W, c, lo, hi, clamped, free, rhs, dtau } = this;
+    const s = slot.length;
+    const ns = this.servos.length;
+    let m = 0;
+    for (let r = 0; r < s; r++) if (clamped[r] === 0 && lo[r] < hi[r]) free[m++] = r;
+    if (m === 0) return true;
+    for (let p = 0; p < m; p++) {
+      const r = free[p];
+      const k = r < ns ? this.servos[r].kp : this.limits[r - ns].stiffness;
+      const o = slot[r];
+      rhs[p] = (-k * ey[tree.yOffset[o]]) / c[r] - eu[tree.uOffset[o]];
+    }
+    if (!this.invertFree(gh, m)) return false;
+    this.applyFree(m, dtau);
+    for (let p = 0; p < m; p++) {
+      const r = free[p];
+      const w = W[col[r]];
+      const f = gh * dtau[r];
+      for (let i = 0; i < eu.length; i++) eu[i] += w[i] * f;
     }
     return true;
   }

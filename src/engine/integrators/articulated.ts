@@ -39,8 +39,10 @@
  * IMEX_SUBSTEP, the servos' and the compliant joint limits' laws and the joints'
  * kinematics its implicit part, solved in joint space with the mass matrix
  * (articulated-servos.ts), the other forces its explicit part (a sub-step whose servos
- * or limits switch between its stages by IMEX Euler, `imexStages`); the servos' unresolved modes are damped (L-stable), not followed, and the error
- * control is off for those steps. Compliant contact is a force whose contacts are
+ * or limits switch between its stages by IMEX Euler, `imexStages`); the servos' unresolved modes are damped (L-stable), not followed. Those
+ * sub-steps are under the same error control (`imexError`: ARS(2,2,2)'s first-order
+ * companion, filtered through the implicit stage) unless the step starts with a servo
+ * saturated or a limit past its bound (IMEX_CONTROL). Compliant contact is a force whose contacts are
  * detected once per step, at its start (with the margin its motion needs, compliant.ts);
  * nonsmooth contact, mimics and distance joints are not stepped here (schemas/
  * articulation.ts refuses them with this integrator, naming them). Motors prescribe their joints' coordinates
@@ -187,14 +189,42 @@ const STIFFNESS_MEMORY = 0.9;
  * gains (k_p 500, k_d 20) the 6-axis arm (estimated 200 to 300, 227 taken) runs 8 times
  * faster implicit, 3.5e-3 rad off a 0.5 rad move where the explicit steps are 3e-5 off
  * (convert.ts robotIntegrator), and the two closed-form tests above would lose theirs.
+ * Under the implicit steps' error control (imexError) that arm forced implicit throughout
+ * met the explicit steps' accuracy, 2.8e-5 rad off a reference at 0.25 ms, at 7.5
+ * sub-steps a step and 82 steps/s where the explicit ones take 227 and 25 steps/s (the
+ * 7-axis arm with its limits: 6.1e-5 rad, 116 steps/s against 9.3e-5 and 105); but its
+ * start, its wrists saturated, is a step IMEX_CONTROL keeps uncontrolled (2.5e-3 rad
+ * then), and below 374 the rod's −ΔΦ booking test (articulated-servos.test.ts, k_p = 1e6)
+ * would book the implicit impulses instead (124 J apart): the line stays.
  */
 const IMPLICIT_SERVO_SUBSTEPS = 500;
 /**
- * The longest sub-step (s) of a step with implicit servos: the model's default step
- * (schemas/model.ts, solver.dt). Its explicit part is second order without error control,
- * so a longer step is taken in equal sub-steps no longer than this (4 at 1/60 s).
+ * The longest sub-step (s) of a step with implicit servos without error control
+ * (stepTolerance null, or IMEX_CONTROL): the model's default step (schemas/model.ts,
+ * solver.dt); a longer step is taken in equal sub-steps no longer than this (4 at 1/60 s).
+ *
+ * IMEX_CONTROL: a step whose servos start at their effort limits or whose limits start
+ * past their bounds (ImplicitServos.engaged) keeps those sub-steps without error control.
+ * Its active set switches as the law enters and leaves its band, and the estimate then
+ * measures the law's kink, which the control followed into the band's sliding motion: the
+ * 7-axis arm of test/formats/urdf held at k_p 1e10 (k_d 6.3e4, saturating, its fourth
+ * joint on its limit) still turned at 1.2 rad/s after 2 s, 27 sub-steps a step, where the
+ * fixed sub-steps bring it to rest within 1e-9 rad/s (at 1e6, T + V + ΣΦ rose 8e-9 J a
+ * step where it never rises).
  */
 const IMEX_SUBSTEP = 0.005;
+/**
+ * The implicit steps' sub-steps a step at most under error control: a sub-step of
+ * h / IMEX_MAX_SUBSTEPS is accepted whatever its error (StepStats.stepToleranceMet false,
+ * stepError the error). The error control asks the servos' motion to be followed, and a
+ * stiff servo's transient is motion (the end-hinged rod's critically damped servo at
+ * k_p = 1e8 N·m/rad closes 0.3 rad in ~1e-4 s): followed to the tolerance, its first
+ * step ran past MAX_ATTEMPTS at 2e-8 s sub-steps; so bounded, it takes 61 and reports
+ * the error, and the L-stable stages damp what they do not follow. At 64 the bound held
+ * the sub-steps of smooth motion at a fine tolerance (the rod of articulated-error.test.ts
+ * at 1e-8: 62 a step where it needs 121).
+ */
+const IMEX_MAX_SUBSTEPS = 1024;
 /**
  * Ascher, Ruuth & Spiteri's ARS(2,2,2) (Appl. Numer. Math. 25, 1997, §2.6): the implicit
  * part L-stable and stiffly accurate, nodes (0, γ, 1), weights (0, 1 − γ, γ), γ = 1 − 1/√2;
@@ -423,6 +453,9 @@ export class ArticulatedIntegrator implements Integrator {
     let implicit =
       this.servos !== null && this.servos.explicitSubsteps(t, h) > IMPLICIT_SERVO_SUBSTEPS;
     this.splitting = implicit;
+    // the implicit sub-steps under error control where the servos' laws are smooth at the
+    // step's start (IMEX_CONTROL)
+    this.imexControl = this.servos !== null && !this.servos.engaged;
     // compliant contact: the contacts of this step, detected at its start (the stepper's
     // beginStep would also reserve the iteration matrix's blocks, which this step never uses)
     this.contact?.beginStep();
@@ -474,7 +507,6 @@ export class ArticulatedIntegrator implements Integrator {
       this.yStart.set(y);
       this.uStart.set(u);
     }
-    let worst = 0;
     let accepted = this.advance(t, h, implicit);
     if (accepted < 0) {
       // (see `advance`): the step again from its start with the servos implicit
@@ -487,7 +519,8 @@ export class ArticulatedIntegrator implements Integrator {
       this.stageTime = t;
       this.evaluate(y, u, 0);
       accepted = this.advance(t, h, true);
-    } else worst = this.worstError;
+    }
+    const worst = this.worstError;
     work += this.substepWork;
     ({ y, u } = this);
     this.started = true;
@@ -523,7 +556,7 @@ export class ArticulatedIntegrator implements Integrator {
     this.writeReactions(t + h);
     stats.substeps = accepted;
     stats.stepError = worst;
-    stats.stepToleranceMet = true;
+    stats.stepToleranceMet = !this.toleranceMissed;
   }
 
   /**
@@ -539,13 +572,15 @@ export class ArticulatedIntegrator implements Integrator {
   private advance(t: number, h: number, implicit: boolean): number {
     const { tree, ky, ku, ey, eu } = this;
     let { y, u, ys, us } = this;
-    const tol = this.params.stepTolerance;
+    const tol = implicit && !this.imexControl ? null : this.params.stepTolerance;
     const fallback = !implicit && this.servos !== null;
     let work = 0;
     let done = 0;
     let hs = this.memory.substepSize > 0 ? Math.min(this.memory.substepSize, h) : h;
     let accepted = 0;
     let attempts = 0;
+    let missed = false;
+    const floor = h / IMEX_MAX_SUBSTEPS;
     let rejected = false;
     let worst = 0;
     // the velocities' error weighed over the step, h, or the default step when h is
@@ -555,7 +590,8 @@ export class ArticulatedIntegrator implements Integrator {
       // what is left of the step in equal sub-steps no longer than hs: the last one ends
       // the step exactly, and no sliver is left for a sub-step of its own
       const rest = h - done;
-      const hh = rest / Math.max(1, Math.ceil(rest / (implicit ? IMEX_SUBSTEP : hs) - 1e-9));
+      const hh =
+        rest / Math.max(1, Math.ceil(rest / (implicit && tol === null ? IMEX_SUBSTEP : hs) - 1e-9));
       if (implicit) {
         this.substepStart = t + done;
         this.substepLength = hh;
@@ -571,7 +607,8 @@ export class ArticulatedIntegrator implements Integrator {
           this.evaluate(ys, us, k);
         }
       let err = 0;
-      if (tol !== null && !implicit) {
+      if (tol !== null && implicit) err = this.imexError(hh, y, ys, us, horizon);
+      else if (tol !== null) {
         // the embedded error hh Σ_k (b_k − b̂_k) k_k
         const erow = this.rows[0];
         for (let k = 0; k < 7; k++) erow[k] = hh * E[k];
@@ -580,7 +617,9 @@ export class ArticulatedIntegrator implements Integrator {
         err = tree.largestDisplacement(y, ey, eu, horizon);
       }
       // ys, us hold the solution (the seventh stage's point)
-      const ok = tol === null || err <= tol;
+      // (an implicit sub-step at its shortest is accepted: IMEX_MAX_SUBSTEPS)
+      const ok = tol === null || err <= tol || (implicit && hh <= floor * (1 + 1e-9));
+      if (ok && tol !== null && err > tol) missed = true;
       // the motion's stiffness, where the stages show more than rounding (STIFFNESS_READ)
       if (tol !== null && !implicit && err > STIFFNESS_READ * tol) {
         const rho = this.readStiffness(hh);
@@ -622,16 +661,23 @@ export class ArticulatedIntegrator implements Integrator {
         accepted++;
         if (err > worst) worst = err;
       }
-      // (the implicit servos' sub-steps are of fixed length, IMEX_SUBSTEP)
-      if (implicit) continue;
+      // (without error control the implicit servos' sub-steps are of fixed length,
+      // IMEX_SUBSTEP)
+      if (implicit && tol === null) continue;
       const factor =
         tol === null
           ? 1
           : Number.isFinite(err)
             ? Math.min(
-                // no growth right after a rejection (Hairer's DOPRI5)
-                ok && rejected ? 1 : 5,
-                Math.max(0.2, 0.9 * (tol / Math.max(err, 1e-300)) ** 0.2),
+                // no growth right after a rejection (Hairer's DOPRI5), nor after a
+                // sub-step taken by IMEX Euler (its error not estimated, imexError)
+                (ok && rejected) || (implicit && this.eulerSubstep) ? 1 : 5,
+                Math.max(
+                  0.2,
+                  // the estimate's order: hh⁵ (the explicit pair's fourth-order companion),
+                  // hh² (ARS(2,2,2)'s first-order one, imexError)
+                  0.9 * (tol / Math.max(err, 1e-300)) ** (implicit ? 0.5 : 0.2),
+                ),
               )
             : 0.2;
       // a sub-step cut short to end the step does not shorten the next one
@@ -640,7 +686,10 @@ export class ArticulatedIntegrator implements Integrator {
       // the sub-steps grow past its boundary while a stiff mode's error is small, and that
       // mode then grows until its error reaches the tolerance (the chatter at the boundary
       // of Hairer & Wanner, "Solving ODEs II", §IV.2)
-      if (this.memory.stiffness > 0) hs = Math.min(hs, STABLE_STEP / this.memory.stiffness);
+      // (explicit sub-steps only: the implicit ones take the servos' stiffness implicitly)
+      if (this.memory.stiffness > 0 && !implicit)
+        hs = Math.min(hs, STABLE_STEP / this.memory.stiffness);
+      if (implicit) hs = Math.max(hs, floor);
       if (!ok && hs < h * MIN_FRACTION)
         throw new Error(
           `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,
@@ -668,6 +717,7 @@ export class ArticulatedIntegrator implements Integrator {
     this.memory.substepSize = hs;
     this.substepWork = work;
     this.worstError = worst;
+    this.toleranceMissed = missed;
     return accepted;
   }
 
@@ -718,6 +768,10 @@ export class ArticulatedIntegrator implements Integrator {
   /** `advance`'s results: the work its stages integrated (J), its largest error (m). */
   private substepWork = 0;
   private worstError = 0;
+  /** Whether the running step's implicit sub-steps are under error control (IMEX_CONTROL). */
+  private imexControl = false;
+  /** Whether `advance` accepted a sub-step above the tolerance (IMEX_MAX_SUBSTEPS). */
+  private toleranceMissed = false;
   /** The step's start (y, u), for `advance`'s fallback. */
   private readonly yStart: Float64Array;
   private readonly uStart: Float64Array;
@@ -775,7 +829,10 @@ export class ArticulatedIntegrator implements Integrator {
       // taken again by IMEX Euler, Y = y + hh (f_E(y) + f_I(Y)), the implicit law's clamp
       // solved at the sub-step's end, as the implicit Euler discretization of sliding-mode
       // control (Acary & Brogliato, Syst. Control Lett. 59, 2010: chattering-free, the
-      // sliding surface reached in finite steps): first order across the switch.
+      // sliding surface reached in finite steps): first order across the switch. ARS's
+      // solution is kept in (ey, eu) for the error estimate (imexError).
+      this.ey.set(ys);
+      this.eu.set(us);
       servos.beginSubstep(u);
       row[0] = hh;
       combine(ys, y, row, ky, 1);
@@ -789,6 +846,52 @@ export class ArticulatedIntegrator implements Integrator {
 
   /** Whether the last imexStages sub-step was taken by IMEX Euler (EULER_POWER_WEIGHTS). */
   private eulerSubstep = false;
+
+  /**
+   * The error (m, as the explicit pair's, tree.largestDisplacement over `horizon`) of the
+   * ARS(2,2,2) sub-step of hh from y to (ys, us) imexStages just took: its solution less its
+   * first-order companion's from the same stages, y + hh (f_E(Y₁) + f_I(Y₂)) (Σ b̂ = 1 on
+   * both parts: IMEX Euler's quadrature), that is
+   *   e = hh ((1 − δ) (f_E(Y₂) − f_E(Y₁)) + γ (f_I(Y₃) − f_I(Y₂))),
+   * O(hh²), filtered through the last implicit stage (ImplicitServos.filterError) so that
+   * the servos' damped stiff modes do not count. As the explicit pair's, an estimate of the
+   * lower order's error with the higher order's solution kept (local extrapolation), so
+   * the same stepTolerance asks more of the second-order solution than it shows. A
+   * sub-step taken by IMEX Euler (an active set switching within it) is estimated by its
+   * difference to ARS's solution of the same sub-step (imexStages), O(hh²) on either side
+   * of the switch, the two L-stable (unestimated, its first sub-step was the whole step's
+   * first order: the 6-axis arm of test/formats/urdf started toward 0.5 rad on every
+   * joint, its wrists saturated, took its first 5 ms in one IMEX Euler sub-step, 1.6e-2 rad
+   * and 0.024 J off whatever the tolerance).
+   */
+  private imexError(
+    hh: number,
+    y: Float64Array,
+    ys: Float64Array,
+    us: Float64Array,
+    horizon: number,
+  ): number {
+    const { tree, ky, ku, ey, eu, dy } = this;
+    if (this.eulerSubstep) {
+      for (let i = 0; i < ey.length; i++) ey[i] = ys[i] - ey[i];
+      for (let i = 0; i < eu.length; i++) eu[i] = us[i] - eu[i];
+      return tree.largestDisplacement(y, ey, eu, horizon);
+    }
+    const row = this.rows[0];
+    row[0] = -(1 - ARS_DELTA) * hh;
+    row[1] = (1 - ARS_DELTA) * hh;
+    row[2] = -ARS_GAMMA * hh;
+    row[3] = ARS_GAMMA * hh;
+    combine(ey, null, row, ky, 4);
+    combine(eu, null, row, ku, 4);
+    const gh = this.implicitLength;
+    if (!(this.servos as ImplicitServos).filterError(gh, ey, eu))
+      throw new Error("articulated: a joint's articulated inertia is singular");
+    // ey += gh ẏ(eu), at the solution's coordinates (where evaluate left the tree)
+    tree.positionRates(ys, eu, dy);
+    for (let i = 0; i < ey.length; i++) ey[i] += gh * dy[i];
+    return tree.largestDisplacement(y, ey, eu, horizon);
+  }
 
   /**
    * Y = Ŷ + γ hh f_I(Y) at stageTime (γ hh: implicitLength), Ŷ in (y, u), f_I(Y) into
