@@ -78,6 +78,10 @@ export const UrdfImportOptions = z
       description:
         "collision <mesh> elements whose files were not uploaded are dropped with a warning instead of refused",
     }),
+    balanceInertia: z.boolean().default(false).meta({
+      description:
+        "an inertia whose principal moments no body has (the largest over the sum of the other two) gets the three moments set to their mean, as MuJoCo's compiler balanceinertia does, with a warning; false: it is refused at its <inertia> element",
+    }),
     name: z
       .string()
       .max(256)
@@ -105,6 +109,7 @@ export const UrdfImportBody = z
       fixedJoints: "lump",
       collisionMeshes: "convex",
       dropUnsupported: false,
+      balanceInertia: false,
     }),
   })
   .meta({ id: "UrdfImportRequest" });

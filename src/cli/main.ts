@@ -125,6 +125,9 @@ Options:
   --kv N                the velocity servos' gain
   --collision-meshes M  convex (default: the hull of a collision mesh) | mesh (its triangles)
   --drop-unsupported    drop collision meshes whose files are missing, with a warning
+  --balance-inertia     an inertia no body has (largest principal moment over the sum of
+                        the other two): its moments set to their mean (MuJoCo's
+                        balanceinertia), with a warning; default: refused at its line
   --package NAME=DIR    where package://NAME/ is (repeatable)
   --name NAME           the model's name (default: the robot's)
   -h, --help            show this help
@@ -388,6 +391,7 @@ async function cmdImport(args: string[], io: CliIo): Promise<number> {
       kd: { type: "string" },
       kv: { type: "string" },
       "drop-unsupported": { type: "boolean" },
+      "balance-inertia": { type: "boolean" },
       "collision-meshes": { type: "string" },
       package: { type: "string", multiple: true },
       name: { type: "string" },
@@ -429,6 +433,7 @@ async function cmdImport(args: string[], io: CliIo): Promise<number> {
       floating: values.floating ?? false,
       actuators,
       dropUnsupported: values["drop-unsupported"] ?? false,
+      balanceInertia: values["balance-inertia"] ?? false,
       collisionMeshes,
       ...(values.name !== undefined ? { name: values.name } : {}),
     },

@@ -186,6 +186,23 @@ describe("moreau import", () => {
     expect(help.out).toContain("Usage: moreau import <robot.urdf>");
   });
 
+  it("refuses principal moments no body has at their line; --balance-inertia sets them to their mean", async () => {
+    const urdf = write(
+      "placeholder.urdf",
+      `<robot name="r">\n<link name="a"/>\n<link name="b"><inertial><mass value="1"/>\n<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/></inertial></link>\n<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint>\n</robot>\n`,
+    );
+    const r = await cli(["import", urdf]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      `line 4 <inertia>: link "b": the principal moments of inertia [1, 1, 5]`,
+    );
+    expect(r.err).toContain("--balance-inertia");
+    const ok = await cli(["import", urdf, "--balance-inertia"]);
+    expect(ok.code, ok.err).toBe(0);
+    expect(JSON.parse(ok.out).bodies[1].inertia).toEqual([7 / 3, 7 / 3, 7 / 3]);
+    expect(ok.err).toContain(`warning: link "b": the principal moments of inertia [1, 1, 5]`);
+  });
+
   it("runs from bin/moreau.js", () => {
     const urdf = write("arm2.urdf", armUrdf());
     const p = spawnSync(process.execPath, [join(ROOT, "bin/moreau.js"), "import", urdf], {

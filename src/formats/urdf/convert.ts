@@ -54,6 +54,7 @@ import {
 import type { MeshFile } from "./mesh";
 import type { Placed, UrdfJoint, UrdfLink, UrdfRobot } from "./parse";
 import type { KinematicTree } from "./tree";
+import type { XmlElement } from "./xml";
 
 type BodyIn = ModelInput["bodies"][number];
 type ShapeIn = NonNullable<BodyIn["shapes"]>[number];
@@ -93,6 +94,12 @@ export interface ConvertInput {
   options: UrdfImportOptionsSpec;
   issues: Issues;
   warnings: string[];
+  /**
+   * Filled in: each moving body's top link and the <inertia> element its inertia comes
+   * from, by body id, so that what schemas/model.ts refuses of an inertia (principal
+   * moments no body has) is reported there (index.ts).
+   */
+  inertias: Map<string, { link: string; el: XmlElement }>;
 }
 
 const massOf = (l: UrdfLink) => l.inertial?.mass ?? 0;
@@ -146,7 +153,7 @@ export function convert(input: ConvertInput): ModelInput {
   const bodies: BodyIn[] = [];
   const lumped: string[] = [];
   for (const g of groups) {
-    const body = massProperties(g, inTop, tree, issues);
+    const body = massProperties(g, inTop, tree, issues, input.inertias);
     if (g.links.length > 1)
       lumped.push(
         `"${g.top.name}" ← ${g.links
@@ -442,6 +449,7 @@ function massProperties(
   inTop: Map<string, Pose>,
   tree: KinematicTree,
   issues: Issues,
+  inertias: ConvertInput["inertias"],
 ): BodyIn {
   const top = tree.world.get(g.top.name) as Pose;
   const orientation = quaternionOf(top.R);
@@ -474,8 +482,9 @@ function massProperties(
   let inertia: Mat3 = [0, 0, 0, 0, 0, 0, 0, 0, 0];
   for (const p of parts) inertia = addMat(addMat(inertia, p.I), parallelAxis(p.m, sub(p.c, com)));
   g.com = com;
+  const el = g.links.find((l) => l.inertial)?.inertial?.inertiaEl ?? g.top.el;
+  inertias.set(g.id, { link: g.top.name, el });
   if (!positiveDefinite(inertia)) {
-    const el = g.links.find((l) => l.inertial)?.inertial?.inertiaEl ?? g.top.el;
     issues.at(
       el,
       `link "${g.top.name}": the inertia tensor is not positive definite (${formatTensor(inertia)} kg·m² about the centre of mass, link axes)`,

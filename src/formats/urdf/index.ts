@@ -10,8 +10,8 @@
  * Pure and synchronous; the service runs it in a solver worker (its input is bounded by
  * MAX_MODEL_BYTES, MESH_MAX_BYTES and MESH_MAX_TRIANGLES).
  */
-import { issuesOf } from "../../../schemas/issues";
-import { Model } from "../../../schemas/model";
+import { type Issue, issuesOf } from "../../../schemas/issues";
+import { Model, type ModelInput } from "../../../schemas/model";
 import {
   type FileContent,
   UrdfImportBody,
@@ -19,7 +19,7 @@ import {
   type UrdfImportResultOut,
 } from "../../../schemas/urdf";
 import { convert } from "./convert";
-import { Issues, UrdfImportError } from "./errors";
+import { Issues, UrdfImportError, type UrdfIssue } from "./errors";
 import { findFile, type MeshFile, type MeshLoaders, meshLoaders, readMesh } from "./mesh";
 import { readRobot, type UrdfRobot } from "./parse";
 import { buildTree } from "./tree";
@@ -90,18 +90,89 @@ export async function importParsed(
   const loaders = Object.keys(body.files).length > 0 ? await meshLoaders() : null;
   const meshes = readMeshes(robot, body.files, loaders, issues, warnings);
   issues.check();
-  const model = convert({ robot, tree, meshes, options: body.options, issues, warnings });
+  const inertias: Inertias = new Map();
+  const model = convert({ robot, tree, meshes, options: body.options, issues, warnings, inertias });
   issues.check();
-  const checked = Model.safeParse(model);
+  let checked = Model.safeParse(model);
+  if (!checked.success && body.options.balanceInertia) {
+    balanceInertias(model, issuesOf(checked.error), inertias, warnings);
+    checked = Model.safeParse(model);
+  }
   if (!checked.success)
     throw new UrdfImportError(
-      issuesOf(checked.error).map((i) => ({
-        path: ["model", ...i.path],
-        message: `the imported model is invalid: ${i.message}`,
-        code: "invalid" as const,
-      })),
+      issuesOf(checked.error).map(
+        (i) =>
+          inertiaIssue(model, i, inertias) ?? {
+            path: ["model", ...i.path],
+            message: `the imported model is invalid: ${i.message}`,
+            code: "invalid" as const,
+          },
+      ),
     );
   return { model: checked.data, warnings };
+}
+
+/** Each moving body's top link and the <inertia> element of its inertia, by body id (convert.ts). */
+type Inertias = Map<string, { link: string; el: XmlElement }>;
+
+/**
+ * The body and its link when a schema issue is about a body's inertia ([bodies, i,
+ * inertia]); the issue's text without its `body "id": ` prefix. The importer has already
+ * refused tensors that are not positive definite (convert.ts), so what schemas/model.ts
+ * still refuses there is principal moments breaking the triangle inequality I₃ ≤ I₁ + I₂.
+ */
+function inertiaOf(model: ModelInput, i: Issue, inertias: Inertias) {
+  if (i.path.length !== 3 || i.path[0] !== "bodies" || i.path[2] !== "inertia") return null;
+  const b = model.bodies[i.path[1] as number];
+  const at = inertias.get(b.id);
+  if (at === undefined) return null;
+  const prefix = `body "${b.id}": `;
+  const detail = i.message.startsWith(prefix) ? i.message.slice(prefix.length) : i.message;
+  return { body: b, ...at, detail };
+}
+
+/** An inertia the model refuses, reported at the link's <inertia> element with its cure. */
+function inertiaIssue(model: ModelInput, i: Issue, inertias: Inertias): UrdfIssue | null {
+  const it = inertiaOf(model, i, inertias);
+  if (it === null) return null;
+  return {
+    path: ["urdf"],
+    element: it.el.name,
+    line: it.el.line,
+    message: `link "${it.link}": ${it.detail} (about the centre of mass; lumped links included); correct the <inertia>, or import with options.balanceInertia: true (CLI --balance-inertia), which sets the principal moments to their mean as MuJoCo's compiler balanceinertia does`,
+    code: "invalid",
+  };
+}
+
+/**
+ * options.balanceInertia: as MuJoCo's compiler (`balanceinertia`: "set all three diagonal
+ * elements to their average value whenever [A + B ≥ C] is violated", applied to the
+ * principal moments): each principal moment becomes their mean tr I / 3, so the tensor,
+ * rotated back from its principal axes, is (tr I / 3)·1 whatever those axes are. The
+ * trace tr I = 2∫|r|² dm is kept; the result is a uniform sphere's, for which the triangle
+ * inequality holds (tr/3 ≤ 2 tr/3). A warning names the link, the moments before and after.
+ */
+function balanceInertias(
+  model: ModelInput,
+  issues: readonly Issue[],
+  inertias: Inertias,
+  warnings: string[],
+): void {
+  for (const i of issues) {
+    const it = inertiaOf(model, i, inertias);
+    if (it === null || it.body.inertia === undefined) continue;
+    const I = it.body.inertia;
+    const trace =
+      typeof I[0] === "number"
+        ? (I as number[]).reduce((s, x) => s + x, 0)
+        : (I as number[][]).reduce((s, row, k) => s + row[k], 0);
+    const mean = trace / 3;
+    it.body.inertia = [mean, mean, mean];
+    const g = (x: number) => Number(x.toPrecision(6));
+    warnings.push(
+      `link "${it.link}": ${it.detail}; balanced as MuJoCo's compiler balanceinertia does: the principal moments set to their mean, [${g(mean)}, ${g(mean)}, ${g(mean)}] kg·m² (options.balanceInertia)`,
+    );
+  }
 }
 
 /**

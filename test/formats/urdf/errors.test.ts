@@ -5,6 +5,7 @@
  * lumped links, renamed ids, the world link.
  */
 import { describe, expect, it } from "vitest";
+import { loadModel } from "../../../src/engine/index";
 import { importUrdf, UrdfImportError, type UrdfIssue } from "../../../src/formats/urdf/index";
 
 const INERTIAL = `<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>`;
@@ -380,5 +381,81 @@ describe("structural mappings", () => {
       type: "prismatic",
       limits: { lower: 0, upper: 1 },
     });
+  });
+});
+
+describe("principal moments no body has (I₃ > I₁ + I₂)", () => {
+  // l1: a CAD placeholder [1, 1, 5]; l2: diag(1, 2, 5) in an inertial frame turned by rpy,
+  // so its tensor in link axes is full and its principal moments are 1, 2, 5
+  const d = doc(
+    link("a"),
+    link(
+      "l1",
+      `<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/></inertial>`,
+    ),
+    link(
+      "l2",
+      `<inertial><origin xyz="0 0 0" rpy="0.3 0.2 0.1"/><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="2" iyz="0" izz="5"/></inertial>`,
+    ),
+    joint("j1", "continuous", "a", "l1"),
+    joint("j2", "continuous", "l1", "l2"),
+  );
+
+  it("are refused at the link's <inertia> element and line, the moments and the cure named", async () => {
+    const err = await refused({ urdf: d.urdf });
+    expect(err.kind).toBe("invalid");
+    expect(err.issues).toHaveLength(2);
+    expectIssue(err, {
+      element: "inertia",
+      line: d.line(`name="l1"`),
+      code: "invalid",
+      text: /link "l1": the principal moments of inertia \[1, 1, 5\] break the triangle inequality.*options\.balanceInertia: true \(CLI --balance-inertia\)/,
+    });
+    expectIssue(err, {
+      element: "inertia",
+      line: d.line(`name="l2"`),
+      text: /link "l2": the principal moments of inertia \(the tensor's eigenvalues\) \[1, 2, 5\] break/,
+    });
+    expect(err.issues.every((i) => i.path[0] === "urdf")).toBe(true);
+  });
+
+  it("options.balanceInertia sets them to their mean as MuJoCo's balanceinertia, with a warning; the model loads", async () => {
+    const { model, warnings } = await importUrdf({
+      urdf: d.urdf,
+      options: { balanceInertia: true },
+    });
+    // MuJoCo: every principal moment ← (I₁ + I₂ + I₃)/3, so the tensor is that times 1
+    const byId = new Map(model.bodies.map((b) => [b.id, b.inertia as number[]]));
+    close(byId.get("l1") as number[], [7 / 3, 7 / 3, 7 / 3]);
+    close(byId.get("l2") as number[], [8 / 3, 8 / 3, 8 / 3]);
+    for (const id of ["l1", "l2"]) {
+      const [a, b, c] = [...(byId.get(id) as number[])].sort((x, y) => x - y);
+      expect(c).toBeLessThanOrEqual(a + b);
+    }
+    const text = warnings.join("\n");
+    expect(text).toMatch(
+      /link "l1": the principal moments of inertia \[1, 1, 5\].*\[2\.33333, 2\.33333, 2\.33333\] kg·m²/,
+    );
+    expect(text).toMatch(/link "l2": .*\[1, 2, 5\].*\[2\.66667, 2\.66667, 2\.66667\] kg·m²/);
+    const sim = loadModel(model);
+    sim.step(10);
+    expect(sim.state().joints.map((j) => j.coordinates)).toEqual([[0], [0]]);
+  });
+
+  it("balanceInertia leaves the moments a body has alone (a plate [1, 1, 2], rounded [0.0833, 0.0833, 0.1667])", async () => {
+    const plate = doc(
+      link("a"),
+      link(
+        "p",
+        `<inertial><mass value="1"/><inertia ixx="0.0833" ixy="0" ixz="0" iyy="0.0833" iyz="0" izz="0.1667"/></inertial>`,
+      ),
+      joint("j", "continuous", "a", "p"),
+    );
+    const { model, warnings } = await importUrdf({
+      urdf: plate.urdf,
+      options: { balanceInertia: true },
+    });
+    expect(model.bodies.find((b) => b.id === "p")?.inertia).toEqual([0.0833, 0.0833, 0.1667]);
+    expect(warnings.join("\n")).not.toContain("balanceinertia");
   });
 });
