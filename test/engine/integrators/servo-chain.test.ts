@@ -280,13 +280,15 @@ describe("moreau-jean: the same chain", () => {
   // (ImpactEvents.next, the servo's pull predicting the arrival from rest), its rebound
   // there at −e u_b. Before, a bound with restitution was predicted only once the joint
   // approached, from the last step's mean acceleration (none at the start): the first step
-  // ran past it (by 0.046 to 0.058 rad before the limits' projection set it back) and its
+  // ran past it (by 0.046 to 0.058 rad, 0.23 rad at k_p = 1e5, before the limits'
+  // projection set it back) and its
   // energy.error was 112 J (1e6, 1e3), 6.4 J (1e8, 0), 1.5e4 J (1e8, 1e5), 1.5e6 J (1e10,
   // 1e7) at e = ½ and 1; the undamped ring (1e6, 0) reached 2.0e5 J (e = ½) within 1 s. The
   // stiff servos' rebounds fly at most four steps against their pull (2 e u_b/a ≤ 4 h) and
   // end at rest on the bound (boundRestitution, unresolvedRebound); at k_p = 1e5, k_d = 0
   // the rebound is resolved (2 e u_b/a = 5.1 h at e = ½): the step's end the exact motion's
-  // after a bounce at −e u_b, and the impact's loss ½ I u_b² (1 − e²) its dissipation.
+  // after a bounce at −e u_b, and the impact's loss ½ I u_b² (1 − e²) that of T + V +
+  // k_p Σ e²/2.
   /** The largest passage of the middle joint past its bounds that the limits' projection met. */
   function passage(run: () => void): number {
     let worst = 0;
