@@ -19,8 +19,9 @@
  * middle servo holds the lower links' gravity moment: k_p (q* − q) = m g (r₁ + r₂) sin q,
  * r₁ = 0.25 m, r₂ = 0.75 m their centres below it.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
 import { loadModel } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
@@ -30,8 +31,17 @@ const G = 9.81;
 const h = 0.005;
 const target = 0.5;
 
-/** The chain; `upper`: the middle joint's upper bound (rad; its lower −1 rad), if any. */
-function chain(kp: number, kd: number, integrator = "generalized-alpha", upper?: number) {
+/**
+ * The chain; `upper`: the middle joint's upper bound (rad; its lower −1 rad), if any, with
+ * the limit's `restitution`.
+ */
+function chain(
+  kp: number,
+  kd: number,
+  integrator = "generalized-alpha",
+  upper?: number,
+  restitution = 0,
+) {
   const { bodies, joints } = hangingChain({
     joints: [
       { type: "revolute", axis: [1, 0, 0] },
@@ -41,7 +51,7 @@ function chain(kp: number, kd: number, integrator = "generalized-alpha", upper?:
     mass: 1,
     inertia: [0.021, 0.021, 0.002],
   });
-  if (upper !== undefined) Object.assign(joints[1], { limits: { lower: -1, upper } });
+  if (upper !== undefined) Object.assign(joints[1], { limits: { lower: -1, upper, restitution } });
   const sim = loadModel({
     gravity: [0, 0, -G],
     bodies,
@@ -160,14 +170,21 @@ describe("moreau-jean: the same chain", () => {
   // (JointLimitProblem.restPassed).
   const bound = 0.45;
   const I = 2 * 0.021 + 0.25 ** 2 + 0.75 ** 2;
-  /** The exact arrival on the bound from rest (RK4 at h/1e5): its time t_b and rate u_b. */
-  function arrival(kp: number, kd: number): { t: number; u: number } {
+  /**
+   * The exact motion from rest over the first step (RK4 at h/1e5): its arrival on the bound
+   * (time t_b, rate u_b; t_b = ∞ when it does not arrive within h), and with restitution
+   * e > 0 its rebound at −e u_b carried on to the step's end (q, u; NaN where it reaches
+   * the bound again within h, or e = 0).
+   */
+  function arrival(kp: number, kd: number, e = 0) {
     const acc = (q: number, u: number) =>
       (kp * (target - q) - kd * u - G * (0.25 + 0.75) * Math.sin(q)) / I;
-    const dt = h * 1e-5;
     let q = 0;
     let u = 0;
-    for (let t = 0; t < h; t += dt) {
+    let tb = Number.POSITIVE_INFINITY;
+    let ub = 0;
+    for (let t = 0; t < h; ) {
+      const dt = Math.min(h * 1e-5, h - t);
       const k1u = acc(q, u);
       const k2q = u + 0.5 * dt * k1u;
       const k2u = acc(q + 0.5 * dt * u, u + 0.5 * dt * k1u);
@@ -180,12 +197,23 @@ describe("moreau-jean: the same chain", () => {
       // (the crossing within dt: linear, O(dt²) of a motion resolved at dt ω ≤ 6e-3)
       if (q1 >= bound) {
         const s = (bound - q) / (q1 - q);
-        return { t: t + s * dt, u: u + s * (u1 - u) };
+        const uc = u + s * (u1 - u);
+        if (e === 0) return { t: t + s * dt, u: uc, q: Number.NaN, uh: Number.NaN };
+        // (back on the bound within the step)
+        if (tb < h) return { t: tb, u: ub, q: Number.NaN, uh: Number.NaN };
+        tb = t + s * dt;
+        ub = uc;
+        // the rebound: on the bound at −e u_b from t_b
+        q = bound;
+        u = -e * uc;
+        t = tb;
+        continue;
       }
       q = q1;
       u = u1;
+      t += dt;
     }
-    return { t: Number.POSITIVE_INFINITY, u: 0 };
+    return { t: tb, u: ub, q: tb < h ? q : Number.NaN, uh: tb < h ? u : Number.NaN };
   }
   for (const [kp, kd] of [
     [1e3, 52],
@@ -247,6 +275,97 @@ describe("moreau-jean: the same chain", () => {
       expect(Math.abs(s.energy.error - settled)).toBeLessThan(1e-6);
       expect(Math.abs(s.energy.error)).toBeLessThan(5e-3);
     });
+
+  // The same bound with restitution e > 0: it is met at its instant as the inelastic one
+  // (ImpactEvents.next, the servo's pull predicting the arrival from rest), its rebound
+  // there at −e u_b. Before, a bound with restitution was predicted only once the joint
+  // approached, from the last step's mean acceleration (none at the start): the first step
+  // ran past it (by 0.046 to 0.058 rad, 0.23 rad at k_p = 1e5, before the limits'
+  // projection set it back) and its
+  // energy.error was 112 J (1e6, 1e3), 6.4 J (1e8, 0), 1.5e4 J (1e8, 1e5), 1.5e6 J (1e10,
+  // 1e7) at e = ½ and 1; the undamped ring (1e6, 0) reached 2.0e5 J (e = ½) within 1 s. The
+  // stiff servos' rebounds fly at most four steps against their pull (2 e u_b/a ≤ 4 h) and
+  // end at rest on the bound (boundRestitution, unresolvedRebound); at k_p = 1e5, k_d = 0
+  // the rebound is resolved (2 e u_b/a = 5.1 h at e = ½): the step's end the exact motion's
+  // after a bounce at −e u_b, and the impact's loss ½ I u_b² (1 − e²) that of T + V +
+  // k_p Σ e²/2.
+  /** The largest passage of the middle joint past its bounds that the limits' projection met. */
+  function passage(run: () => void): number {
+    let worst = 0;
+    const project = JointLimitProblem.prototype.project;
+    const spy = vi.spyOn(JointLimitProblem.prototype, "project").mockImplementation(function (
+      this: JointLimitProblem,
+      ...args
+    ) {
+      for (const l of this.limits) {
+        l.coordinate.evaluate();
+        const q = l.coordinate.value;
+        worst = Math.max(worst, q - l.upper, l.lower - q);
+      }
+      return project.apply(this, args);
+    });
+    try {
+      run();
+    } finally {
+      spy.mockRestore();
+    }
+    return worst;
+  }
+  for (const e of [0.5, 1])
+    for (const [kp, kd] of [
+      [1e5, 0],
+      [1e6, 1e3],
+      [1e6, 0],
+      [1e8, 0],
+      [1e8, 1e5],
+      [1e10, 1e7],
+    ])
+      it(`e = ${e}, k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: the bound met from rest at its instant, the rebound at e times the arrival rate`, () => {
+        const sim = chain(kp, kd, "moreau-jean", bound, e);
+        // T + V + k_p Σ e²/2: the undamped servo's a spring's
+        const energy = () => {
+          const s = sim.state();
+          const [q0, q1, q2] = s.joints.map((j) => j.coordinates[0]);
+          const e2 = q0 * q0 + (target - q1) ** 2 + q2 * q2;
+          return s.energy.kinetic + s.energy.potential + 0.5 * kp * e2;
+        };
+        const E0 = energy();
+        const exact = arrival(kp, kd, e);
+        expect(exact.t).toBeLessThan(h);
+        // never past the bound before the projection: measured ≤ 8.6e-15 rad (0.05 before)
+        const passed = passage(() => sim.step(1));
+        expect(passed).toBeLessThan(1e-13);
+        const first = sim.state();
+        const q1 = first.joints[1].coordinates[0];
+        const u1 = first.joints[1].rates[0];
+        if (Number.isNaN(exact.q)) {
+          // an unresolved rebound: at rest on the bound from the first step's end
+          expect(Math.abs(q1 - bound)).toBeLessThan(1e-10);
+          expect(Math.abs(u1)).toBeLessThan(1e-9);
+        } else {
+          // the resolved rebound: the step's end the exact motion's after the bounce at
+          // −e u_b (u = −77.4 rad/s at e = ½, −163.5 at 1), within the scheme's error
+          // without the bound (1.7e-3 rad, 0.22 rad/s at the step's end): measured 8.2e-4
+          // and 1.4e-3 rad, 0.22 and 0.29 rad/s
+          expect(Math.abs(q1 - exact.q)).toBeLessThan(3e-3);
+          expect(Math.abs(u1 - exact.uh)).toBeLessThan(0.5);
+          // the impact's loss ½ I u_b² (1 − e²) (9280 J at e = ½, 0 at 1, of ½ I u_b² =
+          // 12374 J), within the held servo's own loss (AccelerationStepper
+          // .holdStiffForces): measured 1.3 J and 4.9 J
+          const arriving = 0.5 * I * exact.u ** 2;
+          expect(Math.abs(E0 - energy() - arriving * (1 - e * e))).toBeLessThan(1e-3 * arriving);
+        }
+        // measured ≤ 1.1e-3 J, set in the first step (the inelastic rows'), where the joint
+        // rests on the bound; 1.2e-3 J (e = ½) and 9.9e-3 J (e = 1) at k_p = 1e5, whose
+        // undamped servo keeps it bouncing (8.8e-3 J at e = 1 before: the θ-scheme's
+        // error on its ring at h √(k_p/I) = 1.9)
+        let worst = Math.abs(first.energy.error);
+        for (let n = 1; n < 200; n++) {
+          sim.step(1);
+          worst = Math.max(worst, Math.abs(sim.state().energy.error));
+        }
+        expect(worst).toBeLessThan(kp === 1e5 ? 2e-2 : 5e-3);
+      });
 
   it("k_p = 1e6, k_d = 0: the undamped servo's ring about the static pose is kept, as the exact motion's", () => {
     // h √(k_p/I) = 6.1, but the step's error control (theta-scheme.ts) takes it in 16
