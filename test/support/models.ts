@@ -260,7 +260,9 @@ export function rodPendulum(o: RodPendulumOptions): ModelInput {
         id: "rod",
         mass: m,
         position: [L / 2, 0, 0],
-        inertia: [1e-3, (m * L * L) / 12, (m * L * L) / 12],
+        // a slender rod's axial moment is next to nothing: 1e-3, or its transverse moment on a
+        // rod too light for that (the moments stay a body's, the largest at most the others' sum)
+        inertia: [Math.min(1e-3, (m * L * L) / 12), (m * L * L) / 12, (m * L * L) / 12],
       },
     ],
     joints: [

@@ -75,7 +75,8 @@ export function twoLinkHinges(secondIyy = 0.2): { system: BodySystem; spec: Mode
     mass: 1,
     inertia: [0.1, 0.2, 0.3],
   });
-  chain.bodies[1].inertia = [0.1, secondIyy, 0.3];
+  // I_xx raised with I_yy so that the moments stay a body's (the largest at most the others' sum)
+  chain.bodies[1].inertia = [Math.max(0.1, secondIyy), secondIyy, 0.3];
   return systemOf({ gravity: [0, 0, 0], ...chain });
 }
 

@@ -111,13 +111,16 @@ describe("coordinateInertia", () => {
 });
 
 describe("constrainLimitInertias", () => {
-  it("checks the build's deadline (solvers/deadline.ts): one passed ends it with DeadlineExceeded", () => {
-    // (once O(dofs) a limit: a 9 000-link chain with limits held a worker for minutes; the
-    // selected inverse made it O(dofs) in all, the check stays for what still scales)
+  /**
+   * A chain hanging from the world (hangingChain: links 0.5 m, hinged about y at their tops)
+   * of the given masses, I = [0.1, iyy, 0.3], every hinge limited to ±1 rad, no gravity:
+   * its limits (m̃ still the joints-free default) and its joints' constraints.
+   */
+  function limitedChain(masses: readonly number[], iyy: number) {
     const chain = hangingChain({
-      joints: [0, 1, 2].map(() => ({ type: "revolute" as const, axis: [0, 1, 0] as const })),
-      mass: () => 1,
-      inertia: [0.1, 0.2, 0.3],
+      joints: masses.map(() => ({ type: "revolute" as const, axis: [0, 1, 0] as const })),
+      mass: (i) => masses[i],
+      inertia: [0.1, iyy, 0.3],
     });
     for (const j of chain.joints) if (j.type === "revolute") j.limits = { lower: -1, upper: 1 };
     const { system, spec } = systemOf({
@@ -130,6 +133,13 @@ describe("constrainLimitInertias", () => {
       system,
       createConstraints(spec.joints, [], system, actuation.coordinates),
     );
+    return { actuation, set };
+  }
+
+  it("checks the build's deadline (solvers/deadline.ts): one passed ends it with DeadlineExceeded", () => {
+    // (once O(dofs) a limit: a 9 000-link chain with limits held a worker for minutes; the
+    // selected inverse made it O(dofs) in all, the check stays for what still scales)
+    const { actuation, set } = limitedChain([1, 1, 1], 0.2);
     setDeadline(-1);
     try {
       // before: no check, the inertias set
@@ -149,22 +159,7 @@ describe("constrainLimitInertias", () => {
     // q̈_a = (M_q⁻¹)_aa τ_a: m̃_a = 1/(M_q⁻¹)_aa = det M_q / (the cofactor of M_aa).
     const masses = [2, 1.5, 1];
     const iyy = 0.2;
-    const chain = hangingChain({
-      joints: [0, 1, 2].map(() => ({ type: "revolute" as const, axis: [0, 1, 0] as const })),
-      mass: (i) => masses[i],
-      inertia: [0.1, iyy, 0.3],
-    });
-    for (const j of chain.joints) if (j.type === "revolute") j.limits = { lower: -1, upper: 1 };
-    const { system, spec } = systemOf({
-      gravity: [0, 0, 0],
-      solver: { integrator: "generalized-alpha" },
-      ...chain,
-    });
-    const actuation = createActuation(spec.joints, [], system);
-    const set = new ConstraintSet(
-      system,
-      createConstraints(spec.joints, [], system, actuation.coordinates),
-    );
+    const { actuation, set } = limitedChain(masses, iyy);
     const free = actuation.limits.map((l) => l.inertia);
     constrainLimitInertias(actuation.limits, set);
     const d = (i: number, a: number) => 0.25 + 0.5 * (i - a);
