@@ -25,6 +25,7 @@ import { describe, expect, it } from "vitest";
 import type { InputIn } from "../../schemas/input";
 import { SolverSettings } from "../../schemas/model";
 import { FrameClient } from "../support/frames";
+import { rodPendulum } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -34,27 +35,23 @@ const H = 0.001;
 const PERIOD = 10;
 const INTEGRATORS = SolverSettings.shape.integrator.unwrap().options;
 
+/** A 1 kg, 1 m rod pinned at its end about z (I = 1/3 kg·m²), bounds ±1 rad, no gravity. */
 function rod(actuator: Record<string, unknown>, integrator: string) {
   return {
-    gravity: [0, 0, 0],
-    bodies: [{ id: "rod", mass: 1, position: [0.5, 0, 0], inertia: [1e-3, 1 / 12, 1 / 12] }],
-    joints: [
-      {
-        id: "pin",
-        type: "revolute",
-        a: { body: "ground" },
-        b: { body: "rod", point: [-0.5, 0, 0] },
-        axis: [0, 0, 1],
-        limits: { lower: -1, upper: 1 },
-      },
-    ],
-    actuators: [{ id: "servo", joint: "pin", ...actuator }],
+    ...rodPendulum({
+      mass: 1,
+      length: 1,
+      axis: [0, 0, 1],
+      gravity: [0, 0, 0],
+      limits: { lower: -1, upper: 1 },
+      servo: actuator,
+      solver: { integrator, dt: H },
+    }),
     sensors: [
       { id: "q", type: "jointPosition", joint: "pin" },
       { id: "qd", type: "jointVelocity", joint: "pin" },
       { id: "tau", type: "actuatorEffort", actuator: "servo" },
     ],
-    solver: { integrator, dt: H },
   };
 }
 
