@@ -237,3 +237,68 @@ export function report(what: string, figures: Record<string, number | string>): 
     .join(" ");
   console.info(`[long-run] ${what}: ${text}`);
 }
+
+/** A body's mass (kg) and principal moments (kg·m², about its body axes at the COM). */
+export interface MassProperties {
+  mass: number;
+  inertia: readonly number[];
+}
+
+/** The part of a reported body state these measures read. */
+export interface BodyMotion {
+  id: string;
+  position: readonly number[];
+  orientation: readonly number[];
+  velocity: readonly number[];
+  angularVelocity: readonly number[];
+}
+
+/** The angular momentum (kg·m²/s, world frame) of a body about its COM: R I Rᵀ ω. */
+function spinMomentum(b: BodyMotion, p: MassProperties): Vec3 {
+  const [w, x, y, z] = b.orientation;
+  const local = rotate([w, -x, -y, -z], b.angularVelocity as Vec3); // Rᵀ ω
+  return rotate(b.orientation, [
+    p.inertia[0] * local[0],
+    p.inertia[1] * local[1],
+    p.inertia[2] * local[2],
+  ]);
+}
+
+/**
+ * Kinetic and potential energy (J) of the listed bodies from their reported states, computed
+ * here rather than read from the engine: T = Σ ½ m v² + ½ ω·(R I Rᵀ ω), V = Σ m g z (gravity
+ * g along −z). Bodies not in `props` (none, or the ground) are skipped.
+ */
+export function mechanicalEnergy(
+  bodies: readonly BodyMotion[],
+  props: Record<string, MassProperties>,
+  g: number,
+): { kinetic: number; total: number } {
+  let kinetic = 0;
+  let potential = 0;
+  for (const b of bodies) {
+    const p = props[b.id];
+    if (!p) continue;
+    const v = b.velocity as Vec3;
+    kinetic += 0.5 * p.mass * dot(v, v) + 0.5 * dot(b.angularVelocity as Vec3, spinMomentum(b, p));
+    potential += p.mass * g * b.position[2];
+  }
+  return { kinetic, total: kinetic + potential };
+}
+
+/**
+ * The angular momentum about the vertical through the origin (kg·m²/s): Σ ẑ·(R I Rᵀ ω +
+ * m x × v), a constant of any motion whose forces have no moment about that line.
+ */
+export function verticalMomentum(
+  bodies: readonly BodyMotion[],
+  props: Record<string, MassProperties>,
+): number {
+  let Lz = 0;
+  for (const b of bodies) {
+    const p = props[b.id];
+    if (!p) continue;
+    Lz += spinMomentum(b, p)[2] + p.mass * cross(b.position as Vec3, b.velocity as Vec3)[2];
+  }
+  return Lz;
+}
