@@ -266,13 +266,14 @@ function spinMomentum(b: BodyMotion, p: MassProperties): Vec3 {
 
 /**
  * Kinetic and potential energy (J) of the listed bodies from their reported states, computed
- * here rather than read from the engine: T = Σ ½ m v² + ½ ω·(R I Rᵀ ω), V = Σ m g z (gravity
- * g along −z). Bodies not in `props` (none, or the ground) are skipped.
+ * here rather than read from the engine: T = Σ ½ m v² + ½ ω·(R I Rᵀ ω), V = Σ m g (up·x)
+ * (gravity g along −up, up a unit vector: ẑ unless given). Bodies not in `props` are skipped.
  */
 export function mechanicalEnergy(
   bodies: readonly BodyMotion[],
   props: Record<string, MassProperties>,
   g: number,
+  up: Vec3 = [0, 0, 1],
 ): { kinetic: number; total: number } {
   let kinetic = 0;
   let potential = 0;
@@ -281,7 +282,7 @@ export function mechanicalEnergy(
     if (!p) continue;
     const v = b.velocity as Vec3;
     kinetic += 0.5 * p.mass * dot(v, v) + 0.5 * dot(b.angularVelocity as Vec3, spinMomentum(b, p));
-    potential += p.mass * g * b.position[2];
+    potential += p.mass * g * dot(up, b.position as Vec3);
   }
   return { kinetic, total: kinetic + potential };
 }
