@@ -635,7 +635,7 @@ export const SolverSettings = z
     }),
     stepTolerance: positive().nullable().optional().meta({
       description:
-        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change over the step of the acceleration consistent with the joints (a function of the step's two ends, so that the halvings keep the symmetric scheme's energy), measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. articulated: local error per sub-step (m) of its Runge–Kutta 5(4) pair (Tsitouras), measured the same way (the velocities' error as the displacement it makes over the step, dt, or over 5 ms when dt is shorter, so that a shorter step is never less accurate), which sets the sub-steps' length, within the scheme's stability region (at most 3/ρ, ρ the fastest rate of the motion its stages show: a stiff servo's or damper's decay is not left ringing at the boundary); absent: 1e-6; null: off (one sub-step per step, no bound)",
+        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change over the step of the acceleration consistent with the joints (a function of the step's two ends, so that the halvings keep the symmetric scheme's energy), measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. newmark: the same control on the steps it takes as generalized-alpha's at rhoInfinity 1 (beta 0.25, gamma 0.5 on a model with joints or motors and no fem bodies, newtonIterations > 1: its joints held symmetrically); absent: 1e-4; null: off; not read by its other steps. articulated: local error per sub-step (m) of its Runge–Kutta 5(4) pair (Tsitouras), measured the same way (the velocities' error as the displacement it makes over the step, dt, or over 5 ms when dt is shorter, so that a shorter step is never less accurate), which sets the sub-steps' length, within the scheme's stability region (at most 3/ρ, ρ the fastest rate of the motion its stages show: a stiff servo's or damper's decay is not left ringing at the boundary); absent: 1e-6; null: off (one sub-step per step, no bound)",
     }),
     rayleighMass: nonNegative().default(0).meta({
       description:
@@ -1158,7 +1158,7 @@ const SETTING_READERS: { [K in keyof SolverSpec]?: readonly SettingReaders[] } =
   beta: [{ choice: "integrator", by: ["newmark"] }],
   gamma: [{ choice: "integrator", by: ["newmark"] }],
   rhoInfinity: [{ choice: "integrator", by: ["generalized-alpha"] }],
-  stepTolerance: [{ choice: "integrator", by: ["generalized-alpha", "articulated"] }],
+  stepTolerance: [{ choice: "integrator", by: ["generalized-alpha", "newmark", "articulated"] }],
   newtonTolerance: [newton],
   // The Newton integrators' budget (integrators/factory.ts); articulated takes none.
   // symplectic-euler's forces are explicit, so its step is one iteration whatever the
@@ -1271,7 +1271,8 @@ export function patchSolver(
     if (patch[key] === undefined) delete next[key];
   const choices = choicesOf(next, contact);
   // null included: generalized-alpha's stepTolerance null (its error control off) does not
-  // outlast a switch to newmark and back, as beta and gamma do not
+  // outlast a switch to moreau-jean and back, as beta and gamma do not outlast one away from
+  // newmark
   for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[])
     if (patch[key] === undefined && next[key] !== undefined && !isRead(choices, key))
       delete next[key];

@@ -68,6 +68,7 @@ describe("a closed chain of ten links swinging for 40 s at the default step keep
   for (const [integrator, bound] of [
     ["moreau-jean", 3e-3],
     ["generalized-alpha", 3e-3],
+    ["newmark", 3e-3],
     ["symplectic-euler", 0.04],
   ] as const)
     it(`${integrator}: |E − E0| ≤ ${bound} of the largest kinetic energy, the loop closed`, () => {

@@ -48,6 +48,7 @@ import { G } from "./models";
 const INTEGRATORS = [
   "moreau-jean",
   "generalized-alpha",
+  "newmark",
   "symplectic-euler",
   "articulated",
 ] as const;
@@ -130,6 +131,7 @@ describe("a rotating hinge frame for 60 s at the default step: energy, L_z and t
   const bounds: Record<(typeof INTEGRATORS)[number], [number, number, number]> = {
     "moreau-jean": [2e-4, 1e-8, 0.03],
     "generalized-alpha": [2e-4, 1e-8, 0.03],
+    newmark: [2e-4, 1e-8, 0.03],
     "symplectic-euler": [0.02, 1e-8, 0.03],
     articulated: [1e-8, 1e-8, 1e-6],
   };
@@ -216,6 +218,7 @@ describe("a bead on a spring in a slot of a freely turning arm for 60 s at the d
   const bounds: Record<(typeof INTEGRATORS)[number], [number, number, number]> = {
     "moreau-jean": [5e-4, 1e-4, 0.01],
     "generalized-alpha": [5e-4, 1e-4, 0.01],
+    newmark: [5e-4, 1e-4, 0.01],
     "symplectic-euler": [0.02, 1e-8, 0.01],
     articulated: [1e-8, 1e-8, 1e-6],
   };
