@@ -16,9 +16,10 @@
  * (β, γ) = (1/4, 1/2) is the trapezoidal rule: unconditionally stable, no numerical
  * damping, energy-conserving for linear systems; γ > 1/2 damps high frequencies.
  *
- * Joints. (With fem bodies at β = ¼, γ = ½ the step is generalized-alpha's at ρ∞ = 1,
- * joints held symmetrically: `trapezoid`.) With γ = ½ the Newton step holds them at the
- * velocity level,
+ * Joints. (At β = ¼, γ = ½ with Newton iterated, the defaults, and with fem bodies the step
+ * is generalized-alpha's at ρ∞ = 1, joints held symmetrically: `trapezoid`; what follows
+ * is the other members' and the linearized step's.) With γ = ½ the Newton step holds them
+ * at the velocity level,
  * G v_{t+h} = −Ct (index 2), and the post-step projection removes the position drift.
  * The multipliers of such a step are not the state's reactions: with
  * v_{t+h} = v_t + h/2 (a_t + a_{t+h}) the rows ask G a_{t+h} ≈ −G a_t, so the part of a_t
@@ -124,22 +125,40 @@ export const NEWMARK_STEP_ERROR = 5e-2;
 /**
  * The error control of the jointed trapezoidal step (`trapezoid`; generalized-alpha.ts
  * rejectedByErrorControl, m per step): a step whose local error estimate exceeds it is
- * halved. Below generalized-alpha's DEFAULT_STEP_TOLERANCE (3e-4 m): on the whip example
- * at its 1/240 s, 3e-4 m let single violent steps through (+5.5 J at one step near 49.7 s)
- * and the energy rose by 9.8 J (of m g L = 9.81 J) by 60 s at 2.6 sub-steps a step; 1e-4 m
- * keeps it within 0.38 J over the 60 s (−0.28 J at the end) at 3.0 sub-steps and 16
- * Newton iterations a step. Motions the step resolves are not touched (the examples'
- * estimates stay below 3 % of it: the four-bar's, top's and chains' steps are the same).
+ * halved (solver.stepTolerance unset; null turns it off). Below generalized-alpha's
+ * DEFAULT_STEP_TOLERANCE (3e-4 m): on the whip example at its 1/240 s, 3e-4 m let single
+ * violent steps through (+5.5 J at one step near 49.7 s) and the energy rose by 9.8 J (of
+ * m g L = 9.81 J) by 60 s at 2.6 sub-steps a step; 1e-4 m keeps it within 0.41 J over the
+ * 60 s (−0.28 J at the end) at 3.0 sub-steps and 16 Newton iterations a step, and the
+ * same run with g × 1.001, 1.002, 1.003 (the motion is chaotic) within 1.03, 0.14, 0.34 J.
+ * Motions the step resolves are not touched (the four-bar example at 5 ms, the gyroscope,
+ * the turning frames and the closed chain of the long-run tests take no halving).
  */
 export const NEWMARK_STEP_TOLERANCE = 1e-4;
 
 export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   readonly name = "newmark" as const;
   /**
-   * With fem bodies at β = ¼, γ = ½ (the trapezoidal rule): the steps are generalized-alpha's
-   * at ρ∞ = 1 without its error control, the same scheme (α_m = α_f = ½, β = ¼, γ = ½; its
-   * memory a = A = M⁻¹ f), whose joints are held symmetrically within the step and whose fem
-   * bodies take the energy–momentum force; null otherwise. The velocity-level joints with
+   * At β = ¼, γ = ½ (the trapezoidal rule) with fem bodies, or with joints (or motors) and
+   * Newton iterated: the steps are generalized-alpha's at ρ∞ = 1, the same scheme
+   * (α_m = α_f = ½, β = ¼, γ = ½; its memory a = A = M⁻¹ f), whose joints are held
+   * symmetrically within the step and whose fem bodies take the energy–momentum force; null
+   * otherwise. With joints, the velocity-level step below is not symmetric in time: it holds
+   * G v_{t+h} = −Ct, projects the positions after the step and carries the acceleration
+   * matched to the projected end (file comment), and drained energy and spin at O(h³) a unit
+   * time, silently: the four-bar example at 5 ms −0.240 J of its 1.06 J peak kinetic energy
+   * by 100 s, a gyroscope's spin 200 → 198.8 rad/s in 120 s, a wheel at 100 rad/s on a
+   * freely turning platform braked it from 2 to 1.32 rad/s in 30 s, a closed 10-link chain
+   * 8.4e-3 of its peak kinetic energy in 40 s. The symmetric step keeps them (four-bar
+   * 4.6e-3 of it, bounded, no drift; the spin within 1e-9 of itself, the platform's rate
+   * within 1e-6 rad/s; the chain 1.6e-3:
+   * test/engine/integrators/long-run), with generalized-alpha's error control
+   * (NEWMARK_STEP_TOLERANCE) for the violent steps of an unresolved whip, where the old step
+   * relied on its drain. Not for the linearized step (newtonIterations 1): the symmetric
+   * joints are closed by Newton's iterations, with no projection after the step, and a
+   * linearized one left the benchmark's 10-link chain open by 1.2e-5 m. Fem bodies keep it without
+   * error control: their elements' modes are never resolved, and its estimate would halve
+   * every step (integrators/factory.ts). The velocity-level joints with
    * the post-step projection (file comment) move the attached nodes of a fem body by the
    * step's drift against its elements: energy into modes the step does not resolve
    * (h ω ≈ 40 for E = 1e8 Pa, h = 5 ms) and the trapezoidal rule does not damp. A 4 kg block
