@@ -33,7 +33,7 @@ import {
 import type { Integrator, IntegratorMemory } from "./integrator";
 import { LimitSwitches } from "./limit-switch";
 import { MoreauJeanIntegrator } from "./moreau-jean";
-import { NEWMARK_STEP_ERROR, NEWMARK_STEP_TOLERANCE, NewmarkIntegrator } from "./newmark";
+import { NEWMARK_STEP_ERROR, NewmarkIntegrator } from "./newmark";
 import { newmarkParameters, UNRESOLVED_H_OMEGA } from "./resolution";
 import { ThetaScheme } from "./theta-scheme";
 
@@ -146,7 +146,7 @@ export function createIntegrator(
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,
-          stepTolerance: p.stepTolerance === undefined ? NEWMARK_STEP_TOLERANCE : p.stepTolerance,
+          stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
         },
         newton,
         memory,

@@ -97,7 +97,7 @@ export interface NewmarkParameters {
   velocityDamping: number;
   /**
    * solver.stepTolerance for the jointed trapezoidal step (`trapezoid`; m per step, null:
-   * off): left out, NEWMARK_STEP_TOLERANCE.
+   * off): left out, generalized-alpha's DEFAULT_STEP_TOLERANCE (defaultStepTolerance).
    */
   stepTolerance: number | null;
 }
@@ -122,20 +122,6 @@ export interface NewmarkParameters {
  */
 export const NEWMARK_STEP_ERROR = 5e-2;
 
-/**
- * The error control of the jointed trapezoidal step (`trapezoid`; generalized-alpha.ts
- * rejectedByErrorControl, m per step): a step whose local error estimate exceeds it is
- * halved (solver.stepTolerance unset; null turns it off). Below generalized-alpha's
- * DEFAULT_STEP_TOLERANCE (3e-4 m): on the whip example at its 1/240 s, 3e-4 m let single
- * violent steps through (+5.5 J at one step near 49.7 s) and the energy rose by 9.8 J (of
- * m g L = 9.81 J) by 60 s at 2.6 sub-steps a step; 1e-4 m keeps it within 0.41 J over the
- * 60 s (−0.28 J at the end) at 3.0 sub-steps and 16 Newton iterations a step, and the
- * same run with g × 1.001, 1.002, 1.003 (the motion is chaotic) within 1.03, 0.14, 0.34 J.
- * Motions the step resolves are not touched (the four-bar example at 5 ms, the gyroscope,
- * the turning frames and the closed chain of the long-run tests take no halving).
- */
-export const NEWMARK_STEP_TOLERANCE = 1e-4;
-
 export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   readonly name = "newmark" as const;
   /**
@@ -152,9 +138,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    * 8.4e-3 of its peak kinetic energy in 40 s. The symmetric step keeps them (four-bar
    * 4.6e-3 of it, bounded, no drift; the spin within 1e-9 of itself, the platform's rate
    * within 1e-6 rad/s; the chain 1.6e-3:
-   * test/engine/integrators/long-run), with generalized-alpha's error control
-   * (NEWMARK_STEP_TOLERANCE) for the violent steps of an unresolved whip, where the old step
-   * relied on its drain. Not for the linearized step (newtonIterations 1): the symmetric
+   * test/engine/integrators/long-run), with generalized-alpha's error control (its default
+   * stepTolerance) for the violent steps of an unresolved whip, where the old step relied
+   * on its drain: the whip example at 1/240 s runs its 60 s (it failed at step 1581 without
+   * the control), within 0.41 J of m g L = 9.81 J at stepTolerance 1e-4 m (3.0 sub-steps a
+   * step) but +9.8 J by 60 s at the default 3e-4 m, as generalized-alpha's (a single step
+   * gains 5.5 J near 49.7 s); 1e-4 m as the default lets an undamped compliant limit gain
+   * 1.7 % of the rod's drop at 1/60 s (limit-switch.test.ts), where 3e-4 m gains nothing. Not for the linearized step (newtonIterations 1): the symmetric
    * joints are closed by Newton's iterations, with no projection after the step, and a
    * linearized one left the benchmark's 10-link chain open by 1.2e-5 m. Fem bodies keep it without
    * error control: their elements' modes are never resolved, and its estimate would halve
