@@ -595,6 +595,9 @@ export class SessionManager {
   async checkpointNow(id: string, handOver: boolean): Promise<void> {
     const rec = this.table.find(id);
     if (!rec) return;
+    // a session being rebuilt after a worker loss is checkpointed as rebuilt (its lost
+    // simulation has nothing to pause or export)
+    if (rec.rebuilding) await rec.rebuilding;
     if (handOver && rec.status === "running" && rec.run) {
       rec.resumeRun = runOf(rec.run);
       await withRecord(rec, () =>

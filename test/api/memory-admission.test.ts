@@ -169,8 +169,10 @@ describe("rebuilds after a worker loss keep to the budget", () => {
     expect([s1, s2, s3, s5, s7, a].map((id) => m.workerOf(id))).toEqual([0, 0, 0, 0, 0, 0]);
     expect([b1, b2, s4, s6, s8].map((id) => m.workerOf(id))).toEqual([1, 1, 1, 1, 1]);
     for (const id of [s4, s6, s8]) await api().delete(`/v1/sessions/${id}`).expect(204);
-    // worker 0 lost (its replacement empty, worker 1 holding 2): by count s1, s2, s3 go to
-    // 0, s5 to 1, s7 to 0, and A to 1 (loads 4 and 3 then), beside B1 and B2: 26.9 of 22 MiB
+    // worker 0 lost (its replacement empty, worker 1 holding 2): the small ones go to the
+    // live worker 1 (18.8 MiB then), and A, which would make it 27.7 of 22 MiB there, to the
+    // replacement. (By count alone, before live workers were preferred, s1, s2, s3 went to
+    // 0, s5 to 1, s7 to 0, and A to 1 beside B1 and B2: 26.9 of 22 MiB.)
     const before = await rebuilds();
     await m.pool.killForTest(0);
     // (the worker's exit may be handled after the kill resolves)
@@ -185,8 +187,8 @@ describe("rebuilds after a worker loss keep to the budget", () => {
 
   it("(then) a new cloth the count places on the full worker is opened on the other, which has room", async () => {
     const m = server.app.moreau.sessions;
-    // worker 0: four small sessions and A (9.7 MiB); worker 1: B1, B2 and s5 (18.0 MiB);
-    // by count (5 and 3) the next goes to worker 1, where it would make 26.9 MiB
+    // worker 0: A (8.9 MiB); worker 1: B1, B2 and the five small ones (18.8 MiB): the next
+    // goes to worker 0 (by count and by room)
     const c = await create(cloth);
     expect(m.workerOf(c)).toBe(0);
     // and then none has room: 507
@@ -338,5 +340,16 @@ describe("lightestWithRoom (placement of new and rebuilt sessions)", () => {
     expect(lightestWithRoom([1, 1], [5 * MiB, 5 * MiB], 2 * MiB, 6 * MiB)).toBeNull();
     // exactly at the budget fits
     expect(lightestWithRoom([2, 1], [4 * MiB, 5 * MiB], 2 * MiB, 6 * MiB)).toBe(0);
+  });
+
+  it("a rebuild's: a live worker with room before the starting replacement, however loaded", () => {
+    // worker 0 the lost one's replacement (empty, not started): worker 2, the lighter live one
+    const live = (w: number) => w !== 0;
+    expect(lightestWithRoom([0, 5, 3], [0, 1 * MiB, 1 * MiB], 2 * MiB, 6 * MiB, live)).toBe(2);
+    // no live worker has room: the replacement
+    expect(lightestWithRoom([0, 5, 3], [0, 5 * MiB, 5 * MiB], 2 * MiB, 6 * MiB, live)).toBe(0);
+    expect(
+      lightestWithRoom([0, 5, 3], [5 * MiB, 5 * MiB, 5 * MiB], 2 * MiB, 6 * MiB, live),
+    ).toBeNull();
   });
 });
