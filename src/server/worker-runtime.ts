@@ -39,7 +39,7 @@ import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../s
 import type { InputSpec } from "../../schemas/input";
 import { issuesSummary, underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
-import type { RecordingSpec } from "../../schemas/recording";
+import type { RecordingCauseName, RecordingSinceOut, RecordingSpec } from "../../schemas/recording";
 import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
@@ -153,6 +153,8 @@ class WorkerSession {
   lastProgress = 0;
   /** test hook: the next step throws this (a solver failure that is not a divergence) */
   throwOnStep: string | null = null;
+  /** what started its recording and when (schemas/recording.ts RecordingSince) */
+  since: RecordingSinceOut = { cause: "created", at: new Date().toISOString() };
   constructor(
     readonly id: string,
     readonly sim: Simulation,
@@ -258,6 +260,7 @@ export class WorkerRuntime {
             this.open(msg.sessionId, msg.body, msg.maxBodies, msg.admit !== false),
           );
           s = opened.session;
+          s.since = since(opened.cause);
           result = this.created(s, opened.name);
           break;
         }
@@ -298,6 +301,8 @@ export class WorkerRuntime {
           s = this.underDeadline("restoring the session", () =>
             this.restore(sessionId, snapshot, status, message, false, msg.admit !== false),
           );
+          // admitted once (admit false): its own checkpoint coming back; else a fork
+          s.since = since(msg.admit === false ? "restored" : "fork");
           result = this.created(s, msg.name);
           break;
         }
@@ -494,19 +499,28 @@ export class WorkerRuntime {
     bytes: Uint8Array,
     maxBodies: number,
     bounded: boolean,
-  ): { session: WorkerSession; name: string } {
+  ): { session: WorkerSession; name: string; cause: RecordingCauseName } {
     const body = parseModelBody(CreateSessionBody, bytes, maxBodies);
     if (body.model !== undefined)
-      return { session: this.create(id, body.model, bounded), name: body.model.name };
+      return {
+        session: this.create(id, body.model, bounded),
+        name: body.model.name,
+        cause: "created",
+      };
     if (body.snapshot !== undefined) {
       const { session, simulation } = body.snapshot;
       return {
         session: this.restore(id, simulation, session.status, session.message, bounded, bounded),
         name: session.name,
+        cause: "snapshot",
       };
     }
     const recording = body.recording as RecordingSpec;
-    return { session: this.replay(id, recording, bounded), name: recording.model.name };
+    return {
+      session: this.replay(id, recording, bounded),
+      name: recording.model.name,
+      cause: "recording",
+    };
   }
 
   /** The answer to a request that made a session: its scene, state and what the event loop keeps. */
@@ -1120,6 +1134,7 @@ export class WorkerRuntime {
   private reset(s: WorkerSession): WorkerResult {
     this.stopRun(s);
     s.sim.reset();
+    s.since = since("reset");
     s.status = "ready";
     s.message = null;
     s.throwOnStep = null;
@@ -1246,11 +1261,11 @@ export class WorkerRuntime {
           message: "the replay did not reproduce the recorded end state",
           details: { session: s.id },
         });
-      // JSON.stringify({ ...rec, states }), the states' texts already made
-      const head = JSON.stringify(rec).slice(0, -1);
+      // JSON.stringify({ ...rec, since, states }), the states' texts already made
+      const head = JSON.stringify({ ...rec, since: s.since }).slice(0, -1);
       return { kind: "exported", bytes: utf8.encode(`${head},"states":[${states.join(",")}]}`) };
     }
-    return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
+    return { kind: "exported", bytes: utf8.encode(JSON.stringify({ ...rec, since: s.since })) };
   }
 
   /**
@@ -1431,7 +1446,10 @@ export class WorkerRuntime {
     } finally {
       if (timed) clearDeadline();
     }
-    if (apply) {
+    // an applied assembly restarts the recording, unless it was not performed
+    // (Simulation.assemble: UNSUPPORTED_CONTACTS leaves the state and the recording)
+    if (apply && (result as { exitFlag?: string }).exitFlag !== "UNSUPPORTED_CONTACTS") {
+      s.since = since("assembly");
       this.emitForced(s);
     }
     return {
@@ -1546,4 +1564,9 @@ function recordingPending(rec: RecordingSpec): number {
   let later = 0;
   for (const e of rec.inputs) if (e.step > start) later++;
   return (rec.start?.controls?.pending.length ?? 0) + later;
+}
+
+/** A recording started now by `cause` (WorkerSession.since). */
+function since(cause: RecordingCauseName): RecordingSinceOut {
+  return { cause, at: new Date().toISOString() };
 }
