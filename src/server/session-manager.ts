@@ -521,6 +521,15 @@ export class SessionManager {
       ws.close(4404, "no such session");
       return;
     }
+    // being rebuilt after a worker loss: subscribed once it is, so that its scene frame's
+    // clock and first state are the rebuilt session's, never the lost one's (the socket's
+    // commands wait for the rebuild meanwhile, as requests do)
+    if (rec.rebuilding) {
+      void rec.rebuilding.then(() => {
+        if (ws.readyState === ws.OPEN) this.subscribe(id, ws, opts);
+      });
+      return;
+    }
     const sub = this.streams.add(id, ws, opts);
     this.streams.sendRaw(sub, this.sceneFrame(rec, opts.format, true));
     if (rec.lost) return;

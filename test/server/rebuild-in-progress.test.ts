@@ -7,23 +7,28 @@
  *   known), where it read its old status as if nothing had happened, and a request that
  *   needs the simulation (GET state) waits for the rebuild and is answered from the
  *   rebuilt session, never from the lost one.
+ *   A stream opened meanwhile is subscribed once the rebuild is done: its scene frame read
+ *   the lost step, and no state frame followed it.
  * The rebuild is held deterministically: the restore request is gated until the test
  * releases it.
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
 import { Session } from "../../schemas/api";
 import type { MoreauApp } from "../../src/server/app";
 import type { WorkerRequestBody } from "../../src/server/protocol";
 import { createSession, getState, step } from "../api/helpers";
 import { springParticle, springParticleRecurrence } from "../support/models";
-import { startApp } from "../support/server";
+import { startServer, type TestServer } from "../support/server";
 import { sleep, waitFor } from "../support/wait";
 
+let server: TestServer;
 let app: MoreauApp;
 
 beforeAll(async () => {
-  app = await startApp({ workers: 2, testHooks: true });
+  server = await startServer({ workers: 2, testHooks: true });
+  app = server.app;
 });
 
 afterAll(async () => {
@@ -93,13 +98,24 @@ describe("a session rebuilt after a worker loss", () => {
         answered = true;
         return s;
       });
+      // a stream opened meanwhile: its scene frame is the rebuilt session's
+      const frames: { type: string; step: number }[] = [];
+      const ws = new WebSocket(`${server.ws}/v1/sessions/${id}/stream`);
+      ws.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString())));
+      await new Promise((r) => ws.once("open", r));
       await sleep(200);
       // not answered from the lost simulation (its step 5)
       expect(answered).toBe(false);
+      expect(frames).toEqual([]);
       release();
       const s = await state;
       // the checkpoint's step 0, as the rebuilt session is
       expect(s.step).toBe(0);
+      await waitFor(() => frames.length >= 2);
+      ws.close();
+      // before: the scene frame at the lost step 5, and no state frame after it
+      expect(frames[0]).toMatchObject({ type: "scene", step: 0 });
+      expect(frames[1]).toMatchObject({ type: "state", step: 0 });
       await m.rebuilt();
       const after = await session(id);
       expect(after).toMatchObject({ status: "ready", step: 0, rebuilding: false });
