@@ -521,6 +521,15 @@ export class SessionManager {
       ws.close(4404, "no such session");
       return;
     }
+    // being rebuilt after a worker loss: subscribed once it is, so that its scene frame's
+    // clock and first state are the rebuilt session's, never the lost one's (the socket's
+    // commands wait for the rebuild meanwhile, as requests do)
+    if (rec.rebuilding) {
+      void rec.rebuilding.then(() => {
+        if (ws.readyState === ws.OPEN) this.subscribe(id, ws, opts);
+      });
+      return;
+    }
     const sub = this.streams.add(id, ws, opts);
     this.streams.sendRaw(sub, this.sceneFrame(rec, opts.format, true));
     if (rec.lost) return;
@@ -595,6 +604,9 @@ export class SessionManager {
   async checkpointNow(id: string, handOver: boolean): Promise<void> {
     const rec = this.table.find(id);
     if (!rec) return;
+    // a session being rebuilt after a worker loss is checkpointed as rebuilt (its lost
+    // simulation has nothing to pause or export)
+    if (rec.rebuilding) await rec.rebuilding;
     if (handOver && rec.status === "running" && rec.run) {
       rec.resumeRun = runOf(rec.run);
       await withRecord(rec, () =>

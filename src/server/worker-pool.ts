@@ -136,6 +136,11 @@ export class WorkerPool {
     return this.slots.filter((s) => s.alive).length;
   }
 
+  /** Whether the worker at `index` is running now (not starting, nor a starting replacement). */
+  isAlive(index: number): boolean {
+    return this.slots[index]?.alive ?? false;
+  }
+
   /** Starts every worker and waits until each has loaded the engine. */
   async start(): Promise<void> {
     for (let i = 0; i < this.config.workers; i++) this.slots.push(this.spawn(i));

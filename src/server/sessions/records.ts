@@ -122,6 +122,7 @@ export function viewOf(rec: SessionRecord, subscribers: number, persistence: boo
     dt: rec.dt,
     counts: rec.counts,
     message: rec.message ?? rec.notice,
+    rebuilding: rec.rebuilding !== null,
     run: rec.run,
     subscribers,
     persisted: persistence ? rec.persisted : null,
