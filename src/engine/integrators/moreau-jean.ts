@@ -367,6 +367,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   override reset(): void {
     super.reset();
     this.problem.clear();
+    this.events?.forget();
+  }
+
+  /** An input changed the applied forces: the limits' pulls are evaluated anew (impact-events.ts). */
+  forcesChanged(): void {
+    this.events?.forget();
   }
 
   /** A sub-step's figures when a step is split (step). */
