@@ -532,8 +532,11 @@ describe("newmark: the imported 7-axis arm with a stiff servo on every joint", (
       // energy.error is not asserted: −9.4e4 J (1e8) and −7.1e4 J (1e10) from the first
       // step, whose Newton halvings swing the links through ±2e6 J a sub-step, up to 7 % of
       // it kept a sub-step; the same arm at fixed steps of h/8 (no halvings) reads +6.9e5 J,
-      // so it is not the halvings' booking (its source is not settled: the velocity-level
-      // joints' impulses on such swings are the suspect)
+      // so it is not the halvings' booking. On a planar two-link chain at the same gain
+      // (7.6 J after the snap) each step's error is v̄ · (M Δv − h F) to rounding, F the
+      // applied forces with the step's weights read before the projection, plus the
+      // projection's own change (−2.8e-2 J): the work of the velocity-level joints' impulses
+      // on the mean velocity (G_t v_{t+h} ≠ 0), first order in the step's turn
       expect(Math.abs((j2?.coordinates[0] ?? 0) - target)).toBeLessThan(1e-5);
     });
 });
