@@ -13,8 +13,9 @@
  * is 0. An actuator is a force effector like a spring: the servos are implicit, their
  * Jacobians ∂f/∂x = −k_p g gᵀ and ∂f/∂v = −k_d g gᵀ (k_v for the velocity servo) enter
  * the Newton matrix, so a stiff servo stays stable at ordinary steps (the variation of
- * g with the configuration, of order τ, is left out: the iteration converges to the same
- * step). Saturated (|τ| at the limit), the effort does not depend on the state: no
+ * g with the configuration, of order τ, is left out of them: the iteration converges to
+ * the same step; a solve that contracts slowly adds it, addTurnStiffness, a hinge's and a
+ * prismatic joint's). Saturated (|τ| at the limit), the effort does not depend on the state: no
  * Jacobian. −∂f is symmetric positive semidefinite: jacobianType SPD. Not conservative.
  * Symplectic Euler takes the servos explicitly: their gains bound its step
  * (addExplicitRows), and a step they would not keep stable is taken in sub-steps

@@ -504,11 +504,12 @@ describe("generalized-alpha: the imported 7-axis arm with a stiff servo on every
       // sub-steps (h/16 and pieces at joint4's limit switches): their lead δ = h_sub/2 damps
       // the snap less, the links swing through ±5e5 J within a sub-step, and each sub-step
       // keeps about 1e-4 of that (−77 J, +45 J, +135 J on the first three). With
-      // stepTolerance null the same 60 steps end at 6.1 J. On a planar two-link chain at the
-      // same gain (2e4 J swings, energy.error 16.5 J) each sub-step's error is v̄ · (M Δv −
-      // h F) to rounding, F the applied forces as the step's velocity update weighs them: the
-      // work of the joints' impulses on the mean velocity, the motion's error, not the
-      // servos' booking
+      // stepTolerance null the same 60 steps end at 6.1 J. A sub-step's error is
+      // v̄ · (M Δv − h F), F the applied forces as its velocity update weighs them: to
+      // rounding on a planar two-link chain at the same gain (16.5 J), and summed by hand
+      // over the arm's sub-steps without gravity and limits 318 J against energy.error 317 J
+      // (M the links' inertia at the sub-steps' ends, which turns over them): the work of the
+      // joints' impulses on the mean velocity, the motion's error, not the servos' booking
       expect(worst).toBeLessThan(2e-5 * 0.127 * kp);
     }, 60_000);
 });
