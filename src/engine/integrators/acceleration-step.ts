@@ -72,6 +72,7 @@ import {
 } from "./iteration-matrix";
 import { JointProjection } from "./joint-projection";
 import { StartDirections } from "./start-directions";
+import { MAX_HALVINGS } from "./step-halving";
 import { StiffRateCorrection, type StiffRateHost } from "./stiff-rates";
 
 /** Newton's tolerance when solver.newtonTolerance is unset (relative, see `solve`). */
@@ -387,6 +388,9 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   private readonly stiffKeptStart: Float64Array;
   /** The lead δ (s) of the last holdStiffForces that chose any, and keepStiffFor's. */
   private stiffLead = 0;
+  /** keepStepLead's step (s) and its choice: 1 the step's lead, 0 the attempts', −1 not yet. */
+  private leadStep = 0;
+  private leadChoice = -1;
   private stiffKeptLead = 0;
   /** Scratch: the stiff forces with their lead (stiffApplied, removeStiffShare). */
   private readonly stiffLed: Float64Array;
@@ -864,6 +868,54 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.stiffLead = h - c.cx / c.cv;
     this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
     this.stiffReactionPending = c.symmetricJoints && this.constraints !== null;
+  }
+
+  /**
+   * At the start of a step of h that the integrator may halve (step-halving.ts, and
+   * generalized-alpha's error control and pieces): keepStepLead's step.
+   */
+  beginStepLead(h: number): void {
+    this.leadStep = h;
+    this.leadChoice = -1;
+  }
+
+  /**
+   * After holdStiffForces of an attempt of h within the step of beginStepLead: the servos
+   * it chose take the whole step's lead, (step/h) times the attempt's, where no halving
+   * resolves any of them (every one unresolved at step/2^MAX_HALVINGS; decided at the
+   * step's first attempt that has them and kept for its others), else the attempt's own.
+   * With each halving's own lead, h_sub/2, a halving weakened the law it was to integrate
+   * more finely (its damping δ k_p) and sped the servo's settling up (its rate |q* − q|/δ):
+   * the imported 7-axis arm (every servo at k_p = 1e8, k_d = 0, joint2 commanded 0.5 rad at
+   * 5 ms) swung through ±5e5 J a sub-step of its second step's twelve (generalized-alpha's
+   * error control, whose estimate did not shrink), where its unsplit first step's swing was
+   * 1.5e4 J: energy.error 88 J after 60 steps (the joints' impulses' work on those swings),
+   * now 2.3 J; at 1e10 107 J, now 1.6 J; under newmark at k_p = 1e10, k_d = 1e7, whose
+   * first step Newton halves, 3.3e3 J, now 6.8e2 J. Where a halving can resolve a servo
+   * (k_p = 1e6 on that arm) the attempt's own lead stays: the step's on the sub-steps that
+   * still do not resolve it, next to those that do and take it with none, toggled its
+   * damping by δ k_p from sub-step to sub-step (energy.error −230 J against 0.8 J).
+   */
+  keepStepLead(h: number): void {
+    if (this.stiffHeld === null) return;
+    const step = Math.max(this.leadStep, h);
+    if (this.leadChoice < 0)
+      this.leadChoice = this.stiffUnresolvedBy(step / 2 ** MAX_HALVINGS) ? 1 : 0;
+    if (this.leadChoice === 1) this.stiffLead *= step / h;
+  }
+
+  /**
+   * Whether every servo the last holdStiffForces chose is unresolved by a step of h too
+   * (ForceEffector.unresolvedBy, with the joints' inertia at that step's start).
+   */
+  private stiffUnresolvedBy(h: number): boolean {
+    const c = this.stiffHeld;
+    if (c === null) return false;
+    const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
+    const chosen = c.stiffForces;
+    for (let i = 0; i < chosen.length; i++)
+      if (chosen[i].unresolvedBy?.(h, inverse) !== true) return false;
+    return true;
   }
 
   /**
