@@ -1771,6 +1771,8 @@ export class Simulation {
       this.angles[i].lastAngle = this.heldTurns[2 * i + 1];
     }
     this.stepper.restoreHeldSolverMemory();
+    // (a failed step's mean force found an element inverted: not the restored state's)
+    for (const f of this.fem) f.forgetMeanFault();
     if (this.krylovHeld) this.stepper.restoreKrylovMemory(this.heldKrylov);
     const contact = this.contact;
     if (contact) {

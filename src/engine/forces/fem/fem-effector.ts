@@ -520,6 +520,15 @@ export class FemEffector implements ForceEffector {
     return null;
   }
 
+  /**
+   * Forgets the last mean step's inverted element (strainFault): the state was put back to
+   * one before it (simulation.ts restoreGood), which a step of an integrator without the
+   * mean force (after a PATCH) would otherwise find faulted.
+   */
+  forgetMeanFault(): void {
+    this.meanInverted = -1;
+  }
+
   /** strainFault's message: element e is `what`, and the cures. */
   private faultMessage(e: number, what: string): string {
     return `fem body "${this.id}": element ${e} (material ${this.material.name}) ${what}, where the material no longer models the solid; take a smaller step (solver.dt), or the neo-hookean or corotational material`;
