@@ -112,9 +112,12 @@ export class SessionManager {
         : config.dataDir
           ? new CheckpointStore(config.dataDir, log)
           : null;
-    // placement counts a worker's sessions' assemblies in flight (synchronous and long)
-    const table = new SessionTable(config.apiKeys.length > 0, (w) =>
-      this.pool.inFlight(w, ["assemble"]),
+    // placement counts a worker's sessions' assemblies in flight (synchronous and long), and
+    // takes the running workers before a lost one's starting replacement
+    const table = new SessionTable(
+      config.apiKeys.length > 0,
+      (w) => this.pool.inFlight(w, ["assemble"]),
+      (w) => this.pool.isAlive(w),
     );
     this.table = table;
     // the parts below are built in dependency order; the pool's and the streams' callbacks

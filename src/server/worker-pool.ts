@@ -1,7 +1,9 @@
 /**
  * The pool of solver worker threads. No solver runs on the event-loop thread: each session
- * lives in one worker (the least loaded when it is created); requests cross as messages
- * with ids, replies and events come back with state bytes in transferred ArrayBuffers.
+ * lives in one worker (the least loaded running one when it is created, a lost worker's
+ * starting replacement only when no running one takes it: sessions/records.ts
+ * leastLoaded); requests cross as messages with ids, replies and events come back with
+ * state bytes in transferred ArrayBuffers.
  *
  * Failure handling:
  * - a worker that exits or errors (a crash) is replaced by a fresh one at the same index;

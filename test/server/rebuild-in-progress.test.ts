@@ -9,9 +9,18 @@
  *   rebuilt session, never from the lost one.
  *   A stream opened meanwhile is subscribed once the rebuild is done: its scene frame read
  *   the lost step, and no state frame followed it.
+ * - a NEW session (a create, a fork, a restore from a snapshot or a recording) made while
+ *   the replacement is still starting goes to the live worker too, and is answered while
+ *   the replacement has not started: it went to the replacement (empty, the least loaded)
+ *   and waited for its cold start.
  * The rebuild is held deterministically: the restore request is gated until the test
- * releases it.
+ * releases it; so is the replacement's start (its entry waits for the test's word).
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { BroadcastChannel } from "node:worker_threads";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
@@ -125,5 +134,112 @@ describe("a session rebuilt after a worker loss", () => {
       spy.mockRestore();
     }
     await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
+  });
+
+  it("a new session made while the replacement starts goes to the live worker", async () => {
+    const m = app.moreau.sessions;
+    await waitFor(() => m.pool.alive === 2, 20_000);
+    const a = await createSession(app, springParticle({ name: "a" }));
+    const lost = m.workerOf(a);
+    const live = 1 - lost;
+    await waitFor(() => m.memoryCheckpointStep(a) === 0);
+    // the replacement's entry waits for the test's word before it loads the worker (the
+    // entry is read at each spawn: worker-pool.ts workerEntry)
+    const channel = `moreau-hold-start-${process.pid}`;
+    const dir = mkdtempSync(join(tmpdir(), "moreau-hold-"));
+    const entry = join(dir, "held-worker.mjs");
+    const real = process.env.MOREAU_WORKER_BUNDLE
+      ? pathToFileURL(process.env.MOREAU_WORKER_BUNDLE)
+      : new URL("../../src/server/worker-bootstrap.mjs", import.meta.url);
+    writeFileSync(
+      entry,
+      [
+        `import { BroadcastChannel } from "node:worker_threads";`,
+        `const hold = new BroadcastChannel(${JSON.stringify(channel)});`,
+        "const go = new Promise((resolve) => { hold.onmessage = resolve; });",
+        `hold.postMessage("held");`,
+        "await go;",
+        "hold.close();",
+        `await import(${JSON.stringify(real.href)});`,
+      ].join("\n"),
+    );
+    const bundle = process.env.MOREAU_WORKER_BUNDLE;
+    const unhold = () => {
+      if (bundle === undefined) delete process.env.MOREAU_WORKER_BUNDLE;
+      else process.env.MOREAU_WORKER_BUNDLE = bundle;
+    };
+    process.env.MOREAU_WORKER_BUNDLE = entry;
+    // the word is given once the entry listens (a message before that would be lost)
+    const start = new BroadcastChannel(channel);
+    let held = false;
+    let released = false;
+    start.onmessage = () => {
+      held = true;
+      if (released) start.postMessage("go");
+    };
+    const release = () => {
+      released = true;
+      if (held) start.postMessage("go");
+    };
+    const asked: { worker: number; kind: string }[] = [];
+    const original = m.pool.request.bind(m.pool);
+    const spy = vi
+      .spyOn(m.pool, "request")
+      .mockImplementation(async (w: number, body: WorkerRequestBody, t?: number) => {
+        if (body.kind === "open" || body.kind === "restore")
+          asked.push({ worker: w, kind: body.kind });
+        return original(w, body, t);
+      });
+    const made: string[] = [];
+    try {
+      await m.pool.killForTest(lost);
+      await waitFor(async () => (await session(a)).message?.startsWith("restored from") ?? false);
+      await m.rebuilt();
+      unhold();
+      expect(m.workerOf(a)).toBe(live);
+      // where each new session's request went, then its answer (with the replacement held)
+      const placed = async (make: () => Promise<string>, kind: string) => {
+        const n = asked.length;
+        const id = make();
+        const first = await waitFor(() => asked[n], 20_000);
+        expect(first.kind).toBe(kind);
+        // before: the lost worker's index, its replacement still starting
+        expect(first.worker).toBe(live);
+        made.push(await id);
+        expect(m.workerOf(made[made.length - 1])).toBe(live);
+      };
+      const post = (body: object) => async () =>
+        (await request(app.server).post("/v1/sessions").send(body).expect(201)).body.id as string;
+      await placed(() => createSession(app, springParticle({ name: "c" })), "open");
+      await placed(
+        async () =>
+          (await request(app.server).post(`/v1/sessions/${a}/fork`).expect(201)).body.id as string,
+        "restore",
+      );
+      const snapshot = (await request(app.server).get(`/v1/sessions/${a}/snapshot`).expect(200))
+        .body;
+      await placed(post({ snapshot }), "open");
+      const recording = (await request(app.server).get(`/v1/sessions/${a}/recording`).expect(200))
+        .body;
+      await placed(post({ recording }), "open");
+      // all answered while the replacement had not started
+      expect(m.pool.isAlive(lost)).toBe(false);
+      // and each steps on from step 0 by the recurrence
+      for (const id of made) {
+        const st = await step(app, id, 4);
+        expect(st.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 4).x, 12);
+      }
+    } finally {
+      unhold();
+      spy.mockRestore();
+      release();
+      // (a cold start on a loaded machine)
+      await waitFor(() => m.pool.alive === 2, 20_000).finally(() => {
+        start.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
+    }
+    for (const id of [a, ...made])
+      await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
   });
 });
