@@ -236,8 +236,7 @@ describe("sessionMemoryBytes (the estimate)", () => {
     // a pendulum: a body on a revolute joint, driven by a motor, with an actuator on a
     // second pendulum and two sensors; measured per item (memory.ts, heap and ArrayBuffers):
     // a rigid body 6.0 KB, a revolute joint 20.5–22.3 KB, a motor 4.0–8.5 KB, a sensor
-    // under 0.1 KB (0.28 KiB of heap alone); an actuator 1.7 KiB of heap and 8 (2 n + m + k)
-    // bytes of the stiff-rate correction: n = 12 dofs, m = 2·5 + 1 rows (the motor's), k = 1
+    // under 0.1 KB (0.28 KiB of heap alone), an actuator 3.0–3.1 KB
     const pin = (i: number) => ({
       id: `j${i}`,
       type: "revolute" as const,
@@ -264,13 +263,7 @@ describe("sessionMemoryBytes (the estimate)", () => {
       ],
     }).model;
     expect(sessionMemoryBytes(model)).toBe(
-      192 * 1024 +
-        2 * 6 * 1024 +
-        2 * 22.5 * 1024 +
-        9 * 1024 +
-        2 * 1024 +
-        8 * (2 * 12 + 11 + 1) +
-        2 * 320,
+      192 * 1024 + 2 * 6 * 1024 + 2 * 22.5 * 1024 + 9 * 1024 + 3.25 * 1024 + 2 * 320,
     );
   });
 
@@ -369,24 +362,28 @@ describe("motors, actuators and joint limits counted as measured", () => {
   };
 
   it("500 actuated hinges, 500 limited ones and 2 000 driven ones within ±30 % of what they hold", () => {
-    // measured (memory.ts: heap and ArrayBuffers after a full GC, in-process worker, per
-    // session, any integrator): 48.9, 82.4 and 66.3 MiB. With the heap-only figures (an
-    // actuator 2 KiB, a limit nothing) the first two were estimated at 15.1 and 14.1 MiB
-    // (0.31 and 0.17 of it): each actuator holds 8 (2 n + m + k) bytes of the stiff-rate
-    // correction, each limit 32 n + 96 L of the limit problem (n dofs, m rows, k
-    // actuators, L limits)
+    // measured (memory.ts: heap and ArrayBuffers after a full GC, per session, any
+    // integrator): 13.3, 13.0 and 66.3 MiB. Until the stiff-rate correction and the limit
+    // problem made their buffers as a step uses them (2026-12-07) the first two held 48.9
+    // and 82.4 MiB, 8 (2 n + m + k) bytes an actuator and 32 n + 96 L a limit (n dofs, m
+    // rows, k actuators, L limits), and were estimated so: 49.4 and 83.3 MiB, 3.7 and 6.4
+    // times what they hold now
     for (const [model, measured] of [
-      [hinges(500, "actuator"), 48.9],
-      [hinges(500, "limit"), 82.4],
+      [hinges(500, "actuator"), 13.3],
+      [hinges(500, "limit"), 13.0],
       [hinges(2000, "motor"), 66.3],
     ] as const) {
       const ratio = sessionMemoryBytes(model) / (measured * MiB);
       expect(ratio).toBeGreaterThan(0.7);
       expect(ratio).toBeLessThan(1.3);
     }
-    // 500 actuators: 192 KiB + 500 (6 KiB + 22.5 KiB + 2 KiB + 8 (2·3000 + 2500 + 500))
+    // 500 actuators: 192 KiB + 500 (6 KiB + 22.5 KiB + 3.25 KiB); 500 limits the same with
+    // 2.5 KiB each: linear in the model
     expect(sessionMemoryBytes(hinges(500, "actuator"))).toBe(
-      192 * 1024 + 500 * (6 * 1024 + 22.5 * 1024 + 2 * 1024 + 8 * (6000 + 2500 + 500)),
+      192 * 1024 + 500 * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024),
+    );
+    expect(sessionMemoryBytes(hinges(500, "limit"))).toBe(
+      192 * 1024 + 500 * (6 * 1024 + 22.5 * 1024 + 2.5 * 1024),
     );
   });
 });

@@ -34,24 +34,27 @@
  * hinged to the ground (N revolute joints: 6N dofs, 5N rows), each joint with one item:
  * a motor 4.0, 4.7, 6.8, 8.1, 8.5 KB (N = 125 … 2 000, the factor's fill growing slowly);
  * a sensor 66–93 B (10 000 of them: joint position, body velocity, acceleration,
- * orientation); but an actuator 16.6, 36.8, 74.4, 147.1 KB at N = 125, 250, 500, 1 000 (and
- * 138.5 KB each for 250 on 1 000 bodies), almost all ArrayBuffers: the integrator's
- * correction for the servos a step may not resolve (src/engine/integrators/stiff-rates.ts)
- * holds for every actuator, of any type, two vectors of the dofs, one of the rows and a row
- * of a k×k matrix (k actuators), 8 (2 n + m + k) bytes: 144.0 KB at N = 1 000; and a
- * joint limit 71.4, 144.4 KB at N = 250, 500 (250 limits on 1 000 bodies the same), the
- * limit problem (src/engine/actuators/limit-problem.ts) holding two columns of the dofs
- * per bound (2 L bounds: 2 × 2L × n doubles) and three (2L)² matrices, 32 n + 96 L bytes a
- * limit: 144.0 KB at N = 500. Their heap-only figures (a motor 6.6 KiB, an actuator 1.7, a
- * limit nothing beyond its joint) estimated 500 actuated hinges at 15.1 MiB where they held
- * 48.9, and 500 limited ones at 14.1 where they held 82.4.
+ * orientation); an actuator (of any type) 3.0, 3.1, 3.0 KB at N = 500, 1 000, 2 000, and a
+ * joint limit 2.4, 2.5, 2.4 KB (three sessions each, in turn per process; generalized-alpha
+ * and moreau-jean, which take their rate correction and their limit problem, the same).
+ * Until 2026-12-07 both grew with the model (16.6, 36.8, 74.4, 147.1 KB an actuator at
+ * N = 125 … 1 000; 71.4, 144.4 KB a limit at N = 250, 500), almost all ArrayBuffers made
+ * up front: the servos' rate correction (src/engine/integrators/stiff-rates.ts) held
+ * 8 (2 n + m + k) bytes for every actuator, the limit problem (src/engine/actuators/
+ * limit-problem.ts) two dense columns of the dofs per bound and three (2L)² matrices, and
+ * they were counted so (500 actuated hinges estimated at 49.4 MiB, 500 limited at 83.3).
+ * Both are now made as a step uses them, and are not counted: the correction's
+ * 8 (2 n + m) bytes a servo it reads (the servos a slowly contracting Newton solve leaves
+ * unresolved: the 7-axis arm's, at k_p = 1e8), the limit problem's columns per bound
+ * touching, by their nonzeros, and its LCP's count² (with Lemke's tableau) for the bounds
+ * touching at once (500 hinges each resting on a bound: about 19 KB a limit).
  * A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts).
  *
  * What the budget leaves of the heap is for what is transient: building a model takes
  * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB of heap), and a
  * checkpoint's snapshot text is ~10 MB for that cloth.
  */
-import { isDenseSolver, systemSize } from "../../../schemas/cost";
+import { isDenseSolver, systemOrder } from "../../../schemas/cost";
 import { parseNodeRef } from "../../../schemas/fem";
 import type { ModelSpec } from "../../../schemas/model";
 import type { Config } from "../config";
@@ -72,13 +75,10 @@ const CONTACT_BYTES = 15 * 1024;
 const JOINT_BYTES = 22.5 * 1024;
 /** Per motor (its driving row, time function and factor fill: 4.0–8.5 KB, N ≤ 2 000). */
 const MOTOR_BYTES = 9 * 1024;
-/**
- * Per actuator, its own records (1.7 KiB of heap), beside the rate correction's
- * 8 (2 n + m + k) bytes (n dofs, m rows, k actuators).
- */
-const ACTUATOR_BYTES = 2 * 1024;
-/** Per joint limit, its own records, beside the limit problem's 32 n + 96 L bytes. */
-const LIMIT_BYTES = 1024;
+/** Per actuator (its records and rate-correction share: 3.0–3.1 KB, N ≤ 2 000). */
+const ACTUATOR_BYTES = 3.25 * 1024;
+/** Per joint limit (its bounds' rows and the limit problem's share: 2.4–2.5 KB, N ≤ 2 000). */
+const LIMIT_BYTES = 2.5 * 1024;
 /** Per sensor (heap-only 0.28 KiB; 66–93 B with the typed arrays, 10 000 sensors). */
 const SENSOR_BYTES = 320;
 /** Per force element (a spring, a damper, a load) on a rigid body (a spring 8.0 KB). */
@@ -119,16 +119,10 @@ const CONVEX_POINT_BYTES = 1024;
 export function sessionMemoryBytes(model: ModelSpec): number {
   let bytes = SESSION_BYTES;
   bytes += JOINT_BYTES * model.joints.length;
-  const { dofs, rows } = systemSize(model);
   bytes += MOTOR_BYTES * model.motors.length + SENSOR_BYTES * model.sensors.length;
-  // the stiff-rate correction's vectors for every actuator (see the file comment)
-  const k = model.actuators.length;
-  bytes += k * (ACTUATOR_BYTES + 8 * (2 * dofs + rows + k));
-  // the limit problem's columns and matrices for every limited joint (file comment)
-  let limits = 0;
+  bytes += ACTUATOR_BYTES * model.actuators.length;
   for (const j of model.joints)
-    if ((j.type === "revolute" || j.type === "prismatic") && j.limits) limits++;
-  bytes += limits * (LIMIT_BYTES + 32 * dofs + 96 * limits);
+    if ((j.type === "revolute" || j.type === "prismatic") && j.limits) bytes += LIMIT_BYTES;
   const particles = new Set<string>();
   for (const body of model.bodies) {
     if (body.kind === "particle") particles.add(body.id);
@@ -155,7 +149,7 @@ export function sessionMemoryBytes(model: ModelSpec): number {
     const nodes = r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0);
     bytes += FEM_NODE_BYTES * nodes + FEM_FILL_BYTES * nodes ** (4 / 3);
   }
-  if (isDenseSolver(model.solver.linearSolver)) bytes += 8 * (dofs + rows) ** 2;
+  if (isDenseSolver(model.solver.linearSolver)) bytes += 8 * systemOrder(model) ** 2;
   return Math.ceil(bytes);
 }
 
