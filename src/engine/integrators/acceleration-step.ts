@@ -2413,8 +2413,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * rotational dofs at d: φ = inc[d..d+2] the running iterate's turn (rad, world frame:
    * R_{t+h} = exp([φ]×) R_t), I_t the start's world inertia, J_l⁻ᵀ(φ) = 1 + ½ [φ]× +
    * β(|φ|) [φ]×² (math/so3.ts). The momentum with which the body turns by φ over h in the
-   * Lie group variational integrator of the discrete Lagrangian L_d = φᵀ I_t φ/(2h), the
-   * kinetic energy at the constant body rate φ/h (Bou-Rabee & Marsden, "Hamilton–Pontryagin
+   * Lie group variational integrator of the discrete Lagrangian L_d = φᵀ I_t φ/(2h), h times
+   * the kinetic energy at the constant body rate φ/h (Bou-Rabee & Marsden, "Hamilton–Pontryagin
    * integrators on Lie groups", Found. Comput. Math. 9, 2009, their τ the exponential map):
    * R_{t+h} ← exp([ε]×) R_{t+h} changes φ by J_l⁻¹ ε, so ∂L_d/∂R_{t+h} = g/h; R_t ←
    * exp([ε]×) R_t changes φ by −J_r⁻¹ ε and I_t by [ε]× I_t − I_t [ε]×, so −∂L_d/∂R_t =

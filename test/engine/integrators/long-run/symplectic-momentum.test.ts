@@ -276,8 +276,8 @@ describe("symplectic Euler on bodies swinging in 3-D on spherical joints, 60 s a
     const rate = azimuth / SECONDS;
     report("symplectic-euler heavy top", { spin, tilt, energy, rate, Omega });
     // measured: spin to 3.8e-11 rad/s, tilt within 0.014 rad (a nutation of O(h)), 2.4e-4 J,
-    // precession 6.274 rad/s (0.14 % slow; 6.267 with Moser–Veselov's turn). Before: it fell to hanging (tilt error 2.6
-    // rad), lost 1.9 J and precessed at 3.76 rad/s
+    // precession 6.274 rad/s (0.14 % slow; 6.267 with Moser–Veselov's turn). Before: it
+    // fell to hanging (tilt error 2.6 rad), lost 1.9 J and precessed at 3.76 rad/s
     expect(spin).toBeLessThan(1e-9 * omega3);
     expect(tilt).toBeLessThan(0.025);
     expect(energy).toBeLessThan(1e-3);
