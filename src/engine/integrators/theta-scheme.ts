@@ -36,8 +36,9 @@
  * holds them the same way with the weights h² and h, the constrained symplectic Euler
  * (Hairer, Lubich & Wanner, "Geometric Numerical Integration", §VII.1): its energy error
  * stays bounded. Its jointed rigid bodies' rotational rows are in angular momentum, their
- * turn the discrete free rigid body's (Moser–Veselov, Lee–Leok–McClamroch; HLW §VII.5:
- * AccelerationStepper.momentumRows), so that the step is symplectic on SO(3) too and keeps
+ * turn a Lie group variational integrator's with the exponential map (Bou-Rabee & Marsden;
+ * AccelerationStepper.rotationMomentum: a spin about a principal axis or a hinge turns by
+ * exactly h ω), so that the step is symplectic on SO(3) too and keeps
  * the momenta a symmetry keeps (a spherical pendulum's L_z, a heavy top's spin) to
  * rounding. Its Newton iterations close the joints, C(x_{t+h}) = 0 (acceleration-step.ts
  * `solve`, explicitStep), so that sub-steps (explicitHalvings, the joints' error control)
