@@ -150,6 +150,53 @@ describe("moreau-jean: the same chain", () => {
       expect(worst).toBeLessThan(0.05);
     });
 
+  // Every servo commanded, about axes that are not parallel (q* = 0.3, 0.5, 0.2 rad on the
+  // x, y, x joints), at gains the step does not resolve. The step's error control halves
+  // the first steps to h/16 (the links whip at ~100 rad/s); with each sub-step's own lead
+  // h/32 in place of the step's h/2 (AccelerationStepper.keepStepLead, as generalized-
+  // alpha's halvings) the sub-steps snapped the servos 32 times faster, the lower links
+  // swinging through ±1.6e6 J within a sub-step, and the joints' impulses' work on those
+  // swings, v̄ · Gᵀλ h (summed sub-step by sub-step: the step's whole energy.error, the
+  // booked work being the applied forces' to rounding), read energy.error −1.96e4 J at
+  // k_p = 1e8 and −4.5e4 J at 1e10 from the first step, where the motion is at rest on the
+  // commanded pose within it (the middle servo alone, whose reactions do no work: 1.9e-2 J).
+  // The scale: the spring energy the command's jump puts in, ½ k_p Σ q*² (1.9e7 J at
+  // 1e8), which the servos turn over within the first steps.
+  const commands = [0.3, target, 0.2];
+  const scale = 0.5 * commands.reduce((s, q) => s + q * q, 0);
+  for (const [kp, kd, fraction] of [
+    [1e6, 1e3, 1e-4],
+    [1e8, 0, 1e-6],
+    [1e10, 0, 1e-8],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}, every servo commanded about non-parallel axes: at rest on the commanded pose after 2 s, |energy.error| below ${fraction} of ½ k_p Σ q*²`, () => {
+      const sim = chain(kp, kd, "moreau-jean");
+      sim.schedule([
+        { type: "actuator", id: "sj0", value: commands[0] },
+        { type: "actuator", id: "sj2", value: commands[2] },
+      ]);
+      let worst = 0;
+      for (let n = 0; n < 400; n++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
+      const s = sim.state();
+      // at rest, each servo holding the gravity moment of the links below its joint, at
+      // most m g (0.25 + 0.75 + 1.25) m = 22.07 N·m (the top joint's, the links hanging
+      // straight): |q − q*| ≤ 22.07/k_p (measured 6.6/k_p), rates ≤ 1e-9 rad/s
+      s.joints.forEach((j, i) => {
+        expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan((G * 2.25) / kp);
+        expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+      });
+      // measured 14.3 J (k_p = 1e6: 7.5e-5 of the scale; generalized-alpha 32 J; at a step
+      // that resolves the servos, 1e-5 s, 1.3e-2 J; its halvings resolve the middle servo, so
+      // each keeps its own lead, unchanged), 5.05 J (1e8: 2.7e-7; generalized-alpha 17.8 J)
+      // and 5.36 J (1e10: 2.8e-9; generalized-alpha 9.8 J): the joints' impulses on the
+      // links' whip the lead δ = h/2 sets (rate |q* − q|/δ), whatever the gain; before
+      // 1.96e4 J (1.0e-3) and 4.5e4 J (2.4e-5)
+      expect(worst).toBeLessThan(fraction * kp * scale);
+    });
+
   // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
   // servo pressing with k_p (q* − b) and the bound holding that less the links' gravity
   // moment, m g (r₁ + r₂) sin b. The first step starts 0.45 rad from the bound, which it
