@@ -44,6 +44,10 @@ export const Session = z
       description:
         "why the session is diverged or in error; else, after a worker loss rebuilt it, what that cost (restored from its checkpoint at step N, the steps after it lost) until a reset; else null",
     }),
+    rebuilding: z.boolean().meta({
+      description:
+        "true while its simulation is being rebuilt after the loss of its solver worker: status, time, step and run are then the last known before the loss (the rebuild may bring it back at an earlier step: `message` says so once it is done) and requests that need the simulation (state, step, run, inputs, PATCH, reset, snapshot, fork, recording) wait for the rebuild, never answered from the lost state",
+    }),
     run: z
       .object({
         realtimeFactor: z.number().nullable(),

@@ -40,12 +40,8 @@ export const JOINT_ROWS: Record<string, number> = {
   distance: 1,
 };
 
-/**
- * The order of a model's saddle-point system: 3 dofs per dynamic particle, 6 per dynamic
- * rigid body, plus the joints' and motors' rows; a fem body adds 3 per node (its fixed
- * nodes included: a bound) and 3 rows per attachment.
- */
-export function systemOrder(model: {
+/** What systemSize and systemOrder read of a model. */
+export interface SystemModel {
   bodies: readonly { kind: string; fixed: boolean }[];
   joints: readonly { type: string }[];
   motors: readonly unknown[];
@@ -54,14 +50,28 @@ export function systemOrder(model: {
     box?: { resolution: readonly number[] };
     attachments: readonly unknown[];
   }[];
-}): number {
-  let n = 0;
-  for (const b of model.bodies) if (!b.fixed) n += b.kind === "particle" ? 3 : 6;
-  for (const j of model.joints) n += JOINT_ROWS[j.type] ?? 6;
+}
+
+/**
+ * The dofs and constraint rows of a model's system: 3 dofs per dynamic particle, 6 per
+ * dynamic rigid body, 3 per fem node (its fixed nodes included: a bound); rows: the
+ * joints', one per motor, 3 per fem attachment.
+ */
+function systemSize(model: SystemModel): { dofs: number; rows: number } {
+  let dofs = 0;
+  let rows = model.motors.length;
+  for (const b of model.bodies) if (!b.fixed) dofs += b.kind === "particle" ? 3 : 6;
+  for (const j of model.joints) rows += JOINT_ROWS[j.type] ?? 6;
   for (const f of model.fem ?? []) {
     const r = f.box?.resolution;
-    n += 3 * (r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0));
-    n += 3 * f.attachments.length;
+    dofs += 3 * (r ? (r[0] + 1) * (r[1] + 1) * (r[2] + 1) : (f.nodes?.length ?? 0));
+    rows += 3 * f.attachments.length;
   }
-  return n + model.motors.length;
+  return { dofs, rows };
+}
+
+/** The order of a model's saddle-point system: its dofs plus its constraint rows. */
+export function systemOrder(model: SystemModel): number {
+  const { dofs, rows } = systemSize(model);
+  return dofs + rows;
 }

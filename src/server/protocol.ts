@@ -106,7 +106,9 @@ export type WorkerRequestBody =
        * has no room within WORKER_SESSION_MEMORY_MB (worker-runtime.ts admit). false (on
        * `open` too): a session that was admitted once coming back (a restart's restore, a
        * rebuild after a worker loss, placed within the budget by the event loop), never
-       * refused for want of room: its acknowledged work is not lost to an estimate.
+       * refused for want of room: its acknowledged work is not lost to an estimate. On
+       * `restore` it also tells the session's own checkpoint from a fork: the cause its
+       * recording names (schemas/recording.ts since: restored, fork).
        */
       admit?: false;
     }

@@ -112,9 +112,12 @@ export class SessionManager {
         : config.dataDir
           ? new CheckpointStore(config.dataDir, log)
           : null;
-    // placement counts a worker's sessions' assemblies in flight (synchronous and long)
-    const table = new SessionTable(config.apiKeys.length > 0, (w) =>
-      this.pool.inFlight(w, ["assemble"]),
+    // placement counts a worker's sessions' assemblies in flight (synchronous and long), and
+    // takes the running workers before a lost one's starting replacement
+    const table = new SessionTable(
+      config.apiKeys.length > 0,
+      (w) => this.pool.inFlight(w, ["assemble"]),
+      (w) => this.pool.isAlive(w),
     );
     this.table = table;
     // the parts below are built in dependency order; the pool's and the streams' callbacks
@@ -521,6 +524,15 @@ export class SessionManager {
       ws.close(4404, "no such session");
       return;
     }
+    // being rebuilt after a worker loss: subscribed once it is, so that its scene frame's
+    // clock and first state are the rebuilt session's, never the lost one's (the socket's
+    // commands wait for the rebuild meanwhile, as requests do)
+    if (rec.rebuilding) {
+      void rec.rebuilding.then(() => {
+        if (ws.readyState === ws.OPEN) this.subscribe(id, ws, opts);
+      });
+      return;
+    }
     const sub = this.streams.add(id, ws, opts);
     this.streams.sendRaw(sub, this.sceneFrame(rec, opts.format, true));
     if (rec.lost) return;
@@ -595,6 +607,9 @@ export class SessionManager {
   async checkpointNow(id: string, handOver: boolean): Promise<void> {
     const rec = this.table.find(id);
     if (!rec) return;
+    // a session being rebuilt after a worker loss is checkpointed as rebuilt (its lost
+    // simulation has nothing to pause or export)
+    if (rec.rebuilding) await rec.rebuilding;
     if (handOver && rec.status === "running" && rec.run) {
       rec.resumeRun = runOf(rec.run);
       await withRecord(rec, () =>

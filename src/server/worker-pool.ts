@@ -1,7 +1,9 @@
 /**
  * The pool of solver worker threads. No solver runs on the event-loop thread: each session
- * lives in one worker (the least loaded when it is created); requests cross as messages
- * with ids, replies and events come back with state bytes in transferred ArrayBuffers.
+ * lives in one worker (the least loaded running one when it is created, a lost worker's
+ * starting replacement only when no running one takes it: sessions/records.ts
+ * leastLoaded); requests cross as messages with ids, replies and events come back with
+ * state bytes in transferred ArrayBuffers.
  *
  * Failure handling:
  * - a worker that exits or errors (a crash) is replaced by a fresh one at the same index;
@@ -134,6 +136,11 @@ export class WorkerPool {
 
   get alive(): number {
     return this.slots.filter((s) => s.alive).length;
+  }
+
+  /** Whether the worker at `index` is running now (not starting, nor a starting replacement). */
+  isAlive(index: number): boolean {
+    return this.slots[index]?.alive ?? false;
   }
 
   /** Starts every worker and waits until each has loaded the engine. */

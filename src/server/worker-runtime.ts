@@ -39,7 +39,7 @@ import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../s
 import type { InputSpec } from "../../schemas/input";
 import { issuesSummary, underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
-import type { RecordingSpec } from "../../schemas/recording";
+import type { RecordingCauseName, RecordingSinceOut, RecordingSpec } from "../../schemas/recording";
 import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
@@ -153,6 +153,8 @@ class WorkerSession {
   lastProgress = 0;
   /** test hook: the next step throws this (a solver failure that is not a divergence) */
   throwOnStep: string | null = null;
+  /** what started its recording and when (schemas/recording.ts RecordingSince) */
+  since: RecordingSinceOut = { cause: "created", at: new Date().toISOString() };
   constructor(
     readonly id: string,
     readonly sim: Simulation,
@@ -258,6 +260,7 @@ export class WorkerRuntime {
             this.open(msg.sessionId, msg.body, msg.maxBodies, msg.admit !== false),
           );
           s = opened.session;
+          s.since = since(opened.cause);
           result = this.created(s, opened.name);
           break;
         }
@@ -298,6 +301,8 @@ export class WorkerRuntime {
           s = this.underDeadline("restoring the session", () =>
             this.restore(sessionId, snapshot, status, message, false, msg.admit !== false),
           );
+          // admitted once (admit false): its own checkpoint coming back; else a fork
+          s.since = since(msg.admit === false ? "restored" : "fork");
           result = this.created(s, msg.name);
           break;
         }
@@ -494,19 +499,28 @@ export class WorkerRuntime {
     bytes: Uint8Array,
     maxBodies: number,
     bounded: boolean,
-  ): { session: WorkerSession; name: string } {
+  ): { session: WorkerSession; name: string; cause: RecordingCauseName } {
     const body = parseModelBody(CreateSessionBody, bytes, maxBodies);
     if (body.model !== undefined)
-      return { session: this.create(id, body.model, bounded), name: body.model.name };
+      return {
+        session: this.create(id, body.model, bounded),
+        name: body.model.name,
+        cause: "created",
+      };
     if (body.snapshot !== undefined) {
       const { session, simulation } = body.snapshot;
       return {
         session: this.restore(id, simulation, session.status, session.message, bounded, bounded),
         name: session.name,
+        cause: "snapshot",
       };
     }
     const recording = body.recording as RecordingSpec;
-    return { session: this.replay(id, recording, bounded), name: recording.model.name };
+    return {
+      session: this.replay(id, recording, bounded),
+      name: recording.model.name,
+      cause: "recording",
+    };
   }
 
   /** The answer to a request that made a session: its scene, state and what the event loop keeps. */
@@ -566,13 +580,18 @@ export class WorkerRuntime {
    * far past the budget could take the worker's time and run its heap out. Synchronous, so
    * concurrent creations on one worker are counted one after the other. `bounded` false: a
    * session admitted once coming back (protocol.ts `admit`), counted but never refused.
+   * `inputs`: the inputs it starts with pending (a recording's), which its recording keeps
+   * once applied, checked at RECORDED_INPUT_BYTES each with the model (the refusal's
+   * sessionBytes counts them) but not in the bytes returned (heldBytes counts them as the
+   * recording takes them).
    */
-  private admit(model: ModelSpec, bounded: boolean): number {
+  private admit(model: ModelSpec, bounded: boolean, inputs = 0): number {
     const bytes = sessionMemoryBytes(model);
     const budget = this.init.sessionMemoryBytes;
     if (budget === undefined || !bounded) return bytes;
     const held = this.heldBytes();
-    if (held + bytes > budget) throw new Failure(noRoomInfo(bytes, held, budget));
+    const need = bytes + RECORDED_INPUT_BYTES * inputs;
+    if (held + need > budget) throw new Failure(noRoomInfo(need, held, budget));
     return bytes;
   }
 
@@ -619,21 +638,7 @@ export class WorkerRuntime {
     ]);
   }
 
-  /**
-   * Refuses a client's recording whose session would start with more inputs pending than
-   * MAX_PENDING_INPUTS (400 naming it), before its model is built, as a snapshot's
-   * (checkRestoredPending): its start's pending inputs and its own inputs after the start
-   * step (those at the start step are applied at once: Simulation.scheduleTimed).
-   */
-  private checkRecordingPending(rec: RecordingSpec): void {
-    const start = rec.start?.step ?? 0;
-    let later = 0;
-    for (const e of rec.inputs) if (e.step > start) later++;
-    const pending = (rec.start?.controls?.pending.length ?? 0) + later;
-    this.checkClientPending(pending, "recording", ["recording", "inputs"]);
-  }
-
-  /** The 400 of checkRestoredPending and checkRecordingPending: `pending` past the limit. */
+  /** The 400 of checkRestoredPending: `pending` past the limit. */
   private checkClientPending(pending: number, what: string, path: string[]): void {
     const max = this.init.maxPendingInputs ?? MAX_PENDING_INPUTS;
     if (pending <= max) return;
@@ -1129,6 +1134,7 @@ export class WorkerRuntime {
   private reset(s: WorkerSession): WorkerResult {
     this.stopRun(s);
     s.sim.reset();
+    s.since = since("reset");
     s.status = "ready";
     s.message = null;
     s.throwOnStep = null;
@@ -1255,11 +1261,11 @@ export class WorkerRuntime {
           message: "the replay did not reproduce the recorded end state",
           details: { session: s.id },
         });
-      // JSON.stringify({ ...rec, states }), the states' texts already made
-      const head = JSON.stringify(rec).slice(0, -1);
+      // JSON.stringify({ ...rec, since, states }), the states' texts already made
+      const head = JSON.stringify({ ...rec, since: s.since }).slice(0, -1);
       return { kind: "exported", bytes: utf8.encode(`${head},"states":[${states.join(",")}]}`) };
     }
-    return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
+    return { kind: "exported", bytes: utf8.encode(JSON.stringify({ ...rec, since: s.since })) };
   }
 
   /**
@@ -1361,7 +1367,15 @@ export class WorkerRuntime {
 
   /**
    * A session at a recording's start with its inputs pending (paths from the body's root);
-   * `bounded`: a client's, held to MAX_PENDING_INPUTS and the worker's memory budget.
+   * `bounded`: a client's, held to the worker's memory budget, its model's estimate and its
+   * pending inputs' (those after the start step and its start's pending ones: the ones at
+   * the start step are applied at once, Simulation.scheduleTimed) both.
+   * Not to MAX_PENDING_INPUTS: a recording is a run to replay whole, and one of a 100 Hz
+   * controller holds 10 000 inputs after 100 s, which was refused (400), past which no
+   * recording could be posted back; it may hold what the format keeps (100 000), as a fork
+   * of a session may, and takes inputs for later steps once it has stepped below the limit
+   * (checkPendingRoom). The cost is the one MAX_PENDING_INPUTS bounds for requests: each
+   * checkpoint of the session rewrites the inputs still pending.
    */
   private replay(id: string, json: unknown, bounded: boolean): WorkerSession {
     if (this.sessions.has(id))
@@ -1373,8 +1387,7 @@ export class WorkerRuntime {
     try {
       const recording = parseRecording(json);
       atModel = recording.start == null;
-      if (bounded) this.checkRecordingPending(recording);
-      bytes = this.admit(recording.model, bounded);
+      bytes = this.admit(recording.model, bounded, recordingPending(recording));
       sim = replayRecording(recording);
     } catch (err) {
       if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
@@ -1433,7 +1446,10 @@ export class WorkerRuntime {
     } finally {
       if (timed) clearDeadline();
     }
-    if (apply) {
+    // an applied assembly restarts the recording, unless it was not performed
+    // (Simulation.assemble: UNSUPPORTED_CONTACTS leaves the state and the recording)
+    if (apply && (result as { exitFlag?: string }).exitFlag !== "UNSUPPORTED_CONTACTS") {
+      s.since = since("assembly");
       this.emitForced(s);
     }
     return {
@@ -1537,4 +1553,20 @@ async function importUrdfBody(bytes: Uint8Array, maxBodies: number): Promise<Wor
 /** A refusal thrown as an ApiError (request-body.ts) in the worker protocol's terms. */
 function failureInfo(err: ApiError): WorkerErrorInfo {
   return { code: err.code as WorkerErrorInfo["code"], message: err.message, details: err.details };
+}
+
+/**
+ * The inputs a session created from a recording starts with pending: its start's pending
+ * ones and its own after the start step (those at the start step are applied at once).
+ */
+function recordingPending(rec: RecordingSpec): number {
+  const start = rec.start?.step ?? 0;
+  let later = 0;
+  for (const e of rec.inputs) if (e.step > start) later++;
+  return (rec.start?.controls?.pending.length ?? 0) + later;
+}
+
+/** A recording started now by `cause` (WorkerSession.since). */
+function since(cause: RecordingCauseName): RecordingSinceOut {
+  return { cause, at: new Date().toISOString() };
 }

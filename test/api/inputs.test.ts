@@ -321,6 +321,38 @@ describe("MAX_PENDING_INPUTS", () => {
     expect((await step(small.app, id, 10)).actuators[0].command).toBe(3);
     expect((await step(small.app, id, 10)).actuators[0].command).toBe(8);
   });
+
+  it("a recording longer than the limit is posted back whole and replays bit-identically", async () => {
+    // a controller's run: 12 commands, each sent for the next step (never more than one
+    // pending), so its recording holds 12 inputs after its start, 4 times the limit
+    const id = await createSession(small.app, cartPole);
+    const post = (body: object) =>
+      request(small.app.server).post(`/v1/sessions/${id}/inputs`).send(body).expect(200);
+    for (let k = 1; k <= 12; k++) {
+      await post({ inputs: [push(k / 4)], step: 5 * k });
+      await step(small.app, id, 5);
+    }
+    const end = await step(small.app, id, 5);
+    expect(end.step).toBe(65);
+    const rec = await request(small.app.server).get(`/v1/sessions/${id}/recording`).expect(200);
+    expect(rec.body.inputs.filter((e: { step: number }) => e.step > 0)).toHaveLength(12);
+    // before: 400 "12 inputs pending, above MAX_PENDING_INPUTS (3)"
+    const created = await request(small.app.server)
+      .post("/v1/sessions")
+      .send({ recording: rec.body })
+      .expect(201);
+    const copy = created.body.id as string;
+    // holding 12 pending, it takes none for later steps until it has stepped below 3
+    await request(small.app.server)
+      .post(`/v1/sessions/${copy}/inputs`)
+      .send({ inputs: [push(9)], step: 100 })
+      .expect(400);
+    const replay = await step(small.app, copy, 65);
+    expect(replay.bodies).toEqual(end.bodies);
+    expect(replay.actuators[0].command).toBe(3);
+    const again = await request(small.app.server).get(`/v1/sessions/${copy}/recording`).expect(200);
+    expect(again.body.end).toEqual(rec.body.end);
+  });
 });
 
 /** A lock-step controller over one socket (msgpack): returns the session id. */

@@ -78,6 +78,9 @@ describe("a session rolled back by a worker loss", () => {
 describe("a session lost before its first checkpoint", () => {
   it("is rebuilt as it was created (not `error`), and checkpointed", async () => {
     const m = app.moreau.sessions;
+    // the earlier test's killed worker replaced (its session was rebuilt on the live one,
+    // not waiting for it): the creation below may go to either worker, both running
+    await waitFor(() => m.pool.alive === 2, 20_000);
     const created = m.create({ model: springParticle({ name: "early" }) });
     // the worker it goes to is made busy right after the creation (a block posted behind it
     // before the event loop reads any reply): the creation's checkpoint, an export asked for

@@ -11,9 +11,11 @@
  * is refused with insufficient_memory and never built, while a session running on the
  * worker steps on.
  *
- * And a client's snapshot or recording holding more inputs pending than MAX_PENDING_INPUTS
- * is refused (400 naming it) before its model is built; the server's own restores (a fork)
- * are not.
+ * And a client's snapshot holding more inputs pending than MAX_PENDING_INPUTS is refused
+ * (400 naming it) before its model is built; the server's own restores (a fork) are not,
+ * nor is a recording (a run to replay whole: one longer than the limit was refused, 400,
+ * and could never be posted back), whose pending inputs count against the memory budget
+ * instead.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clothModel } from "../../bench/scenes";
@@ -203,48 +205,65 @@ describe("a client's snapshot within MAX_PENDING_INPUTS", () => {
   });
 });
 
-describe("a client's recording within MAX_PENDING_INPUTS", () => {
-  it("a recording whose session would start with more pending than the limit: 400 naming the count and the limit, not built", async () => {
-    // a falling body's recording from t = 0 with 5 impulses at steps 10, 20, ..., 50 (and
-    // one at step 0, applied at once, never pending): its session starts with 5 pending
+describe("a client's recording longer than MAX_PENDING_INPUTS", () => {
+  // a falling body's recording from t = 0 with 6 impulses at steps 0, 10, 20, ..., 50 (the
+  // one at step 0 applied at once, never pending): its session starts with 5 pending
+  const at = (step: number, k: number) => ({
+    step,
+    input: {
+      type: "impulse" as const,
+      id: "ball",
+      impulse: [0, 0, k * 1e-3] as [number, number, number],
+      point: [0, 0, 0] as [number, number, number],
+      angularImpulse: [0, 0, 0] as [number, number, number],
+    },
+  });
+  const recorded = () => {
     const sim = loadModel(fallingBody());
-    const at = (step: number, k: number) => ({
-      step,
-      input: {
-        type: "impulse" as const,
-        id: "ball",
-        impulse: [0, 0, k * 1e-3] as [number, number, number],
-        point: [0, 0, 0] as [number, number, number],
-        angularImpulse: [0, 0, 0] as [number, number, number],
-      },
-    });
     sim.scheduleTimed([at(0, 1), ...[1, 2, 3, 4, 5].map((k) => at(10 * k, k))]);
     sim.step(60);
-    const recording = recordingOf(sim);
-    expect(recording.inputs).toHaveLength(6);
+    return recordingOf(sim);
+  };
 
-    runtime({ maxPendingInputs: 4 });
+  it("is opened with all its inputs pending (5 under a limit of 4) and replays to its end hash", async () => {
+    const recording = recorded();
+    expect(recording.inputs).toHaveLength(6);
+    // before: 400 "5 inputs pending, above MAX_PENDING_INPUTS (4)", never opened
+    runtime({ maxPendingInputs: 4, sessionMemoryBytes: BUDGET });
+    const r = await open("r", { recording });
+    expect(r.ok).toBe(true);
+    expect(decode(await exported("r")).controls.pending).toHaveLength(5);
+    const stepped = await call({ kind: "step", sessionId: "r", steps: 60, limitMs: 30_000 });
+    expect(stepped.ok).toBe(true);
+    // v_z = (1 + 1 + 2 + ... + 5)·1e-3 N·s / 1 kg − g·60·dt (every impulse applied)
+    const state = await call({ kind: "state", sessionId: "r" });
+    if (!state.ok || state.result.kind !== "state") throw new Error("no state");
+    expect(decode(state.result.state).bodies[0].velocity[2]).toBeCloseTo(
+      16e-3 - 9.81 * 60 * 0.005,
+      12,
+    );
+    // the same run bit for bit: its recording ends at the original's hash
+    const again = await call({ kind: "recording", sessionId: "r", every: null, maxSteps: 1000 });
+    if (!again.ok || again.result.kind !== "exported") throw new Error("no recording");
+    expect(decode(again.result.bytes).end).toEqual(recording.end);
+  });
+
+  it("counts its pending inputs against the memory budget: 507 before its build when they pass it", async () => {
+    const recording = recorded();
+    // a falling body (192 KiB + 6 KiB) and room for 4 recorded inputs (320 B each), not 5
+    const model = 192 * 1024 + 6 * 1024;
+    runtime({ sessionMemoryBytes: model + 4 * 320 });
     const built = builds.count;
     const r = await open("r", { recording });
     expect(r.ok).toBe(false);
     if (!r.ok) {
-      expect(r.error.code).toBe("invalid_request");
-      expect(r.error.details).toMatchObject({
-        limit: "MAX_PENDING_INPUTS",
-        max: 4,
-        issues: [{ path: ["recording", "inputs"] }],
-      });
-      expect(r.error.message).toContain("5 inputs pending, above MAX_PENDING_INPUTS (4)");
+      expect(r.error.code).toBe("insufficient_memory");
+      expect(r.error.details).toMatchObject({ sessionBytes: model + 5 * 320, heldBytes: 0 });
     }
     expect(builds.count).toBe(built);
     rt?.handle({ kind: "shutdown" });
-
-    // at the limit: opened, its 5 inputs pending
-    runtime({ maxPendingInputs: 5 });
-    const ok = await open("r", { recording });
-    expect(ok.ok).toBe(true);
-    const doc = decode(await exported("r"));
-    expect(doc.controls.pending).toHaveLength(5);
+    runtime({ sessionMemoryBytes: model + 5 * 320 });
+    expect((await open("r", { recording })).ok).toBe(true);
   });
 });
 

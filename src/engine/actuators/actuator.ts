@@ -13,8 +13,9 @@
  * is 0. An actuator is a force effector like a spring: the servos are implicit, their
  * Jacobians ∂f/∂x = −k_p g gᵀ and ∂f/∂v = −k_d g gᵀ (k_v for the velocity servo) enter
  * the Newton matrix, so a stiff servo stays stable at ordinary steps (the variation of
- * g with the configuration, of order τ, is left out: the iteration converges to the same
- * step). Saturated (|τ| at the limit), the effort does not depend on the state: no
+ * g with the configuration, of order τ, is left out of them: the iteration converges to
+ * the same step; a solve that contracts slowly adds it, addTurnStiffness, a hinge's and a
+ * prismatic joint's). Saturated (|τ| at the limit), the effort does not depend on the state: no
  * Jacobian. −∂f is symmetric positive semidefinite: jacobianType SPD. Not conservative.
  * Symplectic Euler takes the servos explicitly: their gains bound its step
  * (addExplicitRows), and a step they would not keep stable is taken in sub-steps
@@ -42,7 +43,7 @@
 
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { ForceEffector } from "../forces/effector";
-import { addScaledBlock } from "../forces/jacobian-util";
+import { addScaledBlock, skewSkew } from "../forces/jacobian-util";
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { type BodySystem, clearForces, getForces } from "../model/body-system";
 import type { CompiledTimeFunction } from "../model/time-function";
@@ -120,6 +121,15 @@ export class JointActuator implements ForceEffector {
   private readonly turnB = new Float64Array(9);
   private readonly turnRate = new Float64Array(3);
   private readonly turnBlock = new Float64Array(36);
+  /**
+   * addSlideTurn's scratch: ∂g/∂x (12 × 12 row-major over [a; b] × [a; b], 6 each), the
+   * bodies' velocities u, g, Dgᵀ u, and 3 × 3 products of skew matrices.
+   */
+  private readonly slideDg = new Float64Array(144);
+  private readonly slideU = new Float64Array(12);
+  private readonly slideG = new Float64Array(12);
+  private readonly slideRate = new Float64Array(12);
+  private readonly slide3 = new Float64Array(9);
 
   constructor(
     private readonly sys: BodySystem,
@@ -436,11 +446,14 @@ export class JointActuator implements ForceEffector {
    * (kinematics.ts angleJacobian), and q̇ = t·(ω_a − ω_b): f_a = τ t and f_b = −τ t with
    * τ = k_p (q* − q) + k (q̇* − q̇) give, besides −k_p g gᵀ, ∂f_a/∂θ_X = (τ I − k t Δωᵀ) T_X,
    * ∂f_b/∂θ_X = −∂f_a/∂θ_X, T_X = ∂t/∂θ_X (JointCoordinate.curvature), Δω = ω_a − ω_b, k the
-   * rate gain with the lead (0 saturated, τ the limit then). Nothing for a prismatic joint.
+   * rate gain with the lead (0 saturated, τ the limit then). A prismatic joint's: addSlideTurn.
    */
   addTurnStiffness(m: SparseBlockMatrix, s: number): void {
     const { sys, coordinate: q, turnA: ta, turnB: tb, turnBlock: k, turnRate: d } = this;
-    if (!q.curvature(ta, tb)) return;
+    if (!q.curvature(ta, tb)) {
+      this.addSlideTurn(m, s);
+      return;
+    }
     const tau = this.saturated ? Math.sign(this.law) * this.effortLimit : this.law;
     const gain = this.saturated ? 0 : this.rateGain();
     const t = q.jacA;
@@ -465,6 +478,90 @@ export class JointActuator implements ForceEffector {
         addScaledBlock(m, sys.block[q.bodyA], sys.block[col], 6, 6, k, s);
       if (q.bodyB >= 0 && sys.block[q.bodyB] >= 0)
         addScaledBlock(m, sys.block[q.bodyB], sys.block[col], 6, 6, k, -s);
+    }
+  }
+
+  /**
+   * addTurnStiffness of a prismatic coordinate, whose g = [−e, −ρ × e] on a and
+   * [e, r_b × e] on b (kinematics.ts alongJacobian: e the axis, turning with a; r_b b's
+   * lever to its anchor, turning with b; ρ = p_b − x_a from a's centre to that anchor)
+   * turns with both bodies and moves with their positions. With u ← u + δθ × u and
+   * δρ = δx_b + δθ_b × r_b − δx_a, E = [e]×, R = [r_b]×, P = [ρ]×:
+   *   δg_a = [E δθ_a;  −E δx_a + P E δθ_a + E δx_b − E R δθ_b]
+   *   δg_b = [−E δθ_a;  −R E δθ_a + E R δθ_b]
+   * so that ∂f/∂x gains τ Dg − k g (Dgᵀ u)ᵀ beyond −k_p g gᵀ (Dg = ∂g/∂x; the rate
+   * q̇ = g·u turns with g at held velocities u; k the rate gain with the lead, 0 saturated).
+   * Left out, the Newton matrix missed terms of the size |τ| = k_p |q* − q| (a whole ∂f/∂x at
+   * |q* − q| ~ the levers: test/engine/actuators/turn-stiffness.test.ts), as a hinge's did.
+   * A particle end has no rotation: its rows and columns are cut to its 3 dofs.
+   */
+  private addSlideTurn(m: SparseBlockMatrix, s: number): void {
+    const { sys, coordinate: q, slideDg: D, slideU: u, slideG: g, slideRate: r } = this;
+    const p3 = this.slide3;
+    const k = this.turnBlock;
+    q.evaluateJacobian();
+    const tau = this.saturated ? Math.sign(this.law) * this.effortLimit : this.law;
+    const gain = this.saturated ? 0 : this.rateGain();
+    const e = q.jacB; // its linear rows: e
+    const rb = q.lever(1);
+    const rho = q.anchorFromA();
+    D.fill(0);
+    // E into (0, θ_a) and (a_rot, x_b), −E into (b_lin, θ_a) and (a_rot, x_a)
+    p3[0] = 0;
+    p3[1] = -e[2];
+    p3[2] = e[1];
+    p3[3] = e[2];
+    p3[4] = 0;
+    p3[5] = -e[0];
+    p3[6] = -e[1];
+    p3[7] = e[0];
+    p3[8] = 0;
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) {
+        const x = p3[3 * i + j];
+        D[12 * i + 3 + j] = x;
+        D[12 * (3 + i) + 6 + j] = x;
+        D[12 * (6 + i) + 3 + j] = -x;
+        D[12 * (3 + i) + j] = -x;
+      }
+    // P E into (a_rot, θ_a); −E R into (a_rot, θ_b); E R into (b_rot, θ_b); −R E into (b_rot, θ_a)
+    skewSkew(p3, 0, rho, 0, e, 0);
+    for (let i = 0; i < 9; i++) D[12 * (3 + ((i / 3) | 0)) + 3 + (i % 3)] = p3[i];
+    skewSkew(p3, 0, e, 0, rb, 0);
+    for (let i = 0; i < 9; i++) {
+      D[12 * (3 + ((i / 3) | 0)) + 9 + (i % 3)] = -p3[i];
+      D[12 * (9 + ((i / 3) | 0)) + 9 + (i % 3)] = p3[i];
+    }
+    skewSkew(p3, 0, rb, 0, e, 0);
+    for (let i = 0; i < 9; i++) D[12 * (9 + ((i / 3) | 0)) + 3 + (i % 3)] = -p3[i];
+    // u, g and r = Dgᵀ u
+    for (let x = 0; x < 2; x++) {
+      const b = x === 0 ? q.bodyA : q.bodyB;
+      const jac = x === 0 ? q.jacA : q.jacB;
+      for (let i = 0; i < 3; i++) {
+        u[6 * x + i] = b < 0 ? 0 : sys.vel[3 * b + i];
+        u[6 * x + 3 + i] = b < 0 ? 0 : sys.omega[3 * b + i];
+      }
+      for (let i = 0; i < 6; i++) g[6 * x + i] = jac[i];
+    }
+    for (let j = 0; j < 12; j++) {
+      let v = 0;
+      for (let i = 0; i < 12; i++) v += D[12 * i + j] * u[i];
+      r[j] = gain * v;
+    }
+    for (let x = 0; x < 2; x++) {
+      const row = x === 0 ? q.bodyA : q.bodyB;
+      if (row < 0 || sys.block[row] < 0) continue;
+      for (let y = 0; y < 2; y++) {
+        const col = y === 0 ? q.bodyA : q.bodyB;
+        if (col < 0 || sys.block[col] < 0) continue;
+        for (let i = 0; i < 6; i++)
+          for (let j = 0; j < 6; j++)
+            k[6 * i + j] = tau * D[12 * (6 * x + i) + 6 * y + j] - g[6 * x + i] * r[6 * y + j];
+        const bi = sys.block[row];
+        const bj = sys.block[col];
+        addScaledBlock(m, bi, bj, m.blockSize[bi], m.blockSize[bj], k, s);
+      }
     }
   }
 

@@ -33,6 +33,7 @@ import {
   type OneStepProblem,
 } from "../dynamics/one-step-problem";
 import type { NewtonStepper, SchemeCoefficients } from "../dynamics/stepper";
+import { extend, grow } from "../math/grow";
 import {
   addPositionIncrement,
   type BodySystem,
@@ -124,6 +125,47 @@ export function solveSemidefinite(
 const EFFORT_ROUNDOFF = 1e-12;
 const EFFORT_FLOOR = 1e-14;
 
+/**
+ * Columns of the dofs (W⁻¹Hᵀ, Y Hᵀ: one per row) held by their nonzeros: a bound's column
+ * moves the bodies its joint's mechanism couples, not the model (a body hinged to the
+ * ground alone: its 6 dofs of n). Held dense, for every bound, they took 2·2L·n doubles,
+ * 71 KB a limit on 250 hinged bodies and 144 KB on 500 (quadratic in the model); the
+ * buffers grow to the largest count of nonzeros seen and are kept (no per-step allocation).
+ * The zeros left out add nothing to what reads them (x + s·0 = x).
+ */
+class SparseColumns {
+  private start = new Int32Array(1);
+  private index = new Int32Array(0);
+  private value = new Float64Array(0);
+  private count = 0;
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Appends the column `dense` (its nonzeros) as the next one. */
+  push(dense: Float64Array): void {
+    const k = this.count;
+    let end = this.start[k];
+    this.start = extend(this.start, k + 2);
+    this.index = extend(this.index, end + dense.length);
+    this.value = extend(this.value, end + dense.length);
+    for (let j = 0; j < dense.length; j++) {
+      if (dense[j] === 0) continue;
+      this.index[end] = j;
+      this.value[end++] = dense[j];
+    }
+    this.start[k + 1] = end;
+    this.count = k + 1;
+  }
+
+  /** out += s · column k. */
+  addTo(k: number, s: number, out: Float64Array): void {
+    const { index, value } = this;
+    for (let p = this.start[k]; p < this.start[k + 1]; p++) out[index[p]] += s * value[p];
+  }
+}
+
 /** Position projection passes per step at most (JointLimitProblem.project). */
 const PROJECTION_PASSES = 4;
 
@@ -139,15 +181,21 @@ export class JointLimitProblem implements OneStepProblem {
   private readonly limitOf: Int32Array;
   private readonly side: Int8Array;
   private count = 0;
-  /** Per active row: the row H (12: a then b), u⁻, the impulse P and W⁻¹Hᵀ (n). */
+  /**
+   * Per active row: the row H (12: a then b), u⁻, the impulse P and W⁻¹Hᵀ (`cols`, sparse);
+   * the LCP's W (count², grown with the active rows: made for all 2L bounds, it held (2L)²
+   * doubles).
+   */
   private readonly rows: Float64Array;
   private readonly uMinus: Float64Array;
   /** Per active row: Σ_j |H_kj v_free,j| + e |u⁻|, the rates its LCP row sums (saveMemory). */
   private readonly balanced: Float64Array;
   private readonly r: Float64Array;
   private readonly q: Float64Array;
-  private readonly W: Float64Array;
-  private readonly cols: Float64Array;
+  private W = new Float64Array(0);
+  private readonly cols = new SparseColumns();
+  /** A column of the dofs as it is solved (assemble, passedSolve). */
+  private readonly column: Float64Array;
   private readonly rhs: Float64Array;
   /** The last step's impulse per limit and side (warm start and efforts). */
   private readonly remembered: Float64Array;
@@ -156,14 +204,15 @@ export class JointLimitProblem implements OneStepProblem {
   private readonly n: number;
   /**
    * The position projection's rows (the bounds passed: H as `rows`, their gaps), columns
-   * Y Hᵀ (n each), H Y Hᵀ, its factor, the multipliers and the move (`project`).
+   * Y Hᵀ (sparse), H Y Hᵀ and its factor (m², grown to the most rows passed at once), the
+   * multipliers and the move (`project`).
    */
   private readonly passedRows: Float64Array;
   private readonly passedLimit: Int32Array;
   private readonly passedGap: Float64Array;
-  private readonly passedCols: Float64Array;
-  private readonly passedMatrix: Float64Array;
-  private readonly passedFactor: Float64Array;
+  private readonly passedCols = new SparseColumns();
+  private passedMatrix = new Float64Array(0);
+  private passedFactor = new Float64Array(0);
   private readonly passedMu: Float64Array;
   private readonly move: Float64Array;
   private readonly unit: Float64Array;
@@ -183,16 +232,12 @@ export class JointLimitProblem implements OneStepProblem {
     this.balanced = new Float64Array(m);
     this.r = new Float64Array(m);
     this.q = new Float64Array(m);
-    this.W = new Float64Array(m * m);
-    this.cols = new Float64Array(m * this.n);
     this.rhs = new Float64Array(this.n);
+    this.column = new Float64Array(this.n);
     this.remembered = new Float64Array(m);
     this.passedRows = new Float64Array(12 * m);
     this.passedLimit = new Int32Array(m);
     this.passedGap = new Float64Array(m);
-    this.passedCols = new Float64Array(m * this.n);
-    this.passedMatrix = new Float64Array(m * m);
-    this.passedFactor = new Float64Array(m * m);
     this.passedMu = new Float64Array(m);
     this.move = new Float64Array(this.n);
     this.unit = new Float64Array(this.n);
@@ -305,35 +350,36 @@ export class JointLimitProblem implements OneStepProblem {
    */
   private passedSolve(set: ConstraintSet | null, t: number, m: number): boolean {
     const n = this.n;
-    // the columns Y Hₖᵀ
+    this.passedMatrix = grow(this.passedMatrix, m * m);
+    this.passedFactor = grow(this.passedFactor, m * m);
+    // the columns Y Hₗᵀ, each kept by its nonzeros once H Y Hᵀ's column l is taken of it
     const ws = set === null ? null : projectionWorkspace(set);
     ws?.factorAt(t);
-    for (let k = 0; k < m; k++) {
-      const col = this.passedCols.subarray(k * n, k * n + n);
+    const col = this.column;
+    this.passedCols.clear();
+    for (let l = 0; l < m; l++) {
       this.unit.fill(0);
-      this.addRows(this.passedRows, this.passedLimit[k], 12 * k, 1, this.unit);
+      this.addRows(this.passedRows, this.passedLimit[l], 12 * l, 1, this.unit);
       massSolve(this.sys, this.unit, col);
       if (ws !== null && set !== null) {
         set.multiply(col, ws.c);
         ws.correction(ws.c, ws.du);
         for (let j = 0; j < n; j++) col[j] += ws.du[j];
       }
-    }
-    for (let k = 0; k < m; k++)
-      for (let l = 0; l < m; l++)
+      for (let k = 0; k < m; k++)
         this.passedMatrix[k * m + l] = this.timesRows(
           this.passedRows,
           this.passedLimit[k],
           12 * k,
-          this.passedCols.subarray(l * n, l * n + n),
+          col,
         );
+      this.passedCols.push(col);
+    }
     const mu = this.passedMu;
     for (let k = 0; k < m; k++) mu[k] = -this.passedGap[k];
     if (!solveSemidefinite(this.passedMatrix, m, mu, this.passedFactor)) return false;
     this.move.fill(0);
-    for (let k = 0; k < m; k++)
-      if (mu[k] !== 0)
-        for (let j = 0; j < n; j++) this.move[j] += mu[k] * this.passedCols[k * n + j];
+    for (let k = 0; k < m; k++) if (mu[k] !== 0) this.passedCols.addTo(k, mu[k], this.move);
     return true;
   }
 
@@ -414,16 +460,18 @@ export class JointLimitProblem implements OneStepProblem {
 
   assemble(stepper: NewtonStepper, c: SchemeCoefficients, h: number): void {
     const m = this.count;
-    const n = this.n;
     this.scale = c.cv / h;
-    for (let k = 0; k < m; k++) {
+    this.W = grow(this.W, m * m);
+    // the columns W⁻¹Hₗᵀ, each kept by its nonzeros once W's column l is taken of it
+    const col = this.column;
+    this.cols.clear();
+    for (let l = 0; l < m; l++) {
       this.rhs.fill(0);
-      this.addRowTranspose(k, 1, this.rhs);
-      stepper.solveConstrained(c, this.rhs, this.cols.subarray(k * n, k * n + n));
+      this.addRowTranspose(l, 1, this.rhs);
+      stepper.solveConstrained(c, this.rhs, col);
+      for (let k = 0; k < m; k++) this.W[k * m + l] = this.scale * this.rowTimes(k, col);
+      this.cols.push(col);
     }
-    for (let k = 0; k < m; k++)
-      for (let l = 0; l < m; l++)
-        this.W[k * m + l] = this.scale * this.rowTimes(k, this.cols.subarray(l * n, l * n + n));
   }
 
   /**
@@ -474,11 +522,9 @@ export class JointLimitProblem implements OneStepProblem {
   }
 
   addAcceleration(h: number, sign: number, out: Float64Array): void {
-    const n = this.n;
     for (let k = 0; k < this.count; k++) {
       const s = (sign * this.r[k]) / h;
-      if (s === 0) continue;
-      for (let j = 0; j < n; j++) out[j] += s * this.cols[k * n + j];
+      if (s !== 0) this.cols.addTo(k, s, out);
     }
   }
 

@@ -164,6 +164,15 @@ export class JointCoordinate {
   }
 
   /**
+   * The lever ρ = p_b − x_a (m, world) from body a's centre of mass (the origin for the
+   * ground) to the joint's anchor on b, as of the last evaluate or evaluateJacobian (read in
+   * place): a prismatic coordinate's g_a = [−e, −ρ × e] (JointActuator.addSlideTurn).
+   */
+  anchorFromA(): Float64Array {
+    return this.measure.k.pbxa;
+  }
+
+  /**
    * Qc of the coordinate: −(d/dt g)·u at the current positions and velocities, so that
    * q̈ = g·u̇ − Qc (rad/s² or m/s²; the measure's acceleration term with its drive at zero).
    */

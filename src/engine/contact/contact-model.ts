@@ -90,6 +90,11 @@ export class ContactModel {
         model.joints.length + model.motors.length > 0,
       );
       this.nonsmooth.faces = faces;
+      if (vertices !== undefined) {
+        const nodes = new Uint8Array(sys.numBodies);
+        for (const b of vertices.bodies) for (const k of b.nodeBodies) nodes[k] = 1;
+        this.nonsmooth.femNodes = nodes;
+      }
     } else {
       this.compliant = new CompliantContactEffector(
         sys,

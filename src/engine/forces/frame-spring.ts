@@ -36,6 +36,7 @@
  */
 import type { SparseBlockMatrix } from "../math/block-matrix";
 import { quatDifference, quatMul } from "../math/quat";
+import { expInverseBeta } from "../math/so3";
 import { type BodySystem, inverseInertiaBound } from "../model/body-system";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import type { ForceEffector } from "./effector";
@@ -281,12 +282,8 @@ export class FrameSpringEffector implements ForceEffector {
     const y = th[1];
     const z = th[2];
     const p2 = x * x + y * y + z * z;
-    const phi = Math.sqrt(p2);
-    // β = 1/φ² − cot(φ/2)/(2φ), by its series where the difference cancels.
-    const beta =
-      phi < 1e-2
-        ? 1 / 12 + p2 / 720 + (p2 * p2) / 30240
-        : 1 / p2 - Math.cos(0.5 * phi) / (2 * phi * Math.sin(0.5 * phi));
+    // β = 1/φ² − cot(φ/2)/(2φ)
+    const beta = expInverseBeta(p2);
     // I + β [θ]×² with [θ]×² = θθᵀ − φ² I, then ∓ ½ [θ]×
     for (let i = 0; i < 3; i++)
       for (let j = 0; j < 3; j++) {

@@ -70,11 +70,6 @@ const PGS_SWEEPS = 1000;
 const PGS_TOLERANCE = 1e-12;
 
 export class ImplicitServos {
-  /**
-   * Whether the last explicitSubsteps found a servo at its effort limit or a limit past
-   * its bound: the rows' active set in play (articulated.ts IMEX control).
-   */
-  engaged = false;
   /** The servos on a revolute or prismatic slot, with gains. */
   readonly servos: readonly JointActuator[];
   /** The compliant limits on such slots (rows after the servos'). */
@@ -109,6 +104,16 @@ export class ImplicitServos {
   private readonly clamped: Int8Array;
   private readonly kept: Int8Array;
   private readonly norms = new Float64Array(4);
+  /**
+   * Each row's law b − c u at the point the stage `stage` last solved (lawEnd), and at the
+   * running sub-step's start (lawStart, with its side clampedStart: `readStart`,
+   * `acceptSubstep`), for `switchError`.
+   */
+  private readonly lawEnd: Float64Array;
+  private readonly lawStart: Float64Array;
+  private readonly clampedStart: Int8Array;
+  /** switchError's σ (−1: none). */
+  switchAt = -1;
   /** The running sub-step's impulses J_r (N·m·s or N·s) and start rates (`beginSubstep`). */
   private readonly impulse: Float64Array;
   private readonly rateStart: Float64Array;
@@ -167,6 +172,9 @@ export class ImplicitServos {
     this.kept = new Int8Array(s);
     this.impulse = new Float64Array(s);
     this.rateStart = new Float64Array(s);
+    this.lawEnd = new Float64Array(s);
+    this.lawStart = new Float64Array(s);
+    this.clampedStart = new Int8Array(s);
   }
 
   /** The row's joint coordinate (a servo's, then a limit's). */
@@ -194,7 +202,6 @@ export class ImplicitServos {
    */
   explicitSubsteps(t: number, h: number): number {
     let worst = 0;
-    this.engaged = false;
     const ns = this.servos.length;
     for (let r = 0; r < this.slot.length; r++) {
       let kp: number;
@@ -205,13 +212,11 @@ export class ImplicitServos {
         q.evaluate();
         const law = a.kp * (a.commandAt(t) - q.value) + a.kd * (a.targetRate(t) - q.rate);
         kp = Math.abs(law) > a.limit ? 0 : a.kp;
-        if (kp === 0 && a.kp > 0) this.engaged = true;
         kd = a.kd;
       } else {
         const l = this.limits[r - ns];
         q.evaluateValue();
         if (!l.enabled || (q.value >= l.lower && q.value <= l.upper)) continue;
-        this.engaged = true;
         kp = l.stiffness;
         kd = l.damping;
       }
@@ -372,6 +377,8 @@ export class ImplicitServos {
       if (f !== 0) for (let i = 0; i < ku.length; i++) ku[i] += w[i] * f;
     }
     for (let i = 0; i < u.length; i++) u[i] += gh * ku[i];
+    // each law at the stage's point (a free row's: its τ; a clamped one's beyond its bound)
+    for (let r = 0; r < s; r++) this.lawEnd[r] = b[r] - c[r] * u[tree.uOffset[slot[r]]];
     // every coordinate's rate at the stage's velocities, the rotations' at Ŷ's (a
     // linearization of order gh u, as M's)
     tree.positionRates(y, u, ky);
@@ -479,6 +486,70 @@ export class ImplicitServos {
       for (let i = 0; i < eu.length; i++) eu[i] += w[i] * f;
     }
     return true;
+  }
+
+  /**
+   * The laws at the current state and t (the caller placed it, the hinges guided) as the
+   * running sub-step's start: a step's first (the later ones start where the last accepted
+   * one's stage ended, `acceptSubstep`). Overwrites readLaws' laws (the next stage reads
+   * its own).
+   */
+  readStart(t: number, u: Float64Array): void {
+    const { tree, slot, b, c, lo, hi, lawStart, clampedStart } = this;
+    this.readLaws(t, 0);
+    for (let r = 0; r < slot.length; r++) {
+      const law = b[r] - c[r] * u[tree.uOffset[slot[r]]];
+      lawStart[r] = law;
+      clampedStart[r] = law > hi[r] ? 1 : law < lo[r] ? -1 : 0;
+    }
+  }
+
+  /** The sub-step `stage` last ended was accepted: its end starts the next. */
+  acceptSubstep(): void {
+    this.lawStart.set(this.lawEnd);
+    this.clampedStart.set(this.clamped);
+  }
+
+  /**
+   * A row's side switching within the running sub-step of hh (s) (its start's, readStart
+   * or acceptSubstep, against the last stage's): the earliest crossing's fraction σ of hh,
+   * its law's bound met where the law, linear between the ends, crosses it, into
+   * `switchAt` (−1: no row switched), and into eu the rates' error of the sub-step having taken each
+   * switched row's end effort from its start, σ hh W (τ(start) − τ(end)) over the rows
+   * that switched (τ = clamp(law)): an impulse the stages never weigh against the other
+   * side's, as the error estimate does not see a switch between the sub-step's start and
+   * its second stage (both stages on one side). A disabled limit's row (lo = hi) never
+   * switches.
+   */
+  switchError(hh: number, eu: Float64Array): void {
+    const { tree, slot, col, W, c, lo, hi, tau, clamped, clampedStart, lawStart, lawEnd } = this;
+    // δu = hh W (τ(start) − τ(end)) over the rows that switched
+    eu.fill(0);
+    let any = false;
+    for (let r = 0; r < slot.length; r++) {
+      if (clampedStart[r] === clamped[r] || !(lo[r] < hi[r])) continue;
+      any = true;
+      const w = W[col[r]];
+      const f = hh * (Math.max(lo[r], Math.min(hi[r], lawStart[r])) - tau[r]);
+      for (let i = 0; i < eu.length; i++) eu[i] += w[i] * f;
+    }
+    this.switchAt = -1;
+    if (!any) return;
+    // each switched row's law at the end as its start side would have left it, b − c (u + δu)
+    // (the end's law is the end side's, a whole sub-step of the other effort away), and
+    // where, linear from the start's, it meets the bound it left (or entered)
+    let first = 1;
+    for (let r = 0; r < slot.length; r++) {
+      const was = clampedStart[r];
+      if (was === clamped[r] || !(lo[r] < hi[r])) continue;
+      const bound = was > 0 || (was === 0 && clamped[r] > 0) ? hi[r] : lo[r];
+      const end = lawEnd[r] - c[r] * eu[tree.uOffset[slot[r]]];
+      const d = lawStart[r] - end;
+      const f = d !== 0 ? (lawStart[r] - bound) / d : 0;
+      first = Math.min(first, Math.max(0, f));
+    }
+    this.switchAt = first;
+    for (let i = 0; i < eu.length; i++) eu[i] *= first;
   }
 
   /** Keeps the active set of the stage `stage` last solved (`activeSetKept`). */

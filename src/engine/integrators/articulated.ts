@@ -41,8 +41,9 @@
  * (articulated-servos.ts), the other forces its explicit part (a sub-step whose servos
  * or limits switch between its stages by IMEX Euler, `imexStages`); the servos' unresolved modes are damped (L-stable), not followed. Those
  * sub-steps are under the same error control (`imexError`: ARS(2,2,2)'s first-order
- * companion, filtered through the implicit stage) unless the step starts with a servo
- * saturated or a limit past its bound (IMEX_CONTROL). Compliant contact is a force whose contacts are
+ * companion, filtered through the implicit stage; a servo or limit switching between its
+ * effort limits, its band or its bound within a sub-step located, `switchError`).
+ * Compliant contact is a force whose contacts are
  * detected once per step, at its start (with the margin its motion needs, compliant.ts);
  * nonsmooth contact, mimics and distance joints are not stepped here (schemas/
  * articulation.ts refuses them with this integrator, naming them). Motors prescribe their joints' coordinates
@@ -192,25 +193,29 @@ const STIFFNESS_MEMORY = 0.9;
  * Under the implicit steps' error control (imexError) that arm forced implicit throughout
  * met the explicit steps' accuracy, 2.8e-5 rad off a reference at 0.25 ms, at 7.5
  * sub-steps a step and 82 steps/s where the explicit ones take 227 and 25 steps/s (the
- * 7-axis arm with its limits: 6.1e-5 rad, 116 steps/s against 9.3e-5 and 105); but its
- * start, its wrists saturated, is a step IMEX_CONTROL keeps uncontrolled (2.5e-3 rad
- * then), and below 374 the rod's −ΔΦ booking test (articulated-servos.test.ts, k_p = 1e6)
+ * 7-axis arm with its limits: 6.1e-5 rad, 116 steps/s against 9.3e-5 and 105; measured
+ * when its saturated start was a step left uncontrolled, 2.5e-3 rad then); but below 374 the rod's −ΔΦ booking test (articulated-servos.test.ts, k_p = 1e6)
  * would book the implicit impulses instead (124 J apart): the line stays.
  */
 const IMPLICIT_SERVO_SUBSTEPS = 500;
 /**
  * The longest sub-step (s) of a step with implicit servos without error control
- * (stepTolerance null, or IMEX_CONTROL): the model's default step (schemas/model.ts,
- * solver.dt); a longer step is taken in equal sub-steps no longer than this (4 at 1/60 s).
+ * (stepTolerance null): the model's default step (schemas/model.ts, solver.dt); a longer
+ * step is taken in equal sub-steps no longer than this (4 at 1/60 s).
  *
- * IMEX_CONTROL: a step whose servos start at their effort limits or whose limits start
- * past their bounds (ImplicitServos.engaged) keeps those sub-steps without error control.
- * Its active set switches as the law enters and leaves its band, and the estimate then
- * measures the law's kink, which the control followed into the band's sliding motion: the
- * 7-axis arm of test/formats/urdf held at k_p 1e10 (k_d 6.3e4, saturating, its fourth
- * joint on its limit) still turned at 1.2 rad/s after 2 s, 27 sub-steps a step, where the
- * fixed sub-steps bring it to rest within 1e-9 rad/s (at 1e6, T + V + ΣΦ rose 8e-9 J a
- * step where it never rises).
+ * A step whose servos start at their effort limits or whose limits start past their bounds
+ * is under the error control as every other (it kept these fixed sub-steps before): its
+ * active set switches as a law enters and leaves its band, each switch located within its
+ * sub-step (ImplicitServos.switchError, SWITCH_MARGIN). The fixed sub-steps had looked
+ * right on the 7-axis arm of test/formats/urdf held at k_p 1e10 (k_d 6.3e4, saturating,
+ * its fourth joint on its limit): at rest by 0.3 s, where the controlled ones still turned
+ * at 1.2 rad/s after 2 s. The turning is the law's: a servo saturated away from its band
+ * pushes with ±limit whatever its rate, and a joint swinging in that V-shaped well loses
+ * only ~2 limit (k_d/k_p) q̇² a band crossing; generalized-alpha at 1e-5 s has joint5 at
+ * −9.64e-3 rad at 0.1 s (controlled −9.66e-3, fixed 0: caught in its band, as an implicit
+ * step catches a joint crossing it slower than ~h limit/Ĩ). On the end-hinged rod's
+ * saturated servo chasing a sine (articulated-error.test.ts) the fixed sub-steps were
+ * 2.7e-2 rad off its exact motion in 10 s; controlled, 3.4e-4 at 1e-6.
  */
 const IMEX_SUBSTEP = 0.005;
 /**
@@ -225,6 +230,8 @@ const IMEX_SUBSTEP = 0.005;
  * at 1e-8: 62 a step where it needs 121).
  */
 const IMEX_MAX_SUBSTEPS = 1024;
+/** The fraction of a switch's estimated instant a sub-step ends before it (`advance`). */
+const SWITCH_MARGIN = 1e-3;
 /**
  * Ascher, Ruuth & Spiteri's ARS(2,2,2) (Appl. Numer. Math. 25, 1997, §2.6): the implicit
  * part L-stable and stiffly accurate, nodes (0, γ, 1), weights (0, 1 − γ, γ), γ = 1 − 1/√2;
@@ -453,9 +460,6 @@ export class ArticulatedIntegrator implements Integrator {
     let implicit =
       this.servos !== null && this.servos.explicitSubsteps(t, h) > IMPLICIT_SERVO_SUBSTEPS;
     this.splitting = implicit;
-    // the implicit sub-steps under error control where the servos' laws are smooth at the
-    // step's start (IMEX_CONTROL)
-    this.imexControl = this.servos !== null && !this.servos.engaged;
     // compliant contact: the contacts of this step, detected at its start (the stepper's
     // beginStep would also reserve the iteration matrix's blocks, which this step never uses)
     this.contact?.beginStep();
@@ -572,7 +576,7 @@ export class ArticulatedIntegrator implements Integrator {
   private advance(t: number, h: number, implicit: boolean): number {
     const { tree, ky, ku, ey, eu } = this;
     let { y, u, ys, us } = this;
-    const tol = implicit && !this.imexControl ? null : this.params.stepTolerance;
+    const tol = this.params.stepTolerance;
     const fallback = !implicit && this.servos !== null;
     let work = 0;
     let done = 0;
@@ -586,12 +590,24 @@ export class ArticulatedIntegrator implements Integrator {
     // the velocities' error weighed over the step, h, or the default step when h is
     // shorter: see the file comment and VELOCITY_ERROR_HORIZON
     const horizon = Math.max(h, VELOCITY_ERROR_HORIZON);
+    const servos = this.servos as ImplicitServos;
+    // the laws at the step's start (the tree placed at y by the caller's evaluate)
+    if (implicit && tol !== null) servos.readStart(t, u);
+    let switchAt = -1;
+    // the smooth part of a sub-step's error (without a switch's, switchError), and the
+    // next attempt's length where it ends just before a switch (−1: the controller's)
+    let smooth = 0;
+    let ahead = -1;
     while (done < h) {
       // what is left of the step in equal sub-steps no longer than hs: the last one ends
       // the step exactly, and no sliver is left for a sub-step of its own
       const rest = h - done;
       const hh =
-        rest / Math.max(1, Math.ceil(rest / (implicit && tol === null ? IMEX_SUBSTEP : hs) - 1e-9));
+        ahead > 0
+          ? Math.min(ahead, rest)
+          : rest /
+            Math.max(1, Math.ceil(rest / (implicit && tol === null ? IMEX_SUBSTEP : hs) - 1e-9));
+      ahead = -1;
       if (implicit) {
         this.substepStart = t + done;
         this.substepLength = hh;
@@ -607,21 +623,39 @@ export class ArticulatedIntegrator implements Integrator {
           this.evaluate(ys, us, k);
         }
       let err = 0;
-      if (tol !== null && implicit) err = this.imexError(hh, y, ys, us, horizon);
-      else if (tol !== null) {
+      switchAt = -1;
+      if (tol !== null && implicit) {
+        err = this.imexError(hh, y, ys, us, horizon);
+        // a row switching side within the sub-step: the effort its start side applied
+        // until the switch, which the stages took from the end side (switchError)
+        servos.switchError(hh, eu);
+        switchAt = servos.switchAt;
+        smooth = err;
+        if (switchAt >= 0) {
+          this.dy.fill(0);
+          err = Math.max(err, tree.largestDisplacement(y, this.dy, eu, horizon));
+        }
+      } else if (tol !== null) {
         // the embedded error hh Σ_k (b_k − b̂_k) k_k
         const erow = this.rows[0];
         for (let k = 0; k < 7; k++) erow[k] = hh * E[k];
         combine(ey, null, erow, ky, 7);
         combine(eu, null, erow, ku, 7);
         err = tree.largestDisplacement(y, ey, eu, horizon);
+        smooth = err;
       }
       // ys, us hold the solution (the seventh stage's point)
       // (an implicit sub-step at its shortest is accepted: IMEX_MAX_SUBSTEPS)
       const ok = tol === null || err <= tol || (implicit && hh <= floor * (1 + 1e-9));
       if (ok && tol !== null && err > tol) missed = true;
-      // the motion's stiffness, where the stages show more than rounding (STIFFNESS_READ)
-      if (tol !== null && !implicit && err > STIFFNESS_READ * tol) {
+
+      // the motion's stiffness, where the stages show more than rounding (STIFFNESS_READ),
+      // on accepted sub-steps (as DOPRI5's test, Hairer & Wanner, "Solving ODEs II", §IV.2):
+      // a rejected one's stages may have left the linear regime the read assumes (the 6-axis
+      // URDF arm at k_p 500, k_d 20 without effort limits, h k_d/I = 797 on its last wrist:
+      // its first sub-step, the whole step, blew up to an error of 1e50 m, read ρ = 1e22 /s,
+      // and the next sub-step, 3/ρ, fell below h · MIN_FRACTION: step 1 failed)
+      if (ok && tol !== null && !implicit && err > STIFFNESS_READ * tol) {
         const rho = this.readStiffness(hh);
         if (rho > 0 && Number.isFinite(rho))
           this.memory.stiffness = Math.max(rho, STIFFNESS_MEMORY * this.memory.stiffness);
@@ -657,6 +691,7 @@ export class ArticulatedIntegrator implements Integrator {
             work -= (this.servos as ImplicitServos).substepWork(u);
           P[0] = P[6];
         }
+        if (implicit && tol !== null) servos.acceptSubstep();
         done += hh;
         accepted++;
         if (err > worst) worst = err;
@@ -676,7 +711,7 @@ export class ArticulatedIntegrator implements Integrator {
                   0.2,
                   // the estimate's order: hh⁵ (the explicit pair's fourth-order companion),
                   // hh² (ARS(2,2,2)'s first-order one, imexError)
-                  0.9 * (tol / Math.max(err, 1e-300)) ** (implicit ? 0.5 : 0.2),
+                  0.9 * (tol / Math.max(smooth, 1e-300)) ** (implicit ? 0.5 : 0.2),
                 ),
               )
             : 0.2;
@@ -690,6 +725,11 @@ export class ArticulatedIntegrator implements Integrator {
       if (this.memory.stiffness > 0 && !implicit)
         hs = Math.min(hs, STABLE_STEP / this.memory.stiffness);
       if (implicit) hs = Math.max(hs, floor);
+      // a sub-step rejected for a switch at σ within it is taken again to end just before
+      // the switch (σ the law's linear crossing: again until the switch is at the next
+      // sub-step's start, where the end side's effort is right from the start), below the
+      // shortest sub-step if need be (and then accepted whatever its error)
+      if (!ok && switchAt > 0) ahead = switchAt * hh * (1 - SWITCH_MARGIN);
       if (!ok && hs < h * MIN_FRACTION)
         throw new Error(
           `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,
@@ -705,8 +745,12 @@ export class ArticulatedIntegrator implements Integrator {
           const servos = this.servos as ImplicitServos;
           if (servos.explicitSubsteps(this.stageTime, h) > IMPLICIT_SERVO_SUBSTEPS) return -1;
         }
+        // (the stage that hit the cap named: the implicit servo steps' sub-steps are sized
+        // by their error control and their switches, not by an explicit stability bound)
         throw new Error(
-          `articulated: the step needed more than ${MAX_ATTEMPTS} sub-steps (the last ${hh.toExponential(2)} s): a force too stiff for this explicit integrator; choose generalized-alpha or newmark`,
+          implicit
+            ? `articulated: the step needed more than ${MAX_ATTEMPTS} sub-steps (the last ${hh.toExponential(2)} s) in its implicit servo stage (ARS(2,2,2): the servos and joint limits implicit, the other forces explicit), its error control or its servos' and limits' switches asking that many; raise solver.stepTolerance, or choose generalized-alpha`
+            : `articulated: the step needed more than ${MAX_ATTEMPTS} sub-steps (the last ${hh.toExponential(2)} s): a force too stiff for this explicit integrator; choose generalized-alpha or newmark`,
         );
       }
     }
@@ -768,8 +812,6 @@ export class ArticulatedIntegrator implements Integrator {
   /** `advance`'s results: the work its stages integrated (J), its largest error (m). */
   private substepWork = 0;
   private worstError = 0;
-  /** Whether the running step's implicit sub-steps are under error control (IMEX_CONTROL). */
-  private imexControl = false;
   /** Whether `advance` accepted a sub-step above the tolerance (IMEX_MAX_SUBSTEPS). */
   private toleranceMissed = false;
   /** The step's start (y, u), for `advance`'s fallback. */

@@ -363,6 +363,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
 
   step(t: number, h: number, stats: StepStats): void {
     this.stats = stats;
+    this.stepper.beginStepLead(h);
     const depth = this.substeps.begin(h);
     if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
     this.splitting = false;
@@ -452,6 +453,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     // (AccelerationStepper.holdStiffForces), taken out of the memory again below; ρ∞ < 1
     // damps them by its own spectral radius
     s.holdStiffForces(t, h, c, alphaM === alphaF ? (1 - this.forceWeight) / this.forceWeight : 0);
+    // in the step's halvings and pieces, the whole step's lead where none resolves them
+    s.keepStepLead(h);
     const { dxPred, vPred, a } = s;
     const startAccel = s.startDirections.accel;
     const vt = this.vt;

@@ -57,7 +57,7 @@
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
  * The bounds of joint limits with restitution are event rows as the contacts (moreau-jean.ts
  * builds the events with limits alone too): gap the coordinate's distance to its bound, u
- * its rate towards it, a_n the last step's mean acceleration along it, deferred
+ * its rate towards it, a_n the pull along it (coordinatePull, below), deferred
  * (JointLimitProblem.defer) and met at their instants the same; at the impact a bound's
  * rebound that the steps cannot resolve ends at rest (boundRestitution). Left to the steps'
  * own Newton law, those impacts' timing error kept a joint at e ≥ 0.9 hopping in cycles of
@@ -101,13 +101,31 @@
  * energy.error 6.4 J to 1.5e6 J, 0.23 rad past at k_p = 1e5; now ≤ 1.1e-14 rad and ≤ 1.1e-3
  * J), and leaving them, pulled back (a rebound returning within the step: its return at
  * (u + √(u² − 2 a_n g))/(−a_n), closingTime; without it, a damped servo's rebound at e = ½
- * came back 0.05 rad past the bound within the step). Approached, they keep the last step's
- * mean acceleration, the scheme's own: the exact pull held (the rod above at e = 1, whose
- * approach speeds up ever less) ended a piece 1e-5 rad past it, the projection's lift its
- * energy's rise (3.7e-3 J over 60 s, against 2.0e-4 J). A rebound the steps resolve leaves
+ * came back 0.05 rad past the bound within the step). Approached, every bound takes the pull
+ * now too (before, those with e > 0 took the last step's mean acceleration, which knows
+ * nothing of a command switched since: a rod under a stiff servo whose command switches
+ * mid-swing ran pieces 5.3e-3 (e = ½) and 1.1e-2 rad (e = 1) past its bound,
+ * limit-impacts.test.ts). The pull is the exact motion's, but the scheme's own piece goes
+ * further: the bodies step in maximal coordinates, and the joints' projection turns a hinge
+ * on by about Δ³/4 beyond the trapezoid's Δ for a turn Δ (the 1 m rod falling onto its bound
+ * at 3.6 rad/s: +2.0e-5, 1.5e-6, 1.9e-7 rad for pieces of 11.7, 5 and 2.5 ms), so the
+ * quadratic's piece ended 1e-5 rad past the bound, the projection's lift the rod's energy
+ * rise at e = 1 (3.7e-3 J over 60 s; the memory's larger mean acceleration of the step
+ * before, where gravity's moment was larger, had landed its pieces short by luck). So a
+ * piece that accelerates onto the bound (or from rest) is aimed short of it by g·min(½, g²)
+ * (g in rad: Δ³ ≥ Δ³/4), the next piece closing the rest (boundClosing); and a rebound
+ * pulled back within the step ends its piece at its apex, u/(−a_n), before the return: the
+ * pull grows as the joint leaves a spring's or gravity's bound, so the return held at the
+ * start's pull comes late, and a servo's rebound (k_p = 3000, its command switched to 3 rad)
+ * returned 3.6e-5 rad past the bound. None of the rod's nor the servo's pieces now ends past
+ * (≤ 2.2e-16 rad), the rod's energy at e = 1 within 9.1e-5 J over 60 s (2.0e-4 J with the
+ * memory). A rebound the steps resolve leaves
  * at e u_b: the chain at k_p = 1e5, k_d = 0 ends its first step at the exact bounce's
  * motion to the θ-scheme's error without the bound, its impact's loss ½ I u_b² (1 − e²).
- * The pull costs a force evaluation and a column a limit each step.
+ * The pull costs a force evaluation and a column a limit: taken only for the bounds within
+ * the step's reach under a bound on it (far), the 3-link servo chain with bounds it never nears
+ * evaluates none (3 columns and a force evaluation a step before, next() 15 to 33 us a step
+ * -> 0.7 to 2 us), the 7-axis arm 0.15 a step (10.2; next() 130 -> 9 us of its ~10 ms step).
  * Left as without events: contacts with friction (the impact's Coulomb law) and impacts
  * that touch one; fem–fem contacts. A bob resting on its bound and struck into it now
  * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
@@ -169,6 +187,11 @@ const NOW_GAP = 1e-12;
 const NOW = 1e-9;
 /** Normal speed (m/s) below which a contact does not approach. */
 const V_EPS = 1e-6;
+/**
+ * The factor on the pull a limit last showed (or the memory's mean acceleration along it)
+ * within which `next` takes its pull for bounded without evaluating it (ImpactEvents.far).
+ */
+const PULL_SAFETY = 4;
 
 /**
  * The time τ (s) at which a gap g (m, rad) closing at u < 0 (or leaving at u > 0, pulled
@@ -184,22 +207,44 @@ function closingTime(g: number, u: number, an: number): number {
 }
 
 /**
- * The time τ (s) of a piece towards a bound's gap g closing at u under the pull a_n (file
- * comment, inelastic bounds): closingTime's where the pull is towards the bound (or
- * none); where it decelerates the approach (a_n > 0), the constant-rate time g/|u|, which
+ * The time τ (s) of a piece towards a bound's gap g closing at u under the pull a_n, with r
+ * of the step left (file comment, inelastic bounds and approached bounds): leaving it
+ * (u > 0), pulled back, its apex u/(−a_n) where the return comes within r and the apex
+ * lies beyond ACTIVATION_TOLERANCE, else the return (closingTime's); otherwise, where the pull is towards the bound (or none), closingTime's
+ * to the gap less g·min(½, g²), short of the scheme's own turn past the exact motion's;
+ * where it decelerates the approach (a_n > 0), the constant-rate time g/|u|, which
  * comes before the arrival while the joint decelerates, where the quadratic, its
  * deceleration held, comes after it when that falls as the joint slows (a servo's damping):
  * the pieces end short of the bound, by ½ a_n τ², and never past it. A near miss (the
  * quadratic's closest approach, g + ½ u s* at s* = −u/a_n, within half of g) is taken again
  * from there at the latest. NaN when the quadratic neither closes nor nearly does.
  */
-function boundClosing(g: number, u: number, an: number): number {
+function boundClosing(g: number, u: number, an: number, r: number): number {
+  if (u > V_EPS) {
+    const back = closingTime(g, u, an);
+    // (a flight within the activation band keeps its return: its apexes would be chased)
+    return back < r && g + (0.5 * u * u) / -an > ACTIVATION_TOLERANCE ? u / -an : back;
+  }
+  if (!(an > 0) || !(u < -V_EPS)) return closingTime(g * (1 - Math.min(0.5, g * g)), u, an);
   const tau = closingTime(g, u, an);
-  if (!(an > 0) || !(u < -V_EPS)) return tau;
   const early = g / -u;
   if (!Number.isNaN(tau)) return early;
   const s = -u / an;
   return g + 0.5 * u * s < 0.5 * g ? Math.min(s, early) : Number.NaN;
+}
+
+/**
+ * Whether a bound at the gap g (rad, m), the joint's rate towards it u (< 0 approaching),
+ * lies beyond the reach of the time r left, |u| r + ½ A r², under a pull of at most A (NaN:
+ * unknown, never far). `next` evaluates the pull (a force evaluation and a column, its
+ * cost a step of a model with limits) only for the bounds not far under PULL_SAFETY times
+ * the pull the limit last showed or the memory's mean acceleration along it, whichever is
+ * larger: a command or load an input changes invalidates the former (forget); a pull that
+ * grows beyond that within a step (a time function's command) is left, as before
+ * the pull's prediction, to the step's own activation and the limits' projection.
+ */
+function far(g: number, u: number, A: number, r: number): boolean {
+  return g > Math.max(0, -u) * r + 0.5 * A * r * r;
 }
 
 /** The integrator's step from t of h, its figures into (or summed into) stats; its sub-steps. */
@@ -234,6 +279,11 @@ export class ImpactEvents {
   private readonly takeBound: Uint8Array;
   /** The applied forces at the impact (boundRestitution). */
   private readonly force: Float64Array;
+  /**
+   * Each limit's |pull| (rad/s², m/s²) when `next` last evaluated it; NaN: unknown, or
+   * stale (forget: an input changed the forces, or the state was set).
+   */
+  private readonly pullSeen: Float64Array;
   /** The impact's joint impulse per unit P_j of each taken contact (k × rows; impact). */
   private L: Float64Array = new Float64Array(0);
   /** Whether the running step is split (advance): its totals kept (substepDone). */
@@ -274,6 +324,15 @@ export class ImpactEvents {
     this.takeBound = new Uint8Array(2 * (limits?.limits.length ?? 0));
     this.force = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
+    this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
+  }
+
+  /**
+   * Forgets the pulls the limits showed (an input changed the applied forces, or the state
+   * was set from outside): the next `next` evaluates them (far).
+   */
+  forget(): void {
+    this.pullSeen.fill(Number.NaN);
   }
 
   /**
@@ -419,23 +478,26 @@ export class ImpactEvents {
         const l = limits.limits[i];
         const q = l.coordinate;
         q.evaluate();
-        // (the bound's pull, the coordinate's acceleration now: NaN until needed)
+        // (the bound's pull, the coordinate's acceleration now: NaN until needed; its bound
+        // without evaluating it, far)
         let pull = Number.NaN;
+        const likely =
+          PULL_SAFETY * Math.max(this.pullSeen[i], prev === null ? 0 : Math.abs(q.along(prev)));
         for (let sigma = 1; sigma >= -1; sigma -= 2) {
           const un = sigma * q.rate;
           const g = sigma > 0 ? q.value - l.lower : l.upper - q.value;
           const approaching = un < -V_EPS;
           // resting on it: the step's own Newton law holds it (file comment, inelastic bounds)
           if (!approaching && !(un > V_EPS) && g <= ACTIVATION_TOLERANCE) continue;
-          let an: number;
-          if (approaching && prev !== null && l.restitution > 0) an = sigma * q.along(prev);
-          else {
-            if (Number.isNaN(pull)) pull = this.coordinatePull(t, q);
-            an = sigma * pull;
-            // (neither approaching nor pulled towards it)
-            if (!approaching && !(an < 0)) continue;
+          if (far(g, un, likely, r)) continue;
+          if (Number.isNaN(pull)) {
+            pull = this.coordinatePull(t, q);
+            this.pullSeen[i] = Math.abs(pull);
           }
-          const tau = boundClosing(g, un, an);
+          const an = sigma * pull;
+          // (neither approaching nor pulled towards it)
+          if (!approaching && !(an < 0)) continue;
+          const tau = boundClosing(g, un, an, r);
           if (Number.isNaN(tau)) continue;
           // (a rebound leaving it is met at its return, never now)
           if (approaching && g <= NOW_GAP) {

@@ -367,6 +367,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   override reset(): void {
     super.reset();
     this.problem.clear();
+    this.events?.forget();
+  }
+
+  /** An input changed the applied forces: the limits' pulls are evaluated anew (impact-events.ts). */
+  forcesChanged(): void {
+    this.events?.forget();
   }
 
   /** A sub-step's figures when a step is split (step). */
@@ -822,6 +828,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // (ThetaScheme.step): an impulsive step they would not keep stable is halved the same,
     // the last halving backward Euler (its coefficients prepared again)
     if (active > 0 && this.explicitUnstable(h, last)) return false;
+    // A fem node striking a contact (NonsmoothContact.femImpact) at θ < 1 went on at its
+    // mean velocity (1 − θ) u_n⁻ past the surface, which the projection then pushed it back
+    // from alone, into its own elements: a 0.2 m stvk block (E = 1e7 Pa) landing at
+    // 3.13 m/s at θ = ½, h = 10 ms, gained 559 J on its 59 J. Backward Euler's end positions
+    // (x_t + h v⁺) keep it on the surface: the step is taken so, dissipative as the impact
+    if (active > 0 && this.contact?.femImpact === true && this.params.theta < 1)
+      this.dissipativeStep = true;
     const dissipative = this.dissipativeStep;
     if (dissipative) this.prepare(t, h);
     const contact = this.contact;

@@ -289,6 +289,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
       s.decayVelocities(h, this.params.velocityDamping);
       return;
     }
+    s.beginStepLead(h);
     stats.substeps = advanceWithHalving(this, t, h, this.newton, "newmark");
     // the reactions the state reports are the multipliers consistent with the end state,
     // after the joint projection, and at the velocity level a_t too (see the file comment)
@@ -368,6 +369,8 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // that the share's M⁻¹ (unconstrained) would not match
     const stiff = !positionLevel || s.constraints === null;
     s.holdStiffForces(t, h, c, stiff ? (1 - gamma) / gamma : 0);
+    // in the step's halvings, the whole step's lead where none resolves them
+    s.keepStepLead(h);
     s.shiftStiffStart(c, true);
     s.linearIterations = 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error

@@ -64,45 +64,61 @@ export class StiffRateCorrection {
   private count = 0;
   /** Whether Z and the factored I + Vᵀ Z belong to the running solve's factorization. */
   private ready = false;
-  /** g_s (n each), Z's parts (n and m each), k_s. */
-  private readonly g: Float64Array[];
-  private readonly za: Float64Array[];
-  private readonly zl: Float64Array[];
-  private readonly gains: Float64Array;
-  /** I + Vᵀ Z (row-major k × k) and its LU; Vᵀ z₀, the solution. */
-  private readonly small: Float64Array;
+  /**
+   * g_s (n each), Z's parts (n and m each): one per servo a factorization has read, and one
+   * more for the servo being read (whose gain may be 0), grown as more are read and kept
+   * (`reserve`). Made up front for every candidate they held 8 (2n + m) bytes an actuator
+   * whether or not a correction was ever taken (74 KB each on 500 hinges, quadratic in the
+   * model: 9 000 actuated joints needed ~12 GB); only a slowly contracting solve takes one.
+   */
+  private readonly g: Float64Array[] = [];
+  private readonly za: Float64Array[] = [];
+  private readonly zl: Float64Array[] = [];
+  /** I + Vᵀ Z (row-major k × k) and its LU; Vᵀ z₀, the solution (for the largest k yet). */
+  private small = new Float64Array(0);
   private readonly lu = new DenseLuSolver();
-  private readonly rhs: Float64Array;
-  private readonly solution: Float64Array;
-  private readonly plus: Float64Array;
-  private readonly minus: Float64Array;
-  /** Scratch: a column of U, the unknown and Y λ̃ held, Y z_λ. */
-  private readonly column: Float64Array;
-  private readonly heldA: Float64Array;
-  private readonly heldAccel: Float64Array;
-  private readonly yz: Float64Array;
+  private rhs = new Float64Array(0);
+  private solution = new Float64Array(0);
+  private plus = new Float64Array(0);
+  private minus = new Float64Array(0);
+  /** Scratch (n each, made with the first correction): a column of U, the unknown and Y λ̃ held, Y z_λ. */
+  private column = new Float64Array(0);
+  private heldA = new Float64Array(0);
+  private heldAccel = new Float64Array(0);
+  private yz = new Float64Array(0);
 
   constructor(
     private readonly host: StiffRateHost,
-    /** The effectors that may be unresolved (holdStiffForces' candidates). */
-    candidates: number,
-    m: number,
-  ) {
-    const n = host.n;
-    const k = candidates;
-    this.g = Array.from({ length: k }, () => new Float64Array(n));
-    this.za = Array.from({ length: k }, () => new Float64Array(n));
-    this.zl = Array.from({ length: k }, () => new Float64Array(m));
-    this.gains = new Float64Array(k);
+    /** The effectors that may be unresolved (holdStiffForces' candidates): k's bound. */
+    private readonly candidates: number,
+    /** The joint rows (z_λ's length). */
+    private readonly m: number,
+  ) {}
+
+  /** Makes room for servo s (0-based) of a factorization: its g and Z's parts, the scratch. */
+  private reserve(s: number): void {
+    const n = this.host.n;
+    if (this.column.length !== n) {
+      this.column = new Float64Array(n);
+      this.heldA = new Float64Array(n);
+      this.heldAccel = new Float64Array(n);
+      this.yz = new Float64Array(n);
+    }
+    while (this.g.length <= s) {
+      this.g.push(new Float64Array(n));
+      this.za.push(new Float64Array(n));
+      this.zl.push(new Float64Array(this.m));
+    }
+  }
+
+  /** Makes room for k servos in the k-sized buffers (grown to the largest k seen, then kept). */
+  private reserveMatrix(k: number): void {
+    if (this.rhs.length >= k) return;
     this.small = new Float64Array(k * k);
     this.rhs = new Float64Array(k);
     this.solution = new Float64Array(k);
     this.plus = new Float64Array(k);
     this.minus = new Float64Array(k);
-    this.column = new Float64Array(n);
-    this.heldA = new Float64Array(n);
-    this.heldAccel = new Float64Array(n);
-    this.yz = new Float64Array(n);
   }
 
   /**
@@ -124,11 +140,11 @@ export class StiffRateCorrection {
       const weight = c.w + c.stiffWeight;
       let k = 0;
       const chosen = c.stiffForces;
-      for (let i = 0; i < chosen.length && k < this.gains.length; i++) {
+      for (let i = 0; i < chosen.length && k < this.candidates; i++) {
+        this.reserve(k);
         const gain = chosen[i].rateGainAlong?.(this.g[k]) ?? 0;
         if (gain === 0) continue;
         this.servos[k] = chosen[i];
-        this.gains[k] = gain;
         const u = this.column;
         for (let j = 0; j < n; j++) u[j] = weight * gain * this.g[k][j];
         host.solveMixedForce(u, this.za[k], this.zl[k]);
@@ -136,6 +152,7 @@ export class StiffRateCorrection {
       }
       this.count = k;
       if (k === 0) return;
+      this.reserveMatrix(k);
       this.hold();
       // I + Vᵀ Z by columns
       let coupling = 0;

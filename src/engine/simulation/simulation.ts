@@ -484,6 +484,7 @@ export class Simulation {
       // the previous step or integrator left (after a PATCH from articulated to moreau-jean
       // every State kept its stepError, which a restored copy did not report)
       resetStepStats(stats);
+      this.stepper.strainRejected = null;
       try {
         this.integrator.step(record.time, h, stats);
         this.stepWork.solved(record.time, h);
@@ -496,12 +497,20 @@ export class Simulation {
       } catch (err) {
         // the failed last halving's iterate, before the restore: a fem element crushed there
         // (a St Venant–Kirchhoff block struck faster than its wave speed) names the cause
-        const strained = this.strainFault();
+        // (else the last end its halvings rejected as crushed: acceleration-step.ts solve)
+        const last = this.strainFault();
+        const rejected = this.stepper.strainRejected;
+        const strained =
+          last !== null
+            ? `; its last iterate: ${last}`
+            : rejected !== null
+              ? `; a halving's end it rejected: ${rejected}`
+              : "";
         this.restoreGood();
         // a host's time limit, not the model's failure: the step is undone, nothing else
         if (err instanceof DeadlineExceeded) throw err;
         throw new SolverError(
-          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}${strained === null ? "" : `; its last iterate: ${strained}`}`,
+          `step ${record.step + 1} failed: ${(err as Error).message}${this.openJoint()}${this.stiffServos(h)}${strained}`,
           record.time,
           record.step,
         );
@@ -1762,6 +1771,8 @@ export class Simulation {
       this.angles[i].lastAngle = this.heldTurns[2 * i + 1];
     }
     this.stepper.restoreHeldSolverMemory();
+    // (a failed step's mean force found an element inverted: not the restored state's)
+    for (const f of this.fem) f.forgetMeanFault();
     if (this.krylovHeld) this.stepper.restoreKrylovMemory(this.heldKrylov);
     const contact = this.contact;
     if (contact) {

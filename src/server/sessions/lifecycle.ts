@@ -1,12 +1,13 @@
 /**
  * How a session comes to be and how it goes.
  *
- * `open`: a new session on the least loaded worker, from a create body (validated by the
- * worker), a checkpoint's session document (a restart's restore) or another session's
- * engine snapshot (fork); admitted first (admission.ts), and checkpointed at once unless it
- * was restored from its checkpoint (with a store, before `open` returns: a creation is
- * answered once it is kept). `restoreAll`: on start, every checkpoint of DATA_DIR is
- * opened again (same id, owner and creation time).
+ * `open`: a new session on the least loaded running worker (a lost one's starting
+ * replacement only when no running one takes it: records.ts leastLoaded), from a create
+ * body (validated by the worker), a checkpoint's session document (a restart's restore) or
+ * another session's engine snapshot (fork); admitted first (admission.ts), and checkpointed
+ * at once unless it was restored from its checkpoint (with a store, before `open` returns:
+ * a creation is answered once it is kept). `restoreAll`: on start, every checkpoint of
+ * DATA_DIR is opened again (same id, owner and creation time).
  *
  * In a cluster (REDIS_URL) a new session is admitted in the cluster's registry first (the
  * quotas over every node), and once open it takes its lease (cluster/node.ts) before its
@@ -79,8 +80,9 @@ export class SessionLifecycle {
       // its worker's sessions within WORKER_SESSION_MEMORY_MB (memory.ts): the worker
       // estimates the session from its validated model and refuses it before building it
       // when it has no room (worker-runtime.ts admit); then it is opened on the least loaded
-      // other worker with room by the table, if one has (which checks again: others were
-      // admitted meanwhile), else refused (507) naming the budget
+      // other running worker with room by the table (a starting replacement only when none
+      // has), if one has (which checks again: others were admitted meanwhile), else refused
+      // (507) naming the budget
       let a: WorkerAnswer;
       try {
         a = await this.calls.call(null, worker, request);
@@ -91,7 +93,13 @@ export class SessionLifecycle {
         memory[worker] = Math.max(memory[worker], refused.heldBytes);
         const bytes = refused.sessionBytes;
         const budget = refused.budgetBytes;
-        const other = lightestWithRoom(this.table.loads(this.pool.size), memory, bytes, budget);
+        const other = lightestWithRoom(
+          this.table.loads(this.pool.size),
+          memory,
+          bytes,
+          budget,
+          (w) => this.pool.isAlive(w),
+        );
         if (other === null) throw noRoom(bytes, memory, budget);
         release();
         release = this.table.reserve(other);

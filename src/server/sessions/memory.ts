@@ -28,10 +28,27 @@
  * George 1973): per node 4 274 B + 702 B·n^(1/3) fits them within 15 % (least squares;
  * 0.85, 0.97, 1.02, 1.00 of each). The figures below are these rounded up: the 100×100
  * cloth is estimated at 99.3 MiB (87.3 measured), the 30×30 at 8.9 (8.3), fem boxes of 8³
- * and 20³ cells at 7.6 and 169.2 (8.8, 168.5). Motors, actuators and sensors keep their
- * heap-only figures (a motor 6.6 KiB, a position actuator 1.7, a sensor 0.28): not
- * re-measured. A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes
- * (cost.ts).
+ * and 20³ cells at 7.6 and 169.2 (8.8, 168.5).
+ *
+ * Motors, actuators, sensors and joint limits, measured the same way on N bodies each
+ * hinged to the ground (N revolute joints: 6N dofs, 5N rows), each joint with one item:
+ * a motor 4.0, 4.7, 6.8, 8.1, 8.5 KB (N = 125 … 2 000, the factor's fill growing slowly);
+ * a sensor 66–93 B (10 000 of them: joint position, body velocity, acceleration,
+ * orientation); an actuator (of any type) 3.0, 3.1, 3.0 KB at N = 500, 1 000, 2 000, and a
+ * joint limit 2.4, 2.5, 2.4 KB (three sessions each, in turn per process; generalized-alpha
+ * and moreau-jean, which take their rate correction and their limit problem, the same).
+ * Until 2026-12-07 both grew with the model (16.6, 36.8, 74.4, 147.1 KB an actuator at
+ * N = 125 … 1 000; 71.4, 144.4 KB a limit at N = 250, 500), almost all ArrayBuffers made
+ * up front: the servos' rate correction (src/engine/integrators/stiff-rates.ts) held
+ * 8 (2 n + m + k) bytes for every actuator, the limit problem (src/engine/actuators/
+ * limit-problem.ts) two dense columns of the dofs per bound and three (2L)² matrices, and
+ * they were counted so (500 actuated hinges estimated at 49.4 MiB, 500 limited at 83.3).
+ * Both are now made as a step uses them, and are not counted: the correction's
+ * 8 (2 n + m) bytes a servo it reads (the servos a slowly contracting Newton solve leaves
+ * unresolved: the 7-axis arm's, at k_p = 1e8), the limit problem's columns per bound
+ * touching, by their nonzeros, and its LCP's count² (with Lemke's tableau) for the bounds
+ * touching at once (500 hinges each resting on a bound: about 19 KB a limit).
+ * A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts).
  *
  * What the budget leaves of the heap is for what is transient: building a model takes
  * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB of heap), and a
@@ -56,11 +73,13 @@ const SHAPE_BYTES = 4608;
 const CONTACT_BYTES = 15 * 1024;
 /** Per joint (its constraint rows, limits, coordinate; a revolute's, the largest: 22.3 KB). */
 const JOINT_BYTES = 22.5 * 1024;
-/** Per motor (its driving row and time function; measured 6.6 KiB of heap). */
-const MOTOR_BYTES = 7 * 1024;
-/** Per actuator (measured 1.7 KiB of heap). */
-const ACTUATOR_BYTES = 2 * 1024;
-/** Per sensor (measured at most 0.28 KiB of heap). */
+/** Per motor (its driving row, time function and factor fill: 4.0–8.5 KB, N ≤ 2 000). */
+const MOTOR_BYTES = 9 * 1024;
+/** Per actuator (its records and rate-correction share: 3.0–3.1 KB, N ≤ 2 000). */
+const ACTUATOR_BYTES = 3.25 * 1024;
+/** Per joint limit (its bounds' rows and the limit problem's share: 2.4–2.5 KB, N ≤ 2 000). */
+const LIMIT_BYTES = 2.5 * 1024;
+/** Per sensor (heap-only 0.28 KiB; 66–93 B with the typed arrays, 10 000 sensors). */
 const SENSOR_BYTES = 320;
 /** Per force element (a spring, a damper, a load) on a rigid body (a spring 8.0 KB). */
 const FORCE_BYTES = 8 * 1024;
@@ -100,8 +119,10 @@ const CONVEX_POINT_BYTES = 1024;
 export function sessionMemoryBytes(model: ModelSpec): number {
   let bytes = SESSION_BYTES;
   bytes += JOINT_BYTES * model.joints.length;
-  bytes += MOTOR_BYTES * model.motors.length + ACTUATOR_BYTES * model.actuators.length;
-  bytes += SENSOR_BYTES * model.sensors.length;
+  bytes += MOTOR_BYTES * model.motors.length + SENSOR_BYTES * model.sensors.length;
+  bytes += ACTUATOR_BYTES * model.actuators.length;
+  for (const j of model.joints)
+    if ((j.type === "revolute" || j.type === "prismatic") && j.limits) bytes += LIMIT_BYTES;
   const particles = new Set<string>();
   for (const body of model.bodies) {
     if (body.kind === "particle") particles.add(body.id);
@@ -146,17 +167,29 @@ export function mib(bytes: number): string {
 /**
  * The least loaded of the workers (`load`: sessions and work in flight, SessionTable.loads;
  * the first on a tie) on which a session of `bytes` keeps their sessions' estimated memory
- * (`memory`) within `budget`; null when it fits on none.
+ * (`memory`) within `budget`; null when it fits on none. `live` (a worker loss's rebuilds):
+ * the workers running now are taken first, a starting replacement only when none of them
+ * has room — it is the least loaded, being empty, but a session opened there waits for its
+ * cold start (0.9 s for the bundled worker, 2.4 s from source) while a live worker opens it
+ * at once.
  */
 export function lightestWithRoom(
   load: readonly number[],
   memory: readonly number[],
   bytes: number,
   budget: number,
+  live?: (worker: number) => boolean,
 ): number | null {
   let best: number | null = null;
-  for (let w = 0; w < load.length; w++)
-    if (memory[w] + bytes <= budget && (best === null || load[w] < load[best])) best = w;
+  let bestLive = false;
+  for (let w = 0; w < load.length; w++) {
+    if (memory[w] + bytes > budget) continue;
+    const isLive = live ? live(w) : true;
+    if (best === null || (isLive && !bestLive) || (isLive === bestLive && load[w] < load[best])) {
+      best = w;
+      bestLive = isLive;
+    }
+  }
   return best;
 }
 

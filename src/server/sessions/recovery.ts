@@ -2,14 +2,17 @@
  * Sessions lost with their worker (crashed, killed, or stopped by the watchdog).
  *
  * The pool fails the worker's pending requests (`worker_crashed`) and each of its sessions
- * is rebuilt at once, live, on the least loaded worker (its replacement included) with room
- * for it within WORKER_SESSION_MEMORY_MB (memory.ts; none: `error`, the budget named) from its
- * last checkpoint (checkpoints.ts `latest`: the file in DATA_DIR, or the copy in memory when
- * it is newer or there is no DATA_DIR), the way a restart restores; a session that was
+ * is rebuilt at once on the least loaded live worker with room for it within
+ * WORKER_SESSION_MEMORY_MB (the lost one's starting replacement only when none has room;
+ * memory.ts; none: `error`, the budget named) from its last checkpoint (checkpoints.ts
+ * `latest`: the file in DATA_DIR, or the copy in memory when it is newer or there is no
+ * DATA_DIR), the way a restart restores; a session that was
  * running runs on, unless it was lost twice within LOSS_WINDOW_MS (then it comes back
  * paused, and its message says so: a session that kills its worker must not do it forever).
- * Requests that arrive meanwhile wait for the rebuild (SessionTable.live); reads
- * in flight on the lost worker are asked again of the rebuilt session (WorkerCalls.read).
+ * Meanwhile the session says so (`rebuilding: true`, its status, time and step the last
+ * known before the loss) and the requests that need its simulation wait for the rebuild
+ * (SessionTable.live), never answered from the lost state; reads in flight on the lost
+ * worker are asked again of the rebuilt session (WorkerCalls.read).
  * A session lost before its first checkpoint was kept (its creation's still queued on the
  * busy worker) is rebuilt as it was created, from the request that opened it (or from its
  * model, at t = 0, once that is let go), and checkpointed at once.
@@ -68,8 +71,9 @@ export class Recovery {
       for (const { rec } of lost) markLost(rec, `${reason}; the server is shutting down`);
       return;
     }
-    // spread over the workers (the replacement of the lost one included: requests to it
-    // wait until it has started)
+    // spread over the live workers with room, the lost one's replacement only when none
+    // has (memory.ts lightestWithRoom: requests to it wait until it has started)
+    const live = (w: number) => this.pool.isAlive(w);
     const load = this.table.loads(this.pool.size);
     // and never past a worker's WORKER_SESSION_MEMORY_MB (memory.ts): the lost worker's
     // sessions piled on the others would take them down in turn
@@ -80,7 +84,7 @@ export class Recovery {
         markLost(rec, reason);
         continue;
       }
-      const target = lightestWithRoom(load, memory, rec.memoryBytes, budget);
+      const target = lightestWithRoom(load, memory, rec.memoryBytes, budget, live);
       if (target === null) {
         this.metrics.sessionRebuilds.inc({ from: "failed" });
         markLost(rec, `${reason}; not rebuilt: ${noRoom(rec.memoryBytes, memory, budget).message}`);
@@ -126,6 +130,7 @@ export class Recovery {
       memory,
       rec.memoryBytes,
       budget,
+      (w) => this.pool.isAlive(w),
     );
     if (target === null) throw noRoom(rec.memoryBytes, memory, budget);
     await this.relocate(rec, this.fromModel(rec), target);

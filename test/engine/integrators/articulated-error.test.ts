@@ -98,3 +98,79 @@ describe("articulated's implicit servo steps under stepTolerance", () => {
     expect(fine.rate).toBeLessThan(coarse.rate / 5);
   });
 });
+
+describe("articulated's implicit servo steps that start saturated, under stepTolerance", () => {
+  // The same rod and servo with its effort limited to 2.5 N·m, below the I A ω² = 2.84 N·m
+  // the sine asks: the servo saturates from the start and stays there but for its passages
+  // through its band (|law| < limit) between +limit and −limit, each ~3e-5 s; the steps
+  // start saturated (they kept fixed 5 ms sub-steps before). The exact motion is
+  // I q̈ = clamp(k_p (q* − q) + k_d (q̇* − q̇), ±limit), taken here by RK4 at h/16 667
+  // (converged to 1e-9 rad: the same at half that).
+  const limit = 2.5;
+  const law = (t: number, q: number, v: number) =>
+    Math.max(
+      -limit,
+      Math.min(
+        limit,
+        kp * (A * Math.sin(omega * t) - q) + kd * (A * omega * Math.cos(omega * t) - v),
+      ),
+    ) / I;
+
+  it("follow the exact motion through the switches between the effort limits, each step within the tolerance", () => {
+    const sim = loadModel(
+      servoRod(
+        m,
+        L,
+        {
+          type: "position",
+          target: { type: "sine", amplitude: A, frequency: 1 },
+          kp,
+          kd,
+          effortLimit: limit,
+        },
+        { integrator: "articulated", dt: h, stepTolerance: 1e-6 },
+      ),
+    );
+    const per = 16667;
+    const dt = h / per;
+    let q = 0;
+    let v = 0;
+    let angle = 0;
+    let rate = 0;
+    let missed = 0;
+    let saturated = 0;
+    let energy = 0;
+    for (let n = 1; n <= 600; n++) {
+      for (let k = 0; k < per; k++) {
+        const t = (n - 1) * h + k * dt;
+        const a1 = law(t, q, v);
+        const a2 = law(t + dt / 2, q + (dt / 2) * v, v + (dt / 2) * a1);
+        const a3 = law(t + dt / 2, q + (dt / 2) * (v + (dt / 2) * a1), v + (dt / 2) * a2);
+        const a4 = law(t + dt, q + dt * (v + (dt / 2) * a2), v + dt * a3);
+        q += (dt / 6) * (v + 2 * (v + (dt / 2) * a1) + 2 * (v + (dt / 2) * a2) + (v + dt * a3));
+        v += (dt / 6) * (a1 + 2 * a2 + 2 * a3 + a4);
+      }
+      sim.step(1);
+      const s = sim.state();
+      angle = Math.max(angle, Math.abs(s.joints[0].coordinates[0] - q));
+      rate = Math.max(rate, Math.abs(s.joints[0].rates[0] - v));
+      energy = Math.max(energy, Math.abs(s.energy.error as number));
+      if (!s.solver.stepToleranceMet) missed++;
+      if (Math.abs(s.actuators[0].effort as number) >= limit * (1 - 1e-12)) saturated++;
+    }
+    expect(saturated).toBe(600);
+    expect(missed).toBe(0);
+    expect(energy).toBeLessThan(1e-12);
+    // measured 3.4e-4 rad, 1.2e-3 rad/s (17 sub-steps a step); before, the fixed 5 ms
+    // sub-steps, 2.7e-2 rad and 0.11 rad/s. The error enters at the switches (a rate
+    // error at each, then carried: a saturated servo's motion does not damp it), 2.4e-4
+    // rad/s at the first, a rate error of the tolerance (1e-6 m over the step, h/√3 of
+    // the rod's r.m.s. radius: 1.7e-4 rad/s). It does not fall with the tolerance as the
+    // unsaturated rod's: 2.0e-4 rad at 1e-7, 7.6e-5 at 1e-8, where it is the same with
+    // the estimate unfiltered and the shortest sub-step h/16 384 (every sub-step then
+    // within the tolerance): an error at the passages through the band (stiff,
+    // k_d/I = 4.2e4 /s, ~3e-5 s long) that no estimate measures, not yet found
+    expect(angle).toBeLessThan(1e-3);
+    expect(rate).toBeLessThan(3e-3);
+  });
+});

@@ -8,9 +8,10 @@
  * then the scheme's own energy error, whatever the booking, and it must equal the State's
  * energy.error to rounding. The motion itself is q = q*(1 − cos ω t), ω = √(k_p/I).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { ImplicitServos } from "../../../src/engine/integrators/articulated-servos";
 import { rodPendulum, servoRod } from "../../support/models";
 
 const m = 2;
@@ -429,4 +430,36 @@ describe("a saturated stiff servo pressing the rod into its joint limit under ar
       expect(growth).toBeLessThan(1e-9);
       expect(Math.abs(s.energy.error as number)).toBeLessThan(1e-9);
     });
+});
+
+describe("the sub-step cap (2000 attempts a step) on an implicit servo step", () => {
+  it("names the implicit servo stage, not an explicit integrator's stiffness", () => {
+    // every sub-step made to show a servo switching at its middle with an error far above
+    // the tolerance (switchError mocked): each is taken again to end before the switch until
+    // it is at most h/1024 long, so the step needs more than 1024 sub-steps and two
+    // attempts or more each. Before, the message read "a force too stiff for this explicit
+    // integrator" on these steps too.
+    const spy = vi.spyOn(ImplicitServos.prototype, "switchError").mockImplementation(function (
+      this: ImplicitServos,
+      _hh: number,
+      eu: Float64Array,
+    ) {
+      eu.fill(1);
+      this.switchAt = 0.5;
+    });
+    try {
+      const sim = endRod({ type: "position", target, kp: 1e8, kd: 1e4 }, "articulated");
+      let message = "";
+      try {
+        sim.step(1);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toContain("more than 2000 sub-steps");
+      expect(message).toContain("in its implicit servo stage");
+      expect(message).not.toContain("explicit integrator");
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });

@@ -150,6 +150,53 @@ describe("moreau-jean: the same chain", () => {
       expect(worst).toBeLessThan(0.05);
     });
 
+  // Every servo commanded, about axes that are not parallel (q* = 0.3, 0.5, 0.2 rad on the
+  // x, y, x joints), at gains the step does not resolve. The step's error control halves
+  // the first steps to h/16 (the links whip at ~100 rad/s); with each sub-step's own lead
+  // h/32 in place of the step's h/2 (AccelerationStepper.keepStepLead, as generalized-
+  // alpha's halvings) the sub-steps snapped the servos 32 times faster, the lower links
+  // swinging through ±1.6e6 J within a sub-step, and the joints' impulses' work on those
+  // swings, v̄ · Gᵀλ h (summed sub-step by sub-step: the step's whole energy.error, the
+  // booked work being the applied forces' to rounding), read energy.error −1.96e4 J at
+  // k_p = 1e8 and −4.5e4 J at 1e10 from the first step, where the motion is at rest on the
+  // commanded pose within it (the middle servo alone, whose reactions do no work: 1.9e-2 J).
+  // The scale: the spring energy the command's jump puts in, ½ k_p Σ q*² (1.9e7 J at
+  // 1e8), which the servos turn over within the first steps.
+  const commands = [0.3, target, 0.2];
+  const scale = 0.5 * commands.reduce((s, q) => s + q * q, 0);
+  for (const [kp, kd, fraction] of [
+    [1e6, 1e3, 1e-4],
+    [1e8, 0, 1e-6],
+    [1e10, 0, 1e-8],
+  ])
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}, every servo commanded about non-parallel axes: at rest on the commanded pose after 2 s, |energy.error| below ${fraction} of ½ k_p Σ q*²`, () => {
+      const sim = chain(kp, kd, "moreau-jean");
+      sim.schedule([
+        { type: "actuator", id: "sj0", value: commands[0] },
+        { type: "actuator", id: "sj2", value: commands[2] },
+      ]);
+      let worst = 0;
+      for (let n = 0; n < 400; n++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
+      const s = sim.state();
+      // at rest, each servo holding the gravity moment of the links below its joint, at
+      // most m g (0.25 + 0.75 + 1.25) m = 22.07 N·m (the top joint's, the links hanging
+      // straight): |q − q*| ≤ 22.07/k_p (measured 6.6/k_p), rates ≤ 1e-9 rad/s
+      s.joints.forEach((j, i) => {
+        expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan((G * 2.25) / kp);
+        expect(Math.abs(j.rates[0])).toBeLessThan(1e-9);
+      });
+      // measured 14.3 J (k_p = 1e6: 7.5e-5 of the scale; generalized-alpha 32 J; at a step
+      // that resolves the servos, 1e-5 s, 1.3e-2 J; its halvings resolve the middle servo, so
+      // each keeps its own lead, unchanged), 5.05 J (1e8: 2.7e-7; generalized-alpha 17.8 J)
+      // and 5.36 J (1e10: 2.8e-9; generalized-alpha 9.8 J): the joints' impulses on the
+      // links' whip the lead δ = h/2 sets (rate |q* − q|/δ), whatever the gain; before
+      // 1.96e4 J (1.0e-3) and 4.5e4 J (2.4e-5)
+      expect(worst).toBeLessThan(fraction * kp * scale);
+    });
+
   // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
   // servo pressing with k_p (q* − b) and the bound holding that less the links' gravity
   // moment, m g (r₁ + r₂) sin b. The first step starts 0.45 rad from the bound, which it
@@ -495,11 +542,19 @@ describe("generalized-alpha: the imported 7-axis arm with a stiff servo on every
       // measured at most 3e-11 rad/s
       for (const j of s.joints) expect(Math.abs(j.rates[0] ?? 0)).toBeLessThan(1e-6);
       // energy.error is set within the first steps, where the servos snap joint2 0.5 rad
-      // and the limit pushes joint4 0.07 rad against its servo within a step: the servos'
-      // work there is of the order ½ k_p (0.5² + 0.0698²) = 0.127 k_p; measured 6.9e-6
-      // (1e8, k_d 0), 1.5e-7 (1e8, 1e5), 8.4e-8 (1e10, 0), 3.7e-9 (1e10, 1e7) of it, the
-      // scheme's error on a motion the step does not resolve
-      expect(worst).toBeLessThan(2e-5 * 0.127 * kp);
+      // and joint4's limit and servo (its target the limit, −0.0698 rad: the import's)
+      // pull it 0.07 rad in from outside its range within a step: the servos' work there is
+      // of the order ½ k_p (0.5² + 0.0698²) = 0.127 k_p. Measured 2.3 J (1e8, k_d 0), 1.3 J
+      // (1e8, 1e5), 1.6 J (1e10, 0), 1.0 J (1e10, 1e7): the joints' impulses' work on the
+      // mean velocity, v̄ · (M Δv − h F) with F the applied forces as each (sub-)step's
+      // velocity update weighs them (summed by hand over the sub-steps, without gravity and
+      // limits: 318 J against energy.error 317 J before, the rest the links' inertia turning
+      // over them), the motion's error, not the servos' booking. Before, 88 J, 1.9 J, 107 J,
+      // 4.7 J: the error control's halvings (12 sub-steps of the second step at 1e8) took
+      // each sub-step's lead h_sub/2, a weaker damping δ k_p the smaller the sub-step, and
+      // the snap swung the links through ±5e5 J a sub-step (1.5e4 J on the unsplit first
+      // step), each keeping ~1e-4 of it; the halvings now keep the step's lead h/2
+      expect(worst).toBeLessThan(5);
     }, 60_000);
 });
 
@@ -513,12 +568,84 @@ describe("newmark: the imported 7-axis arm with a stiff servo on every joint", (
     [1e8, 0],
     [1e10, 1e7],
   ])
-    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: 10 steps, joint2 on its target`, async () => {
+    it(`k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: 10 steps, joint2 on its target, energy.error within 1.5e3 J`, async () => {
       const sim = await arm(kp, kd, "newmark");
-      sim.step(10);
+      let worst = 0;
+      for (let n = 0; n < 10; n++) {
+        sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
       const j2 = sim.state().joints.find((j) => j.id === "joint2");
-      // measured 5.2e-7 rad (1e8) and 2.8e-7 rad (1e10) off after 50 ms, the other joints
-      // still settling (joint4 started outside its range); the command is 0.5 rad
+      // measured 3.7e-7 rad (1e8) and 7.9e-8 rad (1e10) off after 50 ms (5.2e-7 and 2.8e-7
+      // before the prismatic turning and the halvings' lead), the other joints still settling
+      // (joint4 started outside its range); the command is 0.5 rad.
       expect(Math.abs((j2?.coordinates[0] ?? 0) - target)).toBeLessThan(1e-5);
+      // energy.error, measured 857 J (1e8) and 679 J (1e10): the work of the velocity-level
+      // joints' impulses on the mean velocity (G_t v_{t+h} ≠ 0, first order in the step's
+      // turn; on a planar two-link chain at 1e8, 7.6 J, each step's v̄ · (M Δv − h F) to
+      // rounding plus the projection's own change). Before, −9.4e4 J and 3.3e3 J: the
+      // fingers' prismatic servos lacked their turning in Newton's matrix
+      // (JointActuator.addTurnStiffness) and the first step was split into 11 sub-steps at 1e8, its
+      // sub-steps, each with its own lead h_sub/2, swinging the links through ±2e6 J
+      expect(worst).toBeLessThan(1.5e3);
+    });
+});
+
+describe("generalized-alpha's halvings keep the step's lead: a planar two-link chain at k_p = 1e8 and 1e10", () => {
+  // Two 1 kg, 0.5 m links along x hinged about z (the ground to the first at its end, the
+  // first to the second), no gravity, servos on both at k_p, k_d = 0, the second commanded
+  // 0.5 rad at 5 ms (h √(k_p/I) ≈ 170 and 1700 on it). Without a potential, energy.error is
+  // T + dissipated, and T returns to 0 at rest: it is what the booked work of the servos
+  // misses of the kinetic energy the steps made, the joints' impulses' work on the mean
+  // velocity (each sub-step's v̄ · (M Δv − h F) to rounding, F the applied forces with the
+  // step's weights). The error control splits the second step (8 to 9 sub-steps); with
+  // each sub-step's lead h_sub/2 the snap's damping δ k_p fell with the sub-step and the
+  // links swung through 2e4 J a sub-step: 16.5 J (1e8) and 30 J (1e10), now 0.12 J and 0.17 J.
+  for (const kp of [1e8, 1e10])
+    it(`k_p = ${kp.toExponential(0)}: 10 s, at rest on the target, |energy.error| below 0.5 J of ½ k_p q*² = ${(0.125 * kp).toExponential(2)} J`, () => {
+      const L = 0.5;
+      const sim = loadModel({
+        gravity: [0, 0, 0],
+        bodies: [0, 1].map((i) => ({
+          id: `l${i}`,
+          mass: 1,
+          inertia: [1e-3, 0.021, 0.021],
+          position: [L / 2 + L * i, 0, 0],
+        })),
+        joints: [0, 1].map((k) => ({
+          id: `j${k}`,
+          type: "revolute",
+          a: k === 0 ? { body: "ground" } : { body: `l${k - 1}`, point: [L / 2, 0, 0] },
+          b: { body: `l${k}`, point: [-L / 2, 0, 0] },
+          axis: [0, 0, 1],
+        })),
+        actuators: [0, 1].map((k) => ({
+          id: `s${k}`,
+          joint: `j${k}`,
+          type: "position",
+          target: 0,
+          kp,
+          kd: 0,
+        })),
+        solver: { integrator: "generalized-alpha", dt: h },
+      } as ModelInput);
+      sim.schedule([{ type: "actuator", id: "s1", value: target }]);
+      let worst = 0;
+      let peak = 0;
+      for (let n = 0; n < 2000; n++) {
+        sim.step(1);
+        const s = sim.state();
+        worst = Math.max(worst, Math.abs(s.energy.error));
+        peak = Math.max(peak, s.energy.kinetic);
+        // no potential: the balance is the kinetic energy and the booked work
+        expect(s.energy.error).toBeCloseTo(s.energy.kinetic + s.energy.dissipated, 9);
+      }
+      const s = sim.state();
+      const [q0, q1] = s.joints.map((j) => j.coordinates[0]);
+      expect(Math.abs(q0)).toBeLessThan(1e-9);
+      expect(Math.abs(q1 - target)).toBeLessThan(1e-9);
+      // the snap happened: its first step made hundreds of joules of kinetic energy
+      expect(peak).toBeGreaterThan(100);
+      expect(worst).toBeLessThan(0.5);
     });
 });

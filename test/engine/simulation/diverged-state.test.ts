@@ -184,7 +184,9 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
         // and generalized-alpha took the servos' steps they do not resolve from a first
         // iterate without their start force, 8 since; backward-euler at k_p = 4e18 and 1e20,
         // k_d = 1, no longer runs its step 2 past the bound and fails Newton since the moreau-jean
-        // family locates a servo's arrival on an inelastic bound within the step)
+        // family locates a servo's arrival on an inelastic bound within the step; 5 of 40
+        // since newmark's and generalized-alpha's halvings keep the step's lead for servos no
+        // halving resolves: AccelerationStepper.keepStepLead)
         fc.double({ min: 6, max: 30, noNaN: true }),
         fc.double({ min: 0, max: 16, noNaN: true }),
         fc.constantFrom(0.01, 0.05, 0.1),
@@ -207,7 +209,7 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
       { numRuns: 40, seed: 20261206 },
     );
     // the property was exercised: many of these servos fail a step
-    expect(failures).toBeGreaterThan(5);
+    expect(failures).toBeGreaterThanOrEqual(5);
   });
 
   it("the cloth on the matrix-free CG: its Krylov memory (preconditioner choice, hardest solve) is the last good step's", () => {
