@@ -228,9 +228,10 @@ const mid = {
  *   I (ω₂ − ω₁) = h (τ − ω̄ × I ω̄),   ω̄ = ½ (ω₁ + ω₂)
  * (rad/s, world frame): the implicit midpoint rule on Euler's equations written in the
  * body frame of the step's start. Without τ, dotting with ω̄ and with I ω̄ gives
- * ω₂ᵀ I ω₂ = ω₁ᵀ I ω₁ and |I ω₂| = |I ω₁|; a rotation by exp(h ω₂), as symplectic Euler's
- * position update, leaves ω₂ fixed, so the end state's kinetic energy ½ ωᵀ I_w ω and
- * angular momentum's size |I_w ω| are exactly the start's. Taken explicitly, at (ω₁, I),
+ * ω₂ᵀ I ω₂ = ω₁ᵀ I ω₁ and |I ω₂| = |I ω₁|; symplectic Euler turns a free body by Q =
+ * cay(½ h ω̄) with its end rate Q ω₂ (acceleration-step.ts cayleyTurn), so the end state's
+ * kinetic energy ½ ωᵀ I_w ω is exactly the start's and its angular momentum I_w ω = Q I ω₂
+ * is the start's I ω₁ itself. Taken explicitly, at (ω₁, I),
  * the term gains energy at every step: a disc spun at 200 rad/s with a slight wobble blew
  * up within 0.26 s at h = 5 ms, a body tumbling about its middle axis within a minute.
  * Newton's method from the rate without the gyroscopic term, ω₁ + h I⁻¹ τ, with the

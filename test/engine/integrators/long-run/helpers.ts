@@ -37,6 +37,46 @@ export function rotate(q: readonly number[], v: Vec3): Vec3 {
   return add(add(v, scale(w, t)), cross(u, t));
 }
 
+/** The angle (rad) of the turn between unit quaternions a and b, |log(a⁻¹ b)|. */
+export function turnBetween(a: readonly number[], b: readonly number[]): number {
+  const [w, x, y, z] = a;
+  const pw = w * b[0] + x * b[1] + y * b[2] + z * b[3];
+  const px = w * b[1] - x * b[0] - y * b[3] + z * b[2];
+  const py = w * b[2] + x * b[3] - y * b[0] - z * b[1];
+  const pz = w * b[3] - x * b[2] + y * b[1] - z * b[0];
+  return 2 * Math.atan2(Math.hypot(px, py, pz), Math.abs(pw));
+}
+
+/**
+ * A rigid body state's body-frame rate Ω = R(q)ᵀ ω (rad/s), world angular momentum
+ * R I Ω (kg·m²/s) and kinetic energy ½ Ωᵀ I Ω (J), I its principal inertias (kg·m²).
+ */
+export function bodyRates(s: { orientation: number[]; angularVelocity: number[] }, inertia: Vec3) {
+  const q = s.orientation;
+  const local = rotate([q[0], -q[1], -q[2], -q[3]], s.angularVelocity as Vec3);
+  const momentum = rotate(q, [inertia[0] * local[0], inertia[1] * local[1], inertia[2] * local[2]]);
+  const energy =
+    0.5 * (inertia[0] * local[0] ** 2 + inertia[1] * local[1] ** 2 + inertia[2] * local[2] ** 2);
+  return { local, momentum, energy };
+}
+
+/**
+ * The torque-free rigid body of principal inertias I (kg·m²) as y' = f(t, y) for Rk4,
+ * y = (Ω, q): Euler's equations I Ω̇ = (I Ω) × Ω and q̇ = ½ q ⊗ (0, Ω).
+ */
+export function eulerRigidBody(I: Vec3) {
+  return (_t: number, y: Float64Array, dy: Float64Array): void => {
+    const [a, b, c, q0, q1, q2, q3] = y;
+    dy[0] = ((I[1] - I[2]) * b * c) / I[0];
+    dy[1] = ((I[2] - I[0]) * c * a) / I[1];
+    dy[2] = ((I[0] - I[1]) * a * b) / I[2];
+    dy[3] = 0.5 * (-q1 * a - q2 * b - q3 * c);
+    dy[4] = 0.5 * (q0 * a + q2 * c - q3 * b);
+    dy[5] = 0.5 * (q0 * b + q3 * a - q1 * c);
+    dy[6] = 0.5 * (q0 * c + q1 * b - q2 * a);
+  };
+}
+
 /** The angle a (rad) shifted by a multiple of 2π to lie within π of `previous` (unwrapping). */
 export function unwrap(previous: number, a: number): number {
   return a + 2 * Math.PI * Math.round((previous - a) / (2 * Math.PI));

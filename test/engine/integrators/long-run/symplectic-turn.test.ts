@@ -15,34 +15,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";
-import { axisAngle, norm, Rk4, report, rotate, sub, type Vec3 } from "./helpers";
+import {
+  axisAngle,
+  eulerRigidBody,
+  norm,
+  Rk4,
+  bodyRates as rates,
+  report,
+  sub,
+  turnBetween,
+  type Vec3,
+} from "./helpers";
 
 const DT = 0.005;
-
-const conjugate = (q: readonly number[]) => [q[0], -q[1], -q[2], -q[3]];
-
-/** The angle (rad) of the turn between unit quaternions a and b, |log(a⁻¹ b)|. */
-function turnBetween(a: readonly number[], b: readonly number[]): number {
-  const [w, x, y, z] = a;
-  const pw = w * b[0] + x * b[1] + y * b[2] + z * b[3];
-  const px = w * b[1] - x * b[0] - y * b[3] + z * b[2];
-  const py = w * b[2] + x * b[3] - y * b[0] - z * b[1];
-  const pz = w * b[3] - x * b[2] + y * b[1] - z * b[0];
-  return 2 * Math.atan2(Math.hypot(px, py, pz), Math.abs(pw));
-}
-
-/** The body-frame rate R(q)ᵀ ω and the world angular momentum R I Rᵀ ω of a body state. */
-function rates(s: { orientation: number[]; angularVelocity: number[] }, inertia: Vec3) {
-  const local = rotate(conjugate(s.orientation), s.angularVelocity as Vec3);
-  const momentum = rotate(s.orientation, [
-    inertia[0] * local[0],
-    inertia[1] * local[1],
-    inertia[2] * local[2],
-  ]);
-  const energy =
-    0.5 * (inertia[0] * local[0] ** 2 + inertia[1] * local[1] ** 2 + inertia[2] * local[2] ** 2);
-  return { local, momentum, energy };
-}
 
 describe("symplectic Euler turns a jointed body by the angle of its rate", () => {
   const wheel: Vec3 = [0.01, 0.02, 0.01];
@@ -270,17 +255,7 @@ describe("symplectic Euler turns a jointed body by the angle of its rate", () =>
     const I: Vec3 = [0.01, 0.02, 0.03];
     const w0: Vec3 = [1, 10, 0.5];
     const seconds = 40;
-    const euler = (_t: number, y: Float64Array, dy: Float64Array) => {
-      const [a, b, c, q0, q1, q2, q3] = y;
-      dy[0] = ((I[1] - I[2]) * b * c) / I[0];
-      dy[1] = ((I[2] - I[0]) * c * a) / I[1];
-      dy[2] = ((I[0] - I[1]) * a * b) / I[2];
-      // q̇ = ½ q ⊗ (0, Ω)
-      dy[3] = 0.5 * (-q1 * a - q2 * b - q3 * c);
-      dy[4] = 0.5 * (q0 * a + q2 * c - q3 * b);
-      dy[5] = 0.5 * (q0 * b + q3 * a - q1 * c);
-      dy[6] = 0.5 * (q0 * c + q1 * b - q2 * a);
-    };
+    const euler = eulerRigidBody(I);
     const run = (dt: number) => {
       const sim = loadModel({
         gravity: [0, 0, 0],
