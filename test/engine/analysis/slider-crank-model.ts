@@ -23,6 +23,40 @@ export const zQuat = (a: number): [number, number, number, number] => [
   Math.sin(a / 2),
 ];
 
+const z: [number, number, number] = [0, 0, 1];
+
+/** The four joints of the header (j1–j4), each body's x axis along its link. */
+export const SLIDER_CRANK_JOINTS: JointSpec[] = [
+  {
+    id: "j1",
+    type: "revolute",
+    a: { body: "ground", point: [0, 0, 0] },
+    b: { body: "crank", point: [-R / 2, 0, 0] },
+    axis: z,
+  },
+  {
+    id: "j2",
+    type: "revolute",
+    a: { body: "crank", point: [R / 2, 0, 0] },
+    b: { body: "rod", point: [-L / 2, 0, 0] },
+    axis: z,
+  },
+  {
+    id: "j3",
+    type: "revolute",
+    a: { body: "rod", point: [L / 2, 0, 0] },
+    b: { body: "slider", point: [0, 0, 0] },
+    axis: z,
+  },
+  {
+    id: "j4",
+    type: "prismatic",
+    a: { body: "ground", point: [0, 0, 0] },
+    b: { body: "slider", point: [0, 0, 0] },
+    axis: [1, 0, 0],
+  },
+];
+
 export interface BuildOptions {
   /** Crank drive θ(t) (default {offset 0, rate 10}) or slider drive s(t). */
   crankDrive?: TimeFunctionSpec;
@@ -73,41 +107,10 @@ export function buildSliderCrank(sol: SliderCrankSolution, o: BuildOptions = {})
       angularVelocity: [0, 0, 0],
     },
   ]);
-  const z: [number, number, number] = [0, 0, 1];
-  const joints: JointSpec[] = [
-    {
-      id: "j1",
-      type: "revolute",
-      a: { body: "ground", point: [0, 0, 0] },
-      b: { body: "crank", point: [-R / 2, 0, 0] },
-      axis: z,
-    },
-    {
-      id: "j2",
-      type: "revolute",
-      a: { body: "crank", point: [R / 2, 0, 0] },
-      b: { body: "rod", point: [-L / 2, 0, 0] },
-      axis: z,
-    },
-    {
-      id: "j3",
-      type: "revolute",
-      a: { body: "rod", point: [L / 2, 0, 0] },
-      b: { body: "slider", point: [0, 0, 0] },
-      axis: z,
-    },
-    {
-      id: "j4",
-      type: "prismatic",
-      a: { body: "ground", point: [0, 0, 0] },
-      b: { body: "slider", point: [0, 0, 0] },
-      axis: [1, 0, 0],
-    },
-  ];
   const motors: MotorSpec[] = [];
   if (o.sliderDrive !== undefined) motors.push({ id: "m4", joint: "j4", offset: o.sliderDrive });
   else motors.push({ id: "m1", joint: "j1", angle: o.crankDrive ?? { offset: 0, rate: 10 } });
-  const set = new ConstraintSet(sys, createConstraints(joints, motors, sys));
+  const set = new ConstraintSet(sys, createConstraints(SLIDER_CRANK_JOINTS, motors, sys));
   return { sys, set };
 }
 

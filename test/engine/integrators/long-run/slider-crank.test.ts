@@ -25,15 +25,13 @@ import {
   G,
   I1,
   I2,
-  L,
   M1,
   M2,
   M3,
-  R,
   type SliderCrankSolution,
   sliderCrank,
 } from "../../analysis/slider-crank-fixture";
-import { zQuat } from "../../analysis/slider-crank-model";
+import { SLIDER_CRANK_JOINTS, zQuat } from "../../analysis/slider-crank-model";
 import { mechanicalEnergy, Rk4, report } from "./helpers";
 
 const OMEGA = 10;
@@ -54,7 +52,6 @@ function model(sol: SliderCrankSolution, integrator: string, driven: boolean) {
     velocity: v3(b.v),
     angularVelocity: [0, 0, b.omega],
   });
-  const z = [0, 0, 1];
   return {
     gravity: [0, -G, 0],
     bodies: [
@@ -65,36 +62,7 @@ function model(sol: SliderCrankSolution, integrator: string, driven: boolean) {
         inertia: [1, 1, 1].map(() => SLIDER_INERTIA),
       },
     ],
-    joints: [
-      {
-        id: "j1",
-        type: "revolute",
-        a: { body: "ground", point: [0, 0, 0] },
-        b: { body: "crank", point: [-R / 2, 0, 0] },
-        axis: z,
-      },
-      {
-        id: "j2",
-        type: "revolute",
-        a: { body: "crank", point: [R / 2, 0, 0] },
-        b: { body: "rod", point: [-L / 2, 0, 0] },
-        axis: z,
-      },
-      {
-        id: "j3",
-        type: "revolute",
-        a: { body: "rod", point: [L / 2, 0, 0] },
-        b: { body: "slider", point: [0, 0, 0] },
-        axis: z,
-      },
-      {
-        id: "j4",
-        type: "prismatic",
-        a: { body: "ground", point: [0, 0, 0] },
-        b: { body: "slider", point: [0, 0, 0] },
-        axis: [1, 0, 0],
-      },
-    ],
+    joints: SLIDER_CRANK_JOINTS,
     motors: driven ? [{ id: "m1", joint: "j1", angle: { offset: 0, rate: OMEGA } }] : [],
     solver: { integrator },
   };
