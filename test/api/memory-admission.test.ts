@@ -21,7 +21,7 @@ import { loadModel } from "../../src/engine/index";
 import { lightestWithRoom, sessionMemoryBytes } from "../../src/server/sessions/memory";
 import { bowlMesh } from "../support/bowl";
 import { sample } from "../support/metrics";
-import { fallingBody } from "../support/models";
+import { fallingBody, groundHinges } from "../support/models";
 import { startApp, useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -335,29 +335,20 @@ describe("sessionMemoryBytes (the estimate)", () => {
 describe("motors, actuators and joint limits counted as measured", () => {
   /** N bodies each hinged to the ground, each hinge with `extra`. */
   const hinges = (n: number, extra: "motor" | "actuator" | "limit") => {
-    const bodies = [];
-    const joints = [];
-    const motors = [];
-    const actuators = [];
-    for (let i = 0; i < n; i++) {
-      bodies.push({ id: `b${i}`, mass: 1, inertia: [0.1, 0.1, 0.1], position: [2 * i, 0, 0] });
-      joints.push({
-        id: `j${i}`,
-        type: "revolute",
-        a: { body: "ground", point: [2 * i, 0, 0.5] },
-        b: { body: `b${i}`, point: [0, 0, 0.5] },
-        axis: [0, 1, 0],
-        ...(extra === "limit" ? { limits: { lower: -1, upper: 1 } } : {}),
-      });
-      if (extra === "motor")
-        motors.push({
-          id: `m${i}`,
-          joint: `j${i}`,
-          angle: { type: "sine", amplitude: 0.1, frequency: 1 },
-        });
-      if (extra === "actuator")
-        actuators.push({ id: `a${i}`, joint: `j${i}`, type: "torque", effort: 0.1 });
-    }
+    const { bodies, joints } = groundHinges(n, extra === "limit");
+    const ids = joints.map((_, i) => i);
+    const motors =
+      extra === "motor"
+        ? ids.map((i) => ({
+            id: `m${i}`,
+            joint: `j${i}`,
+            angle: { type: "sine" as const, amplitude: 0.1, frequency: 1 },
+          }))
+        : [];
+    const actuators =
+      extra === "actuator"
+        ? ids.map((i) => ({ id: `a${i}`, joint: `j${i}`, type: "torque" as const, effort: 0.1 }))
+        : [];
     return loadModel({ bodies, joints, motors, actuators, solver: { dt: 0.005 } }).model;
   };
 

@@ -362,6 +362,29 @@ export function hangingChain(o: HangingChainOptions): { bodies: BodyIn[]; joints
   return { bodies, joints };
 }
 
+/**
+ * A row of N unit-mass bodies b0, b1, … 2 m apart on the x axis, each hinged to the ground
+ * by its own joint j_i about y, 0.5 m above its centre (inertia 0.1 kg·m² about each axis);
+ * with `limits` every hinge bounded to ±1 rad. Returns the bodies and joints (the caller
+ * adds motors or actuators on j_i).
+ */
+export function groundHinges(n: number, limits = false): { bodies: BodyIn[]; joints: JointIn[] } {
+  const bodies: BodyIn[] = [];
+  const joints: JointIn[] = [];
+  for (let i = 0; i < n; i++) {
+    bodies.push({ id: `b${i}`, mass: 1, inertia: [0.1, 0.1, 0.1], position: [2 * i, 0, 0] });
+    joints.push({
+      id: `j${i}`,
+      type: "revolute",
+      a: { body: "ground", point: [2 * i, 0, 0.5] },
+      b: { body: `b${i}`, point: [0, 0, 0.5] },
+      axis: [0, 1, 0],
+      ...(limits ? { limits: { lower: -1, upper: 1 } } : {}),
+    } as JointIn);
+  }
+  return { bodies, joints };
+}
+
 export interface SphericalChainOptions {
   links: number;
   /** Link length (m). */

@@ -15,6 +15,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
+import { groundHinges } from "../../support/models";
 
 /** Bytes of the distinct ArrayBuffers reachable from `root` through data properties. */
 function heldBufferBytes(root: unknown): number {
@@ -42,22 +43,17 @@ function heldBufferBytes(root: unknown): number {
 
 /** N bodies hinged to the ground, each hinge with `extra`, built and stepped 3 times. */
 function hinges(n: number, extra: "none" | "servo" | "limit"): number {
-  const bodies = [];
-  const joints = [];
-  const actuators = [];
-  for (let i = 0; i < n; i++) {
-    bodies.push({ id: `b${i}`, mass: 1, inertia: [0.1, 0.1, 0.1], position: [2 * i, 0, 0] });
-    joints.push({
-      id: `j${i}`,
-      type: "revolute",
-      a: { body: "ground", point: [2 * i, 0, 0.5] },
-      b: { body: `b${i}`, point: [0, 0, 0.5] },
-      axis: [0, 1, 0],
-      ...(extra === "limit" ? { limits: { lower: -1, upper: 1 } } : {}),
-    });
-    if (extra === "servo")
-      actuators.push({ id: `a${i}`, joint: `j${i}`, type: "position", target: 0.1, kp: 100 });
-  }
+  const { bodies, joints } = groundHinges(n, extra === "limit");
+  const actuators =
+    extra === "servo"
+      ? joints.map((_, i) => ({
+          id: `a${i}`,
+          joint: `j${i}`,
+          type: "position" as const,
+          target: 0.1,
+          kp: 100,
+        }))
+      : [];
   const sim = loadModel({
     bodies,
     joints,
