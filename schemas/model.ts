@@ -635,7 +635,7 @@ export const SolverSettings = z
     }),
     stepTolerance: positive().nullable().optional().meta({
       description:
-        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change over the step of the acceleration consistent with the joints (a function of the step's two ends, so that the halvings keep the symmetric scheme's energy), measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. articulated: local error per sub-step (m) of its Runge–Kutta 5(4) pair (Tsitouras), measured the same way (the velocities' error as the displacement it makes over the step, dt, or over 5 ms when dt is shorter, so that a shorter step is never less accurate), which sets the sub-steps' length, within the scheme's stability region (at most 3/ρ, ρ the fastest rate of the motion its stages show: a stiff servo's or damper's decay is not left ringing at the boundary); absent: 1e-6; null: off (one sub-step per step, no bound)",
+        "generalized-alpha: local error per step (m) above which a step is redone as two half steps, up to four times: h²/12 times the change over the step of the acceleration consistent with the joints (a function of the step's two ends, so that the halvings keep the symmetric scheme's energy), measured per body as the root-mean-square displacement of its mass √(δx² + δθᵀIδθ/m), the largest over bodies; absent: 3e-4 with rhoInfinity 1 (the symmetric scheme damps nothing it does not resolve), off with rhoInfinity < 1; null: off. newmark: the same control on the steps it takes as generalized-alpha's at rhoInfinity 1 (beta 0.25, gamma 0.5 on a model with joints or motors and no fem bodies, newtonIterations > 1: its joints held symmetrically); absent: 3e-4; null: off; not read by its other steps. articulated: local error per sub-step (m) of its Runge–Kutta 5(4) pair (Tsitouras), measured the same way (the velocities' error as the displacement it makes over the step, dt, or over 5 ms when dt is shorter, so that a shorter step is never less accurate), which sets the sub-steps' length, within the scheme's stability region (at most 3/ρ, ρ the fastest rate of the motion its stages show: a stiff servo's or damper's decay is not left ringing at the boundary); absent: 1e-6; null: off (one sub-step per step, no bound)",
     }),
     rayleighMass: nonNegative().default(0).meta({
       description:
@@ -693,7 +693,7 @@ export const SolverSettings = z
     }),
     jointTolerance: positive().max(1e-3).nullable().optional().meta({
       description:
-        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (moreau-jean at theta 0.5 closes them, motors included, by its Newton iterations on steps without active contacts or limits, as generalized-alpha, and on steps with them for the jointed groups they touch, motors included, whose step is redone with the contact impulses held (README, Integrators); so does symplectic-euler, whose forces are explicit but whose position-level joint rows are not linear (one correction left a hinge open by ~r φ²/2, φ the step's turn, and its sub-steps closed that with their joint forces, pumping energy); Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
+        "moreau-jean, newmark, backward-euler, symplectic-euler: joint drift (m, rad) the post-step projection leaves: positions are projected until ‖C‖∞ is below it, velocities until ‖G v + Ct‖∞ is below max(1e-9 (1 + its value before), 0.1·jointTolerance/dt) (moreau-jean at theta 0.5 closes them, motors included, by its Newton iterations on steps without active contacts or limits, as generalized-alpha, and on steps with them for the jointed groups they touch, motors included, whose step is redone with the contact impulses held (README, Integrators); so does symplectic-euler, whose forces are explicit but whose position-level joint rows are not linear (one correction left a hinge open by ~r φ²/2, φ the step's turn, and its sub-steps closed that with their joint forces, pumping energy); newmark at beta 0.25, gamma 0.5 with Newton iterated closes them by its Newton iterations, as generalized-alpha (it takes its steps); Newmark with gamma > 0.5 holds the joints at the position level; after a step whose positions needed no projection its velocities are made tangent where the step linearized); absent or null: 1e-12. Not read by generalized-alpha (its Newton iterations close the joints, to newtonTolerance) nor articulated (its joints are its coordinates)",
     }),
     projectOnConstraints: z.boolean().optional().meta({
       description:
@@ -1158,7 +1158,7 @@ const SETTING_READERS: { [K in keyof SolverSpec]?: readonly SettingReaders[] } =
   beta: [{ choice: "integrator", by: ["newmark"] }],
   gamma: [{ choice: "integrator", by: ["newmark"] }],
   rhoInfinity: [{ choice: "integrator", by: ["generalized-alpha"] }],
-  stepTolerance: [{ choice: "integrator", by: ["generalized-alpha", "articulated"] }],
+  stepTolerance: [{ choice: "integrator", by: ["generalized-alpha", "newmark", "articulated"] }],
   newtonTolerance: [newton],
   // The Newton integrators' budget (integrators/factory.ts); articulated takes none.
   // symplectic-euler's forces are explicit, so its step is one iteration whatever the
@@ -1271,7 +1271,8 @@ export function patchSolver(
     if (patch[key] === undefined) delete next[key];
   const choices = choicesOf(next, contact);
   // null included: generalized-alpha's stepTolerance null (its error control off) does not
-  // outlast a switch to newmark and back, as beta and gamma do not
+  // outlast a switch to moreau-jean and back, as beta and gamma do not outlast one away from
+  // newmark
   for (const key of Object.keys(SETTING_READERS) as (keyof SolverSpec)[])
     if (patch[key] === undefined && next[key] !== undefined && !isRead(choices, key))
       delete next[key];

@@ -146,6 +146,7 @@ export function createIntegrator(
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,
+          stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
         },
         newton,
         memory,

@@ -16,9 +16,10 @@
  * (β, γ) = (1/4, 1/2) is the trapezoidal rule: unconditionally stable, no numerical
  * damping, energy-conserving for linear systems; γ > 1/2 damps high frequencies.
  *
- * Joints. (With fem bodies at β = ¼, γ = ½ the step is generalized-alpha's at ρ∞ = 1,
- * joints held symmetrically: `trapezoid`.) With γ = ½ the Newton step holds them at the
- * velocity level,
+ * Joints. (At β = ¼, γ = ½ with Newton iterated, the defaults, and with fem bodies the step
+ * is generalized-alpha's at ρ∞ = 1, joints held symmetrically: `trapezoid`; what follows
+ * is the other members' and the linearized step's.) With γ = ½ the Newton step holds them
+ * at the velocity level,
  * G v_{t+h} = −Ct (index 2), and the post-step projection removes the position drift.
  * The multipliers of such a step are not the state's reactions: with
  * v_{t+h} = v_t + h/2 (a_t + a_{t+h}) the rows ask G a_{t+h} ≈ −G a_t, so the part of a_t
@@ -94,6 +95,11 @@ export interface NewmarkParameters {
   rayleighMass: number;
   rayleighStiffness: number;
   velocityDamping: number;
+  /**
+   * solver.stepTolerance for the jointed trapezoidal step (`trapezoid`; m per step, null:
+   * off): left out, generalized-alpha's DEFAULT_STEP_TOLERANCE (defaultStepTolerance).
+   */
+  stepTolerance: number | null;
 }
 
 /**
@@ -119,10 +125,30 @@ export const NEWMARK_STEP_ERROR = 5e-2;
 export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   readonly name = "newmark" as const;
   /**
-   * With fem bodies at β = ¼, γ = ½ (the trapezoidal rule): the steps are generalized-alpha's
-   * at ρ∞ = 1 without its error control, the same scheme (α_m = α_f = ½, β = ¼, γ = ½; its
-   * memory a = A = M⁻¹ f), whose joints are held symmetrically within the step and whose fem
-   * bodies take the energy–momentum force; null otherwise. The velocity-level joints with
+   * At β = ¼, γ = ½ (the trapezoidal rule) with fem bodies, or with joints (or motors) and
+   * Newton iterated: the steps are generalized-alpha's at ρ∞ = 1, the same scheme
+   * (α_m = α_f = ½, β = ¼, γ = ½; its memory a = A = M⁻¹ f), whose joints are held
+   * symmetrically within the step and whose fem bodies take the energy–momentum force; null
+   * otherwise. With joints, the velocity-level step below is not symmetric in time: it holds
+   * G v_{t+h} = −Ct, projects the positions after the step and carries the acceleration
+   * matched to the projected end (file comment), and drained energy and spin at O(h³) a unit
+   * time, silently: the four-bar example at 5 ms −0.240 J of its 1.06 J peak kinetic energy
+   * by 100 s, a gyroscope's spin 200 → 198.8 rad/s in 120 s, a wheel at 100 rad/s on a
+   * freely turning platform braked it from 2 to 1.32 rad/s in 30 s, a closed 10-link chain
+   * 8.4e-3 of its peak kinetic energy in 40 s. The symmetric step keeps them (four-bar
+   * 4.6e-3 of it, bounded, no drift; the spin within 1e-9 of itself, the platform's rate
+   * within 1e-6 rad/s; the chain 1.6e-3:
+   * test/engine/integrators/long-run), with generalized-alpha's error control (its default
+   * stepTolerance) for the violent steps of an unresolved whip, where the old step relied
+   * on its drain: the whip example at 1/240 s runs its 60 s (it failed at step 1581 without
+   * the control), within 0.41 J of m g L = 9.81 J at stepTolerance 1e-4 m (3.0 sub-steps a
+   * step) but +9.8 J by 60 s at the default 3e-4 m, as generalized-alpha's (a single step
+   * gains 5.5 J near 49.7 s); 1e-4 m as the default lets an undamped compliant limit gain
+   * 1.7 % of the rod's drop at 1/60 s (limit-switch.test.ts), where 3e-4 m gains nothing. Not for the linearized step (newtonIterations 1): the symmetric
+   * joints are closed by Newton's iterations, with no projection after the step, and a
+   * linearized one left the benchmark's 10-link chain open by 1.2e-5 m. Fem bodies keep it without
+   * error control: their elements' modes are never resolved, and its estimate would halve
+   * every step (integrators/factory.ts). The velocity-level joints with
    * the post-step projection (file comment) move the attached nodes of a fem body by the
    * step's drift against its elements: energy into modes the step does not resolve
    * (h ω ≈ 40 for E = 1e8 Pa, h = 5 ms) and the trapezoidal rule does not damp. A 4 kg block
@@ -192,12 +218,18 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.vt = new Float64Array(stepper.n);
     this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
-    const { beta, gamma, rayleighMass, rayleighStiffness } = params;
+    const { beta, gamma, rayleighMass, rayleighStiffness, stepTolerance } = params;
+    const jointed = stepper.constraints !== null && newton.maxIterations > 1;
     this.trapezoid =
-      femBodies && beta === 0.25 && gamma === 0.5
+      (femBodies || jointed) && beta === 0.25 && gamma === 0.5
         ? new GeneralizedAlphaIntegrator(
             stepper,
-            { rhoInfinity: 1, stepTolerance: null, rayleighMass, rayleighStiffness },
+            {
+              rhoInfinity: 1,
+              stepTolerance: femBodies ? null : stepTolerance,
+              rayleighMass,
+              rayleighStiffness,
+            },
             newton,
             memory,
             impacts,

@@ -60,7 +60,7 @@ describe("Newmark at γ = ½: joint reactions", () => {
     [0.005, 60],
     [0.001, 10],
   ])
-    it(`h = ${dt * 1000} ms: the rod at rest on its limit reads (0, 0, m g) at the hinge to 1e-9 N at every step over ${seconds} s`, () => {
+    it(`h = ${dt * 1000} ms: the rod at rest on its limit reads (0, 0, m g) at the hinge to 1e-8 N at every step over ${seconds} s`, () => {
       const sim = rod({ dt }, true);
       // the fall and the impact on the limit (at ~0.27 s), settled within 1 s
       sim.step(Math.round(1 / dt));
@@ -79,10 +79,16 @@ describe("Newmark at γ = ½: joint reactions", () => {
       }
       const st = sim.state();
       expect(st.joints[0].coordinates[0]).toBeGreaterThan(0.5);
-      expect(Math.abs(st.joints[0].rates[0])).toBeLessThan(1e-12);
-      // (the step's own multipliers: ±2.77 N at 5 ms, ±0.57 N at 1 ms, alternating)
-      expect(worst).toBeLessThan(1e-9);
-      expect(effort).toBeLessThan(1e-9);
+      // at rest to Newton's tolerance: the velocity-level step's projection left 1e-12 rad/s, the
+      // symmetric step of the defaults (newmark.ts `trapezoid`) 2e-12 (1 ms: below 1e-12)
+      expect(Math.abs(st.joints[0].rates[0])).toBeLessThan(1e-11);
+      // (the step's own multipliers: ±2.77 N at 5 ms, ±0.57 N at 1 ms, alternating). The
+      // defaults' symmetric step (newmark.ts `trapezoid`) reports generalized-alpha's
+      // consistent multipliers at a rest Newton holds to its tolerance: 3.6e-9 N at 5 ms
+      // (4e-10 of m g) and the limit's effort 2.4e-9 N·m, where the projected velocity-level
+      // step read both below 1e-9
+      expect(worst).toBeLessThan(1e-8);
+      expect(effort).toBeLessThan(1e-8);
     });
 
   for (const [name, solver] of [

@@ -1,8 +1,9 @@
 /**
- * Newmark with its joints at the velocity level (γ = ½, the defaults for a jointed model
- * without springs; newmark.ts): the acceleration a step leaves for the next one is that of
- * its projected end state, and Newton's rows are linearized with their curvature
- * (constraint-set.ts velocityRows).
+ * Newmark with its joints at the velocity level (γ = ½ with β ≠ ¼ or Newton's linearized
+ * step; newmark.ts; at the defaults β = ¼, γ = ½ with Newton iterated a jointed model takes
+ * the symmetric `trapezoid` instead, the last case here): the acceleration a step leaves
+ * for the next one is that of its projected end state, and Newton's rows are linearized
+ * with their curvature (constraint-set.ts velocityRows).
  *
  * Before, a_t was the step's own a_{t+h}, which carries γ = ½'s undamped alternation along
  * the joint directions: nothing damps it and every projection adds to it, so it grew as a
@@ -32,7 +33,7 @@ describe("Newmark at γ = ½ with joints: the acceleration carried to the next s
   const L = 1;
   const I_HINGE = (M * L * L) / 3;
   for (const [name, solver] of [
-    ["Newton iterated", {}],
+    ["Newton iterated (β = 0.3)", { beta: 0.3, gamma: 0.5 }],
     ["the linearized step", { newtonIterations: 1 }],
   ] as const)
     it(`${name}: a_t is the rod's acceleration at its state to 1e-9 at every step over 10 s at 5 ms`, () => {
@@ -94,7 +95,7 @@ describe("Newmark at γ = ½ with joints: Newton on fast-turning links", () => {
         },
       ],
       gravity: [0, 0, 0],
-      solver: { integrator: "newmark", dt: 1 / 240 },
+      solver: { integrator: "newmark", dt: 1 / 240, beta: 0.3, gamma: 0.5 },
     });
     let iterations = 0;
     const steps = 240;
@@ -112,23 +113,21 @@ describe("Newmark at γ = ½ with joints: Newton on fast-turning links", () => {
 });
 
 describe("the whip example under Newmark's defaults", () => {
-  it("runs 60 s at its 1/240 s without a failed or halved step, its joints closed, its energy drained as the other integrators' by the unresolved cracks", () => {
+  it("runs 60 s at its 1/240 s, its joints closed, its energy within 0.1 m g L, the violent steps halved", () => {
     const model = readExample("whip");
     const sim = loadModel({ ...model, solver: { integrator: "newmark", dt: model.solver.dt } });
     const e0 = mechanicalEnergy(model, sim.state());
     const steps = Math.round(60 / model.solver.dt);
-    let iterations = 0;
-    let halved = 0;
-    let highest = Number.NEGATIVE_INFINITY;
+    let substeps = 0;
+    let missed = 0;
+    let drift = 0;
     let gap = 0;
-    let e = e0;
     for (let k = 0; k < steps; k++) {
       sim.step(1);
       const st = sim.state();
-      iterations += st.solver.newtonIterations;
-      if (st.solver.substeps > 1) halved++;
-      e = mechanicalEnergy(model, st);
-      highest = Math.max(highest, e - e0);
+      substeps += st.solver.substeps;
+      if (!st.solver.stepToleranceMet) missed++;
+      drift = Math.max(drift, Math.abs(mechanicalEnergy(model, st) - e0));
       if (k % 24 === 0)
         for (const j of model.joints ?? [])
           gap = Math.max(
@@ -136,18 +135,21 @@ describe("the whip example under Newmark's defaults", () => {
             dist(worldPoint(st, j.a.body, j.a.point), worldPoint(st, j.b.body, j.b.point)),
           );
     }
-    // m g L of the chain (1 kg, 1 m) = 9.81 J. The cracks, which no step of 1/240 s
-    // resolves, drain every integrator's energy at this step: moreau-jean −3.2 J,
-    // generalized-alpha −3.1 J, symplectic-euler −3.4 J by 60 s (README, Integrators);
-    // measured here −3.02 J, and it never rose above its start by more than 0.1 J
-    // (before: +113 J by 37 s, then the failure)
-    expect(e - e0).toBeLessThan(0);
-    expect(e - e0).toBeGreaterThan(-0.4 * G);
-    expect(highest).toBeLessThan(0.1);
-    // the post-step projection's jointTolerance (1e-12 per component)
+    // m g L of the chain (1 kg, 1 m) = 9.81 J. The symmetric step (newmark.ts `trapezoid`)
+    // with generalized-alpha's error control at its default 3e-4 m: measured within 0.51 J
+    // over the 60 s (−0.10 J at the end, highest +0.39 J), 2.10 sub-steps and 10.4 Newton
+    // iterations a step, no step accepted beyond the tolerance: generalized-alpha's own
+    // figures (long-run/whip.test.ts), whose steps these are. (At 1e-4 m, before the
+    // stepper's restoreStart put Newton's multipliers back with a halving's start: within
+    // 0.41 J at 3.0 sub-steps; at 3e-4 m then +9.8 J by 60 s.) Before, the velocity-level
+    // joints: −3.02 J by 60 s at 4.2 iterations and no halving, the drain of their
+    // asymmetric step; without the error control the symmetric step failed at step 1581
+    expect(drift).toBeLessThan(0.1 * G);
+    expect(missed).toBe(0);
+    // Newton closes the joints (its tolerance); no post-step projection
     expect(gap).toBeLessThan(1e-10);
-    // measured 4.20 a step and no halving (before: 27 a step by 30 s, 1.9 sub-steps)
-    expect(iterations / steps).toBeLessThan(5);
-    expect(halved).toBe(0);
-  });
+    // the cracks are halved, not every step at the finest (2⁴ sub-steps)
+    expect(substeps / steps).toBeGreaterThan(1);
+    expect(substeps / steps).toBeLessThan(5);
+  }, 240_000);
 });

@@ -32,9 +32,14 @@ const FAILING = ["moreau-jean", "backward-euler", "newmark", "generalized-alpha"
  * The pendulum with a position servo pressing it against a limit (efforts and limit
  * efforts not zero) and a bodyAcceleration sensor (the previous step's velocities).
  */
-function servoPendulum(integrator: string, servo: { kp: number; kd: number }, dt: number) {
+function servoPendulum(
+  integrator: string,
+  servo: { kp: number; kd: number },
+  dt: number,
+  settings: Record<string, unknown> = {},
+) {
   const m = example("pendulum") as ModelInput & Record<string, unknown>;
-  m.solver = { integrator, dt } as ModelInput["solver"];
+  m.solver = { integrator, dt, ...settings } as ModelInput["solver"];
   const joint = m.joints?.[0] as Record<string, unknown>;
   joint.limits = { lower: -1, upper: 1 };
   m.actuators = [{ id: "servo", joint: "hinge", type: "position", target: 3, ...servo }];
@@ -114,31 +119,35 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
 
   // (newmark and generalized-alpha take the 1e15 N·m/rad servo's first step since Newton's
   // first iterate leaves out the start force of the servos the step does not resolve,
-  // AccelerationStepper.shiftStiffStart; 1e20 still fails it, newmark's 1e22 since its start
-  // share is the constrained P M⁻¹ f_s: at 1e20 it takes a first step of rounding, 148 rad.
-  // generalized-alpha takes the first step at any gain (1e12 to 1e32: q = 0.1436 rad, the
-  // law's q̇ = 3 − q at k_p = k_d) since its λ̃ starts without the hinge's reaction to the
-  // servo's start force, and, since λ̃ restarts so at every step with such servos
-  // (AccelerationStepper.shiftStiffStart), the later ones to 1e26 (the rod creeping at
-  // q̇ = 3 − q through its limit, whose spring the servo outweighs: 1.84 rad at 1 s; before,
-  // from 1e18 the second step failed); its Newton fails from 1e28 (1e30: step 9, past the
-  // limit, since a halving restarts Newton from the start's multipliers, restoreStart; step 6
-  // before that, step 3 while the servos' turning and rates entered every such solve's
-  // matrix, now only a slowly contracting one's: SLOW_CONTRACTION)
+  // AccelerationStepper.shiftStiffStart. generalized-alpha takes the first step at any gain
+  // (1e12 to 1e32: q = 0.1436 rad, the law's q̇ = 3 − q at k_p = k_d) since its λ̃ starts
+  // without the hinge's reaction to the servo's start force, and, since λ̃ restarts so at
+  // every step with such servos (AccelerationStepper.shiftStiffStart), the later ones to
+  // 1e22 (60 steps measured; the rod creeping at q̇ = 3 − q through its limit, whose spring
+  // the servo outweighs: 1.84 rad at 1 s; before, from 1e18 the second step failed); its
+  // Newton fails from 1e24 (step 10; 1e26 to 1e30 step 9, past the limit, since a halving
+  // restarts Newton from the start's multipliers, restoreStart; 1e30 failed step 6 before
+  // that, step 3 while the servos' turning and rates entered every such solve's matrix, now
+  // only a slowly contracting one's: SLOW_CONTRACTION). newmark at its defaults takes
+  // generalized-alpha's steps at ρ∞ = 1 on this jointed model (newmark.ts `trapezoid`),
+  // measured the same states and failures; before, its velocity-level step failed the first
+  // step at 1e22 (1e20 took a first step of rounding, 148 rad). Its damped member
+  // (β, γ) = (0.3025, 0.6), the joints at the position level, fails the first step from 1e18.
   // articulated, which failed the 1e15 servo's first step past its explicit sub-steps, now
   // takes stiff servos implicitly and any of these gains: at 1e15 it holds the rod at its
   // target through the limit's spring, at k_p = k_d = 1e20 to 1e30 it creeps at q̇ = 3 − q,
   // 0.2855 rad at 0.1 s; its failed steps are the gravity case's above)
   it.each([
-    { integrator: "newmark", kp: 1e22, kd: 1e22, step: 1 },
-    { integrator: "generalized-alpha", kp: 1e30, kd: 1e30, step: 9 },
+    { integrator: "newmark", settings: {}, kp: 1e30, kd: 1e30, step: 9 },
+    { integrator: "newmark", settings: { beta: 0.3025, gamma: 0.6 }, kp: 1e22, kd: 1e22, step: 1 },
+    { integrator: "generalized-alpha", settings: {}, kp: 1e30, kd: 1e30, step: 9 },
   ])(
-    "$integrator: the $kp N·m/rad servo at dt 0.1 fails step $step; the efforts are the step before's and the snapshot resumes",
-    ({ integrator, kp, kd, step }) => {
-      const sim = loadModel(servoPendulum(integrator, { kp, kd }, 0.1));
+    "$integrator $settings: the $kp N·m/rad servo at dt 0.1 fails step $step; the efforts are the step before's and the snapshot resumes",
+    ({ integrator, settings, kp, kd, step }) => {
+      const sim = loadModel(servoPendulum(integrator, { kp, kd }, 0.1, settings));
       expect(stepToFailure(sim, step)).toMatch(new RegExp(`step ${step} failed`));
       const state = sim.state();
-      const twin = loadModel(servoPendulum(integrator, { kp, kd }, 0.1));
+      const twin = loadModel(servoPendulum(integrator, { kp, kd }, 0.1, settings));
       twin.step(step - 1);
       expect(state).toEqual(twin.state());
       if (step === 1) {

@@ -56,3 +56,55 @@ describe("Rayleigh damping's work is booked as the scheme weighs its force", () 
       expect(worst).toBeLessThan(1e-10 * e0);
     });
 });
+
+describe("Rayleigh mass damping of a body turning on a hinge, its rotation in angular momentum", () => {
+  // A 2 kg rod, principal inertia (0.001, 0.06, 0.06) kg·m², hinged at its centre about z
+  // and spun at 5 rad/s, no gravity: the symmetric joints take its rotational rows in
+  // angular momentum (AccelerationStepper.momentumRows, the body's world inertia turning).
+  // About the fixed principal axis I ω̇ = −r_M I ω, which the trapezoidal rule steps as
+  // ω_{n+1} = ω_n (1 − h r_M/2)/(1 + h r_M/2); ½ I ω² is all the energy, the damping's
+  // booked work its whole change. Before, generalized-alpha's memory (endFreeRates) carried
+  // the rotation's free acceleration without the damping torque, so the next step's start
+  // share left it out: 3.89 rad/s after 200 steps for 3.03, energy.error +0.29 J of 0.75 J
+  // (newmark at its defaults, which takes these steps, alike)
+  const I = 0.06;
+  const h = 0.005;
+  const rM = 0.5;
+  const omega = 5;
+  for (const integrator of ["generalized-alpha", "newmark"])
+    it(`${integrator}: the rate by the trapezoid's recurrence, energy.error rounding's, over 200 steps`, () => {
+      const sim = loadModel({
+        gravity: [0, 0, 0],
+        bodies: [
+          {
+            id: "rod",
+            mass: 2,
+            position: [0, 0, 0],
+            inertia: [0.001, I, I],
+            angularVelocity: [0, 0, omega],
+          },
+        ],
+        joints: [
+          {
+            id: "pin",
+            type: "revolute",
+            a: { body: "ground" },
+            b: { body: "rod", point: [0, 0, 0] },
+            axis: [0, 0, 1],
+          },
+        ],
+        solver: { integrator, dt: h, rayleighMass: rM },
+      });
+      const factor = (1 - (h * rM) / 2) / (1 + (h * rM) / 2);
+      let rate = omega;
+      for (let n = 0; n < 200; n++) {
+        sim.step(1);
+        rate *= factor;
+        const s = sim.state();
+        // measured within 6e-14 rad/s, 1.1e-14 J and 2.7e-15 J
+        expect(Math.abs(s.joints[0].rates[0] - rate)).toBeLessThan(1e-12);
+        expect(Math.abs(s.energy.kinetic - 0.5 * I * rate * rate)).toBeLessThan(1e-12);
+        expect(Math.abs(s.energy.error)).toBeLessThan(1e-12);
+      }
+    });
+});

@@ -77,6 +77,7 @@ function gyroscope(integrator: string) {
 const CASES = [
   ["moreau-jean", 1e-9, 1e-3, 0.05, 0.2],
   ["generalized-alpha", 1e-9, 1e-3, 0.05, 0.2],
+  ["newmark", 1e-9, 1e-3, 0.05, 0.2],
   ["symplectic-euler", 1e-9, 3e-3, 0.1, 2],
   ["articulated", 1e-6, 1e-4, 0.01, 1e-3],
 ] as const;
