@@ -41,7 +41,11 @@ const health: FastifyPluginAsyncZod = async (app) => {
       reply.code(ready ? 200 : 503);
       return {
         ready,
-        workers: { total, alive },
+        workers: {
+          total,
+          alive,
+          failing: sessions.pool.startErrors().filter((e): e is string => e !== null),
+        },
         sessions: sessions.size,
         closing: sessions.isClosing,
         persistence,

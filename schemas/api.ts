@@ -405,7 +405,7 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({
       description:
-        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, insufficient_memory, cluster_unavailable, internal",
+        "invalid_request, invalid_model, invalid_urdf, unsupported_urdf, unauthorized, not_found, conflict, misdirected_request, payload_too_large, unsupported_media_type, too_many_sessions, too_many_subscribers, rate_limited, diverged, solver_error, timeout, worker_crashed, shutting_down, insufficient_memory, cluster_unavailable, worker_unavailable, internal",
     }),
     message: z.string(),
     details: z.unknown().optional(),
@@ -419,7 +419,14 @@ export const Health = z
 export const Readiness = z
   .object({
     ready: z.boolean(),
-    workers: z.object({ total: z.number().int(), alive: z.number().int() }),
+    workers: z.object({
+      total: z.number().int(),
+      alive: z.number().int(),
+      failing: z.array(z.string()).meta({
+        description:
+          "why the workers that are not running failed to start (each retried with back-off; /ready 503 meanwhile)",
+      }),
+    }),
     sessions: z.number().int(),
     closing: z.boolean(),
     persistence: z.object({ ok: z.boolean(), error: z.string().nullable() }).nullable().meta({

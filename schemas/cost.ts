@@ -57,7 +57,7 @@ export interface SystemModel {
  * dynamic rigid body, 3 per fem node (its fixed nodes included: a bound); rows: the
  * joints', one per motor, 3 per fem attachment.
  */
-function systemSize(model: SystemModel): { dofs: number; rows: number } {
+export function systemSize(model: SystemModel): { dofs: number; rows: number } {
   let dofs = 0;
   let rows = model.motors.length;
   for (const b of model.bodies) if (!b.fixed) dofs += b.kind === "particle" ? 3 : 6;

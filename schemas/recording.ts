@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { TimedInput } from "./input";
 import { StoredModel } from "./model";
-import { SimulationSnapshot } from "./snapshot";
+import { RecordingSince, SimulationSnapshot } from "./snapshot";
 import { State } from "./state";
 
 export const RECORDING_FORMAT = "moreau.recording";
@@ -19,23 +19,12 @@ export const RECORDING_VERSION = 1;
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest");
 
-/**
- * Why a session's recording starts where it does: the session was `created` from a model,
- * opened from a client's `snapshot` or `recording`, is a `fork`, was `restored` from its
- * checkpoint (a worker loss's rebuild, a server restart, a cluster takeover: the inputs
- * before the checkpoint are not in it), `reset`, or an `assembly` was applied. Each of
- * them starts a new recording (the engine's log: Simulation.restartRecording).
- */
-export const RecordingCause = z
-  .enum(["created", "snapshot", "recording", "fork", "restored", "reset", "assembly"])
-  .meta({ id: "RecordingCause" });
-export type RecordingCauseName = z.infer<typeof RecordingCause>;
-
-export const RecordingSince = z.strictObject({
-  cause: RecordingCause,
-  at: z.string().meta({ description: "ISO 8601: when the recording started" }),
-});
-export type RecordingSinceOut = z.infer<typeof RecordingSince>;
+export {
+  RecordingCause,
+  type RecordingCauseName,
+  RecordingSince,
+  type RecordingSinceOut,
+} from "./snapshot";
 
 export const Recording = z
   .strictObject({
@@ -53,7 +42,7 @@ export const Recording = z
     }),
     since: RecordingSince.optional().meta({
       description:
-        "what started this recording and when (GET /v1/sessions/:id/recording writes it; ignored when a recording is posted): a recording covers its session from its last creation, restore, reset or applied assembly, not before",
+        "what started this recording and when (GET /v1/sessions/:id/recording writes it; ignored when a recording is posted): a recording covers its session from its creation, last reset or applied assembly, across restores from its checkpoints (a worker loss's rebuild, a restart, a takeover), forks and snapshots",
     }),
     end: z.strictObject({
       step: z.number().int().nonnegative(),

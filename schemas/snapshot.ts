@@ -69,6 +69,44 @@ const ContactMemory = z
   ])
   .meta({ description: "the contact module's warm-start memory (nonsmooth contact; null: none)" });
 
+/**
+ * Why a session's recording starts where it does: the session was `created` from a model,
+ * opened from a client's `snapshot` or `recording`, is a `fork`, was `restored` from a
+ * checkpoint that carried no recording (one written before 2026-12-07), `reset`, or an
+ * `assembly` was applied. A restore from a checkpoint (a worker loss's rebuild, a server
+ * restart, a cluster takeover), a fork and a client's snapshot carry the recording on
+ * (RecordingHistory): they start none of their own.
+ */
+export const RecordingCause = z
+  .enum(["created", "snapshot", "recording", "fork", "restored", "reset", "assembly"])
+  .meta({ id: "RecordingCause" });
+export type RecordingCauseName = z.infer<typeof RecordingCause>;
+
+export const RecordingSince = z.strictObject({
+  cause: RecordingCause,
+  at: z.string().meta({ description: "ISO 8601: when the recording started" }),
+});
+export type RecordingSinceOut = z.infer<typeof RecordingSince>;
+
+/**
+ * The session's recording up to a snapshot (schemas/recording.ts without its model and
+ * end): its start, every input and patch since (those then still pending at their later
+ * steps) and what started it. Kept in every snapshot a server writes (its checkpoints, GET
+ * snapshot), outside the checksum (the recording's end hash checks a replay); a session
+ * restored from the snapshot records on from it, so its recording spans the restore.
+ */
+export const RecordingHistory = z
+  .strictObject({
+    start: z
+      .lazy(() => SimulationSnapshot)
+      .nullable()
+      .meta({ description: "the recording's start (null: the model's initial state, t = 0)" }),
+    inputs: z.array(TimedInput).max(100_000),
+    since: RecordingSince,
+  })
+  .meta({ id: "RecordingHistory" });
+export type RecordingHistorySpec = z.output<typeof RecordingHistory>;
+
 export const SimulationSnapshot = z
   .strictObject({
     format: z.literal(SIMULATION_SNAPSHOT_FORMAT, {
@@ -333,8 +371,14 @@ export const SimulationSnapshot = z
       .optional()
       .meta({
         description:
-          "sha256 of the whole document's canonical JSON (keys sorted) without this field; absent in older snapshots (then not checked)",
+          "sha256 of the whole document's canonical JSON (keys sorted) without this field and `recording`; absent in older snapshots (then not checked)",
       }),
+    get recording() {
+      return RecordingHistory.optional().meta({
+        description:
+          "the session's recording up to this snapshot (a server's snapshots carry it; not in the checksum): a session resumed from it records on from it, its recording spanning the restore",
+      });
+    },
   })
   .meta({ id: "SimulationSnapshot" });
 

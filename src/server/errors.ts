@@ -45,6 +45,9 @@ export function clip(text: string, max: number): string {
  *   503 cluster_unavailable  REDIS_URL: the session lives on another node and Redis (which
  *                          says where) is unreachable, or no node could take it over yet
  *                          (Retry-After)
+ *   503 worker_unavailable  no solver worker can take the request: the one it needs (its
+ *                          session's, or any for a new session) failed to start and is
+ *                          retried with back-off; the message names the cause (Retry-After)
  *   504 timeout            the request passed REQUEST_TIMEOUT_MS
  *
  * and, before any route sees the request (Node's HTTP parser; the connection is closed):
@@ -89,6 +92,7 @@ export type ErrorCode =
   | "shutting_down"
   | "insufficient_memory"
   | "cluster_unavailable"
+  | "worker_unavailable"
   | "timeout"
   | "request_timeout"
   | "headers_too_large";
@@ -115,6 +119,7 @@ const STATUS: Record<ErrorCode, number> = {
   shutting_down: 503,
   insufficient_memory: 507,
   cluster_unavailable: 503,
+  worker_unavailable: 503,
   timeout: 504,
   request_timeout: 408,
   headers_too_large: 431,
@@ -283,6 +288,10 @@ export function installErrorHandlers(app: FastifyInstance, opts: ErrorHandlerOpt
     // the reason as a field of its own: a "msg" field would be a second msg key on the line
     else req.log.info({ code: api.code, reason: api.message }, "request rejected");
     if (tooLarge && maxDrainBytes > 0) drainRefusedBody(req, reply, maxDrainBytes);
+    // a refusal that passes (worker_unavailable, cluster_unavailable) says when to retry
+    const retryAfterMs = (api.details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    if (typeof retryAfterMs === "number" && api.statusCode === 503)
+      reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     reply.code(api.statusCode).type("application/json").send(JSON.stringify(api.toJSON()));
   });
   app.setNotFoundHandler((req, reply) => {

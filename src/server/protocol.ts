@@ -90,8 +90,11 @@ export type WorkerRequestBody =
   | { kind: "importUrdf"; body: Uint8Array; maxBodies: number }
   | { kind: "delete"; sessionId: string }
   | { kind: "snapshot"; sessionId: string; encoding: FrameEncoding }
-  /** The session's engine snapshot (schemas/snapshot.ts) as JSON bytes. */
-  | { kind: "export"; sessionId: string }
+  /**
+   * The session's engine snapshot (schemas/snapshot.ts) as JSON bytes; `recording`: with the
+   * recording so far (a checkpoint's, which a restore carries on: recording-history.ts)
+   */
+  | { kind: "export"; sessionId: string; recording?: boolean }
   /** A session from an engine snapshot, with the status it had (running comes back paused). */
   | {
       kind: "restore";
@@ -108,7 +111,8 @@ export type WorkerRequestBody =
        * rebuild after a worker loss, placed within the budget by the event loop), never
        * refused for want of room: its acknowledged work is not lost to an estimate. On
        * `restore` it also tells the session's own checkpoint from a fork: the cause its
-       * recording names (schemas/recording.ts since: restored, fork).
+       * recording names (schemas/recording.ts since: restored, fork), and only its own
+       * checkpoint's recording is carried on (recording-history.ts; a fork starts its own).
        */
       admit?: false;
     }

@@ -129,6 +129,7 @@ export class SessionManager {
       {
         onEvent: (w, ev) => this.events.handle(w, ev),
         onWorkerLost: (w, reason) => this.recovery.onWorkerLost(w, reason),
+        onWorkerReady: (w) => this.recovery.onWorkerReady(w),
       },
       log,
     );

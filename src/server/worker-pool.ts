@@ -80,6 +80,13 @@ export interface PoolHandlers {
   onEvent(worker: number, event: WorkerEvent): void;
   /** The worker at `index` died or was stopped; a fresh one replaces it. */
   onWorkerLost(worker: number, reason: string): void;
+  /** The worker at `index` has started (a replacement too): sessions waiting for one may go there. */
+  onWorkerReady?(worker: number): void;
+}
+
+/** The back-off (ms) before the next start of a worker that failed `failures` starts in a row. */
+export function startBackoffMs(failures: number): number {
+  return Math.min(30_000, 250 * 2 ** failures);
 }
 
 interface Pending {
@@ -119,6 +126,11 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
   private readonly startFailures: number[] = [];
+  /** per index: why its last start failed (null: it started), and when (Date.now()) the next is tried */
+  private readonly startError: (string | null)[] = [];
+  private readonly nextStartAt: number[] = [];
+  /** test hook (testHooks): the indices whose workers start at a script that does not exist */
+  private readonly brokenStarts = new Set<number>();
   /** busy ms of the retired workers, per index */
   private readonly retiredActive: number[] = [];
   private watchdog: ReturnType<typeof setInterval> | null = null;
@@ -166,7 +178,10 @@ export class WorkerPool {
       sessionMemoryBytes: workerBudgetBytes(this.config),
       recordingStatesMaxBytes: this.config.recordingStatesMaxBytes,
     };
-    const worker = new Worker(workerEntry(), {
+    const entry = this.brokenStarts.has(index)
+      ? new URL("./no-such-worker-for-test.mjs", import.meta.url)
+      : workerEntry();
+    const worker = new Worker(entry, {
       workerData: init,
       execArgv: [],
       name: `moreau-solver-${index}`,
@@ -208,7 +223,10 @@ export class WorkerPool {
         else p.reject(new WorkerFailure(msg.error, msg.session));
       } else if (msg.kind === "ready") {
         slot.alive = true;
+        this.startFailures[index] = 0;
+        this.startError[index] = null;
         markReady();
+        this.handlers.onWorkerReady?.(index);
       } else this.handlers.onEvent(index, msg);
     });
     worker.on("error", (err) => {
@@ -333,18 +351,54 @@ export class WorkerPool {
     this.replace(slot.index, `${why}; it was restarted`);
   }
 
-  /** The live worker at `index`, waiting for a starting or replacement one. */
+  /**
+   * The live worker at `index`, waiting for a starting or replacement one — unless its
+   * replacement failed to start (a broken worker script, an exit at once): then 503
+   * `worker_unavailable` at once, naming the cause and when the next start is tried
+   * (Retry-After), while the pool goes on trying with back-off. Until 2026-12-07 a request
+   * waited for three starts and failed with 500 `worker_crashed`.
+   */
   private async live(index: number): Promise<Slot> {
     for (let attempt = 0; attempt < 3; attempt++) {
       if (this.closed) throw new ApiError("shutting_down", "the server is shutting down");
       const slot = this.slots[index];
       if (!slot) throw new ApiError("internal", `no worker ${index}`);
       if (slot.alive) return slot;
+      if ((this.startFailures[index] ?? 0) > 0) throw this.unavailable(index);
       await slot.ready.catch(() => undefined);
     }
     const slot = this.slots[index];
     if (slot?.alive) return slot;
-    throw new ApiError("worker_crashed", `solver worker ${index} is not available`);
+    throw this.unavailable(index);
+  }
+
+  /** Why worker `index` cannot take requests now (its start failing), as a 503 with Retry-After. */
+  unavailable(index: number): ApiError {
+    const cause = this.startError[index] ?? `solver worker ${index} is not running`;
+    // the next start, and about a second for it to load the engine
+    const retryAfterMs = Math.max(1000, (this.nextStartAt[index] ?? 0) - Date.now() + 1000);
+    return new ApiError(
+      "worker_unavailable",
+      `no solver worker can take this request now: ${cause}; the server retries starting it with back-off (next in ${Math.ceil(retryAfterMs / 1000)} s)`,
+      { worker: index, cause, retryAfterMs },
+    );
+  }
+
+  /** Why a worker's starts fail, per index (null: it started); /ready reports them. */
+  startErrors(): (string | null)[] {
+    return Array.from({ length: this.config.workers }, (_, i) =>
+      this.slots[i]?.alive ? null : (this.startError[i] ?? null),
+    );
+  }
+
+  /**
+   * Test hook (testHooks): the workers at `index` start at a script that does not exist
+   * (`broken`) or as usual again: a replacement that cannot start.
+   */
+  breakStartsForTest(index: number, broken: boolean): void {
+    if (!this.config.testHooks) throw new Error("breakStartsForTest needs testHooks");
+    if (broken) this.brokenStarts.add(index);
+    else this.brokenStarts.delete(index);
   }
 
   notify(index: number, notice: WorkerNotice): void {
@@ -388,17 +442,43 @@ export class WorkerPool {
       // exponential back-off instead of in a tight loop
       const failures = wasAlive ? 0 : (this.startFailures[index] ?? 0) + 1;
       this.startFailures[index] = failures;
-      const respawn = () => {
-        if (this.closed || this.slots[index] !== slot) return;
-        this.slots[index] = this.spawn(index);
-        this.slots[index].ready.catch((err) =>
-          this.log.error({ err, worker: index }, "replacement worker failed to start"),
-        );
-      };
-      if (failures === 0) respawn();
-      else setTimeout(respawn, Math.min(30_000, 250 * 2 ** failures)).unref();
+      if (failures > 0) this.startError[index] = reason;
+      this.respawn(index, slot, failures);
     }
     if (wasAlive) this.handlers.onWorkerLost(index, reason);
+  }
+
+  /**
+   * Starts the replacement of `slot` at `index`, at once after a loss (`failures` 0), else
+   * after startBackoffMs. A Worker that cannot even be constructed counts as a failed start
+   * and is retried the same way (thrown from a timer, it would end the process).
+   */
+  private respawn(index: number, slot: Slot, failures: number): void {
+    const start = () => {
+      if (this.closed || this.slots[index] !== slot) return;
+      try {
+        this.slots[index] = this.spawn(index);
+      } catch (err) {
+        const n = (this.startFailures[index] ?? 0) + 1;
+        this.startFailures[index] = n;
+        this.startError[index] =
+          `solver worker ${index} could not be started: ${(err as Error)?.message ?? err}`;
+        this.log.error({ err, worker: index }, "replacement worker could not be started");
+        this.respawn(index, slot, n);
+        return;
+      }
+      this.slots[index].ready.catch((err) =>
+        this.log.error({ err, worker: index }, "replacement worker failed to start"),
+      );
+    };
+    if (failures === 0) {
+      this.nextStartAt[index] = Date.now();
+      start();
+      return;
+    }
+    const delay = startBackoffMs(failures);
+    this.nextStartAt[index] = Date.now() + delay;
+    setTimeout(start, delay).unref();
   }
 
   /** Terminates worker `index` (stuck or on request): it is replaced, its sessions lost. */

@@ -37,10 +37,14 @@
 import { getHeapStatistics } from "node:v8";
 import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
-import { issuesSummary, underPath } from "../../schemas/issues";
+import { issuesOf, issuesSummary, underPath } from "../../schemas/issues";
 import type { ModelSpec } from "../../schemas/model";
 import type { RecordingCauseName, RecordingSinceOut, RecordingSpec } from "../../schemas/recording";
-import { MAX_PENDING_INPUTS } from "../../schemas/snapshot";
+import {
+  MAX_PENDING_INPUTS,
+  RecordingHistory,
+  type RecordingHistorySpec,
+} from "../../schemas/snapshot";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import { UrdfImportBody } from "../../schemas/urdf";
 import {
@@ -53,7 +57,6 @@ import {
   ParameterError,
   parseRecording,
   RecordingError,
-  recordingOf,
   replayRecording,
   type Simulation,
   type SimulationSnapshotSpec,
@@ -82,6 +85,7 @@ import {
   type WorkerRequest,
   type WorkerResult,
 } from "./protocol";
+import { sessionRecording, snapshotWithHistory, splitHistory } from "./recording-history";
 import { parseModelBody } from "./request-body";
 import { engineSnapshotBytes } from "./sessions/checkpoints";
 import { mib, noRoomInfo, RECORDED_INPUT_BYTES, sessionMemoryBytes } from "./sessions/memory";
@@ -155,6 +159,11 @@ class WorkerSession {
   throwOnStep: string | null = null;
   /** what started its recording and when (schemas/recording.ts RecordingSince) */
   since: RecordingSinceOut = { cause: "created", at: new Date().toISOString() };
+  /**
+   * its recording before the simulation's own began, at the restore from a snapshot that
+   * carried it (recording-history.ts): null when the engine's recording is the whole of it
+   */
+  history: RecordingHistorySpec | null = null;
   constructor(
     readonly id: string,
     readonly sim: Simulation,
@@ -294,15 +303,26 @@ export class WorkerRuntime {
         case "export":
           // a read: between two chunks the simulation is at a step boundary
           s = this.get(msg.sessionId);
-          result = { kind: "exported", bytes: engineSnapshotBytes(s.sim.snapshot()) };
+          result = {
+            kind: "exported",
+            bytes: engineSnapshotBytes(msg.recording ? this.exportOf(s) : s.sim.snapshot()),
+          };
           break;
         case "restore": {
           const { sessionId, snapshot, status, message } = msg;
           s = this.underDeadline("restoring the session", () =>
-            this.restore(sessionId, snapshot, status, message, false, msg.admit !== false),
+            this.restore(
+              sessionId,
+              snapshot,
+              status,
+              message,
+              false,
+              msg.admit !== false,
+              msg.admit === false,
+            ),
           );
           // admitted once (admit false): its own checkpoint coming back; else a fork
-          s.since = since(msg.admit === false ? "restored" : "fork");
+          s.since = s.history?.since ?? since(msg.admit === false ? "restored" : "fork");
           result = this.created(s, msg.name);
           break;
         }
@@ -414,7 +434,7 @@ export class WorkerRuntime {
             lagResets: s.run.lagResets,
           }
         : null,
-      recordedInputs: s.sim.recordedInputs().entries,
+      recordedInputs: recordedInputs(s),
     };
   }
 
@@ -510,7 +530,15 @@ export class WorkerRuntime {
     if (body.snapshot !== undefined) {
       const { session, simulation } = body.snapshot;
       return {
-        session: this.restore(id, simulation, session.status, session.message, bounded, bounded),
+        session: this.restore(
+          id,
+          simulation,
+          session.status,
+          session.message,
+          bounded,
+          bounded,
+          false,
+        ),
         name: session.name,
         cause: "snapshot",
       };
@@ -599,7 +627,7 @@ export class WorkerRuntime {
   private heldBytes(): number {
     let held = 0;
     for (const s of this.sessions.values())
-      held += s.memoryBytes + RECORDED_INPUT_BYTES * s.sim.recordedInputs().entries;
+      held += s.memoryBytes + RECORDED_INPUT_BYTES * recordedInputs(s);
     return held;
   }
 
@@ -703,20 +731,24 @@ export class WorkerRuntime {
     message: string | null,
     client: boolean,
     bounded: boolean,
+    /** its own checkpoint: the recording it carries is carried on (else its own starts here) */
+    carry: boolean,
   ): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
     let sim: Simulation;
     let bytes = 0;
+    let history: RecordingHistorySpec | null = null;
     try {
-      // a fork sends the source's snapshot as its JSON bytes
-      sim = loadSnapshot(
+      // a fork and an in-memory checkpoint send the snapshot as its JSON bytes
+      const split = splitHistory(
         snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
-        (snap) => {
-          if (client) this.checkRestoredPending(snap);
-          bytes = this.admit(snap.model, bounded);
-        },
       );
+      if (carry) history = historyFor(split.engine, split.history);
+      sim = loadSnapshot(split.engine, (snap) => {
+        if (client) this.checkRestoredPending(snap);
+        bytes = this.admit(snap.model, bounded);
+      });
     } catch (err) {
       if (err instanceof DeadlineExceeded || err instanceof Failure) throw err;
       if (err instanceof SnapshotError) {
@@ -738,9 +770,15 @@ export class WorkerRuntime {
       });
     }
     const s = this.keep(id, sim, bytes, "invalid_request", ["snapshot", "simulation"], false);
+    s.history = history;
     s.status = status === "running" ? "paused" : status;
     s.message = s.status === "diverged" || s.status === "error" ? message : null;
     return s;
+  }
+
+  /** The session's snapshot with its recording so far (recording-history.ts). */
+  private exportOf(s: WorkerSession): SimulationSnapshotSpec {
+    return snapshotWithHistory(s.sim, s.history, s.since);
   }
 
   private stateBytes(s: WorkerSession): Uint8Array {
@@ -1094,7 +1132,7 @@ export class WorkerRuntime {
   private postCheckpoint(s: WorkerSession): void {
     s.checkpointWait = s.sim.stepCount;
     s.checkpointWaitEnd = performance.now() + (this.init.checkpointWaitMs ?? CHECKPOINT_WAIT_MS);
-    const engine = engineSnapshotBytes(s.sim.snapshot());
+    const engine = engineSnapshotBytes(this.exportOf(s));
     this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
       engine.buffer as ArrayBuffer,
     ]);
@@ -1135,6 +1173,7 @@ export class WorkerRuntime {
     this.stopRun(s);
     s.sim.reset();
     s.since = since("reset");
+    s.history = null;
     s.status = "ready";
     s.message = null;
     s.throwOnStep = null;
@@ -1234,9 +1273,9 @@ export class WorkerRuntime {
     every: number | null,
     maxSteps: number,
   ): Promise<WorkerResult> {
-    let rec: ReturnType<typeof recordingOf>;
+    let rec: ReturnType<typeof sessionRecording>;
     try {
-      rec = recordingOf(s.sim);
+      rec = sessionRecording(s.sim, s.history, s.since);
     } catch (err) {
       throw new Failure({
         code: "conflict",
@@ -1262,10 +1301,10 @@ export class WorkerRuntime {
           details: { session: s.id },
         });
       // JSON.stringify({ ...rec, since, states }), the states' texts already made
-      const head = JSON.stringify({ ...rec, since: s.since }).slice(0, -1);
+      const head = JSON.stringify(rec).slice(0, -1);
       return { kind: "exported", bytes: utf8.encode(`${head},"states":[${states.join(",")}]}`) };
     }
-    return { kind: "exported", bytes: utf8.encode(JSON.stringify({ ...rec, since: s.since })) };
+    return { kind: "exported", bytes: utf8.encode(JSON.stringify(rec)) };
   }
 
   /**
@@ -1297,7 +1336,7 @@ export class WorkerRuntime {
    */
   private async replayStates(
     s: WorkerSession,
-    rec: ReturnType<typeof recordingOf>,
+    rec: ReturnType<typeof sessionRecording>,
     every: number,
   ): Promise<{ states: string[]; matches: boolean }> {
     const limit = this.init.stepLimitMs;
@@ -1450,6 +1489,7 @@ export class WorkerRuntime {
     // (Simulation.assemble: UNSUPPORTED_CONTACTS leaves the state and the recording)
     if (apply && (result as { exitFlag?: string }).exitFlag !== "UNSUPPORTED_CONTACTS") {
       s.since = since("assembly");
+      s.history = null;
       this.emitForced(s);
     }
     return {
@@ -1564,6 +1604,31 @@ function recordingPending(rec: RecordingSpec): number {
   let later = 0;
   for (const e of rec.inputs) if (e.step > start) later++;
   return (rec.start?.controls?.pending.length ?? 0) + later;
+}
+
+/**
+ * The recording a snapshot carries (SimulationSnapshot.recording), validated as a client's
+ * would be (a checkpoint held in memory comes unparsed): SnapshotError at ["recording", …]
+ * when it is malformed or starts from a snapshot of another model.
+ */
+function historyFor(engine: unknown, history: unknown): RecordingHistorySpec | null {
+  if (history === null) return null;
+  const r = RecordingHistory.safeParse(history);
+  if (!r.success) throw new SnapshotError(underPath(["recording"], issuesOf(r.error)));
+  const model = (engine as { model?: unknown } | null)?.model;
+  if (r.data.start !== null && JSON.stringify(r.data.start.model) !== JSON.stringify(model))
+    throw new SnapshotError([
+      {
+        path: ["recording", "start", "model"],
+        message: "the recording's start is a snapshot of another model",
+      },
+    ]);
+  return r.data;
+}
+
+/** The inputs and patches a session's recording holds: its history's and the simulation's. */
+function recordedInputs(s: WorkerSession): number {
+  return (s.history?.inputs.length ?? 0) + s.sim.recordedInputs().entries;
 }
 
 /** A recording started now by `cause` (WorkerSession.since). */

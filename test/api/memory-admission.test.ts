@@ -17,6 +17,7 @@ import { join } from "node:path";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { clothModel } from "../../bench/scenes";
+import type { ModelInput } from "../../schemas/model";
 import { loadModel } from "../../src/engine/index";
 import { lightestWithRoom, sessionMemoryBytes } from "../../src/server/sessions/memory";
 import { bowlMesh } from "../support/bowl";
@@ -236,7 +237,9 @@ describe("sessionMemoryBytes (the estimate)", () => {
     // a pendulum: a body on a revolute joint, driven by a motor, with an actuator on a
     // second pendulum and two sensors; measured per item (memory.ts, heap and ArrayBuffers):
     // a rigid body 6.0 KB, a revolute joint 20.5–22.3 KB, a motor 4.0–8.5 KB, a sensor
-    // under 0.1 KB (0.28 KiB of heap alone), an actuator 3.0–3.1 KB
+    // under 0.1 KB (0.28 KiB of heap alone), an actuator 3.0–3.1 KB, and the stiff-rate
+    // correction once taken: one set of 8 (2 n + m) B and 4 KiB for the servo, and
+    // 8 (4 n + k² + 4 k) of scratch (n = 12 dofs, m = 2·5 + 1 rows, the motor's, k = 1)
     const pin = (i: number) => ({
       id: `j${i}`,
       type: "revolute" as const,
@@ -263,7 +266,14 @@ describe("sessionMemoryBytes (the estimate)", () => {
       ],
     }).model;
     expect(sessionMemoryBytes(model)).toBe(
-      192 * 1024 + 2 * 6 * 1024 + 2 * 22.5 * 1024 + 9 * 1024 + 3.25 * 1024 + 2 * 320,
+      192 * 1024 +
+        2 * 6 * 1024 +
+        2 * 22.5 * 1024 +
+        9 * 1024 +
+        3.25 * 1024 +
+        2 * 320 +
+        (8 * (2 * 12 + 11) + 4096) +
+        8 * (4 * 12 + 1 + 4),
     );
   });
 
@@ -368,10 +378,14 @@ describe("motors, actuators and joint limits counted as measured", () => {
       expect(ratio).toBeGreaterThan(0.7);
       expect(ratio).toBeLessThan(1.3);
     }
-    // 500 actuators: 192 KiB + 500 (6 KiB + 22.5 KiB + 3.25 KiB); 500 limits the same with
-    // 2.5 KiB each: linear in the model
+    // 500 actuators: 192 KiB + 500 (6 KiB + 22.5 KiB + 3.25 KiB), and the stiff-rate
+    // correction's one set and scratch (torque actuators: no rate gain, k = 0; n = 3 000
+    // dofs, m = 2 500 rows); 500 limits the same with 2.5 KiB each: linear in the model
     expect(sessionMemoryBytes(hinges(500, "actuator"))).toBe(
-      192 * 1024 + 500 * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024),
+      192 * 1024 +
+        500 * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024) +
+        (8 * (2 * 3000 + 2500) + 4096) +
+        8 * 4 * 3000,
     );
     expect(sessionMemoryBytes(hinges(500, "limit"))).toBe(
       192 * 1024 + 500 * (6 * 1024 + 22.5 * 1024 + 2.5 * 1024),
@@ -398,5 +412,110 @@ describe("lightestWithRoom (placement of new and rebuilt sessions)", () => {
     expect(
       lightestWithRoom([0, 5, 3], [5 * MiB, 5 * MiB, 5 * MiB], 2 * MiB, 6 * MiB, live),
     ).toBeNull();
+  });
+});
+
+describe("the stiff-rate correction's buffers count once it may be taken", () => {
+  /**
+   * A hanging chain of `n` links (hinges about x and y in turn), a position servo on each
+   * at k_p, k_d = 0, the first joint commanded 0.5 rad, generalized-alpha at 5 ms: at
+   * k_p = 1e8 (h √(k_p/I) ≫ 1) its Newton solves contract slowly and take the correction
+   * (src/engine/integrators/stiff-rates.ts), which then reads every servo.
+   */
+  const stiffChain = (n: number, type: "position" | "torque" = "position") => {
+    const bodies = [];
+    const joints = [];
+    for (let i = 0; i < n; i++) {
+      bodies.push({
+        id: `l${i}`,
+        mass: 1,
+        inertia: [0.021, 0.021, 0.002],
+        position: [0, 0, -0.25 - 0.5 * i],
+      });
+      joints.push({
+        id: `j${i}`,
+        type: "revolute",
+        a: i === 0 ? { body: "ground" } : { body: `l${i - 1}`, point: [0, 0, -0.25] },
+        b: { body: `l${i}`, point: [0, 0, 0.25] },
+        axis: i % 2 === 0 ? [1, 0, 0] : [0, 1, 0],
+      });
+    }
+    const actuators = joints.map((j) =>
+      type === "torque"
+        ? { id: `s${j.id}`, joint: j.id, type, effort: 0 }
+        : { id: `s${j.id}`, joint: j.id, type, target: 0, kp: 1e8, kd: 0 },
+    );
+    return loadModel({
+      gravity: [0, 0, -9.81],
+      bodies,
+      joints,
+      actuators,
+      solver: { integrator: "generalized-alpha", dt: 0.005 },
+    } as ModelInput);
+  };
+
+  it("20 stiff servos: the estimate holds the correction's 8 (2n + m) B a servo and its scratch, at least what a run takes", () => {
+    const sim = stiffChain(20);
+    sim.schedule([{ type: "actuator", id: "sj0", value: 0.5 }]);
+    sim.step(3);
+    // what the correction holds after the steps (the typed arrays' bytes it made)
+    const sr = (sim as unknown as { stepper: { stiffRates: Record<string, unknown> } }).stepper
+      .stiffRates;
+    let held = 0;
+    for (const key of ["g", "za", "zl"])
+      for (const a of sr[key] as Float64Array[]) held += a.byteLength;
+    const sets = (sr.g as Float64Array[]).length;
+    for (const key of [
+      "small",
+      "rhs",
+      "solution",
+      "plus",
+      "minus",
+      "column",
+      "heldA",
+      "heldAccel",
+      "yz",
+    ])
+      held += (sr[key] as Float64Array).byteLength;
+    // every servo read: 20 sets of n = 120 dofs, m = 100 rows
+    expect(sets).toBe(20);
+    // the estimate's share: n = 6·20 dofs, m = 5·20 rows, k = 20 servos; one set (and 4 KiB
+    // of its arrays' objects) per servo, at most the actuators, and 8 (4n + k² + 4k) of scratch
+    const [n, m, k] = [120, 100, 20];
+    const share = k * (8 * (2 * n + m) + 4096) + 8 * (4 * n + k * k + 4 * k);
+    const linear = 192 * 1024 + k * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024);
+    expect(sessionMemoryBytes(sim.model)).toBe(linear + share);
+    // before: the linear part alone, the correction's 61 KB (54 400 B of sets, 7 680 of
+    // scratch) not in it
+    expect(held).toBe(20 * 8 * (2 * n + m) + 8 * (4 * n + k * k + 4 * k));
+    // the typed arrays' bytes exactly, and 4 KiB a servo for their objects
+    expect(share - held).toBe(20 * 4096);
+  });
+
+  it("torque actuators take one set between them (no rate gain), and a model without joints none", () => {
+    // n = 120, m = 100: one set and the scratch with k = 0
+    expect(sessionMemoryBytes(stiffChain(20, "torque").model)).toBe(
+      192 * 1024 +
+        20 * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024) +
+        (8 * (2 * 120 + 100) + 4096) +
+        8 * 4 * 120,
+    );
+    expect(sessionMemoryBytes(loadModel(fallingBody()).model)).toBe(fallBytes);
+  });
+
+  it("the probe's figures: within 1.5 times what the correction took at 80 and 160 links, never below", () => {
+    // measured (memory.ts; heap + ArrayBuffers after a full GC, three sessions): 3 steps of the
+    // chain at k_p = 1e8 held 0.89 and 4.31 MB more than at k_p = 10 (no correction) at
+    // N = 80 and 160
+    for (const [links, measured] of [
+      [80, 0.89e6],
+      [160, 4.31e6],
+    ] as const) {
+      const share =
+        sessionMemoryBytes(stiffChain(links).model) -
+        (192 * 1024 + links * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024));
+      expect(share / measured).toBeGreaterThanOrEqual(1);
+      expect(share / measured).toBeLessThan(1.5);
+    }
   });
 });

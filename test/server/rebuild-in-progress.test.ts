@@ -66,10 +66,11 @@ describe("a session rebuilt after a worker loss", () => {
     // and it steps on there by the recurrence
     const st = await step(app, a, 4);
     expect(st.bodies[0].position[0]).toBeCloseTo(springParticleRecurrence({}, 4).x, 12);
-    // its recording restarted at the checkpoint, and says so
+    // its recording spans the rebuild: the creation's, from t = 0 (until 2026-12-07 it
+    // restarted at the checkpoint: "restored", its start the checkpoint's state)
     const rec = await request(app.server).get(`/v1/sessions/${a}/recording`).expect(200);
-    expect(rec.body.since.cause).toBe("restored");
-    expect(rec.body.start.step).toBe(0);
+    expect(rec.body.since.cause).toBe("created");
+    expect(rec.body.start).toBeNull();
     for (const id of [a, b]) await request(app.server).delete(`/v1/sessions/${id}`).expect(204);
   });
 

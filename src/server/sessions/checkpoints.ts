@@ -387,7 +387,8 @@ export class Checkpoints {
         if (exporting) {
           rec.lastCheckpointStep = rec.step;
           try {
-            const exported = await this.calls.exportAt(rec, false);
+            // with the recording so far, which a restore from it carries on
+            const exported = await this.calls.exportAt(rec, false, true);
             engine = exported.bytes;
             // one its worker took before this export is older: superseded
             const cp = rec.workerCheckpoint;

@@ -130,6 +130,7 @@ export class SessionLifecycle {
         lastState: a.result.state,
         lost: false,
         rebuilding: null,
+        awaitingWorker: null,
         losses: [],
         busy: 0,
         owner,

@@ -43,18 +43,26 @@
  * 8 (2 n + m + k) bytes for every actuator, the limit problem (src/engine/actuators/
  * limit-problem.ts) two dense columns of the dofs per bound and three (2L)² matrices, and
  * they were counted so (500 actuated hinges estimated at 49.4 MiB, 500 limited at 83.3).
- * Both are now made as a step uses them, and are not counted: the correction's
- * 8 (2 n + m) bytes a servo it reads (the servos a slowly contracting Newton solve leaves
- * unresolved: the 7-axis arm's, at k_p = 1e8), the limit problem's columns per bound
- * touching, by their nonzeros, and its LCP's count² (with Lemke's tableau) for the bounds
- * touching at once (500 hinges each resting on a bound: about 19 KB a limit).
+ * Both are now made as a step uses them. The limit problem's are not counted: its columns
+ * per bound touching, by their nonzeros, and its LCP's count² (with Lemke's tableau) for
+ * the bounds touching at once (500 hinges each resting on a bound: about 19 KB a limit).
+ * The correction's are (stiffRateBytes), once it may be taken: a model with joints and
+ * actuators, under any integrator (a PATCH may choose one that takes it). Taken, it holds
+ * 8 (2 n + m) bytes for each servo it reads (g and Z's two parts) and 8 (4 n + k² + 4 k)
+ * of scratch and k×k system: measured (probe, heap + ArrayBuffers after a full GC, three
+ * sessions, a warm-up one stepped first) on a hanging chain of N links, each hinge's
+ * position servo at k_p = 1e8, k_d = 0, the first joint commanded 0.5 rad, generalized-alpha
+ * at 5 ms, whose first steps read every servo: 3 steps held 0.89 and 4.31 MB more than the
+ * same chain at k_p = 10 (no correction) at N = 80 and 160, against the buffers' 0.94 and
+ * 3.72 MB (the formula's 10 880 and 21 760 B a servo); uncounted, a session of 160 such
+ * links was estimated 3.7 MB short of its correction alone.
  * A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts).
  *
  * What the budget leaves of the heap is for what is transient: building a model takes
  * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB of heap), and a
  * checkpoint's snapshot text is ~10 MB for that cloth.
  */
-import { isDenseSolver, systemOrder } from "../../../schemas/cost";
+import { isDenseSolver, systemOrder, systemSize } from "../../../schemas/cost";
 import { parseNodeRef } from "../../../schemas/fem";
 import type { ModelSpec } from "../../../schemas/model";
 import type { Config } from "../config";
@@ -79,6 +87,12 @@ const MOTOR_BYTES = 9 * 1024;
 const ACTUATOR_BYTES = 3.25 * 1024;
 /** Per joint limit (its bounds' rows and the limit problem's share: 2.4–2.5 KB, N ≤ 2 000). */
 const LIMIT_BYTES = 2.5 * 1024;
+/**
+ * Per servo the stiff-rate correction reads, beside its three vectors' 8 (2 n + m) bytes:
+ * the typed arrays' own objects (stiffRateBytes; the probe's 4.31 MB against 3.72 of buffers
+ * at N = 160 is the margin's measure, 3.7 KB a servo).
+ */
+const STIFF_SERVO_BYTES = 4 * 1024;
 /** Per sensor (heap-only 0.28 KiB; 66–93 B with the typed arrays, 10 000 sensors). */
 const SENSOR_BYTES = 320;
 /** Per force element (a spring, a damper, a load) on a rigid body (a spring 8.0 KB). */
@@ -120,7 +134,7 @@ export function sessionMemoryBytes(model: ModelSpec): number {
   let bytes = SESSION_BYTES;
   bytes += JOINT_BYTES * model.joints.length;
   bytes += MOTOR_BYTES * model.motors.length + SENSOR_BYTES * model.sensors.length;
-  bytes += ACTUATOR_BYTES * model.actuators.length;
+  bytes += ACTUATOR_BYTES * model.actuators.length + stiffRateBytes(model);
   for (const j of model.joints)
     if ((j.type === "revolute" || j.type === "prismatic") && j.limits) bytes += LIMIT_BYTES;
   const particles = new Set<string>();
@@ -151,6 +165,23 @@ export function sessionMemoryBytes(model: ModelSpec): number {
   }
   if (isDenseSolver(model.solver.linearSolver)) bytes += 8 * systemOrder(model) ** 2;
   return Math.ceil(bytes);
+}
+
+/**
+ * The stiff-rate correction's buffers once a step takes it (src/engine/integrators/
+ * stiff-rates.ts; the file comment's figures): none without joints or actuators, else, for
+ * the n dofs and m rows, one set of g and Z's parts (8 (2 n + m) bytes and
+ * STIFF_SERVO_BYTES) per servo it may read — every position or velocity servo (k of them)
+ * and the one being read, at most the actuators — and its scratch, 8 (4 n + k² + 4 k). A
+ * torque actuator has no rate gain and takes no set of its own.
+ */
+function stiffRateBytes(model: ModelSpec): number {
+  const actuators = model.actuators.length;
+  const { dofs, rows } = systemSize(model);
+  if (actuators === 0 || rows === 0) return 0;
+  const k = model.actuators.filter((a) => a.type !== "torque").length;
+  const sets = Math.min(actuators, k + 1);
+  return sets * (8 * (2 * dofs + rows) + STIFF_SERVO_BYTES) + 8 * (4 * dofs + k * k + 4 * k);
 }
 
 /** The bytes of sessions one worker may hold (WORKER_SESSION_MEMORY_MB). */

@@ -11,7 +11,7 @@
  */
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { RunAt } from "../cluster/ports";
-import { conflict, notFound } from "../errors";
+import { type ApiError, conflict, notFound } from "../errors";
 import type { SceneInfo, SessionSnapshot, WorkerRequestBody } from "../protocol";
 import { lightestWithRoom, RECORDED_INPUT_BYTES } from "./memory";
 
@@ -73,6 +73,11 @@ export interface SessionRecord {
   lastState: Uint8Array;
   /** its worker died: the simulation is gone until a rebuild (under way, or by reset) */
   lost: boolean;
+  /**
+   * lost with its worker and waiting for one that can start (recovery.ts park): the 503
+   * its requests are answered with (null: not waiting)
+   */
+  awaitingWorker: (() => ApiError) | null;
   /** the rebuild after a worker loss, while it goes on (never rejects) */
   rebuilding: Promise<void> | null;
   /** times this session was lost with its worker, within LOSS_WINDOW_MS (recovery.ts) */
@@ -215,6 +220,7 @@ export class SessionTable {
       await rec.rebuilding;
       if (!this.records.has(id)) throw notFound(id);
     }
+    if (rec.awaitingWorker) throw rec.awaitingWorker();
     return rec;
   }
 

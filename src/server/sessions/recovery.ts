@@ -20,7 +20,12 @@
  * while its status has no message of its own, until a reset) names the step it came back
  * at and the steps lost since, and moreau_session_rebuilds_total{from} counts it (from:
  * disk, memory, creation, model; none, failed).
- * Only a session whose rebuild fails goes to `error` with its last state kept, and `reset`
+ * When no worker can take it — the lost one's replacement fails to start (a broken worker
+ * script, an exit at once) and no other has room — the session is not failed: it waits,
+ * its last checkpoint kept, its requests answered 503 `worker_unavailable` naming the cause
+ * (Retry-After), and is rebuilt as soon as a worker starts (onWorkerReady; the pool retries
+ * the start with back-off). Until 2026-12-07 it went to `error` after three starts.
+ * Only a session whose rebuild fails otherwise goes to `error` with its last state kept, and `reset`
  * rebuilds it from its model at t = 0 (`rebuildFromModel`). During a shutdown nothing is
  * rebuilt.
  */
@@ -39,7 +44,17 @@ import type { WorkerCalls } from "./worker-calls";
 /** A session lost twice within this window comes back paused (its run is not resumed). */
 const LOSS_WINDOW_MS = 60_000;
 
+/** A lost session waiting for a worker that can start (Recovery.park). */
+interface Parked {
+  rec: SessionRecord;
+  reason: string;
+  run: SessionSnapshot["run"];
+}
+
 export class Recovery {
+  /** lost sessions no worker could take yet, by id: rebuilt when one starts */
+  private readonly parked = new Map<string, Parked>();
+
   constructor(
     private readonly config: Config,
     private readonly metrics: ServerMetrics,
@@ -71,6 +86,20 @@ export class Recovery {
       for (const { rec } of lost) markLost(rec, `${reason}; the server is shutting down`);
       return;
     }
+    this.rebuild(lost.map(({ rec, run }) => ({ rec, run, reason })));
+  }
+
+  /** A worker started: the sessions waiting for one are rebuilt (on it, or where there is room). */
+  onWorkerReady(_worker: number): void {
+    if (this.parked.size === 0 || this.closing()) return;
+    const waiting = [...this.parked.values()];
+    this.parked.clear();
+    for (const { rec } of waiting) rec.awaitingWorker = null;
+    this.rebuild(waiting.filter(({ rec }) => this.table.find(rec.id) === rec));
+  }
+
+  /** Rebuilds lost sessions from their checkpoints (onWorkerLost). */
+  private rebuild(lost: Parked[]): void {
     // spread over the live workers with room, the lost one's replacement only when none
     // has (memory.ts lightestWithRoom: requests to it wait until it has started)
     const live = (w: number) => this.pool.isAlive(w);
@@ -79,7 +108,7 @@ export class Recovery {
     // sessions piled on the others would take them down in turn
     const memory = this.table.memory(this.pool.size);
     const budget = workerBudgetBytes(this.config);
-    for (const { rec, run } of lost) {
+    for (const { rec, run, reason } of lost) {
       if (rec.deleting) {
         markLost(rec, reason);
         continue;
@@ -192,6 +221,10 @@ export class Recovery {
         );
       else if (run && !this.closing()) await this.resume(rec, run);
     } catch (err) {
+      if (err instanceof ApiError && err.code === "worker_unavailable" && !this.closing()) {
+        this.park(rec, reason, run, err);
+        return;
+      }
       this.metrics.sessionRebuilds.inc({ from: "failed" });
       this.log.error({ err, session: rec.id }, "session could not be rebuilt from its checkpoint");
       rec.lost = true;
@@ -200,6 +233,31 @@ export class Recovery {
         `${reason}; it could not be restored from its checkpoint (${(err as Error)?.message})`,
       );
     }
+  }
+
+  /**
+   * A lost session no worker can take now (`err`: the last refusal, worker_unavailable):
+   * kept lost, with its checkpoint, until a worker starts (onWorkerReady); its requests are
+   * answered 503 naming the cause (SessionTable.live), its message says what it waits for.
+   */
+  private park(
+    rec: SessionRecord,
+    reason: string,
+    run: SessionSnapshot["run"],
+    err: ApiError,
+  ): void {
+    // not a loss of its own: the rebuild's retry counts it again
+    rec.losses.pop();
+    rec.lost = true;
+    const worker = (err.details as { worker?: number } | undefined)?.worker ?? rec.worker;
+    rec.awaitingWorker = () => this.pool.unavailable(worker);
+    const cause = (err.details as { cause?: string } | undefined)?.cause ?? err.message;
+    rec.message = `${reason}; waiting for a solver worker to start (${cause}): its last checkpoint is kept and it is restored once one starts`;
+    this.parked.set(rec.id, { rec, reason, run });
+    this.log.warn(
+      { session: rec.id, cause },
+      "session lost with its worker waits for a worker that can start",
+    );
   }
 
   /**
@@ -227,7 +285,12 @@ export class Recovery {
         break;
       } catch (err) {
         const last = w === order[order.length - 1];
-        if (err instanceof ApiError && err.code === "worker_crashed" && !last && !this.closing())
+        if (
+          err instanceof ApiError &&
+          (err.code === "worker_crashed" || err.code === "worker_unavailable") &&
+          !last &&
+          !this.closing()
+        )
           continue;
         if (err instanceof WorkerFailure)
           throw new ApiError(err.info.code, err.info.message, err.info.details);

@@ -80,12 +80,17 @@ export class WorkerCalls {
 
   /**
    * `exportEngine`, with the seq of the worker's snapshot at the export (what its worker
-   * sent before has a smaller seq: checkpoints.ts drops a run's older checkpoint by it).
+   * sent before has a smaller seq: checkpoints.ts drops a run's older checkpoint by it);
+   * `recording`: with the recording so far (a checkpoint's: recording-history.ts).
    */
-  async exportAt(rec: SessionRecord, retry: boolean): Promise<{ bytes: Uint8Array; seq: number }> {
+  async exportAt(
+    rec: SessionRecord,
+    retry: boolean,
+    recording = false,
+  ): Promise<{ bytes: Uint8Array; seq: number }> {
     if (rec.lost)
       throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
-    const body: WorkerRequestBody = { kind: "export", sessionId: rec.id };
+    const body: WorkerRequestBody = { kind: "export", sessionId: rec.id, recording };
     const a = retry ? await this.read(rec, body) : await this.call(rec, rec.worker, body);
     if (a.result.kind !== "exported") throw new ApiError("internal", "bad reply");
     return { bytes: a.result.bytes, seq: a.session?.seq ?? rec.seq };

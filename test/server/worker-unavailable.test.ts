@@ -1,0 +1,96 @@
+/**
+ * A solver worker whose replacement cannot start (its script missing, as a broken
+ * deployment would leave it: the test hook points the pool's spawns at a file that does not
+ * exist) neither loses acknowledged work nor takes the server down: the lost session waits,
+ * its last checkpoint kept; its requests and new sessions are answered 503
+ * `worker_unavailable` naming the cause, with Retry-After; /ready is 503 and says why; the
+ * pool retries the start with back-off, and once a worker starts the session is restored
+ * from its checkpoint and steps on as if nothing happened. Until 2026-12-07 the session's
+ * rebuild failed after three starts (500 `worker_crashed`) and it went to `error`, its
+ * simulation gone. Real worker threads.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MoreauApp } from "../../src/server/app";
+import { hingedRods } from "../support/models";
+import { startServer, type TestServer } from "../support/server";
+import { waitFor } from "../support/wait";
+
+const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
+const impulse = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
+
+let server: TestServer;
+let app: MoreauApp;
+const api = () => request(app.server);
+
+beforeAll(async () => {
+  server = await startServer({ workers: 1, testHooks: true });
+  app = server.app;
+});
+afterAll(async () => {
+  await app.close();
+});
+
+/** Steps 10, an impulse (acknowledged: checkpointed before its answer), steps 5. */
+async function drive(id: string) {
+  await api().post(`/v1/sessions/${id}/step`).send({ steps: 10 }).expect(200);
+  await api()
+    .post(`/v1/sessions/${id}/inputs`)
+    .send({ inputs: [impulse] })
+    .expect(200);
+  return (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
+}
+
+describe("a replacement worker that cannot start", () => {
+  it("503 with Retry-After naming the cause, /ready 503, then recovery with the session's acknowledged work", async () => {
+    const m = app.moreau.sessions;
+    const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+    await drive(id);
+    m.pool.breakStartsForTest(0, true);
+    await m.pool.killForTest(0);
+    // the rebuild finds no worker that can start: the session waits (before: `error`)
+    await waitFor(
+      async () =>
+        ((await api().get(`/v1/sessions/${id}`)).body.message ?? "").includes(
+          "waiting for a solver worker",
+        ),
+      20_000,
+    );
+    const s = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
+    expect(s.status).not.toBe("error");
+    // its requests: 503 worker_unavailable, Retry-After, the cause named
+    const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 });
+    expect(r.status).toBe(503);
+    expect(r.body.error).toBe("worker_unavailable");
+    expect(r.body.message).toContain("no-such-worker-for-test");
+    expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    // a new session too (no worker runs)
+    const c = await api().post("/v1/sessions").send({ model });
+    expect(c.status).toBe(503);
+    expect(c.body.error).toBe("worker_unavailable");
+    expect(Number(c.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    // not ready, and says why; alive all the same
+    const ready = await api().get("/ready");
+    expect(ready.status).toBe(503);
+    expect(ready.body.workers.alive).toBe(0);
+    expect(ready.body.workers.failing).toHaveLength(1);
+    expect(ready.body.workers.failing[0]).toContain("exited");
+    await api().get("/health").expect(200);
+    // the worker can start again: the pool's next try starts it and the session comes back
+    m.pool.breakStartsForTest(0, false);
+    await waitFor(async () => (await api().get("/ready")).status === 200, 60_000);
+    await waitFor(async () => {
+      const b = (await api().get(`/v1/sessions/${id}`)).body;
+      return (b.message ?? "").startsWith("restored from its checkpoint at step 10");
+    }, 20_000);
+    await m.rebuilt();
+    // its checkpoint at step 10 (the inputs' answer) holds the impulse: stepped on to 15 it
+    // is exactly a session driven the same way without a loss
+    const after = (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
+    const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+    const expected = await drive(ref);
+    expect(after.step).toBe(15);
+    expect(after.bodies).toEqual(expected.bodies);
+    expect(after.joints).toEqual(expected.joints);
+  }, 120_000);
+});
