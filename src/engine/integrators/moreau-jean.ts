@@ -820,10 +820,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.dissipativeStep = false;
     s.keepStiffFor(null);
     this.touchedRedone = false;
-    // 1. initial residual (x_t, v_t, predictor, f_t)
-    const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)
     const active = nsc.updateIndexSet(h);
+    // 1. initial residual (x_t, v_t, predictor, f_t), the contact step's only: a step with
+    // no active row is the smooth step, whose attempts prepare their own (prepared here too,
+    // its force evaluation at t was made twice: the rod on its limit, away from its bounds,
+    // 6 evaluations a step where without the limit 5; the detection reads x_t and v_t only)
+    const c = active > 0 ? this.prepare(t, h) : null;
     // symplectic Euler's explicit forces, which the smooth step checks in its own halvings
     // (ThetaScheme.step): an impulsive step they would not keep stable is halved the same,
     // the last halving backward Euler (its coefficients prepared again)
@@ -857,7 +860,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.prepare(t, h);
     }
     this.substepsTold = false;
-    if (active === 0) {
+    if (c === null) {
       s.extraForce = null;
       // the smooth step, redone in halves when Newton does not converge
       super.step(t, h, stats);
