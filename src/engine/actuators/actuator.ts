@@ -103,6 +103,10 @@ export class JointActuator implements ForceEffector {
   private effortHeld = false;
   /** The run-time command (set by an input), or null: the model's time function. */
   override: number | null = null;
+  /** ForceEffector.timeDependent: the model's command, a time function not constant. */
+  get timeDependent(): boolean {
+    return this.override === null && !this.command.constant;
+  }
   private saturated = false;
   /** The law's value before the clamp at the last evaluation (N·m or N). */
   private law = 0;

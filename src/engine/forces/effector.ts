@@ -47,6 +47,13 @@ export interface ForceEffector {
    */
   readonly affineInVelocity?: boolean;
   /**
+   * True when the force, the state held, changes with time (a time function's command or
+   * load, the model's, not an input's constant): the pull it gives a joint limit's
+   * coordinate may grow within a step beyond what the last step showed
+   * (integrators/impact-events.ts, `far`). Absent means false.
+   */
+  readonly timeDependent?: boolean;
+  /**
    * The largest fraction α ∈ (0, 1] of a Newton correction `da` (accelerations, the body
    * system's layout; positions move by c_x da, velocities by c_v da) the effector lets the
    * iteration take: a saturated servo whose law the whole correction would carry past its

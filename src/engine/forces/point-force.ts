@@ -58,6 +58,12 @@ export class PointForceEffector implements ForceEffector {
   readonly follower: boolean;
   /** Force and torque set at run time (in the load's frame), or null: the model's functions. */
   override: { force: number[]; torque: number[] } | null = null;
+  /** ForceEffector.timeDependent: the model's functions, one not constant. */
+  get timeDependent(): boolean {
+    return this.override === null && this.timedFunctions;
+  }
+  /** Whether one of the model's functions is not constant. */
+  private readonly timedFunctions: boolean;
 
   private readonly fx: CompiledTimeFunction;
   private readonly fy: CompiledTimeFunction;
@@ -83,6 +89,9 @@ export class PointForceEffector implements ForceEffector {
     if (this.follower && !this.at.rotational && o.body >= 0 && sys.block[o.body] >= 0)
       throw new Error(`point force "${o.id}": a body-frame load needs a rigid body`);
     this.constantForce = !this.follower && this.fx.constant && this.fy.constant && this.fz.constant;
+    this.timedFunctions = [this.fx, this.fy, this.fz, this.tx, this.ty, this.tz].some(
+      (f) => f !== null && !f.constant,
+    );
     this.jacobianType =
       this.at.hasMomentArm || (this.follower && this.at.rotational)
         ? MatrixType.GENERAL

@@ -125,7 +125,9 @@
  * The pull costs a force evaluation and a column a limit: taken only for the bounds within
  * the step's reach under a bound on it (far), the 3-link servo chain with bounds it never nears
  * evaluates none (3 columns and a force evaluation a step before, next() 15 to 33 us a step
- * -> 0.7 to 2 us), the 7-axis arm 0.15 a step (10.2; next() 130 -> 9 us of its ~10 ms step).
+ * -> 0.7 to 2 us), the 7-axis arm 0.15 a step (10.2; next() 130 -> 9 us of its ~10 ms step);
+ * a model whose applied forces change with time (a time function's command or load) pays
+ * a force evaluation and a column a limit at each `next` (far).
  * Left as without events: contacts with friction (the impact's Coulomb law) and impacts
  * that touch one; fem–fem contacts. A bob resting on its bound and struck into it now
  * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
@@ -239,9 +241,16 @@ function boundClosing(g: number, u: number, an: number, r: number): number {
  * unknown, never far). `next` evaluates the pull (a force evaluation and a column, its
  * cost a step of a model with limits) only for the bounds not far under PULL_SAFETY times
  * the pull the limit last showed or the memory's mean acceleration along it, whichever is
- * larger: a command or load an input changes invalidates the former (forget); a pull that
- * grows beyond that within a step (a time function's command) is left, as before
- * the pull's prediction, to the step's own activation and the limits' projection.
+ * larger: a command or load an input changes invalidates the former (forget). A time
+ * function's command or load (ForceEffector.timeDependent) may grow beyond that within the
+ * step, which neither knows: with one, the pull at the end of the time left, the state
+ * held (a force evaluation a `next` and a column a limit), joins them, and the prediction
+ * takes the larger pull towards the bound of the two ends (its pieces then end short of
+ * the arrival, never past it). Without it, a rod coasting at 5 rad/s onto a bound at
+ * e = 0.9 that a torque ramp starting within the step (c (t − t₁), c = 3e4 N·m/s, 0 to 450
+ * rad/s² on the coordinate) takes it to ran 1.1e-3 rad past and met its impact at the next
+ * step's start (its rate there 2.2 % of e u_b off the closed form; now 0.4 %, no passage:
+ * test/engine/integrators/limit-impacts.test.ts).
  */
 function far(g: number, u: number, A: number, r: number): boolean {
   return g > Math.max(0, -u) * r + 0.5 * A * r * r;
@@ -279,6 +288,8 @@ export class ImpactEvents {
   private readonly takeBound: Uint8Array;
   /** The applied forces at the impact (boundRestitution). */
   private readonly force: Float64Array;
+  /** The applied forces at the end of the time left, the state held (coordinatePull). */
+  private readonly forceEnd: Float64Array;
   /**
    * Each limit's |pull| (rad/s², m/s²) when `next` last evaluated it; NaN: unknown, or
    * stale (forget: an input changed the forces, or the state was set).
@@ -323,6 +334,7 @@ export class ImpactEvents {
     this.limitImpulse = new Float64Array(limits?.limits.length ?? 0);
     this.takeBound = new Uint8Array(2 * (limits?.limits.length ?? 0));
     this.force = new Float64Array(sys.numDofs);
+    this.forceEnd = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
     this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
   }
@@ -473,6 +485,9 @@ export class ImpactEvents {
     const takeBound = this.takeBound;
     takeBound.fill(0);
     this.forcesAt = Number.NaN;
+    this.forcesEndAt = Number.NaN;
+    this.factoredAt = Number.NaN;
+    const timed = limits !== null && this.timeDependent();
     if (limits !== null)
       for (let i = 0; i < limits.limits.length; i++) {
         const l = limits.limits[i];
@@ -481,8 +496,16 @@ export class ImpactEvents {
         // (the bound's pull, the coordinate's acceleration now: NaN until needed; its bound
         // without evaluating it, far)
         let pull = Number.NaN;
+        // a time function's command or load: its pull at the end of the time left, the state
+        // held, which neither the pull seen nor the memory knows of (far, file comment)
+        const pullEnd = timed ? this.coordinatePull(t, q, t + r) : 0;
         const likely =
-          PULL_SAFETY * Math.max(this.pullSeen[i], prev === null ? 0 : Math.abs(q.along(prev)));
+          PULL_SAFETY *
+          Math.max(
+            this.pullSeen[i],
+            prev === null ? 0 : Math.abs(q.along(prev)),
+            Math.abs(pullEnd),
+          );
         for (let sigma = 1; sigma >= -1; sigma -= 2) {
           const un = sigma * q.rate;
           const g = sigma > 0 ? q.value - l.lower : l.upper - q.value;
@@ -494,7 +517,9 @@ export class ImpactEvents {
             pull = this.coordinatePull(t, q);
             this.pullSeen[i] = Math.abs(pull);
           }
-          const an = sigma * pull;
+          // (with a time function, the larger pull towards the bound of the two ends: its
+          // pieces then end short of the arrival, each the next one's start, never past)
+          const an = Math.min(sigma * pull, timed ? sigma * pullEnd : Number.POSITIVE_INFINITY);
           // (neither approaching nor pulled towards it)
           if (!approaching && !(an < 0)) continue;
           const tau = boundClosing(g, un, an, r);
@@ -671,8 +696,20 @@ export class ImpactEvents {
     for (let d = 0; d < x.length; d++) x[d] += ws.du[d];
   }
 
-  /** The time (s) of the applied forces in `force` and the joints' factor (coordinatePull). */
+  /**
+   * The time (s) of the applied forces in `force`, in `forceEnd` (at the end of the time
+   * left, the state held) and of the joints' factor (coordinatePull).
+   */
   private forcesAt = Number.NaN;
+  private forcesEndAt = Number.NaN;
+  private factoredAt = Number.NaN;
+
+  /** Whether some applied force changes with time, the state held (ForceEffector.timeDependent). */
+  private timeDependent(): boolean {
+    const effectors = this.stepper.effectors;
+    for (let k = 0; k < effectors.length; k++) if (effectors[k].timeDependent === true) return true;
+    return false;
+  }
 
   /**
    * The acceleration (rad/s² or m/s²) the applied forces at t give coordinate q, the joints
@@ -680,16 +717,23 @@ export class ImpactEvents {
    * impact's column, boundRestitution's pull), its velocity terms (the curvature of q and of
    * the joints, O(v²)) left out. The forces and the joints' factor are taken once a `next`.
    */
-  private coordinatePull(t: number, q: JointCoordinate): number {
-    const { sys, f, col: x, force } = this;
+  private coordinatePull(t: number, q: JointCoordinate, at = t): number {
+    const { sys, f, col: x } = this;
     const ws =
       this.constraints !== null && this.constraints.numRows > 0
         ? projectionWorkspace(this.constraints)
         : null;
-    if (this.forcesAt !== t) {
-      this.stepper.computeForces(t, force);
+    // (`at` > t: the forces at the end of the time left, the state held, `forceEnd`)
+    const end = at !== t;
+    const force = end ? this.forceEnd : this.force;
+    if ((end ? this.forcesEndAt : this.forcesAt) !== at) {
+      this.stepper.computeForces(at, force);
+      if (end) this.forcesEndAt = at;
+      else this.forcesAt = at;
+    }
+    if (this.factoredAt !== t) {
       ws?.factorAt(t);
-      this.forcesAt = t;
+      this.factoredAt = t;
     }
     f.fill(0);
     q.spread(1, f);

@@ -195,6 +195,7 @@ import { projectVelocities, type VelocityProjectionResult } from "../constraints
 import { ContactSolveError, type NonsmoothContact } from "../contact/nonsmooth-contact";
 import type { ProjectionResult } from "../contact/projection";
 import type { OneStepProblem } from "../dynamics/one-step-problem";
+import type { SchemeCoefficients } from "../dynamics/stepper";
 import { potentialEnergy } from "../forces/energy";
 import {
   type BodySystem,
@@ -370,6 +371,11 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.events?.forget();
   }
 
+  /** Its own steps and pieces set their lead for their halvings (wholeStep, pieceStep). */
+  protected override get ownsStepLead(): boolean {
+    return false;
+  }
+
   /** An input changed the applied forces: the limits' pulls are evaluated anew (impact-events.ts). */
   forcesChanged(): void {
     this.events?.forget();
@@ -397,7 +403,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   override step(t: number, h: number, stats: StepStats): void {
     const events = this.events;
     if (events === null) {
-      stats.substeps = this.stepOrHalve(t, h, stats, 0);
+      stats.substeps = this.wholeStep(t, h, stats);
       return;
     }
     // split at the impacts of jointed bodies (impact-events.ts), each piece a sub-step
@@ -412,11 +418,42 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     );
   }
 
-  /** The step whole, and a piece of a step split at its impacts (impact-events.ts). */
-  private readonly wholeStep = (t: number, h: number, stats: StepStats): number =>
-    this.stepOrHalve(t, h, stats, 0);
-  private readonly pieceStep = (t: number, h: number, stats: StepStats): number =>
-    this.stepOrHalve(t, h, stats, 1);
+  /**
+   * The step whole, and a piece of a step split at its impacts (impact-events.ts). The
+   * servos no halving resolves keep the step's (or the piece's) lead in its halvings,
+   * contact steps and smooth steps alike (AccelerationStepper.beginStepLead/keepStepLead,
+   * as the smooth step's own halvings: ThetaScheme.step). With each half's own, the 3-link
+   * servo chain (k_p = 1e8, commands 0.3, 0.5, 0.2 rad, 5 ms) whose lowest link rests on a
+   * floor, its first step halved once (its contact solve failing), read energy.error −128 J
+   * in 20 steps where whole −32 J, now −28 J (test/engine/integrators/servo-chain.test.ts).
+   * A piece keeps its own: it ends at an impact predicted on the exact motion, which a
+   * shorter lead follows more closely (with the step's, a damped servo's approach to a bound,
+   * k_p = 1e8, k_d = 1e5, ended its first step 0.07 rad short of the bound it reaches within
+   * it: servo-chain.test.ts).
+   */
+  private readonly wholeStep = (t: number, h: number, stats: StepStats): number => {
+    this.leadLength = h;
+    this.stepper.beginStepLead(h);
+    return this.stepOrHalve(t, h, stats, 0);
+  };
+  private readonly pieceStep = (t: number, h: number, stats: StepStats): number => {
+    this.leadLength = h;
+    this.stepper.beginStepLead(h);
+    return this.stepOrHalve(t, h, stats, 1);
+  };
+  /** The step's or piece's length whose lead its halvings keep (wholeStep, pieceStep). */
+  private leadLength = 0;
+
+  /**
+   * The contact step's prepare (ThetaScheme.prepare) of h from t; a halving's (h shorter
+   * than the step's) then takes the step's lead for the servos no halving resolves
+   * (AccelerationStepper.keepStepLead, as the smooth step's attempts).
+   */
+  private prepareContact(t: number, h: number, symmetric = false): SchemeCoefficients {
+    const c = this.prepare(t, h, symmetric);
+    if (h < this.leadLength) this.stepper.keepStepLead(h);
+    return c;
+  }
 
   /** step at `depth` halvings (the figures of a split step summed into `stats`). */
   private stepOrHalve(t: number, h: number, stats: StepStats, depth: number): number {
@@ -728,7 +765,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // the symmetric step from the start with the impulses held
       this.restoreStart();
       if (k === 0 && contact !== null) savePositions(sys, this.startPose);
-      const c = this.prepare(t, h, true);
+      const c = this.prepareContact(t, h, true);
       solved = false;
       if (!this.startSolved) break;
       s.a.set(this.aTouched);
@@ -798,7 +835,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // back to the contact step's end (its a from the start) and impulses
     this.restoreStart();
     contact?.startRows();
-    const c = this.prepare(t, h);
+    const c = this.prepareContact(t, h);
     s.a.set(this.contactA);
     s.applyUnknown(c, s.a);
     nsc.solve(this.contactFree);
@@ -820,10 +857,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.dissipativeStep = false;
     s.keepStiffFor(null);
     this.touchedRedone = false;
-    // 1. initial residual (x_t, v_t, predictor, f_t)
-    const c = this.prepare(t, h);
     // 0. index set at (x_t, v_t)
     const active = nsc.updateIndexSet(h);
+    // 1. initial residual (x_t, v_t, predictor, f_t), the contact step's only: a step with
+    // no active row is the smooth step, whose attempts prepare their own (prepared here too,
+    // its force evaluation at t was made twice: the rod on its limit, away from its bounds,
+    // 6 evaluations a step where without the limit 5; the detection reads x_t and v_t only)
+    const c = active > 0 ? this.prepareContact(t, h) : null;
     // symplectic Euler's explicit forces, which the smooth step checks in its own halvings
     // (ThetaScheme.step): an impulsive step they would not keep stable is halved the same,
     // the last halving backward Euler (its coefficients prepared again)
@@ -836,7 +876,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     if (active > 0 && this.contact?.femImpact === true && this.params.theta < 1)
       this.dissipativeStep = true;
     const dissipative = this.dissipativeStep;
-    if (dissipative) this.prepare(t, h);
+    if (dissipative) this.prepareContact(t, h);
     const contact = this.contact;
     const location = active > 0 && contact !== null ? this.location : null;
     const restituting = location !== null && location.begin((contact as NonsmoothContact).set) > 0;
@@ -854,10 +894,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       smoothRemoved = this.smoothApart(t, h);
       // the contact step's own start (the smooth step's prepared its own)
       this.dissipativeStep = dissipative;
-      this.prepare(t, h);
+      this.prepareContact(t, h);
     }
     this.substepsTold = false;
-    if (active === 0) {
+    if (c === null) {
       s.extraForce = null;
       // the smooth step, redone in halves when Newton does not converge
       super.step(t, h, stats);

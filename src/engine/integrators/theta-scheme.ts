@@ -489,6 +489,15 @@ export class ThetaScheme implements Integrator, HalvingStep {
    */
   readonly stepImpulse: Float64Array;
 
+  /**
+   * Whether `step` is the step whose lead the servos no halving resolves keep
+   * (AccelerationStepper.beginStepLead): false where the integrator's own step calls it on
+   * parts of a step (Moreau–Jean's halvings and pieces, moreau-jean.ts `step`).
+   */
+  protected get ownsStepLead(): boolean {
+    return true;
+  }
+
   step(t: number, h: number, stats: StepStats): void {
     this.startRun(t);
     this.stats = stats;
@@ -499,8 +508,9 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // control's h/16, the sub-steps snapped them 16 times faster than the step's law and the
     // joints' impulses worked on that whip (a 3-link chain, servos about x, y, x at k_p = 1e8
     // commanded 0.3, 0.5, 0.2 rad at 5 ms: energy.error −1.96e4 J, now −5.1 J;
-    // test/engine/integrators/servo-chain.test.ts)
-    this.stepper.beginStepLead(h);
+    // test/engine/integrators/servo-chain.test.ts); Moreau–Jean's own step sets it for
+    // its halvings and pieces (ownsStepLead)
+    if (this.ownsStepLead) this.stepper.beginStepLead(h);
     // the halvings the explicit step's forces and contacts ask at the start (file comment)
     let depth = 0;
     if (this.explicitRates !== null) {

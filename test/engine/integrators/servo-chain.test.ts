@@ -22,6 +22,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
+import { ContactSolveError, NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
@@ -196,6 +197,81 @@ describe("moreau-jean: the same chain", () => {
       // 1.96e4 J (1.0e-3) and 4.5e4 J (2.4e-5)
       expect(worst).toBeLessThan(fraction * kp * scale);
     });
+
+  // The same commands at k_p = 1e8 with the lowest link's 5 cm sphere (its centre 0.2 m
+  // below the link's) resting on a floor: the first step is a contact step, its contact
+  // released within it, then the smooth steps. Where that step is halved (its contact
+  // solve failing: Moreau–Jean's halvings, ContactSolveError), its halves are a contact
+  // step and a smooth step that the error control splits further; with each half's own
+  // lead (h/4 in place of the step's h/2: AccelerationStepper.keepStepLead), energy.error
+  // read −128 J over 20 steps where the step whole reads −31.7 J (alone, without the floor,
+  // −5.05 J: the rest is the contact step's own, which has no error control). Now −28.4 J.
+  it("k_p = 1e8, the lowest link resting on a floor, its first step halved: its halves keep the step's lead, energy.error the whole step's", () => {
+    const run = (halved: boolean) => {
+      const { bodies, joints } = hangingChain({
+        joints: [
+          { type: "revolute", axis: [1, 0, 0] },
+          { type: "revolute", axis: [0, 1, 0] },
+          { type: "revolute", axis: [1, 0, 0] },
+        ],
+        mass: 1,
+        inertia: [0.021, 0.021, 0.002],
+      });
+      const sim = loadModel({
+        gravity: [0, 0, -G],
+        bodies: [
+          {
+            id: "floor",
+            fixed: true,
+            shapes: [{ type: "plane", normal: [0, 0, 1], offset: -1.5 }],
+          },
+          ...bodies.map((b) => ({
+            ...b,
+            shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -0.2] }],
+          })),
+        ],
+        joints,
+        actuators: joints.map((j, i) => ({
+          id: `s${j.id}`,
+          joint: j.id,
+          type: "position",
+          target: commands[i],
+          kp: 1e8,
+          kd: 0,
+        })),
+        contact: { method: "nsc" },
+        solver: { integrator: "moreau-jean", dt: h },
+      } as ModelInput);
+      const fail = vi.spyOn(NonsmoothContact.prototype, "solve").mockImplementationOnce(() => {
+        throw new ContactSolveError("made to fail");
+      });
+      if (!halved) fail.mockRestore();
+      let substeps = 0;
+      try {
+        sim.step(1);
+        substeps = sim.state().solver.substeps;
+      } finally {
+        vi.restoreAllMocks();
+      }
+      let worst = 0;
+      for (let n = 0; n < 20; n++) {
+        if (n > 0) sim.step(1);
+        worst = Math.max(worst, Math.abs(sim.state().energy.error));
+      }
+      return { worst, substeps, state: sim.state() };
+    };
+    const whole = run(false);
+    const halved = run(true);
+    // the halves: a contact step and a smooth one split into 16 (the whole step: 1)
+    expect(whole.substeps).toBe(1);
+    expect(halved.substeps).toBe(17);
+    // measured 28.4 J against 31.7 J (128 J before)
+    expect(Math.abs(halved.worst - whole.worst)).toBeLessThan(0.2 * whole.worst);
+    // on the commanded pose within 20 steps, as the step whole (|q − q*| ≤ 22.07/k_p at rest)
+    halved.state.joints.forEach((j, i) => {
+      expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan(1e-3);
+    });
+  });
 
   // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
   // servo pressing with k_p (q* − b) and the bound holding that less the links' gravity
