@@ -25,9 +25,9 @@
  *  - Drop with restitution 0: the ball dropped 0.1 m onto the face never raises the total
  *    energy (a step may not gain more than 1e-6 of m g times the drop) and comes to rest on
  *    the face (nsc and smc under backward Euler; Moreau–Jean at θ = ½ keeps the undamped
- *    block ringing, and a step where the ringing face catches the ball inside the step,
- *    its contact left out of the index set as separating at the start, gains what the
- *    position projection then pushes into the block: 2.4 mJ once, measured, README).
+ *    block ringing, and a step whose ball contact is left out of the index set as
+ *    separating at its start, 8.6 μm open, and closes within it under gravity gains what
+ *    the position projection then pushes into the block: 2.4 mJ once, measured, README).
  *  - Momentum: without gravity, a box at 1 m/s strikes the free block's face: Σ m v over the
  *    box and the block's nodes stays what it was to round-off (each contact's force on the
  *    box is balanced by −w_i F on the three nodes, Σ w_i = 1), and the box is stopped by the
