@@ -49,14 +49,17 @@
  * integrators' negative scale is symmetric positive semidefinite (SPD type); with rigid
  * bodies the rotational terms make it nonsymmetric (GENERAL).
  *
- * Fem–fem contacts (fem-faces.ts, after the detector's): side a is a triangle of three
+ * Fem face contacts (fem-faces.ts, after the detector's): side a is a triangle of three
  * node particles, the material point p_a = Σ_k w_k x_k with the barycentric weights w of
- * the step's detection held, side b the vertex particle, so
- *   dist = n·(p_b − Σ w_k x_k),  u_n = n·(v_b − Σ w_k v_k),
- * the force F_n n on the vertex and −w_k F_n n on node k, and with the coefficients
- * c = (−w₀, −w₁, −w₂, +1) of the four particles (g_X = c_X n, no rotation):
- *   ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ,   ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ.
- * Their area is the vertex's halved (fem-faces.ts).
+ * the step's detection held, side b another fem body's vertex particle or a rigid body's
+ * point (fem-faces.ts, "Rigid shapes"; a ball's by its centre, "Curved sides"), so
+ *   dist = n·(p_b − Σ w_k x_k),  u_n = n·(v_b + ω_b × r_b − Σ w_k v_k),
+ * the force F_n n on side b (its torque r_b × F_n n on a rigid body) and −w_k F_n n on
+ * node k: four ends, the nodes' coefficients c = −w_k with g_k = c_k n (particles), side
+ * b's g_b and wv_b as above, and the Jacobians above summed over every pair of the four
+ * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
+ * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved, a rigid point's its shape's
+ * (fem-faces.ts).
  *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
@@ -204,7 +207,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private detectedVersion = -1;
   /** The fem surface points among the detector's shapes: their contacts take vertex areas. */
   vertexAreas: FemVertexContacts | null = null;
-  /** The fem–fem contacts' detection (fem-faces.ts), when two fem bodies collide. */
+  /** The fem face contacts' detection (fem-faces.ts): fem–fem, and rigid shapes on fem faces. */
   faces: FemFaceContacts | null = null;
   /** Accumulated detection time (ms; doubles from the start, see BodySystem on V8). */
   readonly timing = { broadMs: -0, narrowMs: -0 };
@@ -221,7 +224,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private radB: Float64Array = new Float64Array(0);
   /** 1 when the contact penetrated at t (dist_t < 0): its damping acts through the step. */
   private activeAtStart: Uint8Array = new Uint8Array(0);
-  /** 1 for a fem–fem contact: side a is the triangle nodes[3i..] with weights[3i..]. */
+  /** 1 for a fem face contact: side a is the triangle nodes[3i..] with weights[3i..]. */
   private triangle: Uint8Array = new Uint8Array(0);
   private nodes: Int32Array = new Int32Array(0);
   private weights: Float64Array = new Float64Array(0);
@@ -410,7 +413,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     faces?.fillAreas(this.area, nb);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
-      // the detector's contacts, then the fem–fem ones (their shapes are vertex points)
+      // the detector's contacts, then the fem face ones (side a a triangle's vertex point)
       const src = i < nb ? buffer : (faces as FemFaceContacts).buffer;
       const j = i < nb ? i : i - nb;
       const a = src.bodyA[j];
@@ -480,7 +483,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   /**
    * The friction of the contacts just detected (the first nb the detector's, then the
-   * fem–fem ones): key, μ, k_t and c_t from the normal law at the start (file comment),
+   * fem face ones): key, μ, k_t and c_t from the normal law at the start (file comment),
    * δ₀ the history of the same contact (ImpulseMemory.find) turned into the contact plane;
    * startPotential Σ Φ at this state, and the configuration kept (moved).
    */
@@ -1532,12 +1535,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     }
   }
 
-  /** Particle x (0..2 the triangle's nodes, 3 the vertex) of fem–fem contact i. */
+  /** End x of fem face contact i: 0..2 the triangle's nodes, 3 its side b (vertex or body). */
   private triangleBody(i: number, x: number): number {
     return x < 3 ? this.nodes[3 * i + x] : this.bodyB[i];
   }
 
-  /** c_x: ∂dist/∂q_x = c_x n for particle x of fem–fem contact i (−w_x, or +1 the vertex). */
+  /** c_x of end x of fem face contact i: −w_x on the nodes, +1 on side b (∂dist/∂p_x = c_x n). */
   private triangleCoefficient(i: number, x: number): number {
     return x < 3 ? -this.weights[3 * i + x] : 1;
   }

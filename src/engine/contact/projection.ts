@@ -11,7 +11,7 @@
  * stays; held in the world, a box spinning at 20 rad/s lost 2.9e-3 J of 1.7 J to the lift
  * of one edge 2 mm deep, and the bench's 100 hulls dropped on a mesh changed their kinetic
  * energy by 0.017 J in all over 2.5 s).
- * The fem–fem contacts (fem-faces.ts: side a three weighted particles, no factored form)
+ * The fem face contacts (fem-faces.ts: side a three weighted particles, no factored form)
  * take their own pass after the others' in each round, on a dense H_n M⁻¹ H_nᵀ of their
  * rows (block Gauss–Seidel between the two sets, as with the joints).
  * Each contact the projection lifts out of penetration is remembered with its lift (the
