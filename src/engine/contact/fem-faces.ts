@@ -153,6 +153,8 @@ interface RigidPoints {
   world: Float64Array;
   /** World box of the points grown by the radius: min x, y, z, max x, y, z. */
   box: Float64Array;
+  /** The largest distance of a point from the shape frame's origin, plus the radius (m). */
+  reach: number;
 }
 
 /**
@@ -279,6 +281,7 @@ export class FemFaceContacts {
         pose: new WorldPose(),
         world: new Float64Array(points.length),
         box: new Float64Array(6),
+        reach: radius + farthest(points),
       });
       if (inst.shape.type === "mesh") {
         const start = inst.shape.mesh.vertexTriStart;
@@ -334,6 +337,14 @@ export class FemFaceContacts {
     composePose(sys.pos, sys.quat, body, g.localP, g.localR, g.pose, this.scratchR);
     const { p, R } = g.pose;
     const { local, world, box, radius } = g;
+    // the shape's bounding ball first: most shapes are away from every fem body
+    for (let c = 0; c < 3; c++) {
+      box[c] = p[c] - g.reach;
+      box[3 + c] = p[c] + g.reach;
+    }
+    let near = false;
+    for (const fb of faces) if (!apart(box, fb.bvh.box, Math.max(margin, fb.depth))) near = true;
+    if (!near) return;
     box.fill(Number.POSITIVE_INFINITY, 0, 3);
     box.fill(Number.NEGATIVE_INFINITY, 3, 6);
     for (let o = 0; o < local.length; o += 3) {
@@ -539,6 +550,14 @@ export class FemFaceContacts {
         return 0;
     }
   }
+}
+
+/** The largest |x| over the points (3 numbers each, m). */
+function farthest(points: Float64Array): number {
+  let r = 0;
+  for (let o = 0; o < points.length; o += 3)
+    r = Math.max(r, Math.hypot(points[o], points[o + 1], points[o + 2]));
+  return r;
 }
 
 /** Whether the boxes a and b (min x, y, z, max x, y, z) are more than pad apart on an axis. */

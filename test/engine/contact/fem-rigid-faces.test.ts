@@ -28,6 +28,9 @@
  *    block ringing, and a step whose ball contact is left out of the index set as
  *    separating at its start, 8.6 μm open, and closes within it under gravity gains what
  *    the position projection then pushes into the block: 2.4 mJ once, measured, README).
+ *  - Detection: a ball over a tetrahedron's tilted top face: gap n·(c − x₀) − r with the
+ *    test's own plane, the normal, the point midway between c − r n and c − d n, the weights
+ *    rebuilding c − d n, the key the shape's with itself.
  *  - Momentum: without gravity, a box at 1 m/s strikes the free block's face: Σ m v over the
  *    box and the block's nodes stays what it was to round-off (each contact's force on the
  *    box is balanced by −w_i F on the three nodes, Σ w_i = 1), and the box is stopped by the
@@ -35,8 +38,14 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+import { FemFaceContacts } from "../../../src/engine/contact/fem-faces";
+import { FemVertexContacts } from "../../../src/engine/contact/fem-vertices";
 import { femNodeId } from "../../../src/engine/forces/fem/build";
+import { meshSurface } from "../../../src/engine/forces/fem/surface";
+import { contactKey } from "../../../src/engine/geometry/contact-buffer";
 import { loadModel } from "../../../src/engine/index";
+import { BodySystem } from "../../../src/engine/model/body-system";
+import { bodyInit } from "../../support/body-init";
 
 const G = 9.81;
 const MASS = 2;
@@ -208,4 +217,61 @@ describe("a box striking a free fem block without gravity", () => {
       expect(s.vel[3 * b + 2]).toBeGreaterThan(-0.5);
       expect(least).toBeGreaterThan(-1e-3);
     });
+});
+
+describe("a rigid point's contact on a face (the detection's numbers)", () => {
+  it("a ball over a tetrahedron's top face: gap n·(c − x₀) − r, the projection's weights, the midpoint", () => {
+    // top face (x₁, x₂, x₃) tilted a little; the ball's centre c over its interior
+    const x = [0, 0, -1, -0.5, -0.5, 0.01, 0.5, -0.5, -0.02, 0, 0.6, 0.03];
+    const c: [number, number, number] = [0.05, -0.1, 0.052];
+    const r = 0.05;
+    const sys = new BodySystem([
+      ...Array.from({ length: 4 }, (_, k) =>
+        bodyInit(`n${k}`, "particle", { position: [x[3 * k], x[3 * k + 1], x[3 * k + 2]] }),
+      ),
+      bodyInit("ball", "rigid", { mass: 1, position: c }),
+    ]);
+    const vertices = new FemVertexContacts(sys, [
+      { surface: meshSurface([0, 1, 2, 3], 4), nodeBodies: Int32Array.from([0, 1, 2, 3]) },
+    ]);
+    vertices.firstShape = 1;
+    const shapes = [{ shape: { type: "sphere", radius: r } as const, body: 4 }, ...vertices.shapes];
+    const faces = new FemFaceContacts(sys, vertices, [], shapes);
+    faces.detect(0.01);
+    const b = faces.buffer;
+    expect(b.count).toBe(1);
+    // the test's own plane of (x₁, x₂, x₃): n = (x₂ − x₁) × (x₃ − x₁)/|…| (outward: up)
+    const p = (k: number) => [x[3 * k], x[3 * k + 1], x[3 * k + 2]];
+    const sub = (a: number[], d: number[]) => a.map((v, i) => v - d[i]);
+    const e1 = sub(p(2), p(1));
+    const e2 = sub(p(3), p(1));
+    let n = [
+      e1[1] * e2[2] - e1[2] * e2[1],
+      e1[2] * e2[0] - e1[0] * e2[2],
+      e1[0] * e2[1] - e1[1] * e2[0],
+    ];
+    const l = Math.hypot(n[0], n[1], n[2]);
+    n = n.map((v) => v / l);
+    const d = n[0] * (c[0] - x[3]) + n[1] * (c[1] - x[4]) + n[2] * (c[2] - x[5]);
+    expect(b.bodyA[0]).toBeGreaterThanOrEqual(1);
+    expect(b.bodyB[0]).toBe(4);
+    expect(b.gap[0]).toBeCloseTo(d - r, 14);
+    for (let k = 0; k < 3; k++) {
+      expect(b.normal[k]).toBeCloseTo(n[k], 14);
+      // midway between the ball's surface point c − r n and the face's c − d n
+      expect(b.point[k]).toBeCloseTo(c[k] - 0.5 * (r + d) * n[k], 14);
+    }
+    // the weights put the projection c − d n back together
+    let w = 0;
+    const q = [0, 0, 0];
+    for (let k = 0; k < 3; k++) {
+      const node = faces.nodes[k];
+      w += faces.weights[k];
+      for (let j = 0; j < 3; j++) q[j] += faces.weights[k] * x[3 * node + j];
+    }
+    expect(w).toBeCloseTo(1, 14);
+    for (let j = 0; j < 3; j++) expect(q[j]).toBeCloseTo(c[j] - d * n[j], 14);
+    // its key is the shape with itself, a pair the detector never makes
+    expect(b.key[0]).toBe(contactKey(0, 0, b.feature[0]));
+  });
 });
