@@ -49,14 +49,17 @@
  * integrators' negative scale is symmetric positive semidefinite (SPD type); with rigid
  * bodies the rotational terms make it nonsymmetric (GENERAL).
  *
- * Fem–fem contacts (fem-faces.ts, after the detector's): side a is a triangle of three
+ * Fem face contacts (fem-faces.ts, after the detector's): side a is a triangle of three
  * node particles, the material point p_a = Σ_k w_k x_k with the barycentric weights w of
- * the step's detection held, side b the vertex particle, so
- *   dist = n·(p_b − Σ w_k x_k),  u_n = n·(v_b − Σ w_k v_k),
- * the force F_n n on the vertex and −w_k F_n n on node k, and with the coefficients
- * c = (−w₀, −w₁, −w₂, +1) of the four particles (g_X = c_X n, no rotation):
- *   ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ,   ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ.
- * Their area is the vertex's halved (fem-faces.ts).
+ * the step's detection held, side b another fem body's vertex particle or a rigid body's
+ * point (fem-faces.ts, "Rigid shapes"; a ball's by its centre, "Curved sides"), so
+ *   dist = n·(p_b − Σ w_k x_k),  u_n = n·(v_b + ω_b × r_b − Σ w_k v_k),
+ * the force F_n n on side b (its torque r_b × F_n n on a rigid body) and −w_k F_n n on
+ * node k: four ends, the nodes' coefficients c = −w_k with g_k = c_k n (particles), side
+ * b's g_b and wv_b as above, and the Jacobians above summed over every pair of the four
+ * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
+ * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved, a rigid point's its shape's
+ * (fem-faces.ts).
  *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
@@ -204,7 +207,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private detectedVersion = -1;
   /** The fem surface points among the detector's shapes: their contacts take vertex areas. */
   vertexAreas: FemVertexContacts | null = null;
-  /** The fem–fem contacts' detection (fem-faces.ts), when two fem bodies collide. */
+  /** The fem face contacts' detection (fem-faces.ts): fem–fem, and rigid shapes on fem faces. */
   faces: FemFaceContacts | null = null;
   /** Accumulated detection time (ms; doubles from the start, see BodySystem on V8). */
   readonly timing = { broadMs: -0, narrowMs: -0 };
@@ -221,12 +224,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private radB: Float64Array = new Float64Array(0);
   /** 1 when the contact penetrated at t (dist_t < 0): its damping acts through the step. */
   private activeAtStart: Uint8Array = new Uint8Array(0);
-  /** 1 for a fem–fem contact: side a is the triangle nodes[3i..] with weights[3i..]. */
+  /** 1 for a fem face contact: side a is the triangle nodes[3i..] with weights[3i..]. */
   private triangle: Uint8Array = new Uint8Array(0);
   private nodes: Int32Array = new Int32Array(0);
   private weights: Float64Array = new Float64Array(0);
-  /** The scale of addTriangleBlocks' n nᵀ (passed here: a double argument is boxed). */
-  private readonly blockScale = new Float64Array(1);
   // Evaluation at the current state (evaluate()).
   private rA: Float64Array = new Float64Array(0);
   private rB: Float64Array = new Float64Array(0);
@@ -252,8 +253,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private readonly c0: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
   private readonly c1: MutablePoint = { position: new Float64Array(3), body: -1, radius: 0 };
   private readonly nrm = new Float64Array(3);
-  private readonly g = new Float64Array(12);
-  private readonly wv = new Float64Array(12);
+  private readonly g = new Float64Array(24);
+  private readonly wv = new Float64Array(24);
   // Friction (file comment), per contact of the step: key, μ, k_t, c_t, δ₀ (3), and at the
   // last evaluation δ_tr, F_tr, F_t (3 each), |F_tr| and 1 where it slips
   private key: Float64Array = new Float64Array(0);
@@ -412,7 +413,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     faces?.fillAreas(this.area, nb);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
-      // the detector's contacts, then the fem–fem ones (their shapes are vertex points)
+      // the detector's contacts, then the fem face ones (side a a triangle's vertex point)
       const src = i < nb ? buffer : (faces as FemFaceContacts).buffer;
       const j = i < nb ? i : i - nb;
       const a = src.bodyA[j];
@@ -458,10 +459,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this.normal[3 * i + 2] = src.normal[3 * j + 2];
       this.bendA[i] = 0;
       this.bendB[i] = 0;
-      if (i < nb) {
-        this.attachCurved(i, 0);
-        this.attachCurved(i, 1);
-      }
+      // (a triangle side is particles: attachCurved leaves it; a rigid ball on a fem face
+      // is attached by its centre as on any other surface)
+      this.attachCurved(i, 0);
+      this.attachCurved(i, 1);
     }
     this.startPotential = 0;
     this.frictionDetected = friction;
@@ -482,7 +483,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
 
   /**
    * The friction of the contacts just detected (the first nb the detector's, then the
-   * fem–fem ones): key, μ, k_t and c_t from the normal law at the start (file comment),
+   * fem face ones): key, μ, k_t and c_t from the normal law at the start (file comment),
    * δ₀ the history of the same contact (ImpulseMemory.find) turned into the contact plane;
    * startPotential Σ Φ at this state, and the configuration kept (moved).
    */
@@ -861,20 +862,22 @@ export class CompliantContactEffector implements DynamicStructureEffector {
    */
   private endArm(i: number, x: number, out: Float64Array): void {
     const o = 3 * i;
-    if (this.triangle[i] === 1) {
+    if (this.triangle[i] === 1 && x < 3) {
       out[0] = out[1] = out[2] = 0;
       return;
     }
-    const r = x === 1 ? this.rB : this.rA;
+    // side b: end 1, or a triangle contact's end 3 (a vertex, or a rigid body's point)
+    const sideB = x > 0;
+    const r = sideB ? this.rB : this.rA;
     out[0] = r[o];
     out[1] = r[o + 1];
     out[2] = r[o + 2];
-    const bend = x === 1 ? this.bendB[i] : this.bendA[i];
+    const bend = sideB ? this.bendB[i] : this.bendA[i];
     if (bend === 0) return;
-    const nu = x === 1 ? this.nuB : this.nuA;
+    const nu = sideB ? this.nuB : this.nuA;
     const R = this.sys.rotation;
-    const q = 9 * (x === 1 ? this.bodyB[i] : this.bodyA[i]);
-    const b = x === 1 ? -bend : bend;
+    const q = 9 * (sideB ? this.bodyB[i] : this.bodyA[i]);
+    const b = sideB ? -bend : bend;
     out[0] += b * (R[q] * nu[o] + R[q + 1] * nu[o + 1] + R[q + 2] * nu[o + 2]);
     out[1] += b * (R[q + 3] * nu[o] + R[q + 4] * nu[o + 1] + R[q + 5] * nu[o + 2]);
     out[2] += b * (R[q + 6] * nu[o] + R[q + 7] * nu[o + 1] + R[q + 8] * nu[o + 2]);
@@ -927,7 +930,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const bend = x === 1 ? this.bendB[i] : this.bendA[i];
       if (bend === 0) continue;
       const b = x === 1 ? -bend : bend;
-      this.endArm(i, x, arm);
+      this.endArm(i, x === 1 && this.triangle[i] === 1 ? 3 : x, arm);
       const r = x === 1 ? this.rB : this.rA;
       const c = x === 1 ? 1 : -1;
       for (let k = 0; k < 3; k++)
@@ -1205,9 +1208,10 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const fx = F * this.normal[3 * i];
       const fy = F * this.normal[3 * i + 1];
       const fz = F * this.normal[3 * i + 2];
-      if (this.triangle[i] === 1) {
-        // F n on the vertex, −w_k F n on the triangle's node k
-        for (let x = 0; x < 4; x++) {
+      const tri = this.triangle[i] === 1;
+      if (tri)
+        // −w_k F n on the triangle's node k (side b, the vertex or the rigid body, below)
+        for (let x = 0; x < 3; x++) {
           const b = this.triangleBody(i, x);
           if (sys.dofOffset[b] < 0) continue;
           const c = this.triangleCoefficient(i, x);
@@ -1215,9 +1219,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
           sys.force[3 * b + 1] += c * fy;
           sys.force[3 * b + 2] += c * fz;
         }
-        continue;
-      }
-      for (let side = 0; side < 2; side++) {
+      for (let side = tri ? 1 : 0; side < 2; side++) {
         const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
         if (body < 0 || sys.dofOffset[body] < 0) continue;
         const s = side === 0 ? -1 : 1;
@@ -1237,18 +1239,31 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   }
 
   /**
-   * g (∂dist/∂q) and wv (∂u_n/∂q) of both sides of contact i into this.g / this.wv at
-   * [0..5] (side a) and [6..11] (side b).
+   * g (∂dist/∂q) and wv (∂u_n/∂q) of each end x of contact i (endCount) into this.g /
+   * this.wv at [6x..6x+5]: side a at 0, side b at 6; a triangle contact's nodes at 0, 6, 12
+   * (c_x n, particles) and its side b at 18.
    */
   private gradients(i: number): void {
     const { sys, g, wv } = this;
     const nx = this.normal[3 * i];
     const ny = this.normal[3 * i + 1];
     const nz = this.normal[3 * i + 2];
-    for (let side = 0; side < 2; side++) {
+    const tri = this.triangle[i] === 1;
+    if (tri)
+      for (let x = 0; x < 3; x++) {
+        const c = this.triangleCoefficient(i, x);
+        const o = 6 * x;
+        g[o] = c * nx;
+        g[o + 1] = c * ny;
+        g[o + 2] = c * nz;
+        g[o + 3] = g[o + 4] = g[o + 5] = 0;
+        wv[o] = wv[o + 1] = wv[o + 2] = 0;
+        wv[o + 3] = wv[o + 4] = wv[o + 5] = 0;
+      }
+    for (let side = tri ? 1 : 0; side < 2; side++) {
       const body = side === 0 ? this.bodyA[i] : this.bodyB[i];
       const s = side === 0 ? -1 : 1;
-      const o = 6 * side;
+      const o = tri ? 18 : 6 * side;
       const r = side === 0 ? this.rA : this.rB;
       const rx = r[3 * i];
       const ry = r[3 * i + 1];
@@ -1281,22 +1296,18 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     const { sys, g, wv } = this;
     for (let i = 0; i < this.count; i++) {
       if (this.fn[i] === 0) continue;
-      if (this.triangle[i] === 1) {
-        this.blockScale[0] = s * this.kappa[i];
-        this.addTriangleBlocks(m, i);
-        continue;
-      }
       this.gradients(i);
       const kap = this.kappa[i];
       const d = this.damp[i];
       const F = this.fn[i];
-      for (let sx = 0; sx < 2; sx++) {
-        const X = sx === 0 ? this.bodyA[i] : this.bodyB[i];
+      const parts = this.endCount(i);
+      for (let sx = 0; sx < parts; sx++) {
+        const X = this.bodyOfEnd(i, sx);
         const wX = this.width(X);
         if (wX === 0) continue;
         const kX = sys.block[X];
-        for (let sy = 0; sy < 2; sy++) {
-          const Y = sy === 0 ? this.bodyA[i] : this.bodyB[i];
+        for (let sy = 0; sy < parts; sy++) {
+          const Y = this.bodyOfEnd(i, sy);
           const wY = this.width(Y);
           if (wY === 0) continue;
           const off = m.offsetOf(kX, sys.block[Y]);
@@ -1308,7 +1319,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
               vals[off + r * wY + c] += gr * (kap * g[6 * sy + c] - d * wv[6 * sy + c]);
           }
           if (sx === sy && wX === 6 && F !== 0) {
-            // s_X F_n [n]×[r_X]× on the (θ, θ) sub-block: [n]×[r]× = r nᵀ − (n·r) I.
+            // s_X F_n [n]×[r_X]× on the (θ, θ) sub-block: [n]×[r]× = r nᵀ − (n·r) I (a
+            // rigid end is side a at 0 or side b: a triangle's nodes are particles)
             const sgn = sx === 0 ? -1 : 1;
             const rr = sx === 0 ? this.rA : this.rB;
             const nn = this.normal;
@@ -1333,18 +1345,14 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       if (this.fn[i] === 0) continue;
       const d = this.damp[i];
       if (d === 0) continue;
-      if (this.triangle[i] === 1) {
-        this.blockScale[0] = -s * d;
-        this.addTriangleBlocks(m, i);
-        continue;
-      }
       this.gradients(i);
-      for (let sx = 0; sx < 2; sx++) {
-        const X = sx === 0 ? this.bodyA[i] : this.bodyB[i];
+      const parts = this.endCount(i);
+      for (let sx = 0; sx < parts; sx++) {
+        const X = this.bodyOfEnd(i, sx);
         const wX = this.width(X);
         if (wX === 0) continue;
-        for (let sy = 0; sy < 2; sy++) {
-          const Y = sy === 0 ? this.bodyA[i] : this.bodyB[i];
+        for (let sy = 0; sy < parts; sy++) {
+          const Y = this.bodyOfEnd(i, sy);
           const wY = this.width(Y);
           if (wY === 0) continue;
           const off = m.offsetOf(sys.block[X], sys.block[Y]);
@@ -1387,8 +1395,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
             ((r === c ? 1 : 0) -
               (slips ? (this.trialForce[o + r] * this.trialForce[o + c]) / (norm * norm) : 0));
       const couple = slips && this.exactFriction;
-      const tri = this.triangle[i] === 1;
-      if (couple && !tri) this.gradients(i);
+      if (couple) this.gradients(i);
       const shifted = this.midpointShift(i);
       const parts = this.endCount(i);
       for (let y = 0; y < parts; y++) {
@@ -1437,11 +1444,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
           const kap = this.kappa[i];
           const d = this.damp[i];
           for (let c = 0; c < wY; c++) {
-            let gn: number;
-            if (tri) {
-              const n = c === 0 ? nx : c === 1 ? ny : nz;
-              gn = cY * (velocity ? -d * n : kap * n);
-            } else gn = velocity ? -d * g[6 * y + c] : kap * g[6 * y + c] - d * wv[6 * y + c];
+            const gn = velocity ? -d * g[6 * y + c] : kap * g[6 * y + c] - d * wv[6 * y + c];
             const f = (this.mu[i] * gn) / norm;
             for (let r = 0; r < 3; r++) dF[6 * r + c] += f * this.trialForce[o + r];
           }
@@ -1532,46 +1535,14 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     }
   }
 
-  /** Particle x (0..2 the triangle's nodes, 3 the vertex) of fem–fem contact i. */
+  /** End x of fem face contact i: 0..2 the triangle's nodes, 3 its side b (vertex or body). */
   private triangleBody(i: number, x: number): number {
     return x < 3 ? this.nodes[3 * i + x] : this.bodyB[i];
   }
 
-  /** c_x: ∂dist/∂q_x = c_x n for particle x of fem–fem contact i (−w_x, or +1 the vertex). */
+  /** c_x of end x of fem face contact i: −w_x on the nodes, +1 on side b (∂dist/∂p_x = c_x n). */
   private triangleCoefficient(i: number, x: number): number {
     return x < 3 ? -this.weights[3 * i + x] : 1;
-  }
-
-  /**
-   * m += blockScale[0]·c_X c_Y n nᵀ on every pair of dynamic particles X, Y of fem–fem
-   * contact i (file comment: the position Jacobian with s κ, the velocity one with −s d).
-   */
-  private addTriangleBlocks(m: SparseBlockMatrix, i: number): void {
-    const { sys } = this;
-    const nx = this.normal[3 * i];
-    const ny = this.normal[3 * i + 1];
-    const nz = this.normal[3 * i + 2];
-    for (let x = 0; x < 4; x++) {
-      const X = this.triangleBody(i, x);
-      if (this.width(X) === 0) continue;
-      const cx = this.blockScale[0] * this.triangleCoefficient(i, x);
-      for (let y = 0; y < 4; y++) {
-        const Y = this.triangleBody(i, y);
-        if (this.width(Y) === 0) continue;
-        const f = cx * this.triangleCoefficient(i, y);
-        const off = m.offsetOf(sys.block[X], sys.block[Y]);
-        const v = m.values;
-        v[off] += f * nx * nx;
-        v[off + 1] += f * nx * ny;
-        v[off + 2] += f * nx * nz;
-        v[off + 3] += f * ny * nx;
-        v[off + 4] += f * ny * ny;
-        v[off + 5] += f * ny * nz;
-        v[off + 6] += f * nz * nx;
-        v[off + 7] += f * nz * ny;
-        v[off + 8] += f * nz * nz;
-      }
-    }
   }
 
   /** Detection needed again (the margin or the step size, which widens it, changed). */

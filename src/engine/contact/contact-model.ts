@@ -6,8 +6,9 @@
  *    acceleration a_t would carry the impulse P/h into the next step's predictor.
  *  - "smc": a CompliantContactEffector (compliant.ts) added to the force effectors, so it
  *    works with every integrator, with its Jacobians in the implicit ones.
- * With two or more fem bodies that collide, both take their fem–fem contacts (vertex
- * against face, fem-faces.ts) besides the detector's.
+ * With fem bodies that collide, both take the contacts with their surface triangles
+ * (fem-faces.ts: the vertices of the other fem bodies and the points of the rigid shapes
+ * against the faces) besides the detector's.
  * The Simulation applies the solver settings through it (configure), hands its parts to
  * the integrator factory (integrators/factory.ts), asks it for the State's contacts
  * (report) and applies PATCHes of the contact parameters (update).
@@ -76,10 +77,11 @@ export class ContactModel {
     this.method = spec.method;
     this.detector = createDetector(model, sys, vertices);
     this.params = new PairParameters(sys, spec);
-    const faces =
-      vertices !== undefined && vertices.bodies.length > 1
-        ? new FemFaceContacts(sys, vertices, jointedPairs(model, sys))
+    const surfaces =
+      vertices !== undefined
+        ? new FemFaceContacts(sys, vertices, jointedPairs(model, sys), this.detector.shapes)
         : null;
+    const faces = surfaces?.active === true ? surfaces : null;
     if (spec.method === "nsc") {
       this.nonsmooth = new NonsmoothContact(
         sys,

@@ -17,7 +17,8 @@
  * [e_k; r_b × e_k] (force and torque about the centre of mass), and −that on body a —
  * the impulse P_i = (P_n, P_t1, P_t2) acts on b as F P_i and on a as −F P_i.
  *
- * Triangle sides (fem–fem contact, fem-faces.ts): side a of contact i may be the point
+ * Triangle sides (fem face contact, fem-faces.ts; side b a vertex particle or a rigid
+ * body's point, its rows as any side b's): side a of contact i may be the point
  * Σ_k w_k x_k of three particles (triangle[i] = 1; nodes[3i+k], weights[3i+k]). Its
  * particles' blocks are then A_ia,k = w_k · (−Fᵀ): the rows stored for side a times w_k,
  * so the local velocity has −w_k Fᵀ v_k from each (the derivative of the gap

@@ -1,8 +1,9 @@
 /**
- * Contact between two deformable (`fem`) bodies: the surface vertices of each body with
- * `contact: true` against the surface triangles of every other such body (both
- * directions), after ArtiSynth's vertex penetration contact. Self-contact of one body is
- * not detected.
+ * Contact with the surface triangles of deformable (`fem`) bodies: the surface vertices of
+ * each body with `contact: true` against the surface triangles of every other such body
+ * (both directions), after ArtiSynth's vertex penetration contact, and the points of the
+ * rigid and fixed bodies' shapes against them ("Rigid shapes" below). Self-contact of one
+ * body is not detected.
  *
  * Detection, for the vertex p (a node particle) of body A and the triangles (x₀, x₁, x₂)
  * of body B ≠ A (geometry/point-triangle.ts): the triangle's outward unit normal n, the
@@ -56,17 +57,60 @@
  * third of each adjacent face's area projected on the plane ⊥ n) halved, since both
  * bodies' vertices collide with the other's faces and so both vertex sets cover the
  * contact patch (ArtiSynth's two-way contact rule).
+ *
+ * Rigid shapes: the fem vertices meet the analytic shapes through the detector
+ * (fem-vertices.ts), which alone let a shape pass between them: a box resting on the
+ * middle of a coarse block's face, or a ball smaller than the mesh spacing, went through
+ * the face. Each bounded shape of a rigid or fixed body therefore also meets the faces
+ * through its contact points, material points of the shape with a radius r:
+ *   box: its 8 corners (r = 0); convex hull, mesh: their vertices (r = 0); cylinder: the
+ *   RIM_SAMPLES rim points of each cap (geometry/cylinder.ts, r = 0); sphere: its centre
+ *   (r its radius); capsule: its segment's two ends (r its radius). Planes have none (a
+ *   plane reaches a flat face's interior only past its vertices).
+ * A point c of radius r is a vertex whose surface lies r nearer: the query above with the
+ * gap g = d − r (the candidate bound −depth_B < g < margin, the ridge test on d′ − r), side
+ * b the rigid body at the surface point c − r n (lever arm from its centre of mass: the
+ * contact modules' rigid side, rotation included), side a the triangle as above, point
+ * midway: c − (r + g/2) n. The Jacobian row is −w_i n on the nodes and [n; ρ × n] on the
+ * body (ρ its lever arm), so the impulse or force F n on the body is balanced by −w_i F n
+ * on the nodes; nsc and smc take it as the fem–fem contacts (a triangle side, weights
+ * held for the step). Key: contactKey(s, s, feature) for shape s with the feature
+ * (T·P + k) mod 2¹⁶ (T the triangle's index over all fem bodies, P the shape's point count,
+ * k the point): the shape with itself, a pair the detector never makes. Area (compliant):
+ * the shape's own rule for the point (area.ts: boxVertexArea, cylinderRimArea,
+ * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, a mesh vertex's
+ * ArtiSynth area), not halved: where fem vertices touch the same shape too, both sets act
+ * (stiffer than one patch under a per-area law).
+ * A round point of radius above ROUND_EDGES = 10 times B's longest surface edge is left to
+ * B's vertices: a face tilted by θ moves its foot c − r n by r θ, and with r a hundred
+ * edges (a 20 m ball under a 0.2 m block) the held normal made the face's nodes chatter in
+ * a two-step cycle; between vertices such a ball sinks at most ρ²/(2r) < 1/40 of an edge
+ * (ρ ≤ the triangle's circumradius).
+ * Known limits: an edge of the shape crossing a face with no point beyond it (a box edge
+ * across a block's edge) is not seen; a cylinder's cap between its rim samples, a capsule's
+ * side between its ends (lying across a face: its two ends carry it) neither.
  */
 import { type Bvh, buildBvh, FOUND, overlapping, QUERY_BOX, refitBvh } from "../geometry/bvh";
-import { ContactBuffer } from "../geometry/contact-buffer";
+import { ContactBuffer, contactKey } from "../geometry/contact-buffer";
+import { RIM_COS, RIM_SAMPLES, RIM_SIN } from "../geometry/cylinder";
 import {
   clampWeights,
   POINT_TRIANGLE,
   pointTriangle,
   withinReach,
 } from "../geometry/point-triangle";
+import { composePose, WorldPose } from "../geometry/pose";
+import type { Shape, ShapeInstance } from "../geometry/shapes";
 import { extend } from "../math/grow";
+import { quatToMat3Normalized } from "../math/quat";
 import type { BodySystem } from "../model/body-system";
+import {
+  boxVertexArea,
+  cylinderRimArea,
+  hullVertexArea,
+  roundContactArea,
+  vertexContactArea,
+} from "./area";
 import type { FemVertexContacts } from "./fem-vertices";
 
 /** One fem body's surface as the detection needs it. */
@@ -80,6 +124,79 @@ interface FaceSet {
   bvh: Bvh;
   /** Penetration depth bound (m): half the shortest surface edge at the start. */
   depth: number;
+  /** The largest radius of a round rigid point on these faces (m; file comment). */
+  roundLimit: number;
+}
+
+/**
+ * A round point (sphere, capsule end) of radius above ROUND_EDGES times a surface's longest
+ * edge is left to that surface's vertices (file comment, "Rigid shapes").
+ */
+const ROUND_EDGES = 10;
+
+/**
+ * A rigid (or fixed) body's shape as the fem surfaces see it: its contact points (file
+ * comment, "Rigid shapes") in the shape frame, their common radius, and their world
+ * positions at the last detect().
+ */
+interface RigidPoints {
+  /** Index of the shape in the detector's list (CollisionDetector.shapes). */
+  shape: number;
+  inst: ShapeInstance;
+  local: Float64Array;
+  radius: number;
+  /** Shape frame in the body frame (composePose's local position and rotation matrix). */
+  localP: Float64Array;
+  localR: Float64Array;
+  /** The shape's world pose and its points' world positions (3 each) at the last detect. */
+  pose: WorldPose;
+  world: Float64Array;
+  /** World box of the points grown by the radius: min x, y, z, max x, y, z. */
+  box: Float64Array;
+  /** The largest distance of a point from the shape frame's origin, plus the radius (m). */
+  reach: number;
+}
+
+/**
+ * The contact points of a shape in its frame (file comment, "Rigid shapes") and their
+ * radius; none for a plane.
+ */
+function contactPoints(shape: Shape): { points: Float64Array; radius: number } {
+  switch (shape.type) {
+    case "sphere":
+      return { points: new Float64Array(3), radius: shape.radius };
+    case "capsule":
+      return {
+        points: Float64Array.of(0, 0, -shape.halfLength, 0, 0, shape.halfLength),
+        radius: shape.radius,
+      };
+    case "box": {
+      const [x, y, z] = shape.halfExtents;
+      const points = new Float64Array(24);
+      for (let k = 0; k < 8; k++) {
+        points[3 * k] = k & 1 ? x : -x;
+        points[3 * k + 1] = k & 2 ? y : -y;
+        points[3 * k + 2] = k & 4 ? z : -z;
+      }
+      return { points, radius: 0 };
+    }
+    case "cylinder": {
+      const points = new Float64Array(6 * RIM_SAMPLES);
+      for (let k = 0; k < 2 * RIM_SAMPLES; k++) {
+        const j = k % RIM_SAMPLES;
+        points[3 * k] = shape.radius * RIM_COS[j];
+        points[3 * k + 1] = shape.radius * RIM_SIN[j];
+        points[3 * k + 2] = k < RIM_SAMPLES ? -shape.halfLength : shape.halfLength;
+      }
+      return { points, radius: 0 };
+    }
+    case "convex":
+      return { points: shape.hull.vertices, radius: 0 };
+    case "mesh":
+      return { points: shape.mesh.vertices, radius: 0 };
+    case "plane":
+      return { points: new Float64Array(0), radius: 0 };
+  }
 }
 
 export class FemFaceContacts {
@@ -89,7 +206,15 @@ export class FemFaceContacts {
   nodes: Int32Array = new Int32Array(48);
   /** Barycentric weights of the vertex's projection on the triangle (3 per contact). */
   weights: Float64Array = new Float64Array(48);
+  /** Per contact: the rigid shape's point (index in its contact points), −1 for a fem vertex. */
+  private pointOf: Int32Array = new Int32Array(16);
   private readonly faces: FaceSet[];
+  /** Index of each fem body's first triangle in a numbering over all the bodies. */
+  private readonly firstTriangle: Int32Array;
+  /** The rigid shapes that meet the fem surfaces (file comment, "Rigid shapes"). */
+  private readonly rigid: RigidPoints[] = [];
+  /** Index in `rigid` by detector shape index (−1: none). */
+  private readonly rigidOf: Int32Array;
   /** Attached (body, node) pairs that do not collide, as lo·numBodies + hi. */
   private readonly excluded: Set<number>;
   /** The best candidate of a vertex: w₀..w₂, d, n (as POINT_TRIANGLE). */
@@ -98,24 +223,30 @@ export class FemFaceContacts {
   private readonly query = new Float64Array(8);
   /** The contact being pushed: point, normal, gap (ContactBuffer.pushFrom). */
   private readonly record = new Float64Array(7);
+  /** composePose's scratch, and the normal in a mesh's frame with its corners (fillAreas). */
+  private readonly scratchR = new Float64Array(9);
+  private readonly localNormal = new Float64Array(3);
+  private corners = new Float64Array(0);
 
   constructor(
     private readonly sys: BodySystem,
     readonly vertices: FemVertexContacts,
     excludedPairs: ReadonlyArray<readonly [number, number]> = [],
+    /** The detector's shapes: those before vertices.firstShape are the bodies' (setup.ts). */
+    shapes: readonly ShapeInstance[] = [],
   ) {
     const pos = sys.pos;
     this.faces = vertices.bodies.map(({ surface, nodeBodies }) => {
       const tri = Int32Array.from(surface.triangles, (k) => nodeBodies[k]);
       let edge = Number.POSITIVE_INFINITY;
+      let longest = 0;
       for (let t = 0; t < tri.length; t += 3)
         for (let c = 0; c < 3; c++) {
           const p = 3 * tri[t + c];
           const q = 3 * tri[t + ((c + 1) % 3)];
-          edge = Math.min(
-            edge,
-            Math.hypot(pos[q] - pos[p], pos[q + 1] - pos[p + 1], pos[q + 2] - pos[p + 2]),
-          );
+          const l = Math.hypot(pos[q] - pos[p], pos[q + 1] - pos[p + 1], pos[q + 2] - pos[p + 2]);
+          edge = Math.min(edge, l);
+          longest = Math.max(longest, l);
         }
       return {
         tri,
@@ -123,9 +254,48 @@ export class FemFaceContacts {
         vertexBody: Int32Array.from(surface.vertices, (k) => nodeBodies[k]),
         bvh: buildBvh(pos, tri),
         depth: 0.5 * edge,
+        roundLimit: ROUND_EDGES * longest,
       };
     });
+    this.firstTriangle = new Int32Array(this.faces.length);
+    for (let b = 1; b < this.faces.length; b++)
+      this.firstTriangle[b] = this.firstTriangle[b - 1] + this.faces[b - 1].tri.length / 3;
+    const bodyShapes = Math.min(shapes.length, vertices.firstShape);
+    this.rigidOf = new Int32Array(bodyShapes).fill(-1);
+    let valence = 0;
+    for (let k = 0; k < bodyShapes; k++) {
+      const inst = shapes[k];
+      const { points, radius } = contactPoints(inst.shape);
+      if (points.length === 0 || inst.body < 0) continue;
+      const lq = inst.localOrientation ?? [1, 0, 0, 0];
+      const localR = new Float64Array(9);
+      quatToMat3Normalized(localR, 0, Float64Array.from(lq), 0);
+      this.rigidOf[k] = this.rigid.length;
+      this.rigid.push({
+        shape: k,
+        inst,
+        local: points,
+        radius,
+        localP: Float64Array.from(inst.localPosition ?? [0, 0, 0]),
+        localR,
+        pose: new WorldPose(),
+        world: new Float64Array(points.length),
+        box: new Float64Array(6),
+        reach: radius + farthest(points),
+      });
+      if (inst.shape.type === "mesh") {
+        const start = inst.shape.mesh.vertexTriStart;
+        for (let v = 0; v + 1 < start.length; v++)
+          valence = Math.max(valence, start[v + 1] - start[v]);
+      }
+    }
+    this.corners = new Float64Array(9 * valence);
     this.excluded = new Set(excludedPairs.map(([p, q]) => this.pairKey(p, q)));
+  }
+
+  /** Whether there is anything to detect: two fem bodies, or one and a rigid shape. */
+  get active(): boolean {
+    return this.faces.length > 1 || (this.faces.length > 0 && this.rigid.length > 0);
   }
 
   private pairKey(p: number, q: number): number {
@@ -143,36 +313,89 @@ export class FemFaceContacts {
         if (a === b) continue;
         const fb = faces[b];
         const pad = Math.max(margin, fb.depth);
-        const root = fb.bvh.box;
-        const ra = faces[a].bvh.box;
-        let apart = false;
-        for (let c = 0; c < 3; c++)
-          if (ra[c] > root[3 + c] + pad || ra[3 + c] < root[c] - pad) apart = true;
-        if (apart) continue;
+        if (apart(faces[a].bvh.box, fb.bvh.box, pad)) continue;
         const shapeA = this.vertices.firstShape + this.vertices.shapeStart[b];
         const first = this.vertices.firstShape + this.vertices.shapeStart[a];
         const vb = faces[a].vertexBody;
         for (let v = 0; v < vb.length; v++) {
-          const t = this.nearestFace(vb[v], fb, margin, pad);
+          const t = this.nearestFace(pos, 3 * vb[v], vb[v], 0, fb, margin, pad);
           if (t < 0) continue;
           buffer.setPair(fb.tri[3 * t], vb[v], shapeA, first + v);
-          this.push(t, fb, (2 * t + (a > b ? 1 : 0)) & 0xffff, 3 * vb[v]);
+          this.push(t, fb, (2 * t + (a > b ? 1 : 0)) & 0xffff, pos, 3 * vb[v], 0, -1);
         }
       }
+    for (const g of this.rigid) this.detectRigid(g, margin);
   }
 
   /**
-   * The triangle of fb that vertex body p makes its contact with (file comment), its
-   * query in this.best; −1 when none.
+   * The contacts of the points of rigid shape g with the fem surfaces (file comment,
+   * "Rigid shapes"), at the shape's current pose.
    */
-  private nearestFace(p: number, fb: FaceSet, margin: number, pad: number): number {
+  private detectRigid(g: RigidPoints, margin: number): void {
+    const { sys, faces, buffer } = this;
+    const body = g.inst.body;
+    composePose(sys.pos, sys.quat, body, g.localP, g.localR, g.pose, this.scratchR);
+    const { p, R } = g.pose;
+    const { local, world, box, radius } = g;
+    // the shape's bounding ball first: most shapes are away from every fem body
+    for (let c = 0; c < 3; c++) {
+      box[c] = p[c] - g.reach;
+      box[3 + c] = p[c] + g.reach;
+    }
+    let near = false;
+    for (const fb of faces) if (!apart(box, fb.bvh.box, Math.max(margin, fb.depth))) near = true;
+    if (!near) return;
+    box.fill(Number.POSITIVE_INFINITY, 0, 3);
+    box.fill(Number.NEGATIVE_INFINITY, 3, 6);
+    for (let o = 0; o < local.length; o += 3) {
+      const x = local[o];
+      const y = local[o + 1];
+      const z = local[o + 2];
+      for (let c = 0; c < 3; c++) {
+        const w = p[c] + R[3 * c] * x + R[3 * c + 1] * y + R[3 * c + 2] * z;
+        world[o + c] = w;
+        box[c] = Math.min(box[c], w - radius);
+        box[3 + c] = Math.max(box[3 + c], w + radius);
+      }
+    }
+    const count = local.length / 3;
+    for (let b = 0; b < faces.length; b++) {
+      const fb = faces[b];
+      const pad = Math.max(margin, fb.depth);
+      if (radius > fb.roundLimit || apart(box, fb.bvh.box, pad)) continue;
+      const shapeA = this.vertices.firstShape + this.vertices.shapeStart[b];
+      for (let v = 0; v < count; v++) {
+        const t = this.nearestFace(world, 3 * v, body, radius, fb, margin, pad + radius);
+        if (t < 0) continue;
+        buffer.setPair(fb.tri[3 * t], body, shapeA, g.shape);
+        const feature = ((this.firstTriangle[b] + t) * count + v) & 0xffff;
+        const i = this.push(t, fb, feature, world, 3 * v, radius, v);
+        // the shape with itself: a pair the detector never makes (file comment)
+        buffer.key[i] = contactKey(g.shape, g.shape, feature);
+      }
+    }
+  }
+
+  /**
+   * The triangle of fb that the point x[o..o+2] (radius r, on body p) makes its contact
+   * with (file comment), its query in this.best; −1 when none. pad: the query's reach
+   * around the point (m, r included).
+   */
+  private nearestFace(
+    x: Float64Array,
+    o: number,
+    p: number,
+    r: number,
+    fb: FaceSet,
+    margin: number,
+    pad: number,
+  ): number {
     const pos = this.sys.pos;
     const root = fb.bvh.box;
-    const o = 3 * p;
     for (let c = 0; c < 3; c++) {
-      if (pos[o + c] < root[c] - pad || pos[o + c] > root[3 + c] + pad) return -1;
-      QUERY_BOX[c] = pos[o + c] - pad;
-      QUERY_BOX[3 + c] = pos[o + c] + pad;
+      if (x[o + c] < root[c] - pad || x[o + c] > root[3 + c] + pad) return -1;
+      QUERY_BOX[c] = x[o + c] - pad;
+      QUERY_BOX[3 + c] = x[o + c] + pad;
     }
     overlapping(fb.bvh);
     const off = this.sys.dofOffset;
@@ -192,39 +415,43 @@ export class FemFaceContacts {
           this.excluded.has(this.pairKey(p, n2)))
       )
         continue;
-      if (!pointTriangle(pos, o, 3 * n0, 3 * n1, 3 * n2)) continue;
+      if (!pointTriangle(pos, o, 3 * n0, 3 * n1, 3 * n2, x)) continue;
       const q = this.query;
       q.set(POINT_TRIANGLE);
-      const d = q[3];
-      if (!(d < margin && d > -fb.depth) || Math.abs(d) >= bestAbs) continue;
+      const g = q[3] - r;
+      if (!(g < margin && g > -fb.depth) || Math.abs(g) >= bestAbs) continue;
       if (
         !withinReach(q, pos, 3 * n0, 3 * n1, 3 * n2, 0) &&
-        !(d < 0 && withinReach(q, pos, 3 * n0, 3 * n1, 3 * n2, -d) && this.underRidges(o, fb, t))
+        !(
+          g < 0 &&
+          withinReach(q, pos, 3 * n0, 3 * n1, 3 * n2, -g) &&
+          this.underRidges(x, o, r, fb, t)
+        )
       )
         continue;
       clampWeights(q);
       best = t;
-      bestAbs = Math.abs(d);
+      bestAbs = Math.abs(g);
       this.best.set(q.subarray(0, 7));
     }
     return best;
   }
 
   /**
-   * Whether the point pos[o..o+2] lies under the ridge of triangle t with its neighbour u
-   * across every edge its projection (this.query) lies beyond: behind u (d′ < 0) and
-   * beyond the same edge seen from u (file comment).
+   * Whether the point x[o..o+2] (radius r) lies under the ridge of triangle t with its
+   * neighbour u across every edge its projection (this.query) lies beyond: behind u
+   * (d′ − r < 0) and beyond the same edge seen from u (file comment).
    */
-  private underRidges(o: number, fb: FaceSet, t: number): boolean {
+  private underRidges(x: Float64Array, o: number, r: number, fb: FaceSet, t: number): boolean {
     const pos = this.sys.pos;
     const tri = fb.tri;
     for (let i = 0; i < 3; i++) {
       if (this.query[i] >= 0) continue;
       const u = fb.across[3 * t + i];
       if (u < 0) return false;
-      if (!pointTriangle(pos, o, 3 * tri[3 * u], 3 * tri[3 * u + 1], 3 * tri[3 * u + 2]))
+      if (!pointTriangle(pos, o, 3 * tri[3 * u], 3 * tri[3 * u + 1], 3 * tri[3 * u + 2], x))
         return false;
-      if (!(POINT_TRIANGLE[3] < 0)) return false;
+      if (!(POINT_TRIANGLE[3] - r < 0)) return false;
       // u's corner off the shared edge: the one that is not a corner of t
       for (let j = 0; j < 3; j++) {
         const k = tri[3 * u + j];
@@ -235,34 +462,108 @@ export class FemFaceContacts {
     return true;
   }
 
-  /** Appends the contact of this.best with triangle t of fb, the vertex at pos[pv..]. */
-  private push(t: number, fb: FaceSet, feature: number, pv: number): void {
+  /**
+   * Appends the contact of this.best with triangle t of fb, the point at x[pv..] of radius
+   * r (point index `point` of a rigid shape, −1 for a vertex); returns its index.
+   */
+  private push(
+    t: number,
+    fb: FaceSet,
+    feature: number,
+    x: Float64Array,
+    pv: number,
+    r: number,
+    point: number,
+  ): number {
     const { best, record: c, buffer } = this;
-    const pos = this.sys.pos;
-    const d = best[3];
-    // point = p − (d/2) n, midway between p and its projection
+    const g = best[3] - r;
+    // point = p − (r + g/2) n, midway between the surface point p − r n and the projection
     for (let k = 0; k < 3; k++) {
-      c[k] = pos[pv + k] - 0.5 * d * best[4 + k];
+      c[k] = x[pv + k] - (r + 0.5 * g) * best[4 + k];
       c[3 + k] = best[4 + k];
     }
-    c[6] = d;
+    c[6] = g;
     const i = buffer.pushFrom(c, feature);
     if (3 * buffer.count > this.nodes.length) {
       this.nodes = extend(this.nodes, 3 * buffer.capacity);
       this.weights = extend(this.weights, 3 * buffer.capacity);
+      this.pointOf = extend(this.pointOf, buffer.capacity);
     }
     for (let k = 0; k < 3; k++) {
       this.nodes[3 * i + k] = fb.tri[3 * t + k];
       this.weights[3 * i + k] = best[k];
     }
+    this.pointOf[i] = point;
+    return i;
   }
 
-  /** area[from + k] = the halved vertex area (file comment) of contact k, for every k. */
+  /**
+   * area[from + k] = the area of contact k, for every k (file comment): a vertex's halved
+   * vertex area, a rigid point's share of its shape's surface.
+   */
   fillAreas(area: Float64Array, from: number): void {
     const { buffer } = this;
-    for (let k = 0; k < buffer.count; k++)
-      area[from + k] = this.vertices.vertexArea(buffer.shapeB[k], buffer.normal, 3 * k, true);
+    for (let k = 0; k < buffer.count; k++) {
+      const s = buffer.shapeB[k];
+      area[from + k] =
+        this.pointOf[k] < 0
+          ? this.vertices.vertexArea(s, buffer.normal, 3 * k, true)
+          : this.rigidArea(this.rigid[this.rigidOf[s]], k);
+    }
   }
+
+  /** The area of contact k of rigid shape g's point on a fem face (file comment). */
+  private rigidArea(g: RigidPoints, k: number): number {
+    const { buffer } = this;
+    const { pose } = g;
+    const shape = g.inst.shape;
+    const n = buffer.normal;
+    switch (shape.type) {
+      case "sphere":
+      case "capsule":
+        return roundContactArea(shape.radius, buffer.gap[k]);
+      case "box":
+        return boxVertexArea(shape.halfExtents, pose.R, n, 3 * k);
+      case "cylinder":
+        return cylinderRimArea(shape.radius, shape.halfLength, pose.R, n, 3 * k);
+      case "convex":
+        return hullVertexArea(shape.hull, pose.p, pose.R, buffer.point, 3 * k, n, 3 * k, -1);
+      case "mesh": {
+        // ArtiSynth's vertex area of the mesh vertex, in the mesh's frame (Rᵀ n)
+        const { mesh } = shape;
+        const R = pose.R;
+        const ln = this.localNormal;
+        for (let c = 0; c < 3; c++)
+          ln[c] = R[c] * n[3 * k] + R[3 + c] * n[3 * k + 1] + R[6 + c] * n[3 * k + 2];
+        const v = this.pointOf[k];
+        let count = 0;
+        for (let q = mesh.vertexTriStart[v]; q < mesh.vertexTriStart[v + 1]; q++, count++) {
+          const tri = mesh.vertexTris[q];
+          for (let c = 0; c < 3; c++) {
+            const w = 3 * mesh.triangles[3 * tri + c];
+            for (let e = 0; e < 3; e++) this.corners[9 * count + 3 * c + e] = mesh.vertices[w + e];
+          }
+        }
+        return vertexContactArea(this.corners, count, ln);
+      }
+      case "plane":
+        return 0;
+    }
+  }
+}
+
+/** The largest |x| over the points (3 numbers each, m). */
+function farthest(points: Float64Array): number {
+  let r = 0;
+  for (let o = 0; o < points.length; o += 3)
+    r = Math.max(r, Math.hypot(points[o], points[o + 1], points[o + 2]));
+  return r;
+}
+
+/** Whether the boxes a and b (min x, y, z, max x, y, z) are more than pad apart on an axis. */
+function apart(a: Float64Array, b: Float64Array, pad: number): boolean {
+  for (let c = 0; c < 3; c++) if (a[c] > b[3 + c] + pad || a[3 + c] < b[c] - pad) return true;
+  return false;
 }
 
 /**

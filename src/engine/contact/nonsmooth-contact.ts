@@ -18,7 +18,7 @@
  *                  active set flickers. 1 µm is far below the penetrations the scheme makes
  *                  at impacts (up to γ h |u_n|). The detection margin is raised to
  *                  γ h·2 max|v_point| for the step so no contact that the prediction would
- *                  activate is missed. The fem–fem contacts (fem-faces.ts) are detected
+ *                  activate is missed. The fem face contacts (fem-faces.ts) are detected
  *                  with the same margin and enter the set with their triangle sides.
  *  assemble        the contact Jacobian H (local frames (n, t1, t2), see contact-set.ts)
  *                  and the Delassus matrix
@@ -29,7 +29,7 @@
  *                  no coupling springs): W_c is kept factored (FactoredDelassus: per
  *                  contact side the rows of H and W_X⁻¹ H_Xᵀ from each body's w×w block
  *                  W_X⁻¹, M⁻¹/(1 + h r_M) when W is the mass matrix), so the PGS runs in
- *                  velocity form at O(contacts) per sweep. Otherwise (or with a fem–fem
+ *                  velocity form at O(contacts) per sweep. Otherwise (or with a fem face
  *                  contact, whose triangle side spans three particles' blocks) one
  *                  column W⁻¹ H_kᵀ per contact row through stepper.solveConstrained (W⁻¹
  *                  with the joints held), and W_c dense; when the stepper offers W's block
@@ -49,10 +49,10 @@
  *                  Sticking drift (not Siconos'): below.
  *  addAcceleration Δa = (1/h) W⁻¹ Hᵀ P (the impulse as a force P/h over the step).
  *  saveMemory      Siconos saveYandLambdaInMemory: impulses by key for the warm start,
- *                  the end-of-step local velocities (a fem–fem contact's reported gap).
+ *                  the end-of-step local velocities (a fem face contact's reported gap).
  *  project         TimeSteppingProjectOnConstraints: positions onto g ≥ 0 in the kinetic
  *                  metric (projection.ts), on this step's detection carried to the new
- *                  pose (carried-detection.ts); the fem–fem contacts, detected afresh,
+ *                  pose (carried-detection.ts); the fem face contacts, detected afresh,
  *                  by a pass of their own.
  * Sticking drift (not Siconos'). Coulomb's law holds a sticking contact at the velocity
  * level with the lever arms of the step's start, u_t(x_k, v_{k+1}) = 0, and the positions
@@ -82,7 +82,7 @@
  * place of its trapezoid: the angle keeps within 1.5e-5 rad, no creep. A rolling contact
  * (a sphere on a plane: the lever arm −R n at both ends) has no drift, nor a resting one
  * (D at round-off, below DRIFT_TOLERANCE: left alone); a sliding contact carries none (its
- * slip is not taken back). Contacts with a triangle side (fem–fem) keep none.
+ * slip is not taken back). Contacts with a triangle side (fem faces) keep none.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import {
@@ -248,7 +248,7 @@ export class NonsmoothContact implements OneStepProblem {
   dim: ContactDim = 1;
   /** The position projection after the step (its settings: solver.projection*). */
   readonly projection: ContactProjection;
-  /** The fem–fem contacts' detection (fem-faces.ts), when two fem bodies collide. */
+  /** The fem face contacts' detection (fem-faces.ts): fem–fem, and rigid shapes on fem faces. */
   faces: FemFaceContacts | null = null;
   /**
    * 1 by body index for the nodes of the fem bodies whose surfaces collide (fem-vertices.ts),

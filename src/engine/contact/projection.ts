@@ -11,7 +11,7 @@
  * stays; held in the world, a box spinning at 20 rad/s lost 2.9e-3 J of 1.7 J to the lift
  * of one edge 2 mm deep, and the bench's 100 hulls dropped on a mesh changed their kinetic
  * energy by 0.017 J in all over 2.5 s).
- * The fem–fem contacts (fem-faces.ts: side a three weighted particles, no factored form)
+ * The fem face contacts (fem-faces.ts: side a three weighted particles, no factored form)
  * take their own pass after the others' in each round, on a dense H_n M⁻¹ H_nᵀ of their
  * rows (block Gauss–Seidel between the two sets, as with the joints).
  * Each contact the projection lifts out of penetration is remembered with its lift (the
@@ -566,9 +566,10 @@ export class ContactProjection {
   }
 
   /**
-   * One pass on the fem–fem contacts of `faces` (detected at the current positions): the
+   * One pass on the fem face contacts of `faces` (detected at the current positions): the
    * LCP w = W μ + g + τ/2 ≥ 0 ⊥ μ ≥ 0 with W = H_n M⁻¹ H_nᵀ dense, column k = H_n
-   * (M⁻¹ H_kᵀ) (particles only: M⁻¹ = 1/m per node), solved to τ/2 as the other pass,
+   * (M⁻¹ H_kᵀ) (M⁻¹ = 1/m per node, a rigid body's inverse inertia on its rotation: a
+   * rigid point on a face), solved to τ/2 as the other pass,
    * then δq = Σ_k μ_k M⁻¹ H_kᵀ. No warm start; at most `sweeps`. Returns the sweeps made.
    */
   private facePass(faces: FemFaceContacts, sweeps: number): number {
@@ -591,14 +592,7 @@ export class ContactProjection {
       const col = cols.subarray(p * n, p * n + n);
       col.fill(0);
       set.addRowTranspose(p, 0, 1, col);
-      for (let x = 0; x < sys.numBodies; x++) {
-        const d = sys.dofOffset[x];
-        if (d < 0) continue;
-        const im = 1 / sys.mass[x];
-        col[d] *= im;
-        col[d + 1] *= im;
-        col[d + 2] *= im;
-      }
+      massSolve(sys, col, col);
     }
     for (let p = 0; p < m; p++) {
       const col = cols.subarray(p * n, p * n + n);

@@ -32,9 +32,10 @@ export const POINT_TRIANGLE = new Float64Array(8);
 const ROUND_OFF = 1e-9;
 
 /**
- * The plane query above for the point x[p..p+2] and the triangle with corners at
- * x[a..a+2], x[b..b+2], x[c..c+2] (one coordinate array, e.g. all body positions), into
- * POINT_TRIANGLE. Returns false (and leaves it unchanged) for a degenerate triangle
+ * The plane query above for the point from[p..p+2] and the triangle with corners at
+ * x[a..a+2], x[b..b+2], x[c..c+2] (one coordinate array, e.g. all body positions; the
+ * point from the same array unless `from` is given, e.g. a rigid shape's world points),
+ * into POINT_TRIANGLE. Returns false (and leaves it unchanged) for a degenerate triangle
  * (zero area).
  */
 export function pointTriangle(
@@ -43,6 +44,7 @@ export function pointTriangle(
   a: number,
   b: number,
   c: number,
+  from: Float64Array = x,
 ): boolean {
   const e1x = x[b] - x[a];
   const e1y = x[b + 1] - x[a + 1];
@@ -50,9 +52,9 @@ export function pointTriangle(
   const e2x = x[c] - x[a];
   const e2y = x[c + 1] - x[a + 1];
   const e2z = x[c + 2] - x[a + 2];
-  const rx = x[p] - x[a];
-  const ry = x[p + 1] - x[a + 1];
-  const rz = x[p + 2] - x[a + 2];
+  const rx = from[p] - x[a];
+  const ry = from[p + 1] - x[a + 1];
+  const rz = from[p + 2] - x[a + 2];
   let nx = e1y * e2z - e1z * e2y;
   let ny = e1z * e2x - e1x * e2z;
   let nz = e1x * e2y - e1y * e2x;

@@ -15,12 +15,19 @@
  *    step in the 8 sub-steps of h/8 that bound asks (theta-scheme.ts), each its recurrence;
  * 3. a dropped sphere (and a box) settles where the behavior's force equals m g;
  * 4. a ball spinning at 50 rad/s on a frictionless floor stays at rest at δ = m g/k with its
- *    spin and energy, to rounding, over 30 s (its curved side followed by its centre).
+ *    spin and energy, to rounding, over 30 s (its curved side followed by its centre);
+ * 5. a rigid shape's point on a fem face (fem-faces.ts, "Rigid shapes": the triangle's three
+ *    node particles on side a, the rigid body on side b): the Jacobians against central
+ *    differences, a tilted spinning box's corner and a spinning ball (attached by its
+ *    centre), frictionless and sticking or slipping with friction.
  */
 import { describe, expect, it } from "vitest";
 import { createContactBehavior } from "../../../src/engine/contact/behaviors";
 import { CompliantContactEffector } from "../../../src/engine/contact/compliant";
+import { FemFaceContacts } from "../../../src/engine/contact/fem-faces";
+import { FemVertexContacts, VERTEX_GROUP } from "../../../src/engine/contact/fem-vertices";
 import { PairParameters } from "../../../src/engine/contact/setup";
+import { meshSurface } from "../../../src/engine/forces/fem/surface";
 import { CollisionDetector } from "../../../src/engine/geometry/index";
 import { loadModel } from "../../../src/engine/index";
 import { SparseBlockMatrix } from "../../../src/engine/math/block-matrix";
@@ -181,6 +188,131 @@ describe("compliant contact Jacobians", () => {
     expect(err.pos).toBeLessThan(1e-6);
     expect(err.vel).toBeLessThan(1e-6);
   });
+});
+
+describe("a rigid shape's point on a fem face: compliant Jacobians against differences", () => {
+  /**
+   * A tetrahedron of four node particles (its top face the triangle at z ≈ 0, moving and
+   * slightly tilted) and a rigid shape pressing one point into that face, detected by
+   * FemFaceContacts, with friction μ (0: none), then (with friction) moved and detected
+   * again so that the springs carry a history.
+   */
+  function onFace(shape: "box" | "ball", mu: number) {
+    const tet = [0, 0, -1, -0.5, -0.5, 0.002, 0.5, -0.5, -0.001, 0, 0.6, 0.003];
+    const nodeVel = [0, 0, 0.01, 0.02, -0.01, -0.03, -0.01, 0.02, 0.01, 0.01, 0.01, -0.02];
+    const q = axisAngle([1, 0.4, 0.2], shape === "box" ? 0.05 : 0.1);
+    // the box's lowest corner (half extents 0.05, 0.04, 0.004 turned by q) 1.5 mm into the
+    // face, its highest 11 mm above it, within the margin: every corner takes the top face
+    // (the nearest; one beyond the margin would be half a metre's depth bound behind a side
+    // face of this single tetrahedron, and take it)
+    const half: V3 = [0.05, 0.04, 0.004];
+    let low = 0;
+    if (shape === "box")
+      for (const sx of [-1, 1])
+        for (const sy of [-1, 1])
+          for (const sz of [-1, 1])
+            low = Math.min(low, rotate(q, [sx * half[0], sy * half[1], sz * half[2]])[2]);
+    const centreZ = shape === "box" ? -low - 0.0015 : 0.05 - 0.0015;
+    const sys = new BodySystem([
+      ...Array.from({ length: 4 }, (_, k) =>
+        bodyInit(`n${k}`, "particle", {
+          mass: 0.5 + 0.1 * k,
+          position: [tet[3 * k], tet[3 * k + 1], tet[3 * k + 2]],
+          velocity: [nodeVel[3 * k], nodeVel[3 * k + 1], nodeVel[3 * k + 2]],
+        }),
+      ),
+      bodyInit("shape", "rigid", {
+        mass: 2,
+        inertia: [0.02, 0, 0, 0, 0.03, 0, 0, 0, 0.04],
+        position: [0.02, -0.1, centreZ],
+        orientation: q,
+        velocity: [0.02, -0.01, -0.01],
+        angularVelocity: [0.5, -1, 0.3],
+      }),
+    ]);
+    const vertices = new FemVertexContacts(sys, [
+      { surface: meshSurface([0, 1, 2, 3], 4), nodeBodies: Int32Array.from([0, 1, 2, 3]) },
+    ]);
+    const shapes = [
+      {
+        shape:
+          shape === "box"
+            ? ({ type: "box", halfExtents: half } as const)
+            : ({ type: "sphere", radius: 0.05 } as const),
+        body: 4,
+      },
+      ...vertices.shapes,
+    ];
+    vertices.firstShape = 1;
+    const groups = new Int32Array(shapes.length).fill(VERTEX_GROUP);
+    groups[0] = 0;
+    const det = new CollisionDetector(shapes, { margin: 0.02, groups });
+    const faces = new FemFaceContacts(sys, vertices, [], det.shapes);
+    const beh = createContactBehavior({
+      type: "linear",
+      stiffness: 1e4,
+      damping: 2,
+      stepDamping: 0.5,
+      perUnitArea: false,
+    });
+    const e = new CompliantContactEffector(
+      sys,
+      det,
+      beh,
+      0.02,
+      new PairParameters(sys, { friction: mu, pairs: [] }),
+    );
+    e.faces = faces;
+    e.vertexAreas = vertices;
+    e.stepSize = 0.01;
+    e.beginStep();
+    if (mu > 0) {
+      // slide and turn the shape a little, detect there (the history committed), again
+      for (const [dx, dy, dth] of [
+        [2e-4, -1e-4, 1e-3],
+        [1e-4, 1.5e-4, -2e-3],
+      ]) {
+        const d = new Float64Array(sys.numDofs);
+        const o = sys.dofOffset[4];
+        d[o] = dx;
+        d[o + 1] = dy;
+        d[o + 5] = dth;
+        addPositionIncrement(sys, d, 1);
+        if (dx === 2e-4) e.beginStep();
+      }
+    }
+    return { sys, e, faces };
+  }
+
+  for (const shape of ["box", "ball"] as const)
+    for (const [name, mu] of [
+      ["frictionless", 0],
+      ["sticking (μ = 2)", 2],
+      ["slipping (μ = 0.005)", 0.005],
+    ] as const)
+      it(`${shape}, ${name}: exact against differences`, () => {
+        const { sys, e, faces } = onFace(shape, mu);
+        // the shape's points on the top face (8 corners, or the ball's centre), one pushing
+        const b = faces.buffer;
+        expect(b.count).toBe(shape === "box" ? 8 : 1);
+        for (let k = 0; k < b.count; k++) expect(b.normal[3 * k + 2]).toBeGreaterThan(0.99);
+        generalizedForce(sys, e);
+        const inner = e as unknown as { fn: Float64Array; slip: Uint8Array };
+        let pushing = 0;
+        let slipping = 0;
+        for (let i = 0; i < e.count; i++)
+          if (inner.fn[i] > 0) {
+            pushing++;
+            if (mu > 0) slipping += inner.slip[i];
+          }
+        expect(pushing).toBeGreaterThanOrEqual(1);
+        if (mu === 2) expect(slipping).toBe(0);
+        if (mu === 0.005) expect(slipping).toBe(pushing);
+        const err = jacobianErrors(sys, e);
+        expect(err.normQ).toBeGreaterThan(1e3);
+        expect(err.pos).toBeLessThan(1e-6);
+        expect(err.vel).toBeLessThan(1e-6);
+      });
 });
 
 describe("compliant friction's Jacobians (tangential spring with history, Coulomb cap)", () => {
