@@ -69,6 +69,7 @@ import {
   IterationMatrix,
   type KrylovMemory,
   LINEAR_TOLERANCE_FLOOR,
+  SingularIterationMatrix,
   type SolveTiming,
 } from "./iteration-matrix";
 import { JointProjection } from "./joint-projection";
@@ -1803,7 +1804,21 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       // TURN_SWITCH)
       this.turnClose = dPrevious >= 0 && dPrevious * c.cx < TURN_SWITCH;
       const fresh: boolean = refactor || !chordOn || (c.stiffWeight !== 0 && !this.turnClose);
-      this.solveIteration(c, tEnd, r, da, fresh);
+      // A singular W (an exact fem tangent cancelling the mass at this iterate, W = M + c_x K:
+      // a neo-Hookean block pressed on a floor at 250/s, θ = ½, h = 10 ms, met one at its
+      // 26th step, c_x = h²/2) is no solution of the step either: halved while a halving
+      // follows, where c_x K is 4 times smaller; before, the run ended at once
+      try {
+        this.solveIteration(c, tEnd, r, da, fresh);
+      } catch (e) {
+        // (iterated Newton only: the linearized step's callers take its one correction)
+        const halved = newton.maxIterations > 1 && newton.halvingFollows === true;
+        if (!(e instanceof SingularIterationMatrix) || !halved) throw e;
+        this.newtonConverged = false;
+        this.newtonStalled = true;
+        it++;
+        break;
+      }
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
         for (let i = 0; i < n; i++) a[i] += da[i];

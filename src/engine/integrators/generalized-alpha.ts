@@ -249,6 +249,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   private readonly vt: Float64Array;
   /** rejectedByErrorControl's D − D_prev. */
   private readonly change: Float64Array;
+  /** An accepted step's free acceleration b at its end (attempt). */
+  private readonly free: Float64Array;
   /**
    * The memory (A_n, a_n) an attempt starts from: the state record's, or with compliant
    * contacts A_n under the attempt's own contacts and a_n moved with it (startMemory).
@@ -321,6 +323,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
   ) {
     this.vt = new Float64Array(stepper.n);
     this.change = new Float64Array(stepper.n);
+    this.free = new Float64Array(stepper.n);
     this.accStart = new Float64Array(stepper.n);
     this.pseudoStart = new Float64Array(stepper.n);
     this.endAcceleration = new Float64Array(stepper.n);
@@ -509,18 +512,21 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
         return false;
       }
     }
+    // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
+    // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
+    // (the turning bodies' rotational rows: their I_end⁻¹ f_end, AccelerationStepper.endFreeRates)
+    const free = this.free;
+    for (let i = 0; i < s.n; i++) free[i] = a[i] - rho * startAccel[i];
+    // the fem bodies' end force in place of the mean step's 2 f̄ − f(x_n), before the error
+    // control: its end forces then take the stresses this pass keeps at x_{n+1}
+    // (FemEffector keptVersion) instead of evaluating every element again (a rejected step
+    // is redone from its start, whose stresses beginMeanStep then evaluates again)
+    s.meanEndCorrection(free);
     if (this.rejectedByErrorControl(c, t + h, h, last)) {
       this.rejected = true;
       return false;
     }
     stats.newtonConverged &&= s.newtonConverged;
-    // the free acceleration b = a − ρ Y λ̃ = M⁻¹ f at t_{n+1}; the pseudo-acceleration
-    // a_{n+1} = ((1 − α_f) b + α_f A_n − α_m a_n)/(1 − α_m)
-    // (the turning bodies' rotational rows: their I_end⁻¹ f_end, AccelerationStepper.endFreeRates)
-    const free = this.change;
-    for (let i = 0; i < s.n; i++) free[i] = a[i] - rho * startAccel[i];
-    // the fem bodies' end force in place of the mean step's 2 f̄ − f(x_n)
-    s.meanEndCorrection(free);
     s.endFreeRates(c, free);
     s.removeStiffShare(c, t + h, free);
     // A_n and a_n carried with the turning bodies to the end's orientation (at ρ∞ = 1,

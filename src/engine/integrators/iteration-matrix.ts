@@ -568,7 +568,9 @@ export class IterationMatrix {
     if (direct !== null) {
       // a singular pivot block fails the solve as the scalar factorization's zero pivot does
       if (!direct.ok)
-        throw new Error(singularMessage("sparse-ldlt", this.sys, direct.singularBlock));
+        throw new SingularIterationMatrix(
+          singularMessage("sparse-ldlt", this.sys, direct.singularBlock),
+        );
       direct.solve(rhs, out);
       this.timing.solve += performance.now() - t0;
       return 0;
@@ -594,7 +596,8 @@ export class IterationMatrix {
         this.multigridPossible,
       );
     const singular = solver instanceof FactoredPcg ? solver.singularBlock : -1;
-    if (singular >= 0) throw new Error(singularMessage("factored-pcg", this.sys, singular));
+    if (singular >= 0)
+      throw new SingularIterationMatrix(singularMessage("factored-pcg", this.sys, singular));
     if (!info.converged && maxIterations === null)
       throw new Error(
         `linear solver ${solver.name} failed (relative residual ${info.residual.toExponential(2)} after ${info.iterations} iterations)`,
@@ -640,6 +643,13 @@ export class IterationMatrix {
     m.multiply(x, out);
   }
 }
+
+/**
+ * A solve with W whose block LDLᵀ factorization met a singular or non-finite pivot
+ * (singularMessage): a Newton iteration that meets it is redone in halves, as a Newton that
+ * does not converge (AccelerationStepper `solve`), c_x K shrinking 4 times a halving.
+ */
+export class SingularIterationMatrix extends Error {}
 
 /**
  * The failure of a block LDLᵀ factorization of W (factored PCG's direct solve, sparse-ldlt

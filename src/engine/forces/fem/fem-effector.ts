@@ -170,6 +170,15 @@ export class FemEffector implements ForceEffector {
    */
   private readonly nmat: Float64Array | null;
   private rotVersion = -1;
+  /**
+   * The sys.stateVersion at which endMeanStep kept every element's start at the current
+   * positions (P(F) in startP, and R and N as applyForces stores them; −1: none): a plain
+   * applyForces there adds the forces of those stresses instead of evaluating them again.
+   * Generalized-alpha's error control takes the end's forces after that pass (generalized-
+   * alpha.ts `attempt`), where it used to evaluate every element once more a step than
+   * newmark's same scheme (2 of the 7 passes a step on a 4-cell beam).
+   */
+  private keptVersion = -1;
   private readonly rot = new Float64Array(9);
   private readonly sigma = new Float64Array(3);
   private readonly vecs = new Float64Array(9);
@@ -370,6 +379,16 @@ export class FemEffector implements ForceEffector {
       return;
     }
     const { sys, b, at, f, p, material, rots, nmat } = this;
+    if (this.keptVersion === sys.stateVersion) {
+      // the stresses endMeanStep kept at these positions (keptVersion), bit for bit
+      const startP = this.startP;
+      for (let e = 0; e < this.elementCount; e++) {
+        for (let k = 0; k < 9; k++) p[k] = startP[9 * e + k];
+        this.addElementForces(e, p);
+      }
+      if (rots !== null) this.rotVersion = sys.stateVersion;
+      return;
+    }
     // the corotational material's R (and N), kept for the Jacobian at this state
     // (refreshCorotated)
     const r = rots !== null ? (material as CorotationalMaterial).r : null;
@@ -432,7 +451,10 @@ export class FemEffector implements ForceEffector {
       const o = 9 * e;
       let same = true;
       for (let k = 0; k < 9 && same; k++) same = f[k] === startF[o + k];
-      if (!same) this.keepStart(e, this.endEnergy());
+      if (!same) {
+        this.keepStart(e, this.endEnergy());
+        this.keptVersion = -1;
+      }
     }
   }
 
@@ -443,11 +465,14 @@ export class FemEffector implements ForceEffector {
    * the element took the trapezoid's f(x)); and x is kept as the next mean step's start
    * (keepStart), which beginMeanStep at the same positions then finds made. One pass over
    * the elements, P(F), W(C) and S(C_m) each, where the stepper's two passes (f, then f̃)
-   * and the next start's (P(F_t), W(C_t)) were three.
+   * and the next start's (P(F_t), W(C_t)) were three. The kept stresses serve a plain
+   * applyForces at the same positions too (keptVersion).
    */
   endMeanStep(): void {
-    const { sys, b, at, f, dp, fm, sm, startP } = this;
+    const { sys, b, at, f, dp, fm, sm, startP, rots, nmat } = this;
     this.meanInverted = -1;
+    // the corotational R and N of keepStart's evaluate, as applyForces keeps them
+    const r = rots !== null ? (this.material as CorotationalMaterial).r : null;
     for (let e = 0; e < this.elementCount; e++) {
       const o = 9 * e;
       deformationGradient(sys.pos, at, b, e, f);
@@ -466,7 +491,10 @@ export class FemEffector implements ForceEffector {
         if (this.meanInverted < 0) this.meanInverted = e;
         this.keepStart(e, w);
       }
+      if (r !== null) (rots as Float64Array).set(r, o);
+      if (nmat !== null) this.storeN(e, nmat);
     }
+    this.keptVersion = sys.stateVersion;
   }
 
   /**

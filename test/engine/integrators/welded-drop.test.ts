@@ -1,0 +1,131 @@
+/**
+ * Two boxes welded by a fixed joint, their centres 0.3 m apart (1 kg and 3 kg, inertias
+ * not isotropic, so that symplectic Euler's free welded groups are placed as one rigid body:
+ * AccelerationStepper.placeWelded), dropped flat from 0.4 m onto a floor under nonsmooth
+ * contact. The group is one rigid body of M = 4 kg: it falls freely, z_c = z_0 − g t²/2,
+ * reaches the floor at t* = √(2d/g) at v* = g t*, and lands flat (its contacts under both
+ * boxes), so that its impulse turns nothing. Over the impact step the contacts' reported
+ * impulses P and gravity give the group's momentum change, Σ P_z = M (v⁺ − v⁻) + M g h;
+ * at e = 0 it stops there and rests with its centres at the boxes' half height; at e > 0
+ * without friction (a jointed body's impact met at its instant, impact-events.ts) it leaves
+ * at e v*, so that at the step's end v⁺ = e v* − g (t_end − t*). placeWelded moves a group
+ * only on smooth steps (symplectic Euler's, weldStep > 0), never on a step whose contacts
+ * act on it (the contact step and its redo solve with the impulses): the impulses reach
+ * the welded bodies as any others.
+ */
+import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../../schemas/model";
+import { loadModel } from "../../../src/engine/index";
+
+const G = 9.81;
+const HALF = 0.1;
+const DROP = 0.4;
+const MASSES = [1, 3];
+const TOTAL = MASSES[0] + MASSES[1];
+const H = 0.005;
+
+function weldedPair(integrator: string, restitution: number, friction: number) {
+  const sim = loadModel({
+    gravity: [0, 0, -G],
+    bodies: [
+      { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
+      {
+        id: "a",
+        mass: MASSES[0],
+        inertia: [0.01, 0.02, 0.025],
+        position: [-0.15, 0, HALF + DROP],
+        shapes: [{ type: "box", halfExtents: [0.1, 0.1, HALF] }],
+      },
+      {
+        id: "b",
+        mass: MASSES[1],
+        inertia: [0.03, 0.02, 0.04],
+        position: [0.15, 0, HALF + DROP],
+        shapes: [{ type: "box", halfExtents: [0.1, 0.1, HALF] }],
+      },
+    ],
+    joints: [
+      {
+        id: "weld",
+        type: "fixed",
+        a: { body: "a", point: [0.15, 0, 0] },
+        b: { body: "b", point: [-0.15, 0, 0] },
+      },
+    ],
+    contact: { method: "nsc", restitution, friction },
+    solver: { integrator, dt: H },
+  } as ModelInput);
+  const s = sim.system;
+  const bodies = ["a", "b"].map((id) => s.index.get(id) as number);
+  /** The group's centre of mass height and vertical velocity. */
+  const centre = () => {
+    let z = 0;
+    let vz = 0;
+    bodies.forEach((b, k) => {
+      z += MASSES[k] * s.pos[3 * b + 2];
+      vz += MASSES[k] * s.vel[3 * b + 2];
+    });
+    return { z: z / TOTAL, vz: vz / TOTAL };
+  };
+  /** The largest angular rate of either box (rad/s). */
+  const turning = () => {
+    let w = 0;
+    for (const b of bodies)
+      for (let j = 0; j < 3; j++) w = Math.max(w, Math.abs(s.omega[3 * b + j]));
+    return w;
+  };
+  /** Steps until the contacts act; the impact step's figures. */
+  const land = () => {
+    for (let k = 0; k < 200; k++) {
+      const before = centre();
+      sim.step(1);
+      const state = sim.state();
+      if (state.contacts.length === 0) continue;
+      const impulse = state.contacts.reduce((sum, c) => sum + c.impulse[2], 0);
+      return { before, after: centre(), impulse, time: sim.time };
+    }
+    throw new Error("never landed");
+  };
+  return { sim, centre, turning, land };
+}
+
+describe("a welded pair dropped on the floor moves as the one rigid body it is", () => {
+  for (const [integrator, friction] of [
+    ["moreau-jean", 0.5],
+    ["symplectic-euler", 0.5],
+    ["moreau-jean", 0],
+  ] as const)
+    it(`${integrator}, e = 0, μ = ${friction}: the impact's momentum balance, then rest at the boxes' half height`, () => {
+      const { sim, centre, turning, land } = weldedPair(integrator, 0, friction);
+      const { before, after, impulse } = land();
+      // stopped, to the friction solve's tolerance (5e-9 m/s measured under symplectic Euler)
+      expect(Math.abs(after.vz)).toBeLessThan(1e-7);
+      // to the contact solve's tolerance too (2.7e-8 N·s of 11.4 under symplectic Euler)
+      expect(Math.abs(impulse - TOTAL * (after.vz - before.vz + G * H))).toBeLessThan(
+        1e-8 * impulse,
+      );
+      for (let k = 0; k < 100; k++) sim.step(1);
+      expect(Math.abs(centre().z - HALF)).toBeLessThan(1e-6);
+      expect(Math.abs(centre().vz)).toBeLessThan(1e-9);
+      expect(turning()).toBeLessThan(1e-5);
+    });
+
+  it("moreau-jean, e = ½, no friction: leaves at e v* from its instant, momentum balanced", () => {
+    const { sim, centre, turning, land } = weldedPair("moreau-jean", 0.5, 0);
+    const { before, after, impulse, time } = land();
+    const arrival = Math.sqrt((2 * DROP) / G);
+    const rebound = 0.5 * G * arrival - G * (time - arrival);
+    expect(Math.abs(after.vz - rebound)).toBeLessThan(1e-9);
+    expect(Math.abs(impulse - TOTAL * (after.vz - before.vz + G * H))).toBeLessThan(1e-9);
+    // the flight's apex, e² d above the rest height (sampled at the steps' ends: within
+    // g h²/8 below it)
+    let apex = 0;
+    for (let k = 0; k < 60; k++) {
+      sim.step(1);
+      apex = Math.max(apex, centre().z);
+    }
+    expect(apex).toBeLessThanOrEqual(HALF + 0.25 * DROP + 1e-9);
+    expect(apex).toBeGreaterThan(HALF + 0.25 * DROP - (G * H * H) / 8);
+    expect(turning()).toBeLessThan(1e-5);
+  });
+});
