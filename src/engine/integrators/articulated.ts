@@ -200,6 +200,15 @@ const STIFFNESS_MEMORY = 0.9;
  */
 const IMPLICIT_SERVO_SUBSTEPS = 500;
 /**
+ * Without error control (stepTolerance null) an explicit step is one sub-step of h,
+ * whatever its servos ask (ImplicitServos.explicitSubsteps): where they ask more than
+ * this, the step takes them implicitly. Held to IMPLICIT_SERVO_SUBSTEPS instead, the
+ * imported 7-axis arm at k_p 1e8 (k_d 6.3e3, efforts 87/12 N·m) at h = 2e-5 s took its
+ * servos explicitly, one Tsitouras step each past their stability (h √(k_p/Ĩ) ~ 6 on the
+ * wrists), chattering from limit to limit: energy.error −4.6 J in 0.1 s, −65 J in 1 s.
+ */
+const EXPLICIT_UNCONTROLLED = 1;
+/**
  * The longest sub-step (s) of a step with implicit servos without error control
  * (stepTolerance null): the model's default step (schemas/model.ts, solver.dt); a longer
  * step is taken in equal sub-steps no longer than this (4 at 1/60 s).
@@ -467,9 +476,12 @@ export class ArticulatedIntegrator implements Integrator {
     // motor sets its joint's rate (its impulsive work, where the rate jumps: at t = 0 from
     // rest); rounding where the state is already the last step's
     let work = 0;
-    // the servos implicit where the explicit sub-steps would be too many (at the state at t)
+    // the servos implicit where the explicit sub-steps would be too many (at the state at
+    // t), or without error control more than the one sub-step h it takes (EXPLICIT_UNCONTROLLED)
     let implicit =
-      this.servos !== null && this.servos.explicitSubsteps(t, h) > IMPLICIT_SERVO_SUBSTEPS;
+      this.servos !== null &&
+      this.servos.explicitSubsteps(t, h) >
+        (this.params.stepTolerance === null ? EXPLICIT_UNCONTROLLED : IMPLICIT_SERVO_SUBSTEPS);
     this.splitting = implicit;
     // compliant contact: the contacts of this step, detected at its start (the stepper's
     // beginStep would also reserve the iteration matrix's blocks, which this step never uses)
