@@ -42,7 +42,8 @@
  * or limits switch between its stages by IMEX Euler, `imexStages`); the servos' unresolved modes are damped (L-stable), not followed. Those
  * sub-steps are under the same error control (`imexError`: ARS(2,2,2)'s first-order
  * companion, filtered through the implicit stage; a servo or limit switching between its
- * effort limits, its band or its bound within a sub-step located, `switchError`).
+ * effort limits, its band or its bound within a sub-step located, `switchError`, a
+ * servo's relaxation through its band after leaving its limit counted, `transitModel`).
  * Compliant contact is a force whose contacts are
  * detected once per step, at its start (with the margin its motion needs, compliant.ts);
  * nonsmooth contact, mimics and distance joints are not stepped here (schemas/
@@ -199,6 +200,15 @@ const STIFFNESS_MEMORY = 0.9;
  */
 const IMPLICIT_SERVO_SUBSTEPS = 500;
 /**
+ * Without error control (stepTolerance null) an explicit step is one sub-step of h,
+ * whatever its servos ask (ImplicitServos.explicitSubsteps): where they ask more than
+ * this, the step takes them implicitly. Held to IMPLICIT_SERVO_SUBSTEPS instead, the
+ * imported 7-axis arm at k_p 1e8 (k_d 6.3e3, efforts 87/12 N·m) at h = 2e-5 s took its
+ * servos explicitly, one Tsitouras step each past their stability (h √(k_p/Ĩ) ~ 6 on the
+ * wrists), chattering from limit to limit: energy.error −4.6 J in 0.1 s, −65 J in 1 s.
+ */
+const EXPLICIT_UNCONTROLLED = 1;
+/**
  * The longest sub-step (s) of a step with implicit servos without error control
  * (stepTolerance null): the model's default step (schemas/model.ts, solver.dt); a longer
  * step is taken in equal sub-steps no longer than this (4 at 1/60 s).
@@ -215,7 +225,9 @@ const IMPLICIT_SERVO_SUBSTEPS = 500;
  * −9.64e-3 rad at 0.1 s (controlled −9.66e-3, fixed 0: caught in its band, as an implicit
  * step catches a joint crossing it slower than ~h limit/Ĩ). On the end-hinged rod's
  * saturated servo chasing a sine (articulated-error.test.ts) the fixed sub-steps were
- * 2.7e-2 rad off its exact motion in 10 s; controlled, 3.4e-4 at 1e-6.
+ * 2.7e-2 rad off its exact motion in 10 s; controlled, 3.4e-4 at 1e-6, and with the
+ * passages through its band followed (ImplicitServos.transitModel, TRANSIT_SUBSTEPS)
+ * 1.45e-4 at 1e-6, 3.7e-6 at 1e-7.
  */
 const IMEX_SUBSTEP = 0.005;
 /**
@@ -230,6 +242,14 @@ const IMEX_SUBSTEP = 0.005;
  * at 1e-8: 62 a step where it needs 121).
  */
 const IMEX_MAX_SUBSTEPS = 1024;
+/**
+ * The sub-steps a servo's transit out of its effort limit may take per relaxation time
+ * ε_r of its band (ImplicitServos.transitModel) before one is accepted whatever its
+ * error: below IMEX_MAX_SUBSTEPS' floor where ε_r is shorter, as a transit lasts a few ε_r.
+ */
+const TRANSIT_SUBSTEPS = 64;
+/** The relaxation times ε_r after a transit's entry into its band it is followed for. */
+const TRANSIT_WINDOW = 8;
 /** The fraction of a switch's estimated instant a sub-step ends before it (`advance`). */
 const SWITCH_MARGIN = 1e-3;
 /**
@@ -456,9 +476,12 @@ export class ArticulatedIntegrator implements Integrator {
     // motor sets its joint's rate (its impulsive work, where the rate jumps: at t = 0 from
     // rest); rounding where the state is already the last step's
     let work = 0;
-    // the servos implicit where the explicit sub-steps would be too many (at the state at t)
+    // the servos implicit where the explicit sub-steps would be too many (at the state at
+    // t), or without error control more than the one sub-step h it takes (EXPLICIT_UNCONTROLLED)
     let implicit =
-      this.servos !== null && this.servos.explicitSubsteps(t, h) > IMPLICIT_SERVO_SUBSTEPS;
+      this.servos !== null &&
+      this.servos.explicitSubsteps(t, h) >
+        (this.params.stepTolerance === null ? EXPLICIT_UNCONTROLLED : IMPLICIT_SERVO_SUBSTEPS);
     this.splitting = implicit;
     // compliant contact: the contacts of this step, detected at its start (the stepper's
     // beginStep would also reserve the iteration matrix's blocks, which this step never uses)
@@ -594,6 +617,10 @@ export class ArticulatedIntegrator implements Integrator {
     // the laws at the step's start (the tree placed at y by the caller's evaluate)
     if (implicit && tol !== null) servos.readStart(t, u);
     let switchAt = -1;
+    // the time into the step (s) until which a servo's transit out of its effort limit
+    // lets the sub-steps be as short as transitFloor (TRANSIT_SUBSTEPS)
+    let transitEnd = -1;
+    let transitFloor = floor;
     // the smooth part of a sub-step's error (without a switch's, switchError), and the
     // next attempt's length where it ends just before a switch (−1: the controller's)
     let smooth = 0;
@@ -645,8 +672,16 @@ export class ArticulatedIntegrator implements Integrator {
         smooth = err;
       }
       // ys, us hold the solution (the seventh stage's point)
-      // (an implicit sub-step at its shortest is accepted: IMEX_MAX_SUBSTEPS)
-      const ok = tol === null || err <= tol || (implicit && hh <= floor * (1 + 1e-9));
+      // (an implicit sub-step at its shortest is accepted: IMEX_MAX_SUBSTEPS; one with a
+      // servo's transit out of its effort limit at TRANSIT_SUBSTEPS of its relaxation time)
+      if (implicit && tol !== null && servos.transit > 0) {
+        // (its relaxation, followed by the sub-steps within TRANSIT_WINDOW ε_r of its entry
+        // into the band, which may be as short)
+        transitEnd = Math.max(transitEnd, done + switchAt * hh + TRANSIT_WINDOW * servos.transit);
+        transitFloor = Math.min(floor, servos.transit / TRANSIT_SUBSTEPS);
+      }
+      const shortest = done < transitEnd ? transitFloor : floor;
+      const ok = tol === null || err <= tol || (implicit && hh <= shortest * (1 + 1e-9));
       if (ok && tol !== null && err > tol) missed = true;
 
       // the motion's stiffness, where the stages show more than rounding (STIFFNESS_READ),
@@ -724,12 +759,20 @@ export class ArticulatedIntegrator implements Integrator {
       // (explicit sub-steps only: the implicit ones take the servos' stiffness implicitly)
       if (this.memory.stiffness > 0 && !implicit)
         hs = Math.min(hs, STABLE_STEP / this.memory.stiffness);
-      if (implicit) hs = Math.max(hs, floor);
+      if (implicit) hs = Math.max(hs, shortest);
       // a sub-step rejected for a switch at σ within it is taken again to end just before
       // the switch (σ the law's linear crossing: again until the switch is at the next
       // sub-step's start, where the end side's effort is right from the start), below the
       // shortest sub-step if need be (and then accepted whatever its error)
       if (!ok && switchAt > 0) ahead = switchAt * hh * (1 - SWITCH_MARGIN);
+      // a sub-step rejected for a servo's transit out of its effort limit within ε_r of its
+      // start (ImplicitServos.transitModel): taken again at most ε_r long, halved until its
+      // stages follow the law's relaxation, and the sub-steps after it grow from there
+      const transit = implicit && !ok ? servos.transit : -1;
+      if (transit > 0 && switchAt * hh < transit) {
+        ahead = Math.min(0.5 * hh, transit);
+        hs = ahead;
+      }
       if (!ok && hs < h * MIN_FRACTION)
         throw new Error(
           `articulated: the sub-steps fell below ${(h * MIN_FRACTION).toExponential(2)} s (error ${err.toExponential(3)} m)`,

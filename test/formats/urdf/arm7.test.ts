@@ -705,4 +705,46 @@ describe("the 7-axis arm with its limits held by stiff saturating servos under a
       expect(over).toBeLessThanOrEqual(1e-9);
       expect(Math.abs(s.energy.error)).toBeLessThan(0.05);
     });
+
+  it("k_p = 1e8 without error control at h = 2e-5 s: the servos implicit (one explicit sub-step a step would not resolve them), its work booked to rounding and L never growing", async () => {
+    const kp = 1e8;
+    const { model } = await importUrdf({
+      urdf: arm7Urdf(true),
+      files: arm7Files(true),
+      options: { actuators: { type: "position", kp, kd: 2 * Math.sqrt(0.1 * kp) } },
+    });
+    const arm: ModelSpec = structuredClone(model);
+    arm.bodies = arm.bodies.filter((b) => !b.id.startsWith("finger"));
+    arm.joints = arm.joints.filter((j) => !j.id.startsWith("finger"));
+    arm.actuators = arm.actuators.filter((a) => !a.joint.startsWith("finger"));
+    arm.solver = { ...arm.solver, integrator: "articulated", dt: 2e-5, stepTolerance: null };
+    const sim = loadModel(arm);
+    const spec = new Map(arm.actuators.map((a) => [a.joint, a]));
+    const lyapunov = () => {
+      const s = sim.state();
+      let l = s.energy.kinetic + s.energy.potential;
+      for (const j of s.joints) {
+        const a = spec.get(j.id) as { target: number; effortLimit: number } | undefined;
+        if (a) l += phi(kp, a.effortLimit, j.coordinates[0] - a.target);
+      }
+      return l;
+    };
+    let last = lyapunov();
+    let growth = 0;
+    let energy = 0;
+    for (let n = 0; n < 2500; n++) {
+      sim.step(1);
+      const l = lyapunov();
+      growth = Math.max(growth, l - last);
+      last = l;
+      energy = Math.max(energy, Math.abs(sim.state().energy.error));
+    }
+    // Before, the step took the servos explicitly below IMPLICIT_SERVO_SUBSTEPS (estimated
+    // tens of sub-steps at this h), but one Tsitouras sub-step of h without error control,
+    // past the wrists' stability (h √(k_p/Ĩ) ~ 6): they chattered from limit to limit,
+    // energy.error −4.6 J at 0.1 s (−65 J at 1 s), L rising up to 4.6e-3 J a step.
+    // Measured now: |energy.error| 8.8e-7 J at 0.05 s, L's largest rise a step 1.7e-10 J
+    expect(energy).toBeLessThan(1e-5);
+    expect(growth).toBeLessThan(1e-9);
+  }, 120_000);
 });
