@@ -580,7 +580,7 @@ export const Contact = z
     method: z.enum(["nsc", "smc"]).default("nsc"),
     restitution: z.number().min(0).max(1).optional().meta({
       description:
-        "nsc only: Newton's coefficient of restitution of every pair `pairs` does not list; absent: 0",
+        "nsc only: Newton's coefficient of restitution of every pair `pairs` does not list (a fem body's contacts take 0: its rebound comes from its elasticity); absent: 0",
     }),
     friction: nonNegative().optional().meta({
       description:
@@ -1091,6 +1091,16 @@ function checkReferences(m: z.infer<typeof ModelObject>, ctx: z.RefinementCtx): 
       if (!femNodes.has(id))
         knownBody(`contact pair ${i}`, id, ["contact", "pairs", i, "bodies", k]);
     });
+    // fem contacts take restitution 0 (contact/nonsmooth-contact.ts, README Deformable bodies)
+    const fem = p.bodies.find(
+      (id) => femNodes.has(id) || femNodes.has(parseNodeRef(id)?.fem ?? ""),
+    );
+    if (fem !== undefined && (p.restitution ?? 0) > 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["contact", "pairs", i, "restitution"],
+        message: `contact pair ${i}: restitution ${p.restitution} names fem body "${fem}", whose contacts take restitution 0 (Newton's law node by node makes energy; the body's rebound comes from its elasticity): remove it or set 0`,
+      });
   });
   const dense = denseOrderIssue(m.solver.linearSolver, systemOrder(m));
   if (dense !== null)
