@@ -287,7 +287,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.location =
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
     this.events =
-      (contact !== null || limits !== null) && jointed.length > 0
+      contact !== null || (limits !== null && jointed.length > 0)
         ? new ImpactEvents(stepper, contact, jointed, memory, limits)
         : null;
     if (contact !== null)
