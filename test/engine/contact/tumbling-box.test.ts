@@ -141,7 +141,7 @@ describe("a box tumbling in a plane on a frictionless floor at e = 1", () => {
     }
     expect(steps).toBeGreaterThanOrEqual(8);
     expect(worstEnergy).toBeLessThan(1e-9);
-    expect(worstVelocity).toBeLessThan(1e-2);
+    expect(worstVelocity).toBeLessThan(1e-9);
     expect(Math.abs(energy(read()) - E0)).toBeLessThan(1e-9);
   });
 });
