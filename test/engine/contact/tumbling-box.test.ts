@@ -61,15 +61,20 @@ const fly = (s: Planar, t: number): Planar => ({
   w: s.w,
 });
 
-/** The exact motion over T from s (file comment); its impacts. */
-function exact(s0: Planar, T: number): { s: Planar; impacts: number } {
+/**
+ * The exact motion over T from s (file comment); its impacts. Null when s starts with a
+ * corner more than 1e-9 m in the floor, where the closed form has no impact to find.
+ */
+function exact(s0: Planar, T: number): { s: Planar; impacts: number } | null {
+  if (lowest(s0, 0).gap < -1e-9) return null;
   let s = s0;
   let left = T;
   let impacts = 0;
   for (;;) {
     const N = 400;
     let hit = Number.NaN;
-    for (let i = 1; i <= N && Number.isNaN(hit); i++) {
+    // (the corner just struck, at the floor, is not met again while it leaves)
+    for (let i = impacts > 0 ? 2 : 1; i <= N && Number.isNaN(hit); i++) {
       if (!(lowest(s, (left * i) / N).gap < 0)) continue;
       let lo = (left * (i - 1)) / N;
       let hi = (left * i) / N;
@@ -123,13 +128,19 @@ describe("a box tumbling in a plane on a frictionless floor at e = 1", () => {
     };
     const E0 = energy(read());
     let steps = 0;
+    let inFloor = 0;
     let worstEnergy = 0;
     let worstVelocity = 0;
     for (let k = 0; k < 5 / h; k++) {
       const s0 = read();
-      const { s: want, impacts } = exact(s0, h);
+      const motion = exact(s0, h);
       sim.step(1);
       const s1 = read();
+      if (motion === null) {
+        inFloor++;
+        continue;
+      }
+      const { s: want, impacts } = motion;
       if (impacts === 0) continue;
       steps++;
       worstEnergy = Math.max(worstEnergy, Math.abs(energy(s1) - energy(s0)));
@@ -139,9 +150,11 @@ describe("a box tumbling in a plane on a frictionless floor at e = 1", () => {
         Math.abs(s1.w - want.w) * Math.hypot(b, c),
       );
     }
-    expect(steps).toBeGreaterThanOrEqual(8);
     expect(worstEnergy).toBeLessThan(1e-9);
     expect(worstVelocity).toBeLessThan(1e-9);
+    // (before, 15 steps started with a corner in the floor, its projection's tolerance)
+    expect(inFloor).toBe(0);
+    expect(steps).toBeGreaterThanOrEqual(8);
     expect(Math.abs(energy(read()) - E0)).toBeLessThan(1e-9);
   });
 });
