@@ -16,16 +16,19 @@
  *     detected as for a step of the time left r = t + h − t_k with γ = 1 (the contacts
  *     whose linear prediction g + r u_n⁻ closes within it: NonsmoothContact
  *     .updateIndexSet). Each event contact (restitution e > 0, no friction, no fem–fem
- *     contact, a jointed body at one end at least, or a rigid body whose contact point
- *     turns, |ω × r| > V_EPS: the others are impact-location.ts's closed form, which holds
- *     the lever arm over the step; a box dropped spinning onto a frictionless floor at
- *     e = 1 moved up to 1.05 J a step with it, test/engine/integrators/long-run/
+ *     contact, a jointed body at one end at least, or, between unjointed bodies, a rigid
+ *     one turning by more than TURN within the step, its contact point moving about its
+ *     centre, |ω × r| > V_EPS: the others are impact-location.ts's closed form, which
+ *     holds the lever arm over the step; a box dropped spinning onto a frictionless floor
+ *     at e = 1 moved up to 1.05 J a step with it, test/engine/integrators/long-run/
  *     tumbling-box.test.ts)
  *     that approaches (u_n < −V_EPS) closes at the first root τ of
  *         g + u_n s + ½ a_n s² = 0,   τ = 2 g / (−u_n + √(u_n² − 2 a_n g)),
  *     with a_n = H_n D_prev the normal component of the last smooth step's mean
- *     acceleration (0 where the memory holds none; then τ = g/|u_n|) plus a turning
- *     side's centripetal term (centripetal), the piece aimed short by its cubic term.
+ *     acceleration (0 where the memory holds none; then τ = g/|u_n|); for a spinning
+ *     body's contact, a_n is the applied forces' pull now (contactPull) plus its
+ *     centripetal term (centripetal), the piece aimed short by the cubic term, and its near
+ *     misses are left out of the step's last piece (`next`).
  *  2. A contact with g ≤ NOW_GAP (1e-12 m) or τ ≤ NOW·h (1e-9 of the step; g ≤ 0
  *     included: a piece that overshot) meets its impact now: with the contacts touching
  *     it (g ≤ 2 ACTIVATION_TOLERANCE, through the bodies they share) it takes Newton's law
@@ -469,8 +472,9 @@ export class ImpactEvents {
         const kind = this.eventKind(set, i, h);
         if (kind === NOT_EVENT || !(un < -V_EPS)) continue;
         const g = set.gap[i];
-        // (a spinning body's: the pull of the forces now, the memory's mean acceleration
-        // holding the last step's turn, or none, and the centripetal term; this.jerk 0 else)
+        // (a spinning body's: the pull of the forces now and the centripetal term, where the
+        // memory's mean acceleration holds the last step's turn, or nothing after an
+        // impulsive step, and its corner was met up to 1e-4 m past the floor; jerk 0 else)
         this.jerk = 0;
         const an =
           kind === SPINNING
