@@ -103,7 +103,7 @@ export const SolverStats = z
     }),
     impacts: z.number().int().meta({
       description:
-        "moreau-jean: impacts of jointed bodies (restitution > 0, no friction) the step met at their instants, the step split at each (README, Contact); 0 elsewhere",
+        "moreau-jean: impacts of jointed or spinning bodies (restitution > 0, no friction) the step met at their instants, the step split at each (README, Contact); 0 elsewhere",
     }),
     impactsResolved: z.boolean().meta({
       description:

@@ -62,7 +62,9 @@
  * joint limit holds, directly or through other such bodies: the move, in the free metric
  * M⁻¹, would leave the joints and their velocity constraints; a ball beside a pendulum is
  * located, one hitting it is not: its impact is met at its instant, the step split there,
- * impact-events.ts) and fem–fem contacts (no factored operator).
+ * impact-events.ts) and fem–fem contacts (no factored operator). A spinning body's
+ * frictionless impacts (its contact point turning, the lever arm this closed form holds)
+ * are met at their instants too (impact-events.ts), before this step sees them.
  * Where a located contact shares a body with a resting one (a ball bouncing on a box that
  * rests on the floor), a uses the free acceleration, without the resting contact's force:
  * the correction is then first order, as the step itself.

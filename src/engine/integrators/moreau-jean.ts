@@ -50,7 +50,7 @@
  *     located (jointedBodies). The located impulses are added to the reported ones.
  *  8. TimeSteppingProjectOnConstraints (solver.projectOnConstraints): positions projected
  *     onto g ≥ 0 (and the joints onto C = 0) in the kinetic metric.
- * (not Siconos') The impacts of jointed bodies, which step 7b leaves out, and those of
+ * (not Siconos') The impacts of jointed and spinning bodies, which step 7b leaves out, and those of
  * joint limits' bounds (inelastic ones too) are met at their instants instead: `step` splits the step at each (impact-events.ts), Newton's law with
  * the joints at the impact, each piece between a step as above.
  * The energy balance (simulation/monitor.ts) takes the impulses' work on the step's mean
@@ -254,7 +254,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   /** Step 7b (file comment): null without nonsmooth contacts. */
   private readonly location: ImpactLocation | null;
   /**
-   * The impacts of jointed bodies and of limit bounds at their instants (impact-events.ts),
+   * The impacts of jointed and spinning bodies and of limit bounds at their instants (impact-events.ts),
    * or null: no nonsmooth contact nor joint limit.
    */
   readonly events: ImpactEvents | null;
@@ -288,7 +288,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.location =
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
     this.events =
-      (contact !== null || limits !== null) && jointed.length > 0
+      contact !== null || (limits !== null && jointed.length > 0)
         ? new ImpactEvents(stepper, contact, jointed, memory, limits)
         : null;
     if (contact !== null)
@@ -406,7 +406,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       stats.substeps = this.wholeStep(t, h, stats);
       return;
     }
-    // split at the impacts of jointed bodies (impact-events.ts), each piece a sub-step
+    // split at the impacts of jointed and spinning bodies (impact-events.ts), each piece a sub-step
     // (halved on its own, at most MAX_HALVINGS − 1 times)
     stats.substeps = events.advance(
       t,
