@@ -239,7 +239,7 @@ describe("sessionMemoryBytes (the estimate)", () => {
     // a rigid body 6.0 KB, a revolute joint 20.5–22.3 KB, a motor 4.0–8.5 KB, a sensor
     // under 0.1 KB (0.28 KiB of heap alone), an actuator 3.0–3.1 KB, and the stiff-rate
     // correction once taken: one set of 8 (2 n + m) B and 4 KiB for the servo, and
-    // 8 (4 n + k² + 4 k) of scratch (n = 12 dofs, m = 2·5 + 1 rows, the motor's, k = 1)
+    // 8 (4 n + 2 k² + 4 k) of scratch (n = 12 dofs, m = 2·5 + 1 rows, the motor's, k = 1)
     const pin = (i: number) => ({
       id: `j${i}`,
       type: "revolute" as const,
@@ -273,7 +273,7 @@ describe("sessionMemoryBytes (the estimate)", () => {
         3.25 * 1024 +
         2 * 320 +
         (8 * (2 * 12 + 11) + 4096) +
-        8 * (4 * 12 + 1 + 4),
+        8 * (4 * 12 + 2 + 4),
     );
   });
 
@@ -422,7 +422,7 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
    * k_p = 1e8 (h √(k_p/I) ≫ 1) its Newton solves contract slowly and take the correction
    * (src/engine/integrators/stiff-rates.ts), which then reads every servo.
    */
-  const stiffChain = (n: number, type: "position" | "torque" = "position") => {
+  const stiffChain = (n: number, type: "position" | "torque" | "none" = "position") => {
     const bodies = [];
     const joints = [];
     for (let i = 0; i < n; i++) {
@@ -440,11 +440,13 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
         axis: i % 2 === 0 ? [1, 0, 0] : [0, 1, 0],
       });
     }
-    const actuators = joints.map((j) =>
-      type === "torque"
-        ? { id: `s${j.id}`, joint: j.id, type, effort: 0 }
-        : { id: `s${j.id}`, joint: j.id, type, target: 0, kp: 1e8, kd: 0 },
-    );
+    const actuators = joints
+      .filter(() => type !== "none")
+      .map((j) =>
+        type === "torque"
+          ? { id: `s${j.id}`, joint: j.id, type, effort: 0 }
+          : { id: `s${j.id}`, joint: j.id, type, target: 0, kp: 1e8, kd: 0 },
+      );
     return loadModel({
       gravity: [0, 0, -9.81],
       bodies,
@@ -461,7 +463,8 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
     // what the correction holds after the steps (the typed arrays' bytes it made)
     const sr = (sim as unknown as { stepper: { stiffRates: Record<string, unknown> } }).stepper
       .stiffRates;
-    let held = 0;
+    // its k×k system's LU (DenseLuSolver's factors)
+    let held = (sr.lu as { lu: Float64Array }).lu.byteLength;
     for (const key of ["g", "za", "zl"])
       for (const a of sr[key] as Float64Array[]) held += a.byteLength;
     const sets = (sr.g as Float64Array[]).length;
@@ -480,14 +483,18 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
     // every servo read: 20 sets of n = 120 dofs, m = 100 rows
     expect(sets).toBe(20);
     // the estimate's share: n = 6·20 dofs, m = 5·20 rows, k = 20 servos; one set (and 4 KiB
-    // of its arrays' objects) per servo, at most the actuators, and 8 (4n + k² + 4k) of scratch
+    // of its arrays' objects) per servo, at most the actuators, and 8 (4n + 2k² + 4k) of
+    // scratch, the k×k system and its LU
     const [n, m, k] = [120, 100, 20];
-    const share = k * (8 * (2 * n + m) + 4096) + 8 * (4 * n + k * k + 4 * k);
-    const linear = 192 * 1024 + k * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024);
+    const share = k * (8 * (2 * n + m) + 4096) + 8 * (4 * n + 2 * k * k + 4 * k);
+    // the links, their joints (each between two links but the first: 2.5 KiB more), the
+    // servos, and the saddle point's LU (the servos couple the links in W): 1 280 B a dof and row
+    const linear =
+      192 * 1024 + k * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024) + 19 * 2.5 * 1024 + 1280 * (n + m);
     expect(sessionMemoryBytes(sim.model)).toBe(linear + share);
     // before: the linear part alone, the correction's 61 KB (54 400 B of sets, 7 680 of
     // scratch) not in it
-    expect(held).toBe(20 * 8 * (2 * n + m) + 8 * (4 * n + k * k + 4 * k));
+    expect(held).toBe(20 * 8 * (2 * n + m) + 8 * (4 * n + 2 * k * k + 4 * k));
     // the typed arrays' bytes exactly, and 4 KiB a servo for their objects
     expect(share - held).toBe(20 * 4096);
   });
@@ -497,6 +504,8 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
     expect(sessionMemoryBytes(stiffChain(20, "torque").model)).toBe(
       192 * 1024 +
         20 * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024) +
+        19 * 2.5 * 1024 +
+        1280 * (120 + 100) +
         (8 * (2 * 120 + 100) + 4096) +
         8 * 4 * 120,
     );
@@ -513,9 +522,34 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
     ] as const) {
       const share =
         sessionMemoryBytes(stiffChain(links).model) -
-        (192 * 1024 + links * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024));
+        (192 * 1024 +
+          links * (6 * 1024 + 22.5 * 1024 + 3.25 * 1024) +
+          (links - 1) * 2.5 * 1024 +
+          1280 * 11 * links);
       expect(share / measured).toBeGreaterThanOrEqual(1);
       expect(share / measured).toBeLessThan(1.5);
+    }
+  });
+  it("a chain's joints couple its links: 80 and 160 links within 1.5 times what they hold, never below", () => {
+    // measured (memory.ts: heap and ArrayBuffers after a full GC, three sessions, the most
+    // of generalized-alpha, moreau-jean and newmark; 3 steps, the first joint commanded
+    // 0.5 rad): torque actuators, which couple the links in W (the saddle point's sparse
+    // LU); stiff servos (k_p = 1e8: the correction taken besides); no actuators (the joints
+    // alone, between two links). Before (each joint counted as one to the ground, the LU
+    // not at all; and the LU keeping 4 nnz(A) + n entries a factor): 160 stiff links held
+    // 14.9 MB against 9.8 estimated (0.66), 160 servos at k_p = 10 10.7 MB; the torque-driven
+    // chains were estimated at 0.68 and 0.70 of what they hold now
+    for (const [links, type, measured] of [
+      [80, "torque", 4.04e6],
+      [160, "torque", 7.8e6],
+      [80, "position", 5.23e6],
+      [160, "position", 12.24e6],
+      [80, "none", 2.69e6],
+      [160, "none", 5.06e6],
+    ] as const) {
+      const ratio = sessionMemoryBytes(stiffChain(links, type).model) / measured;
+      expect(ratio).toBeGreaterThanOrEqual(1);
+      expect(ratio).toBeLessThan(1.5);
     }
   });
 });

@@ -48,15 +48,33 @@
  * the bounds touching at once (500 hinges each resting on a bound: about 19 KB a limit).
  * The correction's are (stiffRateBytes), once it may be taken: a model with joints and
  * actuators, under any integrator (a PATCH may choose one that takes it). Taken, it holds
- * 8 (2 n + m) bytes for each servo it reads (g and Z's two parts) and 8 (4 n + k² + 4 k)
- * of scratch and k×k system: measured (probe, heap + ArrayBuffers after a full GC, three
+ * 8 (2 n + m) bytes for each servo it reads (g and Z's two parts) and 8 (4 n + 2 k² + 4 k)
+ * of scratch, k×k system and its LU (until 2026-12-07 the LU also kept a copy of the
+ * system: 3 k²): measured (probe, heap + ArrayBuffers after a full GC, three
  * sessions, a warm-up one stepped first) on a hanging chain of N links, each hinge's
  * position servo at k_p = 1e8, k_d = 0, the first joint commanded 0.5 rad, generalized-alpha
  * at 5 ms, whose first steps read every servo: 3 steps held 0.89 and 4.31 MB more than the
  * same chain at k_p = 10 (no correction) at N = 80 and 160, against the buffers' 0.94 and
  * 3.72 MB (the formula's 10 880 and 21 760 B a servo); uncounted, a session of 160 such
  * links was estimated 3.7 MB short of its correction alone.
- * A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts).
+ * A dense solver (dense-lu, sparse-qr) adds its n×n matrix, 8 n² bytes (cost.ts; dense-lu
+ * factors in place: until 2026-12-07 it also kept a copy of A, 16 n² in all).
+ *
+ * Joints between two dynamic bodies cost more than the hinges to the ground the figures
+ * above were measured on (probe as above, three integrators, N = 80 and 160 links of a
+ * hanging chain, hinges about x and y in turn): a revolute 25.2 KB (COUPLING_JOINT_BYTES),
+ * and once an actuator on such a joint (or a joint limit, a spring between two dynamic
+ * bodies) couples them in the iteration matrix W, the constrained solve factors the whole
+ * saddle point by sparse LU instead of the block-diagonal Schur complement: 9.6–10.8 KB
+ * more a link (SADDLE_POINT_BYTES per dof and row). Until 2026-12-07 that LU also kept
+ * CSparse's first guess of its factors' storage, 4 nnz(A) + n entries each, 5 to 7 times
+ * what they fill (src/engine/solvers/linear/sparse-lu.ts fitStorage): a chain held 36 KB a
+ * link more than the hinges (66.8 against 31 KB), so that 160 links of stiff servos held
+ * 14.9 MB against 9.8 estimated. Now (held, estimated, MB): 160 links with torque
+ * actuators 7.7–7.8, 8.1; with stiff servos (k_p = 1e8, the correction taken) 12.1–12.2,
+ * 12.6; without actuators 5.0–5.1, 5.3; 80 links 4.0, 4.2; 5.2, 5.4; 2.6–2.7, 2.7. Servos at
+ * k_p = 10 hold about what torque actuators do, and are estimated with the correction
+ * they may take (1.6 times; on hinges to the ground 2.0).
  *
  * What the budget leaves of the heap is for what is transient: building a model takes
  * about 2.6 times what the session then keeps (the cloth peaks at 61 MiB of heap), and a
@@ -81,6 +99,20 @@ const SHAPE_BYTES = 4608;
 const CONTACT_BYTES = 15 * 1024;
 /** Per joint (its constraint rows, limits, coordinate; a revolute's, the largest: 22.3 KB). */
 const JOINT_BYTES = 22.5 * 1024;
+/**
+ * More per joint between two dynamic bodies (its rows couple them in S = G M⁻¹ Gᵀ, whose
+ * factor fills in between them: a hanging chain's revolute 25.2 KB, 24.6 KiB).
+ */
+const COUPLING_JOINT_BYTES = 2.5 * 1024;
+/**
+ * Per dof and per constraint row when the iteration matrix W couples two dynamic bodies
+ * and the model has joints: the whole saddle point [W Gᵀ; G 0] is then factored by sparse
+ * LU (src/engine/integrators/constrained-solve.ts, its KKT path), with its matrix, its
+ * pattern's copies and its factors (a hanging chain of servos: 9.6–10.8 KB a link of 6
+ * dofs and 5 rows, 1.0 KB each, rounded up to cover the chains of torque actuators, whose
+ * estimate has no margin from the stiff-rate correction's).
+ */
+const SADDLE_POINT_BYTES = 1280;
 /** Per motor (its driving row, time function and factor fill: 4.0–8.5 KB, N ≤ 2 000). */
 const MOTOR_BYTES = 9 * 1024;
 /** Per actuator (its records and rate-correction share: 3.0–3.1 KB, N ≤ 2 000). */
@@ -132,7 +164,7 @@ const CONVEX_POINT_BYTES = 1024;
 /** The estimated bytes (JS heap and ArrayBuffers) of a session of `model`. */
 export function sessionMemoryBytes(model: ModelSpec): number {
   let bytes = SESSION_BYTES;
-  bytes += JOINT_BYTES * model.joints.length;
+  bytes += JOINT_BYTES * model.joints.length + saddlePointBytes(model);
   bytes += MOTOR_BYTES * model.motors.length + SENSOR_BYTES * model.sensors.length;
   bytes += ACTUATOR_BYTES * model.actuators.length + stiffRateBytes(model);
   for (const j of model.joints)
@@ -168,12 +200,42 @@ export function sessionMemoryBytes(model: ModelSpec): number {
 }
 
 /**
+ * What joints between two dynamic bodies add (COUPLING_JOINT_BYTES each) and, when the
+ * iteration matrix W couples two dynamic bodies (an actuator or a joint limit on such a
+ * joint: its coordinate's Jacobian, actuator.ts reserveCoordinateBlocks; a spring between
+ * two dynamic ends), the saddle point's sparse LU, SADDLE_POINT_BYTES per dof and row. A
+ * dynamic end: a body not fixed, or a fem node. Joints only to the ground (or to fixed
+ * bodies) leave W block diagonal, whose Schur complement takes no more (the hinges the
+ * per-joint figures were measured on).
+ */
+function saddlePointBytes(model: ModelSpec): number {
+  const fixed = new Set(model.bodies.filter((b) => b.fixed).map((b) => b.id));
+  const dynamic = (id: string) => id !== "ground" && !fixed.has(id);
+  const coupling = new Set(
+    model.joints.filter((j) => dynamic(j.a.body) && dynamic(j.b.body)).map((j) => j.id),
+  );
+  const limited = (j: ModelSpec["joints"][number]) =>
+    (j.type === "revolute" || j.type === "prismatic") && j.limits !== undefined;
+  const coupled =
+    model.actuators.some((a) => coupling.has(a.joint)) ||
+    model.joints.some((j) => coupling.has(j.id) && limited(j)) ||
+    model.forces.some(
+      (f) =>
+        (f.type === "spring" || f.type === "frameSpring") && dynamic(f.a.body) && dynamic(f.b.body),
+    );
+  const { dofs, rows } = systemSize(model);
+  const saddle = coupled && rows > 0 ? SADDLE_POINT_BYTES * (dofs + rows) : 0;
+  return COUPLING_JOINT_BYTES * coupling.size + saddle;
+}
+
+/**
  * The stiff-rate correction's buffers once a step takes it (src/engine/integrators/
  * stiff-rates.ts; the file comment's figures): none without joints or actuators, else, for
  * the n dofs and m rows, one set of g and Z's parts (8 (2 n + m) bytes and
  * STIFF_SERVO_BYTES) per servo it may read — every position or velocity servo (k of them)
- * and the one being read, at most the actuators — and its scratch, 8 (4 n + k² + 4 k). A
- * torque actuator has no rate gain and takes no set of its own.
+ * and the one being read, at most the actuators — and its scratch, 8 (4 n + 2 k² + 4 k):
+ * its k×k system and that system's LU. A torque actuator has no rate gain and takes no set
+ * of its own.
  */
 function stiffRateBytes(model: ModelSpec): number {
   const actuators = model.actuators.length;
@@ -181,7 +243,7 @@ function stiffRateBytes(model: ModelSpec): number {
   if (actuators === 0 || rows === 0) return 0;
   const k = model.actuators.filter((a) => a.type !== "torque").length;
   const sets = Math.min(actuators, k + 1);
-  return sets * (8 * (2 * dofs + rows) + STIFF_SERVO_BYTES) + 8 * (4 * dofs + k * k + 4 * k);
+  return sets * (8 * (2 * dofs + rows) + STIFF_SERVO_BYTES) + 8 * (4 * dofs + 2 * k * k + 4 * k);
 }
 
 /** The bytes of sessions one worker may hold (WORKER_SESSION_MEMORY_MB). */

@@ -15,20 +15,21 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
-import { groundHinges } from "../../support/models";
+import { SparseLuSolver } from "../../../src/engine/solvers/linear/sparse-lu";
+import type { Vec3 } from "../../support/models";
+import { groundHinges, hangingChain } from "../../support/models";
 
-/** Bytes of the distinct ArrayBuffers reachable from `root` through data properties. */
-function heldBufferBytes(root: unknown): number {
+/** Calls `visit` on each object reachable from `root` through data properties, once. */
+function walk(root: unknown, visit: (o: object) => void): void {
   const seen = new Set<unknown>();
-  const buffers = new Set<ArrayBufferLike>();
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const o = stack.pop();
     if (o === null || typeof o !== "object" || seen.has(o)) continue;
     seen.add(o);
-    if (ArrayBuffer.isView(o)) buffers.add(o.buffer);
-    else if (o instanceof ArrayBuffer) buffers.add(o);
-    else if (o instanceof Map) for (const [k, v] of o) stack.push(k, v);
+    visit(o);
+    if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer) continue;
+    if (o instanceof Map) for (const [k, v] of o) stack.push(k, v);
     else if (o instanceof Set) for (const v of o) stack.push(v);
     else
       for (const key of Object.getOwnPropertyNames(o)) {
@@ -36,6 +37,15 @@ function heldBufferBytes(root: unknown): number {
         if (d !== undefined && "value" in d) stack.push(d.value);
       }
   }
+}
+
+/** Bytes of the distinct ArrayBuffers reachable from `root` through data properties. */
+function heldBufferBytes(root: unknown): number {
+  const buffers = new Set<ArrayBufferLike>();
+  walk(root, (o) => {
+    if (ArrayBuffer.isView(o)) buffers.add(o.buffer);
+    else if (o instanceof ArrayBuffer) buffers.add(o);
+  });
   let bytes = 0;
   for (const b of buffers) bytes += b.byteLength;
   return bytes;
@@ -75,6 +85,69 @@ describe("buffers held grow linearly with the model", () => {
       // before: servos 13.5, limits 14.1 (and the whole 8.1, 10.0)
       expect(own[1]).toBeLessThan(5 * Math.max(own[0], 0) + 16 * 1024);
       expect(held[1] / held[0]).toBeLessThan(4.5);
+    }
+  });
+});
+
+/**
+ * A hanging chain of N links (hinges about x and y in turn), a position servo on each
+ * (k_p = 10, k_d = 0), built and stepped 3 times under generalized-alpha: the servos couple
+ * the links in W, so the joints' saddle point is factored by sparse LU
+ * (integrators/constrained-solve.ts). The buffers held, and the LU's: its factors' storage
+ * (entries of L and U, 12 bytes each: an index and a value) beside what they fill.
+ */
+function chain(n: number) {
+  const axes: Vec3[] = [
+    [1, 0, 0],
+    [0, 1, 0],
+  ];
+  const { bodies, joints } = hangingChain({
+    joints: Array.from({ length: n }, (_, i) => ({ type: "revolute" as const, axis: axes[i % 2] })),
+    mass: 1,
+    inertia: [0.021, 0.021, 0.002],
+  });
+  const sim = loadModel({
+    gravity: [0, 0, -9.81],
+    bodies,
+    joints,
+    actuators: joints.map((j) => ({
+      id: `s${j.id}`,
+      joint: j.id,
+      type: "position" as const,
+      target: 0,
+      kp: 10,
+      kd: 0,
+    })),
+    solver: { dt: 0.005, integrator: "generalized-alpha" },
+  });
+  sim.step(3);
+  const lus: SparseLuSolver[] = [];
+  walk(sim, (o) => {
+    if (o instanceof SparseLuSolver) lus.push(o);
+  });
+  const factors = lus.map((lu) => {
+    // the storage of L's and U's row indices (their values' the same lengths)
+    const { li, ui } = lu as unknown as { li: Int32Array; ui: Int32Array };
+    return {
+      stored: li.length + ui.length,
+      filled: lu.nnzL + lu.nnzU,
+      order: lu.columnPermutation.length,
+    };
+  });
+  return { held: heldBufferBytes(sim), factors };
+}
+
+describe("a chain's saddle-point LU keeps what its factors fill", () => {
+  it("N and 4N links of servos: L and U stored within 2 (filled + n) + n each; the buffers 4 times", () => {
+    const small = chain(50);
+    const large = chain(200);
+    expect(large.held / small.held).toBeLessThan(4.5);
+    for (const c of [small, large]) {
+      expect(c.factors).toHaveLength(1);
+      const { stored, filled, order } = c.factors[0];
+      expect(filled).toBeGreaterThan(0);
+      // before: CSparse's first guess kept, 4 nnz(A) + n entries each, 5.2 times the fill
+      expect(stored).toBeLessThanOrEqual(2 * (filled + 2 * order) + 2 * order);
     }
   });
 });

@@ -7,7 +7,8 @@
  * in place on preallocated Float64Arrays because ml-matrix builds a Matrix of row arrays,
  * its clone and the two triangular factors at each call: on a 15-unknown spring chain
  * stepped by moreau-jean those allocations were 40 % of the step. `factor` copies the
- * CsrMatrix to a dense buffer; neither `factor` nor `solve` allocates: x = U⁻¹ L⁻¹ P b.
+ * CsrMatrix into the factors' buffer and factors it there; neither `factor` nor `solve`
+ * allocates: x = U⁻¹ L⁻¹ P b.
  */
 import type { CsrMatrix } from "../../math/csr";
 import { checkDeadline } from "../deadline";
@@ -17,7 +18,12 @@ import type { LinearSolveInfo, LinearSolver } from "./linear-solver";
 export class DenseLuSolver implements LinearSolver {
   readonly name = "dense-lu" as const;
   private n = 0;
-  private dense: Float64Array = new Float64Array(0);
+  /**
+   * max_i |a_ij| of each column j of A, for the zero-pivot test: all factorHeld reads of A
+   * once L U overwrites it, so A is not kept (an n × n copy of it doubled what the solver
+   * holds: 16 n² bytes where cost.ts counts the factors' 8 n²).
+   */
+  private columnMax: Float64Array = new Float64Array(0);
   /** L (strict lower, unit diagonal implied) and U (upper) packed row-major. */
   private lu: Float64Array = new Float64Array(0);
   /** Row i of P A is row piv[i] of A. */
@@ -30,7 +36,7 @@ export class DenseLuSolver implements LinearSolver {
   factor(a: CsrMatrix): void {
     if (a.rows !== a.cols) throw new Error("dense-lu: matrix must be square");
     this.reserve(a.rows);
-    csrToDenseInto(a, this.dense);
+    csrToDenseInto(a, this.lu);
     this.factorHeld();
   }
 
@@ -41,7 +47,7 @@ export class DenseLuSolver implements LinearSolver {
    */
   factorDense(a: Float64Array, n: number): void {
     this.reserve(n);
-    for (let i = 0; i < n * n; i++) this.dense[i] = a[i];
+    for (let i = 0; i < n * n; i++) this.lu[i] = a[i];
     this.factorHeld();
   }
 
@@ -49,17 +55,19 @@ export class DenseLuSolver implements LinearSolver {
   private reserve(n: number): void {
     this.n = n;
     if (this.piv.length >= n) return;
-    this.dense = new Float64Array(n * n);
+    this.columnMax = new Float64Array(n);
     this.lu = new Float64Array(n * n);
     this.piv = new Int32Array(n);
     this.work = new Float64Array(n);
   }
 
-  /** factor's LU of the n × n matrix held in `dense`. */
+  /** The LU, in place, of the n × n matrix held in `lu`. */
   private factorHeld(): void {
     const n = this.n;
-    const { lu, piv, work: col } = this;
-    for (let i = 0; i < n * n; i++) lu[i] = this.dense[i];
+    const { lu, piv, work: col, columnMax } = this;
+    columnMax.fill(0, 0, n);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) columnMax[j] = Math.max(columnMax[j], Math.abs(lu[i * n + j]));
     for (let i = 0; i < n; i++) piv[i] = i;
     for (let j = 0; j < n; j++) {
       // O(n²) a column: the host's deadline is checked every 32 (an order-4000 system
@@ -93,11 +101,8 @@ export class DenseLuSolver implements LinearSolver {
     this.zeroPivot = -1;
     // Pivot u_kk against the largest entry of column k of A and of U (dense.ts isZeroPivot).
     for (let k = 0; k < n && this.zeroPivot < 0; k++) {
-      let scale = 0;
-      for (let i = 0; i < n; i++) {
-        scale = Math.max(scale, Math.abs(this.dense[i * n + k]));
-        if (i <= k) scale = Math.max(scale, Math.abs(this.lu[i * n + k]));
-      }
+      let scale = columnMax[k];
+      for (let i = 0; i <= k; i++) scale = Math.max(scale, Math.abs(this.lu[i * n + k]));
       if (isZeroPivot(this.lu[k * n + k], scale, k + 1)) this.zeroPivot = k;
     }
     this.ok = this.zeroPivot < 0;
