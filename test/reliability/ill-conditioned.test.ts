@@ -156,7 +156,7 @@ describe("per-request time limits", () => {
     expect((await limitedApi().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(done + 2);
     // no worker was replaced and the other session is intact
     const ready = await limitedApi().get("/ready").expect(200);
-    expect(ready.body.workers).toEqual({ total: 2, alive: 2 });
+    expect(ready.body.workers).toEqual({ total: 2, alive: 2, failing: [] });
     const n = await limitedApi()
       .post(`/v1/sessions/${neighbour}/step`)
       .send({ steps: 3 })
