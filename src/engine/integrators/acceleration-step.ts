@@ -368,6 +368,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   /** keepStepLead's step (s) and its choice: 1 the step's lead, 0 the attempts', −1 not yet. */
   private leadStep = 0;
   private leadChoice = -1;
+  /** The servos keepStepLead's choice 1 holds with the step's lead on all its sub-steps. */
+  private readonly stepStiff: ForceEffector[] = [];
   private stiffKeptLead = 0;
   /** Scratch: the stiff forces with their lead (stiffApplied, removeStiffShare). */
   private readonly stiffLed: Float64Array;
@@ -857,8 +859,13 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.tangentTime = t;
     this.tangentFactored = false;
     const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
+    // a step whose servos no halving resolves (keepStepLead) integrates one law, theirs
+    // with the step's lead, on every sub-step: those its finest sub-steps would resolve
+    // stay chosen there (stepStiff)
+    const led = this.leadChoice === 1 ? this.stepStiff : null;
     for (let i = 0; i < candidates.length; i++)
-      if (candidates[i].unresolvedBy?.(h, inverse) === true) chosen.push(candidates[i]);
+      if (candidates[i].unresolvedBy?.(h, inverse) === true || led?.includes(candidates[i]))
+        chosen.push(candidates[i]);
     if (chosen.length === 0) return;
     c.stiffWeight = extra;
     this.stiffHeld = c;
@@ -896,8 +903,11 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   keepStepLead(h: number): void {
     if (this.stiffHeld === null) return;
     const step = Math.max(this.leadStep, h);
-    if (this.leadChoice < 0)
+    if (this.leadChoice < 0) {
       this.leadChoice = this.stiffUnresolvedBy(step / 2 ** MAX_HALVINGS) ? 1 : 0;
+      this.stepStiff.length = 0;
+      if (this.leadChoice === 1) for (const f of this.stiffHeld.stiffForces) this.stepStiff.push(f);
+    }
     if (this.leadChoice === 1) this.stiffLead *= step / h;
   }
 

@@ -207,7 +207,8 @@ describe("moreau-jean: the same chain", () => {
   // read −128 J over 20 steps where the step whole reads −31.7 J (alone, without the floor,
   // −5.05 J: the rest is the contact step's own, which has no error control). Now −28.4 J.
   it("k_p = 1e8, the lowest link resting on a floor, its first step halved: its halves keep the step's lead, energy.error the whole step's", () => {
-    const run = (halved: boolean) => {
+    // fails: how many times the contact solve is made to fail (the step halved so many times)
+    const run = (fails: number, floor = true) => {
       const { bodies, joints } = hangingChain({
         joints: [
           { type: "revolute", axis: [1, 0, 0] },
@@ -223,7 +224,7 @@ describe("moreau-jean: the same chain", () => {
           {
             id: "floor",
             fixed: true,
-            shapes: [{ type: "plane", normal: [0, 0, 1], offset: -1.5 }],
+            shapes: [{ type: "plane", normal: [0, 0, 1], offset: floor ? -1.5 : -5 }],
           },
           ...bodies.map((b) => ({
             ...b,
@@ -242,14 +243,17 @@ describe("moreau-jean: the same chain", () => {
         contact: { method: "nsc" },
         solver: { integrator: "moreau-jean", dt: h },
       } as ModelInput);
-      const fail = vi.spyOn(NonsmoothContact.prototype, "solve").mockImplementationOnce(() => {
-        throw new ContactSolveError("made to fail");
-      });
-      if (!halved) fail.mockRestore();
+      const fail = vi.spyOn(NonsmoothContact.prototype, "solve");
+      for (let k = 0; k < fails; k++)
+        fail.mockImplementationOnce(() => {
+          throw new ContactSolveError("made to fail");
+        });
       let substeps = 0;
+      let first: number[] = [];
       try {
         sim.step(1);
         substeps = sim.state().solver.substeps;
+        first = sim.state().joints.map((j) => j.coordinates[0]);
       } finally {
         vi.restoreAllMocks();
       }
@@ -258,10 +262,10 @@ describe("moreau-jean: the same chain", () => {
         if (n > 0) sim.step(1);
         worst = Math.max(worst, Math.abs(sim.state().energy.error));
       }
-      return { worst, substeps, state: sim.state() };
+      return { worst, substeps, state: sim.state(), first };
     };
-    const whole = run(false);
-    const halved = run(true);
+    const whole = run(0);
+    const halved = run(1);
     // the halves: a contact step and a smooth one split into 16 (the whole step: 1)
     expect(whole.substeps).toBe(1);
     expect(halved.substeps).toBe(17);
@@ -271,6 +275,29 @@ describe("moreau-jean: the same chain", () => {
     halved.state.joints.forEach((j, i) => {
       expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan(1e-3);
     });
+    // Halved twice and three times: the first contact step h/4, h/8, its smooth rest split
+    // to h/64, h/128, where the two upper servos are resolved (h √(k_p/Ĩ) < 1). Their sub-steps
+    // took them without the lead the step's coarser sub-steps gave them (keepStepLead's
+    // choice made at h/16), undamped at k_p = 1e8: energy.error +2.18e4 J and +3.55e8 J,
+    // the first step ending at q = (0.409, 0.678, 0.211) and (0.934, −0.130, −0.003) rad.
+    // The step's law is the one led law on all its sub-steps (holdStiffForces keeps them
+    // chosen): −14.9 J and −5.6 J, and the first step's end closes in on the chain's
+    // without the floor (whose lowest sphere, touching it at rest, it holds with no force
+    // and leaves at once): (0.257, 0.428, 0.171) rad, 5.05 J. The whole step's contact step,
+    // which has no error control, ends at (0.172, 0.243, −0.039): the distance to it
+    // falls with the contact step's length (0.29 rad whole, 0.071, 0.022, 0.0066 rad at h/2, h/4, h/8).
+    const free = run(0, false);
+    const off = (r: { first: number[] }) => Math.hypot(...r.first.map((q, i) => q - free.first[i]));
+    let last = off(halved);
+    for (const fails of [2, 3]) {
+      const r = run(fails);
+      expect(r.substeps).toBe(1 + 16 * fails);
+      expect(r.worst).toBeLessThan(whole.worst);
+      expect(off(r)).toBeLessThan(0.5 * last);
+      last = off(r);
+    }
+    expect(last).toBeLessThan(0.02);
+    expect(free.worst).toBeLessThan(5.1);
   });
 
   // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
