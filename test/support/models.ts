@@ -385,6 +385,26 @@ export function groundHinges(n: number, limits = false): { bodies: BodyIn[]; joi
   return { bodies, joints };
 }
 
+/**
+ * A position servo "s<joint id>" on each of `joints`: target (rad or m from the model
+ * pose) per joint index, gains k_p (N·m/rad or N/m) and k_d (N·m·s/rad or N·s/m).
+ */
+export function positionServos(
+  joints: readonly { id: string }[],
+  target: PerIndex<number>,
+  kp: number,
+  kd: number,
+): ActuatorIn[] {
+  return joints.map((j, i) => ({
+    id: `s${j.id}`,
+    joint: j.id,
+    type: "position" as const,
+    target: at(target, i),
+    kp,
+    kd,
+  }));
+}
+
 export interface SphericalChainOptions {
   links: number;
   /** Link length (m). */

@@ -16,7 +16,7 @@ import type { ModelInput } from "../../../schemas/model";
 import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
 import { loadModel } from "../../../src/engine/index";
 import { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
-import { hangingChain, rodPendulum } from "../../support/models";
+import { hangingChain, positionServos, rodPendulum } from "../../support/models";
 
 const M = 1;
 const L = 1;
@@ -370,14 +370,7 @@ describe("joint limits far from the joint cost no prediction (moreau-jean)", () 
       gravity: [0, 0, -G],
       bodies,
       joints,
-      actuators: joints.map((j) => ({
-        id: `s${j.id}`,
-        joint: j.id,
-        type: "position",
-        target: 0,
-        kp: 1000,
-        kd: 52,
-      })),
+      actuators: positionServos(joints, 0, 1000, 52),
       solver: { integrator: "moreau-jean", dt: 0.005 },
     } as ModelInput);
     sim.schedule([{ type: "actuator", id: "sj1", value: 0.5 }]);

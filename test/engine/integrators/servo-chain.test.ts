@@ -26,7 +26,7 @@ import { ContactSolveError, NonsmoothContact } from "../../../src/engine/contact
 import { loadModel } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
-import { hangingChain } from "../../support/models";
+import { hangingChain, positionServos } from "../../support/models";
 
 const G = 9.81;
 const h = 0.005;
@@ -57,14 +57,7 @@ function chain(
     gravity: [0, 0, -G],
     bodies,
     joints,
-    actuators: joints.map((j) => ({
-      id: `s${j.id}`,
-      joint: j.id,
-      type: "position",
-      target: 0,
-      kp,
-      kd,
-    })),
+    actuators: positionServos(joints, 0, kp, kd),
     solver: { integrator, dt: h },
   } as ModelInput);
   sim.schedule([{ type: "actuator", id: "sj1", value: target }]);
@@ -232,14 +225,7 @@ describe("moreau-jean: the same chain", () => {
           })),
         ],
         joints,
-        actuators: joints.map((j, i) => ({
-          id: `s${j.id}`,
-          joint: j.id,
-          type: "position",
-          target: commands[i],
-          kp: 1e8,
-          kd: 0,
-        })),
+        actuators: positionServos(joints, (i) => commands[i], 1e8, 0),
         contact: { method: "nsc" },
         solver: { integrator: "moreau-jean", dt: h },
       } as ModelInput);

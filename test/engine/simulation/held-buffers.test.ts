@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../src/engine/index";
 import { SparseLuSolver } from "../../../src/engine/solvers/linear/sparse-lu";
 import type { Vec3 } from "../../support/models";
-import { groundHinges, hangingChain } from "../../support/models";
+import { groundHinges, hangingChain, positionServos } from "../../support/models";
 
 /** Calls `visit` on each object reachable from `root` through data properties, once. */
 function walk(root: unknown, visit: (o: object) => void): void {
@@ -110,14 +110,7 @@ function chain(n: number) {
     gravity: [0, 0, -9.81],
     bodies,
     joints,
-    actuators: joints.map((j) => ({
-      id: `s${j.id}`,
-      joint: j.id,
-      type: "position" as const,
-      target: 0,
-      kp: 10,
-      kd: 0,
-    })),
+    actuators: positionServos(joints, 0, 10, 0),
     solver: { dt: 0.005, integrator: "generalized-alpha" },
   });
   sim.step(3);
