@@ -426,7 +426,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * as the smooth step's own halvings: ThetaScheme.step). With each half's own, the 3-link
    * servo chain (k_p = 1e8, commands 0.3, 0.5, 0.2 rad, 5 ms) whose lowest link rests on a
    * floor, its first step halved once (its contact solve failing), read energy.error −128 J
-   * in 20 steps where whole −32 J, now −28 J (test/engine/integrators/servo-chain.test.ts).
+   * in 20 steps where whole −32 J, then −28 J; the contact step's own error test now
+   * splits it the same whatever the failures (leadTooCoarse; servo-chain.test.ts).
    * A piece keeps its own: it ends at an impact predicted on the exact motion, which a
    * shorter lead follows more closely (with the step's, a damped servo's approach to a bound,
    * k_p = 1e8, k_d = 1e5, ended its first step 0.07 rad short of the bound it reaches within
