@@ -209,6 +209,7 @@ import {
 } from "../model/body-system";
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
+import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
 import { ImpactEvents } from "./impact-events";
 import { ImpactLocation } from "./impact-location";
 import {
@@ -425,7 +426,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * as the smooth step's own halvings: ThetaScheme.step). With each half's own, the 3-link
    * servo chain (k_p = 1e8, commands 0.3, 0.5, 0.2 rad, 5 ms) whose lowest link rests on a
    * floor, its first step halved once (its contact solve failing), read energy.error −128 J
-   * in 20 steps where whole −32 J, now −28 J (test/engine/integrators/servo-chain.test.ts).
+   * in 20 steps where whole −32 J, then −28 J; the contact step's own error test now
+   * splits it the same whatever the failures (leadTooCoarse; servo-chain.test.ts).
    * A piece keeps its own: it ends at an impact predicted on the exact motion, which a
    * shorter lead follows more closely (with the step's, a damped servo's approach to a bound,
    * k_p = 1e8, k_d = 1e5, ended its first step 0.07 rad short of the bound it reaches within
@@ -702,6 +704,54 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.motorRows = null;
   }
 
+  /**
+   * The contact step's error test where it holds servos it does not resolve (stepOnce):
+   * the acceleration consistent with the joints at its start, then the change to its end's
+   * (the contacts' impulses not in either), and the step's multipliers kept meanwhile.
+   */
+  private readonly leadStart: Float64Array = new Float64Array(this.stepper.n);
+  private readonly leadChange: Float64Array = new Float64Array(this.stepper.n);
+  private readonly leadLambda: Float64Array = new Float64Array(
+    this.stepper.constraints?.numRows ?? 0,
+  );
+
+  /**
+   * leadStart ← ü at the contact step's start: M⁻¹ (f + Gᵀλ) with the joints' consistent
+   * multipliers (AccelerationStepper.constrainedAcceleration), the servos at x; the stepper's
+   * λ (Newton's start) kept.
+   */
+  private keepLeadStart(c: SchemeCoefficients, t: number): void {
+    const s = this.stepper;
+    this.leadLambda.set(s.lambda);
+    s.constrainedAcceleration(c, t, this.leadStart);
+    s.lambda.set(this.leadLambda);
+  }
+
+  /**
+   * Whether the contact step of h from t, whose servos holdStiffForces chose (unresolved
+   * at h: their lead δ relaxes q* − q at the time constant δ ~ h/2, which one step of h
+   * cannot follow), does not resolve the motion: the smooth step's error estimate
+   * (theta-scheme.ts tooCoarse, the symmetric joint step's) h²/12 ‖ü_{t+h} − ü_t‖ moves
+   * some body's mass by more than DEFAULT_STEP_TOLERANCE, ü the acceleration consistent
+   * with the joints without the contacts (their impulses out of the estimate: a link
+   * resting on the floor reads its steady support as no change). Then it is halved as the
+   * smooth step splits itself, its sub-steps keeping the step's lead (prepareContact). The
+   * 3-link servo chain (k_p = 1e8, commands 0.3, 0.5, 0.2 rad, 5 ms) resting on a floor
+   * took its first step whole, 0.29 rad from the chain without the floor at its end and
+   * energy.error −32.3 J in 20 steps (without the floor −5.05 J)
+   * (test/engine/integrators/servo-chain.test.ts). The step's multipliers are kept.
+   */
+  private leadTooCoarse(c: SchemeCoefficients, tEnd: number, h: number): boolean {
+    const s = this.stepper;
+    const change = this.leadChange;
+    this.leadLambda.set(s.lambda);
+    s.constrainedAcceleration(c, tEnd, change);
+    s.lambda.set(this.leadLambda);
+    const start = this.leadStart;
+    for (let i = 0; i < change.length; i++) change[i] -= start[i];
+    return trapezoidalStepError(s.sys, h, change) > DEFAULT_STEP_TOLERANCE;
+  }
+
   /** Whether the step's active rows reach a jointed group (markApart). */
   private touchedJoints = false;
   /** The contact step's solution a and multipliers, kept while positionJointsTouched iterates. */
@@ -897,6 +947,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       this.prepareContact(t, h);
     }
     this.substepsTold = false;
+    // a contact step with servos it does not resolve, alone (the groups apart's sub-steps
+    // told already) and not the last halving: tested as the smooth step is (leadTooCoarse)
+    const leadTested = c !== null && c.stiffWeight !== 0 && !apart && !last;
+    if (leadTested) this.keepLeadStart(c, t);
     if (c === null) {
       s.extraForce = null;
       // the smooth step, redone in halves when Newton does not converge
@@ -993,6 +1047,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // contact): halved as the smooth step's (acceleration-step.ts `solve`), the last
       // halving kept for findBlowUp to end the run naming the element
       if (!last && s.strainFaulted()) return false;
+      if (leadTested && this.leadTooCoarse(c, tEnd, h)) return false;
     }
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);

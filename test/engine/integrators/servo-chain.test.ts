@@ -64,6 +64,63 @@ function chain(
   return sim;
 }
 
+/**
+ * The chain under moreau-jean, every servo (k_p, k_d = 0) holding `commands` from t = 0, the
+ * lowest link's 5 cm sphere (its centre 0.2 m below the link's) resting on an nsc floor
+ * (`floor`; else the floor 5 m down, out of reach), the first step's contact solve made to
+ * fail `fails` times (the step halved so many times). Its first step's sub-steps and end
+ * pose, and the largest |energy.error| of 20 steps.
+ */
+function floorChain(commands: readonly number[], fails: number, floor = true, kp = 1e8) {
+  const { bodies, joints } = hangingChain({
+    joints: [
+      { type: "revolute", axis: [1, 0, 0] },
+      { type: "revolute", axis: [0, 1, 0] },
+      { type: "revolute", axis: [1, 0, 0] },
+    ],
+    mass: 1,
+    inertia: [0.021, 0.021, 0.002],
+  });
+  const sim = loadModel({
+    gravity: [0, 0, -G],
+    bodies: [
+      {
+        id: "floor",
+        fixed: true,
+        shapes: [{ type: "plane", normal: [0, 0, 1], offset: floor ? -1.5 : -5 }],
+      },
+      ...bodies.map((b) => ({
+        ...b,
+        shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -0.2] }],
+      })),
+    ],
+    joints,
+    actuators: positionServos(joints, (i) => commands[i], kp, 0),
+    contact: { method: "nsc" },
+    solver: { integrator: "moreau-jean", dt: h },
+  } as ModelInput);
+  const fail = vi.spyOn(NonsmoothContact.prototype, "solve");
+  for (let k = 0; k < fails; k++)
+    fail.mockImplementationOnce(() => {
+      throw new ContactSolveError("made to fail");
+    });
+  let substeps = 0;
+  let first: number[] = [];
+  try {
+    sim.step(1);
+    substeps = sim.state().solver.substeps;
+    first = sim.state().joints.map((j) => j.coordinates[0]);
+  } finally {
+    vi.restoreAllMocks();
+  }
+  let worst = 0;
+  for (let n = 0; n < 20; n++) {
+    if (n > 0) sim.step(1);
+    worst = Math.max(worst, Math.abs(sim.state().energy.error));
+  }
+  return { worst, substeps, state: sim.state(), first };
+}
+
 /** The middle joint's rest angle: q = q* − m g (r₁ + r₂) sin q / k_p, by fixed point. */
 function rest(kp: number): number {
   let q = target;
@@ -194,96 +251,27 @@ describe("moreau-jean: the same chain", () => {
   // The same commands at k_p = 1e8 with the lowest link's 5 cm sphere (its centre 0.2 m
   // below the link's) resting on a floor: the first step is a contact step, its contact
   // released within it, then the smooth steps. Where that step is halved (its contact
-  // solve failing: Moreau–Jean's halvings, ContactSolveError), its halves are a contact
-  // step and a smooth step that the error control splits further; with each half's own
-  // lead (h/4 in place of the step's h/2: AccelerationStepper.keepStepLead), energy.error
-  // read −128 J over 20 steps where the step whole reads −31.7 J (alone, without the floor,
-  // −5.05 J: the rest is the contact step's own, which has no error control). Now −28.4 J.
-  it("k_p = 1e8, the lowest link resting on a floor, its first step halved: its halves keep the step's lead, energy.error the whole step's", () => {
-    // fails: how many times the contact solve is made to fail (the step halved so many times)
-    const run = (fails: number, floor = true) => {
-      const { bodies, joints } = hangingChain({
-        joints: [
-          { type: "revolute", axis: [1, 0, 0] },
-          { type: "revolute", axis: [0, 1, 0] },
-          { type: "revolute", axis: [1, 0, 0] },
-        ],
-        mass: 1,
-        inertia: [0.021, 0.021, 0.002],
+  // solve failing: Moreau–Jean's halvings, ContactSolveError), its halves keep the step's
+  // lead (h/2 in place of each half's own: AccelerationStepper.keepStepLead): with each
+  // half's own, energy.error read −128 J over 20 steps, twice and three times +2.18e4 J and
+  // +3.55e8 J (the upper servos, resolved at h/64, dropped their lead and rang). The contact
+  // step's own error control (moreau-jean.ts leadTooCoarse) splits it to h/16 whatever
+  // the failures: the same sub-steps, the same end (the floorless comparison: the last
+  // describe of this file).
+  it("k_p = 1e8, the lowest link resting on a floor, its first step halved: its halves keep the step's lead, the step's end the unhalved step's", () => {
+    const whole = floorChain(commands, 0);
+    for (const fails of [1, 2, 3]) {
+      const r = floorChain(commands, fails);
+      expect(r.substeps).toBe(whole.substeps);
+      r.first.forEach((q, i) => {
+        expect(Math.abs(q - whole.first[i])).toBeLessThan(1e-9);
       });
-      const sim = loadModel({
-        gravity: [0, 0, -G],
-        bodies: [
-          {
-            id: "floor",
-            fixed: true,
-            shapes: [{ type: "plane", normal: [0, 0, 1], offset: floor ? -1.5 : -5 }],
-          },
-          ...bodies.map((b) => ({
-            ...b,
-            shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -0.2] }],
-          })),
-        ],
-        joints,
-        actuators: positionServos(joints, (i) => commands[i], 1e8, 0),
-        contact: { method: "nsc" },
-        solver: { integrator: "moreau-jean", dt: h },
-      } as ModelInput);
-      const fail = vi.spyOn(NonsmoothContact.prototype, "solve");
-      for (let k = 0; k < fails; k++)
-        fail.mockImplementationOnce(() => {
-          throw new ContactSolveError("made to fail");
-        });
-      let substeps = 0;
-      let first: number[] = [];
-      try {
-        sim.step(1);
-        substeps = sim.state().solver.substeps;
-        first = sim.state().joints.map((j) => j.coordinates[0]);
-      } finally {
-        vi.restoreAllMocks();
-      }
-      let worst = 0;
-      for (let n = 0; n < 20; n++) {
-        if (n > 0) sim.step(1);
-        worst = Math.max(worst, Math.abs(sim.state().energy.error));
-      }
-      return { worst, substeps, state: sim.state(), first };
-    };
-    const whole = run(0);
-    const halved = run(1);
-    // the halves: a contact step and a smooth one split into 16 (the whole step: 1)
-    expect(whole.substeps).toBe(1);
-    expect(halved.substeps).toBe(17);
-    // measured 28.4 J against 31.7 J (128 J before)
-    expect(Math.abs(halved.worst - whole.worst)).toBeLessThan(0.2 * whole.worst);
-    // on the commanded pose within 20 steps, as the step whole (|q − q*| ≤ 22.07/k_p at rest)
-    halved.state.joints.forEach((j, i) => {
-      expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan(1e-3);
-    });
-    // Halved twice and three times: the first contact step h/4, h/8, its smooth rest split
-    // to h/64, h/128, where the two upper servos are resolved (h √(k_p/Ĩ) < 1). Their sub-steps
-    // took them without the lead the step's coarser sub-steps gave them (keepStepLead's
-    // choice made at h/16), undamped at k_p = 1e8: energy.error +2.18e4 J and +3.55e8 J,
-    // the first step ending at q = (0.409, 0.678, 0.211) and (0.934, −0.130, −0.003) rad.
-    // The step's law is the one led law on all its sub-steps (holdStiffForces keeps them
-    // chosen): −14.9 J and −5.6 J, and the first step's end closes in on the chain's
-    // without the floor (whose lowest sphere, touching it at rest, it holds with no force
-    // and leaves at once): (0.257, 0.428, 0.171) rad, 5.05 J. The whole step's contact step,
-    // which has no error control, ends at (0.172, 0.243, −0.039): the distance to it
-    // falls with the contact step's length (0.29 rad whole, 0.071, 0.022, 0.0066 rad at h/2, h/4, h/8).
-    const free = run(0, false);
-    const off = (r: { first: number[] }) => Math.hypot(...r.first.map((q, i) => q - free.first[i]));
-    let last = off(halved);
-    for (const fails of [2, 3]) {
-      const r = run(fails);
-      expect(r.substeps).toBe(1 + 16 * fails);
-      expect(r.worst).toBeLessThan(whole.worst);
-      expect(off(r)).toBeLessThan(0.5 * last);
-      last = off(r);
+      expect(Math.abs(r.worst - whole.worst)).toBeLessThan(1e-6 * whole.worst);
+      // on the commanded pose within 20 steps (|q − q*| ≤ 22.07/k_p at rest)
+      r.state.joints.forEach((j, i) => {
+        expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan(1e-3);
+      });
     }
-    expect(last).toBeLessThan(0.02);
-    expect(free.worst).toBeLessThan(5.1);
   });
 
   // The middle servo commanded past an upper bound at 0.45 rad: the joint rests on it, the
@@ -737,4 +725,36 @@ describe("generalized-alpha's halvings keep the step's lead: a planar two-link c
       expect(peak).toBeGreaterThan(100);
       expect(worst).toBeLessThan(0.5);
     });
+});
+
+describe("moreau-jean: a contact step with servos it does not resolve splits itself as the smooth step", () => {
+  // The 3-link chain at k_p = 1e8 (h √(k_p/Ĩ) ≈ 220 at 5 ms: no halving resolves it), its
+  // lowest sphere resting on the floor, the commands from t = 0. The floor holds that sphere
+  // with no force at rest and the servos lift it at once: the chain is to move as it does
+  // without the floor, where the smooth step's error control (theta-scheme.ts tooCoarse)
+  // splits the first step into 16. The contact step took the 5 ms whole, its servos' lead
+  // δ = h/2 relaxing q* − q at a time constant one step cannot follow: its end 0.29 rad
+  // from the floorless chain's, energy.error −32.3 J over 20 steps against −5.05 J (commands
+  // 1, 1.5, 1 rad: +1.7e7 J against −200 J). Now it is tested as the smooth step is, the
+  // contacts' impulses out of the estimate (moreau-jean.ts leadTooCoarse), and halved to
+  // h/16: 3e-4 rad from the floorless end, −1.8 J (−203 J).
+  for (const commands of [
+    [0.3, 0.5, 0.2],
+    [1, 1.5, 1],
+  ])
+    it(`commands ${commands.join(", ")} rad: the first step ends within 0.02 rad of the floorless chain's, energy.error within twice the floorless`, () => {
+      const floor = floorChain(commands, 0);
+      const free = floorChain(commands, 0, false);
+      const off = Math.hypot(...floor.first.map((q, i) => q - free.first[i]));
+      expect(off).toBeLessThan(0.02);
+      expect(floor.worst).toBeLessThan(2 * free.worst);
+      // the rest: on the commanded pose
+      floor.state.joints.forEach((j, i) => {
+        expect(Math.abs(j.coordinates[0] - commands[i])).toBeLessThan(1e-3);
+      });
+    });
+
+  it("k_p = 1e3 (resolved at 5 ms): the contact step is not split", () => {
+    expect(floorChain([0.3, 0.5, 0.2], 0, true, 1e3).substeps).toBe(1);
+  });
 });
