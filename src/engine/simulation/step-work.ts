@@ -67,6 +67,16 @@ export interface StepWorkSource {
   integrator(): Integrator;
 }
 
+/**
+ * The fraction of a step from which a sub-step or piece ends it (the last one, left to
+ * `work`): its pieces' ends t + Σ τ round. Ending at 1 − 1.1e-16, a moreau-jean step's last
+ * piece after a joint limit's impact was weighed as a sub-step, at its end read after the
+ * limits' projection (`projecting` had taken it as the step's end): −1.06e4 J of
+ * energy.error on each of those steps of a rod's servo (k_p = 1e7, k_d = 0, commanded
+ * 0.05 rad past its bound, 5 ms).
+ */
+const STEP_END = 1 - 1e-9;
+
 export class StepWork implements SubstepObserver {
   /**
    * Generalized vectors (numDofs): the effectors' dissipative force and the velocity at the
@@ -256,7 +266,7 @@ export class StepWork implements SubstepObserver {
     if (w === undefined) return;
     const end = (t - this.stepStart) / this.stepSize;
     // the step's end (its last sub-step or piece), to the rounding of t's sum
-    if (end > 1 - 1e-9) {
+    if (end >= STEP_END) {
       this.lastWork = this.segmentWork(t, 1, w);
       return;
     }
@@ -293,7 +303,7 @@ export class StepWork implements SubstepObserver {
       return;
     }
     const covered = this.covered + h / this.stepSize;
-    if (covered >= 1) return;
+    if (covered >= STEP_END) return;
     // a whole step's work read before a projection that was then rejected (halved)
     this.lastWork = Number.NaN;
     let segment: number;
@@ -333,7 +343,7 @@ export class StepWork implements SubstepObserver {
       this.partCovered = this.covered;
     }
     const covered = this.partCovered + h / this.stepSize;
-    if (covered >= 1) return;
+    if (covered >= STEP_END) return;
     this.partCovered = covered;
     const { startForce: f0, endForce: f1, startVelocity: v0, endVelocity: v1 } = this;
     const { rayleighStart: r0, rayleighEnd: r1 } = this;
