@@ -13,7 +13,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { servoRod } from "../../support/models";
+import { hangingChain, servoRod } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -331,4 +331,162 @@ describe("Newton does not accept a step on the ratio of its first two correction
       expect(Math.abs(sim.state().energy.error as number)).toBeLessThan(1e-4);
       expect(Math.abs(tight.state().energy.error as number)).toBeLessThan(1e-4);
     });
+});
+
+describe("moreau-jean books a servo's work at the step's end before its contact position projection (step 8)", () => {
+  /**
+   * A rod of m, L hanging from the hinge "pin" (axis x, no gravity), a sphere of 5 cm at its
+   * tip, `into` (m) into an nsc floor, its servo (k_p = 1e8, k_d = 0) commanded 0.3 rad.
+   */
+  const tipRod = (into: number) =>
+    loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "floor",
+          fixed: true,
+          shapes: [{ type: "plane", normal: [0, 0, 1], offset: -L - 0.05 + into }],
+        },
+        {
+          id: "rod",
+          mass: m,
+          position: [0, 0, -L / 2],
+          inertia: [I, I, 1e-3],
+          shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -L / 2] }],
+        },
+      ],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "rod", point: [0, 0, L / 2] },
+          axis: [1, 0, 0],
+        },
+      ],
+      actuators: [{ id: "servo", joint: "pin", type: "position", target, kp: 1e8, kd: 0 }],
+      contact: { method: "nsc" },
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    } as ModelInput);
+
+  it("a stiff servo rod started 5 cm into the floor: its first step's work is the touching rod's, ½ I_p q̇₁²", () => {
+    // the tip moves along the floor at q = 0 (no impulse), so the step's velocity update is
+    // the one of the rod whose tip touches the floor (a contact step too, which the
+    // projection leaves: its tip rises); the projection then lifts the tip of the rod
+    // started into the floor, turning it by ~0.45 rad at q̇ ≈ 60 rad/s. One dof: I_p (q̇₁ − q̇₀) = h ((1 − w) F₀ + w F₁) makes the booked
+    // work −h q̄̇ ((1 − w) F₀ + w F₁) the kinetic energy ½ I_p q̇₁² it gave (q̇₀ = 0),
+    // I_p = m L²/3 about the hinge
+    const Ip = (m * L * L) / 3;
+    const touching = tipRod(0);
+    touching.step(1);
+    const rate = touching.state().joints[0].rates[0];
+    const work = -touching.state().energy.dissipated;
+    expect(Math.abs(work - 0.5 * Ip * rate * rate)).toBeLessThan(1e-9 * work);
+    const into = tipRod(0.05);
+    into.step(1);
+    const s = into.state();
+    // (the projection moved it)
+    expect(
+      Math.abs(s.joints[0].coordinates[0] - touching.state().joints[0].coordinates[0]),
+    ).toBeGreaterThan(0.1);
+    // measured: 430.70 J both; read after the projection it was −6.04e6 J (the end force
+    // k_p Δq off)
+    expect(Math.abs(-s.energy.dissipated - work)).toBeLessThan(1e-9 * work);
+  });
+
+  it("the 3-link servo chain started 5 cm into the floor: its first step's energy.error is the resting chain's", () => {
+    // commands 0.3/0.5/0.2 rad, k_p = 1e8, 5 ms; the lowest sphere's bottom at z = −1.5 m.
+    // The projection moves the joints by Δq = (−0.0003, 0.0099, 0.0225) rad against rates
+    // ~100 rad/s; read after it, the servos' end force booked ½ h k_p Σ Δq q̇ ≈ 7.9e5 J
+    // (energy.error +7.97e5 J against the resting chain's −31.68 J; now −32.92 J)
+    const chain = (offset: number) => {
+      const { bodies, joints } = hangingChain({
+        joints: [
+          { type: "revolute", axis: [1, 0, 0] },
+          { type: "revolute", axis: [0, 1, 0] },
+          { type: "revolute", axis: [1, 0, 0] },
+        ],
+        mass: 1,
+        inertia: [0.021, 0.021, 0.002],
+      });
+      const commands = [0.3, 0.5, 0.2];
+      return loadModel({
+        gravity: [0, 0, -9.81],
+        bodies: [
+          { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset }] },
+          ...bodies.map((b) => ({
+            ...b,
+            shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -0.2] }],
+          })),
+        ],
+        joints,
+        actuators: joints.map((j, i) => ({
+          id: `s${j.id}`,
+          joint: j.id,
+          type: "position",
+          target: commands[i],
+          kp: 1e8,
+          kd: 0,
+        })),
+        contact: { method: "nsc" },
+        solver: { integrator: "moreau-jean", dt: 0.005 },
+      } as ModelInput);
+    };
+    const resting = chain(-1.5);
+    const into = chain(-1.45);
+    resting.step(1);
+    into.step(1);
+    const rest = resting.state().energy.error;
+    expect(Math.abs(rest)).toBeLessThan(40);
+    expect(Math.abs(into.state().energy.error - rest)).toBeLessThan(3);
+  });
+});
+
+describe("moreau-jean books a servo's work at the step's end before its joint limits' projection", () => {
+  it("a stiff servo rod bouncing on its limit (k_p = 1e7, k_d = 0, commanded 0.05 rad past its bound): energy.error stays within joules of its 4.5e3 J swings", () => {
+    // the rod of m, L hinged at its end about y, no gravity, its bound q ≤ −0.45 rad (the
+    // model pose, q = 0, is assembled onto it), started at 10 rad/s away from the bound; the
+    // servo's target −0.5 rad lies 0.05 rad inside, so it swings ~193 rad/s back and hits
+    // the bound every other step (the step split at the impact), the limits' projection
+    // moving it back by up to 0.02 rad. Read after that projection, the servo's end force
+    // booked k_p Δq too much, and the step's last piece after an impact, its end rounded
+    // to 1 − 1e-16 of the step, was weighed as a sub-step with it: +2.12e5 J after 40 steps
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "rod",
+          mass: m,
+          position: [L / 2, 0, 0],
+          inertia: [1e-3, I, I],
+          angularVelocity: [0, -10, 0],
+          velocity: [0, 0, 10 * (L / 2)],
+        },
+      ],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "rod", point: [-L / 2, 0, 0] },
+          axis: [0, 1, 0],
+          limits: { lower: -3, upper: -0.45 },
+        },
+      ],
+      actuators: [{ id: "servo", joint: "pin", type: "position", target: -0.5, kp: 1e7, kd: 0 }],
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    } as ModelInput);
+    let impacts = 0;
+    let swing = 0;
+    for (let n = 0; n < 40; n++) {
+      sim.step(1);
+      const s = sim.state();
+      impacts += s.solver.impacts;
+      swing = Math.max(swing, s.energy.kinetic);
+    }
+    expect(impacts).toBeGreaterThan(15);
+    expect(swing).toBeGreaterThan(4e3);
+    // measured −3.80 J (−0.19 J at each impact step: left)
+    expect(Math.abs(sim.state().energy.error)).toBeLessThan(10);
+  });
 });
