@@ -1084,8 +1084,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       s.decayCounted = null;
       if (apart) this.spliceApart(smoothRemoved);
     }
-    // the energy balance reads the step's end forces here, before steps 8 and the limits move
-    this.substepObserver?.projecting?.(tEnd);
     // 8. projection on constraints (none: nothing left to report)
     if (!this.params.projectOnConstraints || contact === null) this.lastProjection = NO_PROJECTION;
     else {
