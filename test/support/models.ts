@@ -405,6 +405,22 @@ export function positionServos(
   }));
 }
 
+/**
+ * The 3-link servo chain's links (hangingChain): 1 kg links 0.5 m long, principal inertia
+ * (0.021, 0.021, 0.002) kg·m², hinged about x, y, x from the ground down.
+ */
+export function threeLinkChain(): { bodies: BodyIn[]; joints: JointIn[] } {
+  return hangingChain({
+    joints: [
+      { type: "revolute", axis: [1, 0, 0] },
+      { type: "revolute", axis: [0, 1, 0] },
+      { type: "revolute", axis: [1, 0, 0] },
+    ],
+    mass: 1,
+    inertia: [0.021, 0.021, 0.002],
+  });
+}
+
 export interface SphericalChainOptions {
   links: number;
   /** Link length (m). */

@@ -16,7 +16,7 @@ import type { ModelInput } from "../../../schemas/model";
 import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
 import { loadModel } from "../../../src/engine/index";
 import { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
-import { hangingChain, positionServos, rodPendulum } from "../../support/models";
+import { positionServos, rodPendulum, threeLinkChain } from "../../support/models";
 
 const M = 1;
 const L = 1;
@@ -354,15 +354,7 @@ describe("joint limits far from the joint cost no prediction (moreau-jean)", () 
   // that: the pull of each limit each step, 3.0 columns a step), and its motion is the same
   // to the bit.
   function chain(limits: boolean) {
-    const { bodies, joints } = hangingChain({
-      joints: [
-        { type: "revolute", axis: [1, 0, 0] },
-        { type: "revolute", axis: [0, 1, 0] },
-        { type: "revolute", axis: [1, 0, 0] },
-      ],
-      mass: 1,
-      inertia: [0.021, 0.021, 0.002],
-    });
+    const { bodies, joints } = threeLinkChain();
     if (limits)
       for (const j of joints)
         Object.assign(j, { limits: { lower: -2, upper: 2, restitution: 0.5 } });

@@ -26,7 +26,7 @@ import { ContactSolveError, NonsmoothContact } from "../../../src/engine/contact
 import { loadModel } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
-import { hangingChain, positionServos } from "../../support/models";
+import { positionServos, threeLinkChain } from "../../support/models";
 
 const G = 9.81;
 const h = 0.005;
@@ -43,15 +43,7 @@ function chain(
   upper?: number,
   restitution = 0,
 ) {
-  const { bodies, joints } = hangingChain({
-    joints: [
-      { type: "revolute", axis: [1, 0, 0] },
-      { type: "revolute", axis: [0, 1, 0] },
-      { type: "revolute", axis: [1, 0, 0] },
-    ],
-    mass: 1,
-    inertia: [0.021, 0.021, 0.002],
-  });
+  const { bodies, joints } = threeLinkChain();
   if (upper !== undefined) Object.assign(joints[1], { limits: { lower: -1, upper, restitution } });
   const sim = loadModel({
     gravity: [0, 0, -G],
@@ -72,15 +64,7 @@ function chain(
  * pose, and the largest |energy.error| of 20 steps.
  */
 function floorChain(commands: readonly number[], fails: number, floor = true, kp = 1e8) {
-  const { bodies, joints } = hangingChain({
-    joints: [
-      { type: "revolute", axis: [1, 0, 0] },
-      { type: "revolute", axis: [0, 1, 0] },
-      { type: "revolute", axis: [1, 0, 0] },
-    ],
-    mass: 1,
-    inertia: [0.021, 0.021, 0.002],
-  });
+  const { bodies, joints } = threeLinkChain();
   const sim = loadModel({
     gravity: [0, 0, -G],
     bodies: [
@@ -528,15 +512,7 @@ describe("moreau-jean: the same chain", () => {
     // chaotic swing about all three axes. The θ = ½ step conserves energy to O(h²):
     // measured max |E − E0| over 10 s 2.13e-3, 5.33e-4, 1.33e-4 J at h = 10, 5, 2.5 ms
     // (ratios 4.0, 4.0), of the largest kinetic energy 4.82 J.
-    const { bodies, joints } = hangingChain({
-      joints: [
-        { type: "revolute", axis: [1, 0, 0] },
-        { type: "revolute", axis: [0, 1, 0] },
-        { type: "revolute", axis: [1, 0, 0] },
-      ],
-      mass: 1,
-      inertia: [0.021, 0.021, 0.002],
-    });
+    const { bodies, joints } = threeLinkChain();
     const sim = loadModel({
       gravity: [0, 0, -G],
       bodies,
