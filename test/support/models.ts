@@ -327,6 +327,35 @@ export function servoRod(
   return rodPendulum({ mass, length, axis: [0, 0, 1], gravity: [0, 0, 0], servo, solver });
 }
 
+/**
+ * A unit-mass rigid body "body" at the origin in zero gravity, spun at angularVelocity
+ * (rad/s, world = body frame at the start) with principal inertias (kg·m²): torque-free, so
+ * its kinetic energy and world angular momentum are constants. `centre` holds it by a
+ * spherical joint at its centre of mass, which exerts no torque.
+ */
+export function tumblingBody(
+  inertia: Vec3,
+  angularVelocity: Vec3,
+  solver: NonNullable<ModelInput["solver"]>,
+  centre = false,
+): ModelInput {
+  return {
+    gravity: [0, 0, 0],
+    bodies: [{ id: "body", kind: "rigid", mass: 1, inertia, position: [0, 0, 0], angularVelocity }],
+    joints: centre
+      ? [
+          {
+            id: "centre",
+            type: "spherical",
+            a: { body: "ground", point: [0, 0, 0] },
+            b: { body: "body", point: [0, 0, 0] },
+          },
+        ]
+      : [],
+    solver,
+  } as ModelInput;
+}
+
 export interface HangingChainOptions {
   /** One entry per joint j0, j1, …: joint k joins link k − 1 (the ground for k = 0) to link k. */
   joints: ({ type: "revolute"; axis: Vec3 } | { type: "spherical" })[];

@@ -12,6 +12,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";
+import { tumblingBody } from "../../../support/models";
 import {
   bodyRates,
   eulerRigidBody,
@@ -31,21 +32,7 @@ describe("symplectic Euler on a free asymmetric body (Dzhanibekov)", () => {
     const w0: Vec3 = [0.1, 1, 0.1];
     const seconds = 400;
     const run = (dt: number) => {
-      const sim = loadModel({
-        gravity: [0, 0, 0],
-        bodies: [
-          {
-            id: "body",
-            kind: "rigid",
-            mass: 1,
-            inertia: I,
-            position: [0, 0, 0],
-            angularVelocity: w0,
-          },
-        ],
-        joints: [],
-        solver: { integrator: "symplectic-euler", dt },
-      } as Parameters<typeof loadModel>[0]);
+      const sim = loadModel(tumblingBody(I, w0, { integrator: "symplectic-euler", dt }));
       // RK4 at dt/10: its O(H⁴) error is far below the engine's O(h²) one
       const substeps = 10;
       const reference = new Rk4(eulerRigidBody(I), [...w0, 1, 0, 0, 0]);

@@ -15,6 +15,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";
+import { tumblingBody } from "../../../support/models";
 import {
   axisAngle,
   eulerRigidBody,
@@ -257,28 +258,7 @@ describe("symplectic Euler turns a jointed body by the angle of its rate", () =>
     const seconds = 40;
     const euler = eulerRigidBody(I);
     const run = (dt: number) => {
-      const sim = loadModel({
-        gravity: [0, 0, 0],
-        bodies: [
-          {
-            id: "body",
-            kind: "rigid",
-            mass: 1,
-            inertia: I,
-            position: [0, 0, 0],
-            angularVelocity: w0,
-          },
-        ],
-        joints: [
-          {
-            id: "centre",
-            type: "spherical",
-            a: { body: "ground", point: [0, 0, 0] },
-            b: { body: "body", point: [0, 0, 0] },
-          },
-        ],
-        solver: { integrator: "symplectic-euler", dt },
-      } as Parameters<typeof loadModel>[0]);
+      const sim = loadModel(tumblingBody(I, w0, { integrator: "symplectic-euler", dt }, true));
       // RK4 at dt/20: its O(H⁴) error is below 1e-9 of the engine's O(h²) one
       const substeps = 20;
       const reference = new Rk4(euler, [...w0, 1, 0, 0, 0]);
