@@ -1147,8 +1147,8 @@ export class ArticulatedIntegrator implements Integrator {
  * out = base + Σ_{j<count} c_j k_j (a sum from zero: `base` the integrator's zeros), one pass over the entries: the stages'
  * combinations (a pass per term, or a loop over j inside the loop over entries, costs
  * more than the sums on the short vectors of a small tree). One loop per count, chosen
- * before it, rather than a test of count per term and entry: 12 % less time in the
- * combinations of a sub-step of the 100-link chain (bench/README.md, "Articulated (joint
+ * before it, rather than a test of count per term and entry: a loop of one sub-step's
+ * combinations on the 100-link chain 12–25 % faster (bench/README.md, "Articulated (joint
  * coordinates)"), the same sums in the same order (base, then c_0 k_0, c_1 k_1, …).
  */
 function combine(
