@@ -650,6 +650,20 @@ export class ArticulatedTree {
   }
 
   /**
+   * The inverse world inertias of the state the last `setState` placed without them (its
+   * rotations and world inertias computed again, the same bits), and the state's versions
+   * moved as a `setState` moves them: what `setState` with `inverse` would leave there,
+   * without its kinematics again (the articulated integrator's step ends at its last stage's
+   * state).
+   */
+  completeState(): void {
+    const sys = this.sys;
+    for (let i = 0; i < this.numSlots; i++) updateBodyDerived(sys, this.body[i], true);
+    sys.stateVersion++;
+    sys.poseVersion++;
+  }
+
+  /**
    * ẏ of coordinates (y, u) at the state `setState` placed: angles and offsets their rates,
    * quaternions ½ (0, ω) ⊗ q (spherical: ω the relative angular velocity in the parent's
    * frame, so that the child turns by it relative to the parent).

@@ -372,6 +372,7 @@ export class ArticulatedIntegrator implements Integrator {
     this.us = new Float64Array(nu);
     this.ky = Array.from({ length: 7 }, () => new Float64Array(ny));
     this.ku = Array.from({ length: 7 }, () => new Float64Array(nu));
+    this.zeros = new Float64Array(Math.max(ny, nu));
     this.ey = new Float64Array(ny);
     this.eu = new Float64Array(nu);
     this.dy = new Float64Array(ny);
@@ -566,8 +567,12 @@ export class ArticulatedIntegrator implements Integrator {
         throw new Error("articulated: a joint's articulated inertia is singular");
       this.splitting = false;
     } else tree.jointWrenches();
-    // the state written normalized
-    tree.setState(y, u, t + h);
+    // the state written normalized: an explicit step's last evaluation, its last accepted
+    // sub-step's seventh stage, placed it at (y, u) already (without the inverse world
+    // inertias); with motors that stage's time, t plus the sum of the sub-steps, may differ
+    // from t + h in the last bit, and the implicit servos' stages end elsewhere: placed again
+    if (implicit || this.drivenSlots.length > 0) tree.setState(y, u, t + h);
+    else tree.completeState();
     // the step's end: the turn counts the simulation takes (JointCoordinate.track)
     this.guideHinges(y);
     // ΔΦ, exact at the states the step reached (the stages integrated the power less Φ̇);
@@ -666,8 +671,8 @@ export class ArticulatedIntegrator implements Integrator {
         // the embedded error hh Σ_k (b_k − b̂_k) k_k
         const erow = this.rows[0];
         for (let k = 0; k < 7; k++) erow[k] = hh * E[k];
-        combine(ey, null, erow, ky, 7);
-        combine(eu, null, erow, ku, 7);
+        combine(ey, this.zeros, erow, ky, 7);
+        combine(eu, this.zeros, erow, ku, 7);
         err = tree.largestDisplacement(y, ey, eu, horizon);
         smooth = err;
       }
@@ -830,8 +835,8 @@ export class ArticulatedIntegrator implements Integrator {
     const { ky, ku, dy, du } = this;
     const row = this.rows[0];
     for (let j = 0; j < 6; j++) row[j] = hh * (A[6][j] - (j < 5 ? A[5][j] : 0));
-    combine(dy, null, row, ky, 6);
-    combine(du, null, row, ku, 6);
+    combine(dy, this.zeros, row, ky, 6);
+    combine(du, this.zeros, row, ku, 6);
     // squared norms of δy, δẏ, δu, δa
     let yy = 0;
     let rr = 0;
@@ -967,8 +972,8 @@ export class ArticulatedIntegrator implements Integrator {
     row[1] = (1 - ARS_DELTA) * hh;
     row[2] = -ARS_GAMMA * hh;
     row[3] = ARS_GAMMA * hh;
-    combine(ey, null, row, ky, 4);
-    combine(eu, null, row, ku, 4);
+    combine(ey, this.zeros, row, ky, 4);
+    combine(eu, this.zeros, row, ku, 4);
     const gh = this.implicitLength;
     if (!(this.servos as ImplicitServos).filterError(gh, ey, eu))
       throw new Error("articulated: a joint's articulated inertia is singular");
@@ -1129,23 +1134,32 @@ export class ArticulatedIntegrator implements Integrator {
   }
 
   private readonly g = new Float64Array(6);
+  /**
+   * Zeros, as long as y: the base of a combination that sums from zero (combine; 0 + x is
+   * x, the bits a sum without a base would have).
+   */
+  private readonly zeros: Float64Array;
   /** Scratch rows of the stages' coefficients times the sub-step length. */
   private readonly rows = Array.from({ length: 7 }, () => new Float64Array(7));
 }
 
 /**
- * out = base + Σ_{j<count} c_j k_j (base null: 0), one pass over the entries: the stages'
+ * out = base + Σ_{j<count} c_j k_j (a sum from zero: `base` the integrator's zeros), one pass over the entries: the stages'
  * combinations (a pass per term, or a loop over j inside the loop over entries, costs
- * more than the sums on the short vectors of a small tree).
+ * more than the sums on the short vectors of a small tree). One loop per count, chosen
+ * before it, rather than a test of count per term and entry: a loop of one sub-step's
+ * combinations on the 100-link chain 12–25 % faster (bench/README.md, "Articulated (joint
+ * coordinates)"), the same sums in the same order (base, then c_0 k_0, c_1 k_1, …).
  */
 function combine(
   out: Float64Array,
-  base: Float64Array | null,
+  base: Float64Array,
   c: Float64Array,
   k: Float64Array[],
   count: number,
 ): void {
   const n = out.length;
+  const b = base;
   const k0 = k[0];
   const k1 = k[1];
   const k2 = k[2];
@@ -1160,14 +1174,37 @@ function combine(
   const c4 = c[4];
   const c5 = c[5];
   const c6 = c[6];
-  for (let i = 0; i < n; i++) {
-    let s = (base === null ? 0 : base[i]) + c0 * k0[i];
-    if (count > 1) s += c1 * k1[i];
-    if (count > 2) s += c2 * k2[i];
-    if (count > 3) s += c3 * k3[i];
-    if (count > 4) s += c4 * k4[i];
-    if (count > 5) s += c5 * k5[i];
-    if (count > 6) s += c6 * k6[i];
-    out[i] = s;
+  switch (count) {
+    case 1:
+      for (let i = 0; i < n; i++) out[i] = b[i] + c0 * k0[i];
+      return;
+    case 2:
+      for (let i = 0; i < n; i++) out[i] = b[i] + c0 * k0[i] + c1 * k1[i];
+      return;
+    case 3:
+      for (let i = 0; i < n; i++) out[i] = b[i] + c0 * k0[i] + c1 * k1[i] + c2 * k2[i];
+      return;
+    case 4:
+      for (let i = 0; i < n; i++) out[i] = b[i] + c0 * k0[i] + c1 * k1[i] + c2 * k2[i] + c3 * k3[i];
+      return;
+    case 5:
+      for (let i = 0; i < n; i++)
+        out[i] = b[i] + c0 * k0[i] + c1 * k1[i] + c2 * k2[i] + c3 * k3[i] + c4 * k4[i];
+      return;
+    case 6:
+      for (let i = 0; i < n; i++)
+        out[i] = b[i] + c0 * k0[i] + c1 * k1[i] + c2 * k2[i] + c3 * k3[i] + c4 * k4[i] + c5 * k5[i];
+      return;
+    default:
+      for (let i = 0; i < n; i++)
+        out[i] =
+          b[i] +
+          c0 * k0[i] +
+          c1 * k1[i] +
+          c2 * k2[i] +
+          c3 * k3[i] +
+          c4 * k4[i] +
+          c5 * k5[i] +
+          c6 * k6[i];
   }
 }

@@ -342,4 +342,40 @@ describe("articulated-body algorithm", () => {
     // first order: the difference is of the order of the change squared (1e-14)
     expect(Math.abs(estimate - worst) / worst).toBeLessThan(1e-4);
   });
+
+  it("completes a stage's state with the inverse world inertias (completeState)", () => {
+    const { sys, tree, y, u } = setUp(11);
+    // the full placement at another state first, so that stale inverses would show
+    tree.setState(
+      y.map((v) => 0.5 * v),
+      u,
+      0,
+    );
+    tree.setState(y, u, 0, false);
+    const version = sys.stateVersion;
+    tree.completeState();
+    expect(sys.stateVersion).toBe(version + 1);
+    // each rigid body's inverse: I_w I_w⁻¹ = 1, I_w = R diag(I_p) Rᵀ of its orientation
+    let worst = 0;
+    for (let b = 0; b < sys.numBodies; b++) {
+      if (sys.dofOffset[b] < 0 || !sys.hasOrientation[b]) continue;
+      const I = sys.inertiaWorld.subarray(9 * b, 9 * b + 9);
+      const J = sys.inertiaWorldInv.subarray(9 * b, 9 * b + 9);
+      for (let r = 0; r < 3; r++)
+        for (let c = 0; c < 3; c++) {
+          let s = 0;
+          for (let k = 0; k < 3; k++) s += I[3 * r + k] * J[3 * k + c];
+          worst = Math.max(worst, Math.abs(s - (r === c ? 1 : 0)));
+        }
+    }
+    expect(worst).toBeLessThan(1e-12);
+    // and the state is the one the full placement leaves, to the bit
+    const after = [sys.pos, sys.quat, sys.vel, sys.omega, sys.inertiaWorldInv].map((a) =>
+      Float64Array.from(a),
+    );
+    tree.setState(y, u, 0);
+    [sys.pos, sys.quat, sys.vel, sys.omega, sys.inertiaWorldInv].forEach((a, k) =>
+      expect(Array.from(a)).toEqual(Array.from(after[k])),
+    );
+  });
 });
