@@ -129,7 +129,10 @@ export class SessionManager {
       {
         onEvent: (w, ev) => this.events.handle(w, ev),
         onWorkerLost: (w, reason) => this.recovery.onWorkerLost(w, reason),
-        onWorkerReady: (w) => this.recovery.onWorkerReady(w),
+        onWorkerReady: (w) => {
+          this.recovery.onWorkerReady(w);
+          if (!this.cluster) this.lifecycle.onWorkerReady(this.store);
+        },
       },
       log,
     );

@@ -161,6 +161,11 @@ export class SessionTable {
   private readonly records = new Map<string, SessionRecord>();
   /** per worker: placements in flight (a session being opened there, a stateless job) */
   private readonly placing: number[] = [];
+  /**
+   * Checkpointed sessions a restart could not open yet, no worker starting
+   * (lifecycle.ts restoreAll): their owner, and the 503 their requests get meanwhile.
+   */
+  readonly awaitingRestore = new Map<string, { owner: string | null; error: () => ApiError }>();
 
   /**
    * `auth`: API keys are configured (sessions are their creator's); `busy`: the heavy
@@ -208,7 +213,13 @@ export class SessionTable {
   /** The session of `id` as `owner` sees it (404 otherwise); a request is activity. */
   touch(id: string, owner: string | null): SessionRecord {
     const rec = this.records.get(id);
-    if (!rec || !this.visible(rec, owner)) throw notFound(id);
+    if (!rec) {
+      // kept on disk, waiting for a worker to open it in: not gone (503, not 404)
+      const waiting = this.awaitingRestore.get(id);
+      if (waiting && (!this.auth || waiting.owner === owner)) throw waiting.error();
+      throw notFound(id);
+    }
+    if (!this.visible(rec, owner)) throw notFound(id);
     rec.lastActivity = Date.now();
     return rec;
   }
