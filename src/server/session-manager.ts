@@ -579,7 +579,7 @@ export class SessionManager {
     const rec = await this.lifecycle.open(
       cp.id,
       cp.owner,
-      { snapshot: cp.snapshot },
+      { snapshot: cp.snapshot, log: cp.log },
       Number.isFinite(created) ? new Date(created) : new Date(),
       true,
     );

@@ -23,7 +23,7 @@ import type { ClusterHooks } from "../cluster/hooks";
 import type { Checkpoint, SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import { ApiError, notFound } from "../errors";
-import type { WorkerRequestBody } from "../protocol";
+import type { InputLogAt, WorkerRequestBody } from "../protocol";
 import type { StreamHub } from "../stream";
 import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
@@ -37,7 +37,7 @@ export type Origin =
   /** the JSON of a create body (schemas/api.ts CreateSession), validated by the worker */
   | { body: Uint8Array }
   /** a checkpoint's session document */
-  | { snapshot: SnapshotOut }
+  | { snapshot: SnapshotOut; log?: InputLogAt | null }
   /** the engine snapshot bytes of another session (fork) */
   | { fork: SessionRecord; bytes: Uint8Array };
 
@@ -151,6 +151,7 @@ export class SessionLifecycle {
         runHeldAt: null,
         savedStep: restoring ? a.session.step : null,
         persisted: true,
+        inputLog: "snapshot" in from ? (from.log ?? null) : null,
         deleting: false,
         removing: null,
         deleted: false,
@@ -259,7 +260,7 @@ export class SessionLifecycle {
         await this.open(
           cp.id,
           cp.owner,
-          { snapshot: cp.snapshot },
+          { snapshot: cp.snapshot, log: cp.log },
           Number.isFinite(created) ? new Date(created) : new Date(),
           true,
         );
@@ -361,6 +362,8 @@ function requestOf(id: string, from: Origin, maxBodies: number): WorkerRequestBo
       message: from.snapshot.session.message,
       // its own checkpoint: admitted once, not lost to the budget (worker-runtime.ts admit)
       admit: false,
+      // its store's input log, which its checkpoints append to
+      ...(from.log !== undefined ? { log: from.log } : {}),
     };
   return {
     kind: "restore",

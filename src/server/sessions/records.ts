@@ -12,13 +12,21 @@
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { RunAt } from "../cluster/ports";
 import { type ApiError, conflict, notFound } from "../errors";
-import type { SceneInfo, SessionSnapshot, WorkerRequestBody } from "../protocol";
+import type {
+  InputLogAt,
+  InputLogPart,
+  SceneInfo,
+  SessionSnapshot,
+  WorkerRequestBody,
+} from "../protocol";
 import { lightestWithRoom, RECORDED_INPUT_BYTES } from "./memory";
 
 /** The last checkpoint of a session, in memory. */
 export interface MemoryCheckpoint {
   /** the engine snapshot's JSON bytes */
   engine: Uint8Array;
+  /** the inputs its recording leaves out since what its store's log held (persistence.ts) */
+  log: InputLogPart | null;
   step: number;
   status: SessionStatusName;
   message: string | null;
@@ -31,6 +39,8 @@ export interface MemoryCheckpoint {
 export interface WorkerCheckpoint {
   /** the engine snapshot's JSON bytes */
   engine: Uint8Array;
+  /** the inputs it appends to the session's log (a store that keeps one) */
+  log?: InputLogPart;
   /** the session at that step, as its worker saw it (seq orders it against exports) */
   session: SessionSnapshot;
 }
@@ -92,6 +102,8 @@ export interface SessionRecord {
   /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
   savedStep: number | null;
   persisted: boolean;
+  /** what the store's input log holds of the session's recording (persistence.ts; null: none) */
+  inputLog: InputLogAt | null;
   /** the last checkpoint held in memory (null: none, or over CHECKPOINT_MEMORY_BYTES) */
   memory: MemoryCheckpoint | null;
   /** step of the last checkpoint started */
