@@ -209,6 +209,57 @@ describe("a recording read back from its input log", () => {
   }, 120_000);
 });
 
+describe("a run's checkpoints (taken by its worker every K steps)", () => {
+  it("append the inputs sent while it runs: after a restart the recording replays to the state it stopped at", async () => {
+    const dir = tempDir();
+    let server = await startServer({
+      workers: 1,
+      dataDir: dir,
+      checkpointEverySteps: 10,
+      checkpointMinIntervalMs: 0,
+    });
+    let api = () => request(server.app.server);
+    const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+    // real time, 200 steps: inputs land between the run's checkpoints at steps 10, 20, …
+    await api()
+      .post(`/v1/sessions/${id}/run`)
+      .send({ realtimeFactor: 1, until: 200 * 0.005 })
+      .expect(202);
+    const sent = 6;
+    for (let k = 0; k < sent - 1; k++) {
+      await new Promise((r) => setTimeout(r, 80));
+      if (k % 2 === 0) await postInputs(api, id, [impulse(0.3 * (k + 1))]);
+      else await wsInputs(server, id, [impulse(-0.2 * k)], k);
+    }
+    // the last one 40 steps ahead: applied by the run after every answered change, its line
+    // is appended by the worker's next k·K checkpoint
+    const at = (await api().get(`/v1/sessions/${id}`).expect(200)).body.step + 40;
+    await postInputs(api, id, [impulse(0.9)], at);
+    await waitFor(
+      async () => (await api().get(`/v1/sessions/${id}`)).body.status === "paused",
+      20_000,
+    );
+    const live = (await api().get(`/v1/sessions/${id}/state`).expect(200)).body;
+    expect(live.step).toBe(200);
+    await server.app.close();
+    server = await startServer({ workers: 1, dataDir: dir });
+    api = () => request(server.app.server);
+    try {
+      const { rec, state, hash } = await replayed(api, id);
+      expect(rec.inputs).toHaveLength(sent);
+      expect(rec.end.step).toBe(200);
+      expect(hash).toBe(rec.end.hash);
+      expect(motion(state)).toEqual(motion(live));
+      const files = logFiles(dir, id);
+      expect(files).toHaveLength(1);
+      const lines = readFileSync(join(dir, "sessions", files[0]), "utf8").split("\n");
+      expect(lines.filter((l) => l.length > 0).map((l) => JSON.parse(l))).toEqual(rec.inputs);
+    } finally {
+      await server.app.close();
+    }
+  }, 60_000);
+});
+
 /** A DATA_DIR store whose checkpoint writes fail while `failing` (a full disk). */
 class FailingStore extends CheckpointStore {
   failing = false;
