@@ -300,7 +300,17 @@ export class CheckpointStore implements SnapshotStore {
       // from here on a new write queues behind this one
       if (this.queued.get(id) === entry) this.queued.delete(id);
       const was = this.logs.get(id) ?? null;
-      const kept = entry.log ? await this.appendLog(id, entry.log) : null;
+      // a recording with no inputs fixed yet needs no log file
+      const part = entry.log && entry.log.count > 0 ? entry.log : null;
+      let kept: LogKept | null = null;
+      try {
+        kept = part ? await this.appendLog(id, part) : null;
+      } catch (err) {
+        // what the store thought the log held is in doubt (a folder wiped, a file lost):
+        // the next write, from input 0 (checkpoints.ts), writes it whole again
+        this.logs.delete(id);
+        throw err;
+      }
       await this.persist(target, entry.owner, entry.bytes, kept);
       if (kept) this.logs.set(id, kept);
       else this.logs.delete(id);

@@ -8,7 +8,7 @@
  * worker threads; a double pendulum (chaotic: an input missed, doubled or reordered shows
  * in the state).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -254,6 +254,43 @@ describe("a run's checkpoints (taken by its worker every K steps)", () => {
       expect(files).toHaveLength(1);
       const lines = readFileSync(join(dir, "sessions", files[0]), "utf8").split("\n");
       expect(lines.filter((l) => l.length > 0).map((l) => JSON.parse(l))).toEqual(rec.inputs);
+    } finally {
+      await server.app.close();
+    }
+  }, 60_000);
+});
+
+describe("an input log lost with its folder", () => {
+  it("is written whole again by the next checkpoint: /ready recovers, the recording replays after a restart", async () => {
+    const dir = tempDir();
+    let server = await startServer({ workers: 1, dataDir: dir });
+    let api = () => request(server.app.server);
+    const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+    await postInputs(api, id, [impulse(1)]);
+    await stepBy(api, id, 10);
+    await postInputs(api, id, [impulse(-0.5)]);
+    // the folder becomes a file (every write fails), then an empty folder: the log is gone
+    const sessions = join(dir, "sessions");
+    rmSync(sessions, { recursive: true, force: true });
+    writeFileSync(sessions, "not a folder");
+    await stepBy(api, id, 5);
+    await postInputs(api, id, [impulse(0.25)]);
+    expect((await api().get("/ready")).status).toBe(503);
+    rmSync(sessions, { force: true });
+    mkdirSync(sessions);
+    await stepBy(api, id, 5);
+    await postInputs(api, id, [impulse(-0.1)]);
+    // before: the append to the vanished log failed at every checkpoint, /ready 503 for good
+    await waitFor(async () => (await api().get("/ready")).status === 200, 5000);
+    const live = await stepBy(api, id, 10);
+    await server.app.close();
+    server = await startServer({ workers: 1, dataDir: dir });
+    api = () => request(server.app.server);
+    try {
+      const { rec, state, hash } = await replayed(api, id);
+      expect(rec.inputs.map((e: { step: number }) => e.step)).toEqual([0, 10, 15, 20]);
+      expect(hash).toBe(rec.end.hash);
+      expect(motion(state)).toEqual(motion(live));
     } finally {
       await server.app.close();
     }
