@@ -2,7 +2,9 @@
  * The server's entry. `npm start` builds it (esbuild, `npm run build`: dist/main.js and
  * the worker threads' dist/worker.js) and runs `node dist/main.js` — node itself, so that
  * SIGTERM reaches this process; the Docker image runs the same file. Reads the
- * configuration from the environment (src/server/config.ts), starts the workers and listens. HOST
+ * configuration from the environment (src/server/config.ts), starts the workers and listens — a
+ * worker that cannot start does not stop it: the server listens degraded (/ready 503 naming
+ * the cause) while the pool retries the start (worker-pool.ts start). HOST
  * defaults to 127.0.0.1 (this machine only); set HOST=0.0.0.0 to listen on all interfaces
  * (containers).
  *

@@ -61,6 +61,27 @@ export interface Subscription extends FrameEncoding {
   every: number;
 }
 
+/**
+ * A session's append-only log of recorded inputs (persistence.ts): `id` names the
+ * recording (a new one at each start: creation, reset, an applied assembly, a restore
+ * that carries none), `count` the inputs it holds — the recording's inputs that can no
+ * longer change (applied, or carried from before a restore), in their order.
+ */
+export interface InputLogAt {
+  id: string;
+  count: number;
+}
+
+/**
+ * The inputs a checkpoint appends to its session's log: `lines` holds the recording's
+ * inputs from..count-1 (count - from JSON lines, each ending in "\n"); the checkpoint's
+ * snapshot holds only those after them (still pending: their order may change).
+ */
+export interface InputLogPart extends InputLogAt {
+  from: number;
+  lines: Uint8Array;
+}
+
 export type TestHook =
   | { action: "block"; ms: number }
   | { action: "throwOnStep"; sessionId: string; message: string }
@@ -94,7 +115,17 @@ export type WorkerRequestBody =
    * The session's engine snapshot (schemas/snapshot.ts) as JSON bytes; `recording`: with the
    * recording so far (a checkpoint's, which a restore carries on: recording-history.ts)
    */
-  | { kind: "export"; sessionId: string; recording?: boolean }
+  | {
+      kind: "export";
+      sessionId: string;
+      recording?: boolean;
+      /**
+       * With `recording`, a store that keeps the inputs as an append-only log (persistence.ts):
+       * what it holds of the session's (null: nothing yet). The inputs past it that no longer
+       * change come back apart (`exported.log`), not in the snapshot. Absent: all in it.
+       */
+      log?: InputLogAt | null;
+    }
   /** A session from an engine snapshot, with the status it had (running comes back paused). */
   | {
       kind: "restore";
@@ -104,6 +135,17 @@ export type WorkerRequestBody =
       snapshot: unknown;
       status: SessionStatusName;
       message: string | null;
+      /**
+       * The recording's logged inputs (InputLogPart lines, 0..n-1), which the snapshot's
+       * recording does not hold: they go before its inputs (an in-memory checkpoint whose
+       * log is partly on disk).
+       */
+      inputs?: Uint8Array;
+      /**
+       * The session's input log as its store holds it (present: the store keeps one; null:
+       * nothing of this recording yet): its checkpoints append to it.
+       */
+      log?: InputLogAt | null;
       /**
        * Absent: a new session (a create, a fork), refused before its build when its worker
        * has no room within WORKER_SESSION_MEMORY_MB (worker-runtime.ts admit). false (on
@@ -139,7 +181,13 @@ export type WorkerNotice =
    * bring the session back to. Sent after every write the store confirmed, and when a
    * session is opened on a worker from its checkpoint (a restart, a rebuild, a takeover).
    */
-  | { kind: "kept"; sessionId: string; step: number | null }
+  | {
+      kind: "kept";
+      sessionId: string;
+      step: number | null;
+      /** what the store holds of the session's input log (absent: it keeps none) */
+      log?: InputLogAt | null;
+    }
   | { kind: "shutdown" };
 
 export interface WorkerErrorInfo {
@@ -175,7 +223,7 @@ export type WorkerResult =
   | { kind: "created"; scene: SceneInfo; state: Uint8Array; origin: SessionOrigin }
   | { kind: "state"; state: Uint8Array }
   | { kind: "frame"; step: number; bytes: Uint8Array | null }
-  | { kind: "exported"; bytes: Uint8Array }
+  | { kind: "exported"; bytes: Uint8Array; log?: InputLogPart }
   | { kind: "assembly"; result: Uint8Array; state: Uint8Array | null }
   /** the JSON bytes of a URDF import's answer (schemas/urdf.ts UrdfImportResult) */
   | { kind: "imported"; bytes: Uint8Array }
@@ -219,7 +267,14 @@ export type WorkerEvent =
    * done), so nothing past a checkpoint is answered or streamed before that checkpoint is
    * kept, and no more than K acknowledged steps are lost.
    */
-  | { kind: "checkpoint"; sessionId: string; session: SessionSnapshot; engine: Uint8Array }
+  | {
+      kind: "checkpoint";
+      sessionId: string;
+      session: SessionSnapshot;
+      engine: Uint8Array;
+      /** the inputs it appends to the session's log (a store that keeps one) */
+      log?: InputLogPart;
+    }
   /**
    * Counters since the previous stats message, and the worker isolate's memory now (bytes):
    * V8 heap in use, memory held outside it (ArrayBuffers), and both right after the latest
@@ -329,3 +384,34 @@ export const SHORTFALLS = [
 
 /** The solver figures SHORTFALLS reads (true: the step met that tolerance). */
 export type ShortfallFigure = (typeof SHORTFALLS)[number][1];
+
+/**
+ * The first `count` JSON lines of an input log's bytes (InputLogPart lines) and the byte
+ * length they take; null when it holds fewer.
+ */
+export function logLines(
+  bytes: Uint8Array,
+  count: number,
+): { inputs: unknown[]; bytes: number } | null {
+  const inputs: unknown[] = [];
+  const text = new TextDecoder();
+  let at = 0;
+  while (inputs.length < count) {
+    const end = bytes.indexOf(0x0a, at);
+    if (end < 0) return null;
+    inputs.push(JSON.parse(text.decode(bytes.subarray(at, end))));
+    at = end + 1;
+  }
+  return { inputs, bytes: at };
+}
+
+/** Where the `skip`-th line of an input log's bytes starts (their length when it has fewer). */
+export function logLineStart(bytes: Uint8Array, skip: number): number {
+  let at = 0;
+  for (let i = 0; i < skip; i++) {
+    const end = bytes.indexOf(0x0a, at);
+    if (end < 0) return bytes.length;
+    at = end + 1;
+  }
+  return at;
+}

@@ -24,6 +24,7 @@ import type {
   SimulationSnapshotSpec,
 } from "../../schemas/snapshot";
 import { RecordingError, recordingOf, type Simulation } from "../engine/index";
+import type { InputLogAt, InputLogPart } from "./protocol";
 
 /** Inputs a recording holds at most (schemas/recording.ts; the engine's MAX_RECORDED_INPUTS). */
 const MAX_INPUTS = 100_000;
@@ -82,6 +83,37 @@ export function snapshotWithHistory(
   const snap = sim.snapshot();
   const recording = historyOf(sim, history, since);
   return recording === null ? snap : { ...snap, recording };
+}
+
+/**
+ * `sim`'s snapshot with its recording so far, split for a store that keeps the recorded
+ * inputs as an append-only log (persistence.ts): the recording's first n inputs can no
+ * longer change — its history's (fixed at the restore) and the engine's applied ones
+ * (Simulation.recordedInputs().entries: it only appends to them) — while those after
+ * (scheduled, still pending) may yet be applied in another order. The inputs from what the
+ * log holds (`logged`, when it is this recording's log `logId`; else from 0) up to n go
+ * apart as JSON lines; the snapshot's recording keeps only the pending ones. So a
+ * checkpoint writes the inputs since the previous one, not the whole list (a controller's
+ * 10 000 inputs were 1.5 MB rewritten by each change). No recording (too long): no part.
+ */
+export function snapshotForLog(
+  sim: Simulation,
+  history: RecordingHistorySpec | null,
+  since: RecordingSinceOut,
+  logId: string,
+  logged: InputLogAt | null,
+): { snapshot: SimulationSnapshotSpec; log: InputLogPart | null } {
+  const snap = sim.snapshot();
+  const recording = historyOf(sim, history, since);
+  if (recording === null) return { snapshot: snap, log: null };
+  const fixed = (history?.inputs.length ?? 0) + sim.recordedInputs().entries;
+  const from = logged !== null && logged.id === logId && logged.count <= fixed ? logged.count : 0;
+  let text = "";
+  for (let i = from; i < fixed; i++) text += `${JSON.stringify(recording.inputs[i])}\n`;
+  return {
+    snapshot: { ...snap, recording: { ...recording, inputs: recording.inputs.slice(fixed) } },
+    log: { id: logId, from, count: fixed, lines: new TextEncoder().encode(text) },
+  };
 }
 
 /**

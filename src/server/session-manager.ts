@@ -129,7 +129,10 @@ export class SessionManager {
       {
         onEvent: (w, ev) => this.events.handle(w, ev),
         onWorkerLost: (w, reason) => this.recovery.onWorkerLost(w, reason),
-        onWorkerReady: (w) => this.recovery.onWorkerReady(w),
+        onWorkerReady: (w) => {
+          this.recovery.onWorkerReady(w);
+          if (!this.cluster) this.lifecycle.onWorkerReady(this.store);
+        },
       },
       log,
     );
@@ -576,7 +579,7 @@ export class SessionManager {
     const rec = await this.lifecycle.open(
       cp.id,
       cp.owner,
-      { snapshot: cp.snapshot },
+      { snapshot: cp.snapshot, log: cp.log },
       Number.isFinite(created) ? new Date(created) : new Date(),
       true,
     );

@@ -155,13 +155,27 @@ export class WorkerPool {
     return this.slots[index]?.alive ?? false;
   }
 
-  /** Starts every worker and waits until each has loaded the engine. */
+  /**
+   * Starts every worker and waits until each has loaded the engine or failed its first
+   * start. A worker that cannot start (a broken worker script, an exit at once) does not
+   * fail the server's start (until 2026-12-07 it did: the process exited, its checkpointed
+   * sessions unreachable): the server starts degraded — /ready 503 naming the cause
+   * (startErrors), the requests it would take 503 `worker_unavailable` with Retry-After —
+   * while the pool retries that start with back-off (retire → respawn), as it does a
+   * replacement's; onWorkerReady tells the manager when it has started.
+   */
   async start(): Promise<void> {
     for (let i = 0; i < this.config.workers; i++) this.slots.push(this.spawn(i));
     this.lastTick = performance.now();
     this.watchdog = setInterval(() => this.watch(), WATCHDOG_TICK_MS);
     this.watchdog.unref?.();
-    await Promise.all(this.slots.map((s) => s.ready));
+    await Promise.all(this.slots.map((s) => s.ready.catch(() => undefined)));
+    const failing = this.startErrors().filter((e): e is string => e !== null);
+    if (failing.length > 0)
+      this.log.error(
+        { failing, workers: this.config.workers },
+        "solver workers failed to start: serving degraded (/ready 503) while their starts are retried",
+      );
   }
 
   private spawn(index: number): Slot {

@@ -34,6 +34,7 @@
  *   nothing keeps it).
  */
 
+import { randomUUID } from "node:crypto";
 import { getHeapStatistics } from "node:v8";
 import { AssemblyBody, CreateSessionBody, type SessionStatusName } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
@@ -70,6 +71,9 @@ import { ContactWindow, encode, encodeScene, encodeStateFrame } from "./frames";
 import { trackLiveHeap } from "./live-heap";
 import {
   type FrameEncoding,
+  type InputLogAt,
+  type InputLogPart,
+  logLines,
   MAX_TIMER_MS,
   PROGRESS_MS,
   RECORDING_STATES_MAX_BYTES,
@@ -85,7 +89,12 @@ import {
   type WorkerRequest,
   type WorkerResult,
 } from "./protocol";
-import { sessionRecording, snapshotWithHistory, splitHistory } from "./recording-history";
+import {
+  sessionRecording,
+  snapshotForLog,
+  snapshotWithHistory,
+  splitHistory,
+} from "./recording-history";
 import { parseModelBody } from "./request-body";
 import { engineSnapshotBytes } from "./sessions/checkpoints";
 import { mib, noRoomInfo, RECORDED_INPUT_BYTES, sessionMemoryBytes } from "./sessions/memory";
@@ -164,12 +173,28 @@ class WorkerSession {
    * carried it (recording-history.ts): null when the engine's recording is the whole of it
    */
   history: RecordingHistorySpec | null = null;
+  /**
+   * Its recording's input log (protocol.ts InputLogAt): the log's id, new at every start of
+   * the recording, and what the store holds of it (null: nothing); `logging`: its store
+   * keeps one, so its checkpoints carry the inputs since (recording-history.ts snapshotForLog).
+   */
+  logId: string = randomUUID();
+  logged: InputLogAt | null = null;
+  logging = false;
   constructor(
     readonly id: string,
     readonly sim: Simulation,
     /** its estimated bytes, heap and ArrayBuffers (sessions/memory.ts), counted against the worker's budget */
     readonly memoryBytes: number,
   ) {}
+
+  /** Its recording starts anew (`cause`), in a new input log. */
+  startRecording(cause: RecordingCauseName): void {
+    this.since = since(cause);
+    this.history = null;
+    this.logId = randomUUID();
+    this.logged = null;
+  }
 }
 
 const utf8 = new TextEncoder();
@@ -243,7 +268,12 @@ export class WorkerRuntime {
       }
       case "kept": {
         const s = this.sessions.get(msg.sessionId);
-        if (s) s.keptStep = msg.step;
+        if (s) {
+          s.keptStep = msg.step;
+          // what its store holds of this recording's log: its next checkpoint starts there
+          if (msg.log !== undefined && (msg.log === null || msg.log.id === s.logId))
+            s.logged = msg.log;
+        }
         return;
       }
       case "shutdown":
@@ -269,7 +299,7 @@ export class WorkerRuntime {
             this.open(msg.sessionId, msg.body, msg.maxBodies, msg.admit !== false),
           );
           s = opened.session;
-          s.since = since(opened.cause);
+          s.startRecording(opened.cause);
           result = this.created(s, opened.name);
           break;
         }
@@ -300,14 +330,22 @@ export class WorkerRuntime {
           };
           break;
         }
-        case "export":
+        case "export": {
           // a read: between two chunks the simulation is at a step boundary
           s = this.get(msg.sessionId);
+          if (msg.recording && msg.log !== undefined) {
+            // the store's log is what it has confirmed: newer than a `kept` notice may be
+            s.logging = true;
+            s.logged = msg.log;
+            result = this.exportForLog(s);
+            break;
+          }
           result = {
             kind: "exported",
             bytes: engineSnapshotBytes(msg.recording ? this.exportOf(s) : s.sim.snapshot()),
           };
           break;
+        }
         case "restore": {
           const { sessionId, snapshot, status, message } = msg;
           s = this.underDeadline("restoring the session", () =>
@@ -319,10 +357,18 @@ export class WorkerRuntime {
               false,
               msg.admit !== false,
               msg.admit === false,
+              msg.inputs,
             ),
           );
           // admitted once (admit false): its own checkpoint coming back; else a fork
           s.since = s.history?.since ?? since(msg.admit === false ? "restored" : "fork");
+          // its recording carried on goes on in the log its store holds (when it holds
+          // the inputs the history starts with); else its checkpoints start a new one
+          s.logging = msg.log !== undefined;
+          if (msg.log && s.history && s.history.inputs.length >= msg.log.count) {
+            s.logId = msg.log.id;
+            s.logged = msg.log;
+          }
           result = this.created(s, msg.name);
           break;
         }
@@ -733,6 +779,8 @@ export class WorkerRuntime {
     bounded: boolean,
     /** its own checkpoint: the recording it carries is carried on (else its own starts here) */
     carry: boolean,
+    /** the recording's logged inputs, which go before those the snapshot's recording holds */
+    logged?: Uint8Array,
   ): WorkerSession {
     if (this.sessions.has(id))
       throw new Failure({ code: "conflict", message: `session "${id}" exists` });
@@ -744,7 +792,7 @@ export class WorkerRuntime {
       const split = splitHistory(
         snapshot instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(snapshot)) : snapshot,
       );
-      if (carry) history = historyFor(split.engine, split.history);
+      if (carry) history = historyFor(split.engine, withLogged(split.history, logged));
       sim = loadSnapshot(split.engine, (snap) => {
         if (client) this.checkRestoredPending(snap);
         bytes = this.admit(snap.model, bounded);
@@ -779,6 +827,17 @@ export class WorkerRuntime {
   /** The session's snapshot with its recording so far (recording-history.ts). */
   private exportOf(s: WorkerSession): SimulationSnapshotSpec {
     return snapshotWithHistory(s.sim, s.history, s.since);
+  }
+
+  /** `exportOf` for a store that keeps the inputs as a log: the inputs since its log apart. */
+  private exportForLog(s: WorkerSession): {
+    kind: "exported";
+    bytes: Uint8Array;
+    log?: InputLogPart;
+  } {
+    const { snapshot, log } = snapshotForLog(s.sim, s.history, s.since, s.logId, s.logged);
+    const bytes = engineSnapshotBytes(snapshot);
+    return log ? { kind: "exported", bytes, log } : { kind: "exported", bytes };
   }
 
   private stateBytes(s: WorkerSession): Uint8Array {
@@ -1132,10 +1191,19 @@ export class WorkerRuntime {
   private postCheckpoint(s: WorkerSession): void {
     s.checkpointWait = s.sim.stepCount;
     s.checkpointWaitEnd = performance.now() + (this.init.checkpointWaitMs ?? CHECKPOINT_WAIT_MS);
-    const engine = engineSnapshotBytes(this.exportOf(s));
-    this.post({ kind: "checkpoint", sessionId: s.id, session: this.snapshot(s), engine }, [
-      engine.buffer as ArrayBuffer,
-    ]);
+    const { bytes: engine, log } = s.logging
+      ? this.exportForLog(s)
+      : { bytes: engineSnapshotBytes(this.exportOf(s)), log: undefined };
+    const session = this.snapshot(s);
+    if (log)
+      this.post({ kind: "checkpoint", sessionId: s.id, session, engine, log }, [
+        engine.buffer as ArrayBuffer,
+        log.lines.buffer as ArrayBuffer,
+      ]);
+    else
+      this.post({ kind: "checkpoint", sessionId: s.id, session, engine }, [
+        engine.buffer as ArrayBuffer,
+      ]);
     s.lastProgress = performance.now();
   }
 
@@ -1172,8 +1240,7 @@ export class WorkerRuntime {
   private reset(s: WorkerSession): WorkerResult {
     this.stopRun(s);
     s.sim.reset();
-    s.since = since("reset");
-    s.history = null;
+    s.startRecording("reset");
     s.status = "ready";
     s.message = null;
     s.throwOnStep = null;
@@ -1488,8 +1555,7 @@ export class WorkerRuntime {
     // an applied assembly restarts the recording, unless it was not performed
     // (Simulation.assemble: UNSUPPORTED_CONTACTS leaves the state and the recording)
     if (apply && (result as { exitFlag?: string }).exitFlag !== "UNSUPPORTED_CONTACTS") {
-      s.since = since("assembly");
-      s.history = null;
+      s.startRecording("assembly");
       this.emitForced(s);
     }
     return {
@@ -1624,6 +1690,19 @@ function historyFor(engine: unknown, history: unknown): RecordingHistorySpec | n
       },
     ]);
   return r.data;
+}
+
+/**
+ * A snapshot's recording with the logged inputs that go before its own (a checkpoint of a
+ * store that keeps them as a log: protocol.ts InputLogPart lines); as it is without them.
+ */
+function withLogged(history: unknown, logged: Uint8Array | undefined): unknown {
+  if (logged === undefined || history === null || typeof history !== "object") return history;
+  const own = (history as { inputs?: unknown }).inputs;
+  const count = logged.reduce((n, b) => (b === 0x0a ? n + 1 : n), 0);
+  const read = logLines(logged, count);
+  if (read === null || !Array.isArray(own)) return history;
+  return { ...history, inputs: [...read.inputs, ...own] };
 }
 
 /** The inputs and patches a session's recording holds: its history's and the simulation's. */

@@ -16,6 +16,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { Model } from "../../schemas/model";
 import { CheckpointStore } from "../../src/server/persistence";
+import type { InputLogAt } from "../../src/server/protocol";
 import { createSession } from "../api/helpers";
 import { startOneWorkerManager } from "../support/manager";
 import { sample } from "../support/metrics";
@@ -41,12 +42,17 @@ class CountingStore extends CheckpointStore {
   writes: { id: string; step: number; at: number }[] = [];
   running = 0;
   maxRunning = 0;
-  protected override async persist(target: string, owner: string | null, snapshot: Uint8Array) {
+  protected override async persist(
+    target: string,
+    owner: string | null,
+    snapshot: Uint8Array,
+    log?: InputLogAt | null,
+  ) {
     this.running++;
     this.maxRunning = Math.max(this.maxRunning, this.running);
     try {
       await sleep(20);
-      await super.persist(target, owner, snapshot);
+      await super.persist(target, owner, snapshot, log);
       const doc = JSON.parse(Buffer.from(snapshot).toString("utf8"));
       this.writes.push({ id: doc.session.id, step: doc.session.step, at: performance.now() });
     } finally {
@@ -160,9 +166,14 @@ describe("checkpoint coalescing", () => {
     });
     let entered = 0;
     class GatedStore extends CountingStore {
-      protected override async persist(target: string, owner: string | null, bytes: Uint8Array) {
+      protected override async persist(
+        target: string,
+        owner: string | null,
+        bytes: Uint8Array,
+        log?: InputLogAt | null,
+      ) {
         if (++entered === 2) await gate;
-        await super.persist(target, owner, bytes);
+        await super.persist(target, owner, bytes, log);
       }
     }
     const store = new GatedStore(dir, log);

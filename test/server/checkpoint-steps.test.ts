@@ -26,7 +26,7 @@ import pino from "pino";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { CheckpointStore } from "../../src/server/persistence";
-import type { WorkerOutbound, WorkerRequestBody } from "../../src/server/protocol";
+import type { InputLogAt, WorkerOutbound, WorkerRequestBody } from "../../src/server/protocol";
 import { CHECKPOINT_WAIT_MS, WorkerRuntime } from "../../src/server/worker-runtime";
 import { createSession } from "../api/helpers";
 import { startOneWorkerManager } from "../support/manager";
@@ -207,8 +207,13 @@ describe("a run's checkpoints at exact steps", () => {
 /** A DATA_DIR store that notes the step of every checkpoint it writes, in order. */
 class StepsStore extends CheckpointStore {
   steps: number[] = [];
-  protected override async persist(target: string, owner: string | null, snapshot: Uint8Array) {
-    await super.persist(target, owner, snapshot);
+  protected override async persist(
+    target: string,
+    owner: string | null,
+    snapshot: Uint8Array,
+    log?: InputLogAt | null,
+  ) {
+    await super.persist(target, owner, snapshot, log);
     this.steps.push(JSON.parse(Buffer.from(snapshot).toString("utf8")).session.step);
   }
 }
@@ -260,9 +265,14 @@ describe("a run's checkpoints and its pause's", () => {
 /** A DATA_DIR store whose writes take 30 ms; `durable`: the step of the last one done. */
 class SlowStore extends CheckpointStore {
   durable = -1;
-  protected override async persist(target: string, owner: string | null, snapshot: Uint8Array) {
+  protected override async persist(
+    target: string,
+    owner: string | null,
+    snapshot: Uint8Array,
+    log?: InputLogAt | null,
+  ) {
     await sleep(30);
-    await super.persist(target, owner, snapshot);
+    await super.persist(target, owner, snapshot, log);
     this.durable = JSON.parse(Buffer.from(snapshot).toString("utf8")).session.step;
   }
 }

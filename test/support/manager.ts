@@ -5,7 +5,7 @@
  * `checkpointMinIntervalMs`; metrics that report nothing. The caller stops it (stop()).
  */
 import type { Logger } from "pino";
-import { resolveConfig } from "../../src/server/config";
+import { type ConfigInput, resolveConfig } from "../../src/server/config";
 import { ServerMetrics } from "../../src/server/metrics";
 import type { CheckpointStore } from "../../src/server/persistence";
 import { SessionManager } from "../../src/server/session-manager";
@@ -16,12 +16,15 @@ export async function startOneWorkerManager(
   log: Logger,
   checkpointEverySteps: number,
   checkpointMinIntervalMs: number,
+  /** more settings (testHooks: to kill its worker) */
+  more: ConfigInput = {},
 ): Promise<SessionManager> {
   const config = resolveConfig({
     workers: 1,
     dataDir: dir,
     checkpointEverySteps,
     checkpointMinIntervalMs,
+    ...more,
   });
   const metrics = new ServerMetrics({
     sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),

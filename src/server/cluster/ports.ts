@@ -28,7 +28,7 @@
  * (so the node that takes a session over resumes it) and the epoch that wrote it (fenced).
  */
 import type { SnapshotOut } from "../../../schemas/api";
-import type { Subscription } from "../protocol";
+import type { InputLogAt, InputLogPart, Subscription } from "../protocol";
 
 /** A node's ownership of a session: the lease value is `${node}:${epoch}`. */
 export interface Lease {
@@ -170,6 +170,11 @@ export interface Checkpoint {
   snapshot: SnapshotOut;
   /** the run the session was in when checkpointed (a cluster store keeps it), else null */
   run?: RunAt | null;
+  /**
+   * A store that keeps the recorded inputs as a log (persistence.ts): what the log holds
+   * (already put back in the snapshot's recording), null when the snapshot has none.
+   */
+  log?: InputLogAt | null;
 }
 
 /** A run to resume after a takeover. */
@@ -216,10 +221,24 @@ export interface SnapshotStore {
   readonly where: string;
   init(): Promise<void>;
   /**
-   * Writes the latest checkpoint of a session (the session document's bytes). With `fence`,
-   * refused (FencedError) unless the epoch is still the session's.
+   * Keeps a session's recorded inputs as an append-only log (persistence.ts): a write then
+   * takes the inputs appended since the last (`write`'s `log`), and reads put them back.
    */
-  write(id: string, owner: string | null, document: Uint8Array, fence?: Fence): Promise<void>;
+  readonly logsInputs?: boolean;
+  /**
+   * Writes the latest checkpoint of a session (the session document's bytes). With `fence`,
+   * refused (FencedError) unless the epoch is still the session's. `log` (a store that
+   * `logsInputs`): the recorded inputs the document leaves out, appended to the session's log.
+   */
+  write(
+    id: string,
+    owner: string | null,
+    document: Uint8Array,
+    fence?: Fence,
+    log?: InputLogPart,
+  ): Promise<void>;
+  /** A store that `logsInputs`: the first `log.count` lines of a session's log `log.id`, or null. */
+  readLog?(id: string, log: InputLogAt): Promise<Uint8Array | null>;
   /** The latest checkpoint of a session, or null. */
   read(id: string): Promise<Checkpoint | null>;
   /** Every checkpoint (a single server's start). */

@@ -41,9 +41,14 @@ import type { ClusterHooks } from "../cluster/hooks";
 import { FencedError, type RunAt, type SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import type { ServerMetrics } from "../metrics";
-import type { WorkerRequestBody } from "../protocol";
+import type { InputLogPart, WorkerRequestBody } from "../protocol";
 import type { MemoryCheckpoint, SessionRecord, SessionTable, WorkerCheckpoint } from "./records";
 import type { WorkerCalls } from "./worker-calls";
+
+/** The bytes a checkpoint in memory keeps alive: its snapshot's and its log part's. */
+function memoryHeld(cp: MemoryCheckpoint): number {
+  return heldBytes(cp.engine) + (cp.log?.lines.byteLength ?? 0);
+}
 
 /** A session's status at the step its engine snapshot was taken. */
 type SnapshotAt = Pick<SessionRecord, "status" | "message" | "time" | "step">;
@@ -304,23 +309,49 @@ export class Checkpoints {
    */
   async latest(rec: SessionRecord): Promise<RestoreSource | null> {
     const mem = rec.memory;
-    if (this.store && rec.savedStep !== null && (!mem || rec.savedStep >= mem.step)) {
-      const cp = await this.store.read(rec.id).catch(() => null);
-      if (cp)
-        return {
-          body: {
-            kind: "restore",
-            sessionId: rec.id,
-            name: rec.name,
-            snapshot: cp.snapshot.simulation,
-            status: cp.snapshot.session.status,
-            message: cp.snapshot.session.message,
-          },
-          from: "disk",
-          step: cp.snapshot.simulation.step,
-        };
+    const store = this.store;
+    const disk = async (): Promise<RestoreSource | null> => {
+      const cp = await store?.read(rec.id).catch(() => null);
+      if (!cp) return null;
+      // the store's input log goes on: the inputs read back from it are its first ones
+      rec.inputLog = store?.logsInputs ? (cp.log ?? null) : rec.inputLog;
+      return {
+        body: {
+          kind: "restore",
+          sessionId: rec.id,
+          name: rec.name,
+          snapshot: cp.snapshot.simulation,
+          status: cp.snapshot.session.status,
+          message: cp.snapshot.session.message,
+          ...(store?.logsInputs ? { log: cp.log ?? null } : {}),
+        },
+        from: "disk",
+        step: cp.snapshot.simulation.step,
+      };
+    };
+    if (store && rec.savedStep !== null && (!mem || rec.savedStep >= mem.step)) {
+      const fromDisk = await disk();
+      if (fromDisk) return fromDisk;
     }
     if (!mem) return null;
+    // its recording's inputs before its log part are in the store's log (what it held when
+    // the copy was exported): read back, they go first
+    let inputs: Uint8Array | undefined;
+    if (mem.log) {
+      const head =
+        mem.log.from === 0
+          ? new Uint8Array(0)
+          : await store?.readLog?.(rec.id, { id: mem.log.id, count: mem.log.from });
+      if (!head) {
+        this.log.error(
+          { session: rec.id, log: mem.log.id, from: mem.log.from },
+          "the input log a checkpoint in memory continues cannot be read: restoring from the store's",
+        );
+        return disk();
+      }
+      inputs = Buffer.concat([head, mem.log.lines]);
+    }
+    const log = mem.log && rec.inputLog?.id === mem.log.id ? rec.inputLog : null;
     return {
       body: {
         kind: "restore",
@@ -329,6 +360,8 @@ export class Checkpoints {
         snapshot: mem.engine,
         status: mem.status,
         message: mem.message,
+        ...(inputs ? { inputs } : {}),
+        ...(store?.logsInputs ? { log } : {}),
       },
       from: "memory",
       step: mem.step,
@@ -347,7 +380,7 @@ export class Checkpoints {
     rec.opened = null;
     rec.workerCheckpoint = null;
     rec.runHeldAt = null;
-    if (rec.memory) this.memoryBytes -= heldBytes(rec.memory.engine);
+    if (rec.memory) this.memoryBytes -= memoryHeld(rec.memory);
     rec.memory = null;
   }
 
@@ -382,14 +415,22 @@ export class Checkpoints {
         rec.checkpointUrgent = false;
         rec.lastCheckpointAt = Date.now();
         let engine: Uint8Array;
+        let log: InputLogPart | null;
         let at: SnapshotAt;
         let run: SessionRecord["run"];
         if (exporting) {
           rec.lastCheckpointStep = rec.step;
           try {
-            // with the recording so far, which a restore from it carries on
-            const exported = await this.calls.exportAt(rec, false, true);
+            // with the recording so far, which a restore from it carries on — the inputs
+            // its store's log holds left out (persistence.ts): only those since come back
+            const exported = await this.calls.exportAt(
+              rec,
+              false,
+              true,
+              store?.logsInputs ? rec.inputLog : undefined,
+            );
             engine = exported.bytes;
+            log = exported.log ?? null;
             // one its worker took before this export is older: superseded
             const cp = rec.workerCheckpoint;
             if (cp && cp.session.seq < exported.seq) rec.workerCheckpoint = null;
@@ -407,20 +448,21 @@ export class Checkpoints {
           const cp = rec.workerCheckpoint as WorkerCheckpoint;
           rec.workerCheckpoint = null;
           engine = cp.engine;
+          log = cp.log ?? null;
           const { status, message, time, step } = cp.session;
           at = { status, message, time, step };
           run = cp.session.run;
         }
         rec.lastCheckpointStep = at.step;
         rec.lastCheckpointStatus = at.status;
-        this.keepInMemory(rec, { engine, ...at });
+        this.keepInMemory(rec, { engine, log, ...at });
         this.dropOpened(rec);
         // synchronous check and enqueue: a delete after this point removes the file
         if (
           store &&
           !rec.deleted &&
           !rec.deleting &&
-          !(await this.write(store, rec, engine, at, run))
+          !(await this.write(store, rec, engine, log, at, run))
         )
           return;
         this.dropOpened(rec);
@@ -447,6 +489,7 @@ export class Checkpoints {
     store: SnapshotStore,
     rec: SessionRecord,
     engine: Uint8Array,
+    log: InputLogPart | null,
     at: SnapshotAt,
     run: SessionRecord["run"],
   ): Promise<boolean> {
@@ -457,7 +500,9 @@ export class Checkpoints {
           epoch: rec.epoch,
           run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
         });
-      else await store.write(rec.id, rec.owner, document);
+      else await store.write(rec.id, rec.owner, document, undefined, log ?? undefined);
+      // (no log file for a recording without inputs fixed yet: persistence.ts)
+      rec.inputLog = log && log.count > 0 ? { id: log.id, count: log.count } : null;
     } catch (err) {
       if (err instanceof FencedError) {
         this.log.warn(
@@ -468,6 +513,9 @@ export class Checkpoints {
         return false;
       }
       rec.persisted = false;
+      // the next checkpoint sends its inputs from the start: the store skips what its log
+      // holds, whatever it holds (persistence.ts appendLog)
+      rec.inputLog = null;
       this.persistenceError = `checkpoint of session ${rec.id} failed: ${(err as Error).message}`;
       this.metrics.checkpointFailures.inc();
       this.log.warn({ err, session: rec.id }, "checkpoint failed");
@@ -496,8 +544,8 @@ export class Checkpoints {
 
   /** Keeps a session's last checkpoint in memory, within CHECKPOINT_MEMORY_BYTES for all. */
   private keepInMemory(rec: SessionRecord, cp: MemoryCheckpoint): void {
-    const old = rec.memory ? heldBytes(rec.memory.engine) : 0;
-    const bytes = heldBytes(cp.engine);
+    const old = rec.memory ? memoryHeld(rec.memory) : 0;
+    const bytes = memoryHeld(cp);
     const total = this.memoryBytes - old + bytes;
     if (total <= this.config.checkpointMemoryBytes) {
       this.memoryBytes = total;

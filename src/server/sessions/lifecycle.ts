@@ -20,10 +20,10 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { SnapshotOut } from "../../../schemas/api";
 import type { ClusterHooks } from "../cluster/hooks";
-import type { SnapshotStore } from "../cluster/ports";
+import type { Checkpoint, SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import { ApiError, notFound } from "../errors";
-import type { WorkerRequestBody } from "../protocol";
+import type { InputLogAt, WorkerRequestBody } from "../protocol";
 import type { StreamHub } from "../stream";
 import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
@@ -37,11 +37,14 @@ export type Origin =
   /** the JSON of a create body (schemas/api.ts CreateSession), validated by the worker */
   | { body: Uint8Array }
   /** a checkpoint's session document */
-  | { snapshot: SnapshotOut }
+  | { snapshot: SnapshotOut; log?: InputLogAt | null }
   /** the engine snapshot bytes of another session (fork) */
   | { fork: SessionRecord; bytes: Uint8Array };
 
 export class SessionLifecycle {
+  /** The restore of the sessions that waited for a worker, under way (onWorkerReady). */
+  private restoringWaiting: Promise<void> | null = null;
+
   constructor(
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
@@ -148,6 +151,7 @@ export class SessionLifecycle {
         runHeldAt: null,
         savedStep: restoring ? a.session.step : null,
         persisted: true,
+        inputLog: "snapshot" in from ? (from.log ?? null) : null,
         deleting: false,
         removing: null,
         deleted: false,
@@ -199,9 +203,55 @@ export class SessionLifecycle {
     void this.pool.request(worker, { kind: "delete", sessionId: id }).catch(() => undefined);
   }
 
-  /** Opens every checkpoint of the store again (server start). */
+  /**
+   * Opens every checkpoint of the store again (server start). One no worker can take, its
+   * start failing (503 worker_unavailable: the server started degraded, worker-pool.ts
+   * start), waits in the table's awaitingRestore — its requests 503 naming the cause, with
+   * Retry-After — and is opened once a worker starts (onWorkerReady): its checkpoint is
+   * never dropped for it.
+   */
   async restoreAll(store: SnapshotStore): Promise<void> {
     const found = await store.readAll();
+    const restored = await this.restoreEach(found, store);
+    if (found.length > 0)
+      this.log.info(
+        {
+          restored,
+          found: found.length,
+          waiting: this.table.awaitingRestore.size,
+          store: store.where,
+        },
+        `restored ${restored} session(s) from ${store.where}`,
+      );
+    // a worker that started while they were being opened told nobody they wait
+    if (this.table.awaitingRestore.size > 0 && this.pool.alive > 0) this.onWorkerReady(store);
+  }
+
+  /** A worker started: the checkpoints a restart could not open yet are opened (restoreAll). */
+  onWorkerReady(store: SnapshotStore | null): void {
+    if (!store || this.table.awaitingRestore.size === 0 || this.restoringWaiting) return;
+    this.restoringWaiting = (async () => {
+      try {
+        const ids = [...this.table.awaitingRestore.keys()];
+        const found: Checkpoint[] = [];
+        for (const id of ids) {
+          const cp = await store.read(id).catch(() => null);
+          if (cp) found.push(cp);
+          else this.table.awaitingRestore.delete(id);
+        }
+        const restored = await this.restoreEach(found, store);
+        this.log.info(
+          { restored, waiting: this.table.awaitingRestore.size, store: store.where },
+          `a solver worker started: restored ${restored} session(s) that waited for one`,
+        );
+      } finally {
+        this.restoringWaiting = null;
+      }
+    })();
+  }
+
+  /** Opens each checkpoint; the number opened. */
+  private async restoreEach(found: Checkpoint[], store: SnapshotStore): Promise<number> {
     let restored = 0;
     for (const cp of found) {
       if (this.table.has(cp.id)) continue;
@@ -210,23 +260,33 @@ export class SessionLifecycle {
         await this.open(
           cp.id,
           cp.owner,
-          { snapshot: cp.snapshot },
+          { snapshot: cp.snapshot, log: cp.log },
           Number.isFinite(created) ? new Date(created) : new Date(),
           true,
         );
+        this.table.awaitingRestore.delete(cp.id);
         restored++;
       } catch (err) {
+        if (err instanceof ApiError && err.code === "worker_unavailable") {
+          const worker = (err.details as { worker?: number } | undefined)?.worker ?? 0;
+          this.table.awaitingRestore.set(cp.id, {
+            owner: cp.owner,
+            error: () => this.pool.unavailable(worker),
+          });
+          this.log.warn(
+            { session: cp.id, cause: (err.details as { cause?: string } | undefined)?.cause },
+            "a checkpointed session waits for a solver worker that can start",
+          );
+          continue;
+        }
+        this.table.awaitingRestore.delete(cp.id);
         this.log.error(
           { err, session: cp.id, store: store.where },
           "a checkpointed session could not be restored",
         );
       }
     }
-    if (found.length > 0)
-      this.log.info(
-        { restored, found: found.length, store: store.where },
-        `restored ${restored} session(s) from ${store.where}`,
-      );
+    return restored;
   }
 
   /**
@@ -302,6 +362,8 @@ function requestOf(id: string, from: Origin, maxBodies: number): WorkerRequestBo
       message: from.snapshot.session.message,
       // its own checkpoint: admitted once, not lost to the budget (worker-runtime.ts admit)
       admit: false,
+      // its store's input log, which its checkpoints append to
+      ...(from.log !== undefined ? { log: from.log } : {}),
     };
   return {
     kind: "restore",

@@ -12,13 +12,21 @@
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { RunAt } from "../cluster/ports";
 import { type ApiError, conflict, notFound } from "../errors";
-import type { SceneInfo, SessionSnapshot, WorkerRequestBody } from "../protocol";
+import type {
+  InputLogAt,
+  InputLogPart,
+  SceneInfo,
+  SessionSnapshot,
+  WorkerRequestBody,
+} from "../protocol";
 import { lightestWithRoom, RECORDED_INPUT_BYTES } from "./memory";
 
 /** The last checkpoint of a session, in memory. */
 export interface MemoryCheckpoint {
   /** the engine snapshot's JSON bytes */
   engine: Uint8Array;
+  /** the inputs its recording leaves out since what its store's log held (persistence.ts) */
+  log: InputLogPart | null;
   step: number;
   status: SessionStatusName;
   message: string | null;
@@ -31,6 +39,8 @@ export interface MemoryCheckpoint {
 export interface WorkerCheckpoint {
   /** the engine snapshot's JSON bytes */
   engine: Uint8Array;
+  /** the inputs it appends to the session's log (a store that keeps one) */
+  log?: InputLogPart;
   /** the session at that step, as its worker saw it (seq orders it against exports) */
   session: SessionSnapshot;
 }
@@ -92,6 +102,8 @@ export interface SessionRecord {
   /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
   savedStep: number | null;
   persisted: boolean;
+  /** what the store's input log holds of the session's recording (persistence.ts; null: none) */
+  inputLog: InputLogAt | null;
   /** the last checkpoint held in memory (null: none, or over CHECKPOINT_MEMORY_BYTES) */
   memory: MemoryCheckpoint | null;
   /** step of the last checkpoint started */
@@ -161,6 +173,11 @@ export class SessionTable {
   private readonly records = new Map<string, SessionRecord>();
   /** per worker: placements in flight (a session being opened there, a stateless job) */
   private readonly placing: number[] = [];
+  /**
+   * Checkpointed sessions a restart could not open yet, no worker starting
+   * (lifecycle.ts restoreAll): their owner, and the 503 their requests get meanwhile.
+   */
+  readonly awaitingRestore = new Map<string, { owner: string | null; error: () => ApiError }>();
 
   /**
    * `auth`: API keys are configured (sessions are their creator's); `busy`: the heavy
@@ -208,7 +225,13 @@ export class SessionTable {
   /** The session of `id` as `owner` sees it (404 otherwise); a request is activity. */
   touch(id: string, owner: string | null): SessionRecord {
     const rec = this.records.get(id);
-    if (!rec || !this.visible(rec, owner)) throw notFound(id);
+    if (!rec) {
+      // kept on disk, waiting for a worker to open it in: not gone (503, not 404)
+      const waiting = this.awaitingRestore.get(id);
+      if (waiting && (!this.auth || waiting.owner === owner)) throw waiting.error();
+      throw notFound(id);
+    }
+    if (!this.visible(rec, owner)) throw notFound(id);
     rec.lastActivity = Date.now();
     return rec;
   }

@@ -7,7 +7,7 @@
  */
 import type { SessionStatusName } from "../../../schemas/api";
 import { ApiError, conflict } from "../errors";
-import type { SessionSnapshot, WorkerRequestBody } from "../protocol";
+import type { InputLogAt, InputLogPart, SessionSnapshot, WorkerRequestBody } from "../protocol";
 import { type WorkerAnswer, WorkerFailure, type WorkerPool } from "../worker-pool";
 import type { SessionRecord, SessionTable } from "./records";
 
@@ -60,7 +60,13 @@ export class WorkerCalls {
    * which its frames carry as keptStep from then on (protocol.ts `kept`).
    */
   tellKept(rec: SessionRecord): void {
-    this.pool.notify(rec.worker, { kind: "kept", sessionId: rec.id, step: rec.savedStep });
+    // and what its input log holds (persistence.ts): a run's next checkpoint appends from there
+    this.pool.notify(rec.worker, {
+      kind: "kept",
+      sessionId: rec.id,
+      step: rec.savedStep,
+      log: rec.inputLog,
+    });
   }
 
   /** The State bytes of a `state` answer, kept as the session's last state. */
@@ -81,19 +87,24 @@ export class WorkerCalls {
   /**
    * `exportEngine`, with the seq of the worker's snapshot at the export (what its worker
    * sent before has a smaller seq: checkpoints.ts drops a run's older checkpoint by it);
-   * `recording`: with the recording so far (a checkpoint's: recording-history.ts).
+   * `recording`: with the recording so far (a checkpoint's: recording-history.ts); `log`
+   * (a store that keeps the inputs as a log): what it holds, the inputs since coming apart.
    */
   async exportAt(
     rec: SessionRecord,
     retry: boolean,
     recording = false,
-  ): Promise<{ bytes: Uint8Array; seq: number }> {
+    log?: InputLogAt | null,
+  ): Promise<{ bytes: Uint8Array; seq: number; log?: InputLogPart }> {
     if (rec.lost)
       throw conflict(rec.id, rec.status, "its simulation was lost with its worker; reset it first");
-    const body: WorkerRequestBody = { kind: "export", sessionId: rec.id, recording };
+    const body: WorkerRequestBody =
+      log !== undefined
+        ? { kind: "export", sessionId: rec.id, recording, log }
+        : { kind: "export", sessionId: rec.id, recording };
     const a = retry ? await this.read(rec, body) : await this.call(rec, rec.worker, body);
     if (a.result.kind !== "exported") throw new ApiError("internal", "bad reply");
-    return { bytes: a.result.bytes, seq: a.session?.seq ?? rec.seq };
+    return { bytes: a.result.bytes, seq: a.session?.seq ?? rec.seq, log: a.result.log };
   }
 
   /** Mirrors a worker's session snapshot in the record (older ones are ignored). */

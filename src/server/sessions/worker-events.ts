@@ -57,7 +57,7 @@ export class WorkerEvents {
         const rec = this.table.find(ev.sessionId);
         if (rec && rec.worker === worker && !rec.lost) {
           this.calls.apply(rec, ev.session);
-          this.checkpointTaken(rec, { engine: ev.engine, session: ev.session });
+          this.checkpointTaken(rec, { engine: ev.engine, session: ev.session, log: ev.log });
         }
         return;
       }
