@@ -58,7 +58,8 @@
  *     is the integrator's step as without events (nothing deferred).
  * At most MAX_EVENTS impacts and MAX_PIECES pieces a step: the rest of the step is then
  * the integrator's step whole (Newton's law on its active contacts together, as without
- * events), and the step's stats say so (impactsResolved false; impacts: those met). A step in which no event contact closes is the
+ * events; the joint limits' bounds not touching left to the limits' projection,
+ * JointLimitProblem.deferApart), and the step's stats say so (impactsResolved false; impacts: those met). A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; none without a pair with e > 0).
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
@@ -420,7 +421,10 @@ export class ImpactEvents {
         // more impacts than a step resolves: the rest whole (file comment)
         this.exhausted = this.next(t + done, h - done, h) < h - done;
         this.clearDeferred();
+        // (the limits' bounds not touching left to the projection: JointLimitProblem.deferApart)
+        this.limits?.deferApart();
         substeps += part(t + done, h - done, stats);
+        this.clearDeferred();
         break;
       }
       tau = this.next(t + done, h - done, h);

@@ -56,6 +56,20 @@ describe("JointLimitProblem", () => {
     expect(p.updateIndexSet(h)).toBe(1);
   });
 
+  it("deferApart leaves out the bounds farther than ε, whatever the rate; clearDeferred opens them", () => {
+    const { system, p } = problem(0);
+    setHinge(system, 0.299, 1); // g = 0.001 > ε, closing at 1 rad/s: g + h u/2 < ε
+    p.deferApart();
+    expect(p.updateIndexSet(h)).toBe(0);
+    p.clearDeferred();
+    expect(p.updateIndexSet(h)).toBe(1);
+    setHinge(system, 0.3 - 5e-7, 1); // touching (g = 5e-7 ≤ ε): kept
+    p.deferApart();
+    expect(p.updateIndexSet(h)).toBe(1);
+    expect(p.rowSide(0)).toBe(-1);
+    p.clearDeferred();
+  });
+
   it("an approaching free velocity: P = −q/W, its acceleration, force and effort", () => {
     const e = 0.5;
     const { system, coordinate, p } = problem(e);

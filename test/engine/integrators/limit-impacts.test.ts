@@ -25,6 +25,32 @@ const I = (M * L * L) / 3;
 const BOUND = 0.5;
 const DROP = M * G * (L / 2) * Math.sin(BOUND);
 
+/**
+ * Runs `run` with JointLimitProblem.project watched, and returns the largest passage of a
+ * coordinate past its upper bound (rad) that a step or piece left to the projection, read
+ * before the projection moves it back (0 when none).
+ */
+function passageBeforeProjection(run: () => void): number {
+  let passed = 0;
+  const project = JointLimitProblem.prototype.project;
+  const spy = vi.spyOn(JointLimitProblem.prototype, "project").mockImplementation(function (
+    this: JointLimitProblem,
+    ...args
+  ) {
+    for (const l of this.limits) {
+      l.coordinate.evaluate();
+      passed = Math.max(passed, l.coordinate.value - l.upper);
+    }
+    return project.apply(this, args);
+  });
+  try {
+    run();
+  } finally {
+    spy.mockRestore();
+  }
+  return passed;
+}
+
 function bouncingRod(restitution: number, dt: number) {
   return loadModel(
     rodPendulum({
@@ -180,18 +206,6 @@ describe("joint-limit impacts under a stiff servo whose command switches (moreau
           solver: { integrator: "moreau-jean", dt: h },
         }),
       );
-      let passed = 0;
-      const project = JointLimitProblem.prototype.project;
-      const spy = vi.spyOn(JointLimitProblem.prototype, "project").mockImplementation(function (
-        this: JointLimitProblem,
-        ...args
-      ) {
-        for (const l of this.limits) {
-          l.coordinate.evaluate();
-          passed = Math.max(passed, l.coordinate.value - l.upper);
-        }
-        return project.apply(this, args);
-      });
       let target = 0;
       let q = 0;
       let u = 0;
@@ -201,7 +215,7 @@ describe("joint-limit impacts under a stiff servo whose command switches (moreau
       let worstU = 0;
       let smoothQ = 0;
       let worstT = 0;
-      try {
+      const passed = passageBeforeProjection(() => {
         for (let n = 0; n < 1000; n++) {
           const command = COMMANDS[Math.floor(n / 17) % 3];
           if (command !== target) sim.schedule([{ type: "actuator", id: "servo", value: command }]);
@@ -231,9 +245,7 @@ describe("joint-limit impacts under a stiff servo whose command switches (moreau
           q = q1;
           u = u1;
         }
-      } finally {
-        spy.mockRestore();
-      }
+      });
       // never past the bound before the projection: measured 2.2e-16 rad (5.3e-3 at e = ½,
       // 1.1e-2 at e = 1 before)
       expect(passed).toBeLessThan(1e-13);
@@ -309,23 +321,7 @@ describe("a bound a time function's command drives the joint onto within a step 
     expect(tb).toBeGreaterThan(t1 + 0.9 * h);
     expect(tb).toBeLessThan(t1 + h);
     expect(e * ub).toBeGreaterThan(2 * ((c * s) / I) * h);
-    let passed = 0;
-    const project = JointLimitProblem.prototype.project;
-    const spy = vi.spyOn(JointLimitProblem.prototype, "project").mockImplementation(function (
-      this: JointLimitProblem,
-      ...args
-    ) {
-      for (const l of this.limits) {
-        l.coordinate.evaluate();
-        passed = Math.max(passed, l.coordinate.value - l.upper);
-      }
-      return project.apply(this, args);
-    });
-    try {
-      sim.step(5);
-    } finally {
-      spy.mockRestore();
-    }
+    const passed = passageBeforeProjection(() => sim.step(5));
     // the flight from t_b at t = 5 h: q = b − e u_b T + c ((t − t₁)³ − s³)/(6 I) − c s² T/(2 I)
     const t = 5 * h;
     const T = t - tb;
@@ -395,4 +391,77 @@ describe("joint limits far from the joint cost no prediction (moreau-jean)", () 
       expect(limited.state.joints[j].rates[0]).toBe(free.state.joints[j].rates[0]);
     }
   });
+});
+
+describe("a stiff servo ringing short of its bound, then driven against it (moreau-jean)", () => {
+  // A 2 kg, 0.6 m rod (no gravity, I = m L²/3 = 0.24 kg·m²) on a servo at k_p = 1e8 N·m/rad,
+  // k_d = 0 (ω = √(k_p/I) = 2.0e4 rad/s, 16 periods a 5 ms step), started at rest at q₀ = 0
+  // and commanded to q* = −0.5 rad: the exact motion rings q* + (q₀ − q*) cos ω t between 0
+  // and −1 rad, its energy ½ I q̇² + ½ k_p (q − q*)² = E₀ = ½ k_p q*² = 1.25e7 J, short of
+  // its bound at 0.1 rad (or grazing the one at 0 at rest). The step's pieces, which chase
+  // each approach, run out within the first step (impact-events.ts, MAX_PIECES), and the
+  // rest of it was taken whole with the bound activated at the rest's start, where the rod
+  // ran at 8124 rad/s towards it (g + h u/2 < 0), which the servo turns back 0.26 rad on:
+  // the contact step ended 0.47 rad past the bound at 0.1 rad (0.055 past the one at 0), and
+  // the projection set the rod on it, ½ k_p (0.6² − 0.5²) = 5.5e6 J more in the servo than
+  // the ring held; energy.error −2.85e7 J (−3.0e5 J). The rest now leaves the bounds not
+  // touching to the projection (JointLimitProblem.deferApart). Then commanded to 0.5 rad,
+  // against the bound b: it meets it and rests on it, the limit's effort the servo's,
+  // −k_p (0.5 − b).
+  const m = 2;
+  const length = 0.6;
+  const inertia = (m * length * length) / 3;
+  const kp = 1e8;
+  const ring = -0.5;
+  const against = 0.5;
+  const e0 = 0.5 * kp * ring * ring;
+  for (const bound of [0.1, 0])
+    it(`bound at ${bound} rad: never past it nor above the ring's energy, then at rest on it`, () => {
+      const sim = loadModel(
+        rodPendulum({
+          mass: m,
+          length,
+          axis: [0, 1, 0],
+          gravity: [0, 0, 0],
+          limits: { lower: -3, upper: bound },
+          servo: { type: "position", kp, kd: 0, target: ring },
+          solver: { integrator: "moreau-jean", dt: 0.005 },
+        }),
+      );
+      let reach = Number.NEGATIVE_INFINITY;
+      let gain = Number.NEGATIVE_INFINITY;
+      let worstError = 0;
+      const passed = passageBeforeProjection(() => {
+        for (let n = 0; n < 400; n++) {
+          if (n === 200) sim.schedule([{ type: "actuator", id: "servo", value: against }]);
+          sim.step(1);
+          const s = sim.state();
+          const q = s.joints[0].coordinates[0];
+          const u = s.joints[0].rates[0];
+          if (n < 200) {
+            reach = Math.max(reach, q);
+            gain = Math.max(gain, 0.5 * inertia * u * u + 0.5 * kp * (q - ring) ** 2 - e0);
+          }
+          worstError = Math.max(worstError, Math.abs(s.energy.error));
+        }
+      });
+      const s = sim.state();
+      // never past the bound before the projection: measured 8.3e-15 and 2.8e-15 rad (0.473
+      // and 0.055 rad before)
+      expect(passed).toBeLessThan(1e-12);
+      // within the exact ring's reach, q₀ = 0, and never above its energy (the servo's lead
+      // and the limit take energy, never give it): measured −0.388 and −0.419 rad, the
+      // energy at most 0.05 and 0.03 of E₀ after the first step
+      expect(reach).toBeLessThan(1e-12);
+      expect(gain).toBeLessThan(1e-9 * e0);
+      // energy.error to rounding of E₀ over the 2 s: measured 7.6e-4 and 3.1e-4 J (2.85e7
+      // and 3.0e5 J before)
+      expect(worstError).toBeLessThan(1e-6 * e0);
+      // at rest on the bound, the limit holding the servo's effort k_p (0.5 − b): measured
+      // to 7e-16 rad, 1e-14 rad/s and 2e-15 of it
+      const q = s.joints[0].coordinates[0];
+      expect(Math.abs(q - bound)).toBeLessThan(1e-12);
+      expect(Math.abs(s.joints[0].rates[0])).toBeLessThan(1e-9);
+      expect(Math.abs(s.joints[0].limitEffort / (-kp * (against - bound)) - 1)).toBeLessThan(1e-9);
+    });
 });
