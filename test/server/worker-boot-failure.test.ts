@@ -1,7 +1,10 @@
 /**
- * A solver worker that cannot start at the server's start does not fail the start (its
- * script missing, as a broken deployment leaves it: MOREAU_WORKER_BUNDLE pointed at a file
- * that does not exist). The server starts degraded — /health 200, /ready 503 naming the cause in workers.failing,
+ * A solver worker that cannot start at the server's start does not fail the start, whether
+ * its thread starts and dies (its script missing, as a broken deployment leaves it:
+ * MOREAU_WORKER_BUNDLE pointed at a file that does not exist) or the Worker constructor
+ * itself throws (as it does with ERR_WORKER_INIT_FAILED when no thread can be had: injected
+ * here by a vi.mock of node:worker_threads that is the real module unless `ctor.throwing`).
+ * The server starts degraded — /health 200, /ready 503 naming the cause in workers.failing,
  * a new session and the checkpointed sessions' requests 503 `worker_unavailable` with
  * Retry-After, GET /v1/sessions listing the checkpointed sessions as `restoring` — and once a
  * worker can start (the pool retries with back-off) the checkpointed session is restored with
@@ -12,11 +15,29 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { hingedRods } from "../support/models";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
+
+const ctor = vi.hoisted(() => ({ throwing: false, thrown: 0 }));
+vi.mock("node:worker_threads", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:worker_threads")>();
+  /** The real Worker, whose construction throws while `ctor.throwing`, as Node's does. */
+  class Worker extends real.Worker {
+    constructor(...args: ConstructorParameters<typeof real.Worker>) {
+      if (ctor.throwing) {
+        ctor.thrown++;
+        throw Object.assign(new Error("injected-at-boot: ERR_WORKER_INIT_FAILED EAGAIN"), {
+          code: "ERR_WORKER_INIT_FAILED",
+        });
+      }
+      super(...args);
+    }
+  }
+  return { ...real, default: { ...real, Worker }, Worker };
+});
 
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
 const impulse = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
@@ -24,10 +45,11 @@ const impulse = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0,
 const dirs: string[] = [];
 const bundle = process.env.MOREAU_WORKER_BUNDLE;
 const apps: MoreauApp[] = [];
-/** The workers start again (the script back). */
+/** The workers start again (the script back, the constructor real). */
 function mend() {
   if (bundle === undefined) delete process.env.MOREAU_WORKER_BUNDLE;
   else process.env.MOREAU_WORKER_BUNDLE = bundle;
+  ctor.throwing = false;
 }
 // a failed test leaves no broken start to the next
 afterEach(mend);
@@ -142,6 +164,21 @@ describe("a worker that cannot start at the server's start", () => {
     apps.push(app);
     await expectDegraded(app, id, "no-such-worker-at-boot");
     // the script is back: the pool's next try starts the worker and the session comes back
+    mend();
+    await expectRestored(app, id, before);
+  }, 120_000);
+
+  it("starts degraded the same way when the Worker constructor throws, then restores the session", async () => {
+    const { dir, id, before } = await checkpointed();
+    ctor.throwing = true;
+    // before: startApp rejected with the constructor's error
+    const app = await startApp({ workers: 1, dataDir: dir });
+    apps.push(app);
+    expect(ctor.thrown).toBe(1);
+    await expectDegraded(app, id, "injected-at-boot");
+    // the pool retries with back-off: each try a throw, each still degraded
+    await waitFor(() => ctor.thrown >= 2, 10_000);
+    expect((await request(app.server).get("/ready")).status).toBe(503);
     mend();
     await expectRestored(app, id, before);
   }, 120_000);
