@@ -2,7 +2,11 @@ import { defineConfig } from "vitest/config";
 import LongRunFirst from "./test/support/sequencer";
 
 /** Files that replace a module (vi.mock): they need a module registry of their own. */
-const MOCKING = ["test/reliability/delete-durable.test.ts", "test/server/memory-admit.test.ts"];
+const MOCKING = [
+  "test/reliability/delete-durable.test.ts",
+  "test/server/memory-admit.test.ts",
+  "test/server/worker-boot-failure.test.ts",
+];
 /** Files that drive a page in the run's Chromium (test/dashboard/global-setup.ts, browser.ts). */
 const DASHBOARD = ["test/dashboard/**/*.test.ts", "test/client/browser-bundle.test.ts"];
 

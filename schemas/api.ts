@@ -24,11 +24,22 @@ export const SessionStatus = z
   .enum(["ready", "running", "paused", "diverged", "error"])
   .meta({ id: "SessionStatus" });
 
+/**
+ * A Session answer's status: its simulation's (SessionStatus), or `restoring` — only in GET
+ * /v1/sessions — for a session kept in DATA_DIR that no solver worker could open yet (the
+ * server started with none that could start): it waits on disk, its requests answered 503
+ * `worker_unavailable` with Retry-After, and is opened from its checkpoint as soon as a worker
+ * starts; `message` names the cause.
+ */
+export const SessionListedStatus = z
+  .enum([...SessionStatus.options, "restoring"])
+  .meta({ id: "SessionListedStatus" });
+
 export const Session = z
   .object({
     id: z.string(),
     name: z.string(),
-    status: SessionStatus,
+    status: SessionListedStatus,
     time: z
       .number()
       .meta({ description: "simulated time (s); refreshed at least every 100 ms while running" }),
@@ -42,7 +53,7 @@ export const Session = z
     }),
     message: z.string().nullable().meta({
       description:
-        "why the session is diverged or in error; else, after a worker loss rebuilt it, what that cost (restored from its checkpoint at step N, the steps after it lost) until a reset; else null",
+        "why the session is diverged or in error, or what it waits for while `restoring`; else, after a worker loss rebuilt it, what that cost (restored from its checkpoint at step N, the steps after it lost) until a reset; else null",
     }),
     rebuilding: z.boolean().meta({
       description:

@@ -299,11 +299,13 @@ export class SessionManager {
     this.admission.check(owner);
   }
 
+  /** Its sessions, then those waiting for a worker to open them (status `restoring`). */
   list(owner: string | null = null): SessionOut[] {
     return this.table
       .all()
       .filter((r) => this.table.visible(r, owner))
-      .map((r) => this.view(r));
+      .map((r) => this.view(r))
+      .concat(this.table.restoring(owner));
   }
 
   get(id: string, owner: string | null = null): SessionOut {

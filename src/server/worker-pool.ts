@@ -122,7 +122,8 @@ interface Slot {
 }
 
 export class WorkerPool {
-  private readonly slots: Slot[] = [];
+  /** per index: its worker (none while the first one could not even be constructed: startAt) */
+  private readonly slots: (Slot | undefined)[] = [];
   private nextId = 1;
   private closed = false;
   private readonly startFailures: number[] = [];
@@ -147,7 +148,7 @@ export class WorkerPool {
   }
 
   get alive(): number {
-    return this.slots.filter((s) => s.alive).length;
+    return this.slots.filter((s) => s?.alive).length;
   }
 
   /** Whether the worker at `index` is running now (not starting, nor a starting replacement). */
@@ -162,14 +163,16 @@ export class WorkerPool {
    * sessions unreachable): the server starts degraded — /ready 503 naming the cause
    * (startErrors), the requests it would take 503 `worker_unavailable` with Retry-After —
    * while the pool retries that start with back-off (retire → respawn), as it does a
-   * replacement's; onWorkerReady tells the manager when it has started.
+   * replacement's; onWorkerReady tells the manager when it has started. A Worker that
+   * cannot even be constructed (startAt) is such a start too: until 2026-12-07 its throw
+   * failed the server's start.
    */
   async start(): Promise<void> {
-    for (let i = 0; i < this.config.workers; i++) this.slots.push(this.spawn(i));
+    for (let i = 0; i < this.config.workers; i++) this.startAt(i, undefined);
     this.lastTick = performance.now();
     this.watchdog = setInterval(() => this.watch(), WATCHDOG_TICK_MS);
     this.watchdog.unref?.();
-    await Promise.all(this.slots.map((s) => s.ready.catch(() => undefined)));
+    await Promise.all(this.slots.map((s) => s?.ready.catch(() => undefined)));
     const failing = this.startErrors().filter((e): e is string => e !== null);
     if (failing.length > 0)
       this.log.error(
@@ -316,7 +319,7 @@ export class WorkerPool {
     if (late > WATCHDOG_TICK_MS || this.closed) return;
     const grace = watchdogGraceMs(this.config);
     for (const slot of this.slots) {
-      if (!slot.alive || slot.retired) continue;
+      if (!slot?.alive || slot.retired) continue;
       const silent = now - slot.lastHeard;
       const blockedLimit = this.config.requestTimeoutMs + grace;
       if (silent > blockedLimit) {
@@ -375,10 +378,11 @@ export class WorkerPool {
   private async live(index: number): Promise<Slot> {
     for (let attempt = 0; attempt < 3; attempt++) {
       if (this.closed) throw new ApiError("shutting_down", "the server is shutting down");
+      if (!(index >= 0 && index < this.size)) throw new ApiError("internal", `no worker ${index}`);
       const slot = this.slots[index];
-      if (!slot) throw new ApiError("internal", `no worker ${index}`);
-      if (slot.alive) return slot;
-      if ((this.startFailures[index] ?? 0) > 0) throw this.unavailable(index);
+      if (slot?.alive) return slot;
+      // no slot: its first Worker could not be constructed (a failed start, startAt)
+      if (!slot || (this.startFailures[index] ?? 0) > 0) throw this.unavailable(index);
       await slot.ready.catch(() => undefined);
     }
     const slot = this.slots[index];
@@ -463,25 +467,37 @@ export class WorkerPool {
   }
 
   /**
-   * Starts the replacement of `slot` at `index`, at once after a loss (`failures` 0), else
-   * after startBackoffMs. A Worker that cannot even be constructed counts as a failed start
-   * and is retried the same way (thrown from a timer, it would end the process).
+   * Starts a worker at `index` in place of `prev` (undefined: none yet, the server's start).
+   * A Worker that cannot even be constructed (the constructor throws: ERR_WORKER_INIT_FAILED
+   * when no thread can be had, invalid options) counts as a failed start and is retried with
+   * back-off like one that dies before it is ready: `prev` stays in its place meanwhile
+   * (thrown from respawn's timer it would end the process; from start(), fail the server's
+   * start). The new slot, or null when it could not be constructed.
    */
-  private respawn(index: number, slot: Slot, failures: number): void {
+  private startAt(index: number, prev: Slot | undefined): Slot | null {
+    try {
+      const slot = this.spawn(index);
+      this.slots[index] = slot;
+      return slot;
+    } catch (err) {
+      const n = (this.startFailures[index] ?? 0) + 1;
+      this.startFailures[index] = n;
+      this.startError[index] =
+        `solver worker ${index} could not be started: ${(err as Error)?.message ?? err}`;
+      this.log.error({ err, worker: index }, "solver worker could not be started");
+      this.respawn(index, prev, n);
+      return null;
+    }
+  }
+
+  /**
+   * Starts the replacement of `slot` at `index` (undefined: a first worker that could not be
+   * constructed), at once after a loss (`failures` 0), else after startBackoffMs.
+   */
+  private respawn(index: number, slot: Slot | undefined, failures: number): void {
     const start = () => {
       if (this.closed || this.slots[index] !== slot) return;
-      try {
-        this.slots[index] = this.spawn(index);
-      } catch (err) {
-        const n = (this.startFailures[index] ?? 0) + 1;
-        this.startFailures[index] = n;
-        this.startError[index] =
-          `solver worker ${index} could not be started: ${(err as Error)?.message ?? err}`;
-        this.log.error({ err, worker: index }, "replacement worker could not be started");
-        this.respawn(index, slot, n);
-        return;
-      }
-      this.slots[index].ready.catch((err) =>
+      this.startAt(index, slot)?.ready.catch((err) =>
         this.log.error({ err, worker: index }, "replacement worker failed to start"),
       );
     };
@@ -511,6 +527,7 @@ export class WorkerPool {
   abortPending(make: () => Error): number {
     let n = 0;
     for (const slot of this.slots) {
+      if (!slot) continue;
       for (const [, p] of slot.pending) {
         p.reject(make());
         n++;
@@ -555,6 +572,7 @@ export class WorkerPool {
     this.watchdog = null;
     await Promise.all(
       this.slots.map(async (s) => {
+        if (!s) return;
         if (s.alive) s.worker.postMessage({ kind: "shutdown" } satisfies WorkerNotice);
         this.retire(s, "server shutting down");
         await s.worker.terminate();

@@ -1,33 +1,61 @@
 /**
- * A solver worker that cannot start at the server's start (its script missing, as a broken
- * deployment leaves it: MOREAU_WORKER_BUNDLE pointed at a file that does not exist) does not
- * fail the start: the server starts degraded — /health 200, /ready 503 naming the cause in
- * workers.failing, a new session and the checkpointed sessions' requests 503
- * `worker_unavailable` with Retry-After — and once a worker can start (the pool retries with
- * back-off) the checkpointed session is restored with its acknowledged work. Until
- * 2026-12-07 the start rejected (buildApp threw: the process exited). Real worker threads.
+ * A solver worker that cannot start at the server's start does not fail the start, whether
+ * its thread starts and dies (its script missing, as a broken deployment leaves it:
+ * MOREAU_WORKER_BUNDLE pointed at a file that does not exist) or the Worker constructor
+ * itself throws (as it does with ERR_WORKER_INIT_FAILED when no thread can be had: injected
+ * here by a vi.mock of node:worker_threads that is the real module unless `ctor.throwing`).
+ * The server starts degraded — /health 200, /ready 503 naming the cause in workers.failing,
+ * a new session and the checkpointed sessions' requests 503 `worker_unavailable` with
+ * Retry-After, GET /v1/sessions listing the checkpointed sessions as `restoring` — and once a
+ * worker can start (the pool retries with back-off) the checkpointed session is restored with
+ * its acknowledged work. Until 2026-12-07 the start rejected (buildApp threw: the process
+ * exited). Real worker threads.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { hingedRods } from "../support/models";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
 
+const ctor = vi.hoisted(() => ({ throwing: false, thrown: 0 }));
+vi.mock("node:worker_threads", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:worker_threads")>();
+  /** The real Worker, whose construction throws while `ctor.throwing`, as Node's does. */
+  class Worker extends real.Worker {
+    constructor(...args: ConstructorParameters<typeof real.Worker>) {
+      if (ctor.throwing) {
+        ctor.thrown++;
+        throw Object.assign(new Error("injected-at-boot: ERR_WORKER_INIT_FAILED EAGAIN"), {
+          code: "ERR_WORKER_INIT_FAILED",
+        });
+      }
+      super(...args);
+    }
+  }
+  return { ...real, default: { ...real, Worker }, Worker };
+});
+
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
 const impulse = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
 
-const dir = mkdtempSync(join(tmpdir(), "moreau-boot-"));
+const dirs: string[] = [];
 const bundle = process.env.MOREAU_WORKER_BUNDLE;
 const apps: MoreauApp[] = [];
-afterAll(async () => {
+/** The workers start again (the script back, the constructor real). */
+function mend() {
   if (bundle === undefined) delete process.env.MOREAU_WORKER_BUNDLE;
   else process.env.MOREAU_WORKER_BUNDLE = bundle;
+  ctor.throwing = false;
+}
+// a failed test leaves no broken start to the next
+afterEach(mend);
+afterAll(async () => {
   for (const app of apps) await app.close();
-  rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Steps 10, an impulse (acknowledged: checkpointed before its answer), steps 5. */
@@ -41,55 +69,117 @@ async function drive(app: MoreauApp, id: string) {
   return (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
 }
 
-describe("a worker that cannot start at the server's start", () => {
-  it("starts degraded (/health 200, /ready 503 naming it, 503 worker_unavailable), then restores the checkpointed session", async () => {
-    const first = await startApp({ workers: 1, dataDir: dir });
-    apps.push(first);
-    const id = (await request(first.server).post("/v1/sessions").send({ model }).expect(201)).body
-      .id;
-    const before = await drive(first, id);
-    await first.close();
+/**
+ * A first server's DATA_DIR (a new folder) with the checkpoint of a session driven to step
+ * 15; the folder, the session's id and its last answer.
+ */
+async function checkpointed() {
+  const dir = mkdtempSync(join(tmpdir(), "moreau-boot-"));
+  dirs.push(dir);
+  const first = await startApp({ workers: 1, dataDir: dir });
+  apps.push(first);
+  const id = (await request(first.server).post("/v1/sessions").send({ model }).expect(201)).body.id;
+  const before = await drive(first, id);
+  await first.close();
+  return { dir, id, before };
+}
 
+/**
+ * `app` started with no worker that could start: /health 200, /ready 503 with the cause
+ * (containing `cause`), a new session and the checkpointed session `id` 503
+ * worker_unavailable with Retry-After, and GET /v1/sessions listing `id` as `restoring` at
+ * its checkpoint's step 15 (t = 15 dt) with the model's counts (2 rods, 2 hinges).
+ */
+async function expectDegraded(app: MoreauApp, id: string, cause: string) {
+  const api = () => request(app.server);
+  await api().get("/health").expect(200);
+  const ready = await api().get("/ready");
+  expect(ready.status).toBe(503);
+  expect(ready.body.workers.alive).toBe(0);
+  expect(ready.body.workers.failing).toHaveLength(1);
+  expect(ready.body.workers.failing[0]).toContain(cause);
+  // a new session: no worker can take it
+  const c = await api().post("/v1/sessions").send({ model });
+  expect(c.status).toBe(503);
+  expect(c.body.error).toBe("worker_unavailable");
+  expect(Number(c.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  // the checkpointed session waits for one: 503 naming the cause, not 404
+  const s = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 });
+  expect(s.status).toBe(503);
+  expect(s.body.error).toBe("worker_unavailable");
+  expect(s.body.message).toContain(cause);
+  expect(Number(s.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  // and is listed, saying what it waits for
+  const { sessions } = (await api().get("/v1/sessions").expect(200)).body;
+  expect(sessions).toHaveLength(1);
+  const listed = sessions[0];
+  expect(listed).toMatchObject({
+    id,
+    name: "rods",
+    status: "restoring",
+    step: 15,
+    checkpointStep: 15,
+    dt: 0.005,
+    counts: { bodies: model.bodies.length, joints: model.joints.length },
+    rebuilding: false,
+    run: null,
+  });
+  expect(listed.time).toBeCloseTo(15 * 0.005, 12);
+  expect(listed.message).toContain("waiting for a solver worker");
+  expect(listed.message).toContain(cause);
+}
+
+/**
+ * Once a worker starts: the session is back at step 15 as it was, and stepped on to 20 it is
+ * exactly a session driven the same way with no restart.
+ */
+async function expectRestored(app: MoreauApp, id: string, before: { bodies: unknown }) {
+  const api = () => request(app.server);
+  await waitFor(async () => (await api().get("/ready")).status === 200, 60_000);
+  await waitFor(async () => (await api().get(`/v1/sessions/${id}`)).status === 200, 20_000);
+  const restored = (await api().get(`/v1/sessions/${id}/state`).expect(200)).body;
+  expect(restored.step).toBe(15);
+  expect(restored.bodies).toEqual(before.bodies);
+  // listed as itself again (stepped, never run: ready), no longer restoring
+  const listed = (await api().get("/v1/sessions").expect(200)).body.sessions;
+  expect(listed.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
+    [id, "ready"],
+  ]);
+  const after = (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
+  const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+  await drive(app, ref);
+  const expected = (await api().post(`/v1/sessions/${ref}/step`).send({ steps: 5 }).expect(200))
+    .body;
+  expect(after.step).toBe(20);
+  expect(after.bodies).toEqual(expected.bodies);
+  expect(after.joints).toEqual(expected.joints);
+}
+
+describe("a worker that cannot start at the server's start", () => {
+  it("starts degraded (/health 200, /ready 503 naming it, 503 worker_unavailable, listed restoring), then restores the checkpointed session", async () => {
+    const { dir, id, before } = await checkpointed();
     // the worker's script is missing at the restart: before, startApp rejected here
-    const missing = join(dir, "no-such-worker-at-boot.mjs");
-    process.env.MOREAU_WORKER_BUNDLE = missing;
+    process.env.MOREAU_WORKER_BUNDLE = join(dir, "no-such-worker-at-boot.mjs");
     const app = await startApp({ workers: 1, dataDir: dir });
     apps.push(app);
-    const api = () => request(app.server);
-    await api().get("/health").expect(200);
-    const ready = await api().get("/ready");
-    expect(ready.status).toBe(503);
-    expect(ready.body.workers.alive).toBe(0);
-    expect(ready.body.workers.failing).toHaveLength(1);
-    expect(ready.body.workers.failing[0]).toContain("no-such-worker-at-boot");
-    // a new session: no worker can take it
-    const c = await api().post("/v1/sessions").send({ model });
-    expect(c.status).toBe(503);
-    expect(c.body.error).toBe("worker_unavailable");
-    expect(Number(c.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-    // the checkpointed session waits for one: 503 naming the cause, not 404
-    const s = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 });
-    expect(s.status).toBe(503);
-    expect(s.body.error).toBe("worker_unavailable");
-    expect(s.body.message).toContain("no-such-worker-at-boot");
-    expect(Number(s.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-
+    await expectDegraded(app, id, "no-such-worker-at-boot");
     // the script is back: the pool's next try starts the worker and the session comes back
-    if (bundle === undefined) delete process.env.MOREAU_WORKER_BUNDLE;
-    else process.env.MOREAU_WORKER_BUNDLE = bundle;
-    await waitFor(async () => (await api().get("/ready")).status === 200, 60_000);
-    await waitFor(async () => (await api().get(`/v1/sessions/${id}`)).status === 200, 20_000);
-    const restored = (await api().get(`/v1/sessions/${id}/state`).expect(200)).body;
-    expect(restored.step).toBe(15);
-    expect(restored.bodies).toEqual(before.bodies);
-    // stepped on to 20 it is exactly a session driven the same way with no restart
-    const after = (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
-    const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await drive(app, ref);
-    const expected = (await api().post(`/v1/sessions/${ref}/step`).send({ steps: 5 }).expect(200))
-      .body;
-    expect(after.step).toBe(20);
-    expect(after.bodies).toEqual(expected.bodies);
-    expect(after.joints).toEqual(expected.joints);
+    mend();
+    await expectRestored(app, id, before);
+  }, 120_000);
+
+  it("starts degraded the same way when the Worker constructor throws, then restores the session", async () => {
+    const { dir, id, before } = await checkpointed();
+    ctor.throwing = true;
+    // before: startApp rejected with the constructor's error
+    const app = await startApp({ workers: 1, dataDir: dir });
+    apps.push(app);
+    expect(ctor.thrown).toBe(1);
+    await expectDegraded(app, id, "injected-at-boot");
+    // the pool retries with back-off: each try a throw, each still degraded
+    await waitFor(() => ctor.thrown >= 2, 10_000);
+    expect((await request(app.server).get("/ready")).status).toBe(503);
+    mend();
+    await expectRestored(app, id, before);
   }, 120_000);
 });

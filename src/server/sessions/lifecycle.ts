@@ -29,7 +29,7 @@ import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
 import type { Checkpoints } from "./checkpoints";
 import { lightestWithRoom, type NoRoomDetails, noRoom } from "./memory";
-import type { SessionRecord, SessionTable } from "./records";
+import { restoringViewOf, type SessionRecord, type SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** Where a new session comes from. */
@@ -272,6 +272,7 @@ export class SessionLifecycle {
           this.table.awaitingRestore.set(cp.id, {
             owner: cp.owner,
             error: () => this.pool.unavailable(worker),
+            view: restoringViewOf(cp, Date.now()),
           });
           this.log.warn(
             { session: cp.id, cause: (err.details as { cause?: string } | undefined)?.cause },

@@ -10,7 +10,7 @@
  * that created it (`owner`); any other key is answered 404 as if it did not exist.
  */
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
-import type { RunAt } from "../cluster/ports";
+import type { Checkpoint, RunAt } from "../cluster/ports";
 import { type ApiError, conflict, notFound } from "../errors";
 import type {
   InputLogAt,
@@ -149,6 +149,49 @@ export function viewOf(rec: SessionRecord, subscribers: number, persistence: boo
   };
 }
 
+/**
+ * A checkpointed session a restart could not open yet, no worker starting (lifecycle.ts
+ * restoreAll): its owner, the 503 its requests get meanwhile, and what GET /v1/sessions
+ * lists for it (restoringViewOf; the message from `error` when listed).
+ */
+export interface AwaitingRestore {
+  owner: string | null;
+  error: () => ApiError;
+  view: SessionOut;
+}
+
+/**
+ * The Session body of a checkpoint waiting for a worker (status `restoring`): what the
+ * checkpoint says — its name, the time, step and step size it holds, its model's counts;
+ * its last activity when it began to wait (`since`, Date.now()).
+ */
+export function restoringViewOf(cp: Checkpoint, since: number): SessionOut {
+  const { session, simulation } = cp.snapshot;
+  const { model } = simulation;
+  return {
+    id: cp.id,
+    name: session.name,
+    status: "restoring",
+    time: simulation.time,
+    step: simulation.step,
+    dt: simulation.parameters.solver.dt,
+    counts: {
+      bodies: model.bodies.length,
+      forces: model.forces.length,
+      joints: model.joints.length,
+      motors: model.motors.length,
+    },
+    message: null,
+    rebuilding: false,
+    run: null,
+    subscribers: 0,
+    persisted: true,
+    checkpointStep: simulation.step,
+    createdAt: session.createdAt ?? new Date(since).toISOString(),
+    lastActivityAt: new Date(since).toISOString(),
+  };
+}
+
 /** Throws 409 `conflict` unless the session's status is one of `ok`. */
 export function requireStatus(rec: SessionRecord, ok: SessionStatusName[], what: string): void {
   if (!ok.includes(rec.status)) throw conflict(rec.id, rec.status, what);
@@ -173,11 +216,8 @@ export class SessionTable {
   private readonly records = new Map<string, SessionRecord>();
   /** per worker: placements in flight (a session being opened there, a stateless job) */
   private readonly placing: number[] = [];
-  /**
-   * Checkpointed sessions a restart could not open yet, no worker starting
-   * (lifecycle.ts restoreAll): their owner, and the 503 their requests get meanwhile.
-   */
-  readonly awaitingRestore = new Map<string, { owner: string | null; error: () => ApiError }>();
+  /** Checkpointed sessions a restart could not open yet (AwaitingRestore), by id. */
+  readonly awaitingRestore = new Map<string, AwaitingRestore>();
 
   /**
    * `auth`: API keys are configured (sessions are their creator's); `busy`: the heavy
@@ -218,8 +258,24 @@ export class SessionTable {
   }
 
   /** Without API keys every session is everyone's; with keys, only its creator's. */
-  visible(rec: SessionRecord, owner: string | null): boolean {
+  visible(rec: { owner: string | null }, owner: string | null): boolean {
     return !this.auth || rec.owner === owner;
+  }
+
+  /**
+   * The sessions waiting for a worker (awaitingRestore) as `owner` sees them: status
+   * `restoring`, the message naming what they wait for (the cause of the workers' failing
+   * starts, when the next is tried).
+   */
+  restoring(owner: string | null): SessionOut[] {
+    const out: SessionOut[] = [];
+    for (const w of this.awaitingRestore.values())
+      if (this.visible(w, owner))
+        out.push({
+          ...w.view,
+          message: `waiting for a solver worker to open it from its checkpoint at step ${w.view.step}: ${w.error().message}`,
+        });
+    return out;
   }
 
   /** The session of `id` as `owner` sees it (404 otherwise); a request is activity. */
@@ -228,7 +284,7 @@ export class SessionTable {
     if (!rec) {
       // kept on disk, waiting for a worker to open it in: not gone (503, not 404)
       const waiting = this.awaitingRestore.get(id);
-      if (waiting && (!this.auth || waiting.owner === owner)) throw waiting.error();
+      if (waiting && this.visible(waiting, owner)) throw waiting.error();
       throw notFound(id);
     }
     if (!this.visible(rec, owner)) throw notFound(id);
