@@ -610,12 +610,12 @@ export const doublePendulumSpring = {
 
 /**
  * A solid sphere (1 kg, r = 0.1 m, I = 2/5 m r²) at height z above a floor plane, moving at
- * vx along x, with nonsmooth contact (or the contact given, e.g. `method: "smc"`) and
- * Moreau–Jean (the solver settings given added).
+ * vx along x (spinning at wy about y where given), with nonsmooth contact (or the contact
+ * given, e.g. `method: "smc"`) and Moreau–Jean (the solver settings given added).
  */
 export function ballOnFloor(
   contact: Record<string, unknown>,
-  o: { z: number; vx: number },
+  o: { z: number; vx: number; wy?: number },
   solver: Record<string, unknown>,
 ) {
   return {
@@ -628,6 +628,7 @@ export function ballOnFloor(
         inertia: [0.004, 0.004, 0.004],
         position: [0, 0, o.z],
         velocity: [o.vx, 0, 0],
+        ...(o.wy === undefined ? {} : { angularVelocity: [0, o.wy, 0] }),
         shapes: [{ type: "sphere", radius: 0.1 }],
       },
       { id: "floor", kind: "rigid", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },

@@ -1230,13 +1230,15 @@ export class NonsmoothContact implements OneStepProblem {
 
   /**
    * Contact i of the current set met its impact with the normal impulse `impulse` (N·s,
-   * on body b along the normal): into the split step's totals (keepSubstep), its gap the
-   * one at the impact.
+   * on body b along the normal) and the tangential t1, t2 (N·s, along its frame's tangents:
+   * friction's): into the split step's totals (keepSubstep), its gap the one at the impact.
    */
-  addImpact(i: number, impulse: number): void {
+  addImpact(i: number, impulse: number, t1 = 0, t2 = 0): void {
     const o = this.keep(i);
     const f = this.set.frame;
-    for (let k = 0; k < 3; k++) this.kept[o + 6 + k] += impulse * f[9 * i + k];
+    for (let k = 0; k < 3; k++)
+      this.kept[o + 6 + k] +=
+        impulse * f[9 * i + k] + t1 * f[9 * i + 3 + k] + t2 * f[9 * i + 6 + k];
     this.kept[o + 9] = this.set.gap[i];
   }
 

@@ -63,7 +63,7 @@
  * M⁻¹, would leave the joints and their velocity constraints; a ball beside a pendulum is
  * located, one hitting it is not: its impact is met at its instant, the step split there,
  * impact-events.ts) and fem–fem contacts (no factored operator). A spinning body's
- * frictionless impacts (its contact point turning, the lever arm this closed form holds)
+ * impacts, frictional or not (its contact point turning, the lever arm this closed form holds),
  * are met at their instants too (impact-events.ts), before this step sees them.
  * Where a located contact shares a body with a resting one (a ball bouncing on a box that
  * rests on the floor), a uses the free acceleration, without the resting contact's force:

@@ -26,9 +26,11 @@
  * Kinetic energy and the angular momentum about the hinge axis are kept (the hinge's
  * reaction has no moment about its axis).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+import { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../../../src/engine/index";
+import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
 import { readExample } from "../../support/examples";
 
 const g = 9.81;
@@ -623,4 +625,59 @@ describe("impact events: a joint limit active at the impact is in its equations"
       expect(Math.abs(s.energy.kinetic - E0)).toBeLessThan(1e-12);
       expect(Math.abs(Math.abs(impulse) - 0.4 * 2 * m * 1.6)).toBeLessThan(1e-9);
     });
+});
+
+describe("impact events: no second detection where no contact can be an event", () => {
+  // A 4 × 4 grid of unjointed spheres on a rough floor, every other one dropped from 0.3 m
+  // at e = ½ (their impacts located in closed form, impact-location.ts: no body jointed
+  // nor spinning, so no event contact). `next` then detects nothing of its own; forced to
+  // (mayHaveEvents true) it detects a second time a step, and the motion must be the same
+  // bit for bit: the step's own detection makes the contact set from the state alone.
+  const grid = () => {
+    const bodies: unknown[] = [
+      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+    ];
+    for (let i = 0; i < 4; i++)
+      for (let j = 0; j < 4; j++)
+        bodies.push({
+          id: `s${i}${j}`,
+          mass: 1,
+          inertia: [0.004, 0.004, 0.004],
+          position: [0.25 * i, 0.25 * j, 0.1 + 0.3 * ((i + j) % 2)],
+          shapes: [{ type: "sphere", radius: 0.1 }],
+        });
+    return loadModel({
+      gravity: [0, 0, -g],
+      bodies,
+      contact: { method: "nsc", restitution: 0.5, friction: 0.5 },
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    } as ModelInput);
+  };
+  it("the grid's 400 steps (2 s, the dropped spheres bouncing to rest) bit for bit with and without the second detection; none made", () => {
+    const detect = vi.spyOn(NonsmoothContact.prototype, "updateIndexSet");
+    const skipped = grid();
+    for (let k = 0; k < 400; k++) skipped.step(1);
+    // one detection a step: the step's own
+    expect(detect.mock.calls.length).toBe(400);
+    const forced = vi
+      .spyOn(ImpactEvents.prototype as unknown as { mayHaveEvents(): boolean }, "mayHaveEvents")
+      .mockReturnValue(true);
+    detect.mockClear();
+    const twice = grid();
+    for (let k = 0; k < 400; k++) twice.step(1);
+    expect(detect.mock.calls.length).toBe(800);
+    forced.mockRestore();
+    detect.mockRestore();
+    const a = skipped.state();
+    const b = twice.state();
+    // (the bounces happened: the dropped spheres rest after e^k decays, having moved)
+    expect(a.bodies[2].position[2]).toBeLessThan(0.2);
+    for (let i = 0; i < a.bodies.length; i++) {
+      expect(a.bodies[i].position).toEqual(b.bodies[i].position);
+      expect(a.bodies[i].orientation).toEqual(b.bodies[i].orientation);
+      expect(a.bodies[i].velocity).toEqual(b.bodies[i].velocity);
+      expect(a.bodies[i].angularVelocity).toEqual(b.bodies[i].angularVelocity);
+    }
+    expect(a.energy.error).toBe(b.energy.error);
+  });
 });

@@ -110,22 +110,23 @@ describe("a welded pair dropped on the floor moves as the one rigid body it is",
       expect(turning()).toBeLessThan(1e-5);
     });
 
-  it("moreau-jean, e = ½, no friction: leaves at e v* from its instant, momentum balanced", () => {
-    const { sim, centre, turning, land } = weldedPair("moreau-jean", 0.5, 0);
-    const { before, after, impulse, time } = land();
-    const arrival = Math.sqrt((2 * DROP) / G);
-    const rebound = 0.5 * G * arrival - G * (time - arrival);
-    expect(Math.abs(after.vz - rebound)).toBeLessThan(1e-9);
-    expect(Math.abs(impulse - TOTAL * (after.vz - before.vz + G * H))).toBeLessThan(1e-9);
-    // the flight's apex, e² d above the rest height (sampled at the steps' ends: within
-    // g h²/8 below it)
-    let apex = 0;
-    for (let k = 0; k < 60; k++) {
-      sim.step(1);
-      apex = Math.max(apex, centre().z);
-    }
-    expect(apex).toBeLessThanOrEqual(HALF + 0.25 * DROP + 1e-9);
-    expect(apex).toBeGreaterThan(HALF + 0.25 * DROP - (G * H * H) / 8);
-    expect(turning()).toBeLessThan(1e-5);
-  });
+  for (const friction of [0, 0.5])
+    it(`moreau-jean, e = ½, μ = ${friction}: leaves at e v* from its instant, momentum balanced`, () => {
+      const { sim, centre, turning, land } = weldedPair("moreau-jean", 0.5, friction);
+      const { before, after, impulse, time } = land();
+      const arrival = Math.sqrt((2 * DROP) / G);
+      const rebound = 0.5 * G * arrival - G * (time - arrival);
+      expect(Math.abs(after.vz - rebound)).toBeLessThan(1e-9);
+      expect(Math.abs(impulse - TOTAL * (after.vz - before.vz + G * H))).toBeLessThan(1e-9);
+      // the flight's apex, e² d above the rest height (sampled at the steps' ends: within
+      // g h²/8 below it)
+      let apex = 0;
+      for (let k = 0; k < 60; k++) {
+        sim.step(1);
+        apex = Math.max(apex, centre().z);
+      }
+      expect(apex).toBeLessThanOrEqual(HALF + 0.25 * DROP + 1e-9);
+      expect(apex).toBeGreaterThan(HALF + 0.25 * DROP - (G * H * H) / 8);
+      expect(turning()).toBeLessThan(1e-5);
+    });
 });
