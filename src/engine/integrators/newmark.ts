@@ -371,7 +371,10 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     s.holdStiffForces(t, h, c, stiff ? (1 - gamma) / gamma : 0);
     // in the step's halvings, the whole step's lead where none resolves them
     s.keepStepLead(h);
-    s.shiftStiffStart(c, true);
+    // and κ a_t of x_{t+h} = x_t + h v_t + μ (v_{t+h} − v_t) + κ a_t, κ = h² (½ − β/γ),
+    // taken out along the servos' force, where it held ~k_p times their error at β ≠ γ/2
+    // (shiftStiffStart (3))
+    s.shiftStiffStart(c, at, h * h * (0.5 - beta / gamma));
     s.linearIterations = 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
     // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`); at
