@@ -356,6 +356,35 @@ export function tumblingBody(
   } as ModelInput;
 }
 
+/**
+ * rodPendulum's rod (mass kg, length m) hinged about z at its centre of mass, no gravity,
+ * the "servo" actuator on its pin: the hinge's reaction acts at the centre, which does not
+ * move, so the pin's angle obeys I θ̈ = τ exactly, I = m L²/12 (the transverse moment).
+ */
+export function centredServoRod(
+  mass: number,
+  length: number,
+  servo: Record<string, unknown>,
+  solver: Record<string, unknown>,
+): ModelInput {
+  const I = (mass * length * length) / 12;
+  return {
+    gravity: [0, 0, 0],
+    bodies: [{ id: "rod", mass, position: [0, 0, 0], inertia: [1e-3, I, I] }],
+    joints: [
+      {
+        id: "pin",
+        type: "revolute",
+        a: { body: "ground" },
+        b: { body: "rod", point: [0, 0, 0] },
+        axis: [0, 0, 1],
+      },
+    ],
+    actuators: [{ id: "servo", joint: "pin", ...servo } as ActuatorIn],
+    solver,
+  } as ModelInput;
+}
+
 export interface HangingChainOptions {
   /** One entry per joint j0, j1, …: joint k joins link k − 1 (the ground for k = 0) to link k. */
   joints: ({ type: "revolute"; axis: Vec3 } | { type: "spherical" })[];

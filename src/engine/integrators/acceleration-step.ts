@@ -1017,7 +1017,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * good one (without it the resting rod under k_p = 2e5, k_d = 200 at 1 ms crept at 3e-8
    * rad/s: each step's Newton, 47 rad/s² off at its start, stopped on the same side).
    *
-   * `constrainedMemory` (newmark's velocity-level a_t = M⁻¹ (f_t + G_tᵀλ_t), which holds the
+   * `memory`, newmark's a_t (at the velocity level M⁻¹ (f_t + G_tᵀλ_t), which holds the
    * joints' reaction to the servos' start force too): the start share taken out is the
    * constrained P M⁻¹ f_s(t) (startTangent), the servos' force and the reaction to it. With
    * M⁻¹ f_s(t) the reaction's (1 − γ) h G_tᵀλ_s stayed in the step, a joint impulse at the
@@ -1026,19 +1026,53 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * −1.0 J (k_p = 1e4) to −1.25e8 J (1e12) from the first step, −5e-6 J now; and a first
    * step from it failed or ran away from k_p = 1e14 (the pendulum example commanded past its
    * limit, q = −2.3 rad then −118 rad), which now run to k_p = 1e18 and fail from 1e21.
+   *
+   * (3) `memory`'s `servoPosition` (newmark's κ = h² (½ − β/γ)): Newmark's position update
+   * reads x_{t+h} = x_t + h v_t + μ (v_{t+h} − v_t) + κ a_t, μ = c_x/c_v, so κ M⁻¹ f_s(t) of
+   * the servos' start force stays in it after (1) wherever β ≠ γ/2 (generalized-alpha's
+   * default, κ = 0). The lead δ = h − μ (holdStiffForces) makes z = x + δ v backward
+   * Euler's only without it; with it, ~k_p times the servo's error, newmark at β = 0.3,
+   * γ = ½ (κ = −0.1 h²) threw a velocity servo's first step (k_v = 1e4 on the 2 kg, 0.6 m rod
+   * hinged at its end, 5 rad/s, 1/60 s) to q = −2.66 rad at −2.49 rad/s (backward Euler's
+   * 4.99 rad/s), a position servo on the rod hinged at its centre diverged from
+   * h √(k_p/I) = 6.8 (k_p = 1e4) on, at k_p = 1e8 in two steps, and the 3-link servo chain
+   * at k_p = 1e8 in its second step. So κ's term is taken out along the servos' force
+   * d = f_s(t): Δx_pred −= κ Π a_t, Π = P M⁻¹ d dᵀ/(dᵀ P M⁻¹ d), the mass-orthogonal
+   * projection onto P M⁻¹ d (y, the share's direction, held in tmp). Π takes out the start
+   * force's share whole (Π y = y) and leaves κ (a_t − Π a_t), bounded by κ times the other
+   * forces' acceleration. Not the share alone: a servo holding a load at rest has
+   * d·a_t = 0 (its coordinate does not accelerate), where Π a_t = 0 keeps Newmark's rest a
+   * fixed point; with κ M⁻¹ f_s(t) taken out there (the load's −κ a_load kept) the chain's
+   * middle servo came to rest on its z at a rate of h (β/γ − ½) m g r/I = −3.5e-3 rad/s
+   * that its coordinate never moved by (q 7e-6 rad off its rest).
    */
-  shiftStiffStart(c: SchemeCoefficients, constrainedMemory = false): void {
+  shiftStiffStart(
+    c: SchemeCoefficients,
+    memory: Float64Array | null = null,
+    servoPosition = 0,
+  ): void {
     this.stiffShifted = false;
     this.stiffReactionPending = false;
     const e = c.stiffWeight;
     if (e === 0) return;
-    const { sys, tmp, a, dxPred, vPred, n } = this;
-    const projected = constrainedMemory && this.constraints !== null;
-    if (projected) this.startTangent(this.stiffStart, tmp);
-    else massSolve(sys, this.stiffStart, tmp);
+    const { sys, tmp, a, dxPred, vPred, stiffStart, n } = this;
+    const projected = memory !== null && this.constraints !== null;
+    if (projected) this.startTangent(stiffStart, tmp);
+    else massSolve(sys, stiffStart, tmp);
+    // κ Π a_t = κ (d·a_t / d·y) y (see (3)); d·y = dᵀ P M⁻¹ d ≥ 0, 0 only where y = 0
+    let along = 0;
+    if (memory !== null && servoPosition !== 0) {
+      let dy = 0;
+      let da = 0;
+      for (let i = 0; i < n; i++) {
+        dy += stiffStart[i] * tmp[i];
+        da += stiffStart[i] * memory[i];
+      }
+      if (dy > 0) along = (servoPosition * da) / dy;
+    }
     let share = 0;
     for (let i = 0; i < n; i++) {
-      dxPred[i] -= c.cx * e * tmp[i];
+      dxPred[i] -= (c.cx * e + along) * tmp[i];
       vPred[i] -= c.cv * e * tmp[i];
       a[i] += e * tmp[i];
       share = Math.max(share, Math.abs(c.cx * (1 + e) * tmp[i]));
@@ -1053,7 +1087,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     if (projected || !c.symmetricJoints || this.constraints === null) return;
     const f = this.f;
     this.computeForces(this.tangentTime, f);
-    if (drop) for (let i = 0; i < n; i++) f[i] -= this.stiffStart[i];
+    if (drop) for (let i = 0; i < n; i++) f[i] -= stiffStart[i];
     this.restartJointForce(c, f, a);
   }
 

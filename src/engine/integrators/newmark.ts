@@ -364,14 +364,20 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     // (M a_t = f_t) gives the others (1 − γ): ε = (1 − γ)/γ on their change over the step
     // (AccelerationStepper.holdStiffForces), their share taken out of the memory again in
     // commit; the share the predictors lose is the constrained one, P M⁻¹ f_s(t), as a_t
-    // holds the joints' reaction to it (AccelerationStepper.shiftStiffStart). Not with
-    // joints at the position level, whose a_t carries constraint forces along the joints
-    // that the share's M⁻¹ (unconstrained) would not match
-    const stiff = !positionLevel || s.constraints === null;
-    s.holdStiffForces(t, h, c, stiff ? (1 - gamma) / gamma : 0);
+    // holds the joints' reaction to it (AccelerationStepper.shiftStiffStart). With the
+    // joints at the position level too (γ > ½): left to the scheme's weights there, an
+    // unresolved servo rang at Newmark's h ω-scaled rates, damped by only ρ∞ = 0.82 a step
+    // at (0.3025, 0.6): the rod hinged at its centre (k_p = 1e8, 0.3 rad) at up to
+    // 1.5e5 rad/s, 7.2e8 J of kinetic energy where the command holds ½ k_p q*² = 4.5e6 J
+    // (now 9.7 J, as at γ = ½), and the 3-link servo chain peaked at 1.2e7 J (k_p = 1e8) and
+    // 5.9e10 J (1e10) with energy.error 4.3e7 J and 1.0e11 J (now 3.3e3 J, 36 J and 38 J)
+    s.holdStiffForces(t, h, c, (1 - gamma) / gamma);
     // in the step's halvings, the whole step's lead where none resolves them
     s.keepStepLead(h);
-    s.shiftStiffStart(c, true);
+    // and κ a_t of x_{t+h} = x_t + h v_t + μ (v_{t+h} − v_t) + κ a_t, κ = h² (½ − β/γ),
+    // taken out along the servos' force, where it held ~k_p times their error at β ≠ γ/2
+    // (shiftStiffStart (3))
+    s.shiftStiffStart(c, at, h * h * (0.5 - beta / gamma));
     s.linearIterations = 0;
     // the step-error test (solver.newtonTolerance unset): Zienkiewicz & Xie's local error
     // |β − 1/6| h² ‖a_{t+h} − a_t‖∞ against c_x = β h² (acceleration-step.ts, `solve`); at

@@ -413,10 +413,11 @@ describe("servos at extreme gains under newmark and generalized-alpha converge e
       });
 
   it("a step no halving brings into Newton's reach ends the run naming the servos the step does not resolve", () => {
-    // k_p = 1e22 N·m/rad, no k_d, under gravity: h √(k_p/Ĩ) with 1/Ĩ = gᵀM⁻¹g = 1/I_c, the
-    // rod's inertia about its centre (the joints free), 6.8e9 (1e18 runs since newmark's
-    // carried a_t loses the servos' constrained start share, P M⁻¹ f_s: shiftStiffStart)
-    const kpx = 1e22;
+    // k_p = 1e26 N·m/rad, no k_d, under gravity: h √(k_p/Ĩ) with 1/Ĩ = gᵀM⁻¹g = 1/I_c, the
+    // rod's inertia about its centre (the joints free), 6.8e11 (1e18 runs since newmark's
+    // carried a_t loses the servos' constrained start share, P M⁻¹ f_s, and 1e22 since its
+    // κ a_t, κ = h² (½ − β/γ), is taken out along the servo's force: shiftStiffStart)
+    const kpx = 1e26;
     const sim = loadModel(
       rodPendulum({
         mass: m,
@@ -424,7 +425,7 @@ describe("servos at extreme gains under newmark and generalized-alpha converge e
         axis: [0, 0, 1],
         gravity: [0, -9.81, 0],
         servo: { type: "position", target: 0, kp: kpx, kd: 0 },
-        // the velocity-level joints (β ≠ ¼; newmark.ts), which fail holding it at 0 (step 2);
+        // the velocity-level joints (β ≠ ¼; newmark.ts), which fail the command's first step;
         // the defaults' symmetric step (`trapezoid`) runs all 15 steps, the rod on 0.3 rad
         // to 1e-16 by the end
         solver: { integrator: "newmark", dt: h, beta: 0.3, gamma: 0.5 },

@@ -11,9 +11,8 @@
  * the steps of k_p = 1e4 into sub-steps of h/4 to h/16, some resolved, some not.
  */
 import { describe, expect, it } from "vitest";
-import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { servoRod } from "../../support/models";
+import { centredServoRod, servoRod } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -41,23 +40,8 @@ function hingeReaction(s: {
 const endRod = (servo: Record<string, unknown>, integrator: string) =>
   loadModel(servoRod(m, L, servo, { integrator, dt: h }));
 
-function centredRod(integrator: string, kp: number) {
-  return loadModel({
-    gravity: [0, 0, 0],
-    bodies: [{ id: "rod", mass: m, position: [0, 0, 0], inertia: [1e-3, I, I] }],
-    joints: [
-      {
-        id: "pin",
-        type: "revolute",
-        a: { body: "ground" },
-        b: { body: "rod", point: [0, 0, 0] },
-        axis: [0, 0, 1],
-      },
-    ],
-    actuators: [{ id: "servo", joint: "pin", type: "position", target, kp, kd: 0 }],
-    solver: { integrator, dt: h },
-  } as ModelInput);
-}
+const centredRod = (integrator: string, kp: number) =>
+  loadModel(centredServoRod(m, L, { type: "position", target, kp, kd: 0 }, { integrator, dt: h }));
 
 describe("a servo's booked work is the kinetic energy it gave a rod hinged at its centre", () => {
   for (const integrator of ["newmark", "generalized-alpha", "backward-euler", "moreau-jean"])
