@@ -1112,9 +1112,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // changed (the motors' share among them): the contacts' work (file comment). Each
       // pass's joint projection takes the velocities onto the joints' tangent at the pose the
       // contacts moved, an impulse Gᵀμ (M δv = Gᵀμ, mass-orthogonal: ΔT = −½ δvᵀ M δv
-      // without motors) that the contacts' move made, not the step's forces: left out, a
-      // stiff servo rod (k_p = 1e8) started 5 cm into the floor, turned 0.41 rad by the
-      // passes at 120 rad/s, lost 1421 J of its 1522 J unbooked (energy.error)
+      // without motors) that the contacts' move made, not the step's forces: left out, that
+      // rod, turned 1.5 rad by the passes of its first sub-step, lost 1421 J of its 1522 J
+      // unbooked (energy.error)
       s.removedEnergy += kinetic - kineticEnergy(s.sys);
       // the potential energy the passes' moves changed: the contacts' work (file comment)
       if (!Number.isNaN(this.projectedFrom))

@@ -292,7 +292,7 @@ export class StepWork implements SubstepObserver {
    * (sub-)steps told before it ended there (`projecting`), the next segment's start values
    * are read at the projected state, which that segment starts from. Kept from before the
    * projection, a stiff servo's start force was k_p Δq off the force the next sub-step
-   * applied: the rod of `tipRod` in test/engine/simulation/servo-balance.test.ts
+   * applied: the rod of `overlapRod` in test/engine/simulation/servo-balance.test.ts
    * (k_p = 1e8) hitting the nsc floor in its split steps booked 9.8e4 J of energy.error at
    * each such projection.
    */
