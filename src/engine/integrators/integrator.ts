@@ -238,6 +238,17 @@ export interface SubstepObserver {
    * from its contacts, moreau-jean.ts); absent or null: the whole system.
    */
   substepDone(t: number, h: number, dofs?: Uint8Array | null): void;
+  /**
+   * The system is at the end, at t (s), of the (sub-)step or piece about to be told (or of
+   * the step), before the integrator's own position projection moves it (Moreau–Jean's
+   * step 8 and its joint limits' projection): the forces the step applied are this state's.
+   */
+  projecting?(t: number): void;
+  /**
+   * That projection (all its passes, the joint limits' too) is done: the system, at t (s),
+   * is where the next (sub-)step or piece starts.
+   */
+  projected?(t: number): void;
 }
 
 export interface Integrator {

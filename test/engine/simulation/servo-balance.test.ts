@@ -11,8 +11,9 @@
  * the steps of k_p = 1e4 into sub-steps of h/4 to h/16, some resolved, some not.
  */
 import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { centredServoRod, servoRod } from "../../support/models";
+import { centredServoRod, positionServos, servoRod, threeLinkChain } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -315,4 +316,174 @@ describe("Newton does not accept a step on the ratio of its first two correction
       expect(Math.abs(sim.state().energy.error as number)).toBeLessThan(1e-4);
       expect(Math.abs(tight.state().energy.error as number)).toBeLessThan(1e-4);
     });
+});
+
+describe("moreau-jean books every energy change of its split contact and limit steps once: E_end − E_0 = −dissipated", () => {
+  // The servos (k_d = 0) are unresolved (h √(k_p/I) ≫ 1): their lead δ k_p damps them, and the
+  // contact step's error test splits the steps (leadTooCoarse). Each model's energy is
+  // written out here from the State's joint rates and a closed form of its pose: with every
+  // change booked (the servos' work at the state each (sub-)step applied it, the contacts'
+  // and limits' projections' kinetic and potential energy changes as their work), the
+  // balance E − E_0 + dissipated is the scheme's own error (rounding for one hinged rod).
+  const Ip = (m * L * L) / 3;
+
+  /**
+   * A rod of m, L hanging from the hinge "pin" (axis x, no gravity), a sphere of 5 cm at its
+   * tip 5 cm into an nsc floor, its servo (k_p = 1e8, k_d = 0) commanded `command` rad.
+   */
+  const overlapRod = (command: number) =>
+    loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: -L }] },
+        {
+          id: "rod",
+          mass: m,
+          position: [0, 0, -L / 2],
+          inertia: [I, I, 1e-3],
+          shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -L / 2] }],
+        },
+      ],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "rod", point: [0, 0, L / 2] },
+          axis: [1, 0, 0],
+        },
+      ],
+      actuators: [{ id: "servo", joint: "pin", type: "position", target: command, kp: 1e8, kd: 0 }],
+      contact: { method: "nsc" },
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    } as ModelInput);
+
+  it("a stiff servo rod started 5 cm into the floor, commanded 0.5 rad: −dissipated is ½ I_p q̇² at every step, and it rests at 0.5 rad", () => {
+    // E_0 = 0 (at rest, no gravity); E = ½ I_p q̇², I_p = m L²/3 about the hinge. Step 8 of
+    // the first sub-step turns the rod 1.5 rad off the floor (the tip clears it from
+    // acos((L − 0.05)/L) = 0.41 rad), at 0.5 rad its tip 2.4 cm above it. Before: the
+    // passes' kinetic energy change (1522 → 101 J) unbooked, the next sub-steps weighed from
+    // the servo's force before that turn (k_p × 1.5 rad) and its hinge opening at 32 m/s:
+    // −1.13e6 J after the first step
+    const sim = overlapRod(0.5);
+    let split = 0;
+    let worst = 0;
+    for (let n = 0; n < 200; n++) {
+      sim.step(1);
+      const s = sim.state();
+      split = Math.max(split, s.solver.substeps);
+      const rate = s.joints[0].rates[0];
+      worst = Math.max(worst, Math.abs(0.5 * Ip * rate * rate + (s.energy.dissipated as number)));
+    }
+    expect(split).toBeGreaterThan(16);
+    // measured 1e-9 J (rounding of the booked sums, whose sub-steps' terms reach 1e5 J)
+    expect(worst).toBeLessThan(1e-6);
+    const s = sim.state();
+    expect(Math.abs(s.joints[0].coordinates[0] - 0.5)).toBeLessThan(1e-9);
+    expect(Math.abs(s.joints[0].rates[0])).toBeLessThan(1e-9);
+  });
+
+  it("the 3-link servo chain started 5 cm into the floor: −dissipated is its potential energy's rise to the commanded pose at rest, as the resting chain's", () => {
+    // commands 0.3/0.5/0.2 rad about x, y, x (k_p = 1e8, 5 ms, g = 9.81); the lowest sphere
+    // 5 cm into the floor (offset −1.45; −1.5: resting on it). At rest at q* the links'
+    // centres are at z_0 = −l cos a, z_1 = −2 l cos a − l cos a cos b,
+    // z_2 = −2 l cos a − 2 l cos a cos b + l (sin a sin c − cos a cos b cos c), l = 0.25 m
+    // (R_x(a) R_y(b) R_x(c) applied to (0, 0, −l)), from −0.25, −0.75, −1.25 m at rest:
+    // E_end − E_0 = m g Σ Δz. Before: the contacts' projection of the first sub-step
+    // unbooked and the next sub-steps weighed from the servos' forces before it: −4.8e5 J
+    const [a, b, c] = [0.3, 0.5, 0.2];
+    const l = 0.25;
+    const z = [
+      -l * Math.cos(a),
+      -2 * l * Math.cos(a) - l * Math.cos(a) * Math.cos(b),
+      -2 * l * Math.cos(a) -
+        2 * l * Math.cos(a) * Math.cos(b) +
+        l * (Math.sin(a) * Math.sin(c) - Math.cos(a) * Math.cos(b) * Math.cos(c)),
+    ];
+    const rise = 9.81 * (z[0] + 0.25 + z[1] + 0.75 + z[2] + 1.25);
+    const chain = (offset: number) => {
+      const { bodies, joints } = threeLinkChain();
+      return loadModel({
+        gravity: [0, 0, -9.81],
+        bodies: [
+          { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset }] },
+          ...bodies.map((body) => ({
+            ...body,
+            shapes: [{ type: "sphere", radius: 0.05, position: [0, 0, -0.2] }],
+          })),
+        ],
+        joints,
+        actuators: positionServos(joints, (i) => [a, b, c][i], 1e8, 0),
+        contact: { method: "nsc" },
+        solver: { integrator: "moreau-jean", dt: 0.005 },
+      } as ModelInput);
+    };
+    for (const offset of [-1.5, -1.45]) {
+      const sim = chain(offset);
+      for (let n = 0; n < 40; n++) sim.step(1);
+      const s = sim.state();
+      // at rest at the commands (the servos' static deflection m g l / k_p ~ 1e-7 rad)
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(s.joints[k].coordinates[0] - [a, b, c][k])).toBeLessThan(1e-5);
+        expect(Math.abs(s.joints[k].rates[0])).toBeLessThan(1e-3);
+      }
+      // measured 1.8 J (resting) and 9.5 J (5 cm in): the scheme's error on the first
+      // sub-steps, which the servos drive at up to 1.3e4 J
+      expect(Math.abs(-(s.energy.dissipated as number) - rise)).toBeLessThan(20);
+    }
+  });
+
+  it("a servo rod swinging back past its limit (k_p = 1e6, k_d = 0): −dissipated is ½ I_p (q̇² − q̇₀²) at every step, and it rests at its command", () => {
+    // the rod of m, L hinged at its end about y, no gravity, its bound q ≤ −0.45 rad (the
+    // model pose, q = 0, is assembled onto it), started at 100 rad/s away from the bound; the
+    // servo's target −0.5 rad lies 0.05 rad inside, and swings it back past the bound
+    // (5.5 mrad at 3.1 ms) within a smooth step that split itself. The limits' projection then
+    // moved it back onto the bound, and the next sub-step was weighed from the servo's force
+    // before that move: −872 J from the first step on
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        {
+          id: "rod",
+          mass: m,
+          position: [L / 2, 0, 0],
+          inertia: [1e-3, I, I],
+          angularVelocity: [0, -100, 0],
+          velocity: [0, 0, 100 * (L / 2)],
+        },
+      ],
+      joints: [
+        {
+          id: "pin",
+          type: "revolute",
+          a: { body: "ground" },
+          b: { body: "rod", point: [-L / 2, 0, 0] },
+          axis: [0, 1, 0],
+          limits: { lower: -3, upper: -0.45 },
+        },
+      ],
+      actuators: [{ id: "servo", joint: "pin", type: "position", target: -0.5, kp: 1e6, kd: 0 }],
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    } as ModelInput);
+    const rate0 = sim.state().joints[0].rates[0];
+    const e0 = 0.5 * Ip * rate0 * rate0;
+    expect(e0).toBeGreaterThan(100);
+    let worst = 0;
+    let split = 0;
+    for (let n = 0; n < 60; n++) {
+      sim.step(1);
+      const s = sim.state();
+      split = Math.max(split, s.solver.substeps);
+      const rate = s.joints[0].rates[0];
+      worst = Math.max(
+        worst,
+        Math.abs(0.5 * Ip * rate * rate - e0 + (s.energy.dissipated as number)),
+      );
+    }
+    expect(split).toBeGreaterThan(8);
+    // measured 1.6e-8 J
+    expect(worst).toBeLessThan(1e-6);
+    const s = sim.state();
+    expect(Math.abs(s.joints[0].coordinates[0] + 0.5)).toBeLessThan(1e-9);
+  });
 });

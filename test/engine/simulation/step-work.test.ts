@@ -220,6 +220,80 @@ describe("StepWork", () => {
     expect(s.work.work(0, H)).toBeCloseTo(expected, 14);
   });
 
+  it("weighs a (sub-)step at the end `projecting` reads, before the integrator's projection moves it, and starts the next from the projected state", () => {
+    // Moreau–Jean's step 8 moves the state after the step's velocity update (here: the
+    // velocities, as a velocity projection would): the forces the update applied are the
+    // ones at the end read before it (a sub-step of h/4, then the rest to the step's end,
+    // then the joints' projection after the step, Simulation's, which `solved` leaves)
+    const Va = V1.map((v, i) => 3 * v - V0[i]);
+    const Pa = Va.map((v) => 0.5 * v);
+    const P1 = V1.map((v) => -v);
+    const P2 = V1.map((v) => 2 * v);
+    for (const w of [0.5, 1]) {
+      const s = setup({ forceWeight: w, projectionOrder: "positions-first" });
+      setVelocity(s.sys, Float64Array.from(V0));
+      s.work.begin(0, H);
+      setVelocity(s.sys, Float64Array.from(Va));
+      s.work.projecting(H / 4);
+      setVelocity(s.sys, Float64Array.from(Pa));
+      s.work.substepDone(0, H / 4);
+      setVelocity(s.sys, Float64Array.from(V1));
+      s.work.projecting(H);
+      setVelocity(s.sys, Float64Array.from(P1));
+      s.work.solved(0, H);
+      setVelocity(s.sys, Float64Array.from(P2));
+      const expected = schemeWork(w, V0, Va, H / 4) + schemeWork(w, Pa, V1, (3 * H) / 4);
+      expect(s.work.work(0, H)).toBeCloseTo(expected, 14);
+      // read after the moves, the ends' forces were the projected ones
+      const after = schemeWork(w, V0, Pa, H / 4) + schemeWork(w, Pa, P2, (3 * H) / 4);
+      expect(Math.abs(after - expected)).toBeGreaterThan(1e-3);
+      // the next step starts from the projected end (P2)
+      s.work.commit();
+      s.work.begin(H, H);
+      setVelocity(s.sys, Float64Array.from(V0));
+      expect(s.work.work(H, H)).toBeCloseTo(schemeWork(w, P2, V0), 14);
+      // a sub-step read by `projecting` and then rejected (halved) is not taken: the halves'
+      // own ends are
+      s.work.commit();
+      s.work.begin(2 * H, H);
+      setVelocity(s.sys, Float64Array.from(V1));
+      s.work.projecting(3 * H);
+      setVelocity(s.sys, Float64Array.from(V0));
+      s.work.substepDone(2 * H, H / 2);
+      setVelocity(s.sys, Float64Array.from(Va));
+      expect(s.work.work(2 * H, H)).toBeCloseTo(
+        schemeWork(w, V0, V0, H / 2) + schemeWork(w, V0, Va, H / 2),
+        14,
+      );
+    }
+  });
+
+  it("starts the segment after a projection that follows sub-steps told already (projected) from the projected state", () => {
+    // a smooth step that split itself told its sub-steps up to t = H/2 (the last one's end is
+    // the next start), `projecting` there reads no segment, the projection moves the state
+    // (here the velocities: Pa), and `projected` takes the next segment's start there: the
+    // rest of the step is weighed from Pa, not from the state before the move (Va)
+    const Va = V1.map((v, i) => 3 * v - V0[i]);
+    const Pa = Va.map((v) => 0.5 * v);
+    for (const w of [0.5, 1]) {
+      const s = setup({ forceWeight: w, projectionOrder: "velocities-first" });
+      setVelocity(s.sys, Float64Array.from(V0));
+      s.work.begin(0, H);
+      setVelocity(s.sys, Float64Array.from(Va));
+      s.work.substepDone(0, H / 2);
+      s.work.projecting(H / 2);
+      setVelocity(s.sys, Float64Array.from(Pa));
+      s.work.projected(H / 2);
+      setVelocity(s.sys, Float64Array.from(V1));
+      s.work.projecting(H);
+      const expected = schemeWork(w, V0, Va, H / 2) + schemeWork(w, Pa, V1, H / 2);
+      expect(s.work.work(0, H)).toBeCloseTo(expected, 14);
+      // weighed from the state before the move, the damper's start force was C Va off
+      const stale = schemeWork(w, V0, Va, H / 2) + schemeWork(w, Va, V1, H / 2);
+      expect(Math.abs(stale - expected)).toBeGreaterThan(1e-3);
+    }
+  });
+
   it("carries a committed step's end to the next start while the state stays, not after a change or invalidate()", () => {
     const s = setup({ forceWeight: 0.5 });
     step(s);
