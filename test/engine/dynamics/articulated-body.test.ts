@@ -370,12 +370,9 @@ describe("articulated-body algorithm", () => {
     }
     expect(worst).toBeLessThan(1e-12);
     // and the state is the one the full placement leaves, to the bit
-    const after = [sys.pos, sys.quat, sys.vel, sys.omega, sys.inertiaWorldInv].map((a) =>
-      Float64Array.from(a),
-    );
+    const arrays = () => [sys.pos, sys.quat, sys.vel, sys.omega, sys.inertiaWorldInv];
+    const after = arrays().map((a) => Array.from(a));
     tree.setState(y, u, 0);
-    [sys.pos, sys.quat, sys.vel, sys.omega, sys.inertiaWorldInv].forEach((a, k) =>
-      expect(Array.from(a)).toEqual(Array.from(after[k])),
-    );
+    expect(arrays().map((a) => Array.from(a))).toEqual(after);
   });
 });
