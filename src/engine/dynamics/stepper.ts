@@ -52,6 +52,12 @@ export class SchemeCoefficients {
    */
   momentumRows = false;
   /**
+   * The trapezoidal rule's step (θ = w = ½, theta-scheme.ts): the rotation of the free rigid
+   * bodies (no joint) is the implicit midpoint rule on Euler's equations, their gyroscopic
+   * torque at the mean rate (AccelerationStepper.holdStartForces, meanRateResidual).
+   */
+  meanRates = false;
+  /**
    * The weight ε added to the end-of-step forces of the effectors in `stiffForces` (the
    * servos the step does not resolve, AccelerationStepper.holdStiffForces): R gains
    * ε (f_s(x_{t+h}, v_{t+h}) − f_s(x_t, v_t)) and W their Jacobians with (w + ε) c_x and

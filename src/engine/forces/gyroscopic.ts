@@ -37,6 +37,9 @@ export class GyroscopicEffector implements ForceEffector {
   /** The dynamic rigid bodies it acts on. */
   readonly bodies: Int32Array;
 
+  /** Each body's entry in `bodies`, or −1 (addBodyJacobians). */
+  private readonly listIndex: Int32Array;
+
   private readonly h = new Float64Array(3);
   private readonly t1 = new Float64Array(9);
   /** h = I_w ω and C = [ω]× I_w per listed body, at stateVersion factorsVersion. */
@@ -57,6 +60,10 @@ export class GyroscopicEffector implements ForceEffector {
     for (let b = 0; b < sys.numBodies; b++)
       if (sys.kind[b] === BodyKind.RIGID && sys.isotropic[b] === 0) list.push(b);
     this.bodies = Int32Array.from(list);
+    this.listIndex = new Int32Array(sys.numBodies).fill(-1);
+    list.forEach((b, n) => {
+      this.listIndex[b] = n;
+    });
     this.hs = new Float64Array(3 * list.length);
     this.cs = new Float64Array(9 * list.length);
   }
@@ -150,24 +157,9 @@ export class GyroscopicEffector implements ForceEffector {
   addPosJacobian(m: SparseBlockMatrix, s: number): void {
     if (!this.jacobians) return;
     this.refreshJacobianFactors();
-    const { sys, hs, cs, t1 } = this;
-    const om = sys.omega;
     for (let n = 0; n < this.bodies.length; n++) {
-      const b = this.bodies[n];
-      const x = om[3 * b];
-      const y = om[3 * b + 1];
-      const z = om[3 * b + 2];
-      skewSkew(t1, 0, om, 3 * b, hs, 3 * n); // [ω]×[h]×
-      // − C [ω]×, row by row: (C [ω]×)_r = (C_r1 ω_z − C_r2 ω_y, C_r2 ω_x − C_r0 ω_z, C_r0 ω_y − C_r1 ω_x)
-      for (let r = 0; r < 3; r++) {
-        const c0 = cs[9 * n + 3 * r];
-        const c1 = cs[9 * n + 3 * r + 1];
-        const c2 = cs[9 * n + 3 * r + 2];
-        t1[3 * r] -= c1 * z - c2 * y;
-        t1[3 * r + 1] -= c2 * x - c0 * z;
-        t1[3 * r + 2] -= c0 * y - c1 * x;
-      }
-      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
+      this.posBlock(n);
+      m.add3x3(this.sys.block[this.bodies[n]], this.sys.block[this.bodies[n]], 3, 3, this.t1, 0, s);
     }
   }
 
@@ -175,13 +167,68 @@ export class GyroscopicEffector implements ForceEffector {
   addVelJacobian(m: SparseBlockMatrix, s: number): void {
     if (!this.jacobians) return;
     this.refreshJacobianFactors();
-    const { sys, hs, cs, t1 } = this;
     for (let n = 0; n < this.bodies.length; n++) {
-      const b = this.bodies[n];
-      mat3Skew(t1, 0, hs, 3 * n); // [h]×
-      for (let k = 0; k < 9; k++) t1[k] -= cs[9 * n + k];
-      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
+      this.velBlock(n);
+      m.add3x3(this.sys.block[this.bodies[n]], this.sys.block[this.bodies[n]], 3, 3, this.t1, 0, s);
     }
+  }
+
+  /**
+   * Body b's share alone of addPosJacobian (weight sPos), addVelJacobian (sVel) and
+   * addMomentumJacobian (sMomentum), nothing for a body it does not act on or without its
+   * Jacobians: the stepper takes back what W's assembly put there for a body whose rows
+   * are not the torque's (AccelerationStepper.meanRateJacobians).
+   */
+  addBodyJacobians(
+    m: SparseBlockMatrix,
+    b: number,
+    sPos: number,
+    sVel: number,
+    sMomentum: number,
+  ): void {
+    const n = this.listIndex[b];
+    if (!this.jacobians || n < 0) return;
+    const block = this.sys.block[b];
+    this.refreshJacobianFactors();
+    if (sPos !== 0) {
+      this.posBlock(n);
+      m.add3x3(block, block, 3, 3, this.t1, 0, sPos);
+    }
+    if (sVel !== 0) {
+      this.velBlock(n);
+      m.add3x3(block, block, 3, 3, this.t1, 0, sVel);
+    }
+    if (sMomentum !== 0) {
+      this.momentumBlock(b);
+      m.add3x3(block, block, 3, 3, this.t1, 0, sMomentum);
+    }
+  }
+
+  /** t1 ← [ω]×[h]× − [ω]× I_w [ω]× of list entry n (refreshJacobianFactors first). */
+  private posBlock(n: number): void {
+    const { sys, hs, cs, t1 } = this;
+    const om = sys.omega;
+    const b = this.bodies[n];
+    const x = om[3 * b];
+    const y = om[3 * b + 1];
+    const z = om[3 * b + 2];
+    skewSkew(t1, 0, om, 3 * b, hs, 3 * n); // [ω]×[h]×
+    // − C [ω]×, row by row: (C [ω]×)_r = (C_r1 ω_z − C_r2 ω_y, C_r2 ω_x − C_r0 ω_z, C_r0 ω_y − C_r1 ω_x)
+    for (let r = 0; r < 3; r++) {
+      const c0 = cs[9 * n + 3 * r];
+      const c1 = cs[9 * n + 3 * r + 1];
+      const c2 = cs[9 * n + 3 * r + 2];
+      t1[3 * r] -= c1 * z - c2 * y;
+      t1[3 * r + 1] -= c2 * x - c0 * z;
+      t1[3 * r + 2] -= c0 * y - c1 * x;
+    }
+  }
+
+  /** t1 ← [h]× − [ω]× I_w of list entry n (refreshJacobianFactors first). */
+  private velBlock(n: number): void {
+    const { hs, cs, t1 } = this;
+    mat3Skew(t1, 0, hs, 3 * n); // [h]×
+    for (let k = 0; k < 9; k++) t1[k] -= cs[9 * n + k];
   }
 
   /**
@@ -192,26 +239,31 @@ export class GyroscopicEffector implements ForceEffector {
    */
   addMomentumJacobian(m: SparseBlockMatrix, s: number): void {
     if (!this.jacobians) return;
+    for (let n = 0; n < this.bodies.length; n++) {
+      const b = this.bodies[n];
+      this.momentumBlock(b);
+      m.add3x3(this.sys.block[b], this.sys.block[b], 3, 3, this.t1, 0, s);
+    }
+  }
+
+  /** t1 ← I_w [ω]× − [h]× of body b (h = I_w ω). */
+  private momentumBlock(b: number): void {
     const { sys, h, t1 } = this;
     const I = sys.inertiaWorld;
     const om = sys.omega;
-    for (let n = 0; n < this.bodies.length; n++) {
-      const b = this.bodies[n];
-      this.momentum(b);
-      mat3Skew(t1, 0, h, 0);
-      const x = om[3 * b];
-      const y = om[3 * b + 1];
-      const z = om[3 * b + 2];
-      const o = 9 * b;
-      for (let r = 0; r < 3; r++) {
-        const i0 = I[o + 3 * r];
-        const i1 = I[o + 3 * r + 1];
-        const i2 = I[o + 3 * r + 2];
-        t1[3 * r] = i1 * z - i2 * y - t1[3 * r];
-        t1[3 * r + 1] = i2 * x - i0 * z - t1[3 * r + 1];
-        t1[3 * r + 2] = i0 * y - i1 * x - t1[3 * r + 2];
-      }
-      m.add3x3(sys.block[b], sys.block[b], 3, 3, t1, 0, s);
+    this.momentum(b);
+    mat3Skew(t1, 0, h, 0);
+    const x = om[3 * b];
+    const y = om[3 * b + 1];
+    const z = om[3 * b + 2];
+    const o = 9 * b;
+    for (let r = 0; r < 3; r++) {
+      const i0 = I[o + 3 * r];
+      const i1 = I[o + 3 * r + 1];
+      const i2 = I[o + 3 * r + 2];
+      t1[3 * r] = i1 * z - i2 * y - t1[3 * r];
+      t1[3 * r + 1] = i2 * x - i0 * z - t1[3 * r + 1];
+      t1[3 * r + 2] = i0 * y - i1 * x - t1[3 * r + 2];
     }
   }
 

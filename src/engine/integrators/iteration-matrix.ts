@@ -471,7 +471,14 @@ export class IterationMatrix {
     addMassBlocks(this.sys, m, 1 + c.cv * c.rayleighMass);
     const extra = this.massEffectors;
     for (let i = 0; i < extra.length; i++) extra[i].addMassBlocks?.(m, 1 + c.cv * c.rayleighMass);
+    this.rowBlocks?.(c);
   }
+
+  /**
+   * The blocks of rows the stepper writes in a form of its own, set into `matrix` after the
+   * effectors' and the mass (AccelerationStepper.meanRateJacobians), or null.
+   */
+  rowBlocks: ((c: SchemeCoefficients) => void) | null = null;
 
   /** True when W is the (scaled) block-diagonal mass matrix. */
   usesMassOnly(c: SchemeCoefficients): boolean {

@@ -283,6 +283,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.vFree = new Float64Array(stepper.n);
     this.fContact = new Float64Array(stepper.n);
     const jointed = jointedBodies(stepper, limits);
+    this.trapezoidRotation = true;
     this.jointed = jointed;
     this.location =
       contact !== null ? new ImpactLocation(stepper.sys, stepper.effectors, jointed) : null;
