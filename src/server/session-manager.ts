@@ -36,13 +36,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
-import type {
-  SessionOut,
-  SessionPatch,
-  SessionStatusName,
-  StepRequest,
-  StreamOptions,
-} from "../../schemas/api";
+import type { SessionOut, SessionPatch, StepRequest, StreamOptions } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import type { ClusterHooks } from "./cluster/hooks";
@@ -255,7 +249,7 @@ export class SessionManager {
     return this.table.size;
   }
 
-  byStatus(): Record<SessionStatusName, number> {
+  byStatus(): Record<SessionOut["status"], number> {
     return this.table.byStatus();
   }
 

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import request from "supertest";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
+import { sample } from "../support/metrics";
 import { hingedRods } from "../support/models";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
@@ -71,17 +72,32 @@ async function drive(app: MoreauApp, id: string) {
 
 /**
  * A first server's DATA_DIR (a new folder) with the checkpoint of a session driven to step
- * 15; the folder, the session's id and its last answer.
+ * 15 (and of `others` more driven the same way); the folder, the session's id, its last
+ * answer and the others' ids.
  */
-async function checkpointed() {
+async function checkpointed(others = 0) {
   const dir = mkdtempSync(join(tmpdir(), "moreau-boot-"));
   dirs.push(dir);
   const first = await startApp({ workers: 1, dataDir: dir });
   apps.push(first);
-  const id = (await request(first.server).post("/v1/sessions").send({ model }).expect(201)).body.id;
-  const before = await drive(first, id);
+  const ids: string[] = [];
+  for (let i = 0; i <= others; i++)
+    ids.push(
+      (await request(first.server).post("/v1/sessions").send({ model }).expect(201)).body.id,
+    );
+  let before: { bodies: unknown } = { bodies: null };
+  for (const id of ids) before = await drive(first, id);
   await first.close();
-  return { dir, id, before };
+  const [id, ...rest] = ids;
+  return { dir, id, before, others: rest };
+}
+
+/** moreau_sessions{status} of `app`'s /metrics, for each status named. */
+async function sessionGauge(app: MoreauApp, statuses: string[]) {
+  const text = (await request(app.server).get("/metrics").expect(200)).text;
+  return Object.fromEntries(
+    statuses.map((s) => [s, sample(text, `moreau_sessions{status="${s}"}`)]),
+  );
 }
 
 /**
@@ -127,6 +143,12 @@ async function expectDegraded(app: MoreauApp, id: string, cause: string) {
   expect(listed.time).toBeCloseTo(15 * 0.005, 12);
   expect(listed.message).toContain("waiting for a solver worker");
   expect(listed.message).toContain(cause);
+  // and counted by the metrics as what it is listed as
+  expect(await sessionGauge(app, ["restoring", "ready", "error"])).toEqual({
+    restoring: 1,
+    ready: 0,
+    error: 0,
+  });
 }
 
 /**
@@ -153,6 +175,8 @@ async function expectRestored(app: MoreauApp, id: string, before: { bodies: unkn
   expect(after.step).toBe(20);
   expect(after.bodies).toEqual(expected.bodies);
   expect(after.joints).toEqual(expected.joints);
+  // the restored session and the reference, both ready; none restoring any more
+  expect(await sessionGauge(app, ["restoring", "ready"])).toEqual({ restoring: 0, ready: 2 });
 }
 
 describe("a worker that cannot start at the server's start", () => {
