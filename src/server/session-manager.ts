@@ -452,8 +452,14 @@ export class SessionManager {
     return a.result.bytes;
   }
 
-  /** Deletes a session once its checkpoint is durably gone (lifecycle.ts `remove`). */
+  /**
+   * Deletes a session once its checkpoint is durably gone (lifecycle.ts `remove`), or the
+   * checkpoint of one waiting for a worker to open it (`removeWaiting`; its other requests
+   * answer 503 until then, a delete needs no worker).
+   */
   async delete(id: string, owner: string | null = null): Promise<void> {
+    const waiting = this.table.has(id) ? undefined : this.table.awaitingRestore.get(id);
+    if (waiting && this.table.visible(waiting, owner)) return this.lifecycle.removeWaiting(id);
     this.table.touch(id, owner);
     await this.lifecycle.remove(id);
   }

@@ -158,6 +158,8 @@ export interface AwaitingRestore {
   owner: string | null;
   error: () => ApiError;
   view: SessionOut;
+  /** its delete, under way (lifecycle.ts removeWaiting): it is not opened meanwhile */
+  removing: Promise<void> | null;
 }
 
 /**
