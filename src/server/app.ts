@@ -56,7 +56,7 @@ import { redisPorts } from "./cluster/setup";
 import { type Config, type ConfigInput, resolveConfig } from "./config";
 import type { MoreauContext } from "./context";
 import { ApiError, clientErrorAnswer, installErrorHandlers, toApiError } from "./errors";
-import { ServerMetrics } from "./metrics";
+import { noSessionsByStatus, ServerMetrics } from "./metrics";
 import { JsonText, parseJsonBody, refuseContentCoding, validatePart } from "./request-body";
 import { SessionManager } from "./session-manager";
 import { STREAM_MAX_MESSAGE_BYTES, StreamSocket } from "./stream";
@@ -175,8 +175,7 @@ export async function buildApp(input: ConfigInput | Config = {}, options: BuildO
 
   let sessions: SessionManager | null = null;
   const metrics = new ServerMetrics({
-    sessionsByStatus: () =>
-      sessions?.byStatus() ?? { ready: 0, running: 0, paused: 0, diverged: 0, error: 0 },
+    sessionsByStatus: () => sessions?.byStatus() ?? noSessionsByStatus(),
     wsClients: () => sessions?.streams.clients ?? 0,
     workersAlive: () => sessions?.pool.alive ?? 0,
   });

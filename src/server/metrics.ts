@@ -71,11 +71,20 @@ import {
   type Metric,
   Registry,
 } from "prom-client";
-import type { SessionStatusName } from "../../schemas/api";
+import { SessionListedStatus, type SessionOut } from "../../schemas/api";
 import { trackLiveHeap } from "./live-heap";
 import { SHORTFALLS, STEP_BUCKETS } from "./protocol";
 
-const STATUSES: SessionStatusName[] = ["ready", "running", "paused", "diverged", "error"];
+/**
+ * moreau_sessions' statuses: those GET /v1/sessions lists, `restoring` (a checkpoint no
+ * worker could open yet) with the simulations' own
+ */
+const STATUSES = SessionListedStatus.options;
+
+/** No session in any status (what a server without sessions yet counts). */
+export function noSessionsByStatus(): Record<SessionOut["status"], number> {
+  return Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<SessionOut["status"], number>;
+}
 
 /**
  * A histogram whose observations are counted elsewhere (in the worker threads, one per
@@ -260,7 +269,7 @@ export interface WorkerMemory {
 }
 
 export interface MetricsSources {
-  sessionsByStatus(): Record<SessionStatusName, number>;
+  sessionsByStatus(): Record<SessionOut["status"], number>;
   wsClients(): number;
   workersAlive(): number;
 }

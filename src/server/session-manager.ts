@@ -36,13 +36,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
-import type {
-  SessionOut,
-  SessionPatch,
-  SessionStatusName,
-  StepRequest,
-  StreamOptions,
-} from "../../schemas/api";
+import type { SessionOut, SessionPatch, StepRequest, StreamOptions } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
 import type { AssemblyOptionsIn } from "../../schemas/state";
 import type { ClusterHooks } from "./cluster/hooks";
@@ -255,7 +249,7 @@ export class SessionManager {
     return this.table.size;
   }
 
-  byStatus(): Record<SessionStatusName, number> {
+  byStatus(): Record<SessionOut["status"], number> {
     return this.table.byStatus();
   }
 
@@ -458,8 +452,14 @@ export class SessionManager {
     return a.result.bytes;
   }
 
-  /** Deletes a session once its checkpoint is durably gone (lifecycle.ts `remove`). */
+  /**
+   * Deletes a session once its checkpoint is durably gone (lifecycle.ts `remove`), or the
+   * checkpoint of one waiting for a worker to open it (`removeWaiting`; its other requests
+   * answer 503 until then, a delete needs no worker).
+   */
   async delete(id: string, owner: string | null = null): Promise<void> {
+    const waiting = this.table.has(id) ? undefined : this.table.awaitingRestore.get(id);
+    if (waiting && this.table.visible(waiting, owner)) return this.lifecycle.removeWaiting(id);
     this.table.touch(id, owner);
     await this.lifecycle.remove(id);
   }

@@ -7,7 +7,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { type LiveHeap, trackLiveHeap } from "../../src/server/live-heap";
-import { ServerMetrics } from "../../src/server/metrics";
+import { noSessionsByStatus, ServerMetrics } from "../../src/server/metrics";
 import { waitFor } from "../support/wait";
 
 setFlagsFromString("--expose-gc");
@@ -58,7 +58,7 @@ describe("live heap", () => {
 
   it("is exported per worker once reported, and for the event loop's thread", async () => {
     const metrics = new ServerMetrics({
-      sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
+      sessionsByStatus: noSessionsByStatus,
       wsClients: () => 0,
       workersAlive: () => 2,
     });

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "pino";
 import { type ConfigInput, resolveConfig } from "../../src/server/config";
-import { ServerMetrics } from "../../src/server/metrics";
+import { noSessionsByStatus, ServerMetrics } from "../../src/server/metrics";
 import type { CheckpointStore } from "../../src/server/persistence";
 import { SessionManager } from "../../src/server/session-manager";
 
@@ -27,7 +27,7 @@ export async function startOneWorkerManager(
     ...more,
   });
   const metrics = new ServerMetrics({
-    sessionsByStatus: () => ({ ready: 0, running: 0, paused: 0, diverged: 0, error: 0 }),
+    sessionsByStatus: noSessionsByStatus,
     wsClients: () => 0,
     workersAlive: () => 1,
   });

@@ -15,7 +15,8 @@
  *
  * `remove`: a DELETE completes only once the session's checkpoint is durably gone
  * (persistence.ts); when it cannot be, the session is kept and the DELETE answers 500
- * (retry it): a session answered deleted must not come back after a restart.
+ * (retry it): a session answered deleted must not come back after a restart. The same
+ * holds for a checkpoint waiting for a worker to open it (`removeWaiting`).
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { SnapshotOut } from "../../../schemas/api";
@@ -235,6 +236,8 @@ export class SessionLifecycle {
         const ids = [...this.table.awaitingRestore.keys()];
         const found: Checkpoint[] = [];
         for (const id of ids) {
+          // one being deleted is not opened (removeWaiting waits for this pass first)
+          if (this.table.awaitingRestore.get(id)?.removing) continue;
           const cp = await store.read(id).catch(() => null);
           if (cp) found.push(cp);
           else this.table.awaitingRestore.delete(id);
@@ -273,6 +276,7 @@ export class SessionLifecycle {
             owner: cp.owner,
             error: () => this.pool.unavailable(worker),
             view: restoringViewOf(cp, Date.now()),
+            removing: null,
           });
           this.log.warn(
             { session: cp.id, cause: (err.details as { cause?: string } | undefined)?.cause },
@@ -309,12 +313,7 @@ export class SessionLifecycle {
           await store.remove(id);
         } catch (err) {
           rec.deleting = false;
-          this.log.error({ err, session: id }, "session not deleted: its checkpoint remains");
-          throw new ApiError(
-            "internal",
-            `session "${id}" was not deleted: ${(err as Error).message}; it is kept, retry the delete`,
-            { session: id },
-          );
+          throw this.notDeleted(id, err);
         }
       }
       await this.cluster()
@@ -340,6 +339,44 @@ export class SessionLifecycle {
       },
     );
     return removing;
+  }
+
+  /**
+   * Deletes a checkpoint waiting for a worker to open it (awaitingRestore): its file and
+   * input log durably gone from the store (else 500, kept: retry), then from the list.
+   * A pass opening the waiting ones (onWorkerReady) is let finish first: one it opened
+   * meanwhile is an open session, deleted as any (`remove`); one it left waiting is skipped
+   * by every later pass while this runs. Concurrent calls share one delete.
+   */
+  async removeWaiting(id: string): Promise<void> {
+    while (this.restoringWaiting) await this.restoringWaiting;
+    if (this.table.has(id)) return this.remove(id);
+    const waiting = this.table.awaitingRestore.get(id);
+    if (!waiting) throw notFound(id);
+    if (waiting.removing) return waiting.removing;
+    const store = this.checkpoints.store;
+    const removing = (async () => {
+      try {
+        await store?.remove(id);
+      } catch (err) {
+        waiting.removing = null;
+        throw this.notDeleted(id, err);
+      }
+      this.table.awaitingRestore.delete(id);
+      this.log.info({ session: id }, "session waiting for a worker deleted");
+    })();
+    waiting.removing = removing;
+    return removing;
+  }
+
+  /** The 500 of a delete whose checkpoint could not be removed (`err`): logged, the session kept. */
+  private notDeleted(id: string, err: unknown): ApiError {
+    this.log.error({ err, session: id }, "session not deleted: its checkpoint remains");
+    return new ApiError(
+      "internal",
+      `session "${id}" was not deleted: ${(err as Error).message}; it is kept, retry the delete`,
+      { session: id },
+    );
   }
 }
 

@@ -158,6 +158,8 @@ export interface AwaitingRestore {
   owner: string | null;
   error: () => ApiError;
   view: SessionOut;
+  /** its delete, under way (lifecycle.ts removeWaiting): it is not opened meanwhile */
+  removing: Promise<void> | null;
 }
 
 /**
@@ -310,13 +312,15 @@ export class SessionTable {
     return n;
   }
 
-  byStatus(): Record<SessionStatusName, number> {
-    const out: Record<SessionStatusName, number> = {
+  /** The sessions by the status GET /v1/sessions lists them with (those waiting: `restoring`). */
+  byStatus(): Record<SessionOut["status"], number> {
+    const out: Record<SessionOut["status"], number> = {
       ready: 0,
       running: 0,
       paused: 0,
       diverged: 0,
       error: 0,
+      restoring: this.awaitingRestore.size,
     };
     for (const r of this.records.values()) out[r.status]++;
     return out;
