@@ -117,7 +117,7 @@ export class CheckpointStore implements SnapshotStore {
   private readonly tombstones = new Set<string>();
   /** per session: its input log as its last checkpoint on disk names it */
   private readonly logs = new Map<string, LogKept>();
-  /** bytes written: checkpoint files and input log appends */
+  /** bytes written: checkpoint files, input log appends and tombstones */
   private written = 0;
   readonly logsInputs = true;
 
@@ -170,7 +170,7 @@ export class CheckpointStore implements SnapshotStore {
     return `${this.fileOf(id).slice(0, -5)}.${log}${LOG}`;
   }
 
-  /** Bytes written so far: checkpoint files and the inputs appended to their logs. */
+  /** Bytes written so far: checkpoint files, the inputs appended to their logs and tombstones. */
   get bytesWritten(): number {
     return this.written;
   }
@@ -360,20 +360,7 @@ export class CheckpointStore implements SnapshotStore {
       throw new Error(
         `the input log of session ${id}: the checkpoint appends inputs ${part.from}.. of log ${part.id}, the store holds ${kept ? `${kept.count} of log ${kept.id}` : "none"}`,
       );
-    const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
-    const fh = await open(tmp, "w", 0o600);
-    try {
-      await fh.writeFile(part.lines);
-      await fh.sync();
-    } catch (err) {
-      await fh.close().catch(() => undefined);
-      await rm(tmp, { force: true });
-      throw err;
-    }
-    await fh.close();
-    await rename(tmp, file);
-    await this.syncDir();
-    this.written += part.lines.length;
+    await this.writeAtomically(file, [part.lines]);
     return { id: part.id, count: part.count, bytes: part.lines.length };
   }
 
@@ -387,13 +374,22 @@ export class CheckpointStore implements SnapshotStore {
     snapshot: Uint8Array,
     log: InputLogAt | null = null,
   ) {
+    const head = `{"owner":${JSON.stringify(owner)},${log ? `"log":${JSON.stringify({ id: log.id, count: log.count })},` : ""}"snapshot":`;
+    await this.writeAtomically(target, [head, snapshot, "}\n"]);
+  }
+
+  /**
+   * Writes `parts` as the file `target` atomically: a temporary file in the same folder,
+   * fsync, rename over the target, then the folder synced, so that the rename itself is
+   * durable (a new session's first file must survive a power cut once its creation is
+   * answered). A failed write leaves the target as it was and no temporary file. Counts the
+   * bytes in `written`.
+   */
+  private async writeAtomically(target: string, parts: (string | Uint8Array)[]): Promise<void> {
     const tmp = `${target}.${process.pid}.${++tmpCounter}.tmp`;
     const fh = await open(tmp, "w", 0o600);
-    const head = `{"owner":${JSON.stringify(owner)},${log ? `"log":${JSON.stringify({ id: log.id, count: log.count })},` : ""}"snapshot":`;
     try {
-      await fh.writeFile(head);
-      await fh.writeFile(snapshot);
-      await fh.writeFile("}\n");
+      for (const part of parts) await fh.writeFile(part);
       await fh.sync();
     } catch (err) {
       await fh.close().catch(() => undefined);
@@ -402,10 +398,9 @@ export class CheckpointStore implements SnapshotStore {
     }
     await fh.close();
     await rename(tmp, target);
-    this.written += Buffer.byteLength(head) + snapshot.byteLength + 2;
-    // the rename itself made durable: a new session's first file must survive a power cut
-    // once its creation is answered
     await this.syncDir();
+    for (const part of parts)
+      this.written += typeof part === "string" ? Buffer.byteLength(part) : part.byteLength;
   }
 
   /**
@@ -470,17 +465,9 @@ export class CheckpointStore implements SnapshotStore {
 
   /** A tombstone: <id>.tombstone, written like a checkpoint (temporary file, fsync, rename). */
   protected async persistTombstone(id: string): Promise<void> {
-    const target = join(this.dir, `${id}${TOMBSTONE}`);
-    const tmp = `${target}.${process.pid}.${++tmpCounter}.tmp`;
-    const fh = await open(tmp, "w", 0o600);
-    try {
-      await fh.writeFile(`${JSON.stringify({ deleted: new Date().toISOString() })}\n`);
-      await fh.sync();
-    } finally {
-      await fh.close().catch(() => undefined);
-    }
-    await rename(tmp, target);
-    await this.syncDir();
+    await this.writeAtomically(join(this.dir, `${id}${TOMBSTONE}`), [
+      `${JSON.stringify({ deleted: new Date().toISOString() })}\n`,
+    ]);
   }
 
   /** Makes renames and unlinks in the folder durable (best effort where unsupported). */
