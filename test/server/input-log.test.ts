@@ -20,6 +20,7 @@ import type { InputLogAt } from "../../src/server/protocol";
 import { FrameClient } from "../support/frames";
 import { startOneWorkerManager } from "../support/manager";
 import { hingedRods } from "../support/models";
+import { motion, postInputs, replayed, stepBy } from "../support/recordings";
 import { startServer, type TestServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -39,37 +40,6 @@ const tempDir = () => {
 };
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-type Api = () => ReturnType<typeof request>;
-
-const postInputs = async (api: Api, id: string, list: unknown[], step?: number) =>
-  (
-    await api()
-      .post(`/v1/sessions/${id}/inputs`)
-      .send({ inputs: list, ...(step === undefined ? {} : { step }) })
-      .expect(200)
-  ).body;
-
-const stepBy = async (api: Api, id: string, steps: number) =>
-  (await api().post(`/v1/sessions/${id}/step`).send({ steps }).expect(200)).body;
-
-/** Posts the session's recording as a new session and steps it to the end. */
-async function replayed(api: Api, id: string) {
-  const rec = (await api().get(`/v1/sessions/${id}/recording`).expect(200)).body;
-  const copy = (await api().post("/v1/sessions").send({ recording: rec }).expect(201)).body.id;
-  const at = (await api().get(`/v1/sessions/${copy}`).expect(200)).body.step;
-  const state = await stepBy(api, copy, rec.end.step - at);
-  const again = (await api().get(`/v1/sessions/${copy}/recording`).expect(200)).body;
-  return { rec, state, hash: again.end.hash as string };
-}
-
-/** What must be equal bit for bit: the bodies' and joints' states, the time and step. */
-const motion = (s: { time: number; step: number; bodies: unknown; joints: unknown }) => ({
-  time: s.time,
-  step: s.step,
-  bodies: s.bodies,
-  joints: s.joints,
 });
 
 /** An input sent on the session's stream socket, answered there. */

@@ -14,6 +14,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { hingedRods } from "../support/models";
+import { motion, postInputs, replayed, stepBy } from "../support/recordings";
 import { startApp, useServer } from "../support/server";
 
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
@@ -24,39 +25,6 @@ const impulse = (vz: number) => ({
   point: [0.5, 0, 0],
 });
 
-type Api = () => ReturnType<typeof request>;
-
-/** Inputs at `step` (null: the current step) on session `id`. */
-async function inputs(api: Api, id: string, list: unknown[], step?: number) {
-  return (
-    await api()
-      .post(`/v1/sessions/${id}/inputs`)
-      .send({ inputs: list, ...(step === undefined ? {} : { step }) })
-      .expect(200)
-  ).body;
-}
-
-const stepBy = async (api: Api, id: string, steps: number) =>
-  (await api().post(`/v1/sessions/${id}/step`).send({ steps }).expect(200)).body;
-
-/** Posts the session's recording as a new session, steps it to the end: its end hash and State. */
-async function replayed(api: Api, id: string) {
-  const rec = (await api().get(`/v1/sessions/${id}/recording`).expect(200)).body;
-  const copy = (await api().post("/v1/sessions").send({ recording: rec }).expect(201)).body.id;
-  const at = (await api().get(`/v1/sessions/${copy}`).expect(200)).body.step;
-  const state = await stepBy(api, copy, rec.end.step - at);
-  const again = (await api().get(`/v1/sessions/${copy}/recording`).expect(200)).body;
-  return { rec, state, hash: again.end.hash as string };
-}
-
-/** What must be equal bit for bit: the bodies' and joints' states, the time and step. */
-const motion = (s: { time: number; step: number; bodies: unknown; joints: unknown }) => ({
-  time: s.time,
-  step: s.step,
-  bodies: s.bodies,
-  joints: s.joints,
-});
-
 describe("a recording spans a worker loss's rebuild", () => {
   const server = useServer({ workers: 1, testHooks: true });
   const api = () => request(server.app.server);
@@ -64,11 +32,11 @@ describe("a recording spans a worker loss's rebuild", () => {
   it("drive, lose the worker, drive more: the recording from t = 0 replays to the same state", async () => {
     const m = server.app.moreau.sessions;
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await inputs(api, id, [impulse(3)]);
+    await postInputs(api, id, [impulse(3)]);
     await stepBy(api, id, 30);
     // one at the current step (applied now) and one ahead (pending at the checkpoint)
-    await inputs(api, id, [impulse(-2)]);
-    await inputs(api, id, [impulse(1.5)], 60);
+    await postInputs(api, id, [impulse(-2)]);
+    await postInputs(api, id, [impulse(1.5)], 60);
     await api()
       .patch(`/v1/sessions/${id}`)
       .send({ gravity: [0, 0, -9] })
@@ -83,9 +51,9 @@ describe("a recording spans a worker loss's rebuild", () => {
     await m.rebuilt();
     expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(30);
     // a later go at the restore's own step, then past the pending input, and one more
-    await inputs(api, id, [impulse(0.7)]);
+    await postInputs(api, id, [impulse(0.7)]);
     await stepBy(api, id, 50);
-    await inputs(api, id, [impulse(-1)]);
+    await postInputs(api, id, [impulse(-1)]);
     const end = await stepBy(api, id, 20);
     expect(end.step).toBe(100);
     const { rec, state, hash } = await replayed(api, id);
@@ -108,14 +76,14 @@ describe("a recording spans a server restart (DATA_DIR)", () => {
     let app: MoreauApp = await startApp({ workers: 1, dataDir: dir });
     const api = () => request(app.server);
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await inputs(api, id, [impulse(2)]);
+    await postInputs(api, id, [impulse(2)]);
     await stepBy(api, id, 25);
-    await inputs(api, id, [impulse(1)], 40);
+    await postInputs(api, id, [impulse(1)], 40);
     await app.close();
     app = await startApp({ workers: 1, dataDir: dir });
     try {
       expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(25);
-      await inputs(api, id, [impulse(-1.5)], 30);
+      await postInputs(api, id, [impulse(-1.5)], 30);
       const end = await stepBy(api, id, 35);
       const { rec, state, hash } = await replayed(api, id);
       expect(rec.since.cause).toBe("created");
