@@ -13,9 +13,9 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
-import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
 import { loadModel } from "../../../src/engine/index";
 import { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
+import { passageBeforeProjection } from "../../support/limit-passage";
 import { positionServos, rodPendulum, threeLinkChain } from "../../support/models";
 
 const M = 1;
@@ -24,32 +24,6 @@ const G = 9.81;
 const I = (M * L * L) / 3;
 const BOUND = 0.5;
 const DROP = M * G * (L / 2) * Math.sin(BOUND);
-
-/**
- * Runs `run` with JointLimitProblem.project watched, and returns the largest passage of a
- * coordinate past its upper bound (rad) that a step or piece left to the projection, read
- * before the projection moves it back (0 when none).
- */
-function passageBeforeProjection(run: () => void): number {
-  let passed = 0;
-  const project = JointLimitProblem.prototype.project;
-  const spy = vi.spyOn(JointLimitProblem.prototype, "project").mockImplementation(function (
-    this: JointLimitProblem,
-    ...args
-  ) {
-    for (const l of this.limits) {
-      l.coordinate.evaluate();
-      passed = Math.max(passed, l.coordinate.value - l.upper);
-    }
-    return project.apply(this, args);
-  });
-  try {
-    run();
-  } finally {
-    spy.mockRestore();
-  }
-  return passed;
-}
 
 function bouncingRod(restitution: number, dt: number) {
   return loadModel(

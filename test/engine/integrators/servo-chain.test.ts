@@ -21,11 +21,11 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
-import { JointLimitProblem } from "../../../src/engine/actuators/limit-problem";
 import { ContactSolveError, NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
+import { passageBeforeProjection } from "../../support/limit-passage";
 import { positionServos, threeLinkChain } from "../../support/models";
 
 const G = 9.81;
@@ -397,28 +397,6 @@ describe("moreau-jean: the same chain", () => {
   // the rebound is resolved (2 e u_b/a = 5.1 h at e = ½): the step's end the exact motion's
   // after a bounce at −e u_b, and the impact's loss ½ I u_b² (1 − e²) that of T + V +
   // k_p Σ e²/2.
-  /** The largest passage of the middle joint past its bounds that the limits' projection met. */
-  function passage(run: () => void): number {
-    let worst = 0;
-    const project = JointLimitProblem.prototype.project;
-    const spy = vi.spyOn(JointLimitProblem.prototype, "project").mockImplementation(function (
-      this: JointLimitProblem,
-      ...args
-    ) {
-      for (const l of this.limits) {
-        l.coordinate.evaluate();
-        const q = l.coordinate.value;
-        worst = Math.max(worst, q - l.upper, l.lower - q);
-      }
-      return project.apply(this, args);
-    });
-    try {
-      run();
-    } finally {
-      spy.mockRestore();
-    }
-    return worst;
-  }
   for (const e of [0.5, 1])
     for (const [kp, kd] of [
       [1e5, 0],
@@ -441,7 +419,7 @@ describe("moreau-jean: the same chain", () => {
         const exact = arrival(kp, kd, e);
         expect(exact.t).toBeLessThan(h);
         // never past the bound before the projection: measured ≤ 8.6e-15 rad (0.05 before)
-        const passed = passage(() => sim.step(1));
+        const passed = passageBeforeProjection(() => sim.step(1));
         expect(passed).toBeLessThan(1e-13);
         const first = sim.state();
         const q1 = first.joints[1].coordinates[0];
