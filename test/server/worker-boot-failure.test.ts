@@ -25,6 +25,7 @@ import { CheckpointStore } from "../../src/server/persistence";
 import { startOneWorkerManager } from "../support/manager";
 import { sample } from "../support/metrics";
 import { hingedRods } from "../support/models";
+import { driveWithImpulse } from "../support/recordings";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -47,7 +48,6 @@ vi.mock("node:worker_threads", async (importOriginal) => {
 });
 
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
-const impulse = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
 
 const dirs: string[] = [];
 const bundle = process.env.MOREAU_WORKER_BUNDLE;
@@ -65,16 +65,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Steps 10, an impulse (acknowledged: checkpointed before its answer), steps 5. */
-async function drive(app: MoreauApp, id: string) {
-  const api = () => request(app.server);
-  await api().post(`/v1/sessions/${id}/step`).send({ steps: 10 }).expect(200);
-  await api()
-    .post(`/v1/sessions/${id}/inputs`)
-    .send({ inputs: [impulse] })
-    .expect(200);
-  return (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
-}
+const drive = (app: MoreauApp, id: string) => driveWithImpulse(() => request(app.server), id);
 
 /**
  * A first server's DATA_DIR (a new folder) with the checkpoint of a session driven to step

@@ -13,11 +13,11 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { hingedRods } from "../support/models";
+import { driveWithImpulse } from "../support/recordings";
 import { startServer, type TestServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
-const impulse = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
 
 let server: TestServer;
 let app: MoreauApp;
@@ -31,15 +31,7 @@ afterAll(async () => {
   await app.close();
 });
 
-/** Steps 10, an impulse (acknowledged: checkpointed before its answer), steps 5. */
-async function drive(id: string) {
-  await api().post(`/v1/sessions/${id}/step`).send({ steps: 10 }).expect(200);
-  await api()
-    .post(`/v1/sessions/${id}/inputs`)
-    .send({ inputs: [impulse] })
-    .expect(200);
-  return (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
-}
+const drive = (id: string) => driveWithImpulse(api, id);
 
 describe("a replacement worker that cannot start", () => {
   it("503 with Retry-After naming the cause, /ready 503, then recovery with the session's acknowledged work", async () => {

@@ -38,3 +38,13 @@ export const motion = (s: { time: number; step: number; bodies: unknown; joints:
   bodies: s.bodies,
   joints: s.joints,
 });
+
+/** An impulse (N·s) on hingedRods' rod r2 at its tip. */
+export const ROD_IMPULSE = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
+
+/** Steps 10, ROD_IMPULSE (acknowledged: checkpointed before its answer), steps 5: the State. */
+export async function driveWithImpulse(api: Api, id: string) {
+  await stepBy(api, id, 10);
+  await postInputs(api, id, [ROD_IMPULSE]);
+  return stepBy(api, id, 5);
+}
