@@ -331,17 +331,34 @@ export function servoRod(
  * A unit-mass rigid body "body" at the origin in zero gravity, spun at angularVelocity
  * (rad/s, world = body frame at the start) with principal inertias (kg·m²): torque-free, so
  * its kinetic energy and world angular momentum are constants. `centre` holds it by a
- * spherical joint at its centre of mass, which exerts no torque.
+ * spherical joint at its centre of mass, which exerts no torque. `floor`: a 0.1 m sphere
+ * shape on it (its inertia kept) and a fixed plane 1 m below it, nsc contacts at e = 1,
+ * which it never reaches (nothing moves its centre).
  */
 export function tumblingBody(
   inertia: Vec3,
   angularVelocity: Vec3,
   solver: NonNullable<ModelInput["solver"]>,
   centre = false,
+  floor = false,
 ): ModelInput {
+  const body = {
+    id: "body",
+    kind: "rigid",
+    mass: 1,
+    inertia,
+    position: [0, 0, 0],
+    angularVelocity,
+  };
   return {
     gravity: [0, 0, 0],
-    bodies: [{ id: "body", kind: "rigid", mass: 1, inertia, position: [0, 0, 0], angularVelocity }],
+    bodies: [
+      floor ? { ...body, shapes: [{ type: "sphere", radius: 0.1 }] } : body,
+      ...(floor
+        ? [{ id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: -1 }] }]
+        : []),
+    ],
+    ...(floor ? { contact: { method: "nsc", restitution: 1 } } : {}),
     joints: centre
       ? [
           {

@@ -445,6 +445,12 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   /** 1 for each `turning` body no joint or motor touches (holdStartForces' meanRates). */
   private readonly freeTurning: Uint8Array;
   /**
+   * 1 for each body (by body index) whose rotation the running step keeps on the trapezoid
+   * although free (meanRates; midpointTurn): Moreau–Jean's bodies that a contact of the
+   * step touches (moreau-jean.ts, holdTrapezoidTurns), set before the step's prepare.
+   */
+  readonly trapezoidTurn: Uint8Array;
+  /**
    * Whether the running step writes the free turning bodies' rotational rows as the
    * implicit midpoint rule (SchemeCoefficients.meanRates; holdStartForces): their residual
    * meanRateResidual's, W's blocks meanRateJacobians'.
@@ -723,6 +729,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.cayleyRate = new Float64Array(3 * turning.length);
     this.meanTorque = new Float64Array(3 * turning.length);
     this.freeTurning = Uint8Array.from(turning, (b) => (jointed[b] === 0 ? 1 : 0));
+    this.trapezoidTurn = new Uint8Array(sys.numBodies);
     this.momentumBody = new Uint8Array(sys.numBodies);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -1508,7 +1515,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     let any = false;
     for (let k = 0; k < turning.length; k++) {
       // (the free bodies at θ = w = ½ take the midpoint rule instead: holdStartForces)
-      const free = c.w === 0 || (c.meanRates && this.freeTurning[k] === 1);
+      const free = c.w === 0 || (c.meanRates && this.midpointTurn(k));
       const on = c.momentumRows && (this.jointedTurning[k] === 1 || !free);
       momentumBody[turning[k]] = on ? 1 : 0;
       any ||= on;
@@ -2133,6 +2140,14 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   }
 
   /**
+   * Whether turning body k takes the midpoint rule and Cayley turn at meanRates: free
+   * (freeTurning) and not held on the trapezoid this step (trapezoidTurn).
+   */
+  private midpointTurn(k: number): boolean {
+    return this.freeTurning[k] === 1 && this.trapezoidTurn[this.turning[k]] === 0;
+  }
+
+  /**
    * fStart's torques as the angular accelerations they give at the start configuration,
    * α_t = I_w(t)⁻¹ τ_t, for the bodies whose world inertia turns (call with the state at
    * the step's start, after computing fStart). The residual weighs them with the iterate's
@@ -2178,8 +2193,9 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * default): the same midpoint rule and Cayley turn for the free bodies (freeTurning: no
    * joint or motor touches them), their other torques on the trapezoid, the end's within
    * Newton's iterations (holdMeanRate, meanRateResidual, meanRateJacobians), so that the
-   * step stays symmetric and second order (not with nonsmooth contacts or limits:
-   * theta-scheme.ts, trapezoidRotation). The jointed bodies keep their rows (in angular
+   * step stays symmetric and second order (not for the bodies of the step's nonsmooth
+   * contacts, trapezoidTurn, nor on a step split at its impacts: theta-scheme.ts,
+   * trapezoidRotation). The jointed bodies keep their rows (in angular
    * momentum on the symmetric step: momentumRows), and so do the free welded groups, held
    * by their welds on that step (RATTLE, theta-scheme.ts "Joints"), whose energy error is
    * then the trapezoid's, second order and bounded: a free pair (1 and 2 kg welded 0.3 m
@@ -2204,7 +2220,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       mat3MulVec(startAngular, 3 * k, sys.inertiaWorldInv, 9 * b, fStart, d);
       this.cayleyBody[k] = 0;
       if (meanRates) {
-        if (this.freeTurning[k] === 1) this.holdMeanRate(k, b, d, (c as SchemeCoefficients).w);
+        if (this.midpointTurn(k)) this.holdMeanRate(k, b, d, (c as SchemeCoefficients).w);
         continue;
       }
       // (a body whose rows are in angular momentum has no mean rate: momentumRows)

@@ -68,16 +68,25 @@ describe("the spinning box on a rough floor (μ = 0.3) for 20 s", () => {
       const sim = tumblingBox(e, 0.3);
       let last = sim.state().energy.total;
       let rise = 0;
+      let impactRise = 0;
       let impacts = 0;
       for (let k = 0; k < 20 / h; k++) {
         sim.step(1);
         const st = sim.state();
         rise = Math.max(rise, st.energy.total - last);
+        if (st.solver.impacts > 0) impactRise = Math.max(impactRise, st.energy.total - last);
         last = st.energy.total;
         impacts += st.solver.impacts;
       }
-      // T + V rises by no more than the free flight's own error in any step (1e-5 of E₀)
-      expect(rise).toBeLessThan(1e-4);
+      // T + V rises by no more than the free flight's own error (1e-5 of E₀) in a step whose
+      // impacts are met at their instants (measured 5.2e-8 J at e = 1), and in any step by
+      // no more than the position projection's lift of a resting box, m g × its tolerance
+      // (2e-3 × the 0.1 m half extent): the box that comes to rest flat at e = 1 rocks on its
+      // edges, a contact step every step, the projection lifting up to 5.4e-4 J a step back
+      // (a trajectory's luck whether the run reaches it: with the box's ω₀ 1e-4 rad/s higher
+      // it did from 11.9 s before the free bodies' midpoint turn, from 14.6 s with it)
+      expect(impactRise).toBeLessThan(1e-4);
+      expect(rise).toBeLessThan(9.81 * 2e-4);
       expect(Math.abs(sim.state().energy.error)).toBeLessThan(1e-3);
       expect(impacts).toBeGreaterThan(30);
     });
