@@ -20,17 +20,11 @@ import type { InputLogAt } from "../../src/server/protocol";
 import { FrameClient } from "../support/frames";
 import { startOneWorkerManager } from "../support/manager";
 import { hingedRods } from "../support/models";
-import { motion, postInputs, replayed, stepBy } from "../support/recordings";
+import { motion, postInputs, replayed, rodImpulse, stepBy } from "../support/recordings";
 import { startServer, type TestServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
-const impulse = (vz: number) => ({
-  type: "impulse",
-  id: "r2",
-  impulse: [0, 0, vz],
-  point: [0.5, 0, 0],
-});
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -78,7 +72,7 @@ describe("the bytes a checkpoint writes", () => {
       const written: number[] = [];
       for (let k = 0; k < N; k++) {
         const before = store.bytesWritten;
-        await postInputs(api, id, [impulse(0.01 * (k + 1))]);
+        await postInputs(api, id, [rodImpulse(0.01 * (k + 1))]);
         written.push(store.bytesWritten - before);
         await stepBy(api, id, 1);
       }
@@ -111,13 +105,13 @@ describe("a recording read back from its input log", () => {
     let server = await startServer({ workers: 1, dataDir: dir, testHooks: true });
     let api = () => request(server.app.server);
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await postInputs(api, id, [impulse(3)]);
+    await postInputs(api, id, [rodImpulse(3)]);
     await stepBy(api, id, 20);
-    await wsInputs(server, id, [impulse(-2)], 1);
+    await wsInputs(server, id, [rodImpulse(-2)], 1);
     await stepBy(api, id, 10);
     // one ahead: pending at the checkpoints until step 60
-    await postInputs(api, id, [impulse(1.5)], 60);
-    await wsInputs(server, id, [impulse(0.4)], 2);
+    await postInputs(api, id, [rodImpulse(1.5)], 60);
+    await wsInputs(server, id, [rodImpulse(0.4)], 2);
     await stepBy(api, id, 10);
     // the worker lost 0 steps past the inputs' checkpoint at step 30... and 10 steps of it
     const m = server.app.moreau.sessions;
@@ -127,9 +121,9 @@ describe("a recording read back from its input log", () => {
       await new Promise((r) => setTimeout(r, 50));
     await m.rebuilt();
     expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(30);
-    await wsInputs(server, id, [impulse(0.7)], 3);
+    await wsInputs(server, id, [rodImpulse(0.7)], 3);
     await stepBy(api, id, 40);
-    await postInputs(api, id, [impulse(-1)]);
+    await postInputs(api, id, [rodImpulse(-1)]);
     await stepBy(api, id, 5);
     await server.app.close();
 
@@ -137,8 +131,8 @@ describe("a recording read back from its input log", () => {
     api = () => request(server.app.server);
     try {
       expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(75);
-      await postInputs(api, id, [impulse(0.2)]);
-      await wsInputs(server, id, [impulse(-0.3)], 4);
+      await postInputs(api, id, [rodImpulse(0.2)]);
+      await wsInputs(server, id, [rodImpulse(-0.3)], 4);
       const end = await stepBy(api, id, 25);
       const { rec, state, hash } = await replayed(api, id);
       expect(rec.since.cause).toBe("created");
@@ -154,9 +148,9 @@ describe("a recording read back from its input log", () => {
       // a reset starts a new recording, in a new log (the old one removed once the reset's
       // checkpoint names the new)
       await api().post(`/v1/sessions/${id}/reset`).expect(200);
-      await postInputs(api, id, [impulse(2.5)]);
+      await postInputs(api, id, [rodImpulse(2.5)]);
       await stepBy(api, id, 15);
-      await wsInputs(server, id, [impulse(-1.2)], 5);
+      await wsInputs(server, id, [rodImpulse(-1.2)], 5);
       await stepBy(api, id, 15);
       await server.app.moreau.sessions.pool.killForTest(0);
       await server.app.moreau.sessions.rebuilt();
@@ -198,13 +192,13 @@ describe("a run's checkpoints (taken by its worker every K steps)", () => {
     const sent = 6;
     for (let k = 0; k < sent - 1; k++) {
       await new Promise((r) => setTimeout(r, 80));
-      if (k % 2 === 0) await postInputs(api, id, [impulse(0.3 * (k + 1))]);
-      else await wsInputs(server, id, [impulse(-0.2 * k)], k);
+      if (k % 2 === 0) await postInputs(api, id, [rodImpulse(0.3 * (k + 1))]);
+      else await wsInputs(server, id, [rodImpulse(-0.2 * k)], k);
     }
     // the last one 40 steps ahead: applied by the run after every answered change, its line
     // is appended by the worker's next k·K checkpoint
     const at = (await api().get(`/v1/sessions/${id}`).expect(200)).body.step + 40;
-    await postInputs(api, id, [impulse(0.9)], at);
+    await postInputs(api, id, [rodImpulse(0.9)], at);
     await waitFor(
       async () => (await api().get(`/v1/sessions/${id}`)).body.status === "paused",
       20_000,
@@ -236,20 +230,20 @@ describe("an input log lost with its folder", () => {
     let server = await startServer({ workers: 1, dataDir: dir });
     let api = () => request(server.app.server);
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await postInputs(api, id, [impulse(1)]);
+    await postInputs(api, id, [rodImpulse(1)]);
     await stepBy(api, id, 10);
-    await postInputs(api, id, [impulse(-0.5)]);
+    await postInputs(api, id, [rodImpulse(-0.5)]);
     // the folder becomes a file (every write fails), then an empty folder: the log is gone
     const sessions = join(dir, "sessions");
     rmSync(sessions, { recursive: true, force: true });
     writeFileSync(sessions, "not a folder");
     await stepBy(api, id, 5);
-    await postInputs(api, id, [impulse(0.25)]);
+    await postInputs(api, id, [rodImpulse(0.25)]);
     expect((await api().get("/ready")).status).toBe(503);
     rmSync(sessions, { force: true });
     mkdirSync(sessions);
     await stepBy(api, id, 5);
-    await postInputs(api, id, [impulse(-0.1)]);
+    await postInputs(api, id, [rodImpulse(-0.1)]);
     // before: the append to the vanished log failed at every checkpoint, /ready 503 for good
     await waitFor(async () => (await api().get("/ready")).status === 200, 5000);
     const live = await stepBy(api, id, 10);
@@ -289,16 +283,16 @@ describe("a rebuild from the checkpoint in memory (its write failed)", () => {
     const m = await startOneWorkerManager(dir, store, log, 0, 0, { testHooks: true });
     try {
       const id = (await m.create({ model })).id;
-      await m.inputs(id, { inputs: [Input.parse(impulse(3))] });
+      await m.inputs(id, { inputs: [Input.parse(rodImpulse(3))] });
       await m.step(id, { steps: 20 });
-      await m.inputs(id, { inputs: [Input.parse(impulse(-2))] });
+      await m.inputs(id, { inputs: [Input.parse(rodImpulse(-2))] });
       await m.step(id, { steps: 10 });
       // written: the log holds the inputs of steps 0 and 20
-      await m.inputs(id, { inputs: [Input.parse(impulse(0.5))] });
+      await m.inputs(id, { inputs: [Input.parse(rodImpulse(0.5))] });
       await m.step(id, { steps: 10 });
       store.failing = true;
       // not written: the copy in memory (step 40) is newer than the file (step 30)
-      await m.inputs(id, { inputs: [Input.parse(impulse(-0.8))] });
+      await m.inputs(id, { inputs: [Input.parse(rodImpulse(-0.8))] });
       expect(m.get(id).persisted).toBe(false);
       await m.pool.killForTest(0);
       await m.rebuilt();

@@ -14,16 +14,10 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { hingedRods } from "../support/models";
-import { motion, postInputs, replayed, stepBy } from "../support/recordings";
+import { motion, postInputs, replayed, rodImpulse, stepBy } from "../support/recordings";
 import { startApp, useServer } from "../support/server";
 
 const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
-const impulse = (vz: number) => ({
-  type: "impulse",
-  id: "r2",
-  impulse: [0, 0, vz],
-  point: [0.5, 0, 0],
-});
 
 describe("a recording spans a worker loss's rebuild", () => {
   const server = useServer({ workers: 1, testHooks: true });
@@ -32,11 +26,11 @@ describe("a recording spans a worker loss's rebuild", () => {
   it("drive, lose the worker, drive more: the recording from t = 0 replays to the same state", async () => {
     const m = server.app.moreau.sessions;
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await postInputs(api, id, [impulse(3)]);
+    await postInputs(api, id, [rodImpulse(3)]);
     await stepBy(api, id, 30);
     // one at the current step (applied now) and one ahead (pending at the checkpoint)
-    await postInputs(api, id, [impulse(-2)]);
-    await postInputs(api, id, [impulse(1.5)], 60);
+    await postInputs(api, id, [rodImpulse(-2)]);
+    await postInputs(api, id, [rodImpulse(1.5)], 60);
     await api()
       .patch(`/v1/sessions/${id}`)
       .send({ gravity: [0, 0, -9] })
@@ -51,9 +45,9 @@ describe("a recording spans a worker loss's rebuild", () => {
     await m.rebuilt();
     expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(30);
     // a later go at the restore's own step, then past the pending input, and one more
-    await postInputs(api, id, [impulse(0.7)]);
+    await postInputs(api, id, [rodImpulse(0.7)]);
     await stepBy(api, id, 50);
-    await postInputs(api, id, [impulse(-1)]);
+    await postInputs(api, id, [rodImpulse(-1)]);
     const end = await stepBy(api, id, 20);
     expect(end.step).toBe(100);
     const { rec, state, hash } = await replayed(api, id);
@@ -76,14 +70,14 @@ describe("a recording spans a server restart (DATA_DIR)", () => {
     let app: MoreauApp = await startApp({ workers: 1, dataDir: dir });
     const api = () => request(app.server);
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    await postInputs(api, id, [impulse(2)]);
+    await postInputs(api, id, [rodImpulse(2)]);
     await stepBy(api, id, 25);
-    await postInputs(api, id, [impulse(1)], 40);
+    await postInputs(api, id, [rodImpulse(1)], 40);
     await app.close();
     app = await startApp({ workers: 1, dataDir: dir });
     try {
       expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(25);
-      await postInputs(api, id, [impulse(-1.5)], 30);
+      await postInputs(api, id, [rodImpulse(-1.5)], 30);
       const end = await stepBy(api, id, 35);
       const { rec, state, hash } = await replayed(api, id);
       expect(rec.since.cause).toBe("created");

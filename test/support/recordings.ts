@@ -39,8 +39,16 @@ export const motion = (s: { time: number; step: number; bodies: unknown; joints:
   joints: s.joints,
 });
 
-/** An impulse (N·s) on hingedRods' rod r2 at its tip. */
-export const ROD_IMPULSE = { type: "impulse", id: "r2", impulse: [0, 0, 2], point: [0.5, 0, 0] };
+/** An impulse of vz N·s along z on hingedRods' rod r2 at its tip. */
+export const rodImpulse = (vz: number) => ({
+  type: "impulse",
+  id: "r2",
+  impulse: [0, 0, vz],
+  point: [0.5, 0, 0],
+});
+
+/** The 2 N·s rod impulse driveWithImpulse sends. */
+export const ROD_IMPULSE = rodImpulse(2);
 
 /** Steps 10, ROD_IMPULSE (acknowledged: checkpointed before its answer), steps 5: the State. */
 export async function driveWithImpulse(api: Api, id: string) {
