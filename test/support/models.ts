@@ -328,6 +328,27 @@ export function servoRod(
 }
 
 /**
+ * The unit-mass rigid body "body" of principal inertias `inertia` (kg·m²) at `position` (m),
+ * spun at `angularVelocity` (rad/s, world = body frame at the start); `shapes` if given.
+ */
+export function spunBody(
+  inertia: Vec3,
+  angularVelocity: Vec3,
+  position: Vec3 = [0, 0, 0],
+  shapes?: BodyIn["shapes"],
+): BodyIn {
+  return {
+    id: "body",
+    kind: "rigid",
+    mass: 1,
+    inertia,
+    position,
+    angularVelocity,
+    ...(shapes ? { shapes } : {}),
+  } as BodyIn;
+}
+
+/**
  * A unit-mass rigid body "body" at the origin in zero gravity, spun at angularVelocity
  * (rad/s, world = body frame at the start) with principal inertias (kg·m²): torque-free, so
  * its kinetic energy and world angular momentum are constants. `centre` holds it by a
@@ -342,14 +363,7 @@ export function tumblingBody(
   centre = false,
   floor = false,
 ): ModelInput {
-  const body = {
-    id: "body",
-    kind: "rigid",
-    mass: 1,
-    inertia,
-    position: [0, 0, 0],
-    angularVelocity,
-  };
+  const body = spunBody(inertia, angularVelocity);
   return {
     gravity: [0, 0, 0],
     bodies: [

@@ -19,7 +19,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../../schemas/model";
 import { loadModel } from "../../../../src/engine/index";
-import { tumblingBody } from "../../../support/models";
+import { spunBody, tumblingBody } from "../../../support/models";
 import {
   bodyRates,
   eulerRigidBody,
@@ -139,15 +139,7 @@ describe("Moreau–Jean (θ = w = ½) on a fast free body", () => {
     const sim = loadModel({
       gravity: [0, 0, -g],
       bodies: [
-        {
-          id: "body",
-          kind: "rigid",
-          mass: 1,
-          inertia: I,
-          position: [5, 0, 1],
-          angularVelocity: w0,
-          shapes: [{ type: "sphere", radius: 0.1 }],
-        },
+        spunBody(I, w0, [5, 0, 1], [{ type: "sphere", radius: 0.1 }]),
         {
           id: "floor",
           fixed: true,
@@ -193,16 +185,7 @@ describe("Moreau–Jean (θ = w = ½) on a fast free body", () => {
     const dt = 0.005;
     const sim = loadModel({
       gravity: [0, 0, -g],
-      bodies: [
-        {
-          id: "body",
-          kind: "rigid",
-          mass: 1,
-          inertia: I,
-          position: [0, 0, z0],
-          angularVelocity: w0,
-        },
-      ],
+      bodies: [spunBody(I, w0, [0, 0, z0])],
       solver: { integrator: "moreau-jean", dt },
     } as ModelInput);
     const exact = constants(I, w0);
