@@ -302,7 +302,13 @@ export class SessionManager {
       .concat(this.table.restoring(owner));
   }
 
+  /**
+   * A session's record; one waiting for a worker to open its checkpoint (`restoring`) as
+   * listed: its record needs no worker (until 2026-12-07 it answered 503).
+   */
   get(id: string, owner: string | null = null): SessionOut {
+    const waiting = this.table.has(id) ? undefined : this.table.waiting(id, owner);
+    if (waiting) return waiting;
     return this.view(this.table.touch(id, owner));
   }
 

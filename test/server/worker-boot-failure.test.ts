@@ -123,16 +123,25 @@ async function expectDegraded(app: MoreauApp, id: string, cause: string) {
   expect(c.status).toBe(503);
   expect(c.body.error).toBe("worker_unavailable");
   expect(Number(c.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-  // the checkpointed session waits for one: 503 naming the cause, not 404
-  const s = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 });
-  expect(s.status).toBe(503);
-  expect(s.body.error).toBe("worker_unavailable");
-  expect(s.body.message).toContain(cause);
-  expect(Number(s.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-  // and is listed, saying what it waits for
+  // the checkpointed session waits for one: what needs its simulation 503 naming the cause
+  // and the session, not 404
+  for (const r of [
+    await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 }),
+    await api().get(`/v1/sessions/${id}/state`),
+  ]) {
+    expect(r.status).toBe(503);
+    expect(r.body.error).toBe("worker_unavailable");
+    expect(r.body.message).toContain(cause);
+    expect(r.body.message).toContain(`session "${id}"`);
+    expect(r.body.details.session).toBe(id);
+    expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  }
+  // and is listed, saying what it waits for; its own record the same (before: GET 503)
   const { sessions } = (await api().get("/v1/sessions").expect(200)).body;
   expect(sessions).toHaveLength(1);
   const listed = sessions[0];
+  const own = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
+  expect(own).toEqual(listed);
   expect(listed).toMatchObject({
     id,
     name: "rods",
@@ -145,7 +154,8 @@ async function expectDegraded(app: MoreauApp, id: string, cause: string) {
     run: null,
   });
   expect(listed.time).toBeCloseTo(15 * 0.005, 12);
-  expect(listed.message).toContain("waiting for a solver worker");
+  expect(listed.message).toContain("for a solver worker");
+  expect(listed.message).toContain(`waiting since ${listed.lastActivityAt}`);
   expect(listed.message).toContain(cause);
   // and counted by the metrics as what it is listed as
   expect(await sessionGauge(app, ["restoring", "ready", "error"])).toEqual({
@@ -162,7 +172,10 @@ async function expectDegraded(app: MoreauApp, id: string, cause: string) {
 async function expectRestored(app: MoreauApp, id: string, before: { bodies: unknown }) {
   const api = () => request(app.server);
   await waitFor(async () => (await api().get("/ready")).status === 200, 60_000);
-  await waitFor(async () => (await api().get(`/v1/sessions/${id}`)).status === 200, 20_000);
+  await waitFor(
+    async () => (await api().get(`/v1/sessions/${id}`)).body.status !== "restoring",
+    20_000,
+  );
   const restored = (await api().get(`/v1/sessions/${id}/state`).expect(200)).body;
   expect(restored.step).toBe(15);
   expect(restored.bodies).toEqual(before.bodies);
@@ -246,7 +259,10 @@ describe("a worker that cannot start at the server's start", () => {
     // a worker starts: only the other one is opened
     mend();
     await waitFor(async () => (await api().get("/ready")).status === 200, 60_000);
-    await waitFor(async () => (await api().get(`/v1/sessions/${kept}`)).status === 200, 20_000);
+    await waitFor(
+      async () => (await api().get(`/v1/sessions/${kept}`)).body.status !== "restoring",
+      20_000,
+    );
     expect((await api().get(`/v1/sessions/${kept}/state`).expect(200)).body.step).toBe(15);
     expect((await api().get(`/v1/sessions/${id}`)).status).toBe(404);
     const after = (await api().get("/v1/sessions").expect(200)).body.sessions;
@@ -321,6 +337,59 @@ describe("deleting a session that waits for a worker, with the store in the way"
       expect(m.byStatus().restoring).toBe(0);
       expect(filesOf(dir, id)).toEqual([]);
     } finally {
+      mend();
+      await m.close();
+    }
+  }, 60_000);
+
+  it("counts its wait from when it began: a worker that starts and is lost before opening it leaves the wait's start as it was", async () => {
+    const { dir, id, before } = await checkpointed();
+    // the manager's log lines: a restore pass's end is logged
+    const lines: string[] = [];
+    const logged = pino({ level: "info" }, { write: (l: string) => lines.push(l) });
+    const passes = () => lines.filter((l) => l.includes("a solver worker started")).length;
+    const store = new HeldStore(dir, logged);
+    process.env.MOREAU_WORKER_BUNDLE = join(dir, "no-such-worker-retried.mjs");
+    const m = await startOneWorkerManager(dir, store, logged, 1000, 0, { testHooks: true });
+    let release = () => {};
+    try {
+      expect(m.pool.alive).toBe(0);
+      const first = m.get(id);
+      expect(first.status).toBe("restoring");
+      const since = first.lastActivityAt;
+      // a later try's clock would read later than `since` (ISO strings: ms)
+      await new Promise((r) => setTimeout(r, 20));
+      store.hold = new Promise<void>((r) => {
+        release = r;
+      });
+      const readsBefore = store.reads;
+      // a worker starts: its restore pass reads the checkpoint and is held with it in hand,
+      // while the worker is lost and its replacement cannot start
+      mend();
+      await waitFor(() => store.reads > readsBefore, 60_000);
+      m.pool.breakStartsForTest(0, true);
+      await m.pool.killForTest(0);
+      await waitFor(() => m.pool.startErrors()[0] !== null, 20_000);
+      store.hold = null;
+      release();
+      // the pass's open is refused (503): the session waits again
+      await waitFor(() => passes() === 1, 20_000);
+      expect(m.exists(id)).toBe(false);
+      const again = m.get(id);
+      expect(again.status).toBe("restoring");
+      // before: lastActivityAt (and the message) the failed try's time
+      expect(again.lastActivityAt).toBe(since);
+      expect(again.message).toContain(`waiting since ${since}`);
+      expect(again.message).toContain("no-such-worker-for-test");
+      expect(m.list()).toEqual([again]);
+      // and once a worker starts it is opened with its acknowledged work
+      m.pool.breakStartsForTest(0, false);
+      await waitFor(() => m.exists(id), 60_000);
+      const state = JSON.parse(Buffer.from(await m.state(id)).toString());
+      expect(state.step).toBe(15);
+      expect(state.bodies).toEqual(before.bodies);
+    } finally {
+      release();
       mend();
       await m.close();
     }

@@ -44,17 +44,22 @@ describe("a replacement worker that cannot start", () => {
     await waitFor(
       async () =>
         ((await api().get(`/v1/sessions/${id}`)).body.message ?? "").includes(
-          "waiting for a solver worker",
+          "for a solver worker to start",
         ),
       20_000,
     );
     const s = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
     expect(s.status).not.toBe("error");
-    // its requests: 503 worker_unavailable, Retry-After, the cause named
+    // since when it waits (before: not said)
+    const since = /waiting since (\S+) /.exec(s.message)?.[1] ?? "";
+    expect(Date.parse(since)).toBeGreaterThan(0);
+    // its requests: 503 worker_unavailable, Retry-After, the cause and the session named
     const r = await api().post(`/v1/sessions/${id}/step`).send({ steps: 1 });
     expect(r.status).toBe(503);
     expect(r.body.error).toBe("worker_unavailable");
     expect(r.body.message).toContain("no-such-worker-for-test");
+    expect(r.body.message).toContain(`session "${id}" is waiting since ${since}`);
+    expect(r.body.details.session).toBe(id);
     expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     // a new session too (no worker runs)
     const c = await api().post("/v1/sessions").send({ model });

@@ -1,7 +1,8 @@
 /**
  * Idle expiry: a session that has had no request and no stream subscriber for
  * SESSION_IDLE_TTL seconds is deleted, running or not (a request in flight keeps it: its
- * busy count). The sweep runs every quarter of the TTL (between 50 ms and a minute).
+ * busy count), but for one waiting for a worker to rebuild it (its clock starts again once
+ * rebuilt). The sweep runs every quarter of the TTL (between 50 ms and a minute).
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../config";
@@ -36,6 +37,10 @@ export class IdleSweeper {
     const limit = Date.now() - this.config.sessionIdleTtl * 1000;
     for (const rec of this.table.all()) {
       if (rec.busy > 0 || rec.lastActivity > limit || this.streams.count(rec.id) > 0) continue;
+      // one waiting for a worker (recovery.ts park) is not idle but unusable: expiring it
+      // would delete the checkpoint it waits with (one a restart could not open waits out
+      // of the table, never expired either)
+      if (rec.waitingSince !== null) continue;
       this.log.info({ session: rec.id }, "idle session expired");
       void this.remove(rec.id).catch(() => undefined);
     }

@@ -135,6 +135,7 @@ export class SessionLifecycle {
         lost: false,
         rebuilding: null,
         awaitingWorker: null,
+        waitingSince: null,
         losses: [],
         busy: 0,
         owner,
@@ -272,10 +273,13 @@ export class SessionLifecycle {
       } catch (err) {
         if (err instanceof ApiError && err.code === "worker_unavailable") {
           const worker = (err.details as { worker?: number } | undefined)?.worker ?? 0;
+          // a failed try of one that waited already: it waits on since it began to
+          const since = this.table.awaitingRestore.get(cp.id)?.since ?? Date.now();
           this.table.awaitingRestore.set(cp.id, {
             owner: cp.owner,
             error: () => this.pool.unavailable(worker),
-            view: restoringViewOf(cp, Date.now()),
+            view: restoringViewOf(cp, since),
+            since,
             removing: null,
           });
           this.log.warn(

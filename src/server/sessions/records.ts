@@ -11,7 +11,7 @@
  */
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { Checkpoint, RunAt } from "../cluster/ports";
-import { type ApiError, conflict, notFound } from "../errors";
+import { ApiError, conflict, notFound } from "../errors";
 import type {
   InputLogAt,
   InputLogPart,
@@ -88,6 +88,11 @@ export interface SessionRecord {
    * its requests are answered with (null: not waiting)
    */
   awaitingWorker: (() => ApiError) | null;
+  /**
+   * Date.now() when it began to wait for a worker (recovery.ts park), kept across the
+   * failed tries to rebuild it until one succeeds (null: not waiting)
+   */
+  waitingSince: number | null;
   /** the rebuild after a worker loss, while it goes on (never rejects) */
   rebuilding: Promise<void> | null;
   /** times this session was lost with its worker, within LOSS_WINDOW_MS (recovery.ts) */
@@ -151,13 +156,16 @@ export function viewOf(rec: SessionRecord, subscribers: number, persistence: boo
 
 /**
  * A checkpointed session a restart could not open yet, no worker starting (lifecycle.ts
- * restoreAll): its owner, the 503 its requests get meanwhile, and what GET /v1/sessions
- * lists for it (restoringViewOf; the message from `error` when listed).
+ * restoreAll): its owner, why no worker takes it (`error`: the pool's 503 now), its
+ * checkpoint's Session body (restoringViewOf) and when it began to wait (`since`,
+ * Date.now(): kept across the failed tries to open it, so that what it reports counts the
+ * whole wait — until 2026-12-07 each failed try started it again).
  */
 export interface AwaitingRestore {
   owner: string | null;
   error: () => ApiError;
   view: SessionOut;
+  since: number;
   /** its delete, under way (lifecycle.ts removeWaiting): it is not opened meanwhile */
   removing: Promise<void> | null;
 }
@@ -192,6 +200,22 @@ export function restoringViewOf(cp: Checkpoint, since: number): SessionOut {
     createdAt: session.createdAt ?? new Date(since).toISOString(),
     lastActivityAt: new Date(since).toISOString(),
   };
+}
+
+/**
+ * The 503 of a request on session `id` waiting for a worker: the pool's (`cause`: why no
+ * worker takes it, Retry-After), the session named with what it waits for (`what`).
+ */
+export function namingSession(id: string, what: string, cause: ApiError): ApiError {
+  return new ApiError(cause.code, `session "${id}" is ${what}: ${cause.message}`, {
+    ...(cause.details as object),
+    session: id,
+  });
+}
+
+/** What a session waiting for a worker (`w`) waits for: since when, to be opened from which checkpoint. */
+function waitingFor(w: AwaitingRestore): string {
+  return `waiting since ${new Date(w.since).toISOString()} for a solver worker to open it from its checkpoint at step ${w.view.step}`;
 }
 
 /** Throws 409 `conflict` unless the session's status is one of `ok`. */
@@ -266,27 +290,35 @@ export class SessionTable {
 
   /**
    * The sessions waiting for a worker (awaitingRestore) as `owner` sees them: status
-   * `restoring`, the message naming what they wait for (the cause of the workers' failing
-   * starts, when the next is tried).
+   * `restoring`, the message naming what they wait for since when (the cause of the
+   * workers' failing starts, when the next is tried).
    */
   restoring(owner: string | null): SessionOut[] {
     const out: SessionOut[] = [];
-    for (const w of this.awaitingRestore.values())
-      if (this.visible(w, owner))
-        out.push({
-          ...w.view,
-          message: `waiting for a solver worker to open it from its checkpoint at step ${w.view.step}: ${w.error().message}`,
-        });
+    for (const id of this.awaitingRestore.keys()) {
+      const view = this.waiting(id, owner);
+      if (view) out.push(view);
+    }
     return out;
+  }
+
+  /** The Session body of `id` if it waits for a worker and `owner` sees it (`restoring`). */
+  waiting(id: string, owner: string | null): SessionOut | undefined {
+    const w = this.awaitingRestore.get(id);
+    if (!w || !this.visible(w, owner)) return undefined;
+    return { ...w.view, message: `${waitingFor(w)}: ${w.error().message}` };
   }
 
   /** The session of `id` as `owner` sees it (404 otherwise); a request is activity. */
   touch(id: string, owner: string | null): SessionRecord {
     const rec = this.records.get(id);
     if (!rec) {
-      // kept on disk, waiting for a worker to open it in: not gone (503, not 404)
+      // kept on disk, waiting for a worker to open it in: not gone (503, not 404), and
+      // the 503 names it (the pool's alone reads as any request's)
       const waiting = this.awaitingRestore.get(id);
-      if (waiting && this.visible(waiting, owner)) throw waiting.error();
+      if (waiting && this.visible(waiting, owner)) {
+        throw namingSession(id, waitingFor(waiting), waiting.error());
+      }
       throw notFound(id);
     }
     if (!this.visible(rec, owner)) throw notFound(id);

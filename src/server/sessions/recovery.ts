@@ -38,7 +38,7 @@ import type { SessionSnapshot, Subscription, WorkerRequestBody } from "../protoc
 import { type WorkerAnswer, WorkerFailure, type WorkerPool } from "../worker-pool";
 import type { Checkpoints } from "./checkpoints";
 import { lightestWithRoom, noRoom, workerBudgetBytes } from "./memory";
-import type { SessionRecord, SessionTable } from "./records";
+import { namingSession, type SessionRecord, type SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** A session lost twice within this window comes back paused (its run is not resumed). */
@@ -250,9 +250,17 @@ export class Recovery {
     rec.losses.pop();
     rec.lost = true;
     const worker = (err.details as { worker?: number } | undefined)?.worker ?? rec.worker;
-    rec.awaitingWorker = () => this.pool.unavailable(worker);
+    // a failed retry of one that waited already: it waits on since it began to
+    rec.waitingSince ??= Date.now();
+    const since = new Date(rec.waitingSince).toISOString();
+    rec.awaitingWorker = () =>
+      namingSession(
+        rec.id,
+        `waiting since ${since} for a solver worker to restore it from its last checkpoint`,
+        this.pool.unavailable(worker),
+      );
     const cause = (err.details as { cause?: string } | undefined)?.cause ?? err.message;
-    rec.message = `${reason}; waiting for a solver worker to start (${cause}): its last checkpoint is kept and it is restored once one starts`;
+    rec.message = `${reason}; waiting since ${since} for a solver worker to start (${cause}): its last checkpoint is kept and it is restored once one starts`;
     this.parked.set(rec.id, { rec, reason, run });
     this.log.warn(
       { session: rec.id, cause },
@@ -303,6 +311,12 @@ export class Recovery {
     rec.worker = worker;
     rec.seq = 0; // another worker counts its own snapshots
     rec.lost = false;
+    if (rec.waitingSince !== null) {
+      // its idle clock (SESSION_IDLE_TTL) starts again once it can be used, as a restart's
+      // restore starts it (idle.ts leaves a waiting session alone)
+      rec.waitingSince = null;
+      rec.lastActivity = Date.now();
+    }
     if (a.result.kind === "created") {
       rec.memoryBytes = a.result.origin.memoryBytes;
       rec.lastState = a.result.state;
