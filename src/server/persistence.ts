@@ -22,7 +22,8 @@
  * delete answered 204 must not come back after a restart.
  *
  * Reading on start: every <id>.json is parsed and validated; a file that is not a valid
- * checkpoint is renamed <id>.rejected-<time> (kept for inspection, not retried) and logged.
+ * checkpoint is renamed <id>.rejected-<time> (kept for inspection, not retried) and logged,
+ * the session's input logs kept beside it (readAll).
  *
  * Recorded inputs are an append-only log beside the checkpoint, <id>.<log id>.inputs: one
  * JSON line per input, in the recording's order (protocol.ts InputLogPart). A session
@@ -50,6 +51,11 @@ const LOG_ID = /^[A-Za-z0-9-]{1,64}$/;
 const TOMBSTONE = ".tombstone";
 const DELETING = ".json.deleting-";
 const LOG = ".inputs";
+/** <id>.rejected-<time>: a checkpoint file set aside as not valid (readAll) */
+const REJECTED = ".rejected-";
+
+/** The session id a file of DATA_DIR/sessions belongs to (its name up to the first "."). */
+const idOf = (name: string) => name.slice(0, name.indexOf("."));
 
 const CheckpointFile = z.strictObject({
   owner: z.string().max(64).nullable(),
@@ -178,7 +184,12 @@ export class CheckpointStore implements SnapshotStore {
   /**
    * Every valid checkpoint (but those of deleted sessions); invalid files are set aside and
    * logged. Input logs no checkpoint names (a deleted session's, a recording's before its
-   * reset) are removed.
+   * reset) are removed — but a session's whose checkpoint was set aside (<id>.rejected-*,
+   * this start's or an earlier's): its acknowledged inputs are in them, and a checkpoint
+   * put back (the file set aside renamed <id>.json again once readable, or a copy) is
+   * restored with them. Until 2026-12-07 they were removed with the file set aside, so a
+   * checkpoint rejected once (a read failing at one start, a damaged copy) lost its inputs
+   * for good. They go once no file of the session is left aside.
    */
   async readAll(): Promise<Checkpoint[]> {
     const out: Checkpoint[] = [];
@@ -191,8 +202,12 @@ export class CheckpointStore implements SnapshotStore {
       if (cp) out.push(cp);
     }
     const named = new Set(out.flatMap((cp) => (cp.log ? [this.logFileOf(cp.id, cp.log.id)] : [])));
+    // (ids hold no "."; a session's files all begin "<id>.")
+    const setAside = new Set(
+      (await readdir(this.dir)).flatMap((n) => (n.includes(REJECTED) ? [idOf(n)] : [])),
+    );
     for (const name of names)
-      if (name.endsWith(LOG) && !named.has(join(this.dir, name)))
+      if (name.endsWith(LOG) && !named.has(join(this.dir, name)) && !setAside.has(idOf(name)))
         await rm(join(this.dir, name), { force: true }).catch(() => undefined);
     return out;
   }
@@ -264,7 +279,7 @@ export class CheckpointStore implements SnapshotStore {
       this.log.error({ file, err: (err as Error)?.message }, "unreadable session checkpoint");
       return null;
     }
-    const aside = join(this.dir, `${id}.rejected-${Date.now()}`);
+    const aside = join(this.dir, `${id}${REJECTED}${Date.now()}`);
     this.log.error(
       { file, err: (err as Error)?.message, movedTo: aside },
       "unreadable session checkpoint set aside",

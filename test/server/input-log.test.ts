@@ -3,8 +3,9 @@
  * persistence.ts): a checkpoint writes the inputs applied since the previous one, not the
  * whole list. Until 2026-12-07 every checkpoint rewrote every input (a controller's 10 000
  * were 1.5 MB written and fsynced by each change). The recording read back from the log —
- * after a worker loss's rebuild, a server restart, a reset's new log, and a rebuild from
- * the copy in memory when a write failed — replays to the live state bit for bit. Real
+ * after a worker loss's rebuild, a server restart, a reset's new log, a rebuild from the
+ * copy in memory when a write failed, and a checkpoint put back after it was set aside as
+ * not valid — replays to the live state bit for bit. Real
  * worker threads; a double pendulum (chaotic: an input missed, doubled or reordered shows
  * in the state).
  */
@@ -255,6 +256,56 @@ describe("an input log lost with its folder", () => {
       expect(rec.inputs.map((e: { step: number }) => e.step)).toEqual([0, 10, 15, 20]);
       expect(hash).toBe(rec.end.hash);
       expect(motion(state)).toEqual(motion(live));
+    } finally {
+      await server.app.close();
+    }
+  }, 60_000);
+});
+
+describe("a checkpoint set aside as not valid", () => {
+  it("keeps its input log: put back, the checkpoint is restored with its acknowledged inputs, which replay bit for bit", async () => {
+    const dir = tempDir();
+    let server = await startServer({ workers: 1, dataDir: dir });
+    let api = () => request(server.app.server);
+    const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+    // acknowledged inputs: each answered once its checkpoint (and the log's lines) is kept
+    await postInputs(api, id, [rodImpulse(2)]);
+    await stepBy(api, id, 12);
+    await postInputs(api, id, [rodImpulse(-1.5)]);
+    await stepBy(api, id, 8);
+    await postInputs(api, id, [rodImpulse(0.6)]);
+    const live = await stepBy(api, id, 10);
+    await server.app.close();
+    const file = join(dir, "sessions", `${id}.json`);
+    const intact = readFileSync(file);
+    const logs = logFiles(dir, id);
+    expect(logs).toHaveLength(1);
+    // a torn copy over the checkpoint (its first half): the next start sets it aside
+    writeFileSync(file, intact.subarray(0, intact.length >> 1));
+    server = await startServer({ workers: 1, dataDir: dir });
+    api = () => request(server.app.server);
+    const aside = readdirSync(join(dir, "sessions")).filter((n) => n.startsWith(`${id}.rejected-`));
+    try {
+      await api().get(`/v1/sessions/${id}`).expect(404);
+      expect(aside).toHaveLength(1);
+      // before: removed as named by no checkpoint
+      expect(logFiles(dir, id)).toEqual(logs);
+    } finally {
+      await server.app.close();
+    }
+    // put back (the intact copy; the torn one removed): restored with its inputs
+    writeFileSync(file, intact);
+    rmSync(join(dir, "sessions", aside[0]));
+    server = await startServer({ workers: 1, dataDir: dir });
+    api = () => request(server.app.server);
+    try {
+      expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.step).toBe(30);
+      const state = (await api().get(`/v1/sessions/${id}/state`).expect(200)).body;
+      expect(motion(state)).toEqual(motion(live));
+      const replay = await replayed(api, id);
+      expect(replay.rec.inputs.map((e: { step: number }) => e.step)).toEqual([0, 12, 20]);
+      expect(replay.hash).toBe(replay.rec.end.hash);
+      expect(motion(replay.state)).toEqual(motion(live));
     } finally {
       await server.app.close();
     }
