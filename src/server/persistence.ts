@@ -71,24 +71,69 @@ interface LogKept extends InputLogAt {
 export type { Checkpoint } from "./cluster/ports";
 
 /**
- * A checkpoint file's text ({ owner, snapshot }) validated: the checkpoint, or an Error
- * naming the first issues. The Redis store (cluster/redis.ts) keeps the same bytes.
+ * A checkpoint file's text ({ owner, log?, snapshot }) validated: the checkpoint, or an
+ * Error naming the first issues. The cluster stores (cluster/redis.ts, memory.ts) keep the
+ * same bytes. `logBytes`: the lines of the input log it names (at least its count; null:
+ * none kept), put back before the document's own inputs.
  */
-export function parseCheckpoint(id: string, text: string): Checkpoint {
-  const parsed = CheckpointFile.safeParse(JSON.parse(text));
+export function parseCheckpoint(id: string, text: string, logBytes: Uint8Array | null): Checkpoint {
+  return checkpointOf(id, JSON.parse(text), () => logBytes).cp;
+}
+
+/**
+ * A parsed checkpoint file `raw` validated, the first `count` inputs of the log it names
+ * (`lines(log id)`: its bytes, or null when there is none) put back before its document's
+ * own; with the bytes those lines take. Throws an Error saying what is wrong.
+ */
+function checkpointOf(
+  id: string,
+  raw: unknown,
+  lines: (log: string) => Uint8Array | null,
+): { cp: Checkpoint; logBytes: number } {
+  let log: InputLogAt | null = null;
+  let logBytes = 0;
+  const named = (raw as { log?: unknown } | null)?.log;
+  if (named !== undefined) {
+    const at = CheckpointFile.shape.log.safeParse(named);
+    if (!at.success || !at.data) throw new Error("its input log is not { id, count }");
+    const { id: logId, count } = at.data;
+    const bytes = lines(logId);
+    const read = bytes === null ? null : logLines(bytes, count);
+    if (read === null) throw new Error(`its input log ${logId} holds fewer than ${count} inputs`);
+    const recording = (raw as { snapshot?: { simulation?: { recording?: { inputs?: unknown } } } })
+      .snapshot?.simulation?.recording;
+    if (!recording || !Array.isArray(recording.inputs))
+      throw new Error("it names an input log but its snapshot holds no recording");
+    recording.inputs = [...read.inputs, ...recording.inputs];
+    log = { id: logId, count };
+    logBytes = read.bytes;
+  }
+  const parsed = CheckpointFile.safeParse(raw);
   if (!parsed.success) throw new Error(issuesSummary(issuesOf(parsed.error), 3));
-  return { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot };
+  return { cp: { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot, log }, logBytes };
 }
 
 /** The bytes of a checkpoint file, `{"owner":…,"snapshot":<session document>}` (as persist writes them). */
-export function checkpointBytes(owner: string | null, snapshot: Uint8Array): Buffer {
-  return Buffer.concat(checkpointParts(owner, snapshot));
+export function checkpointBytes(
+  owner: string | null,
+  snapshot: Uint8Array,
+  log: InputLogAt | null = null,
+): Buffer {
+  return Buffer.concat(checkpointParts(owner, snapshot, log));
 }
 
-/** checkpointBytes in three parts, the document itself the second (not copied). */
-export function checkpointParts(owner: string | null, snapshot: Uint8Array): Uint8Array[] {
+/**
+ * checkpointBytes in three parts, the document itself the second (not copied); `log`: the
+ * input log the checkpoint names (`"log":{id,count}` before the snapshot).
+ */
+export function checkpointParts(
+  owner: string | null,
+  snapshot: Uint8Array,
+  log: InputLogAt | null = null,
+): Uint8Array[] {
+  const named = log ? `"log":${JSON.stringify({ id: log.id, count: log.count })},` : "";
   return [
-    Buffer.from(`{"owner":${JSON.stringify(owner)},"snapshot":`),
+    Buffer.from(`{"owner":${JSON.stringify(owner)},${named}"snapshot":`),
     snapshot,
     Buffer.from("}\n"),
   ];
@@ -237,41 +282,20 @@ export class CheckpointStore implements SnapshotStore {
       return this.reject(id, file, err, setAside);
     }
     try {
-      const raw = JSON.parse(text) as { log?: unknown; snapshot?: unknown };
-      let kept: (LogKept & { inputs: unknown[] }) | null = null;
-      if (raw !== null && typeof raw === "object" && raw.log !== undefined) {
-        kept = await this.logged(id, raw);
-        const recording = (raw.snapshot as { simulation?: { recording?: { inputs?: unknown } } })
-          ?.simulation?.recording;
-        if (!recording || !Array.isArray(recording.inputs))
-          throw new Error("it names an input log but its snapshot holds no recording");
-        recording.inputs = [...kept.inputs, ...recording.inputs];
-      }
-      const parsed = CheckpointFile.safeParse(raw);
-      if (!parsed.success) throw new Error(issuesSummary(issuesOf(parsed.error), 3));
+      const raw = JSON.parse(text) as { log?: { id?: unknown } } | null;
+      // the log it names, read whole (its lines past the count are a crashed write's)
+      const logId = raw?.log?.id;
+      const bytes =
+        typeof logId === "string" && LOG_ID.test(logId)
+          ? await readFile(this.logFileOf(id, logId)).catch(() => null)
+          : null;
+      const { cp, logBytes } = checkpointOf(id, raw, () => bytes);
       // a write under way knows better (it set it after its rename)
-      if (kept && !this.logs.has(id))
-        this.logs.set(id, { id: kept.id, count: kept.count, bytes: kept.bytes });
-      const log = kept ? { id: kept.id, count: kept.count } : null;
-      return { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot, log };
+      if (cp.log && !this.logs.has(id)) this.logs.set(id, { ...cp.log, bytes: logBytes });
+      return cp;
     } catch (err) {
       return this.reject(id, file, err, setAside);
     }
-  }
-
-  /** The input log a checkpoint file names: its first `count` inputs, and their bytes. */
-  private async logged(
-    id: string,
-    raw: { log?: unknown },
-  ): Promise<LogKept & { inputs: unknown[] }> {
-    const at = CheckpointFile.shape.log.safeParse(raw.log);
-    if (!at.success || !at.data) throw new Error("its input log is not { id, count }");
-    const { id: log, count } = at.data;
-    const file = this.logFileOf(id, log);
-    const bytes = await readFile(file);
-    const read = logLines(bytes, count);
-    if (read === null) throw new Error(`its input log ${file} holds fewer than ${count} inputs`);
-    return { id: log, count, bytes: read.bytes, inputs: read.inputs };
   }
 
   private async reject(id: string, file: string, err: unknown, setAside: boolean): Promise<null> {
@@ -389,8 +413,7 @@ export class CheckpointStore implements SnapshotStore {
     snapshot: Uint8Array,
     log: InputLogAt | null = null,
   ) {
-    const head = `{"owner":${JSON.stringify(owner)},${log ? `"log":${JSON.stringify({ id: log.id, count: log.count })},` : ""}"snapshot":`;
-    await this.writeAtomically(target, [head, snapshot, "}\n"]);
+    await this.writeAtomically(target, checkpointParts(owner, snapshot, log));
   }
 
   /**

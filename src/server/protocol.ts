@@ -405,6 +405,18 @@ export function logLines(
   return { inputs, bytes: at };
 }
 
+/** The lines of an input log's bytes (InputLogPart lines), each with its "\n" (views, not copies). */
+export function splitLogLines(bytes: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const end = bytes.indexOf(0x0a, at);
+    const next = end < 0 ? bytes.length : end + 1;
+    out.push(bytes.subarray(at, next));
+    at = next;
+  }
+  return out;
+}
+
 /** Where the `skip`-th line of an input log's bytes starts (their length when it has fewer). */
 export function logLineStart(bytes: Uint8Array, skip: number): number {
   let at = 0;

@@ -100,6 +100,26 @@ function documentOf(id: string, step: number): Uint8Array {
   );
 }
 
+/** A recorded input (schemas/input.ts TimedInput): an impulse of k N·s on the particle at step k. */
+const entry = (k: number) => ({ step: k, input: { type: "impulse", id: "p", impulse: [k, 0, 0] } });
+
+/** The input log lines (protocol.ts InputLogPart) of entries from..to-1. */
+const lines = (from: number, to: number) =>
+  Buffer.from(
+    Array.from({ length: to - from }, (_, i) => `${JSON.stringify(entry(from + i))}\n`).join(""),
+  );
+
+/** documentOf with a recording whose document holds `pending` (the inputs not in the log). */
+function documentWith(id: string, step: number, pending: number[]): Uint8Array {
+  const doc = JSON.parse(Buffer.from(documentOf(id, step)).toString("utf8"));
+  doc.simulation.recording = {
+    start: null,
+    inputs: pending.map(entry),
+    since: { cause: "created", at: "2026-12-07T00:00:00.000Z" },
+  };
+  return Buffer.from(JSON.stringify(doc));
+}
+
 for (const [name, make] of Object.entries(adapters))
   describe(`ports: ${name} adapter`, () => {
     const use = async (fn: (a: Adapters) => Promise<void>) => {
@@ -265,6 +285,59 @@ for (const [name, make] of Object.entries(adapters))
         await expect
           .poll(() => seen, { timeout: 5000 })
           .toEqual([{ type: "released", session: "s" }]);
+      }));
+
+    it("snapshots keep the recorded inputs as an append-only log: a write sends those since the last, a read puts them back", () =>
+      use(async ({ directory: d, snapshots: st }) => {
+        await st.init();
+        expect(st.logsInputs).toBe(true);
+        const a = await d.claim("s", "A", 5000);
+        const fence = { epoch: a?.epoch ?? 0, run: null };
+        const steps = async () =>
+          ((await st.read("s"))?.snapshot.simulation.recording?.inputs ?? []).map((e) => e.step);
+        // inputs 0..2 fixed, 9 pending
+        await st.write("s", "k1", documentWith("s", 3, [9]), fence, {
+          id: "L1",
+          from: 0,
+          count: 3,
+          lines: lines(0, 3),
+        });
+        expect(await steps()).toEqual([0, 1, 2, 9]);
+        expect((await st.read("s"))?.log).toEqual({ id: "L1", count: 3 });
+        // the next write appends 3 and 4 only
+        await st.write("s", "k1", documentWith("s", 5, []), fence, {
+          id: "L1",
+          from: 3,
+          count: 5,
+          lines: lines(3, 5),
+        });
+        expect(await steps()).toEqual([0, 1, 2, 3, 4]);
+        expect(Buffer.from((await st.readLog?.("s", { id: "L1", count: 4 })) ?? [])).toEqual(
+          lines(0, 4),
+        );
+        expect(await st.readLog?.("s", { id: "L2", count: 1 })).toBeNull();
+        // a part that continues none the store holds is refused, the checkpoint kept
+        await expect(
+          st.write("s", "k1", documentWith("s", 8, []), fence, {
+            id: "L1",
+            from: 7,
+            count: 8,
+            lines: lines(7, 8),
+          }),
+        ).rejects.toThrow(/input log/);
+        expect(await steps()).toEqual([0, 1, 2, 3, 4]);
+        // a new log (a reset) replaces the old one
+        await st.write("s", "k1", documentWith("s", 1, []), fence, {
+          id: "L2",
+          from: 0,
+          count: 1,
+          lines: lines(0, 1),
+        });
+        expect(await steps()).toEqual([0]);
+        expect(await st.readLog?.("s", { id: "L1", count: 1 })).toBeNull();
+        await st.remove("s");
+        expect(await st.read("s")).toBeNull();
+        expect(await st.readLog?.("s", { id: "L2", count: 1 })).toBeNull();
       }));
 
     it("snapshots: the latest document per session, fenced writes refused once another node claimed", () =>

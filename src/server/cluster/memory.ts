@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from "node:events";
 import { checkpointBytes, parseCheckpoint } from "../persistence";
-import type { Subscription } from "../protocol";
+import { type InputLogAt, type InputLogPart, type Subscription, splitLogLines } from "../protocol";
 import {
   type Admission,
   type Bus,
@@ -42,7 +42,11 @@ export class MemoryCluster {
   readonly scenes = new Map<string, Uint8Array>();
   readonly wants = new Map<string, Map<string, { sub: Subscription; until: number }>>();
   readonly logs = new Map<string, { seq: number; frames: BusFrame[] }>();
-  readonly snapshots = new Map<string, { bytes: Uint8Array; run: Fence["run"] }>();
+  /** per session: its checkpoint file's bytes, its run, its input log's id and lines */
+  readonly snapshots = new Map<
+    string,
+    { bytes: Uint8Array; run: Fence["run"]; log: string | null; lines: Uint8Array[] }
+  >();
   readonly events = new EventEmitter();
   secret: string | null = null;
 
@@ -255,23 +259,59 @@ export class MemoryBus implements Bus {
   }
 }
 
-/** Checkpoints in a Map, fenced like the Redis store (a cluster of in-process nodes). */
+/**
+ * Checkpoints in a Map, fenced like the Redis store (a cluster of in-process nodes), the
+ * recorded inputs in a list per session appended to as the Redis store's (redis.ts).
+ */
 export class MemorySnapshotStore implements SnapshotStore {
   readonly where = "memory";
+  readonly logsInputs = true;
 
   constructor(private readonly c: MemoryCluster) {}
 
   async init(): Promise<void> {}
 
-  async write(id: string, owner: string | null, document: Uint8Array, fence?: Fence) {
+  async write(
+    id: string,
+    owner: string | null,
+    document: Uint8Array,
+    fence?: Fence,
+    log?: InputLogPart,
+  ) {
     if (fence && this.c.epochs.get(id) !== fence.epoch) throw new FencedError(id, fence.epoch);
-    this.c.snapshots.set(id, { bytes: checkpointBytes(owner, document), run: fence?.run ?? null });
+    const was = this.c.snapshots.get(id);
+    // (no log for a recording with no inputs fixed yet, as DATA_DIR's)
+    const part = log && log.count > 0 ? log : null;
+    let lines: Uint8Array[] = [];
+    if (part) {
+      lines = was?.log === part.id ? was.lines : [];
+      if (part.from > lines.length)
+        throw new Error(
+          `the input log of session ${id}: the checkpoint appends inputs ${part.from}.. of log ${part.id}, the store holds ${lines.length}`,
+        );
+      // its lines past `from` are the same inputs (an input applied is never changed)
+      lines.length = part.from;
+      for (const line of splitLogLines(part.lines)) lines.push(line.slice());
+    }
+    this.c.snapshots.set(id, {
+      bytes: checkpointBytes(owner, document, part),
+      run: fence?.run ?? null,
+      log: part?.id ?? null,
+      lines,
+    });
+  }
+
+  async readLog(id: string, log: InputLogAt): Promise<Uint8Array | null> {
+    const s = this.c.snapshots.get(id);
+    if (!s || s.log !== log.id || s.lines.length < log.count) return null;
+    return Buffer.concat(s.lines.slice(0, log.count));
   }
 
   async read(id: string): Promise<Checkpoint | null> {
     const s = this.c.snapshots.get(id);
     if (!s) return null;
-    return { ...parseCheckpoint(id, Buffer.from(s.bytes).toString("utf8")), run: s.run };
+    const text = Buffer.from(s.bytes).toString("utf8");
+    return { ...parseCheckpoint(id, text, Buffer.concat(s.lines)), run: s.run };
   }
 
   readAll(): Promise<Checkpoint[]> {

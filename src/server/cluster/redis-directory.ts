@@ -67,6 +67,7 @@ export class Keys {
   seq = (s: string, c: string) => `${this.p}seq:${s}:${c}`;
   logs = (s: string) => `${this.p}logs:${s}`;
   snap = (s: string) => `${this.p}snap:${s}`;
+  inputs = (s: string) => `${this.p}inputs:${s}`;
   control = () => `${this.p}control`;
   secret = () => `${this.p}secret`;
 }

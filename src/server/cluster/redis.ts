@@ -8,7 +8,8 @@
  *   want:<sid>           hash `<every>|<encoding>` → JSON { sub, until }: classes nodes want
  *   log:<sid>:<class>    a Redis Stream of frames, entry ids `0-<seq>`, fields step, f, b (bytes);
  *                        MAXLEN ~ LOG_LENGTH; seq:<sid>:<class> the seq counter; logs:<sid> the set of both
- *   snap:<sid>           hash doc (checkpoint file bytes), run (JSON)
+ *   snap:<sid>           hash doc (checkpoint file bytes), run (JSON), log (its input log's id)
+ *   inputs:<sid>         list: the input log's lines, one JSON input an element (RedisSnapshotStore)
  *   secret               the shared secret of forwarded requests (node.ts)
  *   channel control      control messages (pub/sub)
  * Every check-and-write is one Lua script (atomic on the server): claim (SET NX PX and the
@@ -25,7 +26,7 @@
 import type { Writable } from "node:stream";
 import { Command, type Redis } from "ioredis";
 import { checkpointParts, parseCheckpoint } from "../persistence";
-import type { Subscription } from "../protocol";
+import { type InputLogAt, type InputLogPart, type Subscription, splitLogLines } from "../protocol";
 import { LOG_LENGTH } from "./memory";
 import {
   type Bus,
@@ -49,9 +50,31 @@ local seq = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '0-' .. seq, 'step', ARGV[2], 'f', ARGV[3], 'b', ARGV[4])
 if seq == 1 then redis.call('SADD', KEYS[4], KEYS[2], KEYS[3]) end
 return seq`;
-// KEYS: epoch, snap; ARGV: epoch, doc, run
+// KEYS: epoch, snap, inputs; ARGV: epoch ('': not fenced), doc, run, log id ('': none), from,
+// then the log's lines from..count-1. The list holds the log's lines (one an element), its
+// id in snap's `log`: a log of another id starts the list anew (from 0); else its lines from
+// `from` on are replaced (the same inputs: an applied input never changes) by those given.
+// -1: the part continues none the store holds (from > 0 of another log, or past its end).
 const CHECKPOINT = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[4] == '' then
+  redis.call('DEL', KEYS[3])
+  redis.call('HDEL', KEYS[2], 'log')
+else
+  local from = tonumber(ARGV[5])
+  if redis.call('HGET', KEYS[2], 'log') ~= ARGV[4] then
+    if from ~= 0 then return -1 end
+    redis.call('DEL', KEYS[3])
+  elseif from == 0 then
+    redis.call('DEL', KEYS[3])
+  elseif redis.call('LLEN', KEYS[3]) < from then
+    return -1
+  else
+    redis.call('LTRIM', KEYS[3], 0, from - 1)
+  end
+  for i = 6, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+  redis.call('HSET', KEYS[2], 'log', ARGV[4])
+end
 redis.call('HSET', KEYS[2], 'doc', ARGV[2], 'run', ARGV[3])
 return 1`;
 
@@ -260,10 +283,18 @@ class PartsCommand extends Command {
   }
 }
 
-/** Checkpoints in Redis (binary), fenced by the session's epoch. */
+/**
+ * Checkpoints in Redis (binary), fenced by the session's epoch; the recorded inputs an
+ * append-only list per session (inputs:<sid>, one JSON line an element), as DATA_DIR's log
+ * (persistence.ts): a checkpoint sends the inputs applied since the previous one, its
+ * document the pending ones only, and names the log ({id, count}) as the file does. Until
+ * 2026-12-07 each checkpoint sent the whole recording.
+ */
 export class RedisSnapshotStore implements SnapshotStore {
   readonly where = "redis";
+  readonly logsInputs = true;
   private readonly k: Keys;
+  private written = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -274,30 +305,69 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   async init(): Promise<void> {}
 
-  async write(id: string, owner: string | null, document: Uint8Array, fence?: Fence) {
+  /** Bytes of the checkpoints' documents and input lines sent so far. */
+  get bytesWritten(): number {
+    return this.written;
+  }
+
+  async write(
+    id: string,
+    owner: string | null,
+    document: Uint8Array,
+    fence?: Fence,
+    log?: InputLogPart,
+  ) {
+    // (no log for a recording with no inputs fixed yet, as DATA_DIR's)
+    const part = log && log.count > 0 ? log : null;
     // the checkpoint file's bytes (persistence.ts), its document not copied
-    const doc = new Parts(checkpointParts(owner, document));
-    const run = JSON.stringify(fence?.run ?? null);
-    const command = fence
-      ? new PartsCommand("eval", [
-          CHECKPOINT,
-          2,
-          this.k.epoch(id),
-          this.k.snap(id),
-          fence.epoch,
-          doc,
-          run,
-        ])
-      : new PartsCommand("hset", [this.k.snap(id), "doc", doc, "run", run]);
-    const ok = await this.redis.sendCommand(command);
-    if (fence && Number(ok) !== 1) throw new FencedError(id, fence.epoch);
+    const doc = new Parts(checkpointParts(owner, document, part));
+    const lines = part ? splitLogLines(part.lines).map((l) => new Parts([l])) : [];
+    const ok = await this.redis.sendCommand(
+      new PartsCommand("eval", [
+        CHECKPOINT,
+        3,
+        this.k.epoch(id),
+        this.k.snap(id),
+        this.k.inputs(id),
+        fence ? fence.epoch : "",
+        doc,
+        JSON.stringify(fence?.run ?? null),
+        part?.id ?? "",
+        part?.from ?? 0,
+        ...lines,
+      ]),
+    );
+    if (Number(ok) === 0) throw new FencedError(id, fence?.epoch ?? 0);
+    if (Number(ok) !== 1)
+      throw new Error(
+        `the input log of session ${id}: the checkpoint appends inputs ${part?.from}.. of log ${part?.id}, which the store does not hold up to there`,
+      );
+    this.written += doc.byteLength + (part?.lines.byteLength ?? 0);
+  }
+
+  async readLog(id: string, log: InputLogAt): Promise<Uint8Array | null> {
+    const r = await this.redis
+      .multi()
+      .hget(this.k.snap(id), "log")
+      .lrangeBuffer(this.k.inputs(id), 0, log.count - 1)
+      .exec();
+    const named = r?.[0]?.[1] as string | null;
+    const lines = (r?.[1]?.[1] ?? []) as Buffer[];
+    return named === log.id && lines.length === log.count ? Buffer.concat(lines) : null;
   }
 
   async read(id: string): Promise<Checkpoint | null> {
-    const [doc, run] = await this.redis.hmgetBuffer(this.k.snap(id), "doc", "run");
+    // the document and the list as one write left them
+    const r = await this.redis
+      .multi()
+      .hmgetBuffer(this.k.snap(id), "doc", "run")
+      .lrangeBuffer(this.k.inputs(id), 0, -1)
+      .exec();
+    const [doc, run] = (r?.[0]?.[1] ?? [null, null]) as (Buffer | null)[];
     if (!doc) return null;
+    const lines = (r?.[1]?.[1] ?? []) as Buffer[];
     return {
-      ...parseCheckpoint(id, doc.toString("utf8")),
+      ...parseCheckpoint(id, doc.toString("utf8"), Buffer.concat(lines)),
       run: run ? (JSON.parse(run.toString()) as Checkpoint["run"]) : null,
     };
   }
@@ -308,7 +378,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async remove(id: string): Promise<void> {
-    await this.redis.del(this.k.snap(id));
+    await this.redis.del(this.k.snap(id), this.k.inputs(id));
   }
 
   async flush(): Promise<void> {}

@@ -495,12 +495,14 @@ export class Checkpoints {
   ): Promise<boolean> {
     try {
       const document = sessionDocument(rec, engine, at);
-      if (rec.epoch > 0)
-        await store.write(rec.id, rec.owner, document, {
-          epoch: rec.epoch,
-          run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
-        });
-      else await store.write(rec.id, rec.owner, document, undefined, log ?? undefined);
+      const fence =
+        rec.epoch > 0
+          ? {
+              epoch: rec.epoch,
+              run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
+            }
+          : undefined;
+      await store.write(rec.id, rec.owner, document, fence, log ?? undefined);
       // (no log file for a recording without inputs fixed yet: persistence.ts)
       rec.inputLog = log && log.count > 0 ? { id: log.id, count: log.count } : null;
     } catch (err) {
