@@ -714,13 +714,15 @@ export class Simulation {
   /**
    * The recording since the last start (creation, reset, restore or applied assembly), with
    * the inputs and patches scheduled since it that still wait (`scheduled`, copies): not
-   * those its start's snapshot holds pending.
+   * those its start's snapshot holds pending. `from`: only its entries from that index on
+   * (a caller that keeps the earlier ones, as a store's input log does, reads what is new
+   * in O(new + pending) instead of the whole recording).
    */
-  recording(): RecordingLog & { scheduled: TimedInputSpec[] } {
+  recording(from = 0): RecordingLog & { scheduled: TimedInputSpec[] } {
     const scheduled = this.pending
       .filter((p) => !this.pendingInStart.has(p))
       .map((p) => ({ ...p }));
-    return { ...this.log, entries: [...this.log.entries], scheduled };
+    return { ...this.log, entries: this.log.entries.slice(from), scheduled };
   }
 
   /**

@@ -111,6 +111,20 @@ describe("inputs", () => {
     expect(() => sim.schedule([kick], 3)).toThrow(InputError);
     expect(sim.pendingInputs()).toEqual([]);
   });
+
+  it("recording(from) holds the recorded entries from that index on, the pending ones all", () => {
+    const sim = loadModel(springParticle());
+    const kick = (j: number) => Input.parse({ type: "impulse", id: "p", impulse: [j, 0, 0] });
+    // applied at steps 0, 2, 4 (one a request), pending at 9
+    for (const k of [0, 2, 4, 9]) sim.schedule([kick(k)], k);
+    sim.step(6);
+    const steps = (es: { step: number }[]) => es.map((e) => e.step);
+    expect(steps(sim.recording().entries)).toEqual([0, 2, 4]);
+    expect(steps(sim.recording(1).entries)).toEqual([2, 4]);
+    expect(steps(sim.recording(3).entries)).toEqual([]);
+    expect(steps(sim.recording(2).scheduled)).toEqual([9]);
+    expect(sim.recording(2).entries[0]).toEqual({ step: 4, input: kick(4) });
+  });
 });
 
 describe("DivergenceError", () => {
