@@ -91,3 +91,31 @@ describe("a replacement worker that cannot start", () => {
     expect(after.joints).toEqual(expected.joints);
   }, 120_000);
 });
+
+describe("a session waiting for a worker, under SESSION_IDLE_TTL", () => {
+  it("is not expired while it waits (its checkpoint with it), and comes back once a worker starts", async () => {
+    // 1 s: swept every 250 ms (idle.ts)
+    const idle = await startServer({ workers: 1, testHooks: true, sessionIdleTtl: 1 });
+    const call = () => request(idle.app.server);
+    const m = idle.app.moreau.sessions;
+    // its message, read without a request (a request is activity: the idle clock restarts)
+    const said = (id: string) => {
+      const r = m.local(id);
+      return r ? (r.message ?? r.notice ?? "") : "gone";
+    };
+    try {
+      const id = (await call().post("/v1/sessions").send({ model }).expect(201)).body.id;
+      await driveWithImpulse(call, id);
+      m.pool.breakStartsForTest(0, true);
+      await m.pool.killForTest(0);
+      await waitFor(() => said(id).includes("for a solver worker to start"), 20_000);
+      // four TTLs with no request on it: before, the sweep deleted it (and its checkpoint)
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(said(id)).toContain("for a solver worker to start");
+      m.pool.breakStartsForTest(0, false);
+      await waitFor(() => said(id).startsWith("restored from its checkpoint at step 10"), 60_000);
+    } finally {
+      await idle.app.close();
+    }
+  }, 120_000);
+});

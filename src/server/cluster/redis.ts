@@ -346,6 +346,8 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async readLog(id: string, log: InputLogAt): Promise<Uint8Array | null> {
+    // (LRANGE 0 -1 would be the whole list)
+    if (log.count === 0) return new Uint8Array(0);
     const r = await this.redis
       .multi()
       .hget(this.k.snap(id), "log")
