@@ -191,6 +191,7 @@ export class SessionManager {
       this.calls,
       this.checkpoints,
       closing,
+      cluster,
     );
     this.events = new WorkerEvents(
       metrics,

@@ -30,4 +30,9 @@ export interface ClusterHooks {
   wanted(id: string): Subscription[];
   /** A checkpoint of a session was refused by its fencing token: another node owns it now. */
   fenced(rec: SessionRecord): void;
+  /**
+   * A session lost with its worker that no worker here can take (their starts failing):
+   * let go, for a node with a running worker to take it over from its last checkpoint.
+   */
+  unavailable(rec: SessionRecord): void;
 }

@@ -316,6 +316,25 @@ export class ClusterNode implements ClusterHooks {
     void this.lose(rec.id, "its checkpoint was refused by the fencing token");
   }
 
+  unavailable(rec: SessionRecord): void {
+    // as a drain hands a session over (its checkpoint in the store is its acknowledged
+    // state: an answer waits for its fenced write), and this node takes none meanwhile
+    // (announce, scan: no live worker)
+    void (async () => {
+      const held = this.held.get(rec.id);
+      await this.announce().catch(() => undefined);
+      await this.sessions.evict(rec.id);
+      this.held.delete(rec.id);
+      this.wantedBy.delete(rec.id);
+      if (held) await this.leases.release(held.lease).catch(() => undefined);
+      await this.ports.bus.control({ type: "released", session: rec.id }).catch(() => undefined);
+      this.log.warn(
+        { session: rec.id, node: this.id },
+        "session lost with its worker let go: no worker here can start",
+      );
+    })();
+  }
+
   // ------------------------------------------------------------ requests
 
   /** Whether a session exists in the cluster for `owner` (a stream's upgrade). */
@@ -619,7 +638,8 @@ export class ClusterNode implements ClusterHooks {
         publicUrl: this.publicUrl,
         sessions: this.sessions.size,
         workers: this.config.workers,
-        accepting: this.accepting,
+        // no worker running (their starts failing): no new session nor takeover dealt here
+        accepting: this.accepting && this.sessions.pool.alive > 0,
       },
       Math.max(100, Math.floor(this.ttl * HEARTBEAT_FRACTION)),
     );
@@ -906,7 +926,7 @@ export class ClusterNode implements ClusterHooks {
 
   /** Takes over the orphans dealt to this node (see the file's head). */
   private async scan(): Promise<void> {
-    if (this.stopped || !this.accepting) return;
+    if (this.stopped || !this.accepting || this.sessions.pool.alive === 0) return;
     // a released session is taken over at once, by some node: forget the old ones
     for (const [id, at] of this.released)
       if (at < Date.now() - 2 * this.ttl) this.released.delete(id);

@@ -30,6 +30,7 @@
  * rebuilt.
  */
 import type { FastifyBaseLogger } from "fastify";
+import type { ClusterHooks } from "../cluster/hooks";
 import type { RunAt } from "../cluster/ports";
 import type { Config } from "../config";
 import { ApiError } from "../errors";
@@ -66,6 +67,7 @@ export class Recovery {
     private readonly calls: WorkerCalls,
     private readonly checkpoints: Checkpoints,
     private readonly closing: () => boolean,
+    private readonly cluster: () => ClusterHooks | null,
   ) {}
 
   /** The pool lost `worker`: its sessions are rebuilt elsewhere (or marked lost). */
@@ -249,6 +251,12 @@ export class Recovery {
     // not a loss of its own: the rebuild's retry counts it again
     rec.losses.pop();
     rec.lost = true;
+    // in a cluster a node whose workers run takes it over from its checkpoint instead
+    const cluster = this.cluster();
+    if (cluster) {
+      cluster.unavailable(rec);
+      return;
+    }
     const worker = (err.details as { worker?: number } | undefined)?.worker ?? rec.worker;
     // a failed retry of one that waited already: it waits on since it began to
     rec.waitingSince ??= Date.now();
