@@ -947,8 +947,11 @@ export class ImpactEvents {
       if (!real) this.D[j * m + j] = 1;
     }
     // the applied forces at the impact, whose pull on a row tells a rebound the steps
-    // cannot resolve (rowRestitution)
-    this.stepper.computeForces(t, this.force);
+    // cannot resolve (rowRestitution; those of `next` at t, the state unchanged since)
+    if (this.forcesAt !== t) {
+      this.stepper.computeForces(t, this.force);
+      this.forcesAt = t;
+    }
     for (let i = 0; i < k; i++)
       this.mu[i] = i < kc ? (set as ContactSet).friction[this.rows[i]] : 0;
     const before = kineticEnergy(sys);
