@@ -478,9 +478,12 @@ export class NonsmoothContact implements OneStepProblem {
   /**
    * Siconos updateIndexSets at (x_t, v_t): detection, then the active contacts (predicted
    * gap ≤ ε_act) into `set` with their restitution, friction, u⁻ and warm-start impulses.
+   * `reach` (m, 0 for a step) widens the band to g + γ h u_n⁻ ≤ ε_act + reach, and the
+   * detection's margin with it: integrators/impact-events.ts' prediction, whose contacts
+   * may close within h under their accelerations, ½ a h² beyond the straight line.
    * Returns the number of active contacts.
    */
-  updateIndexSet(h: number, gamma = ACTIVATION_GAMMA): number {
+  updateIndexSet(h: number, gamma = ACTIVATION_GAMMA, reach = 0): number {
     const { sys, set } = this;
     const { buffer, rho } = this.detection;
     // Bound on relative point speeds, for the detection margin of this step.
@@ -498,10 +501,10 @@ export class NonsmoothContact implements OneStepProblem {
       vmax = Math.max(vmax, v + w * rho[b]);
     }
     // (the fem nodes' closing band, g + h u_n⁻ ≤ ε_act, reaches twice as far)
-    const reach = this.femNodes !== null ? Math.max(gamma, 1) : gamma;
+    const span = this.femNodes !== null ? Math.max(gamma, 1) : gamma;
     this.detector.margin = Math.max(
       this.margin,
-      2 * reach * h * vmax * 1.01 + ACTIVATION_TOLERANCE,
+      2 * span * h * vmax * 1.01 + ACTIVATION_TOLERANCE + reach,
     );
     this.detection.detect();
     const ds = this.detector.stats;
@@ -544,7 +547,7 @@ export class NonsmoothContact implements OneStepProblem {
       this.closing[i] = 0;
       const fem = this.touchesFem(i);
       if (this.deferredCount > 0 && this.isDeferred(set.key[i]) && gap > 0) set.count--;
-      else if (gap + gamma * h * u > ACTIVATION_TOLERANCE) {
+      else if (gap + gamma * h * u > ACTIVATION_TOLERANCE + reach) {
         // A fem node's inelastic contact that closes within the step (g + h u_n⁻ ≤ ε_act,
         // the free motion's end gap to first order) is active with the law
         // g + h u_n⁺ ≥ 0 ⊥ P_n ≥ 0 (u_n⁺ ≥ −g/h: it may close, not pass): left out, the

@@ -14,14 +14,16 @@
  *
  *  1. At the current time t_k (the step's start, then each impact) the contacts are
  *     detected as for a step of the time left r = t + h − t_k with γ = 1 (the contacts
- *     whose linear prediction g + r u_n⁻ closes within it: NonsmoothContact
- *     .updateIndexSet). Each event contact (restitution e > 0, no fem–fem
- *     contact, a jointed body at one end at least, or, between unjointed bodies, a rigid
- *     one turning by more than TURN within the step, its contact point moving about its
- *     centre, |ω × r| > V_EPS: the others are impact-location.ts's closed form, which
- *     holds the lever arm over the step; a box dropped spinning onto a frictionless floor
- *     at e = 1 moved up to 1.05 J a step with it, test/engine/integrators/long-run/
- *     tumbling-box.test.ts)
+ *     whose linear prediction g + r u_n⁻ closes within it, widened by the reach of their
+ *     accelerations, closingReach: NonsmoothContact.updateIndexSet). Each event contact
+ *     (restitution e > 0, no fem–fem contact, a jointed body at one end at least, or,
+ *     between unjointed bodies, a pair with friction (the closed form below moves the
+ *     normal alone: its tangential impulse kept the step's whole normal impulse, file
+ *     comment, friction) or a rigid one turning by more than TURN within the step, its
+ *     contact point moving about its centre, |ω × r| > V_EPS: the others are
+ *     impact-location.ts's closed form, which holds the lever arm over the step; a box
+ *     dropped spinning onto a frictionless floor at e = 1 moved up to 1.05 J a step with
+ *     it, test/engine/integrators/long-run/tumbling-box.test.ts)
  *     that approaches (u_n < −V_EPS) closes at the first root τ of
  *         g + u_n s + ½ a_n s² = 0,   τ = 2 g / (−u_n + √(u_n² − 2 a_n g)),
  *     with a_n = H_n D_prev the normal component of the last smooth step's mean
@@ -61,7 +63,8 @@
  * events; the joint limits' bounds not touching left to the limits' projection,
  * JointLimitProblem.deferApart), and the step's stats say so (impactsResolved false; impacts: those met). A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0,
- * or where no body is jointed nor turns by more than TURN: mayHaveEvents).
+ * where no body is jointed nor turns by more than TURN nor has a pair with friction, or
+ * where those bodies' contacts are out of reach of the step: mayHaveEvents).
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
@@ -69,7 +72,7 @@
  * builds the events with limits alone too): gap the coordinate's distance to its bound, u
  * its rate towards it, a_n the pull along it (coordinatePull, below), deferred
  * (JointLimitProblem.defer) and met at their instants the same; at the impact a bound's
- * rebound that the steps cannot resolve ends at rest (boundRestitution). Left to the steps'
+ * rebound that the steps cannot resolve ends at rest (rowRestitution). Left to the steps'
  * own Newton law, those impacts' timing error kept a joint at e ≥ 0.9 hopping in cycles of
  * about 2/(1 − e) steps for ever (a 1 kg, 1 m rod dropped from level onto its bound at
  * e = 0.95, 1/60 s: 0.8 rad/s after 60 s), and its rebound energies were up to 85 % off
@@ -156,6 +159,12 @@
  * Its energy.error then 1.2e-4 J after 10 s (−0.038 J with the step's own law), no step's
  * T + V rising by more than 6e-6 J (0.44 J). A welded pair landing flat on a floor at
  * μ = 0.5, e = ½ leaves at e v* (3 % fast before: its impact left to the step's law).
+ * Every impact of a pair with friction is so: left to the step's law (a body turning by
+ * less than TURN a step, impact-location.ts's closed form then correcting the normal
+ * alone), the tangential impulse took the step's normal impulse, m g h more than the
+ * impact's, up to μ m g h too much: a ball without spin landing at (2, 0, −3) m/s on a
+ * floor at μ = 0.05, e = ½ left with v_x 8.3e-4 (h = 1/240 s) and 8.0e-3 m/s (1/100 s)
+ * below the closed form; now to 1e-15 (test/engine/integrators/impact-friction.test.ts).
  * Left as without events: fem–fem contacts and impacts that touch one. A bob resting on its bound and struck into it now
  * stays and the ball rebounds as from a fixed body (before, with the bound left to the next
  * piece, the bob turned as if free and that piece's limit impulse stopped it: the ball's
@@ -186,11 +195,13 @@ import { type JointLimitProblem, unresolvedRebound } from "../actuators/limit-pr
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/project";
+import { ContactClearance } from "../contact/clearance";
 import type { ContactSet } from "../contact/contact-set";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
 import { grow } from "../math/grow";
 import {
+  BodyKind,
   type BodySystem,
   getVelocity,
   kineticEnergy,
@@ -230,7 +241,8 @@ const TURN = 1e-3;
 /** ImpactEvents.eventKind's answers. */
 const NOT_EVENT = 0;
 const JOINTED = 1;
-const SPINNING = 2;
+/** Unjointed bodies', one of which turns or whose pair has friction (eventKind). */
+const FREE = 2;
 /**
  * The factor on the pull a limit last showed (or the memory's mean acceleration along it)
  * within which `next` takes its pull for bounded without evaluating it (ImpactEvents.far).
@@ -353,6 +365,12 @@ export class ImpactEvents {
   private mu: Float64Array = new Float64Array(0);
   /** 1 for the bodies the impact reaches (the touching contacts' closure). */
   private readonly reached: Uint8Array;
+  /** 1 for the bodies whose contacts may be events (mayHaveEvents). */
+  private readonly eventful: Uint8Array;
+  /** Whether their contacts are out of reach without a detection (mayHaveEvents), or null. */
+  private readonly clearance: ContactClearance | null;
+  /** The contacts' pair restitution (PairParameters.restitutionOf), for the clearance. */
+  private readonly restitutionOf: (a: number, b: number) => number;
 
   private readonly sys: BodySystem;
   /** The joints and motors (null: none). */
@@ -384,6 +402,9 @@ export class ImpactEvents {
     this.force = new Float64Array(sys.numDofs);
     this.forceEnd = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
+    this.eventful = new Uint8Array(sys.numBodies);
+    this.clearance = contact !== null ? new ContactClearance(sys, contact.detector) : null;
+    this.restitutionOf = (a, b) => (contact as NonsmoothContact).params.restitutionOf(a, b);
     this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
   }
 
@@ -510,9 +531,10 @@ export class ImpactEvents {
     let earliest = Number.POSITIVE_INFINITY;
     let now = false;
     let m = 0;
-    if (nsc !== null && this.mayHaveEvents(h)) {
+    if (nsc !== null && this.mayHaveEvents(t, r, h)) {
       const set = nsc.set;
-      nsc.updateIndexSet(r, 1);
+      // (γ = 1 over the time left, widened by the reach of the contacts' accelerations)
+      nsc.updateIndexSet(r, 1, this.closing);
       m = set.count;
       this.u = grow(this.u, m);
       this.take = grow(this.take, m);
@@ -523,12 +545,13 @@ export class ImpactEvents {
         const kind = this.eventKind(set, i, h);
         if (kind === NOT_EVENT || !(un < -V_EPS)) continue;
         const g = set.gap[i];
-        // (a spinning body's: the pull of the forces now and the centripetal term, where the
-        // memory's mean acceleration holds the last step's turn, or nothing after an
-        // impulsive step, and its corner was met up to 1e-4 m past the floor; jerk 0 else)
+        // (an unjointed body's: the pull of the forces now and the centripetal term, where
+        // the memory's mean acceleration holds the last step's turn, or nothing after an
+        // impulsive step, and a spinning corner was met up to 1e-4 m past the floor; jerk 0
+        // else)
         this.jerk = 0;
         const an =
-          kind === SPINNING
+          kind === FREE
             ? this.contactPull(t, set, i) + this.centripetal(set, i)
             : prev === null
               ? 0
@@ -641,38 +664,109 @@ export class ImpactEvents {
 
   /**
    * Whether contact i of the detected set is an event contact (file comment, 1): JOINTED, a
-   * jointed body at one end, SPINNING, unjointed bodies one of which turns (turning: its
-   * lever arm turns within the step of h, which impact-location.ts's closed form does not
-   * follow), or NOT_EVENT.
+   * jointed body at one end, FREE, unjointed bodies whose pair has friction (friction) or
+   * one of which turns (turning: its lever arm turns within the step of h, which
+   * impact-location.ts's closed form does not follow), or NOT_EVENT.
    */
   private eventKind(set: ContactSet, i: number, h: number): number {
     if (!(set.restitution[i] > 0) || set.triangle[i] !== 0) return NOT_EVENT;
     const a = set.bodyA[i];
     const b = set.bodyB[i];
     if ((a >= 0 && this.jointed[a] === 1) || (b >= 0 && this.jointed[b] === 1)) return JOINTED;
-    return this.turning(set, i, 0, h) || this.turning(set, i, 1, h) ? SPINNING : NOT_EVENT;
+    if (set.friction[i] > 0) return FREE;
+    return this.turning(set, i, 0, h) || this.turning(set, i, 1, h) ? FREE : NOT_EVENT;
   }
 
   /**
-   * Whether some contact may be an event contact (eventKind) within the step of h: a
-   * dynamic body a joint holds, or a rigid body turning by more than TURN within it. Else
-   * `next` detects no contacts of its own (a second detection a step beside the step's:
-   * the step's own then makes it, bit for bit as after that detection,
+   * Whether some contact may be an event contact (eventKind) within the time r left of the
+   * step of h: one of a dynamic body a joint holds, of a rigid body turning by more than
+   * TURN within the step, or, where a pair has friction and one restitution (some pair's
+   * μ > 0 and some pair's e > 0: the model's, without looking at the pairs), of any dynamic
+   * body; and of those bodies' contacts with e > 0, one may enter the index set of r
+   * (ContactClearance: none where their bounding spheres lie beyond their reach over r).
+   * Else `next` detects no contacts of its own (a second detection a step beside the
+   * step's: the step's own then makes it, bit for bit as after that detection,
    * test/engine/integrators/impact-events.test.ts; a 10 × 10 grid of spheres, half of them
-   * bouncing at e = ½, detected twice a step, `next` about 13 % of its step's time).
+   * bouncing at e = ½, detected twice a step, `next` about 13 % of its step's time). The
+   * clearance spares a pendulum swinging above a floor its detection at each step but those
+   * near the floor (impact-events.test.ts). (Bit for bit but for the broad phase's choice of
+   * its sweep axis, made every 4 detections with hysteresis, broadphase.ts: fewer
+   * detections move when it is made, and another axis orders the pairs, hence the contacts,
+   * otherwise; none seen in the tests.)
    */
-  private mayHaveEvents(h: number): boolean {
-    const { sys, jointed } = this;
+  private mayHaveEvents(t: number, r: number, h: number): boolean {
+    const { sys, jointed, eventful } = this;
+    const nsc = this.contact as NonsmoothContact;
+    const frictional = nsc.params.anyFriction() && nsc.params.anyRestitution();
     const w = sys.omega;
+    let any = false;
     for (let b = 0; b < sys.numBodies; b++) {
+      eventful[b] = 0;
       if (sys.dofOffset[b] < 0) continue;
-      if (b < jointed.length && jointed[b] === 1) return true;
       const wx = w[3 * b];
       const wy = w[3 * b + 1];
       const wz = w[3 * b + 2];
-      if ((wx * wx + wy * wy + wz * wz) * h * h > TURN * TURN) return true;
+      if (
+        frictional ||
+        (b < jointed.length && jointed[b] === 1) ||
+        (wx * wx + wy * wy + wz * wz) * h * h > TURN * TURN
+      ) {
+        eventful[b] = 1;
+        any = true;
+      }
     }
-    return false;
+    if (!any) return false;
+    this.closing = this.closingReach(t, r);
+    const clear =
+      nsc.faces === null &&
+      nsc.femNodes === null &&
+      (this.clearance as ContactClearance).clear(eventful, r, this.closing, this.restitutionOf);
+    return !clear;
+  }
+
+  /** The last closingReach (m): `next`'s index set's widening. */
+  private closing = 0;
+
+  /**
+   * How far (m) beyond its straight line g + r u_n a contact may close within the time r
+   * under its normal acceleration, ½ A r² with A = 2 max_b (|a_b| + |α_b| ρ_b + |ω_b|² ρ_b)
+   * (a bound on |a_n|: each side's centre's acceleration and its point's about it, at most
+   * ρ_b from it, ContactClearance.rho), a_b and α_b the larger of the applied forces' now,
+   * M⁻¹ f, and the memory's mean acceleration of the last step (which holds the joints'
+   * and the contacts' forces). The quadratic's closing (τ, `next`) is found only for the
+   * contacts of the index set, which took those closing on the straight line, g + r u_n ≤
+   * ε_act: a ball landing under gravity near a step's end, 1.5e-2 m above the floor at
+   * −1.44 m/s (h = 1/100 s), closes at 0.97 h where the line closes after h; it was left
+   * out, the step ran it 1.0e-4 m into the floor, and its impact came at the next step's
+   * start (test/engine/integrators/impact-friction.test.ts).
+   */
+  private closingReach(t: number, r: number): number {
+    const { sys, force, col } = this;
+    if (this.forcesAt !== t) {
+      this.stepper.computeForces(t, force);
+      this.forcesAt = t;
+    }
+    massSolve(sys, force, col);
+    const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
+    const rho = (this.clearance as ContactClearance).rho;
+    const w = sys.omega;
+    // (max_b of each body's bound: ½ A r² = that max × r²)
+    let most = 0;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const o = sys.dofOffset[b];
+      if (o < 0) continue;
+      const rigid = sys.kind[b] === BodyKind.RIGID;
+      let ab = 0;
+      for (let k = 0; k < (prev === null ? 1 : 2); k++) {
+        const a = k === 0 ? col : (prev as Float64Array);
+        let centre = Math.hypot(a[o], a[o + 1], a[o + 2]);
+        if (rigid) centre += Math.hypot(a[o + 3], a[o + 4], a[o + 5]) * rho[b];
+        ab = Math.max(ab, centre);
+      }
+      if (rigid) ab += (w[3 * b] ** 2 + w[3 * b + 1] ** 2 + w[3 * b + 2] ** 2) * rho[b];
+      most = Math.max(most, ab);
+    }
+    return most * r * r;
   }
 
   /**
@@ -855,9 +949,12 @@ export class ImpactEvents {
       }
       if (!real) this.D[j * m + j] = 1;
     }
-    // the applied forces at the impact, whose pull on a bound tells a rebound the steps
-    // cannot resolve (boundRestitution)
-    if (k > kc) this.stepper.computeForces(t, this.force);
+    // the applied forces at the impact, whose pull on a row tells a rebound the steps
+    // cannot resolve (rowRestitution; those of `next` at t, the state unchanged since)
+    if (this.forcesAt !== t) {
+      this.stepper.computeForces(t, this.force);
+      this.forcesAt = t;
+    }
     for (let i = 0; i < k; i++)
       this.mu[i] = i < kc ? (set as ContactSet).friction[this.rows[i]] : 0;
     const before = kineticEnergy(sys);
@@ -907,10 +1004,12 @@ export class ImpactEvents {
     const set = this.contact?.set ?? null;
     for (let i = 0; i < k; i++) {
       const un = this.rowTimes(i, 0, kc, v);
-      const e =
-        i < kc
-          ? (set as ContactSet).restitution[this.rows[i]]
-          : this.boundRestitution(i, d * i, un, h);
+      const e = this.rowRestitution(
+        i < kc ? (set as ContactSet).restitution[this.rows[i]] : this.boundRestitution(i),
+        d * i,
+        un,
+        h,
+      );
       this.q[d * i] = un + e * Math.min(un, 0);
       for (let c = 1; c < d; c++) {
         const ut = i < kc ? this.rowTimes(i, c, kc, v) : 0;
@@ -1022,23 +1121,31 @@ export class ImpactEvents {
   }
 
   /**
-   * The restitution of the impact's row j, a limit's bound (its column col), at the rate u (< 0
-   * approaching): its limit's e, or 0 for a rebound the steps of h cannot resolve, one whose
-   * flight against the bound's pull a is at most four steps (unresolvedRebound), as
-   * JointLimitProblem.solve takes such a rebound: a joint whose bounces accumulate (a Zeno
-   * sequence) then rests on its bound instead of bouncing at ever shorter flights. The pull
-   * is the applied forces' along the row with the joints held, a = −x_j · f (x_j =
-   * M⁻¹H_jᵀ on the joints' tangent, the impact's column: H_j's free acceleration); the last
-   * step's mean acceleration is the bound's own hold where the joint rests on it (0: a
-   * slider pushed onto its bound at e = ½ under backward-euler hopped at every step).
+   * The restitution of the impact's row whose column is col, its own e (a contact's pair, a
+   * limit's), at the rate u (< 0 approaching): e, or 0 for a rebound the steps of h cannot
+   * resolve, one whose flight against the row's pull a is at most four steps
+   * (unresolvedRebound), as JointLimitProblem.solve takes a bound's: a joint or a body whose
+   * bounces accumulate (a Zeno sequence) then rests on its bound or surface instead of
+   * bouncing at ever shorter flights. The pull is the applied forces' along the row with
+   * the joints held, a = −x_j · f (x_j = M⁻¹H_jᵀ on the joints' tangent, the impact's
+   * column: H_j's free acceleration); the last step's mean acceleration is the bound's own
+   * hold where the joint rests on it (0: a slider pushed onto its bound at e = ½ under
+   * backward-euler hopped at every step). A contact's rebound so short returned within the
+   * step, which `next` does not look for (it takes approaching contacts only), and the
+   * piece ran it past the surface: a rolling ball at e = ½ (h = 1/100 s) ended every step
+   * 1e-4 m in the floor at −0.065 m/s, an impact at each step's start for ever, and came to
+   * rest 4.3e-5 m in at 1/240 s.
    */
-  private boundRestitution(j: number, col: number, u: number, h: number): number {
-    const l = this.limits as JointLimitProblem;
-    const e = l.activeLimit(this.rows[j]).restitution;
+  private rowRestitution(e: number, col: number, u: number, h: number): number {
     const n = this.sys.numDofs;
     let an = 0;
     for (let d = 0; d < n; d++) an += this.X[col * n + d] * this.force[d];
-    return unresolvedRebound(e, u, -an * h) ? 0 : e;
+    return e > 0 && unresolvedRebound(e, u, -an * h) ? 0 : e;
+  }
+
+  /** The restitution of the impact's row j, a limit's bound. */
+  private boundRestitution(j: number): number {
+    return (this.limits as JointLimitProblem).activeLimit(this.rows[j]).restitution;
   }
 
   /** The limits' bound rows at most (2 a limit: impact). */

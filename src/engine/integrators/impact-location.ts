@@ -64,7 +64,9 @@
  * located, one hitting it is not: its impact is met at its instant, the step split there,
  * impact-events.ts) and fem–fem contacts (no factored operator). A spinning body's
  * impacts, frictional or not (its contact point turning, the lever arm this closed form holds),
- * are met at their instants too (impact-events.ts), before this step sees them.
+ * and every impact of a pair with friction (this move is along the normals alone: the
+ * tangential impulse would keep the step's normal impulse) are met at their instants too
+ * (impact-events.ts), before this step sees them.
  * Where a located contact shares a body with a resting one (a ball bouncing on a box that
  * rests on the floor), a uses the free acceleration, without the resting contact's force:
  * the correction is then first order, as the step itself.

@@ -28,6 +28,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+import { ContactClearance } from "../../../src/engine/contact/clearance";
 import { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../../../src/engine/index";
 import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
@@ -628,9 +629,9 @@ describe("impact events: a joint limit active at the impact is in its equations"
 });
 
 describe("impact events: no second detection where no contact can be an event", () => {
-  // A 4 × 4 grid of unjointed spheres on a rough floor, every other one dropped from 0.3 m
+  // A 4 × 4 grid of unjointed spheres on a smooth floor, every other one dropped from 0.3 m
   // at e = ½ (their impacts located in closed form, impact-location.ts: no body jointed
-  // nor spinning, so no event contact). `next` then detects nothing of its own; forced to
+  // nor spinning, no pair with friction, so no event contact). `next` then detects nothing of its own; forced to
   // (mayHaveEvents true) it detects a second time a step, and the motion must be the same
   // bit for bit: the step's own detection makes the contact set from the state alone.
   const grid = () => {
@@ -649,7 +650,7 @@ describe("impact events: no second detection where no contact can be an event", 
     return loadModel({
       gravity: [0, 0, -g],
       bodies,
-      contact: { method: "nsc", restitution: 0.5, friction: 0.5 },
+      contact: { method: "nsc", restitution: 0.5, friction: 0 },
       solver: { integrator: "moreau-jean", dt: 0.005 },
     } as ModelInput);
   };
@@ -672,6 +673,90 @@ describe("impact events: no second detection where no contact can be an event", 
     const b = twice.state();
     // (the bounces happened: the dropped spheres rest after e^k decays, having moved)
     expect(a.bodies[2].position[2]).toBeLessThan(0.2);
+    for (let i = 0; i < a.bodies.length; i++) {
+      expect(a.bodies[i].position).toEqual(b.bodies[i].position);
+      expect(a.bodies[i].orientation).toEqual(b.bodies[i].orientation);
+      expect(a.bodies[i].velocity).toEqual(b.bodies[i].velocity);
+      expect(a.bodies[i].angularVelocity).toEqual(b.bodies[i].angularVelocity);
+    }
+    expect(a.energy.error).toBe(b.energy.error);
+  });
+});
+
+describe("impact events: no second detection while a jointed body's contacts are out of reach", () => {
+  // Three pendulums (bobs m = 1 kg, spheres R = 0.1 m on 0.5 m arms hinged along y 0.59 m
+  // above a floor, released level) and a free ball bouncing beside them, e = 1, 5 ms: a bob
+  // reaches the floor 11.5° before the bottom (cos θ = 0.49/0.5) and rebounds, swinging
+  // between level and there. The events' own detection each step (mayHaveEvents) is
+  // needed only where a bob's contact may enter its index set; ContactClearance proves
+  // the others out of reach from the bounding spheres, so they detect once, the step's
+  // own: the motion is the same bit for bit with the detection forced at every step.
+  const pendulums = () => {
+    const bodies: unknown[] = [
+      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
+    ];
+    const joints: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      bodies.push({
+        id: `bob${i}`,
+        mass: 1,
+        inertia: [0.004, 0.004, 0.004],
+        position: [0.5, 0.3 * i, 0.59],
+        shapes: [{ type: "sphere", radius: 0.1 }],
+      });
+      joints.push({
+        id: `hinge${i}`,
+        type: "revolute",
+        a: { body: "ground", point: [-0.1 * i, 0.3 * i, 0.59] },
+        b: { body: `bob${i}`, point: [-0.5 - 0.1 * i, 0, 0] },
+        axis: [0, 1, 0],
+      });
+    }
+    bodies.push({
+      id: "ball",
+      mass: 1,
+      inertia: [0.004, 0.004, 0.004],
+      position: [2, 0, 1],
+      velocity: [0.3, 0.2, 0],
+      shapes: [{ type: "sphere", radius: 0.1 }],
+    });
+    return loadModel({
+      gravity: [0, 0, -g],
+      bodies,
+      joints,
+      contact: { method: "nsc", restitution: 1, friction: 0 },
+      solver: { integrator: "moreau-jean", dt: 0.005 },
+    } as ModelInput);
+  };
+  it("10 s: the detections fall from 2 a step to 1.3, the bobs' impacts the same, the motion bit for bit", () => {
+    const detect = vi.spyOn(NonsmoothContact.prototype, "updateIndexSet");
+    const run = () => {
+      detect.mockClear();
+      const sim = pendulums();
+      let impacts = 0;
+      let lowest = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < 2000; k++) {
+        sim.step(1);
+        const s = sim.state();
+        impacts += s.solver.impacts;
+        for (let i = 1; i <= 3; i++) lowest = Math.min(lowest, s.bodies[i].position[2]);
+      }
+      return { sim, impacts, lowest, detections: detect.mock.calls.length };
+    };
+    const cleared = run();
+    const forced = vi.spyOn(ContactClearance.prototype, "clear").mockReturnValue(false);
+    const always = run();
+    forced.mockRestore();
+    detect.mockRestore();
+    // every step detects twice when forced (the events' and the step's), the split ones more
+    expect(always.detections).toBeGreaterThanOrEqual(4000);
+    expect(cleared.detections).toBeLessThan(0.65 * always.detections);
+    // the bobs hit the floor (each swing's impact at its instant), never through it
+    expect(cleared.impacts).toBeGreaterThanOrEqual(30);
+    expect(cleared.impacts).toBe(always.impacts);
+    expect(cleared.lowest).toBeGreaterThan(0.1 - 1e-9);
+    const a = cleared.sim.state();
+    const b = always.sim.state();
     for (let i = 0; i < a.bodies.length; i++) {
       expect(a.bodies[i].position).toEqual(b.bodies[i].position);
       expect(a.bodies[i].orientation).toEqual(b.bodies[i].orientation);

@@ -12,9 +12,14 @@
  *     sticking, u_x⁺ = 0:  P_x = −u_x⁻ / (1/m + R²/I) = −(2/7) m u_x⁻,  when |P_x| ≤ μ P_n,
  *     else sliding:        P_x = −μ P_n sign(u_x⁻),
  * and v_x⁺ = v_x + P_x/m, ω_y⁺ = ω_y − R P_x / I ((r × P)_y = −R P_x), v_z⁺ = e |v_z⁻|,
- * then free flight again: v_z = e |v_z⁻| − g (t − t*). Before (a spinning body's frictional
- * impact left to the step's own law at its start, located along the normal only), the
- * tangential impulse held the whole step's normal impulse, m g h more than the impact's.
+ * then free flight again: v_z = e |v_z⁻| − g (t − t*). (Sticking, v_x⁺ = (5 v_x + 2 R ω_y)/7:
+ * the angular momentum about the contact point, I ω_y + m R v_x, kept at rolling.)
+ * Before (a spinning body's frictional impact left to the step's own law at its start,
+ * located along the normal only), the tangential impulse held the whole step's normal
+ * impulse, m g h more than the impact's; a body turning by less than 1e-3 rad a step
+ * (TURN) kept that law until its frictional impacts were events too: a ball without spin
+ * landing at (2, 0, −3) m/s at e = ½, μ = 0.05 left with v_x 8.3e-4 (h = 1/240 s) and
+ * 8.0e-3 m/s (1/100 s) below the closed form, ω_y 0.021 and 0.20 rad/s above it.
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
@@ -25,17 +30,45 @@ const g = 9.81;
 const m = 1;
 const R = 0.1;
 const I = 0.004;
-const Z0 = 0.6;
 
-/** The sphere's velocities just after its impact (file comment). */
-function rebound(vx: number, wy: number, e: number, mu: number) {
-  const vz = -Math.sqrt(2 * g * (Z0 - R));
+/** The sphere's velocities just after an impact at v_z⁻ = −vz (file comment). */
+function rebound(vx: number, wy: number, vz: number, e: number, mu: number) {
   const ux = vx - R * wy;
-  const pn = m * (1 + e) * -vz;
+  const pn = m * (1 + e) * vz;
   const stick = -ux / (1 / m + (R * R) / I);
   const sticking = Math.abs(stick) <= mu * pn;
   const px = sticking ? stick : -mu * pn * Math.sign(ux);
-  return { vx: vx + px / m, wy: wy - (R * px) / I, vz: e * -vz, sticking };
+  return { vx: vx + px / m, wy: wy - (R * px) / I, vz: e * vz, sticking };
+}
+
+/**
+ * The ball dropped from z0 at (vx, 0, 0), spinning at wy, through its first impact and
+ * 0.1 s of flight after it: its velocities against the closed form to 1e-9, the energy
+ * the start's less the impact's loss ½ m (v⁻² − v⁺²) + ½ I (ω⁻² − ω⁺²) (≥ 0: none made;
+ * the flight's parabola exact under θ = ½), the balance closed.
+ */
+function landing(z0: number, vx: number, wy: number, e: number, mu: number, h: number) {
+  const sim = loadModel(
+    ballOnFloor({ restitution: e, friction: mu }, { z: z0, vx, wy }, { dt: h }) as ModelInput,
+  );
+  const vz = Math.sqrt(2 * g * (z0 - R));
+  const want = rebound(vx, wy, vz, e, mu);
+  const arrival = vz / g;
+  const E0 = sim.state().energy.total;
+  while (sim.time < arrival + 0.1) sim.step(1);
+  const b = sim.state().bodies[0];
+  expect(Math.abs(b.velocity[0] - want.vx)).toBeLessThan(1e-9);
+  expect(Math.abs(b.angularVelocity[1] - want.wy)).toBeLessThan(1e-9);
+  expect(Math.abs(b.velocity[2] - (want.vz - g * (sim.time - arrival)))).toBeLessThan(1e-9);
+  expect(Math.abs(b.velocity[1]) + Math.abs(b.angularVelocity[0])).toBeLessThan(1e-12);
+  const lost =
+    0.5 * m * (vx * vx + vz * vz - want.vx ** 2 - want.vz ** 2) +
+    0.5 * I * (wy * wy - want.wy ** 2);
+  expect(lost).toBeGreaterThanOrEqual(0);
+  const { energy } = sim.state();
+  expect(Math.abs(energy.total - (E0 - lost))).toBeLessThan(1e-8);
+  expect(Math.abs(energy.error)).toBeLessThan(1e-8);
+  return want.sticking;
 }
 
 describe("impact events with friction: a spinning sphere landing obliquely on a rough floor", () => {
@@ -46,31 +79,101 @@ describe("impact events with friction: a spinning sphere landing obliquely on a 
   ])
     for (const h of [0.005, 1 / 60])
       it(`μ = ${mu}, e = ${e}, h = ${h.toPrecision(3)} s: ${sticking ? "sticks" : "slides"}, rebounds as the closed form, energy not made`, () => {
-        const vx = 3;
-        const wy = 10;
-        const sim = loadModel(
-          ballOnFloor({ restitution: e, friction: mu }, { z: Z0, vx, wy }, { dt: h }) as ModelInput,
-        );
-        const want = rebound(vx, wy, e, mu);
-        expect(want.sticking).toBe(sticking);
-        const arrival = Math.sqrt((2 * (Z0 - R)) / g);
-        const E0 = sim.state().energy.total;
-        // through the impact and 0.1 s of flight after it
-        while (sim.time < arrival + 0.1) sim.step(1);
-        const b = sim.state().bodies[0];
-        expect(Math.abs(b.velocity[0] - want.vx)).toBeLessThan(1e-9);
-        expect(Math.abs(b.angularVelocity[1] - want.wy)).toBeLessThan(1e-9);
-        expect(Math.abs(b.velocity[2] - (want.vz - g * (sim.time - arrival)))).toBeLessThan(1e-9);
-        expect(Math.abs(b.velocity[1]) + Math.abs(b.angularVelocity[0])).toBeLessThan(1e-12);
-        // the energy: the start's less the impact's loss, ½ m (v⁻² − v⁺²) + ½ I (ω⁻² − ω⁺²)
-        // (≥ 0: no energy made), the flight's parabola exact under θ = ½; the balance closed
-        const vz = Math.sqrt(2 * g * (Z0 - R));
-        const lost =
-          0.5 * m * (vx * vx + vz * vz - want.vx ** 2 - want.vz ** 2) +
-          0.5 * I * (wy * wy - want.wy ** 2);
-        expect(lost).toBeGreaterThanOrEqual(0);
-        const { energy } = sim.state();
-        expect(Math.abs(energy.total - (E0 - lost))).toBeLessThan(1e-8);
-        expect(Math.abs(energy.error)).toBeLessThan(1e-8);
+        expect(landing(0.6, 3, 10, e, mu, h)).toBe(sticking);
       });
+});
+
+describe("impact events with friction: a sphere turning by less than TURN a step lands at (2, 0, −3) m/s", () => {
+  // dropped from z₀ = R + 3²/(2 g): v_z⁻ = −3 m/s, P_n = 4.5 N s at e = ½; its spin, if any,
+  // below 1e-3 rad a step at both steps (0.05 rad/s × 1/100 s), so its impact was left to
+  // the step's law before. μ = 0.125: the stick impulse (2/7) 2 = 0.571 N s just above
+  // μ P_n = 0.5625 (it slides), below μ (P_n + m g h) (the step's law's normal impulse).
+  const z0 = R + 9 / (2 * g);
+  for (const { mu, wy, sticking } of [
+    { mu: 0.05, wy: 0, sticking: false },
+    { mu: 0.125, wy: 0, sticking: false },
+    { mu: 0.3, wy: 0, sticking: true },
+    { mu: 0.05, wy: 0.05, sticking: false },
+    { mu: 0.3, wy: -0.05, sticking: true },
+  ])
+    for (const h of [1 / 240, 1 / 100])
+      it(`μ = ${mu}, ω_y = ${wy} rad/s, h = ${h.toPrecision(3)} s: ${sticking ? "sticks" : "slides"} as the closed form`, () => {
+        expect(landing(z0, 2, wy, 0.5, mu, h)).toBe(sticking);
+      });
+});
+
+describe("impact events with friction: the ball bouncing down to rest, rolling", () => {
+  // The same ball at (2, 0, −3) m/s, no spin, e = 0.8, μ = 0.05: its bounces k = 0, 1, …
+  // land at V_k = 3 e^k at t_k = t₀ + Σ_{j<k} 2 e V_j / g (t₀ = 3/g), each the impact of
+  // the file comment from the last one's v_x, ω_y (sliding at k = 0, 1: u_x from 2 to
+  // 1.055 and 0.299 m/s, sticking at k = 2, rolling after: u_x = 0, no tangential impulse). The steps resolve a rebound
+  // whose flight against gravity is more than four steps, e V_k > 2 g h; the first that
+  // is not ends at rest (its restitution 0: ImpactEvents.rowRestitution), P_n = m V_k, and
+  // the ball rolls on at (5 v_x + 2 R ω_y)/7 = 10/7 m/s (its angular momentum about the
+  // contact point, m R v_x + I ω_y = 0.2 N m s, kept by every impulse at that point).
+  // energy.error: each impact's change of kinetic energy is the contacts' work, its
+  // velocities' before less after (removedEnergy); the flights are exact (θ = ½ under
+  // constant gravity) and rolling does no work: what is left is rounding, of the 5.6 J.
+  const e = 0.8;
+  const mu = 0.05;
+  const z0 = R + 9 / (2 * g);
+  for (const h of [1 / 240, 1 / 100])
+    it(`h = ${h.toPrecision(3)} s: every bounce as the recurrence to 1e-9, then rolling at 10/7 m/s; energy.error below 1e-12 J`, () => {
+      const sim = loadModel(
+        ballOnFloor({ restitution: e, friction: mu }, { z: z0, vx: 2 }, { dt: h }) as ModelInput,
+      );
+      // the recurrence: each bounce's time, rebound speed and v_x, ω_y after it
+      const bounces: { t: number; vz: number; vx: number; wy: number }[] = [];
+      let t = 3 / g;
+      let V = 3;
+      let vx = 2;
+      let wy = 0;
+      let regimes = "";
+      while (e * V > 2 * g * h) {
+        const after = rebound(vx, wy, V, e, mu);
+        regimes += after.sticking ? "s" : "S";
+        vx = after.vx;
+        wy = after.wy;
+        bounces.push({ t, vz: e * V, vx, wy });
+        t += (2 * e * V) / g;
+        V *= e;
+      }
+      const rest = t;
+      const last = rebound(vx, wy, V, 0, mu);
+      expect(bounces.length).toBeGreaterThanOrEqual(10);
+      // (two sliding impacts, then sticking)
+      expect(regimes.startsWith("SSs")).toBe(true);
+      const vRoll = (5 * 2) / 7;
+      expect(Math.abs(last.vx - vRoll)).toBeLessThan(1e-12);
+      let k = 0;
+      let vzBefore = 0;
+      const n = Math.round((rest + 1) / h);
+      for (let i = 0; i < n; i++) {
+        sim.step(1);
+        const s = sim.state();
+        const b = s.bodies[0];
+        // a step that ends rising after falling holds bounce k
+        if (k < bounces.length && vzBefore < 0 && b.velocity[2] > 0) {
+          const want = bounces[k];
+          expect(sim.time).toBeGreaterThan(want.t);
+          expect(sim.time - h).toBeLessThanOrEqual(want.t);
+          expect(Math.abs(b.velocity[0] - want.vx)).toBeLessThan(1e-9);
+          expect(Math.abs(b.angularVelocity[1] - want.wy)).toBeLessThan(1e-9);
+          expect(Math.abs(b.velocity[2] - (want.vz - g * (sim.time - want.t)))).toBeLessThan(1e-9);
+          k++;
+        }
+        vzBefore = b.velocity[2];
+        expect(Math.abs(s.energy.error)).toBeLessThan(1e-12);
+      }
+      expect(k).toBe(bounces.length);
+      // at rest on the floor from the unresolved impact on, rolling
+      const b = sim.state().bodies[0];
+      expect(Math.abs(b.position[2] - R)).toBeLessThan(1e-9);
+      expect(Math.abs(b.velocity[2])).toBeLessThan(1e-9);
+      expect(Math.abs(b.velocity[0] - vRoll)).toBeLessThan(1e-9);
+      expect(Math.abs(b.angularVelocity[1] - vRoll / R)).toBeLessThan(1e-8);
+      const { energy } = sim.state();
+      expect(Math.abs(energy.error)).toBeLessThan(1e-12);
+      expect(Math.abs(energy.kinetic - 0.5 * (m + I / (R * R)) * vRoll * vRoll)).toBeLessThan(1e-9);
+    });
 });

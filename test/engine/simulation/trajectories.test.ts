@@ -51,7 +51,7 @@ function trajectoryHash(model: unknown, steps: number): string {
 
 const EXPECTED: Record<string, string> = {
   "examples/ball-slope.json": "4625b98513a75530",
-  "examples/bouncing-ball.json": "0c6351f90f97bb56",
+  "examples/bouncing-ball.json": "29c757328b6f0743",
   "examples/box-stack.json": "da3d7246bfe74f07",
   "examples/cloth.json": "ceedc36d53c86bd6",
   "examples/double-pendulum.json": "4d8afbe5311b8c1b",

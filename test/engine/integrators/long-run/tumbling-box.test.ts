@@ -88,6 +88,8 @@ describe("the spinning box on a rough floor (μ = 0.3) for 20 s", () => {
       expect(impactRise).toBeLessThan(1e-4);
       expect(rise).toBeLessThan(9.81 * 2e-4);
       expect(Math.abs(sim.state().energy.error)).toBeLessThan(1e-3);
-      expect(impacts).toBeGreaterThan(30);
+      // (it bounced: at e = ½ 24 impacts before it rests at 1.16 s, 34 while a rebound of
+      // a flight within four steps still bounced, ImpactEvents.rowRestitution; 525 at e = 1)
+      expect(impacts).toBeGreaterThan(20);
     });
 });

@@ -1,0 +1,165 @@
+/**
+ * Whether some bodies' contacts are provably out of reach within a time r, without a
+ * detection (integrators/impact-events.ts, mayHaveEvents: its detection of its own at each
+ * step of a jointed model with restitution, beside the step's).
+ *
+ * A contact of the pair (b, c) enters the events' index set when g + r u_n ≤ ε_act + reach
+ * (NonsmoothContact.updateIndexSet with γ = 1 over the time left r, widened by the reach of
+ * the accelerations; ε_act = ACTIVATION_TOLERANCE), its gap g no less than the distance of the two shapes, hence than
+ * L, the distance of their bounding spheres (body b's: its centre x_b, radius ρ_b holding
+ * all its shapes, contact/setup.ts boundingRadii; a fixed or world shape's: its own), or of
+ * b's sphere to a plane's surface, n·x_b − d − ρ_b. The normal velocity at the contact point,
+ * whose lever arm from a centre is at most ρ + g (the point lies on or between the
+ * surfaces), is |u_n| ≤ |v_b| + |v_c| + |ω_b| (ρ_b + g) + |ω_c| (ρ_c + g) = S + Ω g, so an
+ * activated contact has g (1 − r Ω) ≤ ε_act + reach + r S. A pair with
+ *     L (1 − r Ω) > 2 (ε_act + reach + r S),   r Ω < ½,
+ * (the factor 2 above the rounding of L and of the speeds) has none, nor a pair whose
+ * restitution is 0 an event. O(S_b × S) a call for S_b shapes of the bodies asked about
+ * among S: taken only for models of at most MAX_SHAPES shapes without a plane on a dynamic
+ * body (no bounding sphere); elsewhere `available` is false and the caller detects (as it
+ * does where fem surfaces collide, fem-faces.ts and fem-vertices.ts, whose faces these
+ * spheres do not hold).
+ * Units: m, m/s, rad/s, s.
+ */
+
+import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
+import type { CollisionDetector } from "../geometry/collide";
+import { composePose, WorldPose } from "../geometry/pose";
+import { type Shape, worldPlane } from "../geometry/shapes";
+import { quatToMat3Normalized } from "../math/quat";
+import type { BodySystem } from "../model/body-system";
+import { boundingRadii } from "./setup";
+
+/** Shapes a model has at most for the test (its S² pairs then cost less than a detection's). */
+export const MAX_SHAPES = 64;
+
+/** The bounding radius (m) of a bounded shape about its frame's origin (boundingRadii's). */
+function shapeRadius(s: Shape): number {
+  if (s.type === "sphere") return s.radius;
+  if (s.type === "box") return Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
+  if (s.type === "capsule") return s.halfLength + s.radius;
+  if (s.type === "cylinder") return Math.hypot(s.halfLength, s.radius);
+  if (s.type === "convex") return s.hull.radius;
+  if (s.type === "mesh") return s.mesh.radius;
+  return Number.POSITIVE_INFINITY;
+}
+
+export class ContactClearance {
+  /** Whether the test applies to the model (file comment); else `clear` is never true. */
+  readonly available: boolean;
+  private readonly n: number;
+  /** 1 where shapes i, j may collide (CollisionDetector.acceptShapes), S × S. */
+  private readonly accept: Uint8Array;
+  private readonly body: Int32Array;
+  /** Each body's bounding radius about its position (m; boundingRadii). */
+  readonly rho: Float64Array;
+  /** Each shape's bounding radius about its frame's origin (Infinity: a plane). */
+  private readonly ext: Float64Array;
+  private readonly localP: Float64Array[];
+  private readonly localR: Float64Array[];
+  /** The world bounding centres (3 a shape) and planes (4) of the shapes on no dynamic body. */
+  private readonly centre: Float64Array;
+  private readonly plane: Float64Array;
+  private readonly pose = new WorldPose();
+  private readonly scratchR = new Float64Array(9);
+
+  constructor(
+    private readonly sys: BodySystem,
+    private readonly detector: CollisionDetector,
+  ) {
+    const shapes = detector.shapes;
+    const n = shapes.length;
+    this.n = n;
+    this.body = Int32Array.from(shapes, (s) => s.body);
+    this.ext = Float64Array.from(shapes, (s) => shapeRadius(s.shape));
+    this.rho = boundingRadii(shapes, sys.numBodies);
+    this.localP = shapes.map((s) => new Float64Array(s.localPosition ?? [0, 0, 0]));
+    this.localR = shapes.map((s) => {
+      const R = new Float64Array(9);
+      quatToMat3Normalized(R, 0, new Float64Array(s.localOrientation ?? [1, 0, 0, 0]), 0);
+      return R;
+    });
+    this.centre = new Float64Array(3 * n);
+    this.plane = new Float64Array(4 * n);
+    let available = n <= MAX_SHAPES;
+    for (let i = 0; i < n && available; i++)
+      if (shapes[i].shape.type === "plane" && this.dynamic(this.body[i])) available = false;
+    this.available = available;
+    this.accept = new Uint8Array(available ? n * n : 0);
+    if (available)
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) this.accept[i * n + j] = detector.acceptShapes(i, j) ? 1 : 0;
+  }
+
+  /**
+   * Whether no contact with e > 0 (restitutionOf) of a dynamic body marked 1 in `of` can
+   * enter the index set of the time r left (file comment). False where not `available`.
+   */
+  clear(
+    of: Uint8Array,
+    r: number,
+    reach: number,
+    restitutionOf: (a: number, b: number) => number,
+  ): boolean {
+    if (!this.available) return false;
+    const { sys, n, body, rho, ext, centre, plane } = this;
+    const { pos, vel, omega } = sys;
+    // the world poses of the shapes on no dynamic body (fixed bodies, the world)
+    for (let j = 0; j < n; j++) {
+      const c = body[j];
+      if (this.dynamic(c)) continue;
+      const pose = this.pose;
+      if (c >= 0)
+        composePose(pos, sys.quat, c, this.localP[j], this.localR[j], pose, this.scratchR);
+      else {
+        pose.p.set(this.localP[j]);
+        pose.R.set(this.localR[j]);
+      }
+      const shape = this.detector.shapes[j].shape;
+      if (shape.type === "plane") worldPlane(shape, pose, plane, 4 * j);
+      else centre.set(pose.p, 3 * j);
+    }
+    for (let i = 0; i < n; i++) {
+      const b = body[i];
+      if (!this.dynamic(b) || of[b] !== 1) continue;
+      const xb = pos[3 * b];
+      const yb = pos[3 * b + 1];
+      const zb = pos[3 * b + 2];
+      const sb = Math.hypot(vel[3 * b], vel[3 * b + 1], vel[3 * b + 2]);
+      const wb = Math.hypot(omega[3 * b], omega[3 * b + 1], omega[3 * b + 2]);
+      for (let j = 0; j < n; j++) {
+        const c = body[j];
+        if (c === b || this.accept[i * n + j] !== 1 || !(restitutionOf(b, c) > 0)) continue;
+        let L: number;
+        let S = sb + wb * rho[b];
+        let W = wb;
+        if (this.dynamic(c)) {
+          const dx = xb - pos[3 * c];
+          const dy = yb - pos[3 * c + 1];
+          const dz = zb - pos[3 * c + 2];
+          L = Math.sqrt(dx * dx + dy * dy + dz * dz) - rho[b] - rho[c];
+          const wc = Math.hypot(omega[3 * c], omega[3 * c + 1], omega[3 * c + 2]);
+          S += Math.hypot(vel[3 * c], vel[3 * c + 1], vel[3 * c + 2]) + wc * rho[c];
+          W += wc;
+        } else if (ext[j] === Number.POSITIVE_INFINITY) {
+          const o = 4 * j;
+          L = plane[o] * xb + plane[o + 1] * yb + plane[o + 2] * zb - plane[o + 3] - rho[b];
+        } else {
+          const o = 3 * j;
+          const dx = xb - centre[o];
+          const dy = yb - centre[o + 1];
+          const dz = zb - centre[o + 2];
+          L = Math.sqrt(dx * dx + dy * dy + dz * dz) - rho[b] - ext[j];
+        }
+        if (!(r * W < 0.5 && L * (1 - r * W) > 2 * (ACTIVATION_TOLERANCE + reach + r * S)))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether body index b (−1 the world) has degrees of freedom. */
+  private dynamic(b: number): boolean {
+    return b >= 0 && this.sys.dofOffset[b] >= 0;
+  }
+}

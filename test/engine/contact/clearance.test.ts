@@ -1,0 +1,125 @@
+/**
+ * ContactClearance (src/engine/contact/clearance.ts): whether no contact of some bodies can
+ * enter the events' index set over a time r, g + r u_n ≤ ε_act + reach (ε_act = 1e-6 m),
+ * from bounding spheres alone. Checked against the gaps and normal velocities of spheres
+ * (radius R = 0.1 m) over a plane and each other, written out here: never clear where a
+ * contact activates (sound), clear beyond twice the bound's reach, and not asked about
+ * pairs that cannot collide or have no restitution.
+ */
+import { describe, expect, it } from "vitest";
+import { ContactClearance, MAX_SHAPES } from "../../../src/engine/contact/clearance";
+import { CollisionDetector } from "../../../src/engine/geometry/collide";
+import type { ShapeInstance } from "../../../src/engine/geometry/shapes";
+import { BodySystem } from "../../../src/engine/model/body-system";
+
+const R = 0.1;
+const EPS = 1e-6;
+
+function spheres(
+  bodies: { position: number[]; velocity?: number[]; angularVelocity?: number[] }[],
+  extra: ShapeInstance[] = [],
+  excludedPairs: [number, number][] = [],
+) {
+  const sys = new BodySystem(
+    bodies.map((b, i) => ({
+      id: `s${i}`,
+      kind: "rigid" as const,
+      fixed: false,
+      mass: 1,
+      inertia: [0.004, 0, 0, 0, 0.004, 0, 0, 0, 0.004],
+      position: b.position,
+      orientation: [1, 0, 0, 0],
+      velocity: b.velocity ?? [0, 0, 0],
+      angularVelocity: b.angularVelocity ?? [0, 0, 0],
+    })),
+  );
+  const detector = new CollisionDetector(
+    [
+      { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+      ...bodies.map((_, i) => ({ shape: { type: "sphere" as const, radius: R }, body: i })),
+      ...extra,
+    ],
+    { excludedPairs },
+  );
+  return { sys, clearance: new ContactClearance(sys, detector) };
+}
+
+const all = new Uint8Array([1, 1, 1]);
+const elastic = () => 1;
+
+describe("ContactClearance", () => {
+  it("a sphere falling onto the plane: clear while g > 2 (ε + reach + r |v|), never where g + r u_n ≤ ε + reach", () => {
+    const g0 = 0.1;
+    const v = 2;
+    const { clearance } = spheres([{ position: [0, 0, R + g0], velocity: [0, 0, -v] }]);
+    expect(clearance.available).toBe(true);
+    for (const reach of [0, 1e-3])
+      for (let k = 1; k <= 200; k++) {
+        const r = k * 2.5e-4;
+        const clear = clearance.clear(all, r, reach, elastic);
+        // the sphere's only contact: gap g0, u_n = −v (no spin)
+        if (g0 - r * v <= EPS + reach) expect(clear).toBe(false);
+        expect(clear).toBe(g0 > 2 * (EPS + reach + r * v));
+      }
+  });
+
+  it("spinning, its contact point's speed |ω| (R + g) joins the bound: clear only while g (1 − r|ω|) > 2 (ε + r (|v| + |ω| R))", () => {
+    const g0 = 0.05;
+    const w = 20;
+    const { clearance } = spheres([
+      { position: [0, 0, R + g0], velocity: [1, 0, 0], angularVelocity: [0, w, 0] },
+    ]);
+    for (let k = 1; k <= 100; k++) {
+      const r = k * 1e-4;
+      const bound = r * w < 0.5 && g0 * (1 - r * w) > 2 * (EPS + r * (1 + w * R));
+      expect(clearance.clear(all, r, 0, elastic)).toBe(bound);
+    }
+  });
+
+  it("two spheres approaching: L = |x_b − x_c| − 2R against both speeds; a pair without restitution or excluded never asked", () => {
+    // 0.3 m apart (gap 0.1 m), closing at 1 + 1 m/s, both above the plane by 1 m
+    const bodies = [
+      { position: [0, 0, 1], velocity: [1, 0, 0] },
+      { position: [0.3, 0, 1], velocity: [-1, 0, 0] },
+    ];
+    const free = spheres(bodies);
+    const only0 = new Uint8Array([1, 0]);
+    for (let k = 1; k <= 100; k++) {
+      const r = k * 5e-4;
+      // (the plane 0.9 m below, reached at 1 m/s later than the pair)
+      expect(free.clearance.clear(only0, r, 0, elastic)).toBe(0.1 > 2 * (EPS + 2 * r));
+      if (0.1 - 2 * r <= EPS) expect(free.clearance.clear(only0, r, 0, elastic)).toBe(false);
+    }
+    // e = 0 between the spheres: their contact is no event, the plane alone is asked
+    const inelastic = (a: number, b: number) => (a >= 0 && b >= 0 ? 0 : 1);
+    expect(free.clearance.clear(only0, 0.04, 0, inelastic)).toBe(true);
+    // the pair excluded from collision (a joint between them): the same
+    const excluded = spheres(bodies, [], [[0, 1]]);
+    expect(excluded.clearance.clear(only0, 0.04, 0, elastic)).toBe(true);
+    // a body not asked about is not tested against the others
+    expect(free.clearance.clear(new Uint8Array([0, 0]), 0.04, 0, elastic)).toBe(true);
+  });
+
+  it("a world box: its own bounding sphere (half-diagonal about its centre); not available with a plane on a body or too many shapes", () => {
+    const box: ShapeInstance = {
+      shape: { type: "box", halfExtents: [0.1, 0.2, 0.2] },
+      body: -1,
+      localPosition: [1, 0, 0.5],
+    };
+    const { clearance } = spheres([{ position: [0, 0, 0.5], velocity: [1, 0, 0] }], [box]);
+    // L = 1 − R − 0.3 = 0.6 m, the plane 0.4 m away at no normal speed: clear while
+    // 0.4 > 2 (ε + r), i.e. r < 0.2 s, and 0.6 > 2 (ε + r)
+    expect(clearance.clear(all, 0.19, 0, elastic)).toBe(true);
+    expect(clearance.clear(all, 0.21, 0, elastic)).toBe(false);
+    const onBody = spheres(
+      [{ position: [0, 0, 1] }, { position: [0, 0, 3] }],
+      [{ shape: { type: "plane", normal: [0, 0, -1], offset: 0 }, body: 1 }],
+    );
+    expect(onBody.clearance.available).toBe(false);
+    expect(onBody.clearance.clear(all, 1e-3, 0, elastic)).toBe(false);
+    const many = spheres(
+      Array.from({ length: MAX_SHAPES }, (_, i) => ({ position: [3 * i, 0, 10] })),
+    );
+    expect(many.clearance.available).toBe(false);
+  });
+});
