@@ -215,10 +215,15 @@ describe("snapshot → restore → continue is bit-identical", () => {
   });
 
   it("Newmark γ > ½ on the jointed chain (a_t and a_{t−h}, the Newton guess, kept)", () => {
-    const damped = {
+    // Newton iterated: generalized-alpha's form (newmark.ts `trapezoid`), its memory
+    const iterated = {
       ...jointModel,
       solver: { integrator: "newmark", dt: 0.002, beta: 0.3025, gamma: 0.6 },
     };
+    const run = continuation(iterated, 100, 100);
+    expect(run.c.state()).toEqual(run.a.state());
+    // the linearized step: the joints at the position level, Newton's guess from both
+    const damped = { ...iterated, solver: { ...iterated.solver, newtonIterations: 1 } };
     const { a, c } = continuation(damped, 100, 100);
     expect(c.state()).toEqual(a.state());
     // a_{t−h} matters: the linearized step starts from the mean of the two

@@ -49,6 +49,7 @@ import {
   getForces,
   getVelocity,
   kineticEnergy,
+  massMultiply,
   massSolve,
   PositionSnapshot,
   restorePositions,
@@ -1073,34 +1074,60 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * fixed point; with κ M⁻¹ f_s(t) taken out there (the load's −κ a_load kept) the chain's
    * middle servo came to rest on its z at a rate of h (β/γ − ½) m g r/I = −3.5e-3 rad/s
    * that its coordinate never moved by (q 7e-6 rad off its rest).
+   * `constrainedMemory` false: `memory` is generalized-alpha's free acceleration M⁻¹ f
+   * (its form at Newmark's (β, γ), newmark.ts `trapezoid`), the joints' reaction in λ̃
+   * instead: (1) with M⁻¹ f_s(t), and (3) takes Π P a_t and the share's normal part
+   * κ (M⁻¹ − P M⁻¹) f_s(t) whole (see the body). With Π a_t of the free memory the chain's
+   * middle servo rested 7e-6 rad off its static pose; with Π P a_t alone the velocity
+   * servo's first step on the rod hinged at its end ended at q = −16.9 rad.
    */
   shiftStiffStart(
     c: SchemeCoefficients,
     memory: Float64Array | null = null,
     servoPosition = 0,
+    constrainedMemory = true,
   ): void {
     this.stiffShifted = false;
     this.stiffReactionPending = false;
     const e = c.stiffWeight;
     if (e === 0) return;
     const { sys, tmp, a, dxPred, vPred, stiffStart, n } = this;
-    const projected = memory !== null && this.constraints !== null;
+    const projected = memory !== null && constrainedMemory && this.constraints !== null;
     if (projected) this.startTangent(stiffStart, tmp);
     else massSolve(sys, stiffStart, tmp);
-    // κ Π a_t = κ (d·a_t / d·y) y (see (3)); d·y = dᵀ P M⁻¹ d ≥ 0, 0 only where y = 0
+    // κ Π a_t = κ (d·a_t / d·y) y (see (3)); d·y = dᵀ P M⁻¹ d ≥ 0, 0 only where y = 0. A
+    // free memory a_t = M⁻¹ f (generalized-alpha's form of newmark: `constrainedMemory`
+    // false), whose joints' reaction is not in a_t but in λ̃: its tangential part P a_t
+    // (d·P a_t = yᵀ M a_t, P M⁻¹ symmetric) as the constrained memory's, Π P a_t, 0 for a
+    // servo holding a load at rest, and the servos' own share's normal part
+    // κ (M⁻¹ d − y) whole, which λ̃ would otherwise take out with its velocity weight; y
+    // then in f (scratch until computeForces below)
     let along = 0;
+    let normal = 0;
+    let y = tmp;
     if (memory !== null && servoPosition !== 0) {
       let dy = 0;
       let da = 0;
-      for (let i = 0; i < n; i++) {
-        dy += stiffStart[i] * tmp[i];
-        da += stiffStart[i] * memory[i];
-      }
+      if (!projected && this.constraints !== null) {
+        normal = servoPosition;
+        y = this.f;
+        this.startTangent(stiffStart, y);
+        const my = this.da;
+        massMultiply(sys, y, my);
+        for (let i = 0; i < n; i++) {
+          dy += stiffStart[i] * y[i];
+          da += my[i] * memory[i];
+        }
+      } else
+        for (let i = 0; i < n; i++) {
+          dy += stiffStart[i] * tmp[i];
+          da += stiffStart[i] * memory[i];
+        }
       if (dy > 0) along = (servoPosition * da) / dy;
     }
     let share = 0;
     for (let i = 0; i < n; i++) {
-      dxPred[i] -= (c.cx * e + along) * tmp[i];
+      dxPred[i] -= c.cx * e * tmp[i] + along * y[i] + normal * (tmp[i] - y[i]);
       vPred[i] -= c.cv * e * tmp[i];
       a[i] += e * tmp[i];
       share = Math.max(share, Math.abs(c.cx * (1 + e) * tmp[i]));

@@ -146,7 +146,13 @@ export function createIntegrator(
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,
-          stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
+          // the error control on by default for the trapezoidal rule's jointed steps, as
+          // generalized-alpha's at ρ∞ = 1; for the other members only where set (newmark.ts
+          // `trapezoid`)
+          stepTolerance: defaultStepTolerance(
+            p.stepTolerance,
+            newmark.beta === 0.25 && newmark.gamma === 0.5 ? 1 : 0,
+          ),
         },
         newton,
         memory,

@@ -16,10 +16,10 @@
  * (β, γ) = (1/4, 1/2) is the trapezoidal rule: unconditionally stable, no numerical
  * damping, energy-conserving for linear systems; γ > 1/2 damps high frequencies.
  *
- * Joints. (At β = ¼, γ = ½ with Newton iterated, the defaults, and with fem bodies the step
- * is generalized-alpha's at ρ∞ = 1, joints held symmetrically: `trapezoid`; what follows
- * is the other members' and the linearized step's.) With γ = ½ the Newton step holds them
- * at the velocity level,
+ * Joints. (With Newton iterated and β > 0 a jointed step is generalized-alpha's form at
+ * Newmark's (β, γ), joints held symmetrically, and so is the step at β = ¼, γ = ½ with fem
+ * bodies: `trapezoid`; what follows is the linearized step's and the central
+ * difference's.) With γ = ½ the Newton step holds them at the velocity level,
  * G v_{t+h} = −Ct (index 2), and the post-step projection removes the position drift.
  * The multipliers of such a step are not the state's reactions: with
  * v_{t+h} = v_t + h/2 (a_t + a_{t+h}) the rows ask G a_{t+h} ≈ −G a_t, so the part of a_t
@@ -96,8 +96,9 @@ export interface NewmarkParameters {
   rayleighStiffness: number;
   velocityDamping: number;
   /**
-   * solver.stepTolerance for the jointed trapezoidal step (`trapezoid`; m per step, null:
-   * off): left out, generalized-alpha's DEFAULT_STEP_TOLERANCE (defaultStepTolerance).
+   * solver.stepTolerance for the jointed steps of `trapezoid` (m per step, null: off): left
+   * out, generalized-alpha's DEFAULT_STEP_TOLERANCE at β = ¼, γ = ½ and off for the other
+   * members (defaultStepTolerance; integrators/factory.ts).
    */
   stepTolerance: number | null;
 }
@@ -125,11 +126,39 @@ export const NEWMARK_STEP_ERROR = 5e-2;
 export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   readonly name = "newmark" as const;
   /**
-   * At β = ¼, γ = ½ (the trapezoidal rule) with fem bodies, or with joints (or motors) and
-   * Newton iterated: the steps are generalized-alpha's at ρ∞ = 1, the same scheme
-   * (α_m = α_f = ½, β = ¼, γ = ½; its memory a = A = M⁻¹ f), whose joints are held
-   * symmetrically within the step and whose fem bodies take the energy–momentum force; null
-   * otherwise. With joints, the velocity-level step below is not symmetric in time: it holds
+   * With joints (or motors), Newton iterated and β > 0: the steps are generalized-alpha's
+   * form at α_m = α_f = ½ with Newmark's (β, γ) (its memory a = A = M⁻¹ f, the balance then
+   * a_{t+h} = A_{t+h}: Newmark's step for the applied forces), whose joints are held
+   * symmetrically within the step (GeneralizedAlphaParameters.newmarkBeta); at β = ¼,
+   * γ = ½ (the trapezoidal rule) that is ρ∞ = 1, also taken with fem bodies, whose energy–
+   * momentum force it applies; null otherwise (the linearized step, the central
+   * difference).
+   *
+   * The other members, too. Newmark's own joints carry their force in a_t, and γ weighs it
+   * as any other: a rod turning steadily about a hinge at its end is a constant joint rate,
+   * but its centre circles at ω, an oscillation of its coordinates that γ > ½ damped by
+   * ≈ (γ − ½) h ω² a unit time (¾ of it on a rod, its centre's share of I). A 2 kg, 0.6 m
+   * rod spinning freely at 5 rad/s (1/60 s) slowed to 3.92 rad/s in 10 s at (0.3025, 0.6)
+   * and to 4.9955 at (0.3, ½) (the velocity-level drain below); a velocity servo (k_v =
+   * 1e4) on it settled 6.4e-3 rad/s above its target (∝ h²: the position-level rows left
+   * the centre's velocity 6e-3 rad/s ahead of the rod's turn, which the servo read, and
+   * the post-step projection averaged them), energy.error 1.8e3 J in 20 s; at k_v = 0.1
+   * the drag held it 0.31 rad/s below; and a 1 kg, 1 m rod swinging from horizontal lost
+   * 3.5 J of its 4.9 J in 120 s at (0.3025, 0.6) at h = 5 ms, where its swing is resolved
+   * (h ω = 0.02). Held symmetrically the spin and the servo are exact (1e-12 rad/s) and
+   * the swing keeps its energy within 6e-4 J at any (β, γ): the joints' part of a motion
+   * is the symmetric scheme's, not Newmark's, whose (β, γ) weigh the applied forces alone
+   * (test/engine/integrators/newmark-joint-turns.test.ts). So γ > ½ no longer damps what
+   * only the joints carry, and nothing drains an unresolved whip: the whip example at
+   * 1/240 s fails at step 1311 at (0.3025, 0.6) and at step 1143 at (0.3, ½) without error
+   * control (before, they drained 2.95 and 3.26 J of m g L = 9.81 J in 30 s, at 1.0
+   * sub-steps and 3.9 to 5 iterations a step); with stepTolerance 3e-4 m the first runs
+   * within 0.66 J at 2.0 sub-steps and 10 iterations a step. Not by default off the
+   * trapezoidal rule: its estimate halves the first steps of a servo the step does not
+   * resolve, whose recurrence the servos' tests write out (newmark-servos.test.ts).
+   *
+   * At (¼, ½), before the symmetric joints: the velocity-level step below is not symmetric
+   * in time: it holds
    * G v_{t+h} = −Ct, projects the positions after the step and carries the acceleration
    * matched to the projected end (file comment), and drained energy and spin at O(h³) a unit
    * time, silently: the four-bar example at 5 ms −0.240 J of its 1.06 J peak kinetic energy
@@ -219,13 +248,16 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
     const { beta, gamma, rayleighMass, rayleighStiffness, stepTolerance } = params;
-    const jointed = stepper.constraints !== null && newton.maxIterations > 1;
+    const jointed = stepper.constraints !== null && newton.maxIterations > 1 && beta > 0;
+    const trapezoidal = beta === 0.25 && gamma === 0.5;
     this.trapezoid =
-      (femBodies || jointed) && beta === 0.25 && gamma === 0.5
+      jointed || (femBodies && trapezoidal)
         ? new GeneralizedAlphaIntegrator(
             stepper,
             {
               rhoInfinity: 1,
+              newmarkBeta: beta,
+              newmarkGamma: gamma,
               stepTolerance: femBodies ? null : stepTolerance,
               rayleighMass,
               rayleighStiffness,
