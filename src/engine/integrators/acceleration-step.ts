@@ -2221,8 +2221,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * joint or motor touches them), their other torques on the trapezoid, the end's within
    * Newton's iterations (holdMeanRate, meanRateResidual, meanRateJacobians), so that the
    * step stays symmetric and second order (not for the bodies of the step's nonsmooth
-   * contacts, trapezoidTurn, nor on a step split at its impacts: theta-scheme.ts,
-   * trapezoidRotation). The jointed bodies keep their rows (in angular
+   * contacts nor, on a step split at its impacts, for any but the round ones: trapezoidTurn,
+   * moreau-jean.ts holdTrapezoidTurns). The jointed bodies keep their rows (in angular
    * momentum on the symmetric step: momentumRows), and so do the free welded groups, held
    * by their welds on that step (RATTLE, theta-scheme.ts "Joints"), whose energy error is
    * then the trapezoid's, second order and bounded: a free pair (1 and 2 kg welded 0.3 m

@@ -237,7 +237,7 @@ const ENERGY_ROUNDING = 1e-12;
 /** Normal speed (m/s) below which a contact does not approach. */
 const V_EPS = 1e-6;
 /** The turn (rad) within a step above which a rigid body's contacts are events (turning). */
-const TURN = 1e-3;
+export const TURN = 1e-3;
 /** ImpactEvents.eventKind's answers. */
 const NOT_EVENT = 0;
 const JOINTED = 1;

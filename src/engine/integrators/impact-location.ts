@@ -32,13 +32,21 @@
  *     u* = −e u_c + a σ,   g* = −e u_c σ + ½ a σ².
  * g₀ is the gap at the step's start minus what the last position projection lifted that
  * contact by (ContactProjection.liftOf): a ball the previous step carried into the floor
- * before its contact was active (τ > h/2 with the activation's γ = ½) hit the floor within
- * that step, τ ∈ [−h/2, 0) here, and its lift is undone instead of kept (the lift alone, its
- * velocity unchanged, adds m g₀ × the lift: at e = 1 an apex that rose bounce by bounce).
+ * before its contact was active hit the floor within that step, τ ∈ [−h, 0) here, and its
+ * lift is undone instead of kept (the lift alone, its velocity unchanged, adds m g₀ × the
+ * lift: at e = 1 an apex that rose bounce by bounce). (The contacts this takes are active
+ * once they close within the step, γ = 1: NonsmoothContact.locatedBodies; such a late one
+ * is a contact the previous step left to the impact events, its body turning faster then,
+ * or with Siconos' γ = ½ in the step's second half before 2026-12-07.)
  * A rebound that would be back on the surface by the step's end (g* ≤ 0) ends at rest:
- * u* = 0, g* = 0 (the rest of its Zeno sequence within the step). Contacts with D ≤ 0
- * (never above the surface within the step, as far back as it reaches) or |τ| > h are left
- * as the step made them.
+ * u* = 0, g* = 0 (the rest of its Zeno sequence within the step). A contact with D ≤ 0
+ * below the surface (g₀ < 0) and pulled into it (a < 0) was never above it within the step,
+ * as far back as its motion reaches: it rests within the penetration the position
+ * projection tolerates, and its u_n⁻ is what the pull gave it since, not an impact's. It ends
+ * at rest at its start's gap, u* = 0, g* = g_t: Newton's law on that u_n⁻ (at e = 1 the
+ * rebound of a resting contact's −a h) made a box rocking on its edges on a rough floor
+ * chatter, every step a hop of its edge within the tolerance (long-run/tumbling-box.test.ts).
+ * Other contacts with D ≤ 0 or |τ| > h are left as the step made them.
  *
  * The located contacts L get u* and g* as equalities: the velocities and positions move by
  * the smallest change in the kinetic metric, δv = M⁻¹ H_Lᵀ ν and δq = M⁻¹ H_Lᵀ μ with
@@ -235,16 +243,25 @@ export class ImpactLocation {
       this.accel[j] = a;
       const g0 = step.gap[i] - lifts.liftOf(step.key[i]);
       const D = um * um - 2 * a * g0;
-      if (!(D > 0)) continue;
-      const root = Math.sqrt(D);
-      const tau = (2 * g0) / (root - um);
-      if (!(Math.abs(tau) <= h)) continue;
-      const sigma = h - tau;
-      let gStar = e * root * sigma + 0.5 * a * sigma * sigma;
-      let uStar = e * root + a * sigma;
-      if (!(gStar > 0)) {
-        gStar = 0;
+      let gStar: number;
+      let uStar: number;
+      if (!(D > 0)) {
+        // below the surface for as long back as the step reaches, pulled into it: resting
+        // (file comment), held at its start's gap
+        if (!(g0 < 0 && a < 0)) continue;
+        gStar = step.gap[i];
         uStar = 0;
+      } else {
+        const root = Math.sqrt(D);
+        const tau = (2 * g0) / (root - um);
+        if (!(Math.abs(tau) <= h)) continue;
+        const sigma = h - tau;
+        gStar = e * root * sigma + 0.5 * a * sigma * sigma;
+        uStar = e * root + a * sigma;
+        if (!(gStar > 0)) {
+          gStar = 0;
+          uStar = 0;
+        }
       }
       this.du[j] = uStar - up;
       this.dg[j] = gStar - (step.gap[i] + h * ((1 - theta) * um + theta * up));

@@ -35,13 +35,13 @@
  * free-spin.test.ts), in two Newton iterations a step where the trapezoid took 5.3. With
  * nonsmooth contacts (moreau-jean.ts, holdTrapezoidTurns) the bodies an active contact of
  * the step touches keep the trapezoid (AccelerationStepper.trapezoidTurn), and every body
- * does on a step split at its impacts (trapezoidRotation): the impacts met at their
- * instants split the step into pieces whose turn the impact's location takes as exp(h ω),
- * exact about a principal axis, which the Cayley turn is not (2 atan(½ h ω)): with it, a
- * box tumbling in a plane onto a frictionless floor at e = 1 (test/engine/contact/
- * tumbling-box.test.ts) left its first impact 7e-3 rad/s off the exact motion and a later
- * impact step 2.6 J off, where the trapezoid keeps every impact step to rounding. The
- * bodies no contact touches take the midpoint step: a body tumbling at (10, 177, 5) rad/s
+ * but the round ones (spheres on their centre) does on a step split at its impacts
+ * (moreau-jean.ts, holdTrapezoidTurns): the impacts met at their instants split the step
+ * into pieces whose turn the impact's location takes as exp(h ω), exact about a principal
+ * axis, which the Cayley turn is not (2 atan(½ h ω)): with it, a box tumbling in a plane
+ * onto a frictionless floor at e = 1 (test/engine/contact/tumbling-box.test.ts) left its
+ * impact steps 3.3e-4 m/s off the exact motion, where the trapezoid keeps every impact step
+ * to rounding. The bodies no contact touches take the midpoint step: a body tumbling at (10, 177, 5) rad/s
  * beside a box resting on a floor, every step a contact step, kept its spin's 3334 J to
  * 7e-15 over 4 s at 5 ms, where the trapezoid strayed by 7.0 % (free-spin.test.ts).
  *
@@ -248,13 +248,6 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * hinged to a static body keeps the explicit one, ⊥ its axis (there).
    */
   private readonly midpointGyroscopic: boolean;
-  /**
-   * Whether the free bodies' rotation stays the trapezoid's at θ = w = ½ (file comment,
-   * "Free rigid bodies"): Moreau–Jean sets it on a step split at its impacts
-   * (moreau-jean.ts, holdTrapezoidTurns; the bodies of its active contacts otherwise,
-   * AccelerationStepper.trapezoidTurn).
-   */
-  protected trapezoidRotation = false;
   /** Whether the last `prepare` solved every mean rate (midpointGyroscopic). */
   protected startSolved = true;
   /**
@@ -481,7 +474,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     c.symmetricJoints = symmetric;
     c.momentumRows = false;
     // the trapezoidal rule: the free rigid bodies' rotation at their mean rate (file comment)
-    c.meanRates = theta === 0.5 && c.w === 0.5 && !this.trapezoidRotation;
+    c.meanRates = theta === 0.5 && c.w === 0.5;
     if (symmetric) {
       // the joint force on x with weight c_x ρ = h²θ, on v with c_v ρ + κ = hθ
       c.startForceWeight = 1;

@@ -406,7 +406,9 @@ describe("solver.projectionTolerance and projectionIterations", () => {
   const model = (solver: Record<string, unknown>) => ({
     gravity: [0, 0, -g],
     bodies: [sphere("ball", 1, 0.1, [0, 0, 1]), floor],
-    contact: { method: "nsc", restitution: 0.9 },
+    // (inelastic: a contact with restitution is active once it closes within the step, its
+    // impact located there without penetration, NonsmoothContact.locatedBodies)
+    contact: { method: "nsc", restitution: 0 },
     solver: { integrator: "moreau-jean", dt: 0.005, projectOnConstraints: true, ...solver },
   });
   const errorOf = (m: unknown): ModelError => {
@@ -436,8 +438,8 @@ describe("solver.projectionTolerance and projectionIterations", () => {
     const sim = loadModel(model({ projectionTolerance: 5e-3, projectionIterations: 7 }));
     const nsc = sim.contactModel!.nonsmooth!;
     expect(nsc.projection.settings).toEqual({ tolerance: 5e-3, maxIterations: 7 });
-    // The ball's impact penetrations (up to h V / 2 ≈ 1 cm, V = √(2 g 0.9)) are left up
-    // to the loose tolerance: above 5e-3 they are brought back to 2.5e-3, below untouched.
+    // The ball's impact penetrations (up to h V ≈ 2 cm, V = √(2 g 0.9)) are left up to the
+    // loose tolerance: above 5e-3 they are brought back to 2.5e-3, below untouched.
     let worst = 0;
     for (let k = 0; k < 400; k++) {
       sim.step(1);
@@ -507,7 +509,9 @@ describe("position projection: energy", () => {
 
 describe("position projection: lifts", () => {
   it("a ball at e = 1 carried into the floor by a step before its contact was active: the lift is undone at the impact, and a snapshot carries it", () => {
-    // From H = 1.008 m at h = 5 ms the ball starts its 91st step with the predicted gap
+    // Spinning at 0.5 rad/s about the vertical (h ω = 2.5e-3 rad a step, above which its
+    // contact keeps Siconos' activation g + h v/2 ≤ 0: NonsmoothContact.locatedBodies),
+    // from H = 1.008 m at h = 5 ms the ball starts its 91st step with the predicted gap
     // g + h v/2 = 3.7 mm (not active) and ends it 7.5 mm into the floor: the projection
     // lifts it by 7.5 mm − τ/2. The next step locates the impact within the previous one
     // and undoes the lift: the ball rebounds to H exactly, where keeping the lift would
@@ -516,7 +520,7 @@ describe("position projection: lifts", () => {
     const H = 1.008;
     const model = {
       gravity: [0, 0, -g] as Vec3,
-      bodies: [sphere("ball", 1, R, [0, 0, R + H]), floor],
+      bodies: [{ ...sphere("ball", 1, R, [0, 0, R + H]), angularVelocity: [0, 0, 0.5] }, floor],
       contact: { method: "nsc" as const, restitution: 1 },
       solver: { integrator: "moreau-jean" as const, dt: 0.005 },
     };

@@ -218,4 +218,43 @@ describe("Moreau–Jean (θ = w = ½) on a fast free body", () => {
     expect(spin).toBeLessThan(1e-12);
     expect(momentum).toBeLessThan(1e-12);
   });
+
+  it("a sphere of moments 0.1, 0.2, 0.3 kg·m² spun near its middle axis, bouncing on a frictionless floor at e = 1 for 20 s at 5 ms: L and its spin's energy to rounding", () => {
+    // The floor's impulses act along the normal through the sphere's centre (frictionless):
+    // no moment, so its rotation is torque-free throughout, L = I ω₀ and ½ ω₀ᵀ I ω₀ constants,
+    // while its centre bounces (period 2√(2 · 0.9 m/g) = 0.86 s: 23 bounces). Spinning, its
+    // bounces are met at their instants (impact-events.ts), each bounce step split there.
+    const I: Vec3 = [0.1, 0.2, 0.3];
+    const w0: Vec3 = [0.3, 15, 0.2];
+    const dt = 0.005;
+    const sim = loadModel({
+      gravity: [0, 0, -9.81],
+      bodies: [
+        spunBody(I, w0, [0, 0, 1], [{ type: "sphere", radius: 0.1 }]),
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      ],
+      contact: { method: "nsc", restitution: 1, friction: 0 },
+      solver: { integrator: "moreau-jean", dt },
+    } as ModelInput);
+    const exact = constants(I, w0);
+    let spin = 0;
+    let momentum = 0;
+    let bounces = 0;
+    let falling = false;
+    for (let k = 1; k <= 20 / dt; k++) {
+      sim.step(1);
+      const b = sim.state().bodies[0];
+      const r = bodyRates(b, I);
+      if (falling && b.velocity[2] > 0) bounces++;
+      falling = b.velocity[2] < 0;
+      spin = Math.max(spin, Math.abs(r.energy - exact.energy) / exact.energy);
+      momentum = Math.max(momentum, norm(sub(r.momentum, exact.momentum)) / norm(exact.momentum));
+    }
+    report("moreau-jean bouncing spinner, 20 s", { spin, momentum, bounces });
+    // measured: the spin's energy 9.9e-15 and L 9.1e-15 off; before (every body on the
+    // trapezoid in a step split at its impacts), 7.8e-6 and 4.7e-5
+    expect(bounces).toBeGreaterThanOrEqual(20);
+    expect(spin).toBeLessThan(1e-12);
+    expect(momentum).toBeLessThan(1e-12);
+  });
 });
