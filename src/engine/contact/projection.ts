@@ -30,6 +30,9 @@ import {
   markStateChanged,
   massSolve,
   movePositions,
+  PositionSnapshot,
+  restorePositions,
+  savePositions,
   setVelocity,
 } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
@@ -140,6 +143,17 @@ export interface ProjectedJoints {
  */
 const JOINT_PASS_CONTACTS = 64;
 
+/**
+ * A pass overshot by about its move when a contact ends separated beyond its first-order
+ * gap by more than this fraction of the deepest penetration (plus the tolerance): its
+ * linearization missed the gap's change by about half the move (ContactProjection
+ * .overshot); the line search halves such moves.
+ */
+const OVERSHOOT = 0.5;
+
+/** Halvings, and then regula falsi steps, of a pass's line search at most (searchLine). */
+const SEARCH_STEPS = 40;
+
 /** Gauss–Seidel sweeps of a hold pass at most (a few held contacts). */
 const HOLD_SWEEPS = 100;
 
@@ -207,6 +221,8 @@ export class ContactProjection {
     this.Y = new Float64Array(size);
     this.rhs = new Float64Array(sys.numDofs);
     this.velocity = new Float64Array(sys.numDofs);
+    this.passPose = new PositionSnapshot(sys);
+    this.passVelocity = new Float64Array(sys.numDofs);
   }
 
   /** Forgets the warm start and the lifts. */
@@ -284,8 +300,11 @@ export class ContactProjection {
     let it = 0;
     let pen = 0;
     let facePen = 0;
+    // the gaps already carried to the current pose (a pass's line search: searchLine)
+    let carried = false;
     for (;;) {
-      pen = this.carry(detection, margin, times);
+      if (!carried) pen = this.carry(detection, margin, times);
+      carried = false;
       const b = detection.buffer;
       if (faces !== null) {
         faces.detect(margin);
@@ -302,10 +321,27 @@ export class ContactProjection {
         this.startLifts(detection);
         this.beforeMove?.();
       }
+      // (the fem faces' pass moves after the other's: no line search there)
+      const searched = faces === null && pen > tolerance;
+      if (searched) {
+        savePositions(this.sys, this.passPose);
+        getVelocity(this.sys, this.passVelocity);
+      }
       if (pen > tolerance) sweeps = this.pass(detection, it, sweeps);
+      if (searched) this.keepPrediction();
       if (facePen > tolerance && sweeps > 0)
         sweeps -= this.facePass(faces as FemFaceContacts, sweeps);
       projectJoints?.();
+      if (searched) {
+        const deepest = pen;
+        pen = this.carry(detection, this.searchMargin(margin, deepest), times);
+        carried = true;
+        if (this.overshot(detection, deepest, 1, true)) {
+          const s = this.searchLine(detection, margin, times, projectJoints, deepest);
+          pen = this.carry(detection, this.searchMargin(margin, deepest), times);
+          if (it === 0) for (let i = 0; i < this.memCount; i++) this.memMu[i] *= s;
+        }
+      }
       it++;
     }
     // No pass: this step's multipliers are all zero, and so is the next one's warm start.
@@ -334,6 +370,180 @@ export class ContactProjection {
       detection.covers();
     }
     return detection.transport();
+  }
+
+  /**
+   * The pose and velocities before the pass running, which its line search moves from
+   * (searchLine), and its contacts' gaps g and first-order changes H_n δq (m) by key
+   * (keepPrediction).
+   */
+  private readonly passPose: PositionSnapshot;
+  private readonly passVelocity: Float64Array;
+  private readonly passKeys = new KeyTable();
+  private passGap: Float64Array = new Float64Array(0);
+  private passChange: Float64Array = new Float64Array(0);
+  private passCount = 0;
+
+  /** The pass's contacts' gaps and their first-order changes H_n δq (this.rhs), by key. */
+  private keepPrediction(): void {
+    const { set, passKeys } = this;
+    const nc = set.count;
+    this.passCount = nc;
+    passKeys.clear();
+    passKeys.reserve(nc);
+    this.passGap = grow(this.passGap, nc);
+    this.passChange = grow(this.passChange, nc);
+    for (let i = 0; i < nc; i++) {
+      passKeys.set(set.key[i], i);
+      this.passGap[i] = set.gap[i];
+      this.passChange[i] = set.rowTimes(i, 0, this.rhs);
+    }
+  }
+
+  /**
+   * Whether the fraction s of the pass's move overshot: a contact of the pass separated
+   * beyond its first-order gap g + s H_n δq (keepPrediction) by more than OVERSHOOT times
+   * the deepest penetration the pass started from (`deepest`, m) plus the tolerance, the
+   * linearization having missed the gap's change by about the move itself; with `surface`,
+   * also one whose first-order gap is ≤ 0 (a contact the move takes onto the surface, or
+   * not out) separated beyond it by more than the tolerance: pushed apart by the second
+   * order, the contact would leave the next step's active set (project()). One the
+   * detection no longer lists (detected afresh with searchMargin: separated by more than
+   * twice the first bound) overshot where its first-order gap is within that bound.
+   */
+  private overshot(
+    detection: CarriedDetection,
+    deepest: number,
+    s: number,
+    surface: boolean,
+  ): boolean {
+    const b = detection.buffer;
+    const { tolerance } = this.settings;
+    const bound = OVERSHOOT * deepest + tolerance;
+    const { passKeys, passGap, passChange, passCount: nc } = this;
+    this.passListed = grow(this.passListed, nc);
+    const listed = this.passListed;
+    listed.fill(0, 0, nc);
+    for (let k = 0; k < b.count; k++) {
+      const i = passKeys.get(b.key[k]);
+      if (i < 0) continue;
+      const predicted = passGap[i] + s * passChange[i];
+      const over = detection.gap[k] - predicted;
+      if (over > bound || (surface && predicted <= 0 && over > tolerance)) return true;
+      listed[i] = 1;
+    }
+    for (let i = 0; i < nc; i++)
+      if (listed[i] === 0 && passGap[i] + s * passChange[i] <= bound) return true;
+    return false;
+  }
+  /** 1 for the pass's contacts the detection lists (overshot). */
+  private passListed: Uint8Array = new Uint8Array(0);
+
+  /**
+   * The margin (m) a pass's end is detected with where its detection no longer covers it:
+   * twice overshot's bound at least, so that a contact it no longer lists overshot.
+   */
+  private searchMargin(margin: number, deepest: number): number {
+    return Math.max(margin, 2 * (OVERSHOOT * deepest + this.settings.tolerance));
+  }
+
+  /** Deepest penetration (m, signed: negative when every carried gap is open). */
+  private signedDepth(detection: CarriedDetection): number {
+    let d = Number.NEGATIVE_INFINITY;
+    for (let k = 0; k < detection.buffer.count; k++) d = Math.max(d, -detection.gap[k]);
+    return d;
+  }
+
+  /**
+   * The pose at the fraction s of the pass's move from its start (keepPassStart), the
+   * joints projected; returns the signed deepest penetration there (m).
+   */
+  private moveAlong(
+    s: number,
+    detection: CarriedDetection,
+    margin: number,
+    times: ProjectionTimes,
+    projectJoints: (() => void) | undefined,
+  ): number {
+    restorePositions(this.sys, this.passPose);
+    setVelocity(this.sys, this.passVelocity);
+    movePositions(this.sys, this.rhs, s);
+    projectJoints?.();
+    this.carry(detection, margin, times);
+    return this.signedDepth(detection);
+  }
+
+  /**
+   * A line search along a pass's move δq (this.rhs) that overshot (overshot, `surface`):
+   * the gap's first-order model g + H_n δq fails where the contact's normal motion is
+   * nearly tangent to the move's. A rod hinged at the floor's height over its tip, the tip
+   * a sphere of r = 5 cm 5 cm into the floor at a = 0.018 rad (dg/da = L sin a): the pass's
+   * Newton step g / (L sin a) turned it 4.7 rad, past the floor's other side, where a
+   * position servo then pressed it into the floor from there; the smallest turn out is to
+   * a = acos((L − r)/L). And from a deep overshoot of the step near there, the pass's
+   * convex second order left the tip 0.16 to 0.45 mm above the floor, out of the next
+   * step's active set, where the servo (k_p = 1e6, commanded inside the floor) pulled it
+   * 4 cm in within the step, for the next projection to set it back against the servo,
+   * whose work it does not count: a cycle each step, 5.9e3 J of energy.error a step.
+   * The move is halved while a contact overshoots by about the move or every gap is open,
+   * then, between that fraction (still penetrating) and the last halving's (every gap
+   * open), the fraction whose deepest penetration is within [0, tolerance] is found by
+   * regula falsi (Illinois): the first crossing of the surface along the move. Leaves the
+   * pose there (at the open side when SEARCH_STEPS do not find it; at the halving when
+   * there is no crossing: a contact still in where another overshoots) and returns the
+   * fraction s.
+   */
+  private searchLine(
+    detection: CarriedDetection,
+    margin: number,
+    times: ProjectionTimes,
+    projectJoints: (() => void) | undefined,
+    deepest: number,
+  ): number {
+    const half = 0.5 * this.settings.tolerance;
+    const wide = this.searchMargin(margin, deepest);
+    let open = 1;
+    let openDepth = this.signedDepth(detection) - half;
+    let s = 1;
+    let depth = 0;
+    for (let k = 0; k < SEARCH_STEPS; k++) {
+      s *= 0.5;
+      depth = this.moveAlong(s, detection, wide, times, projectJoints) - half;
+      const gross = this.overshot(detection, deepest, s, false);
+      if (!gross && Math.abs(depth) <= half) return s;
+      // still in (the bracket's closed end), or a contact that no longer overshoots by
+      // the move's size though another still does (no crossing to find: s kept)
+      if (!gross && (depth > half || !(openDepth < -half))) break;
+      open = s;
+      openDepth = depth;
+    }
+    // no bracket (a contact still in at the open side, or none left to cross): s kept
+    if (!(depth > half && openDepth < -half)) return s;
+    let closed = s;
+    let closedDepth = depth;
+    // Illinois: the end kept twice in a row has its value halved
+    let side = 0;
+    for (let k = 0; k < SEARCH_STEPS; k++) {
+      const x =
+        Number.isFinite(openDepth) && Number.isFinite(closedDepth)
+          ? (closed * openDepth - open * closedDepth) / (openDepth - closedDepth)
+          : 0.5 * (closed + open);
+      const d = this.moveAlong(x, detection, wide, times, projectJoints) - half;
+      if (Math.abs(d) <= half) return x;
+      if (d > 0) {
+        closed = x;
+        closedDepth = d;
+        if (side === 1) openDepth *= 0.5;
+        side = 1;
+      } else {
+        open = x;
+        openDepth = d;
+        if (side === -1) closedDepth *= 0.5;
+        side = -1;
+      }
+    }
+    this.moveAlong(open, detection, wide, times, projectJoints);
+    return open;
   }
 
   /** The joints of the projection running (project's `joints`; jointPass). */
