@@ -300,11 +300,8 @@ export class ContactProjection {
     let it = 0;
     let pen = 0;
     let facePen = 0;
-    // the gaps already carried to the current pose (a pass's line search: searchLine)
-    let carried = false;
     for (;;) {
-      if (!carried) pen = this.carry(detection, margin, times);
-      carried = false;
+      pen = this.carry(detection, margin, times);
       const b = detection.buffer;
       if (faces !== null) {
         faces.detect(margin);
@@ -332,15 +329,12 @@ export class ContactProjection {
       if (facePen > tolerance && sweeps > 0)
         sweeps -= this.facePass(faces as FemFaceContacts, sweeps);
       projectJoints?.();
-      if (searched) {
-        const deepest = pen;
-        pen = this.carry(detection, this.searchMargin(margin, deepest), times);
-        carried = true;
-        if (this.overshot(detection, deepest, 1, true)) {
-          const s = this.searchLine(detection, margin, times, projectJoints, deepest);
-          pen = this.carry(detection, this.searchMargin(margin, deepest), times);
-          if (it === 0) for (let i = 0; i < this.memCount; i++) this.memMu[i] *= s;
-        }
+      // (the next round carries the detection to the pose reached, detected afresh where
+      // it no longer covers it)
+      if (searched) this.passDepth = this.transportGaps(detection);
+      if (searched && this.overshot(pen, 1, true)) {
+        const s = this.searchLine(detection, projectJoints, pen);
+        if (it === 0) for (let i = 0; i < this.memCount; i++) this.memMu[i] *= s;
       }
       it++;
     }
@@ -374,103 +368,87 @@ export class ContactProjection {
 
   /**
    * The pose and velocities before the pass running, which its line search moves from
-   * (searchLine), and its contacts' gaps g and first-order changes H_n δq (m) by key
-   * (keepPrediction).
+   * (searchLine); its contacts' gaps g, first-order changes H_n δq (m) (keepPrediction)
+   * and transported gaps (transportGaps), by index: pass() takes the detection's contacts
+   * in its order, each at its index.
    */
   private readonly passPose: PositionSnapshot;
   private readonly passVelocity: Float64Array;
-  private readonly passKeys = new KeyTable();
   private passGap: Float64Array = new Float64Array(0);
   private passChange: Float64Array = new Float64Array(0);
+  private passNow: Float64Array = new Float64Array(0);
   private passCount = 0;
+  /** The deepest signed penetration of the pass's contacts transported to its end (m). */
+  private passDepth = 0;
 
-  /** The pass's contacts' gaps and their first-order changes H_n δq (this.rhs), by key. */
+  /** The pass's contacts' gaps and their first-order changes H_n δq (this.rhs). */
   private keepPrediction(): void {
-    const { set, passKeys } = this;
+    const { set } = this;
     const nc = set.count;
     this.passCount = nc;
-    passKeys.clear();
-    passKeys.reserve(nc);
     this.passGap = grow(this.passGap, nc);
     this.passChange = grow(this.passChange, nc);
+    this.passNow = grow(this.passNow, nc);
     for (let i = 0; i < nc; i++) {
-      passKeys.set(set.key[i], i);
       this.passGap[i] = set.gap[i];
       this.passChange[i] = set.rowTimes(i, 0, this.rhs);
     }
   }
 
   /**
-   * Whether the fraction s of the pass's move overshot: a contact of the pass separated
-   * beyond its first-order gap g + s H_n δq (keepPrediction) by more than OVERSHOOT times
-   * the deepest penetration the pass started from (`deepest`, m) plus the tolerance, the
-   * linearization having missed the gap's change by about the move itself; with `surface`,
-   * also one whose first-order gap is ≤ 0 (a contact the move takes onto the surface, or
-   * not out) separated beyond it by more than the tolerance: pushed apart by the second
-   * order, the contact would leave the next step's active set (project()). One the
-   * detection no longer lists (detected afresh with searchMargin: separated by more than
-   * twice the first bound) overshot where its first-order gap is within that bound.
+   * Whether the fraction s of the pass's move overshot, read on the pass's contacts
+   * transported to the pose reached (transportGaps): one separated beyond its first-order
+   * gap g + s H_n δq (keepPrediction) by more than OVERSHOOT times the deepest penetration
+   * the pass started from (`deepest`, m) plus the tolerance, the linearization having
+   * missed the gap's change by about the move itself; with `surface`, also one whose
+   * first-order gap is ≤ 0 (a contact the move takes onto the surface, or not out)
+   * separated beyond it by more than the tolerance: pushed apart by the second order, the
+   * contact would leave the next step's active set (project()).
    */
-  private overshot(
-    detection: CarriedDetection,
-    deepest: number,
-    s: number,
-    surface: boolean,
-  ): boolean {
-    const b = detection.buffer;
+  private overshot(deepest: number, s: number, surface: boolean): boolean {
+    const { passGap, passChange } = this;
     const { tolerance } = this.settings;
     const bound = OVERSHOOT * deepest + tolerance;
-    const { passKeys, passGap, passChange, passCount: nc } = this;
-    this.passListed = grow(this.passListed, nc);
-    const listed = this.passListed;
-    listed.fill(0, 0, nc);
-    for (let k = 0; k < b.count; k++) {
-      const i = passKeys.get(b.key[k]);
-      if (i < 0) continue;
+    for (let i = 0; i < this.passCount; i++) {
       const predicted = passGap[i] + s * passChange[i];
-      const over = detection.gap[k] - predicted;
+      const over = this.passNow[i] - predicted;
       if (over > bound || (surface && predicted <= 0 && over > tolerance)) return true;
-      listed[i] = 1;
     }
-    for (let i = 0; i < nc; i++)
-      if (listed[i] === 0 && passGap[i] + s * passChange[i] <= bound) return true;
     return false;
   }
-  /** 1 for the pass's contacts the detection lists (overshot). */
-  private passListed: Uint8Array = new Uint8Array(0);
 
   /**
-   * The margin (m) a pass's end is detected with where its detection no longer covers it:
-   * twice overshot's bound at least, so that a contact it no longer lists overshot.
+   * passNow ← the pass's contacts' gaps (m) carried to the current pose (the detection's
+   * transport, not detected afresh: the same contacts as the pass's, in its order; the
+   * next round detects afresh where the pose left the detection's cover); returns the
+   * deepest signed penetration among them (m, negative when all are open).
    */
-  private searchMargin(margin: number, deepest: number): number {
-    return Math.max(margin, 2 * (OVERSHOOT * deepest + this.settings.tolerance));
-  }
-
-  /** Deepest penetration (m, signed: negative when every carried gap is open). */
-  private signedDepth(detection: CarriedDetection): number {
+  private transportGaps(detection: CarriedDetection): number {
+    detection.covers();
+    detection.transport();
     let d = Number.NEGATIVE_INFINITY;
-    for (let k = 0; k < detection.buffer.count; k++) d = Math.max(d, -detection.gap[k]);
+    for (let i = 0; i < this.passCount; i++) {
+      const g = detection.gap[i];
+      this.passNow[i] = g;
+      d = Math.max(d, -g);
+    }
     return d;
   }
 
   /**
-   * The pose at the fraction s of the pass's move from its start (keepPassStart), the
-   * joints projected; returns the signed deepest penetration there (m).
+   * The pose at the fraction s of the pass's move from its start, the joints projected;
+   * returns the deepest signed penetration of the pass's contacts there (transportGaps).
    */
   private moveAlong(
     s: number,
     detection: CarriedDetection,
-    margin: number,
-    times: ProjectionTimes,
     projectJoints: (() => void) | undefined,
   ): number {
     restorePositions(this.sys, this.passPose);
     setVelocity(this.sys, this.passVelocity);
     movePositions(this.sys, this.rhs, s);
     projectJoints?.();
-    this.carry(detection, margin, times);
-    return this.signedDepth(detection);
+    return this.transportGaps(detection);
   }
 
   /**
@@ -495,21 +473,19 @@ export class ContactProjection {
    */
   private searchLine(
     detection: CarriedDetection,
-    margin: number,
-    times: ProjectionTimes,
     projectJoints: (() => void) | undefined,
     deepest: number,
   ): number {
     const half = 0.5 * this.settings.tolerance;
-    const wide = this.searchMargin(margin, deepest);
     let open = 1;
-    let openDepth = this.signedDepth(detection) - half;
+    // (the pass's contacts transported to its end: overshot read them)
+    let openDepth = this.passDepth - half;
     let s = 1;
     let depth = 0;
     for (let k = 0; k < SEARCH_STEPS; k++) {
       s *= 0.5;
-      depth = this.moveAlong(s, detection, wide, times, projectJoints) - half;
-      const gross = this.overshot(detection, deepest, s, false);
+      depth = this.moveAlong(s, detection, projectJoints) - half;
+      const gross = this.overshot(deepest, s, false);
       if (!gross && Math.abs(depth) <= half) return s;
       // still in (the bracket's closed end), or a contact that no longer overshoots by
       // the move's size though another still does (no crossing to find: s kept)
@@ -528,7 +504,7 @@ export class ContactProjection {
         Number.isFinite(openDepth) && Number.isFinite(closedDepth)
           ? (closed * openDepth - open * closedDepth) / (openDepth - closedDepth)
           : 0.5 * (closed + open);
-      const d = this.moveAlong(x, detection, wide, times, projectJoints) - half;
+      const d = this.moveAlong(x, detection, projectJoints) - half;
       if (Math.abs(d) <= half) return x;
       if (d > 0) {
         closed = x;
@@ -542,7 +518,7 @@ export class ContactProjection {
         side = -1;
       }
     }
-    this.moveAlong(open, detection, wide, times, projectJoints);
+    this.moveAlong(open, detection, projectJoints);
     return open;
   }
 
