@@ -271,7 +271,9 @@ export class ContactProjection {
    * δq is applied on the manifold (quaternions through the exponential map) and the pass
    * repeats on the gaps carried to the new pose (Siconos' computeh/computeJach loop) until
    * the deepest penetration is ≤ settings.tolerance, the sweeps are spent or after
-   * PROJECTION_PASSES passes. `projectJoints` (the joints' own position projection) runs
+   * PROJECTION_PASSES passes; a pass whose move its gaps' linearization overshoots (a
+   * contact whose normal motion is nearly tangent to the move: overshot) is cut back along
+   * the move to the surface's first crossing (searchLine). `projectJoints` (the joints' own position projection) runs
    * after each contact pass, so both constraint sets are satisfied together (block
    * Gauss–Seidel between the two); with `joints` (at most JOINT_PASS_CONTACTS contacts)
    * each pass moves along them to first order (jointPass), and the joints' projection
@@ -329,12 +331,15 @@ export class ContactProjection {
       if (facePen > tolerance && sweeps > 0)
         sweeps -= this.facePass(faces as FemFaceContacts, sweeps);
       projectJoints?.();
-      // (the next round carries the detection to the pose reached, detected afresh where
-      // it no longer covers it)
-      if (searched) this.passDepth = this.transportGaps(detection);
-      if (searched && this.overshot(pen, 1, true)) {
-        const s = this.searchLine(detection, projectJoints, pen);
-        if (it === 0) for (let i = 0; i < this.memCount; i++) this.memMu[i] *= s;
+      // a move its linearization overshot, searched along (searchLine; the next round
+      // carries the detection to the pose reached, detected afresh where it no longer
+      // covers it); the warm start kept is the multipliers of the move made
+      if (searched) {
+        this.passDepth = this.transportGaps(detection);
+        if (this.overshot(pen, 1, true)) {
+          const s = this.searchLine(detection, projectJoints, pen);
+          if (it === 0) for (let i = 0; i < this.memCount; i++) this.memMu[i] *= s;
+        }
       }
       it++;
     }
