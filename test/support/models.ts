@@ -328,6 +328,62 @@ export function servoRod(
 }
 
 /**
+ * A rod of `mass` kg and `length` L m hinged to the ground at its top end by "pin" (axis x
+ * through the origin), turned `angle` rad (default 0) from hanging straight down, its tip
+ * the sphere of r = ROD_TIP_RADIUS over the nsc floor "floor" at z = −L: the sphere's centre
+ * at z = −L cos a, r into the floor at a = 0, its gap L (1 − cos a) − r, clear from
+ * a_c = acos((L − r)/L). No gravity; moreau-jean at 5 ms (`solver` merged in); a position
+ * servo "servo" on the pin when `servo` is given ({ target, kp }, k_d = 0).
+ */
+export function rodOverFloor(o: {
+  mass: number;
+  length: number;
+  angle?: number;
+  servo?: { target: number; kp: number };
+  solver?: Record<string, unknown>;
+}): ModelInput {
+  const { mass: m, length: L } = o;
+  const a = o.angle ?? 0;
+  const I = (m * L * L) / 12;
+  return {
+    gravity: [0, 0, 0],
+    bodies: [
+      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: -L }] },
+      {
+        id: "rod",
+        mass: m,
+        // R_x(a) (0, 0, −L/2)
+        position: [0, (L / 2) * Math.sin(a), (-L / 2) * Math.cos(a)],
+        orientation: [Math.cos(a / 2), Math.sin(a / 2), 0, 0],
+        inertia: [I, I, 1e-3],
+        shapes: [{ type: "sphere", radius: ROD_TIP_RADIUS, position: [0, 0, -L / 2] }],
+      },
+    ],
+    joints: [
+      {
+        id: "pin",
+        type: "revolute",
+        a: { body: "ground" },
+        b: { body: "rod", point: [0, 0, L / 2] },
+        axis: [1, 0, 0],
+      },
+    ],
+    ...(o.servo
+      ? {
+          actuators: [
+            { id: "servo", joint: "pin", type: "position", kd: 0, ...o.servo } as ActuatorIn,
+          ],
+        }
+      : {}),
+    contact: { method: "nsc" },
+    solver: { integrator: "moreau-jean", dt: 0.005, ...o.solver },
+  } as ModelInput;
+}
+
+/** The radius (m) of rodOverFloor's tip sphere. */
+export const ROD_TIP_RADIUS = 0.05;
+
+/**
  * The unit-mass rigid body "body" of principal inertias `inertia` (kg·m²) at `position` (m),
  * spun at `angularVelocity` (rad/s, world = body frame at the start); `shapes` if given.
  */

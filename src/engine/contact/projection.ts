@@ -30,6 +30,9 @@ import {
   markStateChanged,
   massSolve,
   movePositions,
+  PositionSnapshot,
+  restorePositions,
+  savePositions,
   setVelocity,
 } from "../model/body-system";
 import type { ContactMemory } from "../model/state-codec";
@@ -140,6 +143,17 @@ export interface ProjectedJoints {
  */
 const JOINT_PASS_CONTACTS = 64;
 
+/**
+ * A pass overshot by about its move when a contact ends separated beyond its first-order
+ * gap by more than this fraction of the deepest penetration (plus the tolerance): its
+ * linearization missed the gap's change by about half the move (ContactProjection
+ * .overshot); the line search halves such moves.
+ */
+const OVERSHOOT = 0.5;
+
+/** Halvings, and then regula falsi steps, of a pass's line search at most (searchLine). */
+const SEARCH_STEPS = 40;
+
 /** Gauss–Seidel sweeps of a hold pass at most (a few held contacts). */
 const HOLD_SWEEPS = 100;
 
@@ -207,6 +221,8 @@ export class ContactProjection {
     this.Y = new Float64Array(size);
     this.rhs = new Float64Array(sys.numDofs);
     this.velocity = new Float64Array(sys.numDofs);
+    this.passPose = new PositionSnapshot(sys);
+    this.passVelocity = new Float64Array(sys.numDofs);
   }
 
   /** Forgets the warm start and the lifts. */
@@ -255,7 +271,9 @@ export class ContactProjection {
    * δq is applied on the manifold (quaternions through the exponential map) and the pass
    * repeats on the gaps carried to the new pose (Siconos' computeh/computeJach loop) until
    * the deepest penetration is ≤ settings.tolerance, the sweeps are spent or after
-   * PROJECTION_PASSES passes. `projectJoints` (the joints' own position projection) runs
+   * PROJECTION_PASSES passes; a pass whose move its gaps' linearization overshoots (a
+   * contact whose normal motion is nearly tangent to the move: overshot) is cut back along
+   * the move to the surface's first crossing (searchLine). `projectJoints` (the joints' own position projection) runs
    * after each contact pass, so both constraint sets are satisfied together (block
    * Gauss–Seidel between the two); with `joints` (at most JOINT_PASS_CONTACTS contacts)
    * each pass moves along them to first order (jointPass), and the joints' projection
@@ -302,10 +320,27 @@ export class ContactProjection {
         this.startLifts(detection);
         this.beforeMove?.();
       }
+      // (the fem faces' pass moves after the other's: no line search there)
+      const searched = faces === null && pen > tolerance;
+      if (searched) {
+        savePositions(this.sys, this.passPose);
+        getVelocity(this.sys, this.passVelocity);
+      }
       if (pen > tolerance) sweeps = this.pass(detection, it, sweeps);
+      if (searched) this.keepPrediction();
       if (facePen > tolerance && sweeps > 0)
         sweeps -= this.facePass(faces as FemFaceContacts, sweeps);
       projectJoints?.();
+      // a move its linearization overshot, searched along (searchLine; the next round
+      // carries the detection to the pose reached, detected afresh where it no longer
+      // covers it); the warm start kept is the multipliers of the move made
+      if (searched) {
+        this.passDepth = this.transportGaps(detection);
+        if (this.overshot(pen, 1, true)) {
+          const s = this.searchLine(detection, projectJoints, pen);
+          if (it === 0) for (let i = 0; i < this.memCount; i++) this.memMu[i] *= s;
+        }
+      }
       it++;
     }
     // No pass: this step's multipliers are all zero, and so is the next one's warm start.
@@ -334,6 +369,162 @@ export class ContactProjection {
       detection.covers();
     }
     return detection.transport();
+  }
+
+  /**
+   * The pose and velocities before the pass running, which its line search moves from
+   * (searchLine); its contacts' gaps g, first-order changes H_n δq (m) (keepPrediction)
+   * and transported gaps (transportGaps), by index: pass() takes the detection's contacts
+   * in its order, each at its index.
+   */
+  private readonly passPose: PositionSnapshot;
+  private readonly passVelocity: Float64Array;
+  private passGap: Float64Array = new Float64Array(0);
+  private passChange: Float64Array = new Float64Array(0);
+  private passNow: Float64Array = new Float64Array(0);
+  private passCount = 0;
+  /** The deepest signed penetration of the pass's contacts transported to its end (m). */
+  private passDepth = 0;
+
+  /** The pass's contacts' gaps and their first-order changes H_n δq (this.rhs). */
+  private keepPrediction(): void {
+    const { set } = this;
+    const nc = set.count;
+    this.passCount = nc;
+    this.passGap = grow(this.passGap, nc);
+    this.passChange = grow(this.passChange, nc);
+    this.passNow = grow(this.passNow, nc);
+    for (let i = 0; i < nc; i++) {
+      this.passGap[i] = set.gap[i];
+      this.passChange[i] = set.rowTimes(i, 0, this.rhs);
+    }
+  }
+
+  /**
+   * Whether the fraction s of the pass's move overshot, read on the pass's contacts
+   * transported to the pose reached (transportGaps): one separated beyond its first-order
+   * gap g + s H_n δq (keepPrediction) by more than OVERSHOOT times the deepest penetration
+   * the pass started from (`deepest`, m) plus the tolerance, the linearization having
+   * missed the gap's change by about the move itself; with `surface`, also one whose
+   * first-order gap is ≤ 0 (a contact the move takes onto the surface, or not out)
+   * separated beyond it by more than the tolerance: pushed apart by the second order, the
+   * contact would leave the next step's active set (project()).
+   */
+  private overshot(deepest: number, s: number, surface: boolean): boolean {
+    const { passGap, passChange } = this;
+    const { tolerance } = this.settings;
+    const bound = OVERSHOOT * deepest + tolerance;
+    for (let i = 0; i < this.passCount; i++) {
+      const predicted = passGap[i] + s * passChange[i];
+      const over = this.passNow[i] - predicted;
+      if (over > bound || (surface && predicted <= 0 && over > tolerance)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * passNow ← the pass's contacts' gaps (m) carried to the current pose (the detection's
+   * transport, not detected afresh: the same contacts as the pass's, in its order; the
+   * next round detects afresh where the pose left the detection's cover); returns the
+   * deepest signed penetration among them (m, negative when all are open).
+   */
+  private transportGaps(detection: CarriedDetection): number {
+    detection.covers();
+    detection.transport();
+    let d = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < this.passCount; i++) {
+      const g = detection.gap[i];
+      this.passNow[i] = g;
+      d = Math.max(d, -g);
+    }
+    return d;
+  }
+
+  /**
+   * The pose at the fraction s of the pass's move from its start, the joints projected;
+   * returns the deepest signed penetration of the pass's contacts there (transportGaps).
+   */
+  private moveAlong(
+    s: number,
+    detection: CarriedDetection,
+    projectJoints: (() => void) | undefined,
+  ): number {
+    restorePositions(this.sys, this.passPose);
+    setVelocity(this.sys, this.passVelocity);
+    movePositions(this.sys, this.rhs, s);
+    projectJoints?.();
+    return this.transportGaps(detection);
+  }
+
+  /**
+   * A line search along a pass's move δq (this.rhs) that overshot (overshot, `surface`):
+   * the gap's first-order model g + H_n δq fails where the contact's normal motion is
+   * nearly tangent to the move's. A rod hinged at the floor's height over its tip, the tip
+   * a sphere of r = 5 cm 5 cm into the floor at a = 0.018 rad (dg/da = L sin a): the pass's
+   * Newton step g / (L sin a) turned it 4.7 rad, past the floor's other side, where a
+   * position servo then pressed it into the floor from there; the smallest turn out is to
+   * a = acos((L − r)/L). And from a deep overshoot of the step near there, the pass's
+   * convex second order left the tip 0.16 to 0.45 mm above the floor, out of the next
+   * step's active set, where the servo (k_p = 1e6, commanded inside the floor) pulled it
+   * 4 cm in within the step, for the next projection to set it back against the servo,
+   * whose work it does not count: a cycle each step, 5.9e3 J of energy.error a step.
+   * The move is halved while a contact overshoots by about the move or every gap is open,
+   * then, between that fraction (still penetrating) and the last halving's (every gap
+   * open), the fraction whose deepest penetration is within [0, tolerance] is found by
+   * regula falsi (Illinois): the first crossing of the surface along the move. Leaves the
+   * pose there (at the open side when SEARCH_STEPS do not find it; at the halving when
+   * there is no crossing: a contact still in where another overshoots) and returns the
+   * fraction s.
+   */
+  private searchLine(
+    detection: CarriedDetection,
+    projectJoints: (() => void) | undefined,
+    deepest: number,
+  ): number {
+    const half = 0.5 * this.settings.tolerance;
+    let open = 1;
+    // (the pass's contacts transported to its end: overshot read them)
+    let openDepth = this.passDepth - half;
+    let s = 1;
+    let depth = 0;
+    for (let k = 0; k < SEARCH_STEPS; k++) {
+      s *= 0.5;
+      depth = this.moveAlong(s, detection, projectJoints) - half;
+      const gross = this.overshot(deepest, s, false);
+      if (!gross && Math.abs(depth) <= half) return s;
+      // still in (the bracket's closed end), or a contact that no longer overshoots by
+      // the move's size though another still does (no crossing to find: s kept)
+      if (!gross && (depth > half || !(openDepth < -half))) break;
+      open = s;
+      openDepth = depth;
+    }
+    // no bracket (a contact still in at the open side, or none left to cross): s kept
+    if (!(depth > half && openDepth < -half)) return s;
+    let closed = s;
+    let closedDepth = depth;
+    // Illinois: the end kept twice in a row has its value halved
+    let side = 0;
+    for (let k = 0; k < SEARCH_STEPS; k++) {
+      const x =
+        Number.isFinite(openDepth) && Number.isFinite(closedDepth)
+          ? (closed * openDepth - open * closedDepth) / (openDepth - closedDepth)
+          : 0.5 * (closed + open);
+      const d = this.moveAlong(x, detection, projectJoints) - half;
+      if (Math.abs(d) <= half) return x;
+      if (d > 0) {
+        closed = x;
+        closedDepth = d;
+        if (side === 1) openDepth *= 0.5;
+        side = 1;
+      } else {
+        open = x;
+        openDepth = d;
+        if (side === -1) closedDepth *= 0.5;
+        side = -1;
+      }
+    }
+    this.moveAlong(open, detection, projectJoints);
+    return open;
   }
 
   /** The joints of the projection running (project's `joints`; jointPass). */

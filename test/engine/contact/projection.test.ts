@@ -20,6 +20,7 @@
 import { describe, expect, it } from "vitest";
 import { loadModel, loadSnapshot, ModelError } from "../../../src/engine/index";
 import { updateDerived } from "../../../src/engine/model/body-system";
+import { ROD_TIP_RADIUS, rodOverFloor } from "../../support/models";
 import { minstd } from "../../support/random";
 import { bruteForceLcp } from "../solvers/nonsmooth/helpers";
 import { ROUND_OFF_CONTACT } from "./helpers";
@@ -198,6 +199,37 @@ describe("position projection: the minimal mass-weighted correction", () => {
     const after = bodies.slice(0, n).map((b) => b.position);
     expect(deepestPenetration(after, R, [{ n: [0, 0, 1], o: 0 }])).toBeLessThan(1e-9);
   });
+});
+
+describe("position projection along a joint: the smallest turn out, where the gap's linearization fails", () => {
+  // rodOverFloor: a 2 kg, 0.6 m rod hinged at the origin, at rest at a0 rad, its tip's
+  // sphere (r = 5 cm) at the gap L (1 − cos a) − r < 0, no force: the step moves nothing,
+  // and the projection's smallest move along the hinge turns it to the floor's surface at
+  // a_c = acos((L − r)/L) = 0.4111 rad on a0's side, the gap within [−τ, 0]. The gap's
+  // derivative L sin a is small there: the pass's Newton step g/(L sin a) took the rod
+  // from 0.02 rad to 3.39 rad (over the hinge, its tip 1.13 m above the floor), from
+  // 0.2 rad to 0.51 rad (2.7 cm above) and from 0.35 rad to 0.416 rad (1.2 mm above:
+  // out of the next step's contacts, whose activation gap is 1e-6 m).
+  const L = 0.6;
+  const tau = 1e-7;
+  const ac = Math.acos((L - ROD_TIP_RADIUS) / L);
+  for (const a0 of [0.02, -0.02, 0.2, 0.35])
+    it(`from ${a0} rad: turned to ±acos((L − r)/L), the tip on the floor to the tolerance, at rest`, () => {
+      const sim = loadModel(
+        rodOverFloor({ mass: 2, length: L, angle: a0, solver: { projectionTolerance: tau } }),
+      );
+      sim.step(1);
+      const s = sim.state();
+      const [w, x] = s.bodies[1].orientation;
+      const a = 2 * Math.atan2(x, w);
+      expect(Math.sign(a)).toBe(Math.sign(a0));
+      // measured −5.0e-8 m (τ/2, the pass's aim) and −8.1e-8 m from 0.2 rad
+      const gap = L * (1 - Math.cos(a)) - ROD_TIP_RADIUS;
+      expect(gap).toBeGreaterThanOrEqual(-tau);
+      expect(gap).toBeLessThanOrEqual(0);
+      expect(Math.abs(Math.abs(a) - ac)).toBeLessThan(tau / (L * Math.sin(ac)));
+      expect(s.energy.kinetic).toBeLessThan(1e-20);
+    });
 });
 
 describe("position projection under gravity: no penetration beyond the tolerance", () => {
