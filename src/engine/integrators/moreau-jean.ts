@@ -201,6 +201,7 @@ import {
   type BodySystem,
   getVelocity,
   kineticEnergy,
+  massSolve,
   PositionSnapshot,
   restorePositions,
   savePositions,
@@ -290,10 +291,12 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       contact !== null || (limits !== null && jointed.length > 0)
         ? new ImpactEvents(stepper, contact, jointed, memory, limits)
         : null;
-    if (contact !== null)
+    if (contact !== null) {
       contact.projection.beforeMove = () => {
         this.projectedFrom = potentialEnergy(stepper.effectors);
       };
+      contact.startAcceleration = this.startAcceleration;
+    }
     this.oneIteration = { maxIterations: 1, tolerance: newton.tolerance };
     const nb = stepper.sys.numBodies;
     this.group = new Int32Array(nb);
@@ -308,6 +311,21 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.smoothLambda = new Float64Array(this.apartRows.length);
     this.substepImpulse = new Float64Array(this.apartRows.length);
   }
+
+  /**
+   * M⁻¹ f(x_t, v_t) at the start of the step whose index set is being made (indexTime), for
+   * the fem nodes' closing band (NonsmoothContact.startAcceleration); prepare evaluates the
+   * start's forces again for the step itself.
+   */
+  private readonly startAcceleration = (): Float64Array => {
+    const s = this.stepper;
+    s.computeForces(this.indexTime, this.startForce);
+    massSolve(s.sys, this.startForce, this.startAccelerations);
+    return this.startAccelerations;
+  };
+  private indexTime = 0;
+  private readonly startForce: Float64Array = new Float64Array(this.stepper.n);
+  private readonly startAccelerations: Float64Array = new Float64Array(this.stepper.n);
 
   /** 1 for each body a joint, motor or limit holds (jointedBodies). */
   private readonly jointed: Uint8Array;
@@ -930,6 +948,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     s.keepStiffFor(null);
     this.touchedRedone = false;
     // 0. index set at (x_t, v_t)
+    this.indexTime = t;
     const active = nsc.updateIndexSet(h);
     this.holdTrapezoidTurns(active);
     // 1. initial residual (x_t, v_t, predictor, f_t), the contact step's only: a step with
