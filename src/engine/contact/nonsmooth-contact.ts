@@ -262,11 +262,12 @@ export class NonsmoothContact implements OneStepProblem {
    */
   femImpact = false;
   /**
-   * The bodies' accelerations at the step's start under their forces, M⁻¹ f(x_t, v_t)
+   * The bodies' accelerations at the step's start under the loads that move them as a whole
+   * (gravity, springs, applied forces; not the fem bodies' elastic forces), M⁻¹ f(x_t, v_t)
    * (m/s², rad/s² per dof), or null: unknown (the integrator's; moreau-jean.ts). Asked only
    * when a fem node's contact is detected open and not closing on its velocity alone
    * (updateIndexSet): a node at rest just above a surface closes within the step by
-   * the forces' h² a_n alone.
+   * the loads' h² a_n alone.
    */
   startAcceleration: (() => Float64Array) | null = null;
 
@@ -563,7 +564,7 @@ export class NonsmoothContact implements OneStepProblem {
         // (E = 1e7 Pa, h = 10 ms) gained 20.6 J of elastic energy so, booked as the
         // contacts' work. Rigid contacts keep Siconos' γ (the projection lifts a rigid body
         // whole: m g times the lift).
-        // The free end gap takes the forces' share too, g + h u_n⁻ + h² a_n (backward
+        // The free end gap takes the loads' share too, g + h u_n⁻ + h² a_n (backward
         // Euler's end x_t + h (v_t + h a), the end an impact step takes: moreau-jean.ts):
         // a block at rest 1e-6 m above the floor under gravity (h = 20 ms) was carried
         // g h²/2 = 2 mm into it by the smooth step, the projection pushed its bottom nodes
@@ -577,14 +578,7 @@ export class NonsmoothContact implements OneStepProblem {
         if (fem && gap > 0 && end <= ACTIVATION_TOLERANCE) {
           this.closing[i] = gap / h;
           this.closingCount++;
-          // Struck on its velocity (g + h u_n⁻ ≤ ε_act): the dissipative impact step
-          // (femImpact). Closing by the forces alone needs none: the θ-step's end gap
-          // g + h (1 − θ) u_n⁻ + h θ u_n⁺ ≥ (1 − θ)(g + h u_n⁻) > 0 under the law, and a node
-          // the start's forces only seem to carry there (a vibrating block's, whose
-          // acceleration turns within the step) keeps the trapezoid's energy (with the
-          // impact step, a crushed neo-Hookean block rebounding at 1.2e3 J lost 27 % at
-          // its next step: stvk-compression.test.ts)
-          if (gap + h * u <= ACTIVATION_TOLERANCE) this.femImpact = true;
+          this.femImpact = true;
         } else set.count--;
       } else if (fem && u < -ACTIVATION_TOLERANCE / h) this.femImpact = true;
     }

@@ -58,8 +58,8 @@ describe("a fem block reaching the floor from rest makes no energy and comes to 
       previous = e.total;
     }
     // at rest, sunk by its own weight's compression (6.15e-6 m on these 2 × 2 × 2 cells,
-    // measured): what rings on (θ = ½ damps nothing) a hundredth of the elastic energy its
-    // weight stores, m g·sag/2 (2.5e-7 J against 1.3e-4 J, measured)
+    // measured): what rings on (θ = ½ damps nothing after the landing step) a hundredth of
+    // the elastic energy its weight stores, m g·sag/2 = 1.3e-4 J
     expect(sim.state().energy.kinetic).toBeLessThan(0.01 * 0.5 * mass * G * sag);
     let zc = 0;
     for (const n of nodes) zc += (s.mass[n] * s.pos[3 * n + 2]) / mass;
