@@ -146,13 +146,10 @@ export function createIntegrator(
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
           velocityDamping: p.velocityDamping,
-          // the error control on by default for the trapezoidal rule's jointed steps, as
-          // generalized-alpha's at ρ∞ = 1; for the other members only where set (newmark.ts
-          // `trapezoid`)
-          stepTolerance: defaultStepTolerance(
-            p.stepTolerance,
-            newmark.beta === 0.25 && newmark.gamma === 0.5 ? 1 : 0,
-          ),
+          // the error control on by default for every member's jointed steps, as
+          // generalized-alpha's at ρ∞ = 1: they hold the joints symmetrically whatever
+          // (β, γ), damping nothing along them (newmark.ts `trapezoid`)
+          stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
         },
         newton,
         memory,

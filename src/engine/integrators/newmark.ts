@@ -97,8 +97,8 @@ export interface NewmarkParameters {
   velocityDamping: number;
   /**
    * solver.stepTolerance for the jointed steps of `trapezoid` (m per step, null: off): left
-   * out, generalized-alpha's DEFAULT_STEP_TOLERANCE at β = ¼, γ = ½ and off for the other
-   * members (defaultStepTolerance; integrators/factory.ts).
+   * out, generalized-alpha's DEFAULT_STEP_TOLERANCE at every (β, γ) (its joints held
+   * symmetrically, nothing damps them: `trapezoid`; integrators/factory.ts).
    */
   stepTolerance: number | null;
 }
@@ -149,13 +149,19 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    * the swing keeps its energy within 6e-4 J at any (β, γ): the joints' part of a motion
    * is the symmetric scheme's, not Newmark's, whose (β, γ) weigh the applied forces alone
    * (test/engine/integrators/newmark-joint-turns.test.ts). So γ > ½ no longer damps what
-   * only the joints carry, and nothing drains an unresolved whip: the whip example at
-   * 1/240 s fails at step 1311 at (0.3025, 0.6) and at step 1143 at (0.3, ½) without error
-   * control (before, they drained 2.95 and 3.26 J of m g L = 9.81 J in 30 s, at 1.0
-   * sub-steps and 3.9 to 5 iterations a step); with stepTolerance 3e-4 m the first runs
-   * within 0.66 J at 2.0 sub-steps and 10 iterations a step. Not by default off the
-   * trapezoidal rule: its estimate halves the first steps of a servo the step does not
-   * resolve, whose recurrence the servos' tests write out (newmark-servos.test.ts).
+   * only the joints carry, and nothing drains an unresolved whip: without error control the
+   * whip example at 1/240 s gains energy at its cracks, +209 J (21 m g L) by step 1310 at
+   * (0.3025, 0.6) and +210 J by step 1142 at (0.3, ½), its steps halved ever more (10
+   * sub-steps and 64 iterations a step at the end), until Newton fails at h/16 (step 1311,
+   * 5.46 s; 1143, 4.76 s: the run ends diverged). Before, their drain took 2.95 and 3.26 J of
+   * m g L = 9.81 J in 30 s, at 1.0 sub-steps and 3.9 to 5 iterations a step. So every
+   * member's jointed steps take generalized-alpha's error control by default
+   * (DEFAULT_STEP_TOLERANCE, as at ρ∞ = 1: integrators/factory.ts): over 30 s the whip then
+   * ends −0.55 J from its start, +0.66 J at the highest, at (0.3025, 0.6) and −0.96 J,
+   * +0.16 J at (0.3, ½), at 2.0 sub-steps and 10 iterations a step, the cost of (¼, ½)'s
+   * (test/engine/integrators/newmark-whip.test.ts). Its price: the estimate halves the first
+   * steps of a servo's jump to its target, so the tests that write out a servo's recurrence
+   * at h set stepTolerance null (newmark-servos.test.ts).
    *
    * At (¼, ½), before the symmetric joints: the velocity-level step below is not symmetric
    * in time: it holds
