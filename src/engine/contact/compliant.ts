@@ -58,8 +58,9 @@
  * node k: four ends, the nodes' coefficients c = −w_k with g_k = c_k n (particles), side
  * b's g_b and wv_b as above, and the Jacobians above summed over every pair of the four
  * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
- * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved, a rigid point's its shape's
- * (fem-faces.ts).
+ * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved, a rigid point's its shape's,
+ * halved with the body's vertex contacts on that shape where the shape meets the body
+ * through both (fem-faces.ts halveShared).
  *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
@@ -411,6 +412,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
     this.vertexAreas?.fillAreas(buffer, this.area);
     faces?.fillAreas(this.area, nb);
+    faces?.halveShared(buffer, this.area, nb);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
       // the detector's contacts, then the fem face ones (side a a triangle's vertex point)

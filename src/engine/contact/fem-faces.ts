@@ -79,8 +79,12 @@
  * k the point): the shape with itself, a pair the detector never makes. Area (compliant):
  * the shape's own rule for the point (area.ts: boxVertexArea, cylinderRimArea,
  * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, a mesh vertex's
- * ArtiSynth area), not halved: where fem vertices touch the same shape too, both sets act
- * (stiffer than one patch under a per-area law).
+ * ArtiSynth area), halved where the fem body's vertices touch the same shape too: both sets
+ * then cover the patch between them, as two fem bodies' vertex sets do (halveShared; both
+ * at full area, a 2 kg box resting on a stiff block under a linear per-area law sank to
+ * 0.49 of m g/(k A): fem-rigid-faces.test.ts). A shape that meets only one set (a ball smaller
+ * than the mesh spacing on a face; a box whose corners are off the body) keeps that set's
+ * full area.
  * A round point of radius above ROUND_EDGES = 10 times B's longest surface edge is left to
  * B's vertices: a face tilted by θ moves its foot c − r n by r θ, and with r a hundred
  * edges (a 20 m ball under a 0.2 m block) the held normal made the face's nodes chatter in
@@ -215,6 +219,11 @@ export class FemFaceContacts {
   private readonly rigid: RigidPoints[] = [];
   /** Index in `rigid` by detector shape index (−1: none). */
   private readonly rigidOf: Int32Array;
+  /**
+   * halveShared's marks, at shape · (fem bodies) + body for the rigid shapes with points:
+   * 1 the shape meets the body's vertices, 2 its points meet the body's faces (0 between calls).
+   */
+  private readonly shared: Uint8Array;
   /** Attached (body, node) pairs that do not collide, as lo·numBodies + hi. */
   private readonly excluded: Set<number>;
   /** The best candidate of a vertex: w₀..w₂, d, n (as POINT_TRIANGLE). */
@@ -262,6 +271,7 @@ export class FemFaceContacts {
       this.firstTriangle[b] = this.firstTriangle[b - 1] + this.faces[b - 1].tri.length / 3;
     const bodyShapes = Math.min(shapes.length, vertices.firstShape);
     this.rigidOf = new Int32Array(bodyShapes).fill(-1);
+    this.shared = new Uint8Array(bodyShapes * this.faces.length);
     let valence = 0;
     for (let k = 0; k < bodyShapes; k++) {
       const inst = shapes[k];
@@ -510,6 +520,51 @@ export class FemFaceContacts {
           ? this.vertices.vertexArea(s, buffer.normal, 3 * k, true)
           : this.rigidArea(this.rigid[this.rigidOf[s]], k);
     }
+  }
+
+  /**
+   * Halves area[i] of the detector's contacts (`detected`, area[0 … count)) and area[from +
+   * k] of this buffer's rigid points where a rigid shape meets a fem body through both sets:
+   * the body's vertices on the shape and the shape's points on the body's faces then both
+   * cover the patch between them, as the two vertex sets of two fem bodies do (ArtiSynth's
+   * two-way rule, file comment "Rigid shapes").
+   */
+  halveShared(detected: ContactBuffer, area: Float64Array, from: number): void {
+    const { buffer, shared } = this;
+    for (let pass = 0; pass < 3; pass++) {
+      // pass 0 marks, 1 halves the pairs marked both ways, 2 clears the marks
+      for (let i = 0; i < detected.count; i++) {
+        const c = this.vertexCell(detected, i);
+        if (c < 0) continue;
+        if (pass === 0) shared[c] |= 1;
+        else if (pass === 1) {
+          if (shared[c] === 3) area[i] *= 0.5;
+        } else shared[c] = 0;
+      }
+      for (let k = 0; k < buffer.count; k++) {
+        if (this.pointOf[k] < 0) continue;
+        const c = buffer.shapeB[k] * this.faces.length + this.vertices.ownerOf(buffer.shapeA[k]);
+        if (pass === 0) shared[c] |= 2;
+        else if (pass === 1) {
+          if (shared[c] === 3) area[from + k] *= 0.5;
+        } else shared[c] = 0;
+      }
+    }
+  }
+
+  /**
+   * The `shared` cell of detector contact i between a fem vertex and a rigid shape with
+   * points (file comment, "Rigid shapes"), or −1.
+   */
+  private vertexCell(detected: ContactBuffer, i: number): number {
+    const a = detected.shapeA[i];
+    const b = detected.shapeB[i];
+    const vertices = this.vertices;
+    const v = vertices.isVertex(a) ? a : vertices.isVertex(b) ? b : -1;
+    if (v < 0) return -1;
+    const s = v === a ? b : a;
+    if (s >= this.rigidOf.length || this.rigidOf[s] < 0) return -1;
+    return s * this.faces.length + vertices.ownerOf(v);
   }
 
   /** The area of contact k of rigid shape g's point on a fem face (file comment). */

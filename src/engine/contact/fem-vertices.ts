@@ -16,9 +16,10 @@
  * over the surface triangles f around the vertex at the current node positions, i.e. one
  * third of each adjacent face's area projected on the plane normal to the contact normal
  * n (area.ts vertexContactArea); halved for two-way contact, the fem–fem contacts of
- * fem-faces.ts (each body's vertices against the other's faces), never for the analytic
- * shapes. A flat face's vertices then share its area exactly: each triangle's three
- * vertices take one third each.
+ * fem-faces.ts (each body's vertices against the other's faces), and for an analytic
+ * shape only where its points meet the body's faces too (fem-faces.ts halveShared). A flat
+ * face's vertices then share its area exactly: each triangle's three vertices take one
+ * third each.
  */
 import { nodeBodies, type PreparedFem } from "../forces/fem/build";
 import type { FemSurface } from "../forces/fem/surface";
@@ -75,6 +76,11 @@ export class FemVertexContacts {
     this.shapeStart[bodies.length] = this.shapes.length;
     this.owner = Int32Array.from(owner);
     this.vertex = Int32Array.from(vertex);
+  }
+
+  /** The fem body (index in `bodies`) of fem vertex shape `s` (a detector shape index). */
+  ownerOf(s: number): number {
+    return this.owner[s - this.firstShape];
   }
 
   /** Whether detector shape `s` is a fem vertex. */

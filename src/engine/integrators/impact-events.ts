@@ -159,8 +159,21 @@
  * Its energy.error then 1.2e-4 J after 10 s (−0.038 J with the step's own law), no step's
  * T + V rising by more than 6e-6 J (0.44 J). A welded pair landing flat on a floor at
  * μ = 0.5, e = ½ leaves at e v* (3 % fast before: its impact left to the step's law).
+ * The law on w is taken too where Moreau's has no solution, its Gauss–Seidel stopped by
+ * IMPACT_SOLVE's bound: a jointed body whose friction's moment about its joint outweighs
+ * the normal's. A bob on a
+ * 0.5 m arm hinged 0.59 m over the floor meets it 0.0995 m before the bottom: one degree
+ * of freedom, u_n = a ω, u_t = b ω (a = −0.0995 m, b = −0.59 m), W = [a; b][a b]/I_h of
+ * rank 1; at μ > |a/b| = 0.169 and e > 0 no impulse satisfies it (P_n = 0 or sticking leave
+ * w_n < 0, and the rebound ω⁺ = −e ω⁻ slides back, where Coulomb's P_t = −μ P_n sign(u_t⁺)
+ * turns it the other way). The sweeps ran along W's null space (P_n 3.1e6 N s): at μ = 0.3,
+ * e = 1 the bob left at 285 m/s and the run failed (Newton, 1/240 s) or diverged (1/100 s);
+ * at e = ½ each impact halved ω into the floor, 16 a step, and it stopped dead. The law on
+ * w has the solution ω⁺ = −e ω⁻, w = 0, the frictionless rebound, energy kept at e = 1
+ * (test/engine/integrators/impact-friction.test.ts).
  * Every impact of a pair with friction is so: left to the step's law (a body not turning,
- * impact-location.ts's closed form then correcting the normal alone), the tangential impulse took the step's normal impulse, m g h more than the
+ * impact-location.ts's closed form then correcting the normal alone), the tangential
+ * impulse took the step's normal impulse, m g h more than the
  * impact's, up to μ m g h too much: a ball without spin landing at (2, 0, −3) m/s on a
  * floor at μ = 0.05, e = ½ left with v_x 8.3e-4 (h = 1/240 s) and 8.0e-3 m/s (1/100 s)
  * below the closed form; now to 1e-15 (test/engine/integrators/impact-friction.test.ts).
@@ -228,7 +241,8 @@ const NOW = 1e-9;
 /**
  * The frictional impact's solve (ImpactEvents.solveImpact): Gauss–Seidel from 0 to a
  * residual of 1e-13 m/s (its problems are a few contacts: a sphere's decoupled block in
- * one sweep), its sweeps bounded far beyond need.
+ * one sweep), its sweeps bounded far beyond need: a solve that stops at the bound is
+ * taken for one without a solution (file comment, friction).
  */
 const IMPACT_SOLVE = { tolerance: 1e-13, maxIterations: 100000, warmStart: false } as const;
 /** The kinetic energy's relative rounding above which an impact made energy (impact). */
@@ -968,12 +982,13 @@ export class ImpactEvents {
       this.mu[i] = i < kc ? (set as ContactSet).friction[this.rows[i]] : 0;
     const before = kineticEnergy(sys);
     if (d === 3) this.vBefore.set(v);
-    this.solveImpact(k, kc, d, h, 0);
+    const solved = this.solveImpact(k, kc, d, h, 0);
     let after = this.applyImpact(m, n);
     // Moreau's law with the tangential velocity's own restitution 0 can make energy where
-    // the normal and tangential rows couple (Kane's paradox): then the law on the mean
-    // velocity, w = u⁺ + e u⁻ in all three rows, which cannot (file comment, friction)
-    if (d === 3 && after > before * (1 + ENERGY_ROUNDING)) {
+    // the normal and tangential rows couple (Kane's paradox), or have no solution (a
+    // jointed body jammed by its friction: file comment, friction): then the law on the
+    // mean velocity, w = u⁺ + e u⁻ in all three rows, which cannot make energy and has one
+    if (d === 3 && (!solved || after > before * (1 + ENERGY_ROUNDING))) {
       v.set(this.vBefore);
       this.solveImpact(k, kc, d, h, 1);
       after = this.applyImpact(m, n);
@@ -1006,9 +1021,9 @@ export class ImpactEvents {
    * each row's normal, its own restitution (a contact's pair, a limit's), and with friction
    * (d = 3) Coulomb's on the tangential velocity u_t⁺ + e_t e u_t⁻ (et 0: Moreau's law; 1:
    * the tangential rows' restitution the normal's). Frictionless, the LCP by Lemke (exact);
-   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE).
+   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it converged.
    */
-  private solveImpact(k: number, kc: number, d: number, h: number, et: number): void {
+  private solveImpact(k: number, kc: number, d: number, h: number, et: number): boolean {
     const { v } = this;
     const set = this.contact?.set ?? null;
     for (let i = 0; i < k; i++) {
@@ -1034,8 +1049,8 @@ export class ImpactEvents {
     lcp.W = this.D;
     lcp.q = this.q;
     lcp.mu = this.mu;
-    if (d === 1) this.lemke.solve(lcp, this.P);
-    else this.pgs.solve(lcp, this.P, IMPACT_SOLVE);
+    if (d === 1) return this.lemke.solve(lcp, this.P).converged;
+    return this.pgs.solve(lcp, this.P, IMPACT_SOLVE).converged;
   }
 
   /** v ← v + Σ_j P_j x_j into the system's velocities; their kinetic energy (J). */

@@ -21,9 +21,10 @@
  * landing at (2, 0, −3) m/s at e = ½, μ = 0.05 left with v_x 8.3e-4 (h = 1/240 s) and
  * 8.0e-3 m/s (1/100 s) below the closed form, ω_y 0.021 and 0.20 rad/s above it.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
 import { ballOnFloor } from "../../support/models";
 
 const g = 9.81;
@@ -176,4 +177,139 @@ describe("impact events with friction: the ball bouncing down to rest, rolling",
       expect(Math.abs(energy.error)).toBeLessThan(1e-12);
       expect(Math.abs(energy.kinetic - 0.5 * (m + I / (R * R)) * vRoll * vRoll)).toBeLessThan(1e-9);
     });
+});
+
+describe("impact events with friction: a pendulum bob jammed by its friction on the floor", () => {
+  // A 1 kg bob (sphere R = 0.1 m, I = 0.004 kg m²) on a 0.5 m arm hinged along y at
+  // H = 0.59 m over the floor z = 0, released level from rest (the pendulums over a floor
+  // of impact-events.test.ts): it meets the floor at x_c = √(L² − (H − R)²) = 0.0995 m
+  // before the bottom, turning at ω⁻ = √(2 m g (H − R) / I_h), I_h = m L² + I = 0.254 kg m²
+  // (energy: T = ½ I_h ω², its drop H − R = 0.49 m).
+  // One degree of freedom, ω = ω_y: the contact point p = (x_c, 0, 0), p − hinge =
+  // (x_c, 0, −H), moves at ω ŷ × (p − hinge) = ω (−H, 0, −x_c), so
+  //     u_n = a ω, u_t = b ω along x,  a = −x_c, b = −H,
+  // and an impulse (P_t, 0, P_n) at p turns it by I_h Δω = ((p − hinge) × P)_y = a P_n + b P_t
+  // (the hinge's reaction, in the same impact, has no moment about its axis): the contact's
+  // Delassus matrix W = [a; b][a b]/I_h has rank 1.
+  // Moreau's law with the tangential restitution 0 (w_n = u_n⁺ + e u_n⁻ ≥ 0 ⊥ P_n ≥ 0,
+  // Coulomb's on u_t⁺) has no solution at e > 0 once μ |b| > |a| (μ > x_c/H = 0.169): P_n = 0
+  // leaves w_n = (1 + e) u_n⁻ < 0; sticking (u_t⁺ = 0) is ω⁺ = 0, w_n = e u_n⁻ < 0; and
+  // P_n > 0 with w_n = 0 is ω⁺ = −e ω⁻, sliding backwards (u_t⁺ = −e u_t⁻), where Coulomb's
+  // P_t = −μ P_n sign(u_t⁺) gives I_h Δω = P_n (a + μ |b| sign ω⁻), of ω⁻'s sign: away from
+  // −(1 + e) ω⁻. Its Gauss–Seidel then ran its 100000 sweeps along W's null space (P_n
+  // 3.1e6 N s, P_t/P_n = x_c/H): at e = 1 the bob left at 285 m/s (1/100 s) and the run failed
+  // (Newton, 1/240 s) or diverged (1/100 s) in its 2nd second; at e = ½ each impact halved ω
+  // into the floor, 16 in a step, and the bob stopped dead. Moreau's law on the mean
+  // velocity w = u⁺ + e u⁻ in both rows (ImpactEvents' fallback, file comment, friction) has
+  // one: w = [a; b] (ω⁺ + e ω⁻), P_n = 0 is excluded as above, so w_n = 0: ω⁺ = −e ω⁻ with
+  // w_t = 0 (the impulse inside the cone: P_t = 0, P_n = −(1 + e) I_h ω⁻ / a) — the
+  // frictionless rebound, q̇⁺ = −e q̇⁻ (the bob's velocity v⁺ = −e v⁻), and at e = 1 the
+  // kinetic energy kept: ΔT = −(1 − e) PᵀWP / (2 (1 + e)) = 0, never more.
+  const g = 9.81;
+  const H = 0.59;
+  const L = 0.5;
+  const Ih = L * L + I;
+  const arrival = Math.sqrt((2 * g * (H - R)) / Ih);
+  const pendulum = (mu: number, e: number, h: number) =>
+    loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
+        {
+          id: "bob",
+          mass: m,
+          inertia: [I, I, I],
+          position: [L, 0, H],
+          shapes: [{ type: "sphere", radius: R }],
+        },
+      ],
+      joints: [
+        {
+          id: "hinge",
+          type: "revolute",
+          a: { body: "ground", point: [0, 0, H] },
+          b: { body: "bob", point: [-L, 0, 0] },
+          axis: [0, 1, 0],
+        },
+      ],
+      contact: { method: "nsc", restitution: e, friction: mu },
+      solver: { integrator: "moreau-jean", dt: h },
+    });
+  for (const { mu, e } of [
+    { mu: 0.3, e: 1 },
+    { mu: 0.3, e: 0.5 },
+    { mu: 0, e: 1 },
+  ])
+    for (const h of [1 / 240, 1 / 100])
+      it(`μ = ${mu}, e = ${e}, h = ${h.toPrecision(3)} s: 20 s, each impact ω⁺ = −e ω⁻ (v⁺ = −e v⁻), the energy never rising`, () => {
+        const sim = pendulum(mu, e, h);
+        // each impact's velocities before and after (ImpactEvents.impact, at its instant)
+        const impacts: { z: number; w: number[]; v: number[][] }[] = [];
+        const proto = ImpactEvents.prototype as unknown as { impact(t: number, h: number): void };
+        const impact = proto.impact;
+        const spy = vi.spyOn(proto, "impact").mockImplementation(function (this: unknown, t, dt) {
+          const before = sim.state().bodies[1];
+          impact.call(this, t, dt);
+          const after = sim.state().bodies[1];
+          impacts.push({
+            z: before.position[2],
+            w: [before.angularVelocity[1], after.angularVelocity[1]],
+            v: [before.velocity, after.velocity],
+          });
+        });
+        const E0 = sim.state().energy.total;
+        let rise = 0;
+        let last = E0;
+        let top = E0;
+        try {
+          while (sim.time < 20 - h / 2) {
+            sim.step(1);
+            const { total } = sim.state().energy;
+            rise = Math.max(rise, total - last);
+            top = Math.max(top, total);
+            last = total;
+          }
+        } finally {
+          spy.mockRestore();
+        }
+        const { energy } = sim.state();
+        const swing = m * g * (H - R);
+        // 26 impacts at e = 1 (level to the floor and back: 0.78 s); at e = ½ the rebounds
+        // fall to one the steps cannot resolve, met at rest (7 at 1/100 s, 8 at 1/240 s)
+        expect(impacts.length).toBeGreaterThanOrEqual(e === 1 ? 25 : 7);
+        impacts.forEach(({ z, w, v }, k) => {
+          // at the floor, at its instant
+          expect(Math.abs(z - R)).toBeLessThan(1e-9);
+          // the arrivals e^k ω⁻ (the swing between impacts keeps its energy; measured within
+          // 3.6e-4 at 1/100 s: the smooth steps' energy error)
+          if (e ** k > 0.05) expect(Math.abs(w[0] / (e ** k * arrival) - 1)).toBeLessThan(1e-3);
+          const resting = e < 1 && k === impacts.length - 1 && Math.abs(w[1]) < 1e-12;
+          if (resting) {
+            // the last, a rebound the steps cannot resolve, ends at rest on the floor
+            expect(w[0]).toBeLessThan(0.05 * arrival);
+            return;
+          }
+          // q̇⁺ = −e q̇⁻ (measured to 3e-15 relative)
+          expect(Math.abs(w[1] + e * w[0])).toBeLessThan(1e-12 * w[0]);
+          for (let c = 0; c < 3; c++) expect(Math.abs(v[1][c] + e * v[0][c])).toBeLessThan(1e-12);
+        });
+        // the energy never rises: no step's T + V above the last's by more than the smooth
+        // θ-step's own ripple, the same without friction (measured 1.4e-5 J at 1/240 s,
+        // 1.9e-4 J at 1/100 s; 5e13 J at an impact before), nor above the start's by 1e-4 J
+        // (0 and 4.0e-5 J)
+        expect(rise).toBeLessThan(2.5e-4 * (h / 0.01) ** 2);
+        expect(top - E0).toBeLessThan(1e-4);
+        // the balance: at e = 1 no impact works (dissipated to rounding), at e = ½ the
+        // swing m g (H − R) is all spent at the impacts, the bob at rest on the floor;
+        // energy.error measured 2.2e-4 J (1/240 s) and 1.1e-3 J (1/100 s) at e = 1, 5.9e-4 and
+        // 3.4e-3 J at e = ½, of the 4.8 J swing
+        expect(Math.abs(energy.error)).toBeLessThan(5e-3);
+        if (e === 1) expect(Math.abs(energy.dissipated)).toBeLessThan(1e-9);
+        else {
+          expect(Math.abs(energy.dissipated - swing)).toBeLessThan(5e-3);
+          const bob = sim.state().bodies[1];
+          expect(Math.hypot(...bob.velocity)).toBeLessThan(1e-9);
+          expect(Math.abs(bob.position[2] - R)).toBeLessThan(1e-9);
+        }
+      });
 });

@@ -74,7 +74,7 @@ const EXPECTED: Record<string, string> = {
   "S2-100 defaults": "af206aefad0919af",
   "S3-32 defaults": "de4619e4dade11f4",
   "S3-32-stiff defaults": "938b81bf078a85d0",
-  "H-100 defaults": "065bacf8df368d45",
+  "H-100 defaults": "dbf99ec6cb8c6299",
   "fem beam (tuned)": "315d608acd52f03c",
   "fem beam (defaults)": "6e013a20acceb8e7",
 };
