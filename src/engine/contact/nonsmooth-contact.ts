@@ -265,8 +265,9 @@ export class NonsmoothContact implements OneStepProblem {
    * (integrators/impact-location.ts: no joint, motor or limit holds them), or null: none.
    * Their rigid contacts with restitution are active when the linear prediction closes their
    * gap within the step, g + h u_n⁻ ≤ ε_act (updateIndexSet, `closes`), where the others keep
-   * Siconos' γ = ½. A body turning by more than `locatedTurn` (rad) within the step is the
-   * impact events' (integrators/impact-events.ts, TURN), whose contacts keep γ = ½ too.
+   * Siconos' γ = ½. A body turning by more than `locatedTurn` (rad) within the step keeps
+   * γ = ½ too (integrators/impact-events.ts, TURN: its impacts are the impact events', as
+   * those of any turning body).
    */
   locatedBodies: Uint8Array | null = null;
   locatedTurn = 0;

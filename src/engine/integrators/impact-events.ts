@@ -19,11 +19,11 @@
  *     (restitution e > 0, no fem–fem contact, a jointed body at one end at least, or,
  *     between unjointed bodies, a pair with friction (the closed form below moves the
  *     normal alone: its tangential impulse kept the step's whole normal impulse, file
- *     comment, friction) or a rigid one turning by more than TURN within the step, its
- *     contact point moving about its centre, |ω × r| > V_EPS: the others are
- *     impact-location.ts's closed form, which holds the lever arm over the step; a box
- *     dropped spinning onto a frictionless floor at e = 1 moved up to 1.05 J a step with
- *     it, test/engine/integrators/long-run/tumbling-box.test.ts)
+ *     comment, friction) or a rigid one turning, however slowly, its contact point moving
+ *     about its centre, |ω × r| > V_EPS (turning): the others are impact-location.ts's
+ *     closed form, which holds the lever arm over the step; a box dropped spinning onto a
+ *     frictionless floor at e = 1 moved up to 1.05 J a step with it,
+ *     test/engine/integrators/long-run/tumbling-box.test.ts)
  *     that approaches (u_n < −V_EPS) closes at the first root τ of
  *         g + u_n s + ½ a_n s² = 0,   τ = 2 g / (−u_n + √(u_n² − 2 a_n g)),
  *     with a_n = H_n D_prev the normal component of the last smooth step's mean
@@ -63,7 +63,7 @@
  * events; the joint limits' bounds not touching left to the limits' projection,
  * JointLimitProblem.deferApart), and the step's stats say so (impactsResolved false; impacts: those met). A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0,
- * where no body is jointed nor turns by more than TURN nor has a pair with friction, or
+ * where no body is jointed nor turns (|ω| ρ > V_EPS) nor has a pair with friction, or
  * where those bodies' contacts are out of reach of the step: mayHaveEvents).
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
@@ -171,9 +171,9 @@
  * at e = ½ each impact halved ω into the floor, 16 a step, and it stopped dead. The law on
  * w has the solution ω⁺ = −e ω⁻, w = 0, the frictionless rebound, energy kept at e = 1
  * (test/engine/integrators/impact-friction.test.ts).
- * Every impact of a pair with friction is so: left to the step's law (a body turning by
- * less than TURN a step, impact-location.ts's closed form then correcting the normal
- * alone), the tangential impulse took the step's normal impulse, m g h more than the
+ * Every impact of a pair with friction is so: left to the step's law (a body not turning,
+ * impact-location.ts's closed form then correcting the normal alone), the tangential
+ * impulse took the step's normal impulse, m g h more than the
  * impact's, up to μ m g h too much: a ball without spin landing at (2, 0, −3) m/s on a
  * floor at μ = 0.05, e = ½ left with v_x 8.3e-4 (h = 1/240 s) and 8.0e-3 m/s (1/100 s)
  * below the closed form; now to 1e-15 (test/engine/integrators/impact-friction.test.ts).
@@ -249,7 +249,12 @@ const IMPACT_SOLVE = { tolerance: 1e-13, maxIterations: 100000, warmStart: false
 const ENERGY_ROUNDING = 1e-12;
 /** Normal speed (m/s) below which a contact does not approach. */
 const V_EPS = 1e-6;
-/** The turn (rad) within a step above which a rigid body's contacts are events (turning). */
+/**
+ * The turn (rad) within a step up to which a body's contacts with restitution are active
+ * once they close within the step, for impact-location.ts (NonsmoothContact.locatedTurn);
+ * above it they keep Siconos' γ = ½. (Until 2026-12-07 also the turn below which a body's
+ * contacts were left to the location, not events: turning.)
+ */
 export const TURN = 1e-3;
 /** ImpactEvents.eventKind's answers. */
 const NOT_EVENT = 0;
@@ -544,7 +549,7 @@ export class ImpactEvents {
     let earliest = Number.POSITIVE_INFINITY;
     let now = false;
     let m = 0;
-    if (nsc !== null && this.mayHaveEvents(t, r, h)) {
+    if (nsc !== null && this.mayHaveEvents(t, r)) {
       const set = nsc.set;
       // (γ = 1 over the time left, widened by the reach of the contacts' accelerations)
       nsc.updateIndexSet(r, 1, this.closing);
@@ -555,7 +560,7 @@ export class ImpactEvents {
       this.take.fill(0);
       for (let i = 0; i < m; i++) {
         const un = this.u[i];
-        const kind = this.eventKind(set, i, h);
+        const kind = this.eventKind(set, i);
         if (kind === NOT_EVENT || !(un < -V_EPS)) continue;
         const g = set.gap[i];
         // (an unjointed body's: the pull of the forces now and the centripetal term, where
@@ -681,19 +686,19 @@ export class ImpactEvents {
    * one of which turns (turning: its lever arm turns within the step of h, which
    * impact-location.ts's closed form does not follow), or NOT_EVENT.
    */
-  private eventKind(set: ContactSet, i: number, h: number): number {
+  private eventKind(set: ContactSet, i: number): number {
     if (!(set.restitution[i] > 0) || set.triangle[i] !== 0) return NOT_EVENT;
     const a = set.bodyA[i];
     const b = set.bodyB[i];
     if ((a >= 0 && this.jointed[a] === 1) || (b >= 0 && this.jointed[b] === 1)) return JOINTED;
     if (set.friction[i] > 0) return FREE;
-    return this.turning(set, i, 0, h) || this.turning(set, i, 1, h) ? FREE : NOT_EVENT;
+    return this.turning(set, i, 0) || this.turning(set, i, 1) ? FREE : NOT_EVENT;
   }
 
   /**
    * Whether some contact may be an event contact (eventKind) within the time r left of the
-   * step of h: one of a dynamic body a joint holds, of a rigid body turning by more than
-   * TURN within the step, or, where a pair has friction and one restitution (some pair's
+   * step of h: one of a dynamic body a joint holds, of a rigid body whose points may turn
+   * about its centre faster than V_EPS (|ω| ρ_b > V_EPS: turning), or, where a pair has friction and one restitution (some pair's
    * μ > 0 and some pair's e > 0: the model's, without looking at the pairs), of any dynamic
    * body; and of those bodies' contacts with e > 0, one may enter the index set of r
    * (ContactClearance: none where their bounding spheres lie beyond their reach over r).
@@ -707,11 +712,13 @@ export class ImpactEvents {
    * detections move when it is made, and another axis orders the pairs, hence the contacts,
    * otherwise; none seen in the tests.)
    */
-  private mayHaveEvents(t: number, r: number, h: number): boolean {
+  private mayHaveEvents(t: number, r: number): boolean {
     const { sys, jointed, eventful } = this;
     const nsc = this.contact as NonsmoothContact;
     const frictional = nsc.params.anyFriction() && nsc.params.anyRestitution();
     const w = sys.omega;
+    // (a point of body b moves about its centre at |ω| |r| ≤ |ω| ρ_b: turning's bound)
+    const rho = (this.clearance as ContactClearance).rho;
     let any = false;
     for (let b = 0; b < sys.numBodies; b++) {
       eventful[b] = 0;
@@ -722,7 +729,7 @@ export class ImpactEvents {
       if (
         frictional ||
         (b < jointed.length && jointed[b] === 1) ||
-        (wx * wx + wy * wy + wz * wz) * h * h > TURN * TURN
+        (wx * wx + wy * wy + wz * wz) * rho[b] * rho[b] > V_EPS * V_EPS
       ) {
         eventful[b] = 1;
         any = true;
@@ -783,14 +790,18 @@ export class ImpactEvents {
   }
 
   /**
-   * Whether side `side` (0: a, 1: b) of contact i is a rigid body that turns by more than
-   * TURN within the step of h, its contact point turning about its centre of mass,
-   * |ω × r| > V_EPS (m/s). The closed form's error goes with the turn (first order): below
-   * TURN it is left to it, and so are the bodies resting on the floor whose rates are
-   * rounding's (a box resting beside a pendulum at 1e-5 rad/s had its corners' micro-
-   * rebounds at e = 0.8 met as impacts at every step).
+   * Whether side `side` (0: a, 1: b) of contact i is a rigid body whose contact point turns
+   * about its centre of mass, |ω × r| > V_EPS (m/s), however slowly. The closed form's
+   * error goes with the turn within the step, but against the impulse: Newton's law on the
+   * start's lever arm r_t where the impact's is r_τ misses the end velocities by about
+   * |ω| τ (1 + e) |u_n| (rad × m/s). Left to it below a turn of TURN (1e-3 rad) a step, the
+   * planar box of test/engine/contact/tumbling-box.test.ts, its start angle moved by
+   * 1e-6 rad, turning at 0.076 rad/s (3.8e-4 rad a step) struck at 3 m/s: 1.6e-3 m/s off the
+   * exact motion; at 0.029 rad/s, landing almost flat, its two corners struck within one
+   * step, which the closed form takes together: 0.29 m/s and 3.1e-7 J. A body whose rates
+   * are rounding's (resting) stays the closed form's.
    */
-  private turning(set: ContactSet, i: number, side: number, h: number): boolean {
+  private turning(set: ContactSet, i: number, side: number): boolean {
     const b = side === 0 ? set.bodyA[i] : set.bodyB[i];
     if (b < 0 || set.width(b) !== 6) return false;
     const r = side === 0 ? set.rA : set.rB;
@@ -798,7 +809,6 @@ export class ImpactEvents {
     const wx = w[3 * b];
     const wy = w[3 * b + 1];
     const wz = w[3 * b + 2];
-    if (!((wx * wx + wy * wy + wz * wz) * h * h > TURN * TURN)) return false;
     const rx = r[3 * i];
     const ry = r[3 * i + 1];
     const rz = r[3 * i + 2];
