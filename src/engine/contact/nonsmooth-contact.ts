@@ -1060,6 +1060,22 @@ export class NonsmoothContact implements OneStepProblem {
   }
 
   /**
+   * Whether an active contact of the bodies of `bodies` (1) strikes within the step of h:
+   * its normal velocity at the step's start u_n⁻ < −ACTIVATION_TOLERANCE/h (not a
+   * persistent one, turnRows) and its normal impulse of the last solve positive.
+   */
+  strikes(bodies: Uint8Array, h: number): boolean {
+    const { set, dim } = this;
+    for (let i = 0; i < set.count; i++) {
+      if (!(this.r[dim * i] > 0) || this.uMinus[i] >= -ACTIVATION_TOLERANCE / h) continue;
+      const a = set.bodyA[i];
+      const b = set.bodyB[i];
+      if ((a >= 0 && bodies[a] === 1) || (b >= 0 && bodies[b] === 1)) return true;
+    }
+    return false;
+  }
+
+  /**
    * Siconos saveYandLambdaInMemory: the world impulse of every active contact (on body b)
    * by key, for the next step's warm start, and the end-of-step local velocities u⁺ (from
    * the bodies' current velocities); a fem–fem contact's reported gap linearized from them

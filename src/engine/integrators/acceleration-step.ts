@@ -1474,6 +1474,37 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   }
 
   /**
+   * The work (J) the joints' impulse of the step just solved with coefficients c
+   * (addJointImpulse's Λ) does on the velocity `mean`, over the rows of `rows` (1; null: all)
+   * that do not depend on time (the motors' is their own: takeMotorWork). At the velocity
+   * level Λ = c_v λ along the G of the last iterate, Σ_r c_v λ_r (G v̄)_r; with
+   * symmetricJoints (c_v ρ + κ) λ̃ along G_t and the end projection's μ along G_end (the
+   * set's Jacobian at the end state, its velocity projection's),
+   * Σ_r (c_v ρ + κ) λ̃_r (G_t v̄)_r + μ_r (G_end v̄)_r. With v̄ = ½ (v_t + v_{t+h}) it is their
+   * share of the step's kinetic energy change, M (v_{t+h} − v_t) = c_v f̄ + Gᵀ Λ + …: ½ Λᵀ
+   * G v_t at the velocity level (G v_{t+h} = 0), not 0 where the step turns G.
+   */
+  jointImpulseWork(c: SchemeCoefficients, mean: Float64Array, rows: Uint8Array | null): number {
+    const set = this.constraints;
+    if (set === null) return 0;
+    const { rc, ct } = this;
+    set.multiply(mean, ct);
+    const symmetric = c.symmetricJoints;
+    if (symmetric) this.startDirections.startRates(mean, rc);
+    const k = c.cv * c.startForceWeight + c.startVelocityWeight;
+    const lt = this.startDirections.lambda;
+    let work = 0;
+    for (let r = 0; r < ct.length; r++) {
+      if ((rows !== null && rows[r] === 0) || set.constraints[set.rowConstraint[r]].timeDependent)
+        continue;
+      work += symmetric
+        ? k * lt[r] * rc[r] + this.endImpulse[r] * ct[r]
+        : c.cv * this.lambda[r] * ct[r];
+    }
+    return work;
+  }
+
+  /**
    * A consistent start for a step whose integrator memory is new (t = 0, a reset, a state
    * written from outside): the velocities projected onto the joints' velocity constraints
    * G v = −Ct at t where they violate them, in the mass metric (the impulse the joints and

@@ -61,6 +61,24 @@
  * step's overshoot past the surface lost, which the impulses' work on the mean velocity
  * had counted as taken out (a ball at e = 0 lands with energy.dissipated = m g H, where the
  * lift, up to m g h |u_n|/2 an impact, went to energy.error).
+ * Energy of a strike (not Siconos'). On a step where a contact strikes a jointed group
+ * (u_n⁻ < −ACTIVATION_TOLERANCE/h, a positive impulse: NonsmoothContact.strikes) the
+ * joints' impulse Λ takes a share Λᵀ G v̄ of the kinetic energy's change too, G the
+ * Jacobian it acts along: at the velocity level (the contact step) the last iterate's,
+ * G v_{t+h} = 0 but G v_t ≠ 0 where the step turned the joint (½ Λᵀ G v_t); in the
+ * symmetric redo (positionJointsTouched) λ̃ along G_t and the end projection's μ along
+ * G_{t+h} (AccelerationStepper.jointImpulseWork). An ideal joint does no work at an
+ * instantaneous impact: that share is the strike's, spread over the step's turn, and is
+ * booked as the contacts' work. Unbooked, the rod of overlapRod (test/engine/simulation/
+ * servo-balance.test.ts) read energy.error 114.6 J after its first step (k_p = 1e8,
+ * commanded 0.3 rad: its hinge's end projection ½ μᵀ G_{t+h} v_t in the sub-step that
+ * struck at 41 rad/s), 1577 J (1e6, 0.2 rad: the velocity-level contact step's, at
+ * 343 rad/s), now within 3e-7 J of booked terms up to 2.6e5 J. A persistent contact's
+ * step keeps it unbooked: there it is the scheme's truncation error on the smooth motion,
+ * which energy.error shows (the crank whose link's tip slides with friction,
+ * moreau-jean.test.ts). The settled redo's impulses are booked as it held them, v̄ · Hᵀ P_k
+ * (the one-step problem's P_{k+1} after it, which it reports, differs by the settling
+ * tolerance: 5.2e-3 J of that rod's first step at 0.2 rad, k_p = 1e8).
  * Integration factors: as the θ-scheme, (h²θ, h, 1) for the solved acceleration; the
  * contact impulse P moves v by W⁻¹HᵀP and x by hθ W⁻¹HᵀP.
  *
@@ -837,6 +855,22 @@ export class MoreauJeanIntegrator extends ThetaScheme {
 
   /** Whether the step's active rows reach a jointed group (markApart). */
   private touchedJoints = false;
+  /**
+   * The work (J) on the step's mean velocity of the joints' impulse of the groups a contact
+   * strikes (AccelerationStepper.jointImpulseWork; 0: none strikes), the contact step's or
+   * positionJointsTouched's settled one's: booked as the contacts' work (file comment,
+   * "Energy of a strike").
+   */
+  private touchedJointWork = 0;
+  /** Whether a contact strikes the touched groups' jointed bodies (NonsmoothContact.strikes). */
+  private striking = false;
+  /**
+   * The work (J) on the step's mean velocity of the impulses positionJointsTouched's settled
+   * symmetric step held, v̄ · Hᵀ P_k (NaN: none settled): the share of the kinetic energy's
+   * change the step's velocities took from them, where the re-solved P_{k+1} it reports
+   * differs by the settling tolerance.
+   */
+  private heldImpulseWork = Number.NaN;
   /** The contact step's solution a and multipliers, kept while positionJointsTouched iterates. */
   private readonly contactA: Float64Array = new Float64Array(this.stepper.n);
   private readonly contactEndLambda: Float64Array = new Float64Array(
@@ -894,11 +928,13 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // the persistent contacts' midpoint law (file comment; NonsmoothContact
     // .turnRows), whose middle pose needs the start's
     const contact = this.problem === this.contact ? this.contact : null;
+    let symmetric: SchemeCoefficients | null = null;
     for (let k = 0; k < TOUCHED_ITERATIONS && !settled; k++) {
       // the symmetric step from the start with the impulses held
       this.restoreStart();
       if (k === 0 && contact !== null) savePositions(sys, this.startPose);
       const c = this.prepareContact(t, h, true);
+      symmetric = c;
       solved = false;
       if (!this.startSolved) break;
       s.a.set(this.aTouched);
@@ -962,6 +998,19 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // (the rows left at the middle, along which the impulses acted: the energy balance
       // takes their work on the mean velocity, P H_m v̄)
       contact?.endTurn();
+      // the energy balance's shares of the kinetic energy's change: the held impulses' and
+      // (a contact striking) the joints' on the mean velocity, at the end state (its
+      // Jacobian the end projection's)
+      this.meanVelocity();
+      let held = 0;
+      for (let i = 0; i < n; i++) held += h * this.fContact[i] * this.mean[i];
+      this.heldImpulseWork = held;
+      if (this.striking)
+        this.touchedJointWork = s.jointImpulseWork(
+          symmetric as SchemeCoefficients,
+          this.mean,
+          this.contactRows,
+        );
       return iterations;
     }
     s.lambda.set(this.contactEndLambda);
@@ -1138,6 +1187,16 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       } finally {
         s.extraForce = null;
       }
+      // a contact striking the groups the one-step problem touches: their joints' work on the
+      // step's mean velocity at the velocity level (the G of the last iterate), the
+      // contacts' (touchedJointWork; positionJointsTouched's settled step replaces it)
+      this.touchedJointWork = 0;
+      this.heldImpulseWork = Number.NaN;
+      this.striking = this.touchedJoints && this.contact?.strikes(this.jointed, h) === true;
+      if (this.striking) {
+        this.meanVelocity();
+        this.touchedJointWork = s.jointImpulseWork(c, this.mean, this.contactRows);
+      }
       // the jointed groups the one-step problem touches: their joints at the position level
       // (not in the backward Euler step of symplectic Euler's last halving, velocity level)
       if (converged && !dissipative && this.touchedJoints)
@@ -1160,7 +1219,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // (M (v_{t+h} − v_t) = h f̄ + Hᵀ P + h Gᵀλ at convergence; negative for a dissipating
       // impact or friction), and the motors'
       this.meanVelocity();
-      s.removedEnergy -= this.problem.impulseWork(this.mean);
+      s.removedEnergy -= this.touchedRedone
+        ? this.heldImpulseWork
+        : this.problem.impulseWork(this.mean);
+      s.removedEnergy -= this.touchedJointWork;
       this.takeMotorWork(h);
       // the reported λ: the step's mean joint force, impulses included (the next smooth
       // step takes its motors' power at its start at the consistent multipliers instead)

@@ -75,6 +75,11 @@ export class StartDirections {
     massSolveWith(sys, this.startInertiaInv, this.force, this.accel);
   }
 
+  /** out ← G_t v (per row; m/s, rad/s): the rates of v along the start's directions. */
+  startRates(v: Float64Array, out: Float64Array): void {
+    this.set?.multiply(v, out, this.startG);
+  }
+
   /** out ← Y dLambda = M_t⁻¹ G_tᵀ dLambda (m/s², rad/s²); 0 without joints. */
   directionsOf(dLambda: Float64Array, out: Float64Array): void {
     const { set, sys } = this;
