@@ -28,6 +28,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+import type { StateOut } from "../../../schemas/state";
 import { ContactClearance } from "../../../src/engine/contact/clearance";
 import { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../../../src/engine/index";
@@ -628,6 +629,17 @@ describe("impact events: a joint limit active at the impact is in its equations"
     });
 });
 
+/** Two runs' states equal bit for bit: every body's pose and rates, and the energy's error. */
+function expectSameMotion(a: StateOut, b: StateOut): void {
+  for (let i = 0; i < a.bodies.length; i++) {
+    expect(a.bodies[i].position).toEqual(b.bodies[i].position);
+    expect(a.bodies[i].orientation).toEqual(b.bodies[i].orientation);
+    expect(a.bodies[i].velocity).toEqual(b.bodies[i].velocity);
+    expect(a.bodies[i].angularVelocity).toEqual(b.bodies[i].angularVelocity);
+  }
+  expect(a.energy.error).toBe(b.energy.error);
+}
+
 describe("impact events: no second detection where no contact can be an event", () => {
   // A 4 × 4 grid of unjointed spheres on a smooth floor, every other one dropped from 0.3 m
   // at e = ½ (their impacts located in closed form, impact-location.ts: no body jointed
@@ -673,13 +685,7 @@ describe("impact events: no second detection where no contact can be an event", 
     const b = twice.state();
     // (the bounces happened: the dropped spheres rest after e^k decays, having moved)
     expect(a.bodies[2].position[2]).toBeLessThan(0.2);
-    for (let i = 0; i < a.bodies.length; i++) {
-      expect(a.bodies[i].position).toEqual(b.bodies[i].position);
-      expect(a.bodies[i].orientation).toEqual(b.bodies[i].orientation);
-      expect(a.bodies[i].velocity).toEqual(b.bodies[i].velocity);
-      expect(a.bodies[i].angularVelocity).toEqual(b.bodies[i].angularVelocity);
-    }
-    expect(a.energy.error).toBe(b.energy.error);
+    expectSameMotion(a, b);
   });
 });
 
@@ -757,12 +763,6 @@ describe("impact events: no second detection while a jointed body's contacts are
     expect(cleared.lowest).toBeGreaterThan(0.1 - 1e-9);
     const a = cleared.sim.state();
     const b = always.sim.state();
-    for (let i = 0; i < a.bodies.length; i++) {
-      expect(a.bodies[i].position).toEqual(b.bodies[i].position);
-      expect(a.bodies[i].orientation).toEqual(b.bodies[i].orientation);
-      expect(a.bodies[i].velocity).toEqual(b.bodies[i].velocity);
-      expect(a.bodies[i].angularVelocity).toEqual(b.bodies[i].angularVelocity);
-    }
-    expect(a.energy.error).toBe(b.energy.error);
+    expectSameMotion(a, b);
   });
 });
