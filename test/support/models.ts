@@ -1014,3 +1014,37 @@ export function clampedFemBar(
     solver: { integrator, dt: 0.005, newtonTolerance: 1e-10 },
   };
 }
+
+/**
+ * A 2 × 2 × 2-cell stvk block "b" (edge `size` m, ρ `density` kg/m³, E `youngModulus` Pa,
+ * ν 0.3) with its bottom face `bottom` m above an inelastic nsc floor (z = 0), under gravity
+ * g = 9.81 m/s² along −z, stepped by moreau-jean at `dt` s. Its 27 nodes are femNodeId("b", k).
+ */
+export function femBlockOverFloor(o: {
+  size: number;
+  bottom: number;
+  density: number;
+  youngModulus: number;
+  dt: number;
+}): ModelInput {
+  return {
+    gravity: [0, 0, -9.81],
+    bodies: [{ id: "floor", fixed: true, shapes: [{ type: "plane" }] }],
+    fem: [
+      {
+        id: "b",
+        box: {
+          size: [o.size, o.size, o.size],
+          resolution: [2, 2, 2],
+          center: [0, 0, o.bottom + o.size / 2],
+        },
+        density: o.density,
+        youngModulus: o.youngModulus,
+        poissonRatio: 0.3,
+        material: "stvk",
+      },
+    ],
+    contact: { method: "nsc", restitution: 0 },
+    solver: { dt: o.dt, integrator: "moreau-jean" },
+  } as ModelInput;
+}

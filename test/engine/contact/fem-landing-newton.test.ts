@@ -11,13 +11,13 @@
  * from a start 300 m/s² off where Newton's law says 0.
  */
 import { describe, expect, it } from "vitest";
-import type { ModelInput } from "../../../schemas/model";
 import { femNodeId } from "../../../src/engine/forces/fem/build";
 import { loadModel } from "../../../src/engine/index";
 import type {
   AccelerationStepper,
   NewtonSettings,
 } from "../../../src/engine/integrators/acceleration-step";
+import { femBlockOverFloor } from "../../support/models";
 
 const G = 9.81;
 
@@ -27,22 +27,9 @@ const G = 9.81;
  * amplitude · sin(7.1 k) instead of 0 at each step.
  */
 function landing(youngModulus: number, v0: number, amplitude: number) {
-  const sim = loadModel({
-    gravity: [0, 0, -G],
-    bodies: [{ id: "floor", fixed: true, shapes: [{ type: "plane" }] }],
-    fem: [
-      {
-        id: "b",
-        box: { size: [0.2, 0.2, 0.2], resolution: [2, 2, 2], center: [0, 0, 0.1] },
-        density: 500,
-        youngModulus,
-        poissonRatio: 0.3,
-        material: "stvk",
-      },
-    ],
-    contact: { method: "nsc", restitution: 0 },
-    solver: { dt: 0.01, integrator: "moreau-jean" },
-  } as ModelInput);
+  const sim = loadModel(
+    femBlockOverFloor({ size: 0.2, bottom: 0, density: 500, youngModulus, dt: 0.01 }),
+  );
   const s = sim.system;
   const nodes = Array.from({ length: 27 }, (_, k) => s.index.get(femNodeId("b", k)) as number);
   for (const n of nodes) s.vel[3 * n + 2] = -v0;

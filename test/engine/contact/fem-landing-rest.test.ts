@@ -9,9 +9,9 @@
  * where its weight compresses it to, still moving (1.3e-4 J kinetic after 1.5 s).
  */
 import { describe, expect, it } from "vitest";
-import type { ModelInput } from "../../../schemas/model";
 import { femNodeId } from "../../../src/engine/forces/fem/build";
 import { loadModel } from "../../../src/engine/index";
+import { femBlockOverFloor } from "../../support/models";
 
 const G = 9.81;
 const RHO = 500;
@@ -21,22 +21,9 @@ const GAP = 1e-6;
 
 describe("a fem block reaching the floor from rest makes no energy and comes to rest on it", () => {
   it("moreau-jean (θ = ½), h = 20 ms: released 1e-6 m above the floor, 3 s", () => {
-    const sim = loadModel({
-      gravity: [0, 0, -G],
-      bodies: [{ id: "floor", fixed: true, shapes: [{ type: "plane" }] }],
-      fem: [
-        {
-          id: "b",
-          box: { size: [L, L, L], resolution: [2, 2, 2], center: [0, 0, L / 2 + GAP] },
-          density: RHO,
-          youngModulus: E,
-          poissonRatio: 0.3,
-          material: "stvk",
-        },
-      ],
-      contact: { method: "nsc", restitution: 0 },
-      solver: { dt: 0.02, integrator: "moreau-jean" },
-    } as ModelInput);
+    const sim = loadModel(
+      femBlockOverFloor({ size: L, bottom: GAP, density: RHO, youngModulus: E, dt: 0.02 }),
+    );
     const s = sim.system;
     const nodes = Array.from({ length: 27 }, (_, k) => s.index.get(femNodeId("b", k)) as number);
     const mass = RHO * L ** 3;
