@@ -100,8 +100,13 @@ describe("a welded pair dropped on the floor moves as the one rigid body it is",
       const { before, after, impulse } = land();
       // stopped, to the friction solve's tolerance (5e-9 m/s measured under symplectic Euler)
       expect(Math.abs(after.vz)).toBeLessThan(1e-7);
-      // to the contact solve's tolerance too (2.7e-8 N·s of 11.4 under symplectic Euler)
-      expect(Math.abs(impulse - TOTAL * (after.vz - before.vz + G * H))).toBeLessThan(
+      // to the contact solve's tolerance too (2.7e-8 N·s of 11.4 under symplectic Euler),
+      // with the velocities at the positions' time: symplectic Euler's, the leapfrog's,
+      // lag by half the whole smooth step before (v(t) = v − g h/2; the impact, met at its
+      // instant, and the contact step after it read them in time, impact-events.ts). Read
+      // lagging, the balance missed by M g h/2 = 0.0981 N s (11.2815 for 11.1834).
+      const lag = integrator === "symplectic-euler" ? (G * H) / 2 : 0;
+      expect(Math.abs(impulse - TOTAL * (after.vz - (before.vz - lag) + G * H))).toBeLessThan(
         1e-8 * impulse,
       );
       for (let k = 0; k < 100; k++) sim.step(1);
