@@ -13,8 +13,8 @@
  * surfaces), is |u_n| ≤ |v_b| + |v_c| + |ω_b| (ρ_b + g) + |ω_c| (ρ_c + g) = S + Ω g, so an
  * activated contact has g (1 − r Ω) ≤ ε_act + reach + r S. A pair with
  *     L (1 − r Ω) > 2 (ε_act + reach + r S),   r Ω < ½,
- * (the factor 2 above the rounding of L and of the speeds) has none, nor a pair whose
- * restitution is 0 an event. O(S_b × S) a call for S_b shapes of the bodies asked about
+ * (the factor 2 above the rounding of L and of the speeds) has none, nor a pair the caller
+ * says has no events (eventPair: ImpactEvents', restitution 0 between unjointed bodies). O(S_b × S) a call for S_b shapes of the bodies asked about
  * among S: taken only for models of at most MAX_SHAPES shapes without a plane on a dynamic
  * body (no bounding sphere); elsewhere `available` is false and the caller detects (as it
  * does where fem surfaces collide, fem-faces.ts and fem-vertices.ts, whose faces these
@@ -92,14 +92,15 @@ export class ContactClearance {
   }
 
   /**
-   * Whether no contact with e > 0 (restitutionOf) of a dynamic body marked 1 in `of` can
-   * enter the index set of the time r left (file comment). False where not `available`.
+   * Whether no contact of a pair (b, c) with eventPair(b, c) (b a dynamic body marked 1 in
+   * `of`, c a body or −1, the world) can enter the index set of the time r left (file
+   * comment). False where not `available`.
    */
   clear(
     of: Uint8Array,
     r: number,
     reach: number,
-    restitutionOf: (a: number, b: number) => number,
+    eventPair: (b: number, c: number) => boolean,
   ): boolean {
     if (!this.available) return false;
     const { sys, n, body, rho, ext, centre, plane } = this;
@@ -129,7 +130,7 @@ export class ContactClearance {
       const wb = Math.hypot(omega[3 * b], omega[3 * b + 1], omega[3 * b + 2]);
       for (let j = 0; j < n; j++) {
         const c = body[j];
-        if (c === b || this.accept[i * n + j] !== 1 || !(restitutionOf(b, c) > 0)) continue;
+        if (c === b || this.accept[i * n + j] !== 1 || !eventPair(b, c)) continue;
         let L: number;
         let S = sb + wb * rho[b];
         let W = wb;

@@ -16,8 +16,9 @@
  *     detected as for a step of the time left r = t + h − t_k with γ = 1 (the contacts
  *     whose linear prediction g + r u_n⁻ closes within it, widened by the reach of their
  *     accelerations, closingReach: NonsmoothContact.updateIndexSet). Each event contact
- *     (restitution e > 0, no fem–fem contact, a jointed body at one end at least, or,
- *     between unjointed bodies, a pair with friction (the closed form below moves the
+ *     (no fem–fem contact; a jointed body at one end at least, at any restitution, e = 0
+ *     too (below, inelastic contacts), or, between unjointed bodies whose pair has
+ *     restitution e > 0, a pair with friction (the closed form below moves the
  *     normal alone: its tangential impulse kept the step's whole normal impulse, file
  *     comment, friction) or a rigid one turning, however slowly, its contact point moving
  *     about its centre, |ω × r| > V_EPS (turning): the others are impact-location.ts's
@@ -62,9 +63,24 @@
  * the integrator's step whole (Newton's law on its active contacts together, as without
  * events; the joint limits' bounds not touching left to the limits' projection,
  * JointLimitProblem.deferApart), and the step's stats say so (impactsResolved false; impacts: those met). A step in which no event contact closes is the
- * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0,
- * where no body is jointed nor turns (|ω| ρ > V_EPS) nor has a pair with friction, or
- * where those bodies' contacts are out of reach of the step: mayHaveEvents).
+ * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0
+ * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS) nor has a pair
+ * with friction, or where those bodies' contacts are out of reach of the step:
+ * mayHaveEvents).
+ * Inelastic contacts (e = 0) of jointed bodies are events too, as inelastic bounds are
+ * (below): left to the step's own law, whose Newton law acts over the step with the joints
+ * held at the velocity level, a pendulum bob (1 kg, 0.5 m arm hinged 0.59 m over the
+ * floor, released level) arriving at 6.15 rad/s left the floor at −1.35 rad/s (h = 1/100
+ * s; −0.41 at 1/240 s), energy.error +1.06 J (+0.32 J) of its 4.8 J swing, and at μ = 0.3,
+ * where its W is of rank 1, the step's contact solve drifted along W's null space
+ * (impulses up to 1.2e6 N s, energy.error 1.05e3 J). Met at its instant, the impact's law
+ * at e = 0 makes u_n⁺ = 0: ω⁺ = 0 (to 6e-14 rad/s, with friction too: sticking, the
+ * impulse inside the cone), the arrival's kinetic energy dissipated exactly, the bob then
+ * resting at its arrival pose; energy.error the smooth swing's (−5.9e-4 J, −3.4e-3 J)
+ * (test/engine/integrators/impact-friction.test.ts). The cost: `next`'s detection where a
+ * jointed body's contacts are within reach (ContactClearance), as at e > 0: a 6-link chain
+ * of boxes swinging onto a floor at e = 0, μ = 0.5 detects 2.06 times a step at 1/240 s
+ * (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31).
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
@@ -349,6 +365,8 @@ export class ImpactEvents {
   private readonly v: Float64Array;
   /** The velocities before a frictional impact (its second law: impact). */
   private readonly vBefore: Float64Array;
+  /** The lagging velocities `synchronize` put aside (nextInTime restores them). */
+  private readonly vLagged: Float64Array;
   private readonly col: Float64Array;
   /** The impact's LCP (its arrays set at each impact). */
   private readonly lcp: NonsmoothProblem = {
@@ -387,8 +405,13 @@ export class ImpactEvents {
   private readonly eventful: Uint8Array;
   /** Whether their contacts are out of reach without a detection (mayHaveEvents), or null. */
   private readonly clearance: ContactClearance | null;
-  /** The contacts' pair restitution (PairParameters.restitutionOf), for the clearance. */
-  private readonly restitutionOf: (a: number, b: number) => number;
+  /**
+   * Whether a pair of bodies (−1 the world) may have event contacts, for the clearance: a
+   * jointed body at one end (any restitution) or a pair restitution e > 0 (eventKind).
+   */
+  private readonly eventPair: (a: number, b: number) => boolean;
+  /** Whether a body is jointed (`jointed`): its contacts are events at any restitution. */
+  private readonly anyJointed: boolean;
 
   private readonly sys: BodySystem;
   /** The joints and motors (null: none). */
@@ -405,6 +428,11 @@ export class ImpactEvents {
     private readonly memory: IntegratorMemory,
     /** The joint limits (their efforts summed over a split step), or null: none. */
     private readonly limits: JointLimitProblem | null = null,
+    /**
+     * Whether the smooth steps' velocities lag their positions by half their last sub-step
+     * (symplectic Euler with joints, the leapfrog's: theta-scheme.ts restagger; `lagged`).
+     */
+    private readonly lags = false,
   ) {
     const sys = stepper.sys;
     this.sys = sys;
@@ -412,6 +440,7 @@ export class ImpactEvents {
     this.f = new Float64Array(sys.numDofs);
     this.v = new Float64Array(sys.numDofs);
     this.vBefore = new Float64Array(sys.numDofs);
+    this.vLagged = new Float64Array(sys.numDofs);
     this.col = new Float64Array(sys.numDofs);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.jointImpulse = new Float64Array(this.rowRates.length);
@@ -422,7 +451,11 @@ export class ImpactEvents {
     this.reached = new Uint8Array(sys.numBodies);
     this.eventful = new Uint8Array(sys.numBodies);
     this.clearance = contact !== null ? new ContactClearance(sys, contact.detector) : null;
-    this.restitutionOf = (a, b) => (contact as NonsmoothContact).params.restitutionOf(a, b);
+    this.eventPair = (a, b) =>
+      (a >= 0 && jointed[a] === 1) ||
+      (b >= 0 && jointed[b] === 1) ||
+      (contact as NonsmoothContact).params.restitutionOf(a, b) > 0;
+    this.anyJointed = jointed.includes(1);
     this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
   }
 
@@ -452,10 +485,15 @@ export class ImpactEvents {
     this.split = false;
     const nsc = this.contact;
     nsc?.endSplit();
-    // (no pair or bound with restitution: no impact to resolve, and no detection of its own)
-    if (!(nsc?.params.anyRestitution() ?? false) && (this.limits?.limits.length ?? 0) === 0)
+    // (no pair with restitution, no contact of a jointed body and no bound: no impact to
+    // resolve, and no detection of its own)
+    if (
+      !(nsc?.params.anyRestitution() ?? false) &&
+      !(nsc !== null && this.anyJointed) &&
+      (this.limits?.limits.length ?? 0) === 0
+    )
       return whole(t, h, stats);
-    let tau = this.next(t, h, h);
+    let tau = this.nextInTime(t, h, h);
     if (tau >= h) {
       this.openToEnd();
       const substeps = whole(t, h, stats);
@@ -474,7 +512,7 @@ export class ImpactEvents {
     while (done < h) {
       const rest = h - done;
       if (tau <= 0) {
-        this.impact(t + done, h);
+        this.impactInTime(t + done, h);
         this.impacts++;
         // the energy balance's next piece starts from the impact's velocities: a sub-step of
         // length 0 (its forces' work 0), as a sub-step's end becomes the next one's start
@@ -491,7 +529,7 @@ export class ImpactEvents {
       }
       if (this.impacts >= MAX_EVENTS || pieces >= MAX_PIECES) {
         // more impacts than a step resolves: the rest whole (file comment)
-        this.exhausted = this.next(t + done, h - done, h) < h - done;
+        this.exhausted = this.nextInTime(t + done, h - done, h) < h - done;
         this.clearDeferred();
         // (the limits' bounds not touching left to the projection: JointLimitProblem.deferApart)
         this.limits?.deferApart();
@@ -499,7 +537,7 @@ export class ImpactEvents {
         this.clearDeferred();
         break;
       }
-      tau = this.next(t + done, h - done, h);
+      tau = this.nextInTime(t + done, h - done, h);
     }
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
@@ -511,6 +549,66 @@ export class ImpactEvents {
       limits[i].coordinate.limitEffort = this.limitImpulse[i] / h;
     this.split = false;
     return substeps;
+  }
+
+  /**
+   * The lag s (s) of the velocities behind the positions: symplectic Euler's with joints
+   * are the leapfrog's, v = v(t − s) with s half the last sub-step (memory.substepSize),
+   * where the memory holds the acceleration ü the next sub-step restaggers them by
+   * (theta-scheme.ts restagger); 0 elsewhere, and after a step that left no ü.
+   */
+  private lag(): number {
+    const m = this.memory;
+    return this.lags && m.accelerationValid && m.previousValid ? 0.5 * m.substepSize : 0;
+  }
+
+  /**
+   * The velocities at the positions' time, v(t) = v + s ü (lag s > 0; the lagging ones put
+   * aside in vLagged), so that the closing times and Newton's law read the velocities at
+   * the instant. Taken lagging, a welded pair (4 kg) dropped 0.4 m onto a floor
+   * at e = ½ under symplectic Euler, h = 5 ms, was met 7.6e-5 m = s τ g past it (τ = 3.1 ms
+   * its piece) and rebounded at e times the velocity s g = 0.015 m/s short of its arrival's,
+   * test/engine/integrators/welded-drop.test.ts.
+   */
+  private synchronize(s: number): void {
+    const { sys, vLagged: v } = this;
+    getVelocity(sys, v);
+    const a = this.memory.acceleration;
+    const out = this.col;
+    for (let i = 0; i < v.length; i++) out[i] = v[i] + s * a[i];
+    setVelocity(sys, out);
+  }
+
+  /** `next` on the velocities at the positions' time (synchronize), the lagging ones kept. */
+  private nextInTime(t: number, r: number, h: number): number {
+    const s = this.lag();
+    if (s === 0) return this.next(t, r, h);
+    this.synchronize(s);
+    try {
+      return this.next(t, r, h);
+    } finally {
+      setVelocity(this.sys, this.vLagged);
+    }
+  }
+
+  /**
+   * The impact on the velocities at its instant (synchronize), left there: the leapfrog
+   * restarts from them as at a run's start, the length of the sub-step before forgotten
+   * (memory.substepSize 0: the next sub-step kicks from them whole, no restagger), as
+   * after a contact step. Kept lagging instead (the jump added to the lagging velocities),
+   * a slider pushed onto a bound (e = 0.8, 5 ms) at rest there read at −s a = 3.75e-3 m/s
+   * a step for ever, its pieces smooth steps moving it off the bound each step
+   * (test/engine/actuators/loads-limits.test.ts). Its booked loss is the kinetic energy's
+   * change at the instant, the impact's own (0 at e = 1); the lag's energy offset
+   * −s vᵀM ü the lagging velocities held leaves energy.error.
+   */
+  private impactInTime(t: number, h: number): void {
+    const s = this.lag();
+    if (s > 0) {
+      this.synchronize(s);
+      this.memory.substepSize = 0;
+    }
+    this.impact(t, h);
   }
 
   /** Whether the running step is split at its impacts (substepDone then wanted). */
@@ -682,15 +780,17 @@ export class ImpactEvents {
 
   /**
    * Whether contact i of the detected set is an event contact (file comment, 1): JOINTED, a
-   * jointed body at one end, FREE, unjointed bodies whose pair has friction (friction) or
-   * one of which turns (turning: its lever arm turns within the step of h, which
-   * impact-location.ts's closed form does not follow), or NOT_EVENT.
+   * jointed body at one end (any restitution), FREE, unjointed bodies whose pair has e > 0
+   * and friction (friction) or one of which turns (turning: its lever arm turns within the
+   * step of h, which impact-location.ts's closed form does not follow), or NOT_EVENT.
    */
   private eventKind(set: ContactSet, i: number): number {
-    if (!(set.restitution[i] > 0) || set.triangle[i] !== 0) return NOT_EVENT;
+    if (set.triangle[i] !== 0) return NOT_EVENT;
     const a = set.bodyA[i];
     const b = set.bodyB[i];
+    // (at any restitution, e = 0 too: file comment, inelastic contacts of jointed bodies)
     if ((a >= 0 && this.jointed[a] === 1) || (b >= 0 && this.jointed[b] === 1)) return JOINTED;
+    if (!(set.restitution[i] > 0)) return NOT_EVENT;
     if (set.friction[i] > 0) return FREE;
     return this.turning(set, i, 0) || this.turning(set, i, 1) ? FREE : NOT_EVENT;
   }
@@ -700,7 +800,8 @@ export class ImpactEvents {
    * step of h: one of a dynamic body a joint holds, of a rigid body whose points may turn
    * about its centre faster than V_EPS (|ω| ρ_b > V_EPS: turning), or, where a pair has friction and one restitution (some pair's
    * μ > 0 and some pair's e > 0: the model's, without looking at the pairs), of any dynamic
-   * body; and of those bodies' contacts with e > 0, one may enter the index set of r
+   * body; and of those bodies' event pairs (eventPair: a jointed body's at any
+   * restitution, the others' at e > 0), one may enter the index set of r
    * (ContactClearance: none where their bounding spheres lie beyond their reach over r).
    * Else `next` detects no contacts of its own (a second detection a step beside the
    * step's: the step's own then makes it, bit for bit as after that detection,
@@ -740,7 +841,7 @@ export class ImpactEvents {
     const clear =
       nsc.faces === null &&
       nsc.femNodes === null &&
-      (this.clearance as ContactClearance).clear(eventful, r, this.closing, this.restitutionOf);
+      (this.clearance as ContactClearance).clear(eventful, r, this.closing, this.eventPair);
     return !clear;
   }
 

@@ -322,7 +322,15 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     }
     this.events =
       contact !== null || (limits !== null && jointed.length > 0)
-        ? new ImpactEvents(stepper, contact, jointed, memory, limits)
+        ? new ImpactEvents(
+            stepper,
+            contact,
+            jointed,
+            memory,
+            limits,
+            // (symplectic Euler with joints: its velocities lag, theta-scheme.ts restagger)
+            this.positionJoints && this.midpointGyroscopic,
+          )
         : null;
     if (contact !== null) {
       contact.projection.beforeMove = () => {

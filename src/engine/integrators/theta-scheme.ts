@@ -247,7 +247,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
    * on smooth steps instead, momentumRows), whose explicit form gains energy; a body
    * hinged to a static body keeps the explicit one, ⊥ its axis (there).
    */
-  private readonly midpointGyroscopic: boolean;
+  protected readonly midpointGyroscopic: boolean;
   /** Whether the last `prepare` solved every mean rate (midpointGyroscopic). */
   protected startSolved = true;
   /**
