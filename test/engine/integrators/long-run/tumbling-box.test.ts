@@ -10,8 +10,9 @@
  * form with the lever arm held) put up to 1.05 J into or out of a single step, and the
  * energy stood 11.6 J above its 10.1 J after 60 s (max |E − E₀| 11.8 J; at 1 ms, 0.17 J
  * in 20 s). Now the spinning box's impacts are met at their instants (impact-events.ts):
- * max |E − E₀| 7.3e-3 J (8.2e-4 J since the free bodies turn by the midpoint rule, 664e4ca), the largest single step 1.8e-4 J, and 6e-4 J left after 60 s; at
- * 1 ms 2.1e-4 J over 20 s. What is left is the free tumbling θ-scheme's own O((h ω)²)
+ * max |E − E₀| 7.3e-3 J (8.2e-4 J since the free bodies turn by the midpoint rule,
+ * 664e4ca), the largest single step 1.8e-4 J, and 6e-4 J left after 60 s; at 1 ms 2.1e-4 J
+ * over 20 s. What is left is the free tumbling θ-scheme's own O((h ω)²)
  * error between impacts (h |ω| up to 0.19; its steps' sum 4e-4 J of the 6e-4 J, the impact
  * steps' 2e-4 J). The bound, 0.02 J (0.2 % of E₀), is that with room.
  * On a rough floor (μ = 0.3) for 20 s its frictional impacts are met at their instants
