@@ -44,7 +44,7 @@ import { z } from "zod";
 import { Snapshot } from "../../schemas/api";
 import { issuesOf, issuesSummary } from "../../schemas/issues";
 import type { Checkpoint, SnapshotStore } from "./cluster/ports";
-import { type InputLogAt, type InputLogPart, logLineStart, logLines } from "./protocol";
+import { type InputLogAt, type InputLogPart, loggedPart, logLineStart, logLines } from "./protocol";
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const LOG_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -339,8 +339,7 @@ export class CheckpointStore implements SnapshotStore {
       // from here on a new write queues behind this one
       if (this.queued.get(id) === entry) this.queued.delete(id);
       const was = this.logs.get(id) ?? null;
-      // a recording with no inputs fixed yet needs no log file
-      const part = entry.log && entry.log.count > 0 ? entry.log : null;
+      const part = loggedPart(entry.log);
       let kept: LogKept | null = null;
       try {
         kept = part ? await this.appendLog(id, part) : null;

@@ -386,6 +386,14 @@ export const SHORTFALLS = [
 export type ShortfallFigure = (typeof SHORTFALLS)[number][1];
 
 /**
+ * The input log a checkpoint writes, or null when its recording has no inputs fixed yet
+ * (count 0: no log, in every store, as DATA_DIR's file store writes none).
+ */
+export function loggedPart<T extends InputLogAt>(log: T | null | undefined): T | null {
+  return log && log.count > 0 ? log : null;
+}
+
+/**
  * The first `count` JSON lines of an input log's bytes (InputLogPart lines) and the byte
  * length they take; null when it holds fewer.
  */

@@ -10,7 +10,13 @@
  */
 import { EventEmitter } from "node:events";
 import { checkpointBytes, parseCheckpoint } from "../persistence";
-import { type InputLogAt, type InputLogPart, type Subscription, splitLogLines } from "../protocol";
+import {
+  type InputLogAt,
+  type InputLogPart,
+  loggedPart,
+  type Subscription,
+  splitLogLines,
+} from "../protocol";
 import {
   type Admission,
   type Bus,
@@ -280,8 +286,7 @@ export class MemorySnapshotStore implements SnapshotStore {
   ) {
     if (fence && this.c.epochs.get(id) !== fence.epoch) throw new FencedError(id, fence.epoch);
     const was = this.c.snapshots.get(id);
-    // (no log for a recording with no inputs fixed yet, as DATA_DIR's)
-    const part = log && log.count > 0 ? log : null;
+    const part = loggedPart(log);
     let lines: Uint8Array[] = [];
     if (part) {
       lines = was?.log === part.id ? was.lines : [];

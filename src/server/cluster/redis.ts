@@ -26,7 +26,13 @@
 import type { Writable } from "node:stream";
 import { Command, type Redis } from "ioredis";
 import { checkpointParts, parseCheckpoint } from "../persistence";
-import { type InputLogAt, type InputLogPart, type Subscription, splitLogLines } from "../protocol";
+import {
+  type InputLogAt,
+  type InputLogPart,
+  loggedPart,
+  type Subscription,
+  splitLogLines,
+} from "../protocol";
 import { LOG_LENGTH } from "./memory";
 import {
   type Bus,
@@ -317,8 +323,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     fence?: Fence,
     log?: InputLogPart,
   ) {
-    // (no log for a recording with no inputs fixed yet, as DATA_DIR's)
-    const part = log && log.count > 0 ? log : null;
+    const part = loggedPart(log);
     // the checkpoint file's bytes (persistence.ts), its document not copied
     const doc = new Parts(checkpointParts(owner, document, part));
     const lines = part ? splitLogLines(part.lines).map((l) => new Parts([l])) : [];

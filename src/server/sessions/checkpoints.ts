@@ -41,7 +41,7 @@ import type { ClusterHooks } from "../cluster/hooks";
 import { FencedError, type RunAt, type SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import type { ServerMetrics } from "../metrics";
-import type { InputLogPart, WorkerRequestBody } from "../protocol";
+import { type InputLogPart, loggedPart, type WorkerRequestBody } from "../protocol";
 import type { MemoryCheckpoint, SessionRecord, SessionTable, WorkerCheckpoint } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
@@ -503,8 +503,8 @@ export class Checkpoints {
             }
           : undefined;
       await store.write(rec.id, rec.owner, document, fence, log ?? undefined);
-      // (no log file for a recording without inputs fixed yet: persistence.ts)
-      rec.inputLog = log && log.count > 0 ? { id: log.id, count: log.count } : null;
+      const part = loggedPart(log);
+      rec.inputLog = part ? { id: part.id, count: part.count } : null;
     } catch (err) {
       if (err instanceof FencedError) {
         this.log.warn(
