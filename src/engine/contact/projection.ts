@@ -294,6 +294,7 @@ export class ContactProjection {
   ): ProjectionResult {
     const t0 = performance.now();
     this.joints = joints;
+    this.carriedDepth = null;
     if (held !== null && held.count > 0) this.hold(detection, margin, times, projectJoints, held);
     const { tolerance } = this.settings;
     // the budget follows the first pass's contacts when the model sets none
@@ -361,6 +362,9 @@ export class ContactProjection {
    * longer covers the motion: project()); returns the deepest penetration (m, ≥ 0).
    */
   private carry(detection: CarriedDetection, margin: number, times: ProjectionTimes): number {
+    const carried = this.carriedDepth;
+    this.carriedDepth = null;
+    if (carried !== null) return carried;
     if (!detection.covers()) {
       detection.detector.margin = margin;
       detection.detect();
@@ -385,6 +389,12 @@ export class ContactProjection {
   private passCount = 0;
   /** The deepest signed penetration of the pass's contacts transported to its end (m). */
   private passDepth = 0;
+  /**
+   * The detection's deepest penetration (m, ≥ 0) at the current pose, when transportGaps
+   * carried it there and it covered the pose: the next round's carry() takes it instead of
+   * transporting again (the pose does not change in between); null otherwise.
+   */
+  private carriedDepth: number | null = null;
 
   /** The pass's contacts' gaps and their first-order changes H_n δq (this.rhs). */
   private keepPrediction(): void {
@@ -429,8 +439,9 @@ export class ContactProjection {
    * deepest signed penetration among them (m, negative when all are open).
    */
   private transportGaps(detection: CarriedDetection): number {
-    detection.covers();
-    detection.transport();
+    const covered = detection.covers();
+    const deepest = detection.transport();
+    this.carriedDepth = covered ? deepest : null;
     let d = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < this.passCount; i++) {
       const g = detection.gap[i];
