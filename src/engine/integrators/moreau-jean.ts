@@ -1218,6 +1218,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);
     if (active > 0) {
+      // (its velocities kicked whole: symplectic Euler's lag behind the positions again)
+      this.memory.velocitiesInTime = false;
       // an impulsive step's mean acceleration says nothing of the next smooth step's error
       // (theta-scheme.ts tooCoarse): that one is not tested (beside a smooth step of the
       // groups apart, that one's, whose contact bodies' entries fell freely, is kept)
