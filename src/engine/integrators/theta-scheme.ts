@@ -652,6 +652,23 @@ export class ThetaScheme implements Integrator, HalvingStep {
     this.kick = kick;
   }
 
+  /**
+   * Symplectic Euler: the time (s) its velocities lag the positions by at the start of a
+   * step of h, the leapfrog's (restagger): half the last sub-step where the memory keeps
+   * its length and ü (with joints), else half a step of h (the step before kicked whole:
+   * at the run's constant step, its length); 0 at the run's start or after a state set from
+   * outside (memory.started false: read before startRun) and after an impact met at its
+   * instant (memory.velocitiesInTime), and for the other schemes, whose velocities are at
+   * the positions' time.
+   */
+  protected velocityLag(h: number): number {
+    const memory = this.memory;
+    if (!this.midpointGyroscopic || !memory.started || memory.velocitiesInTime) return 0;
+    if (this.positionJoints && this.startAccelerationValid && memory.substepSize > 0)
+      return 0.5 * memory.substepSize;
+    return 0.5 * h;
+  }
+
   /** trySingle's attempt, after the restagger (symplectic Euler with joints). */
   private stiffOrOwn(t: number, h: number, last: boolean): boolean {
     if (this.explicitRates !== null) {

@@ -119,7 +119,7 @@ function flights(model: keyof typeof MODELS, e: number, flights: number) {
 }
 
 describe("symplectic Euler's bounces follow its flight's closed form", () => {
-  for (const model of ["welded pair"] as const)
+  for (const model of ["ball", "welded pair"] as const)
     for (const [e, count] of [
       [1, 20],
       [0.5, 3],
