@@ -607,6 +607,7 @@ export class ImpactEvents {
     if (s > 0) {
       this.synchronize(s);
       this.memory.substepSize = 0;
+      this.memory.velocitiesInTime = true;
     }
     this.impact(t, h);
   }

@@ -142,6 +142,14 @@ export class IntegratorMemory {
    */
   substepSize = 0;
   /**
+   * Symplectic Euler with joints: the velocities are at the positions' time, not the
+   * leapfrog's half a sub-step behind them (an impact met at its instant left them there,
+   * impact-events.ts impactInTime), so the next sub-step kicks half its length
+   * (theta-scheme.ts restagger). Set and taken up within one step (a piece always follows
+   * the impact), never in a snapshot; false at the start and after invalidate().
+   */
+  velocitiesInTime = false;
+  /**
    * The articulated integrator's estimate of the largest |λ| of the motion's Jacobian
    * (1/s; articulated.ts, readStiffness), which bounds its sub-steps to the scheme's
    * stability region; 0 (none) at the start and after invalidate().
@@ -179,6 +187,7 @@ export class IntegratorMemory {
     this.substepWait = 0;
     this.substepBackoff = 1;
     this.substepSize = 0;
+    this.velocitiesInTime = false;
     this.stiffness = 0;
     this.started = false;
     this.lambdaMean = false;
@@ -196,6 +205,7 @@ export class IntegratorMemory {
     this.substepWait = from.substepWait;
     this.substepBackoff = from.substepBackoff;
     this.substepSize = from.substepSize;
+    this.velocitiesInTime = from.velocitiesInTime;
     this.stiffness = from.stiffness;
     this.started = from.started;
     this.lambdaMean = from.lambdaMean;

@@ -1042,6 +1042,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     const nsc = this.problem;
     const tEnd = t + h;
     const newton = this.newton;
+    // (symplectic Euler: its velocities' lag, for the located impacts, 7b)
+    const lagStart = this.velocityLag(h);
     this.startRun(t);
     this.motorRows = null;
     this.dissipativeStep = false;
@@ -1218,6 +1220,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     // 7. memory (the smooth step above decayed the velocities already)
     nsc.saveMemory(h, this.params.theta);
     if (active > 0) {
+      // (its velocities kicked whole: symplectic Euler's lag behind the positions again)
+      this.memory.velocitiesInTime = false;
       // an impulsive step's mean acceleration says nothing of the next smooth step's error
       // (theta-scheme.ts tooCoarse): that one is not tested (beside a smooth step of the
       // groups apart, that one's, whose contact bodies' entries fell freely, is kept)
@@ -1242,7 +1246,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         const tolerance = Math.max(nc.settings.tolerance, nc.stats.residual);
         const { theta } = this.params;
         const loc = location as ImpactLocation;
-        if (loc.locate(nc.set, h, theta, tolerance, nc.projection) > 0) {
+        // (symplectic Euler's end velocities lag half the step, the next step kicking whole)
+        const lagEnd = this.midpointGyroscopic ? 0.5 * h : 0;
+        if (loc.locate(nc.set, h, theta, tolerance, nc.projection, lagStart, lagEnd) > 0) {
           s.removedEnergy += e0 - this.totalEnergy();
           loc.report(nc);
         }
