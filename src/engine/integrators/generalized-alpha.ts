@@ -73,7 +73,7 @@
  * linearized steps (newtonIterations 1: the property is the converged step's, and with the
  * end's tangent for the mean force's a cantilever's linearized steps lost 1.2e-2 J where the
  * trapezoid's lost 1.4e-3). newmark at (¼, ½) with fem bodies steps through this scheme
- * (newmark.ts `trapezoid`).
+ * (newmark.ts `alphaForm`).
  * Reported reactions are the multipliers consistent with the end state (M ü = f + Gᵀλ,
  * G ü = Qc: AccelerationStepper.consistentMultipliers), free of the iteration.
  * Newton is iterated to the tolerance (solver.newtonIterations, newtonTolerance; unset, also
