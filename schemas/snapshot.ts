@@ -143,6 +143,10 @@ export const SimulationSnapshot = z
         pseudoAcceleration: Float64Base64.optional().meta({
           description: "generalized-α a_n (acceleration holds ä_n)",
         }),
+        dissipativeLag: Float64Base64.optional().meta({
+          description:
+            "generalized-α: the dissipative forces' share of M (a_n − ä_n) (N, N·m), the energy balance's (absent: 0)",
+        }),
         accelerationValid: z.boolean().optional(),
         started: z.boolean().optional().meta({
           description:

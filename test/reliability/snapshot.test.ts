@@ -215,7 +215,7 @@ describe("snapshot → restore → continue is bit-identical", () => {
   });
 
   it("Newmark γ > ½ on the jointed chain (a_t and a_{t−h}, the Newton guess, kept)", () => {
-    // Newton iterated: generalized-alpha's form (newmark.ts `trapezoid`), its memory
+    // Newton iterated: generalized-alpha's form (newmark.ts `alphaForm`), its memory
     const iterated = {
       ...jointModel,
       solver: { integrator: "newmark", dt: 0.002, beta: 0.3025, gamma: 0.6 },

@@ -1075,7 +1075,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * middle servo came to rest on its z at a rate of h (β/γ − ½) m g r/I = −3.5e-3 rad/s
    * that its coordinate never moved by (q 7e-6 rad off its rest).
    * `constrainedMemory` false: `memory` is generalized-alpha's free acceleration M⁻¹ f
-   * (its form at Newmark's (β, γ), newmark.ts `trapezoid`), the joints' reaction in λ̃
+   * (its form at Newmark's (β, γ), newmark.ts `alphaForm`), the joints' reaction in λ̃
    * instead: (1) with M⁻¹ f_s(t), and (3) takes Π P a_t and the share's normal part
    * κ (M⁻¹ − P M⁻¹) f_s(t) whole (see the body). With Π a_t of the free memory the chain's
    * middle servo rested 7e-6 rad off its static pose; with Π P a_t alone the velocity

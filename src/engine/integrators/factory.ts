@@ -148,7 +148,7 @@ export function createIntegrator(
           velocityDamping: p.velocityDamping,
           // the error control on by default for every member's jointed steps, as
           // generalized-alpha's at ρ∞ = 1: they hold the joints symmetrically whatever
-          // (β, γ), damping nothing along them (newmark.ts `trapezoid`)
+          // (β, γ), damping nothing along them (newmark.ts `alphaForm`)
           stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
         },
         newton,

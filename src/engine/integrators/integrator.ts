@@ -117,6 +117,12 @@ export class IntegratorMemory {
   /** Generalized-α: the pseudo-acceleration a_n (`acceleration` holds ä_n). */
   readonly pseudoAcceleration: Float64Array;
   /**
+   * Generalized-α: the dissipative forces' share of M (a_n − A_n) (N, N·m; the effectors',
+   * compliant contact's and the Rayleigh force's, MemoryLag), which the energy balance
+   * carries beside a_n (simulation/step-work.ts); valid with pseudoValid.
+   */
+  readonly dissipativeLag: Float64Array;
+  /**
    * Whether each array holds a value to continue from: all false at the start, after a
    * reset, an external change of the state or a PATCH (the scheme then recomputes them).
    * Only the arrays a scheme uses become valid, and a snapshot saves only valid ones.
@@ -173,6 +179,7 @@ export class IntegratorMemory {
     this.acceleration = new Float64Array(numDofs);
     this.previousAcceleration = new Float64Array(numDofs);
     this.pseudoAcceleration = new Float64Array(numDofs);
+    this.dissipativeLag = new Float64Array(numDofs);
     this.accelerationValid = false;
     this.previousValid = false;
     this.pseudoValid = false;
@@ -198,6 +205,7 @@ export class IntegratorMemory {
     this.acceleration.set(from.acceleration);
     this.previousAcceleration.set(from.previousAcceleration);
     this.pseudoAcceleration.set(from.pseudoAcceleration);
+    this.dissipativeLag.set(from.dissipativeLag);
     this.accelerationValid = from.accelerationValid;
     this.previousValid = from.previousValid;
     this.pseudoValid = from.pseudoValid;
@@ -261,6 +269,24 @@ export interface SubstepObserver {
   projected?(t: number): void;
 }
 
+/**
+ * A pseudo-acceleration memory's part in a (sub-)step (generalized-alpha.ts): its velocity
+ * update is M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h} + share · e_t) (joints apart), w
+ * the forceWeight, e = M (a − A) the memory's lag behind the forces at the state, which goes
+ * on as e_{t+h} = carry (f_{t+h} − f_t) + decay · e_t, rotated with the turning bodies where
+ * `transported` (a torque turns with the body as the acceleration it holds: I = R I₀ Rᵀ).
+ * Linear in f: the energy balance carries the dissipative forces' share of e
+ * (IntegratorMemory.dissipativeLag) and books share · e_t as their force (step-work.ts).
+ * All 0 where a_t = A_t (ρ∞ = 1, newmark's members, a restart, backward Euler). A class
+ * with double fields (see BodySystem on V8).
+ */
+export class MemoryLag {
+  share = -0;
+  carry = -0;
+  decay = -0;
+  transported = false;
+}
+
 export interface Integrator {
   readonly name: IntegratorName;
   /** Order of the joints' post-step projection (see ProjectionOrder). */
@@ -275,11 +301,17 @@ export interface Integrator {
   /**
    * The weight w of the end-of-step applied forces in the scheme's velocity update,
    * M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h}) (newmark γ, a θ-scheme's force weight,
-   * generalized-α's γ (1 − α_f)/(1 − α_m)), as of the last step: the energy balance
-   * integrates the dissipative forces' work with it (simulation/step-work.ts).
+   * generalized-α's γ (1 − α_f)/(1 − α_m), with its memory's lag: memoryLag), as of the last
+   * step: the energy balance integrates the dissipative forces' work with it
+   * (simulation/step-work.ts).
    * Absent where the scheme has its own quadrature (dissipatedWork).
    */
   readonly forceWeight?: number;
+  /**
+   * How the scheme's pseudo-acceleration memory entered its last accepted (sub-)step
+   * (generalized-α at ρ∞ < 1, whose a_t is not A_t = M⁻¹ f_t); absent: none (a_t = A_t).
+   */
+  readonly memoryLag?: MemoryLag;
   /**
    * Told of the accepted sub-steps when a step is split (the integrators that halve steps);
    * null or absent: nobody listens.

@@ -18,7 +18,7 @@
  *
  * Joints. (With Newton iterated and β > 0 a jointed step is generalized-alpha's form at
  * Newmark's (β, γ), joints held symmetrically, and so is the step at β = ¼, γ = ½ with fem
- * bodies: `trapezoid`; what follows is the linearized step's and the central
+ * bodies: `alphaForm`; what follows is the linearized step's and the central
  * difference's.) With γ = ½ the Newton step holds them at the velocity level,
  * G v_{t+h} = −Ct (index 2), and the post-step projection removes the position drift.
  * The multipliers of such a step are not the state's reactions: with
@@ -96,9 +96,9 @@ export interface NewmarkParameters {
   rayleighStiffness: number;
   velocityDamping: number;
   /**
-   * solver.stepTolerance for the jointed steps of `trapezoid` (m per step, null: off): left
+   * solver.stepTolerance for the jointed steps of `alphaForm` (m per step, null: off): left
    * out, generalized-alpha's DEFAULT_STEP_TOLERANCE at every (β, γ) (its joints held
-   * symmetrically, nothing damps them: `trapezoid`; integrators/factory.ts).
+   * symmetrically, nothing damps them: `alphaForm`; integrators/factory.ts).
    */
   stepTolerance: number | null;
 }
@@ -126,6 +126,9 @@ export const NEWMARK_STEP_ERROR = 5e-2;
 export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
   readonly name = "newmark" as const;
   /**
+   * The generalized-alpha integrator that takes the steps in its form at α_m = α_f = ½ with
+   * Newmark's (β, γ), or null. (Named `trapezoid` while it took only β = ¼, γ = ½; every
+   * member's jointed steps since e39896a.)
    * With joints (or motors), Newton iterated and β > 0: the steps are generalized-alpha's
    * form at α_m = α_f = ½ with Newmark's (β, γ) (its memory a = A = M⁻¹ f, the balance then
    * a_{t+h} = A_{t+h}: Newmark's step for the applied forces), whose joints are held
@@ -194,7 +197,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    * projection off (jointTolerance 1e-3) the loss stayed within 3e-3 J. Now 4.8e-3 J over
    * 10 s, no halving (test/engine/forces/fem/swing.test.ts).
    */
-  private readonly trapezoid: GeneralizedAlphaIntegrator | null;
+  private readonly alphaForm: GeneralizedAlphaIntegrator | null;
   private readonly vt: Float64Array;
   /** The compliant contacts' switches within a step (the constructor's `impacts`), or null. */
   private readonly switches: ContactSwitches | null;
@@ -239,7 +242,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
    *   `femBodies` at (¼, ½).
    * @param limitSwitches the compliant joint limits, or null: a step in which one switches
    *   is split at the switch (limit-switch.ts, `splitAt`).
-   * @param femBodies the model has fem bodies (see `trapezoid`).
+   * @param femBodies the model has fem bodies (see `alphaForm`).
    */
   constructor(
     private readonly stepper: AccelerationStepper,
@@ -256,7 +259,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const { beta, gamma, rayleighMass, rayleighStiffness, stepTolerance } = params;
     const jointed = stepper.constraints !== null && newton.maxIterations > 1 && beta > 0;
     const trapezoidal = beta === 0.25 && gamma === 0.5;
-    this.trapezoid =
+    this.alphaForm =
       jointed || (femBodies && trapezoidal)
         ? new GeneralizedAlphaIntegrator(
             stepper,
@@ -277,9 +280,9 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
         : null;
   }
 
-  /** The joints' post-step projection: none after the trapezoid's symmetric joints. */
+  /** The joints' post-step projection: none after the alpha form's symmetric joints. */
   get projectionOrder(): ProjectionOrder {
-    return this.trapezoid !== null ? this.trapezoid.projectionOrder : "positions-first";
+    return this.alphaForm !== null ? this.alphaForm.projectionOrder : "positions-first";
   }
 
   reset(): void {
@@ -309,7 +312,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
 
   /** The weight of the end's forces in the last step (Integrator.forceWeight). */
   get forceWeight(): number {
-    return this.trapezoid !== null ? this.trapezoid.forceWeight : this.weight;
+    return this.alphaForm !== null ? this.alphaForm.forceWeight : this.weight;
   }
 
   step(t: number, h: number, stats: StepStats): void {
@@ -317,13 +320,13 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     const s = this.stepper;
     s.reactionsAtEnd = null;
     if (this.limitSwitches !== null) this.limitSwitches.stepSize = h;
-    const trapezoid = this.trapezoid;
-    if (trapezoid !== null) {
+    const alphaForm = this.alphaForm;
+    if (alphaForm !== null) {
       // a memory from newmark's own steps (an older snapshot) holds a_t with the joints'
       // forces, not the free acceleration: taken anew
       if (!this.memory.pseudoValid) this.memory.accelerationValid = false;
-      trapezoid.substepObserver = this.substepObserver;
-      trapezoid.step(t, h, stats);
+      alphaForm.substepObserver = this.substepObserver;
+      alphaForm.step(t, h, stats);
       s.decayVelocities(h, this.params.velocityDamping);
       return;
     }

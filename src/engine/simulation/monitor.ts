@@ -9,7 +9,8 @@
  *    drive) and compliant contact's beyond its elastic push (with the contacts of the step:
  *    step-work.ts), with the scheme's own weights, Σ over steps of
  *    −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), w = Integrator.forceWeight
- *    (exactly their share of the kinetic energy's change; articulated: its stages'
+ *    (with generalized-α's memory lag, Integrator.memoryLag: exactly their share of the
+ *    kinetic energy's change; articulated: its stages'
  *    quadrature of −F·v, Integrator.dissipatedWork); the trapezoid ½ h (P_t + P_{t+h}) of the
  *    power of the motors' constraint force, −λᵀ ∂C/∂t, with newmark and generalized-alpha
  *    (with the θ-schemes their work over the step instead: theta-scheme.ts takeMotorWork),

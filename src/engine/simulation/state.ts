@@ -256,6 +256,10 @@ export function encodeState(
         ...(m.accelerationValid ? { acceleration: encodeFloat64(m.acceleration) } : {}),
         ...(m.previousValid ? { previousAcceleration: encodeFloat64(m.previousAcceleration) } : {}),
         ...(m.pseudoValid ? { pseudoAcceleration: encodeFloat64(m.pseudoAcceleration) } : {}),
+        // with the dissipative forces' share of its lag (step-work.ts), where it has one
+        ...(m.pseudoValid && m.dissipativeLag.some((x) => x !== 0)
+          ? { dissipativeLag: encodeFloat64(m.dissipativeLag) }
+          : {}),
         accelerationValid: m.accelerationValid,
         // generalized-α's sub-step controller, when it is not at its start
         ...(m.substepDepth !== 0 || m.substepWait !== 0 || m.substepBackoff !== 1
@@ -339,7 +343,9 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   const mem = snap.memory;
   const m = s.integrator;
   /** Decodes the named memory array into the record's; false when the document has none. */
-  const vector = (name: "acceleration" | "previousAcceleration" | "pseudoAcceleration") => {
+  const vector = (
+    name: "acceleration" | "previousAcceleration" | "pseudoAcceleration" | "dissipativeLag",
+  ) => {
     const encoded = mem.integrator[name];
     if (encoded === undefined) return false;
     m[name].set(decodeFloat64(encoded, sizes.numDofs, ["memory", "integrator", name]));
@@ -349,6 +355,8 @@ export function decodeState(snap: SimulationSnapshotSpec, sizes: StateSizes): Ca
   const valid = mem.integrator.accelerationValid === true;
   m.accelerationValid = vector("acceleration") && valid;
   m.pseudoValid = vector("pseudoAcceleration") && valid;
+  // an older document, or a lag of 0: none
+  if (!vector("dissipativeLag")) m.dissipativeLag.fill(0);
   m.previousValid = vector("previousAcceleration");
   const substeps = mem.integrator.substeps;
   m.substepDepth = substeps?.depth ?? 0;

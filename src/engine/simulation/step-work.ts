@@ -5,8 +5,10 @@
  *    loads, actuators, the compliant limits' damping) and compliant contact's beyond its
  *    elastic push, with the scheme's own weights: its velocity update is
  *    M (v_{t+h} − v_t) = h ((1 − w) f_t + w f_{t+h}) (w = Integrator.forceWeight), so their
- *    work −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), is exactly their share of
- *    the kinetic energy's change (a servo whose force falls within a step, a stiff dashpot
+ *    work −h v̄ · ((1 − w) F_t + w F_{t+h}), v̄ = ½ (v_t + v_{t+h}), plus where a scheme's
+ *    pseudo-acceleration memory lags behind the forces (generalized-α at ρ∞ < 1) their share
+ *    of the lag's term, −h v̄ · share e_t (Integrator.memoryLag, carryLag), is exactly their
+ *    share of the kinetic energy's change (a servo whose force falls within a step, a stiff dashpot
  *    leave no quadrature error; energy.error is then the scheme's error on the conservative
  *    forces), but a compliant contact the no-pull clamp holds at 0 at both ends of the step
  *    (or sub-step), which no scheme's velocities see: the elastic energy the clamp let go,
@@ -42,6 +44,7 @@ import type {
   Integrator,
   IntegratorMemory,
   IntegratorName,
+  MemoryLag,
   SubstepObserver,
 } from "../integrators/integrator";
 import { type BodySystem, clearForces, getForces, getVelocity } from "../model/body-system";
@@ -97,6 +100,8 @@ export class StepWork implements SubstepObserver {
   private readonly contactReopened: Float64Array;
   /** The unresolved servos' force change over the (sub-)step (segmentWork). */
   private readonly stiffChange: Float64Array;
+  /** carryLag's scratch. */
+  private readonly lagTurned: Float64Array;
   private readonly powerForce: Float64Array;
   private readonly powerVelocity: Float64Array;
   /** ∂C/∂t of the constraint rows and a fresh state's multipliers (dissipationPower's). */
@@ -158,6 +163,7 @@ export class StepWork implements SubstepObserver {
     this.rayleighEnd = new Float64Array(dofs);
     this.contactReopened = new Float64Array(dofs);
     this.stiffChange = new Float64Array(dofs);
+    this.lagTurned = new Float64Array(dofs);
     this.powerForce = new Float64Array(dofs);
     this.powerVelocity = new Float64Array(dofs);
     this.constraintRates = new Float64Array(src.constraints.numRows);
@@ -194,6 +200,8 @@ export class StepWork implements SubstepObserver {
     this.projectedAt = Number.NaN;
     this.restartAt = Number.NaN;
     const cached = this.version === src.system.stateVersion;
+    // a new memory (a_t = A_t) has no lag
+    if (!src.memory.accelerationValid) src.memory.dissipativeLag.fill(0);
     if (src.integrator().forceWeight !== undefined) {
       // the last step's end is this step's start
       if (cached) this.endBecomesStart();
@@ -452,6 +460,10 @@ export class StepWork implements SubstepObserver {
     // (AccelerationStepper.holdStiffForces, stiffForceChange)
     const ds = this.stiffChange;
     const ws = this.src.stepper.stiffForceChange(t, w, ds) ? 1 : 0;
+    // and their share of a pseudo-acceleration memory's lag (generalized-α at ρ∞ < 1)
+    const lag = this.src.integrator().memoryLag ?? null;
+    const e = this.src.memory.dissipativeLag;
+    const share = lag === null ? 0 : lag.share;
     let work = 0;
     if (compliant === null) {
       const part = this.partial;
@@ -459,7 +471,13 @@ export class StepWork implements SubstepObserver {
         for (let i = 0; i < f1.length; i++)
           work -=
             (v0[i] + v1[i]) *
-            ((1 - w) * f0[i] + w * f1[i] + ws * ds[i] + (1 - wr) * r0[i] + wr * r1[i]);
+            ((1 - w) * f0[i] +
+              w * f1[i] +
+              ws * ds[i] +
+              share * e[i] +
+              (1 - wr) * r0[i] +
+              wr * r1[i]);
+        if (lag !== null) this.carryLag(lag, null, null);
         return 0.5 * h * work;
       }
       const hPart = this.stepSize * (end - this.partCovered);
@@ -485,9 +503,30 @@ export class StepWork implements SubstepObserver {
         ((1 - w) * (f0[i] + c0[i]) +
           w * (f1[i] + c1[i]) +
           ws * ds[i] +
+          share * e[i] +
           (1 - wr) * r0[i] +
           wr * r1[i]);
+    if (lag !== null) this.carryLag(lag, c0, c1);
     return 0.5 * h * work + released;
+  }
+
+  /**
+   * The dissipative forces' lag e = M (a − A) (IntegratorMemory.dissipativeLag) carried over
+   * the segment just weighed, from its start and end values (the effectors', the Rayleigh
+   * force's and, non-null, compliant contact's c_s, c_e): e ← carry (f_e − R f_s) +
+   * decay R e, R the turning bodies' rotation over it where the integrator turned its memory
+   * (MemoryLag, generalized-alpha.ts).
+   */
+  private carryLag(lag: MemoryLag, c0: Float64Array | null, c1: Float64Array | null): void {
+    const { startForce: f0, endForce: f1, rayleighStart: r0, rayleighEnd: r1 } = this;
+    const e = this.src.memory.dissipativeLag;
+    const turned = this.lagTurned;
+    const { carry, decay } = lag;
+    for (let i = 0; i < e.length; i++)
+      turned[i] = decay * e[i] - carry * (f0[i] + r0[i] + (c0 === null ? 0 : c0[i]));
+    if (lag.transported) this.src.stepper.transportWithRotation(turned);
+    for (let i = 0; i < e.length; i++)
+      e[i] = carry * (f1[i] + r1[i] + (c1 === null ? 0 : c1[i])) + turned[i];
   }
 
   /** The energy compliant friction's commits released over the step (J; compliant.ts). */

@@ -384,7 +384,7 @@ describe("servos at extreme gains under newmark and generalized-alpha converge e
         const sim = loadModel(
           // (the error control off: it halves the transient's steps, whose recurrence is
           // then another; newmark's defaults take generalized-alpha's symmetric step on this
-          // hinge, newmark.ts `trapezoid`)
+          // hinge, newmark.ts `alphaForm`)
           rodModel(
             { type: "position", target: stepped ? 0 : target, kp, kd },
             { integrator, dt: h, stepTolerance: null },
@@ -426,7 +426,7 @@ describe("servos at extreme gains under newmark and generalized-alpha converge e
         gravity: [0, -9.81, 0],
         servo: { type: "position", target: 0, kp: kpx, kd: 0 },
         // the velocity-level joints (β ≠ ¼; newmark.ts), which fail the command's first step;
-        // the defaults' symmetric step (`trapezoid`) runs all 15 steps, the rod on 0.3 rad
+        // the defaults' symmetric step (`alphaForm`) runs all 15 steps, the rod on 0.3 rad
         // to 1e-16 by the end
         solver: { integrator: "newmark", dt: h, beta: 0.3, gamma: 0.5 },
       }),

@@ -168,7 +168,7 @@ describe("generalized-alpha and newmark with compliant contact: no energy gained
     // newmark, as generalized-alpha, halves a step where a contact switches unresolved down
     // to a backward-Euler h/16; it redid the whole step with backward Euler, whose numerical
     // loss at h ω ≈ 2.7 read −3.46 J (of 3.76 J); −0.09 J with its velocity-level joints,
-    // −0.185 J now that its defaults hold the joints symmetrically (newmark.ts `trapezoid`:
+    // −0.185 J now that its defaults hold the joints symmetrically (newmark.ts `alphaForm`:
     // generalized-alpha ρ∞ = 1's steps, its redo's losses)
     ["newmark", { integrator: "newmark" }, 0.25, 1e-4],
   ];

@@ -80,10 +80,10 @@ describe("Newmark at γ = ½: joint reactions", () => {
       const st = sim.state();
       expect(st.joints[0].coordinates[0]).toBeGreaterThan(0.5);
       // at rest to Newton's tolerance: the velocity-level step's projection left 1e-12 rad/s, the
-      // symmetric step of the defaults (newmark.ts `trapezoid`) 2e-12 (1 ms: below 1e-12)
+      // symmetric step of the defaults (newmark.ts `alphaForm`) 2e-12 (1 ms: below 1e-12)
       expect(Math.abs(st.joints[0].rates[0])).toBeLessThan(1e-11);
       // (the step's own multipliers: ±2.77 N at 5 ms, ±0.57 N at 1 ms, alternating). The
-      // defaults' symmetric step (newmark.ts `trapezoid`) reports generalized-alpha's
+      // defaults' symmetric step (newmark.ts `alphaForm`) reports generalized-alpha's
       // consistent multipliers at a rest Newton holds to its tolerance: 3.6e-9 N at 5 ms
       // (4e-10 of m g) and the limit's effort 2.4e-9 N·m, where the projected velocity-level
       // step read both below 1e-9

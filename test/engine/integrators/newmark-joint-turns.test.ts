@@ -1,6 +1,6 @@
 /**
  * Newmark with joints and Newton iterated (β > 0): generalized-alpha's form, the applied
- * forces at Newmark's (β, γ) and the joints held symmetrically (newmark.ts `trapezoid`).
+ * forces at Newmark's (β, γ) and the joints held symmetrically (newmark.ts `alphaForm`).
  *
  * A rod hinged at one end turning steadily at ω is a constant rate of its joint, but in the
  * bodies' coordinates its centre circles at ω: an oscillation of frequency ω, carried by
@@ -62,7 +62,7 @@ describe("newmark with joints, Newton iterated: the rod hinged at its end, no gr
           L,
           { type: "velocity", target, kv },
           // the step's recurrence at h: without the error control, whose estimate halves the
-          // first steps of the servo's jump to ω* (newmark.ts `trapezoid`)
+          // first steps of the servo's jump to ω* (newmark.ts `alphaForm`)
           { integrator: "newmark", dt: h, beta, gamma, stepTolerance: null },
         ),
       );

@@ -1,7 +1,7 @@
 /**
  * Newmark's servos at γ = ½ with β ≠ γ/2 (β = 0.3), and at (0.3025, 0.6); Newton iterated, the
  * jointed steps are generalized-alpha's form at Newmark's (β, γ), the joints held
- * symmetrically (newmark.ts `trapezoid`; before, at the velocity level for γ = ½ and the
+ * symmetrically (newmark.ts `alphaForm`; before, at the velocity level for γ = ½ and the
  * position level for γ > ½).
  *
  * A servo the step does not resolve (h·max(k_d/I, √(k_p/I)) > 1) takes its force with the
@@ -29,7 +29,7 @@ const gamma = 0.5;
 const SOLVER = { integrator: "newmark", dt: h, beta, gamma };
 /**
  * SOLVER without the error control (solver.stepTolerance, on by default for every member's
- * jointed steps: newmark.ts `trapezoid`), for the tests that write out the step's recurrence
+ * jointed steps: newmark.ts `alphaForm`), for the tests that write out the step's recurrence
  * at h: its estimate halves the first steps of a servo's jump to its target (and every step
  * of one the step does not resolve), which are then not the step at h they test.
  */

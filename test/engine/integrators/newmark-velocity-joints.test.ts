@@ -1,7 +1,7 @@
 /**
  * Newmark with its joints at the velocity level (γ = ½ on Newton's linearized step;
  * newmark.ts; with Newton iterated and β > 0 a jointed model takes generalized-alpha's form
- * with the joints held symmetrically, `trapezoid`, the other cases here and
+ * with the joints held symmetrically, `alphaForm`, the other cases here and
  * newmark-joint-turns.test.ts): the acceleration a step leaves
  * for the next one is that of its projected end state, and Newton's rows are linearized
  * with their curvature (constraint-set.ts velocityRows).
@@ -95,7 +95,7 @@ describe("Newmark at γ = ½ with joints: Newton on fast-turning links", () => {
       ],
       gravity: [0, 0, 0],
       // Newton's cost on the step at h: without the error control, which would halve the
-      // 60 rad/s turn's steps (its default, newmark.ts `trapezoid`)
+      // 60 rad/s turn's steps (its default, newmark.ts `alphaForm`)
       solver: { integrator: "newmark", dt: 1 / 240, beta: 0.3, gamma: 0.5, stepTolerance: null },
     });
     let iterations = 0;
@@ -136,7 +136,7 @@ describe("the whip example under Newmark's defaults", () => {
             dist(worldPoint(st, j.a.body, j.a.point), worldPoint(st, j.b.body, j.b.point)),
           );
     }
-    // m g L of the chain (1 kg, 1 m) = 9.81 J. The symmetric step (newmark.ts `trapezoid`)
+    // m g L of the chain (1 kg, 1 m) = 9.81 J. The symmetric step (newmark.ts `alphaForm`)
     // with generalized-alpha's error control at its default 3e-4 m: measured within 0.51 J
     // over the 60 s (−0.10 J at the end, highest +0.39 J), 2.10 sub-steps and 10.4 Newton
     // iterations a step, no step accepted beyond the tolerance: generalized-alpha's own

@@ -2,7 +2,7 @@
  * The whip example (20 links of 0.05 kg on spherical joints, 1 m, falling from horizontal and
  * cracking) under newmark's other members at their defaults, Newton iterated: their jointed
  * steps are generalized-alpha's form with the joints held symmetrically (newmark.ts
- * `trapezoid`), which damps nothing along the joints whatever (β, γ): γ weighs the applied
+ * `alphaForm`), which damps nothing along the joints whatever (β, γ): γ weighs the applied
  * forces alone, here gravity, constant. The cracks are not resolved by steps of 1/240 s, and
  * without error control their energy errors add up: the whip gained +209 J (21 m g L) by
  * step 1310 at (0.3025, 0.6) and +210 J by step 1142 at (0.3, ½), its steps halved ever

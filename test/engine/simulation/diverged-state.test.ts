@@ -129,7 +129,7 @@ describe("a failed step leaves the simulation at its last good step, whole", () 
   // restarts Newton from the start's multipliers, restoreStart; 1e30 failed step 6 before
   // that, step 3 while the servos' turning and rates entered every such solve's matrix, now
   // only a slowly contracting one's: SLOW_CONTRACTION). newmark at its defaults takes
-  // generalized-alpha's steps at ρ∞ = 1 on this jointed model (newmark.ts `trapezoid`),
+  // generalized-alpha's steps at ρ∞ = 1 on this jointed model (newmark.ts `alphaForm`),
   // measured the same states and failures; before, its velocity-level step failed the first
   // step at 1e22 (1e20 took a first step of rounding, 148 rad). Its damped member
   // (β, γ) = (0.3025, 0.6), the joints at the position level, fails the first step from 1e18.

@@ -108,7 +108,7 @@ describe("backward-euler books a servo's work at the step's end state before the
 });
 
 // newmark at its defaults (β = ¼, γ = ½, Newton iterated) takes generalized-alpha's steps at
-// ρ∞ = 1 on a jointed model (newmark.ts `trapezoid`), so the same recurrences hold for it.
+// ρ∞ = 1 on a jointed model (newmark.ts `alphaForm`), so the same recurrences hold for it.
 // Before (its velocity-level joints and post-step projection) the first step's effort was
 // I q̇₁/h too, but from the second step the hinge's velocity-level step took kinetic energy
 // the servo put back (energy.error 0.26 J to 0.33 J over 100 steps of the position servo;

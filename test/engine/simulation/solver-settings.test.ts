@@ -99,7 +99,7 @@ describe("solver settings read only by some choices", () => {
       stepTolerance: 1e-3,
     };
     // stepTolerance: newmark's too (its steps at the defaults on jointed models are
-    // generalized-alpha's, newmark.ts `trapezoid`)
+    // generalized-alpha's, newmark.ts `alphaForm`)
     const alsoRead: Record<string, string> = { stepTolerance: "newmark" };
     for (const [key, reader] of Object.entries(own))
       for (const integrator of INTEGRATORS) {

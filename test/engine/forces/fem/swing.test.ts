@@ -11,7 +11,7 @@
  * (h ω ≈ 40 for their modes), whose strain energy grew from 1e-4 J to 0.65 J by 3.5 s;
  * Newton then took 15–18 iterations, most steps were halved, and the swing lost 15.7 J by
  * 10 s (energy.error −15.7 J: not numerical damping, which γ = ½ has none of). It now steps
- * as generalized-alpha at ρ∞ = 1 (newmark.ts `trapezoid`).
+ * as generalized-alpha at ρ∞ = 1 (newmark.ts `alphaForm`).
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";

@@ -8,7 +8,7 @@
  * Measured over 40 s: |ΔE| within 1.6e-3 of the largest kinetic energy (9.7 J) under
  * moreau-jean and generalized-alpha (the same steps), 1.4e-2 under symplectic Euler (first
  * order; bounded, not drifting); the loop closes to 2e-14 m. Newmark at its defaults now
- * takes generalized-alpha's steps (newmark.ts `trapezoid`); with its velocity-level joints
+ * takes generalized-alpha's steps (newmark.ts `alphaForm`); with its velocity-level joints
  * its error grew, from 1.7e-3 in the first 10 s to 8.4e-3 by 40 s and 1.2e-2 by 60 s.
  */
 import { describe, expect, it } from "vitest";

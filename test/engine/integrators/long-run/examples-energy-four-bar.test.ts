@@ -26,7 +26,7 @@ describe("examples/four-bar.json keeps its energy over 100 s", () => {
   });
 
   // the same file under newmark at its defaults (β = ¼, γ = ½) and dt 5 ms, ten times the
-  // file's: the trapezoidal rule with its joints held symmetrically (newmark.ts `trapezoid`),
+  // file's: the trapezoidal rule with its joints held symmetrically (newmark.ts `alphaForm`),
   // whose energy error is the symmetric scheme's bounded O(h²) oscillation, 4.6e-3 of the
   // largest kinetic energy (1.06 J) at this step, with no drift. Before, the velocity-level
   // joints with the post-step projection drained it at O(h³) a unit time: −0.240 J by 100 s

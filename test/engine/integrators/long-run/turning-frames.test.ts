@@ -29,7 +29,7 @@
  * about its axle (I_xx = I_zz), so nothing couples the two rates: both are constant. Measured
  * over 30 s: the frame's rate 4e-9 rad/s off (articulated and symplectic Euler 3e-13), the
  * wheel's 3e-9 rad/s. (Newmark, now at its defaults generalized-alpha's steps: newmark.ts
- * `trapezoid`, braked the platform to 1.32 rad/s by 30 s with its velocity-level joints, and
+ * `alphaForm`, braked the platform to 1.32 rad/s by 30 s with its velocity-level joints, and
  * its hinge frame's energy drifted by 4.4e-4 J in 60 s.)
  */
 import { describe, expect, it } from "vitest";
