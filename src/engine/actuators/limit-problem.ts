@@ -450,7 +450,10 @@ export class JointLimitProblem implements OneStepProblem {
    * projection set on the bound: the rod put 0.1 rad past its reach, ½ k_p (0.6² − 0.5²) =
    * 5.5e6 J more in the servo than the ring ever held. Deferred, the rest is the smooth step
    * (its error control and sub-steps); a bound it passes is moved back and left at rest by
-   * `project` and restPassed, as one that a step's activation misses. A bound touching
+   * `project` and restPassed, as one that a step's activation misses (a ring of servos no
+   * halving resolves is first ended by a piece with the step's lead: impact-events.ts, the
+   * ring's end; at k_p = 1e10 the rest, started from the ring's 8.1e4 rad/s, ran 0.83 rad
+   * past the bound before). A bound touching
    * keeps the rest's own Newton law (resting on it, or just met).
    */
   deferApart(): void {

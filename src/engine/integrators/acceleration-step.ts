@@ -913,6 +913,29 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   }
 
   /**
+   * beginStepLead(h) with keepStepLead's choice made now, at t, for a part of the step of h
+   * that is to integrate the step's law however short it is (impact-events.ts: the piece
+   * that ends a ring the pieces followed once they run out): the servos no halving of h
+   * resolves (ForceEffector.unresolvedBy at h/2^MAX_HALVINGS, the joints' inertia at t)
+   * take the step's lead on every attempt, chosen by holdStiffForces where the attempt
+   * would resolve them. Whether there are any (else the attempts' own lead, as
+   * beginStepLead's).
+   */
+  beginStepLeadAt(t: number, h: number): boolean {
+    this.beginStepLead(h);
+    this.tangentTime = t;
+    this.tangentFactored = false;
+    const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
+    const candidates = this.stiffCandidates;
+    this.stepStiff.length = 0;
+    for (let i = 0; i < candidates.length; i++)
+      if (candidates[i].unresolvedBy?.(h / 2 ** MAX_HALVINGS, inverse) === true)
+        this.stepStiff.push(candidates[i]);
+    this.leadChoice = this.stepStiff.length > 0 ? 1 : 0;
+    return this.leadChoice === 1;
+  }
+
+  /**
    * After holdStiffForces of an attempt of h within the step of beginStepLead: the servos
    * it chose take the whole step's lead, (step/h) times the attempt's, where no halving
    * resolves any of them (every one unresolved at step/2^MAX_HALVINGS; decided at the

@@ -502,16 +502,19 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * A piece keeps its own: it ends at an impact predicted on the exact motion, which a
    * shorter lead follows more closely (with the step's, a damped servo's approach to a bound,
    * k_p = 1e8, k_d = 1e5, ended its first step 0.07 rad short of the bound it reaches within
-   * it: servo-chain.test.ts).
+   * it: servo-chain.test.ts). A piece given the step's length `lead` takes the step's lead
+   * however short it is (AccelerationStepper.beginStepLeadAt: the piece that ends the
+   * pieces' ring once they run out, impact-events.ts).
    */
   private readonly wholeStep = (t: number, h: number, stats: StepStats): number => {
     this.leadLength = h;
     this.stepper.beginStepLead(h);
     return this.stepOrHalve(t, h, stats, 0);
   };
-  private readonly pieceStep = (t: number, h: number, stats: StepStats): number => {
-    this.leadLength = h;
-    this.stepper.beginStepLead(h);
+  private readonly pieceStep = (t: number, h: number, stats: StepStats, lead = h): number => {
+    this.leadLength = lead;
+    if (lead === h) this.stepper.beginStepLead(h);
+    else this.stepper.beginStepLeadAt(t, lead);
     return this.stepOrHalve(t, h, stats, 1);
   };
   /** The step's or piece's length whose lead its halvings keep (wholeStep, pieceStep). */
