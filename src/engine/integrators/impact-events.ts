@@ -186,7 +186,10 @@
  * e = 1 the bob left at 285 m/s and the run failed (Newton, 1/240 s) or diverged (1/100 s);
  * at e = ½ each impact halved ω into the floor, 16 a step, and it stopped dead. The law on
  * w has the solution ω⁺ = −e ω⁻, w = 0, the frictionless rebound, energy kept at e = 1
- * (test/engine/integrators/impact-friction.test.ts).
+ * (test/engine/integrators/impact-friction.test.ts). A law whose solve stops short all
+ * the same (the fallback's Gauss–Seidel at its bound, or Lemke's ray frictionless) is taken
+ * as it stands and the step says so, contactConverged false and its residual in
+ * contactResidual (before, silently: impact-friction.test.ts holds the fallback to 5 sweeps).
  * Every impact of a pair with friction is so: left to the step's law (a body not turning,
  * impact-location.ts's closed form then correcting the normal alone), the tangential
  * impulse took the step's normal impulse, m g h more than the
@@ -352,6 +355,13 @@ export class ImpactEvents {
   private impacts = 0;
   /** Whether the running step met more than it resolves (file comment; stats.impactsResolved). */
   private exhausted = false;
+  /**
+   * The largest residual (m/s) of the running step's impacts whose last law's solve did not
+   * converge, 0 where all did (impact; stats.contactConverged, contactResidual).
+   */
+  private unsolved = 0;
+  /** The last solveImpact's residual (m/s). */
+  private residual = 0;
   /** The contacts' normal velocities, times to impact, and the impact's selection. */
   private u: Float64Array = new Float64Array(0);
   private take: Uint8Array = new Uint8Array(0);
@@ -482,6 +492,7 @@ export class ImpactEvents {
   ): number {
     this.impacts = 0;
     this.exhausted = false;
+    this.unsolved = 0;
     this.split = false;
     const nsc = this.contact;
     nsc?.endSplit();
@@ -541,6 +552,11 @@ export class ImpactEvents {
     }
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
+    // an impact whose law's solve stopped short, the fallback's too (impact): said, not silent
+    if (this.unsolved > 0) {
+      stats.contactConverged = false;
+      stats.contactResidual = Math.max(stats.contactResidual, this.unsolved);
+    }
     // the State's multipliers: the step's mean joint force, its impacts' impulses included
     const lambda = this.stepper.lambda;
     for (let r = 0; r < lambda.length; r++) lambda[r] = this.jointImpulse[r] / h;
@@ -1083,7 +1099,7 @@ export class ImpactEvents {
       this.mu[i] = i < kc ? (set as ContactSet).friction[this.rows[i]] : 0;
     const before = kineticEnergy(sys);
     if (d === 3) this.vBefore.set(v);
-    const solved = this.solveImpact(k, kc, d, h, 0);
+    let solved = this.solveImpact(k, kc, d, h, 0);
     let after = this.applyImpact(m, n);
     // Moreau's law with the tangential velocity's own restitution 0 can make energy where
     // the normal and tangential rows couple (Kane's paradox), or have no solution (a
@@ -1091,9 +1107,19 @@ export class ImpactEvents {
     // mean velocity, w = u⁺ + e u⁻ in all three rows, which cannot make energy and has one
     if (d === 3 && (!solved || after > before * (1 + ENERGY_ROUNDING))) {
       v.set(this.vBefore);
-      this.solveImpact(k, kc, d, h, 1);
+      solved = this.solveImpact(k, kc, d, h, 1);
       after = this.applyImpact(m, n);
     }
+    // a law whose solve stopped at its bound (Lemke's ray, or the fallback's Gauss–Seidel
+    // too) is taken as it stands, and the step's stats say so (contactConverged false, its
+    // residual in contactResidual): the run goes on, as after a contact solve stopped short
+    // (a residual not finite: Infinity; one of 0 still marks it)
+    if (!solved)
+      this.unsolved = Math.max(
+        this.unsolved,
+        Number.isFinite(this.residual) ? this.residual : Number.POSITIVE_INFINITY,
+        Number.MIN_VALUE,
+      );
     for (let j = 0; j < m; j++) {
       const p = this.P[j];
       const row = (j / d) | 0;
@@ -1122,7 +1148,8 @@ export class ImpactEvents {
    * each row's normal, its own restitution (a contact's pair, a limit's), and with friction
    * (d = 3) Coulomb's on the tangential velocity u_t⁺ + e_t e u_t⁻ (et 0: Moreau's law; 1:
    * the tangential rows' restitution the normal's). Frictionless, the LCP by Lemke (exact);
-   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it converged.
+   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it converged
+   * (its residual, m/s, in `residual`).
    */
   private solveImpact(k: number, kc: number, d: number, h: number, et: number): boolean {
     const { v } = this;
@@ -1150,8 +1177,9 @@ export class ImpactEvents {
     lcp.W = this.D;
     lcp.q = this.q;
     lcp.mu = this.mu;
-    if (d === 1) return this.lemke.solve(lcp, this.P).converged;
-    return this.pgs.solve(lcp, this.P, IMPACT_SOLVE).converged;
+    const res = d === 1 ? this.lemke.solve(lcp, this.P) : this.pgs.solve(lcp, this.P, IMPACT_SOLVE);
+    this.residual = res.residual;
+    return res.converged;
   }
 
   /** v ← v + Σ_j P_j x_j into the system's velocities; their kinetic energy (J). */
