@@ -31,7 +31,11 @@
  *     acceleration (0 where the memory holds none; then τ = g/|u_n|); for a spinning
  *     body's contact, a_n is the applied forces' pull now (contactPull) plus its
  *     centripetal term (centripetal), the piece aimed short by the cubic term, and its near
- *     misses are left out of the step's last piece (`next`).
+ *     misses are left out of the step's last piece (`next`). An event contact that does
+ *     not approach, open beyond ACTIVATION_TOLERANCE, is taken the same where the applied
+ *     forces pull it in (a_n = contactPull, the joints held, < 0), as a bound from rest is
+ *     (below), but not where another contact touches its bodies, whose support the pull
+ *     leaves out (a box's corner held open by the others resting).
  *  2. A contact with g ≤ NOW_GAP (1e-12 m) or τ ≤ NOW·h (1e-9 of the step; g ≤ 0
  *     included: a piece that overshot) meets its impact now: with the contacts touching
  *     it (g ≤ 2 ACTIVATION_TOLERANCE, through the bodies they share) it takes Newton's law
@@ -411,6 +415,8 @@ export class ImpactEvents {
   private mu: Float64Array = new Float64Array(0);
   /** 1 for the bodies the impact reaches (the touching contacts' closure). */
   private readonly reached: Uint8Array;
+  /** 1 for the bodies with a contact touching (gap ≤ ACTIVATION_TOLERANCE) at `next`. */
+  private readonly touching: Uint8Array;
   /** 1 for the bodies whose contacts may be events (mayHaveEvents). */
   private readonly eventful: Uint8Array;
   /** Whether their contacts are out of reach without a detection (mayHaveEvents), or null. */
@@ -459,6 +465,7 @@ export class ImpactEvents {
     this.force = new Float64Array(sys.numDofs);
     this.forceEnd = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
+    this.touching = new Uint8Array(sys.numBodies);
     this.eventful = new Uint8Array(sys.numBodies);
     this.clearance = contact !== null ? new ContactClearance(sys, contact.detector) : null;
     this.eventPair = (a, b) =>
@@ -672,22 +679,52 @@ export class ImpactEvents {
       this.take = grow(this.take, m);
       set.normalVelocities(this.u, 0, m);
       this.take.fill(0);
+      // the bodies another contact supports now, whose pull alone does not tell their motion
+      const touching = this.touching;
+      touching.fill(0);
+      for (let i = 0; i < m; i++)
+        if (set.gap[i] <= ACTIVATION_TOLERANCE) {
+          if (set.bodyA[i] >= 0) touching[set.bodyA[i]] = 1;
+          if (set.bodyB[i] >= 0) touching[set.bodyB[i]] = 1;
+        }
       for (let i = 0; i < m; i++) {
         const un = this.u[i];
         const kind = this.eventKind(set, i);
-        if (kind === NOT_EVENT || !(un < -V_EPS)) continue;
+        if (kind === NOT_EVENT) continue;
         const g = set.gap[i];
+        // Not approaching, a contact open beyond the activation band closes within the
+        // step where the applied forces pull it in (the bounds' "from rest", file comment):
+        // a servo driving a hinged bob from rest at 1e-5 m over the floor ran the step
+        // 1.8e-4 m into it, the impact met at the next step's start and the penetration left
+        // to the contact's correction (still 1e-7 m after 10 s); a box turning at 1e-5 rad/s
+        // (an event body) let go 1e-5 m over the floor ran 1.1e-4 m into it, its arrival at
+        // e = 1 met there and lost, 1.2e-3 J (test/engine/integrators/impact-pull.test.ts).
+        // Not where another contact of its bodies touches: that one's support, which the
+        // pull leaves out, may hold it open (a box's corner over the floor while its others
+        // rest on it), and each piece would end short again. Neither where it rests within
+        // the band: the step's own Newton law holds it.
+        const fromRest =
+          !(un < -V_EPS) &&
+          g > ACTIVATION_TOLERANCE &&
+          !(set.bodyA[i] >= 0 && touching[set.bodyA[i]] === 1) &&
+          !(set.bodyB[i] >= 0 && touching[set.bodyB[i]] === 1);
+        if (!(un < -V_EPS) && !fromRest) continue;
         // (an unjointed body's: the pull of the forces now and the centripetal term, where
         // the memory's mean acceleration holds the last step's turn, or nothing after an
-        // impulsive step, and a spinning corner was met up to 1e-4 m past the floor; jerk 0
-        // else)
+        // impulsive step, and a spinning corner was met up to 1e-4 m past the floor; a
+        // jointed body's from rest the pull now, the joints held, as a bound's: the memory
+        // knows nothing of a command switched since; jerk 0 else)
         this.jerk = 0;
         const an =
           kind === FREE
             ? this.contactPull(t, set, i) + this.centripetal(set, i)
-            : prev === null
-              ? 0
-              : set.rowTimes(i, 0, prev);
+            : fromRest
+              ? this.contactPull(t, set, i)
+              : prev === null
+                ? 0
+                : set.rowTimes(i, 0, prev);
+        // (from rest: neither approaching nor pulled in)
+        if (fromRest && !(an < 0)) continue;
         let tau = closingTime(g, un, an);
         // a turning side's gap has a third derivative the quadratic leaves out, of size at
         // most J = Σ |ω|³ |r| (centripetal): the piece is aimed short of the surface by
