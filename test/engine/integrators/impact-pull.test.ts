@@ -147,3 +147,51 @@ describe("a flat box turning at 1e-5 rad/s about the vertical, frictionless floo
       expect(Math.abs(end.energy.error)).toBeLessThan(1e-12);
     });
 });
+
+describe("a flat box spinning about the vertical on a rough floor (μ = 0.01), e = 1", () => {
+  // The box above, spun at ω₀ = 10 rad/s, μ = 0.01. Its contact is four points, the base's
+  // corners, each at r_c = √(0.2² + 0.15²) = 0.25 m from the axis and bearing m g / 4
+  // (symmetric): each slides at ω r_c, its friction μ m g / 4 against it, so
+  //     I_z ω̇ = −μ m g r_c,   ω(t) = max(0, ω₀ − μ m g r_c t / I_z),  I_z = m (0.4² + 0.3²)/12,
+  // stopping at 8.49 s. (Under a uniform pressure over the base the lever arm would be its
+  // mean distance from the axis, 0.1347 m for 0.4 × 0.3 m, and the stop 15.8 s: not this
+  // contact model's.) Measured within 1.8e-13 rad/s over 10 s, no impact (before this
+  // change too: a guard of the resting contacts of a slowly turning event body).
+  it("10 s: ω_z on the closed form's line to its stop, then 0; no impact, flat", () => {
+    const h = 0.005;
+    const w0 = 10;
+    const mu = 0.01;
+    const Iz = (0.4 * 0.4 + 0.3 * 0.3) / 12;
+    const wdot = (mu * g * 0.25) / Iz;
+    const sim = loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+        {
+          id: "box",
+          mass: 1,
+          position: [0, 0, 0.1],
+          angularVelocity: [0, 0, w0],
+          shapes: [{ type: "box", halfExtents: [0.2, 0.15, 0.1] }],
+        },
+      ],
+      contact: { method: "nsc", restitution: 1, friction: mu },
+      solver: { integrator: "moreau-jean", dt: h },
+    } as ModelInput);
+    let worst = 0;
+    let impacts = 0;
+    let tilt = 0;
+    for (let k = 1; k <= 10 / h; k++) {
+      sim.step(1);
+      const st = sim.state();
+      const w = st.bodies[1].angularVelocity;
+      worst = Math.max(worst, Math.abs(w[2] - Math.max(0, w0 - wdot * k * h)));
+      tilt = Math.max(tilt, Math.hypot(w[0], w[1]), Math.abs(st.bodies[1].position[2] - 0.1));
+      impacts += st.solver.impacts;
+    }
+    expect(w0 / wdot).toBeLessThan(10);
+    expect(worst).toBeLessThan(1e-9);
+    expect(impacts).toBe(0);
+    expect(tilt).toBeLessThan(1e-12);
+  });
+});
