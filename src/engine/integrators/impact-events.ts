@@ -34,8 +34,9 @@
  *     misses are left out of the step's last piece (`next`). An event contact that does
  *     not approach, open beyond ACTIVATION_TOLERANCE, is taken the same where the applied
  *     forces pull it in (a_n = contactPull, the joints held, < 0), as a bound from rest is
- *     (below), but not where another contact touches its bodies, whose support the pull
- *     leaves out (a box's corner held open by the others resting).
+ *     (below); where another contact touches its bodies, whose support the pull leaves out
+ *     (a box's corner held open by the others resting), the memory's mean acceleration
+ *     along it must pull it in too.
  *  2. A contact with g ≤ NOW_GAP (1e-12 m) or τ ≤ NOW·h (1e-9 of the step; g ≤ 0
  *     included: a piece that overshot) meets its impact now: with the contacts touching
  *     it (g ≤ 2 ACTIVATION_TOLERANCE, through the bodies they share) it takes Newton's law
@@ -679,7 +680,7 @@ export class ImpactEvents {
       this.take = grow(this.take, m);
       set.normalVelocities(this.u, 0, m);
       this.take.fill(0);
-      // the bodies another contact supports now, whose pull alone does not tell their motion
+      // the bodies another contact touches now, whose pull alone does not tell their motion
       const touching = this.touching;
       touching.fill(0);
       for (let i = 0; i < m; i++)
@@ -699,23 +700,26 @@ export class ImpactEvents {
         // to the contact's correction (still 1e-7 m after 10 s); a box turning at 1e-5 rad/s
         // (an event body) let go 1e-5 m over the floor ran 1.1e-4 m into it, its arrival at
         // e = 1 met there and lost, 1.2e-3 J (test/engine/integrators/impact-pull.test.ts).
-        // Not where another contact of its bodies touches: that one's support, which the
-        // pull leaves out, may hold it open (a box's corner over the floor while its others
-        // rest on it), and each piece would end short again. Neither where it rests within
+        // Where another contact of its bodies touches, that one's support, which the pull
+        // leaves out, may hold it open (a box's corner over the floor while its others rest
+        // on it: each piece would end short again), so the memory's mean acceleration along
+        // it, which holds the contacts' forces, must pull it in too (the weaker of the two
+        // taken); without a memory (a run's start, after an impulsive step) the pull alone: a
+        // box tilted by 1e-5 rad on its edge ran its other edge 1.5e-4 m into the floor in
+        // its first step, 8.1e-4 J lost where it falls by 1.5e-5 J. Not where it rests within
         // the band: the step's own Newton law holds it.
-        const fromRest =
-          !(un < -V_EPS) &&
-          g > ACTIVATION_TOLERANCE &&
-          !(set.bodyA[i] >= 0 && touching[set.bodyA[i]] === 1) &&
-          !(set.bodyB[i] >= 0 && touching[set.bodyB[i]] === 1);
+        const fromRest = !(un < -V_EPS) && g > ACTIVATION_TOLERANCE;
         if (!(un < -V_EPS) && !fromRest) continue;
+        const supported =
+          (set.bodyA[i] >= 0 && touching[set.bodyA[i]] === 1) ||
+          (set.bodyB[i] >= 0 && touching[set.bodyB[i]] === 1);
         // (an unjointed body's: the pull of the forces now and the centripetal term, where
         // the memory's mean acceleration holds the last step's turn, or nothing after an
         // impulsive step, and a spinning corner was met up to 1e-4 m past the floor; a
         // jointed body's from rest the pull now, the joints held, as a bound's: the memory
         // knows nothing of a command switched since; jerk 0 else)
         this.jerk = 0;
-        const an =
+        let an =
           kind === FREE
             ? this.contactPull(t, set, i) + this.centripetal(set, i)
             : fromRest
@@ -723,6 +727,7 @@ export class ImpactEvents {
               : prev === null
                 ? 0
                 : set.rowTimes(i, 0, prev);
+        if (fromRest && supported && prev !== null) an = Math.max(an, set.rowTimes(i, 0, prev));
         // (from rest: neither approaching nor pulled in)
         if (fromRest && !(an < 0)) continue;
         let tau = closingTime(g, un, an);
