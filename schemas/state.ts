@@ -87,7 +87,7 @@ export const SolverStats = z
     contactResidual: z.number(),
     contactConverged: z.boolean().meta({
       description:
-        "whether the nonsmooth contact solver met solver.tolerance in the step (else contactResidual is above it: the step's contact velocities are off by about that much, m/s); true without active contacts",
+        "whether the nonsmooth contact solver met solver.tolerance in the step (else contactResidual is above it: the step's contact velocities are off by about that much, m/s), and, under moreau-jean, whether each impact met at its instant solved its law (else contactResidual holds that solve's residual, m/s: README, Contact); true without active contacts",
     }),
     penetration: z.number().meta({
       description:

@@ -31,7 +31,12 @@
  *     acceleration (0 where the memory holds none; then τ = g/|u_n|); for a spinning
  *     body's contact, a_n is the applied forces' pull now (contactPull) plus its
  *     centripetal term (centripetal), the piece aimed short by the cubic term, and its near
- *     misses are left out of the step's last piece (`next`).
+ *     misses are left out of the step's last piece (`next`). An event contact that does
+ *     not approach, open beyond ACTIVATION_TOLERANCE, is taken the same where the applied
+ *     forces pull it in (a_n = contactPull, the joints held, < 0), as a bound from rest is
+ *     (below); where another contact touches its bodies, whose support the pull leaves out
+ *     (a box's corner held open by the others resting), the memory's mean acceleration
+ *     along it must pull it in too.
  *  2. A contact with g ≤ NOW_GAP (1e-12 m) or τ ≤ NOW·h (1e-9 of the step; g ≤ 0
  *     included: a piece that overshot) meets its impact now: with the contacts touching
  *     it (g ≤ 2 ACTIVATION_TOLERANCE, through the bodies they share) it takes Newton's law
@@ -203,7 +208,10 @@
  * e = 1 the bob left at 285 m/s and the run failed (Newton, 1/240 s) or diverged (1/100 s);
  * at e = ½ each impact halved ω into the floor, 16 a step, and it stopped dead. The law on
  * w has the solution ω⁺ = −e ω⁻, w = 0, the frictionless rebound, energy kept at e = 1
- * (test/engine/integrators/impact-friction.test.ts).
+ * (test/engine/integrators/impact-friction.test.ts). A law whose solve stops short all
+ * the same (the fallback's Gauss–Seidel at its bound, or Lemke's ray frictionless) is taken
+ * as it stands and the step says so, contactConverged false and its residual in
+ * contactResidual (before, silently: impact-friction.test.ts holds the fallback to 5 sweeps).
  * Every impact of a pair with friction is so: left to the step's law (a body not turning,
  * impact-location.ts's closed form then correcting the normal alone), the tangential
  * impulse took the step's normal impulse, m g h more than the
@@ -373,6 +381,13 @@ export class ImpactEvents {
   private impacts = 0;
   /** Whether the running step met more than it resolves (file comment; stats.impactsResolved). */
   private exhausted = false;
+  /**
+   * The largest residual (m/s) of the running step's impacts whose last law's solve did not
+   * converge, 0 where all did (impact; stats.contactConverged, contactResidual).
+   */
+  private unsolved = 0;
+  /** The last solveImpact's residual (m/s). */
+  private residual = 0;
   /** The contacts' normal velocities, times to impact, and the impact's selection. */
   private u: Float64Array = new Float64Array(0);
   private take: Uint8Array = new Uint8Array(0);
@@ -422,6 +437,8 @@ export class ImpactEvents {
   private mu: Float64Array = new Float64Array(0);
   /** 1 for the bodies the impact reaches (the touching contacts' closure). */
   private readonly reached: Uint8Array;
+  /** 1 for the bodies with a contact touching (gap ≤ ACTIVATION_TOLERANCE) at `next`. */
+  private readonly touching: Uint8Array;
   /** 1 for the bodies whose contacts may be events (mayHaveEvents). */
   private readonly eventful: Uint8Array;
   /** Whether their contacts are out of reach without a detection (mayHaveEvents), or null. */
@@ -470,6 +487,7 @@ export class ImpactEvents {
     this.force = new Float64Array(sys.numDofs);
     this.forceEnd = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
+    this.touching = new Uint8Array(sys.numBodies);
     this.eventful = new Uint8Array(sys.numBodies);
     this.clearance = contact !== null ? new ContactClearance(sys, contact.detector) : null;
     this.eventPair = (a, b) =>
@@ -503,6 +521,7 @@ export class ImpactEvents {
   ): number {
     this.impacts = 0;
     this.exhausted = false;
+    this.unsolved = 0;
     this.split = false;
     const nsc = this.contact;
     nsc?.endSplit();
@@ -569,6 +588,11 @@ export class ImpactEvents {
     }
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
+    // an impact whose law's solve stopped short, the fallback's too (impact): said, not silent
+    if (this.unsolved > 0) {
+      stats.contactConverged = false;
+      stats.contactResidual = Math.max(stats.contactResidual, this.unsolved);
+    }
     // the State's multipliers: the step's mean joint force, its impacts' impulses included
     const lambda = this.stepper.lambda;
     for (let r = 0; r < lambda.length; r++) lambda[r] = this.jointImpulse[r] / h;
@@ -685,22 +709,56 @@ export class ImpactEvents {
       this.take = grow(this.take, m);
       set.normalVelocities(this.u, 0, m);
       this.take.fill(0);
+      // the bodies another contact touches now, whose pull alone does not tell their motion
+      const touching = this.touching;
+      touching.fill(0);
+      for (let i = 0; i < m; i++)
+        if (set.gap[i] <= ACTIVATION_TOLERANCE) {
+          if (set.bodyA[i] >= 0) touching[set.bodyA[i]] = 1;
+          if (set.bodyB[i] >= 0) touching[set.bodyB[i]] = 1;
+        }
       for (let i = 0; i < m; i++) {
         const un = this.u[i];
         const kind = this.eventKind(set, i);
-        if (kind === NOT_EVENT || !(un < -V_EPS)) continue;
+        if (kind === NOT_EVENT) continue;
         const g = set.gap[i];
+        // Not approaching, a contact open beyond the activation band closes within the
+        // step where the applied forces pull it in (the bounds' "from rest", file comment):
+        // a servo driving a hinged bob from rest at 1e-5 m over the floor ran the step
+        // 1.8e-4 m into it, the impact met at the next step's start and the penetration left
+        // to the contact's correction (still 1e-7 m after 10 s); a box turning at 1e-5 rad/s
+        // (an event body) let go 1e-5 m over the floor ran 1.1e-4 m into it, its arrival at
+        // e = 1 met there and lost, 1.2e-3 J (test/engine/integrators/impact-pull.test.ts).
+        // Where another contact of its bodies touches, that one's support, which the pull
+        // leaves out, may hold it open (a box's corner over the floor while its others rest
+        // on it: each piece would end short again), so the memory's mean acceleration along
+        // it, which holds the contacts' forces, must pull it in too (the weaker of the two
+        // taken); without a memory (a run's start, after an impulsive step) the pull alone: a
+        // box tilted by 1e-5 rad on its edge ran its other edge 1.5e-4 m into the floor in
+        // its first step, 8.1e-4 J lost where it falls by 1.5e-5 J. Not where it rests within
+        // the band: the step's own Newton law holds it.
+        const fromRest = !(un < -V_EPS) && g > ACTIVATION_TOLERANCE;
+        if (!(un < -V_EPS) && !fromRest) continue;
+        const supported =
+          (set.bodyA[i] >= 0 && touching[set.bodyA[i]] === 1) ||
+          (set.bodyB[i] >= 0 && touching[set.bodyB[i]] === 1);
         // (an unjointed body's: the pull of the forces now and the centripetal term, where
         // the memory's mean acceleration holds the last step's turn, or nothing after an
-        // impulsive step, and a spinning corner was met up to 1e-4 m past the floor; jerk 0
-        // else)
+        // impulsive step, and a spinning corner was met up to 1e-4 m past the floor; a
+        // jointed body's from rest the pull now, the joints held, as a bound's: the memory
+        // knows nothing of a command switched since; jerk 0 else)
         this.jerk = 0;
-        const an =
+        let an =
           kind === FREE
             ? this.contactPull(t, set, i) + this.centripetal(set, i)
-            : prev === null
-              ? 0
-              : set.rowTimes(i, 0, prev);
+            : fromRest
+              ? this.contactPull(t, set, i)
+              : prev === null
+                ? 0
+                : set.rowTimes(i, 0, prev);
+        if (fromRest && supported && prev !== null) an = Math.max(an, set.rowTimes(i, 0, prev));
+        // (from rest: neither approaching nor pulled in)
+        if (fromRest && !(an < 0)) continue;
         let tau = closingTime(g, un, an);
         // a turning side's gap has a third derivative the quadratic leaves out, of size at
         // most J = Σ |ω|³ |r| (centripetal): the piece is aimed short of the surface by
@@ -1112,7 +1170,7 @@ export class ImpactEvents {
       this.mu[i] = i < kc ? (set as ContactSet).friction[this.rows[i]] : 0;
     const before = kineticEnergy(sys);
     if (d === 3) this.vBefore.set(v);
-    const solved = this.solveImpact(k, kc, d, h, 0);
+    let solved = this.solveImpact(k, kc, d, h, 0);
     let after = this.applyImpact(m, n);
     // Moreau's law with the tangential velocity's own restitution 0 can make energy where
     // the normal and tangential rows couple (Kane's paradox), or have no solution (a
@@ -1120,9 +1178,19 @@ export class ImpactEvents {
     // mean velocity, w = u⁺ + e u⁻ in all three rows, which cannot make energy and has one
     if (d === 3 && (!solved || after > before * (1 + ENERGY_ROUNDING))) {
       v.set(this.vBefore);
-      this.solveImpact(k, kc, d, h, 1);
+      solved = this.solveImpact(k, kc, d, h, 1);
       after = this.applyImpact(m, n);
     }
+    // a law whose solve stopped at its bound (Lemke's ray, or the fallback's Gauss–Seidel
+    // too) is taken as it stands, and the step's stats say so (contactConverged false, its
+    // residual in contactResidual): the run goes on, as after a contact solve stopped short
+    // (a residual not finite: Infinity; one of 0 still marks it)
+    if (!solved)
+      this.unsolved = Math.max(
+        this.unsolved,
+        Number.isFinite(this.residual) ? this.residual : Number.POSITIVE_INFINITY,
+        Number.MIN_VALUE,
+      );
     for (let j = 0; j < m; j++) {
       const p = this.P[j];
       const row = (j / d) | 0;
@@ -1151,7 +1219,8 @@ export class ImpactEvents {
    * each row's normal, its own restitution (a contact's pair, a limit's), and with friction
    * (d = 3) Coulomb's on the tangential velocity u_t⁺ + e_t e u_t⁻ (et 0: Moreau's law; 1:
    * the tangential rows' restitution the normal's). Frictionless, the LCP by Lemke (exact);
-   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it converged.
+   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it converged
+   * (its residual, m/s, in `residual`).
    */
   private solveImpact(k: number, kc: number, d: number, h: number, et: number): boolean {
     const { v } = this;
@@ -1179,8 +1248,9 @@ export class ImpactEvents {
     lcp.W = this.D;
     lcp.q = this.q;
     lcp.mu = this.mu;
-    if (d === 1) return this.lemke.solve(lcp, this.P).converged;
-    return this.pgs.solve(lcp, this.P, IMPACT_SOLVE).converged;
+    const res = d === 1 ? this.lemke.solve(lcp, this.P) : this.pgs.solve(lcp, this.P, IMPACT_SOLVE);
+    this.residual = res.residual;
+    return res.converged;
   }
 
   /** v ← v + Σ_j P_j x_j into the system's velocities; their kinetic energy (J). */

@@ -25,6 +25,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
 import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
+import { PgsSolver } from "../../../src/engine/solvers/nonsmooth/pgs";
 import { ballOnFloor } from "../../support/models";
 
 const g = 9.81;
@@ -323,6 +324,69 @@ describe("impact events with friction: a pendulum bob jammed by its friction on 
           expect(Math.abs(bob.position[2] - R)).toBeLessThan(1e-9);
         }
       });
+});
+
+describe("impact events with friction: the jammed bob's fallback law, its convergence said", () => {
+  // The jammed bob of the block above (μ = 0.3, e = 1, h = 1/100 s): Moreau's law has no
+  // solution (its Gauss–Seidel stops at IMPACT_SOLVE's 100000 sweeps, residual 3.6 m/s) and
+  // the law on w = u⁺ + e u⁻ has ω⁺ = −e ω⁻, which one sweep finds (residual 1e-14 m/s).
+  // Whether that fallback converged was never looked at: a fallback stopped short too was
+  // taken silently, the step's contactConverged true. Here the impact's Gauss–Seidel is
+  // held to 5 sweeps and a tolerance of 0, which no solve meets (its residual is rounding's,
+  // 3e-15 to 1e-13 m/s): every impact step must now say contactConverged false, its
+  // residual in contactResidual, and the other steps true; the fallback's impulse is still
+  // taken (ω⁺ = −e ω⁻ to rounding).
+  const h = 1 / 100;
+  const run = (capped: boolean) => {
+    const sim = loadModel(bobOverFloor(0.3, 1, h));
+    const solve = PgsSolver.prototype.solve;
+    const spy = vi.spyOn(PgsSolver.prototype, "solve").mockImplementation(function (
+      this: PgsSolver,
+      problem,
+      r,
+      options,
+    ) {
+      const held = capped && options !== undefined;
+      return solve.call(
+        this,
+        problem,
+        r,
+        held ? { ...options, maxIterations: 5, tolerance: 0 } : options,
+      );
+    });
+    const steps: { impacts: number; converged: boolean; residual: number; w: number }[] = [];
+    try {
+      while (sim.time < 10 - h / 2) {
+        sim.step(1);
+        const { solver, bodies } = sim.state();
+        steps.push({
+          impacts: solver.impacts,
+          converged: solver.contactConverged,
+          residual: solver.contactResidual,
+          w: bodies[1].angularVelocity[1],
+        });
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    return steps;
+  };
+  it("10 s: every impact step whose fallback stopped short says contactConverged false, the others true", () => {
+    const free = run(false);
+    const held = run(true);
+    const impactSteps = held.filter((s) => s.impacts > 0);
+    // (13 impacts in 10 s: level to the floor and back in 0.78 s)
+    expect(impactSteps.length).toBeGreaterThanOrEqual(12);
+    // the fallback converging, every step says so (the control)
+    for (const s of free) expect(s.converged).toBe(true);
+    for (const s of held) {
+      expect(s.converged).toBe(s.impacts === 0);
+      if (s.impacts > 0) expect(s.residual).toBeGreaterThan(0);
+    }
+    // the fallback's impulse taken as it stands: the same swing (its ω⁺ = −e ω⁻ to rounding)
+    for (let k = 0; k < held.length; k++)
+      expect(Math.abs(held[k].w - free[k].w)).toBeLessThan(1e-9 * (1 + Math.abs(free[k].w)));
+  });
 });
 
 describe("impact events: a pendulum bob meeting an inelastic floor (e = 0) stops on it", () => {
