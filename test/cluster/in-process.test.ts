@@ -29,7 +29,7 @@ import {
 import type { ConfigInput } from "../../src/server/config";
 import { sample } from "../support/metrics";
 import { hingedRods, springParticle } from "../support/models";
-import { driveWithImpulse, stepBy } from "../support/recordings";
+import { driveWithImpulse, expectDrivenWithoutLoss } from "../support/recordings";
 import { waitFor } from "../support/wait";
 
 const shared = new MemoryCluster();
@@ -125,12 +125,7 @@ describe("a node none of whose workers can start", () => {
       // its checkpoint at step 10 holds the impulse: stepped on to 15 it is exactly a
       // session driven the same way with no loss
       expect(s.body.step).toBe(10);
-      const after = await stepBy(api, id, 5);
-      const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-      const expected = await driveWithImpulse(api, ref);
-      expect(after.step).toBe(15);
-      expect(after.bodies).toEqual(expected.bodies);
-      expect(after.joints).toEqual(expected.joints);
+      await expectDrivenWithoutLoss(api, id, model, 15);
     } finally {
       pool.breakStartsForTest(0, false);
     }
@@ -239,12 +234,7 @@ describe("a cluster none of whose nodes has a worker that can start", () => {
       // stepped on to 15 it is exactly a session driven the same way with no loss
       // the one deleted is not: 404 everywhere
       for (const n of [a, b]) await request(n.app.server).get(`/v1/sessions/${gone}`).expect(404);
-      const after = await stepBy(api, id, 5);
-      const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-      const expected = await driveWithImpulse(api, ref);
-      expect(after.step).toBe(15);
-      expect(after.bodies).toEqual(expected.bodies);
-      expect(after.joints).toEqual(expected.joints);
+      await expectDrivenWithoutLoss(api, id, model, 15);
     } finally {
       otherPool.breakStartsForTest(0, false);
       ownPool.breakStartsForTest(0, false);

@@ -25,7 +25,7 @@ import { CheckpointStore } from "../../src/server/persistence";
 import { startOneWorkerManager } from "../support/manager";
 import { sample } from "../support/metrics";
 import { hingedRods } from "../support/models";
-import { driveWithImpulse } from "../support/recordings";
+import { driveWithImpulse, expectDrivenWithoutLoss } from "../support/recordings";
 import { startApp } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -184,14 +184,7 @@ async function expectRestored(app: MoreauApp, id: string, before: { bodies: unkn
   expect(listed.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
     [id, "ready"],
   ]);
-  const after = (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
-  const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-  await drive(app, ref);
-  const expected = (await api().post(`/v1/sessions/${ref}/step`).send({ steps: 5 }).expect(200))
-    .body;
-  expect(after.step).toBe(20);
-  expect(after.bodies).toEqual(expected.bodies);
-  expect(after.joints).toEqual(expected.joints);
+  await expectDrivenWithoutLoss(api, id, model, 20);
   // the restored session and the reference, both ready; none restoring any more
   expect(await sessionGauge(app, ["restoring", "ready"])).toEqual({ restoring: 0, ready: 2 });
 }

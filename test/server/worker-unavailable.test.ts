@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
 import { sample } from "../support/metrics";
 import { hingedRods } from "../support/models";
-import { driveWithImpulse } from "../support/recordings";
+import { driveWithImpulse, expectDrivenWithoutLoss } from "../support/recordings";
 import { startServer, type TestServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -121,12 +121,7 @@ describe("a replacement worker that cannot start", () => {
     await api().delete(`/v1/sessions/${running}`).expect(204);
     // its checkpoint at step 10 (the inputs' answer) holds the impulse: stepped on to 15 it
     // is exactly a session driven the same way without a loss
-    const after = (await api().post(`/v1/sessions/${id}/step`).send({ steps: 5 }).expect(200)).body;
-    const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
-    const expected = await drive(ref);
-    expect(after.step).toBe(15);
-    expect(after.bodies).toEqual(expected.bodies);
-    expect(after.joints).toEqual(expected.joints);
+    await expectDrivenWithoutLoss(api, id, model, 15);
   }, 120_000);
 });
 

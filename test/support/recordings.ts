@@ -3,6 +3,7 @@
  * recording replayed as a new session, whose motion must equal the live one bit for bit.
  */
 import type request from "supertest";
+import { expect } from "vitest";
 
 /** A supertest agent on the app under test. */
 export type Api = () => ReturnType<typeof request>;
@@ -55,4 +56,19 @@ export async function driveWithImpulse(api: Api, id: string) {
   await stepBy(api, id, 10);
   await postInputs(api, id, [ROD_IMPULSE]);
   return stepBy(api, id, 5);
+}
+
+/**
+ * Steps session `id` (driven by driveWithImpulse, then restored: its acknowledged impulse
+ * must be in it) by 5 to `step`, and expects it bit for bit a new session of `model` driven
+ * the same way (driveWithImpulse, then stepped on to `step`) with no loss or restart.
+ */
+export async function expectDrivenWithoutLoss(api: Api, id: string, model: unknown, step: number) {
+  const after = await stepBy(api, id, 5);
+  const ref = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+  let expected = await driveWithImpulse(api, ref);
+  if (step > expected.step) expected = await stepBy(api, ref, step - expected.step);
+  expect(after.step).toBe(step);
+  expect(after.bodies).toEqual(expected.bodies);
+  expect(after.joints).toEqual(expected.joints);
 }
