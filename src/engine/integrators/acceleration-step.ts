@@ -453,9 +453,9 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   readonly trapezoidTurn: Uint8Array;
   /**
    * 1 for each body (by body index) whose midpoint rule turns it by exp(h ω̄) rather than
-   * the Cayley map (meanRates; cayleyTurn): Moreau–Jean's bodies but the round ones on a
-   * step split at its impacts (moreau-jean.ts, holdTrapezoidTurns), set before the step's
-   * prepare.
+   * the Cayley map (meanRates; cayleyTurn): Moreau–Jean's bodies but the round ones near a
+   * contact on a step split at its impacts (moreau-jean.ts, holdTrapezoidTurns), set before
+   * the step's prepare.
    */
   readonly exponentialTurn: Uint8Array;
   /**
@@ -2261,8 +2261,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * Newton's iterations (holdMeanRate, meanRateResidual, meanRateJacobians), so that the
    * step stays symmetric and second order (not for the bodies of the step's nonsmooth
    * contacts: trapezoidTurn, moreau-jean.ts holdTrapezoidTurns; on a step split at its
-   * impacts all but the round ones turn by exp(h ω̄) in place of the Cayley map:
-   * exponentialTurn, cayleyTurn). The jointed bodies keep their rows (in angular
+   * impacts those near a contact but the round ones turn by exp(h ω̄) in place of the
+   * Cayley map: exponentialTurn, cayleyTurn). The jointed bodies keep their rows (in angular
    * momentum on the symmetric step: momentumRows), and so do the free welded groups, held
    * by their welds on that step (RATTLE, theta-scheme.ts "Joints"), whose energy error is
    * then the trapezoid's, second order and bounded: a free pair (1 and 2 kg welded 0.3 m
