@@ -851,10 +851,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * bodies no contact is near, and the round ones, whose gaps do not depend on their turn
    * (`round`), keep the Cayley map, whose world L is exact (a box tumbling at (3, 50, 2)
    * rad/s beside a ball whose bounces split the steps: its L to 4.9e-15 over 4 s, 3.6e-4
-   * with the trapezoid there, 3.8e-4 in 2 s with exp(h ω̄); a sphere of inertias 0.1, 0.2, 0.3 kg·m² spinning at (0.3, 15, 0.2) rad/s bouncing on a
-   * frictionless floor at e = 1: |L| and ½ ωᵀ I ω to 3e-14 over 23 bounces, 1.4e-4 and
-   * 1.8e-4 J with the trapezoid in the bounce steps: long-run/free-spin.test.ts). The
-   * others take the smooth step's energy- and L-keeping turn: a body tumbling beside a box
+   * with the trapezoid there, 3.8e-4 in 2 s with exp(h ω̄); a sphere of inertias 0.1, 0.2,
+   * 0.3 kg·m² spinning at (0.3, 15, 0.2) rad/s bouncing on a frictionless floor at e = 1:
+   * |L| and ½ ωᵀ I ω to 3e-14 over 23 bounces, 1.4e-4 and 1.8e-4 J with the trapezoid in
+   * the bounce steps: long-run/free-spin.test.ts). The others take the smooth step's energy- and L-keeping turn: a body tumbling beside a box
    * resting on the floor keeps its energy to rounding.
    */
   private holdTrapezoidTurns(active: number): void {
