@@ -447,10 +447,17 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   private readonly freeTurning: Uint8Array;
   /**
    * 1 for each body (by body index) whose rotation the running step keeps on the trapezoid
-   * although free (meanRates; midpointTurn): Moreau–Jean's bodies that a contact of the
-   * step touches (moreau-jean.ts, holdTrapezoidTurns), set before the step's prepare.
+   * although free (meanRates; midpointTurn): Moreau–Jean's bodies that an active contact of
+   * the step touches (moreau-jean.ts, holdTrapezoidTurns), set before the step's prepare.
    */
   readonly trapezoidTurn: Uint8Array;
+  /**
+   * 1 for each body (by body index) whose midpoint rule turns it by exp(h ω̄) rather than
+   * the Cayley map (meanRates; cayleyTurn): Moreau–Jean's bodies but the round ones near a
+   * contact on a step split at its impacts (moreau-jean.ts, holdTrapezoidTurns), set before
+   * the step's prepare.
+   */
+  readonly exponentialTurn: Uint8Array;
   /**
    * Whether the running step writes the free turning bodies' rotational rows as the
    * implicit midpoint rule (SchemeCoefficients.meanRates; holdStartForces): their residual
@@ -731,6 +738,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.meanTorque = new Float64Array(3 * turning.length);
     this.freeTurning = Uint8Array.from(turning, (b) => (jointed[b] === 0 ? 1 : 0));
     this.trapezoidTurn = new Uint8Array(sys.numBodies);
+    this.exponentialTurn = new Uint8Array(sys.numBodies);
     this.momentumBody = new Uint8Array(sys.numBodies);
     let massFloor = Number.POSITIVE_INFINITY;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -2275,8 +2283,9 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * joint or motor touches them), their other torques on the trapezoid, the end's within
    * Newton's iterations (holdMeanRate, meanRateResidual, meanRateJacobians), so that the
    * step stays symmetric and second order (not for the bodies of the step's nonsmooth
-   * contacts nor, on a step split at its impacts, for any but the round ones: trapezoidTurn,
-   * moreau-jean.ts holdTrapezoidTurns). The jointed bodies keep their rows (in angular
+   * contacts: trapezoidTurn, moreau-jean.ts holdTrapezoidTurns; on a step split at its
+   * impacts those near a contact but the round ones turn by exp(h ω̄) in place of the
+   * Cayley map: exponentialTurn, cayleyTurn). The jointed bodies keep their rows (in angular
    * momentum on the symmetric step: momentumRows), and so do the free welded groups, held
    * by their welds on that step (RATTLE, theta-scheme.ts "Joints"), whose energy error is
    * then the trapezoid's, second order and bounded: a free pair (1 and 2 kg welded 0.3 m
@@ -2442,6 +2451,13 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * its orientation as much in rad, for 400 s (now 3e-14 and 1.1e-3 rad, 2.8e-4 at 2.5 ms;
    * test/engine/integrators/long-run/free-spin.test.ts). Only for the bodies no joint holds:
    * the joints' rows see the turn the unknown gives, h ω'.
+   * A body marked in exponentialTurn turns by exp(2c) = exp(h ω̄) instead, a turn of 2|c|
+   * about c (Rodrigues: Q ω' = ω' + (sin 2|c|/|c|) c × ω' + ((1 − cos 2|c|)/|c|²) c × (c ×
+   * ω')), its end rate Q ω₂ still: its kinetic energy ½ ω₂ᵀ I_t ω₂ and |L| are the start's
+   * as above whatever the turn Q, and about a principal axis (ω̄ = ω_t) the turn is the exact
+   * motion's, which the impact events' pieces are aimed on (moreau-jean.ts,
+   * holdTrapezoidTurns); its world L's direction is off Cayley's by the turns' difference,
+   * 2|c| − 2 atan|c| ≈ (h |ω̄|)³/12, about c (nothing where L ∥ ω̄).
    */
   private cayleyTurn(h: number): void {
     const { sys, turning, inc, v, cayleyBody, cayleyStart, cayleyWork: w } = this;
@@ -2455,8 +2471,19 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       const s2 = dot3(w, 0, w, 0);
       cross3(w, 3, w, 0, v, d);
       cross3(w, 6, w, 0, w, 3);
-      const q = 2 / (1 + s2);
       const s = Math.sqrt(s2);
+      if (this.exponentialTurn[turning[k]] === 1) {
+        // (sin 2s/s = 2 sinc s cos s, (1 − cos 2s)/s² = 2 sinc² s: no cancellation at small s)
+        const sinc = s > 0 ? Math.sin(s) / s : 1;
+        const q1 = 2 * sinc * Math.cos(s);
+        const q2 = 2 * sinc * sinc;
+        for (let j = 0; j < 3; j++) {
+          v[d + j] += q1 * w[3 + j] + q2 * w[6 + j];
+          inc[d + j] = 2 * w[j];
+        }
+        continue;
+      }
+      const q = 2 / (1 + s2);
       const angle = s > 0 ? (2 * Math.atan(s)) / s : 2;
       for (let j = 0; j < 3; j++) {
         v[d + j] += q * (w[3 + j] + w[6 + j]);

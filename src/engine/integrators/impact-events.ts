@@ -441,6 +441,12 @@ export class ImpactEvents {
   private readonly touching: Uint8Array;
   /** 1 for the bodies whose contacts may be events (mayHaveEvents). */
   private readonly eventful: Uint8Array;
+  /**
+   * 1 for the bodies with a contact within the reach of the time left at the last `next`
+   * (its index set's): those whose turn its prediction of the next piece assumes
+   * (moreau-jean.ts, holdTrapezoidTurns).
+   */
+  readonly nearContact: Uint8Array;
   /** Whether their contacts are out of reach without a detection (mayHaveEvents), or null. */
   private readonly clearance: ContactClearance | null;
   /**
@@ -489,6 +495,7 @@ export class ImpactEvents {
     this.reached = new Uint8Array(sys.numBodies);
     this.touching = new Uint8Array(sys.numBodies);
     this.eventful = new Uint8Array(sys.numBodies);
+    this.nearContact = new Uint8Array(sys.numBodies);
     this.clearance = contact !== null ? new ContactClearance(sys, contact.detector) : null;
     this.eventPair = (a, b) =>
       (a >= 0 && jointed[a] === 1) ||
@@ -700,11 +707,16 @@ export class ImpactEvents {
     let earliest = Number.POSITIVE_INFINITY;
     let now = false;
     let m = 0;
+    this.nearContact.fill(0);
     if (nsc !== null && this.mayHaveEvents(t, r)) {
       const set = nsc.set;
       // (γ = 1 over the time left, widened by the reach of the contacts' accelerations)
       nsc.updateIndexSet(r, 1, this.closing);
       m = set.count;
+      for (let i = 0; i < m; i++) {
+        if (set.bodyA[i] >= 0) this.nearContact[set.bodyA[i]] = 1;
+        if (set.bodyB[i] >= 0) this.nearContact[set.bodyB[i]] = 1;
+      }
       this.u = grow(this.u, m);
       this.take = grow(this.take, m);
       set.normalVelocities(this.u, 0, m);
