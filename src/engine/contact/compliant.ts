@@ -60,7 +60,10 @@
  * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
  * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved, a rigid point's its shape's,
  * halved with the body's vertex contacts on that shape where the shape meets the body
- * through both (fem-faces.ts halveShared).
+ * through both (fem-faces.ts halveShared); under a law per contact (one that does not read
+ * the area: ContactBehavior.readsArea) those contacts' force is halved instead (`share`).
+ * A fem vertex's contact on another fem body's face keeps a law per contact's full force
+ * (its halved area only reaches the laws per unit area).
  *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
