@@ -53,6 +53,8 @@ export interface ContactResponse {
 
 export interface ContactBehavior {
   readonly type: ContactBehaviorSpec["type"];
+  /** Whether the response depends on contactArea (else it is a law per contact). */
+  readonly readsArea: boolean;
   /**
    * The response to an interpenetration dist (m, negative when penetrating) for the
    * contact points cpnt0 (body a) and cpnt1 (body b), normal from cpnt0 to cpnt1, and the
@@ -103,6 +105,10 @@ function setSeparated(r: ContactResponse): ContactResponse {
 export class LinearContactBehavior implements ContactBehavior {
   readonly type = "linear" as const;
   private readonly r = makeResponse();
+
+  get readsArea(): boolean {
+    return this.perUnitArea;
+  }
 
   constructor(
     readonly stiffness: number,
@@ -158,6 +164,8 @@ export class LinearContactBehavior implements ContactBehavior {
  */
 export class HertzContactBehavior implements ContactBehavior {
   readonly type = "hertz" as const;
+  /** Sneddon's flat punch (neither surface curved) reads it. */
+  readonly readsArea = true;
   /** E* (Pa). */
   readonly contactModulus: number;
   private readonly r = makeResponse();
@@ -237,6 +245,7 @@ export class HertzContactBehavior implements ContactBehavior {
  */
 export class TableContactBehavior implements ContactBehavior {
   readonly type = "table" as const;
+  readonly readsArea = false;
   readonly pen: Float64Array;
   readonly frc: Float64Array;
   /** ∫₀^{δ_k} F, for the potential. */

@@ -60,7 +60,10 @@
  * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
  * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved, a rigid point's its shape's,
  * halved with the body's vertex contacts on that shape where the shape meets the body
- * through both (fem-faces.ts halveShared).
+ * through both (fem-faces.ts halveShared); under a law per contact (one that does not read
+ * the area: ContactBehavior.readsArea) those contacts' force is halved instead (`share`).
+ * A fem vertex's contact on another fem body's face keeps a law per contact's full force
+ * (its halved area only reaches the laws per unit area).
  *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
@@ -172,7 +175,12 @@ import { BodyKind, type BodySystem, inverseInertiaBound } from "../model/body-sy
 import type { ContactMemory } from "../model/state-codec";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
 import { computeContactAreas, surfaceRadius } from "./area";
-import { type ContactBehavior, type ContactPoint, effectiveDamping } from "./behaviors";
+import {
+  type ContactBehavior,
+  type ContactPoint,
+  type ContactResponse,
+  effectiveDamping,
+} from "./behaviors";
 import type { FemFaceContacts } from "./fem-faces";
 import type { FemVertexContacts } from "./fem-vertices";
 import { ImpulseMemory } from "./impulse-memory";
@@ -221,6 +229,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private rhoA: Float64Array = new Float64Array(0);
   private rhoB: Float64Array = new Float64Array(0);
   private area: Float64Array = new Float64Array(0);
+  /**
+   * Each contact's share of the force of a law that does not read the area (1, or ½ where
+   * a rigid shape meets a fem body through both its vertices and its points on the faces:
+   * fem-faces.ts halveShared); a law that reads it takes the share in the area instead.
+   */
+  private share: Float64Array = new Float64Array(0);
   private radA: Float64Array = new Float64Array(0);
   private radB: Float64Array = new Float64Array(0);
   /** 1 when the contact penetrated at t (dist_t < 0): its damping acts through the step. */
@@ -392,6 +406,7 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       this[name] = grow(this[name], 3 * n);
     for (const name of [
       "area",
+      "share",
       "radA",
       "radB",
       "bendA",
@@ -412,7 +427,16 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
     this.vertexAreas?.fillAreas(buffer, this.area);
     faces?.fillAreas(this.area, nb);
-    faces?.halveShared(buffer, this.area, nb);
+    // the two sets on one patch (halveShared): the area's share where the law reads it,
+    // else the force's (a box on a stiff block's 9 vertices with its 4 corners on the faces
+    // sank m g/(13 k) under a linear law per contact: both sets at full stiffness)
+    this.share.fill(1, 0, n);
+    faces?.halveShared(buffer, this.share, nb);
+    if (this.behavior.readsArea)
+      for (let i = 0; i < n; i++) {
+        this.area[i] *= this.share[i];
+        this.share[i] = 1;
+      }
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
       // the detector's contacts, then the fem face ones (side a a triangle's vertex point)
@@ -528,12 +552,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const reach = gap < 0 ? gap : Math.min(gap + h * un, 0);
       const c0 = this.c0 as ContactPoint;
       const c1 = this.c1 as ContactPoint;
-      let r = this.behavior.computeResponse(reach, c0, c1, nrm, this.area[i]);
+      let r = this.response(i, reach, c0, c1);
       const kt =
         r.compliance > 0 && Number.isFinite(r.compliance) ? TANGENTIAL_RATIO / r.compliance : 0;
       this.kt[i] = kt;
-      if (gap < 0 && reach !== gap)
-        r = this.behavior.computeResponse(gap, c0, c1, nrm, this.area[i]);
+      if (gap < 0 && reach !== gap) r = this.response(i, gap, c0, c1);
       this.ct[i] = gap < 0 ? TANGENTIAL_RATIO * effectiveDamping(r, h) : 0;
       const slot = memory.find(src.key[j], this.bodyA[i], this.bodyB[i], src.point, j);
       if (slot < 0) continue;
@@ -748,12 +771,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
       const active = this.activeAtStart[i] === 1;
       if (!active && !(dist < 0)) continue;
       // Active contacts beyond dist = 0 continue the law with the response at dist = 0.
-      const r = this.behavior.computeResponse(
+      const r = this.response(
+        i,
         active && dist > 0 ? 0 : dist,
         this.c0 as ContactPoint,
         this.c1 as ContactPoint,
-        nrm,
-        this.area[i],
       );
       if (dist < 0) this.elastic[i] = -r.force;
       const kc = r.compliance > 0 && Number.isFinite(r.compliance) ? 1 / r.compliance : 0;
@@ -1577,7 +1599,27 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     this.nrm[0] = this.normal[3 * i];
     this.nrm[1] = this.normal[3 * i + 1];
     this.nrm[2] = this.normal[3 * i + 2];
-    return this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i]);
+    return (
+      this.share[i] *
+      this.behavior.potential(this.dist[i], this.c0, this.c1, this.nrm, this.area[i])
+    );
+  }
+
+  /**
+   * The law's response at dist for contact i (its points c0, c1, the normal in nrm), with
+   * its share of the force (`share`): f and f″ times it, the compliance over it (the
+   * damping coefficient as it is, the step damping following the compliance, as a law per
+   * unit area's with its area scaled).
+   */
+  private response(i: number, dist: number, c0: ContactPoint, c1: ContactPoint): ContactResponse {
+    const r = this.behavior.computeResponse(dist, c0, c1, this.nrm, this.area[i]);
+    const w = this.share[i];
+    if (w !== 1) {
+      r.force *= w;
+      r.compliance /= w;
+      r.stiffnessRate *= w;
+    }
+    return r;
   }
 
   /**

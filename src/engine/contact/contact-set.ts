@@ -287,6 +287,32 @@ export class ContactSet {
     }
   }
 
+  /**
+   * A_i,k M⁻¹ A_i,kᵀ (1/kg): the inverse effective mass of local component k of contact i,
+   * Σ over its particles of w² (|e_k|²/m + (r × e_k)ᵀ I⁻¹ (r × e_k)) with the world inverse
+   * inertia of now (the particles of a contact are distinct bodies: no cross terms).
+   */
+  rowInverseMass(i: number, k: number): number {
+    const { sys, jac } = this;
+    let s = 0;
+    for (let side = 0; side < 2; side++)
+      for (let p = 0, np = this.points(i, side); p < np; p++) {
+        const x = this.pointBody(i, side, p);
+        const w = this.width(x);
+        if (w === 0) continue;
+        const f = this.pointWeight(i, side, p);
+        const o = 36 * i + 18 * side + 6 * k;
+        let q = (jac[o] * jac[o] + jac[o + 1] * jac[o + 1] + jac[o + 2] * jac[o + 2]) / sys.mass[x];
+        if (w === 6) {
+          const I = sys.inertiaWorldInv;
+          for (let r = 0; r < 3; r++)
+            for (let c = 0; c < 3; c++) q += jac[o + 3 + r] * I[9 * x + 3 * r + c] * jac[o + 3 + c];
+        }
+        s += f * f * q;
+      }
+    return s;
+  }
+
   /** Number of dofs of body b (0 when fixed or the world), as of the last reset(). */
   width(b: number): number {
     return b < 0 ? 0 : this.bodyWidth[b];

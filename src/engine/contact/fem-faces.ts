@@ -523,11 +523,12 @@ export class FemFaceContacts {
   }
 
   /**
-   * Halves area[i] of the detector's contacts (`detected`, area[0 … count)) and area[from +
-   * k] of this buffer's rigid points where a rigid shape meets a fem body through both sets:
-   * the body's vertices on the shape and the shape's points on the body's faces then both
-   * cover the patch between them, as the two vertex sets of two fem bodies do (ArtiSynth's
-   * two-way rule, file comment "Rigid shapes").
+   * Halves w[i] of the detector's contacts (`detected`, w[0 … count)) and w[from + k] of
+   * this buffer's rigid points where a rigid shape meets a fem body through both sets: the
+   * body's vertices on the shape and the shape's points on the body's faces then both cover
+   * the patch between them, as the two vertex sets of two fem bodies do (ArtiSynth's
+   * two-way rule, file comment "Rigid shapes"). w: each contact's share of the patch
+   * (compliant.ts: its area, or its force under a law per contact).
    */
   halveShared(detected: ContactBuffer, area: Float64Array, from: number): void {
     const { buffer, shared } = this;

@@ -364,25 +364,30 @@ export class MoreauJeanIntegrator extends ThetaScheme {
   /**
    * M⁻¹ f(x_t, v_t) at the start of the step whose index set is being made (indexTime), of
    * the loads that move a fem body as a whole (gravity, springs, applied forces), for the fem
-   * nodes' closing band (NonsmoothContact.startAcceleration). The elastic forces are left
-   * out: they sum to zero over a body and ring at rates a step need not resolve, where the
-   * start's value says nothing of where a node ends (with them, a crushed neo-Hookean block
-   * rebounding at 1.2e3 J without gravity had nodes so taken onto the floor, and its
-   * impact step lost 27 % of it where none touched: stvk-compression.test.ts). prepare
-   * evaluates the step's forces anew.
+   * nodes' closing band (NonsmoothContact.startAcceleration); with `elastic`, of every force,
+   * the fem bodies' elastic forces too (the second band there, which takes no impact step).
+   * The elastic forces are left out of the first: they sum to zero over a body and ring at
+   * rates a step need not resolve, where the start's value says nothing of where a node ends
+   * (with them, a crushed neo-Hookean block rebounding at 1.2e3 J without gravity had nodes
+   * so taken onto the floor, and its impact step lost 27 % of it where none touched:
+   * stvk-compression.test.ts). prepare evaluates the step's forces anew. Each kind into its
+   * own array (both are read in one index set).
    */
-  private readonly startAcceleration = (): Float64Array => {
+  private readonly startAcceleration = (elastic: boolean): Float64Array => {
     const { sys, effectors } = this.stepper;
     clearForces(sys);
     for (let i = 0; i < effectors.length; i++)
-      if (!(effectors[i] instanceof FemEffector)) effectors[i].applyForces(this.indexTime);
+      if (elastic || !(effectors[i] instanceof FemEffector))
+        effectors[i].applyForces(this.indexTime);
     getForces(sys, this.startForce);
-    massSolve(sys, this.startForce, this.startAccelerations);
-    return this.startAccelerations;
+    const out = elastic ? this.startElasticAccelerations : this.startAccelerations;
+    massSolve(sys, this.startForce, out);
+    return out;
   };
   private indexTime = 0;
   private readonly startForce: Float64Array = new Float64Array(this.stepper.n);
   private readonly startAccelerations: Float64Array = new Float64Array(this.stepper.n);
+  private readonly startElasticAccelerations: Float64Array = new Float64Array(this.stepper.n);
 
   /** 1 for each body a joint, motor or limit holds (jointedBodies). */
   private readonly jointed: Uint8Array;
@@ -1246,10 +1251,15 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       // monitor.ts): the impulses' work on the step's mean velocity, Pᵀ H ½ (v_t + v_{t+h})
       // (M (v_{t+h} − v_t) = h f̄ + Hᵀ P + h Gᵀλ at convergence; negative for a dissipating
       // impact or friction), and the motors'
+      // (a step whose positions move at its end velocity, θ = 1, with contacts alone: their
+      // work split from its smooth step's, NonsmoothContact.endVelocityImpulseWork; with
+      // joint limits in the problem, the mean velocity's still)
       this.meanVelocity();
       s.removedEnergy -= this.touchedRedone
         ? this.heldImpulseWork
-        : this.problem.impulseWork(this.mean);
+        : (dissipative || this.params.theta === 1) && contact !== null && this.problem === contact
+          ? contact.endVelocityImpulseWork(this.vt)
+          : this.problem.impulseWork(this.mean);
       s.removedEnergy -= this.touchedJointWork;
       this.takeMotorWork(h);
       // the reported λ: the step's mean joint force, impulses included (the next smooth

@@ -52,4 +52,48 @@ describe("a fem block reaching the floor from rest makes no energy and comes to 
     for (const n of nodes) zc += (s.mass[n] * s.pos[3 * n + 2]) / mass;
     expect(Math.abs(zc - (L / 2 - sag))).toBeLessThan(0.3 * sag);
   }, 60_000);
+
+  for (const dt of [0.005, 0.02])
+    it(`moreau-jean (θ = ½), h = ${dt * 1000} ms: released at rest 5 cm above the floor (5 × contact.margin), it lands at √(2 g H) and never goes through`, () => {
+      // Detected at rest the bottom nodes' contacts are beyond the margin (0.01 m) and not
+      // found; as the block falls, the detection's margin grows with the speed (2 h |v|)
+      // and the closing band takes the step that reaches the floor. The free fall is the
+      // trapezoidal rule's, exact under constant gravity: at the start of every step before
+      // the landing v = −g t and the bottom's height z = H − ½ g t², so the speed it lands
+      // at, √(v² + 2 g z), is √(2 g H) to rounding, and the first contact step is the one
+      // holding t* = √(2 H/g) (21 at 5 ms, 6 at 20 ms), or the one before it, whose
+      // h² a_n already closes it.
+      const H = 0.05;
+      const sim = loadModel(
+        femBlockOverFloor({ size: L, bottom: H, density: RHO, youngModulus: E, dt }),
+      );
+      const s = sim.system;
+      const nodes = Array.from({ length: 27 }, (_, k) => s.index.get(femNodeId("b", k)) as number);
+      const mass = RHO * L ** 3;
+      const tStar = Math.sqrt((2 * H) / G);
+      let first = -1;
+      let landing = 0;
+      let least = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < Math.round(1 / dt); k++) {
+        let v = 0;
+        let bottom = Number.POSITIVE_INFINITY;
+        for (const n of nodes) {
+          v += (s.mass[n] * s.vel[3 * n + 2]) / mass;
+          bottom = Math.min(bottom, s.pos[3 * n + 2]);
+        }
+        sim.step(1);
+        for (const n of nodes) least = Math.min(least, s.pos[3 * n + 2]);
+        if (first < 0 && sim.state().contacts.length > 0) {
+          first = k + 1;
+          expect(v / (-G * k * dt) - 1).toBeCloseTo(0, 12);
+          landing = Math.sqrt(v * v + 2 * G * bottom);
+        }
+      }
+      const kStar = Math.ceil(tStar / dt);
+      expect(first === kStar || first === kStar - 1, `first contact step ${first}`).toBe(true);
+      expect(landing / Math.sqrt(2 * G * H) - 1).toBeCloseTo(0, 12);
+      // never below the floor beyond the projection's tolerance (5e-5 m; measured −3.7e-10
+      // and −9.4e-8 m)
+      expect(least).toBeGreaterThan(-5e-5);
+    });
 });
