@@ -233,7 +233,12 @@ export class JointActuator implements ForceEffector {
     if (this.kp === 0) return 0;
     const q = this.coordinate;
     q.evaluateValue();
-    return servoPotential(q.value - this.commandAt(t), this.kp, this.effortLimit);
+    return this.storedEnergyAt(q.value, t);
+  }
+
+  /** Φ (J) at the coordinate's value `value` (rad or m) and t (storedEnergy). */
+  storedEnergyAt(value: number, t: number): number {
+    return servoPotential(value - this.commandAt(t), this.kp, this.effortLimit);
   }
 
   /**

@@ -84,7 +84,34 @@
  * ring within it (from 8.1e4 to 136 rad/s in 3.7 µs), and the rest starts from the step's
  * law. That rod now never passes its bound (4.5e-14 rad), energy.error 0.12 J of its
  * 1.25e9 J over 10 s, E + energy.dissipated never rising by more than 2.7e-4 J a step
- * (test/engine/integrators/limit-impacts.test.ts). A step in which no event contact closes is the
+ * (test/engine/integrators/limit-impacts.test.ts).
+ * A servo's reach: the pull now overstates a spring's pull towards a bound its ring never
+ * reaches (a rod at q = 0 under a servo to q* = −0.5 rad is pulled at k_p 0.5/I towards a
+ * bound at −3 rad, where the spring turns it back at −1), and its pieces chased that
+ * bound: the rod above at k_p = 1e8 or 1e10 spent all 64 pieces of its first step on its
+ * ring (377 sub-steps; 16 without the bound). So `next` leaves out a bound b of a joint
+ * that a position servo drives where the energy cannot take it there (outOfReach):
+ * Φ(b − q*) > B, B = T + Σ_j Φ_j at the current state (reachBudget; T = ½ vᵀ M v, Φ_j the
+ * position servos' potentials ∫₀^e clamp(k_p s) ds, JointActuator.storedEnergy). Proof that
+ * the motion from now on never reaches such a bound, where the model is the budget's
+ * (`budgeted`, reachBudget: no contacts, no motor, no gravity, no compliant limit's law,
+ * every applied force a position servo with a constant target or the gyroscopic term): the
+ * joints (scleronomic) and the gyroscopic torque do no work; a servo's effort
+ * τ = clamp(−k_p e − k_v q̇) (k_v = k_d and the step's lead δ k_p, both ≥ 0; e = q − q*)
+ * has τ q̇ ≤ −clamp(k_p e) q̇ = −Φ̇ (clamp is monotone and −k_v q̇ has the sign of −q̇);
+ * the bounds' impacts (e ≤ 1) keep or lose kinetic energy and their holds do no work (q̇ = 0
+ * on the bound). So E = T + Σ_j Φ_j never rises above B, and, every term being ≥ 0,
+ * Φ_i(q − q*_i) ≤ B at every later instant: q stays in the interval where Φ_i ≤ B (Φ_i is
+ * even and rises with |e|), and a bound with Φ_i(b − q*_i) > B lies outside it. For the
+ * undamped linear servo on a joint alone this is the ring's amplitude: B = ½ I q̇² +
+ * ½ k_p e², q = q* + A cos(ωt + φ) with A = √(2B/k_p). The margin REACH_MARGIN on B
+ * keeps a bound within rounding of the amplitude chased (a piece's own motion may hold a
+ * little more than the exact one); a bound left out is still the step's own Newton law's
+ * (its activation) and the projection's, as before the events. The rod above now takes its
+ * ring as without the bound, bit for bit (16 sub-steps its first step, 269 and 303 in its
+ * first 200 steps at 1e8 and 1e10, for 968 and 688), and a ring just short of its bound
+ * (by 1e-3 of its amplitude) too; one just past it meets the bound at the closed form's
+ * instant (limit-impacts.test.ts). A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0
  * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS) nor has a pair
  * with friction, or where those bodies' contacts are out of reach of the step:
@@ -244,6 +271,8 @@
  * single hinge), where a pendulum bob at e = 0.6 now keeps e^{2k} of its swing energy to
  * 7e-5 (2.8e-2 before).
  */
+import { JointActuator } from "../actuators/actuator";
+import { CompliantJointLimit } from "../actuators/joint-limit";
 import { type JointLimitProblem, unresolvedRebound } from "../actuators/limit-problem";
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
@@ -252,6 +281,9 @@ import { ContactClearance } from "../contact/clearance";
 import type { ContactSet } from "../contact/contact-set";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
+import type { ForceEffector } from "../forces/effector";
+import { GravityEffector } from "../forces/gravity";
+import { GyroscopicEffector } from "../forces/gyroscopic";
 import { grow } from "../math/grow";
 import {
   BodyKind,
@@ -307,6 +339,18 @@ const FREE = 2;
  * within which `next` takes its pull for bounded without evaluating it (ImpactEvents.far).
  */
 const PULL_SAFETY = 4;
+/**
+ * The relative margin on the energy budget B within which a bound still counts as in a
+ * servo's reach (ImpactEvents.outOfReach): B is the exact motion's, and a piece's own
+ * motion may hold a little more (the scheme's energy error within it, the joints'
+ * projection); a bound that close to the ring's amplitude is chased as before.
+ */
+const REACH_MARGIN = 1e-6;
+
+/** Whether effector e is a position servo (the energy budget's: ImpactEvents.reachBudget). */
+function positionServo(e: ForceEffector): e is JointActuator {
+  return e instanceof JointActuator && e.type === "position";
+}
 
 /**
  * The time τ (s) at which a gap g (m, rad) closing at u < 0 (or leaving at u > 0, pulled
@@ -503,6 +547,63 @@ export class ImpactEvents {
       (contact as NonsmoothContact).params.restitutionOf(a, b) > 0;
     this.anyJointed = jointed.includes(1);
     this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
+    // (the energy budget's model: file comment, a servo's reach)
+    const effectors = stepper.effectors;
+    const servos = effectors.filter(positionServo);
+    this.servoOf = (limits?.limits ?? []).map(
+      (l) => servos.find((a) => a.coordinate === l.coordinate) ?? null,
+    );
+    this.budgeted =
+      contact === null &&
+      !(stepper.constraints?.timeDependent ?? false) &&
+      this.servoOf.some((a) => a !== null) &&
+      effectors.every(
+        (e) =>
+          e instanceof GravityEffector ||
+          e instanceof GyroscopicEffector ||
+          e instanceof CompliantJointLimit ||
+          positionServo(e),
+      );
+  }
+
+  /** Per limit, a position servo on its coordinate, or null (outOfReach). */
+  private readonly servoOf: (JointActuator | null)[];
+  /**
+   * Whether the model is the energy budget's (file comment, a servo's reach): no contacts,
+   * no motor, its effectors gravity, the gyroscopic term, the compliant limits and position
+   * servos, one of them on a limit's coordinate (reachBudget checks the rest at each `next`).
+   */
+  private readonly budgeted: boolean;
+
+  /**
+   * The energy budget B = T + Σ_j Φ_j (J) at t and the current state, the kinetic energy and
+   * the position servos' potentials (JointActuator.storedEnergy), which the exact motion
+   * never exceeds from t on (file comment, a servo's reach); NaN where that is not known:
+   * not `budgeted`, gravity, a servo's target a time function, a compliant limit's law on.
+   */
+  private reachBudget(t: number): number {
+    if (!this.budgeted) return Number.NaN;
+    let budget = kineticEnergy(this.sys);
+    const effectors = this.stepper.effectors;
+    for (let k = 0; k < effectors.length; k++) {
+      const e = effectors[k];
+      if (e instanceof JointActuator) {
+        if (e.timeDependent) return Number.NaN;
+        budget += e.storedEnergy(t);
+      } else if (e instanceof GravityEffector) {
+        if (e.g[0] !== 0 || e.g[1] !== 0 || e.g[2] !== 0) return Number.NaN;
+      } else if (e instanceof CompliantJointLimit && e.enabled) return Number.NaN;
+    }
+    return budget;
+  }
+
+  /**
+   * Whether limit i's bound at b (rad, m) lies out of its servo's reach under the energy
+   * budget B (reachBudget): Φ(b − q*) > B (1 + REACH_MARGIN), Φ the servo's potential.
+   */
+  private outOfReach(i: number, b: number, t: number, budget: number): boolean {
+    const servo = this.servoOf[i];
+    return servo !== null && servo.storedEnergyAt(b, t) > budget * (1 + REACH_MARGIN);
   }
 
   /**
@@ -806,6 +907,9 @@ export class ImpactEvents {
     const takeBound = this.takeBound;
     takeBound.fill(0);
     const timed = limits !== null && this.timeDependent();
+    // (the bounds out of their servos' reach are none of the step's: file comment, a
+    // servo's reach)
+    const budget = limits !== null ? this.reachBudget(t) : Number.NaN;
     if (limits !== null)
       for (let i = 0; i < limits.limits.length; i++) {
         const l = limits.limits[i];
@@ -830,6 +934,7 @@ export class ImpactEvents {
           const approaching = un < -V_EPS;
           // resting on it: the step's own Newton law holds it (file comment, inelastic bounds)
           if (!approaching && !(un > V_EPS) && g <= ACTIVATION_TOLERANCE) continue;
+          if (this.outOfReach(i, sigma > 0 ? l.lower : l.upper, t, budget)) continue;
           if (far(g, un, likely, r)) continue;
           if (Number.isNaN(pull)) {
             pull = this.coordinatePull(t, q);

@@ -383,9 +383,12 @@ describe("a stiff servo ringing short of its bound, then driven against it (more
   // (JointLimitProblem.deferApart), but it still started from the ring the pieces had
   // followed: at 1e10, from 8.1e4 rad/s, its sub-steps (at the halving limit, h/16 turning
   // the rod 23 rad) ended 0.83 rad past the bound at 0.1 rad (0.36 past the one at 0) and
-  // booked energy.error −6.4e8 J (−6.5e9 J). The ring now ends, once the pieces run out, in
-  // a piece short of every bound that takes the step's lead (impact-events.ts, the ring's
-  // end), so that the rest starts from the step's law. Then commanded to 0.5 rad, against the
+  // booked energy.error −6.4e8 J (−6.5e9 J). The ring then ended, once the pieces ran out,
+  // in a piece short of every bound that took the step's lead (impact-events.ts, the ring's
+  // end), so that the rest started from the step's law. Now the pieces chase no bound: the
+  // one at −3 rad, whose pull the pieces took, lies out of the ring's reach by its energy, as
+  // does the one at 0.1 (impact-events.ts, a servo's reach), and the ring is the step's
+  // law's from the start, as without the bound. Then commanded to 0.5 rad, against the
   // bound b: it meets it and rests on it, the limit's effort the servo's, −k_p (0.5 − b),
   // for the 9 s left of a 10 s run.
   const m = 2;
@@ -413,6 +416,9 @@ describe("a stiff servo ringing short of its bound, then driven against it (more
         let worstError = 0;
         let rise = Number.NEGATIVE_INFINITY;
         let booked = Number.NaN;
+        // sub-steps of the first step and of the ring's 200 steps
+        let first = 0;
+        let substeps = 0;
         const passed = passageBeforeProjection(() => {
           for (let n = 0; n < 2000; n++) {
             if (n === 200) sim.schedule([{ type: "actuator", id: "servo", value: against }]);
@@ -420,7 +426,9 @@ describe("a stiff servo ringing short of its bound, then driven against it (more
             const s = sim.state();
             const q = s.joints[0].coordinates[0];
             const u = s.joints[0].rates[0];
+            if (n === 0) first = s.solver.substeps;
             if (n < 200) {
+              substeps += s.solver.substeps;
               reach = Math.max(reach, q);
               gain = Math.max(gain, 0.5 * inertia * u * u + 0.5 * kp * (q - ring) ** 2 - e0);
             }
@@ -434,23 +442,29 @@ describe("a stiff servo ringing short of its bound, then driven against it (more
           }
         });
         const s = sim.state();
-        // never past the bound before the projection: measured 1.1e-14, 2.8e-15, 4.5e-14,
+        // never past the bound before the projection: measured 8.3e-15, 2.8e-15, 4.5e-14,
         // 4.5e-14 rad (k_p = 1e8 at 0.1 and 0 rad, 1e10 at 0.1 and 0; at 1e10 0.83 and 0.36
         // rad before the ring's end)
         expect(passed).toBeLessThan(1e-12);
-        // within the exact ring's reach, q₀ = 0, and never above its energy: measured −0.45
-        // and −0.42 rad, the energy at most 0.01 and 0.025 of E₀ after the first step (at
-        // 1e10 before: on the bound, +0.44 E₀)
+        // within the exact ring's reach, q₀ = 0, and never above its energy: measured −0.43
+        // rad, the energy at most 0.021 of E₀ after the first step (at 1e10 before the ring's
+        // end: on the bound, +0.44 E₀)
         expect(reach).toBeLessThan(1e-12);
         expect(gain).toBeLessThan(1e-9 * e0);
-        // energy.error within 1e-9 of E₀ over the 10 s: measured 1.5e-4, 1.9e-4, 0.12 and
-        // 0.22 J (at 1e10 6.4e8 and 6.5e9 J before), and E + dissipated rising by at most
-        // 9.3e-5, 4.9e-5 J a step (7e-12 and 4e-12 of E₀, the pieces' resolved ring), 1.8e-5
-        // and 2.7e-4 J (2e-13 of E₀; before, 9.6e8 and 1.2e9 J)
+        // the bound at −3 rad out of the ring's reach (impact-events.ts, a servo's reach):
+        // the first step's sub-steps measured 16, 57, 16, 65 (k_p = 1e8 at 0.1 and 0 rad,
+        // 1e10 at 0.1 and 0; 377, 201, 377, 201 before, its 64 pieces chasing that bound),
+        // the ring's 200 steps' 269, 310, 303, 352 (968, 13572, 688, 982 before)
+        expect(first).toBeLessThan(100);
+        expect(substeps).toBeLessThan(400);
+        // energy.error within 1e-9 of E₀ over the 10 s: measured 9.1e-5, 4.9e-5, 0.11 and
+        // 0.22 J (at 1e10 6.4e8 and 6.5e9 J before the ring's end), and E + dissipated rising
+        // by at most 9.3e-5, 4.9e-5 J a step (7e-12 and 4e-12 of E₀), 1.8e-8 and 4.5e-8 J
+        // (before the ring's end, 9.6e8 and 1.2e9 J)
         expect(worstError).toBeLessThan(1e-9 * e0);
         expect(rise).toBeLessThan(1e-11 * e0);
         // at rest on the bound, the limit holding the servo's effort k_p (0.5 − b): measured
-        // to 4e-16 rad, 1.4e-14 rad/s and 1.3e-15 of it
+        // to 7e-16 rad, 1.4e-14 rad/s and 1.8e-15 of it
         const q = s.joints[0].coordinates[0];
         expect(Math.abs(q - bound)).toBeLessThan(1e-12);
         expect(Math.abs(s.joints[0].rates[0])).toBeLessThan(1e-9);
@@ -458,4 +472,117 @@ describe("a stiff servo ringing short of its bound, then driven against it (more
           1e-9,
         );
       });
+});
+
+describe("a servo's ring and a bound just within or just beyond its amplitude (moreau-jean)", () => {
+  // The 2 kg, 0.6 m rod (no gravity, I = m L²/3 = 0.24 kg·m²) on an undamped servo, k_p =
+  // 24 N·m/rad (ω = √(k_p/I) = 10 rad/s, h ω = 0.05 at 5 ms), to q* = −0.5 rad, started at
+  // q₀ = 0 turning at u₀ = 5 rad/s: the closed form θ(t) = q* + A cos(ω t + φ), A =
+  // √((q₀ − q*)² + u₀²/ω²) = 0.5 √2 rad, φ = −atan(u₀/(ω (q₀ − q*))) = −π/4, its energy
+  // E₀ = ½ I u₀² + ½ k_p (q₀ − q*)² = ½ k_p A² = 6 J. A bound b beyond q* + A is out of the
+  // ring's reach (impact-events.ts, a servo's reach: Φ(b − q*) = ½ k_p (b − q*)² > E₀), one
+  // within it is met at the closed form's first arrival, cos(ω t₁ + φ) = (b − q*)/A. (The
+  // servo's potential alone at the start, ½ k_p (q₀ − q*)² = 3 J, is short of both: the
+  // kinetic energy is the budget's too.) 20 s, 32 periods.
+  const m = 2;
+  const length = 0.6;
+  const inertia = (m * length * length) / 3;
+  const kp = 24;
+  const target = -0.5;
+  const omega = Math.sqrt(kp / inertia);
+  const u0 = 5;
+  const amplitude = Math.hypot(0 - target, u0 / omega);
+  const phi = -Math.atan2(u0 / omega, 0 - target);
+  const dt = 0.005;
+  const steps = 4000;
+  function ring(upper: number | null) {
+    const model = rodPendulum({
+      mass: m,
+      length,
+      axis: [0, 1, 0],
+      gravity: [0, 0, 0],
+      ...(upper === null ? {} : { limits: { lower: -3, upper } }),
+      servo: { type: "position", kp, kd: 0, target },
+      solver: { integrator: "moreau-jean", dt },
+    }) as ModelInput & { bodies: Record<string, unknown>[] };
+    // turning at u₀ about the hinge's axis (y) through the rod's end at the origin
+    model.bodies[0].angularVelocity = [0, u0, 0];
+    model.bodies[0].velocity = [0, 0, (-u0 * length) / 2];
+    return loadModel(model);
+  }
+
+  it("a bound 1e-3 of the amplitude beyond it: the ring is the model's without the bound, bit for bit", () => {
+    const bound = target + amplitude * (1 + 1e-3);
+    const sim = ring(bound);
+    const free = ring(null);
+    let differing = 0;
+    let substeps = 0;
+    let freeSubsteps = 0;
+    let reach = Number.NEGATIVE_INFINITY;
+    // (the start the closed form's: q₀ = 0 turning at u₀)
+    expect(sim.state().joints[0].coordinates[0]).toBe(0);
+    expect(Math.abs(sim.state().joints[0].rates[0] / u0 - 1)).toBeLessThan(1e-12);
+    for (let n = 0; n < steps; n++) {
+      sim.step(1);
+      free.step(1);
+      const s = sim.state();
+      const f = free.state();
+      const q = s.joints[0].coordinates[0];
+      if (q !== f.joints[0].coordinates[0] || s.joints[0].rates[0] !== f.joints[0].rates[0])
+        differing++;
+      substeps += s.solver.substeps;
+      freeSubsteps += f.solver.substeps;
+      reach = Math.max(reach, q);
+    }
+    // the same motion to the bit and the same sub-steps (4000): before, `next` chased the
+    // bound at each of the ring's approaches (17 more sub-steps in pieces, every step from
+    // the first approach on differing)
+    expect(differing).toBe(0);
+    expect(substeps).toBe(freeSubsteps);
+    // the scheme's ring reaches the closed form's amplitude to its error: measured 6.9e-6 rad
+    // past q* + A, 7.0e-4 short of the bound
+    expect(Math.abs(reach - (target + amplitude))).toBeLessThan(1e-5);
+  });
+
+  it("a bound 1e-3 of the amplitude within it: met at the closed form's first arrival, the ring then Φ(b − q*)'s", () => {
+    const bound = target + amplitude * (1 - 1e-3);
+    const arrival = (-Math.acos((bound - target) / amplitude) - phi) / omega;
+    const sim = ring(bound);
+    const energyAfter = 0.5 * kp * (bound - target) ** 2;
+    let beforeArrival = 0;
+    let impactSteps = "";
+    let worstAfter = 0;
+    let reach = Number.NEGATIVE_INFINITY;
+    const passed = passageBeforeProjection(() => {
+      for (let n = 0; n < steps; n++) {
+        sim.step(1);
+        const s = sim.state();
+        const q = s.joints[0].coordinates[0];
+        const u = s.joints[0].rates[0];
+        if (s.solver.impacts > 0) impactSteps += `${n}:${s.solver.impacts} `;
+        reach = Math.max(reach, q);
+        if (s.time < arrival)
+          beforeArrival = Math.max(
+            beforeArrival,
+            Math.abs(q - (target + amplitude * Math.cos(omega * s.time + phi))),
+          );
+        else {
+          const energy = 0.5 * inertia * u * u + 0.5 * kp * (q - target) ** 2;
+          worstAfter = Math.max(worstAfter, Math.abs(energy / energyAfter - 1));
+        }
+      }
+    });
+    // one impact, in the step holding t₁ = 0.0741 s (its 15th), none after: the inelastic
+    // bound stops the rod there, and its ring, ½ k_p (b − q*)², touches it thereafter
+    expect(impactSteps).toBe(`${Math.floor(arrival / dt)}:1 `);
+    // the closed form up to the arrival to the scheme's error: measured 1.4e-5 rad
+    expect(beforeArrival).toBeLessThan(1e-4);
+    // never past the bound (measured 2.8e-17 rad), and on it: 2.8e-9 rad short at most (the
+    // touches after the stop)
+    expect(passed).toBeLessThan(1e-12);
+    expect(bound - reach).toBeLessThan(1e-8);
+    // the ring's energy after the stop Φ(b − q*) = 5.988 J to the scheme's error over the
+    // 32 periods (measured 7.8e-5 of it), where the unbounded ring's E₀ is 2.0e-3 above it
+    expect(worstAfter).toBeLessThan(3e-4);
+  });
 });
