@@ -14,11 +14,16 @@
  * activated contact has g (1 − r Ω) ≤ ε_act + reach + r S. A pair with
  *     L (1 − r Ω) > 2 (ε_act + reach + r S),   r Ω < ½,
  * (the factor 2 above the rounding of L and of the speeds) has none, nor a pair the caller
- * says has no events (eventPair: ImpactEvents', restitution 0 between unjointed bodies). O(S_b × S) a call for S_b shapes of the bodies asked about
- * among S: taken only for models of at most MAX_SHAPES shapes without a plane on a dynamic
- * body (no bounding sphere); elsewhere `available` is false and the caller detects (as it
- * does where fem surfaces collide, fem-faces.ts and fem-vertices.ts, whose faces these
- * spheres do not hold).
+ * says has no events (eventPair: ImpactEvents', restitution 0 between unjointed bodies).
+ * O(S_b × S) a call for the S_b shapes of the bodies asked about among S, O(S) memory
+ * (each shape's body, frame and radius, the fixed shapes' world centres and planes), none
+ * allocated by a call. A call asking about more than MAX_SHAPES shapes answers false
+ * (the caller detects: its S_b × S pairs would cost more than a detection's sweep), so that a
+ * large model with a few eventful bodies (a pendulum among 1000 resting spheres) is
+ * tested, and one whose every body is eventful is not. Not `available` (never clear) for
+ * a model with a plane on a dynamic body (no bounding sphere); nor where fem surfaces
+ * collide (the caller detects: fem-faces.ts and fem-vertices.ts, whose faces these spheres
+ * do not hold).
  * Units: m, m/s, rad/s, s.
  */
 
@@ -30,7 +35,11 @@ import { quatToMat3Normalized } from "../math/quat";
 import type { BodySystem } from "../model/body-system";
 import { boundingRadii } from "./setup";
 
-/** Shapes a model has at most for the test (its S² pairs then cost less than a detection's). */
+/**
+ * Shapes of the bodies asked about at most for the test (`clear`: its pairs with the S
+ * shapes then cost 64 S, less than a detection's sweep; until 2026-12-07 the model's shapes
+ * at most, S ≤ 64, with an S × S table of the pairs that may collide).
+ */
 export const MAX_SHAPES = 64;
 
 /** The bounding radius (m) of a bounded shape about its frame's origin (boundingRadii's). */
@@ -48,8 +57,6 @@ export class ContactClearance {
   /** Whether the test applies to the model (file comment); else `clear` is never true. */
   readonly available: boolean;
   private readonly n: number;
-  /** 1 where shapes i, j may collide (CollisionDetector.acceptShapes), S × S. */
-  private readonly accept: Uint8Array;
   private readonly body: Int32Array;
   /** Each body's bounding radius about its position (m; boundingRadii). */
   readonly rho: Float64Array;
@@ -81,20 +88,17 @@ export class ContactClearance {
     });
     this.centre = new Float64Array(3 * n);
     this.plane = new Float64Array(4 * n);
-    let available = n <= MAX_SHAPES;
+    let available = true;
     for (let i = 0; i < n && available; i++)
       if (shapes[i].shape.type === "plane" && this.dynamic(this.body[i])) available = false;
     this.available = available;
-    this.accept = new Uint8Array(available ? n * n : 0);
-    if (available)
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < n; j++) this.accept[i * n + j] = detector.acceptShapes(i, j) ? 1 : 0;
   }
 
   /**
    * Whether no contact of a pair (b, c) with eventPair(b, c) (b a dynamic body marked 1 in
    * `of`, c a body or −1, the world) can enter the index set of the time r left (file
-   * comment). False where not `available`.
+   * comment). False where not `available`, or where more than MAX_SHAPES shapes are on the
+   * bodies asked about.
    */
   clear(
     of: Uint8Array,
@@ -103,8 +107,11 @@ export class ContactClearance {
     eventPair: (b: number, c: number) => boolean,
   ): boolean {
     if (!this.available) return false;
-    const { sys, n, body, rho, ext, centre, plane } = this;
+    const { sys, n, body, rho, ext, centre, plane, detector } = this;
     const { pos, vel, omega } = sys;
+    let asked = 0;
+    for (let i = 0; i < n; i++) if (this.dynamic(body[i]) && of[body[i]] === 1) asked++;
+    if (asked > MAX_SHAPES) return false;
     // the world poses of the shapes on no dynamic body (fixed bodies, the world)
     for (let j = 0; j < n; j++) {
       const c = body[j];
@@ -116,7 +123,7 @@ export class ContactClearance {
         pose.p.set(this.localP[j]);
         pose.R.set(this.localR[j]);
       }
-      const shape = this.detector.shapes[j].shape;
+      const shape = detector.shapes[j].shape;
       if (shape.type === "plane") worldPlane(shape, pose, plane, 4 * j);
       else centre.set(pose.p, 3 * j);
     }
@@ -130,7 +137,7 @@ export class ContactClearance {
       const wb = Math.hypot(omega[3 * b], omega[3 * b + 1], omega[3 * b + 2]);
       for (let j = 0; j < n; j++) {
         const c = body[j];
-        if (c === b || this.accept[i * n + j] !== 1 || !eventPair(b, c)) continue;
+        if (c === b || !detector.acceptShapes(i, j) || !eventPair(b, c)) continue;
         let L: number;
         let S = sb + wb * rho[b];
         let W = wb;

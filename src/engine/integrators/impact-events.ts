@@ -21,7 +21,9 @@
  *     restitution e > 0, a pair with friction (the closed form below moves the
  *     normal alone: its tangential impulse kept the step's whole normal impulse, file
  *     comment, friction) or a rigid one turning, however slowly, its contact point moving
- *     about its centre, |ω × r| > V_EPS (turning): the others are impact-location.ts's
+ *     about its centre, |ω × r| > V_EPS (turning; not a round body turning by at most
+ *     TURN a step, whose lever arm stays along the normal: slowRound): the others are
+ *     impact-location.ts's
  *     closed form, which holds the lever arm over the step; a box dropped spinning onto a
  *     frictionless floor at e = 1 moved up to 1.05 J a step with it,
  *     test/engine/integrators/long-run/tumbling-box.test.ts)
@@ -64,7 +66,7 @@
  * events; the joint limits' bounds not touching left to the limits' projection,
  * JointLimitProblem.deferApart), and the step's stats say so (impactsResolved false; impacts: those met). A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0
- * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS) nor has a pair
+ * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS, slowRound aside) nor has a pair
  * with friction, or where those bodies' contacts are out of reach of the step:
  * mayHaveEvents).
  * Inelastic contacts (e = 0) of jointed bodies are events too, as inelastic bounds are

@@ -100,7 +100,7 @@ describe("ContactClearance", () => {
     expect(free.clearance.clear(new Uint8Array([0, 0]), 0.04, 0, elastic)).toBe(true);
   });
 
-  it("a world box: its own bounding sphere (half-diagonal about its centre); not available with a plane on a body or too many shapes", () => {
+  it("a world box: its own bounding sphere (half-diagonal about its centre); not available with a plane on a body", () => {
     const box: ShapeInstance = {
       shape: { type: "box", halfExtents: [0.1, 0.2, 0.2] },
       body: -1,
@@ -117,9 +117,31 @@ describe("ContactClearance", () => {
     );
     expect(onBody.clearance.available).toBe(false);
     expect(onBody.clearance.clear(all, 1e-3, 0, elastic)).toBe(false);
-    const many = spheres(
-      Array.from({ length: MAX_SHAPES }, (_, i) => ({ position: [3 * i, 0, 10] })),
-    );
-    expect(many.clearance.available).toBe(false);
+  });
+
+  it("a model of 3 MAX_SHAPES spheres: tested for a few bodies asked about (the far one clear, the one near another not), never for more than MAX_SHAPES shapes", () => {
+    // 192 spheres 10 m above the plane, 3 m apart along x at rest, but sphere 1, 0.25 m
+    // from sphere 0 (gap 0.05 m)
+    const n = 3 * MAX_SHAPES;
+    const bodies = Array.from({ length: n }, (_, i) => ({ position: [3 * i, 0, 10] }));
+    bodies[1] = { position: [0.25, 0, 10] };
+    const { clearance } = spheres(bodies);
+    expect(clearance.available).toBe(true);
+    const of = new Uint8Array(n);
+    // the last sphere: 3 m from its neighbour, 9.9 m over the plane, at rest: clear for
+    // r = 1 s while 2 (ε + r S) < the gaps (S = 0)
+    of[n - 1] = 1;
+    expect(clearance.clear(of, 1, 0, elastic)).toBe(true);
+    // sphere 0: sphere 1's gap 0.05 m is beyond the bound 2 (ε + reach) at reach 0.02 m,
+    // within it at reach 0.03 m
+    of[0] = 1;
+    expect(clearance.clear(of, 1, 0.02, elastic)).toBe(true);
+    expect(clearance.clear(of, 1, 0.03, elastic)).toBe(false);
+    // MAX_SHAPES shapes asked about, all far apart: clear; one more: not tested
+    of.fill(0);
+    for (let i = 2; i < 2 + MAX_SHAPES; i++) of[i] = 1;
+    expect(clearance.clear(of, 1, 0, elastic)).toBe(true);
+    of[2 + MAX_SHAPES] = 1;
+    expect(clearance.clear(of, 1, 0, elastic)).toBe(false);
   });
 });
