@@ -656,13 +656,7 @@ export class ImpactEvents {
     let m = 0;
     if (nsc !== null && this.mayHaveEvents(t, r, h)) {
       const set = nsc.set;
-      // (γ = 1 over the time left, widened by the reach of the contacts' accelerations)
-      nsc.updateIndexSet(r, 1, this.closing);
-      m = set.count;
-      this.u = grow(this.u, m);
-      this.take = grow(this.take, m);
-      set.normalVelocities(this.u, 0, m);
-      this.take.fill(0);
+      m = this.detect(r);
       for (let i = 0; i < m; i++) {
         const un = this.u[i];
         const kind = this.eventKind(set, i, h);
@@ -762,7 +756,27 @@ export class ImpactEvents {
       }
     if (now) this.clearDeferred();
     if (!now) return earliest < r ? earliest : Number.POSITIVE_INFINITY;
+    // a bound met now, the contacts of slow pairs unseen (mayHaveEvents): those touching
+    // its bodies take the impact too (closeTouching), as from the detection above, which
+    // would have found none of them approaching
+    if (this.unseen) m = this.detect(r);
     return this.closeTouching(m) ? 0 : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * `next`'s detection at the current pose (γ = 1 over the time left r, widened by the
+   * reach of the contacts' accelerations, closingReach), its normal velocities into `u`,
+   * `take` cleared; the number of contacts.
+   */
+  private detect(r: number): number {
+    const nsc = this.contact as NonsmoothContact;
+    nsc.updateIndexSet(r, 1, this.closing);
+    const m = nsc.set.count;
+    this.u = grow(this.u, m);
+    this.take = grow(this.take, m);
+    nsc.set.normalVelocities(this.u, 0, m);
+    this.take.fill(0);
+    return m;
   }
 
   /** Opens every contact and bound `next` deferred. */
@@ -844,14 +858,23 @@ export class ImpactEvents {
         any = true;
       }
     }
+    this.unseen = false;
     if (!any) return false;
     this.closing = this.closingReach(t, r);
+    const clearance = this.clearance as ContactClearance;
     const clear =
       nsc.faces === null &&
       nsc.femNodes === null &&
-      (this.clearance as ContactClearance).clear(eventful, r, this.closing, this.eventPair);
+      clearance.clear(eventful, r, this.closing, this.eventPair, V_EPS);
+    this.unseen = clear && clearance.touching;
     return !clear;
   }
+
+  /**
+   * Whether the last mayHaveEvents answered false with contacts unseen that may touch (the
+   * clearance's slow pairs: none approaching faster than V_EPS, `next`).
+   */
+  private unseen = false;
 
   /** The last closingReach (m): `next`'s index set's widening. */
   private closing = 0;

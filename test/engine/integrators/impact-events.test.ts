@@ -34,6 +34,7 @@ import { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact"
 import { loadModel } from "../../../src/engine/index";
 import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
 import { readExample } from "../../support/examples";
+import { sphericalChain } from "../../support/models";
 
 const g = 9.81;
 
@@ -867,5 +868,68 @@ describe("impact events: a slowly spinning sphere's frictionless impacts are the
         );
     }
     expect(bounces).toBeGreaterThanOrEqual(16);
+  });
+});
+
+describe("impact events: no second detection for a chain's links resting or sliding on the floor", () => {
+  // A 6-link chain of boxes (0.1 × 0.02 × 0.02 m, 0.1 kg, spherical joints) hinged 0.35 m
+  // above a floor at e = 0, μ = 0.5, released level (1/240 s): it swings down, its links
+  // strike the floor (impacts at their instants) and come to lie and slide on it. The
+  // events' own detection is needed only where a link's contact may approach faster than
+  // V_EPS; ContactClearance proves the others out of reach from each box's distance to the
+  // floor, Σ h_k |n·a_k| below its centre, or slow, no point of a link moving along the
+  // floor's normal faster than V_EPS/2 (|n·v| + |n × ω| ρ): a link resting, or sliding and
+  // turning flat on the floor. The motion is the same bit for bit with the detection forced.
+  const chain = () => {
+    const { bodies, joints } = sphericalChain({
+      links: 6,
+      length: 0.1,
+      mass: 0.1,
+      inertia: [6.667e-6, 8.667e-5, 8.667e-5],
+      box: [0.05, 0.01, 0.01],
+      prefix: "link",
+      groundPoint: true,
+    });
+    return loadModel({
+      gravity: [0, 0, -g],
+      bodies: [
+        ...bodies,
+        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: -0.35 }] },
+      ],
+      joints,
+      contact: { method: "nsc", restitution: 0, friction: 0.5 },
+      solver: { integrator: "moreau-jean", dt: 1 / 240, theta: 0.5 },
+    } as ModelInput);
+  };
+  it("3 s: detections 1.17 a step where forced 2 and more, the links' impacts the same, the motion bit for bit", () => {
+    const steps = 720;
+    const detect = vi.spyOn(NonsmoothContact.prototype, "updateIndexSet");
+    const run = () => {
+      detect.mockClear();
+      const sim = chain();
+      let impacts = 0;
+      let lowest = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < steps; k++) {
+        sim.step(1);
+        const s = sim.state();
+        impacts += s.solver.impacts;
+        for (let i = 0; i < 6; i++) lowest = Math.min(lowest, s.bodies[i].position[2]);
+      }
+      return { sim, impacts, lowest, detections: detect.mock.calls.length };
+    };
+    const cleared = run();
+    const forced = vi.spyOn(ContactClearance.prototype, "clear").mockReturnValue(false);
+    const always = run();
+    forced.mockRestore();
+    detect.mockRestore();
+    expect(always.detections).toBeGreaterThanOrEqual(2 * steps);
+    expect(cleared.detections).toBeLessThan(1.25 * steps);
+    // the links struck the floor and lie on it (their centres 0.01 m above it, to the
+    // projection's tolerance)
+    expect(cleared.impacts).toBeGreaterThanOrEqual(10);
+    expect(cleared.impacts).toBe(always.impacts);
+    expect(cleared.lowest).toBeGreaterThan(-0.35 + 0.01 - 1e-4);
+    expect(cleared.lowest).toBeLessThan(-0.35 + 0.01 + 1e-4);
+    expectSameMotion(cleared.sim.state(), always.sim.state());
   });
 });
