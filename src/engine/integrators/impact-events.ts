@@ -80,9 +80,12 @@
  * impulse inside the cone), the arrival's kinetic energy dissipated exactly, the bob then
  * resting at its arrival pose; energy.error the smooth swing's (−5.9e-4 J, −3.4e-3 J)
  * (test/engine/integrators/impact-friction.test.ts). The cost: `next`'s detection where a
- * jointed body's contacts are within reach (ContactClearance), as at e > 0: a 6-link chain
- * of boxes swinging onto a floor at e = 0, μ = 0.5 detects 2.06 times a step at 1/240 s
- * (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31).
+ * jointed body's contacts are within reach and may approach (ContactClearance), as at
+ * e > 0: a 6-link chain of boxes swinging onto a floor at e = 0, μ = 0.5 detected 2.06
+ * times a step at 1/240 s (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31); with
+ * the clearance's box supports and slow pairs (its links resting or sliding flat on the
+ * floor), 1.17 over its first 3 s where 2.00, 1.80 over 10 s where 2.25 (bench/impacts.ts;
+ * bench/README.md, "Impact events' detections").
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
@@ -824,7 +827,8 @@ export class ImpactEvents {
    * μ > 0 and some pair's e > 0: the model's, without looking at the pairs), of any dynamic
    * body; and of those bodies' event pairs (eventPair: a jointed body's at any
    * restitution, the others' at e > 0), one may enter the index set of r
-   * (ContactClearance: none where their bounding spheres lie beyond their reach over r).
+   * (ContactClearance: none where their shapes lie beyond their reach over r, nor where
+   * no point of theirs moves along the normal faster than V_EPS/2: `unseen`).
    * Else `next` detects no contacts of its own (a second detection a step beside the
    * step's: the step's own then makes it, bit for bit as after that detection,
    * test/engine/integrators/impact-events.test.ts; a 10 × 10 grid of spheres, half of them
