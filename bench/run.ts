@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the engine and service benchmarks, printed as tables. Figures are
  * wall-clock on this machine; run nothing else meanwhile. Options:
- *   --only <name>   run one group: cloth, assembly, contact, server, control, bodies, cluster, fem,
- *                   parallel
+ *   --only <name>   run one group: cloth, assembly, contact, impacts, server, control, bodies,
+ *                   cluster, fem, parallel
  *   --compare       the side-by-side comparison with the peer engines (bench/compare/)
  *   --matched       the chains at matched accuracy: each engine at several of its accuracy
  *                   settings (bench/compare/matched.ts)
@@ -12,6 +12,7 @@ import { runClusterBench } from "./cluster";
 import { runContactBench } from "./contact";
 import { runControlBench } from "./control";
 import { runFemBench } from "./fem";
+import { runImpactsBench } from "./impacts";
 import { runModelBodiesBench } from "./model-bodies";
 import { runParallelBench } from "./parallel";
 import { chainModel, clothModel } from "./scenes";
@@ -92,6 +93,9 @@ const groups: Record<string, () => void | Promise<void>> = {
   assembly: benchAssembly,
   contact: () => {
     runContactBench({});
+  },
+  impacts: () => {
+    runImpactsBench();
   },
   server: async () => {
     await runServerLoad({});

@@ -21,7 +21,9 @@
  *     restitution e > 0, a pair with friction (the closed form below moves the
  *     normal alone: its tangential impulse kept the step's whole normal impulse, file
  *     comment, friction) or a rigid one turning, however slowly, its contact point moving
- *     about its centre, |ω × r| > V_EPS (turning): the others are impact-location.ts's
+ *     about its centre, |ω × r| > V_EPS (turning; not a round body turning by at most
+ *     TURN a step, whose lever arm stays along the normal: slowRound): the others are
+ *     impact-location.ts's
  *     closed form, which holds the lever arm over the step; a box dropped spinning onto a
  *     frictionless floor at e = 1 moved up to 1.05 J a step with it,
  *     test/engine/integrators/long-run/tumbling-box.test.ts)
@@ -113,7 +115,7 @@
  * (by 1e-3 of its amplitude) too; one just past it meets the bound at the closed form's
  * instant (limit-impacts.test.ts). A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0
- * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS) nor has a pair
+ * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS, slowRound aside) nor has a pair
  * with friction, or where those bodies' contacts are out of reach of the step:
  * mayHaveEvents).
  * Inelastic contacts (e = 0) of jointed bodies are events too, as inelastic bounds are
@@ -127,9 +129,12 @@
  * impulse inside the cone), the arrival's kinetic energy dissipated exactly, the bob then
  * resting at its arrival pose; energy.error the smooth swing's (−5.9e-4 J, −3.4e-3 J)
  * (test/engine/integrators/impact-friction.test.ts). The cost: `next`'s detection where a
- * jointed body's contacts are within reach (ContactClearance), as at e > 0: a 6-link chain
- * of boxes swinging onto a floor at e = 0, μ = 0.5 detects 2.06 times a step at 1/240 s
- * (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31).
+ * jointed body's contacts are within reach and may approach (ContactClearance), as at
+ * e > 0: a 6-link chain of boxes swinging onto a floor at e = 0, μ = 0.5 detected 2.06
+ * times a step at 1/240 s (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31); with
+ * the clearance's box supports and slow pairs (its links resting or sliding flat on the
+ * floor), 1.17 over its first 3 s where 2.00, 1.80 over 10 s where 2.25 (bench/impacts.ts;
+ * bench/README.md, "Impact events' detections").
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
@@ -512,6 +517,11 @@ export class ImpactEvents {
     private readonly contact: NonsmoothContact | null,
     /** 1 for a body a joint, motor or joint limit holds (moreau-jean.ts jointedBodies). */
     private readonly jointed: Uint8Array,
+    /**
+     * 1 for a body all of whose shapes are spheres centred on its origin (moreau-jean.ts
+     * roundBodies): its slow turns make no event (turning).
+     */
+    private readonly round: Uint8Array,
     /** The integrator's memory: the last step's mean acceleration (file comment, 1). */
     private readonly memory: IntegratorMemory,
     /** The joint limits (their efforts summed over a split step), or null: none. */
@@ -809,19 +819,9 @@ export class ImpactEvents {
     let now = false;
     let m = 0;
     this.nearContact.fill(0);
-    if (nsc !== null && this.mayHaveEvents(t, r)) {
+    if (nsc !== null && this.mayHaveEvents(t, r, h)) {
       const set = nsc.set;
-      // (γ = 1 over the time left, widened by the reach of the contacts' accelerations)
-      nsc.updateIndexSet(r, 1, this.closing);
-      m = set.count;
-      for (let i = 0; i < m; i++) {
-        if (set.bodyA[i] >= 0) this.nearContact[set.bodyA[i]] = 1;
-        if (set.bodyB[i] >= 0) this.nearContact[set.bodyB[i]] = 1;
-      }
-      this.u = grow(this.u, m);
-      this.take = grow(this.take, m);
-      set.normalVelocities(this.u, 0, m);
-      this.take.fill(0);
+      m = this.detect(r);
       // the bodies another contact touches now, whose pull alone does not tell their motion
       const touching = this.touching;
       touching.fill(0);
@@ -832,7 +832,7 @@ export class ImpactEvents {
         }
       for (let i = 0; i < m; i++) {
         const un = this.u[i];
-        const kind = this.eventKind(set, i);
+        const kind = this.eventKind(set, i, h);
         if (kind === NOT_EVENT) continue;
         const g = set.gap[i];
         // Not approaching, a contact open beyond the activation band closes within the
@@ -959,7 +959,32 @@ export class ImpactEvents {
       }
     if (now) this.clearDeferred();
     if (!now) return earliest < r ? earliest : Number.POSITIVE_INFINITY;
+    // a bound met now, the contacts of slow pairs unseen (mayHaveEvents): those touching
+    // its bodies take the impact too (closeTouching), as from the detection above, which
+    // would have found none of them approaching
+    if (this.unseen) m = this.detect(r);
     return this.closeTouching(m) ? 0 : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * `next`'s detection at the current pose (γ = 1 over the time left r, widened by the
+   * reach of the contacts' accelerations, closingReach), its normal velocities into `u`,
+   * `take` cleared; the number of contacts.
+   */
+  private detect(r: number): number {
+    const nsc = this.contact as NonsmoothContact;
+    nsc.updateIndexSet(r, 1, this.closing);
+    const { set } = nsc;
+    const m = set.count;
+    for (let i = 0; i < m; i++) {
+      if (set.bodyA[i] >= 0) this.nearContact[set.bodyA[i]] = 1;
+      if (set.bodyB[i] >= 0) this.nearContact[set.bodyB[i]] = 1;
+    }
+    this.u = grow(this.u, m);
+    this.take = grow(this.take, m);
+    set.normalVelocities(this.u, 0, m);
+    this.take.fill(0);
+    return m;
   }
 
   /** Opens every contact and bound `next` deferred. */
@@ -988,7 +1013,7 @@ export class ImpactEvents {
    * and friction (friction) or one of which turns (turning: its lever arm turns within the
    * step of h, which impact-location.ts's closed form does not follow), or NOT_EVENT.
    */
-  private eventKind(set: ContactSet, i: number): number {
+  private eventKind(set: ContactSet, i: number, h: number): number {
     if (set.triangle[i] !== 0) return NOT_EVENT;
     const a = set.bodyA[i];
     const b = set.bodyB[i];
@@ -996,17 +1021,24 @@ export class ImpactEvents {
     if ((a >= 0 && this.jointed[a] === 1) || (b >= 0 && this.jointed[b] === 1)) return JOINTED;
     if (!(set.restitution[i] > 0)) return NOT_EVENT;
     if (set.friction[i] > 0) return FREE;
-    return this.turning(set, i, 0) || this.turning(set, i, 1) ? FREE : NOT_EVENT;
+    return this.turning(set, i, 0, h) || this.turning(set, i, 1, h) ? FREE : NOT_EVENT;
   }
 
   /**
    * Whether some contact may be an event contact (eventKind) within the time r left of the
    * step of h: one of a dynamic body a joint holds, of a rigid body whose points may turn
-   * about its centre faster than V_EPS (|ω| ρ_b > V_EPS: turning), or, where a pair has friction and one restitution (some pair's
+   * about its centre faster than V_EPS (|ω| ρ_b > V_EPS: turning; a round body turning
+   * slowly, slowRound, has none), or, where a pair has friction and one restitution (some pair's
    * μ > 0 and some pair's e > 0: the model's, without looking at the pairs), of any dynamic
    * body; and of those bodies' event pairs (eventPair: a jointed body's at any
    * restitution, the others' at e > 0), one may enter the index set of r
-   * (ContactClearance: none where their bounding spheres lie beyond their reach over r).
+   * (ContactClearance: none where their shapes lie beyond their reach over r, nor where
+   * no point of theirs moves along the normal faster than V_EPS/2: `unseen`; the latter
+   * only while the reach over r is within ACTIVATION_TOLERANCE: a contact open beyond it
+   * and not approaching closes within r only by g ≤ ½ |a_n| r² ≤ reach, so `next`'s
+   * "from rest" timing has none to find there; with a larger reach, a hinged bob at rest
+   * 1e-5 m over the floor that a servo drives in was skipped as slow and run 1.8e-4 m into
+   * the floor, test/engine/integrators/impact-pull.test.ts).
    * Else `next` detects no contacts of its own (a second detection a step beside the
    * step's: the step's own then makes it, bit for bit as after that detection,
    * test/engine/integrators/impact-events.test.ts; a 10 × 10 grid of spheres, half of them
@@ -1017,7 +1049,7 @@ export class ImpactEvents {
    * detections move when it is made, and another axis orders the pairs, hence the contacts,
    * otherwise; none seen in the tests.)
    */
-  private mayHaveEvents(t: number, r: number): boolean {
+  private mayHaveEvents(t: number, r: number, h: number): boolean {
     const { sys, jointed, eventful } = this;
     const nsc = this.contact as NonsmoothContact;
     const frictional = nsc.params.anyFriction() && nsc.params.anyRestitution();
@@ -1034,20 +1066,35 @@ export class ImpactEvents {
       if (
         frictional ||
         (b < jointed.length && jointed[b] === 1) ||
-        (wx * wx + wy * wy + wz * wz) * rho[b] * rho[b] > V_EPS * V_EPS
+        ((wx * wx + wy * wy + wz * wz) * rho[b] * rho[b] > V_EPS * V_EPS && !this.slowRound(b, h))
       ) {
         eventful[b] = 1;
         any = true;
       }
     }
+    this.unseen = false;
     if (!any) return false;
     this.closing = this.closingReach(t, r);
+    const clearance = this.clearance as ContactClearance;
     const clear =
       nsc.faces === null &&
       nsc.femNodes === null &&
-      (this.clearance as ContactClearance).clear(eventful, r, this.closing, this.eventPair);
+      clearance.clear(
+        eventful,
+        r,
+        this.closing,
+        this.eventPair,
+        this.closing <= ACTIVATION_TOLERANCE ? V_EPS : 0,
+      );
+    this.unseen = clear && clearance.touching;
     return !clear;
   }
+
+  /**
+   * Whether the last mayHaveEvents answered false with contacts unseen that may touch (the
+   * clearance's slow pairs: none approaching faster than V_EPS, `next`).
+   */
+  private unseen = false;
 
   /** The last closingReach (m): `next`'s index set's widening. */
   private closing = 0;
@@ -1104,11 +1151,12 @@ export class ImpactEvents {
    * 1e-6 rad, turning at 0.076 rad/s (3.8e-4 rad a step) struck at 3 m/s: 1.6e-3 m/s off the
    * exact motion; at 0.029 rad/s, landing almost flat, its two corners struck within one
    * step, which the closed form takes together: 0.29 m/s and 3.1e-7 J. A body whose rates
-   * are rounding's (resting) stays the closed form's.
+   * are rounding's (resting) stays the closed form's, and so does a round body turning
+   * slowly (slowRound).
    */
-  private turning(set: ContactSet, i: number, side: number): boolean {
+  private turning(set: ContactSet, i: number, side: number, h: number): boolean {
     const b = side === 0 ? set.bodyA[i] : set.bodyB[i];
-    if (b < 0 || set.width(b) !== 6) return false;
+    if (b < 0 || set.width(b) !== 6 || this.slowRound(b, h)) return false;
     const r = side === 0 ? set.rA : set.rB;
     const w = this.sys.omega;
     const wx = w[3 * b];
@@ -1121,6 +1169,33 @@ export class ImpactEvents {
     const cy = wz * rx - wx * rz;
     const cz = wx * ry - wy * rx;
     return cx * cx + cy * cy + cz * cz > V_EPS * V_EPS;
+  }
+
+  /**
+   * Whether body b is round (all its shapes spheres centred on its origin, the centre of
+   * mass: moreau-jean.ts roundBodies) and turns by at most TURN within the step of h.
+   * Such a body's turn makes no error in impact-location.ts's closed form (frictionless,
+   * eventKind: a pair with friction is an event anyway): each of its contact points lies
+   * on the line through its centre along the normal, lever arm r = −R n (side b; +R n on
+   * side a), so its normal row H_n = (n, r × n) has no angular part. Hence (i) the gap and
+   * u_n = n·(v_b − v_a) + (the other side's terms) do not depend on its orientation nor on
+   * ω, the gap being the centre's distance to the other surface less R at any turn, and
+   * (ii) the normal impulse P n has no moment about the centre: it leaves ω as it was and
+   * moves v as a particle's. The lever arm the closed form holds over the step is then the
+   * exact one at every instant, and the turning error |ω| τ (1 + e) |u_n⁻| (turning) is 0;
+   * its gyroscopic share H_n M⁻¹ f_gyro is 0 too. A faster turn (|ω| h > TURN) stays an
+   * event: NonsmoothContact.locatable keeps Siconos' γ = ½ for it, whose activation misses
+   * the impacts of the step's second half, and the located bounce steps take the
+   * trapezoid's turn, which keeps neither |L| nor ½ ωᵀ I ω of a fast spin (moreau-jean.ts
+   * holdTrapezoidTurns; test/engine/integrators/long-run/free-spin.test.ts). A sphere
+   * spinning at 0.05 rad/s bouncing at e = ½ (5 ms): its motion the closed form's to
+   * 1e-12, one detection a step where the events detected 1.93
+   * (test/engine/integrators/impact-events.test.ts).
+   */
+  private slowRound(b: number, h: number): boolean {
+    if (this.round[b] !== 1) return false;
+    const w = this.sys.omega;
+    return !(h * Math.hypot(w[3 * b], w[3 * b + 1], w[3 * b + 2]) > TURN);
   }
 
   /**

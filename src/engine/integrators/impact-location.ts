@@ -84,7 +84,9 @@
  * and Newton's law on the start's misses the end velocities by about the turn to the impact
  * × (1 + e)|u_n⁻|; a box turning 3.8e-4 rad a step struck at 3 m/s: 1.6e-3 m/s, and two of
  * its corners struck within one step, taken together here: 0.29 m/s,
- * test/engine/contact/tumbling-box.test.ts), and every impact of a pair with friction (this move is along the normals alone: the
+ * test/engine/contact/tumbling-box.test.ts; but a round body's turning by at most TURN a
+ * step, whose lever arm lies along the normal at any turn: impact-events.ts slowRound),
+ * and every impact of a pair with friction (this move is along the normals alone: the
  * tangential impulse would keep the step's normal impulse) are met at their instants too
  * (impact-events.ts), before this step sees them.
  * Where a located contact shares a body with a resting one (a ball bouncing on a box that

@@ -326,6 +326,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
             stepper,
             contact,
             jointed,
+            this.round,
             memory,
             limits,
             // (symplectic Euler with joints: its velocities lag, theta-scheme.ts restagger)

@@ -63,7 +63,7 @@ describe("ContactClearance", () => {
       }
   });
 
-  it("spinning, its contact point's speed |ω| (R + g) joins the bound: clear only while g (1 − r|ω|) > 2 (ε + r (|v| + |ω| R))", () => {
+  it("spinning, its contact point's normal speed |n × ω| (R + g) joins the bound (not its sliding |v| along the plane): clear only while g (1 − r|ω|) > 2 (ε + r |ω| R)", () => {
     const g0 = 0.05;
     const w = 20;
     const { clearance } = spheres([
@@ -71,7 +71,7 @@ describe("ContactClearance", () => {
     ]);
     for (let k = 1; k <= 100; k++) {
       const r = k * 1e-4;
-      const bound = r * w < 0.5 && g0 * (1 - r * w) > 2 * (EPS + r * (1 + w * R));
+      const bound = r * w < 0.5 && g0 * (1 - r * w) > 2 * (EPS + r * w * R);
       expect(clearance.clear(all, r, 0, elastic)).toBe(bound);
     }
   });
@@ -100,26 +100,90 @@ describe("ContactClearance", () => {
     expect(free.clearance.clear(new Uint8Array([0, 0]), 0.04, 0, elastic)).toBe(true);
   });
 
-  it("a world box: its own bounding sphere (half-diagonal about its centre); not available with a plane on a body or too many shapes", () => {
+  it("a world box: its support along the line of centres (its half-extent along x); not available with a plane on a body", () => {
     const box: ShapeInstance = {
       shape: { type: "box", halfExtents: [0.1, 0.2, 0.2] },
       body: -1,
       localPosition: [1, 0, 0.5],
     };
     const { clearance } = spheres([{ position: [0, 0, 0.5], velocity: [1, 0, 0] }], [box]);
-    // L = 1 − R − 0.3 = 0.6 m, the plane 0.4 m away at no normal speed: clear while
-    // 0.4 > 2 (ε + r), i.e. r < 0.2 s, and 0.6 > 2 (ε + r)
-    expect(clearance.clear(all, 0.19, 0, elastic)).toBe(true);
-    expect(clearance.clear(all, 0.21, 0, elastic)).toBe(false);
+    // L = 1 − R − 0.1 = 0.8 m (the box's half-diagonal 0.3 m gave 0.6 m), the plane 0.4 m
+    // away at no normal speed (S = 0 there): clear while 0.8 > 2 (ε + r), r < 0.4 s
+    expect(clearance.clear(all, 0.39, 0, elastic)).toBe(true);
+    expect(clearance.clear(all, 0.41, 0, elastic)).toBe(false);
     const onBody = spheres(
       [{ position: [0, 0, 1] }, { position: [0, 0, 3] }],
       [{ shape: { type: "plane", normal: [0, 0, -1], offset: 0 }, body: 1 }],
     );
     expect(onBody.clearance.available).toBe(false);
     expect(onBody.clearance.clear(all, 1e-3, 0, elastic)).toBe(false);
-    const many = spheres(
-      Array.from({ length: MAX_SHAPES }, (_, i) => ({ position: [3 * i, 0, 10] })),
-    );
-    expect(many.clearance.available).toBe(false);
+  });
+
+  it("a model of 3 MAX_SHAPES spheres: tested for a few bodies asked about (the far one clear, the one near another not), never for more than MAX_SHAPES shapes", () => {
+    // 192 spheres 10 m above the plane, 3 m apart along x at rest, but sphere 1, 0.25 m
+    // from sphere 0 (gap 0.05 m)
+    const n = 3 * MAX_SHAPES;
+    const bodies = Array.from({ length: n }, (_, i) => ({ position: [3 * i, 0, 10] }));
+    bodies[1] = { position: [0.25, 0, 10] };
+    const { clearance } = spheres(bodies);
+    expect(clearance.available).toBe(true);
+    const of = new Uint8Array(n);
+    // the last sphere: 3 m from its neighbour, 9.9 m over the plane, at rest: clear for
+    // r = 1 s while 2 (ε + r S) < the gaps (S = 0)
+    of[n - 1] = 1;
+    expect(clearance.clear(of, 1, 0, elastic)).toBe(true);
+    // sphere 0: sphere 1's gap 0.05 m is beyond the bound 2 (ε + reach) at reach 0.02 m,
+    // within it at reach 0.03 m
+    of[0] = 1;
+    expect(clearance.clear(of, 1, 0.02, elastic)).toBe(true);
+    expect(clearance.clear(of, 1, 0.03, elastic)).toBe(false);
+    // MAX_SHAPES shapes asked about, all far apart: clear; one more: not tested
+    of.fill(0);
+    for (let i = 2; i < 2 + MAX_SHAPES; i++) of[i] = 1;
+    expect(clearance.clear(of, 1, 0, elastic)).toBe(true);
+    of[2 + MAX_SHAPES] = 1;
+    expect(clearance.clear(of, 1, 0, elastic)).toBe(false);
+  });
+
+  it("a box over the plane: its exact distance n·c − Σ h_k |n·a_k| (clear 0.02 m above at rest); resting on it, a slow pair (clear when asked, touching) unless it moves along the normal", () => {
+    // a 0.1 × 0.02 × 0.02 m box (a chain's link), flat, its centre h above the plane
+    const link = (h: number, velocity: number[], angularVelocity: number[]) => {
+      const sys = new BodySystem([
+        {
+          id: "link",
+          kind: "rigid" as const,
+          fixed: false,
+          mass: 0.1,
+          inertia: [6.667e-6, 0, 0, 0, 8.667e-5, 0, 0, 0, 8.667e-5],
+          position: [0, 0, h],
+          orientation: [1, 0, 0, 0],
+          velocity,
+          angularVelocity,
+        },
+      ]);
+      const detector = new CollisionDetector([
+        { shape: { type: "plane", normal: [0, 0, 1], offset: 0 }, body: -1 },
+        { shape: { type: "box", halfExtents: [0.05, 0.01, 0.01] }, body: 0 },
+      ]);
+      return new ContactClearance(sys, detector);
+    };
+    const one = new Uint8Array([1]);
+    // 0.02 m up: L = 0.01 m (its bounding sphere, ρ = 0.052 m, gave −0.032 m)
+    expect(link(0.02, [0, 0, 0], [0, 0, 0]).clear(one, 0.01, 0, elastic)).toBe(true);
+    // falling at 0.3 m/s: clear while 0.01 > 2 (ε + 0.3 r)
+    expect(link(0.02, [0, 0, -0.3], [0, 0, 0]).clear(one, 0.0166, 0, elastic)).toBe(true);
+    expect(link(0.02, [0, 0, -0.3], [0, 0, 0]).clear(one, 0.0167, 0, elastic)).toBe(false);
+    // resting on it, sliding at 0.3 m/s and turning about the normal at 2 rad/s: no point
+    // of it moves along the normal, so no contact approaches faster than 1e-6 m/s
+    const sliding = link(0.01, [0.3, 0, 0], [0, 0, 2]);
+    expect(sliding.clear(one, 0.01, 1e-4, elastic, 1e-6)).toBe(true);
+    expect(sliding.touching).toBe(true);
+    // without the slow test, or moving along the normal (2e-6 m/s), or tipping about x
+    // (|n × ω| ρ = 1e-4 × 0.052 m/s), not clear
+    expect(sliding.clear(one, 0.01, 1e-4, elastic)).toBe(false);
+    expect(link(0.01, [0, 0, 2e-6], [0, 0, 0]).clear(one, 0.01, 0, elastic, 1e-6)).toBe(false);
+    expect(link(0.01, [0, 0, 0], [1e-4, 0, 0]).clear(one, 0.01, 0, elastic, 1e-6)).toBe(false);
+    // resting still to 4e-7 m/s: slow (S < 5e-7)
+    expect(link(0.01, [0, 0, 4e-7], [0, 0, 0]).clear(one, 0.01, 0, elastic, 1e-6)).toBe(true);
   });
 });
