@@ -38,7 +38,15 @@
  *     forces pull it in (a_n = contactPull, the joints held, < 0), as a bound from rest is
  *     (below); where another contact touches its bodies, whose support the pull leaves out
  *     (a box's corner held open by the others resting), the memory's mean acceleration
- *     along it must pull it in too.
+ *     along it must pull it in too. Not a jointed body's contact whose closing time τ
+ *     a servo's ring would turn within, τ λ > 1 (λ the servos' fastest rate,
+ *     JointActuator.fastestRate: the pull held is a spring's, which the ring reverses):
+ *     a 3-link chain on servos at k_p = 1e8 (λ = 9.8e4 /s), started 5 cm into the
+ *     floor, had its second 5 ms step cut into 5 pieces (0.13 to 2.6 ms) chasing contacts
+ *     0.12 to 0.98 m open and receding at up to 400 m/s that the servos' pull (up to
+ *     1.9e7 m/s², τ λ 12 to 810) closed on paper, none of which closed; its unresolved
+ *     servos then integrated piece by piece booked −60 J of energy.error
+ *     (test/engine/simulation/servo-balance.test.ts).
  *  2. A contact with g ≤ NOW_GAP (1e-12 m) or τ ≤ NOW·h (1e-9 of the step; g ≤ 0
  *     included: a piece that overshot) meets its impact now: with the contacts touching
  *     it (g ≤ 2 ACTIVATION_TOLERANCE, through the bodies they share) it takes Newton's law
@@ -814,6 +822,7 @@ export class ImpactEvents {
     this.forcesAt = Number.NaN;
     this.forcesEndAt = Number.NaN;
     this.factoredAt = Number.NaN;
+    this.servoRateNow = Number.NaN;
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
     let earliest = Number.POSITIVE_INFINITY;
     let now = false;
@@ -873,6 +882,9 @@ export class ImpactEvents {
         // (from rest: neither approaching nor pulled in)
         if (fromRest && !(an < 0)) continue;
         let tau = closingTime(g, un, an);
+        // (from rest, a jointed body's pull held over a τ within which a servo rings, τ λ > 1:
+        // the ring turns the motion back before, file comment, 1)
+        if (fromRest && kind === JOINTED && tau * this.servoRate() > 1) continue;
         // a turning side's gap has a third derivative the quadratic leaves out, of size at
         // most J = Σ |ω|³ |r| (centripetal): the piece is aimed short of the surface by
         // J τ³/6, so that it ends before it rather than past it (met past it, the impact
@@ -985,6 +997,27 @@ export class ImpactEvents {
     set.normalVelocities(this.u, 0, m);
     this.take.fill(0);
     return m;
+  }
+
+  /** servoRate's value at the last `next`'s state, NaN until asked. */
+  private servoRateNow = Number.NaN;
+
+  /**
+   * The fastest rate λ (1/s) of the servos at the current state, max over the joint
+   * actuators of max(k_d/Ĩ, √(k_p/Ĩ)) (JointActuator.fastestRate, the joints free: an upper
+   * bound of the rates the joints leave), once a `next`.
+   */
+  private servoRate(): number {
+    if (Number.isNaN(this.servoRateNow)) {
+      let rate = 0;
+      const effectors = this.stepper.effectors;
+      for (let k = 0; k < effectors.length; k++) {
+        const e = effectors[k];
+        if (e instanceof JointActuator) rate = Math.max(rate, e.fastestRate());
+      }
+      this.servoRateNow = rate;
+    }
+    return this.servoRateNow;
   }
 
   /** Opens every contact and bound `next` deferred. */
