@@ -56,7 +56,10 @@
  * Contact area (compliant contact): ArtiSynth's vertex area of p (fem-vertices.ts, one
  * third of each adjacent face's area projected on the plane ⊥ n) halved, since both
  * bodies' vertices collide with the other's faces and so both vertex sets cover the
- * contact patch (ArtiSynth's two-way contact rule).
+ * contact patch (ArtiSynth's two-way contact rule; halveShared); under a law per contact
+ * the contact's force is halved instead (compliant.ts `share`: a stiff block resting on a
+ * fem slab, its 9 vertices on the slab's faces and 4 of the slab's on its own, sank
+ * m g/(13 k) with both sets at full force, m g/(6.5 k) now).
  *
  * Rigid shapes: the fem vertices meet the analytic shapes through the detector
  * (fem-vertices.ts), which alone let a shape pass between them: a box resting on the
@@ -508,8 +511,8 @@ export class FemFaceContacts {
   }
 
   /**
-   * area[from + k] = the area of contact k, for every k (file comment): a vertex's halved
-   * vertex area, a rigid point's share of its shape's surface.
+   * area[from + k] = the area of contact k, for every k (file comment): a vertex's vertex
+   * area, a rigid point's share of its shape's surface (before halveShared's share).
    */
   fillAreas(area: Float64Array, from: number): void {
     const { buffer } = this;
@@ -517,21 +520,24 @@ export class FemFaceContacts {
       const s = buffer.shapeB[k];
       area[from + k] =
         this.pointOf[k] < 0
-          ? this.vertices.vertexArea(s, buffer.normal, 3 * k, true)
+          ? this.vertices.vertexArea(s, buffer.normal, 3 * k)
           : this.rigidArea(this.rigid[this.rigidOf[s]], k);
     }
   }
 
   /**
-   * Halves w[i] of the detector's contacts (`detected`, w[0 … count)) and w[from + k] of
-   * this buffer's rigid points where a rigid shape meets a fem body through both sets: the
-   * body's vertices on the shape and the shape's points on the body's faces then both cover
-   * the patch between them, as the two vertex sets of two fem bodies do (ArtiSynth's
-   * two-way rule, file comment "Rigid shapes"). w: each contact's share of the patch
-   * (compliant.ts: its area, or its force under a law per contact).
+   * Halves w[from + k] of this buffer's fem vertex contacts (both bodies' vertex sets cover
+   * the patch: file comment, "Contact area"), and w[i] of the detector's contacts
+   * (`detected`, w[0 … count)) and w[from + k] of this buffer's rigid points where a rigid
+   * shape meets a fem body through both sets: the body's vertices on the shape and the
+   * shape's points on the body's faces then both cover the patch between them, as the two
+   * vertex sets of two fem bodies do (ArtiSynth's two-way rule, file comment "Rigid
+   * shapes"). w: each contact's share of the patch (compliant.ts: its area, or its force
+   * under a law per contact).
    */
   halveShared(detected: ContactBuffer, area: Float64Array, from: number): void {
     const { buffer, shared } = this;
+    for (let k = 0; k < buffer.count; k++) if (this.pointOf[k] < 0) area[from + k] *= 0.5;
     for (let pass = 0; pass < 3; pass++) {
       // pass 0 marks, 1 halves the pairs marked both ways, 2 clears the marks
       for (let i = 0; i < detected.count; i++) {
