@@ -58,8 +58,8 @@
  * node k: four ends, the nodes' coefficients c = −w_k with g_k = c_k n (particles), side
  * b's g_b and wv_b as above, and the Jacobians above summed over every pair of the four
  * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
- * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved (both bodies' vertex sets
- * cover the patch), a rigid point's its shape's, halved with the body's vertex contacts on
+ * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved where the other body's
+ * vertices meet its body's faces too (both vertex sets cover the patch), a rigid point's its shape's, halved with the body's vertex contacts on
  * that shape where the shape meets the body through both (fem-faces.ts halveShared); under
  * a law per contact (one that does not read the area: ContactBehavior.readsArea) those
  * contacts' force is halved instead (`share`).
@@ -230,7 +230,8 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private area: Float64Array = new Float64Array(0);
   /**
    * Each contact's share of the force of a law that does not read the area (1, or ½ for a
-   * fem vertex on another fem body's face and where a rigid shape meets a fem body through
+   * fem vertex on another fem body's face where that body's vertices meet the first's
+   * faces too, and where a rigid shape meets a fem body through
    * both its vertices and its points on the faces: fem-faces.ts halveShared); a law that
    * reads it takes the share in the area instead.
    */

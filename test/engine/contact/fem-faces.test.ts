@@ -23,7 +23,8 @@
  *  - Two-way share (smc): a stiff block resting on a fixed fem slab, its 9 bottom vertices
  *    on the slab's faces and 4 of the slab's vertices on its own, sinks to m g/(k n), n =
  *    (9 + 4)/2, under a linear law per contact (both sets at full force it sank m g/(13 k))
- *    and to m g/(k A), A its 0.04 m² footprint, under a law per unit area.
+ *    and to m g/(k A), A its 0.04 m² footprint, under a law per unit area; on a slab of one
+ *    cell (no slab vertex under it: one way) to m g/(9 k) and m g/(k A), nothing halved.
  *  - Momentum: two free blocks, no gravity, meeting head-on: the total momentum Σ m_k v_k
  *    stays what it was to round-off (each contact's forces on its four particles sum to
  *    zero since Σ w_i = 1), they come apart, and the penetration stays within a bound.
@@ -322,14 +323,15 @@ describe("a soft block resting on a fem block", () => {
 /**
  * A stiff 1 kg fem block (0.2 × 0.2 × 0.05 m, 2 × 2 × 1 cells, E = 1e10 Pa: its own strain
  * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (0.3 × 0.3 ×
- * 0.1 m, 3 × 3 × 1 cells) under smc's linear law `behavior`: the block's 9 bottom vertices
- * (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top faces and the slab's 4 top vertices under
- * the block (x, y = ±0.05) on the block's bottom faces, 13 contacts, both sets on the same
- * 0.04 m² patch. Returns the mean depth of the block's bottom vertices under the slab's top
+ * 0.1 m, `cells` × `cells` × 1) under smc's linear law `behavior`: the block's 9 bottom
+ * vertices (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top faces, and with 3 cells the slab's
+ * 4 top vertices under the block (x, y = ±0.05) on the block's bottom faces, 13 contacts,
+ * both sets on the same 0.04 m² patch (with 1 cell the slab's vertices are its corners,
+ * beyond the block: 9 contacts, one way). Returns the mean depth of the block's bottom vertices under the slab's top
  * after 3 s (m) and the contact count. (Grids that match, vertex on vertex, find 7 of the
  * 18 pairs: a vertex on the other surface's vertex projects on no face within reach.)
  */
-function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }) {
+function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cells = 3) {
   const top = {
     size: [0.2, 0.2, 0.05] as Vec,
     resolution: [2, 2, 1] as Vec,
@@ -341,8 +343,8 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }) {
     fem: [
       {
         id: "slab",
-        box: { size: [0.3, 0.3, 0.1], resolution: [3, 3, 1], center: [0, 0, 0.05] },
-        fixedNodes: Array.from({ length: 32 }, (_, k) => k),
+        box: { size: [0.3, 0.3, 0.1], resolution: [cells, cells, 1], center: [0, 0, 0.05] },
+        fixedNodes: Array.from({ length: 2 * (cells + 1) ** 2 }, (_, k) => k),
         density: 500,
         youngModulus: 1e10,
         poissonRatio: 0.3,
@@ -384,6 +386,19 @@ describe("a stiff fem block on a fem slab, each one's vertices on the other's fa
     const { depth, contacts } = blockOnSlab({ stiffness: k, perUnitArea: true });
     expect(contacts).toBe(13);
     expect(Math.abs(depth / (weight / (k * 0.04)) - 1)).toBeLessThan(2e-3);
+  });
+
+  it("one way (no slab vertex under the block): its 9 vertices at full force and area", () => {
+    // the block's vertices alone cover the patch: halved regardless, it sank twice
+    // m g/(k A) per unit area (and m g/(4.5 k) per contact)
+    const k = 1e4;
+    const one = blockOnSlab({ stiffness: k }, 1);
+    expect(one.contacts).toBe(9);
+    expect(Math.abs(one.depth / (weight / (9 * k)) - 1)).toBeLessThan(2e-3);
+    const kA = 1e6;
+    const area = blockOnSlab({ stiffness: kA, perUnitArea: true }, 1);
+    expect(area.contacts).toBe(9);
+    expect(Math.abs(area.depth / (weight / (kA * 0.04)) - 1)).toBeLessThan(2e-3);
   });
 });
 
