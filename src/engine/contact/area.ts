@@ -54,7 +54,7 @@ import { length3 } from "../math/vec3";
 
 /**
  * ArtiSynth's vertex area: (1/3) Σ_f A_f |n̂_f·n| over the triangles f around the vertex,
- * given as 9 numbers each (three corners, world), halved when `twoWay`.
+ * given as 9 numbers each (three corners, world).
  * |n̂_f·n| A_f = |((p1 − p0) × (p2 − p0))·n| / 2, the triangle's area projected on the
  * plane ⊥ n (n unit).
  */
@@ -62,7 +62,6 @@ export function vertexContactArea(
   triangles: ArrayLike<number>,
   count: number,
   normal: ArrayLike<number>,
-  twoWay = false,
 ): number {
   let s = 0;
   for (let f = 0; f < count; f++) {
@@ -78,8 +77,7 @@ export function vertexContactArea(
     const cz = ux * vy - uy * vx;
     s += 0.5 * Math.abs(cx * normal[0] + cy * normal[1] + cz * normal[2]);
   }
-  const a = s / 3;
-  return twoWay ? 0.5 * a : a;
+  return s / 3;
 }
 
 /**

@@ -54,9 +54,14 @@
  * never pair with each other there).
  *
  * Contact area (compliant contact): ArtiSynth's vertex area of p (fem-vertices.ts, one
- * third of each adjacent face's area projected on the plane ⊥ n) halved, since both
- * bodies' vertices collide with the other's faces and so both vertex sets cover the
- * contact patch (ArtiSynth's two-way contact rule).
+ * third of each adjacent face's area projected on the plane ⊥ n) halved where the other
+ * body's vertices meet this body's faces too, since both vertex sets then cover the
+ * contact patch (ArtiSynth's two-way contact rule; halveShared); under a law per contact
+ * the contact's force is halved instead (compliant.ts `share`: a stiff block resting on a
+ * fem slab, its 9 vertices on the slab's faces and 4 of the slab's on its own, sank
+ * m g/(13 k) with both sets at full force, m g/(6.5 k) now). A body whose vertices alone
+ * touch (a block on a slab coarser than it, no slab vertex under it) keeps the full area
+ * and force (halved, that block sank twice m g/(k A) under a per-area law).
  *
  * Rigid shapes: the fem vertices meet the analytic shapes through the detector
  * (fem-vertices.ts), which alone let a shape pass between them: a box resting on the
@@ -224,6 +229,11 @@ export class FemFaceContacts {
    * 1 the shape meets the body's vertices, 2 its points meet the body's faces (0 between calls).
    */
   private readonly shared: Uint8Array;
+  /**
+   * halveShared's marks for the fem pairs, at a · (fem bodies) + b: 1 a vertex of body a
+   * meets a face of body b (0 between calls).
+   */
+  private readonly ways: Uint8Array;
   /** Attached (body, node) pairs that do not collide, as lo·numBodies + hi. */
   private readonly excluded: Set<number>;
   /** The best candidate of a vertex: w₀..w₂, d, n (as POINT_TRIANGLE). */
@@ -272,6 +282,7 @@ export class FemFaceContacts {
     const bodyShapes = Math.min(shapes.length, vertices.firstShape);
     this.rigidOf = new Int32Array(bodyShapes).fill(-1);
     this.shared = new Uint8Array(bodyShapes * this.faces.length);
+    this.ways = new Uint8Array(this.faces.length * this.faces.length);
     let valence = 0;
     for (let k = 0; k < bodyShapes; k++) {
       const inst = shapes[k];
@@ -508,8 +519,8 @@ export class FemFaceContacts {
   }
 
   /**
-   * area[from + k] = the area of contact k, for every k (file comment): a vertex's halved
-   * vertex area, a rigid point's share of its shape's surface.
+   * area[from + k] = the area of contact k, for every k (file comment): a vertex's vertex
+   * area, a rigid point's share of its shape's surface (before halveShared's share).
    */
   fillAreas(area: Float64Array, from: number): void {
     const { buffer } = this;
@@ -517,21 +528,25 @@ export class FemFaceContacts {
       const s = buffer.shapeB[k];
       area[from + k] =
         this.pointOf[k] < 0
-          ? this.vertices.vertexArea(s, buffer.normal, 3 * k, true)
+          ? this.vertices.vertexArea(s, buffer.normal, 3 * k)
           : this.rigidArea(this.rigid[this.rigidOf[s]], k);
     }
   }
 
   /**
-   * Halves w[i] of the detector's contacts (`detected`, w[0 … count)) and w[from + k] of
-   * this buffer's rigid points where a rigid shape meets a fem body through both sets: the
-   * body's vertices on the shape and the shape's points on the body's faces then both cover
-   * the patch between them, as the two vertex sets of two fem bodies do (ArtiSynth's
-   * two-way rule, file comment "Rigid shapes"). w: each contact's share of the patch
-   * (compliant.ts: its area, or its force under a law per contact).
+   * Halves w[from + k] of this buffer's contacts of body a's vertices on body b's faces
+   * where b's vertices meet a's faces too (both vertex sets then cover the patch: file
+   * comment, "Contact area"), and w[i] of the detector's contacts
+   * (`detected`, w[0 … count)) and w[from + k] of this buffer's rigid points where a rigid
+   * shape meets a fem body through both sets: the body's vertices on the shape and the
+   * shape's points on the body's faces then both cover the patch between them, as the two
+   * vertex sets of two fem bodies do (ArtiSynth's two-way rule, file comment "Rigid
+   * shapes"). w: each contact's share of the patch (compliant.ts: its area, or its force
+   * under a law per contact).
    */
   halveShared(detected: ContactBuffer, area: Float64Array, from: number): void {
-    const { buffer, shared } = this;
+    const { buffer, shared, ways, vertices } = this;
+    const F = this.faces.length;
     for (let pass = 0; pass < 3; pass++) {
       // pass 0 marks, 1 halves the pairs marked both ways, 2 clears the marks
       for (let i = 0; i < detected.count; i++) {
@@ -543,8 +558,17 @@ export class FemFaceContacts {
         } else shared[c] = 0;
       }
       for (let k = 0; k < buffer.count; k++) {
-        if (this.pointOf[k] < 0) continue;
-        const c = buffer.shapeB[k] * this.faces.length + this.vertices.ownerOf(buffer.shapeA[k]);
+        if (this.pointOf[k] < 0) {
+          // body a's vertex on body b's face: halved where b's vertices meet a's faces too
+          const a = vertices.ownerOf(buffer.shapeB[k]);
+          const b = vertices.ownerOf(buffer.shapeA[k]);
+          if (pass === 0) ways[a * F + b] = 1;
+          else if (pass === 1) {
+            if (ways[b * F + a] === 1) area[from + k] *= 0.5;
+          } else ways[a * F + b] = 0;
+          continue;
+        }
+        const c = buffer.shapeB[k] * F + vertices.ownerOf(buffer.shapeA[k]);
         if (pass === 0) shared[c] |= 2;
         else if (pass === 1) {
           if (shared[c] === 3) area[from + k] *= 0.5;

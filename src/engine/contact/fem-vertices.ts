@@ -16,8 +16,9 @@
  * over the surface triangles f around the vertex at the current node positions, i.e. one
  * third of each adjacent face's area projected on the plane normal to the contact normal
  * n (area.ts vertexContactArea); halved for two-way contact, the fem–fem contacts of
- * fem-faces.ts (each body's vertices against the other's faces), and for an analytic
- * shape only where its points meet the body's faces too (fem-faces.ts halveShared). A flat
+ * fem-faces.ts where each body's vertices meet the other's faces, and for an analytic
+ * shape only where its points meet the body's faces too (fem-faces.ts halveShared; under a
+ * law per contact the force is halved instead: compliant.ts `share`). A flat
  * face's vertices then share its area exactly: each triangle's three vertices take one
  * third each.
  */
@@ -90,9 +91,9 @@ export class FemVertexContacts {
 
   /**
    * ArtiSynth's vertex area (file comment) of fem vertex shape `s` for the unit normal
-   * normal[no..no+2], at the current node positions (m²), halved when `twoWay`.
+   * normal[no..no+2], at the current node positions (m²).
    */
-  vertexArea(s: number, normal: ArrayLike<number>, no: number, twoWay = false): number {
+  vertexArea(s: number, normal: ArrayLike<number>, no: number): number {
     const k = s - this.firstShape;
     const f = this.bodies[this.owner[k]];
     const { surface, nodeBodies } = f;
@@ -113,7 +114,7 @@ export class FemVertexContacts {
     n[0] = normal[no];
     n[1] = normal[no + 1];
     n[2] = normal[no + 2];
-    return vertexContactArea(corners, count, n, twoWay);
+    return vertexContactArea(corners, count, n);
   }
 
   /**

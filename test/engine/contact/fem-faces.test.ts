@@ -20,6 +20,11 @@
  *    a deforming block slides), and with nonsmooth contact and friction, both blocks soft
  *    and the lower one on a plane, to the solver tolerance (set tight here), with every
  *    gap within the position projection's tolerance.
+ *  - Two-way share (smc): a stiff block resting on a fixed fem slab, its 9 bottom vertices
+ *    on the slab's faces and 4 of the slab's vertices on its own, sinks to m g/(k n), n =
+ *    (9 + 4)/2, under a linear law per contact (both sets at full force it sank m g/(13 k))
+ *    and to m g/(k A), A its 0.04 m² footprint, under a law per unit area; on a slab of one
+ *    cell (no slab vertex under it: one way) to m g/(9 k) and m g/(k A), nothing halved.
  *  - Momentum: two free blocks, no gravity, meeting head-on: the total momentum Σ m_k v_k
  *    stays what it was to round-off (each contact's forces on its four particles sum to
  *    zero since Σ w_i = 1), they come apart, and the penetration stays within a bound.
@@ -28,6 +33,7 @@ import { describe, expect, it } from "vitest";
 import { ContactSet } from "../../../src/engine/contact/contact-set";
 import { FemFaceContacts } from "../../../src/engine/contact/fem-faces";
 import { FemVertexContacts } from "../../../src/engine/contact/fem-vertices";
+import { femNodeId } from "../../../src/engine/forces/fem/build";
 import { boxMesh, lumpedMasses } from "../../../src/engine/forces/fem/mesh";
 import { meshSurface } from "../../../src/engine/forces/fem/surface";
 import { POINT_TRIANGLE, pointTriangle } from "../../../src/engine/geometry/point-triangle";
@@ -314,6 +320,88 @@ describe("a soft block resting on a fem block", () => {
 });
 
 /** Two free blocks meeting head-on along x at 1 m/s relative speed, no gravity. */
+/**
+ * A stiff 1 kg fem block (0.2 × 0.2 × 0.05 m, 2 × 2 × 1 cells, E = 1e10 Pa: its own strain
+ * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (0.3 × 0.3 ×
+ * 0.1 m, `cells` × `cells` × 1) under smc's linear law `behavior`: the block's 9 bottom
+ * vertices (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top faces, and with 3 cells the slab's
+ * 4 top vertices under the block (x, y = ±0.05) on the block's bottom faces, 13 contacts,
+ * both sets on the same 0.04 m² patch (with 1 cell the slab's vertices are its corners,
+ * beyond the block: 9 contacts, one way). Returns the mean depth of the block's bottom vertices under the slab's top
+ * after 3 s (m) and the contact count. (Grids that match, vertex on vertex, find 7 of the
+ * 18 pairs: a vertex on the other surface's vertex projects on no face within reach.)
+ */
+function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cells = 3) {
+  const top = {
+    size: [0.2, 0.2, 0.05] as Vec,
+    resolution: [2, 2, 1] as Vec,
+    center: [0, 0, 0.125] as Vec,
+  };
+  const sim = loadModel({
+    gravity: [0, 0, -G],
+    bodies: [{ id: "floor", fixed: true, shapes: [] }],
+    fem: [
+      {
+        id: "slab",
+        box: { size: [0.3, 0.3, 0.1], resolution: [cells, cells, 1], center: [0, 0, 0.05] },
+        fixedNodes: Array.from({ length: 2 * (cells + 1) ** 2 }, (_, k) => k),
+        density: 500,
+        youngModulus: 1e10,
+        poissonRatio: 0.3,
+      },
+      { id: "top", box: top, density: 500, youngModulus: 1e10, poissonRatio: 0.3 },
+    ],
+    contact: { method: "smc", behavior: { type: "linear", ...behavior, stepDamping: 0.5 } },
+    solver: { integrator: "backward-euler", dt: 0.01, newtonIterations: 20 },
+  });
+  sim.step(300);
+  const X = boxMesh({ ...top, orientation: [1, 0, 0, 0] }).nodes;
+  const s = sim.system;
+  let sum = 0;
+  let count = 0;
+  for (let n = 0; n < X.length / 3; n++) {
+    if (Math.abs(X[3 * n + 2] - 0.1) > 1e-12) continue;
+    sum += 0.1 - s.pos[3 * (s.index.get(femNodeId("top", n)) as number) + 2];
+    count++;
+  }
+  expect(count).toBe(9);
+  return { depth: sum / count, contacts: sim.state().contacts.length };
+}
+
+describe("a stiff fem block on a fem slab, each one's vertices on the other's faces (smc, linear law)", () => {
+  const weight = 0.2 * 0.2 * 0.05 * 500 * G;
+
+  it("per contact: sinks to m g/(k n), n = (9 + 4)/2 the mean of the two sets' counts", () => {
+    // each set alone carries the block (two-way contact, as the per-area law's halved
+    // areas): both at full stiffness it sank m g/(13 k)
+    const k = 1e4;
+    const { depth, contacts } = blockOnSlab({ stiffness: k });
+    expect(contacts).toBe(13);
+    expect(Math.abs(depth / (weight / (6.5 * k)) - 1)).toBeLessThan(2e-3);
+  });
+
+  it("per unit area: sinks to m g/(k A), A = 0.04 m² under it (pressure m g/A)", () => {
+    // each set's vertex areas sum to A (the slab's 4 vertices 0.01 m² each), both halved
+    const k = 1e6;
+    const { depth, contacts } = blockOnSlab({ stiffness: k, perUnitArea: true });
+    expect(contacts).toBe(13);
+    expect(Math.abs(depth / (weight / (k * 0.04)) - 1)).toBeLessThan(2e-3);
+  });
+
+  it("one way (no slab vertex under the block): its 9 vertices at full force and area", () => {
+    // the block's vertices alone cover the patch: halved regardless, it sank twice
+    // m g/(k A) per unit area (and m g/(4.5 k) per contact)
+    const k = 1e4;
+    const one = blockOnSlab({ stiffness: k }, 1);
+    expect(one.contacts).toBe(9);
+    expect(Math.abs(one.depth / (weight / (9 * k)) - 1)).toBeLessThan(2e-3);
+    const kA = 1e6;
+    const area = blockOnSlab({ stiffness: kA, perUnitArea: true }, 1);
+    expect(area.contacts).toBe(9);
+    expect(Math.abs(area.depth / (weight / (kA * 0.04)) - 1)).toBeLessThan(2e-3);
+  });
+});
+
 function collision(contact: Record<string, unknown>, solver: Record<string, unknown>) {
   const a = {
     size: [0.1, 0.1, 0.1] as Vec,
