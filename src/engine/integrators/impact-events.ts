@@ -140,9 +140,9 @@
  * jointed body's contacts are within reach and may approach (ContactClearance), as at
  * e > 0: a 6-link chain of boxes swinging onto a floor at e = 0, μ = 0.5 detected 2.06
  * times a step at 1/240 s (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31); with
- * the clearance's box supports and slow pairs (its links resting or sliding flat on the
- * floor), 1.17 over its first 3 s where 2.00, 1.80 over 10 s where 2.25 (bench/impacts.ts;
- * bench/README.md, "Impact events' detections").
+ * the clearance's box supports, 2.34 over 5 s (its slow pairs, links resting or sliding
+ * flat on the floor, hold only where the accelerations' reach is within the activation
+ * band: mayHaveEvents; bench/impacts.ts; bench/README.md, "Impact events' detections").
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
