@@ -17,22 +17,14 @@
 import type { ModelInput } from "../schemas/model";
 import { NonsmoothContact } from "../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../src/engine/index";
-import { sphericalChain } from "../test/support/models";
+import { s2Chain } from "../test/support/models";
 import { spheresModel } from "./contact";
 
 const g = 9.81;
 
 /** The 6-link chain over the floor (file comment). */
 export function chainOnFloor(dt: number, restitution = 0): ModelInput {
-  const { bodies, joints } = sphericalChain({
-    links: 6,
-    length: 0.1,
-    mass: 0.1,
-    inertia: [6.667e-6, 8.667e-5, 8.667e-5],
-    box: [0.05, 0.01, 0.01],
-    prefix: "link",
-    groundPoint: true,
-  });
+  const { bodies, joints } = s2Chain(6);
   return {
     name: "chain-on-floor",
     gravity: [0, 0, -g],

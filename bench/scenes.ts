@@ -3,7 +3,7 @@
  * for S1–S3). Used by bench/run.ts and kept building by test/bench/scenes.test.ts.
  */
 import type { ModelInput } from "../schemas/model";
-import { sphericalChain } from "../test/support/models";
+import { s2Chain } from "../test/support/models";
 import { toMoreauModel } from "./compare/engines/moreau";
 import { spheresScene } from "./compare/scene";
 
@@ -91,15 +91,7 @@ export interface ChainOptions {
  * end to end, joint 0 at the fixed point (0, 0, 0); straight along +x at rest at t = 0.
  */
 export function chainModel(o: ChainOptions): ModelInput {
-  const { bodies, joints } = sphericalChain({
-    links: o.links,
-    length: 0.1,
-    mass: 0.1,
-    inertia: [6.667e-6, 8.667e-5, 8.667e-5],
-    box: [0.05, 0.01, 0.01],
-    prefix: "link",
-    groundPoint: true,
-  });
+  const { bodies, joints } = s2Chain(o.links);
   return {
     name: `chain-${o.links}`,
     gravity: [0, 0, -9.81],

@@ -595,6 +595,22 @@ export interface SphericalChainOptions {
 }
 
 /**
+ * The S2 benchmark's chain of `links` links (bench/scenes.ts, ../shared/BENCH-SCENES.md):
+ * boxes 0.1 × 0.02 × 0.02 m along x, 0.1 kg, spherical joints end to end from the ground at
+ * the origin, straight along +x at rest (sphericalChain). Bodies link0…, joints j0….
+ */
+export const s2Chain = (links: number) =>
+  sphericalChain({
+    links,
+    length: 0.1,
+    mass: 0.1,
+    inertia: [6.667e-6, 8.667e-5, 8.667e-5],
+    box: [0.05, 0.01, 0.01],
+    prefix: "link",
+    groundPoint: true,
+  });
+
+/**
  * A chain of rigid links along `direction` (+x by default), straight at rest: link k's
  * centre at (k + ½)·length along it, spherical joints j0, j1, … end to end, j0 holding
  * link 0's end to the ground at the origin. 6 dofs and 3 constraint rows per link.
