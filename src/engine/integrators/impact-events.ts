@@ -342,6 +342,16 @@ const V_EPS = 1e-6;
  * contacts were left to the location, not events: turning.)
  */
 export const TURN = 1e-3;
+/**
+ * How a scheme's velocities lag its positions (ImpactEvents `lags`): not at all (θ < 1, the
+ * θ-scheme's positions x_t + h((1 − θ) v_t + θ v_{t+h}) exact under a constant force at
+ * θ = ½ with the velocities in time), by half the last sub-step, restaggered by the
+ * integrator (symplectic Euler with joints), or by half the step (θ = 1 otherwise).
+ */
+export type Lag = 0 | 1 | 2;
+export const NO_LAG = 0;
+export const SUBSTEP_LAG = 1;
+export const STEP_LAG = 2;
 /** ImpactEvents.eventKind's answers. */
 const NOT_EVENT = 0;
 const JOINTED = 1;
@@ -458,6 +468,8 @@ export class ImpactEvents {
   private readonly v: Float64Array;
   /** The velocities before a frictional impact (its second law: impact). */
   private readonly vBefore: Float64Array;
+  /** STEP_LAG: ü at the state a restagger or an impact moves the velocities from. */
+  private readonly stateAcceleration: Float64Array;
   /** The lagging velocities `synchronize` put aside (nextInTime restores them). */
   private readonly vLagged: Float64Array;
   private readonly col: Float64Array;
@@ -535,10 +547,18 @@ export class ImpactEvents {
     /** The joint limits (their efforts summed over a split step), or null: none. */
     private readonly limits: JointLimitProblem | null = null,
     /**
-     * Whether the smooth steps' velocities lag their positions by half their last sub-step
-     * (symplectic Euler with joints, the leapfrog's: theta-scheme.ts restagger; `lagged`).
+     * How the smooth steps' velocities lag their positions (`lag`): NO_LAG (θ < 1); SUBSTEP_LAG,
+     * half their last sub-step, which the integrator's sub-steps restagger themselves
+     * (symplectic Euler with joints, the leapfrog's: theta-scheme.ts restagger); STEP_LAG,
+     * half the step, the pieces of a split step restaggered here (the other θ = 1 schemes:
+     * backward Euler, symplectic Euler without joints; advance).
      */
-    private readonly lags = false,
+    private readonly lags: Lag = NO_LAG,
+    /**
+     * STEP_LAG: out ← ü at the current state at t, the acceleration consistent with the
+     * joints (ThetaScheme.consistentAcceleration; restaggerPieces, impactInTime).
+     */
+    private readonly consistentAcceleration: ((t: number, out: Float64Array) => void) | null = null,
   ) {
     const sys = stepper.sys;
     this.sys = sys;
@@ -547,6 +567,7 @@ export class ImpactEvents {
     this.v = new Float64Array(sys.numDofs);
     this.vBefore = new Float64Array(sys.numDofs);
     this.vLagged = new Float64Array(sys.numDofs);
+    this.stateAcceleration = new Float64Array(lags === STEP_LAG ? sys.numDofs : 0);
     this.col = new Float64Array(sys.numDofs);
     this.rowRates = new Float64Array(stepper.constraints?.numRows ?? 0);
     this.jointImpulse = new Float64Array(this.rowRates.length);
@@ -659,6 +680,8 @@ export class ImpactEvents {
       (this.limits?.limits.length ?? 0) === 0
     )
       return whole(t, h, stats);
+    // (STEP_LAG: the step before kicked a whole step, the run's start none)
+    this.pieceLag = this.memory.started && this.memory.previousValid ? 0.5 * h : Number.NaN;
     let tau = this.nextInTime(t, h, h);
     if (tau >= h) {
       this.openToEnd();
@@ -667,8 +690,19 @@ export class ImpactEvents {
       return substeps;
     }
     resetStepStats(stats);
+    // (STEP_LAG: an impact now at the step's start is a contact or bound the step before
+    // left touching, not one it flew onto: nothing restaggered, pieceLag)
+    if (tau <= 0) this.pieceLag = Number.NaN;
     // the step's totals from here on (substepDone, impact)
     this.split = true;
+    // (STEP_LAG: each piece restaggered to its own half, `piece`; nextInTime read the lag)
+    const pieceStep = (at: number, length: number): number => {
+      this.restaggerPieces(at, 0.5 * length);
+      const substeps = part(at, length, stats);
+      // (a contact step's: the contacts' forces in its velocities, its lag unknown)
+      if (!this.memory.previousValid) this.pieceLag = Number.NaN;
+      return substeps;
+    };
     this.jointImpulse.fill(0);
     this.limitImpulse.fill(0);
     nsc?.beginSplit(h);
@@ -687,7 +721,7 @@ export class ImpactEvents {
         // (the last piece ends on the step's end exactly, as without events)
         const piece = Math.min(tau, rest);
         if (piece === rest) this.openToEnd();
-        substeps += part(t + done, piece, stats);
+        substeps += pieceStep(t + done, piece);
         this.clearDeferred();
         pieces++;
         done = piece === rest ? h : done + piece;
@@ -706,12 +740,14 @@ export class ImpactEvents {
         this.clearDeferred();
         // (the limits' bounds not touching left to the projection: JointLimitProblem.deferApart)
         this.limits?.deferApart();
-        substeps += part(t + done, h - done, stats);
+        substeps += pieceStep(t + done, h - done);
         this.clearDeferred();
         break;
       }
       tau = this.nextInTime(t + done, h - done, h);
     }
+    // (STEP_LAG: the next step's lag, half a step, as after a step not split)
+    this.restaggerPieces(t + h, 0.5 * h);
     stats.impacts = this.impacts;
     stats.impactsResolved = !this.exhausted;
     // an impact whose law's solve stopped short, the fallback's too (impact): said, not silent
@@ -730,14 +766,76 @@ export class ImpactEvents {
   }
 
   /**
-   * The lag s (s) of the velocities behind the positions: symplectic Euler's with joints
-   * are the leapfrog's, v = v(t − s) with s half the last sub-step (memory.substepSize),
-   * where the memory holds the acceleration ü the next sub-step restaggers them by
-   * (theta-scheme.ts restagger); 0 elsewhere, and after a step that left no ü.
+   * The lag s (s) of the velocities behind the positions, v = v(t − s) (`lags`), as `next`
+   * reads it: symplectic Euler's with joints are the leapfrog's, s half the last sub-step
+   * (memory.substepSize), where the memory holds the acceleration ü the next sub-step
+   * restaggers them by (theta-scheme.ts restagger); the other θ = 1 schemes', pieceLag,
+   * where the memory holds the last step's mean acceleration (lagAcceleration); 0
+   * elsewhere, and after a step that left none.
    */
   private lag(): number {
     const m = this.memory;
-    return this.lags && m.accelerationValid && m.previousValid ? 0.5 * m.substepSize : 0;
+    if (this.lags === SUBSTEP_LAG)
+      return m.accelerationValid && m.previousValid ? 0.5 * m.substepSize : 0;
+    return this.lags === STEP_LAG && m.previousValid && this.pieceLag > 0 ? this.pieceLag : 0;
+  }
+
+  /**
+   * The acceleration `next` reads the lag with (nextInTime): ü consistent with the joints,
+   * the memory's (SUBSTEP_LAG), or the last step's mean acceleration (STEP_LAG: backward
+   * Euler keeps no ü, and `next` aims with that one already; under a constant force the
+   * two are the same, the flight's g). Only an aim: the velocities move by ü made at the
+   * state (restaggerPieces, impactInTime), the mean of a piece of 4e-12 s being its joint
+   * projection's 3e-5 m/s over it (7e6 m/s², a tilted welded pair's first landing).
+   */
+  private get lagAcceleration(): Float64Array {
+    const m = this.memory;
+    return this.lags === SUBSTEP_LAG ? m.acceleration : m.previousAcceleration;
+  }
+
+  /**
+   * STEP_LAG: the velocities' lag within a split step (s): half the step at its start (the
+   * step before kicked a whole step: x_{n+1} = x_n + h v_{n+1} is the exact drift of
+   * v(t_n + h/2) under a constant force, v_{n+1} = v_n + h a then the velocity at
+   * t_{n+1} − h/2), 0 after an impact (impactInTime), half its length after a piece. NaN,
+   * nothing restaggered, from a contact step on (the step before or a piece: the memory
+   * then keeps no mean acceleration, previousValid): the contacts' forces are in its
+   * velocities, and a body resting on the floor, moved by the lag times ü (which holds no
+   * contact force), met it at g h/2 every step (a welded pair at e = ½ hopped for ever,
+   * 1.2e-2 m/s, 1.4e-4 m deep). So too in a step that starts with an impact now: the step
+   * before ended on it, held there by the projection (a slider pushed onto a joint limit's
+   * bound, its smooth steps' mean the push's a, read a h/2 = 0.0125 m/s at rest,
+   * test/engine/actuators/loads-limits.test.ts).
+   */
+  private pieceLag = 0;
+
+  /**
+   * STEP_LAG: the velocities restaggered to lag by `to` (s), v += (pieceLag − to) ü (ü made
+   * at the state: kick), the variable-step leapfrog's kick (theta-scheme.ts restagger):
+   * before each piece of length τ to τ/2, whose kick of τ and drift on the velocity then
+   * follow the exact motion under a constant force (after an impact, lag 0, a half kick),
+   * and at the split step's end back to half the step, as the next whole step takes it.
+   * A piece of τ kicked whole from a lag s left its positions τ (s − τ/2) a off the exact
+   * motion: a welded pair dropped 0.4 m at e = 1 (5 ms), its pieces aimed with the lagging
+   * velocities read in time, overran the floor by up to 1.1e-4 m, and the projection's lift
+   * of three of its corners tilted it 2.1e-5 rad, from which its next landing, at e = 1,
+   * set it tumbling at 7.7 rad/s (test/engine/integrators/leapfrog-bounce.test.ts).
+   */
+  private restaggerPieces(t: number, to: number): void {
+    if (this.lags !== STEP_LAG) return;
+    if (Number.isNaN(this.pieceLag)) return;
+    const kick = this.pieceLag - to;
+    this.pieceLag = to;
+    if (kick !== 0) this.kick(t, kick);
+  }
+
+  /** STEP_LAG: v += s ü, ü made at the state at t (stateAcceleration). */
+  private kick(t: number, s: number): void {
+    const { sys, v, stateAcceleration: a } = this;
+    (this.consistentAcceleration as (t: number, out: Float64Array) => void)(t, a);
+    getVelocity(sys, v);
+    for (let i = 0; i < v.length; i++) v[i] += s * a[i];
+    setVelocity(sys, v);
   }
 
   /**
@@ -751,7 +849,7 @@ export class ImpactEvents {
   private synchronize(s: number): void {
     const { sys, vLagged: v } = this;
     getVelocity(sys, v);
-    const a = this.memory.acceleration;
+    const a = this.lagAcceleration;
     const out = this.col;
     for (let i = 0; i < v.length; i++) out[i] = v[i] + s * a[i];
     setVelocity(sys, out);
@@ -778,14 +876,20 @@ export class ImpactEvents {
    * a step for ever, its pieces smooth steps moving it off the bound each step
    * (test/engine/actuators/loads-limits.test.ts). Its booked loss is the kinetic energy's
    * change at the instant, the impact's own (0 at e = 1); the lag's energy offset
-   * −s vᵀM ü the lagging velocities held leaves energy.error.
+   * −s vᵀM ü the lagging velocities held leaves energy.error. STEP_LAG: moved by ü made
+   * at the instant (kick), pieceLag then 0, the next piece's restagger a half kick.
    */
   private impactInTime(t: number, h: number): void {
-    const s = this.lag();
-    if (s > 0) {
-      this.synchronize(s);
-      this.memory.substepSize = 0;
-      this.memory.velocitiesInTime = true;
+    if (this.lags === STEP_LAG) {
+      if (this.pieceLag > 0) this.kick(t, this.pieceLag);
+      if (!Number.isNaN(this.pieceLag)) this.pieceLag = 0;
+    } else {
+      const s = this.lag();
+      if (s > 0) {
+        this.synchronize(s);
+        this.memory.substepSize = 0;
+        this.memory.velocitiesInTime = true;
+      }
     }
     this.impact(t, h);
   }

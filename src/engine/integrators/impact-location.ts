@@ -31,7 +31,9 @@
  * then the rebound −e u_c, so that at the step's end (σ = h − τ after the impact)
  *     u* = −e u_c + a σ,   g* = −e u_c σ + ½ a σ².
  * Symplectic Euler's velocities are the leapfrog's, lagging the positions by half a step
- * (theta-scheme.ts restagger; its positions exact under a constant force): there u_n⁻ above
+ * (theta-scheme.ts restagger; its positions exact under a constant force), and so are
+ * backward Euler's, the same scheme under a constant force (ThetaScheme.velocityLag; read
+ * in time, its ball lost 57 % of its apex over 20 bounces at e = 1): there u_n⁻ above
  * is u_n⁻ + s₀ a, the normal velocity at the step's start (s₀ the lag, lagStart: half the
  * step before), and the velocity left at the end is u* − s₁ a (s₁ = h/2, lagEnd), where the
  * next step, kicking a whole step, takes it from (a rebound ending at rest rests, 0). Read

@@ -234,7 +234,7 @@ import {
 import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
 import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
-import { ImpactEvents, TURN } from "./impact-events";
+import { ImpactEvents, NO_LAG, STEP_LAG, SUBSTEP_LAG, TURN } from "./impact-events";
 import { ImpactLocation } from "./impact-location";
 import {
   emptyStepStats,
@@ -320,6 +320,14 @@ export class MoreauJeanIntegrator extends ThetaScheme {
       );
       contact.locatedTurn = TURN;
     }
+    // (the θ = 1 schemes' velocities lag: symplectic Euler's with joints restaggered by its
+    // sub-steps, theta-scheme.ts restagger; the others' by half the step, impact-events.ts)
+    const lags =
+      params.theta !== 1
+        ? NO_LAG
+        : this.positionJoints && this.midpointGyroscopic
+          ? SUBSTEP_LAG
+          : STEP_LAG;
     this.events =
       contact !== null || (limits !== null && jointed.length > 0)
         ? new ImpactEvents(
@@ -329,10 +337,11 @@ export class MoreauJeanIntegrator extends ThetaScheme {
             this.round,
             memory,
             limits,
-            // (symplectic Euler with joints: its velocities lag, theta-scheme.ts restagger)
-            this.positionJoints && this.midpointGyroscopic,
+            lags,
+            lags === STEP_LAG ? (t, out) => this.consistentAcceleration(t, out) : null,
           )
         : null;
+    this.keepsMean = this.events !== null && lags === STEP_LAG;
     if (contact !== null) {
       contact.projection.beforeMove = () => {
         this.projectedFrom = potentialEnergy(stepper.effectors);
@@ -1064,7 +1073,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     const nsc = this.problem;
     const tEnd = t + h;
     const newton = this.newton;
-    // (symplectic Euler: its velocities' lag, for the located impacts, 7b)
+    // (the θ = 1 schemes: their velocities' lag, for the located impacts, 7b)
     const lagStart = this.velocityLag(h);
     this.startRun(t);
     this.motorRows = null;
@@ -1273,8 +1282,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         const tolerance = Math.max(nc.settings.tolerance, nc.stats.residual);
         const { theta } = this.params;
         const loc = location as ImpactLocation;
-        // (symplectic Euler's end velocities lag half the step, the next step kicking whole)
-        const lagEnd = this.midpointGyroscopic ? 0.5 * h : 0;
+        // (the θ = 1 schemes' end velocities lag half the step, the next step kicking whole)
+        const lagEnd = this.params.theta === 1 ? 0.5 * h : 0;
         if (loc.locate(nc.set, h, theta, tolerance, nc.projection, lagStart, lagEnd) > 0) {
           s.removedEnergy += e0 - this.totalEnergy();
           loc.report(nc);
