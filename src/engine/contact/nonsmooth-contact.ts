@@ -1112,9 +1112,12 @@ export class NonsmoothContact implements OneStepProblem {
    * (a 2 kg ball landing at 1.37 m/s on a coarse stvk block's face, h = 5 ms: +23 and +33 mJ
    * in its two impact steps). The step is split exactly instead, each normal impulse into
    * its impact and the rest, P_n = P_I + P_F:
-   *  - the impact P_I = min(P_n, m_n max(0, −u_n⁻)), what stops the contact's own approach
-   *    (m_n = 1/(A_n M⁻¹ A_nᵀ), its effective mass), acts at the step's start, taking v_t to
-   *    v* = v_t + δ, δ = M⁻¹ Hᵀ P_I, its work the kinetic energy's change, P_Iᵀ H (v_t + ½ δ);
+   *  - the impact P_I = min(P_n, (1 + e) m_n max(0, −u_n⁻)), what stops the contact's own
+   *    approach and rebounds it by Newton's law (m_n = 1/(A_n M⁻¹ A_nᵀ), its effective mass),
+   *    acts at the step's start, taking v_t to v* = v_t + δ, δ = M⁻¹ Hᵀ P_I, its work the
+   *    kinetic energy's change, P_Iᵀ H (v_t + ½ δ) (−½ m_n u_n⁻² (1 − e²) alone; the rebound
+   *    e m_n |u_n⁻| counted in the rest instead, as a force on v⁺, booked a ball's impact
+   *    at e = 1 as ½ m u_n⁻² gained: test/engine/integrators/leapfrog-bounce.test.ts);
    *  - the rest (P_F and the friction impulses) is a force over the step, its work that
    *    force times the displacement, Pᵀ H v⁺ (a resting contact: ≈ 0);
    * the step is then backward Euler's smooth step from v*, M (v⁺ − v*) = h f̄ + Hᵀ P_F,
@@ -1140,7 +1143,10 @@ export class NonsmoothContact implements OneStepProblem {
     for (let i = 0; i < nc; i++) {
       const pn = this.r[dim * i];
       const approach = -this.uMinus[i];
-      impact[i] = pn > 0 && approach > 0 ? Math.min(pn, approach / set.rowInverseMass(i, 0)) : 0;
+      impact[i] =
+        pn > 0 && approach > 0
+          ? Math.min(pn, ((1 + set.restitution[i]) * approach) / set.rowInverseMass(i, 0))
+          : 0;
       if (impact[i] > 0) set.addRowTranspose(i, 0, impact[i], impulse);
     }
     massSolve(sys, impulse, delta);

@@ -1285,7 +1285,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
         // (the θ = 1 schemes' end velocities lag half the step, the next step kicking whole)
         const lagEnd = this.params.theta === 1 ? 0.5 * h : 0;
         if (loc.locate(nc.set, h, theta, tolerance, nc.projection, lagStart, lagEnd) > 0) {
-          s.removedEnergy += e0 - this.totalEnergy();
+          // (less the lags' share of the kinetic energy, the scheme's: impact-location.ts)
+          s.removedEnergy += e0 - this.totalEnergy() + loc.lagEnergy;
           loc.report(nc);
         }
       }

@@ -92,8 +92,9 @@ const MODELS = {
 
 /**
  * The flights of `model` at restitution e until `flights` have ended (or 15 s): for each,
- * the apex heights and times read off its steps (no contact in the state); and the
- * largest angular rate of its bodies over the run (rad/s).
+ * the apex heights and times read off its steps (no contact in the state) and
+ * energy.dissipated at its start; the largest angular rate of its bodies over the run
+ * (rad/s) and the largest |energy.error| (J).
  */
 function flights(
   integrator: "symplectic-euler" | "backward-euler",
@@ -112,18 +113,21 @@ function flights(
   const s = sim.system;
   const index = bodies.slice(1).map((b) => s.index.get(b.id) as number);
   const total = masses.reduce((x, y) => x + y, 0);
-  const out: { heights: number[]; times: number[] }[] = [];
+  const out: { heights: number[]; times: number[]; dissipated: number }[] = [];
   let touched = false;
   let turning = 0;
+  let worstError = 0;
   while (out.length <= flights && sim.time < 15) {
     sim.step(1);
     for (const b of index)
       for (let j = 0; j < 3; j++) turning = Math.max(turning, Math.abs(s.omega[3 * b + j]));
-    if (sim.state().contacts.length > 0) {
+    const { contacts, energy } = sim.state();
+    worstError = Math.max(worstError, Math.abs(energy.error as number));
+    if (contacts.length > 0) {
       touched = true;
       continue;
     }
-    if (touched) out.push({ heights: [], times: [] });
+    if (touched) out.push({ heights: [], times: [], dissipated: energy.dissipated as number });
     touched = false;
     if (out.length === 0) continue;
     let z = -HALF;
@@ -138,7 +142,7 @@ function flights(
     last.heights.push(z + (vt * vt) / (2 * G));
     last.times.push(sim.time + vt / G);
   }
-  return { seen: out.slice(0, flights), turning };
+  return { seen: out.slice(0, flights), turning, worstError };
 }
 
 describe("the θ = 1 schemes' bounces follow their flight's closed form", () => {
@@ -151,12 +155,17 @@ describe("the θ = 1 schemes' bounces follow their flight's closed form", () => 
         it(`${integrator}, ${model}, e = ${e}: ${count} bounces' apex heights and times`, () => {
           const vStar = Math.sqrt(((G * H) / 2) ** 2 + 2 * G * DROP);
           let impact = (vStar - (G * H) / 2) / G;
-          const { seen, turning } = flights(integrator, model, e, count);
+          const { seen, turning, worstError } = flights(integrator, model, e, count);
           // (landing flat, nothing turns it: a tilt gained at one landing grows at the next)
           expect(turning).toBeLessThan(1e-9);
           expect(seen.length).toBe(count);
+          const mass = MODELS[model].masses.reduce((x, y) => x + y, 0);
+          let lost = 0;
           for (let k = 1; k <= count; k++) {
             const leaving = e ** k * vStar;
+            // the impact's own loss, ½ M v_k² (1 − e²) at its speed in time v_k = e^{k−1} v*
+            lost += 0.5 * mass * (leaving / e) ** 2 * (1 - e * e);
+            expect(Math.abs(seen[k - 1].dissipated - lost)).toBeLessThan(1e-12 * (1 + lost));
             const height = (leaving * leaving) / (2 * G);
             const time = impact + leaving / G;
             impact += (2 * leaving) / G;
@@ -166,6 +175,10 @@ describe("the θ = 1 schemes' bounces follow their flight's closed form", () => 
             // (the flight's steps: at least its length less a step)
             expect(heights.length).toBeGreaterThan((2 * leaving) / G / H - 2);
           }
+          // energy.error: the lagging velocity's offset ½ M ((v ∓ g h/2)² − v²) alone, at most
+          // M g (h/2) v* + ½ M (g h/2)², no drift bounce by bounce (M (g h)² the margin)
+          const offset = mass * G * (H / 2) * vStar + 0.5 * mass * ((G * H) / 2) ** 2;
+          expect(worstError).toBeLessThan(offset + mass * (G * H) ** 2);
         });
 });
 
