@@ -290,7 +290,7 @@ import { type JointLimitProblem, unresolvedRebound } from "../actuators/limit-pr
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/project";
-import { ContactClearance } from "../contact/clearance";
+import { ContactClearance, type SlowPairs } from "../contact/clearance";
 import type { ContactSet } from "../contact/contact-set";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
@@ -513,6 +513,19 @@ export class ImpactEvents {
   private readonly eventPair: (a: number, b: number) => boolean;
   /** Whether a body is jointed (`jointed`): its contacts are events at any restitution. */
   private readonly anyJointed: boolean;
+  /**
+   * Each body's bounds (mayHaveEvents, slowPairs) on its centre's acceleration (m/s²) and
+   * its angular acceleration (rad/s²): the applied forces' with the joints held (contactPull's
+   * P M⁻¹ f) and the memory's mean acceleration; 0 for a static body.
+   */
+  private readonly pullLinear: Float64Array;
+  private readonly pullAngular: Float64Array;
+  private readonly memoryLinear: Float64Array;
+  private readonly memoryAngular: Float64Array;
+  /** The clearance's slow pairs' test (mayHaveEvents): its time s (s) and memory's validity. */
+  private readonly slowPairs: SlowPairs;
+  private slowSpan = 0;
+  private slowMemory = false;
 
   private readonly sys: BodySystem;
   /** The joints and motors (null: none). */
@@ -564,6 +577,14 @@ export class ImpactEvents {
       (b >= 0 && jointed[b] === 1) ||
       (contact as NonsmoothContact).params.restitutionOf(a, b) > 0;
     this.anyJointed = jointed.includes(1);
+    this.pullLinear = new Float64Array(sys.numBodies);
+    this.pullAngular = new Float64Array(sys.numBodies);
+    this.memoryLinear = new Float64Array(sys.numBodies);
+    this.memoryAngular = new Float64Array(sys.numBodies);
+    this.slowPairs = {
+      rate: V_EPS,
+      pass: (b, c, G, open, tb, tc) => this.quiet(b, c, G, open, tb, tc),
+    };
     this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
     // (the energy budget's model: file comment, a servo's reach)
     const effectors = stepper.effectors;
@@ -969,12 +990,14 @@ export class ImpactEvents {
           }
         }
       }
+    // the contacts of slow pairs unseen (mayHaveEvents, quiet): detected where the step is
+    // split, for nearContact (the pieces' turns, moreau-jean.ts holdTrapezoidTurns) and, a
+    // bound met now, for the impact, whose contacts touching its bodies take it too
+    // (closeTouching), as from the detection above, which would have found none of them
+    // approaching
+    if (this.unseen && (now || this.split || earliest < r)) m = this.detect(r);
     if (now) this.clearDeferred();
     if (!now) return earliest < r ? earliest : Number.POSITIVE_INFINITY;
-    // a bound met now, the contacts of slow pairs unseen (mayHaveEvents): those touching
-    // its bodies take the impact too (closeTouching), as from the detection above, which
-    // would have found none of them approaching
-    if (this.unseen) m = this.detect(r);
     return this.closeTouching(m) ? 0 : Number.POSITIVE_INFINITY;
   }
 
@@ -1109,18 +1132,103 @@ export class ImpactEvents {
     if (!any) return false;
     this.closing = this.closingReach(t, r);
     const clearance = this.clearance as ContactClearance;
+    const available = nsc.faces === null && nsc.femNodes === null && clearance.available;
+    if (available) this.accelerationBounds(t);
+    this.slowSpan = Math.max(r, NOW * h);
     const clear =
-      nsc.faces === null &&
-      nsc.femNodes === null &&
-      clearance.clear(
-        eventful,
-        r,
-        this.closing,
-        this.eventPair,
-        this.closing <= ACTIVATION_TOLERANCE ? V_EPS : 0,
-      );
+      available && clearance.clear(eventful, r, this.closing, this.eventPair, this.slowPairs);
     this.unseen = clear && clearance.touching;
     return !clear;
+  }
+
+  /**
+   * pullLinear/pullAngular and memoryLinear/memoryAngular at t (their comment): the norms of
+   * each rigid body's parts of P M⁻¹ f (closingReach's M⁻¹ f in `col`, projected as
+   * pullAlong's x, toTangent: contactPull = H_n P M⁻¹ f, P M⁻¹ symmetric) and of the
+   * memory's mean acceleration (none: memoryValid false, slowMemory).
+   */
+  private accelerationBounds(t: number): void {
+    const { sys, col } = this;
+    const ws =
+      this.constraints !== null && this.constraints.numRows > 0
+        ? projectionWorkspace(this.constraints)
+        : null;
+    if (ws !== null) {
+      if (this.factoredAt !== t) {
+        ws.factorAt(t);
+        this.factoredAt = t;
+      }
+      this.toTangent(ws, col);
+    }
+    const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
+    this.slowMemory = prev !== null;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const o = sys.dofOffset[b];
+      let pl = 0;
+      let pa = 0;
+      let ml = 0;
+      let ma = 0;
+      if (o >= 0) {
+        pl = Math.hypot(col[o], col[o + 1], col[o + 2]);
+        if (prev !== null) ml = Math.hypot(prev[o], prev[o + 1], prev[o + 2]);
+        if (sys.kind[b] === BodyKind.RIGID) {
+          pa = Math.hypot(col[o + 3], col[o + 4], col[o + 5]);
+          if (prev !== null) ma = Math.hypot(prev[o + 3], prev[o + 4], prev[o + 5]);
+        }
+      }
+      this.pullLinear[b] = pl;
+      this.pullAngular[b] = pa;
+      this.memoryLinear[b] = ml;
+      this.memoryAngular[b] = ma;
+    }
+  }
+
+  /**
+   * Whether slow pair (b, c) (ContactClearance: each contact it may have in `next`'s index
+   * set has gap g ≤ G, lever arms ≤ ρ + G, |u_n| < V_EPS/2) may go undetected: its contacts
+   * then provably do nothing in `next`, whose detection would take them as follows.
+   * (i) Not approaching (u_n > −V_EPS/2), only "from rest" could time one, with g > ε_act.
+   * (ii) A jointed side (`jointed`) makes each contact JOINTED (eventKind; or NOT_EVENT, a fem
+   * triangle's, none here): its a_n is contactPull, raised to H_n D_prev where `supported`
+   * and the memory valid; its jerk 0 (no near miss recorded, `misses`: an unjointed pair's
+   * FREE contact from rest with jerk > 0 is recorded even when it closes after r, and the
+   * last piece then defers it; so unjointed pairs are never passed). The servo-rate skip
+   * (536e604) and a closing time τ ≥ r only leave a contact out.
+   * (iii) |contactPull| = |H_n P M⁻¹ f| ≤ Σ_sides (|a_X| + |α_X| (ρ_X + G)) = B_pull (the
+   * row's angular part ω·(r × n), |r| ≤ ρ + G); likewise B_mem for H_n D_prev. Where a side
+   * is touched (ContactClearance: a contact of it with gap ≤ ε_act is in the index set, so
+   * `supported` holds) and the memory valid, a_n ≥ H_n D_prev ≥ −B_mem; always a_n ≥
+   * −B_pull. With B the smaller that applies and s = max(r, NOW h),
+   *     g + u_n s' + ½ a_n s'² > ε_act − ½ V_EPS s − ½ B s² ≥ ε_act/2 > 0   (0 ≤ s' ≤ s)
+   * when ½ B s² + ½ V_EPS s ≤ ε_act/2 (the factor 2 above rounding), so τ > s: neither
+   * now (τ ≤ NOW h) nor within r. Such a contact changes no `take`, deferral or `earliest`;
+   * what its detection would still mark, nearContact, `next` marks by detecting once the step
+   * splits (`unseen`). A 6-link chain lying on a floor under gravity: its links touched, its
+   * memory's mean acceleration ~0 where the pull with the joints held is g (B_pull s²/2 =
+   * 8.5e-5 m at 1/240 s, beyond ε_act = 1e-6 m).
+   */
+  private quiet(
+    b: number,
+    c: number,
+    G: number,
+    open: number,
+    touchedB: boolean,
+    touchedC: boolean,
+  ): boolean {
+    const jointed = this.jointed;
+    if (!(jointed[b] === 1 || (c >= 0 && jointed[c] === 1))) return false;
+    const rho = (this.clearance as ContactClearance).rho;
+    const side = (lin: Float64Array, ang: Float64Array, x: number) =>
+      x < 0 ? 0 : lin[x] + ang[x] * (rho[x] + G);
+    let B = side(this.pullLinear, this.pullAngular, b) + side(this.pullLinear, this.pullAngular, c);
+    if (this.slowMemory && (touchedB || touchedC))
+      B = Math.min(
+        B,
+        side(this.memoryLinear, this.memoryAngular, b) +
+          side(this.memoryLinear, this.memoryAngular, c),
+      );
+    const s = this.slowSpan;
+    return 0.5 * B * s * s + 0.5 * V_EPS * s <= open - 0.5 * ACTIVATION_TOLERANCE;
   }
 
   /**
