@@ -140,9 +140,9 @@
  * jointed body's contacts are within reach and may approach (ContactClearance), as at
  * e > 0: a 6-link chain of boxes swinging onto a floor at e = 0, μ = 0.5 detected 2.06
  * times a step at 1/240 s (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31); with
- * the clearance's box supports, 2.34 over 5 s (its slow pairs, links resting or sliding
- * flat on the floor, hold only where the accelerations' reach is within the activation
- * band: mayHaveEvents; bench/impacts.ts; bench/README.md, "Impact events' detections").
+ * the clearance's box supports, 2.34 over 5 s, and 1.59 with its slow pairs (links resting
+ * or sliding flat on the floor) passed where no contact of theirs can be timed from rest
+ * (mayHaveEvents, quiet; bench/impacts.ts; bench/README.md, "Impact events' detections").
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
@@ -1090,11 +1090,11 @@ export class ImpactEvents {
    * restitution, the others' at e > 0), one may enter the index set of r
    * (ContactClearance: none where their shapes lie beyond their reach over r, nor where
    * no point of theirs moves along the normal faster than V_EPS/2: `unseen`; the latter
-   * only while the reach over r is within ACTIVATION_TOLERANCE: a contact open beyond it
-   * and not approaching closes within r only by g ≤ ½ |a_n| r² ≤ reach, so `next`'s
-   * "from rest" timing has none to find there; with a larger reach, a hinged bob at rest
-   * 1e-5 m over the floor that a servo drives in was skipped as slow and run 1.8e-4 m into
-   * the floor, test/engine/integrators/impact-pull.test.ts).
+   * only where `quiet` proves that `next`'s "from rest" timing finds none of their contacts
+   * within r: passed on the speeds alone, a hinged bob at rest 1e-5 m over the floor that a
+   * servo drives in was run 1.8e-4 m into the floor, test/engine/integrators/
+   * impact-pull.test.ts; until this, only while the reach over r was within
+   * ACTIVATION_TOLERANCE, never under gravity at these steps).
    * Else `next` detects no contacts of its own (a second detection a step beside the
    * step's: the step's own then makes it, bit for bit as after that detection,
    * test/engine/integrators/impact-events.test.ts; a 10 × 10 grid of spheres, half of them
@@ -1198,14 +1198,17 @@ export class ImpactEvents {
    * row's angular part ω·(r × n), |r| ≤ ρ + G); likewise B_mem for H_n D_prev. Where a side
    * is touched (ContactClearance: a contact of it with gap ≤ ε_act is in the index set, so
    * `supported` holds) and the memory valid, a_n ≥ H_n D_prev ≥ −B_mem; always a_n ≥
-   * −B_pull. With B the smaller that applies and s = max(r, NOW h),
-   *     g + u_n s' + ½ a_n s'² > ε_act − ½ V_EPS s − ½ B s² ≥ ε_act/2 > 0   (0 ≤ s' ≤ s)
-   * when ½ B s² + ½ V_EPS s ≤ ε_act/2 (the factor 2 above rounding), so τ > s: neither
+   * −B_pull. With B the smaller that applies, s = max(r, NOW h) and `open` a lower bound of
+   * the gap of a contact open beyond ε_act (ContactClearance, open gaps; ε_act at least),
+   *     g + u_n s' + ½ a_n s'² ≥ open − ½ V_EPS s − ½ B s² ≥ ε_act/2 > 0   (0 ≤ s' ≤ s)
+   * when ½ B s² + ½ V_EPS s ≤ open − ε_act/2 (ε_act/2 above rounding), so τ > s: neither
    * now (τ ≤ NOW h) nor within r. Such a contact changes no `take`, deferral or `earliest`;
    * what its detection would still mark, nearContact, `next` marks by detecting once the step
-   * splits (`unseen`). A 6-link chain lying on a floor under gravity: its links touched, its
-   * memory's mean acceleration ~0 where the pull with the joints held is g (B_pull s²/2 =
-   * 8.5e-5 m at 1/240 s, beyond ε_act = 1e-6 m).
+   * splits (`unseen`). A 6-link chain lying on a floor under gravity (Moreau–Jean: its memory
+   * not valid after a contact step): B_pull ≈ 11 m/s² (g and the links' angular part, the
+   * joints held), ½ B s² ≈ 1e-4 m at 1/240 s, beyond ε_act = 1e-6 m, so passed by `open`
+   * alone: a link lying flat has its bottom corners within the band, its top ones 0.02 m up
+   * (1.59 detections a step over 5 s where 2.34 passed none, impact-events.test.ts).
    */
   private quiet(
     b: number,
@@ -1217,18 +1220,21 @@ export class ImpactEvents {
   ): boolean {
     const jointed = this.jointed;
     if (!(jointed[b] === 1 || (c >= 0 && jointed[c] === 1))) return false;
-    const rho = (this.clearance as ContactClearance).rho;
-    const side = (lin: Float64Array, ang: Float64Array, x: number) =>
-      x < 0 ? 0 : lin[x] + ang[x] * (rho[x] + G);
-    let B = side(this.pullLinear, this.pullAngular, b) + side(this.pullLinear, this.pullAngular, c);
+    const { pullLinear: pl, pullAngular: pa, memoryLinear: ml, memoryAngular: ma } = this;
+    let B = this.side(pl, pa, b, G) + this.side(pl, pa, c, G);
     if (this.slowMemory && (touchedB || touchedC))
-      B = Math.min(
-        B,
-        side(this.memoryLinear, this.memoryAngular, b) +
-          side(this.memoryLinear, this.memoryAngular, c),
-      );
+      B = Math.min(B, this.side(ml, ma, b, G) + this.side(ml, ma, c, G));
     const s = this.slowSpan;
     return 0.5 * B * s * s + 0.5 * V_EPS * s <= open - 0.5 * ACTIVATION_TOLERANCE;
+  }
+
+  /**
+   * A bound (m/s²) on the normal acceleration at a contact point of body x (−1: the world,
+   * 0) with lever arm ≤ ρ_x + G (m), from its centre's |a| (`linear`) and |α| (`angular`).
+   */
+  private side(linear: Float64Array, angular: Float64Array, x: number, G: number): number {
+    const rho = (this.clearance as ContactClearance).rho;
+    return x < 0 ? 0 : linear[x] + angular[x] * (rho[x] + G);
   }
 
   /**
