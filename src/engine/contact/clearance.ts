@@ -30,7 +30,18 @@
  * V (ImpactEvents: V_EPS = 1e-6 m/s), so a pair with S + Ω G < V/2 (r Ω < ½) has no event
  * contact either, though it may have contacts in the index set, touching (`touching`): the
  * bodies resting on a floor, which the distance never clears (a 6-link chain lying on
- * the floor, its links' bounding boxes touching it).
+ * the floor, its links' bounding boxes touching it). The caller passes a slow pair only
+ * where its own bounds say no contact of it, open or not, can do anything within r
+ * (SlowPairs.pass: ImpactEvents' from-rest timing), told each side's lever bound and
+ * whether the side is `touched`: a box or sphere on a static plane whose L, exact for those
+ * (a box's lowest corner is planeBox's deepest vertex, a sphere's gap n·c − d − R), and
+ * speed bound S keep L + r S ≤ ε_act/2, so that the detection of r holds a contact of that
+ * body with gap ≤ ε_act (its gap ≤ L + rounding, g + r u_n ≤ ε_act: in the index set;
+ * the factor 2 above the rounding).
+ * Open gaps: a contact open beyond ε_act has a gap > ε_act; a box's or sphere's on a plane,
+ * whose contacts are its corners (planeBox: planeVertices, gap n·v − d) or its centre's
+ * point (gap n·c − d − R), at least the least of those gaps above ε_act/2 (the others
+ * ≤ ε_act with the rounding: none open), Infinity where none is (`openGap`).
  * O(S_b × S) a call for the S_b shapes of the bodies asked about among S, O(S) memory
  * (each shape's body, frame, radius and half-extents, its world centre and axes a call's),
  * none allocated by a call. A call asking about more than MAX_SHAPES shapes answers false
@@ -69,6 +80,26 @@ function shapeRadius(s: Shape): number {
   return Number.POSITIVE_INFINITY;
 }
 
+/** The caller's test of a slow pair (ContactClearance.clear, file comment). */
+export interface SlowPairs {
+  /** The speed V (m/s) below which a contact takes no event (ImpactEvents: V_EPS). */
+  readonly rate: number;
+  /**
+   * Whether slow pair (b, c) (c a body or −1) may be passed: G (m) bounds its contacts'
+   * gaps and, with ρ, their lever arms (ρ_b + G); `open` (m) the gap of its contacts open
+   * beyond ε_act at least (file comment, open gaps); touchedB/touchedC whether that side is
+   * touched (file comment).
+   */
+  pass(
+    b: number,
+    c: number,
+    G: number,
+    open: number,
+    touchedB: boolean,
+    touchedC: boolean,
+  ): boolean;
+}
+
 export class ContactClearance {
   /** Whether the test applies to the model (file comment); else `clear` is never true. */
   readonly available: boolean;
@@ -92,6 +123,8 @@ export class ContactClearance {
    * contacts may be in the index set, not approaching faster than V.
    */
   touching = false;
+  /** 1 for the dynamic bodies a `clear` found touched (file comment), a call's. */
+  private readonly touched: Uint8Array;
   private readonly scratchR = new Float64Array(9);
 
   constructor(
@@ -118,6 +151,7 @@ export class ContactClearance {
     this.centre = new Float64Array(3 * n);
     this.axes = new Float64Array(9 * n);
     this.plane = new Float64Array(4 * n);
+    this.touched = new Uint8Array(sys.numBodies);
     let available = true;
     for (let i = 0; i < n && available; i++)
       if (shapes[i].shape.type === "plane" && this.dynamic(this.body[i])) available = false;
@@ -127,16 +161,16 @@ export class ContactClearance {
   /**
    * Whether no contact of a pair (b, c) with eventPair(b, c) (b a dynamic body marked 1 in
    * `of`, c a body or −1, the world) can enter the index set of the time r left (file
-   * comment), or approach faster than `slow` (m/s; 0: any approach) when it does (slow
-   * pairs, file comment: `touching` then true). False where not `available`, or where more
-   * than MAX_SHAPES shapes are on the bodies asked about.
+   * comment), or approach faster than slow.rate when it does and `slow` passes it (slow
+   * pairs, file comment: `touching` then true; null: none). False where not `available`, or
+   * where more than MAX_SHAPES shapes are on the bodies asked about.
    */
   clear(
     of: Uint8Array,
     r: number,
     reach: number,
     eventPair: (b: number, c: number) => boolean,
-    slow = 0,
+    slow: SlowPairs | null = null,
   ): boolean {
     this.touching = false;
     if (!this.available) return false;
@@ -164,6 +198,8 @@ export class ContactClearance {
         this.axes.set(pose.R, 9 * j);
       }
     }
+    if (slow !== null) this.markTouched(r);
+    const touched = this.touched;
     for (let i = 0; i < n; i++) {
       const b = body[i];
       if (!this.dynamic(b) || of[b] !== 1) continue;
@@ -214,12 +250,88 @@ export class ContactClearance {
         if (!(r * W < 0.5)) return false;
         const band = ACTIVATION_TOLERANCE + reach + r * S;
         if (L * (1 - r * W) > 2 * band) continue;
-        if (!(S + (W * band) / (1 - r * W) < 0.5 * slow)) return false;
+        const G = band / (1 - r * W);
+        if (slow === null || !(S + W * G < 0.5 * slow.rate)) return false;
+        const tc = this.dynamic(c) && touched[c] === 1;
+        const open =
+          this.ext[j] === Number.POSITIVE_INFINITY ? this.openGap(i, j) : ACTIVATION_TOLERANCE;
+        if (!slow.pass(b, c, G, open, touched[b] === 1, tc)) return false;
         touching = true;
       }
     }
     this.touching = touching;
     return true;
+  }
+
+  /**
+   * `touched` for the time r (file comment): the dynamic bodies with a box or sphere whose
+   * L + r S against a static plane it may collide with is at most ε_act/2 (the plane's S:
+   * |n·v_b| + |n × ω_b| ρ_b, as `clear`'s), from `clear`'s world centres and planes.
+   */
+  private markTouched(r: number): void {
+    const { n, body, plane, centre, detector, touched, rho } = this;
+    const { vel, omega } = this.sys;
+    touched.fill(0);
+    for (let i = 0; i < n; i++) {
+      const b = body[i];
+      const type = detector.shapes[i].shape.type;
+      if (!this.dynamic(b) || touched[b] === 1 || (type !== "box" && type !== "sphere")) continue;
+      for (let j = 0; j < n; j++) {
+        if (this.ext[j] !== Number.POSITIVE_INFINITY || !detector.acceptShapes(i, j)) continue;
+        const o = 4 * j;
+        const nx = plane[o];
+        const ny = plane[o + 1];
+        const nz = plane[o + 2];
+        const L =
+          nx * centre[3 * i] +
+          ny * centre[3 * i + 1] +
+          nz * centre[3 * i + 2] -
+          plane[o + 3] -
+          this.support(i, nx, ny, nz);
+        const wx = omega[3 * b];
+        const wy = omega[3 * b + 1];
+        const wz = omega[3 * b + 2];
+        const S =
+          Math.abs(nx * vel[3 * b] + ny * vel[3 * b + 1] + nz * vel[3 * b + 2]) +
+          Math.hypot(ny * wz - nz * wy, nz * wx - nx * wz, nx * wy - ny * wx) * rho[b];
+        if (L + r * S <= 0.5 * ACTIVATION_TOLERANCE) {
+          touched[b] = 1;
+          break;
+        }
+      }
+    }
+  }
+
+  /**
+   * The least gap (m) above ε_act/2 of shape i's corners (a box) or centre's point (a
+   * sphere) against plane j, from `clear`'s centres, axes and planes, Infinity where none
+   * is; ε_act for the other shapes (file comment, open gaps).
+   */
+  private openGap(i: number, j: number): number {
+    const type = this.detector.shapes[i].shape.type;
+    if (type !== "box" && type !== "sphere") return ACTIVATION_TOLERANCE;
+    const { plane, centre, half, axes } = this;
+    const o = 4 * j;
+    const nx = plane[o];
+    const ny = plane[o + 1];
+    const nz = plane[o + 2];
+    const dc = nx * centre[3 * i] + ny * centre[3 * i + 1] + nz * centre[3 * i + 2] - plane[o + 3];
+    const band = 0.5 * ACTIVATION_TOLERANCE;
+    let open = Number.POSITIVE_INFINITY;
+    if (type === "sphere") {
+      const g = dc - this.ext[i];
+      return g > band ? g : open;
+    }
+    // n·a_k h_k for the box's axes a_k (columns of R, row-major)
+    const q = 9 * i;
+    const m0 = (nx * axes[q] + ny * axes[q + 3] + nz * axes[q + 6]) * half[3 * i];
+    const m1 = (nx * axes[q + 1] + ny * axes[q + 4] + nz * axes[q + 7]) * half[3 * i + 1];
+    const m2 = (nx * axes[q + 2] + ny * axes[q + 5] + nz * axes[q + 8]) * half[3 * i + 2];
+    for (let v = 0; v < 8; v++) {
+      const g = dc + (v & 1 ? m0 : -m0) + (v & 2 ? m1 : -m1) + (v & 4 ? m2 : -m2);
+      if (g > band && g < open) open = g;
+    }
+    return open;
   }
 
   /**

@@ -140,9 +140,9 @@
  * jointed body's contacts are within reach and may approach (ContactClearance), as at
  * e > 0: a 6-link chain of boxes swinging onto a floor at e = 0, μ = 0.5 detected 2.06
  * times a step at 1/240 s (1.12 before; 2.02 at e = ½) and 2.84 at 1/100 s (1.31); with
- * the clearance's box supports, 2.34 over 5 s (its slow pairs, links resting or sliding
- * flat on the floor, hold only where the accelerations' reach is within the activation
- * band: mayHaveEvents; bench/impacts.ts; bench/README.md, "Impact events' detections").
+ * the clearance's box supports, 2.34 over 5 s, and 1.59 with its slow pairs (links resting
+ * or sliding flat on the floor) passed where no contact of theirs can be timed from rest
+ * (mayHaveEvents, quiet; bench/impacts.ts; bench/README.md, "Impact events' detections").
  * Newton's cradle at 5 ms: its swing energy within 2.4e-4 over 60 s (35 % lost before),
  * ball 5's first swing 29.997° of ball 1's 30° (19.8° before); its cascade step (4 impacts)
  * takes 9 pieces, 177 of the 12000 steps split, Newton iterations 2.83 a step (2.62).
@@ -290,7 +290,7 @@ import { type JointLimitProblem, unresolvedRebound } from "../actuators/limit-pr
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ProjectionWorkspace, projectionWorkspace } from "../constraints/project";
-import { ContactClearance } from "../contact/clearance";
+import { ContactClearance, type SlowPairs } from "../contact/clearance";
 import type { ContactSet } from "../contact/contact-set";
 import type { NonsmoothContact } from "../contact/nonsmooth-contact";
 import { ACTIVATION_TOLERANCE } from "../dynamics/one-step-problem";
@@ -525,6 +525,19 @@ export class ImpactEvents {
   private readonly eventPair: (a: number, b: number) => boolean;
   /** Whether a body is jointed (`jointed`): its contacts are events at any restitution. */
   private readonly anyJointed: boolean;
+  /**
+   * Each body's bounds (mayHaveEvents, slowPairs) on its centre's acceleration (m/s²) and
+   * its angular acceleration (rad/s²): the applied forces' with the joints held (contactPull's
+   * P M⁻¹ f) and the memory's mean acceleration; 0 for a static body.
+   */
+  private readonly pullLinear: Float64Array;
+  private readonly pullAngular: Float64Array;
+  private readonly memoryLinear: Float64Array;
+  private readonly memoryAngular: Float64Array;
+  /** The clearance's slow pairs' test (mayHaveEvents): its time s (s) and memory's validity. */
+  private readonly slowPairs: SlowPairs;
+  private slowSpan = 0;
+  private slowMemory = false;
 
   private readonly sys: BodySystem;
   /** The joints and motors (null: none). */
@@ -585,6 +598,14 @@ export class ImpactEvents {
       (b >= 0 && jointed[b] === 1) ||
       (contact as NonsmoothContact).params.restitutionOf(a, b) > 0;
     this.anyJointed = jointed.includes(1);
+    this.pullLinear = new Float64Array(sys.numBodies);
+    this.pullAngular = new Float64Array(sys.numBodies);
+    this.memoryLinear = new Float64Array(sys.numBodies);
+    this.memoryAngular = new Float64Array(sys.numBodies);
+    this.slowPairs = {
+      rate: V_EPS,
+      pass: (b, c, G, open, tb, tc) => this.quiet(b, c, G, open, tb, tc),
+    };
     this.pullSeen = new Float64Array(limits?.limits.length ?? 0).fill(Number.NaN);
     // (the energy budget's model: file comment, a servo's reach)
     const effectors = stepper.effectors;
@@ -1073,12 +1094,14 @@ export class ImpactEvents {
           }
         }
       }
+    // the contacts of slow pairs unseen (mayHaveEvents, quiet): detected where the step is
+    // split, for nearContact (the pieces' turns, moreau-jean.ts holdTrapezoidTurns) and, a
+    // bound met now, for the impact, whose contacts touching its bodies take it too
+    // (closeTouching), as from the detection above, which would have found none of them
+    // approaching
+    if (this.unseen && (now || this.split || earliest < r)) m = this.detect(r);
     if (now) this.clearDeferred();
     if (!now) return earliest < r ? earliest : Number.POSITIVE_INFINITY;
-    // a bound met now, the contacts of slow pairs unseen (mayHaveEvents): those touching
-    // its bodies take the impact too (closeTouching), as from the detection above, which
-    // would have found none of them approaching
-    if (this.unseen) m = this.detect(r);
     return this.closeTouching(m) ? 0 : Number.POSITIVE_INFINITY;
   }
 
@@ -1171,11 +1194,11 @@ export class ImpactEvents {
    * restitution, the others' at e > 0), one may enter the index set of r
    * (ContactClearance: none where their shapes lie beyond their reach over r, nor where
    * no point of theirs moves along the normal faster than V_EPS/2: `unseen`; the latter
-   * only while the reach over r is within ACTIVATION_TOLERANCE: a contact open beyond it
-   * and not approaching closes within r only by g ≤ ½ |a_n| r² ≤ reach, so `next`'s
-   * "from rest" timing has none to find there; with a larger reach, a hinged bob at rest
-   * 1e-5 m over the floor that a servo drives in was skipped as slow and run 1.8e-4 m into
-   * the floor, test/engine/integrators/impact-pull.test.ts).
+   * only where `quiet` proves that `next`'s "from rest" timing finds none of their contacts
+   * within r: passed on the speeds alone, a hinged bob at rest 1e-5 m over the floor that a
+   * servo drives in was run 1.8e-4 m into the floor, test/engine/integrators/
+   * impact-pull.test.ts; until this, only while the reach over r was within
+   * ACTIVATION_TOLERANCE, never under gravity at these steps).
    * Else `next` detects no contacts of its own (a second detection a step beside the
    * step's: the step's own then makes it, bit for bit as after that detection,
    * test/engine/integrators/impact-events.test.ts; a 10 × 10 grid of spheres, half of them
@@ -1213,18 +1236,109 @@ export class ImpactEvents {
     if (!any) return false;
     this.closing = this.closingReach(t, r);
     const clearance = this.clearance as ContactClearance;
+    const available = nsc.faces === null && nsc.femNodes === null && clearance.available;
+    if (available) this.accelerationBounds(t);
+    this.slowSpan = Math.max(r, NOW * h);
     const clear =
-      nsc.faces === null &&
-      nsc.femNodes === null &&
-      clearance.clear(
-        eventful,
-        r,
-        this.closing,
-        this.eventPair,
-        this.closing <= ACTIVATION_TOLERANCE ? V_EPS : 0,
-      );
+      available && clearance.clear(eventful, r, this.closing, this.eventPair, this.slowPairs);
     this.unseen = clear && clearance.touching;
     return !clear;
+  }
+
+  /**
+   * pullLinear/pullAngular and memoryLinear/memoryAngular at t (their comment): the norms of
+   * each rigid body's parts of P M⁻¹ f (closingReach's M⁻¹ f in `col`, projected as
+   * pullAlong's x, toTangent: contactPull = H_n P M⁻¹ f, P M⁻¹ symmetric) and of the
+   * memory's mean acceleration (none: memoryValid false, slowMemory).
+   */
+  private accelerationBounds(t: number): void {
+    const { sys, col } = this;
+    const ws =
+      this.constraints !== null && this.constraints.numRows > 0
+        ? projectionWorkspace(this.constraints)
+        : null;
+    if (ws !== null) {
+      if (this.factoredAt !== t) {
+        ws.factorAt(t);
+        this.factoredAt = t;
+      }
+      this.toTangent(ws, col);
+    }
+    const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
+    this.slowMemory = prev !== null;
+    for (let b = 0; b < sys.numBodies; b++) {
+      const o = sys.dofOffset[b];
+      let pl = 0;
+      let pa = 0;
+      let ml = 0;
+      let ma = 0;
+      if (o >= 0) {
+        pl = Math.hypot(col[o], col[o + 1], col[o + 2]);
+        if (prev !== null) ml = Math.hypot(prev[o], prev[o + 1], prev[o + 2]);
+        if (sys.kind[b] === BodyKind.RIGID) {
+          pa = Math.hypot(col[o + 3], col[o + 4], col[o + 5]);
+          if (prev !== null) ma = Math.hypot(prev[o + 3], prev[o + 4], prev[o + 5]);
+        }
+      }
+      this.pullLinear[b] = pl;
+      this.pullAngular[b] = pa;
+      this.memoryLinear[b] = ml;
+      this.memoryAngular[b] = ma;
+    }
+  }
+
+  /**
+   * Whether slow pair (b, c) (ContactClearance: each contact it may have in `next`'s index
+   * set has gap g ≤ G, lever arms ≤ ρ + G, |u_n| < V_EPS/2) may go undetected: its contacts
+   * then provably do nothing in `next`, whose detection would take them as follows.
+   * (i) Not approaching (u_n > −V_EPS/2), only "from rest" could time one, with g > ε_act.
+   * (ii) A jointed side (`jointed`) makes each contact JOINTED (eventKind; or NOT_EVENT, a fem
+   * triangle's, none here): its a_n is contactPull, raised to H_n D_prev where `supported`
+   * and the memory valid; its jerk 0 (no near miss recorded, `misses`: an unjointed pair's
+   * FREE contact from rest with jerk > 0 is recorded even when it closes after r, and the
+   * last piece then defers it; so unjointed pairs are never passed). The servo-rate skip
+   * (536e604) and a closing time τ ≥ r only leave a contact out.
+   * (iii) |contactPull| = |H_n P M⁻¹ f| ≤ Σ_sides (|a_X| + |α_X| (ρ_X + G)) = B_pull (the
+   * row's angular part ω·(r × n), |r| ≤ ρ + G); likewise B_mem for H_n D_prev. Where a side
+   * is touched (ContactClearance: a contact of it with gap ≤ ε_act is in the index set, so
+   * `supported` holds) and the memory valid, a_n ≥ H_n D_prev ≥ −B_mem; always a_n ≥
+   * −B_pull. With B the smaller that applies, s = max(r, NOW h) and `open` a lower bound of
+   * the gap of a contact open beyond ε_act (ContactClearance, open gaps; ε_act at least),
+   *     g + u_n s' + ½ a_n s'² ≥ open − ½ V_EPS s − ½ B s² ≥ ε_act/2 > 0   (0 ≤ s' ≤ s)
+   * when ½ B s² + ½ V_EPS s ≤ open − ε_act/2 (ε_act/2 above rounding), so τ > s: neither
+   * now (τ ≤ NOW h) nor within r. Such a contact changes no `take`, deferral or `earliest`;
+   * what its detection would still mark, nearContact, `next` marks by detecting once the step
+   * splits (`unseen`). A 6-link chain lying on a floor under gravity (Moreau–Jean: its memory
+   * not valid after a contact step): B_pull ≈ 11 m/s² (g and the links' angular part, the
+   * joints held), ½ B s² ≈ 1e-4 m at 1/240 s, beyond ε_act = 1e-6 m, so passed by `open`
+   * alone: a link lying flat has its bottom corners within the band, its top ones 0.02 m up
+   * (1.59 detections a step over 5 s where 2.34 passed none, impact-events.test.ts).
+   */
+  private quiet(
+    b: number,
+    c: number,
+    G: number,
+    open: number,
+    touchedB: boolean,
+    touchedC: boolean,
+  ): boolean {
+    const jointed = this.jointed;
+    if (!(jointed[b] === 1 || (c >= 0 && jointed[c] === 1))) return false;
+    const { pullLinear: pl, pullAngular: pa, memoryLinear: ml, memoryAngular: ma } = this;
+    let B = this.side(pl, pa, b, G) + this.side(pl, pa, c, G);
+    if (this.slowMemory && (touchedB || touchedC))
+      B = Math.min(B, this.side(ml, ma, b, G) + this.side(ml, ma, c, G));
+    const s = this.slowSpan;
+    return 0.5 * B * s * s + 0.5 * V_EPS * s <= open - 0.5 * ACTIVATION_TOLERANCE;
+  }
+
+  /**
+   * A bound (m/s²) on the normal acceleration at a contact point of body x (−1: the world,
+   * 0) with lever arm ≤ ρ_x + G (m), from its centre's |a| (`linear`) and |α| (`angular`).
+   */
+  private side(linear: Float64Array, angular: Float64Array, x: number, G: number): number {
+    const rho = (this.clearance as ContactClearance).rho;
+    return x < 0 ? 0 : linear[x] + angular[x] * (rho[x] + G);
   }
 
   /**

@@ -168,6 +168,15 @@ describe("ContactClearance", () => {
       return new ContactClearance(sys, detector);
     };
     const one = new Uint8Array([1]);
+    // the caller's test of the slow pairs: passes all, noting the open gap and `touched`
+    const seen: [number, boolean][] = [];
+    const slow = {
+      rate: 1e-6,
+      pass: (_b: number, _c: number, _G: number, open: number, tb: boolean) => {
+        seen.push([open, tb]);
+        return true;
+      },
+    };
     // 0.02 m up: L = 0.01 m (its bounding sphere, ρ = 0.052 m, gave −0.032 m)
     expect(link(0.02, [0, 0, 0], [0, 0, 0]).clear(one, 0.01, 0, elastic)).toBe(true);
     // falling at 0.3 m/s: clear while 0.01 > 2 (ε + 0.3 r)
@@ -176,14 +185,25 @@ describe("ContactClearance", () => {
     // resting on it, sliding at 0.3 m/s and turning about the normal at 2 rad/s: no point
     // of it moves along the normal, so no contact approaches faster than 1e-6 m/s
     const sliding = link(0.01, [0.3, 0, 0], [0, 0, 2]);
-    expect(sliding.clear(one, 0.01, 1e-4, elastic, 1e-6)).toBe(true);
+    expect(sliding.clear(one, 0.01, 1e-4, elastic, slow)).toBe(true);
     expect(sliding.touching).toBe(true);
     // without the slow test, or moving along the normal (2e-6 m/s), or tipping about x
     // (|n × ω| ρ = 1e-4 × 0.052 m/s), not clear
     expect(sliding.clear(one, 0.01, 1e-4, elastic)).toBe(false);
-    expect(link(0.01, [0, 0, 2e-6], [0, 0, 0]).clear(one, 0.01, 0, elastic, 1e-6)).toBe(false);
-    expect(link(0.01, [0, 0, 0], [1e-4, 0, 0]).clear(one, 0.01, 0, elastic, 1e-6)).toBe(false);
+    expect(link(0.01, [0, 0, 2e-6], [0, 0, 0]).clear(one, 0.01, 0, elastic, slow)).toBe(false);
+    expect(link(0.01, [0, 0, 0], [1e-4, 0, 0]).clear(one, 0.01, 0, elastic, slow)).toBe(false);
     // resting still to 4e-7 m/s: slow (S < 5e-7)
-    expect(link(0.01, [0, 0, 4e-7], [0, 0, 0]).clear(one, 0.01, 0, elastic, 1e-6)).toBe(true);
+    expect(link(0.01, [0, 0, 4e-7], [0, 0, 0]).clear(one, 0.01, 0, elastic, slow)).toBe(true);
+    // touched (L + r S ≤ ε_act/2 = 5e-7 m: its lowest corner's contact in the index set with
+    // gap ≤ ε_act): resting (L = 0, S = 4e-7 × 0.01), not 6e-7 m up; the open gap: its top
+    // corners' 2 h_2 = 0.02 m resting, its bottom corners' 6e-7 m above ε_act/2
+    seen.length = 0;
+    expect(link(0.01, [0, 0, 4e-7], [0, 0, 0]).clear(one, 0.01, 0, elastic, slow)).toBe(true);
+    expect(link(0.01 + 6e-7, [0, 0, 0], [0, 0, 0]).clear(one, 0.01, 0, elastic, slow)).toBe(true);
+    expect(seen.map(([, tb]) => tb)).toEqual([true, false]);
+    expect(seen[0][0]).toBeCloseTo(0.02, 15);
+    expect(seen[1][0]).toBeCloseTo(6e-7, 15);
+    // a pair the caller does not pass is not clear
+    expect(sliding.clear(one, 0.01, 1e-4, elastic, { rate: 1e-6, pass: () => false })).toBe(false);
   });
 });
