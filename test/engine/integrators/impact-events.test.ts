@@ -34,7 +34,7 @@ import { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact"
 import { loadModel } from "../../../src/engine/index";
 import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
 import { readExample } from "../../support/examples";
-import { sphericalChain } from "../../support/models";
+import { s2Chain } from "../../support/models";
 
 const g = 9.81;
 
@@ -886,15 +886,7 @@ describe("impact events: no second detection for a chain's links resting or slid
   // the detection forced; 1.21 detections a step where it was 2.01 while the slow pairs held
   // only within the accelerations' reach (none under gravity).
   const chain = () => {
-    const { bodies, joints } = sphericalChain({
-      links: 6,
-      length: 0.1,
-      mass: 0.1,
-      inertia: [6.667e-6, 8.667e-5, 8.667e-5],
-      box: [0.05, 0.01, 0.01],
-      prefix: "link",
-      groundPoint: true,
-    });
+    const { bodies, joints } = s2Chain(6);
     return loadModel({
       gravity: [0, 0, -g],
       bodies: [
