@@ -5,7 +5,7 @@
  *  - chain: a 6-link chain of boxes (S2's links: 0.1 m, 0.1 kg, spherical joints) hinged
  *    0.35 m above a floor, released level, swinging onto it and coming to lie on it
  *    (Moreau–Jean θ = ½, e = 0 and ½, μ = 0.5; h = 1/240 and 1/100 s), 5 s;
- *  - pendulums: impact-events.test.ts' three bobs on 0.5 m arms hinged 0.59 m over a floor
+ *  - pendulums (pendulumsOverFloor, test/support/models.ts): three bobs on 0.5 m arms hinged 0.59 m over a floor
  *    and a ball bouncing beside them (e = 1, μ = 0, 5 ms), 10 s; and with 80 spheres resting
  *    on the floor beside them (85 shapes: above ContactClearance's 64 until 2026-12-07);
  *  - spinning ball: a ball (R = 0.1 m) spinning at 0.05 rad/s about x dropped from 0.5 m
@@ -17,7 +17,7 @@
 import type { ModelInput } from "../schemas/model";
 import { NonsmoothContact } from "../src/engine/contact/nonsmooth-contact";
 import { loadModel } from "../src/engine/index";
-import { s2Chain } from "../test/support/models";
+import { pendulumsOverFloor, s2Chain } from "../test/support/models";
 import { spheresModel } from "./contact";
 
 const g = 9.81;
@@ -35,56 +35,6 @@ export function chainOnFloor(dt: number, restitution = 0): ModelInput {
     joints,
     contact: { method: "nsc", restitution, friction: 0.5 },
     solver: { integrator: "moreau-jean", dt, theta: 0.5 },
-  } as ModelInput;
-}
-
-/**
- * impact-events.test.ts' pendulums beside a bouncing ball (file comment), and `resting`
- * spheres (R = 0.1 m) resting on the floor in rows 0.3 m apart beyond x = 3 m.
- */
-export function pendulumsOverFloor(resting = 0): ModelInput {
-  const bodies: unknown[] = [
-    { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
-  ];
-  for (let i = 0; i < resting; i++)
-    bodies.push({
-      id: `rest${i}`,
-      mass: 1,
-      inertia: [0.004, 0.004, 0.004],
-      position: [3 + 0.3 * (i % 10), 0.3 * Math.floor(i / 10), 0.1],
-      shapes: [{ type: "sphere", radius: 0.1 }],
-    });
-  const joints: unknown[] = [];
-  for (let i = 0; i < 3; i++) {
-    bodies.push({
-      id: `bob${i}`,
-      mass: 1,
-      inertia: [0.004, 0.004, 0.004],
-      position: [0.5, 0.3 * i, 0.59],
-      shapes: [{ type: "sphere", radius: 0.1 }],
-    });
-    joints.push({
-      id: `hinge${i}`,
-      type: "revolute",
-      a: { body: "ground", point: [-0.1 * i, 0.3 * i, 0.59] },
-      b: { body: `bob${i}`, point: [-0.5 - 0.1 * i, 0, 0] },
-      axis: [0, 1, 0],
-    });
-  }
-  bodies.push({
-    id: "ball",
-    mass: 1,
-    inertia: [0.004, 0.004, 0.004],
-    position: [2, 0, 1],
-    velocity: [0.3, 0.2, 0],
-    shapes: [{ type: "sphere", radius: 0.1 }],
-  });
-  return {
-    gravity: [0, 0, -g],
-    bodies,
-    joints,
-    contact: { method: "nsc", restitution: 1, friction: 0 },
-    solver: { integrator: "moreau-jean", dt: 0.005 },
   } as ModelInput;
 }
 

@@ -595,6 +595,59 @@ export interface SphericalChainOptions {
 }
 
 /**
+ * Three pendulums (bobs 1 kg, spheres R = 0.1 m on 0.5 m arms hinged along y 0.59 m above
+ * a floor, released level) and a free ball bouncing beside them from (2, 0, 1) m at
+ * (0.3, 0.2, 0) m/s, e = 1, frictionless, Moreau–Jean at 5 ms, g = 9.81 m/s²
+ * (impact-events.test.ts, bench/impacts.ts); and `resting` spheres (R = 0.1 m) resting on
+ * the floor in rows 0.3 m apart beyond x = 3 m.
+ */
+export function pendulumsOverFloor(resting = 0): ModelInput {
+  const bodies: unknown[] = [
+    { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
+  ];
+  for (let i = 0; i < resting; i++)
+    bodies.push({
+      id: `rest${i}`,
+      mass: 1,
+      inertia: [0.004, 0.004, 0.004],
+      position: [3 + 0.3 * (i % 10), 0.3 * Math.floor(i / 10), 0.1],
+      shapes: [{ type: "sphere", radius: 0.1 }],
+    });
+  const joints: unknown[] = [];
+  for (let i = 0; i < 3; i++) {
+    bodies.push({
+      id: `bob${i}`,
+      mass: 1,
+      inertia: [0.004, 0.004, 0.004],
+      position: [0.5, 0.3 * i, 0.59],
+      shapes: [{ type: "sphere", radius: 0.1 }],
+    });
+    joints.push({
+      id: `hinge${i}`,
+      type: "revolute",
+      a: { body: "ground", point: [-0.1 * i, 0.3 * i, 0.59] },
+      b: { body: `bob${i}`, point: [-0.5 - 0.1 * i, 0, 0] },
+      axis: [0, 1, 0],
+    });
+  }
+  bodies.push({
+    id: "ball",
+    mass: 1,
+    inertia: [0.004, 0.004, 0.004],
+    position: [2, 0, 1],
+    velocity: [0.3, 0.2, 0],
+    shapes: [{ type: "sphere", radius: 0.1 }],
+  });
+  return {
+    gravity: [0, 0, -9.81],
+    bodies,
+    joints,
+    contact: { method: "nsc", restitution: 1, friction: 0 },
+    solver: { integrator: "moreau-jean", dt: 0.005 },
+  } as ModelInput;
+}
+
+/**
  * The S2 benchmark's chain of `links` links (bench/scenes.ts, ../shared/BENCH-SCENES.md):
  * boxes 0.1 × 0.02 × 0.02 m along x, 0.1 kg, spherical joints end to end from the ground at
  * the origin, straight along +x at rest (sphericalChain). Bodies link0…, joints j0….

@@ -34,7 +34,7 @@ import { NonsmoothContact } from "../../../src/engine/contact/nonsmooth-contact"
 import { loadModel } from "../../../src/engine/index";
 import { ImpactEvents } from "../../../src/engine/integrators/impact-events";
 import { readExample } from "../../support/examples";
-import { s2Chain } from "../../support/models";
+import { pendulumsOverFloor, s2Chain } from "../../support/models";
 
 const g = 9.81;
 
@@ -698,43 +698,7 @@ describe("impact events: no second detection while a jointed body's contacts are
   // needed only where a bob's contact may enter its index set; ContactClearance proves
   // the others out of reach from the bounding spheres, so they detect once, the step's
   // own: the motion is the same bit for bit with the detection forced at every step.
-  const pendulums = () => {
-    const bodies: unknown[] = [
-      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
-    ];
-    const joints: unknown[] = [];
-    for (let i = 0; i < 3; i++) {
-      bodies.push({
-        id: `bob${i}`,
-        mass: 1,
-        inertia: [0.004, 0.004, 0.004],
-        position: [0.5, 0.3 * i, 0.59],
-        shapes: [{ type: "sphere", radius: 0.1 }],
-      });
-      joints.push({
-        id: `hinge${i}`,
-        type: "revolute",
-        a: { body: "ground", point: [-0.1 * i, 0.3 * i, 0.59] },
-        b: { body: `bob${i}`, point: [-0.5 - 0.1 * i, 0, 0] },
-        axis: [0, 1, 0],
-      });
-    }
-    bodies.push({
-      id: "ball",
-      mass: 1,
-      inertia: [0.004, 0.004, 0.004],
-      position: [2, 0, 1],
-      velocity: [0.3, 0.2, 0],
-      shapes: [{ type: "sphere", radius: 0.1 }],
-    });
-    return loadModel({
-      gravity: [0, 0, -g],
-      bodies,
-      joints,
-      contact: { method: "nsc", restitution: 1, friction: 0 },
-      solver: { integrator: "moreau-jean", dt: 0.005 },
-    } as ModelInput);
-  };
+  const pendulums = () => loadModel(pendulumsOverFloor());
   it("10 s: the detections fall from 2 a step to 1.3, the bobs' impacts the same, the motion bit for bit", () => {
     const detect = vi.spyOn(NonsmoothContact.prototype, "updateIndexSet");
     const run = () => {
