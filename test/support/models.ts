@@ -648,6 +648,41 @@ export function pendulumsOverFloor(resting = 0): ModelInput {
 }
 
 /**
+ * Two boxes 0.2 × 0.2 × 0.2 m, a (1 kg) and b (3 kg), their centres 0.3 m apart along x
+ * about the origin, welded by the fixed joint `weld`, their bottoms `drop` m above z = 0
+ * (the floor is the caller's): welded-drop.test.ts, leapfrog-bounce.test.ts.
+ */
+export function weldedBoxes(drop: number): { bodies: BodyIn[]; joints: JointIn[] } {
+  const box = { type: "box" as const, halfExtents: [0.1, 0.1, 0.1] as Vec3 };
+  return {
+    bodies: [
+      {
+        id: "a",
+        mass: 1,
+        inertia: [0.01, 0.02, 0.025],
+        position: [-0.15, 0, 0.1 + drop],
+        shapes: [box],
+      },
+      {
+        id: "b",
+        mass: 3,
+        inertia: [0.03, 0.02, 0.04],
+        position: [0.15, 0, 0.1 + drop],
+        shapes: [box],
+      },
+    ],
+    joints: [
+      {
+        id: "weld",
+        type: "fixed",
+        a: { body: "a", point: [0.15, 0, 0] },
+        b: { body: "b", point: [-0.15, 0, 0] },
+      },
+    ],
+  };
+}
+
+/**
  * The S2 benchmark's chain of `links` links (bench/scenes.ts, ../shared/BENCH-SCENES.md):
  * boxes 0.1 × 0.02 × 0.02 m along x, 0.1 kg, spherical joints end to end from the ground at
  * the origin, straight along +x at rest (sphericalChain). Bodies link0…, joints j0….

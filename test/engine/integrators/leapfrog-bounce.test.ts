@@ -44,6 +44,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { weldedBoxes } from "../../support/models";
 
 const G = 9.81;
 const HALF = 0.1;
@@ -126,31 +127,8 @@ const MODELS = {
     timing: 1e-11,
     booked: 1e-12,
     masses: [1, 3],
-    bodies: [
-      FLOOR,
-      {
-        id: "a",
-        mass: 1,
-        inertia: [0.01, 0.02, 0.025],
-        position: [-0.15, 0, HALF + DROP],
-        shapes: [{ type: "box", halfExtents: [0.1, 0.1, HALF] }],
-      },
-      {
-        id: "b",
-        mass: 3,
-        inertia: [0.03, 0.02, 0.04],
-        position: [0.15, 0, HALF + DROP],
-        shapes: [{ type: "box", halfExtents: [0.1, 0.1, HALF] }],
-      },
-    ],
-    joints: [
-      {
-        id: "weld",
-        type: "fixed",
-        a: { body: "a", point: [0.15, 0, 0] },
-        b: { body: "b", point: [-0.15, 0, 0] },
-      },
-    ],
+    bodies: [FLOOR, ...weldedBoxes(DROP).bodies],
+    joints: weldedBoxes(DROP).joints,
   },
 };
 

@@ -16,6 +16,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { weldedBoxes } from "../../support/models";
 
 const G = 9.81;
 const HALF = 0.1;
@@ -25,33 +26,11 @@ const TOTAL = MASSES[0] + MASSES[1];
 const H = 0.005;
 
 function weldedPair(integrator: string, restitution: number, friction: number) {
+  const pair = weldedBoxes(DROP);
   const sim = loadModel({
     gravity: [0, 0, -G],
-    bodies: [
-      { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
-      {
-        id: "a",
-        mass: MASSES[0],
-        inertia: [0.01, 0.02, 0.025],
-        position: [-0.15, 0, HALF + DROP],
-        shapes: [{ type: "box", halfExtents: [0.1, 0.1, HALF] }],
-      },
-      {
-        id: "b",
-        mass: MASSES[1],
-        inertia: [0.03, 0.02, 0.04],
-        position: [0.15, 0, HALF + DROP],
-        shapes: [{ type: "box", halfExtents: [0.1, 0.1, HALF] }],
-      },
-    ],
-    joints: [
-      {
-        id: "weld",
-        type: "fixed",
-        a: { body: "a", point: [0.15, 0, 0] },
-        b: { body: "b", point: [-0.15, 0, 0] },
-      },
-    ],
+    bodies: [{ id: "floor", fixed: true, shapes: [{ type: "plane" }] }, ...pair.bodies],
+    joints: pair.joints,
     contact: { method: "nsc", restitution, friction },
     solver: { integrator, dt: H },
   } as ModelInput);
