@@ -52,6 +52,15 @@ const DROP = 0.4;
 const H = 0.005;
 const FLOOR = { id: "floor", fixed: true, shapes: [{ type: "plane" }] };
 
+/** The ball (R = 0.1 m, 1 kg) dropped from rest d over the floor. */
+const BALL = {
+  id: "a",
+  mass: 1,
+  inertia: [0.004, 0.004, 0.004],
+  position: [0, 0, HALF + DROP],
+  shapes: [{ type: "sphere", radius: HALF }],
+};
+
 /**
  * Each model's floor friction, its spin about z (rad/s, kept: it lands flat), the bounds on
  * its apexes (m), their times (s) and its losses (relative) against the closed form, its
@@ -65,16 +74,7 @@ const MODELS = {
     timing: 1e-11,
     booked: 1e-12,
     masses: [1],
-    bodies: [
-      FLOOR,
-      {
-        id: "a",
-        mass: 1,
-        inertia: [0.004, 0.004, 0.004],
-        position: [0, 0, HALF + DROP],
-        shapes: [{ type: "sphere", radius: HALF }],
-      },
-    ],
+    bodies: [FLOOR, BALL],
     joints: [],
   },
   // (friction: its impacts met at their instants, impact-events.ts; no joint)
@@ -85,16 +85,7 @@ const MODELS = {
     timing: 1e-11,
     booked: 1e-12,
     masses: [1],
-    bodies: [
-      FLOOR,
-      {
-        id: "a",
-        mass: 1,
-        inertia: [0.004, 0.004, 0.004],
-        position: [0, 0, HALF + DROP],
-        shapes: [{ type: "sphere", radius: HALF }],
-      },
-    ],
+    bodies: [FLOOR, BALL],
     joints: [],
   },
   // (turning: its corners' impacts met at their instants, impact-events.ts; landing flat,
