@@ -1253,17 +1253,8 @@ export class ImpactEvents {
    */
   private accelerationBounds(t: number): void {
     const { sys, col } = this;
-    const ws =
-      this.constraints !== null && this.constraints.numRows > 0
-        ? projectionWorkspace(this.constraints)
-        : null;
-    if (ws !== null) {
-      if (this.factoredAt !== t) {
-        ws.factorAt(t);
-        this.factoredAt = t;
-      }
-      this.toTangent(ws, col);
-    }
+    const ws = this.jointsFactoredAt(t);
+    if (ws !== null) this.toTangent(ws, col);
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
     this.slowMemory = prev !== null;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -1714,6 +1705,21 @@ export class ImpactEvents {
    * G x = 0 in the kinetic metric; rowRates ← S⁻¹ G x (the joints' impulse −Gᵀ S⁻¹ G x of
    * a unit impulse along M x, in λ's sign, M ẍ = f + Gᵀ λ: impact).
    */
+  /**
+   * The joints' projection workspace with G factored at t (once per t: factoredAt), or null
+   * where the model has no joint rows (contactPull, coordinatePull, accelerationBounds).
+   */
+  private jointsFactoredAt(t: number): ProjectionWorkspace | null {
+    const c = this.constraints;
+    if (c === null || c.numRows === 0) return null;
+    const ws = projectionWorkspace(c);
+    if (this.factoredAt !== t) {
+      ws.factorAt(t);
+      this.factoredAt = t;
+    }
+    return ws;
+  }
+
   private toTangent(ws: ProjectionWorkspace, x: Float64Array): void {
     const rates = this.rowRates;
     (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
@@ -1765,20 +1771,13 @@ export class ImpactEvents {
    */
   private pullAlong(t: number, at = t): number {
     const { sys, f, col: x } = this;
-    const ws =
-      this.constraints !== null && this.constraints.numRows > 0
-        ? projectionWorkspace(this.constraints)
-        : null;
+    const ws = this.jointsFactoredAt(t);
     const end = at !== t;
     const force = end ? this.forceEnd : this.force;
     if ((end ? this.forcesEndAt : this.forcesAt) !== at) {
       this.stepper.computeForces(at, force);
       if (end) this.forcesEndAt = at;
       else this.forcesAt = at;
-    }
-    if (this.factoredAt !== t) {
-      ws?.factorAt(t);
-      this.factoredAt = t;
     }
     massSolve(sys, f, x);
     if (ws !== null) this.toTangent(ws, x);
