@@ -30,8 +30,8 @@ export const SessionStatus = z
  * DATA_DIR that no solver worker could open yet (the server started with none that could
  * start), or one lost with its worker that waits for one that can start (in a cluster: for
  * a node with a worker running, no node holding it meanwhile): it waits with its
- * checkpoint, its other requests answered 503 `worker_unavailable` (in a cluster too)
- * with Retry-After, and is opened from its checkpoint as soon as a worker
+ * checkpoint, its other requests answered 503 (`worker_unavailable`; `cluster_unavailable`
+ * in a cluster) with Retry-After, and is opened from its checkpoint as soon as a worker
  * starts; `message` names the cause.
  */
 export const SessionListedStatus = z

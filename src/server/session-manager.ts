@@ -122,14 +122,10 @@ export class SessionManager {
       config,
       {
         onEvent: (w, ev) => this.events.handle(w, ev),
-        onWorkerLost: (w, reason) => {
-          this.recovery.onWorkerLost(w, reason);
-          this.cluster?.workers(false);
-        },
+        onWorkerLost: (w, reason) => this.recovery.onWorkerLost(w, reason),
         onWorkerReady: (w) => {
           this.recovery.onWorkerReady(w);
-          if (this.cluster) this.cluster.workers(true);
-          else this.lifecycle.onWorkerReady(this.store);
+          if (!this.cluster) this.lifecycle.onWorkerReady(this.store);
         },
       },
       log,

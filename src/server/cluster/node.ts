@@ -39,10 +39,8 @@
  * While no node can take an orphan (none accepts: their workers lost, their starts failing)
  * it waits in the store, as a single server's checkpoint no worker could open yet: any node
  * answers its GET with its checkpoint's Session body (`restoring`), lists it in GET
- * /v1/sessions, deletes it on DELETE and answers the rest 503 worker_unavailable, as a
- * single server does; the first node whose worker starts again takes it over, at once (a
- * scan on its worker's start: `workers`). The live node with the lowest id counts such
- * sessions in moreau_sessions{status="restoring"} (unheldReported), the others not.
+ * /v1/sessions, deletes it on DELETE and answers the rest 503; the first node whose worker
+ * runs again takes it over (its scan).
  *
  * Redis unreachable: the node keeps serving the sessions it holds (nobody can claim them
  * meanwhile), refuses what needs the directory (503 cluster_unavailable), and reports it
@@ -52,7 +50,7 @@
  *
  * Metrics (metrics.ts ClusterMetrics, on /metrics): forwards by route and outcome with
  * their round trip, takeovers by cause, lease renewals by outcome, fenced writes, frames
- * published and relayed, and the Redis connection's state; moreau_sessions as above.
+ * published and relayed, and the Redis connection's state.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
@@ -89,8 +87,6 @@ const HEARTBEAT_FRACTION = 0.67;
  * shared through the directory, keeps a client from passing for a node).
  */
 export const FORWARDED = "x-moreau-forwarded";
-/** Why no node takes over a session waiting in the store (`worker_unavailable`'s cause). */
-const NO_WORKER = "no node of the cluster has a solver worker running (their starts failing)";
 /** The header naming the node that served an answer. */
 export const SERVED_BY = "x-moreau-node";
 
@@ -158,8 +154,6 @@ export class ClusterNode implements ClusterHooks {
   /** renewals under way (renew) */
   private readonly renewing = new Map<string, Promise<boolean>>();
   private accepting = true;
-  /** joined the cluster (start): its id and address known, its heartbeat published */
-  private joined = false;
   /** the cluster's shared secret (FORWARDED), once read from the directory */
   private secret: string | null = null;
   private stopped = false;
@@ -184,7 +178,6 @@ export class ClusterNode implements ClusterHooks {
     this.metrics = metrics.cluster({
       redisUp: () => ports.healthy(),
       nodes: () => this.nodes.length,
-      unheldSessions: () => this.unheldReported(),
     });
     const relayed = this.metrics.framesRelayed;
     this.relay = new Relay(ports.bus, ports.directory, streams, () => relayed.inc());
@@ -198,7 +191,6 @@ export class ClusterNode implements ClusterHooks {
     this.id ||= `${hostname()}-${port}`;
     this.url ||= `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
     this.publicUrl ||= this.url;
-    this.joined = true;
     this.relay.start();
     const every = (ms: number, fn: () => Promise<void>) => {
       const t = setInterval(() => void fn().catch(() => undefined), ms);
@@ -354,17 +346,6 @@ export class ClusterNode implements ClusterHooks {
     })();
   }
 
-  workers(ready: boolean): void {
-    if (!this.joined || this.stopped) return;
-    // the heartbeat's `accepting` follows the pool now, not at the next tick (a third of the
-    // TTL): no orphan or new session is dealt to a node left without a worker, and one whose
-    // worker started takes the orphans at once, not at its next scan (half the TTL; until
-    // 2026-12-07 the sessions waiting for a node with a worker running waited for that scan)
-    void this.announce()
-      .then(() => (ready ? this.scan() : undefined))
-      .catch(() => undefined);
-  }
-
   // ------------------------------------------------------------ requests
 
   /** Whether a session exists in the cluster for `owner` (a stream's upgrade). */
@@ -464,8 +445,7 @@ export class ClusterNode implements ClusterHooks {
       );
     }
     // no node can hold it now: it waits in the store, answered as a single server answers
-    // a checkpoint no worker could open yet (GET: `restoring`; the rest 503
-    // `worker_unavailable`, the session and the cause named)
+    // a checkpoint no worker could open yet (GET: `restoring`; the rest 503, the session named)
     if (!this.visible(waiting, req)) throw notFound(id);
     if (req.method === "DELETE" && rest === undefined) {
       await this.removeWaiting(id);
@@ -477,12 +457,10 @@ export class ClusterNode implements ClusterHooks {
       await reply.code(200).send(view);
       return;
     }
-    // the code a single server answers for a session waiting for a worker (until 2026-12-07
-    // `cluster_unavailable`, which says the cluster's directory or a takeover is the cause)
     throw new ApiError(
-      "worker_unavailable",
-      `session "${id}" is ${view?.message ?? `held by no node: ${NO_WORKER}`}; every node retries starting its workers with back-off, and the first whose worker starts takes it over`,
-      { session: id, cause: NO_WORKER, retryAfterMs: 1000 },
+      "cluster_unavailable",
+      `session ${id} is ${view?.message ?? "held by no node, and no node of the cluster has a solver worker running"}; retry`,
+      { session: id, retryAfterMs: 1000 },
     );
   }
 
@@ -526,11 +504,6 @@ export class ClusterNode implements ClusterHooks {
     return nodes.some((n) => n.accepting && n.id !== this.id);
   }
 
-  /** Whether a session is held here, or being taken over here (its lease claimed). */
-  private heldHere(id: string): boolean {
-    return this.sessions.local(id) !== undefined || this.adopting.has(id);
-  }
-
   /** Whether the request's API key sees a registered session (without keys: every one). */
   private visible(e: SessionEntry, req: FastifyRequest): boolean {
     return this.config.apiKeys.length === 0 || e.owner === req.owner;
@@ -561,25 +534,6 @@ export class ClusterNode implements ClusterHooks {
   }
 
   /**
-   * moreau_sessions{status="restoring"}'s count of the registered sessions no node holds
-   * (waiting for a node with a worker running, or between a lease's end and a takeover):
-   * reported by one node only, the live node (its heartbeat in the directory) with the
-   * lowest id, so that summing every node's scrape counts each once; 0 on the others, and
-   * while the directory is unreachable. Every node's view of the live nodes is the same
-   * directory read, so they agree but for a node joining or leaving between two scrapes.
-   */
-  private async unheldReported(): Promise<number> {
-    if (!this.joined || this.stopped) return 0;
-    try {
-      const ids = (await this.ports.directory.nodes()).map((n) => n.id).sort();
-      if (ids[0] !== this.id) return 0;
-      return (await this.orphaned((id) => this.heldHere(id))).length;
-    } catch {
-      return 0;
-    }
-  }
-
-  /**
    * The Session bodies of registered sessions no node holds (`restoring`), from their
    * checkpoints (one without a checkpoint is left out: nothing of it to show); their wait
    * counted from when this node first found them so (`unheld`); `stuck`: no node can take
@@ -595,7 +549,7 @@ export class ClusterNode implements ClusterHooks {
       const view = restoringViewOf(cp, since);
       out.push({
         ...view,
-        message: `waiting (found so by node ${this.id} since ${new Date(since).toISOString()}) for a node to take it over from its checkpoint at step ${view.step}: ${stuck ? NO_WORKER : "its lease expired or was released"}`,
+        message: `waiting (found so by node ${this.id} since ${new Date(since).toISOString()}) for a node to take it over from its checkpoint at step ${view.step}: ${stuck ? "no node of the cluster has a solver worker running (their starts failing)" : "its lease expired or was released"}`,
       });
     }
     return out;
@@ -1118,9 +1072,9 @@ export class ClusterNode implements ClusterHooks {
     // a released session is taken over at once, by some node: forget the old ones
     for (const [id, at] of this.released)
       if (at < Date.now() - 2 * this.ttl) this.released.delete(id);
-    const orphans = this.stillUnheld(await this.orphaned((id) => this.heldHere(id))).map(
-      (e) => e.id,
-    );
+    const orphans = this.stillUnheld(
+      await this.orphaned((id) => this.sessions.local(id) !== undefined || this.adopting.has(id)),
+    ).map((e) => e.id);
     const seen = new Map<string, number>();
     for (const id of orphans) seen.set(id, (this.orphans.get(id) ?? 0) + 1);
     this.orphans.clear();
