@@ -5,12 +5,7 @@
  * reaches the session (each redirect counted in /metrics), and a session nobody registered
  * is 404 on any node; a session whose worker is lost on a node where no worker can start
  * again is taken over by the other node from its checkpoint, with its acknowledged work
- * (until 2026-12-07 it waited on its node, 503, while the other node's workers ran). When
- * no node has a worker that can start, such a session waits in the directory without a
- * holder: GET answers it (200, `restoring`, its checkpoint's step) on every node and GET
- * /v1/sessions lists it so, DELETE deletes it (until 2026-12-07: 503 `cluster_unavailable`,
- * and not listed), and the first node whose worker starts again takes it over with its
- * acknowledged work.
+ * (until 2026-12-07 it waited on its node, 503, while the other node's workers ran).
  */
 import type { AddressInfo } from "node:net";
 import request from "supertest";
@@ -126,85 +121,4 @@ describe("a node none of whose workers can start", () => {
       pool.breakStartsForTest(0, false);
     }
   }, 60_000);
-});
-
-describe("a cluster none of whose nodes has a worker that can start", () => {
-  it("keeps a session lost with its worker visible (restoring, listed) until the first node that can takes it over", async () => {
-    const c = new MemoryCluster();
-    const [a, b] = await nodesOf(c, { testHooks: true });
-    const model = { name: "rods", ...hingedRods({ integrator: "generalized-alpha", dt: 0.005 }) };
-    const made = await request(a.app.server).post("/v1/sessions").send({ model }).expect(201);
-    const id = made.body.id as string;
-    const [owner, other] = made.headers["x-moreau-node"] === "a" ? [a, b] : [b, a];
-    const otherId = other === a ? "a" : "b";
-    // stepped to 10, an impulse (acknowledged: checkpointed before its answer), to 15
-    await driveWithImpulse(() => request(owner.app.server), id);
-    // and one on the same node to be deleted while it waits
-    const gone = (await request(owner.app.server).post("/v1/sessions").send({ model }).expect(201))
-      .body.id as string;
-    const directory = new MemoryDirectory(c);
-    const accepting = async (node: string) =>
-      (await directory.nodes()).find((n) => n.id === node)?.accepting;
-    const [ownPool, otherPool] = [owner, other].map((n) => n.app.moreau.sessions.pool);
-    otherPool.breakStartsForTest(0, true);
-    ownPool.breakStartsForTest(0, true);
-    try {
-      // the other node's worker goes first (it holds nothing), then the owner's
-      await otherPool.killForTest(0);
-      await waitFor(async () => (await accepting(otherId)) === false, 10_000);
-      await ownPool.killForTest(0);
-      await waitFor(
-        async () =>
-          owner.app.moreau.sessions.local(id) === undefined &&
-          owner.app.moreau.sessions.local(gone) === undefined &&
-          (await directory.holder(id)) === null &&
-          (await directory.holder(gone)) === null,
-        20_000,
-      );
-      for (const n of [a, b]) {
-        // before: 503 cluster_unavailable, after a wait of the lease's TTL
-        const s = await request(n.app.server).get(`/v1/sessions/${id}`).expect(200);
-        expect(s.body.status).toBe("restoring");
-        // its checkpoint's: step 10, the impulse's
-        expect(s.body.step).toBe(10);
-        expect(s.body.message).toContain("no node of the cluster has a solver worker running");
-        // before: not listed
-        const list = (await request(n.app.server).get("/v1/sessions").expect(200)).body.sessions;
-        expect(list.map((x: { id: string; status: string }) => [x.id, x.status]).sort()).toEqual(
-          [
-            [id, "restoring"],
-            [gone, "restoring"],
-          ].sort(),
-        );
-        // what needs its simulation waits for a node to hold it: 503, the session named
-        const r = await request(n.app.server).post(`/v1/sessions/${id}/step`).send({ steps: 1 });
-        expect(r.status).toBe(503);
-        expect(r.body.message).toContain(id);
-      }
-      // deleted while it waits (before: 503): its checkpoint and registry entry gone
-      await request(other.app.server).delete(`/v1/sessions/${gone}`).expect(204);
-      expect(await new MemorySnapshotStore(c).read(gone)).toBeNull();
-      expect(await directory.entry(gone)).toBeNull();
-      const left = (await request(owner.app.server).get("/v1/sessions").expect(200)).body.sessions;
-      expect(left.map((x: { id: string }) => x.id)).toEqual([id]);
-      // the other node's worker starts again: that node takes it over from its checkpoint
-      otherPool.breakStartsForTest(0, false);
-      await waitFor(() => other.app.moreau.sessions.local(id)?.rebuilding === null, 60_000);
-      const api = () => request(owner.app.server);
-      const s = await api().get(`/v1/sessions/${id}`).expect(200);
-      expect(s.headers["x-moreau-node"]).toBe(otherId);
-      expect(s.body.status).not.toBe("restoring");
-      expect(s.body.step).toBe(10);
-      // stepped on to 15 it is exactly a session driven the same way with no loss
-      // the one deleted is not: 404 everywhere
-      for (const n of [a, b]) await request(n.app.server).get(`/v1/sessions/${gone}`).expect(404);
-      // (through the node holding it: the owner's workers still cannot start, and a creation
-      // there, the reference's, is placed by its view of the accepting nodes, up to a
-      // heartbeat old: under load it answered 503)
-      await expectDrivenWithoutLoss(() => request(other.app.server), id, model, 15);
-    } finally {
-      otherPool.breakStartsForTest(0, false);
-      ownPool.breakStartsForTest(0, false);
-    }
-  }, 90_000);
 });

@@ -36,11 +36,6 @@
  * claims the lease (epoch + 1), restores the last checkpoint from the SnapshotStore, and
  * resumes its run. A graceful drain (SIGTERM) pauses, checkpoints and releases every
  * session, and announces it, so that the others take them over at once, without a step lost.
- * While no node can take an orphan (none accepts: their workers lost, their starts failing)
- * it waits in the store, as a single server's checkpoint no worker could open yet: any node
- * answers its GET with its checkpoint's Session body (`restoring`), lists it in GET
- * /v1/sessions, deletes it on DELETE and answers the rest 503; the first node whose worker
- * runs again takes it over (its scan).
  *
  * Redis unreachable: the node keeps serving the sessions it holds (nobody can claim them
  * meanwhile), refuses what needs the directory (503 cluster_unavailable), and reports it
@@ -58,11 +53,11 @@ import { hostname } from "node:os";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import type { SessionOut } from "../../../schemas/api";
 import type { Config } from "../config";
-import { ApiError, notFound } from "../errors";
+import { ApiError } from "../errors";
 import type { ClusterMetrics, ServerMetrics } from "../metrics";
 import type { Subscription } from "../protocol";
 import type { SessionManager } from "../session-manager";
-import { restoringViewOf, type SessionRecord } from "../sessions/records";
+import type { SessionRecord } from "../sessions/records";
 import type { StreamHub } from "../stream";
 import type { ClusterHooks } from "./hooks";
 import {
@@ -72,7 +67,6 @@ import {
   type Lease,
   type NodeInfo,
   type SessionDirectory,
-  type SessionEntry,
   type SnapshotStore,
 } from "./ports";
 import { REFRESH_MS, Relay } from "./relay";
@@ -144,11 +138,6 @@ export class ClusterNode implements ClusterHooks {
   private readonly wantedBy = new Map<string, Subscription[]>();
   /** orphans seen by the previous scans (id → scans) */
   private readonly orphans = new Map<string, number>();
-  /**
-   * registered sessions this node found without a holder while answering for them (id →
-   * Date.now() when first found so): what a `restoring` answer says it has waited since
-   */
-  private readonly unheld = new Map<string, number>();
   private nodes: NodeInfo[] = [];
   private timers: ReturnType<typeof setInterval>[] = [];
   /** renewals under way (renew) */
@@ -378,15 +367,7 @@ export class ClusterNode implements ClusterHooks {
       }
       if (req.method === "GET") {
         const list = await this.listAll(req);
-        const all = list ?? this.sessions.list(req.owner);
-        // and those no node holds (their nodes' workers lost, none that can start anywhere)
-        const listed = new Set(all.map((x) => x.id));
-        const orphans = this.stillUnheld(await this.orphaned((sid) => listed.has(sid)));
-        const shown = orphans.filter((e) => this.visible(e, req));
-        const waiting =
-          shown.length === 0 ? [] : await this.waitingViews(shown, !(await this.anyAccepting()));
-        if (list || waiting.length > 0)
-          await reply.code(200).send({ sessions: [...all, ...waiting] });
+        if (list) await reply.code(200).send({ sessions: list });
       }
       return;
     }
@@ -400,8 +381,6 @@ export class ClusterNode implements ClusterHooks {
     // a holder whose node is gone (its heartbeat expired first): the request waits for its
     // lease to expire (LEASE_TTL_MS at most) and takes the session over
     const until = Date.now() + this.ttl + 500;
-    /** the registry entry of a session no node can hold now (none has a worker running) */
-    let waiting: SessionEntry | null = null;
     /** holders that refused the connection: gone, their leases about to expire */
     const gone = new Set<string>();
     for (let attempt = 0; Date.now() < until || attempt < 2; attempt++) {
@@ -425,134 +404,13 @@ export class ClusterNode implements ClusterHooks {
       if (holder && holder.node === this.id && this.sessions.local(id)) return;
       const entry = await this.directoryCall(() => this.ports.directory.entry(id));
       if (!entry) return; // unknown: answered 404 here
-      if (this.canHold()) {
-        if (await this.takeOver(id)) return;
-        continue;
-      }
-      // no worker runs here: another node takes it over (its scan), if one can
-      if (!(await this.anyAccepting())) {
-        waiting = entry;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    if (!waiting) {
-      this.unheld.delete(id);
-      throw new ApiError(
-        "cluster_unavailable",
-        `session ${id} is being taken over by another node; retry`,
-        { session: id, retryAfterMs: 1000 },
-      );
-    }
-    // no node can hold it now: it waits in the store, answered as a single server answers
-    // a checkpoint no worker could open yet (GET: `restoring`; the rest 503, the session named)
-    if (!this.visible(waiting, req)) throw notFound(id);
-    if (req.method === "DELETE" && rest === undefined) {
-      await this.removeWaiting(id);
-      await reply.code(204).send();
-      return;
-    }
-    const [view] = await this.waitingViews([waiting], true);
-    if (view && req.method === "GET" && rest === undefined) {
-      await reply.code(200).send(view);
-      return;
+      if (await this.takeOver(id)) return;
     }
     throw new ApiError(
       "cluster_unavailable",
-      `session ${id} is ${view?.message ?? "held by no node, and no node of the cluster has a solver worker running"}; retry`,
+      `session ${id} is being taken over by another node; retry`,
       { session: id, retryAfterMs: 1000 },
     );
-  }
-
-  /**
-   * Deletes a registered session no node holds: its lease claimed first (no node takes it
-   * over meanwhile), its checkpoint durably gone (else 500, kept: retry), then out of the
-   * registry with its logs, its streams closed on every node (deleted).
-   */
-  private async removeWaiting(id: string): Promise<void> {
-    const lease = await this.directoryCall(() => this.leases.claim(id, this.id, this.ttl));
-    if (!lease)
-      throw new ApiError("cluster_unavailable", `session ${id} was taken over meanwhile; retry`, {
-        session: id,
-        retryAfterMs: 100,
-      });
-    try {
-      await this.ports.snapshots.remove(id);
-    } catch (err) {
-      await this.leases.release(lease).catch(() => undefined);
-      this.log.error({ err, session: id }, "session not deleted: its checkpoint remains");
-      throw new ApiError(
-        "internal",
-        `session "${id}" was not deleted: ${(err as Error).message}; it is kept, retry the delete`,
-        { session: id },
-      );
-    }
-    this.unheld.delete(id);
-    await this.deleted(id);
-    this.log.info({ session: id }, "session waiting for a node deleted");
-  }
-
-  /** Whether this node takes sessions now (a new one, a takeover): accepting, a worker running. */
-  private canHold(): boolean {
-    return this.accepting && !this.stopped && this.sessions.pool.alive > 0;
-  }
-
-  /** Whether some node takes sessions now (canHold: its heartbeat's `accepting`; this one's own). */
-  private async anyAccepting(): Promise<boolean> {
-    if (this.canHold()) return true;
-    const nodes = await this.directoryCall(() => this.ports.directory.nodes());
-    return nodes.some((n) => n.accepting && n.id !== this.id);
-  }
-
-  /** Whether the request's API key sees a registered session (without keys: every one). */
-  private visible(e: SessionEntry, req: FastifyRequest): boolean {
-    return this.config.apiKeys.length === 0 || e.owner === req.owner;
-  }
-
-  /**
-   * The registered sessions no node holds now, but those `skip` leaves out (held here,
-   * listed, being taken over): their lease expired or was released, and no node took them
-   * over yet.
-   */
-  private async orphaned(skip: (id: string) => boolean): Promise<SessionEntry[]> {
-    const out: SessionEntry[] = [];
-    for (const e of await this.directoryCall(() => this.ports.directory.sessions())) {
-      if (skip(e.id)) continue;
-      if ((await this.directoryCall(() => this.ports.directory.holder(e.id))) === null) out.push(e);
-    }
-    return out;
-  }
-
-  /**
-   * `orphans`, every registered session no node holds now (orphaned): those found so
-   * before and not among them are held again, or gone, and wait no more (`unheld`).
-   */
-  private stillUnheld(orphans: SessionEntry[]): SessionEntry[] {
-    const ids = new Set(orphans.map((e) => e.id));
-    for (const id of this.unheld.keys()) if (!ids.has(id)) this.unheld.delete(id);
-    return orphans;
-  }
-
-  /**
-   * The Session bodies of registered sessions no node holds (`restoring`), from their
-   * checkpoints (one without a checkpoint is left out: nothing of it to show); their wait
-   * counted from when this node first found them so (`unheld`); `stuck`: no node can take
-   * them over now (anyAccepting), else one is about to.
-   */
-  private async waitingViews(entries: SessionEntry[], stuck: boolean): Promise<SessionOut[]> {
-    const out: SessionOut[] = [];
-    for (const e of entries) {
-      const cp = await this.directoryCall(() => this.ports.snapshots.read(e.id));
-      if (!cp) continue;
-      const since = this.unheld.get(e.id) ?? Date.now();
-      this.unheld.set(e.id, since);
-      const view = restoringViewOf(cp, since);
-      out.push({
-        ...view,
-        message: `waiting (found so by node ${this.id} since ${new Date(since).toISOString()}) for a node to take it over from its checkpoint at step ${view.step}: ${stuck ? "no node of the cluster has a solver worker running (their starts failing)" : "its lease expired or was released"}`,
-      });
-    }
-    return out;
   }
 
   /** A JSON request to a session wherever it lives (the stream's commands), as `headers`. */
@@ -1072,9 +930,12 @@ export class ClusterNode implements ClusterHooks {
     // a released session is taken over at once, by some node: forget the old ones
     for (const [id, at] of this.released)
       if (at < Date.now() - 2 * this.ttl) this.released.delete(id);
-    const orphans = this.stillUnheld(
-      await this.orphaned((id) => this.sessions.local(id) !== undefined || this.adopting.has(id)),
-    ).map((e) => e.id);
+    const entries = await this.ports.directory.sessions();
+    const orphans: string[] = [];
+    for (const e of entries) {
+      if (this.sessions.local(e.id) || this.adopting.has(e.id)) continue;
+      if ((await this.ports.directory.holder(e.id)) === null) orphans.push(e.id);
+    }
     const seen = new Map<string, number>();
     for (const id of orphans) seen.set(id, (this.orphans.get(id) ?? 0) + 1);
     this.orphans.clear();
