@@ -43,6 +43,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { unpack } from "msgpackr";
 import { z } from "zod";
 import { SessionParams, StreamClientMessage, StreamQuery } from "../schemas/api";
+import { issuesOf, issuesSummary } from "../schemas/issues";
 import { ApiError, notFound } from "../src/server/errors";
 import { CommandBytes, CommandQueue, STREAM_MIN_FPS, StreamAdmission } from "../src/server/stream";
 
@@ -172,12 +173,15 @@ const stream: FastifyPluginAsyncZod = async (app) => {
           if (limited) return { type: "error", ref, ...limited.toJSON() };
           const parsed = StreamClientMessage.safeParse(parse());
           if (!parsed.success) {
-            const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
+            // the message names what and where, as a REST route's 400 does ("invalid body:
+            // inputs.0.value: …"): a client that shows only the message (the dashboard's
+            // banner, MoreauApiError's text) read "invalid message" and nothing of why
+            const issues = issuesOf(parsed.error);
             return {
               type: "error",
               ref,
               error: "invalid_request",
-              message: "invalid message",
+              message: `invalid message: ${issuesSummary(issues, 3)}`,
               details: { issues },
             };
           }

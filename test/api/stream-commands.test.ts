@@ -14,6 +14,7 @@
  * No bound depends on the machine's speed: a blocked worker (testHooks) keeps commands
  * queued for as long as the test needs.
  */
+import { pack, unpack } from "msgpackr";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { type RawData, WebSocket } from "ws";
@@ -220,6 +221,98 @@ describe("answers and a client that stops reading", () => {
       expect(frame?.step).toBe(a.step);
     }
     c.ws.close();
+  });
+});
+
+describe("a refused command names what and where", () => {
+  const server = useServer();
+
+  it("its message quotes the issues with their paths, as a REST 400 does; the session is untouched", async () => {
+    const id = await createSession(server.app, fallingBody());
+    const c = await connect(`${server.ws}/v1/sessions/${id}/stream?every=1000000`);
+    await waitFor(() => c.messages.length === 2);
+    const sent = [
+      {
+        type: "inputs",
+        inputs: [{ type: "bodyState", id: "ball", velocity: [0, "1", 0] }],
+        ref: 1,
+      },
+      { type: "inputs", inputs: [{ type: "impulse", id: "ball" }], ref: 2, extra: 1 },
+      { type: "step", steps: 0, ref: 3 },
+      { type: "run", ref: 4 },
+    ];
+    for (const m of sent) c.ws.send(JSON.stringify(m));
+    await waitFor(() => c.answers().length === sent.length);
+    const [wrongType, unknownKey, zeroSteps, unknownType] = c.answers();
+    expect(wrongType).toMatchObject({
+      type: "error",
+      ref: 1,
+      error: "invalid_request",
+      message:
+        "invalid message: inputs.0.velocity.1: Invalid input: expected number, received string",
+      details: { issues: [{ path: ["inputs", 0, "velocity", 1] }] },
+    });
+    expect(unknownKey).toMatchObject({
+      ref: 2,
+      message: 'invalid message: (root): Unrecognized key: "extra"',
+    });
+    expect(zeroSteps).toMatchObject({ ref: 3, error: "invalid_request" });
+    expect(zeroSteps.message).toMatch(
+      /^invalid message: steps: Too small: expected number to be >=1$/,
+    );
+    expect(unknownType).toMatchObject({ ref: 4, error: "invalid_request" });
+    expect(unknownType.message).toMatch(/^invalid message: type: /);
+    // the REST route's message for the same input, for comparison
+    const rest = await request(server.app.server)
+      .post(`/v1/sessions/${id}/inputs`)
+      .send({ inputs: [{ type: "bodyState", id: "ball", velocity: [0, "1", 0] }] });
+    expect(rest.status).toBe(400);
+    expect(String(wrongType.message).replace(/^invalid message: /, "")).toBe(
+      rest.body.message.replace(/^invalid body: /, ""),
+    );
+    // nothing reached the session: it is where it was created, with no input recorded
+    const s = await getState(server.app, id);
+    expect(s.step).toBe(0);
+    expect(s.bodies[0].velocity).toEqual([0, 0, 0]);
+    const rec = await request(server.app.server).get(`/v1/sessions/${id}/recording`);
+    expect(rec.body.inputs).toEqual([]);
+    c.ws.close();
+  });
+
+  it("in msgpack, NaN and Infinity (which JSON cannot carry) are refused at their paths, named in the message", async () => {
+    const id = await createSession(server.app, fallingBody());
+    const ws = new WebSocket(`${server.ws}/v1/sessions/${id}/stream?every=1000000&format=msgpack`);
+    const answers: Message[] = [];
+    ws.on("message", (data: RawData) => {
+      const m = unpack(data as Buffer) as Message;
+      if (m.type !== "scene" && m.type !== "state") answers.push(m);
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    ws.send(
+      pack({
+        type: "inputs",
+        inputs: [{ type: "impulse", id: "ball", impulse: [0, Number.NaN, 0] }],
+        ref: 1,
+      }),
+    );
+    ws.send(pack({ type: "step", steps: Number.POSITIVE_INFINITY, ref: 2 }));
+    await waitFor(() => answers.length === 2);
+    expect(answers[0]).toMatchObject({
+      ref: 1,
+      error: "invalid_request",
+      message: "invalid message: inputs.0.impulse.1: Invalid input: expected number, received NaN",
+      details: { issues: [{ path: ["inputs", 0, "impulse", 1] }] },
+    });
+    expect(answers[1]).toMatchObject({
+      ref: 2,
+      error: "invalid_request",
+      message: "invalid message: steps: Invalid input: expected number, received Infinity",
+    });
+    expect((await getState(server.app, id)).step).toBe(0);
+    ws.close();
   });
 });
 
