@@ -61,7 +61,8 @@ export const Input = z
         description: "|effort| at most from now on (N·m or N), any actuator's; null: none",
       }),
       reset: z.boolean().default(false).meta({
-        description: "true: back to the model's gains (the others ignored)",
+        description:
+          "true: back to the model's gains (alone: with kp, kd, kv or effortLimit, a 400 at that field)",
       }),
     }),
     z.strictObject({
@@ -70,7 +71,8 @@ export const Input = z
       force: Vec3.default([0, 0, 0]).meta({ description: "N, in the load's frame" }),
       torque: Vec3.default([0, 0, 0]).meta({ description: "N·m, in the load's frame" }),
       reset: z.boolean().default(false).meta({
-        description: "true: back to the model's time functions (force and torque ignored)",
+        description:
+          "true: back to the model's time functions (alone: with a nonzero force or torque, a 400 at that field)",
       }),
     }),
     z.strictObject({

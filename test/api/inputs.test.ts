@@ -11,7 +11,7 @@ import { pack, unpack } from "msgpackr";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { cartPoleModel } from "../support/models";
+import { cartPoleModel, servoRod } from "../support/models";
 import { useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 import { createSession, G, getState, step } from "./helpers";
@@ -116,6 +116,56 @@ describe("POST /v1/sessions/:id/inputs", () => {
     // none, where the model's is 50; back to 50 (the model's): not reported
     expect(lifted.actuators[0].gains).toEqual({ effortLimit: null });
     await post({ inputs: [{ type: "gains", id: "push", effortLimit: 50 }] });
+    expect((await getState(server.app, id)).actuators[0].gains).toBeUndefined();
+  });
+
+  it("refuses a reset sent with the values it would drop (gains, load), at their paths; a reset alone is taken", async () => {
+    const model = {
+      ...servoRod(1, 1, { type: "position", kp: 20, kd: 1 }, {}),
+      forces: [
+        {
+          id: "tip",
+          type: "pointForce",
+          at: { body: "rod", point: [0.5, 0, 0] },
+          force: [0, 0, 0],
+        },
+      ],
+    };
+    const id = await createSession(server.app, model);
+    await step(server.app, id, 3);
+    const post = (inputs: object[]) =>
+      request(server.app.server).post(`/v1/sessions/${id}/inputs`).send({ inputs });
+    expect((await post([{ type: "gains", id: "servo", kp: 80 }])).status).toBe(200);
+    const before = await getState(server.app, id);
+    expect(before.actuators[0].gains).toEqual({ kp: 80, kd: 1, effortLimit: null });
+    const refused = [
+      [{ type: "gains", id: "servo", kp: 50, reset: true }, ["inputs", 0, "kp"], "servo"],
+      [
+        { type: "gains", id: "servo", effortLimit: null, reset: true },
+        ["inputs", 0, "effortLimit"],
+        "servo",
+      ],
+      [{ type: "load", id: "tip", force: [0, 2, 0], reset: true }, ["inputs", 0, "force"], "tip"],
+      [{ type: "load", id: "tip", torque: [0, 0, 1], reset: true }, ["inputs", 0, "torque"], "tip"],
+    ] as const;
+    for (const [input, path, named] of refused) {
+      const r = await post([input]);
+      expect(r.status).toBe(400);
+      expect(r.body.details.issues).toEqual([expect.objectContaining({ path })]);
+      expect(r.body.message).toContain(`reset: true takes`);
+      expect(r.body.message).toContain(`"${named}"`);
+      expect(r.body.message).toContain(`drop the ${path[2]}`);
+    }
+    // nothing of them was taken: the state and the recording are as before
+    expect(await getState(server.app, id)).toEqual(before);
+    const rec = await request(server.app.server).get(`/v1/sessions/${id}/recording`);
+    expect(rec.body.inputs).toHaveLength(1);
+    // a reset alone (and a load's reset with zero force, the schema's default) is taken
+    const alone = await post([
+      { type: "gains", id: "servo", reset: true },
+      { type: "load", id: "tip", reset: true },
+    ]);
+    expect(alone.body).toEqual({ step: 3, pending: 0 });
     expect((await getState(server.app, id)).actuators[0].gains).toBeUndefined();
   });
 

@@ -166,7 +166,15 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
     case "load": {
       const load = t.loads.get(input.id);
       if (!load) return [{ path: ["id"], message: `unknown pointForce "${input.id}"` }];
-      return input.reset ? [] : loadBounds(input, load, sys, t.dt());
+      if (!input.reset) return loadBounds(input, load, sys, t.dt());
+      // a reset takes the model's time functions back: a force or torque sent with it would
+      // be dropped without a word (the schema's zero defaults are indistinguishable from none)
+      return (["force", "torque"] as const)
+        .filter((k) => input[k].some((x) => x !== 0))
+        .map((k) => ({
+          path: [k],
+          message: `reset: true takes pointForce "${input.id}" back to the model's time functions, which would drop the ${k} sent with it: send it without reset, or reset alone`,
+        }));
     }
     case "limits": {
       if (!t.limits.has(input.id))
@@ -245,6 +253,14 @@ export function gainsFit(input: GainsInput, a: JointActuator): InputIssue[] {
   }[a.type];
   const own: readonly string[] = { torque: [], velocity: ["kv"], position: ["kp", "kd"] }[a.type];
   const issues: InputIssue[] = [];
+  // a reset takes the model's gains back: a gain sent with it would be dropped without a word
+  if (input.reset)
+    for (const key of ["kp", "kd", "kv", "effortLimit"] as const)
+      if (input[key] !== undefined)
+        issues.push({
+          path: [key],
+          message: `reset: true takes actuator "${a.id}" back to the model's gains, which would drop the ${key} sent with it: send it without reset, or reset alone`,
+        });
   for (const key of ["kp", "kd", "kv"] as const)
     if (input[key] !== undefined && !own.includes(key))
       issues.push({
