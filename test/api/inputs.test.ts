@@ -119,7 +119,7 @@ describe("POST /v1/sessions/:id/inputs", () => {
     expect((await getState(server.app, id)).actuators[0].gains).toBeUndefined();
   });
 
-  it("refuses a reset sent with the values it would drop (gains, load), at their paths; a reset alone is taken", async () => {
+  it("refuses a reset sent with the values it would drop (gains, load), and a bodyState that sets nothing, at their paths; a reset alone is taken", async () => {
     const model = {
       ...servoRod(1, 1, { type: "position", kp: 20, kd: 1 }, {}),
       forces: [
@@ -156,7 +156,13 @@ describe("POST /v1/sessions/:id/inputs", () => {
       expect(r.body.message).toContain(`"${named}"`);
       expect(r.body.message).toContain(`drop the ${path[2]}`);
     }
-    // nothing of them was taken: the state and the recording are as before
+    // nor is a bodyState that sets nothing, as a jointState that sets nothing is not: it
+    // counted as a state written from outside, and took the energy balance back to 0
+    const empty = await post([{ type: "bodyState", id: "rod" }]);
+    expect(empty.status).toBe(400);
+    expect(empty.body.details.issues).toEqual([expect.objectContaining({ path: ["inputs", 0] })]);
+    expect(empty.body.message).toContain('body "rod" sets none of position');
+    // nothing of them was taken: the state (energy balance included) and the recording are as before
     expect(await getState(server.app, id)).toEqual(before);
     const rec = await request(server.app.server).get(`/v1/sessions/${id}/recording`);
     expect(rec.body.inputs).toHaveLength(1);

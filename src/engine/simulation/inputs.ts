@@ -223,6 +223,21 @@ export function checkInput(input: InputSpec, t: InputTargets): InputIssue[] {
       if (b === undefined) return [{ path: ["id"], message: `unknown body "${input.id}"` }];
       if (sys.dofOffset[b] < 0)
         return [{ path: ["id"], message: `body "${input.id}" is fixed: it cannot be moved` }];
+      // as an empty jointState: it would change nothing, yet count as a state written from
+      // outside (the energy balance's reference re-taken, energy.error and dissipated to 0)
+      if (
+        input.type === "bodyState" &&
+        input.position === undefined &&
+        input.orientation === undefined &&
+        input.velocity === undefined &&
+        input.angularVelocity === undefined
+      )
+        return [
+          {
+            path: [],
+            message: `a bodyState input for body "${input.id}" sets none of position, orientation, velocity, angularVelocity`,
+          },
+        ];
       const bounds = input.type === "bodyState" ? stateBounds(input) : impulseBounds(input, sys, b);
       if (bounds.length > 0) return bounds;
       if (sys.kind[b] !== BodyKind.PARTICLE) return [];
