@@ -25,6 +25,13 @@
  * the margin) as much behind the bottom face, beyond the bound as long as B is at least
  * one cell thick. Among the candidates the one with the smallest |d| makes the contact
  * (the nearest face: one contact per vertex and other body).
+ * Facing: a face whose outward normal n points along the vertex's own outward normal ν,
+ * n·ν > 0 (ν ∝ Σ (x₁ − x₀) × (x₂ − x₀) over A's surface triangles around p, at the current
+ * positions), is no candidate: the two surfaces there face the same way, and p reached
+ * that face from inside B. A block resting on a matching one has its bottom rim over the
+ * lower block's top rim: a rim vertex a hair inside the lower block's side face is nearer
+ * to that face than to the top (by up to the depth), and took it, pushed sideways with no
+ * lift (fem-faces.test.ts, matching grids). Rigid points have no ν: every face may take them.
  * Pruning: each body's surface has a BVH over its triangles (geometry/bvh.ts), built at
  * the start and refitted to the node positions at every detection; a vertex outside B's
  * root box (padded) is skipped, else B's triangles whose boxes meet the vertex's box
@@ -238,6 +245,11 @@ export class FemFaceContacts {
   private readonly excluded: Set<number>;
   /** The best candidate of a vertex: w₀..w₂, d, n (as POINT_TRIANGLE). */
   private readonly best = new Float64Array(7);
+  /**
+   * The surface normal of the vertex being queried (vertexNormal; zero for a rigid point):
+   * a face whose normal points along it is skipped (file comment, "Facing").
+   */
+  private readonly facing = new Float64Array(3);
   /** The query of the triangle being tested (POINT_TRIANGLE is reused for its neighbours). */
   private readonly query = new Float64Array(8);
   /** The contact being pushed: point, normal, gap (ContactBuffer.pushFrom). */
@@ -339,6 +351,7 @@ export class FemFaceContacts {
         const first = this.vertices.firstShape + this.vertices.shapeStart[a];
         const vb = faces[a].vertexBody;
         for (let v = 0; v < vb.length; v++) {
+          this.vertexNormal(a, v);
           const t = this.nearestFace(pos, 3 * vb[v], vb[v], 0, fb, margin, pad);
           if (t < 0) continue;
           buffer.setPair(fb.tri[3 * t], vb[v], shapeA, first + v);
@@ -380,6 +393,8 @@ export class FemFaceContacts {
       }
     }
     const count = local.length / 3;
+    // a rigid point has no surface normal: every face may take it
+    this.facing.fill(0);
     for (let b = 0; b < faces.length; b++) {
       const fb = faces[b];
       const pad = Math.max(margin, fb.depth);
@@ -439,6 +454,8 @@ export class FemFaceContacts {
       if (!pointTriangle(pos, o, 3 * n0, 3 * n1, 3 * n2, x)) continue;
       const q = this.query;
       q.set(POINT_TRIANGLE);
+      const f = this.facing;
+      if (f[0] * q[4] + f[1] * q[5] + f[2] * q[6] > 0) continue;
       const g = q[3] - r;
       if (!(g < margin && g > -fb.depth) || Math.abs(g) >= bestAbs) continue;
       if (
@@ -456,6 +473,33 @@ export class FemFaceContacts {
       this.best.set(q.subarray(0, 7));
     }
     return best;
+  }
+
+  /**
+   * this.facing = Σ (x₁ − x₀) × (x₂ − x₀) over the surface triangles around vertex v of fem
+   * body a (twice the area-weighted outward normal, unnormalized: only its sign against a
+   * face normal is used; file comment, "Facing").
+   */
+  private vertexNormal(a: number, v: number): void {
+    const { surface, nodeBodies } = this.vertices.bodies[a];
+    const pos = this.sys.pos;
+    const f = this.facing;
+    f.fill(0);
+    for (let q = surface.start[v]; q < surface.start[v + 1]; q++) {
+      const t = 3 * surface.tri[q];
+      const i = 3 * nodeBodies[surface.triangles[t]];
+      const j = 3 * nodeBodies[surface.triangles[t + 1]];
+      const k = 3 * nodeBodies[surface.triangles[t + 2]];
+      const e1x = pos[j] - pos[i];
+      const e1y = pos[j + 1] - pos[i + 1];
+      const e1z = pos[j + 2] - pos[i + 2];
+      const e2x = pos[k] - pos[i];
+      const e2y = pos[k + 1] - pos[i + 1];
+      const e2z = pos[k + 2] - pos[i + 2];
+      f[0] += e1y * e2z - e1z * e2y;
+      f[1] += e1z * e2x - e1x * e2z;
+      f[2] += e1x * e2y - e1y * e2x;
+    }
   }
 
   /**

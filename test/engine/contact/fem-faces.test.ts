@@ -25,6 +25,9 @@
  *    (9 + 4)/2, under a linear law per contact (both sets at full force it sank m g/(13 k))
  *    and to m g/(k A), A its 0.04 m² footprint, under a law per unit area; on a slab of one
  *    cell (no slab vertex under it: one way) to m g/(9 k) and m g/(k A), nothing halved.
+ *  - Matching grids (smc, μ = 0.5): that block on a slab whose top grid is its bottom grid,
+ *    vertex on vertex: every contact's normal vertical (a rim vertex took the side face it
+ *    was a hair inside of), every grid point carrying a contact, their forces m g to 1e-6.
  *  - Momentum: two free blocks, no gravity, meeting head-on: the total momentum Σ m_k v_k
  *    stays what it was to round-off (each contact's forces on its four particles sum to
  *    zero since Σ w_i = 1), they come apart, and the penetration stays within a bound.
@@ -322,16 +325,21 @@ describe("a soft block resting on a fem block", () => {
 /** Two free blocks meeting head-on along x at 1 m/s relative speed, no gravity. */
 /**
  * A stiff 1 kg fem block (0.2 × 0.2 × 0.05 m, 2 × 2 × 1 cells, E = 1e10 Pa: its own strain
- * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (0.3 × 0.3 ×
- * 0.1 m, `cells` × `cells` × 1) under smc's linear law `behavior`: the block's 9 bottom
- * vertices (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top faces, and with 3 cells the slab's
- * 4 top vertices under the block (x, y = ±0.05) on the block's bottom faces, 13 contacts,
- * both sets on the same 0.04 m² patch (with 1 cell the slab's vertices are its corners,
- * beyond the block: 9 contacts, one way). Returns the mean depth of the block's bottom vertices under the slab's top
- * after 3 s (m) and the contact count. (Grids that match, vertex on vertex, find 7 of the
- * 18 pairs: a vertex on the other surface's vertex projects on no face within reach.)
+ * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (`slab` × `slab` ×
+ * 0.1 m, `cells` × `cells` × 1; 0.3 m, 3 cells unless given) under smc's linear law
+ * `behavior`: the block's 9 bottom vertices (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top
+ * faces, and with 3 cells the slab's 4 top vertices under the block (x, y = ±0.05) on the
+ * block's bottom faces, 13 contacts, both sets on the same 0.04 m² patch (with 1 cell the
+ * slab's vertices are its corners, beyond the block: 9 contacts, one way; with a 0.2 m slab
+ * of 2 cells the two grids match, vertex on vertex). `friction` on the pair holds the block
+ * where it was put. Returns the mean depth of the block's bottom vertices under the slab's
+ * top after 3 s (m), the contacts, and the vertical force on the block from them (N).
  */
-function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cells = 3) {
+function blockOnSlab(
+  behavior: { stiffness: number; perUnitArea?: boolean },
+  cells = 3,
+  { slab = 0.3, friction }: { slab?: number; friction?: number } = {},
+) {
   const top = {
     size: [0.2, 0.2, 0.05] as Vec,
     resolution: [2, 2, 1] as Vec,
@@ -343,7 +351,7 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cel
     fem: [
       {
         id: "slab",
-        box: { size: [0.3, 0.3, 0.1], resolution: [cells, cells, 1], center: [0, 0, 0.05] },
+        box: { size: [slab, slab, 0.1], resolution: [cells, cells, 1], center: [0, 0, 0.05] },
         fixedNodes: Array.from({ length: 2 * (cells + 1) ** 2 }, (_, k) => k),
         density: 500,
         youngModulus: 1e10,
@@ -351,7 +359,11 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cel
       },
       { id: "top", box: top, density: 500, youngModulus: 1e10, poissonRatio: 0.3 },
     ],
-    contact: { method: "smc", behavior: { type: "linear", ...behavior, stepDamping: 0.5 } },
+    contact: {
+      method: "smc",
+      behavior: { type: "linear", ...behavior, stepDamping: 0.5 },
+      pairs: friction === undefined ? [] : [{ bodies: ["slab", "top"], friction }],
+    },
     solver: { integrator: "backward-euler", dt: 0.01, newtonIterations: 20 },
   });
   sim.step(300);
@@ -365,7 +377,14 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cel
     count++;
   }
   expect(count).toBe(9);
-  return { depth: sum / count, contacts: sim.state().contacts.length };
+  const contacts = sim.state().contacts;
+  let lift = 0;
+  for (const c of contacts) {
+    // forces act on b, −them on a (forceOnTop)
+    const sign = c.bodies[1].startsWith("top/") ? 1 : -1;
+    lift += sign * (c.normalForce * c.normal[2] + c.tangentForce[2]);
+  }
+  return { depth: sum / count, contacts: contacts.length, list: contacts, lift };
 }
 
 describe("a stiff fem block on a fem slab, each one's vertices on the other's faces (smc, linear law)", () => {
@@ -400,6 +419,42 @@ describe("a stiff fem block on a fem slab, each one's vertices on the other's fa
     expect(area.contacts).toBe(9);
     expect(Math.abs(area.depth / (weight / (kA * 0.04)) - 1)).toBeLessThan(2e-3);
   });
+});
+
+describe("two fem grids that match, vertex on vertex (smc, linear law, μ = 0.5)", () => {
+  // The stiff block of blockOnSlab on a 0.2 m slab of 2 × 2 cells: its 9 bottom vertices on
+  // the slab's 9 top ones. Under its weight the block spreads by ν ε (7e-10 m at its rim)
+  // past the slab's rim, so its rim vertices are off the slab's faces and the slab's are on
+  // its own: the slab's 9 and the block's middle one, every grid point covered. μ holds it
+  // (frictionless, the tilt of the block's faces under its load slid it off: 1 cm in 3 s).
+  const weight = 0.2 * 0.2 * 0.05 * 500 * G;
+  const grid = (behavior: { stiffness: number; perUnitArea?: boolean }) => {
+    const out = blockOnSlab(behavior, 2, { slab: 0.2, friction: 0.5 });
+    // every contact pushes along ±z: a rim vertex just inside the other body's side face
+    // took that side face, nearer than the top by the depth (its normal ±x or ±y, the
+    // block held up by the rest), before the faces were filtered by the vertex's own
+    // normal
+    for (const c of out.list) expect(Math.abs(c.normal[2])).toBeGreaterThan(1 - 1e-9);
+    // every one of the 9 grid points carries a contact, from either set
+    const points = new Set<string>();
+    for (const c of out.list) {
+      const k = Math.round((c.point[0] + 0.1) / 0.1) + 3 * Math.round((c.point[1] + 0.1) / 0.1);
+      points.add(String(k));
+    }
+    expect(points.size).toBe(9);
+    // the contacts carry the block (static: their vertical forces sum to m g)
+    expect(Math.abs(out.lift / weight - 1)).toBeLessThan(1e-6);
+    return out;
+  };
+
+  for (const perUnitArea of [false, true])
+    it(`${perUnitArea ? "per unit area" : "per contact"}: the slab's 9 vertices on the block's faces and the block's middle one on the slab's`, () => {
+      const { contacts, depth } = grid({ stiffness: perUnitArea ? 1e6 : 1e4, perUnitArea });
+      expect(contacts).toBe(10);
+      // halved, both sets sank 1.71 times m g/(k A) per unit area (0.04/(0.02 + a/2), a =
+      // 0.00667 m² the middle vertex's area) and m g/(5 k) per contact (10 at half force)
+      expect(depth).toBeGreaterThan(0);
+    });
 });
 
 function collision(contact: Record<string, unknown>, solver: Record<string, unknown>) {
